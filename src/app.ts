@@ -1,0 +1,24 @@
+import { Hono } from "hono";
+import type { AppEnv } from "./http/context";
+import { correlationId } from "./http/middleware/correlation-id";
+import { standardHeaders } from "./http/middleware/standard-headers";
+import { loadConfigMiddleware } from "./http/middleware/load-config";
+import { requestBodyLimit } from "./http/middleware/body-limit";
+import { onError, onNotFound } from "./http/error-handler";
+import { mountRoutes, type RouteDef } from "./http/route-def";
+import { discoveryRoutes } from "./http/routes/discovery";
+import { mountStaticRoutes } from "./http/routes/static";
+
+/** The whole HTTP surface: middleware in order, every route group, one error handler. */
+export function buildApp(): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const endpoints = () => routes;
+  const routes: RouteDef[] = [...discoveryRoutes(endpoints)];
+
+  app.use("*", correlationId, standardHeaders, loadConfigMiddleware, requestBodyLimit);
+  mountStaticRoutes(app, endpoints);
+  mountRoutes(app, routes);
+  app.notFound(onNotFound);
+  app.onError(onError);
+  return app;
+}

@@ -1,0 +1,149 @@
+import * as v from "valibot";
+import { address, type Address, type KeyPairSigner } from "@solana/kit";
+import { CLUSTERS, type ClusterName } from "./networks";
+import { ConfigInputSchema, CONFIG_KEYS } from "./schema";
+import { parseFeePayerSecretKey } from "./fee-payer-key";
+import { FacilitatorError } from "../errors/catalogue";
+import { readParameters } from "../store/parameters";
+import type { Env } from "../env";
+
+/** How long one isolate trusts a loaded config before re-reading the D1 `parameters` table (spec §8: ~60 s). */
+export const CONFIG_CACHE_SECONDS = 60;
+
+/** Secrets that only ever come from Worker secrets, never from the database. */
+const ENV_ONLY_KEYS = new Set(["FEE_PAYER_SECRET_KEY", "CHALLENGE_MAC_KEY"]);
+
+export interface Config {
+  environment: "local" | "preview" | "production";
+  cluster: ClusterName;
+  /** CAIP-2 network id, e.g. `solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1`. */
+  network: string;
+  rpcUrl: string;
+  walletRpcUrl: string;
+  rpcTimeoutMs: number;
+  programs: { universalSettle: Address; slaEscrow: Address };
+  mints: { usdc: Address; usdt: Address | null };
+  feePayer: KeyPairSigner;
+  sweepToken: string | null;
+  challengeMacKey: string | null;
+  /** Empty = every mint is permitted (spec §8). */
+  allowedPaymentMints: Address[];
+  compute: { maxUnitLimit: number; maxUnitPriceMicroLamports: bigint; recommendedUnitPriceMicroLamports: bigint };
+  limits: {
+    maxRequestBodyBytes: number;
+    buildRateLimitPerMinute: number;
+    settleConfirmTimeoutMs: number;
+    challengeTtlSeconds: number;
+    jitProvisioningDailyCap: number;
+  };
+  sweep: {
+    cooldownSeconds: number;
+    recentSettleWindowSeconds: number;
+    batchLimit: number;
+    minSpendableLamports: bigint;
+    minSplRawDefault: bigint;
+    minSplRawByMint: Record<string, bigint>;
+  };
+  slaEscrow: { allowFacilitatorFeeSponsorship: boolean };
+}
+
+/** A configuration problem: every route answers 500 naming the key (spec §4.1). */
+export class ConfigError extends FacilitatorError {
+  constructor(readonly key: string, problem: string) {
+    super("CONFIG_INVALID", `Invalid configuration: ${key} ${problem}`);
+  }
+}
+
+interface CacheEntry {
+  result: Promise<Config>;
+  expiresAtMs: number;
+}
+let cache = new WeakMap<object, CacheEntry>();
+
+/** The validated config for this request: env vars overlaid with D1 parameters, cached per isolate. */
+export function getConfig(env: Env): Promise<Config> {
+  const now = Date.now();
+  const hit = cache.get(env);
+  if (hit && hit.expiresAtMs > now) return hit.result;
+  const result = loadConfig(env);
+  cache.set(env, { result, expiresAtMs: now + CONFIG_CACHE_SECONDS * 1000 });
+  // A failed load is retried sooner than a good one is refreshed, so a fixed parameter shows quickly.
+  result.catch(() => cache.set(env, { result, expiresAtMs: now + 5_000 }));
+  return result;
+}
+
+/** Drops every cached config (an operator or a test changed parameters and wants them seen at once). */
+export function clearConfigCache(): void {
+  cache = new WeakMap();
+}
+
+export async function loadConfig(env: Env): Promise<Config> {
+  const raw: Record<string, unknown> = {};
+  for (const key of CONFIG_KEYS) {
+    const value = env[key];
+    if (typeof value === "string") raw[key] = value;
+    else if (typeof value === "number" || typeof value === "boolean") raw[key] = String(value);
+  }
+  const overrides = await readParameters(env.DB).catch(() => new Map<string, string>());
+  for (const [key, value] of overrides) {
+    if (CONFIG_KEYS.includes(key as (typeof CONFIG_KEYS)[number]) && !ENV_ONLY_KEYS.has(key)) raw[key] = value;
+  }
+
+  const parsed = v.safeParse(ConfigInputSchema, raw);
+  if (!parsed.success) {
+    const issue = parsed.issues[0];
+    const key = issue.path?.[0]?.key;
+    throw new ConfigError(typeof key === "string" ? key : "configuration", issue.message);
+  }
+  const input = parsed.output;
+  const cluster = CLUSTERS[input.SOLANA_CLUSTER];
+
+  let feePayer: KeyPairSigner;
+  try {
+    feePayer = await parseFeePayerSecretKey(input.FEE_PAYER_SECRET_KEY);
+  } catch (error) {
+    throw new ConfigError("FEE_PAYER_SECRET_KEY", (error as Error).message);
+  }
+
+  const usdt = input.USDT_MINT || cluster.usdtMint;
+  return {
+    environment: input.ENVIRONMENT,
+    cluster: input.SOLANA_CLUSTER,
+    network: cluster.network,
+    rpcUrl: input.SOLANA_RPC_URL,
+    walletRpcUrl: input.SOLANA_WALLET_RPC_URL || input.SOLANA_RPC_URL,
+    rpcTimeoutMs: input.SVC_RPC_TIMEOUT_MS,
+    programs: {
+      universalSettle: address(input.UNIVERSAL_SETTLE_PROGRAM_ID || cluster.universalSettleProgramId),
+      slaEscrow: address(input.SLA_ESCROW_PROGRAM_ID || cluster.slaEscrowProgramId),
+    },
+    mints: { usdc: address(input.USDC_MINT || cluster.usdcMint), usdt: usdt ? address(usdt) : null },
+    feePayer,
+    sweepToken: input.SVC_SWEEP_CRON_TOKEN || null,
+    challengeMacKey: input.CHALLENGE_MAC_KEY || null,
+    allowedPaymentMints: input.SVC_ALLOWED_PAYMENT_MINTS.map((m) => address(m)),
+    compute: {
+      maxUnitLimit: input.SVC_MAX_COMPUTE_UNIT_LIMIT,
+      maxUnitPriceMicroLamports: BigInt(input.SVC_MAX_COMPUTE_UNIT_PRICE_MICRO_LAMPORTS),
+      recommendedUnitPriceMicroLamports: BigInt(input.SVC_RECOMMENDED_COMPUTE_UNIT_PRICE_MICRO_LAMPORTS),
+    },
+    limits: {
+      maxRequestBodyBytes: input.SVC_MAX_REQUEST_BODY_BYTES,
+      buildRateLimitPerMinute: input.SVC_BUILD_RATE_LIMIT_PER_MINUTE,
+      settleConfirmTimeoutMs: input.SVC_SETTLE_CONFIRM_TIMEOUT_MS,
+      challengeTtlSeconds: input.SVC_CHALLENGE_TTL_SECONDS,
+      jitProvisioningDailyCap: input.SVC_JIT_PROVISIONING_DAILY_CAP,
+    },
+    sweep: {
+      cooldownSeconds: input.SVC_SWEEP_CRON_COOLDOWN_SEC,
+      recentSettleWindowSeconds: input.SVC_SWEEP_CRON_RECENT_SETTLE_WINDOW_SEC,
+      batchLimit: input.SVC_SWEEP_CRON_BATCH_LIMIT,
+      minSpendableLamports: input.SVC_SWEEP_MIN_SPENDABLE_LAMPORTS,
+      minSplRawDefault: input.SVC_SWEEP_MIN_SPL_RAW_DEFAULT
+        ? BigInt(input.SVC_SWEEP_MIN_SPL_RAW_DEFAULT)
+        : cluster.sweepMinSplRawDefault,
+      minSplRawByMint: input.SVC_SWEEP_MIN_SPL_RAW_BY_MINT,
+    },
+    slaEscrow: { allowFacilitatorFeeSponsorship: input.SVC_SLA_ESCROW_ALLOW_FACILITATOR_FEE_SPONSORSHIP },
+  };
+}

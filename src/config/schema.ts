@@ -1,0 +1,135 @@
+import * as v from "valibot";
+import { isAddress } from "@solana/kit";
+
+/**
+ * Every configuration key, its validation and its default. Keys are the names of the env vars (and of the
+ * D1 `parameters` rows that override them). Values arrive as strings (env vars, D1) and are parsed here,
+ * so the rest of the service only ever sees typed values.
+ */
+
+const trimmed = v.pipe(v.string(), v.trim());
+
+const address = v.pipe(trimmed, v.check((s) => isAddress(s), "must be a base58 Solana address"));
+
+const optionalAddress = v.optional(v.union([v.literal(""), address]), "");
+
+const httpUrl = v.pipe(
+  trimmed,
+  v.url("must be an http(s) URL"),
+  v.check((s) => /^https?:\/\//i.test(s), "must be an http(s) URL"),
+);
+
+function integer(min: number, max: number, fallback: number) {
+  return v.optional(
+    v.pipe(
+      trimmed,
+      v.regex(/^\d+$/, "must be a whole number"),
+      v.transform(Number),
+      v.minValue(min, `must be at least ${min}`),
+      v.maxValue(max, `must be at most ${max}`),
+    ),
+    String(fallback),
+  );
+}
+
+function u64(fallback: bigint) {
+  return v.optional(
+    v.pipe(
+      trimmed,
+      v.regex(/^\d{1,20}$/, "must be a whole number"),
+      v.transform((s) => BigInt(s)),
+      v.check((n) => n <= 0xffff_ffff_ffff_ffffn, "must fit in u64"),
+    ),
+    String(fallback),
+  );
+}
+
+const boolean = (fallback: boolean) =>
+  v.optional(
+    v.pipe(
+      trimmed,
+      v.toLowerCase(),
+      v.picklist(["true", "false", "1", "0", "yes", "no", ""], "must be true/false, 1/0 or yes/no"),
+      v.transform((s) => s === "true" || s === "1" || s === "yes"),
+    ),
+    fallback ? "true" : "false",
+  );
+
+/** Mint list separated by commas or whitespace (spec §8 `SVC_ALLOWED_PAYMENT_MINTS`). */
+const mintList = v.optional(
+  v.pipe(
+    v.string(),
+    v.transform((s) => s.split(/[\s,]+/).filter((m) => m.length > 0)),
+    v.check((list) => list.every((m) => isAddress(m)), "every entry must be a base58 mint address"),
+  ),
+  "",
+);
+
+/** JSON object mapping mint → raw threshold (spec §8 `SVC_SWEEP_MIN_SPL_RAW_BY_MINT`). */
+const mintThresholdMap = v.optional(
+  v.pipe(
+    trimmed,
+    v.rawTransform(({ dataset, addIssue, NEVER }) => {
+      if (dataset.value === "") return {} as Record<string, bigint>;
+      try {
+        const parsed: unknown = JSON.parse(dataset.value);
+        if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error("not an object");
+        const out: Record<string, bigint> = {};
+        for (const [mint, raw] of Object.entries(parsed)) {
+          if (!isAddress(mint) || !/^\d{1,20}$/.test(String(raw))) throw new Error(`bad entry ${mint}`);
+          out[mint] = BigInt(String(raw));
+        }
+        return out;
+      } catch {
+        addIssue({ message: 'must be a JSON object like {"<mint>": "3000000"}' });
+        return NEVER;
+      }
+    }),
+  ),
+  "",
+);
+
+export const ConfigInputSchema = v.object({
+  ENVIRONMENT: v.optional(v.picklist(["local", "preview", "production"], 'must be "local", "preview" or "production"'), "local"),
+  SOLANA_CLUSTER: v.optional(v.picklist(["devnet", "mainnet"], 'must be "devnet" or "mainnet"'), "devnet"),
+  SOLANA_RPC_URL: httpUrl,
+  /** RPC URL advertised to wallets in /health; defaults to SOLANA_RPC_URL. Credentials are always redacted. */
+  SOLANA_WALLET_RPC_URL: v.optional(v.union([v.literal(""), httpUrl]), ""),
+  SVC_RPC_TIMEOUT_MS: integer(100, 60_000, 8_000),
+
+  // Program ids and mints: empty means "the cluster default" (src/config/networks.ts).
+  UNIVERSAL_SETTLE_PROGRAM_ID: optionalAddress,
+  SLA_ESCROW_PROGRAM_ID: optionalAddress,
+  USDC_MINT: optionalAddress,
+  USDT_MINT: optionalAddress,
+
+  FEE_PAYER_SECRET_KEY: v.pipe(v.string("is required (a Worker secret)"), v.minLength(1, "is required (a Worker secret)")),
+  SVC_SWEEP_CRON_TOKEN: v.optional(v.string(), ""),
+  CHALLENGE_MAC_KEY: v.optional(v.string(), ""),
+
+  SVC_ALLOWED_PAYMENT_MINTS: mintList,
+  SVC_MAX_COMPUTE_UNIT_LIMIT: integer(1_000, 1_400_000, 200_000),
+  SVC_MAX_COMPUTE_UNIT_PRICE_MICRO_LAMPORTS: integer(0, 10_000_000, 50_000),
+  SVC_RECOMMENDED_COMPUTE_UNIT_PRICE_MICRO_LAMPORTS: integer(0, 10_000_000, 1),
+  SVC_MAX_REQUEST_BODY_BYTES: integer(1_024, 1_048_576, 65_536),
+  SVC_BUILD_RATE_LIMIT_PER_MINUTE: integer(1, 100_000, 60),
+  SVC_SETTLE_CONFIRM_TIMEOUT_MS: integer(1_000, 120_000, 20_000),
+  SVC_CHALLENGE_TTL_SECONDS: integer(1, 3_600, 600),
+  SVC_JIT_PROVISIONING_DAILY_CAP: integer(0, 1_000_000, 25),
+
+  SVC_SWEEP_CRON_COOLDOWN_SEC: integer(0, 31_536_000, 300),
+  SVC_SWEEP_CRON_RECENT_SETTLE_WINDOW_SEC: integer(0, 31_536_000, 86_400),
+  SVC_SWEEP_CRON_BATCH_LIMIT: integer(1, 1_000, 50),
+  SVC_SWEEP_MIN_SPENDABLE_LAMPORTS: u64(30_000_000n),
+  /** Empty means the cluster default: 3 USDC on mainnet, 0.10 USDC on devnet (spec §8). */
+  SVC_SWEEP_MIN_SPL_RAW_DEFAULT: v.optional(v.union([v.literal(""), v.pipe(trimmed, v.regex(/^\d{1,20}$/, "must be a whole number"))]), ""),
+  SVC_SWEEP_MIN_SPL_RAW_BY_MINT: mintThresholdMap,
+
+  SVC_SLA_ESCROW_ALLOW_FACILITATOR_FEE_SPONSORSHIP: boolean(false),
+});
+
+export type ConfigInput = v.InferOutput<typeof ConfigInputSchema>;
+export const CONFIG_KEYS = Object.keys(ConfigInputSchema.entries) as (keyof typeof ConfigInputSchema.entries)[];
+
+/** Keys that are Worker secrets: the D1 `parameters` table may override them but they are never echoed. */
+export const SECRET_KEYS = new Set(["FEE_PAYER_SECRET_KEY", "SVC_SWEEP_CRON_TOKEN", "CHALLENGE_MAC_KEY"]);

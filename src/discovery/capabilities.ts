@@ -1,0 +1,79 @@
+import type { Config } from "../config/load-config";
+import { publicPath, type EndpointInfo } from "../http/route-def";
+import { SCHEMA_VERSION } from "./health";
+import { buildSupported } from "./supported";
+import { RAILS } from "../schemes/registry";
+import { STATIC_ARTIFACT_PATHS } from "./static-artifacts";
+
+export const SERVICE_NAME = "x402 Solana facilitator";
+/** The protocol this service implements. */
+export const X402_SPEC_URL = "https://github.com/coinbase/x402/blob/main/specs/x402-specification-v2.md";
+
+/**
+ * `/capabilities`: everything a client needs to integrate, derived from what is actually mounted, so a feature
+ * flag or endpoint appears only when it works (wire-notes "Discovery shapes").
+ */
+export async function buildCapabilities(config: Config, endpoints: readonly EndpointInfo[], origin: string) {
+  const keys = new Set(endpoints.map((e) => e.key));
+  const rails = new Set(RAILS.map((r) => r.scheme));
+  const endpointUrl = (key: string) => {
+    const endpoint = endpoints.find((e) => e.key === key);
+    return endpoint ? origin + publicPath(endpoint.path) : undefined;
+  };
+  const artifact = (path: string) => origin + path;
+
+  return {
+    schemaVersion: SCHEMA_VERSION,
+    x402Version: 2,
+    name: SERVICE_NAME,
+    experimental: true,
+    environment: config.environment,
+    chainId: config.network,
+    network: config.network,
+    feePayer: config.feePayer.address,
+    supported: await buildSupported(config),
+    features: {
+      universalSettleExact: rails.has("exact"),
+      unsignedExactPaymentTxBuild: rails.has("exact") && keys.has("buildExactPaymentTx"),
+      slaEscrow: rails.has("sla-escrow"),
+      unsignedSlaEscrowPaymentTxBuild: rails.has("sla-escrow") && keys.has("buildSlaEscrowPaymentTx"),
+      publicResourceDirectory: keys.has("resources") && keys.has("resourceById"),
+      paymentRequiredEnrich: keys.has("paymentRequiredEnrich"),
+      sellerOnboarding: keys.has("sellerPreview") && keys.has("sellerProvisionTx"),
+    },
+    httpEndpoints: Object.fromEntries(
+      endpoints.map((e) => [e.key, { method: e.method, path: publicPath(e.path), ...(e.auth ? { auth: e.auth } : {}) }]),
+    ),
+    agentManifest: compact({
+      openApi: artifact(STATIC_ARTIFACT_PATHS.openApi),
+      payToSemantics: artifact(STATIC_ARTIFACT_PATHS.payToSemantics),
+      agentTools: artifact(STATIC_ARTIFACT_PATHS.agentTools),
+      integrationGuide: artifact(STATIC_ARTIFACT_PATHS.integrationGuide),
+      sellerQuickStart: artifact(STATIC_ARTIFACT_PATHS.sellerQuickStart),
+      sellerOnboardingGuide: artifact(STATIC_ARTIFACT_PATHS.onboardingGuide),
+      resourceSearch: endpointUrl("resources"),
+      resourceRegister: endpointUrl("resourceRegister"),
+      resourceIndex: keys.has("resources") ? artifact(STATIC_ARTIFACT_PATHS.resourceIndex) : undefined,
+      merchantOrigins: endpointUrl("providers"),
+      srmSpec: keys.has("resourceRegister") ? artifact(STATIC_ARTIFACT_PATHS.integrationGuide) + "#seller-resource-manifest" : undefined,
+    }),
+    sellerEndpointGuide: {
+      summary:
+        "Preview your vault addresses, activate them with the provision transaction (sovereign 90 bps tier), then " +
+        "optionally register with a wallet-signed challenge to be listed as a verified seller.",
+      steps: compact({
+        preview: endpointUrl("sellerPreview"),
+        provision: endpointUrl("sellerProvisionTx"),
+        challenge: endpointUrl("sellerChallenge"),
+        register: endpointUrl("sellerRegister"),
+        enrich: endpointUrl("paymentRequiredEnrich"),
+      }),
+    },
+    specUrl: X402_SPEC_URL,
+  };
+}
+
+/** Drops undefined members so that absent features leave no dangling pointers. */
+function compact<T extends Record<string, string | undefined>>(record: T): Record<string, string> {
+  return Object.fromEntries(Object.entries(record).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}

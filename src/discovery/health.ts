@@ -1,0 +1,47 @@
+import type { Config } from "../config/load-config";
+import { probeDatabase } from "../store/parameters";
+import { redactRpcUrl, solanaRpc } from "../solana/rpc";
+
+export const SCHEMA_VERSION = "1.2.0";
+
+export interface HealthReport {
+  status: "ok" | "warning";
+  schemaVersion: string;
+  database: "connected" | "disabled" | "error";
+  solanaRpc: "connected" | "error";
+  solanaSlot: number | null;
+  environment: string;
+  solanaNetwork: "devnet" | "mainnet";
+  network: string;
+  solanaWalletRpcUrl: string;
+  feePayer: string;
+}
+
+/** Live health: one getSlot and one trivial query, in parallel; neither failure is fatal to the answer. */
+export async function buildHealthReport(config: Config, db: D1Database | undefined): Promise<HealthReport> {
+  const [slot, database] = await Promise.all([currentSlot(config), probeDatabase(db)]);
+  const healthy = slot !== null && database !== "error";
+  return {
+    status: healthy ? "ok" : "warning",
+    schemaVersion: SCHEMA_VERSION,
+    database,
+    solanaRpc: slot === null ? "error" : "connected",
+    solanaSlot: slot,
+    environment: config.environment,
+    solanaNetwork: config.cluster,
+    network: config.network,
+    solanaWalletRpcUrl: redactRpcUrl(config.walletRpcUrl),
+    feePayer: config.feePayer.address,
+  };
+}
+
+async function currentSlot(config: Config): Promise<number | null> {
+  try {
+    const slot = await solanaRpc(config)
+      .getSlot({ commitment: "confirmed" })
+      .send({ abortSignal: AbortSignal.timeout(Math.min(config.rpcTimeoutMs, 5_000)) });
+    return Number(slot);
+  } catch {
+    return null;
+  }
+}

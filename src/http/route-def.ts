@@ -1,0 +1,28 @@
+import type { Handler, Hono } from "hono";
+import { API_PREFIX, type AppEnv } from "./context";
+
+/** What an endpoint is, for the router, `/capabilities.httpEndpoints` and `/openapi.json` alike. */
+export interface EndpointInfo {
+  /** camelCase key under `httpEndpoints` (e.g. `sellerPreview`). */
+  key: string;
+  method: "GET" | "POST";
+  /** Path below `/api/v1/facilitator`, Hono syntax (`/sellers/:wallet/preview`). */
+  path: string;
+  summary: string;
+  tag: string;
+  auth?: "bearer" | "wallet-signature";
+}
+
+export interface RouteDef extends EndpointInfo {
+  handler: Handler<AppEnv>;
+}
+
+/** Registers routes under the API prefix; listing and serving come from the same table, so nothing is advertised that is not served. */
+export function mountRoutes(app: Hono<AppEnv>, routes: readonly RouteDef[]): void {
+  for (const route of routes) app.on(route.method, API_PREFIX + route.path, route.handler);
+}
+
+/** Public form of a path: `{wallet}` instead of Hono's `:wallet`. */
+export function publicPath(path: string): string {
+  return API_PREFIX + path.replace(/:([A-Za-z]+)/g, "{$1}");
+}

@@ -1,0 +1,34 @@
+import type { RouteDef, EndpointInfo } from "../route-def";
+import { buildHealthReport } from "../../discovery/health";
+import { buildSupported } from "../../discovery/supported";
+import { buildCapabilities } from "../../discovery/capabilities";
+
+/** `/health`, `/supported`, `/capabilities`; `endpoints` is read at request time so capabilities lists every mounted route. */
+export function discoveryRoutes(endpoints: () => readonly EndpointInfo[]): RouteDef[] {
+  return [
+    {
+      key: "health",
+      method: "GET",
+      path: "/health",
+      tag: "Discovery",
+      summary: "Liveness with a live Solana slot and database status",
+      handler: async (c) => c.json(await buildHealthReport(c.var.config, c.env.DB)),
+    },
+    {
+      key: "supported",
+      method: "GET",
+      path: "/supported",
+      tag: "Discovery",
+      summary: "Payment kinds (scheme, network, extra) this facilitator verifies and settles",
+      handler: async (c) => c.json(await buildSupported(c.var.config)),
+    },
+    {
+      key: "capabilities",
+      method: "GET",
+      path: "/capabilities",
+      tag: "Discovery",
+      summary: "Everything needed to integrate: supported kinds, feature flags, endpoints, agent manifest",
+      handler: async (c) => c.json(await buildCapabilities(c.var.config, endpoints(), new URL(c.req.url).origin)),
+    },
+  ];
+}

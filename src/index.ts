@@ -1,0 +1,12 @@
+import { buildApp } from "./app";
+import type { Env } from "./env";
+import { runScheduled } from "./jobs/scheduled";
+
+const app = buildApp();
+
+export default {
+  fetch: (request, env, ctx) => app.fetch(request, env, ctx),
+  scheduled: (controller, env, ctx) => {
+    ctx.waitUntil(runScheduled(controller.cron, env));
+  },
+} satisfies ExportedHandler<Env>;

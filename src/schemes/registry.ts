@@ -1,0 +1,4 @@
+import type { Rail } from "./rail";
+
+/** Rails that verify and settle end to end, in the order `/supported` lists them (exact first). */
+export const RAILS: readonly Rail[] = [];

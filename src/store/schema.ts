@@ -1,0 +1,161 @@
+import { sqliteTable, text, integer, primaryKey, index, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+/**
+ * D1 tables. Amounts are decimal strings (u64 does not fit SQLite's signed 64-bit integer);
+ * times are unix milliseconds unless the name says otherwise.
+ */
+
+/** Operator parameters: a row overrides the env var of the same name (spec §5, §8). */
+export const parameters = sqliteTable("parameters", {
+  key: text("key").primaryKey(),
+  value: text("value").notNull(),
+  updatedAtMs: integer("updated_at_ms").notNull(),
+});
+
+/**
+ * The settlement ledger: one row per payment transaction, keyed by the transaction's message hash, so that
+ * retries and concurrent settles across isolates and edge locations converge on one on-chain submission.
+ */
+export const settlements = sqliteTable(
+  "settlements",
+  {
+    messageHash: text("message_hash").primaryKey(),
+    signature: text("signature").notNull(),
+    /** submitting → confirmed | failed; `pending` = sent, confirmation not yet seen. */
+    state: text("state", { enum: ["submitting", "pending", "confirmed", "failed"] }).notNull(),
+    scheme: text("scheme").notNull(),
+    network: text("network").notNull(),
+    payer: text("payer").notNull(),
+    payTo: text("pay_to").notNull(),
+    merchantWallet: text("merchant_wallet"),
+    asset: text("asset").notNull(),
+    amount: text("amount").notNull(),
+    lastValidBlockHeight: text("last_valid_block_height"),
+    errorReason: text("error_reason"),
+    errorMessage: text("error_message"),
+    /** Holder of the submit lease: only the holder sends; others wait or reconcile. */
+    leaseId: text("lease_id"),
+    leaseExpiresAtMs: integer("lease_expires_at_ms"),
+    createdAtMs: integer("created_at_ms").notNull(),
+    updatedAtMs: integer("updated_at_ms").notNull(),
+  },
+  (t) => [index("settlements_pay_to_idx").on(t.payTo, t.state, t.updatedAtMs)],
+);
+
+/** Every verify and settle attempt, for audit and the seller's payment history. */
+export const paymentAttempts = sqliteTable(
+  "payment_attempts",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    kind: text("kind", { enum: ["verify", "settle"] }).notNull(),
+    correlationId: text("correlation_id").notNull(),
+    scheme: text("scheme"),
+    network: text("network"),
+    payer: text("payer"),
+    payTo: text("pay_to"),
+    merchantWallet: text("merchant_wallet"),
+    asset: text("asset"),
+    amount: text("amount"),
+    outcome: text("outcome").notNull(),
+    reason: text("reason"),
+    signature: text("signature"),
+    startedAtMs: integer("started_at_ms").notNull(),
+    durationMs: integer("duration_ms").notNull(),
+  },
+  (t) => [
+    index("payment_attempts_merchant_idx").on(t.merchantWallet, t.id),
+    index("payment_attempts_pay_to_idx").on(t.payTo, t.id),
+  ],
+);
+
+/** Consumed wallet challenges: the unique key makes consumption atomic across isolates. */
+export const consumedChallenges = sqliteTable("consumed_challenges", {
+  nonce: text("nonce").primaryKey(),
+  wallet: text("wallet").notNull(),
+  action: text("action").notNull(),
+  expiresAtMs: integer("expires_at_ms").notNull(),
+  consumedAtMs: integer("consumed_at_ms").notNull(),
+});
+
+/** Verified sellers (merchant origins). */
+export const providers = sqliteTable(
+  "providers",
+  {
+    walletPubkey: text("wallet_pubkey").primaryKey(),
+    settlementMode: text("settlement_mode", { enum: ["native_sol", "spl"] }).notNull(),
+    splMint: text("spl_mint"),
+    splitVaultPda: text("split_vault_pda").notNull(),
+    serviceUrl: text("service_url"),
+    displayName: text("display_name"),
+    description: text("description"),
+    tagsJson: text("tags_json").notNull().default("[]"),
+    serviceMetadataJson: text("service_metadata_json"),
+    listingOptIn: integer("listing_opt_in", { mode: "boolean" }).notNull().default(false),
+    registrationVerifiedAtMs: integer("registration_verified_at_ms").notNull(),
+    updatedAtMs: integer("updated_at_ms").notNull(),
+    retiredAtMs: integer("retired_at_ms"),
+  },
+  (t) => [index("providers_listing_idx").on(t.retiredAtMs, t.listingOptIn, t.updatedAtMs)],
+);
+
+/** Payable resources registered by verified sellers, with their probe results. */
+export const resources = sqliteTable(
+  "resources",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    walletPubkey: text("wallet_pubkey").notNull(),
+    resourceUrl: text("resource_url").notNull(),
+    httpMethod: text("http_method").notNull().default("GET"),
+    sellerResourceId: text("seller_resource_id"),
+    title: text("title").notNull(),
+    description: text("description"),
+    useCase: text("use_case"),
+    category: text("category"),
+    tagsJson: text("tags_json").notNull().default("[]"),
+    scheme: text("scheme").notNull(),
+    network: text("network"),
+    intentContractUrl: text("intent_contract_url"),
+    merchantOrigin: text("merchant_origin"),
+    listingOptIn: integer("listing_opt_in", { mode: "boolean" }).notNull().default(false),
+    lastProbeAtMs: integer("last_probe_at_ms"),
+    lastProbeOk: integer("last_probe_ok", { mode: "boolean" }).notNull().default(false),
+    lastProbeStatus: integer("last_probe_status"),
+    lastProbeError: text("last_probe_error"),
+    registrationVerifiedAtMs: integer("registration_verified_at_ms").notNull(),
+    updatedAtMs: integer("updated_at_ms").notNull(),
+    retiredAtMs: integer("retired_at_ms"),
+  },
+  (t) => [
+    uniqueIndex("resources_owner_url_idx").on(t.walletPubkey, t.resourceUrl, t.httpMethod),
+    index("resources_listing_idx").on(t.retiredAtMs, t.listingOptIn, t.lastProbeOk, t.updatedAtMs),
+  ],
+);
+
+/** Per-rail sweep bookkeeping (cooldowns, last outcome). */
+export const sweepState = sqliteTable(
+  "sweep_state",
+  {
+    walletPubkey: text("wallet_pubkey").notNull(),
+    /** "SOL" for the native rail, else the SPL mint. */
+    rail: text("rail").notNull(),
+    lastAttemptAtMs: integer("last_attempt_at_ms").notNull(),
+    lastSignature: text("last_signature"),
+    lastError: text("last_error"),
+  },
+  (t) => [primaryKey({ columns: [t.walletPubkey, t.rail] })],
+);
+
+/** Vaults the facilitator fronted (just-in-time provisioning), counted against a daily cap. */
+export const jitProvisions = sqliteTable(
+  "jit_provisions",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    /** UTC day, YYYY-MM-DD. */
+    day: text("day").notNull(),
+    sellerWallet: text("seller_wallet").notNull(),
+    asset: text("asset").notNull(),
+    signature: text("signature"),
+    createdAtMs: integer("created_at_ms").notNull(),
+  },
+  (t) => [uniqueIndex("jit_provisions_seller_asset_idx").on(t.sellerWallet, t.asset), index("jit_provisions_day_idx").on(t.day)],
+);

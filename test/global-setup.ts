@@ -1,0 +1,34 @@
+import type { TestProject } from "vitest/node";
+import { startLocalnet } from "../localnet/server";
+import { TEST_LOCALNET_PORT } from "./fixtures/ports";
+import { TEST_FEE_PAYER } from "./fixtures/keys";
+
+/**
+ * Starts a real local chain for the worker tests (the Worker inside workerd reaches it over 127.0.0.1)
+ * and funds the test fee payer. Stopped when the run ends.
+ */
+export default async function setup(project: TestProject) {
+  const localnet = await startLocalnet({ port: TEST_LOCALNET_PORT, quiet: true });
+  await rpc(localnet.url, "requestAirdrop", [TEST_FEE_PAYER.address, 100_000_000_000]);
+  project.provide("localnetUrl", localnet.url);
+  return async () => {
+    await localnet.close();
+  };
+}
+
+async function rpc(url: string, method: string, params: unknown[]): Promise<unknown> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+  const body = (await response.json()) as { result?: unknown; error?: { message: string } };
+  if (body.error) throw new Error(`${method}: ${body.error.message}`);
+  return body.result;
+}
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    localnetUrl: string;
+  }
+}

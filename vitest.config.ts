@@ -1,0 +1,54 @@
+import { defineConfig } from "vitest/config";
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
+import path from "node:path";
+import { TEST_FEE_PAYER } from "./test/fixtures/keys";
+import { TEST_LOCALNET_PORT } from "./test/fixtures/ports";
+
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        // Pure logic and Node-side tools (the local chain, the SBF post-linker): plain Node.
+        test: {
+          name: "node",
+          include: ["test/unit/**/*.test.ts", "test/localnet/**/*.test.ts", "test/programs/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        // The Worker inside workerd with real D1 and KV, talking to a real local chain.
+        plugins: [
+          cloudflareTest(async () => ({
+            main: "./src/index.ts",
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: {
+              bindings: {
+                SOLANA_RPC_URL: `http://127.0.0.1:${TEST_LOCALNET_PORT}`,
+                FEE_PAYER_SECRET_KEY: TEST_FEE_PAYER.secretKeyBase58,
+                SVC_SWEEP_CRON_TOKEN: "test-sweep-token",
+                CHALLENGE_MAC_KEY: "test-challenge-mac-key-0123456789abcdef",
+                TEST_MIGRATIONS: await readD1Migrations(path.join(__dirname, "migrations")),
+              },
+            },
+          })),
+        ],
+        resolve: {
+          // @solana/* browser builds refuse to run in workerd ("secure browser contexts").
+          mainFields: ["module", "main"],
+          conditions: ["workerd", "worker", "import", "module", "default"],
+        },
+        test: {
+          name: "worker",
+          include: ["test/worker/**/*.test.ts"],
+          globalSetup: ["./test/global-setup.ts"],
+          setupFiles: ["./test/worker/apply-migrations.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+    ],
+  },
+});
