@@ -7,13 +7,15 @@ import { requestBodyLimit } from "./http/middleware/body-limit";
 import { onError, onNotFound } from "./http/error-handler";
 import { mountRoutes, type RouteDef } from "./http/route-def";
 import { discoveryRoutes } from "./http/routes/discovery";
+import { paymentRoutes } from "./http/routes/payments";
 import { mountStaticRoutes } from "./http/routes/static";
+import { exactBuilderRoutes } from "./http/routes/exact-builders";
 
 /** The whole HTTP surface: middleware in order, every route group, one error handler. */
 export function buildApp(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const endpoints = () => routes;
-  const routes: RouteDef[] = [...discoveryRoutes(endpoints)];
+  const routes: RouteDef[] = [...discoveryRoutes(endpoints), ...paymentRoutes(), ...exactBuilderRoutes()];
 
   app.use("*", correlationId, standardHeaders, loadConfigMiddleware, requestBodyLimit);
   mountStaticRoutes(app, endpoints);

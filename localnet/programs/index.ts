@@ -2,7 +2,10 @@
  * Stand-in SBF programs loaded by the local chain at start. DEVELOPMENT AND TEST FIXTURES ONLY:
  * they imitate the closed-source UniversalSettle and SLA-Escrow programs closely enough for the
  * facilitator's transactions to execute locally, and are never to be deployed anywhere.
+ * Sources, build and behaviour: localnet/programs/README.md.
  */
+import { fileURLToPath } from "node:url";
+
 export interface StandInProgram {
   /** Program id the stand-in is loaded at (the devnet id of the real program). */
   programId: string;
@@ -10,4 +13,23 @@ export interface StandInProgram {
   soPath: string;
 }
 
-export const STANDIN_PROGRAMS: StandInProgram[] = [];
+/** Devnet id of UniversalSettle (the `exact` rail's split vaults). */
+export const UNIVERSAL_SETTLE_DEVNET_PROGRAM_ID = "u84EMHTHwMeFpT9M2tNoHi9vBNjev4jxi9CsrFAjjWf";
+/** Devnet id of SLA-Escrow (the `sla-escrow` rail). */
+export const SLA_ESCROW_DEVNET_PROGRAM_ID = "s5zkKiy8FD9nFdAhQZoHHV3G8s4QCPzE4cR9U4Hr4ZH";
+
+function builtProgramPath(name: string): string {
+  return fileURLToPath(new URL(`./build/${name}.so`, import.meta.url));
+}
+
+export const UNIVERSAL_SETTLE_STANDIN: StandInProgram = {
+  programId: UNIVERSAL_SETTLE_DEVNET_PROGRAM_ID,
+  soPath: builtProgramPath("universal-settle"),
+};
+
+export const SLA_ESCROW_STANDIN: StandInProgram = {
+  programId: SLA_ESCROW_DEVNET_PROGRAM_ID,
+  soPath: builtProgramPath("sla-escrow"),
+};
+
+export const STANDIN_PROGRAMS: StandInProgram[] = [UNIVERSAL_SETTLE_STANDIN, SLA_ESCROW_STANDIN];

@@ -1,0 +1,152 @@
+/**
+ * The chain state: one LiteSVM plus what litesvm does not model the way a cluster does — a
+ * wall-clock driven slot/time (synced into the Clock sysvar), the 150-block blockhash window and
+ * the landed-transaction ledger. Transaction processing lives in transaction-pipeline.ts.
+ */
+import { address, type Address } from "@solana/kit";
+import { Clock, EpochSchedule, LiteSVM } from "litesvm";
+import { BlockhashWindow, type IssuedBlockhash } from "./blockhash-window";
+import { ChainClock, SLOTS_PER_EPOCH, SLOT_DURATION_MS } from "./chain-clock";
+import type { LocalAccount } from "./account-encoding";
+import { readMint } from "./token-accounts";
+import { DEFAULT_MAX_LEDGER_ENTRIES, TransactionLedger } from "./transaction-ledger";
+
+/** What getVersion reports and every `context.apiVersion` carries. */
+export const LOCALNET_SOLANA_CORE_VERSION = "3.0.10";
+export const LOCALNET_FEATURE_SET = 3_294_202_862;
+
+export interface LocalChainOptions {
+  clock?: ChainClock;
+  maxLedgerEntries?: number;
+  /** Receives one line per notable event (dropped transactions, …). */
+  log?: (line: string) => void;
+}
+
+export interface RpcContext {
+  slot: bigint;
+  apiVersion: string;
+}
+
+export class LocalChain {
+  readonly svm: LiteSVM;
+  readonly clock: ChainClock;
+  readonly blockhashes = new BlockhashWindow();
+  readonly ledger: TransactionLedger;
+  readonly log: (line: string) => void;
+  private syncedSlot = -1n;
+  private syncedUnixTimestamp = -1n;
+
+  constructor(options: LocalChainOptions = {}) {
+    this.clock = options.clock ?? new ChainClock();
+    this.ledger = new TransactionLedger(options.maxLedgerEntries ?? DEFAULT_MAX_LEDGER_ENTRIES);
+    this.log = options.log ?? (() => {});
+    this.svm = new LiteSVM()
+      // The blockhash window and the status cache are emulated here (litesvm accepts only its
+      // newest blockhash and remembers ~32 signatures); signatures are verified here too, so
+      // that simulateTransaction can run unsigned transactions (sigVerify: false).
+      .withBlockhashCheck(false)
+      .withSigverify(false)
+      .withTransactionHistory(0n)
+      .withNativeMints();
+    this.svm.setEpochSchedule(new EpochSchedule(SLOTS_PER_EPOCH, SLOTS_PER_EPOCH, false, 0n, 0n));
+    this.sync();
+  }
+
+  /**
+   * Brings litesvm up to the current slot and time: sets the Clock sysvar and issues a fresh
+   * blockhash whenever the slot moved. Called at the start of every RPC request, so the chain
+   * needs no timer.
+   */
+  sync(): { slot: bigint; blockHeight: bigint } {
+    const slot = this.clock.slot();
+    const blockHeight = this.clock.blockHeightOfSlot(slot);
+    const unixTimestamp = this.clock.unixTimestamp();
+    if (slot !== this.syncedSlot || unixTimestamp !== this.syncedUnixTimestamp) {
+      const epoch = this.clock.epoch(slot);
+      const slotIndex = slot - epoch * SLOTS_PER_EPOCH;
+      const epochStartTimestamp = unixTimestamp - (slotIndex * BigInt(SLOT_DURATION_MS)) / 1000n;
+      this.svm.setClock(new Clock(slot, epochStartTimestamp, epoch, epoch + 1n, unixTimestamp));
+      this.syncedUnixTimestamp = unixTimestamp;
+    }
+    if (slot !== this.syncedSlot) {
+      // litesvm's blockhash also seeds durable nonces, so rotate it with the slot.
+      this.svm.expireBlockhash();
+      this.blockhashes.record(this.svm.latestBlockhash(), slot, blockHeight);
+      this.blockhashes.prune(blockHeight);
+      this.ledger.prune(blockHeight);
+      this.syncedSlot = slot;
+    }
+    return { slot, blockHeight };
+  }
+
+  context(): RpcContext {
+    return { slot: this.sync().slot, apiVersion: LOCALNET_SOLANA_CORE_VERSION };
+  }
+
+  latestBlockhash(): IssuedBlockhash {
+    this.sync();
+    return this.blockhashes.latest();
+  }
+
+  isBlockhashValid(blockhash: string): boolean {
+    return this.blockhashes.isValid(blockhash, this.sync().blockHeight);
+  }
+
+  warpSlots(slots: bigint): void {
+    this.clock.warpSlots(slots);
+    this.sync();
+  }
+
+  warpSeconds(seconds: bigint): void {
+    this.clock.warpSeconds(seconds);
+    this.sync();
+  }
+
+  getAccount(pubkey: string): LocalAccount | null {
+    const account = this.svm.getAccount(address(pubkey));
+    if (!account.exists) return null;
+    return {
+      lamports: account.lamports,
+      data: account.data as Uint8Array,
+      owner: account.programAddress,
+      executable: account.executable,
+    };
+  }
+
+  setAccount(pubkey: string, account: LocalAccount): void {
+    this.svm.setAccount({
+      address: address(pubkey),
+      lamports: account.lamports as never,
+      data: account.data,
+      programAddress: address(account.owner),
+      executable: account.executable,
+      space: BigInt(account.data.length),
+    });
+  }
+
+  /** Program-owned accounts (getProgramAccounts / getTokenAccountsByOwner). */
+  getProgramAccounts(programId: string): { pubkey: string; account: LocalAccount }[] {
+    return this.svm.getProgramAccounts(address(programId)).map((account) => ({
+      pubkey: account.address,
+      account: {
+        lamports: account.lamports,
+        data: account.data as Uint8Array,
+        owner: account.programAddress,
+        executable: account.executable,
+      },
+    }));
+  }
+
+  mintDecimals(mint: string): number | null {
+    const account = this.getAccount(mint);
+    return account ? (readMint(account.owner, account.data)?.decimals ?? null) : null;
+  }
+
+  minimumBalanceForRentExemption(dataLength: bigint): bigint {
+    return this.svm.minimumBalanceForRentExemption(dataLength);
+  }
+
+  addProgramFromFile(programId: string, soPath: string): void {
+    this.svm.addProgramFromFile(address(programId) as Address, soPath);
+  }
+}

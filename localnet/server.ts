@@ -1,0 +1,147 @@
+/**
+ * The local Solana chain behind a JSON-RPC HTTP endpoint on 127.0.0.1 — a dev/test tool, never
+ * deployed. `startLocalnet()` builds the chain, seeds it (seed.ts) and serves every method in
+ * methods/*. POST / takes JSON-RPC (single or batch); GET /health answers "ok" like a node.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { LocalChain } from "./local-chain";
+import { dispatchRpcBody, type RpcMethodTable } from "./rpc-dispatch";
+import { seedLocalnet, type SeededAddresses } from "./seed";
+import { accountMethods } from "./methods/account-methods";
+import { clusterMethods } from "./methods/cluster-methods";
+import { faucetMethods } from "./methods/faucet-methods";
+import { localnetMethods } from "./methods/localnet-methods";
+import { tokenMethods } from "./methods/token-methods";
+import { transactionMethods } from "./methods/transaction-methods";
+
+export const DEFAULT_LOCALNET_PORT = 8899;
+const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+export interface StartLocalnetOptions {
+  /** 0 picks a free port. Default: env LOCALNET_PORT, else 8899. */
+  port?: number;
+  host?: string;
+  /** Suppresses the event log (dropped transactions, internal errors). */
+  quiet?: boolean;
+}
+
+export interface RunningLocalnet {
+  url: string;
+  port: number;
+  /** Seeded program accounts, mints and local key addresses. */
+  seeded: SeededAddresses;
+  /** The chain itself, for in-process tools (tests, benchmarks). */
+  chain: LocalChain;
+  close(): Promise<void>;
+}
+
+export async function startLocalnet(options: StartLocalnetOptions = {}): Promise<RunningLocalnet> {
+  const host = options.host ?? "127.0.0.1";
+  const port = options.port ?? defaultPort();
+  const log = options.quiet ? () => {} : (line: string) => console.error(`[localnet] ${line}`);
+
+  const chain = new LocalChain({ log });
+  const seeded = await seedLocalnet(chain);
+  const methods: RpcMethodTable = {
+    ...clusterMethods(chain),
+    ...accountMethods(chain),
+    ...tokenMethods(chain),
+    ...transactionMethods(chain),
+    ...faucetMethods(chain),
+    ...localnetMethods(chain, () => seeded),
+  };
+
+  const server = createServer((request, response) => {
+    handleHttp(request, response, methods, log).catch((error: unknown) => {
+      log(`http handler failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      if (!response.headersSent) response.writeHead(500);
+      response.end();
+    });
+  });
+  // Clients keep connections alive; don't let idle sockets hold close() up.
+  server.keepAliveTimeout = 5_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const boundPort = (server.address() as AddressInfo).port;
+  const urlHost = host.includes(":") ? `[${host}]` : host;
+
+  return {
+    url: `http://${urlHost}:${boundPort}`,
+    port: boundPort,
+    seeded,
+    chain,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function defaultPort(): number {
+  const fromEnv = process.env.LOCALNET_PORT;
+  if (fromEnv === undefined || fromEnv === "") return DEFAULT_LOCALNET_PORT;
+  const port = Number(fromEnv);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`invalid LOCALNET_PORT: ${fromEnv}`);
+  return port;
+}
+
+const CORS_HEADERS = {
+  "access-control-allow-origin": "*",
+  "access-control-allow-methods": "POST, GET, OPTIONS",
+  "access-control-allow-headers": "content-type, solana-client",
+};
+
+async function handleHttp(
+  request: IncomingMessage,
+  response: ServerResponse,
+  methods: RpcMethodTable,
+  log: (line: string) => void,
+): Promise<void> {
+  if (request.method === "OPTIONS") {
+    response.writeHead(204, CORS_HEADERS).end();
+    return;
+  }
+  if (request.method === "GET" && request.url === "/health") {
+    response.writeHead(200, { ...CORS_HEADERS, "content-type": "text/plain" }).end("ok");
+    return;
+  }
+  if (request.method !== "POST") {
+    response.writeHead(405, { ...CORS_HEADERS, allow: "POST, GET, OPTIONS" }).end();
+    return;
+  }
+  const body = await readBody(request);
+  if (body === null) {
+    response.writeHead(413, CORS_HEADERS).end();
+    return;
+  }
+  const reply = await dispatchRpcBody(body, methods, {
+    onInternalError: (method, error) =>
+      log(`internal error in ${method}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
+  });
+  if (reply === null) {
+    response.writeHead(204, CORS_HEADERS).end();
+    return;
+  }
+  response.writeHead(200, { ...CORS_HEADERS, "content-type": "application/json" }).end(reply);
+}
+
+/** The request body as text, or null when it exceeds MAX_BODY_BYTES. */
+async function readBody(request: IncomingMessage): Promise<string | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    const buffer = chunk as Buffer;
+    size += buffer.length;
+    if (size > MAX_BODY_BYTES) return null;
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}

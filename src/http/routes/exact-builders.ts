@@ -1,0 +1,34 @@
+import type { RouteDef } from "../route-def";
+import { parseJsonBody } from "../parse-input";
+import { withBuildRateLimit } from "../middleware/rate-limit";
+import { PaymentRequiredSchema } from "../../x402/schemas";
+import { enrichPaymentRequired } from "../../schemes/exact/enrich";
+import { buildExactPayment, BuildExactPaymentRequestSchema } from "../../schemes/exact/build";
+
+/** The `exact` rail's seller transform (402 enrichment) and buyer transaction builder. */
+export function exactBuilderRoutes(): RouteDef[] {
+  return [
+    {
+      key: "paymentRequiredEnrich",
+      method: "POST",
+      path: "/payment-required/enrich",
+      tag: "Sellers",
+      summary: "Rewrite a naive 402 body: exact lines pay the seller's vault PDA and carry this facilitator's extra",
+      handler: async (c) => {
+        const body = await parseJsonBody(c, PaymentRequiredSchema);
+        return c.json(await enrichPaymentRequired(c.var.config, body, c.get("correlationId")));
+      },
+    },
+    {
+      key: "buildExactPaymentTx",
+      method: "POST",
+      path: "/build-exact-payment-tx",
+      tag: "Tx Build",
+      summary: "Unsigned exact payment transaction (buyer signs; facilitator pays fees) with a ready verify/settle body",
+      handler: withBuildRateLimit(async (c) => {
+        const request = await parseJsonBody(c, BuildExactPaymentRequestSchema);
+        return c.json(await buildExactPayment(c.var.config, request));
+      }),
+    },
+  ];
+}

@@ -1,0 +1,162 @@
+import * as v from "valibot";
+import type { RouteDef } from "../route-def";
+import type { AppContext } from "../context";
+import { describeIssues } from "../parse-input";
+import { VerifySettleBodySchema, type VerifySettleBody } from "../../x402/schemas";
+import { checkCommonRequirements } from "../../x402/common-checks";
+import { rejection, type PaymentRejection } from "../../x402/payment-verdict";
+import { verifyExactPayment } from "../../schemes/exact/verify";
+import { settleExactPayment, type ExactSettlement } from "../../schemes/exact/settle";
+import { recordPaymentAttempt } from "../../store/payment-attempts";
+import { log } from "../../observability/log";
+import { ERROR_STATUS } from "../../errors/catalogue";
+
+/** `/verify` and `/settle` (spec §4.1), answering in the union shape of wire-notes so official x402 clients parse both. */
+export function paymentRoutes(): RouteDef[] {
+  return [
+    {
+      key: "verify",
+      method: "POST",
+      path: "/verify",
+      tag: "Payments",
+      summary: "Verify an x402 v2 payment proof against payment requirements (no funds move)",
+      handler: async (c) => {
+        const startedAtMs = Date.now();
+        const parsed = await readPaymentBody(c);
+        const correlationId = parsed.ok ? (parsed.body.correlationId ?? c.var.correlationId) : c.var.correlationId;
+        const verdict = parsed.ok ? await verifyPayment(c, parsed.body) : parsed;
+        recordAttempt(c, "verify", parsed.ok ? parsed.body : null, correlationId, startedAtMs, verdict.ok ? "valid" : "invalid", verdict.ok ? null : verdict.reason, null, verdict.payer);
+        if (verdict.ok) return c.json({ isValid: true, valid: true, payer: verdict.payer, correlationId });
+        return c.json(
+          {
+            isValid: false,
+            valid: false,
+            invalidReason: verdict.reason,
+            invalidMessage: verdict.message,
+            ...(verdict.payer ? { payer: verdict.payer } : {}),
+            error: verdict.message,
+            code: verdict.code ?? "PAYMENT_INVALID",
+            correlationId,
+          },
+          ERROR_STATUS[verdict.code ?? "PAYMENT_INVALID"],
+        );
+      },
+    },
+    {
+      key: "settle",
+      method: "POST",
+      path: "/settle",
+      tag: "Payments",
+      summary: "Verify, co-sign as fee payer, submit and confirm an x402 v2 payment (idempotent)",
+      handler: async (c) => {
+        const startedAtMs = Date.now();
+        const config = c.var.config;
+        const parsed = await readPaymentBody(c);
+        const correlationId = parsed.ok ? (parsed.body.correlationId ?? c.var.correlationId) : c.var.correlationId;
+        const result: ExactSettlement = parsed.ok ? await settlePayment(c, parsed.body, correlationId) : parsed;
+        const signature = "signature" in result && result.signature ? result.signature : "";
+        const outcome = result.ok ? "settled" : "pending" in result ? "pending" : "failed";
+        recordAttempt(c, "settle", parsed.ok ? parsed.body : null, correlationId, startedAtMs, outcome, result.ok ? null : result.reason, signature || null, result.payer ?? null);
+        if (result.ok) {
+          return c.json({
+            success: true,
+            payer: result.payer,
+            transaction: result.signature,
+            network: config.network,
+            ...(result.alreadySettled ? { alreadySettled: true } : {}),
+            correlationId,
+          });
+        }
+        const code = "pending" in result ? null : (result.code ?? "PAYMENT_INVALID");
+        return c.json(
+          {
+            success: false,
+            errorReason: result.reason,
+            errorMessage: result.message,
+            ...(result.payer ? { payer: result.payer } : {}),
+            transaction: signature,
+            network: config.network,
+            error: result.message,
+            code: code ?? "SETTLEMENT_PENDING",
+            correlationId,
+          },
+          code === null ? 202 : ERROR_STATUS[code],
+        );
+      },
+    },
+  ];
+}
+
+type ParsedBody = { ok: true; body: VerifySettleBody } | PaymentRejection;
+
+/** Malformed JSON or a body of the wrong shape is an x402 `invalid_payload`, reported in the route's own shape. */
+async function readPaymentBody(c: AppContext): Promise<ParsedBody> {
+  const text = await c.req.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    return rejection("invalid_payload", text.trim() === "" ? "Request body is empty; a JSON object is required" : `Request body is not valid JSON: ${(error as Error).message}`);
+  }
+  const result = v.safeParse(VerifySettleBodySchema, json, { abortPipeEarly: true });
+  if (!result.success) return rejection("invalid_payload", describeIssues(result.issues, "body"));
+  return { ok: true, body: result.output };
+}
+
+async function verifyPayment(c: AppContext, body: VerifySettleBody): Promise<{ ok: true; payer: string } | PaymentRejection> {
+  const config = c.var.config;
+  const accepted = checkCommonRequirements(config, body);
+  if ("ok" in accepted) return accepted;
+  if (accepted.scheme !== "exact") return schemeNotAvailable(accepted.scheme);
+  const verdict = await verifyExactPayment(config, body, accepted, { simulate: true });
+  return verdict.ok ? { ok: true, payer: verdict.payer } : verdict;
+}
+
+async function settlePayment(c: AppContext, body: VerifySettleBody, correlationId: string): Promise<ExactSettlement> {
+  const config = c.var.config;
+  const accepted = checkCommonRequirements(config, body);
+  if ("ok" in accepted) return accepted;
+  if (accepted.scheme !== "exact") return schemeNotAvailable(accepted.scheme);
+  return settleExactPayment(config, c.env, body, accepted, correlationId);
+}
+
+function schemeNotAvailable(scheme: string): PaymentRejection {
+  return rejection("unsupported_scheme", `The ${scheme} rail is not available on this deployment; see /supported`);
+}
+
+/** Audit row for every attempt, written after the response so it never slows a payment down. */
+function recordAttempt(
+  c: AppContext,
+  kind: "verify" | "settle",
+  body: VerifySettleBody | null,
+  correlationId: string,
+  startedAtMs: number,
+  outcome: string,
+  reason: string | null,
+  signature: string | null,
+  payer: string | null | undefined,
+): void {
+  const requirements = body?.paymentRequirements;
+  const merchantWallet = requirements?.extra.merchantWallet;
+  const write = recordPaymentAttempt(c.env.DB, {
+    kind,
+    correlationId,
+    scheme: requirements?.scheme ?? null,
+    network: requirements?.network ?? null,
+    payer: payer ?? null,
+    payTo: requirements?.payTo ?? null,
+    merchantWallet: typeof merchantWallet === "string" ? merchantWallet.slice(0, 64) : null,
+    asset: requirements?.asset ?? null,
+    amount: requirements?.amount ?? null,
+    outcome,
+    reason,
+    signature,
+    startedAtMs,
+    durationMs: Date.now() - startedAtMs,
+  }).catch((error: unknown) => log("error", "payment_attempt_not_recorded", { correlationId, error }));
+  try {
+    c.executionCtx.waitUntil(write);
+  } catch {
+    // No execution context (direct app.request in tests): the write still runs.
+  }
+}

@@ -1,0 +1,27 @@
+import type { Rail } from "../rail";
+import { getUniversalSettleFacts, DEFAULT_FEE_BPS } from "./program-facts";
+
+/** Default minimum fees when the Config account cannot be read: 1 cent of USDC, 0.0001 SOL. */
+const FALLBACK_MIN_FEE_RAW = 10_000n;
+const FALLBACK_MIN_FEE_LAMPORTS = 100_000n;
+
+/** The `exact` rail as discovery advertises it (wire-notes: exact `extra`, numbers as decimal strings). */
+export const exactRail: Rail = {
+  scheme: "exact",
+  async supportedExtra(config) {
+    const facts = await getUniversalSettleFacts(config);
+    const onChain = facts.onChainConfig;
+    return {
+      feePayer: config.feePayer.address,
+      programId: facts.programId,
+      configAddress: facts.configAddress,
+      feeBps: String(onChain?.feeBps ?? DEFAULT_FEE_BPS),
+      minFeeAmount: String(onChain?.minFeeAmountRaw ?? FALLBACK_MIN_FEE_RAW),
+      minFeeAmountSol: String(onChain?.minFeeAmountLamports ?? FALLBACK_MIN_FEE_LAMPORTS),
+      maxComputeUnitLimit: String(config.compute.maxUnitLimit),
+      recommendedComputeUnitPrice: String(config.compute.recommendedUnitPriceMicroLamports),
+      merchantWallet: null,
+      beneficiary: null,
+    };
+  },
+};

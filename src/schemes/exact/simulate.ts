@@ -1,0 +1,47 @@
+import type { Base64EncodedWireTransaction } from "@solana/kit";
+import type { Config } from "../../config/load-config";
+import { rpcCall, solanaRpc } from "../../solana/rpc";
+import { classifyTransactionError } from "../../solana/transaction-errors";
+import type { DecodedTransaction } from "../../solana/wire-transaction";
+import { rejection, type PaymentRejection } from "../../x402/payment-verdict";
+import type { PaymentTransfer } from "./verify-rules";
+import { toBase64 } from "../../solana/bytes";
+
+/**
+ * Simulates the buyer-signed payment at confirmed commitment. The fee payer has not signed yet, so signature
+ * verification is off; the blockhash is not replaced, so an expired one is reported as such.
+ */
+export async function simulatePayment(config: Config, tx: DecodedTransaction, transfer: PaymentTransfer): Promise<{ ok: true } | PaymentRejection> {
+  const result = await rpcCall(
+    config,
+    "simulateTransaction",
+    solanaRpc(config).simulateTransaction(toBase64(tx.wireBytes) as Base64EncodedWireTransaction, {
+      encoding: "base64",
+      sigVerify: false,
+      replaceRecentBlockhash: false,
+      commitment: "confirmed",
+    }),
+  );
+  if (result.value.err === null) return { ok: true };
+  return rejectionForTransactionError(result.value.err, result.value.logs ?? [], transfer);
+}
+
+/** Turns a simulation or preflight error into the verify/settle rejection a client can act on. */
+export function rejectionForTransactionError(err: unknown, logs: readonly string[], transfer: PaymentTransfer | null): PaymentRejection {
+  const classified = classifyTransactionError(err);
+  switch (classified.kind) {
+    case "blockhash_expired":
+      return rejection("blockhash_expired", "The transaction's blockhash has expired; retry build: rebuild and sign the payment again", { code: "BLOCKHASH_EXPIRED" });
+    case "fee_payer_insufficient":
+      return rejection("facilitator_insufficient_funds", "The facilitator's fee payer cannot pay network fees right now; try again later", { code: "SERVICE_UNAVAILABLE" });
+    case "insufficient_funds":
+      return rejection("insufficient_funds", `The buyer does not hold enough ${transfer?.kind === "sol" ? "SOL" : "tokens"} for this payment`);
+    case "already_processed":
+      return rejection("duplicate_settlement", "This transaction has already been processed");
+    default: {
+      const detail = classified.kind === "instruction_failed" ? `instruction ${classified.instructionIndex} failed: ${classified.detail}` : classified.detail;
+      const lastLog = logs.filter((line) => /failed|error/i.test(line)).at(-1);
+      return rejection("transaction_simulation_failed", `Simulation failed: ${detail}${lastLog ? ` (${lastLog.slice(0, 200)})` : ""}`);
+    }
+  }
+}

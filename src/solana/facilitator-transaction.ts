@@ -1,0 +1,43 @@
+import {
+  appendTransactionMessageInstructions,
+  createTransactionMessage,
+  getBase64EncodedWireTransaction,
+  getSignatureFromTransaction,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+  type Instruction,
+} from "@solana/kit";
+import type { Config } from "../config/load-config";
+import { rpcCall, solanaRpc } from "./rpc";
+import { sendWithPreflight } from "./send-transaction";
+import { confirmSignature } from "./confirm";
+import { classifyTransactionError, describe } from "./transaction-errors";
+
+/**
+ * Builds, signs (fee payer only), sends and confirms a transaction of the facilitator's own — just-in-time
+ * provisioning and sweeps. Never used for anything a caller supplied.
+ */
+export async function sendFacilitatorTransaction(
+  config: Config,
+  instructions: Instruction[],
+): Promise<{ ok: true; signature: string } | { ok: false; message: string }> {
+  const { value: blockhash } = await rpcCall(config, "getLatestBlockhash", solanaRpc(config).getLatestBlockhash({ commitment: "confirmed" }));
+  const message = pipe(
+    createTransactionMessage({ version: 0 }),
+    (m) => setTransactionMessageFeePayerSigner(config.feePayer, m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash(blockhash, m),
+    (m) => appendTransactionMessageInstructions(instructions, m),
+  );
+  const signed = await signTransactionMessageWithSigners(message);
+  const signature = getSignatureFromTransaction(signed);
+  const sent = await sendWithPreflight(config, getBase64EncodedWireTransaction(signed));
+  if (sent.kind === "rejected" && classifyTransactionError(sent.err).kind !== "already_processed") {
+    const failedLog = sent.logs.filter((l) => /failed|error/i.test(l)).at(-1);
+    return { ok: false, message: `${describe(sent.err)}${failedLog ? ` (${failedLog.slice(0, 160)})` : ""}` };
+  }
+  const outcome = await confirmSignature(config, signature, config.limits.settleConfirmTimeoutMs);
+  if (outcome.kind === "confirmed") return { ok: true, signature };
+  return { ok: false, message: outcome.kind === "failed" ? describe(outcome.err) : `not confirmed in time (${signature})` };
+}

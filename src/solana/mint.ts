@@ -1,0 +1,53 @@
+import type { Address } from "@solana/kit";
+import { TOKEN_2022_PROGRAM_ADDRESS, isTokenProgram } from "./token-programs";
+import type { AccountSnapshot } from "./accounts";
+
+/** A mint as far as payments care: which token program owns it, its decimals, and its Token-2022 extensions. */
+export interface MintInfo {
+  address: Address;
+  tokenProgram: Address;
+  decimals: number;
+  /** Token-2022 extension type ids present on the mint (empty for SPL Token). */
+  extensionTypes: number[];
+  /** DefaultAccountState extension value (1 initialized, 2 frozen), if present. */
+  defaultAccountState: number | null;
+}
+
+const MINT_BASE_SIZE_BYTES = 82;
+/** Token-2022 pads mints to the token-account size before the account-type byte and the TLV extensions. */
+const ACCOUNT_TYPE_OFFSET = 165;
+const ACCOUNT_TYPE_MINT = 1;
+const DECIMALS_OFFSET = 44;
+const IS_INITIALIZED_OFFSET = 45;
+export const EXTENSION_DEFAULT_ACCOUNT_STATE = 6;
+
+/** Parses a mint account, or returns null when the account is not an initialized mint of a token program. */
+export function parseMint(account: AccountSnapshot): MintInfo | null {
+  if (!isTokenProgram(account.owner) || account.data.length < MINT_BASE_SIZE_BYTES) return null;
+  const data = account.data;
+  if (data[IS_INITIALIZED_OFFSET] !== 1) return null;
+  const info: MintInfo = {
+    address: account.address,
+    tokenProgram: account.owner,
+    decimals: data[DECIMALS_OFFSET]!,
+    extensionTypes: [],
+    defaultAccountState: null,
+  };
+  if (data.length === MINT_BASE_SIZE_BYTES) return info;
+  if (account.owner !== TOKEN_2022_PROGRAM_ADDRESS) return null;
+  if (data.length <= ACCOUNT_TYPE_OFFSET || data[ACCOUNT_TYPE_OFFSET] !== ACCOUNT_TYPE_MINT) return null;
+
+  // TLV entries: u16 type, u16 length, value.
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  let offset = ACCOUNT_TYPE_OFFSET + 1;
+  while (offset + 4 <= data.length) {
+    const type = view.getUint16(offset, true);
+    const length = view.getUint16(offset + 2, true);
+    if (type === 0) break; // uninitialized padding
+    if (offset + 4 + length > data.length) return null; // malformed
+    info.extensionTypes.push(type);
+    if (type === EXTENSION_DEFAULT_ACCOUNT_STATE && length >= 1) info.defaultAccountState = data[offset + 4]!;
+    offset += 4 + length;
+  }
+  return info;
+}

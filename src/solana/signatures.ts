@@ -1,0 +1,18 @@
+import { getPublicKeyFromAddress, verifySignature, type SignatureBytes } from "@solana/kit";
+import type { DecodedTransaction } from "./wire-transaction";
+
+/**
+ * Checks that every required signature except the fee payer's (index 0, added by the facilitator at settle)
+ * is present and valid over the message bytes (ed25519 through WebCrypto).
+ */
+export async function verifyNonFeePayerSignatures(tx: DecodedTransaction): Promise<{ ok: true } | { ok: false; missing: boolean; signer: string }> {
+  const checks = tx.signatures.slice(1).map(async (signature, i) => {
+    const signer = tx.staticAccounts[i + 1]!;
+    if (signature === null) return { ok: false as const, missing: true, signer };
+    const key = await getPublicKeyFromAddress(signer);
+    const valid = await verifySignature(key, signature as SignatureBytes, tx.messageBytes);
+    return valid ? null : { ok: false as const, missing: false, signer };
+  });
+  for (const result of await Promise.all(checks)) if (result) return result;
+  return { ok: true };
+}

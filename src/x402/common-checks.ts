@@ -1,0 +1,27 @@
+import type { Config } from "../config/load-config";
+import type { VerifySettleBody } from "./schemas";
+import { normalizeScheme } from "./scheme-names";
+import { requirementsMatch } from "./requirements-match";
+import { assetNotAllowedMessage } from "./asset-allowlist";
+import { rejection, type AcceptedRequirements, type PaymentRejection } from "./payment-verdict";
+
+/**
+ * The cheap, scheme-independent checks of verify and settle, in order: alias normalisation,
+ * requirements = accepted, network, asset allowlist.
+ */
+export function checkCommonRequirements(config: Config, body: VerifySettleBody): AcceptedRequirements | PaymentRejection {
+  const required = body.paymentRequirements;
+  const scheme = normalizeScheme(required.scheme);
+  if (scheme === null) {
+    return rejection("unsupported_scheme", `Scheme "${required.scheme}" is not supported; use "exact" or "sla-escrow"`);
+  }
+  if (normalizeScheme(body.paymentPayload.accepted.scheme) !== scheme || !requirementsMatch(required, body.paymentPayload.accepted)) {
+    return rejection("invalid_payload_requirements_mismatch", "paymentRequirements must be identical to paymentPayload.accepted");
+  }
+  if (required.network !== config.network) {
+    return rejection("invalid_network", `Network ${required.network} is not served here; this facilitator settles on ${config.network}`);
+  }
+  const notAllowed = assetNotAllowedMessage(config, required.asset);
+  if (notAllowed) return rejection("asset_not_allowed", notAllowed);
+  return { scheme, requirements: { ...required, scheme }, amount: BigInt(required.amount) };
+}

@@ -1,0 +1,74 @@
+import * as v from "valibot";
+import { isAddress, type Address } from "@solana/kit";
+
+/**
+ * Wire schemas of x402 v2 bodies (spec §2.1-2.3). Objects stay open to extra keys (clients add their own),
+ * but every field this service reads is checked for type and form here.
+ */
+
+export const U64_MAX = 0xffff_ffff_ffff_ffffn;
+
+export const Base58Address = v.pipe(
+  v.string("must be a base58 address string"),
+  v.check((s) => isAddress(s), "must be a base58 Solana address (32 bytes)"),
+  v.transform((s) => s as Address),
+);
+
+/** Decimal digits within u64, carried as a string on the wire, as a bigint inside. */
+export const U64String = v.pipe(
+  v.string("must be a string of decimal digits"),
+  v.regex(/^\d{1,20}$/, "must be a string of decimal digits"),
+  v.check((s) => BigInt(s) <= U64_MAX, "must fit in u64"),
+);
+
+export const PaymentRequirementsSchema = v.looseObject({
+  scheme: v.pipe(v.string("must be a string"), v.minLength(1, "must not be empty")),
+  network: v.pipe(v.string("must be a string"), v.regex(/^[a-z0-9-]+:[A-Za-z0-9]+$/, "must have the form solana:<chain_id>")),
+  asset: Base58Address,
+  amount: U64String,
+  payTo: Base58Address,
+  maxTimeoutSeconds: v.pipe(v.number("must be an integer"), v.integer("must be an integer"), v.minValue(1, "must be at least 1")),
+  extra: v.optional(v.record(v.string(), v.unknown(), "must be an object"), {}),
+});
+export type PaymentRequirements = v.InferOutput<typeof PaymentRequirementsSchema>;
+
+export const ResourceInfoSchema = v.looseObject({
+  url: v.string("must be a string"),
+  description: v.optional(v.string()),
+  mimeType: v.optional(v.string()),
+});
+
+/** A signed wire transaction as base64 (at most the 1232-byte packet limit, with room for padding). */
+export const Base64Transaction = v.pipe(
+  v.string("must be a base64 string"),
+  v.minLength(1, "must not be empty"),
+  v.maxLength(2048, "is longer than any Solana transaction"),
+  v.regex(/^[A-Za-z0-9+/]+={0,2}$/, "must be base64"),
+);
+
+export const PaymentPayloadSchema = v.looseObject({
+  x402Version: v.literal(2, "must be 2"),
+  resource: v.optional(ResourceInfoSchema),
+  accepted: PaymentRequirementsSchema,
+  payload: v.looseObject({ transaction: Base64Transaction }),
+  extensions: v.optional(v.record(v.string(), v.unknown())),
+});
+export type PaymentPayload = v.InferOutput<typeof PaymentPayloadSchema>;
+
+/** `/verify` and `/settle` request body (`X402V2VerifySettleBody`). */
+export const VerifySettleBodySchema = v.looseObject({
+  x402Version: v.literal(2, "must be 2"),
+  paymentPayload: PaymentPayloadSchema,
+  paymentRequirements: PaymentRequirementsSchema,
+  correlationId: v.optional(v.pipe(v.string("must be a string"), v.maxLength(128, "must be at most 128 characters"))),
+});
+export type VerifySettleBody = v.InferOutput<typeof VerifySettleBodySchema>;
+
+/** A 402 body (spec §2.2): enrich input and output. `accepts` lines are validated individually by the enricher. */
+export const PaymentRequiredSchema = v.looseObject({
+  x402Version: v.literal(2, "must be 2"),
+  resource: ResourceInfoSchema,
+  accepts: v.pipe(v.array(v.unknown(), "must be an array"), v.minLength(1, "must list at least one payment requirement"), v.maxLength(32, "lists too many payment requirements (max 32)")),
+  error: v.optional(v.string()),
+  description: v.optional(v.string()),
+});

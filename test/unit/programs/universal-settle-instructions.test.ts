@@ -1,0 +1,189 @@
+import { AccountRole, address, createNoopSigner } from "@solana/kit";
+import { describe, expect, it } from "vitest";
+import { CLUSTERS } from "../../../src/config/networks";
+import { ProgramDataError } from "../../../src/programs/program-data-error";
+import {
+  CREATE_VAULT_DISCRIMINATOR,
+  CREATE_VAULT_INSTRUCTION_DATA_SIZE,
+  SWEEP_DISCRIMINATOR,
+  SWEEP_INSTRUCTION_DATA_SIZE,
+  SWEEP_SOL_MINT,
+  decodeCreateVaultInstructionData,
+  decodeSweepInstructionData,
+  getCreateVaultInstruction,
+  getCreateVaultInstructionDataDecoder,
+  getCreateVaultInstructionDataEncoder,
+  getSweepInstruction,
+  getSweepInstructionDataDecoder,
+  getSweepInstructionDataEncoder,
+} from "../../../src/programs/universal-settle/instructions";
+import { addressFromBytes, bytes, seq32, zeros } from "./byte-vectors";
+
+const programId = address(CLUSTERS.devnet.universalSettleProgramId);
+const SYSTEM = "11111111111111111111111111111111";
+const TOKEN = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
+
+const seller = addressFromBytes(seq32(1));
+const payer = addressFromBytes(seq32(101));
+const vault = addressFromBytes(seq32(133));
+const solStorage = addressFromBytes(seq32(165));
+const config = addressFromBytes(seq32(197));
+const mint = addressFromBytes(seq32(33));
+const feeReceiver = addressFromBytes(seq32(65));
+
+describe("CreateVault", () => {
+  const dataBytes = bytes(
+    [1], // @0 discriminator CreateVault = 1
+    seq32(1), // @1 seller
+  );
+
+  it("encodes [1] ‖ seller (33 bytes) and decodes back", () => {
+    expect(CREATE_VAULT_DISCRIMINATOR).toBe(1);
+    expect(CREATE_VAULT_INSTRUCTION_DATA_SIZE).toBe(33);
+    expect(getCreateVaultInstructionDataEncoder().encode({ seller })).toEqual(dataBytes);
+    expect(getCreateVaultInstructionDataDecoder().decode(dataBytes)).toEqual({ seller });
+    expect(decodeCreateVaultInstructionData(dataBytes)).toEqual({ seller });
+  });
+
+  it("rejects wrong length and discriminator", () => {
+    expect(decodeCreateVaultInstructionData(dataBytes.subarray(0, 32))).toBeNull();
+    expect(decodeCreateVaultInstructionData(bytes(dataBytes, [0]))).toBeNull();
+    const sweepDisc = dataBytes.slice();
+    sweepDisc[0] = 0;
+    expect(decodeCreateVaultInstructionData(sweepDisc)).toBeNull();
+    expect(() => getCreateVaultInstructionDataDecoder().decode(sweepDisc)).toThrow(ProgramDataError);
+  });
+
+  it("lists payer (s,w), vault (w), SOL storage (w), System", () => {
+    const instruction = getCreateVaultInstruction({ programId, payer, vault, solStorage, seller });
+    expect(instruction.programAddress).toBe(programId);
+    expect(instruction.accounts).toEqual([
+      { address: payer, role: AccountRole.WRITABLE_SIGNER },
+      { address: vault, role: AccountRole.WRITABLE },
+      { address: solStorage, role: AccountRole.WRITABLE },
+      { address: SYSTEM, role: AccountRole.READONLY },
+    ]);
+    expect(instruction.data).toEqual(dataBytes);
+  });
+
+  it("attaches a TransactionSigner to the payer meta when given one", () => {
+    const signer = createNoopSigner(payer);
+    const instruction = getCreateVaultInstruction({ programId, payer: signer, vault, solStorage, seller });
+    expect(instruction.accounts[0]).toEqual({ address: payer, role: AccountRole.WRITABLE_SIGNER, signer });
+  });
+});
+
+describe("Sweep", () => {
+  const splBytes = bytes(
+    [0], // @0 discriminator Sweep = 0
+    seq32(33), // @1 mint
+    [0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01], // @33 amount u64 LE
+    [0], // @41 is_sol = 0
+    [0, 0, 0, 0, 0, 0, 0], // @42 7 zero bytes
+  );
+  const solBytes = bytes(
+    [0], // @0 discriminator
+    zeros(32), // @1 mint = 32 zero bytes for SOL
+    [0, 0, 0, 0, 0, 0, 0, 0], // @33 amount 0 = everything
+    [1], // @41 is_sol = 1
+    [0, 0, 0, 0, 0, 0, 0], // @42
+  );
+
+  it("encodes 49 bytes for SPL and SOL and decodes back", () => {
+    expect(SWEEP_DISCRIMINATOR).toBe(0);
+    expect(SWEEP_INSTRUCTION_DATA_SIZE).toBe(49);
+    const spl = { mint, amount: 0x0102030405060708n, isSol: false };
+    const sol = { mint: SWEEP_SOL_MINT, amount: 0n, isSol: true };
+    expect(getSweepInstructionDataEncoder().encode(spl)).toEqual(splBytes);
+    expect(getSweepInstructionDataEncoder().encode(sol)).toEqual(solBytes);
+    expect(getSweepInstructionDataDecoder().decode(splBytes)).toEqual(spl);
+    expect(decodeSweepInstructionData(solBytes)).toEqual(sol);
+  });
+
+  it("rejects wrong length and discriminator", () => {
+    expect(decodeSweepInstructionData(splBytes.subarray(0, 48))).toBeNull();
+    expect(decodeSweepInstructionData(bytes(splBytes, [0]))).toBeNull();
+    const other = splBytes.slice();
+    other[0] = 1;
+    expect(decodeSweepInstructionData(other)).toBeNull();
+    expect(() => getSweepInstructionDataDecoder().decode(other)).toThrow(/Sweep instruction data: expected discriminator 0, got 1/);
+  });
+
+  it("rejects amounts outside u64", () => {
+    expect(() => getSweepInstructionDataEncoder().encode({ mint, amount: -1n, isSol: false })).toThrow();
+    expect(() => getSweepInstructionDataEncoder().encode({ mint, amount: 1n << 64n, isSol: false })).toThrow();
+  });
+
+  it("builds the SOL account list", () => {
+    const instruction = getSweepInstruction({
+      kind: "sol",
+      programId,
+      payer,
+      vault,
+      config,
+      solStorage,
+      seller,
+      feeReceiver,
+      amount: 0n,
+    });
+    expect(instruction.accounts).toEqual([
+      { address: payer, role: AccountRole.WRITABLE_SIGNER },
+      { address: vault, role: AccountRole.WRITABLE },
+      { address: config, role: AccountRole.READONLY },
+      { address: solStorage, role: AccountRole.WRITABLE },
+      { address: seller, role: AccountRole.WRITABLE },
+      { address: feeReceiver, role: AccountRole.WRITABLE },
+      { address: SYSTEM, role: AccountRole.READONLY },
+    ]);
+    expect(instruction.data).toEqual(solBytes);
+  });
+
+  it("builds the SPL account list", () => {
+    const vaultAta = addressFromBytes(seq32(201));
+    const sellerAta = addressFromBytes(seq32(202));
+    const feeReceiverAta = addressFromBytes(seq32(203));
+    const instruction = getSweepInstruction({
+      kind: "spl",
+      programId,
+      payer,
+      vault,
+      config,
+      vaultAta,
+      sellerAta,
+      feeReceiverAta,
+      mint,
+      tokenProgram: address(TOKEN),
+      amount: 0x0102030405060708n,
+    });
+    expect(instruction.programAddress).toBe(programId);
+    expect(instruction.accounts).toEqual([
+      { address: payer, role: AccountRole.WRITABLE_SIGNER },
+      { address: vault, role: AccountRole.WRITABLE },
+      { address: config, role: AccountRole.READONLY },
+      { address: vaultAta, role: AccountRole.WRITABLE },
+      { address: sellerAta, role: AccountRole.WRITABLE },
+      { address: feeReceiverAta, role: AccountRole.WRITABLE },
+      { address: mint, role: AccountRole.READONLY },
+      { address: TOKEN, role: AccountRole.READONLY },
+    ]);
+    expect(instruction.data).toEqual(splBytes);
+  });
+
+  it("refuses an SPL sweep of the zero mint", () => {
+    expect(() =>
+      getSweepInstruction({
+        kind: "spl",
+        programId,
+        payer,
+        vault,
+        config,
+        vaultAta: vault,
+        sellerAta: seller,
+        feeReceiverAta: feeReceiver,
+        mint: SWEEP_SOL_MINT,
+        tokenProgram: address(TOKEN),
+        amount: 0n,
+      }),
+    ).toThrow(RangeError);
+  });
+});
