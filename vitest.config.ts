@@ -30,7 +30,7 @@ export default defineConfig({
                 FEE_PAYER_SECRET_KEY: TEST_FEE_PAYER.secretKeyBase58,
                 SVC_SWEEP_CRON_TOKEN: "test-sweep-token",
                 CHALLENGE_MAC_KEY: "test-challenge-mac-key-0123456789abcdef",
-                TEST_MIGRATIONS: await readD1Migrations(path.join(__dirname, "migrations")),
+                TEST_MIGRATIONS: await readD1Migrations(path.join(import.meta.dirname, "migrations")),
               },
             },
           })),

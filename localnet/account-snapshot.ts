@@ -11,11 +11,20 @@ export interface AccountSnapshot {
   tokenBalances: TokenBalance[];
 }
 
-export function snapshotAccounts(chain: LocalChain, accountKeys: readonly string[]): AccountSnapshot {
+/** `programIndexes`: keys invoked as programs; only their lamports are read (their data is large). */
+export function snapshotAccounts(
+  chain: LocalChain,
+  accountKeys: readonly string[],
+  programIndexes: ReadonlySet<number>,
+): AccountSnapshot {
   const balances: bigint[] = [];
   const tokenBalances: TokenBalance[] = [];
   const decimalsByMint = new Map<string, number | null>();
   accountKeys.forEach((key, accountIndex) => {
+    if (programIndexes.has(accountIndex)) {
+      balances.push(chain.getBalance(key));
+      return;
+    }
     const account = chain.getAccount(key);
     balances.push(account?.lamports ?? 0n);
     if (account === null) return;

@@ -5,10 +5,12 @@
  */
 import { address, type Address } from "@solana/kit";
 import { Clock, EpochSchedule, LiteSVM } from "litesvm";
+import type { LiteSvm as NativeLiteSvm } from "litesvm/dist/internal";
 import { BlockhashWindow, type IssuedBlockhash } from "./blockhash-window";
 import { ChainClock, SLOTS_PER_EPOCH, SLOT_DURATION_MS } from "./chain-clock";
 import type { LocalAccount } from "./account-encoding";
 import { readMint } from "./token-accounts";
+import { decodeBase58, toBase58 } from "./wire-transaction";
 import { DEFAULT_MAX_LEDGER_ENTRIES, TransactionLedger } from "./transaction-ledger";
 
 /** What getVersion reports and every `context.apiVersion` carries. */
@@ -29,6 +31,14 @@ export interface RpcContext {
 
 export class LocalChain {
   readonly svm: LiteSVM;
+  /**
+   * The napi object behind `svm` (a private field of litesvm 1.5's wrapper). Account reads go
+   * straight to it: the wrapper re-encodes every address through base58 on each call, which made
+   * reading a transaction's accounts the most expensive step of sending it.
+   */
+  private readonly native: NativeLiteSvm;
+  private readonly pubkeyBytesCache = new Map<string, Uint8Array>();
+  private readonly ownerCache = new Map<string, string>();
   readonly clock: ChainClock;
   readonly blockhashes = new BlockhashWindow();
   readonly ledger: TransactionLedger;
@@ -48,6 +58,7 @@ export class LocalChain {
       .withSigverify(false)
       .withTransactionHistory(0n)
       .withNativeMints();
+    this.native = (this.svm as unknown as { inner: NativeLiteSvm }).inner;
     this.svm.setEpochSchedule(new EpochSchedule(SLOTS_PER_EPOCH, SLOTS_PER_EPOCH, false, 0n, 0n));
     this.sync();
   }
@@ -103,14 +114,41 @@ export class LocalChain {
   }
 
   getAccount(pubkey: string): LocalAccount | null {
-    const account = this.svm.getAccount(address(pubkey));
-    if (!account.exists) return null;
+    const account = this.native.getAccount(this.pubkeyBytes(pubkey));
+    if (account === null) return null;
     return {
-      lamports: account.lamports,
-      data: account.data as Uint8Array,
-      owner: account.programAddress,
-      executable: account.executable,
+      lamports: account.lamports(),
+      data: account.data(),
+      owner: this.ownerAddress(account.owner()),
+      executable: account.executable(),
     };
+  }
+
+  /** Lamports only (no copy of the data: program accounts are large). */
+  getBalance(pubkey: string): bigint {
+    return this.native.getBalance(this.pubkeyBytes(pubkey)) ?? 0n;
+  }
+
+  private pubkeyBytes(pubkey: string): Uint8Array {
+    let bytes = this.pubkeyBytesCache.get(pubkey);
+    if (bytes === undefined) {
+      bytes = decodeBase58(pubkey);
+      if (this.pubkeyBytesCache.size >= 100_000) this.pubkeyBytesCache.clear();
+      this.pubkeyBytesCache.set(pubkey, bytes);
+    }
+    return bytes;
+  }
+
+  /** Owners repeat (System, Token, …): remember their base58 form. */
+  private ownerAddress(bytes: Uint8Array): string {
+    const key = Buffer.from(bytes).toString("latin1");
+    let owner = this.ownerCache.get(key);
+    if (owner === undefined) {
+      owner = toBase58(bytes);
+      if (this.ownerCache.size >= 10_000) this.ownerCache.clear();
+      this.ownerCache.set(key, owner);
+    }
+    return owner;
   }
 
   setAccount(pubkey: string, account: LocalAccount): void {

@@ -79,9 +79,10 @@ export function submitTransaction(chain: LocalChain, wire: WireTransaction, opti
     }
   }
 
-  const before = snapshotAccounts(chain, keys.accountKeys);
+  const programIndexes = new Set(wire.message.instructions.map((instruction) => instruction.programIdIndex));
+  const before = snapshotAccounts(chain, keys.accountKeys, programIndexes);
   const result = chain.svm.sendTransaction(toKitTransaction(wire));
-  const after = snapshotAccounts(chain, keys.accountKeys);
+  const after = snapshotAccounts(chain, keys.accountKeys, programIndexes);
   const outcome = outcomeOf(result);
   const feePaid = (before.balances[0] ?? 0n) - (after.balances[0] ?? 0n);
   if (outcome.err !== null && feePaid <= 0n) {

@@ -106,3 +106,27 @@ describe("served artifacts", () => {
     expect(semantics.body.programs.universalSettle).toBe("u84EMHTHwMeFpT9M2tNoHi9vBNjev4jxi9CsrFAjjWf");
   });
 });
+
+describe("exact in discovery", () => {
+  it("lists the exact kind with every extra key of wire-notes, read from the on-chain Config", async () => {
+    const { body } = await call("/supported");
+    const exact = body.kinds.find((k: { scheme: string }) => k.scheme === "exact");
+    expect(body.kinds[0].scheme).toBe("exact");
+    expect(exact.extra).toEqual({
+      feePayer: TEST_FEE_PAYER.address,
+      programId: "u84EMHTHwMeFpT9M2tNoHi9vBNjev4jxi9CsrFAjjWf",
+      configAddress: expect.any(String),
+      feeBps: "100",
+      minFeeAmount: expect.stringMatching(/^\d+$/),
+      minFeeAmountSol: expect.stringMatching(/^\d+$/),
+      maxComputeUnitLimit: "200000",
+      recommendedComputeUnitPrice: "1",
+      merchantWallet: null,
+      beneficiary: null,
+    });
+    const caps = await call("/capabilities");
+    expect(caps.body.features.universalSettleExact).toBe(true);
+    expect(caps.body.features.unsignedExactPaymentTxBuild).toBe(true);
+    expect(caps.body.httpEndpoints.settle).toEqual({ method: "POST", path: "/api/v1/facilitator/settle" });
+  });
+});

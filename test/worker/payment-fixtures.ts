@@ -1,0 +1,83 @@
+import { expect, inject } from "vitest";
+import {
+  address,
+  createKeyPairSignerFromPrivateKeyBytes,
+  generateKeyPairSigner,
+  getBase64EncodedWireTransaction,
+  getBase64Encoder,
+  getTransactionDecoder,
+  partiallySignTransaction,
+  type Address,
+  type KeyPairSigner,
+} from "@solana/kit";
+import { call } from "./helpers";
+import { CLUSTERS } from "../../src/config/networks";
+
+/** Shared fixtures for payment tests: real buyers funded on the local chain, real enrich and build calls. */
+
+export const DEVNET = CLUSTERS.devnet.network;
+export const USDC = address(CLUSTERS.devnet.usdcMint);
+export const NATIVE_SOL = address("11111111111111111111111111111111");
+export const PROGRAM_ID = address(CLUSTERS.devnet.universalSettleProgramId);
+export const RESOURCE = { url: "https://seller.example/report", mimeType: "application/json" };
+
+export async function chainRpc<T = unknown>(method: string, params: unknown[]): Promise<T> {
+  const response = await fetch(inject("localnetUrl"), {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+  const body = (await response.json()) as { result?: T; error?: { message: string } };
+  if (body.error) throw new Error(`${method}: ${body.error.message}`);
+  return body.result as T;
+}
+
+/** A fresh buyer with SOL for its own needs and `usdcRaw` USDC from the local faucet. */
+export async function fundedBuyer(usdcRaw = 10_000_000, lamports = 2_000_000_000): Promise<KeyPairSigner> {
+  const buyer = await createKeyPairSignerFromPrivateKeyBytes(crypto.getRandomValues(new Uint8Array(32)));
+  await chainRpc("requestAirdrop", [buyer.address, lamports]);
+  if (usdcRaw > 0) await chainRpc("requestTokenAirdrop", [buyer.address, usdcRaw]);
+  return buyer;
+}
+
+/** A new seller wallet and its `accepts[]` line as /payment-required/enrich produces it. */
+export async function enrichedLine(asset: Address, amount: string, seller?: Address): Promise<Record<string, any>> {
+  const wallet = seller ?? (await generateKeyPairSigner()).address;
+  const response = await call("/payment-required/enrich", {
+    method: "POST",
+    json: { x402Version: 2, resource: RESOURCE, accepts: [{ scheme: "exact", network: DEVNET, asset, amount, payTo: wallet, maxTimeoutSeconds: 60 }] },
+  });
+  expect(response.status).toBe(200);
+  return response.body.accepts[0];
+}
+
+let clientCounter = 0;
+
+/** Builds through /build-exact-payment-tx, signs as the buyer, and returns the filled verify/settle body. */
+export async function signedPaymentBody(buyer: KeyPairSigner, line: Record<string, any>): Promise<Record<string, any>> {
+  const built = await call("/build-exact-payment-tx", {
+    method: "POST",
+    json: { payer: buyer.address, accepted: line, resource: RESOURCE },
+    headers: { "CF-Connecting-IP": `10.9.${Math.floor(clientCounter / 250)}.${clientCounter++ % 250}` },
+  });
+  expect(built.status, JSON.stringify(built.body)).toBe(200);
+  const template = built.body.verifyBodyTemplate;
+  template.paymentPayload.payload.transaction = await signAsBuyer(built.body.transaction, buyer);
+  return template;
+}
+
+export async function signAsBuyer(base64: string, buyer: KeyPairSigner): Promise<string> {
+  const tx = getTransactionDecoder().decode(getBase64Encoder().encode(base64));
+  const signed = await partiallySignTransaction([buyer.keyPair], tx);
+  return getBase64EncodedWireTransaction(signed);
+}
+
+export async function tokenBalance(owner: Address): Promise<bigint> {
+  const result = await chainRpc<{ value: { amount: string } }>("getTokenAccountBalance", [owner]);
+  return BigInt(result.value.amount);
+}
+
+export async function lamportsOf(account: Address): Promise<bigint> {
+  const result = await chainRpc<{ value: number | string }>("getBalance", [account]);
+  return BigInt(result.value);
+}
