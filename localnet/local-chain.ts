@@ -11,7 +11,7 @@ import { ChainClock, SLOTS_PER_EPOCH, SLOT_DURATION_MS } from "./chain-clock";
 import type { LocalAccount } from "./account-encoding";
 import { readMint } from "./token-accounts";
 import { decodeBase58, toBase58 } from "./wire-transaction";
-import { DEFAULT_MAX_LEDGER_ENTRIES, TransactionLedger } from "./transaction-ledger";
+import { DEFAULT_MAX_LEDGER_ENTRIES, TransactionLedger, type LedgerEntry } from "./transaction-ledger";
 
 /** What getVersion reports and every `context.apiVersion` carries. */
 export const LOCALNET_SOLANA_CORE_VERSION = "3.0.10";
@@ -23,6 +23,12 @@ export interface LocalChainOptions {
   /** Receives one line per notable event (dropped transactions, …). */
   log?: (line: string) => void;
 }
+
+/** What PubSub subscribers need to hear about. */
+export type ChainEvent =
+  | { type: "slot"; slot: bigint }
+  | { type: "transaction"; entry: LedgerEntry }
+  | { type: "accounts" };
 
 export interface RpcContext {
   slot: bigint;
@@ -43,6 +49,7 @@ export class LocalChain {
   readonly blockhashes = new BlockhashWindow();
   readonly ledger: TransactionLedger;
   readonly log: (line: string) => void;
+  private readonly listeners = new Set<(event: ChainEvent) => void>();
   private syncedSlot = -1n;
   private syncedUnixTimestamp = -1n;
 
@@ -86,8 +93,26 @@ export class LocalChain {
       this.blockhashes.prune(blockHeight);
       this.ledger.prune(blockHeight);
       this.syncedSlot = slot;
+      this.emit({ type: "slot", slot });
     }
     return { slot, blockHeight };
+  }
+
+  /** Registers a listener; returns its removal function. */
+  onEvent(listener: (event: ChainEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private emit(event: ChainEvent): void {
+    for (const listener of this.listeners) listener(event);
+  }
+
+  /** Stores a landed transaction and tells subscribers. */
+  recordTransaction(entry: LedgerEntry): void {
+    this.ledger.add(entry);
+    this.emit({ type: "transaction", entry });
+    this.emit({ type: "accounts" });
   }
 
   context(): RpcContext {
@@ -160,6 +185,7 @@ export class LocalChain {
       executable: account.executable,
       space: BigInt(account.data.length),
     });
+    this.emit({ type: "accounts" });
   }
 
   /** Program-owned accounts (getProgramAccounts / getTokenAccountsByOwner). */

@@ -8,7 +8,7 @@ async function main(): Promise<void> {
   const localnet = await startLocalnet({ quiet: process.argv.includes("--quiet") });
   const { seeded } = localnet;
   const lines = [
-    `local Solana chain (impersonating devnet) at ${localnet.url}`,
+    `local Solana chain (impersonating devnet) at ${localnet.url} (PubSub ${localnet.wsUrl})`,
     `  network            ${seeded.network}`,
     `  genesis hash       ${seeded.genesisHash}`,
     `  USDC mint          ${seeded.usdcMint} (mint authority = faucet)`,

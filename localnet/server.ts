@@ -1,11 +1,13 @@
 /**
  * The local Solana chain behind a JSON-RPC HTTP endpoint on 127.0.0.1 — a dev/test tool, never
  * deployed. `startLocalnet()` builds the chain, seeds it (seed.ts) and serves every method in
- * methods/*. POST / takes JSON-RPC (single or batch); GET /health answers "ok" like a node.
+ * methods/*. POST / takes JSON-RPC (single or batch); GET /health answers "ok" like a node; a
+ * WebSocket upgrade on the same port speaks PubSub (pubsub.ts).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { LocalChain } from "./local-chain";
+import { PubSubHub } from "./pubsub";
 import { dispatchRpcBody, type RpcMethodTable } from "./rpc-dispatch";
 import { seedLocalnet, type SeededAddresses } from "./seed";
 import { accountMethods } from "./methods/account-methods";
@@ -14,6 +16,7 @@ import { faucetMethods } from "./methods/faucet-methods";
 import { localnetMethods } from "./methods/localnet-methods";
 import { tokenMethods } from "./methods/token-methods";
 import { transactionMethods } from "./methods/transaction-methods";
+import { acceptWebSocket } from "./websocket-connection";
 
 export const DEFAULT_LOCALNET_PORT = 8899;
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -28,6 +31,8 @@ export interface StartLocalnetOptions {
 
 export interface RunningLocalnet {
   url: string;
+  /** PubSub endpoint (same port as `url`). */
+  wsUrl: string;
   port: number;
   /** Seeded program accounts, mints and local key addresses. */
   seeded: SeededAddresses;
@@ -61,6 +66,11 @@ export async function startLocalnet(options: StartLocalnetOptions = {}): Promise
   });
   // Clients keep connections alive; don't let idle sockets hold close() up.
   server.keepAliveTimeout = 5_000;
+  const pubsub = new PubSubHub(chain);
+  server.on("upgrade", (request, socket, head) => {
+    const connection = acceptWebSocket(request, socket, head);
+    if (connection !== null) pubsub.attach(connection);
+  });
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -74,11 +84,13 @@ export async function startLocalnet(options: StartLocalnetOptions = {}): Promise
 
   return {
     url: `http://${urlHost}:${boundPort}`,
+    wsUrl: `ws://${urlHost}:${boundPort}`,
     port: boundPort,
     seeded,
     chain,
     close: () =>
       new Promise<void>((resolve, reject) => {
+        pubsub.close();
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeAllConnections();
       }),

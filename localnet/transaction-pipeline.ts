@@ -111,7 +111,7 @@ export function submitTransaction(chain: LocalChain, wire: WireTransaction, opti
     returnData: outcome.returnData,
     lastValidBlockHeight: chain.blockhashes.lookup(wire.message.recentBlockhash)?.lastValidBlockHeight ?? blockHeight + 150n,
   };
-  chain.ledger.add(entry);
+  chain.recordTransaction(entry);
   return wire.signature;
 }
 

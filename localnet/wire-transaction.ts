@@ -57,6 +57,20 @@ export function toBase58(bytes: Uint8Array): string {
   return base58.decode(bytes);
 }
 
+const addressCache = new Map<string, string>();
+
+/** toBase58 for 32-byte keys, memoised: the same accounts appear in transaction after transaction. */
+function addressToBase58(bytes: Uint8Array): string {
+  const key = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
+  let text = addressCache.get(key);
+  if (text === undefined) {
+    text = base58.decode(bytes);
+    if (addressCache.size >= 100_000) addressCache.clear();
+    addressCache.set(key, text);
+  }
+  return text;
+}
+
 /** Thrown for bytes that do not deserialise; the caller maps it to the RPC error. */
 class TruncatedError extends Error {}
 
@@ -211,7 +225,7 @@ function parseMessage(reader: ByteReader): ParsedMessage {
   };
   const keyCount = reader.shortVecLength();
   const staticAccountKeys: string[] = [];
-  for (let index = 0; index < keyCount; index++) staticAccountKeys.push(toBase58(reader.take(32)));
+  for (let index = 0; index < keyCount; index++) staticAccountKeys.push(addressToBase58(reader.take(32)));
   const recentBlockhashOffset = reader.offset - messageStart;
   const recentBlockhash = toBase58(reader.take(32));
   const instructionCount = reader.shortVecLength();
@@ -226,7 +240,7 @@ function parseMessage(reader: ByteReader): ParsedMessage {
   if (version === 0) {
     const lookupCount = reader.shortVecLength();
     for (let index = 0; index < lookupCount; index++) {
-      const accountKey = toBase58(reader.take(32));
+      const accountKey = addressToBase58(reader.take(32));
       const writableIndexes = reader.byteList();
       const readonlyIndexes = reader.byteList();
       addressTableLookups.push({ accountKey, writableIndexes, readonlyIndexes });

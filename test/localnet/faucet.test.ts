@@ -31,7 +31,7 @@ describe("requestAirdrop", () => {
     expect((await chain.rpc.getBalance(wallet).send()).value).toBe(2_500_000_000n);
     const status = await chain.rpc.getSignatureStatuses([signature]).send();
     expect(status.value[0]?.err).toBeNull();
-    const transaction = await chain.rpc.getTransaction(signature, { maxSupportedTransactionVersion: 0 }).send();
+    const transaction = await chain.rpc.getTransaction(signature, { encoding: "json", maxSupportedTransactionVersion: 0 }).send();
     expect(transaction?.transaction.message.accountKeys[0]).toBe(chain.localnet.seeded.faucet);
     // Identical requests in one slot are distinct transactions, not duplicates.
     const again = await chain.rpc.requestAirdrop(wallet, 2_500_000_000n as never).send();
@@ -68,7 +68,7 @@ describe("requestTokenAirdrop", () => {
       },
     });
     const transaction = await chain.rpc
-      .getTransaction(toSignature(first.result as string), { maxSupportedTransactionVersion: 0 })
+      .getTransaction(toSignature(first.result as string), { encoding: "json", maxSupportedTransactionVersion: 0 })
       .send();
     expect(transaction?.meta?.err).toBeNull();
     const supply = await chain.rpc.getTokenSupply(USDC).send();

@@ -201,7 +201,7 @@ describe("landed transactions", () => {
     expect(noVersion.error?.code).toBe(-32015);
     // Unknown signatures are null, not errors.
     const unknown = getBase58Decoder().decode(new Uint8Array(64).fill(3));
-    expect(await chain.rpc.getTransaction(toSignature(unknown), { maxSupportedTransactionVersion: 0 }).send()).toBeNull();
+    expect(await chain.rpc.getTransaction(toSignature(unknown), { encoding: "json", maxSupportedTransactionVersion: 0 }).send()).toBeNull();
     expect((await chain.rpc.getSignatureStatuses([toSignature(unknown)]).send()).value).toEqual([null]);
 
     const history = await chain.rpc.getSignaturesForAddress(recipient).send();
@@ -266,7 +266,7 @@ describe("landed transactions", () => {
     expect(quoted.value).toBe(5_000n + 150n); // ceil(3000 µlamports × 50000 CU / 10^6)
     await send(chain, transaction.wire);
     const confirmed = await chain.rpc
-      .getTransaction(toSignature(transaction.signature), { maxSupportedTransactionVersion: 0 })
+      .getTransaction(toSignature(transaction.signature), { encoding: "json", maxSupportedTransactionVersion: 0 })
       .send();
     expect(confirmed?.meta?.fee).toBe(5_150n);
     const [pre, post] = [confirmed?.meta?.preBalances[0] ?? 0n, confirmed?.meta?.postBalances[0] ?? 0n];

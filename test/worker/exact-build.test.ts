@@ -336,6 +336,36 @@ describe("POST /build-exact-payment-tx: native SOL and Token-2022", () => {
   });
 });
 
+describe("POST /build-exact-payment-tx: the built transaction passes /verify once the buyer signs", () => {
+  /** Fills the template with the buyer-signed transaction, exactly as a client does, and asks /verify. */
+  async function verifyFilledTemplate(build: any, buyer: KeyPairSigner) {
+    const signed = getBase64EncodedWireTransaction(await signAsBuyer(build.transaction, buyer));
+    const template = structuredClone(build.verifyBodyTemplate);
+    template.paymentPayload.payload.transaction = signed;
+    return call("/verify", { method: "POST", json: template });
+  }
+
+  it("USDC to a provisioned vault", async () => {
+    const buyer = await buyerFromSeed("verify-usdc");
+    await chainRpc("requestTokenAirdrop", [buyer.address, 1_000_000]);
+    const line = await enrichedLine(USDC, "250000");
+    await chainRpc("requestTokenAirdrop", [line.payTo, 0]); // the vault's token account exists
+    const built = await build({ payer: buyer.address, accepted: line, resource: RESOURCE });
+    expect(built.status).toBe(200);
+    const verdict = await verifyFilledTemplate(built.body, buyer);
+    expect(verdict.body, JSON.stringify(verdict.body)).toMatchObject({ isValid: true, valid: true, payer: buyer.address });
+  });
+
+  it("native SOL", async () => {
+    const buyer = await buyerFromSeed("verify-sol");
+    await chainRpc("requestAirdrop", [buyer.address, 1_000_000_000]);
+    const built = await build({ payer: buyer.address, accepted: await enrichedLine(NATIVE_SOL, "2000000"), resource: RESOURCE });
+    expect(built.status).toBe(200);
+    const verdict = await verifyFilledTemplate(built.body, buyer);
+    expect(verdict.body, JSON.stringify(verdict.body)).toMatchObject({ isValid: true, valid: true, payer: buyer.address });
+  });
+});
+
 describe("POST /build-exact-payment-tx: refusals", () => {
   it("refuses a mint outside the allowlist with the shared allowlist message", async () => {
     const buyer = await buyerFromSeed("allowlist");

@@ -214,6 +214,12 @@ static inline bool sbf_deserialize(uint8_t *input, SolInput *out) {
   return true;
 }
 
+/* A CPI that creates or resizes an account updates the length stored just before its data in the
+ * input buffer (and the callee's view), not the caller's SolAccountInfo copy: re-read it. */
+static inline void account_refresh_data_len(SolAccountInfo *a) {
+  a->data_len = *(uint64_t *)(a->data - sizeof(uint64_t));
+}
+
 /* ------------------------------------------------------------------------------------------------ */
 /* Syscalls (resolved by the loader from the symbol name)                                           */
 

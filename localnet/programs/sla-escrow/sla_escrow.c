@@ -199,10 +199,6 @@ static bool is_system_wallet(const SolAccountInfo *a) {
 
 static bool is_funded_state(uint8_t state) { return state == STATE_FUNDED || state == STATE_FUNDED_EXTENDED; }
 
-/* After a CPI created or resized an account, its length in the input buffer (just before the data)
- * is current while our copy is not. */
-static void refresh_data_len(SolAccountInfo *a) { a->data_len = *(uint64_t *)(a->data - sizeof(uint64_t)); }
-
 /* ------------------------------------------------------------------------------------------------ */
 /* Loading the seeded accounts                                                                      */
 
@@ -529,7 +525,7 @@ static uint64_t create_payment_ext(const Ctx *ctx, const SolInput *in, const Fun
   if (!is_system_wallet(ext_account)) return SLA_ERR_PAYMENT_ALREADY_EXISTS;
   SolSignerSeeds signer = pda_signer(&s);
   TRY(create_pda_account(&in->accounts[FUND_BUYER], ext_account, sizeof(PaymentExt), ctx->program_id, &signer));
-  refresh_data_len(ext_account);
+  account_refresh_data_len(ext_account);
   PaymentExt *ext = (PaymentExt *)ext_account->data;
   sbf_zero(ext, sizeof(PaymentExt));
   write_account_header(ext->header, DISC_PAYMENT_EXT);
@@ -568,7 +564,7 @@ __attribute__((noinline)) static uint64_t process_fund_payment(SolInput *in) {
   TRY(collect_payment(&ctx, in, &a));
   SolSignerSeeds signer = pda_signer(&ps);
   TRY(create_pda_account(buyer, payment_account, sizeof(Payment), ctx.program_id, &signer));
-  refresh_data_len(payment_account);
+  account_refresh_data_len(payment_account);
   ctx.payment_account = payment_account;
   ctx.payment = (Payment *)payment_account->data;
   write_payment(&ctx, in, &a, ctx.payment);
@@ -728,6 +724,8 @@ __attribute__((noinline)) static uint64_t process_submit_delivery(SolInput *in) 
   if (p->state == STATE_DISPUTED) return SLA_ERR_PAYMENT_DISPUTED;
   if (!is_funded_state(p->state)) return SLA_ERR_PAYMENT_NOT_FUNDED;
   if (p->delivery_timestamp != 0) return SLA_ERR_DELIVERY_ALREADY_SUBMITTED;
+  /* An oracle that already rejected the payment (no delivery) has closed the matter. */
+  if (p->resolution_state != RESOLUTION_PENDING) return SLA_ERR_RESOLUTION_ALREADY_SET;
   const uint8_t *hash = in->data + 1;
   if (is_zero_hash(hash)) return SLA_ERR_INVALID_DELIVERY_HASH;
   if (ctx.now > p->expires_at - p->delivery_cutoff_seconds) {
@@ -925,7 +923,7 @@ static void split_resolution(const Payment *p, const PaymentExt *ext, uint16_t s
 
 /* The wallet's associated token account: created (paid by `payer`) when missing, so that a party
  * without a token account can still be paid. The ATA program checks the address. */
-static uint64_t ensure_token_account(const SolInput *in, const EscrowFunds *f, const SolAccountInfo *ata,
+static uint64_t ensure_token_account(const SolInput *in, const EscrowFunds *f, SolAccountInfo *ata,
                                      const SolAccountInfo *wallet, const SolAccountInfo *payer) {
   TRY(require_writable(ata));
   if (is_token_account_of(ata, f->token.token_program, f->token.mint->key, wallet->key)) return SUCCESS;
@@ -942,6 +940,7 @@ static uint64_t ensure_token_account(const SolInput *in, const EscrowFunds *f, c
   SolInstruction ix = {&ASSOCIATED_TOKEN_PROGRAM_ID, metas, 6, data, sizeof(data)};
   SolAccountInfo infos[6] = {*payer, *ata, *wallet, *f->token.mint, *system, *token_program};
   TRY(sol_invoke_signed_c(&ix, infos, 6, NULL, 0));
+  account_refresh_data_len(ata);
   return is_token_account_of(ata, f->token.token_program, f->token.mint->key, wallet->key) ? SUCCESS
                                                                                           : SLA_ERR_INVALID_RECIPIENT;
 }
@@ -955,13 +954,13 @@ typedef struct {
   const SolAccountInfo *rent_recipient;
 } ResolveAccounts;
 
-static uint64_t resolve_accounts_sol(const SolInput *in, const Ctx *ctx, ResolveAccounts *r) {
+static uint64_t resolve_accounts_sol(SolInput *in, const Ctx *ctx, ResolveAccounts *r) {
   if (in->account_count < RWS_SOL_ACCOUNT_COUNT) return SLA_ERR_NOT_ENOUGH_ACCOUNTS;
   if (!pubkey_eq(in->accounts[RWS_SOL_SYSTEM].key, &SYSTEM_PROGRAM_ID)) return SLA_ERR_INVALID_SYSTEM_PROGRAM;
   r->seller = &in->accounts[RWS_SOL_SELLER];
   r->buyer = &in->accounts[RWS_SOL_BUYER];
   r->adjudicator = &in->accounts[RWS_ADJUDICATOR];
-  r->ext = (SolAccountInfo *)&in->accounts[RWS_SOL_EXT];
+  r->ext = &in->accounts[RWS_SOL_EXT];
   r->rent_recipient = &in->accounts[RWS_SOL_RENT];
   TRY(require_writable(r->seller));
   TRY(require_writable(r->buyer));
@@ -971,8 +970,8 @@ static uint64_t resolve_accounts_sol(const SolInput *in, const Ctx *ctx, Resolve
   return SUCCESS;
 }
 
-static uint64_t resolve_accounts_spl(const SolInput *in, const Ctx *ctx, const EscrowFunds *f,
-                                     const ResolveSplit *split, ResolveAccounts *r) {
+static uint64_t resolve_accounts_spl(SolInput *in, const Ctx *ctx, const EscrowFunds *f, const ResolveSplit *split,
+                                     ResolveAccounts *r) {
   if (in->account_count < RWS_SPL_ACCOUNT_COUNT) return SLA_ERR_NOT_ENOUGH_ACCOUNTS;
   const SolAccountInfo *adjudicator = &in->accounts[RWS_ADJUDICATOR];
   const SolAccountInfo *seller_wallet = &in->accounts[RWS_SPL_SELLER];
@@ -982,12 +981,14 @@ static uint64_t resolve_accounts_spl(const SolInput *in, const Ctx *ctx, const E
   r->seller = &in->accounts[RWS_SPL_SELLER_ATA];
   r->buyer = &in->accounts[RWS_SPL_BUYER_ATA];
   r->adjudicator = &in->accounts[RWS_SPL_ADJUDICATOR_ATA];
-  r->ext = (SolAccountInfo *)&in->accounts[RWS_SPL_EXT];
+  r->ext = &in->accounts[RWS_SPL_EXT];
   r->rent_recipient = &in->accounts[RWS_SPL_RENT];
   /* Accounts that receive nothing need not exist. */
-  if (split->seller_net > 0) TRY(ensure_token_account(in, f, r->seller, seller_wallet, adjudicator));
-  if (split->buyer_share > 0) TRY(ensure_token_account(in, f, r->buyer, buyer_wallet, adjudicator));
-  if (split->tip > 0) TRY(ensure_token_account(in, f, r->adjudicator, adjudicator, adjudicator));
+  if (split->seller_net > 0)
+    TRY(ensure_token_account(in, f, &in->accounts[RWS_SPL_SELLER_ATA], seller_wallet, adjudicator));
+  if (split->buyer_share > 0)
+    TRY(ensure_token_account(in, f, &in->accounts[RWS_SPL_BUYER_ATA], buyer_wallet, adjudicator));
+  if (split->tip > 0) TRY(ensure_token_account(in, f, &in->accounts[RWS_SPL_ADJUDICATOR_ATA], adjudicator, adjudicator));
   return SUCCESS;
 }
 

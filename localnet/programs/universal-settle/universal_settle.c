@@ -162,11 +162,11 @@ static uint64_t expected_fee_owner(const Config *config, const SplitVault *vault
 #define CV_SYSTEM 3
 #define CV_ACCOUNT_COUNT 4
 
-static uint64_t process_create_vault(const SolInput *in) {
+static uint64_t process_create_vault(SolInput *in) {
   if (in->data_len != CREATE_VAULT_DATA_LEN) return US_ERR_INVALID_INSTRUCTION;
   if (in->account_count < CV_ACCOUNT_COUNT) return US_ERR_NOT_ENOUGH_ACCOUNTS;
   const SolAccountInfo *payer = &in->accounts[CV_PAYER];
-  const SolAccountInfo *vault = &in->accounts[CV_VAULT];
+  SolAccountInfo *vault = &in->accounts[CV_VAULT];
   const SolAccountInfo *storage = &in->accounts[CV_SOL_STORAGE];
   SolPubkey seller;
   sbf_copy(&seller, in->data + 1, PUBKEY_BYTES);
@@ -189,6 +189,7 @@ static uint64_t process_create_vault(const SolInput *in) {
 
   SolSignerSeeds vault_signer = pda_signer(&v);
   TRY(create_pda_account(payer, vault, sizeof(SplitVault), in->program_id, &vault_signer));
+  account_refresh_data_len(vault);
   /* The SOL storage stays a System account (so that System can move lamports out of it, signed by
    * its seeds); "creating" it means funding its rent-exempt reserve. Buyers may have paid into it
    * already, in which case only a missing part of the reserve is added. */
@@ -200,7 +201,6 @@ static uint64_t process_create_vault(const SolInput *in) {
     TRY(system_transfer(payer, storage, storage_reserve - *storage->lamports, NULL));
   }
 
-  /* The vault's data region grew inside the CPI; its records point into the input buffer. */
   SplitVault *record = (SplitVault *)vault->data;
   bool sovereign = pubkey_eq(payer->key, &seller);
   write_account_header(record->header, DISC_SPLIT_VAULT);

@@ -9,7 +9,7 @@ import { verifyExactPayment } from "../../schemes/exact/verify";
 import { settleExactPayment, type ExactSettlement } from "../../schemes/exact/settle";
 import { recordPaymentAttempt } from "../../store/payment-attempts";
 import { log } from "../../observability/log";
-import { ERROR_STATUS } from "../../errors/catalogue";
+import { ERROR_STATUS, isFacilitatorError } from "../../errors/catalogue";
 
 /** `/verify` and `/settle` (spec §4.1), answering in the union shape of wire-notes so official x402 clients parse both. */
 export function paymentRoutes(): RouteDef[] {
@@ -24,7 +24,7 @@ export function paymentRoutes(): RouteDef[] {
         const startedAtMs = Date.now();
         const parsed = await readPaymentBody(c);
         const correlationId = parsed.ok ? (parsed.body.correlationId ?? c.var.correlationId) : c.var.correlationId;
-        const verdict = parsed.ok ? await verifyPayment(c, parsed.body) : parsed;
+        const verdict = parsed.ok ? await asRejectionOnFault(verifyPayment(c, parsed.body)) : parsed;
         recordAttempt(c, "verify", parsed.ok ? parsed.body : null, correlationId, startedAtMs, verdict.ok ? "valid" : "invalid", verdict.ok ? null : verdict.reason, null, verdict.payer);
         if (verdict.ok) return c.json({ isValid: true, valid: true, payer: verdict.payer, correlationId });
         return c.json(
@@ -53,7 +53,7 @@ export function paymentRoutes(): RouteDef[] {
         const config = c.var.config;
         const parsed = await readPaymentBody(c);
         const correlationId = parsed.ok ? (parsed.body.correlationId ?? c.var.correlationId) : c.var.correlationId;
-        const result: ExactSettlement = parsed.ok ? await settlePayment(c, parsed.body, correlationId) : parsed;
+        const result: ExactSettlement = parsed.ok ? await asRejectionOnFault(settlePayment(c, parsed.body, correlationId)) : parsed;
         const signature = "signature" in result && result.signature ? result.signature : "";
         const outcome = result.ok ? "settled" : "pending" in result ? "pending" : "failed";
         recordAttempt(c, "settle", parsed.ok ? parsed.body : null, correlationId, startedAtMs, outcome, result.ok ? null : result.reason, signature || null, result.payer ?? null);
@@ -118,6 +118,21 @@ async function settlePayment(c: AppContext, body: VerifySettleBody, correlationI
   if ("ok" in accepted) return accepted;
   if (accepted.scheme !== "exact") return schemeNotAvailable(accepted.scheme);
   return settleExactPayment(config, c.env, body, accepted, correlationId);
+}
+
+/**
+ * An upstream fault (RPC down, timeout) during verify or settle is still answered in the x402 shape, so the
+ * official client sees `isValid`/`success` false with a reason instead of an unparseable error.
+ */
+async function asRejectionOnFault<T>(work: Promise<T>): Promise<T | PaymentRejection> {
+  try {
+    return await work;
+  } catch (error) {
+    if (isFacilitatorError(error) && error.code === "FACILITATOR_UPSTREAM") {
+      return rejection("facilitator_upstream_error", error.message, { code: "FACILITATOR_UPSTREAM" });
+    }
+    throw error;
+  }
 }
 
 function schemeNotAvailable(scheme: string): PaymentRejection {

@@ -38,7 +38,7 @@ import { MEMO_PROGRAM_ADDRESS } from "../../solana/token-programs";
  * Always capped by the deployment's advertised `maxComputeUnitLimit`, which the verifier enforces.
  */
 export const EXACT_COMPUTE_UNIT_LIMIT = {
-  splToken: 500,
+  splToken: 20_000,
   token2022: 30_000,
   nativeSol: 10_000,
 } as const;

@@ -4,8 +4,8 @@ import { findAssociatedTokenPda } from "@solana-program/token";
 import type { Config } from "../../config/load-config";
 import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../config/networks";
 import { badRequest } from "../../errors/catalogue";
-import { fetchAccounts } from "../../solana/accounts";
-import { parseMint } from "../../solana/mint";
+import { fetchAccounts, type AccountSnapshot } from "../../solana/accounts";
+import { parseMint, type MintInfo } from "../../solana/mint";
 import { rpcCall, solanaRpc } from "../../solana/rpc";
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../solana/token-programs";
 import { findVaultPda, findVaultSolStoragePda } from "../../programs/universal-settle/pda";
@@ -218,7 +218,7 @@ async function checkRequirements(config: Config, accepted: PaymentRequirements, 
 }
 
 /** The asset's token program, decimals and extensions; 400 when it is not an acceptable mint. */
-function readPaymentMint(account: Parameters<typeof parseMint>[0] | null, asset: Address) {
+function readPaymentMint(account: AccountSnapshot | null, asset: Address): MintInfo {
   if (account === null) throw badRequest(`accepted.asset: mint ${asset} does not exist on this network`);
   const mint = parseMint(account);
   if (mint === null) throw badRequest(`accepted.asset: ${asset} is not an initialized SPL Token or Token-2022 mint`);

@@ -12,6 +12,7 @@ import { refusedMintExtension } from "./token-extensions";
 import { cachedMint, isKnownToExist, rememberExists, rememberMint } from "./chain-cache";
 import { vaultOf, vaultSolStorageOf, vaultTokenAccountOf } from "./vault-addresses";
 import { simulatePayment } from "./simulate";
+import { isBlockhashStillValid } from "../../solana/blockhash";
 import { decodeSplitVault } from "../../programs/universal-settle/accounts";
 
 /** A payment that passed every rule; settle signs exactly this transaction. */
@@ -146,12 +147,22 @@ export async function verifyExactPayment(
       // The payment cannot be simulated before the vault exists; check the buyer's funds from the account instead.
       const funds = checkSourceFunds(accounts.get(transfer.source) ?? null, transfer, amount);
       if (funds) return { ...funds, payer };
+      // The simulation fails on the missing vault, but its lifetime verdict still holds; settle, which does not
+      // simulate, asks the cluster directly — a vault is never fronted for a payment that cannot land.
+      const lifetime = simulation ? lifetimeRejection(simulation) : (await isBlockhashStillValid(config, tx.recentBlockhash)) ? null : BLOCKHASH_EXPIRED;
+      if (lifetime) return { ...lifetime, payer };
       return { ok: true, accepted, tx, transfer, payer, merchantWallet: address(merchantWallet), vault, destination, mint, needsProvisioning };
     }
   }
 
   if (simulation && !simulation.ok) return { ...simulation, payer };
   return { ok: true, accepted, tx, transfer, payer, merchantWallet: address(merchantWallet), vault, destination, mint, needsProvisioning };
+}
+
+const BLOCKHASH_EXPIRED = rejection("blockhash_expired", "The transaction's blockhash has expired; retry build: rebuild and sign the payment again", { code: "BLOCKHASH_EXPIRED" });
+
+function lifetimeRejection(simulation: { ok: true } | PaymentRejection): PaymentRejection | null {
+  return !simulation.ok && (simulation.reason === "blockhash_expired" || simulation.reason === "duplicate_settlement") ? simulation : null;
 }
 
 /** SPL token account: mint @0, owner @32, amount u64 @64, state u8 @108 (2 = frozen). */

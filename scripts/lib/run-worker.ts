@@ -1,0 +1,120 @@
+/**
+ * Runs the real Worker (src/index.ts through wrangler's bundler, inside workerd) on a loopback port, for
+ * end-to-end tests and benchmarks that must talk to it over HTTP exactly as clients do.
+ *
+ *   const worker = await startWorker({ rpcUrl, feePayerSecretKeyBase58 });
+ *   fetch(`${worker.url}/api/v1/facilitator/health`) ... ; await worker.stop();
+ *
+ * Local D1 and KV live in a fresh temporary directory (deleted by stop()); the D1 migrations are applied to it
+ * with `wrangler d1 migrations apply --local` first, the same way `npm start` prepares its database. Secrets are
+ * passed as bindings, so no .dev.vars file is needed (bindings given here override one if it exists).
+ */
+import { spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { unstable_startWorker } from "wrangler";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const WRANGLER_CONFIG = path.join(ROOT, "wrangler.toml");
+const WRANGLER_CLI = path.join(ROOT, "node_modules/wrangler/bin/wrangler.js");
+const MIGRATIONS_TIMEOUT_MS = 60_000;
+const READY_TIMEOUT_MS = 90_000;
+
+export interface StartWorkerOptions {
+  /** JSON-RPC URL of the Solana cluster the Worker talks to (the local chain). */
+  rpcUrl: string;
+  /** The fee payer's 64-byte keypair, base58 (the FEE_PAYER_SECRET_KEY secret). */
+  feePayerSecretKeyBase58: string;
+  /** Loopback port; 0 or absent picks a free one. */
+  port?: number;
+  /** Extra plain-text variables (e.g. SVC_BUILD_RATE_LIMIT_PER_MINUTE) layered over wrangler.toml [vars]. */
+  vars?: Record<string, string>;
+  /** Extra secrets layered over the defaults below. */
+  secrets?: Record<string, string>;
+}
+
+export interface RunningWorker {
+  /** Origin, e.g. http://127.0.0.1:38123 (no trailing slash); the API lives under /api/v1/facilitator. */
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function startWorker(options: StartWorkerOptions): Promise<RunningWorker> {
+  const persistDir = await mkdtemp(path.join(tmpdir(), "x402-worker-"));
+  try {
+    await applyMigrations(persistDir);
+    const bindings: Record<string, { type: "plain_text" | "secret_text"; value: string }> = {
+      SOLANA_RPC_URL: { type: "plain_text", value: options.rpcUrl },
+      FEE_PAYER_SECRET_KEY: { type: "secret_text", value: options.feePayerSecretKeyBase58 },
+      SVC_SWEEP_CRON_TOKEN: { type: "secret_text", value: "run-worker-sweep-token" },
+      CHALLENGE_MAC_KEY: { type: "secret_text", value: "run-worker-challenge-mac-key-0123456789" },
+    };
+    for (const [name, value] of Object.entries(options.vars ?? {})) bindings[name] = { type: "plain_text", value };
+    for (const [name, value] of Object.entries(options.secrets ?? {})) bindings[name] = { type: "secret_text", value };
+
+    const worker = await unstable_startWorker({
+      config: WRANGLER_CONFIG,
+      bindings,
+      envFiles: [],
+      dev: {
+        server: { hostname: "127.0.0.1", port: options.port ?? 0 },
+        inspector: false,
+        persist: persistDir,
+        watch: false,
+        liveReload: false,
+        logLevel: "error",
+        remote: false,
+        enableContainers: false,
+      },
+    });
+    const stop = async () => {
+      await worker.dispose().catch(() => {});
+      await rm(persistDir, { recursive: true, force: true });
+    };
+    try {
+      await withTimeout(worker.ready, READY_TIMEOUT_MS, "the Worker did not become ready");
+      const url = (await worker.url).origin;
+      return { url, stop };
+    } catch (error) {
+      await stop();
+      throw error;
+    }
+  } catch (error) {
+    await rm(persistDir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** `wrangler d1 migrations apply DB --local --persist-to <dir>`: the same SQL and bookkeeping table as `npm start`. */
+function applyMigrations(persistDir: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [WRANGLER_CLI, "d1", "migrations", "apply", "DB", "--local", "--persist-to", persistDir, "--config", WRANGLER_CONFIG],
+      { cwd: ROOT, env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" }, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    const timer = setTimeout(() => child.kill("SIGKILL"), MIGRATIONS_TIMEOUT_MS);
+    child.on("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      if (code === 0) resolve();
+      else reject(new Error(`applying D1 migrations failed (exit ${code}):\n${output}`));
+    });
+  });
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${message} within ${ms / 1000} s`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

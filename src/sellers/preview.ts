@@ -1,0 +1,53 @@
+import type { Address } from "@solana/kit";
+import type { Config } from "../config/load-config";
+import { fetchAccounts } from "../solana/accounts";
+import { getProvider } from "../store/providers";
+import { deriveBankPda, deriveEscrowAddresses, deriveExactAddresses } from "./seller-addresses";
+import { escrowAssetView, escrowRailView, exactRailView, readVault, type EscrowAssetView, type EscrowRailView, type ExactRailView } from "./rail-views";
+
+export interface SellerPreview {
+  wallet: Address;
+  facilitator: { feePayer: Address; network: string; universalSettleProgramId: Address; slaEscrowProgramId: Address };
+  schemes: { exact: ExactRailView; "sla-escrow": EscrowRailView & { assets: { SOL: EscrowAssetView; USDC: EscrowAssetView } } };
+  lifecycle: { previewed: true; activated: boolean; verified: boolean; nextStep?: "activate" | "verify" };
+}
+
+/**
+ * `GET /sellers/{wallet}/preview` (spec §2.6, §3.1): every rail address of the wallet with its on-chain state,
+ * read in ONE batched getMultipleAccounts (vault, UniversalSettle Config, bank, SOL and USDC escrows) while the
+ * provider row is read from D1 in parallel. No side effect.
+ */
+export async function buildSellerPreview(config: Config, db: D1Database, wallet: Address): Promise<SellerPreview> {
+  const bankPda = await deriveBankPda(config);
+  const [exact, solEscrow, usdcEscrow] = await Promise.all([
+    deriveExactAddresses(config, wallet),
+    deriveEscrowAddresses(config, bankPda, "SOL", config.mints.usdc),
+    deriveEscrowAddresses(config, bankPda, "USDC", config.mints.usdc),
+  ]);
+  const [accounts, provider] = await Promise.all([
+    fetchAccounts(config, [exact.vaultPda, exact.configPda, bankPda, solEscrow.escrowPda, usdcEscrow.escrowPda]),
+    getProvider(db, wallet),
+  ]);
+
+  const escrowProgram = config.programs.slaEscrow;
+  const sol = escrowAssetView(solEscrow, escrowProgram, accounts);
+  const usdc = escrowAssetView(usdcEscrow, escrowProgram, accounts);
+  const activated = readVault(accounts, exact) !== null;
+  const verified = provider !== null && provider.retiredAtMs === null;
+  const nextStep = !activated ? "activate" : !verified ? "verify" : undefined;
+
+  return {
+    wallet,
+    facilitator: {
+      feePayer: config.feePayer.address,
+      network: config.network,
+      universalSettleProgramId: config.programs.universalSettle,
+      slaEscrowProgramId: escrowProgram,
+    },
+    schemes: {
+      exact: exactRailView(wallet, exact, accounts),
+      "sla-escrow": { ...escrowRailView(wallet, escrowProgram, bankPda, usdc, accounts), assets: { SOL: sol, USDC: usdc } },
+    },
+    lifecycle: { previewed: true, activated, verified, ...(nextStep ? { nextStep } : {}) },
+  };
+}
