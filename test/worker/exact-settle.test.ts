@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import { address } from "@solana/kit";
-import { call } from "./helpers";
+import { call, callWithEnv } from "./helpers";
+import { labelledKeypair } from "../../scripts/lib/keypair";
 import { TEST_FEE_PAYER } from "../fixtures/keys";
-import { DEVNET, NATIVE_SOL, USDC, enrichedLine, fundedBuyer, lamportsOf, signedPaymentBody, tokenBalance, chainRpc } from "./payment-fixtures";
+import { DEVNET, NATIVE_SOL, USDC, enrichedLine, fundedBuyer, lamportsOf, signedPaymentBody, signAsBuyer, tokenBalance, chainRpc } from "./payment-fixtures";
 
 const TOKEN_PROGRAM = address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
 
@@ -35,5 +36,101 @@ describe("exact: verify then settle on the local chain", () => {
     const settled = await call("/settle", { method: "POST", json: body });
     expect(settled.status, JSON.stringify(settled.body)).toBe(200);
     expect(settled.body.success).toBe(true);
+  });
+});
+
+describe("exact: settlement is idempotent and never doubles a payment", () => {
+  it("a retry of a landed payment returns success with the same signature", async () => {
+    const buyer = await fundedBuyer(5_000_000);
+    const line = await enrichedLine(USDC, "200000");
+    const body = await signedPaymentBody(buyer, line);
+    const first = await call("/settle", { method: "POST", json: body });
+    const again = await call("/settle", { method: "POST", json: body });
+    expect(first.body.success).toBe(true);
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ success: true, transaction: first.body.transaction, alreadySettled: true });
+    const [vaultAta] = await findAssociatedTokenPda({ owner: address(line.payTo), mint: USDC, tokenProgram: TOKEN_PROGRAM });
+    expect(await tokenBalance(vaultAta)).toBe(200_000n);
+  });
+
+  it("concurrent settles of one payment send one transaction and all report the same signature", async () => {
+    const buyer = await fundedBuyer(5_000_000);
+    const line = await enrichedLine(USDC, "300000");
+    // Activate the vault first through one payment so the concurrent batch races on the payment itself.
+    await call("/settle", { method: "POST", json: await signedPaymentBody(buyer, line) });
+    const body = await signedPaymentBody(buyer, line);
+    const results = await Promise.all(Array.from({ length: 6 }, () => call("/settle", { method: "POST", json: body })));
+    const signatures = new Set(results.map((r) => r.body.transaction));
+    expect(signatures.size).toBe(1);
+    for (const r of results) expect(r.body.success, JSON.stringify(r.body)).toBe(true);
+    const [vaultAta] = await findAssociatedTokenPda({ owner: address(line.payTo), mint: USDC, tokenProgram: TOKEN_PROGRAM });
+    expect(await tokenBalance(vaultAta)).toBe(600_000n);
+  });
+
+  it("a payment that is already on chain (AlreadyProcessed) settles as success", async () => {
+    const { base58 } = await import("@scure/base");
+    const { createKeyPairFromBytes, signBytes, getTransactionDecoder, getBase64Encoder, getBase64EncodedWireTransaction } = await import("@solana/kit");
+    const { TEST_FEE_PAYER } = await import("../fixtures/keys");
+    const buyer = await fundedBuyer(5_000_000);
+    const line = await enrichedLine(USDC, "100000");
+    await call("/settle", { method: "POST", json: await signedPaymentBody(buyer, line) }); // vault exists now
+    const body = await signedPaymentBody(buyer, line);
+    // Someone (e.g. a retrying seller's earlier request) already landed this exact transaction.
+    const tx = getTransactionDecoder().decode(getBase64Encoder().encode(body.paymentPayload.payload.transaction));
+    const feePayerKeys = await createKeyPairFromBytes(base58.decode(TEST_FEE_PAYER.secretKeyBase58));
+    const feePayerSignature = await signBytes(feePayerKeys.privateKey, tx.messageBytes);
+    const landed = { ...tx, signatures: { ...tx.signatures, [TEST_FEE_PAYER.address]: feePayerSignature } };
+    const signature = await chainRpc<string>("sendTransaction", [getBase64EncodedWireTransaction(landed as typeof tx), { encoding: "base64" }]);
+    const settled = await call("/settle", { method: "POST", json: body });
+    expect(settled.status, JSON.stringify(settled.body)).toBe(200);
+    expect(settled.body).toMatchObject({ success: true, transaction: signature });
+  });
+
+  it("the fee payer's balance moves only by the network fees of settled payments", async () => {
+    // A fee payer of its own, so that payments settled by other test files at the same time do not count.
+    const feePayer = labelledKeypair(`fee-payer-balance/${crypto.randomUUID()}`);
+    await chainRpc("requestAirdrop", [feePayer.address, 5_000_000_000]);
+    const env = { FEE_PAYER_SECRET_KEY: feePayer.secretKeyBase58 };
+    const post = async (path: string, json: unknown) =>
+      callWithEnv(env, path, { method: "POST", body: JSON.stringify(json), headers: { "Content-Type": "application/json", "CF-Connecting-IP": crypto.randomUUID() } });
+    const signedBody = async (line: Record<string, any>) => {
+      const built = await post("/build-exact-payment-tx", { payer: buyer.address, accepted: line });
+      expect(built.status, JSON.stringify(built.body)).toBe(200);
+      const body = built.body.verifyBodyTemplate;
+      body.paymentPayload.payload.transaction = await signAsBuyer(built.body.transaction, buyer);
+      return body;
+    };
+
+    const buyer = await fundedBuyer(20_000_000);
+    const enriched = await post("/payment-required/enrich", {
+      x402Version: 2,
+      resource: { url: "https://seller.example/a" },
+      accepts: [{ scheme: "exact", network: DEVNET, asset: USDC, amount: "150000", payTo: (await fundedBuyer(0)).address, maxTimeoutSeconds: 60 }],
+    });
+    const line = enriched.body.accepts[0];
+    expect(line.extra.feePayer).toBe(feePayer.address);
+    expect((await post("/settle", await signedBody(line))).body.success).toBe(true); // just-in-time vault, not counted below
+
+    const before = await lamportsOf(address(feePayer.address));
+    const signatures: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const body = await signedBody(line);
+      // Rejected attempts in between cost nothing.
+      expect((await post("/settle", { ...body, paymentRequirements: { ...line, amount: "1" } })).status).toBe(400);
+      expect((await post("/verify", body)).status).toBe(200);
+      const settled = await post("/settle", body);
+      expect(settled.body.success).toBe(true);
+      signatures.push(settled.body.transaction);
+      expect((await post("/settle", body)).body.alreadySettled).toBe(true); // a retry costs nothing either
+    }
+    const after = await lamportsOf(address(feePayer.address));
+    let fees = 0n;
+    for (const signature of signatures) {
+      const tx = await chainRpc<{ meta: { fee: number } }>("getTransaction", [signature, { encoding: "json", maxSupportedTransactionVersion: 0 }]);
+      // Two signatures at 5,000 lamports plus a priority fee of 20,000 CU × 1 micro-lamport (rounded up to 1).
+      expect(BigInt(tx.meta.fee)).toBe(10_001n);
+      fees += BigInt(tx.meta.fee);
+    }
+    expect(before - after).toBe(fees);
   });
 });
