@@ -49,7 +49,7 @@ async function main() {
 
   const args = ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(WORKER_PORT), "--var", `SOLANA_RPC_URL:${rpcUrl}`, "--show-interactive-dev-session=false"];
   if (externalRpc && process.env.SOLANA_CLUSTER) args.push("--var", `SOLANA_CLUSTER:${process.env.SOLANA_CLUSTER}`);
-  const worker = spawn("npx", args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env } });
+  const worker = spawn("npx", args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, WRANGLER_SEND_METRICS: "false" } });
   forwardOutput(worker);
 
   const stop = async () => {
@@ -78,7 +78,8 @@ try:  curl ${base}/api/v1/facilitator/health
 }
 
 function forwardOutput(child: ChildProcess) {
-  const quietNoise = /^\s*$|Ready on|⎔|wrangler \d|─{3,}|Your Worker has access/;
+  // wrangler's offline-only chatter: telemetry notice and the failed lookup of Cloudflare's `Request.cf` data.
+  const quietNoise = /^\s*$|Ready on|⎔|wrangler \d|─{3,}|Your Worker has access|telemetry|Request\.cf|getaddrinfo|GetAddrInfoReqWrap|callbackTrampoline/;
   for (const stream of [child.stdout, child.stderr]) {
     stream?.setEncoding("utf8");
     stream?.on("data", (chunk: string) => {
