@@ -2,7 +2,7 @@ import { defineConfig } from "vitest/config";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import path from "node:path";
 import { TEST_FEE_PAYER } from "./test/fixtures/keys";
-import { TEST_LOCALNET_PORT } from "./test/fixtures/ports";
+import { testLocalnetPort } from "./test/fixtures/ports";
 
 
 export default defineConfig({
@@ -12,7 +12,7 @@ export default defineConfig({
         // Pure logic and Node-side tools (the local chain, the SBF post-linker): plain Node.
         test: {
           name: "node",
-          include: ["test/unit/**/*.test.ts", "test/localnet/**/*.test.ts", "test/programs/**/*.test.ts"],
+          include: ["test/unit/**/*.test.ts", "test/localnet/**/*.test.ts", "test/programs/**/*.test.ts", "test/e2e/**/*.test.ts"],
           environment: "node",
           testTimeout: 30_000,
           hookTimeout: 60_000,
@@ -26,7 +26,7 @@ export default defineConfig({
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
               bindings: {
-                SOLANA_RPC_URL: `http://127.0.0.1:${TEST_LOCALNET_PORT}`,
+                SOLANA_RPC_URL: `http://127.0.0.1:${await testLocalnetPort()}`,
                 FEE_PAYER_SECRET_KEY: TEST_FEE_PAYER.secretKeyBase58,
                 SVC_SWEEP_CRON_TOKEN: "test-sweep-token",
                 CHALLENGE_MAC_KEY: "test-challenge-mac-key-0123456789abcdef",

@@ -1,6 +1,6 @@
 import type { TestProject } from "vitest/node";
 import { startLocalnet } from "../localnet/server";
-import { TEST_LOCALNET_PORT } from "./fixtures/ports";
+import { testLocalnetPort } from "./fixtures/ports";
 import { TEST_FEE_PAYER } from "./fixtures/keys";
 
 /**
@@ -8,7 +8,7 @@ import { TEST_FEE_PAYER } from "./fixtures/keys";
  * and funds the test fee payer. Stopped when the run ends.
  */
 export default async function setup(project: TestProject) {
-  const localnet = await startLocalnet({ port: TEST_LOCALNET_PORT, quiet: true });
+  const localnet = await startLocalnet({ port: await testLocalnetPort(), quiet: true });
   await rpc(localnet.url, "requestAirdrop", [TEST_FEE_PAYER.address, 100_000_000_000]);
   project.provide("localnetUrl", localnet.url);
   return async () => {

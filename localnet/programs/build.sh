@@ -13,7 +13,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(cd "$HERE/../.." && pwd)"
 OUT="${1:-$HERE/build}"
 CLANG="${CLANG:-clang-19}"
-PROGRAMS=(${PROGRAMS_OVERRIDE:-selftest universal-settle sla-escrow})
+PROGRAMS=(selftest universal-settle sla-escrow)
 
 if ! command -v "$CLANG" >/dev/null 2>&1; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
@@ -39,6 +39,7 @@ CFLAGS=(
 OBJ_DIR="$(mktemp -d)"
 trap 'rm -rf "$OBJ_DIR"' EXIT
 mkdir -p "$OUT"
+OUT="$(cd "$OUT" && pwd)" # the post-linker runs from the repository root
 
 for program in "${PROGRAMS[@]}"; do
   source_file="$HERE/$program/${program//-/_}.c"

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { AccountRole, address, generateKeyPairSigner } from "@solana/kit";
+import { AccountRole, address, generateKeyPairSigner, type AccountSignerMeta } from "@solana/kit";
 import { LiteSVM } from "litesvm";
 import { describe, expect, it } from "vitest";
 import { murmur3_32, syscallHash } from "../../localnet/programs/tools/murmur3";
@@ -67,11 +67,12 @@ describe("the selftest program", () => {
     const data = new Uint8Array(9);
     data[0] = greeting;
     new DataView(data.buffer).setBigUint64(1, lamports, true);
+    const fromMeta: AccountSignerMeta = { address: from.address, role: AccountRole.WRITABLE_SIGNER, signer: from };
     const logs = await sendOk(svm, from, [
       {
         programAddress: programId,
         accounts: [
-          { address: from.address, role: AccountRole.WRITABLE_SIGNER, signer: from },
+          fromMeta,
           { address: to, role: AccountRole.WRITABLE },
           { address: address("11111111111111111111111111111111"), role: AccountRole.READONLY },
         ],

@@ -40,7 +40,7 @@ export interface PaymentParts {
   amount: bigint;
 }
 
-export async function paymentParts(buyer: KeyPairSigner, line: Record<string, any>, tokenProgram = TOKEN_PROGRAM): Promise<PaymentParts> {
+export async function paymentParts(buyer: KeyPairSigner, line: Record<string, any>, tokenProgram: Address = TOKEN_PROGRAM): Promise<PaymentParts> {
   const mint = address(line.asset);
   const [sourceAta] = await findAssociatedTokenPda({ owner: buyer.address, mint, tokenProgram });
   const [vaultAta] = await findAssociatedTokenPda({ owner: address(line.payTo), mint, tokenProgram });

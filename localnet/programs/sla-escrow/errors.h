@@ -41,11 +41,11 @@ enum SlaEscrowError {
   SLA_ERR_NOT_PAYMENT_PARTY = 7027,           /* signer is neither buyer nor seller */
   SLA_ERR_NOT_ADJUDICATOR = 7028,             /* signer is not PaymentExt.adjudicator */
   SLA_ERR_DELIVERY_TOO_LATE_FOR_ORACLE = 7029, /* now > expires_at - delivery_cutoff_seconds */
-  SLA_ERR_DELIVERY_ALREADY_SUBMITTED = 7030,
-  SLA_ERR_DELIVERY_NOT_SUBMITTED = 7031,
+  SLA_ERR_DELIVERY_ALREADY_SUBMITTED = 7030,  /* a second SubmitDelivery */
+  SLA_ERR_DELIVERY_NOT_SUBMITTED = 7031,      /* approve / release before any delivery */
   SLA_ERR_DELIVERY_HASH_MISMATCH = 7032,      /* the hash given is not Payment.delivery_hash */
   SLA_ERR_INVALID_DELIVERY_HASH = 7033,       /* an all-zero delivery hash (zero means "none") */
-  SLA_ERR_RESOLUTION_ALREADY_SET = 7034,      /* approve / confirm after a resolution was recorded */
+  SLA_ERR_RESOLUTION_ALREADY_SET = 7034,      /* approve / confirm / deliver after a resolution was recorded */
   SLA_ERR_INVALID_RESOLUTION_STATE = 7035,    /* ConfirmOracle state other than 1 (approved) / 2 (rejected) */
   SLA_ERR_RELEASE_NOT_YET_AVAILABLE = 7036,   /* not approved and expires_at not reached */
   SLA_ERR_REFUND_NOT_YET_AVAILABLE = 7037,    /* not rejected and expires_at + refund_cooldown not reached */
@@ -53,8 +53,8 @@ enum SlaEscrowError {
   SLA_ERR_DELIVERY_APPROVED = 7039,           /* refund of an approved delivery, or of a delivered one */
   SLA_ERR_INVALID_SPLIT = 7040,               /* seller_bps > 10,000 */
   SLA_ERR_INVALID_MUTUAL_ACTION = 7041,       /* unknown action, zero pubkey, or non-positive value */
-  SLA_ERR_NO_PENDING_PROPOSAL = 7042,
-  SLA_ERR_CANNOT_ACCEPT_OWN_PROPOSAL = 7043,
+  SLA_ERR_NO_PENDING_PROPOSAL = 7042,         /* AcceptMutualAction with nothing proposed */
+  SLA_ERR_CANNOT_ACCEPT_OWN_PROPOSAL = 7043,  /* the proposer tried to accept */
   SLA_ERR_PROPOSAL_MISMATCH = 7044,           /* Accept data differs from the pending proposal */
   SLA_ERR_DISPUTE_WINDOW_CLOSED = 7045,       /* now > expires_at + arbitration_window_seconds */
   SLA_ERR_PAYMENT_NOT_SETTLED = 7046,         /* ClosePayment of a payment still funded */
