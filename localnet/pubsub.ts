@@ -58,7 +58,6 @@ export class PubSubHub {
   }
 
   private onMessage(connection: WebSocketConnection, text: string): void {
-    if (process.env.PUBSUB_DEBUG) console.error("ws>", text);
     let request: JsonValue;
     try {
       request = parseJsonWithBigInts(text);

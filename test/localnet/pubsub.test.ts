@@ -54,11 +54,12 @@ describe("PubSub", () => {
       const updates = await rpcSubscriptions
         .accountNotifications(watched, { encoding: "base64" })
         .subscribe({ abortSignal: abort.signal });
+      // kit only delivers notifications to an iterator that is already waiting.
+      const next = updates[Symbol.asyncIterator]().next();
       await chain.rpc.requestAirdrop(watched, lamports(5_000_000n)).send();
-      for await (const notification of updates) {
-        expect(notification.value.lamports).toBe(5_000_000n);
-        break;
-      }
+      const notification = await next;
+      expect(notification.done).toBe(false);
+      expect(notification.value?.value.lamports).toBe(5_000_000n);
     } finally {
       abort.abort();
     }

@@ -20,10 +20,19 @@ import {
   pipe,
   setTransactionMessageFeePayer,
   setTransactionMessageLifetimeUsingBlockhash,
+  setTransactionMessageLifetimeUsingDurableNonce,
+  setTransactionMessageFeePayerSigner,
+  signTransactionMessageWithSigners,
+  getSignatureFromTransaction,
   signature as toSignature,
   type KeyPairSigner,
 } from "@solana/kit";
-import { getTransferSolInstruction } from "@solana-program/system";
+import {
+  getAdvanceNonceAccountInstruction,
+  getCreateAccountInstruction,
+  getInitializeNonceAccountInstruction,
+  getTransferSolInstruction,
+} from "@solana-program/system";
 import {
   findAssociatedTokenPda,
   getCreateAssociatedTokenIdempotentInstruction,
@@ -115,6 +124,49 @@ describe("blockhash window", () => {
     const fake = { blockhash: getBase58Decoder().decode(new Uint8Array(32).fill(9)), lastValidBlockHeight: 0n };
     const transaction = await transferTransaction(payer, payer.address, 1n, fake);
     expectPreflightFailure(await thrown(() => send(chain, transaction.wire)), SOLANA_ERROR__TRANSACTION_ERROR__BLOCKHASH_NOT_FOUND);
+  });
+});
+
+describe("durable nonces", () => {
+  it("accept a transaction whose 'blockhash' is the stored nonce, long after any blockhash expired, once", async () => {
+    const nonceAccount = await generateKeyPairSigner();
+    const space = 80n;
+    const rent = await chain.rpc.getMinimumBalanceForRentExemption(space).send();
+    const setup = await signedTransaction(
+      payer,
+      [
+        getCreateAccountInstruction({ payer, newAccount: nonceAccount, lamports: rent, space, programAddress: address("11111111111111111111111111111111") }),
+        getInitializeNonceAccountInstruction({ nonceAccount: nonceAccount.address, nonceAuthority: payer.address }),
+      ],
+      await latestLifetime(chain),
+    );
+    await send(chain, setup.wire);
+    await chain.raw("localnet_warpSlots", [200]);
+    const { value } = await chain.rpc.getAccountInfo(nonceAccount.address, { encoding: "base64" }).send();
+    const storedNonce = getBase58Decoder().decode(Buffer.from(value?.data[0] ?? "", "base64").subarray(40, 72));
+
+    const recipient = (await generateKeyPairSigner()).address;
+    const message = pipe(
+      createTransactionMessage({ version: 0 }),
+      (draft) => setTransactionMessageFeePayerSigner(payer, draft),
+      (draft) =>
+        setTransactionMessageLifetimeUsingDurableNonce(
+          { nonce: storedNonce as never, nonceAccountAddress: nonceAccount.address, nonceAuthorityAddress: payer.address },
+          draft,
+        ),
+      (draft) =>
+        appendTransactionMessageInstructions(
+          [getTransferSolInstruction({ source: payer, destination: recipient, amount: 1_000_000n })],
+          draft,
+        ),
+    );
+    const transaction = await signTransactionMessageWithSigners(message);
+    const wire = getBase64EncodedWireTransaction(transaction);
+    expect(await send(chain, wire)).toBe(getSignatureFromTransaction(transaction));
+    expect((await chain.rpc.getBalance(recipient).send()).value).toBe(1_000_000n);
+    // The nonce advanced, so the same bytes can never land again.
+    await chain.raw("localnet_warpSlots", [1]);
+    expectPreflightFailure(await thrown(() => send(chain, wire)), SOLANA_ERROR__TRANSACTION_ERROR__BLOCKHASH_NOT_FOUND);
   });
 });
 

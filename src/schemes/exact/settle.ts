@@ -87,7 +87,7 @@ interface SettleContext {
 }
 
 async function submitAndConfirm(ctx: SettleContext, options: { provisionFirst: boolean }): Promise<ExactSettlement> {
-  const { config, env, verified, signature, messageHash } = ctx;
+  const { config, env, verified, signature } = ctx;
   if (options.provisionFirst) {
     const provisioned = await provisionVaultJustInTime(config, env, verified);
     if (!provisioned.ok) return fail(ctx, provisioned);
@@ -105,7 +105,6 @@ async function submitAndConfirm(ctx: SettleContext, options: { provisionFirst: b
     if (refused.reason !== "duplicate_settlement") return fail(ctx, refused);
     // AlreadyProcessed: the very same transaction is on chain (sent by a concurrent call); confirm it.
   }
-  await updateSettlement(env.DB, messageHash, ["submitting"], { state: "pending" });
   return confirmAndRecord(ctx, config.limits.settleConfirmTimeoutMs);
 }
 
@@ -117,6 +116,8 @@ async function confirmAndRecord(ctx: SettleContext, budgetMs: number, alreadySet
     return settled(ctx, alreadySettled);
   }
   if (outcome.kind === "failed") return fail(ctx, rejectionForTransactionError(outcome.err, [], verified.transfer));
+  // Sent but unconfirmed: the row says so (a later call reconciles from it rather than re-sending blindly).
+  await updateSettlement(env.DB, messageHash, ["submitting"], { state: "pending" });
   return {
     ok: false,
     pending: true,
