@@ -1,10 +1,23 @@
 import { afterEach, describe, expect, inject, it, vi } from "vitest";
-import { address, generateKeyPairSigner, type Address } from "@solana/kit";
+import {
+  address,
+  appendTransactionMessageInstructions,
+  createTransactionMessage,
+  generateKeyPairSigner,
+  getBase64EncodedWireTransaction,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+  type Address,
+  type Blockhash,
+  type KeyPairSigner,
+} from "@solana/kit";
 import { call, callWithEnv } from "./helpers";
 import { TEST_FEE_PAYER } from "../fixtures/keys";
 import { CLUSTERS } from "../../src/config/networks";
-import { findUniversalSettleConfigPda, findVaultPda } from "../../src/programs/universal-settle/pda";
-import { getSplitVaultEncoder } from "../../src/programs/universal-settle/accounts";
+import { findUniversalSettleConfigPda, findVaultPda, findVaultSolStoragePda } from "../../src/programs/universal-settle/pda";
+import { getCreateVaultInstruction } from "../../src/programs/universal-settle/instructions";
 
 /** POST /payment-required/enrich against the Worker, the local chain seeded with the devnet UniversalSettle Config. */
 
@@ -29,18 +42,23 @@ function enrich(json: unknown) {
   return call("/payment-required/enrich", { method: "POST", json });
 }
 
-/** Writes a SplitVault account for `seller` at its vault PDA (the closed-source program cannot create it here). */
-async function placeVault(seller: Address, isSovereign: boolean): Promise<Address> {
-  const [vault, bump] = await findVaultPda(PROGRAM_ID, seller);
-  const data = getSplitVaultEncoder().encode({
-    seller,
-    solRecoveredLamports: 0n,
-    splRecoveredRaw: 0n,
-    isProvisioned: isSovereign,
-    bump,
-    isSovereign,
-  });
-  await chainRpc("localnet_setAccount", [vault, { lamports: 1_336_320, dataBase64: toBase64(data), owner: PROGRAM_ID }]);
+/**
+ * Creates `seller`'s vault with a real CreateVault transaction (the stand-in UniversalSettle program runs on the
+ * local chain): paid by the seller itself it is sovereign, paid by anyone else it is not.
+ */
+async function createVault(seller: KeyPairSigner, payer: KeyPairSigner): Promise<Address> {
+  const [vault] = await findVaultPda(PROGRAM_ID, seller.address);
+  const [solStorage] = await findVaultSolStoragePda(PROGRAM_ID, vault);
+  await chainRpc("requestAirdrop", [payer.address, 1_000_000_000]);
+  const { value: lifetime } = (await chainRpc("getLatestBlockhash", [{ commitment: "confirmed" }])) as { value: { blockhash: Blockhash; lastValidBlockHeight: number } };
+  const message = pipe(
+    createTransactionMessage({ version: 0 }),
+    (m) => setTransactionMessageFeePayerSigner(payer, m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: lifetime.blockhash, lastValidBlockHeight: BigInt(lifetime.lastValidBlockHeight) }, m),
+    (m) => appendTransactionMessageInstructions([getCreateVaultInstruction({ programId: PROGRAM_ID, payer, vault, solStorage, seller: seller.address })], m),
+  );
+  const signed = await signTransactionMessageWithSigners(message);
+  await chainRpc("sendTransaction", [getBase64EncodedWireTransaction(signed), { encoding: "base64" }]);
   return vault;
 }
 
@@ -96,12 +114,12 @@ describe("POST /payment-required/enrich", () => {
   });
 
   it("quotes the sovereign rate for a seller whose vault exists and is sovereign, the standard rate otherwise", async () => {
-    const sovereign = await newWallet();
-    const jitProvisioned = await newWallet();
-    await placeVault(sovereign, true);
-    await placeVault(jitProvisioned, false);
+    const sovereign = await generateKeyPairSigner();
+    const jitProvisioned = await generateKeyPairSigner();
+    await createVault(sovereign, sovereign);
+    await createVault(jitProvisioned, await generateKeyPairSigner());
 
-    const response = await enrich(body402([naiveLine(sovereign), naiveLine(jitProvisioned, { asset: NATIVE_SOL })]));
+    const response = await enrich(body402([naiveLine(sovereign.address), naiveLine(jitProvisioned.address, { asset: NATIVE_SOL })]));
     expect(response.status).toBe(200);
     expect(response.body.accepts[0].extra.feeBps).toBe("90");
     expect(response.body.accepts[1].extra.feeBps).toBe("100");
