@@ -73,10 +73,6 @@ async function chainRpc(method: string, params: unknown[]): Promise<unknown> {
   return body.result;
 }
 
-function toBase64(bytes: Uint8Array | ArrayLike<number>): string {
-  return btoa(String.fromCharCode(...Array.from(bytes)));
-}
-
 afterEach(() => {
   vi.restoreAllMocks();
 });
