@@ -10,12 +10,14 @@ import { discoveryRoutes } from "./http/routes/discovery";
 import { paymentRoutes } from "./http/routes/payments";
 import { mountStaticRoutes } from "./http/routes/static";
 import { exactBuilderRoutes } from "./http/routes/exact-builders";
+import { sellerRoutes } from "./http/routes/sellers";
+import { directoryRoutes } from "./http/routes/directory";
 
 /** The whole HTTP surface: middleware in order, every route group, one error handler. */
 export function buildApp(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const endpoints = () => routes;
-  const routes: RouteDef[] = [...discoveryRoutes(endpoints), ...paymentRoutes(), ...exactBuilderRoutes()];
+  const routes: RouteDef[] = [...discoveryRoutes(endpoints), ...paymentRoutes(), ...exactBuilderRoutes(), ...sellerRoutes(), ...directoryRoutes()];
 
   app.use("*", correlationId, standardHeaders, loadConfigMiddleware, requestBodyLimit);
   mountStaticRoutes(app, endpoints);

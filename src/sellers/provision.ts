@@ -47,6 +47,9 @@ export interface ProvisionResponse {
 export async function buildSellerProvisioning(config: Config, request: v.InferOutput<typeof ProvisionRequestSchema>): Promise<ProvisionResponse> {
   const wallet = request.wallet;
   if (isOffCurveAddress(wallet)) throw badRequest(`wallet: ${wallet} is off the ed25519 curve (a PDA) and cannot sign; use the seller's wallet address`);
+  if (wallet === config.programs.universalSettle || wallet === config.programs.slaEscrow) {
+    throw badRequest(`wallet: ${wallet} is a program id, not a seller wallet`);
+  }
   const asset = resolveSellerAsset(config, request.asset);
   const exact = await deriveExactAddresses(config, wallet);
   const candidates = asset.isNativeSol ? null : await vaultAtaCandidates(exact.vaultPda, asset.mint);

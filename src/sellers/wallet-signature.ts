@@ -25,7 +25,12 @@ export function signatureCandidates(text: string): Uint8Array[] {
 export async function isWalletSignature(wallet: Address, message: string, signature: string): Promise<boolean> {
   const candidates = signatureCandidates(signature);
   if (candidates.length === 0) return false;
-  const key = await getPublicKeyFromAddress(wallet);
+  let key: CryptoKey;
+  try {
+    key = await getPublicKeyFromAddress(wallet);
+  } catch {
+    return false; // not importable as an ed25519 public key (e.g. an off-curve PDA): it cannot have signed
+  }
   const bytes = new TextEncoder().encode(message);
   for (const candidate of candidates) {
     if (await verifySignature(key, candidate as SignatureBytes, bytes)) return true;

@@ -1,0 +1,108 @@
+import type { RouteDef } from "../route-def";
+import { parseJsonBody, parsePathParams, parseQuery } from "../parse-input";
+import { badRequest } from "../../errors/catalogue";
+import { normalizeScheme } from "../../x402/scheme-names";
+import { buildSellerPreview } from "../../sellers/preview";
+import { lookupEscrowRail, lookupExactRail } from "../../sellers/rail-lookup";
+import { resolveSellerAsset } from "../../sellers/seller-asset";
+import { buildSellerProvisioning, ProvisionRequestSchema } from "../../sellers/provision";
+import { issueChallenge } from "../../sellers/signed-challenge";
+import { registerSeller, RegisterBodySchema } from "../../sellers/register";
+import { retireSeller, RetireBodySchema } from "../../sellers/retire";
+import { listSellerPayments, SellerPaymentsBodySchema } from "../../sellers/payment-history";
+import { ChallengeQuerySchema, RailPathSchema, RailQuerySchema, WalletPathSchema } from "../../sellers/seller-inputs";
+
+/** Seller onboarding (spec §4.3): preview, rail lookup, sovereign activation, wallet challenges. */
+export function sellerRoutes(): RouteDef[] {
+  return [
+    {
+      key: "sellerPreview",
+      method: "GET",
+      path: "/sellers/:wallet/preview",
+      tag: "Sellers",
+      summary: "Vault addresses, on-chain rail state and lifecycle (previewed → activated → verified) of a seller wallet",
+      handler: async (c) => {
+        const { wallet } = parsePathParams(c, WalletPathSchema);
+        return c.json(await buildSellerPreview(c.var.config, c.env.DB, wallet));
+      },
+    },
+    {
+      key: "sellerRails",
+      method: "GET",
+      path: "/sellers/:wallet/rails/:scheme",
+      tag: "Sellers",
+      summary: "The canonical payTo of one rail (exact, or sla-escrow with ?asset=<mint>, USDC by default); no database",
+      handler: async (c) => {
+        const { wallet, scheme } = parsePathParams(c, RailPathSchema);
+        const rail = normalizeScheme(scheme);
+        if (rail === null) throw badRequest(`scheme: must be "exact" or "sla-escrow", got "${scheme}"`);
+        const config = c.var.config;
+        if (rail === "exact") return c.json(await lookupExactRail(config, wallet));
+        const { asset } = parseQuery(c, RailQuerySchema);
+        return c.json(await lookupEscrowRail(config, wallet, resolveSellerAsset(config, asset ?? "USDC")));
+      },
+    },
+    {
+      key: "sellerProvisionTx",
+      method: "POST",
+      path: "/sellers/provision-tx",
+      tag: "Sellers",
+      summary: "Unsigned sovereign activation transaction (CreateVault and/or the vault token account), signed and paid by the seller",
+      handler: async (c) => {
+        const request = await parseJsonBody(c, ProvisionRequestSchema);
+        return c.json(await buildSellerProvisioning(c.var.config, request));
+      },
+    },
+    {
+      key: "sellerChallenge",
+      method: "GET",
+      path: "/sellers/:wallet/challenge",
+      tag: "Sellers",
+      summary: "A one-time challenge for the wallet to sign (?action=seller:register by default; ?ttlSeconds= may shorten it)",
+      handler: async (c) => {
+        const { wallet } = parsePathParams(c, WalletPathSchema);
+        const { action, ttlSeconds } = parseQuery(c, ChallengeQuerySchema);
+        const domain = new URL(c.req.url).host;
+        return c.json(await issueChallenge(c.var.config, { wallet, action, domain, ttlSeconds }));
+      },
+    },
+    {
+      key: "sellerRegister",
+      method: "POST",
+      path: "/sellers/:wallet/register",
+      tag: "Sellers",
+      auth: "wallet-signature",
+      summary: "Become a verified provider with a signed seller:register challenge; 409 until activation has landed on chain",
+      handler: async (c) => {
+        const { wallet } = parsePathParams(c, WalletPathSchema);
+        const body = await parseJsonBody(c, RegisterBodySchema);
+        return c.json(await registerSeller(c.var.config, c.env.DB, wallet, body));
+      },
+    },
+    {
+      key: "sellerRetire",
+      method: "POST",
+      path: "/sellers/:wallet/retire",
+      tag: "Sellers",
+      auth: "wallet-signature",
+      summary: "Withdraw the verified registration with a signed seller:retire challenge (the vault is untouched)",
+      handler: async (c) => {
+        const { wallet } = parsePathParams(c, WalletPathSchema);
+        const body = await parseJsonBody(c, RetireBodySchema);
+        return c.json(await retireSeller(c.var.config, c.env.DB, wallet, body));
+      },
+    },
+    {
+      key: "sellerPayments",
+      method: "POST",
+      path: "/seller/payments",
+      tag: "Sellers",
+      auth: "wallet-signature",
+      summary: "The seller's verify/settle attempts, newest first, with a signed seller:payments challenge; ?limit 1..100, cursor",
+      handler: async (c) => {
+        const body = await parseJsonBody(c, SellerPaymentsBodySchema);
+        return c.json(await listSellerPayments(c.var.config, c.env.DB, body));
+      },
+    },
+  ];
+}

@@ -1,0 +1,42 @@
+import type { Address } from "@solana/kit";
+import { findAssociatedTokenPda } from "@solana-program/token";
+import type { Config } from "../config/load-config";
+import { badRequest } from "../errors/catalogue";
+import { fetchAccounts } from "../solana/accounts";
+import { parseMint } from "../solana/mint";
+import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../solana/token-programs";
+import { deriveExactAddresses } from "./seller-addresses";
+import { readVault } from "./rail-views";
+import type { SellerAsset } from "./seller-asset";
+
+export interface ActivationState {
+  vaultPda: Address;
+  /** Null when activation has landed; otherwise what is still missing, for the 409 message. */
+  missing: string | null;
+}
+
+/**
+ * Whether the seller's rail for `asset` exists on chain (spec §3.1: register needs activation to have landed):
+ * the vault, and for SPL also the vault's token account. One batched read; both token-program ATA candidates
+ * go in it because the owning program is only known once the mint is read.
+ */
+export async function readActivation(config: Config, wallet: Address, asset: SellerAsset): Promise<ActivationState> {
+  const exact = await deriveExactAddresses(config, wallet);
+  const candidates = asset.isNativeSol
+    ? null
+    : await Promise.all(
+        [TOKEN_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM_ADDRESS].map(async (tokenProgram) => (await findAssociatedTokenPda({ owner: exact.vaultPda, mint: asset.mint, tokenProgram }))[0]),
+      );
+  const accounts = await fetchAccounts(config, [exact.vaultPda, ...(candidates ? [asset.mint, ...candidates] : [])]);
+  if (readVault(accounts, exact) === null) {
+    return { vaultPda: exact.vaultPda, missing: `the vault ${exact.vaultPda} does not exist on chain yet` };
+  }
+  if (!candidates) return { vaultPda: exact.vaultPda, missing: null };
+
+  const mintAccount = accounts.get(asset.mint) ?? null;
+  const mint = mintAccount === null ? null : parseMint(mintAccount);
+  if (mint === null) throw badRequest(`asset: ${asset.mint} is not an initialized SPL Token or Token-2022 mint on this network`);
+  const ata = mint.tokenProgram === TOKEN_2022_PROGRAM_ADDRESS ? candidates[1]! : candidates[0]!;
+  if (!accounts.get(ata)) return { vaultPda: exact.vaultPda, missing: `the vault's ${asset.label} token account ${ata} does not exist on chain yet` };
+  return { vaultPda: exact.vaultPda, missing: null };
+}

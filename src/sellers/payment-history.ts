@@ -1,0 +1,63 @@
+import * as v from "valibot";
+import type { Config } from "../config/load-config";
+import { badRequest } from "../errors/catalogue";
+import { listPaymentAttemptsForMerchant, type PaymentAttemptRow } from "../store/payment-attempts";
+import { Base58Address } from "../x402/schemas";
+import { rfc3339Micros } from "./provider-entry";
+import { deriveExactAddresses } from "./seller-addresses";
+import { SignedFields } from "./seller-inputs";
+import { consumeChallenge, verifySignedChallenge } from "./signed-challenge";
+
+export const DEFAULT_PAGE_LIMIT = 50;
+export const MAX_PAGE_LIMIT = 100;
+
+export const SellerPaymentsBodySchema = v.object({
+  wallet: Base58Address,
+  ...SignedFields,
+  limit: v.optional(v.pipe(v.number("must be an integer"), v.integer("must be an integer"))),
+  cursor: v.optional(v.pipe(v.string("must be the nextCursor of the previous page"), v.regex(/^[1-9]\d{0,15}$/, "must be the nextCursor of the previous page"))),
+});
+
+export function clampPageLimit(limit: number | undefined): number {
+  return limit === undefined ? DEFAULT_PAGE_LIMIT : Math.min(MAX_PAGE_LIMIT, Math.max(1, limit));
+}
+
+/**
+ * `POST /seller/payments`: the seller's verify/settle attempts, newest first. Owned = recorded with the wallet as
+ * merchant, or paid to its vault PDA. The cursor is the last entry's id (ids only grow, so pages never shift).
+ */
+export async function listSellerPayments(config: Config, db: D1Database, body: v.InferOutput<typeof SellerPaymentsBodySchema>) {
+  const wallet = body.wallet;
+  const challenge = await verifySignedChallenge(config, { wallet, action: "seller:payments", message: body.message, signature: body.signature });
+  await consumeChallenge(db, challenge);
+  const limit = clampPageLimit(body.limit);
+  const beforeId = body.cursor === undefined ? undefined : Number(body.cursor);
+  if (beforeId !== undefined && !Number.isSafeInteger(beforeId)) throw badRequest("cursor: must be the nextCursor of the previous page");
+  const { vaultPda } = await deriveExactAddresses(config, wallet);
+  const rows = await listPaymentAttemptsForMerchant(db, wallet, [vaultPda], limit, beforeId);
+  return {
+    wallet,
+    entries: rows.map((row) => toPaymentEntry(row)),
+    nextCursor: rows.length === limit ? String(rows[rows.length - 1]!.id) : null,
+  };
+}
+
+function toPaymentEntry(row: PaymentAttemptRow) {
+  return {
+    id: row.id,
+    kind: row.kind,
+    outcome: row.outcome,
+    reason: row.reason,
+    scheme: row.scheme,
+    network: row.network,
+    payer: row.payer,
+    payTo: row.payTo,
+    merchantWallet: row.merchantWallet,
+    asset: row.asset,
+    amount: row.amount,
+    signature: row.signature,
+    correlationId: row.correlationId,
+    startedAt: rfc3339Micros(row.startedAtMs),
+    durationMs: row.durationMs,
+  };
+}

@@ -1,0 +1,36 @@
+import * as v from "valibot";
+import type { Address } from "@solana/kit";
+import { badRequest, notFound } from "../errors/catalogue";
+import { getListedProvider, listListedProviders } from "../store/providers";
+import { clampPageLimit } from "./payment-history";
+import { cursorToExclusiveMs, toProviderEntry, type ProviderEntry } from "./provider-entry";
+
+export const ProvidersQuerySchema = v.object({
+  limit: v.optional(v.pipe(v.string(), v.regex(/^-?\d{1,6}$/, "must be an integer"), v.transform(Number))),
+  cursor: v.optional(v.string()),
+});
+
+export const PROVIDERS_NOTICE =
+  "Verified sellers that opted in to listing. Verification proves wallet control and an activated vault only; " +
+  "the facilitator does not vet the advertised service. Pricing authority is each seller's live HTTP 402.";
+
+/** `GET /providers` (spec §4.4): verified, opted-in, not retired; newest `updatedAt` first; cursor = last `updatedAt`. */
+export async function listProviders(db: D1Database, query: v.InferOutput<typeof ProvidersQuerySchema>): Promise<{ entries: ProviderEntry[]; nextCursor: string | null; notice: string }> {
+  const limit = clampPageLimit(query.limit);
+  let beforeMs: number | undefined;
+  if (query.cursor !== undefined) {
+    const parsed = cursorToExclusiveMs(query.cursor);
+    if (parsed === null) throw badRequest("cursor: must be the nextCursor of the previous page (an RFC 3339 timestamp)");
+    beforeMs = parsed;
+  }
+  const rows = await listListedProviders(db, limit, beforeMs);
+  const entries = rows.map(toProviderEntry);
+  return { entries, nextCursor: rows.length === limit ? entries[entries.length - 1]!.updatedAt : null, notice: PROVIDERS_NOTICE };
+}
+
+/** `GET /providers/{wallet}`: 404 unless publicly listed, so unlisted sellers are not discoverable one by one. */
+export async function getListedProviderEntry(db: D1Database, wallet: Address): Promise<ProviderEntry> {
+  const row = await getListedProvider(db, wallet);
+  if (row === null) throw notFound(`Provider ${wallet} is not listed`);
+  return toProviderEntry(row);
+}

@@ -1,0 +1,160 @@
+import { describe, expect, it } from "vitest";
+import {
+  generateKeyPairSigner,
+  getBase58Decoder,
+  getBase64EncodedWireTransaction,
+  getBase64Encoder,
+  getTransactionDecoder,
+  partiallySignTransaction,
+  signBytes,
+  type KeyPairSigner,
+} from "@solana/kit";
+import { call } from "./helpers";
+import { chainRpc, NATIVE_SOL, PROGRAM_ID, USDC } from "./payment-fixtures";
+
+/** A seller wallet with SOL for fees and rent, on the real local chain. */
+async function fundedSeller(): Promise<KeyPairSigner> {
+  const seller = await generateKeyPairSigner();
+  await chainRpc("requestAirdrop", [seller.address, 1_000_000_000]);
+  return seller;
+}
+
+/** Signs the provision transaction as the seller (fee payer and only signer) and sends it to the local chain. */
+async function signAndSend(seller: KeyPairSigner, base64: string): Promise<string> {
+  const tx = getTransactionDecoder().decode(getBase64Encoder().encode(base64));
+  const signed = await partiallySignTransaction([seller.keyPair], tx);
+  return chainRpc<string>("sendTransaction", [getBase64EncodedWireTransaction(signed), { encoding: "base64" }]);
+}
+
+async function provision(seller: KeyPairSigner, asset: string) {
+  const response = await call("/sellers/provision-tx", { method: "POST", json: { wallet: seller.address, asset } });
+  expect(response.status, JSON.stringify(response.body)).toBe(200);
+  return response.body;
+}
+
+async function signMessage(seller: KeyPairSigner, message: string): Promise<string> {
+  const signature = await signBytes(seller.keyPair.privateKey, new TextEncoder().encode(message));
+  return getBase58Decoder().decode(signature);
+}
+
+describe("seller lifecycle on the local chain", () => {
+  it("previews, activates (sovereign), registers and is listed", async () => {
+    const seller = await fundedSeller();
+
+    const before = await call(`/sellers/${seller.address}/preview`);
+    expect(before.status, JSON.stringify(before.body)).toBe(200);
+    expect(before.body.lifecycle).toEqual({ previewed: true, activated: false, verified: false, nextStep: "activate" });
+    expect(before.body.schemes.exact).toMatchObject({ status: "NotProvisioned", isSovereign: false, provisioningStatus: null, payToKind: "splitVaultPda" });
+    expect(before.body.schemes["sla-escrow"].assets.SOL.escrowPda).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
+    expect(before.body.schemes["sla-escrow"].bankPda).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
+
+    const built = await provision(seller, "USDC");
+    expect(built).toMatchObject({
+      wallet: seller.address,
+      asset: "USDC",
+      assetMint: USDC,
+      vaultPda: before.body.schemes.exact.vaultPda,
+      solStoragePda: before.body.schemes.exact.solStoragePda,
+      alreadyProvisioned: false,
+      statusCode: "VAULT_AND_ATA",
+      feePayer: seller.address,
+      payer: seller.address,
+      payerSignatureIndex: 0,
+    });
+    expect(built.vaultTokenAta).toBeTypeOf("string");
+    expect(built.recentBlockhash).toBeTypeOf("string");
+    await signAndSend(seller, built.transaction);
+
+    const activated = await call(`/sellers/${seller.address}/preview`);
+    expect(activated.body.lifecycle).toEqual({ previewed: true, activated: true, verified: false, nextStep: "verify" });
+    expect(activated.body.schemes.exact).toMatchObject({ status: "Sovereign", isSovereign: true, feeBps: 90, provisioningStatus: null });
+
+    const again = await provision(seller, "USDC");
+    expect(again).toMatchObject({ alreadyProvisioned: true, statusCode: "ALREADY_PROVISIONED" });
+    expect(again.transaction).toBeUndefined();
+
+    const challenge = await call(`/sellers/${seller.address}/challenge?action=seller:register`);
+    expect(challenge.status, JSON.stringify(challenge.body)).toBe(200);
+    expect(challenge.body).toMatchObject({ wallet: seller.address, action: "seller:register", ttlSeconds: 600 });
+    const registered = await call(`/sellers/${seller.address}/register`, {
+      method: "POST",
+      json: {
+        message: challenge.body.message,
+        signature: await signMessage(seller, challenge.body.message),
+        asset: "USDC",
+        discovery: { serviceUrl: "https://seller.example", displayName: "Seller", tags: ["data", "api"], listingOptIn: true, serviceMetadata: { plan: "basic" } },
+      },
+    });
+    expect(registered.status, JSON.stringify(registered.body)).toBe(200);
+
+    const verified = await call(`/sellers/${seller.address}/preview`);
+    expect(verified.body.lifecycle).toEqual({ previewed: true, activated: true, verified: true });
+
+    const listed = await call(`/providers/${seller.address}`);
+    expect(listed.status, JSON.stringify(listed.body)).toBe(200);
+    expect(listed.body).toMatchObject({
+      walletPubkey: seller.address,
+      settlementMode: "spl",
+      splMint: USDC,
+      splitVaultPda: built.vaultPda,
+      serviceUrl: "https://seller.example",
+      displayName: "Seller",
+      tags: ["data", "api"],
+      serviceMetadata: { plan: "basic" },
+    });
+    expect(listed.body.updatedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+    const page = await call("/providers?limit=100");
+    expect(page.status).toBe(200);
+    expect(page.body.entries.map((e: { walletPubkey: string }) => e.walletPubkey)).toContain(seller.address);
+  });
+
+  it("adds a token account to an existing SOL vault (ATA_ONLY)", async () => {
+    const seller = await fundedSeller();
+    const sol = await provision(seller, "SOL");
+    expect(sol).toMatchObject({ statusCode: "VAULT_ONLY", assetMint: NATIVE_SOL, alreadyProvisioned: false });
+    expect(sol.vaultTokenAta).toBeUndefined();
+    await signAndSend(seller, sol.transaction);
+    expect(await provision(seller, "SOL")).toMatchObject({ statusCode: "ALREADY_PROVISIONED", alreadyProvisioned: true });
+
+    const usdc = await provision(seller, USDC);
+    expect(usdc).toMatchObject({ statusCode: "ATA_ONLY", asset: "USDC", alreadyProvisioned: false });
+    await signAndSend(seller, usdc.transaction);
+    expect(await provision(seller, "usdc")).toMatchObject({ statusCode: "ALREADY_PROVISIONED" });
+  });
+
+  it("answers the rail lookup with the canonical payTo, without a database", async () => {
+    const seller = await generateKeyPairSigner();
+    const preview = await call(`/sellers/${seller.address}/preview`);
+    const exact = await call(`/sellers/${seller.address}/rails/exact`);
+    expect(exact.status).toBe(200);
+    expect(exact.body).toMatchObject({ scheme: "exact", payTo: preview.body.schemes.exact.vaultPda, programId: PROGRAM_ID });
+    const escrow = await call(`/sellers/${seller.address}/rails/sla-escrow`);
+    expect(escrow.status).toBe(200);
+    expect(escrow.body).toMatchObject({ scheme: "sla-escrow", asset: "USDC", payTo: preview.body.schemes["sla-escrow"].assets.USDC.escrowPda });
+    const sol = await call(`/sellers/${seller.address}/rails/sla-escrow?asset=${NATIVE_SOL}`);
+    expect(sol.body.payTo).toBe(preview.body.schemes["sla-escrow"].assets.SOL.escrowPda);
+  });
+
+  it("rejects bad inputs with 400 naming the field", async () => {
+    const seller = await generateKeyPairSigner();
+    const cases: [string, RequestInit & { json?: unknown }, RegExp][] = [
+      ["/sellers/not-a-wallet/preview", {}, /^wallet:/],
+      ["/sellers/0OIl/rails/exact", {}, /^wallet:/],
+      [`/sellers/${seller.address}/rails/upto`, {}, /^scheme:/],
+      [`/sellers/${seller.address}/rails/sla-escrow?asset=nope`, {}, /^asset:/],
+      [`/sellers/${seller.address}/challenge?action=seller:dance`, {}, /^action:/],
+      [`/sellers/${seller.address}/challenge?ttlSeconds=0`, {}, /^ttlSeconds:/],
+      ["/sellers/provision-tx", { method: "POST", json: { wallet: "nope", asset: "SOL" } }, /^wallet:/],
+      ["/sellers/provision-tx", { method: "POST", json: { wallet: seller.address } }, /^asset:/],
+      ["/sellers/provision-tx", { method: "POST", json: { wallet: seller.address, asset: "DOGE" } }, /^asset:/],
+      ["/sellers/provision-tx", { method: "POST", json: { wallet: seller.address, asset: PROGRAM_ID } }, /^asset: .*not an initialized/],
+      ["/sellers/provision-tx", { method: "POST", json: { wallet: seller.address, asset: seller.address } }, /^asset: .*does not exist/],
+      ["/sellers/provision-tx", { method: "POST", json: { wallet: PROGRAM_ID, asset: "SOL" } }, /^wallet:/],
+    ];
+    for (const [path, init, error] of cases) {
+      const response = await call(path, init);
+      expect(response.status, path).toBe(400);
+      expect(response.body.error, path).toMatch(error);
+    }
+  });
+});

@@ -1,0 +1,160 @@
+import { describe, expect, it } from "vitest";
+import {
+  address,
+  appendTransactionMessageInstructions,
+  createTransactionMessage,
+  getBase64EncodedWireTransaction,
+  getBase64Encoder,
+  getTransactionDecoder,
+  partiallySignTransaction,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+  type Address,
+  type Instruction,
+  type KeyPairSigner,
+} from "@solana/kit";
+import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction } from "@solana-program/token";
+import { call } from "./helpers";
+import { chainRpc, enrichedLine, fundedBuyer, signedPaymentBody, tokenBalance, USDC } from "./payment-fixtures";
+import { latestBlockhash, TOKEN_PROGRAM } from "./craft-payment";
+import { CLUSTERS } from "../../src/config/networks";
+import { findUniversalSettleConfigPda } from "../../src/programs/universal-settle/pda";
+import { decodeUniversalSettleConfig, decodeSplitVault } from "../../src/programs/universal-settle/accounts";
+import { getSweepInstruction } from "../../src/programs/universal-settle/instructions";
+import { findBankPda, findEscrowConfigPda, findEscrowPda, findPaymentPda } from "../../src/programs/sla-escrow/pda";
+import { decodePayment, PAYMENT_STATE } from "../../src/programs/sla-escrow/accounts";
+import { randomPaymentUid } from "../../src/programs/sla-escrow/payment-uid";
+import {
+  getApproveDeliveryInstruction,
+  getFundPaymentInstruction,
+  getReleasePaymentInstruction,
+  getSubmitDeliveryInstruction,
+} from "../../src/programs/sla-escrow/instructions";
+
+/**
+ * The stand-in programs executing the facilitator's own instructions as real transactions on the local chain
+ * (issue: local stand-ins). Everything goes over JSON-RPC, as against a cluster.
+ */
+
+const SETTLE_PROGRAM = address(CLUSTERS.devnet.universalSettleProgramId);
+const ESCROW_PROGRAM = address(CLUSTERS.devnet.slaEscrowProgramId);
+
+async function send(signers: KeyPairSigner[], instructions: Instruction[]): Promise<string> {
+  const lifetime = await latestBlockhash();
+  const message = pipe(
+    createTransactionMessage({ version: 0 }),
+    (m) => setTransactionMessageFeePayerSigner(signers[0]!, m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
+    (m) => appendTransactionMessageInstructions(instructions, m),
+  );
+  const signed = await signTransactionMessageWithSigners(message);
+  return chainRpc<string>("sendTransaction", [getBase64EncodedWireTransaction(signed), { encoding: "base64", preflightCommitment: "confirmed" }]);
+}
+
+async function accountData(account: Address): Promise<Uint8Array | null> {
+  const result = await chainRpc<{ value: { data: [string, string] } | null }>("getAccountInfo", [account, { encoding: "base64" }]);
+  return result.value ? Uint8Array.from(atob(result.value.data[0]), (c) => c.charCodeAt(0)) : null;
+}
+
+describe("UniversalSettle stand-in: provision → pay → sweep", () => {
+  it("a seller activates with /sellers/provision-tx, is paid through /settle and swept with the fee taken", async () => {
+    const seller = await fundedBuyer(0);
+    const provision = await call("/sellers/provision-tx", { method: "POST", json: { wallet: seller.address, asset: "USDC" } });
+    expect(provision.status, JSON.stringify(provision.body)).toBe(200);
+    expect(provision.body.statusCode).toBe("VAULT_AND_ATA");
+    const unsigned = getTransactionDecoder().decode(getBase64Encoder().encode(provision.body.transaction));
+    const signed = await partiallySignTransaction([seller.keyPair], unsigned);
+    await chainRpc("sendTransaction", [getBase64EncodedWireTransaction(signed), { encoding: "base64" }]);
+
+    const vault = address(provision.body.vaultPda);
+    const vaultState = decodeSplitVault((await accountData(vault))!);
+    expect(vaultState).toMatchObject({ seller: seller.address, isSovereign: true });
+
+    const buyer = await fundedBuyer(10_000_000);
+    const line = await enrichedLine(USDC, "5000000", seller.address);
+    expect(line.payTo).toBe(vault);
+    expect(line.extra.feeBps).toBe("90");
+    const settled = await call("/settle", { method: "POST", json: await signedPaymentBody(buyer, line) });
+    expect(settled.body.success, JSON.stringify(settled.body)).toBe(true);
+
+    const [configPda] = await findUniversalSettleConfigPda(SETTLE_PROGRAM);
+    const config = decodeUniversalSettleConfig((await accountData(configPda))!)!;
+    const [vaultAta] = await findAssociatedTokenPda({ owner: vault, mint: USDC, tokenProgram: TOKEN_PROGRAM });
+    const [sellerAta] = await findAssociatedTokenPda({ owner: seller.address, mint: USDC, tokenProgram: TOKEN_PROGRAM });
+    const [feeAta] = await findAssociatedTokenPda({ owner: config.feeDestination, mint: USDC, tokenProgram: TOKEN_PROGRAM });
+    const feeBefore = await tokenBalance(feeAta).catch(() => 0n);
+
+    await send(
+      [seller],
+      [
+        getCreateAssociatedTokenIdempotentInstruction({ payer: seller, ata: sellerAta, owner: seller.address, mint: USDC }),
+        getCreateAssociatedTokenIdempotentInstruction({ payer: seller, ata: feeAta, owner: config.feeDestination, mint: USDC }),
+        getSweepInstruction({
+          kind: "spl",
+          programId: SETTLE_PROGRAM,
+          payer: seller,
+          vault,
+          config: configPda,
+          vaultAta,
+          sellerAta,
+          feeReceiverAta: feeAta,
+          mint: USDC,
+          tokenProgram: TOKEN_PROGRAM,
+          amount: 0n,
+        }),
+      ],
+    );
+    // Sovereign: 90 bps of 5 USDC = 45,000 raw (above the 1-cent minimum), no recovery withheld.
+    expect(await tokenBalance(sellerAta)).toBe(4_955_000n);
+    expect((await tokenBalance(feeAta)) - feeBefore).toBe(45_000n);
+    expect(await tokenBalance(vaultAta)).toBe(0n);
+  });
+});
+
+describe("SLA-Escrow stand-in: fund → deliver → approve → release", () => {
+  it("moves a USDC payment through its lifecycle with the facilitator's own builders", async () => {
+    const buyer = await fundedBuyer(10_000_000);
+    const seller = await fundedBuyer(0);
+    const [bank] = await findBankPda(ESCROW_PROGRAM);
+    const [config] = await findEscrowConfigPda(ESCROW_PROGRAM);
+    const [escrow] = await findEscrowPda(ESCROW_PROGRAM, USDC, bank);
+    const uid = randomPaymentUid();
+    const [payment] = await findPaymentPda(ESCROW_PROGRAM, uid.bytes, bank);
+    const [escrowAta] = await findAssociatedTokenPda({ owner: escrow, mint: USDC, tokenProgram: TOKEN_PROGRAM });
+    const [buyerAta] = await findAssociatedTokenPda({ owner: buyer.address, mint: USDC, tokenProgram: TOKEN_PROGRAM });
+    const [sellerAta] = await findAssociatedTokenPda({ owner: seller.address, mint: USDC, tokenProgram: TOKEN_PROGRAM });
+    const accounts = { programId: ESCROW_PROGRAM, bank, config, escrow, payment };
+    const deliveryHash = crypto.getRandomValues(new Uint8Array(32));
+
+    await send([buyer], [
+      getFundPaymentInstruction({
+        ...accounts,
+        kind: "spl",
+        buyer,
+        seller: seller.address,
+        mint: USDC,
+        escrowAta,
+        buyerAta,
+        tokenProgram: TOKEN_PROGRAM,
+        oracleAuthority: (await fundedBuyer(0, 1_000_000)).address,
+        paymentUid: uid.bytes,
+        slaHash: crypto.getRandomValues(new Uint8Array(32)),
+        amount: 2_000_000n,
+        ttlSeconds: 3_600n,
+      }),
+    ]);
+    expect(decodePayment((await accountData(payment))!)).toMatchObject({ amount: 2_000_000n, seller: seller.address, buyer: buyer.address });
+    await send([seller], [getSubmitDeliveryInstruction({ ...accounts, seller, deliveryHash })]);
+    await send([buyer], [getApproveDeliveryInstruction({ ...accounts, buyer, deliveryHash })]);
+    await send([seller], [
+      getCreateAssociatedTokenIdempotentInstruction({ payer: seller, ata: sellerAta, owner: seller.address, mint: USDC }),
+      getReleasePaymentInstruction({ ...accounts, kind: "spl", keeper: seller, mint: USDC, escrowAta, recipientAta: sellerAta, tokenProgram: TOKEN_PROGRAM }),
+    ]);
+    const released = decodePayment((await accountData(payment))!)!;
+    expect(released.state).toBe(PAYMENT_STATE.RELEASED);
+    // Escrow fee: 100 bps of 2 USDC = 20,000 raw, above the 10,000 minimum.
+    expect(await tokenBalance(sellerAta)).toBe(1_980_000n);
+  });
+});
