@@ -1,5 +1,6 @@
 import type { Config } from "../config/load-config";
 import { probeDatabase } from "../store/parameters";
+import { countJitProvisionsOn } from "../store/jit-provisions";
 import { redactRpcUrl, solanaRpc } from "../solana/rpc";
 
 export const SCHEMA_VERSION = "1.2.0";
@@ -15,11 +16,17 @@ export interface HealthReport {
   network: string;
   solanaWalletRpcUrl: string;
   feePayer: string;
+  /** Just-in-time vault provisioning: vaults fronted today against the daily cap (null when the database is down). */
+  justInTimeProvisioning: { provisionedToday: number | null; dailyCap: number };
 }
 
 /** Live health: one getSlot and one trivial query, in parallel; neither failure is fatal to the answer. */
 export async function buildHealthReport(config: Config, db: D1Database | undefined): Promise<HealthReport> {
-  const [slot, database] = await Promise.all([currentSlot(config), probeDatabase(db)]);
+  const [slot, database, provisionedToday] = await Promise.all([
+    currentSlot(config),
+    probeDatabase(db),
+    db ? countJitProvisionsOn(db, Date.now()).catch(() => null) : Promise.resolve(null),
+  ]);
   const healthy = slot !== null && database !== "error";
   return {
     status: healthy ? "ok" : "warning",
@@ -32,6 +39,7 @@ export async function buildHealthReport(config: Config, db: D1Database | undefin
     network: config.network,
     solanaWalletRpcUrl: redactRpcUrl(config.walletRpcUrl),
     feePayer: config.feePayer.address,
+    justInTimeProvisioning: { provisionedToday, dailyCap: config.limits.jitProvisioningDailyCap },
   };
 }
 

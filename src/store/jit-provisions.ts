@@ -41,7 +41,9 @@ export async function releaseJitProvision(d1: D1Database, sellerWallet: string, 
   await database(d1).delete(jitProvisions).where(and(eq(jitProvisions.sellerWallet, sellerWallet), eq(jitProvisions.asset, asset)));
 }
 
-export async function countJitProvisions(d1: D1Database): Promise<number> {
-  const row = await d1.prepare("SELECT COUNT(*) AS n FROM jit_provisions WHERE signature IS NOT NULL").first<{ n: number }>();
+/** Vaults fronted (claimed) on the given UTC day, for the operator's view in /health. */
+export async function countJitProvisionsOn(d1: D1Database, nowMs: number): Promise<number> {
+  const day = new Date(nowMs).toISOString().slice(0, 10);
+  const row = await d1.prepare("SELECT COUNT(*) AS n FROM jit_provisions WHERE day = ?").bind(day).first<{ n: number }>();
   return row?.n ?? 0;
 }

@@ -25,6 +25,9 @@ describe("exact: verify then settle on the local chain", () => {
 
     const [vaultAta] = await findAssociatedTokenPda({ owner: address(line.payTo), mint: USDC, tokenProgram: TOKEN_PROGRAM });
     expect(await tokenBalance(vaultAta)).toBe(1_250_000n);
+    const health = await call("/health");
+    expect(health.body.justInTimeProvisioning.provisionedToday).toBeGreaterThanOrEqual(1);
+    expect(health.body.justInTimeProvisioning.dailyCap).toBe(25);
     const status = await chainRpc<{ value: [{ confirmationStatus: string; err: unknown } | null] }>("getSignatureStatuses", [[settled.body.transaction], { searchTransactionHistory: true }]);
     expect(status.value[0]).toMatchObject({ err: null });
   });
@@ -70,7 +73,6 @@ describe("exact: settlement is idempotent and never doubles a payment", () => {
   it("a payment that is already on chain (AlreadyProcessed) settles as success", async () => {
     const { base58 } = await import("@scure/base");
     const { createKeyPairFromBytes, signBytes, getTransactionDecoder, getBase64Encoder, getBase64EncodedWireTransaction } = await import("@solana/kit");
-    const { TEST_FEE_PAYER } = await import("../fixtures/keys");
     const buyer = await fundedBuyer(5_000_000);
     const line = await enrichedLine(USDC, "100000");
     await call("/settle", { method: "POST", json: await signedPaymentBody(buyer, line) }); // vault exists now
@@ -156,5 +158,27 @@ describe("exact: the audit trail", () => {
     expect(rows[1]).toMatchObject({ payer: buyer.address, amount: "120000", asset: USDC, signature: settled.body.transaction, merchant_wallet: line.extra.merchantWallet });
     expect(rows[2]).toMatchObject({ reason: "invalid_payload_requirements_mismatch" });
     expect(Number(rows[1]!.duration_ms)).toBeGreaterThanOrEqual(0);
+  });
+});
+
+describe("exact: just-in-time provisioning policy", () => {
+  it("fronts a non-sovereign vault, and refuses once the daily cap is used (without spending anything)", async () => {
+    const { decodeSplitVault } = await import("../../src/programs/universal-settle/accounts");
+    const buyer = await fundedBuyer(5_000_000);
+    const line = await enrichedLine(USDC, "100000");
+    expect((await call("/settle", { method: "POST", json: await signedPaymentBody(buyer, line) })).body.success).toBe(true);
+    const vault = await chainRpc<{ value: { data: [string, string]; owner: string } }>("getAccountInfo", [line.payTo, { encoding: "base64" }]);
+    const state = decodeSplitVault(Uint8Array.from(atob(vault.value.data[0]), (c) => c.charCodeAt(0)));
+    expect(state).toMatchObject({ isSovereign: false, isProvisioned: false });
+
+    const capped = { SVC_JIT_PROVISIONING_DAILY_CAP: "0" };
+    const fresh = await enrichedLine(USDC, "100000");
+    const body = await signedPaymentBody(buyer, fresh);
+    const refused = await callWithEnv(capped, "/settle", { method: "POST", body: JSON.stringify(body), headers: { "Content-Type": "application/json" } });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ success: false, errorReason: "vault_not_provisioned" });
+    expect(refused.body.errorMessage).toContain("/sellers/provision-tx");
+    const missing = await chainRpc<{ value: unknown }>("getAccountInfo", [fresh.payTo, { encoding: "base64" }]);
+    expect(missing.value).toBeNull(); // no provisioning transaction was sent
   });
 });
