@@ -5,6 +5,7 @@ import { ConfigInputSchema, CONFIG_KEYS } from "./schema";
 import { parseFeePayerSecretKey } from "./fee-payer-key";
 import { FacilitatorError } from "../errors/catalogue";
 import { readParameters } from "../store/parameters";
+import { readableIssueMessage } from "../validation/issue-message";
 import type { Env } from "../env";
 
 /** How long one isolate trusts a loaded config before re-reading the D1 `parameters` table (spec §8: ~60 s). */
@@ -93,7 +94,7 @@ export async function loadConfig(env: Env): Promise<Config> {
   if (!parsed.success) {
     const issue = parsed.issues[0];
     const key = issue.path?.[0]?.key;
-    throw new ConfigError(typeof key === "string" ? key : "configuration", issue.message);
+    throw new ConfigError(typeof key === "string" ? key : "configuration", readableIssueMessage(issue));
   }
   const input = parsed.output;
   const cluster = CLUSTERS[input.SOLANA_CLUSTER];

@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { badRequest, FacilitatorError } from "../errors/catalogue";
+import { readableIssueMessage } from "../validation/issue-message";
 import type { AppContext } from "./context";
 
 /** Reads a JSON body and validates it: malformed JSON, wrong types and unknown shapes all become a 400 naming the field. */
@@ -39,6 +40,6 @@ export function validate<S extends v.GenericSchema>(schema: S, input: unknown, w
 export function describeIssues(issues: readonly v.BaseIssue<unknown>[], where: string): string {
   return issues
     .slice(0, 2)
-    .map((issue) => `${v.getDotPath(issue) ?? where}: ${issue.message}`)
+    .map((issue) => `${v.getDotPath(issue) ?? where}: ${readableIssueMessage(issue)}`)
     .join("; ");
 }

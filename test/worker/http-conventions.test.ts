@@ -50,3 +50,12 @@ describe("HTTP conventions", () => {
     expect(response.body.code).toBe("NOT_FOUND");
   });
 });
+
+describe("bad input wording", () => {
+  it("a missing field says it is required, naming the field", async () => {
+    const response = await call("/verify", { method: "POST", json: { x402Version: 2 } });
+    expect(response.status).toBe(400);
+    expect(response.body.invalidMessage).toContain("paymentPayload: is required");
+    expect(JSON.stringify(response.body)).not.toMatch(/\bat [\w.]+ \(|\.ts:\d+/); // no stack trace
+  });
+});
