@@ -26,13 +26,13 @@ export function getUniversalSettleFacts(config: Config): Promise<UniversalSettle
   const now = Date.now();
   const hit = cache.get(key);
   if (hit && hit.expiresAtMs > now) return hit.facts;
-  const facts = readFacts(config);
-  cache.set(key, { facts, expiresAtMs: now + PROGRAM_FACTS_CACHE_MS });
-  // An unreachable RPC is not cached: quote with defaults now, read the chain again on the next call.
-  return facts.catch(async () => {
+  // An unreachable RPC is not cached: every waiter gets the defaults now, the next call reads the chain again.
+  const facts = readFacts(config).catch(async () => {
     cache.delete(key);
     return { programId: config.programs.universalSettle, configAddress: await configPda(config), onChainConfig: null };
   });
+  cache.set(key, { facts, expiresAtMs: now + PROGRAM_FACTS_CACHE_MS });
+  return facts;
 }
 
 async function configPda(config: Config): Promise<Address> {
