@@ -189,6 +189,11 @@ describe("exact: transaction rules", () => {
     await expectInvalid(await craftBody(line, ixs, { signers: [buyer] }), "invalid_exact_svm_payload_transaction_instructions_compute_price_instruction_too_high");
   });
 
+  it("a compute unit price without a limit, whose implied limit exceeds the cap", async () => {
+    const ixs = standardInstructions(parts).slice(1); // price, transfer, memo: 2 × 200,000 implied units > 200,000
+    await expectInvalid(await craftBody(line, ixs, { signers: [buyer] }), "invalid_exact_svm_payload_transaction_instructions_compute_limit_instruction", /implied limit 400000/);
+  });
+
   it("no transfer at all", async () => {
     await expectInvalid(await craftBody(line, [getSetComputeUnitLimitInstruction(20_000), memo("hello", [buyer.address])], { signers: [buyer] }), "invalid_exact_svm_payload_no_transfer_instruction");
   });

@@ -161,6 +161,7 @@ export function checkExactTransaction(
 function checkComputeBudget(instructions: DecodedInstruction[], policy: ExactPolicy): Rejection | null {
   let limits = 0;
   let prices = 0;
+  let pricePerUnit = 0n;
   for (const ix of instructions) {
     if (ix.programAddress !== COMPUTE_BUDGET_PROGRAM_ADDRESS) continue;
     const parsed = parseComputeBudgetData(ix.data);
@@ -177,9 +178,21 @@ function checkComputeBudget(instructions: DecodedInstruction[], policy: ExactPol
     } else {
       return { reason: "invalid_exact_svm_payload_unsupported_compute_budget_instruction", message: `ComputeBudget instruction ${parsed.discriminator} is not accepted` };
     }
+    if (parsed.kind === "setComputeUnitPrice") pricePerUnit = parsed.microLamports;
+  }
+  // Without an explicit limit the runtime grants 200,000 units per instruction; the fee payer pays the price on
+  // all of them, so a priced transaction must stay within the advertised limit either way.
+  if (limits === 0 && pricePerUnit > 0n) {
+    const implied = Math.min(MAX_TRANSACTION_COMPUTE_UNITS, DEFAULT_UNITS_PER_INSTRUCTION * instructions.filter((ix) => ix.programAddress !== COMPUTE_BUDGET_PROGRAM_ADDRESS).length);
+    if (implied > policy.maxComputeUnitLimit) {
+      return { reason: "invalid_exact_svm_payload_transaction_instructions_compute_limit_instruction", message: `A compute unit price is set without a SetComputeUnitLimit; the implied limit ${implied} exceeds the advertised maximum ${policy.maxComputeUnitLimit}` };
+    }
   }
   return null;
 }
+
+const DEFAULT_UNITS_PER_INSTRUCTION = 200_000;
+const MAX_TRANSACTION_COMPUTE_UNITS = 1_400_000;
 
 /** TransferChecked: `[12] ‖ amount u64 ‖ decimals u8`; accounts source, mint, destination, authority (+ multisig signers). */
 function parseTransferChecked(ix: DecodedInstruction): PaymentTransfer | null {

@@ -1,0 +1,261 @@
+/**
+ * Compatibility with the official x402 v2 TypeScript clients, end to end over real HTTP:
+ *
+ *   buyer  @x402/fetch wrapFetchWithPayment + @x402/svm ExactSvmScheme (client)  →  seller (demo/seller-server.ts)
+ *   seller @x402/core HTTPFacilitatorClient  →  the real Worker (wrangler, workerd, local D1)  →  local chain
+ *
+ * Nothing here talks to the Worker's internals: the Worker is started with scripts/lib/run-worker.ts and the
+ * chain with localnet/server.ts on free loopback ports.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createKeyPairSignerFromPrivateKeyBytes, type KeyPairSigner } from "@solana/kit";
+import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
+import { wrapFetchWithPayment, x402Client, decodePaymentResponseHeader } from "@x402/fetch";
+import { ExactSvmScheme } from "@x402/svm/exact/client";
+import { HTTPFacilitatorClient } from "@x402/core/http";
+import { SettleError, VerifyError, type Network, type PaymentPayload, type PaymentRequirements } from "@x402/core/types";
+import { startLocalnet, type RunningLocalnet } from "../../localnet/server";
+import { startWorker, type RunningWorker } from "../../scripts/lib/run-worker";
+import { randomKeypair } from "../../scripts/lib/keypair";
+import { CLUSTERS } from "../../src/config/networks";
+import { startSellerServer, type RunningSellerServer } from "../../demo/seller-server";
+import { fundFromFaucet, signatureStatus, tokenAccountBalance } from "../../demo/chain-rpc";
+import { payWithBuildEndpoint } from "../../demo/build-endpoint-buyer";
+
+const DEVNET = CLUSTERS.devnet.network as Network;
+const USDC = CLUSTERS.devnet.usdcMint;
+/** 0.25 USDC: under the official client's default spend cap of $1 per payment. */
+const PRICE_RAW = "250000";
+const RESOURCE = { report: "quarterly numbers", rows: [1, 2, 3] };
+
+let chain: RunningLocalnet;
+let worker: RunningWorker;
+let seller: RunningSellerServer;
+let facilitatorApi: string;
+let feePayerAddress: string;
+
+beforeAll(async () => {
+  chain = await startLocalnet({ port: 0, quiet: true });
+  const feePayer = randomKeypair();
+  feePayerAddress = feePayer.address;
+  await fundFromFaucet(chain.url, feePayer.address, 100_000_000_000);
+  worker = await startWorker({ rpcUrl: chain.url, feePayerSecretKeyBase58: feePayer.secretKeyBase58 });
+  facilitatorApi = `${worker.url}/api/v1/facilitator`;
+  seller = await startSellerServer({
+    facilitatorUrl: facilitatorApi,
+    sellerWallet: randomKeypair().address,
+    network: DEVNET,
+    asset: USDC,
+    amount: PRICE_RAW,
+    content: RESOURCE,
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await seller?.close();
+  await worker?.stop();
+  await chain?.close();
+}, 60_000);
+
+async function fundedBuyer(usdcRaw: number): Promise<KeyPairSigner> {
+  const buyer = await createKeyPairSignerFromPrivateKeyBytes(crypto.getRandomValues(new Uint8Array(32)));
+  await fundFromFaucet(chain.url, buyer.address, 1_000_000_000, usdcRaw);
+  return buyer;
+}
+
+/** The official client registered for devnet, pointed at the local chain (registerExactSvmScheme has no rpcUrl option). */
+function officialClient(buyer: KeyPairSigner): x402Client {
+  return new x402Client().register(DEVNET, new ExactSvmScheme(buyer, { rpcUrl: chain.url }));
+}
+
+async function vaultAtaOf(payTo: string): Promise<string> {
+  const [ata] = await findAssociatedTokenPda({ owner: payTo as never, mint: USDC as never, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+  return ata;
+}
+
+/** A fresh, signed payment for the seller's line, made by the official client (not sent anywhere yet). */
+async function officialPayment(buyer: KeyPairSigner): Promise<{ payload: PaymentPayload; requirements: PaymentRequirements }> {
+  const payload = await officialClient(buyer).createPaymentPayload(seller.paymentRequired);
+  return { payload, requirements: seller.paymentRequired.accepts[0]! };
+}
+
+describe("official x402 clients against the real Worker", () => {
+  it("the seller's 402 is what the official client expects (PAYMENT-REQUIRED header, enriched vault payTo)", async () => {
+    const response = await fetch(seller.url);
+    expect(response.status).toBe(402);
+    const header = response.headers.get("PAYMENT-REQUIRED");
+    expect(header).toBeTruthy();
+    const decoded = JSON.parse(Buffer.from(header!, "base64").toString("utf8"));
+    const line = decoded.accepts[0];
+    expect(line).toMatchObject({ scheme: "exact", network: DEVNET, asset: USDC, amount: PRICE_RAW });
+    expect(line.extra.feePayer).toBe(feePayerAddress);
+    expect(line.payTo).not.toBe(line.extra.merchantWallet);
+    expect(await response.json()).toMatchObject({ x402Version: 2, accepts: [line] });
+  });
+
+  it("wrapFetchWithPayment pays, the seller settles through HTTPFacilitatorClient, the vault receives exactly the price", async () => {
+    const buyer = await fundedBuyer(1_000_000);
+    const line = seller.paymentRequired.accepts[0]!;
+    const vaultAta = await vaultAtaOf(line.payTo);
+    const [buyerAta] = await findAssociatedTokenPda({ owner: buyer.address, mint: USDC as never, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+    const vaultBefore = (await tokenAccountBalance(chain.url, vaultAta)) ?? 0n;
+
+    const fetchWithPayment = wrapFetchWithPayment(fetch, officialClient(buyer));
+    const response = await fetchWithPayment(seller.url, { method: "GET" });
+    const text = await response.text();
+    expect(response.status, `${text} / ${JSON.stringify(seller.settlements.at(-1))}`).toBe(200);
+    expect(JSON.parse(text)).toEqual(RESOURCE);
+
+    const paymentResponse = response.headers.get("PAYMENT-RESPONSE");
+    expect(paymentResponse).toBeTruthy();
+    const settled = decodePaymentResponseHeader(paymentResponse!);
+    expect(settled).toMatchObject({ success: true, payer: buyer.address, network: DEVNET });
+    expect(settled.transaction).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,90}$/);
+
+    const status = await signatureStatus(chain.url, settled.transaction);
+    expect(status).not.toBeNull();
+    expect(status!.err).toBeNull();
+    expect(["confirmed", "finalized"]).toContain(status!.confirmationStatus);
+
+    expect(await tokenAccountBalance(chain.url, vaultAta)).toBe(vaultBefore + BigInt(PRICE_RAW));
+    expect(await tokenAccountBalance(chain.url, buyerAta)).toBe(1_000_000n - BigInt(PRICE_RAW));
+  });
+
+  it("a second paid request by another buyer settles into the now-existing vault", async () => {
+    const buyer = await fundedBuyer(500_000);
+    const vaultAta = await vaultAtaOf(seller.paymentRequired.accepts[0]!.payTo);
+    const before = (await tokenAccountBalance(chain.url, vaultAta)) ?? 0n;
+    const response = await wrapFetchWithPayment(fetch, officialClient(buyer))(seller.url);
+    expect(response.status, await response.clone().text()).toBe(200);
+    expect(await tokenAccountBalance(chain.url, vaultAta)).toBe(before + BigInt(PRICE_RAW));
+  });
+
+  it("a buyer without funds gets 402 again, and nothing moves", async () => {
+    const buyer = await fundedBuyer(1_000); // far below the price
+    const vaultAta = await vaultAtaOf(seller.paymentRequired.accepts[0]!.payTo);
+    const before = await tokenAccountBalance(chain.url, vaultAta);
+    const response = await wrapFetchWithPayment(fetch, officialClient(buyer))(seller.url);
+    expect(response.status).toBe(402);
+    const body = (await response.json()) as { error?: string };
+    expect(body.error).toMatch(/insufficient_funds|simulation/);
+    expect(response.headers.get("PAYMENT-RESPONSE")).toBeNull();
+    expect(await tokenAccountBalance(chain.url, vaultAta)).toBe(before);
+  });
+});
+
+describe("HTTPFacilitatorClient understands our /supported, /verify and /settle", () => {
+  let client: HTTPFacilitatorClient;
+  beforeAll(() => {
+    client = new HTTPFacilitatorClient({ url: facilitatorApi, timeoutMs: 30_000 });
+  });
+
+  it("getSupported() parses /supported", async () => {
+    const supported = await client.getSupported();
+    const exact = supported.kinds.find((kind) => kind.scheme === "exact" && kind.network === DEVNET);
+    expect(exact).toBeDefined();
+    expect(exact!.x402Version).toBe(2);
+    expect(exact!.extra?.feePayer).toBe(feePayerAddress);
+    expect(supported.signers[DEVNET]).toContain(feePayerAddress);
+    expect(supported.extensions).toEqual([]);
+  });
+
+  it("verify() of a valid official payment returns isValid true with the payer", async () => {
+    const buyer = await fundedBuyer(1_000_000);
+    const { payload, requirements } = await officialPayment(buyer);
+    const verified = await client.verify(payload, requirements);
+    expect(verified).toMatchObject({ isValid: true, payer: buyer.address });
+  });
+
+  it("verify() with requirements that differ from accepted throws VerifyError carrying our invalidReason", async () => {
+    const buyer = await fundedBuyer(1_000_000);
+    const { payload, requirements } = await officialPayment(buyer);
+    const tampered = { ...requirements, amount: "1" };
+    const error = await client.verify(payload, tampered).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(VerifyError);
+    const verifyError = error as VerifyError;
+    expect(verifyError.statusCode).toBe(400);
+    expect(verifyError.invalidReason).toBe("invalid_payload_requirements_mismatch");
+    expect(verifyError.invalidMessage).toMatch(/identical/);
+  });
+
+  it("verify() of a payment whose transfer amount differs from the (consistent) requirements: amount mismatch", async () => {
+    const buyer = await fundedBuyer(1_000_000);
+    const { payload, requirements } = await officialPayment(buyer);
+    const cheaper = { ...requirements, amount: String(BigInt(PRICE_RAW) + 1n) };
+    const error = await client.verify({ ...payload, accepted: cheaper }, cheaper).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(VerifyError);
+    expect((error as VerifyError).invalidReason).toBe("invalid_exact_svm_payload_amount_mismatch");
+  });
+
+  it("verify() of a garbage transaction: could_not_be_decoded", async () => {
+    const { payload, requirements } = await officialPayment(await fundedBuyer(1_000_000));
+    const garbage = { ...payload, payload: { transaction: Buffer.from("definitely not a transaction").toString("base64") } };
+    const error = await client.verify(garbage, requirements).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(VerifyError);
+    expect((error as VerifyError).invalidReason).toBe("invalid_exact_svm_payload_transaction_could_not_be_decoded");
+  });
+
+  it("settle() of a garbage transaction throws SettleError carrying our errorReason and network", async () => {
+    const { payload, requirements } = await officialPayment(await fundedBuyer(1_000_000));
+    const garbage = { ...payload, payload: { transaction: Buffer.from("still not a transaction").toString("base64") } };
+    const error = await client.settle(garbage, requirements).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(SettleError);
+    const settleError = error as SettleError;
+    expect(settleError.statusCode).toBe(400);
+    expect(settleError.errorReason).toBe("invalid_exact_svm_payload_transaction_could_not_be_decoded");
+    expect(settleError.network).toBe(DEVNET);
+    expect(settleError.transaction).toBe("");
+  });
+
+  it("settle() of a tampered body (requirements ≠ accepted) throws SettleError, and nothing is sent", async () => {
+    const buyer = await fundedBuyer(1_000_000);
+    const { payload, requirements } = await officialPayment(buyer);
+    const error = await client.settle(payload, { ...requirements, maxTimeoutSeconds: requirements.maxTimeoutSeconds + 1 }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(SettleError);
+    expect((error as SettleError).errorReason).toBe("invalid_payload_requirements_mismatch");
+    const [buyerAta] = await findAssociatedTokenPda({ owner: buyer.address, mint: USDC as never, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+    expect(await tokenAccountBalance(chain.url, buyerAta)).toBe(1_000_000n);
+  });
+
+  it("settle() of a valid payment succeeds, and settling it again is idempotent (same signature)", async () => {
+    const buyer = await fundedBuyer(1_000_000);
+    const { payload, requirements } = await officialPayment(buyer);
+    const first = await client.settle(payload, requirements);
+    expect(first).toMatchObject({ success: true, payer: buyer.address, network: DEVNET });
+    const again = await client.settle(payload, requirements);
+    expect(again).toMatchObject({ success: true, transaction: first.transaction });
+    const status = await signatureStatus(chain.url, first.transaction);
+    expect(status?.err).toBeNull();
+  });
+});
+
+describe("the spec's buyer flow (build, sign at payerSignatureIndex, filled template in PAYMENT-SIGNATURE) through the same seller", () => {
+  for (const headerEncoding of ["base64", "json"] as const) {
+    it(`settles a template sent as ${headerEncoding === "json" ? "raw JSON" : "base64 JSON"}`, async () => {
+      const buyer = await fundedBuyer(1_000_000);
+      const vaultAta = await vaultAtaOf(seller.paymentRequired.accepts[0]!.payTo);
+      const before = (await tokenAccountBalance(chain.url, vaultAta)) ?? 0n;
+      const paid = await payWithBuildEndpoint({ resourceUrl: seller.url, facilitatorApi, buyer, network: DEVNET, headerEncoding });
+      expect(paid.status, paid.body).toBe(200);
+      expect(JSON.parse(paid.body)).toEqual(RESOURCE);
+      expect(paid.paymentResponse).toMatchObject({ success: true, payer: buyer.address, network: DEVNET });
+      expect((await signatureStatus(chain.url, paid.paymentResponse!.transaction))?.err).toBeNull();
+      expect(await tokenAccountBalance(chain.url, vaultAta)).toBe(before + BigInt(PRICE_RAW));
+    });
+  }
+});
