@@ -14,7 +14,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { unstable_startWorker } from "wrangler";
+import { unstable_DevEnv } from "wrangler";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const WRANGLER_CONFIG = path.join(ROOT, "wrangler.toml");
@@ -33,15 +33,26 @@ export interface StartWorkerOptions {
   vars?: Record<string, string>;
   /** Extra secrets layered over the defaults below. */
   secrets?: Record<string, string>;
+  /** Another entry module instead of wrangler.toml's `main` (e.g. the benchmark's instrumented wrapper). */
+  entrypoint?: string;
+  /** wrangler's log level; default "error" (set "log" to see the Worker's own log lines). */
+  logLevel?: "none" | "error" | "warn" | "info" | "log" | "debug";
 }
 
 export interface RunningWorker {
   /** Origin, e.g. http://127.0.0.1:38123 (no trailing slash); the API lives under /api/v1/facilitator. */
   url: string;
+  /**
+   * The same Worker without wrangler's dev-only proxy in front (a second workerd process that `wrangler dev` and
+   * `url` go through). Null if this wrangler version did not reveal it. For benchmarks; tests should use `url`.
+   */
+  directUrl: string | null;
   stop(): Promise<void>;
 }
 
 export async function startWorker(options: StartWorkerOptions): Promise<RunningWorker> {
+  // Loopback only: miniflare would otherwise fetch the `Request.cf` placeholder from workers.cloudflare.com.
+  process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= "false";
   const persistDir = await mkdtemp(path.join(tmpdir(), "x402-worker-"));
   try {
     await applyMigrations(persistDir);
@@ -54,17 +65,32 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
     for (const [name, value] of Object.entries(options.vars ?? {})) bindings[name] = { type: "plain_text", value };
     for (const [name, value] of Object.entries(options.secrets ?? {})) bindings[name] = { type: "secret_text", value };
 
-    const worker = await unstable_startWorker({
+    // startWorker() through a DevEnv of our own, to read the user Worker's address from the reload event.
+    const devEnv = new unstable_DevEnv();
+    let directUrl: string | null = null;
+    const dispatch = devEnv.dispatch.bind(devEnv);
+    devEnv.dispatch = (event) => {
+      const proxyData = event.type === "reloadComplete" ? (event as { proxyData?: { userWorkerUrl?: { protocol: string; hostname: string; port: string } } }).proxyData : undefined;
+      const target = proxyData?.userWorkerUrl;
+      if (target) directUrl = `${target.protocol}//${target.hostname}:${target.port}`;
+      dispatch(event);
+    };
+    const worker = await devEnv.startWorker({
       config: WRANGLER_CONFIG,
+      ...(options.entrypoint ? { entrypoint: path.resolve(ROOT, options.entrypoint) } : {}),
+      sendMetrics: false,
       bindings,
       envFiles: [],
+      // startWorker does not derive this from compatibility_flags the way `wrangler dev` does; without it the
+      // bundler refuses node built-ins (events, path) that @solana/kit's node builds import. nodejs_compat → v2.
+      build: { nodejsCompatMode: "v2" },
       dev: {
         server: { hostname: "127.0.0.1", port: options.port ?? 0 },
         inspector: false,
         persist: persistDir,
         watch: false,
         liveReload: false,
-        logLevel: "error",
+        logLevel: options.logLevel ?? "error",
         remote: false,
         enableContainers: false,
       },
@@ -76,7 +102,10 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
     try {
       await withTimeout(worker.ready, READY_TIMEOUT_MS, "the Worker did not become ready");
       const url = (await worker.url).origin;
-      return { url, stop };
+      await waitForHealth(`${url}/api/v1/facilitator/health`, READY_TIMEOUT_MS);
+      const direct = directUrl as string | null;
+      const directAnswers = direct !== null && (await answers(`${direct}/api/v1/facilitator/health`));
+      return { url, directUrl: directAnswers ? direct : null, stop };
     } catch (error) {
       await stop();
       throw error;
@@ -93,7 +122,7 @@ function applyMigrations(persistDir: string): Promise<void> {
     const child = spawn(
       process.execPath,
       [WRANGLER_CLI, "d1", "migrations", "apply", "DB", "--local", "--persist-to", persistDir, "--config", WRANGLER_CONFIG],
-      { cwd: ROOT, env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" }, stdio: ["ignore", "pipe", "pipe"] },
+      { cwd: ROOT, env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" }, stdio: ["ignore", "pipe", "pipe"] },
     );
     let output = "";
     child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -109,6 +138,34 @@ function applyMigrations(persistDir: string): Promise<void> {
       else reject(new Error(`applying D1 migrations failed (exit ${code}):\n${output}`));
     });
   });
+}
+
+/** `ready` can resolve before a failed bundle surfaces; only a real answer proves the Worker runs. */
+async function waitForHealth(url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = "no answer";
+  while (Date.now() < deadline) {
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(5_000) });
+      await response.arrayBuffer();
+      if (response.status < 500) return;
+      last = `HTTP ${response.status}`;
+    } catch (error) {
+      last = error instanceof Error ? error.message : String(error);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`the Worker did not answer ${url} within ${timeoutMs / 1000} s (${last})`);
+}
+
+async function answers(url: string): Promise<boolean> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(5_000) });
+    await response.arrayBuffer();
+    return response.status < 500;
+  } catch {
+    return false;
+  }
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
