@@ -18,6 +18,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const WORKER_PORT = Number(process.env.PORT ?? 8787);
 const LOCALNET_PORT = Number(process.env.LOCALNET_PORT ?? 8899);
 const FEE_PAYER_FUNDING_LAMPORTS = 100_000_000_000; // 100 SOL of local play money
+const WRANGLER_BIN = path.join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
 
 async function main() {
   const vars = ensureDevVars(path.join(ROOT, ".dev.vars"));
@@ -36,7 +37,7 @@ async function main() {
     console.log(`Solana RPC       ${externalRpc}  (fund the fee payer ${feePayer.address} yourself)`);
   }
 
-  const migrate = spawnSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local"], {
+  const migrate = spawnSync(process.execPath, [WRANGLER_BIN, "d1", "migrations", "apply", "DB", "--local"], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, CI: "true" },
@@ -47,18 +48,31 @@ async function main() {
     throw new Error("applying D1 migrations failed");
   }
 
-  const args = ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(WORKER_PORT), "--var", `SOLANA_RPC_URL:${rpcUrl}`, "--show-interactive-dev-session=false"];
+  const args = [WRANGLER_BIN, "dev", "--ip", "127.0.0.1", "--port", String(WORKER_PORT), "--var", `SOLANA_RPC_URL:${rpcUrl}`, "--show-interactive-dev-session=false"];
   if (externalRpc && process.env.SOLANA_CLUSTER) args.push("--var", `SOLANA_CLUSTER:${process.env.SOLANA_CLUSTER}`);
-  const worker = spawn("npx", args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, WRANGLER_SEND_METRICS: "false" } });
+  // wrangler runs in its own process group (it starts workerd children), so stopping ends all of them.
+  const worker = spawn(process.execPath, args, {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+    detached: true,
+  });
   forwardOutput(worker);
 
   const stop = async () => {
-    worker.kill("SIGTERM");
+    if (worker.pid !== undefined) {
+      try {
+        process.kill(-worker.pid, "SIGTERM");
+      } catch {
+        // already gone
+      }
+    }
     await closeLocalnet();
     process.exit(0);
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
+  process.on("SIGHUP", stop);
   worker.on("exit", async (code) => {
     console.error(`wrangler dev exited (${code})`);
     await closeLocalnet();
