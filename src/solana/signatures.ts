@@ -1,4 +1,4 @@
-import { getPublicKeyFromAddress, verifySignature, type SignatureBytes } from "@solana/kit";
+import { getPublicKeyFromAddress, verifySignature, type Address, type SignatureBytes } from "@solana/kit";
 import type { DecodedTransaction } from "./wire-transaction";
 
 /**
@@ -9,10 +9,25 @@ export async function verifyNonFeePayerSignatures(tx: DecodedTransaction): Promi
   const checks = tx.signatures.slice(1).map(async (signature, i) => {
     const signer = tx.staticAccounts[i + 1]!;
     if (signature === null) return { ok: false as const, missing: true, signer };
-    const key = await getPublicKeyFromAddress(signer);
+    const key = await publicKeyOf(signer);
     const valid = await verifySignature(key, signature as SignatureBytes, tx.messageBytes);
     return valid ? null : { ok: false as const, missing: false, signer };
   });
   for (const result of await Promise.all(checks)) if (result) return result;
   return { ok: true };
+}
+
+/** Imported WebCrypto keys of recent signers (repeat buyers skip the import); bounded, safe to lose. */
+const MAX_CACHED_KEYS = 10_000;
+const publicKeys = new Map<string, Promise<CryptoKey>>();
+
+function publicKeyOf(signer: Address): Promise<CryptoKey> {
+  let key = publicKeys.get(signer);
+  if (!key) {
+    if (publicKeys.size >= MAX_CACHED_KEYS) publicKeys.clear();
+    key = getPublicKeyFromAddress(signer);
+    publicKeys.set(signer, key);
+    key.catch(() => publicKeys.delete(signer));
+  }
+  return key;
 }

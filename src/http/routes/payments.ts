@@ -117,7 +117,7 @@ async function settlePayment(c: AppContext, body: VerifySettleBody, correlationI
   const accepted = checkCommonRequirements(config, body);
   if ("ok" in accepted) return accepted;
   if (accepted.scheme !== "exact") return schemeNotAvailable(accepted.scheme);
-  return settleExactPayment(config, c.env, body, accepted, correlationId);
+  return settleExactPayment(config, c.env, body, accepted, (work) => runAfterResponse(c, work, correlationId));
 }
 
 /**
@@ -168,10 +168,16 @@ function recordAttempt(
     signature,
     startedAtMs,
     durationMs: Date.now() - startedAtMs,
-  }).catch((error: unknown) => log("error", "payment_attempt_not_recorded", { correlationId, error }));
+  });
+  runAfterResponse(c, write, correlationId);
+}
+
+/** Keeps the isolate alive for work that finishes after the response; failures are logged, never surfaced. */
+function runAfterResponse(c: AppContext, work: Promise<unknown>, correlationId: string): void {
+  const logged = work.catch((error: unknown) => log("error", "deferred_write_failed", { correlationId, error }));
   try {
-    c.executionCtx.waitUntil(write);
+    c.executionCtx.waitUntil(logged);
   } catch {
-    // No execution context (direct app.request in tests): the write still runs.
+    // No execution context (direct app.request in tests): the work still runs.
   }
 }

@@ -49,7 +49,7 @@ export async function settleExactPayment(
   env: Env,
   body: VerifySettleBody,
   accepted: AcceptedRequirements,
-  correlationId: string,
+  defer: (work: Promise<unknown>) => void,
 ): Promise<ExactSettlement> {
   const verified = await verifyExactPayment(config, body, accepted, { simulate: false });
   if (!verified.ok) return verified;
@@ -72,7 +72,7 @@ export async function settleExactPayment(
     leaseExpiresAtMs: Date.now() + SUBMIT_LEASE_MS,
   });
 
-  const context = { config, env, verified, wireBase64: toBase64(wireBytes), signature, messageHash };
+  const context = { config, env, verified, wireBase64: toBase64(wireBytes), signature, messageHash, defer };
   if (!claim.claimed) return reconcile(context, claim.existing, leaseId);
   return submitAndConfirm(context, { provisionFirst: verified.needsProvisioning });
 }
@@ -84,6 +84,8 @@ interface SettleContext {
   wireBase64: string;
   signature: string;
   messageHash: string;
+  /** Runs work after the response (waitUntil): bookkeeping that a later call could redo by itself. */
+  defer: (work: Promise<unknown>) => void;
 }
 
 async function submitAndConfirm(ctx: SettleContext, options: { provisionFirst: boolean }): Promise<ExactSettlement> {
@@ -112,7 +114,8 @@ async function confirmAndRecord(ctx: SettleContext, budgetMs: number, alreadySet
   const { config, env, verified, signature, messageHash } = ctx;
   const outcome = await confirmSignature(config, signature, budgetMs);
   if (outcome.kind === "confirmed") {
-    await updateSettlement(env.DB, messageHash, ["submitting", "pending"], { state: "confirmed", leaseExpiresAtMs: null });
+    // Off the response path: if this write is lost, the next call finds the signature confirmed and records it.
+    ctx.defer(updateSettlement(env.DB, messageHash, ["submitting", "pending"], { state: "confirmed", leaseExpiresAtMs: null }));
     return settled(ctx, alreadySettled);
   }
   if (outcome.kind === "failed") return fail(ctx, rejectionForTransactionError(outcome.err, [], verified.transfer));
