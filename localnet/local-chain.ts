@@ -48,6 +48,11 @@ export class LocalChain {
   readonly clock: ChainClock;
   readonly blockhashes = new BlockhashWindow();
   readonly ledger: TransactionLedger;
+  /**
+   * TEST-ONLY: transactions paid by these fee payers stay at "processed" for the given milliseconds after landing,
+   * as on a busy cluster, so that clients' confirmation timeouts can be exercised.
+   */
+  readonly confirmationLagMs = new Map<string, number>();
   readonly log: (line: string) => void;
   private readonly listeners = new Set<(event: ChainEvent) => void>();
   private syncedSlot = -1n;

@@ -50,6 +50,8 @@ export interface LedgerEntry {
   returnData: { programId: string; data: Uint8Array } | null;
   /** After this block height the blockhash is dead, so the entry no longer guards against duplicates. */
   lastValidBlockHeight: bigint;
+  /** Wall-clock landing time, for the test-only confirmation lag. */
+  landedAtMs: number;
 }
 
 export class TransactionLedger {

@@ -96,6 +96,7 @@ export function submitTransaction(chain: LocalChain, wire: WireTransaction, opti
     signature: wire.signature,
     slot,
     blockTime: chain.clock.unixTimestamp(),
+    landedAtMs: Date.now(),
     transaction: wire,
     loadedAddresses: keys.loadedAddresses,
     accountKeys: keys.accountKeys,

@@ -10,6 +10,8 @@
  *   localnet_createMint  [{decimals?, address?, tokenProgram?, freezeAuthority?}] → {mint}
  *                        a mint whose authority is the faucet (so requestTokenAirdrop works)
  *   localnet_getInfo     [] → the seeded addresses and local key addresses
+ *   localnet_setConfirmationLag [feePayer, ms] → true   transactions paid by feePayer report "processed"
+ *                        (not confirmed) for ms after landing; 0 removes the lag
  */
 import { randomBytes } from "node:crypto";
 import type { JsonValue } from "../json-bigint";
@@ -39,6 +41,14 @@ export function localnetMethods(chain: LocalChain, info: () => unknown): RpcMeth
         owner: spec.owner === undefined ? SYSTEM_PROGRAM_ID : pubkeyParam(spec.owner),
         executable,
       });
+      return true;
+    },
+
+    localnet_setConfirmationLag: (params) => {
+      const feePayer = pubkeyParam(requiredParam(params, 0, "feePayer"));
+      const ms = Number(u64Param(requiredParam(params, 1, "ms"), "ms"));
+      if (ms === 0) chain.confirmationLagMs.delete(feePayer);
+      else chain.confirmationLagMs.set(feePayer, ms);
       return true;
     },
 

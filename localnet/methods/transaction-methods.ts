@@ -68,12 +68,13 @@ export function transactionMethods(chain: LocalChain): RpcMethodTable {
         const entry = chain.ledger.get(signature);
         if (entry === undefined) return null;
         if (!searchHistory && entry.slot + STATUS_CACHE_SLOTS < currentSlot) return null;
+        const lagging = isStillLagging(chain, entry);
         return {
           slot: entry.slot,
-          confirmations: null,
+          confirmations: lagging ? 0 : null,
           err: entry.err,
           status: entry.err === null ? { Ok: null } : { Err: entry.err },
-          confirmationStatus: "finalized",
+          confirmationStatus: lagging ? "processed" : "finalized",
         };
       });
       return { context: chain.context(), value };
@@ -86,7 +87,7 @@ export function transactionMethods(chain: LocalChain): RpcMethodTable {
         throw invalidParams("Method does not support commitment below `confirmed`");
       }
       const entry = chain.ledger.get(signature);
-      if (entry === undefined) return null;
+      if (entry === undefined || isStillLagging(chain, entry)) return null;
       return formatConfirmedTransaction(entry, config);
     },
 
@@ -258,4 +259,10 @@ function jsonParsedTransaction(entry: LedgerEntry) {
       ...(message.version === 0 ? { addressTableLookups: message.addressTableLookups } : {}),
     },
   };
+}
+
+/** Whether a landed transaction is still inside its fee payer's test-only confirmation lag. */
+function isStillLagging(chain: LocalChain, entry: LedgerEntry): boolean {
+  const lag = chain.confirmationLagMs.get(entry.accountKeys[0] ?? "");
+  return lag !== undefined && Date.now() < entry.landedAtMs + lag;
 }

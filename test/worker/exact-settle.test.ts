@@ -182,3 +182,47 @@ describe("exact: just-in-time provisioning policy", () => {
     expect(missing.value).toBeNull(); // no provisioning transaction was sent
   });
 });
+
+describe("exact: a confirmation that outlives its budget", () => {
+  it("answers settlement_pending with the signature, and a later call reconciles without re-sending", async () => {
+    // A fee payer of its own, so that the chain's test-only confirmation lag touches only this test's transactions.
+    const feePayer = labelledKeypair(`pending/${crypto.randomUUID()}`);
+    await chainRpc("requestAirdrop", [feePayer.address, 5_000_000_000]);
+    const env = { FEE_PAYER_SECRET_KEY: feePayer.secretKeyBase58, SVC_SETTLE_CONFIRM_TIMEOUT_MS: "1000" };
+    const post = async (path: string, json: unknown) =>
+      callWithEnv(env, path, { method: "POST", body: JSON.stringify(json), headers: { "Content-Type": "application/json", "CF-Connecting-IP": crypto.randomUUID() } });
+    const buyer = await fundedBuyer(5_000_000);
+    const seller = (await fundedBuyer(0)).address;
+    const enriched = await post("/payment-required/enrich", {
+      x402Version: 2,
+      resource: { url: "https://seller.example/slow" },
+      accepts: [{ scheme: "exact", network: DEVNET, asset: USDC, amount: "70000", payTo: seller, maxTimeoutSeconds: 60 }],
+    });
+    const line = enriched.body.accepts[0];
+    const signedBody = async () => {
+      const built = await post("/build-exact-payment-tx", { payer: buyer.address, accepted: line });
+      const body = built.body.verifyBodyTemplate;
+      body.paymentPayload.payload.transaction = await signAsBuyer(built.body.transaction, buyer);
+      return body;
+    };
+    expect((await post("/settle", await signedBody())).body.success).toBe(true); // the vault exists from here on
+
+    await chainRpc("localnet_setConfirmationLag", [feePayer.address, 2_500]);
+    try {
+      const body = await signedBody();
+      const pending = await post("/settle", body);
+      expect(pending.status).toBe(202);
+      expect(pending.body).toMatchObject({ success: false, errorReason: "settlement_pending", transaction: expect.any(String) });
+      expect(pending.body.errorMessage).toContain("call /settle again");
+
+      await new Promise((resolve) => setTimeout(resolve, 2_600));
+      const reconciled = await post("/settle", body);
+      expect(reconciled.status, JSON.stringify(reconciled.body)).toBe(200);
+      expect(reconciled.body).toMatchObject({ success: true, transaction: pending.body.transaction, alreadySettled: true });
+      const [vaultAta] = await findAssociatedTokenPda({ owner: address(line.payTo), mint: USDC, tokenProgram: TOKEN_PROGRAM });
+      expect(await tokenBalance(vaultAta)).toBe(140_000n); // two payments, each counted once
+    } finally {
+      await chainRpc("localnet_setConfirmationLag", [feePayer.address, 0]);
+    }
+  });
+});
