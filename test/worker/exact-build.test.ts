@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, inject, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   address,
   createKeyPairFromBytes,
@@ -16,6 +16,7 @@ import {
 } from "@solana/kit";
 import { findAssociatedTokenPda, getMintEncoder } from "@solana-program/token";
 import { call, callWithEnv } from "./helpers";
+import { chainRpc } from "./payment-fixtures";
 import { TEST_FEE_PAYER } from "../fixtures/keys";
 import { CLUSTERS } from "../../src/config/networks";
 import { findVaultPda, findVaultSolStoragePda } from "../../src/programs/universal-settle/pda";
@@ -46,16 +47,6 @@ beforeAll(async () => {
 // ------------------------------------------------------------------------------------------------
 // helpers
 
-async function chainRpc(method: string, params: unknown[]): Promise<unknown> {
-  const response = await fetch(inject("localnetUrl"), {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-  });
-  const body = (await response.json()) as { result?: unknown; error?: { message: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result;
-}
 
 /** A buyer whose key comes from a fixed test seed (sha256 of a label), as a wallet would hold it. */
 async function buyerFromSeed(label: string): Promise<KeyPairSigner> {

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, inject, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   address,
   appendTransactionMessageInstructions,
@@ -14,6 +14,7 @@ import {
   type KeyPairSigner,
 } from "@solana/kit";
 import { call, callWithEnv } from "./helpers";
+import { chainRpc } from "./payment-fixtures";
 import { TEST_FEE_PAYER } from "../fixtures/keys";
 import { CLUSTERS } from "../../src/config/networks";
 import { findUniversalSettleConfigPda, findVaultPda, findVaultSolStoragePda } from "../../src/programs/universal-settle/pda";
@@ -62,16 +63,6 @@ async function createVault(seller: KeyPairSigner, payer: KeyPairSigner): Promise
   return vault;
 }
 
-async function chainRpc(method: string, params: unknown[]): Promise<unknown> {
-  const response = await fetch(inject("localnetUrl"), {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-  });
-  const body = (await response.json()) as { result?: unknown; error?: { message: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result;
-}
 
 afterEach(() => {
   vi.restoreAllMocks();
