@@ -1,43 +1,21 @@
 import { describe, expect, it } from "vitest";
-import {
-  generateKeyPairSigner,
-  getBase58Decoder,
-  getBase64Decoder,
-  getBase64EncodedWireTransaction,
-  getBase64Encoder,
-  getTransactionDecoder,
-  partiallySignTransaction,
-  signBytes,
-  type KeyPairSigner,
-} from "@solana/kit";
+import { generateKeyPairSigner, type KeyPairSigner } from "@solana/kit";
 import { call, callWithEnv } from "./helpers";
-import { chainRpc, NATIVE_SOL, USDC, enrichedLine } from "./payment-fixtures";
-
-async function fundedSeller(): Promise<KeyPairSigner> {
-  const seller = await generateKeyPairSigner();
-  await chainRpc("requestAirdrop", [seller.address, 1_000_000_000]);
-  return seller;
-}
+import { NATIVE_SOL, USDC, enrichedLine } from "./payment-fixtures";
+import { fundedSeller, signAndSendAsSeller, signMessage } from "./seller-fixtures";
 
 /** Activates the seller's vault for `asset` the sovereign way: provision-tx, sign as the seller, send. */
 async function activate(seller: KeyPairSigner, asset: string): Promise<void> {
   const built = await call("/sellers/provision-tx", { method: "POST", json: { wallet: seller.address, asset } });
   expect(built.status, JSON.stringify(built.body)).toBe(200);
   if (!built.body.transaction) return;
-  const tx = getTransactionDecoder().decode(getBase64Encoder().encode(built.body.transaction));
-  const signed = await partiallySignTransaction([seller.keyPair], tx);
-  await chainRpc("sendTransaction", [getBase64EncodedWireTransaction(signed), { encoding: "base64" }]);
+  await signAndSendAsSeller(seller, built.body.transaction);
 }
 
 async function challengeFor(wallet: string, action = "seller:register", extra = ""): Promise<string> {
   const response = await call(`/sellers/${wallet}/challenge?action=${action}${extra}`);
   expect(response.status, JSON.stringify(response.body)).toBe(200);
   return response.body.message;
-}
-
-async function sign(signer: KeyPairSigner, message: string, encoding: "base58" | "base64" = "base58"): Promise<string> {
-  const bytes = await signBytes(signer.keyPair.privateKey, new TextEncoder().encode(message));
-  return encoding === "base58" ? getBase58Decoder().decode(bytes) : getBase64Decoder().decode(bytes);
 }
 
 function register(wallet: string, body: Record<string, unknown>) {
@@ -71,40 +49,40 @@ describe("wallet-signed challenges", () => {
     // A bad signature first: it must not burn the challenge.
     const message = await challengeFor(seller.address);
     const stranger = await generateKeyPairSigner();
-    const foreign = await register(seller.address, { message, signature: await sign(stranger, message), asset: "SOL" });
+    const foreign = await register(seller.address, { message, signature: await signMessage(stranger, message), asset: "SOL" });
     expect(foreign.status).toBe(401);
     expect(foreign.body.error).toMatch(/^signature:/);
 
-    const ok = await register(seller.address, { message, signature: await sign(seller, message, "base64"), asset: "SOL" });
+    const ok = await register(seller.address, { message, signature: await signMessage(seller, message, "base64"), asset: "SOL" });
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
     expect(ok.body.provider).toMatchObject({ walletPubkey: seller.address, settlementMode: "native_sol", listingOptIn: false });
 
-    const replay = await register(seller.address, { message, signature: await sign(seller, message), asset: "SOL" });
+    const replay = await register(seller.address, { message, signature: await signMessage(seller, message), asset: "SOL" });
     expect(replay.status).toBe(401);
     expect(replay.body.error).toMatch(/already used/);
 
     const retireChallenge = await challengeFor(seller.address, "seller:retire");
-    const wrongAction = await register(seller.address, { message: retireChallenge, signature: await sign(seller, retireChallenge), asset: "SOL" });
+    const wrongAction = await register(seller.address, { message: retireChallenge, signature: await signMessage(seller, retireChallenge), asset: "SOL" });
     expect(wrongAction.status).toBe(401);
     expect(wrongAction.body.error).toMatch(/seller:retire/);
 
     const original = await challengeFor(seller.address, "seller:retire");
     const edited = original.replace("action: seller:retire", "action: seller:register");
-    const forged = await register(seller.address, { message: edited, signature: await sign(seller, edited), asset: "SOL" });
+    const forged = await register(seller.address, { message: edited, signature: await signMessage(seller, edited), asset: "SOL" });
     expect(forged.status).toBe(401);
     expect(forged.body.error).toMatch(/altered/);
 
     const otherWallet = await challengeFor(stranger.address);
-    const foreignChallenge = await register(seller.address, { message: otherWallet, signature: await sign(seller, otherWallet), asset: "SOL" });
+    const foreignChallenge = await register(seller.address, { message: otherWallet, signature: await signMessage(seller, otherWallet), asset: "SOL" });
     expect(foreignChallenge.status).toBe(401);
 
     const shortLived = await challengeFor(seller.address, "seller:register", "&ttlSeconds=1");
     await new Promise((resolve) => setTimeout(resolve, 1_100));
-    const expired = await register(seller.address, { message: shortLived, signature: await sign(seller, shortLived), asset: "SOL" });
+    const expired = await register(seller.address, { message: shortLived, signature: await signMessage(seller, shortLived), asset: "SOL" });
     expect(expired.status).toBe(401);
     expect(expired.body.error).toMatch(/expired/);
 
-    const garbage = await register(seller.address, { message: "hello", signature: await sign(seller, "hello"), asset: "SOL" });
+    const garbage = await register(seller.address, { message: "hello", signature: await signMessage(seller, "hello"), asset: "SOL" });
     expect(garbage.status).toBe(401);
   });
 
@@ -112,10 +90,10 @@ describe("wallet-signed challenges", () => {
     const seller = await fundedSeller();
     await activate(seller, "SOL");
     const message = await challengeFor(seller.address, "seller:any");
-    const ok = await register(seller.address, { message, signature: await sign(seller, message), asset: "SOL" });
+    const ok = await register(seller.address, { message, signature: await signMessage(seller, message), asset: "SOL" });
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
     const resourceAny = await challengeFor(seller.address, "resource:any");
-    const refused = await call(`/sellers/${seller.address}/retire`, { method: "POST", json: { message: resourceAny, signature: await sign(seller, resourceAny) } });
+    const refused = await call(`/sellers/${seller.address}/retire`, { method: "POST", json: { message: resourceAny, signature: await signMessage(seller, resourceAny) } });
     expect(refused.status).toBe(401);
   });
 });
@@ -124,7 +102,7 @@ describe("seller registration rules", () => {
   it("answers 409 before activation has landed, and the same challenge works once it has", async () => {
     const seller = await fundedSeller();
     const message = await challengeFor(seller.address);
-    const signature = await sign(seller, message);
+    const signature = await signMessage(seller, message);
     const early = await register(seller.address, { message, signature, asset: "USDC" });
     expect(early.status).toBe(409);
     expect(early.body.code).toBe("CONFLICT");
@@ -144,15 +122,15 @@ describe("seller registration rules", () => {
     const seller = await fundedSeller();
     await activate(seller, "SOL");
     const first = await challengeFor(seller.address);
-    expect((await register(seller.address, { message: first, signature: await sign(seller, first), asset: "SOL" })).status).toBe(200);
+    expect((await register(seller.address, { message: first, signature: await signMessage(seller, first), asset: "SOL" })).status).toBe(200);
 
     const second = await challengeFor(seller.address);
-    const otherAsset = await register(seller.address, { message: second, signature: await sign(seller, second), asset: "USDC" });
+    const otherAsset = await register(seller.address, { message: second, signature: await signMessage(seller, second), asset: "USDC" });
     expect(otherAsset.status).toBe(400);
     expect(otherAsset.body.error).toMatch(/^asset: .*one payment asset per merchant wallet/);
 
     const retire = await challengeFor(seller.address, "seller:retire");
-    const retired = await call(`/sellers/${seller.address}/retire`, { method: "POST", json: { wallet: seller.address, message: retire, signature: await sign(seller, retire) } });
+    const retired = await call(`/sellers/${seller.address}/retire`, { method: "POST", json: { wallet: seller.address, message: retire, signature: await signMessage(seller, retire) } });
     expect(retired.status, JSON.stringify(retired.body)).toBe(200);
     expect(retired.body).toMatchObject({ wallet: seller.address, retiredRowCount: 1 });
     expect(retired.body.note).toBeTypeOf("string");
@@ -160,7 +138,7 @@ describe("seller registration rules", () => {
     expect(preview.body.lifecycle).toEqual({ previewed: true, activated: true, verified: false, nextStep: "verify" });
 
     // The unused second challenge now passes the one-asset rule; only activation of USDC is missing.
-    const retry = await register(seller.address, { message: second, signature: await sign(seller, second), asset: "USDC" });
+    const retry = await register(seller.address, { message: second, signature: await signMessage(seller, second), asset: "USDC" });
     expect(retry.status).toBe(409);
   });
 
@@ -168,7 +146,7 @@ describe("seller registration rules", () => {
     const seller = await generateKeyPairSigner();
     const other = await generateKeyPairSigner();
     const message = await challengeFor(seller.address);
-    const signature = await sign(seller, message);
+    const signature = await signMessage(seller, message);
     const cases: [Record<string, unknown>, RegExp][] = [
       [{ message, signature }, /^asset:/],
       [{ signature, asset: "SOL" }, /^message:/],
@@ -201,7 +179,7 @@ describe("provider directory", () => {
       const listingOptIn = i !== 1;
       const response = await register(seller.address, {
         message,
-        signature: await sign(seller, message),
+        signature: await signMessage(seller, message),
         asset: "SOL",
         discovery: { serviceUrl: `https://seller-${i}.example`, listingOptIn },
       });
@@ -239,7 +217,7 @@ describe("seller payment history", () => {
     let entries: { merchantWallet: string; kind: string }[] = [];
     for (let attempt = 0; attempt < 20 && entries.length === 0; attempt++) {
       const message = await challengeFor(seller.address, "seller:payments");
-      const page = await call("/seller/payments", { method: "POST", json: { wallet: seller.address, message, signature: await sign(seller, message), limit: 10 } });
+      const page = await call("/seller/payments", { method: "POST", json: { wallet: seller.address, message, signature: await signMessage(seller, message), limit: 10 } });
       expect(page.status, JSON.stringify(page.body)).toBe(200);
       expect(page.body.wallet).toBe(seller.address);
       entries = page.body.entries;
@@ -249,7 +227,7 @@ describe("seller payment history", () => {
     expect(entries[0]).toMatchObject({ kind: "verify", merchantWallet: seller.address });
 
     const wrong = await challengeFor(seller.address, "seller:register");
-    const refused = await call("/seller/payments", { method: "POST", json: { wallet: seller.address, message: wrong, signature: await sign(seller, wrong) } });
+    const refused = await call("/seller/payments", { method: "POST", json: { wallet: seller.address, message: wrong, signature: await signMessage(seller, wrong) } });
     expect(refused.status).toBe(401);
   });
 });

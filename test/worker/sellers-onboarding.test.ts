@@ -1,40 +1,13 @@
 import { describe, expect, it } from "vitest";
-import {
-  generateKeyPairSigner,
-  getBase58Decoder,
-  getBase64EncodedWireTransaction,
-  getBase64Encoder,
-  getTransactionDecoder,
-  partiallySignTransaction,
-  signBytes,
-  type KeyPairSigner,
-} from "@solana/kit";
+import { generateKeyPairSigner, type KeyPairSigner } from "@solana/kit";
 import { call } from "./helpers";
-import { chainRpc, NATIVE_SOL, PROGRAM_ID, USDC } from "./payment-fixtures";
-
-/** A seller wallet with SOL for fees and rent, on the real local chain. */
-async function fundedSeller(): Promise<KeyPairSigner> {
-  const seller = await generateKeyPairSigner();
-  await chainRpc("requestAirdrop", [seller.address, 1_000_000_000]);
-  return seller;
-}
-
-/** Signs the provision transaction as the seller (fee payer and only signer) and sends it to the local chain. */
-async function signAndSend(seller: KeyPairSigner, base64: string): Promise<string> {
-  const tx = getTransactionDecoder().decode(getBase64Encoder().encode(base64));
-  const signed = await partiallySignTransaction([seller.keyPair], tx);
-  return chainRpc<string>("sendTransaction", [getBase64EncodedWireTransaction(signed), { encoding: "base64" }]);
-}
+import { NATIVE_SOL, PROGRAM_ID, USDC } from "./payment-fixtures";
+import { fundedSeller, signAndSendAsSeller, signMessage } from "./seller-fixtures";
 
 async function provision(seller: KeyPairSigner, asset: string) {
   const response = await call("/sellers/provision-tx", { method: "POST", json: { wallet: seller.address, asset } });
   expect(response.status, JSON.stringify(response.body)).toBe(200);
   return response.body;
-}
-
-async function signMessage(seller: KeyPairSigner, message: string): Promise<string> {
-  const signature = await signBytes(seller.keyPair.privateKey, new TextEncoder().encode(message));
-  return getBase58Decoder().decode(signature);
 }
 
 describe("seller lifecycle on the local chain", () => {
@@ -63,7 +36,7 @@ describe("seller lifecycle on the local chain", () => {
     });
     expect(built.vaultTokenAta).toBeTypeOf("string");
     expect(built.recentBlockhash).toBeTypeOf("string");
-    await signAndSend(seller, built.transaction);
+    await signAndSendAsSeller(seller, built.transaction);
 
     const activated = await call(`/sellers/${seller.address}/preview`);
     expect(activated.body.lifecycle).toEqual({ previewed: true, activated: true, verified: false, nextStep: "verify" });
@@ -113,12 +86,12 @@ describe("seller lifecycle on the local chain", () => {
     const sol = await provision(seller, "SOL");
     expect(sol).toMatchObject({ statusCode: "VAULT_ONLY", assetMint: NATIVE_SOL, alreadyProvisioned: false });
     expect(sol.vaultTokenAta).toBeUndefined();
-    await signAndSend(seller, sol.transaction);
+    await signAndSendAsSeller(seller, sol.transaction);
     expect(await provision(seller, "SOL")).toMatchObject({ statusCode: "ALREADY_PROVISIONED", alreadyProvisioned: true });
 
     const usdc = await provision(seller, USDC);
     expect(usdc).toMatchObject({ statusCode: "ATA_ONLY", asset: "USDC", alreadyProvisioned: false });
-    await signAndSend(seller, usdc.transaction);
+    await signAndSendAsSeller(seller, usdc.transaction);
     expect(await provision(seller, "usdc")).toMatchObject({ statusCode: "ALREADY_PROVISIONED" });
   });
 

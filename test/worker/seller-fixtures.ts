@@ -1,0 +1,32 @@
+import {
+  generateKeyPairSigner,
+  getBase58Decoder,
+  getBase64Decoder,
+  getBase64EncodedWireTransaction,
+  getBase64Encoder,
+  getTransactionDecoder,
+  partiallySignTransaction,
+  signBytes,
+  type KeyPairSigner,
+} from "@solana/kit";
+import { chainRpc } from "./payment-fixtures";
+
+/** A seller wallet with SOL for fees and rent, on the real local chain. */
+export async function fundedSeller(): Promise<KeyPairSigner> {
+  const seller = await generateKeyPairSigner();
+  await chainRpc("requestAirdrop", [seller.address, 1_000_000_000]);
+  return seller;
+}
+
+/** Signs a transaction in which the seller is fee payer and only signer (provision-tx), and sends it. */
+export async function signAndSendAsSeller(seller: KeyPairSigner, base64: string): Promise<string> {
+  const tx = getTransactionDecoder().decode(getBase64Encoder().encode(base64));
+  const signed = await partiallySignTransaction([seller.keyPair], tx);
+  return chainRpc<string>("sendTransaction", [getBase64EncodedWireTransaction(signed), { encoding: "base64" }]);
+}
+
+/** An ed25519 signature of a challenge message's UTF-8 bytes, as a wallet's signMessage produces it. */
+export async function signMessage(signer: KeyPairSigner, message: string, encoding: "base58" | "base64" = "base58"): Promise<string> {
+  const bytes = await signBytes(signer.keyPair.privateKey, new TextEncoder().encode(message));
+  return encoding === "base58" ? getBase58Decoder().decode(bytes) : getBase64Decoder().decode(bytes);
+}
