@@ -1,6 +1,7 @@
 import { API_VERSION } from "../http/context";
 import { publicPath, type EndpointInfo } from "../http/route-def";
 import { SERVICE_NAME } from "./capabilities";
+import { toJsonSchema } from "./json-schema";
 
 /** OpenAPI 3.1 description generated from the mounted route table (so it can never list a route that is not served). */
 export function buildOpenApi(endpoints: readonly EndpointInfo[], origin: string) {
@@ -13,14 +14,15 @@ export function buildOpenApi(endpoints: readonly EndpointInfo[], origin: string)
       required: true,
       schema: { type: "string" },
     }));
+    const parameters = [...pathParams, ...queryParameters(endpoint)];
     paths[path] ??= {};
     paths[path][endpoint.method.toLowerCase()] = {
       operationId: endpoint.key,
       summary: endpoint.summary,
       tags: [endpoint.tag],
-      ...(pathParams.length > 0 ? { parameters: pathParams } : {}),
+      ...(parameters.length > 0 ? { parameters } : {}),
       ...(endpoint.method === "POST"
-        ? { requestBody: { required: true, content: { "application/json": { schema: { type: "object" } } } } }
+        ? { requestBody: { required: true, content: { "application/json": { schema: endpoint.body ? toJsonSchema(endpoint.body) : { type: "object" } } } } }
         : {}),
       ...(endpoint.auth === "bearer" ? { security: [{ bearerAuth: [] }] } : {}),
       responses: {
@@ -54,6 +56,18 @@ export function buildOpenApi(endpoints: readonly EndpointInfo[], origin: string)
       },
     },
   };
+}
+
+/** One OpenAPI parameter per key of the route's query schema. */
+function queryParameters(endpoint: EndpointInfo) {
+  if (!endpoint.query) return [];
+  const described = toJsonSchema(endpoint.query) as { properties?: Record<string, unknown>; required?: string[] };
+  return Object.entries(described.properties ?? {}).map(([name, schema]) => ({
+    name,
+    in: "query",
+    required: described.required?.includes(name) ?? false,
+    schema,
+  }));
 }
 
 function errorResponse(description: string) {

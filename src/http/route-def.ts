@@ -1,4 +1,5 @@
 import type { Handler, Hono } from "hono";
+import type * as v from "valibot";
 import { API_PREFIX, type AppEnv } from "./context";
 
 /** What an endpoint is, for the router, `/capabilities.httpEndpoints` and `/openapi.json` alike. */
@@ -11,6 +12,10 @@ export interface EndpointInfo {
   summary: string;
   tag: string;
   auth?: "bearer" | "wallet-signature";
+  /** The schema that validates the JSON body (documented in /openapi.json). */
+  body?: v.GenericSchema;
+  /** The schema that validates the query string. */
+  query?: v.GenericSchema;
 }
 
 export interface RouteDef extends EndpointInfo {

@@ -96,6 +96,17 @@ describe("served artifacts", () => {
     }
   });
 
+  it("documents request bodies and query parameters from the validating schemas", async () => {
+    const { body: openapi } = await call("http://facilitator.test/openapi.json");
+    const build = openapi.paths["/api/v1/facilitator/build-exact-payment-tx"].post;
+    const buildSchema = build.requestBody.content["application/json"].schema;
+    expect(buildSchema.type).toBe("object");
+    expect(buildSchema.required).toContain("payer");
+    expect(buildSchema.properties.accepted.properties.amount.pattern).toBe("^\\d{1,20}$");
+    const challenge = openapi.paths["/api/v1/facilitator/sellers/{wallet}/challenge"].get;
+    expect(challenge.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual(expect.arrayContaining(["path:wallet", "query:action"]));
+  });
+
   it("serves the agent docs as markdown and the payTo semantics as JSON", async () => {
     const guide = await call("http://facilitator.test/agent-integration.md");
     expect(guide.status).toBe(200);

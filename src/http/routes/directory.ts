@@ -12,6 +12,7 @@ export function directoryRoutes(): RouteDef[] {
       path: "/providers",
       tag: "Directory",
       summary: "Verified, opted-in providers (merchant origins), newest first; ?limit=1..100 (50), ?cursor=<last updatedAt>",
+      query: ProvidersQuerySchema,
       handler: async (c) => c.json(await listProviders(c.env.DB, parseQuery(c, ProvidersQuerySchema))),
     },
     {

@@ -14,6 +14,7 @@ export function exactBuilderRoutes(): RouteDef[] {
       path: "/payment-required/enrich",
       tag: "Sellers",
       summary: "Rewrite a naive 402 body: exact lines pay the seller's vault PDA and carry this facilitator's extra",
+      body: PaymentRequiredSchema,
       handler: async (c) => {
         const body = await parseJsonBody(c, PaymentRequiredSchema);
         return c.json(await enrichPaymentRequired(c.var.config, body, c.get("correlationId")));
@@ -25,6 +26,7 @@ export function exactBuilderRoutes(): RouteDef[] {
       path: "/build-exact-payment-tx",
       tag: "Tx Build",
       summary: "Unsigned exact payment transaction (buyer signs; facilitator pays fees) with a ready verify/settle body",
+      body: BuildExactPaymentRequestSchema,
       handler: withBuildRateLimit(async (c) => {
         const request = await parseJsonBody(c, BuildExactPaymentRequestSchema);
         return c.json(await buildExactPayment(c.var.config, request));

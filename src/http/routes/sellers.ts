@@ -32,6 +32,7 @@ export function sellerRoutes(): RouteDef[] {
       path: "/sellers/:wallet/rails/:scheme",
       tag: "Sellers",
       summary: "The canonical payTo of one rail (exact, or sla-escrow with ?asset=<mint>, USDC by default); no database",
+      query: RailQuerySchema,
       handler: async (c) => {
         const { wallet, scheme } = parsePathParams(c, RailPathSchema);
         const rail = normalizeScheme(scheme);
@@ -48,6 +49,7 @@ export function sellerRoutes(): RouteDef[] {
       path: "/sellers/provision-tx",
       tag: "Sellers",
       summary: "Unsigned sovereign activation transaction (CreateVault and/or the vault token account), signed and paid by the seller",
+      body: ProvisionRequestSchema,
       handler: async (c) => {
         const request = await parseJsonBody(c, ProvisionRequestSchema);
         return c.json(await buildSellerProvisioning(c.var.config, request));
@@ -59,6 +61,7 @@ export function sellerRoutes(): RouteDef[] {
       path: "/sellers/:wallet/challenge",
       tag: "Sellers",
       summary: "A one-time challenge for the wallet to sign (?action=seller:register by default; ?ttlSeconds= may shorten it)",
+      query: ChallengeQuerySchema,
       handler: async (c) => {
         const { wallet } = parsePathParams(c, WalletPathSchema);
         const { action, ttlSeconds } = parseQuery(c, ChallengeQuerySchema);
@@ -73,6 +76,7 @@ export function sellerRoutes(): RouteDef[] {
       tag: "Sellers",
       auth: "wallet-signature",
       summary: "Become a verified provider with a signed seller:register challenge; 409 until activation has landed on chain",
+      body: RegisterBodySchema,
       handler: async (c) => {
         const { wallet } = parsePathParams(c, WalletPathSchema);
         const body = await parseJsonBody(c, RegisterBodySchema);
@@ -86,6 +90,7 @@ export function sellerRoutes(): RouteDef[] {
       tag: "Sellers",
       auth: "wallet-signature",
       summary: "Withdraw the verified registration with a signed seller:retire challenge (the vault is untouched)",
+      body: RetireBodySchema,
       handler: async (c) => {
         const { wallet } = parsePathParams(c, WalletPathSchema);
         const body = await parseJsonBody(c, RetireBodySchema);
@@ -99,6 +104,7 @@ export function sellerRoutes(): RouteDef[] {
       tag: "Sellers",
       auth: "wallet-signature",
       summary: "The seller's verify/settle attempts, newest first, with a signed seller:payments challenge; ?limit 1..100, cursor",
+      body: SellerPaymentsBodySchema,
       handler: async (c) => {
         const body = await parseJsonBody(c, SellerPaymentsBodySchema);
         return c.json(await listSellerPayments(c.var.config, c.env.DB, body));
