@@ -226,3 +226,18 @@ describe("exact: a confirmation that outlives its budget", () => {
     }
   });
 });
+
+describe("exact: Token-2022", () => {
+  it("settles a payment in a plain Token-2022 mint into the vault's Token-2022 account", async () => {
+    const { mint } = await chainRpc<{ mint: string }>("localnet_createMint", [{ decimals: 6, tokenProgram: "token-2022" }]);
+    const buyer = await fundedBuyer(0);
+    await chainRpc("requestTokenAirdrop", [buyer.address, 3_000_000, mint]);
+    const line = await enrichedLine(address(mint), "1000000");
+    const body = await signedPaymentBody(buyer, line);
+    expect((await call("/verify", { method: "POST", json: body })).status).toBe(200);
+    const settled = await call("/settle", { method: "POST", json: body });
+    expect(settled.body.success, JSON.stringify(settled.body)).toBe(true);
+    const [vaultAta] = await findAssociatedTokenPda({ owner: address(line.payTo), mint: address(mint), tokenProgram: address("TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb") });
+    expect(await tokenBalance(vaultAta)).toBe(1_000_000n);
+  });
+});
