@@ -1,23 +1,58 @@
-import { getConfig } from "../config/load-config";
+import { getConfig, type Config } from "../config/load-config";
 import { log } from "../observability/log";
 import type { Env } from "../env";
 
-/** Cron expressions from wrangler.toml, mapped to jobs. */
+/** Cron expressions from wrangler.toml (every environment lists the same ones). */
 export const SWEEP_CRON = "*/15 * * * *";
 export const PROBE_CRON = "7 * * * *";
 
+/** One scheduled job: a name for logs and a function that does one bounded run. */
+export interface ScheduledJob {
+  name: string;
+  run: (config: Config, env: Env) => Promise<unknown>;
+}
+
 /**
- * Dispatches a Cron Trigger to its job. Jobs that have not landed yet are logged as skipped,
- * so a deployment never fails its schedule because of a missing job.
+ * Jobs per Cron Trigger, in the order they run. Each job is one module under src/jobs/ that adds itself
+ * here with one line. Jobs on one trigger share the invocation's subrequest budget: each documents its own
+ * arithmetic and runs after the previous one finished.
  */
-export async function runScheduled(cron: string, env: Env): Promise<{ job: string; ran: boolean }> {
+export const JOBS_BY_CRON: Record<string, readonly ScheduledJob[]> = {
+  [SWEEP_CRON]: [],
+  [PROBE_CRON]: [],
+};
+
+export interface ScheduledOutcome {
+  job: string;
+  ran: boolean;
+  /** Per job: whether it finished without throwing. */
+  results?: { name: string; ok: boolean }[];
+}
+
+/** Dispatches a Cron Trigger to its jobs. One failing job is logged and does not stop the next. */
+export async function runScheduled(cron: string, env: Env): Promise<ScheduledOutcome> {
+  let config: Config;
   try {
-    await getConfig(env);
+    config = await getConfig(env);
   } catch (error) {
     log("error", "scheduled_config_invalid", { cron, error });
     return { job: "none", ran: false };
   }
   const job = cron === SWEEP_CRON ? "sweep" : cron === PROBE_CRON ? "probe" : "unknown";
-  log("info", "scheduled_job_skipped", { cron, job, reason: "job not implemented yet" });
-  return { job, ran: false };
+  const jobs = Object.hasOwn(JOBS_BY_CRON, cron) ? JOBS_BY_CRON[cron]! : [];
+  if (jobs.length === 0) {
+    log("info", "scheduled_job_skipped", { cron, job, reason: "no job registered for this trigger" });
+    return { job, ran: false };
+  }
+  const results: { name: string; ok: boolean }[] = [];
+  for (const scheduled of jobs) {
+    try {
+      await scheduled.run(config, env);
+      results.push({ name: scheduled.name, ok: true });
+    } catch (error) {
+      log("error", "scheduled_job_failed", { cron, job: scheduled.name, error });
+      results.push({ name: scheduled.name, ok: false });
+    }
+  }
+  return { job, ran: true, results };
 }

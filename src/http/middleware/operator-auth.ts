@@ -1,0 +1,35 @@
+import type { Handler } from "hono";
+import { FacilitatorError } from "../../errors/catalogue";
+import type { AppContext, AppEnv } from "../context";
+
+/**
+ * Bearer auth of the operator routes (`/sweep`, `/sweep-cron`, the escrow keeper trigger): spec §5.
+ * The token is `SVC_SWEEP_CRON_TOKEN` (a D1 parameter overrides the secret). No token configured → 503, so an
+ * unconfigured deployment never runs operator jobs for anyone; a missing or wrong token → 401.
+ */
+export function withOperatorBearer(handler: Handler<AppEnv>): Handler<AppEnv> {
+  return async (c, next) => {
+    requireOperatorBearer(c);
+    return handler(c, next);
+  };
+}
+
+export function requireOperatorBearer(c: AppContext): void {
+  const expected = c.var.config.sweepToken;
+  if (!expected) {
+    throw new FacilitatorError("SERVICE_UNAVAILABLE", "Operator endpoints are disabled: this deployment has no SVC_SWEEP_CRON_TOKEN");
+  }
+  const presented = /^Bearer\s+(.+)$/i.exec(c.req.header("Authorization") ?? "")?.[1]?.trim() ?? "";
+  if (!constantTimeEqual(presented, expected)) {
+    throw new FacilitatorError("UNAUTHORIZED", "A valid 'Authorization: Bearer <SVC_SWEEP_CRON_TOKEN>' header is required");
+  }
+}
+
+/** Compares in time that depends only on the lengths, so response timing does not reveal how much of a guess matched. */
+export function constantTimeEqual(a: string, b: string): boolean {
+  const left = new TextEncoder().encode(a);
+  const right = new TextEncoder().encode(b);
+  let difference = left.length ^ right.length;
+  for (let i = 0; i < right.length; i++) difference |= (left[i] ?? 0) ^ right[i]!;
+  return difference === 0;
+}
