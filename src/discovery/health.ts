@@ -1,6 +1,7 @@
 import type { Config } from "../config/load-config";
 import { probeDatabase } from "../store/parameters";
 import { countJitProvisionsOn } from "../store/jit-provisions";
+import { lastSweepRun } from "../store/sweeps";
 import { redactRpcUrl, solanaRpc } from "../solana/rpc";
 
 export const SCHEMA_VERSION = "1.2.0";
@@ -18,14 +19,17 @@ export interface HealthReport {
   feePayer: string;
   /** Just-in-time vault provisioning: vaults fronted today against the daily cap (null when the database is down). */
   justInTimeProvisioning: { provisionedToday: number | null; dailyCap: number };
+  /** The last real sweep run (null before the first one, or when the database is down). */
+  lastSweepRun: { at: string; trigger: string; outcome: string; scanned: number; succeeded: number; failed: number } | null;
 }
 
 /** Live health: one getSlot and one trivial query, in parallel; neither failure is fatal to the answer. */
 export async function buildHealthReport(config: Config, db: D1Database | undefined): Promise<HealthReport> {
-  const [slot, database, provisionedToday] = await Promise.all([
+  const [slot, database, provisionedToday, sweepRun] = await Promise.all([
     currentSlot(config),
     probeDatabase(db),
     db ? countJitProvisionsOn(db, Date.now()).catch(() => null) : Promise.resolve(null),
+    db ? lastSweepRun(db).catch(() => null) : Promise.resolve(null),
   ]);
   const healthy = slot !== null && database !== "error";
   return {
@@ -40,6 +44,14 @@ export async function buildHealthReport(config: Config, db: D1Database | undefin
     solanaWalletRpcUrl: redactRpcUrl(config.walletRpcUrl),
     feePayer: config.feePayer.address,
     justInTimeProvisioning: { provisionedToday, dailyCap: config.limits.jitProvisioningDailyCap },
+    lastSweepRun: sweepRun && {
+      at: new Date(sweepRun.finishedAtMs).toISOString(),
+      trigger: sweepRun.trigger,
+      outcome: sweepRun.outcome,
+      scanned: sweepRun.scanned,
+      succeeded: sweepRun.succeeded,
+      failed: sweepRun.failed,
+    },
   };
 }
 

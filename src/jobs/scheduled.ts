@@ -1,6 +1,7 @@
 import { getConfig, type Config } from "../config/load-config";
 import { log } from "../observability/log";
 import type { Env } from "../env";
+import { sweepJob } from "./sweep-job";
 
 /** Cron expressions from wrangler.toml (every environment lists the same ones). */
 export const SWEEP_CRON = "*/15 * * * *";
@@ -18,7 +19,7 @@ export interface ScheduledJob {
  * arithmetic and runs after the previous one finished.
  */
 export const JOBS_BY_CRON: Record<string, readonly ScheduledJob[]> = {
-  [SWEEP_CRON]: [],
+  [SWEEP_CRON]: [sweepJob],
   [PROBE_CRON]: [],
 };
 

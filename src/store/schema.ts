@@ -39,7 +39,10 @@ export const settlements = sqliteTable(
     createdAtMs: integer("created_at_ms").notNull(),
     updatedAtMs: integer("updated_at_ms").notNull(),
   },
-  (t) => [index("settlements_pay_to_idx").on(t.payTo, t.state, t.updatedAtMs)],
+  (t) => [
+    index("settlements_pay_to_idx").on(t.payTo, t.state, t.updatedAtMs),
+    index("settlements_sweep_idx").on(t.scheme, t.state, t.updatedAtMs),
+  ],
 );
 
 /** Every verify and settle attempt, for audit and the seller's payment history. */
@@ -141,9 +144,31 @@ export const sweepState = sqliteTable(
     lastAttemptAtMs: integer("last_attempt_at_ms").notNull(),
     lastSignature: text("last_signature"),
     lastError: text("last_error"),
+    /** The run holding the rail (migration 0003): only the holder sends; expired claims may be taken over. */
+    claimId: text("claim_id"),
+    claimExpiresAtMs: integer("claim_expires_at_ms"),
+    /** The plan item's status of the last real run: ok, skipped, failed. */
+    lastOutcome: text("last_outcome"),
   },
-  (t) => [primaryKey({ columns: [t.walletPubkey, t.rail] })],
+  (t) => [primaryKey({ columns: [t.walletPubkey, t.rail] }), index("sweep_state_attempt_idx").on(t.lastAttemptAtMs)],
 );
+
+/** One row per real sweep run (dry runs leave no trace), for /health and the operator. */
+export const sweepRuns = sqliteTable("sweep_runs", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  /** "cron", "http" (POST /sweep) or "http-cron" (GET /sweep-cron). */
+  trigger: text("trigger").notNull(),
+  startedAtMs: integer("started_at_ms").notNull(),
+  finishedAtMs: integer("finished_at_ms").notNull(),
+  /** ok | partial (some rails failed) | error (the run stopped). */
+  outcome: text("outcome").notNull(),
+  scanned: integer("scanned").notNull(),
+  attempted: integer("attempted").notNull(),
+  succeeded: integer("succeeded").notNull(),
+  skipped: integer("skipped").notNull(),
+  failed: integer("failed").notNull(),
+  lamportsSpent: text("lamports_spent").notNull(),
+});
 
 /** Vaults the facilitator fronted (just-in-time provisioning), counted against a daily cap. */
 export const jitProvisions = sqliteTable(

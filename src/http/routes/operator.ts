@@ -1,0 +1,56 @@
+import type { RouteDef } from "../route-def";
+import { parseJsonBody, parseQuery } from "../parse-input";
+import { withOperatorBearer } from "../middleware/operator-auth";
+import { defaultSweepOptions, runSweep } from "../../jobs/sweep/run-sweep";
+import { SweepBodySchema, VaultSnapshotQuerySchema } from "../../jobs/sweep/sweep-inputs";
+import { buildVaultSnapshot } from "../../jobs/sweep/vault-snapshot";
+
+/** Operator endpoints (spec §4.5): sweeps behind the bearer token, and the vault snapshot. */
+export function operatorRoutes(): RouteDef[] {
+  return [
+    {
+      key: "sweep",
+      method: "POST",
+      path: "/sweep",
+      tag: "Operator",
+      auth: "bearer",
+      summary: "Sweep eligible split vaults to their sellers (dryRun: true lists without changing anything); empty body = configured defaults",
+      body: SweepBodySchema,
+      handler: withOperatorBearer(async (c) => {
+        const raw = await c.req.text();
+        const body = raw.trim() === "" ? {} : await parseJsonBody(c, SweepBodySchema);
+        const defaults = defaultSweepOptions(c.var.config, "http");
+        return c.json(
+          await runSweep(c.var.config, c.env.DB, {
+            ...defaults,
+            dryRun: body.dryRun ?? false,
+            limit: body.limit ?? defaults.limit,
+            cooldownSeconds: body.cooldownSeconds ?? defaults.cooldownSeconds,
+            requireRecentSettleWithinSeconds: body.requireRecentSettleWithinSeconds ?? defaults.requireRecentSettleWithinSeconds,
+          }),
+        );
+      }),
+    },
+    {
+      key: "sweepCron",
+      method: "GET",
+      path: "/sweep-cron",
+      tag: "Operator",
+      auth: "bearer",
+      summary: "The same sweep with the configured defaults, for schedulers that issue GET",
+      handler: withOperatorBearer(async (c) => c.json(await runSweep(c.var.config, c.env.DB, defaultSweepOptions(c.var.config, "http-cron")))),
+    },
+    {
+      key: "vaultSnapshot",
+      method: "GET",
+      path: "/vault-snapshot",
+      tag: "Operator",
+      summary: "A seller's split-vault balances: spendable SOL and, with ?spl_mint=, the vault token account",
+      query: VaultSnapshotQuerySchema,
+      handler: async (c) => {
+        const { wallet, spl_mint } = parseQuery(c, VaultSnapshotQuerySchema);
+        return c.json(await buildVaultSnapshot(c.var.config, wallet, spl_mint));
+      },
+    },
+  ];
+}

@@ -1,0 +1,235 @@
+import {
+  appendTransactionMessageInstructions,
+  createTransactionMessage,
+  getBase64EncodedWireTransaction,
+  getSignatureFromTransaction,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+  type Signature,
+} from "@solana/kit";
+import type { Config } from "../../config/load-config";
+import { log } from "../../observability/log";
+import { rpcCall, solanaRpc } from "../../solana/rpc";
+import { sendWithPreflight } from "../../solana/send-transaction";
+import { describe } from "../../solana/transaction-errors";
+import { claimSweepRails, finishSweepRun, selectSweepCandidates, type RailKey, type RailOutcome } from "../../store/sweeps";
+import { MAX_CONFIRM_POLLS, MAX_SIGNATURES_PER_STATUS_READ, maxRailsWithinBudget } from "./budget";
+import { planSweep, type SweepPlanItem } from "./plan";
+import { buildSweepTransaction } from "./sweep-transaction";
+import { readRailAccounts, type RailAccounts } from "./vault-balances";
+
+/** A run that dies mid-way holds its rails this long at most; after that another run may take them over. */
+const SWEEP_CLAIM_TTL_MS = 15 * 60_000;
+const CONFIRM_POLL_INTERVAL_MS = 400;
+
+export interface SweepOptions {
+  dryRun: boolean;
+  limit: number;
+  cooldownSeconds: number;
+  requireRecentSettleWithinSeconds: number;
+  /** For the run record and logs: "cron", "http", "http-cron". */
+  trigger: string;
+}
+
+export interface SweepItem extends SweepPlanItem {
+  /** Lamports the fee payer spent on this rail (network fee + token accounts it created); "0" when nothing was sent. */
+  lamportsSpent: string;
+  /** Sent sweeps only: whether the confirmation was seen within the run. */
+  confirmed?: boolean;
+}
+
+export interface SweepReport {
+  dryRun: boolean;
+  scanned: number;
+  attempted: number;
+  succeeded: number;
+  skippedBelowThreshold: number;
+  failed: number;
+  lamportsSpent: string;
+  /** Rails one run may take on within its subrequest budget (the effective cap on `limit`). */
+  maxRailsPerRun: number;
+  items: SweepItem[];
+}
+
+/** The configured defaults (spec §8), as POST /sweep with an empty body, GET /sweep-cron and the Cron Trigger use them. */
+export function defaultSweepOptions(config: Config, trigger: string): SweepOptions {
+  return {
+    dryRun: false,
+    limit: config.sweep.batchLimit,
+    cooldownSeconds: config.sweep.cooldownSeconds,
+    requireRecentSettleWithinSeconds: config.sweep.recentSettleWindowSeconds,
+    trigger,
+  };
+}
+
+/**
+ * One sweep run: candidates from the settle ledger, claimed in D1 (skipped on a dry run), balances read in
+ * batches, the pure plan, then one Sweep transaction per eligible rail, confirmed in batches, and the outcome
+ * of every held rail recorded. A dry run reads only: nothing is sent and nothing is written.
+ */
+export async function runSweep(config: Config, db: D1Database, options: SweepOptions): Promise<SweepReport> {
+  const startedAtMs = Date.now();
+  const maxRailsPerRun = maxRailsWithinBudget();
+  const attemptedBeforeMs = startedAtMs - options.cooldownSeconds * 1000;
+  const candidates = await selectSweepCandidates(db, {
+    nowMs: startedAtMs,
+    settledSinceMs: startedAtMs - options.requireRecentSettleWithinSeconds * 1000,
+    attemptedBeforeMs,
+    limit: Math.min(options.limit, maxRailsPerRun),
+  });
+  if (options.dryRun) {
+    const { rails } = await readRailAccounts(config, candidates);
+    return report(true, maxRailsPerRun, planSweep(rails, config.sweep).map((item) => ({ ...item, lamportsSpent: "0" })));
+  }
+
+  const claimId = crypto.randomUUID();
+  const held = await claimSweepRails(db, candidates, { claimId, nowMs: startedAtMs, expiresAtMs: startedAtMs + SWEEP_CLAIM_TTL_MS, attemptedBeforeMs });
+  let items: SweepItem[];
+  try {
+    items = await sweepHeldRails(config, held);
+  } catch (error) {
+    // Give the rails back (their attempt time stays, so the cooldown still spaces out retries) and say so.
+    const message = error instanceof Error ? error.message : String(error);
+    const outcomes = held.map((rail): RailOutcome => ({ ...rail, outcome: "failed", signature: null, error: message.slice(0, 300) }));
+    await finishSweepRun(db, claimId, outcomes, { ...runRecord(options.trigger, startedAtMs, report(false, maxRailsPerRun, [])), outcome: "error", scanned: held.length, failed: held.length });
+    log("error", "sweep_run", { trigger: options.trigger, outcome: "error", scanned: held.length, error });
+    throw error;
+  }
+  const result = report(false, maxRailsPerRun, items);
+  const record = runRecord(options.trigger, startedAtMs, result);
+  const outcomes = items.map((item, i): RailOutcome => ({
+    ...held[i]!,
+    outcome: item.status === "ok" ? "ok" : item.status === "skipped" ? "skipped" : "failed",
+    signature: item.signature,
+    error: item.error,
+  }));
+  await finishSweepRun(db, claimId, outcomes, record);
+  log(record.outcome === "ok" ? "info" : "warn", "sweep_run", {
+    trigger: options.trigger,
+    outcome: record.outcome,
+    scanned: result.scanned,
+    attempted: result.attempted,
+    succeeded: result.succeeded,
+    skipped: result.skippedBelowThreshold,
+    failed: result.failed,
+    lamportsSpent: result.lamportsSpent,
+    durationMs: record.finishedAtMs - startedAtMs,
+  });
+  return result;
+}
+
+async function sweepHeldRails(config: Config, held: readonly RailKey[]): Promise<SweepItem[]> {
+  if (held.length === 0) return [];
+  const { program, rails } = await readRailAccounts(config, held);
+  const plan = planSweep(rails, config.sweep);
+  const items: SweepItem[] = plan.map((item) => ({ ...item, action: item.status === "eligible" ? "sweep_submitted" : item.action, lamportsSpent: "0" }));
+  const eligible = plan.flatMap((item, i) => (item.status === "eligible" ? [i] : []));
+  if (eligible.length === 0) return items;
+
+  const { value: blockhash } = await rpcCall(config, "getLatestBlockhash", solanaRpc(config).getLatestBlockhash({ commitment: "confirmed" }));
+  const sent: { index: number; signature: string; lamportsIfLanded: bigint }[] = [];
+  for (const index of eligible) {
+    const rail = rails[index]!;
+    const item = items[index]!;
+    const tx = buildSweepTransaction(config, program, rail as RailAccounts);
+    const signed = await signTransactionMessageWithSigners(
+      pipe(
+        createTransactionMessage({ version: 0 }),
+        (m) => setTransactionMessageFeePayerSigner(config.feePayer, m),
+        (m) => setTransactionMessageLifetimeUsingBlockhash(blockhash, m),
+        (m) => appendTransactionMessageInstructions(tx.instructions, m),
+      ),
+    );
+    const signature = getSignatureFromTransaction(signed);
+    let outcome;
+    try {
+      outcome = await sendWithPreflight(config, getBase64EncodedWireTransaction(signed));
+    } catch (error) {
+      // Transport failure: the transaction may have reached the cluster; confirmation below tells.
+      sent.push({ index, signature, lamportsIfLanded: tx.lamportsIfLanded });
+      item.signature = signature;
+      item.error = (error as Error).message;
+      continue;
+    }
+    if (outcome.kind === "rejected") {
+      // Preflight refused it: nothing reached the chain, nothing was paid.
+      Object.assign(item, { status: "failed", action: "sweep_error", error: `simulation failed: ${describe(outcome.err)}${lastFailureLog(outcome.logs)}` });
+      continue;
+    }
+    sent.push({ index, signature, lamportsIfLanded: tx.lamportsIfLanded });
+    item.signature = signature;
+  }
+  const statuses = await confirmAll(config, sent.map((s) => s.signature));
+  for (const { index, signature, lamportsIfLanded } of sent) {
+    const item = items[index]!;
+    const status = statuses.get(signature);
+    if (status?.kind === "confirmed") {
+      Object.assign(item, { status: "ok", action: "sweep_submitted", confirmed: true, error: null, lamportsSpent: lamportsIfLanded.toString() });
+    } else if (status?.kind === "failed") {
+      // Landed and failed: the network fee is paid, the token accounts are not created.
+      Object.assign(item, { status: "failed", action: "sweep_error", confirmed: true, error: `sweep failed on chain: ${describe(status.err)}`, lamportsSpent: "5000" });
+    } else {
+      Object.assign(item, { status: "ok", action: "sweep_submitted", confirmed: false, error: item.error ?? `not confirmed within this run (${signature})`, lamportsSpent: lamportsIfLanded.toString() });
+    }
+  }
+  return items;
+}
+
+type Status = { kind: "confirmed" } | { kind: "failed"; err: unknown };
+
+/** Polls getSignatureStatuses for up to 256 signatures per call, at most MAX_CONFIRM_POLLS rounds. */
+async function confirmAll(config: Config, signatures: readonly string[]): Promise<Map<string, Status>> {
+  const resolved = new Map<string, Status>();
+  for (let poll = 0; poll < MAX_CONFIRM_POLLS; poll++) {
+    const open = signatures.filter((s) => !resolved.has(s));
+    if (open.length === 0) break;
+    if (poll > 0) await new Promise((resolve) => setTimeout(resolve, CONFIRM_POLL_INTERVAL_MS));
+    for (let start = 0; start < open.length; start += MAX_SIGNATURES_PER_STATUS_READ) {
+      const chunk = open.slice(start, start + MAX_SIGNATURES_PER_STATUS_READ);
+      const { value } = await rpcCall(config, "getSignatureStatuses", solanaRpc(config).getSignatureStatuses(chunk as Signature[]));
+      value.forEach((status, i) => {
+        if (!status) return;
+        if (status.err) resolved.set(chunk[i]!, { kind: "failed", err: status.err });
+        else if (status.confirmationStatus === "confirmed" || status.confirmationStatus === "finalized") resolved.set(chunk[i]!, { kind: "confirmed" });
+      });
+    }
+  }
+  return resolved;
+}
+
+function lastFailureLog(logs: readonly string[]): string {
+  const line = logs.filter((l) => /failed|error|below|insufficient/i.test(l)).at(-1);
+  return line ? ` (${line.slice(0, 160)})` : "";
+}
+
+function report(dryRun: boolean, maxRailsPerRun: number, items: SweepItem[]): SweepReport {
+  const count = (status: SweepItem["status"]) => items.filter((i) => i.status === status).length;
+  return {
+    dryRun,
+    scanned: items.length,
+    attempted: items.filter((i) => i.action === "sweep_submitted" || i.action === "sweep_error").length,
+    succeeded: count("ok"),
+    skippedBelowThreshold: count("skipped"),
+    failed: count("failed"),
+    lamportsSpent: items.reduce((sum, i) => sum + BigInt(i.lamportsSpent), 0n).toString(),
+    maxRailsPerRun,
+    items,
+  };
+}
+
+function runRecord(trigger: string, startedAtMs: number, result: SweepReport) {
+  return {
+    trigger,
+    startedAtMs,
+    finishedAtMs: Date.now(),
+    outcome: result.failed > 0 ? ("partial" as const) : ("ok" as const),
+    scanned: result.scanned,
+    attempted: result.attempted,
+    succeeded: result.succeeded,
+    skipped: result.skippedBelowThreshold,
+    failed: result.failed,
+    lamportsSpent: BigInt(result.lamportsSpent),
+  };
+}

@@ -1,0 +1,38 @@
+import type { Address } from "@solana/kit";
+import type { Config } from "../../config/load-config";
+import { NATIVE_SOL_ALLOWLIST_ADDRESS_STRING, readRailAccounts } from "./vault-balances";
+
+export interface VaultSnapshot {
+  seller: string;
+  programId: string;
+  splitVaultPda: string;
+  vaultSolStoragePda: string;
+  vaultExists: boolean;
+  isSovereign: boolean | null;
+  /** SOL storage lamports above the rent-exempt minimum of a 0-byte account; null when the vault does not exist. */
+  spendableLamports: string | null;
+  vaultSplAta: string | null;
+  splAmountRaw: string | null;
+  splDecimals: number | null;
+}
+
+/** A seller's vault balances, read with the sweep engine's batched reader (wire-notes "Operator"). */
+export async function buildVaultSnapshot(config: Config, wallet: Address, splMint: Address | undefined): Promise<VaultSnapshot> {
+  const wanted = [{ wallet, rail: "SOL" }];
+  if (splMint && splMint !== NATIVE_SOL_ALLOWLIST_ADDRESS_STRING) wanted.push({ wallet, rail: splMint });
+  const { program, rails } = await readRailAccounts(config, wanted);
+  const sol = rails[0]!;
+  const spl = rails[1];
+  return {
+    seller: wallet,
+    programId: program.programId,
+    splitVaultPda: sol.vault,
+    vaultSolStoragePda: sol.solStorage!,
+    vaultExists: sol.vaultState !== null,
+    isSovereign: sol.vaultState?.isSovereign ?? null,
+    spendableLamports: sol.availableRaw === null ? null : sol.availableRaw.toString(),
+    vaultSplAta: spl?.vaultAta ?? null,
+    splAmountRaw: spl?.availableRaw === null || spl === undefined ? null : spl.availableRaw.toString(),
+    splDecimals: spl?.decimals ?? null,
+  };
+}

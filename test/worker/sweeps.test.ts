@@ -1,0 +1,213 @@
+import { env } from "cloudflare:test";
+import { beforeAll, describe, expect, it } from "vitest";
+import { address, generateKeyPairSigner, getBase64Encoder, getTransactionDecoder, partiallySignTransaction, getBase64EncodedWireTransaction, type Address } from "@solana/kit";
+import { findAssociatedTokenPda } from "@solana-program/token";
+import { call, callWithEnv } from "./helpers";
+import { chainRpc, enrichedLine, fundedBuyer, lamportsOf, NATIVE_SOL, signedPaymentBody, tokenBalance, USDC } from "./payment-fixtures";
+import { TEST_FEE_PAYER } from "../fixtures/keys";
+import { runScheduled, SWEEP_CRON } from "../../src/jobs/scheduled";
+import { clearConfigCache } from "../../src/config/load-config";
+import type { Env } from "../../src/env";
+
+/**
+ * Sweeps against the local chain's stand-in UniversalSettle program: real payments settled through /settle into
+ * several vaults, real Sweep transactions sent by the Worker, balances read back from chain.
+ */
+
+const TOKEN_PROGRAM = address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
+const BEARER = { Authorization: "Bearer test-sweep-token" };
+
+interface Seller {
+  wallet: Address;
+  vault: Address;
+}
+
+async function paySeller(asset: Address, amount: string, seller: Address): Promise<Seller> {
+  const buyer = await fundedBuyer(asset === USDC ? 20_000_000 : 0);
+  const line = await enrichedLine(asset, amount, seller);
+  const settled = await call("/settle", { method: "POST", json: await signedPaymentBody(buyer, line) });
+  expect(settled.body.success, JSON.stringify(settled.body)).toBe(true);
+  return { wallet: seller, vault: address(line.payTo) };
+}
+
+async function sovereignSeller(): Promise<Address> {
+  const seller = await fundedBuyer(0);
+  const provision = await call("/sellers/provision-tx", { method: "POST", json: { wallet: seller.address, asset: "USDC" } });
+  expect(provision.status, JSON.stringify(provision.body)).toBe(200);
+  const unsigned = getTransactionDecoder().decode(getBase64Encoder().encode(provision.body.transaction));
+  const signed = await partiallySignTransaction([seller.keyPair], unsigned);
+  await chainRpc("sendTransaction", [getBase64EncodedWireTransaction(signed), { encoding: "base64" }]);
+  return seller.address;
+}
+
+const newWallet = async () => (await generateKeyPairSigner()).address;
+
+async function usdcAta(owner: Address): Promise<Address> {
+  return (await findAssociatedTokenPda({ owner, mint: USDC, tokenProgram: TOKEN_PROGRAM }))[0];
+}
+
+/** What one transaction did to the fee payer and to one token account, from the chain's own transaction record. */
+async function transactionEffects(signature: string, tokenAccount?: Address) {
+  const tx = await chainRpc<any>("getTransaction", [signature, { encoding: "json", maxSupportedTransactionVersion: 0, commitment: "confirmed" }]);
+  const keys: string[] = tx.transaction.message.accountKeys;
+  expect(keys[0]).toBe(TEST_FEE_PAYER.address);
+  const feePayerSpent = BigInt(tx.meta.preBalances[0]) - BigInt(tx.meta.postBalances[0]);
+  let tokenDelta = 0n;
+  if (tokenAccount) {
+    const index = keys.indexOf(tokenAccount);
+    const amount = (list: any[]) => BigInt(list.find((b) => b.accountIndex === index)?.uiTokenAmount.amount ?? "0");
+    tokenDelta = amount(tx.meta.postTokenBalances) - amount(tx.meta.preTokenBalances);
+  }
+  return { feePayerSpent, tokenDelta, fee: BigInt(tx.meta.fee), err: tx.meta.err };
+}
+
+const sweep = (json?: unknown, headers: Record<string, string> = BEARER) =>
+  call("/sweep", { method: "POST", headers, ...(json === undefined ? {} : { json }) });
+
+describe("sweeps: operator auth", () => {
+  it("refuses a missing or wrong bearer token (401) and answers 503 when no token is configured", async () => {
+    expect((await sweep({ dryRun: true }, {})).status).toBe(401);
+    const wrong = await sweep({ dryRun: true }, { Authorization: "Bearer test-sweep-tokeX" });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.code).toBe("UNAUTHORIZED");
+    expect((await call("/sweep-cron", { headers: { Authorization: "Bearer nope" } })).status).toBe(401);
+    const unconfigured = await callWithEnv({ SVC_SWEEP_CRON_TOKEN: "" }, "/sweep", { method: "POST", headers: BEARER });
+    expect(unconfigured.status).toBe(503);
+  });
+
+  it("rejects unknown or malformed body fields with a 400 naming the field", async () => {
+    const bad = await sweep({ limit: 0 });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatch(/limit/);
+    expect((await sweep({ dryRun: "yes" })).status).toBe(400);
+    expect((await sweep({ drain: true })).status).toBe(400);
+  });
+});
+
+describe("sweeps: plan, dry run, real runs, cooldown, concurrency, cron", () => {
+  let sovereign: Seller; // USDC, 5 USDC, sovereign (90 bps)
+  let jitUsdc: Seller; // USDC, 2 USDC, vault fronted by the facilitator (100 bps + recovery)
+  let smallUsdc: Seller; // USDC, 0.05 USDC: below the 0.10 USDC threshold
+  let jitSol: Seller; // SOL, 0.05 SOL: above the 0.03 SOL threshold
+  let smallSol: Seller; // SOL, 0.01 SOL: below
+  const byWallet = (items: any[], seller: Seller) => items.find((i) => i.wallet === seller.wallet);
+
+  beforeAll(async () => {
+    sovereign = await paySeller(USDC, "5000000", await sovereignSeller());
+    jitUsdc = await paySeller(USDC, "2000000", await newWallet());
+    smallUsdc = await paySeller(USDC, "50000", await newWallet());
+    jitSol = await paySeller(NATIVE_SOL, "50000000", await newWallet());
+    smallSol = await paySeller(NATIVE_SOL, "10000000", await newWallet());
+  }, 180_000);
+
+  it("a dry run lists every rail with its (status, action) and changes nothing on chain or in D1", async () => {
+    const before = await tokenBalance(await usdcAta(sovereign.vault));
+    const dry = await sweep({ dryRun: true });
+    expect(dry.status, JSON.stringify(dry.body)).toBe(200);
+    expect(dry.body).toMatchObject({ dryRun: true, scanned: 5, attempted: 0, succeeded: 0, skippedBelowThreshold: 2, failed: 0, lamportsSpent: "0" });
+    expect(byWallet(dry.body.items, sovereign)).toMatchObject({ settlementMode: "spl", splMint: USDC, availableRaw: "5000000", thresholdRaw: "100000", status: "eligible", action: "dry_run", signature: null });
+    expect(byWallet(dry.body.items, jitUsdc)).toMatchObject({ availableRaw: "2000000", status: "eligible", action: "dry_run" });
+    expect(byWallet(dry.body.items, smallUsdc)).toMatchObject({ availableRaw: "50000", status: "skipped", action: "below_threshold" });
+    expect(byWallet(dry.body.items, jitSol)).toMatchObject({ settlementMode: "native_sol", splMint: null, availableRaw: "50000000", thresholdRaw: "30000000", status: "eligible" });
+    expect(byWallet(dry.body.items, smallSol)).toMatchObject({ availableRaw: "10000000", status: "skipped", action: "below_threshold" });
+    expect(await tokenBalance(await usdcAta(sovereign.vault))).toBe(before);
+    const rows = await env.DB.prepare("SELECT (SELECT COUNT(*) FROM sweep_state) AS rails, (SELECT COUNT(*) FROM sweep_runs) AS runs").first<{ rails: number; runs: number }>();
+    expect(rows).toEqual({ rails: 0, runs: 0 });
+  });
+
+  it("two concurrent real runs sweep each eligible rail exactly once; sellers get balance − fee (− recovery)", async () => {
+    // cooldownSeconds 0: only the D1 claim stands between the two runs.
+    const [first, second] = await Promise.all([sweep({ cooldownSeconds: 0 }), sweep({ cooldownSeconds: 0 })]);
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(second.status, JSON.stringify(second.body)).toBe(200);
+    const items = [...first.body.items, ...second.body.items];
+    const swept = items.filter((i) => i.status === "ok");
+    expect(swept.map((i) => i.wallet).sort()).toEqual([sovereign.wallet, jitUsdc.wallet, jitSol.wallet].sort());
+    expect(items.filter((i) => i.status === "failed")).toEqual([]);
+    for (const item of swept) expect(item).toMatchObject({ action: "sweep_submitted", confirmed: true, signature: expect.any(String) });
+
+    // Sovereign: 90 bps of 5 USDC = 45,000; nothing withheld.
+    expect(await tokenBalance(await usdcAta(sovereign.wallet))).toBe(4_955_000n);
+    expect(await tokenBalance(await usdcAta(sovereign.vault))).toBe(0n);
+    // Fronted vault: 100 bps of 2 USDC = 20,000, and the 1,000,000 raw provisioning recovery is withheld.
+    expect(await tokenBalance(await usdcAta(jitUsdc.wallet))).toBe(980_000n);
+    // SOL, fronted: 100 bps of 0.05 SOL = 500,000, recovery 10,000,000 lamports withheld.
+    expect(await lamportsOf(jitSol.wallet)).toBe(39_500_000n);
+    // Below threshold: untouched.
+    expect(await tokenBalance(await usdcAta(smallUsdc.vault))).toBe(50_000n);
+
+    // The fee receiver's token account received fee (+ recovery) in each USDC sweep, per the chain's own record.
+    const feeOwner = await feeDestination();
+    const feeAta = await usdcAta(feeOwner);
+    const sovereignItem = byWallet(swept, sovereign);
+    const jitItem = byWallet(swept, jitUsdc);
+    expect((await transactionEffects(sovereignItem.signature, feeAta)).tokenDelta).toBe(45_000n);
+    expect((await transactionEffects(jitItem.signature, feeAta)).tokenDelta).toBe(1_020_000n);
+
+    // What the fee payer spent per sweep is exactly what the run reports: the network fee plus the seller's new ATA.
+    for (const item of swept) {
+      const effects = await transactionEffects(item.signature);
+      expect(effects.err).toBeNull();
+      expect(effects.feePayerSpent.toString()).toBe(item.lamportsSpent);
+    }
+    expect(byWallet(swept, jitSol).lamportsSpent).toBe("5000");
+    expect(BigInt(sovereignItem.lamportsSpent)).toBeGreaterThanOrEqual(5_000n + 2_039_280n); // seller ATA was missing
+    // Below-threshold rails cost nothing.
+    for (const item of items.filter((i) => i.status === "skipped")) expect(item.lamportsSpent).toBe("0");
+    expect(BigInt(first.body.lamportsSpent) + BigInt(second.body.lamportsSpent)).toBe(swept.reduce((s, i) => s + BigInt(i.lamportsSpent), 0n));
+  });
+
+  it("a second run inside the cooldown does nothing", async () => {
+    const again = await sweep({});
+    expect(again.body).toMatchObject({ dryRun: false, scanned: 0, attempted: 0, items: [] });
+    const cron = await call("/sweep-cron", { headers: BEARER });
+    expect(cron.status).toBe(200);
+    expect(cron.body.scanned).toBe(0);
+  });
+
+  it("the Cron Trigger runs the same engine with database-first parameters, and /health shows the run", async () => {
+    await paySeller(USDC, "1000000", sovereign.wallet);
+    // A D1 parameter overrides the environment (spec §8): no cooldown, so the rail paid again is a candidate.
+    await env.DB.prepare("INSERT INTO parameters (key, value, updated_at_ms) VALUES ('SVC_SWEEP_CRON_COOLDOWN_SEC', '0', 0)").run();
+    clearConfigCache();
+    try {
+      const outcome = await runScheduled(SWEEP_CRON, env as unknown as Env);
+      expect(outcome).toEqual({ job: "sweep", ran: true, results: [{ name: "sweep", ok: true }] });
+    } finally {
+      await env.DB.prepare("DELETE FROM parameters WHERE key = 'SVC_SWEEP_CRON_COOLDOWN_SEC'").run();
+      clearConfigCache();
+    }
+    expect(await tokenBalance(await usdcAta(sovereign.wallet))).toBe(4_955_000n + 991_000n);
+    const run = await env.DB.prepare("SELECT * FROM sweep_runs ORDER BY id DESC LIMIT 1").first<any>();
+    expect(run).toMatchObject({ trigger: "cron", outcome: "ok" });
+    expect(run.succeeded).toBeGreaterThanOrEqual(1);
+    const health = await call("/health");
+    expect(health.body.lastSweepRun).toMatchObject({ trigger: "cron", outcome: "ok", succeeded: run.succeeded });
+  });
+
+  it("/vault-snapshot reads the vault's SOL and token balances", async () => {
+    const snapshot = await call(`/vault-snapshot?wallet=${smallUsdc.wallet}&spl_mint=${USDC}`);
+    expect(snapshot.status, JSON.stringify(snapshot.body)).toBe(200);
+    expect(snapshot.body).toMatchObject({
+      seller: smallUsdc.wallet,
+      splitVaultPda: smallUsdc.vault,
+      vaultExists: true,
+      spendableLamports: "0",
+      vaultSplAta: await usdcAta(smallUsdc.vault),
+      splAmountRaw: "50000",
+      splDecimals: 6,
+    });
+    const sol = await call(`/vault-snapshot?wallet=${smallSol.wallet}`);
+    expect(sol.body).toMatchObject({ spendableLamports: "10000000", vaultSplAta: null, splAmountRaw: null });
+    expect((await call("/vault-snapshot?wallet=not-a-wallet")).status).toBe(400);
+  });
+});
+
+async function feeDestination(): Promise<Address> {
+  const { findUniversalSettleConfigPda } = await import("../../src/programs/universal-settle/pda");
+  const { decodeUniversalSettleConfig } = await import("../../src/programs/universal-settle/accounts");
+  const { PROGRAM_ID } = await import("./payment-fixtures");
+  const [configPda] = await findUniversalSettleConfigPda(PROGRAM_ID);
+  const info = await chainRpc<{ value: { data: [string, string] } }>("getAccountInfo", [configPda, { encoding: "base64" }]);
+  return decodeUniversalSettleConfig(Uint8Array.from(atob(info.value.data[0]), (c) => c.charCodeAt(0)))!.feeDestination;
+}
