@@ -5,7 +5,7 @@
  * 50 subrequests per invocation, Workers Paid 10,000 (older Standard/Unbound accounts: 1,000); D1 queries and
  * RPC fetches both count. The sweep job keeps to its own explicit budget so other jobs on the same trigger
  * (the escrow keeper) keep theirs: SWEEP_JOB_SUBREQUEST_BUDGET fits ten times over in the 1,000 of the
- * oldest paid plan. A Workers Free deployment (50 in all) must lower it to ~25, i.e. 5 rails per run.
+ * oldest paid plan. A Workers Free deployment (50 in all) must lower it to ~25, i.e. 11 rails per run.
  *
  * Worst case for N rails (every rail eligible, every account read, the confirmation needing every poll):
  *   D1: candidates 1 + claims 1 (one batch) + outcomes and run summary 1 (one batch)       =  3
