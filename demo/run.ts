@@ -9,7 +9,9 @@
  * 2. a fresh buyer funds itself (SOL + USDC) from the local faucet;
  * 3. the buyer requests the resource, gets the 402, builds the payment with /build-exact-payment-tx, signs it locally
  *    and sends the filled verifyBodyTemplate in PAYMENT-SIGNATURE;
- * 4. the seller settles through the facilitator and returns the resource with PAYMENT-RESPONSE.
+ * 4. the seller settles through the facilitator and returns the resource with PAYMENT-RESPONSE;
+ * 5. the operator sweeps (POST /sweep): the seller's USDC account receives the price minus the fee.
+ * The seller activates its vault itself before selling (sovereign: 90 bps, nothing withheld for setup costs).
  * Exit code 0 on success, 1 with a message otherwise.
  */
 import { generateKeyPairSigner } from "@solana/kit";
@@ -18,6 +20,7 @@ import { CLUSTERS } from "../src/config/networks";
 import { startSellerServer, type RunningSellerServer } from "./seller-server";
 import { payWithBuildEndpoint } from "./build-endpoint-buyer";
 import { chainRpc, fundFromFaucet, RpcCallError, signatureStatus, tokenAccountBalance } from "./chain-rpc";
+import { activateSeller, sweepSeller } from "./sweep-step";
 
 const API_PATH = "/api/v1/facilitator";
 const PRICE_RAW = "250000"; // 0.25 USDC
@@ -52,6 +55,7 @@ async function main(): Promise<void> {
   const sellerWallet = await generateKeyPairSigner();
   let seller: RunningSellerServer | null = null;
   try {
+    console.log(`activation    ${await activateSeller(facilitatorApi, rpcUrl, sellerWallet)}  (seller ${sellerWallet.address} activates its own vault: 90 bps)`);
     seller = await startSellerServer({
       facilitatorUrl: facilitatorApi,
       sellerWallet: sellerWallet.address,
@@ -97,6 +101,13 @@ async function main(): Promise<void> {
     console.log(`\nresource      ${paid.body}`);
     console.log(`settlement    ${settlement.transaction}  (${status.confirmationStatus}, slot ${status.slot})`);
     console.log(`vault USDC    ${vaultAta} holds ${vaultBalance ?? 0n} raw units (price ${PRICE_RAW}); PAYMENT-SIGNATURE sent as ${headerEncoding}`);
+
+    const swept = await sweepSeller(facilitatorApi, sellerWallet.address);
+    const [sellerAta] = await findAssociatedTokenPda({ owner: sellerWallet.address, mint: cluster.usdcMint as never, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+    const sellerBalance = (await tokenAccountBalance(rpcUrl, sellerAta)) ?? 0n;
+    if (sellerBalance <= 0n) throw new DemoError(`the sweep ${swept.signature} left the seller's USDC account empty`);
+    console.log(`sweep         ${swept.signature}  (fee payer spent ${swept.lamportsSpent} lamports)`);
+    console.log(`seller USDC   ${sellerAta} holds ${sellerBalance} raw units (price ${PRICE_RAW} minus the facilitator fee)`);
     console.log("demo: OK");
   } finally {
     await seller?.close();

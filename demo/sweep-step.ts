@@ -1,0 +1,55 @@
+/**
+ * The demo's last step: the operator sweeps the seller's vault, and the seller's own USDC account is paid.
+ * The seller activates its vault first (sovereign, 90 bps, no provisioning recovery), as a real seller would with
+ * POST /sellers/provision-tx, so that the demo price reaches the seller's wallet instead of paying back setup costs.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { getBase64EncodedWireTransaction, getBase64Encoder, getTransactionDecoder, partiallySignTransaction, type KeyPairSigner } from "@solana/kit";
+import { chainRpc, fundFromFaucet, signatureStatus } from "./chain-rpc";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const SELLER_LAMPORTS = 50_000_000; // 0.05 SOL: the seller pays its own activation (rent + fee)
+
+/** Sovereign activation: the seller signs and pays the facilitator-built provisioning transaction. */
+export async function activateSeller(facilitatorApi: string, rpcUrl: string, seller: KeyPairSigner): Promise<string> {
+  await fundFromFaucet(rpcUrl, seller.address, SELLER_LAMPORTS);
+  const built = await postJson(`${facilitatorApi}/sellers/provision-tx`, { wallet: seller.address, asset: "USDC" });
+  if (built.alreadyProvisioned) return "already provisioned";
+  const unsigned = getTransactionDecoder().decode(getBase64Encoder().encode(String(built.transaction)));
+  const signed = await partiallySignTransaction([seller.keyPair], unsigned);
+  const signature = await chainRpc<string>(rpcUrl, "sendTransaction", [getBase64EncodedWireTransaction(signed), { encoding: "base64" }]);
+  for (let i = 0; i < 30; i++) {
+    const status = await signatureStatus(rpcUrl, signature);
+    if (status?.err) throw new Error(`activation ${signature} failed: ${JSON.stringify(status.err)}`);
+    if (status?.confirmationStatus === "confirmed" || status?.confirmationStatus === "finalized") return signature;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
+  throw new Error(`activation ${signature} not confirmed`);
+}
+
+/** POST /sweep with the operator token (SVC_SWEEP_CRON_TOKEN from the environment or npm start's .dev.vars). */
+export async function sweepSeller(facilitatorApi: string, sellerWallet: string): Promise<Record<string, any>> {
+  const token = process.env.SVC_SWEEP_CRON_TOKEN ?? devVar("SVC_SWEEP_CRON_TOKEN");
+  if (!token) throw new Error("no SVC_SWEEP_CRON_TOKEN in the environment or .dev.vars: start the facilitator with `npm start`");
+  const report = await postJson(`${facilitatorApi}/sweep`, {}, { Authorization: `Bearer ${token}` });
+  const item = (report.items as Record<string, any>[]).find((i) => i.wallet === sellerWallet);
+  if (!item) throw new Error(`the sweep did not include the demo seller (scanned ${report.scanned})`);
+  if (item.status !== "ok") throw new Error(`the seller's sweep answered ${item.status}/${item.action}: ${item.error}`);
+  return item;
+}
+
+function devVar(name: string): string | undefined {
+  const file = path.join(ROOT, ".dev.vars");
+  if (!existsSync(file)) return undefined;
+  const match = new RegExp(`^${name}="?([^"\\n]*)"?$`, "m").exec(readFileSync(file, "utf8"));
+  return match?.[1];
+}
+
+async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Record<string, any>> {
+  const response = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: JSON.stringify(body), signal: AbortSignal.timeout(60_000) });
+  const json = (await response.json().catch(() => ({}))) as Record<string, any>;
+  if (!response.ok) throw new Error(`${url} answered ${response.status}: ${JSON.stringify(json).slice(0, 300)}`);
+  return json;
+}
