@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { generateKeyPairSigner } from "@solana/kit";
-import { call } from "./helpers";
+import { call, callWithEnv } from "./helpers";
 import { USDC, DEVNET } from "./payment-fixtures";
 import { maxRailsWithinBudget } from "../../src/jobs/sweep/budget";
 
@@ -48,5 +48,19 @@ describe("sweeps: a fleet larger than one run", () => {
 
     const state = await env.DB.prepare("SELECT COUNT(*) AS n, SUM(claim_id IS NOT NULL) AS held FROM sweep_state").first<{ n: number; held: number }>();
     expect(state).toEqual({ n: FLEET, held: 0 });
+
+    // The RPC goes down mid-run: 502, the claims are given back, and the run is recorded as an error.
+    const down = await callWithEnv({ SOLANA_RPC_URL: "http://127.0.0.1:9" }, "/sweep", {
+      method: "POST",
+      headers: { ...BEARER, "Content-Type": "application/json" },
+      body: JSON.stringify({ limit: 5, cooldownSeconds: 0 }),
+    });
+    expect(down.status).toBe(502);
+    expect(JSON.stringify(down.body)).not.toMatch(/at .*\.ts/); // no stack trace
+    const after = await env.DB.prepare("SELECT SUM(claim_id IS NOT NULL) AS held FROM sweep_state").first<{ held: number }>();
+    expect(after!.held).toBe(0);
+    const run = await env.DB.prepare("SELECT outcome, scanned, failed FROM sweep_runs ORDER BY id DESC LIMIT 1").first();
+    expect(run).toEqual({ outcome: "error", scanned: 5, failed: 5 });
+    expect((await call("/health")).body.lastSweepRun).toMatchObject({ outcome: "error" });
   });
 });
