@@ -36,6 +36,8 @@ export interface Config {
     settleConfirmTimeoutMs: number;
     challengeTtlSeconds: number;
     jitProvisioningDailyCap: number;
+    /** Operator minimums per mint (raw units); the program's minimum fee applies to unlisted mints. */
+    minPaymentRawByMint: Record<string, bigint>;
   };
   sweep: {
     cooldownSeconds: number;
@@ -134,6 +136,7 @@ export async function loadConfig(env: Env): Promise<Config> {
       settleConfirmTimeoutMs: input.SVC_SETTLE_CONFIRM_TIMEOUT_MS,
       challengeTtlSeconds: input.SVC_CHALLENGE_TTL_SECONDS,
       jitProvisioningDailyCap: input.SVC_JIT_PROVISIONING_DAILY_CAP,
+      minPaymentRawByMint: input.SVC_MIN_PAYMENT_RAW_BY_MINT,
     },
     sweep: {
       cooldownSeconds: input.SVC_SWEEP_CRON_COOLDOWN_SEC,

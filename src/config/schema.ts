@@ -116,6 +116,8 @@ export const ConfigInputSchema = v.object({
   SVC_SETTLE_CONFIRM_TIMEOUT_MS: integer(1_000, 120_000, 20_000),
   SVC_CHALLENGE_TTL_SECONDS: integer(1, 3_600, 600),
   SVC_JIT_PROVISIONING_DAILY_CAP: integer(0, 1_000_000, 25),
+  /** JSON map mint → smallest payment (raw units) verify and settle accept; unlisted mints use the program's minimum fee. */
+  SVC_MIN_PAYMENT_RAW_BY_MINT: mintThresholdMap,
 
   SVC_SWEEP_CRON_COOLDOWN_SEC: integer(0, 31_536_000, 300),
   SVC_SWEEP_CRON_RECENT_SETTLE_WINDOW_SEC: integer(0, 31_536_000, 86_400),

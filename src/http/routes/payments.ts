@@ -10,6 +10,7 @@ import { settleExactPayment, type ExactSettlement } from "../../schemes/exact/se
 import { recordPaymentAttempt } from "../../store/payment-attempts";
 import { log } from "../../observability/log";
 import { ERROR_STATUS, isFacilitatorError } from "../../errors/catalogue";
+import { callerCorrelationIdOf } from "../middleware/correlation-id";
 
 /** `/verify` and `/settle` (spec §4.1), answering in the union shape of wire-notes so official x402 clients parse both. */
 export function paymentRoutes(): RouteDef[] {
@@ -108,7 +109,7 @@ async function verifyPayment(c: AppContext, body: VerifySettleBody): Promise<{ o
   const accepted = checkCommonRequirements(config, body);
   if ("ok" in accepted) return accepted;
   if (accepted.scheme !== "exact") return schemeNotAvailable(accepted.scheme);
-  const verdict = await verifyExactPayment(config, body, accepted, { simulate: true });
+  const verdict = await verifyExactPayment(config, body, accepted, { simulate: true, ledger: c.env.DB });
   return verdict.ok ? { ok: true, payer: verdict.payer } : verdict;
 }
 
@@ -117,7 +118,11 @@ async function settlePayment(c: AppContext, body: VerifySettleBody, correlationI
   const accepted = checkCommonRequirements(config, body);
   if ("ok" in accepted) return accepted;
   if (accepted.scheme !== "exact") return schemeNotAvailable(accepted.scheme);
-  return settleExactPayment(config, c.env, body, accepted, (work) => runAfterResponse(c, work, correlationId));
+  return settleExactPayment(config, c.env, body, accepted, {
+    // Only the header counts as the seller's retry key: the body may come verbatim from the buyer.
+    callerCorrelationId: callerCorrelationIdOf(c.req.header("X-Correlation-ID")),
+    defer: (work) => runAfterResponse(c, work, correlationId),
+  });
 }
 
 /**
