@@ -1,42 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import { address, generateKeyPairSigner } from "@solana/kit";
-import { callWithEnv } from "./helpers";
-import { labelledKeypair } from "../../scripts/lib/keypair";
-import { DEVNET, NATIVE_SOL, USDC, chainRpc, fundedBuyer, lamportsOf, signAsBuyer, tokenBalance } from "./payment-fixtures";
+import { NATIVE_SOL, USDC, chainRpc, fundedBuyer, lamportsOf, tokenBalance } from "./payment-fixtures";
+import { isolatedFacilitator } from "./isolated-facilitator";
 import { craftBody, paymentParts, standardInstructions } from "./craft-payment";
 
 const TOKEN_PROGRAM = address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
 
-/**
- * Issue 8 item 2: the fee payer pays only for payments that land and are worth it. Each test runs with a fee payer
- * of its own, so its lamports move only by what this test makes the facilitator do.
- */
-async function isolatedFacilitator(label: string, extraEnv: Record<string, string> = {}) {
-  const feePayer = labelledKeypair(`${label}/${crypto.randomUUID()}`);
-  await chainRpc("requestAirdrop", [feePayer.address, 5_000_000_000]);
-  const env = { FEE_PAYER_SECRET_KEY: feePayer.secretKeyBase58, ...extraEnv };
-  const post = (path: string, json: unknown) =>
-    callWithEnv(env, path, { method: "POST", body: JSON.stringify(json), headers: { "Content-Type": "application/json", "CF-Connecting-IP": crypto.randomUUID() } });
-  const line = async (asset: string, amount: string, seller?: string) => {
-    const enriched = await post("/payment-required/enrich", {
-      x402Version: 2,
-      resource: { url: "https://seller.example/paid" },
-      accepts: [{ scheme: "exact", network: DEVNET, asset, amount, payTo: seller ?? (await generateKeyPairSigner()).address, maxTimeoutSeconds: 60 }],
-    });
-    expect(enriched.status, JSON.stringify(enriched.body)).toBe(200);
-    return enriched.body.accepts[0] as Record<string, any>;
-  };
-  const signedBody = async (buyer: Awaited<ReturnType<typeof fundedBuyer>>, accepted: Record<string, any>) => {
-    const built = await post("/build-exact-payment-tx", { payer: buyer.address, accepted });
-    expect(built.status, JSON.stringify(built.body)).toBe(200);
-    const body = built.body.verifyBodyTemplate;
-    body.paymentPayload.payload.transaction = await signAsBuyer(built.body.transaction, buyer);
-    return body;
-  };
-  return { feePayer: address(feePayer.address), post, line, signedBody };
-}
-
+/** Issue 8 item 2: the fee payer pays only for payments that land and are worth it. */
 describe("settle: the fee payer pays only for payments that land and are worth it", () => {
   it("refuses amounts below the program's minimum fee (0 included) on verify and settle, at no cost", async () => {
     const f = await isolatedFacilitator("min-amount");
