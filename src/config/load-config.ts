@@ -32,7 +32,8 @@ export interface Config {
   compute: { maxUnitLimit: number; maxUnitPriceMicroLamports: bigint; recommendedUnitPriceMicroLamports: bigint };
   limits: {
     maxRequestBodyBytes: number;
-    buildRateLimitPerMinute: number;
+    rateLimitsEnabled: boolean;
+    attemptRetentionDays: number;
     settleConfirmTimeoutMs: number;
     challengeTtlSeconds: number;
     jitProvisioningDailyCap: number;
@@ -132,7 +133,8 @@ export async function loadConfig(env: Env): Promise<Config> {
     },
     limits: {
       maxRequestBodyBytes: input.SVC_MAX_REQUEST_BODY_BYTES,
-      buildRateLimitPerMinute: input.SVC_BUILD_RATE_LIMIT_PER_MINUTE,
+      rateLimitsEnabled: input.SVC_RATE_LIMITS_ENABLED,
+      attemptRetentionDays: input.SVC_ATTEMPT_RETENTION_DAYS,
       settleConfirmTimeoutMs: input.SVC_SETTLE_CONFIRM_TIMEOUT_MS,
       challengeTtlSeconds: input.SVC_CHALLENGE_TTL_SECONDS,
       jitProvisioningDailyCap: input.SVC_JIT_PROVISIONING_DAILY_CAP,

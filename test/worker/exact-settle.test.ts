@@ -197,7 +197,7 @@ describe("exact: settlement is idempotent and never doubles a payment", () => {
 });
 
 describe("exact: the audit trail", () => {
-  it("records every verify and settle attempt with outcome, payer, amount, asset, signature and correlation id", async () => {
+  it("records every settle attempt with outcome, payer, amount, asset, signature and correlation id (verify writes none)", async () => {
     const { env } = await import("cloudflare:test");
     const buyer = await fundedBuyer(5_000_000);
     const line = await enrichedLine(USDC, "120000");
@@ -205,18 +205,18 @@ describe("exact: the audit trail", () => {
     const correlationId = `audit-${crypto.randomUUID()}`;
     await call("/verify", { method: "POST", json: body, headers: { "X-Correlation-ID": correlationId } });
     const settled = await call("/settle", { method: "POST", json: body, headers: { "X-Correlation-ID": correlationId } });
-    await call("/verify", { method: "POST", json: { ...body, paymentRequirements: { ...line, amount: "1" } }, headers: { "X-Correlation-ID": correlationId } });
+    await call("/settle", { method: "POST", json: { ...body, paymentRequirements: { ...line, amount: "1" } }, headers: { "X-Correlation-ID": correlationId } });
 
     // Attempts are written after the response (waitUntil); give the write a moment.
     let rows: Record<string, unknown>[] = [];
-    for (let i = 0; i < 20 && rows.length < 3; i++) {
+    for (let i = 0; i < 20 && rows.length < 2; i++) {
       rows = (await env.DB.prepare("SELECT * FROM payment_attempts WHERE correlation_id = ? ORDER BY id").bind(correlationId).all()).results;
-      if (rows.length < 3) await new Promise((r) => setTimeout(r, 50));
+      if (rows.length < 2) await new Promise((r) => setTimeout(r, 50));
     }
-    expect(rows.map((r) => [r.kind, r.outcome])).toEqual([["verify", "valid"], ["settle", "settled"], ["verify", "invalid"]]);
-    expect(rows[1]).toMatchObject({ payer: buyer.address, amount: "120000", asset: USDC, signature: settled.body.transaction, merchant_wallet: line.extra.merchantWallet });
-    expect(rows[2]).toMatchObject({ reason: "invalid_payload_requirements_mismatch" });
-    expect(Number(rows[1]!.duration_ms)).toBeGreaterThanOrEqual(0);
+    expect(rows.map((r) => [r.kind, r.outcome])).toEqual([["settle", "settled"], ["settle", "failed"]]);
+    expect(rows[0]).toMatchObject({ payer: buyer.address, amount: "120000", asset: USDC, signature: settled.body.transaction, merchant_wallet: line.extra.merchantWallet });
+    expect(rows[1]).toMatchObject({ reason: "invalid_payload_requirements_mismatch" });
+    expect(Number(rows[0]!.duration_ms)).toBeGreaterThanOrEqual(0);
   });
 });
 
