@@ -32,10 +32,13 @@ export interface Config {
   compute: { maxUnitLimit: number; maxUnitPriceMicroLamports: bigint; recommendedUnitPriceMicroLamports: bigint };
   limits: {
     maxRequestBodyBytes: number;
-    buildRateLimitPerMinute: number;
+    rateLimitsEnabled: boolean;
+    attemptRetentionDays: number;
     settleConfirmTimeoutMs: number;
     challengeTtlSeconds: number;
     jitProvisioningDailyCap: number;
+    /** Operator minimums per mint (raw units); the program's minimum fee applies to unlisted mints. */
+    minPaymentRawByMint: Record<string, bigint>;
   };
   sweep: {
     cooldownSeconds: number;
@@ -130,10 +133,12 @@ export async function loadConfig(env: Env): Promise<Config> {
     },
     limits: {
       maxRequestBodyBytes: input.SVC_MAX_REQUEST_BODY_BYTES,
-      buildRateLimitPerMinute: input.SVC_BUILD_RATE_LIMIT_PER_MINUTE,
+      rateLimitsEnabled: input.SVC_RATE_LIMITS_ENABLED,
+      attemptRetentionDays: input.SVC_ATTEMPT_RETENTION_DAYS,
       settleConfirmTimeoutMs: input.SVC_SETTLE_CONFIRM_TIMEOUT_MS,
       challengeTtlSeconds: input.SVC_CHALLENGE_TTL_SECONDS,
       jitProvisioningDailyCap: input.SVC_JIT_PROVISIONING_DAILY_CAP,
+      minPaymentRawByMint: input.SVC_MIN_PAYMENT_RAW_BY_MINT,
     },
     sweep: {
       cooldownSeconds: input.SVC_SWEEP_CRON_COOLDOWN_SEC,

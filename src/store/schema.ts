@@ -36,11 +36,19 @@ export const settlements = sqliteTable(
     /** Holder of the submit lease: only the holder sends; others wait or reconcile. */
     leaseId: text("lease_id"),
     leaseExpiresAtMs: integer("lease_expires_at_ms"),
+    /** The accepted line's maxTimeoutSeconds: how long a seller may retry with its correlation id. */
+    maxTimeoutSeconds: integer("max_timeout_seconds").notNull().default(60),
+    confirmedAtMs: integer("confirmed_at_ms"),
+    /** Set by the one /settle answer that reported success (exactly one per payment). */
+    successReportedAtMs: integer("success_reported_at_ms"),
+    /** The X-Correlation-ID header of that call; a retry with the same header may hear success again. */
+    successCorrelationId: text("success_correlation_id"),
     createdAtMs: integer("created_at_ms").notNull(),
     updatedAtMs: integer("updated_at_ms").notNull(),
   },
   (t) => [
     index("settlements_pay_to_idx").on(t.payTo, t.state, t.updatedAtMs),
+    index("settlements_signature_idx").on(t.signature),
     index("settlements_sweep_idx").on(t.scheme, t.state, t.updatedAtMs),
   ],
 );

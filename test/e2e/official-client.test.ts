@@ -232,13 +232,17 @@ describe("HTTPFacilitatorClient understands our /supported, /verify and /settle"
     expect(await tokenAccountBalance(chain.url, buyerAta)).toBe(1_000_000n);
   });
 
-  it("settle() of a valid payment succeeds, and settling it again is idempotent (same signature)", async () => {
+  it("settle() of a valid payment succeeds once; settling it again is a duplicate_settlement naming the same transaction", async () => {
     const buyer = await fundedBuyer(1_000_000);
     const { payload, requirements } = await officialPayment(buyer);
     const first = await client.settle(payload, requirements);
     expect(first).toMatchObject({ success: true, payer: buyer.address, network: DEVNET });
-    const again = await client.settle(payload, requirements);
-    expect(again).toMatchObject({ success: true, transaction: first.transaction });
+    const again = await client.settle(payload, requirements).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(again).toBeInstanceOf(SettleError);
+    expect(again).toMatchObject({ errorReason: "duplicate_settlement", transaction: first.transaction });
     const status = await signatureStatus(chain.url, first.transaction);
     expect(status?.err).toBeNull();
   });

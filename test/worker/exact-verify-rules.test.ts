@@ -258,7 +258,7 @@ describe("exact: transaction rules", () => {
   it("a Token-2022 mint with a transfer hook (and one with a permanent delegate)", async () => {
     for (const type of [14, 12]) {
       const mint = await placeToken2022Mint(type);
-      const hooked = await enrichedLine(mint, "1000");
+      const hooked = await enrichedLine(mint, "10000");
       const p = await paymentParts(buyer, hooked, TOKEN_2022_PROGRAM);
       await expectInvalid(await craftBody(hooked, standardInstructions(p), { signers: [buyer] }), "invalid_exact_svm_payload_mint_extension_not_allowed", /TransferHook|PermanentDelegate/i);
     }

@@ -11,6 +11,7 @@ import { registerSeller, RegisterBodySchema } from "../../sellers/register";
 import { retireSeller, RetireBodySchema } from "../../sellers/retire";
 import { listSellerPayments, SellerPaymentsBodySchema } from "../../sellers/payment-history";
 import { ChallengeQuerySchema, RailPathSchema, RailQuerySchema, WalletPathSchema } from "../../sellers/seller-inputs";
+import { withBuildRateLimit } from "../middleware/rate-limit";
 
 /** Seller onboarding (spec §4.3): preview, rail lookup, sovereign activation, wallet challenges. */
 export function sellerRoutes(): RouteDef[] {
@@ -50,10 +51,10 @@ export function sellerRoutes(): RouteDef[] {
       tag: "Sellers",
       summary: "Unsigned sovereign activation transaction (CreateVault and/or the vault token account), signed and paid by the seller",
       body: ProvisionRequestSchema,
-      handler: async (c) => {
+      handler: withBuildRateLimit(async (c) => {
         const request = await parseJsonBody(c, ProvisionRequestSchema);
         return c.json(await buildSellerProvisioning(c.var.config, request));
-      },
+      }),
     },
     {
       key: "sellerChallenge",
