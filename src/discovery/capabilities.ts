@@ -40,6 +40,7 @@ export async function buildCapabilities(config: Config, endpoints: readonly Endp
       publicResourceDirectory: keys.has("resources") && keys.has("resourceById"),
       paymentRequiredEnrich: keys.has("paymentRequiredEnrich"),
       sellerOnboarding: keys.has("sellerPreview") && keys.has("sellerProvisionTx"),
+      operatorSweeps: keys.has("sweep") && keys.has("sweepCron") && keys.has("vaultSnapshot"),
     },
     httpEndpoints: Object.fromEntries(
       endpoints.map((e) => [e.key, { method: e.method, path: publicPath(e.path), ...(e.auth ? { auth: e.auth } : {}) }]),

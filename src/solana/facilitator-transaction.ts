@@ -8,6 +8,7 @@ import {
   setTransactionMessageLifetimeUsingBlockhash,
   signTransactionMessageWithSigners,
   type Instruction,
+  type TransactionMessageWithBlockhashLifetime,
 } from "@solana/kit";
 import type { Config } from "../config/load-config";
 import { rpcCall, solanaRpc } from "./rpc";
@@ -24,15 +25,8 @@ export async function sendFacilitatorTransaction(
   instructions: Instruction[],
 ): Promise<{ ok: true; signature: string } | { ok: false; message: string }> {
   const { value: blockhash } = await rpcCall(config, "getLatestBlockhash", solanaRpc(config).getLatestBlockhash({ commitment: "confirmed" }));
-  const message = pipe(
-    createTransactionMessage({ version: 0 }),
-    (m) => setTransactionMessageFeePayerSigner(config.feePayer, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash(blockhash, m),
-    (m) => appendTransactionMessageInstructions(instructions, m),
-  );
-  const signed = await signTransactionMessageWithSigners(message);
-  const signature = getSignatureFromTransaction(signed);
-  const sent = await sendWithPreflight(config, getBase64EncodedWireTransaction(signed));
+  const { wireBase64, signature } = await signFacilitatorTransaction(config, blockhash, instructions);
+  const sent = await sendWithPreflight(config, wireBase64);
   if (sent.kind === "rejected" && classifyTransactionError(sent.err).kind !== "already_processed") {
     const failedLog = sent.logs.filter((l) => /failed|error/i.test(l)).at(-1);
     return { ok: false, message: `${describe(sent.err)}${failedLog ? ` (${failedLog.slice(0, 160)})` : ""}` };
@@ -40,4 +34,20 @@ export async function sendFacilitatorTransaction(
   const outcome = await confirmSignature(config, signature, config.limits.settleConfirmTimeoutMs);
   if (outcome.kind === "confirmed") return { ok: true, signature };
   return { ok: false, message: outcome.kind === "failed" ? describe(outcome.err) : `not confirmed in time (${signature})` };
+}
+
+/** Signs a transaction of the facilitator's own (fee payer only) with a given blockhash; sweeps share one per run. */
+export async function signFacilitatorTransaction(
+  config: Config,
+  blockhash: TransactionMessageWithBlockhashLifetime["lifetimeConstraint"],
+  instructions: Instruction[],
+): Promise<{ wireBase64: string; signature: string }> {
+  const message = pipe(
+    createTransactionMessage({ version: 0 }),
+    (m) => setTransactionMessageFeePayerSigner(config.feePayer, m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash(blockhash, m),
+    (m) => appendTransactionMessageInstructions(instructions, m),
+  );
+  const signed = await signTransactionMessageWithSigners(message);
+  return { wireBase64: getBase64EncodedWireTransaction(signed), signature: getSignatureFromTransaction(signed) };
 }

@@ -75,6 +75,14 @@ describe("sweeps: operator auth", () => {
     expect(unconfigured.status).toBe(503);
   });
 
+  it("is listed in /capabilities with its auth", async () => {
+    const capabilities = (await call("/capabilities")).body;
+    expect(capabilities.features.operatorSweeps).toBe(true);
+    expect(capabilities.httpEndpoints.sweep).toEqual({ method: "POST", path: "/api/v1/facilitator/sweep", auth: "bearer" });
+    expect(capabilities.httpEndpoints.sweepCron).toEqual({ method: "GET", path: "/api/v1/facilitator/sweep-cron", auth: "bearer" });
+    expect(capabilities.httpEndpoints.vaultSnapshot.path).toBe("/api/v1/facilitator/vault-snapshot");
+  });
+
   it("rejects unknown or malformed body fields with a 400 naming the field", async () => {
     const bad = await sweep({ limit: 0 });
     expect(bad.status).toBe(400);

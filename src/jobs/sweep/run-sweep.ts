@@ -1,14 +1,5 @@
-import {
-  appendTransactionMessageInstructions,
-  createTransactionMessage,
-  getBase64EncodedWireTransaction,
-  getSignatureFromTransaction,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
-  type Signature,
-} from "@solana/kit";
+import type { Signature } from "@solana/kit";
+import { signFacilitatorTransaction } from "../../solana/facilitator-transaction";
 import type { Config } from "../../config/load-config";
 import { log } from "../../observability/log";
 import { rpcCall, solanaRpc } from "../../solana/rpc";
@@ -134,18 +125,10 @@ async function sweepHeldRails(config: Config, held: readonly RailKey[]): Promise
     const rail = rails[index]!;
     const item = items[index]!;
     const tx = buildSweepTransaction(config, program, rail as RailAccounts);
-    const signed = await signTransactionMessageWithSigners(
-      pipe(
-        createTransactionMessage({ version: 0 }),
-        (m) => setTransactionMessageFeePayerSigner(config.feePayer, m),
-        (m) => setTransactionMessageLifetimeUsingBlockhash(blockhash, m),
-        (m) => appendTransactionMessageInstructions(tx.instructions, m),
-      ),
-    );
-    const signature = getSignatureFromTransaction(signed);
+    const { wireBase64, signature } = await signFacilitatorTransaction(config, blockhash, tx.instructions);
     let outcome;
     try {
-      outcome = await sendWithPreflight(config, getBase64EncodedWireTransaction(signed));
+      outcome = await sendWithPreflight(config, wireBase64);
     } catch (error) {
       // Transport failure: the transaction may have reached the cluster; confirmation below tells.
       sent.push({ index, signature, lamportsIfLanded: tx.lamportsIfLanded });
