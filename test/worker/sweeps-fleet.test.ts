@@ -64,3 +64,21 @@ describe("sweeps: a fleet larger than one run", () => {
     expect((await call("/health")).body.lastSweepRun).toMatchObject({ outcome: "error" });
   });
 });
+
+describe("sweeps: D1 claims", () => {
+  it("of two runs claiming the same rails at the same moment, each rail goes to exactly one", async () => {
+    const { claimSweepRails } = await import("../../src/store/sweeps");
+    const rails = await Promise.all(Array.from({ length: 40 }, async () => ({ wallet: (await generateKeyPairSigner()).address, rail: "SOL" })));
+    const now = Date.now();
+    const claim = (claimId: string) => claimSweepRails(env.DB, rails, { claimId, nowMs: now, expiresAtMs: now + 60_000, attemptedBeforeMs: now });
+    const [a, b] = await Promise.all([claim("run-a"), claim("run-b")]);
+    const key = (r: { wallet: string; rail: string }) => `${r.wallet}|${r.rail}`;
+    expect(a.length + b.length).toBe(rails.length);
+    expect(new Set([...a, ...b].map(key)).size).toBe(rails.length);
+    // A live claim keeps a third run out even with no cooldown at all.
+    expect(await claimSweepRails(env.DB, rails, { claimId: "run-c", nowMs: now + 1, expiresAtMs: now + 60_000, attemptedBeforeMs: now + 1 })).toEqual([]);
+    // An expired claim (a run that died) may be taken over.
+    const later = now + 61_000;
+    expect(await claimSweepRails(env.DB, rails, { claimId: "run-d", nowMs: later, expiresAtMs: later + 60_000, attemptedBeforeMs: later })).toHaveLength(rails.length);
+  });
+});
