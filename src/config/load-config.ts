@@ -34,6 +34,8 @@ export interface Config {
     maxRequestBodyBytes: number;
     rateLimitsEnabled: boolean;
     attemptRetentionDays: number;
+    /** Smallest payment per mint for which a vault is fronted; the program's recovery target applies to unlisted mints. */
+    jitMinPaymentRawByMint: Record<string, bigint>;
     settleConfirmTimeoutMs: number;
     challengeTtlSeconds: number;
     jitProvisioningDailyCap: number;
@@ -135,6 +137,7 @@ export async function loadConfig(env: Env): Promise<Config> {
       maxRequestBodyBytes: input.SVC_MAX_REQUEST_BODY_BYTES,
       rateLimitsEnabled: input.SVC_RATE_LIMITS_ENABLED,
       attemptRetentionDays: input.SVC_ATTEMPT_RETENTION_DAYS,
+      jitMinPaymentRawByMint: input.SVC_JIT_MIN_PAYMENT_RAW_BY_MINT,
       settleConfirmTimeoutMs: input.SVC_SETTLE_CONFIRM_TIMEOUT_MS,
       challengeTtlSeconds: input.SVC_CHALLENGE_TTL_SECONDS,
       jitProvisioningDailyCap: input.SVC_JIT_PROVISIONING_DAILY_CAP,

@@ -117,6 +117,8 @@ export const ConfigInputSchema = v.object({
   SVC_SETTLE_CONFIRM_TIMEOUT_MS: integer(1_000, 120_000, 20_000),
   SVC_CHALLENGE_TTL_SECONDS: integer(1, 3_600, 600),
   SVC_JIT_PROVISIONING_DAILY_CAP: integer(0, 1_000_000, 25),
+  /** JSON map mint → smallest payment for which a vault is fronted (raw units); default: the program's recovery target. */
+  SVC_JIT_MIN_PAYMENT_RAW_BY_MINT: mintThresholdMap,
   /** Days a settle attempt row (the seller's payment history) is kept before the scheduled purge. */
   SVC_ATTEMPT_RETENTION_DAYS: integer(1, 3_650, 90),
   /** JSON map mint → smallest payment (raw units) verify and settle accept; unlisted mints use the program's minimum fee. */

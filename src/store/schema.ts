@@ -187,7 +187,12 @@ export const jitProvisions = sqliteTable(
     day: text("day").notNull(),
     sellerWallet: text("seller_wallet").notNull(),
     asset: text("asset").notNull(),
+    /** Set once the provisioning transaction was sent (rent spent): from then on the claim counts for its day. */
     signature: text("signature"),
+    /** A claim without a signature past this time never spent anything and may be taken again. */
+    claimExpiresAtMs: integer("claim_expires_at_ms").notNull().default(0),
+    /** When the payment that needed the vault confirmed. */
+    confirmedAtMs: integer("confirmed_at_ms"),
     createdAtMs: integer("created_at_ms").notNull(),
   },
   (t) => [uniqueIndex("jit_provisions_seller_asset_idx").on(t.sellerWallet, t.asset), index("jit_provisions_day_idx").on(t.day)],

@@ -24,7 +24,7 @@ export async function claimSettlement(
   const existing = await getSettlement(d1, row.messageHash);
   // Released in between (an attempt the cluster never accepted): claim it again.
   if (!existing) {
-    if (attempt >= 2) throw new Error("settlement row keeps vanishing after conflicting inserts");
+    if (attempt >= 8) throw new Error("settlement row keeps vanishing after conflicting inserts");
     return claimSettlement(d1, row, attempt + 1);
   }
   return { claimed: false, existing };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { findAssociatedTokenPda } from "@solana-program/token";
-import { address } from "@solana/kit";
+import { address, generateKeyPairSigner } from "@solana/kit";
 import { call, callWithEnv } from "./helpers";
 import { labelledKeypair } from "../../scripts/lib/keypair";
 import { TEST_FEE_PAYER } from "../fixtures/keys";
@@ -11,7 +11,7 @@ const TOKEN_PROGRAM = address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
 describe("exact: verify then settle on the local chain", () => {
   it("settles a USDC payment into a seller vault that did not exist yet (just-in-time provisioning)", async () => {
     const buyer = await fundedBuyer(5_000_000);
-    const line = await enrichedLine(USDC, "1250000");
+    const line = await enrichedLine(USDC, "1250000", (await generateKeyPairSigner()).address); // not activated
     const body = await signedPaymentBody(buyer, line);
 
     const verified = await call("/verify", { method: "POST", json: body });
@@ -166,7 +166,8 @@ describe("exact: settlement is idempotent and never doubles a payment", () => {
     const enriched = await post("/payment-required/enrich", {
       x402Version: 2,
       resource: { url: "https://seller.example/a" },
-      accepts: [{ scheme: "exact", network: DEVNET, asset: USDC, amount: "150000", payTo: (await fundedBuyer(0)).address, maxTimeoutSeconds: 60 }],
+      // A payment of at least the recovery target (1 USDC on the local chain) for a vault fronted just in time.
+      accepts: [{ scheme: "exact", network: DEVNET, asset: USDC, amount: "1000000", payTo: (await fundedBuyer(0)).address, maxTimeoutSeconds: 60 }],
     });
     const line = enriched.body.accepts[0];
     expect(line.extra.feePayer).toBe(feePayer.address);
@@ -224,14 +225,14 @@ describe("exact: just-in-time provisioning policy", () => {
   it("fronts a non-sovereign vault, and refuses once the daily cap is used (without spending anything)", async () => {
     const { decodeSplitVault } = await import("../../src/programs/universal-settle/accounts");
     const buyer = await fundedBuyer(5_000_000);
-    const line = await enrichedLine(USDC, "100000");
+    const line = await enrichedLine(USDC, "1000000", (await generateKeyPairSigner()).address); // not activated
     expect((await call("/settle", { method: "POST", json: await signedPaymentBody(buyer, line) })).body.success).toBe(true);
     const vault = await chainRpc<{ value: { data: [string, string]; owner: string } }>("getAccountInfo", [line.payTo, { encoding: "base64" }]);
     const state = decodeSplitVault(Uint8Array.from(atob(vault.value.data[0]), (c) => c.charCodeAt(0)));
     expect(state).toMatchObject({ isSovereign: false, isProvisioned: false });
 
     const capped = { SVC_JIT_PROVISIONING_DAILY_CAP: "0" };
-    const fresh = await enrichedLine(USDC, "100000");
+    const fresh = await enrichedLine(USDC, "1000000", (await generateKeyPairSigner()).address);
     const body = await signedPaymentBody(buyer, fresh);
     const refused = await callWithEnv(capped, "/settle", { method: "POST", body: JSON.stringify(body), headers: { "Content-Type": "application/json" } });
     expect(refused.status).toBe(400);
@@ -255,7 +256,7 @@ describe("exact: a confirmation that outlives its budget", () => {
     const enriched = await post("/payment-required/enrich", {
       x402Version: 2,
       resource: { url: "https://seller.example/slow" },
-      accepts: [{ scheme: "exact", network: DEVNET, asset: USDC, amount: "70000", payTo: seller, maxTimeoutSeconds: 60 }],
+      accepts: [{ scheme: "exact", network: DEVNET, asset: USDC, amount: "1000000", payTo: seller, maxTimeoutSeconds: 60 }],
     });
     const line = enriched.body.accepts[0];
     const signedBody = async () => {
@@ -281,7 +282,7 @@ describe("exact: a confirmation that outlives its budget", () => {
       expect(reconciled.body).toMatchObject({ success: true, transaction: pending.body.transaction });
       expect(reconciled.body.alreadySettled).toBeUndefined();
       const [vaultAta] = await findAssociatedTokenPda({ owner: address(line.payTo), mint: USDC, tokenProgram: TOKEN_PROGRAM });
-      expect(await tokenBalance(vaultAta)).toBe(140_000n); // two payments, each counted once
+      expect(await tokenBalance(vaultAta)).toBe(2_000_000n); // two payments, each counted once
     } finally {
       await chainRpc("localnet_setConfirmationLag", [feePayer.address, 0]);
     }

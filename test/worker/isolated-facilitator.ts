@@ -1,8 +1,8 @@
 import { expect } from "vitest";
-import { address, generateKeyPairSigner } from "@solana/kit";
+import { address } from "@solana/kit";
 import { callWithEnv } from "./helpers";
 import { labelledKeypair } from "../../scripts/lib/keypair";
-import { DEVNET, chainRpc, fundedBuyer, signAsBuyer } from "./payment-fixtures";
+import { DEVNET, activatedSeller, chainRpc, fundedBuyer, signAsBuyer } from "./payment-fixtures";
 
 type Buyer = Awaited<ReturnType<typeof fundedBuyer>>;
 
@@ -24,7 +24,7 @@ export async function isolatedFacilitator(label: string, extraEnv: Record<string
     const enriched = await post("/payment-required/enrich", {
       x402Version: 2,
       resource: { url: "https://seller.example/paid" },
-      accepts: [{ scheme: "exact", network: DEVNET, asset, amount, payTo: seller ?? (await generateKeyPairSigner()).address, maxTimeoutSeconds: 60 }],
+      accepts: [{ scheme: "exact", network: DEVNET, asset, amount, payTo: seller ?? (await activatedSeller(address(asset))), maxTimeoutSeconds: 60 }],
     });
     expect(enriched.status, JSON.stringify(enriched.body)).toBe(200);
     return enriched.body.accepts[0] as Record<string, any>;

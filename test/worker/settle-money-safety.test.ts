@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import { address, generateKeyPairSigner } from "@solana/kit";
-import { NATIVE_SOL, USDC, chainRpc, fundedBuyer, lamportsOf, tokenBalance } from "./payment-fixtures";
+import { NATIVE_SOL, USDC, activatedSeller, chainRpc, fundedBuyer, lamportsOf, tokenBalance } from "./payment-fixtures";
 import { isolatedFacilitator } from "./isolated-facilitator";
-import { craftBody, paymentParts, standardInstructions } from "./craft-payment";
+import { MEMO_PROGRAM, craftBody, paymentParts, standardInstructions, transferChecked } from "./craft-payment";
+import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/solana/compute-budget";
 
 const TOKEN_PROGRAM = address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
 
@@ -43,7 +44,7 @@ describe("settle: the fee payer pays only for payments that land and are worth i
 
   it("a settle refused by preflight returns no signature, costs nothing, and the same payment may be retried", async () => {
     const f = await isolatedFacilitator("preflight");
-    const seller = (await generateKeyPairSigner()).address;
+    const seller = await activatedSeller(USDC);
     const rich = await fundedBuyer(5_000_000);
     const line = await f.line(USDC, "100000", seller);
     const otherLine = await f.line(USDC, "100000");
@@ -72,7 +73,7 @@ describe("settle: the fee payer pays only for payments that land and are worth i
   it("lamports sent to the vault token account address do not block the seller (squatting)", async () => {
     const f = await isolatedFacilitator("squat");
     const seller = (await generateKeyPairSigner()).address;
-    const line = await f.line(USDC, "100000", seller);
+    const line = await f.line(USDC, "1000000", seller); // not activated: fronted just in time
     const [vaultAta] = await findAssociatedTokenPda({ owner: address(line.payTo), mint: USDC, tokenProgram: TOKEN_PROGRAM });
     await chainRpc("requestAirdrop", [vaultAta, 1_000_000]); // 0.001 SOL at the ATA address
 
@@ -85,6 +86,49 @@ describe("settle: the fee payer pays only for payments that land and are worth i
     expect((await f.post("/verify", body)).status).toBe(200);
     const settled = await f.post("/settle", body);
     expect(settled.body.success, JSON.stringify(settled.body)).toBe(true);
-    expect(await tokenBalance(vaultAta)).toBe(100_000n);
+    expect(await tokenBalance(vaultAta)).toBe(1_000_000n);
+  });
+
+  it("just in time: a payment below the recovery target gets vault_not_provisioned and costs nothing", async () => {
+    const f = await isolatedFacilitator("jit-minimum");
+    const buyer = await fundedBuyer(5_000_000);
+    const line = await f.line(USDC, "999999", (await generateKeyPairSigner()).address); // seeded target: 1,000,000
+    const before = await lamportsOf(f.feePayer);
+    const refused = await f.post("/settle", await f.signedBody(buyer, line));
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ success: false, errorReason: "vault_not_provisioned", transaction: "" });
+    expect(refused.body.errorMessage).toContain("1000000");
+    expect(await lamportsOf(f.feePayer)).toBe(before);
+    expect((await chainRpc<{ value: unknown }>("getAccountInfo", [line.payTo, { encoding: "base64" }])).value).toBeNull();
+  });
+
+  it("just in time: a payment that could not land afterwards (non-UTF-8 memo) creates no vault, spends nothing and leaves the cap alone", async () => {
+    const { env } = await import("cloudflare:test");
+    const f = await isolatedFacilitator("jit-simulation");
+    const buyer = await fundedBuyer(5_000_000);
+    const fake = await f.line(USDC, "1000000", (await generateKeyPairSigner()).address);
+    const parts = await paymentParts(buyer, fake);
+    const badMemo = { programAddress: MEMO_PROGRAM, accounts: [], data: new Uint8Array([0xff, 0xfe, 0xfd]) };
+    const body = await craftBody(
+      fake,
+      [getSetComputeUnitLimitInstruction(20_000), getSetComputeUnitPriceInstruction(1n), transferChecked(parts), badMemo],
+      { signers: [buyer], feePayer: f.feePayer },
+    );
+    const before = await lamportsOf(f.feePayer);
+    const refused = await f.post("/settle", body);
+    expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+    expect(refused.body.success).toBe(false);
+    expect(refused.body.transaction).toBe("");
+    expect(refused.body.errorMessage).toContain("no vault was created");
+    expect(await lamportsOf(f.feePayer)).toBe(before);
+    expect((await chainRpc<{ value: unknown }>("getAccountInfo", [fake.payTo, { encoding: "base64" }])).value).toBeNull();
+    // Its claim was given back: nothing counts against the day's cap for it.
+    const claims = await env.DB.prepare("SELECT COUNT(*) AS n FROM jit_provisions WHERE seller_wallet = ?").bind(fake.extra.merchantWallet).first<{ n: number }>();
+    expect(claims?.n).toBe(0);
+
+    // A real seller is fronted as usual.
+    const real = await f.line(USDC, "1000000", (await generateKeyPairSigner()).address);
+    const settled = await f.post("/settle", await f.signedBody(buyer, real));
+    expect(settled.body.success, JSON.stringify(settled.body)).toBe(true);
   });
 });

@@ -7,6 +7,7 @@ import { confirmSignature, signatureStatus, type SignatureStatus } from "../../s
 import { isBlockhashStillValid } from "../../solana/blockhash";
 import { claimSettlement, claimSuccessReport, getSettlement, releaseSettlement, takeOverLease, updateSettlement, type SettlementRow } from "../../store/settlements";
 import { isSellerRetryOfReportedSuccess } from "../../settlement/repeat-settle";
+import { confirmJitProvision } from "../../store/jit-provisions";
 import { rejection, type AcceptedRequirements, type PaymentRejection } from "../../x402/payment-verdict";
 import type { VerifySettleBody } from "../../x402/schemas";
 import { isFacilitatorError } from "../../errors/catalogue";
@@ -173,7 +174,12 @@ async function reportConfirmed(ctx: SettleContext): Promise<ExactSettlement> {
     ctx.defer(retryConfirmedWrite(ctx, nowMs));
     return settled(ctx, false);
   }
-  if (won) return settled(ctx, false);
+  if (won) {
+    if (ctx.verified.needsProvisioning) {
+      ctx.defer(confirmJitProvision(ctx.env.DB, ctx.verified.merchantWallet, ctx.verified.accepted.requirements.asset, nowMs));
+    }
+    return settled(ctx, false);
+  }
   const row = await getSettlement(ctx.env.DB, ctx.verified.messageHash);
   return row ? repeatOfReportedSuccess(ctx, row) : settled(ctx, false);
 }
