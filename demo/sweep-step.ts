@@ -1,33 +1,12 @@
 /**
  * The demo's last step: the operator sweeps the seller's vault, and the seller's own USDC account is paid.
- * The seller activates its vault first (sovereign, 90 bps, no provisioning recovery), as a real seller would with
- * POST /sellers/provision-tx, so that the demo price reaches the seller's wallet instead of paying back setup costs.
+ * (The demo seller activated its own vault first: sovereign, 90 bps, nothing withheld for setup costs.)
  */
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { getBase64EncodedWireTransaction, getBase64Encoder, getTransactionDecoder, partiallySignTransaction, type KeyPairSigner } from "@solana/kit";
-import { chainRpc, fundFromFaucet, signatureStatus } from "./chain-rpc";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const SELLER_LAMPORTS = 50_000_000; // 0.05 SOL: the seller pays its own activation (rent + fee)
-
-/** Sovereign activation: the seller signs and pays the facilitator-built provisioning transaction. */
-export async function activateSeller(facilitatorApi: string, rpcUrl: string, seller: KeyPairSigner): Promise<string> {
-  await fundFromFaucet(rpcUrl, seller.address, SELLER_LAMPORTS);
-  const built = await postJson(`${facilitatorApi}/sellers/provision-tx`, { wallet: seller.address, asset: "USDC" });
-  if (built.alreadyProvisioned) return "already provisioned";
-  const unsigned = getTransactionDecoder().decode(getBase64Encoder().encode(String(built.transaction)));
-  const signed = await partiallySignTransaction([seller.keyPair], unsigned);
-  const signature = await chainRpc<string>(rpcUrl, "sendTransaction", [getBase64EncodedWireTransaction(signed), { encoding: "base64" }]);
-  for (let i = 0; i < 30; i++) {
-    const status = await signatureStatus(rpcUrl, signature);
-    if (status?.err) throw new Error(`activation ${signature} failed: ${JSON.stringify(status.err)}`);
-    if (status?.confirmationStatus === "confirmed" || status?.confirmationStatus === "finalized") return signature;
-    await new Promise((resolve) => setTimeout(resolve, 300));
-  }
-  throw new Error(`activation ${signature} not confirmed`);
-}
 
 /** POST /sweep with the operator token (SVC_SWEEP_CRON_TOKEN from the environment or npm start's .dev.vars). */
 export async function sweepSeller(facilitatorApi: string, sellerWallet: string): Promise<Record<string, any>> {
