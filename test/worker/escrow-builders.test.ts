@@ -25,10 +25,15 @@ import { chainRpc, fundedBuyer, USDC } from "./payment-fixtures";
 import { latestBlockhash, TOKEN_PROGRAM } from "./craft-payment";
 import { CLUSTERS } from "../../src/config/networks";
 import { RATE_LIMITS } from "../../src/http/middleware/rate-limit";
-import { findBankPda, findEscrowConfigPda, findEscrowPda, findPaymentPda } from "../../src/programs/sla-escrow/pda";
+import { findBankPda, findEscrowConfigPda, findEscrowPda, findPaymentExtPda, findPaymentPda } from "../../src/programs/sla-escrow/pda";
 import { decodePayment, PAYMENT_STATE, RESOLUTION_STATE } from "../../src/programs/sla-escrow/accounts";
 import { paymentUidToHex, randomPaymentUid } from "../../src/programs/sla-escrow/payment-uid";
-import { getFundPaymentInstruction, getSubmitDeliveryInstruction } from "../../src/programs/sla-escrow/instructions";
+import {
+  getFundPaymentInstruction,
+  getFundPaymentV2Instruction,
+  getSubmitDeliveryInstruction,
+} from "../../src/programs/sla-escrow/instructions";
+import { SLA_ESCROW_STANDIN_LAYOUT as LAYOUT } from "../../localnet/programs/sla-escrow-layout";
 
 /**
  * SLA-Escrow lifecycle builders against the stand-in program on the local chain: every lifecycle transaction is
@@ -37,6 +42,14 @@ import { getFundPaymentInstruction, getSubmitDeliveryInstruction } from "../../s
  */
 const ESCROW_PROGRAM = address(CLUSTERS.devnet.slaEscrowProgramId);
 const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+/** The stand-in's Config defaults (0 = no override) and a one-day arbitration window. */
+const V2_DEFAULTS = {
+  closureDelayOverrideSeconds: 0n,
+  refundCooldownOverrideSeconds: 0n,
+  deliveryCutoffOverrideSeconds: 0n,
+  arbitrationWindowSeconds: 86_400n,
+  minOracleTip: 0n,
+};
 const random32 = () => crypto.getRandomValues(new Uint8Array(32));
 
 async function accountData(account: Address): Promise<Uint8Array | null> {
@@ -52,7 +65,7 @@ async function signAndSend(base64: string, party: KeyPairSigner): Promise<string
 }
 
 /** A USDC payment funded on chain by a fresh buyer for a fresh seller. */
-async function fundedPayment(ttlSeconds = 3_600n) {
+async function fundedPayment(ttlSeconds = 3_600n, version: 1 | 2 = 1) {
   const buyer = await fundedBuyer(10_000_000);
   const seller = await fundedBuyer(0);
   const [bank] = await findBankPda(ESCROW_PROGRAM);
@@ -60,39 +73,41 @@ async function fundedPayment(ttlSeconds = 3_600n) {
   const [escrow] = await findEscrowPda(ESCROW_PROGRAM, USDC, bank);
   const uid = randomPaymentUid();
   const [payment] = await findPaymentPda(ESCROW_PROGRAM, uid.bytes, bank);
+  const [paymentExt] = await findPaymentExtPda(ESCROW_PROGRAM, uid.bytes, bank);
   const [escrowAta] = await findAssociatedTokenPda({ owner: escrow, mint: USDC, tokenProgram: TOKEN_PROGRAM });
   const [buyerAta] = await findAssociatedTokenPda({ owner: buyer.address, mint: USDC, tokenProgram: TOKEN_PROGRAM });
   const accounts = { programId: ESCROW_PROGRAM, bank, config, escrow, payment };
+  const fund = {
+    ...accounts,
+    kind: "spl" as const,
+    buyer,
+    seller: seller.address,
+    mint: USDC,
+    escrowAta,
+    buyerAta,
+    tokenProgram: TOKEN_PROGRAM,
+    oracleAuthority: seller.address,
+    paymentUid: uid.bytes,
+    slaHash: random32(),
+    amount: 2_000_000n,
+    ttlSeconds,
+  };
   const lifetime = await latestBlockhash();
-  const fund = pipe(
+  const message = pipe(
     createTransactionMessage({ version: 0 }),
     (m) => setTransactionMessageFeePayerSigner(buyer, m),
     (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
     (m) =>
       appendTransactionMessageInstructions(
         [
-          getFundPaymentInstruction({
-            ...accounts,
-            kind: "spl",
-            buyer,
-            seller: seller.address,
-            mint: USDC,
-            escrowAta,
-            buyerAta,
-            tokenProgram: TOKEN_PROGRAM,
-            oracleAuthority: seller.address,
-            paymentUid: uid.bytes,
-            slaHash: random32(),
-            amount: 2_000_000n,
-            ttlSeconds,
-          }),
+          version === 1 ? getFundPaymentInstruction(fund) : getFundPaymentV2Instruction({ ...fund, ...V2_DEFAULTS, paymentExt }),
         ],
         m,
       ),
   );
-  const signed = await signTransactionMessageWithSigners(fund);
+  const signed = await signTransactionMessageWithSigners(message);
   await chainRpc("sendTransaction", [getBase64EncodedWireTransaction(signed), { encoding: "base64", preflightCommitment: "confirmed" }]);
-  return { buyer, seller, accounts, uidHex: paymentUidToHex(uid.bytes) };
+  return { buyer, seller, accounts, paymentExt, uidHex: paymentUidToHex(uid.bytes) };
 }
 
 /** The builder's wire transaction decoded back to its message: fee payer, signers and instructions with roles. */
@@ -207,6 +222,46 @@ describe("SLA-Escrow lifecycle builders", () => {
     expect(badHash.body.code).toBe("BAD_REQUEST");
   });
 
+  it("dispute: built for the buyer of a FundPaymentV2 payment and accepted by the program; refused for others", async () => {
+    const { buyer, seller, accounts, paymentExt, uidHex } = await fundedPayment(3_600n, 2);
+    const reason = random32();
+    const sellerTries = await call("/build-sla-escrow-dispute-tx", { method: "POST", json: { buyer: seller.address, mint: USDC, paymentUidHex: uidHex } });
+    expect(sellerTries.status).toBe(400);
+    expect(sellerTries.body.error).toContain(`only the recorded buyer ${buyer.address}`);
+
+    const built = await call("/build-sla-escrow-dispute-tx", {
+      method: "POST",
+      json: { buyer: buyer.address, mint: USDC, paymentUidHex: uidHex, disputeReasonHash: hex(reason) },
+    });
+    expect(built.status, JSON.stringify(built.body)).toBe(200);
+    expect(built.body).toMatchObject({ signerPubkeys: [buyer.address], paymentExtPda: paymentExt, paymentPda: accounts.payment });
+    expect(decodeBuilt(built.body.transaction).instructions).toEqual([
+      {
+        programAddress: ESCROW_PROGRAM,
+        accounts: [
+          { address: buyer.address, role: AccountRole.WRITABLE_SIGNER },
+          { address: accounts.bank, role: AccountRole.READONLY },
+          { address: accounts.config, role: AccountRole.READONLY },
+          { address: accounts.escrow, role: AccountRole.READONLY },
+          { address: accounts.payment, role: AccountRole.WRITABLE },
+          { address: paymentExt, role: AccountRole.WRITABLE },
+        ],
+        data: Uint8Array.from([11, ...reason]),
+      },
+    ]);
+    await signAndSend(built.body.transaction, buyer);
+    expect(decodePayment((await accountData(accounts.payment))!)!.state).toBe(LAYOUT.PAYMENT_STATE_DISPUTED);
+
+    // Once disputed, the payment is no longer in a funded state: a second dispute is refused by our builder.
+    const again = await call("/build-sla-escrow-dispute-tx", { method: "POST", json: { buyer: buyer.address, mint: USDC, paymentUidHex: uidHex } });
+    expect(again.status).toBe(400);
+
+    const v1 = await fundedPayment();
+    const noExt = await call("/build-sla-escrow-dispute-tx", { method: "POST", json: { buyer: v1.buyer.address, mint: USDC, paymentUidHex: v1.uidHex } });
+    expect(noExt.status).toBe(400);
+    expect(noExt.body.error).toContain("without a PaymentExt");
+  });
+
   it("answers 501 for a mint the rail has no escrow for on this cluster", async () => {
     const { seller, uidHex } = await fundedPayment();
     const otherMint = (await fundedBuyer(0)).address;
@@ -265,7 +320,7 @@ describe("SLA-Escrow lifecycle builders", () => {
     expect(caps.body.httpEndpoints.buildSlaEscrowSubmitDeliveryTx).toEqual({ method: "POST", path: "/api/v1/facilitator/build-sla-escrow-submit-delivery-tx" });
     expect(caps.body.httpEndpoints.buildSlaEscrowApproveTx).toEqual({ method: "POST", path: "/api/v1/facilitator/build-sla-escrow-approve-tx" });
     const paths = Object.keys(spec.body.paths);
-    for (const path of ["/build-sla-escrow-submit-delivery-tx", "/build-sla-escrow-approve-tx"]) {
+    for (const path of ["/build-sla-escrow-submit-delivery-tx", "/build-sla-escrow-approve-tx", "/build-sla-escrow-dispute-tx"]) {
       const match = paths.find((p) => p.endsWith(path));
       expect(match, path).toBeDefined();
       expect(JSON.stringify(spec.body.paths[match!].post.requestBody)).toContain("paymentUidHex");

@@ -3,8 +3,10 @@ import { parseJsonBody } from "../parse-input";
 import { withBuildRateLimit } from "../middleware/rate-limit";
 import {
   buildApprove,
+  buildDispute,
   buildSubmitDelivery,
   BuildApproveRequestSchema,
+  BuildDisputeRequestSchema,
   BuildSubmitDeliveryRequestSchema,
 } from "../../schemes/sla-escrow/build-party-tx";
 
@@ -33,6 +35,18 @@ export function escrowBuilderRoutes(): RouteDef[] {
       handler: withBuildRateLimit(async (c) => {
         const request = await parseJsonBody(c, BuildApproveRequestSchema);
         return c.json(await buildApprove(c.var.config, request));
+      }),
+    },
+    {
+      key: "buildSlaEscrowDisputeTx",
+      method: "POST",
+      path: "/build-sla-escrow-dispute-tx",
+      tag: "Tx Build",
+      summary: "Unsigned DisputePayment for the recorded buyer of a FundPaymentV2 payment",
+      body: BuildDisputeRequestSchema,
+      handler: withBuildRateLimit(async (c) => {
+        const request = await parseJsonBody(c, BuildDisputeRequestSchema);
+        return c.json(await buildDispute(c.var.config, request));
       }),
     },
   ];

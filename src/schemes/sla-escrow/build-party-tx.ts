@@ -14,15 +14,20 @@ import type { Config } from "../../config/load-config";
 import { badRequest, FacilitatorError } from "../../errors/catalogue";
 import { fetchAccounts } from "../../solana/accounts";
 import { decodePayment, PAYMENT_STATE, type Payment } from "../../programs/sla-escrow/accounts";
-import { getApproveDeliveryInstruction, getSubmitDeliveryInstruction } from "../../programs/sla-escrow/instructions";
+import {
+  getApproveDeliveryInstruction,
+  getDisputePaymentInstruction,
+  getSubmitDeliveryInstruction,
+} from "../../programs/sla-escrow/instructions";
 import { parsePaymentUidHex, paymentUidToHex } from "../../programs/sla-escrow/payment-uid";
-import { findBankPda, findEscrowConfigPda, findEscrowPda, findPaymentPda } from "../../programs/sla-escrow/pda";
+import { findBankPda, findEscrowConfigPda, findEscrowPda, findPaymentExtPda, findPaymentPda } from "../../programs/sla-escrow/pda";
 import { Base58Address } from "../../x402/schemas";
 import { BLOCKHASH_LIFETIME_SECONDS, getLatestBlockhash } from "../exact/build";
 
 /**
  * Lifecycle builders for one party of a funded SLA-Escrow payment (spec §4.2, wire-notes "Builders"):
- * `/build-sla-escrow-submit-delivery-tx` (the seller) and `/build-sla-escrow-approve-tx` (the buyer).
+ * `/build-sla-escrow-submit-delivery-tx` (the seller), `/build-sla-escrow-approve-tx` and
+ * `/build-sla-escrow-dispute-tx` (the buyer).
  * The transaction is signed only by that party, who is also the fee payer unless `feePayer` names another wallet.
  *
  * One batched read (Bank, Escrow, Payment) runs in parallel with getLatestBlockhash. The rail counts as
@@ -48,6 +53,15 @@ export const BuildApproveRequestSchema = v.object({
   feePayer: v.optional(Base58Address),
 });
 
+export const BuildDisputeRequestSchema = v.object({
+  buyer: Base58Address,
+  mint: Base58Address,
+  paymentUidHex: PaymentUidHex,
+  /** Defaults to 32 zero bytes (no reason recorded). */
+  disputeReasonHash: v.optional(Hash32Hex),
+  feePayer: v.optional(Base58Address),
+});
+
 export interface PartyBuildResponse {
   transaction: string;
   payerSignatureIndex: number;
@@ -59,6 +73,7 @@ export interface PartyBuildResponse {
   notes: string[];
   paymentUidHex: string;
   paymentPda: Address;
+  paymentExtPda?: Address;
   programId: Address;
 }
 
@@ -68,6 +83,9 @@ interface PaymentContext {
   config: Address;
   escrow: Address;
   payment: Address;
+  paymentExt: Address;
+  /** Only v0.5 payments (FundPaymentV2) have one; disputes and splits need it. */
+  hasPaymentExt: boolean;
   state: Payment;
 }
 
@@ -81,8 +99,15 @@ async function loadPayment(
   const uid = parsePaymentUidHex(paymentUidHex);
   if (uid === null) throw badRequest("paymentUidHex must be 64 hex characters");
   const [[bank], [escrowConfig]] = await Promise.all([findBankPda(programId), findEscrowConfigPda(programId)]);
-  const [[escrow], [payment]] = await Promise.all([findEscrowPda(programId, mint, bank), findPaymentPda(programId, uid, bank)]);
-  const [accounts, blockhash] = await Promise.all([fetchAccounts(config, [bank, escrow, payment]), getLatestBlockhash(config)]);
+  const [[escrow], [payment], [paymentExt]] = await Promise.all([
+    findEscrowPda(programId, mint, bank),
+    findPaymentPda(programId, uid, bank),
+    findPaymentExtPda(programId, uid, bank),
+  ]);
+  const [accounts, blockhash] = await Promise.all([
+    fetchAccounts(config, [bank, escrow, payment, paymentExt]),
+    getLatestBlockhash(config),
+  ]);
   if (!accounts.get(bank) || !accounts.get(escrow)) {
     throw new FacilitatorError(
       "NOT_IMPLEMENTED",
@@ -96,7 +121,9 @@ async function loadPayment(
   if (state.state !== PAYMENT_STATE.FUNDED && state.state !== PAYMENT_STATE.FUNDED_EXTENDED) {
     throw badRequest(`payment ${paymentUidHex} is no longer funded (state ${state.state}): nothing left to act on`);
   }
-  return { context: { programId, bank, config: escrowConfig, escrow, payment, state }, blockhash };
+  const ext = accounts.get(paymentExt);
+  const hasPaymentExt = ext !== null && ext !== undefined && ext.owner === programId;
+  return { context: { programId, bank, config: escrowConfig, escrow, payment, paymentExt, hasPaymentExt, state }, blockhash };
 }
 
 function hexBytes(hex: string): Uint8Array {
@@ -145,6 +172,26 @@ export async function buildApprove(
   return partyTransaction(context, request.buyer, request.feePayer, instruction, blockhash, [
     `ApproveDelivery by the buyer ${request.buyer}; the buyer signs${request.feePayer ? `, ${request.feePayer} pays the fee` : " and pays the fee"}.`,
   ]);
+}
+
+export async function buildDispute(
+  config: Config,
+  request: v.InferOutput<typeof BuildDisputeRequestSchema>,
+): Promise<PartyBuildResponse> {
+  const { context, blockhash } = await loadPayment(config, request.mint, request.paymentUidHex);
+  const { state } = context;
+  if (state.buyer !== request.buyer) {
+    throw badRequest(`only the recorded buyer ${state.buyer} may dispute the payment, not ${request.buyer}`);
+  }
+  if (!context.hasPaymentExt) {
+    throw badRequest(`payment ${request.paymentUidHex} was funded without a PaymentExt (FundPayment, not FundPaymentV2): it cannot be disputed`);
+  }
+  const disputeReasonHash = request.disputeReasonHash ? hexBytes(request.disputeReasonHash) : new Uint8Array(32);
+  const instruction = getDisputePaymentInstruction({ ...context, buyer: createNoopSigner(request.buyer), disputeReasonHash });
+  const built = partyTransaction(context, request.buyer, request.feePayer, instruction, blockhash, [
+    `DisputePayment by the buyer ${request.buyer}: release and refund stop until the adjudicator resolves the payment.`,
+  ]);
+  return { ...built, paymentExtPda: context.paymentExt };
 }
 
 function partyTransaction(
