@@ -130,6 +130,15 @@ function hexBytes(hex: string): Uint8Array {
   return Uint8Array.from(hex.match(/../g)!, (pair) => parseInt(pair, 16));
 }
 
+/** The program checks the signer against the party it recorded; so do we, before anything is built. */
+function requireParty(recorded: Address, claimed: Address, role: "seller" | "buyer", action: string): void {
+  if (recorded !== claimed) throw badRequest(`only the recorded ${role} ${recorded} may ${action}, not ${claimed}`);
+}
+
+function feeNote(feePayer: Address | undefined): string {
+  return feePayer ? `${feePayer} pays the fee` : "the signer pays the fee";
+}
+
 function isZero(bytes: ArrayLike<number>): boolean {
   return Array.prototype.every.call(bytes, (b: number) => b === 0);
 }
@@ -141,9 +150,7 @@ export async function buildSubmitDelivery(
 ): Promise<PartyBuildResponse> {
   const { context, blockhash } = await loadPayment(config, request.mint, request.paymentUidHex);
   const { state } = context;
-  if (state.seller !== request.seller) {
-    throw badRequest(`only the recorded seller ${state.seller} may submit delivery, not ${request.seller}`);
-  }
+  requireParty(state.seller, request.seller, "seller", "submit delivery");
   const cutoff = state.expiresAtUnixSeconds - state.deliveryCutoffSeconds;
   if (nowUnixSeconds > cutoff) {
     throw badRequest(
@@ -152,7 +159,7 @@ export async function buildSubmitDelivery(
   }
   const instruction = getSubmitDeliveryInstruction({ ...context, seller: createNoopSigner(request.seller), deliveryHash: hexBytes(request.deliveryHash) });
   return partyTransaction(context, request.seller, request.feePayer, instruction, blockhash, [
-    `SubmitDelivery by the seller ${request.seller}; the seller signs${request.feePayer ? `, ${request.feePayer} pays the fee` : " and pays the fee"}.`,
+    `SubmitDelivery signed by the seller ${request.seller}; ${feeNote(request.feePayer)}.`,
   ]);
 }
 
@@ -162,15 +169,13 @@ export async function buildApprove(
 ): Promise<PartyBuildResponse> {
   const { context, blockhash } = await loadPayment(config, request.mint, request.paymentUidHex);
   const { state } = context;
-  if (state.buyer !== request.buyer) {
-    throw badRequest(`only the recorded buyer ${state.buyer} may approve delivery, not ${request.buyer}`);
-  }
+  requireParty(state.buyer, request.buyer, "buyer", "approve delivery");
   if (state.deliveryTimestampUnixSeconds === 0n && isZero(state.deliveryHash)) {
     throw badRequest(`payment ${request.paymentUidHex} has no delivery submitted yet: nothing to approve`);
   }
   const instruction = getApproveDeliveryInstruction({ ...context, buyer: createNoopSigner(request.buyer), deliveryHash: hexBytes(request.deliveryHash) });
   return partyTransaction(context, request.buyer, request.feePayer, instruction, blockhash, [
-    `ApproveDelivery by the buyer ${request.buyer}; the buyer signs${request.feePayer ? `, ${request.feePayer} pays the fee` : " and pays the fee"}.`,
+    `ApproveDelivery signed by the buyer ${request.buyer}; ${feeNote(request.feePayer)}.`,
   ]);
 }
 
@@ -180,16 +185,14 @@ export async function buildDispute(
 ): Promise<PartyBuildResponse> {
   const { context, blockhash } = await loadPayment(config, request.mint, request.paymentUidHex);
   const { state } = context;
-  if (state.buyer !== request.buyer) {
-    throw badRequest(`only the recorded buyer ${state.buyer} may dispute the payment, not ${request.buyer}`);
-  }
+  requireParty(state.buyer, request.buyer, "buyer", "dispute the payment");
   if (!context.hasPaymentExt) {
     throw badRequest(`payment ${request.paymentUidHex} was funded without a PaymentExt (FundPayment, not FundPaymentV2): it cannot be disputed`);
   }
   const disputeReasonHash = request.disputeReasonHash ? hexBytes(request.disputeReasonHash) : new Uint8Array(32);
   const instruction = getDisputePaymentInstruction({ ...context, buyer: createNoopSigner(request.buyer), disputeReasonHash });
   const built = partyTransaction(context, request.buyer, request.feePayer, instruction, blockhash, [
-    `DisputePayment by the buyer ${request.buyer}: release and refund stop until the adjudicator resolves the payment.`,
+    `DisputePayment signed by the buyer ${request.buyer}; ${feeNote(request.feePayer)}. Release and refund stop until the adjudicator resolves the payment.`,
   ]);
   return { ...built, paymentExtPda: context.paymentExt };
 }
