@@ -10,6 +10,7 @@ import { discoveryRoutes } from "./http/routes/discovery";
 import { paymentRoutes } from "./http/routes/payments";
 import { mountStaticRoutes } from "./http/routes/static";
 import { exactBuilderRoutes } from "./http/routes/exact-builders";
+import { escrowBuilderRoutes } from "./http/routes/escrow-builders";
 import { sellerRoutes } from "./http/routes/sellers";
 import { directoryRoutes } from "./http/routes/directory";
 import { operatorRoutes } from "./http/routes/operator";
@@ -19,7 +20,7 @@ import { settlementRoutes } from "./http/routes/settlements";
 export function buildApp(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const endpoints = () => routes;
-  const routes: RouteDef[] = [...discoveryRoutes(endpoints), ...paymentRoutes(), ...settlementRoutes(), ...exactBuilderRoutes(), ...sellerRoutes(), ...directoryRoutes(), ...operatorRoutes()];
+  const routes: RouteDef[] = [...discoveryRoutes(endpoints), ...paymentRoutes(), ...settlementRoutes(), ...exactBuilderRoutes(), ...escrowBuilderRoutes(), ...sellerRoutes(), ...directoryRoutes(), ...operatorRoutes()];
 
   app.use("*", correlationId, standardHeaders, loadConfigMiddleware, requestBodyLimit);
   mountStaticRoutes(app, endpoints);
