@@ -34,7 +34,7 @@ const USDC = CLUSTERS.devnet.usdcMint;
 const PRICE_RAW = 250_000n; // 0.25 USDC, under the official client's default cap
 const RESOURCE = { url: "http://127.0.0.1/bench/resource", description: "bench", mimeType: "application/json" };
 /** The throughput runs measure the facilitator, not the abuse limits. */
-const BENCH_VARS = { SVC_RATE_LIMITS_ENABLED: "false" };
+export const BENCH_VARS = { SVC_RATE_LIMITS_ENABLED: "false" };
 
 export interface BenchOptions {
   /** Distinct payments per side and round at c = 1, 8, 32. */
@@ -175,12 +175,12 @@ function report(ours: SideResult, ref: SideResult, ceiling: PhaseResult): { rows
   return { rows, table, spread };
 }
 
-function mustSucceed(label: string, phase: PhaseResult): void {
+export function mustSucceed(label: string, phase: PhaseResult): void {
   if (phase.failures > 0) throw new Error(`${label}: ${phase.failures} of ${phase.count} failed: ${phase.failureSamples.join("; ")}`);
 }
 
 /** POST the x402 v2 body; null when the answer is isValid / success, else the reason. */
-async function post(url: string, kind: "verify" | "settle", payment: PaymentPayload, requirements: PaymentRequirements): Promise<string | null> {
+export async function post(url: string, kind: "verify" | "settle", payment: PaymentPayload, requirements: PaymentRequirements): Promise<string | null> {
   const response = await fetch(url, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
@@ -200,7 +200,7 @@ async function simulate(chain: string, payment: PaymentPayload): Promise<string 
 }
 
 /** Distinct payments by the official client, round-robin over the buyers (each carries a random memo nonce). */
-function paymentFactory(chain: string, buyers: KeyPairSigner[], requirements: PaymentRequirements) {
+export function paymentFactory(chain: string, buyers: KeyPairSigner[], requirements: PaymentRequirements) {
   const schemes = buyers.map((buyer) => new ExactSvmClientScheme(buyer, { rpcUrl: chain }));
   return async (count: number): Promise<PaymentPayload[]> => {
     const payments: PaymentPayload[] = new Array(count);
@@ -218,7 +218,7 @@ function paymentFactory(chain: string, buyers: KeyPairSigner[], requirements: Pa
   };
 }
 
-async function fundedBuyers(chain: string, count: number): Promise<KeyPairSigner[]> {
+export async function fundedBuyers(chain: string, count: number): Promise<KeyPairSigner[]> {
   return Promise.all(
     Array.from({ length: count }, async () => {
       const buyer = await createKeyPairSignerFromPrivateKeyBytes(crypto.getRandomValues(new Uint8Array(32)));
@@ -229,7 +229,7 @@ async function fundedBuyers(chain: string, count: number): Promise<KeyPairSigner
 }
 
 /** The seller activates its own vault through /sellers/provision-tx, signing and paying for it. */
-async function activatedSeller(api: string, chain: string): Promise<string> {
+export async function activatedSeller(api: string, chain: string): Promise<string> {
   const seed = crypto.getRandomValues(new Uint8Array(32));
   const seller = keypairFromSeed(seed);
   await fundFromFaucet(chain, seller.address, 1_000_000_000);
@@ -247,7 +247,7 @@ async function activatedSeller(api: string, chain: string): Promise<string> {
   return seller.address;
 }
 
-async function enrichLine(api: string, sellerWallet: string): Promise<PaymentRequirements> {
+export async function enrichLine(api: string, sellerWallet: string): Promise<PaymentRequirements> {
   const response = await fetch(`${api}/payment-required/enrich`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
@@ -263,7 +263,7 @@ async function enrichLine(api: string, sellerWallet: string): Promise<PaymentReq
 }
 
 /** A bench helper in its own Node process (tsx) that prints {"url"} once ready; stopped by the cleanups. */
-async function startChild(script: string, env: Record<string, string>, cleanups: (() => Promise<void>)[]): Promise<string> {
+export async function startChild(script: string, env: Record<string, string>, cleanups: (() => Promise<void>)[]): Promise<string> {
   const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, script)], {
     cwd: ROOT,
     env: { ...process.env, ...env },
