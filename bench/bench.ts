@@ -187,7 +187,13 @@ export async function post(url: string, kind: "verify" | "settle", payment: Paym
     body: JSON.stringify({ x402Version: 2, paymentPayload: payment, paymentRequirements: requirements }),
     signal: AbortSignal.timeout(30_000),
   });
-  const body = (await response.json()) as { isValid?: boolean; success?: boolean; invalidReason?: string; errorReason?: string; invalidMessage?: string; errorMessage?: string };
+  const text = await response.text();
+  let body: { isValid?: boolean; success?: boolean; invalidReason?: string; errorReason?: string; invalidMessage?: string; errorMessage?: string };
+  try {
+    body = JSON.parse(text) as typeof body;
+  } catch {
+    return `HTTP ${response.status}, not JSON: ${text.slice(0, 300)}`;
+  }
   const ok = kind === "verify" ? body.isValid === true : body.success === true;
   return ok ? null : `HTTP ${response.status} ${body.invalidReason ?? body.errorReason}: ${body.invalidMessage ?? body.errorMessage ?? ""}`;
 }
