@@ -2,6 +2,7 @@ import * as v from "valibot";
 import type { RouteDef } from "../route-def";
 import type { AppContext } from "../context";
 import { describeIssues } from "../parse-input";
+import { parseJsonText } from "../json-text";
 import { VerifySettleBodySchema, type VerifySettleBody } from "../../x402/schemas";
 import { checkCommonRequirements } from "../../x402/common-checks";
 import { rejection, type PaymentRejection } from "../../x402/payment-verdict";
@@ -107,14 +108,9 @@ async function readLimitedPaymentBody(c: AppContext): Promise<ParsedBody> {
 
 /** Malformed JSON or a body of the wrong shape is an x402 `invalid_payload`, reported in the route's own shape. */
 async function readPaymentBody(c: AppContext): Promise<ParsedBody> {
-  const text = await c.req.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    return rejection("invalid_payload", text.trim() === "" ? "Request body is empty; a JSON object is required" : `Request body is not valid JSON: ${(error as Error).message}`);
-  }
-  const result = v.safeParse(VerifySettleBodySchema, json, { abortPipeEarly: true });
+  const parsed = parseJsonText(await c.req.text());
+  if (!parsed.ok) return rejection("invalid_payload", parsed.message);
+  const result = v.safeParse(VerifySettleBodySchema, parsed.value, { abortPipeEarly: true });
   if (!result.success) return rejection("invalid_payload", describeIssues(result.issues, "body"));
   return { ok: true, body: result.output };
 }

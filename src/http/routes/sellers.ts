@@ -1,4 +1,5 @@
 import type { RouteDef } from "../route-def";
+import type { AppContext } from "../context";
 import { parseJsonBody, parsePathParams, parseQuery } from "../parse-input";
 import { badRequest } from "../../errors/catalogue";
 import { normalizeScheme } from "../../x402/scheme-names";
@@ -66,8 +67,7 @@ export function sellerRoutes(): RouteDef[] {
       handler: async (c) => {
         const { wallet } = parsePathParams(c, WalletPathSchema);
         const { action, ttlSeconds } = parseQuery(c, ChallengeQuerySchema);
-        const domain = new URL(c.req.url).host;
-        return c.json(await issueChallenge(c.var.config, { wallet, action, domain, ttlSeconds }));
+        return c.json(await issueChallenge(c.var.config, { wallet, action, domain: challengeDomainOf(c), ttlSeconds }));
       },
     },
     {
@@ -81,7 +81,7 @@ export function sellerRoutes(): RouteDef[] {
       handler: async (c) => {
         const { wallet } = parsePathParams(c, WalletPathSchema);
         const body = await parseJsonBody(c, RegisterBodySchema);
-        return c.json(await registerSeller(c.var.config, c.env.DB, wallet, body));
+        return c.json(await registerSeller(c.var.config, c.env.DB, wallet, body, challengeDomainOf(c)));
       },
     },
     {
@@ -95,7 +95,7 @@ export function sellerRoutes(): RouteDef[] {
       handler: async (c) => {
         const { wallet } = parsePathParams(c, WalletPathSchema);
         const body = await parseJsonBody(c, RetireBodySchema);
-        return c.json(await retireSeller(c.var.config, c.env.DB, wallet, body));
+        return c.json(await retireSeller(c.var.config, c.env.DB, wallet, body, challengeDomainOf(c)));
       },
     },
     {
@@ -108,8 +108,13 @@ export function sellerRoutes(): RouteDef[] {
       body: SellerPaymentsBodySchema,
       handler: async (c) => {
         const body = await parseJsonBody(c, SellerPaymentsBodySchema);
-        return c.json(await listSellerPayments(c.var.config, c.env.DB, body));
+        return c.json(await listSellerPayments(c.var.config, c.env.DB, body, challengeDomainOf(c)));
       },
     },
   ];
+}
+
+/** The `domain` line of challenges: the host this deployment was called on. */
+function challengeDomainOf(c: AppContext): string {
+  return new URL(c.req.url).host;
 }

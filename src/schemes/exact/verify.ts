@@ -18,6 +18,7 @@ import { toHex } from "../../solana/bytes";
 import { getSettlementState } from "../../store/settlements";
 import { minimumPaymentRaw } from "./minimum-amount";
 import { classifyVaultTokenAccount } from "./vault-token-account";
+import { resolveMerchantWallet } from "./vault-seller";
 
 /** A payment that passed every rule; settle signs exactly this transaction. */
 export interface VerifiedExactPayment {
@@ -63,11 +64,11 @@ export async function verifyExactPayment(
         : `extra.feePayer ${String(advertisedFeePayer)} is not this facilitator's fee payer ${feePayer}`,
     );
   }
-  const merchantWallet = requirements.extra.merchantWallet;
-  if (typeof merchantWallet !== "string" || !isAddress(merchantWallet)) {
-    return rejection("invalid_exact_svm_payload_missing_merchant_wallet", "extra.merchantWallet (the seller's wallet) is required; enrich the 402 body with /payment-required/enrich");
-  }
-  const vault = await vaultOf(programId, address(merchantWallet));
+  if (!isAddress(requirements.payTo)) return rejection("invalid_exact_svm_payload_recipient_mismatch", `payTo ${requirements.payTo} is not an address`);
+  const seller = await resolveMerchantWallet(config, requirements.payTo, requirements.extra.merchantWallet);
+  if (!seller.ok) return seller;
+  const merchantWallet = seller.wallet;
+  const vault = await vaultOf(programId, merchantWallet);
   if (requirements.payTo !== vault) {
     return rejection("invalid_exact_svm_payload_recipient_mismatch", `payTo ${requirements.payTo} is not the UniversalSettle vault ${vault} of merchant ${merchantWallet}`);
   }
