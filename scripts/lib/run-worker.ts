@@ -37,6 +37,8 @@ export interface StartWorkerOptions {
   entrypoint?: string;
   /** wrangler's log level; default "error" (set "log" to see the Worker's own log lines). */
   logLevel?: "none" | "error" | "warn" | "info" | "log" | "debug";
+  /** Open wrangler's inspector (Chrome DevTools protocol) on a free loopback port, for `npm run profile`. */
+  inspector?: boolean;
 }
 
 export interface RunningWorker {
@@ -47,6 +49,8 @@ export interface RunningWorker {
    * `url` go through). Null if this wrangler version did not reveal it. For benchmarks; tests should use `url`.
    */
   directUrl: string | null;
+  /** The inspector's origin (ws list at /json) when `inspector` was asked for, else null. */
+  inspectorUrl: string | null;
   stop(): Promise<void>;
 }
 
@@ -86,7 +90,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
       build: { nodejsCompatMode: "v2" },
       dev: {
         server: { hostname: "127.0.0.1", port: options.port ?? 0 },
-        inspector: false,
+        inspector: options.inspector ? { hostname: "127.0.0.1", port: 0 } : false,
         persist: persistDir,
         watch: false,
         liveReload: false,
@@ -105,7 +109,8 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
       await waitForHealth(`${url}/api/v1/facilitator/health`, READY_TIMEOUT_MS);
       const direct = directUrl as string | null;
       const directAnswers = direct !== null && (await answers(`${direct}/api/v1/facilitator/health`));
-      return { url, directUrl: directAnswers ? direct : null, stop };
+      const inspectorUrl = options.inspector ? ((await worker.inspectorUrl)?.origin ?? null) : null;
+      return { url, directUrl: directAnswers ? direct : null, inspectorUrl, stop };
     } catch (error) {
       await stop();
       throw error;

@@ -11,3 +11,22 @@ export function toHex(bytes: Uint8Array): string {
   for (const byte of bytes) hex += byte.toString(16).padStart(2, "0");
   return hex;
 }
+
+const BASE64_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/**
+ * Whether `text` is exactly the canonical (RFC 4648, padded) base64 of `byteLength` bytes: the form every decoder,
+ * the cluster's included, reads the same way. Lenient decoders also take whitespace, missing padding or stray
+ * low bits in the last character; such text is re-encoded before it is passed on.
+ */
+export function isCanonicalBase64(text: string, byteLength: number): boolean {
+  if (text.length !== Math.ceil(byteLength / 3) * 4) return false;
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text)) return false;
+  const remainder = byteLength % 3;
+  if (remainder === 0) return !text.endsWith("=");
+  const padding = remainder === 1 ? 2 : 1;
+  if (!text.endsWith("=".repeat(padding)) || text[text.length - padding - 1] === "=") return false;
+  // The last data character carries 4 (one byte left) or 2 (two bytes left) unused low bits; they must be zero.
+  const last = BASE64_ALPHABET.indexOf(text[text.length - padding - 1]!);
+  return (last & (remainder === 1 ? 0b1111 : 0b11)) === 0;
+}

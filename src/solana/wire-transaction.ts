@@ -4,6 +4,7 @@ import {
   getTransactionDecoder,
   type Address,
 } from "@solana/kit";
+import { isCanonicalBase64, toBase64 } from "./bytes";
 
 /** One instruction of a decoded message with its accounts resolved to addresses. */
 export interface DecodedInstruction {
@@ -15,6 +16,8 @@ export interface DecodedInstruction {
 /** What verification needs to know about a wire transaction, computed once. */
 export interface DecodedTransaction {
   wireBytes: Uint8Array;
+  /** The same bytes as canonical base64: the caller's own text when it already is (no re-encoding on the hot path). */
+  wireBase64: string;
   messageBytes: Uint8Array;
   version: "legacy" | 0;
   /** Signatures in signer order (account index order); null = slot left empty (all zeroes). */
@@ -80,6 +83,7 @@ export function decodeWireTransaction(base64Transaction: string): { ok: true; tx
       ok: true,
       tx: {
         wireBytes,
+        wireBase64: isCanonicalBase64(base64Transaction, wireBytes.length) ? base64Transaction : toBase64(wireBytes),
         messageBytes,
         version: message.version,
         signatures,

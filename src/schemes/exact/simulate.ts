@@ -1,27 +1,20 @@
-import type { Base64EncodedWireTransaction } from "@solana/kit";
 import type { Config } from "../../config/load-config";
-import { rpcCall, solanaRpc } from "../../solana/rpc";
+import { callJsonRpc } from "../../solana/json-rpc";
 import { classifyTransactionError } from "../../solana/transaction-errors";
 import type { DecodedTransaction } from "../../solana/wire-transaction";
 import { rejection, type PaymentRejection } from "../../x402/payment-verdict";
 import type { PaymentTransfer } from "./verify-rules";
-import { toBase64 } from "../../solana/bytes";
 
 /**
  * Simulates the buyer-signed payment at confirmed commitment. The fee payer has not signed yet, so signature
- * verification is off; the blockhash is not replaced, so an expired one is reported as such.
+ * verification is off; the blockhash is not replaced, so an expired one is reported as such. The buyer's own base64
+ * goes out as it came in, over plain fetch (see callJsonRpc for why not kit's client here).
  */
 export async function simulatePayment(config: Config, tx: DecodedTransaction, transfer: PaymentTransfer): Promise<{ ok: true } | PaymentRejection> {
-  const result = await rpcCall(
-    config,
-    "simulateTransaction",
-    solanaRpc(config).simulateTransaction(toBase64(tx.wireBytes) as Base64EncodedWireTransaction, {
-      encoding: "base64",
-      sigVerify: false,
-      replaceRecentBlockhash: false,
-      commitment: "confirmed",
-    }),
-  );
+  const result = await callJsonRpc<{ value: { err: unknown; logs?: string[] | null } }>(config, "simulateTransaction", [
+    tx.wireBase64,
+    { encoding: "base64", sigVerify: false, replaceRecentBlockhash: false, commitment: "confirmed" },
+  ]);
   if (result.value.err === null) return { ok: true };
   return rejectionForTransactionError(result.value.err, result.value.logs ?? [], transfer);
 }

@@ -15,7 +15,7 @@ import { simulatePayment } from "./simulate";
 import { isBlockhashStillValid } from "../../solana/blockhash";
 import { decodeSplitVault } from "../../programs/universal-settle/accounts";
 import { toHex } from "../../solana/bytes";
-import { getSettlement } from "../../store/settlements";
+import { getSettlementState } from "../../store/settlements";
 import { minimumPaymentRaw } from "./minimum-amount";
 import { classifyVaultTokenAccount } from "./vault-token-account";
 import { resolveMerchantWallet } from "./vault-seller";
@@ -125,7 +125,7 @@ export async function verifyExactPayment(
   const [accounts, simulation, ledgerRow] = await Promise.all([
     toRead.length > 0 ? fetchAccounts(config, toRead) : Promise.resolve(new Map<Address, AccountSnapshot | null>()),
     options.simulate ? simulatePayment(config, tx, transfer) : Promise.resolve(null),
-    options.ledger ? getSettlement(options.ledger, messageHash) : Promise.resolve(undefined),
+    options.ledger ? getSettlementState(options.ledger, messageHash) : Promise.resolve(undefined),
   ]);
   if (ledgerRow && ledgerRow.state !== "failed") {
     return rejection(

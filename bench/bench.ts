@@ -1,0 +1,303 @@
+/**
+ * The benchmark behind `npm run bench` (and its smoke test): this facilitator (the real Worker, started the way
+ * `npm start` starts it: wrangler's dev server with workerd and local D1) next to the official x402 reference
+ * facilitator (@x402/core + @x402/svm in one Node process, bench/reference-server.ts), on the same local chain (its
+ * own process), with fresh payments made by the official client (@x402/svm ExactSvmScheme, client side).
+ *
+ * Measured: /verify throughput at c = 1, 8, 32 and p99 at c = 32 (every call a distinct payment, rounds alternate the
+ * side that goes first, medians reported), /settle median of sequential settles, and the chain's own
+ * simulateTransaction ceiling (the upper bound of any facilitator that simulates each payment).
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { createInterface } from "node:readline";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  createKeyPairSignerFromPrivateKeyBytes,
+  getBase64EncodedWireTransaction,
+  getBase64Encoder,
+  getTransactionDecoder,
+  partiallySignTransaction,
+  type KeyPairSigner,
+} from "@solana/kit";
+import type { Network, PaymentPayload, PaymentRequirements } from "@x402/core/types";
+import { ExactSvmScheme as ExactSvmClientScheme } from "@x402/svm/exact/client";
+import { startWorker } from "../scripts/lib/run-worker";
+import { keypairFromSeed, randomKeypair } from "../scripts/lib/keypair";
+import { CLUSTERS } from "../src/config/networks";
+import { chainRpc, fundFromFaucet } from "../demo/chain-rpc";
+import { fmt, formatTable, median, percentile, runPhase, type PhaseResult } from "./measure";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const DEVNET = CLUSTERS.devnet.network as Network;
+const USDC = CLUSTERS.devnet.usdcMint;
+const PRICE_RAW = 250_000n; // 0.25 USDC, under the official client's default cap
+const RESOURCE = { url: "http://127.0.0.1/bench/resource", description: "bench", mimeType: "application/json" };
+/** The throughput runs measure the facilitator, not the abuse limits. */
+export const BENCH_VARS = { SVC_RATE_LIMITS_ENABLED: "false" };
+
+export interface BenchOptions {
+  /** Distinct payments per side and round at c = 1, 8, 32. */
+  verifyPayments: { c1: number; c8: number; c32: number };
+  rounds: number;
+  /** Sequential settles per side. */
+  settles: number;
+  /** simulateTransaction calls for the chain's ceiling (c = 8). */
+  simulations: number;
+  buyersPerSide: number;
+  log?: (line: string) => void;
+}
+
+export const DEFAULT_OPTIONS: BenchOptions = {
+  verifyPayments: { c1: 60, c8: 240, c32: 320 },
+  rounds: 3,
+  settles: 30,
+  simulations: 400,
+  buyersPerSide: 8,
+};
+
+export type SideName = "ours" | "reference";
+
+export interface SideResult {
+  verify: { c1: PhaseResult[]; c8: PhaseResult[]; c32: PhaseResult[] };
+  settle: PhaseResult;
+}
+
+export interface BenchResult {
+  ours: SideResult;
+  reference: SideResult;
+  simulateCeiling: PhaseResult;
+  /** Rows of the printed table: metric, ours, reference, ratio. */
+  rows: [string, string, string, string][];
+  table: string;
+  /** Per-round throughput of every phase, for the spread. */
+  spread: string;
+}
+
+const CONCURRENCY = { c1: 1, c8: 8, c32: 32 } as const;
+type Level = keyof typeof CONCURRENCY;
+
+interface Party {
+  name: SideName;
+  call(kind: "verify" | "settle", payment: PaymentPayload): Promise<string | null>;
+  makePayments(count: number): Promise<PaymentPayload[]>;
+}
+
+export async function runBench(options: BenchOptions): Promise<BenchResult> {
+  const log = options.log ?? (() => {});
+  const cleanups: (() => Promise<void>)[] = [];
+  try {
+    const chain = await startChild("bench/chain-process.ts", {}, cleanups);
+    log(`local chain (own process): ${chain}`);
+    const ourFeePayer = randomKeypair();
+    const refFeePayer = randomKeypair();
+    await fundFromFaucet(chain, ourFeePayer.address, 1_000_000_000_000);
+    await fundFromFaucet(chain, refFeePayer.address, 1_000_000_000_000);
+
+    const worker = await startWorker({ rpcUrl: chain, feePayerSecretKeyBase58: ourFeePayer.secretKeyBase58, vars: BENCH_VARS });
+    cleanups.push(worker.stop);
+    const api = `${worker.url}/api/v1/facilitator`;
+    log(`ours: the Worker under wrangler dev (workerd, local D1), ${api}`);
+    const reference = await startChild("bench/reference-server.ts", { REF_RPC_URL: chain, REF_FEE_PAYER_SECRET_KEY: refFeePayer.secretKeyBase58 }, cleanups);
+    log(`reference: @x402/core + @x402/svm in one Node process, ${reference}`);
+
+    // A seller that activated its own vault (as the seller guide says), so no payment needs provisioning.
+    const sellerWallet = await activatedSeller(api, chain);
+    const ourLine = await enrichLine(api, sellerWallet);
+    const refLine: PaymentRequirements = { ...ourLine, extra: { ...ourLine.extra, feePayer: refFeePayer.address } };
+    const parties: Party[] = [
+      { name: "ours", call: (kind, p) => post(`${api}/${kind}`, kind, p, ourLine), makePayments: paymentFactory(chain, await fundedBuyers(chain, options.buyersPerSide), ourLine) },
+      { name: "reference", call: (kind, p) => post(`${reference}/${kind}`, kind, p, refLine), makePayments: paymentFactory(chain, await fundedBuyers(chain, options.buyersPerSide), refLine) },
+    ];
+
+    // Warm-up, not reported: every path once (JIT in workerd, the reference and the chain), including a settle.
+    for (const party of parties) {
+      const warm = await party.makePayments(9);
+      mustSucceed(`warm-up verify (${party.name})`, await runPhase(warm.slice(0, 8), 8, (p) => party.call("verify", p)));
+      mustSucceed(`warm-up settle (${party.name})`, await runPhase(warm.slice(8), 1, (p) => party.call("settle", p)));
+    }
+
+    const results: Record<SideName, SideResult> = {
+      ours: { verify: { c1: [], c8: [], c32: [] }, settle: undefined as unknown as PhaseResult },
+      reference: { verify: { c1: [], c8: [], c32: [] }, settle: undefined as unknown as PhaseResult },
+    };
+    for (let round = 0; round < options.rounds; round++) {
+      const order = round % 2 === 0 ? parties : [...parties].reverse();
+      for (const level of Object.keys(CONCURRENCY) as Level[]) {
+        log(`round ${round + 1}/${options.rounds}: /verify at c=${CONCURRENCY[level]}, ${options.verifyPayments[level]} fresh payments per side`);
+        for (const party of order) {
+          const payments = await party.makePayments(options.verifyPayments[level]);
+          const phase = await runPhase(payments, CONCURRENCY[level], (p) => party.call("verify", p));
+          mustSucceed(`verify c=${CONCURRENCY[level]} (${party.name})`, phase);
+          results[party.name].verify[level].push(phase);
+        }
+      }
+    }
+    log(`/settle: ${options.settles} sequential fresh payments per side`);
+    for (const party of parties) {
+      const payments = await party.makePayments(options.settles);
+      const phase = await runPhase(payments, 1, (p) => party.call("settle", p));
+      mustSucceed(`settle (${party.name})`, phase);
+      results[party.name].settle = phase;
+    }
+    log(`chain ceiling: ${options.simulations} simulateTransaction calls at c=8`);
+    const toSimulate = await parties[0]!.makePayments(options.simulations);
+    const simulateCeiling = await runPhase(toSimulate, 8, (p) => simulate(chain, p));
+    mustSucceed("simulateTransaction ceiling", simulateCeiling);
+
+    return { ours: results.ours, reference: results.reference, simulateCeiling, ...report(results.ours, results.reference, simulateCeiling) };
+  } finally {
+    for (const step of cleanups.reverse()) await step().catch(() => {});
+  }
+}
+
+function report(ours: SideResult, ref: SideResult, ceiling: PhaseResult): { rows: BenchResult["rows"]; table: string; spread: string } {
+  const tput = (phases: PhaseResult[]) => median(phases.map((p) => p.throughputPerSecond));
+  const p99 = (phases: PhaseResult[]) => percentile(phases.flatMap((p) => p.latenciesMs), 99);
+  const ratio = (a: number, b: number) => (b > 0 && Number.isFinite(a) ? `${fmt(a / b, 2)}x` : "n/a");
+  const rows: BenchResult["rows"] = [
+    ...(Object.keys(CONCURRENCY) as Level[]).map(
+      (level): [string, string, string, string] => [`/verify req/s, c=${CONCURRENCY[level]}`, fmt(tput(ours.verify[level])), fmt(tput(ref.verify[level])), ratio(tput(ours.verify[level]), tput(ref.verify[level]))],
+    ),
+    ["/verify p99 ms, c=32", fmt(p99(ours.verify.c32)), fmt(p99(ref.verify.c32)), ratio(p99(ours.verify.c32), p99(ref.verify.c32))],
+    [
+      `/settle median ms (${ours.settle.count} sequential)`,
+      fmt(median(ours.settle.latenciesMs)),
+      fmt(median(ref.settle.latenciesMs)),
+      ratio(median(ours.settle.latenciesMs), median(ref.settle.latenciesMs)),
+    ],
+    ["chain's own simulateTransaction ceiling, c=8 (req/s)", fmt(ceiling.throughputPerSecond), "", ""],
+  ];
+  const table = formatTable(["", "ours", "reference", "ratio"], rows);
+  const spread = (Object.keys(CONCURRENCY) as Level[])
+    .map((level) => `c=${CONCURRENCY[level]}: ours [${ours.verify[level].map((p) => fmt(p.throughputPerSecond, 0)).join(", ")}] reference [${ref.verify[level].map((p) => fmt(p.throughputPerSecond, 0)).join(", ")}]`)
+    .join("; ");
+  return { rows, table, spread };
+}
+
+export function mustSucceed(label: string, phase: PhaseResult): void {
+  if (phase.failures > 0) throw new Error(`${label}: ${phase.failures} of ${phase.count} failed: ${phase.failureSamples.join("; ")}`);
+}
+
+/** POST the x402 v2 body; null when the answer is isValid / success, else the reason. */
+export async function post(url: string, kind: "verify" | "settle", payment: PaymentPayload, requirements: PaymentRequirements): Promise<string | null> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ x402Version: 2, paymentPayload: payment, paymentRequirements: requirements }),
+    signal: AbortSignal.timeout(30_000),
+  });
+  const text = await response.text();
+  let body: { isValid?: boolean; success?: boolean; invalidReason?: string; errorReason?: string; invalidMessage?: string; errorMessage?: string };
+  try {
+    body = JSON.parse(text) as typeof body;
+  } catch {
+    return `HTTP ${response.status}, not JSON: ${text.slice(0, 300)}`;
+  }
+  const ok = kind === "verify" ? body.isValid === true : body.success === true;
+  return ok ? null : `HTTP ${response.status} ${body.invalidReason ?? body.errorReason}: ${body.invalidMessage ?? body.errorMessage ?? ""}`;
+}
+
+async function simulate(chain: string, payment: PaymentPayload): Promise<string | null> {
+  const transaction = (payment.payload as { transaction: string }).transaction;
+  const result = await chainRpc<{ value: { err: unknown } }>(chain, "simulateTransaction", [transaction, { encoding: "base64", sigVerify: false, commitment: "confirmed" }]);
+  // The fee payer has not signed, but the transfer itself must succeed in the simulation.
+  return result.value.err === null ? null : `simulation error ${JSON.stringify(result.value.err)}`;
+}
+
+/** Distinct payments by the official client, round-robin over the buyers (each carries a random memo nonce). */
+export function paymentFactory(chain: string, buyers: KeyPairSigner[], requirements: PaymentRequirements) {
+  const schemes = buyers.map((buyer) => new ExactSvmClientScheme(buyer, { rpcUrl: chain }));
+  return async (count: number): Promise<PaymentPayload[]> => {
+    const payments: PaymentPayload[] = new Array(count);
+    const built = await runPhase(
+      Array.from({ length: count }, (_, i) => i),
+      16,
+      async (i) => {
+        const partial = await schemes[i % schemes.length]!.createPaymentPayload(2, requirements);
+        payments[i] = { x402Version: 2, resource: RESOURCE, accepted: requirements, payload: partial.payload };
+        return null;
+      },
+    );
+    mustSucceed("building payments with the official client", built);
+    return payments;
+  };
+}
+
+export async function fundedBuyers(chain: string, count: number): Promise<KeyPairSigner[]> {
+  return Promise.all(
+    Array.from({ length: count }, async () => {
+      const buyer = await createKeyPairSignerFromPrivateKeyBytes(crypto.getRandomValues(new Uint8Array(32)));
+      await fundFromFaucet(chain, buyer.address, 10_000_000, 1_000_000_000n);
+      return buyer;
+    }),
+  );
+}
+
+/** The seller activates its own vault through /sellers/provision-tx, signing and paying for it. */
+export async function activatedSeller(api: string, chain: string): Promise<string> {
+  const seed = crypto.getRandomValues(new Uint8Array(32));
+  const seller = keypairFromSeed(seed);
+  await fundFromFaucet(chain, seller.address, 1_000_000_000);
+  const response = await fetch(`${api}/sellers/provision-tx`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ wallet: seller.address, asset: USDC }),
+    signal: AbortSignal.timeout(15_000),
+  });
+  if (!response.ok) throw new Error(`provision-tx answered ${response.status}: ${await response.text()}`);
+  const { transaction } = (await response.json()) as { transaction: string };
+  const signer = await createKeyPairSignerFromPrivateKeyBytes(seed);
+  const signed = await partiallySignTransaction([signer.keyPair], getTransactionDecoder().decode(getBase64Encoder().encode(transaction)));
+  await chainRpc(chain, "sendTransaction", [getBase64EncodedWireTransaction(signed), { encoding: "base64" }]);
+  return seller.address;
+}
+
+export async function enrichLine(api: string, sellerWallet: string): Promise<PaymentRequirements> {
+  const response = await fetch(`${api}/payment-required/enrich`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({
+      x402Version: 2,
+      resource: RESOURCE,
+      accepts: [{ scheme: "exact", network: DEVNET, asset: USDC, amount: PRICE_RAW.toString(), payTo: sellerWallet, maxTimeoutSeconds: 60, extra: {} }],
+    }),
+    signal: AbortSignal.timeout(15_000),
+  });
+  if (!response.ok) throw new Error(`enrich answered ${response.status}: ${await response.text()}`);
+  return ((await response.json()) as { accepts: PaymentRequirements[] }).accepts[0]!;
+}
+
+/** A bench helper in its own Node process (tsx) that prints {"url"} once ready; stopped by the cleanups. */
+export async function startChild(script: string, env: Record<string, string>, cleanups: (() => Promise<void>)[]): Promise<string> {
+  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, script)], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  cleanups.push(
+    () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+        setTimeout(() => {
+          if (child.exitCode === null) child.kill("SIGKILL");
+          resolve();
+        }, 3_000).unref();
+      }),
+  );
+  const lines = createInterface({ input: child.stdout! });
+  return new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${script} did not start within 30 s`)), 30_000);
+    child.once("exit", (code) => reject(new Error(`${script} exited (${code})`)));
+    lines.once("line", (line) => {
+      clearTimeout(timer);
+      try {
+        resolve((JSON.parse(line) as { url: string }).url);
+      } catch {
+        reject(new Error(`unexpected output from ${script}: ${line}`));
+      }
+    });
+  });
+}

@@ -1,0 +1,159 @@
+/**
+ * `npm run profile`: CPU profiles of the Worker under load, taken in workerd through wrangler's inspector with the
+ * Chrome DevTools protocol (Profiler domain). Drives a verify-heavy load, then sequential settles, each in its own
+ * profile, and prints CPU time per verify / per settle (sampled non-idle time of the Worker's isolate divided by the
+ * calls) and the top frames by self time. Needs Node's WebSocket (the npm script passes --experimental-websocket).
+ *
+ *   npm run profile [-- <verifies> <settles>]
+ */
+import { randomKeypair } from "../scripts/lib/keypair";
+import { startWorker } from "../scripts/lib/run-worker";
+import { fundFromFaucet } from "../demo/chain-rpc";
+import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
+import { BENCH_VARS, activatedSeller, enrichLine, fundedBuyers, mustSucceed, paymentFactory, post, startChild } from "./bench";
+import { fmt, formatTable, runPhase } from "./measure";
+
+const VERIFIES = Number(process.argv[2] ?? 600);
+const SETTLES = Number(process.argv[3] ?? 60);
+const SAMPLING_INTERVAL_MICROS = 100;
+const TOP_FRAMES = 25;
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
+  children?: number[];
+}
+interface CpuProfile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+  startTime: number;
+  endTime: number;
+}
+
+/** A minimal CDP session over one WebSocket: send a method, await its result. */
+class Inspector {
+  private nextId = 1;
+  private pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  private constructor(private socket: WebSocket) {
+    socket.addEventListener("message", (event) => {
+      const message = JSON.parse(String(event.data)) as { id?: number; result?: unknown; error?: { message: string } };
+      const waiter = message.id === undefined ? undefined : this.pending.get(message.id);
+      if (!waiter) return;
+      this.pending.delete(message.id!);
+      if (message.error) waiter.reject(new Error(message.error.message));
+      else waiter.resolve(message.result);
+    });
+  }
+
+  static async connect(inspectorOrigin: string): Promise<Inspector> {
+    const targets = (await (await fetch(`${inspectorOrigin}/json`)).json()) as { webSocketDebuggerUrl: string; title?: string }[];
+    // wrangler lists the user Worker (its name from wrangler.toml) and its own internal workers; take the user Worker.
+    const target = targets.find((t) => !/wrangler|proxy/i.test(t.title ?? "")) ?? targets[0];
+    if (!target) throw new Error(`no inspector target at ${inspectorOrigin}/json`);
+    // wrangler's inspector proxy only admits browser-like clients from localhost (Origin check); undici's WebSocket
+    // takes extra headers as its second argument.
+    const socket = new WebSocket(target.webSocketDebuggerUrl, { headers: { Origin: "http://localhost" } } as unknown as string[]);
+    await new Promise<void>((resolve, reject) => {
+      socket.addEventListener("open", () => resolve(), { once: true });
+      socket.addEventListener("error", () => reject(new Error("inspector WebSocket failed")), { once: true });
+    });
+    return new Inspector(socket);
+  }
+
+  send<T = unknown>(method: string, params: Record<string, unknown> = {}): Promise<T> {
+    const id = this.nextId++;
+    const answer = new Promise<T>((resolve, reject) => this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject }));
+    this.socket.send(JSON.stringify({ id, method, params }));
+    return answer;
+  }
+
+  close(): void {
+    this.socket.close();
+  }
+}
+
+async function profiled(inspector: Inspector, run: () => Promise<void>): Promise<CpuProfile> {
+  await inspector.send("Profiler.setSamplingInterval", { interval: SAMPLING_INTERVAL_MICROS });
+  await inspector.send("Profiler.start");
+  await run();
+  return (await inspector.send<{ profile: CpuProfile }>("Profiler.stop")).profile;
+}
+
+/** Self time per frame (function + location), busy time (all samples but idle), in milliseconds. */
+function summarise(profile: CpuProfile): { busyMs: number; wallMs: number; frames: { frame: string; selfMs: number }[] } {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const selfMicros = new Map<number, number>();
+  profile.samples.forEach((id, i) => selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  const frames = new Map<string, number>();
+  let busyMicros = 0;
+  for (const [id, micros] of selfMicros) {
+    const frame = byId.get(id)!.callFrame;
+    if (frame.functionName === "(idle)") continue;
+    busyMicros += micros;
+    const file = frame.url.split("/").slice(-2).join("/");
+    const key = `${frame.functionName || "(anonymous)"} ${file}:${frame.lineNumber + 1}`;
+    frames.set(key, (frames.get(key) ?? 0) + micros);
+  }
+  return {
+    busyMs: busyMicros / 1000,
+    wallMs: (profile.endTime - profile.startTime) / 1000,
+    frames: [...frames].map(([frame, micros]) => ({ frame, selfMs: micros / 1000 })).sort((a, b) => b.selfMs - a.selfMs),
+  };
+}
+
+function print(label: string, calls: number, profile: CpuProfile): void {
+  const { busyMs, wallMs, frames } = summarise(profile);
+  console.log(`\n${label}: ${calls} calls, isolate busy ${fmt(busyMs)} ms of ${fmt(wallMs)} ms wall → CPU per call ${fmt(busyMs / calls, 3)} ms`);
+  console.log(
+    formatTable(
+      ["top frames by self time", "self ms", "per call µs", "% busy"],
+      frames.slice(0, TOP_FRAMES).map((f) => [f.frame.slice(0, 90), fmt(f.selfMs, 1), fmt((f.selfMs / calls) * 1000, 0), fmt((100 * f.selfMs) / busyMs, 1)]),
+    ),
+  );
+}
+
+async function main(): Promise<void> {
+  const cleanups: (() => Promise<void>)[] = [];
+  try {
+    const chain = await startChild("bench/chain-process.ts", {}, cleanups);
+    const feePayer = randomKeypair();
+    await fundFromFaucet(chain, feePayer.address, 1_000_000_000_000);
+    const worker = await startWorker({ rpcUrl: chain, feePayerSecretKeyBase58: feePayer.secretKeyBase58, vars: BENCH_VARS, inspector: true });
+    cleanups.push(worker.stop);
+    if (!worker.inspectorUrl) throw new Error("wrangler did not expose an inspector");
+    const api = `${worker.url}/api/v1/facilitator`;
+    console.log(`profile: Worker ${api}, inspector ${worker.inspectorUrl}`);
+
+    const line: PaymentRequirements = await enrichLine(api, await activatedSeller(api, chain));
+    const makePayments = paymentFactory(chain, await fundedBuyers(chain, 8), line);
+    const call = (kind: "verify" | "settle") => (p: PaymentPayload) => post(`${api}/${kind}`, kind, p, line);
+
+    // Warm-up outside the profiles: JIT, caches (mint, vault existence), the first settle.
+    const warm = await makePayments(50);
+    mustSucceed("warm-up verify", await runPhase(warm.slice(0, 45), 8, call("verify")));
+    mustSucceed("warm-up settle", await runPhase(warm.slice(45), 1, call("settle")));
+
+    const inspector = await Inspector.connect(worker.inspectorUrl);
+    await inspector.send("Profiler.enable");
+    const verifies = await makePayments(VERIFIES);
+    const verifyProfile = await profiled(inspector, async () => mustSucceed("verify", await runPhase(verifies, 8, call("verify"))));
+    const settles = await makePayments(SETTLES);
+    const settleProfile = await profiled(inspector, async () => mustSucceed("settle", await runPhase(settles, 1, call("settle"))));
+    inspector.close();
+
+    print(`/verify (c=8)`, VERIFIES, verifyProfile);
+    print(`/settle (sequential)`, SETTLES, settleProfile);
+    console.log(`\n(sampling every ${SAMPLING_INTERVAL_MICROS} µs in the Worker's isolate; "busy" excludes (idle); (program) and (garbage collector) are engine time)`);
+  } finally {
+    for (const step of cleanups.reverse()) await step().catch(() => {});
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(`profile failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    process.exit(1);
+  },
+);
