@@ -9,18 +9,21 @@ import { mountRoutes, type RouteDef } from "./http/route-def";
 import { discoveryRoutes } from "./http/routes/discovery";
 import { paymentRoutes } from "./http/routes/payments";
 import { mountStaticRoutes } from "./http/routes/static";
+import { mountResourceIndex } from "./http/routes/resource-index";
 import { exactBuilderRoutes } from "./http/routes/exact-builders";
 import { sellerRoutes } from "./http/routes/sellers";
 import { directoryRoutes } from "./http/routes/directory";
+import { resourceRoutes } from "./http/routes/resources";
 
 /** The whole HTTP surface: middleware in order, every route group, one error handler. */
 export function buildApp(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const endpoints = () => routes;
-  const routes: RouteDef[] = [...discoveryRoutes(endpoints), ...paymentRoutes(), ...exactBuilderRoutes(), ...sellerRoutes(), ...directoryRoutes()];
+  const routes: RouteDef[] = [...discoveryRoutes(endpoints), ...paymentRoutes(), ...exactBuilderRoutes(), ...sellerRoutes(), ...directoryRoutes(), ...resourceRoutes()];
 
   app.use("*", correlationId, standardHeaders, loadConfigMiddleware, requestBodyLimit);
   mountStaticRoutes(app, endpoints);
+  mountResourceIndex(app);
   mountRoutes(app, routes);
   app.notFound(onNotFound);
   app.onError(onError);

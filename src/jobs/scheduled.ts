@@ -1,10 +1,12 @@
 import { getConfig, type Config } from "../config/load-config";
 import { log } from "../observability/log";
 import type { Env } from "../env";
+import { probeResourcesJob } from "./probe-resources";
 
 /** Cron expressions from wrangler.toml (every environment lists the same ones). */
 export const SWEEP_CRON = "*/15 * * * *";
-export const PROBE_CRON = "7 * * * *";
+/** Every 10 minutes: with SVC_PROBE_CRON_BATCH_LIMIT=400, 10,000 resources are re-probed every 25 runs (~4 h). */
+export const PROBE_CRON = "*/10 * * * *";
 
 /** One scheduled job: a name for logs and a function that does one bounded run. */
 export interface ScheduledJob {
@@ -19,7 +21,7 @@ export interface ScheduledJob {
  */
 export const JOBS_BY_CRON: Record<string, readonly ScheduledJob[]> = {
   [SWEEP_CRON]: [],
-  [PROBE_CRON]: [],
+  [PROBE_CRON]: [probeResourcesJob],
 };
 
 export interface ScheduledOutcome {
