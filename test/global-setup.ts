@@ -2,6 +2,7 @@ import type { TestProject } from "vitest/node";
 import { startLocalnet } from "../localnet/server";
 import { testLocalnetPort } from "./fixtures/ports";
 import { TEST_FEE_PAYER } from "./fixtures/keys";
+import { startDirectorySeller } from "./fixtures/directory-seller";
 
 /**
  * Starts a real local chain for the worker tests (the Worker inside workerd reaches it over 127.0.0.1)
@@ -11,7 +12,11 @@ export default async function setup(project: TestProject) {
   const localnet = await startLocalnet({ port: await testLocalnetPort(), quiet: true });
   await rpc(localnet.url, "requestAirdrop", [TEST_FEE_PAYER.address, 100_000_000_000]);
   project.provide("localnetUrl", localnet.url);
+  // A real seller origin on loopback for the resource directory tests (probe, manifest harvest).
+  const directorySeller = await startDirectorySeller();
+  project.provide("directorySellerOrigin", directorySeller.origin);
   return async () => {
+    await directorySeller.close();
     await localnet.close();
   };
 }
@@ -30,5 +35,6 @@ async function rpc(url: string, method: string, params: unknown[]): Promise<unkn
 declare module "vitest" {
   export interface ProvidedContext {
     localnetUrl: string;
+    directorySellerOrigin: string;
   }
 }
