@@ -7,7 +7,7 @@ import { describeIssues } from "../http/parse-input";
 import { judgeProbeHost } from "./ssrf-guard";
 import { PROBE_TIMEOUT_MS, readCapped } from "./probe";
 import { ResourceFieldsSchema } from "./resource-inputs";
-import { assertOnMerchantOrigin, requireVerifiedMerchant, saveAndProbe, type HarvestBody } from "./resource-registry";
+import { assertOnMerchantOrigin, requireVerifiedMerchant, saveAndProbe, toResourceFields, type HarvestBody } from "./resource-registry";
 import { upsertResource } from "../store/resources";
 
 /**
@@ -83,32 +83,15 @@ export async function importManifest(config: Config, db: D1Database, wallet: str
       continue;
     }
     if (outcome.imported.length < probesInline) {
-      const { row, probe } = await saveAndProbe(config, db, wallet as never, parsed.output, origin);
+      const { row, probe } = await saveAndProbe(config, db, wallet, parsed.output, origin);
       outcome.imported.push({ id: row.id, resourceUrl: row.resourceUrl, probed: true, ok: probe.ok });
     } else {
-      const row = await upsertResource(db, wallet, { ...fieldsOf(parsed.output), merchantOrigin: origin }, Date.now());
+      const row = await upsertResource(db, wallet, toResourceFields(parsed.output, origin), Date.now());
       outcome.imported.push({ id: row.id, resourceUrl: row.resourceUrl, probed: false, ok: null });
     }
   }
   log("info", "resource_manifest_harvested", { wallet, imported: outcome.imported.length, rejected: outcome.rejected.length });
   return outcome;
-}
-
-function fieldsOf(input: v.InferOutput<typeof ResourceFieldsSchema>) {
-  return {
-    resourceUrl: new URL(input.resourceUrl).href,
-    httpMethod: input.httpMethod,
-    sellerResourceId: input.sellerResourceId ?? null,
-    title: input.title,
-    description: input.description ?? null,
-    useCase: input.useCase ?? null,
-    category: input.category ?? null,
-    tags: input.tags,
-    scheme: input.scheme,
-    network: input.network ?? null,
-    intentContractUrl: input.intentContractUrl ?? null,
-    listingOptIn: input.listingOptIn,
-  };
 }
 
 /** `POST /resources/harvest`: on-demand import, authorized by a resource:register challenge. */

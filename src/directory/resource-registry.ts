@@ -3,7 +3,7 @@ import type { Address } from "@solana/kit";
 import type { Config } from "../config/load-config";
 import { badRequest, FacilitatorError, notFound } from "../errors/catalogue";
 import { getProvider, type ProviderRow } from "../store/providers";
-import { findOwnedResourceByUrl, getOwnedResource, listOwnerResources, recordProbe, retireResource, upsertResource, type ResourceRow } from "../store/resources";
+import { getOwnedResource, listOwnerResources, recordProbe, retireResource, upsertResource, type ResourceFields, type ResourceRow } from "../store/resources";
 import { clampPageLimit } from "../sellers/payment-history";
 import { consumeChallenge, verifySignedChallenge } from "../sellers/signed-challenge";
 import type { ChallengeAction } from "../sellers/challenge-actions";
@@ -53,28 +53,28 @@ export async function probeAndRecord(config: Config, db: D1Database, row: Resour
   return result;
 }
 
+/** Validated input → stored fields (the URL in its normalized form, so re-registration matches it). */
+export function toResourceFields(fields: ResourceFieldsInput, merchantOrigin: string): ResourceFields {
+  return {
+    resourceUrl: new URL(fields.resourceUrl).href,
+    httpMethod: fields.httpMethod,
+    sellerResourceId: fields.sellerResourceId ?? null,
+    title: fields.title,
+    description: fields.description ?? null,
+    useCase: fields.useCase ?? null,
+    category: fields.category ?? null,
+    tags: fields.tags,
+    scheme: fields.scheme,
+    network: fields.network ?? null,
+    intentContractUrl: fields.intentContractUrl ?? null,
+    merchantOrigin,
+    listingOptIn: fields.listingOptIn,
+  };
+}
+
 /** Stores a resource of a verified merchant (same URL and method = update) and probes it once. */
-export async function saveAndProbe(config: Config, db: D1Database, wallet: Address, fields: ResourceFieldsInput, merchantOrigin: string): Promise<{ row: ResourceRow; probe: ProbeResult }> {
-  const row = await upsertResource(
-    db,
-    wallet,
-    {
-      resourceUrl: new URL(fields.resourceUrl).href,
-      httpMethod: fields.httpMethod,
-      sellerResourceId: fields.sellerResourceId ?? null,
-      title: fields.title,
-      description: fields.description ?? null,
-      useCase: fields.useCase ?? null,
-      category: fields.category ?? null,
-      tags: fields.tags,
-      scheme: fields.scheme,
-      network: fields.network ?? null,
-      intentContractUrl: fields.intentContractUrl ?? null,
-      merchantOrigin,
-      listingOptIn: fields.listingOptIn,
-    },
-    Date.now(),
-  );
+export async function saveAndProbe(config: Config, db: D1Database, wallet: string, fields: ResourceFieldsInput, merchantOrigin: string): Promise<{ row: ResourceRow; probe: ProbeResult }> {
+  const row = await upsertResource(db, wallet, toResourceFields(fields, merchantOrigin), Date.now());
   return { row, probe: await probeAndRecord(config, db, row) };
 }
 
@@ -129,4 +129,3 @@ export async function listOwnedResources(config: Config, db: D1Database, wallet:
 }
 
 export type HarvestBody = v.InferOutput<typeof ResourceHarvestBodySchema>;
-export { findOwnedResourceByUrl };

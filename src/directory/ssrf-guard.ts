@@ -4,7 +4,7 @@
  * forms) becomes dotted quad and IPv6 becomes compressed hex, so one classifier covers them all.
  *
  * A Worker cannot resolve DNS itself, so a public name that resolves to a private address is not caught here;
- * Cloudflare's network refuses such fetches (see docs/resource-directory.md, "What Cloudflare prevents").
+ * what Cloudflare's network does about it is in README.md ("What Cloudflare itself prevents").
  */
 export type HostVerdict = { allowed: true } | { allowed: false; reason: string };
 

@@ -73,15 +73,6 @@ export async function getOwnedResource(d1: D1Database, walletPubkey: string, id:
   return rows[0] ?? null;
 }
 
-export async function findOwnedResourceByUrl(d1: D1Database, walletPubkey: string, resourceUrl: string, httpMethod: string): Promise<ResourceRow | null> {
-  const rows = await database(d1)
-    .select()
-    .from(resources)
-    .where(and(eq(resources.walletPubkey, walletPubkey), eq(resources.resourceUrl, resourceUrl), eq(resources.httpMethod, httpMethod)))
-    .limit(1);
-  return rows[0] ?? null;
-}
-
 export async function retireResource(d1: D1Database, walletPubkey: string, id: number, nowMs: number): Promise<number> {
   const retired = await database(d1)
     .update(resources)
