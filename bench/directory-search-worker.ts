@@ -43,7 +43,7 @@ async function seed(env: Env, from: number, count: number): Promise<void> {
       ),
     );
   }
-  for (let i = 0; i < statements.length; i += 500) await env.DB.batch(statements.slice(i, i + 500));
+  for (let i = 0; i < statements.length; i += 100) await env.DB.batch(statements.slice(i, i + 100));
 }
 
 export default {

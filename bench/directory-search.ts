@@ -10,7 +10,7 @@ import { randomKeypair } from "../scripts/lib/keypair";
 import { fmt, formatTable, median, percentile } from "./measure";
 
 const TOTAL = Number(process.env.BENCH_RESOURCES ?? 100_000);
-const SEED_CHUNK = 5_000;
+const SEED_CHUNK = 1_000;
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
 
 const QUERIES: [string, (i: number) => string][] = [

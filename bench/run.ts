@@ -19,6 +19,9 @@ import { toFacilitatorSvmSigner, type FacilitatorSvmSigner } from "@x402/svm";
 import { ExactSvmScheme as ExactSvmClientScheme } from "@x402/svm/exact/client";
 import { ExactSvmScheme as ExactSvmFacilitatorScheme } from "@x402/svm/exact/facilitator";
 import { startWorker, type RunningWorker } from "../scripts/lib/run-worker";
+
+/** A load test from one address would hit the per-client limits within a second: they are off for the bench only. */
+const BENCH_VARS = { SVC_RATE_LIMITS_ENABLED: "false" };
 import { randomKeypair } from "../scripts/lib/keypair";
 import { CLUSTERS } from "../src/config/networks";
 import { fundFromFaucet, tokenAccountBalance } from "../demo/chain-rpc";
@@ -71,7 +74,7 @@ async function main(): Promise<void> {
   await fundFromFaucet(chainUrl, ourFeePayer.address, FEE_PAYER_LAMPORTS);
   await fundFromFaucet(chainUrl, refFeePayer.address, FEE_PAYER_LAMPORTS);
 
-  let worker: RunningWorker = await startWorker({ rpcUrl: chainUrl, feePayerSecretKeyBase58: ourFeePayer.secretKeyBase58 });
+  let worker: RunningWorker = await startWorker({ rpcUrl: chainUrl, feePayerSecretKeyBase58: ourFeePayer.secretKeyBase58, vars: BENCH_VARS });
   let stopWorker = worker.stop;
   cleanups.push(() => stopWorker());
   const viaProxyApi = `${worker.url}/api/v1/facilitator`;
@@ -157,7 +160,7 @@ async function main(): Promise<void> {
 
   // Own time: the same Worker code behind a bench-only wrapper that reports Server-Timing (RPC, D1, rest).
   await stopWorker();
-  worker = await startWorker({ rpcUrl: chainUrl, feePayerSecretKeyBase58: ourFeePayer.secretKeyBase58, entrypoint: "bench/instrumented-worker.ts" });
+  worker = await startWorker({ rpcUrl: chainUrl, feePayerSecretKeyBase58: ourFeePayer.secretKeyBase58, entrypoint: "bench/instrumented-worker.ts", vars: BENCH_VARS });
   stopWorker = worker.stop;
   api = `${worker.directUrl ?? worker.url}/api/v1/facilitator`;
   log(`profile: instrumented Worker ${api}; ${PROFILE_PAYMENTS} serial verifies and settles per side...`);

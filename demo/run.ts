@@ -5,7 +5,8 @@
  *   SOLANA_RPC_URL    default http://127.0.0.1:8899 (must be the local chain: the buyer funds itself from its faucet)
  *   DEMO_HEADER=json  send PAYMENT-SIGNATURE as raw JSON instead of base64 JSON
  *
- * 1. starts a small seller (demo/seller-server.ts) on a free loopback port: its 402 body is enriched by the facilitator;
+ * 1. a fresh seller activates its vault (POST /sellers/provision-tx, signed with its wallet, funded from the faucet)
+ *    and starts a small seller server (demo/seller-server.ts) on a free loopback port: its 402 body is enriched;
  * 2. a fresh buyer funds itself (SOL + USDC) from the local faucet;
  * 3. the buyer requests the resource, gets the 402, builds the payment with /build-exact-payment-tx, signs it locally
  *    and sends the filled verifyBodyTemplate in PAYMENT-SIGNATURE;
@@ -18,11 +19,13 @@ import { CLUSTERS } from "../src/config/networks";
 import { startSellerServer, type RunningSellerServer } from "./seller-server";
 import { payWithBuildEndpoint } from "./build-endpoint-buyer";
 import { chainRpc, fundFromFaucet, RpcCallError, signatureStatus, tokenAccountBalance } from "./chain-rpc";
+import { activateSellerVault } from "./activate-seller";
 
 const API_PATH = "/api/v1/facilitator";
 const PRICE_RAW = "250000"; // 0.25 USDC
 const BUYER_USDC_RAW = 1_000_000n; // 1 USDC
 const BUYER_LAMPORTS = 100_000_000; // 0.1 SOL (the facilitator pays network fees; this is only pocket money)
+const SELLER_LAMPORTS = 100_000_000; // 0.1 SOL: the seller pays its own vault's rent and activation fee
 
 class DemoError extends Error {}
 
@@ -50,6 +53,9 @@ async function main(): Promise<void> {
   console.log(`solana rpc    ${rpcUrl}`);
 
   const sellerWallet = await generateKeyPairSigner();
+  await fundFromFaucet(rpcUrl, sellerWallet.address, SELLER_LAMPORTS);
+  await activateSellerVault({ facilitatorApi, rpcUrl, seller: sellerWallet, asset: "USDC" });
+  console.log(`seller vault  activated by the seller (sovereign fee tier)`);
   let seller: RunningSellerServer | null = null;
   try {
     seller = await startSellerServer({

@@ -14,12 +14,13 @@ import { exactBuilderRoutes } from "./http/routes/exact-builders";
 import { sellerRoutes } from "./http/routes/sellers";
 import { directoryRoutes } from "./http/routes/directory";
 import { resourceRoutes } from "./http/routes/resources";
+import { settlementRoutes } from "./http/routes/settlements";
 
 /** The whole HTTP surface: middleware in order, every route group, one error handler. */
 export function buildApp(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const endpoints = () => routes;
-  const routes: RouteDef[] = [...discoveryRoutes(endpoints), ...paymentRoutes(), ...exactBuilderRoutes(), ...sellerRoutes(), ...directoryRoutes(), ...resourceRoutes()];
+  const routes: RouteDef[] = [...discoveryRoutes(endpoints), ...paymentRoutes(), ...settlementRoutes(), ...exactBuilderRoutes(), ...sellerRoutes(), ...directoryRoutes(), ...resourceRoutes()];
 
   app.use("*", correlationId, standardHeaders, loadConfigMiddleware, requestBodyLimit);
   mountStaticRoutes(app, endpoints);

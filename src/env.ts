@@ -2,6 +2,12 @@
 export interface Env {
   DB: D1Database;
   KV: KVNamespace;
+  /** Workers Analytics Engine dataset for per-request telemetry (optional: absent means nothing is recorded). */
+  TELEMETRY?: AnalyticsEngineDataset;
+  /** Workers Rate Limiting bindings (wrangler.toml [[ratelimits]]); absent ones do not limit. */
+  RATE_LIMIT_BUILD?: RateLimit;
+  RATE_LIMIT_PAYMENT_CLIENT?: RateLimit;
+  RATE_LIMIT_PAYMENT_PAYER?: RateLimit;
 
   // Plain variables (wrangler.toml [vars]); every SVC_* key may also be overridden by the D1 `parameters` table.
   [key: string]: unknown;

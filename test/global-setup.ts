@@ -3,6 +3,7 @@ import { startLocalnet } from "../localnet/server";
 import { testLocalnetPort } from "./fixtures/ports";
 import { TEST_FEE_PAYER } from "./fixtures/keys";
 import { startDirectorySeller } from "./fixtures/directory-seller";
+import { startRpcFaultProxy } from "./fixtures/rpc-fault-proxy";
 
 /**
  * Starts a real local chain for the worker tests (the Worker inside workerd reaches it over 127.0.0.1)
@@ -12,11 +13,14 @@ export default async function setup(project: TestProject) {
   const localnet = await startLocalnet({ port: await testLocalnetPort(), quiet: true });
   await rpc(localnet.url, "requestAirdrop", [TEST_FEE_PAYER.address, 100_000_000_000]);
   project.provide("localnetUrl", localnet.url);
+  const faultProxy = await startRpcFaultProxy(localnet.url);
+  project.provide("rpcFaultProxyUrl", faultProxy.url);
   // A real seller origin on loopback for the resource directory tests (probe, manifest harvest).
   const directorySeller = await startDirectorySeller();
   project.provide("directorySellerOrigin", directorySeller.origin);
   return async () => {
     await directorySeller.close();
+    await faultProxy.close();
     await localnet.close();
   };
 }
@@ -36,5 +40,6 @@ declare module "vitest" {
   export interface ProvidedContext {
     localnetUrl: string;
     directorySellerOrigin: string;
+    rpcFaultProxyUrl: string;
   }
 }

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { log } from "../observability/log";
 import { address, type Address, type KeyPairSigner } from "@solana/kit";
 import { CLUSTERS, type ClusterName } from "./networks";
 import { ConfigInputSchema, CONFIG_KEYS } from "./schema";
@@ -32,10 +33,15 @@ export interface Config {
   compute: { maxUnitLimit: number; maxUnitPriceMicroLamports: bigint; recommendedUnitPriceMicroLamports: bigint };
   limits: {
     maxRequestBodyBytes: number;
-    buildRateLimitPerMinute: number;
+    rateLimitsEnabled: boolean;
+    attemptRetentionDays: number;
+    /** Smallest payment per mint for which a vault is fronted; the program's recovery target applies to unlisted mints. */
+    jitMinPaymentRawByMint: Record<string, bigint>;
     settleConfirmTimeoutMs: number;
     challengeTtlSeconds: number;
     jitProvisioningDailyCap: number;
+    /** Operator minimums per mint (raw units); the program's minimum fee applies to unlisted mints. */
+    minPaymentRawByMint: Record<string, bigint>;
   };
   sweep: {
     cooldownSeconds: number;
@@ -79,6 +85,26 @@ export function clearConfigCache(): void {
   cache = new WeakMap();
 }
 
+/** The last parameters read successfully, per database binding: a failed read must not silently revert to env. */
+const lastGoodParameters = new WeakMap<object, Map<string, string>>();
+
+/**
+ * D1 parameters override env values (a cap of 0 set by the operator must stay 0). When the read fails, the last
+ * good set is used; with none, the configuration fails closed (503) rather than running on env defaults.
+ */
+async function readParametersOrLastGood(d1: D1Database): Promise<Map<string, string>> {
+  try {
+    const parameters = await readParameters(d1);
+    lastGoodParameters.set(d1, parameters);
+    return parameters;
+  } catch (error) {
+    const lastGood = lastGoodParameters.get(d1);
+    log("error", "config_parameters_unreadable", { usingLastGood: lastGood !== undefined, error });
+    if (lastGood) return lastGood;
+    throw new FacilitatorError("SERVICE_UNAVAILABLE", "Configuration parameters could not be read from the database; try again shortly");
+  }
+}
+
 export async function loadConfig(env: Env): Promise<Config> {
   const raw: Record<string, unknown> = {};
   for (const key of CONFIG_KEYS) {
@@ -86,7 +112,7 @@ export async function loadConfig(env: Env): Promise<Config> {
     if (typeof value === "string") raw[key] = value;
     else if (typeof value === "number" || typeof value === "boolean") raw[key] = String(value);
   }
-  const overrides = await readParameters(env.DB).catch(() => new Map<string, string>());
+  const overrides = await readParametersOrLastGood(env.DB);
   for (const [key, value] of overrides) {
     if (CONFIG_KEYS.includes(key as (typeof CONFIG_KEYS)[number]) && !ENV_ONLY_KEYS.has(key)) raw[key] = value;
   }
@@ -114,7 +140,9 @@ export async function loadConfig(env: Env): Promise<Config> {
     cluster: input.SOLANA_CLUSTER,
     network: cluster.network,
     rpcUrl: input.SOLANA_RPC_URL,
-    walletRpcUrl: input.SOLANA_WALLET_RPC_URL || input.SOLANA_RPC_URL,
+    // The private RPC URL may carry credentials in places no redaction can recognise: unless an operator chose a
+    // URL for wallets explicitly, only its origin is ever shown.
+    walletRpcUrl: input.SOLANA_WALLET_RPC_URL || new URL(input.SOLANA_RPC_URL).origin,
     rpcTimeoutMs: input.SVC_RPC_TIMEOUT_MS,
     programs: {
       universalSettle: address(input.UNIVERSAL_SETTLE_PROGRAM_ID || cluster.universalSettleProgramId),
@@ -132,10 +160,13 @@ export async function loadConfig(env: Env): Promise<Config> {
     },
     limits: {
       maxRequestBodyBytes: input.SVC_MAX_REQUEST_BODY_BYTES,
-      buildRateLimitPerMinute: input.SVC_BUILD_RATE_LIMIT_PER_MINUTE,
+      rateLimitsEnabled: input.SVC_RATE_LIMITS_ENABLED,
+      attemptRetentionDays: input.SVC_ATTEMPT_RETENTION_DAYS,
+      jitMinPaymentRawByMint: input.SVC_JIT_MIN_PAYMENT_RAW_BY_MINT,
       settleConfirmTimeoutMs: input.SVC_SETTLE_CONFIRM_TIMEOUT_MS,
       challengeTtlSeconds: input.SVC_CHALLENGE_TTL_SECONDS,
       jitProvisioningDailyCap: input.SVC_JIT_PROVISIONING_DAILY_CAP,
+      minPaymentRawByMint: input.SVC_MIN_PAYMENT_RAW_BY_MINT,
     },
     sweep: {
       cooldownSeconds: input.SVC_SWEEP_CRON_COOLDOWN_SEC,

@@ -112,10 +112,17 @@ export const ConfigInputSchema = v.object({
   SVC_MAX_COMPUTE_UNIT_PRICE_MICRO_LAMPORTS: integer(0, 10_000_000, 50_000),
   SVC_RECOMMENDED_COMPUTE_UNIT_PRICE_MICRO_LAMPORTS: integer(0, 10_000_000, 1),
   SVC_MAX_REQUEST_BODY_BYTES: integer(1_024, 1_048_576, 65_536),
-  SVC_BUILD_RATE_LIMIT_PER_MINUTE: integer(1, 100_000, 60),
+  /** Off only for load tests: the limits themselves are the [[ratelimits]] bindings in wrangler.toml. */
+  SVC_RATE_LIMITS_ENABLED: boolean(true),
   SVC_SETTLE_CONFIRM_TIMEOUT_MS: integer(1_000, 120_000, 20_000),
   SVC_CHALLENGE_TTL_SECONDS: integer(1, 3_600, 600),
   SVC_JIT_PROVISIONING_DAILY_CAP: integer(0, 1_000_000, 25),
+  /** JSON map mint → smallest payment for which a vault is fronted (raw units); default: the program's recovery target. */
+  SVC_JIT_MIN_PAYMENT_RAW_BY_MINT: mintThresholdMap,
+  /** Days a settle attempt row (the seller's payment history) is kept before the scheduled purge. */
+  SVC_ATTEMPT_RETENTION_DAYS: integer(1, 3_650, 90),
+  /** JSON map mint → smallest payment (raw units) verify and settle accept; unlisted mints use the program's minimum fee. */
+  SVC_MIN_PAYMENT_RAW_BY_MINT: mintThresholdMap,
 
   SVC_SWEEP_CRON_COOLDOWN_SEC: integer(0, 31_536_000, 300),
   SVC_SWEEP_CRON_RECENT_SETTLE_WINDOW_SEC: integer(0, 31_536_000, 86_400),

@@ -95,8 +95,8 @@ export async function importManifest(config: Config, db: D1Database, wallet: str
 }
 
 /** `POST /resources/harvest`: on-demand import, authorized by a resource:register challenge. */
-export async function harvestManifest(config: Config, db: D1Database, body: HarvestBody): Promise<HarvestOutcome> {
-  const challenge = await verifySignedChallenge(config, { wallet: body.wallet, action: "resource:register", message: body.message, signature: body.signature });
+export async function harvestManifest(config: Config, db: D1Database, body: HarvestBody, domain: string): Promise<HarvestOutcome> {
+  const challenge = await verifySignedChallenge(config, { wallet: body.wallet, action: "resource:register", message: body.message, signature: body.signature, domain });
   const merchant = await requireVerifiedMerchant(db, body.wallet);
   await consumeChallenge(db, challenge);
   return importManifest(config, db, body.wallet, merchant.serviceUrl, HARVEST_PROBES_INLINE);

@@ -12,8 +12,14 @@ import { toOwnedResourceEntry, type OwnedResourceEntry } from "./resource-entry"
 import type { OwnerResourcesSchema, ResourceFieldsInput, ResourceHarvestBodySchema, ResourceIdBodySchema, ResourceRegisterBodySchema } from "./resource-inputs";
 
 /** Verifies the signed challenge for `action`, runs `check`, then uses the challenge up (nothing is burnt by a 4xx). */
-async function authorize<T>(config: Config, db: D1Database, request: { wallet: Address; message: string; signature: string }, action: ChallengeAction, check: () => Promise<T>): Promise<T> {
-  const challenge = await verifySignedChallenge(config, { wallet: request.wallet, action, message: request.message, signature: request.signature });
+async function authorize<T>(
+  config: Config,
+  db: D1Database,
+  request: { wallet: Address; message: string; signature: string; domain: string },
+  action: ChallengeAction,
+  check: () => Promise<T>,
+): Promise<T> {
+  const challenge = await verifySignedChallenge(config, { wallet: request.wallet, action, message: request.message, signature: request.signature, domain: request.domain });
   const checked = await check();
   await consumeChallenge(db, challenge);
   return checked;
@@ -79,8 +85,8 @@ export async function saveAndProbe(config: Config, db: D1Database, wallet: strin
 }
 
 /** `POST /resources/register` (spec §4.4). */
-export async function registerResource(config: Config, db: D1Database, body: v.InferOutput<typeof ResourceRegisterBodySchema>) {
-  const origin = await authorize(config, db, body, "resource:register", async () => {
+export async function registerResource(config: Config, db: D1Database, body: v.InferOutput<typeof ResourceRegisterBodySchema>, domain: string) {
+  const origin = await authorize(config, db, { ...body, domain }, "resource:register", async () => {
     const merchant = await requireVerifiedMerchant(db, body.wallet);
     return assertOnMerchantOrigin(body.resource.resourceUrl, merchant.serviceUrl);
   });
@@ -99,8 +105,8 @@ export async function registerResource(config: Config, db: D1Database, body: v.I
 }
 
 /** `POST /resources/retire`: the row is kept (audit) but leaves every listing. */
-export async function retireOwnedResource(config: Config, db: D1Database, body: v.InferOutput<typeof ResourceIdBodySchema>) {
-  await authorize(config, db, body, "resource:retire", async () => {
+export async function retireOwnedResource(config: Config, db: D1Database, body: v.InferOutput<typeof ResourceIdBodySchema>, domain: string) {
+  await authorize(config, db, { ...body, domain }, "resource:retire", async () => {
     if ((await getOwnedResource(db, body.wallet, body.id)) === null) throw notFound(`Resource ${body.id} is not registered by ${body.wallet}`);
   });
   const retired = await retireResource(db, body.wallet, body.id, Date.now());
@@ -108,8 +114,8 @@ export async function retireOwnedResource(config: Config, db: D1Database, body: 
 }
 
 /** `POST /resources/probe`: re-probes one of the wallet's resources now. */
-export async function probeOwnedResource(config: Config, db: D1Database, body: v.InferOutput<typeof ResourceIdBodySchema>) {
-  const row = await authorize(config, db, body, "resource:probe", async () => {
+export async function probeOwnedResource(config: Config, db: D1Database, body: v.InferOutput<typeof ResourceIdBodySchema>, domain: string) {
+  const row = await authorize(config, db, { ...body, domain }, "resource:probe", async () => {
     const owned = await getOwnedResource(db, body.wallet, body.id);
     if (owned === null) throw notFound(`Resource ${body.id} is not registered by ${body.wallet}`);
     if (owned.retiredAtMs !== null) throw badRequest(`id: resource ${body.id} is retired; register it again first`);
@@ -121,8 +127,8 @@ export async function probeOwnedResource(config: Config, db: D1Database, body: v
 }
 
 /** `GET|POST /sellers/{wallet}/resources`: every resource of the wallet, newest id first, with probe diagnostics. */
-export async function listOwnedResources(config: Config, db: D1Database, wallet: Address, request: v.InferOutput<typeof OwnerResourcesSchema>): Promise<{ wallet: Address; entries: OwnedResourceEntry[]; nextCursor: string | null }> {
-  await authorize(config, db, { wallet, message: request.message, signature: request.signature }, "resource:list", async () => undefined);
+export async function listOwnedResources(config: Config, db: D1Database, wallet: Address, request: v.InferOutput<typeof OwnerResourcesSchema>, domain: string): Promise<{ wallet: Address; entries: OwnedResourceEntry[]; nextCursor: string | null }> {
+  await authorize(config, db, { wallet, message: request.message, signature: request.signature, domain }, "resource:list", async () => undefined);
   const limit = clampPageLimit(request.limit);
   const rows = await listOwnerResources(db, wallet, limit, request.cursor === undefined ? undefined : Number(request.cursor));
   return { wallet, entries: rows.map(toOwnedResourceEntry), nextCursor: rows.length === limit ? String(rows[rows.length - 1]!.id) : null };

@@ -2,6 +2,7 @@ import * as v from "valibot";
 import { badRequest, FacilitatorError } from "../errors/catalogue";
 import { readableIssueMessage } from "../validation/issue-message";
 import type { AppContext } from "./context";
+import { parseJsonText } from "./json-text";
 
 /** Reads a JSON body and validates it: malformed JSON, wrong types and unknown shapes all become a 400 naming the field. */
 export async function parseJsonBody<S extends v.GenericSchema>(c: AppContext, schema: S): Promise<v.InferOutput<S>> {
@@ -9,15 +10,9 @@ export async function parseJsonBody<S extends v.GenericSchema>(c: AppContext, sc
   if (contentType && !/^application\/(.+\+)?json\b/i.test(contentType) && !/^text\/plain\b/i.test(contentType)) {
     throw new FacilitatorError("UNSUPPORTED_MEDIA_TYPE", "Request body must be JSON (Content-Type: application/json)");
   }
-  const text = await c.req.text();
-  if (text.trim() === "") throw badRequest("Request body is empty; a JSON object is required");
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw badRequest(`Request body is not valid JSON: ${(error as Error).message}`);
-  }
-  return validate(schema, json, "body");
+  const parsed = parseJsonText(await c.req.text());
+  if (!parsed.ok) throw badRequest(parsed.message);
+  return validate(schema, parsed.value, "body");
 }
 
 /** Validates query parameters (as a plain object of strings). */

@@ -2,6 +2,7 @@ import { getConfig, type Config } from "../config/load-config";
 import { log } from "../observability/log";
 import type { Env } from "../env";
 import { probeResourcesJob } from "./probe-resources";
+import { runRetention } from "./retention";
 
 /** Cron expressions from wrangler.toml (every environment lists the same ones). */
 export const SWEEP_CRON = "*/15 * * * *";
@@ -21,7 +22,7 @@ export interface ScheduledJob {
  */
 export const JOBS_BY_CRON: Record<string, readonly ScheduledJob[]> = {
   [SWEEP_CRON]: [],
-  [PROBE_CRON]: [probeResourcesJob],
+  [PROBE_CRON]: [{ name: "retention", run: (config, env) => runRetention(config, env) }, probeResourcesJob],
 };
 
 export interface ScheduledOutcome {

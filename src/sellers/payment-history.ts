@@ -26,9 +26,9 @@ export function clampPageLimit(limit: number | undefined): number {
  * `POST /seller/payments`: the seller's verify/settle attempts, newest first. Owned = recorded with the wallet as
  * merchant, or paid to its vault PDA. The cursor is the last entry's id (ids only grow, so pages never shift).
  */
-export async function listSellerPayments(config: Config, db: D1Database, body: v.InferOutput<typeof SellerPaymentsBodySchema>) {
+export async function listSellerPayments(config: Config, db: D1Database, body: v.InferOutput<typeof SellerPaymentsBodySchema>, domain: string) {
   const wallet = body.wallet;
-  const challenge = await verifySignedChallenge(config, { wallet, action: "seller:payments", message: body.message, signature: body.signature });
+  const challenge = await verifySignedChallenge(config, { wallet, action: "seller:payments", message: body.message, signature: body.signature, domain });
   await consumeChallenge(db, challenge);
   const limit = clampPageLimit(body.limit);
   const beforeId = body.cursor === undefined ? undefined : Number(body.cursor);

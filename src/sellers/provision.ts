@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { classifyVaultTokenAccount } from "../schemes/exact/vault-token-account";
 import { isOffCurveAddress, type Address } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import type { Config } from "../config/load-config";
@@ -67,7 +68,12 @@ export async function buildSellerProvisioning(config: Config, request: v.InferOu
   if (candidates) {
     const mint = readSellerMint(accounts.get(asset.mint) ?? null, asset.mint);
     const ata = mint.tokenProgram === TOKEN_2022_PROGRAM_ADDRESS ? candidates.token2022 : candidates.token;
-    ataExists = accounts.get(ata) != null;
+    // Lamports sent to the ATA address do not make it a token account (the ATA program creates one over them).
+    const state = classifyVaultTokenAccount(accounts.get(ata), { tokenProgram: mint.tokenProgram, mint: asset.mint, owner: exact.vaultPda });
+    if (state === "squatted") {
+      throw badRequest(`asset: the vault token account address ${ata} holds an account that is not an initialized ${asset.label} token account of the vault`);
+    }
+    ataExists = state === "ready";
     vaultTokenAccount = { ata, mint: asset.mint, tokenProgram: mint.tokenProgram };
   }
 

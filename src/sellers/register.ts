@@ -82,10 +82,10 @@ function providerAssetOf(asset: SellerAsset): ProviderAsset {
  * consume the challenge (401 on replay) → write. The challenge is used up only when the write will happen,
  * so a seller who registered too early can retry with the same challenge once activation lands.
  */
-export async function registerSeller(config: Config, db: D1Database, wallet: Address, body: RegisterBody): Promise<RegisterResponse> {
+export async function registerSeller(config: Config, db: D1Database, wallet: Address, body: RegisterBody, domain: string): Promise<RegisterResponse> {
   assertBodyWalletMatches(wallet, body.wallet);
   const asset = resolveSellerAsset(config, body.asset);
-  const challenge = await verifySignedChallenge(config, { wallet, action: "seller:register", message: body.message, signature: body.signature });
+  const challenge = await verifySignedChallenge(config, { wallet, action: "seller:register", message: body.message, signature: body.signature, domain });
 
   const [existing, activation] = await Promise.all([getProvider(db, wallet), readActivation(config, wallet, asset)]);
   const wanted = providerAssetOf(asset);

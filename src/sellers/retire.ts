@@ -19,9 +19,9 @@ export interface RetireResponse {
  * `POST /sellers/{wallet}/retire`: withdraws the verified registration (the row is kept, marked retired, so the
  * audit trail stays). The on-chain vault is untouched: payments to it keep working; only the listing goes.
  */
-export async function retireSeller(config: Config, db: D1Database, wallet: Address, body: v.InferOutput<typeof RetireBodySchema>): Promise<RetireResponse> {
+export async function retireSeller(config: Config, db: D1Database, wallet: Address, body: v.InferOutput<typeof RetireBodySchema>, domain: string): Promise<RetireResponse> {
   assertBodyWalletMatches(wallet, body.wallet);
-  const challenge = await verifySignedChallenge(config, { wallet, action: "seller:retire", message: body.message, signature: body.signature });
+  const challenge = await verifySignedChallenge(config, { wallet, action: "seller:retire", message: body.message, signature: body.signature, domain });
   await consumeChallenge(db, challenge);
   const retiredRowCount = await retireProvider(db, wallet, Date.now());
   return {

@@ -23,8 +23,15 @@ export function requireChallengeMacKey(config: Config): string {
   if (config.challengeMacKey === null) {
     throw new FacilitatorError("SERVICE_UNAVAILABLE", "Wallet-signed challenges are disabled: this deployment has no CHALLENGE_MAC_KEY secret");
   }
+  // A short HMAC key can be guessed offline from one issued challenge; then anyone could forge challenges.
+  if (new TextEncoder().encode(config.challengeMacKey).length < MIN_CHALLENGE_MAC_KEY_BYTES) {
+    throw new FacilitatorError("SERVICE_UNAVAILABLE", `Wallet-signed challenges are disabled: CHALLENGE_MAC_KEY must be at least ${MIN_CHALLENGE_MAC_KEY_BYTES} bytes`);
+  }
   return config.challengeMacKey;
 }
+
+/** Shortest accepted HMAC key for challenges (the SHA-256 output size). */
+export const MIN_CHALLENGE_MAC_KEY_BYTES = 32;
 
 /** A fresh one-time challenge; a requested TTL can shorten the configured one, never extend it. */
 export async function issueChallenge(
@@ -58,12 +65,14 @@ function unauthorized(message: string): FacilitatorError {
  */
 export async function verifySignedChallenge(
   config: Config,
-  request: { wallet: Address; action: ChallengeAction; message: string; signature: string; nowMs?: number },
+  request: { wallet: Address; action: ChallengeAction; message: string; signature: string; domain: string; nowMs?: number },
 ): Promise<ParsedChallenge> {
   const macKey = requireChallengeMacKey(config);
   const challenge = parseChallengeMessage(request.message);
   if (challenge === null) throw unauthorized("message: not a challenge issued by this facilitator (fetch one from GET /sellers/{wallet}/challenge)");
   if (!(await hasValidMac(challenge, macKey))) throw unauthorized("message: the challenge was altered or not issued by this facilitator");
+  // Another hostname or deployment sharing the key must not accept this deployment's challenges, nor vice versa.
+  if (challenge.domain !== request.domain) throw unauthorized(`message: the challenge was issued for ${challenge.domain}, not for ${request.domain}`);
   if (challenge.wallet !== request.wallet) throw unauthorized(`message: the challenge was issued for wallet ${challenge.wallet}, not ${request.wallet}`);
   if (!actionCovers(challenge.action, request.action)) {
     throw unauthorized(`message: the challenge authorizes "${challenge.action}", this request needs "${request.action}"`);

@@ -21,10 +21,9 @@ export async function confirmSignature(config: Config, signature: string, budget
 }
 
 /** One status read, including transaction history (a retried settle may ask long after landing). */
-export async function signatureStatus(
-  config: Config,
-  signature: string,
-): Promise<{ kind: "confirmed" } | { kind: "failed"; err: unknown } | { kind: "not_found" } | { kind: "processing" }> {
+export type SignatureStatus = { kind: "confirmed" } | { kind: "failed"; err: unknown } | { kind: "not_found" } | { kind: "processing" };
+
+export async function signatureStatus(config: Config, signature: string): Promise<SignatureStatus> {
   const { value } = await rpcCall(
     config,
     "getSignatureStatuses",

@@ -36,10 +36,17 @@ export const settlements = sqliteTable(
     /** Holder of the submit lease: only the holder sends; others wait or reconcile. */
     leaseId: text("lease_id"),
     leaseExpiresAtMs: integer("lease_expires_at_ms"),
+    /** The accepted line's maxTimeoutSeconds: how long a seller may retry with its correlation id. */
+    maxTimeoutSeconds: integer("max_timeout_seconds").notNull().default(60),
+    confirmedAtMs: integer("confirmed_at_ms"),
+    /** Set by the one /settle answer that reported success (exactly one per payment). */
+    successReportedAtMs: integer("success_reported_at_ms"),
+    /** The X-Correlation-ID header of that call; a retry with the same header may hear success again. */
+    successCorrelationId: text("success_correlation_id"),
     createdAtMs: integer("created_at_ms").notNull(),
     updatedAtMs: integer("updated_at_ms").notNull(),
   },
-  (t) => [index("settlements_pay_to_idx").on(t.payTo, t.state, t.updatedAtMs)],
+  (t) => [index("settlements_pay_to_idx").on(t.payTo, t.state, t.updatedAtMs), index("settlements_signature_idx").on(t.signature)],
 );
 
 /** Every verify and settle attempt, for audit and the seller's payment history. */
@@ -164,7 +171,12 @@ export const jitProvisions = sqliteTable(
     day: text("day").notNull(),
     sellerWallet: text("seller_wallet").notNull(),
     asset: text("asset").notNull(),
+    /** Set once the provisioning transaction was sent (rent spent): from then on the claim counts for its day. */
     signature: text("signature"),
+    /** A claim without a signature past this time never spent anything and may be taken again. */
+    claimExpiresAtMs: integer("claim_expires_at_ms").notNull().default(0),
+    /** When the payment that needed the vault confirmed. */
+    confirmedAtMs: integer("confirmed_at_ms"),
     createdAtMs: integer("created_at_ms").notNull(),
   },
   (t) => [uniqueIndex("jit_provisions_seller_asset_idx").on(t.sellerWallet, t.asset), index("jit_provisions_day_idx").on(t.day)],

@@ -11,18 +11,34 @@ export type SettlementState = SettlementRow["state"];
  */
 export async function claimSettlement(
   d1: D1Database,
-  row: Omit<SettlementRow, "state" | "createdAtMs" | "updatedAtMs" | "errorReason" | "errorMessage">,
+  row: Omit<SettlementRow, "state" | "createdAtMs" | "updatedAtMs" | "errorReason" | "errorMessage" | "confirmedAtMs" | "successReportedAtMs" | "successCorrelationId">,
+  attempt = 0,
 ): Promise<{ claimed: true } | { claimed: false; existing: SettlementRow }> {
   const now = Date.now();
   const inserted = await database(d1)
     .insert(settlements)
-    .values({ ...row, state: "submitting", createdAtMs: now, updatedAtMs: now, errorReason: null, errorMessage: null })
+    .values({ ...row, state: "submitting", createdAtMs: now, updatedAtMs: now, errorReason: null, errorMessage: null, confirmedAtMs: null, successReportedAtMs: null, successCorrelationId: null })
     .onConflictDoNothing({ target: settlements.messageHash })
     .returning({ messageHash: settlements.messageHash });
   if (inserted.length > 0) return { claimed: true };
   const existing = await getSettlement(d1, row.messageHash);
-  if (!existing) throw new Error("settlement row vanished after a conflicting insert");
+  // Released in between (an attempt the cluster never accepted): claim it again.
+  if (!existing) {
+    if (attempt >= 8) throw new Error("settlement row keeps vanishing after conflicting inserts");
+    return claimSettlement(d1, row, attempt + 1);
+  }
   return { claimed: false, existing };
+}
+
+/**
+ * Gives a claimed row back when the cluster never accepted its transaction (preflight refusal, provisioning
+ * fault), so a later call may try the same payment again. Never touches a row that was confirmed or reported.
+ */
+export async function releaseSettlement(d1: D1Database, messageHash: string): Promise<void> {
+  await d1
+    .prepare(`DELETE FROM settlements WHERE message_hash = ? AND state IN ('submitting', 'pending') AND success_reported_at_ms IS NULL`)
+    .bind(messageHash)
+    .run();
 }
 
 export async function getSettlement(d1: D1Database, messageHash: string): Promise<SettlementRow | undefined> {
@@ -35,7 +51,7 @@ export async function updateSettlement(
   d1: D1Database,
   messageHash: string,
   fromStates: SettlementState[],
-  changes: Partial<Pick<SettlementRow, "state" | "errorReason" | "errorMessage" | "leaseId" | "leaseExpiresAtMs">>,
+  changes: Partial<Pick<SettlementRow, "state" | "errorReason" | "errorMessage" | "leaseId" | "leaseExpiresAtMs" | "confirmedAtMs">>,
 ): Promise<boolean> {
   const updated = await database(d1)
     .update(settlements)
@@ -56,4 +72,27 @@ export async function takeOverLease(d1: D1Database, messageHash: string, leaseId
     .bind(leaseId, now + leaseMs, now, messageHash)
     .run();
   return (result.meta.changes ?? 0) > 0;
+}
+
+/**
+ * Records that the chain confirmed the payment and claims the one success answer it may get (issue: one payment,
+ * one delivery). Exactly one caller across all isolates sees `true`; the chain is the truth, so this also moves
+ * a row that was marked failed or pending to confirmed.
+ */
+export async function claimSuccessReport(d1: D1Database, messageHash: string, correlationId: string | null, nowMs: number): Promise<boolean> {
+  const result = await d1
+    .prepare(
+      `UPDATE settlements SET state = 'confirmed', confirmed_at_ms = COALESCE(confirmed_at_ms, ?1), success_reported_at_ms = ?1,
+         success_correlation_id = ?2, lease_expires_at_ms = NULL, error_reason = NULL, error_message = NULL, updated_at_ms = ?1
+       WHERE message_hash = ?3 AND success_reported_at_ms IS NULL`,
+    )
+    .bind(nowMs, correlationId, messageHash)
+    .run();
+  return (result.meta.changes ?? 0) > 0;
+}
+
+/** The ledger row of a transaction signature (the fee payer's signature is the transaction id). */
+export async function getSettlementBySignature(d1: D1Database, signature: string): Promise<SettlementRow | undefined> {
+  const rows = await database(d1).select().from(settlements).where(eq(settlements.signature, signature)).limit(1);
+  return rows[0];
 }

@@ -1,14 +1,15 @@
 /** Wire names of the two rails and the aliases accepted on requests (spec §1, §9). */
 export type SchemeName = "exact" | "sla-escrow";
 
-const ALIASES: Record<string, SchemeName> = {
-  exact: "exact",
-  "v2:solana:exact": "exact",
-  "sla-escrow": "sla-escrow",
-  "v2:solana:sla-escrow": "sla-escrow",
-};
+/** A Map, not an object literal: a caller's `constructor` or `__proto__` must not resolve to anything. */
+const ALIASES: ReadonlyMap<string, SchemeName> = new Map([
+  ["exact", "exact"],
+  ["v2:solana:exact", "exact"],
+  ["sla-escrow", "sla-escrow"],
+  ["v2:solana:sla-escrow", "sla-escrow"],
+]);
 
 /** The canonical wire name, or null for a scheme this service does not know. */
 export function normalizeScheme(scheme: string): SchemeName | null {
-  return ALIASES[scheme] ?? null;
+  return ALIASES.get(scheme) ?? null;
 }

@@ -8,7 +8,7 @@
  * chain with localnet/server.ts on free loopback ports.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createKeyPairSignerFromPrivateKeyBytes, type KeyPairSigner } from "@solana/kit";
+import { createKeyPairSignerFromPrivateKeyBytes, generateKeyPairSigner, type KeyPairSigner } from "@solana/kit";
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 import { wrapFetchWithPayment, x402Client, decodePaymentResponseHeader } from "@x402/fetch";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
@@ -21,6 +21,7 @@ import { CLUSTERS } from "../../src/config/networks";
 import { startSellerServer, type RunningSellerServer } from "../../demo/seller-server";
 import { fundFromFaucet, signatureStatus, tokenAccountBalance } from "../../demo/chain-rpc";
 import { payWithBuildEndpoint } from "../../demo/build-endpoint-buyer";
+import { activateSellerVault } from "../../demo/activate-seller";
 
 const DEVNET = CLUSTERS.devnet.network as Network;
 const USDC = CLUSTERS.devnet.usdcMint;
@@ -41,9 +42,14 @@ beforeAll(async () => {
   await fundFromFaucet(chain.url, feePayer.address, 100_000_000_000);
   worker = await startWorker({ rpcUrl: chain.url, feePayerSecretKeyBase58: feePayer.secretKeyBase58 });
   facilitatorApi = `${worker.url}/api/v1/facilitator`;
+  // The seller activates its own vault first, as the seller guide says (a 0.25 USDC payment is below the
+  // just-in-time provisioning minimum of 1 USDC, so an unactivated seller would not be fronted a vault).
+  const sellerWallet = await generateKeyPairSigner();
+  await fundFromFaucet(chain.url, sellerWallet.address, 1_000_000_000);
+  await activateSellerVault({ facilitatorApi, rpcUrl: chain.url, seller: sellerWallet, asset: "USDC" });
   seller = await startSellerServer({
     facilitatorUrl: facilitatorApi,
-    sellerWallet: randomKeypair().address,
+    sellerWallet: sellerWallet.address,
     network: DEVNET,
     asset: USDC,
     amount: PRICE_RAW,
@@ -127,6 +133,21 @@ describe("official x402 clients against the real Worker", () => {
     const before = (await tokenAccountBalance(chain.url, vaultAta)) ?? 0n;
     const response = await wrapFetchWithPayment(fetch, officialClient(buyer))(seller.url);
     expect(response.status, await response.clone().text()).toBe(200);
+    expect(await tokenAccountBalance(chain.url, vaultAta)).toBe(before + BigInt(PRICE_RAW));
+  });
+
+  it("a replayed PAYMENT-SIGNATURE is refused by the seller: one payment, one delivery", async () => {
+    const buyer = await fundedBuyer(1_000_000);
+    const { payload } = await officialPayment(buyer);
+    const header = Buffer.from(JSON.stringify(payload)).toString("base64");
+    const vaultAta = await vaultAtaOf(seller.paymentRequired.accepts[0]!.payTo);
+    const before = (await tokenAccountBalance(chain.url, vaultAta)) ?? 0n;
+    const first = await fetch(seller.url, { headers: { "PAYMENT-SIGNATURE": header } });
+    expect(first.status, await first.clone().text()).toBe(200);
+    // The same header again, and five more at once: the seller's settle hears duplicate_settlement every time.
+    const replays = await Promise.all(Array.from({ length: 6 }, () => fetch(seller.url, { headers: { "PAYMENT-SIGNATURE": header } })));
+    for (const replay of replays) expect(replay.status).toBe(402);
+    expect(seller.settlements.at(-1)).toMatchObject({ ok: false, reason: "duplicate_settlement" });
     expect(await tokenAccountBalance(chain.url, vaultAta)).toBe(before + BigInt(PRICE_RAW));
   });
 
@@ -232,13 +253,17 @@ describe("HTTPFacilitatorClient understands our /supported, /verify and /settle"
     expect(await tokenAccountBalance(chain.url, buyerAta)).toBe(1_000_000n);
   });
 
-  it("settle() of a valid payment succeeds, and settling it again is idempotent (same signature)", async () => {
+  it("settle() of a valid payment succeeds once; settling it again is a duplicate_settlement naming the same transaction", async () => {
     const buyer = await fundedBuyer(1_000_000);
     const { payload, requirements } = await officialPayment(buyer);
     const first = await client.settle(payload, requirements);
     expect(first).toMatchObject({ success: true, payer: buyer.address, network: DEVNET });
-    const again = await client.settle(payload, requirements);
-    expect(again).toMatchObject({ success: true, transaction: first.transaction });
+    const again = await client.settle(payload, requirements).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(again).toBeInstanceOf(SettleError);
+    expect(again).toMatchObject({ errorReason: "duplicate_settlement", transaction: first.transaction });
     const status = await signatureStatus(chain.url, first.transaction);
     expect(status?.err).toBeNull();
   });

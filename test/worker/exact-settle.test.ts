@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { findAssociatedTokenPda } from "@solana-program/token";
-import { address } from "@solana/kit";
+import { address, generateKeyPairSigner } from "@solana/kit";
 import { call, callWithEnv } from "./helpers";
 import { labelledKeypair } from "../../scripts/lib/keypair";
 import { TEST_FEE_PAYER } from "../fixtures/keys";
@@ -11,7 +11,7 @@ const TOKEN_PROGRAM = address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
 describe("exact: verify then settle on the local chain", () => {
   it("settles a USDC payment into a seller vault that did not exist yet (just-in-time provisioning)", async () => {
     const buyer = await fundedBuyer(5_000_000);
-    const line = await enrichedLine(USDC, "1250000");
+    const line = await enrichedLine(USDC, "1250000", (await generateKeyPairSigner()).address); // not activated
     const body = await signedPaymentBody(buyer, line);
 
     const verified = await call("/verify", { method: "POST", json: body });
@@ -43,31 +43,90 @@ describe("exact: verify then settle on the local chain", () => {
 });
 
 describe("exact: settlement is idempotent and never doubles a payment", () => {
-  it("a retry of a landed payment returns success with the same signature", async () => {
+  it("a replayed payment is a duplicate_settlement: one payment, one success (issue 8 item 1)", async () => {
     const buyer = await fundedBuyer(5_000_000);
     const line = await enrichedLine(USDC, "200000");
     const body = await signedPaymentBody(buyer, line);
     const first = await call("/settle", { method: "POST", json: body });
-    const again = await call("/settle", { method: "POST", json: body });
-    expect(first.body.success).toBe(true);
-    expect(again.status).toBe(200);
-    expect(again.body).toMatchObject({ success: true, transaction: first.body.transaction, alreadySettled: true });
+    expect(first.body.success, JSON.stringify(first.body)).toBe(true);
+
+    // The buyer replays PAYMENT-SIGNATURE (the body), even with the body's correlationId set: no second success.
+    const replay = await call("/settle", { method: "POST", json: { ...body, correlationId: "anything" } });
+    expect(replay.status).toBe(400);
+    expect(replay.body).toMatchObject({ success: false, errorReason: "duplicate_settlement", transaction: first.body.transaction });
+    expect(replay.body.errorMessage).toContain(`/settlements/${first.body.transaction}`);
+    // /verify of a settled payment is invalid too.
+    const verify = await call("/verify", { method: "POST", json: body });
+    expect(verify.status).toBe(400);
+    expect(verify.body).toMatchObject({ isValid: false, invalidReason: "duplicate_settlement" });
+
     const [vaultAta] = await findAssociatedTokenPda({ owner: address(line.payTo), mint: USDC, tokenProgram: TOKEN_PROGRAM });
     expect(await tokenBalance(vaultAta)).toBe(200_000n);
   });
 
-  it("concurrent settles of one payment send one transaction and all report the same signature", async () => {
+  it("a seller retrying with its own X-Correlation-ID hears success again, within maxTimeoutSeconds only", async () => {
+    const buyer = await fundedBuyer(5_000_000);
+    const line = { ...(await enrichedLine(USDC, "200000")), maxTimeoutSeconds: 2 };
+    const body = await signedPaymentBody(buyer, line);
+    const sellerKey = `seller-retry-${crypto.randomUUID()}`;
+    const first = await call("/settle", { method: "POST", json: body, headers: { "X-Correlation-ID": sellerKey } });
+    expect(first.body.success, JSON.stringify(first.body)).toBe(true);
+
+    const retry = await call("/settle", { method: "POST", json: body, headers: { "X-Correlation-ID": sellerKey } });
+    expect(retry.status).toBe(200);
+    expect(retry.body).toMatchObject({ success: true, transaction: first.body.transaction, alreadySettled: true });
+    const otherKey = await call("/settle", { method: "POST", json: body, headers: { "X-Correlation-ID": `${sellerKey}-other` } });
+    expect(otherKey.body).toMatchObject({ success: false, errorReason: "duplicate_settlement" });
+
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    const late = await call("/settle", { method: "POST", json: body, headers: { "X-Correlation-ID": sellerKey } });
+    expect(late.body).toMatchObject({ success: false, errorReason: "duplicate_settlement", transaction: first.body.transaction });
+  });
+
+  it("ten concurrent settles of one payment: one transaction, exactly one success", async () => {
     const buyer = await fundedBuyer(5_000_000);
     const line = await enrichedLine(USDC, "300000");
     // Activate the vault first through one payment so the concurrent batch races on the payment itself.
     await call("/settle", { method: "POST", json: await signedPaymentBody(buyer, line) });
     const body = await signedPaymentBody(buyer, line);
-    const results = await Promise.all(Array.from({ length: 6 }, () => call("/settle", { method: "POST", json: body })));
-    const signatures = new Set(results.map((r) => r.body.transaction));
-    expect(signatures.size).toBe(1);
-    for (const r of results) expect(r.body.success, JSON.stringify(r.body)).toBe(true);
+    const results = await Promise.all(Array.from({ length: 10 }, () => call("/settle", { method: "POST", json: body })));
+    const successes = results.filter((r) => r.body.success === true);
+    expect(successes).toHaveLength(1);
+    for (const r of results) {
+      if (r.body.success) continue;
+      expect(["duplicate_settlement", "settlement_pending"], JSON.stringify(r.body)).toContain(r.body.errorReason);
+      // A signature is only ever the one transaction's, and never handed out before the cluster had it.
+      if (r.body.transaction) expect(r.body.transaction).toBe(successes[0]!.body.transaction);
+    }
     const [vaultAta] = await findAssociatedTokenPda({ owner: address(line.payTo), mint: USDC, tokenProgram: TOKEN_PROGRAM });
     expect(await tokenBalance(vaultAta)).toBe(600_000n);
+    // Whoever lost the race learns the outcome later: a duplicate, never a second success.
+    const after = await call("/settle", { method: "POST", json: body });
+    expect(after.body).toMatchObject({ success: false, errorReason: "duplicate_settlement" });
+  });
+
+  it("GET /settlements/{signature} tells a seller or buyer what happened", async () => {
+    const buyer = await fundedBuyer(5_000_000);
+    const line = await enrichedLine(USDC, "210000");
+    const settled = await call("/settle", { method: "POST", json: await signedPaymentBody(buyer, line) });
+    const found = await call(`/settlements/${settled.body.transaction}`);
+    expect(found.status).toBe(200);
+    expect(found.body).toMatchObject({
+      signature: settled.body.transaction,
+      state: "confirmed",
+      network: DEVNET,
+      payTo: line.payTo,
+      asset: USDC,
+      amount: "210000",
+      payer: buyer.address,
+      merchantWallet: line.extra.merchantWallet,
+    });
+    expect(Date.parse(found.body.settledAt)).toBeGreaterThan(Date.now() - 60_000);
+    const unknown = await call(`/settlements/${"1".repeat(64)}`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.code).toBe("NOT_FOUND");
+    const malformed = await call("/settlements/not-a-signature");
+    expect(malformed.status).toBe(400);
   });
 
   it("a payment that is already on chain (AlreadyProcessed) settles as success", async () => {
@@ -107,7 +166,8 @@ describe("exact: settlement is idempotent and never doubles a payment", () => {
     const enriched = await post("/payment-required/enrich", {
       x402Version: 2,
       resource: { url: "https://seller.example/a" },
-      accepts: [{ scheme: "exact", network: DEVNET, asset: USDC, amount: "150000", payTo: (await fundedBuyer(0)).address, maxTimeoutSeconds: 60 }],
+      // A payment of at least the recovery target (1 USDC on the local chain) for a vault fronted just in time.
+      accepts: [{ scheme: "exact", network: DEVNET, asset: USDC, amount: "1000000", payTo: (await fundedBuyer(0)).address, maxTimeoutSeconds: 60 }],
     });
     const line = enriched.body.accepts[0];
     expect(line.extra.feePayer).toBe(feePayer.address);
@@ -123,7 +183,7 @@ describe("exact: settlement is idempotent and never doubles a payment", () => {
       const settled = await post("/settle", body);
       expect(settled.body.success).toBe(true);
       signatures.push(settled.body.transaction);
-      expect((await post("/settle", body)).body.alreadySettled).toBe(true); // a retry costs nothing either
+      expect((await post("/settle", body)).body.errorReason).toBe("duplicate_settlement"); // a replay costs nothing either
     }
     const after = await lamportsOf(address(feePayer.address));
     let fees = 0n;
@@ -138,7 +198,7 @@ describe("exact: settlement is idempotent and never doubles a payment", () => {
 });
 
 describe("exact: the audit trail", () => {
-  it("records every verify and settle attempt with outcome, payer, amount, asset, signature and correlation id", async () => {
+  it("records every settle attempt with outcome, payer, amount, asset, signature and correlation id (verify writes none)", async () => {
     const { env } = await import("cloudflare:test");
     const buyer = await fundedBuyer(5_000_000);
     const line = await enrichedLine(USDC, "120000");
@@ -146,18 +206,18 @@ describe("exact: the audit trail", () => {
     const correlationId = `audit-${crypto.randomUUID()}`;
     await call("/verify", { method: "POST", json: body, headers: { "X-Correlation-ID": correlationId } });
     const settled = await call("/settle", { method: "POST", json: body, headers: { "X-Correlation-ID": correlationId } });
-    await call("/verify", { method: "POST", json: { ...body, paymentRequirements: { ...line, amount: "1" } }, headers: { "X-Correlation-ID": correlationId } });
+    await call("/settle", { method: "POST", json: { ...body, paymentRequirements: { ...line, amount: "1" } }, headers: { "X-Correlation-ID": correlationId } });
 
     // Attempts are written after the response (waitUntil); give the write a moment.
     let rows: Record<string, unknown>[] = [];
-    for (let i = 0; i < 20 && rows.length < 3; i++) {
+    for (let i = 0; i < 20 && rows.length < 2; i++) {
       rows = (await env.DB.prepare("SELECT * FROM payment_attempts WHERE correlation_id = ? ORDER BY id").bind(correlationId).all()).results;
-      if (rows.length < 3) await new Promise((r) => setTimeout(r, 50));
+      if (rows.length < 2) await new Promise((r) => setTimeout(r, 50));
     }
-    expect(rows.map((r) => [r.kind, r.outcome])).toEqual([["verify", "valid"], ["settle", "settled"], ["verify", "invalid"]]);
-    expect(rows[1]).toMatchObject({ payer: buyer.address, amount: "120000", asset: USDC, signature: settled.body.transaction, merchant_wallet: line.extra.merchantWallet });
-    expect(rows[2]).toMatchObject({ reason: "invalid_payload_requirements_mismatch" });
-    expect(Number(rows[1]!.duration_ms)).toBeGreaterThanOrEqual(0);
+    expect(rows.map((r) => [r.kind, r.outcome])).toEqual([["settle", "settled"], ["settle", "failed"]]);
+    expect(rows[0]).toMatchObject({ payer: buyer.address, amount: "120000", asset: USDC, signature: settled.body.transaction, merchant_wallet: line.extra.merchantWallet });
+    expect(rows[1]).toMatchObject({ reason: "invalid_payload_requirements_mismatch" });
+    expect(Number(rows[0]!.duration_ms)).toBeGreaterThanOrEqual(0);
   });
 });
 
@@ -165,14 +225,14 @@ describe("exact: just-in-time provisioning policy", () => {
   it("fronts a non-sovereign vault, and refuses once the daily cap is used (without spending anything)", async () => {
     const { decodeSplitVault } = await import("../../src/programs/universal-settle/accounts");
     const buyer = await fundedBuyer(5_000_000);
-    const line = await enrichedLine(USDC, "100000");
+    const line = await enrichedLine(USDC, "1000000", (await generateKeyPairSigner()).address); // not activated
     expect((await call("/settle", { method: "POST", json: await signedPaymentBody(buyer, line) })).body.success).toBe(true);
     const vault = await chainRpc<{ value: { data: [string, string]; owner: string } }>("getAccountInfo", [line.payTo, { encoding: "base64" }]);
     const state = decodeSplitVault(Uint8Array.from(atob(vault.value.data[0]), (c) => c.charCodeAt(0)));
     expect(state).toMatchObject({ isSovereign: false, isProvisioned: false });
 
     const capped = { SVC_JIT_PROVISIONING_DAILY_CAP: "0" };
-    const fresh = await enrichedLine(USDC, "100000");
+    const fresh = await enrichedLine(USDC, "1000000", (await generateKeyPairSigner()).address);
     const body = await signedPaymentBody(buyer, fresh);
     const refused = await callWithEnv(capped, "/settle", { method: "POST", body: JSON.stringify(body), headers: { "Content-Type": "application/json" } });
     expect(refused.status).toBe(400);
@@ -196,7 +256,7 @@ describe("exact: a confirmation that outlives its budget", () => {
     const enriched = await post("/payment-required/enrich", {
       x402Version: 2,
       resource: { url: "https://seller.example/slow" },
-      accepts: [{ scheme: "exact", network: DEVNET, asset: USDC, amount: "70000", payTo: seller, maxTimeoutSeconds: 60 }],
+      accepts: [{ scheme: "exact", network: DEVNET, asset: USDC, amount: "1000000", payTo: seller, maxTimeoutSeconds: 60 }],
     });
     const line = enriched.body.accepts[0];
     const signedBody = async () => {
@@ -218,9 +278,11 @@ describe("exact: a confirmation that outlives its budget", () => {
       await new Promise((resolve) => setTimeout(resolve, 2_600));
       const reconciled = await post("/settle", body);
       expect(reconciled.status, JSON.stringify(reconciled.body)).toBe(200);
-      expect(reconciled.body).toMatchObject({ success: true, transaction: pending.body.transaction, alreadySettled: true });
+      // The 202 was not a success, so this is the payment's one success answer.
+      expect(reconciled.body).toMatchObject({ success: true, transaction: pending.body.transaction });
+      expect(reconciled.body.alreadySettled).toBeUndefined();
       const [vaultAta] = await findAssociatedTokenPda({ owner: address(line.payTo), mint: USDC, tokenProgram: TOKEN_PROGRAM });
-      expect(await tokenBalance(vaultAta)).toBe(140_000n); // two payments, each counted once
+      expect(await tokenBalance(vaultAta)).toBe(2_000_000n); // two payments, each counted once
     } finally {
       await chainRpc("localnet_setConfirmationLag", [feePayer.address, 0]);
     }

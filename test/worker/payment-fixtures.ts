@@ -40,9 +40,28 @@ export async function fundedBuyer(usdcRaw = 10_000_000, lamports = 2_000_000_000
   return buyer;
 }
 
-/** A new seller wallet and its `accepts[]` line as /payment-required/enrich produces it. */
+/**
+ * A new seller that activated its own vault for `asset` through /sellers/provision-tx (signed and paid by the
+ * seller, as the seller guide says), so that payments to it need no just-in-time provisioning.
+ */
+export async function activatedSeller(asset: Address): Promise<Address> {
+  const seller = await generateKeyPairSigner();
+  await chainRpc("requestAirdrop", [seller.address, 1_000_000_000]);
+  const built = await call("/sellers/provision-tx", {
+    method: "POST",
+    json: { wallet: seller.address, asset: asset === NATIVE_SOL ? "SOL" : asset },
+    headers: { "CF-Connecting-IP": `seller-${crypto.randomUUID()}` },
+  });
+  expect(built.status, JSON.stringify(built.body)).toBe(200);
+  const tx = getTransactionDecoder().decode(getBase64Encoder().encode(built.body.transaction));
+  const signed = await partiallySignTransaction([seller.keyPair], tx);
+  await chainRpc("sendTransaction", [getBase64EncodedWireTransaction(signed), { encoding: "base64" }]);
+  return seller.address;
+}
+
+/** A seller's `accepts[]` line as /payment-required/enrich produces it (by default a new, activated seller). */
 export async function enrichedLine(asset: Address, amount: string, seller?: Address): Promise<Record<string, any>> {
-  const wallet = seller ?? (await generateKeyPairSigner()).address;
+  const wallet = seller ?? (await activatedSeller(asset));
   const response = await call("/payment-required/enrich", {
     method: "POST",
     json: { x402Version: 2, resource: RESOURCE, accepts: [{ scheme: "exact", network: DEVNET, asset, amount, payTo: wallet, maxTimeoutSeconds: 60 }] },

@@ -209,7 +209,8 @@ describe("seller payment history", () => {
   it("returns the wallet's attempts, newest first, behind a seller:payments challenge", async () => {
     const seller = await generateKeyPairSigner();
     const line = await enrichedLine(NATIVE_SOL, "1000", seller.address);
-    const invalid = await call("/verify", {
+    // A settle attempt that parsed is part of the seller's history even when it fails (a /verify writes no row).
+    const invalid = await call("/settle", {
       method: "POST",
       json: { x402Version: 2, paymentPayload: { x402Version: 2, accepted: line, payload: { transaction: "AAAA" } }, paymentRequirements: line },
     });
@@ -225,7 +226,7 @@ describe("seller payment history", () => {
       if (entries.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(entries.length).toBeGreaterThan(0);
-    expect(entries[0]).toMatchObject({ kind: "verify", merchantWallet: seller.address });
+    expect(entries[0]).toMatchObject({ kind: "settle", merchantWallet: seller.address });
 
     const wrong = await challengeFor(seller.address, "seller:register");
     const refused = await call("/seller/payments", { method: "POST", json: { wallet: seller.address, message: wrong, signature: await signMessage(seller, wrong) } });

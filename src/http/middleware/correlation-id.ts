@@ -5,7 +5,12 @@ import type { AppEnv } from "../context";
 const SAFE_CORRELATION_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
 
 export function correlationIdOf(headerValue: string | undefined): string {
-  return headerValue && SAFE_CORRELATION_ID.test(headerValue) ? headerValue : crypto.randomUUID();
+  return callerCorrelationIdOf(headerValue) ?? crypto.randomUUID();
+}
+
+/** The caller's own correlation id, or null when it sent none (or one we would not echo). */
+export function callerCorrelationIdOf(headerValue: string | undefined): string | null {
+  return headerValue && SAFE_CORRELATION_ID.test(headerValue) ? headerValue : null;
 }
 
 /** Echoes `X-Correlation-ID` or mints one, and exposes it to handlers and the error handler. */

@@ -4,66 +4,55 @@ import { log } from "../../observability/log";
 import type { AppContext, AppEnv } from "../context";
 
 /**
- * Per-client request limits over fixed 60-second windows, counted in KV.
- *
- * KV is eventually consistent and has no atomic increment, so concurrent requests (or requests landing on
- * other edge locations) can under-count: the limit is a brake on abuse, not an exact quota. That is the
- * design's rule for KV ("loss-tolerant"): a KV failure lets the request through rather than failing it.
+ * Request limits on Cloudflare's Workers Rate Limiting bindings (wrangler.toml `[[ratelimits]]`), which count
+ * atomically per key, unlike read-compare-write counters in KV. The counters are kept per Cloudflare location,
+ * so a client spread over many locations gets more in total: the limits are a brake on abuse, not exact quotas.
+ * Limits and periods are the bindings' own settings (wrangler.toml), identical in every environment.
  */
+export const RATE_LIMITS = {
+  /** Every transaction builder (exact, escrow, refund, seller provisioning), per client IP. */
+  build: { binding: "RATE_LIMIT_BUILD", limit: 60, periodSeconds: 60, what: "build" },
+  /** /verify and /settle, per client IP. */
+  paymentClient: { binding: "RATE_LIMIT_PAYMENT_CLIENT", limit: 600, periodSeconds: 60, what: "verify/settle" },
+  /** /verify and /settle, per paying wallet (whichever IPs it comes from). */
+  paymentPayer: { binding: "RATE_LIMIT_PAYMENT_PAYER", limit: 120, periodSeconds: 60, what: "verify/settle per payer" },
+} as const;
 
-export const RATE_LIMIT_WINDOW_SECONDS = 60;
-/** KV's minimum TTL is 60 s; two windows keep the current counter alive until its window has passed. */
-const COUNTER_TTL_SECONDS = 2 * RATE_LIMIT_WINDOW_SECONDS;
+type LimitName = keyof typeof RATE_LIMITS;
 
 /** The client as Cloudflare's edge sees it; `CF-Connecting-IP` cannot be forged through the edge. Local runs have none. */
 export function clientKeyOf(c: AppContext): string {
   return c.req.header("CF-Connecting-IP")?.trim() || "local";
 }
 
-/** Counts this request against `bucket` for the client; throws 429 `RATE_LIMITED` with `Retry-After` when over the limit. */
-export async function enforceRateLimit(c: AppContext, bucket: string, limitPerWindow: number): Promise<void> {
-  const nowSeconds = Math.floor(Date.now() / 1000);
-  const window = Math.floor(nowSeconds / RATE_LIMIT_WINDOW_SECONDS);
-  const key = `ratelimit:${bucket}:${clientKeyOf(c)}:${window}`;
-
-  let count: number;
+/** Counts this request against `name` for `key`; throws 429 `RATE_LIMITED` with `Retry-After` when over the limit. */
+export async function enforceRateLimit(c: AppContext, name: LimitName, key: string): Promise<void> {
+  if (!c.var.config.limits.rateLimitsEnabled) return;
+  const spec = RATE_LIMITS[name];
+  const limiter = c.env[spec.binding] as RateLimit | undefined;
+  if (!limiter) return;
+  let allowed: boolean;
   try {
-    count = Number((await c.env.KV.get(key)) ?? "0") || 0;
+    allowed = (await limiter.limit({ key: `${name}:${key}` })).success;
   } catch (error) {
-    log("warn", "rate_limit_unavailable", { correlationId: c.get("correlationId"), bucket, error });
+    // The limiter is a brake, not a gate: if it fails, the request goes on (and the failure is visible).
+    log("warn", "rate_limit_unavailable", { correlationId: c.get("correlationId"), limit: name, error });
     return;
   }
-
-  if (count >= limitPerWindow) {
-    const retryAfterSeconds = Math.max(1, (window + 1) * RATE_LIMIT_WINDOW_SECONDS - nowSeconds);
-    throw new FacilitatorError(
-      "RATE_LIMITED",
-      `Rate limit exceeded: at most ${limitPerWindow} ${bucket} requests per ${RATE_LIMIT_WINDOW_SECONDS} s per client; retry after ${retryAfterSeconds} s`,
-      { headers: { "Retry-After": String(retryAfterSeconds) }, fields: { retryAfterSeconds, limit: limitPerWindow } },
-    );
-  }
-
-  const write = c.env.KV.put(key, String(count + 1), { expirationTtl: COUNTER_TTL_SECONDS }).catch((error: unknown) => {
-    // KV allows about one write per second per key; a dropped increment only makes the limit more lenient.
-    log("warn", "rate_limit_write_failed", { bucket, error });
-  });
-  // Answer without waiting for the write when the runtime can finish it after the response.
-  if (!deferToExecutionContext(c, write)) await write;
+  if (allowed) return;
+  // The binding does not say when its window resets; one full period is the longest a client must wait.
+  const retryAfterSeconds = spec.periodSeconds;
+  throw new FacilitatorError(
+    "RATE_LIMITED",
+    `Rate limit exceeded: at most about ${spec.limit} ${spec.what} requests per ${spec.periodSeconds} s; retry after ${retryAfterSeconds} s`,
+    { headers: { "Retry-After": String(retryAfterSeconds) }, fields: { retryAfterSeconds, limit: spec.limit } },
+  );
 }
 
-/** The build-endpoint limit (`SVC_BUILD_RATE_LIMIT_PER_MINUTE`), shared by every transaction builder. */
+/** The build-endpoint limit, shared by every transaction builder. */
 export function withBuildRateLimit(handler: Handler<AppEnv>): Handler<AppEnv> {
   return async (c, next) => {
-    await enforceRateLimit(c, "build", c.var.config.limits.buildRateLimitPerMinute);
+    await enforceRateLimit(c, "build", clientKeyOf(c));
     return handler(c, next);
   };
-}
-
-function deferToExecutionContext(c: AppContext, work: Promise<unknown>): boolean {
-  try {
-    c.executionCtx.waitUntil(work);
-    return true;
-  } catch {
-    return false; // no ExecutionContext (e.g. app.request in tests)
-  }
 }

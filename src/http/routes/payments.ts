@@ -2,6 +2,7 @@ import * as v from "valibot";
 import type { RouteDef } from "../route-def";
 import type { AppContext } from "../context";
 import { describeIssues } from "../parse-input";
+import { parseJsonText } from "../json-text";
 import { VerifySettleBodySchema, type VerifySettleBody } from "../../x402/schemas";
 import { checkCommonRequirements } from "../../x402/common-checks";
 import { rejection, type PaymentRejection } from "../../x402/payment-verdict";
@@ -10,6 +11,10 @@ import { settleExactPayment, type ExactSettlement } from "../../schemes/exact/se
 import { recordPaymentAttempt } from "../../store/payment-attempts";
 import { log } from "../../observability/log";
 import { ERROR_STATUS, isFacilitatorError } from "../../errors/catalogue";
+import { callerCorrelationIdOf } from "../middleware/correlation-id";
+import { clientKeyOf, enforceRateLimit } from "../middleware/rate-limit";
+import { recordRequestTelemetry } from "../../observability/telemetry";
+import { payerKeyOf } from "../../x402/payer-key";
 
 /** `/verify` and `/settle` (spec §4.1), answering in the union shape of wire-notes so official x402 clients parse both. */
 export function paymentRoutes(): RouteDef[] {
@@ -22,10 +27,11 @@ export function paymentRoutes(): RouteDef[] {
       summary: "Verify an x402 v2 payment proof against payment requirements (no funds move)",
       handler: async (c) => {
         const startedAtMs = Date.now();
-        const parsed = await readPaymentBody(c);
+        const parsed = await readLimitedPaymentBody(c);
         const correlationId = parsed.ok ? (parsed.body.correlationId ?? c.var.correlationId) : c.var.correlationId;
         const verdict = parsed.ok ? await asRejectionOnFault(verifyPayment(c, parsed.body)) : parsed;
-        recordAttempt(c, "verify", parsed.ok ? parsed.body : null, correlationId, startedAtMs, verdict.ok ? "valid" : "invalid", verdict.ok ? null : verdict.reason, null, verdict.payer);
+        // Telemetry only: /verify writes nothing to D1, whoever calls it.
+        recordTelemetry(c, "verify", parsed.ok ? parsed.body : null, startedAtMs, verdict.ok ? "valid" : "invalid", verdict.ok ? null : verdict.reason);
         if (verdict.ok) return c.json({ isValid: true, valid: true, payer: verdict.payer, correlationId });
         return c.json(
           {
@@ -51,12 +57,14 @@ export function paymentRoutes(): RouteDef[] {
       handler: async (c) => {
         const startedAtMs = Date.now();
         const config = c.var.config;
-        const parsed = await readPaymentBody(c);
+        const parsed = await readLimitedPaymentBody(c);
         const correlationId = parsed.ok ? (parsed.body.correlationId ?? c.var.correlationId) : c.var.correlationId;
         const result: ExactSettlement = parsed.ok ? await asRejectionOnFault(settlePayment(c, parsed.body, correlationId)) : parsed;
         const signature = "signature" in result && result.signature ? result.signature : "";
         const outcome = result.ok ? "settled" : "pending" in result ? "pending" : "failed";
-        recordAttempt(c, "settle", parsed.ok ? parsed.body : null, correlationId, startedAtMs, outcome, result.ok ? null : result.reason, signature || null, result.payer ?? null);
+        recordTelemetry(c, "settle", parsed.ok ? parsed.body : null, startedAtMs, outcome, result.ok ? null : result.reason);
+        // The seller's payment history: only for a body that parsed (an anonymous junk request writes nothing).
+        if (parsed.ok) recordSettleAttempt(c, parsed.body, correlationId, startedAtMs, outcome, result.ok ? null : result.reason, signature || null, result.payer ?? null);
         if (result.ok) {
           return c.json({
             success: true,
@@ -89,16 +97,20 @@ export function paymentRoutes(): RouteDef[] {
 
 type ParsedBody = { ok: true; body: VerifySettleBody } | PaymentRejection;
 
+/** Per-client limit before anything is read, per-payer limit once the proof is parsed (429 with Retry-After). */
+async function readLimitedPaymentBody(c: AppContext): Promise<ParsedBody> {
+  await enforceRateLimit(c, "paymentClient", clientKeyOf(c));
+  const parsed = await readPaymentBody(c);
+  const payer = parsed.ok ? payerKeyOf(parsed.body.paymentPayload.payload.transaction) : null;
+  if (payer) await enforceRateLimit(c, "paymentPayer", payer);
+  return parsed;
+}
+
 /** Malformed JSON or a body of the wrong shape is an x402 `invalid_payload`, reported in the route's own shape. */
 async function readPaymentBody(c: AppContext): Promise<ParsedBody> {
-  const text = await c.req.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    return rejection("invalid_payload", text.trim() === "" ? "Request body is empty; a JSON object is required" : `Request body is not valid JSON: ${(error as Error).message}`);
-  }
-  const result = v.safeParse(VerifySettleBodySchema, json, { abortPipeEarly: true });
+  const parsed = parseJsonText(await c.req.text());
+  if (!parsed.ok) return rejection("invalid_payload", parsed.message);
+  const result = v.safeParse(VerifySettleBodySchema, parsed.value, { abortPipeEarly: true });
   if (!result.success) return rejection("invalid_payload", describeIssues(result.issues, "body"));
   return { ok: true, body: result.output };
 }
@@ -108,7 +120,7 @@ async function verifyPayment(c: AppContext, body: VerifySettleBody): Promise<{ o
   const accepted = checkCommonRequirements(config, body);
   if ("ok" in accepted) return accepted;
   if (accepted.scheme !== "exact") return schemeNotAvailable(accepted.scheme);
-  const verdict = await verifyExactPayment(config, body, accepted, { simulate: true });
+  const verdict = await verifyExactPayment(config, body, accepted, { simulate: true, ledger: c.env.DB });
   return verdict.ok ? { ok: true, payer: verdict.payer } : verdict;
 }
 
@@ -117,7 +129,11 @@ async function settlePayment(c: AppContext, body: VerifySettleBody, correlationI
   const accepted = checkCommonRequirements(config, body);
   if ("ok" in accepted) return accepted;
   if (accepted.scheme !== "exact") return schemeNotAvailable(accepted.scheme);
-  return settleExactPayment(config, c.env, body, accepted, (work) => runAfterResponse(c, work, correlationId));
+  return settleExactPayment(config, c.env, body, accepted, {
+    // Only the header counts as the seller's retry key: the body may come verbatim from the buyer.
+    callerCorrelationId: callerCorrelationIdOf(c.req.header("X-Correlation-ID")),
+    defer: (work) => runAfterResponse(c, work, correlationId),
+  });
 }
 
 /**
@@ -139,11 +155,22 @@ function schemeNotAvailable(scheme: string): PaymentRejection {
   return rejection("unsupported_scheme", `The ${scheme} rail is not available on this deployment; see /supported`);
 }
 
-/** Audit row for every attempt, written after the response so it never slows a payment down. */
-function recordAttempt(
+function recordTelemetry(c: AppContext, route: "verify" | "settle", body: VerifySettleBody | null, startedAtMs: number, outcome: string, reason: string | null): void {
+  const requirements = body?.paymentRequirements;
+  recordRequestTelemetry(c.env, {
+    route,
+    outcome,
+    reason,
+    scheme: requirements?.scheme ?? null,
+    network: requirements?.network ?? null,
+    latencyMs: Date.now() - startedAtMs,
+  });
+}
+
+/** The settle attempt row (audit trail and the seller's payment history), written after the response. */
+function recordSettleAttempt(
   c: AppContext,
-  kind: "verify" | "settle",
-  body: VerifySettleBody | null,
+  body: VerifySettleBody,
   correlationId: string,
   startedAtMs: number,
   outcome: string,
@@ -151,18 +178,18 @@ function recordAttempt(
   signature: string | null,
   payer: string | null | undefined,
 ): void {
-  const requirements = body?.paymentRequirements;
-  const merchantWallet = requirements?.extra.merchantWallet;
+  const requirements = body.paymentRequirements;
+  const merchantWallet = requirements.extra.merchantWallet;
   const write = recordPaymentAttempt(c.env.DB, {
-    kind,
+    kind: "settle",
     correlationId,
-    scheme: requirements?.scheme ?? null,
-    network: requirements?.network ?? null,
+    scheme: requirements.scheme,
+    network: requirements.network,
     payer: payer ?? null,
-    payTo: requirements?.payTo ?? null,
+    payTo: requirements.payTo,
     merchantWallet: typeof merchantWallet === "string" ? merchantWallet.slice(0, 64) : null,
-    asset: requirements?.asset ?? null,
-    amount: requirements?.amount ?? null,
+    asset: requirements.asset,
+    amount: requirements.amount,
     outcome,
     reason,
     signature,

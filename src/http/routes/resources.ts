@@ -14,6 +14,7 @@ import {
 import { listOwnedResources, probeOwnedResource, registerResource, retireOwnedResource } from "../../directory/resource-registry";
 import { harvestManifest } from "../../directory/manifest";
 import { BazaarQuerySchema, bazaarResources } from "../../directory/bazaar";
+import { challengeDomainOf } from "./sellers";
 
 /** The public resource directory (spec §4.4), its registry and the x402 Bazaar discovery API. */
 export function resourceRoutes(): RouteDef[] {
@@ -36,7 +37,7 @@ export function resourceRoutes(): RouteDef[] {
       query: ResourceChallengeQuerySchema,
       handler: async (c) => {
         const { wallet, action } = parseQuery(c, ResourceChallengeQuerySchema);
-        return c.json(await issueChallenge(c.var.config, { wallet, action, domain: new URL(c.req.url).host }));
+        return c.json(await issueChallenge(c.var.config, { wallet, action, domain: challengeDomainOf(c) }));
       },
     },
     {
@@ -66,7 +67,7 @@ export function resourceRoutes(): RouteDef[] {
       auth: "wallet-signature",
       summary: "Register (or update) a resource on the verified merchant's origin with a resource:register challenge; probed at once",
       body: ResourceRegisterBodySchema,
-      handler: async (c) => c.json(await registerResource(c.var.config, c.env.DB, await parseJsonBody(c, ResourceRegisterBodySchema))),
+      handler: async (c) => c.json(await registerResource(c.var.config, c.env.DB, await parseJsonBody(c, ResourceRegisterBodySchema), challengeDomainOf(c))),
     },
     {
       key: "resourceRetire",
@@ -76,7 +77,7 @@ export function resourceRoutes(): RouteDef[] {
       auth: "wallet-signature",
       summary: "Retire one of the wallet's resources (resource:retire challenge); it leaves every listing",
       body: ResourceIdBodySchema,
-      handler: async (c) => c.json(await retireOwnedResource(c.var.config, c.env.DB, await parseJsonBody(c, ResourceIdBodySchema))),
+      handler: async (c) => c.json(await retireOwnedResource(c.var.config, c.env.DB, await parseJsonBody(c, ResourceIdBodySchema), challengeDomainOf(c))),
     },
     {
       key: "resourceProbe",
@@ -86,7 +87,7 @@ export function resourceRoutes(): RouteDef[] {
       auth: "wallet-signature",
       summary: "Run the 402 probe on one of the wallet's resources now (resource:probe challenge)",
       body: ResourceIdBodySchema,
-      handler: async (c) => c.json(await probeOwnedResource(c.var.config, c.env.DB, await parseJsonBody(c, ResourceIdBodySchema))),
+      handler: async (c) => c.json(await probeOwnedResource(c.var.config, c.env.DB, await parseJsonBody(c, ResourceIdBodySchema), challengeDomainOf(c))),
     },
     {
       key: "resourceHarvest",
@@ -96,7 +97,7 @@ export function resourceRoutes(): RouteDef[] {
       auth: "wallet-signature",
       summary: "Import the merchant's Seller Resource Manifest ({origin}/.well-known/x402-resources.json) with a resource:register challenge",
       body: ResourceHarvestBodySchema,
-      handler: async (c) => c.json(await harvestManifest(c.var.config, c.env.DB, await parseJsonBody(c, ResourceHarvestBodySchema))),
+      handler: async (c) => c.json(await harvestManifest(c.var.config, c.env.DB, await parseJsonBody(c, ResourceHarvestBodySchema), challengeDomainOf(c))),
     },
     {
       key: "sellerResources",
@@ -108,7 +109,7 @@ export function resourceRoutes(): RouteDef[] {
       query: OwnerResourcesSchema,
       handler: async (c) => {
         const { wallet } = parsePathParams(c, WalletPathSchema);
-        return c.json(await listOwnedResources(c.var.config, c.env.DB, wallet, parseQuery(c, OwnerResourcesSchema)));
+        return c.json(await listOwnedResources(c.var.config, c.env.DB, wallet, parseQuery(c, OwnerResourcesSchema), challengeDomainOf(c)));
       },
     },
     {
@@ -121,7 +122,7 @@ export function resourceRoutes(): RouteDef[] {
       body: OwnerResourcesSchema,
       handler: async (c) => {
         const { wallet } = parsePathParams(c, WalletPathSchema);
-        return c.json(await listOwnedResources(c.var.config, c.env.DB, wallet, await parseJsonBody(c, OwnerResourcesSchema)));
+        return c.json(await listOwnedResources(c.var.config, c.env.DB, wallet, await parseJsonBody(c, OwnerResourcesSchema), challengeDomainOf(c)));
       },
     },
     {

@@ -1,4 +1,5 @@
 import type { RouteDef } from "../route-def";
+import type { AppContext } from "../context";
 import { parseJsonBody, parsePathParams, parseQuery } from "../parse-input";
 import { badRequest } from "../../errors/catalogue";
 import { normalizeScheme } from "../../x402/scheme-names";
@@ -11,6 +12,7 @@ import { registerSeller, RegisterBodySchema } from "../../sellers/register";
 import { retireSeller, RetireBodySchema } from "../../sellers/retire";
 import { listSellerPayments, SellerPaymentsBodySchema } from "../../sellers/payment-history";
 import { ChallengeQuerySchema, RailPathSchema, RailQuerySchema, WalletPathSchema } from "../../sellers/seller-inputs";
+import { withBuildRateLimit } from "../middleware/rate-limit";
 
 /** Seller onboarding (spec §4.3): preview, rail lookup, sovereign activation, wallet challenges. */
 export function sellerRoutes(): RouteDef[] {
@@ -50,10 +52,10 @@ export function sellerRoutes(): RouteDef[] {
       tag: "Sellers",
       summary: "Unsigned sovereign activation transaction (CreateVault and/or the vault token account), signed and paid by the seller",
       body: ProvisionRequestSchema,
-      handler: async (c) => {
+      handler: withBuildRateLimit(async (c) => {
         const request = await parseJsonBody(c, ProvisionRequestSchema);
         return c.json(await buildSellerProvisioning(c.var.config, request));
-      },
+      }),
     },
     {
       key: "sellerChallenge",
@@ -65,8 +67,7 @@ export function sellerRoutes(): RouteDef[] {
       handler: async (c) => {
         const { wallet } = parsePathParams(c, WalletPathSchema);
         const { action, ttlSeconds } = parseQuery(c, ChallengeQuerySchema);
-        const domain = new URL(c.req.url).host;
-        return c.json(await issueChallenge(c.var.config, { wallet, action, domain, ttlSeconds }));
+        return c.json(await issueChallenge(c.var.config, { wallet, action, domain: challengeDomainOf(c), ttlSeconds }));
       },
     },
     {
@@ -80,7 +81,7 @@ export function sellerRoutes(): RouteDef[] {
       handler: async (c) => {
         const { wallet } = parsePathParams(c, WalletPathSchema);
         const body = await parseJsonBody(c, RegisterBodySchema);
-        return c.json(await registerSeller(c.var.config, c.env.DB, wallet, body));
+        return c.json(await registerSeller(c.var.config, c.env.DB, wallet, body, challengeDomainOf(c)));
       },
     },
     {
@@ -94,7 +95,7 @@ export function sellerRoutes(): RouteDef[] {
       handler: async (c) => {
         const { wallet } = parsePathParams(c, WalletPathSchema);
         const body = await parseJsonBody(c, RetireBodySchema);
-        return c.json(await retireSeller(c.var.config, c.env.DB, wallet, body));
+        return c.json(await retireSeller(c.var.config, c.env.DB, wallet, body, challengeDomainOf(c)));
       },
     },
     {
@@ -107,8 +108,13 @@ export function sellerRoutes(): RouteDef[] {
       body: SellerPaymentsBodySchema,
       handler: async (c) => {
         const body = await parseJsonBody(c, SellerPaymentsBodySchema);
-        return c.json(await listSellerPayments(c.var.config, c.env.DB, body));
+        return c.json(await listSellerPayments(c.var.config, c.env.DB, body, challengeDomainOf(c)));
       },
     },
   ];
+}
+
+/** The `domain` line of challenges: the host this deployment was called on. */
+export function challengeDomainOf(c: AppContext): string {
+  return new URL(c.req.url).host;
 }

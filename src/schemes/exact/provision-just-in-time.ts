@@ -9,22 +9,48 @@ import { claimJitProvision, recordJitSignature, releaseJitProvision } from "../.
 import { log } from "../../observability/log";
 import { rejection, type PaymentRejection } from "../../x402/payment-verdict";
 import { rememberExists } from "./chain-cache";
+import { getUniversalSettleFacts } from "./program-facts";
+import { simulateProvisionedPayment } from "./provisioned-payment-simulation";
 import { vaultSolStorageOf } from "./vault-addresses";
 import type { VerifiedExactPayment } from "./verify";
 
 /** How long a settle waits for a concurrent settle that is provisioning the same vault. */
 const WAIT_FOR_OTHER_PROVISIONER_MS = 10_000;
+/** A claim whose holder vanished before spending anything may be taken again after this long. */
+const JIT_CLAIM_TTL_MS = 120_000;
+/** Used only while the on-chain Config cannot be read: the documented recovery targets (spec §3.2). */
+const FALLBACK_RECOVERY_TARGET_RAW = 1_000_000n;
+const FALLBACK_RECOVERY_TARGET_LAMPORTS = 10_000_000n;
 
 /**
  * Just-in-time provisioning (spec §3.1 row 3, §3.2): when a fully verified payment targets a vault (or vault
  * token account) that does not exist yet, the facilitator creates it in a transaction of its own, paying the
- * rent. The vault is then not sovereign: the program recovers the cost from the seller's revenue at sweep time.
- * Limited by SVC_JIT_PROVISIONING_DAILY_CAP per UTC day; only ever called after every payment rule passed.
+ * rent; the program recovers that cost from the seller's revenue at sweep time. The facilitator fronts a vault
+ * only when it is worth it and can work:
+ * - the payment is at least the program's provisioning recovery target (`SVC_JIT_MIN_PAYMENT_RAW_BY_MINT`
+ *   overrides it per mint), so the revenue that repays the rent exists;
+ * - a claim within SVC_JIT_PROVISIONING_DAILY_CAP is taken atomically in D1;
+ * - the vault creation and the payment are simulated together first: nothing is spent for a payment that could
+ *   not land afterwards.
  */
 export async function provisionVaultJustInTime(config: Config, env: Env, payment: VerifiedExactPayment): Promise<{ ok: true } | PaymentRejection> {
   const seller = payment.merchantWallet;
   const asset = payment.accepted.requirements.asset;
-  const claim = await claimJitProvision(env.DB, { sellerWallet: seller, asset, dailyCap: config.limits.jitProvisioningDailyCap, nowMs: Date.now() });
+  const minimum = await jitMinimumPayment(config, asset, payment.mint === null);
+  if (payment.accepted.amount < minimum) {
+    return rejection(
+      "vault_not_provisioned",
+      `The seller's vault ${payment.vault} is not activated, and this facilitator fronts a vault only for a payment of at least ${minimum} raw units; the seller can activate it with POST /sellers/provision-tx`,
+      { payer: payment.payer },
+    );
+  }
+  const claim = await claimJitProvision(env.DB, {
+    sellerWallet: seller,
+    asset,
+    dailyCap: config.limits.jitProvisioningDailyCap,
+    nowMs: Date.now(),
+    claimTtlMs: JIT_CLAIM_TTL_MS,
+  });
   if (claim === "cap_reached") {
     return rejection(
       "vault_not_provisioned",
@@ -34,6 +60,41 @@ export async function provisionVaultJustInTime(config: Config, env: Env, payment
   }
   if (claim === "already_claimed") return waitForVault(config, payment);
 
+  try {
+    const instructions = await createInstructions(config, payment);
+    const simulated = await simulateProvisionedPayment(config, instructions, payment);
+    if (!simulated.ok) {
+      await releaseJitProvision(env.DB, seller, asset);
+      return { ...simulated, payer: payment.payer };
+    }
+    const sent = await sendFacilitatorTransaction(config, instructions);
+    if (!sent.ok) {
+      await releaseJitProvision(env.DB, seller, asset);
+      log("warn", "jit_provisioning_failed", { seller, asset, vault: payment.vault, message: sent.message });
+      return rejection("vault_provisioning_failed", `Creating the seller's vault failed: ${sent.message}; retry settle`, { payer: payment.payer });
+    }
+    await recordJitSignature(env.DB, seller, asset, sent.signature);
+    log("info", "jit_provisioned", { seller, asset, vault: payment.vault, signature: sent.signature });
+  } catch (error) {
+    // An RPC fault before anything was spent: give the claim back so the seller is not blocked.
+    await releaseJitProvision(env.DB, seller, asset).catch(() => undefined);
+    throw error;
+  }
+  rememberExists(payment.vault);
+  rememberExists(payment.destination);
+  return { ok: true };
+}
+
+/** The payment that justifies fronting a vault: the program's provisioning recovery target, unless configured. */
+async function jitMinimumPayment(config: Config, asset: string, isNativeSol: boolean): Promise<bigint> {
+  const configured = Object.hasOwn(config.limits.jitMinPaymentRawByMint, asset) ? config.limits.jitMinPaymentRawByMint[asset] : undefined;
+  if (configured !== undefined) return configured;
+  const { onChainConfig } = await getUniversalSettleFacts(config);
+  if (isNativeSol) return onChainConfig?.provisioningFeeLamports ?? FALLBACK_RECOVERY_TARGET_LAMPORTS;
+  return onChainConfig?.provisioningFeeRaw ?? FALLBACK_RECOVERY_TARGET_RAW;
+}
+
+async function createInstructions(config: Config, payment: VerifiedExactPayment): Promise<Instruction[]> {
   const instructions: Instruction[] = [];
   const accounts = await fetchAccounts(config, [payment.vault]);
   if (!accounts.get(payment.vault)) {
@@ -43,7 +104,7 @@ export async function provisionVaultJustInTime(config: Config, env: Env, payment
         payer: config.feePayer,
         vault: payment.vault,
         solStorage: await vaultSolStorageOf(config.programs.universalSettle, payment.vault),
-        seller,
+        seller: payment.merchantWallet,
       }),
     );
   }
@@ -58,17 +119,7 @@ export async function provisionVaultJustInTime(config: Config, env: Env, payment
       }),
     );
   }
-  const sent = await sendFacilitatorTransaction(config, instructions);
-  if (!sent.ok) {
-    await releaseJitProvision(env.DB, seller, asset);
-    log("warn", "jit_provisioning_failed", { seller, asset, vault: payment.vault, message: sent.message });
-    return rejection("vault_provisioning_failed", `Creating the seller's vault failed: ${sent.message}`, { payer: payment.payer });
-  }
-  await recordJitSignature(env.DB, seller, asset, sent.signature);
-  log("info", "jit_provisioned", { seller, asset, vault: payment.vault, signature: sent.signature });
-  rememberExists(payment.vault);
-  rememberExists(payment.destination);
-  return { ok: true };
+  return instructions;
 }
 
 async function waitForVault(config: Config, payment: VerifiedExactPayment): Promise<{ ok: true } | PaymentRejection> {

@@ -1,26 +1,31 @@
 import type { Config } from "../../config/load-config";
 import type { Env } from "../../env";
-import { toBase64, toHex } from "../../solana/bytes";
+import { toBase64 } from "../../solana/bytes";
 import { signAsFeePayer } from "../../solana/fee-payer-signature";
-import { sendWithPreflight } from "../../solana/send-transaction";
-import { confirmSignature, signatureStatus } from "../../solana/confirm";
+import { sendWithPreflight, type SendOutcome } from "../../solana/send-transaction";
+import { confirmSignature, signatureStatus, type SignatureStatus } from "../../solana/confirm";
 import { isBlockhashStillValid } from "../../solana/blockhash";
-import { claimSettlement, takeOverLease, updateSettlement, type SettlementRow } from "../../store/settlements";
+import { claimSettlement, claimSuccessReport, getSettlement, releaseSettlement, takeOverLease, updateSettlement, type SettlementRow } from "../../store/settlements";
+import { isSellerRetryOfReportedSuccess } from "../../settlement/repeat-settle";
+import { confirmJitProvision } from "../../store/jit-provisions";
 import { rejection, type AcceptedRequirements, type PaymentRejection } from "../../x402/payment-verdict";
 import type { VerifySettleBody } from "../../x402/schemas";
 import { isFacilitatorError } from "../../errors/catalogue";
+import { log } from "../../observability/log";
 import { rejectionForTransactionError } from "./simulate";
 import { verifyExactPayment, type VerifiedExactPayment } from "./verify";
 import { provisionVaultJustInTime } from "./provision-just-in-time";
 
 /** How long one isolate may hold the right to (re)send a transaction before another may take over. */
 const SUBMIT_LEASE_MS = 15_000;
+/** Retries of the ledger write that records a confirmed payment when D1 failed after the chain confirmed. */
+const CONFIRMED_WRITE_RETRY_DELAYS_MS = [200, 1_000, 5_000];
 
 export interface SettledPayment {
   ok: true;
   payer: string;
   signature: string;
-  /** True when this call found the payment already settled (a retry) instead of settling it now. */
+  /** True when this answer repeats the success a seller's earlier call with the same correlation id heard. */
   alreadySettled: boolean;
   payTo: string;
   merchantWallet: string;
@@ -32,7 +37,8 @@ export interface PendingSettlement {
   ok: false;
   pending: true;
   payer: string;
-  signature: string;
+  /** Present once the cluster has (or may have) the transaction; withheld while it might never be accepted. */
+  signature?: string;
   reason: "settlement_pending";
   message: string;
 }
@@ -40,25 +46,27 @@ export interface PendingSettlement {
 export type ExactSettlement = SettledPayment | PendingSettlement | (PaymentRejection & { signature?: string });
 
 /**
- * Settles an `exact` payment exactly once. The D1 ledger row keyed by the message hash decides who sends;
- * because the fee payer's signature is deterministic, any later call can only re-send the same transaction,
- * so retries and concurrent calls converge on one on-chain payment.
+ * Settles an `exact` payment exactly once, and answers `success: true` for it exactly once.
+ *
+ * The D1 ledger row keyed by the message hash decides who sends; because the fee payer's signature is
+ * deterministic, any later call can only re-send the same transaction, so retries and concurrent calls converge
+ * on one on-chain payment. The fee payer's signature (the transaction id) is returned only once the cluster
+ * accepted the transaction: with the buyer's signed copy it completes a transaction anyone could broadcast.
  */
 export async function settleExactPayment(
   config: Config,
   env: Env,
   body: VerifySettleBody,
   accepted: AcceptedRequirements,
-  defer: (work: Promise<unknown>) => void,
+  call: { callerCorrelationId: string | null; defer: (work: Promise<unknown>) => void },
 ): Promise<ExactSettlement> {
   const verified = await verifyExactPayment(config, body, accepted, { simulate: false });
   if (!verified.ok) return verified;
 
   const { wireBytes, signature } = await signAsFeePayer(config, verified.tx);
-  const messageHash = toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", verified.tx.messageBytes as Uint8Array<ArrayBuffer>)));
   const leaseId = crypto.randomUUID();
   const claim = await claimSettlement(env.DB, {
-    messageHash,
+    messageHash: verified.messageHash,
     signature,
     scheme: "exact",
     network: config.network,
@@ -68,13 +76,14 @@ export async function settleExactPayment(
     asset: accepted.requirements.asset,
     amount: accepted.amount.toString(),
     lastValidBlockHeight: null,
+    maxTimeoutSeconds: accepted.requirements.maxTimeoutSeconds,
     leaseId,
     leaseExpiresAtMs: Date.now() + SUBMIT_LEASE_MS,
   });
 
-  const context = { config, env, verified, wireBase64: toBase64(wireBytes), signature, messageHash, defer };
+  const context: SettleContext = { config, env, verified, wireBase64: toBase64(wireBytes), signature, ...call };
   if (!claim.claimed) return reconcile(context, claim.existing, leaseId);
-  return submitAndConfirm(context, { provisionFirst: verified.needsProvisioning });
+  return submitAndConfirm(context);
 }
 
 interface SettleContext {
@@ -83,87 +92,187 @@ interface SettleContext {
   verified: VerifiedExactPayment;
   wireBase64: string;
   signature: string;
-  messageHash: string;
-  /** Runs work after the response (waitUntil): bookkeeping that a later call could redo by itself. */
+  /** The caller's own X-Correlation-ID header (null when absent): the only key to hearing success twice. */
+  callerCorrelationId: string | null;
+  /** Runs work after the response (waitUntil). */
   defer: (work: Promise<unknown>) => void;
 }
 
-async function submitAndConfirm(ctx: SettleContext, options: { provisionFirst: boolean }): Promise<ExactSettlement> {
-  const { config, env, verified, signature } = ctx;
-  if (options.provisionFirst) {
-    const provisioned = await provisionVaultJustInTime(config, env, verified);
-    if (!provisioned.ok) return fail(ctx, provisioned);
+async function submitAndConfirm(ctx: SettleContext): Promise<ExactSettlement> {
+  if (ctx.verified.needsProvisioning) {
+    const provisioned = await provisionVaultJustInTime(ctx.config, ctx.env, ctx.verified);
+    if (!provisioned.ok) return failWithoutSignature(ctx, provisioned);
   }
-  let sent;
+  let sent: SendOutcome;
   try {
-    sent = await sendWithPreflight(config, ctx.wireBase64);
+    sent = await sendWithPreflight(ctx.config, ctx.wireBase64);
   } catch (error) {
-    // The request may or may not have reached the cluster: keep the row open; the next call reconciles.
-    if (isFacilitatorError(error)) return { ...rejection("settlement_upstream_error", error.message, { code: "FACILITATOR_UPSTREAM", payer: verified.payer }), signature };
+    // Dropped or unanswered: the cluster may have the transaction. Never a failure: pending, and a retry finds out.
+    if (isFacilitatorError(error)) return pending(ctx, { signatureKnownToCluster: true, cause: error.message });
     throw error;
   }
   if (sent.kind === "rejected") {
-    const refused = rejectionForTransactionError(sent.err, sent.logs, verified.transfer);
-    if (refused.reason !== "duplicate_settlement") return fail(ctx, refused);
-    // AlreadyProcessed: the very same transaction is on chain (sent by a concurrent call); confirm it.
+    if (sent.err === "AlreadyProcessed") return confirmAndReport(ctx); // the same transaction landed (a concurrent send)
+    if (sent.err === "BlockhashNotFound") return expiredUnlessLanded(ctx);
+    // Preflight refused it: the cluster never accepted it, so its signature stays with us.
+    return failWithoutSignature(ctx, rejectionForTransactionError(sent.err, sent.logs, ctx.verified.transfer));
   }
-  return confirmAndRecord(ctx, config.limits.settleConfirmTimeoutMs);
+  return confirmAndReport(ctx);
 }
 
-async function confirmAndRecord(ctx: SettleContext, budgetMs: number, alreadySettled = false): Promise<ExactSettlement> {
-  const { config, env, verified, signature, messageHash } = ctx;
-  const outcome = await confirmSignature(config, signature, budgetMs);
-  if (outcome.kind === "confirmed") {
-    // Off the response path: if this write is lost, the next call finds the signature confirmed and records it.
-    ctx.defer(updateSettlement(env.DB, messageHash, ["submitting", "pending"], { state: "confirmed", leaseExpiresAtMs: null }));
-    return settled(ctx, alreadySettled);
+/** Waits for confirmation within the settle budget. Once the cluster has the transaction, only success or pending. */
+async function confirmAndReport(ctx: SettleContext): Promise<ExactSettlement> {
+  let outcome;
+  try {
+    outcome = await confirmSignature(ctx.config, ctx.signature, ctx.config.limits.settleConfirmTimeoutMs);
+  } catch (error) {
+    if (isFacilitatorError(error)) return pending(ctx, { signatureKnownToCluster: true, cause: error.message });
+    throw error;
   }
-  if (outcome.kind === "failed") return fail(ctx, rejectionForTransactionError(outcome.err, [], verified.transfer));
-  // Sent but unconfirmed: the row says so (a later call reconciles from it rather than re-sending blindly).
-  await updateSettlement(env.DB, messageHash, ["submitting"], { state: "pending" });
+  if (outcome.kind === "confirmed") return reportConfirmed(ctx);
+  if (outcome.kind === "failed") return failedOnChain(ctx, outcome.err);
+  return pending(ctx, { signatureKnownToCluster: true });
+}
+
+/**
+ * A later call for a payment someone already claimed. It finds out with at most one status read and never waits
+ * on another caller's lease: report, confirm, re-send the same bytes (only with the lease), or answer pending.
+ */
+async function reconcile(ctx: SettleContext, row: SettlementRow, leaseId: string): Promise<ExactSettlement> {
+  if (row.successReportedAtMs !== null) return repeatOfReportedSuccess(ctx, row);
+  if (row.state === "confirmed") return reportConfirmed(ctx);
+  if (row.state === "failed") return storedFailure(ctx, row);
+
+  let status: SignatureStatus;
+  try {
+    status = await signatureStatus(ctx.config, ctx.signature);
+  } catch (error) {
+    if (isFacilitatorError(error)) return pending(ctx, { signatureKnownToCluster: row.state === "pending", cause: error.message });
+    throw error;
+  }
+  if (status.kind === "confirmed") return reportConfirmed(ctx);
+  if (status.kind === "failed") return failedOnChain(ctx, status.err);
+  if (status.kind === "processing") return confirmAndReport(ctx);
+
+  // Not seen by the cluster. Only the lease holder may (re)send; everyone else hears "pending" at once.
+  if (!(await takeOverLease(ctx.env.DB, ctx.verified.messageHash, leaseId, SUBMIT_LEASE_MS))) {
+    return pending(ctx, { signatureKnownToCluster: row.state === "pending" });
+  }
+  if (!(await isBlockhashStillValid(ctx.config, ctx.verified.tx.recentBlockhash))) return expiredUnlessLanded(ctx);
+  return submitAndConfirm(ctx);
+}
+
+/** The chain confirmed the payment: the first caller to record it hears success; the rest are duplicates. */
+async function reportConfirmed(ctx: SettleContext): Promise<ExactSettlement> {
+  const nowMs = Date.now();
+  let won: boolean;
+  try {
+    won = await claimSuccessReport(ctx.env.DB, ctx.verified.messageHash, ctx.callerCorrelationId, nowMs);
+  } catch (error) {
+    // The chain is the truth: the payment landed, so the seller hears success; the ledger catches up after.
+    log("error", "settlement_confirmed_write_failed", { signature: ctx.signature, error });
+    ctx.defer(retryConfirmedWrite(ctx, nowMs));
+    return settled(ctx, false);
+  }
+  if (won) {
+    if (ctx.verified.needsProvisioning) {
+      ctx.defer(confirmJitProvision(ctx.env.DB, ctx.verified.merchantWallet, ctx.verified.accepted.requirements.asset, nowMs));
+    }
+    return settled(ctx, false);
+  }
+  const row = await getSettlement(ctx.env.DB, ctx.verified.messageHash);
+  return row ? repeatOfReportedSuccess(ctx, row) : settled(ctx, false);
+}
+
+function repeatOfReportedSuccess(ctx: SettleContext, row: SettlementRow): ExactSettlement {
+  if (isSellerRetryOfReportedSuccess(row, ctx.callerCorrelationId, Date.now())) return settled(ctx, true);
   return {
-    ok: false,
-    pending: true,
-    payer: verified.payer,
-    signature,
-    reason: "settlement_pending",
-    message: `Transaction ${signature} was sent but is not confirmed yet; call /settle again with the same body to reconcile`,
+    ...rejection(
+      "duplicate_settlement",
+      `This payment was already settled (transaction ${row.signature}) and reported as paid once; a seller retrying its own call must resend the same X-Correlation-ID within maxTimeoutSeconds. Look it up with GET /settlements/${row.signature}`,
+    ),
+    payer: ctx.verified.payer,
+    signature: row.signature,
   };
 }
 
-/** A later call for a payment someone already claimed: report, confirm, or (only if provably unsent) re-send. */
-async function reconcile(ctx: SettleContext, row: SettlementRow, leaseId: string): Promise<ExactSettlement> {
-  const { config, env, messageHash } = ctx;
-  if (row.state === "confirmed") return settled(ctx, true);
-  if (row.state === "failed") {
-    return { ...rejection(row.errorReason ?? "settlement_failed", row.errorMessage ?? "This payment failed to settle", failureCode(row.errorReason)), payer: ctx.verified.payer, signature: row.signature };
+async function retryConfirmedWrite(ctx: SettleContext, nowMs: number): Promise<void> {
+  for (const delayMs of CONFIRMED_WRITE_RETRY_DELAYS_MS) {
+    await new Promise((resolve) => setTimeout(resolve, delayMs));
+    try {
+      await claimSuccessReport(ctx.env.DB, ctx.verified.messageHash, ctx.callerCorrelationId, nowMs);
+      return;
+    } catch (error) {
+      log("warn", "settlement_confirmed_write_retry_failed", { signature: ctx.signature, error });
+    }
   }
-  const status = await signatureStatus(config, ctx.signature);
-  if (status.kind === "confirmed") {
-    await updateSettlement(env.DB, messageHash, ["submitting", "pending"], { state: "confirmed", leaseExpiresAtMs: null });
-    return settled(ctx, true);
-  }
-  if (status.kind === "failed") return fail(ctx, rejectionForTransactionError(status.err, [], ctx.verified.transfer));
-  if (status.kind === "processing") return confirmAndRecord(ctx, config.limits.settleConfirmTimeoutMs, true);
-
-  // Not seen by the cluster. Only the lease holder may (re)send — and it can only send these same bytes.
-  if (!(await takeOverLease(env.DB, messageHash, leaseId, SUBMIT_LEASE_MS))) {
-    return confirmAndRecord(ctx, config.limits.settleConfirmTimeoutMs, true);
-  }
-  if (!(await isBlockhashStillValid(config, ctx.verified.tx.recentBlockhash))) {
-    return fail(ctx, rejection("blockhash_expired", "The payment was never confirmed and its blockhash has expired; retry build: rebuild and sign the payment again", { code: "BLOCKHASH_EXPIRED" }));
-  }
-  return submitAndConfirm(ctx, { provisionFirst: ctx.verified.needsProvisioning });
 }
 
-async function fail(ctx: SettleContext, refused: PaymentRejection): Promise<ExactSettlement> {
-  await updateSettlement(ctx.env.DB, ctx.messageHash, ["submitting", "pending"], {
+/**
+ * The blockhash is gone (or the cluster no longer knows it). A load-balanced RPC may lag, so look once more for
+ * the signature before calling the payment expired: a landed payment is a success, not a rebuild.
+ */
+async function expiredUnlessLanded(ctx: SettleContext): Promise<ExactSettlement> {
+  const status = await signatureStatus(ctx.config, ctx.signature).catch(() => null);
+  if (status?.kind === "confirmed") return reportConfirmed(ctx);
+  if (status?.kind === "failed") return failedOnChain(ctx, status.err);
+  if (status?.kind === "processing") return confirmAndReport(ctx);
+  if (status === null) return pending(ctx, { signatureKnownToCluster: false, cause: "the signature status could not be read" });
+  return failWithoutSignature(
+    ctx,
+    rejection("blockhash_expired", "The payment was never confirmed and its blockhash has expired; retry build: rebuild and sign the payment again", { code: "BLOCKHASH_EXPIRED" }),
+  );
+}
+
+async function pending(ctx: SettleContext, options: { signatureKnownToCluster: boolean; cause?: string }): Promise<PendingSettlement> {
+  if (options.signatureKnownToCluster) {
+    // Release the lease: the next call may re-send at once instead of waiting for it to run out.
+    await updateSettlement(ctx.env.DB, ctx.verified.messageHash, ["submitting", "pending"], { state: "pending", leaseExpiresAtMs: null }).catch((error: unknown) =>
+      log("warn", "settlement_pending_write_failed", { signature: ctx.signature, error }),
+    );
+  }
+  const what = options.signatureKnownToCluster ? `Transaction ${ctx.signature} was handed to the cluster` : "The payment is being settled by another call";
+  return {
+    ok: false,
+    pending: true,
+    payer: ctx.verified.payer,
+    ...(options.signatureKnownToCluster ? { signature: ctx.signature } : {}),
+    reason: "settlement_pending",
+    message: `${what} but is not confirmed yet${options.cause ? ` (${options.cause})` : ""}; call /settle again with the same body and X-Correlation-ID to find out`,
+  };
+}
+
+/** Executed and failed on chain: the fee was paid and the signature is public, so it is reported. */
+async function failedOnChain(ctx: SettleContext, err: unknown): Promise<ExactSettlement> {
+  const refused = rejectionForTransactionError(err, [], ctx.verified.transfer);
+  await recordFailure(ctx, refused);
+  return { ...refused, payer: ctx.verified.payer, signature: ctx.signature };
+}
+
+/**
+ * The cluster never accepted the transaction. An expired blockhash is final (the row says so); anything else
+ * (preflight refusal, a provisioning fault) gives the row back, so the same payment may be tried again later.
+ */
+async function failWithoutSignature(ctx: SettleContext, refused: PaymentRejection): Promise<ExactSettlement> {
+  if (refused.reason === "blockhash_expired") await recordFailure(ctx, refused);
+  else await releaseSettlement(ctx.env.DB, ctx.verified.messageHash);
+  return { ...refused, payer: ctx.verified.payer };
+}
+
+async function recordFailure(ctx: SettleContext, refused: PaymentRejection): Promise<void> {
+  await updateSettlement(ctx.env.DB, ctx.verified.messageHash, ["submitting", "pending"], {
     state: "failed",
     errorReason: refused.reason,
     errorMessage: refused.message,
     leaseExpiresAtMs: null,
   });
-  return { ...refused, payer: ctx.verified.payer, signature: ctx.signature };
+}
+
+function storedFailure(ctx: SettleContext, row: SettlementRow): ExactSettlement {
+  return {
+    ...rejection(row.errorReason ?? "settlement_failed", row.errorMessage ?? "This payment failed to settle", row.errorReason === "blockhash_expired" ? { code: "BLOCKHASH_EXPIRED" } : {}),
+    payer: ctx.verified.payer,
+  };
 }
 
 function settled(ctx: SettleContext, alreadySettled: boolean): SettledPayment {
@@ -178,8 +287,4 @@ function settled(ctx: SettleContext, alreadySettled: boolean): SettledPayment {
     asset: verified.accepted.requirements.asset,
     amount: verified.accepted.amount.toString(),
   };
-}
-
-function failureCode(reason: string | null): { code?: PaymentRejection["code"] } {
-  return reason === "blockhash_expired" ? { code: "BLOCKHASH_EXPIRED" } : {};
 }

@@ -14,12 +14,19 @@ import { vaultOf, vaultSolStorageOf, vaultTokenAccountOf } from "./vault-address
 import { simulatePayment } from "./simulate";
 import { isBlockhashStillValid } from "../../solana/blockhash";
 import { decodeSplitVault } from "../../programs/universal-settle/accounts";
+import { toHex } from "../../solana/bytes";
+import { getSettlement } from "../../store/settlements";
+import { minimumPaymentRaw } from "./minimum-amount";
+import { classifyVaultTokenAccount } from "./vault-token-account";
+import { resolveMerchantWallet } from "./vault-seller";
 
 /** A payment that passed every rule; settle signs exactly this transaction. */
 export interface VerifiedExactPayment {
   ok: true;
   accepted: AcceptedRequirements;
   tx: DecodedTransaction;
+  /** SHA-256 of the message bytes (hex): the settlement ledger's key. */
+  messageHash: string;
   transfer: PaymentTransfer;
   payer: Address;
   merchantWallet: Address;
@@ -42,7 +49,7 @@ export async function verifyExactPayment(
   config: Config,
   body: VerifySettleBody,
   accepted: AcceptedRequirements,
-  options: { simulate: boolean },
+  options: { simulate: boolean; /** /verify only: refuse a payment the ledger already settled (one key lookup). */ ledger?: D1Database },
 ): Promise<ExactVerification> {
   const { requirements, amount } = accepted;
   const programId = config.programs.universalSettle;
@@ -57,16 +64,23 @@ export async function verifyExactPayment(
         : `extra.feePayer ${String(advertisedFeePayer)} is not this facilitator's fee payer ${feePayer}`,
     );
   }
-  const merchantWallet = requirements.extra.merchantWallet;
-  if (typeof merchantWallet !== "string" || !isAddress(merchantWallet)) {
-    return rejection("invalid_exact_svm_payload_missing_merchant_wallet", "extra.merchantWallet (the seller's wallet) is required; enrich the 402 body with /payment-required/enrich");
-  }
-  const vault = await vaultOf(programId, address(merchantWallet));
+  if (!isAddress(requirements.payTo)) return rejection("invalid_exact_svm_payload_recipient_mismatch", `payTo ${requirements.payTo} is not an address`);
+  const seller = await resolveMerchantWallet(config, requirements.payTo, requirements.extra.merchantWallet);
+  if (!seller.ok) return seller;
+  const merchantWallet = seller.wallet;
+  const vault = await vaultOf(programId, merchantWallet);
   if (requirements.payTo !== vault) {
     return rejection("invalid_exact_svm_payload_recipient_mismatch", `payTo ${requirements.payTo} is not the UniversalSettle vault ${vault} of merchant ${merchantWallet}`);
   }
 
   const isNativeSol = requirements.asset === NATIVE_SOL_ALLOWLIST_ADDRESS;
+  const minimum = await minimumPaymentRaw(config, requirements.asset, isNativeSol);
+  if (amount < minimum) {
+    return rejection(
+      "invalid_exact_svm_payload_amount_below_minimum",
+      `amount ${amount} is below this facilitator's minimum of ${minimum} raw units for ${requirements.asset} (below the program's minimum fee the seller would receive nothing)`,
+    );
+  }
   const expected: ExpectedDestination = isNativeSol
     ? { kind: "sol", solStorage: await vaultSolStorageOf(programId, vault) }
     : { kind: "spl", mint: requirements.asset };
@@ -74,6 +88,7 @@ export async function verifyExactPayment(
   const decoded = decodeWireTransaction(body.paymentPayload.payload.transaction);
   if (!decoded.ok) return rejection("invalid_exact_svm_payload_transaction_could_not_be_decoded", decoded.message);
   const tx = decoded.tx;
+  const messageHash = toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", tx.messageBytes as Uint8Array<ArrayBuffer>)));
 
   const structural = checkExactTransaction(tx, {
     feePayer,
@@ -107,10 +122,20 @@ export async function verifyExactPayment(
   const toRead: Address[] = [];
   if (mintAddress && !knownMint) toRead.push(mintAddress);
   if (!provisioned) toRead.push(vault, destination, transfer.source);
-  const [accounts, simulation] = await Promise.all([
+  const [accounts, simulation, ledgerRow] = await Promise.all([
     toRead.length > 0 ? fetchAccounts(config, toRead) : Promise.resolve(new Map<Address, AccountSnapshot | null>()),
     options.simulate ? simulatePayment(config, tx, transfer) : Promise.resolve(null),
+    options.ledger ? getSettlement(options.ledger, messageHash) : Promise.resolve(undefined),
   ]);
+  if (ledgerRow && ledgerRow.state !== "failed") {
+    return rejection(
+      "duplicate_settlement",
+      ledgerRow.state === "confirmed"
+        ? `This payment was already settled (transaction ${ledgerRow.signature}); it cannot be used again`
+        : "This payment is already being settled; it cannot be used again",
+      { payer },
+    );
+  }
 
   let mint: MintInfo | null = knownMint;
   if (mintAddress && !mint) {
@@ -141,8 +166,20 @@ export async function verifyExactPayment(
       }
       rememberExists(vault);
     }
-    if (destinationAccount) rememberExists(destination);
-    needsProvisioning = !vaultAccount || (!isNativeSol && !destinationAccount);
+    let destinationReady = isNativeSol;
+    if (!isNativeSol && transfer.tokenProgram) {
+      const state = classifyVaultTokenAccount(destinationAccount, { tokenProgram: transfer.tokenProgram, mint: requirements.asset, owner: vault });
+      if (state === "squatted") {
+        return rejection(
+          "invalid_exact_svm_payload_vault_token_account_squatted",
+          `The vault token account address ${destination} holds an account that is not an initialized ${requirements.asset} token account of vault ${vault}; the payment cannot land there`,
+          { payer },
+        );
+      }
+      destinationReady = state === "ready";
+      if (destinationReady) rememberExists(destination);
+    }
+    needsProvisioning = !vaultAccount || !destinationReady;
     if (needsProvisioning) {
       // The payment cannot be simulated before the vault exists; check the buyer's funds from the account instead.
       const funds = checkSourceFunds(accounts.get(transfer.source) ?? null, transfer, amount);
@@ -151,12 +188,12 @@ export async function verifyExactPayment(
       // simulate, asks the cluster directly — a vault is never fronted for a payment that cannot land.
       const lifetime = simulation ? lifetimeRejection(simulation) : (await isBlockhashStillValid(config, tx.recentBlockhash)) ? null : BLOCKHASH_EXPIRED;
       if (lifetime) return { ...lifetime, payer };
-      return { ok: true, accepted, tx, transfer, payer, merchantWallet: address(merchantWallet), vault, destination, mint, needsProvisioning };
+      return { ok: true, accepted, tx, messageHash, transfer, payer, merchantWallet: address(merchantWallet), vault, destination, mint, needsProvisioning };
     }
   }
 
   if (simulation && !simulation.ok) return { ...simulation, payer };
-  return { ok: true, accepted, tx, transfer, payer, merchantWallet: address(merchantWallet), vault, destination, mint, needsProvisioning };
+  return { ok: true, accepted, tx, messageHash, transfer, payer, merchantWallet: address(merchantWallet), vault, destination, mint, needsProvisioning };
 }
 
 const BLOCKHASH_EXPIRED = rejection("blockhash_expired", "The transaction's blockhash has expired; retry build: rebuild and sign the payment again", { code: "BLOCKHASH_EXPIRED" });

@@ -1,0 +1,130 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { generateKeyPairSigner } from "@solana/kit";
+import { call, callWithEnv } from "./helpers";
+import { USDC, enrichedLine, fundedBuyer, signedPaymentBody } from "./payment-fixtures";
+import { signMessage } from "./seller-fixtures";
+
+/** Issue 8 item 5: smaller holes an anonymous caller or a misconfiguration could open. */
+const json = { "Content-Type": "application/json" };
+const deeplyNested = (levels: number) => "[".repeat(levels) + "]".repeat(levels);
+
+describe("JSON depth is bounded once, at parse time, for every route", () => {
+  it("a body nested 30,000 levels deep is a clean 400 on verify, settle, the builder and enrich (never a 500)", async () => {
+    const line = await enrichedLine(USDC, "100000");
+    const deepExtra = `{"x402Version":2,"paymentPayload":{"x402Version":2,"accepted":${JSON.stringify(line)},"payload":{"transaction":"AAAA"}},"paymentRequirements":{"extra":${deeplyNested(30_000)}}}`;
+    for (const path of ["/verify", "/settle"]) {
+      const answer = await call(path, { method: "POST", headers: { ...json, "CF-Connecting-IP": crypto.randomUUID() }, body: deepExtra });
+      expect(answer.status, path).toBe(400);
+      expect(answer.body.invalidMessage ?? answer.body.errorMessage).toContain("deeper than 32 levels");
+    }
+    const deepResource = `{"payer":"${line.extra.merchantWallet}","accepted":${JSON.stringify(line)},"resource":${deeplyNested(30_000)}}`;
+    const built = await call("/build-exact-payment-tx", { method: "POST", headers: { ...json, "CF-Connecting-IP": crypto.randomUUID() }, body: deepResource });
+    expect(built.status).toBe(400);
+    expect(built.body).toMatchObject({ code: "BAD_REQUEST", error: expect.stringContaining("deeper than 32 levels") });
+    const enrich = await call("/payment-required/enrich", { method: "POST", headers: json, body: `{"x402Version":2,"accepts":${deeplyNested(30_000)}}` });
+    expect(enrich.status).toBe(400);
+  });
+
+  it("ordinary nesting and brackets inside strings are not counted against the bound", async () => {
+    const buyer = await fundedBuyer(5_000_000);
+    const body = await signedPaymentBody(buyer, await enrichedLine(USDC, "100000"));
+    body.paymentPayload.resource = { url: "https://seller.example/a", description: "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[" };
+    expect((await call("/verify", { method: "POST", json: body, headers: { "CF-Connecting-IP": crypto.randomUUID() } })).status).toBe(200);
+  });
+});
+
+describe("scheme names are looked up by own keys only", () => {
+  it("constructor, __proto__ and toString are unknown schemes everywhere", async () => {
+    const wallet = (await generateKeyPairSigner()).address;
+    for (const scheme of ["constructor", "__proto__", "toString", "hasOwnProperty"]) {
+      const rail = await call(`/sellers/${wallet}/rails/${scheme}`);
+      expect(rail.status, scheme).toBe(400);
+      expect(rail.body.error).toContain("scheme");
+    }
+    const line = { ...(await enrichedLine(USDC, "100000")), scheme: "toString" };
+    const body = { x402Version: 2, paymentPayload: { x402Version: 2, accepted: line, payload: { transaction: "AAAA" } }, paymentRequirements: line };
+    for (const path of ["/verify", "/settle"]) {
+      const answer = await call(path, { method: "POST", json: body, headers: { "CF-Connecting-IP": crypto.randomUUID() } });
+      expect(answer.status, path).toBe(400);
+      expect(answer.text).not.toContain("function");
+      expect(answer.text).not.toContain("[native code]");
+    }
+  });
+});
+
+describe("configuration: a failed read of the D1 parameters never silently reverts to env values", () => {
+  it("keeps the last good parameters, and fails closed (503) when there are none", async () => {
+    // Real D1, but the parameters query of this wrapper reads a table of its own (so no other test sees the
+    // parameter) and can be switched to fail, which the local D1 cannot be made to do on demand.
+    const table = `parameters_${crypto.randomUUID().replaceAll("-", "")}`;
+    await env.DB.prepare(`CREATE TABLE ${table} (key text PRIMARY KEY NOT NULL, value text NOT NULL, updated_at_ms integer NOT NULL)`).run();
+    await env.DB.prepare(`INSERT INTO ${table} VALUES ('SVC_JIT_PROVISIONING_DAILY_CAP', '0', 0)`).run();
+    let failing = false;
+    const db = new Proxy(env.DB, {
+      get(target, property) {
+        if (property !== "prepare") return Reflect.get(target, property, target);
+        return (sql: string) => {
+          if (!/from "parameters"/i.test(sql)) return target.prepare(sql);
+          if (failing) throw new Error("D1_ERROR: injected read failure");
+          return target.prepare(sql.replace(/"parameters"/gi, `"${table}"`));
+        };
+      },
+    });
+    const health = () => callWithEnv({ DB: db }, "/health");
+    expect((await health()).body.justInTimeProvisioning.dailyCap).toBe(0);
+    failing = true;
+    const afterFailure = await health();
+    expect(afterFailure.status).toBe(200);
+    expect(afterFailure.body.justInTimeProvisioning.dailyCap).toBe(0); // not the env default of 25
+
+    const freshDb = new Proxy(env.DB, {
+      get(target, property) {
+        if (property !== "prepare") return Reflect.get(target, property, target);
+        return (sql: string) => {
+          if (/from "parameters"/i.test(sql)) throw new Error("D1_ERROR: injected read failure");
+          return target.prepare(sql);
+        };
+      },
+    });
+    const closed = await callWithEnv({ DB: freshDb }, "/health");
+    expect(closed.status).toBe(503);
+    expect(closed.body).toMatchObject({ code: "SERVICE_UNAVAILABLE" });
+  });
+});
+
+describe("wallet challenges", () => {
+  it("a challenge is valid only on the host that issued it", async () => {
+    const seller = await generateKeyPairSigner();
+    const issued = await call(`/sellers/${seller.address}/challenge?action=seller:register`);
+    const message: string = issued.body.message;
+    expect(message).toContain("domain: facilitator.test");
+    const elsewhere = await call(`http://other-host.test/api/v1/facilitator/sellers/${seller.address}/register`, {
+      method: "POST",
+      json: { message, signature: await signMessage(seller, message), asset: "USDC" },
+    });
+    expect(elsewhere.status).toBe(401);
+    expect(elsewhere.body.error).toContain("issued for facilitator.test");
+  });
+
+  it("a CHALLENGE_MAC_KEY shorter than 32 bytes disables challenges (503) instead of issuing guessable ones", async () => {
+    const seller = await generateKeyPairSigner();
+    const short = await callWithEnv({ CHALLENGE_MAC_KEY: "only-31-bytes-long-mac-key-0123" }, `/sellers/${seller.address}/challenge`);
+    expect(short.status).toBe(503);
+    expect(short.body.error).toContain("at least 32 bytes");
+    const enough = await callWithEnv({ CHALLENGE_MAC_KEY: "exactly-32-bytes-long-mac-key-01" }, `/sellers/${seller.address}/challenge`);
+    expect(enough.status).toBe(200);
+  });
+});
+
+describe("/health never shows the private RPC URL", () => {
+  it("shows only the origin unless SOLANA_WALLET_RPC_URL is set explicitly", async () => {
+    const rpc = new URL(env.SOLANA_RPC_URL as string);
+    const withToken = `${rpc.origin}/v2/abc123secrettoken?x-token=zz`;
+    const hidden = await callWithEnv({ SOLANA_RPC_URL: withToken }, "/health");
+    expect(hidden.body.solanaWalletRpcUrl.replace(/\/$/, "")).toBe(rpc.origin);
+    expect(JSON.stringify(hidden.body)).not.toContain("abc123secrettoken");
+    const chosen = await callWithEnv({ SOLANA_WALLET_RPC_URL: "https://wallets.example/rpc" }, "/health");
+    expect(chosen.body.solanaWalletRpcUrl).toBe("https://wallets.example/rpc");
+  });
+});

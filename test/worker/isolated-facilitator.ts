@@ -1,0 +1,42 @@
+import { expect } from "vitest";
+import { address } from "@solana/kit";
+import { callWithEnv } from "./helpers";
+import { labelledKeypair } from "../../scripts/lib/keypair";
+import { DEVNET, activatedSeller, chainRpc, fundedBuyer, signAsBuyer } from "./payment-fixtures";
+
+type Buyer = Awaited<ReturnType<typeof fundedBuyer>>;
+
+/**
+ * The Worker with a fee payer of its own (and any other bindings overridden), so that the fee payer's lamports
+ * move only by what one test makes the facilitator do, however many test files settle at the same time.
+ */
+export async function isolatedFacilitator(label: string, extraEnv: Record<string, unknown> = {}) {
+  const feePayer = labelledKeypair(`${label}/${crypto.randomUUID()}`);
+  await chainRpc("requestAirdrop", [feePayer.address, 5_000_000_000]);
+  const env: Record<string, unknown> = { FEE_PAYER_SECRET_KEY: feePayer.secretKeyBase58, ...extraEnv };
+  const post = (path: string, json: unknown, headers: Record<string, string> = {}) =>
+    callWithEnv(env, path, {
+      method: "POST",
+      body: JSON.stringify(json),
+      headers: { "Content-Type": "application/json", "CF-Connecting-IP": crypto.randomUUID(), ...headers },
+    });
+  const line = async (asset: string, amount: string, seller?: string) => {
+    const enriched = await post("/payment-required/enrich", {
+      x402Version: 2,
+      resource: { url: "https://seller.example/paid" },
+      accepts: [{ scheme: "exact", network: DEVNET, asset, amount, payTo: seller ?? (await activatedSeller(address(asset))), maxTimeoutSeconds: 60 }],
+    });
+    expect(enriched.status, JSON.stringify(enriched.body)).toBe(200);
+    return enriched.body.accepts[0] as Record<string, any>;
+  };
+  const signedBody = async (buyer: Buyer, accepted: Record<string, any>) => {
+    const built = await post("/build-exact-payment-tx", { payer: buyer.address, accepted });
+    expect(built.status, JSON.stringify(built.body)).toBe(200);
+    const body = built.body.verifyBodyTemplate;
+    body.paymentPayload.payload.transaction = await signAsBuyer(built.body.transaction, buyer);
+    return body;
+  };
+  /** Changes bindings for the calls that follow (e.g. point the RPC elsewhere, wrap D1). */
+  const setEnv = (overrides: Record<string, unknown>) => Object.assign(env, overrides);
+  return { feePayer: address(feePayer.address), post, line, signedBody, setEnv };
+}
