@@ -15,7 +15,9 @@ async function insertResources(count: number, pathOf: (i: number) => string): Pr
     `INSERT INTO providers (wallet_pubkey, settlement_mode, split_vault_pda, service_url, listing_opt_in, registration_verified_at_ms, updated_at_ms)
      VALUES (?, 'native_sol', ?, ?, 1, 1, 1)`,
   )
-    .bind(wallet, wallet, sellerOrigin())
+    // A service origin where nothing listens: the job's manifest harvest finds nothing (and cannot pick up a
+    // manifest another test file set on the shared loopback seller); the resources themselves are on that seller.
+    .bind(wallet, wallet, "http://127.0.0.1:9")
     .run();
   const statements: D1PreparedStatement[] = [];
   for (let i = 0; i < count; i++) {
@@ -64,7 +66,7 @@ describe("probe cron", () => {
     await env.DB.prepare("UPDATE resources SET last_probe_at_ms = 4102444800000").run(); // only the new rows are due
     const wallet = await insertResources(modes.length, (i) => `/bad-${tag}-${modes[i]}`);
     const started = Date.now();
-    const summary = await runProbeJob(await config(BATCH), workerEnv);
+    const summary = await runProbeJob(await config(modes.length), workerEnv);
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(summary).toMatchObject({ probed: 4, passed: 1, failed: 3 });
     const rows = await env.DB.prepare("SELECT resource_url AS url, last_probe_ok AS ok, last_probe_error AS error FROM resources WHERE wallet_pubkey = ? ORDER BY id")
