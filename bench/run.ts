@@ -25,6 +25,7 @@ const BENCH_VARS = { SVC_RATE_LIMITS_ENABLED: "false" };
 import { randomKeypair } from "../scripts/lib/keypair";
 import { CLUSTERS } from "../src/config/networks";
 import { fundFromFaucet, tokenAccountBalance } from "../demo/chain-rpc";
+import { activateSellerVault } from "../demo/activate-seller";
 import { fmt, formatTable, mean, median, percentile, runPhase, type PhaseResult } from "./measure";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -81,8 +82,11 @@ async function main(): Promise<void> {
   let api = `${worker.directUrl ?? worker.url}/api/v1/facilitator`;
   log(`our facilitator (Worker in workerd, started by wrangler): ${api}${worker.directUrl ? ` (direct); via wrangler's dev proxy: ${viaProxyApi}` : ""}`);
 
-  // One seller vault for both sides: enrich through our Worker; the reference is told its own fee payer.
-  const seller = randomKeypair();
+  // One seller vault for both sides, activated by the seller (a 0.25 USDC payment is below the just-in-time
+  // provisioning minimum); enrich through our Worker; the reference is told its own fee payer.
+  const seller = await createKeyPairSignerFromPrivateKeyBytes(crypto.getRandomValues(new Uint8Array(32)));
+  await fundFromFaucet(chainUrl, seller.address, 1_000_000_000);
+  await activateSellerVault({ facilitatorApi: api, rpcUrl: chainUrl, seller, asset: "USDC" });
   const ourLine = await enrichLine(api, seller.address);
   const refLine: PaymentRequirements = { ...ourLine, extra: { ...ourLine.extra, feePayer: refFeePayer.address } };
 
@@ -108,8 +112,7 @@ async function main(): Promise<void> {
     settle: async (p: PaymentPayload) => outcome(await reference.settle(p, refLine)),
   };
 
-  // Warm-up (not measured): our first settle provisions the vault and its token account just in time, which
-  // the reference needs (it simulates a transfer into the vault's existing token account).
+  // Warm-up (not measured): isolates, caches and both fee payers' first transactions.
   const warmOurs = await makeOurs(WARMUP_PAYMENTS);
   const warmRefs = await makeRefs(WARMUP_PAYMENTS);
   await mustSucceed("warm-up settle (ours)", await runPhase(warmOurs.slice(0, 1), 1, ours(api).settle));

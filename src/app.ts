@@ -11,6 +11,7 @@ import { paymentRoutes } from "./http/routes/payments";
 import { mountStaticRoutes } from "./http/routes/static";
 import { mountResourceIndex } from "./http/routes/resource-index";
 import { exactBuilderRoutes } from "./http/routes/exact-builders";
+import { escrowBuilderRoutes } from "./http/routes/escrow-builders";
 import { sellerRoutes } from "./http/routes/sellers";
 import { directoryRoutes } from "./http/routes/directory";
 import { resourceRoutes } from "./http/routes/resources";
@@ -20,7 +21,7 @@ import { settlementRoutes } from "./http/routes/settlements";
 export function buildApp(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const endpoints = () => routes;
-  const routes: RouteDef[] = [...discoveryRoutes(endpoints), ...paymentRoutes(), ...settlementRoutes(), ...exactBuilderRoutes(), ...sellerRoutes(), ...directoryRoutes(), ...resourceRoutes()];
+  const routes: RouteDef[] = [...discoveryRoutes(endpoints), ...paymentRoutes(), ...settlementRoutes(), ...exactBuilderRoutes(), ...escrowBuilderRoutes(), ...sellerRoutes(), ...directoryRoutes(), ...resourceRoutes()];
 
   app.use("*", correlationId, standardHeaders, loadConfigMiddleware, requestBodyLimit);
   mountStaticRoutes(app, endpoints);

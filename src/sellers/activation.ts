@@ -2,6 +2,7 @@ import type { Address } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import type { Config } from "../config/load-config";
 import { badRequest } from "../errors/catalogue";
+import { classifyVaultTokenAccount } from "../schemes/exact/vault-token-account";
 import { fetchAccounts } from "../solana/accounts";
 import { parseMint } from "../solana/mint";
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../solana/token-programs";
@@ -37,6 +38,9 @@ export async function readActivation(config: Config, wallet: Address, asset: Sel
   const mint = mintAccount === null ? null : parseMint(mintAccount);
   if (mint === null) throw badRequest(`asset: ${asset.mint} is not an initialized SPL Token or Token-2022 mint on this network`);
   const ata = mint.tokenProgram === TOKEN_2022_PROGRAM_ADDRESS ? candidates[1]! : candidates[0]!;
-  if (!accounts.get(ata)) return { vaultPda: exact.vaultPda, missing: `the vault's ${asset.label} token account ${ata} does not exist on chain yet` };
+  // Lamports sent to the address do not make it a token account: only an initialized account of the vault counts.
+  if (classifyVaultTokenAccount(accounts.get(ata), { tokenProgram: mint.tokenProgram, mint: asset.mint, owner: exact.vaultPda }) !== "ready") {
+    return { vaultPda: exact.vaultPda, missing: `the vault's ${asset.label} token account ${ata} does not exist on chain yet` };
+  }
   return { vaultPda: exact.vaultPda, missing: null };
 }

@@ -1,31 +1,27 @@
 /**
- * SLA-Escrow instructions (ABI: sla-escrow.md, "Instructions" and "Account lists"): data codecs
- * (encoders for building; decoders and `parseFundPayment*` so the verifier can recognise a payment)
- * and kit Instruction builders with the documented account order and roles.
+ * SLA-Escrow instructions (ABI: sla-escrow.md, "Instructions" and "Account lists"), described ONCE
+ * as data in `SLA_ESCROW_INSTRUCTIONS`: discriminator, body fields (kit codecs) and the ordered
+ * account slots (name = the builder input key, role, or a fixed address) per variant (SOL / SPL).
+ * The data codecs, the kit Instruction builders and the verifier's `parseFundPayment*` are all
+ * derived from that table, the way Codama-generated `@solana-program/*` clients are regular.
  *
  * Builders are synchronous and take every address explicitly; derive PDAs with ./pda.ts first.
  * Codecs check bytes, not policy: TTL bounds, seller_bps ≤ 10,000 and similar rules are exported as
  * constants for the verifier and builders in `schemes/` to enforce.
  */
 import {
-  getAddressDecoder,
-  getAddressEncoder,
-  getI64Decoder,
-  getI64Encoder,
-  getStructDecoder,
-  getStructEncoder,
-  getU16Decoder,
-  getU16Encoder,
-  getU64Decoder,
-  getU64Encoder,
-  getU8Decoder,
-  getU8Encoder,
-  getUnitDecoder,
-  getUnitEncoder,
-  padRightDecoder,
-  padRightEncoder,
+  combineCodec,
+  getAddressCodec,
+  getI64Codec,
+  getStructCodec,
+  getU16Codec,
+  getU64Codec,
+  getU8Codec,
+  getUnitCodec,
+  padRightCodec,
   type AccountMeta,
   type Address,
+  type FixedSizeCodec,
   type FixedSizeDecoder,
   type FixedSizeEncoder,
   type Instruction,
@@ -40,6 +36,7 @@ import {
   type DiscriminatedCodecs,
 } from "../discriminated-codec";
 import {
+  addressOf,
   readonlyAccount,
   signerAccount,
   writableAccount,
@@ -89,25 +86,8 @@ export const MUTUAL_ACTION = {
   EXTEND_TTL: 2,
 } as const;
 
-function instructionDataCodecs<T>(
-  name: string,
-  discriminator: number,
-  bodyEncoder: FixedSizeEncoder<T>,
-  bodyDecoder: FixedSizeDecoder<T>,
-): DiscriminatedCodecs<T> {
-  return getDiscriminatedCodecs(
-    `${name} instruction data`,
-    discriminator,
-    INSTRUCTION_DISCRIMINATOR_PREFIX_SIZE_BYTES,
-    bodyEncoder,
-    bodyDecoder,
-  );
-}
-
 // ===================================================================================================
-// Data codecs
-
-// --- FundPayment (0): seller ‖ mint ‖ oracle_authority ‖ payment_uid ‖ sla_hash ‖ amount u64 ‖ ttl i64
+// Data shapes (the TypeScript view of each body; the byte layout is the field list in the table)
 
 export interface FundPaymentInstructionData {
   seller: Address;
@@ -123,45 +103,6 @@ export interface FundPaymentInstructionData {
   ttlSeconds: bigint;
 }
 
-const fundPaymentBodyFields = {
-  encoder: [
-    ["seller", getAddressEncoder()],
-    ["mint", getAddressEncoder()],
-    ["oracleAuthority", getAddressEncoder()],
-    ["paymentUid", getBytes32Encoder()],
-    ["slaHash", getBytes32Encoder()],
-    ["amount", getU64Encoder()],
-    ["ttlSeconds", getI64Encoder()],
-  ],
-  decoder: [
-    ["seller", getAddressDecoder()],
-    ["mint", getAddressDecoder()],
-    ["oracleAuthority", getAddressDecoder()],
-    ["paymentUid", getBytes32Decoder()],
-    ["slaHash", getBytes32Decoder()],
-    ["amount", getU64Decoder()],
-    ["ttlSeconds", getI64Decoder()],
-  ],
-} as const;
-
-const fundPayment = instructionDataCodecs<FundPaymentInstructionData>(
-  "FundPayment",
-  SLA_ESCROW_INSTRUCTION.FUND_PAYMENT,
-  getStructEncoder(fundPaymentBodyFields.encoder),
-  getStructDecoder(fundPaymentBodyFields.decoder),
-);
-export function getFundPaymentInstructionDataEncoder(): FixedSizeEncoder<FundPaymentInstructionData> {
-  return fundPayment.encoder;
-}
-export function getFundPaymentInstructionDataDecoder(): FixedSizeDecoder<FundPaymentInstructionData> {
-  return fundPayment.decoder;
-}
-export const decodeFundPaymentInstructionData: (
-  data: ReadonlyUint8Array,
-) => FundPaymentInstructionData | null = fundPayment.safeDecode;
-
-// --- FundPaymentV2 (8): FundPayment body ‖ 4 × i64 ‖ min_oracle_tip u64
-
 export interface FundPaymentV2InstructionData extends FundPaymentInstructionData {
   /** Passed through as given; the ABI does not say which value means "use the Config default". */
   closureDelayOverrideSeconds: bigint;
@@ -172,135 +113,13 @@ export interface FundPaymentV2InstructionData extends FundPaymentInstructionData
   minOracleTip: bigint;
 }
 
-const fundPaymentV2 = instructionDataCodecs<FundPaymentV2InstructionData>(
-  "FundPaymentV2",
-  SLA_ESCROW_INSTRUCTION.FUND_PAYMENT_V2,
-  getStructEncoder([
-    ...fundPaymentBodyFields.encoder,
-    ["closureDelayOverrideSeconds", getI64Encoder()],
-    ["refundCooldownOverrideSeconds", getI64Encoder()],
-    ["deliveryCutoffOverrideSeconds", getI64Encoder()],
-    ["arbitrationWindowSeconds", getI64Encoder()],
-    ["minOracleTip", getU64Encoder()],
-  ]),
-  getStructDecoder([
-    ...fundPaymentBodyFields.decoder,
-    ["closureDelayOverrideSeconds", getI64Decoder()],
-    ["refundCooldownOverrideSeconds", getI64Decoder()],
-    ["deliveryCutoffOverrideSeconds", getI64Decoder()],
-    ["arbitrationWindowSeconds", getI64Decoder()],
-    ["minOracleTip", getU64Decoder()],
-  ]),
-);
-export function getFundPaymentV2InstructionDataEncoder(): FixedSizeEncoder<FundPaymentV2InstructionData> {
-  return fundPaymentV2.encoder;
-}
-export function getFundPaymentV2InstructionDataDecoder(): FixedSizeDecoder<FundPaymentV2InstructionData> {
-  return fundPaymentV2.decoder;
-}
-export const decodeFundPaymentV2InstructionData: (
-  data: ReadonlyUint8Array,
-) => FundPaymentV2InstructionData | null = fundPaymentV2.safeDecode;
-
-// --- ReleasePayment (1), RefundPayment (2), ClosePayment (3): no body
-
-const releasePayment = instructionDataCodecs<void>(
-  "ReleasePayment",
-  SLA_ESCROW_INSTRUCTION.RELEASE_PAYMENT,
-  getUnitEncoder(),
-  getUnitDecoder(),
-);
-const refundPayment = instructionDataCodecs<void>(
-  "RefundPayment",
-  SLA_ESCROW_INSTRUCTION.REFUND_PAYMENT,
-  getUnitEncoder(),
-  getUnitDecoder(),
-);
-const closePayment = instructionDataCodecs<void>(
-  "ClosePayment",
-  SLA_ESCROW_INSTRUCTION.CLOSE_PAYMENT,
-  getUnitEncoder(),
-  getUnitDecoder(),
-);
-export function getReleasePaymentInstructionDataEncoder(): FixedSizeEncoder<void> {
-  return releasePayment.encoder;
-}
-export function getReleasePaymentInstructionDataDecoder(): FixedSizeDecoder<void> {
-  return releasePayment.decoder;
-}
-export function getRefundPaymentInstructionDataEncoder(): FixedSizeEncoder<void> {
-  return refundPayment.encoder;
-}
-export function getRefundPaymentInstructionDataDecoder(): FixedSizeDecoder<void> {
-  return refundPayment.decoder;
-}
-export function getClosePaymentInstructionDataEncoder(): FixedSizeEncoder<void> {
-  return closePayment.encoder;
-}
-export function getClosePaymentInstructionDataDecoder(): FixedSizeDecoder<void> {
-  return closePayment.decoder;
-}
-
-// --- ExtendPaymentTTL (4): additional_seconds i64
-
 export interface ExtendPaymentTtlInstructionData {
   additionalSeconds: bigint;
 }
 
-const extendPaymentTtl = instructionDataCodecs<ExtendPaymentTtlInstructionData>(
-  "ExtendPaymentTTL",
-  SLA_ESCROW_INSTRUCTION.EXTEND_PAYMENT_TTL,
-  getStructEncoder([["additionalSeconds", getI64Encoder()]]),
-  getStructDecoder([["additionalSeconds", getI64Decoder()]]),
-);
-export function getExtendPaymentTtlInstructionDataEncoder(): FixedSizeEncoder<ExtendPaymentTtlInstructionData> {
-  return extendPaymentTtl.encoder;
-}
-export function getExtendPaymentTtlInstructionDataDecoder(): FixedSizeDecoder<ExtendPaymentTtlInstructionData> {
-  return extendPaymentTtl.decoder;
-}
-export const decodeExtendPaymentTtlInstructionData: (
-  data: ReadonlyUint8Array,
-) => ExtendPaymentTtlInstructionData | null = extendPaymentTtl.safeDecode;
-
-// --- SubmitDelivery (5), ApproveDelivery (7): delivery_hash 32
-
 export interface DeliveryHashInstructionData {
   deliveryHash: ReadonlyUint8Array;
 }
-
-const submitDelivery = instructionDataCodecs<DeliveryHashInstructionData>(
-  "SubmitDelivery",
-  SLA_ESCROW_INSTRUCTION.SUBMIT_DELIVERY,
-  getStructEncoder([["deliveryHash", getBytes32Encoder()]]),
-  getStructDecoder([["deliveryHash", getBytes32Decoder()]]),
-);
-const approveDelivery = instructionDataCodecs<DeliveryHashInstructionData>(
-  "ApproveDelivery",
-  SLA_ESCROW_INSTRUCTION.APPROVE_DELIVERY,
-  getStructEncoder([["deliveryHash", getBytes32Encoder()]]),
-  getStructDecoder([["deliveryHash", getBytes32Decoder()]]),
-);
-export function getSubmitDeliveryInstructionDataEncoder(): FixedSizeEncoder<DeliveryHashInstructionData> {
-  return submitDelivery.encoder;
-}
-export function getSubmitDeliveryInstructionDataDecoder(): FixedSizeDecoder<DeliveryHashInstructionData> {
-  return submitDelivery.decoder;
-}
-export const decodeSubmitDeliveryInstructionData: (
-  data: ReadonlyUint8Array,
-) => DeliveryHashInstructionData | null = submitDelivery.safeDecode;
-export function getApproveDeliveryInstructionDataEncoder(): FixedSizeEncoder<DeliveryHashInstructionData> {
-  return approveDelivery.encoder;
-}
-export function getApproveDeliveryInstructionDataDecoder(): FixedSizeDecoder<DeliveryHashInstructionData> {
-  return approveDelivery.decoder;
-}
-export const decodeApproveDeliveryInstructionData: (
-  data: ReadonlyUint8Array,
-) => DeliveryHashInstructionData | null = approveDelivery.safeDecode;
-
-// --- ConfirmOracle (6): delivery_hash 32 ‖ resolution_hash 32 ‖ reason u16 ‖ state u8 ‖ 5 pad
 
 export interface ConfirmOracleInstructionData {
   deliveryHash: ReadonlyUint8Array;
@@ -309,34 +128,6 @@ export interface ConfirmOracleInstructionData {
   /** See RESOLUTION_STATE (1 approved, 2 rejected). */
   state: number;
 }
-
-const confirmOracle = instructionDataCodecs<ConfirmOracleInstructionData>(
-  "ConfirmOracle",
-  SLA_ESCROW_INSTRUCTION.CONFIRM_ORACLE,
-  getStructEncoder([
-    ["deliveryHash", getBytes32Encoder()],
-    ["resolutionHash", getBytes32Encoder()],
-    ["reason", getU16Encoder()],
-    ["state", padRightEncoder(getU8Encoder(), 5)],
-  ]),
-  getStructDecoder([
-    ["deliveryHash", getBytes32Decoder()],
-    ["resolutionHash", getBytes32Decoder()],
-    ["reason", getU16Decoder()],
-    ["state", padRightDecoder(getU8Decoder(), 5)],
-  ]),
-);
-export function getConfirmOracleInstructionDataEncoder(): FixedSizeEncoder<ConfirmOracleInstructionData> {
-  return confirmOracle.encoder;
-}
-export function getConfirmOracleInstructionDataDecoder(): FixedSizeDecoder<ConfirmOracleInstructionData> {
-  return confirmOracle.decoder;
-}
-export const decodeConfirmOracleInstructionData: (
-  data: ReadonlyUint8Array,
-) => ConfirmOracleInstructionData | null = confirmOracle.safeDecode;
-
-// --- ProposeMutualAction (9), AcceptMutualAction (10): action u8 ‖ 7 pad ‖ value i64 ‖ pubkey 32
 
 export interface MutualActionInstructionData {
   /** See MUTUAL_ACTION. */
@@ -347,70 +138,9 @@ export interface MutualActionInstructionData {
   pubkey: Address;
 }
 
-const mutualActionBodyEncoder = getStructEncoder([
-  ["action", padRightEncoder(getU8Encoder(), 7)],
-  ["value", getI64Encoder()],
-  ["pubkey", getAddressEncoder()],
-]);
-const mutualActionBodyDecoder = getStructDecoder([
-  ["action", padRightDecoder(getU8Decoder(), 7)],
-  ["value", getI64Decoder()],
-  ["pubkey", getAddressDecoder()],
-]);
-const proposeMutualAction = instructionDataCodecs<MutualActionInstructionData>(
-  "ProposeMutualAction",
-  SLA_ESCROW_INSTRUCTION.PROPOSE_MUTUAL_ACTION,
-  mutualActionBodyEncoder,
-  mutualActionBodyDecoder,
-);
-const acceptMutualAction = instructionDataCodecs<MutualActionInstructionData>(
-  "AcceptMutualAction",
-  SLA_ESCROW_INSTRUCTION.ACCEPT_MUTUAL_ACTION,
-  mutualActionBodyEncoder,
-  mutualActionBodyDecoder,
-);
-export function getProposeMutualActionInstructionDataEncoder(): FixedSizeEncoder<MutualActionInstructionData> {
-  return proposeMutualAction.encoder;
-}
-export function getProposeMutualActionInstructionDataDecoder(): FixedSizeDecoder<MutualActionInstructionData> {
-  return proposeMutualAction.decoder;
-}
-export const decodeProposeMutualActionInstructionData: (
-  data: ReadonlyUint8Array,
-) => MutualActionInstructionData | null = proposeMutualAction.safeDecode;
-export function getAcceptMutualActionInstructionDataEncoder(): FixedSizeEncoder<MutualActionInstructionData> {
-  return acceptMutualAction.encoder;
-}
-export function getAcceptMutualActionInstructionDataDecoder(): FixedSizeDecoder<MutualActionInstructionData> {
-  return acceptMutualAction.decoder;
-}
-export const decodeAcceptMutualActionInstructionData: (
-  data: ReadonlyUint8Array,
-) => MutualActionInstructionData | null = acceptMutualAction.safeDecode;
-
-// --- DisputePayment (11): dispute_reason_hash 32
-
 export interface DisputePaymentInstructionData {
   disputeReasonHash: ReadonlyUint8Array;
 }
-
-const disputePayment = instructionDataCodecs<DisputePaymentInstructionData>(
-  "DisputePayment",
-  SLA_ESCROW_INSTRUCTION.DISPUTE_PAYMENT,
-  getStructEncoder([["disputeReasonHash", getBytes32Encoder()]]),
-  getStructDecoder([["disputeReasonHash", getBytes32Decoder()]]),
-);
-export function getDisputePaymentInstructionDataEncoder(): FixedSizeEncoder<DisputePaymentInstructionData> {
-  return disputePayment.encoder;
-}
-export function getDisputePaymentInstructionDataDecoder(): FixedSizeDecoder<DisputePaymentInstructionData> {
-  return disputePayment.decoder;
-}
-export const decodeDisputePaymentInstructionData: (
-  data: ReadonlyUint8Array,
-) => DisputePaymentInstructionData | null = disputePayment.safeDecode;
-
-// --- ResolveWithSplit (12): seller_bps u16 ‖ reason u16 ‖ 4 pad ‖ resolution_hash 32 ‖ expected_delivery_hash 32
 
 export interface ResolveWithSplitInstructionData {
   /** Share of the payment to the seller, ≤ MAX_SELLER_SPLIT_BPS; the rest goes back to the buyer. */
@@ -420,34 +150,329 @@ export interface ResolveWithSplitInstructionData {
   expectedDeliveryHash: ReadonlyUint8Array;
 }
 
-const resolveWithSplit = instructionDataCodecs<ResolveWithSplitInstructionData>(
-  "ResolveWithSplit",
-  SLA_ESCROW_INSTRUCTION.RESOLVE_WITH_SPLIT,
-  getStructEncoder([
-    ["sellerBps", getU16Encoder()],
-    ["reason", padRightEncoder(getU16Encoder(), 4)],
-    ["resolutionHash", getBytes32Encoder()],
-    ["expectedDeliveryHash", getBytes32Encoder()],
-  ]),
-  getStructDecoder([
-    ["sellerBps", getU16Decoder()],
-    ["reason", padRightDecoder(getU16Decoder(), 4)],
-    ["resolutionHash", getBytes32Decoder()],
-    ["expectedDeliveryHash", getBytes32Decoder()],
-  ]),
-);
-export function getResolveWithSplitInstructionDataEncoder(): FixedSizeEncoder<ResolveWithSplitInstructionData> {
-  return resolveWithSplit.encoder;
-}
-export function getResolveWithSplitInstructionDataDecoder(): FixedSizeDecoder<ResolveWithSplitInstructionData> {
-  return resolveWithSplit.decoder;
-}
-export const decodeResolveWithSplitInstructionData: (
-  data: ReadonlyUint8Array,
-) => ResolveWithSplitInstructionData | null = resolveWithSplit.safeDecode;
+// ===================================================================================================
+// The table
+
+/** s = signer, sw = writable signer, w = writable, r = read-only. */
+type Role = "s" | "sw" | "w" | "r";
+/** [input key, role] or [name, role, fixed address]. A key may repeat (ResolveWithSplit's buyer). */
+type AccountSlot = readonly [name: string, role: Role] | readonly [name: string, role: Role, fixed: Address];
+type AccountLayouts = { readonly [variant: string]: readonly AccountSlot[] };
+
+const bytes32 = combineCodec(getBytes32Encoder(), getBytes32Decoder());
+const SYSTEM = ["systemProgram", "r", SYSTEM_PROGRAM_ADDRESS] as const;
+const SOL_MINT = ["mint", "r", NATIVE_SOL_ESCROW_MINT] as const;
+
+const FUND_PAYMENT_FIELDS = [
+  ["seller", getAddressCodec()],
+  ["mint", getAddressCodec()],
+  ["oracleAuthority", getAddressCodec()],
+  ["paymentUid", bytes32],
+  ["slaHash", bytes32],
+  ["amount", getU64Codec()],
+  ["ttlSeconds", getI64Codec()],
+] as const;
+const DELIVERY_HASH_FIELDS = [["deliveryHash", bytes32]] as const;
+const MUTUAL_ACTION_FIELDS = [
+  ["action", padRightCodec(getU8Codec(), 7)],
+  ["value", getI64Codec()],
+  ["pubkey", getAddressCodec()],
+] as const;
+
+/** The PDAs every payment instruction names after its signer. */
+const PAYMENT_HEAD = <const S extends string, const SR extends Role, const ER extends Role>(
+  signer: S,
+  signerRole: SR,
+  escrowRole: ER,
+) =>
+  [[signer, signerRole], ["bank", "r"], ["config", "r"], ["escrow", escrowRole], ["payment", "w"]] as const;
+
+const FUND_PAYMENT_ACCOUNTS = {
+  sol: [...PAYMENT_HEAD("buyer", "sw", "w"), SOL_MINT, ["solStorage", "w"], SYSTEM],
+  spl: [
+    ...PAYMENT_HEAD("buyer", "sw", "w"),
+    ["mint", "r"],
+    ["escrowAta", "w"],
+    ["buyerAta", "w"],
+    ["tokenProgram", "r"],
+    SYSTEM,
+  ],
+} as const;
+const FUND_PAYMENT_V2_ACCOUNTS = {
+  sol: [...FUND_PAYMENT_ACCOUNTS.sol, ["paymentExt", "w"]],
+  spl: [...FUND_PAYMENT_ACCOUNTS.spl, ["paymentExt", "w"]],
+} as const;
+/**
+ * Release/Refund: NOT IN THE ABI; chosen for the local stand-in program (the only place this order is
+ * defined). `recipient` is the seller (Release) or the buyer (Refund); `keeper` triggers the payout.
+ */
+const PAYOUT_ACCOUNTS = {
+  sol: [...PAYMENT_HEAD("keeper", "sw", "w"), SOL_MINT, ["solStorage", "w"], ["recipient", "w"], SYSTEM],
+  spl: [
+    ...PAYMENT_HEAD("keeper", "sw", "w"),
+    ["mint", "r"],
+    ["escrowAta", "w"],
+    ["recipientAta", "w"],
+    ["tokenProgram", "r"],
+  ],
+} as const;
+/** ExtendPaymentTTL's list is NOT IN THE ABI: the SubmitDelivery shape with the buyer signing (stand-in). */
+const partyAccounts = <const P extends string>(party: P) => ({ only: PAYMENT_HEAD(party, "sw", "r") }) as const;
+const paymentExtPartyAccounts = <const P extends string>(party: P) =>
+  ({ only: [...PAYMENT_HEAD(party, "sw", "r"), ["paymentExt", "w"]] }) as const;
+
+/** The buyer appears twice in ResolveWithSplit on purpose (rent recipient); the message merges the roles. */
+const RESOLVE_WITH_SPLIT_ACCOUNTS = {
+  sol: [
+    ...PAYMENT_HEAD("adjudicator", "sw", "w"),
+    SOL_MINT,
+    ["solStorage", "w"],
+    ["seller", "w"],
+    ["buyer", "w"],
+    SYSTEM,
+    ["paymentExt", "w"],
+    ["buyer", "w"],
+  ],
+  spl: [
+    ...PAYMENT_HEAD("adjudicator", "sw", "w"),
+    ["mint", "r"],
+    ["escrowAta", "w"],
+    ["sellerAta", "w"],
+    ["seller", "r"],
+    ["buyerAta", "w"],
+    ["buyer", "r"],
+    ["tokenProgram", "r"],
+    ["associatedTokenProgram", "r", ASSOCIATED_TOKEN_PROGRAM_ADDRESS],
+    SYSTEM,
+    ["paymentExt", "w"],
+    ["buyer", "w"],
+    ["adjudicatorAta", "w"],
+  ],
+} as const;
+
+/** Every instruction, once: name, discriminator, body codec, account layouts per variant. */
+const SLA_ESCROW_INSTRUCTIONS = {
+  fundPayment: spec("FundPayment", 0, getStructCodec(FUND_PAYMENT_FIELDS), FUND_PAYMENT_ACCOUNTS),
+  releasePayment: spec("ReleasePayment", 1, getUnitCodec(), PAYOUT_ACCOUNTS),
+  refundPayment: spec("RefundPayment", 2, getUnitCodec(), PAYOUT_ACCOUNTS),
+  closePayment: spec("ClosePayment", 3, getUnitCodec(), {
+    only: [
+      ["caller", "s"],
+      ["buyer", "w"],
+      ["bank", "r"],
+      ["config", "r"],
+      ["escrow", "w"],
+      ["payment", "w"],
+      SYSTEM,
+    ],
+  }),
+  extendPaymentTtl: spec(
+    "ExtendPaymentTTL",
+    4,
+    getStructCodec([["additionalSeconds", getI64Codec()]]),
+    partyAccounts("buyer"),
+  ),
+  submitDelivery: spec("SubmitDelivery", 5, getStructCodec(DELIVERY_HASH_FIELDS), partyAccounts("seller")),
+  confirmOracle: spec(
+    "ConfirmOracle",
+    6,
+    getStructCodec([
+      ["deliveryHash", bytes32],
+      ["resolutionHash", bytes32],
+      ["reason", getU16Codec()],
+      ["state", padRightCodec(getU8Codec(), 5)],
+    ]),
+    { only: PAYMENT_HEAD("oracle", "s", "r") },
+  ),
+  approveDelivery: spec("ApproveDelivery", 7, getStructCodec(DELIVERY_HASH_FIELDS), partyAccounts("buyer")),
+  fundPaymentV2: spec(
+    "FundPaymentV2",
+    8,
+    getStructCodec([
+      ...FUND_PAYMENT_FIELDS,
+      ["closureDelayOverrideSeconds", getI64Codec()],
+      ["refundCooldownOverrideSeconds", getI64Codec()],
+      ["deliveryCutoffOverrideSeconds", getI64Codec()],
+      ["arbitrationWindowSeconds", getI64Codec()],
+      ["minOracleTip", getU64Codec()],
+    ]),
+    FUND_PAYMENT_V2_ACCOUNTS,
+  ),
+  proposeMutualAction: spec(
+    "ProposeMutualAction",
+    9,
+    getStructCodec(MUTUAL_ACTION_FIELDS),
+    paymentExtPartyAccounts("party"),
+  ),
+  acceptMutualAction: spec(
+    "AcceptMutualAction",
+    10,
+    getStructCodec(MUTUAL_ACTION_FIELDS),
+    paymentExtPartyAccounts("party"),
+  ),
+  disputePayment: spec(
+    "DisputePayment",
+    11,
+    getStructCodec([["disputeReasonHash", bytes32]]),
+    paymentExtPartyAccounts("buyer"),
+  ),
+  resolveWithSplit: spec(
+    "ResolveWithSplit",
+    12,
+    getStructCodec([
+      ["sellerBps", getU16Codec()],
+      ["reason", padRightCodec(getU16Codec(), 4)],
+      ["resolutionHash", bytes32],
+      ["expectedDeliveryHash", bytes32],
+    ]),
+    RESOLVE_WITH_SPLIT_ACCOUNTS,
+  ),
+};
+type Table = typeof SLA_ESCROW_INSTRUCTIONS;
 
 // ===================================================================================================
-// Instruction builders
+// Derivation: codecs, builders and account naming from one spec
+
+interface InstructionSpec<TData, TLayouts extends AccountLayouts> {
+  codecs: DiscriminatedCodecs<TData>;
+  accounts: TLayouts;
+}
+
+function spec<TData, TLayouts extends AccountLayouts>(
+  name: string,
+  discriminator: SlaEscrowInstructionDiscriminator,
+  // The encoder side of a kit codec takes a superset of what it decodes (u64: number | bigint).
+  body: FixedSizeCodec<TData | never, TData>,
+  accounts: TLayouts,
+): InstructionSpec<TData, TLayouts> {
+  const codecs = getDiscriminatedCodecs<TData>(
+    `${name} instruction data`,
+    discriminator,
+    INSTRUCTION_DISCRIMINATOR_PREFIX_SIZE_BYTES,
+    body,
+    body,
+  );
+  return { codecs, accounts };
+}
+
+const ROLE_META: Record<Role, (account: AddressOrSigner) => AccountMeta> = {
+  s: (account) => signerAccount(account, false),
+  sw: (account) => signerAccount(account, true),
+  w: (account) => writableAccount(addressOf(account)),
+  r: (account) => readonlyAccount(addressOf(account)),
+};
+
+/** Fills a layout from the builder input: each slot reads `input[name]` unless it has a fixed address. */
+function accountMetas(layout: readonly AccountSlot[], input: object): AccountMeta[] {
+  const values = input as Record<string, unknown>;
+  return layout.map(([name, role, fixed]) => {
+    const account = fixed ?? (values[name] as AddressOrSigner | undefined);
+    if (account === undefined) throw new TypeError(`missing account "${name}"`);
+    return ROLE_META[role](account);
+  });
+}
+
+/** Builds from the table: the body encoder reads its fields from `data` and ignores the other keys. */
+function build<K extends keyof Table>(
+  key: K,
+  variant: keyof Table[K]["accounts"] & string,
+  input: { programId: Address } & object,
+  data: Parameters<Table[K]["codecs"]["encoder"]["encode"]>[0],
+): ProgramInstruction {
+  const { codecs, accounts } = SLA_ESCROW_INSTRUCTIONS[key] as InstructionSpec<unknown, AccountLayouts>;
+  const layout = accounts[variant];
+  if (layout === undefined) throw new TypeError(`no "${variant}" account list for ${String(key)}`);
+  return { programAddress: input.programId, accounts: accountMetas(layout, input), data: codecs.encoder.encode(data) };
+}
+
+// ===================================================================================================
+// Data codecs (exported names kept for callers)
+
+const codecs = <K extends keyof Table>(key: K): Table[K]["codecs"] => SLA_ESCROW_INSTRUCTIONS[key].codecs;
+
+export const getFundPaymentInstructionDataEncoder = (): FixedSizeEncoder<FundPaymentInstructionData> =>
+  codecs("fundPayment").encoder;
+export const getFundPaymentInstructionDataDecoder = (): FixedSizeDecoder<FundPaymentInstructionData> =>
+  codecs("fundPayment").decoder;
+export const decodeFundPaymentInstructionData = (data: ReadonlyUint8Array): FundPaymentInstructionData | null =>
+  codecs("fundPayment").safeDecode(data);
+
+export const getFundPaymentV2InstructionDataEncoder = (): FixedSizeEncoder<FundPaymentV2InstructionData> =>
+  codecs("fundPaymentV2").encoder;
+export const getFundPaymentV2InstructionDataDecoder = (): FixedSizeDecoder<FundPaymentV2InstructionData> =>
+  codecs("fundPaymentV2").decoder;
+export const decodeFundPaymentV2InstructionData = (data: ReadonlyUint8Array): FundPaymentV2InstructionData | null =>
+  codecs("fundPaymentV2").safeDecode(data);
+
+export const getReleasePaymentInstructionDataEncoder = (): FixedSizeEncoder<void> => codecs("releasePayment").encoder;
+export const getReleasePaymentInstructionDataDecoder = (): FixedSizeDecoder<void> => codecs("releasePayment").decoder;
+export const getRefundPaymentInstructionDataEncoder = (): FixedSizeEncoder<void> => codecs("refundPayment").encoder;
+export const getRefundPaymentInstructionDataDecoder = (): FixedSizeDecoder<void> => codecs("refundPayment").decoder;
+export const getClosePaymentInstructionDataEncoder = (): FixedSizeEncoder<void> => codecs("closePayment").encoder;
+export const getClosePaymentInstructionDataDecoder = (): FixedSizeDecoder<void> => codecs("closePayment").decoder;
+
+export const getExtendPaymentTtlInstructionDataEncoder = (): FixedSizeEncoder<ExtendPaymentTtlInstructionData> =>
+  codecs("extendPaymentTtl").encoder;
+export const getExtendPaymentTtlInstructionDataDecoder = (): FixedSizeDecoder<ExtendPaymentTtlInstructionData> =>
+  codecs("extendPaymentTtl").decoder;
+export const decodeExtendPaymentTtlInstructionData = (
+  data: ReadonlyUint8Array,
+): ExtendPaymentTtlInstructionData | null => codecs("extendPaymentTtl").safeDecode(data);
+
+export const getSubmitDeliveryInstructionDataEncoder = (): FixedSizeEncoder<DeliveryHashInstructionData> =>
+  codecs("submitDelivery").encoder;
+export const getSubmitDeliveryInstructionDataDecoder = (): FixedSizeDecoder<DeliveryHashInstructionData> =>
+  codecs("submitDelivery").decoder;
+export const decodeSubmitDeliveryInstructionData = (data: ReadonlyUint8Array): DeliveryHashInstructionData | null =>
+  codecs("submitDelivery").safeDecode(data);
+
+export const getApproveDeliveryInstructionDataEncoder = (): FixedSizeEncoder<DeliveryHashInstructionData> =>
+  codecs("approveDelivery").encoder;
+export const getApproveDeliveryInstructionDataDecoder = (): FixedSizeDecoder<DeliveryHashInstructionData> =>
+  codecs("approveDelivery").decoder;
+export const decodeApproveDeliveryInstructionData = (data: ReadonlyUint8Array): DeliveryHashInstructionData | null =>
+  codecs("approveDelivery").safeDecode(data);
+
+export const getConfirmOracleInstructionDataEncoder = (): FixedSizeEncoder<ConfirmOracleInstructionData> =>
+  codecs("confirmOracle").encoder;
+export const getConfirmOracleInstructionDataDecoder = (): FixedSizeDecoder<ConfirmOracleInstructionData> =>
+  codecs("confirmOracle").decoder;
+export const decodeConfirmOracleInstructionData = (data: ReadonlyUint8Array): ConfirmOracleInstructionData | null =>
+  codecs("confirmOracle").safeDecode(data);
+
+export const getProposeMutualActionInstructionDataEncoder = (): FixedSizeEncoder<MutualActionInstructionData> =>
+  codecs("proposeMutualAction").encoder;
+export const getProposeMutualActionInstructionDataDecoder = (): FixedSizeDecoder<MutualActionInstructionData> =>
+  codecs("proposeMutualAction").decoder;
+export const decodeProposeMutualActionInstructionData = (
+  data: ReadonlyUint8Array,
+): MutualActionInstructionData | null => codecs("proposeMutualAction").safeDecode(data);
+
+export const getAcceptMutualActionInstructionDataEncoder = (): FixedSizeEncoder<MutualActionInstructionData> =>
+  codecs("acceptMutualAction").encoder;
+export const getAcceptMutualActionInstructionDataDecoder = (): FixedSizeDecoder<MutualActionInstructionData> =>
+  codecs("acceptMutualAction").decoder;
+export const decodeAcceptMutualActionInstructionData = (
+  data: ReadonlyUint8Array,
+): MutualActionInstructionData | null => codecs("acceptMutualAction").safeDecode(data);
+
+export const getDisputePaymentInstructionDataEncoder = (): FixedSizeEncoder<DisputePaymentInstructionData> =>
+  codecs("disputePayment").encoder;
+export const getDisputePaymentInstructionDataDecoder = (): FixedSizeDecoder<DisputePaymentInstructionData> =>
+  codecs("disputePayment").decoder;
+export const decodeDisputePaymentInstructionData = (data: ReadonlyUint8Array): DisputePaymentInstructionData | null =>
+  codecs("disputePayment").safeDecode(data);
+
+export const getResolveWithSplitInstructionDataEncoder = (): FixedSizeEncoder<ResolveWithSplitInstructionData> =>
+  codecs("resolveWithSplit").encoder;
+export const getResolveWithSplitInstructionDataDecoder = (): FixedSizeDecoder<ResolveWithSplitInstructionData> =>
+  codecs("resolveWithSplit").decoder;
+export const decodeResolveWithSplitInstructionData = (
+  data: ReadonlyUint8Array,
+): ResolveWithSplitInstructionData | null => codecs("resolveWithSplit").safeDecode(data);
+
+// ===================================================================================================
+// Builder inputs and builders (account lists: see the table)
 
 /** The PDAs every payment instruction names after its signer. */
 interface PaymentAccountsInput {
@@ -458,19 +483,18 @@ interface PaymentAccountsInput {
   escrow: Address;
   payment: Address;
 }
-
-// --- FundPayment (0) / FundPaymentV2 (8)
+interface PaymentExtAccountsInput extends PaymentAccountsInput {
+  paymentExt: Address;
+}
 
 interface FundPaymentCommonInput extends PaymentAccountsInput, Omit<FundPaymentInstructionData, "mint"> {
   buyer: AddressOrSigner;
 }
-
 export interface FundPaymentSolInstructionInput extends FundPaymentCommonInput {
   kind: "sol";
   /** The escrow's SOL storage PDA. */
   solStorage: Address;
 }
-
 export interface FundPaymentSplInstructionInput extends FundPaymentCommonInput {
   kind: "spl";
   mint: Address;
@@ -480,9 +504,7 @@ export interface FundPaymentSplInstructionInput extends FundPaymentCommonInput {
   /** Token or Token-2022, whichever owns the mint. */
   tokenProgram: Address;
 }
-
 export type FundPaymentInstructionInput = FundPaymentSolInstructionInput | FundPaymentSplInstructionInput;
-
 export type FundPaymentV2InstructionInput = FundPaymentInstructionInput &
   Omit<FundPaymentV2InstructionData, keyof FundPaymentInstructionData> & {
     paymentExt: Address;
@@ -496,83 +518,24 @@ function fundPaymentMint(input: FundPaymentInstructionInput): Address {
   return input.mint;
 }
 
-/**
- * SOL: buyer (s,w), bank, config, escrow (w), payment (w), mint, SOL storage (w), System.
- * SPL: buyer (s,w), bank, config, escrow (w), payment (w), mint, escrow ATA (w), buyer ATA (w), token program, System.
- */
-function fundPaymentAccounts(input: FundPaymentInstructionInput, mint: Address): AccountMeta[] {
-  const head = [
-    signerAccount(input.buyer, true),
-    readonlyAccount(input.bank),
-    readonlyAccount(input.config),
-    writableAccount(input.escrow),
-    writableAccount(input.payment),
-    readonlyAccount(mint),
-  ];
-  if (input.kind === "sol") {
-    return [...head, writableAccount(input.solStorage), readonlyAccount(SYSTEM_PROGRAM_ADDRESS)];
-  }
-  return [
-    ...head,
-    writableAccount(input.escrowAta),
-    writableAccount(input.buyerAta),
-    readonlyAccount(input.tokenProgram),
-    readonlyAccount(SYSTEM_PROGRAM_ADDRESS),
-  ];
-}
-
-function fundPaymentData(input: FundPaymentInstructionInput, mint: Address): FundPaymentInstructionData {
-  return {
-    seller: input.seller,
-    mint,
-    oracleAuthority: input.oracleAuthority,
-    paymentUid: input.paymentUid,
-    slaHash: input.slaHash,
-    amount: input.amount,
-    ttlSeconds: input.ttlSeconds,
-  };
-}
-
 export function getFundPaymentInstruction(input: FundPaymentInstructionInput): ProgramInstruction {
-  const mint = fundPaymentMint(input);
-  return {
-    programAddress: input.programId,
-    accounts: fundPaymentAccounts(input, mint),
-    data: fundPayment.encoder.encode(fundPaymentData(input, mint)),
-  };
+  return build("fundPayment", input.kind, input, { ...input, mint: fundPaymentMint(input) });
 }
 
-/** The FundPayment account list with PaymentExt (w) appended. */
 export function getFundPaymentV2Instruction(input: FundPaymentV2InstructionInput): ProgramInstruction {
-  const mint = fundPaymentMint(input);
-  return {
-    programAddress: input.programId,
-    accounts: [...fundPaymentAccounts(input, mint), writableAccount(input.paymentExt)],
-    data: fundPaymentV2.encoder.encode({
-      ...fundPaymentData(input, mint),
-      closureDelayOverrideSeconds: input.closureDelayOverrideSeconds,
-      refundCooldownOverrideSeconds: input.refundCooldownOverrideSeconds,
-      deliveryCutoffOverrideSeconds: input.deliveryCutoffOverrideSeconds,
-      arbitrationWindowSeconds: input.arbitrationWindowSeconds,
-      minOracleTip: input.minOracleTip,
-    }),
-  };
+  return build("fundPaymentV2", input.kind, input, { ...input, mint: fundPaymentMint(input) });
 }
-
-// --- ReleasePayment (1) / RefundPayment (2)
 
 interface PayoutCommonInput extends PaymentAccountsInput {
   /** Whoever triggers the payout (a keeper, or the facilitator). */
   keeper: AddressOrSigner;
 }
-
 export interface PayoutSolInstructionInput extends PayoutCommonInput {
   kind: "sol";
   solStorage: Address;
   /** The seller for ReleasePayment, the buyer for RefundPayment. */
   recipient: Address;
 }
-
 export interface PayoutSplInstructionInput extends PayoutCommonInput {
   kind: "spl";
   mint: Address;
@@ -581,211 +544,73 @@ export interface PayoutSplInstructionInput extends PayoutCommonInput {
   recipientAta: Address;
   tokenProgram: Address;
 }
-
 export type PayoutInstructionInput = PayoutSolInstructionInput | PayoutSplInstructionInput;
 
-/**
- * Release/Refund account list: NOT IN THE ABI; chosen for the local stand-in program (the only
- * place this order is defined, shared by both instructions):
- * keeper (s,w), bank, config, escrow (w), payment (w), mint, then
- * SOL: SOL storage (w), recipient (w), System;
- * SPL: escrow ATA (w), recipient ATA (w), token program.
- */
-function payoutAccounts(input: PayoutInstructionInput): AccountMeta[] {
-  const head = [
-    signerAccount(input.keeper, true),
-    readonlyAccount(input.bank),
-    readonlyAccount(input.config),
-    writableAccount(input.escrow),
-    writableAccount(input.payment),
-  ];
-  if (input.kind === "sol") {
-    return [
-      ...head,
-      readonlyAccount(NATIVE_SOL_ESCROW_MINT),
-      writableAccount(input.solStorage),
-      writableAccount(input.recipient),
-      readonlyAccount(SYSTEM_PROGRAM_ADDRESS),
-    ];
-  }
-  return [
-    ...head,
-    readonlyAccount(input.mint),
-    writableAccount(input.escrowAta),
-    writableAccount(input.recipientAta),
-    readonlyAccount(input.tokenProgram),
-  ];
-}
-
-/** Pays the escrowed amount (less fees) to the seller. Account list: see payoutAccounts. */
+/** Pays the escrowed amount (less fees) to the seller. */
 export function getReleasePaymentInstruction(input: PayoutInstructionInput): ProgramInstruction {
-  return { programAddress: input.programId, accounts: payoutAccounts(input), data: releasePayment.encoder.encode() };
+  return build("releasePayment", input.kind, input, undefined);
 }
 
-/** Returns the escrowed amount to the buyer. Account list: see payoutAccounts. */
+/** Returns the escrowed amount to the buyer. */
 export function getRefundPaymentInstruction(input: PayoutInstructionInput): ProgramInstruction {
-  return { programAddress: input.programId, accounts: payoutAccounts(input), data: refundPayment.encoder.encode() };
+  return build("refundPayment", input.kind, input, undefined);
 }
-
-// --- ClosePayment (3)
 
 export interface ClosePaymentInstructionInput extends PaymentAccountsInput {
   caller: AddressOrSigner;
   /** Receives the Payment account's rent. */
   buyer: Address;
 }
-
-/** Accounts: caller (s), buyer (w), bank, config, escrow (w), payment (w), System. */
 export function getClosePaymentInstruction(input: ClosePaymentInstructionInput): ProgramInstruction {
-  return {
-    programAddress: input.programId,
-    accounts: [
-      signerAccount(input.caller, false),
-      writableAccount(input.buyer),
-      readonlyAccount(input.bank),
-      readonlyAccount(input.config),
-      writableAccount(input.escrow),
-      writableAccount(input.payment),
-      readonlyAccount(SYSTEM_PROGRAM_ADDRESS),
-    ],
-    data: closePayment.encoder.encode(),
-  };
-}
-
-// --- Party instructions: ExtendPaymentTTL (4), SubmitDelivery (5), ApproveDelivery (7)
-
-/** signer (s,w), bank, config, escrow, payment (w). */
-function partyAccounts(signer: AddressOrSigner, input: PaymentAccountsInput): AccountMeta[] {
-  return [
-    signerAccount(signer, true),
-    readonlyAccount(input.bank),
-    readonlyAccount(input.config),
-    readonlyAccount(input.escrow),
-    writableAccount(input.payment),
-  ];
+  return build("closePayment", "only", input, undefined);
 }
 
 export interface ExtendPaymentTtlInstructionInput extends PaymentAccountsInput, ExtendPaymentTtlInstructionData {
   buyer: AddressOrSigner;
 }
-
-/**
- * Accounts: NOT IN THE ABI; chosen for the local stand-in: the SubmitDelivery shape with the buyer
- * as signer: buyer (s,w), bank, config, escrow, payment (w).
- */
 export function getExtendPaymentTtlInstruction(input: ExtendPaymentTtlInstructionInput): ProgramInstruction {
-  return {
-    programAddress: input.programId,
-    accounts: partyAccounts(input.buyer, input),
-    data: extendPaymentTtl.encoder.encode({ additionalSeconds: input.additionalSeconds }),
-  };
+  return build("extendPaymentTtl", "only", input, input);
 }
 
 export interface SubmitDeliveryInstructionInput extends PaymentAccountsInput, DeliveryHashInstructionData {
   /** Must be Payment.seller. */
   seller: AddressOrSigner;
 }
-
-/** Accounts: seller (s,w), bank, config, escrow, payment (w). */
 export function getSubmitDeliveryInstruction(input: SubmitDeliveryInstructionInput): ProgramInstruction {
-  return {
-    programAddress: input.programId,
-    accounts: partyAccounts(input.seller, input),
-    data: submitDelivery.encoder.encode({ deliveryHash: input.deliveryHash }),
-  };
+  return build("submitDelivery", "only", input, input);
 }
 
 export interface ApproveDeliveryInstructionInput extends PaymentAccountsInput, DeliveryHashInstructionData {
   buyer: AddressOrSigner;
 }
-
-/** Accounts: buyer (s,w), bank, config, escrow, payment (w). */
 export function getApproveDeliveryInstruction(input: ApproveDeliveryInstructionInput): ProgramInstruction {
-  return {
-    programAddress: input.programId,
-    accounts: partyAccounts(input.buyer, input),
-    data: approveDelivery.encoder.encode({ deliveryHash: input.deliveryHash }),
-  };
+  return build("approveDelivery", "only", input, input);
 }
-
-// --- ConfirmOracle (6)
 
 export interface ConfirmOracleInstructionInput extends PaymentAccountsInput, ConfirmOracleInstructionData {
   oracle: AddressOrSigner;
 }
-
-/** Accounts: oracle (s), bank, config, escrow, payment (w). */
 export function getConfirmOracleInstruction(input: ConfirmOracleInstructionInput): ProgramInstruction {
-  return {
-    programAddress: input.programId,
-    accounts: [
-      signerAccount(input.oracle, false),
-      readonlyAccount(input.bank),
-      readonlyAccount(input.config),
-      readonlyAccount(input.escrow),
-      writableAccount(input.payment),
-    ],
-    data: confirmOracle.encoder.encode({
-      deliveryHash: input.deliveryHash,
-      resolutionHash: input.resolutionHash,
-      reason: input.reason,
-      state: input.state,
-    }),
-  };
-}
-
-// --- v0.5 dispute flow: ProposeMutualAction (9), AcceptMutualAction (10), DisputePayment (11)
-
-interface PaymentExtAccountsInput extends PaymentAccountsInput {
-  paymentExt: Address;
-}
-
-/** party (s,w), bank, config, escrow, payment (w), PaymentExt (w). */
-function paymentExtPartyAccounts(party: AddressOrSigner, input: PaymentExtAccountsInput): AccountMeta[] {
-  return [...partyAccounts(party, input), writableAccount(input.paymentExt)];
+  return build("confirmOracle", "only", input, input);
 }
 
 export interface MutualActionInstructionInput extends PaymentExtAccountsInput, MutualActionInstructionData {
   /** The buyer or the seller (Accept: the party that did not propose). */
   party: AddressOrSigner;
 }
-
-function mutualActionData(input: MutualActionInstructionInput): MutualActionInstructionData {
-  return { action: input.action, value: input.value, pubkey: input.pubkey };
-}
-
-/** Accounts: party (s,w), bank, config, escrow, payment (w), PaymentExt (w). */
 export function getProposeMutualActionInstruction(input: MutualActionInstructionInput): ProgramInstruction {
-  return {
-    programAddress: input.programId,
-    accounts: paymentExtPartyAccounts(input.party, input),
-    data: proposeMutualAction.encoder.encode(mutualActionData(input)),
-  };
+  return build("proposeMutualAction", "only", input, input);
 }
-
-/** Accounts: party (s,w), bank, config, escrow, payment (w), PaymentExt (w). */
 export function getAcceptMutualActionInstruction(input: MutualActionInstructionInput): ProgramInstruction {
-  return {
-    programAddress: input.programId,
-    accounts: paymentExtPartyAccounts(input.party, input),
-    data: acceptMutualAction.encoder.encode(mutualActionData(input)),
-  };
+  return build("acceptMutualAction", "only", input, input);
 }
 
 export interface DisputePaymentInstructionInput extends PaymentExtAccountsInput, DisputePaymentInstructionData {
   buyer: AddressOrSigner;
 }
-
-/** Accounts: buyer (s,w), bank, config, escrow, payment (w), PaymentExt (w). */
 export function getDisputePaymentInstruction(input: DisputePaymentInstructionInput): ProgramInstruction {
-  return {
-    programAddress: input.programId,
-    accounts: paymentExtPartyAccounts(input.buyer, input),
-    data: disputePayment.encoder.encode({ disputeReasonHash: input.disputeReasonHash }),
-  };
+  return build("disputePayment", "only", input, input);
 }
-
-// --- ResolveWithSplit (12)
 
 interface ResolveWithSplitCommonInput extends PaymentExtAccountsInput, ResolveWithSplitInstructionData {
   adjudicator: AddressOrSigner;
@@ -793,12 +618,10 @@ interface ResolveWithSplitCommonInput extends PaymentExtAccountsInput, ResolveWi
   /** Also the rent recipient: the ABI lists the buyer a second time, writable, after PaymentExt. */
   buyer: Address;
 }
-
 export interface ResolveWithSplitSolInstructionInput extends ResolveWithSplitCommonInput {
   kind: "sol";
   solStorage: Address;
 }
-
 export interface ResolveWithSplitSplInstructionInput extends ResolveWithSplitCommonInput {
   kind: "spl";
   mint: Address;
@@ -808,101 +631,22 @@ export interface ResolveWithSplitSplInstructionInput extends ResolveWithSplitCom
   adjudicatorAta: Address;
   tokenProgram: Address;
 }
-
 export type ResolveWithSplitInstructionInput = ResolveWithSplitSolInstructionInput | ResolveWithSplitSplInstructionInput;
 
-/**
- * adjudicator (s,w), bank, config, escrow (w), payment (w), mint, then
- * SOL: SOL storage (w), seller (w), buyer (w), System, PaymentExt (w), buyer (w, rent recipient);
- * SPL: escrow ATA (w), seller ATA (w), seller, buyer ATA (w), buyer, token program, Associated Token
- *      program, System, PaymentExt (w), buyer (w, rent recipient), adjudicator ATA (w).
- * The buyer appears twice on purpose; the transaction message merges the roles.
- */
 export function getResolveWithSplitInstruction(input: ResolveWithSplitInstructionInput): ProgramInstruction {
-  const head = [
-    signerAccount(input.adjudicator, true),
-    readonlyAccount(input.bank),
-    readonlyAccount(input.config),
-    writableAccount(input.escrow),
-    writableAccount(input.payment),
-  ];
-  const data = resolveWithSplit.encoder.encode({
-    sellerBps: input.sellerBps,
-    reason: input.reason,
-    resolutionHash: input.resolutionHash,
-    expectedDeliveryHash: input.expectedDeliveryHash,
-  });
-  if (input.kind === "sol") {
-    return {
-      programAddress: input.programId,
-      accounts: [
-        ...head,
-        readonlyAccount(NATIVE_SOL_ESCROW_MINT),
-        writableAccount(input.solStorage),
-        writableAccount(input.seller),
-        writableAccount(input.buyer),
-        readonlyAccount(SYSTEM_PROGRAM_ADDRESS),
-        writableAccount(input.paymentExt),
-        writableAccount(input.buyer),
-      ],
-      data,
-    };
-  }
-  return {
-    programAddress: input.programId,
-    accounts: [
-      ...head,
-      readonlyAccount(input.mint),
-      writableAccount(input.escrowAta),
-      writableAccount(input.sellerAta),
-      readonlyAccount(input.seller),
-      writableAccount(input.buyerAta),
-      readonlyAccount(input.buyer),
-      readonlyAccount(input.tokenProgram),
-      readonlyAccount(ASSOCIATED_TOKEN_PROGRAM_ADDRESS),
-      readonlyAccount(SYSTEM_PROGRAM_ADDRESS),
-      writableAccount(input.paymentExt),
-      writableAccount(input.buyer),
-      writableAccount(input.adjudicatorAta),
-    ],
-    data,
-  };
+  return build("resolveWithSplit", input.kind, input, input);
 }
 
 // ===================================================================================================
-// Recognising a funding instruction (verifier side)
+// Recognising a funding instruction (verifier side): account names come from the same table
 
-type AccountsNamed<TNames extends readonly string[]> = { readonly [K in TNames[number]]: AccountMeta };
+type SlotNames<TLayout extends readonly AccountSlot[]> = TLayout[number][0];
+type AccountsNamed<TLayout extends readonly AccountSlot[]> = { readonly [K in SlotNames<TLayout>]: AccountMeta };
 
-const FUND_PAYMENT_SOL_ACCOUNT_NAMES = [
-  "buyer",
-  "bank",
-  "config",
-  "escrow",
-  "payment",
-  "mint",
-  "solStorage",
-  "systemProgram",
-] as const;
-const FUND_PAYMENT_SPL_ACCOUNT_NAMES = [
-  "buyer",
-  "bank",
-  "config",
-  "escrow",
-  "payment",
-  "mint",
-  "escrowAta",
-  "buyerAta",
-  "tokenProgram",
-  "systemProgram",
-] as const;
-const FUND_PAYMENT_V2_SOL_ACCOUNT_NAMES = [...FUND_PAYMENT_SOL_ACCOUNT_NAMES, "paymentExt"] as const;
-const FUND_PAYMENT_V2_SPL_ACCOUNT_NAMES = [...FUND_PAYMENT_SPL_ACCOUNT_NAMES, "paymentExt"] as const;
-
-export type FundPaymentSolAccounts = AccountsNamed<typeof FUND_PAYMENT_SOL_ACCOUNT_NAMES>;
-export type FundPaymentSplAccounts = AccountsNamed<typeof FUND_PAYMENT_SPL_ACCOUNT_NAMES>;
-export type FundPaymentV2SolAccounts = AccountsNamed<typeof FUND_PAYMENT_V2_SOL_ACCOUNT_NAMES>;
-export type FundPaymentV2SplAccounts = AccountsNamed<typeof FUND_PAYMENT_V2_SPL_ACCOUNT_NAMES>;
+export type FundPaymentSolAccounts = AccountsNamed<typeof FUND_PAYMENT_ACCOUNTS.sol>;
+export type FundPaymentSplAccounts = AccountsNamed<typeof FUND_PAYMENT_ACCOUNTS.spl>;
+export type FundPaymentV2SolAccounts = AccountsNamed<typeof FUND_PAYMENT_V2_ACCOUNTS.sol>;
+export type FundPaymentV2SplAccounts = AccountsNamed<typeof FUND_PAYMENT_V2_ACCOUNTS.spl>;
 
 export type ParsedFundPaymentInstruction =
   | { kind: "sol"; data: FundPaymentInstructionData; accounts: FundPaymentSolAccounts }
@@ -912,18 +656,44 @@ export type ParsedFundPaymentV2Instruction =
   | { kind: "sol"; data: FundPaymentV2InstructionData; accounts: FundPaymentV2SolAccounts }
   | { kind: "spl"; data: FundPaymentV2InstructionData; accounts: FundPaymentV2SplAccounts };
 
-function nameAccounts<const TNames extends readonly string[]>(
-  names: TNames,
+function nameAccounts<const TLayout extends readonly AccountSlot[]>(
+  layout: TLayout,
   metas: readonly { address: Address; role: AccountMeta["role"] }[],
-): AccountsNamed<TNames> | null {
-  if (metas.length !== names.length) return null;
+): AccountsNamed<TLayout> | null {
+  if (metas.length !== layout.length) return null;
   const named: Record<string, AccountMeta> = {};
-  names.forEach((name, index) => {
+  layout.forEach(([name], index) => {
     const meta = metas[index];
     if (meta !== undefined) named[name] = { address: meta.address, role: meta.role };
   });
   // Every name was filled above (lengths are equal), which is what the mapped type states.
-  return named as AccountsNamed<TNames>;
+  return named as AccountsNamed<TLayout>;
+}
+
+/** Decodes one funding shape; SOL when data.mint is the zero address. */
+function parseFunding<
+  TData extends FundPaymentInstructionData,
+  const TSol extends readonly AccountSlot[],
+  const TSpl extends readonly AccountSlot[],
+>(
+  instruction: Instruction,
+  programId: Address,
+  decode: (data: ReadonlyUint8Array) => TData | null,
+  layouts: { sol: TSol; spl: TSpl },
+):
+  | { kind: "sol"; data: TData; accounts: AccountsNamed<TSol> }
+  | { kind: "spl"; data: TData; accounts: AccountsNamed<TSpl> }
+  | null {
+  if (instruction.programAddress !== programId || instruction.data === undefined) return null;
+  const data = decode(instruction.data);
+  if (data === null) return null;
+  const metas = instruction.accounts ?? [];
+  if (data.mint === NATIVE_SOL_ESCROW_MINT) {
+    const accounts = nameAccounts(layouts.sol, metas);
+    return accounts === null ? null : { kind: "sol", data, accounts };
+  }
+  const accounts = nameAccounts(layouts.spl, metas);
+  return accounts === null ? null : { kind: "spl", data, accounts };
 }
 
 /**
@@ -935,16 +705,7 @@ export function parseFundPaymentInstruction(
   instruction: Instruction,
   programId: Address,
 ): ParsedFundPaymentInstruction | null {
-  if (instruction.programAddress !== programId || instruction.data === undefined) return null;
-  const data = fundPayment.safeDecode(instruction.data);
-  if (data === null) return null;
-  const metas = instruction.accounts ?? [];
-  if (data.mint === NATIVE_SOL_ESCROW_MINT) {
-    const accounts = nameAccounts(FUND_PAYMENT_SOL_ACCOUNT_NAMES, metas);
-    return accounts === null ? null : { kind: "sol", data, accounts };
-  }
-  const accounts = nameAccounts(FUND_PAYMENT_SPL_ACCOUNT_NAMES, metas);
-  return accounts === null ? null : { kind: "spl", data, accounts };
+  return parseFunding(instruction, programId, decodeFundPaymentInstructionData, FUND_PAYMENT_ACCOUNTS);
 }
 
 /** As parseFundPaymentInstruction, for FundPaymentV2 (8) with its trailing PaymentExt account. */
@@ -952,14 +713,5 @@ export function parseFundPaymentV2Instruction(
   instruction: Instruction,
   programId: Address,
 ): ParsedFundPaymentV2Instruction | null {
-  if (instruction.programAddress !== programId || instruction.data === undefined) return null;
-  const data = fundPaymentV2.safeDecode(instruction.data);
-  if (data === null) return null;
-  const metas = instruction.accounts ?? [];
-  if (data.mint === NATIVE_SOL_ESCROW_MINT) {
-    const accounts = nameAccounts(FUND_PAYMENT_V2_SOL_ACCOUNT_NAMES, metas);
-    return accounts === null ? null : { kind: "sol", data, accounts };
-  }
-  const accounts = nameAccounts(FUND_PAYMENT_V2_SPL_ACCOUNT_NAMES, metas);
-  return accounts === null ? null : { kind: "spl", data, accounts };
+  return parseFunding(instruction, programId, decodeFundPaymentV2InstructionData, FUND_PAYMENT_V2_ACCOUNTS);
 }

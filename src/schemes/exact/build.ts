@@ -237,7 +237,7 @@ async function sourceAtaCandidates(owner: Address, mint: Address): Promise<{ tok
 
 type LatestBlockhash = Awaited<ReturnType<typeof getLatestBlockhash>>;
 
-async function getLatestBlockhash(config: Config) {
+export async function getLatestBlockhash(config: Config) {
   const { value } = await rpcCall(config, "getLatestBlockhash", solanaRpc(config).getLatestBlockhash({ commitment: "confirmed" }));
   return value;
 }

@@ -1,0 +1,53 @@
+import type { RouteDef } from "../route-def";
+import { parseJsonBody } from "../parse-input";
+import { withBuildRateLimit } from "../middleware/rate-limit";
+import {
+  buildApprove,
+  buildDispute,
+  buildSubmitDelivery,
+  BuildApproveRequestSchema,
+  BuildDisputeRequestSchema,
+  BuildSubmitDeliveryRequestSchema,
+} from "../../schemes/sla-escrow/build-party-tx";
+
+/** SLA-Escrow lifecycle transaction builders: each signed only by the party the program names. */
+export function escrowBuilderRoutes(): RouteDef[] {
+  return [
+    {
+      key: "buildSlaEscrowSubmitDeliveryTx",
+      method: "POST",
+      path: "/build-sla-escrow-submit-delivery-tx",
+      tag: "Tx Build",
+      summary: "Unsigned SubmitDelivery for the recorded seller (refused past expires_at − delivery_cutoff)",
+      body: BuildSubmitDeliveryRequestSchema,
+      handler: withBuildRateLimit(async (c) => {
+        const request = await parseJsonBody(c, BuildSubmitDeliveryRequestSchema);
+        return c.json(await buildSubmitDelivery(c.var.config, request));
+      }),
+    },
+    {
+      key: "buildSlaEscrowApproveTx",
+      method: "POST",
+      path: "/build-sla-escrow-approve-tx",
+      tag: "Tx Build",
+      summary: "Unsigned ApproveDelivery for the recorded buyer of a payment with a submitted delivery",
+      body: BuildApproveRequestSchema,
+      handler: withBuildRateLimit(async (c) => {
+        const request = await parseJsonBody(c, BuildApproveRequestSchema);
+        return c.json(await buildApprove(c.var.config, request));
+      }),
+    },
+    {
+      key: "buildSlaEscrowDisputeTx",
+      method: "POST",
+      path: "/build-sla-escrow-dispute-tx",
+      tag: "Tx Build",
+      summary: "Unsigned DisputePayment for the recorded buyer of a FundPaymentV2 payment",
+      body: BuildDisputeRequestSchema,
+      handler: withBuildRateLimit(async (c) => {
+        const request = await parseJsonBody(c, BuildDisputeRequestSchema);
+        return c.json(await buildDispute(c.var.config, request));
+      }),
+    },
+  ];
+}
