@@ -2,6 +2,7 @@ import type { TestProject } from "vitest/node";
 import { startLocalnet } from "../localnet/server";
 import { testLocalnetPort } from "./fixtures/ports";
 import { TEST_FEE_PAYER } from "./fixtures/keys";
+import { startDirectorySeller } from "./fixtures/directory-seller";
 import { startRpcFaultProxy } from "./fixtures/rpc-fault-proxy";
 
 /**
@@ -14,7 +15,11 @@ export default async function setup(project: TestProject) {
   project.provide("localnetUrl", localnet.url);
   const faultProxy = await startRpcFaultProxy(localnet.url);
   project.provide("rpcFaultProxyUrl", faultProxy.url);
+  // A real seller origin on loopback for the resource directory tests (probe, manifest harvest).
+  const directorySeller = await startDirectorySeller();
+  project.provide("directorySellerOrigin", directorySeller.origin);
   return async () => {
+    await directorySeller.close();
     await faultProxy.close();
     await localnet.close();
   };
@@ -34,6 +39,7 @@ async function rpc(url: string, method: string, params: unknown[]): Promise<unkn
 declare module "vitest" {
   export interface ProvidedContext {
     localnetUrl: string;
+    directorySellerOrigin: string;
     rpcFaultProxyUrl: string;
   }
 }

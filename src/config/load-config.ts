@@ -52,6 +52,7 @@ export interface Config {
     minSplRawByMint: Record<string, bigint>;
   };
   slaEscrow: { allowFacilitatorFeeSponsorship: boolean };
+  probe: { allowLoopback: boolean; maxConsecutiveFailures: number; cronBatchLimit: number };
 }
 
 /** A configuration problem: every route answers 500 naming the key (spec §4.1). */
@@ -133,6 +134,7 @@ export async function loadConfig(env: Env): Promise<Config> {
   }
 
   const usdt = input.USDT_MINT || cluster.usdtMint;
+  const allowLoopback = resolveProbeLoopback(input.SVC_PROBE_ALLOW_LOOPBACK, input.ENVIRONMENT);
   return {
     environment: input.ENVIRONMENT,
     cluster: input.SOLANA_CLUSTER,
@@ -177,5 +179,16 @@ export async function loadConfig(env: Env): Promise<Config> {
       minSplRawByMint: input.SVC_SWEEP_MIN_SPL_RAW_BY_MINT,
     },
     slaEscrow: { allowFacilitatorFeeSponsorship: input.SVC_SLA_ESCROW_ALLOW_FACILITATOR_FEE_SPONSORSHIP },
+    probe: { allowLoopback, maxConsecutiveFailures: input.SVC_PROBE_MAX_FAILURES, cronBatchLimit: input.SVC_PROBE_CRON_BATCH_LIMIT },
   };
+}
+
+/** Loopback probing exists for `npm start` only: on by default locally, a config error anywhere else. */
+function resolveProbeLoopback(raw: string, environment: Config["environment"]): boolean {
+  if (raw === "") return environment === "local";
+  const on = raw === "true" || raw === "1" || raw === "yes";
+  if (on && environment !== "local") {
+    throw new ConfigError("SVC_PROBE_ALLOW_LOOPBACK", `may only be enabled when ENVIRONMENT is "local" (it is "${environment}")`);
+  }
+  return on;
 }

@@ -133,6 +133,16 @@ export const ConfigInputSchema = v.object({
   SVC_SWEEP_MIN_SPL_RAW_BY_MINT: mintThresholdMap,
 
   SVC_SLA_ESCROW_ALLOW_FACILITATOR_FEE_SPONSORSHIP: boolean(false),
+
+  /** Resource probe may reach loopback (a seller on the same machine). Empty = on in local, off elsewhere; never on outside local. */
+  SVC_PROBE_ALLOW_LOOPBACK: v.optional(
+    v.pipe(trimmed, v.toLowerCase(), v.picklist(["", "true", "false", "1", "0", "yes", "no"], "must be true/false, 1/0 or yes/no")),
+    "",
+  ),
+  /** Consecutive failed probes after which a resource drops out of listings (until a probe passes again). */
+  SVC_PROBE_MAX_FAILURES: integer(1, 100, 3),
+  /** Resources the probe cron re-probes per run (each is one subrequest; see src/jobs/probe-resources.ts). */
+  SVC_PROBE_CRON_BATCH_LIMIT: integer(1, 900, 400),
 });
 
 export type ConfigInput = v.InferOutput<typeof ConfigInputSchema>;

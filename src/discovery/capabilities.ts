@@ -53,7 +53,8 @@ export async function buildCapabilities(config: Config, endpoints: readonly Endp
       sellerQuickStart: artifact(STATIC_ARTIFACT_PATHS.sellerQuickStart),
       sellerOnboardingGuide: artifact(STATIC_ARTIFACT_PATHS.onboardingGuide),
       resourceSearch: endpointUrl("resources"),
-      resourceRegister: endpointUrl("resourceRegister"),
+      // A guide, not the POST endpoint itself (httpEndpoints.resourceRegister): every pointer here answers a GET.
+      resourceRegister: keys.has("resourceRegister") ? artifact(STATIC_ARTIFACT_PATHS.sellerQuickStart) + "#register-a-resource" : undefined,
       resourceIndex: keys.has("resources") ? artifact(STATIC_ARTIFACT_PATHS.resourceIndex) : undefined,
       merchantOrigins: endpointUrl("providers"),
       srmSpec: keys.has("resourceRegister") ? artifact(STATIC_ARTIFACT_PATHS.integrationGuide) + "#seller-resource-manifest" : undefined,

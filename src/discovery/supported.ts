@@ -24,5 +24,5 @@ export async function buildSupported(config: Config): Promise<SupportedResponse>
       extra: await rail.supportedExtra(config),
     })),
   );
-  return { kinds, extensions: [], signers: { [config.network]: [config.feePayer.address] } };
+  return { kinds, extensions: ["bazaar"], signers: { [config.network]: [config.feePayer.address] } };
 }

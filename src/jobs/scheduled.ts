@@ -2,11 +2,13 @@ import { getConfig, type Config } from "../config/load-config";
 import { log } from "../observability/log";
 import type { Env } from "../env";
 import { sweepJob } from "./sweep-job";
+import { probeResourcesJob } from "./probe-resources";
 import { runRetention } from "./retention";
 
 /** Cron expressions from wrangler.toml (every environment lists the same ones). */
 export const SWEEP_CRON = "*/15 * * * *";
-export const PROBE_CRON = "7 * * * *";
+/** Every 10 minutes: with SVC_PROBE_CRON_BATCH_LIMIT=400, 10,000 resources are re-probed every 25 runs (~4 h). */
+export const PROBE_CRON = "*/10 * * * *";
 
 /** One scheduled job: a name for logs and a function that does one bounded run. */
 export interface ScheduledJob {
@@ -21,7 +23,7 @@ export interface ScheduledJob {
  */
 export const JOBS_BY_CRON: Record<string, readonly ScheduledJob[]> = {
   [SWEEP_CRON]: [sweepJob],
-  [PROBE_CRON]: [{ name: "retention", run: (config, env) => runRetention(config, env) }],
+  [PROBE_CRON]: [{ name: "retention", run: (config, env) => runRetention(config, env) }, probeResourcesJob],
 };
 
 export interface ScheduledOutcome {

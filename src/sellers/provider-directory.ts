@@ -1,9 +1,12 @@
 import * as v from "valibot";
 import type { Address } from "@solana/kit";
-import { badRequest, notFound } from "../errors/catalogue";
+import { notFound } from "../errors/catalogue";
+import { formatPageCursor, parsePageCursor } from "../directory/page-cursor";
 import { getListedProvider, listListedProviders } from "../store/providers";
 import { clampPageLimit } from "./payment-history";
-import { cursorToExclusiveMs, toProviderEntry, type ProviderEntry } from "./provider-entry";
+import { toProviderEntry, type ProviderEntry } from "./provider-entry";
+
+const BASE58_WALLET = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 
 export const ProvidersQuerySchema = v.object({
   limit: v.optional(v.pipe(v.string(), v.regex(/^-?\d{1,6}$/, "must be an integer"), v.transform(Number))),
@@ -14,18 +17,14 @@ export const PROVIDERS_NOTICE =
   "Verified sellers that opted in to listing. Verification proves wallet control and an activated vault only; " +
   "the facilitator does not vet the advertised service. Pricing authority is each seller's live HTTP 402.";
 
-/** `GET /providers` (spec §4.4): verified, opted-in, not retired; newest `updatedAt` first; cursor = last `updatedAt`. */
+/** `GET /providers` (spec §4.4): verified, opted-in, not retired; newest `updatedAt` first; cursor = last `updatedAt`~wallet. */
 export async function listProviders(db: D1Database, query: v.InferOutput<typeof ProvidersQuerySchema>): Promise<{ entries: ProviderEntry[]; nextCursor: string | null; notice: string }> {
   const limit = clampPageLimit(query.limit);
-  let beforeMs: number | undefined;
-  if (query.cursor !== undefined) {
-    const parsed = cursorToExclusiveMs(query.cursor);
-    if (parsed === null) throw badRequest("cursor: must be the nextCursor of the previous page (an RFC 3339 timestamp)");
-    beforeMs = parsed;
-  }
-  const rows = await listListedProviders(db, limit, beforeMs);
+  const position = query.cursor === undefined ? undefined : parsePageCursor(query.cursor, BASE58_WALLET);
+  const rows = await listListedProviders(db, limit, position && { updatedAtMs: position.updatedAtMs, wallet: position.tieBreaker });
   const entries = rows.map(toProviderEntry);
-  return { entries, nextCursor: rows.length === limit ? entries[entries.length - 1]!.updatedAt : null, notice: PROVIDERS_NOTICE };
+  const last = rows[rows.length - 1];
+  return { entries, nextCursor: rows.length === limit && last ? formatPageCursor(last.updatedAtMs, last.walletPubkey) : null, notice: PROVIDERS_NOTICE };
 }
 
 /** `GET /providers/{wallet}`: 404 unless publicly listed, so unlisted sellers are not discoverable one by one. */

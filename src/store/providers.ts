@@ -1,4 +1,4 @@
-import { and, desc, eq, isNull, lt } from "drizzle-orm";
+import { and, desc, eq, isNull, lt, or } from "drizzle-orm";
 import { database } from "./db";
 import { providers } from "./schema";
 
@@ -86,12 +86,21 @@ export async function retireProvider(d1: D1Database, walletPubkey: string, nowMs
 /** The public listing condition: verified (a row exists), opted in, not retired. */
 const listed = and(isNull(providers.retiredAtMs), eq(providers.listingOptIn, true));
 
-/** Listed providers, most recently updated first; `beforeUpdatedAtMs` pages backwards. */
-export async function listListedProviders(d1: D1Database, limit: number, beforeUpdatedAtMs?: number): Promise<ProviderRow[]> {
+/**
+ * Listed providers, most recently updated first (ties: wallet descending); `before` pages backwards strictly
+ * after the previous page's last row, so rows sharing an `updatedAt` millisecond are neither repeated nor skipped.
+ */
+export async function listListedProviders(d1: D1Database, limit: number, before?: { updatedAtMs: number; wallet?: string }): Promise<ProviderRow[]> {
+  const after =
+    before === undefined
+      ? undefined
+      : before.wallet === undefined
+        ? lt(providers.updatedAtMs, before.updatedAtMs)
+        : or(lt(providers.updatedAtMs, before.updatedAtMs), and(eq(providers.updatedAtMs, before.updatedAtMs), lt(providers.walletPubkey, before.wallet)));
   return database(d1)
     .select()
     .from(providers)
-    .where(beforeUpdatedAtMs === undefined ? listed : and(listed, lt(providers.updatedAtMs, beforeUpdatedAtMs)))
+    .where(after === undefined ? listed : and(listed, after))
     .orderBy(desc(providers.updatedAtMs), desc(providers.walletPubkey))
     .limit(limit);
 }

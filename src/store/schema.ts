@@ -106,7 +106,7 @@ export const providers = sqliteTable(
     updatedAtMs: integer("updated_at_ms").notNull(),
     retiredAtMs: integer("retired_at_ms"),
   },
-  (t) => [index("providers_listing_idx").on(t.retiredAtMs, t.listingOptIn, t.updatedAtMs)],
+  (t) => [index("providers_listing_idx").on(t.retiredAtMs, t.listingOptIn, t.updatedAtMs), index("providers_cursor_idx").on(t.updatedAtMs, t.walletPubkey)],
 );
 
 /** Payable resources registered by verified sellers, with their probe results. */
@@ -135,10 +135,20 @@ export const resources = sqliteTable(
     registrationVerifiedAtMs: integer("registration_verified_at_ms").notNull(),
     updatedAtMs: integer("updated_at_ms").notNull(),
     retiredAtMs: integer("retired_at_ms"),
+    // 0005_resource_directory.sql (the FTS5 table `resources_fts` and its triggers live only in SQL).
+    lastProbeScheme: text("last_probe_scheme"),
+    probeFailures: integer("probe_failures").notNull().default(0),
+    lastProbeOkAtMs: integer("last_probe_ok_at_ms"),
+    probeAcceptsJson: text("probe_accepts_json"),
+    probeBazaarJson: text("probe_bazaar_json"),
+    /** Gates 2-4 of spec §3.3; gate 1 (verified merchant) is joined from `providers`. */
+    listed: integer("listed", { mode: "boolean" }).notNull().default(false),
   },
   (t) => [
     uniqueIndex("resources_owner_url_idx").on(t.walletPubkey, t.resourceUrl, t.httpMethod),
     index("resources_listing_idx").on(t.retiredAtMs, t.listingOptIn, t.lastProbeOk, t.updatedAtMs),
+    index("resources_listed_cursor_idx").on(t.listed, t.updatedAtMs, t.id),
+    index("resources_probe_due_idx").on(t.retiredAtMs, t.lastProbeAtMs, t.id),
   ],
 );
 
@@ -197,3 +207,10 @@ export const jitProvisions = sqliteTable(
   },
   (t) => [uniqueIndex("jit_provisions_seller_asset_idx").on(t.sellerWallet, t.asset), index("jit_provisions_day_idx").on(t.day)],
 );
+
+/** When the probe job last harvested each merchant's Seller Resource Manifest (0005_resource_directory.sql). */
+export const manifestHarvests = sqliteTable("manifest_harvests", {
+  walletPubkey: text("wallet_pubkey").primaryKey(),
+  lastHarvestAtMs: integer("last_harvest_at_ms").notNull(),
+  lastError: text("last_error"),
+});

@@ -193,7 +193,8 @@ describe("provider directory", () => {
     expect(first.status).toBe(200);
     expect(first.body.entries.map((e: { walletPubkey: string }) => e.walletPubkey)).toEqual([wallets[2]]);
     expect(first.body.notice).toBeTypeOf("string");
-    expect(first.body.nextCursor).toBe(first.body.entries[0].updatedAt);
+    // The cursor is the last entry's updatedAt with its wallet as tie-breaker (rows may share a millisecond).
+    expect(first.body.nextCursor).toBe(`${first.body.entries[0].updatedAt}~${wallets[2]}`);
     const second = await call(`/providers?limit=1&cursor=${encodeURIComponent(first.body.nextCursor)}`);
     expect(second.body.entries.map((e: { walletPubkey: string }) => e.walletPubkey)).toEqual([wallets[0]]);
 

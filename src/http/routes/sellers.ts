@@ -115,6 +115,6 @@ export function sellerRoutes(): RouteDef[] {
 }
 
 /** The `domain` line of challenges: the host this deployment was called on. */
-function challengeDomainOf(c: AppContext): string {
+export function challengeDomainOf(c: AppContext): string {
   return new URL(c.req.url).host;
 }

@@ -1,0 +1,138 @@
+import type { RouteDef } from "../route-def";
+import { parseJsonBody, parsePathParams, parseQuery } from "../parse-input";
+import { WalletPathSchema } from "../../sellers/seller-inputs";
+import { issueChallenge } from "../../sellers/signed-challenge";
+import { directoryStats, getListedResource, ResourcesQuerySchema, searchResources } from "../../directory/resource-search";
+import {
+  OwnerResourcesSchema,
+  ResourceChallengeQuerySchema,
+  ResourceHarvestBodySchema,
+  ResourceIdBodySchema,
+  ResourceIdPathSchema,
+  ResourceRegisterBodySchema,
+} from "../../directory/resource-inputs";
+import { listOwnedResources, probeOwnedResource, registerResource, retireOwnedResource } from "../../directory/resource-registry";
+import { harvestManifest } from "../../directory/manifest";
+import { BazaarQuerySchema, bazaarResources } from "../../directory/bazaar";
+import { challengeDomainOf } from "./sellers";
+
+/** The public resource directory (spec §4.4), its registry and the x402 Bazaar discovery API. */
+export function resourceRoutes(): RouteDef[] {
+  return [
+    {
+      key: "resources",
+      method: "GET",
+      path: "/resources",
+      tag: "Directory",
+      summary: "Search listed resources: ?q (full text, ranked), category, scheme, tag (exact), limit 1..100, cursor",
+      query: ResourcesQuerySchema,
+      handler: async (c) => c.json(await searchResources(c.env.DB, parseQuery(c, ResourcesQuerySchema))),
+    },
+    {
+      key: "resourceRegisterChallenge",
+      method: "GET",
+      path: "/resources/register/challenge",
+      tag: "Directory",
+      summary: "A one-time challenge for ?wallet to sign for ?action=resource:register|resource:retire|resource:probe",
+      query: ResourceChallengeQuerySchema,
+      handler: async (c) => {
+        const { wallet, action } = parseQuery(c, ResourceChallengeQuerySchema);
+        return c.json(await issueChallenge(c.var.config, { wallet, action, domain: challengeDomainOf(c) }));
+      },
+    },
+    {
+      key: "resourceById",
+      method: "GET",
+      path: "/resources/:id",
+      tag: "Directory",
+      summary: "One listed resource by numeric id; 404 unless every listing gate holds",
+      handler: async (c) => {
+        const { id } = parsePathParams(c, ResourceIdPathSchema);
+        return c.json(await getListedResource(c.env.DB, id));
+      },
+    },
+    {
+      key: "directoryStats",
+      method: "GET",
+      path: "/directory/stats",
+      tag: "Directory",
+      summary: "Counts of listed providers and resources (by scheme), with the lists' visibility rules",
+      handler: async (c) => c.json(await directoryStats(c.env.DB, c.var.config.network)),
+    },
+    {
+      key: "resourceRegister",
+      method: "POST",
+      path: "/resources/register",
+      tag: "Directory",
+      auth: "wallet-signature",
+      summary: "Register (or update) a resource on the verified merchant's origin with a resource:register challenge; probed at once",
+      body: ResourceRegisterBodySchema,
+      handler: async (c) => c.json(await registerResource(c.var.config, c.env.DB, await parseJsonBody(c, ResourceRegisterBodySchema), challengeDomainOf(c))),
+    },
+    {
+      key: "resourceRetire",
+      method: "POST",
+      path: "/resources/retire",
+      tag: "Directory",
+      auth: "wallet-signature",
+      summary: "Retire one of the wallet's resources (resource:retire challenge); it leaves every listing",
+      body: ResourceIdBodySchema,
+      handler: async (c) => c.json(await retireOwnedResource(c.var.config, c.env.DB, await parseJsonBody(c, ResourceIdBodySchema), challengeDomainOf(c))),
+    },
+    {
+      key: "resourceProbe",
+      method: "POST",
+      path: "/resources/probe",
+      tag: "Directory",
+      auth: "wallet-signature",
+      summary: "Run the 402 probe on one of the wallet's resources now (resource:probe challenge)",
+      body: ResourceIdBodySchema,
+      handler: async (c) => c.json(await probeOwnedResource(c.var.config, c.env.DB, await parseJsonBody(c, ResourceIdBodySchema), challengeDomainOf(c))),
+    },
+    {
+      key: "resourceHarvest",
+      method: "POST",
+      path: "/resources/harvest",
+      tag: "Directory",
+      auth: "wallet-signature",
+      summary: "Import the merchant's Seller Resource Manifest ({origin}/.well-known/x402-resources.json) with a resource:register challenge",
+      body: ResourceHarvestBodySchema,
+      handler: async (c) => c.json(await harvestManifest(c.var.config, c.env.DB, await parseJsonBody(c, ResourceHarvestBodySchema), challengeDomainOf(c))),
+    },
+    {
+      key: "sellerResources",
+      method: "GET",
+      path: "/sellers/:wallet/resources",
+      tag: "Directory",
+      auth: "wallet-signature",
+      summary: "The wallet's own resources with probe diagnostics; ?message&signature of a resource:list challenge",
+      query: OwnerResourcesSchema,
+      handler: async (c) => {
+        const { wallet } = parsePathParams(c, WalletPathSchema);
+        return c.json(await listOwnedResources(c.var.config, c.env.DB, wallet, parseQuery(c, OwnerResourcesSchema), challengeDomainOf(c)));
+      },
+    },
+    {
+      key: "sellerResourcesSigned",
+      method: "POST",
+      path: "/sellers/:wallet/resources",
+      tag: "Directory",
+      auth: "wallet-signature",
+      summary: "The wallet's own resources with probe diagnostics; body {message, signature, limit?, cursor?} of a resource:list challenge",
+      body: OwnerResourcesSchema,
+      handler: async (c) => {
+        const { wallet } = parsePathParams(c, WalletPathSchema);
+        return c.json(await listOwnedResources(c.var.config, c.env.DB, wallet, await parseJsonBody(c, OwnerResourcesSchema), challengeDomainOf(c)));
+      },
+    },
+    {
+      key: "bazaarDiscoveryResources",
+      method: "GET",
+      path: "/discovery/resources",
+      tag: "Directory",
+      summary: "x402 v2 Bazaar discovery: the listed resources with their probed 402 accepts; ?type=http&limit&offset",
+      query: BazaarQuerySchema,
+      handler: async (c) => c.json(await bazaarResources(c.env.DB, parseQuery(c, BazaarQuerySchema))),
+    },
+  ];
+}

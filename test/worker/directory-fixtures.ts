@@ -1,0 +1,40 @@
+import { expect, inject } from "vitest";
+import type { KeyPairSigner } from "@solana/kit";
+import { call } from "./helpers";
+import { fundedSeller, signAndSendAsSeller, signMessage } from "./seller-fixtures";
+
+/** The real loopback seller started by test/global-setup.ts. */
+export function sellerOrigin(): string {
+  return inject("directorySellerOrigin");
+}
+
+/** Sets how the loopback seller answers on `path` (see test/fixtures/directory-seller.ts). */
+export async function setSellerBehaviour(body: { path?: string; mode?: string; bazaar?: unknown; manifest?: unknown }): Promise<void> {
+  const response = await fetch(`${sellerOrigin()}/__control`, { method: "POST", body: JSON.stringify(body) });
+  expect(response.status).toBe(204);
+}
+
+/** A seller that went through the real onboarding (activation on the local chain, signed registration). */
+export async function verifiedMerchant(serviceUrl: string): Promise<KeyPairSigner> {
+  const seller = await fundedSeller();
+  const built = await call("/sellers/provision-tx", { method: "POST", json: { wallet: seller.address, asset: "USDC" } });
+  expect(built.status, JSON.stringify(built.body)).toBe(200);
+  await signAndSendAsSeller(seller, built.body.transaction);
+  const challenge = await call(`/sellers/${seller.address}/challenge?action=seller:register`);
+  const registered = await call(`/sellers/${seller.address}/register`, {
+    method: "POST",
+    json: { message: challenge.body.message, signature: await signMessage(seller, challenge.body.message), asset: "USDC", discovery: { serviceUrl, listingOptIn: true } },
+  });
+  expect(registered.status, JSON.stringify(registered.body)).toBe(200);
+  return seller;
+}
+
+/** A fresh signed challenge for a resource action. */
+export async function signedResourceChallenge(seller: KeyPairSigner, action: string) {
+  const challenge =
+    action === "resource:list"
+      ? await call(`/sellers/${seller.address}/challenge?action=resource:list`)
+      : await call(`/resources/register/challenge?wallet=${seller.address}&action=${action}`);
+  expect(challenge.status, JSON.stringify(challenge.body)).toBe(200);
+  return { wallet: seller.address, message: challenge.body.message as string, signature: await signMessage(seller, challenge.body.message) };
+}
