@@ -135,7 +135,7 @@ export const resources = sqliteTable(
     registrationVerifiedAtMs: integer("registration_verified_at_ms").notNull(),
     updatedAtMs: integer("updated_at_ms").notNull(),
     retiredAtMs: integer("retired_at_ms"),
-    // 0005_resource_directory.sql (the FTS5 table `resources_fts` and its triggers live only in SQL).
+    // 0003_resource_directory.sql (the FTS5 table `resources_fts` and its triggers live only in SQL).
     lastProbeScheme: text("last_probe_scheme"),
     probeFailures: integer("probe_failures").notNull().default(0),
     lastProbeOkAtMs: integer("last_probe_ok_at_ms"),
@@ -208,7 +208,7 @@ export const jitProvisions = sqliteTable(
   (t) => [uniqueIndex("jit_provisions_seller_asset_idx").on(t.sellerWallet, t.asset), index("jit_provisions_day_idx").on(t.day)],
 );
 
-/** When the probe job last harvested each merchant's Seller Resource Manifest (0005_resource_directory.sql). */
+/** When the probe job last harvested each merchant's Seller Resource Manifest (0003_resource_directory.sql). */
 export const manifestHarvests = sqliteTable("manifest_harvests", {
   walletPubkey: text("wallet_pubkey").primaryKey(),
   lastHarvestAtMs: integer("last_harvest_at_ms").notNull(),
