@@ -1,12 +1,6 @@
+import { compileUnsignedTransaction } from "../solana/unsigned-transaction";
 import {
-  appendTransactionMessageInstructions,
-  compileTransaction,
   createNoopSigner,
-  createTransactionMessage,
-  getBase64EncodedWireTransaction,
-  pipe,
-  setTransactionMessageFeePayer,
-  setTransactionMessageLifetimeUsingBlockhash,
   type Address,
   type Blockhash,
   type Instruction,
@@ -57,11 +51,5 @@ export function buildProvisionTransaction(plan: ProvisionPlan): string {
       }),
     );
   }
-  const message = pipe(
-    createTransactionMessage({ version: 0 }),
-    (m) => setTransactionMessageFeePayer(plan.seller, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash(plan.blockhash, m),
-    (m) => appendTransactionMessageInstructions(instructions, m),
-  );
-  return getBase64EncodedWireTransaction(compileTransaction(message));
+  return compileUnsignedTransaction({ feePayer: plan.seller, blockhash: plan.blockhash, instructions }).transaction;
 }

@@ -1,12 +1,6 @@
+import { compileUnsignedTransaction } from "../../solana/unsigned-transaction";
 import {
-  appendTransactionMessageInstructions,
-  compileTransaction,
   createNoopSigner,
-  createTransactionMessage,
-  getBase64EncodedWireTransaction,
-  pipe,
-  setTransactionMessageFeePayer,
-  setTransactionMessageLifetimeUsingBlockhash,
   type Address,
   type Base64EncodedWireTransaction,
   type Blockhash,
@@ -90,17 +84,9 @@ export function buildExactPaymentTransaction(input: ExactPaymentTransactionInput
     transferInstruction(input.payer, input.transfer),
     memoInstruction(input.memo),
   ];
-  const message = pipe(
-    createTransactionMessage({ version: 0 }),
-    (m) => setTransactionMessageFeePayer(input.feePayer, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash(input.blockhash, m),
-    (m) => appendTransactionMessageInstructions(instructions, m),
-  );
-  const compiled = compileTransaction(message);
-  // compileTransaction lists signers in account order with empty (null) signatures: fee payer first.
-  const signerPubkeys = Object.keys(compiled.signatures) as Address[];
+  const { transaction, signerPubkeys } = compileUnsignedTransaction({ feePayer: input.feePayer, blockhash: input.blockhash, instructions });
   return {
-    transaction: getBase64EncodedWireTransaction(compiled),
+    transaction,
     payerSignatureIndex: signerPubkeys.indexOf(input.payer),
     signerPubkeys,
   };

@@ -1,13 +1,7 @@
 import * as v from "valibot";
+import { compileUnsignedTransaction } from "../../solana/unsigned-transaction";
 import {
-  appendTransactionMessageInstructions,
-  compileTransaction,
   createNoopSigner,
-  createTransactionMessage,
-  getBase64EncodedWireTransaction,
-  pipe,
-  setTransactionMessageFeePayer,
-  setTransactionMessageLifetimeUsingBlockhash,
   type Address,
 } from "@solana/kit";
 import type { Config } from "../../config/load-config";
@@ -206,16 +200,9 @@ function partyTransaction(
   notes: string[],
 ): PartyBuildResponse {
   const payer = feePayer ?? signer;
-  const message = pipe(
-    createTransactionMessage({ version: 0 }),
-    (m) => setTransactionMessageFeePayer(payer, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash(blockhash, m),
-    (m) => appendTransactionMessageInstructions([instruction], m),
-  );
-  const compiled = compileTransaction(message);
-  const signerPubkeys = Object.keys(compiled.signatures) as Address[];
+  const { transaction, signerPubkeys } = compileUnsignedTransaction({ feePayer: payer, blockhash, instructions: [instruction] });
   return {
-    transaction: getBase64EncodedWireTransaction(compiled),
+    transaction,
     payerSignatureIndex: signerPubkeys.indexOf(signer),
     recentBlockhash: blockhash.blockhash,
     recentBlockhashExpiresAt: Math.floor(Date.now() / 1000) + BLOCKHASH_LIFETIME_SECONDS,

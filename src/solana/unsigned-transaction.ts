@@ -1,0 +1,32 @@
+import {
+  appendTransactionMessageInstructions,
+  compileTransaction,
+  createTransactionMessage,
+  getBase64EncodedWireTransaction,
+  pipe,
+  setTransactionMessageFeePayer,
+  setTransactionMessageLifetimeUsingBlockhash,
+  type Address,
+  type Base64EncodedWireTransaction,
+  type Blockhash,
+  type Instruction,
+} from "@solana/kit";
+
+/**
+ * An unsigned v0 transaction (no lookup tables) for a client to sign, as base64 wire bytes, with its signers in
+ * account order (fee payer first) so a builder can tell each party its signature index. Shared by every builder.
+ */
+export function compileUnsignedTransaction(input: {
+  feePayer: Address;
+  blockhash: { blockhash: Blockhash; lastValidBlockHeight: bigint };
+  instructions: readonly Instruction[];
+}): { transaction: Base64EncodedWireTransaction; signerPubkeys: Address[] } {
+  const message = pipe(
+    createTransactionMessage({ version: 0 }),
+    (m) => setTransactionMessageFeePayer(input.feePayer, m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash(input.blockhash, m),
+    (m) => appendTransactionMessageInstructions(input.instructions, m),
+  );
+  const compiled = compileTransaction(message);
+  return { transaction: getBase64EncodedWireTransaction(compiled), signerPubkeys: Object.keys(compiled.signatures) as Address[] };
+}
