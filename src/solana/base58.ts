@@ -32,6 +32,25 @@ export function encodeBase58(bytes: Uint8Array, start = 0, end = bytes.length): 
   return out;
 }
 
+/**
+ * The address of the 32 bytes at `start`, remembered per isolate: most accounts of a payment (programs, mints, the
+ * fee payer, vaults, sysvars) recur in every transaction, so the lookup key (the bytes as a Latin-1 string) is
+ * far cheaper than the radix conversion. Bounded; safe to lose.
+ */
+const MAX_CACHED_ADDRESSES = 4096;
+const addressByBytes = new Map<string, string>();
+
+export function encodeAddressAt(bytes: Uint8Array, start: number): string {
+  const key = String.fromCharCode.apply(null, bytes.subarray(start, start + 32) as unknown as number[]);
+  let text = addressByBytes.get(key);
+  if (text === undefined) {
+    text = encodeBase58(bytes, start, start + 32);
+    if (addressByBytes.size >= MAX_CACHED_ADDRESSES) addressByBytes.clear();
+    addressByBytes.set(key, text);
+  }
+  return text;
+}
+
 /** Base58 text → bytes, or null when a character is outside the alphabet. */
 export function decodeBase58(text: string): Uint8Array | null {
   let zeros = 0;

@@ -1,5 +1,5 @@
 import { getBase64Encoder, type Address } from "@solana/kit";
-import { encodeBase58 } from "./base58";
+import { encodeAddressAt, encodeBase58 } from "./base58";
 import { isCanonicalBase64, toBase64 } from "./bytes";
 
 /** One instruction of a decoded message with its accounts resolved to addresses. */
@@ -95,7 +95,7 @@ class WireReader {
   address(what: string): Address {
     const start = this.offset;
     this.take(32, what);
-    return encodeBase58(this.bytes, start, start + 32) as Address;
+    return encodeAddressAt(this.bytes, start) as Address;
   }
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { getBase58Decoder, getBase58Encoder, isAddress } from "@solana/kit";
-import { decodeBase58, encodeBase58, isBase58Address } from "../../src/solana/base58";
+import { decodeBase58, encodeAddressAt, encodeBase58, isBase58Address } from "../../src/solana/base58";
 
 /** The hot-path base58 must read and write exactly what kit's codec does (kit is the reference here). */
 const kitToText = getBase58Decoder();
@@ -28,6 +28,16 @@ describe("base58", () => {
     const buffer = randomBytes(96, 0);
     buffer.fill(0, 32, 34);
     expect(encodeBase58(buffer, 32, 64)).toBe(kitToText.decode(buffer.subarray(32, 64)));
+  });
+
+  it("remembers addresses by their bytes: repeated and distinct keys give kit's text", () => {
+    const buffer = randomBytes(64, 0);
+    for (let round = 0; round < 3; round++) {
+      expect(encodeAddressAt(buffer, 0)).toBe(kitToText.decode(buffer.subarray(0, 32)));
+      expect(encodeAddressAt(buffer, 32)).toBe(kitToText.decode(buffer.subarray(32, 64)));
+    }
+    const zeros = new Uint8Array(32);
+    expect(encodeAddressAt(zeros, 0)).toBe("11111111111111111111111111111111");
   });
 
   it("refuses characters outside the alphabet", () => {

@@ -59,7 +59,13 @@ function expectSameAsKit(base64: string): void {
   if (!result.ok) throw new Error(result.message);
   const tx = result.tx;
   const kitTx = getTransactionDecoder().decode(toBytes.encode(base64));
-  const kitMessage = getCompiledTransactionMessageDecoder().decode(kitTx.messageBytes);
+  const kitMessage = getCompiledTransactionMessageDecoder().decode(kitTx.messageBytes) as unknown as {
+    version: "legacy" | 0;
+    staticAccounts: string[];
+    lifetimeToken: string;
+    header: { numSignerAccounts: number; numReadonlySignerAccounts: number; numReadonlyNonSignerAccounts: number };
+    instructions: { programAddressIndex: number; accountIndices?: number[]; data?: Uint8Array }[];
+  };
   expect(Array.from(tx.messageBytes)).toEqual(Array.from(kitTx.messageBytes));
   expect(tx.version).toBe(kitMessage.version);
   expect(tx.staticAccounts).toEqual(kitMessage.staticAccounts);
@@ -75,7 +81,7 @@ function expectSameAsKit(base64: string): void {
       data: Array.from(ix.data ?? []),
     })),
   );
-  const kitSignatures = kitMessage.staticAccounts.slice(0, kitMessage.header.numSignerAccounts).map((signer) => kitTx.signatures[signer]);
+  const kitSignatures = kitMessage.staticAccounts.slice(0, kitMessage.header.numSignerAccounts).map((signer) => (kitTx.signatures as Record<string, Uint8Array | null>)[signer]);
   expect(tx.signatures.map((s) => (s ? Array.from(s) : null))).toEqual(kitSignatures.map((s) => (s ? Array.from(s) : null)));
   expect(tx.signatures[0]).toBeNull(); // the fee payer's slot is left empty by the buyer
   expect(tx.wireBase64).toBe(base64);
