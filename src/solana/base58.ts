@@ -77,9 +77,16 @@ export function decodeBase58(text: string): Uint8Array | null {
   return out;
 }
 
+/** Addresses already seen valid (payTo, asset and the like recur in every body); bounded, safe to lose. */
+const knownAddresses = new Set<string>();
+
 /** Same contract as kit's `isAddress`: 32 to 44 base58 characters that decode to exactly 32 bytes. */
 export function isBase58Address(text: string): boolean {
   if (text.length < 32 || text.length > 44) return false;
+  if (knownAddresses.has(text)) return true;
   const bytes = decodeBase58(text);
-  return bytes !== null && bytes.length === 32;
+  if (bytes === null || bytes.length !== 32) return false;
+  if (knownAddresses.size >= MAX_CACHED_ADDRESSES) knownAddresses.clear();
+  knownAddresses.add(text);
+  return true;
 }
