@@ -47,16 +47,21 @@ export function queryWords(q: string): string[] {
 }
 
 /**
- * The FTS5 expression: every word a prefix term in one of the text columns, and the exact filters as phrases
- * in their own weight-less columns (so a filtered search never walks rows of other categories; the exact SQL
- * check after it settles stemming and hyphen look-alikes).
+ * The FTS5 expression: every word a prefix term in one of the text columns, and the exact filters as terms of
+ * their own columns (so a filtered search never walks rows of other categories; the exact SQL check after it
+ * settles stemming and look-alikes such as "a-b" and "azb").
  */
 export function ftsExpression(words: string[], filters: ExactFilters): string {
   const parts = [`{title description use_case tags} : (${words.map((w) => `"${w}"*`).join(" ")})`];
-  if (filters.category !== undefined) parts.push(`{category} : "${filters.category}"`);
-  if (filters.scheme !== undefined) parts.push(`{scheme} : "${filters.scheme}"`);
+  if (filters.category !== undefined) parts.push(`{category} : "${markedToken("zc", filters.category)}"`);
+  if (filters.scheme !== undefined) parts.push(`{scheme} : "${markedToken("zs", filters.scheme)}"`);
   if (filters.tag !== undefined) parts.push(`{tags} : "${filters.tag}"`);
   return parts.join(" AND ");
+}
+
+/** The single token 0005_search_rank.sql indexes for a category or scheme value ('-' would split it). */
+function markedToken(mark: "zc" | "zs", value: string): string {
+  return mark + value.replaceAll("-", "z");
 }
 
 export function parseRankCursor(cursor: string): RankPosition {

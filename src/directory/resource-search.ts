@@ -26,11 +26,33 @@ export const RESOURCES_NOTICE =
  */
 export const LISTED = "r.visible = 1";
 
-/** The index that returns the unranked list already in (updatedAt, id) order for the given filters. */
-function listIndex(query: ResourcesQuery): string {
-  if (query.category !== undefined) return "resources_visible_category_idx";
-  if (query.scheme !== undefined) return "resources_visible_scheme_idx";
-  return "resources_visible_cursor_idx";
+/**
+ * Where the unranked list starts, so rows come out already in (updatedAt, id) order: the tag rows of a tag
+ * filter, else the index of the category or scheme filter, else the visible rows.
+ */
+function listSource(query: ResourcesQuery): { from: string; order: [updatedAt: string, id: string] } {
+  if (query.tag !== undefined) return { from: "resource_tags t CROSS JOIN resources r ON r.id = t.resource_id", order: ["t.updated_at_ms", "t.resource_id"] };
+  const index = query.category !== undefined ? "resources_visible_category_idx" : query.scheme !== undefined ? "resources_visible_scheme_idx" : "resources_visible_cursor_idx";
+  return { from: `resources r INDEXED BY ${index}`, order: ["r.updated_at_ms", "r.id"] };
+}
+
+/** The exact filters as conditions on `r` (the tag one as given: it depends on the query's source). */
+function exactFilters(query: ResourcesQuery, tagCondition: string): { sql: string[]; binds: unknown[] } {
+  const sql: string[] = [];
+  const binds: unknown[] = [];
+  if (query.category !== undefined) {
+    sql.push("r.category = ?");
+    binds.push(query.category);
+  }
+  if (query.scheme !== undefined) {
+    sql.push("r.scheme = ?");
+    binds.push(query.scheme);
+  }
+  if (query.tag !== undefined) {
+    sql.push(tagCondition);
+    binds.push(query.tag);
+  }
+  return { sql, binds };
 }
 
 /**
@@ -39,41 +61,30 @@ function listIndex(query: ResourcesQuery): string {
  */
 export async function searchResources(db: D1Database, query: ResourcesQuery): Promise<{ entries: ResourceEntry[]; nextCursor: string | null; notice: string }> {
   const limit = clampPageLimit(query.limit);
-  const filters: string[] = [];
-  const binds: unknown[] = [];
-  if (query.category !== undefined) {
-    filters.push("r.category = ?");
-    binds.push(query.category);
-  }
-  if (query.scheme !== undefined) {
-    filters.push("r.scheme = ?");
-    binds.push(query.scheme);
-  }
-  if (query.tag !== undefined) {
-    filters.push("EXISTS (SELECT 1 FROM json_each(r.tags_json) t WHERE t.value = ?)");
-    binds.push(query.tag);
-  }
-
   if (query.q !== undefined && query.q.trim() !== "") {
     const words = queryWords(query.q);
     if (words.length === 0) throw badRequest("q: must contain at least one letter or digit");
-    const { raws, nextCursor } = await rankedSearch(db, words, query, filters, binds, limit, query.cursor);
+    // A window holds at most RANK_WINDOW rows, so json_each on them is cheap.
+    const { sql, binds } = exactFilters(query, "EXISTS (SELECT 1 FROM json_each(r.tags_json) j WHERE j.value = ?)");
+    const { raws, nextCursor } = await rankedSearch(db, words, query, sql, binds, limit, query.cursor);
     return { entries: raws.map((raw) => toResourceEntry(rawToResourceRow(raw))), nextCursor, notice: RESOURCES_NOTICE };
   }
 
+  const { sql: filters, binds } = exactFilters(query, "t.tag = ?");
+  const { from, order } = listSource(query);
   if (query.cursor !== undefined) {
     const position = parsePageCursor(query.cursor, /^\d{1,15}$/);
     if (position.tieBreaker === undefined) {
-      filters.push("r.updated_at_ms < ?");
+      filters.push(`${order[0]} < ?`);
       binds.push(position.updatedAtMs);
     } else {
-      // A row value comparison, so SQLite seeks the (visible, …, updated_at_ms, id) index to the cursor.
-      filters.push("(r.updated_at_ms, r.id) < (?, ?)");
+      // A row value comparison, so SQLite seeks the index to the cursor instead of filtering row by row.
+      filters.push(`(${order[0]}, ${order[1]}) < (?, ?)`);
       binds.push(position.updatedAtMs, Number(position.tieBreaker));
     }
   }
   const result = await db
-    .prepare(`SELECT r.* FROM resources r INDEXED BY ${listIndex(query)} WHERE ${[LISTED, ...filters].join(" AND ")} ORDER BY r.updated_at_ms DESC, r.id DESC LIMIT ?`)
+    .prepare(`SELECT r.* FROM ${from} WHERE ${[LISTED, ...filters].join(" AND ")} ORDER BY ${order[0]} DESC, ${order[1]} DESC LIMIT ?`)
     .bind(...binds, limit)
     .all<Record<string, unknown>>();
   const rows = result.results.map(rawToResourceRow);

@@ -163,6 +163,17 @@ export const directoryCounts = sqliteTable("directory_counts", {
   visibleResources: integer("visible_resources").notNull().default(0),
 });
 
+/** Tags of visible resources in list order, kept by triggers on `resources` (0005_search_rank.sql). */
+export const resourceTags = sqliteTable(
+  "resource_tags",
+  {
+    tag: text("tag").notNull(),
+    updatedAtMs: integer("updated_at_ms").notNull(),
+    resourceId: integer("resource_id").notNull(),
+  },
+  (t) => [index("resource_tags_cursor_idx").on(t.tag, t.updatedAtMs, t.resourceId), index("resource_tags_resource_idx").on(t.resourceId)],
+);
+
 /** Per-rail sweep bookkeeping (cooldowns, last outcome). */
 export const sweepState = sqliteTable(
   "sweep_state",
