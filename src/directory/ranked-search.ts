@@ -7,7 +7,9 @@ import { badRequest } from "../errors/catalogue";
  *
  * A window is the RANK_WINDOW most recently registered matches (highest id first; FTS5 walks its doclists in
  * rowid order and stops at the limit). Inside a window rows are ranked by where the query words occur (per
- * word: title 8, tags 4, description 2, use case 2), then by shorter title, then newer id. When a query matches
+ * word whose text the column contains: title 8, tags 4, description 2, use case 2; a stemmed match such as
+ * "forecasting" for "forecast" matches but scores only where the literal word occurs), then by shorter title,
+ * then newer id. When a query matches
  * at most RANK_WINDOW resources the ranking is over all of them; beyond that, page after page walks the ranked
  * windows from newest to oldest.
  *
@@ -87,8 +89,9 @@ export async function rankedSearch(
   cursor: string | undefined,
 ): Promise<{ raws: Record<string, unknown>[]; nextCursor: string | null }> {
   const expression = ftsExpression(words, filters);
-  const scoreSql = words.flatMap(() => COLUMN_WEIGHTS.map(([column, weight]) => `${weight} * (instr(lower(${column}), ?) > 0)`)).join(" + ");
-  const scoreBinds = words.flatMap((word) => COLUMN_WEIGHTS.map(() => word));
+  // LIKE: case-insensitive without copying the text (words hold only letters and digits, never % or _).
+  const scoreSql = words.flatMap(() => COLUMN_WEIGHTS.map(([column, weight]) => `${weight} * (${column} LIKE ?)`)).join(" + ");
+  const scoreBinds = words.flatMap((word) => COLUMN_WEIGHTS.map(() => `%${word}%`));
   const sql = `
     WITH w AS (SELECT rowid AS id FROM resources_fts WHERE resources_fts MATCH ? AND rowid <= ? ORDER BY rowid DESC LIMIT ${RANK_WINDOW}),
     b AS (SELECT count(*) AS window_rows, min(id) AS window_bottom FROM w),
