@@ -9,9 +9,8 @@ import { badRequest } from "../errors/catalogue";
  * rowid order and stops at the limit). Inside a window rows are ranked by where the query words occur (per
  * word whose text the column contains: title 8, tags 4, description 2, use case 2; a stemmed match such as
  * "forecasting" for "forecast" matches but scores only where the literal word occurs), then by shorter title,
- * then newer id. When a query matches
- * at most RANK_WINDOW resources the ranking is over all of them; beyond that, page after page walks the ranked
- * windows from newest to oldest.
+ * then newer id. When a query matches at most RANK_WINDOW resources the ranking is over all of them; beyond
+ * that, page after page walks the ranked windows from newest to oldest.
  *
  * The cursor `rank~<top>~<offset>` is a position inside a window: `top` the highest id the window may hold,
  * `offset` the rank inside it. Every match belongs to exactly one window and every window has one total order
@@ -49,16 +48,24 @@ export function queryWords(q: string): string[] {
 }
 
 /**
- * The FTS5 expression: every word a prefix term in one of the text columns, and the exact filters as terms of
+ * The FTS5 expression: every word a term (see wordTerm) in one of the text columns, and the exact filters as terms of
  * their own columns (so a filtered search never walks rows of other categories; the exact SQL check after it
  * settles stemming and look-alikes such as "a-b" and "azb").
  */
 export function ftsExpression(words: string[], filters: ExactFilters): string {
-  const parts = [`{title description use_case tags} : (${words.map((w) => `"${w}"*`).join(" ")})`];
+  const parts = [`{title description use_case tags} : (${words.map(wordTerm).join(" ")})`];
   if (filters.category !== undefined) parts.push(`{category} : "${markedToken("zc", filters.category)}"`);
   if (filters.scheme !== undefined) parts.push(`{scheme} : "${markedToken("zs", filters.scheme)}"`);
   if (filters.tag !== undefined) parts.push(`{tags} : "${filters.tag}"`);
   return parts.join(" AND ");
+}
+
+/**
+ * A word as an FTS5 term: a prefix from two characters on (the prefix indexes cover 2-8), the word itself when
+ * it is one character (a one-character prefix walks a large part of the vocabulary: ~100 ms at 100,000 rows).
+ */
+function wordTerm(word: string): string {
+  return [...word].length === 1 ? `"${word}"` : `"${word}"*`;
 }
 
 /** The single token 0005_search_rank.sql indexes for a category or scheme value ('-' would split it). */

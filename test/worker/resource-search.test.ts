@@ -90,6 +90,8 @@ describe("resource search over generated resources", () => {
     expect((await call(`/resources?q=glaci%20${tag}`)).body.entries.length).toBeGreaterThan(0);
     expect((await call(`/resources?q=${encodeURIComponent('" OR * NEAR(')}`)).status).toBe(200);
     expect((await call(`/resources?q=${encodeURIComponent('" * (')}`)).status).toBe(400);
+    // A one-character word is the word itself, not a prefix of every word starting with it.
+    expect((await call(`/resources?q=g%20${tag}`)).body.entries).toEqual([]);
   });
 
   it(`pages a search matching more than one rank window (${RANK_WINDOW}) without duplicates or gaps, title matches first in each`, async () => {
