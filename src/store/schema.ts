@@ -135,7 +135,8 @@ export const resources = sqliteTable(
     registrationVerifiedAtMs: integer("registration_verified_at_ms").notNull(),
     updatedAtMs: integer("updated_at_ms").notNull(),
     retiredAtMs: integer("retired_at_ms"),
-    // 0003_resource_directory.sql (the FTS5 table `resources_fts` and its triggers live only in SQL).
+    // 0003_resource_directory.sql (the FTS5 table `resources_fts`, rebuilt by 0005_search_rank.sql, and every
+    // trigger live only in SQL).
     lastProbeScheme: text("last_probe_scheme"),
     probeFailures: integer("probe_failures").notNull().default(0),
     lastProbeOkAtMs: integer("last_probe_ok_at_ms"),
