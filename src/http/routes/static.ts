@@ -5,6 +5,7 @@ import { buildCapabilities } from "../../discovery/capabilities";
 import { buildOpenApi } from "../../discovery/openapi";
 import { buildAgentTools, buildPayToSemantics } from "../../discovery/agent-artifacts";
 import { STATIC_ARTIFACT_PATHS } from "../../discovery/static-artifacts";
+import { ORIGIN_ROUTES } from "../../discovery/origin-routes";
 import { API_PREFIX } from "../context";
 import integrationGuide from "../../../static/agent-integration.md";
 import sellerQuickStart from "../../../static/seller-quick-start.md";
@@ -22,7 +23,7 @@ export function mountStaticRoutes(app: Hono<AppEnv>, endpoints: () => readonly E
   app.get(API_PREFIX, capabilities);
   app.get(API_PREFIX + "/", capabilities);
 
-  app.get(STATIC_ARTIFACT_PATHS.openApi, (c) => c.json(buildOpenApi(endpoints(), new URL(c.req.url).origin)));
+  app.get(STATIC_ARTIFACT_PATHS.openApi, (c) => c.json(buildOpenApi(endpoints(), new URL(c.req.url).origin, ORIGIN_ROUTES)));
   app.get(STATIC_ARTIFACT_PATHS.payToSemantics, (c) => c.json(buildPayToSemantics(c.var.config)));
   app.get(STATIC_ARTIFACT_PATHS.agentTools, (c) => c.json(buildAgentTools(endpoints(), new URL(c.req.url).origin)));
 
