@@ -24,7 +24,7 @@ export function mountStaticRoutes(app: Hono<AppEnv>, endpoints: () => readonly E
   app.get(API_PREFIX + "/", capabilities);
 
   app.get(STATIC_ARTIFACT_PATHS.openApi, (c) => c.json(buildOpenApi(endpoints(), new URL(c.req.url).origin, ORIGIN_ROUTES)));
-  app.get(STATIC_ARTIFACT_PATHS.payToSemantics, (c) => c.json(buildPayToSemantics(c.var.config)));
+  app.get(STATIC_ARTIFACT_PATHS.payToSemantics, async (c) => c.json(await buildPayToSemantics(c.var.config)));
   app.get(STATIC_ARTIFACT_PATHS.agentTools, (c) => c.json(buildAgentTools(endpoints(), new URL(c.req.url).origin)));
 
   const markdown = (text: string) => (c: AppContext) =>
