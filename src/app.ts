@@ -17,6 +17,7 @@ import { directoryRoutes } from "./http/routes/directory";
 import { operatorRoutes } from "./http/routes/operator";
 import { resourceRoutes } from "./http/routes/resources";
 import { settlementRoutes } from "./http/routes/settlements";
+import { mountMcp } from "./mcp/route";
 
 /** The whole HTTP surface: middleware in order, every route group, one error handler. */
 export function buildApp(): Hono<AppEnv> {
@@ -28,6 +29,7 @@ export function buildApp(): Hono<AppEnv> {
   mountStaticRoutes(app, endpoints);
   mountResourceIndex(app);
   mountRoutes(app, routes);
+  mountMcp(app, endpoints);
   app.notFound(onNotFound);
   app.onError(onError);
   return app;

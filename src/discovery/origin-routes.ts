@@ -24,5 +24,8 @@ export const ORIGIN_ROUTES: readonly OriginRoute[] = [
   { method: "GET", path: STATIC_ARTIFACT_PATHS.integrationGuide, operationId: "agentIntegrationGuide", summary: "Buyer/agent integration guide", contentType: MARKDOWN_TYPE },
   { method: "GET", path: STATIC_ARTIFACT_PATHS.sellerQuickStart, operationId: "sellerQuickStart", summary: "Seller quick start", contentType: MARKDOWN_TYPE },
   { method: "GET", path: STATIC_ARTIFACT_PATHS.onboardingGuide, operationId: "onboardingGuide", summary: "Seller onboarding guide and the Seller Resource Manifest format", contentType: MARKDOWN_TYPE },
+  { method: "POST", path: STATIC_ARTIFACT_PATHS.mcp, operationId: "mcp", summary: "MCP (Streamable HTTP, stateless, JSON responses): the agent tools of /agent-tools.json", contentType: JSON_TYPE },
+  { method: "GET", path: STATIC_ARTIFACT_PATHS.mcp, operationId: "mcpStream", summary: "405: the stateless MCP endpoint opens no server stream", contentType: JSON_TYPE },
+  { method: "DELETE", path: STATIC_ARTIFACT_PATHS.mcp, operationId: "mcpSessionEnd", summary: "405: the stateless MCP endpoint has no session to end", contentType: JSON_TYPE },
   { method: "GET", path: STATIC_ARTIFACT_PATHS.resourceIndex, operationId: "resourceIndex", summary: "Static index of publicly listed payable resources", contentType: JSON_TYPE },
 ];
