@@ -12,6 +12,8 @@ import { activateSellerVault } from "../../demo/activate-seller";
 import { signAtIndex } from "../../demo/build-endpoint-buyer";
 import { CLUSTERS } from "../../src/config/networks";
 import * as v from "valibot";
+import { curlToRequest, guideExamples } from "./guide-examples";
+import { ManifestSchema } from "../../src/directory/manifest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createKeyPairSignerFromPrivateKeyBytes, generateKeyPairSigner } from "@solana/kit";
@@ -187,5 +189,51 @@ describe("/mcp with the official MCP SDK client", () => {
       expect(response.headers.get("Allow")).toBe("POST");
       expect(await response.json()).toMatchObject({ code: "METHOD_NOT_ALLOWED" });
     }
+  });
+});
+
+describe("the guides' examples, executed against this deployment", () => {
+  const GUIDES = ["/agent-integration.md", "/seller-quick-start.md", "/onboarding_guide.md"];
+
+  it.each(GUIDES)("%s: every tagged example answers its documented status and shape", async (guide) => {
+    const response = await fetch(`${worker.url}${guide}`);
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    expect(text).not.toContain("{{");
+    expect(text).toContain(`${worker.url}/api/v1/facilitator`);
+    const seller = await generateKeyPairSigner();
+    await fundFromFaucet(chain.url, seller.address, 1_000_000_000);
+    const placeholders: Record<string, string> = {
+      "<YOUR_WALLET>": seller.address,
+      // 64 bytes no transaction of this chain has: the documented 404.
+      "<SIGNATURE>": "5".repeat(88),
+    };
+    const examples = guideExamples(text);
+    expect(examples.length, "tagged examples").toBeGreaterThanOrEqual(2);
+    for (const example of examples) {
+      if (example.kind === "json") {
+        expect(example.name).toBe("manifest");
+        const parsed = v.safeParse(ManifestSchema, JSON.parse(example.text));
+        expect(parsed.issues ?? [], "Seller Resource Manifest example").toEqual([]);
+        continue;
+      }
+      const command = Object.entries(placeholders).reduce((cmd, [k, val]) => cmd.replaceAll(k, val), example.command);
+      const { url, init } = curlToRequest(command);
+      expect(`${url} ${String(init.body ?? "")}`, "an unfilled placeholder").not.toMatch(/<[A-Z_]+>/);
+      expect(url.startsWith(worker.url), url).toBe(true);
+      const answer = await fetch(url, init);
+      const body = (await answer.json()) as Record<string, unknown>;
+      expect(answer.status, `${command}\n${JSON.stringify(body).slice(0, 300)}`).toBe(example.status);
+      for (const key of example.keys) expect(body, `${command}: ${key}`).toHaveProperty(key);
+    }
+  });
+
+  it("the example runner is not vacuous: a drifted example fails", async () => {
+    const drifted = guideExamples("```sh example status=200 keys=kinds\ncurl -s " + worker.url + "/api/v1/facilitator/no-such-route\n```\n");
+    expect(drifted).toHaveLength(1);
+    const example = drifted[0]!;
+    if (example.kind !== "curl") throw new Error("expected a curl example");
+    const { url, init } = curlToRequest(example.command);
+    expect((await fetch(url, init)).status).not.toBe(example.status);
   });
 });

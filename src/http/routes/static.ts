@@ -29,10 +29,10 @@ export function mountStaticRoutes(app: Hono<AppEnv>, endpoints: () => readonly E
 
   const markdown = (text: string) => (c: AppContext) =>
     c.body(text, 200, { "Content-Type": "text/markdown; charset=utf-8" });
-  app.get(STATIC_ARTIFACT_PATHS.integrationGuide, markdown(integrationGuide));
   // Filled in for the deployment that serves it, so its examples can be pasted as they are.
-  app.get(STATIC_ARTIFACT_PATHS.sellerQuickStart, (c) =>
-    markdown(sellerQuickStart.replaceAll("{{origin}}", new URL(c.req.url).origin).replaceAll("{{network}}", c.var.config.network))(c),
-  );
-  app.get(STATIC_ARTIFACT_PATHS.onboardingGuide, markdown(onboardingGuide));
+  const filled = (text: string) => (c: AppContext) =>
+    markdown(text.replaceAll("{{origin}}", new URL(c.req.url).origin).replaceAll("{{network}}", c.var.config.network))(c);
+  app.get(STATIC_ARTIFACT_PATHS.integrationGuide, filled(integrationGuide));
+  app.get(STATIC_ARTIFACT_PATHS.sellerQuickStart, filled(sellerQuickStart));
+  app.get(STATIC_ARTIFACT_PATHS.onboardingGuide, filled(onboardingGuide));
 }
