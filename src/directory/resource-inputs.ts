@@ -2,22 +2,12 @@ import * as v from "valibot";
 import { Base58Address } from "../x402/schemas";
 import { SignedFields } from "../sellers/seller-inputs";
 import { MAX_SERVICE_URL_LENGTH, MAX_TAGS } from "../sellers/register";
+import { httpUrlSchema } from "../validation/http-url";
 
 /** Resource field limits (wire-notes "Directory"). */
 export const RESOURCE_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 
-const HttpUrl = v.pipe(
-  v.string("must be an http(s) URL"),
-  v.maxLength(MAX_SERVICE_URL_LENGTH, `must be at most ${MAX_SERVICE_URL_LENGTH} characters`),
-  v.check((text) => {
-    try {
-      const url = new URL(text);
-      return (url.protocol === "https:" || url.protocol === "http:") && url.username === "" && url.password === "" && url.hash === "";
-    } catch {
-      return false;
-    }
-  }, "must be an absolute http(s) URL without credentials or fragment"),
-);
+const HttpUrl = httpUrlSchema(MAX_SERVICE_URL_LENGTH);
 
 const text = (min: number, max: number) =>
   v.pipe(v.string("must be a string"), v.minLength(min, `must be at least ${min} character(s)`), v.maxLength(max, `must be at most ${max} characters`));

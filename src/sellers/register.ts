@@ -8,6 +8,7 @@ import { readActivation } from "./activation";
 import { toProviderEntry, type ProviderEntry } from "./provider-entry";
 import { resolveSellerAsset, SellerAssetInput, type SellerAsset } from "./seller-asset";
 import { SignedFields } from "./seller-inputs";
+import { httpUrlSchema } from "../validation/http-url";
 import { consumeChallenge, verifySignedChallenge } from "./signed-challenge";
 
 /** Seller field limits (wire-notes "Sellers"). */
@@ -17,18 +18,7 @@ export const MAX_DESCRIPTION_LENGTH = 280;
 export const MAX_TAGS = 5;
 export const MAX_SERVICE_METADATA_BYTES = 4096;
 
-const HttpUrl = v.pipe(
-  v.string("must be an http(s) URL"),
-  v.maxLength(MAX_SERVICE_URL_LENGTH, `must be at most ${MAX_SERVICE_URL_LENGTH} characters`),
-  v.check((text) => {
-    try {
-      const url = new URL(text);
-      return url.protocol === "https:" || url.protocol === "http:";
-    } catch {
-      return false;
-    }
-  }, "must be an absolute http(s) URL"),
-);
+const HttpUrl = httpUrlSchema(MAX_SERVICE_URL_LENGTH);
 
 const DiscoverySchema = v.object({
   serviceUrl: v.optional(HttpUrl),

@@ -153,6 +153,7 @@ describe("seller registration rules", () => {
       [{ message, signature, asset: "SOL", wallet: other.address }, /^wallet:/],
       [{ message, signature, asset: "SOL", discovery: { serviceUrl: "ftp://seller.example" } }, /^discovery\.serviceUrl:/],
       [{ message, signature, asset: "SOL", discovery: { serviceUrl: "https://x.example/" + "a".repeat(2048) } }, /^discovery\.serviceUrl:/],
+      [{ message, signature, asset: "SOL", discovery: { serviceUrl: "https://user:secret@seller.example" } }, /^discovery\.serviceUrl:.*credentials/],
       [{ message, signature, asset: "SOL", discovery: { displayName: "n".repeat(65) } }, /^discovery\.displayName:/],
       [{ message, signature, asset: "SOL", discovery: { description: "d".repeat(281) } }, /^discovery\.description:/],
       [{ message, signature, asset: "SOL", discovery: { tags: ["a", "b", "c", "d", "e", "f"] } }, /^discovery\.tags:/],
