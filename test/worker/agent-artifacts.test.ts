@@ -42,6 +42,15 @@ describe("GET /agent-tools.json", () => {
     expect(preview.inputSchema.required).toEqual(["wallet"]);
   });
 
+  it("exposes the escrow payment builder and the fee quote as tools as soon as those routes are served", async () => {
+    const [{ body }, capabilities] = await Promise.all([call(ORIGIN + "/agent-tools.json"), call("/capabilities")]);
+    const toolPaths = new Set(body.tools.map((t: { http: { path: string } }) => t.http.path));
+    for (const key of ["buildSlaEscrowPaymentTx", "feeQuote"]) {
+      const endpoint = capabilities.body.httpEndpoints[key];
+      if (endpoint) expect(toolPaths.has(endpoint.path), `${key} must carry agentTool in its route entry`).toBe(true);
+    }
+  });
+
   it("exposes no operator route and no wallet-signed write to agents", async () => {
     const { body } = await call(ORIGIN + "/agent-tools.json");
     for (const tool of body.tools) expect(tool.auth, tool.name).toBeUndefined();
