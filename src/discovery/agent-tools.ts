@@ -56,7 +56,12 @@ function toolOf(endpoint: EndpointInfo, tool: NonNullable<EndpointInfo["agentToo
 /** The HTTP request a tool call stands for (path and query filled from the arguments). */
 export function toolRequest(tool: AgentTool, origin: string, args: Record<string, unknown>): Request {
   let path = tool.http.path;
-  for (const name of tool.http.pathParams) path = path.replace(`{${name}}`, encodeURIComponent(String(args[name] ?? "")));
+  for (const name of tool.http.pathParams) {
+    const value = String(args[name] ?? "");
+    // URL parsing resolves "." and ".." segments (even percent-encoded): they would leave the tool's own route.
+    if (value === "." || value === "..") throw new ToolArgumentError(`${name} must not be "${value}"`);
+    path = path.replace(`{${name}}`, encodeURIComponent(value));
+  }
   const url = new URL(path, origin);
   for (const name of tool.http.queryParams) {
     const value = args[name];
@@ -64,4 +69,9 @@ export function toolRequest(tool: AgentTool, origin: string, args: Record<string
   }
   if (!tool.http.body) return new Request(url, { method: tool.http.method });
   return new Request(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(args.body ?? {}) });
+}
+
+/** A tool argument that cannot form the tool's HTTP request. */
+export class ToolArgumentError extends Error {
+  override name = "ToolArgumentError";
 }

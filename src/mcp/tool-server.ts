@@ -2,7 +2,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { API_VERSION } from "../http/context";
 import { SERVICE_NAME } from "../discovery/capabilities";
-import type { AgentTool } from "../discovery/agent-tools";
+import { ToolArgumentError, type AgentTool } from "../discovery/agent-tools";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 
 /** Runs one tool call as the HTTP request it maps to and returns the Response (in-process, same env). */
@@ -23,7 +23,13 @@ export function buildToolServer(tools: readonly AgentTool[], invoke: ToolInvoker
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name);
     if (!tool) return errorResult(`Unknown tool ${request.params.name}`);
-    const response = await invoke(tool, request.params.arguments ?? {});
+    let response: Response;
+    try {
+      response = await invoke(tool, request.params.arguments ?? {});
+    } catch (error) {
+      if (error instanceof ToolArgumentError) return errorResult(error.message);
+      throw error;
+    }
     const text = await response.text();
     let body: unknown = text;
     try {

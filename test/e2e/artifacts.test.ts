@@ -115,6 +115,8 @@ describe("/mcp with the official MCP SDK client", () => {
       const bad = await callTool(client, "preview_seller", { wallet: "not-a-wallet" });
       expect(bad.status).toBe(400);
       expect(bad.body).toMatchObject({ code: "BAD_REQUEST" });
+      const climbing = await client.callTool({ name: "preview_seller", arguments: { wallet: ".." } });
+      expect(climbing.isError).toBe(true);
       const unknownTool = await client.callTool({ name: "drain_fee_payer", arguments: {} });
       expect(unknownTool.isError).toBe(true);
     } finally {

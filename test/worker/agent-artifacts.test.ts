@@ -4,6 +4,9 @@ import { buildApp } from "../../src/app";
 import type { Env } from "../../src/env";
 import { CLUSTERS } from "../../src/config/networks";
 import { call } from "./helpers";
+import { agentToolsOf, toolRequest, ToolArgumentError } from "../../src/discovery/agent-tools";
+import { discoveryRoutes } from "../../src/http/routes/discovery";
+import { sellerRoutes } from "../../src/http/routes/sellers";
 
 const ORIGIN = "http://facilitator.test";
 const USDC = CLUSTERS.devnet.usdcMint;
@@ -79,5 +82,19 @@ describe("GET /agent-payTo-semantics.json", () => {
       { mint: USDC, symbol: "USDC", decimals: 6, kind: "token" },
       { mint: NOT_A_MINT, symbol: null, decimals: null, kind: "token" },
     ]);
+  });
+});
+
+describe("toolRequest (the HTTP call of an MCP tool)", () => {
+  it("keeps path arguments inside the tool's own route (no climbing to another route with ..)", () => {
+    const preview = agentToolsOf([...sellerRoutes(), ...discoveryRoutes(() => [])]).find((t) => t.name === "preview_seller")!;
+    for (const wallet of [".", ".."]) expect(() => toolRequest(preview, ORIGIN, { wallet })).toThrow(ToolArgumentError);
+    for (const wallet of ["../../sweep", "%2e%2e", "a/b?c#d"]) {
+      const request = toolRequest(preview, ORIGIN, { wallet });
+      const path = new URL(request.url).pathname;
+      expect(path.startsWith("/api/v1/facilitator/sellers/"), path).toBe(true);
+      expect(path.endsWith("/preview"), path).toBe(true);
+      expect(new URL(request.url).search).toBe("");
+    }
   });
 });
