@@ -51,8 +51,8 @@ export const LOCAL_SLA_ESCROW_CONFIG = {
   refundCooldownSeconds: 3_600n,
   deliveryCutoffSeconds: 300n, // the ABI's default
   escrowFeeBps: 100,
-  escrowOracleFeeBps: 50,
-  usdc: { minPaymentAmount: 1_000n, maxPaymentAmount: 1_000_000_000_000n, minFeeAmount: 10_000n },
+  escrowOracleFeeBps: 100, // spec §8: oracle tip 100 bps
+  usdc: { minPaymentAmount: 1_000n, maxPaymentAmount: 1_000_000_000_000n, minFeeAmount: 100_000n }, // spec §8: 10-cent minimum fee
   sol: { minPaymentAmount: 10_000n, maxPaymentAmount: 1_000n * LAMPORTS_PER_SOL, minFeeAmount: 100_000n },
 } as const;
 

@@ -51,7 +51,7 @@ export interface Config {
     minSplRawDefault: bigint;
     minSplRawByMint: Record<string, bigint>;
   };
-  slaEscrow: { allowFacilitatorFeeSponsorship: boolean };
+  slaEscrow: { allowFacilitatorFeeSponsorship: boolean; oracleAuthorities: Address[]; deliveryBudgetSeconds: number };
   probe: { allowLoopback: boolean; maxConsecutiveFailures: number; cronBatchLimit: number };
 }
 
@@ -178,7 +178,11 @@ export async function loadConfig(env: Env): Promise<Config> {
         : cluster.sweepMinSplRawDefault,
       minSplRawByMint: input.SVC_SWEEP_MIN_SPL_RAW_BY_MINT,
     },
-    slaEscrow: { allowFacilitatorFeeSponsorship: input.SVC_SLA_ESCROW_ALLOW_FACILITATOR_FEE_SPONSORSHIP },
+    slaEscrow: {
+      allowFacilitatorFeeSponsorship: input.SVC_SLA_ESCROW_ALLOW_FACILITATOR_FEE_SPONSORSHIP,
+      oracleAuthorities: input.SVC_SLA_ESCROW_ORACLE_AUTHORITIES.map((key) => address(key)),
+      deliveryBudgetSeconds: input.SVC_SLA_ESCROW_DELIVERY_BUDGET_SECONDS,
+    },
     probe: { allowLoopback, maxConsecutiveFailures: input.SVC_PROBE_MAX_FAILURES, cronBatchLimit: input.SVC_PROBE_CRON_BATCH_LIMIT },
   };
 }

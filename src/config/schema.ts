@@ -133,6 +133,10 @@ export const ConfigInputSchema = v.object({
   SVC_SWEEP_MIN_SPL_RAW_BY_MINT: mintThresholdMap,
 
   SVC_SLA_ESCROW_ALLOW_FACILITATOR_FEE_SPONSORSHIP: boolean(false),
+  /** Oracle authorities a buyer may name in FundPayment (comma or space separated); advertised as extra.oracleAuthorities. */
+  SVC_SLA_ESCROW_ORACLE_AUTHORITIES: mintList,
+  /** Seconds a seller needs to deliver: the escrow ttl must cover the program's delivery cutoff plus this budget. */
+  SVC_SLA_ESCROW_DELIVERY_BUDGET_SECONDS: integer(0, 2_592_000, 300),
 
   /** Resource probe may reach loopback (a seller on the same machine). Empty = on in local, off elsewhere; never on outside local. */
   SVC_PROBE_ALLOW_LOOPBACK: v.optional(

@@ -2,7 +2,6 @@ import type { Config } from "../config/load-config";
 import { publicPath, type EndpointInfo } from "../http/route-def";
 import { SCHEMA_VERSION } from "./health";
 import { buildSupported } from "./supported";
-import { RAILS } from "../schemes/registry";
 import { STATIC_ARTIFACT_PATHS } from "./static-artifacts";
 
 export const SERVICE_NAME = "x402 Solana facilitator";
@@ -15,7 +14,8 @@ export const X402_SPEC_URL = "https://github.com/coinbase/x402/blob/main/specs/x
  */
 export async function buildCapabilities(config: Config, endpoints: readonly EndpointInfo[], origin: string) {
   const keys = new Set(endpoints.map((e) => e.key));
-  const rails = new Set(RAILS.map((r) => r.scheme));
+  const supported = await buildSupported(config);
+  const rails = new Set(supported.kinds.map((kind) => kind.scheme));
   const endpointUrl = (key: string) => {
     const endpoint = endpoints.find((e) => e.key === key);
     return endpoint ? origin + publicPath(endpoint.path) : undefined;
@@ -31,7 +31,7 @@ export async function buildCapabilities(config: Config, endpoints: readonly Endp
     chainId: config.network,
     network: config.network,
     feePayer: config.feePayer.address,
-    supported: await buildSupported(config),
+    supported,
     features: {
       universalSettleExact: rails.has("exact"),
       unsignedExactPaymentTxBuild: rails.has("exact") && keys.has("buildExactPaymentTx"),

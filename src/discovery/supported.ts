@@ -14,15 +14,13 @@ export interface SupportedResponse {
   signers: Record<string, string[]>;
 }
 
-/** `/supported` in the shape the official x402 facilitator client reads (wire-notes "Discovery shapes"). */
+/** `/supported` in the shape the official x402 facilitator client reads (wire-notes "Discovery shapes"): the rails served here. */
 export async function buildSupported(config: Config): Promise<SupportedResponse> {
-  const kinds = await Promise.all(
-    RAILS.map(async (rail) => ({
-      x402Version: 2 as const,
-      scheme: rail.scheme,
-      network: config.network,
-      extra: await rail.supportedExtra(config),
-    })),
-  );
+  const extras = await Promise.all(RAILS.map((rail) => rail.supportedExtra(config)));
+  const kinds: SupportedKind[] = [];
+  RAILS.forEach((rail, i) => {
+    const extra = extras[i];
+    if (extra) kinds.push({ x402Version: 2, scheme: rail.scheme, network: config.network, extra });
+  });
   return { kinds, extensions: ["bazaar"], signers: { [config.network]: [config.feePayer.address] } };
 }

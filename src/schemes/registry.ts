@@ -1,5 +1,10 @@
 import type { Rail } from "./rail";
+import type { SchemeName } from "../x402/scheme-names";
 import { exactRail } from "./exact/rail";
+import { slaEscrowRail } from "./sla-escrow/rail";
 
-/** Rails that verify and settle end to end, in the order `/supported` lists them (exact first). */
-export const RAILS: readonly Rail[] = [exactRail];
+/** Rails in the order `/supported` lists them (exact first); each is listed only where it is served. */
+export const RAILS: readonly Rail[] = [exactRail, slaEscrowRail];
+
+/** /verify and /settle dispatch on the normalised scheme. */
+export const RAIL_BY_SCHEME: ReadonlyMap<SchemeName, Rail> = new Map(RAILS.map((rail) => [rail.scheme, rail]));

@@ -5,9 +5,20 @@ import type { DecodedTransaction } from "./wire-transaction";
  * Checks that every required signature except the fee payer's (index 0, added by the facilitator at settle)
  * is present and valid over the message bytes (ed25519 through WebCrypto).
  */
-export async function verifyNonFeePayerSignatures(tx: DecodedTransaction): Promise<{ ok: true } | { ok: false; missing: boolean; signer: string }> {
-  const checks = tx.signatures.slice(1).map(async (signature, i) => {
-    const signer = tx.staticAccounts[i + 1]!;
+export function verifyNonFeePayerSignatures(tx: DecodedTransaction): Promise<SignatureCheck> {
+  return verifySignaturesFrom(tx, 1);
+}
+
+/** Checks every required signature, the fee payer's included (a transaction its own payer already signed). */
+export function verifyAllSignatures(tx: DecodedTransaction): Promise<SignatureCheck> {
+  return verifySignaturesFrom(tx, 0);
+}
+
+export type SignatureCheck = { ok: true } | { ok: false; missing: boolean; signer: string };
+
+async function verifySignaturesFrom(tx: DecodedTransaction, first: number): Promise<SignatureCheck> {
+  const checks = tx.signatures.slice(first).map(async (signature, i) => {
+    const signer = tx.staticAccounts[i + first]!;
     if (signature === null) return { ok: false as const, missing: true, signer };
     const key = await publicKeyOf(signer);
     const valid = await verifySignature(key, signature as SignatureBytes, tx.messageBytes);

@@ -9,10 +9,23 @@ import {
   BuildDisputeRequestSchema,
   BuildSubmitDeliveryRequestSchema,
 } from "../../schemes/sla-escrow/build-party-tx";
+import { buildEscrowPayment, BuildEscrowPaymentRequestSchema } from "../../schemes/sla-escrow/build-payment";
 
-/** SLA-Escrow lifecycle transaction builders: each signed only by the party the program names. */
+/** SLA-Escrow transaction builders: funding for the buyer, then lifecycle steps each signed only by the party the program names. */
 export function escrowBuilderRoutes(): RouteDef[] {
   return [
+    {
+      key: "buildSlaEscrowPaymentTx",
+      method: "POST",
+      path: "/build-sla-escrow-payment-tx",
+      tag: "Tx Build",
+      summary: "Unsigned FundPayment for the buyer (buyer pays the network fee unless the operator allows sponsorship); payTo = the Escrow PDA",
+      body: BuildEscrowPaymentRequestSchema,
+      handler: withBuildRateLimit(async (c) => {
+        const request = await parseJsonBody(c, BuildEscrowPaymentRequestSchema);
+        return c.json(await buildEscrowPayment(c.var.config, request));
+      }),
+    },
     {
       key: "buildSlaEscrowSubmitDeliveryTx",
       method: "POST",

@@ -3,10 +3,11 @@ import { parseJsonBody } from "../parse-input";
 import { withBuildRateLimit } from "../middleware/rate-limit";
 import { PaymentRequiredSchema } from "../../x402/schemas";
 import { enrichPaymentRequired } from "../../schemes/exact/enrich";
+import { enrichEscrowLines } from "../../schemes/sla-escrow/enrich";
 import { buildExactPayment, BuildExactPaymentRequestSchema } from "../../schemes/exact/build";
 import { ExactBuildResponseSchema } from "../responses/schemas";
 
-/** The `exact` rail's seller transform (402 enrichment) and buyer transaction builder. */
+/** The seller transform (402 enrichment, both rails) and the `exact` rail's buyer transaction builder. */
 export function exactBuilderRoutes(): RouteDef[] {
   return [
     {
@@ -14,11 +15,12 @@ export function exactBuilderRoutes(): RouteDef[] {
       method: "POST",
       path: "/payment-required/enrich",
       tag: "Sellers",
-      summary: "Rewrite a naive 402 body: exact lines pay the seller's vault PDA and carry this facilitator's extra",
+      summary: "Rewrite a naive 402 body: exact lines pay the seller's vault PDA, sla-escrow lines the Escrow PDA, each with this facilitator's extra",
       body: PaymentRequiredSchema,
       handler: async (c) => {
         const body = await parseJsonBody(c, PaymentRequiredSchema);
-        return c.json(await enrichPaymentRequired(c.var.config, body, c.get("correlationId")));
+        const withEscrowLines = await enrichEscrowLines(c.var.config, body);
+        return c.json(await enrichPaymentRequired(c.var.config, withEscrowLines, c.get("correlationId")));
       },
     },
     {

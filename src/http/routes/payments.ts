@@ -6,8 +6,8 @@ import { parseJsonText } from "../json-text";
 import { VerifySettleBodySchema, type VerifySettleBody } from "../../x402/schemas";
 import { checkCommonRequirements } from "../../x402/common-checks";
 import { rejection, type PaymentRejection } from "../../x402/payment-verdict";
-import { verifyExactPayment } from "../../schemes/exact/verify";
-import { settleExactPayment, type ExactSettlement } from "../../schemes/exact/settle";
+import { RAIL_BY_SCHEME } from "../../schemes/registry";
+import type { Settlement } from "../../settlement/settle-engine";
 import { recordPaymentAttempt } from "../../store/payment-attempts";
 import { log } from "../../observability/log";
 import { ERROR_STATUS, isFacilitatorError } from "../../errors/catalogue";
@@ -66,7 +66,7 @@ export function paymentRoutes(): RouteDef[] {
         const config = c.var.config;
         const parsed = await readLimitedPaymentBody(c);
         const correlationId = parsed.ok ? (parsed.body.correlationId ?? c.var.correlationId) : c.var.correlationId;
-        const result: ExactSettlement = parsed.ok ? await asRejectionOnFault(settlePayment(c, parsed.body, correlationId)) : parsed;
+        const result: Settlement = parsed.ok ? await asRejectionOnFault(settlePayment(c, parsed.body, correlationId)) : parsed;
         const signature = "signature" in result && result.signature ? result.signature : "";
         const outcome = result.ok ? "settled" : "pending" in result ? "pending" : "failed";
         recordTelemetry(c, "settle", parsed.ok ? parsed.body : null, startedAtMs, outcome, result.ok ? null : result.reason);
@@ -126,17 +126,19 @@ async function verifyPayment(c: AppContext, body: VerifySettleBody): Promise<{ o
   const config = c.var.config;
   const accepted = checkCommonRequirements(config, body);
   if ("ok" in accepted) return accepted;
-  if (accepted.scheme !== "exact") return schemeNotAvailable(accepted.scheme);
-  const verdict = await verifyExactPayment(config, body, accepted, { simulate: true, ledger: c.env.DB });
+  const rail = RAIL_BY_SCHEME.get(accepted.scheme);
+  if (!rail) return schemeNotAvailable(accepted.scheme);
+  const verdict = await rail.verify(config, body, accepted, { simulate: true, ledger: c.env.DB });
   return verdict.ok ? { ok: true, payer: verdict.payer } : verdict;
 }
 
-async function settlePayment(c: AppContext, body: VerifySettleBody, correlationId: string): Promise<ExactSettlement> {
+async function settlePayment(c: AppContext, body: VerifySettleBody, correlationId: string): Promise<Settlement> {
   const config = c.var.config;
   const accepted = checkCommonRequirements(config, body);
   if ("ok" in accepted) return accepted;
-  if (accepted.scheme !== "exact") return schemeNotAvailable(accepted.scheme);
-  return settleExactPayment(config, c.env, body, accepted, {
+  const rail = RAIL_BY_SCHEME.get(accepted.scheme);
+  if (!rail) return schemeNotAvailable(accepted.scheme);
+  return rail.settle(config, c.env, body, accepted, {
     // Only the header counts as the seller's retry key: the body may come verbatim from the buyer.
     callerCorrelationId: callerCorrelationIdOf(c.req.header("X-Correlation-ID")),
     defer: (work) => runAfterResponse(c, work, correlationId),

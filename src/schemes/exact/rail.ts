@@ -1,13 +1,17 @@
 import type { Rail } from "../rail";
 import { getUniversalSettleFacts, DEFAULT_FEE_BPS } from "./program-facts";
+import { verifyExactPayment } from "./verify";
+import { settleExactPayment } from "./settle";
 
 /** Default minimum fees when the Config account cannot be read: 1 cent of USDC, 0.0001 SOL. */
 const FALLBACK_MIN_FEE_RAW = 10_000n;
 const FALLBACK_MIN_FEE_LAMPORTS = 100_000n;
 
 /** The `exact` rail as discovery advertises it (wire-notes: exact `extra`, numbers as decimal strings). */
-export const exactRail: Rail = {
+export const exactRail = {
   scheme: "exact",
+  verify: verifyExactPayment,
+  settle: settleExactPayment,
   async supportedExtra(config) {
     const facts = await getUniversalSettleFacts(config);
     const onChain = facts.onChainConfig;
@@ -24,4 +28,4 @@ export const exactRail: Rail = {
       beneficiary: null,
     };
   },
-};
+} satisfies Rail;

@@ -1,290 +1,46 @@
 import type { Config } from "../../config/load-config";
 import type { Env } from "../../env";
-import { toBase64 } from "../../solana/bytes";
 import { signAsFeePayer } from "../../solana/fee-payer-signature";
-import { sendWithPreflight, type SendOutcome } from "../../solana/send-transaction";
-import { confirmSignature, signatureStatus, type SignatureStatus } from "../../solana/confirm";
-import { isBlockhashStillValid } from "../../solana/blockhash";
-import { claimSettlement, claimSuccessReport, getSettlement, releaseSettlement, takeOverLease, updateSettlement, type SettlementRow } from "../../store/settlements";
-import { isSellerRetryOfReportedSuccess } from "../../settlement/repeat-settle";
 import { confirmJitProvision } from "../../store/jit-provisions";
-import { rejection, type AcceptedRequirements, type PaymentRejection } from "../../x402/payment-verdict";
+import type { AcceptedRequirements } from "../../x402/payment-verdict";
 import type { VerifySettleBody } from "../../x402/schemas";
-import { isFacilitatorError } from "../../errors/catalogue";
-import { log } from "../../observability/log";
-import { rejectionForTransactionError } from "./simulate";
-import { verifyExactPayment, type VerifiedExactPayment } from "./verify";
+import { settleSignedPayment, type SettleCall, type Settlement } from "../../settlement/settle-engine";
+import { verifyExactPayment } from "./verify";
 import { provisionVaultJustInTime } from "./provision-just-in-time";
 
-/** How long one isolate may hold the right to (re)send a transaction before another may take over. */
-const SUBMIT_LEASE_MS = 15_000;
-/** Retries of the ledger write that records a confirmed payment when D1 failed after the chain confirmed. */
-const CONFIRMED_WRITE_RETRY_DELAYS_MS = [200, 1_000, 5_000];
-
-export interface SettledPayment {
-  ok: true;
-  payer: string;
-  signature: string;
-  /** True when this answer repeats the success a seller's earlier call with the same correlation id heard. */
-  alreadySettled: boolean;
-  payTo: string;
-  merchantWallet: string;
-  asset: string;
-  amount: string;
-}
-
-export interface PendingSettlement {
-  ok: false;
-  pending: true;
-  payer: string;
-  /** Present once the cluster has (or may have) the transaction; withheld while it might never be accepted. */
-  signature?: string;
-  reason: "settlement_pending";
-  message: string;
-}
-
-export type ExactSettlement = SettledPayment | PendingSettlement | (PaymentRejection & { signature?: string });
-
 /**
- * Settles an `exact` payment exactly once, and answers `success: true` for it exactly once.
- *
- * The D1 ledger row keyed by the message hash decides who sends; because the fee payer's signature is
- * deterministic, any later call can only re-send the same transaction, so retries and concurrent calls converge
- * on one on-chain payment. The fee payer's signature (the transaction id) is returned only once the cluster
- * accepted the transaction: with the buyer's signed copy it completes a transaction anyone could broadcast.
+ * Settles an `exact` payment exactly once: verify (no simulation: the send's preflight runs the same one), co-sign as
+ * fee payer, then the shared settle engine. A vault that does not exist yet is provisioned just in time before the
+ * first send, and the provisioning is counted once the payment confirmed.
  */
 export async function settleExactPayment(
   config: Config,
   env: Env,
   body: VerifySettleBody,
   accepted: AcceptedRequirements,
-  call: { callerCorrelationId: string | null; defer: (work: Promise<unknown>) => void },
-): Promise<ExactSettlement> {
+  call: SettleCall,
+): Promise<Settlement> {
   const verified = await verifyExactPayment(config, body, accepted, { simulate: false });
   if (!verified.ok) return verified;
-
-  const { wireBytes, signature } = await signAsFeePayer(config, verified.tx);
-  const leaseId = crypto.randomUUID();
-  const claim = await claimSettlement(env.DB, {
-    messageHash: verified.messageHash,
-    signature,
-    scheme: "exact",
-    network: config.network,
-    payer: verified.payer,
-    payTo: accepted.requirements.payTo,
-    merchantWallet: verified.merchantWallet,
-    asset: accepted.requirements.asset,
-    amount: accepted.amount.toString(),
-    lastValidBlockHeight: null,
-    maxTimeoutSeconds: accepted.requirements.maxTimeoutSeconds,
-    leaseId,
-    leaseExpiresAtMs: Date.now() + SUBMIT_LEASE_MS,
-  });
-
-  const context: SettleContext = { config, env, verified, wireBase64: toBase64(wireBytes), signature, ...call };
-  if (!claim.claimed) return reconcile(context, claim.existing, leaseId);
-  return submitAndConfirm(context);
-}
-
-interface SettleContext {
-  config: Config;
-  env: Env;
-  verified: VerifiedExactPayment;
-  wireBase64: string;
-  signature: string;
-  /** The caller's own X-Correlation-ID header (null when absent): the only key to hearing success twice. */
-  callerCorrelationId: string | null;
-  /** Runs work after the response (waitUntil). */
-  defer: (work: Promise<unknown>) => void;
-}
-
-async function submitAndConfirm(ctx: SettleContext): Promise<ExactSettlement> {
-  if (ctx.verified.needsProvisioning) {
-    const provisioned = await provisionVaultJustInTime(ctx.config, ctx.env, ctx.verified);
-    if (!provisioned.ok) return failWithoutSignature(ctx, provisioned);
-  }
-  let sent: SendOutcome;
-  try {
-    sent = await sendWithPreflight(ctx.config, ctx.wireBase64);
-  } catch (error) {
-    // Dropped or unanswered: the cluster may have the transaction. Never a failure: pending, and a retry finds out.
-    if (isFacilitatorError(error)) return pending(ctx, { signatureKnownToCluster: true, cause: error.message });
-    throw error;
-  }
-  if (sent.kind === "rejected") {
-    if (sent.err === "AlreadyProcessed") return confirmAndReport(ctx); // the same transaction landed (a concurrent send)
-    if (sent.err === "BlockhashNotFound") return expiredUnlessLanded(ctx);
-    // Preflight refused it: the cluster never accepted it, so its signature stays with us.
-    return failWithoutSignature(ctx, rejectionForTransactionError(sent.err, sent.logs, ctx.verified.transfer));
-  }
-  return confirmAndReport(ctx);
-}
-
-/** Waits for confirmation within the settle budget. Once the cluster has the transaction, only success or pending. */
-async function confirmAndReport(ctx: SettleContext): Promise<ExactSettlement> {
-  let outcome;
-  try {
-    outcome = await confirmSignature(ctx.config, ctx.signature, ctx.config.limits.settleConfirmTimeoutMs);
-  } catch (error) {
-    if (isFacilitatorError(error)) return pending(ctx, { signatureKnownToCluster: true, cause: error.message });
-    throw error;
-  }
-  if (outcome.kind === "confirmed") return reportConfirmed(ctx);
-  if (outcome.kind === "failed") return failedOnChain(ctx, outcome.err);
-  return pending(ctx, { signatureKnownToCluster: true });
-}
-
-/**
- * A later call for a payment someone already claimed. It finds out with at most one status read and never waits
- * on another caller's lease: report, confirm, re-send the same bytes (only with the lease), or answer pending.
- */
-async function reconcile(ctx: SettleContext, row: SettlementRow, leaseId: string): Promise<ExactSettlement> {
-  if (row.successReportedAtMs !== null) return repeatOfReportedSuccess(ctx, row);
-  if (row.state === "confirmed") return reportConfirmed(ctx);
-  if (row.state === "failed") return storedFailure(ctx, row);
-
-  let status: SignatureStatus;
-  try {
-    status = await signatureStatus(ctx.config, ctx.signature);
-  } catch (error) {
-    if (isFacilitatorError(error)) return pending(ctx, { signatureKnownToCluster: row.state === "pending", cause: error.message });
-    throw error;
-  }
-  if (status.kind === "confirmed") return reportConfirmed(ctx);
-  if (status.kind === "failed") return failedOnChain(ctx, status.err);
-  if (status.kind === "processing") return confirmAndReport(ctx);
-
-  // Not seen by the cluster. Only the lease holder may (re)send; everyone else hears "pending" at once.
-  if (!(await takeOverLease(ctx.env.DB, ctx.verified.messageHash, leaseId, SUBMIT_LEASE_MS))) {
-    return pending(ctx, { signatureKnownToCluster: row.state === "pending" });
-  }
-  if (!(await isBlockhashStillValid(ctx.config, ctx.verified.tx.recentBlockhash))) return expiredUnlessLanded(ctx);
-  return submitAndConfirm(ctx);
-}
-
-/** The chain confirmed the payment: the first caller to record it hears success; the rest are duplicates. */
-async function reportConfirmed(ctx: SettleContext): Promise<ExactSettlement> {
-  const nowMs = Date.now();
-  let won: boolean;
-  try {
-    won = await claimSuccessReport(ctx.env.DB, ctx.verified.messageHash, ctx.callerCorrelationId, nowMs);
-  } catch (error) {
-    // The chain is the truth: the payment landed, so the seller hears success; the ledger catches up after.
-    log("error", "settlement_confirmed_write_failed", { signature: ctx.signature, error });
-    ctx.defer(retryConfirmedWrite(ctx, nowMs));
-    return settled(ctx, false);
-  }
-  if (won) {
-    if (ctx.verified.needsProvisioning) {
-      ctx.defer(confirmJitProvision(ctx.env.DB, ctx.verified.merchantWallet, ctx.verified.accepted.requirements.asset, nowMs));
-    }
-    return settled(ctx, false);
-  }
-  const row = await getSettlement(ctx.env.DB, ctx.verified.messageHash);
-  return row ? repeatOfReportedSuccess(ctx, row) : settled(ctx, false);
-}
-
-function repeatOfReportedSuccess(ctx: SettleContext, row: SettlementRow): ExactSettlement {
-  if (isSellerRetryOfReportedSuccess(row, ctx.callerCorrelationId, Date.now())) return settled(ctx, true);
-  return {
-    ...rejection(
-      "duplicate_settlement",
-      `This payment was already settled (transaction ${row.signature}) and reported as paid once; a seller retrying its own call must resend the same X-Correlation-ID within maxTimeoutSeconds. Look it up with GET /settlements/${row.signature}`,
-    ),
-    payer: ctx.verified.payer,
-    signature: row.signature,
-  };
-}
-
-async function retryConfirmedWrite(ctx: SettleContext, nowMs: number): Promise<void> {
-  for (const delayMs of CONFIRMED_WRITE_RETRY_DELAYS_MS) {
-    await new Promise((resolve) => setTimeout(resolve, delayMs));
-    try {
-      await claimSuccessReport(ctx.env.DB, ctx.verified.messageHash, ctx.callerCorrelationId, nowMs);
-      return;
-    } catch (error) {
-      log("warn", "settlement_confirmed_write_retry_failed", { signature: ctx.signature, error });
-    }
-  }
-}
-
-/**
- * The blockhash is gone (or the cluster no longer knows it). A load-balanced RPC may lag, so look once more for
- * the signature before calling the payment expired: a landed payment is a success, not a rebuild.
- */
-async function expiredUnlessLanded(ctx: SettleContext): Promise<ExactSettlement> {
-  const status = await signatureStatus(ctx.config, ctx.signature).catch(() => null);
-  if (status?.kind === "confirmed") return reportConfirmed(ctx);
-  if (status?.kind === "failed") return failedOnChain(ctx, status.err);
-  if (status?.kind === "processing") return confirmAndReport(ctx);
-  if (status === null) return pending(ctx, { signatureKnownToCluster: false, cause: "the signature status could not be read" });
-  return failWithoutSignature(
-    ctx,
-    rejection("blockhash_expired", "The payment was never confirmed and its blockhash has expired; retry build: rebuild and sign the payment again", { code: "BLOCKHASH_EXPIRED" }),
+  const signed = await signAsFeePayer(config, verified.tx);
+  return settleSignedPayment(
+    config,
+    env,
+    {
+      accepted: verified.accepted,
+      messageHash: verified.messageHash,
+      payer: verified.payer,
+      merchantWallet: verified.merchantWallet,
+      recentBlockhash: verified.tx.recentBlockhash,
+      transfer: verified.transfer,
+      ...(verified.needsProvisioning
+        ? {
+            beforeFirstSend: () => provisionVaultJustInTime(config, env, verified),
+            onFirstConfirmation: (nowMs: number) => confirmJitProvision(env.DB, verified.merchantWallet, accepted.requirements.asset, nowMs),
+          }
+        : {}),
+    },
+    signed,
+    call,
   );
-}
-
-async function pending(ctx: SettleContext, options: { signatureKnownToCluster: boolean; cause?: string }): Promise<PendingSettlement> {
-  if (options.signatureKnownToCluster) {
-    // Release the lease: the next call may re-send at once instead of waiting for it to run out.
-    await updateSettlement(ctx.env.DB, ctx.verified.messageHash, ["submitting", "pending"], { state: "pending", leaseExpiresAtMs: null }).catch((error: unknown) =>
-      log("warn", "settlement_pending_write_failed", { signature: ctx.signature, error }),
-    );
-  }
-  const what = options.signatureKnownToCluster ? `Transaction ${ctx.signature} was handed to the cluster` : "The payment is being settled by another call";
-  return {
-    ok: false,
-    pending: true,
-    payer: ctx.verified.payer,
-    ...(options.signatureKnownToCluster ? { signature: ctx.signature } : {}),
-    reason: "settlement_pending",
-    message: `${what} but is not confirmed yet${options.cause ? ` (${options.cause})` : ""}; call /settle again with the same body and X-Correlation-ID to find out`,
-  };
-}
-
-/** Executed and failed on chain: the fee was paid and the signature is public, so it is reported. */
-async function failedOnChain(ctx: SettleContext, err: unknown): Promise<ExactSettlement> {
-  const refused = rejectionForTransactionError(err, [], ctx.verified.transfer);
-  await recordFailure(ctx, refused);
-  return { ...refused, payer: ctx.verified.payer, signature: ctx.signature };
-}
-
-/**
- * The cluster never accepted the transaction. An expired blockhash is final (the row says so); anything else
- * (preflight refusal, a provisioning fault) gives the row back, so the same payment may be tried again later.
- */
-async function failWithoutSignature(ctx: SettleContext, refused: PaymentRejection): Promise<ExactSettlement> {
-  if (refused.reason === "blockhash_expired") await recordFailure(ctx, refused);
-  else await releaseSettlement(ctx.env.DB, ctx.verified.messageHash);
-  return { ...refused, payer: ctx.verified.payer };
-}
-
-async function recordFailure(ctx: SettleContext, refused: PaymentRejection): Promise<void> {
-  await updateSettlement(ctx.env.DB, ctx.verified.messageHash, ["submitting", "pending"], {
-    state: "failed",
-    errorReason: refused.reason,
-    errorMessage: refused.message,
-    leaseExpiresAtMs: null,
-  });
-}
-
-function storedFailure(ctx: SettleContext, row: SettlementRow): ExactSettlement {
-  return {
-    ...rejection(row.errorReason ?? "settlement_failed", row.errorMessage ?? "This payment failed to settle", row.errorReason === "blockhash_expired" ? { code: "BLOCKHASH_EXPIRED" } : {}),
-    payer: ctx.verified.payer,
-  };
-}
-
-function settled(ctx: SettleContext, alreadySettled: boolean): SettledPayment {
-  const { verified } = ctx;
-  return {
-    ok: true,
-    payer: verified.payer,
-    signature: ctx.signature,
-    alreadySettled,
-    payTo: verified.accepted.requirements.payTo,
-    merchantWallet: verified.merchantWallet,
-    asset: verified.accepted.requirements.asset,
-    amount: verified.accepted.amount.toString(),
-  };
 }

@@ -1,0 +1,215 @@
+import * as v from "valibot";
+import { createNoopSigner, type Address, type Instruction } from "@solana/kit";
+import { findAssociatedTokenPda } from "@solana-program/token";
+import type { Config } from "../../config/load-config";
+import { badRequest, FacilitatorError } from "../../errors/catalogue";
+import { fetchAccounts } from "../../solana/accounts";
+import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../solana/compute-budget";
+import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../solana/token-programs";
+import { compileUnsignedTransaction } from "../../solana/unsigned-transaction";
+import { getFundPaymentInstruction, type FundPaymentInstructionInput } from "../../programs/sla-escrow/instructions";
+import { findEscrowSolStoragePda, findPaymentExtPda, findPaymentPda } from "../../programs/sla-escrow/pda";
+import { parsePaymentUidHex, paymentUidFromString, paymentUidToHex, randomPaymentUid } from "../../programs/sla-escrow/payment-uid";
+import { assetNotAllowedMessage } from "../../x402/asset-allowlist";
+import { normalizeScheme } from "../../x402/scheme-names";
+import { Base58Address, PaymentRequirementsSchema, ResourceInfoSchema, type PaymentRequirements } from "../../x402/schemas";
+import { BLOCKHASH_LIFETIME_SECONDS, getLatestBlockhash } from "../exact/build";
+import { checkEscrowTerms } from "./escrow-terms";
+
+/**
+ * `POST /build-sla-escrow-payment-tx` (spec §4.2 rules 1-6, §2.4): an unsigned FundPayment for the buyer.
+ * By default the buyer is the fee payer and the only signer. With `facilitatorPaysTransactionFees` (only when the
+ * operator switch allows it) the facilitator is fee payer and co-signs at settle, like the exact rail.
+ * Chain access: the cached escrow facts, then one batched read (mint, Payment PDA) next to getLatestBlockhash.
+ */
+
+/** FundPayment measured at ~25k CU on the stand-in; the verifier's ceiling for sponsored funding is 80k (ABI). */
+export const ESCROW_FUND_COMPUTE_UNIT_LIMIT = 80_000;
+/** A plain SPL Token or Token-2022 mint account without extensions (spec §4.2 rule 5). */
+const PLAIN_MINT_ACCOUNT_SIZE = 82;
+
+const Hash32Hex = v.pipe(v.string("must be a string"), v.regex(/^[0-9a-fA-F]{64}$/, "must be 64 hex characters (32 bytes)"));
+
+export const BuildEscrowPaymentRequestSchema = v.looseObject({
+  payer: Base58Address,
+  accepted: PaymentRequirementsSchema,
+  resource: v.optional(ResourceInfoSchema),
+  slaHash: Hash32Hex,
+  oracleAuthority: Base58Address,
+  paymentUid: v.optional(v.pipe(v.string("must be a string"), v.minLength(1, "must not be empty"), v.maxLength(64, "must be at most 64 characters"))),
+  paymentUidHex: v.optional(Hash32Hex),
+  facilitatorPaysTransactionFees: v.optional(v.boolean("must be true or false"), false),
+});
+export type BuildEscrowPaymentRequest = v.InferOutput<typeof BuildEscrowPaymentRequestSchema>;
+
+export interface EscrowBuildResponse {
+  transaction: string;
+  verifyBodyTemplate: {
+    x402Version: 2;
+    paymentPayload: { x402Version: 2; resource?: BuildEscrowPaymentRequest["resource"]; accepted: PaymentRequirements; payload: { transaction: string } };
+    paymentRequirements: PaymentRequirements;
+  };
+  payerSignatureIndex: number;
+  recentBlockhash: string;
+  recentBlockhashExpiresAt: number;
+  feePayer: Address;
+  payer: Address;
+  signerPubkeys: Address[];
+  slaFundTxNetworkFeePayer: "buyer" | "facilitator";
+  payTo: Address;
+  paymentUid?: string;
+  paymentUidHex: string;
+  paymentPda: Address;
+  paymentExtPda: Address;
+  programId: Address;
+  notes: string[];
+}
+
+export async function buildEscrowPayment(config: Config, request: BuildEscrowPaymentRequest): Promise<EscrowBuildResponse> {
+  const { payer, accepted } = request;
+  if (normalizeScheme(accepted.scheme) !== "sla-escrow") {
+    throw badRequest(`accepted.scheme: must be "sla-escrow" (or "v2:solana:sla-escrow") for this builder, got "${accepted.scheme}"`);
+  }
+  if (accepted.network !== config.network) {
+    throw badRequest(`accepted.network: ${accepted.network} is not served by this facilitator, which serves ${config.network}`);
+  }
+  const notAllowed = assetNotAllowedMessage(config, accepted.asset);
+  if (notAllowed !== null) throw badRequest(notAllowed);
+  const amount = BigInt(accepted.amount);
+  if (amount === 0n) throw badRequest("accepted.amount: must be greater than 0");
+  const sponsored = request.facilitatorPaysTransactionFees;
+  if (sponsored && !config.slaEscrow.allowFacilitatorFeeSponsorship) {
+    throw badRequest(
+      "facilitatorPaysTransactionFees: this facilitator does not pay network fees for escrow funding " +
+        "(operator switch SVC_SLA_ESCROW_ALLOW_FACILITATOR_FEE_SPONSORSHIP is off); omit it and pay the fee as the buyer",
+    );
+  }
+  if (accepted.extra.feePayer !== undefined && accepted.extra.feePayer !== config.feePayer.address) {
+    throw badRequest(`accepted.extra.feePayer: ${String(accepted.extra.feePayer)} is not this facilitator's fee payer ${config.feePayer.address}`);
+  }
+
+  const checked = await checkEscrowTerms(config, accepted, amount);
+  if (!checked.ok) {
+    if (checked.notConfigured) throw new FacilitatorError("NOT_IMPLEMENTED", checked.message);
+    throw badRequest(`accepted: ${checked.message}`);
+  }
+  const { terms } = checked;
+  if (!terms.oracleAuthorities.includes(request.oracleAuthority)) {
+    throw badRequest(`oracleAuthority: ${request.oracleAuthority} is not one of this line's oracle authorities (${terms.oracleAuthorities.join(", ")})`);
+  }
+  if (payer === terms.seller) throw badRequest("payer: the buyer cannot be the seller of the same escrow payment");
+
+  const uid = resolvePaymentUid(request);
+  const { programId, bank, configAddress, escrow } = terms.facts;
+  const mint = accepted.asset as Address;
+  const [[payment], [paymentExt]] = await Promise.all([findPaymentPda(programId, uid.bytes, bank), findPaymentExtPda(programId, uid.bytes, bank)]);
+  const [accounts, blockhash] = await Promise.all([
+    fetchAccounts(config, terms.kind === "spl" ? [payment, mint] : [payment]),
+    getLatestBlockhash(config),
+  ]);
+  if (accounts.get(payment)) throw badRequest(`paymentUid: a payment with uid ${paymentUidToHex(uid.bytes)} already exists; use a new uid`);
+
+  const common = {
+    programId,
+    bank,
+    config: configAddress,
+    escrow,
+    payment,
+    buyer: createNoopSigner(payer),
+    seller: terms.seller,
+    oracleAuthority: request.oracleAuthority,
+    paymentUid: uid.bytes,
+    slaHash: hexBytes(request.slaHash),
+    amount,
+    ttlSeconds: terms.ttlSeconds,
+  };
+  let fund: FundPaymentInstructionInput;
+  if (terms.kind === "sol") {
+    const [solStorage] = await findEscrowSolStoragePda(programId, mint, bank, escrow);
+    fund = { ...common, kind: "sol", solStorage };
+  } else {
+    const tokenProgram = plainMintTokenProgram(accounts.get(mint) ?? null, mint);
+    const [[escrowAta], [buyerAta]] = await Promise.all([
+      findAssociatedTokenPda({ owner: escrow, mint, tokenProgram }),
+      findAssociatedTokenPda({ owner: payer, mint, tokenProgram }),
+    ]);
+    fund = { ...common, kind: "spl", mint, escrowAta, buyerAta, tokenProgram };
+  }
+
+  const { recommendedUnitPriceMicroLamports, maxUnitPriceMicroLamports } = config.compute;
+  const unitPrice = recommendedUnitPriceMicroLamports < maxUnitPriceMicroLamports ? recommendedUnitPriceMicroLamports : maxUnitPriceMicroLamports;
+  const instructions: Instruction[] = [
+    getSetComputeUnitLimitInstruction(Math.min(ESCROW_FUND_COMPUTE_UNIT_LIMIT, config.compute.maxUnitLimit)),
+    getSetComputeUnitPriceInstruction(unitPrice),
+    getFundPaymentInstruction(fund),
+  ];
+  const feePayer = sponsored ? config.feePayer.address : payer;
+  const built = compileUnsignedTransaction({ feePayer, blockhash, instructions });
+  const payerSignatureIndex = built.signerPubkeys.indexOf(payer);
+
+  const wireAccepted: PaymentRequirements = { ...accepted, scheme: "sla-escrow" };
+  return {
+    transaction: built.transaction,
+    verifyBodyTemplate: {
+      x402Version: 2,
+      paymentPayload: {
+        x402Version: 2,
+        ...(request.resource ? { resource: request.resource } : {}),
+        accepted: wireAccepted,
+        payload: { transaction: built.transaction },
+      },
+      paymentRequirements: wireAccepted,
+    },
+    payerSignatureIndex,
+    recentBlockhash: blockhash.blockhash,
+    recentBlockhashExpiresAt: Math.floor(Date.now() / 1000) + BLOCKHASH_LIFETIME_SECONDS,
+    feePayer,
+    payer,
+    signerPubkeys: built.signerPubkeys,
+    slaFundTxNetworkFeePayer: sponsored ? "facilitator" : "buyer",
+    payTo: escrow,
+    ...(uid.paymentUid ? { paymentUid: uid.paymentUid } : {}),
+    paymentUidHex: paymentUidToHex(uid.bytes),
+    paymentPda: payment,
+    paymentExtPda: paymentExt,
+    programId,
+    notes: [
+      sponsored
+        ? `Sign as ${payer} (signature index ${payerSignatureIndex}); the facilitator ${feePayer} signs as fee payer at settle: leave index 0 empty.`
+        : `Sign as ${payer}: you are the fee payer and the only signer. Put the signed transaction into verifyBodyTemplate.paymentPayload.payload.transaction and send the template to the seller.`,
+      `FundPayment holds ${amount} raw units in the escrow ${escrow} for ${terms.ttlSeconds} s; the seller ${terms.seller} must submit delivery before the cutoff, and the oracle ${request.oracleAuthority} or the buyer's approval decides the release.`,
+      `The blockhash is valid for about ${BLOCKHASH_LIFETIME_SECONDS} seconds: sign and settle promptly.`,
+    ],
+  };
+}
+
+/** `paymentUidHex`, else `paymentUid`, else a fresh random uid (returned in both forms). */
+function resolvePaymentUid(request: BuildEscrowPaymentRequest): { bytes: Uint8Array; paymentUid?: string } {
+  if (request.paymentUidHex !== undefined) {
+    if (request.paymentUid !== undefined) throw badRequest("paymentUid: give either paymentUid or paymentUidHex, not both");
+    return { bytes: parsePaymentUidHex(request.paymentUidHex.toLowerCase())! };
+  }
+  if (request.paymentUid !== undefined) {
+    const bytes = paymentUidFromString(request.paymentUid);
+    if (bytes === null) throw badRequest("paymentUid: must be ASCII (a UUID, for example)");
+    return { bytes, paymentUid: request.paymentUid };
+  }
+  const generated = randomPaymentUid();
+  return { bytes: generated.bytes, paymentUid: generated.paymentUid };
+}
+
+/** Rule 5: a legacy Token or Token-2022 mint of exactly 82 bytes (no extensions). Returns its token program. */
+function plainMintTokenProgram(account: { owner: Address; data: Uint8Array } | null, mint: Address): Address {
+  if (!account) throw badRequest(`accepted.asset: mint ${mint} does not exist on this cluster`);
+  if (account.owner !== TOKEN_PROGRAM_ADDRESS && account.owner !== TOKEN_2022_PROGRAM_ADDRESS) {
+    throw badRequest(`accepted.asset: ${mint} is not an SPL Token or Token-2022 mint`);
+  }
+  if (account.data.length !== PLAIN_MINT_ACCOUNT_SIZE) {
+    throw badRequest(`accepted.asset: mint ${mint} has extensions (${account.data.length} bytes); the escrow rail takes plain 82-byte mints only`);
+  }
+  return account.owner;
+}
+
+function hexBytes(hex: string): Uint8Array {
+  return Uint8Array.from(hex.match(/../g)!, (pair) => parseInt(pair, 16));
+}
