@@ -73,6 +73,22 @@ export const ExactBuildResponseSchema = v.looseObject({
   notes: v.array(v.string()),
 });
 
+export const EscrowBuildResponseSchema = v.looseObject({
+  transaction: v.string(),
+  verifyBodyTemplate: ExactBuildResponseSchema.entries.verifyBodyTemplate,
+  payerSignatureIndex: v.number(),
+  recentBlockhash: v.string(),
+  recentBlockhashExpiresAt: v.number(),
+  feePayer: Address,
+  payer: Address,
+  signerPubkeys: v.array(Address),
+  slaFundTxNetworkFeePayer: v.picklist(["buyer", "facilitator"]),
+  payTo: Address,
+  paymentPda: Address,
+  programId: Address,
+  notes: v.array(v.string()),
+});
+
 export const ResourceEntrySchema = v.looseObject({
   id: v.number(),
   walletPubkey: Address,
