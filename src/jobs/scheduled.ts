@@ -2,8 +2,10 @@ import { getConfig, type Config } from "../config/load-config";
 import { log } from "../observability/log";
 import type { Env } from "../env";
 import { sweepJob } from "./sweep-job";
+import { escrowKeeperJob } from "./escrow-keeper-job";
 import { probeResourcesJob } from "./probe-resources";
 import { runRetention } from "./retention";
+import { searchIndexMergeJob } from "./search-index-merge";
 
 /** Cron expressions from wrangler.toml (every environment lists the same ones). */
 export const SWEEP_CRON = "*/15 * * * *";
@@ -22,8 +24,8 @@ export interface ScheduledJob {
  * arithmetic and runs after the previous one finished.
  */
 export const JOBS_BY_CRON: Record<string, readonly ScheduledJob[]> = {
-  [SWEEP_CRON]: [sweepJob],
-  [PROBE_CRON]: [{ name: "retention", run: (config, env) => runRetention(config, env) }, probeResourcesJob],
+  [SWEEP_CRON]: [sweepJob, escrowKeeperJob],
+  [PROBE_CRON]: [{ name: "retention", run: (config, env) => runRetention(config, env) }, probeResourcesJob, searchIndexMergeJob],
 };
 
 export interface ScheduledOutcome {
