@@ -18,6 +18,7 @@ import { operatorRoutes } from "./http/routes/operator";
 import { resourceRoutes } from "./http/routes/resources";
 import { settlementRoutes } from "./http/routes/settlements";
 import { feeQuoteRoutes } from "./http/routes/fee-quote";
+import { mountMcp } from "./mcp/route";
 
 /** The whole HTTP surface: middleware in order, every route group, one error handler. */
 export function buildApp(): Hono<AppEnv> {
@@ -29,6 +30,7 @@ export function buildApp(): Hono<AppEnv> {
   mountStaticRoutes(app, endpoints);
   mountResourceIndex(app);
   mountRoutes(app, routes);
+  mountMcp(app, endpoints);
   app.notFound(onNotFound);
   app.onError(onError);
   return app;

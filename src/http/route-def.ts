@@ -16,6 +16,7 @@ export interface EndpointInfo {
   body?: v.GenericSchema;
   /** The schema that validates the query string. */
   query?: v.GenericSchema;
+  response?: v.GenericSchema;
   agentTool?: { name: string; description: string };
 }
 

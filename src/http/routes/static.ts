@@ -5,6 +5,7 @@ import { buildCapabilities } from "../../discovery/capabilities";
 import { buildOpenApi } from "../../discovery/openapi";
 import { buildAgentTools, buildPayToSemantics } from "../../discovery/agent-artifacts";
 import { STATIC_ARTIFACT_PATHS } from "../../discovery/static-artifacts";
+import { ORIGIN_ROUTES } from "../../discovery/origin-routes";
 import { API_PREFIX } from "../context";
 import { artifactResponse } from "../artifact-response";
 import { HOME_CSS, HOME_HTML, HOME_JS } from "../../page/home-html";
@@ -37,16 +38,16 @@ export function mountStaticRoutes(app: Hono<AppEnv>, endpoints: () => readonly E
   app.get(API_PREFIX, capabilities);
   app.get(API_PREFIX + "/", capabilities);
 
-  app.get(STATIC_ARTIFACT_PATHS.openApi, (c) => c.json(buildOpenApi(endpoints(), new URL(c.req.url).origin)));
-  app.get(STATIC_ARTIFACT_PATHS.payToSemantics, (c) => c.json(buildPayToSemantics(c.var.config)));
+  app.get(STATIC_ARTIFACT_PATHS.openApi, (c) => c.json(buildOpenApi(endpoints(), new URL(c.req.url).origin, ORIGIN_ROUTES)));
+  app.get(STATIC_ARTIFACT_PATHS.payToSemantics, async (c) => c.json(await buildPayToSemantics(c.var.config)));
   app.get(STATIC_ARTIFACT_PATHS.agentTools, (c) => c.json(buildAgentTools(endpoints(), new URL(c.req.url).origin)));
 
   const markdown = (text: string) => (c: AppContext) =>
     c.body(text, 200, { "Content-Type": "text/markdown; charset=utf-8" });
-  app.get(STATIC_ARTIFACT_PATHS.integrationGuide, markdown(integrationGuide));
   // Filled in for the deployment that serves it, so its examples can be pasted as they are.
-  app.get(STATIC_ARTIFACT_PATHS.sellerQuickStart, (c) =>
-    markdown(sellerQuickStart.replaceAll("{{origin}}", new URL(c.req.url).origin).replaceAll("{{network}}", c.var.config.network))(c),
-  );
-  app.get(STATIC_ARTIFACT_PATHS.onboardingGuide, markdown(onboardingGuide));
+  const filled = (text: string) => (c: AppContext) =>
+    markdown(text.replaceAll("{{origin}}", new URL(c.req.url).origin).replaceAll("{{network}}", c.var.config.network))(c);
+  app.get(STATIC_ARTIFACT_PATHS.integrationGuide, filled(integrationGuide));
+  app.get(STATIC_ARTIFACT_PATHS.sellerQuickStart, filled(sellerQuickStart));
+  app.get(STATIC_ARTIFACT_PATHS.onboardingGuide, filled(onboardingGuide));
 }
