@@ -15,7 +15,9 @@ const MARKDOWN_TYPE = "text/markdown";
 
 /** Every origin-level route the app mounts; the OpenAPI test checks this list against Hono's routes both ways. */
 export const ORIGIN_ROUTES: readonly OriginRoute[] = [
-  { method: "GET", path: "/", operationId: "root", summary: "Capabilities (same body as /capabilities)", contentType: JSON_TYPE },
+  { method: "GET", path: "/", operationId: "root", summary: "Capabilities (same body as /capabilities); browsers (Accept: text/html) get the page for people", contentType: JSON_TYPE },
+  { method: "GET", path: "/assets/home.js", operationId: "homePageScript", summary: "Script of the page at / (live status, schemes, directory search)", contentType: "text/javascript" },
+  { method: "GET", path: "/assets/home.css", operationId: "homePageStyles", summary: "Styles of the page at /", contentType: "text/css" },
   { method: "GET", path: API_PREFIX, operationId: "apiRoot", summary: "Capabilities (same body as /capabilities)", contentType: JSON_TYPE },
   { method: "GET", path: API_PREFIX + "/", operationId: "apiRootSlash", summary: "Capabilities (same body as /capabilities)", contentType: JSON_TYPE },
   { method: "GET", path: STATIC_ARTIFACT_PATHS.openApi, operationId: "openApi", summary: "This OpenAPI 3.1 description", contentType: JSON_TYPE },

@@ -6,7 +6,7 @@ const etags = new Map<string, Promise<string>>();
 
 /**
  * Answers a served artifact with its content type, a strong ETag (SHA-256 of the body; If-None-Match → 304),
- * a Cache-Control suited to it and CORS for any origin (the ETag exposed), so agents and browsers can revalidate cheaply.
+ * a Cache-Control suited to it and CORS for any origin (standard-headers exposes ETag), so agents and browsers revalidate cheaply.
  */
 export async function artifactResponse(c: AppContext, body: string, contentType: string, cacheControl: string, extraHeaders: Record<string, string> = {}): Promise<Response> {
   const etag = await etagOf(body);
@@ -15,7 +15,6 @@ export async function artifactResponse(c: AppContext, body: string, contentType:
     ETag: etag,
     "Cache-Control": cacheControl,
     "Access-Control-Allow-Origin": "*",
-    "Access-Control-Expose-Headers": "ETag",
     ...extraHeaders,
   };
   const match = c.req.header("If-None-Match");

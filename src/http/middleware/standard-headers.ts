@@ -6,7 +6,7 @@ export const CORS_HEADERS: Record<string, string> = {
   "Access-Control-Allow-Methods": "GET, POST, OPTIONS",
   "Access-Control-Allow-Headers":
     "Content-Type, Authorization, X-Correlation-ID, X-API-Version, PAYMENT-SIGNATURE, PAYMENT-RESPONSE",
-  "Access-Control-Expose-Headers": "X-Correlation-ID, X-API-Version, PAYMENT-RESPONSE, Retry-After",
+  "Access-Control-Expose-Headers": "X-Correlation-ID, X-API-Version, PAYMENT-RESPONSE, Retry-After, ETag",
 };
 
 /** CORS on every response, `OPTIONS` preflight answered with 204 before any other work (wire-notes). */

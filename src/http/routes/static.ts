@@ -17,6 +17,8 @@ const SERVICE_DESC_LINK = '</openapi.json>; rel="service-desc"';
 /** The page loads nothing from elsewhere: scripts, styles and API calls are all same-origin. */
 const PAGE_CSP = "default-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 const PAGE_CACHE = "public, max-age=300";
+/** Artifacts change with deployments and configuration: short freshness, then an ETag revalidation. */
+const ARTIFACT_CACHE = "public, max-age=300, must-revalidate";
 
 function prefersHtml(accept: string | undefined): boolean {
   if (!accept) return false;
@@ -38,12 +40,13 @@ export function mountStaticRoutes(app: Hono<AppEnv>, endpoints: () => readonly E
   app.get(API_PREFIX, capabilities);
   app.get(API_PREFIX + "/", capabilities);
 
-  app.get(STATIC_ARTIFACT_PATHS.openApi, (c) => c.json(buildOpenApi(endpoints(), new URL(c.req.url).origin, ORIGIN_ROUTES)));
-  app.get(STATIC_ARTIFACT_PATHS.payToSemantics, async (c) => c.json(await buildPayToSemantics(c.var.config)));
-  app.get(STATIC_ARTIFACT_PATHS.agentTools, (c) => c.json(buildAgentTools(endpoints(), new URL(c.req.url).origin)));
+  // Generated per request from the route table and live configuration; cheap to revalidate by ETag.
+  const json = (c: AppContext, body: unknown) => artifactResponse(c, JSON.stringify(body), "application/json; charset=utf-8", ARTIFACT_CACHE);
+  app.get(STATIC_ARTIFACT_PATHS.openApi, (c) => json(c, buildOpenApi(endpoints(), new URL(c.req.url).origin, ORIGIN_ROUTES)));
+  app.get(STATIC_ARTIFACT_PATHS.payToSemantics, async (c) => json(c, await buildPayToSemantics(c.var.config)));
+  app.get(STATIC_ARTIFACT_PATHS.agentTools, (c) => json(c, buildAgentTools(endpoints(), new URL(c.req.url).origin)));
 
-  const markdown = (text: string) => (c: AppContext) =>
-    c.body(text, 200, { "Content-Type": "text/markdown; charset=utf-8" });
+  const markdown = (text: string) => (c: AppContext) => artifactResponse(c, text, "text/markdown; charset=utf-8", ARTIFACT_CACHE);
   // Filled in for the deployment that serves it, so its examples can be pasted as they are.
   const filled = (text: string) => (c: AppContext) =>
     markdown(text.replaceAll("{{origin}}", new URL(c.req.url).origin).replaceAll("{{network}}", c.var.config.network))(c);
