@@ -4,23 +4,14 @@
  * chain, registers a resource whose 402 the Worker (wrangler, workerd, local D1) probes, and the client reads it.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  createKeyPairSignerFromPrivateKeyBytes,
-  getBase58Decoder,
-  getBase64EncodedWireTransaction,
-  getBase64Encoder,
-  getTransactionDecoder,
-  partiallySignTransaction,
-  signBytes,
-  type KeyPairSigner,
-} from "@solana/kit";
 import { HTTPFacilitatorClient } from "@x402/core/http";
 import { withBazaar } from "@x402/extensions/bazaar";
 import { startLocalnet, type RunningLocalnet } from "../../localnet/server";
 import { startWorker, type RunningWorker } from "../../scripts/lib/run-worker";
 import { randomKeypair } from "../../scripts/lib/keypair";
-import { chainRpc, fundFromFaucet } from "../../demo/chain-rpc";
+import { fundFromFaucet } from "../../demo/chain-rpc";
 import { startDirectorySeller, type DirectorySeller } from "../fixtures/directory-seller";
+import { registerListedResource } from "../fixtures/listed-resource";
 
 let chain: RunningLocalnet;
 let worker: RunningWorker;
@@ -42,39 +33,10 @@ afterAll(async () => {
   await chain?.close();
 });
 
-async function post(path: string, json: unknown): Promise<any> {
-  const response = await fetch(api + path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(json) });
-  const body = await response.json();
-  expect(response.status, JSON.stringify(body)).toBe(200);
-  return body;
-}
-
-async function signed(wallet: KeyPairSigner, challengePath: string) {
-  const challenge = (await (await fetch(api + challengePath)).json()) as { message: string };
-  const signature = await signBytes(wallet.keyPair.privateKey, new TextEncoder().encode(challenge.message));
-  return { message: challenge.message, signature: getBase58Decoder().decode(signature) };
-}
-
 describe("x402 Bazaar discovery with the official client", () => {
   it("lists a registered, probed resource with its 402 accepts and bazaar extension", async () => {
-    const wallet = await createKeyPairSignerFromPrivateKeyBytes(crypto.getRandomValues(new Uint8Array(32)));
-    await fundFromFaucet(chain.url, wallet.address, 1_000_000_000);
-    const built = await post("/sellers/provision-tx", { wallet: wallet.address, asset: "SOL" });
-    const tx = getTransactionDecoder().decode(getBase64Encoder().encode(built.transaction));
-    const signedTx = await partiallySignTransaction([wallet.keyPair], tx);
-    await chainRpc(chain.url, "sendTransaction", [getBase64EncodedWireTransaction(signedTx), { encoding: "base64" }]);
-    await post(`/sellers/${wallet.address}/register`, {
-      ...(await signed(wallet, `/sellers/${wallet.address}/challenge?action=seller:register`)),
-      asset: "SOL",
-      discovery: { serviceUrl: seller.origin, listingOptIn: true },
-    });
     const bazaar = { info: { input: { type: "http", method: "GET" } }, schema: { type: "object" } };
-    await fetch(`${seller.origin}/__control`, { method: "POST", body: JSON.stringify({ path: "/quote", mode: "402", bazaar }) });
-    const registered = await post("/resources/register", {
-      wallet: wallet.address,
-      ...(await signed(wallet, `/resources/register/challenge?wallet=${wallet.address}&action=resource:register`)),
-      resource: { resourceUrl: `${seller.origin}/quote`, title: "Quote", scheme: "exact" },
-    });
+    const { registered } = await registerListedResource({ api, chainUrl: chain.url, seller, path: "/quote", bazaar, resource: { title: "Quote", scheme: "exact" } });
     expect(registered.probe.ok).toBe(true);
 
     const client = withBazaar(new HTTPFacilitatorClient({ url: api }));
