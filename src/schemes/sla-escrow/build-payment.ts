@@ -28,7 +28,7 @@ export const ESCROW_FUND_COMPUTE_UNIT_LIMIT = 80_000;
 /** A plain SPL Token or Token-2022 mint account without extensions (spec §4.2 rule 5). */
 const PLAIN_MINT_ACCOUNT_SIZE = 82;
 
-const Hash32Hex = v.pipe(v.string("must be a string"), v.regex(/^[0-9a-fA-F]{64}$/, "must be 64 hex characters (32 bytes)"));
+export const Hash32Hex = v.pipe(v.string("must be a string"), v.regex(/^[0-9a-fA-F]{64}$/, "must be 64 hex characters (32 bytes)"));
 
 export const BuildEscrowPaymentRequestSchema = v.looseObject({
   payer: Base58Address,
@@ -184,7 +184,7 @@ export async function buildEscrowPayment(config: Config, request: BuildEscrowPay
 }
 
 /** `paymentUidHex`, else `paymentUid`, else a fresh random uid (returned in both forms). */
-function resolvePaymentUid(request: BuildEscrowPaymentRequest): { bytes: Uint8Array; paymentUid?: string } {
+export function resolvePaymentUid(request: { paymentUid?: string; paymentUidHex?: string }): { bytes: Uint8Array; paymentUid?: string } {
   if (request.paymentUidHex !== undefined) {
     if (request.paymentUid !== undefined) throw badRequest("paymentUid: give either paymentUid or paymentUidHex, not both");
     return { bytes: parsePaymentUidHex(request.paymentUidHex.toLowerCase())! };
@@ -199,7 +199,7 @@ function resolvePaymentUid(request: BuildEscrowPaymentRequest): { bytes: Uint8Ar
 }
 
 /** Rule 5: a legacy Token or Token-2022 mint of exactly 82 bytes (no extensions). Returns its token program. */
-function plainMintTokenProgram(account: { owner: Address; data: Uint8Array } | null, mint: Address): Address {
+export function plainMintTokenProgram(account: { owner: Address; data: Uint8Array } | null, mint: Address): Address {
   if (!account) throw badRequest(`accepted.asset: mint ${mint} does not exist on this cluster`);
   if (account.owner !== TOKEN_PROGRAM_ADDRESS && account.owner !== TOKEN_2022_PROGRAM_ADDRESS) {
     throw badRequest(`accepted.asset: ${mint} is not an SPL Token or Token-2022 mint`);
@@ -210,6 +210,6 @@ function plainMintTokenProgram(account: { owner: Address; data: Uint8Array } | n
   return account.owner;
 }
 
-function hexBytes(hex: string): Uint8Array {
+export function hexBytes(hex: string): Uint8Array {
   return Uint8Array.from(hex.match(/../g)!, (pair) => parseInt(pair, 16));
 }
