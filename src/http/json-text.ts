@@ -21,17 +21,25 @@ export function parseJsonText(text: string): JsonTextResult {
 function maxNestingDepth(text: string): number {
   let depth = 0;
   let deepest = 0;
-  let inString = false;
   for (let i = 0; i < text.length; i++) {
     const char = text.charCodeAt(i);
-    if (inString) {
-      if (char === 0x5c) i++; // backslash: skip the escaped character
-      else if (char === 0x22) inString = false;
-    } else if (char === 0x22) inString = true;
-    else if (char === 0x7b || char === 0x5b) {
+    if (char === 0x22) {
+      // Jump over the string with indexOf (the base64 transaction is most of a payment body); a quote preceded
+      // by an odd run of backslashes is escaped.
+      let end = text.indexOf('"', i + 1);
+      while (end !== -1 && isEscaped(text, end)) end = text.indexOf('"', end + 1);
+      if (end === -1) return deepest; // unterminated: JSON.parse refuses it
+      i = end;
+    } else if (char === 0x7b || char === 0x5b) {
       if (++depth > deepest) deepest = depth;
       if (deepest > MAX_JSON_DEPTH) return deepest;
     } else if (char === 0x7d || char === 0x5d) depth--;
   }
   return deepest;
+}
+
+function isEscaped(text: string, quoteIndex: number): boolean {
+  let backslashes = 0;
+  while (text.charCodeAt(quoteIndex - 1 - backslashes) === 0x5c) backslashes++;
+  return backslashes % 2 === 1;
 }

@@ -2,6 +2,7 @@ import { getConfig, type Config } from "../config/load-config";
 import { log } from "../observability/log";
 import type { Env } from "../env";
 import { sweepJob } from "./sweep-job";
+import { escrowKeeperJob } from "./escrow-keeper-job";
 import { probeResourcesJob } from "./probe-resources";
 import { runRetention } from "./retention";
 
@@ -22,7 +23,7 @@ export interface ScheduledJob {
  * arithmetic and runs after the previous one finished.
  */
 export const JOBS_BY_CRON: Record<string, readonly ScheduledJob[]> = {
-  [SWEEP_CRON]: [sweepJob],
+  [SWEEP_CRON]: [sweepJob, escrowKeeperJob],
   [PROBE_CRON]: [{ name: "retention", run: (config, env) => runRetention(config, env) }, probeResourcesJob],
 };
 

@@ -1,22 +1,26 @@
-import type { Signature } from "@solana/kit";
 import type { Config } from "../config/load-config";
-import { rpcCall, solanaRpc } from "./rpc";
+import { callJsonRpc } from "./json-rpc";
 
 export type ConfirmationOutcome =
   | { kind: "confirmed" }
   | { kind: "failed"; err: unknown }
   | { kind: "timeout" };
 
-const POLL_INTERVAL_MS = 300;
+/**
+ * Waits between status reads: the first read goes out right after the send (a fast cluster or the local chain has
+ * already confirmed), then short waits while confirmation is likely (~400-800 ms on mainnet), backing off after.
+ */
+const POLL_DELAYS_MS = [100, 150, 200, 300, 400];
 
 /** Polls getSignatureStatuses until the signature is confirmed (or finalized), failed, or the budget runs out. */
 export async function confirmSignature(config: Config, signature: string, budgetMs: number): Promise<ConfirmationOutcome> {
   const deadline = Date.now() + budgetMs;
-  for (;;) {
+  for (let attempt = 0; ; attempt++) {
     const status = await signatureStatus(config, signature);
     if (status.kind !== "not_found" && status.kind !== "processing") return status;
-    if (Date.now() + POLL_INTERVAL_MS > deadline) return { kind: "timeout" };
-    await new Promise((resolve) => setTimeout(resolve, POLL_INTERVAL_MS));
+    const delayMs = POLL_DELAYS_MS[Math.min(attempt, POLL_DELAYS_MS.length - 1)]!;
+    if (Date.now() + delayMs > deadline) return { kind: "timeout" };
+    await new Promise((resolve) => setTimeout(resolve, delayMs));
   }
 }
 
@@ -24,11 +28,11 @@ export async function confirmSignature(config: Config, signature: string, budget
 export type SignatureStatus = { kind: "confirmed" } | { kind: "failed"; err: unknown } | { kind: "not_found" } | { kind: "processing" };
 
 export async function signatureStatus(config: Config, signature: string): Promise<SignatureStatus> {
-  const { value } = await rpcCall(
-    config,
-    "getSignatureStatuses",
-    solanaRpc(config).getSignatureStatuses([signature as Signature], { searchTransactionHistory: true }),
-  );
+  // Plain fetch (see callJsonRpc): only err and confirmationStatus are read.
+  const { value } = await callJsonRpc<{ value: ({ err: unknown; confirmationStatus?: string | null } | null)[] }>(config, "getSignatureStatuses", [
+    [signature],
+    { searchTransactionHistory: true },
+  ]);
   const status = value[0];
   if (!status) return { kind: "not_found" };
   if (status.err) return { kind: "failed", err: status.err };

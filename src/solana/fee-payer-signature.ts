@@ -1,8 +1,7 @@
-import { getBase58Decoder, signBytes } from "@solana/kit";
+import { signBytes } from "@solana/kit";
+import { encodeBase58 } from "./base58";
 import type { Config } from "../config/load-config";
 import type { DecodedTransaction } from "./wire-transaction";
-
-const base58 = getBase58Decoder();
 
 /**
  * Adds the facilitator's fee-payer signature (slot 0) to a verified transaction. Ed25519 is deterministic,
@@ -17,5 +16,5 @@ export async function signAsFeePayer(config: Config, tx: DecodedTransaction): Pr
     throw new Error("unexpected signature section layout");
   }
   wireBytes.set(signature, 1);
-  return { wireBytes, signature: base58.decode(signature) };
+  return { wireBytes, signature: encodeBase58(signature) };
 }

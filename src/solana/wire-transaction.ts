@@ -1,9 +1,5 @@
-import {
-  getBase64Encoder,
-  getCompiledTransactionMessageDecoder,
-  getTransactionDecoder,
-  type Address,
-} from "@solana/kit";
+import { getBase64Encoder, type Address } from "@solana/kit";
+import { encodeAddressAt, encodeBase58 } from "./base58";
 import { isCanonicalBase64, toBase64 } from "./bytes";
 
 /** One instruction of a decoded message with its accounts resolved to addresses. */
@@ -35,13 +31,16 @@ export interface DecodedTransaction {
 export type DecodeFailure = { ok: false; message: string };
 
 const base64 = getBase64Encoder();
-const transactionDecoder = getTransactionDecoder();
-const messageDecoder = getCompiledTransactionMessageDecoder();
 
 /** Largest transaction the network accepts (packet size). */
 export const MAX_TRANSACTION_SIZE_BYTES = 1232;
 
-/** Decodes a base64 wire transaction strictly: trailing bytes, bad indices or unknown versions are failures. */
+/**
+ * Decodes a base64 wire transaction strictly: trailing bytes, bad indices, a signature count that differs from the
+ * header's or unknown versions are failures. Hand-written over the wire format (legacy and v0 messages) because
+ * kit's generic codecs cost a large share of /verify's CPU; test/unit/wire-transaction.test.ts holds it to kit's
+ * reading of the same bytes.
+ */
 export function decodeWireTransaction(base64Transaction: string): { ok: true; tx: DecodedTransaction } | DecodeFailure {
   let wireBytes: Uint8Array;
   try {
@@ -53,53 +52,126 @@ export function decodeWireTransaction(base64Transaction: string): { ok: true; tx
     return { ok: false, message: `transaction is ${wireBytes.length} bytes; the network limit is ${MAX_TRANSACTION_SIZE_BYTES}` };
   }
   try {
-    const [transaction, consumed] = transactionDecoder.read(wireBytes, 0);
-    if (consumed !== wireBytes.length) return { ok: false, message: "transaction has trailing bytes" };
-    const messageBytes = new Uint8Array(transaction.messageBytes);
-    const [message, messageConsumed] = messageDecoder.read(messageBytes, 0);
-    if (messageConsumed !== messageBytes.length) return { ok: false, message: "transaction message has trailing bytes" };
-    if (message.version !== "legacy" && message.version !== 0) {
-      return { ok: false, message: `transaction message version ${String(message.version)} is not supported` };
-    }
-    const staticAccounts = message.staticAccounts;
-    const header = message.header;
-    const accountAt = (index: number): Address => {
-      const account = staticAccounts[index];
-      if (account === undefined) throw new RangeError(`account index ${index} is out of range`);
-      return account;
-    };
-    const instructions = message.instructions.map((ix) => ({
-      programAddress: accountAt(ix.programAddressIndex),
-      accounts: (ix.accountIndices ?? []).map(accountAt),
-      data: new Uint8Array(ix.data ?? new Uint8Array()),
-    }));
-    const signatures = staticAccounts.slice(0, header.numSignerAccounts).map((signer) => {
-      const signature = transaction.signatures[signer];
-      return signature && !isAllZero(signature) ? new Uint8Array(signature) : null;
-    });
-    if (staticAccounts.length === 0) return { ok: false, message: "transaction has no accounts" };
-    const lookups = "addressTableLookups" in message ? (message.addressTableLookups ?? []) : [];
-    return {
-      ok: true,
-      tx: {
-        wireBytes,
-        wireBase64: isCanonicalBase64(base64Transaction, wireBytes.length) ? base64Transaction : toBase64(wireBytes),
-        messageBytes,
-        version: message.version,
-        signatures,
-        staticAccounts,
-        numRequiredSignatures: header.numSignerAccounts,
-        numReadonlySignedAccounts: header.numReadonlySignerAccounts,
-        numReadonlyUnsignedAccounts: header.numReadonlyNonSignerAccounts,
-        feePayer: staticAccounts[0]!,
-        recentBlockhash: message.lifetimeToken,
-        usesAddressLookupTables: lookups.length > 0,
-        instructions,
-      },
-    };
+    return { ok: true, tx: readTransaction(wireBytes, base64Transaction) };
   } catch (error) {
     return { ok: false, message: `transaction could not be decoded (${(error as Error).message.slice(0, 120)})` };
   }
+}
+
+class WireReader {
+  offset = 0;
+  constructor(readonly bytes: Uint8Array) {}
+
+  u8(what: string): number {
+    const byte = this.bytes[this.offset];
+    if (byte === undefined) throw new RangeError(`transaction ends inside ${what}`);
+    this.offset++;
+    return byte;
+  }
+
+  /** Solana's compact-u16 ("short vec" length): 1-3 bytes, canonical form only. */
+  compactU16(what: string): number {
+    let value = 0;
+    for (let i = 0; i < 3; i++) {
+      const byte = this.u8(what);
+      value |= (byte & 0x7f) << (7 * i);
+      if ((byte & 0x80) === 0) {
+        if (i > 0 && byte === 0) throw new RangeError(`${what} is not a canonical compact-u16`);
+        if (value > 0xffff) throw new RangeError(`${what} exceeds u16`);
+        return value;
+      }
+    }
+    throw new RangeError(`${what} is not a compact-u16`);
+  }
+
+  take(length: number, what: string): Uint8Array {
+    const end = this.offset + length;
+    if (end > this.bytes.length) throw new RangeError(`transaction ends inside ${what}`);
+    const slice = this.bytes.subarray(this.offset, end);
+    this.offset = end;
+    return slice;
+  }
+
+  address(what: string): Address {
+    const start = this.offset;
+    this.take(32, what);
+    return encodeAddressAt(this.bytes, start) as Address;
+  }
+}
+
+function readTransaction(wireBytes: Uint8Array, base64Transaction: string): DecodedTransaction {
+  const reader = new WireReader(wireBytes);
+  if (wireBytes.length > 0 && (wireBytes[0]! & 0x80) !== 0) throw new RangeError("transaction version 1 is not supported");
+  const signatureCount = reader.compactU16("the signature count");
+  const rawSignatures: Uint8Array[] = [];
+  for (let i = 0; i < signatureCount; i++) rawSignatures.push(reader.take(64, "the signatures"));
+  const messageStart = reader.offset;
+  const messageBytes = wireBytes.slice(messageStart);
+
+  const prefix = reader.u8("the message header");
+  let version: "legacy" | 0 = "legacy";
+  let numRequiredSignatures = prefix;
+  if (prefix & 0x80) {
+    const number = prefix & 0x7f;
+    if (number !== 0) throw new RangeError(`transaction message version ${number} is not supported`);
+    version = 0;
+    numRequiredSignatures = reader.u8("the message header");
+  }
+  const numReadonlySignedAccounts = reader.u8("the message header");
+  const numReadonlyUnsignedAccounts = reader.u8("the message header");
+  const accountCount = reader.compactU16("the account count");
+  if (accountCount === 0) throw new RangeError("transaction has no accounts");
+  const staticAccounts: Address[] = [];
+  for (let i = 0; i < accountCount; i++) staticAccounts.push(reader.address("the account keys"));
+  if (new Set(staticAccounts).size !== staticAccounts.length) throw new RangeError("transaction lists an account twice");
+  if (numRequiredSignatures > accountCount) throw new RangeError("the header requires more signers than there are accounts");
+  if (signatureCount !== numRequiredSignatures) {
+    throw new RangeError(`the transaction carries ${signatureCount} signatures; its message requires ${numRequiredSignatures}`);
+  }
+  const recentBlockhash = encodeBase58(reader.take(32, "the recent blockhash"));
+
+  const accountAt = (index: number): Address => {
+    const account = staticAccounts[index];
+    if (account === undefined) throw new RangeError(`account index ${index} is out of range`);
+    return account;
+  };
+  const instructionCount = reader.compactU16("the instruction count");
+  const instructions: DecodedInstruction[] = [];
+  for (let i = 0; i < instructionCount; i++) {
+    const programAddress = accountAt(reader.u8("an instruction"));
+    const accountIndexCount = reader.compactU16("an instruction's account count");
+    const accounts: Address[] = [];
+    for (let j = 0; j < accountIndexCount; j++) accounts.push(accountAt(reader.u8("an instruction's accounts")));
+    const data = reader.take(reader.compactU16("an instruction's data length"), "an instruction's data").slice();
+    instructions.push({ programAddress, accounts, data });
+  }
+  let lookupCount = 0;
+  if (version === 0) {
+    lookupCount = reader.compactU16("the lookup table count");
+    for (let i = 0; i < lookupCount; i++) {
+      reader.take(32, "a lookup table");
+      reader.take(reader.compactU16("a lookup table's writable indexes"), "a lookup table's writable indexes");
+      reader.take(reader.compactU16("a lookup table's readonly indexes"), "a lookup table's readonly indexes");
+    }
+  }
+  if (reader.offset !== wireBytes.length) throw new RangeError("transaction has trailing bytes");
+
+  const signatures = rawSignatures.map((signature) => (isAllZero(signature) ? null : signature.slice()));
+  return {
+    wireBytes,
+    wireBase64: isCanonicalBase64(base64Transaction, wireBytes.length) ? base64Transaction : toBase64(wireBytes),
+    messageBytes,
+    version,
+    signatures,
+    staticAccounts,
+    numRequiredSignatures,
+    numReadonlySignedAccounts,
+    numReadonlyUnsignedAccounts,
+    feePayer: staticAccounts[0]!,
+    recentBlockhash,
+    usesAddressLookupTables: lookupCount > 0,
+    instructions,
+  };
 }
 
 function isAllZero(bytes: Uint8Array): boolean {

@@ -214,3 +214,25 @@ export const manifestHarvests = sqliteTable("manifest_harvests", {
   lastHarvestAtMs: integer("last_harvest_at_ms").notNull(),
   lastError: text("last_error"),
 });
+
+/** Escrow keeper: sla-escrow payments settled here, watched until released or refunded (claims keep runs apart). */
+export const escrowWatch = sqliteTable(
+  "escrow_watch",
+  {
+    paymentPda: text("payment_pda").primaryKey(),
+    mint: text("mint").notNull(),
+    fundingSignature: text("funding_signature").notNull(),
+    /** open | closed */
+    state: text("state").notNull().default("open"),
+    nextCheckAtMs: integer("next_check_at_ms").notNull(),
+    claimId: text("claim_id"),
+    claimExpiresAtMs: integer("claim_expires_at_ms"),
+    /** release | refund | none */
+    lastAction: text("last_action"),
+    lastSignature: text("last_signature"),
+    lastOutcome: text("last_outcome"),
+    createdAtMs: integer("created_at_ms").notNull(),
+    updatedAtMs: integer("updated_at_ms").notNull(),
+  },
+  (table) => [index("escrow_watch_due_idx").on(table.state, table.nextCheckAtMs)],
+);

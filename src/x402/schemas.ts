@@ -1,5 +1,6 @@
 import * as v from "valibot";
-import { isAddress, type Address } from "@solana/kit";
+import type { Address } from "@solana/kit";
+import { isBase58Address } from "../solana/base58";
 
 /**
  * Wire schemas of x402 v2 bodies (spec §2.1-2.3). Objects stay open to extra keys (clients add their own),
@@ -10,7 +11,7 @@ export const U64_MAX = 0xffff_ffff_ffff_ffffn;
 
 export const Base58Address = v.pipe(
   v.string("must be a base58 address string"),
-  v.check((s) => isAddress(s), "must be a base58 Solana address (32 bytes)"),
+  v.check(isBase58Address, "must be a base58 Solana address (32 bytes)"),
   v.transform((s) => s as Address),
 );
 

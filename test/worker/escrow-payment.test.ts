@@ -23,6 +23,7 @@ import {
 import { findAssociatedTokenPda } from "@solana-program/token";
 import { getTransferSolInstruction } from "@solana-program/system";
 import { call, callWithEnv } from "./helpers";
+import { build, client, ESCROW_PROGRAM, escrowLine, hex32, ORACLE, paymentAccount, post, signedEscrowBody, TTL } from "./escrow-fixtures";
 import { isolatedFacilitator } from "./isolated-facilitator";
 import { chainRpc, DEVNET, fundedBuyer, lamportsOf, NATIVE_SOL, RESOURCE, signAsBuyer, tokenBalance, USDC } from "./payment-fixtures";
 import { bodyFor, FEE_PAYER, latestBlockhash, memo, TOKEN_PROGRAM } from "./craft-payment";
@@ -39,45 +40,7 @@ import { getSetComputeUnitLimitInstruction } from "../../src/solana/compute-budg
  * builder) → buyer signs → verify → settle → the Payment account holds the money. Each verify rule has a crafted
  * transaction that breaks only that rule.
  */
-const ESCROW_PROGRAM = address(CLUSTERS.devnet.slaEscrowProgramId);
-const ORACLE = address(LOCAL_ORACLE.address);
-const TTL = 3_600;
-const hex32 = () => Array.from(crypto.getRandomValues(new Uint8Array(32)), (b) => b.toString(16).padStart(2, "0")).join("");
-let ip = 0;
-const client = () => ({ "CF-Connecting-IP": `10.77.${Math.floor(ip / 250)}.${ip++ % 250}` });
-
-async function escrowLine(asset: Address, amount: string, seller: Address): Promise<Record<string, any>> {
-  const response = await call("/payment-required/enrich", {
-    method: "POST",
-    json: { x402Version: 2, resource: RESOURCE, accepts: [{ scheme: "v2:solana:sla-escrow", network: DEVNET, asset, amount, payTo: seller, maxTimeoutSeconds: TTL }] },
-  });
-  expect(response.status, JSON.stringify(response.body)).toBe(200);
-  return response.body.accepts[0];
-}
-
-async function build(buyer: Address, line: Record<string, any>, more: Record<string, unknown> = {}) {
-  return call("/build-sla-escrow-payment-tx", {
-    method: "POST",
-    json: { payer: buyer, accepted: line, resource: RESOURCE, slaHash: hex32(), oracleAuthority: ORACLE, ...more },
-    headers: client(),
-  });
-}
-
-async function signedEscrowBody(buyer: KeyPairSigner, line: Record<string, any>) {
-  const built = await build(buyer.address, line);
-  expect(built.status, JSON.stringify(built.body)).toBe(200);
-  const body = built.body.verifyBodyTemplate;
-  body.paymentPayload.payload.transaction = await signAsBuyer(built.body.transaction, buyer);
-  return { body, built: built.body };
-}
-
-const post = (path: string, json: unknown, headers: Record<string, string> = {}) => call(path, { method: "POST", json, headers: { ...client(), ...headers } });
-
-async function paymentAccount(payment: Address) {
-  const result = await chainRpc<{ value: { data: [string, string] } | null }>("getAccountInfo", [payment, { encoding: "base64", commitment: "confirmed" }]);
-  return result.value ? decodePayment(Uint8Array.from(atob(result.value.data[0]), (c) => c.charCodeAt(0))) : null;
-}
-
+/** The sla-escrow rail end to end; shared helpers in ./escrow-fixtures. */
 /** A FundPayment the way an attacker or a careless client might write it, buyer-paid, signed by the given signers. */
 async function craftedFunding(
   line: Record<string, any>,

@@ -4,10 +4,27 @@ import { withOperatorBearer } from "../middleware/operator-auth";
 import { defaultSweepOptions, runSweep } from "../../jobs/sweep/run-sweep";
 import { SweepBodySchema, VaultSnapshotQuerySchema } from "../../jobs/sweep/sweep-inputs";
 import { buildVaultSnapshot } from "../../jobs/sweep/vault-snapshot";
+import { runEscrowKeeper } from "../../jobs/escrow-keeper/run-keeper";
+import { maxPaymentsWithinBudget } from "../../jobs/escrow-keeper/budget";
+import { EscrowKeeperBodySchema } from "../../jobs/escrow-keeper/keeper-inputs";
 
 /** Operator endpoints (spec §4.5): sweeps behind the bearer token, and the vault snapshot. */
 export function operatorRoutes(): RouteDef[] {
   return [
+    {
+      key: "escrowKeeper",
+      method: "POST",
+      path: "/escrow-keeper",
+      tag: "Operator",
+      auth: "bearer",
+      summary: "Release or refund the sla-escrow payments whose verdict or expiry the program allows (dryRun: true lists without sending)",
+      body: EscrowKeeperBodySchema,
+      handler: withOperatorBearer(async (c) => {
+        const raw = await c.req.text();
+        const body = raw.trim() === "" ? {} : await parseJsonBody(c, EscrowKeeperBodySchema);
+        return c.json(await runEscrowKeeper(c.var.config, c.env.DB, { dryRun: body.dryRun ?? false, limit: body.limit ?? maxPaymentsWithinBudget() }));
+      }),
+    },
     {
       key: "sweep",
       method: "POST",

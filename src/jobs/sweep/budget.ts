@@ -19,7 +19,8 @@ export const SWEEP_JOB_SUBREQUEST_BUDGET = 200;
 /** Status polls per 256 sent sweeps before the run stops waiting (the rest are reported unconfirmed). */
 export const MAX_CONFIRM_POLLS = 8;
 export const MAX_ACCOUNTS_PER_READ = 100;
-export const MAX_SIGNATURES_PER_STATUS_READ = 256;
+export { MAX_SIGNATURES_PER_STATUS_READ } from "../../solana/confirm-many";
+import { MAX_SIGNATURES_PER_STATUS_READ } from "../../solana/confirm-many";
 
 /** Worst-case subrequests of a run over `rails` rails. */
 export function worstCaseSubrequests(rails: number): number {

@@ -1,4 +1,3 @@
-import type { Signature } from "@solana/kit";
 import { signFacilitatorTransaction } from "../../solana/facilitator-transaction";
 import type { Config } from "../../config/load-config";
 import { log } from "../../observability/log";
@@ -6,14 +5,14 @@ import { rpcCall, solanaRpc } from "../../solana/rpc";
 import { sendWithPreflight } from "../../solana/send-transaction";
 import { describe } from "../../solana/transaction-errors";
 import { claimSweepRails, finishSweepRun, selectSweepCandidates, type RailKey, type RailOutcome } from "../../store/sweeps";
-import { MAX_CONFIRM_POLLS, MAX_SIGNATURES_PER_STATUS_READ, maxRailsWithinBudget } from "./budget";
+import { MAX_CONFIRM_POLLS, maxRailsWithinBudget } from "./budget";
+import { confirmAll } from "../../solana/confirm-many";
 import { planSweep, type SweepPlanItem } from "./plan";
 import { buildSweepTransaction } from "./sweep-transaction";
 import { readRailAccounts, type RailAccounts } from "./vault-balances";
 
 /** A run that dies mid-way holds its rails this long at most; after that another run may take them over. */
 const SWEEP_CLAIM_TTL_MS = 15 * 60_000;
-const CONFIRM_POLL_INTERVAL_MS = 400;
 
 export interface SweepOptions {
   dryRun: boolean;
@@ -144,7 +143,7 @@ async function sweepHeldRails(config: Config, held: readonly RailKey[]): Promise
     sent.push({ index, signature, lamportsIfLanded: tx.lamportsIfLanded });
     item.signature = signature;
   }
-  const statuses = await confirmAll(config, sent.map((s) => s.signature));
+  const statuses = await confirmAll(config, sent.map((s) => s.signature), MAX_CONFIRM_POLLS);
   for (const { index, signature, lamportsIfLanded } of sent) {
     const item = items[index]!;
     const status = statuses.get(signature);
@@ -158,28 +157,6 @@ async function sweepHeldRails(config: Config, held: readonly RailKey[]): Promise
     }
   }
   return items;
-}
-
-type Status = { kind: "confirmed" } | { kind: "failed"; err: unknown };
-
-/** Polls getSignatureStatuses for up to 256 signatures per call, at most MAX_CONFIRM_POLLS rounds. */
-async function confirmAll(config: Config, signatures: readonly string[]): Promise<Map<string, Status>> {
-  const resolved = new Map<string, Status>();
-  for (let poll = 0; poll < MAX_CONFIRM_POLLS; poll++) {
-    const open = signatures.filter((s) => !resolved.has(s));
-    if (open.length === 0) break;
-    if (poll > 0) await new Promise((resolve) => setTimeout(resolve, CONFIRM_POLL_INTERVAL_MS));
-    for (let start = 0; start < open.length; start += MAX_SIGNATURES_PER_STATUS_READ) {
-      const chunk = open.slice(start, start + MAX_SIGNATURES_PER_STATUS_READ);
-      const { value } = await rpcCall(config, "getSignatureStatuses", solanaRpc(config).getSignatureStatuses(chunk as Signature[]));
-      value.forEach((status, i) => {
-        if (!status) return;
-        if (status.err) resolved.set(chunk[i]!, { kind: "failed", err: status.err });
-        else if (status.confirmationStatus === "confirmed" || status.confirmationStatus === "finalized") resolved.set(chunk[i]!, { kind: "confirmed" });
-      });
-    }
-  }
-  return resolved;
 }
 
 function lastFailureLog(logs: readonly string[]): string {

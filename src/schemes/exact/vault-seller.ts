@@ -1,4 +1,5 @@
-import { address, isAddress, type Address } from "@solana/kit";
+import { address, type Address } from "@solana/kit";
+import { isBase58Address } from "../../solana/base58";
 import type { Config } from "../../config/load-config";
 import { fetchAccounts } from "../../solana/accounts";
 import { decodeSplitVault } from "../../programs/universal-settle/accounts";
@@ -14,7 +15,7 @@ const sellersByVault = new Map<string, Address>();
  * exist yet needs `merchantWallet`, since nothing on chain names its seller.
  */
 export async function resolveMerchantWallet(config: Config, payTo: string, merchantWallet: unknown): Promise<{ ok: true; wallet: Address } | PaymentRejection> {
-  if (typeof merchantWallet === "string" && isAddress(merchantWallet)) return { ok: true, wallet: address(merchantWallet) };
+  if (typeof merchantWallet === "string" && isBase58Address(merchantWallet)) return { ok: true, wallet: merchantWallet as Address };
   if (merchantWallet !== undefined && merchantWallet !== null) {
     return rejection("invalid_exact_svm_payload_missing_merchant_wallet", "extra.merchantWallet must be the seller's base58 wallet address");
   }

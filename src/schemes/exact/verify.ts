@@ -1,4 +1,5 @@
-import { address, isAddress, type Address } from "@solana/kit";
+import type { Address } from "@solana/kit";
+import { isBase58Address } from "../../solana/base58";
 import type { Config } from "../../config/load-config";
 import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../config/networks";
 import { decodeWireTransaction, type DecodedTransaction } from "../../solana/wire-transaction";
@@ -64,7 +65,7 @@ export async function verifyExactPayment(
         : `extra.feePayer ${String(advertisedFeePayer)} is not this facilitator's fee payer ${feePayer}`,
     );
   }
-  if (!isAddress(requirements.payTo)) return rejection("invalid_exact_svm_payload_recipient_mismatch", `payTo ${requirements.payTo} is not an address`);
+  if (!isBase58Address(requirements.payTo)) return rejection("invalid_exact_svm_payload_recipient_mismatch", `payTo ${requirements.payTo} is not an address`);
   const seller = await resolveMerchantWallet(config, requirements.payTo, requirements.extra.merchantWallet);
   if (!seller.ok) return seller;
   const merchantWallet = seller.wallet;
@@ -188,12 +189,12 @@ export async function verifyExactPayment(
       // simulate, asks the cluster directly — a vault is never fronted for a payment that cannot land.
       const lifetime = simulation ? lifetimeRejection(simulation) : (await isBlockhashStillValid(config, tx.recentBlockhash)) ? null : BLOCKHASH_EXPIRED;
       if (lifetime) return { ...lifetime, payer };
-      return { ok: true, accepted, tx, messageHash, transfer, payer, merchantWallet: address(merchantWallet), vault, destination, mint, needsProvisioning };
+      return { ok: true, accepted, tx, messageHash, transfer, payer, merchantWallet, vault, destination, mint, needsProvisioning };
     }
   }
 
   if (simulation && !simulation.ok) return { ...simulation, payer };
-  return { ok: true, accepted, tx, messageHash, transfer, payer, merchantWallet: address(merchantWallet), vault, destination, mint, needsProvisioning };
+  return { ok: true, accepted, tx, messageHash, transfer, payer, merchantWallet, vault, destination, mint, needsProvisioning };
 }
 
 const BLOCKHASH_EXPIRED = rejection("blockhash_expired", "The transaction's blockhash has expired; retry build: rebuild and sign the payment again", { code: "BLOCKHASH_EXPIRED" });

@@ -6,6 +6,7 @@ import { settleSignedPayment, type SettleCall, type Settlement, type SignedPayme
 import type { AcceptedRequirements } from "../../x402/payment-verdict";
 import type { VerifySettleBody } from "../../x402/schemas";
 import { verifyEscrowPayment, type VerifiedEscrowPayment } from "./verify";
+import { watchEscrowPayment } from "../../store/escrow-watch";
 
 const base58 = getBase58Decoder();
 
@@ -24,6 +25,8 @@ export async function settleEscrowPayment(
   const verified = await verifyEscrowPayment(config, body, accepted, { simulate: false });
   if (!verified.ok) return verified;
   const signed = await signedFunding(config, verified);
+  // Watched before the send, so the keeper releases or refunds it even if this call's answer is lost.
+  await watchEscrowPayment(env.DB, { paymentPda: verified.paymentPda, mint: accepted.requirements.asset, fundingSignature: signed.signature }, Date.now());
   return settleSignedPayment(
     config,
     env,

@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { decidePayout } from "../../src/jobs/escrow-keeper/decide";
+import { ESCROW_KEEPER_SUBREQUEST_BUDGET, maxPaymentsWithinBudget, worstCaseSubrequests } from "../../src/jobs/escrow-keeper/budget";
+import { PAYMENT_STATE, RESOLUTION_STATE, type Payment } from "../../src/programs/sla-escrow/accounts";
+
+/** The keeper's payout rules on the chain clock (the program's own conditions; on-chain runs in test/worker/escrow-keeper). */
+const EXPIRES = 10_000n;
+const COOLDOWN = 3_600n;
+const payment = (overrides: Partial<Payment> = {}): Payment =>
+  ({
+    state: PAYMENT_STATE.FUNDED,
+    resolutionState: RESOLUTION_STATE.PENDING,
+    deliveryTimestampUnixSeconds: 0n,
+    expiresAtUnixSeconds: EXPIRES,
+    refundCooldownSeconds: COOLDOWN,
+    ...overrides,
+  }) as Payment;
+
+describe("decidePayout", () => {
+  it("expired and undelivered: waits until expiry plus the cooldown, then refunds", () => {
+    expect(decidePayout(payment(), EXPIRES)).toMatchObject({ kind: "wait", untilUnixSeconds: EXPIRES + COOLDOWN });
+    expect(decidePayout(payment(), EXPIRES + COOLDOWN - 1n)).toMatchObject({ kind: "wait" });
+    expect(decidePayout(payment(), EXPIRES + COOLDOWN)).toEqual({ kind: "refund" });
+  });
+
+  it("delivered and not rejected: released at expiry; approved: at once; rejected: refunded at once", () => {
+    expect(decidePayout(payment({ deliveryTimestampUnixSeconds: 5n }), EXPIRES - 1n)).toMatchObject({ kind: "wait", untilUnixSeconds: EXPIRES });
+    expect(decidePayout(payment({ deliveryTimestampUnixSeconds: 5n }), EXPIRES)).toEqual({ kind: "release" });
+    expect(decidePayout(payment({ resolutionState: RESOLUTION_STATE.APPROVED }), 0n)).toEqual({ kind: "release" });
+    expect(decidePayout(payment({ resolutionState: RESOLUTION_STATE.REJECTED, deliveryTimestampUnixSeconds: 5n }), 0n)).toEqual({ kind: "refund" });
+    expect(decidePayout(payment({ state: PAYMENT_STATE.FUNDED_EXTENDED, resolutionState: RESOLUTION_STATE.APPROVED }), 0n)).toEqual({ kind: "release" });
+  });
+
+  it("settled, missing or disputed payments get no payout", () => {
+    expect(decidePayout(payment({ state: PAYMENT_STATE.RELEASED }), EXPIRES * 2n)).toMatchObject({ kind: "closed" });
+    expect(decidePayout(payment({ state: PAYMENT_STATE.REFUNDED }), EXPIRES * 2n)).toMatchObject({ kind: "closed" });
+    expect(decidePayout(null, 0n)).toMatchObject({ kind: "closed" });
+    expect(decidePayout(payment({ state: 11, resolutionState: RESOLUTION_STATE.APPROVED }), EXPIRES * 2n)).toMatchObject({ kind: "wait", untilUnixSeconds: null });
+  });
+});
+
+describe("keeper budget", () => {
+  it("the largest batch fits the budget and one more would not", () => {
+    const n = maxPaymentsWithinBudget();
+    expect(n).toBeGreaterThan(100);
+    expect(worstCaseSubrequests(n)).toBeLessThanOrEqual(ESCROW_KEEPER_SUBREQUEST_BUDGET);
+    expect(worstCaseSubrequests(n + 1)).toBeGreaterThan(ESCROW_KEEPER_SUBREQUEST_BUDGET);
+  });
+});

@@ -1,0 +1,143 @@
+import { describe, expect, it } from "vitest";
+import {
+  appendTransactionMessageInstructions,
+  createKeyPairSignerFromBytes,
+  createTransactionMessage,
+  getBase64EncodedWireTransaction,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+  type Address,
+  type KeyPairSigner,
+} from "@solana/kit";
+import { findAssociatedTokenPda } from "@solana-program/token";
+import { call } from "./helpers";
+import { chainRpc, fundedBuyer, signAsBuyer, tokenBalance, USDC } from "./payment-fixtures";
+import { latestBlockhash, TOKEN_PROGRAM } from "./craft-payment";
+import { ESCROW_PROGRAM, escrowLine, hex32, paymentAccount, post, signedEscrowBody } from "./escrow-fixtures";
+import { LOCAL_ORACLE } from "../fixtures/keys";
+import { PAYMENT_STATE, RESOLUTION_STATE } from "../../src/programs/sla-escrow/accounts";
+import { getConfirmOracleInstruction } from "../../src/programs/sla-escrow/instructions";
+import { findBankPda, findEscrowConfigPda, findEscrowPda } from "../../src/programs/sla-escrow/pda";
+
+/**
+ * The escrow keeper on the local chain with the stand-in SLA-Escrow program: payments funded and settled through
+ * our HTTP surface are watched, then released or refunded by POST /escrow-keeper (the Cron Trigger runs the same
+ * engine) exactly once, paid by the facilitator as keeper.
+ */
+const BEARER = { Authorization: "Bearer test-sweep-token" };
+const AMOUNT = 2_000_000n;
+/** Escrow fee on release: 100 bps, at least the seeded 0.10 USDC minimum (spec §8). */
+const RELEASE_FEE = 100_000n;
+
+async function keeper(body: Record<string, unknown> = {}) {
+  const response = await call("/escrow-keeper", { method: "POST", json: body, headers: BEARER });
+  expect(response.status, JSON.stringify(response.body)).toBe(200);
+  return response.body as { items: { paymentPda: string; decision: string; action: string; signature: string | null; outcome: string }[] };
+}
+
+const itemFor = (report: Awaited<ReturnType<typeof keeper>>, payment: string) => report.items.filter((i) => i.paymentPda === payment);
+
+/** A USDC escrow payment funded and settled through our builder and /settle; the seller already holds a USDC account. */
+async function settledPayment(sellerHasTokenAccount = true) {
+  const buyer = await fundedBuyer(5_000_000, 1_000_000_000);
+  const seller = await fundedBuyer(sellerHasTokenAccount ? 1 : 0, 100_000_000);
+  const line = await escrowLine(USDC, AMOUNT.toString(), seller.address);
+  const { body, built } = await signedEscrowBody(buyer, line);
+  const settle = await post("/settle", body);
+  expect(settle.body, JSON.stringify(settle.body)).toMatchObject({ success: true });
+  return { buyer, seller, payment: built.paymentPda as Address, uidHex: built.paymentUidHex as string };
+}
+
+async function signAndSend(base64: string, party: KeyPairSigner) {
+  return chainRpc<string>("sendTransaction", [await signAsBuyer(base64, party), { encoding: "base64", preflightCommitment: "confirmed" }]);
+}
+
+async function deliverAndApprove(p: Awaited<ReturnType<typeof settledPayment>>) {
+  const deliveryHash = hex32();
+  const delivery = await post("/build-sla-escrow-submit-delivery-tx", { seller: p.seller.address, mint: USDC, paymentUidHex: p.uidHex, deliveryHash });
+  expect(delivery.status, JSON.stringify(delivery.body)).toBe(200);
+  await signAndSend(delivery.body.transaction, p.seller);
+  const approve = await post("/build-sla-escrow-approve-tx", { buyer: p.buyer.address, mint: USDC, paymentUidHex: p.uidHex, deliveryHash });
+  expect(approve.status, JSON.stringify(approve.body)).toBe(200);
+  await signAndSend(approve.body.transaction, p.buyer);
+}
+
+const ataOf = async (owner: Address) => (await findAssociatedTokenPda({ owner, mint: USDC, tokenProgram: TOKEN_PROGRAM }))[0];
+
+describe("escrow keeper", () => {
+  it("refuses anonymous callers", async () => {
+    const response = await call("/escrow-keeper", { method: "POST", json: { dryRun: true } });
+    expect(response.status).toBe(401);
+  });
+
+  it("fund → deliver → approve → released once by two concurrent keeper runs; a dry run before sends nothing", async () => {
+    const p = await settledPayment();
+    const waiting = itemFor(await keeper({ dryRun: true }), p.payment);
+    expect(waiting).toEqual([expect.objectContaining({ decision: "wait", action: "none", signature: null })]);
+
+    await deliverAndApprove(p);
+    const sellerAta = await ataOf(p.seller.address);
+    const before = await tokenBalance(sellerAta);
+    const dry = itemFor(await keeper({ dryRun: true }), p.payment);
+    expect(dry).toEqual([expect.objectContaining({ decision: "release", action: "release", signature: null, outcome: "would release" })]);
+    expect((await paymentAccount(p.payment))?.state).toBe(PAYMENT_STATE.FUNDED);
+
+    const runs = await Promise.all([keeper(), keeper()]);
+    const released = runs.flatMap((run) => itemFor(run, p.payment)).filter((i) => i.outcome === "released");
+    expect(released).toHaveLength(1);
+    expect(await tokenBalance(sellerAta)).toBe(before + AMOUNT - RELEASE_FEE);
+    expect(await paymentAccount(p.payment)).toMatchObject({ state: PAYMENT_STATE.RELEASED });
+
+    // Closed: later runs no longer look at it.
+    expect(itemFor(await keeper({ dryRun: true }), p.payment)).toEqual([]);
+  });
+
+  it("an oracle's rejection → the keeper refunds the buyer in full", async () => {
+    const p = await settledPayment();
+    const buyerAta = await ataOf(p.buyer.address);
+    const afterFunding = await tokenBalance(buyerAta);
+
+    const oracle = await createKeyPairSignerFromBytes(LOCAL_ORACLE.secretKey);
+    await chainRpc("requestAirdrop", [oracle.address, 100_000_000]);
+    const [bank] = await findBankPda(ESCROW_PROGRAM);
+    const [config] = await findEscrowConfigPda(ESCROW_PROGRAM);
+    const [escrow] = await findEscrowPda(ESCROW_PROGRAM, USDC, bank);
+    const verdict = getConfirmOracleInstruction({
+      programId: ESCROW_PROGRAM,
+      bank,
+      config,
+      escrow,
+      payment: p.payment,
+      oracle,
+      deliveryHash: new Uint8Array(32),
+      resolutionHash: crypto.getRandomValues(new Uint8Array(32)),
+      reason: 1,
+      state: RESOLUTION_STATE.REJECTED,
+    });
+    const lifetime = await latestBlockhash();
+    const message = pipe(
+      createTransactionMessage({ version: 0 }),
+      (m) => setTransactionMessageFeePayerSigner(oracle, m),
+      (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
+      (m) => appendTransactionMessageInstructions([verdict], m),
+    );
+    const signed = await signTransactionMessageWithSigners(message);
+    await chainRpc("sendTransaction", [getBase64EncodedWireTransaction(signed), { encoding: "base64", preflightCommitment: "confirmed" }]);
+    expect((await paymentAccount(p.payment))?.resolutionState).toBe(RESOLUTION_STATE.REJECTED);
+
+    const run = itemFor(await keeper(), p.payment);
+    expect(run).toEqual([expect.objectContaining({ action: "refund", outcome: "refunded" })]);
+    expect(await tokenBalance(buyerAta)).toBe(afterFunding + AMOUNT);
+    expect(await paymentAccount(p.payment)).toMatchObject({ state: PAYMENT_STATE.REFUNDED });
+  });
+
+  it("does not pay a recipient's token-account rent: a release to a seller without a USDC account waits and says why", async () => {
+    const p = await settledPayment(false);
+    await deliverAndApprove(p);
+    const run = itemFor(await keeper(), p.payment);
+    expect(run).toEqual([expect.objectContaining({ decision: "release", signature: null, outcome: expect.stringMatching(/recipient token account .* does not exist yet/) })]);
+    expect((await paymentAccount(p.payment))?.state).toBe(PAYMENT_STATE.FUNDED);
+  });
+});
