@@ -1,19 +1,17 @@
 import * as v from "valibot";
 import { createNoopSigner, isOffCurveAddress, type Address } from "@solana/kit";
-import { findAssociatedTokenPda } from "@solana-program/token";
 import type { Config } from "../../config/load-config";
 import { badRequest, FacilitatorError } from "../../errors/catalogue";
 import { fetchAccounts } from "../../solana/accounts";
-import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../solana/compute-budget";
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../solana/token-programs";
 import { compileUnsignedTransaction } from "../../solana/unsigned-transaction";
 import { getFundPaymentV2Instruction, MAX_PAYMENT_TTL_SECONDS, MIN_PAYMENT_TTL_SECONDS, type FundPaymentV2InstructionInput } from "../../programs/sla-escrow/instructions";
-import { findEscrowSolStoragePda, findPaymentExtPda, findPaymentPda, NATIVE_SOL_ESCROW_MINT } from "../../programs/sla-escrow/pda";
+import { findPaymentExtPda, findPaymentPda, NATIVE_SOL_ESCROW_MINT } from "../../programs/sla-escrow/pda";
 import { paymentUidToHex } from "../../programs/sla-escrow/payment-uid";
 import { assetNotAllowedMessage } from "../../x402/asset-allowlist";
 import { Base58Address } from "../../x402/schemas";
 import { BLOCKHASH_LIFETIME_SECONDS, getLatestBlockhash } from "../exact/build";
-import { ESCROW_FUND_COMPUTE_UNIT_LIMIT, Hash32Hex, hexBytes, plainMintTokenProgram, resolvePaymentUid } from "./build-payment";
+import { escrowFundComputeBudget, escrowFundingAccounts, Hash32Hex, hexBytes, resolvePaymentUid } from "./build-payment";
 import { getSlaEscrowFacts } from "./escrow-facts";
 
 /**
@@ -129,33 +127,17 @@ export async function buildEscrowPaymentV2(config: Config, request: BuildEscrowP
     arbitrationWindowSeconds: request.arbitrationWindowSeconds,
     minOracleTip: request.minOracleTip,
   };
-  let fund: FundPaymentV2InstructionInput;
-  if (isSol) {
-    const [solStorage] = await findEscrowSolStoragePda(programId, mint, bank, escrow);
-    fund = { ...common, kind: "sol", solStorage };
-  } else {
-    const tokenProgram = plainMintTokenProgram(accounts.get(mint) ?? null, mint);
-    if (request.tokenProgram !== undefined && request.tokenProgram !== tokenProgram) {
-      throw badRequest(`tokenProgram: mint ${mint} belongs to ${tokenProgram}, not ${request.tokenProgram}`);
-    }
-    const [[escrowAta], [buyerAta]] = await Promise.all([
-      findAssociatedTokenPda({ owner: escrow, mint, tokenProgram }),
-      findAssociatedTokenPda({ owner: buyer, mint, tokenProgram }),
-    ]);
-    fund = { ...common, kind: "spl", mint, escrowAta, buyerAta, tokenProgram };
+  const funding = await escrowFundingAccounts({ programId, bank, escrow, mint, buyer, isSol, mintAccount: accounts.get(mint) ?? null });
+  if (funding.kind === "spl" && request.tokenProgram !== undefined && request.tokenProgram !== funding.tokenProgram) {
+    throw badRequest(`tokenProgram: mint ${mint} belongs to ${funding.tokenProgram}, not ${request.tokenProgram}`);
   }
+  const fund: FundPaymentV2InstructionInput = { ...common, ...funding };
 
-  const { recommendedUnitPriceMicroLamports, maxUnitPriceMicroLamports } = config.compute;
-  const unitPrice = recommendedUnitPriceMicroLamports < maxUnitPriceMicroLamports ? recommendedUnitPriceMicroLamports : maxUnitPriceMicroLamports;
   const feePayer = request.feePayer ?? buyer;
   const built = compileUnsignedTransaction({
     feePayer,
     blockhash,
-    instructions: [
-      getSetComputeUnitLimitInstruction(Math.min(ESCROW_FUND_COMPUTE_UNIT_LIMIT, config.compute.maxUnitLimit)),
-      getSetComputeUnitPriceInstruction(unitPrice),
-      getFundPaymentV2Instruction(fund),
-    ],
+    instructions: [...escrowFundComputeBudget(config), getFundPaymentV2Instruction(fund)],
   });
   const payerSignatureIndex = built.signerPubkeys.indexOf(buyer);
   return {

@@ -123,26 +123,11 @@ export async function buildEscrowPayment(config: Config, request: BuildEscrowPay
     amount,
     ttlSeconds: terms.ttlSeconds,
   };
-  let fund: FundPaymentInstructionInput;
-  if (terms.kind === "sol") {
-    const [solStorage] = await findEscrowSolStoragePda(programId, mint, bank, escrow);
-    fund = { ...common, kind: "sol", solStorage };
-  } else {
-    const tokenProgram = plainMintTokenProgram(accounts.get(mint) ?? null, mint);
-    const [[escrowAta], [buyerAta]] = await Promise.all([
-      findAssociatedTokenPda({ owner: escrow, mint, tokenProgram }),
-      findAssociatedTokenPda({ owner: payer, mint, tokenProgram }),
-    ]);
-    fund = { ...common, kind: "spl", mint, escrowAta, buyerAta, tokenProgram };
-  }
-
-  const { recommendedUnitPriceMicroLamports, maxUnitPriceMicroLamports } = config.compute;
-  const unitPrice = recommendedUnitPriceMicroLamports < maxUnitPriceMicroLamports ? recommendedUnitPriceMicroLamports : maxUnitPriceMicroLamports;
-  const instructions: Instruction[] = [
-    getSetComputeUnitLimitInstruction(Math.min(ESCROW_FUND_COMPUTE_UNIT_LIMIT, config.compute.maxUnitLimit)),
-    getSetComputeUnitPriceInstruction(unitPrice),
-    getFundPaymentInstruction(fund),
-  ];
+  const fund: FundPaymentInstructionInput = {
+    ...common,
+    ...(await escrowFundingAccounts({ programId, bank, escrow, mint, buyer: payer, isSol: terms.kind === "sol", mintAccount: accounts.get(mint) ?? null })),
+  };
+  const instructions: Instruction[] = [...escrowFundComputeBudget(config), getFundPaymentInstruction(fund)];
   const feePayer = sponsored ? config.feePayer.address : payer;
   const built = compileUnsignedTransaction({ feePayer, blockhash, instructions });
   const payerSignatureIndex = built.signerPubkeys.indexOf(payer);
@@ -181,6 +166,39 @@ export async function buildEscrowPayment(config: Config, request: BuildEscrowPay
       `The blockhash is valid for about ${BLOCKHASH_LIFETIME_SECONDS} seconds: sign and settle promptly.`,
     ],
   };
+}
+
+/** The SOL or SPL accounts of a FundPayment / FundPaymentV2 (SPL: plain mints only, rule 5). */
+export async function escrowFundingAccounts(input: {
+  programId: Address;
+  bank: Address;
+  escrow: Address;
+  mint: Address;
+  buyer: Address;
+  isSol: boolean;
+  mintAccount: { owner: Address; data: Uint8Array } | null;
+}): Promise<{ kind: "sol"; solStorage: Address } | { kind: "spl"; mint: Address; escrowAta: Address; buyerAta: Address; tokenProgram: Address }> {
+  const { programId, bank, escrow, mint } = input;
+  if (input.isSol) {
+    const [solStorage] = await findEscrowSolStoragePda(programId, mint, bank, escrow);
+    return { kind: "sol", solStorage };
+  }
+  const tokenProgram = plainMintTokenProgram(input.mintAccount, mint);
+  const [[escrowAta], [buyerAta]] = await Promise.all([
+    findAssociatedTokenPda({ owner: escrow, mint, tokenProgram }),
+    findAssociatedTokenPda({ owner: input.buyer, mint, tokenProgram }),
+  ]);
+  return { kind: "spl", mint, escrowAta, buyerAta, tokenProgram };
+}
+
+/** The compute budget of a funding transaction: the escrow limit (capped by the deployment) at the recommended price. */
+export function escrowFundComputeBudget(config: Config): Instruction[] {
+  const { recommendedUnitPriceMicroLamports, maxUnitPriceMicroLamports } = config.compute;
+  const unitPrice = recommendedUnitPriceMicroLamports < maxUnitPriceMicroLamports ? recommendedUnitPriceMicroLamports : maxUnitPriceMicroLamports;
+  return [
+    getSetComputeUnitLimitInstruction(Math.min(ESCROW_FUND_COMPUTE_UNIT_LIMIT, config.compute.maxUnitLimit)),
+    getSetComputeUnitPriceInstruction(unitPrice),
+  ];
 }
 
 /** `paymentUidHex`, else `paymentUid`, else a fresh random uid (returned in both forms). */
