@@ -1,12 +1,12 @@
 /**
  * Benchmark-only Worker entry for `npm run bench:search`: the production Worker unchanged, plus two routes that
  * exist only here. `POST /__bench/seed?from&count` writes generated listed resources straight into the local D1;
- * `GET /__bench/search?<GET /resources query>` runs the same search function as the route and answers with its
- * wall time (performance.now() advances during execution in local workerd). Never deployed.
+ * `GET /__bench/search?<GET /resources query>` (or `?stats`: /directory/stats) runs the same function as the route
+ * and answers with its wall time (performance.now() advances during execution in local workerd). Never deployed.
  */
 import worker from "../src/index";
 import type { Env } from "../src/env";
-import { searchResources } from "../src/directory/resource-search";
+import { directoryStats, searchResources } from "../src/directory/resource-search";
 
 const WORDS = ["weather", "forecast", "finance", "stock", "maps", "route", "translate", "image", "vision", "audio", "news", "sports", "crypto", "price", "search", "geocode", "ocr", "summary", "llm", "embedding"];
 const BENCH_WALLET = "BenchWa11et1111111111111111111111111111111";
@@ -56,6 +56,11 @@ export default {
     }
     if (url.pathname === "/__bench/search") {
       const query = Object.fromEntries(url.searchParams) as Record<string, string>;
+      if (url.search === "?stats") {
+        const started = performance.now();
+        const stats = await directoryStats(env.DB, "bench");
+        return Response.json({ ms: performance.now() - started, count: stats.resources.total, nextCursor: null });
+      }
       const started = performance.now();
       const page = await searchResources(env.DB, { ...query, limit: query.limit === undefined ? undefined : Number(query.limit) });
       return Response.json({ ms: performance.now() - started, count: page.entries.length, nextCursor: page.nextCursor });

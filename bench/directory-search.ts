@@ -13,6 +13,9 @@ const TOTAL = Number(process.env.BENCH_RESOURCES ?? 100_000);
 const SEED_CHUNK = 1_000;
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
 
+/** Cursors of pages 2..31 of the common-word search (filled before sampling; page 26+ is in its second window). */
+const commonWordCursors: string[] = [];
+
 const QUERIES: [string, (i: number) => string][] = [
   ["newest page (no q)", () => "limit=50"],
   ["deep cursor page", (i) => `limit=50&cursor=${encodeURIComponent(new Date(1_700_000_000_000 + 10_000 + i).toISOString().replace("Z", "000Z"))}~999999`],
@@ -21,8 +24,22 @@ const QUERIES: [string, (i: number) => string][] = [
   ["q: one common word", () => "q=weather&limit=20"],
   ["q: two words", () => "q=forecast%20vision&limit=20"],
   ["q: rare term (an id)", (i) => `q=${(i * 487) % TOTAL}&limit=20`],
+  ["q: common word, pages 2..31", (i) => `q=weather&limit=20&cursor=${encodeURIComponent(commonWordCursors[i % commonWordCursors.length]!)}`],
+  ["q + category (5% of rows)", () => "q=news&category=maps&limit=20"],
   ["q: prefix + filter", () => "q=trans&category=news&limit=20"],
+  ["/directory/stats", () => "stats"],
 ];
+
+/** Walks the first pages of the common-word search once, keeping each nextCursor. */
+async function collectCursors(base: string): Promise<void> {
+  let cursor: string | null = null;
+  for (let page = 0; page < 30; page++) {
+    const url: string = `${base}/api/v1/facilitator/resources?q=weather&limit=20${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
+    cursor = ((await (await fetch(url)).json()) as { nextCursor: string | null }).nextCursor;
+    if (cursor === null) throw new Error(`common-word search ended after ${page + 1} pages`);
+    commonWordCursors.push(cursor);
+  }
+}
 
 async function main(): Promise<void> {
   const deadline = setTimeout(() => {
@@ -45,6 +62,7 @@ async function main(): Promise<void> {
     }
     console.log(`seeded in ${fmt((performance.now() - seedStart) / 1000)} s`);
 
+    await collectCursors(base);
     const rows: string[][] = [];
     for (const [name, query] of QUERIES) {
       for (let i = 0; i < 10; i++) await fetch(`${base}/__bench/search?${query(i)}`).then((r) => r.text()); // warm up
@@ -57,7 +75,8 @@ async function main(): Promise<void> {
         inWorker.push(measured.ms);
         count = measured.count;
         const started = performance.now();
-        const response = await fetch(`${base}/api/v1/facilitator/resources?${query(i)}`);
+        const path = query(i) === "stats" ? "directory/stats" : `resources?${query(i)}`;
+        const response = await fetch(`${base}/api/v1/facilitator/${path}`);
         await response.text();
         http.push(performance.now() - started);
         if (response.status !== 200) throw new Error(`${name}: HTTP ${response.status}`);

@@ -12,6 +12,7 @@
  *    and sends the filled verifyBodyTemplate in PAYMENT-SIGNATURE;
  * 4. the seller settles through the facilitator and returns the resource with PAYMENT-RESPONSE;
  * 5. the operator sweeps (POST /sweep): the seller's USDC account receives the price minus the fee.
+ * With `--escrow` it runs the sla-escrow rail instead (demo/escrow.ts): fund → deliver → approve → released by the keeper.
  * Exit code 0 on success, 1 with a message otherwise.
  */
 import { generateKeyPairSigner } from "@solana/kit";
@@ -22,6 +23,7 @@ import { payWithBuildEndpoint } from "./build-endpoint-buyer";
 import { chainRpc, fundFromFaucet, RpcCallError, signatureStatus, tokenAccountBalance } from "./chain-rpc";
 import { sweepSeller } from "./sweep-step";
 import { activateSellerVault } from "./activate-seller";
+import { runEscrowDemo } from "./escrow";
 
 const API_PATH = "/api/v1/facilitator";
 const PRICE_RAW = "250000"; // 0.25 USDC
@@ -53,6 +55,11 @@ async function main(): Promise<void> {
   });
   console.log(`facilitator   ${facilitatorApi}  (${network}, fee payer ${String(health.feePayer ?? "?")})`);
   console.log(`solana rpc    ${rpcUrl}`);
+  if (process.argv.includes("--escrow")) {
+    await runEscrowDemo({ facilitatorApi, rpcUrl, network, usdcMint: cluster.usdcMint, log: (line) => console.log(line) });
+    console.log("demo: OK");
+    return;
+  }
 
   const sellerWallet = await generateKeyPairSigner();
   await fundFromFaucet(rpcUrl, sellerWallet.address, SELLER_LAMPORTS);

@@ -10,13 +10,18 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 /** POST /sweep with the operator token (SVC_SWEEP_CRON_TOKEN from the environment or npm start's .dev.vars). */
 export async function sweepSeller(facilitatorApi: string, sellerWallet: string): Promise<Record<string, any>> {
-  const token = process.env.SVC_SWEEP_CRON_TOKEN ?? devVar("SVC_SWEEP_CRON_TOKEN");
-  if (!token) throw new Error("no SVC_SWEEP_CRON_TOKEN in the environment or .dev.vars: start the facilitator with `npm start`");
-  const report = await postJson(`${facilitatorApi}/sweep`, {}, { Authorization: `Bearer ${token}` });
+  const report = await postJson(`${facilitatorApi}/sweep`, {}, operatorAuthorization());
   const item = (report.items as Record<string, any>[]).find((i) => i.wallet === sellerWallet);
   if (!item) throw new Error(`the sweep did not include the demo seller (scanned ${report.scanned})`);
   if (item.status !== "ok") throw new Error(`the seller's sweep answered ${item.status}/${item.action}: ${item.error}`);
   return item;
+}
+
+/** The operator's bearer header (SVC_SWEEP_CRON_TOKEN from the environment or npm start's .dev.vars). */
+export function operatorAuthorization(): Record<string, string> {
+  const token = process.env.SVC_SWEEP_CRON_TOKEN ?? devVar("SVC_SWEEP_CRON_TOKEN");
+  if (!token) throw new Error("no SVC_SWEEP_CRON_TOKEN in the environment or .dev.vars: start the facilitator with `npm start`");
+  return { Authorization: `Bearer ${token}` };
 }
 
 function devVar(name: string): string | undefined {
@@ -26,7 +31,7 @@ function devVar(name: string): string | undefined {
   return match?.[1];
 }
 
-async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Record<string, any>> {
+export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Record<string, any>> {
   const response = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: JSON.stringify(body), signal: AbortSignal.timeout(60_000) });
   const json = (await response.json().catch(() => ({}))) as Record<string, any>;
   if (!response.ok) throw new Error(`${url} answered ${response.status}: ${JSON.stringify(json).slice(0, 300)}`);

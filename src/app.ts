@@ -17,17 +17,20 @@ import { directoryRoutes } from "./http/routes/directory";
 import { operatorRoutes } from "./http/routes/operator";
 import { resourceRoutes } from "./http/routes/resources";
 import { settlementRoutes } from "./http/routes/settlements";
+import { feeQuoteRoutes } from "./http/routes/fee-quote";
+import { mountMcp } from "./mcp/route";
 
 /** The whole HTTP surface: middleware in order, every route group, one error handler. */
 export function buildApp(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const endpoints = () => routes;
-  const routes: RouteDef[] = [...discoveryRoutes(endpoints), ...paymentRoutes(), ...settlementRoutes(), ...exactBuilderRoutes(), ...escrowBuilderRoutes(), ...sellerRoutes(), ...directoryRoutes(), ...operatorRoutes(), ...resourceRoutes()];
+  const routes: RouteDef[] = [...discoveryRoutes(endpoints), ...paymentRoutes(), ...settlementRoutes(), ...exactBuilderRoutes(), ...escrowBuilderRoutes(), ...sellerRoutes(), ...directoryRoutes(), ...operatorRoutes(), ...resourceRoutes(), ...feeQuoteRoutes()];
 
   app.use("*", correlationId, standardHeaders, loadConfigMiddleware, requestBodyLimit);
   mountStaticRoutes(app, endpoints);
   mountResourceIndex(app);
   mountRoutes(app, routes);
+  mountMcp(app, endpoints);
   app.notFound(onNotFound);
   app.onError(onError);
   return app;

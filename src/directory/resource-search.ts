@@ -2,6 +2,7 @@ import * as v from "valibot";
 import { badRequest, notFound } from "../errors/catalogue";
 import { clampPageLimit } from "../sellers/payment-history";
 import { formatPageCursor, parsePageCursor } from "./page-cursor";
+import { queryWords, rankedSearch } from "./ranked-search";
 import { rawToResourceRow, toResourceEntry, type ResourceEntry } from "./resource-entry";
 import type { ResourceRow } from "../store/resources";
 
@@ -19,79 +20,74 @@ export const RESOURCES_NOTICE =
   "Resources of verified sellers whose URL answered the facilitator's last 402 probe. Search metadata is advisory; " +
   "pricing authority is each resource's live HTTP 402.";
 
-/** Spec §3.3: all four gates (verified merchant, signed registration, opted in and live, passing probe). */
-export const LISTED = `r.listed = 1 AND EXISTS (SELECT 1 FROM providers p WHERE p.wallet_pubkey = r.wallet_pubkey AND p.retired_at_ms IS NULL)`;
-
-/** Words of the query as an FTS5 expression: each a quoted prefix term, all required (no FTS syntax reaches SQLite). */
-export function ftsExpression(q: string): string | null {
-  const words = q.toLowerCase().match(/[\p{L}\p{N}]+/gu)?.slice(0, 8) ?? [];
-  return words.length === 0 ? null : words.map((w) => `"${w}"*`).join(" ");
-}
-
-const RANK_CURSOR = /^rank~(-?\d+(?:\.\d+)?(?:e[+-]?\d+)?)~(\d{1,15})$/;
+/**
+ * Spec §3.3: all four gates (verified merchant not retired, signed registration, opted in and live, passing
+ * probe), as the `visible` column that triggers keep from `listed` and `providers` (0005_search_rank.sql).
+ */
+export const LISTED = "r.visible = 1";
 
 /**
- * `GET /resources`: without `q`, newest first with an (updatedAt, id) cursor; with `q`, FTS5 bm25 relevance
- * first (title weighs most, then tags) with a (score, id) cursor. Filters are exact.
+ * Where the unranked list starts, so rows come out already in (updatedAt, id) order: the tag rows of a tag
+ * filter, else the index of the category or scheme filter, else the visible rows.
  */
-export async function searchResources(db: D1Database, query: ResourcesQuery): Promise<{ entries: ResourceEntry[]; nextCursor: string | null; notice: string }> {
-  const limit = clampPageLimit(query.limit);
-  const where: string[] = [LISTED];
+function listSource(query: ResourcesQuery): { from: string; order: [updatedAt: string, id: string] } {
+  if (query.tag !== undefined) return { from: "resource_tags t CROSS JOIN resources r ON r.id = t.resource_id", order: ["t.updated_at_ms", "t.resource_id"] };
+  const index = query.category !== undefined ? "resources_visible_category_idx" : query.scheme !== undefined ? "resources_visible_scheme_idx" : "resources_visible_cursor_idx";
+  return { from: `resources r INDEXED BY ${index}`, order: ["r.updated_at_ms", "r.id"] };
+}
+
+/** The exact filters as conditions on `r` (the tag one as given: it depends on the query's source). */
+function exactFilters(query: ResourcesQuery, tagCondition: string): { sql: string[]; binds: unknown[] } {
+  const sql: string[] = [];
   const binds: unknown[] = [];
   if (query.category !== undefined) {
-    where.push("r.category = ?");
+    sql.push("r.category = ?");
     binds.push(query.category);
   }
   if (query.scheme !== undefined) {
-    where.push("r.scheme = ?");
+    sql.push("r.scheme = ?");
     binds.push(query.scheme);
   }
   if (query.tag !== undefined) {
-    where.push("EXISTS (SELECT 1 FROM json_each(r.tags_json) t WHERE t.value = ?)");
+    sql.push(tagCondition);
     binds.push(query.tag);
   }
+  return { sql, binds };
+}
 
+/**
+ * `GET /resources`: without `q`, newest first with an (updatedAt, id) cursor; with `q`, full-text matches ranked
+ * in bounded windows (see ranked-search.ts) with a window position cursor. Filters are exact.
+ */
+export async function searchResources(db: D1Database, query: ResourcesQuery): Promise<{ entries: ResourceEntry[]; nextCursor: string | null; notice: string }> {
+  const limit = clampPageLimit(query.limit);
   if (query.q !== undefined && query.q.trim() !== "") {
-    const expression = ftsExpression(query.q);
-    if (expression === null) throw badRequest("q: must contain at least one letter or digit");
-    let after = "";
-    const afterBinds: unknown[] = [];
-    if (query.cursor !== undefined) {
-      const match = RANK_CURSOR.exec(query.cursor);
-      if (!match) throw badRequest("cursor: must be the nextCursor of the previous page of the same search");
-      after = "AND (s.score > ? OR (s.score = ? AND s.id < ?))";
-      afterBinds.push(Number(match[1]), Number(match[1]), Number(match[2]));
-    }
-    const statement = db
-      .prepare(
-        `SELECT * FROM (
-           SELECT r.*, bm25(resources_fts, 8.0, 2.0, 2.0, 4.0) AS score
-           FROM resources_fts JOIN resources r ON r.id = resources_fts.rowid
-           WHERE resources_fts MATCH ? AND ${where.join(" AND ")}
-         ) s WHERE 1 = 1 ${after}
-         ORDER BY s.score ASC, s.id DESC LIMIT ?`,
-      )
-      .bind(expression, ...binds, ...afterBinds, limit);
-    const raws = (await statement.all<Record<string, unknown>>()).results;
-    const last = raws[raws.length - 1];
-    return {
-      entries: raws.map((raw) => toResourceEntry(rawToResourceRow(raw))),
-      nextCursor: raws.length === limit && last ? `rank~${String(last.score)}~${String(last.id)}` : null,
-      notice: RESOURCES_NOTICE,
-    };
+    const words = queryWords(query.q);
+    if (words.length === 0) throw badRequest("q: must contain at least one letter or digit");
+    // A window holds at most RANK_WINDOW rows, so json_each on them is cheap.
+    const { sql, binds } = exactFilters(query, "EXISTS (SELECT 1 FROM json_each(r.tags_json) j WHERE j.value = ?)");
+    const { raws, nextCursor } = await rankedSearch(db, words, query, sql, binds, limit, query.cursor);
+    return { entries: raws.map((raw) => toResourceEntry(rawToResourceRow(raw))), nextCursor, notice: RESOURCES_NOTICE };
   }
 
+  const { sql: filters, binds } = exactFilters(query, "t.tag = ?");
+  const { from, order } = listSource(query);
   if (query.cursor !== undefined) {
     const position = parsePageCursor(query.cursor, /^\d{1,15}$/);
     if (position.tieBreaker === undefined) {
-      where.push("r.updated_at_ms < ?");
+      filters.push(`${order[0]} < ?`);
       binds.push(position.updatedAtMs);
     } else {
-      where.push("(r.updated_at_ms < ? OR (r.updated_at_ms = ? AND r.id < ?))");
-      binds.push(position.updatedAtMs, position.updatedAtMs, Number(position.tieBreaker));
+      // A row value comparison, so SQLite seeks the index to the cursor instead of filtering row by row.
+      filters.push(`(${order[0]}, ${order[1]}) < (?, ?)`);
+      binds.push(position.updatedAtMs, Number(position.tieBreaker));
     }
   }
-  const rows = await listedRows(db, `${where.join(" AND ")} ORDER BY r.updated_at_ms DESC, r.id DESC LIMIT ?`, [...binds, limit]);
+  const result = await db
+    .prepare(`SELECT r.* FROM ${from} WHERE ${[LISTED, ...filters].join(" AND ")} ORDER BY ${order[0]} DESC, ${order[1]} DESC LIMIT ?`)
+    .bind(...binds, limit)
+    .all<Record<string, unknown>>();
+  const rows = result.results.map(rawToResourceRow);
   const last = rows[rows.length - 1];
   return {
     entries: rows.map(toResourceEntry),
@@ -105,11 +101,14 @@ async function listedRows(db: D1Database, whereAndOrder: string, binds: unknown[
   return result.results.map(rawToResourceRow);
 }
 
+/** The number of listed resources, from the counters the triggers keep (no scan). */
+const VISIBLE_TOTAL = "SELECT coalesce(sum(visible_resources), 0) AS total FROM directory_counts";
+
 /** Listed resources by offset (the Bazaar API pages by offset) and their total. */
 export async function listedResourcesPage(db: D1Database, limit: number, offset: number): Promise<{ rows: ResourceRow[]; total: number }> {
   const [page, count] = await db.batch<Record<string, unknown>>([
     db.prepare(`SELECT r.* FROM resources r WHERE ${LISTED} ORDER BY r.updated_at_ms DESC, r.id DESC LIMIT ? OFFSET ?`).bind(limit, offset),
-    db.prepare(`SELECT count(*) AS total FROM resources r WHERE ${LISTED}`),
+    db.prepare(VISIBLE_TOTAL),
   ]);
   return { rows: page!.results.map(rawToResourceRow), total: Number(count!.results[0]?.total ?? 0) };
 }
@@ -125,7 +124,7 @@ export async function getListedResource(db: D1Database, id: number): Promise<Res
 export async function directoryStats(db: D1Database, network: string): Promise<{ network: string; providers: { total: number }; resources: { total: number; byScheme: Record<string, number> }; asOf: string }> {
   const [providers, schemes] = await db.batch<Record<string, unknown>>([
     db.prepare("SELECT count(*) AS total FROM providers WHERE retired_at_ms IS NULL AND listing_opt_in = 1"),
-    db.prepare(`SELECT r.scheme AS scheme, count(*) AS total FROM resources r WHERE ${LISTED} GROUP BY r.scheme`),
+    db.prepare("SELECT scheme, visible_resources AS total FROM directory_counts WHERE visible_resources > 0"),
   ]);
   const byScheme: Record<string, number> = {};
   let total = 0;

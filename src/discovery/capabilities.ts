@@ -60,6 +60,8 @@ export async function buildCapabilities(config: Config, endpoints: readonly Endp
       merchantOrigins: endpointUrl("providers"),
       srmSpec: keys.has("resourceRegister") ? artifact(STATIC_ARTIFACT_PATHS.integrationGuide) + "#seller-resource-manifest" : undefined,
     }),
+    // Not in agentManifest: every pointer there answers a GET, MCP answers POSTed JSON-RPC.
+    mcp: { url: artifact(STATIC_ARTIFACT_PATHS.mcp), transport: "streamable-http", stateless: true, toolCatalog: artifact(STATIC_ARTIFACT_PATHS.agentTools) },
     sellerEndpointGuide: {
       summary:
         "Preview your vault addresses, activate them with the provision transaction (sovereign 90 bps tier), then " +

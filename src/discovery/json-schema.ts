@@ -68,6 +68,7 @@ function describeType(node: SchemaNode): JsonSchema {
     case "picklist":
       return { enum: node.options };
     case "union":
+    case "variant":
       return { anyOf: (node.options as SchemaNode[]).map(describe) };
     case "array":
       return { type: "array", items: describe(node.item!) };
@@ -84,7 +85,8 @@ function isOptional(node: SchemaNode): boolean {
 
 function applyAction(target: JsonSchema, action: ActionNode): void {
   if (action.kind !== "validation") return;
-  const requirement = action.requirement;
+  // JSON has no bigint: a u64 bound is written as a (possibly rounded) number rather than breaking serialisation.
+  const requirement = typeof action.requirement === "bigint" ? Number(action.requirement) : action.requirement;
   switch (action.type) {
     case "regex":
       target.pattern = (requirement as RegExp).source;

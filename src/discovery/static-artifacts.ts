@@ -7,4 +7,5 @@ export const STATIC_ARTIFACT_PATHS = {
   payToSemantics: "/agent-payTo-semantics.json",
   agentTools: "/agent-tools.json",
   resourceIndex: "/dist/resource-index.json",
+  mcp: "/mcp",
 } as const;

@@ -16,6 +16,8 @@ export interface EndpointInfo {
   body?: v.GenericSchema;
   /** The schema that validates the query string. */
   query?: v.GenericSchema;
+  response?: v.GenericSchema;
+  agentTool?: { name: string; description: string };
 }
 
 export interface RouteDef extends EndpointInfo {

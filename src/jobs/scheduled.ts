@@ -5,6 +5,7 @@ import { sweepJob } from "./sweep-job";
 import { escrowKeeperJob } from "./escrow-keeper-job";
 import { probeResourcesJob } from "./probe-resources";
 import { runRetention } from "./retention";
+import { searchIndexMergeJob } from "./search-index-merge";
 
 /** Cron expressions from wrangler.toml (every environment lists the same ones). */
 export const SWEEP_CRON = "*/15 * * * *";
@@ -24,7 +25,7 @@ export interface ScheduledJob {
  */
 export const JOBS_BY_CRON: Record<string, readonly ScheduledJob[]> = {
   [SWEEP_CRON]: [sweepJob, escrowKeeperJob],
-  [PROBE_CRON]: [{ name: "retention", run: (config, env) => runRetention(config, env) }, probeResourcesJob],
+  [PROBE_CRON]: [{ name: "retention", run: (config, env) => runRetention(config, env) }, probeResourcesJob, searchIndexMergeJob],
 };
 
 export interface ScheduledOutcome {

@@ -135,7 +135,8 @@ export const resources = sqliteTable(
     registrationVerifiedAtMs: integer("registration_verified_at_ms").notNull(),
     updatedAtMs: integer("updated_at_ms").notNull(),
     retiredAtMs: integer("retired_at_ms"),
-    // 0003_resource_directory.sql (the FTS5 table `resources_fts` and its triggers live only in SQL).
+    // 0003_resource_directory.sql (the FTS5 table `resources_fts`, rebuilt by 0005_search_rank.sql, and every
+    // trigger live only in SQL).
     lastProbeScheme: text("last_probe_scheme"),
     probeFailures: integer("probe_failures").notNull().default(0),
     lastProbeOkAtMs: integer("last_probe_ok_at_ms"),
@@ -143,13 +144,35 @@ export const resources = sqliteTable(
     probeBazaarJson: text("probe_bazaar_json"),
     /** Gates 2-4 of spec §3.3; gate 1 (verified merchant) is joined from `providers`. */
     listed: integer("listed", { mode: "boolean" }).notNull().default(false),
+    // 0005_search_rank.sql: all four gates (`listed` and a merchant not retired), written only by triggers;
+    // the full-text row and `directory_counts` follow it.
+    visible: integer("visible", { mode: "boolean" }).notNull().default(false),
   },
   (t) => [
     uniqueIndex("resources_owner_url_idx").on(t.walletPubkey, t.resourceUrl, t.httpMethod),
     index("resources_listing_idx").on(t.retiredAtMs, t.listingOptIn, t.lastProbeOk, t.updatedAtMs),
-    index("resources_listed_cursor_idx").on(t.listed, t.updatedAtMs, t.id),
+    index("resources_visible_cursor_idx").on(t.visible, t.updatedAtMs, t.id),
+    index("resources_visible_category_idx").on(t.visible, t.category, t.updatedAtMs, t.id),
+    index("resources_visible_scheme_idx").on(t.visible, t.scheme, t.updatedAtMs, t.id),
     index("resources_probe_due_idx").on(t.retiredAtMs, t.lastProbeAtMs, t.id),
   ],
+);
+
+/** Visible resources per scheme for /directory/stats, kept by triggers on `resources` (0005_search_rank.sql). */
+export const directoryCounts = sqliteTable("directory_counts", {
+  scheme: text("scheme").primaryKey(),
+  visibleResources: integer("visible_resources").notNull().default(0),
+});
+
+/** Tags of visible resources in list order, kept by triggers on `resources` (0005_search_rank.sql). */
+export const resourceTags = sqliteTable(
+  "resource_tags",
+  {
+    tag: text("tag").notNull(),
+    updatedAtMs: integer("updated_at_ms").notNull(),
+    resourceId: integer("resource_id").notNull(),
+  },
+  (t) => [index("resource_tags_cursor_idx").on(t.tag, t.updatedAtMs, t.resourceId), index("resource_tags_resource_idx").on(t.resourceId)],
 );
 
 /** Per-rail sweep bookkeeping (cooldowns, last outcome). */

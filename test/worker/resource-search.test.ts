@@ -2,6 +2,7 @@ import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { generateKeyPairSigner } from "@solana/kit";
 import { call } from "./helpers";
+import { RANK_WINDOW } from "../../src/directory/ranked-search";
 
 /**
  * Search, filters and keyset pagination over generated rows written straight into the real D1 (the listing
@@ -89,6 +90,35 @@ describe("resource search over generated resources", () => {
     expect((await call(`/resources?q=glaci%20${tag}`)).body.entries.length).toBeGreaterThan(0);
     expect((await call(`/resources?q=${encodeURIComponent('" OR * NEAR(')}`)).status).toBe(200);
     expect((await call(`/resources?q=${encodeURIComponent('" * (')}`)).status).toBe(400);
+    // A one-character word is the word itself, not a prefix of every word starting with it.
+    expect((await call(`/resources?q=g%20${tag}`)).body.entries).toEqual([]);
+  });
+
+  it(`pages a search matching more than one rank window (${RANK_WINDOW}) without duplicates or gaps, title matches first in each`, async () => {
+    // Every "Dataset i" title matches: about a thousand listed rows, so the walk crosses window boundaries.
+    const seen = (await pageAll(`q=dataset`, 47)) as unknown as { id: number; title: string; walletPubkey: string }[];
+    const mine = seen.filter((e) => e.walletPubkey === wallet);
+    const expected = await expectedIds("title LIKE 'Dataset %'");
+    expect(expected.length).toBeGreaterThan(RANK_WINDOW);
+    expect(new Set(seen.map((e) => e.id)).size).toBe(seen.length);
+    expect(mine.map((e) => e.id).sort((a, b) => a - b)).toEqual([...expected].sort((a, b) => a - b));
+    // Inside the first window the newest ids come in rank order: equal scores, so shorter titles, then newer ids.
+    const firstPage = (await call("/resources?q=dataset&limit=5")).body.entries as { id: number; title: string }[];
+    const lengths = firstPage.map((e) => e.title.length);
+    expect(lengths).toEqual([...lengths].sort((a, b) => a - b));
+  });
+
+  it("ranks a title match above a newer description-only match of the same word", async () => {
+    const word = `rank${Date.now() % 1_000_000}`;
+    const insert = (title: string, description: string) =>
+      env.DB.prepare(
+        `INSERT INTO resources (wallet_pubkey, resource_url, title, description, tags_json, scheme, listing_opt_in, last_probe_ok, registration_verified_at_ms, updated_at_ms, listed)
+         VALUES (?, ?, ?, ?, '[]', 'exact', 1, 1, 1, 1, 1) RETURNING id`,
+      ).bind(wallet, `https://gen.example/${word}/${title.length}/${description.length}`, title, description).first<{ id: number }>();
+    const titled = (await insert(`Weather ${word}`, "plain"))!.id;
+    const described = (await insert("Plain", `about ${word}`))!.id;
+    expect(described).toBeGreaterThan(titled);
+    expect((await call(`/resources?q=${word}`)).body.entries.map((e: { id: number }) => e.id)).toEqual([titled, described]);
   });
 
   it("clamps limit to 1..100 and rejects a forged cursor", async () => {
@@ -96,6 +126,9 @@ describe("resource search over generated resources", () => {
     expect((await call(`/resources?tag=${tag}&limit=1000`)).body.entries).toHaveLength(100);
     expect((await call("/resources?cursor=yesterday")).status).toBe(400);
     expect((await call("/resources?q=glacier&cursor=2026-01-01T00:00:00.000000Z~5")).status).toBe(400);
+    expect((await call(`/resources?q=glacier&cursor=rank~5~${RANK_WINDOW}`)).status).toBe(400);
+    expect((await call("/resources?q=glacier&cursor=rank~99999999999999999~0")).status).toBe(400);
+    expect((await call("/resources?q=glacier&cursor=rank~-1~0")).status).toBe(400);
   });
 
   it("counts only listed resources in /directory/stats", async () => {

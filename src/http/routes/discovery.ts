@@ -2,6 +2,7 @@ import type { RouteDef, EndpointInfo } from "../route-def";
 import { buildHealthReport } from "../../discovery/health";
 import { buildSupported } from "../../discovery/supported";
 import { buildCapabilities } from "../../discovery/capabilities";
+import { CapabilitiesResponseSchema, SupportedResponseSchema } from "../responses/schemas";
 
 /** `/health`, `/supported`, `/capabilities`; `endpoints` is read at request time so capabilities lists every mounted route. */
 export function discoveryRoutes(endpoints: () => readonly EndpointInfo[]): RouteDef[] {
@@ -16,6 +17,8 @@ export function discoveryRoutes(endpoints: () => readonly EndpointInfo[]): Route
     },
     {
       key: "supported",
+      response: SupportedResponseSchema,
+      agentTool: { name: "get_supported", description: "List the payment kinds (scheme, network, extra) this facilitator verifies and settles, and its fee payer." },
       method: "GET",
       path: "/supported",
       tag: "Discovery",
@@ -24,6 +27,8 @@ export function discoveryRoutes(endpoints: () => readonly EndpointInfo[]): Route
     },
     {
       key: "capabilities",
+      response: CapabilitiesResponseSchema,
+      agentTool: { name: "get_capabilities", description: "Everything needed to integrate: supported kinds, feature flags, every HTTP endpoint, links to the agent artifacts." },
       method: "GET",
       path: "/capabilities",
       tag: "Discovery",

@@ -18,6 +18,7 @@ import {
   BuildResolveSplitRequestSchema,
 } from "../../schemes/sla-escrow/build-dispute-steps";
 import { buildRefund, BuildRefundRequestSchema } from "../../schemes/refund/build-refund";
+import { EscrowBuildResponseSchema } from "../responses/schemas";
 
 /** SLA-Escrow transaction builders: funding for the buyer, then lifecycle steps each signed only by the party the program names. */
 export function escrowBuilderRoutes(): RouteDef[] {
@@ -29,6 +30,8 @@ export function escrowBuilderRoutes(): RouteDef[] {
       tag: "Tx Build",
       summary: "Unsigned FundPayment for the buyer (buyer pays the network fee unless the operator allows sponsorship); payTo = the Escrow PDA",
       body: BuildEscrowPaymentRequestSchema,
+      response: EscrowBuildResponseSchema,
+      agentTool: { name: "build_escrow_payment", description: "Build the UNSIGNED sla-escrow FundPayment transaction for a payment requirement (payTo = the Escrow PDA). Sign it locally at payerSignatureIndex, put it in verifyBodyTemplate.paymentPayload.payload.transaction, then call settle_payment." },
       handler: withBuildRateLimit(async (c) => {
         const request = await parseJsonBody(c, BuildEscrowPaymentRequestSchema);
         return c.json(await buildEscrowPayment(c.var.config, request));

@@ -5,6 +5,7 @@ import { PaymentRequiredSchema } from "../../x402/schemas";
 import { enrichPaymentRequired } from "../../schemes/exact/enrich";
 import { enrichEscrowLines } from "../../schemes/sla-escrow/enrich";
 import { buildExactPayment, BuildExactPaymentRequestSchema } from "../../schemes/exact/build";
+import { ExactBuildResponseSchema } from "../responses/schemas";
 
 /** The seller transform (402 enrichment, both rails) and the `exact` rail's buyer transaction builder. */
 export function exactBuilderRoutes(): RouteDef[] {
@@ -24,6 +25,8 @@ export function exactBuilderRoutes(): RouteDef[] {
     },
     {
       key: "buildExactPaymentTx",
+      response: ExactBuildResponseSchema,
+      agentTool: { name: "build_exact_payment", description: "Build the UNSIGNED exact payment transaction for a payment requirement. Sign it locally with the payer key (the facilitator never holds it) at payerSignatureIndex, put it in verifyBodyTemplate.paymentPayload.payload.transaction, then call settle_payment." },
       method: "POST",
       path: "/build-exact-payment-tx",
       tag: "Tx Build",

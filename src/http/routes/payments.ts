@@ -15,12 +15,16 @@ import { callerCorrelationIdOf } from "../middleware/correlation-id";
 import { clientKeyOf, enforceRateLimit } from "../middleware/rate-limit";
 import { recordRequestTelemetry } from "../../observability/telemetry";
 import { payerKeyOf } from "../../x402/payer-key";
+import { SettleResponseSchema, VerifyResponseSchema } from "../responses/schemas";
 
 /** `/verify` and `/settle` (spec §4.1), answering in the union shape of wire-notes so official x402 clients parse both. */
 export function paymentRoutes(): RouteDef[] {
   return [
     {
       key: "verify",
+      body: VerifySettleBodySchema,
+      response: VerifyResponseSchema,
+      agentTool: { name: "verify_payment", description: "Check a signed x402 v2 payment (paymentPayload + paymentRequirements) without moving funds. Returns isValid and, when invalid, invalidReason." },
       method: "POST",
       path: "/verify",
       tag: "Payments",
@@ -50,6 +54,9 @@ export function paymentRoutes(): RouteDef[] {
     },
     {
       key: "settle",
+      body: VerifySettleBodySchema,
+      response: SettleResponseSchema,
+      agentTool: { name: "settle_payment", description: "Settle a signed x402 v2 payment: the facilitator verifies it, co-signs as fee payer and submits it. Idempotent per transaction. Returns success and the transaction signature." },
       method: "POST",
       path: "/settle",
       tag: "Payments",

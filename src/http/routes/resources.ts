@@ -15,12 +15,15 @@ import { listOwnedResources, probeOwnedResource, registerResource, retireOwnedRe
 import { harvestManifest } from "../../directory/manifest";
 import { BazaarQuerySchema, bazaarResources } from "../../directory/bazaar";
 import { challengeDomainOf } from "./sellers";
+import { ResourceEntrySchema, ResourceSearchResponseSchema } from "../responses/schemas";
 
 /** The public resource directory (spec §4.4), its registry and the x402 Bazaar discovery API. */
 export function resourceRoutes(): RouteDef[] {
   return [
     {
       key: "resources",
+      response: ResourceSearchResponseSchema,
+      agentTool: { name: "search_resources", description: "Search the public directory of payable x402 resources (full text q, category, scheme, paging cursor)." },
       method: "GET",
       path: "/resources",
       tag: "Directory",
@@ -42,6 +45,8 @@ export function resourceRoutes(): RouteDef[] {
     },
     {
       key: "resourceById",
+      response: ResourceEntrySchema,
+      agentTool: { name: "get_resource", description: "One publicly listed payable resource by its numeric directory id." },
       method: "GET",
       path: "/resources/:id",
       tag: "Directory",

@@ -13,12 +13,15 @@ import { retireSeller, RetireBodySchema } from "../../sellers/retire";
 import { listSellerPayments, SellerPaymentsBodySchema } from "../../sellers/payment-history";
 import { ChallengeQuerySchema, RailPathSchema, RailQuerySchema, WalletPathSchema } from "../../sellers/seller-inputs";
 import { withBuildRateLimit } from "../middleware/rate-limit";
+import { ProvisionResponseSchema, SellerPreviewResponseSchema } from "../responses/schemas";
 
 /** Seller onboarding (spec §4.3): preview, rail lookup, sovereign activation, wallet challenges. */
 export function sellerRoutes(): RouteDef[] {
   return [
     {
       key: "sellerPreview",
+      response: SellerPreviewResponseSchema,
+      agentTool: { name: "preview_seller", description: "Every payTo address of a seller wallet per scheme (exact vault PDA, escrow PDAs) with its on-chain state and the next onboarding step. No side effect." },
       method: "GET",
       path: "/sellers/:wallet/preview",
       tag: "Sellers",
@@ -47,6 +50,8 @@ export function sellerRoutes(): RouteDef[] {
     },
     {
       key: "sellerProvisionTx",
+      response: ProvisionResponseSchema,
+      agentTool: { name: "build_seller_provisioning", description: "Build the seller's UNSIGNED activation transaction (vault and token account) for an asset; the seller signs and submits it." },
       method: "POST",
       path: "/sellers/provision-tx",
       tag: "Sellers",

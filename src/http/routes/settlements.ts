@@ -3,6 +3,7 @@ import type { RouteDef } from "../route-def";
 import { parsePathParams } from "../parse-input";
 import { notFound } from "../../errors/catalogue";
 import { getSettlementBySignature } from "../../store/settlements";
+import { SettlementStatusResponseSchema } from "../responses/schemas";
 
 const SettlementPathSchema = v.object({
   signature: v.pipe(v.string(), v.regex(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/, "must be a base58 transaction signature")),
@@ -19,6 +20,8 @@ export function settlementRoutes(): RouteDef[] {
   return [
     {
       key: "settlementStatus",
+      response: SettlementStatusResponseSchema,
+      agentTool: { name: "get_settlement_status", description: "State of a settlement by its transaction signature: pending, confirmed or failed, with payer, payTo, asset and amount." },
       method: "GET",
       path: "/settlements/:signature",
       tag: "Payments",

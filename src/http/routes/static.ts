@@ -5,12 +5,25 @@ import { buildCapabilities } from "../../discovery/capabilities";
 import { buildOpenApi } from "../../discovery/openapi";
 import { buildAgentTools, buildPayToSemantics } from "../../discovery/agent-artifacts";
 import { STATIC_ARTIFACT_PATHS } from "../../discovery/static-artifacts";
+import { ORIGIN_ROUTES } from "../../discovery/origin-routes";
 import { API_PREFIX } from "../context";
+import { artifactResponse } from "../artifact-response";
+import { HOME_CSS, HOME_HTML, HOME_JS } from "../../page/home-html";
 import integrationGuide from "../../../static/agent-integration.md";
 import sellerQuickStart from "../../../static/seller-quick-start.md";
 import onboardingGuide from "../../../static/onboarding_guide.md";
 
 const SERVICE_DESC_LINK = '</openapi.json>; rel="service-desc"';
+/** The page loads nothing from elsewhere: scripts, styles and API calls are all same-origin. */
+const PAGE_CSP = "default-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+const PAGE_CACHE = "public, max-age=300";
+
+function prefersHtml(accept: string | undefined): boolean {
+  if (!accept) return false;
+  const html = accept.indexOf("text/html");
+  const json = accept.indexOf("application/json");
+  return html !== -1 && (json === -1 || html < json);
+}
 
 /** Origin-level artifacts (spec §1 rule 4) and the two roots that answer with capabilities. */
 export function mountStaticRoutes(app: Hono<AppEnv>, endpoints: () => readonly EndpointInfo[]): void {
@@ -18,20 +31,23 @@ export function mountStaticRoutes(app: Hono<AppEnv>, endpoints: () => readonly E
     const body = await buildCapabilities(c.var.config, endpoints(), new URL(c.req.url).origin);
     return c.json(body, 200, { Link: SERVICE_DESC_LINK });
   };
-  app.get("/", capabilities);
+  // Browsers get the page for people; API clients (Accept: application/json, */*) keep getting capabilities.
+  app.get("/", (c) => (prefersHtml(c.req.header("Accept")) ? artifactResponse(c, HOME_HTML, "text/html; charset=utf-8", PAGE_CACHE, { "Content-Security-Policy": PAGE_CSP }) : capabilities(c)));
+  app.get("/assets/home.js", (c) => artifactResponse(c, HOME_JS, "text/javascript; charset=utf-8", PAGE_CACHE));
+  app.get("/assets/home.css", (c) => artifactResponse(c, HOME_CSS, "text/css; charset=utf-8", PAGE_CACHE));
   app.get(API_PREFIX, capabilities);
   app.get(API_PREFIX + "/", capabilities);
 
-  app.get(STATIC_ARTIFACT_PATHS.openApi, (c) => c.json(buildOpenApi(endpoints(), new URL(c.req.url).origin)));
-  app.get(STATIC_ARTIFACT_PATHS.payToSemantics, (c) => c.json(buildPayToSemantics(c.var.config)));
+  app.get(STATIC_ARTIFACT_PATHS.openApi, (c) => c.json(buildOpenApi(endpoints(), new URL(c.req.url).origin, ORIGIN_ROUTES)));
+  app.get(STATIC_ARTIFACT_PATHS.payToSemantics, async (c) => c.json(await buildPayToSemantics(c.var.config)));
   app.get(STATIC_ARTIFACT_PATHS.agentTools, (c) => c.json(buildAgentTools(endpoints(), new URL(c.req.url).origin)));
 
   const markdown = (text: string) => (c: AppContext) =>
     c.body(text, 200, { "Content-Type": "text/markdown; charset=utf-8" });
-  app.get(STATIC_ARTIFACT_PATHS.integrationGuide, markdown(integrationGuide));
   // Filled in for the deployment that serves it, so its examples can be pasted as they are.
-  app.get(STATIC_ARTIFACT_PATHS.sellerQuickStart, (c) =>
-    markdown(sellerQuickStart.replaceAll("{{origin}}", new URL(c.req.url).origin).replaceAll("{{network}}", c.var.config.network))(c),
-  );
-  app.get(STATIC_ARTIFACT_PATHS.onboardingGuide, markdown(onboardingGuide));
+  const filled = (text: string) => (c: AppContext) =>
+    markdown(text.replaceAll("{{origin}}", new URL(c.req.url).origin).replaceAll("{{network}}", c.var.config.network))(c);
+  app.get(STATIC_ARTIFACT_PATHS.integrationGuide, filled(integrationGuide));
+  app.get(STATIC_ARTIFACT_PATHS.sellerQuickStart, filled(sellerQuickStart));
+  app.get(STATIC_ARTIFACT_PATHS.onboardingGuide, filled(onboardingGuide));
 }

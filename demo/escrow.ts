@@ -1,0 +1,100 @@
+/**
+ * `npm run demo -- --escrow`: the sla-escrow rail end to end against a running `npm start`, every transaction built
+ * by the facilitator's HTTP builders and signed only by the party the program names.
+ *
+ * 1. a seller names its wallet in an sla-escrow line; /payment-required/enrich points it at the Escrow PDA;
+ * 2. a buyer builds the funding with /build-sla-escrow-payment-tx, signs it (it pays its own network fee) and the
+ *    seller settles it through /settle: the USDC sits in the escrow;
+ * 3. the seller submits its delivery (/build-sla-escrow-submit-delivery-tx), the buyer approves it
+ *    (/build-sla-escrow-approve-tx);
+ * 4. the operator's keeper (POST /escrow-keeper; the Cron Trigger runs the same job) releases the payment:
+ *    the seller receives the price minus the escrow fee.
+ */
+import { generateKeyPairSigner, getBase64EncodedWireTransaction, getBase64Encoder, getTransactionDecoder, partiallySignTransaction, type KeyPairSigner } from "@solana/kit";
+import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
+import { chainRpc, fundFromFaucet, tokenAccountBalance } from "./chain-rpc";
+import { operatorAuthorization, postJson } from "./sweep-step";
+
+const PRICE_RAW = 2_000_000n; // 2 USDC
+const TTL_SECONDS = 3_600;
+
+export interface EscrowDemoContext {
+  facilitatorApi: string;
+  rpcUrl: string;
+  network: string;
+  usdcMint: string;
+  log: (line: string) => void;
+}
+
+export async function runEscrowDemo(ctx: EscrowDemoContext): Promise<void> {
+  const { facilitatorApi, rpcUrl, log } = ctx;
+  const supported = await (await fetch(`${facilitatorApi}/supported`)).json() as { kinds: { scheme: string; extra: Record<string, any> }[] };
+  const kind = supported.kinds.find((k) => k.scheme === "sla-escrow");
+  if (!kind) throw new Error("the facilitator does not serve the sla-escrow rail (/supported has no sla-escrow kind)");
+  const oracle = String(kind.extra.oracleAuthorities[0]);
+
+  const seller = await generateKeyPairSigner();
+  const buyer = await generateKeyPairSigner();
+  // The seller needs a USDC account to be paid into (1 raw unit from the faucet creates it).
+  await fundFromFaucet(rpcUrl, seller.address, 50_000_000, 1);
+  await fundFromFaucet(rpcUrl, buyer.address, 50_000_000, PRICE_RAW * 2n);
+  log(`seller        ${seller.address}`);
+  log(`buyer         ${buyer.address}  (0.05 SOL, 4 USDC from the local faucet)`);
+
+  const enriched = await postJson(`${facilitatorApi}/payment-required/enrich`, {
+    x402Version: 2,
+    resource: { url: "https://seller.example/escrowed-report" },
+    accepts: [{ scheme: "sla-escrow", network: ctx.network, asset: ctx.usdcMint, amount: PRICE_RAW.toString(), payTo: seller.address, maxTimeoutSeconds: TTL_SECONDS }],
+  });
+  const line = enriched.accepts[0];
+  log(`402 line      payTo ${line.payTo} (the Escrow PDA), seller ${line.extra.merchantWallet}, oracle ${oracle}`);
+
+  const built = await postJson(`${facilitatorApi}/build-sla-escrow-payment-tx`, {
+    payer: buyer.address,
+    accepted: line,
+    slaHash: randomHex(),
+    oracleAuthority: oracle,
+  });
+  const body = built.verifyBodyTemplate;
+  body.paymentPayload.payload.transaction = await sign(built.transaction, buyer);
+  const settle = await postJson(`${facilitatorApi}/settle`, body);
+  if (!settle.success) throw new Error(`settle answered ${JSON.stringify(settle)}`);
+  const [escrowAta] = await findAssociatedTokenPda({ owner: line.payTo, mint: ctx.usdcMint as never, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+  log(`funded        ${settle.transaction}: ${PRICE_RAW} raw USDC held by the escrow (token account ${escrowAta}); payment ${built.paymentPda}`);
+
+  const deliveryHash = randomHex();
+  const delivery = await postJson(`${facilitatorApi}/build-sla-escrow-submit-delivery-tx`, { seller: seller.address, mint: ctx.usdcMint, paymentUidHex: built.paymentUidHex, deliveryHash });
+  log(`delivered     ${await send(rpcUrl, delivery.transaction, seller)} (signed by the seller)`);
+  const approval = await postJson(`${facilitatorApi}/build-sla-escrow-approve-tx`, { buyer: buyer.address, mint: ctx.usdcMint, paymentUidHex: built.paymentUidHex, deliveryHash });
+  log(`approved      ${await send(rpcUrl, approval.transaction, buyer)} (signed by the buyer)`);
+
+  const [sellerAta] = await findAssociatedTokenPda({ owner: seller.address, mint: ctx.usdcMint as never, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+  const before = (await tokenAccountBalance(rpcUrl, sellerAta)) ?? 0n;
+  const keeper = await postJson(`${facilitatorApi}/escrow-keeper`, {}, operatorAuthorization());
+  const released = (keeper.items as Record<string, any>[]).find((item) => item.paymentPda === built.paymentPda);
+  if (released?.outcome !== "released") throw new Error(`the keeper did not release the payment: ${JSON.stringify(released ?? keeper)}`);
+  const after = (await tokenAccountBalance(rpcUrl, sellerAta)) ?? 0n;
+  log(`released      ${released.signature} by the keeper (the facilitator paid the network fee)`);
+  log(`where it went seller +${after - before} raw USDC; escrow fee ${PRICE_RAW - (after - before)} raw stays with the escrow operator`);
+}
+
+async function sign(base64: string, signer: KeyPairSigner): Promise<string> {
+  const tx = getTransactionDecoder().decode(getBase64Encoder().encode(base64));
+  return getBase64EncodedWireTransaction(await partiallySignTransaction([signer.keyPair], tx));
+}
+
+async function send(rpcUrl: string, base64: string, signer: KeyPairSigner): Promise<string> {
+  const signature = await chainRpc<string>(rpcUrl, "sendTransaction", [await sign(base64, signer), { encoding: "base64", preflightCommitment: "confirmed" }]);
+  for (let i = 0; i < 50; i++) {
+    const { value } = await chainRpc<{ value: ({ confirmationStatus?: string; err: unknown } | null)[] }>(rpcUrl, "getSignatureStatuses", [[signature]]);
+    const status = value[0];
+    if (status?.err) throw new Error(`${signature} failed: ${JSON.stringify(status.err)}`);
+    if (status?.confirmationStatus === "confirmed" || status?.confirmationStatus === "finalized") return signature;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${signature} was not confirmed`);
+}
+
+function randomHex(): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(32)), (b) => b.toString(16).padStart(2, "0")).join("");
+}

@@ -1,0 +1,22 @@
+import type { RouteDef } from "../route-def";
+import { parseQuery } from "../parse-input";
+import { FeeQuoteQuerySchema, quoteFee } from "../../fees/fee-quote";
+
+/** GET /fee-quote: protocol fee, oracle fee and what the seller nets, for buyers, sellers and agents alike. */
+export function feeQuoteRoutes(): RouteDef[] {
+  return [
+    {
+      key: "feeQuote",
+      method: "GET",
+      path: "/fee-quote",
+      tag: "Discovery",
+      summary: "Fee quote for one payment: protocol fee, oracle fee (sla-escrow) and what the seller nets, from on-chain settings and the seller's tier",
+      query: FeeQuoteQuerySchema,
+      agentTool: {
+        name: "fee_quote",
+        description: "Quote the fees of a payment of `amount` raw units of `asset` to seller `wallet` on the exact or sla-escrow rail: protocol fee, oracle fee and the seller's net.",
+      },
+      handler: async (c) => c.json(await quoteFee(c.var.config, parseQuery(c, FeeQuoteQuerySchema))),
+    },
+  ];
+}

@@ -1,0 +1,54 @@
+import type { Hono } from "hono";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { AppContext, AppEnv } from "../http/context";
+import type { EndpointInfo } from "../http/route-def";
+import { agentToolsOf, toolRequest } from "../discovery/agent-tools";
+import { FacilitatorError } from "../errors/catalogue";
+import { errorResponse } from "../http/error-handler";
+import { buildToolServer } from "./tool-server";
+import { STATIC_ARTIFACT_PATHS } from "../discovery/static-artifacts";
+
+export const MCP_PATH = STATIC_ARTIFACT_PATHS.mcp;
+
+/** Caller headers a tool call keeps, so the mapped route sees the same client (rate limits) and correlation id. */
+const FORWARDED_HEADERS = ["CF-Connecting-IP", "X-Correlation-ID"];
+
+/**
+ * `/mcp`: MCP over Streamable HTTP, stateless (a fresh server and transport per POST, JSON responses, no session),
+ * so it needs no Durable Object. Tool calls re-enter this app in-process with the same env and execution context.
+ */
+export function mountMcp(app: Hono<AppEnv>, endpoints: () => readonly EndpointInfo[]): void {
+  app.post(MCP_PATH, async (c) => {
+    const origin = new URL(c.req.url).origin;
+    const forwarded = FORWARDED_HEADERS.flatMap((name) => {
+      const value = c.req.header(name);
+      return value ? [[name, value] as [string, string]] : [];
+    });
+    const server = buildToolServer(agentToolsOf(endpoints()), async (tool, args) => {
+      const request = toolRequest(tool, origin, args);
+      for (const [name, value] of forwarded) request.headers.set(name, value);
+      return app.fetch(request, c.env, executionContextOf(c));
+    });
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    await server.connect(transport);
+    try {
+      return await transport.handleRequest(c.req.raw);
+    } finally {
+      await server.close();
+    }
+  });
+  // Stateless: no server-initiated stream to open (GET) and no session to end (DELETE).
+  const notAllowed = (c: AppContext) =>
+    errorResponse(c, new FacilitatorError("METHOD_NOT_ALLOWED", "This MCP endpoint is stateless: POST JSON-RPC messages", { headers: { Allow: "POST" } }));
+  app.get(MCP_PATH, notAllowed);
+  app.delete(MCP_PATH, notAllowed);
+}
+
+/** The caller's execution context (waitUntil for telemetry), absent when the app is driven by `app.request` in tests. */
+function executionContextOf(c: AppContext): ExecutionContext | undefined {
+  try {
+    return c.executionCtx;
+  } catch {
+    return undefined;
+  }
+}

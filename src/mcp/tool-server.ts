@@ -1,0 +1,60 @@
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { API_VERSION } from "../http/context";
+import { SERVICE_NAME } from "../discovery/capabilities";
+import { ToolArgumentError, type AgentTool } from "../discovery/agent-tools";
+import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
+
+/** Runs one tool call as the HTTP request it maps to and returns the Response (in-process, same env). */
+export type ToolInvoker = (tool: AgentTool, args: Record<string, unknown>) => Promise<Response>;
+
+/**
+ * An MCP server whose tools are the agent tools of the route table: listing returns their JSON Schemas, a call
+ * runs the mapped route, so MCP answers exactly what HTTP answers (status, body, rate limits, errors).
+ */
+export function buildToolServer(tools: readonly AgentTool[], invoke: ToolInvoker): Server {
+  const server = new Server({ name: SERVICE_NAME, version: API_VERSION }, { capabilities: { tools: {} }, jsonSchemaValidator: NEVER_ELICITS });
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: tools.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema })),
+  }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const tool = byName.get(request.params.name);
+    if (!tool) return errorResult(`Unknown tool ${request.params.name}`);
+    let response: Response;
+    try {
+      response = await invoke(tool, request.params.arguments ?? {});
+    } catch (error) {
+      if (error instanceof ToolArgumentError) return errorResult(error.message);
+      throw error;
+    }
+    const text = await response.text();
+    let body: unknown = text;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // Not JSON: passed through as text.
+    }
+    const result = { status: response.status, body };
+    return {
+      content: [{ type: "text", text: JSON.stringify(result) }],
+      structuredContent: result,
+      // 202 (settlement pending) is not an error: the agent should poll get_settlement_status.
+      isError: response.status >= 400,
+    };
+  });
+  return server;
+}
+
+/** The SDK validates elicitation answers with this; the server never elicits (and ajv is not bundled, see no-ajv.ts). */
+const NEVER_ELICITS: jsonSchemaValidator = {
+  getValidator: () => {
+    throw new Error("This MCP server does not elicit input");
+  },
+};
+
+function errorResult(message: string): CallToolResult {
+  return { content: [{ type: "text", text: message }], isError: true };
+}

@@ -1,0 +1,133 @@
+/**
+ * The page for people at GET / (browsers): what this facilitator is, live status, schemes and fees, and a search over
+ * the public resource directory. Static HTML; the script and styles are separate files so the CSP can be 'self' only.
+ */
+export const HOME_HTML = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>x402 Solana facilitator</title>
+<link rel="stylesheet" href="/assets/home.css">
+<link rel="service-desc" href="/openapi.json">
+<script src="/assets/home.js" defer></script>
+</head>
+<body>
+<header>
+  <h1>x402 Solana facilitator</h1>
+  <p>Verifies and settles <a href="https://github.com/coinbase/x402">x402 v2</a> payments on Solana for paid HTTP APIs and AI agents:
+  instant split-vault payments (<code>exact</code>) and time-bound escrow with an oracle verdict (<code>sla-escrow</code>).
+  Buyers sign locally; this service never holds a buyer's key.</p>
+</header>
+<main>
+  <section aria-labelledby="status-heading">
+    <h2 id="status-heading">Status</h2>
+    <p id="status" role="status" aria-live="polite">Checking…</p>
+  </section>
+  <section aria-labelledby="schemes-heading">
+    <h2 id="schemes-heading">Schemes and fees</h2>
+    <ul id="schemes"><li>Loading…</li></ul>
+  </section>
+  <section aria-labelledby="search-heading">
+    <h2 id="search-heading">Find something to pay for</h2>
+    <form id="search" role="search">
+      <label for="q">Search the directory of live, payable resources</label>
+      <input id="q" name="q" type="search" placeholder="weather, translation, …" required maxlength="200">
+      <button type="submit">Search</button>
+    </form>
+    <ol id="results" aria-live="polite"></ol>
+  </section>
+  <section aria-labelledby="docs-heading">
+    <h2 id="docs-heading">Integrate</h2>
+    <ul>
+      <li><a href="/seller-quick-start.md">Seller quick start</a> · <a href="/onboarding_guide.md">Onboarding guide</a></li>
+      <li><a href="/agent-integration.md">Agent integration</a> · <a href="/agent-tools.json">Agent tools</a> · <a href="/openapi.json">OpenAPI</a></li>
+      <li><a href="/api/v1/facilitator/capabilities">Capabilities (JSON)</a></li>
+    </ul>
+  </section>
+</main>
+</body>
+</html>
+`;
+
+export const HOME_CSS = `:root{color-scheme:light dark;font-family:system-ui,sans-serif;line-height:1.5}
+body{max-width:46rem;margin:2rem auto;padding:0 1rem}
+h1{font-size:1.6rem;margin-bottom:.2rem}h2{font-size:1.15rem;margin-top:1.8rem}
+code{font-size:.95em}
+#status.ok::before{content:"● ";color:#1a7f37}#status.warning::before,#status.error::before{content:"● ";color:#bf8700}
+form{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}label{flex-basis:100%}
+input{flex:1;min-width:12rem;padding:.4rem}button{padding:.4rem .9rem}
+#results li{margin:.6rem 0}#results .meta{color:GrayText;font-size:.9em}
+`;
+
+export const HOME_JS = `"use strict";
+const API = "/api/v1/facilitator";
+const $ = (id) => document.getElementById(id);
+const text = (tag, value, className) => { const el = document.createElement(tag); el.textContent = value; if (className) el.className = className; return el; };
+
+async function getJson(path) {
+  const response = await fetch(API + path, { headers: { Accept: "application/json" } });
+  const body = await response.json();
+  if (!response.ok) throw new Error(body.error || ("HTTP " + response.status));
+  return body;
+}
+
+async function showStatus() {
+  const status = $("status");
+  try {
+    const health = await getJson("/health");
+    status.className = health.status;
+    status.textContent = (health.status === "ok" ? "Operational" : "Degraded") + " · " + health.solanaNetwork + " · slot " + (health.solanaSlot ?? "unknown") + " · RPC " + health.solanaRpc;
+  } catch (error) {
+    status.className = "error";
+    status.textContent = "Status unavailable: " + error.message;
+  }
+}
+
+async function showSchemes() {
+  const list = $("schemes");
+  try {
+    const supported = await getJson("/supported");
+    list.replaceChildren(...supported.kinds.map((kind) => {
+      const extra = kind.extra || {};
+      const fee = kind.scheme === "sla-escrow"
+        ? "escrow fee " + extra.feeBps + " bps on release, oracle tip " + extra.oracleFeeBps + " bps on a verdict; the buyer pays the network fee"
+        : "protocol fee " + extra.feeBps + " bps (minimum " + extra.minFeeAmount + " raw units); the facilitator pays the network fee";
+      const item = text("li", "");
+      item.append(text("code", kind.scheme), document.createTextNode(" on " + kind.network + ": " + fee));
+      return item;
+    }));
+  } catch (error) {
+    list.replaceChildren(text("li", "Schemes unavailable: " + error.message));
+  }
+}
+
+async function search(event) {
+  event.preventDefault();
+  const results = $("results");
+  const q = $("q").value.trim();
+  if (!q) return;
+  results.replaceChildren(text("li", "Searching…"));
+  try {
+    const page = await getJson("/resources?" + new URLSearchParams({ q, limit: "20" }));
+    if (page.entries.length === 0) { results.replaceChildren(text("li", "No listed resource matches “" + q + "”.")); return; }
+    results.replaceChildren(...page.entries.map((entry) => {
+      const item = text("li", "");
+      const link = text("a", entry.title);
+      link.href = entry.resourceUrl;
+      link.rel = "nofollow noopener";
+      item.append(link, text("div", entry.httpMethod + " " + entry.resourceUrl + " · " + entry.scheme + (entry.category ? " · " + entry.category : ""), "meta"));
+      if (entry.description) item.append(text("div", entry.description));
+      return item;
+    }));
+  } catch (error) {
+    results.replaceChildren(text("li", "Search failed: " + error.message));
+  }
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  $("search").addEventListener("submit", search);
+  showStatus();
+  showSchemes();
+});
+`;
