@@ -4,6 +4,7 @@ import { address, type Address, type KeyPairSigner } from "@solana/kit";
 import { CLUSTERS, type ClusterName } from "./networks";
 import { ConfigInputSchema, CONFIG_KEYS } from "./schema";
 import { parseFeePayerSecretKey } from "./fee-payer-key";
+import type { OracleProfileConfig } from "../discovery/oracle-profiles";
 import { FacilitatorError } from "../errors/catalogue";
 import { readParameters } from "../store/parameters";
 import { readableIssueMessage } from "../validation/issue-message";
@@ -51,7 +52,7 @@ export interface Config {
     minSplRawDefault: bigint;
     minSplRawByMint: Record<string, bigint>;
   };
-  slaEscrow: { allowFacilitatorFeeSponsorship: boolean; oracleAuthorities: Address[]; deliveryBudgetSeconds: number };
+  slaEscrow: { allowFacilitatorFeeSponsorship: boolean; oracleAuthorities: Address[]; deliveryBudgetSeconds: number; oracleProfiles: OracleProfileConfig };
   probe: { allowLoopback: boolean; maxConsecutiveFailures: number; cronBatchLimit: number };
 }
 
@@ -182,6 +183,14 @@ export async function loadConfig(env: Env): Promise<Config> {
       allowFacilitatorFeeSponsorship: input.SVC_SLA_ESCROW_ALLOW_FACILITATOR_FEE_SPONSORSHIP,
       oracleAuthorities: input.SVC_SLA_ESCROW_ORACLE_AUTHORITIES.map((key) => address(key)),
       deliveryBudgetSeconds: input.SVC_SLA_ESCROW_DELIVERY_BUDGET_SECONDS,
+      oracleProfiles: {
+        profiles: input.SVC_SLA_ESCROW_ORACLE_PROFILES_JSON,
+        defaultPubkeys: {
+          apiQuality: input.SVC_SLA_ESCROW_API_QUALITY_DEFAULT_PUBKEY || null,
+          onchainTransfer: input.SVC_SLA_ESCROW_ONCHAIN_TRANSFER_DEFAULT_PUBKEY || null,
+          fileDelivery: input.SVC_SLA_ESCROW_FILE_DELIVERY_DEFAULT_PUBKEY || null,
+        },
+      },
     },
     probe: { allowLoopback, maxConsecutiveFailures: input.SVC_PROBE_MAX_FAILURES, cronBatchLimit: input.SVC_PROBE_CRON_BATCH_LIMIT },
   };

@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { isAddress } from "@solana/kit";
+import { OracleProfilesSchema, type OracleProfile } from "../discovery/oracle-profiles";
 
 /**
  * Every configuration key, its validation and its default. Keys are the names of the env vars (and of the
@@ -89,6 +90,30 @@ const mintThresholdMap = v.optional(
   "",
 );
 
+/** `SVC_SLA_ESCROW_ORACLE_PROFILES_JSON`: empty = null (the canonical profiles), else a validated profile array. */
+const oracleProfilesJson = v.optional(
+  v.pipe(
+    trimmed,
+    v.rawTransform(({ dataset, addIssue, NEVER }) => {
+      if (dataset.value === "") return null;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(dataset.value);
+      } catch {
+        addIssue({ message: "must be a JSON array of oracle profiles" });
+        return NEVER;
+      }
+      const result = v.safeParse(OracleProfilesSchema, parsed);
+      if (!result.success) {
+        addIssue({ message: `must be a JSON array of {profileId, normativeSpecUrl, repositoryPath?, defaultOperatorPubkey?, registryUrl?}: ${result.issues[0].message}` });
+        return NEVER;
+      }
+      return result.output as OracleProfile[];
+    }),
+  ),
+  "",
+);
+
 export const ConfigInputSchema = v.object({
   ENVIRONMENT: v.optional(v.picklist(["local", "preview", "production"], 'must be "local", "preview" or "production"'), "local"),
   SOLANA_CLUSTER: v.optional(v.picklist(["devnet", "mainnet"], 'must be "devnet" or "mainnet"'), "devnet"),
@@ -137,6 +162,13 @@ export const ConfigInputSchema = v.object({
   SVC_SLA_ESCROW_ORACLE_AUTHORITIES: mintList,
   /** Seconds a seller needs to deliver: the escrow ttl must cover the program's delivery cutoff plus this budget. */
   SVC_SLA_ESCROW_DELIVERY_BUDGET_SECONDS: integer(0, 2_592_000, 300),
+
+  /** JSON array of oracle profiles for /capabilities (spec §2.9); replaces the canonical list when set. */
+  SVC_SLA_ESCROW_ORACLE_PROFILES_JSON: oracleProfilesJson,
+  /** Default operator hints of the canonical oracle profiles (used when the JSON key is empty). */
+  SVC_SLA_ESCROW_API_QUALITY_DEFAULT_PUBKEY: optionalAddress,
+  SVC_SLA_ESCROW_ONCHAIN_TRANSFER_DEFAULT_PUBKEY: optionalAddress,
+  SVC_SLA_ESCROW_FILE_DELIVERY_DEFAULT_PUBKEY: optionalAddress,
 
   /** Resource probe may reach loopback (a seller on the same machine). Empty = on in local, off elsewhere; never on outside local. */
   SVC_PROBE_ALLOW_LOOPBACK: v.optional(

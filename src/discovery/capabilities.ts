@@ -3,6 +3,7 @@ import { publicPath, type EndpointInfo } from "../http/route-def";
 import { SCHEMA_VERSION } from "./health";
 import { buildSupported } from "./supported";
 import { STATIC_ARTIFACT_PATHS } from "./static-artifacts";
+import { oracleProfiles } from "./oracle-profiles";
 
 export const SERVICE_NAME = "x402 Solana facilitator";
 /** The protocol this service implements. */
@@ -74,6 +75,10 @@ export async function buildCapabilities(config: Config, endpoints: readonly Endp
       }),
     },
     specUrl: X402_SPEC_URL,
+    // Spec §2.9: present only when the escrow rail is served.
+    ...(rails.has("sla-escrow")
+      ? { slaEscrowOracleProfiles: oracleProfiles(config.slaEscrow.oracleProfiles, artifact(STATIC_ARTIFACT_PATHS.integrationGuide)) }
+      : {}),
   };
 }
 

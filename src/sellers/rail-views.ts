@@ -43,6 +43,9 @@ export interface EscrowAssetView {
   solStoragePda: Address;
   exists: boolean;
   feeBps: number | null;
+  /** The oracle's tip on a verdict (bps), and the escrow's fee floor in base units (decimal string). */
+  oracleFeeBps: number | null;
+  minFeeAmount: string | null;
   paused: boolean | null;
 }
 
@@ -129,6 +132,8 @@ export function escrowAssetView(addresses: EscrowAssetAddresses, programId: Addr
     solStoragePda: addresses.solStoragePda,
     exists: escrow !== null,
     feeBps: escrow?.feeBps ?? null,
+    oracleFeeBps: escrow?.oracleFeeBps ?? null,
+    minFeeAmount: escrow ? escrow.minFeeAmount.toString() : null,
     paused: escrow?.paused ?? null,
   };
 }

@@ -10,6 +10,14 @@ import {
   BuildSubmitDeliveryRequestSchema,
 } from "../../schemes/sla-escrow/build-party-tx";
 import { buildEscrowPayment, BuildEscrowPaymentRequestSchema } from "../../schemes/sla-escrow/build-payment";
+import { buildEscrowPaymentV2, BuildEscrowPaymentV2RequestSchema } from "../../schemes/sla-escrow/build-payment-v2";
+import {
+  buildMutualAction,
+  buildResolveSplit,
+  BuildMutualActionRequestSchema,
+  BuildResolveSplitRequestSchema,
+} from "../../schemes/sla-escrow/build-dispute-steps";
+import { buildRefund, BuildRefundRequestSchema } from "../../schemes/refund/build-refund";
 import { EscrowBuildResponseSchema } from "../responses/schemas";
 
 /** SLA-Escrow transaction builders: funding for the buyer, then lifecycle steps each signed only by the party the program names. */
@@ -27,6 +35,18 @@ export function escrowBuilderRoutes(): RouteDef[] {
       handler: withBuildRateLimit(async (c) => {
         const request = await parseJsonBody(c, BuildEscrowPaymentRequestSchema);
         return c.json(await buildEscrowPayment(c.var.config, request));
+      }),
+    },
+    {
+      key: "buildSlaEscrowPaymentV2Tx",
+      method: "POST",
+      path: "/build-sla-escrow-payment-v2-tx",
+      tag: "Tx Build",
+      summary: "Unsigned FundPaymentV2 for the buyer: an extended payment with its PaymentExt (adjudicator, arbitration window)",
+      body: BuildEscrowPaymentV2RequestSchema,
+      handler: withBuildRateLimit(async (c) => {
+        const request = await parseJsonBody(c, BuildEscrowPaymentV2RequestSchema);
+        return c.json(await buildEscrowPaymentV2(c.var.config, request));
       }),
     },
     {
@@ -63,6 +83,42 @@ export function escrowBuilderRoutes(): RouteDef[] {
       handler: withBuildRateLimit(async (c) => {
         const request = await parseJsonBody(c, BuildDisputeRequestSchema);
         return c.json(await buildDispute(c.var.config, request));
+      }),
+    },
+    {
+      key: "buildSlaEscrowMutualActionTx",
+      method: "POST",
+      path: "/build-sla-escrow-mutual-action-tx",
+      tag: "Tx Build",
+      summary: "Unsigned Propose/AcceptMutualAction (rotate adjudicator or extend TTL) for the recorded buyer or seller",
+      body: BuildMutualActionRequestSchema,
+      handler: withBuildRateLimit(async (c) => {
+        const request = await parseJsonBody(c, BuildMutualActionRequestSchema);
+        return c.json(await buildMutualAction(c.var.config, request));
+      }),
+    },
+    {
+      key: "buildSlaEscrowResolveSplitTx",
+      method: "POST",
+      path: "/build-sla-escrow-resolve-split-tx",
+      tag: "Tx Build",
+      summary: "Unsigned ResolveWithSplit for the adjudicator: a bps award (≤ 10,000) that settles the payment atomically",
+      body: BuildResolveSplitRequestSchema,
+      handler: withBuildRateLimit(async (c) => {
+        const request = await parseJsonBody(c, BuildResolveSplitRequestSchema);
+        return c.json(await buildResolveSplit(c.var.config, request));
+      }),
+    },
+    {
+      key: "buildRefundTx",
+      method: "POST",
+      path: "/build-refund-tx",
+      tag: "Tx Build",
+      summary: "Unsigned SPL refund from the merchant (fee payer, only signer) to the original payer",
+      body: BuildRefundRequestSchema,
+      handler: withBuildRateLimit(async (c) => {
+        const request = await parseJsonBody(c, BuildRefundRequestSchema);
+        return c.json(await buildRefund(c.var.config, request));
       }),
     },
   ];

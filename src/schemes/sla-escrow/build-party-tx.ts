@@ -1,9 +1,6 @@
 import * as v from "valibot";
 import { compileUnsignedTransaction } from "../../solana/unsigned-transaction";
-import {
-  createNoopSigner,
-  type Address,
-} from "@solana/kit";
+import { createNoopSigner, type Address, type Instruction } from "@solana/kit";
 import type { Config } from "../../config/load-config";
 import { badRequest, FacilitatorError } from "../../errors/catalogue";
 import { fetchAccounts } from "../../solana/accounts";
@@ -29,8 +26,8 @@ import { BLOCKHASH_LIFETIME_SECONDS, getLatestBlockhash } from "../exact/build";
  * What the program would reject is refused here with a 400 that says why.
  */
 
-const Hash32Hex = v.pipe(v.string(), v.regex(/^[0-9a-fA-F]{64}$/, "must be 64 hex characters (32 bytes)"));
-const PaymentUidHex = v.pipe(v.string(), v.regex(/^[0-9a-fA-F]{64}$/, "must be 64 hex characters (32 bytes)"));
+export const Hash32Hex = v.pipe(v.string(), v.regex(/^[0-9a-fA-F]{64}$/, "must be 64 hex characters (32 bytes)"));
+export const PaymentUidHex = v.pipe(v.string(), v.regex(/^[0-9a-fA-F]{64}$/, "must be 64 hex characters (32 bytes)"));
 
 export const BuildSubmitDeliveryRequestSchema = v.object({
   seller: Base58Address,
@@ -71,7 +68,7 @@ export interface PartyBuildResponse {
   programId: Address;
 }
 
-interface PaymentContext {
+export interface PaymentContext {
   programId: Address;
   bank: Address;
   config: Address;
@@ -83,12 +80,18 @@ interface PaymentContext {
   state: Payment;
 }
 
-/** Reads the payment and refuses a missing rail (501), a missing payment or a settled one (400). */
-async function loadPayment(
+/**
+ * Reads the payment and refuses a missing rail (501), a missing payment or a settled one (400).
+ * `openStates: "any-unsettled"` also admits states the ABI does not name (the program's dispute state):
+ * only Released and Refunded are final.
+ */
+export async function loadPayment(
   config: Config,
   mint: Address,
   paymentUidHex: string,
-): Promise<{ context: PaymentContext; blockhash: Awaited<ReturnType<typeof getLatestBlockhash>> }> {
+  openStates: "funded" | "any-unsettled" = "funded",
+  alsoRead: Address[] = [],
+): Promise<{ context: PaymentContext; blockhash: Awaited<ReturnType<typeof getLatestBlockhash>>; accounts: Awaited<ReturnType<typeof fetchAccounts>> }> {
   const programId = config.programs.slaEscrow;
   const uid = parsePaymentUidHex(paymentUidHex);
   if (uid === null) throw badRequest("paymentUidHex must be 64 hex characters");
@@ -99,7 +102,7 @@ async function loadPayment(
     findPaymentExtPda(programId, uid, bank),
   ]);
   const [accounts, blockhash] = await Promise.all([
-    fetchAccounts(config, [bank, escrow, payment, paymentExt]),
+    fetchAccounts(config, [bank, escrow, payment, paymentExt, ...alsoRead]),
     getLatestBlockhash(config),
   ]);
   if (!accounts.get(bank) || !accounts.get(escrow)) {
@@ -112,24 +115,26 @@ async function loadPayment(
   const state = account && account.owner === programId ? decodePayment(account.data) : null;
   if (state === null) throw badRequest(`no SLA-Escrow payment ${paymentUidHex} for mint ${mint} (expected at ${payment})`);
   if (state.mint !== mint) throw badRequest(`payment ${paymentUidHex} escrows mint ${state.mint}, not ${mint}`);
-  if (state.state !== PAYMENT_STATE.FUNDED && state.state !== PAYMENT_STATE.FUNDED_EXTENDED) {
+  const settled = state.state === PAYMENT_STATE.RELEASED || state.state === PAYMENT_STATE.REFUNDED;
+  const open = openStates === "any-unsettled" ? !settled : state.state === PAYMENT_STATE.FUNDED || state.state === PAYMENT_STATE.FUNDED_EXTENDED;
+  if (!open) {
     throw badRequest(`payment ${paymentUidHex} is no longer funded (state ${state.state}): nothing left to act on`);
   }
   const ext = accounts.get(paymentExt);
   const hasPaymentExt = ext !== null && ext !== undefined && ext.owner === programId;
-  return { context: { programId, bank, config: escrowConfig, escrow, payment, paymentExt, hasPaymentExt, state }, blockhash };
+  return { context: { programId, bank, config: escrowConfig, escrow, payment, paymentExt, hasPaymentExt, state }, blockhash, accounts };
 }
 
-function hexBytes(hex: string): Uint8Array {
+export function hexBytes(hex: string): Uint8Array {
   return Uint8Array.from(hex.match(/../g)!, (pair) => parseInt(pair, 16));
 }
 
 /** The program checks the signer against the party it recorded; so do we, before anything is built. */
-function requireParty(recorded: Address, claimed: Address, role: "seller" | "buyer", action: string): void {
+export function requireParty(recorded: Address, claimed: Address, role: "seller" | "buyer", action: string): void {
   if (recorded !== claimed) throw badRequest(`only the recorded ${role} ${recorded} may ${action}, not ${claimed}`);
 }
 
-function feeNote(feePayer: Address | undefined): string {
+export function feeNote(feePayer: Address | undefined): string {
   return feePayer ? `${feePayer} pays the fee` : "the signer pays the fee";
 }
 
@@ -191,11 +196,11 @@ export async function buildDispute(
   return { ...built, paymentExtPda: context.paymentExt };
 }
 
-function partyTransaction(
+export function partyTransaction(
   context: PaymentContext,
   signer: Address,
   feePayer: Address | undefined,
-  instruction: ReturnType<typeof getSubmitDeliveryInstruction>,
+  instruction: Instruction,
   blockhash: Awaited<ReturnType<typeof getLatestBlockhash>>,
   notes: string[],
 ): PartyBuildResponse {

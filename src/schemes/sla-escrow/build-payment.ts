@@ -28,7 +28,7 @@ export const ESCROW_FUND_COMPUTE_UNIT_LIMIT = 80_000;
 /** A plain SPL Token or Token-2022 mint account without extensions (spec §4.2 rule 5). */
 const PLAIN_MINT_ACCOUNT_SIZE = 82;
 
-const Hash32Hex = v.pipe(v.string("must be a string"), v.regex(/^[0-9a-fA-F]{64}$/, "must be 64 hex characters (32 bytes)"));
+export const Hash32Hex = v.pipe(v.string("must be a string"), v.regex(/^[0-9a-fA-F]{64}$/, "must be 64 hex characters (32 bytes)"));
 
 export const BuildEscrowPaymentRequestSchema = v.looseObject({
   payer: Base58Address,
@@ -123,26 +123,11 @@ export async function buildEscrowPayment(config: Config, request: BuildEscrowPay
     amount,
     ttlSeconds: terms.ttlSeconds,
   };
-  let fund: FundPaymentInstructionInput;
-  if (terms.kind === "sol") {
-    const [solStorage] = await findEscrowSolStoragePda(programId, mint, bank, escrow);
-    fund = { ...common, kind: "sol", solStorage };
-  } else {
-    const tokenProgram = plainMintTokenProgram(accounts.get(mint) ?? null, mint);
-    const [[escrowAta], [buyerAta]] = await Promise.all([
-      findAssociatedTokenPda({ owner: escrow, mint, tokenProgram }),
-      findAssociatedTokenPda({ owner: payer, mint, tokenProgram }),
-    ]);
-    fund = { ...common, kind: "spl", mint, escrowAta, buyerAta, tokenProgram };
-  }
-
-  const { recommendedUnitPriceMicroLamports, maxUnitPriceMicroLamports } = config.compute;
-  const unitPrice = recommendedUnitPriceMicroLamports < maxUnitPriceMicroLamports ? recommendedUnitPriceMicroLamports : maxUnitPriceMicroLamports;
-  const instructions: Instruction[] = [
-    getSetComputeUnitLimitInstruction(Math.min(ESCROW_FUND_COMPUTE_UNIT_LIMIT, config.compute.maxUnitLimit)),
-    getSetComputeUnitPriceInstruction(unitPrice),
-    getFundPaymentInstruction(fund),
-  ];
+  const fund: FundPaymentInstructionInput = {
+    ...common,
+    ...(await escrowFundingAccounts({ programId, bank, escrow, mint, buyer: payer, isSol: terms.kind === "sol", mintAccount: accounts.get(mint) ?? null })),
+  };
+  const instructions: Instruction[] = [...escrowFundComputeBudget(config), getFundPaymentInstruction(fund)];
   const feePayer = sponsored ? config.feePayer.address : payer;
   const built = compileUnsignedTransaction({ feePayer, blockhash, instructions });
   const payerSignatureIndex = built.signerPubkeys.indexOf(payer);
@@ -183,8 +168,41 @@ export async function buildEscrowPayment(config: Config, request: BuildEscrowPay
   };
 }
 
+/** The SOL or SPL accounts of a FundPayment / FundPaymentV2 (SPL: plain mints only, rule 5). */
+export async function escrowFundingAccounts(input: {
+  programId: Address;
+  bank: Address;
+  escrow: Address;
+  mint: Address;
+  buyer: Address;
+  isSol: boolean;
+  mintAccount: { owner: Address; data: Uint8Array } | null;
+}): Promise<{ kind: "sol"; solStorage: Address } | { kind: "spl"; mint: Address; escrowAta: Address; buyerAta: Address; tokenProgram: Address }> {
+  const { programId, bank, escrow, mint } = input;
+  if (input.isSol) {
+    const [solStorage] = await findEscrowSolStoragePda(programId, mint, bank, escrow);
+    return { kind: "sol", solStorage };
+  }
+  const tokenProgram = plainMintTokenProgram(input.mintAccount, mint);
+  const [[escrowAta], [buyerAta]] = await Promise.all([
+    findAssociatedTokenPda({ owner: escrow, mint, tokenProgram }),
+    findAssociatedTokenPda({ owner: input.buyer, mint, tokenProgram }),
+  ]);
+  return { kind: "spl", mint, escrowAta, buyerAta, tokenProgram };
+}
+
+/** The compute budget of a funding transaction: the escrow limit (capped by the deployment) at the recommended price. */
+export function escrowFundComputeBudget(config: Config): Instruction[] {
+  const { recommendedUnitPriceMicroLamports, maxUnitPriceMicroLamports } = config.compute;
+  const unitPrice = recommendedUnitPriceMicroLamports < maxUnitPriceMicroLamports ? recommendedUnitPriceMicroLamports : maxUnitPriceMicroLamports;
+  return [
+    getSetComputeUnitLimitInstruction(Math.min(ESCROW_FUND_COMPUTE_UNIT_LIMIT, config.compute.maxUnitLimit)),
+    getSetComputeUnitPriceInstruction(unitPrice),
+  ];
+}
+
 /** `paymentUidHex`, else `paymentUid`, else a fresh random uid (returned in both forms). */
-function resolvePaymentUid(request: BuildEscrowPaymentRequest): { bytes: Uint8Array; paymentUid?: string } {
+export function resolvePaymentUid(request: { paymentUid?: string; paymentUidHex?: string }): { bytes: Uint8Array; paymentUid?: string } {
   if (request.paymentUidHex !== undefined) {
     if (request.paymentUid !== undefined) throw badRequest("paymentUid: give either paymentUid or paymentUidHex, not both");
     return { bytes: parsePaymentUidHex(request.paymentUidHex.toLowerCase())! };
@@ -199,7 +217,7 @@ function resolvePaymentUid(request: BuildEscrowPaymentRequest): { bytes: Uint8Ar
 }
 
 /** Rule 5: a legacy Token or Token-2022 mint of exactly 82 bytes (no extensions). Returns its token program. */
-function plainMintTokenProgram(account: { owner: Address; data: Uint8Array } | null, mint: Address): Address {
+export function plainMintTokenProgram(account: { owner: Address; data: Uint8Array } | null, mint: Address): Address {
   if (!account) throw badRequest(`accepted.asset: mint ${mint} does not exist on this cluster`);
   if (account.owner !== TOKEN_PROGRAM_ADDRESS && account.owner !== TOKEN_2022_PROGRAM_ADDRESS) {
     throw badRequest(`accepted.asset: ${mint} is not an SPL Token or Token-2022 mint`);
@@ -210,6 +228,6 @@ function plainMintTokenProgram(account: { owner: Address; data: Uint8Array } | n
   return account.owner;
 }
 
-function hexBytes(hex: string): Uint8Array {
+export function hexBytes(hex: string): Uint8Array {
   return Uint8Array.from(hex.match(/../g)!, (pair) => parseInt(pair, 16));
 }

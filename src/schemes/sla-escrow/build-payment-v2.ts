@@ -1,0 +1,163 @@
+import * as v from "valibot";
+import { createNoopSigner, isOffCurveAddress, type Address } from "@solana/kit";
+import type { Config } from "../../config/load-config";
+import { badRequest, FacilitatorError } from "../../errors/catalogue";
+import { fetchAccounts } from "../../solana/accounts";
+import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../solana/token-programs";
+import { compileUnsignedTransaction } from "../../solana/unsigned-transaction";
+import { getFundPaymentV2Instruction, MAX_PAYMENT_TTL_SECONDS, MIN_PAYMENT_TTL_SECONDS, type FundPaymentV2InstructionInput } from "../../programs/sla-escrow/instructions";
+import { findPaymentExtPda, findPaymentPda, NATIVE_SOL_ESCROW_MINT } from "../../programs/sla-escrow/pda";
+import { paymentUidToHex } from "../../programs/sla-escrow/payment-uid";
+import { assetNotAllowedMessage } from "../../x402/asset-allowlist";
+import { Base58Address } from "../../x402/schemas";
+import { BLOCKHASH_LIFETIME_SECONDS, getLatestBlockhash } from "../exact/build";
+import { escrowFundComputeBudget, escrowFundingAccounts, Hash32Hex, hexBytes, resolvePaymentUid } from "./build-payment";
+import { getSlaEscrowFacts } from "./escrow-facts";
+
+/**
+ * `POST /build-sla-escrow-payment-v2-tx` (spec §4.2): an unsigned FundPaymentV2 (instruction 8) that also creates the
+ * payment's PaymentExt (adjudicator, arbitration window, mutual actions). The body names the terms directly
+ * (wire-notes "Builders"), not an `accepts[]` line. Signed by the buyer, who pays the fee unless `feePayer` names
+ * another wallet. Chain access: the cached escrow facts, then one batched read (Payment PDA, mint) next to
+ * getLatestBlockhash. Whatever the program or this facilitator's escrow would refuse is a 400 first.
+ */
+
+const I64_MAX = 0x7fff_ffff_ffff_ffffn;
+const U64_MAX = 0xffff_ffff_ffff_ffffn;
+/** A whole number of seconds or base units given as a JSON number or a decimal string. */
+export const wholeNumber = (max: bigint, what: string) =>
+  v.pipe(
+    v.union([v.pipe(v.number(), v.integer(), v.minValue(0), v.transform(String)), v.pipe(v.string(), v.regex(/^\d{1,20}$/))], `must be a non-negative whole number (${what})`),
+    v.transform((digits: string) => BigInt(digits)),
+    v.check((n: bigint) => n <= max, `must be at most ${max}`),
+  );
+
+export const BuildEscrowPaymentV2RequestSchema = v.object({
+  buyer: Base58Address,
+  seller: Base58Address,
+  mint: Base58Address,
+  amount: v.pipe(wholeNumber(U64_MAX, "base units"), v.check((n: bigint) => n >= 1n, "must be greater than 0")),
+  ttlSeconds: wholeNumber(I64_MAX, "seconds"),
+  slaHash: Hash32Hex,
+  oracleAuthority: Base58Address,
+  paymentUid: v.optional(v.pipe(v.string(), v.minLength(1, "must not be empty"), v.maxLength(64, "must be at most 64 characters"))),
+  paymentUidHex: v.optional(Hash32Hex),
+  tokenProgram: v.optional(v.picklist([TOKEN_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM_ADDRESS], "must be the SPL Token or Token-2022 program")),
+  /** 0 = the program's Config default. */
+  closureDelayOverride: wholeNumber(I64_MAX, "seconds, 0 = default"),
+  refundCooldownOverride: wholeNumber(I64_MAX, "seconds, 0 = default"),
+  deliveryCutoffOverride: wholeNumber(I64_MAX, "seconds, 0 = default"),
+  arbitrationWindowSeconds: wholeNumber(I64_MAX, "seconds"),
+  minOracleTip: v.optional(wholeNumber(U64_MAX, "base units"), "0"),
+  feePayer: v.optional(Base58Address),
+});
+export type BuildEscrowPaymentV2Request = v.InferOutput<typeof BuildEscrowPaymentV2RequestSchema>;
+
+export interface EscrowPaymentV2BuildResponse {
+  transaction: string;
+  payerSignatureIndex: number;
+  recentBlockhash: string;
+  recentBlockhashExpiresAt: number;
+  feePayer: Address;
+  payer: Address;
+  signerPubkeys: Address[];
+  payTo: Address;
+  paymentUid?: string;
+  paymentUidHex: string;
+  paymentPda: Address;
+  paymentExtPda: Address;
+  programId: Address;
+  notes: string[];
+}
+
+export async function buildEscrowPaymentV2(config: Config, request: BuildEscrowPaymentV2Request): Promise<EscrowPaymentV2BuildResponse> {
+  const { buyer, seller, mint, amount, ttlSeconds } = request;
+  const notAllowed = assetNotAllowedMessage(config, mint);
+  if (notAllowed !== null) throw badRequest(notAllowed);
+  if (buyer === seller) throw badRequest("buyer: the buyer cannot be the seller of the same escrow payment");
+  if (buyer === config.feePayer.address) throw badRequest("buyer: the facilitator's fee payer cannot be the buyer");
+  if (isOffCurveAddress(buyer)) throw badRequest(`buyer: ${buyer} is off the ed25519 curve (a PDA) and cannot sign; use a wallet address`);
+  if (!config.slaEscrow.oracleAuthorities.includes(request.oracleAuthority)) {
+    throw badRequest(`oracleAuthority: ${request.oracleAuthority} is not one of this facilitator's oracle authorities (${config.slaEscrow.oracleAuthorities.join(", ") || "none configured"})`);
+  }
+
+  const facts = await getSlaEscrowFacts(config, mint);
+  if (!facts.bankAccount || !facts.escrowConfig || !facts.escrowAccount) {
+    throw new FacilitatorError("NOT_IMPLEMENTED", `The SLA-Escrow rail is not configured for mint ${mint} on this cluster (program ${facts.programId}: bank, config or escrow account missing)`);
+  }
+  const { programId, bank, configAddress, escrow } = facts;
+  if (seller === escrow) throw badRequest("seller: must be the seller's wallet, not the Escrow PDA");
+  const terms = facts.escrowAccount;
+  if (terms.paused) throw badRequest(`mint: the escrow for ${mint} is paused by its operator; try again later`);
+  if (amount < terms.minPaymentAmount || amount > terms.maxPaymentAmount) {
+    throw badRequest(`amount: ${amount} is outside the escrow's range [${terms.minPaymentAmount}, ${terms.maxPaymentAmount}] raw units for ${mint}`);
+  }
+  if (amount < terms.minFeeAmount) throw badRequest(`amount: ${amount} is below the escrow's minimum fee of ${terms.minFeeAmount} raw units: the seller would receive nothing`);
+  const cutoff = request.deliveryCutoffOverride > 0n ? request.deliveryCutoffOverride : facts.escrowConfig.deliveryCutoffSeconds;
+  const floor = cutoff + BigInt(config.slaEscrow.deliveryBudgetSeconds);
+  if (ttlSeconds < MIN_PAYMENT_TTL_SECONDS || ttlSeconds > MAX_PAYMENT_TTL_SECONDS || ttlSeconds < floor) {
+    throw badRequest(
+      `ttlSeconds: ${ttlSeconds} must lie in [${MIN_PAYMENT_TTL_SECONDS}, ${MAX_PAYMENT_TTL_SECONDS}] and cover the delivery cutoff plus the delivery budget (${floor} s)`,
+    );
+  }
+
+  const uid = resolvePaymentUid(request);
+  const isSol = mint === NATIVE_SOL_ESCROW_MINT;
+  const [[payment], [paymentExt]] = await Promise.all([findPaymentPda(programId, uid.bytes, bank), findPaymentExtPda(programId, uid.bytes, bank)]);
+  const [accounts, blockhash] = await Promise.all([fetchAccounts(config, isSol ? [payment] : [payment, mint]), getLatestBlockhash(config)]);
+  if (accounts.get(payment)) throw badRequest(`paymentUid: a payment with uid ${paymentUidToHex(uid.bytes)} already exists; use a new uid`);
+
+  const common = {
+    programId,
+    bank,
+    config: configAddress,
+    escrow,
+    payment,
+    paymentExt,
+    buyer: createNoopSigner(buyer),
+    seller,
+    oracleAuthority: request.oracleAuthority,
+    paymentUid: uid.bytes,
+    slaHash: hexBytes(request.slaHash),
+    amount,
+    ttlSeconds,
+    closureDelayOverrideSeconds: request.closureDelayOverride,
+    refundCooldownOverrideSeconds: request.refundCooldownOverride,
+    deliveryCutoffOverrideSeconds: request.deliveryCutoffOverride,
+    arbitrationWindowSeconds: request.arbitrationWindowSeconds,
+    minOracleTip: request.minOracleTip,
+  };
+  const funding = await escrowFundingAccounts({ programId, bank, escrow, mint, buyer, isSol, mintAccount: accounts.get(mint) ?? null });
+  if (funding.kind === "spl" && request.tokenProgram !== undefined && request.tokenProgram !== funding.tokenProgram) {
+    throw badRequest(`tokenProgram: mint ${mint} belongs to ${funding.tokenProgram}, not ${request.tokenProgram}`);
+  }
+  const fund: FundPaymentV2InstructionInput = { ...common, ...funding };
+
+  const feePayer = request.feePayer ?? buyer;
+  const built = compileUnsignedTransaction({
+    feePayer,
+    blockhash,
+    instructions: [...escrowFundComputeBudget(config), getFundPaymentV2Instruction(fund)],
+  });
+  const payerSignatureIndex = built.signerPubkeys.indexOf(buyer);
+  return {
+    transaction: built.transaction,
+    payerSignatureIndex,
+    recentBlockhash: blockhash.blockhash,
+    recentBlockhashExpiresAt: Math.floor(Date.now() / 1000) + BLOCKHASH_LIFETIME_SECONDS,
+    feePayer,
+    payer: buyer,
+    signerPubkeys: built.signerPubkeys,
+    payTo: escrow,
+    ...(uid.paymentUid ? { paymentUid: uid.paymentUid } : {}),
+    paymentUidHex: paymentUidToHex(uid.bytes),
+    paymentPda: payment,
+    paymentExtPda: paymentExt,
+    programId,
+    notes: [
+      `Sign as ${buyer} (signature index ${payerSignatureIndex}); ${feePayer === buyer ? "you are the fee payer" : `${feePayer} pays the fee and signs too`}.`,
+      `FundPaymentV2 holds ${amount} raw units in the escrow ${escrow} for ${ttlSeconds} s and creates the PaymentExt ${paymentExt}: the oracle ${request.oracleAuthority} is the first adjudicator; disputes stay open until expiry + ${request.arbitrationWindowSeconds} s.`,
+      `The blockhash is valid for about ${BLOCKHASH_LIFETIME_SECONDS} seconds: sign and send promptly.`,
+    ],
+  };
+}
