@@ -8,11 +8,16 @@
  * 3. the seller submits its delivery (/build-sla-escrow-submit-delivery-tx), the buyer approves it
  *    (/build-sla-escrow-approve-tx);
  * 4. the operator's keeper (POST /escrow-keeper; the Cron Trigger runs the same job) releases the payment:
- *    the seller receives the price minus the escrow fee.
+ *    the seller receives the price minus the escrow fee;
+ * 5. a second, extended payment (/build-sla-escrow-payment-v2-tx, funded by the buyer directly) is disputed by the
+ *    buyer (/build-sla-escrow-dispute-tx) and resolved 70/30 by the adjudicator, the local demo oracle
+ *    (/build-sla-escrow-resolve-split-tx): seller, buyer and adjudicator balances show the split.
  */
 import { generateKeyPairSigner, getBase64EncodedWireTransaction, getBase64Encoder, getTransactionDecoder, partiallySignTransaction, type KeyPairSigner } from "@solana/kit";
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
+import { createKeyPairSignerFromBytes } from "@solana/kit";
 import { chainRpc, fundFromFaucet, tokenAccountBalance } from "./chain-rpc";
+import { labelledKeypair } from "../scripts/lib/keypair";
 import { operatorAuthorization, postJson } from "./sweep-step";
 
 const PRICE_RAW = 2_000_000n; // 2 USDC
@@ -76,6 +81,51 @@ export async function runEscrowDemo(ctx: EscrowDemoContext): Promise<void> {
   const after = (await tokenAccountBalance(rpcUrl, sellerAta)) ?? 0n;
   log(`released      ${released.signature} by the keeper (the facilitator paid the network fee)`);
   log(`where it went seller +${after - before} raw USDC; escrow fee ${PRICE_RAW - (after - before)} raw stays with the escrow operator`);
+
+  await disputeAndSplit(ctx, seller, buyer);
+}
+
+/** Fund (v2) → dispute → the adjudicator splits 70/30. */
+async function disputeAndSplit(ctx: EscrowDemoContext, seller: KeyPairSigner, buyer: KeyPairSigner): Promise<void> {
+  const { facilitatorApi, rpcUrl, log, usdcMint } = ctx;
+  // The local demo oracle is listed in SVC_SLA_ESCROW_ORACLE_AUTHORITIES and adjudicates here (never a real key).
+  const adjudicator = await createKeyPairSignerFromBytes(labelledKeypair("x402-facilitator/local/oracle").secretKey);
+  await fundFromFaucet(rpcUrl, adjudicator.address, 50_000_000, 1);
+  const funding = await postJson(`${facilitatorApi}/build-sla-escrow-payment-v2-tx`, {
+    buyer: buyer.address,
+    seller: seller.address,
+    mint: usdcMint,
+    amount: PRICE_RAW.toString(),
+    ttlSeconds: String(TTL_SECONDS),
+    slaHash: randomHex(),
+    oracleAuthority: adjudicator.address,
+    closureDelayOverride: "0",
+    refundCooldownOverride: "0",
+    deliveryCutoffOverride: "0",
+    arbitrationWindowSeconds: "86400",
+  });
+  log(`\nfunded (v2)   ${await send(rpcUrl, funding.transaction, buyer)} (signed and paid by the buyer); payment ${funding.paymentPda}`);
+  const dispute = await postJson(`${facilitatorApi}/build-sla-escrow-dispute-tx`, { buyer: buyer.address, mint: usdcMint, paymentUidHex: funding.paymentUidHex });
+  log(`disputed      ${await send(rpcUrl, dispute.transaction, buyer)} (signed by the buyer)`);
+
+  const ata = async (owner: string) => (await findAssociatedTokenPda({ owner: owner as never, mint: usdcMint as never, tokenProgram: TOKEN_PROGRAM_ADDRESS }))[0];
+  const parties = { seller: await ata(seller.address), buyer: await ata(buyer.address), adjudicator: await ata(adjudicator.address) };
+  const balances = async () => Object.fromEntries(await Promise.all(Object.entries(parties).map(async ([who, account]) => [who, (await tokenAccountBalance(rpcUrl, account)) ?? 0n]))) as Record<keyof typeof parties, bigint>;
+  const before = await balances();
+  const split = await postJson(`${facilitatorApi}/build-sla-escrow-resolve-split-tx`, {
+    adjudicator: adjudicator.address,
+    mint: usdcMint,
+    paymentUidHex: funding.paymentUidHex,
+    sellerBps: 7_000,
+    resolutionReason: 1,
+    resolutionHash: randomHex(),
+    expectedDeliveryHash: "0".repeat(64),
+    seller: seller.address,
+    buyer: buyer.address,
+  });
+  log(`split 70/30   ${await send(rpcUrl, split.transaction, adjudicator)} (signed by the adjudicator)`);
+  const after = await balances();
+  log(`where it went seller +${after.seller - before.seller}, buyer +${after.buyer - before.buyer}, adjudicator tip +${after.adjudicator - before.adjudicator} raw USDC (of ${PRICE_RAW})`);
 }
 
 async function sign(base64: string, signer: KeyPairSigner): Promise<string> {
