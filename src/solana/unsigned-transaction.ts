@@ -30,3 +30,15 @@ export function compileUnsignedTransaction(input: {
   const compiled = compileTransaction(message);
   return { transaction: getBase64EncodedWireTransaction(compiled), signerPubkeys: Object.keys(compiled.signatures) as Address[] };
 }
+
+/** The fields every builder's response shares (wire-notes "Builders"). */
+export interface UnsignedTransactionFields {
+  /** Unsigned base64 wire transaction. */
+  transaction: string;
+  payerSignatureIndex: number;
+  recentBlockhash: string;
+  recentBlockhashExpiresAt: number;
+  feePayer: Address;
+  payer: Address;
+  signerPubkeys: Address[];
+}

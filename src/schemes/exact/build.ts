@@ -14,6 +14,8 @@ import { normalizeScheme } from "../../x402/scheme-names";
 import { assetNotAllowedMessage } from "../../x402/asset-allowlist";
 import { buildExactPaymentTransaction, EXACT_COMPUTE_UNIT_LIMIT, randomMemoNonce, type ExactTransfer } from "./build-transaction";
 import { refusedMintExtension } from "./token-extensions";
+import type { UnsignedTransactionFields } from "../../solana/unsigned-transaction";
+import { verifyBodyTemplate, type VerifyBodyTemplate } from "../../x402/verify-body-template";
 import { checkSolSource, checkTokenSource, formatUnits } from "./source-funds";
 
 /**
@@ -33,24 +35,8 @@ export type BuildExactPaymentRequest = v.InferOutput<typeof BuildExactPaymentReq
 /** A signed transaction must land within ~150 blocks of its blockhash: about 60 seconds (spec §8). */
 export const BLOCKHASH_LIFETIME_SECONDS = 60;
 
-export interface ExactBuildResponse {
-  transaction: string;
-  verifyBodyTemplate: {
-    x402Version: 2;
-    paymentPayload: {
-      x402Version: 2;
-      resource?: BuildExactPaymentRequest["resource"];
-      accepted: PaymentRequirements;
-      payload: { transaction: string };
-    };
-    paymentRequirements: PaymentRequirements;
-  };
-  payerSignatureIndex: number;
-  recentBlockhash: string;
-  recentBlockhashExpiresAt: number;
-  feePayer: Address;
-  payer: Address;
-  signerPubkeys: Address[];
+export interface ExactBuildResponse extends UnsignedTransactionFields {
+  verifyBodyTemplate: VerifyBodyTemplate;
   assetKind: "spl-token" | "token-2022" | "native-sol";
   /** Where the money lands: the vault's token account, or its SOL storage PDA. */
   destination: Address;
@@ -140,20 +126,9 @@ export async function buildExactPayment(config: Config, request: BuildExactPayme
   );
   if (!checkSource) notes.push("The payer's balance was not checked (skipSourceBalanceCheck): settlement fails if funds are short.");
 
-  // The template carries the line as given, with the wire scheme name (spec §2.4, §9).
-  const wireAccepted: PaymentRequirements = { ...accepted, scheme: "exact" };
   return {
     transaction: built.transaction,
-    verifyBodyTemplate: {
-      x402Version: 2,
-      paymentPayload: {
-        x402Version: 2,
-        ...(request.resource ? { resource: request.resource } : {}),
-        accepted: wireAccepted,
-        payload: { transaction: built.transaction },
-      },
-      paymentRequirements: wireAccepted,
-    },
+    verifyBodyTemplate: verifyBodyTemplate(accepted, "exact", built.transaction, request.resource),
     payerSignatureIndex: built.payerSignatureIndex,
     recentBlockhash: blockhash.blockhash,
     recentBlockhashExpiresAt: Math.floor(Date.now() / 1000) + BLOCKHASH_LIFETIME_SECONDS,

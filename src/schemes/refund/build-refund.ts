@@ -7,7 +7,7 @@ import { badRequest } from "../../errors/catalogue";
 import { fetchAccounts } from "../../solana/accounts";
 import { parseMint } from "../../solana/mint";
 import { MEMO_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../solana/token-programs";
-import { compileUnsignedTransaction } from "../../solana/unsigned-transaction";
+import { compileUnsignedTransaction, type UnsignedTransactionFields } from "../../solana/unsigned-transaction";
 import { assetNotAllowedMessage } from "../../x402/asset-allowlist";
 import { Base58Address } from "../../x402/schemas";
 import { BLOCKHASH_LIFETIME_SECONDS, getLatestBlockhash } from "../exact/build";
@@ -43,14 +43,7 @@ export const BuildRefundRequestSchema = v.object({
 });
 export type BuildRefundRequest = v.InferOutput<typeof BuildRefundRequestSchema>;
 
-export interface RefundBuildResponse {
-  transaction: string;
-  payerSignatureIndex: number;
-  recentBlockhash: string;
-  recentBlockhashExpiresAt: number;
-  feePayer: Address;
-  payer: Address;
-  signerPubkeys: Address[];
+export interface RefundBuildResponse extends UnsignedTransactionFields {
   mint: Address;
   tokenProgram: Address;
   sourceTokenAccount: Address;

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { compileUnsignedTransaction } from "../../solana/unsigned-transaction";
+import { compileUnsignedTransaction, type UnsignedTransactionFields } from "../../solana/unsigned-transaction";
 import { createNoopSigner, type Address, type Instruction } from "@solana/kit";
 import type { Config } from "../../config/load-config";
 import { badRequest, FacilitatorError } from "../../errors/catalogue";
@@ -53,14 +53,7 @@ export const BuildDisputeRequestSchema = v.object({
   feePayer: v.optional(Base58Address),
 });
 
-export interface PartyBuildResponse {
-  transaction: string;
-  payerSignatureIndex: number;
-  recentBlockhash: string;
-  recentBlockhashExpiresAt: number;
-  feePayer: Address;
-  payer: Address;
-  signerPubkeys: Address[];
+export interface PartyBuildResponse extends UnsignedTransactionFields {
   notes: string[];
   paymentUidHex: string;
   paymentPda: Address;

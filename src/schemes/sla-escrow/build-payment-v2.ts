@@ -4,7 +4,7 @@ import type { Config } from "../../config/load-config";
 import { badRequest, FacilitatorError } from "../../errors/catalogue";
 import { fetchAccounts } from "../../solana/accounts";
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../solana/token-programs";
-import { compileUnsignedTransaction } from "../../solana/unsigned-transaction";
+import { compileUnsignedTransaction, type UnsignedTransactionFields } from "../../solana/unsigned-transaction";
 import { getFundPaymentV2Instruction, MAX_PAYMENT_TTL_SECONDS, MIN_PAYMENT_TTL_SECONDS, type FundPaymentV2InstructionInput } from "../../programs/sla-escrow/instructions";
 import { findPaymentExtPda, findPaymentPda, NATIVE_SOL_ESCROW_MINT } from "../../programs/sla-escrow/pda";
 import { paymentUidToHex } from "../../programs/sla-escrow/payment-uid";
@@ -53,14 +53,7 @@ export const BuildEscrowPaymentV2RequestSchema = v.object({
 });
 export type BuildEscrowPaymentV2Request = v.InferOutput<typeof BuildEscrowPaymentV2RequestSchema>;
 
-export interface EscrowPaymentV2BuildResponse {
-  transaction: string;
-  payerSignatureIndex: number;
-  recentBlockhash: string;
-  recentBlockhashExpiresAt: number;
-  feePayer: Address;
-  payer: Address;
-  signerPubkeys: Address[];
+export interface EscrowPaymentV2BuildResponse extends UnsignedTransactionFields {
   payTo: Address;
   paymentUid?: string;
   paymentUidHex: string;

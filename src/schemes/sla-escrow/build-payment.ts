@@ -6,7 +6,8 @@ import { badRequest, FacilitatorError } from "../../errors/catalogue";
 import { fetchAccounts } from "../../solana/accounts";
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../solana/compute-budget";
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../solana/token-programs";
-import { compileUnsignedTransaction } from "../../solana/unsigned-transaction";
+import { compileUnsignedTransaction, type UnsignedTransactionFields } from "../../solana/unsigned-transaction";
+import { verifyBodyTemplate, type VerifyBodyTemplate } from "../../x402/verify-body-template";
 import { getFundPaymentInstruction, type FundPaymentInstructionInput } from "../../programs/sla-escrow/instructions";
 import { findEscrowSolStoragePda, findPaymentExtPda, findPaymentPda } from "../../programs/sla-escrow/pda";
 import { parsePaymentUidHex, paymentUidFromString, paymentUidToHex, randomPaymentUid } from "../../programs/sla-escrow/payment-uid";
@@ -42,19 +43,8 @@ export const BuildEscrowPaymentRequestSchema = v.looseObject({
 });
 export type BuildEscrowPaymentRequest = v.InferOutput<typeof BuildEscrowPaymentRequestSchema>;
 
-export interface EscrowBuildResponse {
-  transaction: string;
-  verifyBodyTemplate: {
-    x402Version: 2;
-    paymentPayload: { x402Version: 2; resource?: BuildEscrowPaymentRequest["resource"]; accepted: PaymentRequirements; payload: { transaction: string } };
-    paymentRequirements: PaymentRequirements;
-  };
-  payerSignatureIndex: number;
-  recentBlockhash: string;
-  recentBlockhashExpiresAt: number;
-  feePayer: Address;
-  payer: Address;
-  signerPubkeys: Address[];
+export interface EscrowBuildResponse extends UnsignedTransactionFields {
+  verifyBodyTemplate: VerifyBodyTemplate;
   slaFundTxNetworkFeePayer: "buyer" | "facilitator";
   payTo: Address;
   paymentUid?: string;
@@ -132,19 +122,9 @@ export async function buildEscrowPayment(config: Config, request: BuildEscrowPay
   const built = compileUnsignedTransaction({ feePayer, blockhash, instructions });
   const payerSignatureIndex = built.signerPubkeys.indexOf(payer);
 
-  const wireAccepted: PaymentRequirements = { ...accepted, scheme: "sla-escrow" };
   return {
     transaction: built.transaction,
-    verifyBodyTemplate: {
-      x402Version: 2,
-      paymentPayload: {
-        x402Version: 2,
-        ...(request.resource ? { resource: request.resource } : {}),
-        accepted: wireAccepted,
-        payload: { transaction: built.transaction },
-      },
-      paymentRequirements: wireAccepted,
-    },
+    verifyBodyTemplate: verifyBodyTemplate(accepted, "sla-escrow", built.transaction, request.resource),
     payerSignatureIndex,
     recentBlockhash: blockhash.blockhash,
     recentBlockhashExpiresAt: Math.floor(Date.now() / 1000) + BLOCKHASH_LIFETIME_SECONDS,
