@@ -27,6 +27,8 @@ import { keypairFromSeed, randomKeypair } from "../scripts/lib/keypair";
 import { CLUSTERS } from "../src/config/networks";
 import { chainRpc, fundFromFaucet } from "../demo/chain-rpc";
 import { fmt, formatTable, median, percentile, runPhase, type PhaseResult } from "./measure";
+import { postJsonText } from "./http-client";
+import { cpuMsOf, workerdChildrenOf } from "./process-cpu";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const DEVNET = CLUSTERS.devnet.network as Network;
@@ -45,6 +47,8 @@ export interface BenchOptions {
   /** simulateTransaction calls for the chain's ceiling (c = 8). */
   simulations: number;
   buyersPerSide: number;
+  /** Verifies per side before anything is measured. */
+  warmupVerifies: number;
   log?: (line: string) => void;
 }
 
@@ -54,13 +58,19 @@ export const DEFAULT_OPTIONS: BenchOptions = {
   settles: 30,
   simulations: 400,
   buyersPerSide: 8,
+  warmupVerifies: 400,
 };
 
 export type SideName = "ours" | "reference";
 
+/** A phase plus the CPU its facilitator's own processes spent on it (null where /proc cannot be read). */
+export interface MeasuredPhase extends PhaseResult {
+  facilitatorCpuMs: number | null;
+}
+
 export interface SideResult {
-  verify: { c1: PhaseResult[]; c8: PhaseResult[]; c32: PhaseResult[] };
-  settle: PhaseResult;
+  verify: { c1: MeasuredPhase[]; c8: MeasuredPhase[]; c32: MeasuredPhase[] };
+  settle: MeasuredPhase;
 }
 
 export interface BenchResult {
@@ -79,15 +89,29 @@ type Level = keyof typeof CONCURRENCY;
 
 interface Party {
   name: SideName;
-  call(kind: "verify" | "settle", payment: PaymentPayload): Promise<string | null>;
+  /** Base URL of /verify and /settle. */
+  api: string;
+  line: PaymentRequirements;
+  /** The processes that are this facilitator (for CPU accounting). */
+  pids(): number[];
   makePayments(count: number): Promise<PaymentPayload[]>;
+}
+
+/** Calls `kind` once per payment at concurrency `c`; bodies are serialised before the clock starts. */
+async function measuredPhase(party: Party, kind: "verify" | "settle", payments: PaymentPayload[], concurrency: number): Promise<MeasuredPhase> {
+  const bodies = payments.map((payment) => paymentBody(payment, party.line));
+  const pids = party.pids();
+  const cpuBefore = cpuMsOf(pids);
+  const phase = await runPhase(bodies, concurrency, (body) => postBody(`${party.api}/${kind}`, kind, body));
+  const cpuAfter = cpuMsOf(pids);
+  return { ...phase, facilitatorCpuMs: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore };
 }
 
 export async function runBench(options: BenchOptions): Promise<BenchResult> {
   const log = options.log ?? (() => {});
   const cleanups: (() => Promise<void>)[] = [];
   try {
-    const chain = await startChild("bench/chain-process.ts", {}, cleanups);
+    const chain = (await startChild("bench/chain-process.ts", {}, cleanups)).url;
     log(`local chain (own process): ${chain}`);
     const ourFeePayer = randomKeypair();
     const refFeePayer = randomKeypair();
@@ -96,30 +120,38 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
 
     const worker = await startWorker({ rpcUrl: chain, feePayerSecretKeyBase58: ourFeePayer.secretKeyBase58, vars: BENCH_VARS });
     cleanups.push(worker.stop);
+    const ourPids = workerdChildrenOf(process.pid);
     const api = `${worker.url}/api/v1/facilitator`;
-    log(`ours: the Worker under wrangler dev (workerd, local D1), ${api}`);
+    log(`ours: the Worker as npm start serves it (its production bundle in workerd through Miniflare, local D1), ${api}`);
     const reference = await startChild("bench/reference-server.ts", { REF_RPC_URL: chain, REF_FEE_PAYER_SECRET_KEY: refFeePayer.secretKeyBase58 }, cleanups);
-    log(`reference: @x402/core + @x402/svm in one Node process, ${reference}`);
+    log(`reference: @x402/core + @x402/svm in one Node process, ${reference.url}`);
 
     // A seller that activated its own vault (as the seller guide says), so no payment needs provisioning.
     const sellerWallet = await activatedSeller(api, chain);
     const ourLine = await enrichLine(api, sellerWallet);
     const refLine: PaymentRequirements = { ...ourLine, extra: { ...ourLine.extra, feePayer: refFeePayer.address } };
     const parties: Party[] = [
-      { name: "ours", call: (kind, p) => post(`${api}/${kind}`, kind, p, ourLine), makePayments: paymentFactory(chain, await fundedBuyers(chain, options.buyersPerSide), ourLine) },
-      { name: "reference", call: (kind, p) => post(`${reference}/${kind}`, kind, p, refLine), makePayments: paymentFactory(chain, await fundedBuyers(chain, options.buyersPerSide), refLine) },
+      { name: "ours", api, line: ourLine, pids: () => ourPids, makePayments: paymentFactory(chain, await fundedBuyers(chain, options.buyersPerSide), ourLine) },
+      {
+        name: "reference",
+        api: reference.url,
+        line: refLine,
+        pids: () => [reference.pid],
+        makePayments: paymentFactory(chain, await fundedBuyers(chain, options.buyersPerSide), refLine),
+      },
     ];
 
-    // Warm-up, not reported: every path once (JIT in workerd, the reference and the chain), including a settle.
+    // Warm-up, not reported: enough calls for both JITs (V8 in workerd and in Node) to optimise the hot paths, which
+    // takes a few hundred calls; a handful left the first round ~30% slower than the rest on both sides.
     for (const party of parties) {
-      const warm = await party.makePayments(9);
-      mustSucceed(`warm-up verify (${party.name})`, await runPhase(warm.slice(0, 8), 8, (p) => party.call("verify", p)));
-      mustSucceed(`warm-up settle (${party.name})`, await runPhase(warm.slice(8), 1, (p) => party.call("settle", p)));
+      const warm = await party.makePayments(options.warmupVerifies + 3);
+      mustSucceed(`warm-up verify (${party.name})`, await measuredPhase(party, "verify", warm.slice(0, options.warmupVerifies), 8));
+      mustSucceed(`warm-up settle (${party.name})`, await measuredPhase(party, "settle", warm.slice(options.warmupVerifies), 1));
     }
 
     const results: Record<SideName, SideResult> = {
-      ours: { verify: { c1: [], c8: [], c32: [] }, settle: undefined as unknown as PhaseResult },
-      reference: { verify: { c1: [], c8: [], c32: [] }, settle: undefined as unknown as PhaseResult },
+      ours: { verify: { c1: [], c8: [], c32: [] }, settle: undefined as unknown as MeasuredPhase },
+      reference: { verify: { c1: [], c8: [], c32: [] }, settle: undefined as unknown as MeasuredPhase },
     };
     for (let round = 0; round < options.rounds; round++) {
       const order = round % 2 === 0 ? parties : [...parties].reverse();
@@ -127,7 +159,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
         log(`round ${round + 1}/${options.rounds}: /verify at c=${CONCURRENCY[level]}, ${options.verifyPayments[level]} fresh payments per side`);
         for (const party of order) {
           const payments = await party.makePayments(options.verifyPayments[level]);
-          const phase = await runPhase(payments, CONCURRENCY[level], (p) => party.call("verify", p));
+          const phase = await measuredPhase(party, "verify", payments, CONCURRENCY[level]);
           mustSucceed(`verify c=${CONCURRENCY[level]} (${party.name})`, phase);
           results[party.name].verify[level].push(phase);
         }
@@ -136,7 +168,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
     log(`/settle: ${options.settles} sequential fresh payments per side`);
     for (const party of parties) {
       const payments = await party.makePayments(options.settles);
-      const phase = await runPhase(payments, 1, (p) => party.call("settle", p));
+      const phase = await measuredPhase(party, "settle", payments, 1);
       mustSucceed(`settle (${party.name})`, phase);
       results[party.name].settle = phase;
     }
@@ -153,6 +185,9 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
 
 function report(ours: SideResult, ref: SideResult, ceiling: PhaseResult): { rows: BenchResult["rows"]; table: string; spread: string } {
   const tput = (phases: PhaseResult[]) => median(phases.map((p) => p.throughputPerSecond));
+  const cpuPerCall = (phases: MeasuredPhase[]) =>
+    phases.some((p) => p.facilitatorCpuMs === null) ? Number.NaN : phases.reduce((sum, p) => sum + p.facilitatorCpuMs!, 0) / phases.reduce((sum, p) => sum + p.count, 0);
+  const allVerifies = (side: SideResult) => [...side.verify.c1, ...side.verify.c8, ...side.verify.c32];
   const p99 = (phases: PhaseResult[]) => percentile(phases.flatMap((p) => p.latenciesMs), 99);
   const ratio = (a: number, b: number) => (b > 0 && Number.isFinite(a) ? `${fmt(a / b, 2)}x` : "n/a");
   const rows: BenchResult["rows"] = [
@@ -166,6 +201,8 @@ function report(ours: SideResult, ref: SideResult, ceiling: PhaseResult): { rows
       fmt(median(ref.settle.latenciesMs)),
       ratio(median(ours.settle.latenciesMs), median(ref.settle.latenciesMs)),
     ],
+    ["facilitator CPU ms per /verify (OS accounting)", fmt(cpuPerCall(allVerifies(ours)), 2), fmt(cpuPerCall(allVerifies(ref)), 2), ratio(cpuPerCall(allVerifies(ours)), cpuPerCall(allVerifies(ref)))],
+    ["facilitator CPU ms per /settle (OS accounting)", fmt(cpuPerCall([ours.settle]), 2), fmt(cpuPerCall([ref.settle]), 2), ratio(cpuPerCall([ours.settle]), cpuPerCall([ref.settle]))],
     ["chain's own simulateTransaction ceiling, c=8 (req/s)", fmt(ceiling.throughputPerSecond), "", ""],
   ];
   const table = formatTable(["", "ours", "reference", "ratio"], rows);
@@ -179,23 +216,27 @@ export function mustSucceed(label: string, phase: PhaseResult): void {
   if (phase.failures > 0) throw new Error(`${label}: ${phase.failures} of ${phase.count} failed: ${phase.failureSamples.join("; ")}`);
 }
 
+/** The x402 v2 /verify and /settle body. */
+export function paymentBody(payment: PaymentPayload, requirements: PaymentRequirements): string {
+  return JSON.stringify({ x402Version: 2, paymentPayload: payment, paymentRequirements: requirements });
+}
+
 /** POST the x402 v2 body; null when the answer is isValid / success, else the reason. */
-export async function post(url: string, kind: "verify" | "settle", payment: PaymentPayload, requirements: PaymentRequirements): Promise<string | null> {
-  const response = await fetch(url, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ x402Version: 2, paymentPayload: payment, paymentRequirements: requirements }),
-    signal: AbortSignal.timeout(30_000),
-  });
-  const text = await response.text();
-  let body: { isValid?: boolean; success?: boolean; invalidReason?: string; errorReason?: string; invalidMessage?: string; errorMessage?: string };
+export function post(url: string, kind: "verify" | "settle", payment: PaymentPayload, requirements: PaymentRequirements): Promise<string | null> {
+  return postBody(url, kind, paymentBody(payment, requirements));
+}
+
+/** POST an already serialised body; null when the answer is isValid / success, else the reason. */
+export async function postBody(url: string, kind: "verify" | "settle", body: string): Promise<string | null> {
+  const response = await postJsonText(url, body);
+  let answer: { isValid?: boolean; success?: boolean; invalidReason?: string; errorReason?: string; invalidMessage?: string; errorMessage?: string };
   try {
-    body = JSON.parse(text) as typeof body;
+    answer = JSON.parse(response.text) as typeof answer;
   } catch {
-    return `HTTP ${response.status}, not JSON: ${text.slice(0, 300)}`;
+    return `HTTP ${response.status}, not JSON: ${response.text.slice(0, 300)}`;
   }
-  const ok = kind === "verify" ? body.isValid === true : body.success === true;
-  return ok ? null : `HTTP ${response.status} ${body.invalidReason ?? body.errorReason}: ${body.invalidMessage ?? body.errorMessage ?? ""}`;
+  const ok = kind === "verify" ? answer.isValid === true : answer.success === true;
+  return ok ? null : `HTTP ${response.status} ${answer.invalidReason ?? answer.errorReason}: ${answer.invalidMessage ?? answer.errorMessage ?? ""}`;
 }
 
 async function simulate(chain: string, payment: PaymentPayload): Promise<string | null> {
@@ -269,7 +310,7 @@ export async function enrichLine(api: string, sellerWallet: string): Promise<Pay
 }
 
 /** A bench helper in its own Node process (tsx) that prints {"url"} once ready; stopped by the cleanups. */
-export async function startChild(script: string, env: Record<string, string>, cleanups: (() => Promise<void>)[]): Promise<string> {
+export async function startChild(script: string, env: Record<string, string>, cleanups: (() => Promise<void>)[]): Promise<{ url: string; pid: number }> {
   const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, script)], {
     cwd: ROOT,
     env: { ...process.env, ...env },
@@ -288,13 +329,13 @@ export async function startChild(script: string, env: Record<string, string>, cl
       }),
   );
   const lines = createInterface({ input: child.stdout! });
-  return new Promise<string>((resolve, reject) => {
+  return new Promise<{ url: string; pid: number }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${script} did not start within 30 s`)), 30_000);
     child.once("exit", (code) => reject(new Error(`${script} exited (${code})`)));
     lines.once("line", (line) => {
       clearTimeout(timer);
       try {
-        resolve((JSON.parse(line) as { url: string }).url);
+        resolve({ url: (JSON.parse(line) as { url: string }).url, pid: child.pid! });
       } catch {
         reject(new Error(`unexpected output from ${script}: ${line}`));
       }

@@ -53,7 +53,7 @@ async function main(): Promise<void> {
     entrypoint: "bench/directory-search-worker.ts",
   });
   try {
-    const base = worker.directUrl ?? worker.url;
+    const base = worker.url;
     console.log(`seeding ${TOTAL} resources (90% listed, FTS5 index via triggers)…`);
     const seedStart = performance.now();
     for (let from = 0; from < TOTAL; from += SEED_CHUNK) {

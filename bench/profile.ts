@@ -116,7 +116,7 @@ function print(label: string, calls: number, profile: CpuProfile): void {
 async function main(): Promise<void> {
   const cleanups: (() => Promise<void>)[] = [];
   try {
-    const chain = await startChild("bench/chain-process.ts", {}, cleanups);
+    const chain = (await startChild("bench/chain-process.ts", {}, cleanups)).url;
     const feePayer = randomKeypair();
     await fundFromFaucet(chain, feePayer.address, 1_000_000_000_000);
     const worker = await startWorker({ rpcUrl: chain, feePayerSecretKeyBase58: feePayer.secretKeyBase58, vars: BENCH_VARS, inspector: true });

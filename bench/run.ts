@@ -23,8 +23,9 @@ runBench({ ...DEFAULT_OPTIONS, log: (line) => console.log(`bench: ${line}`) })
     console.log(`per-round /verify req/s (spread): ${result.spread}`);
     console.log(`load average after: ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}; took ${((performance.now() - started) / 1000).toFixed(0)} s`);
     console.log(
-      "method: both facilitators over HTTP on loopback, each in its own process (ours: wrangler dev as npm start, through its dev proxy); " +
-        "every call a distinct payment from @x402/svm's client; req/s = calls / wall time, median of the rounds; p99 pools the rounds.",
+      "method: both facilitators over HTTP on loopback, each in its own process (ours: served as npm start serves it); " +
+        "every call a distinct payment from @x402/svm's client, bodies serialised before the clock starts, one keep-alive node:http client for both; " +
+        "req/s = calls / wall time, median of the rounds; p99 pools the rounds; CPU = the facilitator's processes' user+system time from /proc over all rounds / calls.",
     );
     process.exit(0);
   })

@@ -1,6 +1,6 @@
 /**
  * Smoke test of `npm run bench` (bench/bench.ts) with a tiny n, so the benchmark cannot rot: the real Worker under
- * wrangler, the official reference facilitator in its own Node process, the local chain, official-client payments.
+ * Miniflare as npm start serves it, the official reference facilitator in its own Node process, the local chain, official-client payments.
  * Asserts the table's shape and that both sides answered every call validly; the numbers themselves are not checked
  * (a test is no place for timing).
  */
@@ -9,7 +9,7 @@ import { runBench } from "../../bench/bench";
 
 describe("npm run bench (smoke, tiny n)", () => {
   it("prints ours, the reference and the ratios, with every verify and settle valid on both sides", async () => {
-    const result = await runBench({ verifyPayments: { c1: 2, c8: 8, c32: 8 }, rounds: 1, settles: 2, simulations: 4, buyersPerSide: 2 });
+    const result = await runBench({ verifyPayments: { c1: 2, c8: 8, c32: 8 }, rounds: 1, settles: 2, simulations: 4, buyersPerSide: 2, warmupVerifies: 8 });
 
     expect(result.rows.map((row) => row[0])).toEqual([
       "/verify req/s, c=1",
@@ -17,6 +17,8 @@ describe("npm run bench (smoke, tiny n)", () => {
       "/verify req/s, c=32",
       "/verify p99 ms, c=32",
       "/settle median ms (2 sequential)",
+      "facilitator CPU ms per /verify (OS accounting)",
+      "facilitator CPU ms per /settle (OS accounting)",
       "chain's own simulateTransaction ceiling, c=8 (req/s)",
     ]);
     for (const row of result.rows.slice(0, 5)) {
@@ -24,7 +26,10 @@ describe("npm run bench (smoke, tiny n)", () => {
       expect(Number(row[2]), row[0]).toBeGreaterThan(0);
       expect(row[3], row[0]).toMatch(/^\d+\.\d\dx$/);
     }
-    expect(Number(result.rows[5]![1])).toBeGreaterThan(0);
+    // CPU per call from /proc: both facilitators' processes are found and spent some CPU on the verifies.
+    expect(Number(result.rows[5]![1]), "ours: CPU per verify").toBeGreaterThanOrEqual(0);
+    expect(Number(result.rows[5]![2]), "reference: CPU per verify").toBeGreaterThanOrEqual(0);
+    expect(Number(result.rows[7]![1])).toBeGreaterThan(0);
     for (const side of [result.ours, result.reference]) {
       for (const phases of [side.verify.c1, side.verify.c8, side.verify.c32]) {
         expect(phases).toHaveLength(1);
