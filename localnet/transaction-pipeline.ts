@@ -9,13 +9,8 @@
  * signature and getSignatureStatuses keeps answering null, exactly like a cluster. A transaction
  * that fails while executing lands with its error and pays its fee.
  */
-import {
-  getBase58Decoder,
-  type SignatureBytes,
-  type Transaction,
-  type TransactionMessageBytes,
-} from "@solana/kit";
-import { FailedTransactionMetadata, type TransactionMetadata } from "litesvm";
+import { getBase58Decoder } from "@solana/kit";
+import { FailedTransactionMetadata, type SimulatedTransactionInfo, type TransactionMetadata } from "litesvm";
 import { snapshotAccounts } from "./account-snapshot";
 import { encodeAccount, type AccountEncoding } from "./account-encoding";
 import { computeTransactionFee } from "./fees";
@@ -68,7 +63,7 @@ export function submitTransaction(chain: LocalChain, wire: WireTransaction, opti
     if (!verifySignatures(wire)) throw signatureVerificationFailure();
     const lifetimeErr = lifetimeError(chain, wire, blockHeight);
     if (lifetimeErr !== null) throw preflightFailure(emptyOutcome(lifetimeErr));
-    const simulated = chain.svm.simulateTransaction(toKitTransaction(wire));
+    const simulated = chain.simulateWireBytes(wire.bytes, wire.messageBytes);
     const preflight = outcomeOf(simulated instanceof FailedTransactionMetadata ? simulated : simulated.meta());
     if (preflight.err !== null) throw preflightFailure(preflight);
   } else {
@@ -81,7 +76,7 @@ export function submitTransaction(chain: LocalChain, wire: WireTransaction, opti
 
   const programIndexes = new Set(wire.message.instructions.map((instruction) => instruction.programIdIndex));
   const before = snapshotAccounts(chain, keys.accountKeys, programIndexes);
-  const result = chain.svm.sendTransaction(toKitTransaction(wire));
+  const result = chain.sendWireBytes(wire.bytes, wire.messageBytes);
   const after = snapshotAccounts(chain, keys.accountKeys, programIndexes);
   const outcome = outcomeOf(result);
   const feePaid = (before.balances[0] ?? 0n) - (after.balances[0] ?? 0n);
@@ -155,42 +150,40 @@ export function simulateTransaction(chain: LocalChain, wire: WireTransaction, op
     throw invalidParams(`Too many accounts provided; max ${keys.accountKeys.length}`);
   }
 
-  let messageBytes = wire.messageBytes;
+  let wireBytes = wire.bytes;
   let replacementBlockhash: { blockhash: string; lastValidBlockHeight: bigint } | null = null;
   let outcome: ExecutionOutcome;
-  let postAccounts = new Map<string, ReturnType<LocalChain["getAccount"]>>();
+  let simulated: SimulatedTransactionInfo | null = null;
   if (options.replaceRecentBlockhash) {
     const latest = chain.latestBlockhash();
-    messageBytes = new Uint8Array(wire.messageBytes);
-    messageBytes.set(decodeBase58(latest.blockhash), wire.message.recentBlockhashOffset);
+    // The message is the tail of the wire bytes; the blockhash sits at a known offset inside it.
+    wireBytes = new Uint8Array(wire.bytes);
+    wireBytes.set(decodeBase58(latest.blockhash), wire.bytes.length - wire.messageBytes.length + wire.message.recentBlockhashOffset);
     replacementBlockhash = { blockhash: latest.blockhash, lastValidBlockHeight: latest.lastValidBlockHeight };
   }
   const lifetimeErr = options.replaceRecentBlockhash ? null : lifetimeError(chain, wire, blockHeight);
   if (lifetimeErr !== null) {
     outcome = emptyOutcome(lifetimeErr);
   } else {
-    const result = chain.svm.simulateTransaction(toKitTransaction(wire, messageBytes));
+    const result = chain.simulateWireBytes(wireBytes, wire.messageBytes);
     if (result instanceof FailedTransactionMetadata) {
       outcome = outcomeOf(result);
     } else {
       outcome = outcomeOf(result.meta());
-      postAccounts = new Map(
-        result.postAccounts().map((account) => [
-          account.address as string,
-          {
-            lamports: account.lamports,
-            data: account.data as Uint8Array,
-            owner: account.programAddress,
-            executable: account.executable,
-          },
-        ]),
-      );
+      simulated = result;
     }
   }
 
   let accounts: unknown[] | null = null;
   if (options.accounts) {
     const { addresses, encoding } = options.accounts;
+    // Post-simulation accounts are converted only when asked for (each costs a base58 encoding of its address).
+    const postAccounts = new Map<string, ReturnType<LocalChain["getAccount"]>>(
+      (simulated?.postAccounts() ?? []).map((account) => [
+        account.address as string,
+        { lamports: account.lamports, data: account.data as Uint8Array, owner: account.programAddress, executable: account.executable },
+      ]),
+    );
     accounts =
       outcome.err !== null
         ? addresses.map(() => null)
@@ -252,18 +245,6 @@ function isDurableNonceValid(chain: LocalChain, wire: WireTransaction): boolean 
   const nonceAccount = chain.getAccount(noncePubkey);
   if (!nonceAccount || nonceAccount.owner !== SYSTEM_PROGRAM_ID || nonceAccount.data.length !== NONCE_ACCOUNT_SIZE) return false;
   return toBase58(nonceAccount.data.subarray(40, 72)) === message.recentBlockhash;
-}
-
-function toKitTransaction(wire: WireTransaction, messageBytes: Uint8Array = wire.messageBytes): Transaction {
-  const signatures: Record<string, SignatureBytes> = {};
-  wire.signatures.forEach((signature, index) => {
-    const signer = wire.message.staticAccountKeys[index];
-    if (signer !== undefined) signatures[signer] = signature as SignatureBytes;
-  });
-  return {
-    messageBytes: messageBytes as unknown as TransactionMessageBytes,
-    signatures,
-  } as unknown as Transaction;
 }
 
 function emptyOutcome(err: RpcTransactionError): ExecutionOutcome {
