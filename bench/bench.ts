@@ -26,7 +26,7 @@ import { startWorker } from "../scripts/lib/run-worker";
 import { keypairFromSeed, randomKeypair } from "../scripts/lib/keypair";
 import { CLUSTERS } from "../src/config/networks";
 import { chainRpc, fundFromFaucet } from "../demo/chain-rpc";
-import { fmt, formatTable, median, percentile, runPhase, type PhaseResult } from "./measure";
+import { fmt, formatTable, mean, median, percentile, runPhase, type PhaseResult } from "./measure";
 import { postJsonText } from "./http-client";
 import { cpuMsOf, workerdChildrenOf } from "./process-cpu";
 
@@ -66,6 +66,8 @@ export type SideName = "ours" | "reference";
 /** A phase plus the CPU its facilitator's own processes spent on it (null where /proc cannot be read). */
 export interface MeasuredPhase extends PhaseResult {
   facilitatorCpuMs: number | null;
+  /** Wall time the chain spent answering requests during the phase (its own accounting, localnet_serviceTime). */
+  chainServiceMs: number;
 }
 
 export interface SideResult {
@@ -94,6 +96,8 @@ interface Party {
   line: PaymentRequirements;
   /** The processes that are this facilitator (for CPU accounting). */
   pids(): number[];
+  /** The chain it talks to. */
+  chain: string;
   makePayments(count: number): Promise<PaymentPayload[]>;
 }
 
@@ -101,10 +105,16 @@ interface Party {
 async function measuredPhase(party: Party, kind: "verify" | "settle", payments: PaymentPayload[], concurrency: number): Promise<MeasuredPhase> {
   const bodies = payments.map((payment) => paymentBody(payment, party.line));
   const pids = party.pids();
+  const chainBefore = await chainServiceTime(party.chain);
   const cpuBefore = cpuMsOf(pids);
   const phase = await runPhase(bodies, concurrency, (body) => postBody(`${party.api}/${kind}`, kind, body));
   const cpuAfter = cpuMsOf(pids);
-  return { ...phase, facilitatorCpuMs: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore };
+  const chainAfter = await chainServiceTime(party.chain);
+  return { ...phase, facilitatorCpuMs: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore, chainServiceMs: chainAfter - chainBefore };
+}
+
+async function chainServiceTime(chain: string): Promise<number> {
+  return (await chainRpc<{ totalMs: number }>(chain, "localnet_serviceTime", [])).totalMs;
 }
 
 export async function runBench(options: BenchOptions): Promise<BenchResult> {
@@ -131,10 +141,11 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
     const ourLine = await enrichLine(api, sellerWallet);
     const refLine: PaymentRequirements = { ...ourLine, extra: { ...ourLine.extra, feePayer: refFeePayer.address } };
     const parties: Party[] = [
-      { name: "ours", api, line: ourLine, pids: () => ourPids, makePayments: paymentFactory(chain, await fundedBuyers(chain, options.buyersPerSide), ourLine) },
+      { name: "ours", api, chain, line: ourLine, pids: () => ourPids, makePayments: paymentFactory(chain, await fundedBuyers(chain, options.buyersPerSide), ourLine) },
       {
         name: "reference",
         api: reference.url,
+        chain,
         line: refLine,
         pids: () => [reference.pid],
         makePayments: paymentFactory(chain, await fundedBuyers(chain, options.buyersPerSide), refLine),
@@ -188,6 +199,8 @@ function report(ours: SideResult, ref: SideResult, ceiling: PhaseResult): { rows
   const cpuPerCall = (phases: MeasuredPhase[]) =>
     phases.some((p) => p.facilitatorCpuMs === null) ? Number.NaN : phases.reduce((sum, p) => sum + p.facilitatorCpuMs!, 0) / phases.reduce((sum, p) => sum + p.count, 0);
   const allVerifies = (side: SideResult) => [...side.verify.c1, ...side.verify.c8, ...side.verify.c32];
+  // What a sequential settle spends outside the chain: the facilitator's work, its database and the loopback hops.
+  const ownTime = (phase: MeasuredPhase) => mean(phase.latenciesMs) - phase.chainServiceMs / phase.count;
   const p99 = (phases: PhaseResult[]) => percentile(phases.flatMap((p) => p.latenciesMs), 99);
   const ratio = (a: number, b: number) => (b > 0 && Number.isFinite(a) ? `${fmt(a / b, 2)}x` : "n/a");
   const rows: BenchResult["rows"] = [
@@ -201,6 +214,7 @@ function report(ours: SideResult, ref: SideResult, ceiling: PhaseResult): { rows
       fmt(median(ref.settle.latenciesMs)),
       ratio(median(ours.settle.latenciesMs), median(ref.settle.latenciesMs)),
     ],
+    ["/settle own time ms (mean latency - chain's service time)", fmt(ownTime(ours.settle), 2), fmt(ownTime(ref.settle), 2), ratio(ownTime(ours.settle), ownTime(ref.settle))],
     ["facilitator CPU ms per /verify (OS accounting)", fmt(cpuPerCall(allVerifies(ours)), 2), fmt(cpuPerCall(allVerifies(ref)), 2), ratio(cpuPerCall(allVerifies(ours)), cpuPerCall(allVerifies(ref)))],
     ["facilitator CPU ms per /settle (OS accounting)", fmt(cpuPerCall([ours.settle]), 2), fmt(cpuPerCall([ref.settle]), 2), ratio(cpuPerCall([ours.settle]), cpuPerCall([ref.settle]))],
     ["chain's own simulateTransaction ceiling, c=8 (req/s)", fmt(ceiling.throughputPerSecond), "", ""],

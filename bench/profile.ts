@@ -130,9 +130,9 @@ async function main(): Promise<void> {
     const call = (kind: "verify" | "settle") => (p: PaymentPayload) => post(`${api}/${kind}`, kind, p, line);
 
     // Warm-up outside the profiles: JIT, caches (mint, vault existence), the first settle.
-    const warm = await makePayments(50);
-    mustSucceed("warm-up verify", await runPhase(warm.slice(0, 45), 8, call("verify")));
-    mustSucceed("warm-up settle", await runPhase(warm.slice(45), 1, call("settle")));
+    const warm = await makePayments(405);
+    mustSucceed("warm-up verify", await runPhase(warm.slice(0, 400), 8, call("verify")));
+    mustSucceed("warm-up settle", await runPhase(warm.slice(400), 1, call("settle")));
 
     const inspector = await Inspector.connect(worker.inspectorUrl);
     await inspector.send("Profiler.enable");

@@ -48,6 +48,7 @@ export async function startLocalnet(options: StartLocalnetOptions = {}): Promise
 
   const chain = new LocalChain({ log });
   const seeded = await seedLocalnet(chain);
+  const serviceTime = { requests: 0, totalMs: 0 };
   const methods: RpcMethodTable = {
     ...clusterMethods(chain),
     ...accountMethods(chain),
@@ -55,9 +56,16 @@ export async function startLocalnet(options: StartLocalnetOptions = {}): Promise
     ...transactionMethods(chain),
     ...faucetMethods(chain),
     ...localnetMethods(chain, () => seeded),
+    // TEST-ONLY (benchmark): how long the chain itself spent answering, so a client can tell its own time apart.
+    localnet_serviceTime: () => ({ requests: serviceTime.requests, totalMs: serviceTime.totalMs }),
   };
 
   const server = createServer((request, response) => {
+    const receivedAt = performance.now();
+    response.once("finish", () => {
+      serviceTime.requests++;
+      serviceTime.totalMs += performance.now() - receivedAt;
+    });
     handleHttp(request, response, methods, log).catch((error: unknown) => {
       log(`http handler failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       if (!response.headersSent) response.writeHead(500);

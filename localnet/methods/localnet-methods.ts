@@ -12,6 +12,8 @@
  *   localnet_getInfo     [] → the seeded addresses and local key addresses
  *   localnet_setConfirmationLag [feePayer, ms] → true   transactions paid by feePayer report "processed"
  *                        (not confirmed) for ms after landing; 0 removes the lag
+ *   localnet_serviceTime [] → {requests, totalMs}   HTTP requests answered so far and the wall time spent on them,
+ *                        from arrival to the last byte written (served by server.ts)
  */
 import { randomBytes } from "node:crypto";
 import type { JsonValue } from "../json-bigint";
