@@ -87,6 +87,8 @@ export interface BenchResult {
 }
 
 const CONCURRENCY = { c1: 1, c8: 8, c32: 32 } as const;
+/** Settles per side before anything is measured (settle-only code gets warm too). */
+const WARMUP_SETTLES = 10;
 type Level = keyof typeof CONCURRENCY;
 
 interface Party {
@@ -155,7 +157,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
     // Warm-up, not reported: enough calls for both JITs (V8 in workerd and in Node) to optimise the hot paths, which
     // takes a few hundred calls; a handful left the first round ~30% slower than the rest on both sides.
     for (const party of parties) {
-      const warm = await party.makePayments(options.warmupVerifies + 3);
+      const warm = await party.makePayments(options.warmupVerifies + WARMUP_SETTLES);
       mustSucceed(`warm-up verify (${party.name})`, await measuredPhase(party, "verify", warm.slice(0, options.warmupVerifies), 8));
       mustSucceed(`warm-up settle (${party.name})`, await measuredPhase(party, "settle", warm.slice(options.warmupVerifies), 1));
     }

@@ -1,8 +1,10 @@
 /**
- * `npm run profile`: CPU profiles of the Worker under load, taken in workerd through wrangler's inspector with the
- * Chrome DevTools protocol (Profiler domain). Drives a verify-heavy load, then sequential settles, each in its own
- * profile, and prints CPU time per verify / per settle (sampled non-idle time of the Worker's isolate divided by the
- * calls) and the top frames by self time. Needs Node's WebSocket (the npm script passes --experimental-websocket).
+ * `npm run profile`: CPU profiles of the Worker under load, taken in workerd through its inspector with the Chrome
+ * DevTools protocol (Profiler domain). Drives a verify-heavy load, then sequential settles, each in its own profile,
+ * and prints CPU time per verify / per settle (sampled non-idle time of the Worker's isolate divided by the calls)
+ * and the top frames by self time. Only the Worker's isolate is profiled; other isolates on the same workerd thread
+ * (Miniflare's local D1 and KV) are not, and part of their time shows up as "(program)". Needs Node's WebSocket
+ * (the npm script passes --experimental-websocket).
  *
  *   npm run profile [-- <verifies> <settles>]
  */
@@ -46,14 +48,12 @@ class Inspector {
     });
   }
 
-  static async connect(inspectorOrigin: string): Promise<Inspector> {
+  /** The inspector target whose title matches: workerd lists "workerd: worker core:user:<name>" beside its own. */
+  static async connect(inspectorOrigin: string, title: RegExp): Promise<Inspector> {
     const targets = (await (await fetch(`${inspectorOrigin}/json`)).json()) as { webSocketDebuggerUrl: string; title?: string }[];
-    // wrangler lists the user Worker (its name from wrangler.toml) and its own internal workers; take the user Worker.
-    const target = targets.find((t) => !/wrangler|proxy/i.test(t.title ?? "")) ?? targets[0];
-    if (!target) throw new Error(`no inspector target at ${inspectorOrigin}/json`);
-    // wrangler's inspector proxy only admits browser-like clients from localhost (Origin check); undici's WebSocket
-    // takes extra headers as its second argument.
-    const socket = new WebSocket(target.webSocketDebuggerUrl, { headers: { Origin: "http://localhost" } } as unknown as string[]);
+    const target = targets.find((t) => title.test(t.title ?? ""));
+    if (!target) throw new Error(`no inspector target matching ${title} at ${inspectorOrigin}/json`);
+    const socket = new WebSocket(target.webSocketDebuggerUrl);
     await new Promise<void>((resolve, reject) => {
       socket.addEventListener("open", () => resolve(), { once: true });
       socket.addEventListener("error", () => reject(new Error("inspector WebSocket failed")), { once: true });
@@ -74,6 +74,7 @@ class Inspector {
 }
 
 async function profiled(inspector: Inspector, run: () => Promise<void>): Promise<CpuProfile> {
+  await inspector.send("Profiler.enable");
   await inspector.send("Profiler.setSamplingInterval", { interval: SAMPLING_INTERVAL_MICROS });
   await inspector.send("Profiler.start");
   await run();
@@ -121,7 +122,7 @@ async function main(): Promise<void> {
     await fundFromFaucet(chain, feePayer.address, 1_000_000_000_000);
     const worker = await startWorker({ rpcUrl: chain, feePayerSecretKeyBase58: feePayer.secretKeyBase58, vars: BENCH_VARS, inspector: true });
     cleanups.push(worker.stop);
-    if (!worker.inspectorUrl) throw new Error("wrangler did not expose an inspector");
+    if (!worker.inspectorUrl) throw new Error("workerd did not expose an inspector");
     const api = `${worker.url}/api/v1/facilitator`;
     console.log(`profile: Worker ${api}, inspector ${worker.inspectorUrl}`);
 
@@ -134,8 +135,7 @@ async function main(): Promise<void> {
     mustSucceed("warm-up verify", await runPhase(warm.slice(0, 400), 8, call("verify")));
     mustSucceed("warm-up settle", await runPhase(warm.slice(400), 1, call("settle")));
 
-    const inspector = await Inspector.connect(worker.inspectorUrl);
-    await inspector.send("Profiler.enable");
+    const inspector = await Inspector.connect(worker.inspectorUrl, /core:user:/);
     const verifies = await makePayments(VERIFIES);
     const verifyProfile = await profiled(inspector, async () => mustSucceed("verify", await runPhase(verifies, 8, call("verify"))));
     const settles = await makePayments(SETTLES);
