@@ -7,6 +7,7 @@
  * Memory stays bounded: past `maxEntries`, the oldest entries whose blockhash has expired are dropped
  * (an expired duplicate is rejected as BlockhashNotFound anyway, as on a real node).
  */
+import { createHash } from "node:crypto";
 import type { RpcTransactionError } from "./transaction-errors";
 import type { WireTransaction } from "./wire-transaction";
 
@@ -56,6 +57,8 @@ export interface LedgerEntry {
 
 export class TransactionLedger {
   private readonly bySignature = new Map<string, LedgerEntry>();
+  /** The status cache's key, as Agave's: the message hash, so a copy with other signatures is a duplicate too. */
+  private readonly byMessageHash = new Map<string, LedgerEntry>();
   /** Landing order; `head` skips dropped entries without shifting the array on every prune. */
   private ordered: LedgerEntry[] = [];
   private head = 0;
@@ -69,6 +72,7 @@ export class TransactionLedger {
 
   add(entry: LedgerEntry): void {
     this.bySignature.set(entry.signature, entry);
+    this.byMessageHash.set(messageHashOf(entry.transaction.messageBytes), entry);
     this.ordered.push(entry);
     this.landedCount++;
   }
@@ -77,11 +81,18 @@ export class TransactionLedger {
     return this.bySignature.get(signature);
   }
 
+  /** The landed transaction with these exact message bytes, whatever its signatures. */
+  getByMessage(messageBytes: Uint8Array): LedgerEntry | undefined {
+    return this.byMessageHash.get(messageHashOf(messageBytes));
+  }
+
   prune(currentBlockHeight: bigint): void {
     while (this.bySignature.size > this.maxEntries) {
       const oldest = this.ordered[this.head];
       if (oldest === undefined || oldest.lastValidBlockHeight >= currentBlockHeight) break;
       this.bySignature.delete(oldest.signature);
+      const hash = messageHashOf(oldest.transaction.messageBytes);
+      if (this.byMessageHash.get(hash) === oldest) this.byMessageHash.delete(hash);
       this.head++;
     }
     if (this.head > 10_000 && this.head * 2 > this.ordered.length) {
@@ -104,4 +115,8 @@ export class TransactionLedger {
       if (entry.accountKeys.includes(address)) yield entry;
     }
   }
+}
+
+function messageHashOf(messageBytes: Uint8Array): string {
+  return createHash("sha256").update(messageBytes).digest("base64");
 }

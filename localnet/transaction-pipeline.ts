@@ -227,7 +227,9 @@ function lifetimeError(chain: LocalChain, wire: WireTransaction, blockHeight: bi
   if (!chain.blockhashes.isValid(recentBlockhash, blockHeight) && !isDurableNonceValid(chain, wire)) {
     return "BlockhashNotFound";
   }
-  if (chain.ledger.get(wire.signature) !== undefined) return "AlreadyProcessed";
+  // Keyed by message hash, as Agave's status cache is: the same message under other signatures (e.g. a payer's copy
+  // without the fee payer's signature) is a duplicate as well.
+  if (chain.ledger.getByMessage(wire.messageBytes) !== undefined) return "AlreadyProcessed";
   return null;
 }
 
