@@ -91,7 +91,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
 
 /** The Worker's own console lines at or above the level asked for (its structured lines carry "level"). */
 function workerOutputFilter(level: NonNullable<StartWorkerOptions["logLevel"]>): (line: string) => void {
-  const shown = { none: /$^/, error: /"level":"error"|error/i, warn: /"level":"(warn|error)"|error/i, info: /./, debug: /./ }[level];
+  const shown = { none: /$^/, error: /error/i, warn: /"level":"warn"|error/i, info: /./, debug: /./ }[level];
   return (line) => {
     if (shown.test(line)) console.log(`[worker] ${line}`);
   };

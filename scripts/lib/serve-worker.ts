@@ -24,7 +24,7 @@ const BUNDLE_TIMEOUT_MS = 120_000;
 const MIGRATIONS_TIMEOUT_MS = 60_000;
 
 export interface ServeWorkerOptions {
-  /** Directory for the bundle (index.js and its text modules); replaced on every start. */
+  /** Directory for the bundle (index.js and its text modules); written anew on every start. */
   bundleDir: string;
   /** Local persistence root, the same one `wrangler d1 migrations apply --local --persist-to <root>` writes under. */
   persistRoot: string;
