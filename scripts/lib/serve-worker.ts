@@ -51,10 +51,10 @@ export interface ServedWorker {
 
 export async function serveWorker(options: ServeWorkerOptions): Promise<ServedWorker> {
   await bundleWorker(options.bundleDir, options.entrypoint);
-  const { workerOptions, configVars } = withWranglerLogLevel("warn", () => ({
-    workerOptions: unstable_getMiniflareWorkerOptions(WRANGLER_CONFIG).workerOptions,
-    configVars: Object.keys(unstable_readConfig({ config: WRANGLER_CONFIG }).vars ?? {}),
-  }));
+  const { workerOptions, configVars } = withWranglerLogLevel("warn", () => {
+    const config = unstable_readConfig({ config: WRANGLER_CONFIG });
+    return { workerOptions: unstable_getMiniflareWorkerOptions(config).workerOptions, configVars: Object.keys(config.vars ?? {}) };
+  });
   // wrangler folds .dev.vars into these bindings; keep only wrangler.toml's [vars], the caller passes its secrets.
   const configBindings = pick(workerOptions.bindings ?? {}, configVars);
   const miniflare = new Miniflare({

@@ -58,6 +58,15 @@ export interface SettleablePayment {
   onFirstConfirmation?: (nowMs: number) => Promise<unknown>;
 }
 
+/** What every rail's verification yields, as the engine needs it, plus the rail's own transfer and hooks. */
+export function settleablePayment(
+  verified: Pick<SettleablePayment, "accepted" | "messageHash" | "payer" | "merchantWallet"> & { tx: { recentBlockhash: string } },
+  rail: Pick<SettleablePayment, "transfer" | "beforeFirstSend" | "onFirstConfirmation">,
+): SettleablePayment {
+  const { accepted, messageHash, payer, merchantWallet } = verified;
+  return { accepted, messageHash, payer, merchantWallet, recentBlockhash: verified.tx.recentBlockhash, ...rail };
+}
+
 /** The fully signed transaction and its id (the fee payer's signature). */
 export interface SignedPayment {
   wireBytes: Uint8Array;

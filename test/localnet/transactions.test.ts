@@ -28,7 +28,6 @@ import {
   type KeyPairSigner,
 } from "@solana/kit";
 import {
-  getAdvanceNonceAccountInstruction,
   getCreateAccountInstruction,
   getInitializeNonceAccountInstruction,
   getTransferSolInstruction,

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import {
-  address,
   appendTransactionMessageInstructions,
   createNoopSigner,
   compileTransaction,
@@ -27,20 +26,18 @@ import { build, client, ESCROW_PROGRAM, escrowLine, hex32, ORACLE, paymentAccoun
 import { isolatedFacilitator } from "./isolated-facilitator";
 import { chainRpc, DEVNET, fundedBuyer, lamportsOf, NATIVE_SOL, RESOURCE, signAsBuyer, tokenBalance, USDC } from "./payment-fixtures";
 import { bodyFor, FEE_PAYER, latestBlockhash, memo, TOKEN_PROGRAM } from "./craft-payment";
-import { LOCAL_ORACLE } from "../fixtures/keys";
-import { CLUSTERS } from "../../src/config/networks";
-import { decodePayment, PAYMENT_STATE } from "../../src/programs/sla-escrow/accounts";
+import { PAYMENT_STATE } from "../../src/programs/sla-escrow/accounts";
 import { decodeFundPaymentInstructionData, getFundPaymentInstruction } from "../../src/programs/sla-escrow/instructions";
 import { findBankPda, findEscrowConfigPda, findEscrowPda, findEscrowSolStoragePda, findPaymentPda } from "../../src/programs/sla-escrow/pda";
 import { randomPaymentUid } from "../../src/programs/sla-escrow/payment-uid";
 import { getSetComputeUnitLimitInstruction } from "../../src/solana/compute-budget";
 
-/**
+/*
  * The sla-escrow rail end to end on the local chain with the stand-in SLA-Escrow program: enrich → build (our HTTP
  * builder) → buyer signs → verify → settle → the Payment account holds the money. Each verify rule has a crafted
- * transaction that breaks only that rule.
+ * transaction that breaks only that rule. Shared helpers in ./escrow-fixtures.
  */
-/** The sla-escrow rail end to end; shared helpers in ./escrow-fixtures. */
+
 /** A FundPayment the way an attacker or a careless client might write it, buyer-paid, signed by the given signers. */
 async function craftedFunding(
   line: Record<string, any>,

@@ -56,7 +56,8 @@ export const SettlementStatusResponseSchema = v.looseObject({
   settledAt: v.nullable(v.string()),
 });
 
-export const ExactBuildResponseSchema = v.looseObject({
+/** What every payment builder answers: UnsignedTransactionFields (src/solana/unsigned-transaction.ts) and the verify body template. */
+const UNSIGNED_TRANSACTION_ENTRIES = {
   transaction: v.string(),
   verifyBodyTemplate: v.looseObject({
     x402Version: v.literal(2),
@@ -69,19 +70,16 @@ export const ExactBuildResponseSchema = v.looseObject({
   feePayer: Address,
   payer: Address,
   signerPubkeys: v.array(Address),
+};
+
+export const ExactBuildResponseSchema = v.looseObject({
+  ...UNSIGNED_TRANSACTION_ENTRIES,
   destination: Address,
   notes: v.array(v.string()),
 });
 
 export const EscrowBuildResponseSchema = v.looseObject({
-  transaction: v.string(),
-  verifyBodyTemplate: ExactBuildResponseSchema.entries.verifyBodyTemplate,
-  payerSignatureIndex: v.number(),
-  recentBlockhash: v.string(),
-  recentBlockhashExpiresAt: v.number(),
-  feePayer: Address,
-  payer: Address,
-  signerPubkeys: v.array(Address),
+  ...UNSIGNED_TRANSACTION_ENTRIES,
   slaFundTxNetworkFeePayer: v.picklist(["buyer", "facilitator"]),
   payTo: Address,
   paymentPda: Address,

@@ -4,7 +4,7 @@ import { signAsFeePayer } from "../../solana/fee-payer-signature";
 import { confirmJitProvision } from "../../store/jit-provisions";
 import type { AcceptedRequirements } from "../../x402/payment-verdict";
 import type { VerifySettleBody } from "../../x402/schemas";
-import { settleSignedPayment, type SettleCall, type Settlement } from "../../settlement/settle-engine";
+import { settleSignedPayment, settleablePayment, type SettleCall, type Settlement } from "../../settlement/settle-engine";
 import { verifyExactPayment } from "./verify";
 import { provisionVaultJustInTime } from "./provision-just-in-time";
 
@@ -26,12 +26,7 @@ export async function settleExactPayment(
   return settleSignedPayment(
     config,
     env,
-    {
-      accepted: verified.accepted,
-      messageHash: verified.messageHash,
-      payer: verified.payer,
-      merchantWallet: verified.merchantWallet,
-      recentBlockhash: verified.tx.recentBlockhash,
+    settleablePayment(verified, {
       transfer: verified.transfer,
       ...(verified.needsProvisioning
         ? {
@@ -39,7 +34,7 @@ export async function settleExactPayment(
             onFirstConfirmation: (nowMs: number) => confirmJitProvision(env.DB, verified.merchantWallet, accepted.requirements.asset, nowMs),
           }
         : {}),
-    },
+    }),
     signed,
     call,
   );

@@ -2,16 +2,15 @@ import * as v from "valibot";
 import { createNoopSigner, isOffCurveAddress, type Address } from "@solana/kit";
 import type { Config } from "../../config/load-config";
 import { badRequest, FacilitatorError } from "../../errors/catalogue";
-import { fetchAccounts } from "../../solana/accounts";
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../solana/token-programs";
 import { compileUnsignedTransaction, type UnsignedTransactionFields } from "../../solana/unsigned-transaction";
 import { getFundPaymentV2Instruction, MAX_PAYMENT_TTL_SECONDS, MIN_PAYMENT_TTL_SECONDS, type FundPaymentV2InstructionInput } from "../../programs/sla-escrow/instructions";
-import { findPaymentExtPda, findPaymentPda, NATIVE_SOL_ESCROW_MINT } from "../../programs/sla-escrow/pda";
+import { NATIVE_SOL_ESCROW_MINT } from "../../programs/sla-escrow/pda";
 import { paymentUidToHex } from "../../programs/sla-escrow/payment-uid";
 import { assetNotAllowedMessage } from "../../x402/asset-allowlist";
 import { Base58Address } from "../../x402/schemas";
-import { BLOCKHASH_LIFETIME_SECONDS, getLatestBlockhash } from "../exact/build";
-import { escrowFundComputeBudget, escrowFundingAccounts, Hash32Hex, hexBytes, resolvePaymentUid } from "./build-payment";
+import { BLOCKHASH_LIFETIME_SECONDS } from "../exact/build";
+import { escrowFundComputeBudget, escrowFundingAccounts, freshPaymentAccounts, Hash32Hex, hexBytes } from "./build-payment";
 import { getSlaEscrowFacts } from "./escrow-facts";
 
 /**
@@ -94,11 +93,8 @@ export async function buildEscrowPaymentV2(config: Config, request: BuildEscrowP
     );
   }
 
-  const uid = resolvePaymentUid(request);
   const isSol = mint === NATIVE_SOL_ESCROW_MINT;
-  const [[payment], [paymentExt]] = await Promise.all([findPaymentPda(programId, uid.bytes, bank), findPaymentExtPda(programId, uid.bytes, bank)]);
-  const [accounts, blockhash] = await Promise.all([fetchAccounts(config, isSol ? [payment] : [payment, mint]), getLatestBlockhash(config)]);
-  if (accounts.get(payment)) throw badRequest(`paymentUid: a payment with uid ${paymentUidToHex(uid.bytes)} already exists; use a new uid`);
+  const { uid, payment, paymentExt, accounts, blockhash } = await freshPaymentAccounts(config, { programId, bank, mint, isSol, request });
 
   const common = {
     programId,

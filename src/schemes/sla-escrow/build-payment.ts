@@ -13,7 +13,7 @@ import { findEscrowSolStoragePda, findPaymentExtPda, findPaymentPda } from "../.
 import { parsePaymentUidHex, paymentUidFromString, paymentUidToHex, randomPaymentUid } from "../../programs/sla-escrow/payment-uid";
 import { assetNotAllowedMessage } from "../../x402/asset-allowlist";
 import { normalizeScheme } from "../../x402/scheme-names";
-import { Base58Address, PaymentRequirementsSchema, ResourceInfoSchema, type PaymentRequirements } from "../../x402/schemas";
+import { Base58Address, PaymentRequirementsSchema, ResourceInfoSchema } from "../../x402/schemas";
 import { BLOCKHASH_LIFETIME_SECONDS, getLatestBlockhash } from "../exact/build";
 import { checkEscrowTerms } from "./escrow-terms";
 
@@ -89,15 +89,9 @@ export async function buildEscrowPayment(config: Config, request: BuildEscrowPay
   }
   if (payer === terms.seller) throw badRequest("payer: the buyer cannot be the seller of the same escrow payment");
 
-  const uid = resolvePaymentUid(request);
   const { programId, bank, configAddress, escrow } = terms.facts;
   const mint = accepted.asset as Address;
-  const [[payment], [paymentExt]] = await Promise.all([findPaymentPda(programId, uid.bytes, bank), findPaymentExtPda(programId, uid.bytes, bank)]);
-  const [accounts, blockhash] = await Promise.all([
-    fetchAccounts(config, terms.kind === "spl" ? [payment, mint] : [payment]),
-    getLatestBlockhash(config),
-  ]);
-  if (accounts.get(payment)) throw badRequest(`paymentUid: a payment with uid ${paymentUidToHex(uid.bytes)} already exists; use a new uid`);
+  const { uid, payment, paymentExt, accounts, blockhash } = await freshPaymentAccounts(config, { programId, bank, mint, isSol: terms.kind === "sol", request });
 
   const common = {
     programId,
@@ -179,6 +173,22 @@ export function escrowFundComputeBudget(config: Config): Instruction[] {
     getSetComputeUnitLimitInstruction(Math.min(ESCROW_FUND_COMPUTE_UNIT_LIMIT, config.compute.maxUnitLimit)),
     getSetComputeUnitPriceInstruction(unitPrice),
   ];
+}
+
+/**
+ * The uid of a new funding, its Payment and PaymentExt PDAs, and one batched read (the payment, and the mint for
+ * SPL) alongside the blockhash; a uid already taken on chain is refused.
+ */
+export async function freshPaymentAccounts(
+  config: Config,
+  input: { programId: Address; bank: Address; mint: Address; isSol: boolean; request: { paymentUid?: string; paymentUidHex?: string } },
+) {
+  const { programId, bank, mint } = input;
+  const uid = resolvePaymentUid(input.request);
+  const [[payment], [paymentExt]] = await Promise.all([findPaymentPda(programId, uid.bytes, bank), findPaymentExtPda(programId, uid.bytes, bank)]);
+  const [accounts, blockhash] = await Promise.all([fetchAccounts(config, input.isSol ? [payment] : [payment, mint]), getLatestBlockhash(config)]);
+  if (accounts.get(payment)) throw badRequest(`paymentUid: a payment with uid ${paymentUidToHex(uid.bytes)} already exists; use a new uid`);
+  return { uid, payment, paymentExt, accounts, blockhash };
 }
 
 /** `paymentUidHex`, else `paymentUid`, else a fresh random uid (returned in both forms). */

@@ -1,14 +1,12 @@
-import { getBase58Decoder } from "@solana/kit";
 import type { Config } from "../../config/load-config";
 import type { Env } from "../../env";
 import { signAsFeePayer } from "../../solana/fee-payer-signature";
-import { settleSignedPayment, type SettleCall, type Settlement, type SignedPayment } from "../../settlement/settle-engine";
+import { settleSignedPayment, settleablePayment, type SettleCall, type Settlement, type SignedPayment } from "../../settlement/settle-engine";
 import type { AcceptedRequirements } from "../../x402/payment-verdict";
 import type { VerifySettleBody } from "../../x402/schemas";
 import { verifyEscrowPayment, type VerifiedEscrowPayment } from "./verify";
 import { watchEscrowPayment } from "../../store/escrow-watch";
-
-const base58 = getBase58Decoder();
+import { encodeBase58 } from "../../solana/base58";
 
 /**
  * Settles an `sla-escrow` funding exactly once, on the same ledger and engine as the exact rail. A sponsored funding
@@ -27,24 +25,11 @@ export async function settleEscrowPayment(
   const signed = await signedFunding(config, verified);
   // Watched before the send, so the keeper releases or refunds it even if this call's answer is lost.
   await watchEscrowPayment(env.DB, { paymentPda: verified.paymentPda, mint: accepted.requirements.asset, fundingSignature: signed.signature }, Date.now());
-  return settleSignedPayment(
-    config,
-    env,
-    {
-      accepted: verified.accepted,
-      messageHash: verified.messageHash,
-      payer: verified.payer,
-      merchantWallet: verified.merchantWallet,
-      recentBlockhash: verified.tx.recentBlockhash,
-      transfer: null,
-    },
-    signed,
-    call,
-  );
+  return settleSignedPayment(config, env, settleablePayment(verified, { transfer: null }), signed, call);
 }
 
 async function signedFunding(config: Config, verified: VerifiedEscrowPayment): Promise<SignedPayment> {
   if (verified.sponsored) return signAsFeePayer(config, verified.tx);
   // Verified above: the buyer's signature is in slot 0 and it is the transaction id.
-  return { wireBytes: verified.tx.wireBytes, signature: base58.decode(verified.tx.signatures[0]!) };
+  return { wireBytes: verified.tx.wireBytes, signature: encodeBase58(verified.tx.signatures[0]!) };
 }
