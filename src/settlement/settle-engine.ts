@@ -10,6 +10,7 @@ import { isSellerRetryOfReportedSuccess } from "./repeat-settle";
 import { rejection, type AcceptedRequirements, type PaymentRejection } from "../x402/payment-verdict";
 import { isFacilitatorError } from "../errors/catalogue";
 import { log } from "../observability/log";
+import type { PaymentAttempt } from "../store/payment-attempts";
 import { rejectionForTransactionError } from "../schemes/exact/simulate";
 import type { PaymentTransfer } from "../schemes/exact/verify-rules";
 
@@ -22,6 +23,8 @@ export interface SettledPayment {
   ok: true;
   payer: string;
   signature: string;
+  /** True when the seller's history row for this success was written with the success report (see SettleCall). */
+  historyRecorded: boolean;
   /** True when this answer repeats the success a seller's earlier call with the same correlation id heard. */
   alreadySettled: boolean;
   payTo: string;
@@ -78,19 +81,22 @@ export interface SettleCall {
   callerCorrelationId: string | null;
   /** Runs work after the response (waitUntil). */
   defer: (work: Promise<unknown>) => void;
+  /** The seller's history row for a success of this call, written in the same D1 transaction as the success report. */
+  successHistory?: (signature: string, payer: string) => PaymentAttempt;
 }
 
 
 /**
  * Settles a verified, fully signed payment exactly once, and answers `success: true` for it exactly once (any rail).
  *
- * The D1 ledger row keyed by the message hash decides who sends; because the signed bytes are fixed, any later call
- * can only re-send the same transaction, so retries and concurrent calls converge on one on-chain payment. The
- * signature (the transaction id) is returned only once the cluster accepted the transaction.
+ * The D1 ledger row keyed by the message hash decides who answers, and who may re-send later (the lease holder);
+ * because the signed bytes are fixed, any call can only send the same transaction again, so retries and concurrent
+ * calls converge on one on-chain payment. The signature (the transaction id) is returned only once the cluster
+ * accepted the transaction.
  */
 export async function settleSignedPayment(config: Config, env: Env, verified: SettleablePayment, signed: SignedPayment, call: SettleCall): Promise<Settlement> {
   const leaseId = crypto.randomUUID();
-  const claim = await claimSettlement(env.DB, {
+  const claimRow = {
     messageHash: verified.messageHash,
     signature: signed.signature,
     scheme: verified.accepted.scheme,
@@ -104,11 +110,31 @@ export async function settleSignedPayment(config: Config, env: Env, verified: Se
     maxTimeoutSeconds: verified.accepted.requirements.maxTimeoutSeconds,
     leaseId,
     leaseExpiresAtMs: Date.now() + SUBMIT_LEASE_MS,
-  });
+  };
+  const ctx: SettleContext = { config, env, verified, wireBase64: toBase64(signed.wireBytes), signature: signed.signature, ...call };
 
-  const context: SettleContext = { config, env, verified, wireBase64: toBase64(signed.wireBytes), signature: signed.signature, ...call };
-  if (!claim.claimed) return reconcile(context, claim.existing, leaseId);
-  return submitAndConfirm(context);
+  if (verified.beforeFirstSend) {
+    // Work that must happen once and before any send (e.g. creating the vault) waits for the claim.
+    const claim = await claimSettlement(env.DB, claimRow);
+    if (!claim.claimed) return reconcile(ctx, claim.existing, leaseId);
+    return submitAndConfirm(ctx);
+  }
+
+  // The claim and the send overlap. This is safe because the signed bytes are fixed: a send by a caller that then
+  // loses the claim can only be the same transaction again (the cluster processes it at most once), and a payment
+  // whose row says "failed" can no longer land (its blockhash expired, or it already executed and failed). What
+  // stays sequential is the answer: success is still reported only through the ledger row.
+  const [claim, sent] = await Promise.allSettled([claimSettlement(env.DB, claimRow), sendWithPreflight(config, ctx.wireBase64)]);
+  if (claim.status === "rejected") {
+    // No ledger row, so no success may be answered; if the cluster may have the transaction, say pending with its
+    // id (a retry claims the row and finds the landed payment), else the database fault stands.
+    if (sent.status === "rejected" || sent.value.kind === "sent" || sent.value.err === "AlreadyProcessed") {
+      return pendingAnswer(ctx, true, "the settlement ledger could not be written");
+    }
+    throw claim.reason;
+  }
+  if (!claim.value.claimed) return reconcile(ctx, claim.value.existing, leaseId);
+  return afterSend(ctx, sent);
 }
 
 interface SettleContext extends SettleCall {
@@ -124,19 +150,23 @@ async function submitAndConfirm(ctx: SettleContext): Promise<Settlement> {
     const prepared = await ctx.verified.beforeFirstSend();
     if (!prepared.ok) return failWithoutSignature(ctx, prepared);
   }
-  let sent: SendOutcome;
-  try {
-    sent = await sendWithPreflight(ctx.config, ctx.wireBase64);
-  } catch (error) {
+  const [sent] = await Promise.allSettled([sendWithPreflight(ctx.config, ctx.wireBase64)]);
+  return afterSend(ctx, sent);
+}
+
+/** What the claim holder does with the answer to its send. */
+async function afterSend(ctx: SettleContext, sent: PromiseSettledResult<SendOutcome>): Promise<Settlement> {
+  if (sent.status === "rejected") {
     // Dropped or unanswered: the cluster may have the transaction. Never a failure: pending, and a retry finds out.
-    if (isFacilitatorError(error)) return pending(ctx, { signatureKnownToCluster: true, cause: error.message });
-    throw error;
+    if (isFacilitatorError(sent.reason)) return pending(ctx, { signatureKnownToCluster: true, cause: sent.reason.message });
+    throw sent.reason;
   }
-  if (sent.kind === "rejected") {
-    if (sent.err === "AlreadyProcessed") return confirmAndReport(ctx); // the same transaction landed (a concurrent send)
-    if (sent.err === "BlockhashNotFound") return expiredUnlessLanded(ctx);
+  const outcome = sent.value;
+  if (outcome.kind === "rejected") {
+    if (outcome.err === "AlreadyProcessed") return confirmAndReport(ctx); // the same transaction landed (a concurrent send)
+    if (outcome.err === "BlockhashNotFound") return expiredUnlessLanded(ctx);
     // Preflight refused it: the cluster never accepted it, so its signature stays with us.
-    return failWithoutSignature(ctx, rejectionForTransactionError(sent.err, sent.logs, ctx.verified.transfer));
+    return failWithoutSignature(ctx, rejectionForTransactionError(outcome.err, outcome.logs, ctx.verified.transfer));
   }
   return confirmAndReport(ctx);
 }
@@ -188,7 +218,7 @@ async function reportConfirmed(ctx: SettleContext): Promise<Settlement> {
   const nowMs = Date.now();
   let won: boolean;
   try {
-    won = await claimSuccessReport(ctx.env.DB, ctx.verified.messageHash, ctx.callerCorrelationId, nowMs);
+    won = await claimSuccessReport(ctx.env.DB, ctx.verified.messageHash, ctx.callerCorrelationId, nowMs, ctx.successHistory?.(ctx.signature, ctx.verified.payer));
   } catch (error) {
     // The chain is the truth: the payment landed, so the seller hears success; the ledger catches up after.
     log("error", "settlement_confirmed_write_failed", { signature: ctx.signature, error });
@@ -197,7 +227,7 @@ async function reportConfirmed(ctx: SettleContext): Promise<Settlement> {
   }
   if (won) {
     if (ctx.verified.onFirstConfirmation) ctx.defer(ctx.verified.onFirstConfirmation(nowMs));
-    return settled(ctx, false);
+    return { ...settled(ctx, false), historyRecorded: ctx.successHistory !== undefined };
   }
   const row = await getSettlement(ctx.env.DB, ctx.verified.messageHash);
   return row ? repeatOfReportedSuccess(ctx, row) : settled(ctx, false);
@@ -250,14 +280,18 @@ async function pending(ctx: SettleContext, options: { signatureKnownToCluster: b
       log("warn", "settlement_pending_write_failed", { signature: ctx.signature, error }),
     );
   }
-  const what = options.signatureKnownToCluster ? `Transaction ${ctx.signature} was handed to the cluster` : "The payment is being settled by another call";
+  return pendingAnswer(ctx, options.signatureKnownToCluster, options.cause);
+}
+
+function pendingAnswer(ctx: SettleContext, signatureKnownToCluster: boolean, cause?: string): PendingSettlement {
+  const what = signatureKnownToCluster ? `Transaction ${ctx.signature} was handed to the cluster` : "The payment is being settled by another call";
   return {
     ok: false,
     pending: true,
     payer: ctx.verified.payer,
-    ...(options.signatureKnownToCluster ? { signature: ctx.signature } : {}),
+    ...(signatureKnownToCluster ? { signature: ctx.signature } : {}),
     reason: "settlement_pending",
-    message: `${what} but is not confirmed yet${options.cause ? ` (${options.cause})` : ""}; call /settle again with the same body and X-Correlation-ID to find out`,
+    message: `${what} but is not confirmed yet${cause ? ` (${cause})` : ""}; call /settle again with the same body and X-Correlation-ID to find out`,
   };
 }
 
@@ -300,6 +334,7 @@ function settled(ctx: SettleContext, alreadySettled: boolean): SettledPayment {
     ok: true,
     payer: verified.payer,
     signature: ctx.signature,
+    historyRecorded: false,
     alreadySettled,
     payTo: verified.accepted.requirements.payTo,
     merchantWallet: verified.merchantWallet,

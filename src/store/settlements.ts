@@ -1,6 +1,7 @@
 import { and, eq, inArray } from "drizzle-orm";
 import { database } from "./db";
 import { settlements } from "./schema";
+import type { PaymentAttempt } from "./payment-attempts";
 
 export type SettlementRow = typeof settlements.$inferSelect;
 export type SettlementState = SettlementRow["state"];
@@ -15,12 +16,17 @@ export async function claimSettlement(
   attempt = 0,
 ): Promise<{ claimed: true } | { claimed: false; existing: SettlementRow }> {
   const now = Date.now();
-  const inserted = await database(d1)
-    .insert(settlements)
-    .values({ ...row, state: "submitting", createdAtMs: now, updatedAtMs: now, errorReason: null, errorMessage: null, confirmedAtMs: null, successReportedAtMs: null, successCorrelationId: null })
-    .onConflictDoNothing({ target: settlements.messageHash })
-    .returning({ messageHash: settlements.messageHash });
-  if (inserted.length > 0) return { claimed: true };
+  // A plain prepared statement: this is on every settle's critical path, and drizzle builds the query anew each call.
+  const inserted = await d1
+    .prepare(
+      `INSERT INTO settlements (message_hash, signature, state, scheme, network, payer, pay_to, merchant_wallet, asset, amount, last_valid_block_height,
+         lease_id, lease_expires_at_ms, max_timeout_seconds, created_at_ms, updated_at_ms)
+       VALUES (?1, ?2, 'submitting', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14)
+       ON CONFLICT (message_hash) DO NOTHING`,
+    )
+    .bind(row.messageHash, row.signature, row.scheme, row.network, row.payer, row.payTo, row.merchantWallet, row.asset, row.amount, row.lastValidBlockHeight, row.leaseId, row.leaseExpiresAtMs, row.maxTimeoutSeconds, now)
+    .run();
+  if ((inserted.meta.changes ?? 0) > 0) return { claimed: true };
   const existing = await getSettlement(d1, row.messageHash);
   // Released in between (an attempt the cluster never accepted): claim it again.
   if (!existing) {
@@ -47,8 +53,8 @@ export async function getSettlement(d1: D1Database, messageHash: string): Promis
 }
 
 /**
- * Just the state and signature of a payment's ledger row: /verify's duplicate check, on every call. A plain
- * prepared statement, because drizzle builds the query anew on each call and that showed in verify's CPU profile.
+ * Just the state and signature of a payment's ledger row: /verify's duplicate check (when the chain refused the
+ * payment). A plain prepared statement: drizzle builds the query anew on each call.
  */
 export async function getSettlementState(d1: D1Database, messageHash: string): Promise<Pick<SettlementRow, "state" | "signature"> | undefined> {
   const row = await d1.prepare("SELECT state, signature FROM settlements WHERE message_hash = ? LIMIT 1").bind(messageHash).first<Pick<SettlementRow, "state" | "signature">>();
@@ -87,17 +93,31 @@ export async function takeOverLease(d1: D1Database, messageHash: string, leaseId
  * Records that the chain confirmed the payment and claims the one success answer it may get (issue: one payment,
  * one delivery). Exactly one caller across all isolates sees `true`; the chain is the truth, so this also moves
  * a row that was marked failed or pending to confirmed.
+ *
+ * With `attempt`, the seller's history row for that success is written in the same transaction, and only if this
+ * call won the report (`changes()` is the UPDATE's row count): one D1 round trip instead of two per settle, and
+ * never a "settled" history row for a call that answered duplicate.
  */
-export async function claimSuccessReport(d1: D1Database, messageHash: string, correlationId: string | null, nowMs: number): Promise<boolean> {
-  const result = await d1
+export async function claimSuccessReport(d1: D1Database, messageHash: string, correlationId: string | null, nowMs: number, attempt?: PaymentAttempt): Promise<boolean> {
+  const report = d1
     .prepare(
       `UPDATE settlements SET state = 'confirmed', confirmed_at_ms = COALESCE(confirmed_at_ms, ?1), success_reported_at_ms = ?1,
          success_correlation_id = ?2, lease_expires_at_ms = NULL, error_reason = NULL, error_message = NULL, updated_at_ms = ?1
        WHERE message_hash = ?3 AND success_reported_at_ms IS NULL`,
     )
-    .bind(nowMs, correlationId, messageHash)
-    .run();
-  return (result.meta.changes ?? 0) > 0;
+    .bind(nowMs, correlationId, messageHash);
+  if (!attempt) return ((await report.run()).meta.changes ?? 0) > 0;
+  const [reported] = await d1.batch([report, insertAttemptIfReported(d1, attempt)]);
+  return (reported!.meta.changes ?? 0) > 0;
+}
+
+function insertAttemptIfReported(d1: D1Database, a: PaymentAttempt): D1PreparedStatement {
+  return d1
+    .prepare(
+      `INSERT INTO payment_attempts (kind, correlation_id, scheme, network, payer, pay_to, merchant_wallet, asset, amount, outcome, reason, signature, started_at_ms, duration_ms)
+       SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14 WHERE changes() > 0`,
+    )
+    .bind(a.kind, a.correlationId, a.scheme ?? null, a.network ?? null, a.payer ?? null, a.payTo ?? null, a.merchantWallet ?? null, a.asset ?? null, a.amount ?? null, a.outcome, a.reason ?? null, a.signature ?? null, a.startedAtMs, a.durationMs);
 }
 
 /** The ledger row of a transaction signature (the fee payer's signature is the transaction id). */

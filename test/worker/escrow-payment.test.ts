@@ -177,6 +177,7 @@ describe("sla-escrow build → verify → settle on the local chain", () => {
     expect(replay.body).toMatchObject({ success: false, errorReason: "duplicate_settlement", transaction: settle.body.transaction });
     const reverify = await post("/verify", body);
     expect(reverify.body.invalidReason).toBe("duplicate_settlement");
+    expect(reverify.body.invalidMessage).toContain(settle.body.transaction);
     const record = await call(`/settlements/${settle.body.transaction}`);
     expect(record.body).toMatchObject({ state: "confirmed", scheme: "sla-escrow", merchantWallet: seller, payTo: line.payTo });
   });

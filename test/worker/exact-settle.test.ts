@@ -55,10 +55,11 @@ describe("exact: settlement is idempotent and never doubles a payment", () => {
     expect(replay.status).toBe(400);
     expect(replay.body).toMatchObject({ success: false, errorReason: "duplicate_settlement", transaction: first.body.transaction });
     expect(replay.body.errorMessage).toContain(`/settlements/${first.body.transaction}`);
-    // /verify of a settled payment is invalid too.
+    // /verify of a settled payment is invalid too, and names the settlement from the ledger.
     const verify = await call("/verify", { method: "POST", json: body });
     expect(verify.status).toBe(400);
     expect(verify.body).toMatchObject({ isValid: false, invalidReason: "duplicate_settlement" });
+    expect(verify.body.invalidMessage).toContain(first.body.transaction);
 
     const [vaultAta] = await findAssociatedTokenPda({ owner: address(line.payTo), mint: USDC, tokenProgram: TOKEN_PROGRAM });
     expect(await tokenBalance(vaultAta)).toBe(200_000n);
@@ -218,6 +219,19 @@ describe("exact: the audit trail", () => {
     expect(rows[0]).toMatchObject({ payer: buyer.address, amount: "120000", asset: USDC, signature: settled.body.transaction, merchant_wallet: line.extra.merchantWallet });
     expect(rows[1]).toMatchObject({ reason: "invalid_payload_requirements_mismatch" });
     expect(Number(rows[0]!.duration_ms)).toBeGreaterThanOrEqual(0);
+
+    // A replay under another correlation id is recorded as the duplicate it is; the payment keeps one "settled" row.
+    const replayId = `${correlationId}-replay`;
+    const replay = await call("/settle", { method: "POST", json: body, headers: { "X-Correlation-ID": replayId } });
+    expect(replay.body.errorReason).toBe("duplicate_settlement");
+    let replayRows: Record<string, unknown>[] = [];
+    for (let i = 0; i < 20 && replayRows.length < 1; i++) {
+      replayRows = (await env.DB.prepare("SELECT * FROM payment_attempts WHERE correlation_id = ?").bind(replayId).all()).results;
+      if (replayRows.length < 1) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(replayRows.map((r) => [r.outcome, r.reason])).toEqual([["failed", "duplicate_settlement"]]);
+    const settledRows = await env.DB.prepare("SELECT count(*) AS n FROM payment_attempts WHERE signature = ? AND outcome = 'settled'").bind(settled.body.transaction).first<{ n: number }>();
+    expect(settledRows?.n).toBe(1);
   });
 });
 

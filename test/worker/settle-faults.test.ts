@@ -106,3 +106,56 @@ describe("settle under RPC faults: once the cluster may have the transaction, on
     expect(replay?.body).toMatchObject({ success: false, errorReason: "duplicate_settlement" });
   });
 });
+
+describe("settle when the ledger claim fails while the send is already out", () => {
+  it("→ 202 settlement_pending with the signature, never success; a retry claims the row and hears the one success", async () => {
+    const s = await sellerWithVault("claim-fault");
+    const body = await s.f.signedBody(s.buyer, s.line);
+    // As above: a thin wrapper fails the ledger claim (the INSERT into settlements) once; the rest is the real D1.
+    let failuresLeft = 1;
+    const flakyDb = new Proxy(env.DB, {
+      get(target, property) {
+        if (property !== "prepare") return Reflect.get(target, property, target);
+        return (sql: string) => {
+          if (/^\s*insert into "?settlements"?\s/i.test(sql) && failuresLeft-- > 0) throw new Error("D1_ERROR: injected claim failure");
+          return target.prepare(sql);
+        };
+      },
+    });
+    s.f.setEnv({ DB: flakyDb });
+    const first = await s.f.post("/settle", body);
+    expect(first.status, JSON.stringify(first.body)).toBe(202);
+    expect(first.body).toMatchObject({ success: false, errorReason: "settlement_pending" });
+    expect(first.body.transaction).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
+    expect(failuresLeft).toBe(0);
+
+    const retry = await s.f.post("/settle", body);
+    expect(retry.status, JSON.stringify(retry.body)).toBe(200);
+    expect(retry.body).toMatchObject({ success: true, transaction: first.body.transaction });
+    const replay = await s.f.post("/settle", body);
+    expect(replay.body).toMatchObject({ success: false, errorReason: "duplicate_settlement" });
+    expect(await tokenBalance(s.vaultAta)).toBe(200_000n); // one transfer for this payment
+  });
+});
+
+describe("/verify of a settled payment after its blockhash expired", () => {
+  // The shared test chain cannot be moved ~150 blocks forward without expiring other files' payments, so the proxy
+  // answers simulateTransaction as the cluster does by then (BlockhashNotFound); everything else is the real chain.
+  it("is still duplicate_settlement naming the settlement; an unsettled payment is blockhash_expired", async () => {
+    const s = await sellerWithVault("verify-after-expiry");
+    const settledBody = await s.f.signedBody(s.buyer, s.line);
+    const settled = await s.f.post("/settle", settledBody);
+    expect(settled.body.success, JSON.stringify(settled.body)).toBe(true);
+    const unsettledBody = await s.f.signedBody(s.buyer, s.line);
+
+    await s.setFaults({ blockhashExpired: true });
+    const replay = await s.f.post("/verify", settledBody);
+    expect(replay.status, JSON.stringify(replay.body)).toBe(400);
+    expect(replay.body).toMatchObject({ isValid: false, invalidReason: "duplicate_settlement" });
+    expect(replay.body.invalidMessage).toContain(settled.body.transaction);
+
+    const stale = await s.f.post("/verify", unsettledBody);
+    expect(stale.status, JSON.stringify(stale.body)).toBe(400);
+    expect(stale.body).toMatchObject({ isValid: false, invalidReason: "blockhash_expired" });
+  });
+});

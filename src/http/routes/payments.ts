@@ -8,7 +8,7 @@ import { checkCommonRequirements } from "../../x402/common-checks";
 import { rejection, type PaymentRejection } from "../../x402/payment-verdict";
 import { RAIL_BY_SCHEME } from "../../schemes/registry";
 import type { Settlement } from "../../settlement/settle-engine";
-import { recordPaymentAttempt } from "../../store/payment-attempts";
+import { recordPaymentAttempt, type PaymentAttempt } from "../../store/payment-attempts";
 import { log } from "../../observability/log";
 import { ERROR_STATUS, isFacilitatorError } from "../../errors/catalogue";
 import { callerCorrelationIdOf } from "../middleware/correlation-id";
@@ -66,12 +66,15 @@ export function paymentRoutes(): RouteDef[] {
         const config = c.var.config;
         const parsed = await readLimitedPaymentBody(c);
         const correlationId = parsed.ok ? (parsed.body.correlationId ?? c.var.correlationId) : c.var.correlationId;
-        const result: Settlement = parsed.ok ? await asRejectionOnFault(settlePayment(c, parsed.body, correlationId)) : parsed;
+        const result: Settlement = parsed.ok ? await asRejectionOnFault(settlePayment(c, parsed.body, correlationId, startedAtMs)) : parsed;
         const signature = "signature" in result && result.signature ? result.signature : "";
         const outcome = result.ok ? "settled" : "pending" in result ? "pending" : "failed";
         recordTelemetry(c, "settle", parsed.ok ? parsed.body : null, startedAtMs, outcome, result.ok ? null : result.reason);
-        // The seller's payment history: only for a body that parsed (an anonymous junk request writes nothing).
-        if (parsed.ok) recordSettleAttempt(c, parsed.body, correlationId, startedAtMs, outcome, result.ok ? null : result.reason, signature || null, result.payer ?? null);
+        // The seller's payment history: only for a body that parsed (an anonymous junk request writes nothing); a
+        // success usually wrote its row together with the ledger's success report.
+        if (parsed.ok && !(result.ok && result.historyRecorded)) {
+          runAfterResponse(c, recordPaymentAttempt(c.env.DB, settleAttempt(parsed.body, correlationId, startedAtMs, outcome, result.ok ? null : result.reason, signature || null, result.payer ?? null)), correlationId);
+        }
         if (result.ok) {
           return c.json({
             success: true,
@@ -132,7 +135,7 @@ async function verifyPayment(c: AppContext, body: VerifySettleBody): Promise<{ o
   return verdict.ok ? { ok: true, payer: verdict.payer } : verdict;
 }
 
-async function settlePayment(c: AppContext, body: VerifySettleBody, correlationId: string): Promise<Settlement> {
+async function settlePayment(c: AppContext, body: VerifySettleBody, correlationId: string, startedAtMs: number): Promise<Settlement> {
   const config = c.var.config;
   const accepted = checkCommonRequirements(config, body);
   if ("ok" in accepted) return accepted;
@@ -142,6 +145,7 @@ async function settlePayment(c: AppContext, body: VerifySettleBody, correlationI
     // Only the header counts as the seller's retry key: the body may come verbatim from the buyer.
     callerCorrelationId: callerCorrelationIdOf(c.req.header("X-Correlation-ID")),
     defer: (work) => runAfterResponse(c, work, correlationId),
+    successHistory: (signature, payer) => settleAttempt(body, correlationId, startedAtMs, "settled", null, signature, payer),
   });
 }
 
@@ -176,9 +180,8 @@ function recordTelemetry(c: AppContext, route: "verify" | "settle", body: Verify
   });
 }
 
-/** The settle attempt row (audit trail and the seller's payment history), written after the response. */
-function recordSettleAttempt(
-  c: AppContext,
+/** The settle attempt row (audit trail and the seller's payment history). */
+function settleAttempt(
   body: VerifySettleBody,
   correlationId: string,
   startedAtMs: number,
@@ -186,10 +189,10 @@ function recordSettleAttempt(
   reason: string | null,
   signature: string | null,
   payer: string | null | undefined,
-): void {
+): PaymentAttempt {
   const requirements = body.paymentRequirements;
   const merchantWallet = requirements.extra.merchantWallet;
-  const write = recordPaymentAttempt(c.env.DB, {
+  return {
     kind: "settle",
     correlationId,
     scheme: requirements.scheme,
@@ -204,8 +207,7 @@ function recordSettleAttempt(
     signature,
     startedAtMs,
     durationMs: Date.now() - startedAtMs,
-  });
-  runAfterResponse(c, write, correlationId);
+  };
 }
 
 /** Keeps the isolate alive for work that finishes after the response; failures are logged, never surfaced. */

@@ -1,6 +1,7 @@
 import type { Address } from "@solana/kit";
 import { isBase58Address } from "../../solana/base58";
 import type { Config } from "../../config/load-config";
+import { explainChainRefusal } from "../../settlement/already-settled";
 import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../config/networks";
 import { decodeWireTransaction, type DecodedTransaction } from "../../solana/wire-transaction";
 import { verifyNonFeePayerSignatures } from "../../solana/signatures";
@@ -16,7 +17,6 @@ import { simulatePayment } from "./simulate";
 import { isBlockhashStillValid } from "../../solana/blockhash";
 import { decodeSplitVault } from "../../programs/universal-settle/accounts";
 import { toHex } from "../../solana/bytes";
-import { getSettlementState } from "../../store/settlements";
 import { minimumPaymentRaw } from "./minimum-amount";
 import { classifyVaultTokenAccount } from "./vault-token-account";
 import { resolveMerchantWallet } from "./vault-seller";
@@ -50,7 +50,7 @@ export async function verifyExactPayment(
   config: Config,
   body: VerifySettleBody,
   accepted: AcceptedRequirements,
-  options: { simulate: boolean; /** /verify only: refuse a payment the ledger already settled (one key lookup). */ ledger?: D1Database },
+  options: { simulate: boolean; /** /verify only: names the settlement when the chain refuses a landed payment (see explainChainRefusal). */ ledger?: D1Database },
 ): Promise<ExactVerification> {
   const { requirements, amount } = accepted;
   const programId = config.programs.universalSettle;
@@ -123,20 +123,10 @@ export async function verifyExactPayment(
   const toRead: Address[] = [];
   if (mintAddress && !knownMint) toRead.push(mintAddress);
   if (!provisioned) toRead.push(vault, destination, transfer.source);
-  const [accounts, simulation, ledgerRow] = await Promise.all([
+  const [accounts, simulation] = await Promise.all([
     toRead.length > 0 ? fetchAccounts(config, toRead) : Promise.resolve(new Map<Address, AccountSnapshot | null>()),
     options.simulate ? simulatePayment(config, tx, transfer) : Promise.resolve(null),
-    options.ledger ? getSettlementState(options.ledger, messageHash) : Promise.resolve(undefined),
   ]);
-  if (ledgerRow && ledgerRow.state !== "failed") {
-    return rejection(
-      "duplicate_settlement",
-      ledgerRow.state === "confirmed"
-        ? `This payment was already settled (transaction ${ledgerRow.signature}); it cannot be used again`
-        : "This payment is already being settled; it cannot be used again",
-      { payer },
-    );
-  }
 
   let mint: MintInfo | null = knownMint;
   if (mintAddress && !mint) {
@@ -188,12 +178,12 @@ export async function verifyExactPayment(
       // The simulation fails on the missing vault, but its lifetime verdict still holds; settle, which does not
       // simulate, asks the cluster directly — a vault is never fronted for a payment that cannot land.
       const lifetime = simulation ? lifetimeRejection(simulation) : (await isBlockhashStillValid(config, tx.recentBlockhash)) ? null : BLOCKHASH_EXPIRED;
-      if (lifetime) return { ...lifetime, payer };
+      if (lifetime) return explainChainRefusal(options.ledger, messageHash, { ...lifetime, payer });
       return { ok: true, accepted, tx, messageHash, transfer, payer, merchantWallet, vault, destination, mint, needsProvisioning };
     }
   }
 
-  if (simulation && !simulation.ok) return { ...simulation, payer };
+  if (simulation && !simulation.ok) return explainChainRefusal(options.ledger, messageHash, { ...simulation, payer });
   return { ok: true, accepted, tx, messageHash, transfer, payer, merchantWallet, vault, destination, mint, needsProvisioning };
 }
 

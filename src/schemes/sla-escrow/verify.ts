@@ -9,7 +9,7 @@ import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../solana/
 import { decodeWireTransaction, type DecodedTransaction } from "../../solana/wire-transaction";
 import { getFundPaymentInstruction } from "../../programs/sla-escrow/instructions";
 import { findEscrowSolStoragePda, findPaymentPda } from "../../programs/sla-escrow/pda";
-import { getSettlementState } from "../../store/settlements";
+import { explainChainRefusal } from "../../settlement/already-settled";
 import { rejection, type AcceptedRequirements, type PaymentRejection } from "../../x402/payment-verdict";
 import type { VerifySettleBody } from "../../x402/schemas";
 import { rejectionForTransactionError } from "../exact/simulate";
@@ -35,7 +35,7 @@ const PLAIN_MINT_ACCOUNT_SIZE = 82;
 /**
  * Verifies an `sla-escrow` payment (spec §2.1, ABI "Verification"): the line's terms, the transaction's shape, the
  * FundPayment's fields and accounts against what our builder would produce, signatures, then one batched chain read,
- * the ledger lookup and (verify only) a simulation, in parallel.
+ * and (verify only) a simulation in parallel; the ledger is read only when the chain refuses (explainChainRefusal).
  */
 export async function verifyEscrowPayment(
   config: Config,
@@ -100,25 +100,17 @@ export async function verifyEscrowPayment(
   }
 
   const messageHash = toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", tx.messageBytes as Uint8Array<ArrayBuffer>)));
-  const [accounts, simulation, ledgerRow] = await Promise.all([
+  const [accounts, simulation] = await Promise.all([
     tokenProgram ? fetchAccounts(config, [data.mint]) : Promise.resolve(new Map<Address, AccountSnapshot | null>()),
     options.simulate ? simulateFunding(config, tx, sponsored) : Promise.resolve(null),
-    options.ledger ? getSettlementState(options.ledger, messageHash) : Promise.resolve(undefined),
   ]);
-  if (ledgerRow && ledgerRow.state !== "failed") {
-    return rejection(
-      "duplicate_settlement",
-      ledgerRow.state === "confirmed" ? `This payment was already settled (transaction ${ledgerRow.signature}); it cannot be used again` : "This payment is already being settled; it cannot be used again",
-      { payer },
-    );
-  }
   if (tokenProgram) {
     const mint = accounts.get(data.mint);
     if (!mint || mint.owner !== tokenProgram || mint.data.length !== PLAIN_MINT_ACCOUNT_SIZE) {
       return rejection("invalid_sla_escrow_payload_mint", `Asset ${data.mint} is not a plain (82-byte) mint of token program ${tokenProgram}`, { payer });
     }
   }
-  if (simulation && !simulation.ok) return { ...simulation, payer };
+  if (simulation && !simulation.ok) return explainChainRefusal(options.ledger, messageHash, { ...simulation, payer });
 
   return { ok: true, accepted, tx, messageHash, payer, merchantWallet: terms.seller, sponsored, paymentPda: payment };
 }
