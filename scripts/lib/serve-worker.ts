@@ -88,7 +88,7 @@ export async function serveWorker(options: ServeWorkerOptions): Promise<ServedWo
 }
 
 /** `wrangler deploy --dry-run --outdir`: the production bundle, nothing uploaded. */
-function bundleWorker(outDir: string, entrypoint: string | undefined): Promise<void> {
+export function bundleWorker(outDir: string, entrypoint?: string): Promise<void> {
   const args = ["deploy", "--dry-run", "--outdir", outDir];
   if (entrypoint) args.push(path.resolve(ROOT, entrypoint));
   return runWrangler(args, "bundling the Worker", BUNDLE_TIMEOUT_MS);

@@ -1,11 +1,10 @@
 import type { Hono } from "hono";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { AppContext, AppEnv } from "../http/context";
 import type { EndpointInfo } from "../http/route-def";
 import { agentToolsOf, toolRequest } from "../discovery/agent-tools";
 import { FacilitatorError } from "../errors/catalogue";
 import { errorResponse } from "../http/error-handler";
-import { buildToolServer } from "./tool-server";
+import { buildToolServer, statelessTransport } from "./tool-server";
 import { STATIC_ARTIFACT_PATHS } from "../discovery/static-artifacts";
 
 export const MCP_PATH = STATIC_ARTIFACT_PATHS.mcp;
@@ -24,12 +23,12 @@ export function mountMcp(app: Hono<AppEnv>, endpoints: () => readonly EndpointIn
       const value = c.req.header(name);
       return value ? [[name, value] as [string, string]] : [];
     });
-    const server = buildToolServer(agentToolsOf(endpoints()), async (tool, args) => {
+    const server = await buildToolServer(agentToolsOf(endpoints()), async (tool, args) => {
       const request = toolRequest(tool, origin, args);
       for (const [name, value] of forwarded) request.headers.set(name, value);
       return app.fetch(request, c.env, executionContextOf(c));
     });
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = await statelessTransport();
     await server.connect(transport);
     try {
       return await transport.handleRequest(c.req.raw);

@@ -1,5 +1,5 @@
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { API_VERSION } from "../http/context";
 import { SERVICE_NAME } from "../discovery/capabilities";
 import { ToolArgumentError, type AgentTool } from "../discovery/agent-tools";
@@ -12,7 +12,8 @@ export type ToolInvoker = (tool: AgentTool, args: Record<string, unknown>) => Pr
  * An MCP server whose tools are the agent tools of the route table: listing returns their JSON Schemas, a call
  * runs the mapped route, so MCP answers exactly what HTTP answers (status, body, rate limits, errors).
  */
-export function buildToolServer(tools: readonly AgentTool[], invoke: ToolInvoker): Server {
+export async function buildToolServer(tools: readonly AgentTool[], invoke: ToolInvoker): Promise<Server> {
+  const { Server, CallToolRequestSchema, ListToolsRequestSchema } = await loadMcpSdk();
   const server = new Server({ name: SERVICE_NAME, version: API_VERSION }, { capabilities: { tools: {} }, jsonSchemaValidator: NEVER_ELICITS });
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
 
@@ -46,6 +47,31 @@ export function buildToolServer(tools: readonly AgentTool[], invoke: ToolInvoker
     };
   });
   return server;
+}
+
+/**
+ * The MCP SDK is loaded on the first /mcp call rather than at start: its modules build hundreds of zod schemas when
+ * they load, ~35 ms of CPU on every cold start of the Worker (measured with the bundle in Node), for a route only
+ * MCP agents use. Only SDK modules are imported lazily, so the bundler keeps tree-shaking everything else.
+ */
+async function loadMcpSdk() {
+  const [server, types, transport] = await Promise.all([
+    import("@modelcontextprotocol/sdk/server/index.js"),
+    import("@modelcontextprotocol/sdk/types.js"),
+    import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),
+  ]);
+  return {
+    Server: server.Server,
+    CallToolRequestSchema: types.CallToolRequestSchema,
+    ListToolsRequestSchema: types.ListToolsRequestSchema,
+    StreamableHttpTransport: transport.WebStandardStreamableHTTPServerTransport,
+  };
+}
+
+/** A stateless Streamable HTTP transport (JSON responses, no session) for one request. */
+export async function statelessTransport() {
+  const { StreamableHttpTransport } = await loadMcpSdk();
+  return new StreamableHttpTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
 }
 
 /** The SDK validates elicitation answers with this; the server never elicits (and ajv is not bundled, see no-ajv.ts). */
