@@ -33,6 +33,24 @@ async function sellerWithVault(label: string) {
   return { ...faults, f, buyer, line, vaultAta };
 }
 
+/**
+ * workerd's local D1 cannot be made to fail on demand, so a thin wrapper in front of the real binding fails the first
+ * statement that `matches`, once; everything else reaches the real database.
+ */
+function failingOnce(matches: (sql: string) => boolean, message: string): { db: D1Database; failed: () => boolean } {
+  let failuresLeft = 1;
+  const db = new Proxy(env.DB, {
+    get(target, property) {
+      if (property !== "prepare") return Reflect.get(target, property, target);
+      return (sql: string) => {
+        if (matches(sql) && failuresLeft-- > 0) throw new Error(`D1_ERROR: ${message}`);
+        return target.prepare(sql);
+      };
+    },
+  });
+  return { db, failed: () => failuresLeft <= 0 };
+}
+
 describe("settle under RPC faults: once the cluster may have the transaction, only success or pending", () => {
   it("a dropped sendTransaction answer → 202 settlement_pending with the signature; a retry finds out at once", async () => {
     const s = await sellerWithVault("drop-send");
@@ -76,19 +94,8 @@ describe("settle under RPC faults: once the cluster may have the transaction, on
   it("a D1 write that fails after the chain confirmed → success (the chain is the truth), and the write is retried", async () => {
     const s = await sellerWithVault("d1-fault");
     const body = await s.f.signedBody(s.buyer, s.line);
-    // workerd's local D1 cannot be made to fail on demand, so a thin wrapper in front of the real binding fails
-    // the one statement that records the confirmation, once; everything else reaches the real database.
-    let failuresLeft = 1;
-    const flakyDb = new Proxy(env.DB, {
-      get(target, property) {
-        if (property !== "prepare") return Reflect.get(target, property, target);
-        return (sql: string) => {
-          if (sql.includes("success_reported_at_ms = ?1") && failuresLeft-- > 0) throw new Error("D1_ERROR: injected write failure");
-          return target.prepare(sql);
-        };
-      },
-    });
-    s.f.setEnv({ DB: flakyDb });
+    // The one statement that records the confirmation fails once.
+    s.f.setEnv({ DB: failingOnce((sql) => sql.includes("success_reported_at_ms = ?1"), "injected write failure").db });
     const settled = await s.f.post("/settle", body);
     expect(settled.status, JSON.stringify(settled.body)).toBe(200);
     expect(settled.body.success).toBe(true);
@@ -111,23 +118,14 @@ describe("settle when the ledger claim fails while the send is already out", () 
   it("→ 202 settlement_pending with the signature, never success; a retry claims the row and hears the one success", async () => {
     const s = await sellerWithVault("claim-fault");
     const body = await s.f.signedBody(s.buyer, s.line);
-    // As above: a thin wrapper fails the ledger claim (the INSERT into settlements) once; the rest is the real D1.
-    let failuresLeft = 1;
-    const flakyDb = new Proxy(env.DB, {
-      get(target, property) {
-        if (property !== "prepare") return Reflect.get(target, property, target);
-        return (sql: string) => {
-          if (/^\s*insert into "?settlements"?\s/i.test(sql) && failuresLeft-- > 0) throw new Error("D1_ERROR: injected claim failure");
-          return target.prepare(sql);
-        };
-      },
-    });
-    s.f.setEnv({ DB: flakyDb });
+    // The ledger claim (the INSERT into settlements) fails once.
+    const claimFault = failingOnce((sql) => /^\s*insert into "?settlements"?\s/i.test(sql), "injected claim failure");
+    s.f.setEnv({ DB: claimFault.db });
     const first = await s.f.post("/settle", body);
     expect(first.status, JSON.stringify(first.body)).toBe(202);
     expect(first.body).toMatchObject({ success: false, errorReason: "settlement_pending" });
     expect(first.body.transaction).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
-    expect(failuresLeft).toBe(0);
+    expect(claimFault.failed()).toBe(true);
 
     const retry = await s.f.post("/settle", body);
     expect(retry.status, JSON.stringify(retry.body)).toBe(200);
