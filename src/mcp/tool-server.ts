@@ -52,7 +52,9 @@ export async function buildToolServer(tools: readonly AgentTool[], invoke: ToolI
 /**
  * The MCP SDK is loaded on the first /mcp call rather than at start: its modules build hundreds of zod schemas when
  * they load, ~35 ms of CPU on every cold start of the Worker (measured with the bundle in Node), for a route only
- * MCP agents use. Only SDK modules are imported lazily, so the bundler keeps tree-shaking everything else.
+ * MCP agents use. Only SDK modules are imported lazily, so the bundler keeps tree-shaking everything else. Not memoised
+ * here: the module system already keeps the loaded modules, and a promise shared across requests is one workerd
+ * warns about.
  */
 async function loadMcpSdk() {
   const [server, types, transport] = await Promise.all([

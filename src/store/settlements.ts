@@ -1,7 +1,7 @@
 import { and, eq, inArray } from "drizzle-orm";
 import { database } from "./db";
 import { settlements } from "./schema";
-import type { PaymentAttempt } from "./payment-attempts";
+import { insertAttemptIfPreviousChanged, type PaymentAttempt } from "./payment-attempts";
 
 export type SettlementRow = typeof settlements.$inferSelect;
 export type SettlementState = SettlementRow["state"];
@@ -107,17 +107,8 @@ export async function claimSuccessReport(d1: D1Database, messageHash: string, co
     )
     .bind(nowMs, correlationId, messageHash);
   if (!attempt) return ((await report.run()).meta.changes ?? 0) > 0;
-  const [reported] = await d1.batch([report, insertAttemptIfReported(d1, attempt)]);
+  const [reported] = await d1.batch([report, insertAttemptIfPreviousChanged(d1, attempt)]);
   return (reported!.meta.changes ?? 0) > 0;
-}
-
-function insertAttemptIfReported(d1: D1Database, a: PaymentAttempt): D1PreparedStatement {
-  return d1
-    .prepare(
-      `INSERT INTO payment_attempts (kind, correlation_id, scheme, network, payer, pay_to, merchant_wallet, asset, amount, outcome, reason, signature, started_at_ms, duration_ms)
-       SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14 WHERE changes() > 0`,
-    )
-    .bind(a.kind, a.correlationId, a.scheme ?? null, a.network ?? null, a.payer ?? null, a.payTo ?? null, a.merchantWallet ?? null, a.asset ?? null, a.amount ?? null, a.outcome, a.reason ?? null, a.signature ?? null, a.startedAtMs, a.durationMs);
 }
 
 /** The ledger row of a transaction signature (the fee payer's signature is the transaction id). */
