@@ -88,7 +88,7 @@ export interface BenchResult {
 
 const CONCURRENCY = { c1: 1, c8: 8, c32: 32 } as const;
 /** Settles per side before anything is measured (settle-only code gets warm too). */
-const WARMUP_SETTLES = 10;
+export const WARMUP_SETTLES = 10;
 type Level = keyof typeof CONCURRENCY;
 
 interface Party {

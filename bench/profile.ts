@@ -12,7 +12,7 @@ import { randomKeypair } from "../scripts/lib/keypair";
 import { startWorker } from "../scripts/lib/run-worker";
 import { fundFromFaucet } from "../demo/chain-rpc";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
-import { BENCH_VARS, activatedSeller, enrichLine, fundedBuyers, mustSucceed, paymentFactory, post, startChild } from "./bench";
+import { BENCH_VARS, DEFAULT_OPTIONS, WARMUP_SETTLES, activatedSeller, enrichLine, fundedBuyers, mustSucceed, paymentFactory, post, startChild } from "./bench";
 import { fmt, formatTable, runPhase } from "./measure";
 
 const VERIFIES = Number(process.argv[2] ?? 600);
@@ -131,9 +131,10 @@ async function main(): Promise<void> {
     const call = (kind: "verify" | "settle") => (p: PaymentPayload) => post(`${api}/${kind}`, kind, p, line);
 
     // Warm-up outside the profiles: JIT, caches (mint, vault existence), the first settle.
-    const warm = await makePayments(405);
-    mustSucceed("warm-up verify", await runPhase(warm.slice(0, 400), 8, call("verify")));
-    mustSucceed("warm-up settle", await runPhase(warm.slice(400), 1, call("settle")));
+    const warmupVerifies = DEFAULT_OPTIONS.warmupVerifies;
+    const warm = await makePayments(warmupVerifies + WARMUP_SETTLES);
+    mustSucceed("warm-up verify", await runPhase(warm.slice(0, warmupVerifies), 8, call("verify")));
+    mustSucceed("warm-up settle", await runPhase(warm.slice(warmupVerifies), 1, call("settle")));
 
     const inspector = await Inspector.connect(worker.inspectorUrl, /core:user:/);
     const verifies = await makePayments(VERIFIES);

@@ -13,7 +13,7 @@ import { ensureDevVars } from "./lib/dev-vars";
 import { keypairFromSeed } from "./lib/keypair";
 import { base58 } from "@scure/base";
 import { startLocalnet } from "../localnet/server";
-import { applyLocalMigrations, serveWorker } from "./lib/serve-worker";
+import { applyLocalMigrations, serveWorker, waitForAnswer } from "./lib/serve-worker";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const WORKER_PORT = Number(process.env.PORT ?? 8787);
@@ -66,7 +66,7 @@ async function main() {
   process.on("SIGHUP", stop);
 
   const base = `http://127.0.0.1:${WORKER_PORT}`;
-  await waitForHttp(`${base}/api/v1/facilitator/health`, 90_000);
+  await waitForAnswer(`${base}/api/v1/facilitator/health`, 90_000);
   console.log(`
 facilitator      ${base}/api/v1/facilitator/
 capabilities     ${base}/api/v1/facilitator/capabilities
@@ -75,20 +75,6 @@ fee payer        ${feePayer.address}
 
 try:  curl ${base}/api/v1/facilitator/health
 (Ctrl-C stops the Worker and the local chain)`);
-}
-
-async function waitForHttp(url: string, timeoutMs: number) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      const response = await fetch(url);
-      if (response.status < 500) return;
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  throw new Error(`${url} did not answer within ${timeoutMs / 1000} s`);
 }
 
 async function rpc(url: string, method: string, params: unknown[]) {

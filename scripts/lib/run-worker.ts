@@ -11,11 +11,11 @@
  * passed as bindings; no .dev.vars file is read.
  */
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { LogLevel } from "miniflare";
-import { applyLocalMigrations, serveWorker } from "./serve-worker";
+import { applyLocalMigrations, serveWorker, waitForAnswer } from "./serve-worker";
+import { freeLoopbackPort } from "./free-port";
 
 const READY_TIMEOUT_MS = 90_000;
 
@@ -53,7 +53,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
   try {
     const persistRoot = path.join(workDir, "state");
     await applyLocalMigrations(persistRoot);
-    const inspectorPort = options.inspector ? await freePort() : undefined;
+    const inspectorPort = options.inspector ? await freeLoopbackPort() : undefined;
     const served = await serveWorker({
       bundleDir: path.join(workDir, "bundle"),
       persistRoot,
@@ -77,7 +77,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
       await rm(workDir, { recursive: true, force: true });
     };
     try {
-      await waitForHealth(`${served.url}/api/v1/facilitator/health`, READY_TIMEOUT_MS);
+      await waitForAnswer(`${served.url}/api/v1/facilitator/health`, READY_TIMEOUT_MS);
       return { url: served.url, inspectorUrl: inspectorPort === undefined ? null : `http://127.0.0.1:${inspectorPort}`, stop };
     } catch (error) {
       await stop();
@@ -95,34 +95,4 @@ function workerOutputFilter(level: NonNullable<StartWorkerOptions["logLevel"]>):
   return (line) => {
     if (shown.test(line)) console.log(`[worker] ${line}`);
   };
-}
-
-/** A loopback port nothing listens on right now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
-}
-
-/** `ready` can resolve before a failed bundle surfaces; only a real answer proves the Worker runs. */
-async function waitForHealth(url: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let last = "no answer";
-  while (Date.now() < deadline) {
-    try {
-      const response = await fetch(url, { signal: AbortSignal.timeout(5_000) });
-      await response.arrayBuffer();
-      if (response.status < 500) return;
-      last = `HTTP ${response.status}`;
-    } catch (error) {
-      last = error instanceof Error ? error.message : String(error);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`the Worker did not answer ${url} within ${timeoutMs / 1000} s (${last})`);
 }

@@ -87,6 +87,24 @@ export async function serveWorker(options: ServeWorkerOptions): Promise<ServedWo
   return { url, miniflare, dispose: () => miniflare.dispose() };
 }
 
+/** Waits until `url` answers with a status below 500: proof that the Worker's code runs, not only that workerd listens. */
+export async function waitForAnswer(url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = "no answer";
+  while (Date.now() < deadline) {
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(5_000) });
+      await response.arrayBuffer();
+      if (response.status < 500) return;
+      last = `HTTP ${response.status}`;
+    } catch (error) {
+      last = error instanceof Error ? error.message : String(error);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`the Worker did not answer ${url} within ${timeoutMs / 1000} s (${last})`);
+}
+
 /** `wrangler deploy --dry-run --outdir`: the production bundle, nothing uploaded. */
 export function bundleWorker(outDir: string, entrypoint?: string): Promise<void> {
   const args = ["deploy", "--dry-run", "--outdir", outDir];

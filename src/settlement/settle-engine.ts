@@ -227,7 +227,7 @@ async function reportConfirmed(ctx: SettleContext): Promise<Settlement> {
   }
   if (won) {
     if (ctx.verified.onFirstConfirmation) ctx.defer(ctx.verified.onFirstConfirmation(nowMs));
-    return { ...settled(ctx, false), historyRecorded: ctx.successHistory !== undefined };
+    return settled(ctx, false, ctx.successHistory !== undefined);
   }
   const row = await getSettlement(ctx.env.DB, ctx.verified.messageHash);
   return row ? repeatOfReportedSuccess(ctx, row) : settled(ctx, false);
@@ -328,13 +328,13 @@ function storedFailure(ctx: SettleContext, row: SettlementRow): Settlement {
   };
 }
 
-function settled(ctx: SettleContext, alreadySettled: boolean): SettledPayment {
+function settled(ctx: SettleContext, alreadySettled: boolean, historyRecorded = false): SettledPayment {
   const { verified } = ctx;
   return {
     ok: true,
     payer: verified.payer,
     signature: ctx.signature,
-    historyRecorded: false,
+    historyRecorded,
     alreadySettled,
     payTo: verified.accepted.requirements.payTo,
     merchantWallet: verified.merchantWallet,
