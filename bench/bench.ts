@@ -29,6 +29,7 @@ import { chainRpc, fundFromFaucet } from "../demo/chain-rpc";
 import { fmt, formatTable, mean, median, percentile, runPhase, type PhaseResult } from "./measure";
 import { postJsonText } from "./http-client";
 import { cpuMsOf, workerdChildrenOf } from "./process-cpu";
+import { formatTimeline, settleTimeline, type ChainRequest, type SettleTimeline } from "./settle-timeline";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const DEVNET = CLUSTERS.devnet.network as Network;
@@ -84,6 +85,8 @@ export interface BenchResult {
   table: string;
   /** Per-round throughput of every phase, for the spread. */
   spread: string;
+  /** Where a sequential settle's time goes, per side (bench/settle-timeline.ts). */
+  settleTimelines: Record<SideName, SettleTimeline | null>;
 }
 
 const CONCURRENCY = { c1: 1, c8: 8, c32: 32 } as const;
@@ -117,6 +120,15 @@ async function measuredPhase(party: Party, kind: "verify" | "settle", payments: 
 
 async function chainServiceTime(chain: string): Promise<number> {
   return (await chainRpc<{ totalMs: number }>(chain, "localnet_serviceTime", [])).totalMs;
+}
+
+async function chainRequestLog(chain: string, sinceMs: number): Promise<ChainRequest[]> {
+  return chainRpc<ChainRequest[]>(chain, "localnet_requestLog", [sinceMs]);
+}
+
+/** The settle timelines as printed lines, one per side. */
+export function describeSettleTimelines(timelines: Record<SideName, SettleTimeline | null>): string {
+  return (Object.keys(timelines) as SideName[]).map((side) => `  ${side}: ${formatTimeline(timelines[side])}`).join("\n");
 }
 
 export async function runBench(options: BenchOptions): Promise<BenchResult> {
@@ -179,18 +191,20 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
       }
     }
     log(`/settle: ${options.settles} sequential fresh payments per side`);
+    const settleTimelines = {} as Record<SideName, SettleTimeline | null>;
     for (const party of parties) {
       const payments = await party.makePayments(options.settles);
       const phase = await measuredPhase(party, "settle", payments, 1);
       mustSucceed(`settle (${party.name})`, phase);
       results[party.name].settle = phase;
+      settleTimelines[party.name] = settleTimeline(phase.callSpansMs, await chainRequestLog(chain, phase.callSpansMs[0]![0]));
     }
     log(`chain ceiling: ${options.simulations} simulateTransaction calls at c=8`);
     const toSimulate = await parties[0]!.makePayments(options.simulations);
     const simulateCeiling = await runPhase(toSimulate, 8, (p) => simulate(chain, p));
     mustSucceed("simulateTransaction ceiling", simulateCeiling);
 
-    return { ours: results.ours, reference: results.reference, simulateCeiling, ...report(results.ours, results.reference, simulateCeiling) };
+    return { ours: results.ours, reference: results.reference, simulateCeiling, settleTimelines, ...report(results.ours, results.reference, simulateCeiling) };
   } finally {
     for (const step of cleanups.reverse()) await step().catch(() => {});
   }

@@ -8,7 +8,11 @@ export interface PhaseResult {
   wallMs: number;
   throughputPerSecond: number;
   latenciesMs: number[];
+  /** Each call's start and end as epoch milliseconds (sub-ms precision), comparable with the local chain's request log. */
+  callSpansMs: [number, number][];
 }
+
+const epochNowMs = () => performance.timeOrigin + performance.now();
 
 /**
  * Runs `task` once per item with at most `concurrency` in flight, timing each call. A task returns null on
@@ -16,6 +20,7 @@ export interface PhaseResult {
  */
 export async function runPhase<T>(items: readonly T[], concurrency: number, task: (item: T) => Promise<string | null>): Promise<PhaseResult> {
   const latenciesMs: number[] = new Array(items.length);
+  const callSpansMs: [number, number][] = new Array(items.length);
   const failureSamples: string[] = [];
   let failures = 0;
   let next = 0;
@@ -24,14 +29,16 @@ export async function runPhase<T>(items: readonly T[], concurrency: number, task
     for (;;) {
       const index = next++;
       if (index >= items.length) return;
-      const t0 = performance.now();
+      const t0 = epochNowMs();
       let failure: string | null;
       try {
         failure = await task(items[index]!);
       } catch (error) {
         failure = error instanceof Error ? error.message : String(error);
       }
-      latenciesMs[index] = performance.now() - t0;
+      const t1 = epochNowMs();
+      latenciesMs[index] = t1 - t0;
+      callSpansMs[index] = [t0, t1];
       if (failure !== null) {
         failures++;
         if (failureSamples.length < 3) failureSamples.push(failure.slice(0, 200));
@@ -40,7 +47,7 @@ export async function runPhase<T>(items: readonly T[], concurrency: number, task
   });
   await Promise.all(lanes);
   const wallMs = performance.now() - started;
-  return { count: items.length, failures, failureSamples, wallMs, throughputPerSecond: (items.length / wallMs) * 1000, latenciesMs };
+  return { count: items.length, failures, failureSamples, wallMs, throughputPerSecond: (items.length / wallMs) * 1000, latenciesMs, callSpansMs };
 }
 
 export function percentile(values: readonly number[], p: number): number {

@@ -4,7 +4,7 @@
  * and the ratios, then the per-round spread. Numbers are only as quiet as the machine: say what else was running.
  */
 import os from "node:os";
-import { DEFAULT_OPTIONS, runBench } from "./bench";
+import { DEFAULT_OPTIONS, describeSettleTimelines, runBench } from "./bench";
 
 const BENCH_DEADLINE_MS = 600_000;
 
@@ -21,6 +21,8 @@ runBench({ ...DEFAULT_OPTIONS, log: (line) => console.log(`bench: ${line}`) })
   .then((result) => {
     console.log(`\n${result.table}\n`);
     console.log(`per-round /verify req/s (spread): ${result.spread}`);
+    console.log(`where a sequential /settle's time goes (median ms; "facilitator" = everything outside the chain's service time, loopback hops included):`);
+    console.log(describeSettleTimelines(result.settleTimelines));
     console.log(`load average after: ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}; took ${((performance.now() - started) / 1000).toFixed(0)} s`);
     console.log(
       "method: both facilitators over HTTP on loopback, each in its own process (ours: served as npm start serves it); " +

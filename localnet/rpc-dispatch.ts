@@ -21,6 +21,8 @@ interface RpcResponse {
 export interface DispatchOptions {
   /** Called for unexpected exceptions (bugs), which clients only see as -32603. */
   onInternalError?: (method: string, error: unknown) => void;
+  /** Called with each well-formed request's method name before it runs (the benchmark's request log). */
+  onMethod?: (method: string) => void;
 }
 
 /** Handles one HTTP body; returns the response body, or null when nothing must be sent back. */
@@ -65,6 +67,7 @@ async function dispatchOne(
   if (request.jsonrpc !== "2.0" || typeof request.method !== "string") {
     return errorResponse(id, new RpcError(RPC_ERROR_CODE.INVALID_REQUEST, "Invalid request"));
   }
+  options.onMethod?.(request.method);
   const params = request.params ?? [];
   const method = Object.hasOwn(methods, request.method) ? methods[request.method] : undefined;
   let response: RpcResponse;

@@ -8,7 +8,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { LocalChain } from "./local-chain";
 import { PubSubHub } from "./pubsub";
+import { RequestTiming } from "./request-timing";
 import { dispatchRpcBody, type RpcMethodTable } from "./rpc-dispatch";
+import { invalidParams } from "./rpc-errors";
 import { seedLocalnet, type SeededAddresses } from "./seed";
 import { accountMethods } from "./methods/account-methods";
 import { clusterMethods } from "./methods/cluster-methods";
@@ -48,7 +50,7 @@ export async function startLocalnet(options: StartLocalnetOptions = {}): Promise
 
   const chain = new LocalChain({ log });
   const seeded = await seedLocalnet(chain);
-  const serviceTime = { requests: 0, totalMs: 0 };
+  const timing = new RequestTiming();
   const methods: RpcMethodTable = {
     ...clusterMethods(chain),
     ...accountMethods(chain),
@@ -57,16 +59,14 @@ export async function startLocalnet(options: StartLocalnetOptions = {}): Promise
     ...faucetMethods(chain),
     ...localnetMethods(chain, () => seeded),
     // TEST-ONLY (benchmark): how long the chain itself spent answering, so a client can tell its own time apart.
-    localnet_serviceTime: () => ({ requests: serviceTime.requests, totalMs: serviceTime.totalMs }),
+    localnet_serviceTime: () => timing.serviceTime(),
+    localnet_requestLog: (params) => timing.requestsSince(sinceParam(params[0])),
   };
 
   const server = createServer((request, response) => {
-    const receivedAt = performance.now();
-    response.once("finish", () => {
-      serviceTime.requests++;
-      serviceTime.totalMs += performance.now() - receivedAt;
-    });
-    handleHttp(request, response, methods, log).catch((error: unknown) => {
+    const timed = timing.begin();
+    response.once("finish", timed.finish);
+    handleHttp(request, response, methods, log, timed.methods).catch((error: unknown) => {
       log(`http handler failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       if (!response.headersSent) response.writeHead(500);
       response.end();
@@ -105,6 +105,13 @@ export async function startLocalnet(options: StartLocalnetOptions = {}): Promise
   };
 }
 
+/** localnet_requestLog's optional start (epoch ms); absent = everything still logged. */
+function sinceParam(value: unknown): number {
+  if (value === undefined) return 0;
+  if (typeof value !== "number" || !Number.isFinite(value)) throw invalidParams("Invalid params: sinceMs must be a number (epoch milliseconds)");
+  return value;
+}
+
 function defaultPort(): number {
   const fromEnv = process.env.LOCALNET_PORT;
   if (fromEnv === undefined || fromEnv === "") return DEFAULT_LOCALNET_PORT;
@@ -124,6 +131,8 @@ async function handleHttp(
   response: ServerResponse,
   methods: RpcMethodTable,
   log: (line: string) => void,
+  /** Receives the body's method names, for the request log. */
+  methodsServed: string[],
 ): Promise<void> {
   if (request.method === "OPTIONS") {
     response.writeHead(204, CORS_HEADERS).end();
@@ -143,6 +152,7 @@ async function handleHttp(
     return;
   }
   const reply = await dispatchRpcBody(body, methods, {
+    onMethod: (method) => methodsServed.push(method),
     onInternalError: (method, error) =>
       log(`internal error in ${method}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
   });

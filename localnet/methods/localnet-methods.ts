@@ -14,6 +14,8 @@
  *                        (not confirmed) for ms after landing; 0 removes the lag
  *   localnet_serviceTime [] → {requests, totalMs}   HTTP requests answered so far and the wall time spent on them,
  *                        from arrival to the last byte written (served by server.ts)
+ *   localnet_requestLog  [sinceMs?] → [{methods, receivedAtMs, finishedAtMs}]   each request that arrived since
+ *                        sinceMs (epoch ms, sub-ms precision), oldest first (served by server.ts)
  */
 import { randomBytes } from "node:crypto";
 import type { JsonValue } from "../json-bigint";

@@ -44,6 +44,17 @@ describe("npm run bench (smoke, tiny n)", () => {
       expect(side.settle.count).toBe(2);
       expect(side.settle.failures).toBe(0);
     }
+    // The settle timeline: each side's settles laid over the chain's request log, the send among the chain's calls.
+    for (const timeline of [result.settleTimelines.ours, result.settleTimelines.reference]) {
+      expect(timeline).not.toBeNull();
+      expect(timeline!.of).toBe(2);
+      expect(timeline!.settles).toBeGreaterThanOrEqual(1);
+      const labels = timeline!.segments.map((segment) => segment.label);
+      expect(labels.filter((label) => label !== "facilitator")).toContain("sendTransaction");
+      expect(labels[0]).toBe("facilitator");
+      expect(labels.at(-1)).toBe("facilitator");
+      for (const segment of timeline!.segments.filter((s) => s.label !== "facilitator")) expect(segment.medianMs).toBeGreaterThan(0);
+    }
     expect(result.simulateCeiling.failures).toBe(0);
     expect(result.table).toContain("reference");
   }, 120_000);
