@@ -35,7 +35,9 @@ export function settleTimeline(callSpansMs: readonly [number, number][], chainLo
     }
     durations.push(endMs - previousEndMs);
     const sequence = calls.map((call) => call.methods.join("+") || "?").join(" ");
-    bySequence.set(sequence, [...(bySequence.get(sequence) ?? []), durations]);
+    const group = bySequence.get(sequence);
+    if (group) group.push(durations);
+    else bySequence.set(sequence, [durations]);
   }
   const [sequence, settles] = [...bySequence].sort((a, b) => b[1].length - a[1].length)[0] ?? [];
   if (sequence === undefined || settles === undefined) return null;
