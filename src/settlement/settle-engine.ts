@@ -124,8 +124,8 @@ export async function settleSignedPayment(config: Config, env: Env, verified: Se
   // loses the claim can only be the same transaction again (the cluster processes it at most once), and a payment
   // whose row says "failed" can no longer land (its blockhash expired, or it already executed and failed). What
   // stays sequential is the answer: success is still reported only through the ledger row.
-  // The send is dispatched first: the local D1 runs on the Worker's own thread, and a claim dispatched first held
-  // the send back by part of its work (0.2-0.4 ms per settle in the bench's settle timeline).
+  // The send is dispatched first, so the cluster starts on it while the claim is written (locally, where D1 shares
+  // the Worker's thread, a claim dispatched first held the send back ~0.3 ms in a 200-settle A/B).
   const [sent, claim] = await Promise.allSettled([sendWithPreflight(config, ctx.wireBase64), claimSettlement(env.DB, claimRow)]);
   if (claim.status === "rejected") {
     // No ledger row, so no success may be answered; if the cluster may have the transaction, say pending with its
