@@ -197,7 +197,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
       const phase = await measuredPhase(party, "settle", payments, 1);
       mustSucceed(`settle (${party.name})`, phase);
       results[party.name].settle = phase;
-      settleTimelines[party.name] = settleTimeline(phase.callSpansMs, await chainRequestLog(chain, phase.callSpansMs[0]![0]));
+      settleTimelines[party.name] = settleTimeline(phase.callSpansMs, await chainRequestLog(party.chain, phase.callSpansMs[0]![0]));
     }
     log(`chain ceiling: ${options.simulations} simulateTransaction calls at c=8`);
     const toSimulate = await parties[0]!.makePayments(options.simulations);

@@ -14,6 +14,7 @@ import { gzipSync } from "node:zlib";
 import { randomKeypair } from "../scripts/lib/keypair";
 import { startWorker } from "../scripts/lib/run-worker";
 import { bundleWorker } from "../scripts/lib/serve-worker";
+import { median } from "./measure";
 import { cpuMsOf, workerdChildrenOf } from "./process-cpu";
 
 const ROUNDS = Number(process.argv[2] ?? 5);
@@ -43,11 +44,6 @@ async function startupCpuMs(entrypoint?: string): Promise<number> {
   } finally {
     await worker.stop();
   }
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 async function main(): Promise<void> {
