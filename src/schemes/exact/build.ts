@@ -127,6 +127,7 @@ export async function buildExactPayment(config: Config, request: BuildExactPayme
   if (!checkSource) notes.push("The payer's balance was not checked (skipSourceBalanceCheck): settlement fails if funds are short.");
 
   return {
+    x402Version: 2,
     transaction: built.transaction,
     verifyBodyTemplate: verifyBodyTemplate(accepted, "exact", built.transaction, request.resource),
     payerSignatureIndex: built.payerSignatureIndex,

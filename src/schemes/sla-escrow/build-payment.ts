@@ -117,6 +117,7 @@ export async function buildEscrowPayment(config: Config, request: BuildEscrowPay
   const payerSignatureIndex = built.signerPubkeys.indexOf(payer);
 
   return {
+    x402Version: 2,
     transaction: built.transaction,
     verifyBodyTemplate: verifyBodyTemplate(accepted, "sla-escrow", built.transaction, request.resource),
     payerSignatureIndex,
