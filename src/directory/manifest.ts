@@ -9,6 +9,7 @@ import { PROBE_TIMEOUT_MS, readCapped } from "./probe";
 import { ResourceFieldsSchema } from "./resource-inputs";
 import { assertOnMerchantOrigin, requireVerifiedMerchant, saveAndProbe, toResourceFields, type HarvestBody } from "./resource-registry";
 import { upsertResource } from "../store/resources";
+import { manifestOwnerMismatch, ManifestSchema, normalizeManifestEntry, type Manifest } from "./manifest-format";
 
 /**
  * Seller Resource Manifest (SRM), served by the seller at `{origin}/.well-known/x402-resources.json`:
@@ -22,10 +23,8 @@ export const MANIFEST_MAX_RESOURCES = 100;
 /** Resources probed during an on-demand harvest; the rest are never-probed rows the probe cron takes first. */
 export const HARVEST_PROBES_INLINE = 10;
 
-export const ManifestSchema = v.object({
-  x402ResourceManifest: v.literal(1, "must be 1 (the manifest format version)"),
-  resources: v.pipe(v.array(v.unknown(), "must be an array"), v.maxLength(MANIFEST_MAX_RESOURCES, `must have at most ${MANIFEST_MAX_RESOURCES} entries`)),
-});
+/** Both dialects (ours and pr402's) are read as one: see manifest-format.ts. */
+export { ManifestSchema };
 
 export interface HarvestOutcome {
   manifestUrl: string;
@@ -34,7 +33,7 @@ export interface HarvestOutcome {
 }
 
 /** Fetches the manifest under the same SSRF guard, timeout, no-redirect and size rules as the probe. */
-export async function fetchManifest(origin: string, allowLoopback: boolean): Promise<unknown[]> {
+export async function fetchManifest(origin: string, allowLoopback: boolean): Promise<Manifest> {
   const url = new URL(MANIFEST_PATH, origin);
   const verdict = judgeProbeHost(url, { allowLoopback });
   if (!verdict.allowed) throw badRequest(`manifest: refused, ${verdict.reason}`);
@@ -56,7 +55,7 @@ export async function fetchManifest(origin: string, allowLoopback: boolean): Pro
     }
     const parsed = v.safeParse(ManifestSchema, json);
     if (!parsed.success) throw badRequest(describeIssues(parsed.issues, "manifest"));
-    return parsed.output.resources;
+    return parsed.output;
   } catch (error) {
     if (error instanceof FacilitatorError) throw error;
     throw badRequest(controller.signal.aborted ? `manifest: no answer within ${PROBE_TIMEOUT_MS} ms` : `manifest: fetch failed (${String(error)})`);
@@ -68,10 +67,17 @@ export async function fetchManifest(origin: string, allowLoopback: boolean): Pro
 /** Imports a verified merchant's manifest; bad entries are reported, not fatal. */
 export async function importManifest(config: Config, db: D1Database, wallet: string, serviceUrl: string, probesInline: number): Promise<HarvestOutcome> {
   const origin = new URL(serviceUrl).origin;
-  const entries = await fetchManifest(origin, config.probe.allowLoopback);
+  const manifest = await fetchManifest(origin, config.probe.allowLoopback);
+  const mismatch = manifestOwnerMismatch(manifest, { wallet, origin });
+  if (mismatch !== null) throw badRequest(mismatch);
   const outcome: HarvestOutcome = { manifestUrl: new URL(MANIFEST_PATH, origin).href, imported: [], rejected: [] };
-  for (const [index, entry] of entries.entries()) {
-    const parsed = v.safeParse(ResourceFieldsSchema, entry, { abortPipeEarly: true });
+  for (const [index, raw] of manifest.resources.entries()) {
+    const normalized = normalizeManifestEntry(raw);
+    if (!normalized.ok) {
+      outcome.rejected.push({ index, error: `resources[${index}]: ${normalized.error}` });
+      continue;
+    }
+    const parsed = v.safeParse(ResourceFieldsSchema, normalized.entry, { abortPipeEarly: true });
     if (!parsed.success) {
       outcome.rejected.push({ index, error: describeIssues(parsed.issues, `resources[${index}]`) });
       continue;
