@@ -67,7 +67,6 @@ export async function buildCapabilities(config: Config, endpoints: readonly Endp
       srmSpec: keys.has("resourceRegister") ? artifact(STATIC_ARTIFACT_PATHS.resourceManifestSchema) : undefined,
       buyerQuickStart: artifact(STATIC_ARTIFACT_PATHS.buyerQuickstart),
       sellerEndpointGuide: artifact(STATIC_ARTIFACT_PATHS.sellerEndpointGuide),
-      x402Spec: X402_SPEC_URL,
     }),
     // Not in agentManifest: every pointer there answers a GET, MCP answers POSTed JSON-RPC.
     mcp: { url: artifact(STATIC_ARTIFACT_PATHS.mcp), transport: "streamable-http", stateless: true, toolCatalog: artifact(STATIC_ARTIFACT_PATHS.agentTools) },
