@@ -277,6 +277,29 @@ const SellerPaymentEntrySchema = v.looseObject({
   createdAt: Instant,
 });
 
+const SweepItemSchema = v.looseObject({
+  wallet: Address,
+  settlementMode: v.picklist(["native_sol", "spl"]),
+  splMint: v.nullable(Address),
+  /** Decimal strings, as every amount this service writes (pr402 writes integers here; docs/pr402-compatibility.md). */
+  availableRaw: v.nullable(DecimalAmount),
+  thresholdRaw: DecimalAmount,
+  status: v.picklist(["eligible", "ok", "skipped", "failed"]),
+  action: v.string(),
+  signature: v.nullable(v.string()),
+  error: v.nullable(v.string()),
+});
+
+export const SweepResponseSchema = v.looseObject({
+  dryRun: v.boolean(),
+  scanned: Integer,
+  attempted: Integer,
+  succeeded: Integer,
+  skippedBelowThreshold: Integer,
+  failed: Integer,
+  items: v.array(SweepItemSchema),
+});
+
 export const SellerPaymentsResponseSchema = v.looseObject({ entries: v.array(SellerPaymentEntrySchema), nextCursor: v.nullable(v.string()) });
 
 /** pr402's BuildSlaEscrowSettleTxResponse (all optional there) with our unsigned-transaction fields. */

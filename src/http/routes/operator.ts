@@ -4,7 +4,7 @@ import { withOperatorBearer } from "../middleware/operator-auth";
 import { defaultSweepOptions, runSweep } from "../../jobs/sweep/run-sweep";
 import { SweepBodySchema, VaultSnapshotQuerySchema } from "../../jobs/sweep/sweep-inputs";
 import { buildVaultSnapshot, integerJson } from "../../jobs/sweep/vault-snapshot";
-import { KeeperPassResponseSchema, VaultSnapshotResponseSchema } from "../responses/schemas";
+import { KeeperPassResponseSchema, SweepResponseSchema, VaultSnapshotResponseSchema } from "../responses/schemas";
 import { runEscrowKeeper } from "../../jobs/escrow-keeper/run-keeper";
 import { maxPaymentsWithinBudget } from "../../jobs/escrow-keeper/budget";
 import { EscrowKeeperBodySchema } from "../../jobs/escrow-keeper/keeper-inputs";
@@ -37,6 +37,7 @@ export function operatorRoutes(): RouteDef[] {
       auth: "bearer",
       summary: "Sweep eligible split vaults to their sellers (dryRun: true lists without changing anything); empty body = configured defaults",
       body: SweepBodySchema,
+      response: SweepResponseSchema,
       handler: withOperatorBearer(async (c) => {
         const raw = await c.req.text();
         const body = raw.trim() === "" ? {} : await parseJsonBody(c, SweepBodySchema);
@@ -59,6 +60,7 @@ export function operatorRoutes(): RouteDef[] {
       tag: "Operator",
       auth: "bearer",
       summary: "The same sweep with the configured defaults, for schedulers that issue GET",
+      response: SweepResponseSchema,
       handler: withOperatorBearer(async (c) => c.json(await runSweep(c.var.config, c.env.DB, defaultSweepOptions(c.var.config, "http-cron")))),
     },
     {
