@@ -18,6 +18,7 @@ const ATA_CREATE_IDEMPOTENT = 1;
 const SYSTEM_TRANSFER = 2;
 const SYSTEM_TRANSFER_DATA_BYTES = 12;
 const TOKEN_SYNC_NATIVE = 17;
+const RENT_SYSVAR = "SysvarRent111111111111111111111111111111111";
 
 /** FundPayment (SPL) account positions: buyer, bank, config, escrow, payment, mint, escrowAta, buyerAta, tokenProgram. */
 const FUND = { buyer: 0, escrow: 3, mint: 5, escrowAta: 6, buyerAta: 7, tokenProgram: 8 } as const;
@@ -68,6 +69,7 @@ function preparationKind(
     const isTransfer = ix.data.length === SYSTEM_TRANSFER_DATA_BYTES && new DataView(ix.data.buffer, ix.data.byteOffset, 4).getUint32(0, true) === SYSTEM_TRANSFER;
     return isTransfer && ix.accounts.length === 2 && k0 === fund.buyer && k1 === f[FUND.buyerAta] ? "the SOL transfer into the buyer's wSOL account" : null;
   }
-  // SPL Token SyncNative on the buyer's wSOL account.
-  return ix.data.length === 1 && ix.data[0] === TOKEN_SYNC_NATIVE && ix.accounts.length === 1 && k0 === f[FUND.buyerAta] ? "the wSOL SyncNative" : null;
+  // SPL Token SyncNative on the buyer's wSOL account (pr402 passes the account alone; some clients add the Rent sysvar).
+  const accountsOk = ix.accounts.length === 1 || (ix.accounts.length === 2 && k1 === RENT_SYSVAR);
+  return ix.data.length === 1 && ix.data[0] === TOKEN_SYNC_NATIVE && accountsOk && k0 === f[FUND.buyerAta] ? "the wSOL SyncNative" : null;
 }
