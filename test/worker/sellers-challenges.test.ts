@@ -149,7 +149,8 @@ describe("seller registration rules", () => {
     const message = await challengeFor(seller.address);
     const signature = await signMessage(seller, message);
     const cases: [Record<string, unknown>, RegExp][] = [
-      [{ message, signature }, /^asset:/],
+      // asset may be omitted (USDC, as pr402), but an empty one is still refused.
+      [{ message, signature, asset: "" }, /^asset:/],
       [{ signature, asset: "SOL" }, /^message:/],
       [{ message, signature, asset: "SOL", wallet: other.address }, /^wallet:/],
       [{ message, signature, asset: "SOL", discovery: { serviceUrl: "ftp://seller.example" } }, /^discovery\.serviceUrl:/],

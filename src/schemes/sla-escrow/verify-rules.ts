@@ -76,6 +76,13 @@ export function checkEscrowFundingTransaction(tx: DecodedTransaction, policy: Es
   const data = decodeFundPaymentInstructionData(funding.data);
   const buyer = funding.accounts[0];
   if (!data || !buyer) return fail("invalid_sla_escrow_payload_unexpected_instruction", "The FundPayment instruction could not be decoded");
+  if (preparations.length > 0) {
+    if (tx.feePayer === policy.facilitator) {
+      return fail("invalid_sla_escrow_payload_unexpected_instruction", "A sponsored funding holds only ComputeBudget and FundPayment; set-up steps need a buyer-paid funding");
+    }
+    const problem = checkFundingPreparations(preparations, funding);
+    if (problem !== null) return fail("invalid_sla_escrow_payload_unexpected_instruction", problem);
+  }
 
   for (const instruction of tx.instructions) {
     if (instruction.accounts.includes(policy.facilitator)) {
@@ -83,11 +90,6 @@ export function checkEscrowFundingTransaction(tx: DecodedTransaction, policy: Es
     }
   }
   const sponsored = tx.feePayer === policy.facilitator;
-  if (preparations.length > 0) {
-    if (sponsored) return fail("invalid_sla_escrow_payload_unexpected_instruction", "A sponsored funding holds only ComputeBudget and FundPayment; set-up steps need a buyer-paid funding");
-    const problem = checkFundingPreparations(preparations, funding);
-    if (problem !== null) return fail("invalid_sla_escrow_payload_unexpected_instruction", problem);
-  }
   if (sponsored) {
     if (!policy.sponsorshipAllowed) {
       return fail("invalid_sla_escrow_payload_sponsorship_disabled", "This facilitator does not pay network fees for escrow funding; the buyer must be the fee payer");
