@@ -513,6 +513,9 @@ static uint64_t process_open(const SolInput *in) {
   account_refresh_data_len(channel);
 
   TRY(create_idempotent_ata(rent_payer, channel_token_account, channel, &t, system_program));
+  /* The CPI gave the escrow ATA its 165 bytes; a stale length in the next CPI's account list would
+   * read as a resize of an account this program does not own. */
+  account_refresh_data_len((SolAccountInfo *)channel_token_account);
   TokenTransfer deposit_route = route(&t, payer_token_account, channel_token_account, payer, NULL);
   TRY(token_transfer_checked(&deposit_route, deposit));
 
