@@ -99,7 +99,7 @@ describe("payment-channels stand-in: the upto claim (settle-and-seal with a vouc
     const facilitatorLamportsBefore = lamportsOf(w.svm, w.facilitator.address);
     const channelAtaRent = lamportsOf(w.svm, opened.channelAta);
 
-    const logs = await sendOk(w.svm, w.facilitator, [
+    await sendOk(w.svm, w.facilitator, [
       await voucherInstruction(opened.channel, 412_345n, w.authorizer),
       settleAndSealInstruction(w, opened.channel, true),
       distributeInstruction(w, opened),
@@ -115,7 +115,6 @@ describe("payment-channels stand-in: the upto claim (settle-and-seal with a vouc
     // The escrow ATA's rent went back to the rent payer. The fee is 5,000 lamports per signature,
     // and the Ed25519 precompile's signature counts: 2 × 5,000.
     expect(lamportsOf(w.svm, w.facilitator.address)).toBe(facilitatorLamportsBefore + channelAtaRent - 10_000n);
-    expect(logs.some((line) => line.includes("Ed25519SigVerify111111111111111111111111111 success"))).toBe(true);
   });
 
   it("seals without a voucher (the zero-amount cancel): everything back to the buyer", async () => {
