@@ -7,6 +7,7 @@
  */
 import {
   AccountRole,
+  decompileTransactionMessage,
   getBase58Encoder,
   getBase64Encoder,
   getCompiledTransactionMessageDecoder,
@@ -79,15 +80,10 @@ async function officialOpen(w: ChannelWorld, deposit: bigint) {
 /** The official open's payment-channels instruction, decompiled from the wire transaction. */
 function openInstructionOf(wire: string): { data: Uint8Array; accounts: Address[] } {
   const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(wire));
-  const message = getCompiledTransactionMessageDecoder().decode(transaction.messageBytes);
-  const found = message.instructions.find(
-    (ix) => message.staticAccounts[ix.programAddressIndex] === PAYMENT_CHANNELS_PROGRAM_ADDRESS,
-  );
+  const message = decompileTransactionMessage(getCompiledTransactionMessageDecoder().decode(transaction.messageBytes));
+  const found = message.instructions.find((ix) => ix.programAddress === PAYMENT_CHANNELS_PROGRAM_ADDRESS);
   if (found === undefined) throw new Error("no payment-channels instruction in the official open");
-  return {
-    data: new Uint8Array(found.data ?? []),
-    accounts: (found.accountIndices ?? []).map((index) => message.staticAccounts[index]!),
-  };
+  return { data: new Uint8Array(found.data ?? []), accounts: (found.accounts ?? []).map((meta) => meta.address) };
 }
 
 describe("our payment-channels codecs = the official @x402/svm upto codecs", () => {

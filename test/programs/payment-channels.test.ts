@@ -48,7 +48,7 @@ function expectCode(result: Awaited<ReturnType<typeof send>>, code: number, inst
 }
 
 async function sha256(bytes: Uint8Array): Promise<Uint8Array> {
-  return new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  return new Uint8Array(await crypto.subtle.digest("SHA-256", new Uint8Array(bytes)));
 }
 
 describe("payment-channels stand-in: open", () => {
