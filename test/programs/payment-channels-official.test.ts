@@ -244,6 +244,27 @@ describe("the official upto transactions executed against the stand-in", () => {
     expect(lamportsOf(w.svm, w.facilitator.address)).toBe(before + rent - 5_000n);
   });
 
+  it("the official facilitator's zero-charge check composes: open + cancel (settle-and-seal without voucher) + distribute in one transaction", async () => {
+    const w = await createChannelWorld();
+    const { instruction, opened } = await openInstruction(w, { deposit: 50_000n });
+    await sendOk(w.svm, w.facilitator, [
+      instruction,
+      ...official.buildSettleAndSealInstructions({ channelId: opened.channel, payeeSigner: w.facilitator }),
+      await official.buildDistributeInstruction({
+        channelId: opened.channel,
+        mint: w.mint.mint,
+        network: DEVNET,
+        payee: w.facilitator.address,
+        payer: w.buyer.address,
+        rentPayer: w.facilitator.address,
+        splits: splitsOf(w),
+        tokenProgram: w.mint.tokenProgram,
+      }),
+    ]);
+    expect(tokenBalance(w.svm, w.buyerAta)).toBe(BUYER_INITIAL_TOKENS);
+    expect(decodeChannel(dataOf(w.svm, opened.channel))!.status).toBe(CHANNEL_STATUS.DISTRIBUTED);
+  });
+
   it("a voucher signed with our encoder verifies under the official signature check path (same message bytes)", async () => {
     const w = await createChannelWorld();
     const { opened } = await openInstruction(w, { deposit: 1n });
