@@ -33,6 +33,7 @@ import {
   encodeVoucherMessage,
   getEd25519VoucherInstruction,
 } from "../../src/programs/payment-channels/voucher";
+import { ProgramDataError } from "../../src/programs/program-data-error";
 import { dataOf, lamportsOf, sendOk, tokenBalance } from "./harness";
 import { loadOfficialPaymentChannels, type OfficialPaymentChannels } from "./official-payment-channels";
 import {
@@ -182,6 +183,17 @@ describe("our payment-channels codecs = the official @x402/svm upto codecs", () 
     });
     expect(bytes(ourReclaim)).toEqual(bytes(theirReclaim));
     expect(metas(ourReclaim)).toEqual(metas(theirReclaim));
+  });
+
+  it("our instruction-data decoders refuse another discriminator, a short body and trailing bytes", async () => {
+    const w = await createChannelWorld();
+    const codec = getDistributeInstructionDataCodec();
+    const good = new Uint8Array(codec.encode({ recipients: splitsOf(w) }));
+    expect(codec.decode(good)).toEqual({ recipients: splitsOf(w) });
+    expect(() => codec.decode(Uint8Array.of(1, ...good.slice(1)))).toThrow(ProgramDataError);
+    expect(codec.safeDecode(good.slice(0, good.length - 1))).toBeNull();
+    expect(codec.safeDecode(Uint8Array.of(...good, 0))).toBeNull();
+    expect(getSettleAndSealInstructionDataCodec().safeDecode(Uint8Array.of(4))).toBeNull();
   });
 
   it("our decoder reads the channel the stand-in writes, and our encoder writes the same 256 bytes back", async () => {
