@@ -76,7 +76,7 @@ export async function settleOriginProof(db: D1Database, wallet: string, origin: 
     return fetched.document;
   }
   if (!fetched.ok && fetched.transient) throw notProven(origin, wallet, fetched.error);
-  await revokeOriginProof(db, wallet, origin);
+  await revokeOriginProof(db, wallet);
   throw notProven(origin, wallet, fetched.ok ? "its manifest does not name the wallet" : fetched.error);
 }
 
