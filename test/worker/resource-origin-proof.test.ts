@@ -111,4 +111,21 @@ describe("origin proof before anything is probed or listed", () => {
     expect(retired.body.retired).toBe(true);
     expect((await registerCapped("c")).status).toBe(200);
   });
+
+  it("a manifest harvest stays within the wallet's cap: entries beyond it are rejected, not stored or probed", async () => {
+    const merchant = await verifiedMerchant(sellerOrigin());
+    const tag = crypto.randomUUID().slice(0, 8);
+    const resources = ["a", "b", "c"].map((name) => ({ resourceUrl: `${sellerOrigin()}/harvest-cap-${tag}-${name}`, title: `Harvest ${name}`, scheme: "exact" }));
+    await setSellerBehaviour({ manifest: { x402ResourceManifest: 1, resources } });
+    const challenge = await signedResourceChallenge(merchant, "resource:register");
+    const harvested = await callWithEnv({ SVC_MAX_RESOURCES_PER_WALLET: "2" }, "/resources/harvest", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(challenge),
+    });
+    expect(harvested.status, JSON.stringify(harvested.body)).toBe(200);
+    expect(harvested.body.imported.map((r: { resourceUrl: string }) => r.resourceUrl)).toEqual(resources.slice(0, 2).map((r) => r.resourceUrl));
+    expect(harvested.body.rejected).toEqual([{ index: 2, error: expect.stringContaining("live resources") }]);
+    expect(await requestsSeenBySeller(`/harvest-cap-${tag}-c`)).toEqual([]);
+  });
 });
