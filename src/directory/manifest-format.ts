@@ -6,8 +6,8 @@ import * as v from "valibot";
  * - pr402's (public/x402-resources.schema.json): `{ "schemaVersion": "0.1.0", "origin", "merchantWallet",
  *   "resources": [ {id, title, method, resourceUrl, scheme, ...} ] }`.
  * A manifest carrying both version markers and both spellings of each entry is read the same by both services.
- * pr402's `origin` and `merchantWallet`, when present, must name the harvesting merchant: a manifest that claims
- * another wallet or origin is refused as a whole rather than imported under the wrong seller.
+ * The manifest must name the harvesting wallet (`merchantWallet`, or `merchantWallets`: the origin proof, origin-proof.ts);
+ * pr402's `origin`, when present, must be the merchant's origin, or the manifest is refused as a whole.
  */
 export const PR402_MANIFEST_SCHEMA_VERSION = "0.1.0";
 export const MANIFEST_FORMAT_VERSION = 1;
@@ -19,6 +19,7 @@ export const ManifestSchema = v.pipe(
     schemaVersion: v.optional(v.literal(PR402_MANIFEST_SCHEMA_VERSION, `must be "${PR402_MANIFEST_SCHEMA_VERSION}" (pr402's manifest schema version)`)),
     origin: v.optional(v.pipe(v.string("must be the merchant origin (a URL)"), v.maxLength(2048, "must be at most 2048 characters"))),
     merchantWallet: v.optional(v.pipe(v.string("must be the merchant wallet"), v.maxLength(64, "must be at most 64 characters"))),
+    merchantWallets: v.optional(v.pipe(v.array(v.string("must be wallets"), "must be an array of wallets"), v.maxLength(MANIFEST_MAX_ENTRIES, `must have at most ${MANIFEST_MAX_ENTRIES} wallets`))),
     facilitatorHint: v.optional(v.pipe(v.string("must be a URL"), v.maxLength(2048, "must be at most 2048 characters"))),
     resources: v.pipe(v.array(v.unknown(), "must be an array"), v.maxLength(MANIFEST_MAX_ENTRIES, `must have at most ${MANIFEST_MAX_ENTRIES} entries`)),
   }),
@@ -29,21 +30,19 @@ export const ManifestSchema = v.pipe(
 );
 export type Manifest = v.InferOutput<typeof ManifestSchema>;
 
-/** Refuses a manifest whose pr402 header names another merchant; null when it is this merchant's. */
-export function manifestOwnerMismatch(manifest: Manifest, merchant: { wallet: string; origin: string }): string | null {
-  if (manifest.merchantWallet !== undefined && manifest.merchantWallet !== merchant.wallet) {
-    return `manifest: merchantWallet ${manifest.merchantWallet} is not the registered merchant ${merchant.wallet}`;
+/**
+ * Refuses a manifest whose pr402 `origin` names another origin; null when it is this merchant's. Which wallets the
+ * manifest names (`merchantWallet`, `merchantWallets`) is the origin proof's to judge (origin-proof.ts).
+ */
+export function manifestOriginMismatch(manifest: Manifest, merchantOrigin: string): string | null {
+  if (manifest.origin === undefined) return null;
+  let origin: string;
+  try {
+    origin = new URL(manifest.origin).origin;
+  } catch {
+    return "manifest: origin is not a URL";
   }
-  if (manifest.origin !== undefined) {
-    let origin: string | null = null;
-    try {
-      origin = new URL(manifest.origin).origin;
-    } catch {
-      return "manifest: origin is not a URL";
-    }
-    if (origin !== merchant.origin) return `manifest: origin ${manifest.origin} is not the merchant's origin ${merchant.origin}`;
-  }
-  return null;
+  return origin === merchantOrigin ? null : `manifest: origin ${manifest.origin} is not the merchant's origin ${merchantOrigin}`;
 }
 
 /**
