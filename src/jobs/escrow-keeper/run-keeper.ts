@@ -1,4 +1,4 @@
-import { address, type Address } from "@solana/kit";
+import { address, isAddress, type Address } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import type { Config } from "../../config/load-config";
 import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../config/networks";
@@ -95,18 +95,18 @@ export async function runEscrowKeeper(config: Config, db: D1Database, options: K
   const blockhash = payouts.length > 0 ? (await rpcCall(config, "getLatestBlockhash", solanaRpc(config).getLatestBlockhash({ commitment: "confirmed" }))).value : null;
   for (const p of planned) {
     if (!p.instruction || p.skip || !blockhash) {
-      const outcome = p.gate?.why ?? p.skip ?? describeDecision(p.decision);
-      outcomes.push(withoutPayout(p, nowMs, outcome));
-      items.push(item(p, null, outcome));
+      const outcome = withoutPayout(p, nowMs, p.gate?.why ?? p.skip ?? describeDecision(p.decision));
+      outcomes.push(outcome);
+      items.push(item(p, null, outcome.outcome));
       continue;
     }
     const { wireBase64, signature } = await signFacilitatorTransaction(config, blockhash, [p.instruction]);
     try {
       const result = await sendWithPreflight(config, wireBase64);
       if (result.kind === "rejected") {
-        const outcome = `preflight refused: ${describe(result.err)}`;
-        outcomes.push(failedAttempt(p, nowMs, outcome, null));
-        items.push(item(p, null, outcome));
+        const outcome = failedAttempt(p, nowMs, `preflight refused: ${describe(result.err)}`, null);
+        outcomes.push(outcome);
+        items.push(item(p, null, outcome.outcome));
         continue;
       }
     } catch {
@@ -124,9 +124,9 @@ export async function runEscrowKeeper(config: Config, db: D1Database, options: K
       outcomes.push({ paymentPda: p.row.paymentPda, state: "closed", nextCheckAtMs: nowMs, failures: 0, action, signature, outcome, keepClaim: false });
       items.push(item(p, signature, outcome));
     } else if (status?.kind === "failed") {
-      const outcome = `failed on chain: ${describe(status.err)}`;
-      outcomes.push(failedAttempt(p, nowMs, outcome, signature));
-      items.push(item(p, signature, outcome));
+      const outcome = failedAttempt(p, nowMs, `failed on chain: ${describe(status.err)}`, signature);
+      outcomes.push(outcome);
+      items.push(item(p, signature, outcome.outcome));
     } else {
       // Unknown: keep the claim until it expires so no run sends a second payout before this one had its chance.
       const outcome = "sent, not confirmed within this run";
@@ -144,7 +144,7 @@ export async function runEscrowKeeper(config: Config, db: D1Database, options: K
  */
 async function plan(config: Config, rows: readonly WatchedPayment[], nowMs: number): Promise<Planned[]> {
   const programId = config.programs.slaEscrow;
-  const accounts = await fetchAccounts(config, [...rows.map((r) => r.paymentPda as Address), CLOCK_SYSVAR]);
+  const accounts = await fetchAccounts(config, [...rows.filter((r) => isAddress(r.paymentPda)).map((r) => r.paymentPda as Address), CLOCK_SYSVAR]);
   const chainNow = clockUnixSeconds(accounts.get(CLOCK_SYSVAR) ?? null) ?? BigInt(Math.floor(nowMs / 1000));
   const paymentOf = (row: WatchedPayment) => {
     const account = accounts.get(row.paymentPda as Address);
@@ -251,6 +251,7 @@ async function payoutInstruction(config: Config, paymentPda: Address, payment: P
  */
 function fundingGate(row: WatchedPayment, status: FundingStatus | undefined): { gate: FundingGate; sponsoredFailure: boolean } | null {
   const drop = (why: string, sponsoredFailure = false) => ({ gate: { kind: "drop" as const, why }, sponsoredFailure });
+  if (!isAddress(row.paymentPda)) return drop(`${row.paymentPda} is not an account address`);
   if (row.ledger === null || row.ledger.scheme !== "sla-escrow") return drop(`funding ${row.fundingSignature} is not an sla-escrow settlement in this facilitator's ledger`);
   if (row.ledger.state === "failed") return drop(`funding ${row.fundingSignature} failed (settlement ledger)`);
   // Confirmed: it created the Payment account (a missing account was closed after its payout: the decision says so).
