@@ -344,6 +344,7 @@ describe("sponsored fundings: a buyer who empties its account after verify canno
     const refused = await d.post("/settle", second.body);
     expect(refused.body, JSON.stringify(refused.body)).toMatchObject({ success: false, errorReason: "invalid_sla_escrow_payload_sponsorship_refused" });
     expect(refused.body.transaction ?? "").toBe("");
+    expect((await d.post("/verify", second.body)).body).toMatchObject({ isValid: false, invalidReason: "invalid_sla_escrow_payload_sponsorship_refused" });
 
     expect(feePayerBefore - (await lamportsOf(d.feePayer)), "one failed funding's fee, no more").toBe(await feesOf([failed.body.transaction]));
     await faults.setFaults({});

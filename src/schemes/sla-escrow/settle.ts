@@ -2,11 +2,11 @@ import type { Config } from "../../config/load-config";
 import type { Env } from "../../env";
 import { signAsFeePayer } from "../../solana/fee-payer-signature";
 import { settleSignedPayment, settleablePayment, type SettleCall, type Settlement, type SignedPayment } from "../../settlement/settle-engine";
-import { rejection, type AcceptedRequirements, type PaymentRejection } from "../../x402/payment-verdict";
+import type { AcceptedRequirements } from "../../x402/payment-verdict";
 import type { VerifySettleBody } from "../../x402/schemas";
 import { verifyEscrowPayment, type VerifiedEscrowPayment } from "./verify";
 import { watchAcceptedFunding } from "../../store/escrow-watch";
-import { countSponsoredFundingFailures, recordSponsoredFundingFailure, SPONSORED_FAILURE_WINDOW_MS } from "../../store/sponsored-funding-failures";
+import { recordSponsoredFundingFailure } from "../../store/sponsored-funding-failures";
 import { encodeBase58 } from "../../solana/base58";
 import { log } from "../../observability/log";
 
@@ -16,7 +16,7 @@ import { log } from "../../observability/log";
  * pays nothing) — or, when the buyer broadcast it already, the send reports it processed and settle confirms it.
  *
  * The keeper watches the payment only once the cluster accepted the funding (a failing funding never reaches its
- * queue), and a sponsored funding is refused to a payer whose sponsored fundings already failed on chain too often.
+ * queue); a sponsored funding that executed and failed counts against its payer's cap (see verify).
  */
 export async function settleEscrowPayment(
   config: Config,
@@ -25,12 +25,9 @@ export async function settleEscrowPayment(
   accepted: AcceptedRequirements,
   call: SettleCall,
 ): Promise<Settlement> {
-  const verified = await verifyEscrowPayment(config, body, accepted, { simulate: false });
+  // With the ledger, verify also refuses a sponsored funding of a payer over its failure cap (before anything is signed).
+  const verified = await verifyEscrowPayment(config, body, accepted, { simulate: false, ledger: env.DB });
   if (!verified.ok) return verified;
-  if (verified.sponsored) {
-    const refused = await sponsorshipRefusal(config, env.DB, verified.payer);
-    if (refused) return refused;
-  }
   const signed = await signedFunding(config, verified);
   const settlement = await settleSignedPayment(config, env, settleablePayment(verified, { transfer: null }), signed, call);
   await recordFundingOutcome(env.DB, verified, signed.signature, settlement);
@@ -41,23 +38,6 @@ async function signedFunding(config: Config, verified: VerifiedEscrowPayment): P
   if (verified.sponsored) return signAsFeePayer(config, verified.tx);
   // Verified above: the buyer's signature is in slot 0 and it is the transaction id.
   return { wireBytes: verified.tx.wireBytes, signature: encodeBase58(verified.tx.signatures[0]!) };
-}
-
-/**
- * The preflight simulation of every send already refuses a funding that would fail, so simulating once more at
- * settle would not help: the fee payer only pays for a failed sponsored funding when the buyer's account changed
- * between the RPC node's preflight and execution (a race the buyer controls). Only a cap bounds that, so failed
- * sponsored fundings are counted per payer and sponsorship is refused once the cap is reached.
- */
-async function sponsorshipRefusal(config: Config, db: D1Database, payer: string): Promise<PaymentRejection | null> {
-  const cap = config.slaEscrow.sponsoredFailuresPerPayer;
-  const failures = await countSponsoredFundingFailures(db, payer, Date.now() - SPONSORED_FAILURE_WINDOW_MS);
-  if (failures < cap) return null;
-  return rejection(
-    "invalid_sla_escrow_payload_sponsorship_refused",
-    `${failures} sponsored fundings of ${payer} failed on chain in the last 24 hours (cap ${cap}); this facilitator pays no more network fees for it for now: build the funding without facilitatorPaysTransactionFees and pay the fee as the buyer`,
-    { payer },
-  );
 }
 
 /**
