@@ -61,10 +61,23 @@ const WATCH_COLUMNS = `w.payment_pda AS paymentPda, w.funding_signature AS fundi
   s.message_hash AS messageHash, s.state AS ledgerState, s.scheme AS scheme, s.payer AS payer, s.asset AS asset, s.amount AS amount,
   s.merchant_wallet AS merchantWallet`;
 const LEDGER_JOIN = `LEFT JOIN settlements s ON s.signature = w.funding_signature`;
-/** Open rows due at ?1 and not held by a live claim (`w` is the table's alias). */
-const DUE = `w.state = 'open' AND w.next_check_at_ms <= ?1 AND (w.claim_expires_at_ms IS NULL OR w.claim_expires_at_ms <= ?1)`;
-/** Due rows that never failed come first, so a row that cannot progress never takes a slot from one that can. */
-const DUE_ORDER = `ORDER BY w.failures, w.next_check_at_ms`;
+/**
+ * The payment addresses of up to ?2 open rows due at ?1 and not held by a live claim. Rows that never failed come
+ * first, so a row that cannot progress never takes a slot from one that can; each half is a range scan of
+ * escrow_watch_due_idx (state, failures, next_check_at_ms), however many rows wait for a later deadline.
+ */
+const DUE_ROWS = `SELECT payment_pda FROM (
+    SELECT payment_pda, 0 AS tier, next_check_at_ms FROM (
+      SELECT payment_pda, next_check_at_ms FROM escrow_watch
+      WHERE state = 'open' AND failures = 0 AND next_check_at_ms <= ?1 AND (claim_expires_at_ms IS NULL OR claim_expires_at_ms <= ?1)
+      ORDER BY next_check_at_ms LIMIT ?2)
+    UNION ALL
+    SELECT payment_pda, 1 AS tier, next_check_at_ms FROM (
+      SELECT payment_pda, next_check_at_ms FROM escrow_watch
+      WHERE state = 'open' AND failures > 0 AND next_check_at_ms <= ?1 AND (claim_expires_at_ms IS NULL OR claim_expires_at_ms <= ?1)
+      ORDER BY next_check_at_ms LIMIT ?2)
+    ORDER BY tier, next_check_at_ms LIMIT ?2)`;
+const DUE_ORDER = `ORDER BY w.failures > 0, w.next_check_at_ms`;
 
 type JoinedRow = Omit<WatchedPayment, "ledger"> & { messageHash: string | null; ledgerState: string | null } & Omit<FundingLedgerRow, "messageHash" | "state">;
 
@@ -82,11 +95,10 @@ export async function claimDuePayments(d1: D1Database, claimId: string, nowMs: n
   const [, selected] = await d1.batch([
     d1
       .prepare(
-        `UPDATE escrow_watch SET claim_id = ?2, claim_expires_at_ms = ?3, updated_at_ms = ?1
-         WHERE payment_pda IN (SELECT w.payment_pda FROM escrow_watch w WHERE ${DUE} ${DUE_ORDER} LIMIT ?4)
-         AND (claim_expires_at_ms IS NULL OR claim_expires_at_ms <= ?1)`,
+        `UPDATE escrow_watch SET claim_id = ?3, claim_expires_at_ms = ?4, updated_at_ms = ?1
+         WHERE payment_pda IN (${DUE_ROWS}) AND (claim_expires_at_ms IS NULL OR claim_expires_at_ms <= ?1)`,
       )
-      .bind(nowMs, claimId, nowMs + claimMs, limit),
+      .bind(nowMs, limit, claimId, nowMs + claimMs),
     d1.prepare(`SELECT ${WATCH_COLUMNS} FROM escrow_watch w ${LEDGER_JOIN} WHERE w.claim_id = ?1 ${DUE_ORDER}`).bind(claimId),
   ]);
   return (selected!.results as JoinedRow[]).map(toWatched);
@@ -95,7 +107,7 @@ export async function claimDuePayments(d1: D1Database, claimId: string, nowMs: n
 /** Lists open, due payments without claiming them (dry run). */
 export async function peekDuePayments(d1: D1Database, nowMs: number, limit: number): Promise<WatchedPayment[]> {
   const { results } = await d1
-    .prepare(`SELECT ${WATCH_COLUMNS} FROM escrow_watch w ${LEDGER_JOIN} WHERE ${DUE} ${DUE_ORDER} LIMIT ?2`)
+    .prepare(`SELECT ${WATCH_COLUMNS} FROM escrow_watch w ${LEDGER_JOIN} WHERE w.payment_pda IN (${DUE_ROWS}) ${DUE_ORDER}`)
     .bind(nowMs, limit)
     .all<JoinedRow>();
   return results.map(toWatched);
