@@ -349,6 +349,34 @@ describe("sponsored fundings: a buyer who empties its account after verify canno
     expect(feePayerBefore - (await lamportsOf(d.feePayer)), "one failed funding's fee, no more").toBe(await feesOf([failed.body.transaction]));
     await faults.setFaults({});
   });
+
+  it("a failed sponsored funding that settle could only answer pending is counted by the keeper, so the cap holds", async () => {
+    const faults = await faultScenario();
+    const d = await escrowDesk("sponsored-cap-pending", {
+      SOLANA_RPC_URL: faults.rpcUrl,
+      SVC_SLA_ESCROW_ALLOW_FACILITATOR_FEE_SPONSORSHIP: "yes",
+      SVC_SLA_ESCROW_SPONSORED_FAILURES_PER_PAYER: "1",
+      SVC_SETTLE_CONFIRM_TIMEOUT_MS: "1000",
+    });
+    const buyer = await fundedBuyer(5_000_000, 100_000_000);
+    const sink = await fundedBuyer(1, 100_000_000);
+    const line = await d.line(USDC, AMOUNT, (await fundedBuyer(1, 100_000_000)).address);
+    const first = await d.signed(buyer, line, { facilitatorPaysTransactionFees: true });
+    const second = await d.signed(buyer, line, { facilitatorPaysTransactionFees: true });
+    await drainUsdc(buyer, sink.address);
+
+    // Executed and failed, but settle cannot read its status: it answers pending, and the keeper watches the funding.
+    await faults.setFaults({ skipPreflight: true, failMethods: ["getSignatureStatuses"] });
+    const pending = await d.post("/settle", first.body);
+    expect(pending.status, JSON.stringify(pending.body)).toBe(202);
+    await faults.setFaults({});
+    expect(await watchRow(first.built.paymentPda)).toMatchObject({ state: "open", sponsored_payer: buyer.address });
+
+    const run = await d.keeper();
+    expect(itemsFor(run, first.built.paymentPda)).toEqual([expect.objectContaining({ decision: "dropped", signature: null, outcome: expect.stringMatching(/failed on chain/) })]);
+    const refused = await d.post("/settle", second.body);
+    expect(refused.body, JSON.stringify(refused.body)).toMatchObject({ success: false, errorReason: "invalid_sla_escrow_payload_sponsorship_refused" });
+  });
 });
 
 /** Replaces the unsigned transaction's recent blockhash. */
