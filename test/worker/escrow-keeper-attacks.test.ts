@@ -296,6 +296,26 @@ describe("escrow keeper: poisoning", () => {
     expect(feePayerBefore - (await lamportsOf(d.feePayer))).toBe(await feesOf(payouts));
   });
 
+  it("a funding settle answered pending is confirmed in the ledger by the keeper from the chain, then paid out; the next /settle reports it once", async () => {
+    const faults = await faultScenario();
+    const d = await escrowDesk("keeper-ledger-catch-up", { SOLANA_RPC_URL: faults.rpcUrl, SVC_SETTLE_CONFIRM_TIMEOUT_MS: "1000" });
+    const buyer = await fundedBuyer(5_000_000, 1_000_000_000);
+    const seller = await fundedBuyer(1, 100_000_000);
+    const { body, built } = await d.signed(buyer, await d.line(USDC, AMOUNT, seller.address));
+    await faults.setFaults({ failMethods: ["getSignatureStatuses"] });
+    const pending = await d.post("/settle", body);
+    expect(pending.status, JSON.stringify(pending.body)).toBe(202);
+    await faults.setFaults({});
+    const ledgerState = () => env.DB.prepare("SELECT state FROM settlements WHERE signature = ?").bind(pending.body.transaction).first<{ state: string }>();
+    expect(await ledgerState()).toMatchObject({ state: "pending" });
+
+    await deliverAndApprove(d.post, { buyer, seller, uidHex: built.paymentUidHex });
+    const run = await d.keeper();
+    expect(itemsFor(run, built.paymentPda)).toEqual([expect.objectContaining({ outcome: "released" })]);
+    expect(await ledgerState()).toMatchObject({ state: "confirmed" });
+    expect((await d.post("/settle", body)).body).toMatchObject({ success: true, transaction: pending.body.transaction });
+  });
+
   it("pays nothing for a payment its ledger does not show funded here, whatever the watch table says", async () => {
     const d = await escrowDesk("keeper-not-ours");
     // A payment its buyer funded straight on chain (not through this facilitator), delivered and approved …

@@ -13,8 +13,7 @@ import { decodePayment, type Payment } from "../../programs/sla-escrow/accounts"
 import { getRefundPaymentInstruction, getReleasePaymentInstruction, type PayoutInstructionInput } from "../../programs/sla-escrow/instructions";
 import { findEscrowSolStoragePda } from "../../programs/sla-escrow/pda";
 import { escrowAddresses } from "../../schemes/sla-escrow/escrow-facts";
-import { claimDuePayments, peekDuePayments, recordWatchOutcomes, type WatchedPayment, type WatchOutcome } from "../../store/escrow-watch";
-import { updateSettlement } from "../../store/settlements";
+import { claimDuePayments, peekDuePayments, recordFundingsConfirmed, recordWatchOutcomes, type WatchedPayment, type WatchOutcome } from "../../store/escrow-watch";
 import { recordSponsoredFundingFailures } from "../../store/sponsored-funding-failures";
 import { decidePayout, type KeeperDecision } from "./decide";
 import { CLAIM_MS, KEEPER_CONFIRM_POLLS, maxPaymentsWithinBudget } from "./budget";
@@ -273,12 +272,7 @@ function ledgerMismatch(row: WatchedPayment, payment: Payment): string | null {
 
 /** Ledger rows the chain showed confirmed, and failed sponsored fundings, in at most two D1 round trips. */
 async function recordFundingFacts(db: D1Database, planned: readonly Planned[], nowMs: number): Promise<void> {
-  const catchUps = planned.filter((p) => p.ledgerCatchUp && !p.gate);
-  if (catchUps.length > 0) {
-    await Promise.all(
-      catchUps.map((p) => updateSettlement(db, p.row.ledger!.messageHash, ["submitting", "pending"], { state: "confirmed", confirmedAtMs: nowMs, leaseExpiresAtMs: null })),
-    );
-  }
+  await recordFundingsConfirmed(db, planned.filter((p) => p.ledgerCatchUp && !p.gate).map((p) => p.row.ledger!.messageHash), nowMs);
   const failures = planned.filter((p) => p.sponsoredFailure && p.row.sponsoredPayer);
   if (failures.length > 0) await recordSponsoredFundingFailures(db, failures.map((p) => ({ signature: p.row.fundingSignature, payer: p.row.sponsoredPayer! })), nowMs);
 }
