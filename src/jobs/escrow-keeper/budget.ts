@@ -3,7 +3,7 @@ import { MAX_SIGNATURES_PER_STATUS_READ } from "../../solana/confirm-many";
 /**
  * Subrequest arithmetic of one escrow keeper run. It shares the SWEEP_CRON invocation with the sweep
  * (SWEEP_JOB_SUBREQUEST_BUDGET = 200): 200 + 150 = 350 fits the 1,000 of the oldest paid plan; a Workers Free
- * deployment (50 in all) must lower both (e.g. sweep 20, keeper 30 → 10 payments per run).
+ * deployment (50 in all) must lower both (e.g. sweep 20, keeper 30 → 9 payments per run).
  *
  * Worst case for N payments (every one paid out, every poll needed):
  *   D1: claim with the ledger rows 1 + ledger catch-up 1 + failed sponsored fundings 1 + outcomes 1 (batches) = 4
