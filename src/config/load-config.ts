@@ -55,7 +55,14 @@ export interface Config {
     minSplRawDefault: bigint;
     minSplRawByMint: Record<string, bigint>;
   };
-  slaEscrow: { allowFacilitatorFeeSponsorship: boolean; oracleAuthorities: Address[]; deliveryBudgetSeconds: number; oracleProfiles: OracleProfileConfig };
+  slaEscrow: {
+    allowFacilitatorFeeSponsorship: boolean;
+    sponsoredFailuresPerPayer: number;
+    watchRetentionDays: number;
+    oracleAuthorities: Address[];
+    deliveryBudgetSeconds: number;
+    oracleProfiles: OracleProfileConfig;
+  };
   probe: { allowLoopback: boolean; maxConsecutiveFailures: number; cronBatchLimit: number; maxResourcesPerWallet: number };
 }
 
@@ -186,6 +193,8 @@ export async function loadConfig(env: Env): Promise<Config> {
     },
     slaEscrow: {
       allowFacilitatorFeeSponsorship: input.SVC_SLA_ESCROW_ALLOW_FACILITATOR_FEE_SPONSORSHIP,
+      sponsoredFailuresPerPayer: input.SVC_SLA_ESCROW_SPONSORED_FAILURES_PER_PAYER,
+      watchRetentionDays: input.SVC_ESCROW_WATCH_RETENTION_DAYS,
       oracleAuthorities: input.SVC_SLA_ESCROW_ORACLE_AUTHORITIES.map((key) => address(key)),
       deliveryBudgetSeconds: input.SVC_SLA_ESCROW_DELIVERY_BUDGET_SECONDS,
       oracleProfiles: {

@@ -168,6 +168,10 @@ export const ConfigInputSchema = v.object({
   SVC_SWEEP_MIN_SPL_RAW_BY_MINT: mintThresholdMap,
 
   SVC_SLA_ESCROW_ALLOW_FACILITATOR_FEE_SPONSORSHIP: boolean(false),
+  /** Sponsored fundings of one payer that may fail on chain (fee paid by the fee payer) in 24 h before its sponsorship is refused. */
+  SVC_SLA_ESCROW_SPONSORED_FAILURES_PER_PAYER: integer(1, 1_000, 2),
+  /** Days a finished escrow-keeper watch row (closed, dropped, stuck) is kept before the scheduled purge. */
+  SVC_ESCROW_WATCH_RETENTION_DAYS: integer(1, 3_650, 30),
   /** Oracle authorities a buyer may name in FundPayment (comma or space separated); advertised as extra.oracleAuthorities. */
   SVC_SLA_ESCROW_ORACLE_AUTHORITIES: mintList,
   /** Seconds a seller needs to deliver: the escrow ttl must cover the program's delivery cutoff plus this budget. */
