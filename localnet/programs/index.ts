@@ -1,7 +1,7 @@
 /**
  * Stand-in SBF programs loaded by the local chain at start. DEVELOPMENT AND TEST FIXTURES ONLY:
- * they imitate the closed-source UniversalSettle and SLA-Escrow programs closely enough for the
- * facilitator's transactions to execute locally, and are never to be deployed anywhere.
+ * they imitate the closed-source UniversalSettle and SLA-Escrow programs (and the wallet-side Lighthouse
+ * assertion program) closely enough for the facilitator's transactions to execute locally, and are never to be deployed anywhere.
  * Sources, build and behaviour: localnet/programs/README.md.
  */
 import { fileURLToPath } from "node:url";
@@ -32,4 +32,12 @@ export const SLA_ESCROW_STANDIN: StandInProgram = {
   soPath: builtProgramPath("sla-escrow"),
 };
 
-export const STANDIN_PROGRAMS: StandInProgram[] = [UNIVERSAL_SETTLE_STANDIN, SLA_ESCROW_STANDIN];
+/** Lighthouse (wallet-injected assertion instructions; the x402 SVM exact scheme allows them in a payment). */
+export const LIGHTHOUSE_PROGRAM_ID = "L2TExMFKdjpN9kozasaurPirfHy9P8sbXoAN1qA3S95";
+
+export const LIGHTHOUSE_STANDIN: StandInProgram = {
+  programId: LIGHTHOUSE_PROGRAM_ID,
+  soPath: builtProgramPath("lighthouse"),
+};
+
+export const STANDIN_PROGRAMS: StandInProgram[] = [UNIVERSAL_SETTLE_STANDIN, SLA_ESCROW_STANDIN, LIGHTHOUSE_STANDIN];
