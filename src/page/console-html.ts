@@ -110,7 +110,7 @@ export const CONSOLE_HTML = `<!doctype html>
 </html>
 `;
 
-export const CONSOLE_CSS = `:root{color-scheme:light dark;font-family:system-ui,sans-serif;line-height:1.5;--muted:#57606a;--ok:#116329;--bad:#a40e26;--line:#d0d7de}
+export const CONSOLE_CSS = `[hidden]{display:none!important}:root{color-scheme:light dark;font-family:system-ui,sans-serif;line-height:1.5;--muted:#57606a;--ok:#116329;--bad:#a40e26;--line:#d0d7de}
 @media (prefers-color-scheme:dark){:root{--muted:#9da7b3;--ok:#4ac26b;--bad:#ff8182;--line:#444c56}}
 body{max-width:52rem;margin:1.5rem auto;padding:0 1rem}
 h1{font-size:1.6rem;margin:.2rem 0}h2{font-size:1.2rem;margin-top:2rem;border-top:1px solid var(--line);padding-top:1rem}h3{font-size:1rem}

@@ -107,9 +107,11 @@ async function guarded(statusId, work) {
 
 // ---- Wallet Standard discovery (the handshake, by hand) ----
 const REQUIRED = ["standard:connect", "solana:signMessage"];
-function usable(wallet) {
+function missingFeatures(wallet) {
   const f = wallet.features || {};
-  return REQUIRED.every((name) => f[name]) && Boolean(f["solana:signAndSendTransaction"] || f["solana:signTransaction"]);
+  const missing = REQUIRED.filter((name) => !f[name]);
+  if (!f["solana:signAndSendTransaction"] && !f["solana:signTransaction"]) missing.push("solana:signAndSendTransaction or solana:signTransaction");
+  return missing;
 }
 function register(...wallets) {
   for (const wallet of wallets) if (wallet && !state.wallets.includes(wallet)) state.wallets.push(wallet);
@@ -124,8 +126,9 @@ function renderWallets() {
   const list = $("wallets");
   if (!list) return;
   list.replaceChildren(...state.wallets.map((wallet) => {
-    const ok = usable(wallet);
-    const button = el("button", { type: "button", text: (ok ? "Connect " : "") + wallet.name + (ok ? "" : " (cannot sign Solana messages and transactions)") });
+    const missing = missingFeatures(wallet);
+    const ok = missing.length === 0;
+    const button = el("button", { type: "button", text: ok ? "Connect " + wallet.name : wallet.name + " (cannot be used here: lacks " + missing.join(", ") + ")" });
     button.disabled = !ok;
     button.addEventListener("click", () => connect(wallet));
     return el("li", {}, button);

@@ -149,7 +149,7 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
         features: { "standard:connect": { version: "1.0.0", connect: async () => ({ accounts: [] }) }, "solana:signMessage": { version: "1.0.0", signMessage: async () => [] } } };
       window.dispatchEvent(new CustomEvent("wallet-standard:register-wallet", { detail: ({ register }: { register: (w: unknown) => void }) => register(wallet) }));
     });
-    await expect.poll(() => page.locator("#wallets li").allInnerTexts(), { timeout: 10_000 }).toEqual(["Connect Test Wallet", "Message-only Wallet (cannot sign Solana messages and transactions)"]);
+    await expect.poll(() => page.locator("#wallets li").allInnerTexts(), { timeout: 10_000 }).toEqual(["Connect Test Wallet", "Message-only Wallet (cannot be used here: lacks solana:signAndSendTransaction or solana:signTransaction)"]);
     expect(await page.getByRole("button", { name: /Message-only Wallet/ }).isDisabled()).toBe(true);
     await shot(page, "01-wallets-found");
 
@@ -277,6 +277,7 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
     await page.keyboard.press("Enter");
     await expect.poll(() => text(page, "#wallet-status"), { timeout: 15_000 }).toBe("Connected to Test Wallet.");
     await expect.poll(() => text(page, "#next-step"), { timeout: 15_000 }).not.toBe("");
+    expect(await page.locator("#wallets").isHidden()).toBe(true);
 
     const audit = await page.evaluate(() => {
       const unlabelled = [...document.querySelectorAll("input, select, textarea")].filter((field) => (field as HTMLInputElement).labels?.length === 0).map((field) => field.id);
