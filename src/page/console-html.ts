@@ -37,6 +37,7 @@ export const CONSOLE_HTML = `<!doctype html>
     <h2 id="preview-heading">2. Your payment rails</h2>
     <button type="button" class="needs-wallet" id="preview-refresh" disabled>Show my rails</button>
     <p id="next-step" class="next" role="status" aria-live="polite"></p>
+    <button type="button" class="needs-wallet" id="create-token-account" hidden>Create my USDC token account</button>
     <dl id="preview" class="facts"></dl>
     <div class="calls" id="preview-calls"></div>
   </section>
@@ -68,7 +69,9 @@ export const CONSOLE_HTML = `<!doctype html>
 
   <section aria-labelledby="resources-heading">
     <h2 id="resources-heading">5. Resources</h2>
-    <p>Each paid URL on your origin. The facilitator probes it: it must answer HTTP 402 with a payment request that names the URL.</p>
+    <p>Each paid URL on your origin. The facilitator probes it: it must answer HTTP 402 with a payment request that names the URL.
+    First your origin proves it is yours: it serves <code id="manifest-url">/.well-known/x402-resources.json</code> naming your wallet:</p>
+    <pre id="manifest-snippet" class="snippet" tabindex="0" aria-label="Manifest your origin serves">Connect a wallet to see it.</pre>
     <form id="resource-form">
       <p class="field"><label for="resource-url">Resource URL</label>
       <input id="resource-url" name="resourceUrl" type="url" inputmode="url" required maxlength="2048" placeholder="https://api.example.com/forecast"></p>
@@ -129,6 +132,7 @@ input[type=url],input:not([type]){width:100%}
 .cards{list-style:none;padding:0}.cards>li{border:1px solid var(--line);border-radius:6px;padding:.6rem .8rem;margin:.6rem 0}
 .gates{margin:.4rem 0;padding-left:1.2rem}.gates li{margin:.15rem 0}
 .scroll{overflow-x:auto}table{border-collapse:collapse;width:100%;font-size:.9em}th,td{text-align:left;padding:.3rem .5rem;border-bottom:1px solid var(--line);white-space:nowrap}
+.snippet{white-space:pre-wrap;overflow-wrap:anywhere;border:1px solid var(--line);padding:.5rem;border-radius:4px}
 .calls details{margin:.4rem 0;font-size:.85em}.calls summary{cursor:pointer;color:var(--muted)}
 .calls pre{white-space:pre-wrap;overflow-wrap:anywhere;background:color-mix(in srgb,CanvasText 6%,Canvas);padding:.5rem;border-radius:4px;margin:.3rem 0}
 footer{margin:2.5rem 0 1rem;color:var(--muted)}

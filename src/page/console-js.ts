@@ -43,6 +43,29 @@ function base58(bytes) {
 }
 const toBase64 = (bytes) => { let s = ""; for (const b of bytes) s += String.fromCharCode(b); return btoa(s); };
 const fromBase64 = (text) => Uint8Array.from(atob(text), (ch) => ch.charCodeAt(0));
+function base58Decode(text) {
+  const bytes = [];
+  for (const ch of text) {
+    let carry = B58.indexOf(ch);
+    if (carry < 0) throw new Error("not base58: " + text);
+    for (let i = 0; i < bytes.length; i++) { carry += bytes[i] * 58; bytes[i] = carry & 255; carry >>= 8; }
+    while (carry > 0) { bytes.push(carry & 255); carry >>= 8; }
+  }
+  for (const ch of text) { if (ch !== "1") break; bytes.push(0); }
+  return bytes.reverse();
+}
+const SYSTEM_PROGRAM = "11111111111111111111111111111111";
+const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
+const ATA_PROGRAM = "ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL";
+/**
+ * An unsigned legacy transaction with one Associated Token Account CreateIdempotent (data [1]): the owner pays and
+ * signs. Accounts: payer (signer, writable), the account (writable), owner (= payer), mint, System, Token program.
+ */
+function createTokenAccountTransaction(owner, account, mint, blockhash) {
+  const keys = [owner, account, mint, SYSTEM_PROGRAM, TOKEN_PROGRAM, ATA_PROGRAM];
+  const message = [1, 0, 4, keys.length, ...keys.flatMap(base58Decode), ...base58Decode(blockhash), 1, 5, 6, 0, 1, 0, 2, 3, 4, 1, 1];
+  return Uint8Array.from([1, ...new Array(64).fill(0), ...message]);
+}
 const short = (addr) => addr && addr.length > 12 ? addr.slice(0, 4) + "…" + addr.slice(-4) : String(addr);
 const entryOf = (body) => (body && typeof body === "object" && body.entry && typeof body.entry === "object" ? body.entry : body);
 
@@ -150,6 +173,7 @@ async function connect(wallet) {
     $("wallets").hidden = true;
     say("wallet-status", "Connected to " + wallet.name + ".", "ok");
     document.querySelectorAll(".needs-wallet").forEach((b) => { b.disabled = false; });
+    showManifest();
     await refreshPreview();
   } catch (error) {
     say("wallet-status", "Could not connect: " + (error && error.message ? error.message : String(error)), "bad");
@@ -177,6 +201,7 @@ const resourceChallenge = (section, action) => signChallenge(section, "/resource
 const NEXT_STEP = {
   activate: "Next: activate. Create your vault with your own wallet (step 3) for the sovereign fee rate.",
   verify: "Next: verify. Sign the registration (step 4) so buyers and the directory know this wallet.",
+  create_token_account: "Next: create your own USDC token account (button below). Sweeps pay into it and never create it for you; any wallet creates it when you receive USDC once.",
   seller_token_account_missing: "Next: create your own token account for this asset. Sweeps pay into it and never create it for you; any wallet creates it when you receive the token once.",
 };
 function nextStepText(lifecycle) {
@@ -212,10 +237,34 @@ async function refreshPreview() {
   ];
   $("preview").replaceChildren(...rows.filter((r) => r[1]).flatMap(([k, v]) => [el("dt", { text: k }), el("dd", { text: String(v) })]));
   say("next-step", nextStepText(lifecycle), lifecycle.nextStep ? "" : "ok");
+  $("create-token-account").hidden = !(lifecycle.nextStep === "create_token_account" && lifecycle.sellerTokenAccount);
+}
+
+async function rpc(section, method, params) {
+  if (!state.walletRpcUrl) throw new Error("this deployment names no public wallet RPC URL");
+  const body = await call(section, "POST", state.walletRpcUrl, { jsonrpc: "2.0", id: 1, method, params });
+  if (body.error) throw new Error("RPC " + method + ": " + body.error.message);
+  return body.result;
+}
+/** The seller's own USDC token account, which sweeps pay into: one CreateIdempotent the wallet signs and sends. */
+async function createTokenAccount() {
+  const lifecycle = (state.preview && state.preview.lifecycle) || {};
+  const usdc = state.assets.find((a) => a.symbol === "USDC");
+  if (!lifecycle.sellerTokenAccount || !usdc) throw new Error("the preview names no token account to create");
+  say("next-step", "Approve the transaction in your wallet…");
+  const latest = await rpc("preview", "getLatestBlockhash", [{ commitment: "confirmed" }]);
+  const signature = await sendSigned(createTokenAccountTransaction(wallet(), lifecycle.sellerTokenAccount, usdc.mint, latest.value.blockhash), "preview");
+  const started = Date.now();
+  while (Date.now() - started < 90000) {
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await refreshPreview();
+    if (state.preview.lifecycle.nextStep !== "create_token_account") return;
+  }
+  throw new Error("not confirmed within 90 s (transaction " + signature + ")");
 }
 
 // ---- Activate ----
-async function sendSigned(transaction) {
+async function sendSigned(transaction, section) {
   const f = state.wallet.features;
   if (f["solana:signAndSendTransaction"]) {
     const [result] = await f["solana:signAndSendTransaction"].signAndSendTransaction({ account: state.account, transaction, chain: state.chain, options: { preflightCommitment: "confirmed" } });
@@ -223,7 +272,7 @@ async function sendSigned(transaction) {
   }
   const [result] = await f["solana:signTransaction"].signTransaction({ account: state.account, transaction, chain: state.chain });
   if (!state.walletRpcUrl) throw new Error("this deployment names no public wallet RPC URL; use a wallet that can sign and send");
-  const sent = await call("activate", "POST", state.walletRpcUrl, { jsonrpc: "2.0", id: 1, method: "sendTransaction", params: [toBase64(result.signedTransaction), { encoding: "base64", preflightCommitment: "confirmed" }] });
+  const sent = await call(section || "activate", "POST", state.walletRpcUrl, { jsonrpc: "2.0", id: 1, method: "sendTransaction", params: [toBase64(result.signedTransaction), { encoding: "base64", preflightCommitment: "confirmed" }] });
   if (sent.error) throw new Error("the RPC refused the transaction: " + sent.error.message);
   return sent.result;
 }
@@ -280,6 +329,13 @@ async function retireSeller() {
 }
 
 // ---- Resources ----
+/** The Seller Resource Manifest that proves the origin belongs to this wallet (onboarding guide, "prove your origin"). */
+function showManifest() {
+  let origin = "https://your-api.example";
+  try { origin = new URL($("service-url").value.trim()).origin; } catch { /* not yet a URL */ }
+  $("manifest-url").textContent = origin + "/.well-known/x402-resources.json";
+  $("manifest-snippet").textContent = state.account ? JSON.stringify({ x402ResourceManifest: 1, merchantWallet: wallet(), resources: [] }, null, 2) : "Connect a wallet to see it.";
+}
 function gatesOf(entry) {
   const lifecycle = (state.preview && state.preview.lifecycle) || {};
   const gates = [
@@ -382,7 +438,7 @@ async function refreshBalance() {
   if (!asset.native) rows.push(["Spendable SOL in vault", units(snap.spendableLamports ?? "0", 9, "SOL")]);
   const next = nextCronRun(SWEEP_CRON, new Date());
   const when = next ? "at the next sweep run, " + next.toISOString().slice(11, 16) + " UTC (every " + SWEEP_CRON.split(" ")[0].slice(2) + " minutes)" : "at the next sweep run (" + SWEEP_CRON + ")";
-  const missing = snap.sellerTokenAccountMissing === true || snap.reason === "seller_token_account_missing" || (state.preview && state.preview.lifecycle && state.preview.lifecycle.nextStep === "seller_token_account_missing");
+  const missing = snap.sweepBlockedReason === "seller_token_account_missing" || snap.sellerSplAtaExists === false;
   if (snap.vaultExists && raw && BigInt(raw) > 0n) {
     const quote = await call("money", "GET", "/fee-quote?wallet=" + wallet() + "&asset=" + encodeURIComponent(asset.param) + "&amount=" + raw + "&scheme=exact");
     rows.push(["Next sweep pays you", units(quote.sellerNets, decimals, asset.symbol) + " (fee " + units(quote.protocolFee, decimals, asset.symbol) + " at " + pct(quote.feeBps) + ", " + quote.tier + ")"]);
@@ -390,8 +446,9 @@ async function refreshBalance() {
   } else {
     rows.push(["Next sweep", "nothing to pay yet"]);
   }
-  const last = health && (health.lastSweepRun || (health.jobs && health.jobs.sweep && (health.jobs.sweep.lastRun || health.jobs.sweep)));
-  if (last && last.at) rows.push(["Last sweep run", last.at + " · " + (last.outcome || "") + (last.succeeded !== undefined ? " · " + last.succeeded + " swept" : "")]);
+  const jobs = health && health.settlementKeeper && health.settlementKeeper.jobs;
+  const last = health && ((jobs && jobs.sweep) || health.lastSweepRun);
+  if (last && last.at) rows.push(["Last sweep run", last.at + " · " + (last.outcome || "") + (last.succeeded !== undefined ? " · " + last.succeeded + " swept" : last.detail ? " · " + last.detail : "")]);
   $("balance").replaceChildren(...rows.flatMap(([k, v]) => [el("dt", { text: k }), el("dd", { text: String(v) })]));
   say("money-status", "Balance read from the chain at " + new Date().toISOString().slice(11, 19) + " UTC.", "ok");
 }
@@ -449,7 +506,9 @@ async function loadDeployment() {
 document.addEventListener("DOMContentLoaded", () => {
   renderWallets();
   $("disconnect").addEventListener("click", disconnect);
+  $("service-url").addEventListener("input", showManifest);
   $("preview-refresh").addEventListener("click", () => guarded("next-step", refreshPreview));
+  $("create-token-account").addEventListener("click", () => guarded("next-step", createTokenAccount));
   $("activate").addEventListener("click", () => guarded("activate-status", activate));
   $("register-form").addEventListener("submit", (event) => guarded("register-status", () => registerSeller(event)));
   $("retire").addEventListener("click", () => guarded("register-status", retireSeller));

@@ -56,7 +56,17 @@ beforeAll(async () => {
   seller = await createKeyPairSignerFromPrivateKeyBytes(crypto.getRandomValues(new Uint8Array(32)));
   await fundFromFaucet(chain.url, seller.address, 1_000_000_000);
   // The seller's API: a small x402 seller on loopback that settles through this facilitator.
-  sellerServer = await startSellerServer({ facilitatorUrl: api, sellerWallet: seller.address, network: DEVNET, asset: USDC, amount: PRICE_RAW, resourcePath: "/report", content: { report: "paid via the console test" } });
+  // Its origin serves the Seller Resource Manifest naming the wallet: the directory's proof that the origin is the seller's.
+  sellerServer = await startSellerServer({
+    facilitatorUrl: api,
+    sellerWallet: seller.address,
+    network: DEVNET,
+    asset: USDC,
+    amount: PRICE_RAW,
+    resourcePath: "/report",
+    content: { report: "paid via the console test" },
+    manifest: { x402ResourceManifest: 1, merchantWallet: seller.address, resources: [] },
+  });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
@@ -171,9 +181,19 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
     expect(snapshot).toMatchObject({ vaultExists: true, isSovereign: true, splAmountRaw: "0" });
     const activateCalls = await page.locator("#activate-calls pre.curl").allTextContents();
     expect(activateCalls.find((call) => call.includes("provision-tx"))).toBe(`curl -X POST '${api}/sellers/provision-tx' -H 'Content-Type: application/json' --data '{"wallet":"${seller.address}","asset":"USDC"}'`);
-    await expect.poll(() => text(page, "#next-step")).toMatch(/^Next: verify\./);
     expect(await text(page, "#preview")).toMatch(/Fee tier\s+Sovereign: 0\.9% of each payment/);
     await shot(page, "03-activated");
+
+    // Sweeps pay into the seller's own USDC account and never create it: the console builds its creation (one
+    // CreateIdempotent, blockhash from the deployment's wallet RPC), the wallet signs and sends it.
+    await expect.poll(() => text(page, "#next-step"), { timeout: 15_000 }).toMatch(/^Next: create your own USDC token account/);
+    const [sellerAta] = await findAssociatedTokenPda({ owner: seller.address, mint: USDC as never, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+    expect(await tokenAccountBalance(chain.url, sellerAta)).toBeNull();
+    await page.getByRole("button", { name: "Create my USDC token account" }).click();
+    await expect.poll(() => text(page, "#next-step"), { timeout: 60_000 }).toMatch(/^Next: verify\./);
+    expect(walletLog).toEqual(["signAndSendTransaction", "signAndSendTransaction"]);
+    expect(await tokenAccountBalance(chain.url, sellerAta)).toBe(0n);
+    expect(await page.getByRole("button", { name: "Create my USDC token account" }).isHidden()).toBe(true);
 
     // 4. Verify (register) with a signed seller:register challenge, listed with the seller's origin.
     const origin = new URL(sellerServer.url).origin;
@@ -182,7 +202,11 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
     await page.getByRole("button", { name: "Sign and register", exact: true }).click();
     await expect.poll(() => text(page, "#register-status"), { timeout: 20_000 }).toMatch(/Verified|verified|Registered/);
     expect(walletLog.at(-1)).toBe("signMessage seller:register");
-    await expect.poll(() => text(page, "#next-step")).toMatch(/^(All set|Next: create your own token account)/);
+    await expect.poll(() => text(page, "#next-step")).toMatch(/^All set: activated and verified\./);
+    // The manifest the console tells the seller to serve is the one this seller's origin serves.
+    expect(await text(page, "#manifest-url")).toBe(`${origin}/.well-known/x402-resources.json`);
+    const served = await (await fetch(`${origin}/.well-known/x402-resources.json`)).json();
+    expect(JSON.parse(await page.locator("#manifest-snippet").innerText())).toEqual(served);
     await shot(page, "04-registered");
 
     // 5. A resource on the seller's origin: registered with a signed challenge and probed at once.
@@ -245,22 +269,18 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
     expect(await text(page, "#escrow")).toBe("None: no escrow payment is waiting for your delivery.");
     await shot(page, "08-paid");
 
-    // The sweep pays into the seller's own USDC account, which sweeps never create: any wallet creates it by receiving
-    // the token once (here the local faucet sends 1 base unit).
-    await fundFromFaucet(chain.url, seller.address, 0, 1);
-    const [sellerAta] = await findAssociatedTokenPda({ owner: seller.address, mint: USDC as never, tokenProgram: TOKEN_PROGRAM_ADDRESS });
-    expect(await tokenAccountBalance(chain.url, sellerAta)).toBe(1n);
+    // An operator sweep (POST /sweep with the token) pays the vault out into the seller's USDC account.
     const sweep = await fetch(`${api}/sweep`, { method: "POST", headers: { Authorization: `Bearer ${SWEEP_TOKEN}`, "Content-Type": "application/json" }, body: "{}" });
     const swept = (await sweep.json()) as any;
     expect(sweep.status, JSON.stringify(swept)).toBe(200);
-    await expect.poll(() => tokenAccountBalance(chain.url, sellerAta), { timeout: 15_000 }).toBe(1n + BigInt(quote.sellerNets));
+    await expect.poll(() => tokenAccountBalance(chain.url, sellerAta), { timeout: 15_000 }).toBe(BigInt(quote.sellerNets));
     await page.getByRole("button", { name: "Vault balance and next sweep" }).click();
     await expect.poll(() => text(page, "#balance"), { timeout: 15_000 }).toMatch(/Vault balance\s+0 USDC/);
     expect(await text(page, "#balance")).toMatch(/Next sweep\s+nothing to pay yet/);
-    expect(await text(page, "#balance")).toMatch(/Last sweep run\s+\d{4}-\d\d-\d\dT.* · \d+ swept/);
+    expect(await text(page, "#balance")).toMatch(/Last sweep run\s+\d{4}-\d\d-\d\dT\S+ · ok/);
     await shot(page, "09-swept");
 
-    expect(walletLog.filter((entry) => entry === "signAndSendTransaction")).toHaveLength(1);
+    expect(walletLog.filter((entry) => entry === "signAndSendTransaction")).toHaveLength(2);
     expect(problems).toEqual([]);
   }, 240_000);
 
