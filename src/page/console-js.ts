@@ -11,7 +11,7 @@ import { SWEEP_CRON } from "../jobs/scheduled";
  * RPC URL from /health, which the console's CSP allows).
  *
  * Response shapes read defensively where they are moving (pr402 compatibility): the preview's feeBps as number or
- * string, `{entry, notice}` or a bare entry, vault addresses from `schemes.exact` or `vaultPdaPreviews[]`.
+ * string, vault addresses from `schemes.exact`, the vault snapshot's amounts as strings or as integers beside `*Decimal`.
  * Kept free of backticks and dollar-brace so it can live in this String.raw template.
  */
 const SCRIPT = String.raw`"use strict";
@@ -67,7 +67,6 @@ function createTokenAccountTransaction(owner, account, mint, blockhash) {
   return Uint8Array.from([1, ...new Array(64).fill(0), ...message]);
 }
 const short = (addr) => addr && addr.length > 12 ? addr.slice(0, 4) + "…" + addr.slice(-4) : String(addr);
-const entryOf = (body) => (body && typeof body === "object" && body.entry && typeof body.entry === "object" ? body.entry : body);
 
 function assetInfo() {
   const value = $("asset").value;
@@ -254,13 +253,9 @@ async function createTokenAccount() {
   say("next-step", "Approve the transaction in your wallet…");
   const latest = await rpc("preview", "getLatestBlockhash", [{ commitment: "confirmed" }]);
   const signature = await sendSigned(createTokenAccountTransaction(wallet(), lifecycle.sellerTokenAccount, usdc.mint, latest.value.blockhash), "preview");
-  const started = Date.now();
-  while (Date.now() - started < 90000) {
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    await refreshPreview();
-    if (state.preview.lifecycle.nextStep !== "create_token_account") return;
-  }
-  throw new Error("not confirmed within 90 s (transaction " + signature + ")");
+  say("next-step", "Sent " + signature + ". Waiting for the chain to confirm…");
+  await confirmed("preview", signature);
+  await refreshPreview();
 }
 
 // ---- Activate ----
@@ -291,18 +286,26 @@ async function activate() {
   say("activate-status", "Approve the transaction in your wallet…");
   const signature = await sendSigned(fromBase64(built.transaction));
   say("activate-status", "Sent " + signature + ". Waiting for the chain to confirm…");
+  await confirmed("activate", signature, (seconds) => say("activate-status", "Sent " + signature + ". Waiting for the chain to confirm… " + seconds + " s"));
+  const snap = await call("activate", "GET", snapshotPath(asset));
+  say("activate-status", "Activated for " + asset.symbol + ": vault " + snap.splitVaultPda + " (transaction " + signature + ").", "ok");
+  await refreshPreview();
+}
+/**
+ * Follows a sent transaction to "confirmed" with getSignatureStatuses on the deployment's wallet RPC (the calls are
+ * shown like every other); a transaction that failed on chain, or is not seen within 90 s, is an error.
+ */
+async function confirmed(section, signature, progress) {
   const started = Date.now();
   while (Date.now() - started < 90000) {
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    const snap = await call("activate", "GET", snapshotPath(asset));
-    if (snap.vaultExists && (asset.native || snap.vaultSplAta === null || snap.splAmountRaw !== null)) {
-      say("activate-status", "Activated for " + asset.symbol + ": vault " + snap.splitVaultPda + " (transaction " + signature + ").", "ok");
-      await refreshPreview();
-      return;
-    }
-    say("activate-status", "Sent " + signature + ". Waiting for the chain to confirm… " + Math.round((Date.now() - started) / 1000) + " s");
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const result = await rpc(section, "getSignatureStatuses", [[signature]]);
+    const status = result && result.value && result.value[0];
+    if (status && status.err) throw new Error("the transaction " + signature + " failed on chain: " + JSON.stringify(status.err));
+    if (status && (status.confirmationStatus === "confirmed" || status.confirmationStatus === "finalized")) return;
+    if (progress) progress(Math.round((Date.now() - started) / 1000));
   }
-  throw new Error("not confirmed within 90 s (transaction " + signature + "); the blockhash may have expired: activate again");
+  throw new Error("not confirmed within 90 s (transaction " + signature + "); its blockhash may have expired: try again");
 }
 
 // ---- Register / retire ----
@@ -432,10 +435,12 @@ function nextCronRun(expression, now) {
 async function refreshBalance() {
   const asset = assetInfo();
   const [snap, health] = await Promise.all([call("money", "GET", snapshotPath(asset)), call("money", "GET", "/health").catch(() => null)]);
-  const raw = asset.native ? snap.spendableLamports : snap.splAmountRaw;
+  // pr402's snapshot writes amounts as JSON integers with *Decimal strings beside them; older answers use strings.
+  const amount = (name) => { const v = snap[name + "Decimal"] ?? snap[name]; return v === null || v === undefined ? null : String(v); };
+  const raw = asset.native ? amount("spendableLamports") : amount("splAmountRaw");
   const decimals = asset.native ? 9 : (snap.splDecimals ?? asset.decimals);
   const rows = [["Vault", snap.splitVaultPda], ["Vault balance", snap.vaultExists ? units(raw ?? "0", decimals, asset.symbol) : "no vault yet (activate first)"]];
-  if (!asset.native) rows.push(["Spendable SOL in vault", units(snap.spendableLamports ?? "0", 9, "SOL")]);
+  if (!asset.native) rows.push(["Spendable SOL in vault", units(amount("spendableLamports") ?? "0", 9, "SOL")]);
   const next = nextCronRun(SWEEP_CRON, new Date());
   const when = next ? "at the next sweep run, " + next.toISOString().slice(11, 16) + " UTC (every " + SWEEP_CRON.split(" ")[0].slice(2) + " minutes)" : "at the next sweep run (" + SWEEP_CRON + ")";
   const missing = snap.sweepBlockedReason === "seller_token_account_missing" || snap.sellerSplAtaExists === false;
