@@ -109,7 +109,7 @@ function showCall(section, method, url, body, status, answer) {
   let curl = "curl -X " + method + " " + quote(url);
   if (body !== undefined) curl += " -H 'Content-Type: application/json' --data " + quote(JSON.stringify(body));
   const details = el("details", { class: "call" },
-    el("summary", { text: method + " " + new URL(url).pathname + " → " + status }),
+    el("summary", { text: method + " " + (new URL(url).origin === location.origin ? new URL(url).pathname : url) + (body && body.jsonrpc ? " " + body.method : "") + " → " + status }),
     el("pre", { class: "curl", text: curl }),
     el("pre", { class: "answer", text: answer.length > 2000 ? answer.slice(0, 2000) + "…" : answer }));
   box.prepend(details);

@@ -194,6 +194,7 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
     expect(walletLog).toEqual(["signAndSendTransaction", "signAndSendTransaction"]);
     expect(await tokenAccountBalance(chain.url, sellerAta)).toBe(0n);
     expect(await page.getByRole("button", { name: "Create my USDC token account" }).isHidden()).toBe(true);
+    await shot(page, "03b-token-account-created");
 
     // 4. Verify (register) with a signed seller:register challenge, listed with the seller's origin.
     const origin = new URL(sellerServer.url).origin;
@@ -268,6 +269,7 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
     expect(await page.locator("#payments tbody tr a").first().getAttribute("href")).toBe(`/api/v1/facilitator/settlements/${settlement.transaction}`);
     expect(await text(page, "#escrow")).toBe("None: no escrow payment is waiting for your delivery.");
     await shot(page, "08-paid");
+    await page.locator("section", { has: page.locator("#money-heading") }).screenshot({ path: path.join(SHOTS, "08b-paid-money-section.png") });
 
     // An operator sweep (POST /sweep with the token) pays the vault out into the seller's USDC account.
     const sweep = await fetch(`${api}/sweep`, { method: "POST", headers: { Authorization: `Bearer ${SWEEP_TOKEN}`, "Content-Type": "application/json" }, body: "{}" });
@@ -279,6 +281,7 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
     expect(await text(page, "#balance")).toMatch(/Next sweep\s+nothing to pay yet/);
     expect(await text(page, "#balance")).toMatch(/Last sweep run\s+\d{4}-\d\d-\d\dT\S+ · ok/);
     await shot(page, "09-swept");
+    await page.locator("section", { has: page.locator("#money-heading") }).screenshot({ path: path.join(SHOTS, "09b-swept-money-section.png") });
 
     expect(walletLog.filter((entry) => entry === "signAndSendTransaction")).toHaveLength(2);
     expect(problems).toEqual([]);
