@@ -76,4 +76,5 @@ export const SLA_ESCROW_STANDIN_ERROR = {
   PaymentNotSettled: 7046,
   CloseNotYetAvailable: 7047,
   InvalidTtlExtension: 7048,
+  PaymentExpired: 7049,
 } as const;

@@ -57,7 +57,7 @@ export interface WatchOutcome {
   /** closed: released or refunded (or never funded); open: look again at nextCheckAtMs. */
   state: "open" | "closed";
   nextCheckAtMs: number;
-  action: "release" | "refund" | "none";
+  action: "release" | "refund" | "close" | "none";
   signature: string | null;
   outcome: string;
   /** A sent payout keeps its claim until it expires, so no other run re-sends before the chain has answered. */

@@ -8,7 +8,7 @@ import { MAX_SIGNATURES_PER_STATUS_READ } from "../../solana/confirm-many";
  * Worst case for N payments (every one paid out, every poll needed):
  *   D1: claim 1 + outcomes 1 (one batch)                                                   = 2
  *   RPC: read 1 = payments + distinct mints (≤ N) + the Clock sysvar → ≤ ceil((2N + 1) / 100)
- *        read 2 = recipient token accounts                           → ≤ ceil(N / 100)
+ *        read 2 = recipient and oracle-tip token accounts             → ≤ ceil(2N / 100)
  *        getLatestBlockhash 1 + sendTransaction N + getSignatureStatuses ≤ KEEPER_CONFIRM_POLLS × ceil(N / 256)
  */
 export const ESCROW_KEEPER_SUBREQUEST_BUDGET = 150;
@@ -19,7 +19,7 @@ const MAX_ACCOUNTS_PER_READ = 100;
 
 export function worstCaseSubrequests(payments: number): number {
   if (payments === 0) return 1;
-  const reads = Math.ceil((2 * payments + 1) / MAX_ACCOUNTS_PER_READ) + Math.ceil(payments / MAX_ACCOUNTS_PER_READ);
+  const reads = Math.ceil((2 * payments + 1) / MAX_ACCOUNTS_PER_READ) + Math.ceil((2 * payments) / MAX_ACCOUNTS_PER_READ);
   return 2 + reads + 1 + payments + KEEPER_CONFIRM_POLLS * Math.ceil(payments / MAX_SIGNATURES_PER_STATUS_READ);
 }
 

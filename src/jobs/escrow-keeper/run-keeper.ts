@@ -1,5 +1,4 @@
 import { address, type Address } from "@solana/kit";
-import { findAssociatedTokenPda } from "@solana-program/token";
 import type { Config } from "../../config/load-config";
 import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../config/networks";
 import { fetchAccounts, type AccountSnapshot } from "../../solana/accounts";
@@ -9,9 +8,8 @@ import { rpcCall, solanaRpc } from "../../solana/rpc";
 import { sendWithPreflight } from "../../solana/send-transaction";
 import { describe } from "../../solana/transaction-errors";
 import { decodePayment, type Payment } from "../../programs/sla-escrow/accounts";
-import { getRefundPaymentInstruction, getReleasePaymentInstruction, type PayoutInstructionInput } from "../../programs/sla-escrow/instructions";
-import { findEscrowSolStoragePda } from "../../programs/sla-escrow/pda";
-import { escrowAddresses } from "../../schemes/sla-escrow/escrow-facts";
+import type { ProgramInstruction } from "../../programs/instruction-accounts";
+import { buildClosePaymentInstruction, buildPayoutInstruction } from "../../programs/sla-escrow/payout-instructions";
 import { claimDuePayments, peekDuePayments, recordWatchOutcomes, type WatchedPayment, type WatchOutcome } from "../../store/escrow-watch";
 import { decidePayout, type KeeperDecision } from "./decide";
 import { CLAIM_MS, KEEPER_CONFIRM_POLLS, maxPaymentsWithinBudget } from "./budget";
@@ -31,10 +29,12 @@ export interface KeeperOptions {
 export interface KeeperItem {
   paymentPda: string;
   decision: KeeperDecision["kind"];
-  action: "release" | "refund" | "none";
+  action: KeeperAction;
   signature: string | null;
   outcome: string;
 }
+
+type KeeperAction = "release" | "refund" | "close" | "none";
 
 export interface KeeperReport {
   dryRun: boolean;
@@ -42,6 +42,7 @@ export interface KeeperReport {
   scanned: number;
   released: number;
   refunded: number;
+  closed: number;
   items: KeeperItem[];
 }
 
@@ -51,14 +52,14 @@ interface Planned {
   decision: KeeperDecision;
   /** The chain clock the decision was taken at (unix seconds). */
   chainNow: bigint;
-  instruction?: ReturnType<typeof getReleasePaymentInstruction>;
+  instruction?: ProgramInstruction;
   skip?: string;
 }
 
 /**
  * One keeper run (Cron Trigger or POST /escrow-keeper): claim due payments, read them and the chain clock in one
- * batch, release or refund what the program allows, confirm, and record every outcome in one D1 batch. The fee
- * payer signs and pays each payout's network fee as keeper. A dry run claims nothing and sends nothing.
+ * batch, release, refund or close what the program allows, confirm, and record every outcome in one D1 batch. The
+ * fee payer signs and pays each payout's network fee as keeper. A dry run claims nothing and sends nothing.
  */
 export async function runEscrowKeeper(config: Config, db: D1Database, options: KeeperOptions): Promise<KeeperReport> {
   const nowMs = Date.now();
@@ -105,8 +106,11 @@ export async function runEscrowKeeper(config: Config, db: D1Database, options: K
     const status = statuses.get(signature);
     const action = actionOf(p);
     if (status?.kind === "confirmed") {
-      const outcome = action === "release" ? "released" : "refunded";
-      outcomes.push({ paymentPda: p.row.paymentPda, state: "closed", nextCheckAtMs: nowMs, action, signature, outcome, keepClaim: false });
+      const outcome = action === "release" ? "released" : action === "refund" ? "refunded" : "closed";
+      // A payout leaves the Payment account to close once its closed_at (settle time + closure delay) has passed.
+      const closeAtMs = p.payment && action !== "close" ? nowMs + Number(p.payment.closureDelaySeconds + 1n) * 1000 : null;
+      const state = closeAtMs === null ? "closed" : "open";
+      outcomes.push({ paymentPda: p.row.paymentPda, state, nextCheckAtMs: closeAtMs ?? nowMs, action, signature, outcome, keepClaim: false });
       items.push(item(p, signature, outcome));
     } else if (status?.kind === "failed") {
       const outcome = `failed on chain: ${describe(status.err)}`;
@@ -131,46 +135,38 @@ async function plan(config: Config, rows: readonly WatchedPayment[], nowMs: numb
   const chainNow = clockUnixSeconds(accounts.get(CLOCK_SYSVAR) ?? null) ?? BigInt(Math.floor(nowMs / 1000));
 
   const planned: Planned[] = [];
-  const recipientAtas: Address[] = [];
-  const pendingAta: { index: number; ata: Address }[] = [];
+  const payoutAtas: { index: number; atas: Address[] }[] = [];
   for (const row of rows) {
     const account = accounts.get(row.paymentPda as Address);
     const payment = account && account.owner === programId ? decodePayment(account.data) : null;
     const decision = decidePayout(payment, chainNow);
     const p: Planned = { row, payment, decision, chainNow };
     planned.push(p);
-    if (!payment || (decision.kind !== "release" && decision.kind !== "refund")) continue;
+    if (!payment) continue;
+    const facts = { programId, caller: config.feePayer, paymentAddress: row.paymentPda as Address, payment };
+    if (decision.kind === "close") {
+      p.instruction = await buildClosePaymentInstruction(facts);
+      continue;
+    }
+    if (decision.kind !== "release" && decision.kind !== "refund") continue;
 
     const mint = row.mint as Address;
-    const { bank, configAddress, escrow } = await escrowAddresses(programId, mint);
-    const recipient = decision.kind === "release" ? payment.seller : payment.buyer;
-    const base = { programId, bank, config: configAddress, escrow, payment: row.paymentPda as Address, keeper: config.feePayer };
-    let input: PayoutInstructionInput;
-    if (mint === NATIVE_SOL_ALLOWLIST_ADDRESS) {
-      const [solStorage] = await findEscrowSolStoragePda(programId, mint, bank, escrow);
-      input = { ...base, kind: "sol", solStorage, recipient };
-    } else {
-      const tokenProgram = accounts.get(mint)?.owner;
-      if (!tokenProgram) {
-        p.skip = `mint ${mint} not found`;
-        continue;
-      }
-      const [[escrowAta], [recipientAta]] = await Promise.all([
-        findAssociatedTokenPda({ owner: escrow, mint, tokenProgram }),
-        findAssociatedTokenPda({ owner: recipient, mint, tokenProgram }),
-      ]);
-      input = { ...base, kind: "spl", mint, escrowAta, recipientAta, tokenProgram };
-      recipientAtas.push(recipientAta);
-      pendingAta.push({ index: planned.length - 1, ata: recipientAta });
+    const tokenProgram = mint === NATIVE_SOL_ALLOWLIST_ADDRESS ? null : accounts.get(mint)?.owner ?? null;
+    if (mint !== NATIVE_SOL_ALLOWLIST_ADDRESS && !tokenProgram) {
+      p.skip = `mint ${mint} not found`;
+      continue;
     }
-    p.instruction = decision.kind === "release" ? getReleasePaymentInstruction(input) : getRefundPaymentInstruction(input);
+    const payout = await buildPayoutInstruction(decision.kind, { ...facts, tokenProgram });
+    p.instruction = payout.instruction;
+    if (payout.paysIntoTokenAccounts.length > 0) payoutAtas.push({ index: planned.length - 1, atas: payout.paysIntoTokenAccounts });
   }
 
-  // The program pays into an existing token account only; the keeper does not pay a recipient's account rent.
-  if (recipientAtas.length > 0) {
-    const atas = await fetchAccounts(config, recipientAtas);
-    for (const { index, ata } of pendingAta) {
-      if (!atas.get(ata)) planned[index]!.skip = `recipient token account ${ata} does not exist yet; its owner must create it`;
+  // The program creates a missing seller or oracle token account at the caller's cost: the keeper pays nobody's rent.
+  if (payoutAtas.length > 0) {
+    const atas = await fetchAccounts(config, payoutAtas.flatMap((entry) => entry.atas));
+    for (const { index, atas: needed } of payoutAtas) {
+      const missing = needed.find((ata) => !atas.get(ata));
+      if (missing) planned[index]!.skip = `recipient token account ${missing} does not exist yet; its owner must create it`;
     }
   }
   return planned;
@@ -197,8 +193,8 @@ function clockUnixSeconds(account: AccountSnapshot | null): bigint | null {
   return new DataView(account.data.buffer, account.data.byteOffset, account.data.byteLength).getBigInt64(32, true);
 }
 
-function actionOf(p: Planned): "release" | "refund" | "none" {
-  return p.decision.kind === "release" || p.decision.kind === "refund" ? p.decision.kind : "none";
+function actionOf(p: Planned): KeeperAction {
+  return p.decision.kind === "release" || p.decision.kind === "refund" || p.decision.kind === "close" ? p.decision.kind : "none";
 }
 
 function describeDecision(decision: KeeperDecision): string {
@@ -216,6 +212,7 @@ function report(dryRun: boolean, maxPaymentsPerRun: number, items: KeeperItem[])
     scanned: items.length,
     released: items.filter((i) => i.outcome === "released").length,
     refunded: items.filter((i) => i.outcome === "refunded").length,
+    closed: items.filter((i) => i.outcome === "closed").length,
     items,
   };
 }
