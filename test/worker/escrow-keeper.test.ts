@@ -28,7 +28,9 @@ import { findBankPda, findEscrowConfigPda, findEscrowPda } from "../../src/progr
  */
 const BEARER = { Authorization: "Bearer test-sweep-token" };
 const AMOUNT = 2_000_000n;
-/** Escrow fee on release: 100 bps, at least the seeded 0.10 USDC minimum (spec §8). */
+/** A verdict exists (buyer approval or oracle ruling) and the seeded oracle_fee_bps is 100: 1% of the amount to the oracle. */
+const ORACLE_TIP = 20_000n;
+/** Escrow fee on release: 100 bps of what the tip leaves, at least the seeded 0.10 USDC minimum (spec §8). */
 const RELEASE_FEE = 100_000n;
 
 async function keeper(body: Record<string, unknown> = {}) {
@@ -79,7 +81,9 @@ describe("escrow keeper", () => {
 
     await deliverAndApprove(p);
     const sellerAta = await ataOf(p.seller.address);
+    const oracleAta = await ataOf(LOCAL_ORACLE.address as Address);
     const before = await tokenBalance(sellerAta);
+    const oracleBefore = await tokenBalance(oracleAta);
     const dry = itemFor(await keeper({ dryRun: true }), p.payment);
     expect(dry).toEqual([expect.objectContaining({ decision: "release", action: "release", signature: null, outcome: "would release" })]);
     expect((await paymentAccount(p.payment))?.state).toBe(PAYMENT_STATE.FUNDED);
@@ -87,17 +91,23 @@ describe("escrow keeper", () => {
     const runs = await Promise.all([keeper(), keeper()]);
     const released = runs.flatMap((run) => itemFor(run, p.payment)).filter((i) => i.outcome === "released");
     expect(released).toHaveLength(1);
-    expect(await tokenBalance(sellerAta)).toBe(before + AMOUNT - RELEASE_FEE);
+    expect(await tokenBalance(sellerAta)).toBe(before + AMOUNT - ORACLE_TIP - RELEASE_FEE);
+    expect(await tokenBalance(oracleAta)).toBe(oracleBefore + ORACLE_TIP);
     expect(await paymentAccount(p.payment)).toMatchObject({ state: PAYMENT_STATE.RELEASED });
 
-    // Closed: later runs no longer look at it.
+    // Settled: later runs leave it alone until its closed_at (a day away here), when they close it.
     expect(itemFor(await keeper({ dryRun: true }), p.payment)).toEqual([]);
   });
 
-  it("an oracle's rejection → the keeper refunds the buyer in full", async () => {
+  it("a delivery the oracle rejects → the keeper refunds the buyer, less the oracle's tip, which the oracle receives", async () => {
     const p = await settledPayment();
     const buyerAta = await ataOf(p.buyer.address);
+    const oracleAta = await ataOf(LOCAL_ORACLE.address as Address);
     const afterFunding = await tokenBalance(buyerAta);
+    const oracleBefore = await tokenBalance(oracleAta);
+    const deliveryHash = hex32();
+    const delivery = await post("/build-sla-escrow-submit-delivery-tx", { seller: p.seller.address, mint: USDC, paymentUidHex: p.uidHex, deliveryHash });
+    await signAndSend(delivery.body.transaction, p.seller);
 
     const oracle = await createKeyPairSignerFromBytes(LOCAL_ORACLE.secretKey);
     await chainRpc("requestAirdrop", [oracle.address, 100_000_000]);
@@ -111,7 +121,7 @@ describe("escrow keeper", () => {
       escrow,
       payment: p.payment,
       oracle,
-      deliveryHash: new Uint8Array(32),
+      deliveryHash: Uint8Array.from(deliveryHash.match(/../g)!, (byte) => parseInt(byte, 16)),
       resolutionHash: crypto.getRandomValues(new Uint8Array(32)),
       reason: 1,
       state: RESOLUTION_STATE.REJECTED,
@@ -129,7 +139,8 @@ describe("escrow keeper", () => {
 
     const run = itemFor(await keeper(), p.payment);
     expect(run).toEqual([expect.objectContaining({ action: "refund", outcome: "refunded" })]);
-    expect(await tokenBalance(buyerAta)).toBe(afterFunding + AMOUNT);
+    expect(await tokenBalance(buyerAta)).toBe(afterFunding + AMOUNT - ORACLE_TIP);
+    expect(await tokenBalance(oracleAta)).toBe(oracleBefore + ORACLE_TIP);
     expect(await paymentAccount(p.payment)).toMatchObject({ state: PAYMENT_STATE.REFUNDED });
   });
 
