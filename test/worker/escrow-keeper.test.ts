@@ -1,3 +1,4 @@
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import {
   appendTransactionMessageInstructions,
@@ -20,6 +21,7 @@ import { LOCAL_ORACLE } from "../fixtures/keys";
 import { PAYMENT_STATE, RESOLUTION_STATE } from "../../src/programs/sla-escrow/accounts";
 import { getConfirmOracleInstruction } from "../../src/programs/sla-escrow/instructions";
 import { findBankPda, findEscrowConfigPda, findEscrowPda } from "../../src/programs/sla-escrow/pda";
+import { watchEscrowPayment } from "../../src/store/escrow-watch";
 
 /**
  * The escrow keeper on the local chain with the stand-in SLA-Escrow program: payments funded and settled through
@@ -66,6 +68,36 @@ async function deliverAndApprove(p: Awaited<ReturnType<typeof settledPayment>>) 
   await signAndSend(approve.body.transaction, p.buyer);
 }
 
+/** The local oracle signs ConfirmOracle (it pays its own network fee), naming the submitted delivery. */
+async function oracleVerdict(p: Awaited<ReturnType<typeof settledPayment>>, deliveryHash: string, state: number) {
+  const oracle = await createKeyPairSignerFromBytes(LOCAL_ORACLE.secretKey);
+  await chainRpc("requestAirdrop", [oracle.address, 100_000_000]);
+  const [bank] = await findBankPda(ESCROW_PROGRAM);
+  const [config] = await findEscrowConfigPda(ESCROW_PROGRAM);
+  const [escrow] = await findEscrowPda(ESCROW_PROGRAM, USDC, bank);
+  const verdict = getConfirmOracleInstruction({
+    programId: ESCROW_PROGRAM,
+    bank,
+    config,
+    escrow,
+    payment: p.payment,
+    oracle,
+    deliveryHash: Uint8Array.from(deliveryHash.match(/../g)!, (byte) => parseInt(byte, 16)),
+    resolutionHash: crypto.getRandomValues(new Uint8Array(32)),
+    reason: 1,
+    state,
+  });
+  const lifetime = await latestBlockhash();
+  const message = pipe(
+    createTransactionMessage({ version: 0 }),
+    (m) => setTransactionMessageFeePayerSigner(oracle, m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
+    (m) => appendTransactionMessageInstructions([verdict], m),
+  );
+  const signed = await signTransactionMessageWithSigners(message);
+  await chainRpc("sendTransaction", [getBase64EncodedWireTransaction(signed), { encoding: "base64", preflightCommitment: "confirmed" }]);
+}
+
 const ataOf = async (owner: Address) => (await findAssociatedTokenPda({ owner, mint: USDC, tokenProgram: TOKEN_PROGRAM }))[0];
 
 describe("escrow keeper", () => {
@@ -99,6 +131,77 @@ describe("escrow keeper", () => {
     expect(itemFor(await keeper({ dryRun: true }), p.payment)).toEqual([]);
   });
 
+  it("fund → deliver → the oracle approves → the keeper releases: seller, oracle tip and escrow fee to the unit", async () => {
+    const p = await settledPayment();
+    const deliveryHash = hex32();
+    const delivery = await post("/build-sla-escrow-submit-delivery-tx", { seller: p.seller.address, mint: USDC, paymentUidHex: p.uidHex, deliveryHash });
+    await signAndSend(delivery.body.transaction, p.seller);
+    await oracleVerdict(p, deliveryHash, RESOLUTION_STATE.APPROVED);
+    const sellerAta = await ataOf(p.seller.address);
+    const oracleAta = await ataOf(LOCAL_ORACLE.address as Address);
+    const [seller0, oracle0] = [await tokenBalance(sellerAta), await tokenBalance(oracleAta)];
+
+    expect(itemFor(await keeper(), p.payment)).toEqual([expect.objectContaining({ action: "release", outcome: "released" })]);
+    expect(await tokenBalance(sellerAta)).toBe(seller0 + AMOUNT - ORACLE_TIP - RELEASE_FEE);
+    expect(await tokenBalance(oracleAta)).toBe(oracle0 + ORACLE_TIP);
+    // The rest of the amount, the escrow fee, stays with the escrow: the Payment records the payout as released.
+    expect(await paymentAccount(p.payment)).toMatchObject({ state: PAYMENT_STATE.RELEASED, resolutionState: RESOLUTION_STATE.APPROVED });
+  });
+
+  it("extended (v0.5) payment: oracle approval → released with the PaymentExt tail and the tip → closed after closed_at, rents to the buyer", async () => {
+    const buyer = await fundedBuyer(5_000_000, 1_000_000_000);
+    const seller = await fundedBuyer(1, 100_000_000);
+    const funding = await post("/build-sla-escrow-payment-v2-tx", {
+      buyer: buyer.address,
+      seller: seller.address,
+      mint: USDC,
+      amount: AMOUNT.toString(),
+      ttlSeconds: "3600",
+      slaHash: hex32(),
+      oracleAuthority: LOCAL_ORACLE.address,
+      closureDelayOverride: "1", // closed_at = settlement + 1 s, so the close comes within this test
+      refundCooldownOverride: "0",
+      deliveryCutoffOverride: "0",
+      arbitrationWindowSeconds: "0",
+    });
+    expect(funding.status, JSON.stringify(funding.body)).toBe(200);
+    const fundingSignature = await signAndSend(funding.body.transaction, buyer);
+    const p = { buyer, seller, payment: funding.body.paymentPda as Address, uidHex: funding.body.paymentUidHex as string };
+    expect(await paymentAccount(p.payment)).toMatchObject({ state: PAYMENT_STATE.FUNDED_EXTENDED });
+    // The buyer funded it directly (no /settle): watch it the way settle does.
+    await watchEscrowPayment(env.DB, { paymentPda: p.payment, mint: USDC, fundingSignature }, Date.now());
+
+    const deliveryHash = hex32();
+    const delivery = await post("/build-sla-escrow-submit-delivery-tx", { seller: seller.address, mint: USDC, paymentUidHex: p.uidHex, deliveryHash });
+    await signAndSend(delivery.body.transaction, seller);
+    await oracleVerdict(p, deliveryHash, RESOLUTION_STATE.APPROVED);
+
+    const paymentExt = funding.body.paymentExtPda as string;
+    const lamports = async (address: string) => (await chainRpc<{ value: number }>("getBalance", [address])).value;
+    const rent = async (address: string) => (await chainRpc<{ value: { lamports: number } | null }>("getAccountInfo", [address, { encoding: "base64" }])).value?.lamports ?? 0;
+    const sellerAta = await ataOf(seller.address);
+    const oracleAta = await ataOf(LOCAL_ORACLE.address as Address);
+    const [seller0, oracle0, buyer0] = [await tokenBalance(sellerAta), await tokenBalance(oracleAta), await lamports(buyer.address)];
+    const extRent = await rent(paymentExt);
+    expect(extRent).toBeGreaterThan(0);
+
+    expect(itemFor(await keeper(), p.payment)).toEqual([expect.objectContaining({ action: "release", outcome: "released" })]);
+    expect(await tokenBalance(sellerAta)).toBe(seller0 + AMOUNT - ORACLE_TIP - RELEASE_FEE);
+    expect(await tokenBalance(oracleAta)).toBe(oracle0 + ORACLE_TIP);
+    expect(await paymentAccount(p.payment)).toMatchObject({ state: PAYMENT_STATE.RELEASED });
+    expect(await rent(paymentExt)).toBe(0);
+    expect(await lamports(buyer.address)).toBe(buyer0 + extRent);
+
+    // closed_at (release + 1 s) passes on the chain clock, which follows the wall clock; the keeper then closes it.
+    const paymentRent = await rent(p.payment);
+    const buyer1 = await lamports(buyer.address);
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(itemFor(await keeper(), p.payment)).toEqual([expect.objectContaining({ decision: "close", action: "close", outcome: "closed" })]);
+    expect(await paymentAccount(p.payment)).toBeNull();
+    expect(await lamports(buyer.address)).toBe(buyer1 + paymentRent);
+    expect(itemFor(await keeper({ dryRun: true }), p.payment)).toEqual([]);
+  }, 30_000);
+
   it("a delivery the oracle rejects → the keeper refunds the buyer, less the oracle's tip, which the oracle receives", async () => {
     const p = await settledPayment();
     const buyerAta = await ataOf(p.buyer.address);
@@ -109,32 +212,7 @@ describe("escrow keeper", () => {
     const delivery = await post("/build-sla-escrow-submit-delivery-tx", { seller: p.seller.address, mint: USDC, paymentUidHex: p.uidHex, deliveryHash });
     await signAndSend(delivery.body.transaction, p.seller);
 
-    const oracle = await createKeyPairSignerFromBytes(LOCAL_ORACLE.secretKey);
-    await chainRpc("requestAirdrop", [oracle.address, 100_000_000]);
-    const [bank] = await findBankPda(ESCROW_PROGRAM);
-    const [config] = await findEscrowConfigPda(ESCROW_PROGRAM);
-    const [escrow] = await findEscrowPda(ESCROW_PROGRAM, USDC, bank);
-    const verdict = getConfirmOracleInstruction({
-      programId: ESCROW_PROGRAM,
-      bank,
-      config,
-      escrow,
-      payment: p.payment,
-      oracle,
-      deliveryHash: Uint8Array.from(deliveryHash.match(/../g)!, (byte) => parseInt(byte, 16)),
-      resolutionHash: crypto.getRandomValues(new Uint8Array(32)),
-      reason: 1,
-      state: RESOLUTION_STATE.REJECTED,
-    });
-    const lifetime = await latestBlockhash();
-    const message = pipe(
-      createTransactionMessage({ version: 0 }),
-      (m) => setTransactionMessageFeePayerSigner(oracle, m),
-      (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
-      (m) => appendTransactionMessageInstructions([verdict], m),
-    );
-    const signed = await signTransactionMessageWithSigners(message);
-    await chainRpc("sendTransaction", [getBase64EncodedWireTransaction(signed), { encoding: "base64", preflightCommitment: "confirmed" }]);
+    await oracleVerdict(p, deliveryHash, RESOLUTION_STATE.REJECTED);
     expect((await paymentAccount(p.payment))?.resolutionState).toBe(RESOLUTION_STATE.REJECTED);
 
     const run = itemFor(await keeper(), p.payment);
