@@ -136,6 +136,13 @@ export async function loadConfig(env: Env): Promise<Config> {
 
   const usdt = input.USDT_MINT || cluster.usdtMint;
   const allowLoopback = resolveProbeLoopback(input.SVC_PROBE_ALLOW_LOOPBACK, input.ENVIRONMENT);
+  const universalSettleProgramId = input.UNIVERSAL_SETTLE_PROGRAM_ID || cluster.universalSettleProgramId;
+  if (!universalSettleProgramId) {
+    throw new ConfigError(
+      "UNIVERSAL_SETTLE_PROGRAM_ID",
+      `is required on ${input.SOLANA_CLUSTER}: no public source confirms a UniversalSettle program id there, so none is assumed`,
+    );
+  }
   return {
     environment: input.ENVIRONMENT,
     cluster: input.SOLANA_CLUSTER,
@@ -146,7 +153,7 @@ export async function loadConfig(env: Env): Promise<Config> {
     walletRpcUrl: input.SOLANA_WALLET_RPC_URL || new URL(input.SOLANA_RPC_URL).origin,
     rpcTimeoutMs: input.SVC_RPC_TIMEOUT_MS,
     programs: {
-      universalSettle: address(input.UNIVERSAL_SETTLE_PROGRAM_ID || cluster.universalSettleProgramId),
+      universalSettle: address(universalSettleProgramId),
       slaEscrow: address(input.SLA_ESCROW_PROGRAM_ID || cluster.slaEscrowProgramId),
     },
     mints: { usdc: address(input.USDC_MINT || cluster.usdcMint), usdt: usdt ? address(usdt) : null },
