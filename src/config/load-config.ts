@@ -24,6 +24,9 @@ export interface Config {
   rpcUrl: string;
   walletRpcUrl: string;
   rpcTimeoutMs: number;
+  /** PubSub endpoint in the http(s) form a Worker's fetch upgrades to a WebSocket (may carry credentials: never shown). */
+  pubsubUrl: string;
+  settleConfirmation: "subscribe" | "poll";
   programs: { universalSettle: Address; slaEscrow: Address };
   mints: { usdc: Address; usdt: Address | null };
   feePayer: KeyPairSigner;
@@ -52,8 +55,15 @@ export interface Config {
     minSplRawDefault: bigint;
     minSplRawByMint: Record<string, bigint>;
   };
-  slaEscrow: { allowFacilitatorFeeSponsorship: boolean; oracleAuthorities: Address[]; deliveryBudgetSeconds: number; oracleProfiles: OracleProfileConfig };
-  probe: { allowLoopback: boolean; maxConsecutiveFailures: number; cronBatchLimit: number };
+  slaEscrow: {
+    allowFacilitatorFeeSponsorship: boolean;
+    sponsoredFailuresPerPayer: number;
+    watchRetentionDays: number;
+    oracleAuthorities: Address[];
+    deliveryBudgetSeconds: number;
+    oracleProfiles: OracleProfileConfig;
+  };
+  probe: { allowLoopback: boolean; maxConsecutiveFailures: number; cronBatchLimit: number; maxResourcesPerWallet: number };
 }
 
 /** A configuration problem: every route answers 500 naming the key (spec §4.1). */
@@ -152,6 +162,8 @@ export async function loadConfig(env: Env): Promise<Config> {
     // URL for wallets explicitly, only its origin is ever shown.
     walletRpcUrl: input.SOLANA_WALLET_RPC_URL || new URL(input.SOLANA_RPC_URL).origin,
     rpcTimeoutMs: input.SVC_RPC_TIMEOUT_MS,
+    pubsubUrl: (input.SOLANA_WS_URL || input.SOLANA_RPC_URL).replace(/^ws(s?):\/\//i, "http$1://"),
+    settleConfirmation: input.SVC_SETTLE_CONFIRMATION,
     programs: {
       universalSettle: address(universalSettleProgramId),
       slaEscrow: address(input.SLA_ESCROW_PROGRAM_ID || cluster.slaEscrowProgramId),
@@ -188,6 +200,8 @@ export async function loadConfig(env: Env): Promise<Config> {
     },
     slaEscrow: {
       allowFacilitatorFeeSponsorship: input.SVC_SLA_ESCROW_ALLOW_FACILITATOR_FEE_SPONSORSHIP,
+      sponsoredFailuresPerPayer: input.SVC_SLA_ESCROW_SPONSORED_FAILURES_PER_PAYER,
+      watchRetentionDays: input.SVC_ESCROW_WATCH_RETENTION_DAYS,
       oracleAuthorities: input.SVC_SLA_ESCROW_ORACLE_AUTHORITIES.map((key) => address(key)),
       deliveryBudgetSeconds: input.SVC_SLA_ESCROW_DELIVERY_BUDGET_SECONDS,
       oracleProfiles: {
@@ -199,7 +213,12 @@ export async function loadConfig(env: Env): Promise<Config> {
         },
       },
     },
-    probe: { allowLoopback, maxConsecutiveFailures: input.SVC_PROBE_MAX_FAILURES, cronBatchLimit: input.SVC_PROBE_CRON_BATCH_LIMIT },
+    probe: {
+      allowLoopback,
+      maxConsecutiveFailures: input.SVC_PROBE_MAX_FAILURES,
+      cronBatchLimit: input.SVC_PROBE_CRON_BATCH_LIMIT,
+      maxResourcesPerWallet: input.SVC_MAX_RESOURCES_PER_WALLET,
+    },
   };
 }
 

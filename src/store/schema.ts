@@ -1,4 +1,5 @@
 import { sqliteTable, text, integer, primaryKey, index, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { sql } from "drizzle-orm";
 
 /**
  * D1 tables. Amounts are decimal strings (u64 does not fit SQLite's signed 64-bit integer);
@@ -105,6 +106,9 @@ export const providers = sqliteTable(
     registrationVerifiedAtMs: integer("registration_verified_at_ms").notNull(),
     updatedAtMs: integer("updated_at_ms").notNull(),
     retiredAtMs: integer("retired_at_ms"),
+    // 0008_origin_proof_probe_queue.sql: the origin the wallet proved it controls, and when it was last checked.
+    provenOrigin: text("proven_origin"),
+    originProvenAtMs: integer("origin_proven_at_ms"),
   },
   (t) => [index("providers_listing_idx").on(t.retiredAtMs, t.listingOptIn, t.updatedAtMs), index("providers_cursor_idx").on(t.updatedAtMs, t.walletPubkey)],
 );
@@ -147,6 +151,9 @@ export const resources = sqliteTable(
     // 0005_search_rank.sql: all four gates (`listed` and a merchant not retired), written only by triggers;
     // the full-text row and `directory_counts` follow it.
     visible: integer("visible", { mode: "boolean" }).notNull().default(false),
+    // 0008_origin_proof_probe_queue.sql: 0 = never probed, NULL = out of the probe queue; start of the failing run.
+    nextProbeAtMs: integer("next_probe_at_ms").default(0),
+    failingSinceMs: integer("failing_since_ms"),
   },
   (t) => [
     uniqueIndex("resources_owner_url_idx").on(t.walletPubkey, t.resourceUrl, t.httpMethod),
@@ -154,7 +161,7 @@ export const resources = sqliteTable(
     index("resources_visible_cursor_idx").on(t.visible, t.updatedAtMs, t.id),
     index("resources_visible_category_idx").on(t.visible, t.category, t.updatedAtMs, t.id),
     index("resources_visible_scheme_idx").on(t.visible, t.scheme, t.updatedAtMs, t.id),
-    index("resources_probe_due_idx").on(t.retiredAtMs, t.lastProbeAtMs, t.id),
+    index("resources_probe_queue_idx").on(t.nextProbeAtMs, t.id).where(sql`${t.retiredAtMs} IS NULL`),
   ],
 );
 
@@ -238,16 +245,24 @@ export const manifestHarvests = sqliteTable("manifest_harvests", {
   lastError: text("last_error"),
 });
 
-/** Escrow keeper: sla-escrow payments settled here, watched until released or refunded (claims keep runs apart). */
+/**
+ * Escrow keeper: sla-escrow fundings this facilitator settled and the cluster accepted, watched until the Payment is
+ * released or refunded (claims keep runs apart). A pointer only: every fact of the payment is read from the chain.
+ */
 export const escrowWatch = sqliteTable(
   "escrow_watch",
   {
     paymentPda: text("payment_pda").primaryKey(),
-    mint: text("mint").notNull(),
     fundingSignature: text("funding_signature").notNull(),
-    /** open | closed */
+    /** The funding's recent blockhash: once it expired, a funding that never landed never will. */
+    fundingBlockhash: text("funding_blockhash"),
+    /** The buyer of a sponsored funding (the fee payer paid its fee), else null. */
+    sponsoredPayer: text("sponsored_payer"),
+    /** open | closed | dropped | stuck */
     state: text("state").notNull().default("open"),
     nextCheckAtMs: integer("next_check_at_ms").notNull(),
+    /** Consecutive checks that could not make progress (backoff doubles with each; capped). */
+    failures: integer("failures").notNull().default(0),
     claimId: text("claim_id"),
     claimExpiresAtMs: integer("claim_expires_at_ms"),
     /** release | refund | none */
@@ -257,5 +272,16 @@ export const escrowWatch = sqliteTable(
     createdAtMs: integer("created_at_ms").notNull(),
     updatedAtMs: integer("updated_at_ms").notNull(),
   },
-  (table) => [index("escrow_watch_due_idx").on(table.state, table.nextCheckAtMs)],
+  (table) => [index("escrow_watch_due_idx").on(table.state, table.failures, table.nextCheckAtMs), index("escrow_watch_purge_idx").on(table.state, table.updatedAtMs)],
+);
+
+/** Sponsored sla-escrow fundings that executed and failed on chain (0007): the fee payer paid; capped per payer. */
+export const sponsoredFundingFailures = sqliteTable(
+  "sponsored_funding_failures",
+  {
+    signature: text("signature").primaryKey(),
+    payer: text("payer").notNull(),
+    failedAtMs: integer("failed_at_ms").notNull(),
+  },
+  (table) => [index("sponsored_funding_failures_payer_idx").on(table.payer, table.failedAtMs)],
 );
