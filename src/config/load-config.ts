@@ -24,6 +24,9 @@ export interface Config {
   rpcUrl: string;
   walletRpcUrl: string;
   rpcTimeoutMs: number;
+  /** PubSub endpoint in the http(s) form a Worker's fetch upgrades to a WebSocket (may carry credentials: never shown). */
+  pubsubUrl: string;
+  settleConfirmation: "subscribe" | "poll";
   programs: { universalSettle: Address; slaEscrow: Address };
   mints: { usdc: Address; usdt: Address | null };
   feePayer: KeyPairSigner;
@@ -52,7 +55,14 @@ export interface Config {
     minSplRawDefault: bigint;
     minSplRawByMint: Record<string, bigint>;
   };
-  slaEscrow: { allowFacilitatorFeeSponsorship: boolean; oracleAuthorities: Address[]; deliveryBudgetSeconds: number; oracleProfiles: OracleProfileConfig };
+  slaEscrow: {
+    allowFacilitatorFeeSponsorship: boolean;
+    sponsoredFailuresPerPayer: number;
+    watchRetentionDays: number;
+    oracleAuthorities: Address[];
+    deliveryBudgetSeconds: number;
+    oracleProfiles: OracleProfileConfig;
+  };
   probe: { allowLoopback: boolean; maxConsecutiveFailures: number; cronBatchLimit: number; maxResourcesPerWallet: number };
 }
 
@@ -136,6 +146,13 @@ export async function loadConfig(env: Env): Promise<Config> {
 
   const usdt = input.USDT_MINT || cluster.usdtMint;
   const allowLoopback = resolveProbeLoopback(input.SVC_PROBE_ALLOW_LOOPBACK, input.ENVIRONMENT);
+  const universalSettleProgramId = input.UNIVERSAL_SETTLE_PROGRAM_ID || cluster.universalSettleProgramId;
+  if (!universalSettleProgramId) {
+    throw new ConfigError(
+      "UNIVERSAL_SETTLE_PROGRAM_ID",
+      `is required on ${input.SOLANA_CLUSTER}: no public source confirms a UniversalSettle program id there, so none is assumed`,
+    );
+  }
   return {
     environment: input.ENVIRONMENT,
     cluster: input.SOLANA_CLUSTER,
@@ -145,8 +162,10 @@ export async function loadConfig(env: Env): Promise<Config> {
     // URL for wallets explicitly, only its origin is ever shown.
     walletRpcUrl: input.SOLANA_WALLET_RPC_URL || new URL(input.SOLANA_RPC_URL).origin,
     rpcTimeoutMs: input.SVC_RPC_TIMEOUT_MS,
+    pubsubUrl: (input.SOLANA_WS_URL || input.SOLANA_RPC_URL).replace(/^ws(s?):\/\//i, "http$1://"),
+    settleConfirmation: input.SVC_SETTLE_CONFIRMATION,
     programs: {
-      universalSettle: address(input.UNIVERSAL_SETTLE_PROGRAM_ID || cluster.universalSettleProgramId),
+      universalSettle: address(universalSettleProgramId),
       slaEscrow: address(input.SLA_ESCROW_PROGRAM_ID || cluster.slaEscrowProgramId),
     },
     mints: { usdc: address(input.USDC_MINT || cluster.usdcMint), usdt: usdt ? address(usdt) : null },
@@ -181,6 +200,8 @@ export async function loadConfig(env: Env): Promise<Config> {
     },
     slaEscrow: {
       allowFacilitatorFeeSponsorship: input.SVC_SLA_ESCROW_ALLOW_FACILITATOR_FEE_SPONSORSHIP,
+      sponsoredFailuresPerPayer: input.SVC_SLA_ESCROW_SPONSORED_FAILURES_PER_PAYER,
+      watchRetentionDays: input.SVC_ESCROW_WATCH_RETENTION_DAYS,
       oracleAuthorities: input.SVC_SLA_ESCROW_ORACLE_AUTHORITIES.map((key) => address(key)),
       deliveryBudgetSeconds: input.SVC_SLA_ESCROW_DELIVERY_BUDGET_SECONDS,
       oracleProfiles: {

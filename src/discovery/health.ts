@@ -3,6 +3,7 @@ import { probeDatabase } from "../store/parameters";
 import { countJitProvisionsOn } from "../store/jit-provisions";
 import { lastSweepRun } from "../store/sweeps";
 import { redactRpcUrl, solanaRpc } from "../solana/rpc";
+import { readProgramsHealth, type ProgramsHealth } from "./program-health";
 
 export const SCHEMA_VERSION = "1.2.0";
 
@@ -21,17 +22,20 @@ export interface HealthReport {
   justInTimeProvisioning: { provisionedToday: number | null; dailyCap: number };
   /** The last real sweep run (null before the first one, or when the database is down). */
   lastSweepRun: { at: string; trigger: string; outcome: string; scanned: number; succeeded: number; failed: number } | null;
+  /** Each configured program and its program-wide accounts: found and decoded (cached for a minute). */
+  programs: ProgramsHealth;
 }
 
 /** Live health: one getSlot and one trivial query, in parallel; neither failure is fatal to the answer. */
 export async function buildHealthReport(config: Config, db: D1Database | undefined): Promise<HealthReport> {
-  const [slot, database, provisionedToday, sweepRun] = await Promise.all([
+  const [slot, database, provisionedToday, sweepRun, programs] = await Promise.all([
     currentSlot(config),
     probeDatabase(db),
     db ? countJitProvisionsOn(db, Date.now()).catch(() => null) : Promise.resolve(null),
     db ? lastSweepRun(db).catch(() => null) : Promise.resolve(null),
+    readProgramsHealth(config),
   ]);
-  const healthy = slot !== null && database !== "error";
+  const healthy = slot !== null && database !== "error" && programs.ok !== false;
   return {
     status: healthy ? "ok" : "warning",
     schemaVersion: SCHEMA_VERSION,
@@ -52,6 +56,7 @@ export async function buildHealthReport(config: Config, db: D1Database | undefin
       succeeded: sweepRun.succeeded,
       failed: sweepRun.failed,
     },
+    programs,
   };
 }
 

@@ -4,6 +4,7 @@ import type { Env } from "../env";
 import { toBase64 } from "../solana/bytes";
 import { sendWithPreflight, type SendOutcome } from "../solana/send-transaction";
 import { confirmSignature, signatureStatus, type SignatureStatus } from "../solana/confirm";
+import { watchSignature, type SignatureWatch } from "../solana/signature-watch";
 import { isBlockhashStillValid } from "../solana/blockhash";
 import { claimSettlement, claimSuccessReport, getSettlement, releaseSettlement, takeOverLease, updateSettlement, type SettlementRow } from "../store/settlements";
 import { isSellerRetryOfReportedSuccess } from "./repeat-settle";
@@ -55,6 +56,8 @@ export interface SettleablePayment {
   recentBlockhash: string;
   /** The payment transfer, for wording errors (null when the rail has no plain transfer). */
   transfer: PaymentTransfer | null;
+  /** Program of each top-level instruction: tells which program returned an on-chain error. */
+  instructionPrograms?: readonly string[];
   /** Runs before every send by the lease holder (so it must be idempotent), e.g. just-in-time vault provisioning; a rejection gives the ledger row back. */
   beforeFirstSend?: () => Promise<{ ok: true } | PaymentRejection>;
   /** Runs after the response when this call recorded the confirmation (the first one to do so). */
@@ -63,11 +66,14 @@ export interface SettleablePayment {
 
 /** What every rail's verification yields, as the engine needs it, plus the rail's own transfer and hooks. */
 export function settleablePayment(
-  verified: Pick<SettleablePayment, "accepted" | "messageHash" | "payer" | "merchantWallet"> & { tx: { recentBlockhash: string } },
+  verified: Pick<SettleablePayment, "accepted" | "messageHash" | "payer" | "merchantWallet"> & {
+    tx: { recentBlockhash: string; instructions?: readonly { programAddress: string }[] };
+  },
   rail: Pick<SettleablePayment, "transfer" | "beforeFirstSend" | "onFirstConfirmation">,
 ): SettleablePayment {
   const { accepted, messageHash, payer, merchantWallet } = verified;
-  return { accepted, messageHash, payer, merchantWallet, recentBlockhash: verified.tx.recentBlockhash, ...rail };
+  const instructionPrograms = verified.tx.instructions?.map((instruction) => instruction.programAddress);
+  return { accepted, messageHash, payer, merchantWallet, recentBlockhash: verified.tx.recentBlockhash, instructionPrograms, ...rail };
 }
 
 /** The fully signed transaction and its id (the fee payer's signature). */
@@ -83,6 +89,8 @@ export interface SettleCall {
   defer: (work: Promise<unknown>) => void;
   /** The seller's history row for a success of this call, written in the same D1 transaction as the success report. */
   successHistory?: (signature: string, payer: string) => PaymentAttempt;
+  /** The x402 `payment-identifier` id the payment carried (null or absent: none). */
+  paymentId?: string | null;
 }
 
 
@@ -110,13 +118,23 @@ export async function settleSignedPayment(config: Config, env: Env, verified: Se
     maxTimeoutSeconds: verified.accepted.requirements.maxTimeoutSeconds,
     leaseId,
     leaseExpiresAtMs: Date.now() + SUBMIT_LEASE_MS,
+    paymentId: call.paymentId ?? null,
   };
-  const ctx: SettleContext = { config, env, verified, wireBase64: toBase64(signed.wireBytes), signature: signed.signature, ...call };
+  const ctx: SettleContext = { config, env, verified, wireBase64: toBase64(signed.wireBytes), signature: signed.signature, watch: null, ...call };
+  try {
+    return await claimSendAndConfirm(ctx, claimRow, leaseId);
+  } finally {
+    ctx.watch?.close();
+  }
+}
 
-  if (verified.beforeFirstSend) {
-    // Work that must happen once and before any send (e.g. creating the vault) waits for the claim.
+async function claimSendAndConfirm(ctx: SettleContext, claimRow: ClaimRow, leaseId: string): Promise<Settlement> {
+  const { env, verified } = ctx;
+  if (verified.beforeFirstSend || claimRow.paymentId !== null) {
+    // Work that must happen once and before any send (e.g. creating the vault) waits for the claim. So does a payment
+    // with a payment-identifier id: a different payment under a used id must be refused before it can land.
     const claim = await claimSettlement(env.DB, claimRow);
-    if (!claim.claimed) return reconcile(ctx, claim.existing, leaseId);
+    if (!claim.claimed) return "paymentIdTakenBy" in claim ? paymentIdConflict(claimRow.paymentId!, verified.payer) : reconcile(ctx, claim.existing, leaseId);
     return submitAndConfirm(ctx);
   }
 
@@ -126,7 +144,7 @@ export async function settleSignedPayment(config: Config, env: Env, verified: Se
   // stays sequential is the answer: success is still reported only through the ledger row.
   // The send is dispatched first, so the cluster starts on it while the claim is written (locally, where D1 shares
   // the Worker's thread, a claim dispatched first held the send back ~0.3 ms in a 200-settle A/B).
-  const [sent, claim] = await Promise.allSettled([sendWithPreflight(config, ctx.wireBase64), claimSettlement(env.DB, claimRow)]);
+  const [sent, claim] = await Promise.allSettled([sendWatched(ctx), claimSettlement(env.DB, claimRow)]);
   if (claim.status === "rejected") {
     // No ledger row, so no success may be answered; if the cluster may have the transaction, say pending with its
     // id (a retry claims the row and finds the landed payment), else the database fault stands.
@@ -135,8 +153,19 @@ export async function settleSignedPayment(config: Config, env: Env, verified: Se
     }
     throw claim.reason;
   }
-  if (!claim.value.claimed) return reconcile(ctx, claim.value.existing, leaseId);
+  if (!claim.value.claimed) return "paymentIdTakenBy" in claim.value ? paymentIdConflict(claimRow.paymentId ?? "", verified.payer) : reconcile(ctx, claim.value.existing, leaseId);
   return afterSend(ctx, sent);
+}
+
+type ClaimRow = Parameters<typeof claimSettlement>[1];
+
+/** The payment-identifier extension's "same id, different payload": 409, nothing sent. */
+function paymentIdConflict(paymentId: string, payer: Address): PaymentRejection {
+  return rejection(
+    "payment_identifier_conflict",
+    `payment-identifier id ${paymentId} already names a different payment to this payTo; reuse an id only to retry the same payment`,
+    { code: "CONFLICT", payer },
+  );
 }
 
 interface SettleContext extends SettleCall {
@@ -145,6 +174,17 @@ interface SettleContext extends SettleCall {
   verified: SettleablePayment;
   wireBase64: string;
   signature: string;
+  /** The confirmation push for this call's own send (null when polling, or before the send). */
+  watch: SignatureWatch | null;
+}
+
+/**
+ * Sends the signed bytes; with `subscribe`, first opens the signature's PubSub watch, so it is in place (or nearly)
+ * before the cluster can confirm (the signature is known before the send: it is the fee payer's).
+ */
+function sendWatched(ctx: SettleContext): Promise<SendOutcome> {
+  if (ctx.config.settleConfirmation === "subscribe" && ctx.watch === null) ctx.watch = watchSignature(ctx.config, ctx.signature);
+  return sendWithPreflight(ctx.config, ctx.wireBase64);
 }
 
 async function submitAndConfirm(ctx: SettleContext): Promise<Settlement> {
@@ -152,7 +192,7 @@ async function submitAndConfirm(ctx: SettleContext): Promise<Settlement> {
     const prepared = await ctx.verified.beforeFirstSend();
     if (!prepared.ok) return failWithoutSignature(ctx, prepared);
   }
-  const [sent] = await Promise.allSettled([sendWithPreflight(ctx.config, ctx.wireBase64)]);
+  const [sent] = await Promise.allSettled([sendWatched(ctx)]);
   return afterSend(ctx, sent);
 }
 
@@ -168,7 +208,7 @@ async function afterSend(ctx: SettleContext, sent: PromiseSettledResult<SendOutc
     if (outcome.err === "AlreadyProcessed") return confirmAndReport(ctx); // the same transaction landed (a concurrent send)
     if (outcome.err === "BlockhashNotFound") return expiredUnlessLanded(ctx);
     // Preflight refused it: the cluster never accepted it, so its signature stays with us.
-    return failWithoutSignature(ctx, rejectionForTransactionError(outcome.err, outcome.logs, ctx.verified.transfer));
+    return failWithoutSignature(ctx, rejectionForTransactionError(outcome.err, outcome.logs, ctx.verified.transfer, ctx.verified.instructionPrograms));
   }
   return confirmAndReport(ctx);
 }
@@ -177,7 +217,7 @@ async function afterSend(ctx: SettleContext, sent: PromiseSettledResult<SendOutc
 async function confirmAndReport(ctx: SettleContext): Promise<Settlement> {
   let outcome;
   try {
-    outcome = await confirmSignature(ctx.config, ctx.signature, ctx.config.limits.settleConfirmTimeoutMs);
+    outcome = await confirmSignature(ctx.config, ctx.signature, ctx.config.limits.settleConfirmTimeoutMs, ctx.watch);
   } catch (error) {
     if (isFacilitatorError(error)) return pending(ctx, { signatureKnownToCluster: true, cause: error.message });
     throw error;
@@ -299,7 +339,7 @@ function pendingAnswer(ctx: SettleContext, signatureKnownToCluster: boolean, cau
 
 /** Executed and failed on chain: the fee was paid and the signature is public, so it is reported. */
 async function failedOnChain(ctx: SettleContext, err: unknown): Promise<Settlement> {
-  const refused = rejectionForTransactionError(err, [], ctx.verified.transfer);
+  const refused = rejectionForTransactionError(err, [], ctx.verified.transfer, ctx.verified.instructionPrograms);
   await recordFailure(ctx, refused);
   return { ...refused, payer: ctx.verified.payer, signature: ctx.signature };
 }

@@ -44,11 +44,14 @@ export const settlements = sqliteTable(
     successReportedAtMs: integer("success_reported_at_ms"),
     /** The X-Correlation-ID header of that call; a retry with the same header may hear success again. */
     successCorrelationId: text("success_correlation_id"),
+    /** The x402 `payment-identifier` extension's id, when the payment carried one (unique per payTo). */
+    paymentId: text("payment_id"),
     createdAtMs: integer("created_at_ms").notNull(),
     updatedAtMs: integer("updated_at_ms").notNull(),
   },
   (t) => [
     index("settlements_pay_to_idx").on(t.payTo, t.state, t.updatedAtMs),
+    uniqueIndex("settlements_payment_id_idx").on(t.payTo, t.paymentId).where(sql`${t.paymentId} IS NOT NULL`),
     index("settlements_signature_idx").on(t.signature),
     index("settlements_sweep_idx").on(t.scheme, t.state, t.updatedAtMs),
   ],
@@ -245,16 +248,24 @@ export const manifestHarvests = sqliteTable("manifest_harvests", {
   lastError: text("last_error"),
 });
 
-/** Escrow keeper: sla-escrow payments settled here, watched until released or refunded (claims keep runs apart). */
+/**
+ * Escrow keeper: sla-escrow fundings this facilitator settled and the cluster accepted, watched until the Payment is
+ * released or refunded (claims keep runs apart). A pointer only: every fact of the payment is read from the chain.
+ */
 export const escrowWatch = sqliteTable(
   "escrow_watch",
   {
     paymentPda: text("payment_pda").primaryKey(),
-    mint: text("mint").notNull(),
     fundingSignature: text("funding_signature").notNull(),
-    /** open | closed */
+    /** The funding's recent blockhash: once it expired, a funding that never landed never will. */
+    fundingBlockhash: text("funding_blockhash"),
+    /** The buyer of a sponsored funding (the fee payer paid its fee), else null. */
+    sponsoredPayer: text("sponsored_payer"),
+    /** open | closed | dropped | stuck */
     state: text("state").notNull().default("open"),
     nextCheckAtMs: integer("next_check_at_ms").notNull(),
+    /** Consecutive checks that could not make progress (backoff doubles with each; capped). */
+    failures: integer("failures").notNull().default(0),
     claimId: text("claim_id"),
     claimExpiresAtMs: integer("claim_expires_at_ms"),
     /** release | refund | none */
@@ -264,5 +275,16 @@ export const escrowWatch = sqliteTable(
     createdAtMs: integer("created_at_ms").notNull(),
     updatedAtMs: integer("updated_at_ms").notNull(),
   },
-  (table) => [index("escrow_watch_due_idx").on(table.state, table.nextCheckAtMs)],
+  (table) => [index("escrow_watch_due_idx").on(table.state, table.failures, table.nextCheckAtMs), index("escrow_watch_purge_idx").on(table.state, table.updatedAtMs)],
+);
+
+/** Sponsored sla-escrow fundings that executed and failed on chain (0007): the fee payer paid; capped per payer. */
+export const sponsoredFundingFailures = sqliteTable(
+  "sponsored_funding_failures",
+  {
+    signature: text("signature").primaryKey(),
+    payer: text("payer").notNull(),
+    failedAtMs: integer("failed_at_ms").notNull(),
+  },
+  (table) => [index("sponsored_funding_failures_payer_idx").on(table.payer, table.failedAtMs)],
 );

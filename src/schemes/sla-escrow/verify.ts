@@ -12,10 +12,11 @@ import { findEscrowSolStoragePda, findPaymentPda } from "../../programs/sla-escr
 import { explainChainRefusal } from "../../settlement/already-settled";
 import { rejection, type AcceptedRequirements, type PaymentRejection } from "../../x402/payment-verdict";
 import type { VerifySettleBody } from "../../x402/schemas";
-import { rejectionForTransactionError } from "../exact/simulate";
+import { programsOf, rejectionForTransactionError } from "../exact/simulate";
 import { ESCROW_FUND_COMPUTE_UNIT_LIMIT } from "./build-payment";
 import { checkEscrowTerms } from "./escrow-terms";
 import { checkEscrowFundingTransaction } from "./verify-rules";
+import { countSponsoredFundingFailures, SPONSORED_FAILURE_WINDOW_MS } from "../../store/sponsored-funding-failures";
 
 /** A funding transaction that passed every rule; settle sends exactly these bytes (co-signed when sponsored). */
 export interface VerifiedEscrowPayment {
@@ -35,7 +36,8 @@ const PLAIN_MINT_ACCOUNT_SIZE = 82;
 /**
  * Verifies an `sla-escrow` payment (spec §2.1, ABI "Verification"): the line's terms, the transaction's shape, the
  * FundPayment's fields and accounts against what our builder would produce, signatures, then one batched chain read,
- * and (verify only) a simulation in parallel; the ledger is read only when the chain refuses (explainChainRefusal).
+ * and (verify only) a simulation in parallel; the ledger is read only when the chain refuses (explainChainRefusal), and
+ * for a sponsored funding, in parallel too, to count its payer's failed sponsored fundings (sponsorshipRefusal).
  */
 export async function verifyEscrowPayment(
   config: Config,
@@ -100,10 +102,12 @@ export async function verifyEscrowPayment(
   }
 
   const messageHash = toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", tx.messageBytes as Uint8Array<ArrayBuffer>)));
-  const [accounts, simulation] = await Promise.all([
+  const [accounts, simulation, capped] = await Promise.all([
     tokenProgram ? fetchAccounts(config, [data.mint]) : Promise.resolve(new Map<Address, AccountSnapshot | null>()),
     options.simulate ? simulateFunding(config, tx, sponsored) : Promise.resolve(null),
+    sponsored && options.ledger ? sponsorshipRefusal(config, options.ledger, payer) : Promise.resolve(null),
   ]);
+  if (capped) return capped;
   if (tokenProgram) {
     const mint = accounts.get(data.mint);
     if (!mint || mint.owner !== tokenProgram || mint.data.length !== PLAIN_MINT_ACCOUNT_SIZE) {
@@ -140,6 +144,23 @@ function fundingFieldMismatch(
 }
 
 /**
+ * The fee payer pays for a sponsored funding that executes and fails. Every send's preflight already simulates it, so
+ * one more simulation at settle would not help: the failure that costs the fee payer comes from the buyer's account
+ * changing between the RPC node's preflight and execution, a race the buyer controls. Only a cap bounds that: failed
+ * sponsored fundings are counted per payer (settle records them) and sponsorship is refused once the cap is reached.
+ */
+async function sponsorshipRefusal(config: Config, db: D1Database, payer: Address): Promise<PaymentRejection | null> {
+  const cap = config.slaEscrow.sponsoredFailuresPerPayer;
+  const failures = await countSponsoredFundingFailures(db, payer, Date.now() - SPONSORED_FAILURE_WINDOW_MS);
+  if (failures < cap) return null;
+  return rejection(
+    "invalid_sla_escrow_payload_sponsorship_refused",
+    `${failures} sponsored fundings of ${payer} failed on chain in the last 24 hours (cap ${cap}); this facilitator pays no more network fees for it for now: build the funding without facilitatorPaysTransactionFees and pay the fee as the buyer`,
+    { payer },
+  );
+}
+
+/**
  * Simulates the funding at confirmed commitment without signature checks (the facilitator's slot may be empty).
  * A fee-payer shortfall of a buyer-paid funding is the buyer's, not the facilitator's.
  */
@@ -149,7 +170,7 @@ async function simulateFunding(config: Config, tx: DecodedTransaction, sponsored
     { encoding: "base64", sigVerify: false, replaceRecentBlockhash: false, commitment: "confirmed" },
   ]);
   if (result.value.err === null) return { ok: true };
-  const refused = rejectionForTransactionError(result.value.err, result.value.logs ?? [], null);
+  const refused = rejectionForTransactionError(result.value.err, result.value.logs ?? [], null, programsOf(tx));
   if (!sponsored && refused.reason === "facilitator_insufficient_funds") {
     return rejection("insufficient_funds", "The buyer cannot pay the network fee of its own funding transaction");
   }
