@@ -1,20 +1,18 @@
 import * as v from "valibot";
-import { address, createNoopSigner, type Address, type Instruction } from "@solana/kit";
-import { findAssociatedTokenPda } from "@solana-program/token";
+import { address, createNoopSigner, type Address } from "@solana/kit";
 import type { Config } from "../../config/load-config";
 import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../config/networks";
 import { badRequest, FacilitatorError } from "../../errors/catalogue";
 import { fetchAccounts } from "../../solana/accounts";
 import { compileUnsignedTransaction } from "../../solana/unsigned-transaction";
-import { decodePayment } from "../../programs/sla-escrow/accounts";
-import { getRefundPaymentInstruction, getReleasePaymentInstruction, type PayoutInstructionInput } from "../../programs/sla-escrow/instructions";
+import { decodePayment, PAYMENT_STATE } from "../../programs/sla-escrow/accounts";
+import { buildPayoutInstruction } from "../../programs/sla-escrow/payout-instructions";
 import { parsePaymentUidHex } from "../../programs/sla-escrow/payment-uid";
-import { findBankPda, findEscrowSolStoragePda, findPaymentPda } from "../../programs/sla-escrow/pda";
+import { findBankPda, findPaymentPda } from "../../programs/sla-escrow/pda";
 import { decidePayout } from "../../jobs/escrow-keeper/decide";
 import { Base58Address } from "../../x402/schemas";
 import { BLOCKHASH_LIFETIME_SECONDS, getLatestBlockhash } from "../exact/build";
 import { PaymentUidHex } from "./build-party-tx";
-import { escrowAddresses } from "./escrow-facts";
 
 const CLOCK_SYSVAR = address("SysvarC1ock11111111111111111111111111111111");
 
@@ -62,8 +60,11 @@ export async function buildEscrowSettle(config: Config, request: v.InferOutput<t
   const clock = accounts.get(CLOCK_SYSVAR);
   const chainNow = clock && clock.data.length >= 40 ? new DataView(clock.data.buffer, clock.data.byteOffset).getBigInt64(32, true) : BigInt(Math.floor(Date.now() / 1000));
 
+  if (payment.state === PAYMENT_STATE.RELEASED || payment.state === PAYMENT_STATE.REFUNDED) {
+    throw badRequest(`payment ${uidHex} is already settled (${payment.state === PAYMENT_STATE.RELEASED ? "released" : "refunded"}); the keeper closes it`);
+  }
   const decision = decidePayout(payment, chainNow);
-  if (decision.kind === "closed") throw badRequest(`payment ${uidHex} is already settled (${decision.why})`);
+  if (decision.kind === "closed" || decision.kind === "close") throw badRequest(`payment ${uidHex} is already settled`);
   if (decision.kind === "wait") {
     const until = decision.untilUnixSeconds === null ? "" : ` (until unix time ${decision.untilUnixSeconds})`;
     throw badRequest(`payment ${uidHex} is not yet eligible for permissionless settlement: ${decision.why}${until}`);
@@ -71,23 +72,14 @@ export async function buildEscrowSettle(config: Config, request: v.InferOutput<t
 
   const recipient = decision.kind === "release" ? payment.seller : payment.buyer;
   const caller = request.feePayer ?? recipient;
-  const { configAddress, escrow } = await escrowAddresses(programId, payment.mint);
-  const base = { programId, bank, config: configAddress, escrow, payment: paymentPda, keeper: createNoopSigner(caller) };
-  let input: PayoutInstructionInput;
-  if (payment.mint === NATIVE_SOL_ALLOWLIST_ADDRESS) {
-    const [solStorage] = await findEscrowSolStoragePda(programId, payment.mint, bank, escrow);
-    input = { ...base, kind: "sol", solStorage, recipient };
-  } else {
+  let tokenProgram: Address | null = null;
+  if (payment.mint !== NATIVE_SOL_ALLOWLIST_ADDRESS) {
     const mintAccount = (await fetchAccounts(config, [payment.mint])).get(payment.mint);
     if (!mintAccount) throw new FacilitatorError("NOT_IMPLEMENTED", `mint ${payment.mint} of payment ${uidHex} is not on this cluster`);
-    const tokenProgram = mintAccount.owner;
-    const [[escrowAta], [recipientAta]] = await Promise.all([
-      findAssociatedTokenPda({ owner: escrow, mint: payment.mint, tokenProgram }),
-      findAssociatedTokenPda({ owner: recipient, mint: payment.mint, tokenProgram }),
-    ]);
-    input = { ...base, kind: "spl", mint: payment.mint, escrowAta, recipientAta, tokenProgram };
+    tokenProgram = mintAccount.owner;
   }
-  const instruction: Instruction = decision.kind === "release" ? getReleasePaymentInstruction(input) : getRefundPaymentInstruction(input);
+  // The keeper's own payout builder (issue 21 §1): exactly the accounts the program wants, tips and PaymentExt included.
+  const { instruction } = await buildPayoutInstruction(decision.kind, { programId, caller: createNoopSigner(caller), paymentAddress: paymentPda, payment, tokenProgram });
   const built = compileUnsignedTransaction({ feePayer: caller, blockhash, instructions: [instruction] });
   const action = decision.kind === "release" ? "release_payment" : "refund_payment";
   return {
