@@ -121,7 +121,7 @@ function pr402KeeperRoutes(): RouteDef[] {
   return [
     post("slaEscrowSettle", "/sla-escrow-settle", EscrowSettleOperatorBodySchema, "pr402's escrow settle route: one keeper pass (release/refund what the program allows); pr402's scan-steering fields are accepted and listed in `ignored`"),
     cron("slaEscrowSettleCron", "/sla-escrow-settle-cron", "The same keeper pass with its defaults, for schedulers that issue GET"),
-    post("slaEscrowClose", "/sla-escrow-close", EscrowCloseOperatorBodySchema, "pr402's escrow close route: the same keeper pass (closing terminal payments is part of it once the keeper sends ClosePayment)"),
+    post("slaEscrowClose", "/sla-escrow-close", EscrowCloseOperatorBodySchema, "pr402's escrow close route: the same keeper pass, which also closes settled payments past closed_at (rent to the buyer)"),
     cron("slaEscrowCloseCron", "/sla-escrow-close-cron", "The same keeper pass with its defaults, for schedulers that issue GET"),
   ];
 }
