@@ -7,6 +7,7 @@ import { describeIssues } from "../http/parse-input";
 import { ResourceFieldsSchema } from "./resource-inputs";
 import { assertOnMerchantOrigin, requireVerifiedMerchant, saveAndProbe, storeResource, type HarvestBody } from "./resource-registry";
 import { fetchManifestDocument, MANIFEST_MAX_BYTES, MANIFEST_PATH, settleOriginProof } from "./origin-proof";
+import { manifestOriginMismatch, ManifestSchema, normalizeManifestEntry } from "./manifest-format";
 
 export { MANIFEST_MAX_BYTES, MANIFEST_PATH };
 
@@ -23,10 +24,8 @@ export const MANIFEST_ENTRIES_PER_HARVEST = 100;
 /** Resources probed during an on-demand harvest; the rest are never-probed rows the probe cron takes first. */
 export const HARVEST_PROBES_INLINE = 10;
 
-export const ManifestSchema = v.object({
-  x402ResourceManifest: v.literal(1, "must be 1 (the manifest format version)"),
-  resources: v.pipe(v.array(v.unknown(), "must be an array"), v.maxLength(MANIFEST_MAX_RESOURCES, `must have at most ${MANIFEST_MAX_RESOURCES} entries`)),
-});
+/** Both dialects (ours and pr402's) are read as one: see manifest-format.ts. */
+export { ManifestSchema };
 
 export interface HarvestOutcome {
   manifestUrl: string;
@@ -34,10 +33,12 @@ export interface HarvestOutcome {
   rejected: { index: number; error: string }[];
 }
 
-/** The manifest's resource entries (its format checked); a malformed manifest is a 400. */
-export function manifestEntries(document: unknown): unknown[] {
+/** The manifest's resource entries (its format checked); a malformed manifest, or one for another origin, is a 400. */
+export function manifestEntries(document: unknown, origin: string): unknown[] {
   const parsed = v.safeParse(ManifestSchema, document);
   if (!parsed.success) throw badRequest(describeIssues(parsed.issues, "manifest"));
+  const mismatch = manifestOriginMismatch(parsed.output, origin);
+  if (mismatch !== null) throw badRequest(mismatch);
   return parsed.output.resources;
 }
 
@@ -50,14 +51,19 @@ export async function importManifest(config: Config, db: D1Database, wallet: str
   const fetched = await fetchManifestDocument(origin, config.probe.allowLoopback);
   if (!fetched.ok && fetched.transient) throw badRequest(fetched.error);
   const document = await settleOriginProof(db, wallet, origin, fetched, Date.now());
-  const entries = manifestEntries(document);
+  const entries = manifestEntries(document, origin);
   const outcome: HarvestOutcome = { manifestUrl: new URL(MANIFEST_PATH, origin).href, imported: [], rejected: [] };
   for (const [index, entry] of entries.entries()) {
     if (index >= MANIFEST_ENTRIES_PER_HARVEST) {
       outcome.rejected.push({ index, error: `resources[${index}]: beyond the ${MANIFEST_ENTRIES_PER_HARVEST} entries one harvest imports` });
       continue;
     }
-    const parsed = v.safeParse(ResourceFieldsSchema, entry, { abortPipeEarly: true });
+    const normalized = normalizeManifestEntry(entry);
+    if (!normalized.ok) {
+      outcome.rejected.push({ index, error: `resources[${index}]: ${normalized.error}` });
+      continue;
+    }
+    const parsed = v.safeParse(ResourceFieldsSchema, normalized.entry, { abortPipeEarly: true });
     if (!parsed.success) {
       outcome.rejected.push({ index, error: describeIssues(parsed.issues, `resources[${index}]`) });
       continue;

@@ -3,6 +3,7 @@ import { Base58Address } from "../x402/schemas";
 import { SignedFields } from "../sellers/seller-inputs";
 import { MAX_SERVICE_URL_LENGTH, MAX_TAGS } from "../sellers/register";
 import { httpUrlSchema } from "../validation/http-url";
+import { DEFAULT_RESOURCE_CHALLENGE_ACTION } from "../sellers/challenge-actions";
 
 /** Resource field limits (wire-notes "Directory"). */
 export const RESOURCE_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
@@ -34,15 +35,30 @@ export const ResourceRegisterBodySchema = v.object({ wallet: Base58Address, ...S
 
 const ResourceId = v.pipe(v.number("must be a resource id"), v.safeInteger("must be a whole number up to 2^53 - 1"), v.minValue(1, "must be positive"));
 
-export const ResourceIdBodySchema = v.object({ wallet: Base58Address, ...SignedFields, id: ResourceId });
+/**
+ * Retire and probe name the resource by `id` or, as pr402 also allows (public/openapi.json), by `resourceUrl`
+ * (plus `httpMethod` when the URL is registered under several methods). Exactly one of id / resourceUrl.
+ */
+export const ResourceIdBodySchema = v.pipe(
+  v.object({
+    wallet: Base58Address,
+    ...SignedFields,
+    id: v.optional(ResourceId),
+    resourceUrl: v.optional(HttpUrl),
+    httpMethod: v.optional(v.picklist(RESOURCE_METHODS, `must be one of ${RESOURCE_METHODS.join(", ")}`)),
+  }),
+  v.check((body) => (body.id === undefined) !== (body.resourceUrl === undefined), "give the resource's id or its resourceUrl (exactly one)"),
+);
 
 export const ResourceHarvestBodySchema = v.object({ wallet: Base58Address, ...SignedFields });
 
 export const ResourceIdPathSchema = v.object({ id: v.pipe(v.string(), v.regex(/^\d{1,15}$/, "must be a numeric id"), v.transform(Number)) });
 
+const RESOURCE_CHALLENGE_ACTIONS = ["resource:any", "resource:register", "resource:retire", "resource:probe", "resource:list"] as const;
+
 export const ResourceChallengeQuerySchema = v.object({
   wallet: Base58Address,
-  action: v.optional(v.picklist(["resource:register", "resource:retire", "resource:probe"], 'must be "resource:register", "resource:retire" or "resource:probe"'), "resource:register"),
+  action: v.optional(v.picklist(RESOURCE_CHALLENGE_ACTIONS, `must be one of ${RESOURCE_CHALLENGE_ACTIONS.join(", ")}`), DEFAULT_RESOURCE_CHALLENGE_ACTION),
 });
 
 export const OwnerResourcesSchema = v.object({

@@ -3,7 +3,7 @@ import type { Address } from "@solana/kit";
 import type { Config } from "../config/load-config";
 import { badRequest, FacilitatorError, notFound } from "../errors/catalogue";
 import { getProvider, type ProviderRow } from "../store/providers";
-import { getOwnedResource, listOwnerResources, recordProbe, retireResource, upsertResource, type ResourceFields, type ResourceRow } from "../store/resources";
+import { getOwnedResource, getOwnedResourcesByUrl, listOwnerResources, recordProbe, retireResource, upsertResource, type ResourceFields, type ResourceRow } from "../store/resources";
 import { clampPageLimit } from "../sellers/payment-history";
 import { consumeChallenge, verifySignedChallenge } from "../sellers/signed-challenge";
 import type { ChallengeAction } from "../sellers/challenge-actions";
@@ -122,30 +122,43 @@ export async function registerResource(config: Config, db: D1Database, body: v.I
 
 /** `POST /resources/retire`: the row is kept (audit) but leaves every listing. */
 export async function retireOwnedResource(config: Config, db: D1Database, body: v.InferOutput<typeof ResourceIdBodySchema>, domain: string) {
-  await authorize(config, db, { ...body, domain }, "resource:retire", async () => {
-    if ((await getOwnedResource(db, body.wallet, body.id)) === null) throw notFound(`Resource ${body.id} is not registered by ${body.wallet}`);
-  });
-  const retired = await retireResource(db, body.wallet, body.id, Date.now());
-  return { id: body.id, retired: retired > 0, note: retired > 0 ? "Resource retired and unlisted." : "The resource was already retired." };
+  const id = await authorize(config, db, { ...body, domain }, "resource:retire", async () => (await findOwnedResource(db, body)).id);
+  const retired = await retireResource(db, body.wallet, id, Date.now());
+  return { id, retired: retired > 0, note: retired > 0 ? "Resource retired and unlisted." : "The resource was already retired." };
 }
 
 /** `POST /resources/probe`: re-probes one of the wallet's resources now. */
 export async function probeOwnedResource(config: Config, db: D1Database, body: v.InferOutput<typeof ResourceIdBodySchema>, domain: string) {
   const row = await authorize(config, db, { ...body, domain }, "resource:probe", async () => {
-    const owned = await getOwnedResource(db, body.wallet, body.id);
-    if (owned === null) throw notFound(`Resource ${body.id} is not registered by ${body.wallet}`);
-    if (owned.retiredAtMs !== null) throw badRequest(`id: resource ${body.id} is retired; register it again first`);
+    const owned = await findOwnedResource(db, body);
+    if (owned.retiredAtMs !== null) throw badRequest(`id: resource ${owned.id} is retired; register it again first`);
     const merchant = await requireVerifiedMerchant(db, body.wallet);
     const origin = new URL(owned.resourceUrl).origin;
     if (owned.merchantOrigin !== origin || new URL(merchant.serviceUrl).origin !== origin) {
-      throw badRequest(`id: resource ${body.id} is not on the merchant's current origin ${new URL(merchant.serviceUrl).origin}; register it there again`);
+      throw badRequest(`id: resource ${owned.id} is not on the merchant's current origin ${new URL(merchant.serviceUrl).origin}; register it there again`);
     }
     await ensureOriginProof(db, merchant, origin, config.probe.allowLoopback);
     return owned;
   });
   const probe = await probeAndRecord(config, db, row);
-  const after = await getOwnedResource(db, body.wallet, body.id);
+  const after = await getOwnedResource(db, body.wallet, row.id);
   return { id: row.id, ...probeView(probe), listed: Boolean(after?.listed) };
+}
+
+/** The wallet's resource named by id, or by resourceUrl (normalized as on register) and, if ambiguous, httpMethod. */
+async function findOwnedResource(db: D1Database, body: v.InferOutput<typeof ResourceIdBodySchema>): Promise<ResourceRow> {
+  if (body.id !== undefined) {
+    const owned = await getOwnedResource(db, body.wallet, body.id);
+    if (owned === null) throw notFound(`Resource ${body.id} is not registered by ${body.wallet}`);
+    return owned;
+  }
+  const url = new URL(body.resourceUrl!).href;
+  const rows = (await getOwnedResourcesByUrl(db, body.wallet, url)).filter((row) => body.httpMethod === undefined || row.httpMethod === body.httpMethod);
+  if (rows.length === 0) throw notFound(`Resource ${url}${body.httpMethod ? ` (${body.httpMethod})` : ""} is not registered by ${body.wallet}`);
+  if (rows.length > 1) {
+    throw badRequest(`resourceUrl: ${url} is registered under ${rows.map((r) => r.httpMethod).join(", ")}; add httpMethod or give the id`);
+  }
+  return rows[0]!;
 }
 
 /** `GET|POST /sellers/{wallet}/resources`: every resource of the wallet, newest id first, with probe diagnostics. */

@@ -114,10 +114,12 @@ export async function listedResourcesPage(db: D1Database, limit: number, offset:
 }
 
 /** `GET /resources/{id}`: 404 unless every listing gate holds. */
-export async function getListedResource(db: D1Database, id: number): Promise<ResourceEntry> {
+/** `{entry, notice}` as pr402's PublicResourceSingle, with the entry's fields also at the top level for our earlier clients. */
+export async function getListedResource(db: D1Database, id: number): Promise<ResourceEntry & { entry: ResourceEntry; notice: string }> {
   const rows = await listedRows(db, `r.id = ? AND ${LISTED}`, [id]);
   if (rows.length === 0) throw notFound(`Resource ${id} is not listed`);
-  return toResourceEntry(rows[0]!);
+  const entry = toResourceEntry(rows[0]!);
+  return { ...entry, entry, notice: RESOURCES_NOTICE };
 }
 
 /** `GET /directory/stats` (spec §2.7), counting only what the lists show. */

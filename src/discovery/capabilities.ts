@@ -4,6 +4,7 @@ import { SCHEMA_VERSION } from "./health";
 import { buildSupported } from "./supported";
 import { STATIC_ARTIFACT_PATHS } from "./static-artifacts";
 import { oracleProfiles } from "./oracle-profiles";
+import { buildSellerEndpointGuide } from "./seller-endpoint-guide";
 
 export const SERVICE_NAME = "x402 Solana facilitator";
 /** The protocol this service implements. */
@@ -42,9 +43,14 @@ export async function buildCapabilities(config: Config, endpoints: readonly Endp
       paymentRequiredEnrich: keys.has("paymentRequiredEnrich"),
       sellerOnboarding: keys.has("sellerPreview") && keys.has("sellerProvisionTx"),
       operatorSweeps: keys.has("sweep") && keys.has("sweepCron") && keys.has("vaultSnapshot"),
+      // pr402's flags (CapabilitiesFeatures in its src/bin/facilitator.rs), all booleans.
+      sellerLifecycleBlock: keys.has("sellerPreview"),
+      acceptsBase64OnboardSignature: keys.has("sellerRegister"),
+      buildResponseSignerPubkeys: true,
+      publicProviderDirectory: keys.has("providers") && keys.has("providerByWallet"),
     },
     httpEndpoints: Object.fromEntries(
-      endpoints.map((e) => [e.key, { method: e.method, path: publicPath(e.path), ...(e.auth ? { auth: e.auth } : {}) }]),
+      [...endpoints, ...pr402EndpointAliases(endpoints)].map((e) => [e.key, { method: e.method, path: publicPath(e.path), ...(e.auth ? { auth: e.auth } : {}) }]),
     ),
     agentManifest: compact({
       openApi: artifact(STATIC_ARTIFACT_PATHS.openApi),
@@ -58,22 +64,14 @@ export async function buildCapabilities(config: Config, endpoints: readonly Endp
       resourceRegister: keys.has("resourceRegister") ? artifact(STATIC_ARTIFACT_PATHS.sellerQuickStart) + "#register-a-resource" : undefined,
       resourceIndex: keys.has("resources") ? artifact(STATIC_ARTIFACT_PATHS.resourceIndex) : undefined,
       merchantOrigins: endpointUrl("providers"),
-      srmSpec: keys.has("resourceRegister") ? artifact(STATIC_ARTIFACT_PATHS.integrationGuide) + "#seller-resource-manifest" : undefined,
+      srmSpec: keys.has("resourceRegister") ? artifact(STATIC_ARTIFACT_PATHS.resourceManifestSchema) : undefined,
+      buyerQuickStart: artifact(STATIC_ARTIFACT_PATHS.buyerQuickstart),
+      sellerEndpointGuide: artifact(STATIC_ARTIFACT_PATHS.sellerEndpointGuide),
     }),
     // Not in agentManifest: every pointer there answers a GET, MCP answers POSTed JSON-RPC.
     mcp: { url: artifact(STATIC_ARTIFACT_PATHS.mcp), transport: "streamable-http", stateless: true, toolCatalog: artifact(STATIC_ARTIFACT_PATHS.agentTools) },
-    sellerEndpointGuide: {
-      summary:
-        "Preview your vault addresses, activate them with the provision transaction (sovereign 90 bps tier), then " +
-        "optionally register with a wallet-signed challenge to be listed as a verified seller.",
-      steps: compact({
-        preview: endpointUrl("sellerPreview"),
-        provision: endpointUrl("sellerProvisionTx"),
-        challenge: endpointUrl("sellerChallenge"),
-        register: endpointUrl("sellerRegister"),
-        enrich: endpointUrl("paymentRequiredEnrich"),
-      }),
-    },
+    // pr402's shape: the array of /seller-endpoint-guide.json.
+    sellerEndpointGuide: buildSellerEndpointGuide(endpoints),
     specUrl: X402_SPEC_URL,
     // Spec §2.9: present only when the escrow rail is served.
     ...(rails.has("sla-escrow")
@@ -85,4 +83,11 @@ export async function buildCapabilities(config: Config, endpoints: readonly Endp
 /** Drops undefined members so that absent features leave no dangling pointers. */
 function compact<T extends Record<string, string | undefined>>(record: T): Record<string, string> {
   return Object.fromEntries(Object.entries(record).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}
+
+/** pr402's httpEndpoints keys where our route key differs (same route, both names listed). */
+const PR402_ENDPOINT_KEYS: Readonly<Record<string, string>> = { sellerRails: "sellerRailInfo", providerByWallet: "provider" };
+
+function pr402EndpointAliases(endpoints: readonly EndpointInfo[]): EndpointInfo[] {
+  return endpoints.flatMap((e) => (PR402_ENDPOINT_KEYS[e.key] ? [{ ...e, key: PR402_ENDPOINT_KEYS[e.key]! }] : []));
 }

@@ -32,5 +32,9 @@ export const ORIGIN_ROUTES: readonly OriginRoute[] = [
   { method: "POST", path: STATIC_ARTIFACT_PATHS.mcp, operationId: "mcp", summary: "MCP (Streamable HTTP, stateless, JSON responses): the agent tools of /agent-tools.json", contentType: JSON_TYPE },
   { method: "GET", path: STATIC_ARTIFACT_PATHS.mcp, operationId: "mcpStream", summary: "405: the stateless MCP endpoint opens no server stream", contentType: JSON_TYPE },
   { method: "DELETE", path: STATIC_ARTIFACT_PATHS.mcp, operationId: "mcpSessionEnd", summary: "405: the stateless MCP endpoint has no session to end", contentType: JSON_TYPE },
+  { method: "GET", path: STATIC_ARTIFACT_PATHS.sellerEndpointGuide, operationId: "sellerEndpointGuide", summary: "The seller's calls in order, each with its side effect (pr402's seller endpoint guide)", contentType: JSON_TYPE },
+  { method: "GET", path: STATIC_ARTIFACT_PATHS.resourceManifestSchema, operationId: "resourceManifestSchema", summary: "JSON Schema of the Seller Resource Manifest (ours and pr402's dialect)", contentType: JSON_TYPE },
+  { method: "GET", path: STATIC_ARTIFACT_PATHS.buyerQuickstart, operationId: "buyerQuickstart", summary: "Buyer quick start", contentType: MARKDOWN_TYPE },
+  { method: "GET", path: STATIC_ARTIFACT_PATHS.sellerQuickstart, operationId: "sellerQuickstartShort", summary: "Seller quick start, short form", contentType: MARKDOWN_TYPE },
   { method: "GET", path: STATIC_ARTIFACT_PATHS.resourceIndex, operationId: "resourceIndex", summary: "Static index of publicly listed payable resources", contentType: JSON_TYPE },
 ];

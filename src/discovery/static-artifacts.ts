@@ -8,4 +8,9 @@ export const STATIC_ARTIFACT_PATHS = {
   agentTools: "/agent-tools.json",
   resourceIndex: "/dist/resource-index.json",
   mcp: "/mcp",
+  /** pr402's origin files (public/ in its repository), written for this service. */
+  sellerEndpointGuide: "/seller-endpoint-guide.json",
+  resourceManifestSchema: "/x402-resources.schema.json",
+  buyerQuickstart: "/quickstart-buyer.md",
+  sellerQuickstart: "/quickstart-seller.md",
 } as const;

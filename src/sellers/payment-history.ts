@@ -42,8 +42,18 @@ export async function listSellerPayments(config: Config, db: D1Database, body: v
   };
 }
 
+/**
+ * One attempt, with pr402's SellerPaymentEntry members (public/openapi.json) next to ours: pr402 keeps one row per
+ * payment with its verify and settle halves, we keep one row per attempt, so each row fills the half it is.
+ */
 function toPaymentEntry(row: PaymentAttemptRow) {
+  const at = rfc3339Micros(row.startedAtMs);
+  const ok = row.outcome === "settled" || row.outcome === "valid";
   return {
+    createdAt: at,
+    ...(row.kind === "verify" ? { verifyAt: at, verifyOk: ok } : { settleAt: at, settleOk: ok }),
+    ...(row.kind === "settle" && row.signature ? { settlementSignature: row.signature } : {}),
+    ...(row.payer ? { payerWallet: row.payer } : {}),
     id: row.id,
     kind: row.kind,
     outcome: row.outcome,

@@ -3,12 +3,28 @@ import type { Config } from "../config/load-config";
 import { fetchAccounts } from "../solana/accounts";
 import { getProvider } from "../store/providers";
 import { deriveBankPda, deriveEscrowAddresses, deriveExactAddresses } from "./seller-addresses";
-import { escrowAssetView, escrowRailView, exactRailView, readVault, type EscrowAssetView, type EscrowRailView, type ExactRailView } from "./rail-views";
+import {
+  escrowAssetView,
+  escrowRailView,
+  exactRailView,
+  readVault,
+  vaultPdaPreview,
+  type EscrowAssetView,
+  type EscrowRailView,
+  type ExactRailView,
+  type VaultPdaPreview,
+} from "./rail-views";
+import { SERVICE_NAME } from "../discovery/capabilities";
 
 export interface SellerPreview {
   wallet: Address;
-  facilitator: { feePayer: Address; network: string; universalSettleProgramId: Address; slaEscrowProgramId: Address };
-  schemes: { exact: ExactRailView; "sla-escrow": EscrowRailView & { assets: { SOL: EscrowAssetView; USDC: EscrowAssetView } } };
+  /** pr402's OnboardResponse.facilitator is a string (its name); the details moved to facilitatorInfo. */
+  facilitator: string;
+  facilitatorInfo: { feePayer: Address; network: string; universalSettleProgramId: Address; slaEscrowProgramId: Address };
+  schemes: {
+    exact: ExactRailView;
+    "sla-escrow": EscrowRailView & { vaultPdaPreviews: VaultPdaPreview[]; assets: { SOL: EscrowAssetView; USDC: EscrowAssetView } };
+  };
   lifecycle: { previewed: true; activated: boolean; verified: boolean; nextStep?: "activate" | "verify" };
 }
 
@@ -38,7 +54,8 @@ export async function buildSellerPreview(config: Config, db: D1Database, wallet:
 
   return {
     wallet,
-    facilitator: {
+    facilitator: SERVICE_NAME,
+    facilitatorInfo: {
       feePayer: config.feePayer.address,
       network: config.network,
       universalSettleProgramId: config.programs.universalSettle,
@@ -46,7 +63,14 @@ export async function buildSellerPreview(config: Config, db: D1Database, wallet:
     },
     schemes: {
       exact: exactRailView(wallet, exact, accounts),
-      "sla-escrow": { ...escrowRailView(wallet, escrowProgram, bankPda, usdc, accounts), assets: { SOL: sol, USDC: usdc } },
+      // As pr402's preview: vaultPda (and its storage) is the SOL escrow, every asset's escrow is in vaultPdaPreviews;
+      // payTo stays the USDC escrow, the asset most sellers price in (payToResolve says to look it up per asset).
+      "sla-escrow": {
+        ...escrowRailView(wallet, escrowProgram, bankPda, sol, accounts),
+        payTo: usdc.escrowPda,
+        vaultPdaPreviews: [vaultPdaPreview(sol), vaultPdaPreview(usdc)],
+        assets: { SOL: sol, USDC: usdc },
+      },
     },
     lifecycle: { previewed: true, activated, verified, ...(nextStep ? { nextStep } : {}) },
   };

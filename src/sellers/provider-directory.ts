@@ -28,8 +28,13 @@ export async function listProviders(db: D1Database, query: v.InferOutput<typeof 
 }
 
 /** `GET /providers/{wallet}`: 404 unless publicly listed, so unlisted sellers are not discoverable one by one. */
-export async function getListedProviderEntry(db: D1Database, wallet: Address): Promise<ProviderEntry> {
+/**
+ * pr402 answers `{entry, notice}` (PublicProviderSingle, public/openapi.json); our earlier clients read the
+ * entry's fields at the top level, so both shapes are served in one body.
+ */
+export async function getListedProviderEntry(db: D1Database, wallet: Address): Promise<ProviderEntry & { entry: ProviderEntry; notice: string }> {
   const row = await getListedProvider(db, wallet);
   if (row === null) throw notFound(`Provider ${wallet} is not listed`);
-  return toProviderEntry(row);
+  const entry = toProviderEntry(row);
+  return { ...entry, entry, notice: PROVIDERS_NOTICE };
 }

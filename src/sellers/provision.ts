@@ -14,6 +14,7 @@ import { deriveExactAddresses } from "./seller-addresses";
 import { readVault } from "./rail-views";
 import { resolveSellerAsset, SellerAssetInput } from "./seller-asset";
 import { buildProvisionTransaction } from "./provision-transaction";
+import { SCHEMA_VERSION } from "../discovery/health";
 
 /** A blockhash lands within ~150 blocks: about 60 seconds (spec §8), the same window the payment builders quote. */
 const BLOCKHASH_LIFETIME_SECONDS = 60;
@@ -80,6 +81,8 @@ export async function buildSellerProvisioning(config: Config, request: v.InferOu
   const statusCode: ProvisionStatusCode =
     vaultExists && ataExists ? "ALREADY_PROVISIONED" : vaultExists ? "ATA_ONLY" : vaultTokenAccount ? "VAULT_AND_ATA" : "VAULT_ONLY";
   const base = {
+    // Required in pr402's SellerProvisionTxResponse (public/openapi.json): the discovery schema version.
+    schemaVersion: SCHEMA_VERSION,
     wallet,
     asset: asset.label,
     assetMint: asset.mint,

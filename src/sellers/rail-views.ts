@@ -27,13 +27,19 @@ export interface ExactRailView {
   programId: Address;
   vaultPda: Address;
   solStoragePda: Address;
-  feeBps: number;
+  /** pr402's SchemeOnboardInfo: SPL vaults are ATAs of the vault PDA, so there is no single token PDA. */
+  tokenPda: null;
+  /** A decimal string, as pr402's U16String (src/facilitator.rs SchemeOnboardInfo.fee_bps). */
+  feeBps: string;
   status: RailStatus;
   isSovereign: boolean;
   isProvisioned: boolean;
   provisioningStatus: ProvisioningStatus | null;
-  payToKind: "splitVaultPda";
-  payToResolve: string;
+  /** pr402's vocabulary: `splitVault` (exact) or `escrowPda` (sla-escrow). */
+  payToKind: "splitVault";
+  /** pr402's machine token for where payTo comes from; payToResolveNote says it in words. */
+  payToResolve: "onboard.vaultPda";
+  payToResolveNote: string;
 }
 
 export interface EscrowAssetView {
@@ -49,6 +55,18 @@ export interface EscrowAssetView {
   paused: boolean | null;
 }
 
+/** One entry of pr402's `vaultPdaPreviews[]` (src/facilitator.rs VaultPdaPreview). */
+export interface VaultPdaPreview {
+  label: string;
+  mint: Address;
+  vaultPda: Address;
+  solStoragePda: Address;
+}
+
+export function vaultPdaPreview(view: EscrowAssetView): VaultPdaPreview {
+  return { label: view.asset, mint: view.mint, vaultPda: view.escrowPda, solStoragePda: view.solStoragePda };
+}
+
 export interface EscrowRailView {
   scheme: "sla-escrow";
   label: string;
@@ -58,12 +76,17 @@ export interface EscrowRailView {
   bankPda: Address;
   vaultPda: Address;
   solStoragePda: Address;
-  feeBps: number | null;
+  tokenPda: null;
+  /** Decimal string; "0" when neither the escrow nor the bank is readable (pr402: fee_bps.unwrap_or(0)). */
+  feeBps: string;
   status: RailStatus;
   isSovereign: false;
   provisioningStatus: null;
   payToKind: "escrowPda";
-  payToResolve: string;
+  payToResolve: "discovery.vaultPda";
+  payToResolveNote: string;
+  /** The mint `vaultPda` was derived for (pr402: vaultPdaPreviewMint). */
+  vaultPdaPreviewMint: Address;
   beneficiary: Address;
 }
 
@@ -94,14 +117,16 @@ export function exactRailView(wallet: Address, addresses: ExactAddresses, accoun
     programId: addresses.programId,
     vaultPda: addresses.vaultPda,
     solStoragePda: addresses.solStoragePda,
+    tokenPda: null,
     // A missing vault is quoted at the standard rate: that is what just-in-time provisioning would give it.
-    feeBps: isSovereign ? sovereignFeeBps : standardFeeBps,
+    feeBps: String(isSovereign ? sovereignFeeBps : standardFeeBps),
     status: vault === null ? "NotProvisioned" : isSovereign ? "Sovereign" : "Active",
     isSovereign,
     isProvisioned: vault?.isProvisioned ?? false,
     provisioningStatus: vault === null ? null : provisioningStatus(vault, settleConfig),
-    payToKind: "splitVaultPda",
-    payToResolve:
+    payToKind: "splitVault",
+    payToResolve: "onboard.vaultPda",
+    payToResolveNote:
       `payTo = the vault PDA (seeds "vault", seller wallet ${wallet}) of program ${addresses.programId}, with extra.merchantWallet = ${wallet}. ` +
       `Native SOL lands in solStoragePda; SPL tokens land in ATA(owner = vaultPda, mint).`,
   };
@@ -157,12 +182,15 @@ export function escrowRailView(
     bankPda,
     vaultPda: primary.escrowPda,
     solStoragePda: primary.solStoragePda,
-    feeBps: primary.feeBps ?? bank?.feeBps ?? null,
+    tokenPda: null,
+    feeBps: String(primary.feeBps ?? bank?.feeBps ?? 0),
     status: primary.exists ? "Active" : "NotProvisioned",
     isSovereign: false,
     provisioningStatus: null,
     payToKind: "escrowPda",
-    payToResolve:
+    payToResolve: "discovery.vaultPda",
+    vaultPdaPreviewMint: primary.mint,
+    payToResolveNote:
       `payTo = the escrow PDA (seeds "escrow", mint, bank ${bankPda}) of program ${programId}, shared by all sellers of this facilitator; ` +
       `the seller ${wallet} is named as extra.merchantWallet (FundPayment.seller).`,
     beneficiary: wallet,

@@ -43,7 +43,8 @@ const DiscoverySchema = v.object({
 export const RegisterBodySchema = v.object({
   wallet: v.optional(Base58Address),
   ...SignedFields,
-  asset: SellerAssetInput,
+  /** Optional, USDC by default, as in pr402 (OnboardSubmitBody; default_onboard_registration_asset in src/bin/handlers/onboard.rs). */
+  asset: v.optional(SellerAssetInput, "USDC"),
   discovery: v.optional(DiscoverySchema),
 });
 export type RegisterBody = v.InferOutput<typeof RegisterBodySchema>;

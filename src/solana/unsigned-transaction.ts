@@ -33,6 +33,8 @@ export function compileUnsignedTransaction(input: {
 
 /** The fields every builder's response shares (wire-notes "Builders"). */
 export interface UnsignedTransactionFields {
+  /** pr402's BuildPaymentTxResponse requires it on every build response (public/openapi.json). */
+  x402Version: 2;
   /** Unsigned base64 wire transaction. */
   transaction: string;
   payerSignatureIndex: number;

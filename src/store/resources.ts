@@ -95,6 +95,18 @@ export async function getOwnedResource(d1: D1Database, walletPubkey: string, id:
   return rows[0] ?? null;
 }
 
+/** The wallet's rows for one URL (one per HTTP method), for routes addressed by `resourceUrl` instead of `id`. */
+export async function getOwnedResourcesByUrl(d1: D1Database, walletPubkey: string, resourceUrl: string): Promise<ResourceRow[]> {
+  return database(d1)
+    .select()
+    .from(resources)
+    .where(and(eq(resources.walletPubkey, walletPubkey), eq(resources.resourceUrl, resourceUrl)))
+    .limit(RESOURCE_METHOD_COUNT);
+}
+
+/** At most one row per method (resources_owner_url_idx). */
+const RESOURCE_METHOD_COUNT = 5;
+
 export async function retireResource(d1: D1Database, walletPubkey: string, id: number, nowMs: number): Promise<number> {
   const retired = await database(d1)
     .update(resources)

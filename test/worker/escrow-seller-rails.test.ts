@@ -31,7 +31,9 @@ describe("escrow rail in seller preview and rail lookup", () => {
       isSovereign: false,
       provisioningStatus: null,
       payToKind: "escrowPda",
-      feeBps: 100,
+      // pr402's SchemeOnboardInfo: feeBps is a decimal string; vaultPda is the SOL escrow (all assets in vaultPdaPreviews).
+      feeBps: "100",
+      vaultPda: solEscrow,
       beneficiary: seller,
     });
     expect(escrow.assets.USDC).toEqual({

@@ -209,6 +209,12 @@ describe("numeric fields: out-of-range numbers are a 400 naming the field, never
     { method: "GET", path: `/sellers/${wallet}/resources`, route: "/sellers/:wallet/resources", field: "limit", body: (bad) => ({ ...signed, limit: bad }) },
     { method: "POST", path: "/escrow-keeper", field: "limit", body: (bad) => ({ dryRun: true, limit: bad }) },
     ...(["limit", "cooldownSeconds", "requireRecentSettleWithinSeconds"] as const).map((field): Case => ({ method: "POST", path: "/sweep", field, body: (bad) => ({ dryRun: true, [field]: bad }) })),
+    // pr402's routes (issue 21 §2).
+    ...(["resolutionState", "resolutionReason"] as const).map(
+      (field): Case => ({ method: "POST", path: "/oracle/build-confirm", field, body: (bad) => ({ oracleAuthority: wallet, mint, paymentUidHex: hex32, deliveryHash: hex32, resolutionState: 1, resolutionReason: 0, [field]: bad }) }),
+    ),
+    ...(["limit", "cooldownSeconds", "deadlineSeconds", "lookbackSeconds"] as const).map((field): Case => ({ method: "POST", path: "/sla-escrow-settle", field, body: (bad) => ({ dryRun: true, [field]: bad }) })),
+    { method: "POST", path: "/sla-escrow-close", field: "limit", body: (bad) => ({ dryRun: true, limit: bad }) },
   ];
   const BAD_NUMBERS = [1e308, 2 ** 64, 1.5];
 

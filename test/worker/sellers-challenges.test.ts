@@ -32,7 +32,8 @@ describe("wallet-signed challenges", () => {
     expect(response.body.message).toMatch(new RegExp(`^x402-facilitator-challenge: v1\\ndomain: .+\\nwallet: ${seller.address}\\naction: resource:list\\n`));
     expect(response.body.message).toMatch(/\nnonce: [0-9a-f]{32}\nmac: [A-Za-z0-9_-]{43}$/);
     const defaults = await call(`/sellers/${seller.address}/challenge`);
-    expect(defaults.body).toMatchObject({ action: "seller:register", ttlSeconds: 600 });
+    // pr402 (public/openapi.json facilitatorSellerChallenge): without ?action the challenge is the family wildcard.
+    expect(defaults.body).toMatchObject({ action: "seller:any", ttlSeconds: 600 });
   });
 
   it("answers 503 when no MAC key is configured, never issuing or accepting unsigned challenges", async () => {
@@ -148,7 +149,8 @@ describe("seller registration rules", () => {
     const message = await challengeFor(seller.address);
     const signature = await signMessage(seller, message);
     const cases: [Record<string, unknown>, RegExp][] = [
-      [{ message, signature }, /^asset:/],
+      // asset may be omitted (USDC, as pr402), but an empty one is still refused.
+      [{ message, signature, asset: "" }, /^asset:/],
       [{ signature, asset: "SOL" }, /^message:/],
       [{ message, signature, asset: "SOL", wallet: other.address }, /^wallet:/],
       [{ message, signature, asset: "SOL", discovery: { serviceUrl: "ftp://seller.example" } }, /^discovery\.serviceUrl:/],

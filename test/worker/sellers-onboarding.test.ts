@@ -17,7 +17,7 @@ describe("seller lifecycle on the local chain", () => {
     const before = await call(`/sellers/${seller.address}/preview`);
     expect(before.status, JSON.stringify(before.body)).toBe(200);
     expect(before.body.lifecycle).toEqual({ previewed: true, activated: false, verified: false, nextStep: "activate" });
-    expect(before.body.schemes.exact).toMatchObject({ status: "NotProvisioned", isSovereign: false, provisioningStatus: null, payToKind: "splitVaultPda" });
+    expect(before.body.schemes.exact).toMatchObject({ status: "NotProvisioned", isSovereign: false, provisioningStatus: null, payToKind: "splitVault" }); // pr402's name
     expect(before.body.schemes["sla-escrow"].assets.SOL.escrowPda).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
     expect(before.body.schemes["sla-escrow"].bankPda).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
 
@@ -40,7 +40,7 @@ describe("seller lifecycle on the local chain", () => {
 
     const activated = await call(`/sellers/${seller.address}/preview`);
     expect(activated.body.lifecycle).toEqual({ previewed: true, activated: true, verified: false, nextStep: "verify" });
-    expect(activated.body.schemes.exact).toMatchObject({ status: "Sovereign", isSovereign: true, feeBps: 90, provisioningStatus: null });
+    expect(activated.body.schemes.exact).toMatchObject({ status: "Sovereign", isSovereign: true, feeBps: "90", provisioningStatus: null });
 
     const again = await provision(seller, "USDC");
     expect(again).toMatchObject({ alreadyProvisioned: true, statusCode: "ALREADY_PROVISIONED" });

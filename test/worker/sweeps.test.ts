@@ -202,13 +202,17 @@ describe("sweeps: plan, dry run, real runs, cooldown, concurrency, cron", () => 
       seller: smallUsdc.wallet,
       splitVaultPda: smallUsdc.vault,
       vaultExists: true,
-      spendableLamports: "0",
+      // pr402's VaultSnapshotResponse: integers; the decimal strings ride along for JavaScript clients.
+      spendableLamports: 0,
+      spendableLamportsDecimal: "0",
       vaultSplAta: await usdcAta(smallUsdc.vault),
-      splAmountRaw: "50000",
+      splAmountRaw: 50000,
+      splAmountRawDecimal: "50000",
       splDecimals: 6,
+      splBalanceScope: "vault_ata",
     });
     const sol = await call(`/vault-snapshot?wallet=${smallSol.wallet}`);
-    expect(sol.body).toMatchObject({ spendableLamports: "10000000", vaultSplAta: null, splAmountRaw: null });
+    expect(sol.body).toMatchObject({ spendableLamports: 10000000, spendableLamportsDecimal: "10000000", vaultSplAta: null, splAmountRaw: 0 });
     expect((await call("/vault-snapshot?wallet=not-a-wallet")).status).toBe(400);
   });
 });

@@ -8,6 +8,9 @@ import { PaymentRequirementsSchema } from "../../x402/schemas";
  */
 const Address = v.string();
 const DecimalAmount = v.pipe(v.string(), v.regex(/^\d+$/));
+const Integer = v.pipe(v.number(), v.integer());
+/** RFC 3339 instant (pr402 documents these as `format: date-time`). */
+const Instant = v.string();
 
 export const SupportedResponseSchema = v.looseObject({
   kinds: v.array(v.looseObject({ x402Version: v.literal(2), scheme: v.string(), network: v.string(), extra: v.record(v.string(), v.unknown()) })),
@@ -60,15 +63,16 @@ export const SettlementStatusResponseSchema = v.looseObject({
 
 /** What every payment builder answers: UnsignedTransactionFields (src/solana/unsigned-transaction.ts) and the verify body template. */
 const UNSIGNED_TRANSACTION_ENTRIES = {
+  x402Version: v.literal(2),
   transaction: v.string(),
   verifyBodyTemplate: v.looseObject({
     x402Version: v.literal(2),
     paymentPayload: v.looseObject({ x402Version: v.literal(2), accepted: PaymentRequirementsSchema, payload: v.looseObject({ transaction: v.string() }) }),
     paymentRequirements: PaymentRequirementsSchema,
   }),
-  payerSignatureIndex: v.number(),
+  payerSignatureIndex: Integer,
   recentBlockhash: v.string(),
-  recentBlockhashExpiresAt: v.number(),
+  recentBlockhashExpiresAt: Integer,
   feePayer: Address,
   payer: Address,
   signerPubkeys: v.array(Address),
@@ -84,23 +88,33 @@ export const EscrowBuildResponseSchema = v.looseObject({
   ...UNSIGNED_TRANSACTION_ENTRIES,
   slaFundTxNetworkFeePayer: v.picklist(["buyer", "facilitator"]),
   payTo: Address,
+  paymentUid: v.optional(v.string()),
+  paymentUidHex: v.string(),
   paymentPda: Address,
   programId: Address,
   notes: v.array(v.string()),
 });
 
 export const ResourceEntrySchema = v.looseObject({
-  id: v.number(),
+  id: Integer,
   walletPubkey: Address,
   resourceUrl: v.string(),
   httpMethod: v.string(),
   title: v.string(),
+  description: v.optional(v.string()),
+  useCase: v.optional(v.string()),
+  category: v.optional(v.string()),
   tags: v.array(v.string()),
-  scheme: v.string(),
+  scheme: v.picklist(["exact", "sla-escrow"]),
+  network: v.optional(v.string()),
+  intentContractUrl: v.optional(v.string()),
+  merchantOrigin: v.optional(v.string()),
+  sellerResourceId: v.optional(v.string()),
   listingOptIn: v.boolean(),
   lastProbeOk: v.boolean(),
-  registrationVerifiedAt: v.string(),
-  updatedAt: v.string(),
+  lastProbeAt: v.optional(Instant),
+  registrationVerifiedAt: Instant,
+  updatedAt: Instant,
 });
 
 export const ResourceSearchResponseSchema = v.looseObject({
@@ -109,22 +123,213 @@ export const ResourceSearchResponseSchema = v.looseObject({
   notice: v.string(),
 });
 
-export const SellerPreviewResponseSchema = v.looseObject({
-  wallet: Address,
-  facilitator: v.looseObject({ feePayer: Address, network: v.string() }),
-  schemes: v.looseObject({ exact: v.looseObject({}), "sla-escrow": v.looseObject({}) }),
-  lifecycle: v.looseObject({ previewed: v.literal(true), activated: v.boolean(), verified: v.boolean() }),
+/** pr402's PublicResourceSingle `{entry, notice}`; the entry's members are repeated at the top level for our earlier clients. */
+export const ResourceSingleResponseSchema = v.looseObject({ ...ResourceEntrySchema.entries, entry: ResourceEntrySchema, notice: v.string() });
+
+export const ProviderEntrySchema = v.looseObject({
+  walletPubkey: Address,
+  settlementMode: v.picklist(["native_sol", "spl"]),
+  splMint: v.optional(Address),
+  splitVaultPda: v.optional(Address),
+  serviceUrl: v.string(),
+  displayName: v.optional(v.string()),
+  description: v.optional(v.string()),
+  tags: v.array(v.string()),
+  serviceMetadata: v.optional(v.record(v.string(), v.unknown())),
+  listingOptIn: v.boolean(),
+  registrationVerifiedAt: Instant,
+  updatedAt: Instant,
 });
 
+export const ProvidersPageResponseSchema = v.looseObject({
+  entries: v.array(ProviderEntrySchema),
+  nextCursor: v.nullable(v.string()),
+  notice: v.string(),
+});
+
+/** pr402's PublicProviderSingle `{entry, notice}`, with the entry's members also at the top level. */
+export const ProviderSingleResponseSchema = v.looseObject({ ...ProviderEntrySchema.entries, entry: ProviderEntrySchema, notice: v.string() });
+
+export const DirectoryStatsResponseSchema = v.looseObject({
+  network: v.string(),
+  providers: v.looseObject({ total: Integer }),
+  resources: v.looseObject({ total: Integer, byScheme: v.record(v.string(), Integer) }),
+  asOf: Instant,
+});
+
+export const ChallengeResponseSchema = v.looseObject({
+  wallet: Address,
+  action: v.string(),
+  message: v.string(),
+  expiresUnix: Integer,
+  ttlSeconds: Integer,
+});
+
+const ProvisioningStatusSchema = v.looseObject({ asset: v.string(), recovered: DecimalAmount, total: DecimalAmount });
+
+const VaultPdaPreviewSchema = v.looseObject({ label: v.string(), mint: Address, vaultPda: Address, solStoragePda: Address });
+
+/** pr402's SchemeOnboardInfo (src/facilitator.rs): one rail of the preview, and the rail lookup's body. */
+export const RailInfoSchema = v.looseObject({
+  label: v.string(),
+  role: v.string(),
+  payTo: Address,
+  vaultPda: Address,
+  solStoragePda: Address,
+  tokenPda: v.nullable(Address),
+  feeBps: v.pipe(v.string(), v.regex(/^\d{1,5}$/)),
+  status: v.picklist(["Sovereign", "Active", "NotProvisioned"]),
+  isSovereign: v.boolean(),
+  provisioningStatus: v.nullable(ProvisioningStatusSchema),
+  bankPda: v.optional(Address),
+  payToKind: v.picklist(["splitVault", "escrowPda"]),
+  payToResolve: v.picklist(["onboard.vaultPda", "discovery.vaultPda"]),
+  vaultPdaPreviewMint: v.optional(Address),
+  vaultPdaPreviews: v.optional(v.array(VaultPdaPreviewSchema)),
+});
+
+export const SellerPreviewResponseSchema = v.looseObject({
+  wallet: Address,
+  /** pr402's OnboardResponse.facilitator: the service's name; fee payer and network are in facilitatorInfo. */
+  facilitator: v.string(),
+  facilitatorInfo: v.looseObject({ feePayer: Address, network: v.string() }),
+  schemes: v.looseObject({ exact: RailInfoSchema, "sla-escrow": RailInfoSchema }),
+  lifecycle: v.looseObject({ previewed: v.literal(true), activated: v.boolean(), verified: v.boolean(), nextStep: v.optional(v.picklist(["activate", "verify"])) }),
+});
+
+/** pr402 answers register with the preview body (OnboardResponse); ours adds the verified provider entry. */
+export const SellerRegisterResponseSchema = v.looseObject({
+  ...SellerPreviewResponseSchema.entries,
+  verified: v.literal(true),
+  provider: v.looseObject({ ...ProviderEntrySchema.entries, serviceUrl: v.nullable(v.string()) }),
+  note: v.string(),
+});
+
+export const SellerRetireResponseSchema = v.looseObject({ wallet: Address, retiredRowCount: Integer, note: v.optional(v.string()) });
+
 export const ProvisionResponseSchema = v.looseObject({
+  schemaVersion: v.string(),
   wallet: Address,
   asset: v.string(),
   assetMint: Address,
   vaultPda: Address,
+  solStoragePda: Address,
+  vaultTokenAta: v.optional(Address),
   alreadyProvisioned: v.boolean(),
-  statusCode: v.string(),
+  statusCode: v.picklist(["ALREADY_PROVISIONED", "VAULT_AND_ATA", "VAULT_ONLY", "ATA_ONLY"]),
   transaction: v.optional(v.string()),
+  recentBlockhash: v.optional(v.string()),
+  recentBlockhashExpiresAt: v.optional(Integer),
   feePayer: Address,
   payer: Address,
+  payerSignatureIndex: Integer,
   notes: v.array(v.string()),
+});
+
+/** pr402's BuildSlaEscrowV2TxResponse and BuildSubmitDeliveryTxResponse, and our party-builder fields. */
+export const PartyBuildResponseSchema = v.looseObject({
+  x402Version: v.literal(2),
+  transaction: v.string(),
+  payerSignatureIndex: Integer,
+  recentBlockhash: v.string(),
+  recentBlockhashExpiresAt: Integer,
+  feePayer: Address,
+  payer: Address,
+  signerPubkeys: v.array(Address),
+  programId: Address,
+  paymentPda: Address,
+  paymentExtPda: Address,
+  paymentUidHex: v.string(),
+  notes: v.array(v.string()),
+});
+
+/** pr402's BuildFundPaymentV2TxResponse. */
+export const EscrowV2BuildResponseSchema = v.looseObject({
+  ...PartyBuildResponseSchema.entries,
+  payTo: Address,
+  paymentUid: v.string(),
+});
+
+export const VaultSnapshotResponseSchema = v.looseObject({
+  seller: Address,
+  programId: Address,
+  splitVaultPda: Address,
+  vaultSolStoragePda: Address,
+  vaultExists: v.boolean(),
+  spendableLamports: Integer,
+  spendableLamportsDecimal: DecimalAmount,
+  vaultSplAta: v.nullable(Address),
+  splAmountRaw: Integer,
+  splAmountRawDecimal: DecimalAmount,
+  splDecimals: v.nullable(Integer),
+  splBalanceScope: v.picklist(["vault_ata", "owner_wallet"]),
+});
+
+const SellerPaymentEntrySchema = v.looseObject({
+  correlationId: v.string(),
+  verifyAt: v.optional(v.nullable(Instant)),
+  verifyOk: v.optional(v.nullable(v.boolean())),
+  settleAt: v.optional(v.nullable(Instant)),
+  settleOk: v.optional(v.nullable(v.boolean())),
+  settlementSignature: v.optional(v.nullable(v.string())),
+  payerWallet: v.optional(v.nullable(Address)),
+  scheme: v.optional(v.nullable(v.string())),
+  amount: v.optional(v.nullable(v.string())),
+  asset: v.optional(v.nullable(v.string())),
+  createdAt: Instant,
+});
+
+const SweepItemSchema = v.looseObject({
+  wallet: Address,
+  settlementMode: v.picklist(["native_sol", "spl"]),
+  splMint: v.nullable(Address),
+  /** Decimal strings, as every amount this service writes (pr402 writes integers here; docs/pr402-compatibility.md). */
+  availableRaw: v.nullable(DecimalAmount),
+  thresholdRaw: DecimalAmount,
+  status: v.picklist(["eligible", "ok", "skipped", "failed"]),
+  action: v.string(),
+  signature: v.nullable(v.string()),
+  error: v.nullable(v.string()),
+});
+
+export const SweepResponseSchema = v.looseObject({
+  dryRun: v.boolean(),
+  scanned: Integer,
+  attempted: Integer,
+  succeeded: Integer,
+  skippedBelowThreshold: Integer,
+  failed: Integer,
+  items: v.array(SweepItemSchema),
+});
+
+export const SellerPaymentsResponseSchema = v.looseObject({ entries: v.array(SellerPaymentEntrySchema), nextCursor: v.nullable(v.string()) });
+
+/** pr402's BuildSlaEscrowSettleTxResponse (all optional there) with our unsigned-transaction fields. */
+export const EscrowSettleBuildResponseSchema = v.looseObject({
+  x402Version: v.literal(2),
+  action: v.picklist(["release_payment", "refund_payment"]),
+  unsignedTransaction: v.string(),
+  transaction: v.string(),
+  paymentUidHex: v.string(),
+  paymentPda: Address,
+  programId: Address,
+  feePayer: Address,
+  payerSignatureIndex: Integer,
+  signerPubkeys: v.array(Address),
+  recentBlockhash: v.string(),
+  recentBlockhashExpiresAt: Integer,
+  notes: v.array(v.string()),
+});
+
+/** pr402's SlaEscrowSettleResponse / SlaEscrowCloseResponse counters next to the keeper's report. */
+export const KeeperPassResponseSchema = v.looseObject({
+  considered: Integer,
+  succeeded: Integer,
+  skipped: Integer,
+  failed: Integer,
+  items: v.array(v.looseObject({})),
+  dryRun: v.boolean(),
+  released: Integer,
+  refunded: Integer,
+  ignored: v.array(v.string()),
 });

@@ -2,6 +2,7 @@ import type { RouteDef } from "../route-def";
 import { parsePathParams, parseQuery } from "../parse-input";
 import { WalletPathSchema } from "../../sellers/seller-inputs";
 import { getListedProviderEntry, listProviders, ProvidersQuerySchema } from "../../sellers/provider-directory";
+import { ProviderSingleResponseSchema, ProvidersPageResponseSchema } from "../responses/schemas";
 
 /** The public provider directory (spec §4.4): verified, opted-in sellers. */
 export function directoryRoutes(): RouteDef[] {
@@ -13,6 +14,7 @@ export function directoryRoutes(): RouteDef[] {
       tag: "Directory",
       summary: "Verified, opted-in providers (merchant origins), newest first; ?limit=1..100 (50), ?cursor=<last updatedAt>",
       query: ProvidersQuerySchema,
+      response: ProvidersPageResponseSchema,
       handler: async (c) => c.json(await listProviders(c.env.DB, parseQuery(c, ProvidersQuerySchema))),
     },
     {
@@ -20,7 +22,8 @@ export function directoryRoutes(): RouteDef[] {
       method: "GET",
       path: "/providers/:wallet",
       tag: "Directory",
-      summary: "One listed provider; 404 when not publicly listed",
+      summary: "One listed provider as {entry, notice} (its members also at the top level); 404 when not publicly listed",
+      response: ProviderSingleResponseSchema,
       handler: async (c) => {
         const { wallet } = parsePathParams(c, WalletPathSchema);
         return c.json(await getListedProviderEntry(c.env.DB, wallet));

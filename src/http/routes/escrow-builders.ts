@@ -18,7 +18,9 @@ import {
   BuildResolveSplitRequestSchema,
 } from "../../schemes/sla-escrow/build-dispute-steps";
 import { buildRefund, BuildRefundRequestSchema } from "../../schemes/refund/build-refund";
-import { EscrowBuildResponseSchema } from "../responses/schemas";
+import { buildOracleConfirm, BuildOracleConfirmRequestSchema } from "../../schemes/sla-escrow/build-oracle-confirm";
+import { buildEscrowSettle, BuildEscrowSettleRequestSchema } from "../../schemes/sla-escrow/build-settle-tx";
+import { EscrowBuildResponseSchema, EscrowSettleBuildResponseSchema, EscrowV2BuildResponseSchema, PartyBuildResponseSchema } from "../responses/schemas";
 
 /** SLA-Escrow transaction builders: funding for the buyer, then lifecycle steps each signed only by the party the program names. */
 export function escrowBuilderRoutes(): RouteDef[] {
@@ -44,6 +46,7 @@ export function escrowBuilderRoutes(): RouteDef[] {
       tag: "Tx Build",
       summary: "Unsigned FundPaymentV2 for the buyer: an extended payment with its PaymentExt (adjudicator, arbitration window)",
       body: BuildEscrowPaymentV2RequestSchema,
+      response: EscrowV2BuildResponseSchema,
       handler: withBuildRateLimit(async (c) => {
         const request = await parseJsonBody(c, BuildEscrowPaymentV2RequestSchema);
         return c.json(await buildEscrowPaymentV2(c.var.config, request));
@@ -56,6 +59,7 @@ export function escrowBuilderRoutes(): RouteDef[] {
       tag: "Tx Build",
       summary: "Unsigned SubmitDelivery for the recorded seller (refused past expires_at − delivery_cutoff)",
       body: BuildSubmitDeliveryRequestSchema,
+      response: PartyBuildResponseSchema,
       handler: withBuildRateLimit(async (c) => {
         const request = await parseJsonBody(c, BuildSubmitDeliveryRequestSchema);
         return c.json(await buildSubmitDelivery(c.var.config, request));
@@ -68,6 +72,7 @@ export function escrowBuilderRoutes(): RouteDef[] {
       tag: "Tx Build",
       summary: "Unsigned ApproveDelivery for the recorded buyer of a payment with a submitted delivery",
       body: BuildApproveRequestSchema,
+      response: PartyBuildResponseSchema,
       handler: withBuildRateLimit(async (c) => {
         const request = await parseJsonBody(c, BuildApproveRequestSchema);
         return c.json(await buildApprove(c.var.config, request));
@@ -80,6 +85,7 @@ export function escrowBuilderRoutes(): RouteDef[] {
       tag: "Tx Build",
       summary: "Unsigned DisputePayment for the recorded buyer of a FundPaymentV2 payment",
       body: BuildDisputeRequestSchema,
+      response: PartyBuildResponseSchema,
       handler: withBuildRateLimit(async (c) => {
         const request = await parseJsonBody(c, BuildDisputeRequestSchema);
         return c.json(await buildDispute(c.var.config, request));
@@ -92,6 +98,7 @@ export function escrowBuilderRoutes(): RouteDef[] {
       tag: "Tx Build",
       summary: "Unsigned Propose/AcceptMutualAction (rotate adjudicator or extend TTL) for the recorded buyer or seller",
       body: BuildMutualActionRequestSchema,
+      response: PartyBuildResponseSchema,
       handler: withBuildRateLimit(async (c) => {
         const request = await parseJsonBody(c, BuildMutualActionRequestSchema);
         return c.json(await buildMutualAction(c.var.config, request));
@@ -104,9 +111,36 @@ export function escrowBuilderRoutes(): RouteDef[] {
       tag: "Tx Build",
       summary: "Unsigned ResolveWithSplit for the adjudicator: a bps award (≤ 10,000) that settles the payment atomically",
       body: BuildResolveSplitRequestSchema,
+      response: PartyBuildResponseSchema,
       handler: withBuildRateLimit(async (c) => {
         const request = await parseJsonBody(c, BuildResolveSplitRequestSchema);
         return c.json(await buildResolveSplit(c.var.config, request));
+      }),
+    },
+    {
+      key: "buildOracleConfirmTx",
+      method: "POST",
+      path: "/oracle/build-confirm",
+      tag: "Tx Build",
+      summary: "Unsigned ConfirmOracle (the verdict) for the payment's recorded oracle; paymentUid (string) or paymentUidHex",
+      body: BuildOracleConfirmRequestSchema,
+      response: PartyBuildResponseSchema,
+      handler: withBuildRateLimit(async (c) => {
+        const request = await parseJsonBody(c, BuildOracleConfirmRequestSchema);
+        return c.json(await buildOracleConfirm(c.var.config, request));
+      }),
+    },
+    {
+      key: "buildSlaEscrowSettleTx",
+      method: "POST",
+      path: "/build-sla-escrow-settle-tx",
+      tag: "Tx Build",
+      summary: "Unsigned ReleasePayment or RefundPayment the program allows now (\"settle now\"), paid and signed by feePayer, by default the payout's recipient",
+      body: BuildEscrowSettleRequestSchema,
+      response: EscrowSettleBuildResponseSchema,
+      handler: withBuildRateLimit(async (c) => {
+        const request = await parseJsonBody(c, BuildEscrowSettleRequestSchema);
+        return c.json(await buildEscrowSettle(c.var.config, request));
       }),
     },
     {

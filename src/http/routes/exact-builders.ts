@@ -1,4 +1,4 @@
-import type { RouteDef } from "../route-def";
+import { publicPath, type RouteDef } from "../route-def";
 import { parseJsonBody } from "../parse-input";
 import { withBuildRateLimit, withReadRateLimit } from "../middleware/rate-limit";
 import { PaymentRequiredSchema } from "../../x402/schemas";
@@ -10,6 +10,14 @@ import { ExactBuildResponseSchema } from "../responses/schemas";
 /** The seller transform (402 enrichment, both rails) and the `exact` rail's buyer transaction builder. */
 export function exactBuilderRoutes(): RouteDef[] {
   return [
+    {
+      key: "paymentRequiredEnrichInfo",
+      method: "GET",
+      path: "/payment-required/enrich",
+      tag: "Sellers",
+      summary: "What POST /payment-required/enrich does, with a request example for this deployment (pr402 serves the same GET)",
+      handler: (c) => c.json(describeEnrich(c.var.config.network, c.var.config.feePayer.address)),
+    },
     {
       key: "paymentRequiredEnrich",
       method: "POST",
@@ -39,4 +47,28 @@ export function exactBuilderRoutes(): RouteDef[] {
       }),
     },
   ];
+}
+
+/** The self-description pr402 answers on GET (public/openapi.json facilitatorPaymentRequiredEnrichInfo), in our words. */
+function describeEnrich(network: string, feePayer: string) {
+  return {
+    endpoint: publicPath("/payment-required/enrich"),
+    method: "POST",
+    contentType: "application/json",
+    sideEffect: "none: a pure transform, nothing is stored or sent on chain",
+    description:
+      "Send the PaymentRequired body your server would answer with HTTP 402, with your own wallet as payTo. " +
+      "exact lines come back paying your UniversalSettle vault PDA, with this facilitator's keys in extra (those of the exact kind in GET /supported); " +
+      "sla-escrow lines come back paying the shared Escrow PDA of the line's asset, with the escrow keys in extra and merchantWallet = your wallet (FundPayment.seller).",
+    schemes: {
+      exact: { payTo: "your vault PDA (seeds \"vault\", your wallet)" },
+      "sla-escrow": { payTo: "the Escrow PDA of the line's asset", sellerNamedIn: "extra.merchantWallet" },
+    },
+    feePayer,
+    requestExample: {
+      x402Version: 2,
+      resource: { url: "https://api.example.com/report", description: "One report", mimeType: "application/json" },
+      accepts: [{ scheme: "exact", network, asset: "<mint>", amount: "10000", payTo: "<your wallet>", maxTimeoutSeconds: 60, extra: {} }],
+    },
+  };
 }

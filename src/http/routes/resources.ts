@@ -15,7 +15,7 @@ import { listOwnedResources, probeOwnedResource, registerResource, retireOwnedRe
 import { harvestManifest } from "../../directory/manifest";
 import { BazaarQuerySchema, bazaarResources } from "../../directory/bazaar";
 import { challengeDomainOf } from "./sellers";
-import { ResourceEntrySchema, ResourceSearchResponseSchema } from "../responses/schemas";
+import { ChallengeResponseSchema, DirectoryStatsResponseSchema, ResourceSingleResponseSchema, ResourceSearchResponseSchema } from "../responses/schemas";
 
 /** The public resource directory (spec §4.4), its registry and the x402 Bazaar discovery API. */
 export function resourceRoutes(): RouteDef[] {
@@ -36,8 +36,9 @@ export function resourceRoutes(): RouteDef[] {
       method: "GET",
       path: "/resources/register/challenge",
       tag: "Directory",
-      summary: "A one-time challenge for ?wallet to sign for ?action=resource:register|resource:retire|resource:probe",
+      summary: "A one-time challenge for ?wallet to sign; ?action=resource:register|retire|probe|list, resource:any (every resource action, one use) when omitted",
       query: ResourceChallengeQuerySchema,
+      response: ChallengeResponseSchema,
       handler: async (c) => {
         const { wallet, action } = parseQuery(c, ResourceChallengeQuerySchema);
         return c.json(await issueChallenge(c.var.config, { wallet, action, domain: challengeDomainOf(c) }));
@@ -45,12 +46,12 @@ export function resourceRoutes(): RouteDef[] {
     },
     {
       key: "resourceById",
-      response: ResourceEntrySchema,
+      response: ResourceSingleResponseSchema,
       agentTool: { name: "get_resource", description: "One publicly listed payable resource by its numeric directory id." },
       method: "GET",
       path: "/resources/:id",
       tag: "Directory",
-      summary: "One listed resource by numeric id; 404 unless every listing gate holds",
+      summary: "One listed resource by numeric id as {entry, notice} (its members also at the top level); 404 unless every listing gate holds",
       handler: async (c) => {
         const { id } = parsePathParams(c, ResourceIdPathSchema);
         return c.json(await getListedResource(c.env.DB, id));
@@ -62,6 +63,7 @@ export function resourceRoutes(): RouteDef[] {
       path: "/directory/stats",
       tag: "Directory",
       summary: "Counts of listed providers and resources (by scheme), with the lists' visibility rules",
+      response: DirectoryStatsResponseSchema,
       handler: async (c) => c.json(await directoryStats(c.env.DB, c.var.config.network)),
     },
     {
@@ -80,7 +82,7 @@ export function resourceRoutes(): RouteDef[] {
       path: "/resources/retire",
       tag: "Directory",
       auth: "wallet-signature",
-      summary: "Retire one of the wallet's resources (resource:retire challenge); it leaves every listing",
+      summary: "Retire one of the wallet's resources, named by id or resourceUrl (resource:retire challenge); it leaves every listing",
       body: ResourceIdBodySchema,
       handler: async (c) => c.json(await retireOwnedResource(c.var.config, c.env.DB, await parseJsonBody(c, ResourceIdBodySchema), challengeDomainOf(c))),
     },
@@ -90,7 +92,7 @@ export function resourceRoutes(): RouteDef[] {
       path: "/resources/probe",
       tag: "Directory",
       auth: "wallet-signature",
-      summary: "Run the 402 probe on one of the wallet's resources now (resource:probe challenge)",
+      summary: "Run the 402 probe on one of the wallet's resources now, named by id or resourceUrl (resource:probe challenge)",
       body: ResourceIdBodySchema,
       handler: async (c) => c.json(await probeOwnedResource(c.var.config, c.env.DB, await parseJsonBody(c, ResourceIdBodySchema), challengeDomainOf(c))),
     },

@@ -13,7 +13,15 @@ import { retireSeller, RetireBodySchema } from "../../sellers/retire";
 import { listSellerPayments, SellerPaymentsBodySchema } from "../../sellers/payment-history";
 import { ChallengeQuerySchema, RailPathSchema, RailQuerySchema, WalletPathSchema } from "../../sellers/seller-inputs";
 import { withBuildRateLimit } from "../middleware/rate-limit";
-import { ProvisionResponseSchema, SellerPreviewResponseSchema } from "../responses/schemas";
+import {
+  ChallengeResponseSchema,
+  ProvisionResponseSchema,
+  RailInfoSchema,
+  SellerPaymentsResponseSchema,
+  SellerPreviewResponseSchema,
+  SellerRegisterResponseSchema,
+  SellerRetireResponseSchema,
+} from "../responses/schemas";
 
 /** Seller onboarding (spec §4.3): preview, rail lookup, sovereign activation, wallet challenges. */
 export function sellerRoutes(): RouteDef[] {
@@ -38,6 +46,7 @@ export function sellerRoutes(): RouteDef[] {
       tag: "Sellers",
       summary: "The canonical payTo of one rail (exact, or sla-escrow with ?asset=<mint>, USDC by default); no database",
       query: RailQuerySchema,
+      response: RailInfoSchema,
       handler: async (c) => {
         const { wallet, scheme } = parsePathParams(c, RailPathSchema);
         const rail = normalizeScheme(scheme);
@@ -67,8 +76,9 @@ export function sellerRoutes(): RouteDef[] {
       method: "GET",
       path: "/sellers/:wallet/challenge",
       tag: "Sellers",
-      summary: "A one-time challenge for the wallet to sign (?action=seller:register by default; ?ttlSeconds= may shorten it)",
+      summary: "A one-time challenge for the wallet to sign (?action=, seller:any — every seller action, one use — when omitted; ?ttlSeconds= may shorten it)",
       query: ChallengeQuerySchema,
+      response: ChallengeResponseSchema,
       handler: async (c) => {
         const { wallet } = parsePathParams(c, WalletPathSchema);
         const { action, ttlSeconds } = parseQuery(c, ChallengeQuerySchema);
@@ -81,12 +91,15 @@ export function sellerRoutes(): RouteDef[] {
       path: "/sellers/:wallet/register",
       tag: "Sellers",
       auth: "wallet-signature",
-      summary: "Become a verified provider with a signed seller:register challenge; 409 until activation has landed on chain",
+      summary: "Become a verified provider with a signed seller:register challenge; answers the preview body plus the provider entry; 409 until activation has landed on chain",
+      response: SellerRegisterResponseSchema,
       body: RegisterBodySchema,
       handler: async (c) => {
         const { wallet } = parsePathParams(c, WalletPathSchema);
         const body = await parseJsonBody(c, RegisterBodySchema);
-        return c.json(await registerSeller(c.var.config, c.env.DB, wallet, body, challengeDomainOf(c)));
+        const registered = await registerSeller(c.var.config, c.env.DB, wallet, body, challengeDomainOf(c));
+        // pr402 answers register with the preview body (OnboardResponse); our verified/provider/note ride along.
+        return c.json({ ...(await buildSellerPreview(c.var.config, c.env.DB, wallet)), ...registered });
       },
     },
     {
@@ -97,6 +110,7 @@ export function sellerRoutes(): RouteDef[] {
       auth: "wallet-signature",
       summary: "Withdraw the verified registration with a signed seller:retire challenge (the vault is untouched)",
       body: RetireBodySchema,
+      response: SellerRetireResponseSchema,
       handler: async (c) => {
         const { wallet } = parsePathParams(c, WalletPathSchema);
         const body = await parseJsonBody(c, RetireBodySchema);
@@ -111,6 +125,7 @@ export function sellerRoutes(): RouteDef[] {
       auth: "wallet-signature",
       summary: "The seller's verify/settle attempts, newest first, with a signed seller:payments challenge; ?limit 1..100, cursor",
       body: SellerPaymentsBodySchema,
+      response: SellerPaymentsResponseSchema,
       handler: async (c) => {
         const body = await parseJsonBody(c, SellerPaymentsBodySchema);
         return c.json(await listSellerPayments(c.var.config, c.env.DB, body, challengeDomainOf(c)));

@@ -14,6 +14,10 @@ import { CONSOLE_JS } from "../../page/console-js";
 import integrationGuide from "../../../static/agent-integration.md";
 import sellerQuickStart from "../../../static/seller-quick-start.md";
 import onboardingGuide from "../../../static/onboarding_guide.md";
+import buyerQuickstart from "../../../static/quickstart-buyer.md";
+import sellerQuickstartShort from "../../../static/quickstart-seller.md";
+import { buildSellerEndpointGuide } from "../../discovery/seller-endpoint-guide";
+import { buildResourceManifestSchema } from "../../discovery/resource-manifest-schema";
 
 const SERVICE_DESC_LINK = '</openapi.json>; rel="service-desc"';
 /** The page loads nothing from elsewhere: scripts, styles and API calls are all same-origin. */
@@ -50,6 +54,8 @@ export function mountStaticRoutes(app: Hono<AppEnv>, endpoints: () => readonly E
   app.get(STATIC_ARTIFACT_PATHS.openApi, (c) => json(c, buildOpenApi(endpoints(), new URL(c.req.url).origin, ORIGIN_ROUTES)));
   app.get(STATIC_ARTIFACT_PATHS.payToSemantics, async (c) => json(c, await buildPayToSemantics(c.var.config)));
   app.get(STATIC_ARTIFACT_PATHS.agentTools, (c) => json(c, buildAgentTools(endpoints(), new URL(c.req.url).origin)));
+  app.get(STATIC_ARTIFACT_PATHS.sellerEndpointGuide, (c) => json(c, buildSellerEndpointGuide(endpoints())));
+  app.get(STATIC_ARTIFACT_PATHS.resourceManifestSchema, (c) => json(c, buildResourceManifestSchema(new URL(c.req.url).origin)));
 
   const markdown = (text: string) => (c: AppContext) => artifactResponse(c, text, "text/markdown; charset=utf-8", ARTIFACT_CACHE);
   // Filled in for the deployment that serves it, so its examples can be pasted as they are.
@@ -58,4 +64,6 @@ export function mountStaticRoutes(app: Hono<AppEnv>, endpoints: () => readonly E
   app.get(STATIC_ARTIFACT_PATHS.integrationGuide, filled(integrationGuide));
   app.get(STATIC_ARTIFACT_PATHS.sellerQuickStart, filled(sellerQuickStart));
   app.get(STATIC_ARTIFACT_PATHS.onboardingGuide, filled(onboardingGuide));
+  app.get(STATIC_ARTIFACT_PATHS.buyerQuickstart, filled(buyerQuickstart));
+  app.get(STATIC_ARTIFACT_PATHS.sellerQuickstart, filled(sellerQuickstartShort));
 }

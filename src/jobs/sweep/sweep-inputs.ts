@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { Base58Address } from "../../x402/schemas";
+import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../solana/token-programs";
 
 /** Request shapes of the operator routes, validated at the edge (400 naming the field). */
 
@@ -17,8 +18,18 @@ export const SweepBodySchema = v.strictObject(
 );
 export type SweepBody = v.InferOutput<typeof SweepBodySchema>;
 
-/** GET /vault-snapshot?wallet=&spl_mint= */
+/** pr402 accepts these spellings of the wallet scope (src/bin/handlers/sweep.rs). */
+const OWNER_WALLET_SCOPES = ["owner_wallet", "owner_mint", "get_token_accounts_by_owner"] as const;
+
+/** GET /vault-snapshot?wallet=&spl_mint=&spl_token_program=&spl_balance_scope= (pr402's scope parameters). */
 export const VaultSnapshotQuerySchema = v.object({
   wallet: Base58Address,
   spl_mint: v.optional(Base58Address),
+  spl_token_program: v.optional(v.picklist([TOKEN_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM_ADDRESS], "must be the SPL Token or Token-2022 program")),
+  spl_balance_scope: v.optional(
+    v.pipe(
+      v.picklist(["vault_ata", ...OWNER_WALLET_SCOPES], `must be vault_ata or owner_wallet`),
+      v.transform((scope): "vault_ata" | "owner_wallet" => (scope === "vault_ata" ? "vault_ata" : "owner_wallet")),
+    ),
+  ),
 });

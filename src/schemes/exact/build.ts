@@ -29,6 +29,8 @@ export const BuildExactPaymentRequestSchema = v.looseObject({
   accepted: PaymentRequirementsSchema,
   resource: v.optional(ResourceInfoSchema),
   skipSourceBalanceCheck: v.optional(v.boolean("must be true or false"), false),
+  /** pr402 wraps SOL for a wSOL line; here native SOL is paid as SOL and wSOL is not an asset, so nothing to wrap. */
+  autoWrapSol: v.optional(v.boolean("must be true or false")),
 });
 export type BuildExactPaymentRequest = v.InferOutput<typeof BuildExactPaymentRequestSchema>;
 
@@ -127,6 +129,7 @@ export async function buildExactPayment(config: Config, request: BuildExactPayme
   if (!checkSource) notes.push("The payer's balance was not checked (skipSourceBalanceCheck): settlement fails if funds are short.");
 
   return {
+    x402Version: 2,
     transaction: built.transaction,
     verifyBodyTemplate: verifyBodyTemplate(accepted, "exact", built.transaction, request.resource),
     payerSignatureIndex: built.payerSignatureIndex,

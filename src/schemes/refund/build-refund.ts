@@ -84,6 +84,7 @@ export async function buildRefund(config: Config, request: BuildRefundRequest): 
   }
   const built = compileUnsignedTransaction({ feePayer: merchantWallet, blockhash, instructions });
   return {
+    x402Version: 2,
     transaction: built.transaction,
     payerSignatureIndex: 0,
     recentBlockhash: blockhash.blockhash,

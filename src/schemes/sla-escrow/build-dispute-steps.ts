@@ -45,7 +45,8 @@ export const BuildResolveSplitRequestSchema = v.object({
   mint: Base58Address,
   paymentUidHex: PaymentUidHex,
   sellerBps: v.pipe(v.number("must be a number"), v.integer("must be a whole number"), v.minValue(0, "must be at least 0"), v.maxValue(MAX_SELLER_SPLIT_BPS, `must be at most ${MAX_SELLER_SPLIT_BPS} (everything to the seller)`)),
-  resolutionReason: v.pipe(v.number("must be a number"), v.integer("must be a whole number"), v.minValue(0, "must be at least 0"), v.maxValue(65_535, "must fit in u16")),
+  /** Optional, 0 by default, as in pr402 (serde default of BuildResolveWithSplitTxRequest). */
+  resolutionReason: v.optional(v.pipe(v.number("must be a number"), v.integer("must be a whole number"), v.minValue(0, "must be at least 0"), v.maxValue(65_535, "must fit in u16")), 0),
   /** Defaults to 32 zero bytes. */
   resolutionHash: v.optional(Hash32Hex),
   /** Must equal Payment.delivery_hash (64 zero hex digits when nothing was delivered). */
@@ -83,12 +84,11 @@ export async function buildMutualAction(
   const input = { ...context, party: createNoopSigner(request.party), ...data };
   const instruction = request.accept ? getAcceptMutualActionInstruction(input) : getProposeMutualActionInstruction(input);
   const what = request.action === MUTUAL_ACTION.ROTATE_ADJUDICATOR ? `rotate the adjudicator to ${request.pubkey}` : `extend the TTL by ${value} s`;
-  const built = partyTransaction(context, request.party, request.feePayer, instruction, blockhash, [
+  return partyTransaction(context, request.party, request.feePayer, instruction, blockhash, [
     request.accept
       ? `AcceptMutualAction (${what}) signed by the ${role} ${request.party}: the other party must have proposed exactly this; ${feeNote(request.feePayer)}.`
       : `ProposeMutualAction (${what}) signed by the ${role} ${request.party}: it takes effect when the other party accepts the same data; ${feeNote(request.feePayer)}.`,
   ]);
-  return { ...built, paymentExtPda: context.paymentExt };
 }
 
 export async function buildResolveSplit(
@@ -137,9 +137,8 @@ export async function buildResolveSplit(
     ]);
     instruction = getResolveWithSplitInstruction({ ...common, kind: "spl", mint: request.mint, escrowAta, sellerAta, buyerAta, adjudicatorAta, tokenProgram });
   }
-  const built = partyTransaction(context, request.adjudicator, request.feePayer, instruction, blockhash, [
+  return partyTransaction(context, request.adjudicator, request.feePayer, instruction, blockhash, [
     `ResolveWithSplit signed by the adjudicator ${request.adjudicator}: ${request.sellerBps} bps of the payment (after the adjudicator's tip) to the seller, the rest to the buyer, settled atomically; ${feeNote(request.feePayer)}.`,
     "The program checks the signer against PaymentExt.adjudicator (the oracle unless the parties rotated it); a mismatch fails on chain.",
   ]);
-  return { ...built, paymentExtPda: context.paymentExt };
 }

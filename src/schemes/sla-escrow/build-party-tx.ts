@@ -57,7 +57,7 @@ export interface PartyBuildResponse extends UnsignedTransactionFields {
   notes: string[];
   paymentUidHex: string;
   paymentPda: Address;
-  paymentExtPda?: Address;
+  paymentExtPda: Address;
   programId: Address;
 }
 
@@ -186,7 +186,7 @@ export async function buildDispute(
   const built = partyTransaction(context, request.buyer, request.feePayer, instruction, blockhash, [
     `DisputePayment signed by the buyer ${request.buyer}; ${feeNote(request.feePayer)}. Release and refund stop until the adjudicator resolves the payment.`,
   ]);
-  return { ...built, paymentExtPda: context.paymentExt };
+  return built;
 }
 
 export function partyTransaction(
@@ -200,6 +200,7 @@ export function partyTransaction(
   const payer = feePayer ?? signer;
   const { transaction, signerPubkeys } = compileUnsignedTransaction({ feePayer: payer, blockhash, instructions: [instruction] });
   return {
+    x402Version: 2,
     transaction,
     payerSignatureIndex: signerPubkeys.indexOf(signer),
     recentBlockhash: blockhash.blockhash,
@@ -210,6 +211,8 @@ export function partyTransaction(
     notes,
     paymentUidHex: paymentUidToHex(context.state.paymentUid),
     paymentPda: context.payment,
+    // pr402's BuildSlaEscrowV2TxResponse requires it: the derived address, whether or not the payment is extended.
+    paymentExtPda: context.paymentExt,
     programId: context.programId,
   };
 }

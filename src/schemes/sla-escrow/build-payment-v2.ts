@@ -49,11 +49,12 @@ export const BuildEscrowPaymentV2RequestSchema = v.object({
   paymentUid: v.optional(v.pipe(v.string(), v.minLength(1, "must not be empty"), v.maxLength(64, "must be at most 64 characters"))),
   paymentUidHex: v.optional(Hash32Hex),
   tokenProgram: v.optional(v.picklist([TOKEN_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM_ADDRESS], "must be the SPL Token or Token-2022 program")),
-  /** 0 = the program's Config default. */
-  closureDelayOverride: wholeNumber(I64_MAX, "seconds, 0 = default"),
-  refundCooldownOverride: wholeNumber(I64_MAX, "seconds, 0 = default"),
-  deliveryCutoffOverride: wholeNumber(I64_MAX, "seconds, 0 = default"),
-  arbitrationWindowSeconds: wholeNumber(I64_MAX, "seconds"),
+  /** 0 (or absent: optional in pr402's BuildFundPaymentV2TxRequest) = the program's Config default. */
+  closureDelayOverride: v.optional(wholeNumber(I64_MAX, "seconds, 0 = default"), "0"),
+  refundCooldownOverride: v.optional(wholeNumber(I64_MAX, "seconds, 0 = default"), "0"),
+  deliveryCutoffOverride: v.optional(wholeNumber(I64_MAX, "seconds, 0 = default"), "0"),
+  /** Optional in pr402 (public/openapi.json); absent = 0, no arbitration window beyond expiry. */
+  arbitrationWindowSeconds: v.optional(wholeNumber(I64_MAX, "seconds"), "0"),
   minOracleTip: v.optional(wholeNumber(U64_MAX, "base units"), "0"),
   feePayer: v.optional(Base58Address),
 });
@@ -61,7 +62,7 @@ export type BuildEscrowPaymentV2Request = v.InferOutput<typeof BuildEscrowPaymen
 
 export interface EscrowPaymentV2BuildResponse extends UnsignedTransactionFields {
   payTo: Address;
-  paymentUid?: string;
+  paymentUid: string;
   paymentUidHex: string;
   paymentPda: Address;
   paymentExtPda: Address;
@@ -137,6 +138,7 @@ export async function buildEscrowPaymentV2(config: Config, request: BuildEscrowP
   });
   const payerSignatureIndex = built.signerPubkeys.indexOf(buyer);
   return {
+    x402Version: 2,
     transaction: built.transaction,
     payerSignatureIndex,
     recentBlockhash: blockhash.blockhash,
@@ -145,7 +147,8 @@ export async function buildEscrowPaymentV2(config: Config, request: BuildEscrowP
     payer: buyer,
     signerPubkeys: built.signerPubkeys,
     payTo: escrow,
-    ...(uid.paymentUid ? { paymentUid: uid.paymentUid } : {}),
+    // Required in pr402's BuildFundPaymentV2TxResponse; like pr402, the hex form when the uid was given as hex.
+    paymentUid: uid.paymentUid ?? paymentUidToHex(uid.bytes),
     paymentUidHex: paymentUidToHex(uid.bytes),
     paymentPda: payment,
     paymentExtPda: paymentExt,

@@ -40,6 +40,10 @@ export const BuildEscrowPaymentRequestSchema = v.looseObject({
   paymentUid: v.optional(v.pipe(v.string("must be a string"), v.minLength(1, "must not be empty"), v.maxLength(64, "must be at most 64 characters"))),
   paymentUidHex: v.optional(Hash32Hex),
   facilitatorPaysTransactionFees: v.optional(v.boolean("must be true or false"), false),
+  /** Accepted as in pr402; this builder reads no balance (the program refuses a short one), so it changes nothing. */
+  skipSourceBalanceCheck: v.optional(v.boolean("must be true or false")),
+  /** Accepted as in pr402; native SOL escrows take SOL directly and wSOL is not an asset here, so nothing to wrap. */
+  autoWrapSol: v.optional(v.boolean("must be true or false")),
 });
 export type BuildEscrowPaymentRequest = v.InferOutput<typeof BuildEscrowPaymentRequestSchema>;
 
@@ -117,6 +121,7 @@ export async function buildEscrowPayment(config: Config, request: BuildEscrowPay
   const payerSignatureIndex = built.signerPubkeys.indexOf(payer);
 
   return {
+    x402Version: 2,
     transaction: built.transaction,
     verifyBodyTemplate: verifyBodyTemplate(accepted, "sla-escrow", built.transaction, request.resource),
     payerSignatureIndex,

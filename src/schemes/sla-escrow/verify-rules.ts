@@ -2,6 +2,7 @@ import type { Address } from "@solana/kit";
 import type { DecodedInstruction, DecodedTransaction } from "../../solana/wire-transaction";
 import { parseComputeBudgetData } from "../../solana/compute-budget";
 import { COMPUTE_BUDGET_PROGRAM_ADDRESS } from "../../solana/token-programs";
+import { checkFundingPreparations, isFundingPreparation } from "./funding-preparation";
 import {
   decodeFundPaymentInstructionData,
   FUND_PAYMENT_INSTRUCTION_DATA_SIZE,
@@ -11,8 +12,9 @@ import {
 
 /**
  * The fee-payer policy of the `sla-escrow` rail as pure rules over a decoded transaction (ABI "Verification"):
- * ComputeBudget instructions and exactly one FundPayment, last; the buyer pays the fee alone, or (sponsorship)
- * the facilitator is fee payer at index 0 and appears nowhere else.
+ * ComputeBudget instructions (before or after) and exactly one FundPayment; a buyer-paid funding may also hold
+ * pr402's set-up steps before it (funding-preparation.ts). The buyer pays the fee alone, or (sponsorship) the
+ * facilitator is fee payer at index 0 and appears nowhere else.
  */
 
 export interface EscrowPolicy {
@@ -43,6 +45,7 @@ export function checkEscrowFundingTransaction(tx: DecodedTransaction, policy: Es
   let unitLimit: number | null = null;
   let unitPrice: bigint | null = null;
   let funding: DecodedInstruction | null = null;
+  const preparations: { index: number; instruction: DecodedInstruction }[] = [];
   for (const [index, instruction] of tx.instructions.entries()) {
     if (instruction.programAddress === COMPUTE_BUDGET_PROGRAM_ADDRESS) {
       const parsed = parseComputeBudgetData(instruction.data);
@@ -51,20 +54,35 @@ export function checkEscrowFundingTransaction(tx: DecodedTransaction, policy: Es
       else return fail("invalid_sla_escrow_payload_compute_budget", `Instruction ${index}: only one SetComputeUnitLimit and one SetComputeUnitPrice are allowed`);
       continue;
     }
+    // pr402's builders put ComputeBudget after FundPayment (its sponsored shape); nothing else may follow it.
+    if (funding !== null) {
+      return instruction.programAddress === policy.programId
+        ? fail("invalid_sla_escrow_payload_multiple_fundings", "A payment holds exactly one FundPayment")
+        : fail("invalid_sla_escrow_payload_unexpected_instruction", "Only ComputeBudget instructions may follow FundPayment");
+    }
+    if (isFundingPreparation(instruction)) {
+      preparations.push({ index, instruction });
+      continue;
+    }
     if (instruction.programAddress !== policy.programId) {
       return fail("invalid_sla_escrow_payload_unexpected_instruction", `Instruction ${index} calls ${instruction.programAddress}; an escrow payment holds only ComputeBudget and one FundPayment`);
     }
     if (instruction.data[0] !== SLA_ESCROW_INSTRUCTION.FUND_PAYMENT || instruction.data.length !== FUND_PAYMENT_INSTRUCTION_DATA_SIZE) {
       return fail("invalid_sla_escrow_payload_unexpected_instruction", `Instruction ${index} is not a FundPayment (discriminator 0, ${FUND_PAYMENT_INSTRUCTION_DATA_SIZE} bytes)`);
     }
-    if (funding !== null) return fail("invalid_sla_escrow_payload_multiple_fundings", "A payment holds exactly one FundPayment");
-    if (index !== tx.instructions.length - 1) return fail("invalid_sla_escrow_payload_unexpected_instruction", "FundPayment must be the last instruction");
     funding = instruction;
   }
   if (funding === null) return fail("invalid_sla_escrow_payload_missing_funding", "The transaction holds no FundPayment instruction");
   const data = decodeFundPaymentInstructionData(funding.data);
   const buyer = funding.accounts[0];
   if (!data || !buyer) return fail("invalid_sla_escrow_payload_unexpected_instruction", "The FundPayment instruction could not be decoded");
+  if (preparations.length > 0) {
+    if (tx.feePayer === policy.facilitator) {
+      return fail("invalid_sla_escrow_payload_unexpected_instruction", "A sponsored funding holds only ComputeBudget and FundPayment; set-up steps need a buyer-paid funding");
+    }
+    const problem = checkFundingPreparations(preparations, funding);
+    if (problem !== null) return fail("invalid_sla_escrow_payload_unexpected_instruction", problem);
+  }
 
   for (const instruction of tx.instructions) {
     if (instruction.accounts.includes(policy.facilitator)) {
