@@ -15,6 +15,7 @@ import type { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { Log, LogLevel, Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions, unstable_readConfig } from "wrangler";
+import { LOCAL_VARS } from "./local-vars";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const WRANGLER_CONFIG = path.join(ROOT, "wrangler.toml");
@@ -31,7 +32,7 @@ export interface ServeWorkerOptions {
   host: string;
   /** 0 picks a free port. */
   port: number;
-  /** Bindings layered over wrangler.toml's [vars] (plain values and secrets alike are strings); no .dev.vars is read. */
+  /** Bindings layered over wrangler.toml's [vars] and LOCAL_VARS (plain values and secrets alike are strings); no .dev.vars is read. */
   bindings: Record<string, string>;
   /** Where the Worker's console output goes, line by line; default: this process's stdout/stderr. */
   onOutput?: (line: string) => void;
@@ -65,7 +66,7 @@ export async function serveWorker(options: ServeWorkerOptions): Promise<ServedWo
         modules: true,
         scriptPath: path.join(options.bundleDir, "index.js"),
         modulesRoot: options.bundleDir,
-        bindings: { ...configBindings, ...options.bindings },
+        bindings: { ...configBindings, ...LOCAL_VARS, ...options.bindings },
         // The Worker answers on its own socket, without Miniflare's entry worker in front (a second isolate and a
         // request copy per call, ~0.25 ms of CPU per request here). Miniflare's own port stays on a free loopback port.
         unsafeDirectSockets: [{ host: options.host, port: options.port }],

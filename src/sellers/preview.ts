@@ -1,6 +1,9 @@
 import type { Address } from "@solana/kit";
 import type { Config } from "../config/load-config";
+import { findAssociatedTokenPda } from "@solana-program/token";
 import { fetchAccounts } from "../solana/accounts";
+import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../solana/token-programs";
+import { SELLER_TOKEN_ACCOUNT_MISSING } from "../jobs/sweep/plan";
 import { getProvider } from "../store/providers";
 import { deriveBankPda, deriveEscrowAddresses, deriveExactAddresses } from "./seller-addresses";
 import { escrowAssetView, escrowRailView, exactRailView, readVault, type EscrowAssetView, type EscrowRailView, type ExactRailView } from "./rail-views";
@@ -9,7 +12,16 @@ export interface SellerPreview {
   wallet: Address;
   facilitator: { feePayer: Address; network: string; universalSettleProgramId: Address; slaEscrowProgramId: Address };
   schemes: { exact: ExactRailView; "sla-escrow": EscrowRailView & { assets: { SOL: EscrowAssetView; USDC: EscrowAssetView } } };
-  lifecycle: { previewed: true; activated: boolean; verified: boolean; nextStep?: "activate" | "verify" };
+  lifecycle: {
+    previewed: true;
+    activated: boolean;
+    verified: boolean;
+    /** create_token_account: the USDC vault is active but the seller has no USDC token account, so sweeps skip it. */
+    nextStep?: "activate" | "create_token_account" | "verify";
+    /** With nextStep create_token_account: `seller_token_account_missing` and the account to create. */
+    blockedReason?: typeof SELLER_TOKEN_ACCOUNT_MISSING;
+    sellerTokenAccount?: Address;
+  };
 }
 
 /**
@@ -24,8 +36,9 @@ export async function buildSellerPreview(config: Config, db: D1Database, wallet:
     deriveEscrowAddresses(config, bankPda, "SOL", config.mints.usdc),
     deriveEscrowAddresses(config, bankPda, "USDC", config.mints.usdc),
   ]);
+  const usdcAtas = await usdcTokenAccounts(config, wallet, exact.vaultPda);
   const [accounts, provider] = await Promise.all([
-    fetchAccounts(config, [exact.vaultPda, exact.configPda, bankPda, solEscrow.escrowPda, usdcEscrow.escrowPda]),
+    fetchAccounts(config, [exact.vaultPda, exact.configPda, bankPda, solEscrow.escrowPda, usdcEscrow.escrowPda, ...usdcAtas.vault, ...usdcAtas.seller]),
     getProvider(db, wallet),
   ]);
 
@@ -34,7 +47,12 @@ export async function buildSellerPreview(config: Config, db: D1Database, wallet:
   const usdc = escrowAssetView(usdcEscrow, escrowProgram, accounts);
   const activated = readVault(accounts, exact) !== null;
   const verified = provider !== null && provider.retiredAtMs === null;
-  const nextStep = !activated ? "activate" : !verified ? "verify" : undefined;
+  // Sweeps never create the seller's token account (it could be closed for its rent and created again).
+  const usdcRailActive = usdcAtas.vault.some((ata) => accounts.get(ata));
+  const sellerUsdcAta = usdcAtas.seller.find((ata) => accounts.get(ata)) ?? null;
+  const missingTokenAccount = activated && usdcRailActive && sellerUsdcAta === null;
+  const nextStep = !activated ? "activate" : missingTokenAccount ? "create_token_account" : !verified ? "verify" : undefined;
+  const blocked = missingTokenAccount ? { blockedReason: SELLER_TOKEN_ACCOUNT_MISSING, sellerTokenAccount: usdcAtas.seller[0]! } : {};
 
   return {
     wallet,
@@ -48,6 +66,14 @@ export async function buildSellerPreview(config: Config, db: D1Database, wallet:
       exact: exactRailView(wallet, exact, accounts),
       "sla-escrow": { ...escrowRailView(wallet, escrowProgram, bankPda, usdc, accounts), assets: { SOL: sol, USDC: usdc } },
     },
-    lifecycle: { previewed: true, activated, verified, ...(nextStep ? { nextStep } : {}) },
+    lifecycle: { previewed: true, activated, verified, ...(nextStep ? { nextStep } : {}), ...blocked },
   };
+}
+
+/** The vault's and the seller's USDC token account under each token program (which one USDC uses is not read here). */
+async function usdcTokenAccounts(config: Config, seller: Address, vault: Address): Promise<{ vault: Address[]; seller: Address[] }> {
+  const both = (owner: Address) =>
+    Promise.all([TOKEN_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM_ADDRESS].map(async (tokenProgram) => (await findAssociatedTokenPda({ owner, mint: config.mints.usdc, tokenProgram }))[0]));
+  const [vaultAtas, sellerAtas] = await Promise.all([both(vault), both(seller)]);
+  return { vault: vaultAtas, seller: sellerAtas };
 }

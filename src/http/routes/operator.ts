@@ -1,12 +1,22 @@
 import type { RouteDef } from "../route-def";
 import { parseJsonBody, parseQuery } from "../parse-input";
 import { withOperatorBearer } from "../middleware/operator-auth";
-import { defaultSweepOptions, runSweep } from "../../jobs/sweep/run-sweep";
+import type { Config } from "../../config/load-config";
+import { defaultSweepOptions, runSweep, type SweepOptions } from "../../jobs/sweep/run-sweep";
+import { runRecorded } from "../../jobs/job-run";
+import { sweepJob, summarizeSweep } from "../../jobs/sweep-job";
+import { escrowKeeperJob, summarizeKeeper } from "../../jobs/escrow-keeper-job";
 import { SweepBodySchema, VaultSnapshotQuerySchema } from "../../jobs/sweep/sweep-inputs";
 import { buildVaultSnapshot } from "../../jobs/sweep/vault-snapshot";
 import { runEscrowKeeper } from "../../jobs/escrow-keeper/run-keeper";
 import { maxPaymentsWithinBudget } from "../../jobs/escrow-keeper/budget";
 import { EscrowKeeperBodySchema } from "../../jobs/escrow-keeper/keeper-inputs";
+
+/** A sweep started by an operator route: a real run is recorded as the job's last run (/health), a dry run is not. */
+function recordedSweep(config: Config, db: D1Database, options: SweepOptions) {
+  const run = () => runSweep(config, db, options);
+  return options.dryRun ? run() : runRecorded(db, sweepJob.name, options.trigger, run, summarizeSweep);
+}
 
 /** Operator endpoints (spec §4.5): sweeps behind the bearer token, and the vault snapshot. */
 export function operatorRoutes(): RouteDef[] {
@@ -22,7 +32,9 @@ export function operatorRoutes(): RouteDef[] {
       handler: withOperatorBearer(async (c) => {
         const raw = await c.req.text();
         const body = raw.trim() === "" ? {} : await parseJsonBody(c, EscrowKeeperBodySchema);
-        return c.json(await runEscrowKeeper(c.var.config, c.env.DB, { dryRun: body.dryRun ?? false, limit: body.limit ?? maxPaymentsWithinBudget() }));
+        const options = { dryRun: body.dryRun ?? false, limit: body.limit ?? maxPaymentsWithinBudget() };
+        const run = () => runEscrowKeeper(c.var.config, c.env.DB, options);
+        return c.json(options.dryRun ? await run() : await runRecorded(c.env.DB, escrowKeeperJob.name, "http", run, summarizeKeeper));
       }),
     },
     {
@@ -38,7 +50,7 @@ export function operatorRoutes(): RouteDef[] {
         const body = raw.trim() === "" ? {} : await parseJsonBody(c, SweepBodySchema);
         const defaults = defaultSweepOptions(c.var.config, "http");
         return c.json(
-          await runSweep(c.var.config, c.env.DB, {
+          await recordedSweep(c.var.config, c.env.DB, {
             ...defaults,
             dryRun: body.dryRun ?? false,
             limit: body.limit ?? defaults.limit,
@@ -55,7 +67,7 @@ export function operatorRoutes(): RouteDef[] {
       tag: "Operator",
       auth: "bearer",
       summary: "The same sweep with the configured defaults, for schedulers that issue GET",
-      handler: withOperatorBearer(async (c) => c.json(await runSweep(c.var.config, c.env.DB, defaultSweepOptions(c.var.config, "http-cron")))),
+      handler: withOperatorBearer(async (c) => c.json(await recordedSweep(c.var.config, c.env.DB, defaultSweepOptions(c.var.config, "http-cron")))),
     },
     {
       key: "vaultSnapshot",

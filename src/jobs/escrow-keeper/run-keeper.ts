@@ -14,6 +14,7 @@ import { findEscrowSolStoragePda } from "../../programs/sla-escrow/pda";
 import { escrowAddresses } from "../../schemes/sla-escrow/escrow-facts";
 import { claimDuePayments, peekDuePayments, recordWatchOutcomes, type WatchedPayment, type WatchOutcome } from "../../store/escrow-watch";
 import { decidePayout, type KeeperDecision } from "./decide";
+import { optionalSpendingPause, type SpendingPause } from "../../solana/fee-payer-floor";
 import { CLAIM_MS, KEEPER_CONFIRM_POLLS, maxPaymentsWithinBudget } from "./budget";
 
 const CLOCK_SYSVAR = address("SysvarC1ock11111111111111111111111111111111");
@@ -43,6 +44,8 @@ export interface KeeperReport {
   released: number;
   refunded: number;
   items: KeeperItem[];
+  /** Set when the run paid out nothing because the fee payer is below SVC_FEE_PAYER_MIN_LAMPORTS. */
+  paused?: SpendingPause;
 }
 
 interface Planned {
@@ -64,6 +67,9 @@ export async function runEscrowKeeper(config: Config, db: D1Database, options: K
   const nowMs = Date.now();
   const maxPaymentsPerRun = maxPaymentsWithinBudget();
   const limit = Math.max(1, Math.min(options.limit, maxPaymentsPerRun));
+  // Payouts are optional spending: below the fee payer's minimum nothing is claimed or sent (one getBalance).
+  const paused = options.dryRun ? null : await optionalSpendingPause(config, "escrow keeper payouts");
+  if (paused) return { ...report(false, maxPaymentsPerRun, []), paused };
   const claimId = crypto.randomUUID();
   const rows = options.dryRun ? await peekDuePayments(db, nowMs, limit) : await claimDuePayments(db, claimId, nowMs, CLAIM_MS, limit);
   if (rows.length === 0) return report(options.dryRun, maxPaymentsPerRun, []);

@@ -1,6 +1,7 @@
 import type { Address } from "@solana/kit";
 import type { Config } from "../../config/load-config";
 import { NATIVE_SOL_ALLOWLIST_ADDRESS_STRING, readRailAccounts } from "./vault-balances";
+import { SELLER_TOKEN_ACCOUNT_MISSING } from "./plan";
 
 export interface VaultSnapshot {
   seller: string;
@@ -14,6 +15,11 @@ export interface VaultSnapshot {
   vaultSplAta: string | null;
   splAmountRaw: string | null;
   splDecimals: number | null;
+  /** With ?spl_mint=: the seller's own token account for the mint, which sweeps pay into (never create). */
+  sellerSplAta: string | null;
+  sellerSplAtaExists: boolean | null;
+  /** Why a sweep of the SPL rail would be skipped for want of an account (`seller_token_account_missing`), else null. */
+  sweepBlockedReason: typeof SELLER_TOKEN_ACCOUNT_MISSING | null;
 }
 
 /** A seller's vault balances, read with the sweep engine's batched reader (wire-notes "Operator"). */
@@ -34,5 +40,8 @@ export async function buildVaultSnapshot(config: Config, wallet: Address, splMin
     vaultSplAta: spl?.vaultAta ?? null,
     splAmountRaw: spl?.availableRaw === null || spl === undefined ? null : spl.availableRaw.toString(),
     splDecimals: spl?.decimals ?? null,
+    sellerSplAta: spl?.sellerAta ?? null,
+    sellerSplAtaExists: spl?.sellerAta ? spl.sellerAtaExists : null,
+    sweepBlockedReason: spl?.sellerAta && !spl.sellerAtaExists ? SELLER_TOKEN_ACCOUNT_MISSING : null,
   };
 }
