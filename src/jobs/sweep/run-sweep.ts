@@ -153,7 +153,7 @@ async function sweepHeldRails(config: Config, held: readonly RailKey[]): Promise
     }
     if (outcome.kind === "rejected" && outcome.err === "AlreadyProcessed") {
       // The same bytes were sent before (a retried delivery, or another run with this blockhash): they are on the
-      // cluster, so their status says what really happened; this send paid nothing more.
+      // cluster, so their status says what really happened, not "failed"; this send paid nothing more.
       sent.push({ index, signature, lamportsIfLanded: tx.lamportsIfLanded, alreadyProcessed: true });
       item.signature = signature;
       continue;
@@ -170,8 +170,9 @@ async function sweepHeldRails(config: Config, held: readonly RailKey[]): Promise
   for (const { index, signature, lamportsIfLanded, alreadyProcessed } of sent) {
     const item = items[index]!;
     const status = statuses.get(signature);
-    // An already-processed transaction's fee was paid by the send that delivered it first, not by this one.
-    const spent = (lamports: bigint) => (alreadyProcessed ? "0" : lamports.toString());
+    // An already-processed transaction landed once and its fee was paid once; it is counted here as well (an earlier
+    // run that sent the same bytes may count it too: spending is over-reported rather than hidden).
+    const spent = (lamports: bigint) => lamports.toString();
     const note = alreadyProcessed ? "already processed: an earlier send of this same transaction delivered it" : null;
     if (status?.kind === "confirmed") {
       Object.assign(item, { status: "ok", action: "sweep_submitted", confirmed: true, error: note, lamportsSpent: spent(lamportsIfLanded) });
