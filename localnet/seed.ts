@@ -21,7 +21,7 @@ import {
   findEscrowSolStoragePda,
 } from "../src/programs/sla-escrow/pda";
 import { getBankEncoder, getEscrowConfigEncoder, getEscrowEncoder } from "../src/programs/sla-escrow/accounts";
-import { STANDIN_PROGRAMS } from "./programs/index";
+import { PAYMENT_CHANNELS_DEVNET_TREASURY_OWNER, PAYMENT_CHANNELS_PROGRAM_ID, STANDIN_PROGRAMS } from "./programs/index";
 import { FAUCET_INITIAL_LAMPORTS, faucetAddress } from "./faucet";
 import { OPERATOR_KEY_LABEL, localKeypair } from "./keys";
 import type { LocalChain } from "./local-chain";
@@ -71,6 +71,8 @@ export interface SeededAddresses {
     solEscrow: { escrow: string; solStorage: string };
     usdcEscrow: { escrow: string; tokenAccount: string };
   };
+  /** payment-channels (upto): the treasury ATA its Distribute requires for every mint. */
+  paymentChannels: { programId: string; treasuryOwner: string; usdcTreasuryTokenAccount: string };
   standInPrograms: { programId: string; soPath: string }[];
 }
 
@@ -144,6 +146,10 @@ export async function seedLocalnet(chain: LocalChain): Promise<SeededAddresses> 
   placeTokenAccount(chain, { address: usdcEscrowTokenAccount, mint: usdcMint, owner: usdcEscrow });
   placeEscrow(chain, escrowProgram, usdcEscrow, usdcMint, address(usdcEscrowTokenAccount), now, settings.usdc);
 
+  // payment-channels: Distribute refuses to run unless ATA(treasury owner, mint) exists.
+  const usdcTreasuryTokenAccount = await associatedTokenAddress(PAYMENT_CHANNELS_DEVNET_TREASURY_OWNER, devnet.usdcMint);
+  placeTokenAccount(chain, { address: usdcTreasuryTokenAccount, mint: devnet.usdcMint, owner: PAYMENT_CHANNELS_DEVNET_TREASURY_OWNER });
+
   return {
     network: devnet.network,
     genesisHash: devnet.genesisHash,
@@ -158,6 +164,11 @@ export async function seedLocalnet(chain: LocalChain): Promise<SeededAddresses> 
       config: escrowConfig,
       solEscrow: { escrow: solEscrow, solStorage },
       usdcEscrow: { escrow: usdcEscrow, tokenAccount: usdcEscrowTokenAccount },
+    },
+    paymentChannels: {
+      programId: PAYMENT_CHANNELS_PROGRAM_ID,
+      treasuryOwner: PAYMENT_CHANNELS_DEVNET_TREASURY_OWNER,
+      usdcTreasuryTokenAccount,
     },
     standInPrograms: STANDIN_PROGRAMS.map(({ programId, soPath }) => ({ programId, soPath })),
   };

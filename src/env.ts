@@ -8,6 +8,7 @@ export interface Env {
   RATE_LIMIT_BUILD?: RateLimit;
   RATE_LIMIT_PAYMENT_CLIENT?: RateLimit;
   RATE_LIMIT_PAYMENT_PAYER?: RateLimit;
+  RATE_LIMIT_READ?: RateLimit;
 
   // Plain variables (wrangler.toml [vars]); every SVC_* key may also be overridden by the D1 `parameters` table.
   [key: string]: unknown;

@@ -1,8 +1,9 @@
 /**
  * Custom error codes of the stand-in programs (DEVELOPMENT AND TEST FIXTURES ONLY), mirrored from
- * universal-settle/errors.h and sla-escrow/errors.h (test/programs/errors.test.ts keeps them equal).
- * The real programs' codes are not public: the facilitator must not branch on these; they exist so
- * that tests and local logs can name a failure.
+ * universal-settle/errors.h, sla-escrow/errors.h and payment-channels/errors.h
+ * (test/programs/errors.test.ts keeps them equal). The UniversalSettle and SLA-Escrow codes are the
+ * stand-ins' own (the real programs' codes are not public): the facilitator must not branch on them.
+ * The payment-channels codes are the real program's (its errors.rs).
  */
 export const UNIVERSAL_SETTLE_STANDIN_ERROR = {
   InvalidInstruction: 6000,
@@ -76,4 +77,67 @@ export const SLA_ESCROW_STANDIN_ERROR = {
   PaymentNotSettled: 7046,
   CloseNotYetAvailable: 7047,
   InvalidTtlExtension: 7048,
+} as const;
+
+/** The real payment-channels program's codes (program/payment_channels/src/errors.rs) that the stand-in returns. */
+export const PAYMENT_CHANNELS_ERROR = {
+  MissingRequiredSignature: 1,
+  InvalidChannelStatus: 2,
+  InvalidAccountDiscriminator: 3,
+  UnsupportedChannelVersion: 4,
+  InvalidChannelPayer: 5,
+  InvalidChannelPayee: 6,
+  InvalidChannelMint: 7,
+  InvalidEventAuthority: 8,
+  NotEnoughAccountKeys: 9,
+  InvalidChannelRentPayer: 10,
+  ChannelAccountMismatch: 50,
+  InvalidChannelTokenAccount: 51,
+  InvalidChannelTokenExtensions: 52,
+  MintAccountMismatch: 53,
+  InvalidMintTokenProgram: 54,
+  MalformedMintTokenAccountData: 55,
+  MalformedMintTokenExtensions: 56,
+  PayerAccountMismatch: 57,
+  InvalidPayerTokenAccount: 58,
+  InvalidPayerTokenExtensions: 59,
+  PayeeAccountMismatch: 60,
+  InvalidPayeeTokenAccount: 61,
+  InvalidPayeeTokenExtensions: 62,
+  DepositMustBeNonZero: 200,
+  GracePeriodMustBeNonZero: 201,
+  MissingEd25519Verification: 230,
+  MalformedEd25519Instruction: 231,
+  VoucherChannelMismatch: 232,
+  VoucherExpired: 233,
+  VoucherWatermarkNotMonotonic: 234,
+  VoucherOverDeposit: 235,
+  VoucherSignerMismatch: 237,
+  VoucherBadMagic: 238,
+  InvalidRecipientCount: 260,
+  InvalidSplitConfig: 261,
+  DuplicateRecipient: 263,
+  ChannelAddressMismatch: 2000,
+  PayerPayeeMustDiffer: 2001,
+  InvalidAuthorizedSigner: 2002,
+  OpenSlotOutOfWindow: 2003,
+  TopUpDepositOverflow: 2100,
+  SealDeadlineOverflow: 2200,
+  SealGracePeriodNotElapsed: 2201,
+  PayerAlreadyWithdrawn: 2300,
+  RefundCalculationOverflow: 2301,
+  ChannelNotDistributable: 2400,
+  TreasuryAccountMismatch: 2401,
+  InvalidTreasuryTokenAccount: 2402,
+  InvalidTreasuryTokenExtensions: 2403,
+  RecipientAccountMismatch: 2404,
+  InvalidRecipientTokenAccount: 2405,
+  InvalidRecipientTokenExtensions: 2406,
+  InvalidDistributionHash: 2407,
+  NothingToDistribute: 2408,
+  RecipientAccountCountMismatch: 2409,
+  DistributePoolOverflow: 2410,
+  DistributeBalanceCalculationOverflow: 2411,
+  RentPayerBalanceOverflow: 2412,
+  ChannelCloseTooEarly: 2414,
 } as const;

@@ -1,7 +1,8 @@
 /**
  * Stand-in SBF programs loaded by the local chain at start. DEVELOPMENT AND TEST FIXTURES ONLY:
- * they imitate the closed-source UniversalSettle and SLA-Escrow programs closely enough for the
- * facilitator's transactions to execute locally, and are never to be deployed anywhere.
+ * they imitate the closed-source UniversalSettle and SLA-Escrow programs, and the open-source
+ * payment-channels program whose Rust build cannot run here, closely enough for the facilitator's
+ * transactions to execute locally, and are never to be deployed anywhere.
  * Sources, build and behaviour: localnet/programs/README.md.
  */
 import { fileURLToPath } from "node:url";
@@ -18,6 +19,14 @@ export const UNIVERSAL_SETTLE_DEVNET_PROGRAM_ID = "u84EMHTHwMeFpT9M2tNoHi9vBNjev
 /** Devnet id of SLA-Escrow (the `sla-escrow` rail). */
 export const SLA_ESCROW_DEVNET_PROGRAM_ID = "s5zkKiy8FD9nFdAhQZoHHV3G8s4QCPzE4cR9U4Hr4ZH";
 
+/** The Solana Foundation's payment-channels program (the `upto` rail), same id on devnet and mainnet. */
+export const PAYMENT_CHANNELS_PROGRAM_ID = "CHNLxYvVA28MJP9PrFuDXccuoGXAx7jBacfLEkahyGsX";
+/**
+ * Owner of the payment-channels treasury ATAs (rounding dust, redirected payouts). The official
+ * @x402/svm upto facilitator uses this owner on devnet; the stand-in checks it in Distribute.
+ */
+export const PAYMENT_CHANNELS_DEVNET_TREASURY_OWNER = "4zTeC5mVqWLruDexgU2mV66p9t5vCA9JyiZqdGDUspap";
+
 function builtProgramPath(name: string): string {
   return fileURLToPath(new URL(`./build/${name}.so`, import.meta.url));
 }
@@ -32,4 +41,9 @@ export const SLA_ESCROW_STANDIN: StandInProgram = {
   soPath: builtProgramPath("sla-escrow"),
 };
 
-export const STANDIN_PROGRAMS: StandInProgram[] = [UNIVERSAL_SETTLE_STANDIN, SLA_ESCROW_STANDIN];
+export const PAYMENT_CHANNELS_STANDIN: StandInProgram = {
+  programId: PAYMENT_CHANNELS_PROGRAM_ID,
+  soPath: builtProgramPath("payment-channels"),
+};
+
+export const STANDIN_PROGRAMS: StandInProgram[] = [UNIVERSAL_SETTLE_STANDIN, SLA_ESCROW_STANDIN, PAYMENT_CHANNELS_STANDIN];

@@ -56,7 +56,7 @@ export interface Config {
     minSplRawByMint: Record<string, bigint>;
   };
   slaEscrow: { allowFacilitatorFeeSponsorship: boolean; oracleAuthorities: Address[]; deliveryBudgetSeconds: number; oracleProfiles: OracleProfileConfig };
-  probe: { allowLoopback: boolean; maxConsecutiveFailures: number; cronBatchLimit: number };
+  probe: { allowLoopback: boolean; maxConsecutiveFailures: number; cronBatchLimit: number; maxResourcesPerWallet: number };
 }
 
 /** A configuration problem: every route answers 500 naming the key (spec §4.1). */
@@ -200,7 +200,12 @@ export async function loadConfig(env: Env): Promise<Config> {
         },
       },
     },
-    probe: { allowLoopback, maxConsecutiveFailures: input.SVC_PROBE_MAX_FAILURES, cronBatchLimit: input.SVC_PROBE_CRON_BATCH_LIMIT },
+    probe: {
+      allowLoopback,
+      maxConsecutiveFailures: input.SVC_PROBE_MAX_FAILURES,
+      cronBatchLimit: input.SVC_PROBE_CRON_BATCH_LIMIT,
+      maxResourcesPerWallet: input.SVC_MAX_RESOURCES_PER_WALLET,
+    },
   };
 }
 

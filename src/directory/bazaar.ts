@@ -3,11 +3,24 @@ import { listedResourcesPage } from "./resource-search";
 import { parseJson } from "./resource-entry";
 import type { ResourceRow } from "../store/resources";
 
+/**
+ * Deepest `offset` served: D1 reads (and bills) every skipped row of an OFFSET, so a deeper page is a 400 rather than a
+ * scan of the directory. 10,000 is the size of /dist/resource-index.json, which has the whole directory in one read.
+ */
+export const MAX_BAZAAR_OFFSET = 10_000;
+
 /** `GET /discovery/resources` query (x402 v2 Bazaar: type, limit, offset). */
 export const BazaarQuerySchema = v.object({
   type: v.optional(v.string()),
   limit: v.optional(v.pipe(v.string(), v.regex(/^\d{1,6}$/, "must be a whole number"), v.transform(Number))),
-  offset: v.optional(v.pipe(v.string(), v.regex(/^\d{1,9}$/, "must be a whole number"), v.transform(Number))),
+  offset: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d{1,9}$/, "must be a whole number"),
+      v.transform(Number),
+      v.maxValue(MAX_BAZAAR_OFFSET, `must be at most ${MAX_BAZAAR_OFFSET} (the whole directory is at /dist/resource-index.json)`),
+    ),
+  ),
 });
 
 export interface BazaarItem {

@@ -4,21 +4,22 @@ import { badRequest, FacilitatorError } from "../errors/catalogue";
 import { log } from "../observability/log";
 import { consumeChallenge, verifySignedChallenge } from "../sellers/signed-challenge";
 import { describeIssues } from "../http/parse-input";
-import { judgeProbeHost } from "./ssrf-guard";
-import { PROBE_TIMEOUT_MS, readCapped } from "./probe";
 import { ResourceFieldsSchema } from "./resource-inputs";
-import { assertOnMerchantOrigin, requireVerifiedMerchant, saveAndProbe, toResourceFields, type HarvestBody } from "./resource-registry";
-import { upsertResource } from "../store/resources";
+import { assertOnMerchantOrigin, requireVerifiedMerchant, saveAndProbe, storeResource, type HarvestBody } from "./resource-registry";
+import { fetchManifestDocument, MANIFEST_MAX_BYTES, MANIFEST_PATH, settleOriginProof } from "./origin-proof";
+
+export { MANIFEST_MAX_BYTES, MANIFEST_PATH };
 
 /**
  * Seller Resource Manifest (SRM), served by the seller at `{origin}/.well-known/x402-resources.json`:
- *   { "x402ResourceManifest": 1, "resources": [ <resource fields as in POST /resources/register> ] }
- * At most 100 resources, 256 KiB. Every resource must be on the same origin; each is still subject to the
- * probe and the listing gates. Documented in static/agent-integration.md#seller-resource-manifest.
+ *   { "x402ResourceManifest": 1, "merchantWallet": "<wallet>", "resources": [ <resource fields as in POST /resources/register> ] }
+ * At most 100 resources, 256 KiB. It must name the harvesting wallet (the origin proof, src/directory/origin-proof.ts).
+ * Every resource must be on the same origin; each is still subject to the per-wallet cap, the probe and the listing
+ * gates. Documented in static/agent-integration.md#seller-resource-manifest.
  */
-export const MANIFEST_PATH = "/.well-known/x402-resources.json";
-export const MANIFEST_MAX_BYTES = 256 * 1024;
 export const MANIFEST_MAX_RESOURCES = 100;
+/** Entries one harvest imports at most (each is one D1 write); the rest are reported as rejected. */
+export const MANIFEST_ENTRIES_PER_HARVEST = 100;
 /** Resources probed during an on-demand harvest; the rest are never-probed rows the probe cron takes first. */
 export const HARVEST_PROBES_INLINE = 10;
 
@@ -33,44 +34,29 @@ export interface HarvestOutcome {
   rejected: { index: number; error: string }[];
 }
 
-/** Fetches the manifest under the same SSRF guard, timeout, no-redirect and size rules as the probe. */
-export async function fetchManifest(origin: string, allowLoopback: boolean): Promise<unknown[]> {
-  const url = new URL(MANIFEST_PATH, origin);
-  const verdict = judgeProbeHost(url, { allowLoopback });
-  if (!verdict.allowed) throw badRequest(`manifest: refused, ${verdict.reason}`);
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), PROBE_TIMEOUT_MS);
-  try {
-    const response = await fetch(url.href, { redirect: "manual", signal: controller.signal, headers: { Accept: "application/json" } });
-    if (response.status !== 200) {
-      await response.body?.cancel().catch(() => undefined);
-      throw badRequest(`manifest: ${url.href} answered HTTP ${response.status} (redirects are not followed)`);
-    }
-    const text = await readCapped(response, MANIFEST_MAX_BYTES, controller.signal);
-    if (text === null) throw badRequest(`manifest: larger than ${MANIFEST_MAX_BYTES} bytes`);
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      throw badRequest("manifest: not JSON");
-    }
-    const parsed = v.safeParse(ManifestSchema, json);
-    if (!parsed.success) throw badRequest(describeIssues(parsed.issues, "manifest"));
-    return parsed.output.resources;
-  } catch (error) {
-    if (error instanceof FacilitatorError) throw error;
-    throw badRequest(controller.signal.aborted ? `manifest: no answer within ${PROBE_TIMEOUT_MS} ms` : `manifest: fetch failed (${String(error)})`);
-  } finally {
-    clearTimeout(timer);
-  }
+/** The manifest's resource entries (its format checked); a malformed manifest is a 400. */
+export function manifestEntries(document: unknown): unknown[] {
+  const parsed = v.safeParse(ManifestSchema, document);
+  if (!parsed.success) throw badRequest(describeIssues(parsed.issues, "manifest"));
+  return parsed.output.resources;
 }
 
-/** Imports a verified merchant's manifest; bad entries are reported, not fatal. */
+/**
+ * Imports a verified merchant's manifest; bad entries are reported, not fatal. The manifest must name the wallet
+ * (origin proof, re-checked on every harvest: a definite answer without it revokes the proof and unlists).
+ */
 export async function importManifest(config: Config, db: D1Database, wallet: string, serviceUrl: string, probesInline: number): Promise<HarvestOutcome> {
   const origin = new URL(serviceUrl).origin;
-  const entries = await fetchManifest(origin, config.probe.allowLoopback);
+  const fetched = await fetchManifestDocument(origin, config.probe.allowLoopback);
+  if (!fetched.ok && fetched.transient) throw badRequest(fetched.error);
+  const document = await settleOriginProof(db, wallet, origin, fetched, Date.now());
+  const entries = manifestEntries(document);
   const outcome: HarvestOutcome = { manifestUrl: new URL(MANIFEST_PATH, origin).href, imported: [], rejected: [] };
   for (const [index, entry] of entries.entries()) {
+    if (index >= MANIFEST_ENTRIES_PER_HARVEST) {
+      outcome.rejected.push({ index, error: `resources[${index}]: beyond the ${MANIFEST_ENTRIES_PER_HARVEST} entries one harvest imports` });
+      continue;
+    }
     const parsed = v.safeParse(ResourceFieldsSchema, entry, { abortPipeEarly: true });
     if (!parsed.success) {
       outcome.rejected.push({ index, error: describeIssues(parsed.issues, `resources[${index}]`) });
@@ -78,16 +64,16 @@ export async function importManifest(config: Config, db: D1Database, wallet: str
     }
     try {
       assertOnMerchantOrigin(parsed.output.resourceUrl, serviceUrl);
+      if (outcome.imported.length < probesInline) {
+        const { row, probe } = await saveAndProbe(config, db, wallet, parsed.output, origin);
+        outcome.imported.push({ id: row.id, resourceUrl: row.resourceUrl, probed: true, ok: probe.ok });
+      } else {
+        const row = await storeResource(config, db, wallet, parsed.output, origin);
+        outcome.imported.push({ id: row.id, resourceUrl: row.resourceUrl, probed: false, ok: null });
+      }
     } catch (error) {
-      outcome.rejected.push({ index, error: (error as Error).message });
-      continue;
-    }
-    if (outcome.imported.length < probesInline) {
-      const { row, probe } = await saveAndProbe(config, db, wallet, parsed.output, origin);
-      outcome.imported.push({ id: row.id, resourceUrl: row.resourceUrl, probed: true, ok: probe.ok });
-    } else {
-      const row = await upsertResource(db, wallet, toResourceFields(parsed.output, origin), Date.now());
-      outcome.imported.push({ id: row.id, resourceUrl: row.resourceUrl, probed: false, ok: null });
+      if (!(error instanceof FacilitatorError)) throw error;
+      outcome.rejected.push({ index, error: error.message });
     }
   }
   log("info", "resource_manifest_harvested", { wallet, imported: outcome.imported.length, rejected: outcome.rejected.length });

@@ -3,6 +3,8 @@ import { judgeProbeHost } from "./ssrf-guard";
 /** Probe limits (wire-notes "Directory"). */
 export const PROBE_TIMEOUT_MS = 5_000;
 export const PROBE_MAX_BODY_BYTES = 64 * 1024;
+/** Every request to a seller's origin (probe and manifest) says who sends it and why. */
+export const PROBE_USER_AGENT = "x402-solana-facilitator-probe/1 (x402 402-check; sends no body, follows no redirect)";
 
 export interface ProbeTarget {
   resourceUrl: string;
@@ -14,6 +16,12 @@ export interface ProbeResult {
   httpStatus: number | null;
   scheme: string | null;
   error: string | null;
+  /**
+   * A failure of the transport, not an answer of the seller: a timeout, a refused or broken connection, or a 5xx.
+   * Only these count toward SVC_PROBE_MAX_FAILURES; any other failure is the seller's definite answer and unlists
+   * the resource at once (spec §3.3 gate 4).
+   */
+  transient?: boolean;
   /** The 402's `accepts[]` lines and `bazaar` extension when ok (served by /discovery/resources). */
   accepts?: unknown[];
   bazaar?: unknown;
@@ -27,10 +35,17 @@ export interface ProbeOptions {
 
 /**
  * One 402 probe (spec §3.3 gate 4): the stored URL with its method and no body, no redirects followed, a
- * deadline over the whole exchange (headers and body) and a body size cap, after the SSRF guard passed.
+ * deadline over the whole exchange (headers and body) and a body size cap, after the SSRF guard passed. Callers
+ * probe only resources on an origin whose owner proved it (src/directory/origin-proof.ts).
+ *
+ * A POST, PUT, PATCH or DELETE resource is probed with its own method: x402 middleware matches the route by method
+ * and answers 402 before any handler runs (the request carries no payment and no body), so the seller's own
+ * method is the only request that shows the resource is payable; a GET of a POST route proves nothing. That is
+ * safe only because the origin's owner opted in by naming the wallet in its manifest: a server that is not an x402
+ * seller may act on a bodiless DELETE, which is why nothing is ever sent to an origin that did not prove itself.
  */
 export async function probeResource(target: ProbeTarget, options: ProbeOptions): Promise<ProbeResult> {
-  const fail = (error: string, httpStatus: number | null = null): ProbeResult => ({ ok: false, httpStatus, scheme: null, error });
+  const fail = (error: string, httpStatus: number | null = null, transient = false): ProbeResult => ({ ok: false, httpStatus, scheme: null, error, transient });
   let url: URL;
   try {
     url = new URL(target.resourceUrl);
@@ -48,12 +63,12 @@ export async function probeResource(target: ProbeTarget, options: ProbeOptions):
       method: target.httpMethod,
       redirect: "manual",
       signal: controller.signal,
-      headers: { Accept: "application/json", "User-Agent": "x402-solana-facilitator-probe/1" },
+      headers: { Accept: "application/json", "User-Agent": PROBE_USER_AGENT },
     });
     if (response.status !== 402) {
       await response.body?.cancel().catch(() => undefined);
       const redirect = response.status >= 300 && response.status < 400 ? " (redirects are not followed)" : "";
-      return fail(`expected HTTP 402, got ${response.status}${redirect}`, response.status);
+      return fail(`expected HTTP 402, got ${response.status}${redirect}`, response.status, response.status >= 500);
     }
     const header = response.headers.get("PAYMENT-REQUIRED");
     const text = header !== null ? decodeHeader(header) : await readCapped(response, options.maxBodyBytes ?? PROBE_MAX_BODY_BYTES, controller.signal);
@@ -62,8 +77,8 @@ export async function probeResource(target: ProbeTarget, options: ProbeOptions):
     if (text.length > (options.maxBodyBytes ?? PROBE_MAX_BODY_BYTES)) return fail("PAYMENT-REQUIRED header is too large", 402);
     return { ...judgePaymentRequired(text, url), httpStatus: 402 };
   } catch (error) {
-    if (controller.signal.aborted) return fail(`no complete answer within ${timeoutMs} ms`);
-    return fail(`fetch failed: ${error instanceof Error ? error.message : String(error)}`);
+    if (controller.signal.aborted) return fail(`no complete answer within ${timeoutMs} ms`, null, true);
+    return fail(`fetch failed: ${error instanceof Error ? error.message : String(error)}`, null, true);
   } finally {
     clearTimeout(timer);
   }

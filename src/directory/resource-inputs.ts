@@ -32,7 +32,7 @@ export type ResourceFieldsInput = v.InferOutput<typeof ResourceFieldsSchema>;
 
 export const ResourceRegisterBodySchema = v.object({ wallet: Base58Address, ...SignedFields, resource: ResourceFieldsSchema });
 
-const ResourceId = v.pipe(v.number("must be a resource id"), v.integer("must be an integer"), v.minValue(1, "must be positive"));
+const ResourceId = v.pipe(v.number("must be a resource id"), v.safeInteger("must be a whole number up to 2^53 - 1"), v.minValue(1, "must be positive"));
 
 export const ResourceIdBodySchema = v.object({ wallet: Base58Address, ...SignedFields, id: ResourceId });
 
@@ -47,6 +47,6 @@ export const ResourceChallengeQuerySchema = v.object({
 
 export const OwnerResourcesSchema = v.object({
   ...SignedFields,
-  limit: v.optional(v.union([v.number(), v.pipe(v.string(), v.regex(/^-?\d{1,6}$/, "must be an integer"), v.transform(Number))])),
+  limit: v.optional(v.union([v.pipe(v.number(), v.safeInteger()), v.pipe(v.string(), v.regex(/^-?\d{1,6}$/, "must be an integer"), v.transform(Number))], "must be a whole number (1..100)")),
   cursor: v.optional(v.pipe(v.string(), v.regex(/^\d{1,15}$/, "must be the nextCursor of the previous page"))),
 });

@@ -9,6 +9,7 @@ import { consumeChallenge, verifySignedChallenge } from "../sellers/signed-chall
 import type { ChallengeAction } from "../sellers/challenge-actions";
 import { probeResource, type ProbeResult } from "./probe";
 import { toOwnedResourceEntry, type OwnedResourceEntry } from "./resource-entry";
+import { ensureOriginProof } from "./origin-proof";
 import type { OwnerResourcesSchema, ResourceFieldsInput, ResourceHarvestBodySchema, ResourceIdBodySchema, ResourceRegisterBodySchema } from "./resource-inputs";
 
 /** Verifies the signed challenge for `action`, runs `check`, then uses the challenge up (nothing is burnt by a 4xx). */
@@ -78,9 +79,21 @@ export function toResourceFields(fields: ResourceFieldsInput, merchantOrigin: st
   };
 }
 
-/** Stores a resource of a verified merchant (same URL and method = update) and probes it once. */
+/** Stores a resource of a verified merchant (same URL and method = update) within the per-wallet cap (409 beyond it). */
+export async function storeResource(config: Config, db: D1Database, wallet: string, fields: ResourceFieldsInput, merchantOrigin: string): Promise<ResourceRow> {
+  const cap = config.probe.maxResourcesPerWallet;
+  const row = await upsertResource(db, wallet, toResourceFields(fields, merchantOrigin), Date.now(), cap);
+  if (row === null) {
+    throw new FacilitatorError("CONFLICT", `wallet ${wallet} already has ${cap} live resources (SVC_MAX_RESOURCES_PER_WALLET): retire one first (POST /resources/retire)`, {
+      fields: { reason: "resource_limit_reached", limit: cap },
+    });
+  }
+  return row;
+}
+
+/** Stores a resource of a verified merchant and probes it once (its origin proven by the caller). */
 export async function saveAndProbe(config: Config, db: D1Database, wallet: string, fields: ResourceFieldsInput, merchantOrigin: string): Promise<{ row: ResourceRow; probe: ProbeResult }> {
-  const row = await upsertResource(db, wallet, toResourceFields(fields, merchantOrigin), Date.now());
+  const row = await storeResource(config, db, wallet, fields, merchantOrigin);
   return { row, probe: await probeAndRecord(config, db, row) };
 }
 
@@ -88,7 +101,10 @@ export async function saveAndProbe(config: Config, db: D1Database, wallet: strin
 export async function registerResource(config: Config, db: D1Database, body: v.InferOutput<typeof ResourceRegisterBodySchema>, domain: string) {
   const origin = await authorize(config, db, { ...body, domain }, "resource:register", async () => {
     const merchant = await requireVerifiedMerchant(db, body.wallet);
-    return assertOnMerchantOrigin(body.resource.resourceUrl, merchant.serviceUrl);
+    const origin = assertOnMerchantOrigin(body.resource.resourceUrl, merchant.serviceUrl);
+    // Nothing is stored or probed on an origin that has not named this wallet (issue 22 §1).
+    await ensureOriginProof(db, merchant, origin, config.probe.allowLoopback);
+    return origin;
   });
   const { row, probe } = await saveAndProbe(config, db, body.wallet, body.resource, origin);
   return {
@@ -119,6 +135,12 @@ export async function probeOwnedResource(config: Config, db: D1Database, body: v
     const owned = await getOwnedResource(db, body.wallet, body.id);
     if (owned === null) throw notFound(`Resource ${body.id} is not registered by ${body.wallet}`);
     if (owned.retiredAtMs !== null) throw badRequest(`id: resource ${body.id} is retired; register it again first`);
+    const merchant = await requireVerifiedMerchant(db, body.wallet);
+    const origin = new URL(owned.resourceUrl).origin;
+    if (owned.merchantOrigin !== origin || new URL(merchant.serviceUrl).origin !== origin) {
+      throw badRequest(`id: resource ${body.id} is not on the merchant's current origin ${new URL(merchant.serviceUrl).origin}; register it there again`);
+    }
+    await ensureOriginProof(db, merchant, origin, config.probe.allowLoopback);
     return owned;
   });
   const probe = await probeAndRecord(config, db, row);

@@ -3,8 +3,13 @@
  * URL parser normalized it: every IPv4 notation (decimal `2130706433`, octal `0177.0.0.1`, hex `0x7f.1`, short
  * forms) becomes dotted quad and IPv6 becomes compressed hex, so one classifier covers them all.
  *
- * A Worker cannot resolve DNS itself, so a public name that resolves to a private address is not caught here;
- * what Cloudflare's network does about it is in README.md ("What Cloudflare itself prevents").
+ * A Worker cannot resolve DNS itself, so a public name that resolves to a private address is not caught here.
+ * What a deployed Worker's `fetch` can reach, per Cloudflare's Workers "Known issues" page
+ * (developers.cloudflare.com/workers/platform/known-issues): subrequests go only to URLs with host names, not to IP
+ * addresses directly ("Fetch to IP addresses"); custom ports are ignored in favour of the scheme's default port
+ * ("Custom ports"); names are resolved by Cloudflare's DNS resolver ("Fetch API in CNAME setup"). None of that holds
+ * under `wrangler dev`, Miniflare or the tests, so this guard stands on its own; README.md "What Cloudflare itself
+ * prevents" has the rest.
  */
 export type HostVerdict = { allowed: true } | { allowed: false; reason: string };
 
@@ -13,7 +18,8 @@ type AddressClass = "public" | "loopback" | "private";
 export function judgeProbeHost(url: URL, options: { allowLoopback: boolean }): HostVerdict {
   if (url.protocol !== "http:" && url.protocol !== "https:") return { allowed: false, reason: `scheme ${url.protocol} is not http(s)` };
   if (url.username !== "" || url.password !== "") return { allowed: false, reason: "URLs with credentials are not probed" };
-  const host = url.hostname.toLowerCase().replace(/\.$/, "");
+  // Every trailing dot: `localhost..` is still localhost to a resolver that trims them.
+  const host = url.hostname.toLowerCase().replace(/\.+$/, "");
   const kind = classifyHost(host);
   if (kind === "public") return { allowed: true };
   if (kind === "loopback" && options.allowLoopback) return { allowed: true };
@@ -98,6 +104,7 @@ function classifyIpv6(text: string): AddressClass {
   if (zeroPrefix(7) && g[7] === 1) return "loopback"; // ::1
   if (zeroPrefix(8)) return "private"; // ::
   if (zeroPrefix(5) && g[5] === 0xffff) return embeddedV4(g[6]!, g[7]!); // ::ffff:a.b.c.d (mapped)
+  if (zeroPrefix(4) && g[4] === 0xffff && g[5] === 0) return embeddedV4(g[6]!, g[7]!); // ::ffff:0:a.b.c.d (IPv4-translated, RFC 2765)
   if (zeroPrefix(6)) return embeddedV4(g[6]!, g[7]!); // ::a.b.c.d (compatible, deprecated)
   if (g[0] === 0x64 && g[1] === 0xff9b) return embeddedV4(g[6]!, g[7]!); // NAT64
   if (g[0] === 0x2002) return embeddedV4(g[1]!, g[2]!); // 6to4
@@ -107,5 +114,7 @@ function classifyIpv6(text: string): AddressClass {
   if ((g[0]! & 0xfe00) === 0xfc00) return "private"; // unique local, includes fd00:ec2::254 (cloud metadata)
   if ((g[0]! & 0xffc0) === 0xfe80 || (g[0]! & 0xffc0) === 0xfec0) return "private"; // link-local, site-local
   if ((g[0]! & 0xff00) === 0xff00) return "private"; // multicast
+  // Only global unicast (2000::/3) is public; everything else IANA has not allocated for the public Internet.
+  if ((g[0]! & 0xe000) !== 0x2000) return "private";
   return "public";
 }

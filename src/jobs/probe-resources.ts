@@ -11,12 +11,15 @@ import { spentNothing } from "./job-run";
 /**
  * The probe job (spec §3.3 gate 4). Subrequest arithmetic per run (Workers Paid: 10,000 subrequests per
  * invocation, formerly 1,000; Free: 50 — set SVC_PROBE_CRON_BATCH_LIMIT ≤ 40 there):
- *   manifests:  MANIFESTS_PER_RUN (3) fetches + their inline probes (0: harvested rows are probed below, never-probed first)
+ *   manifests:  MANIFESTS_PER_RUN (3) fetches (each re-checks the origin proof: 1 D1 write) + at most
+ *               MANIFEST_ENTRIES_PER_HARVEST (100) upserts each (inline probes: 0, harvested rows are probed below)
  *   probes:     SVC_PROBE_CRON_BATCH_LIMIT (default 400) fetches, PROBE_CONCURRENCY (6, the simultaneous-connection cap) at a time
  *   D1 and KV:  1 select + ceil(400 / 100) write batches + 1 index select + 1 KV put + 2 harvest bookkeeping queries
- * ≈ 412 subrequests, under the 1,000 of the older paid limit. Wall time is bounded by the 5 s probe timeout:
- * at worst ceil(400 / 6) × 5 s ≈ 335 s, inside a Cron Trigger's 15 minutes. Coverage: every 10 minutes × 400 =
- * 10,000 resources per 25 runs (~4 h); a dead resource drops out after SVC_PROBE_MAX_FAILURES (3) cycles.
+ * ≤ 3 + 3 + 300 + 400 + 9 ≈ 715 subrequests, under the 1,000 of the older paid limit. Wall time is bounded by the 5 s
+ * probe timeout: at worst ceil(400 / 6) × 5 s ≈ 335 s, inside a Cron Trigger's 15 minutes. Coverage: every 10 minutes
+ * × 400 = 10,000 live resources per 25 runs (~4 h). Only resources on a proven origin are in the queue; a failing one
+ * waits out a back-off (10 min doubling to 24 h) and leaves the queue after 7 days of failures
+ * (src/store/resources.ts), so dead entries never take the places of live ones.
  */
 export const PROBE_CONCURRENCY = 6;
 export const MANIFESTS_PER_RUN = 3;
@@ -32,7 +35,7 @@ export interface ProbeRunSummary {
 
 export async function runProbeJob(config: Config, env: Env, nowMs = Date.now()): Promise<ProbeRunSummary> {
   const manifests = await harvestDueManifests(config, env.DB, nowMs);
-  const due = await resourcesDueForProbe(env.DB, config.probe.cronBatchLimit);
+  const due = await resourcesDueForProbe(env.DB, config.probe.cronBatchLimit, nowMs);
   const statements: D1PreparedStatement[] = [];
   let passed = 0;
   let next = 0;

@@ -14,7 +14,7 @@ export const MAX_PAGE_LIMIT = 100;
 export const SellerPaymentsBodySchema = v.object({
   wallet: Base58Address,
   ...SignedFields,
-  limit: v.optional(v.pipe(v.number("must be an integer"), v.integer("must be an integer"))),
+  limit: v.optional(v.pipe(v.number("must be an integer"), v.safeInteger("must be an integer"))),
   cursor: v.optional(v.pipe(v.string("must be the nextCursor of the previous page"), v.regex(/^[1-9]\d{0,15}$/, "must be the nextCursor of the previous page"))),
 });
 

@@ -1,4 +1,5 @@
 import { sqliteTable, text, integer, primaryKey, index, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { sql } from "drizzle-orm";
 
 /**
  * D1 tables. Amounts are decimal strings (u64 does not fit SQLite's signed 64-bit integer);
@@ -105,6 +106,9 @@ export const providers = sqliteTable(
     registrationVerifiedAtMs: integer("registration_verified_at_ms").notNull(),
     updatedAtMs: integer("updated_at_ms").notNull(),
     retiredAtMs: integer("retired_at_ms"),
+    // 0008_origin_proof_probe_queue.sql: the origin the wallet proved it controls, and when it was last checked.
+    provenOrigin: text("proven_origin"),
+    originProvenAtMs: integer("origin_proven_at_ms"),
   },
   (t) => [index("providers_listing_idx").on(t.retiredAtMs, t.listingOptIn, t.updatedAtMs), index("providers_cursor_idx").on(t.updatedAtMs, t.walletPubkey)],
 );
@@ -147,6 +151,9 @@ export const resources = sqliteTable(
     // 0005_search_rank.sql: all four gates (`listed` and a merchant not retired), written only by triggers;
     // the full-text row and `directory_counts` follow it.
     visible: integer("visible", { mode: "boolean" }).notNull().default(false),
+    // 0008_origin_proof_probe_queue.sql: 0 = never probed, NULL = out of the probe queue; start of the failing run.
+    nextProbeAtMs: integer("next_probe_at_ms").default(0),
+    failingSinceMs: integer("failing_since_ms"),
   },
   (t) => [
     uniqueIndex("resources_owner_url_idx").on(t.walletPubkey, t.resourceUrl, t.httpMethod),
@@ -154,7 +161,7 @@ export const resources = sqliteTable(
     index("resources_visible_cursor_idx").on(t.visible, t.updatedAtMs, t.id),
     index("resources_visible_category_idx").on(t.visible, t.category, t.updatedAtMs, t.id),
     index("resources_visible_scheme_idx").on(t.visible, t.scheme, t.updatedAtMs, t.id),
-    index("resources_probe_due_idx").on(t.retiredAtMs, t.lastProbeAtMs, t.id),
+    index("resources_probe_queue_idx").on(t.nextProbeAtMs, t.id).where(sql`${t.retiredAtMs} IS NULL`),
   ],
 );
 

@@ -8,6 +8,8 @@ import { isBase58Address } from "../solana/base58";
  */
 
 export const U64_MAX = 0xffff_ffff_ffff_ffffn;
+/** Largest `maxTimeoutSeconds` accepted (i32 max, 68 years): `* 1000` and the D1 integer column stay exact. */
+export const MAX_TIMEOUT_SECONDS = 2_147_483_647;
 
 export const Base58Address = v.pipe(
   v.string("must be a base58 address string"),
@@ -28,7 +30,7 @@ export const PaymentRequirementsSchema = v.looseObject({
   asset: Base58Address,
   amount: U64String,
   payTo: Base58Address,
-  maxTimeoutSeconds: v.pipe(v.number("must be an integer"), v.integer("must be an integer"), v.minValue(1, "must be at least 1")),
+  maxTimeoutSeconds: v.pipe(v.number("must be an integer"), v.integer("must be an integer"), v.minValue(1, "must be at least 1"), v.maxValue(MAX_TIMEOUT_SECONDS, `must be at most ${MAX_TIMEOUT_SECONDS}`)),
   extra: v.optional(v.record(v.string(), v.unknown(), "must be an object"), {}),
 });
 export type PaymentRequirements = v.InferOutput<typeof PaymentRequirementsSchema>;

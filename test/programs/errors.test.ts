@@ -1,11 +1,15 @@
 /**
  * The TypeScript mirror of the stand-ins' error codes (localnet/programs/errors.ts) equals the C
- * enums the programs return (universal-settle/errors.h, sla-escrow/errors.h).
+ * enums the programs return (universal-settle/errors.h, sla-escrow/errors.h, payment-channels/errors.h).
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { SLA_ESCROW_STANDIN_ERROR, UNIVERSAL_SETTLE_STANDIN_ERROR } from "../../localnet/programs/errors";
+import {
+  PAYMENT_CHANNELS_ERROR,
+  SLA_ESCROW_STANDIN_ERROR,
+  UNIVERSAL_SETTLE_STANDIN_ERROR,
+} from "../../localnet/programs/errors";
 
 function enumOf(headerPath: string, prefix: string): Record<string, number> {
   const text = readFileSync(fileURLToPath(new URL(headerPath, import.meta.url)), "utf8");
@@ -23,5 +27,8 @@ describe("stand-in error codes", () => {
   });
   it("mirror sla-escrow/errors.h", () => {
     expect({ ...SLA_ESCROW_STANDIN_ERROR }).toEqual(enumOf("../../localnet/programs/sla-escrow/errors.h", "SLA_ERR_"));
+  });
+  it("mirror payment-channels/errors.h", () => {
+    expect({ ...PAYMENT_CHANNELS_ERROR }).toEqual(enumOf("../../localnet/programs/payment-channels/errors.h", "PC_ERR_"));
   });
 });

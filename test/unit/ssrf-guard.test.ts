@@ -29,4 +29,22 @@ describe("probe SSRF guard", () => {
     for (const url of ["http://127.0.0.1:9/", "http://2130706433/", "http://[::1]/", "http://localhost/", "http://[::ffff:127.0.0.1]/"]) expect(judge(url, true)).toBe(true);
     for (const url of ["http://10.0.0.1/", "http://169.254.169.254/", "http://[fe80::1]/", "http://192.168.0.1/", "http://0.0.0.0/"]) expect(judge(url, true)).toBe(false);
   });
+
+  // Issue 22 §5: found as "public" by the old guard.
+  it.each([
+    // every trailing dot is stripped, not just one
+    "http://localhost../", "http://localhost.../", "http://api.localhost../", "http://metadata.google.internal../",
+    // the IPv4-translated range ::ffff:0:0/96 is judged by the IPv4 inside, like mapped addresses
+    "http://[::ffff:0:7f00:1]/", "http://[::ffff:0:a9fe:a9fe]/", "http://[::ffff:0:a00:1]/",
+    // IPv6 literals outside global unicast 2000::/3
+    "http://[4000::1]/", "http://[e000::1]/", "http://[100::1]/", "http://[1::1]/", "http://[::ffff:1:0:1]/",
+  ])("refuses %s (issue 22 §5)", (url) => {
+    expect(judge(url)).toBe(false);
+  });
+
+  it("a translated loopback address is loopback (the switch opens it), a translated public address is public", () => {
+    expect(judge("http://[::ffff:0:7f00:1]/", true)).toBe(true);
+    expect(judge("http://[::ffff:0:808:808]/")).toBe(true);
+    expect(judge("http://localhost../", true)).toBe(true);
+  });
 });

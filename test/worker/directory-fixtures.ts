@@ -9,13 +9,21 @@ export function sellerOrigin(): string {
 }
 
 /** Sets how the loopback seller answers on `path` (see test/fixtures/directory-seller.ts). */
-export async function setSellerBehaviour(body: { path?: string; mode?: string; bazaar?: unknown; manifest?: unknown }): Promise<void> {
+export async function setSellerBehaviour(body: { path?: string; mode?: string; bazaar?: unknown; manifest?: unknown; proveWallet?: string; unproveWallet?: string }): Promise<void> {
   const response = await fetch(`${sellerOrigin()}/__control`, { method: "POST", body: JSON.stringify(body) });
   expect(response.status).toBe(204);
 }
 
-/** A seller that went through the real onboarding (activation on the local chain, signed registration). */
-export async function verifiedMerchant(serviceUrl: string): Promise<KeyPairSigner> {
+/** What the loopback seller received on `path`: method, User-Agent, body bytes and Content-Length of each request. */
+export async function requestsSeenBySeller(path: string): Promise<{ method: string; userAgent: string | null; bodyBytes: number; contentLength: string | null }[]> {
+  return (await fetch(`${sellerOrigin()}/__requests?path=${encodeURIComponent(path)}`)).json();
+}
+
+/**
+ * A seller that went through the real onboarding (activation on the local chain, signed registration). On the loopback
+ * seller's origin it also proves the origin (the manifest names the wallet) unless `proveOrigin` is false.
+ */
+export async function verifiedMerchant(serviceUrl: string, { proveOrigin = true } = {}): Promise<KeyPairSigner> {
   const seller = await fundedSeller();
   const built = await call("/sellers/provision-tx", { method: "POST", json: { wallet: seller.address, asset: "USDC" } });
   expect(built.status, JSON.stringify(built.body)).toBe(200);
@@ -26,6 +34,7 @@ export async function verifiedMerchant(serviceUrl: string): Promise<KeyPairSigne
     json: { message: challenge.body.message, signature: await signMessage(seller, challenge.body.message), asset: "USDC", discovery: { serviceUrl, listingOptIn: true } },
   });
   expect(registered.status, JSON.stringify(registered.body)).toBe(200);
+  if (proveOrigin && new URL(serviceUrl).origin === sellerOrigin()) await setSellerBehaviour({ proveWallet: seller.address });
   return seller;
 }
 

@@ -128,3 +128,110 @@ describe("/health never shows the private RPC URL", () => {
     expect(chosen.body.solanaWalletRpcUrl).toBe("https://wallets.example/rpc");
   });
 });
+
+/**
+ * Issue 22 §4: every number a schema accepts is bounded to what the code can use. The fuzzer found `1e308` in
+ * `deliveryCutoffOverride` (/build-sla-escrow-payment-v2-tx) and `value` (/build-sla-escrow-mutual-action-tx)
+ * answering 500. One case per numeric field of every route; the first test proves the table misses none, by walking
+ * the valibot schemas of the route table.
+ */
+describe("numeric fields: out-of-range numbers are a 400 naming the field, never a 500", async () => {
+  const { paymentRoutes } = await import("../../src/http/routes/payments");
+  const { escrowBuilderRoutes } = await import("../../src/http/routes/escrow-builders");
+  const { exactBuilderRoutes } = await import("../../src/http/routes/exact-builders");
+  const { sellerRoutes } = await import("../../src/http/routes/sellers");
+  const { resourceRoutes } = await import("../../src/http/routes/resources");
+  const { operatorRoutes } = await import("../../src/http/routes/operator");
+  const { directoryRoutes } = await import("../../src/http/routes/directory");
+  const { settlementRoutes } = await import("../../src/http/routes/settlements");
+  const { feeQuoteRoutes } = await import("../../src/http/routes/fee-quote");
+
+  /** Dotted paths of every `number` schema inside a valibot schema (objects, optionals, unions, pipes, arrays). */
+  function numericPaths(schema: any, path = "", out: string[] = []): string[] {
+    if (!schema) return out;
+    switch (schema.type) {
+      case "object":
+      case "loose_object":
+      case "strict_object":
+        for (const [key, entry] of Object.entries(schema.entries)) numericPaths(entry, path ? `${path}.${key}` : key, out);
+        return out;
+      case "optional":
+      case "nullable":
+      case "nullish":
+        return numericPaths(schema.wrapped, path, out);
+      case "union":
+        for (const option of schema.options) numericPaths(option, path, out);
+        return out;
+      case "array":
+        return numericPaths(schema.item, `${path}[]`, out);
+      case "number":
+        out.push(path);
+        return out;
+    }
+    if (Array.isArray(schema.pipe)) numericPaths(schema.pipe[0], path, out);
+    return out;
+  }
+
+  const wallet = "11111111111111111111111111111112";
+  const mint = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU";
+  const hex32 = "ab".repeat(32);
+  const line = {
+    scheme: "exact",
+    network: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
+    asset: mint,
+    amount: "1000",
+    payTo: wallet,
+    maxTimeoutSeconds: 60,
+    extra: { feePayer: wallet },
+  };
+  const signed = { message: "m", signature: "s" };
+  const v2 = { buyer: wallet, seller: wallet, mint, amount: "1", ttlSeconds: 3600, slaHash: hex32, oracleAuthority: wallet, closureDelayOverride: 0, refundCooldownOverride: 0, deliveryCutoffOverride: 0, arbitrationWindowSeconds: 0 };
+  type Case = { method: "POST" | "GET"; path: string; field: string; body: (bad: number) => unknown; route?: string };
+  const CASES: Case[] = [
+    ...["/verify", "/settle"].flatMap((path): Case[] => [
+      { method: "POST", path, field: "paymentRequirements.maxTimeoutSeconds", body: (bad) => ({ x402Version: 2, paymentPayload: { x402Version: 2, accepted: line, payload: { transaction: "AAAA" } }, paymentRequirements: { ...line, maxTimeoutSeconds: bad } }) },
+      { method: "POST", path, field: "paymentPayload.accepted.maxTimeoutSeconds", body: (bad) => ({ x402Version: 2, paymentPayload: { x402Version: 2, accepted: { ...line, maxTimeoutSeconds: bad }, payload: { transaction: "AAAA" } }, paymentRequirements: line }) },
+    ]),
+    { method: "POST", path: "/build-exact-payment-tx", field: "accepted.maxTimeoutSeconds", body: (bad) => ({ payer: wallet, accepted: { ...line, maxTimeoutSeconds: bad } }) },
+    { method: "POST", path: "/build-sla-escrow-payment-tx", field: "accepted.maxTimeoutSeconds", body: (bad) => ({ payer: wallet, accepted: { ...line, scheme: "sla-escrow", maxTimeoutSeconds: bad }, slaHash: hex32, oracleAuthority: wallet }) },
+    ...(["amount", "ttlSeconds", "closureDelayOverride", "refundCooldownOverride", "deliveryCutoffOverride", "arbitrationWindowSeconds", "minOracleTip"] as const).map(
+      (field): Case => ({ method: "POST", path: "/build-sla-escrow-payment-v2-tx", field, body: (bad) => ({ ...v2, [field]: bad }) }),
+    ),
+    { method: "POST", path: "/build-sla-escrow-mutual-action-tx", field: "value", body: (bad) => ({ party: wallet, mint, paymentUidHex: hex32, accept: false, action: 2, value: bad }) },
+    ...(["sellerBps", "resolutionReason"] as const).map(
+      (field): Case => ({ method: "POST", path: "/build-sla-escrow-resolve-split-tx", field, body: (bad) => ({ adjudicator: wallet, mint, paymentUidHex: hex32, sellerBps: 0, resolutionReason: 0, expectedDeliveryHash: hex32, seller: wallet, buyer: wallet, [field]: bad }) }),
+    ),
+    { method: "POST", path: "/build-refund-tx", field: "amount", body: (bad) => ({ merchantWallet: wallet, payerWallet: wallet, mint, amount: bad }) },
+    { method: "POST", path: "/seller/payments", field: "limit", body: (bad) => ({ wallet, ...signed, limit: bad }) },
+    { method: "POST", path: "/resources/retire", field: "id", body: (bad) => ({ wallet, ...signed, id: bad }) },
+    { method: "POST", path: "/resources/probe", field: "id", body: (bad) => ({ wallet, ...signed, id: bad }) },
+    { method: "POST", path: `/sellers/${wallet}/resources`, route: "/sellers/:wallet/resources", field: "limit", body: (bad) => ({ ...signed, limit: bad }) },
+    { method: "GET", path: `/sellers/${wallet}/resources`, route: "/sellers/:wallet/resources", field: "limit", body: (bad) => ({ ...signed, limit: bad }) },
+    { method: "POST", path: "/escrow-keeper", field: "limit", body: (bad) => ({ dryRun: true, limit: bad }) },
+    ...(["limit", "cooldownSeconds", "requireRecentSettleWithinSeconds"] as const).map((field): Case => ({ method: "POST", path: "/sweep", field, body: (bad) => ({ dryRun: true, [field]: bad }) })),
+  ];
+  const BAD_NUMBERS = [1e308, 2 ** 64, 1.5];
+
+  it("the cases cover every numeric field of every route's body and query", () => {
+    const routes = [...paymentRoutes(), ...escrowBuilderRoutes(), ...exactBuilderRoutes(), ...sellerRoutes(), ...resourceRoutes(), ...operatorRoutes(), ...directoryRoutes(), ...settlementRoutes(), ...feeQuoteRoutes()];
+    const found = routes.flatMap((route) => [...new Set([...numericPaths(route.body), ...numericPaths(route.query)])].map((field) => `${route.method} ${route.path} ${field}`));
+    const covered = new Set(CASES.map((c) => `${c.method === "GET" ? "GET" : "POST"} ${c.route ?? c.path} ${c.field}`));
+    // The GET owner list takes its limit from the query string (a string schema); its POST twin has the number.
+    expect(found.filter((entry) => !covered.has(entry))).toEqual([]);
+    expect(found.length).toBeGreaterThanOrEqual(20);
+  });
+
+  it.each(CASES.map((c) => [`${c.method} ${c.path} ${c.field}`, c] as const))("%s", async (_, testCase) => {
+    for (const bad of BAD_NUMBERS) {
+      const headers = { ...json, "CF-Connecting-IP": crypto.randomUUID(), Authorization: "Bearer test-sweep-token" };
+      const body = testCase.body(bad) as Record<string, unknown>;
+      const answer =
+        testCase.method === "GET"
+          ? await call(`${testCase.path}?${new URLSearchParams({ message: "m", signature: "s", limit: String(bad) })}`, { headers })
+          : await call(testCase.path, { method: "POST", headers, body: JSON.stringify(body) });
+      expect(answer.status, `${testCase.field} = ${bad}: ${answer.text}`).toBe(400);
+      const message = String(answer.body.error ?? answer.body.invalidMessage ?? answer.body.errorMessage ?? "");
+      expect(message, `${testCase.field} = ${bad}`).toContain(testCase.field.split(".").pop());
+    }
+  });
+});

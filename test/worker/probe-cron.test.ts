@@ -12,20 +12,21 @@ const BATCH = 400;
 async function insertResources(count: number, pathOf: (i: number) => string): Promise<string> {
   const wallet = (await generateKeyPairSigner()).address;
   await env.DB.prepare(
-    `INSERT INTO providers (wallet_pubkey, settlement_mode, split_vault_pda, service_url, listing_opt_in, registration_verified_at_ms, updated_at_ms)
-     VALUES (?, 'native_sol', ?, ?, 1, 1, 1)`,
+    `INSERT INTO providers (wallet_pubkey, settlement_mode, split_vault_pda, service_url, listing_opt_in, registration_verified_at_ms, updated_at_ms, proven_origin, origin_proven_at_ms)
+     VALUES (?, 'native_sol', ?, ?, 1, 1, 1, ?, 1)`,
   )
     // A service origin where nothing listens: the job's manifest harvest finds nothing (and cannot pick up a
-    // manifest another test file set on the shared loopback seller); the resources themselves are on that seller.
-    .bind(wallet, wallet, "http://127.0.0.1:9")
+    // manifest another test file set on the shared loopback seller); the resources themselves are on that seller,
+    // whose origin the wallet proved (issue 22: only proven origins are probed).
+    .bind(wallet, wallet, "http://127.0.0.1:9", sellerOrigin())
     .run();
   const statements: D1PreparedStatement[] = [];
   for (let i = 0; i < count; i++) {
     statements.push(
       env.DB.prepare(
-        `INSERT INTO resources (wallet_pubkey, resource_url, title, tags_json, scheme, listing_opt_in, registration_verified_at_ms, updated_at_ms)
-         VALUES (?, ?, ?, '[]', 'exact', 1, 1, 1)`,
-      ).bind(wallet, `${sellerOrigin()}${pathOf(i)}`, `Cron ${i}`),
+        `INSERT INTO resources (wallet_pubkey, resource_url, title, tags_json, scheme, listing_opt_in, registration_verified_at_ms, updated_at_ms, merchant_origin)
+         VALUES (?, ?, ?, '[]', 'exact', 1, 1, 1, ?)`,
+      ).bind(wallet, `${sellerOrigin()}${pathOf(i)}`, `Cron ${i}`, sellerOrigin()),
     );
   }
   for (let i = 0; i < statements.length; i += 500) await env.DB.batch(statements.slice(i, i + 500));
@@ -63,7 +64,7 @@ describe("probe cron", () => {
     const modes = ["hang", "redirect", "huge", "402"];
     const tag = crypto.randomUUID().slice(0, 8);
     for (const mode of modes) await setSellerBehaviour({ path: `/bad-${tag}-${mode}`, mode });
-    await env.DB.prepare("UPDATE resources SET last_probe_at_ms = 4102444800000").run(); // only the new rows are due
+    await env.DB.prepare("UPDATE resources SET last_probe_at_ms = 4102444800000, next_probe_at_ms = 4102444800000").run(); // only the new rows are due
     const wallet = await insertResources(modes.length, (i) => `/bad-${tag}-${modes[i]}`);
     const started = Date.now();
     const summary = await runProbeJob(await config(modes.length), workerEnv);

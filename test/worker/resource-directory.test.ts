@@ -20,7 +20,7 @@ async function probe(id: number) {
 }
 
 describe("resource registry and the listing gates", () => {
-  it("register → probed 402 → listed and searchable → answers 200 → unlisted after the failure policy → 404", async () => {
+  it("register → probed 402 → listed and searchable → answers 200 → unlisted at once (gate 4) → 404", async () => {
     const path = `/weather-${crypto.randomUUID().slice(0, 8)}`;
     const word = `zephyr${Date.now()}`;
     const registered = await register({ resourceUrl: `${sellerOrigin()}${path}`, title: `Forecast ${word}`, scheme: "exact", category: "weather", tags: ["forecast"] });
@@ -39,13 +39,11 @@ describe("resource registry and the listing gates", () => {
     expect(again.body.id).toBe(id);
     expect((await call(`/resources/${id}`)).body.title).toBe(`Forecast ${word} v2`);
 
+    // Issue 22 §2: a definite answer other than a valid 402 is no longer payable: unlisted at once (only
+    // transport failures are tolerated, see resource-probe-gate.test.ts).
     await setSellerBehaviour({ path, mode: "200" });
     const first = await probe(id);
-    expect(first.body).toMatchObject({ ok: false, httpStatus: 200, listed: true }); // one failure is tolerated
-    expect((await call(`/resources/${id}`)).status).toBe(200);
-    await probe(id);
-    const third = await probe(id);
-    expect(third.body).toMatchObject({ ok: false, listed: false });
+    expect(first.body).toMatchObject({ ok: false, httpStatus: 200, listed: false });
     expect((await call(`/resources/${id}`)).status).toBe(404);
     expect((await call(`/resources?q=${word}`)).body.entries).toEqual([]);
 

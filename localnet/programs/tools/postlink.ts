@@ -114,6 +114,7 @@ export const KNOWN_SYSCALLS: Readonly<Record<string, number>> = {
   sol_try_find_program_address: 0x48504a38,
   sol_sha256: 0x11f49d86,
   sol_keccak256: 0xd7793abb,
+  sol_curve_validate_point: 0xaa2607ca,
   sol_get_clock_sysvar: 0xd56b5fe9,
   sol_get_rent_sysvar: 0xbf7188f6,
   sol_memcpy_: 0x717cc4a3,

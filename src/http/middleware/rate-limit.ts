@@ -16,6 +16,12 @@ export const RATE_LIMITS = {
   paymentClient: { binding: "RATE_LIMIT_PAYMENT_CLIENT", limit: 600, periodSeconds: 60, what: "verify/settle" },
   /** /verify and /settle, per paying wallet (whichever IPs it comes from). */
   paymentPayer: { binding: "RATE_LIMIT_PAYMENT_PAYER", limit: 120, periodSeconds: 60, what: "verify/settle per payer" },
+  /**
+   * Every GET of the API (reads of the chain, D1 or KV: /health, /fee-quote, previews, the directory, challenges, …),
+   * /dist/resource-index.json and each POST /mcp, per client IP. A page load of `/` makes 3; an agent paging the
+   * directory at 5 requests a second stays under it. MCP tool calls re-enter the app and count again on their route.
+   */
+  read: { binding: "RATE_LIMIT_READ", limit: 300, periodSeconds: 60, what: "read" },
 } as const;
 
 type LimitName = keyof typeof RATE_LIMITS;
@@ -47,6 +53,14 @@ export async function enforceRateLimit(c: AppContext, name: LimitName, key: stri
     `Rate limit exceeded: at most about ${spec.limit} ${spec.what} requests per ${spec.periodSeconds} s; retry after ${retryAfterSeconds} s`,
     { headers: { "Retry-After": String(retryAfterSeconds) }, fields: { retryAfterSeconds, limit: spec.limit } },
   );
+}
+
+/** The per-client read limit (every GET of the API, the resource index, each /mcp POST). */
+export function withReadRateLimit(handler: Handler<AppEnv>): Handler<AppEnv> {
+  return async (c, next) => {
+    await enforceRateLimit(c, "read", clientKeyOf(c));
+    return handler(c, next);
+  };
 }
 
 /** The build-endpoint limit, shared by every transaction builder. */

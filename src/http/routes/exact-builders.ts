@@ -1,6 +1,6 @@
 import type { RouteDef } from "../route-def";
 import { parseJsonBody } from "../parse-input";
-import { withBuildRateLimit } from "../middleware/rate-limit";
+import { withBuildRateLimit, withReadRateLimit } from "../middleware/rate-limit";
 import { PaymentRequiredSchema } from "../../x402/schemas";
 import { enrichPaymentRequired } from "../../schemes/exact/enrich";
 import { enrichEscrowLines } from "../../schemes/sla-escrow/enrich";
@@ -17,11 +17,12 @@ export function exactBuilderRoutes(): RouteDef[] {
       tag: "Sellers",
       summary: "Rewrite a naive 402 body: exact lines pay the seller's vault PDA, sla-escrow lines the Escrow PDA, each with this facilitator's extra",
       body: PaymentRequiredSchema,
-      handler: async (c) => {
+      // An anonymous read of the chain (one batched account read): under the per-client read limit like the GETs.
+      handler: withReadRateLimit(async (c) => {
         const body = await parseJsonBody(c, PaymentRequiredSchema);
         const withEscrowLines = await enrichEscrowLines(c.var.config, body);
         return c.json(await enrichPaymentRequired(c.var.config, withEscrowLines, c.get("correlationId")));
-      },
+      }),
     },
     {
       key: "buildExactPaymentTx",

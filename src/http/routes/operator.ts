@@ -73,7 +73,8 @@ export function operatorRoutes(): RouteDef[] {
       key: "vaultSnapshot",
       method: "GET",
       path: "/vault-snapshot",
-      tag: "Operator",
+      // Public (no token): anyone may read a seller's vault balances, which are on chain anyway.
+      tag: "Sellers",
       summary: "A seller's split-vault balances: spendable SOL and, with ?spl_mint=, the vault token account",
       query: VaultSnapshotQuerySchema,
       handler: async (c) => {

@@ -2,10 +2,12 @@ import type { Hono } from "hono";
 import type { AppEnv } from "../context";
 import { STATIC_ARTIFACT_PATHS } from "../../discovery/static-artifacts";
 import { servedResourceIndex } from "../../directory/resource-index";
+import { withReadRateLimit } from "../middleware/rate-limit";
 
 /** `/dist/resource-index.json` (spec §1 rule 4): the probe job's KV snapshot, re-checked against the listing gates. */
 export function mountResourceIndex(app: Hono<AppEnv>): void {
-  app.get(STATIC_ARTIFACT_PATHS.resourceIndex, async (c) =>
-    c.json(await servedResourceIndex(c.env.DB, c.env.KV), 200, { "Cache-Control": "public, max-age=60, stale-while-revalidate=300" }),
+  app.get(
+    STATIC_ARTIFACT_PATHS.resourceIndex,
+    withReadRateLimit(async (c) => c.json(await servedResourceIndex(c.env.DB, c.env.KV), 200, { "Cache-Control": "public, max-age=60, stale-while-revalidate=300" })),
   );
 }

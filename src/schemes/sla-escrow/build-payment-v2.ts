@@ -23,10 +23,17 @@ import { getSlaEscrowFacts } from "./escrow-facts";
 
 const I64_MAX = 0x7fff_ffff_ffff_ffffn;
 const U64_MAX = 0xffff_ffff_ffff_ffffn;
-/** A whole number of seconds or base units given as a JSON number or a decimal string. */
+/**
+ * A whole number of seconds or base units given as a JSON number or a decimal string. A JSON number must be a safe
+ * integer (≤ 2^53 − 1): larger ones have already lost digits in JSON.parse (and `1e308` is no decimal string);
+ * larger values come as strings.
+ */
 export const wholeNumber = (max: bigint, what: string) =>
   v.pipe(
-    v.union([v.pipe(v.number(), v.integer(), v.minValue(0), v.transform(String)), v.pipe(v.string(), v.regex(/^\d{1,20}$/))], `must be a non-negative whole number (${what})`),
+    v.union(
+      [v.pipe(v.number(), v.safeInteger(), v.minValue(0), v.transform(String)), v.pipe(v.string(), v.regex(/^\d{1,20}$/))],
+      `must be a non-negative whole number (${what}): a JSON number up to ${Number.MAX_SAFE_INTEGER} or a decimal string`,
+    ),
     v.transform((digits: string) => BigInt(digits)),
     v.check((n: bigint) => n <= max, `must be at most ${max}`),
   );
