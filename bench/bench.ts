@@ -324,14 +324,14 @@ export async function activatedSeller(api: string, chain: string): Promise<strin
   return seller.address;
 }
 
-export async function enrichLine(api: string, sellerWallet: string): Promise<PaymentRequirements> {
+export async function enrichLine(api: string, sellerWallet: string, amountRaw = PRICE_RAW): Promise<PaymentRequirements> {
   const response = await fetch(`${api}/payment-required/enrich`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify({
       x402Version: 2,
       resource: RESOURCE,
-      accepts: [{ scheme: "exact", network: DEVNET, asset: USDC, amount: PRICE_RAW.toString(), payTo: sellerWallet, maxTimeoutSeconds: 60, extra: {} }],
+      accepts: [{ scheme: "exact", network: DEVNET, asset: USDC, amount: amountRaw.toString(), payTo: sellerWallet, maxTimeoutSeconds: 60, extra: {} }],
     }),
     signal: AbortSignal.timeout(15_000),
   });

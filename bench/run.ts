@@ -5,6 +5,7 @@
  */
 import os from "node:os";
 import { DEFAULT_OPTIONS, describeSettleTimelines, runBench } from "./bench";
+import { DEFAULT_REAL_TIMING_OPTIONS, runRealTimingBench, type RealTimingOptions } from "./real-timing";
 
 const BENCH_DEADLINE_MS = 600_000;
 
@@ -17,21 +18,63 @@ deadline.unref();
 const started = performance.now();
 const load = os.loadavg().map((x) => x.toFixed(2)).join(" ");
 console.log(`bench: ${os.cpus().length} CPU(s) (${os.cpus()[0]?.model ?? "?"}), Node ${process.version}, load average ${load}`);
-runBench({ ...DEFAULT_OPTIONS, log: (line) => console.log(`bench: ${line}`) })
-  .then((result) => {
-    console.log(`\n${result.table}\n`);
-    console.log(`per-round /verify req/s (spread): ${result.spread}`);
-    console.log(`where a sequential /settle's time goes (median ms; "facilitator" = everything outside the chain's service time, loopback hops included):`);
-    console.log(describeSettleTimelines(result.settleTimelines));
-    console.log(`load average after: ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}; took ${((performance.now() - started) / 1000).toFixed(0)} s`);
-    console.log(
-      "method: both facilitators over HTTP on loopback, each in its own process (ours: served as npm start serves it); " +
-        "every call a distinct payment from @x402/svm's client, bodies serialised before the clock starts, one keep-alive node:http client for both; " +
-        "req/s = calls / wall time, median of the rounds; p99 pools the rounds; CPU = the facilitator's processes' user+system time from /proc over all rounds / calls.",
-    );
-    process.exit(0);
-  })
-  .catch((error: unknown) => {
-    console.error(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    process.exit(1);
-  });
+if (process.argv.includes("--real-timing")) {
+  const options = realTimingOptions(process.argv);
+  runRealTimingBench({ ...options, log: (line) => console.log(`bench: ${line}`) })
+    .then((result) => {
+      console.log(`\n${result.table}\n`);
+      console.log(`load average after: ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}; took ${((performance.now() - started) / 1000).toFixed(0)} s`);
+      console.log(
+        "method: the local chain confirms a transaction slot ± jitter ms after it lands and delays every RPC request and PubSub message by the latency each way; " +
+          "sequential calls' RPC calls are the chain's requests inside each call's span (websocket = a PubSub connection); " +
+          "'after confirmation' = the client's receipt of the answer minus the chain's confirmation time; the latency bound = 32 / (RPC calls per verify × round trip).",
+      );
+      process.exit(0);
+    })
+    .catch(fail);
+} else {
+  runLocalSpeedBench();
+}
+
+/** `--slot-ms N --jitter-ms N --rpc-latency-ms N --sequential N --concurrent-verifies N --warmup N` over the defaults. */
+function realTimingOptions(argv: string[]): RealTimingOptions {
+  const flag = (name: string, fallback: number): number => {
+    const index = argv.indexOf(`--${name}`);
+    if (index === -1) return fallback;
+    const value = Number(argv[index + 1]);
+    if (!Number.isFinite(value) || value < 0) throw new Error(`--${name} needs a non-negative number`);
+    return value;
+  };
+  const d = DEFAULT_REAL_TIMING_OPTIONS;
+  return {
+    slotMs: flag("slot-ms", d.slotMs),
+    jitterMs: flag("jitter-ms", d.jitterMs),
+    rpcLatencyMsEachWay: flag("rpc-latency-ms", d.rpcLatencyMsEachWay),
+    sequential: flag("sequential", d.sequential),
+    concurrentVerifies: flag("concurrent-verifies", d.concurrentVerifies),
+    warmupCalls: flag("warmup", d.warmupCalls),
+  };
+}
+
+function fail(error: unknown): never {
+  console.error(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  process.exit(1);
+}
+
+function runLocalSpeedBench(): void {
+  runBench({ ...DEFAULT_OPTIONS, log: (line) => console.log(`bench: ${line}`) })
+    .then((result) => {
+      console.log(`\n${result.table}\n`);
+      console.log(`per-round /verify req/s (spread): ${result.spread}`);
+      console.log(`where a sequential /settle's time goes (median ms; "facilitator" = everything outside the chain's service time, loopback hops included):`);
+      console.log(describeSettleTimelines(result.settleTimelines));
+      console.log(`load average after: ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}; took ${((performance.now() - started) / 1000).toFixed(0)} s`);
+      console.log(
+        "method: both facilitators over HTTP on loopback, each in its own process (ours: served as npm start serves it); " +
+          "every call a distinct payment from @x402/svm's client, bodies serialised before the clock starts, one keep-alive node:http client for both; " +
+          "req/s = calls / wall time, median of the rounds; p99 pools the rounds; CPU = the facilitator's processes' user+system time from /proc over all rounds / calls.",
+      );
+      process.exit(0);
+    })
+    .catch(fail);
+}

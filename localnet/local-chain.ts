@@ -10,6 +10,7 @@ import { BlockhashWindow, type IssuedBlockhash } from "./blockhash-window";
 import { ChainClock, SLOTS_PER_EPOCH, SLOT_DURATION_MS } from "./chain-clock";
 import type { LocalAccount } from "./account-encoding";
 import { readMint } from "./token-accounts";
+import type { RealTiming } from "./real-timing";
 import { decodeBase58, toBase58 } from "./wire-transaction";
 import { DEFAULT_MAX_LEDGER_ENTRIES, TransactionLedger, type LedgerEntry } from "./transaction-ledger";
 
@@ -22,6 +23,8 @@ export interface LocalChainOptions {
   maxLedgerEntries?: number;
   /** Receives one line per notable event (dropped transactions, …). */
   log?: (line: string) => void;
+  /** TEST-ONLY (benchmark): confirmation after a slot time instead of at once (real-timing.ts). */
+  realTiming?: RealTiming | null;
 }
 
 /** What PubSub subscribers need to hear about. */
@@ -53,6 +56,7 @@ export class LocalChain {
    * as on a busy cluster, so that clients' confirmation timeouts can be exercised.
    */
   readonly confirmationLagMs = new Map<string, number>();
+  readonly realTiming: RealTiming | null;
   readonly log: (line: string) => void;
   private readonly listeners = new Set<(event: ChainEvent) => void>();
   private syncedSlot = -1n;
@@ -62,6 +66,7 @@ export class LocalChain {
     this.clock = options.clock ?? new ChainClock();
     this.ledger = new TransactionLedger(options.maxLedgerEntries ?? DEFAULT_MAX_LEDGER_ENTRIES);
     this.log = options.log ?? (() => {});
+    this.realTiming = options.realTiming ?? null;
     this.svm = new LiteSVM()
       // The blockhash window and the status cache are emulated here (litesvm accepts only its
       // newest blockhash and remembers ~32 signatures); signatures are verified here too, so
@@ -118,6 +123,12 @@ export class LocalChain {
     this.ledger.add(entry);
     this.emit({ type: "transaction", entry });
     this.emit({ type: "accounts" });
+  }
+
+  /** When a landed transaction reports "confirmed": its real-timing confirmation or its fee payer's test-only lag, whichever is later. */
+  confirmedAtMs(entry: LedgerEntry): number {
+    const lag = this.confirmationLagMs.get(entry.accountKeys[0] ?? "");
+    return lag === undefined ? entry.confirmedAtMs : Math.max(entry.confirmedAtMs, entry.landedAtMs + lag);
   }
 
   context(): RpcContext {

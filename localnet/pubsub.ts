@@ -8,12 +8,13 @@ import { encodeAccount, parseAccountEncoding, parseDataSlice, type AccountEncodi
 import { SLOT_DURATION_MS } from "./chain-clock";
 import { parseJsonWithBigInts, stringifyJsonWithBigInts, type JsonValue } from "./json-bigint";
 import type { ChainEvent, LocalChain } from "./local-chain";
+import type { LedgerEntry } from "./transaction-ledger";
 import { RpcError, RPC_ERROR_CODE, invalidParams, methodNotFound } from "./rpc-errors";
 import { configParam, pubkeyParam, requiredParam, signatureParam, type RpcParams } from "./rpc-params";
 import type { WebSocketConnection } from "./websocket-connection";
 
 type Subscription =
-  | { id: number; connection: WebSocketConnection; kind: "signature"; signature: string }
+  | { id: number; connection: WebSocketConnection; kind: "signature"; signature: string; processedIsEnough: boolean }
   | { id: number; connection: WebSocketConnection; kind: "slot" }
   | { id: number; connection: WebSocketConnection; kind: "root" }
   | {
@@ -92,8 +93,8 @@ export class PubSubHub {
     switch (method) {
       case "signatureSubscribe": {
         const signature = signatureParam(requiredParam(params, 0, "signature"));
-        configParam(params, 1);
-        this.subscriptions.set(id, { id, connection, kind: "signature", signature });
+        const processedIsEnough = configParam(params, 1).commitment === "processed";
+        this.subscriptions.set(id, { id, connection, kind: "signature", signature, processedIsEnough });
         break;
       }
       case "slotSubscribe":
@@ -141,7 +142,7 @@ export class PubSubHub {
     const subscription = this.subscriptions.get(id);
     if (subscription?.kind === "signature") {
       const entry = this.chain.ledger.get(subscription.signature);
-      if (entry !== undefined) this.notifySignature(subscription, entry.slot, entry.err);
+      if (entry !== undefined) this.notifySignatureAtCommitment(subscription, entry);
     }
     this.updateSlotTimer();
   }
@@ -153,9 +154,7 @@ export class PubSubHub {
       } else if (event.type === "slot" && subscription.kind === "root") {
         this.notify(subscription, "rootNotification", event.slot);
       } else if (event.type === "transaction" && subscription.kind === "signature") {
-        if (subscription.signature === event.entry.signature) {
-          this.notifySignature(subscription, event.entry.slot, event.entry.err);
-        }
+        if (subscription.signature === event.entry.signature) this.notifySignatureAtCommitment(subscription, event.entry);
       } else if (event.type === "accounts" && subscription.kind === "account") {
         const encoded = this.encodedAccountJson(subscription.pubkey, subscription.encoding, subscription.dataSlice);
         if (encoded !== subscription.lastSent) {
@@ -167,6 +166,16 @@ export class PubSubHub {
         }
       }
     }
+  }
+
+  /** Notifies when the landed transaction reaches the subscription's commitment (at once, unless real timing or a lag holds it). */
+  private notifySignatureAtCommitment(subscription: Subscription & { kind: "signature" }, entry: LedgerEntry): void {
+    const waitMs = subscription.processedIsEnough ? 0 : this.chain.confirmedAtMs(entry) - Date.now();
+    if (waitMs <= 0) return this.notifySignature(subscription, entry.slot, entry.err);
+    const timer = setTimeout(() => {
+      if (this.subscriptions.get(subscription.id) === subscription) this.notifySignature(subscription, entry.slot, entry.err);
+    }, waitMs);
+    timer.unref();
   }
 
   private notifySignature(subscription: Subscription, slot: bigint, err: unknown): void {

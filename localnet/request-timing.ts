@@ -39,6 +39,13 @@ export class RequestTiming {
     };
   }
 
+  /** Logs a message that is not an HTTP request (a WebSocket upgrade or subscription call), at one instant. */
+  note(methods: string[]): void {
+    const atMs = epochNowMs();
+    if (this.log.length >= MAX_LOGGED_REQUESTS) this.log = this.log.slice(MAX_LOGGED_REQUESTS / 2);
+    this.log.push({ methods, receivedAtMs: atMs, finishedAtMs: atMs });
+  }
+
   /** localnet_serviceTime: requests answered so far and the wall time spent on them. */
   serviceTime(): { requests: number; totalMs: number } {
     return { requests: this.requests, totalMs: this.totalMs };

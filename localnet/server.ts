@@ -18,7 +18,8 @@ import { faucetMethods } from "./methods/faucet-methods";
 import { localnetMethods } from "./methods/localnet-methods";
 import { tokenMethods } from "./methods/token-methods";
 import { transactionMethods } from "./methods/transaction-methods";
-import { acceptWebSocket } from "./websocket-connection";
+import { acceptWebSocket, type WebSocketConnection } from "./websocket-connection";
+import { oneWayDelay, realTimingFromEnv, type RealTiming } from "./real-timing";
 
 export const DEFAULT_LOCALNET_PORT = 8899;
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -29,6 +30,8 @@ export interface StartLocalnetOptions {
   host?: string;
   /** Suppresses the event log (dropped transactions, internal errors). */
   quiet?: boolean;
+  /** TEST-ONLY (benchmark): slot-time confirmation and RPC latency (real-timing.ts). Default: env LOCALNET_SLOT_MS etc. */
+  realTiming?: RealTiming | null;
 }
 
 export interface RunningLocalnet {
@@ -48,7 +51,8 @@ export async function startLocalnet(options: StartLocalnetOptions = {}): Promise
   const port = options.port ?? defaultPort();
   const log = options.quiet ? () => {} : (line: string) => console.error(`[localnet] ${line}`);
 
-  const chain = new LocalChain({ log });
+  const realTiming = options.realTiming === undefined ? realTimingFromEnv(process.env) : options.realTiming;
+  const chain = new LocalChain({ log, realTiming });
   const seeded = await seedLocalnet(chain);
   const timing = new RequestTiming();
   const methods: RpcMethodTable = {
@@ -61,12 +65,18 @@ export async function startLocalnet(options: StartLocalnetOptions = {}): Promise
     // TEST-ONLY (benchmark): how long the chain itself spent answering, so a client can tell its own time apart.
     localnet_serviceTime: () => timing.serviceTime(),
     localnet_requestLog: (params) => timing.requestsSince(sinceParam(params[0])),
+    // TEST-ONLY (benchmark): when each signature reported (or will report) "confirmed", epoch ms; null if it never landed.
+    localnet_confirmationTimes: (params) =>
+      signatureListParam(params[0]).map((signature) => {
+        const entry = chain.ledger.get(signature);
+        return entry === undefined ? null : chain.confirmedAtMs(entry);
+      }),
   };
 
   const server = createServer((request, response) => {
     const timed = timing.begin();
     response.once("finish", timed.finish);
-    handleHttp(request, response, methods, log, timed.methods).catch((error: unknown) => {
+    handleHttp(request, response, methods, log, timed.methods, realTiming).catch((error: unknown) => {
       log(`http handler failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       if (!response.headersSent) response.writeHead(500);
       response.end();
@@ -77,7 +87,9 @@ export async function startLocalnet(options: StartLocalnetOptions = {}): Promise
   const pubsub = new PubSubHub(chain);
   server.on("upgrade", (request, socket, head) => {
     const connection = acceptWebSocket(request, socket, head);
-    if (connection !== null) pubsub.attach(connection);
+    if (connection === null) return;
+    timing.note(["websocket"]);
+    pubsub.attach(loggedWithLatency(connection, timing, realTiming));
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -103,6 +115,39 @@ export async function startLocalnet(options: StartLocalnetOptions = {}): Promise
         server.closeAllConnections();
       }),
   };
+}
+
+/** Logs each inbound message's methods and, with real timing, delays both directions by the one-way latency. */
+function loggedWithLatency(connection: WebSocketConnection, timing: RequestTiming, realTiming: RealTiming | null): WebSocketConnection {
+  const later = (work: () => void) => {
+    const delay = oneWayDelay(realTiming);
+    if (delay === null) work();
+    else void delay.then(work);
+  };
+  return {
+    send: (text) => later(() => connection.send(text)),
+    close: () => connection.close(),
+    onClose: (listener) => connection.onClose(listener),
+    onMessage: (listener) =>
+      connection.onMessage((text) => {
+        timing.note(messageMethods(text));
+        later(() => listener(text));
+      }),
+  };
+}
+
+function messageMethods(text: string): string[] {
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    return (Array.isArray(parsed) ? parsed : [parsed]).map((message) => String((message as { method?: unknown } | null)?.method ?? "?"));
+  } catch {
+    return [];
+  }
+}
+
+function signatureListParam(value: unknown): string[] {
+  if (!Array.isArray(value) || !value.every((item) => typeof item === "string")) throw invalidParams("Invalid params: expected an array of signatures");
+  return value as string[];
 }
 
 /** localnet_requestLog's optional start (epoch ms); absent = everything still logged. */
@@ -133,6 +178,7 @@ async function handleHttp(
   log: (line: string) => void,
   /** Receives the body's method names, for the request log. */
   methodsServed: string[],
+  realTiming: RealTiming | null,
 ): Promise<void> {
   if (request.method === "OPTIONS") {
     response.writeHead(204, CORS_HEADERS).end();
@@ -151,11 +197,13 @@ async function handleHttp(
     response.writeHead(413, CORS_HEADERS).end();
     return;
   }
+  await oneWayDelay(realTiming);
   const reply = await dispatchRpcBody(body, methods, {
     onMethod: (method) => methodsServed.push(method),
     onInternalError: (method, error) =>
       log(`internal error in ${method}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
   });
+  await oneWayDelay(realTiming);
   if (reply === null) {
     response.writeHead(204, CORS_HEADERS).end();
     return;

@@ -53,6 +53,8 @@ export interface LedgerEntry {
   lastValidBlockHeight: bigint;
   /** Wall-clock landing time, for the test-only confirmation lag. */
   landedAtMs: number;
+  /** Wall-clock time from which it reports "confirmed" (= landedAtMs unless the chain runs with real timing). */
+  confirmedAtMs: number;
 }
 
 export class TransactionLedger {

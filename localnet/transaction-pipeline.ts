@@ -9,6 +9,7 @@
  * signature and getSignatureStatuses keeps answering null, exactly like a cluster. A transaction
  * that fails while executing lands with its error and pays its fee.
  */
+import { confirmationDelayMs } from "./real-timing";
 import { getBase58Decoder } from "@solana/kit";
 import { FailedTransactionMetadata, type SimulatedTransactionInfo, type TransactionMetadata } from "litesvm";
 import { snapshotAccounts } from "./account-snapshot";
@@ -87,11 +88,13 @@ export function submitTransaction(chain: LocalChain, wire: WireTransaction, opti
   }
 
   const { slot } = chain.sync();
+  const landedAtMs = Date.now();
   const entry: LedgerEntry = {
     signature: wire.signature,
     slot,
     blockTime: chain.clock.unixTimestamp(),
-    landedAtMs: Date.now(),
+    landedAtMs,
+    confirmedAtMs: landedAtMs + confirmationDelayMs(chain.realTiming),
     transaction: wire,
     loadedAddresses: keys.loadedAddresses,
     accountKeys: keys.accountKeys,

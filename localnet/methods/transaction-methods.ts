@@ -261,8 +261,7 @@ function jsonParsedTransaction(entry: LedgerEntry) {
   };
 }
 
-/** Whether a landed transaction is still inside its fee payer's test-only confirmation lag. */
+/** Whether a landed transaction is still short of "confirmed" (real timing, or its fee payer's test-only lag). */
 function isStillLagging(chain: LocalChain, entry: LedgerEntry): boolean {
-  const lag = chain.confirmationLagMs.get(entry.accountKeys[0] ?? "");
-  return lag !== undefined && Date.now() < entry.landedAtMs + lag;
+  return Date.now() < chain.confirmedAtMs(entry);
 }

@@ -25,6 +25,9 @@ export interface Config {
   rpcUrl: string;
   walletRpcUrl: string;
   rpcTimeoutMs: number;
+  /** PubSub endpoint in the http(s) form a Worker's fetch upgrades to a WebSocket (may carry credentials: never shown). */
+  pubsubUrl: string;
+  settleConfirmation: "subscribe" | "poll";
   programs: { universalSettle: Address; slaEscrow: Address };
   mints: { usdc: Address; usdt: Address | null };
   feePayer: KeyPairSigner;
@@ -55,7 +58,14 @@ export interface Config {
     minSplRawDefault: bigint;
     minSplRawByMint: Record<string, bigint>;
   };
-  slaEscrow: { allowFacilitatorFeeSponsorship: boolean; oracleAuthorities: Address[]; deliveryBudgetSeconds: number; oracleProfiles: OracleProfileConfig };
+  slaEscrow: {
+    allowFacilitatorFeeSponsorship: boolean;
+    sponsoredFailuresPerPayer: number;
+    watchRetentionDays: number;
+    oracleAuthorities: Address[];
+    deliveryBudgetSeconds: number;
+    oracleProfiles: OracleProfileConfig;
+  };
   probe: { allowLoopback: boolean; maxConsecutiveFailures: number; cronBatchLimit: number; maxResourcesPerWallet: number };
 }
 
@@ -152,6 +162,8 @@ export async function loadConfig(env: Env): Promise<Config> {
     // URL for wallets explicitly, only its origin is ever shown.
     walletRpcUrl: input.SOLANA_WALLET_RPC_URL || new URL(input.SOLANA_RPC_URL).origin,
     rpcTimeoutMs: input.SVC_RPC_TIMEOUT_MS,
+    pubsubUrl: (input.SOLANA_WS_URL || input.SOLANA_RPC_URL).replace(/^ws(s?):\/\//i, "http$1://"),
+    settleConfirmation: input.SVC_SETTLE_CONFIRMATION,
     programs: {
       universalSettle: address(input.UNIVERSAL_SETTLE_PROGRAM_ID || cluster.universalSettleProgramId),
       slaEscrow: address(input.SLA_ESCROW_PROGRAM_ID || cluster.slaEscrowProgramId),
@@ -189,6 +201,8 @@ export async function loadConfig(env: Env): Promise<Config> {
     },
     slaEscrow: {
       allowFacilitatorFeeSponsorship: input.SVC_SLA_ESCROW_ALLOW_FACILITATOR_FEE_SPONSORSHIP,
+      sponsoredFailuresPerPayer: input.SVC_SLA_ESCROW_SPONSORED_FAILURES_PER_PAYER,
+      watchRetentionDays: input.SVC_ESCROW_WATCH_RETENTION_DAYS,
       oracleAuthorities: input.SVC_SLA_ESCROW_ORACLE_AUTHORITIES.map((key) => address(key)),
       deliveryBudgetSeconds: input.SVC_SLA_ESCROW_DELIVERY_BUDGET_SECONDS,
       oracleProfiles: {

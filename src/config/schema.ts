@@ -20,6 +20,12 @@ const httpUrl = v.pipe(
   v.check((s) => /^https?:\/\//i.test(s), "must be an http(s) URL"),
 );
 
+const wsOrHttpUrl = v.pipe(
+  trimmed,
+  v.url("must be a ws(s) or http(s) URL"),
+  v.check((s) => /^(wss?|https?):\/\//i.test(s), "must be a ws(s) or http(s) URL"),
+);
+
 function integer(min: number, max: number, fallback: number) {
   return v.optional(
     v.pipe(
@@ -125,6 +131,10 @@ export const ConfigInputSchema = v.object({
   /** RPC URL advertised to wallets in /health; defaults to SOLANA_RPC_URL. Credentials are always redacted. */
   SOLANA_WALLET_RPC_URL: v.optional(v.union([v.literal(""), httpUrl]), ""),
   SVC_RPC_TIMEOUT_MS: integer(100, 60_000, 8_000),
+  /** The cluster's PubSub (WebSocket) endpoint, ws(s):// or http(s)://; empty = the RPC URL's host (providers serve both there). */
+  SOLANA_WS_URL: v.optional(v.union([v.literal(""), wsOrHttpUrl]), ""),
+  /** How /settle learns of a confirmation: a signatureSubscribe opened before the send, or status polling only. */
+  SVC_SETTLE_CONFIRMATION: v.optional(v.picklist(["subscribe", "poll"], 'must be "subscribe" or "poll"'), "subscribe"),
 
   // Program ids and mints: empty means "the cluster default" (src/config/networks.ts).
   UNIVERSAL_SETTLE_PROGRAM_ID: optionalAddress,
@@ -167,6 +177,10 @@ export const ConfigInputSchema = v.object({
   SVC_SWEEP_MIN_SPL_RAW_BY_MINT: mintThresholdMap,
 
   SVC_SLA_ESCROW_ALLOW_FACILITATOR_FEE_SPONSORSHIP: boolean(false),
+  /** Sponsored fundings of one payer that may fail on chain (fee paid by the fee payer) in 24 h before its sponsorship is refused. */
+  SVC_SLA_ESCROW_SPONSORED_FAILURES_PER_PAYER: integer(1, 1_000, 2),
+  /** Days a finished escrow-keeper watch row (closed, dropped, stuck) is kept before the scheduled purge. */
+  SVC_ESCROW_WATCH_RETENTION_DAYS: integer(1, 3_650, 30),
   /** Oracle authorities a buyer may name in FundPayment (comma or space separated); advertised as extra.oracleAuthorities. */
   SVC_SLA_ESCROW_ORACLE_AUTHORITIES: mintList,
   /** Seconds a seller needs to deliver: the escrow ttl must cover the program's delivery cutoff plus this budget. */

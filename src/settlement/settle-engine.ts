@@ -4,6 +4,7 @@ import type { Env } from "../env";
 import { toBase64 } from "../solana/bytes";
 import { sendWithPreflight, type SendOutcome } from "../solana/send-transaction";
 import { confirmSignature, signatureStatus, type SignatureStatus } from "../solana/confirm";
+import { watchSignature, type SignatureWatch } from "../solana/signature-watch";
 import { isBlockhashStillValid } from "../solana/blockhash";
 import { claimSettlement, claimSuccessReport, getSettlement, getSettlementState, releaseSettlement, takeOverLease, updateSettlement, type SettlementRow } from "../store/settlements";
 import { isSellerRetryOfReportedSuccess } from "./repeat-settle";
@@ -115,8 +116,16 @@ export async function settleSignedPayment(config: Config, env: Env, verified: Se
     leaseId,
     leaseExpiresAtMs: Date.now() + SUBMIT_LEASE_MS,
   };
-  const ctx: SettleContext = { config, env, verified, wireBase64: toBase64(signed.wireBytes), signature: signed.signature, ...call };
+  const ctx: SettleContext = { config, env, verified, wireBase64: toBase64(signed.wireBytes), signature: signed.signature, watch: null, ...call };
+  try {
+    return await claimSendAndConfirm(ctx, claimRow, leaseId);
+  } finally {
+    ctx.watch?.close();
+  }
+}
 
+async function claimSendAndConfirm(ctx: SettleContext, claimRow: ClaimRow, leaseId: string): Promise<Settlement> {
+  const { config, env, verified } = ctx;
   if (verified.beforeFirstSend) {
     // Work that must happen once and before any send (e.g. creating the vault) waits for the claim.
     const claim = await claimSettlement(env.DB, claimRow);
@@ -130,7 +139,7 @@ export async function settleSignedPayment(config: Config, env: Env, verified: Se
   // stays sequential is the answer: success is still reported only through the ledger row.
   // The send is dispatched first, so the cluster starts on it while the claim is written (locally, where D1 shares
   // the Worker's thread, a claim dispatched first held the send back ~0.3 ms in a 200-settle A/B).
-  const [sent, claim] = await Promise.allSettled([sendWithPreflight(config, ctx.wireBase64), claimSettlement(env.DB, claimRow)]);
+  const [sent, claim] = await Promise.allSettled([sendWatched(ctx), claimSettlement(env.DB, claimRow)]);
   if (claim.status === "rejected") {
     // No ledger row, so no success may be answered; if the cluster may have the transaction, say pending with its
     // id (a retry claims the row and finds the landed payment), else the database fault stands.
@@ -143,12 +152,25 @@ export async function settleSignedPayment(config: Config, env: Env, verified: Se
   return afterSend(ctx, sent);
 }
 
+type ClaimRow = Parameters<typeof claimSettlement>[1];
+
 interface SettleContext extends SettleCall {
   config: Config;
   env: Env;
   verified: SettleablePayment;
   wireBase64: string;
   signature: string;
+  /** The confirmation push for this call's own send (null when polling, or before the send). */
+  watch: SignatureWatch | null;
+}
+
+/**
+ * Sends the signed bytes; with `subscribe`, first opens the signature's PubSub watch, so it is in place (or nearly)
+ * before the cluster can confirm (the signature is known before the send: it is the fee payer's).
+ */
+function sendWatched(ctx: SettleContext): Promise<SendOutcome> {
+  if (ctx.config.settleConfirmation === "subscribe" && ctx.watch === null) ctx.watch = watchSignature(ctx.config, ctx.signature);
+  return sendWithPreflight(ctx.config, ctx.wireBase64);
 }
 
 async function submitAndConfirm(ctx: SettleContext): Promise<Settlement> {
@@ -156,7 +178,7 @@ async function submitAndConfirm(ctx: SettleContext): Promise<Settlement> {
     const prepared = await ctx.verified.beforeFirstSend();
     if (!prepared.ok) return failWithoutSignature(ctx, prepared);
   }
-  const [sent] = await Promise.allSettled([sendWithPreflight(ctx.config, ctx.wireBase64)]);
+  const [sent] = await Promise.allSettled([sendWatched(ctx)]);
   return afterSend(ctx, sent);
 }
 
@@ -181,7 +203,7 @@ async function afterSend(ctx: SettleContext, sent: PromiseSettledResult<SendOutc
 async function confirmAndReport(ctx: SettleContext): Promise<Settlement> {
   let outcome;
   try {
-    outcome = await confirmSignature(ctx.config, ctx.signature, ctx.config.limits.settleConfirmTimeoutMs);
+    outcome = await confirmSignature(ctx.config, ctx.signature, ctx.config.limits.settleConfirmTimeoutMs, ctx.watch);
   } catch (error) {
     if (isFacilitatorError(error)) return pending(ctx, { signatureKnownToCluster: true, cause: error.message });
     throw error;

@@ -14,32 +14,42 @@ import type { Config } from "../config/load-config";
 import { rpcCall, solanaRpc } from "./rpc";
 import { sendWithPreflight } from "./send-transaction";
 import { confirmSignature } from "./confirm";
+import { watchSignature } from "./signature-watch";
 import { classifyTransactionError, describe } from "./transaction-errors";
 
+type Lifetime = TransactionMessageWithBlockhashLifetime["lifetimeConstraint"];
+
 /**
- * Builds, signs (fee payer only), sends and confirms a transaction of the facilitator's own — just-in-time
- * provisioning and sweeps. Never used for anything a caller supplied.
+ * Builds, signs (fee payer only), sends and confirms a transaction of the facilitator's own (just-in-time
+ * provisioning). Never used for anything a caller supplied. `blockhash`: a live one the caller already holds (a
+ * verified payment's), which saves the getLatestBlockhash call; the confirmation is pushed over PubSub like a settle's.
  */
 export async function sendFacilitatorTransaction(
   config: Config,
   instructions: Instruction[],
+  blockhash?: Lifetime,
 ): Promise<{ ok: true; signature: string } | { ok: false; message: string }> {
-  const { value: blockhash } = await rpcCall(config, "getLatestBlockhash", solanaRpc(config).getLatestBlockhash({ commitment: "confirmed" }));
-  const { wireBase64, signature } = await signFacilitatorTransaction(config, blockhash, instructions);
-  const sent = await sendWithPreflight(config, wireBase64);
-  if (sent.kind === "rejected" && classifyTransactionError(sent.err).kind !== "already_processed") {
-    const failedLog = sent.logs.filter((l) => /failed|error/i.test(l)).at(-1);
-    return { ok: false, message: `${describe(sent.err)}${failedLog ? ` (${failedLog.slice(0, 160)})` : ""}` };
+  const lifetime = blockhash ?? (await rpcCall(config, "getLatestBlockhash", solanaRpc(config).getLatestBlockhash({ commitment: "confirmed" }))).value;
+  const { wireBase64, signature } = await signFacilitatorTransaction(config, lifetime, instructions);
+  const watch = config.settleConfirmation === "subscribe" ? watchSignature(config, signature) : null;
+  try {
+    const sent = await sendWithPreflight(config, wireBase64);
+    if (sent.kind === "rejected" && classifyTransactionError(sent.err).kind !== "already_processed") {
+      const failedLog = sent.logs.filter((l) => /failed|error/i.test(l)).at(-1);
+      return { ok: false, message: `${describe(sent.err)}${failedLog ? ` (${failedLog.slice(0, 160)})` : ""}` };
+    }
+    const outcome = await confirmSignature(config, signature, config.limits.settleConfirmTimeoutMs, watch);
+    if (outcome.kind === "confirmed") return { ok: true, signature };
+    return { ok: false, message: outcome.kind === "failed" ? describe(outcome.err) : `not confirmed in time (${signature})` };
+  } finally {
+    watch?.close();
   }
-  const outcome = await confirmSignature(config, signature, config.limits.settleConfirmTimeoutMs);
-  if (outcome.kind === "confirmed") return { ok: true, signature };
-  return { ok: false, message: outcome.kind === "failed" ? describe(outcome.err) : `not confirmed in time (${signature})` };
 }
 
 /** Signs a transaction of the facilitator's own (fee payer only) with a given blockhash; sweeps share one per run. */
 export async function signFacilitatorTransaction(
   config: Config,
-  blockhash: TransactionMessageWithBlockhashLifetime["lifetimeConstraint"],
+  blockhash: Lifetime,
   instructions: Instruction[],
 ): Promise<{ wireBase64: string; signature: string }> {
   const message = pipe(

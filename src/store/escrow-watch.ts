@@ -1,62 +1,128 @@
 /**
- * The escrow keeper's bookkeeping in D1: one row per sla-escrow payment settled here, open until the chain shows it
- * released or refunded. A run claims its rows (one conditional UPDATE) before reading or sending anything, so two
- * runs never act on the same payment while the claim lasts.
+ * The escrow keeper's bookkeeping in D1: one row per sla-escrow funding this facilitator settled and the cluster
+ * accepted, open until the chain shows the payment released or refunded. A row is a pointer (Payment address and
+ * funding signature), never a source of payment facts: the keeper reads those from the chain and checks the funding
+ * against the settlement ledger. A run claims its rows (one conditional UPDATE) before reading or sending anything,
+ * so two runs never act on the same payment while the claim lasts.
  */
 
+/** A claimed row with the settlement ledger's row of its funding (null when the ledger has none). */
 export interface WatchedPayment {
   paymentPda: string;
-  mint: string;
   fundingSignature: string;
+  fundingBlockhash: string | null;
+  sponsoredPayer: string | null;
+  failures: number;
   createdAtMs: number;
+  ledger: FundingLedgerRow | null;
 }
 
-/** Called by escrow settle before it sends the funding: a payment is watched even if the response is lost. */
-export async function watchEscrowPayment(d1: D1Database, payment: { paymentPda: string; mint: string; fundingSignature: string }, nowMs: number): Promise<void> {
+export interface FundingLedgerRow {
+  messageHash: string;
+  state: string;
+  scheme: string;
+  payer: string;
+  asset: string;
+  amount: string;
+  merchantWallet: string;
+}
+
+export interface AcceptedFunding {
+  paymentPda: string;
+  fundingSignature: string;
+  fundingBlockhash: string;
+  /** The buyer when the facilitator paid the funding's fee (sponsorship), else null. */
+  sponsoredPayer: string | null;
+  /** The chain confirmed this funding (settle success), as opposed to accepted and not confirmed yet (pending). */
+  confirmed: boolean;
+}
+
+/**
+ * Called by escrow settle once the cluster accepted the funding (sent, or already processed). The Payment address
+ * depends on uid and bank only, so two fundings can point at one address: a confirmed funding takes the row over
+ * from another one (which at most one of them can be), a merely accepted one never displaces an existing row.
+ */
+export async function watchAcceptedFunding(d1: D1Database, funding: AcceptedFunding, nowMs: number): Promise<void> {
   await d1
     .prepare(
-      `INSERT INTO escrow_watch (payment_pda, mint, funding_signature, state, next_check_at_ms, created_at_ms, updated_at_ms)
-       VALUES (?1, ?2, ?3, 'open', ?4, ?4, ?4) ON CONFLICT (payment_pda) DO NOTHING`,
+      `INSERT INTO escrow_watch (payment_pda, funding_signature, funding_blockhash, sponsored_payer, state, next_check_at_ms, failures, created_at_ms, updated_at_ms)
+       VALUES (?1, ?2, ?3, ?4, 'open', ?5, 0, ?5, ?5)
+       ON CONFLICT (payment_pda) DO UPDATE SET funding_signature = excluded.funding_signature, funding_blockhash = excluded.funding_blockhash,
+         sponsored_payer = excluded.sponsored_payer, state = 'open', next_check_at_ms = excluded.next_check_at_ms, failures = 0,
+         last_outcome = NULL, updated_at_ms = excluded.updated_at_ms
+       WHERE ?6 AND escrow_watch.funding_signature <> excluded.funding_signature`,
     )
-    .bind(payment.paymentPda, payment.mint, payment.fundingSignature, nowMs)
+    .bind(funding.paymentPda, funding.fundingSignature, funding.fundingBlockhash, funding.sponsoredPayer, nowMs, funding.confirmed ? 1 : 0)
     .run();
 }
 
-/** Claims up to `limit` open, due payments not held by a live claim (oldest check first); returns those won. */
+const WATCH_COLUMNS = `w.payment_pda AS paymentPda, w.funding_signature AS fundingSignature, w.funding_blockhash AS fundingBlockhash,
+  w.sponsored_payer AS sponsoredPayer, w.failures AS failures, w.created_at_ms AS createdAtMs,
+  s.message_hash AS messageHash, s.state AS ledgerState, s.scheme AS scheme, s.payer AS payer, s.asset AS asset, s.amount AS amount,
+  s.merchant_wallet AS merchantWallet`;
+const LEDGER_JOIN = `LEFT JOIN settlements s ON s.signature = w.funding_signature`;
+/**
+ * The payment addresses of up to ?2 open rows due at ?1 and not held by a live claim. Rows that never failed come
+ * first, so a row that cannot progress never takes a slot from one that can; each half is a range scan of
+ * escrow_watch_due_idx (state, failures, next_check_at_ms), however many rows wait for a later deadline.
+ */
+const DUE_ROWS = `SELECT payment_pda FROM (
+    SELECT payment_pda, 0 AS tier, next_check_at_ms FROM (
+      SELECT payment_pda, next_check_at_ms FROM escrow_watch
+      WHERE state = 'open' AND failures = 0 AND next_check_at_ms <= ?1 AND (claim_expires_at_ms IS NULL OR claim_expires_at_ms <= ?1)
+      ORDER BY next_check_at_ms LIMIT ?2)
+    UNION ALL
+    SELECT payment_pda, 1 AS tier, next_check_at_ms FROM (
+      SELECT payment_pda, next_check_at_ms FROM escrow_watch
+      WHERE state = 'open' AND failures > 0 AND next_check_at_ms <= ?1 AND (claim_expires_at_ms IS NULL OR claim_expires_at_ms <= ?1)
+      ORDER BY next_check_at_ms LIMIT ?2)
+    ORDER BY tier, next_check_at_ms LIMIT ?2)`;
+const DUE_ORDER = `ORDER BY w.failures > 0, w.next_check_at_ms`;
+
+type JoinedRow = Omit<WatchedPayment, "ledger"> & { messageHash: string | null; ledgerState: string | null } & Omit<FundingLedgerRow, "messageHash" | "state">;
+
+function toWatched(row: JoinedRow): WatchedPayment {
+  const { messageHash, ledgerState, scheme, payer, asset, amount, merchantWallet, ...watch } = row;
+  const ledger = messageHash && ledgerState ? { messageHash, state: ledgerState, scheme, payer, asset, amount, merchantWallet } : null;
+  return { ...watch, ledger };
+}
+
+/**
+ * Claims up to `limit` open, due payments not held by a live claim and returns them with their funding's ledger row,
+ * in one D1 round trip (a batch runs as one transaction).
+ */
 export async function claimDuePayments(d1: D1Database, claimId: string, nowMs: number, claimMs: number, limit: number): Promise<WatchedPayment[]> {
-  const { results } = await d1
-    .prepare(
-      `UPDATE escrow_watch SET claim_id = ?1, claim_expires_at_ms = ?2, updated_at_ms = ?3
-       WHERE payment_pda IN (
-         SELECT payment_pda FROM escrow_watch
-         WHERE state = 'open' AND next_check_at_ms <= ?3 AND (claim_expires_at_ms IS NULL OR claim_expires_at_ms <= ?3)
-         ORDER BY next_check_at_ms LIMIT ?4)
-       AND (claim_expires_at_ms IS NULL OR claim_expires_at_ms <= ?3)
-       RETURNING payment_pda AS paymentPda, mint, funding_signature AS fundingSignature, created_at_ms AS createdAtMs`,
-    )
-    .bind(claimId, nowMs + claimMs, nowMs, limit)
-    .all<WatchedPayment>();
-  return results;
+  const [, selected] = await d1.batch([
+    d1
+      .prepare(
+        `UPDATE escrow_watch SET claim_id = ?3, claim_expires_at_ms = ?4, updated_at_ms = ?1
+         WHERE payment_pda IN (${DUE_ROWS}) AND (claim_expires_at_ms IS NULL OR claim_expires_at_ms <= ?1)`,
+      )
+      .bind(nowMs, limit, claimId, nowMs + claimMs),
+    d1.prepare(`SELECT ${WATCH_COLUMNS} FROM escrow_watch w ${LEDGER_JOIN} WHERE w.claim_id = ?1 ${DUE_ORDER}`).bind(claimId),
+  ]);
+  return (selected!.results as JoinedRow[]).map(toWatched);
 }
 
 /** Lists open, due payments without claiming them (dry run). */
 export async function peekDuePayments(d1: D1Database, nowMs: number, limit: number): Promise<WatchedPayment[]> {
   const { results } = await d1
-    .prepare(
-      `SELECT payment_pda AS paymentPda, mint, funding_signature AS fundingSignature, created_at_ms AS createdAtMs FROM escrow_watch
-       WHERE state = 'open' AND next_check_at_ms <= ?1 AND (claim_expires_at_ms IS NULL OR claim_expires_at_ms <= ?1)
-       ORDER BY next_check_at_ms LIMIT ?2`,
-    )
+    .prepare(`SELECT ${WATCH_COLUMNS} FROM escrow_watch w ${LEDGER_JOIN} WHERE w.payment_pda IN (${DUE_ROWS}) ${DUE_ORDER}`)
     .bind(nowMs, limit)
-    .all<WatchedPayment>();
-  return results;
+    .all<JoinedRow>();
+  return results.map(toWatched);
 }
 
 export interface WatchOutcome {
   paymentPda: string;
-  /** closed: released or refunded (or never funded); open: look again at nextCheckAtMs. */
-  state: "open" | "closed";
+  /**
+   * open: look again at nextCheckAtMs; closed: released or refunded (or the account is gone); dropped: not a payment
+   * this facilitator funded (never landed, failed, or not in its ledger); stuck: gave up after the attempt cap.
+   */
+  state: "open" | "closed" | "dropped" | "stuck";
   nextCheckAtMs: number;
+  /** Consecutive checks without progress, after this one. */
+  failures: number;
   action: "release" | "refund" | "none";
   signature: string | null;
   outcome: string;
@@ -71,13 +137,43 @@ export async function recordWatchOutcomes(d1: D1Database, claimId: string, outco
     outcomes.map((o) =>
       d1
         .prepare(
-          `UPDATE escrow_watch SET state = ?1, next_check_at_ms = ?2, last_action = ?3, last_signature = COALESCE(?4, last_signature),
-             last_outcome = ?5, updated_at_ms = ?6,
-             claim_id = CASE WHEN ?7 THEN claim_id ELSE NULL END,
-             claim_expires_at_ms = CASE WHEN ?7 THEN claim_expires_at_ms ELSE NULL END
-           WHERE payment_pda = ?8 AND claim_id = ?9`,
+          `UPDATE escrow_watch SET state = ?1, next_check_at_ms = ?2, failures = ?3, last_action = ?4, last_signature = COALESCE(?5, last_signature),
+             last_outcome = ?6, updated_at_ms = ?7,
+             claim_id = CASE WHEN ?8 THEN claim_id ELSE NULL END,
+             claim_expires_at_ms = CASE WHEN ?8 THEN claim_expires_at_ms ELSE NULL END
+           WHERE payment_pda = ?9 AND claim_id = ?10`,
         )
-        .bind(o.state, o.nextCheckAtMs, o.action, o.signature, o.outcome, nowMs, o.keepClaim ? 1 : 0, o.paymentPda, claimId),
+        .bind(o.state, o.nextCheckAtMs, o.failures, o.action, o.signature, o.outcome, nowMs, o.keepClaim ? 1 : 0, o.paymentPda, claimId),
     ),
   );
+}
+
+/**
+ * The ledger catching up with the chain: fundings settle answered pending that the chain shows confirmed are recorded
+ * confirmed (not reported: the next /settle of the payment reports success once, as usual), in one batch.
+ */
+export async function recordFundingsConfirmed(d1: D1Database, messageHashes: readonly string[], nowMs: number): Promise<void> {
+  if (messageHashes.length === 0) return;
+  await d1.batch(
+    messageHashes.map((hash) =>
+      d1
+        .prepare(
+          `UPDATE settlements SET state = 'confirmed', confirmed_at_ms = COALESCE(confirmed_at_ms, ?1), lease_expires_at_ms = NULL, updated_at_ms = ?1
+           WHERE message_hash = ?2 AND state IN ('submitting', 'pending')`,
+        )
+        .bind(nowMs, hash),
+    ),
+  );
+}
+
+/** Retention: deletes finished rows (closed, dropped, stuck) last touched before `beforeMs`, oldest first. */
+export async function purgeFinishedWatchRowsBefore(d1: D1Database, beforeMs: number, batchSize: number): Promise<number> {
+  const result = await d1
+    .prepare(
+      `DELETE FROM escrow_watch WHERE payment_pda IN (
+         SELECT payment_pda FROM escrow_watch WHERE state IN ('closed', 'dropped', 'stuck') AND updated_at_ms < ?1 ORDER BY updated_at_ms LIMIT ?2)`,
+    )
+    .bind(beforeMs, batchSize)
+    .run();
+  return result.meta.changes ?? 0;
 }

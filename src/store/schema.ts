@@ -245,16 +245,24 @@ export const manifestHarvests = sqliteTable("manifest_harvests", {
   lastError: text("last_error"),
 });
 
-/** Escrow keeper: sla-escrow payments settled here, watched until released or refunded (claims keep runs apart). */
+/**
+ * Escrow keeper: sla-escrow fundings this facilitator settled and the cluster accepted, watched until the Payment is
+ * released or refunded (claims keep runs apart). A pointer only: every fact of the payment is read from the chain.
+ */
 export const escrowWatch = sqliteTable(
   "escrow_watch",
   {
     paymentPda: text("payment_pda").primaryKey(),
-    mint: text("mint").notNull(),
     fundingSignature: text("funding_signature").notNull(),
-    /** open | closed */
+    /** The funding's recent blockhash: once it expired, a funding that never landed never will. */
+    fundingBlockhash: text("funding_blockhash"),
+    /** The buyer of a sponsored funding (the fee payer paid its fee), else null. */
+    sponsoredPayer: text("sponsored_payer"),
+    /** open | closed | dropped | stuck */
     state: text("state").notNull().default("open"),
     nextCheckAtMs: integer("next_check_at_ms").notNull(),
+    /** Consecutive checks that could not make progress (backoff doubles with each; capped). */
+    failures: integer("failures").notNull().default(0),
     claimId: text("claim_id"),
     claimExpiresAtMs: integer("claim_expires_at_ms"),
     /** release | refund | none */
@@ -264,7 +272,18 @@ export const escrowWatch = sqliteTable(
     createdAtMs: integer("created_at_ms").notNull(),
     updatedAtMs: integer("updated_at_ms").notNull(),
   },
-  (table) => [index("escrow_watch_due_idx").on(table.state, table.nextCheckAtMs)],
+  (table) => [index("escrow_watch_due_idx").on(table.state, table.failures, table.nextCheckAtMs), index("escrow_watch_purge_idx").on(table.state, table.updatedAtMs)],
+);
+
+/** Sponsored sla-escrow fundings that executed and failed on chain (0007): the fee payer paid; capped per payer. */
+export const sponsoredFundingFailures = sqliteTable(
+  "sponsored_funding_failures",
+  {
+    signature: text("signature").primaryKey(),
+    payer: text("payer").notNull(),
+    failedAtMs: integer("failed_at_ms").notNull(),
+  },
+  (table) => [index("sponsored_funding_failures_payer_idx").on(table.payer, table.failedAtMs)],
 );
 
 /**

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { runBench } from "../../bench/bench";
+import { runRealTimingBench } from "../../bench/real-timing";
 
 describe("npm run bench (smoke, tiny n)", () => {
   it("prints ours, the reference and the ratios, with every verify and settle valid on both sides", async () => {
@@ -58,4 +59,40 @@ describe("npm run bench (smoke, tiny n)", () => {
     expect(result.simulateCeiling.failures).toBe(0);
     expect(result.table).toContain("reference");
   }, 120_000);
+});
+
+describe("npm run bench -- --real-timing (smoke, tiny n)", () => {
+  it("reports settle latency, the time after confirmation and the RPC calls of each kind of call, for both sides", async () => {
+    const result = await runRealTimingBench({ slotMs: 150, jitterMs: 20, rpcLatencyMsEachWay: 5, sequential: 2, concurrentVerifies: 8, warmupCalls: 2 });
+
+    expect(result.rows.map((row) => row[0])).toEqual([
+      "verify: p50 / p95 ms",
+      "verify: RPC calls per call",
+      "settle (vault exists): p50 / p95 ms",
+      "settle (vault exists): answer after confirmation p50 / p95 ms",
+      "settle (vault exists): RPC calls per call",
+      "settle, just-in-time vault: p50 / p95 ms",
+      "settle, just-in-time vault: answer after confirmation p50 / p95 ms",
+      "settle, just-in-time vault: RPC calls per call",
+      "settle, sla-escrow funding: p50 / p95 ms",
+      "settle, sla-escrow funding: answer after confirmation p50 / p95 ms",
+      "settle, sla-escrow funding: RPC calls per call",
+      "/verify req/s at c=32 (latency bound)",
+    ]);
+    const [ourVerify, ourSettle] = result.figures.ours;
+    const [refVerify, refSettle] = result.figures.reference;
+    for (const f of [ourVerify!, refVerify!]) expect(f.rpcCallsByMethod.simulateTransaction, f.label).toBeGreaterThan(0);
+    // Both sides sent each settle once; ours heard of the confirmation over PubSub, the reference polled.
+    expect(ourSettle!.rpcCallsByMethod).toMatchObject({ sendTransaction: 1, signatureSubscribe: 1 });
+    expect(refSettle!.rpcCallsByMethod.sendTransaction).toBe(1);
+    expect(refSettle!.rpcCallsByMethod.getSignatureStatuses).toBeGreaterThan(0);
+    // Every settle's answer came after the chain's confirmation of its transaction.
+    for (const f of [...result.figures.ours.slice(1), refSettle!]) {
+      expect(f.afterConfirmationMs, f.label).toHaveLength(2);
+      for (const ms of f.afterConfirmationMs) expect(ms, f.label).toBeGreaterThan(0);
+    }
+    expect(result.verifyThroughput.ours).toBeGreaterThan(0);
+    expect(result.latencyBound.ours).toBeCloseTo((32 * 1000) / (1 * 10), 5); // one simulate per verify, 10 ms round trips
+    expect(result.table).toContain("RPC calls per call, by method");
+  }, 180_000);
 });

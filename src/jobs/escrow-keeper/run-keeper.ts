@@ -1,4 +1,4 @@
-import { address, type Address } from "@solana/kit";
+import { address, isAddress, type Address } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import type { Config } from "../../config/load-config";
 import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../config/networks";
@@ -8,19 +8,20 @@ import { signFacilitatorTransaction } from "../../solana/facilitator-transaction
 import { rpcCall, solanaRpc } from "../../solana/rpc";
 import { sendWithPreflight } from "../../solana/send-transaction";
 import { describe } from "../../solana/transaction-errors";
+import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../solana/token-programs";
 import { decodePayment, type Payment } from "../../programs/sla-escrow/accounts";
 import { getRefundPaymentInstruction, getReleasePaymentInstruction, type PayoutInstructionInput } from "../../programs/sla-escrow/instructions";
 import { findEscrowSolStoragePda } from "../../programs/sla-escrow/pda";
 import { escrowAddresses } from "../../schemes/sla-escrow/escrow-facts";
-import { claimDuePayments, peekDuePayments, recordWatchOutcomes, type WatchedPayment, type WatchOutcome } from "../../store/escrow-watch";
+import { claimDuePayments, peekDuePayments, recordFundingsConfirmed, recordWatchOutcomes, type WatchedPayment, type WatchOutcome } from "../../store/escrow-watch";
+import { recordSponsoredFundingFailures } from "../../store/sponsored-funding-failures";
 import { decidePayout, type KeeperDecision } from "./decide";
 import { optionalSpendingPause, type SpendingPause } from "../../solana/fee-payer-floor";
 import { CLAIM_MS, KEEPER_CONFIRM_POLLS, maxPaymentsWithinBudget } from "./budget";
+import { afterFailedAttempt } from "./backoff";
+import { readFundingStatuses, type FundingStatus } from "./funding-status";
 
 const CLOCK_SYSVAR = address("SysvarC1ock11111111111111111111111111111111");
-/** A watched payment whose account does not exist yet may still be landing (settle pending): look again later. */
-const FUNDING_GRACE_MS = 10 * 60_000;
-const RETRY_AFTER_FAILURE_MS = 10 * 60_000;
 const RECHECK_WITHOUT_DEADLINE_MS = 60 * 60_000;
 const MIN_RECHECK_MS = 60_000;
 
@@ -31,7 +32,7 @@ export interface KeeperOptions {
 
 export interface KeeperItem {
   paymentPda: string;
-  decision: KeeperDecision["kind"];
+  decision: KeeperDecision["kind"] | "dropped";
   action: "release" | "refund" | "none";
   signature: string | null;
   outcome: string;
@@ -48,20 +49,32 @@ export interface KeeperReport {
   paused?: SpendingPause;
 }
 
+/** Why a row leaves the keeper's queue without a payout, or waits for its funding to show up. */
+type FundingGate = { kind: "drop"; why: string } | { kind: "wait"; why: string };
+
 interface Planned {
   row: WatchedPayment;
   payment: Payment | null;
   decision: KeeperDecision;
   /** The chain clock the decision was taken at (unix seconds). */
   chainNow: bigint;
+  /** Set when the funding is not (yet) a payment this facilitator settled: no payout is considered. */
+  gate?: FundingGate;
+  /** The ledger still says pending, the chain says confirmed: the keeper records it before paying anything. */
+  ledgerCatchUp?: boolean;
+  /** A sponsored funding the chain shows failed (its fee was ours): counted against its payer. */
+  sponsoredFailure?: boolean;
   instruction?: ReturnType<typeof getReleasePaymentInstruction>;
+  /** The payout cannot be made now (counts as a failed attempt: backoff, then the cap). */
   skip?: string;
 }
 
 /**
- * One keeper run (Cron Trigger or POST /escrow-keeper): claim due payments, read them and the chain clock in one
- * batch, release or refund what the program allows, confirm, and record every outcome in one D1 batch. The fee
- * payer signs and pays each payout's network fee as keeper. A dry run claims nothing and sends nothing.
+ * One keeper run (Cron Trigger or POST /escrow-keeper): claim due payments, check each funding against the settlement
+ * ledger, read the Payment accounts and the chain clock, release or refund what the program allows, confirm, and
+ * record every outcome in one D1 batch. Everything the payout needs (mint, parties, amounts, state) comes from the
+ * Payment account on chain; the watch row only points at it. The fee payer signs and pays each payout's network fee
+ * as keeper, and only for fundings its ledger shows confirmed. A dry run claims, writes and sends nothing.
  */
 export async function runEscrowKeeper(config: Config, db: D1Database, options: KeeperOptions): Promise<KeeperReport> {
   const nowMs = Date.now();
@@ -76,8 +89,9 @@ export async function runEscrowKeeper(config: Config, db: D1Database, options: K
 
   const planned = await plan(config, rows, nowMs);
   if (options.dryRun) {
-    return report(options.dryRun, maxPaymentsPerRun, planned.map((p) => item(p, null, p.skip ?? `would ${actionOf(p)}`)));
+    return report(options.dryRun, maxPaymentsPerRun, planned.map((p) => item(p, null, p.gate?.why ?? p.skip ?? `would ${actionOf(p)}`)));
   }
+  await recordFundingFacts(db, planned, nowMs);
 
   const outcomes: WatchOutcome[] = [];
   const items: KeeperItem[] = [];
@@ -86,18 +100,18 @@ export async function runEscrowKeeper(config: Config, db: D1Database, options: K
   const blockhash = payouts.length > 0 ? (await rpcCall(config, "getLatestBlockhash", solanaRpc(config).getLatestBlockhash({ commitment: "confirmed" }))).value : null;
   for (const p of planned) {
     if (!p.instruction || p.skip || !blockhash) {
-      const outcome = p.skip ?? describeDecision(p.decision);
-      outcomes.push(waitOrClose(p, nowMs, outcome));
-      items.push(item(p, null, outcome));
+      const outcome = withoutPayout(p, nowMs, p.gate?.why ?? p.skip ?? describeDecision(p.decision));
+      outcomes.push(outcome);
+      items.push(item(p, null, outcome.outcome));
       continue;
     }
     const { wireBase64, signature } = await signFacilitatorTransaction(config, blockhash, [p.instruction]);
     try {
       const result = await sendWithPreflight(config, wireBase64);
       if (result.kind === "rejected") {
-        const outcome = `preflight refused: ${describe(result.err)}`;
-        outcomes.push({ paymentPda: p.row.paymentPda, state: "open", nextCheckAtMs: nowMs + RETRY_AFTER_FAILURE_MS, action: actionOf(p), signature: null, outcome, keepClaim: false });
-        items.push(item(p, null, outcome));
+        const outcome = failedAttempt(p, nowMs, `preflight refused: ${describe(result.err)}`, null);
+        outcomes.push(outcome);
+        items.push(item(p, null, outcome.outcome));
         continue;
       }
     } catch {
@@ -112,16 +126,16 @@ export async function runEscrowKeeper(config: Config, db: D1Database, options: K
     const action = actionOf(p);
     if (status?.kind === "confirmed") {
       const outcome = action === "release" ? "released" : "refunded";
-      outcomes.push({ paymentPda: p.row.paymentPda, state: "closed", nextCheckAtMs: nowMs, action, signature, outcome, keepClaim: false });
+      outcomes.push({ paymentPda: p.row.paymentPda, state: "closed", nextCheckAtMs: nowMs, failures: 0, action, signature, outcome, keepClaim: false });
       items.push(item(p, signature, outcome));
     } else if (status?.kind === "failed") {
-      const outcome = `failed on chain: ${describe(status.err)}`;
-      outcomes.push({ paymentPda: p.row.paymentPda, state: "open", nextCheckAtMs: nowMs + RETRY_AFTER_FAILURE_MS, action, signature, outcome, keepClaim: false });
-      items.push(item(p, signature, outcome));
+      const outcome = failedAttempt(p, nowMs, `failed on chain: ${describe(status.err)}`, signature);
+      outcomes.push(outcome);
+      items.push(item(p, signature, outcome.outcome));
     } else {
       // Unknown: keep the claim until it expires so no run sends a second payout before this one had its chance.
       const outcome = "sent, not confirmed within this run";
-      outcomes.push({ paymentPda: p.row.paymentPda, state: "open", nextCheckAtMs: nowMs + CLAIM_MS, action, signature, outcome, keepClaim: true });
+      outcomes.push({ paymentPda: p.row.paymentPda, state: "open", nextCheckAtMs: nowMs + CLAIM_MS, failures: p.row.failures, action, signature, outcome, keepClaim: true });
       items.push(item(p, signature, outcome));
     }
   }
@@ -129,72 +143,165 @@ export async function runEscrowKeeper(config: Config, db: D1Database, options: K
   return report(false, maxPaymentsPerRun, items);
 }
 
-/** Reads the payments, their mints and the chain clock in one batch; recipient token accounts in a second. */
+/**
+ * Reads the funding statuses the ledger cannot answer, the payments and the chain clock, then the payments' mints and
+ * recipient token accounts (under both token programs, so one more read suffices whichever program the mint has).
+ */
 async function plan(config: Config, rows: readonly WatchedPayment[], nowMs: number): Promise<Planned[]> {
   const programId = config.programs.slaEscrow;
-  const splMints = [...new Set(rows.map((r) => r.mint).filter((m) => m !== NATIVE_SOL_ALLOWLIST_ADDRESS))] as Address[];
-  const accounts = await fetchAccounts(config, [...rows.map((r) => r.paymentPda as Address), ...splMints, CLOCK_SYSVAR]);
+  const accounts = await fetchAccounts(config, [...rows.filter((r) => isAddress(r.paymentPda)).map((r) => r.paymentPda as Address), CLOCK_SYSVAR]);
   const chainNow = clockUnixSeconds(accounts.get(CLOCK_SYSVAR) ?? null) ?? BigInt(Math.floor(nowMs / 1000));
+  const paymentOf = (row: WatchedPayment) => {
+    const account = accounts.get(row.paymentPda as Address);
+    return account && account.owner === programId ? decodePayment(account.data) : null;
+  };
+
+  // The ledger answers for most rows; the chain is asked only about fundings it does not show confirmed or failed yet.
+  const askChain = rows.filter((r) => r.ledger !== null && r.ledger.state !== "failed" && r.ledger.state !== "confirmed");
+  const fundingStatuses = askChain.length > 0 ? await readFundingStatuses(config, askChain, nowMs) : new Map<string, FundingStatus>();
 
   const planned: Planned[] = [];
-  const recipientAtas: Address[] = [];
-  const pendingAta: { index: number; ata: Address }[] = [];
   for (const row of rows) {
-    const account = accounts.get(row.paymentPda as Address);
-    const payment = account && account.owner === programId ? decodePayment(account.data) : null;
-    const decision = decidePayout(payment, chainNow);
-    const p: Planned = { row, payment, decision, chainNow };
+    const payment = paymentOf(row);
+    const p: Planned = { row, payment, decision: decidePayout(payment, chainNow), chainNow };
     planned.push(p);
-    if (!payment || (decision.kind !== "release" && decision.kind !== "refund")) continue;
-
-    const mint = row.mint as Address;
-    const { bank, configAddress, escrow } = await escrowAddresses(programId, mint);
-    const recipient = decision.kind === "release" ? payment.seller : payment.buyer;
-    const base = { programId, bank, config: configAddress, escrow, payment: row.paymentPda as Address, keeper: config.feePayer };
-    let input: PayoutInstructionInput;
-    if (mint === NATIVE_SOL_ALLOWLIST_ADDRESS) {
-      const [solStorage] = await findEscrowSolStoragePda(programId, mint, bank, escrow);
-      input = { ...base, kind: "sol", solStorage, recipient };
-    } else {
-      const tokenProgram = accounts.get(mint)?.owner;
-      if (!tokenProgram) {
-        p.skip = `mint ${mint} not found`;
-        continue;
-      }
-      const [[escrowAta], [recipientAta]] = await Promise.all([
-        findAssociatedTokenPda({ owner: escrow, mint, tokenProgram }),
-        findAssociatedTokenPda({ owner: recipient, mint, tokenProgram }),
-      ]);
-      input = { ...base, kind: "spl", mint, escrowAta, recipientAta, tokenProgram };
-      recipientAtas.push(recipientAta);
-      pendingAta.push({ index: planned.length - 1, ata: recipientAta });
+    const gate = fundingGate(row, fundingStatuses.get(row.fundingSignature));
+    if (gate) {
+      p.gate = gate.gate;
+      p.sponsoredFailure = gate.sponsoredFailure;
+      continue;
     }
-    p.instruction = decision.kind === "release" ? getReleasePaymentInstruction(input) : getRefundPaymentInstruction(input);
+    p.ledgerCatchUp = row.ledger!.state !== "confirmed";
+    if (payment) {
+      const mismatch = ledgerMismatch(row, payment);
+      if (mismatch) p.gate = { kind: "drop", why: mismatch };
+    }
   }
 
-  // The program pays into an existing token account only; the keeper does not pay a recipient's account rent.
-  if (recipientAtas.length > 0) {
-    const atas = await fetchAccounts(config, recipientAtas);
-    for (const { index, ata } of pendingAta) {
-      if (!atas.get(ata)) planned[index]!.skip = `recipient token account ${ata} does not exist yet; its owner must create it`;
+  const payable = planned.filter((p) => !p.gate && p.payment && (p.decision.kind === "release" || p.decision.kind === "refund"));
+  const wanted = new Set<Address>();
+  const candidates = new Map<Planned, { mint: Address; recipient: Address; atas: Map<Address, Address> }>();
+  for (const p of payable) {
+    const payment = p.payment!;
+    const recipient = p.decision.kind === "release" ? payment.seller : payment.buyer;
+    if (payment.mint === NATIVE_SOL_ALLOWLIST_ADDRESS) {
+      candidates.set(p, { mint: payment.mint, recipient, atas: new Map() });
+      continue;
     }
+    const atas = new Map<Address, Address>();
+    for (const tokenProgram of [TOKEN_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM_ADDRESS]) {
+      const [ata] = await findAssociatedTokenPda({ owner: recipient, mint: payment.mint, tokenProgram });
+      atas.set(tokenProgram, ata);
+      wanted.add(ata);
+    }
+    wanted.add(payment.mint);
+    candidates.set(p, { mint: payment.mint, recipient, atas });
+  }
+  const tokenAccounts = wanted.size > 0 ? await fetchAccounts(config, [...wanted]) : new Map<Address, AccountSnapshot | null>();
+
+  for (const [p, { mint, atas }] of candidates) {
+    const payment = p.payment!;
+    const { escrow } = await escrowAddresses(programId, mint);
+    if (escrow !== payment.escrow) {
+      p.skip = `payment escrow ${payment.escrow} is not the escrow of mint ${mint}`;
+      continue;
+    }
+    let tokenProgram: Address | null = null;
+    if (mint !== NATIVE_SOL_ALLOWLIST_ADDRESS) {
+      tokenProgram = tokenAccounts.get(mint)?.owner ?? null;
+      const recipientAta = tokenProgram ? atas.get(tokenProgram) : undefined;
+      if (!tokenProgram || !recipientAta) {
+        p.skip = `mint ${mint} is not a token mint on this cluster`;
+        continue;
+      }
+      // The program pays into an existing token account only; the keeper does not pay a recipient's account rent.
+      if (!tokenAccounts.get(recipientAta)) {
+        p.skip = `recipient token account ${recipientAta} does not exist yet; its owner must create it`;
+        continue;
+      }
+    }
+    p.instruction = await payoutInstruction(config, p.row.paymentPda as Address, payment, p.decision.kind as "release" | "refund", tokenProgram);
   }
   return planned;
 }
 
-function waitOrClose(p: Planned, nowMs: number, outcome: string): WatchOutcome {
-  const base = { paymentPda: p.row.paymentPda, action: "none" as const, signature: null, outcome, keepClaim: false };
-  const { decision } = p;
-  if (decision.kind === "closed") {
-    // A payment whose funding may still be landing is not given up on yet.
-    if (p.payment === null && nowMs - p.row.createdAtMs < FUNDING_GRACE_MS) return { ...base, state: "open", nextCheckAtMs: nowMs + MIN_RECHECK_MS };
-    return { ...base, state: "closed", nextCheckAtMs: nowMs };
+/**
+ * The release or refund instruction of one payment, from the on-chain Payment account alone (mint, seller, buyer):
+ * the one place that lists a payout's accounts. `tokenProgram` is the mint's owner (null for native SOL).
+ */
+async function payoutInstruction(config: Config, paymentPda: Address, payment: Payment, kind: "release" | "refund", tokenProgram: Address | null) {
+  const programId = config.programs.slaEscrow;
+  const mint = payment.mint;
+  const { bank, configAddress, escrow } = await escrowAddresses(programId, mint);
+  const recipient = kind === "release" ? payment.seller : payment.buyer;
+  const base = { programId, bank, config: configAddress, escrow, payment: paymentPda, keeper: config.feePayer };
+  let input: PayoutInstructionInput;
+  if (tokenProgram === null) {
+    const [solStorage] = await findEscrowSolStoragePda(programId, mint, bank, escrow);
+    input = { ...base, kind: "sol", solStorage, recipient };
+  } else {
+    const [[escrowAta], [recipientAta]] = await Promise.all([
+      findAssociatedTokenPda({ owner: escrow, mint, tokenProgram }),
+      findAssociatedTokenPda({ owner: recipient, mint, tokenProgram }),
+    ]);
+    input = { ...base, kind: "spl", mint, escrowAta, recipientAta, tokenProgram };
   }
+  return kind === "release" ? getReleasePaymentInstruction(input) : getRefundPaymentInstruction(input);
+}
+
+/**
+ * Whether the watched funding is a payment this facilitator settled: its ledger row must exist and the funding must
+ * be confirmed (by the ledger, or by the chain when the ledger has not caught up). A funding that failed, or that
+ * never landed and can no longer (blockhash expired), drops the row; one still in flight waits.
+ */
+function fundingGate(row: WatchedPayment, status: FundingStatus | undefined): { gate: FundingGate; sponsoredFailure: boolean } | null {
+  const drop = (why: string, sponsoredFailure = false) => ({ gate: { kind: "drop" as const, why }, sponsoredFailure });
+  if (!isAddress(row.paymentPda)) return drop(`${row.paymentPda} is not an account address`);
+  if (row.ledger === null || row.ledger.scheme !== "sla-escrow") return drop(`funding ${row.fundingSignature} is not an sla-escrow settlement in this facilitator's ledger`);
+  if (row.ledger.state === "failed") return drop(`funding ${row.fundingSignature} failed (settlement ledger)`);
+  // Confirmed: it created the Payment account (a missing account was closed after its payout: the decision says so).
+  if (row.ledger.state === "confirmed") return null;
+  if (!status || status.kind === "unknown") return { gate: { kind: "wait", why: `funding ${row.fundingSignature} not confirmed yet` }, sponsoredFailure: false };
+  if (status.kind === "failed") return drop(`funding ${row.fundingSignature} failed on chain: ${describe(status.err)}`, row.sponsoredPayer !== null);
+  if (status.kind === "expired") return drop(`funding ${row.fundingSignature} never landed and its blockhash expired`);
+  return null;
+}
+
+/** The Payment at the watched address must be the one the ledger settled (a uid can be funded again after a close). */
+function ledgerMismatch(row: WatchedPayment, payment: Payment): string | null {
+  const ledger = row.ledger!;
+  if (payment.buyer !== ledger.payer || payment.mint !== ledger.asset || payment.seller !== ledger.merchantWallet || payment.amount.toString() !== ledger.amount) {
+    return `the Payment account at ${row.paymentPda} is not the funding ${row.fundingSignature} settled here`;
+  }
+  return null;
+}
+
+/** Ledger rows the chain showed confirmed, and failed sponsored fundings, in at most two D1 round trips. */
+async function recordFundingFacts(db: D1Database, planned: readonly Planned[], nowMs: number): Promise<void> {
+  await recordFundingsConfirmed(db, planned.filter((p) => p.ledgerCatchUp && !p.gate).map((p) => p.row.ledger!.messageHash), nowMs);
+  const failures = planned.filter((p) => p.sponsoredFailure && p.row.sponsoredPayer);
+  if (failures.length > 0) await recordSponsoredFundingFailures(db, failures.map((p) => ({ signature: p.row.fundingSignature, payer: p.row.sponsoredPayer! })), nowMs);
+}
+
+function withoutPayout(p: Planned, nowMs: number, outcome: string): WatchOutcome {
+  const base = { paymentPda: p.row.paymentPda, action: "none" as const, signature: null, outcome, keepClaim: false, failures: p.row.failures };
+  if (p.gate?.kind === "drop") return { ...base, state: "dropped", nextCheckAtMs: nowMs };
+  if (p.gate?.kind === "wait") return { ...base, state: "open", nextCheckAtMs: nowMs + MIN_RECHECK_MS };
+  if (p.skip) return failedAttempt(p, nowMs, outcome, null);
+  const { decision } = p;
+  if (decision.kind === "closed") return { ...base, state: "closed", nextCheckAtMs: nowMs };
   if (decision.kind === "wait" && decision.untilUnixSeconds !== null && p.payment) {
     const waitMs = Number(decision.untilUnixSeconds - p.chainNow) * 1000;
     return { ...base, state: "open", nextCheckAtMs: nowMs + Math.max(MIN_RECHECK_MS, waitMs) };
   }
-  return { ...base, state: "open", nextCheckAtMs: nowMs + (p.skip ? RETRY_AFTER_FAILURE_MS : RECHECK_WITHOUT_DEADLINE_MS) };
+  return { ...base, state: "open", nextCheckAtMs: nowMs + RECHECK_WITHOUT_DEADLINE_MS };
+}
+
+/** A check that could not move the payment forward: back off, and give up at the attempt cap. */
+function failedAttempt(p: Planned, nowMs: number, outcome: string, signature: string | null): WatchOutcome {
+  const next = afterFailedAttempt(p.row.failures, nowMs);
+  const said = next.state === "stuck" ? `gave up after ${next.failures} attempts: ${outcome}` : outcome;
+  return { paymentPda: p.row.paymentPda, state: next.state, nextCheckAtMs: next.nextCheckAtMs, failures: next.failures, action: actionOf(p), signature, outcome: said, keepClaim: false };
 }
 
 /** Clock sysvar: slot u64, epoch_start_timestamp i64, epoch u64, leader_schedule_epoch u64, unix_timestamp i64 @32. */
@@ -204,6 +311,7 @@ function clockUnixSeconds(account: AccountSnapshot | null): bigint | null {
 }
 
 function actionOf(p: Planned): "release" | "refund" | "none" {
+  if (p.gate) return "none";
   return p.decision.kind === "release" || p.decision.kind === "refund" ? p.decision.kind : "none";
 }
 
@@ -212,7 +320,8 @@ function describeDecision(decision: KeeperDecision): string {
 }
 
 function item(p: Planned, signature: string | null, outcome: string): KeeperItem {
-  return { paymentPda: p.row.paymentPda, decision: p.decision.kind, action: actionOf(p), signature, outcome };
+  const decision = p.gate?.kind === "drop" ? "dropped" : p.gate?.kind === "wait" ? "wait" : p.decision.kind;
+  return { paymentPda: p.row.paymentPda, decision, action: actionOf(p), signature, outcome };
 }
 
 function report(dryRun: boolean, maxPaymentsPerRun: number, items: KeeperItem[]): KeeperReport {

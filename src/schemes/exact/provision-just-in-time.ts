@@ -1,5 +1,5 @@
 import { getCreateAssociatedTokenIdempotentInstruction } from "@solana-program/token";
-import type { Instruction } from "@solana/kit";
+import type { Blockhash, Instruction } from "@solana/kit";
 import type { Config } from "../../config/load-config";
 import type { Env } from "../../env";
 import { getCreateVaultInstruction } from "../../programs/universal-settle/instructions";
@@ -77,7 +77,9 @@ export async function provisionVaultJustInTime(config: Config, env: Env, payment
       await releaseJitProvision(env.DB, seller, asset);
       return { ...simulated, payer: payment.payer };
     }
-    const sent = await sendFacilitatorTransaction(config, instructions);
+    // The payment's own blockhash (verified live) serves the vault's transaction too: the payment must land within
+    // the same lifetime anyway, and the facilitator saves a getLatestBlockhash call.
+    const sent = await sendFacilitatorTransaction(config, instructions, paymentLifetime(payment));
     if (!sent.ok) {
       await releaseJitProvision(env.DB, seller, asset);
       log("warn", "jit_provisioning_failed", { seller, asset, vault: payment.vault, message: sent.message });
@@ -93,6 +95,10 @@ export async function provisionVaultJustInTime(config: Config, env: Env, payment
   rememberExists(payment.vault);
   rememberExists(payment.destination);
   return { ok: true };
+}
+
+function paymentLifetime(payment: VerifiedExactPayment) {
+  return { blockhash: payment.tx.recentBlockhash as Blockhash, lastValidBlockHeight: 0n };
 }
 
 /** The payment that justifies fronting a vault: the program's provisioning recovery target, unless configured. */

@@ -5,13 +5,18 @@ import { settleSignedPayment, settleablePayment, type SettleCall, type Settlemen
 import type { AcceptedRequirements } from "../../x402/payment-verdict";
 import type { VerifySettleBody } from "../../x402/schemas";
 import { verifyEscrowPayment, type VerifiedEscrowPayment } from "./verify";
-import { watchEscrowPayment } from "../../store/escrow-watch";
+import { watchAcceptedFunding } from "../../store/escrow-watch";
+import { recordSponsoredFundingFailure } from "../../store/sponsored-funding-failures";
 import { encodeBase58 } from "../../solana/base58";
+import { log } from "../../observability/log";
 
 /**
  * Settles an `sla-escrow` funding exactly once, on the same ledger and engine as the exact rail. A sponsored funding
  * is co-signed by the fee payer and sent; a buyer-paid one is already complete and is sent as given (the facilitator
  * pays nothing) — or, when the buyer broadcast it already, the send reports it processed and settle confirms it.
+ *
+ * The keeper watches the payment only once the cluster accepted the funding (a failing funding never reaches its
+ * queue); a sponsored funding that executed and failed counts against its payer's cap (see verify).
  */
 export async function settleEscrowPayment(
   config: Config,
@@ -20,16 +25,47 @@ export async function settleEscrowPayment(
   accepted: AcceptedRequirements,
   call: SettleCall,
 ): Promise<Settlement> {
-  const verified = await verifyEscrowPayment(config, body, accepted, { simulate: false });
+  // With the ledger, verify also refuses a sponsored funding of a payer over its failure cap (before anything is signed).
+  const verified = await verifyEscrowPayment(config, body, accepted, { simulate: false, ledger: env.DB });
   if (!verified.ok) return verified;
   const signed = await signedFunding(config, verified);
-  // Watched before the send, so the keeper releases or refunds it even if this call's answer is lost.
-  await watchEscrowPayment(env.DB, { paymentPda: verified.paymentPda, mint: accepted.requirements.asset, fundingSignature: signed.signature }, Date.now());
-  return settleSignedPayment(config, env, settleablePayment(verified, { transfer: null }), signed, call);
+  const settlement = await settleSignedPayment(config, env, settleablePayment(verified, { transfer: null }), signed, call);
+  await recordFundingOutcome(env.DB, verified, signed.signature, settlement);
+  return settlement;
 }
 
 async function signedFunding(config: Config, verified: VerifiedEscrowPayment): Promise<SignedPayment> {
   if (verified.sponsored) return signAsFeePayer(config, verified.tx);
   // Verified above: the buyer's signature is in slot 0 and it is the transaction id.
   return { wireBytes: verified.tx.wireBytes, signature: encodeBase58(verified.tx.signatures[0]!) };
+}
+
+/**
+ * After the settle: a funding the cluster accepted (confirmed, or sent and not confirmed yet) is handed to the keeper;
+ * a sponsored funding that executed and failed counts against its payer. Neither write may turn a settle's answer
+ * into an error: the payment itself is on the chain (or not) whatever the database says.
+ */
+async function recordFundingOutcome(db: D1Database, verified: VerifiedEscrowPayment, signature: string, settlement: Settlement): Promise<void> {
+  const pending = !settlement.ok && "pending" in settlement;
+  const accepted = settlement.ok || (pending && settlement.signature !== undefined);
+  const failedOnChain = !settlement.ok && !pending && settlement.signature !== undefined && settlement.reason !== "duplicate_settlement";
+  try {
+    if (accepted) {
+      await watchAcceptedFunding(
+        db,
+        {
+          paymentPda: verified.paymentPda,
+          fundingSignature: signature,
+          fundingBlockhash: verified.tx.recentBlockhash,
+          sponsoredPayer: verified.sponsored ? verified.payer : null,
+          confirmed: settlement.ok,
+        },
+        Date.now(),
+      );
+    } else if (failedOnChain && verified.sponsored) {
+      await recordSponsoredFundingFailure(db, { signature, payer: verified.payer }, Date.now());
+    }
+  } catch (error) {
+    log("error", accepted ? "escrow_watch_write_failed" : "sponsored_failure_write_failed", { signature, paymentPda: verified.paymentPda, error });
+  }
 }

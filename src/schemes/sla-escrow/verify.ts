@@ -16,6 +16,7 @@ import { rejectionForTransactionError } from "../exact/simulate";
 import { ESCROW_FUND_COMPUTE_UNIT_LIMIT } from "./build-payment";
 import { checkEscrowTerms } from "./escrow-terms";
 import { checkEscrowFundingTransaction } from "./verify-rules";
+import { countSponsoredFundingFailures, SPONSORED_FAILURE_WINDOW_MS } from "../../store/sponsored-funding-failures";
 
 /** A funding transaction that passed every rule; settle sends exactly these bytes (co-signed when sponsored). */
 export interface VerifiedEscrowPayment {
@@ -35,7 +36,8 @@ const PLAIN_MINT_ACCOUNT_SIZE = 82;
 /**
  * Verifies an `sla-escrow` payment (spec §2.1, ABI "Verification"): the line's terms, the transaction's shape, the
  * FundPayment's fields and accounts against what our builder would produce, signatures, then one batched chain read,
- * and (verify only) a simulation in parallel; the ledger is read only when the chain refuses (explainChainRefusal).
+ * and (verify only) a simulation in parallel; the ledger is read only when the chain refuses (explainChainRefusal), and
+ * for a sponsored funding, in parallel too, to count its payer's failed sponsored fundings (sponsorshipRefusal).
  */
 export async function verifyEscrowPayment(
   config: Config,
@@ -100,10 +102,12 @@ export async function verifyEscrowPayment(
   }
 
   const messageHash = toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", tx.messageBytes as Uint8Array<ArrayBuffer>)));
-  const [accounts, simulation] = await Promise.all([
+  const [accounts, simulation, capped] = await Promise.all([
     tokenProgram ? fetchAccounts(config, [data.mint]) : Promise.resolve(new Map<Address, AccountSnapshot | null>()),
     options.simulate ? simulateFunding(config, tx, sponsored) : Promise.resolve(null),
+    sponsored && options.ledger ? sponsorshipRefusal(config, options.ledger, payer) : Promise.resolve(null),
   ]);
+  if (capped) return capped;
   if (tokenProgram) {
     const mint = accounts.get(data.mint);
     if (!mint || mint.owner !== tokenProgram || mint.data.length !== PLAIN_MINT_ACCOUNT_SIZE) {
@@ -137,6 +141,23 @@ function fundingFieldMismatch(
     return { reason: "invalid_sla_escrow_payload_oracle", message: `FundPayment.oracle_authority ${data.oracleAuthority} is not one of the oracle authorities ${expected.oracles.join(", ")}` };
   }
   return null;
+}
+
+/**
+ * The fee payer pays for a sponsored funding that executes and fails. Every send's preflight already simulates it, so
+ * one more simulation at settle would not help: the failure that costs the fee payer comes from the buyer's account
+ * changing between the RPC node's preflight and execution, a race the buyer controls. Only a cap bounds that: failed
+ * sponsored fundings are counted per payer (settle records them) and sponsorship is refused once the cap is reached.
+ */
+async function sponsorshipRefusal(config: Config, db: D1Database, payer: Address): Promise<PaymentRejection | null> {
+  const cap = config.slaEscrow.sponsoredFailuresPerPayer;
+  const failures = await countSponsoredFundingFailures(db, payer, Date.now() - SPONSORED_FAILURE_WINDOW_MS);
+  if (failures < cap) return null;
+  return rejection(
+    "invalid_sla_escrow_payload_sponsorship_refused",
+    `${failures} sponsored fundings of ${payer} failed on chain in the last 24 hours (cap ${cap}); this facilitator pays no more network fees for it for now: build the funding without facilitatorPaysTransactionFees and pay the fee as the buyer`,
+    { payer },
+  );
 }
 
 /**

@@ -1,0 +1,268 @@
+/**
+ * `npm run bench -- --real-timing`: both facilitators against the local chain made to behave like a cluster across the
+ * network (localnet/real-timing.ts: confirmation a slot time after landing, with jitter, and a latency on every RPC
+ * request and PubSub message each way). Where the local-speed bench measures the facilitators' own work, this one
+ * measures what a seller waits for and what the RPC provider bills:
+ * - settle p50/p95 and the time from the chain's confirmation (localnet_confirmationTimes) to the answer;
+ * - RPC calls per settle and per verify, by method (the chain's request log inside each sequential call's span;
+ *   `websocket` is a PubSub connection, PubSub messages count like requests);
+ * - verify throughput at c=32 next to the latency bound (32 callers each waiting its RPC round trips);
+ * - the same settle figures for our exact rail's just-in-time path (a seller without a vault) and our escrow rail
+ *   (the reference facilitator serves neither).
+ */
+import { generateKeyPairSigner, getBase64EncodedWireTransaction, getBase64Encoder, getTransactionDecoder, partiallySignTransaction, type KeyPairSigner } from "@solana/kit";
+import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
+import { startWorker } from "../scripts/lib/run-worker";
+import { labelledKeypair, randomKeypair } from "../scripts/lib/keypair";
+import { chainRpc, fundFromFaucet } from "../demo/chain-rpc";
+import { CLUSTERS } from "../src/config/networks";
+import { activatedSeller, BENCH_VARS, enrichLine, fundedBuyers, mustSucceed, paymentBody, paymentFactory, startChild, type SideName } from "./bench";
+import { postJsonText } from "./http-client";
+import { fmt, formatTable, median, percentile, runPhase, type PhaseResult } from "./measure";
+import type { ChainRequest } from "./settle-timeline";
+
+export interface RealTimingOptions {
+  slotMs: number;
+  jitterMs: number;
+  rpcLatencyMsEachWay: number;
+  /** Sequential calls per side for the call counts and settle latencies. */
+  sequential: number;
+  /** Payments per side at c=32. */
+  concurrentVerifies: number;
+  /** Verifies and settles per side before anything is counted (half each). */
+  warmupCalls: number;
+  log?: (line: string) => void;
+}
+
+export const DEFAULT_REAL_TIMING_OPTIONS: RealTimingOptions = { slotMs: 400, jitterMs: 100, rpcLatencyMsEachWay: 40, sequential: 20, concurrentVerifies: 320, warmupCalls: 20 };
+
+const VERIFY_CONCURRENCY = 32;
+/** The facilitator fronts a vault only for a payment of at least 1 USDC (its default jit minimum). */
+const JUST_IN_TIME_PRICE_RAW = 1_000_000n;
+
+/** One kind of sequential call, measured. */
+export interface SequentialFigures {
+  label: string;
+  latenciesMs: number[];
+  /** Answer time minus the chain's confirmation time, per settle (empty for verifies). */
+  afterConfirmationMs: number[];
+  /** Mean calls per call of each method. */
+  rpcCallsByMethod: Record<string, number>;
+}
+
+export interface RealTimingResult {
+  rows: string[][];
+  table: string;
+  figures: Record<SideName, SequentialFigures[]>;
+  verifyThroughput: Record<SideName, number>;
+  latencyBound: Record<SideName, number>;
+}
+
+interface RealParty {
+  name: SideName;
+  api: string;
+  line: PaymentRequirements;
+  makePayments(count: number): Promise<PaymentPayload[]>;
+}
+
+export async function runRealTimingBench(options: RealTimingOptions): Promise<RealTimingResult> {
+  const log = options.log ?? (() => {});
+  const cleanups: (() => Promise<void>)[] = [];
+  try {
+    const chain = (
+      await startChild(
+        "bench/chain-process.ts",
+        {
+          LOCALNET_SLOT_MS: String(options.slotMs),
+          LOCALNET_SLOT_JITTER_MS: String(options.jitterMs),
+          LOCALNET_RPC_LATENCY_MS: String(options.rpcLatencyMsEachWay),
+        },
+        cleanups,
+      )
+    ).url;
+    log(`local chain with real timing: confirmation ${options.slotMs} ± ${options.jitterMs} ms after landing, RPC latency ${options.rpcLatencyMsEachWay} ms each way (${chain})`);
+    const ourFeePayer = randomKeypair();
+    const refFeePayer = randomKeypair();
+    await fundFromFaucet(chain, ourFeePayer.address, 1_000_000_000_000);
+    await fundFromFaucet(chain, refFeePayer.address, 1_000_000_000_000);
+    const worker = await startWorker({ rpcUrl: chain, feePayerSecretKeyBase58: ourFeePayer.secretKeyBase58, vars: BENCH_VARS });
+    cleanups.push(worker.stop);
+    const api = `${worker.url}/api/v1/facilitator`;
+    const reference = await startChild("bench/reference-server.ts", { REF_RPC_URL: chain, REF_FEE_PAYER_SECRET_KEY: refFeePayer.secretKeyBase58 }, cleanups);
+
+    const sellerWallet = await activatedSeller(api, chain);
+    const ourLine = await enrichLine(api, sellerWallet);
+    const refLine: PaymentRequirements = { ...ourLine, extra: { ...ourLine.extra, feePayer: refFeePayer.address } };
+    const buyers = await fundedBuyers(chain, 8);
+    const parties: RealParty[] = [
+      { name: "ours", api, line: ourLine, makePayments: paymentFactory(chain, buyers, ourLine) },
+      { name: "reference", api: reference.url, line: refLine, makePayments: paymentFactory(chain, buyers, refLine) },
+    ];
+
+    const figures: Record<SideName, SequentialFigures[]> = { ours: [], reference: [] };
+    const verifyThroughput = {} as Record<SideName, number>;
+    for (const party of parties) {
+      // Warm both sides (JITs, connection pools, the Worker's cached mint and program facts) before counting.
+      const half = Math.ceil(options.warmupCalls / 2);
+      const warm = await party.makePayments(2 * half);
+      mustSucceed(`warm-up (${party.name})`, await runPhase(warm.slice(0, half), 4, (p) => call(party.api, "verify", paymentBody(p, party.line)).then((a) => a.failure)));
+      mustSucceed(`warm-up settle (${party.name})`, await runPhase(warm.slice(half), 1, (p) => call(party.api, "settle", paymentBody(p, party.line)).then((a) => a.failure)));
+
+      log(`${party.name}: ${options.sequential} sequential verifies, then ${options.concurrentVerifies} at c=${VERIFY_CONCURRENCY}, then ${options.sequential} sequential settles`);
+      const verifies = await party.makePayments(options.sequential);
+      figures[party.name].push(await sequential(chain, party.api, "verify", verifies.map((p) => paymentBody(p, party.line)), "verify"));
+      const concurrent = await party.makePayments(options.concurrentVerifies);
+      const phase = await runPhase(concurrent.map((p) => paymentBody(p, party.line)), VERIFY_CONCURRENCY, (body) => call(party.api, "verify", body).then((a) => a.failure));
+      mustSucceed(`verify c=${VERIFY_CONCURRENCY} (${party.name})`, phase);
+      verifyThroughput[party.name] = phase.throughputPerSecond;
+      const settles = await party.makePayments(options.sequential);
+      figures[party.name].push(await sequential(chain, party.api, "settle", settles.map((p) => paymentBody(p, party.line)), "settle (vault exists)"));
+    }
+
+    log(`ours: ${options.sequential} just-in-time settles (each to a seller without a vault), ${options.sequential} escrow fundings`);
+    figures.ours.push(await sequential(chain, api, "settle", await justInTimeBodies(api, chain, buyers, options.sequential), "settle, just-in-time vault"));
+    figures.ours.push(await sequential(chain, api, "settle", await escrowBodies(api, chain, sellerWallet, options.sequential), "settle, sla-escrow funding"));
+
+    // Each verify waits its RPC round trips; with nothing serialised, c callers finish c calls per that wait.
+    const verifyCalls = (side: SideName) => Object.values(figures[side][0]!.rpcCallsByMethod).reduce((a, b) => a + b, 0);
+    const roundTripMs = 2 * options.rpcLatencyMsEachWay;
+    const latencyBound = {
+      ours: (VERIFY_CONCURRENCY * 1000) / (Math.max(1, verifyCalls("ours")) * roundTripMs),
+      reference: (VERIFY_CONCURRENCY * 1000) / (Math.max(1, verifyCalls("reference")) * roundTripMs),
+    };
+    const rows = report(figures, verifyThroughput, latencyBound);
+    return { rows, table: `${formatTable(["", "ours", "reference"], rows)}\n\n${describeAllCalls(figures)}`, figures, verifyThroughput, latencyBound };
+  } finally {
+    for (const step of cleanups.reverse()) await step().catch(() => {});
+  }
+}
+
+function report(figures: Record<SideName, SequentialFigures[]>, throughput: Record<SideName, number>, bound: Record<SideName, number>): string[][] {
+  const rows: string[][] = [];
+  const find = (side: SideName, label: string) => figures[side].find((f) => f.label === label);
+  const cell = (f: SequentialFigures | undefined, value: (f: SequentialFigures) => string) => (f === undefined ? "-" : value(f));
+  const labels = [...new Set([...figures.ours, ...figures.reference].map((f) => f.label))];
+  for (const label of labels) {
+    const ours = find("ours", label);
+    const ref = find("reference", label);
+    rows.push([`${label}: p50 / p95 ms`, cell(ours, (f) => `${fmt(median(f.latenciesMs))} / ${fmt(percentile(f.latenciesMs, 95))}`), cell(ref, (f) => `${fmt(median(f.latenciesMs))} / ${fmt(percentile(f.latenciesMs, 95))}`)]);
+    if (label !== "verify") {
+      const after = (f: SequentialFigures) => `${fmt(median(f.afterConfirmationMs))} / ${fmt(percentile(f.afterConfirmationMs, 95))}`;
+      rows.push([`${label}: answer after confirmation p50 / p95 ms`, cell(ours, after), cell(ref, after)]);
+    }
+    rows.push([`${label}: RPC calls per call`, cell(ours, (f) => fmt(totalCalls(f), 2)), cell(ref, (f) => fmt(totalCalls(f), 2))]);
+  }
+  rows.push([
+    `/verify req/s at c=${VERIFY_CONCURRENCY} (latency bound)`,
+    `${fmt(throughput.ours)} (${fmt(bound.ours)}, ${fmt((100 * throughput.ours) / bound.ours, 0)}%)`,
+    `${fmt(throughput.reference)} (${fmt(bound.reference)}, ${fmt((100 * throughput.reference) / bound.reference, 0)}%)`,
+  ]);
+  return rows;
+}
+
+function totalCalls(f: SequentialFigures): number {
+  return Object.values(f.rpcCallsByMethod).reduce((sum, n) => sum + n, 0);
+}
+
+/** One line per side and kind of call: the mean RPC calls of each method. */
+function describeAllCalls(figures: Record<SideName, SequentialFigures[]>): string {
+  const lines = ["RPC calls per call, by method (mean):"];
+  for (const side of Object.keys(figures) as SideName[]) {
+    for (const f of figures[side]) {
+      const entries = Object.entries(f.rpcCallsByMethod).sort((a, b) => b[1] - a[1]);
+      lines.push(`  ${side}, ${f.label}: ${entries.map(([method, n]) => `${method} ${fmt(n, 2)}`).join(", ")}`);
+    }
+  }
+  return lines.join("\n");
+}
+
+interface Answer {
+  failure: string | null;
+  transaction: string | null;
+  answeredAtMs: number;
+}
+
+async function call(api: string, kind: "verify" | "settle", body: string): Promise<Answer> {
+  const response = await postJsonText(`${api}/${kind}`, body);
+  const answeredAtMs = performance.timeOrigin + performance.now();
+  let answer: { isValid?: boolean; success?: boolean; transaction?: string; invalidReason?: string; errorReason?: string; invalidMessage?: string; errorMessage?: string };
+  try {
+    answer = JSON.parse(response.text) as typeof answer;
+  } catch {
+    return { failure: `HTTP ${response.status}, not JSON`, transaction: null, answeredAtMs };
+  }
+  const ok = kind === "verify" ? answer.isValid === true : answer.success === true;
+  const failure = ok ? null : `HTTP ${response.status} ${answer.invalidReason ?? answer.errorReason}: ${answer.invalidMessage ?? answer.errorMessage ?? ""}`;
+  return { failure, transaction: answer.transaction ?? null, answeredAtMs };
+}
+
+/** Sequential calls; each one's RPC calls are the chain's requests that arrived inside its span. */
+async function sequential(chain: string, api: string, kind: "verify" | "settle", bodies: string[], label: string): Promise<SequentialFigures> {
+  const answers: Answer[] = [];
+  const phase: PhaseResult = await runPhase(bodies, 1, async (body) => {
+    const answer = await call(api, kind, body);
+    answers.push(answer);
+    return answer.failure;
+  });
+  mustSucceed(label, phase);
+  const chainLog = await chainRpc<ChainRequest[]>(chain, "localnet_requestLog", [phase.callSpansMs[0]![0]]);
+  const counts: Record<string, number> = {};
+  for (const [startMs, endMs] of phase.callSpansMs) {
+    for (const request of chainLog) {
+      if (request.receivedAtMs < startMs || request.receivedAtMs > endMs) continue;
+      for (const method of request.methods) counts[method] = (counts[method] ?? 0) + 1;
+    }
+  }
+  const perCall = Object.fromEntries(Object.entries(counts).map(([method, n]) => [method, n / bodies.length]));
+  let afterConfirmationMs: number[] = [];
+  if (kind === "settle") {
+    const confirmedAt = await chainRpc<(number | null)[]>(chain, "localnet_confirmationTimes", [answers.map((a) => a.transaction ?? "")]);
+    afterConfirmationMs = answers.map((a, i) => a.answeredAtMs - (confirmedAt[i] ?? Number.NaN));
+  }
+  return { label, latenciesMs: phase.latenciesMs, afterConfirmationMs, rpcCallsByMethod: perCall };
+}
+
+/** One payment each to a fresh seller whose vault does not exist yet: the facilitator provisions it before sending. */
+async function justInTimeBodies(api: string, chain: string, buyers: KeyPairSigner[], count: number): Promise<string[]> {
+  const bodies: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const seller = await generateKeyPairSigner();
+    const line = await enrichLine(api, seller.address, JUST_IN_TIME_PRICE_RAW);
+    const [payment] = await paymentFactory(chain, [buyers[i % buyers.length]!], line)(1);
+    bodies.push(paymentBody(payment!, line));
+  }
+  return bodies;
+}
+
+/** Buyer-paid sla-escrow fundings through our builder (the buyer signs; the facilitator only sends and confirms). */
+async function escrowBodies(api: string, chain: string, sellerWallet: string, count: number): Promise<string[]> {
+  const network = CLUSTERS.devnet.network;
+  const enriched = await postJson(api, "/payment-required/enrich", {
+    x402Version: 2,
+    resource: { url: "https://seller.example/escrowed" },
+    accepts: [{ scheme: "sla-escrow", network, asset: CLUSTERS.devnet.usdcMint, amount: "250000", payTo: sellerWallet, maxTimeoutSeconds: 3_600 }],
+  });
+  const line = enriched.accepts[0];
+  const oracle = labelledKeypair("x402-facilitator/local/oracle").address;
+  const bodies: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const buyer = await generateKeyPairSigner();
+    await fundFromFaucet(chain, buyer.address, 100_000_000, 2_000_000);
+    const built = await postJson(api, "/build-sla-escrow-payment-tx", { payer: buyer.address, accepted: line, slaHash: "ab".repeat(32), oracleAuthority: oracle });
+    const body = built.verifyBodyTemplate;
+    body.paymentPayload.payload.transaction = await signBase64(built.transaction, buyer);
+    bodies.push(JSON.stringify(body));
+  }
+  return bodies;
+}
+
+async function postJson(api: string, path: string, json: unknown): Promise<any> {
+  const response = await postJsonText(api + path, JSON.stringify(json));
+  if (response.status !== 200) throw new Error(`${path} answered ${response.status}: ${response.text.slice(0, 300)}`);
+  return JSON.parse(response.text);
+}
+
+async function signBase64(base64: string, signer: KeyPairSigner): Promise<string> {
+  const tx = getTransactionDecoder().decode(getBase64Encoder().encode(base64));
+  return getBase64EncodedWireTransaction(await partiallySignTransaction([signer.keyPair], tx));
+}

@@ -1,0 +1,457 @@
+import { env } from "cloudflare:test";
+import { describe, expect, inject, it } from "vitest";
+import {
+  appendTransactionMessageInstructions,
+  createKeyPairSignerFromPrivateKeyBytes,
+  createTransactionMessage,
+  getBase58Decoder,
+  getBase64EncodedWireTransaction,
+  getBase64Encoder,
+  getCompiledTransactionMessageDecoder,
+  getCompiledTransactionMessageEncoder,
+  getTransactionDecoder,
+  partiallySignTransaction,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+  type Address,
+  type KeyPairSigner,
+  type Transaction,
+} from "@solana/kit";
+import { findAssociatedTokenPda, getTransferInstruction } from "@solana-program/token";
+import { isolatedFacilitator } from "./isolated-facilitator";
+import { chainRpc, DEVNET, fundedBuyer, lamportsOf, NATIVE_SOL, RESOURCE, signAsBuyer, tokenBalance, USDC } from "./payment-fixtures";
+import { latestBlockhash, TOKEN_PROGRAM } from "./craft-payment";
+import { ESCROW_PROGRAM, hex32, ORACLE, paymentAccount, TTL } from "./escrow-fixtures";
+import { PAYMENT_STATE } from "../../src/programs/sla-escrow/accounts";
+import { getFundPaymentInstruction } from "../../src/programs/sla-escrow/instructions";
+import { findBankPda, findEscrowConfigPda, findEscrowPda, findPaymentPda } from "../../src/programs/sla-escrow/pda";
+import { randomPaymentUid } from "../../src/programs/sla-escrow/payment-uid";
+import { loadConfig } from "../../src/config/load-config";
+import { runRetention } from "../../src/jobs/retention";
+import { KEEPER_MAX_ATTEMPTS, KEEPER_RETRY_BASE_MS } from "../../src/jobs/escrow-keeper/backoff";
+import type { Env } from "../../src/env";
+import type { FaultMode } from "../fixtures/rpc-fault-proxy";
+
+/**
+ * Issue 20 §2: the escrow keeper cannot be stalled or poisoned, and the fee payer pays network fees only for payouts
+ * of payments it settled. Everything runs for real: the Worker in workerd with real D1, the local chain with the
+ * stand-in SLA-Escrow program, and a facilitator with a fee payer of its own, so that its balance moves only by what
+ * these tests make it do. Where a test needs the network to misbehave (a dropped transaction, a state change between
+ * preflight and execution), a proxy in front of the real chain does it (test/fixtures/rpc-fault-proxy.ts).
+ */
+const BEARER = { Authorization: "Bearer test-sweep-token" };
+const AMOUNT = 2_000_000n;
+/** Escrow fee on release: 100 bps, at least the seeded 0.10 USDC minimum (spec §8). */
+const RELEASE_FEE = 100_000n;
+
+interface KeeperReport {
+  items: { paymentPda: string; decision: string; action: string; signature: string | null; outcome: string }[];
+}
+
+async function faultScenario() {
+  const id = crypto.randomUUID();
+  const base = inject("rpcFaultProxyUrl");
+  const setFaults = async (mode: FaultMode) => {
+    const response = await fetch(`${base}/control/${id}`, { method: "POST", body: JSON.stringify(mode) });
+    expect(response.status).toBe(200);
+  };
+  return { rpcUrl: `${base}/s/${id}`, setFaults };
+}
+
+/** A facilitator with its own fee payer, and the escrow calls of these tests through its HTTP surface. */
+async function escrowDesk(label: string, extraEnv: Record<string, unknown> = {}) {
+  const f = await isolatedFacilitator(label, extraEnv);
+  const line = async (asset: Address, amount: bigint, seller: Address) => {
+    const enriched = await f.post("/payment-required/enrich", {
+      x402Version: 2,
+      resource: RESOURCE,
+      accepts: [{ scheme: "v2:solana:sla-escrow", network: DEVNET, asset, amount: amount.toString(), payTo: seller, maxTimeoutSeconds: TTL }],
+    });
+    expect(enriched.status, JSON.stringify(enriched.body)).toBe(200);
+    return enriched.body.accepts[0] as Record<string, any>;
+  };
+  const build = async (payer: Address, accepted: Record<string, any>, more: Record<string, unknown> = {}) => {
+    const built = await f.post("/build-sla-escrow-payment-tx", { payer, accepted, resource: RESOURCE, slaHash: hex32(), oracleAuthority: ORACLE, ...more });
+    expect(built.status, JSON.stringify(built.body)).toBe(200);
+    return built.body as { transaction: string; verifyBodyTemplate: Record<string, any>; paymentPda: Address; paymentUidHex: string };
+  };
+  /** Built by the facilitator and signed by `buyer`; `rewrite` may change the unsigned transaction first. */
+  const signed = async (buyer: KeyPairSigner, accepted: Record<string, any>, more: Record<string, unknown> = {}, rewrite?: (tx: Transaction) => Transaction) => {
+    const built = await build(buyer.address, accepted, more);
+    const body = built.verifyBodyTemplate;
+    const unsigned = getTransactionDecoder().decode(getBase64Encoder().encode(built.transaction));
+    body.paymentPayload.payload.transaction = getBase64EncodedWireTransaction(await partiallySignTransaction([buyer.keyPair], rewrite ? rewrite(unsigned) : unsigned));
+    return { body, built };
+  };
+  const keeper = async (body: Record<string, unknown> = {}) => {
+    const response = await f.post("/escrow-keeper", body, BEARER);
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    return response.body as KeeperReport;
+  };
+  /** A buyer-paid USDC payment settled here, delivered and approved: due for release. */
+  const approvedPayment = async (sellerHasTokenAccount = true) => {
+    const buyer = await fundedBuyer(5_000_000, 1_000_000_000);
+    const seller = await fundedBuyer(sellerHasTokenAccount ? 1 : 0, 100_000_000);
+    const { body, built } = await signed(buyer, await line(USDC, AMOUNT, seller.address));
+    const settle = await f.post("/settle", body);
+    expect(settle.body, JSON.stringify(settle.body)).toMatchObject({ success: true });
+    await deliverAndApprove(f.post, { buyer, seller, uidHex: built.paymentUidHex });
+    return { buyer, seller, payment: built.paymentPda };
+  };
+  return { ...f, line, build, signed, keeper, approvedPayment };
+}
+
+type Post = (path: string, json: unknown, headers?: Record<string, string>) => Promise<{ status: number; body: any }>;
+
+async function signAndSend(base64: string, party: KeyPairSigner) {
+  return chainRpc<string>("sendTransaction", [await signAsBuyer(base64, party), { encoding: "base64", preflightCommitment: "confirmed" }]);
+}
+
+async function deliverAndApprove(post: Post, p: { buyer: KeyPairSigner; seller: KeyPairSigner; uidHex: string }) {
+  const deliveryHash = hex32();
+  const delivery = await post("/build-sla-escrow-submit-delivery-tx", { seller: p.seller.address, mint: USDC, paymentUidHex: p.uidHex, deliveryHash });
+  expect(delivery.status, JSON.stringify(delivery.body)).toBe(200);
+  await signAndSend(delivery.body.transaction, p.seller);
+  const approve = await post("/build-sla-escrow-approve-tx", { buyer: p.buyer.address, mint: USDC, paymentUidHex: p.uidHex, deliveryHash });
+  expect(approve.status, JSON.stringify(approve.body)).toBe(200);
+  await signAndSend(approve.body.transaction, p.buyer);
+}
+
+const ataOf = async (owner: Address) => (await findAssociatedTokenPda({ owner, mint: USDC, tokenProgram: TOKEN_PROGRAM }))[0];
+const itemsFor = (report: KeeperReport, payment: string) => report.items.filter((i) => i.paymentPda === payment);
+const unfundedKey = () => createKeyPairSignerFromPrivateKeyBytes(crypto.getRandomValues(new Uint8Array(32)));
+
+/** The network fee the chain charged for each transaction (what its fee payer paid). */
+async function feesOf(signatures: readonly string[]): Promise<bigint> {
+  let total = 0n;
+  for (const signature of signatures) {
+    const tx = await chainRpc<{ meta: { fee: number } } | null>("getTransaction", [signature, { encoding: "base64", commitment: "confirmed", maxSupportedTransactionVersion: 0 }]);
+    expect(tx, `transaction ${signature}`).not.toBeNull();
+    total += BigInt(tx!.meta.fee);
+  }
+  return total;
+}
+
+async function watchRow(payment: string) {
+  return env.DB.prepare("SELECT * FROM escrow_watch WHERE payment_pda = ?").bind(payment).first<Record<string, any>>();
+}
+
+/** Moves a row's next check into the past: what the passing of its backoff would do. */
+async function makeDue(payment: string) {
+  await env.DB.prepare("UPDATE escrow_watch SET next_check_at_ms = 0 WHERE payment_pda = ?").bind(payment).run();
+}
+
+describe("escrow keeper: stalling", () => {
+  it("failing fundings signed by unfunded keys leave nothing to watch: an approved payment is released in the next run, the fee payer paying only its fee", async () => {
+    const d = await escrowDesk("keeper-stall");
+    const feePayerBefore = await lamportsOf(d.feePayer);
+
+    // Fundings that pass /settle's checks but can never land (their signers own nothing).
+    const ghosts: string[] = [];
+    const seller = await fundedBuyer(1, 100_000_000);
+    const line = await d.line(USDC, AMOUNT, seller.address);
+    for (let i = 0; i < 12; i++) {
+      const { body, built } = await d.signed(await unfundedKey(), line);
+      const settle = await d.post("/settle", body);
+      expect(settle.body.success, JSON.stringify(settle.body)).toBe(false);
+      ghosts.push(built.paymentPda);
+    }
+    for (const ghost of ghosts) expect(await watchRow(ghost), "a funding the cluster refused is never watched").toBeNull();
+
+    const real = await d.approvedPayment();
+    const sellerAta = await ataOf(real.seller.address);
+    const before = await tokenBalance(sellerAta);
+    // A run smaller than the flood: on the old code the ghosts (watched first) took every slot.
+    const run = await d.keeper({ limit: 10 });
+    const released = itemsFor(run, real.payment);
+    expect(released, JSON.stringify(run.items)).toEqual([expect.objectContaining({ action: "release", outcome: "released" })]);
+    expect(await tokenBalance(sellerAta)).toBe(before + AMOUNT - RELEASE_FEE);
+    expect(await paymentAccount(real.payment)).toMatchObject({ state: PAYMENT_STATE.RELEASED });
+
+    // The fee payer's spend over the whole attack: the network fee of the one payout, nothing else.
+    const payouts = run.items.filter((i) => i.signature !== null).map((i) => i.signature!);
+    expect(payouts).toHaveLength(1);
+    expect(feePayerBefore - (await lamportsOf(d.feePayer))).toBe(await feesOf(payouts));
+  });
+
+  it("a funding the cluster accepted but dropped is waited for while its blockhash lives, and dropped once it cannot land", async () => {
+    const faults = await faultScenario();
+    const d = await escrowDesk("keeper-dropped-funding", { SOLANA_RPC_URL: faults.rpcUrl, SVC_SETTLE_CONFIRM_TIMEOUT_MS: "1000" });
+    const buyer = await fundedBuyer(5_000_000, 1_000_000_000);
+    const line = await d.line(USDC, AMOUNT, (await fundedBuyer(1, 100_000_000)).address);
+    await faults.setFaults({ swallowSend: true });
+
+    // A blockhash that is still valid: the funding may yet land, so the keeper waits.
+    const live = await d.signed(buyer, line);
+    const livePending = await d.post("/settle", live.body);
+    expect(livePending.status, JSON.stringify(livePending.body)).toBe(202);
+    // A blockhash the cluster never issued (as good as expired): this funding can never land.
+    const neverIssued = getBase58Decoder().decode(crypto.getRandomValues(new Uint8Array(32)));
+    const dead = await d.signed(buyer, line, {}, (tx) => withBlockhash(tx, neverIssued));
+    const deadPending = await d.post("/settle", dead.body);
+    expect(deadPending.status, JSON.stringify(deadPending.body)).toBe(202);
+    expect(await watchRow(dead.built.paymentPda)).toMatchObject({ state: "open" });
+
+    await faults.setFaults({});
+    const run = await d.keeper();
+    expect(itemsFor(run, live.built.paymentPda)).toEqual([expect.objectContaining({ decision: "wait", signature: null, outcome: expect.stringMatching(/not confirmed yet/) })]);
+    expect(itemsFor(run, dead.built.paymentPda)).toEqual([
+      expect.objectContaining({ decision: "dropped", signature: null, outcome: expect.stringMatching(/never landed and its blockhash expired/) }),
+    ]);
+    expect(await watchRow(dead.built.paymentPda)).toMatchObject({ state: "dropped" });
+    expect(await watchRow(live.built.paymentPda)).toMatchObject({ state: "open" });
+  });
+
+  it("a payment that cannot progress backs off with a doubling delay, never takes a due payment's slot, and is given up at the cap", async () => {
+    const d = await escrowDesk("keeper-backoff");
+    const blocked = await d.approvedPayment(false); // its seller has no USDC account: the release cannot be made
+    const first = itemsFor(await d.keeper(), blocked.payment);
+    expect(first).toEqual([expect.objectContaining({ signature: null, outcome: expect.stringMatching(/recipient token account .* does not exist yet/) })]);
+    const afterFirst = await watchRow(blocked.payment);
+    expect(afterFirst).toMatchObject({ state: "open", failures: 1 });
+    expect(afterFirst!.next_check_at_ms - Date.now()).toBeGreaterThan(KEEPER_RETRY_BASE_MS - 60_000);
+
+    // Due again (and due first by time), it still waits behind a payment that never failed.
+    const real = await d.approvedPayment();
+    await makeDue(blocked.payment);
+    const run = await d.keeper({ limit: 1 });
+    expect(run.items.map((i) => i.paymentPda)).toEqual([real.payment]);
+    expect(itemsFor(run, real.payment)).toEqual([expect.objectContaining({ outcome: "released" })]);
+
+    for (let attempt = 2; attempt <= KEEPER_MAX_ATTEMPTS; attempt++) {
+      await makeDue(blocked.payment);
+      const startedAt = Date.now();
+      const items = itemsFor(await d.keeper(), blocked.payment);
+      const row = await watchRow(blocked.payment);
+      expect(row!.failures).toBe(attempt);
+      if (attempt < KEEPER_MAX_ATTEMPTS) {
+        expect(row!.state).toBe("open");
+        expect(row!.next_check_at_ms - startedAt).toBeGreaterThanOrEqual(Math.min(KEEPER_RETRY_BASE_MS * 2 ** (attempt - 1), 86_400_000) - 1_000);
+      } else {
+        expect(row!.state).toBe("stuck");
+        expect(items).toEqual([expect.objectContaining({ outcome: expect.stringMatching(new RegExp(`^gave up after ${KEEPER_MAX_ATTEMPTS} attempts: recipient token account`)) })]);
+      }
+    }
+    await makeDue(blocked.payment);
+    expect(itemsFor(await d.keeper(), blocked.payment), "a stuck row is never claimed again").toEqual([]);
+    expect((await paymentAccount(blocked.payment))?.state).toBe(PAYMENT_STATE.FUNDED);
+  });
+
+  it("finished rows are purged after SVC_ESCROW_WATCH_RETENTION_DAYS; open ones stay", async () => {
+    const day = 86_400_000;
+    const now = Date.now();
+    const config = await loadConfig(env as unknown as Env);
+    expect(config.slaEscrow.watchRetentionDays).toBe(30);
+    const rows: [string, string, number][] = [
+      ["closed-old", "closed", now - 31 * day],
+      ["dropped-old", "dropped", now - 31 * day],
+      ["stuck-old", "stuck", now - 31 * day],
+      ["closed-recent", "closed", now - 29 * day],
+      ["open-old", "open", now - 31 * day],
+    ];
+    const named = await Promise.all(rows.map(async ([name, state, at]) => ({ name, pda: (await unfundedKey()).address, state, at })));
+    for (const r of named) {
+      await env.DB.prepare(
+        `INSERT INTO escrow_watch (payment_pda, funding_signature, state, next_check_at_ms, created_at_ms, updated_at_ms) VALUES (?1, ?2, ?3, ?4, ?4, ?4)`,
+      )
+        .bind(r.pda, `sig-${r.pda}`, r.state, r.at)
+        .run();
+    }
+    const outcome = await runRetention(config, env as unknown as Env, now);
+    expect(outcome.escrowWatchRowsDeleted).toBeGreaterThanOrEqual(3);
+    const left = new Set<string>();
+    for (const r of named) if (await watchRow(r.pda)) left.add(r.name);
+    expect([...left].sort()).toEqual(["closed-recent", "open-old"]);
+    for (const r of named) await env.DB.prepare("DELETE FROM escrow_watch WHERE payment_pda = ?").bind(r.pda).run();
+  });
+});
+
+describe("escrow keeper: poisoning", () => {
+  it("a failing funding that reuses a real payment's uid in another mint cannot change what the keeper does: the real payment is released, the fee payer pays one fee", async () => {
+    const d = await escrowDesk("keeper-poison");
+    const feePayerBefore = await lamportsOf(d.feePayer);
+    const buyer = await fundedBuyer(5_000_000, 1_000_000_000);
+    const seller = await fundedBuyer(1, 100_000_000);
+    const real = await d.signed(buyer, await d.line(USDC, AMOUNT, seller.address));
+
+    // Same uid, same bank → same Payment address, but in native SOL (another mint with an escrow), by a key that owns nothing.
+    const poison = await d.signed(await unfundedKey(), await d.line(NATIVE_SOL, 50_000_000n, seller.address), { paymentUidHex: real.built.paymentUidHex });
+    expect(poison.built.paymentPda).toBe(real.built.paymentPda);
+    expect((await d.post("/settle", poison.body)).body.success).toBe(false);
+    expect(await watchRow(real.built.paymentPda)).toBeNull();
+
+    expect((await d.post("/settle", real.body)).body).toMatchObject({ success: true });
+    await deliverAndApprove(d.post, { buyer, seller, uidHex: real.built.paymentUidHex });
+    const sellerAta = await ataOf(seller.address);
+    const before = await tokenBalance(sellerAta);
+    const run = await d.keeper();
+    expect(itemsFor(run, real.built.paymentPda), JSON.stringify(run.items)).toEqual([expect.objectContaining({ action: "release", outcome: "released" })]);
+    expect(await tokenBalance(sellerAta)).toBe(before + AMOUNT - RELEASE_FEE);
+    expect(await paymentAccount(real.built.paymentPda)).toMatchObject({ state: PAYMENT_STATE.RELEASED, mint: USDC });
+
+    const payouts = run.items.filter((i) => i.signature !== null).map((i) => i.signature!);
+    expect(payouts).toHaveLength(1);
+    expect(feePayerBefore - (await lamportsOf(d.feePayer))).toBe(await feesOf(payouts));
+  });
+
+  it("a funding settle answered pending is confirmed in the ledger by the keeper from the chain, then paid out; the next /settle reports it once", async () => {
+    const faults = await faultScenario();
+    const d = await escrowDesk("keeper-ledger-catch-up", { SOLANA_RPC_URL: faults.rpcUrl, SVC_SETTLE_CONFIRM_TIMEOUT_MS: "1000" });
+    const buyer = await fundedBuyer(5_000_000, 1_000_000_000);
+    const seller = await fundedBuyer(1, 100_000_000);
+    const { body, built } = await d.signed(buyer, await d.line(USDC, AMOUNT, seller.address));
+    await faults.setFaults({ failMethods: ["getSignatureStatuses"] });
+    const pending = await d.post("/settle", body);
+    expect(pending.status, JSON.stringify(pending.body)).toBe(202);
+    await faults.setFaults({});
+    const ledgerState = () => env.DB.prepare("SELECT state FROM settlements WHERE signature = ?").bind(pending.body.transaction).first<{ state: string }>();
+    expect(await ledgerState()).toMatchObject({ state: "pending" });
+
+    await deliverAndApprove(d.post, { buyer, seller, uidHex: built.paymentUidHex });
+    const run = await d.keeper();
+    expect(itemsFor(run, built.paymentPda)).toEqual([expect.objectContaining({ outcome: "released" })]);
+    expect(await ledgerState()).toMatchObject({ state: "confirmed" });
+    expect((await d.post("/settle", body)).body).toMatchObject({ success: true, transaction: pending.body.transaction });
+  });
+
+  it("pays nothing for a payment its ledger does not show funded here, whatever the watch table says", async () => {
+    const d = await escrowDesk("keeper-not-ours");
+    // A payment its buyer funded straight on chain (not through this facilitator), delivered and approved …
+    const buyer = await fundedBuyer(5_000_000, 1_000_000_000);
+    const seller = await fundedBuyer(1, 100_000_000);
+    const { payment, signature } = await fundDirectly(buyer, seller.address);
+    const uidHex = (await paymentAccount(payment))!.paymentUid;
+    await deliverAndApprove(d.post, { buyer, seller, uidHex: Array.from(uidHex, (b) => b.toString(16).padStart(2, "0")).join("") });
+    // … and a watch row pointing at it that no settle of ours wrote.
+    const now = Date.now();
+    await env.DB.prepare(
+      `INSERT INTO escrow_watch (payment_pda, funding_signature, funding_blockhash, state, next_check_at_ms, created_at_ms, updated_at_ms) VALUES (?1, ?2, NULL, 'open', ?3, ?3, ?3)`,
+    )
+      .bind(payment, signature, now)
+      .run();
+
+    const feePayerBefore = await lamportsOf(d.feePayer);
+    const run = await d.keeper();
+    expect(itemsFor(run, payment)).toEqual([expect.objectContaining({ decision: "dropped", signature: null, outcome: expect.stringMatching(/not an sla-escrow settlement in this facilitator's ledger/) })]);
+    expect(await lamportsOf(d.feePayer)).toBe(feePayerBefore);
+    expect((await paymentAccount(payment))?.state).toBe(PAYMENT_STATE.FUNDED);
+  });
+});
+
+describe("sponsored fundings: a buyer who empties its account after verify cannot make the fee payer pay again and again", () => {
+  it("after SVC_SLA_ESCROW_SPONSORED_FAILURES_PER_PAYER failed sponsored fundings, the payer's next one is refused before anything is signed", async () => {
+    const faults = await faultScenario();
+    const d = await escrowDesk("sponsored-cap", {
+      SOLANA_RPC_URL: faults.rpcUrl,
+      SVC_SLA_ESCROW_ALLOW_FACILITATOR_FEE_SPONSORSHIP: "yes",
+      SVC_SLA_ESCROW_SPONSORED_FAILURES_PER_PAYER: "1",
+    });
+    const buyer = await fundedBuyer(5_000_000, 100_000_000);
+    const sink = await fundedBuyer(1, 100_000_000);
+    const line = await d.line(USDC, AMOUNT, (await fundedBuyer(1, 100_000_000)).address);
+    const first = await d.signed(buyer, line, { facilitatorPaysTransactionFees: true });
+    const second = await d.signed(buyer, line, { facilitatorPaysTransactionFees: true });
+
+    // The buyer empties its token account after signing; the cluster executes the funding anyway (no preflight in between).
+    await drainUsdc(buyer, sink.address);
+    await faults.setFaults({ skipPreflight: true });
+    const feePayerBefore = await lamportsOf(d.feePayer);
+    const failed = await d.post("/settle", first.body);
+    expect(failed.body, JSON.stringify(failed.body)).toMatchObject({ success: false });
+    expect(failed.body.transaction, "executed and failed: the fee was paid").toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
+    const refused = await d.post("/settle", second.body);
+    expect(refused.body, JSON.stringify(refused.body)).toMatchObject({ success: false, errorReason: "invalid_sla_escrow_payload_sponsorship_refused" });
+    expect(refused.body.transaction ?? "").toBe("");
+    expect((await d.post("/verify", second.body)).body).toMatchObject({ isValid: false, invalidReason: "invalid_sla_escrow_payload_sponsorship_refused" });
+
+    expect(feePayerBefore - (await lamportsOf(d.feePayer)), "one failed funding's fee, no more").toBe(await feesOf([failed.body.transaction]));
+    await faults.setFaults({});
+  });
+
+  it("a failed sponsored funding that settle could only answer pending is counted by the keeper, so the cap holds", async () => {
+    const faults = await faultScenario();
+    const d = await escrowDesk("sponsored-cap-pending", {
+      SOLANA_RPC_URL: faults.rpcUrl,
+      SVC_SLA_ESCROW_ALLOW_FACILITATOR_FEE_SPONSORSHIP: "yes",
+      SVC_SLA_ESCROW_SPONSORED_FAILURES_PER_PAYER: "1",
+      SVC_SETTLE_CONFIRM_TIMEOUT_MS: "1000",
+    });
+    const buyer = await fundedBuyer(5_000_000, 100_000_000);
+    const sink = await fundedBuyer(1, 100_000_000);
+    const line = await d.line(USDC, AMOUNT, (await fundedBuyer(1, 100_000_000)).address);
+    const first = await d.signed(buyer, line, { facilitatorPaysTransactionFees: true });
+    const second = await d.signed(buyer, line, { facilitatorPaysTransactionFees: true });
+    await drainUsdc(buyer, sink.address);
+
+    // Executed and failed, but settle cannot read its status: it answers pending, and the keeper watches the funding.
+    await faults.setFaults({ skipPreflight: true, failMethods: ["getSignatureStatuses"] });
+    const pending = await d.post("/settle", first.body);
+    expect(pending.status, JSON.stringify(pending.body)).toBe(202);
+    await faults.setFaults({});
+    expect(await watchRow(first.built.paymentPda)).toMatchObject({ state: "open", sponsored_payer: buyer.address });
+
+    const run = await d.keeper();
+    expect(itemsFor(run, first.built.paymentPda)).toEqual([expect.objectContaining({ decision: "dropped", signature: null, outcome: expect.stringMatching(/failed on chain/) })]);
+    const refused = await d.post("/settle", second.body);
+    expect(refused.body, JSON.stringify(refused.body)).toMatchObject({ success: false, errorReason: "invalid_sla_escrow_payload_sponsorship_refused" });
+  });
+});
+
+/** Replaces the unsigned transaction's recent blockhash. */
+function withBlockhash(tx: Transaction, blockhash: string): Transaction {
+  const compiled = getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
+  const messageBytes = getCompiledTransactionMessageEncoder().encode({ ...compiled, lifetimeToken: blockhash }) as Transaction["messageBytes"];
+  return { ...tx, messageBytes };
+}
+
+async function sendSigned(feePayer: KeyPairSigner, instructions: Parameters<typeof appendTransactionMessageInstructions>[0]) {
+  const lifetime = await latestBlockhash();
+  const message = pipe(
+    createTransactionMessage({ version: 0 }),
+    (m) => setTransactionMessageFeePayerSigner(feePayer, m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
+    (m) => appendTransactionMessageInstructions(instructions, m),
+  );
+  const signed = await signTransactionMessageWithSigners(message);
+  return chainRpc<string>("sendTransaction", [getBase64EncodedWireTransaction(signed), { encoding: "base64", preflightCommitment: "confirmed" }]);
+}
+
+async function drainUsdc(owner: KeyPairSigner, to: Address) {
+  const source = await ataOf(owner.address);
+  const amount = await tokenBalance(source);
+  await sendSigned(owner, [getTransferInstruction({ source, destination: await ataOf(to), authority: owner, amount })]);
+  expect(await tokenBalance(source)).toBe(0n);
+}
+
+/** A USDC FundPayment the buyer signs, pays and sends itself, without this facilitator. */
+async function fundDirectly(buyer: KeyPairSigner, seller: Address) {
+  const [bank] = await findBankPda(ESCROW_PROGRAM);
+  const [config] = await findEscrowConfigPda(ESCROW_PROGRAM);
+  const [escrow] = await findEscrowPda(ESCROW_PROGRAM, USDC, bank);
+  const uid = randomPaymentUid();
+  const [payment] = await findPaymentPda(ESCROW_PROGRAM, uid.bytes, bank);
+  const fund = getFundPaymentInstruction({
+    programId: ESCROW_PROGRAM,
+    bank,
+    config,
+    escrow,
+    payment,
+    kind: "spl",
+    buyer,
+    seller,
+    mint: USDC,
+    escrowAta: await ataOf(escrow),
+    buyerAta: await ataOf(buyer.address),
+    tokenProgram: TOKEN_PROGRAM,
+    oracleAuthority: ORACLE,
+    paymentUid: uid.bytes,
+    slaHash: crypto.getRandomValues(new Uint8Array(32)),
+    amount: AMOUNT,
+    ttlSeconds: BigInt(TTL),
+  });
+  const signature = await sendSigned(buyer, [fund]);
+  expect(await paymentAccount(payment)).toMatchObject({ state: PAYMENT_STATE.FUNDED });
+  return { payment, signature };
+}
