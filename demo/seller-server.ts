@@ -37,6 +37,11 @@ export interface SellerServerOptions {
   /** What a paying buyer receives (JSON). */
   content?: unknown;
   description?: string;
+  /**
+   * Served as JSON at /.well-known/x402-resources.json when given: the origin's Seller Resource Manifest, which proves
+   * to the facilitator's directory that the seller's wallet may list resources on this origin (it names the wallet).
+   */
+  manifest?: unknown;
   /** Default 0: a free port. The server always binds 127.0.0.1. */
   port?: number;
   /** Per facilitator call; default 30 s. */
@@ -84,6 +89,10 @@ export async function startSellerServer(options: SellerServerOptions): Promise<R
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const path = new URL(request.url ?? "/", `http://${HOST}`).pathname;
+    if (path === "/.well-known/x402-resources.json" && options.manifest !== undefined) {
+      sendJson(response, 200, options.manifest);
+      return;
+    }
     if (path !== resourcePath || paymentRequired === null) {
       sendJson(response, 404, { error: "not found" });
       return;

@@ -1,8 +1,8 @@
 /**
  * Stand-in SBF programs loaded by the local chain at start. DEVELOPMENT AND TEST FIXTURES ONLY:
- * they imitate the closed-source UniversalSettle and SLA-Escrow programs, and the open-source
- * payment-channels program whose Rust build cannot run here, closely enough for the facilitator's
- * transactions to execute locally, and are never to be deployed anywhere.
+ * they imitate the closed-source UniversalSettle and SLA-Escrow programs, the open-source
+ * payment-channels program whose Rust build cannot run here, and the wallet-side Lighthouse assertion
+ * program closely enough for the facilitator's transactions to execute locally, and are never to be deployed anywhere.
  * Sources, build and behaviour: localnet/programs/README.md.
  */
 import { fileURLToPath } from "node:url";
@@ -46,4 +46,12 @@ export const PAYMENT_CHANNELS_STANDIN: StandInProgram = {
   soPath: builtProgramPath("payment-channels"),
 };
 
-export const STANDIN_PROGRAMS: StandInProgram[] = [UNIVERSAL_SETTLE_STANDIN, SLA_ESCROW_STANDIN, PAYMENT_CHANNELS_STANDIN];
+/** Lighthouse (wallet-injected assertion instructions; the x402 SVM exact scheme allows them in a payment). */
+export const LIGHTHOUSE_PROGRAM_ID = "L2TExMFKdjpN9kozasaurPirfHy9P8sbXoAN1qA3S95";
+
+export const LIGHTHOUSE_STANDIN: StandInProgram = {
+  programId: LIGHTHOUSE_PROGRAM_ID,
+  soPath: builtProgramPath("lighthouse"),
+};
+
+export const STANDIN_PROGRAMS: StandInProgram[] = [UNIVERSAL_SETTLE_STANDIN, SLA_ESCROW_STANDIN, PAYMENT_CHANNELS_STANDIN, LIGHTHOUSE_STANDIN];

@@ -1,5 +1,6 @@
 import type { Config } from "../config/load-config";
 import { RAILS } from "../schemes/registry";
+import { PAYMENT_IDENTIFIER } from "../x402/payment-identifier";
 
 export interface SupportedKind {
   x402Version: 2;
@@ -22,5 +23,5 @@ export async function buildSupported(config: Config): Promise<SupportedResponse>
     const extra = extras[i];
     if (extra) kinds.push({ x402Version: 2, scheme: rail.scheme, network: config.network, extra });
   });
-  return { kinds, extensions: ["bazaar"], signers: { [config.network]: [config.feePayer.address] } };
+  return { kinds, extensions: ["bazaar", PAYMENT_IDENTIFIER], signers: { [config.network]: [config.feePayer.address] } };
 }

@@ -7,6 +7,7 @@ export const HOME_HTML = `<!doctype html>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
 <title>x402 Solana facilitator</title>
 <link rel="stylesheet" href="/assets/home.css">
 <link rel="service-desc" href="/openapi.json">
@@ -18,6 +19,7 @@ export const HOME_HTML = `<!doctype html>
   <p>Verifies and settles <a href="https://github.com/coinbase/x402">x402 v2</a> payments on Solana for paid HTTP APIs and AI agents:
   instant split-vault payments (<code>exact</code>) and time-bound escrow with an oracle verdict (<code>sla-escrow</code>).
   Buyers sign locally; this service never holds a buyer's key.</p>
+  <p><a class="cta" href="/console">Sell your API: open the seller console</a> (connect a browser wallet, activate, register, watch payments)</p>
 </header>
 <main>
   <section aria-labelledby="status-heading">
@@ -27,6 +29,12 @@ export const HOME_HTML = `<!doctype html>
   <section aria-labelledby="schemes-heading">
     <h2 id="schemes-heading">Schemes and fees</h2>
     <ul id="schemes"><li>Loading…</li></ul>
+  </section>
+  <section aria-labelledby="directory-heading">
+    <h2 id="directory-heading">Directory</h2>
+    <p id="stats" aria-live="polite">Loading…</p>
+    <ol id="listing" class="listing"></ol>
+    <p class="pager"><button type="button" id="listing-prev" disabled>Previous</button> <span id="listing-page"></span> <button type="button" id="listing-next" disabled>Next</button></p>
   </section>
   <section aria-labelledby="search-heading">
     <h2 id="search-heading">Find something to pay for</h2>
@@ -40,7 +48,7 @@ export const HOME_HTML = `<!doctype html>
   <section aria-labelledby="docs-heading">
     <h2 id="docs-heading">Integrate</h2>
     <ul>
-      <li><a href="/seller-quick-start.md">Seller quick start</a> · <a href="/onboarding_guide.md">Onboarding guide</a></li>
+      <li><a href="/console">Seller console</a> (browser wallet, no SDK) · <a href="/seller-quick-start.md">Seller quick start</a> · <a href="/onboarding_guide.md">Onboarding guide</a></li>
       <li><a href="/agent-integration.md">Agent integration</a> · <a href="/agent-tools.json">Agent tools</a> · <a href="/openapi.json">OpenAPI</a></li>
       <li><a href="/api/v1/facilitator/capabilities">Capabilities (JSON)</a></li>
     </ul>
@@ -57,7 +65,9 @@ code{font-size:.95em}
 #status.ok::before{content:"● ";color:#1a7f37}#status.warning::before,#status.error::before{content:"● ";color:#bf8700}
 form{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}label{flex-basis:100%}
 input{flex:1;min-width:12rem;padding:.4rem}button{padding:.4rem .9rem}
-#results li{margin:.6rem 0}#results .meta{color:GrayText;font-size:.9em}
+#results li,.listing li{margin:.6rem 0}li,p{overflow-wrap:anywhere}.meta{color:GrayText;font-size:.9em}.price{font-weight:600}
+.cta{font-weight:600}a{color:LinkText}:focus-visible{outline:3px solid Highlight;outline-offset:2px}
+.pager{display:flex;gap:.5rem;align-items:center}
 `;
 
 export const HOME_JS = `"use strict";
@@ -84,6 +94,27 @@ async function showStatus() {
   }
 }
 
+/** Symbol and decimals per mint, from the live allowlist (/agent-payTo-semantics.json). */
+const assets = new Map();
+async function loadAssets() {
+  try {
+    const response = await fetch("/agent-payTo-semantics.json", { headers: { Accept: "application/json" } });
+    const body = await response.json();
+    for (const m of (body.mintAllowlist && body.mintAllowlist.mints) || []) assets.set(m.mint, { symbol: m.symbol, decimals: Number(m.decimals) });
+  } catch { /* prices then show in base units */ }
+}
+const symbolInfo = (symbol) => { for (const a of assets.values()) if (a.symbol === symbol) return a; return null; };
+
+/** Raw base units as a decimal amount of the asset ("10000" of USDC → "0.01 USDC"). */
+function inUnits(raw, mintOrSymbol) {
+  const info = assets.get(mintOrSymbol) || symbolInfo(mintOrSymbol);
+  if (!info || !/^[0-9]+$/.test(String(raw))) return raw + " base units" + (info ? " of " + info.symbol : "");
+  const value = BigInt(raw), base = 10n ** BigInt(info.decimals);
+  const frac = (value % base).toString().padStart(info.decimals, "0").replace(/0+$/, "");
+  return (value / base).toString() + (frac ? "." + frac : "") + " " + info.symbol;
+}
+const percent = (bps) => (Number(bps) / 100) + "%";
+
 async function showSchemes() {
   const list = $("schemes");
   try {
@@ -91,14 +122,60 @@ async function showSchemes() {
     list.replaceChildren(...supported.kinds.map((kind) => {
       const extra = kind.extra || {};
       const fee = kind.scheme === "sla-escrow"
-        ? "escrow fee " + extra.feeBps + " bps on release, oracle tip " + extra.oracleFeeBps + " bps on a verdict; the buyer pays the network fee"
-        : "protocol fee " + extra.feeBps + " bps (minimum " + extra.minFeeAmount + " raw units); the facilitator pays the network fee";
+        ? "held in escrow until delivery; fee " + percent(extra.feeBps) + " of the price on release, oracle tip " + percent(extra.oracleFeeBps) + " when an oracle gives a verdict; the buyer pays the network fee"
+        : "paid instantly into the seller's vault; fee " + percent(extra.feeBps) + " of the price, at least " + inUnits(extra.minFeeAmount, "USDC") + (extra.minFeeAmountSol ? " (" + inUnits(extra.minFeeAmountSol, "SOL") + " for SOL)" : "") + ", lower for sellers who activate their own vault; the facilitator pays the network fee";
       const item = text("li", "");
       item.append(text("code", kind.scheme), document.createTextNode(" on " + kind.network + ": " + fee));
       return item;
     }));
   } catch (error) {
     list.replaceChildren(text("li", "Schemes unavailable: " + error.message));
+  }
+}
+
+async function showStats() {
+  try {
+    const stats = await getJson("/directory/stats");
+    const byScheme = Object.entries((stats.resources && stats.resources.byScheme) || {}).map(([scheme, n]) => n + " " + scheme).join(", ");
+    $("stats").textContent = stats.providers.total + " listed provider" + (stats.providers.total === 1 ? "" : "s") + " · " + stats.resources.total + " listed resource" + (stats.resources.total === 1 ? "" : "s") + (byScheme ? " (" + byScheme + ")" : "");
+  } catch (error) {
+    $("stats").textContent = "Directory stats unavailable: " + error.message;
+  }
+}
+
+/** The live price of a listed resource: the first line of the 402 its last passing probe saw. */
+function priceOf(item) {
+  const line = (item.accepts || [])[0];
+  if (!line) return "price unknown";
+  const amount = line.amount ?? line.maxAmountRequired;
+  return amount === undefined ? line.scheme : inUnits(amount, line.asset) + " (" + line.scheme + ")";
+}
+const PAGE_SIZE = 10;
+let listingOffset = 0;
+async function showListing(offset) {
+  const list = $("listing");
+  try {
+    const page = await getJson("/discovery/resources?" + new URLSearchParams({ type: "http", limit: String(PAGE_SIZE), offset: String(offset) }));
+    listingOffset = offset;
+    const total = (page.pagination && page.pagination.total) || 0;
+    if (page.items.length === 0) list.replaceChildren(text("li", "Nothing listed yet. Sellers: list your API from the seller console."));
+    else list.replaceChildren(...page.items.map((item) => {
+      const meta = item.metadata || {};
+      const li = text("li", "");
+      const link = text("a", meta.title || item.resource);
+      link.href = item.resource;
+      link.rel = "nofollow noopener";
+      li.append(link, document.createTextNode(" · "), text("span", priceOf(item), "price"));
+      li.append(text("div", (meta.httpMethod || "GET") + " " + item.resource + (meta.category ? " · " + meta.category : "") + " · probed " + String(item.lastUpdated || "").slice(0, 16).replace("T", " "), "meta"));
+      if (meta.description) li.append(text("div", meta.description));
+      return li;
+    }));
+    list.start = offset + 1;
+    $("listing-page").textContent = total === 0 ? "" : (offset + 1) + "–" + (offset + page.items.length) + " of " + total;
+    $("listing-prev").disabled = offset === 0;
+    $("listing-next").disabled = offset + page.items.length >= total;
+  } catch (error) {
+    list.replaceChildren(text("li", "Listing unavailable: " + error.message));
   }
 }
 
@@ -127,7 +204,10 @@ async function search(event) {
 
 document.addEventListener("DOMContentLoaded", () => {
   $("search").addEventListener("submit", search);
+  $("listing-prev").addEventListener("click", () => showListing(Math.max(0, listingOffset - PAGE_SIZE)));
+  $("listing-next").addEventListener("click", () => showListing(listingOffset + PAGE_SIZE));
   showStatus();
-  showSchemes();
+  showStats();
+  loadAssets().then(() => { showSchemes(); showListing(0); });
 });
 `;

@@ -85,6 +85,8 @@ export interface SettleCall {
   defer: (work: Promise<unknown>) => void;
   /** The seller's history row for a success of this call, written in the same D1 transaction as the success report. */
   successHistory?: (signature: string, payer: string) => PaymentAttempt;
+  /** The x402 `payment-identifier` id the payment carried (null or absent: none). */
+  paymentId?: string | null;
 }
 
 
@@ -115,6 +117,7 @@ export async function settleSignedPayment(config: Config, env: Env, verified: Se
     maxTimeoutSeconds: verified.accepted.requirements.maxTimeoutSeconds,
     leaseId,
     leaseExpiresAtMs: Date.now() + SUBMIT_LEASE_MS,
+    paymentId: call.paymentId ?? null,
   };
   const ctx: SettleContext = { config, env, verified, wireBase64: toBase64(signed.wireBytes), signature: signed.signature, watch: null, ...call };
   try {
@@ -125,11 +128,12 @@ export async function settleSignedPayment(config: Config, env: Env, verified: Se
 }
 
 async function claimSendAndConfirm(ctx: SettleContext, claimRow: ClaimRow, leaseId: string): Promise<Settlement> {
-  const { config, env, verified } = ctx;
-  if (verified.beforeFirstSend) {
-    // Work that must happen once and before any send (e.g. creating the vault) waits for the claim.
+  const { env, verified } = ctx;
+  if (verified.beforeFirstSend || claimRow.paymentId !== null) {
+    // Work that must happen once and before any send (e.g. creating the vault) waits for the claim. So does a payment
+    // with a payment-identifier id: a different payment under a used id must be refused before it can land.
     const claim = await claimSettlement(env.DB, claimRow);
-    if (!claim.claimed) return reconcile(ctx, claim.existing, leaseId);
+    if (!claim.claimed) return "paymentIdTakenBy" in claim ? paymentIdConflict(claimRow.paymentId!, verified.payer) : reconcile(ctx, claim.existing, leaseId);
     return submitAndConfirm(ctx);
   }
 
@@ -148,11 +152,20 @@ async function claimSendAndConfirm(ctx: SettleContext, claimRow: ClaimRow, lease
     }
     throw claim.reason;
   }
-  if (!claim.value.claimed) return reconcile(ctx, claim.value.existing, leaseId);
+  if (!claim.value.claimed) return "paymentIdTakenBy" in claim.value ? paymentIdConflict(claimRow.paymentId ?? "", verified.payer) : reconcile(ctx, claim.value.existing, leaseId);
   return afterSend(ctx, sent);
 }
 
 type ClaimRow = Parameters<typeof claimSettlement>[1];
+
+/** The payment-identifier extension's "same id, different payload": 409, nothing sent. */
+function paymentIdConflict(paymentId: string, payer: Address): PaymentRejection {
+  return rejection(
+    "payment_identifier_conflict",
+    `payment-identifier id ${paymentId} already names a different payment to this payTo; reuse an id only to retry the same payment`,
+    { code: "CONFLICT", payer },
+  );
+}
 
 interface SettleContext extends SettleCall {
   config: Config;

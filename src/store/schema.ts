@@ -44,11 +44,14 @@ export const settlements = sqliteTable(
     successReportedAtMs: integer("success_reported_at_ms"),
     /** The X-Correlation-ID header of that call; a retry with the same header may hear success again. */
     successCorrelationId: text("success_correlation_id"),
+    /** The x402 `payment-identifier` extension's id, when the payment carried one (unique per payTo). */
+    paymentId: text("payment_id"),
     createdAtMs: integer("created_at_ms").notNull(),
     updatedAtMs: integer("updated_at_ms").notNull(),
   },
   (t) => [
     index("settlements_pay_to_idx").on(t.payTo, t.state, t.updatedAtMs),
+    uniqueIndex("settlements_payment_id_idx").on(t.payTo, t.paymentId).where(sql`${t.paymentId} IS NOT NULL`),
     index("settlements_signature_idx").on(t.signature),
     index("settlements_sweep_idx").on(t.scheme, t.state, t.updatedAtMs),
   ],

@@ -10,24 +10,33 @@ export type SettlementState = SettlementRow["state"];
  * Claims the right to submit a payment transaction. Exactly one caller across all isolates gets `claimed`;
  * everyone else gets the existing row and reconciles from it.
  */
+export type SettlementClaim =
+  | { claimed: true }
+  | { claimed: false; existing: SettlementRow }
+  /** Another payment to the same payTo already holds this payment-identifier id. */
+  | { claimed: false; paymentIdTakenBy: string };
+
 export async function claimSettlement(
   d1: D1Database,
-  row: Omit<SettlementRow, "state" | "createdAtMs" | "updatedAtMs" | "errorReason" | "errorMessage" | "confirmedAtMs" | "successReportedAtMs" | "successCorrelationId">,
+  row: Omit<SettlementRow, "state" | "createdAtMs" | "updatedAtMs" | "errorReason" | "errorMessage" | "confirmedAtMs" | "successReportedAtMs" | "successCorrelationId" | "paymentId"> & { paymentId?: string | null },
   attempt = 0,
-): Promise<{ claimed: true } | { claimed: false; existing: SettlementRow }> {
+): Promise<SettlementClaim> {
   const now = Date.now();
+  const paymentId = row.paymentId ?? null;
   // A plain prepared statement: this is on every settle's critical path, and drizzle builds the query anew each call.
+  // With a payment-identifier id the same statement also claims the id: without a conflict target, DO NOTHING covers
+  // the (pay_to, payment_id) unique index too, so no extra round trip decides who holds the id.
   const inserted = await d1
-    .prepare(
-      `INSERT INTO settlements (message_hash, signature, state, scheme, network, payer, pay_to, merchant_wallet, asset, amount, last_valid_block_height,
-         lease_id, lease_expires_at_ms, max_timeout_seconds, created_at_ms, updated_at_ms)
-       VALUES (?1, ?2, 'submitting', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14)
-       ON CONFLICT (message_hash) DO NOTHING`,
-    )
-    .bind(row.messageHash, row.signature, row.scheme, row.network, row.payer, row.payTo, row.merchantWallet, row.asset, row.amount, row.lastValidBlockHeight, row.leaseId, row.leaseExpiresAtMs, row.maxTimeoutSeconds, now)
+    .prepare(paymentId === null ? CLAIM_SQL : CLAIM_WITH_PAYMENT_ID_SQL)
+    .bind(row.messageHash, row.signature, row.scheme, row.network, row.payer, row.payTo, row.merchantWallet, row.asset, row.amount, row.lastValidBlockHeight, row.leaseId, row.leaseExpiresAtMs, row.maxTimeoutSeconds, now, ...(paymentId === null ? [] : [paymentId]))
     .run();
   if ((inserted.meta.changes ?? 0) > 0) return { claimed: true };
   const existing = await getSettlement(d1, row.messageHash);
+  if (!existing && paymentId !== null) {
+    // Not this payment's row: the id may belong to another payment (read only on this rare path).
+    const holder = await d1.prepare("SELECT message_hash FROM settlements WHERE pay_to = ? AND payment_id = ? LIMIT 1").bind(row.payTo, paymentId).first<{ message_hash: string }>();
+    if (holder && holder.message_hash !== row.messageHash) return { claimed: false, paymentIdTakenBy: holder.message_hash };
+  }
   // Released in between (an attempt the cluster never accepted): claim it again.
   if (!existing) {
     if (attempt >= 8) throw new Error("settlement row keeps vanishing after conflicting inserts");
@@ -35,6 +44,12 @@ export async function claimSettlement(
   }
   return { claimed: false, existing };
 }
+
+const CLAIM_COLUMNS = `message_hash, signature, state, scheme, network, payer, pay_to, merchant_wallet, asset, amount, last_valid_block_height,
+         lease_id, lease_expires_at_ms, max_timeout_seconds, created_at_ms, updated_at_ms`;
+const CLAIM_VALUES = `?1, ?2, 'submitting', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14`;
+const CLAIM_SQL = `INSERT INTO settlements (${CLAIM_COLUMNS}) VALUES (${CLAIM_VALUES}) ON CONFLICT (message_hash) DO NOTHING`;
+const CLAIM_WITH_PAYMENT_ID_SQL = `INSERT INTO settlements (${CLAIM_COLUMNS}, payment_id) VALUES (${CLAIM_VALUES}, ?15) ON CONFLICT DO NOTHING`;
 
 /**
  * Gives a claimed row back when the cluster never accepted its transaction (preflight refusal, provisioning

@@ -8,7 +8,7 @@ export interface PaymentRejection {
   message: string;
   payer?: string;
   /** Wire error code; PAYMENT_INVALID unless the failure has its own (BLOCKHASH_EXPIRED, FACILITATOR_UPSTREAM …). */
-  code?: "PAYMENT_INVALID" | "BLOCKHASH_EXPIRED" | "FACILITATOR_UPSTREAM" | "SERVICE_UNAVAILABLE";
+  code?: "PAYMENT_INVALID" | "BLOCKHASH_EXPIRED" | "FACILITATOR_UPSTREAM" | "SERVICE_UNAVAILABLE" | "CONFLICT";
 }
 
 export function rejection(reason: string, message: string, extra: Partial<Omit<PaymentRejection, "ok" | "reason" | "message">> = {}): PaymentRejection {

@@ -58,9 +58,14 @@ export const PaymentPayloadSchema = v.looseObject({
 });
 export type PaymentPayload = v.InferOutput<typeof PaymentPayloadSchema>;
 
-/** `/verify` and `/settle` request body (`X402V2VerifySettleBody`). */
+/**
+ * `/verify` and `/settle` request body (`X402V2VerifySettleBody`). The top-level `x402Version` may be left out:
+ * third-party sellers (`x402-solana`'s X402PaymentHandler, `@faremeter/middleware`) post only
+ * `{paymentPayload, paymentRequirements}`, and the payload's own required `x402Version: 2` already says which
+ * protocol the body speaks. When given, it must still be 2.
+ */
 export const VerifySettleBodySchema = v.looseObject({
-  x402Version: v.literal(2, "must be 2"),
+  x402Version: v.optional(v.literal(2, "must be 2")),
   paymentPayload: PaymentPayloadSchema,
   paymentRequirements: PaymentRequirementsSchema,
   correlationId: v.optional(v.pipe(v.string("must be a string"), v.maxLength(128, "must be at most 128 characters"))),

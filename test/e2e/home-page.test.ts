@@ -58,8 +58,14 @@ describe("GET / in a browser", () => {
     const response = await page.goto(`${worker.url}/`);
     expect(response?.headers()["content-type"]).toBe("text/html; charset=utf-8");
     await expect.poll(() => page.textContent("#status"), { timeout: 15_000 }).toMatch(/^Operational · devnet · slot \d+ · RPC connected$/);
-    await expect.poll(() => page.textContent("#schemes"), { timeout: 15_000 }).toMatch(/exact on solana:\S+: protocol fee 100 bps/);
-    expect(await page.textContent("#schemes")).toMatch(/sla-escrow on solana:\S+: escrow fee 100 bps on release, oracle tip 100 bps/);
+    // Fees in the asset's units, from /supported (100 bps, min_fee_amount 10000 raw USDC, 100000 lamports).
+    await expect.poll(() => page.textContent("#schemes"), { timeout: 15_000 }).toMatch(/exact on solana:\S+: paid instantly into the seller's vault; fee 1% of the price, at least 0\.01 USDC \(0\.0001 SOL for SOL\)/);
+    expect(await page.textContent("#schemes")).toMatch(/sla-escrow on solana:\S+: held in escrow until delivery; fee 1% of the price on release, oracle tip 1% when an oracle gives a verdict/);
+    expect(await page.textContent("#schemes")).not.toMatch(/raw units|bps/);
+    await expect.poll(() => page.textContent("#stats"), { timeout: 15_000 }).toBe("2 listed providers · 2 listed resources (2 exact)");
+    // The seeded 402s ask for 1000 base units of devnet USDC (test/fixtures/directory-seller.ts).
+    await expect.poll(() => page.locator("#listing li .price").allTextContents(), { timeout: 15_000 }).toEqual(["0.001 USDC (exact)", "0.001 USDC (exact)"]);
+    expect(await page.getAttribute("a.cta", "href")).toBe("/console");
 
     await page.fill("#q", "forecast");
     await page.click("#search button");

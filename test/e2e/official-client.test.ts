@@ -177,7 +177,7 @@ describe("HTTPFacilitatorClient understands our /supported, /verify and /settle"
     expect(exact!.x402Version).toBe(2);
     expect(exact!.extra?.feePayer).toBe(feePayerAddress);
     expect(supported.signers[DEVNET]).toContain(feePayerAddress);
-    expect(supported.extensions).toEqual(["bazaar"]); // the Bazaar discovery API (GET /discovery/resources)
+    expect(supported.extensions).toEqual(["bazaar", "payment-identifier"]); // the Bazaar discovery API (GET /discovery/resources) and payment-identifier idempotency
   });
 
   it("verify() of a valid official payment returns isValid true with the payer", async () => {

@@ -12,6 +12,9 @@ const ARTIFACTS: [string, RegExp][] = [
   ["/onboarding_guide.md", /^text\/markdown; charset=utf-8$/],
   ["/assets/home.js", /^text\/javascript; charset=utf-8$/],
   ["/assets/home.css", /^text\/css; charset=utf-8$/],
+  ["/console", /^text\/html; charset=utf-8$/],
+  ["/assets/console.js", /^text\/javascript; charset=utf-8$/],
+  ["/assets/console.css", /^text\/css; charset=utf-8$/],
 ];
 
 describe("artifact headers", () => {
@@ -44,5 +47,13 @@ describe("artifact headers", () => {
       expect(json.headers.get("Content-Type"), accept).toMatch(/^application\/json/);
       expect(json.body.x402Version).toBe(2);
     }
+  });
+
+  it("GET /console: no inline script, CSP 'self' plus only the wallet RPC origin for connections", async () => {
+    const page = await call(ORIGIN + "/console");
+    expect(page.headers.get("Content-Type")).toBe("text/html; charset=utf-8");
+    expect(page.headers.get("Content-Security-Policy")).toMatch(/^default-src 'self'; connect-src 'self' http:\/\/127\.0\.0\.1:\d+; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'$/);
+    expect(page.text).toContain('<script src="/assets/console.js" defer></script>');
+    expect(page.text).not.toMatch(/<script>(?!<)/);
   });
 });

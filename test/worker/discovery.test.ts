@@ -33,7 +33,7 @@ describe("GET /supported", () => {
     const { status, body } = await call("/supported");
     expect(status).toBe(200);
     expect(Array.isArray(body.kinds)).toBe(true);
-    expect(body.extensions).toEqual(["bazaar"]);
+    expect(body.extensions).toEqual(["bazaar", "payment-identifier"]);
     expect(body.signers).toEqual({ [DEVNET]: [TEST_FEE_PAYER.address] });
     for (const kind of body.kinds) {
       expect(kind).toMatchObject({ x402Version: 2, network: DEVNET });

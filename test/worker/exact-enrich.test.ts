@@ -181,6 +181,25 @@ describe("POST /payment-required/enrich", () => {
     expect(response.body.accepts[0]).toEqual(line);
   });
 
+  it("gives a vault-only line (payTo = an existing vault, extra {}) the same extra a wallet line gets (issue 23 item 3)", async () => {
+    const seller = await generateKeyPairSigner();
+    const vault = await createVault(seller, seller);
+    const fromWallet = await enrich(body402([naiveLine(seller.address)]));
+    const fromVault = await enrich(body402([naiveLine(vault, { extra: {} })]));
+    expect(fromVault.status).toBe(200);
+    expect(fromVault.body.accepts[0]).toEqual(fromWallet.body.accepts[0]);
+    expect(fromVault.body.accepts[0].extra).toMatchObject({ feePayer: TEST_FEE_PAYER.address, merchantWallet: seller.address, feeBps: "90" });
+  });
+
+  it("completes a line that already names its vault and merchantWallet but lacks this facilitator's keys", async () => {
+    const wallet = await newWallet();
+    const [vault] = await findVaultPda(PROGRAM_ID, wallet);
+    const response = await enrich(body402([naiveLine(vault, { extra: { merchantWallet: wallet } })]));
+    expect(response.status).toBe(200);
+    expect(response.body.accepts[0].payTo).toBe(vault);
+    expect(response.body.accepts[0].extra).toMatchObject({ feePayer: TEST_FEE_PAYER.address, programId: PROGRAM_ID, merchantWallet: wallet, feeBps: "100" });
+  });
+
   it("refuses a merchantWallet that disagrees with payTo, naming the field", async () => {
     const response = await enrich(body402([naiveLine(await newWallet(), { extra: { merchantWallet: await newWallet() } })]));
     expect(response.status).toBe(400);

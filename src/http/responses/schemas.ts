@@ -54,6 +54,8 @@ export const SettlementStatusResponseSchema = v.looseObject({
   asset: Address,
   amount: DecimalAmount,
   settledAt: v.nullable(v.string()),
+  /** The x402 payment-identifier id the payment carried, when it carried one. */
+  paymentId: v.optional(v.string()),
 });
 
 /** What every payment builder answers: UnsignedTransactionFields (src/solana/unsigned-transaction.ts) and the verify body template. */

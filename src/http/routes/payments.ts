@@ -15,6 +15,7 @@ import { callerCorrelationIdOf } from "../middleware/correlation-id";
 import { clientKeyOf, enforceRateLimit } from "../middleware/rate-limit";
 import { recordRequestTelemetry } from "../../observability/telemetry";
 import { payerKeyOf } from "../../x402/payer-key";
+import { paymentIdentifierOf } from "../../x402/payment-identifier";
 import { SettleResponseSchema, VerifyResponseSchema } from "../responses/schemas";
 
 /** `/verify` and `/settle` (spec §4.1), answering in the union shape of wire-notes so official x402 clients parse both. */
@@ -66,7 +67,7 @@ export function paymentRoutes(): RouteDef[] {
         const config = c.var.config;
         const parsed = await readLimitedPaymentBody(c);
         const correlationId = parsed.ok ? (parsed.body.correlationId ?? c.var.correlationId) : c.var.correlationId;
-        const result: Settlement = parsed.ok ? await asRejectionOnFault(settlePayment(c, parsed.body, correlationId, startedAtMs)) : parsed;
+        const result: Settlement = parsed.ok ? await asRejectionOnFault(settlePayment(c, parsed.body, parsed.paymentId, correlationId, startedAtMs)) : parsed;
         const signature = "signature" in result && result.signature ? result.signature : "";
         const outcome = result.ok ? "settled" : "pending" in result ? "pending" : "failed";
         recordTelemetry(c, "settle", parsed.ok ? parsed.body : null, startedAtMs, outcome, result.ok ? null : result.reason);
@@ -105,7 +106,7 @@ export function paymentRoutes(): RouteDef[] {
   ];
 }
 
-type ParsedBody = { ok: true; body: VerifySettleBody } | PaymentRejection;
+type ParsedBody = { ok: true; body: VerifySettleBody; paymentId: string | null } | PaymentRejection;
 
 /** Per-client limit before anything is read, per-payer limit once the proof is parsed (429 with Retry-After). */
 async function readLimitedPaymentBody(c: AppContext): Promise<ParsedBody> {
@@ -122,7 +123,9 @@ async function readPaymentBody(c: AppContext): Promise<ParsedBody> {
   if (!parsed.ok) return rejection("invalid_payload", parsed.message);
   const result = v.safeParse(VerifySettleBodySchema, parsed.value, { abortPipeEarly: true });
   if (!result.success) return rejection("invalid_payload", describeIssues(result.issues, "body"));
-  return { ok: true, body: result.output };
+  const paymentId = paymentIdentifierOf(result.output.paymentPayload);
+  if (!paymentId.ok) return paymentId;
+  return { ok: true, body: result.output, paymentId: paymentId.id };
 }
 
 async function verifyPayment(c: AppContext, body: VerifySettleBody): Promise<{ ok: true; payer: string } | PaymentRejection> {
@@ -135,7 +138,7 @@ async function verifyPayment(c: AppContext, body: VerifySettleBody): Promise<{ o
   return verdict.ok ? { ok: true, payer: verdict.payer } : verdict;
 }
 
-async function settlePayment(c: AppContext, body: VerifySettleBody, correlationId: string, startedAtMs: number): Promise<Settlement> {
+async function settlePayment(c: AppContext, body: VerifySettleBody, paymentId: string | null, correlationId: string, startedAtMs: number): Promise<Settlement> {
   const config = c.var.config;
   const accepted = checkCommonRequirements(config, body);
   if ("ok" in accepted) return accepted;
@@ -146,6 +149,7 @@ async function settlePayment(c: AppContext, body: VerifySettleBody, correlationI
     callerCorrelationId: callerCorrelationIdOf(c.req.header("X-Correlation-ID")),
     defer: (work) => runAfterResponse(c, work, correlationId),
     successHistory: (signature, payer) => settleAttempt(body, correlationId, startedAtMs, "settled", null, signature, payer),
+    paymentId,
   });
 }
 

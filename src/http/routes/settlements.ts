@@ -43,6 +43,7 @@ export function settlementRoutes(): RouteDef[] {
           asset: row.asset,
           amount: row.amount,
           settledAt: settledAtMs === null ? null : new Date(settledAtMs).toISOString(),
+          ...(row.paymentId !== null ? { paymentId: row.paymentId } : {}),
           ...(row.state === "failed" ? { errorReason: row.errorReason } : {}),
         });
       },

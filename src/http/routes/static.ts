@@ -9,6 +9,8 @@ import { ORIGIN_ROUTES } from "../../discovery/origin-routes";
 import { API_PREFIX } from "../context";
 import { artifactResponse } from "../artifact-response";
 import { HOME_CSS, HOME_HTML, HOME_JS } from "../../page/home-html";
+import { CONSOLE_CSS, CONSOLE_HTML, consoleCsp } from "../../page/console-html";
+import { CONSOLE_JS } from "../../page/console-js";
 import integrationGuide from "../../../static/agent-integration.md";
 import sellerQuickStart from "../../../static/seller-quick-start.md";
 import onboardingGuide from "../../../static/onboarding_guide.md";
@@ -37,6 +39,9 @@ export function mountStaticRoutes(app: Hono<AppEnv>, endpoints: () => readonly E
   app.get("/", (c) => (prefersHtml(c.req.header("Accept")) ? artifactResponse(c, HOME_HTML, "text/html; charset=utf-8", PAGE_CACHE, { "Content-Security-Policy": PAGE_CSP }) : capabilities(c)));
   app.get("/assets/home.js", (c) => artifactResponse(c, HOME_JS, "text/javascript; charset=utf-8", PAGE_CACHE));
   app.get("/assets/home.css", (c) => artifactResponse(c, HOME_CSS, "text/css; charset=utf-8", PAGE_CACHE));
+  app.get("/console", (c) => artifactResponse(c, CONSOLE_HTML, "text/html; charset=utf-8", PAGE_CACHE, { "Content-Security-Policy": consoleCsp(c.var.config.walletRpcUrl) }));
+  app.get("/assets/console.js", (c) => artifactResponse(c, CONSOLE_JS, "text/javascript; charset=utf-8", PAGE_CACHE));
+  app.get("/assets/console.css", (c) => artifactResponse(c, CONSOLE_CSS, "text/css; charset=utf-8", PAGE_CACHE));
   app.get(API_PREFIX, capabilities);
   app.get(API_PREFIX + "/", capabilities);
 

@@ -22,11 +22,13 @@ import { exactRail } from "./rail";
  * - `exact` on this network, with `payTo` a bare wallet: `payTo` becomes the wallet's vault PDA, `scheme` the
  *   wire name `exact`, and `extra` gains this facilitator's keys (ours overwrite same-named seller keys; the
  *   seller's other keys stay) plus `merchantWallet` = the wallet.
- * - already enriched (`payTo` = vault PDA of `extra.merchantWallet`): returned as given, so enriching twice
- *   changes nothing. Nothing is refreshed either: a seller who wants fresh fee figures enriches the naive body.
- * - `payTo` off the ed25519 curve (a PDA, not a wallet) without `extra.merchantWallet`: returned as given with
- *   nothing added. The wallet behind a PDA cannot be recovered, so any rewrite would be a guess that could
- *   route money to the wrong place; the build endpoint later refuses such a line and asks for enrichment.
+ * - already pointing at the vault (`payTo` = vault PDA of `extra.merchantWallet`, or an existing SplitVault
+ *   account whose recorded seller derives exactly that PDA): gets the same `extra` keys a wallet line gets, so
+ *   enriching an enriched (or vault-only) line returns what enriching the wallet line returns. Official clients
+ *   refuse a line without `extra.feePayer`, so passing a vault line through bare would leave it unpayable.
+ * - any other `payTo` off the ed25519 curve (a PDA, not a wallet) without `extra.merchantWallet`: returned as
+ *   given with nothing added. The wallet behind an unknown PDA cannot be recovered, so any rewrite would be a
+ *   guess that could route money to the wrong place; the build endpoint later refuses such a line.
  * - `extra.merchantWallet` given but `payTo` is neither that wallet nor its vault PDA: 400, because the two
  *   disagree about who is paid and guessing either one could misdirect funds.
  */
@@ -47,11 +49,11 @@ const OWNED_EXTRA_KEYS = [
   "recommendedComputeUnitPrice",
 ] as const;
 
-/** A line to rewrite: where it is and whose vault it pays. */
+/** A line to rewrite: where it is and whose vault it pays (wallet null: a vault-only line, the seller read from chain). */
 interface PlannedLine {
   index: number;
   line: JsonObject;
-  wallet: Address;
+  wallet: Address | null;
   vault: Address;
 }
 
@@ -68,11 +70,6 @@ export async function enrichPaymentRequired(
     if (line === null) continue;
     warnIfAssetNotAllowed(config, line, index, correlationId);
     const plan = await planLine(programId, line, index);
-    if (plan === "unchanged") continue;
-    if (plan === "off-curve") {
-      log("info", "enrich_line_skipped", { correlationId, index, reason: "payTo is off-curve and extra.merchantWallet is absent" });
-      continue;
-    }
     planned.push({ index, line, ...plan });
   }
   if (planned.length === 0) return body;
@@ -84,9 +81,14 @@ export async function enrichPaymentRequired(
   ]);
 
   const accepts = [...body.accepts];
-  for (const { index, line, wallet, vault } of planned) {
+  for (const { index, line, wallet: givenWallet, vault } of planned) {
     const vaultAccount = vaults.get(vault) ?? null;
     const onChainVault = vaultAccount && vaultAccount.owner === programId ? decodeSplitVault(vaultAccount.data) : null;
+    const wallet = givenWallet ?? (await sellerOfVaultLine(programId, vault, onChainVault));
+    if (wallet === null) {
+      log("info", "enrich_line_skipped", { correlationId, index, reason: "payTo is off-curve, extra.merchantWallet is absent and payTo is not an existing vault" });
+      continue;
+    }
     const isSovereign = onChainVault !== null && onChainVault.seller === wallet && onChainVault.isSovereign;
     const sellerExtra = isPlainObject(line.extra) ? line.extra : {};
     accepts[index] = {
@@ -132,23 +134,30 @@ async function planLine(
   programId: Address,
   line: JsonObject,
   index: number,
-): Promise<{ wallet: Address; vault: Address } | "unchanged" | "off-curve"> {
+): Promise<{ wallet: Address | null; vault: Address }> {
   const payTo = line.payTo as Address; // validated by PaymentRequirementsSchema
   const merchantWallet = isPlainObject(line.extra) ? line.extra.merchantWallet : undefined;
 
   if (typeof merchantWallet === "string") {
     const wallet = merchantWallet as Address; // validated in ownExactLine
     const [vault] = await findVaultPda(programId, wallet);
-    if (payTo === vault) return "unchanged";
-    if (payTo === wallet) return { wallet, vault };
+    if (payTo === vault || payTo === wallet) return { wallet, vault };
     throw badRequest(
       `accepts[${index}].payTo: ${payTo} is neither extra.merchantWallet (${wallet}) nor its vault PDA (${vault}); ` +
         "send the seller wallet as payTo (or drop merchantWallet) and enrich again",
     );
   }
-  if (isOffCurveAddress(payTo)) return "off-curve";
+  // Off-curve: perhaps already a vault; the batched account read below tells whose.
+  if (isOffCurveAddress(payTo)) return { wallet: null, vault: payTo };
   const [vault] = await findVaultPda(programId, payTo);
   return { wallet: payTo, vault };
+}
+
+/** The seller of a vault-only line: the SplitVault's recorded seller, if that seller's vault PDA is exactly `vault`. */
+async function sellerOfVaultLine(programId: Address, vault: Address, onChainVault: ReturnType<typeof decodeSplitVault> | null): Promise<Address | null> {
+  if (onChainVault === null) return null;
+  const [derived] = await findVaultPda(programId, onChainVault.seller);
+  return derived === vault ? onChainVault.seller : null;
 }
 
 /** `/supported`'s exact `extra` restricted to the keys we own, plus the sovereign rate for vaults that earned it. */

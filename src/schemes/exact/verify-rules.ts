@@ -33,6 +33,8 @@ export interface ExactPolicy {
   maxComputeUnitLimit: number;
   maxComputeUnitPriceMicroLamports: bigint;
   destination: ExpectedDestination;
+  /** `extra.memo` of the requirements: when set, exactly one Memo instruction carrying exactly these UTF-8 bytes. */
+  memo?: string;
 }
 
 /** The payment transfer found in a transaction. */
@@ -58,6 +60,12 @@ const ATA_CREATE_IDEMPOTENT = 1;
 /** Buyer authority + facilitator fee payer: every extra signer would cost the fee payer 5,000 lamports. */
 export const EXACT_REQUIRED_SIGNATURES = 2;
 const MAX_MEMOS = 1;
+/**
+ * Wallet guard instructions (Lighthouse assertions): Phantom adds one (now before the transfer, x402 PR #3318),
+ * Solflare two; before and after together stay within four. They only read accounts, the fee payer may appear in
+ * none of them (checked for every instruction), and their compute is inside the capped limit.
+ */
+const MAX_LIGHTHOUSE_INSTRUCTIONS = 4;
 
 const reject = (reason: string, message: string): { ok: false; rejection: Rejection } => ({ ok: false, rejection: { reason, message } });
 
@@ -93,12 +101,18 @@ export function checkExactTransaction(
   if (compute) return { ok: false, rejection: compute };
 
   const transfers: PaymentTransfer[] = [];
-  let memos = 0;
+  const memos: DecodedInstruction[] = [];
+  let guards = 0;
   for (const [index, ix] of tx.instructions.entries()) {
     const program = ix.programAddress;
-    if (program === COMPUTE_BUDGET_PROGRAM_ADDRESS || program === LIGHTHOUSE_PROGRAM_ADDRESS) continue;
+    if (program === COMPUTE_BUDGET_PROGRAM_ADDRESS) continue;
+    if (program === LIGHTHOUSE_PROGRAM_ADDRESS) {
+      if (++guards > MAX_LIGHTHOUSE_INSTRUCTIONS) return reject("invalid_exact_svm_payload_lighthouse_count", `At most ${MAX_LIGHTHOUSE_INSTRUCTIONS} Lighthouse instructions are accepted`);
+      continue;
+    }
     if (program === MEMO_PROGRAM_ADDRESS || program === MEMO_V1_PROGRAM_ADDRESS) {
-      if (++memos > MAX_MEMOS) return reject("invalid_exact_svm_payload_memo_count", `At most ${MAX_MEMOS} memo instruction is accepted`);
+      memos.push(ix);
+      if (memos.length > MAX_MEMOS) return reject("invalid_exact_svm_payload_memo_count", `At most ${MAX_MEMOS} memo instruction is accepted`);
       continue;
     }
     if (isTokenProgram(program)) {
@@ -128,6 +142,9 @@ export function checkExactTransaction(
     return reject("invalid_exact_svm_payload_unknown_optional_instruction", `Instruction ${index} calls program ${program}, which is not allowed in an exact payment`);
   }
 
+  const memo = checkMemo(memos, policy.memo);
+  if (memo) return { ok: false, rejection: memo };
+
   if (transfers.length === 0) {
     return reject("invalid_exact_svm_payload_no_transfer_instruction", policy.destination.kind === "sol" ? "The transaction has no System transfer to the vault SOL storage" : "The transaction has no TransferChecked instruction");
   }
@@ -156,6 +173,23 @@ export function checkExactTransaction(
     if (wrap) return { ok: false, rejection: wrap };
   }
   return { ok: true, transfer };
+}
+
+/**
+ * The spec's Memo rule: with `extra.memo` the payment carries exactly one Memo whose data is that string's UTF-8
+ * bytes (the seller's reference); without it, a Memo is optional and free (the client's uniqueness nonce).
+ */
+function checkMemo(memos: DecodedInstruction[], expected: string | undefined): Rejection | null {
+  if (expected === undefined) return null;
+  if (memos.length !== 1) {
+    return { reason: "invalid_exact_svm_payload_memo_count", message: `extra.memo is set, so the payment needs exactly one Memo instruction carrying it; found ${memos.length}` };
+  }
+  const actual = memos[0]!.data;
+  const wanted = new TextEncoder().encode(expected);
+  if (actual.length !== wanted.length || actual.some((byte, i) => byte !== wanted[i])) {
+    return { reason: "invalid_exact_svm_payload_memo_mismatch", message: "The Memo instruction's data is not extra.memo" };
+  }
+  return null;
 }
 
 function checkComputeBudget(instructions: DecodedInstruction[], policy: ExactPolicy): Rejection | null {

@@ -97,6 +97,7 @@ export async function verifyExactPayment(
     maxComputeUnitLimit: config.compute.maxUnitLimit,
     maxComputeUnitPriceMicroLamports: config.compute.maxUnitPriceMicroLamports,
     destination: expected,
+    memo: typeof requirements.extra.memo === "string" ? requirements.extra.memo : undefined,
   });
   if (!structural.ok) return rejection(structural.rejection.reason, structural.rejection.message);
   const transfer = structural.transfer;

@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import { gzipSync } from "node:zlib";
+import { CONSOLE_CSS, CONSOLE_HTML, consoleCsp } from "../../src/page/console-html";
+import { CONSOLE_JS } from "../../src/page/console-js";
+import { HOME_CSS, HOME_HTML, HOME_JS } from "../../src/page/home-html";
+import { SWEEP_CRON } from "../../src/jobs/scheduled";
+
+/**
+ * The page-weight budget stated in README ("Seller console"): each page with its script and styles, as served
+ * (uncompressed) and gzip-compressed (what Cloudflare's edge sends to a browser that accepts it, at the least).
+ */
+const BUDGETS = {
+  console: { files: [CONSOLE_HTML, CONSOLE_JS, CONSOLE_CSS], maxBytes: 48 * 1024, maxGzipBytes: 16 * 1024 },
+  home: { files: [HOME_HTML, HOME_JS, HOME_CSS], maxBytes: 16 * 1024, maxGzipBytes: 6 * 1024 },
+};
+
+describe("page weight", () => {
+  for (const [page, budget] of Object.entries(BUDGETS)) {
+    it(`${page}: HTML + JS + CSS within ${budget.maxBytes} bytes (${budget.maxGzipBytes} gzip)`, () => {
+      const bytes = budget.files.reduce((sum, file) => sum + Buffer.byteLength(file), 0);
+      const gzipBytes = budget.files.reduce((sum, file) => sum + gzipSync(file).length, 0);
+      expect(bytes).toBeLessThanOrEqual(budget.maxBytes);
+      expect(gzipBytes).toBeLessThanOrEqual(budget.maxGzipBytes);
+    });
+  }
+});
+
+describe("console script", () => {
+  it("is valid JavaScript (the template holds it as text) and carries the sweep schedule of the Cron Trigger", () => {
+    expect(() => new Function(CONSOLE_JS)).not.toThrow();
+    expect(() => new Function(HOME_JS)).not.toThrow();
+    expect(CONSOLE_JS).toContain(`const SWEEP_CRON = "${SWEEP_CRON}";`);
+    expect(CONSOLE_JS).not.toContain("@@");
+  });
+
+  it("CSP: connections only to the origin and the wallet RPC origin (never its path or key)", () => {
+    expect(consoleCsp("https://rpc.example.com/v1/secret-key?api-key=x")).toContain("connect-src 'self' https://rpc.example.com;");
+    expect(consoleCsp("not a url")).toContain("connect-src 'self';");
+    expect(consoleCsp("ftp://rpc.example.com")).toContain("connect-src 'self';");
+  });
+});
