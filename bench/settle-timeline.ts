@@ -12,6 +12,8 @@ export interface ChainRequest {
   methods: string[];
   receivedAtMs: number;
   finishedAtMs: number;
+  /** A PubSub message (localnet/request-timing.ts): counted as a call, but it takes no time of its own. */
+  pubsub?: true;
 }
 
 export interface SettleTimeline {
@@ -26,7 +28,8 @@ export interface SettleTimeline {
 export function settleTimeline(callSpansMs: readonly [number, number][], chainLog: readonly ChainRequest[]): SettleTimeline | null {
   const bySequence = new Map<string, number[][]>();
   for (const [startMs, endMs] of callSpansMs) {
-    const calls = chainLog.filter((request) => request.receivedAtMs >= startMs && request.finishedAtMs <= endMs);
+    // PubSub messages are instants inside the facilitator's own segments, not chain segments of their own.
+    const calls = chainLog.filter((request) => !request.pubsub && request.receivedAtMs >= startMs && request.finishedAtMs <= endMs);
     const durations: number[] = [];
     let previousEndMs = startMs;
     for (const call of calls) {

@@ -8,7 +8,8 @@
  * 3. the seller submits its delivery (/build-sla-escrow-submit-delivery-tx), the buyer approves it
  *    (/build-sla-escrow-approve-tx);
  * 4. the operator's keeper (POST /escrow-keeper; the Cron Trigger runs the same job) releases the payment:
- *    the seller receives the price minus the escrow fee;
+ *    a verdict exists (the buyer's approval), so the oracle receives its tip and the seller the price minus the tip
+ *    and the escrow fee;
  * 5. a second, extended payment (/build-sla-escrow-payment-v2-tx, funded by the buyer directly) is disputed by the
  *    buyer (/build-sla-escrow-dispute-tx) and resolved 70/30 by the adjudicator, the local demo oracle
  *    (/build-sla-escrow-resolve-split-tx): seller, buyer and adjudicator balances show the split.
@@ -74,13 +75,16 @@ export async function runEscrowDemo(ctx: EscrowDemoContext): Promise<void> {
   log(`approved      ${await send(rpcUrl, approval.transaction, buyer)} (signed by the buyer)`);
 
   const [sellerAta] = await findAssociatedTokenPda({ owner: seller.address, mint: ctx.usdcMint as never, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+  const [oracleAta] = await findAssociatedTokenPda({ owner: oracle as never, mint: ctx.usdcMint as never, tokenProgram: TOKEN_PROGRAM_ADDRESS });
   const before = (await tokenAccountBalance(rpcUrl, sellerAta)) ?? 0n;
+  const oracleBefore = (await tokenAccountBalance(rpcUrl, oracleAta)) ?? 0n;
   const keeper = await postJson(`${facilitatorApi}/escrow-keeper`, {}, operatorAuthorization());
   const released = (keeper.items as Record<string, any>[]).find((item) => item.paymentPda === built.paymentPda);
   if (released?.outcome !== "released") throw new Error(`the keeper did not release the payment: ${JSON.stringify(released ?? keeper)}`);
   const after = (await tokenAccountBalance(rpcUrl, sellerAta)) ?? 0n;
+  const tip = ((await tokenAccountBalance(rpcUrl, oracleAta)) ?? 0n) - oracleBefore;
   log(`released      ${released.signature} by the keeper (the facilitator paid the network fee)`);
-  log(`where it went seller +${after - before} raw USDC; escrow fee ${PRICE_RAW - (after - before)} raw stays with the escrow operator`);
+  log(`where it went seller +${after - before}, oracle tip +${tip} raw USDC; escrow fee ${PRICE_RAW - (after - before) - tip} raw stays with the escrow operator`);
 
   await disputeAndSplit(ctx, seller, buyer);
 }

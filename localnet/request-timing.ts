@@ -11,6 +11,8 @@ export interface TimedRequest {
   methods: string[];
   receivedAtMs: number;
   finishedAtMs: number;
+  /** Set on a WebSocket upgrade or PubSub message: logged at one instant, it has no service time. */
+  pubsub?: true;
 }
 
 /** Enough for every call of a benchmark phase; older entries are dropped first. */
@@ -43,7 +45,7 @@ export class RequestTiming {
   note(methods: string[]): void {
     const atMs = epochNowMs();
     if (this.log.length >= MAX_LOGGED_REQUESTS) this.log = this.log.slice(MAX_LOGGED_REQUESTS / 2);
-    this.log.push({ methods, receivedAtMs: atMs, finishedAtMs: atMs });
+    this.log.push({ methods, receivedAtMs: atMs, finishedAtMs: atMs, pubsub: true });
   }
 
   /** localnet_serviceTime: requests answered so far and the wall time spent on them. */

@@ -28,6 +28,14 @@ import type { LocalChain } from "./local-chain";
 import { placeMint, placeRentExemptAccount, placeTokenAccount } from "./placed-accounts";
 import { TOKEN_PROGRAM_ID } from "./token-accounts";
 
+/**
+ * The local escrow oracle (wrangler.toml's SVC_SLA_ESCROW_ORACLE_AUTHORITIES for local runs; its key is derived from a
+ * public label, never a real key). It holds SOL and a USDC account, as an oracle that collects tips does: a payout
+ * after its verdict pays its tip there (ABI §5.3 / §5.4), and the keeper pays no one's token-account rent.
+ */
+export const LOCAL_ORACLE_ADDRESS = "2qHwqqzYw91UPTeHJ3Kp8P5aX5my3sCTz4NkmwLv5qTF";
+const LOCAL_ORACLE_LAMPORTS = 1_000_000_000n;
+
 const LAMPORTS_PER_SOL = 1_000_000_000n;
 const SYSTEM_PROGRAM_ID = "11111111111111111111111111111111";
 export const OPERATOR_INITIAL_LAMPORTS = 1_000n * LAMPORTS_PER_SOL;
@@ -141,6 +149,8 @@ export async function seedLocalnet(chain: LocalChain): Promise<SeededAddresses> 
   placeEscrow(chain, escrowProgram, solEscrow, NATIVE_SOL_ESCROW_MINT, solStorage, now, settings.sol);
 
   const usdcMint = address(devnet.usdcMint);
+  chain.setAccount(LOCAL_ORACLE_ADDRESS, { lamports: LOCAL_ORACLE_LAMPORTS, data: new Uint8Array(), owner: SYSTEM_PROGRAM_ID, executable: false });
+  placeTokenAccount(chain, { address: await associatedTokenAddress(LOCAL_ORACLE_ADDRESS, usdcMint), mint: usdcMint, owner: LOCAL_ORACLE_ADDRESS });
   const [usdcEscrow] = await findEscrowPda(escrowProgram, usdcMint, bank);
   const usdcEscrowTokenAccount = await associatedTokenAddress(usdcEscrow, usdcMint);
   placeTokenAccount(chain, { address: usdcEscrowTokenAccount, mint: usdcMint, owner: usdcEscrow });

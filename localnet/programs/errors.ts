@@ -77,6 +77,7 @@ export const SLA_ESCROW_STANDIN_ERROR = {
   PaymentNotSettled: 7046,
   CloseNotYetAvailable: 7047,
   InvalidTtlExtension: 7048,
+  PaymentExpired: 7049,
 } as const;
 
 /** The real payment-channels program's codes (program/payment_channels/src/errors.rs) that the stand-in returns. */

@@ -153,6 +153,13 @@ export async function loadConfig(env: Env): Promise<Config> {
   if (input.SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS > input.SVC_FEE_PAYER_MIN_LAMPORTS) {
     throw new ConfigError("SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS", `must not exceed SVC_FEE_PAYER_MIN_LAMPORTS (${input.SVC_FEE_PAYER_MIN_LAMPORTS})`);
   }
+  const universalSettleProgramId = input.UNIVERSAL_SETTLE_PROGRAM_ID || cluster.universalSettleProgramId;
+  if (!universalSettleProgramId) {
+    throw new ConfigError(
+      "UNIVERSAL_SETTLE_PROGRAM_ID",
+      `is required on ${input.SOLANA_CLUSTER}: no public source confirms a UniversalSettle program id there, so none is assumed`,
+    );
+  }
   return {
     environment: input.ENVIRONMENT,
     cluster: input.SOLANA_CLUSTER,
@@ -165,7 +172,7 @@ export async function loadConfig(env: Env): Promise<Config> {
     pubsubUrl: (input.SOLANA_WS_URL || input.SOLANA_RPC_URL).replace(/^ws(s?):\/\//i, "http$1://"),
     settleConfirmation: input.SVC_SETTLE_CONFIRMATION,
     programs: {
-      universalSettle: address(input.UNIVERSAL_SETTLE_PROGRAM_ID || cluster.universalSettleProgramId),
+      universalSettle: address(universalSettleProgramId),
       slaEscrow: address(input.SLA_ESCROW_PROGRAM_ID || cluster.slaEscrowProgramId),
     },
     mints: { usdc: address(input.USDC_MINT || cluster.usdcMint), usdt: usdt ? address(usdt) : null },

@@ -11,7 +11,12 @@ export interface ClusterDefaults {
   network: string;
   /** Genesis hash (the chain id inside the CAIP-2 id is its first 32 characters). */
   genesisHash: string;
-  universalSettleProgramId: string;
+  /**
+   * Null where no public source confirms the program's address: the operator must configure it
+   * (UNIVERSAL_SETTLE_PROGRAM_ID), so a production deployment never ships an unverified program id.
+   */
+  universalSettleProgramId: string | null;
+  /** Both SLA-Escrow ids are the normative ABI's "Deployed program addresses" (sla-escrow-onchain-abi/v1). */
   slaEscrowProgramId: string;
   usdcMint: string;
   /** Devnet has no canonical USDT. */
@@ -20,11 +25,12 @@ export interface ClusterDefaults {
   sweepMinSplRawDefault: bigint;
 }
 
-export const CLUSTERS: Record<ClusterName, ClusterDefaults> = {
+export const CLUSTERS = {
   mainnet: {
     network: "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp",
     genesisHash: "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d",
-    universalSettleProgramId: "USet9KNFmS1R36FtX9F6s8fidQxcrPiybBzkjkxUjPJ",
+    // Appears in no public source (not in pr402's code or history): required in configuration instead.
+    universalSettleProgramId: null,
     slaEscrowProgramId: "SEscZ6n23pVak34xipBKoGCikHUj3w6XPNyty4rHprJ",
     usdcMint: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
     usdtMint: "Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB",
@@ -33,12 +39,13 @@ export const CLUSTERS: Record<ClusterName, ClusterDefaults> = {
   devnet: {
     network: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
     genesisHash: "EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG",
+    // Confirmed by pr402's history (miralandlabs/pr402, commits bdce437 "align with on-chain program", 644c7a2).
     universalSettleProgramId: "u84EMHTHwMeFpT9M2tNoHi9vBNjev4jxi9CsrFAjjWf",
     slaEscrowProgramId: "s5zkKiy8FD9nFdAhQZoHHV3G8s4QCPzE4cR9U4Hr4ZH",
     usdcMint: "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU",
     usdtMint: null,
     sweepMinSplRawDefault: 100_000n,
   },
-};
+} satisfies Record<ClusterName, ClusterDefaults>;
 
 export const USDC_DECIMALS = 6;

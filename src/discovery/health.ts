@@ -6,6 +6,7 @@ import { lastJobRuns, type JobRunRow } from "../store/job-runs";
 import { redactRpcUrl } from "../solana/rpc";
 import { readFeePayerBalance, type FeePayerBalanceReading } from "../solana/fee-payer-balance";
 import { JOBS_BY_CRON } from "../jobs/scheduled";
+import { readProgramsHealth, type ProgramsHealth } from "./program-health";
 
 export const SCHEMA_VERSION = "1.2.0";
 
@@ -60,21 +61,24 @@ export interface HealthReport {
     databaseConnected: boolean;
     jobs: Record<string, JobRunView | null>;
   };
+  /** Each configured program and its program-wide accounts: found and decoded (cached for a minute). */
+  programs: ProgramsHealth;
 }
 
 const SCHEDULED_JOB_NAMES = Object.values(JOBS_BY_CRON).flatMap((jobs) => jobs.map((job) => job.name));
 
 /** Live health: one getBalance (its context gives the slot) and a few small queries, in parallel; no failure is fatal to the answer. */
 export async function buildHealthReport(config: Config, db: D1Database | undefined): Promise<HealthReport> {
-  const [reading, database, provisionedToday, sweepRun, jobRuns] = await Promise.all([
+  const [reading, database, provisionedToday, sweepRun, jobRuns, programs] = await Promise.all([
     readFeePayerBalance(config, HEALTH_READING_MAX_AGE_MS, Math.min(config.rpcTimeoutMs, HEALTH_RPC_TIMEOUT_MS)).catch(() => null),
     probeDatabase(db),
     db ? countJitProvisionsOn(db, Date.now()).catch(() => null) : Promise.resolve(null),
     db ? lastSweepRun(db).catch(() => null) : Promise.resolve(null),
     db ? lastJobRuns(db).catch(() => null) : Promise.resolve(null),
+    readProgramsHealth(config),
   ]);
   const balance = balanceView(config, reading);
-  const reachable = reading !== null && database !== "error";
+  const reachable = reading !== null && database !== "error" && programs.ok !== false;
   return {
     status: balance.state === "below_minimum" || balance.state === "below_settle_floor" ? "degraded" : reachable ? "ok" : "warning",
     schemaVersion: SCHEMA_VERSION,
@@ -102,6 +106,7 @@ export async function buildHealthReport(config: Config, db: D1Database | undefin
       databaseConnected: database === "connected",
       jobs: Object.fromEntries(SCHEDULED_JOB_NAMES.map((name) => [name, jobRunView(jobRuns?.find((row) => row.job === name))])),
     },
+    programs,
   };
 }
 

@@ -3,8 +3,10 @@
  * fixed-size little-endian body. Accounts use an 8-byte prefix (byte 0 = discriminator, bytes 1..7
  * zero); instruction data uses a 1-byte prefix.
  *
- * The decoders demand the exact total length: a program account or instruction with extra or missing
- * bytes is not the thing the ABI describes, and accepting it would let a look-alike pass verification.
+ * Instruction data must have the exact length: a funding instruction with extra or missing bytes is not
+ * the thing the ABI describes, and accepting it would let a look-alike pass verification. Accounts are
+ * read "at least": the layout is a prefix of the account (the ABI's clients, e.g. pr402's keeper, read
+ * `data.len() >= header + body`), so a program upgrade that appends fields does not switch a rail off.
  */
 import {
   combineCodec,
@@ -19,6 +21,9 @@ import { ProgramDataError } from "./program-data-error";
 
 export const ACCOUNT_DISCRIMINATOR_PREFIX_SIZE_BYTES = 8;
 export const INSTRUCTION_DISCRIMINATOR_PREFIX_SIZE_BYTES = 1;
+
+/** "exact" for instruction data; "at_least" for accounts (trailing bytes are ignored). */
+export type LengthRule = "exact" | "at_least";
 
 /** Writes `[discriminator, 0 × (prefixSize − 1)] ‖ body`. */
 export function getDiscriminatedEncoder<T>(
@@ -41,21 +46,22 @@ export function getDiscriminatedEncoder<T>(
 
 /**
  * Reads `body` after the prefix, throwing {@link ProgramDataError} unless the bytes from `offset` to the
- * end are exactly the documented size and byte 0 is the discriminator. Bytes 1..7 of an account
- * header are not checked: the programs themselves only compare byte 0.
+ * end have the documented size (exactly, or at least it under "at_least") and byte 0 is the
+ * discriminator. Bytes 1..7 of an account header are not checked: the programs only compare byte 0.
  */
 export function getDiscriminatedDecoder<T>(
   subject: string,
   discriminator: number,
   prefixSizeBytes: number,
   body: FixedSizeDecoder<T>,
+  lengthRule: LengthRule = "exact",
 ): FixedSizeDecoder<T> {
   const fixedSize = prefixSizeBytes + body.fixedSize;
   return createDecoder({
     fixedSize,
     read(bytes, offset) {
       const length = bytes.length - offset;
-      if (length !== fixedSize) throw new ProgramDataError(subject, "wrong_length", fixedSize, length);
+      if (!lengthFits(length, fixedSize, lengthRule)) throw new ProgramDataError(subject, "wrong_length", fixedSize, length, lengthRule);
       const actual = bytes[offset] ?? -1;
       if (actual !== discriminator) {
         throw new ProgramDataError(subject, "wrong_discriminator", discriminator, actual);
@@ -66,13 +72,18 @@ export function getDiscriminatedDecoder<T>(
   });
 }
 
-/** True when `bytes` has exactly `totalSizeBytes` bytes and starts with `discriminator` (no throw). */
+function lengthFits(length: number, size: number, rule: LengthRule): boolean {
+  return rule === "exact" ? length === size : length >= size;
+}
+
+/** True when `bytes` has `totalSizeBytes` bytes (per the rule) and starts with `discriminator` (no throw). */
 export function matchesDiscriminatedLayout(
   bytes: ReadonlyUint8Array,
   discriminator: number,
   totalSizeBytes: number,
+  lengthRule: LengthRule = "exact",
 ): boolean {
-  return bytes.length === totalSizeBytes && bytes[0] === discriminator;
+  return lengthFits(bytes.length, totalSizeBytes, lengthRule) && bytes[0] === discriminator;
 }
 
 /**
@@ -82,17 +93,18 @@ export function matchesDiscriminatedLayout(
 export function createSafeDecode<T>(
   decoder: FixedSizeDecoder<T>,
   discriminator: number,
+  lengthRule: LengthRule = "exact",
 ): (bytes: ReadonlyUint8Array) => T | null {
   return (bytes) =>
-    matchesDiscriminatedLayout(bytes, discriminator, decoder.fixedSize) ? decoder.decode(bytes) : null;
+    matchesDiscriminatedLayout(bytes, discriminator, decoder.fixedSize, lengthRule) ? decoder.decode(bytes) : null;
 }
 
 export interface DiscriminatedCodecs<T> {
   encoder: FixedSizeEncoder<T>;
-  /** Throws ProgramDataError on a wrong length or discriminator. */
+  /** Throws ProgramDataError on a wrong length (per the rule) or discriminator. */
   decoder: FixedSizeDecoder<T>;
   codec: FixedSizeCodec<T>;
-  /** Returns null on a wrong length or discriminator. */
+  /** Returns null on a wrong length (per the rule) or discriminator. */
   safeDecode: (bytes: ReadonlyUint8Array) => T | null;
 }
 
@@ -103,13 +115,14 @@ export function getDiscriminatedCodecs<T>(
   prefixSizeBytes: number,
   bodyEncoder: FixedSizeEncoder<T>,
   bodyDecoder: FixedSizeDecoder<T>,
+  lengthRule: LengthRule = "exact",
 ): DiscriminatedCodecs<T> {
   const encoder = getDiscriminatedEncoder(discriminator, prefixSizeBytes, bodyEncoder);
-  const decoder = getDiscriminatedDecoder(subject, discriminator, prefixSizeBytes, bodyDecoder);
+  const decoder = getDiscriminatedDecoder(subject, discriminator, prefixSizeBytes, bodyDecoder, lengthRule);
   return {
     encoder,
     decoder,
     codec: combineCodec(encoder, decoder),
-    safeDecode: createSafeDecode(decoder, discriminator),
+    safeDecode: createSafeDecode(decoder, discriminator, lengthRule),
   };
 }

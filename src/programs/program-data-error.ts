@@ -14,10 +14,11 @@ export class ProgramDataError extends Error {
     readonly reason: ProgramDataErrorReason,
     readonly expected: number,
     readonly actual: number,
+    lengthRule: "exact" | "at_least" = "exact",
   ) {
     super(
       reason === "wrong_length"
-        ? `${subject}: expected exactly ${expected} bytes, got ${actual}`
+        ? `${subject}: expected ${lengthRule === "exact" ? "exactly" : "at least"} ${expected} bytes, got ${actual}`
         : `${subject}: expected discriminator ${expected}, got ${actual}`,
     );
   }

@@ -57,6 +57,8 @@ export interface SettleablePayment {
   recentBlockhash: string;
   /** The payment transfer, for wording errors (null when the rail has no plain transfer). */
   transfer: PaymentTransfer | null;
+  /** Program of each top-level instruction: tells which program returned an on-chain error. */
+  instructionPrograms?: readonly string[];
   /** Runs before every send by the lease holder (so it must be idempotent), e.g. just-in-time vault provisioning; a rejection gives the ledger row back. */
   beforeFirstSend?: () => Promise<{ ok: true } | PaymentRejection>;
   /** Runs after the response when this call recorded the confirmation (the first one to do so). */
@@ -65,11 +67,14 @@ export interface SettleablePayment {
 
 /** What every rail's verification yields, as the engine needs it, plus the rail's own transfer and hooks. */
 export function settleablePayment(
-  verified: Pick<SettleablePayment, "accepted" | "messageHash" | "payer" | "merchantWallet"> & { tx: { recentBlockhash: string } },
+  verified: Pick<SettleablePayment, "accepted" | "messageHash" | "payer" | "merchantWallet"> & {
+    tx: { recentBlockhash: string; instructions?: readonly { programAddress: string }[] };
+  },
   rail: Pick<SettleablePayment, "transfer" | "beforeFirstSend" | "onFirstConfirmation">,
 ): SettleablePayment {
   const { accepted, messageHash, payer, merchantWallet } = verified;
-  return { accepted, messageHash, payer, merchantWallet, recentBlockhash: verified.tx.recentBlockhash, ...rail };
+  const instructionPrograms = verified.tx.instructions?.map((instruction) => instruction.programAddress);
+  return { accepted, messageHash, payer, merchantWallet, recentBlockhash: verified.tx.recentBlockhash, instructionPrograms, ...rail };
 }
 
 /** The fully signed transaction and its id (the fee payer's signature). */
@@ -207,7 +212,7 @@ async function afterSend(ctx: SettleContext, sent: PromiseSettledResult<SendOutc
     if (outcome.err === "AlreadyProcessed") return confirmAndReport(ctx); // the same transaction landed (a concurrent send)
     if (outcome.err === "BlockhashNotFound") return expiredUnlessLanded(ctx);
     // Preflight refused it: the cluster never accepted it, so its signature stays with us.
-    return failWithoutSignature(ctx, rejectionForTransactionError(outcome.err, outcome.logs, ctx.verified.transfer));
+    return failWithoutSignature(ctx, rejectionForTransactionError(outcome.err, outcome.logs, ctx.verified.transfer, ctx.verified.instructionPrograms));
   }
   return confirmAndReport(ctx);
 }
@@ -338,7 +343,7 @@ function pendingAnswer(ctx: SettleContext, signatureKnownToCluster: boolean, cau
 
 /** Executed and failed on chain: the fee was paid and the signature is public, so it is reported. */
 async function failedOnChain(ctx: SettleContext, err: unknown): Promise<Settlement> {
-  const refused = rejectionForTransactionError(err, [], ctx.verified.transfer);
+  const refused = rejectionForTransactionError(err, [], ctx.verified.transfer, ctx.verified.instructionPrograms);
   await recordFailure(ctx, refused);
   return { ...refused, payer: ctx.verified.payer, signature: ctx.signature };
 }

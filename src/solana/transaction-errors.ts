@@ -10,10 +10,39 @@ export type TransactionErrorKind =
   | { kind: "instruction_failed"; instructionIndex: number; detail: string }
   | { kind: "other"; detail: string };
 
-/** Token program custom error 1 and System error 1 both mean "not enough funds" for a transfer. */
+/**
+ * Custom error 1 means "not enough funds" only from the programs that move funds: the SPL Token programs
+ * (TokenError::InsufficientFunds) and System (SystemError::ResultWithNegativeLamports). Any other program numbers
+ * its own errors, and its 1 means something else.
+ */
 const CUSTOM_INSUFFICIENT_FUNDS = 1;
+const FUNDS_PROGRAMS: ReadonlySet<string> = new Set([
+  "11111111111111111111111111111111",
+  "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA",
+  "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb",
+]);
+const FAILED_WITH_CUSTOM_1 = /^Program (\w+) failed: custom program error: 0x1$/;
 
-export function classifyTransactionError(err: unknown): TransactionErrorKind {
+/** What tells which program returned an InstructionError: its logs, else the top-level instruction's program. */
+export interface TransactionErrorContext {
+  logs?: readonly string[];
+  /** Program address of each top-level instruction, by index. */
+  instructionPrograms?: readonly string[];
+}
+
+/**
+ * The program that returned `Custom(1)`: the first "failed: custom program error: 0x1" log line names the innermost
+ * program that failed (a CPI's failure is logged before its caller's); without logs, the top-level instruction's.
+ */
+function programThatReturnedCustom1(instructionIndex: number, context: TransactionErrorContext): string | undefined {
+  for (const line of context.logs ?? []) {
+    const match = FAILED_WITH_CUSTOM_1.exec(line);
+    if (match) return match[1];
+  }
+  return context.instructionPrograms?.[instructionIndex];
+}
+
+export function classifyTransactionError(err: unknown, context: TransactionErrorContext = {}): TransactionErrorKind {
   if (err === "BlockhashNotFound") return { kind: "blockhash_expired" };
   if (err === "AlreadyProcessed") return { kind: "already_processed" };
   if (err === "InsufficientFundsForFee" || err === "InsufficientFundsForRent") return { kind: "fee_payer_insufficient" };
@@ -21,7 +50,8 @@ export function classifyTransactionError(err: unknown): TransactionErrorKind {
     const [index, inner] = (err as { InstructionError: [number | bigint, unknown] }).InstructionError;
     const instructionIndex = Number(index);
     if (inner && typeof inner === "object" && "Custom" in inner && Number((inner as { Custom: number | bigint }).Custom) === CUSTOM_INSUFFICIENT_FUNDS) {
-      return { kind: "insufficient_funds", instructionIndex };
+      const program = programThatReturnedCustom1(instructionIndex, context);
+      if (program !== undefined && FUNDS_PROGRAMS.has(program)) return { kind: "insufficient_funds", instructionIndex };
     }
     return { kind: "instruction_failed", instructionIndex, detail: describe(inner) };
   }

@@ -123,7 +123,7 @@ export interface WatchOutcome {
   nextCheckAtMs: number;
   /** Consecutive checks without progress, after this one. */
   failures: number;
-  action: "release" | "refund" | "none";
+  action: "release" | "refund" | "close" | "none";
   signature: string | null;
   outcome: string;
   /** A sent payout keeps its claim until it expires, so no other run re-sends before the chain has answered. */

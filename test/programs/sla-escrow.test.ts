@@ -4,9 +4,10 @@
  * approval, release, refund, TTL extension and closing. Bank, Config and Escrows are placed at their
  * PDAs with the ABI layouts, as the local chain seeds them.
  *
- * Documented arithmetic under test (localnet/programs/README.md): a release pays the seller
- * amount − fee with fee = min(max(fee_bps × amount / 10,000, min_fee_amount), amount), the fee
- * staying in the escrow (Escrow.fee_balance); a refund returns the whole amount.
+ * Documented arithmetic under test (localnet/programs/README.md): when a verdict exists and
+ * oracle_fee_bps > 0 the oracle is paid tip = max(oracle_fee_bps × amount / 10,000, min_oracle_tip)
+ * first; a release then pays the seller the rest less fee = min(max(fee_bps × rest / 10,000,
+ * min_fee_amount), rest), the fee staying in the escrow (Escrow.fee_balance); a refund returns the rest.
  */
 import { AccountRole, type Address } from "@solana/kit";
 import { beforeEach, describe, expect, it } from "vitest";
@@ -34,12 +35,15 @@ import {
 } from "./harness";
 import {
   CONFIG_DEFAULTS,
+  DEFAULT_TTL_SECONDS,
   DELIVERY_HASH,
   FEE_BPS,
   MIN_FEE_AMOUNT,
+  ORACLE_FEE_BPS,
   RESOLUTION_HASH,
   SLA_PROGRAM_ID,
   fundIx,
+  fundV2Ix,
   generateKeyPairSigner,
   newPayment,
   newSlaWorld,
@@ -261,61 +265,109 @@ describe("SLA-Escrow stand-in: ApproveDelivery / ConfirmOracle", () => {
     expectCode(await send(w.svm, w.keeper, [confirmIx(p, RESOLUTION_STATE.REJECTED)]), E.ResolutionAlreadySet);
   });
 
-  it("refuses an oracle approval without a delivery", async () => {
+  it("ABI §5.8: refuses any verdict without a delivery, and after expires_at", async () => {
     const p = await funded("sol");
-    expectCode(
-      await send(w.svm, w.keeper, [confirmIx(p, RESOLUTION_STATE.APPROVED, w.oracle, new Uint8Array(32))]),
-      E.DeliveryNotSubmitted,
-    );
+    for (const state of [RESOLUTION_STATE.APPROVED, RESOLUTION_STATE.REJECTED]) {
+      expectCode(await send(w.svm, w.keeper, [confirmIx(p, state, w.oracle, new Uint8Array(32))]), E.DeliveryNotSubmitted);
+    }
+    await sendOk(w.svm, w.keeper, [submitDeliveryIx(p)]);
+    setUnixTime(w.svm, readPayment(w, p).expiresAtUnixSeconds + 1n);
+    expectCode(await send(w.svm, w.keeper, [confirmIx(p, RESOLUTION_STATE.REJECTED)]), E.PaymentExpired);
+    setUnixTime(w.svm, readPayment(w, p).expiresAtUnixSeconds);
+    await sendOk(w.svm, w.keeper, [confirmIx(p, RESOLUTION_STATE.REJECTED)]);
   });
 });
 
-describe("SLA-Escrow stand-in: ReleasePayment", () => {
+/** Who gets what from one payout: tip first (when due), the escrow fee on the rest (release only). */
+function split(amount: bigint, kind: "release" | "refund", tipDue: boolean, minOracleTip = 0n) {
+  const byRate = (amount * BigInt(ORACLE_FEE_BPS)) / 10_000n;
+  const tip = tipDue ? (byRate > minOracleTip ? byRate : minOracleTip) : 0n;
+  const fee = kind === "release" ? releaseFee(amount - tip) : 0n;
+  return { tip, fee, net: amount - tip - fee };
+}
+
+describe("SLA-Escrow stand-in: ReleasePayment (ABI §5.3)", () => {
   async function approved(kind: "sol" | "spl", amount?: bigint): Promise<PaymentSetup> {
     const p = await funded(kind, amount === undefined ? {} : { amount });
     await sendOk(w.svm, w.keeper, [submitDeliveryIx(p), approveIx(p)]);
     return p;
   }
 
-  it("pays an approved SOL payment to the seller, less the 1% escrow fee kept in the escrow", async () => {
+  it("SOL after a verdict: the seller gets amount − tip − fee, the oracle its tip, the fee stays in the escrow", async () => {
     const p = await approved("sol");
     const seller0 = lamportsOf(w.svm, p.seller.address);
+    const oracle0 = lamportsOf(w.svm, w.oracle.address);
     const storage0 = lamportsOf(w.svm, w.sol.funds);
     await sendOk(w.svm, w.keeper, [payoutIx(w, p, "release")]);
-    const fee = releaseFee(p.amount);
-    expect(fee).toBe(10_000_000n);
-    expect(lamportsOf(w.svm, p.seller.address) - seller0).toBe(p.amount - fee);
-    expect(storage0 - lamportsOf(w.svm, w.sol.funds)).toBe(p.amount - fee);
+    const { tip, fee, net } = split(p.amount, "release", true);
+    expect([tip, fee, net]).toEqual([5_000_000n, 9_950_000n, 985_050_000n]);
+    expect(lamportsOf(w.svm, p.seller.address) - seller0).toBe(net);
+    expect(lamportsOf(w.svm, w.oracle.address) - oracle0).toBe(tip);
+    expect(storage0 - lamportsOf(w.svm, w.sol.funds)).toBe(net + tip);
     expect(readEscrow(w, w.sol)).toMatchObject({ feeBalance: fee, tokenLiquidity: 0n });
-    expect(readPayment(w, p)).toMatchObject({ state: PAYMENT_STATE.RELEASED, closedAtUnixSeconds: now(w) });
+    // closed_at is when ClosePayment becomes possible: settlement + the closure delay (ABI §4.4).
+    expect(readPayment(w, p)).toMatchObject({ state: PAYMENT_STATE.RELEASED, closedAtUnixSeconds: now(w) + CONFIG_DEFAULTS.closureDelaySeconds });
   });
 
   it("charges the minimum fee when the rate gives less", async () => {
     const p = await approved("sol", 500_000n);
     const seller0 = lamportsOf(w.svm, p.seller.address);
     await sendOk(w.svm, w.keeper, [payoutIx(w, p, "release")]);
-    expect(lamportsOf(w.svm, p.seller.address) - seller0).toBe(500_000n - MIN_FEE_AMOUNT);
+    expect(split(500_000n, "release", true)).toEqual({ tip: 2_500n, fee: MIN_FEE_AMOUNT, net: 487_500n });
+    expect(lamportsOf(w.svm, p.seller.address) - seller0).toBe(487_500n);
   });
 
-  it("releases an oracle-approved SPL payment to the seller's token account", async () => {
+  it("SPL after the oracle's approval: seller and oracle token accounts paid to the unit", async () => {
     const p = await funded("spl");
     await sendOk(w.svm, w.keeper, [submitDeliveryIx(p), confirmIx(p, RESOLUTION_STATE.APPROVED)]);
+    const oracle0 = tokenBalance(w.svm, w.oracleAta);
     await sendOk(w.svm, w.keeper, [payoutIx(w, p, "release")]);
-    const fee = releaseFee(p.amount);
-    expect(fee).toBe(50_000n);
-    expect(tokenBalance(w.svm, p.sellerAta!)).toBe(p.amount - fee);
+    const { tip, fee, net } = split(p.amount, "release", true);
+    expect([tip, fee, net]).toEqual([25_000n, 49_750n, 4_925_250n]);
+    expect(tokenBalance(w.svm, p.sellerAta!)).toBe(net);
+    expect(tokenBalance(w.svm, w.oracleAta) - oracle0).toBe(tip);
     expect(tokenBalance(w.svm, w.spl.funds)).toBe(fee);
     expect(readEscrow(w, w.spl).feeBalance).toBe(fee);
   });
 
-  it("waits for approval, or for expiry of an unrejected delivery", async () => {
+  it("SPL: creates the seller's missing token account, paid by the caller (ABI: created if absent)", async () => {
+    const p = await funded("spl", { noSellerAta: true });
+    await sendOk(w.svm, w.keeper, [submitDeliveryIx(p), approveIx(p)]);
+    expect(w.svm.getAccount(p.sellerAta!).exists).toBe(false);
+    await sendOk(w.svm, w.keeper, [payoutIx(w, p, "release")]);
+    expect(tokenBalance(w.svm, p.sellerAta!)).toBe(split(p.amount, "release", true).net);
+  });
+
+  it("needs the tip accounts once a verdict exists, and pays only the payment's oracle", async () => {
+    const p = await approved("sol");
+    expectCode(await send(w.svm, w.keeper, [payoutIx(w, p, "release", { tip: false })]), E.NotEnoughAccounts);
+    const stranger = await generateKeyPairSigner();
+    const wrongOracle = withAccount(payoutIx(w, p, "release"), 9, stranger.address);
+    expectCode(await send(w.svm, w.keeper, [wrongOracle]), E.InvalidRecipient);
+  });
+
+  it("anyone may release once expired with an unrejected delivery (now > expires_at), with no tip", async () => {
     const p = await funded("sol");
     expectCode(await send(w.svm, w.keeper, [payoutIx(w, p, "release")]), E.DeliveryNotSubmitted);
     await sendOk(w.svm, w.keeper, [submitDeliveryIx(p)]);
     expectCode(await send(w.svm, w.keeper, [payoutIx(w, p, "release")]), E.ReleaseNotYetAvailable);
     setUnixTime(w.svm, readPayment(w, p).expiresAtUnixSeconds);
+    expectCode(await send(w.svm, w.keeper, [payoutIx(w, p, "release")]), E.ReleaseNotYetAvailable);
+    setUnixTime(w.svm, readPayment(w, p).expiresAtUnixSeconds + 1n);
+    const seller0 = lamportsOf(w.svm, p.seller.address);
+    const oracle0 = lamportsOf(w.svm, w.oracle.address);
     await sendOk(w.svm, w.keeper, [payoutIx(w, p, "release")]);
+    expect(lamportsOf(w.svm, p.seller.address) - seller0).toBe(split(p.amount, "release", false).net);
+    expect(lamportsOf(w.svm, w.oracle.address)).toBe(oracle0);
     expectCode(await send(w.svm, w.keeper, [payoutIx(w, p, "release")]), E.PaymentNotFunded);
+  });
+
+  it("before any outcome only the bank authority may release (admin override)", async () => {
+    const p = await funded("sol");
+    await sendOk(w.svm, w.keeper, [submitDeliveryIx(p)]);
+    expectCode(await send(w.svm, w.keeper, [payoutIx(w, p, "release", { caller: p.seller })]), E.ReleaseNotYetAvailable);
+    await sendOk(w.svm, w.keeper, [payoutIx(w, p, "release", { caller: w.admin })]);
+    expect(readPayment(w, p).state).toBe(PAYMENT_STATE.RELEASED);
   });
 
   it("never releases a rejected delivery, and pays only the seller", async () => {
@@ -324,10 +376,10 @@ describe("SLA-Escrow stand-in: ReleasePayment", () => {
     expectCode(await send(w.svm, w.keeper, [payoutIx(w, rejected, "release")]), E.DeliveryRejected);
 
     const p = await approved("sol");
-    expectCode(await send(w.svm, w.keeper, [payoutIx(w, p, "release", p.buyer.address)]), E.InvalidRecipient);
+    expectCode(await send(w.svm, w.keeper, [payoutIx(w, p, "release", { recipient: p.buyer.address })]), E.InvalidRecipient);
     const spl = await approved("spl");
-    expectCode(await send(w.svm, w.keeper, [payoutIx(w, spl, "release", spl.buyerAta)]), E.InvalidRecipient);
-    // The keeper must sign (here someone else pays the transaction fee).
+    expectCode(await send(w.svm, w.keeper, [payoutIx(w, spl, "release", { recipient: spl.buyerAta })]), E.InvalidRecipient);
+    // The caller must sign (here someone else pays the transaction fee).
     expectCode(
       await send(w.svm, p.buyer, [withAccountRole(payoutIx(w, p, "release"), 0, AccountRole.WRITABLE)]),
       E.MissingSignature,
@@ -335,14 +387,14 @@ describe("SLA-Escrow stand-in: ReleasePayment", () => {
   });
 });
 
-describe("SLA-Escrow stand-in: RefundPayment", () => {
-  it("refunds the whole amount after expiry + refund cooldown when nothing was delivered", async () => {
+describe("SLA-Escrow stand-in: RefundPayment (ABI §5.4)", () => {
+  it("anyone may refund an undelivered payment once expired (now > expires_at): the whole amount, no tip", async () => {
     const p = await funded("sol");
     expectCode(await send(w.svm, w.keeper, [payoutIx(w, p, "refund")]), E.RefundNotYetAvailable);
     const expiresAt = readPayment(w, p).expiresAtUnixSeconds;
-    setUnixTime(w.svm, expiresAt + CONFIG_DEFAULTS.refundCooldownSeconds - 1n);
+    setUnixTime(w.svm, expiresAt);
     expectCode(await send(w.svm, w.keeper, [payoutIx(w, p, "refund")]), E.RefundNotYetAvailable);
-    setUnixTime(w.svm, expiresAt + CONFIG_DEFAULTS.refundCooldownSeconds);
+    setUnixTime(w.svm, expiresAt + 1n);
     const buyer0 = lamportsOf(w.svm, p.buyer.address);
     await sendOk(w.svm, w.keeper, [payoutIx(w, p, "refund")]);
     expect(lamportsOf(w.svm, p.buyer.address) - buyer0).toBe(p.amount);
@@ -350,25 +402,84 @@ describe("SLA-Escrow stand-in: RefundPayment", () => {
     expect(readEscrow(w, w.sol)).toMatchObject({ feeBalance: 0n, tokenLiquidity: 0n });
   });
 
-  it("refunds a rejected SPL delivery at once, to the buyer's token account only", async () => {
+  it("before any outcome it is a cancellation: the seller or the admin at once, the buyer after its cooldown", async () => {
+    const p = await funded("sol");
+    expectCode(await send(w.svm, w.keeper, [payoutIx(w, p, "refund", { caller: p.buyer })]), E.RefundNotYetAvailable);
+    setUnixTime(w.svm, readPayment(w, p).createdAtUnixSeconds + CONFIG_DEFAULTS.refundCooldownSeconds - 1n);
+    expectCode(await send(w.svm, w.keeper, [payoutIx(w, p, "refund", { caller: p.buyer })]), E.RefundNotYetAvailable);
+    setUnixTime(w.svm, readPayment(w, p).createdAtUnixSeconds + CONFIG_DEFAULTS.refundCooldownSeconds);
+    await sendOk(w.svm, w.keeper, [payoutIx(w, p, "refund", { caller: p.buyer })]);
+
+    const bySeller = await funded("sol");
+    await sendOk(w.svm, w.keeper, [payoutIx(w, bySeller, "refund", { caller: bySeller.seller })]);
+    const byAdmin = await funded("sol");
+    await sendOk(w.svm, w.keeper, [payoutIx(w, byAdmin, "refund", { caller: w.admin })]);
+    expect([readPayment(w, bySeller).state, readPayment(w, byAdmin).state]).toEqual([PAYMENT_STATE.REFUNDED, PAYMENT_STATE.REFUNDED]);
+  });
+
+  it("a rejected SPL delivery: the buyer gets amount − tip at once, the oracle its tip, the buyer's account only", async () => {
     const p = await funded("spl");
     await sendOk(w.svm, w.keeper, [submitDeliveryIx(p), confirmIx(p, RESOLUTION_STATE.REJECTED)]);
-    expectCode(await send(w.svm, w.keeper, [payoutIx(w, p, "refund", p.sellerAta)]), E.InvalidRecipient);
+    expectCode(await send(w.svm, w.keeper, [payoutIx(w, p, "refund", { recipient: p.sellerAta })]), E.InvalidRecipient);
+    expectCode(await send(w.svm, w.keeper, [payoutIx(w, p, "refund", { tip: false })]), E.NotEnoughAccounts);
     const buyer0 = tokenBalance(w.svm, p.buyerAta!);
+    const oracle0 = tokenBalance(w.svm, w.oracleAta);
     await sendOk(w.svm, w.keeper, [payoutIx(w, p, "refund")]);
-    expect(tokenBalance(w.svm, p.buyerAta!) - buyer0).toBe(p.amount);
+    const { tip, net } = split(p.amount, "refund", true);
+    expect([tip, net]).toEqual([25_000n, 4_975_000n]);
+    expect(tokenBalance(w.svm, p.buyerAta!) - buyer0).toBe(net);
+    expect(tokenBalance(w.svm, w.oracleAta) - oracle0).toBe(tip);
     expect(tokenBalance(w.svm, w.spl.funds)).toBe(0n);
   });
 
-  it("does not refund a delivered (or approved) payment", async () => {
+  it("a rejected SOL delivery pays the oracle wallet its tip", async () => {
+    const p = await funded("sol");
+    await sendOk(w.svm, w.keeper, [submitDeliveryIx(p), confirmIx(p, RESOLUTION_STATE.REJECTED)]);
+    const buyer0 = lamportsOf(w.svm, p.buyer.address);
+    const oracle0 = lamportsOf(w.svm, w.oracle.address);
+    await sendOk(w.svm, w.keeper, [payoutIx(w, p, "refund")]);
+    const { tip, net } = split(p.amount, "refund", true);
+    expect(lamportsOf(w.svm, p.buyer.address) - buyer0).toBe(net);
+    expect(lamportsOf(w.svm, w.oracle.address) - oracle0).toBe(tip);
+  });
+
+  it("does not refund a delivered (or approved) payment after expiry", async () => {
     const p = await funded("sol");
     await sendOk(w.svm, w.keeper, [submitDeliveryIx(p)]);
-    setUnixTime(w.svm, readPayment(w, p).expiresAtUnixSeconds + CONFIG_DEFAULTS.refundCooldownSeconds);
+    setUnixTime(w.svm, readPayment(w, p).expiresAtUnixSeconds + 1n);
     expectCode(await send(w.svm, w.keeper, [payoutIx(w, p, "refund")]), E.DeliveryApproved);
   });
 });
 
-describe("SLA-Escrow stand-in: ExtendPaymentTTL and ClosePayment", () => {
+describe("SLA-Escrow stand-in: extended (v0.5) payments pay out with the PaymentExt tail", () => {
+  it("release: PaymentExt and buyer before the tip accounts; the PaymentExt's rent goes to the buyer; min_oracle_tip applies", async () => {
+    const p = await newPayment(w, w.sol);
+    await sendOk(w.svm, w.keeper, [fundV2Ix(w, p, { minOracleTip: 20_000_000n })]);
+    await sendOk(w.svm, w.keeper, [submitDeliveryIx(p), confirmIx(p, RESOLUTION_STATE.APPROVED)]);
+    expectCode(await send(w.svm, w.keeper, [payoutIx(w, p, "release", { extended: false })]), E.NotEnoughAccounts);
+    const extRent = lamportsOf(w.svm, p.paymentExt);
+    const [seller0, buyer0, oracle0] = [lamportsOf(w.svm, p.seller.address), lamportsOf(w.svm, p.buyer.address), lamportsOf(w.svm, w.oracle.address)];
+    await sendOk(w.svm, w.keeper, [payoutIx(w, p, "release")]);
+    const { tip, net } = split(p.amount, "release", true, 20_000_000n);
+    expect(tip).toBe(20_000_000n);
+    expect(lamportsOf(w.svm, p.seller.address) - seller0).toBe(net);
+    expect(lamportsOf(w.svm, w.oracle.address) - oracle0).toBe(tip);
+    expect(lamportsOf(w.svm, p.buyer.address) - buyer0).toBe(extRent);
+    expect(w.svm.getAccount(p.paymentExt).exists).toBe(false);
+  });
+
+  it("refund (SPL, expired without delivery): the tail without tip accounts", async () => {
+    const p = await newPayment(w, w.spl);
+    await sendOk(w.svm, w.keeper, [fundV2Ix(w, p)]);
+    setUnixTime(w.svm, readPayment(w, p).expiresAtUnixSeconds + 1n);
+    const buyer0 = tokenBalance(w.svm, p.buyerAta!);
+    await sendOk(w.svm, w.keeper, [payoutIx(w, p, "refund")]);
+    expect(tokenBalance(w.svm, p.buyerAta!) - buyer0).toBe(p.amount);
+    expect(w.svm.getAccount(p.paymentExt).exists).toBe(false);
+  });
+});
+
+describe("SLA-Escrow stand-in: ExtendPaymentTTL (ABI §5.6) and ClosePayment (ABI §5.5)", () => {
   function extendIx(p: PaymentSetup, seconds: bigint, signer = p.buyer) {
     return getExtendPaymentTtlInstruction({ ...paymentAccounts(w, p), buyer: signer, additionalSeconds: seconds });
   }
@@ -377,21 +488,27 @@ describe("SLA-Escrow stand-in: ExtendPaymentTTL and ClosePayment", () => {
     return getClosePaymentInstruction({ ...paymentAccounts(w, p), caller: w.keeper, buyer });
   }
 
-  it("extends the TTL for the buyer only", async () => {
+  it("extends the TTL for the buyer only, while funded and unexpired, within 30 days in total", async () => {
     const p = await funded("sol");
     const expiresAt = readPayment(w, p).expiresAtUnixSeconds;
     expectCode(await send(w.svm, w.keeper, [extendIx(p, 600n, p.seller)]), E.NotPaymentBuyer);
     expectCode(await send(w.svm, w.keeper, [extendIx(p, 0n)]), E.InvalidTtlExtension);
+    expectCode(await send(w.svm, w.keeper, [extendIx(p, 2_592_000n - DEFAULT_TTL_SECONDS + 1n)]), E.InvalidTtlExtension);
     await sendOk(w.svm, w.keeper, [extendIx(p, 600n)]);
     expect(readPayment(w, p).expiresAtUnixSeconds).toBe(expiresAt + 600n);
+    setUnixTime(w.svm, expiresAt + 601n);
+    expectCode(await send(w.svm, w.keeper, [extendIx(p, 600n)]), E.PaymentExpired);
   });
 
-  it("closes a settled payment after the closure delay and returns its rent to the buyer", async () => {
+  it("closes a settled payment once closed_at has come, returning its rent to the buyer", async () => {
     const p = await funded("sol");
     expectCode(await send(w.svm, w.keeper, [closeIx(p)]), E.PaymentNotSettled);
-    await sendOk(w.svm, w.keeper, [submitDeliveryIx(p), approveIx(p), payoutIx(w, p, "release")]);
+    await sendOk(w.svm, w.keeper, [submitDeliveryIx(p), approveIx(p)]);
+    await sendOk(w.svm, w.keeper, [payoutIx(w, p, "release")]);
+    const closedAt = readPayment(w, p).closedAtUnixSeconds;
+    setUnixTime(w.svm, closedAt - 1n);
     expectCode(await send(w.svm, w.keeper, [closeIx(p)]), E.CloseNotYetAvailable);
-    setUnixTime(w.svm, now(w) + CONFIG_DEFAULTS.closureDelaySeconds);
+    setUnixTime(w.svm, closedAt);
     expectCode(await send(w.svm, w.keeper, [closeIx(p, p.seller.address)]), E.InvalidRecipient);
     const rent = lamportsOf(w.svm, p.payment);
     const buyer0 = lamportsOf(w.svm, p.buyer.address);

@@ -71,9 +71,13 @@ export interface EscrowSetup {
 
 export interface SlaWorld {
   svm: LiteSVM;
-  /** Fee payer of every test transaction, and the keeper of payouts. */
+  /** Fee payer of every test transaction, and the keeper of payouts (a third party to every payment). */
   keeper: KeyPairSigner;
+  /** Bank.authority: the admin, who may release or refund before any outcome. */
+  admin: KeyPairSigner;
   oracle: KeyPairSigner;
+  /** The oracle's token account for the SPL mint (created: an oracle that takes tips holds one). */
+  oracleAta: Address;
   bank: Address;
   config: Address;
   sol: EscrowSetup;
@@ -111,9 +115,10 @@ export async function newSlaWorld(options: SlaWorldOptions = {}): Promise<SlaWor
   const svm = createStandInChain();
   const keeper = await fundedSigner(svm);
   const oracle = await fundedSigner(svm, 1n);
+  const admin = await fundedSigner(svm, 1n);
   const [bank] = await findBankPda(SLA_PROGRAM_ID);
   const [config] = await findEscrowConfigPda(SLA_PROGRAM_ID);
-  placeAccount(svm, bank, SLA_PROGRAM_ID, getBankEncoder().encode({ authority: keeper.address, openAtUnixSeconds: 0n, feeBps: 0 }));
+  placeAccount(svm, bank, SLA_PROGRAM_ID, getBankEncoder().encode({ authority: admin.address, openAtUnixSeconds: 0n, feeBps: 0 }));
   placeAccount(svm, config, SLA_PROGRAM_ID, getEscrowConfigEncoder().encode({ ...CONFIG_DEFAULTS, ...options.config }));
 
   const [solEscrow] = await findEscrowPda(SLA_PROGRAM_ID, NATIVE_SOL_ESCROW_MINT, bank);
@@ -124,10 +129,14 @@ export async function newSlaWorld(options: SlaWorldOptions = {}): Promise<SlaWor
   const [splEscrow] = await findEscrowPda(SLA_PROGRAM_ID, token.mint, bank);
   const escrowAta = await createAta(svm, token, splEscrow);
 
+  const oracleAta = await createAta(svm, token, oracle.address);
+
   const w: SlaWorld = {
     svm,
     keeper,
+    admin,
     oracle,
+    oracleAta,
     bank,
     config,
     sol: { kind: "sol", mint: NATIVE_SOL_ESCROW_MINT, escrow: solEscrow, funds: solStorage },
@@ -234,30 +243,48 @@ export function fundV2Ix(w: SlaWorld, p: PaymentSetup, v2: V2Options = {}) {
   });
 }
 
-/** Release (to the seller) or refund (to the buyer), with the stand-in's account list. */
-export function payoutIx(w: SlaWorld, p: PaymentSetup, kind: "release" | "refund", recipientOverride?: Address) {
-  const build = kind === "release" ? getReleasePaymentInstruction : getRefundPaymentInstruction;
+export interface PayoutOverrides {
+  /** Another recipient (SOL: wallet; SPL: token account) in place of the payment's. */
+  recipient?: Address;
+  /** Force the oracle tip accounts on or off (default: due when oracle_fee_bps > 0 and a verdict exists). */
+  tip?: boolean;
+  /** Force the PaymentExt tail on or off (default: the payment is extended, state 10). */
+  extended?: boolean;
+  /** Who calls (default: the keeper, a third party). */
+  caller?: KeyPairSigner;
+}
+
+/** Release (to the seller) or refund (to the buyer) with the ABI's account list, tails chosen from the Payment on chain. */
+export function payoutIx(w: SlaWorld, p: PaymentSetup, kind: "release" | "refund", overrides: PayoutOverrides = {}) {
+  const onChain = readPayment(w, p);
+  const tip = overrides.tip ?? (onChain.oracleFeeBps > 0 && onChain.resolutionState !== 0);
+  const extended = overrides.extended ?? onChain.state === 10;
   const common = {
     programId: SLA_PROGRAM_ID,
-    keeper: w.keeper,
+    caller: overrides.caller ?? w.keeper,
     bank: w.bank,
     config: w.config,
     escrow: p.escrow.escrow,
     payment: p.payment,
+    extended: extended ? { paymentExt: p.paymentExt, buyer: p.buyer.address } : undefined,
   };
   if (p.escrow.kind === "sol") {
-    const recipient = recipientOverride ?? (kind === "release" ? p.seller.address : p.buyer.address);
-    return build({ ...common, kind: "sol", solStorage: p.escrow.funds, recipient });
+    const oracleTip = tip ? { oracle: w.oracle.address } : undefined;
+    if (kind === "release") {
+      return getReleasePaymentInstruction({ ...common, kind: "sol", solStorage: p.escrow.funds, seller: overrides.recipient ?? p.seller.address, oracleTip });
+    }
+    return getRefundPaymentInstruction({ ...common, kind: "sol", solStorage: p.escrow.funds, buyer: overrides.recipient ?? p.buyer.address, oracleTip });
   }
-  const recipientAta = recipientOverride ?? (kind === "release" ? p.sellerAta! : p.buyerAta!);
-  return build({
+  const spl = {
     ...common,
-    kind: "spl",
+    kind: "spl" as const,
     mint: p.escrow.mint,
     escrowAta: p.escrow.funds,
-    recipientAta,
     tokenProgram: p.escrow.token!.tokenProgram,
-  });
+    oracleTip: tip ? { oracle: w.oracle.address, oracleAta: w.oracleAta } : undefined,
+  };
+  if (kind === "release") return getReleasePaymentInstruction({ ...spl, sellerAta: overrides.recipient ?? p.sellerAta!, seller: p.seller.address });
+  return getRefundPaymentInstruction({ ...spl, buyerAta: overrides.recipient ?? p.buyerAta! });
 }
 
 /** The accounts every party instruction names after its signer. */

@@ -16,24 +16,31 @@ const payment = (overrides: Partial<Payment> = {}): Payment =>
     ...overrides,
   }) as Payment;
 
-describe("decidePayout", () => {
-  it("expired and undelivered: waits until expiry plus the cooldown, then refunds", () => {
-    expect(decidePayout(payment(), EXPIRES)).toMatchObject({ kind: "wait", untilUnixSeconds: EXPIRES + COOLDOWN });
-    expect(decidePayout(payment(), EXPIRES + COOLDOWN - 1n)).toMatchObject({ kind: "wait" });
-    expect(decidePayout(payment(), EXPIRES + COOLDOWN)).toEqual({ kind: "refund" });
+describe("decidePayout (protocol §7: only the paths open to any signer)", () => {
+  it("undelivered: waits while not expired (now ≤ expires_at), refunds once expired; the buyer's cooldown is not the keeper's timer", () => {
+    expect(decidePayout(payment(), EXPIRES - 1n)).toMatchObject({ kind: "wait", untilUnixSeconds: EXPIRES + 1n });
+    expect(decidePayout(payment(), EXPIRES)).toMatchObject({ kind: "wait" });
+    expect(decidePayout(payment(), EXPIRES + 1n)).toEqual({ kind: "refund" });
+    expect(decidePayout(payment({ refundCooldownSeconds: 0n }), EXPIRES + 1n)).toEqual({ kind: "refund" });
   });
 
-  it("delivered and not rejected: released at expiry; approved: at once; rejected: refunded at once", () => {
-    expect(decidePayout(payment({ deliveryTimestampUnixSeconds: 5n }), EXPIRES - 1n)).toMatchObject({ kind: "wait", untilUnixSeconds: EXPIRES });
-    expect(decidePayout(payment({ deliveryTimestampUnixSeconds: 5n }), EXPIRES)).toEqual({ kind: "release" });
+  it("delivered and not rejected: released once expired; approved: at once; rejected: refunded at once", () => {
+    expect(decidePayout(payment({ deliveryTimestampUnixSeconds: 5n }), EXPIRES)).toMatchObject({ kind: "wait", untilUnixSeconds: EXPIRES + 1n });
+    expect(decidePayout(payment({ deliveryTimestampUnixSeconds: 5n }), EXPIRES + 1n)).toEqual({ kind: "release" });
     expect(decidePayout(payment({ resolutionState: RESOLUTION_STATE.APPROVED }), 0n)).toEqual({ kind: "release" });
     expect(decidePayout(payment({ resolutionState: RESOLUTION_STATE.REJECTED, deliveryTimestampUnixSeconds: 5n }), 0n)).toEqual({ kind: "refund" });
     expect(decidePayout(payment({ state: PAYMENT_STATE.FUNDED_EXTENDED, resolutionState: RESOLUTION_STATE.APPROVED }), 0n)).toEqual({ kind: "release" });
   });
 
-  it("settled, missing or disputed payments get no payout", () => {
-    expect(decidePayout(payment({ state: PAYMENT_STATE.RELEASED }), EXPIRES * 2n)).toMatchObject({ kind: "closed" });
-    expect(decidePayout(payment({ state: PAYMENT_STATE.REFUNDED }), EXPIRES * 2n)).toMatchObject({ kind: "closed" });
+  it("settled: waits for closed_at, then closes (now > closed_at, as pr402's close keeper)", () => {
+    const closedAt = 50_000n;
+    for (const state of [PAYMENT_STATE.RELEASED, PAYMENT_STATE.REFUNDED]) {
+      expect(decidePayout(payment({ state, closedAtUnixSeconds: closedAt }), closedAt)).toMatchObject({ kind: "wait", untilUnixSeconds: closedAt + 1n });
+      expect(decidePayout(payment({ state, closedAtUnixSeconds: closedAt }), closedAt + 1n)).toEqual({ kind: "close" });
+    }
+  });
+
+  it("missing or disputed payments get no payout", () => {
     expect(decidePayout(null, 0n)).toMatchObject({ kind: "closed" });
     expect(decidePayout(payment({ state: 11, resolutionState: RESOLUTION_STATE.APPROVED }), EXPIRES * 2n)).toMatchObject({ kind: "wait", untilUnixSeconds: null });
   });

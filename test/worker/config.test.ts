@@ -18,6 +18,18 @@ describe("configuration", () => {
     }
   });
 
+  it("mainnet has no default UniversalSettle id (none is publicly confirmed): it must be configured", async () => {
+    const missing = await callWithEnv({ SOLANA_CLUSTER: "mainnet", ENVIRONMENT: "preview", UNIVERSAL_SETTLE_PROGRAM_ID: "" }, "/health");
+    expect(missing.status).toBe(500);
+    expect(missing.body.code).toBe("CONFIG_INVALID");
+    expect(missing.body.error).toMatch(/UNIVERSAL_SETTLE_PROGRAM_ID is required on mainnet/);
+    const configured = await loadConfig({ ...baseEnv, SOLANA_CLUSTER: "mainnet", ENVIRONMENT: "preview", UNIVERSAL_SETTLE_PROGRAM_ID: "u84EMHTHwMeFpT9M2tNoHi9vBNjev4jxi9CsrFAjjWf" } as Env);
+    expect(configured.programs.universalSettle).toBe("u84EMHTHwMeFpT9M2tNoHi9vBNjev4jxi9CsrFAjjWf");
+    // The SLA-Escrow mainnet id is the normative ABI's; devnet's UniversalSettle id is confirmed by pr402's history.
+    expect(configured.programs.slaEscrow).toBe("SEscZ6n23pVak34xipBKoGCikHUj3w6XPNyty4rHprJ");
+    expect((await loadConfig({ ...baseEnv, UNIVERSAL_SETTLE_PROGRAM_ID: "" } as Env)).programs.universalSettle).toBe("u84EMHTHwMeFpT9M2tNoHi9vBNjev4jxi9CsrFAjjWf");
+  });
+
   it("a missing fee payer secret is named without leaking anything", async () => {
     const response = await callWithEnv({ FEE_PAYER_SECRET_KEY: undefined }, "/health");
     expect(response.status).toBe(500);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call } from "./helpers";
+import { call, callWithEnv } from "./helpers";
 import { TEST_FEE_PAYER } from "../fixtures/keys";
 
 const DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
@@ -20,6 +20,29 @@ describe("GET /health", () => {
     await new Promise((r) => setTimeout(r, 1_000));
     const second = await call("/health");
     expect(second.body.solanaSlot).toBeGreaterThan(first.body.solanaSlot);
+  });
+
+  it("says whether each configured program and its program-wide accounts were found and decoded", async () => {
+    const { body } = await call("/health");
+    expect(body.programs).toMatchObject({
+      ok: true,
+      universalSettle: { programId: "u84EMHTHwMeFpT9M2tNoHi9vBNjev4jxi9CsrFAjjWf", found: true, accounts: { config: { found: true, decoded: true } } },
+      slaEscrow: {
+        programId: "s5zkKiy8FD9nFdAhQZoHHV3G8s4QCPzE4cR9U4Hr4ZH",
+        found: true,
+        accounts: { bank: { found: true, decoded: true }, config: { found: true, decoded: true } },
+      },
+    });
+  });
+
+  it("a configured program id with no program behind it turns /health to a warning that names it", async () => {
+    const wrong = "SEscZ6n23pVak34xipBKoGCikHUj3w6XPNyty4rHprJ"; // the mainnet id: nothing there on this (devnet-like) chain
+    const { status, body } = await callWithEnv({ SLA_ESCROW_PROGRAM_ID: wrong }, "/health");
+    expect(status).toBe(200);
+    expect(body.status).toBe("warning");
+    expect(body.programs.ok).toBe(false);
+    expect(body.programs.slaEscrow).toMatchObject({ programId: wrong, found: false, accounts: { bank: { found: false, decoded: false } } });
+    expect(body.programs.universalSettle).toMatchObject({ found: true });
   });
 
   it("shows the wallet RPC URL without credentials", async () => {

@@ -43,7 +43,9 @@ import type { FaultMode } from "../fixtures/rpc-fault-proxy";
  */
 const BEARER = { Authorization: "Bearer test-sweep-token" };
 const AMOUNT = 2_000_000n;
-/** Escrow fee on release: 100 bps, at least the seeded 0.10 USDC minimum (spec §8). */
+/** The buyer's approval is a verdict: the oracle's tip, 1% (seeded oracle_fee_bps 100), comes first (ABI §5.3). */
+const ORACLE_TIP = 20_000n;
+/** Escrow fee on release: 100 bps of what the tip leaves, at least the seeded 0.10 USDC minimum (spec §8). */
 const RELEASE_FEE = 100_000n;
 
 interface KeeperReport {
@@ -167,7 +169,7 @@ describe("escrow keeper: stalling", () => {
     const run = await d.keeper({ limit: 10 });
     const released = itemsFor(run, real.payment);
     expect(released, JSON.stringify(run.items)).toEqual([expect.objectContaining({ action: "release", outcome: "released" })]);
-    expect(await tokenBalance(sellerAta)).toBe(before + AMOUNT - RELEASE_FEE);
+    expect(await tokenBalance(sellerAta)).toBe(before + AMOUNT - ORACLE_TIP - RELEASE_FEE);
     expect(await paymentAccount(real.payment)).toMatchObject({ state: PAYMENT_STATE.RELEASED });
 
     // The fee payer's spend over the whole attack: the network fee of the one payout, nothing else.
@@ -288,7 +290,7 @@ describe("escrow keeper: poisoning", () => {
     const before = await tokenBalance(sellerAta);
     const run = await d.keeper();
     expect(itemsFor(run, real.built.paymentPda), JSON.stringify(run.items)).toEqual([expect.objectContaining({ action: "release", outcome: "released" })]);
-    expect(await tokenBalance(sellerAta)).toBe(before + AMOUNT - RELEASE_FEE);
+    expect(await tokenBalance(sellerAta)).toBe(before + AMOUNT - ORACLE_TIP - RELEASE_FEE);
     expect(await paymentAccount(real.built.paymentPda)).toMatchObject({ state: PAYMENT_STATE.RELEASED, mint: USDC });
 
     const payouts = run.items.filter((i) => i.signature !== null).map((i) => i.signature!);

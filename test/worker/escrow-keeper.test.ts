@@ -1,3 +1,4 @@
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import {
   appendTransactionMessageInstructions,
@@ -20,6 +21,7 @@ import { LOCAL_ORACLE } from "../fixtures/keys";
 import { PAYMENT_STATE, RESOLUTION_STATE } from "../../src/programs/sla-escrow/accounts";
 import { getConfirmOracleInstruction } from "../../src/programs/sla-escrow/instructions";
 import { findBankPda, findEscrowConfigPda, findEscrowPda } from "../../src/programs/sla-escrow/pda";
+import { buildClosePaymentInstruction, buildPayoutInstruction } from "../../src/programs/sla-escrow/payout-instructions";
 
 /**
  * The escrow keeper on the local chain with the stand-in SLA-Escrow program: payments funded and settled through
@@ -28,7 +30,9 @@ import { findBankPda, findEscrowConfigPda, findEscrowPda } from "../../src/progr
  */
 const BEARER = { Authorization: "Bearer test-sweep-token" };
 const AMOUNT = 2_000_000n;
-/** Escrow fee on release: 100 bps, at least the seeded 0.10 USDC minimum (spec §8). */
+/** A verdict exists (buyer approval or oracle ruling) and the seeded oracle_fee_bps is 100: 1% of the amount to the oracle. */
+const ORACLE_TIP = 20_000n;
+/** Escrow fee on release: 100 bps of what the tip leaves, at least the seeded 0.10 USDC minimum (spec §8). */
 const RELEASE_FEE = 100_000n;
 
 async function keeper(body: Record<string, unknown> = {}) {
@@ -64,6 +68,36 @@ async function deliverAndApprove(p: Awaited<ReturnType<typeof settledPayment>>) 
   await signAndSend(approve.body.transaction, p.buyer);
 }
 
+/** The local oracle signs ConfirmOracle (it pays its own network fee), naming the submitted delivery. */
+async function oracleVerdict(p: Awaited<ReturnType<typeof settledPayment>>, deliveryHash: string, state: number) {
+  const oracle = await createKeyPairSignerFromBytes(LOCAL_ORACLE.secretKey);
+  await chainRpc("requestAirdrop", [oracle.address, 100_000_000]);
+  const [bank] = await findBankPda(ESCROW_PROGRAM);
+  const [config] = await findEscrowConfigPda(ESCROW_PROGRAM);
+  const [escrow] = await findEscrowPda(ESCROW_PROGRAM, USDC, bank);
+  const verdict = getConfirmOracleInstruction({
+    programId: ESCROW_PROGRAM,
+    bank,
+    config,
+    escrow,
+    payment: p.payment,
+    oracle,
+    deliveryHash: Uint8Array.from(deliveryHash.match(/../g)!, (byte) => parseInt(byte, 16)),
+    resolutionHash: crypto.getRandomValues(new Uint8Array(32)),
+    reason: 1,
+    state,
+  });
+  const lifetime = await latestBlockhash();
+  const message = pipe(
+    createTransactionMessage({ version: 0 }),
+    (m) => setTransactionMessageFeePayerSigner(oracle, m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
+    (m) => appendTransactionMessageInstructions([verdict], m),
+  );
+  const signed = await signTransactionMessageWithSigners(message);
+  await chainRpc("sendTransaction", [getBase64EncodedWireTransaction(signed), { encoding: "base64", preflightCommitment: "confirmed" }]);
+}
+
 const ataOf = async (owner: Address) => (await findAssociatedTokenPda({ owner, mint: USDC, tokenProgram: TOKEN_PROGRAM }))[0];
 
 describe("escrow keeper", () => {
@@ -79,7 +113,9 @@ describe("escrow keeper", () => {
 
     await deliverAndApprove(p);
     const sellerAta = await ataOf(p.seller.address);
+    const oracleAta = await ataOf(LOCAL_ORACLE.address as Address);
     const before = await tokenBalance(sellerAta);
+    const oracleBefore = await tokenBalance(oracleAta);
     const dry = itemFor(await keeper({ dryRun: true }), p.payment);
     expect(dry).toEqual([expect.objectContaining({ decision: "release", action: "release", signature: null, outcome: "would release" })]);
     expect((await paymentAccount(p.payment))?.state).toBe(PAYMENT_STATE.FUNDED);
@@ -87,49 +123,115 @@ describe("escrow keeper", () => {
     const runs = await Promise.all([keeper(), keeper()]);
     const released = runs.flatMap((run) => itemFor(run, p.payment)).filter((i) => i.outcome === "released");
     expect(released).toHaveLength(1);
-    expect(await tokenBalance(sellerAta)).toBe(before + AMOUNT - RELEASE_FEE);
+    expect(await tokenBalance(sellerAta)).toBe(before + AMOUNT - ORACLE_TIP - RELEASE_FEE);
+    expect(await tokenBalance(oracleAta)).toBe(oracleBefore + ORACLE_TIP);
     expect(await paymentAccount(p.payment)).toMatchObject({ state: PAYMENT_STATE.RELEASED });
 
-    // Closed: later runs no longer look at it.
+    // Settled: later runs leave it alone until its closed_at (a day away here), when they close it.
     expect(itemFor(await keeper({ dryRun: true }), p.payment)).toEqual([]);
   });
 
-  it("an oracle's rejection → the keeper refunds the buyer in full", async () => {
+  it("fund → deliver → the oracle approves → the keeper releases: seller, oracle tip and escrow fee to the unit", async () => {
+    const p = await settledPayment();
+    const deliveryHash = hex32();
+    const delivery = await post("/build-sla-escrow-submit-delivery-tx", { seller: p.seller.address, mint: USDC, paymentUidHex: p.uidHex, deliveryHash });
+    await signAndSend(delivery.body.transaction, p.seller);
+    await oracleVerdict(p, deliveryHash, RESOLUTION_STATE.APPROVED);
+    const sellerAta = await ataOf(p.seller.address);
+    const oracleAta = await ataOf(LOCAL_ORACLE.address as Address);
+    const [seller0, oracle0] = [await tokenBalance(sellerAta), await tokenBalance(oracleAta)];
+
+    expect(itemFor(await keeper(), p.payment)).toEqual([expect.objectContaining({ action: "release", outcome: "released" })]);
+    expect(await tokenBalance(sellerAta)).toBe(seller0 + AMOUNT - ORACLE_TIP - RELEASE_FEE);
+    expect(await tokenBalance(oracleAta)).toBe(oracle0 + ORACLE_TIP);
+    // The rest of the amount, the escrow fee, stays with the escrow: the Payment records the payout as released.
+    expect(await paymentAccount(p.payment)).toMatchObject({ state: PAYMENT_STATE.RELEASED, resolutionState: RESOLUTION_STATE.APPROVED });
+  });
+
+  it("extended (v0.5) payment, with the keeper's builders: released with the PaymentExt tail and the tip, closed after closed_at, rents to the buyer", async () => {
+    // FundPaymentV2 fundings are the buyer's own transactions (never settled through /settle), so the keeper does not
+    // watch them; this runs the same payout and close builders the keeper uses, signed by a third party.
+    const buyer = await fundedBuyer(5_000_000, 1_000_000_000);
+    const seller = await fundedBuyer(1, 100_000_000);
+    const caller = await fundedBuyer(0, 100_000_000);
+    const funding = await post("/build-sla-escrow-payment-v2-tx", {
+      buyer: buyer.address,
+      seller: seller.address,
+      mint: USDC,
+      amount: AMOUNT.toString(),
+      ttlSeconds: "3600",
+      slaHash: hex32(),
+      oracleAuthority: LOCAL_ORACLE.address,
+      closureDelayOverride: "1", // closed_at = settlement + 1 s, so the close comes within this test
+      refundCooldownOverride: "0",
+      deliveryCutoffOverride: "0",
+      arbitrationWindowSeconds: "0",
+    });
+    expect(funding.status, JSON.stringify(funding.body)).toBe(200);
+    await signAndSend(funding.body.transaction, buyer);
+    const p = { buyer, seller, payment: funding.body.paymentPda as Address, uidHex: funding.body.paymentUidHex as string };
+    expect(await paymentAccount(p.payment)).toMatchObject({ state: PAYMENT_STATE.FUNDED_EXTENDED });
+
+    const deliveryHash = hex32();
+    const delivery = await post("/build-sla-escrow-submit-delivery-tx", { seller: seller.address, mint: USDC, paymentUidHex: p.uidHex, deliveryHash });
+    await signAndSend(delivery.body.transaction, seller);
+    await oracleVerdict(p, deliveryHash, RESOLUTION_STATE.APPROVED);
+
+    const paymentExt = funding.body.paymentExtPda as string;
+    const lamports = async (address: string) => (await chainRpc<{ value: number }>("getBalance", [address])).value;
+    const rent = async (address: string) => (await chainRpc<{ value: { lamports: number } | null }>("getAccountInfo", [address, { encoding: "base64" }])).value?.lamports ?? 0;
+    const sellerAta = await ataOf(seller.address);
+    const oracleAta = await ataOf(LOCAL_ORACLE.address as Address);
+    const [seller0, oracle0, buyer0] = [await tokenBalance(sellerAta), await tokenBalance(oracleAta), await lamports(buyer.address)];
+    const extRent = await rent(paymentExt);
+    expect(extRent).toBeGreaterThan(0);
+
+    const sendAs = async (instruction: Parameters<typeof appendTransactionMessageInstructions>[0][number]) => {
+      const message = pipe(
+        createTransactionMessage({ version: 0 }),
+        (m) => setTransactionMessageFeePayerSigner(caller, m),
+        (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
+        (m) => appendTransactionMessageInstructions([instruction], m),
+      );
+      const signed = await signTransactionMessageWithSigners(message);
+      return chainRpc<string>("sendTransaction", [getBase64EncodedWireTransaction(signed), { encoding: "base64", preflightCommitment: "confirmed" }]);
+    };
+    let lifetime = await latestBlockhash();
+    const facts = { programId: ESCROW_PROGRAM, caller, paymentAddress: p.payment, payment: (await paymentAccount(p.payment))!, tokenProgram: TOKEN_PROGRAM };
+    await sendAs((await buildPayoutInstruction("release", facts)).instruction);
+    expect(await tokenBalance(sellerAta)).toBe(seller0 + AMOUNT - ORACLE_TIP - RELEASE_FEE);
+    expect(await tokenBalance(oracleAta)).toBe(oracle0 + ORACLE_TIP);
+    expect(await paymentAccount(p.payment)).toMatchObject({ state: PAYMENT_STATE.RELEASED });
+    expect(await rent(paymentExt)).toBe(0);
+    expect(await lamports(buyer.address)).toBe(buyer0 + extRent);
+
+    // closed_at (release + 1 s) passes on the chain clock, which follows the wall clock; then anyone may close it.
+    const paymentRent = await rent(p.payment);
+    const buyer1 = await lamports(buyer.address);
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    lifetime = await latestBlockhash();
+    await sendAs(await buildClosePaymentInstruction({ ...facts, payment: (await paymentAccount(p.payment))! }));
+    expect(await paymentAccount(p.payment)).toBeNull();
+    expect(await lamports(buyer.address)).toBe(buyer1 + paymentRent);
+  }, 30_000);
+
+  it("a delivery the oracle rejects → the keeper refunds the buyer, less the oracle's tip, which the oracle receives", async () => {
     const p = await settledPayment();
     const buyerAta = await ataOf(p.buyer.address);
+    const oracleAta = await ataOf(LOCAL_ORACLE.address as Address);
     const afterFunding = await tokenBalance(buyerAta);
+    const oracleBefore = await tokenBalance(oracleAta);
+    const deliveryHash = hex32();
+    const delivery = await post("/build-sla-escrow-submit-delivery-tx", { seller: p.seller.address, mint: USDC, paymentUidHex: p.uidHex, deliveryHash });
+    await signAndSend(delivery.body.transaction, p.seller);
 
-    const oracle = await createKeyPairSignerFromBytes(LOCAL_ORACLE.secretKey);
-    await chainRpc("requestAirdrop", [oracle.address, 100_000_000]);
-    const [bank] = await findBankPda(ESCROW_PROGRAM);
-    const [config] = await findEscrowConfigPda(ESCROW_PROGRAM);
-    const [escrow] = await findEscrowPda(ESCROW_PROGRAM, USDC, bank);
-    const verdict = getConfirmOracleInstruction({
-      programId: ESCROW_PROGRAM,
-      bank,
-      config,
-      escrow,
-      payment: p.payment,
-      oracle,
-      deliveryHash: new Uint8Array(32),
-      resolutionHash: crypto.getRandomValues(new Uint8Array(32)),
-      reason: 1,
-      state: RESOLUTION_STATE.REJECTED,
-    });
-    const lifetime = await latestBlockhash();
-    const message = pipe(
-      createTransactionMessage({ version: 0 }),
-      (m) => setTransactionMessageFeePayerSigner(oracle, m),
-      (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
-      (m) => appendTransactionMessageInstructions([verdict], m),
-    );
-    const signed = await signTransactionMessageWithSigners(message);
-    await chainRpc("sendTransaction", [getBase64EncodedWireTransaction(signed), { encoding: "base64", preflightCommitment: "confirmed" }]);
+    await oracleVerdict(p, deliveryHash, RESOLUTION_STATE.REJECTED);
     expect((await paymentAccount(p.payment))?.resolutionState).toBe(RESOLUTION_STATE.REJECTED);
 
     const run = itemFor(await keeper(), p.payment);
     expect(run).toEqual([expect.objectContaining({ action: "refund", outcome: "refunded" })]);
-    expect(await tokenBalance(buyerAta)).toBe(afterFunding + AMOUNT);
+    expect(await tokenBalance(buyerAta)).toBe(afterFunding + AMOUNT - ORACLE_TIP);
+    expect(await tokenBalance(oracleAta)).toBe(oracleBefore + ORACLE_TIP);
     expect(await paymentAccount(p.payment)).toMatchObject({ state: PAYMENT_STATE.REFUNDED });
   });
 

@@ -315,9 +315,9 @@ describe("/build-sla-escrow-resolve-split-tx", () => {
       { address: USDC, role: AccountRole.READONLY },
       { address: a.escrowAta, role: AccountRole.WRITABLE },
       { address: sellerAta, role: AccountRole.WRITABLE },
-      { address: seller.address, role: AccountRole.READONLY },
+      // pr402's encoder lists the seller and buyer wallets writable (issue 21); the buyer appears again as rent recipient.
+      { address: seller.address, role: AccountRole.WRITABLE },
       { address: buyerAta, role: AccountRole.WRITABLE },
-      // The buyer is listed twice (read-only, then writable as rent recipient); the message merges it to writable.
       { address: buyer.address, role: AccountRole.WRITABLE },
       { address: TOKEN_PROGRAM, role: AccountRole.READONLY },
       { address: ASSOCIATED_TOKEN_PROGRAM_ADDRESS, role: AccountRole.READONLY },

@@ -23,13 +23,13 @@ import { CLUSTERS } from "../../src/config/networks";
 import { findUniversalSettleConfigPda } from "../../src/programs/universal-settle/pda";
 import { decodeUniversalSettleConfig, decodeSplitVault } from "../../src/programs/universal-settle/accounts";
 import { getSweepInstruction } from "../../src/programs/universal-settle/instructions";
+import { buildPayoutInstruction } from "../../src/programs/sla-escrow/payout-instructions";
 import { findBankPda, findEscrowConfigPda, findEscrowPda, findPaymentPda } from "../../src/programs/sla-escrow/pda";
 import { decodePayment, PAYMENT_STATE } from "../../src/programs/sla-escrow/accounts";
 import { randomPaymentUid } from "../../src/programs/sla-escrow/payment-uid";
 import {
   getApproveDeliveryInstruction,
   getFundPaymentInstruction,
-  getReleasePaymentInstruction,
   getSubmitDeliveryInstruction,
 } from "../../src/programs/sla-escrow/instructions";
 
@@ -127,6 +127,7 @@ describe("SLA-Escrow stand-in: fund → deliver → approve → release", () => 
     const [sellerAta] = await findAssociatedTokenPda({ owner: seller.address, mint: USDC, tokenProgram: TOKEN_PROGRAM });
     const accounts = { programId: ESCROW_PROGRAM, bank, config, escrow, payment };
     const deliveryHash = crypto.getRandomValues(new Uint8Array(32));
+    const oracle = (await fundedBuyer(0, 1_000_000)).address;
 
     await send([buyer], [
       getFundPaymentInstruction({
@@ -138,7 +139,7 @@ describe("SLA-Escrow stand-in: fund → deliver → approve → release", () => 
         escrowAta,
         buyerAta,
         tokenProgram: TOKEN_PROGRAM,
-        oracleAuthority: (await fundedBuyer(0, 1_000_000)).address,
+        oracleAuthority: oracle,
         paymentUid: uid.bytes,
         slaHash: crypto.getRandomValues(new Uint8Array(32)),
         amount: 2_000_000n,
@@ -148,13 +149,16 @@ describe("SLA-Escrow stand-in: fund → deliver → approve → release", () => 
     expect(decodePayment((await accountData(payment))!)).toMatchObject({ amount: 2_000_000n, seller: seller.address, buyer: buyer.address });
     await send([seller], [getSubmitDeliveryInstruction({ ...accounts, seller, deliveryHash })]);
     await send([buyer], [getApproveDeliveryInstruction({ ...accounts, buyer, deliveryHash })]);
-    await send([seller], [
-      getCreateAssociatedTokenIdempotentInstruction({ payer: seller, ata: sellerAta, owner: seller.address, mint: USDC }),
-      getReleasePaymentInstruction({ ...accounts, kind: "spl", keeper: seller, mint: USDC, escrowAta, recipientAta: sellerAta, tokenProgram: TOKEN_PROGRAM }),
-    ]);
+    // The ABI's SPL release: the program creates the seller's and the oracle's token accounts, paid by the caller.
+    const approved = decodePayment((await accountData(payment))!)!;
+    const release = await buildPayoutInstruction("release", { programId: ESCROW_PROGRAM, caller: seller, paymentAddress: payment, payment: approved, tokenProgram: TOKEN_PROGRAM });
+    await send([seller], [release.instruction]);
     const released = decodePayment((await accountData(payment))!)!;
     expect(released.state).toBe(PAYMENT_STATE.RELEASED);
-    // Escrow fee: 100 bps of 2 USDC = 20,000 raw, below the seeded 10-cent (100,000 raw) minimum of spec §8.
-    expect(await tokenBalance(sellerAta)).toBe(1_900_000n);
+    // A verdict exists and oracle_fee_bps = 100: the oracle's tip is 1% of 2 USDC = 20,000 raw; the escrow fee on the
+    // remaining 1,980,000 is 19,800 raw by rate, below the seeded 10-cent (100,000 raw) minimum of spec §8.
+    const [oracleAta] = await findAssociatedTokenPda({ owner: oracle, mint: USDC, tokenProgram: TOKEN_PROGRAM });
+    expect(await tokenBalance(sellerAta)).toBe(1_880_000n);
+    expect(await tokenBalance(oracleAta)).toBe(20_000n);
   });
 });

@@ -58,8 +58,9 @@ enum SlaEscrowError {
   SLA_ERR_PROPOSAL_MISMATCH = 7044,           /* Accept data differs from the pending proposal */
   SLA_ERR_DISPUTE_WINDOW_CLOSED = 7045,       /* now > expires_at + arbitration_window_seconds */
   SLA_ERR_PAYMENT_NOT_SETTLED = 7046,         /* ClosePayment of a payment still funded */
-  SLA_ERR_CLOSE_NOT_YET_AVAILABLE = 7047,     /* ClosePayment before closed_at + closure_delay_seconds */
-  SLA_ERR_INVALID_TTL_EXTENSION = 7048,       /* additional_seconds not in [1, 2,592,000] */
+  SLA_ERR_CLOSE_NOT_YET_AVAILABLE = 7047,     /* ClosePayment before closed_at */
+  SLA_ERR_INVALID_TTL_EXTENSION = 7048,       /* additional_seconds not in [1, 2,592,000], or total TTL over it */
+  SLA_ERR_PAYMENT_EXPIRED = 7049,             /* ConfirmOracle / ExtendPaymentTTL after expires_at */
 };
 
 #endif /* SLA_ESCROW_ERRORS_H */

@@ -3,9 +3,11 @@
  *
  * DEVELOPMENT AND TEST FIXTURE ONLY. Loaded by the local chain at the devnet program id so that the
  * facilitator's sla-escrow transactions (funding, delivery, oracle, payouts, disputes) execute for
- * real. It follows the public ABI (/work/shared/abi/sla-escrow.md) where it speaks; where the ABI is
- * silent (PaymentExt layout, fee arithmetic, time rules, Release/Refund/Close accounts) the choices
- * are this file's and are documented in localnet/programs/README.md. Never deploy it.
+ * real. Instructions 0-6 follow the normative ABI (miraland-labs/oracles sla-escrow-onchain-abi/v1 §5:
+ * account lists, constraints) and the protocol's settlement table (sla-escrow-protocol/v1 §7); 7-12 and
+ * the extended-payment tail follow pr402's encoders. Where both are silent (PaymentExt layout, fee and
+ * tip arithmetic, error codes) the choices are this file's, documented in localnet/programs/README.md
+ * and docs/sla-escrow-abi.md. Never deploy it.
  *
  * Bank, Config and Escrow accounts are not created here: the local chain seeds them at their PDAs
  * (the real program has admin instructions for that, which the facilitator does not use).
@@ -13,9 +15,11 @@
  * Lifecycle in this stand-in:
  *   FundPayment(V2) -> [SubmitDelivery] -> [ApproveDelivery | ConfirmOracle] -> ReleasePayment
  *                                                                           or RefundPayment
+ *   Release/Refund pay the oracle its tip when oracle_fee_bps > 0 and a verdict exists, and close an
+ *   extended payment's PaymentExt (rent to the buyer).
  *   V2 payments can also be disputed (state 11) and settled by the adjudicator with ResolveWithSplit,
  *   and their buyer and seller can agree on mutual actions (rotate adjudicator, extend TTL).
- *   ClosePayment returns the Payment account's rent to the buyer once settled.
+ *   ClosePayment returns the Payment account's rent to the buyer once closed_at has come.
  */
 #include "../include/sbf.h"
 #include "errors.h"
@@ -386,12 +390,17 @@ static uint64_t escrow_fee(const Payment *p, uint64_t gross) {
   return min_u64(max_u64(bps_of(gross, bps), p->min_fee_amount), gross);
 }
 
-/* The adjudicator's tip on a ResolveWithSplit: oracle_fee_bps of the amount, at least the V2
- * min_oracle_tip, never more than the amount. */
+/* The oracle's (adjudicator's) tip: oracle_fee_bps of the amount, at least the V2 min_oracle_tip
+ * (`ext` may be NULL for a V1 payment), never more than the amount. */
 static uint64_t oracle_tip(const Payment *p, const PaymentExt *ext) {
   uint16_t bps = p->oracle_fee_bps > BPS_DENOMINATOR ? BPS_DENOMINATOR : p->oracle_fee_bps;
-  return min_u64(max_u64(bps_of(p->amount, bps), ext->min_oracle_tip), p->amount);
+  uint64_t min_tip = ext ? ext->min_oracle_tip : 0;
+  return min_u64(max_u64(bps_of(p->amount, bps), min_tip), p->amount);
 }
+
+/* ABI §5.3 / §5.4: the tip accounts are required (and a tip paid) iff oracle_fee_bps > 0 and a
+ * verdict exists; protocol §5.3: paid on approval and rejection alike. */
+static bool is_tip_due(const Payment *p) { return p->oracle_fee_bps > 0 && p->resolution_state != RESOLUTION_PENDING; }
 
 /* ------------------------------------------------------------------------------------------------ */
 /* FundPayment (0) / FundPaymentV2 (8)                                                              */
@@ -575,92 +584,101 @@ __attribute__((noinline)) static uint64_t process_fund_payment(SolInput *in) {
 }
 
 /* ------------------------------------------------------------------------------------------------ */
-/* ReleasePayment (1) / RefundPayment (2)                                                           */
-/* keeper (s,w), bank, config, escrow (w), payment (w), mint, then                                  */
-/*   SOL: SOL storage (w), recipient (w), System;  SPL: escrow ATA (w), recipient ATA (w), token    */
+/* Token accounts a payout may create (ATA program, paid by the caller)                             */
 
-#define PAYOUT_KEEPER 0
+#define ATA_IX_CREATE_IDEMPOTENT 1
+
+/* The programs a token-account creation needs, by their account slots. */
+typedef struct {
+  const SolAccountInfo *ata_program;
+  const SolAccountInfo *system;
+  const SolAccountInfo *token_program;
+} AtaCreation;
+
+/* The wallet's associated token account: created (paid by `payer`) when missing, so that a party
+ * without a token account can still be paid. The ATA program checks the address. */
+static uint64_t ensure_token_account(const AtaCreation *c, const EscrowFunds *f, SolAccountInfo *ata,
+                                     const SolAccountInfo *wallet, const SolAccountInfo *payer) {
+  TRY(require_writable(ata));
+  if (is_token_account_of(ata, f->token.token_program, f->token.mint->key, wallet->key)) return SUCCESS;
+  if (!is_system_wallet(ata)) return SLA_ERR_INVALID_RECIPIENT;
+  if (!pubkey_eq(c->ata_program->key, &ASSOCIATED_TOKEN_PROGRAM_ID) || !pubkey_eq(c->system->key, &SYSTEM_PROGRAM_ID))
+    return SLA_ERR_INVALID_SYSTEM_PROGRAM;
+  uint8_t data[1] = {ATA_IX_CREATE_IDEMPOTENT};
+  SolAccountMeta metas[6] = {meta_of(payer, true, true),   meta_of(ata, true, false),
+                             meta_of(wallet, false, false), meta_of(f->token.mint, false, false),
+                             meta_of(c->system, false, false), meta_of(c->token_program, false, false)};
+  SolInstruction ix = {&ASSOCIATED_TOKEN_PROGRAM_ID, metas, 6, data, sizeof(data)};
+  SolAccountInfo infos[6] = {*payer, *ata, *wallet, *f->token.mint, *c->system, *c->token_program};
+  TRY(sol_invoke_signed_c(&ix, infos, 6, NULL, 0));
+  account_refresh_data_len(ata);
+  return is_token_account_of(ata, f->token.token_program, f->token.mint->key, wallet->key) ? SUCCESS
+                                                                                          : SLA_ERR_INVALID_RECIPIENT;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* ReleasePayment (1) / RefundPayment (2), ABI §5.3 / §5.4                                         */
+/*   caller (s,w), bank, config, escrow (w), payment (w), mint, then                                */
+/*   Release SOL: SOL storage (w), seller (w), System                                               */
+/*   Release SPL: escrow ATA (w), seller ATA (w, created if absent), seller (w), token, ATA, System */
+/*   Refund  SOL: SOL storage (w), buyer (w), System                                                */
+/*   Refund  SPL: escrow ATA (w), buyer token account (w), token                                    */
+/*   then, for an extended payment (state 10): PaymentExt (w), buyer (w, its rent recipient);       */
+/*   then, when a tip is due: SOL oracle (w); SPL oracle ATA (w), oracle (w) [, ATA, System: refund] */
+
+#define PAYOUT_CALLER 0
 #define PAYOUT_BANK 1
 #define PAYOUT_RECIPIENT 7
 #define PAYOUT_SOL_SYSTEM 8
-#define PAYOUT_TOKEN_PROGRAM 8
-#define PAYOUT_ACCOUNT_COUNT 9
+#define PAYOUT_SOL_ACCOUNT_COUNT 9
+#define RELEASE_SPL_SELLER 8
+#define RELEASE_SPL_TOKEN_PROGRAM 9
+#define RELEASE_SPL_ATA_PROGRAM 10
+#define RELEASE_SPL_SYSTEM 11
+#define RELEASE_SPL_ACCOUNT_COUNT 12
+#define REFUND_SPL_TOKEN_PROGRAM 8
+#define REFUND_SPL_ACCOUNT_COUNT 9
 
-/* A recipient of a payout: the wallet itself for SOL, its token account for SPL. */
-static uint64_t check_recipient(const EscrowFunds *f, const SolAccountInfo *recipient, const SolPubkey *wallet) {
-  TRY(require_writable(recipient));
-  if (f->is_sol) return pubkey_eq(recipient->key, wallet) ? SUCCESS : SLA_ERR_INVALID_RECIPIENT;
-  bool ok = is_token_account_of(recipient, f->token.token_program, f->token.mint->key, wallet);
-  return ok ? SUCCESS : SLA_ERR_INVALID_RECIPIENT;
-}
+static bool is_expired(const Ctx *ctx) { return ctx->now > ctx->payment->expires_at; }
+static bool is_bank_authority(const Ctx *ctx, const SolAccountInfo *a) { return pubkey_eq(a->key, &ctx->bank->authority); }
 
-/* Release is allowed once the delivery was approved (buyer or oracle), or once the payment expired
- * with a delivery that nobody rejected (the oracle had delivery_cutoff_seconds to object). */
-static uint64_t check_release_allowed(const Ctx *ctx) {
+/* Protocol §7: anyone may release once approved, or once expired with a delivery nobody rejected;
+ * before any outcome (pending, not expired) only the bank authority may (admin override). */
+static uint64_t check_release_allowed(const Ctx *ctx, const SolAccountInfo *caller) {
   const Payment *p = ctx->payment;
   if (p->state == STATE_DISPUTED) return SLA_ERR_PAYMENT_DISPUTED;
   if (!is_funded_state(p->state)) return SLA_ERR_PAYMENT_NOT_FUNDED;
   if (p->resolution_state == RESOLUTION_REJECTED) return SLA_ERR_DELIVERY_REJECTED;
   if (p->resolution_state == RESOLUTION_APPROVED) return SUCCESS;
-  if (p->delivery_timestamp == 0) return SLA_ERR_DELIVERY_NOT_SUBMITTED;
-  return ctx->now >= p->expires_at ? SUCCESS : SLA_ERR_RELEASE_NOT_YET_AVAILABLE;
+  if (is_expired(ctx)) return p->delivery_timestamp != 0 ? SUCCESS : SLA_ERR_DELIVERY_NOT_SUBMITTED;
+  if (is_bank_authority(ctx, caller)) return SUCCESS;
+  return p->delivery_timestamp != 0 ? SLA_ERR_RELEASE_NOT_YET_AVAILABLE : SLA_ERR_DELIVERY_NOT_SUBMITTED;
 }
 
-/* Refund is allowed once the delivery was rejected, or once expires_at + refund_cooldown_seconds
- * passed without any delivery. */
-static uint64_t check_refund_allowed(const Ctx *ctx) {
+/* Protocol §7: anyone may refund once rejected, or once expired with no delivery. Before any
+ * outcome (pending, not expired) it is a cancellation: the seller or the bank authority at any
+ * time, the buyer once refund_cooldown_seconds have passed since funding (0 = the buyer may not). */
+static uint64_t check_refund_allowed(const Ctx *ctx, const SolAccountInfo *caller) {
   const Payment *p = ctx->payment;
   if (p->state == STATE_DISPUTED) return SLA_ERR_PAYMENT_DISPUTED;
   if (!is_funded_state(p->state)) return SLA_ERR_PAYMENT_NOT_FUNDED;
   if (p->resolution_state == RESOLUTION_REJECTED) return SUCCESS;
-  if (p->resolution_state == RESOLUTION_APPROVED || p->delivery_timestamp != 0) return SLA_ERR_DELIVERY_APPROVED;
-  return ctx->now >= p->expires_at + p->refund_cooldown_seconds ? SUCCESS : SLA_ERR_REFUND_NOT_YET_AVAILABLE;
+  if (p->resolution_state == RESOLUTION_APPROVED) return SLA_ERR_DELIVERY_APPROVED;
+  if (is_expired(ctx)) return p->delivery_timestamp == 0 ? SUCCESS : SLA_ERR_DELIVERY_APPROVED;
+  if (pubkey_eq(caller->key, &p->seller) || is_bank_authority(ctx, caller)) return SUCCESS;
+  if (pubkey_eq(caller->key, &p->buyer) && p->refund_cooldown_seconds > 0 &&
+      ctx->now >= p->created_at + p->refund_cooldown_seconds)
+    return SUCCESS;
+  return SLA_ERR_REFUND_NOT_YET_AVAILABLE;
 }
 
+/* closed_at is the moment ClosePayment becomes possible: settlement time + closure delay (ABI §4.4). */
 static void settle(Ctx *ctx, uint8_t state, uint64_t fee) {
   ctx->payment->state = state;
-  ctx->payment->closed_at = ctx->now;
+  ctx->payment->closed_at = ctx->now + ctx->payment->closure_delay_seconds;
   ctx->escrow->token_liquidity = saturating_sub_u64(ctx->escrow->token_liquidity, ctx->payment->amount);
   ctx->escrow->fee_balance += fee;
 }
-
-__attribute__((noinline)) static uint64_t process_payout(SolInput *in, bool is_release) {
-  if (in->data_len != EMPTY_DATA_LEN) return SLA_ERR_INVALID_INSTRUCTION;
-  if (in->account_count < PAYOUT_ACCOUNT_COUNT) return SLA_ERR_NOT_ENOUGH_ACCOUNTS;
-  TRY(require_signer(&in->accounts[PAYOUT_KEEPER]));
-  Ctx ctx;
-  TRY(load_payment_context(&ctx, in, PAYOUT_BANK));
-  TRY(require_writable(ctx.escrow_account));
-  TRY(is_release ? check_release_allowed(&ctx) : check_refund_allowed(&ctx));
-
-  EscrowFunds f;
-  TRY(open_funds(&ctx, in, PAYOUT_TOKEN_PROGRAM, &f));
-  if (f.is_sol && !pubkey_eq(in->accounts[PAYOUT_SOL_SYSTEM].key, &SYSTEM_PROGRAM_ID))
-    return SLA_ERR_INVALID_SYSTEM_PROGRAM;
-  const SolAccountInfo *recipient = &in->accounts[PAYOUT_RECIPIENT];
-  const Payment *p = ctx.payment;
-  TRY(check_recipient(&f, recipient, is_release ? &p->seller : &p->buyer));
-
-  /* The seller pays the escrow fee; a refund returns the whole amount. The fee stays in the
-   * escrow's funds and is counted in Escrow.fee_balance. */
-  uint64_t fee = is_release ? escrow_fee(p, p->amount) : 0;
-  TRY(pay_out(&f, recipient, p->amount - fee));
-  settle(&ctx, is_release ? STATE_RELEASED : STATE_REFUNDED, fee);
-  sol_log_64_(p->amount, fee, p->amount - fee, is_release, 0);
-  if (is_release)
-    LOG("SLA-Escrow stand-in: payment released");
-  else
-    LOG("SLA-Escrow stand-in: payment refunded");
-  return SUCCESS;
-}
-
-/* ------------------------------------------------------------------------------------------------ */
-/* ClosePayment (3): caller (s), buyer (w), bank, config, escrow (w), payment (w), System           */
-
-#define CLOSE_CALLER 0
-#define CLOSE_BUYER 1
-#define CLOSE_BANK 2
-#define CLOSE_ACCOUNT_COUNT 7
 
 /* Closes a program-owned account: its lamports go to `recipient`, its data is cleared, and the
  * runtime removes it at the end of the transaction (no lamports left). */
@@ -670,15 +688,126 @@ static void close_account(SolAccountInfo *account, const SolAccountInfo *recipie
   sbf_zero(account->data, account->data_len);
 }
 
+/* Where a payout's tail accounts sit, once the fixed list is known. */
+typedef struct {
+  SolAccountInfo *ext;          /* NULL for a V1 payment */
+  const SolAccountInfo *rent;   /* the PaymentExt's rent recipient */
+  SolAccountInfo *oracle_dest;  /* SOL: the oracle wallet; SPL: the oracle's token account */
+  const SolAccountInfo *oracle; /* the oracle wallet */
+  AtaCreation ata;              /* SPL: what may create the recipient / oracle token accounts */
+} PayoutTail;
+
+static uint64_t open_payout_tail(SolInput *in, const Ctx *ctx, bool is_release, uint64_t index, PayoutTail *t) {
+  const Payment *p = ctx->payment;
+  bool is_sol = pubkey_is_zero(&ctx->escrow->mint);
+  t->ext = NULL;
+  t->oracle_dest = NULL;
+  if (p->state == STATE_FUNDED_EXTENDED) {
+    if (in->account_count < index + 2) return SLA_ERR_NOT_ENOUGH_ACCOUNTS;
+    t->ext = &in->accounts[index];
+    t->rent = &in->accounts[index + 1];
+    TRY(require_writable(t->rent));
+    if (!pubkey_eq(t->rent->key, &p->buyer)) return SLA_ERR_INVALID_RECIPIENT;
+    index += 2;
+  }
+  if (!is_tip_due(p)) return SUCCESS;
+  uint64_t tip_accounts = is_sol ? 1 : (is_release ? 2 : 4);
+  if (in->account_count < index + tip_accounts) return SLA_ERR_NOT_ENOUGH_ACCOUNTS;
+  t->oracle_dest = &in->accounts[index];
+  t->oracle = &in->accounts[is_sol ? index : index + 1];
+  TRY(require_writable(t->oracle_dest));
+  TRY(require_writable(t->oracle));
+  if (!pubkey_eq(t->oracle->key, &p->oracle_authority)) return SLA_ERR_INVALID_RECIPIENT;
+  if (!is_sol && !is_release) {
+    t->ata.ata_program = &in->accounts[index + 2];
+    t->ata.system = &in->accounts[index + 3];
+  }
+  return SUCCESS;
+}
+
+__attribute__((noinline)) static uint64_t process_payout(SolInput *in, bool is_release) {
+  if (in->data_len != EMPTY_DATA_LEN) return SLA_ERR_INVALID_INSTRUCTION;
+  if (in->account_count < PAYOUT_SOL_ACCOUNT_COUNT) return SLA_ERR_NOT_ENOUGH_ACCOUNTS;
+  const SolAccountInfo *caller = &in->accounts[PAYOUT_CALLER];
+  TRY(require_signer(caller));
+  TRY(require_writable(caller));
+  Ctx ctx;
+  TRY(load_payment_context(&ctx, in, PAYOUT_BANK));
+  TRY(require_writable(ctx.escrow_account));
+  TRY(is_release ? check_release_allowed(&ctx, caller) : check_refund_allowed(&ctx, caller));
+  const Payment *p = ctx.payment;
+  bool is_sol = pubkey_is_zero(&ctx.escrow->mint);
+
+  uint64_t fixed = is_sol ? PAYOUT_SOL_ACCOUNT_COUNT : (is_release ? RELEASE_SPL_ACCOUNT_COUNT : REFUND_SPL_ACCOUNT_COUNT);
+  if (in->account_count < fixed) return SLA_ERR_NOT_ENOUGH_ACCOUNTS;
+  uint64_t token_index = is_release ? RELEASE_SPL_TOKEN_PROGRAM : REFUND_SPL_TOKEN_PROGRAM;
+  EscrowFunds f;
+  TRY(open_funds(&ctx, in, token_index, &f));
+  PayoutTail t;
+  TRY(open_payout_tail(in, &ctx, is_release, fixed, &t));
+  PaymentExt *ext = NULL;
+  if (t.ext) TRY(load_payment_ext(&ctx, t.ext, &ext));
+
+  SolAccountInfo *recipient = &in->accounts[PAYOUT_RECIPIENT];
+  const SolPubkey *wallet = is_release ? &p->seller : &p->buyer;
+  TRY(require_writable(recipient));
+  if (is_sol) {
+    if (!pubkey_eq(in->accounts[PAYOUT_SOL_SYSTEM].key, &SYSTEM_PROGRAM_ID)) return SLA_ERR_INVALID_SYSTEM_PROGRAM;
+    if (!pubkey_eq(recipient->key, wallet)) return SLA_ERR_INVALID_RECIPIENT;
+  } else if (is_release) {
+    /* The seller's token account is created when absent (ABI §5.3), paid by the caller. */
+    const SolAccountInfo *seller = &in->accounts[RELEASE_SPL_SELLER];
+    TRY(require_writable(seller));
+    if (!pubkey_eq(seller->key, wallet)) return SLA_ERR_INVALID_RECIPIENT;
+    AtaCreation c = {&in->accounts[RELEASE_SPL_ATA_PROGRAM], &in->accounts[RELEASE_SPL_SYSTEM], &in->accounts[token_index]};
+    t.ata = c;
+    TRY(ensure_token_account(&c, &f, recipient, seller, caller));
+  } else if (!is_token_account_of(recipient, f.token.token_program, f.token.mint->key, wallet)) {
+    return SLA_ERR_INVALID_RECIPIENT;
+  }
+
+  /* Tip first, then the escrow fee (release only) on what is left; the rest to the recipient. */
+  uint64_t tip = t.oracle_dest ? oracle_tip(p, ext) : 0;
+  uint64_t fee = is_release ? escrow_fee(p, p->amount - tip) : 0;
+  uint64_t net = p->amount - tip - fee;
+  if (t.oracle_dest && !is_sol && tip > 0) {
+    t.ata.token_program = &in->accounts[token_index];
+    TRY(ensure_token_account(&t.ata, &f, t.oracle_dest, t.oracle, caller));
+  }
+  TRY(pay_out(&f, recipient, net));
+  if (t.oracle_dest) TRY(pay_out(&f, t.oracle_dest, tip));
+  settle(&ctx, is_release ? STATE_RELEASED : STATE_REFUNDED, fee);
+  sol_log_64_(p->amount, fee, tip, net, is_release);
+  /* Last, after every CPI: direct lamport moves must not precede a CPI that reads the accounts. */
+  if (t.ext) close_account(t.ext, t.rent);
+  if (is_release)
+    LOG("SLA-Escrow stand-in: payment released");
+  else
+    LOG("SLA-Escrow stand-in: payment refunded");
+  return SUCCESS;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* ClosePayment (3), ABI §5.5: caller (s), buyer (w), bank, config, escrow (w), payment (w), System */
+
+#define CLOSE_CALLER 0
+#define CLOSE_BUYER 1
+#define CLOSE_BANK 2
+#define CLOSE_SYSTEM 6
+#define CLOSE_ACCOUNT_COUNT 7
+
 __attribute__((noinline)) static uint64_t process_close_payment(SolInput *in) {
   if (in->data_len != EMPTY_DATA_LEN) return SLA_ERR_INVALID_INSTRUCTION;
   if (in->account_count < CLOSE_ACCOUNT_COUNT) return SLA_ERR_NOT_ENOUGH_ACCOUNTS;
   TRY(require_signer(&in->accounts[CLOSE_CALLER]));
   Ctx ctx;
   TRY(load_payment_context(&ctx, in, CLOSE_BANK));
+  TRY(require_writable(ctx.escrow_account));
+  if (!pubkey_eq(in->accounts[CLOSE_SYSTEM].key, &SYSTEM_PROGRAM_ID)) return SLA_ERR_INVALID_SYSTEM_PROGRAM;
   const Payment *p = ctx.payment;
   if (p->state != STATE_RELEASED && p->state != STATE_REFUNDED) return SLA_ERR_PAYMENT_NOT_SETTLED;
-  if (ctx.now < p->closed_at + p->closure_delay_seconds) return SLA_ERR_CLOSE_NOT_YET_AVAILABLE;
+  /* Protocol §7: "terminal state AND now >= closed_at". */
+  if (ctx.now < p->closed_at) return SLA_ERR_CLOSE_NOT_YET_AVAILABLE;
   const SolAccountInfo *buyer = &in->accounts[CLOSE_BUYER];
   TRY(require_writable(buyer));
   if (!pubkey_eq(buyer->key, &p->buyer)) return SLA_ERR_INVALID_RECIPIENT;
@@ -696,17 +825,31 @@ __attribute__((noinline)) static uint64_t process_close_payment(SolInput *in) {
 #define PARTY_ACCOUNT_COUNT 5
 #define PARTY_EXT_ACCOUNT_COUNT 6
 
-/* ExtendPaymentTTL (4): the buyer gives the seller more time. */
+/* ExtendPaymentTTL (4), ABI §5.6: buyer (s), bank, config, escrow, payment (w), System, Rent sysvar.
+ * While funded and not expired; the total TTL from created_at stays within MAX_TTL_SECONDS. */
+#define EXTEND_SYSTEM 5
+#define EXTEND_RENT_SYSVAR 6
+#define EXTEND_ACCOUNT_COUNT 7
+/* SysvarRent111111111111111111111111111111111 */
+static const SolPubkey RENT_SYSVAR_ID = {{0x06, 0xa7, 0xd5, 0x17, 0x19, 0x2c, 0x5c, 0x51, 0x21, 0x8c, 0xc9,
+                                           0x4c, 0x3d, 0x4a, 0xf1, 0x7f, 0x58, 0xda, 0xee, 0x08, 0x9b, 0xa1,
+                                           0xfd, 0x44, 0xe3, 0xdb, 0xd9, 0x8a, 0x00, 0x00, 0x00, 0x00}};
+
 __attribute__((noinline)) static uint64_t process_extend_ttl(SolInput *in) {
   if (in->data_len != EXTEND_TTL_DATA_LEN) return SLA_ERR_INVALID_INSTRUCTION;
-  if (in->account_count < PARTY_ACCOUNT_COUNT) return SLA_ERR_NOT_ENOUGH_ACCOUNTS;
+  if (in->account_count < EXTEND_ACCOUNT_COUNT) return SLA_ERR_NOT_ENOUGH_ACCOUNTS;
+  if (!pubkey_eq(in->accounts[EXTEND_SYSTEM].key, &SYSTEM_PROGRAM_ID)) return SLA_ERR_INVALID_SYSTEM_PROGRAM;
+  if (!pubkey_eq(in->accounts[EXTEND_RENT_SYSVAR].key, &RENT_SYSVAR_ID)) return SLA_ERR_INVALID_SYSTEM_PROGRAM;
   Ctx ctx;
   TRY(load_payment_context(&ctx, in, PARTY_BANK));
   Payment *p = ctx.payment;
   TRY(require_party(&in->accounts[PARTY_SIGNER], &p->buyer, SLA_ERR_NOT_PAYMENT_BUYER));
-  if (!is_funded_state(p->state) && p->state != STATE_DISPUTED) return SLA_ERR_PAYMENT_NOT_FUNDED;
+  if (p->state == STATE_DISPUTED) return SLA_ERR_PAYMENT_DISPUTED;
+  if (!is_funded_state(p->state)) return SLA_ERR_PAYMENT_NOT_FUNDED;
+  if (is_expired(&ctx)) return SLA_ERR_PAYMENT_EXPIRED;
   int64_t additional = read_i64_le(in->data + 1);
   if (additional < 1 || additional > MAX_TTL_SECONDS) return SLA_ERR_INVALID_TTL_EXTENSION;
+  if (p->expires_at + additional - p->created_at > MAX_TTL_SECONDS) return SLA_ERR_INVALID_TTL_EXTENSION;
   p->expires_at += additional;
   return SUCCESS;
 }
@@ -720,7 +863,10 @@ __attribute__((noinline)) static uint64_t process_submit_delivery(SolInput *in) 
   Ctx ctx;
   TRY(load_payment_context(&ctx, in, PARTY_BANK));
   Payment *p = ctx.payment;
-  TRY(require_party(&in->accounts[PARTY_SIGNER], &p->seller, SLA_ERR_NOT_PAYMENT_SELLER));
+  /* ABI §5.7: the seller, or the bank authority. */
+  const SolAccountInfo *signer = &in->accounts[PARTY_SIGNER];
+  if (!is_bank_authority(&ctx, signer)) TRY(require_party(signer, &p->seller, SLA_ERR_NOT_PAYMENT_SELLER));
+  TRY(require_signer(signer));
   if (p->state == STATE_DISPUTED) return SLA_ERR_PAYMENT_DISPUTED;
   if (!is_funded_state(p->state)) return SLA_ERR_PAYMENT_NOT_FUNDED;
   if (p->delivery_timestamp != 0) return SLA_ERR_DELIVERY_ALREADY_SUBMITTED;
@@ -753,8 +899,9 @@ __attribute__((noinline)) static uint64_t process_confirm_oracle(SolInput *in) {
   uint16_t reason = read_u16_le(in->data + 65);
   uint8_t state = in->data[67];
   if (state != RESOLUTION_APPROVED && state != RESOLUTION_REJECTED) return SLA_ERR_INVALID_RESOLUTION_STATE;
-  /* Approving needs a delivery; either decision must name the delivery it is about (zero: none). */
-  if (state == RESOLUTION_APPROVED && p->delivery_timestamp == 0) return SLA_ERR_DELIVERY_NOT_SUBMITTED;
+  /* ABI §5.8: a verdict needs a delivery (protocol §8), and comes no later than expires_at. */
+  if (p->delivery_timestamp == 0) return SLA_ERR_DELIVERY_NOT_SUBMITTED;
+  if (is_expired(&ctx)) return SLA_ERR_PAYMENT_EXPIRED;
   if (!sbf_equal(delivery_hash, p->delivery_hash, HASH_BYTES)) return SLA_ERR_DELIVERY_HASH_MISMATCH;
   sbf_copy(p->resolution_hash, resolution_hash, HASH_BYTES);
   p->resolution_reason = reason;
@@ -900,8 +1047,6 @@ __attribute__((noinline)) static uint64_t process_dispute_payment(SolInput *in) 
 #define RWS_SPL_ADJUDICATOR_ATA 16
 #define RWS_SPL_ACCOUNT_COUNT 17
 
-#define ATA_IX_CREATE_IDEMPOTENT 1
-
 typedef struct {
   uint64_t tip;          /* to the adjudicator */
   uint64_t seller_gross; /* the seller's share before the escrow fee */
@@ -919,30 +1064,6 @@ static void split_resolution(const Payment *p, const PaymentExt *ext, uint16_t s
   s->fee = escrow_fee(p, s->seller_gross);
   s->seller_net = s->seller_gross - s->fee;
   s->buyer_share = rest - s->seller_gross;
-}
-
-/* The wallet's associated token account: created (paid by `payer`) when missing, so that a party
- * without a token account can still be paid. The ATA program checks the address. */
-static uint64_t ensure_token_account(const SolInput *in, const EscrowFunds *f, SolAccountInfo *ata,
-                                     const SolAccountInfo *wallet, const SolAccountInfo *payer) {
-  TRY(require_writable(ata));
-  if (is_token_account_of(ata, f->token.token_program, f->token.mint->key, wallet->key)) return SUCCESS;
-  if (!is_system_wallet(ata)) return SLA_ERR_INVALID_RECIPIENT;
-  const SolAccountInfo *ata_program = &in->accounts[RWS_SPL_ATA_PROGRAM];
-  const SolAccountInfo *system = &in->accounts[RWS_SPL_SYSTEM];
-  const SolAccountInfo *token_program = &in->accounts[RWS_SPL_TOKEN_PROGRAM];
-  if (!pubkey_eq(ata_program->key, &ASSOCIATED_TOKEN_PROGRAM_ID) || !pubkey_eq(system->key, &SYSTEM_PROGRAM_ID))
-    return SLA_ERR_INVALID_SYSTEM_PROGRAM;
-  uint8_t data[1] = {ATA_IX_CREATE_IDEMPOTENT};
-  SolAccountMeta metas[6] = {meta_of(payer, true, true),   meta_of(ata, true, false),
-                             meta_of(wallet, false, false), meta_of(f->token.mint, false, false),
-                             meta_of(system, false, false), meta_of(token_program, false, false)};
-  SolInstruction ix = {&ASSOCIATED_TOKEN_PROGRAM_ID, metas, 6, data, sizeof(data)};
-  SolAccountInfo infos[6] = {*payer, *ata, *wallet, *f->token.mint, *system, *token_program};
-  TRY(sol_invoke_signed_c(&ix, infos, 6, NULL, 0));
-  account_refresh_data_len(ata);
-  return is_token_account_of(ata, f->token.token_program, f->token.mint->key, wallet->key) ? SUCCESS
-                                                                                          : SLA_ERR_INVALID_RECIPIENT;
 }
 
 /* Where the three shares go; checked against the payment. */
@@ -984,11 +1105,10 @@ static uint64_t resolve_accounts_spl(SolInput *in, const Ctx *ctx, const EscrowF
   r->ext = &in->accounts[RWS_SPL_EXT];
   r->rent_recipient = &in->accounts[RWS_SPL_RENT];
   /* Accounts that receive nothing need not exist. */
-  if (split->seller_net > 0)
-    TRY(ensure_token_account(in, f, &in->accounts[RWS_SPL_SELLER_ATA], seller_wallet, adjudicator));
-  if (split->buyer_share > 0)
-    TRY(ensure_token_account(in, f, &in->accounts[RWS_SPL_BUYER_ATA], buyer_wallet, adjudicator));
-  if (split->tip > 0) TRY(ensure_token_account(in, f, &in->accounts[RWS_SPL_ADJUDICATOR_ATA], adjudicator, adjudicator));
+  AtaCreation c = {&in->accounts[RWS_SPL_ATA_PROGRAM], &in->accounts[RWS_SPL_SYSTEM], &in->accounts[RWS_SPL_TOKEN_PROGRAM]};
+  if (split->seller_net > 0) TRY(ensure_token_account(&c, f, &in->accounts[RWS_SPL_SELLER_ATA], seller_wallet, adjudicator));
+  if (split->buyer_share > 0) TRY(ensure_token_account(&c, f, &in->accounts[RWS_SPL_BUYER_ATA], buyer_wallet, adjudicator));
+  if (split->tip > 0) TRY(ensure_token_account(&c, f, &in->accounts[RWS_SPL_ADJUDICATOR_ATA], adjudicator, adjudicator));
   return SUCCESS;
 }
 

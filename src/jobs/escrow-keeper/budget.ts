@@ -8,8 +8,8 @@ import { MAX_SIGNATURES_PER_STATUS_READ } from "../../solana/confirm-many";
  * Worst case for N payments (every one paid out, every poll needed):
  *   D1: claim with the ledger rows 1 + ledger catch-up 1 + failed sponsored fundings 1 + outcomes 1 (batches) = 4
  *   RPC: read 1 = payments + the Clock sysvar                                  → ≤ ceil((N + 1) / 100)
- *        read 2 = mints (from the Payment accounts) + recipient token accounts
- *                 under both token programs                                     → ≤ ceil(3N / 100)
+ *        read 2 = mints (from the Payment accounts) + recipient and oracle-tip token
+ *                 accounts under both token programs                            → ≤ ceil(5N / 100)
  *        funding statuses (rows not confirmed in the ledger, or without account) → ≤ 2 × ceil(N / 256)
  *        isBlockhashValid of fundings never seen                                 ≤ KEEPER_BLOCKHASH_CHECKS
  *        getLatestBlockhash 1 + sendTransaction N + getSignatureStatuses ≤ KEEPER_CONFIRM_POLLS × ceil(N / 256)
@@ -25,7 +25,7 @@ const MAX_ACCOUNTS_PER_READ = 100;
 export function worstCaseSubrequests(payments: number): number {
   if (payments === 0) return 1;
   const statusReads = Math.ceil(payments / MAX_SIGNATURES_PER_STATUS_READ);
-  const reads = Math.ceil((payments + 1) / MAX_ACCOUNTS_PER_READ) + Math.ceil((3 * payments) / MAX_ACCOUNTS_PER_READ) + 2 * statusReads + KEEPER_BLOCKHASH_CHECKS;
+  const reads = Math.ceil((payments + 1) / MAX_ACCOUNTS_PER_READ) + Math.ceil((5 * payments) / MAX_ACCOUNTS_PER_READ) + 2 * statusReads + KEEPER_BLOCKHASH_CHECKS;
   return 4 + reads + 1 + payments + KEEPER_CONFIRM_POLLS * statusReads;
 }
 

@@ -10,8 +10,8 @@ import { sendWithPreflight } from "../../solana/send-transaction";
 import { describe } from "../../solana/transaction-errors";
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../solana/token-programs";
 import { decodePayment, type Payment } from "../../programs/sla-escrow/accounts";
-import { getRefundPaymentInstruction, getReleasePaymentInstruction, type PayoutInstructionInput } from "../../programs/sla-escrow/instructions";
-import { findEscrowSolStoragePda } from "../../programs/sla-escrow/pda";
+import type { ProgramInstruction } from "../../programs/instruction-accounts";
+import { buildClosePaymentInstruction, buildPayoutInstruction, isOracleTipDue } from "../../programs/sla-escrow/payout-instructions";
 import { escrowAddresses } from "../../schemes/sla-escrow/escrow-facts";
 import { claimDuePayments, peekDuePayments, recordFundingsConfirmed, recordWatchOutcomes, type WatchedPayment, type WatchOutcome } from "../../store/escrow-watch";
 import { recordSponsoredFundingFailures } from "../../store/sponsored-funding-failures";
@@ -33,10 +33,12 @@ export interface KeeperOptions {
 export interface KeeperItem {
   paymentPda: string;
   decision: KeeperDecision["kind"] | "dropped";
-  action: "release" | "refund" | "none";
+  action: KeeperAction;
   signature: string | null;
   outcome: string;
 }
+
+type KeeperAction = "release" | "refund" | "close" | "none";
 
 export interface KeeperReport {
   dryRun: boolean;
@@ -44,6 +46,7 @@ export interface KeeperReport {
   scanned: number;
   released: number;
   refunded: number;
+  closed: number;
   items: KeeperItem[];
   /** Set when the run paid out nothing because the fee payer is below SVC_FEE_PAYER_MIN_LAMPORTS. */
   paused?: SpendingPause;
@@ -64,14 +67,14 @@ interface Planned {
   ledgerCatchUp?: boolean;
   /** A sponsored funding the chain shows failed (its fee was ours): counted against its payer. */
   sponsoredFailure?: boolean;
-  instruction?: ReturnType<typeof getReleasePaymentInstruction>;
+  instruction?: ProgramInstruction;
   /** The payout cannot be made now (counts as a failed attempt: backoff, then the cap). */
   skip?: string;
 }
 
 /**
  * One keeper run (Cron Trigger or POST /escrow-keeper): claim due payments, check each funding against the settlement
- * ledger, read the Payment accounts and the chain clock, release or refund what the program allows, confirm, and
+ * ledger, read the Payment accounts and the chain clock, release, refund or close what the program allows, confirm, and
  * record every outcome in one D1 batch. Everything the payout needs (mint, parties, amounts, state) comes from the
  * Payment account on chain; the watch row only points at it. The fee payer signs and pays each payout's network fee
  * as keeper, and only for fundings its ledger shows confirmed. A dry run claims, writes and sends nothing.
@@ -125,8 +128,11 @@ export async function runEscrowKeeper(config: Config, db: D1Database, options: K
     const status = statuses.get(signature);
     const action = actionOf(p);
     if (status?.kind === "confirmed") {
-      const outcome = action === "release" ? "released" : "refunded";
-      outcomes.push({ paymentPda: p.row.paymentPda, state: "closed", nextCheckAtMs: nowMs, failures: 0, action, signature, outcome, keepClaim: false });
+      const outcome = action === "release" ? "released" : action === "refund" ? "refunded" : "closed";
+      // A payout leaves the Payment account to close once its closed_at (settlement + closure delay) has passed.
+      const closeAtMs = p.payment && action !== "close" ? nowMs + Number(p.payment.closureDelaySeconds + 1n) * 1000 : null;
+      const state = closeAtMs === null ? "closed" : "open";
+      outcomes.push({ paymentPda: p.row.paymentPda, state, nextCheckAtMs: closeAtMs ?? nowMs, failures: 0, action, signature, outcome, keepClaim: false });
       items.push(item(p, signature, outcome));
     } else if (status?.kind === "failed") {
       const outcome = failedAttempt(p, nowMs, `failed on chain: ${describe(status.err)}`, signature);
@@ -145,7 +151,8 @@ export async function runEscrowKeeper(config: Config, db: D1Database, options: K
 
 /**
  * Reads the funding statuses the ledger cannot answer, the payments and the chain clock, then the payments' mints and
- * recipient token accounts (under both token programs, so one more read suffices whichever program the mint has).
+ * the token accounts a payout pays into — the recipient's and, when a tip is due, the oracle's — under both token
+ * programs, so one more read suffices whichever program the mint has.
  */
 async function plan(config: Config, rows: readonly WatchedPayment[], nowMs: number): Promise<Planned[]> {
   const programId = config.programs.slaEscrow;
@@ -178,24 +185,30 @@ async function plan(config: Config, rows: readonly WatchedPayment[], nowMs: numb
     }
   }
 
+  for (const p of planned) {
+    if (p.gate || !p.payment || p.decision.kind !== "close") continue;
+    p.instruction = await buildClosePaymentInstruction({ programId, caller: config.feePayer, paymentAddress: p.row.paymentPda as Address, payment: p.payment });
+  }
+
   const payable = planned.filter((p) => !p.gate && p.payment && (p.decision.kind === "release" || p.decision.kind === "refund"));
   const wanted = new Set<Address>();
-  const candidates = new Map<Planned, { mint: Address; recipient: Address; atas: Map<Address, Address> }>();
+  const candidates = new Map<Planned, { mint: Address; atas: Map<Address, Address[]> }>();
   for (const p of payable) {
     const payment = p.payment!;
     const recipient = p.decision.kind === "release" ? payment.seller : payment.buyer;
     if (payment.mint === NATIVE_SOL_ALLOWLIST_ADDRESS) {
-      candidates.set(p, { mint: payment.mint, recipient, atas: new Map() });
+      candidates.set(p, { mint: payment.mint, atas: new Map() });
       continue;
     }
-    const atas = new Map<Address, Address>();
+    const owners = isOracleTipDue(payment) ? [recipient, payment.oracleAuthority] : [recipient];
+    const atas = new Map<Address, Address[]>();
     for (const tokenProgram of [TOKEN_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM_ADDRESS]) {
-      const [ata] = await findAssociatedTokenPda({ owner: recipient, mint: payment.mint, tokenProgram });
-      atas.set(tokenProgram, ata);
-      wanted.add(ata);
+      const derived = await Promise.all(owners.map(async (owner) => (await findAssociatedTokenPda({ owner, mint: payment.mint, tokenProgram }))[0]));
+      atas.set(tokenProgram, derived);
+      derived.forEach((ata) => wanted.add(ata));
     }
     wanted.add(payment.mint);
-    candidates.set(p, { mint: payment.mint, recipient, atas });
+    candidates.set(p, { mint: payment.mint, atas });
   }
   const tokenAccounts = wanted.size > 0 ? await fetchAccounts(config, [...wanted]) : new Map<Address, AccountSnapshot | null>();
 
@@ -209,44 +222,29 @@ async function plan(config: Config, rows: readonly WatchedPayment[], nowMs: numb
     let tokenProgram: Address | null = null;
     if (mint !== NATIVE_SOL_ALLOWLIST_ADDRESS) {
       tokenProgram = tokenAccounts.get(mint)?.owner ?? null;
-      const recipientAta = tokenProgram ? atas.get(tokenProgram) : undefined;
-      if (!tokenProgram || !recipientAta) {
+      const payInto = tokenProgram ? atas.get(tokenProgram) : undefined;
+      if (!tokenProgram || !payInto) {
         p.skip = `mint ${mint} is not a token mint on this cluster`;
         continue;
       }
-      // The program pays into an existing token account only; the keeper does not pay a recipient's account rent.
-      if (!tokenAccounts.get(recipientAta)) {
-        p.skip = `recipient token account ${recipientAta} does not exist yet; its owner must create it`;
+      // The program creates a missing seller or oracle token account at the caller's cost (and refuses a missing
+      // buyer account): the keeper pays nobody's rent, so it waits for the owner to create it.
+      const missing = payInto.find((ata) => !tokenAccounts.get(ata));
+      if (missing) {
+        p.skip = `recipient token account ${missing} does not exist yet; its owner must create it`;
         continue;
       }
     }
-    p.instruction = await payoutInstruction(config, p.row.paymentPda as Address, payment, p.decision.kind as "release" | "refund", tokenProgram);
+    const payout = await buildPayoutInstruction(p.decision.kind as "release" | "refund", {
+      programId,
+      caller: config.feePayer,
+      paymentAddress: p.row.paymentPda as Address,
+      payment,
+      tokenProgram,
+    });
+    p.instruction = payout.instruction;
   }
   return planned;
-}
-
-/**
- * The release or refund instruction of one payment, from the on-chain Payment account alone (mint, seller, buyer):
- * the one place that lists a payout's accounts. `tokenProgram` is the mint's owner (null for native SOL).
- */
-async function payoutInstruction(config: Config, paymentPda: Address, payment: Payment, kind: "release" | "refund", tokenProgram: Address | null) {
-  const programId = config.programs.slaEscrow;
-  const mint = payment.mint;
-  const { bank, configAddress, escrow } = await escrowAddresses(programId, mint);
-  const recipient = kind === "release" ? payment.seller : payment.buyer;
-  const base = { programId, bank, config: configAddress, escrow, payment: paymentPda, keeper: config.feePayer };
-  let input: PayoutInstructionInput;
-  if (tokenProgram === null) {
-    const [solStorage] = await findEscrowSolStoragePda(programId, mint, bank, escrow);
-    input = { ...base, kind: "sol", solStorage, recipient };
-  } else {
-    const [[escrowAta], [recipientAta]] = await Promise.all([
-      findAssociatedTokenPda({ owner: escrow, mint, tokenProgram }),
-      findAssociatedTokenPda({ owner: recipient, mint, tokenProgram }),
-    ]);
-    input = { ...base, kind: "spl", mint, escrowAta, recipientAta, tokenProgram };
-  }
-  return kind === "release" ? getReleasePaymentInstruction(input) : getRefundPaymentInstruction(input);
 }
 
 /**
@@ -310,9 +308,9 @@ function clockUnixSeconds(account: AccountSnapshot | null): bigint | null {
   return new DataView(account.data.buffer, account.data.byteOffset, account.data.byteLength).getBigInt64(32, true);
 }
 
-function actionOf(p: Planned): "release" | "refund" | "none" {
+function actionOf(p: Planned): KeeperAction {
   if (p.gate) return "none";
-  return p.decision.kind === "release" || p.decision.kind === "refund" ? p.decision.kind : "none";
+  return p.decision.kind === "release" || p.decision.kind === "refund" || p.decision.kind === "close" ? p.decision.kind : "none";
 }
 
 function describeDecision(decision: KeeperDecision): string {
@@ -331,6 +329,7 @@ function report(dryRun: boolean, maxPaymentsPerRun: number, items: KeeperItem[])
     scanned: items.length,
     released: items.filter((i) => i.outcome === "released").length,
     refunded: items.filter((i) => i.outcome === "refunded").length,
+    closed: items.filter((i) => i.outcome === "closed").length,
     items,
   };
 }

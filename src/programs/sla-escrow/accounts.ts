@@ -78,7 +78,8 @@ function accountCodecs<T>(
   bodyEncoder: FixedSizeEncoder<T>,
   bodyDecoder: FixedSizeDecoder<T>,
 ): DiscriminatedCodecs<T> {
-  return getDiscriminatedCodecs(subject, discriminator, ACCOUNT_DISCRIMINATOR_PREFIX_SIZE_BYTES, bodyEncoder, bodyDecoder);
+  // Accounts are read "at least": fields a newer program appends must not make the account unreadable.
+  return getDiscriminatedCodecs(subject, discriminator, ACCOUNT_DISCRIMINATOR_PREFIX_SIZE_BYTES, bodyEncoder, bodyDecoder, "at_least");
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -118,7 +119,7 @@ export function getBankDecoder(): FixedSizeDecoder<Bank> {
 export function getBankCodec(): FixedSizeCodec<Bank> {
   return bank.codec;
 }
-/** Null unless exactly 56 bytes with discriminator 100. */
+/** Null unless at least 56 bytes (the layout; later bytes ignored) with discriminator 100. */
 export const decodeBank: (data: ReadonlyUint8Array) => Bank | null = bank.safeDecode;
 
 // ---------------------------------------------------------------------------------------------------
@@ -161,7 +162,7 @@ export function getEscrowConfigDecoder(): FixedSizeDecoder<EscrowConfig> {
 export function getEscrowConfigCodec(): FixedSizeCodec<EscrowConfig> {
   return escrowConfig.codec;
 }
-/** Null unless exactly 40 bytes with discriminator 101. */
+/** Null unless at least 40 bytes (the layout; later bytes ignored) with discriminator 101. */
 export const decodeEscrowConfig: (data: ReadonlyUint8Array) => EscrowConfig | null = escrowConfig.safeDecode;
 
 // ---------------------------------------------------------------------------------------------------
@@ -233,7 +234,7 @@ export function getEscrowDecoder(): FixedSizeDecoder<Escrow> {
 export function getEscrowCodec(): FixedSizeCodec<Escrow> {
   return escrow.codec;
 }
-/** Null unless exactly 128 bytes with discriminator 102. */
+/** Null unless at least 128 bytes (the layout; later bytes ignored) with discriminator 102. */
 export const decodeEscrow: (data: ReadonlyUint8Array) => Escrow | null = escrow.safeDecode;
 
 // ---------------------------------------------------------------------------------------------------
@@ -356,5 +357,5 @@ export function getPaymentDecoder(): FixedSizeDecoder<Payment> {
 export function getPaymentCodec(): FixedSizeCodec<Payment> {
   return payment.codec;
 }
-/** Null unless exactly 384 bytes with discriminator 103. */
+/** Null unless at least 384 bytes (the layout; later bytes ignored) with discriminator 103. */
 export const decodePayment: (data: ReadonlyUint8Array) => Payment | null = payment.safeDecode;

@@ -1,15 +1,17 @@
 /**
- * SLA-Escrow instructions (ABI: sla-escrow.md, "Instructions" and "Account lists"), described ONCE
- * as data in `SLA_ESCROW_INSTRUCTIONS`: discriminator, body fields (kit codecs) and the ordered
- * account slots (name = the builder input key, role, or a fixed address) per variant (SOL / SPL).
- * The data codecs, the kit Instruction builders and the verifier's `parseFundPayment*` are all
- * derived from that table, the way Codama-generated `@solana-program/*` clients are regular.
+ * SLA-Escrow instructions, described ONCE as data in `SLA_ESCROW_INSTRUCTIONS`: discriminator, body
+ * fields (kit codecs) and the ordered account slots (name = the builder input key, role, or a fixed
+ * address) per variant (SOL / SPL), plus the optional tails of ReleasePayment / RefundPayment.
+ * Instructions 0–6 follow the normative ABI (miraland-labs/oracles `sla-escrow-onchain-abi/v1` §5,
+ * summarised in docs/sla-escrow-abi.md); 7–12 and the extended-payment tail follow pr402's encoders
+ * (`src/chain/solana_sla_escrow.rs`), the only public source for program v0.5.
  *
  * Builders are synchronous and take every address explicitly; derive PDAs with ./pda.ts first.
  * Codecs check bytes, not policy: TTL bounds, seller_bps ≤ 10,000 and similar rules are exported as
  * constants for the verifier and builders in `schemes/` to enforce.
  */
 import {
+  address,
   combineCodec,
   getAddressCodec,
   getI64Codec,
@@ -22,9 +24,6 @@ import {
   type AccountMeta,
   type Address,
   type FixedSizeCodec,
-  type FixedSizeDecoder,
-  type FixedSizeEncoder,
-  type Instruction,
   type ReadonlyUint8Array,
 } from "@solana/kit";
 import { SYSTEM_PROGRAM_ADDRESS } from "@solana-program/system";
@@ -63,16 +62,8 @@ export const SLA_ESCROW_INSTRUCTION = {
 } as const;
 export type SlaEscrowInstructionDiscriminator = (typeof SLA_ESCROW_INSTRUCTION)[keyof typeof SLA_ESCROW_INSTRUCTION];
 
-/** Total data sizes, discriminator included. */
+/** Total data size of FundPayment (0), discriminator included: what the verifier demands. */
 export const FUND_PAYMENT_INSTRUCTION_DATA_SIZE = 177;
-export const FUND_PAYMENT_V2_INSTRUCTION_DATA_SIZE = 217;
-export const EMPTY_INSTRUCTION_DATA_SIZE = 1; // Release, Refund, Close
-export const EXTEND_PAYMENT_TTL_INSTRUCTION_DATA_SIZE = 9;
-export const DELIVERY_HASH_INSTRUCTION_DATA_SIZE = 33; // SubmitDelivery, ApproveDelivery
-export const CONFIRM_ORACLE_INSTRUCTION_DATA_SIZE = 73;
-export const MUTUAL_ACTION_INSTRUCTION_DATA_SIZE = 49; // Propose, Accept
-export const DISPUTE_PAYMENT_INSTRUCTION_DATA_SIZE = 33;
-export const RESOLVE_WITH_SPLIT_INSTRUCTION_DATA_SIZE = 73;
 
 /** FundPayment `ttl_seconds` bounds enforced by the program. */
 export const MIN_PAYMENT_TTL_SECONDS = 60n;
@@ -155,12 +146,14 @@ export interface ResolveWithSplitInstructionData {
 
 /** s = signer, sw = writable signer, w = writable, r = read-only. */
 type Role = "s" | "sw" | "w" | "r";
-/** [input key, role] or [name, role, fixed address]. A key may repeat (ResolveWithSplit's buyer). */
+/** [input key, role] or [name, role, fixed address]. A key may repeat (the buyer as rent recipient). */
 type AccountSlot = readonly [name: string, role: Role] | readonly [name: string, role: Role, fixed: Address];
 type AccountLayouts = { readonly [variant: string]: readonly AccountSlot[] };
 
 const bytes32 = combineCodec(getBytes32Encoder(), getBytes32Decoder());
 const SYSTEM = ["systemProgram", "r", SYSTEM_PROGRAM_ADDRESS] as const;
+const ATA_PROGRAM = ["associatedTokenProgram", "r", ASSOCIATED_TOKEN_PROGRAM_ADDRESS] as const;
+const RENT_SYSVAR = ["rentSysvar", "r", address("SysvarRent111111111111111111111111111111111")] as const;
 const SOL_MINT = ["mint", "r", NATIVE_SOL_ESCROW_MINT] as const;
 
 const FUND_PAYMENT_FIELDS = [
@@ -187,6 +180,7 @@ const PAYMENT_HEAD = <const S extends string, const SR extends Role, const ER ex
 ) =>
   [[signer, signerRole], ["bank", "r"], ["config", "r"], ["escrow", escrowRole], ["payment", "w"]] as const;
 
+/** ABI §5.2. */
 const FUND_PAYMENT_ACCOUNTS = {
   sol: [...PAYMENT_HEAD("buyer", "sw", "w"), SOL_MINT, ["solStorage", "w"], SYSTEM],
   spl: [
@@ -198,30 +192,48 @@ const FUND_PAYMENT_ACCOUNTS = {
     SYSTEM,
   ],
 } as const;
+/** pr402: the FundPayment list with the PaymentExt appended. */
 const FUND_PAYMENT_V2_ACCOUNTS = {
   sol: [...FUND_PAYMENT_ACCOUNTS.sol, ["paymentExt", "w"]],
   spl: [...FUND_PAYMENT_ACCOUNTS.spl, ["paymentExt", "w"]],
 } as const;
-/**
- * Release/Refund: NOT IN THE ABI; chosen for the local stand-in program (the only place this order is
- * defined). `recipient` is the seller (Release) or the buyer (Refund); `keeper` triggers the payout.
- */
-const PAYOUT_ACCOUNTS = {
-  sol: [...PAYMENT_HEAD("keeper", "sw", "w"), SOL_MINT, ["solStorage", "w"], ["recipient", "w"], SYSTEM],
+
+/** ABI §5.3: the caller pays the network fee (and the seller's token account when the program creates it). */
+const RELEASE_PAYMENT_ACCOUNTS = {
+  sol: [...PAYMENT_HEAD("caller", "sw", "w"), SOL_MINT, ["solStorage", "w"], ["seller", "w"], SYSTEM],
   spl: [
-    ...PAYMENT_HEAD("keeper", "sw", "w"),
+    ...PAYMENT_HEAD("caller", "sw", "w"),
     ["mint", "r"],
     ["escrowAta", "w"],
-    ["recipientAta", "w"],
+    ["sellerAta", "w"],
+    ["seller", "w"],
     ["tokenProgram", "r"],
+    ATA_PROGRAM,
+    SYSTEM,
   ],
 } as const;
-/** ExtendPaymentTTL's list is NOT IN THE ABI: the SubmitDelivery shape with the buyer signing (stand-in). */
-const partyAccounts = <const P extends string>(party: P) => ({ only: PAYMENT_HEAD(party, "sw", "r") }) as const;
+/** ABI §5.4. */
+const REFUND_PAYMENT_ACCOUNTS = {
+  sol: [...PAYMENT_HEAD("caller", "sw", "w"), SOL_MINT, ["solStorage", "w"], ["buyer", "w"], SYSTEM],
+  spl: [...PAYMENT_HEAD("caller", "sw", "w"), ["mint", "r"], ["escrowAta", "w"], ["buyerAta", "w"], ["tokenProgram", "r"]],
+} as const;
+/**
+ * Optional tails of Release/Refund, in this order (pr402's encoders): an extended (state 10) payment's PaymentExt
+ * and its rent recipient (the recorded buyer), then the oracle tip accounts (ABI §5.3 / §5.4 optional indices).
+ */
+const PAYOUT_EXTENDED_TAIL = [["paymentExt", "w"], ["buyer", "w"]] as const;
+const ORACLE_TIP_TAILS = {
+  release: { sol: [["oracle", "w"]], spl: [["oracleAta", "w"], ["oracle", "w"]] },
+  refund: { sol: [["oracle", "w"]], spl: [["oracleAta", "w"], ["oracle", "w"], ATA_PROGRAM, SYSTEM] },
+} as const;
+
+/** ABI §5.7 (SubmitDelivery) and §5.8 (ConfirmOracle): the signer is not writable; pr402 lists ApproveDelivery alike. */
+const partyAccounts = <const P extends string, const R extends Role>(party: P, role: R) =>
+  ({ only: PAYMENT_HEAD(party, role, "r") }) as const;
 const paymentExtPartyAccounts = <const P extends string>(party: P) =>
   ({ only: [...PAYMENT_HEAD(party, "sw", "r"), ["paymentExt", "w"]] }) as const;
 
-/** The buyer appears twice in ResolveWithSplit on purpose (rent recipient); the message merges the roles. */
+/** pr402's order. The buyer appears twice on purpose (rent recipient); the message merges the roles. */
 const RESOLVE_WITH_SPLIT_ACCOUNTS = {
   sol: [
     ...PAYMENT_HEAD("adjudicator", "sw", "w"),
@@ -238,11 +250,11 @@ const RESOLVE_WITH_SPLIT_ACCOUNTS = {
     ["mint", "r"],
     ["escrowAta", "w"],
     ["sellerAta", "w"],
-    ["seller", "r"],
+    ["seller", "w"],
     ["buyerAta", "w"],
-    ["buyer", "r"],
+    ["buyer", "w"],
     ["tokenProgram", "r"],
-    ["associatedTokenProgram", "r", ASSOCIATED_TOKEN_PROGRAM_ADDRESS],
+    ATA_PROGRAM,
     SYSTEM,
     ["paymentExt", "w"],
     ["buyer", "w"],
@@ -253,26 +265,17 @@ const RESOLVE_WITH_SPLIT_ACCOUNTS = {
 /** Every instruction, once: name, discriminator, body codec, account layouts per variant. */
 const SLA_ESCROW_INSTRUCTIONS = {
   fundPayment: spec("FundPayment", 0, getStructCodec(FUND_PAYMENT_FIELDS), FUND_PAYMENT_ACCOUNTS),
-  releasePayment: spec("ReleasePayment", 1, getUnitCodec(), PAYOUT_ACCOUNTS),
-  refundPayment: spec("RefundPayment", 2, getUnitCodec(), PAYOUT_ACCOUNTS),
+  releasePayment: spec("ReleasePayment", 1, getUnitCodec(), RELEASE_PAYMENT_ACCOUNTS),
+  refundPayment: spec("RefundPayment", 2, getUnitCodec(), REFUND_PAYMENT_ACCOUNTS),
+  /** ABI §5.5. */
   closePayment: spec("ClosePayment", 3, getUnitCodec(), {
-    only: [
-      ["caller", "s"],
-      ["buyer", "w"],
-      ["bank", "r"],
-      ["config", "r"],
-      ["escrow", "w"],
-      ["payment", "w"],
-      SYSTEM,
-    ],
+    only: [["caller", "s"], ["buyer", "w"], ["bank", "r"], ["config", "r"], ["escrow", "w"], ["payment", "w"], SYSTEM],
   }),
-  extendPaymentTtl: spec(
-    "ExtendPaymentTTL",
-    4,
-    getStructCodec([["additionalSeconds", getI64Codec()]]),
-    partyAccounts("buyer"),
-  ),
-  submitDelivery: spec("SubmitDelivery", 5, getStructCodec(DELIVERY_HASH_FIELDS), partyAccounts("seller")),
+  /** ABI §5.6. */
+  extendPaymentTtl: spec("ExtendPaymentTTL", 4, getStructCodec([["additionalSeconds", getI64Codec()]]), {
+    only: [...PAYMENT_HEAD("buyer", "s", "r"), SYSTEM, RENT_SYSVAR],
+  }),
+  submitDelivery: spec("SubmitDelivery", 5, getStructCodec(DELIVERY_HASH_FIELDS), partyAccounts("seller", "s")),
   confirmOracle: spec(
     "ConfirmOracle",
     6,
@@ -282,9 +285,9 @@ const SLA_ESCROW_INSTRUCTIONS = {
       ["reason", getU16Codec()],
       ["state", padRightCodec(getU8Codec(), 5)],
     ]),
-    { only: PAYMENT_HEAD("oracle", "s", "r") },
+    partyAccounts("oracle", "s"),
   ),
-  approveDelivery: spec("ApproveDelivery", 7, getStructCodec(DELIVERY_HASH_FIELDS), partyAccounts("buyer")),
+  approveDelivery: spec("ApproveDelivery", 7, getStructCodec(DELIVERY_HASH_FIELDS), partyAccounts("buyer", "sw")),
   fundPaymentV2: spec(
     "FundPaymentV2",
     8,
@@ -298,24 +301,9 @@ const SLA_ESCROW_INSTRUCTIONS = {
     ]),
     FUND_PAYMENT_V2_ACCOUNTS,
   ),
-  proposeMutualAction: spec(
-    "ProposeMutualAction",
-    9,
-    getStructCodec(MUTUAL_ACTION_FIELDS),
-    paymentExtPartyAccounts("party"),
-  ),
-  acceptMutualAction: spec(
-    "AcceptMutualAction",
-    10,
-    getStructCodec(MUTUAL_ACTION_FIELDS),
-    paymentExtPartyAccounts("party"),
-  ),
-  disputePayment: spec(
-    "DisputePayment",
-    11,
-    getStructCodec([["disputeReasonHash", bytes32]]),
-    paymentExtPartyAccounts("buyer"),
-  ),
+  proposeMutualAction: spec("ProposeMutualAction", 9, getStructCodec(MUTUAL_ACTION_FIELDS), paymentExtPartyAccounts("party")),
+  acceptMutualAction: spec("AcceptMutualAction", 10, getStructCodec(MUTUAL_ACTION_FIELDS), paymentExtPartyAccounts("party")),
+  disputePayment: spec("DisputePayment", 11, getStructCodec([["disputeReasonHash", bytes32]]), paymentExtPartyAccounts("buyer")),
   resolveWithSplit: spec(
     "ResolveWithSplit",
     12,
@@ -372,101 +360,33 @@ function accountMetas(layout: readonly AccountSlot[], input: object): AccountMet
   });
 }
 
-/** Builds from the table: the body encoder reads its fields from `data` and ignores the other keys. */
+/** Builds from the table (plus optional tail slots): the body encoder reads its fields from `data`. */
 function build<K extends keyof Table>(
   key: K,
   variant: keyof Table[K]["accounts"] & string,
   input: { programId: Address } & object,
   data: Parameters<Table[K]["codecs"]["encoder"]["encode"]>[0],
+  tail: readonly AccountSlot[] = [],
 ): ProgramInstruction {
   const { codecs, accounts } = SLA_ESCROW_INSTRUCTIONS[key] as InstructionSpec<unknown, AccountLayouts>;
   const layout = accounts[variant];
   if (layout === undefined) throw new TypeError(`no "${variant}" account list for ${String(key)}`);
-  return { programAddress: input.programId, accounts: accountMetas(layout, input), data: codecs.encoder.encode(data) };
+  return {
+    programAddress: input.programId,
+    accounts: accountMetas(tail.length === 0 ? layout : [...layout, ...tail], input),
+    data: codecs.encoder.encode(data),
+  };
 }
 
 // ===================================================================================================
-// Data codecs (exported names kept for callers)
+// Data decoders the verifier and tests use on untrusted bytes (null on a wrong length or discriminator)
 
 const codecs = <K extends keyof Table>(key: K): Table[K]["codecs"] => SLA_ESCROW_INSTRUCTIONS[key].codecs;
 
-export const getFundPaymentInstructionDataEncoder = (): FixedSizeEncoder<FundPaymentInstructionData> =>
-  codecs("fundPayment").encoder;
-export const getFundPaymentInstructionDataDecoder = (): FixedSizeDecoder<FundPaymentInstructionData> =>
-  codecs("fundPayment").decoder;
 export const decodeFundPaymentInstructionData = (data: ReadonlyUint8Array): FundPaymentInstructionData | null =>
   codecs("fundPayment").safeDecode(data);
-
-export const getFundPaymentV2InstructionDataEncoder = (): FixedSizeEncoder<FundPaymentV2InstructionData> =>
-  codecs("fundPaymentV2").encoder;
-export const getFundPaymentV2InstructionDataDecoder = (): FixedSizeDecoder<FundPaymentV2InstructionData> =>
-  codecs("fundPaymentV2").decoder;
 export const decodeFundPaymentV2InstructionData = (data: ReadonlyUint8Array): FundPaymentV2InstructionData | null =>
   codecs("fundPaymentV2").safeDecode(data);
-
-export const getReleasePaymentInstructionDataEncoder = (): FixedSizeEncoder<void> => codecs("releasePayment").encoder;
-export const getReleasePaymentInstructionDataDecoder = (): FixedSizeDecoder<void> => codecs("releasePayment").decoder;
-export const getRefundPaymentInstructionDataEncoder = (): FixedSizeEncoder<void> => codecs("refundPayment").encoder;
-export const getRefundPaymentInstructionDataDecoder = (): FixedSizeDecoder<void> => codecs("refundPayment").decoder;
-export const getClosePaymentInstructionDataEncoder = (): FixedSizeEncoder<void> => codecs("closePayment").encoder;
-export const getClosePaymentInstructionDataDecoder = (): FixedSizeDecoder<void> => codecs("closePayment").decoder;
-
-export const getExtendPaymentTtlInstructionDataEncoder = (): FixedSizeEncoder<ExtendPaymentTtlInstructionData> =>
-  codecs("extendPaymentTtl").encoder;
-export const getExtendPaymentTtlInstructionDataDecoder = (): FixedSizeDecoder<ExtendPaymentTtlInstructionData> =>
-  codecs("extendPaymentTtl").decoder;
-export const decodeExtendPaymentTtlInstructionData = (
-  data: ReadonlyUint8Array,
-): ExtendPaymentTtlInstructionData | null => codecs("extendPaymentTtl").safeDecode(data);
-
-export const getSubmitDeliveryInstructionDataEncoder = (): FixedSizeEncoder<DeliveryHashInstructionData> =>
-  codecs("submitDelivery").encoder;
-export const getSubmitDeliveryInstructionDataDecoder = (): FixedSizeDecoder<DeliveryHashInstructionData> =>
-  codecs("submitDelivery").decoder;
-export const decodeSubmitDeliveryInstructionData = (data: ReadonlyUint8Array): DeliveryHashInstructionData | null =>
-  codecs("submitDelivery").safeDecode(data);
-
-export const getApproveDeliveryInstructionDataEncoder = (): FixedSizeEncoder<DeliveryHashInstructionData> =>
-  codecs("approveDelivery").encoder;
-export const getApproveDeliveryInstructionDataDecoder = (): FixedSizeDecoder<DeliveryHashInstructionData> =>
-  codecs("approveDelivery").decoder;
-export const decodeApproveDeliveryInstructionData = (data: ReadonlyUint8Array): DeliveryHashInstructionData | null =>
-  codecs("approveDelivery").safeDecode(data);
-
-export const getConfirmOracleInstructionDataEncoder = (): FixedSizeEncoder<ConfirmOracleInstructionData> =>
-  codecs("confirmOracle").encoder;
-export const getConfirmOracleInstructionDataDecoder = (): FixedSizeDecoder<ConfirmOracleInstructionData> =>
-  codecs("confirmOracle").decoder;
-export const decodeConfirmOracleInstructionData = (data: ReadonlyUint8Array): ConfirmOracleInstructionData | null =>
-  codecs("confirmOracle").safeDecode(data);
-
-export const getProposeMutualActionInstructionDataEncoder = (): FixedSizeEncoder<MutualActionInstructionData> =>
-  codecs("proposeMutualAction").encoder;
-export const getProposeMutualActionInstructionDataDecoder = (): FixedSizeDecoder<MutualActionInstructionData> =>
-  codecs("proposeMutualAction").decoder;
-export const decodeProposeMutualActionInstructionData = (
-  data: ReadonlyUint8Array,
-): MutualActionInstructionData | null => codecs("proposeMutualAction").safeDecode(data);
-
-export const getAcceptMutualActionInstructionDataEncoder = (): FixedSizeEncoder<MutualActionInstructionData> =>
-  codecs("acceptMutualAction").encoder;
-export const getAcceptMutualActionInstructionDataDecoder = (): FixedSizeDecoder<MutualActionInstructionData> =>
-  codecs("acceptMutualAction").decoder;
-export const decodeAcceptMutualActionInstructionData = (
-  data: ReadonlyUint8Array,
-): MutualActionInstructionData | null => codecs("acceptMutualAction").safeDecode(data);
-
-export const getDisputePaymentInstructionDataEncoder = (): FixedSizeEncoder<DisputePaymentInstructionData> =>
-  codecs("disputePayment").encoder;
-export const getDisputePaymentInstructionDataDecoder = (): FixedSizeDecoder<DisputePaymentInstructionData> =>
-  codecs("disputePayment").decoder;
-export const decodeDisputePaymentInstructionData = (data: ReadonlyUint8Array): DisputePaymentInstructionData | null =>
-  codecs("disputePayment").safeDecode(data);
-
-export const getResolveWithSplitInstructionDataEncoder = (): FixedSizeEncoder<ResolveWithSplitInstructionData> =>
-  codecs("resolveWithSplit").encoder;
-export const getResolveWithSplitInstructionDataDecoder = (): FixedSizeDecoder<ResolveWithSplitInstructionData> =>
-  codecs("resolveWithSplit").decoder;
 export const decodeResolveWithSplitInstructionData = (
   data: ReadonlyUint8Array,
 ): ResolveWithSplitInstructionData | null => codecs("resolveWithSplit").safeDecode(data);
@@ -526,41 +446,81 @@ export function getFundPaymentV2Instruction(input: FundPaymentV2InstructionInput
   return build("fundPaymentV2", input.kind, input, { ...input, mint: fundPaymentMint(input) });
 }
 
-interface PayoutCommonInput extends PaymentAccountsInput {
-  /** Whoever triggers the payout (a keeper, or the facilitator). */
-  keeper: AddressOrSigner;
+/** What Release/Refund append after their fixed list; both optional, always in this order. */
+interface PayoutTailsInput {
+  /** An extended (state 10) payment: its PaymentExt, closed to the recorded buyer (pr402's tail). */
+  extended?: { paymentExt: Address; buyer: Address };
+  /**
+   * The oracle's tip accounts: required when Payment.oracle_fee_bps > 0 and a verdict exists (resolution_state ≠ 0),
+   * ABI §5.3 / §5.4. `oracleAta` (SPL only): ATA(oracle, mint, token program).
+   */
+  oracleTip?: { oracle: Address; oracleAta?: Address };
 }
-export interface PayoutSolInstructionInput extends PayoutCommonInput {
-  kind: "sol";
-  solStorage: Address;
-  /** The seller for ReleasePayment, the buyer for RefundPayment. */
-  recipient: Address;
+interface PayoutCommonInput extends PaymentAccountsInput, PayoutTailsInput {
+  /** Whoever triggers the payout and pays its network fee (a keeper, a party, the facilitator). */
+  caller: AddressOrSigner;
 }
-export interface PayoutSplInstructionInput extends PayoutCommonInput {
-  kind: "spl";
-  mint: Address;
-  escrowAta: Address;
-  /** The seller's ATA for ReleasePayment, the buyer's for RefundPayment. */
-  recipientAta: Address;
-  tokenProgram: Address;
-}
-export type PayoutInstructionInput = PayoutSolInstructionInput | PayoutSplInstructionInput;
+export type ReleasePaymentInstructionInput = PayoutCommonInput &
+  (
+    | { kind: "sol"; solStorage: Address; seller: Address }
+    | {
+        kind: "spl";
+        mint: Address;
+        escrowAta: Address;
+        /** ATA(seller, mint, token program); the program creates it when absent, at the caller's cost. */
+        sellerAta: Address;
+        seller: Address;
+        tokenProgram: Address;
+      }
+  );
+export type RefundPaymentInstructionInput = PayoutCommonInput &
+  (
+    | { kind: "sol"; solStorage: Address; buyer: Address }
+    | { kind: "spl"; mint: Address; escrowAta: Address; buyerAta: Address; buyer?: Address; tokenProgram: Address }
+  );
 
-/** Pays the escrowed amount (less fees) to the seller. */
-export function getReleasePaymentInstruction(input: PayoutInstructionInput): ProgramInstruction {
-  return build("releasePayment", input.kind, input, undefined);
+function payoutTail(input: PayoutCommonInput & { kind: "sol" | "spl" }, payout: "release" | "refund"): AccountSlot[] {
+  const tail: AccountSlot[] = [];
+  if (input.extended) tail.push(...PAYOUT_EXTENDED_TAIL);
+  if (input.oracleTip) {
+    if (input.kind === "spl" && input.oracleTip.oracleAta === undefined) throw new TypeError('missing account "oracleAta"');
+    tail.push(...ORACLE_TIP_TAILS[payout][input.kind]);
+  }
+  return tail;
 }
 
-/** Returns the escrowed amount to the buyer. */
-export function getRefundPaymentInstruction(input: PayoutInstructionInput): ProgramInstruction {
-  return build("refundPayment", input.kind, input, undefined);
+/** Tail values merged into the builder input; an extended payment's rent recipient must be the payout's buyer. */
+function withTails<T extends PayoutCommonInput>(input: T): T & Record<string, unknown> {
+  const extras: Record<string, unknown> = {};
+  if (input.extended) {
+    const buyer = (input as { buyer?: Address }).buyer;
+    if (buyer !== undefined && buyer !== input.extended.buyer) throw new RangeError("the PaymentExt's rent goes to the payment's buyer");
+    extras.paymentExt = input.extended.paymentExt;
+    extras.buyer = input.extended.buyer;
+  }
+  if (input.oracleTip) {
+    extras.oracle = input.oracleTip.oracle;
+    extras.oracleAta = input.oracleTip.oracleAta;
+  }
+  return { ...input, ...extras };
+}
+
+/** Pays the escrowed amount, less the escrow fee and any oracle tip, to Payment.seller (ABI §5.3). */
+export function getReleasePaymentInstruction(input: ReleasePaymentInstructionInput): ProgramInstruction {
+  return build("releasePayment", input.kind, withTails(input), undefined, payoutTail(input, "release"));
+}
+
+/** Returns the escrowed amount, less any oracle tip, to Payment.buyer (ABI §5.4). */
+export function getRefundPaymentInstruction(input: RefundPaymentInstructionInput): ProgramInstruction {
+  return build("refundPayment", input.kind, withTails(input), undefined, payoutTail(input, "refund"));
 }
 
 export interface ClosePaymentInstructionInput extends PaymentAccountsInput {
   caller: AddressOrSigner;
-  /** Receives the Payment account's rent. */
+  /** Payment.buyer: receives the Payment account's rent. */
   buyer: Address;
 }
+/** Closes a settled Payment once its closed_at passed (ABI §5.5). */
 export function getClosePaymentInstruction(input: ClosePaymentInstructionInput): ProgramInstruction {
   return build("closePayment", "only", input, undefined);
 }
@@ -615,7 +575,7 @@ export function getDisputePaymentInstruction(input: DisputePaymentInstructionInp
 interface ResolveWithSplitCommonInput extends PaymentExtAccountsInput, ResolveWithSplitInstructionData {
   adjudicator: AddressOrSigner;
   seller: Address;
-  /** Also the rent recipient: the ABI lists the buyer a second time, writable, after PaymentExt. */
+  /** Also the rent recipient: the list names the buyer a second time, writable, after PaymentExt. */
   buyer: Address;
 }
 export interface ResolveWithSplitSolInstructionInput extends ResolveWithSplitCommonInput {
@@ -635,83 +595,4 @@ export type ResolveWithSplitInstructionInput = ResolveWithSplitSolInstructionInp
 
 export function getResolveWithSplitInstruction(input: ResolveWithSplitInstructionInput): ProgramInstruction {
   return build("resolveWithSplit", input.kind, input, input);
-}
-
-// ===================================================================================================
-// Recognising a funding instruction (verifier side): account names come from the same table
-
-type SlotNames<TLayout extends readonly AccountSlot[]> = TLayout[number][0];
-type AccountsNamed<TLayout extends readonly AccountSlot[]> = { readonly [K in SlotNames<TLayout>]: AccountMeta };
-
-export type FundPaymentSolAccounts = AccountsNamed<typeof FUND_PAYMENT_ACCOUNTS.sol>;
-export type FundPaymentSplAccounts = AccountsNamed<typeof FUND_PAYMENT_ACCOUNTS.spl>;
-export type FundPaymentV2SolAccounts = AccountsNamed<typeof FUND_PAYMENT_V2_ACCOUNTS.sol>;
-export type FundPaymentV2SplAccounts = AccountsNamed<typeof FUND_PAYMENT_V2_ACCOUNTS.spl>;
-
-export type ParsedFundPaymentInstruction =
-  | { kind: "sol"; data: FundPaymentInstructionData; accounts: FundPaymentSolAccounts }
-  | { kind: "spl"; data: FundPaymentInstructionData; accounts: FundPaymentSplAccounts };
-
-export type ParsedFundPaymentV2Instruction =
-  | { kind: "sol"; data: FundPaymentV2InstructionData; accounts: FundPaymentV2SolAccounts }
-  | { kind: "spl"; data: FundPaymentV2InstructionData; accounts: FundPaymentV2SplAccounts };
-
-function nameAccounts<const TLayout extends readonly AccountSlot[]>(
-  layout: TLayout,
-  metas: readonly { address: Address; role: AccountMeta["role"] }[],
-): AccountsNamed<TLayout> | null {
-  if (metas.length !== layout.length) return null;
-  const named: Record<string, AccountMeta> = {};
-  layout.forEach(([name], index) => {
-    const meta = metas[index];
-    if (meta !== undefined) named[name] = { address: meta.address, role: meta.role };
-  });
-  // Every name was filled above (lengths are equal), which is what the mapped type states.
-  return named as AccountsNamed<TLayout>;
-}
-
-/** Decodes one funding shape; SOL when data.mint is the zero address. */
-function parseFunding<
-  TData extends FundPaymentInstructionData,
-  const TSol extends readonly AccountSlot[],
-  const TSpl extends readonly AccountSlot[],
->(
-  instruction: Instruction,
-  programId: Address,
-  decode: (data: ReadonlyUint8Array) => TData | null,
-  layouts: { sol: TSol; spl: TSpl },
-):
-  | { kind: "sol"; data: TData; accounts: AccountsNamed<TSol> }
-  | { kind: "spl"; data: TData; accounts: AccountsNamed<TSpl> }
-  | null {
-  if (instruction.programAddress !== programId || instruction.data === undefined) return null;
-  const data = decode(instruction.data);
-  if (data === null) return null;
-  const metas = instruction.accounts ?? [];
-  if (data.mint === NATIVE_SOL_ESCROW_MINT) {
-    const accounts = nameAccounts(layouts.sol, metas);
-    return accounts === null ? null : { kind: "sol", data, accounts };
-  }
-  const accounts = nameAccounts(layouts.spl, metas);
-  return accounts === null ? null : { kind: "spl", data, accounts };
-}
-
-/**
- * Structural recognition of a FundPayment (0): right program, discriminator, exact data length and
- * exact account count for its kind (SOL when data.mint is the zero address). Returns null otherwise.
- * It does not judge the values (payTo, amount, roles): that is the verifier's policy.
- */
-export function parseFundPaymentInstruction(
-  instruction: Instruction,
-  programId: Address,
-): ParsedFundPaymentInstruction | null {
-  return parseFunding(instruction, programId, decodeFundPaymentInstructionData, FUND_PAYMENT_ACCOUNTS);
-}
-
-/** As parseFundPaymentInstruction, for FundPaymentV2 (8) with its trailing PaymentExt account. */
-export function parseFundPaymentV2Instruction(
-  instruction: Instruction,
-  programId: Address,
-): ParsedFundPaymentV2Instruction | null {
-  return parseFunding(instruction, programId, decodeFundPaymentV2InstructionData, FUND_PAYMENT_V2_ACCOUNTS);
 }

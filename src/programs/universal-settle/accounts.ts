@@ -96,6 +96,7 @@ const splitVaultDecoder: FixedSizeDecoder<SplitVault> = getDiscriminatedDecoder(
   UNIVERSAL_SETTLE_ACCOUNT_DISCRIMINATOR.SPLIT_VAULT,
   ACCOUNT_DISCRIMINATOR_PREFIX_SIZE_BYTES,
   splitVaultBodyDecoder,
+  "at_least",
 );
 const splitVaultCodec: FixedSizeCodec<SplitVault> = combineCodec(splitVaultEncoder, splitVaultDecoder);
 
@@ -108,10 +109,11 @@ export function getSplitVaultDecoder(): FixedSizeDecoder<SplitVault> {
 export function getSplitVaultCodec(): FixedSizeCodec<SplitVault> {
   return splitVaultCodec;
 }
-/** Null unless the data is exactly 64 bytes with discriminator 1. */
+/** Null unless the data has at least the 64-byte layout (later bytes ignored) with discriminator 1. */
 export const decodeSplitVault: (data: ReadonlyUint8Array) => SplitVault | null = createSafeDecode(
   splitVaultDecoder,
   UNIVERSAL_SETTLE_ACCOUNT_DISCRIMINATOR.SPLIT_VAULT,
+  "at_least",
 );
 
 // ---------------------------------------------------------------------------------------------------
@@ -180,6 +182,7 @@ const configDecoder: FixedSizeDecoder<UniversalSettleConfig> = getDiscriminatedD
   UNIVERSAL_SETTLE_ACCOUNT_DISCRIMINATOR.CONFIG,
   ACCOUNT_DISCRIMINATOR_PREFIX_SIZE_BYTES,
   configBodyDecoder,
+  "at_least",
 );
 const configCodec: FixedSizeCodec<UniversalSettleConfig> = combineCodec(configEncoder, configDecoder);
 
@@ -192,9 +195,9 @@ export function getUniversalSettleConfigDecoder(): FixedSizeDecoder<UniversalSet
 export function getUniversalSettleConfigCodec(): FixedSizeCodec<UniversalSettleConfig> {
   return configCodec;
 }
-/** Null unless the data is exactly 120 bytes with discriminator 0. */
+/** Null unless the data has at least the 120-byte layout (later bytes ignored) with discriminator 0. */
 export const decodeUniversalSettleConfig: (data: ReadonlyUint8Array) => UniversalSettleConfig | null =
-  createSafeDecode(configDecoder, UNIVERSAL_SETTLE_ACCOUNT_DISCRIMINATOR.CONFIG);
+  createSafeDecode(configDecoder, UNIVERSAL_SETTLE_ACCOUNT_DISCRIMINATOR.CONFIG, "at_least");
 
 /** The fee rate a vault pays: the discounted rate for sovereign vaults, else the standard one. */
 export function feeBpsForVault(config: UniversalSettleConfig, vault: SplitVault): number {

@@ -16,12 +16,22 @@ export async function simulatePayment(config: Config, tx: DecodedTransaction, tr
     { encoding: "base64", sigVerify: false, replaceRecentBlockhash: false, commitment: "confirmed" },
   ]);
   if (result.value.err === null) return { ok: true };
-  return rejectionForTransactionError(result.value.err, result.value.logs ?? [], transfer);
+  return rejectionForTransactionError(result.value.err, result.value.logs ?? [], transfer, programsOf(tx));
+}
+
+/** The program of each top-level instruction (to tell which program returned an instruction error). */
+export function programsOf(tx: Pick<DecodedTransaction, "instructions">): string[] {
+  return tx.instructions.map((instruction) => instruction.programAddress);
 }
 
 /** Turns a simulation or preflight error into the verify/settle rejection a client can act on. */
-export function rejectionForTransactionError(err: unknown, logs: readonly string[], transfer: PaymentTransfer | null): PaymentRejection {
-  const classified = classifyTransactionError(err);
+export function rejectionForTransactionError(
+  err: unknown,
+  logs: readonly string[],
+  transfer: PaymentTransfer | null,
+  instructionPrograms?: readonly string[],
+): PaymentRejection {
+  const classified = classifyTransactionError(err, { logs, instructionPrograms });
   switch (classified.kind) {
     case "blockhash_expired":
       return rejection("blockhash_expired", "The transaction's blockhash has expired; retry build: rebuild and sign the payment again", { code: "BLOCKHASH_EXPIRED" });

@@ -12,7 +12,7 @@ import { findEscrowSolStoragePda, findPaymentPda } from "../../programs/sla-escr
 import { explainChainRefusal } from "../../settlement/already-settled";
 import { rejection, type AcceptedRequirements, type PaymentRejection } from "../../x402/payment-verdict";
 import type { VerifySettleBody } from "../../x402/schemas";
-import { rejectionForTransactionError } from "../exact/simulate";
+import { programsOf, rejectionForTransactionError } from "../exact/simulate";
 import { ESCROW_FUND_COMPUTE_UNIT_LIMIT } from "./build-payment";
 import { checkEscrowTerms } from "./escrow-terms";
 import { checkEscrowFundingTransaction } from "./verify-rules";
@@ -170,7 +170,7 @@ async function simulateFunding(config: Config, tx: DecodedTransaction, sponsored
     { encoding: "base64", sigVerify: false, replaceRecentBlockhash: false, commitment: "confirmed" },
   ]);
   if (result.value.err === null) return { ok: true };
-  const refused = rejectionForTransactionError(result.value.err, result.value.logs ?? [], null);
+  const refused = rejectionForTransactionError(result.value.err, result.value.logs ?? [], null, programsOf(tx));
   if (!sponsored && refused.reason === "facilitator_insufficient_funds") {
     return rejection("insufficient_funds", "The buyer cannot pay the network fee of its own funding transaction");
   }

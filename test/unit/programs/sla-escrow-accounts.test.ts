@@ -180,15 +180,23 @@ describe("SLA-Escrow account codecs", () => {
     expect(decoded?.paymentUid[0]).toBe(1);
   });
 
-  it("rejects wrong lengths (including the 376-byte body without its header)", () => {
+  it("rejects accounts shorter than the layout (including the 376-byte body without its header)", () => {
     expect(decodePayment(paymentBytes.subarray(8))).toBeNull();
-    expect(decodePayment(bytes(paymentBytes, [0]))).toBeNull();
     expect(() => getPaymentDecoder().decode(paymentBytes.subarray(0, 383))).toThrow(
-      /SLA-Escrow Payment account: expected exactly 384 bytes, got 383/,
+      /SLA-Escrow Payment account: expected at least 384 bytes, got 383/,
     );
     expect(decodeBank(bankBytes.subarray(0, 48))).toBeNull();
-    expect(decodeEscrowConfig(bytes(escrowConfigBytes, [0]))).toBeNull();
+    expect(decodeEscrowConfig(escrowConfigBytes.subarray(0, 39))).toBeNull();
     expect(decodeEscrow(escrowBytes.subarray(0, 127))).toBeNull();
+  });
+
+  it("reads accounts longer than the layout (\"at least\", as the ABI's clients do): appended fields are ignored", () => {
+    expect(decodePayment(bytes(paymentBytes, [0]))).toEqual(decodePayment(paymentBytes));
+    expect(decodePayment(bytes(paymentBytes, new Array(64).fill(0xee)))).toEqual(decodePayment(paymentBytes));
+    expect(decodeBank(bytes(bankBytes, [1]))).toEqual(decodeBank(bankBytes));
+    expect(decodeEscrowConfig(bytes(escrowConfigBytes, [0]))).toEqual(decodeEscrowConfig(escrowConfigBytes));
+    expect(decodeEscrow(bytes(escrowBytes, [7, 7]))).toEqual(decodeEscrow(escrowBytes));
+    expect(decodeEscrow(bytes(escrowBytes, [7, 7]))).not.toBeNull();
   });
 
   it("rejects wrong discriminators", () => {

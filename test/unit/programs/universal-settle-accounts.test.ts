@@ -86,14 +86,22 @@ describe("SplitVault codec", () => {
     expect(decodeSplitVault(data)).toMatchObject({ isProvisioned: false, isSovereign: false });
   });
 
-  it("rejects a wrong length", () => {
-    for (const length of [0, 8, 63, 65]) {
+  it("rejects data shorter than the layout", () => {
+    for (const length of [0, 8, 63]) {
       const data = new Uint8Array(length);
       data.set(splitVaultBytes.subarray(0, Math.min(length, 64)));
       expect(() => getSplitVaultDecoder().decode(data)).toThrow(ProgramDataError);
-      expect(() => getSplitVaultDecoder().decode(data)).toThrow(/expected exactly 64 bytes/);
+      expect(() => getSplitVaultDecoder().decode(data)).toThrow(/expected at least 64 bytes/);
       expect(decodeSplitVault(data)).toBeNull();
     }
+  });
+
+  it("reads data longer than the layout (a newer program's appended fields are ignored)", () => {
+    const longer = new Uint8Array(65);
+    longer.set(splitVaultBytes);
+    longer[64] = 0xee;
+    expect(decodeSplitVault(longer)).toEqual(decodeSplitVault(splitVaultBytes));
+    expect(decodeSplitVault(longer)).not.toBeNull();
   });
 
   it("rejects a wrong discriminator (a Config or FeeShard account)", () => {
@@ -137,11 +145,11 @@ describe("UniversalSettle Config codec", () => {
     expect(decodeUniversalSettleConfig(configBytes)).toEqual(config);
   });
 
-  it("rejects a wrong length or discriminator", () => {
+  it("rejects a short account or a wrong discriminator; reads a longer one (\"at least\")", () => {
     expect(decodeUniversalSettleConfig(configBytes.subarray(0, 119))).toBeNull();
-    expect(decodeUniversalSettleConfig(bytes(configBytes, zeros(1)))).toBeNull();
+    expect(decodeUniversalSettleConfig(bytes(configBytes, zeros(1)))).toEqual(config);
     expect(() => getUniversalSettleConfigDecoder().decode(configBytes.subarray(0, 112))).toThrow(
-      /UniversalSettle Config account: expected exactly 120 bytes, got 112/,
+      /UniversalSettle Config account: expected at least 120 bytes, got 112/,
     );
     const asVault = configBytes.slice();
     asVault[0] = 1;
