@@ -149,16 +149,16 @@ export async function loadConfig(env: Env): Promise<Config> {
 
   const usdt = input.USDT_MINT || cluster.usdtMint;
   const allowLoopback = resolveProbeLoopback(input.SVC_PROBE_ALLOW_LOOPBACK, input.ENVIRONMENT);
-  if (input.ENVIRONMENT !== "local") refuseLocalDemoKeys(input);
-  if (input.SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS > input.SVC_FEE_PAYER_MIN_LAMPORTS) {
-    throw new ConfigError("SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS", `must not exceed SVC_FEE_PAYER_MIN_LAMPORTS (${input.SVC_FEE_PAYER_MIN_LAMPORTS})`);
-  }
   const universalSettleProgramId = input.UNIVERSAL_SETTLE_PROGRAM_ID || cluster.universalSettleProgramId;
   if (!universalSettleProgramId) {
     throw new ConfigError(
       "UNIVERSAL_SETTLE_PROGRAM_ID",
       `is required on ${input.SOLANA_CLUSTER}: no public source confirms a UniversalSettle program id there, so none is assumed`,
     );
+  }
+  if (input.ENVIRONMENT !== "local") refuseLocalDemoKeys(input);
+  if (input.SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS > input.SVC_FEE_PAYER_MIN_LAMPORTS) {
+    throw new ConfigError("SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS", `must not exceed SVC_FEE_PAYER_MIN_LAMPORTS (${input.SVC_FEE_PAYER_MIN_LAMPORTS})`);
   }
   return {
     environment: input.ENVIRONMENT,

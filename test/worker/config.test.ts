@@ -23,7 +23,8 @@ describe("configuration", () => {
     expect(missing.status).toBe(500);
     expect(missing.body.code).toBe("CONFIG_INVALID");
     expect(missing.body.error).toMatch(/UNIVERSAL_SETTLE_PROGRAM_ID is required on mainnet/);
-    const configured = await loadConfig({ ...baseEnv, SOLANA_CLUSTER: "mainnet", ENVIRONMENT: "preview", UNIVERSAL_SETTLE_PROGRAM_ID: "u84EMHTHwMeFpT9M2tNoHi9vBNjev4jxi9CsrFAjjWf" } as Env);
+    // (Outside local the demo oracle of the local vars is refused, so this preview config names none.)
+    const configured = await loadConfig({ ...baseEnv, SOLANA_CLUSTER: "mainnet", ENVIRONMENT: "preview", SVC_SLA_ESCROW_ORACLE_AUTHORITIES: "", UNIVERSAL_SETTLE_PROGRAM_ID: "u84EMHTHwMeFpT9M2tNoHi9vBNjev4jxi9CsrFAjjWf" } as Env);
     expect(configured.programs.universalSettle).toBe("u84EMHTHwMeFpT9M2tNoHi9vBNjev4jxi9CsrFAjjWf");
     // The SLA-Escrow mainnet id is the normative ABI's; devnet's UniversalSettle id is confirmed by pr402's history.
     expect(configured.programs.slaEscrow).toBe("SEscZ6n23pVak34xipBKoGCikHUj3w6XPNyty4rHprJ");
@@ -84,7 +85,8 @@ describe("configuration", () => {
 });
 
 describe("a deployment fails closed (issue 20 §5)", () => {
-  const production = { ENVIRONMENT: "production", SOLANA_CLUSTER: "mainnet", SVC_SLA_ESCROW_ORACLE_AUTHORITIES: "" };
+  // (mainnet has no default UniversalSettle id: a production config names one.)
+  const production = { ENVIRONMENT: "production", SOLANA_CLUSTER: "mainnet", SVC_SLA_ESCROW_ORACLE_AUTHORITIES: "", UNIVERSAL_SETTLE_PROGRAM_ID: "u84EMHTHwMeFpT9M2tNoHi9vBNjev4jxi9CsrFAjjWf" };
 
   it("requires ENVIRONMENT: without it every route answers 500 naming the key (no default to local)", async () => {
     const response = await callWithEnv({ ENVIRONMENT: undefined }, "/health");

@@ -102,16 +102,17 @@ export async function signAsBuyer(base64: string, buyer: KeyPairSigner): Promise
 }
 
 export async function tokenBalance(owner: Address): Promise<bigint> {
-  const result = await chainRpc<{ value: { amount: string } }>("getTokenAccountBalance", [owner]);
+  const result = await chainRpc<{ value: { amount: string } }>("getTokenAccountBalance", [owner, { commitment: "confirmed" }]);
   return BigInt(result.value.amount);
 }
 
 export async function lamportsOf(account: Address): Promise<bigint> {
-  const result = await chainRpc<{ value: number | string }>("getBalance", [account]);
+  const result = await chainRpc<{ value: number | string }>("getBalance", [account, { commitment: "confirmed" }]);
   return BigInt(result.value);
 }
 
 const TOKEN_PROGRAM = address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
+const MEMO_PROGRAM = address("MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr");
 
 /** A wallet's own transaction (it pays and signs), sent to the local chain; returns the signature. */
 export async function sendAs(signer: KeyPairSigner, instructions: Instruction[]): Promise<string> {
@@ -120,7 +121,8 @@ export async function sendAs(signer: KeyPairSigner, instructions: Instruction[])
     createTransactionMessage({ version: 0 }),
     (m) => setTransactionMessageFeePayerSigner(signer, m),
     (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: value.blockhash as Blockhash, lastValidBlockHeight: BigInt(value.lastValidBlockHeight) }, m),
-    (m) => appendTransactionMessageInstructions(instructions, m),
+    // A random memo keeps two identical requests within one blockhash from being one transaction (AlreadyProcessed).
+    (m) => appendTransactionMessageInstructions([...instructions, { programAddress: MEMO_PROGRAM, data: new TextEncoder().encode(crypto.randomUUID()) }], m),
   );
   const signed = await signTransactionMessageWithSigners(message);
   await chainRpc("sendTransaction", [getBase64EncodedWireTransaction(signed), { encoding: "base64" }]);
