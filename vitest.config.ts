@@ -3,6 +3,7 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-worker
 import path from "node:path";
 import { TEST_FEE_PAYER } from "./test/fixtures/keys";
 import { testLocalnetPort } from "./test/fixtures/ports";
+import { LOCAL_VARS } from "./scripts/lib/local-vars";
 
 
 export default defineConfig({
@@ -26,6 +27,7 @@ export default defineConfig({
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
               bindings: {
+                ...LOCAL_VARS,
                 SOLANA_RPC_URL: `http://127.0.0.1:${await testLocalnetPort()}`,
                 FEE_PAYER_SECRET_KEY: TEST_FEE_PAYER.secretKeyBase58,
                 SVC_SWEEP_CRON_TOKEN: "test-sweep-token",

@@ -21,7 +21,7 @@ import { CLUSTERS } from "../src/config/networks";
 import { startSellerServer, type RunningSellerServer } from "./seller-server";
 import { payWithBuildEndpoint } from "./build-endpoint-buyer";
 import { chainRpc, fundFromFaucet, RpcCallError, signatureStatus, tokenAccountBalance } from "./chain-rpc";
-import { sweepSeller } from "./sweep-step";
+import { createOwnTokenAccount, sweepSeller } from "./sweep-step";
 import { activateSellerVault } from "./activate-seller";
 import { runEscrowDemo } from "./escrow";
 
@@ -65,6 +65,8 @@ async function main(): Promise<void> {
   await fundFromFaucet(rpcUrl, sellerWallet.address, SELLER_LAMPORTS);
   await activateSellerVault({ facilitatorApi, rpcUrl, seller: sellerWallet, asset: "USDC" });
   console.log(`seller vault  activated by the seller (sovereign fee tier)`);
+  const sellerUsdcAccount = await createOwnTokenAccount(rpcUrl, sellerWallet, cluster.usdcMint);
+  console.log(`seller USDC   ${sellerUsdcAccount} created by the seller (sweeps pay into it, never create it)`);
   let seller: RunningSellerServer | null = null;
   try {
     seller = await startSellerServer({

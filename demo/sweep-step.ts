@@ -1,8 +1,23 @@
 /**
  * The demo's last step: the operator sweeps the seller's vault, and the seller's own USDC account is paid.
- * (The demo seller activated its own vault first: sovereign, 90 bps, nothing withheld for setup costs.)
+ * (The demo seller activated its own vault first: sovereign, 90 bps, nothing withheld for setup costs; and it created
+ * its own USDC account, which a sweep pays into but never creates.)
  */
 import { existsSync, readFileSync } from "node:fs";
+import {
+  appendTransactionMessageInstructions,
+  createTransactionMessage,
+  getBase64EncodedWireTransaction,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+  type Address,
+  type Blockhash,
+  type KeyPairSigner,
+} from "@solana/kit";
+import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
+import { chainRpc, signatureStatus } from "./chain-rpc";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -36,4 +51,24 @@ export async function postJson(url: string, body: unknown, headers: Record<strin
   const json = (await response.json().catch(() => ({}))) as Record<string, any>;
   if (!response.ok) throw new Error(`${url} answered ${response.status}: ${JSON.stringify(json).slice(0, 300)}`);
   return json;
+}
+
+/** The seller creates its own token account for `mint` (it pays the rent; any wallet could): sweeps pay into it. */
+export async function createOwnTokenAccount(rpcUrl: string, owner: KeyPairSigner, mint: string): Promise<Address> {
+  const [ata] = await findAssociatedTokenPda({ owner: owner.address, mint: mint as Address, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+  const { value } = await chainRpc<{ value: { blockhash: string; lastValidBlockHeight: number } }>(rpcUrl, "getLatestBlockhash", [{ commitment: "confirmed" }]);
+  const message = pipe(
+    createTransactionMessage({ version: 0 }),
+    (m) => setTransactionMessageFeePayerSigner(owner, m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: value.blockhash as Blockhash, lastValidBlockHeight: BigInt(value.lastValidBlockHeight) }, m),
+    (m) => appendTransactionMessageInstructions([getCreateAssociatedTokenIdempotentInstruction({ payer: owner, ata, owner: owner.address, mint: mint as Address, tokenProgram: TOKEN_PROGRAM_ADDRESS })], m),
+  );
+  const signature = await chainRpc<string>(rpcUrl, "sendTransaction", [getBase64EncodedWireTransaction(await signTransactionMessageWithSigners(message)), { encoding: "base64" }]);
+  for (let i = 0; i < 50; i++) {
+    const status = await signatureStatus(rpcUrl, signature);
+    if (status && status.err !== null) throw new Error(`creating the seller's token account failed: ${JSON.stringify(status.err)}`);
+    if (status && (status.confirmationStatus === "confirmed" || status.confirmationStatus === "finalized")) return ata;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`the token account transaction ${signature} was not confirmed in time`);
 }

@@ -5,7 +5,9 @@
  *   3. D1 migrations applied to the local database,
  *   4. the fee payer funded (local chain only),
  *   5. the Worker on http://127.0.0.1:8787: the production bundle (`wrangler deploy --dry-run`) in workerd through
- *      Miniflare, without wrangler dev's live-reload proxy (scripts/lib/serve-worker.ts; `npm run dev` has it).
+ *      Miniflare, without wrangler dev's live-reload proxy (scripts/lib/serve-worker.ts; `npm run dev` has it),
+ *      answering `GET /cdn-cgi/handler/scheduled?cron=<expression>` (a job run on demand),
+ *   6. each Cron Trigger of wrangler.toml run on its schedule (UTC), as Cloudflare runs them (scripts/lib/cron-runner.ts).
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,6 +16,7 @@ import { keypairFromSeed } from "./lib/keypair";
 import { base58 } from "@scure/base";
 import { startLocalnet } from "../localnet/server";
 import { applyLocalMigrations, serveWorker, waitForAnswer } from "./lib/serve-worker";
+import { startCronRunner, triggerScheduled } from "./lib/cron-runner";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const WORKER_PORT = Number(process.env.PORT ?? 8787);
@@ -48,15 +51,28 @@ async function main() {
     host: "127.0.0.1",
     port: WORKER_PORT,
     bindings,
+    triggerHandlers: true,
     onOutput: (line) => {
       if (line.trim() !== "") console.log(`[worker] ${line}`);
     },
   });
 
+  const base = `http://127.0.0.1:${WORKER_PORT}`;
+  const cron = startCronRunner(
+    worker.crons,
+    async (expression, scheduledTimeMs) => {
+      const startedAtMs = Date.now();
+      await triggerScheduled(base, expression, scheduledTimeMs);
+      console.log(`[cron] ${expression} ran (${Date.now() - startedAtMs} ms)`);
+    },
+    { onError: (expression, error) => console.error(`[cron] ${expression} failed: ${error instanceof Error ? error.message : String(error)}`) },
+  );
+
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
     stopping = true;
+    cron.stop();
     await worker.dispose().catch(() => {});
     await closeLocalnet();
     process.exit(0);
@@ -65,7 +81,6 @@ async function main() {
   process.on("SIGTERM", stop);
   process.on("SIGHUP", stop);
 
-  const base = `http://127.0.0.1:${WORKER_PORT}`;
   await waitForAnswer(`${base}/api/v1/facilitator/health`, 90_000);
   console.log(`
 facilitator      ${base}/api/v1/facilitator/
@@ -73,7 +88,10 @@ capabilities     ${base}/api/v1/facilitator/capabilities
 openapi          ${base}/openapi.json
 fee payer        ${feePayer.address}
 
+cron triggers    ${cron.nextRuns().map(({ cron: expression, atMs }) => `"${expression}" next ${new Date(atMs).toISOString()}`).join(", ")}
+
 try:  curl ${base}/api/v1/facilitator/health
+run a job now:   curl "${base}/cdn-cgi/handler/scheduled?cron=${encodeURIComponent(worker.crons[0] ?? "")}"
 (Ctrl-C stops the Worker and the local chain)`);
 }
 

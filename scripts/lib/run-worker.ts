@@ -36,6 +36,8 @@ export interface StartWorkerOptions {
   logLevel?: "none" | "error" | "warn" | "info" | "debug";
   /** Open workerd's inspector (Chrome DevTools protocol) on a free loopback port, for `npm run profile`. */
   inspector?: boolean;
+  /** Serve as `npm start` does, answering `GET /cdn-cgi/handler/scheduled?cron=` (Miniflare's entry worker in front). */
+  triggerHandlers?: boolean;
 }
 
 export interface RunningWorker {
@@ -71,6 +73,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
       onOutput: workerOutputFilter(options.logLevel ?? "error"),
       ...(options.entrypoint ? { entrypoint: options.entrypoint } : {}),
       ...(inspectorPort === undefined ? {} : { inspectorPort }),
+      ...(options.triggerHandlers ? { triggerHandlers: true } : {}),
     });
     const stop = async () => {
       await served.dispose().catch(() => {});

@@ -15,6 +15,7 @@ import type { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { Log, LogLevel, Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions, unstable_readConfig } from "wrangler";
+import { LOCAL_VARS } from "./local-vars";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const WRANGLER_CONFIG = path.join(ROOT, "wrangler.toml");
@@ -31,7 +32,7 @@ export interface ServeWorkerOptions {
   host: string;
   /** 0 picks a free port. */
   port: number;
-  /** Bindings layered over wrangler.toml's [vars] (plain values and secrets alike are strings); no .dev.vars is read. */
+  /** Bindings layered over wrangler.toml's [vars] and LOCAL_VARS (plain values and secrets alike are strings); no .dev.vars is read. */
   bindings: Record<string, string>;
   /** Where the Worker's console output goes, line by line; default: this process's stdout/stderr. */
   onOutput?: (line: string) => void;
@@ -41,10 +42,18 @@ export interface ServeWorkerOptions {
   logLevel?: LogLevel;
   /** Another entry module instead of wrangler.toml's `main`. */
   entrypoint?: string;
+  /**
+   * Serve through Miniflare's entry worker with `unsafeTriggerHandlers`, so `GET /cdn-cgi/handler/scheduled?cron=`
+   * runs the Worker's Cron Trigger handler on the same port (npm start). Costs the entry worker's hop per request
+   * (see below); tests and benchmarks that do not trigger jobs keep the direct socket.
+   */
+  triggerHandlers?: boolean;
 }
 
 export interface ServedWorker {
   url: string;
+  /** wrangler.toml's Cron Triggers (top-level [triggers] crons). */
+  crons: string[];
   miniflare: Miniflare;
   dispose(): Promise<void>;
 }
@@ -65,14 +74,16 @@ export async function serveWorker(options: ServeWorkerOptions): Promise<ServedWo
         modules: true,
         scriptPath: path.join(options.bundleDir, "index.js"),
         modulesRoot: options.bundleDir,
-        bindings: { ...configBindings, ...options.bindings },
+        bindings: { ...configBindings, ...LOCAL_VARS, ...options.bindings },
         // The Worker answers on its own socket, without Miniflare's entry worker in front (a second isolate and a
         // request copy per call, ~0.25 ms of CPU per request here). Miniflare's own port stays on a free loopback port.
-        unsafeDirectSockets: [{ host: options.host, port: options.port }],
+        // With triggerHandlers the entry worker serves the port instead: only it answers /cdn-cgi/handler/*.
+        ...(options.triggerHandlers ? {} : { unsafeDirectSockets: [{ host: options.host, port: options.port }] }),
       },
     ],
-    host: "127.0.0.1",
-    port: 0,
+    host: options.triggerHandlers ? options.host : "127.0.0.1",
+    port: options.triggerHandlers ? options.port : 0,
+    unsafeTriggerHandlers: options.triggerHandlers ?? false,
     defaultPersistRoot: path.join(options.persistRoot, "v3"),
     // Request.cf stays a local placeholder: nothing is fetched from workers.cloudflare.com.
     cf: false,
@@ -82,9 +93,14 @@ export async function serveWorker(options: ServeWorkerOptions): Promise<ServedWo
     ...(options.inspectorPort === undefined ? {} : { inspectorPort: options.inspectorPort }),
     ...(options.onOutput ? { handleRuntimeStdio: lineByLine(options.onOutput) } : {}),
   });
-  await miniflare.ready;
-  const url = (await miniflare.unsafeGetDirectURL(WORKER_NAME)).origin;
-  return { url, miniflare, dispose: () => miniflare.dispose() };
+  const entryUrl = await miniflare.ready;
+  const url = options.triggerHandlers ? entryUrl.origin : (await miniflare.unsafeGetDirectURL(WORKER_NAME)).origin;
+  return { url, miniflare, crons: cronsOfConfig(), dispose: () => miniflare.dispose() };
+}
+
+/** The Cron Trigger expressions wrangler.toml declares for the Worker `npm start` serves. */
+export function cronsOfConfig(): string[] {
+  return withWranglerLogLevel("warn", () => unstable_readConfig({ config: WRANGLER_CONFIG }).triggers?.crons ?? []);
 }
 
 /** Waits until `url` answers with a status below 500: proof that the Worker's code runs, not only that workerd listens. */

@@ -2,7 +2,8 @@ import * as v from "valibot";
 import { log } from "../observability/log";
 import { address, type Address, type KeyPairSigner } from "@solana/kit";
 import { CLUSTERS, type ClusterName } from "./networks";
-import { ConfigInputSchema, CONFIG_KEYS } from "./schema";
+import { ConfigInputSchema, CONFIG_KEYS, type ConfigInput } from "./schema";
+import { PUBLICLY_DERIVED_KEYS } from "./local-demo-keys";
 import { parseFeePayerSecretKey } from "./fee-payer-key";
 import type { OracleProfileConfig } from "../discovery/oracle-profiles";
 import { FacilitatorError } from "../errors/catalogue";
@@ -13,8 +14,8 @@ import type { Env } from "../env";
 /** How long one isolate trusts a loaded config before re-reading the D1 `parameters` table (spec §8: ~60 s). */
 export const CONFIG_CACHE_SECONDS = 60;
 
-/** Secrets that only ever come from Worker secrets, never from the database. */
-const ENV_ONLY_KEYS = new Set(["FEE_PAYER_SECRET_KEY", "CHALLENGE_MAC_KEY"]);
+/** Keys that only ever come from the Worker's own env (secrets, and the environment that decides what is allowed), never from the database. */
+const ENV_ONLY_KEYS = new Set(["FEE_PAYER_SECRET_KEY", "CHALLENGE_MAC_KEY", "ENVIRONMENT"]);
 
 export interface Config {
   environment: "local" | "preview" | "production";
@@ -30,6 +31,8 @@ export interface Config {
   programs: { universalSettle: Address; slaEscrow: Address };
   mints: { usdc: Address; usdt: Address | null };
   feePayer: KeyPairSigner;
+  /** The fee payer's balance floors (lamports): below `minLamports` optional spending stops, below `settleFloorLamports` settles too. */
+  feePayerFloors: { minLamports: bigint; settleFloorLamports: bigint };
   sweepToken: string | null;
   challengeMacKey: string | null;
   /** Empty = every mint is permitted (spec §8). */
@@ -153,6 +156,10 @@ export async function loadConfig(env: Env): Promise<Config> {
       `is required on ${input.SOLANA_CLUSTER}: no public source confirms a UniversalSettle program id there, so none is assumed`,
     );
   }
+  if (input.ENVIRONMENT !== "local") refuseLocalDemoKeys(input);
+  if (input.SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS > input.SVC_FEE_PAYER_MIN_LAMPORTS) {
+    throw new ConfigError("SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS", `must not exceed SVC_FEE_PAYER_MIN_LAMPORTS (${input.SVC_FEE_PAYER_MIN_LAMPORTS})`);
+  }
   return {
     environment: input.ENVIRONMENT,
     cluster: input.SOLANA_CLUSTER,
@@ -170,6 +177,7 @@ export async function loadConfig(env: Env): Promise<Config> {
     },
     mints: { usdc: address(input.USDC_MINT || cluster.usdcMint), usdt: usdt ? address(usdt) : null },
     feePayer,
+    feePayerFloors: { minLamports: input.SVC_FEE_PAYER_MIN_LAMPORTS, settleFloorLamports: input.SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS },
     sweepToken: input.SVC_SWEEP_CRON_TOKEN || null,
     challengeMacKey: input.CHALLENGE_MAC_KEY || null,
     allowedPaymentMints: input.SVC_ALLOWED_PAYMENT_MINTS.map((m) => address(m)),
@@ -230,4 +238,22 @@ function resolveProbeLoopback(raw: string, environment: Config["environment"]): 
     throw new ConfigError("SVC_PROBE_ALLOW_LOOPBACK", `may only be enabled when ENVIRONMENT is "local" (it is "${environment}")`);
   }
   return on;
+}
+
+/**
+ * The demo oracle's key is derived from a public string (anyone can sign as it): outside "local" it may adjudicate
+ * nothing, whichever oracle key names it.
+ */
+function refuseLocalDemoKeys(input: ConfigInput): void {
+  const named: [string, readonly string[]][] = [
+    ["SVC_SLA_ESCROW_ORACLE_AUTHORITIES", input.SVC_SLA_ESCROW_ORACLE_AUTHORITIES],
+    ["SVC_SLA_ESCROW_API_QUALITY_DEFAULT_PUBKEY", [input.SVC_SLA_ESCROW_API_QUALITY_DEFAULT_PUBKEY]],
+    ["SVC_SLA_ESCROW_ONCHAIN_TRANSFER_DEFAULT_PUBKEY", [input.SVC_SLA_ESCROW_ONCHAIN_TRANSFER_DEFAULT_PUBKEY]],
+    ["SVC_SLA_ESCROW_FILE_DELIVERY_DEFAULT_PUBKEY", [input.SVC_SLA_ESCROW_FILE_DELIVERY_DEFAULT_PUBKEY]],
+  ];
+  for (const [key, values] of named) {
+    if (values.some((value) => PUBLICLY_DERIVED_KEYS.has(value))) {
+      throw new ConfigError(key, `names the local demo oracle (its key is derived from a public string); it is refused when ENVIRONMENT is "${input.ENVIRONMENT}"`);
+    }
+  }
 }

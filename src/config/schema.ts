@@ -121,7 +121,11 @@ const oracleProfilesJson = v.optional(
 );
 
 export const ConfigInputSchema = v.object({
-  ENVIRONMENT: v.optional(v.picklist(["local", "preview", "production"], 'must be "local", "preview" or "production"'), "local"),
+  /**
+   * Required, no default: a deployment that forgot it must not run as "local" (loopback probes, the demo oracle).
+   * `npm start`, `npm run dev` and the tests pass "local" themselves (scripts/lib/local-vars.ts).
+   */
+  ENVIRONMENT: v.picklist(["local", "preview", "production"], 'is required and must be "local", "preview" or "production"'),
   SOLANA_CLUSTER: v.optional(v.picklist(["devnet", "mainnet"], 'must be "devnet" or "mainnet"'), "devnet"),
   SOLANA_RPC_URL: httpUrl,
   /** RPC URL advertised to wallets in /health; defaults to SOLANA_RPC_URL. Credentials are always redacted. */
@@ -158,6 +162,11 @@ export const ConfigInputSchema = v.object({
   SVC_ATTEMPT_RETENTION_DAYS: integer(1, 3_650, 90),
   /** JSON map mint → smallest payment (raw units) verify and settle accept; unlisted mints use the program's minimum fee. */
   SVC_MIN_PAYMENT_RAW_BY_MINT: mintThresholdMap,
+
+  /** Below this fee payer balance /health says "degraded" and the optional spenders stop (sweeps, keeper payouts, just-in-time vaults). */
+  SVC_FEE_PAYER_MIN_LAMPORTS: u64(100_000_000n),
+  /** Below this fee payer balance settles answer 503 (it must not exceed SVC_FEE_PAYER_MIN_LAMPORTS). */
+  SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS: u64(10_000_000n),
 
   SVC_SWEEP_CRON_COOLDOWN_SEC: integer(0, 31_536_000, 300),
   SVC_SWEEP_CRON_RECENT_SETTLE_WINDOW_SEC: integer(0, 31_536_000, 86_400),

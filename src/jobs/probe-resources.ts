@@ -6,6 +6,7 @@ import { importManifest } from "../directory/manifest";
 import { regenerateResourceIndex } from "../directory/resource-index";
 import { probeStatement, resourcesDueForProbe } from "../store/resources";
 import type { ScheduledJob } from "./scheduled";
+import { spentNothing } from "./job-run";
 
 /**
  * The probe job (spec §3.3 gate 4). Subrequest arithmetic per run (Workers Paid: 10,000 subrequests per
@@ -83,4 +84,8 @@ async function harvestDueManifests(config: Config, db: D1Database, nowMs: number
   return due.results.length;
 }
 
-export const probeResourcesJob: ScheduledJob = { name: "probe-resources", run: (config, env) => runProbeJob(config, env) };
+export const probeResourcesJob: ScheduledJob<ProbeRunSummary> = {
+  name: "probe-resources",
+  run: (config, env) => runProbeJob(config, env),
+  summarize: (summary) => spentNothing(`probed ${summary.probed} (${summary.passed} passed), ${summary.manifests} manifests`),
+};

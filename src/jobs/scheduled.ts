@@ -4,7 +4,8 @@ import type { Env } from "../env";
 import { sweepJob } from "./sweep-job";
 import { escrowKeeperJob } from "./escrow-keeper-job";
 import { probeResourcesJob } from "./probe-resources";
-import { runRetention } from "./retention";
+import { retentionJob } from "./retention";
+import { runRecorded, type JobRunSummary } from "./job-run";
 import { searchIndexMergeJob } from "./search-index-merge";
 
 /** Cron expressions from wrangler.toml (every environment lists the same ones). */
@@ -12,10 +13,14 @@ export const SWEEP_CRON = "*/15 * * * *";
 /** Every 10 minutes: with SVC_PROBE_CRON_BATCH_LIMIT=400, 10,000 resources are re-probed every 25 runs (~4 h). */
 export const PROBE_CRON = "*/10 * * * *";
 
-/** One scheduled job: a name for logs and a function that does one bounded run. */
-export interface ScheduledJob {
+/**
+ * One scheduled job: a name for logs and its `job_runs` row, a function that does one bounded run, and how that run
+ * is summarised for /health (outcome, lamports the fee payer spent).
+ */
+export interface ScheduledJob<R = any> {
   name: string;
-  run: (config: Config, env: Env) => Promise<unknown>;
+  run: (config: Config, env: Env) => Promise<R>;
+  summarize: (result: R) => JobRunSummary;
 }
 
 /**
@@ -25,7 +30,7 @@ export interface ScheduledJob {
  */
 export const JOBS_BY_CRON: Record<string, readonly ScheduledJob[]> = {
   [SWEEP_CRON]: [sweepJob, escrowKeeperJob],
-  [PROBE_CRON]: [{ name: "retention", run: (config, env) => runRetention(config, env) }, probeResourcesJob, searchIndexMergeJob],
+  [PROBE_CRON]: [retentionJob, probeResourcesJob, searchIndexMergeJob],
 };
 
 export interface ScheduledOutcome {
@@ -53,7 +58,7 @@ export async function runScheduled(cron: string, env: Env): Promise<ScheduledOut
   const results: { name: string; ok: boolean }[] = [];
   for (const scheduled of jobs) {
     try {
-      await scheduled.run(config, env);
+      await runRecorded(env.DB, scheduled.name, "cron", () => scheduled.run(config, env), scheduled.summarize);
       results.push({ name: scheduled.name, ok: true });
     } catch (error) {
       log("error", "scheduled_job_failed", { cron, job: scheduled.name, error });

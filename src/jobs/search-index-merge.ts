@@ -1,4 +1,5 @@
 import type { ScheduledJob } from "./scheduled";
+import { spentNothing } from "./job-run";
 import { log } from "../observability/log";
 
 /**
@@ -18,4 +19,8 @@ export async function mergeSearchIndex(db: D1Database, pages = SEARCH_INDEX_MERG
   return { changes };
 }
 
-export const searchIndexMergeJob: ScheduledJob = { name: "search-index-merge", run: (_config, env) => mergeSearchIndex(env.DB) };
+export const searchIndexMergeJob: ScheduledJob<{ changes: number }> = {
+  name: "search-index-merge",
+  run: (_config, env) => mergeSearchIndex(env.DB),
+  summarize: ({ changes }) => spentNothing(`${changes} changes`),
+};

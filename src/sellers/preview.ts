@@ -1,6 +1,9 @@
 import type { Address } from "@solana/kit";
 import type { Config } from "../config/load-config";
+import { findAssociatedTokenPda } from "@solana-program/token";
 import { fetchAccounts } from "../solana/accounts";
+import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../solana/token-programs";
+import { SELLER_TOKEN_ACCOUNT_MISSING } from "../jobs/sweep/plan";
 import { getProvider } from "../store/providers";
 import { deriveBankPda, deriveEscrowAddresses, deriveExactAddresses } from "./seller-addresses";
 import {
@@ -25,7 +28,16 @@ export interface SellerPreview {
     exact: ExactRailView;
     "sla-escrow": EscrowRailView & { vaultPdaPreviews: VaultPdaPreview[]; assets: { SOL: EscrowAssetView; USDC: EscrowAssetView } };
   };
-  lifecycle: { previewed: true; activated: boolean; verified: boolean; nextStep?: "activate" | "verify" };
+  lifecycle: {
+    previewed: true;
+    activated: boolean;
+    verified: boolean;
+    /** create_token_account: the USDC vault is active but the seller has no USDC token account, so sweeps skip it. */
+    nextStep?: "activate" | "create_token_account" | "verify";
+    /** With nextStep create_token_account: `seller_token_account_missing` and the account to create. */
+    blockedReason?: typeof SELLER_TOKEN_ACCOUNT_MISSING;
+    sellerTokenAccount?: Address;
+  };
 }
 
 /**
@@ -40,8 +52,9 @@ export async function buildSellerPreview(config: Config, db: D1Database, wallet:
     deriveEscrowAddresses(config, bankPda, "SOL", config.mints.usdc),
     deriveEscrowAddresses(config, bankPda, "USDC", config.mints.usdc),
   ]);
+  const usdcAtas = await usdcTokenAccounts(config, wallet, exact.vaultPda);
   const [accounts, provider] = await Promise.all([
-    fetchAccounts(config, [exact.vaultPda, exact.configPda, bankPda, solEscrow.escrowPda, usdcEscrow.escrowPda]),
+    fetchAccounts(config, [exact.vaultPda, exact.configPda, bankPda, solEscrow.escrowPda, usdcEscrow.escrowPda, ...usdcAtas.vault, ...usdcAtas.seller]),
     getProvider(db, wallet),
   ]);
 
@@ -50,7 +63,12 @@ export async function buildSellerPreview(config: Config, db: D1Database, wallet:
   const usdc = escrowAssetView(usdcEscrow, escrowProgram, accounts);
   const activated = readVault(accounts, exact) !== null;
   const verified = provider !== null && provider.retiredAtMs === null;
-  const nextStep = !activated ? "activate" : !verified ? "verify" : undefined;
+  // Sweeps never create the seller's token account (it could be closed for its rent and created again).
+  const usdcRailActive = usdcAtas.vault.some((ata) => accounts.get(ata));
+  const sellerUsdcAta = usdcAtas.seller.find((ata) => accounts.get(ata)) ?? null;
+  const missingTokenAccount = activated && usdcRailActive && sellerUsdcAta === null;
+  const nextStep = !activated ? "activate" : missingTokenAccount ? "create_token_account" : !verified ? "verify" : undefined;
+  const blocked = missingTokenAccount ? { blockedReason: SELLER_TOKEN_ACCOUNT_MISSING, sellerTokenAccount: usdcAtas.seller[0]! } : {};
 
   return {
     wallet,
@@ -72,6 +90,14 @@ export async function buildSellerPreview(config: Config, db: D1Database, wallet:
         assets: { SOL: sol, USDC: usdc },
       },
     },
-    lifecycle: { previewed: true, activated, verified, ...(nextStep ? { nextStep } : {}) },
+    lifecycle: { previewed: true, activated, verified, ...(nextStep ? { nextStep } : {}), ...blocked },
   };
+}
+
+/** The vault's and the seller's USDC token account under each token program (which one USDC uses is not read here). */
+async function usdcTokenAccounts(config: Config, seller: Address, vault: Address): Promise<{ vault: Address[]; seller: Address[] }> {
+  const both = (owner: Address) =>
+    Promise.all([TOKEN_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM_ADDRESS].map(async (tokenProgram) => (await findAssociatedTokenPda({ owner, mint: config.mints.usdc, tokenProgram }))[0]));
+  const [vaultAtas, sellerAtas] = await Promise.all([both(vault), both(seller)]);
+  return { vault: vaultAtas, seller: sellerAtas };
 }

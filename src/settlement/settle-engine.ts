@@ -6,11 +6,12 @@ import { sendWithPreflight, type SendOutcome } from "../solana/send-transaction"
 import { confirmSignature, signatureStatus, type SignatureStatus } from "../solana/confirm";
 import { watchSignature, type SignatureWatch } from "../solana/signature-watch";
 import { isBlockhashStillValid } from "../solana/blockhash";
-import { claimSettlement, claimSuccessReport, getSettlement, releaseSettlement, takeOverLease, updateSettlement, type SettlementRow } from "../store/settlements";
+import { claimSettlement, claimSuccessReport, getSettlement, getSettlementState, releaseSettlement, takeOverLease, updateSettlement, type SettlementRow } from "../store/settlements";
 import { isSellerRetryOfReportedSuccess } from "./repeat-settle";
 import { rejection, type AcceptedRequirements, type PaymentRejection } from "../x402/payment-verdict";
 import { isFacilitatorError } from "../errors/catalogue";
 import { log } from "../observability/log";
+import { settleFloorRefusal } from "../solana/fee-payer-floor";
 import type { PaymentAttempt } from "../store/payment-attempts";
 import { rejectionForTransactionError } from "../schemes/exact/simulate";
 import type { PaymentTransfer } from "../schemes/exact/verify-rules";
@@ -103,6 +104,9 @@ export interface SettleCall {
  * accepted the transaction.
  */
 export async function settleSignedPayment(config: Config, env: Env, verified: SettleablePayment, signed: SignedPayment, call: SettleCall): Promise<Settlement> {
+  // Below the fee payer's settle floor nothing new is sent (503); a payment already in the ledger is still answered.
+  const belowFloor = settleFloorRefusal(config, verified.payer, call.defer);
+  if (belowFloor && (await getSettlementState(env.DB, verified.messageHash)) === undefined) return belowFloor;
   const leaseId = crypto.randomUUID();
   const claimRow = {
     messageHash: verified.messageHash,

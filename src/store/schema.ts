@@ -211,7 +211,7 @@ export const sweepRuns = sqliteTable("sweep_runs", {
   trigger: text("trigger").notNull(),
   startedAtMs: integer("started_at_ms").notNull(),
   finishedAtMs: integer("finished_at_ms").notNull(),
-  /** ok | partial (some rails failed) | error (the run stopped). */
+  /** ok | partial (some rails failed) | paused (fee payer below its minimum: nothing sent) | error (the run stopped). */
   outcome: text("outcome").notNull(),
   scanned: integer("scanned").notNull(),
   attempted: integer("attempted").notNull(),
@@ -288,3 +288,22 @@ export const sponsoredFundingFailures = sqliteTable(
   },
   (table) => [index("sponsored_funding_failures_payer_idx").on(table.payer, table.failedAtMs)],
 );
+
+/**
+ * The last run of each scheduled job (0006_job_runs.sql), one row per job, for /health: when, how it ended and
+ * what the fee payer spent. Written by every real run, whether a Cron Trigger or an operator route started it.
+ */
+export const jobRuns = sqliteTable("job_runs", {
+  /** sweep | escrow-keeper | probe | retention | search-index-merge */
+  job: text("job").primaryKey(),
+  /** "cron", "http" (operator route) or "http-cron" (GET /sweep-cron). */
+  trigger: text("trigger").notNull(),
+  startedAtMs: integer("started_at_ms").notNull(),
+  finishedAtMs: integer("finished_at_ms").notNull(),
+  /** ok | partial (some items failed) | paused (fee payer below its minimum: nothing spent) | error (the run threw). */
+  outcome: text("outcome").notNull(),
+  /** Lamports the fee payer spent in the run (decimal string; network fees and any account rent). */
+  lamportsSpent: text("lamports_spent").notNull(),
+  /** A short summary or the error / pause reason. */
+  detail: text("detail"),
+});

@@ -92,7 +92,7 @@ export interface SweepRunRecord {
   trigger: string;
   startedAtMs: number;
   finishedAtMs: number;
-  outcome: "ok" | "partial" | "error";
+  outcome: "ok" | "partial" | "paused" | "error";
   scanned: number;
   attempted: number;
   succeeded: number;

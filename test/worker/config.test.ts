@@ -23,7 +23,8 @@ describe("configuration", () => {
     expect(missing.status).toBe(500);
     expect(missing.body.code).toBe("CONFIG_INVALID");
     expect(missing.body.error).toMatch(/UNIVERSAL_SETTLE_PROGRAM_ID is required on mainnet/);
-    const configured = await loadConfig({ ...baseEnv, SOLANA_CLUSTER: "mainnet", ENVIRONMENT: "preview", UNIVERSAL_SETTLE_PROGRAM_ID: "u84EMHTHwMeFpT9M2tNoHi9vBNjev4jxi9CsrFAjjWf" } as Env);
+    // (Outside local the demo oracle of the local vars is refused, so this preview config names none.)
+    const configured = await loadConfig({ ...baseEnv, SOLANA_CLUSTER: "mainnet", ENVIRONMENT: "preview", SVC_SLA_ESCROW_ORACLE_AUTHORITIES: "", UNIVERSAL_SETTLE_PROGRAM_ID: "u84EMHTHwMeFpT9M2tNoHi9vBNjev4jxi9CsrFAjjWf" } as Env);
     expect(configured.programs.universalSettle).toBe("u84EMHTHwMeFpT9M2tNoHi9vBNjev4jxi9CsrFAjjWf");
     // The SLA-Escrow mainnet id is the normative ABI's; devnet's UniversalSettle id is confirmed by pr402's history.
     expect(configured.programs.slaEscrow).toBe("SEscZ6n23pVak34xipBKoGCikHUj3w6XPNyty4rHprJ");
@@ -80,5 +81,53 @@ describe("configuration", () => {
     expect(config.mints.usdc).toBe("4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU");
     expect(config.allowedPaymentMints).toEqual([]);
     expect(config.sweep.minSplRawDefault).toBe(100_000n);
+  });
+});
+
+describe("a deployment fails closed (issue 20 §5)", () => {
+  // (mainnet has no default UniversalSettle id: a production config names one.)
+  const production = { ENVIRONMENT: "production", SOLANA_CLUSTER: "mainnet", SVC_SLA_ESCROW_ORACLE_AUTHORITIES: "", UNIVERSAL_SETTLE_PROGRAM_ID: "u84EMHTHwMeFpT9M2tNoHi9vBNjev4jxi9CsrFAjjWf" };
+
+  it("requires ENVIRONMENT: without it every route answers 500 naming the key (no default to local)", async () => {
+    const response = await callWithEnv({ ENVIRONMENT: undefined }, "/health");
+    expect(response.status).toBe(500);
+    expect(response.body.code).toBe("CONFIG_INVALID");
+    expect(response.body.error).toMatch(/ENVIRONMENT is required/);
+  });
+
+  it("ENVIRONMENT cannot come from the database (a parameter row cannot make a deployment local)", async () => {
+    await writeParameter(baseEnv.DB, "ENVIRONMENT", "local");
+    try {
+      await expect(loadConfig({ ...baseEnv, ENVIRONMENT: undefined })).rejects.toThrow(/ENVIRONMENT/);
+      expect((await loadConfig({ ...baseEnv, ...production })).environment).toBe("production");
+    } finally {
+      await deleteParameter(baseEnv.DB, "ENVIRONMENT");
+    }
+  });
+
+  it("refuses the demo oracle outside local, whichever oracle key names it, also from the database", async () => {
+    const demo = "2qHwqqzYw91UPTeHJ3Kp8P5aX5my3sCTz4NkmwLv5qTF";
+    for (const environment of ["production", "preview"]) {
+      const response = await callWithEnv({ ...production, ENVIRONMENT: environment, SVC_SLA_ESCROW_ORACLE_AUTHORITIES: `${demo}` }, "/supported");
+      expect(response.status).toBe(500);
+      expect(response.body.error).toMatch(/SVC_SLA_ESCROW_ORACLE_AUTHORITIES names the local demo oracle/);
+    }
+    await expect(loadConfig({ ...baseEnv, ...production, SVC_SLA_ESCROW_API_QUALITY_DEFAULT_PUBKEY: demo })).rejects.toThrow(/SVC_SLA_ESCROW_API_QUALITY_DEFAULT_PUBKEY/);
+    await writeParameter(baseEnv.DB, "SVC_SLA_ESCROW_ORACLE_AUTHORITIES", demo);
+    try {
+      await expect(loadConfig({ ...baseEnv, ...production })).rejects.toThrow(/demo oracle/);
+    } finally {
+      await deleteParameter(baseEnv.DB, "SVC_SLA_ESCROW_ORACLE_AUTHORITIES");
+    }
+    // Locally the demo oracle is what npm start, the demo and the tests use.
+    expect((await loadConfig(baseEnv)).slaEscrow.oracleAuthorities).toEqual([demo]);
+  });
+
+  it("refuses loopback probing outside local, and turns it off there by default", async () => {
+    const on = await callWithEnv({ ...production, SVC_PROBE_ALLOW_LOOPBACK: "yes" }, "/health");
+    expect(on.status).toBe(500);
+    expect(on.body.error).toMatch(/SVC_PROBE_ALLOW_LOOPBACK may only be enabled when ENVIRONMENT is "local"/);
+    expect((await loadConfig({ ...baseEnv, ...production })).probe.allowLoopback).toBe(false);
+    expect((await loadConfig(baseEnv)).probe.allowLoopback).toBe(true);
   });
 });

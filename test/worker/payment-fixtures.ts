@@ -1,6 +1,15 @@
 import { expect, inject } from "vitest";
 import {
   address,
+  appendTransactionMessageInstructions,
+  createTransactionMessage,
+  getSignatureFromTransaction,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+  type Blockhash,
+  type Instruction,
   createKeyPairSignerFromPrivateKeyBytes,
   generateKeyPairSigner,
   getBase64EncodedWireTransaction,
@@ -10,6 +19,7 @@ import {
   type Address,
   type KeyPairSigner,
 } from "@solana/kit";
+import { findAssociatedTokenPda, getCloseAccountInstruction, getCreateAssociatedTokenIdempotentInstruction, getTransferInstruction } from "@solana-program/token";
 import { call } from "./helpers";
 import { CLUSTERS } from "../../src/config/networks";
 
@@ -92,11 +102,50 @@ export async function signAsBuyer(base64: string, buyer: KeyPairSigner): Promise
 }
 
 export async function tokenBalance(owner: Address): Promise<bigint> {
-  const result = await chainRpc<{ value: { amount: string } }>("getTokenAccountBalance", [owner]);
+  const result = await chainRpc<{ value: { amount: string } }>("getTokenAccountBalance", [owner, { commitment: "confirmed" }]);
   return BigInt(result.value.amount);
 }
 
 export async function lamportsOf(account: Address): Promise<bigint> {
-  const result = await chainRpc<{ value: number | string }>("getBalance", [account]);
+  const result = await chainRpc<{ value: number | string }>("getBalance", [account, { commitment: "confirmed" }]);
   return BigInt(result.value);
+}
+
+const TOKEN_PROGRAM = address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
+const MEMO_PROGRAM = address("MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr");
+
+/** A wallet's own transaction (it pays and signs), sent to the local chain; returns the signature. */
+export async function sendAs(signer: KeyPairSigner, instructions: Instruction[]): Promise<string> {
+  const { value } = await chainRpc<{ value: { blockhash: string; lastValidBlockHeight: number } }>("getLatestBlockhash", [{ commitment: "confirmed" }]);
+  const message = pipe(
+    createTransactionMessage({ version: 0 }),
+    (m) => setTransactionMessageFeePayerSigner(signer, m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: value.blockhash as Blockhash, lastValidBlockHeight: BigInt(value.lastValidBlockHeight) }, m),
+    // A random memo keeps two identical requests within one blockhash from being one transaction (AlreadyProcessed).
+    (m) => appendTransactionMessageInstructions([...instructions, { programAddress: MEMO_PROGRAM, data: new TextEncoder().encode(crypto.randomUUID()) }], m),
+  );
+  const signed = await signTransactionMessageWithSigners(message);
+  await chainRpc("sendTransaction", [getBase64EncodedWireTransaction(signed), { encoding: "base64" }]);
+  return getSignatureFromTransaction(signed);
+}
+
+export async function usdcAccountOf(owner: Address): Promise<Address> {
+  return (await findAssociatedTokenPda({ owner, mint: USDC, tokenProgram: TOKEN_PROGRAM }))[0];
+}
+
+/** Creates `owner`'s USDC token account, paid by `payer` (any wallet can: README "Sweeps"). */
+export async function createUsdcAccount(owner: Address, payer: KeyPairSigner): Promise<Address> {
+  const ata = await usdcAccountOf(owner);
+  await sendAs(payer, [getCreateAssociatedTokenIdempotentInstruction({ payer, ata, owner, mint: USDC, tokenProgram: TOKEN_PROGRAM })]);
+  return ata;
+}
+
+/** The owner empties its USDC token account into `sink` and closes it: the rent goes back to the owner. */
+export async function drainAndCloseUsdcAccount(owner: KeyPairSigner, sink: Address): Promise<void> {
+  const ata = await usdcAccountOf(owner.address);
+  const amount = await tokenBalance(ata);
+  await sendAs(owner, [
+    ...(amount > 0n ? [getTransferInstruction({ source: ata, destination: sink, authority: owner, amount })] : []),
+    getCloseAccountInstruction({ account: ata, destination: owner.address, owner }),
+  ]);
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { generateKeyPairSigner, type KeyPairSigner } from "@solana/kit";
 import { call } from "./helpers";
-import { NATIVE_SOL, PROGRAM_ID, USDC } from "./payment-fixtures";
+import { createUsdcAccount, NATIVE_SOL, PROGRAM_ID, USDC, usdcAccountOf } from "./payment-fixtures";
 import { fundedSeller, signAndSendAsSeller, signMessage } from "./seller-fixtures";
 
 async function provision(seller: KeyPairSigner, asset: string) {
@@ -38,6 +38,17 @@ describe("seller lifecycle on the local chain", () => {
     expect(built.recentBlockhash).toBeTypeOf("string");
     await signAndSendAsSeller(seller, built.transaction);
 
+    // Sweeps pay into the seller's own USDC account and never create it: the preview says so until it exists.
+    const withoutAccount = await call(`/sellers/${seller.address}/preview`);
+    expect(withoutAccount.body.lifecycle).toEqual({
+      previewed: true,
+      activated: true,
+      verified: false,
+      nextStep: "create_token_account",
+      blockedReason: "seller_token_account_missing",
+      sellerTokenAccount: await usdcAccountOf(seller.address),
+    });
+    await createUsdcAccount(seller.address, seller);
     const activated = await call(`/sellers/${seller.address}/preview`);
     expect(activated.body.lifecycle).toEqual({ previewed: true, activated: true, verified: false, nextStep: "verify" });
     expect(activated.body.schemes.exact).toMatchObject({ status: "Sovereign", isSovereign: true, feeBps: "90", provisioningStatus: null });

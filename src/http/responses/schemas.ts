@@ -194,7 +194,14 @@ export const SellerPreviewResponseSchema = v.looseObject({
   facilitator: v.string(),
   facilitatorInfo: v.looseObject({ feePayer: Address, network: v.string() }),
   schemes: v.looseObject({ exact: RailInfoSchema, "sla-escrow": RailInfoSchema }),
-  lifecycle: v.looseObject({ previewed: v.literal(true), activated: v.boolean(), verified: v.boolean(), nextStep: v.optional(v.picklist(["activate", "verify"])) }),
+  lifecycle: v.looseObject({
+    previewed: v.literal(true),
+    activated: v.boolean(),
+    verified: v.boolean(),
+    nextStep: v.optional(v.picklist(["activate", "create_token_account", "verify"])),
+    blockedReason: v.optional(v.literal("seller_token_account_missing")),
+    sellerTokenAccount: v.optional(Address),
+  }),
 });
 
 /** pr402 answers register with the preview body (OnboardResponse); ours adds the verified provider entry. */
@@ -263,6 +270,9 @@ export const VaultSnapshotResponseSchema = v.looseObject({
   splAmountRawDecimal: DecimalAmount,
   splDecimals: v.nullable(Integer),
   splBalanceScope: v.picklist(["vault_ata", "owner_wallet"]),
+  sellerSplAta: v.nullable(Address),
+  sellerSplAtaExists: v.nullable(v.boolean()),
+  sweepBlockedReason: v.nullable(v.literal("seller_token_account_missing")),
 });
 
 const SellerPaymentEntrySchema = v.looseObject({

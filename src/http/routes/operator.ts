@@ -1,7 +1,11 @@
 import type { RouteDef } from "../route-def";
 import { parseJsonBody, parseQuery } from "../parse-input";
 import { withOperatorBearer } from "../middleware/operator-auth";
-import { defaultSweepOptions, runSweep } from "../../jobs/sweep/run-sweep";
+import type { Config } from "../../config/load-config";
+import { defaultSweepOptions, runSweep, type SweepOptions } from "../../jobs/sweep/run-sweep";
+import { runRecorded } from "../../jobs/job-run";
+import { sweepJob, summarizeSweep } from "../../jobs/sweep-job";
+import { escrowKeeperJob, summarizeKeeper } from "../../jobs/escrow-keeper-job";
 import { SweepBodySchema, VaultSnapshotQuerySchema } from "../../jobs/sweep/sweep-inputs";
 import { buildVaultSnapshot, integerJson } from "../../jobs/sweep/vault-snapshot";
 import { KeeperPassResponseSchema, SweepResponseSchema, VaultSnapshotResponseSchema } from "../responses/schemas";
@@ -10,6 +14,12 @@ import { maxPaymentsWithinBudget } from "../../jobs/escrow-keeper/budget";
 import { EscrowKeeperBodySchema } from "../../jobs/escrow-keeper/keeper-inputs";
 import { EscrowCloseOperatorBodySchema, EscrowSettleOperatorBodySchema, toPr402KeeperResponse } from "../../jobs/escrow-keeper/pr402-keeper-report";
 import type { AppContext } from "../context";
+
+/** A sweep started by an operator route: a real run is recorded as the job's last run (/health), a dry run is not. */
+function recordedSweep(config: Config, db: D1Database, options: SweepOptions) {
+  const run = () => runSweep(config, db, options);
+  return options.dryRun ? run() : runRecorded(db, sweepJob.name, options.trigger, run, summarizeSweep);
+}
 
 /** Operator endpoints (spec §4.5): sweeps behind the bearer token, and the vault snapshot. */
 export function operatorRoutes(): RouteDef[] {
@@ -25,7 +35,9 @@ export function operatorRoutes(): RouteDef[] {
       handler: withOperatorBearer(async (c) => {
         const raw = await c.req.text();
         const body = raw.trim() === "" ? {} : await parseJsonBody(c, EscrowKeeperBodySchema);
-        return c.json(await runEscrowKeeper(c.var.config, c.env.DB, { dryRun: body.dryRun ?? false, limit: body.limit ?? maxPaymentsWithinBudget() }));
+        const options = { dryRun: body.dryRun ?? false, limit: body.limit ?? maxPaymentsWithinBudget() };
+        const run = () => runEscrowKeeper(c.var.config, c.env.DB, options);
+        return c.json(options.dryRun ? await run() : await runRecorded(c.env.DB, escrowKeeperJob.name, "http", run, summarizeKeeper));
       }),
     },
     ...pr402KeeperRoutes(),
@@ -43,7 +55,7 @@ export function operatorRoutes(): RouteDef[] {
         const body = raw.trim() === "" ? {} : await parseJsonBody(c, SweepBodySchema);
         const defaults = defaultSweepOptions(c.var.config, "http");
         return c.json(
-          await runSweep(c.var.config, c.env.DB, {
+          await recordedSweep(c.var.config, c.env.DB, {
             ...defaults,
             dryRun: body.dryRun ?? false,
             limit: body.limit ?? defaults.limit,
@@ -61,7 +73,7 @@ export function operatorRoutes(): RouteDef[] {
       auth: "bearer",
       summary: "The same sweep with the configured defaults, for schedulers that issue GET",
       response: SweepResponseSchema,
-      handler: withOperatorBearer(async (c) => c.json(await runSweep(c.var.config, c.env.DB, defaultSweepOptions(c.var.config, "http-cron")))),
+      handler: withOperatorBearer(async (c) => c.json(await recordedSweep(c.var.config, c.env.DB, defaultSweepOptions(c.var.config, "http-cron")))),
     },
     {
       key: "vaultSnapshot",

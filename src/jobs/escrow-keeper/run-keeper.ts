@@ -16,6 +16,7 @@ import { escrowAddresses } from "../../schemes/sla-escrow/escrow-facts";
 import { claimDuePayments, peekDuePayments, recordFundingsConfirmed, recordWatchOutcomes, type WatchedPayment, type WatchOutcome } from "../../store/escrow-watch";
 import { recordSponsoredFundingFailures } from "../../store/sponsored-funding-failures";
 import { decidePayout, type KeeperDecision } from "./decide";
+import { optionalSpendingPause, type SpendingPause } from "../../solana/fee-payer-floor";
 import { CLAIM_MS, KEEPER_CONFIRM_POLLS, maxPaymentsWithinBudget } from "./budget";
 import { afterFailedAttempt } from "./backoff";
 import { readFundingStatuses, type FundingStatus } from "./funding-status";
@@ -47,6 +48,8 @@ export interface KeeperReport {
   refunded: number;
   closed: number;
   items: KeeperItem[];
+  /** Set when the run paid out nothing because the fee payer is below SVC_FEE_PAYER_MIN_LAMPORTS. */
+  paused?: SpendingPause;
 }
 
 /** Why a row leaves the keeper's queue without a payout, or waits for its funding to show up. */
@@ -80,6 +83,9 @@ export async function runEscrowKeeper(config: Config, db: D1Database, options: K
   const nowMs = Date.now();
   const maxPaymentsPerRun = maxPaymentsWithinBudget();
   const limit = Math.max(1, Math.min(options.limit, maxPaymentsPerRun));
+  // Payouts are optional spending: below the fee payer's minimum nothing is claimed or sent (one getBalance).
+  const paused = options.dryRun ? null : await optionalSpendingPause(config, "escrow keeper payouts");
+  if (paused) return { ...report(false, maxPaymentsPerRun, []), paused };
   const claimId = crypto.randomUUID();
   const rows = options.dryRun ? await peekDuePayments(db, nowMs, limit) : await claimDuePayments(db, claimId, nowMs, CLAIM_MS, limit);
   if (rows.length === 0) return report(options.dryRun, maxPaymentsPerRun, []);

@@ -4,7 +4,13 @@
  */
 
 export type SweepStatus = "failed" | "skipped" | "eligible" | "ok";
-export type SweepAction = "none" | "below_threshold" | "dry_run" | "sweep_submitted" | "sweep_error";
+export type SweepAction = "none" | "below_threshold" | typeof SELLER_TOKEN_ACCOUNT_MISSING | "fee_payer_below_minimum" | "dry_run" | "sweep_submitted" | "sweep_error";
+
+/**
+ * Why an SPL rail is skipped although its balance is above the threshold: the seller has no token account for the
+ * mint. A sweep never creates it (its rent would be the fee payer's, and a seller could close it and repeat).
+ */
+export const SELLER_TOKEN_ACCOUNT_MISSING = "seller_token_account_missing" as const;
 
 /** What the balance reader found for one rail. */
 export interface RailBalance {
@@ -17,6 +23,8 @@ export interface RailBalance {
   minFeeRaw: bigint;
   /** Why the balance is unreadable (vault or vault token account missing, not a mint, …). */
   problem: string | null;
+  /** SPL rail: the seller's associated token account for the mint, when it does not exist (null otherwise). */
+  missingSellerTokenAccount?: string | null;
 }
 
 export interface SweepThresholds {
@@ -59,6 +67,14 @@ export function planSweep(balances: readonly RailBalance[], thresholds: SweepThr
       return { ...base, status: "failed", action: "none", error: balance.problem ?? "vault balance unreadable" };
     }
     if (balance.availableRaw < threshold) return { ...base, status: "skipped", action: "below_threshold", error: null };
+    if (balance.missingSellerTokenAccount) {
+      return { ...base, status: "skipped", action: SELLER_TOKEN_ACCOUNT_MISSING, error: sellerTokenAccountMissingMessage(balance.wallet, balance.rail, balance.missingSellerTokenAccount) };
+    }
     return { ...base, status: "eligible", action: "dry_run", error: null };
   });
+}
+
+/** What the seller reads in the /sweep item and the logs: which account is missing and who creates it. */
+export function sellerTokenAccountMissingMessage(wallet: string, mint: string, ata: string): string {
+  return `${SELLER_TOKEN_ACCOUNT_MISSING}: the seller ${wallet} has no token account for ${mint} (${ata}); the seller creates it (any wallet can), and the next run sweeps`;
 }

@@ -7,8 +7,9 @@ import { describe } from "../../solana/transaction-errors";
 import { claimSweepRails, finishSweepRun, selectSweepCandidates, type RailKey, type RailOutcome } from "../../store/sweeps";
 import { MAX_CONFIRM_POLLS, maxRailsWithinBudget } from "./budget";
 import { confirmAll } from "../../solana/confirm-many";
-import { planSweep, type SweepPlanItem } from "./plan";
-import { buildSweepTransaction } from "./sweep-transaction";
+import { planSweep, SELLER_TOKEN_ACCOUNT_MISSING, type SweepPlanItem } from "./plan";
+import { buildSweepTransaction, SWEEP_NETWORK_FEE_LAMPORTS } from "./sweep-transaction";
+import { FEE_PAYER_BELOW_MINIMUM, optionalSpendingPause, type SpendingPause } from "../../solana/fee-payer-floor";
 import { readRailAccounts, type RailAccounts } from "./vault-balances";
 
 /** A run that dies mid-way holds its rails this long at most; after that another run may take them over. */
@@ -36,6 +37,10 @@ export interface SweepReport {
   attempted: number;
   succeeded: number;
   skippedBelowThreshold: number;
+  /** SPL rails above the threshold whose seller has no token account for the mint (never created by a sweep). */
+  skippedSellerTokenAccountMissing: number;
+  /** Set when the run sent nothing because the fee payer is below SVC_FEE_PAYER_MIN_LAMPORTS (its items say so too). */
+  paused: SpendingPause | null;
   failed: number;
   lamportsSpent: string;
   /** Rails one run may take on within its subrequest budget (the effective cap on `limit`). */
@@ -77,8 +82,9 @@ export async function runSweep(config: Config, db: D1Database, options: SweepOpt
   const claimId = crypto.randomUUID();
   const held = await claimSweepRails(db, candidates, { claimId, nowMs: startedAtMs, expiresAtMs: startedAtMs + SWEEP_CLAIM_TTL_MS, attemptedBeforeMs });
   let items: SweepItem[];
+  let paused: SpendingPause | null;
   try {
-    items = await sweepHeldRails(config, held);
+    ({ items, paused } = await sweepHeldRails(config, held));
   } catch (error) {
     // Give the rails back (their attempt time stays, so the cooldown still spaces out retries) and say so.
     const message = error instanceof Error ? error.message : String(error);
@@ -87,7 +93,7 @@ export async function runSweep(config: Config, db: D1Database, options: SweepOpt
     log("error", "sweep_run", { trigger: options.trigger, outcome: "error", scanned: held.length, error });
     throw error;
   }
-  const result = report(false, maxRailsPerRun, items);
+  const result = report(false, maxRailsPerRun, items, paused);
   const record = runRecord(options.trigger, startedAtMs, result);
   const outcomes = items.map((item, i): RailOutcome => ({
     ...held[i]!,
@@ -103,23 +109,33 @@ export async function runSweep(config: Config, db: D1Database, options: SweepOpt
     attempted: result.attempted,
     succeeded: result.succeeded,
     skipped: result.skippedBelowThreshold,
+    skippedSellerTokenAccountMissing: result.skippedSellerTokenAccountMissing,
     failed: result.failed,
     lamportsSpent: result.lamportsSpent,
+    ...(paused ? { paused: paused.reason } : {}),
     durationMs: record.finishedAtMs - startedAtMs,
   });
   return result;
 }
 
-async function sweepHeldRails(config: Config, held: readonly RailKey[]): Promise<SweepItem[]> {
-  if (held.length === 0) return [];
+async function sweepHeldRails(config: Config, held: readonly RailKey[]): Promise<{ items: SweepItem[]; paused: SpendingPause | null }> {
+  if (held.length === 0) return { items: [], paused: null };
   const { program, rails } = await readRailAccounts(config, held);
   const plan = planSweep(rails, config.sweep);
   const items: SweepItem[] = plan.map((item) => ({ ...item, action: item.status === "eligible" ? "sweep_submitted" : item.action, lamportsSpent: "0" }));
   const eligible = plan.flatMap((item, i) => (item.status === "eligible" ? [i] : []));
-  if (eligible.length === 0) return items;
+  if (eligible.length === 0) return { items, paused: null };
+  // Sweeps are optional spending: below the fee payer's minimum balance nothing is sent (one getBalance, only when
+  // there is something to send).
+  const paused = await optionalSpendingPause(config, "sweeps");
+  if (paused) {
+    for (const index of eligible) Object.assign(items[index]!, { status: "skipped", action: FEE_PAYER_BELOW_MINIMUM, error: paused.message });
+    return { items, paused };
+  }
 
   const { value: blockhash } = await rpcCall(config, "getLatestBlockhash", solanaRpc(config).getLatestBlockhash({ commitment: "confirmed" }));
-  const sent: { index: number; signature: string; lamportsIfLanded: bigint }[] = [];
+  /** `alreadyProcessed`: the cluster already had these exact bytes (an earlier send of the same sweep paid for it). */
+  const sent: { index: number; signature: string; lamportsIfLanded: bigint; alreadyProcessed: boolean }[] = [];
   for (const index of eligible) {
     const rail = rails[index]!;
     const item = items[index]!;
@@ -130,9 +146,16 @@ async function sweepHeldRails(config: Config, held: readonly RailKey[]): Promise
       outcome = await sendWithPreflight(config, wireBase64);
     } catch (error) {
       // Transport failure: the transaction may have reached the cluster; confirmation below tells.
-      sent.push({ index, signature, lamportsIfLanded: tx.lamportsIfLanded });
+      sent.push({ index, signature, lamportsIfLanded: tx.lamportsIfLanded, alreadyProcessed: false });
       item.signature = signature;
       item.error = (error as Error).message;
+      continue;
+    }
+    if (outcome.kind === "rejected" && outcome.err === "AlreadyProcessed") {
+      // The same bytes were sent before (a retried delivery, or another run with this blockhash): they are on the
+      // cluster, so their status says what really happened, not "failed"; this send paid nothing more.
+      sent.push({ index, signature, lamportsIfLanded: tx.lamportsIfLanded, alreadyProcessed: true });
+      item.signature = signature;
       continue;
     }
     if (outcome.kind === "rejected") {
@@ -140,23 +163,27 @@ async function sweepHeldRails(config: Config, held: readonly RailKey[]): Promise
       Object.assign(item, { status: "failed", action: "sweep_error", error: `simulation failed: ${describe(outcome.err)}${lastFailureLog(outcome.logs)}` });
       continue;
     }
-    sent.push({ index, signature, lamportsIfLanded: tx.lamportsIfLanded });
+    sent.push({ index, signature, lamportsIfLanded: tx.lamportsIfLanded, alreadyProcessed: false });
     item.signature = signature;
   }
   const statuses = await confirmAll(config, sent.map((s) => s.signature), MAX_CONFIRM_POLLS);
-  for (const { index, signature, lamportsIfLanded } of sent) {
+  for (const { index, signature, lamportsIfLanded, alreadyProcessed } of sent) {
     const item = items[index]!;
     const status = statuses.get(signature);
+    // An already-processed transaction landed once and its fee was paid once; it is counted here as well (an earlier
+    // run that sent the same bytes may count it too: spending is over-reported rather than hidden).
+    const spent = (lamports: bigint) => lamports.toString();
+    const note = alreadyProcessed ? "already processed: an earlier send of this same transaction delivered it" : null;
     if (status?.kind === "confirmed") {
-      Object.assign(item, { status: "ok", action: "sweep_submitted", confirmed: true, error: null, lamportsSpent: lamportsIfLanded.toString() });
+      Object.assign(item, { status: "ok", action: "sweep_submitted", confirmed: true, error: note, lamportsSpent: spent(lamportsIfLanded) });
     } else if (status?.kind === "failed") {
       // Landed and failed: the network fee is paid, the token accounts are not created.
-      Object.assign(item, { status: "failed", action: "sweep_error", confirmed: true, error: `sweep failed on chain: ${describe(status.err)}`, lamportsSpent: "5000" });
+      Object.assign(item, { status: "failed", action: "sweep_error", confirmed: true, error: `sweep failed on chain: ${describe(status.err)}`, lamportsSpent: spent(SWEEP_NETWORK_FEE_LAMPORTS) });
     } else {
-      Object.assign(item, { status: "ok", action: "sweep_submitted", confirmed: false, error: item.error ?? `not confirmed within this run (${signature})`, lamportsSpent: lamportsIfLanded.toString() });
+      Object.assign(item, { status: "ok", action: "sweep_submitted", confirmed: false, error: item.error ?? note ?? `not confirmed within this run (${signature})`, lamportsSpent: spent(lamportsIfLanded) });
     }
   }
-  return items;
+  return { items, paused: null };
 }
 
 function lastFailureLog(logs: readonly string[]): string {
@@ -164,14 +191,16 @@ function lastFailureLog(logs: readonly string[]): string {
   return line ? ` (${line.slice(0, 160)})` : "";
 }
 
-function report(dryRun: boolean, maxRailsPerRun: number, items: SweepItem[]): SweepReport {
+function report(dryRun: boolean, maxRailsPerRun: number, items: SweepItem[], paused: SpendingPause | null = null): SweepReport {
   const count = (status: SweepItem["status"]) => items.filter((i) => i.status === status).length;
   return {
     dryRun,
     scanned: items.length,
     attempted: items.filter((i) => i.action === "sweep_submitted" || i.action === "sweep_error").length,
     succeeded: count("ok"),
-    skippedBelowThreshold: count("skipped"),
+    skippedBelowThreshold: items.filter((i) => i.action === "below_threshold").length,
+    skippedSellerTokenAccountMissing: items.filter((i) => i.action === SELLER_TOKEN_ACCOUNT_MISSING).length,
+    paused,
     failed: count("failed"),
     lamportsSpent: items.reduce((sum, i) => sum + BigInt(i.lamportsSpent), 0n).toString(),
     maxRailsPerRun,
@@ -184,11 +213,11 @@ function runRecord(trigger: string, startedAtMs: number, result: SweepReport) {
     trigger,
     startedAtMs,
     finishedAtMs: Date.now(),
-    outcome: result.failed > 0 ? ("partial" as const) : ("ok" as const),
+    outcome: result.paused ? ("paused" as const) : result.failed > 0 ? ("partial" as const) : ("ok" as const),
     scanned: result.scanned,
     attempted: result.attempted,
     succeeded: result.succeeded,
-    skipped: result.skippedBelowThreshold,
+    skipped: result.items.filter((i) => i.status === "skipped").length,
     failed: result.failed,
     lamportsSpent: BigInt(result.lamportsSpent),
   };

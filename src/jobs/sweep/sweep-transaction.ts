@@ -13,13 +13,17 @@ const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
 
 export interface SweepTransactionPlan {
   instructions: Instruction[];
-  /** What the fee payer pays if it lands: the network fee plus the rent of token accounts it creates. */
+  /** What the fee payer pays if it lands: the network fee plus the rent of a fee token account it creates. */
   lamportsIfLanded: bigint;
 }
 
 /**
- * One Sweep of "everything" (amount 0, so a payment landing meanwhile is swept too), paid by the facilitator;
- * the seller's and the fee receiver's token accounts are created idempotently first when they are missing.
+ * One Sweep of "everything" (amount 0, so a payment landing meanwhile is swept too), paid by the facilitator.
+ * The seller's token account is never created here: the plan skips a rail without it
+ * (`seller_token_account_missing`), since its rent would go to an account the seller can close and reclaim.
+ * The one account a sweep may create is the fee receiver's token account for the mint: its owner is the
+ * operator's fee destination (or a fee shard of the program), which no seller can close, so that rent is paid at
+ * most once per (fee receiver, mint) and stays with the operator.
  */
 export function buildSweepTransaction(config: Config, program: ProgramState, rail: RailAccounts): SweepTransactionPlan {
   const common = { programId: program.programId, payer: config.feePayer, vault: rail.vault, config: program.configAddress, amount: SWEEP_ALL_AMOUNT };
@@ -29,15 +33,13 @@ export function buildSweepTransaction(config: Config, program: ProgramState, rai
       lamportsIfLanded: SWEEP_NETWORK_FEE_LAMPORTS,
     };
   }
+  if (!rail.sellerAtaExists) throw new Error(`sweep of ${rail.wallet} ${rail.rail}: the seller's token account is missing (the plan skips such rails)`);
   const instructions: Instruction[] = [];
   let rent = 0n;
-  const accountRent = rail.tokenProgram === TOKEN_PROGRAM ? TOKEN_ACCOUNT_RENT_LAMPORTS : TOKEN_2022_ACCOUNT_RENT_LAMPORTS;
-  const createAta = (ata: NonNullable<RailAccounts["sellerAta"]>, owner: NonNullable<RailAccounts["feeReceiverOwner"]>) => {
-    instructions.push(getCreateAssociatedTokenIdempotentInstruction({ payer: config.feePayer, ata, owner, mint: rail.mint!, tokenProgram: rail.tokenProgram! }));
-    rent += accountRent;
-  };
-  if (!rail.sellerAtaExists) createAta(rail.sellerAta!, rail.vaultState!.seller);
-  if (!rail.feeReceiverExists) createAta(rail.feeReceiver!, rail.feeReceiverOwner!);
+  if (!rail.feeReceiverExists) {
+    instructions.push(getCreateAssociatedTokenIdempotentInstruction({ payer: config.feePayer, ata: rail.feeReceiver!, owner: rail.feeReceiverOwner!, mint: rail.mint!, tokenProgram: rail.tokenProgram! }));
+    rent += rail.tokenProgram === TOKEN_PROGRAM ? TOKEN_ACCOUNT_RENT_LAMPORTS : TOKEN_2022_ACCOUNT_RENT_LAMPORTS;
+  }
   instructions.push(
     getSweepInstruction({
       ...common,

@@ -115,7 +115,7 @@ export async function readRailAccounts(config: Config, rails: readonly { wallet:
     if (!r.mintInfo) return unreadable(`${r.rail} is not a token mint`);
     const amount = tokenAmount(second.get(r.vaultAta!));
     if (amount === null) return unreadable(`vault token account ${r.vaultAta} does not exist`);
-    return { ...common, availableRaw: amount, problem: null };
+    return { ...common, availableRaw: amount, problem: null, missingSellerTokenAccount: common.sellerAtaExists ? null : r.sellerAta };
   });
   return { program, rails: accounts };
 }

@@ -3,6 +3,7 @@ import type { Config } from "../../config/load-config";
 import { badRequest } from "../../errors/catalogue";
 import { rpcCall, solanaRpc } from "../../solana/rpc";
 import { NATIVE_SOL_ALLOWLIST_ADDRESS_STRING, readRailAccounts } from "./vault-balances";
+import { SELLER_TOKEN_ACCOUNT_MISSING } from "./plan";
 
 /** Where the SPL balance is read (pr402's `spl_balance_scope`): the vault's token account, or the seller's own wallet. */
 export type SplBalanceScope = "vault_ata" | "owner_wallet";
@@ -26,6 +27,11 @@ export interface VaultSnapshot {
   splAmountRawDecimal: string;
   splDecimals: number | null;
   splBalanceScope: SplBalanceScope;
+  /** With ?spl_mint=: the seller's own token account for the mint, which sweeps pay into (never create). */
+  sellerSplAta: string | null;
+  sellerSplAtaExists: boolean | null;
+  /** Why a sweep of the SPL rail would be skipped for want of an account (`seller_token_account_missing`), else null. */
+  sweepBlockedReason: typeof SELLER_TOKEN_ACCOUNT_MISSING | null;
 }
 
 const TOKEN_AMOUNT_OFFSET = 64;
@@ -66,6 +72,9 @@ export async function buildVaultSnapshot(
     splAmountRawDecimal: splAmount.toString(),
     splDecimals: spl?.decimals ?? null,
     splBalanceScope: ownerScope ? "owner_wallet" : "vault_ata",
+    sellerSplAta: spl?.sellerAta ?? null,
+    sellerSplAtaExists: spl?.sellerAta ? spl.sellerAtaExists : null,
+    sweepBlockedReason: spl?.sellerAta && !spl.sellerAtaExists ? SELLER_TOKEN_ACCOUNT_MISSING : null,
   };
 }
 

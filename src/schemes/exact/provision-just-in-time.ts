@@ -7,6 +7,7 @@ import { sendFacilitatorTransaction } from "../../solana/facilitator-transaction
 import { fetchAccounts } from "../../solana/accounts";
 import { claimJitProvision, recordJitSignature, releaseJitProvision } from "../../store/jit-provisions";
 import { log } from "../../observability/log";
+import { optionalSpendingPause } from "../../solana/fee-payer-floor";
 import { rejection, type PaymentRejection } from "../../x402/payment-verdict";
 import { rememberExists } from "./chain-cache";
 import { getUniversalSettleFacts } from "./program-facts";
@@ -41,6 +42,15 @@ export async function provisionVaultJustInTime(config: Config, env: Env, payment
     return rejection(
       "vault_not_provisioned",
       `The seller's vault ${payment.vault} is not activated, and this facilitator fronts a vault only for a payment of at least ${minimum} raw units; the seller can activate it with POST /sellers/provision-tx`,
+      { payer: payment.payer },
+    );
+  }
+  // An optional spend: paused while the fee payer is below SVC_FEE_PAYER_MIN_LAMPORTS (the seller can still activate).
+  const pause = await optionalSpendingPause(config, "just-in-time vault provisioning");
+  if (pause) {
+    return rejection(
+      "vault_not_provisioned",
+      `The seller's vault ${payment.vault} is not activated and just-in-time provisioning is paused (${pause.reason}: the facilitator's fee payer is below its minimum balance); the seller can activate it with POST /sellers/provision-tx`,
       { payer: payment.payer },
     );
   }

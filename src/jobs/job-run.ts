@@ -1,0 +1,41 @@
+import { log } from "../observability/log";
+import { recordJobRun, type JobRunOutcome } from "../store/job-runs";
+
+/** How one run of a job ended, for the `job_runs` row /health shows. */
+export interface JobRunSummary {
+  outcome: JobRunOutcome;
+  /** Lamports the fee payer spent in the run. */
+  lamportsSpent: bigint;
+  detail: string | null;
+}
+
+/**
+ * Runs one job and records its last run (one D1 upsert), also when it throws ("error", rethrown). A failing record
+ * is logged, never turned into a failed job: the job's own effects are already done.
+ */
+export async function runRecorded<R>(db: D1Database, job: string, trigger: string, run: () => Promise<R>, summarize: (result: R) => JobRunSummary): Promise<R> {
+  const startedAtMs = Date.now();
+  let result: R;
+  try {
+    result = await run();
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    await record(db, { job, trigger, startedAtMs, finishedAtMs: Date.now(), outcome: "error", lamportsSpent: 0n, detail });
+    throw error;
+  }
+  await record(db, { job, trigger, startedAtMs, finishedAtMs: Date.now(), ...summarize(result) });
+  return result;
+}
+
+async function record(db: D1Database, run: Parameters<typeof recordJobRun>[1]): Promise<void> {
+  try {
+    await recordJobRun(db, run);
+  } catch (error) {
+    log("error", "job_run_record_failed", { job: run.job, error });
+  }
+}
+
+/** A job that spends nothing and either finished or threw. */
+export function spentNothing(detail: string | null = null): JobRunSummary {
+  return { outcome: "ok", lamportsSpent: 0n, detail };
+}

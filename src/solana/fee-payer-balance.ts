@@ -1,0 +1,36 @@
+import type { Config } from "../config/load-config";
+import { rpcCall, solanaRpc } from "./rpc";
+
+/** One read of the fee payer's balance, with the slot the node answered at. */
+export interface FeePayerBalanceReading {
+  lamports: bigint;
+  slot: number;
+  readAtMs: number;
+}
+
+/**
+ * The last reading per fee payer address, in this isolate. Only values are kept, never a pending promise: a
+ * request must not await I/O another request started (Workers refuse that), and a read that fails leaves the
+ * previous value in place.
+ */
+const readings = new Map<string, FeePayerBalanceReading>();
+
+/** The last reading in this isolate, or null before the first one. */
+export function lastFeePayerBalance(config: Pick<Config, "feePayer">): FeePayerBalanceReading | null {
+  return readings.get(config.feePayer.address) ?? null;
+}
+
+/**
+ * The fee payer's balance at confirmed commitment: the isolate's last reading when it is younger than `maxAgeMs`,
+ * else one getBalance (whose context also gives the slot, so /health needs no separate getSlot). Throws a 502
+ * `FACILITATOR_UPSTREAM` when the RPC fails.
+ */
+export async function readFeePayerBalance(config: Config, maxAgeMs: number, timeoutMs = config.rpcTimeoutMs): Promise<FeePayerBalanceReading> {
+  const last = lastFeePayerBalance(config);
+  if (last && Date.now() - last.readAtMs < maxAgeMs) return last;
+  const request = solanaRpc(config).getBalance(config.feePayer.address, { commitment: "confirmed" });
+  const { context, value } = await rpcCall({ rpcTimeoutMs: timeoutMs }, "getBalance", request);
+  const reading = { lamports: BigInt(value), slot: Number(context.slot), readAtMs: Date.now() };
+  readings.set(config.feePayer.address, reading);
+  return reading;
+}
