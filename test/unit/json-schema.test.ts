@@ -31,7 +31,10 @@ describe("valibot → JSON Schema (for /openapi.json)", () => {
 
   it("describes the verify/settle body with its nested requirement line", () => {
     const schema = toJsonSchema(VerifySettleBodySchema) as any;
-    expect(schema.required).toEqual(["x402Version", "paymentPayload", "paymentRequirements"]);
+    // Issue 23: a body whose x402Version is only inside paymentPayload is a v2 body, so the top-level one is optional,
+    // and when present it must be 2.
+    expect(schema.required).toEqual(["paymentPayload", "paymentRequirements"]);
+    expect(schema.properties.x402Version).toEqual({ const: 2 });
     expect(schema.properties.paymentRequirements.properties.amount).toMatchObject({ type: "string", pattern: "^\\d{1,20}$" });
     expect(schema.properties.paymentPayload.properties.payload.properties.transaction.type).toBe("string");
   });

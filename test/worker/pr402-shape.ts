@@ -34,6 +34,23 @@ export function pr402Operation(operationId: string): Pr402Operation {
   return op;
 }
 
+/**
+ * Enum values we send beyond pr402's documented ones, on purpose (also in docs/pr402-compatibility.md), keyed by the
+ * end of the member's path. pr402's own client reads these members as plain strings, so an extra value decodes.
+ */
+export const OUR_ENUM_EXTENSIONS: Record<string, { values: unknown[]; reason: string }> = {
+  "lifecycle.nextStep": {
+    values: ["create_token_account"],
+    reason:
+      "issue 20: sweeps never create the seller's token account, so the preview names that step; pr402's SellerLifecycle.next_step is an Option<String> (src/facilitator.rs), so its client decodes it",
+  },
+};
+
+/** Whether `value` at path `at` is one of our deliberate enum extensions. */
+export function isEnumExtension(at: string, value: unknown): boolean {
+  return Object.entries(OUR_ENUM_EXTENSIONS).some(([suffix, extension]) => at.endsWith(`.${suffix}`) && extension.values.includes(value));
+}
+
 /** Whether a JSON value has pr402's type (integer = a whole number). */
 function hasType(value: unknown, type: string): boolean {
   switch (type) {
@@ -63,7 +80,7 @@ export function shapeProblems(value: unknown, shape: Shape, at = "$", optional =
   if (value === null) return shape.nullable || optional ? [] : [`${at}: null`];
   if (shape.oneOf) return shape.oneOf.some((s) => shapeProblems(value, s, at).length === 0) ? [] : [`${at}: matches none of ${JSON.stringify(shape.oneOf)}`];
   if (shape.type && !hasType(value, shape.type)) return [`${at}: expected ${shape.type}, got ${JSON.stringify(value)?.slice(0, 60)}`];
-  if (shape.enum && !shape.enum.includes(value)) return [`${at}: ${JSON.stringify(value)} not in ${JSON.stringify(shape.enum)}`];
+  if (shape.enum && !shape.enum.includes(value) && !isEnumExtension(at, value)) return [`${at}: ${JSON.stringify(value)} not in ${JSON.stringify(shape.enum)}`];
   const problems: string[] = [];
   if (Array.isArray(value) && shape.items) value.forEach((item, i) => problems.push(...shapeProblems(item, shape.items!, `${at}[${i}]`)));
   if (hasType(value, "object")) {
