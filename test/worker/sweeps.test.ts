@@ -40,6 +40,13 @@ async function sovereignSeller(): Promise<Address> {
   return seller.address;
 }
 
+/** Resolves once the chain has issued a blockhash other than the current one (a slot is 400 ms). */
+async function nextBlockhash(): Promise<void> {
+  const latest = async () => (await chainRpc<{ value: { blockhash: string } }>("getLatestBlockhash", [{ commitment: "confirmed" }])).value.blockhash;
+  const current = await latest();
+  for (let i = 0; i < 40 && (await latest()) === current; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
 const newWallet = async () => (await generateKeyPairSigner()).address;
 
 async function usdcAta(owner: Address): Promise<Address> {
@@ -184,6 +191,10 @@ describe("sweeps: plan, dry run, real runs, cooldown, concurrency, cron", () => 
 
   it("the Cron Trigger runs the same engine with database-first parameters, and /health shows the run", async () => {
     await paySeller(USDC, "1000000", sovereign.wallet);
+    // A sweep of "everything" built on the blockhash of an earlier sweep of the same rail is the same transaction
+    // (AlreadyProcessed: nothing new moves). Production cooldowns (300 s) outlast a blockhash; with the cooldown at 0
+    // below, wait for the next blockhash so this run's sweep is a transaction of its own.
+    await nextBlockhash();
     // A D1 parameter overrides the environment (spec §8): no cooldown, so the rail paid again is a candidate.
     await env.DB.prepare("INSERT INTO parameters (key, value, updated_at_ms) VALUES ('SVC_SWEEP_CRON_COOLDOWN_SEC', '0', 0)").run();
     clearConfigCache();
