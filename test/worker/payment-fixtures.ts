@@ -149,3 +149,14 @@ export async function drainAndCloseUsdcAccount(owner: KeyPairSigner, sink: Addre
     getCloseAccountInstruction({ account: ata, destination: owner.address, owner }),
   ]);
 }
+
+/**
+ * Resolves once the chain has issued a blockhash other than the current one (a slot is 400 ms). Two facilitator
+ * transactions with the same instructions on one blockhash are one transaction (the second is AlreadyProcessed), so
+ * tests that sweep one rail twice with no cooldown wait for a new blockhash in between.
+ */
+export async function nextBlockhash(): Promise<void> {
+  const latest = async () => (await chainRpc<{ value: { blockhash: string } }>("getLatestBlockhash", [{ commitment: "confirmed" }])).value.blockhash;
+  const current = await latest();
+  for (let i = 0; i < 40 && (await latest()) === current; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+}

@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import type { Address, KeyPairSigner } from "@solana/kit";
 import { call, callWithEnv } from "./helpers";
-import { chainRpc, createUsdcAccount, drainAndCloseUsdcAccount, enrichedLine, fundedBuyer, lamportsOf, PROGRAM_ID, signAsBuyer, signedPaymentBody, tokenBalance, USDC, usdcAccountOf } from "./payment-fixtures";
+import { chainRpc, createUsdcAccount, drainAndCloseUsdcAccount, enrichedLine, fundedBuyer, lamportsOf, nextBlockhash, PROGRAM_ID, signAsBuyer, signedPaymentBody, tokenBalance, USDC, usdcAccountOf } from "./payment-fixtures";
 import { TEST_FEE_PAYER } from "../fixtures/keys";
 import type { FaultMode } from "../fixtures/rpc-fault-proxy";
 
@@ -16,6 +16,8 @@ import type { FaultMode } from "../fixtures/rpc-fault-proxy";
 const BEARER = { Authorization: "Bearer test-sweep-token" };
 
 async function sweepNow() {
+  // With no cooldown, a sweep of "everything" on the previous round's blockhash would be that round's transaction again.
+  await nextBlockhash();
   const response = await call("/sweep", { method: "POST", headers: BEARER, json: { cooldownSeconds: 0 } });
   expect(response.status, JSON.stringify(response.body)).toBe(200);
   return response.body;

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { address, generateKeyPairSigner, getBase64Encoder, getTransactionDecoder, partiallySignTransaction, getBase64EncodedWireTransaction, type Address } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import { call, callWithEnv } from "./helpers";
-import { chainRpc, createUsdcAccount, enrichedLine, fundedBuyer, lamportsOf, NATIVE_SOL, signedPaymentBody, tokenBalance, USDC } from "./payment-fixtures";
+import { chainRpc, createUsdcAccount, enrichedLine, fundedBuyer, lamportsOf, NATIVE_SOL, nextBlockhash, signedPaymentBody, tokenBalance, USDC } from "./payment-fixtures";
 import { TEST_FEE_PAYER } from "../fixtures/keys";
 import { runScheduled, SWEEP_CRON } from "../../src/jobs/scheduled";
 import { clearConfigCache } from "../../src/config/load-config";
@@ -38,13 +38,6 @@ async function sovereignSeller(): Promise<Address> {
   const signed = await partiallySignTransaction([seller.keyPair], unsigned);
   await chainRpc("sendTransaction", [getBase64EncodedWireTransaction(signed), { encoding: "base64" }]);
   return seller.address;
-}
-
-/** Resolves once the chain has issued a blockhash other than the current one (a slot is 400 ms). */
-async function nextBlockhash(): Promise<void> {
-  const latest = async () => (await chainRpc<{ value: { blockhash: string } }>("getLatestBlockhash", [{ commitment: "confirmed" }])).value.blockhash;
-  const current = await latest();
-  for (let i = 0; i < 40 && (await latest()) === current; i++) await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
 const newWallet = async () => (await generateKeyPairSigner()).address;
