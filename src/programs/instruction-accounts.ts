@@ -40,3 +40,25 @@ export function writableAccount(address: Address): AccountMeta {
 export function readonlyAccount(address: Address): AccountMeta {
   return { address, role: AccountRole.READONLY };
 }
+
+/** An account's role in a table-driven layout: signer (s), writable signer (sw), writable (w), read-only (r). */
+export type Role = "s" | "sw" | "w" | "r";
+/** [input key, role] or [name, role, fixed address]; the key "programId" names the program itself. */
+export type AccountSlot = readonly [name: string, role: Role] | readonly [name: string, role: Role, fixed: Address];
+
+const ROLE_META: Record<Role, (account: AddressOrSigner) => AccountMeta> = {
+  s: (account) => signerAccount(account, false),
+  sw: (account) => signerAccount(account, true),
+  w: (account) => writableAccount(addressOf(account)),
+  r: (account) => readonlyAccount(addressOf(account)),
+};
+
+/** The metas of a layout, each slot's account taken from its fixed address or from `input[name]`. */
+export function accountMetas(layout: readonly AccountSlot[], input: object): AccountMeta[] {
+  const values = input as Record<string, unknown>;
+  return layout.map(([name, role, fixed]) => {
+    const account = fixed ?? (values[name] as AddressOrSigner | undefined);
+    if (account === undefined) throw new TypeError(`missing account "${name}"`);
+    return ROLE_META[role](account);
+  });
+}

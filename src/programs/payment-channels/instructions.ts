@@ -25,14 +25,7 @@ import {
 } from "@solana/kit";
 import { SYSTEM_PROGRAM_ADDRESS } from "@solana-program/system";
 import { ASSOCIATED_TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
-import {
-  addressOf,
-  readonlyAccount,
-  signerAccount,
-  writableAccount,
-  type AddressOrSigner,
-  type ProgramInstruction,
-} from "../instruction-accounts";
+import { accountMetas, writableAccount, type AccountSlot, type AddressOrSigner, type ProgramInstruction } from "../instruction-accounts";
 import { ProgramDataError } from "../program-data-error";
 
 /** Byte 0 of payment-channels instruction data. */
@@ -91,9 +84,6 @@ export interface SettleAndSealInstructionData {
 // The table
 
 /** s = signer, sw = writable signer, w = writable, r = read-only. */
-type Role = "s" | "sw" | "w" | "r";
-/** [input key, role] or [name, role, fixed address]; the key "programId" names the program itself. */
-type AccountSlot = readonly [name: string, role: Role] | readonly [name: string, role: Role, fixed: Address];
 
 const distributionEntry = getStructCodec([
   ["recipient", getAddressCodec()],
@@ -240,22 +230,6 @@ function spec<T>(
     },
   };
   return { data, accounts };
-}
-
-const ROLE_META: Record<Role, (account: AddressOrSigner) => AccountMeta> = {
-  s: (account) => signerAccount(account, false),
-  sw: (account) => signerAccount(account, true),
-  w: (account) => writableAccount(addressOf(account)),
-  r: (account) => readonlyAccount(addressOf(account)),
-};
-
-function accountMetas(layout: readonly AccountSlot[], input: { programId: Address } & object): AccountMeta[] {
-  const values = input as Record<string, unknown>;
-  return layout.map(([name, role, fixed]) => {
-    const account = fixed ?? (values[name] as AddressOrSigner | undefined);
-    if (account === undefined) throw new TypeError(`missing account "${name}"`);
-    return ROLE_META[role](account);
-  });
 }
 
 /** Builds from the table; the exported builders below give `data` its type. */

@@ -21,7 +21,6 @@ import {
   getU8Codec,
   getUnitCodec,
   padRightCodec,
-  type AccountMeta,
   type Address,
   type FixedSizeCodec,
   type ReadonlyUint8Array,
@@ -34,14 +33,7 @@ import {
   getDiscriminatedCodecs,
   type DiscriminatedCodecs,
 } from "../discriminated-codec";
-import {
-  addressOf,
-  readonlyAccount,
-  signerAccount,
-  writableAccount,
-  type AddressOrSigner,
-  type ProgramInstruction,
-} from "../instruction-accounts";
+import { accountMetas, type AccountSlot, type AddressOrSigner, type ProgramInstruction, type Role } from "../instruction-accounts";
 import { NATIVE_SOL_ESCROW_MINT } from "./pda";
 
 /** Byte 0 of SLA-Escrow instruction data. */
@@ -145,9 +137,6 @@ export interface ResolveWithSplitInstructionData {
 // The table
 
 /** s = signer, sw = writable signer, w = writable, r = read-only. */
-type Role = "s" | "sw" | "w" | "r";
-/** [input key, role] or [name, role, fixed address]. A key may repeat (the buyer as rent recipient). */
-type AccountSlot = readonly [name: string, role: Role] | readonly [name: string, role: Role, fixed: Address];
 type AccountLayouts = { readonly [variant: string]: readonly AccountSlot[] };
 
 const bytes32 = combineCodec(getBytes32Encoder(), getBytes32Decoder());
@@ -343,23 +332,7 @@ function spec<TData, TLayouts extends AccountLayouts>(
   return { codecs, accounts };
 }
 
-const ROLE_META: Record<Role, (account: AddressOrSigner) => AccountMeta> = {
-  s: (account) => signerAccount(account, false),
-  sw: (account) => signerAccount(account, true),
-  w: (account) => writableAccount(addressOf(account)),
-  r: (account) => readonlyAccount(addressOf(account)),
-};
-
 /** Fills a layout from the builder input: each slot reads `input[name]` unless it has a fixed address. */
-function accountMetas(layout: readonly AccountSlot[], input: object): AccountMeta[] {
-  const values = input as Record<string, unknown>;
-  return layout.map(([name, role, fixed]) => {
-    const account = fixed ?? (values[name] as AddressOrSigner | undefined);
-    if (account === undefined) throw new TypeError(`missing account "${name}"`);
-    return ROLE_META[role](account);
-  });
-}
-
 /** Builds from the table (plus optional tail slots): the body encoder reads its fields from `data`. */
 function build<K extends keyof Table>(
   key: K,
