@@ -137,17 +137,9 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
   try {
     const chain = (await startChild("bench/chain-process.ts", {}, cleanups)).url;
     log(`local chain (own process): ${chain}`);
-    const ourFeePayer = randomKeypair();
-    const refFeePayer = randomKeypair();
-    await fundFromFaucet(chain, ourFeePayer.address, 1_000_000_000_000);
-    await fundFromFaucet(chain, refFeePayer.address, 1_000_000_000_000);
-
-    const worker = await startWorker({ rpcUrl: chain, feePayerSecretKeyBase58: ourFeePayer.secretKeyBase58, vars: BENCH_VARS });
-    cleanups.push(worker.stop);
+    const { api, reference, refFeePayer } = await startFacilitators(chain, cleanups);
     const ourPids = workerdChildrenOf(process.pid);
-    const api = `${worker.url}/api/v1/facilitator`;
     log(`ours: the Worker as npm start serves it (its production bundle in workerd through Miniflare, local D1), ${api}`);
-    const reference = await startChild("bench/reference-server.ts", { REF_RPC_URL: chain, REF_FEE_PAYER_SECRET_KEY: refFeePayer.secretKeyBase58 }, cleanups);
     log(`reference: @x402/core + @x402/svm in one Node process, ${reference.url}`);
 
     // A seller that activated its own vault (as the seller guide says), so no payment needs provisioning.
@@ -337,6 +329,21 @@ export async function enrichLine(api: string, sellerWallet: string, amountRaw = 
   });
   if (!response.ok) throw new Error(`enrich answered ${response.status}: ${await response.text()}`);
   return ((await response.json()) as { accepts: PaymentRequirements[] }).accepts[0]!;
+}
+
+/**
+ * Both facilitators on `chain`, each with a funded fee payer of its own: ours as npm start serves it, the reference in
+ * its own Node process. Both are stopped by the cleanups.
+ */
+export async function startFacilitators(chain: string, cleanups: (() => Promise<void>)[]) {
+  const ourFeePayer = randomKeypair();
+  const refFeePayer = randomKeypair();
+  await fundFromFaucet(chain, ourFeePayer.address, 1_000_000_000_000);
+  await fundFromFaucet(chain, refFeePayer.address, 1_000_000_000_000);
+  const worker = await startWorker({ rpcUrl: chain, feePayerSecretKeyBase58: ourFeePayer.secretKeyBase58, vars: BENCH_VARS });
+  cleanups.push(worker.stop);
+  const reference = await startChild("bench/reference-server.ts", { REF_RPC_URL: chain, REF_FEE_PAYER_SECRET_KEY: refFeePayer.secretKeyBase58 }, cleanups);
+  return { api: `${worker.url}/api/v1/facilitator`, reference, refFeePayer };
 }
 
 /** A bench helper in its own Node process (tsx) that prints {"url"} once ready; stopped by the cleanups. */

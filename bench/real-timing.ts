@@ -12,11 +12,10 @@
  */
 import { generateKeyPairSigner, getBase64EncodedWireTransaction, getBase64Encoder, getTransactionDecoder, partiallySignTransaction, type KeyPairSigner } from "@solana/kit";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
-import { startWorker } from "../scripts/lib/run-worker";
-import { labelledKeypair, randomKeypair } from "../scripts/lib/keypair";
+import { labelledKeypair } from "../scripts/lib/keypair";
 import { chainRpc, fundFromFaucet } from "../demo/chain-rpc";
 import { CLUSTERS } from "../src/config/networks";
-import { activatedSeller, BENCH_VARS, enrichLine, fundedBuyers, mustSucceed, paymentBody, paymentFactory, startChild, type SideName } from "./bench";
+import { activatedSeller, enrichLine, fundedBuyers, mustSucceed, paymentBody, paymentFactory, startChild, startFacilitators, type SideName } from "./bench";
 import { postJsonText } from "./http-client";
 import { fmt, formatTable, median, percentile, runPhase, type PhaseResult } from "./measure";
 import type { ChainRequest } from "./settle-timeline";
@@ -81,14 +80,7 @@ export async function runRealTimingBench(options: RealTimingOptions): Promise<Re
       )
     ).url;
     log(`local chain with real timing: confirmation ${options.slotMs} ± ${options.jitterMs} ms after landing, RPC latency ${options.rpcLatencyMsEachWay} ms each way (${chain})`);
-    const ourFeePayer = randomKeypair();
-    const refFeePayer = randomKeypair();
-    await fundFromFaucet(chain, ourFeePayer.address, 1_000_000_000_000);
-    await fundFromFaucet(chain, refFeePayer.address, 1_000_000_000_000);
-    const worker = await startWorker({ rpcUrl: chain, feePayerSecretKeyBase58: ourFeePayer.secretKeyBase58, vars: BENCH_VARS });
-    cleanups.push(worker.stop);
-    const api = `${worker.url}/api/v1/facilitator`;
-    const reference = await startChild("bench/reference-server.ts", { REF_RPC_URL: chain, REF_FEE_PAYER_SECRET_KEY: refFeePayer.secretKeyBase58 }, cleanups);
+    const { api, reference, refFeePayer } = await startFacilitators(chain, cleanups);
 
     const sellerWallet = await activatedSeller(api, chain);
     const ourLine = await enrichLine(api, sellerWallet);
