@@ -6,7 +6,7 @@ import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../config/networks";
 import { badRequest } from "../../errors/catalogue";
 import { fetchAccounts, type AccountSnapshot } from "../../solana/accounts";
 import { parseMint, type MintInfo } from "../../solana/mint";
-import { rpcCall, solanaRpc } from "../../solana/rpc";
+import { getLatestBlockhash } from "../../solana/blockhash";
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../solana/token-programs";
 import { findVaultPda, findVaultSolStoragePda } from "../../programs/universal-settle/pda";
 import { Base58Address, PaymentRequirementsSchema, ResourceInfoSchema, type PaymentRequirements } from "../../x402/schemas";
@@ -215,10 +215,8 @@ async function sourceAtaCandidates(owner: Address, mint: Address): Promise<{ tok
 
 type LatestBlockhash = Awaited<ReturnType<typeof getLatestBlockhash>>;
 
-export async function getLatestBlockhash(config: Config) {
-  const { value } = await rpcCall(config, "getLatestBlockhash", solanaRpc(config).getLatestBlockhash({ commitment: "confirmed" }));
-  return value;
-}
+/** The escrow and refund builders take it from here (until they import solana/blockhash themselves). */
+export { getLatestBlockhash };
 
 function assetLabel(config: Config, asset: Address): string {
   if (asset === config.mints.usdc) return "USDC";

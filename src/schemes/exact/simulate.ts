@@ -1,5 +1,5 @@
 import type { Config } from "../../config/load-config";
-import { callJsonRpc } from "../../solana/json-rpc";
+import { rpcCall } from "../../solana/rpc";
 import { classifyTransactionError } from "../../solana/transaction-errors";
 import type { DecodedTransaction } from "../../solana/wire-transaction";
 import { rejection, type PaymentRejection } from "../../x402/payment-verdict";
@@ -8,10 +8,10 @@ import type { PaymentTransfer } from "./verify-rules";
 /**
  * Simulates the buyer-signed payment at confirmed commitment. The fee payer has not signed yet, so signature
  * verification is off; the blockhash is not replaced, so an expired one is reported as such. The buyer's own base64
- * goes out as it came in, over plain fetch (see callJsonRpc for why not kit's client here).
+ * goes out as it came in, unchanged.
  */
 export async function simulatePayment(config: Config, tx: DecodedTransaction, transfer: PaymentTransfer): Promise<{ ok: true } | PaymentRejection> {
-  const result = await callJsonRpc<{ value: { err: unknown; logs?: string[] | null } }>(config, "simulateTransaction", [
+  const result = await rpcCall<{ value: { err: unknown; logs?: string[] | null } }>(config, "simulateTransaction", [
     tx.wireBase64,
     { encoding: "base64", sigVerify: false, replaceRecentBlockhash: false, commitment: "confirmed" },
   ]);

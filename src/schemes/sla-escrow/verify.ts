@@ -3,7 +3,7 @@ import { findAssociatedTokenPda } from "@solana-program/token";
 import type { Config } from "../../config/load-config";
 import { fetchAccounts, type AccountSnapshot } from "../../solana/accounts";
 import { toHex } from "../../solana/bytes";
-import { callJsonRpc } from "../../solana/json-rpc";
+import { rpcCall } from "../../solana/rpc";
 import { verifyAllSignatures, verifyNonFeePayerSignatures } from "../../solana/signatures";
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../solana/token-programs";
 import { decodeWireTransaction, type DecodedTransaction } from "../../solana/wire-transaction";
@@ -165,7 +165,7 @@ async function sponsorshipRefusal(config: Config, db: D1Database, payer: Address
  * A fee-payer shortfall of a buyer-paid funding is the buyer's, not the facilitator's.
  */
 async function simulateFunding(config: Config, tx: DecodedTransaction, sponsored: boolean): Promise<{ ok: true } | PaymentRejection> {
-  const result = await callJsonRpc<{ value: { err: unknown; logs?: string[] | null } }>(config, "simulateTransaction", [
+  const result = await rpcCall<{ value: { err: unknown; logs?: string[] | null } }>(config, "simulateTransaction", [
     tx.wireBase64,
     { encoding: "base64", sigVerify: false, replaceRecentBlockhash: false, commitment: "confirmed" },
   ]);
