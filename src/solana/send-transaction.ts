@@ -1,6 +1,5 @@
-import type { Config } from "../config/load-config";
 import { upstreamError } from "../errors/catalogue";
-import { rpcAnswer, rpcErrorAsUpstream } from "./rpc";
+import { rpcAnswer, rpcErrorAsUpstream, type RpcSettings } from "./rpc";
 
 export type SendOutcome =
   | { kind: "sent"; signature: string }
@@ -12,7 +11,7 @@ export type SendOutcome =
  * the raw TransactionError and logs, which settle turns into precise reasons, so it is read here rather than thrown.
  * Transport failures throw a 502; the caller decides whether the transaction may have been delivered.
  */
-export async function sendWithPreflight(config: Config, wireBase64: string): Promise<SendOutcome> {
+export async function sendWithPreflight(config: RpcSettings, wireBase64: string): Promise<SendOutcome> {
   const answer = await rpcAnswer<unknown>(config, "sendTransaction", [
     wireBase64,
     { encoding: "base64", skipPreflight: false, preflightCommitment: "confirmed", maxRetries: 3 },
