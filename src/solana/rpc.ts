@@ -1,5 +1,5 @@
 import type { Config } from "../config/load-config";
-import { upstreamError } from "../errors/catalogue";
+import { upstreamError, type FacilitatorError } from "../errors/catalogue";
 
 /**
  * The facilitator's one Solana JSON-RPC client: every HTTP request to the RPC node goes through `rpcAnswer` (plain
@@ -51,7 +51,7 @@ export async function rpcAnswer<T>(
   }
   if (!response.ok) {
     await response.body?.cancel();
-    throw upstreamError(rpcFailure(method, `HTTP ${response.status}`));
+    throw rpcFailure(method, `HTTP ${response.status}`);
   }
   let text: string;
   try {
@@ -63,19 +63,19 @@ export async function rpcAnswer<T>(
   try {
     body = parseRpcJson(text) as typeof body;
   } catch (error) {
-    throw upstreamError(rpcFailure(method, "malformed response"), error);
+    throw rpcFailure(method, "malformed response", error);
   }
   if (body !== null && typeof body === "object") {
     if (body.error !== undefined && body.error !== null) return { ok: false, error: body.error };
     if ("result" in body) return { ok: true, result: body.result as T };
   }
-  throw upstreamError(rpcFailure(method, "malformed response"));
+  throw rpcFailure(method, "malformed response");
 }
 
 /** One JSON-RPC call whose every failure, a JSON-RPC error included, is a 502. */
 export async function rpcCall<T>(config: RpcSettings, method: string, params: readonly unknown[], timeoutMs?: number): Promise<T> {
   const answer = await rpcAnswer<T>(config, method, params, timeoutMs);
-  if (!answer.ok) throw rpcErrorAsUpstream(method, answer.error);
+  if (!answer.ok) throw rpcFailure(method, answer.error);
   return answer.result;
 }
 
@@ -94,24 +94,21 @@ export async function rpcReadMany<V>(
   for (let start = 0; start < keys.length; start += perCall) {
     const chunk = keys.slice(start, start + perCall);
     const { value } = await rpcCall<{ value: V[] }>(config, method, options === undefined ? [chunk] : [chunk, options]);
-    if (!Array.isArray(value) || value.length !== chunk.length) throw upstreamError(rpcFailure(method, "malformed response"));
+    if (!Array.isArray(value) || value.length !== chunk.length) throw rpcFailure(method, "malformed response");
     values.push(...value);
   }
   return values;
 }
 
-/** The 502 for a JSON-RPC error the caller does not handle itself. */
-export function rpcErrorAsUpstream(method: string, error: JsonRpcError): Error {
-  return upstreamError(rpcFailure(method, `${error.message ?? "error"} (code ${error.code ?? "?"})`));
+/** The 502 for a failed call (or a JSON-RPC error its caller does not handle): the method and what went wrong, never a URL. */
+export function rpcFailure(method: string, what: string | JsonRpcError, cause?: unknown): FacilitatorError {
+  const detail = typeof what === "string" ? what : `${what.message ?? "error"} (code ${what.code ?? "?"})`;
+  return upstreamError(`Solana RPC ${method} failed: ${redactUrls(detail).slice(0, 200)}`, cause);
 }
 
-function rpcFailure(method: string, detail: string): string {
-  return `Solana RPC ${method} failed: ${redactUrls(detail).slice(0, 200)}`;
-}
-
-function transportFailure(method: string, error: unknown): Error {
+function transportFailure(method: string, error: unknown): FacilitatorError {
   const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
-  return upstreamError(rpcFailure(method, timedOut ? "timed out" : "unreachable"), error);
+  return rpcFailure(method, timedOut ? "timed out" : "unreachable", error);
 }
 
 /** Node messages may quote the URL they were reached at (with its key): never repeat one. */

@@ -1,5 +1,4 @@
-import { upstreamError } from "../errors/catalogue";
-import { rpcAnswer, rpcErrorAsUpstream, type RpcSettings } from "./rpc";
+import { rpcAnswer, rpcFailure, type RpcSettings } from "./rpc";
 
 export type SendOutcome =
   | { kind: "sent"; signature: string }
@@ -18,7 +17,7 @@ export async function sendWithPreflight(config: RpcSettings, wireBase64: string)
   ]);
   if (answer.ok) {
     if (typeof answer.result === "string" && answer.result !== "") return { kind: "sent", signature: answer.result };
-    throw upstreamError("Solana RPC sendTransaction failed: malformed response");
+    throw rpcFailure("sendTransaction", "malformed response");
   }
   const data = answer.error.data as { err?: unknown; logs?: string[] | null } | null | undefined;
   if (data && typeof data === "object" && data.err !== undefined && data.err !== null) {
@@ -28,5 +27,5 @@ export async function sendWithPreflight(config: RpcSettings, wireBase64: string)
   const message = answer.error.message ?? "";
   if (/already been processed|AlreadyProcessed/i.test(message)) return { kind: "rejected", err: "AlreadyProcessed", logs: [] };
   if (/blockhash not found/i.test(message)) return { kind: "rejected", err: "BlockhashNotFound", logs: [] };
-  throw rpcErrorAsUpstream("sendTransaction", answer.error);
+  throw rpcFailure("sendTransaction", answer.error);
 }
