@@ -135,6 +135,8 @@ class ScriptedChain implements SettleChain {
       confirm?: (ConfirmationOutcome | Error)[];
       status?: (SignatureStatus | Error)[];
       blockhashValid?: boolean;
+      /** Runs before confirm answers: e.g. a concurrent call recording the success first. */
+      whileConfirming?: () => Promise<unknown>;
     } = {},
   ) {}
   private next<T>(queue: (T | Error)[] | undefined, fallback: T): Promise<T> {
@@ -148,7 +150,8 @@ class ScriptedChain implements SettleChain {
     this.sends++;
     return this.next(this.script.send, { kind: "sent", signature: SIGNATURE } as SendOutcome);
   }
-  confirm() {
+  async confirm() {
+    await this.script.whileConfirming?.();
     return this.next(this.script.confirm, { kind: "confirmed" } as ConfirmationOutcome);
   }
   status() {
@@ -195,6 +198,19 @@ describe("settle engine: a fresh payment", () => {
 });
 
 describe("settle engine: repeated calls for one payment", () => {
+  it("when two calls both see the confirmation, only the one that records it first hears success (and runs the hook)", async () => {
+    const ledger = new FakeLedger();
+    const hookRuns: number[] = [];
+    const withHook = payment({ onFirstConfirmation: async (nowMs) => void hookRuns.push(nowMs) });
+    // The other call's report lands between this call's confirmation and its own report.
+    const chain = new ScriptedChain({ whileConfirming: () => ledger.reportSuccess(HASH, "other-call", Date.now()) });
+    const { settlement, afterResponse } = await settle(ledger, chain, { payment: withHook, correlationId: "this-call" });
+    expect(settlement).toMatchObject({ ok: false, reason: "duplicate_settlement", signature: SIGNATURE });
+    expect(afterResponse).toHaveLength(0);
+    expect(ledger.rows.get(HASH)).toMatchObject({ successCorrelationId: "other-call" });
+    expect(ledger.reports).toBe(1);
+  });
+
   it("answers success again only to the seller's own retry (same X-Correlation-ID), a duplicate to anyone else", async () => {
     const ledger = new FakeLedger();
     await settle(ledger, new ScriptedChain(), { correlationId: "seller-1" });
