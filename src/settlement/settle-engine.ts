@@ -148,6 +148,10 @@ export async function runSettlement(ports: SettlePorts, payment: SettleablePayme
       paymentId: call.paymentId ?? null,
     };
     return { settlement: await claimSendAndConfirm(ctx, claimRow, leaseId), afterResponse };
+  } catch (error) {
+    // No outcome reaches the route, so nobody else will watch the work already started (a balance refresh).
+    for (const work of afterResponse) work.catch((failure: unknown) => log("error", "deferred_write_failed", { error: failure }));
+    throw error;
   } finally {
     ctx.chain.close();
   }
