@@ -3,6 +3,7 @@ import type { Config } from "../../config/load-config";
 import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../config/networks";
 import { MAX_PAYMENT_TTL_SECONDS, MIN_PAYMENT_TTL_SECONDS } from "../../programs/sla-escrow/instructions";
 import type { PaymentRequirements } from "../../x402/schemas";
+import type { Refusal, RejectionReason } from "../../x402/payment-verdict";
 import type { Bank, Escrow, EscrowConfig } from "../../programs/sla-escrow/accounts";
 import { getSlaEscrowFacts, type SlaEscrowFacts } from "./escrow-facts";
 
@@ -21,10 +22,8 @@ export interface EscrowTerms {
   oracleAuthorities: Address[];
 }
 
-export interface TermsRejection {
+export interface TermsRejection extends Refusal {
   ok: false;
-  reason: string;
-  message: string;
   /** The rail is not configured on this cluster (the builder answers 501). */
   notConfigured?: boolean;
 }
@@ -70,7 +69,7 @@ export async function checkEscrowTerms(
   };
 }
 
-function refuse(reason: string, message: string): TermsRejection {
+function refuse(reason: RejectionReason, message: string): TermsRejection {
   return { ok: false, reason, message };
 }
 
@@ -100,7 +99,7 @@ export interface FundingTerms {
  * it has one), so the x402 line and the v2 builder body, which name the terms differently, say the same thing.
  */
 export interface FundingViolation {
-  reason: string;
+  reason: RejectionReason;
   term: "seller" | "escrow" | "amount" | "ttl";
   rule: string;
 }
