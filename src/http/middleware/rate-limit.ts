@@ -24,7 +24,7 @@ export const RATE_LIMITS = {
   read: { binding: "RATE_LIMIT_READ", limit: 300, periodSeconds: 60, what: "read" },
 } as const;
 
-type LimitName = keyof typeof RATE_LIMITS;
+export type LimitName = keyof typeof RATE_LIMITS;
 
 /** The client as Cloudflare's edge sees it; `CF-Connecting-IP` cannot be forged through the edge. Local runs have none. */
 export function clientKeyOf(c: AppContext): string {
