@@ -70,6 +70,8 @@ export interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema>
 export function route<P extends Schema = undefined, Q extends Schema = undefined, B extends Schema = undefined>(spec: RouteSpec<P, Q, B>): RouteDef {
   const { handler, limit, emptyBodyIsDefaults, anyContentType, invalidInput, ...endpoint } = spec;
   const { params, query, body, auth } = endpoint;
+  // A path parameter reaches a handler only through a schema: a table that forgets one fails when it is built.
+  if (!params && endpoint.path.includes("/:")) throw new Error(`route ${endpoint.key}: ${endpoint.path} has path parameters but no params schema`);
   const bodyOptions = { emptyBodyIsDefaults: emptyBodyIsDefaults ?? false, anyContentType: anyContentType ?? false };
   const run: Handler<AppEnv> = async (c) => {
     if (auth === "bearer") requireOperatorBearer(c);
