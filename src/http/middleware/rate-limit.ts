@@ -62,11 +62,3 @@ export function withReadRateLimit(handler: Handler<AppEnv>): Handler<AppEnv> {
     return handler(c, next);
   };
 }
-
-/** The build-endpoint limit, shared by every transaction builder. */
-export function withBuildRateLimit(handler: Handler<AppEnv>): Handler<AppEnv> {
-  return async (c, next) => {
-    await enforceRateLimit(c, "build", clientKeyOf(c));
-    return handler(c, next);
-  };
-}
