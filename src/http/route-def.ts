@@ -55,7 +55,7 @@ export interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema>
   limit?: LimitName;
   /** An empty body reads as `{}` (operator routes, where an empty POST means "the defaults"). */
   emptyBodyIsDefaults?: boolean;
-  /** Any Content-Type is read as JSON (x402 clients post payments without always saying `application/json`). */
+  /** Any Content-Type is read as JSON, as `/verify` and `/settle` always have (no x402 client that labels its body differently is turned away). */
   anyContentType?: boolean;
   /** Answers an invalid input in the route's own wire shape instead of the standard 400 (`message` names the field). */
   invalidInput?: (c: AppContext, message: string) => Response | Promise<Response>;
@@ -65,7 +65,7 @@ export interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema>
 /**
  * One route of a table. The declared schemas are applied here, once, in a fixed order (operator token, rate limit,
  * path, query, body), and the handler receives their typed output; a bad input is a 400 JSON error naming the field
- * (`parse-input.ts`). The reading steps are chosen when the table is built, so a request does only the ones it needs.
+ * (`parse-input.ts`). A request reads only the parts its route declares.
  */
 export function route<P extends Schema = undefined, Q extends Schema = undefined, B extends Schema = undefined>(spec: RouteSpec<P, Q, B>): RouteDef {
   const { handler, limit, emptyBodyIsDefaults, anyContentType, invalidInput, ...endpoint } = spec;
