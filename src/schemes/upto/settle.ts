@@ -58,7 +58,7 @@ async function settleDeposit(config: Config, env: Env, body: VerifySettleBody, a
     return rejection("invalid_upto_svm_delegated_settle_unauthenticated", "A deposit for this facilitator's receiver authorizer needs the seller's bearer token in the Authorization header", { payer: payload.from });
   }
   // No simulation here: the send's preflight runs the same one.
-  const verified = await verifyUptoDeposit(config, body, accepted, payload, { simulate: false });
+  const verified = await verifyUptoDeposit(config, body, accepted, payload, { simulate: false, ledger: env.DB, settling: true });
   if (!verified.ok) return verified;
   const signed = await signAsFeePayer(config, verified.tx);
   return settleSignedPayment(

@@ -8,6 +8,7 @@ import { toHex } from "../../solana/bytes";
 import { verifyNonFeePayerSignatures } from "../../solana/signatures";
 import { decodeWireTransaction, type DecodedTransaction } from "../../solana/wire-transaction";
 import { explainChainRefusal } from "../../settlement/already-settled";
+import { getSettlementState } from "../../store/settlements";
 import { rejectionForTransactionError, programsOf } from "../exact/simulate";
 import { rejection, type AcceptedRequirements, type PaymentRejection } from "../../x402/payment-verdict";
 import { isUptoPayload, type UptoPayload, type VerifySettleBody } from "../../x402/schemas";
@@ -64,7 +65,7 @@ export async function verifyUptoDeposit(
   body: VerifySettleBody,
   accepted: AcceptedRequirements,
   payload: UptoPayload,
-  options: { simulate: boolean; ledger?: D1Database },
+  options: { simulate: boolean; ledger?: D1Database; settling?: boolean },
 ): Promise<VerifiedUptoDeposit | PaymentRejection> {
   const requirements = accepted.requirements;
   const payer = payload.from;
@@ -127,7 +128,11 @@ export async function verifyUptoDeposit(
     return rejection("invalid_upto_svm_payload_mint_mismatch", `Asset ${mint} is not a mint of token program ${open.tokenProgram}`, { payer });
   }
   if (accounts.get(channelId)) {
-    return explainChainRefusal(options.ledger, messageHash, rejection("invalid_upto_svm_channel_already_open", `Channel ${channelId} already exists; a deposit opens a new channel`, { payer }));
+    const alreadyOpen = rejection("invalid_upto_svm_channel_already_open", `Channel ${channelId} already exists; a deposit opens a new channel`, { payer });
+    // Settle: this very deposit in the ledger is the engine's to answer (a duplicate, or a seller's retry of its success).
+    const mine = options.settling && options.ledger ? await getSettlementState(options.ledger, messageHash) : undefined;
+    if (!mine || mine.state === "failed") return explainChainRefusal(options.ledger, messageHash, alreadyOpen);
+    return { ok: true, accepted, payload, terms, tx, messageHash, open, payer: payer as Address, channelId };
   }
   if (!accounts.get(treasury)) {
     return rejection(
