@@ -102,6 +102,15 @@ export async function checkOpenTransaction(tx: DecodedTransaction, policy: OpenP
   if (!open || open.programAddress !== policy.programId || open.data[0] !== PAYMENT_CHANNELS_INSTRUCTION.OPEN) {
     return fail(`instruction ${index} must be the payment-channels Open (program ${policy.programId}) after the ComputeBudget prefix`);
   }
+  // The fee payer: account 0 (the fee), and inside Open only as rent payer and payee. Nowhere else.
+  for (const [i, ix] of instructions.entries()) {
+    if (ix.programAddress === policy.feePayer) return fail(`instruction ${i} invokes the fee payer as a program`);
+    for (const [slot, account] of ix.accounts.entries()) {
+      if (account === policy.feePayer && !(ix === open && (slot === 1 || slot === 2))) {
+        return fail(`the facilitator fee payer appears in instruction ${i} (account ${slot}); it may only pay the fee and be the channel's rent payer and payee`);
+      }
+    }
+  }
   const rest = instructions.slice(index + 1);
   if (rest.length > 1) return fail(`at most one instruction (a Memo) may follow Open; found ${rest.length}`);
   const memo = rest[0];
@@ -116,15 +125,6 @@ export async function checkOpenTransaction(tx: DecodedTransaction, policy: OpenP
     if (implied > maxLimit) return fail(`a compute unit price is set without a SetComputeUnitLimit; the implied limit ${implied} exceeds the maximum ${maxLimit}`);
   }
 
-  // The fee payer: account 0 (the fee), and inside Open only as rent payer and payee. Nowhere else.
-  for (const [i, ix] of instructions.entries()) {
-    if (ix.programAddress === policy.feePayer) return fail(`instruction ${i} invokes the fee payer as a program`);
-    for (const [slot, account] of ix.accounts.entries()) {
-      if (account === policy.feePayer && !(ix === open && (slot === 1 || slot === 2))) {
-        return fail(`the facilitator fee payer appears in instruction ${i} (account ${slot}); it may only pay the fee and be the channel's rent payer and payee`);
-      }
-    }
-  }
   return checkOpenInstruction(tx, open, policy, limit, price ?? 0n);
 }
 
