@@ -9,8 +9,8 @@ import { getSettlementState } from "../../store/settlements";
 import { getChannelWithDeposit, recordChannelOpen, scheduleChannelCheck, storeClaimTransaction, type StoredClaim } from "../../store/upto-channels";
 import { rejection, type AcceptedRequirements, type PaymentRejection } from "../../x402/payment-verdict";
 import type { UptoPayload, VerifySettleBody } from "../../x402/schemas";
-import { channelTermsOf, checkPayloadWindow } from "./channel-terms";
-import { buildSignedClaim, claimVoucher, isDelegatedCaller } from "./claim";
+import { channelTermsOf, checkPayloadWindow, type ChannelTerms } from "./channel-terms";
+import { buildSignedClaim, claimVoucher, isDelegatedCaller, type ClaimVoucher } from "./claim";
 import { uptoPayloadOf, verifyUptoDeposit, type VerifiedUptoDeposit } from "./verify";
 
 /**
@@ -29,8 +29,9 @@ export const ABANDON_GRACE_SECONDS = 120;
 const RECLAIM_CHECK_DELAY_MS = 15 * 60_000;
 
 export async function settleUptoPayment(config: Config, env: Env, body: VerifySettleBody, accepted: AcceptedRequirements, call: SettleCall): Promise<Settlement> {
-  const payload = uptoPayloadOf(body);
-  if ("ok" in payload) return payload;
+  const parsed = uptoPayloadOf(body);
+  if (!parsed.ok) return parsed;
+  const payload = parsed.payload;
   const step = settleStep(config, accepted, payload);
   if (typeof step !== "string") return step;
   return step === "deposit" ? settleDeposit(config, env, body, accepted, payload, call) : settleClaim(config, env, accepted, payload, call);
@@ -107,31 +108,54 @@ async function settleClaim(config: Config, env: Env, accepted: AcceptedRequireme
   const voucher = await claimVoucher(config, payload, terms, accepted.amount, call.callerCredential ?? null);
   if ("ok" in voucher) return voucher;
 
-  const found = await getChannelWithDeposit(env.DB, payload.channelId);
+  const line = { payTo: requirements.payTo as Address, mint: requirements.asset as Address };
+  for (let attempt = 0; ; attempt++) {
+    const claim = await claimToSettle(config, env.DB, payload, terms, accepted.amount, line, voucher);
+    if ("ok" in claim) return claim;
+    const settlement = await settleStoredClaim(config, env, accepted, payload, claim, call);
+    // Our own claim expired before the cluster saw it: the seller cannot rebuild it, so sign a fresh one once.
+    if (attempt === 0 && !settlement.ok && !("pending" in settlement) && settlement.reason === "blockhash_expired") continue;
+    return settlement;
+  }
+}
+
+/**
+ * The claim transaction this call settles: the one already signed for the channel (the same bytes for every call),
+ * or — none yet, or the last one failed — a new one, stored unless a concurrent call stored its own first.
+ */
+async function claimToSettle(
+  config: Config,
+  db: D1Database,
+  payload: UptoPayload,
+  terms: ChannelTerms,
+  amount: bigint,
+  line: { payTo: Address; mint: Address },
+  voucher: ClaimVoucher,
+): Promise<StoredClaim | PaymentRejection> {
+  const payer = payload.from;
+  const found = await getChannelWithDeposit(db, payload.channelId);
   const refused = (message: string) => rejection("invalid_upto_svm_channel_state", message, { payer });
   if (!found) return refused(`Channel ${payload.channelId} was not opened through this facilitator`);
   const { channel } = found;
-  if (channel.payer !== payer || channel.payTo !== requirements.payTo || channel.asset !== requirements.asset || channel.deposit !== payload.maxAmount) {
+  if (channel.payer !== payer || channel.payTo !== line.payTo || channel.asset !== line.mint || channel.deposit !== payload.maxAmount) {
     return refused(`Channel ${payload.channelId} was opened for another payment`);
   }
   if (found.depositState !== "confirmed") return refused(`The deposit of channel ${payload.channelId} is not confirmed yet; settle the deposit first`);
 
-  let claim = channel.claim;
-  if (claim && claim.amount !== accepted.amount.toString()) return otherClaim(claim, payer);
-  if (!claim || (await getSettlementState(env.DB, claim.messageHash))?.state === "failed") {
-    const built = await buildSignedClaim(config, payload, terms, { payTo: requirements.payTo as Address, mint: requirements.asset as Address, tokenProgram: channel.tokenProgram as Address }, voucher);
-    if ("ok" in built) return built;
-    const mine: StoredClaim = { messageHash: built.messageHash, amount: accepted.amount.toString(), transaction: built.wireBase64 };
-    if (await storeClaimTransaction(env.DB, payload.channelId, mine, claim?.messageHash ?? null, Date.now())) {
-      claim = mine;
-    } else {
-      // A concurrent call stored its claim first: settle that one (the same bytes for everyone).
-      claim = (await getChannelWithDeposit(env.DB, payload.channelId))?.channel.claim ?? null;
-      if (!claim) return refused(`Channel ${payload.channelId} is no longer open`);
-      if (claim.amount !== accepted.amount.toString()) return otherClaim(claim, payer);
-    }
-  }
+  const claim = channel.claim;
+  if (claim && claim.amount !== amount.toString()) return otherClaim(claim, payer);
+  if (claim && (await getSettlementState(db, claim.messageHash))?.state !== "failed") return claim;
+  const built = await buildSignedClaim(config, payload, terms, { ...line, tokenProgram: channel.tokenProgram as Address }, voucher);
+  if ("ok" in built) return built;
+  const mine: StoredClaim = { messageHash: built.messageHash, amount: amount.toString(), transaction: built.wireBase64 };
+  if (await storeClaimTransaction(db, payload.channelId, mine, claim?.messageHash ?? null, Date.now())) return mine;
+  // A concurrent call stored its claim first: settle that one.
+  const winner = (await getChannelWithDeposit(db, payload.channelId))?.channel.claim ?? null;
+  if (!winner) return refused(`Channel ${payload.channelId} is no longer open`);
+  return winner.amount === amount.toString() ? winner : otherClaim(winner, payer);
+}
 
+async function settleStoredClaim(config: Config, env: Env, accepted: AcceptedRequirements, payload: UptoPayload, claim: StoredClaim, call: SettleCall): Promise<Settlement> {
   const decoded = decodeWireTransaction(claim.transaction);
   if (!decoded.ok) throw new Error(`stored claim of channel ${payload.channelId} does not decode: ${decoded.message}`);
   const tx = decoded.tx;
@@ -140,7 +164,7 @@ async function settleClaim(config: Config, env: Env, accepted: AcceptedRequireme
     config,
     env,
     settleablePayment(
-      { accepted, messageHash: claim.messageHash, payer: payer as Address, merchantWallet: requirements.payTo as Address, tx },
+      { accepted, messageHash: claim.messageHash, payer: payload.from as Address, merchantWallet: accepted.requirements.payTo as Address, tx },
       { transfer: null, onFirstConfirmation: (nowMs) => scheduleChannelCheck(env.DB, channelId, nowMs + RECLAIM_CHECK_DELAY_MS, nowMs) },
     ),
     { wireBytes: new Uint8Array(getBase64Encoder().encode(claim.transaction)), signature: signatureOf(tx.signatures[0]) },

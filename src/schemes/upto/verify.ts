@@ -11,7 +11,7 @@ import { explainChainRefusal } from "../../settlement/already-settled";
 import { getSettlementState } from "../../store/settlements";
 import { rejectionForTransactionError, programsOf } from "../exact/simulate";
 import { rejection, type AcceptedRequirements, type PaymentRejection } from "../../x402/payment-verdict";
-import { isUptoPayload, type UptoPayload, type VerifySettleBody } from "../../x402/schemas";
+import { parseUptoPayload, type UptoPayload, type VerifySettleBody } from "../../x402/schemas";
 import { channelTermsOf, checkPayloadWindow, type ChannelTerms } from "./channel-terms";
 import { checkOpenTransaction, OPEN_TRANSACTION_REASON, type VerifiedOpen } from "./open-rules";
 
@@ -33,9 +33,9 @@ export interface VerifiedUptoDeposit {
 }
 
 /** The upto payload of a body, or the official facilitator's reason for a payload of another shape. */
-export function uptoPayloadOf(body: VerifySettleBody): UptoPayload | PaymentRejection {
-  const payload = body.paymentPayload.payload;
-  return isUptoPayload(payload) ? payload : rejection("unsupported_payload_type", "An upto payment carries a payment-channel open (payload.openTransaction and its fields), not a transaction");
+export function uptoPayloadOf(body: VerifySettleBody): { ok: true; payload: UptoPayload } | PaymentRejection {
+  const payload = parseUptoPayload(body.paymentPayload.payload);
+  return payload ? { ok: true, payload } : rejection("unsupported_payload_type", "An upto payment carries a payment-channel open (payload.openTransaction and its fields), not a transaction");
 }
 
 /**
@@ -48,8 +48,9 @@ export async function verifyUptoPayment(
   accepted: AcceptedRequirements,
   options: { simulate: boolean; ledger?: D1Database },
 ): Promise<{ ok: true; payer: string } | PaymentRejection> {
-  const payload = uptoPayloadOf(body);
-  if ("ok" in payload) return payload;
+  const parsed = uptoPayloadOf(body);
+  if (!parsed.ok) return parsed;
+  const payload = parsed.payload;
   if (payload.type !== undefined) return rejection("invalid_upto_svm_payload_type", "payload.type is set by the seller's server when it settles; /verify checks the buyer's deposit as signed", { payer: payload.from });
   const verified = await verifyUptoDeposit(config, body, accepted, payload, options);
   return verified.ok ? { ok: true, payer: verified.payer } : verified;
