@@ -2,14 +2,13 @@ import type { Address } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import type { Config } from "../../config/load-config";
 import { fetchAccounts } from "../../solana/accounts";
-import { callJsonRpc } from "../../solana/json-rpc";
 import { rpcCall, solanaRpc } from "../../solana/rpc";
 import { toHex } from "../../solana/bytes";
 import { verifyNonFeePayerSignatures } from "../../solana/signatures";
 import { decodeWireTransaction, type DecodedTransaction } from "../../solana/wire-transaction";
 import { explainChainRefusal } from "../../settlement/already-settled";
 import { getSettlementState } from "../../store/settlements";
-import { rejectionForTransactionError, programsOf } from "../exact/simulate";
+import { simulateSignedPayment } from "../../solana/simulate";
 import { rejection, type AcceptedRequirements, type PaymentRejection } from "../../x402/payment-verdict";
 import { parseUptoPayload, type UptoPayload, type VerifySettleBody } from "../../x402/schemas";
 import { channelTermsOf, checkPayloadWindow, type ChannelTerms } from "./channel-terms";
@@ -122,7 +121,8 @@ export async function verifyUptoDeposit(
   const [accounts, slot, simulation] = await Promise.all([
     fetchAccounts(config, [mint, channelId, treasury]),
     rpcCall(config, "getSlot", solanaRpc(config).getSlot({ commitment: "confirmed" })),
-    options.simulate ? simulateOpen(config, tx) : Promise.resolve(null),
+    // The fee payer has not signed yet; the deposit leaves the buyer's token account.
+    options.simulate ? simulateSignedPayment(config, tx, "token") : Promise.resolve(null),
   ]);
   const mintAccount = accounts.get(mint);
   if (!mintAccount || mintAccount.owner !== open.tokenProgram) {
@@ -148,14 +148,4 @@ export async function verifyUptoDeposit(
   }
   if (simulation && !simulation.ok) return explainChainRefusal(options.ledger, messageHash, { ...simulation, payer });
   return { ok: true, accepted, payload, terms, tx, messageHash, open, payer: payer as Address, channelId };
-}
-
-/** Simulates the buyer-signed open (the fee payer has not signed yet: signatures are not verified). */
-async function simulateOpen(config: Config, tx: DecodedTransaction): Promise<{ ok: true } | PaymentRejection> {
-  const result = await callJsonRpc<{ value: { err: unknown; logs?: string[] | null } }>(config, "simulateTransaction", [
-    tx.wireBase64,
-    { encoding: "base64", sigVerify: false, replaceRecentBlockhash: false, commitment: "confirmed" },
-  ]);
-  if (result.value.err === null) return { ok: true };
-  return rejectionForTransactionError(result.value.err, result.value.logs ?? [], null, programsOf(tx));
 }
