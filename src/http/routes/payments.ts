@@ -147,6 +147,7 @@ async function settlePayment(c: AppContext, body: VerifySettleBody, paymentId: s
     // Only the header counts as the seller's retry key: the body may come verbatim from the buyer.
     callerCorrelationId: callerCorrelationIdOf(c.req.header("X-Correlation-ID")),
     paymentId,
+    callerCredential: bearerTokenOf(c.req.header("Authorization")),
   });
 }
 
@@ -163,6 +164,12 @@ async function asRejectionOnFault<T>(work: Promise<T>): Promise<T | PaymentRejec
     }
     throw error;
   }
+}
+
+/** The token of an `Authorization: Bearer <token>` header, else null. */
+function bearerTokenOf(header: string | undefined): string | null {
+  const match = header?.match(/^Bearer\s+(\S{1,512})$/i);
+  return match ? match[1]! : null;
 }
 
 function schemeNotAvailable(scheme: string): PaymentRejection {
