@@ -20,9 +20,10 @@ import {
   type KeyPairSigner,
 } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
-import { call, callWithEnv } from "./helpers";
-import { chainRpc, fundedBuyer, USDC } from "./payment-fixtures";
-import { latestBlockhash, TOKEN_PROGRAM } from "./craft-payment";
+import { call, callWithEnv } from "../support/workerd/worker-http";
+import { chainRpc, fundedBuyer, latestBlockhash } from "../support/workerd/chain";
+import { USDC } from "../support/workerd/payment-fixtures";
+import { TOKEN_PROGRAM } from "../support/workerd/craft-payment";
 import { CLUSTERS } from "../../src/config/networks";
 import { RATE_LIMITS } from "../../src/http/middleware/rate-limit";
 import { findBankPda, findEscrowConfigPda, findEscrowPda, findPaymentExtPda, findPaymentPda } from "../../src/programs/sla-escrow/pda";

@@ -10,14 +10,14 @@ import {
   setTransactionMessageLifetimeUsingBlockhash,
   signTransactionMessageWithSigners,
   type Address,
-  type KeyPairSigner,
 } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
-import { call } from "./helpers";
-import { chainRpc, fundedBuyer, signAsBuyer, tokenBalance, USDC } from "./payment-fixtures";
-import { latestBlockhash, TOKEN_PROGRAM } from "./craft-payment";
-import { ESCROW_PROGRAM, escrowLine, hex32, paymentAccount, post, signedEscrowBody } from "./escrow-fixtures";
-import { LOCAL_ORACLE } from "../fixtures/keys";
+import { call } from "../support/workerd/worker-http";
+import { chainRpc, fundedBuyer, tokenBalance, signAndSend, latestBlockhash } from "../support/workerd/chain";
+import { USDC } from "../support/workerd/payment-fixtures";
+import { TOKEN_PROGRAM } from "../support/workerd/craft-payment";
+import { ESCROW_PROGRAM, escrowLine, hex32, paymentAccount, post, signedEscrowBody } from "../support/workerd/escrow-fixtures";
+import { LOCAL_ORACLE } from "../support/keys";
 import { PAYMENT_STATE, RESOLUTION_STATE } from "../../src/programs/sla-escrow/accounts";
 import { getConfirmOracleInstruction } from "../../src/programs/sla-escrow/instructions";
 import { findBankPda, findEscrowConfigPda, findEscrowPda } from "../../src/programs/sla-escrow/pda";
@@ -54,18 +54,14 @@ async function settledPayment(sellerHasTokenAccount = true) {
   return { buyer, seller, payment: built.paymentPda as Address, uidHex: built.paymentUidHex as string };
 }
 
-async function signAndSend(base64: string, party: KeyPairSigner) {
-  return chainRpc<string>("sendTransaction", [await signAsBuyer(base64, party), { encoding: "base64", preflightCommitment: "confirmed" }]);
-}
-
 async function deliverAndApprove(p: Awaited<ReturnType<typeof settledPayment>>) {
   const deliveryHash = hex32();
   const delivery = await post("/build-sla-escrow-submit-delivery-tx", { seller: p.seller.address, mint: USDC, paymentUidHex: p.uidHex, deliveryHash });
   expect(delivery.status, JSON.stringify(delivery.body)).toBe(200);
-  await signAndSend(delivery.body.transaction, p.seller);
+  await signAndSend(delivery.body.transaction, [p.seller]);
   const approve = await post("/build-sla-escrow-approve-tx", { buyer: p.buyer.address, mint: USDC, paymentUidHex: p.uidHex, deliveryHash });
   expect(approve.status, JSON.stringify(approve.body)).toBe(200);
-  await signAndSend(approve.body.transaction, p.buyer);
+  await signAndSend(approve.body.transaction, [p.buyer]);
 }
 
 /** The local oracle signs ConfirmOracle (it pays its own network fee), naming the submitted delivery. */
@@ -135,7 +131,7 @@ describe("escrow keeper", () => {
     const p = await settledPayment();
     const deliveryHash = hex32();
     const delivery = await post("/build-sla-escrow-submit-delivery-tx", { seller: p.seller.address, mint: USDC, paymentUidHex: p.uidHex, deliveryHash });
-    await signAndSend(delivery.body.transaction, p.seller);
+    await signAndSend(delivery.body.transaction, [p.seller]);
     await oracleVerdict(p, deliveryHash, RESOLUTION_STATE.APPROVED);
     const sellerAta = await ataOf(p.seller.address);
     const oracleAta = await ataOf(LOCAL_ORACLE.address as Address);
@@ -168,13 +164,13 @@ describe("escrow keeper", () => {
       arbitrationWindowSeconds: "0",
     });
     expect(funding.status, JSON.stringify(funding.body)).toBe(200);
-    await signAndSend(funding.body.transaction, buyer);
+    await signAndSend(funding.body.transaction, [buyer]);
     const p = { buyer, seller, payment: funding.body.paymentPda as Address, uidHex: funding.body.paymentUidHex as string };
     expect(await paymentAccount(p.payment)).toMatchObject({ state: PAYMENT_STATE.FUNDED_EXTENDED });
 
     const deliveryHash = hex32();
     const delivery = await post("/build-sla-escrow-submit-delivery-tx", { seller: seller.address, mint: USDC, paymentUidHex: p.uidHex, deliveryHash });
-    await signAndSend(delivery.body.transaction, seller);
+    await signAndSend(delivery.body.transaction, [seller]);
     await oracleVerdict(p, deliveryHash, RESOLUTION_STATE.APPROVED);
 
     const paymentExt = funding.body.paymentExtPda as string;
@@ -223,7 +219,7 @@ describe("escrow keeper", () => {
     const oracleBefore = await tokenBalance(oracleAta);
     const deliveryHash = hex32();
     const delivery = await post("/build-sla-escrow-submit-delivery-tx", { seller: p.seller.address, mint: USDC, paymentUidHex: p.uidHex, deliveryHash });
-    await signAndSend(delivery.body.transaction, p.seller);
+    await signAndSend(delivery.body.transaction, [p.seller]);
 
     await oracleVerdict(p, deliveryHash, RESOLUTION_STATE.REJECTED);
     expect((await paymentAccount(p.payment))?.resolutionState).toBe(RESOLUTION_STATE.REJECTED);

@@ -13,9 +13,9 @@ import {
   type Blockhash,
   type KeyPairSigner,
 } from "@solana/kit";
-import { call, callWithEnv } from "./helpers";
-import { chainRpc } from "./payment-fixtures";
-import { TEST_FEE_PAYER } from "../fixtures/keys";
+import { call, callWithEnv } from "../support/workerd/worker-http";
+import { chainRpc } from "../support/workerd/chain";
+import { TEST_FEE_PAYER } from "../support/keys";
 import { CLUSTERS } from "../../src/config/networks";
 import { findUniversalSettleConfigPda, findVaultPda, findVaultSolStoragePda } from "../../src/programs/universal-settle/pda";
 import { getCreateVaultInstruction } from "../../src/programs/universal-settle/instructions";
@@ -62,7 +62,6 @@ async function createVault(seller: KeyPairSigner, payer: KeyPairSigner): Promise
   await chainRpc("sendTransaction", [getBase64EncodedWireTransaction(signed), { encoding: "base64" }]);
   return vault;
 }
-
 
 afterEach(() => {
   vi.restoreAllMocks();

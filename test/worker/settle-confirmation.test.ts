@@ -1,11 +1,12 @@
 import { describe, expect, inject, it } from "vitest";
-import { USDC, chainRpc, fundedBuyer } from "./payment-fixtures";
-import { isolatedFacilitator } from "./isolated-facilitator";
+import { USDC } from "../support/workerd/payment-fixtures";
+import { chainRpc, fundedBuyer } from "../support/workerd/chain";
+import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
 
 /**
  * Issue 27 item 2: /settle hears of the confirmation from the cluster's PubSub (a signatureSubscribe opened before the
  * send) and polls only when the push is late or the socket cannot be had. The HTTP RPC goes through the fault proxy
- * (test/fixtures/rpc-fault-proxy.ts), which counts the calls of each scenario and refuses WebSocket upgrades; the
+ * (test/support/node/rpc-fault-proxy.ts), which counts the calls of each scenario and refuses WebSocket upgrades; the
  * PubSub endpoint is the real local chain's, whose test-only confirmation lag holds a transaction at "processed".
  */
 async function countedScenario() {

@@ -4,9 +4,6 @@ import {
   appendTransactionMessageInstructions,
   createTransactionMessage,
   getBase64EncodedWireTransaction,
-  getBase64Encoder,
-  getTransactionDecoder,
-  partiallySignTransaction,
   pipe,
   setTransactionMessageFeePayerSigner,
   setTransactionMessageLifetimeUsingBlockhash,
@@ -16,9 +13,10 @@ import {
   type KeyPairSigner,
 } from "@solana/kit";
 import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction } from "@solana-program/token";
-import { call } from "./helpers";
-import { chainRpc, enrichedLine, fundedBuyer, signedPaymentBody, tokenBalance, USDC } from "./payment-fixtures";
-import { latestBlockhash, TOKEN_PROGRAM } from "./craft-payment";
+import { call } from "../support/workerd/worker-http";
+import { chainRpc, fundedBuyer, latestBlockhash, signAndSend, tokenBalance } from "../support/workerd/chain";
+import { enrichedLine, signedPaymentBody, USDC } from "../support/workerd/payment-fixtures";
+import { TOKEN_PROGRAM } from "../support/workerd/craft-payment";
 import { CLUSTERS } from "../../src/config/networks";
 import { findUniversalSettleConfigPda } from "../../src/programs/universal-settle/pda";
 import { decodeUniversalSettleConfig, decodeSplitVault } from "../../src/programs/universal-settle/accounts";
@@ -64,9 +62,7 @@ describe("UniversalSettle stand-in: provision → pay → sweep", () => {
     const provision = await call("/sellers/provision-tx", { method: "POST", json: { wallet: seller.address, asset: "USDC" } });
     expect(provision.status, JSON.stringify(provision.body)).toBe(200);
     expect(provision.body.statusCode).toBe("VAULT_AND_ATA");
-    const unsigned = getTransactionDecoder().decode(getBase64Encoder().encode(provision.body.transaction));
-    const signed = await partiallySignTransaction([seller.keyPair], unsigned);
-    await chainRpc("sendTransaction", [getBase64EncodedWireTransaction(signed), { encoding: "base64" }]);
+    await signAndSend(provision.body.transaction, [seller]);
 
     const vault = address(provision.body.vaultPda);
     const vaultState = decodeSplitVault((await accountData(vault))!);

@@ -1,10 +1,11 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import type { Address, KeyPairSigner } from "@solana/kit";
-import { call, callWithEnv } from "./helpers";
-import { chainRpc, createUsdcAccount, drainAndCloseUsdcAccount, enrichedLine, fundedBuyer, lamportsOf, nextBlockhash, PROGRAM_ID, signAsBuyer, signedPaymentBody, tokenBalance, USDC, usdcAccountOf } from "./payment-fixtures";
-import { TEST_FEE_PAYER } from "../fixtures/keys";
-import type { FaultMode } from "../fixtures/rpc-fault-proxy";
+import { call, callWithEnv } from "../support/workerd/worker-http";
+import { chainRpc, fundedBuyer, lamportsOf, nextBlockhash, tokenBalance } from "../support/workerd/chain";
+import { createUsdcAccount, drainAndCloseUsdcAccount, enrichedLine, PROGRAM_ID, signAsBuyer, signedPaymentBody, USDC, usdcAccountOf } from "../support/workerd/payment-fixtures";
+import { TEST_FEE_PAYER } from "../support/keys";
+import type { FaultMode } from "../support/node/rpc-fault-proxy";
 
 /**
  * Issue 20 §1, against the real local chain and real D1: a seller cannot farm token-account rent out of sweeps, and a
