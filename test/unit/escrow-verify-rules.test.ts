@@ -5,7 +5,7 @@ import { checkEscrowFundingTransaction, type EscrowPolicy } from "../../src/sche
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/solana/compute-budget";
 import { COMPUTE_BUDGET_PROGRAM_ADDRESS, MEMO_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../src/solana/token-programs";
 import type { DecodedTransaction } from "../../src/solana/wire-transaction";
-import { decodedInstruction, messageOf, reasonOf } from "./rule-results";
+import { decodedInstruction, messageOf, reasonOf } from "../support/rule-results";
 
 /**
  * The sla-escrow funding rules (src/schemes/sla-escrow/verify-rules.ts), one case per rule with the reason /verify

@@ -11,7 +11,7 @@ import { checkExactTransaction, EXACT_REQUIRED_SIGNATURES, type ExactPolicy } fr
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/solana/compute-budget";
 import { COMPUTE_BUDGET_PROGRAM_ADDRESS, LIGHTHOUSE_PROGRAM_ADDRESS, MEMO_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS, WRAPPED_SOL_MINT } from "../../src/solana/token-programs";
 import type { DecodedTransaction } from "../../src/solana/wire-transaction";
-import { decodedInstruction, messageOf, reasonOf } from "./rule-results";
+import { decodedInstruction, messageOf, reasonOf } from "../support/rule-results";
 
 /**
  * The exact rail's structural rules (src/schemes/exact/verify-rules.ts), one case per rule: each starts from a

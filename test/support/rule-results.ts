@@ -4,10 +4,10 @@ import type { DecodedInstruction } from "../../src/solana/wire-transaction";
 /**
  * The reason string a rule result puts on the wire, or "accepted". Rule files return their rejection either flat
  * (`{ ok: false, reason }`) or nested (`{ ok: false, rejection: { reason } }`); the tests assert the reason, not
- * the shape.
+ * the shape. A result without `ok: false` (e.g. the accepted requirements of checkCommonRequirements) is accepted.
  */
-export function reasonOf(result: { ok: boolean }): string {
-  if (result.ok) return "accepted";
+export function reasonOf(result: object): string {
+  if (!isRejection(result)) return "accepted";
   const rejected = result as { reason?: string; rejection?: { reason: string } };
   return rejected.rejection?.reason ?? rejected.reason ?? "(no reason)";
 }
@@ -18,8 +18,12 @@ export function decodedInstruction(ix: Instruction): DecodedInstruction {
 }
 
 /** The sentence a rule result puts on the wire next to its reason ("" when accepted). */
-export function messageOf(result: { ok: boolean }): string {
-  if (result.ok) return "";
+export function messageOf(result: object): string {
+  if (!isRejection(result)) return "";
   const rejected = result as { message?: string; rejection?: { message: string } };
   return rejected.rejection?.message ?? rejected.message ?? "";
+}
+
+function isRejection(result: object): boolean {
+  return (result as { ok?: unknown }).ok === false;
 }
