@@ -1,9 +1,7 @@
 import { env } from "cloudflare:test";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
-  appendTransactionMessageInstructions,
   createKeyPairSignerFromPrivateKeyBytes,
-  createTransactionMessage,
   getBase58Decoder,
   getBase64EncodedWireTransaction,
   getBase64Encoder,
@@ -11,17 +9,13 @@ import {
   getCompiledTransactionMessageEncoder,
   getTransactionDecoder,
   partiallySignTransaction,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
   type Address,
   type KeyPairSigner,
   type Transaction,
 } from "@solana/kit";
 import { findAssociatedTokenPda, getTransferInstruction } from "@solana-program/token";
 import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
-import { chainRpc, fundedBuyer, lamportsOf, tokenBalance, signAndSend, latestBlockhash } from "../support/workerd/chain";
+import { chainRpc, fundedBuyer, lamportsOf, tokenBalance, signAndSend, sendSigned } from "../support/workerd/chain";
 import { DEVNET, NATIVE_SOL, RESOURCE, USDC } from "../support/workerd/payment-fixtures";
 import { TOKEN_PROGRAM } from "../support/workerd/craft-payment";
 import { ESCROW_PROGRAM, hex32, ORACLE, paymentAccount, TTL } from "../support/workerd/escrow-fixtures";
@@ -33,7 +27,7 @@ import { loadConfig } from "../../src/config/load-config";
 import { runRetention } from "../../src/jobs/retention";
 import { KEEPER_MAX_ATTEMPTS, KEEPER_RETRY_BASE_MS } from "../../src/jobs/escrow-keeper/backoff";
 import type { Env } from "../../src/env";
-import type { FaultMode } from "../support/node/rpc-fault-proxy";
+import { faultScenario } from "../support/workerd/fault-scenario";
 
 /**
  * Issue 20 §2: the escrow keeper cannot be stalled or poisoned, and the fee payer pays network fees only for payouts
@@ -53,15 +47,6 @@ interface KeeperReport {
   items: { paymentPda: string; decision: string; action: string; signature: string | null; outcome: string }[];
 }
 
-async function faultScenario() {
-  const id = crypto.randomUUID();
-  const base = inject("rpcFaultProxyUrl");
-  const setFaults = async (mode: FaultMode) => {
-    const response = await fetch(`${base}/control/${id}`, { method: "POST", body: JSON.stringify(mode) });
-    expect(response.status).toBe(200);
-  };
-  return { rpcUrl: `${base}/s/${id}`, setFaults };
-}
 
 /** A facilitator with its own fee payer, and the escrow calls of these tests through its HTTP surface. */
 async function escrowDesk(label: string, extraEnv: Record<string, unknown> = {}) {
@@ -405,17 +390,6 @@ function withBlockhash(tx: Transaction, blockhash: string): Transaction {
   return { ...tx, messageBytes };
 }
 
-async function sendSigned(feePayer: KeyPairSigner, instructions: Parameters<typeof appendTransactionMessageInstructions>[0]) {
-  const lifetime = await latestBlockhash();
-  const message = pipe(
-    createTransactionMessage({ version: 0 }),
-    (m) => setTransactionMessageFeePayerSigner(feePayer, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
-    (m) => appendTransactionMessageInstructions(instructions, m),
-  );
-  const signed = await signTransactionMessageWithSigners(message);
-  return chainRpc<string>("sendTransaction", [getBase64EncodedWireTransaction(signed), { encoding: "base64", preflightCommitment: "confirmed" }]);
-}
 
 async function drainUsdc(owner: KeyPairSigner, to: Address) {
   const source = await ataOf(owner.address);

@@ -1,19 +1,9 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import {
-  appendTransactionMessageInstructions,
-  createKeyPairSignerFromBytes,
-  createTransactionMessage,
-  getBase64EncodedWireTransaction,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
-  type Address,
-} from "@solana/kit";
+import { createKeyPairSignerFromBytes, type Address, type Instruction } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import { call } from "../support/workerd/worker-http";
-import { chainRpc, fundedBuyer, tokenBalance, signAndSend, latestBlockhash } from "../support/workerd/chain";
+import { chainRpc, fundedBuyer, tokenBalance, signAndSend, latestBlockhash, sendSigned } from "../support/workerd/chain";
 import { USDC } from "../support/workerd/payment-fixtures";
 import { TOKEN_PROGRAM } from "../support/workerd/craft-payment";
 import { ESCROW_PROGRAM, escrowLine, hex32, paymentAccount, post, signedEscrowBody } from "../support/workerd/escrow-fixtures";
@@ -83,15 +73,7 @@ async function oracleVerdict(p: Awaited<ReturnType<typeof settledPayment>>, deli
     reason: 1,
     state,
   });
-  const lifetime = await latestBlockhash();
-  const message = pipe(
-    createTransactionMessage({ version: 0 }),
-    (m) => setTransactionMessageFeePayerSigner(oracle, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
-    (m) => appendTransactionMessageInstructions([verdict], m),
-  );
-  const signed = await signTransactionMessageWithSigners(message);
-  await chainRpc("sendTransaction", [getBase64EncodedWireTransaction(signed), { encoding: "base64", preflightCommitment: "confirmed" }]);
+  await sendSigned(oracle, [verdict]);
 }
 
 const ataOf = async (owner: Address) => (await findAssociatedTokenPda({ owner, mint: USDC, tokenProgram: TOKEN_PROGRAM }))[0];
@@ -182,16 +164,7 @@ describe("escrow keeper", () => {
     const extRent = await rent(paymentExt);
     expect(extRent).toBeGreaterThan(0);
 
-    const sendAs = async (instruction: Parameters<typeof appendTransactionMessageInstructions>[0][number]) => {
-      const message = pipe(
-        createTransactionMessage({ version: 0 }),
-        (m) => setTransactionMessageFeePayerSigner(caller, m),
-        (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
-        (m) => appendTransactionMessageInstructions([instruction], m),
-      );
-      const signed = await signTransactionMessageWithSigners(message);
-      return chainRpc<string>("sendTransaction", [getBase64EncodedWireTransaction(signed), { encoding: "base64", preflightCommitment: "confirmed" }]);
-    };
+    const sendAs = (instruction: Instruction) => sendSigned(caller, [instruction], lifetime);
     let lifetime = await latestBlockhash();
     const facts = { programId: ESCROW_PROGRAM, caller, paymentAddress: p.payment, payment: (await paymentAccount(p.payment))!, tokenProgram: TOKEN_PROGRAM };
     await sendAs((await buildPayoutInstruction("release", facts)).instruction);

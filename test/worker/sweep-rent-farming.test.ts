@@ -2,8 +2,8 @@ import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import type { Address, KeyPairSigner } from "@solana/kit";
 import { call, callWithEnv } from "../support/workerd/worker-http";
-import { chainRpc, fundedBuyer, lamportsOf, nextBlockhash, tokenBalance } from "../support/workerd/chain";
-import { createUsdcAccount, drainAndCloseUsdcAccount, enrichedLine, PROGRAM_ID, signAsBuyer, signedPaymentBody, USDC, usdcAccountOf } from "../support/workerd/payment-fixtures";
+import { chainRpc, fundedBuyer, lamportsOf, nextBlockhash, tokenBalance, signAndSend } from "../support/workerd/chain";
+import { createUsdcAccount, drainAndCloseUsdcAccount, enrichedLine, PROGRAM_ID, signedPaymentBody, USDC, usdcAccountOf } from "../support/workerd/payment-fixtures";
 import { TEST_FEE_PAYER } from "../support/keys";
 import type { FaultMode } from "../support/node/rpc-fault-proxy";
 
@@ -29,7 +29,7 @@ async function sovereignUsdcSeller(): Promise<KeyPairSigner> {
   const seller = await fundedBuyer(0);
   const provision = await call("/sellers/provision-tx", { method: "POST", json: { wallet: seller.address, asset: "USDC" } });
   expect(provision.status, JSON.stringify(provision.body)).toBe(200);
-  await chainRpc("sendTransaction", [await signAsBuyer(provision.body.transaction, seller), { encoding: "base64" }]);
+  await signAndSend(provision.body.transaction, [seller]);
   return seller;
 }
 

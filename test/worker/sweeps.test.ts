@@ -1,9 +1,9 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { address, generateKeyPairSigner, getBase64Encoder, getTransactionDecoder, partiallySignTransaction, getBase64EncodedWireTransaction, type Address } from "@solana/kit";
+import { address, generateKeyPairSigner, type Address } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import { call, callWithEnv } from "../support/workerd/worker-http";
-import { chainRpc, fundedBuyer, lamportsOf, nextBlockhash, tokenBalance } from "../support/workerd/chain";
+import { chainRpc, fundedBuyer, lamportsOf, nextBlockhash, tokenBalance, signAndSend } from "../support/workerd/chain";
 import { createUsdcAccount, enrichedLine, NATIVE_SOL, signedPaymentBody, USDC } from "../support/workerd/payment-fixtures";
 import { TEST_FEE_PAYER } from "../support/keys";
 import { runScheduled, SWEEP_CRON } from "../../src/jobs/scheduled";
@@ -35,9 +35,7 @@ async function sovereignSeller(): Promise<Address> {
   const seller = await fundedBuyer(0);
   const provision = await call("/sellers/provision-tx", { method: "POST", json: { wallet: seller.address, asset: "USDC" } });
   expect(provision.status, JSON.stringify(provision.body)).toBe(200);
-  const unsigned = getTransactionDecoder().decode(getBase64Encoder().encode(provision.body.transaction));
-  const signed = await partiallySignTransaction([seller.keyPair], unsigned);
-  await chainRpc("sendTransaction", [getBase64EncodedWireTransaction(signed), { encoding: "base64" }]);
+  await signAndSend(provision.body.transaction, [seller]);
   return seller.address;
 }
 

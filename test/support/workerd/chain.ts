@@ -58,19 +58,26 @@ export async function signAndSend(base64: string, signers: KeyPairSigner[]): Pro
   return chainRpc<string>("sendTransaction", [await signWireTransaction(base64, signers), { encoding: "base64", preflightCommitment: "confirmed" }]);
 }
 
-/** A wallet's own transaction (it pays and signs), sent to the local chain; returns the signature. */
-export async function sendAs(signer: KeyPairSigner, instructions: Instruction[]): Promise<string> {
-  const lifetime = await latestBlockhash();
+/**
+ * A transaction of the test's own making: `feePayer` pays, every signer the instructions name signs, and it is sent
+ * to the local chain on `lifetime` (by default the latest blockhash). Returns the signature; a refusal throws.
+ */
+export async function sendSigned(feePayer: KeyPairSigner, instructions: Instruction[], lifetime?: { blockhash: Blockhash; lastValidBlockHeight: bigint }): Promise<string> {
+  const blockhash = lifetime ?? (await latestBlockhash());
   const message = pipe(
     createTransactionMessage({ version: 0 }),
-    (m) => setTransactionMessageFeePayerSigner(signer, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
-    // A random memo keeps two identical requests within one blockhash from being one transaction (AlreadyProcessed).
-    (m) => appendTransactionMessageInstructions([...instructions, { programAddress: MEMO_PROGRAM_ADDRESS, data: new TextEncoder().encode(crypto.randomUUID()) }], m),
+    (m) => setTransactionMessageFeePayerSigner(feePayer, m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash(blockhash, m),
+    (m) => appendTransactionMessageInstructions(instructions, m),
   );
   const signed = await signTransactionMessageWithSigners(message);
-  await chainRpc("sendTransaction", [getBase64EncodedWireTransaction(signed), { encoding: "base64" }]);
+  await chainRpc("sendTransaction", [getBase64EncodedWireTransaction(signed), { encoding: "base64", preflightCommitment: "confirmed" }]);
   return getSignatureFromTransaction(signed);
+}
+
+/** A wallet's own transaction (it pays and signs) with a random Memo, so two identical ones in a slot are two (not AlreadyProcessed). */
+export async function sendAs(signer: KeyPairSigner, instructions: Instruction[]): Promise<string> {
+  return sendSigned(signer, [...instructions, { programAddress: MEMO_PROGRAM_ADDRESS, data: new TextEncoder().encode(crypto.randomUUID()) }]);
 }
 
 /**
