@@ -5,7 +5,7 @@ import { CLUSTERS, type ClusterName } from "./networks";
 import { ConfigInputSchema, CONFIG_KEYS, type ConfigInput } from "./schema";
 import { PUBLICLY_DERIVED_KEYS } from "./local-demo-keys";
 import { parseFeePayerSecretKey } from "./fee-payer-key";
-import type { OracleProfileConfig } from "../discovery/oracle-profiles";
+import type { OracleProfileConfig } from "./oracle-profiles";
 import { FacilitatorError } from "../errors/catalogue";
 import { readParameters } from "../store/parameters";
 import { readableIssueMessage } from "../validation/issue-message";

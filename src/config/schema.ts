@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { isAddress } from "@solana/kit";
-import { OracleProfilesSchema, type OracleProfile } from "../discovery/oracle-profiles";
+import { OracleProfilesSchema, type OracleProfile } from "./oracle-profiles";
 
 /**
  * Every configuration key, its validation and its default. Keys are the names of the env vars (and of the

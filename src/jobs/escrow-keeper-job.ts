@@ -1,7 +1,7 @@
 import type { ScheduledJob } from "./scheduled";
 import type { JobRunSummary } from "./job-run";
-import { runEscrowKeeper, type KeeperReport } from "./escrow-keeper/run-keeper";
-import { maxPaymentsWithinBudget } from "./escrow-keeper/budget";
+import { runEscrowKeeper, type KeeperReport } from "../escrow-keeper/run-keeper";
+import { maxPaymentsWithinBudget } from "../escrow-keeper/budget";
 
 /** One signature (the fee payer's), no priority fee. */
 const PAYOUT_NETWORK_FEE_LAMPORTS = 5_000n;

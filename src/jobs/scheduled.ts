@@ -3,10 +3,10 @@ import { log } from "../observability/log";
 import type { Env } from "../env";
 import { sweepJob } from "./sweep-job";
 import { escrowKeeperJob } from "./escrow-keeper-job";
-import { probeResourcesJob } from "./probe-resources";
-import { retentionJob } from "./retention";
+import { probeResourcesJob } from "../resources/probe-run";
+import { retentionJob } from "../retention/run-retention";
 import { runRecorded, type JobRunSummary } from "./job-run";
-import { searchIndexMergeJob } from "./search-index-merge";
+import { searchIndexMergeJob } from "../resources/search-index-merge";
 
 /** Cron expressions from wrangler.toml (every environment lists the same ones). */
 export const SWEEP_CRON = "*/15 * * * *";

@@ -3,10 +3,10 @@ import type { Config } from "../config/load-config";
 import { badRequest } from "../errors/catalogue";
 import { listPaymentAttemptsForMerchant, type PaymentAttemptRow } from "../store/payment-attempts";
 import { Base58Address } from "../x402/schemas";
-import { rfc3339Micros } from "./provider-entry";
+import { rfc3339Micros } from "../providers/provider-entry";
 import { deriveExactAddresses } from "./seller-addresses";
 import { SignedFields } from "./seller-inputs";
-import { consumeChallenge, verifySignedChallenge } from "./signed-challenge";
+import { consumeChallenge, verifySignedChallenge } from "../wallet-challenges/signed-challenge";
 
 export const DEFAULT_PAGE_LIMIT = 50;
 export const MAX_PAGE_LIMIT = 100;

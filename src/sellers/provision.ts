@@ -14,7 +14,7 @@ import { deriveExactAddresses } from "./seller-addresses";
 import { readVault } from "./rail-views";
 import { resolveSellerAsset, SellerAssetInput } from "./seller-asset";
 import { buildProvisionTransaction } from "./provision-transaction";
-import { SCHEMA_VERSION } from "../discovery/health";
+import { SCHEMA_VERSION } from "../self-description/health";
 
 /** A blockhash lands within ~150 blocks: about 60 seconds (spec §8), the same window the payment builders quote. */
 const BLOCKHASH_LIFETIME_SECONDS = 60;

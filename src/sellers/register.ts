@@ -5,11 +5,11 @@ import { badRequest, FacilitatorError } from "../errors/catalogue";
 import { getProvider, upsertVerifiedProvider, type ProviderAsset } from "../store/providers";
 import { Base58Address } from "../x402/schemas";
 import { readActivation } from "./activation";
-import { toProviderEntry, type ProviderEntry } from "./provider-entry";
+import { toProviderEntry, type ProviderEntry } from "../providers/provider-entry";
 import { resolveSellerAsset, SellerAssetInput, type SellerAsset } from "./seller-asset";
 import { SignedFields } from "./seller-inputs";
 import { httpUrlSchema } from "../validation/http-url";
-import { consumeChallenge, verifySignedChallenge } from "./signed-challenge";
+import { consumeChallenge, verifySignedChallenge } from "../wallet-challenges/signed-challenge";
 
 /** Seller field limits (wire-notes "Sellers"). */
 export const MAX_SERVICE_URL_LENGTH = 2048;

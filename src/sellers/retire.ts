@@ -5,7 +5,7 @@ import { retireProvider } from "../store/providers";
 import { Base58Address } from "../x402/schemas";
 import { assertBodyWalletMatches } from "./register";
 import { SignedFields } from "./seller-inputs";
-import { consumeChallenge, verifySignedChallenge } from "./signed-challenge";
+import { consumeChallenge, verifySignedChallenge } from "../wallet-challenges/signed-challenge";
 
 export const RetireBodySchema = v.object({ wallet: v.optional(Base58Address), ...SignedFields });
 

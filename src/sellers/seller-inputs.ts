@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { Base58Address } from "../x402/schemas";
-import { CHALLENGE_ACTIONS, DEFAULT_CHALLENGE_ACTION } from "./challenge-actions";
-import { MAX_CHALLENGE_TTL_SECONDS, MIN_CHALLENGE_TTL_SECONDS } from "./signed-challenge";
+import { CHALLENGE_ACTIONS, DEFAULT_CHALLENGE_ACTION } from "../wallet-challenges/challenge-actions";
+import { MAX_CHALLENGE_TTL_SECONDS, MIN_CHALLENGE_TTL_SECONDS } from "../wallet-challenges/signed-challenge";
 
 /** Request shapes of the seller routes, validated at the edge (400 naming the field). */
 

@@ -29,8 +29,8 @@ import { getFundPaymentInstruction } from "../../src/programs/sla-escrow/instruc
 import { findBankPda, findEscrowConfigPda, findEscrowPda, findPaymentPda } from "../../src/programs/sla-escrow/pda";
 import { randomPaymentUid } from "../../src/programs/sla-escrow/payment-uid";
 import { loadConfig } from "../../src/config/load-config";
-import { runRetention } from "../../src/jobs/retention";
-import { KEEPER_MAX_ATTEMPTS, KEEPER_RETRY_BASE_MS } from "../../src/jobs/escrow-keeper/backoff";
+import { runRetention } from "../../src/retention/run-retention";
+import { KEEPER_MAX_ATTEMPTS, KEEPER_RETRY_BASE_MS } from "../../src/escrow-keeper/backoff";
 import type { Env } from "../../src/env";
 import type { FaultMode } from "../fixtures/rpc-fault-proxy";
 

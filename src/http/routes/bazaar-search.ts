@@ -1,6 +1,6 @@
 import type { RouteDef } from "../route-def";
 import { parseQuery } from "../parse-input";
-import { BazaarSearchQuerySchema, bazaarSearch } from "../../directory/bazaar-search";
+import { BazaarSearchQuerySchema, bazaarSearch } from "../../bazaar/bazaar-search";
 
 /** `GET /discovery/search`: the x402 v2 Bazaar search (the official client's `extensions.bazaar.search`). */
 export function bazaarSearchRoutes(): RouteDef[] {

@@ -1,7 +1,7 @@
 import type { RouteDef } from "../route-def";
 import { parsePathParams, parseQuery } from "../parse-input";
 import { WalletPathSchema } from "../../sellers/seller-inputs";
-import { getListedProviderEntry, listProviders, ProvidersQuerySchema } from "../../sellers/provider-directory";
+import { getListedProviderEntry, listProviders, ProvidersQuerySchema } from "../../providers/provider-directory";
 import { ProviderSingleResponseSchema, ProvidersPageResponseSchema } from "../responses/schemas";
 
 /** The public provider directory (spec §4.4): verified, opted-in sellers. */

@@ -17,7 +17,7 @@ import {
   BuildMutualActionRequestSchema,
   BuildResolveSplitRequestSchema,
 } from "../../schemes/sla-escrow/build-dispute-steps";
-import { buildRefund, BuildRefundRequestSchema } from "../../schemes/refund/build-refund";
+import { buildRefund, BuildRefundRequestSchema } from "../../refunds/build-refund";
 import { buildOracleConfirm, BuildOracleConfirmRequestSchema } from "../../schemes/sla-escrow/build-oracle-confirm";
 import { buildEscrowSettle, BuildEscrowSettleRequestSchema } from "../../schemes/sla-escrow/build-settle-tx";
 import { EscrowBuildResponseSchema, EscrowSettleBuildResponseSchema, EscrowV2BuildResponseSchema, PartyBuildResponseSchema } from "../responses/schemas";

@@ -2,17 +2,17 @@ import type { RouteDef } from "../route-def";
 import { parseJsonBody, parseQuery } from "../parse-input";
 import { withOperatorBearer } from "../middleware/operator-auth";
 import type { Config } from "../../config/load-config";
-import { defaultSweepOptions, runSweep, type SweepOptions } from "../../jobs/sweep/run-sweep";
+import { defaultSweepOptions, runSweep, type SweepOptions } from "../../sweep/run-sweep";
 import { runRecorded } from "../../jobs/job-run";
 import { sweepJob, summarizeSweep } from "../../jobs/sweep-job";
 import { escrowKeeperJob, summarizeKeeper } from "../../jobs/escrow-keeper-job";
-import { SweepBodySchema, VaultSnapshotQuerySchema } from "../../jobs/sweep/sweep-inputs";
-import { buildVaultSnapshot, integerJson } from "../../jobs/sweep/vault-snapshot";
+import { SweepBodySchema, VaultSnapshotQuerySchema } from "../../sweep/sweep-inputs";
+import { buildVaultSnapshot, integerJson } from "../../sweep/vault-snapshot";
 import { KeeperPassResponseSchema, SweepResponseSchema, VaultSnapshotResponseSchema } from "../responses/schemas";
-import { runEscrowKeeper } from "../../jobs/escrow-keeper/run-keeper";
-import { maxPaymentsWithinBudget } from "../../jobs/escrow-keeper/budget";
-import { EscrowKeeperBodySchema } from "../../jobs/escrow-keeper/keeper-inputs";
-import { EscrowCloseOperatorBodySchema, EscrowSettleOperatorBodySchema, toPr402KeeperResponse } from "../../jobs/escrow-keeper/pr402-keeper-report";
+import { runEscrowKeeper } from "../../escrow-keeper/run-keeper";
+import { maxPaymentsWithinBudget } from "../../escrow-keeper/budget";
+import { EscrowKeeperBodySchema } from "../../escrow-keeper/keeper-inputs";
+import { EscrowCloseOperatorBodySchema, EscrowSettleOperatorBodySchema, toPr402KeeperResponse } from "../../escrow-keeper/pr402-keeper-report";
 import type { AppContext } from "../context";
 
 /** A sweep started by an operator route: a real run is recorded as the job's last run (/health), a dry run is not. */

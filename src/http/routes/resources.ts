@@ -1,8 +1,8 @@
 import type { RouteDef } from "../route-def";
 import { parseJsonBody, parsePathParams, parseQuery } from "../parse-input";
 import { WalletPathSchema } from "../../sellers/seller-inputs";
-import { issueChallenge } from "../../sellers/signed-challenge";
-import { directoryStats, getListedResource, ResourcesQuerySchema, searchResources } from "../../directory/resource-search";
+import { issueChallenge } from "../../wallet-challenges/signed-challenge";
+import { directoryStats, getListedResource, ResourcesQuerySchema, searchResources } from "../../resources/resource-search";
 import {
   OwnerResourcesSchema,
   ResourceChallengeQuerySchema,
@@ -10,10 +10,10 @@ import {
   ResourceIdBodySchema,
   ResourceIdPathSchema,
   ResourceRegisterBodySchema,
-} from "../../directory/resource-inputs";
-import { listOwnedResources, probeOwnedResource, registerResource, retireOwnedResource } from "../../directory/resource-registry";
-import { harvestManifest } from "../../directory/manifest";
-import { BazaarQuerySchema, bazaarResources } from "../../directory/bazaar";
+} from "../../resources/resource-inputs";
+import { listOwnedResources, probeOwnedResource, registerResource, retireOwnedResource } from "../../resources/resource-registry";
+import { harvestManifest } from "../../resources/manifest";
+import { BazaarQuerySchema, bazaarResources } from "../../bazaar/bazaar-resources";
 import { challengeDomainOf } from "./sellers";
 import { ChallengeResponseSchema, DirectoryStatsResponseSchema, ResourceSingleResponseSchema, ResourceSearchResponseSchema } from "../responses/schemas";
 

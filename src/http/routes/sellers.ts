@@ -7,7 +7,7 @@ import { buildSellerPreview } from "../../sellers/preview";
 import { lookupEscrowRail, lookupExactRail } from "../../sellers/rail-lookup";
 import { resolveSellerAsset } from "../../sellers/seller-asset";
 import { buildSellerProvisioning, ProvisionRequestSchema } from "../../sellers/provision";
-import { issueChallenge } from "../../sellers/signed-challenge";
+import { issueChallenge } from "../../wallet-challenges/signed-challenge";
 import { registerSeller, RegisterBodySchema } from "../../sellers/register";
 import { retireSeller, RetireBodySchema } from "../../sellers/retire";
 import { listSellerPayments, SellerPaymentsBodySchema } from "../../sellers/payment-history";
