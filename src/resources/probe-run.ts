@@ -5,8 +5,6 @@ import { probeResource } from "./probe";
 import { importManifest } from "./manifest";
 import { regenerateResourceIndex } from "./resource-index";
 import { probeStatement, resourcesDueForProbe } from "../store/resources";
-import type { ScheduledJob } from "../jobs/scheduled";
-import { spentNothing } from "../jobs/job-run";
 
 /**
  * The probe job (spec §3.3 gate 4). Subrequest arithmetic per run (Workers Paid: 10,000 subrequests per
@@ -83,9 +81,3 @@ async function harvestDueManifests(config: Config, db: D1Database, nowMs: number
   if (writes.length > 0) await db.batch(writes);
   return due.results.length;
 }
-
-export const probeResourcesJob: ScheduledJob<ProbeRunSummary> = {
-  name: "probe-resources",
-  run: (config, env) => runProbeJob(config, env),
-  summarize: (summary) => spentNothing(`probed ${summary.probed} (${summary.passed} passed), ${summary.manifests} manifests`),
-};

@@ -1,5 +1,3 @@
-import type { ScheduledJob } from "../jobs/scheduled";
-import { spentNothing } from "../jobs/job-run";
 import { log } from "../observability/log";
 
 /**
@@ -18,9 +16,3 @@ export async function mergeSearchIndex(db: D1Database, pages = SEARCH_INDEX_MERG
   log("info", "search_index_merge", { pages, changes });
   return { changes };
 }
-
-export const searchIndexMergeJob: ScheduledJob<{ changes: number }> = {
-  name: "search-index-merge",
-  run: (_config, env) => mergeSearchIndex(env.DB),
-  summarize: ({ changes }) => spentNothing(`${changes} changes`),
-};

@@ -1,8 +1,6 @@
 import type { Config } from "../config/load-config";
 import type { Env } from "../env";
 import { log } from "../observability/log";
-import type { ScheduledJob } from "../jobs/scheduled";
-import { spentNothing } from "../jobs/job-run";
 import { purgeConsumedChallengesExpiredBefore, purgePaymentAttemptsBefore } from "../store/retention";
 import { purgeFinishedWatchRowsBefore } from "../store/escrow-watch";
 import { purgeSponsoredFundingFailuresBefore, SPONSORED_FAILURE_WINDOW_MS } from "../store/sponsored-funding-failures";
@@ -49,9 +47,3 @@ async function drain(deleteBatch: (batchSize: number) => Promise<number>): Promi
   }
   return total;
 }
-
-export const retentionJob: ScheduledJob<RetentionOutcome> = {
-  name: "retention",
-  run: (config, env) => runRetention(config, env),
-  summarize: (outcome) => spentNothing(`deleted ${outcome.paymentAttemptsDeleted} payment attempts, ${outcome.challengesDeleted} challenges`),
-};
