@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { Base58Address } from "../x402/schemas";
-import { SignedFields } from "../sellers/seller-inputs";
+import { SignedFields } from "../wallet-challenges/challenge-inputs";
 import { MAX_SERVICE_URL_LENGTH, MAX_TAGS } from "../sellers/register";
 import { httpUrlSchema } from "../validation/http-url";
 import { DEFAULT_RESOURCE_CHALLENGE_ACTION } from "../wallet-challenges/challenge-actions";

@@ -5,7 +5,7 @@ import { listPaymentAttemptsForMerchant, type PaymentAttemptRow } from "../store
 import { Base58Address } from "../x402/schemas";
 import { rfc3339Micros } from "../providers/provider-entry";
 import { deriveExactAddresses } from "./seller-addresses";
-import { SignedFields } from "./seller-inputs";
+import { SignedFields } from "../wallet-challenges/challenge-inputs";
 import { consumeChallenge, verifySignedChallenge } from "../wallet-challenges/signed-challenge";
 
 export const DEFAULT_PAGE_LIMIT = 50;

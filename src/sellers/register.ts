@@ -7,7 +7,7 @@ import { Base58Address } from "../x402/schemas";
 import { readActivation } from "./activation";
 import { toProviderEntry, type ProviderEntry } from "../providers/provider-entry";
 import { resolveSellerAsset, SellerAssetInput, type SellerAsset } from "./seller-asset";
-import { SignedFields } from "./seller-inputs";
+import { SignedFields } from "../wallet-challenges/challenge-inputs";
 import { httpUrlSchema } from "../validation/http-url";
 import { consumeChallenge, verifySignedChallenge } from "../wallet-challenges/signed-challenge";
 

@@ -11,7 +11,8 @@ import { issueChallenge } from "../../wallet-challenges/signed-challenge";
 import { registerSeller, RegisterBodySchema } from "../../sellers/register";
 import { retireSeller, RetireBodySchema } from "../../sellers/retire";
 import { listSellerPayments, SellerPaymentsBodySchema } from "../../sellers/payment-history";
-import { ChallengeQuerySchema, RailPathSchema, RailQuerySchema, WalletPathSchema } from "../../sellers/seller-inputs";
+import { RailPathSchema, RailQuerySchema, WalletPathSchema } from "../../sellers/seller-inputs";
+import { ChallengeQuerySchema } from "../../wallet-challenges/challenge-inputs";
 import { withBuildRateLimit } from "../middleware/rate-limit";
 import {
   ChallengeResponseSchema,
