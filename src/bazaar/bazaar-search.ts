@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { badRequest } from "../errors/catalogue";
-import { clampPageLimit } from "../sellers/payment-history";
+import { clampPageLimit } from "../paging/page-limit";
 import { normalizeScheme } from "../x402/scheme-names";
 import { queryWords, rankedSearch } from "../resources/ranked-search";
 import { rawToResourceRow } from "../resources/resource-entry";

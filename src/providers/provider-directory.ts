@@ -3,7 +3,7 @@ import type { Address } from "@solana/kit";
 import { notFound } from "../errors/catalogue";
 import { formatPageCursor, parsePageCursor } from "../paging/page-cursor";
 import { getListedProvider, listListedProviders } from "../store/providers";
-import { clampPageLimit } from "../sellers/payment-history";
+import { clampPageLimit } from "../paging/page-limit";
 import { toProviderEntry, type ProviderEntry } from "./provider-entry";
 
 const BASE58_WALLET = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;

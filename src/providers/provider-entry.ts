@@ -1,25 +1,5 @@
 import type { ProviderRow } from "../store/providers";
-
-/** RFC 3339 with microseconds and Z (wire-notes "Directory"); stored times are milliseconds, so µs are 000. */
-export function rfc3339Micros(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
-}
-
-const RFC3339 = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/;
-
-/**
- * A list cursor (the last entry's `updatedAt`) as an exclusive upper bound in milliseconds, or null when it is
- * not RFC 3339. Sub-millisecond digits round up, so every row strictly older than the cursor instant is kept.
- */
-export function cursorToExclusiveMs(cursor: string): number | null {
-  const match = RFC3339.exec(cursor);
-  if (!match) return null;
-  const wholeSecondsMs = Date.parse(`${match[1]}${match[3]}`);
-  if (!Number.isFinite(wholeSecondsMs)) return null;
-  const micros = Number((match[2] ?? "").padEnd(6, "0").slice(0, 6));
-  const hasMoreDigits = /[1-9]/.test((match[2] ?? "").slice(6));
-  return wholeSecondsMs + Math.ceil((micros + (hasMoreDigits ? 1 : 0)) / 1000);
-}
+import { rfc3339Micros } from "../paging/page-cursor";
 
 export interface ProviderEntry {
   walletPubkey: string;

@@ -1,5 +1,5 @@
 import type { ResourceRow } from "../store/resources";
-import { rfc3339Micros } from "../providers/provider-entry";
+import { rfc3339Micros } from "../paging/page-cursor";
 
 /** Public directory record of a resource (wire-notes "Directory", resource entry; spec §2.7). */
 export interface ResourceEntry {

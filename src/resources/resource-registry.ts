@@ -4,7 +4,7 @@ import type { Config } from "../config/load-config";
 import { badRequest, FacilitatorError, notFound } from "../errors/catalogue";
 import { getProvider, type ProviderRow } from "../store/providers";
 import { getOwnedResource, getOwnedResourcesByUrl, listOwnerResources, recordProbe, retireResource, upsertResource, type ResourceFields, type ResourceRow } from "../store/resources";
-import { clampPageLimit } from "../sellers/payment-history";
+import { clampPageLimit } from "../paging/page-limit";
 import { consumeChallenge, verifySignedChallenge } from "../wallet-challenges/signed-challenge";
 import type { ChallengeAction } from "../wallet-challenges/challenge-actions";
 import { probeResource, type ProbeResult } from "./probe";

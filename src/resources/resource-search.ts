@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { badRequest, notFound } from "../errors/catalogue";
-import { clampPageLimit } from "../sellers/payment-history";
+import { clampPageLimit } from "../paging/page-limit";
 import { formatPageCursor, parsePageCursor } from "../paging/page-cursor";
 import { queryWords, rankedSearch } from "./ranked-search";
 import { rawToResourceRow, toResourceEntry, type ResourceEntry } from "./resource-entry";
