@@ -3,7 +3,7 @@ import type { Config } from "../config/load-config";
 import { badRequest, FacilitatorError } from "../errors/catalogue";
 import { log } from "../observability/log";
 import { consumeChallenge, verifySignedChallenge } from "../wallet-challenges/signed-challenge";
-import { describeIssues } from "../http/parse-input";
+import { describeIssues } from "../validation/issue-message";
 import { ResourceFieldsSchema } from "./resource-inputs";
 import { assertOnMerchantOrigin, requireVerifiedMerchant, saveAndProbe, storeResource, type HarvestBody } from "./resource-registry";
 import { fetchManifestDocument, MANIFEST_MAX_BYTES, MANIFEST_PATH, settleOriginProof } from "./origin-proof";

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { RouteDef } from "../route-def";
 import type { AppContext } from "../context";
-import { describeIssues } from "../parse-input";
+import { describeIssues } from "../../validation/issue-message";
 import { parseJsonText } from "../json-text";
 import { VerifySettleBodySchema, type VerifySettleBody } from "../../x402/schemas";
 import { checkCommonRequirements } from "../../x402/common-checks";
