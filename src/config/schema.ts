@@ -202,7 +202,7 @@ export const ConfigInputSchema = v.object({
   SVC_PROBE_MAX_FAILURES: integer(1, 100, 3),
   /** Live (not retired) resources one wallet may register; each is one probe subrequest per probe cycle. */
   SVC_MAX_RESOURCES_PER_WALLET: integer(1, 10_000, 100),
-  /** Resources the probe cron re-probes per run (each is one subrequest; see src/jobs/probe-resources.ts). */
+  /** Resources the probe cron re-probes per run (each is one subrequest; see src/resources/probe-run.ts). */
   SVC_PROBE_CRON_BATCH_LIMIT: integer(1, 900, 400),
 });
 

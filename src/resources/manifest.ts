@@ -14,7 +14,7 @@ export { MANIFEST_MAX_BYTES, MANIFEST_PATH };
 /**
  * Seller Resource Manifest (SRM), served by the seller at `{origin}/.well-known/x402-resources.json`:
  *   { "x402ResourceManifest": 1, "merchantWallet": "<wallet>", "resources": [ <resource fields as in POST /resources/register> ] }
- * At most 100 resources, 256 KiB. It must name the harvesting wallet (the origin proof, src/directory/origin-proof.ts).
+ * At most 100 resources, 256 KiB. It must name the harvesting wallet (the origin proof, src/resources/origin-proof.ts).
  * Every resource must be on the same origin; each is still subject to the per-wallet cap, the probe and the listing
  * gates. Documented in static/agent-integration.md#seller-resource-manifest.
  */

@@ -2,7 +2,7 @@ import { MANIFEST_FORMAT_VERSION, PR402_MANIFEST_SCHEMA_VERSION } from "./manife
 
 /**
  * `/x402-resources.schema.json`: JSON Schema (2020-12) of the Seller Resource Manifest as this facilitator reads it
- * (src/directory/manifest-format.ts), covering both dialects: ours and pr402's. Entries name id and method either way.
+ * (src/resources/manifest-format.ts), covering both dialects: ours and pr402's. Entries name id and method either way.
  */
 const SLUG = { type: "string", pattern: "^[a-z0-9-]{1,32}$" };
 const METHOD = { type: "string", enum: ["GET", "POST", "PUT", "PATCH", "DELETE"] };
