@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { isAddress } from "@solana/kit";
 
 /**
- * `slaEscrowOracleProfiles[]` of /capabilities (spec §2.9, §8): the oracle profiles a buyer can name when funding an
+ * `slaEscrowOracleProfiles[]` of /capabilities (docs/facilitator-spec.md §2.9, §8): the oracle profiles a buyer can name when funding an
  * escrow. `SVC_SLA_ESCROW_ORACLE_PROFILES_JSON` (an array of profiles) replaces the list whole; otherwise the three
  * canonical profiles are listed with the per-profile default operator keys. The pubkey is only a hint: FundPayment's
  * oracleAuthority is what binds (and must be one of extra.oracleAuthorities).
@@ -27,7 +27,7 @@ export const OracleProfileSchema = v.strictObject({
 });
 export const OracleProfilesSchema = v.pipe(v.array(OracleProfileSchema), v.maxLength(32, "at most 32 profiles"));
 
-/** The canonical profiles (spec §2.9) and the config key holding each one's default operator. */
+/** The canonical profiles (docs/facilitator-spec.md §2.9) and the config key holding each one's default operator. */
 export const CANONICAL_ORACLE_PROFILES = [
   { profileId: "x402/oracles/api-quality/v1", pubkeyKey: "apiQuality" },
   { profileId: "x402/oracles/onchain-transfer/v1", pubkeyKey: "onchainTransfer" },

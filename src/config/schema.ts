@@ -62,7 +62,7 @@ const boolean = (fallback: boolean) =>
     fallback ? "true" : "false",
   );
 
-/** Mint list separated by commas or whitespace (spec §8 `SVC_ALLOWED_PAYMENT_MINTS`). */
+/** Mint list separated by commas or whitespace (docs/facilitator-spec.md §8 `SVC_ALLOWED_PAYMENT_MINTS`). */
 const mintList = v.optional(
   v.pipe(
     v.string(),
@@ -72,7 +72,7 @@ const mintList = v.optional(
   "",
 );
 
-/** JSON object mapping mint → raw threshold (spec §8 `SVC_SWEEP_MIN_SPL_RAW_BY_MINT`). */
+/** JSON object mapping mint → raw threshold (docs/facilitator-spec.md §8 `SVC_SWEEP_MIN_SPL_RAW_BY_MINT`). */
 const mintThresholdMap = v.optional(
   v.pipe(
     trimmed,
@@ -172,7 +172,7 @@ export const ConfigInputSchema = v.object({
   SVC_SWEEP_CRON_RECENT_SETTLE_WINDOW_SEC: integer(0, 31_536_000, 86_400),
   SVC_SWEEP_CRON_BATCH_LIMIT: integer(1, 1_000, 50),
   SVC_SWEEP_MIN_SPENDABLE_LAMPORTS: u64(30_000_000n),
-  /** Empty means the cluster default: 3 USDC on mainnet, 0.10 USDC on devnet (spec §8). */
+  /** Empty means the cluster default: 3 USDC on mainnet, 0.10 USDC on devnet (docs/facilitator-spec.md §8). */
   SVC_SWEEP_MIN_SPL_RAW_DEFAULT: v.optional(v.union([v.literal(""), v.pipe(trimmed, v.regex(/^\d{1,20}$/, "must be a whole number"))]), ""),
   SVC_SWEEP_MIN_SPL_RAW_BY_MINT: mintThresholdMap,
 
@@ -186,7 +186,7 @@ export const ConfigInputSchema = v.object({
   /** Seconds a seller needs to deliver: the escrow ttl must cover the program's delivery cutoff plus this budget. */
   SVC_SLA_ESCROW_DELIVERY_BUDGET_SECONDS: integer(0, 2_592_000, 300),
 
-  /** JSON array of oracle profiles for /capabilities (spec §2.9); replaces the canonical list when set. */
+  /** JSON array of oracle profiles for /capabilities (docs/facilitator-spec.md §2.9); replaces the canonical list when set. */
   SVC_SLA_ESCROW_ORACLE_PROFILES_JSON: oracleProfilesJson,
   /** Default operator hints of the canonical oracle profiles (used when the JSON key is empty). */
   SVC_SLA_ESCROW_API_QUALITY_DEFAULT_PUBKEY: optionalAddress,

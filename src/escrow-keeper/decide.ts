@@ -2,7 +2,7 @@ import { PAYMENT_STATE, RESOLUTION_STATE, type Payment } from "../programs/sla-e
 
 /**
  * What the keeper does with one escrow payment. It only takes the paths the protocol opens to any signer
- * (sla-escrow-protocol/v1 §7, summarised in docs/sla-escrow-abi.md "Who may settle, and when"):
+ * (docs/sla-escrow-abi.md, protocol §7, and its "Who may settle, and when"):
  * - release post-approval (resolution_state = 1), or once expired with a delivery nobody rejected;
  * - refund post-rejection (resolution_state = 2), or once expired with no delivery;
  * - close a settled payment after its closed_at (the rent goes back to the buyer).

@@ -1,7 +1,7 @@
 import { badRequest } from "../errors/catalogue";
 
 /**
- * RFC 3339 with microseconds and Z (wire-notes "Directory"): the time format of list records and of their cursors.
+ * RFC 3339 with microseconds and Z (docs/wire-notes.md "Directory"): the time format of list records and of their cursors.
  * Stored times are milliseconds, so µs are 000.
  */
 export function rfc3339Micros(ms: number): string {

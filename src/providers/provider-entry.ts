@@ -16,7 +16,7 @@ export interface ProviderEntry {
   updatedAt: string;
 }
 
-/** The public directory record of a provider row (wire-notes "Directory", provider entry). */
+/** The public directory record of a provider row (docs/wire-notes.md "Directory", provider entry). */
 export function toProviderEntry(row: ProviderRow): ProviderEntry {
   return {
     walletPubkey: row.walletPubkey,

@@ -14,7 +14,7 @@ import { BLOCKHASH_LIFETIME_SECONDS, getLatestBlockhash } from "../schemes/exact
 import { checkTokenSource } from "../schemes/exact/source-funds";
 
 /**
- * `POST /build-refund-tx` (spec §4.2, wire-notes "Builders"): an unsigned SPL refund from the merchant back to the
+ * `POST /build-refund-tx` (docs/facilitator-spec.md §4.2, docs/wire-notes.md "Builders"): an unsigned SPL refund from the merchant back to the
  * original payer. The merchant is the fee payer and the only signer; the facilitator signs nothing. Instructions:
  * create the payer's ATA (idempotent, the merchant pays its rent), TransferChecked, and an optional Memo.
  * Chain access: one batched read (mint + the merchant's token account under both token programs) next to

@@ -7,7 +7,7 @@ import { regenerateResourceIndex } from "./resource-index";
 import { probeStatement, resourcesDueForProbe } from "../store/resources";
 
 /**
- * The probe job (spec §3.3 gate 4). Subrequest arithmetic per run (Workers Paid: 10,000 subrequests per
+ * The probe job (docs/facilitator-spec.md §3.3 gate 4). Subrequest arithmetic per run (Workers Paid: 10,000 subrequests per
  * invocation, formerly 1,000; Free: 50 — set SVC_PROBE_CRON_BATCH_LIMIT ≤ 40 there):
  *   manifests:  MANIFESTS_PER_RUN (3) fetches (each re-checks the origin proof: 1 D1 write) + at most
  *               MANIFEST_ENTRIES_PER_HARVEST (100) upserts each (inline probes: 0, harvested rows are probed below)

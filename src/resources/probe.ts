@@ -1,6 +1,6 @@
 import { judgeProbeHost } from "./ssrf-guard";
 
-/** Probe limits (wire-notes "Directory"). */
+/** Probe limits (docs/wire-notes.md "Directory"). */
 export const PROBE_TIMEOUT_MS = 5_000;
 export const PROBE_MAX_BODY_BYTES = 64 * 1024;
 /** Every request to a seller's origin (probe and manifest) says who sends it and why. */
@@ -19,7 +19,7 @@ export interface ProbeResult {
   /**
    * A failure of the transport, not an answer of the seller: a timeout, a refused or broken connection, or a 5xx.
    * Only these count toward SVC_PROBE_MAX_FAILURES; any other failure is the seller's definite answer and unlists
-   * the resource at once (spec §3.3 gate 4).
+   * the resource at once (docs/facilitator-spec.md §3.3 gate 4).
    */
   transient?: boolean;
   /** The 402's `accepts[]` lines and `bazaar` extension when ok (served by /discovery/resources). */
@@ -34,7 +34,7 @@ export interface ProbeOptions {
 }
 
 /**
- * One 402 probe (spec §3.3 gate 4): the stored URL with its method and no body, no redirects followed, a
+ * One 402 probe (docs/facilitator-spec.md §3.3 gate 4): the stored URL with its method and no body, no redirects followed, a
  * deadline over the whole exchange (headers and body) and a body size cap, after the SSRF guard passed. Callers
  * probe only resources on an origin whose owner proved it (src/resources/origin-proof.ts).
  *

@@ -1,7 +1,7 @@
 import type { ResourceRow } from "../store/resources";
 import { rfc3339Micros } from "../paging/page-cursor";
 
-/** Public directory record of a resource (wire-notes "Directory", resource entry; spec §2.7). */
+/** Public directory record of a resource (docs/wire-notes.md "Directory", resource entry; docs/facilitator-spec.md §2.7). */
 export interface ResourceEntry {
   id: number;
   walletPubkey: string;

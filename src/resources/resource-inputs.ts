@@ -5,7 +5,7 @@ import { MAX_SERVICE_URL_LENGTH, MAX_TAGS } from "../sellers/register";
 import { httpUrlSchema } from "../validation/http-url";
 import { DEFAULT_RESOURCE_CHALLENGE_ACTION } from "../wallet-challenges/challenge-actions";
 
-/** Resource field limits (wire-notes "Directory"). */
+/** Resource field limits (docs/wire-notes.md "Directory"). */
 export const RESOURCE_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 
 const HttpUrl = httpUrlSchema(MAX_SERVICE_URL_LENGTH);

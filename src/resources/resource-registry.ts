@@ -26,7 +26,7 @@ async function authorize<T>(
   return checked;
 }
 
-/** Gate 1 of spec §3.3: registering needs a verified (registered, not retired) merchant with a service origin. */
+/** Gate 1 of docs/facilitator-spec.md §3.3: registering needs a verified (registered, not retired) merchant with a service origin. */
 export async function requireVerifiedMerchant(db: D1Database, wallet: Address): Promise<ProviderRow & { serviceUrl: string }> {
   const provider = await getProvider(db, wallet);
   if (provider === null || provider.retiredAtMs !== null) {
@@ -97,7 +97,7 @@ export async function saveAndProbe(config: Config, db: D1Database, wallet: strin
   return { row, probe: await probeAndRecord(config, db, row) };
 }
 
-/** `POST /resources/register` (spec §4.4). */
+/** `POST /resources/register` (docs/facilitator-spec.md §4.4). */
 export async function registerResource(config: Config, db: D1Database, body: v.InferOutput<typeof ResourceRegisterBodySchema>, domain: string) {
   const origin = await authorize(config, db, { ...body, domain }, "resource:register", async () => {
     const merchant = await requireVerifiedMerchant(db, body.wallet);

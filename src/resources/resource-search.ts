@@ -21,7 +21,7 @@ export const RESOURCES_NOTICE =
   "pricing authority is each resource's live HTTP 402.";
 
 /**
- * Spec §3.3: all four gates (verified merchant not retired, signed registration, opted in and live, passing
+ * docs/facilitator-spec.md §3.3: all four gates (verified merchant not retired, signed registration, opted in and live, passing
  * probe), as the `visible` column that triggers keep from `listed` and `providers` (0005_search_rank.sql).
  */
 export const LISTED = "r.visible = 1";
@@ -122,7 +122,7 @@ export async function getListedResource(db: D1Database, id: number): Promise<Res
   return { ...entry, entry, notice: RESOURCES_NOTICE };
 }
 
-/** `GET /directory/stats` (spec §2.7), counting only what the lists show. */
+/** `GET /directory/stats` (docs/facilitator-spec.md §2.7), counting only what the lists show. */
 export async function directoryStats(db: D1Database, network: string): Promise<{ network: string; providers: { total: number }; resources: { total: number; byScheme: Record<string, number> }; asOf: string }> {
   const [providers, schemes] = await db.batch<Record<string, unknown>>([
     db.prepare("SELECT count(*) AS total FROM providers WHERE retired_at_ms IS NULL AND listing_opt_in = 1"),

@@ -12,7 +12,7 @@ export const X402_SPEC_URL = "https://github.com/coinbase/x402/blob/main/specs/x
 
 /**
  * `/capabilities`: everything a client needs to integrate, derived from what is actually mounted, so a feature
- * flag or endpoint appears only when it works (wire-notes "Discovery shapes").
+ * flag or endpoint appears only when it works (docs/wire-notes.md "Discovery shapes").
  */
 export async function buildCapabilities(config: Config, endpoints: readonly EndpointInfo[], origin: string) {
   const keys = new Set(endpoints.map((e) => e.key));
@@ -73,7 +73,7 @@ export async function buildCapabilities(config: Config, endpoints: readonly Endp
     // pr402's shape: the array of /seller-endpoint-guide.json.
     sellerEndpointGuide: buildSellerEndpointGuide(endpoints),
     specUrl: X402_SPEC_URL,
-    // Spec §2.9: present only when the escrow rail is served.
+    // docs/facilitator-spec.md §2.9: present only when the escrow rail is served.
     ...(rails.has("sla-escrow")
       ? { slaEscrowOracleProfiles: oracleProfiles(config.slaEscrow.oracleProfiles, artifact(STATIC_ARTIFACT_PATHS.integrationGuide)) }
       : {}),

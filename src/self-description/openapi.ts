@@ -26,7 +26,7 @@ export function buildOpenApi(endpoints: readonly EndpointInfo[], origin: string,
       title: SERVICE_NAME,
       version: API_VERSION,
       description: "x402 v2 payment facilitator for Solana: discovery, unsigned transaction builders, verify and settle.",
-      // The discovery schema version reported by /health and /capabilities (spec §9).
+      // The discovery schema version reported by /health and /capabilities (docs/facilitator-spec.md §9).
       "x-schemaVersion": SCHEMA_VERSION,
     },
     servers: [{ url: origin }],

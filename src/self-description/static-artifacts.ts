@@ -1,4 +1,4 @@
-/** Origin paths of the artifacts served next to the API (spec §1 rule 4). */
+/** Origin paths of the artifacts served next to the API (docs/facilitator-spec.md §1 rule 4). */
 export const STATIC_ARTIFACT_PATHS = {
   openApi: "/openapi.json",
   integrationGuide: "/agent-integration.md",

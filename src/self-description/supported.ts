@@ -15,7 +15,7 @@ export interface SupportedResponse {
   signers: Record<string, string[]>;
 }
 
-/** `/supported` in the shape the official x402 facilitator client reads (wire-notes "Discovery shapes"): the rails served here. */
+/** `/supported` in the shape the official x402 facilitator client reads (docs/wire-notes.md "Discovery shapes"): the rails served here. */
 export async function buildSupported(config: Config): Promise<SupportedResponse> {
   const extras = await Promise.all(RAILS.map((rail) => rail.supportedExtra(config)));
   const kinds: SupportedKind[] = [];

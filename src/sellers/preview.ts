@@ -41,7 +41,7 @@ export interface SellerPreview {
 }
 
 /**
- * `GET /sellers/{wallet}/preview` (spec §2.6, §3.1): every rail address of the wallet with its on-chain state,
+ * `GET /sellers/{wallet}/preview` (docs/facilitator-spec.md §2.6, §3.1): every rail address of the wallet with its on-chain state,
  * read in ONE batched getMultipleAccounts (vault, UniversalSettle Config, bank, SOL and USDC escrows) while the
  * provider row is read from D1 in parallel. No side effect.
  */

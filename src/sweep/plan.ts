@@ -1,6 +1,6 @@
 /**
  * The sweep plan: pure. Rails with their on-chain balances and the thresholds in, one item per rail out,
- * each with the (status, action) pair of the wire format (wire-notes "Operator"). No I/O, no clock.
+ * each with the (status, action) pair of the wire format (docs/wire-notes.md "Operator"). No I/O, no clock.
  */
 
 export type SweepStatus = "failed" | "skipped" | "eligible" | "ok";

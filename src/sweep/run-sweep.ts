@@ -48,7 +48,7 @@ export interface SweepReport {
   items: SweepItem[];
 }
 
-/** The configured defaults (spec §8), as POST /sweep with an empty body, GET /sweep-cron and the Cron Trigger use them. */
+/** The configured defaults (docs/facilitator-spec.md §8), as POST /sweep with an empty body, GET /sweep-cron and the Cron Trigger use them. */
 export function defaultSweepOptions(config: Config, trigger: string): SweepOptions {
   return {
     dryRun: false,

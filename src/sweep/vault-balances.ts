@@ -135,7 +135,7 @@ function tokenAmount(account: AccountSnapshot | null | undefined): bigint | null
 }
 
 /**
- * Who receives the fee (ABI "Fee receiver"): Config.fee_destination when sharding is off; else the seller's shard
+ * Who receives the fee (docs/universal-settle-abi.md "Fee receiver"): Config.fee_destination when sharding is off; else the seller's shard
  * (its SOL storage for SOL; for SPL the shard PDA, whose ATA receives).
  */
 async function feeReceiverOwner(program: ProgramState, config: UniversalSettleConfig, seller: Address, isSol: boolean): Promise<Address> {

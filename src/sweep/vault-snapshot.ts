@@ -36,7 +36,7 @@ export interface VaultSnapshot {
 
 const TOKEN_AMOUNT_OFFSET = 64;
 
-/** A seller's vault balances, read with the sweep engine's batched reader (wire-notes "Operator"; pr402 vault snapshot). */
+/** A seller's vault balances, read with the sweep engine's batched reader (docs/wire-notes.md "Operator"; pr402 vault snapshot). */
 export async function buildVaultSnapshot(
   config: Config,
   wallet: Address,

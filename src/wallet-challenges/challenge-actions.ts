@@ -1,5 +1,5 @@
 /**
- * What a wallet-signed challenge may authorize (wire-notes "Sellers"). A challenge names exactly one action;
+ * What a wallet-signed challenge may authorize (docs/wire-notes.md "Sellers"). A challenge names exactly one action;
  * the family wildcards `seller:any` / `resource:any` cover every action of their family, nothing more.
  */
 export const CHALLENGE_ACTIONS = [

@@ -6,7 +6,7 @@ import { actionCovers, type ChallengeAction } from "./challenge-actions";
 import { formatChallengeMessage, hasValidMac, parseChallengeMessage, randomChallengeNonce, type ParsedChallenge } from "./challenge-message";
 import { isWalletSignature } from "./wallet-signature";
 
-/** Challenge lifetime bounds (wire-notes: 1..3600 s). */
+/** Challenge lifetime bounds (docs/wire-notes.md "Sellers": 1..3600 s). */
 export const MIN_CHALLENGE_TTL_SECONDS = 1;
 export const MAX_CHALLENGE_TTL_SECONDS = 3600;
 

@@ -4,7 +4,7 @@ import { WalletPathSchema } from "../../sellers/seller-inputs";
 import { getListedProviderEntry, listProviders, ProvidersQuerySchema } from "../../providers/provider-directory";
 import { ProviderSingleResponseSchema, ProvidersPageResponseSchema } from "../responses/schemas";
 
-/** The public provider directory (spec §4.4): verified, opted-in sellers. */
+/** The public provider directory (docs/facilitator-spec.md §4.4): verified, opted-in sellers. */
 export function directoryRoutes(): RouteDef[] {
   return [
     {

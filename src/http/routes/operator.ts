@@ -21,7 +21,7 @@ function recordedSweep(config: Config, db: D1Database, options: SweepOptions) {
   return options.dryRun ? run() : runRecorded(db, sweepJob.name, options.trigger, run, summarizeSweep);
 }
 
-/** Operator endpoints (spec §4.5): sweeps behind the bearer token, and the vault snapshot. */
+/** Operator endpoints (docs/facilitator-spec.md §4.5): sweeps behind the bearer token, and the vault snapshot. */
 export function operatorRoutes(): RouteDef[] {
   return [
     {

@@ -17,7 +17,7 @@ import { BazaarQuerySchema, bazaarResources } from "../../bazaar/bazaar-resource
 import { challengeDomainOf } from "./sellers";
 import { ChallengeResponseSchema, DirectoryStatsResponseSchema, ResourceSingleResponseSchema, ResourceSearchResponseSchema } from "../responses/schemas";
 
-/** The public resource directory (spec §4.4), its registry and the x402 Bazaar discovery API. */
+/** The public resource directory (docs/facilitator-spec.md §4.4), its registry and the x402 Bazaar discovery API. */
 export function resourceRoutes(): RouteDef[] {
   return [
     {

@@ -24,7 +24,7 @@ import {
   SellerRetireResponseSchema,
 } from "../responses/schemas";
 
-/** Seller onboarding (spec §4.3): preview, rail lookup, sovereign activation, wallet challenges. */
+/** Seller onboarding (docs/facilitator-spec.md §4.3): preview, rail lookup, sovereign activation, wallet challenges. */
 export function sellerRoutes(): RouteDef[] {
   return [
     {

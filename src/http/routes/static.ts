@@ -33,7 +33,7 @@ function prefersHtml(accept: string | undefined): boolean {
   return html !== -1 && (json === -1 || html < json);
 }
 
-/** Origin-level artifacts (spec §1 rule 4) and the two roots that answer with capabilities. */
+/** Origin-level artifacts (docs/facilitator-spec.md §1 rule 4) and the two roots that answer with capabilities. */
 export function mountStaticRoutes(app: Hono<AppEnv>, endpoints: () => readonly EndpointInfo[]): void {
   const capabilities = async (c: AppContext) => {
     const body = await buildCapabilities(c.var.config, endpoints(), new URL(c.req.url).origin);

@@ -1,5 +1,5 @@
 /**
- * UniversalSettle instructions used by the facilitator (ABI: universal-settle.md, "Instructions"):
+ * UniversalSettle instructions used by the facilitator (docs/universal-settle-abi.md "Instructions"):
  * data codecs (encoders for building, decoders so the verifier can recognise them) and kit
  * Instruction builders with the documented account order and roles. Builders are synchronous and
  * take every address explicitly; derive PDAs with ./pda.ts first.
