@@ -15,7 +15,7 @@ import { buildClosePaymentInstruction, buildPayoutInstruction, isOracleTipDue } 
 import { escrowAddresses } from "../schemes/sla-escrow/escrow-facts";
 import { claimDuePayments, peekDuePayments, recordFundingsConfirmed, recordWatchOutcomes, type WatchedPayment, type WatchOutcome } from "../store/escrow-watch";
 import { recordSponsoredFundingFailures } from "../store/sponsored-funding-failures";
-import { decidePayout, type KeeperDecision } from "./decide";
+import { decidePayout, type KeeperDecision } from "../programs/sla-escrow/payout-decision";
 import { optionalSpendingPause, type SpendingPause } from "../solana/fee-payer-floor";
 import { CLAIM_MS, KEEPER_CONFIRM_POLLS, maxPaymentsWithinBudget } from "./budget";
 import { afterFailedAttempt } from "./backoff";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decidePayout } from "../../src/escrow-keeper/decide";
+import { decidePayout } from "../../src/programs/sla-escrow/payout-decision";
 import { ESCROW_KEEPER_SUBREQUEST_BUDGET, maxPaymentsWithinBudget, worstCaseSubrequests } from "../../src/escrow-keeper/budget";
 import { PAYMENT_STATE, RESOLUTION_STATE, type Payment } from "../../src/programs/sla-escrow/accounts";
 

@@ -1,4 +1,4 @@
-import { PAYMENT_STATE, RESOLUTION_STATE, type Payment } from "../programs/sla-escrow/accounts";
+import { PAYMENT_STATE, RESOLUTION_STATE, type Payment } from "./accounts";
 
 /**
  * What the keeper does with one escrow payment. It only takes the paths the protocol opens to any signer
