@@ -1,7 +1,8 @@
 import { PAYMENT_STATE, RESOLUTION_STATE, type Payment } from "./accounts";
 
 /**
- * What the keeper does with one escrow payment. It only takes the paths the protocol opens to any signer
+ * The payout the program lets any signer make on one escrow payment right now: what the escrow keeper does, and what
+ * `/build-sla-escrow-settle-tx` builds. It only takes the paths the protocol opens to any signer
  * (docs/sla-escrow-abi.md, protocol §7, and its "Who may settle, and when"):
  * - release post-approval (resolution_state = 1), or once expired with a delivery nobody rejected;
  * - refund post-rejection (resolution_state = 2), or once expired with no delivery;
