@@ -9,7 +9,7 @@ import { NATIVE_SOL_ESCROW_MINT } from "../../programs/sla-escrow/pda";
 import { paymentUidToHex } from "../../programs/sla-escrow/payment-uid";
 import { assetNotAllowedMessage } from "../../x402/asset-allowlist";
 import { Base58Address } from "../../x402/schemas";
-import { BLOCKHASH_LIFETIME_SECONDS } from "../exact/build";
+import { BLOCKHASH_LIFETIME_SECONDS } from "../../solana/blockhash";
 import { escrowFundComputeBudget, escrowFundingAccounts, freshPaymentAccounts, Hash32Hex, hexBytes } from "./build-payment";
 import { getSlaEscrowFacts } from "./escrow-facts";
 

@@ -3,6 +3,7 @@ import type { Config } from "../../config/load-config";
 import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../config/networks";
 import { MAX_PAYMENT_TTL_SECONDS, MIN_PAYMENT_TTL_SECONDS } from "../../programs/sla-escrow/instructions";
 import type { PaymentRequirements } from "../../x402/schemas";
+import type { Refusal, RejectionReason } from "../../x402/payment-verdict";
 import { getSlaEscrowFacts, type SlaEscrowFacts } from "./escrow-facts";
 
 /**
@@ -20,10 +21,8 @@ export interface EscrowTerms {
   oracleAuthorities: Address[];
 }
 
-export interface TermsRejection {
+export interface TermsRejection extends Refusal {
   ok: false;
-  reason: string;
-  message: string;
   /** The rail is not configured on this cluster (the builder answers 501). */
   notConfigured?: boolean;
 }
@@ -94,6 +93,6 @@ export async function checkEscrowTerms(
   };
 }
 
-function refuse(reason: string, message: string): TermsRejection {
+function refuse(reason: RejectionReason, message: string): TermsRejection {
   return { ok: false, reason, message };
 }
