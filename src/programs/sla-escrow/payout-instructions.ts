@@ -1,7 +1,7 @@
 /**
  * Release / Refund / Close of one decoded Payment, with exactly the accounts the program wants for that payment:
  * the fixed list of its kind (SOL or SPL), the PaymentExt tail of an extended payment (state 10), and the oracle's
- * tip accounts when a tip is due (docs/sla-escrow-abi.md, "Payouts"). Every address is derived from the Payment
+ * tip accounts when a tip is due (docs/sla-escrow-abi.md "Instructions we build", optional tails). Every address is derived from the Payment
  * account itself, never from a caller, since the program pays only the recorded seller, buyer and oracle.
  */
 import type { Address } from "@solana/kit";
@@ -16,7 +16,7 @@ export function isOracleTipDue(payment: Payment): boolean {
   return payment.oracleFeeBps > 0 && payment.resolutionState !== RESOLUTION_STATE.PENDING;
 }
 
-export interface PayoutFacts {
+interface PayoutFacts {
   programId: Address;
   /** Signs and pays the network fee (for SPL, also any token account the program creates). */
   caller: AddressOrSigner;
@@ -26,7 +26,7 @@ export interface PayoutFacts {
   tokenProgram: Address | null;
 }
 
-export interface BuiltPayout {
+interface BuiltPayout {
   instruction: ProgramInstruction;
   /**
    * Token accounts the payout pays into (SPL only). The program creates a missing seller or oracle ATA at the
