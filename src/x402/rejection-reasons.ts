@@ -4,7 +4,7 @@
  * client author can read the whole vocabulary in one place. A rail adds its own reasons in its own block below; the
  * payment core never depends on which rail a reason belongs to.
  */
-export type RejectionReason = CoreRejectionReason | ExactRejectionReason | SlaEscrowRejectionReason;
+export type RejectionReason = CoreRejectionReason | ExactRejectionReason | SlaEscrowRejectionReason | UptoRejectionReason;
 
 /** Reasons of the payment core and of any rail: body, common checks, payment-identifier, chain and settle outcomes. */
 export type CoreRejectionReason =
@@ -95,3 +95,34 @@ export type SlaEscrowRejectionReason =
   | "invalid_sla_escrow_payload_buyer_is_seller"
   | "invalid_sla_escrow_payload_missing_signature"
   | "invalid_sla_escrow_payload_signature_invalid";
+
+/**
+ * The `upto` rail: the official @x402/svm upto facilitator's reasons where it has one (wire compatibility with the
+ * official server), ours for what it does not check (withdraw-delay bounds, the treasury account, the minimum).
+ */
+export type UptoRejectionReason =
+  | "unsupported_payload_type"
+  | "facilitator_mismatch"
+  | "invalid_upto_svm_payment_requirements"
+  | "invalid_upto_svm_payload_receiver_authorizer"
+  | "invalid_upto_svm_payload_amount_mismatch"
+  | "invalid_upto_svm_payload_deposit_not_ceiling"
+  | "invalid_upto_svm_payload_not_yet_active"
+  | "invalid_upto_svm_payload_expired"
+  | "invalid_upto_svm_payload_channel_lifetime_exceeded"
+  | "invalid_upto_svm_payload_expires_at_mismatch"
+  | "invalid_upto_svm_payload_open_transaction"
+  | "invalid_upto_svm_payload_unexpected_voucher"
+  | "invalid_upto_svm_payload_type"
+  | "invalid_upto_svm_payload_missing_voucher"
+  | "invalid_upto_svm_payload_voucher_signature"
+  | "invalid_upto_svm_payload_settlement_exceeds_amount"
+  | "invalid_upto_svm_channel_already_open"
+  | "invalid_upto_svm_channel_state"
+  | "invalid_upto_svm_authorizer_not_configured"
+  | "invalid_upto_svm_authorizer_address_mismatch"
+  | "invalid_upto_svm_delegated_settle_unauthenticated"
+  | "invalid_upto_svm_withdraw_delay_out_of_bounds"
+  | "invalid_upto_svm_payload_amount_below_minimum"
+  | "invalid_upto_svm_payload_mint_mismatch"
+  | "invalid_upto_svm_treasury_account_missing";

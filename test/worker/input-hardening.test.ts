@@ -136,15 +136,7 @@ describe("/health never shows the private RPC URL", () => {
  * the valibot schemas of the route table.
  */
 describe("numeric fields: out-of-range numbers are a 400 naming the field, never a 500", async () => {
-  const { paymentRoutes } = await import("../../src/http/routes/payments");
-  const { escrowBuilderRoutes } = await import("../../src/http/routes/escrow-builders");
-  const { exactBuilderRoutes } = await import("../../src/http/routes/exact-builders");
-  const { sellerRoutes } = await import("../../src/http/routes/sellers");
-  const { resourceRoutes } = await import("../../src/http/routes/resources");
-  const { operatorRoutes } = await import("../../src/http/routes/operator");
-  const { directoryRoutes } = await import("../../src/http/routes/directory");
-  const { settlementRoutes } = await import("../../src/http/routes/settlements");
-  const { feeQuoteRoutes } = await import("../../src/http/routes/fee-quote");
+  const { apiRoutes } = await import("../../src/http/api-routes");
 
   /** Dotted paths of every `number` schema inside a valibot schema (objects, optionals, unions, pipes, arrays). */
   function numericPaths(schema: any, path = "", out: string[] = []): string[] {
@@ -185,12 +177,17 @@ describe("numeric fields: out-of-range numbers are a 400 naming the field, never
     extra: { feePayer: wallet },
   };
   const signed = { message: "m", signature: "s" };
+  const uptoPayload = { from: wallet, maxAmount: "1", deposit: "1", channelId: wallet, authorizedSigner: wallet, openTransaction: "AAAA", openSlot: "1", expiresAt: 2, validAfter: 1, nonce: "1" };
   const v2 = { buyer: wallet, seller: wallet, mint, amount: "1", ttlSeconds: 3600, slaHash: hex32, oracleAuthority: wallet, closureDelayOverride: 0, refundCooldownOverride: 0, deliveryCutoffOverride: 0, arbitrationWindowSeconds: 0 };
   type Case = { method: "POST" | "GET"; path: string; field: string; body: (bad: number) => unknown; route?: string };
   const CASES: Case[] = [
     ...["/verify", "/settle"].flatMap((path): Case[] => [
       { method: "POST", path, field: "paymentRequirements.maxTimeoutSeconds", body: (bad) => ({ x402Version: 2, paymentPayload: { x402Version: 2, accepted: line, payload: { transaction: "AAAA" } }, paymentRequirements: { ...line, maxTimeoutSeconds: bad } }) },
       { method: "POST", path, field: "paymentPayload.accepted.maxTimeoutSeconds", body: (bad) => ({ x402Version: 2, paymentPayload: { x402Version: 2, accepted: { ...line, maxTimeoutSeconds: bad }, payload: { transaction: "AAAA" } }, paymentRequirements: line }) },
+      // The upto payload's own numbers (issue 24).
+      ...(["expiresAt", "validAfter"] as const).map(
+        (field): Case => ({ method: "POST", path, field: `paymentPayload.payload.${field}`, body: (bad) => ({ x402Version: 2, paymentPayload: { x402Version: 2, accepted: { ...line, scheme: "upto" }, payload: { ...uptoPayload, [field]: bad } }, paymentRequirements: { ...line, scheme: "upto" } }) }),
+      ),
     ]),
     { method: "POST", path: "/build-exact-payment-tx", field: "accepted.maxTimeoutSeconds", body: (bad) => ({ payer: wallet, accepted: { ...line, maxTimeoutSeconds: bad } }) },
     { method: "POST", path: "/build-sla-escrow-payment-tx", field: "accepted.maxTimeoutSeconds", body: (bad) => ({ payer: wallet, accepted: { ...line, scheme: "sla-escrow", maxTimeoutSeconds: bad }, slaHash: hex32, oracleAuthority: wallet }) },
@@ -219,7 +216,7 @@ describe("numeric fields: out-of-range numbers are a 400 naming the field, never
   const BAD_NUMBERS = [1e308, 2 ** 64, 1.5];
 
   it("the cases cover every numeric field of every route's body and query", () => {
-    const routes = [...paymentRoutes(), ...escrowBuilderRoutes(), ...exactBuilderRoutes(), ...sellerRoutes(), ...resourceRoutes(), ...operatorRoutes(), ...directoryRoutes(), ...settlementRoutes(), ...feeQuoteRoutes()];
+    const routes = apiRoutes(() => []);
     const found = routes.flatMap((route) => [...new Set([...numericPaths(route.body), ...numericPaths(route.query)])].map((field) => `${route.method} ${route.path} ${field}`));
     const covered = new Set(CASES.map((c) => `${c.method === "GET" ? "GET" : "POST"} ${c.route ?? c.path} ${c.field}`));
     // The GET owner list takes its limit from the query string (a string schema); its POST twin has the number.
