@@ -18,7 +18,7 @@ import { optionalSpendingPause, type SpendingPause } from "../solana/fee-payer-f
 import { CLAIM_MS, KEEPER_CONFIRM_POLLS, maxPaymentsWithinBudget } from "./budget";
 import { afterFailedAttempt } from "./backoff";
 import { readFundingStatuses, type FundingStatus } from "./funding-status";
-import { sendKeeperStep } from "../jobs/keeper-send";
+import { sendKeeperStep } from "../solana/keeper-send";
 
 const CLOCK_SYSVAR = address("SysvarC1ock11111111111111111111111111111111");
 const RECHECK_WITHOUT_DEADLINE_MS = 60 * 60_000;

@@ -1,6 +1,6 @@
 import type { ScheduledJob } from "./scheduled";
 import type { JobRunSummary } from "./job-run";
-import { runUptoKeeper, type UptoKeeperReport } from "./upto-keeper/run-keeper";
+import { runUptoKeeper, type UptoKeeperReport } from "../upto-keeper/run-keeper";
 
 /** One signature (the fee payer's), no priority fee. */
 const STEP_NETWORK_FEE_LAMPORTS = 5_000n;

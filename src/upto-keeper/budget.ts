@@ -1,5 +1,5 @@
-import { MAX_SIGNATURES_PER_STATUS_READ } from "../../solana/confirm-many";
-import { KEEPER_BLOCKHASH_CHECKS } from "../../escrow-keeper/budget";
+import { MAX_SIGNATURES_PER_STATUS_READ } from "../solana/confirm-many";
+import { KEEPER_BLOCKHASH_CHECKS } from "../escrow-keeper/budget";
 
 /**
  * Subrequest arithmetic of one upto keeper run. It shares the SWEEP_CRON invocation with the sweep (200) and the

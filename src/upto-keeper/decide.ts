@@ -1,4 +1,4 @@
-import { CHANNEL_STATUS, type Channel } from "../../programs/payment-channels/accounts";
+import { CHANNEL_STATUS, type Channel } from "../programs/payment-channels/accounts";
 
 /** Open accepts `open_slot` up to this many slots back; Reclaim (and the deallocating Distribute) wait for it to pass. */
 export const OPEN_SLOT_WINDOW = 1_500n;
