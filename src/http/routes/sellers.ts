@@ -48,6 +48,8 @@ export function sellerRoutes(): RouteDef[] {
       handler: async (c, { params: { wallet, scheme }, query: { asset } }) => {
         const rail = normalizeScheme(scheme);
         if (rail === null) throw badRequest(`scheme: must be "exact" or "sla-escrow", got "${scheme}"`);
+        // An upto channel pays its split to the seller's own wallet: there is no vault or escrow address to look up.
+        if (rail === "upto") throw badRequest(`scheme: "upto" has no per-seller rail address; its payTo is the seller's own wallet`);
         const config = c.var.config;
         if (rail === "exact") return c.json(await lookupExactRail(config, wallet));
         return c.json(await lookupEscrowRail(config, wallet, resolveSellerAsset(config, asset ?? "USDC")));
