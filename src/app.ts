@@ -11,6 +11,7 @@ import { paymentRoutes } from "./http/routes/payments";
 import { mountStaticRoutes } from "./http/routes/static";
 import { mountResourceIndex } from "./http/routes/resource-index";
 import { exactBuilderRoutes } from "./http/routes/exact-builders";
+import { uptoBuilderRoutes } from "./http/routes/upto-builders";
 import { faremeterAcceptsRoutes } from "./http/routes/faremeter-accepts";
 import { bazaarSearchRoutes } from "./http/routes/bazaar-search";
 import { escrowBuilderRoutes } from "./http/routes/escrow-builders";
@@ -32,7 +33,7 @@ import { mountMcp } from "./mcp/route";
  */
 export function buildApp(): Hono<AppEnv> {
   const endpoints = () => routes;
-  const routes: RouteDef[] = [...discoveryRoutes(endpoints), ...paymentRoutes(), ...settlementRoutes(), ...exactBuilderRoutes(), ...faremeterAcceptsRoutes(), ...escrowBuilderRoutes(), ...sellerRoutes(), ...directoryRoutes(), ...operatorRoutes(), ...resourceRoutes(), ...bazaarSearchRoutes(), ...feeQuoteRoutes()];
+  const routes: RouteDef[] = [...discoveryRoutes(endpoints), ...paymentRoutes(), ...settlementRoutes(), ...exactBuilderRoutes(), ...uptoBuilderRoutes(), ...faremeterAcceptsRoutes(), ...escrowBuilderRoutes(), ...sellerRoutes(), ...directoryRoutes(), ...operatorRoutes(), ...resourceRoutes(), ...bazaarSearchRoutes(), ...feeQuoteRoutes()];
 
   const app = withMiddleware(new Hono<AppEnv>());
   mountStaticRoutes(app, endpoints);
