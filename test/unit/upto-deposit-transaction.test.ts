@@ -1,0 +1,99 @@
+/**
+ * The upto deposit builder's transaction against the official upto client's (@x402/svm 2.27
+ * buildOpenPaymentChannelTransaction, loaded from the package itself): given the same parties, salt, open slot,
+ * blockhash, memo and compute price, both produce the same message bytes, so a buyer of /build-upto-deposit-tx
+ * signs exactly what the official client would have signed. Pure: no chain.
+ */
+import { describe, expect, it } from "vitest";
+import { address, createNoopSigner, generateKeyPairSigner, getBase64Encoder, getTransactionDecoder, type Blockhash } from "@solana/kit";
+import { buildUptoDepositTransaction, UPTO_OPEN_COMPUTE_UNIT_LIMIT } from "../../src/schemes/upto/build-deposit-transaction";
+import { PAYMENT_CHANNELS_PROGRAM_ADDRESS } from "../../src/programs/payment-channels/pda";
+import { loadOfficialPaymentChannels } from "../programs/official-payment-channels";
+
+const USDC = address("4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU");
+const TOKEN_PROGRAM = address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
+const TOKEN_2022_PROGRAM = address("TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb");
+const BLOCKHASH = { blockhash: "5Ue4n9vKrr3VJ9qQBkTc2L8yBnt5rMZV4Qm8Yc6ZQvXr" as Blockhash, lastValidBlockHeight: 1234n };
+
+const messageOf = (base64: string) => getTransactionDecoder().decode(getBase64Encoder().encode(base64));
+
+describe("upto deposit transaction", () => {
+  for (const tokenProgram of [TOKEN_PROGRAM, TOKEN_2022_PROGRAM]) {
+    it(`is byte for byte the official client's open (${tokenProgram === TOKEN_PROGRAM ? "SPL Token" : "Token-2022"})`, async () => {
+      const official = await loadOfficialPaymentChannels();
+      const [buyer, facilitator, authorizer, seller] = await Promise.all([0, 1, 2, 3].map(() => generateKeyPairSigner()));
+      const common = { salt: 0x0123_4567_89ab_cdefn, openSlot: 987_654n, deposit: 2_000_000n, memo: "a1b2c3d4e5f60718293a4b5c6d7e8f90" };
+      const ours = await buildUptoDepositTransaction({
+        programId: PAYMENT_CHANNELS_PROGRAM_ADDRESS,
+        feePayer: facilitator!.address,
+        payer: buyer!.address,
+        mint: USDC,
+        tokenProgram,
+        authorizedSigner: authorizer!.address,
+        payTo: seller!.address,
+        gracePeriodSeconds: 900,
+        computeUnitLimit: UPTO_OPEN_COMPUTE_UNIT_LIMIT,
+        computeUnitPriceMicroLamports: 1n,
+        blockhash: BLOCKHASH,
+        ...common,
+      });
+      // The official builder signs as the payer; a no-op signer leaves the slot empty, as ours does.
+      const theirs = await official.buildOpenPaymentChannelTransaction({
+        payer: createNoopSigner(buyer!.address),
+        payee: facilitator!.address,
+        feePayer: facilitator!.address,
+        mint: USDC,
+        authorizedSigner: authorizer!.address,
+        tokenProgram,
+        gracePeriod: 900,
+        recipients: [{ recipient: seller!.address, bps: 10_000 }],
+        blockhash: BLOCKHASH,
+        ...common,
+      });
+      expect(ours.channelId).toBe(theirs.channelId);
+      expect(Buffer.from(messageOf(ours.transaction).messageBytes).toString("hex")).toBe(Buffer.from(messageOf(theirs.transaction).messageBytes).toString("hex"));
+      expect(ours.transaction).toBe(theirs.transaction);
+      expect(ours.signerPubkeys).toEqual([facilitator!.address, buyer!.address]);
+      expect(ours.payerSignatureIndex).toBe(1);
+    });
+  }
+
+  it("leaves out the price instruction at a price of 0, as the official client does", async () => {
+    const official = await loadOfficialPaymentChannels();
+    const [buyer, facilitator, authorizer, seller] = await Promise.all([0, 1, 2, 3].map(() => generateKeyPairSigner()));
+    const ours = await buildUptoDepositTransaction({
+      programId: PAYMENT_CHANNELS_PROGRAM_ADDRESS,
+      feePayer: facilitator!.address,
+      payer: buyer!.address,
+      mint: USDC,
+      tokenProgram: TOKEN_PROGRAM,
+      authorizedSigner: authorizer!.address,
+      payTo: seller!.address,
+      deposit: 5n,
+      gracePeriodSeconds: 60,
+      openSlot: 1n,
+      salt: 7n,
+      computeUnitLimit: UPTO_OPEN_COMPUTE_UNIT_LIMIT,
+      computeUnitPriceMicroLamports: 0n,
+      blockhash: BLOCKHASH,
+      memo: "m",
+    });
+    const theirs = await official.buildOpenPaymentChannelTransaction({
+      payer: createNoopSigner(buyer!.address),
+      payee: facilitator!.address,
+      feePayer: facilitator!.address,
+      mint: USDC,
+      authorizedSigner: authorizer!.address,
+      tokenProgram: TOKEN_PROGRAM,
+      gracePeriod: 60,
+      deposit: 5n,
+      openSlot: 1n,
+      salt: 7n,
+      recipients: [{ recipient: seller!.address, bps: 10_000 }],
+      blockhash: BLOCKHASH,
+      memo: "m",
+      computeUnitPriceMicroLamports: 0,
+    } as never);
+    expect(ours.transaction).toBe(theirs.transaction);
+  });
+});
