@@ -21,6 +21,8 @@ import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/t
 import { toFacilitatorSvmSigner } from "@x402/svm";
 import { UptoSvmScheme as UptoSvmFacilitatorScheme } from "@x402/svm/upto/facilitator";
 import { base58 } from "@scure/base";
+import * as v from "valibot";
+import { UptoDepositBuildResponseSchema } from "../../src/http/responses/schemas";
 import { startLocalnet, type RunningLocalnet } from "../../localnet/server";
 import { startWorker, type RunningWorker } from "../../scripts/lib/run-worker";
 import { randomKeypair } from "../../scripts/lib/keypair";
@@ -99,6 +101,7 @@ describe("POST /build-upto-deposit-tx", () => {
 
     const built = await build({ payer: buyer.address, accepted, resource: { url: "https://seller.example/generate" } });
     expect(built.status, JSON.stringify(built.body)).toBe(200);
+    v.parse(UptoDepositBuildResponseSchema, built.body); // the shape /openapi.json documents
     expect(built.body).toMatchObject({ feePayer, payer: buyer.address, payerSignatureIndex: 1, deposit: ceiling.toString(), gracePeriodSeconds: 900, assetKind: "spl-token" });
     expect(built.body.signerPubkeys).toEqual([feePayer, buyer.address]);
     expect(built.body.verifyBodyTemplate.paymentPayload.payload).toMatchObject({
