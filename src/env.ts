@@ -17,4 +17,6 @@ export interface Env {
   FEE_PAYER_SECRET_KEY?: string;
   SVC_SWEEP_CRON_TOKEN?: string;
   CHALLENGE_MAC_KEY?: string;
+  SVC_UPTO_RECEIVER_AUTHORIZER_SECRET_KEY?: string;
+  SVC_UPTO_DELEGATED_SETTLE_TOKEN?: string;
 }

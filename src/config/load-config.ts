@@ -15,7 +15,7 @@ import type { Env } from "../env";
 export const CONFIG_CACHE_SECONDS = 60;
 
 /** Keys that only ever come from the Worker's own env (secrets, and the environment that decides what is allowed), never from the database. */
-const ENV_ONLY_KEYS = new Set(["FEE_PAYER_SECRET_KEY", "CHALLENGE_MAC_KEY", "ENVIRONMENT"]);
+const ENV_ONLY_KEYS = new Set(["FEE_PAYER_SECRET_KEY", "CHALLENGE_MAC_KEY", "ENVIRONMENT", "SVC_UPTO_RECEIVER_AUTHORIZER_SECRET_KEY", "SVC_UPTO_DELEGATED_SETTLE_TOKEN"]);
 
 export interface Config {
   environment: "local" | "preview" | "production";
@@ -28,7 +28,7 @@ export interface Config {
   /** PubSub endpoint in the http(s) form a Worker's fetch upgrades to a WebSocket (may carry credentials: never shown). */
   pubsubUrl: string;
   settleConfirmation: "subscribe" | "poll";
-  programs: { universalSettle: Address; slaEscrow: Address };
+  programs: { universalSettle: Address; slaEscrow: Address; paymentChannels: Address };
   mints: { usdc: Address; usdt: Address | null };
   feePayer: KeyPairSigner;
   /** The fee payer's balance floors (lamports): below `minLamports` optional spending stops, below `settleFloorLamports` settles too. */
@@ -67,6 +67,15 @@ export interface Config {
     oracleProfiles: OracleProfileConfig;
   };
   probe: { allowLoopback: boolean; maxConsecutiveFailures: number; cronBatchLimit: number; maxResourcesPerWallet: number };
+  upto: {
+    /** Owner of the payment-channels treasury token accounts Distribute pays dust into. */
+    treasuryOwner: Address;
+    /** Delegated mode: the voucher key and the bearer token its callers present (both or neither). */
+    delegated: { authorizer: KeyPairSigner; settleToken: string } | null;
+    minWithdrawDelaySeconds: number;
+    maxWithdrawDelaySeconds: number;
+    maxChannelLifetimeSeconds: number;
+  };
 }
 
 /** A configuration problem: every route answers 500 naming the key (spec §4.1). */
@@ -157,6 +166,10 @@ export async function loadConfig(env: Env): Promise<Config> {
     );
   }
   if (input.ENVIRONMENT !== "local") refuseLocalDemoKeys(input);
+  const delegated = await parseUptoDelegation(input, feePayer);
+  if (input.SVC_UPTO_MIN_WITHDRAW_DELAY_SECONDS > input.SVC_UPTO_MAX_WITHDRAW_DELAY_SECONDS) {
+    throw new ConfigError("SVC_UPTO_MIN_WITHDRAW_DELAY_SECONDS", `must not exceed SVC_UPTO_MAX_WITHDRAW_DELAY_SECONDS (${input.SVC_UPTO_MAX_WITHDRAW_DELAY_SECONDS})`);
+  }
   if (input.SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS > input.SVC_FEE_PAYER_MIN_LAMPORTS) {
     throw new ConfigError("SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS", `must not exceed SVC_FEE_PAYER_MIN_LAMPORTS (${input.SVC_FEE_PAYER_MIN_LAMPORTS})`);
   }
@@ -174,6 +187,7 @@ export async function loadConfig(env: Env): Promise<Config> {
     programs: {
       universalSettle: address(universalSettleProgramId),
       slaEscrow: address(input.SLA_ESCROW_PROGRAM_ID || cluster.slaEscrowProgramId),
+      paymentChannels: address(input.PAYMENT_CHANNELS_PROGRAM_ID || cluster.paymentChannelsProgramId),
     },
     mints: { usdc: address(input.USDC_MINT || cluster.usdcMint), usdt: usdt ? address(usdt) : null },
     feePayer,
@@ -227,7 +241,36 @@ export async function loadConfig(env: Env): Promise<Config> {
       cronBatchLimit: input.SVC_PROBE_CRON_BATCH_LIMIT,
       maxResourcesPerWallet: input.SVC_MAX_RESOURCES_PER_WALLET,
     },
+    upto: {
+      treasuryOwner: address(cluster.paymentChannelsTreasuryOwner),
+      delegated,
+      minWithdrawDelaySeconds: input.SVC_UPTO_MIN_WITHDRAW_DELAY_SECONDS,
+      maxWithdrawDelaySeconds: input.SVC_UPTO_MAX_WITHDRAW_DELAY_SECONDS,
+      maxChannelLifetimeSeconds: input.SVC_UPTO_MAX_CHANNEL_LIFETIME_SECONDS,
+    },
   };
+}
+
+/**
+ * The `upto` delegated receiver authorizer: a voucher key that is useless without the token that says who may ask it to
+ * sign (otherwise a buyer could cancel its own payment with a zero-amount claim), and never the fee payer itself.
+ */
+async function parseUptoDelegation(input: ConfigInput, feePayer: KeyPairSigner): Promise<Config["upto"]["delegated"]> {
+  const secret = input.SVC_UPTO_RECEIVER_AUTHORIZER_SECRET_KEY.trim();
+  const settleToken = input.SVC_UPTO_DELEGATED_SETTLE_TOKEN.trim();
+  if (secret === "" && settleToken === "") return null;
+  if (secret === "") throw new ConfigError("SVC_UPTO_RECEIVER_AUTHORIZER_SECRET_KEY", "is required when SVC_UPTO_DELEGATED_SETTLE_TOKEN is set");
+  if (settleToken.length < 16) throw new ConfigError("SVC_UPTO_DELEGATED_SETTLE_TOKEN", "is required (at least 16 characters) when SVC_UPTO_RECEIVER_AUTHORIZER_SECRET_KEY is set");
+  let authorizer: KeyPairSigner;
+  try {
+    authorizer = await parseFeePayerSecretKey(secret);
+  } catch (error) {
+    throw new ConfigError("SVC_UPTO_RECEIVER_AUTHORIZER_SECRET_KEY", (error as Error).message);
+  }
+  if (authorizer.address === feePayer.address) {
+    throw new ConfigError("SVC_UPTO_RECEIVER_AUTHORIZER_SECRET_KEY", "must not be the fee payer's key (a voucher key signs money out of channels; keep it apart)");
+  }
+  return { authorizer, settleToken };
 }
 
 /** Loopback probing exists for `npm start` only: on by default locally, a config error anywhere else. */

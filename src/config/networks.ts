@@ -23,7 +23,16 @@ export interface ClusterDefaults {
   usdtMint: string | null;
   /** Sweep threshold for SPL rails, raw units (spec §8). */
   sweepMinSplRawDefault: bigint;
+  /** The Solana Foundation's payment-channels program (the `upto` rail); same id on both clusters. */
+  paymentChannelsProgramId: string;
+  /**
+   * Owner of the payment-channels treasury token accounts (a build-time constant of the program; Distribute refuses
+   * any other). The official @x402/svm facilitator's values (`getPaymentChannelsTreasuryOwner`).
+   */
+  paymentChannelsTreasuryOwner: string;
 }
+
+const PAYMENT_CHANNELS_PROGRAM_ID = "CHNLxYvVA28MJP9PrFuDXccuoGXAx7jBacfLEkahyGsX";
 
 export const CLUSTERS = {
   mainnet: {
@@ -35,6 +44,8 @@ export const CLUSTERS = {
     usdcMint: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
     usdtMint: "Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB",
     sweepMinSplRawDefault: 3_000_000n,
+    paymentChannelsProgramId: PAYMENT_CHANNELS_PROGRAM_ID,
+    paymentChannelsTreasuryOwner: "Cs2zdfUNonRdRGsiZUQQLdTxzxVvJZmgiX2mpLYKuEqP",
   },
   devnet: {
     network: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
@@ -45,6 +56,8 @@ export const CLUSTERS = {
     usdcMint: "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU",
     usdtMint: null,
     sweepMinSplRawDefault: 100_000n,
+    paymentChannelsProgramId: PAYMENT_CHANNELS_PROGRAM_ID,
+    paymentChannelsTreasuryOwner: "4zTeC5mVqWLruDexgU2mV66p9t5vCA9JyiZqdGDUspap",
   },
 } satisfies Record<ClusterName, ClusterDefaults>;
 

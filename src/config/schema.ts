@@ -139,6 +139,7 @@ export const ConfigInputSchema = v.object({
   // Program ids and mints: empty means "the cluster default" (src/config/networks.ts).
   UNIVERSAL_SETTLE_PROGRAM_ID: optionalAddress,
   SLA_ESCROW_PROGRAM_ID: optionalAddress,
+  PAYMENT_CHANNELS_PROGRAM_ID: optionalAddress,
   USDC_MINT: optionalAddress,
   USDT_MINT: optionalAddress,
 
@@ -186,6 +187,19 @@ export const ConfigInputSchema = v.object({
   /** Seconds a seller needs to deliver: the escrow ttl must cover the program's delivery cutoff plus this budget. */
   SVC_SLA_ESCROW_DELIVERY_BUDGET_SECONDS: integer(0, 2_592_000, 300),
 
+  /**
+   * `upto` delegated mode: the key that signs vouchers for sellers that let the facilitator authorize their claims
+   * (advertised as extra.receiverAuthorizer), in the FEE_PAYER_SECRET_KEY forms. Empty = sellers sign their own.
+   */
+  SVC_UPTO_RECEIVER_AUTHORIZER_SECRET_KEY: v.optional(v.string(), ""),
+  /** Bearer token a seller's server must send (Authorization header) on delegated deposits and claims; required with the key. */
+  SVC_UPTO_DELEGATED_SETTLE_TOKEN: v.optional(v.string(), ""),
+  /** Bounds of a channel's grace period (`extra.withdrawDelay`, seconds), advertised in /supported. */
+  SVC_UPTO_MIN_WITHDRAW_DELAY_SECONDS: integer(1, 31_536_000, 60),
+  SVC_UPTO_MAX_WITHDRAW_DELAY_SECONDS: integer(1, 31_536_000, 86_400),
+  /** Longest `maxTimeoutSeconds` (and voucher expiry) of an upto payment: how long a channel's rent may be out at most before the keeper may close it. */
+  SVC_UPTO_MAX_CHANNEL_LIFETIME_SECONDS: integer(60, 31_536_000, 3_600),
+
   /** JSON array of oracle profiles for /capabilities (spec §2.9); replaces the canonical list when set. */
   SVC_SLA_ESCROW_ORACLE_PROFILES_JSON: oracleProfilesJson,
   /** Default operator hints of the canonical oracle profiles (used when the JSON key is empty). */
@@ -210,4 +224,4 @@ export type ConfigInput = v.InferOutput<typeof ConfigInputSchema>;
 export const CONFIG_KEYS = Object.keys(ConfigInputSchema.entries) as (keyof typeof ConfigInputSchema.entries)[];
 
 /** Keys that are Worker secrets: the D1 `parameters` table may override them but they are never echoed. */
-export const SECRET_KEYS = new Set(["FEE_PAYER_SECRET_KEY", "SVC_SWEEP_CRON_TOKEN", "CHALLENGE_MAC_KEY"]);
+export const SECRET_KEYS = new Set(["FEE_PAYER_SECRET_KEY", "SVC_SWEEP_CRON_TOKEN", "CHALLENGE_MAC_KEY", "SVC_UPTO_RECEIVER_AUTHORIZER_SECRET_KEY", "SVC_UPTO_DELEGATED_SETTLE_TOKEN"]);

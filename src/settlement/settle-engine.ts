@@ -92,6 +92,8 @@ export interface SettleCall {
   successHistory?: (signature: string, payer: string) => PaymentAttempt;
   /** The x402 `payment-identifier` id the payment carried (null or absent: none). */
   paymentId?: string | null;
+  /** The caller's `Authorization: Bearer` token (null or absent: none): upto's delegated settles require it. */
+  callerCredential?: string | null;
 }
 
 

@@ -307,3 +307,37 @@ export const jobRuns = sqliteTable("job_runs", {
   /** A short summary or the error / pause reason. */
   detail: text("detail"),
 });
+
+/** upto payment channels this facilitator opened as rent payer (0010): claim bytes and the keeper's queue. */
+export const uptoChannels = sqliteTable(
+  "upto_channels",
+  {
+    channelId: text("channel_id").primaryKey(),
+    /** Ledger key (settlements.message_hash) of the deposit that opened the channel. */
+    openMessageHash: text("open_message_hash").notNull(),
+    openBlockhash: text("open_blockhash").notNull(),
+    payer: text("payer").notNull(),
+    payTo: text("pay_to").notNull(),
+    asset: text("asset").notNull(),
+    tokenProgram: text("token_program").notNull(),
+    deposit: text("deposit").notNull(),
+    /** The payload's expiresAt (unix seconds): no voucher settles after it. */
+    expiresAt: integer("expires_at").notNull(),
+    /** The one claim (or cancel) transaction signed for this channel: its ledger key, amount and signed bytes (base64). */
+    claimMessageHash: text("claim_message_hash"),
+    claimAmount: text("claim_amount"),
+    claimTransaction: text("claim_transaction"),
+    /** open | closed | dropped | stuck */
+    state: text("state").notNull().default("open"),
+    nextCheckAtMs: integer("next_check_at_ms").notNull(),
+    failures: integer("failures").notNull().default(0),
+    keeperClaimId: text("keeper_claim_id"),
+    keeperClaimExpiresAtMs: integer("keeper_claim_expires_at_ms"),
+    lastAction: text("last_action"),
+    lastSignature: text("last_signature"),
+    lastOutcome: text("last_outcome"),
+    createdAtMs: integer("created_at_ms").notNull(),
+    updatedAtMs: integer("updated_at_ms").notNull(),
+  },
+  (table) => [index("upto_channels_due_idx").on(table.state, table.failures, table.nextCheckAtMs), index("upto_channels_purge_idx").on(table.state, table.updatedAtMs)],
+);

@@ -7,16 +7,22 @@ import { rejection, type AcceptedRequirements, type PaymentRejection } from "./p
 
 /**
  * The cheap, scheme-independent checks of verify and settle, in order: alias normalisation,
- * requirements = accepted, network, asset allowlist.
+ * requirements = accepted (for upto: but for the amount, a charge at most the accepted ceiling), network, asset allowlist.
  */
 export function checkCommonRequirements(config: Config, body: VerifySettleBody): AcceptedRequirements | PaymentRejection {
   const required = body.paymentRequirements;
   const scheme = normalizeScheme(required.scheme);
   if (scheme === null) {
-    return rejection("unsupported_scheme", `Scheme "${required.scheme}" is not supported; use "exact" or "sla-escrow"`);
+    return rejection("unsupported_scheme", `Scheme "${required.scheme}" is not supported; use "exact", "sla-escrow" or "upto"`);
   }
-  if (normalizeScheme(body.paymentPayload.accepted.scheme) !== scheme || !requirementsMatch(required, body.paymentPayload.accepted)) {
+  const accepted = body.paymentPayload.accepted;
+  // upto settles a charge below the accepted ceiling: the requirements of a claim carry the charged amount.
+  const comparable = scheme === "upto" ? { ...accepted, amount: required.amount } : accepted;
+  if (normalizeScheme(accepted.scheme) !== scheme || !requirementsMatch(required, comparable)) {
     return rejection("invalid_payload_requirements_mismatch", "paymentRequirements must be identical to paymentPayload.accepted");
+  }
+  if (scheme === "upto" && BigInt(required.amount) > BigInt(accepted.amount)) {
+    return rejection("invalid_upto_svm_payload_settlement_exceeds_amount", `The charged amount ${required.amount} exceeds the authorized ceiling ${accepted.amount}`);
   }
   if (required.network !== config.network) {
     return rejection("invalid_network", `Network ${required.network} is not served here; this facilitator settles on ${config.network}`);

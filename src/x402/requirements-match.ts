@@ -6,13 +6,13 @@ import { normalizeScheme } from "./scheme-names";
  * `rpcUrl` adds a fresh blockhash to each 402 and rebuilds the requirements it sends to /verify): they are not
  * payment terms, and the transaction carries its own blockhash, so they are left out of the comparison.
  */
-export const PER_REQUEST_EXTRA_FIELDS: ReadonlySet<string> = new Set(["recentBlockhash", "lastValidBlockHeight"]);
+export const PER_REQUEST_EXTRA_FIELDS: ReadonlySet<string> = new Set(["recentBlockhash", "lastValidBlockHeight", "recentSlot"]);
 
 /**
  * `paymentRequirements` against `paymentPayload.accepted` (spec §2.3), the way `@x402/core` matches them: every
  * field outside `extra` identical (scheme aliases normalised), and every `extra` field of the requirements present
  * with the same value in `accepted` — except the per-request fields. `accepted` may carry more `extra` keys;
- * verification reads the requirements, never those.
+ * verification reads the requirements, never those. (`recentSlot`: the official `upto` server's slot hint, per request too.)
  */
 export function requirementsMatch(required: PaymentRequirements, accepted: PaymentRequirements): boolean {
   const { extra: requiredExtra, ...requiredCore } = withWireScheme(required);

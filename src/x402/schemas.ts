@@ -49,11 +49,47 @@ export const Base64Transaction = v.pipe(
   v.regex(/^[A-Za-z0-9+/]+={0,2}$/, "must be base64"),
 );
 
+/** exact and sla-escrow: the payload is the buyer-signed transaction. */
+const TransactionPayloadSchema = v.looseObject({ transaction: Base64Transaction });
+
+const UnixSeconds = v.pipe(v.number("must be an integer (unix seconds)"), v.safeInteger("must be an integer (unix seconds)"), v.minValue(0, "must not be negative"));
+
+/**
+ * The `upto` payload of the official @x402/svm client (`UptoSvmScheme.createPaymentPayload`; the official facilitator
+ * checks the same fields in `isUptoSvmPayload`): a buyer-signed payment-channel open whose deposit is the ceiling, plus
+ * what the seller's server adds when it settles — `type` ("deposit" before its handler, "claim" after it) and, when the
+ * seller signs its own vouchers, `voucherSignature` (base58 Ed25519 over the voucher of the charged amount).
+ * `transaction` is set to the open transaction, so the payer rate limit reads every rail's payload alike.
+ */
+export const UptoPayloadSchema = v.pipe(
+  v.looseObject({
+    from: Base58Address,
+    maxAmount: U64String,
+    deposit: U64String,
+    channelId: Base58Address,
+    authorizedSigner: Base58Address,
+    openTransaction: Base64Transaction,
+    openSlot: U64String,
+    expiresAt: UnixSeconds,
+    validAfter: UnixSeconds,
+    nonce: U64String,
+    voucherSignature: v.optional(v.pipe(v.string("must be a base58 string"), v.regex(/^[1-9A-HJ-NP-Za-km-z]{64,90}$/, "must be a base58 Ed25519 signature"))),
+    type: v.optional(v.picklist(["deposit", "claim"], 'must be "deposit" or "claim"')),
+  }),
+  v.transform((payload) => ({ ...payload, transaction: payload.openTransaction })),
+);
+export type UptoPayload = v.InferOutput<typeof UptoPayloadSchema>;
+
+/** Narrows a parsed payment payload to the upto shape. */
+export function isUptoPayload(payload: PaymentPayload["payload"]): payload is UptoPayload {
+  return "openTransaction" in payload;
+}
+
 export const PaymentPayloadSchema = v.looseObject({
   x402Version: v.literal(2, "must be 2"),
   resource: v.optional(ResourceInfoSchema),
   accepted: PaymentRequirementsSchema,
-  payload: v.looseObject({ transaction: Base64Transaction }),
+  payload: v.union([TransactionPayloadSchema, UptoPayloadSchema], "must carry a base64 `transaction` (exact, sla-escrow) or an upto channel open (`openTransaction` and its fields)"),
   extensions: v.optional(v.record(v.string(), v.unknown())),
 });
 export type PaymentPayload = v.InferOutput<typeof PaymentPayloadSchema>;

@@ -1,5 +1,5 @@
-/** Wire names of the two rails and the aliases accepted on requests (spec §1, §9). */
-export type SchemeName = "exact" | "sla-escrow";
+/** Wire names of the rails and the aliases accepted on requests (spec §1, §9; `upto`: issue 24). */
+export type SchemeName = "exact" | "sla-escrow" | "upto";
 
 /** A Map, not an object literal: a caller's `constructor` or `__proto__` must not resolve to anything. */
 const ALIASES: ReadonlyMap<string, SchemeName> = new Map([
@@ -7,6 +7,8 @@ const ALIASES: ReadonlyMap<string, SchemeName> = new Map([
   ["v2:solana:exact", "exact"],
   ["sla-escrow", "sla-escrow"],
   ["v2:solana:sla-escrow", "sla-escrow"],
+  ["upto", "upto"],
+  ["v2:solana:upto", "upto"],
 ]);
 
 /** The canonical wire name, or null for a scheme this service does not know. */

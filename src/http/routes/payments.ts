@@ -150,6 +150,7 @@ async function settlePayment(c: AppContext, body: VerifySettleBody, paymentId: s
     defer: (work) => runAfterResponse(c, work, correlationId),
     successHistory: (signature, payer) => settleAttempt(body, correlationId, startedAtMs, "settled", null, signature, payer),
     paymentId,
+    callerCredential: bearerTokenOf(c.req.header("Authorization")),
   });
 }
 
@@ -166,6 +167,12 @@ async function asRejectionOnFault<T>(work: Promise<T>): Promise<T | PaymentRejec
     }
     throw error;
   }
+}
+
+/** The token of an `Authorization: Bearer <token>` header, else null. */
+function bearerTokenOf(header: string | undefined): string | null {
+  const match = header?.match(/^Bearer\s+(\S{1,512})$/i);
+  return match ? match[1]! : null;
 }
 
 function schemeNotAvailable(scheme: string): PaymentRejection {

@@ -1,0 +1,160 @@
+import type { Address } from "@solana/kit";
+import { findAssociatedTokenPda } from "@solana-program/token";
+import type { Config } from "../../config/load-config";
+import { fetchAccounts } from "../../solana/accounts";
+import { callJsonRpc } from "../../solana/json-rpc";
+import { rpcCall, solanaRpc } from "../../solana/rpc";
+import { toHex } from "../../solana/bytes";
+import { verifyNonFeePayerSignatures } from "../../solana/signatures";
+import { decodeWireTransaction, type DecodedTransaction } from "../../solana/wire-transaction";
+import { explainChainRefusal } from "../../settlement/already-settled";
+import { getSettlementState } from "../../store/settlements";
+import { rejectionForTransactionError, programsOf } from "../exact/simulate";
+import { rejection, type AcceptedRequirements, type PaymentRejection } from "../../x402/payment-verdict";
+import { isUptoPayload, type UptoPayload, type VerifySettleBody } from "../../x402/schemas";
+import { channelTermsOf, checkPayloadWindow, type ChannelTerms } from "./channel-terms";
+import { checkOpenTransaction, OPEN_TRANSACTION_REASON, type VerifiedOpen } from "./open-rules";
+
+/** Open accepts an open slot at most this many slots behind the cluster's (the program's OPEN_SLOT_WINDOW). */
+export const OPEN_SLOT_WINDOW = 1_500n;
+
+/** A deposit that passed every rule; settle co-signs exactly this open transaction. */
+export interface VerifiedUptoDeposit {
+  ok: true;
+  accepted: AcceptedRequirements;
+  payload: UptoPayload;
+  terms: ChannelTerms;
+  tx: DecodedTransaction;
+  /** SHA-256 of the open's message bytes (hex): the deposit's ledger key. */
+  messageHash: string;
+  open: VerifiedOpen;
+  payer: Address;
+  channelId: Address;
+}
+
+/** The upto payload of a body, or the official facilitator's reason for a payload of another shape. */
+export function uptoPayloadOf(body: VerifySettleBody): UptoPayload | PaymentRejection {
+  const payload = body.paymentPayload.payload;
+  return isUptoPayload(payload) ? payload : rejection("unsupported_payload_type", "An upto payment carries a payment-channel open (payload.openTransaction and its fields), not a transaction");
+}
+
+/**
+ * /verify of an upto payment: the deposit the official client signed, as the official facilitator's `verify` checks
+ * it (a payload the seller's server already stamped with `type` or a voucher is settle's, not verify's).
+ */
+export async function verifyUptoPayment(
+  config: Config,
+  body: VerifySettleBody,
+  accepted: AcceptedRequirements,
+  options: { simulate: boolean; ledger?: D1Database },
+): Promise<{ ok: true; payer: string } | PaymentRejection> {
+  const payload = uptoPayloadOf(body);
+  if ("ok" in payload) return payload;
+  if (payload.type !== undefined) return rejection("invalid_upto_svm_payload_type", "payload.type is set by the seller's server when it settles; /verify checks the buyer's deposit as signed", { payer: payload.from });
+  const verified = await verifyUptoDeposit(config, body, accepted, payload, options);
+  return verified.ok ? { ok: true, payer: verified.payer } : verified;
+}
+
+/**
+ * Verifies an upto deposit in order of cheapness: the line's terms, the payload's window and amounts, the open
+ * transaction's structure (fee payer isolation, compute caps), the buyer's signature, then one batched chain read
+ * (mint, channel, treasury token account) with the cluster's slot and, when asked, a simulation of the open.
+ */
+export async function verifyUptoDeposit(
+  config: Config,
+  body: VerifySettleBody,
+  accepted: AcceptedRequirements,
+  payload: UptoPayload,
+  options: { simulate: boolean; ledger?: D1Database; settling?: boolean },
+): Promise<VerifiedUptoDeposit | PaymentRejection> {
+  const requirements = accepted.requirements;
+  const payer = payload.from;
+  const terms = channelTermsOf(config, requirements, payer);
+  if ("ok" in terms) return terms;
+  if (payload.voucherSignature !== undefined) {
+    return rejection("invalid_upto_svm_payload_unexpected_voucher", "A deposit carries no voucher; vouchers belong to the claim after the handler ran", { payer });
+  }
+  const window = checkPayloadWindow(config, requirements, terms, payload, Math.floor(Date.now() / 1000));
+  if (window) return window;
+  const ceiling = BigInt(payload.maxAmount);
+  if (ceiling !== accepted.amount || ceiling !== BigInt(body.paymentPayload.accepted.amount)) {
+    return rejection("invalid_upto_svm_payload_amount_mismatch", `payload.maxAmount ${payload.maxAmount} is not the requirement's amount ${accepted.amount}`, { payer });
+  }
+  if (BigInt(payload.deposit) !== ceiling) return rejection("invalid_upto_svm_payload_deposit_not_ceiling", `payload.deposit ${payload.deposit} must equal the ceiling ${ceiling}`, { payer });
+  const minimum = config.limits.minPaymentRawByMint[requirements.asset] ?? 1n;
+  if (ceiling < minimum) {
+    return rejection("invalid_upto_svm_payload_amount_below_minimum", `The ceiling ${ceiling} is below this facilitator's minimum of ${minimum} raw units for ${requirements.asset}`, { payer });
+  }
+
+  const decoded = decodeWireTransaction(payload.openTransaction);
+  if (!decoded.ok) return rejection(OPEN_TRANSACTION_REASON, decoded.message, { payer });
+  const tx = decoded.tx;
+  const structural = await checkOpenTransaction(tx, {
+    programId: config.programs.paymentChannels,
+    feePayer: config.feePayer.address,
+    payer: payer as Address,
+    authorizedSigner: terms.receiverAuthorizer,
+    mint: requirements.asset as Address,
+    deposit: ceiling,
+    withdrawDelay: terms.withdrawDelay,
+    openSlot: BigInt(payload.openSlot),
+    salt: BigInt(payload.nonce),
+    channelId: payload.channelId as Address,
+    splits: terms.splits,
+    memo: terms.memo,
+    tokenProgramHint: terms.tokenProgramHint,
+    maxComputeUnitLimit: config.compute.maxUnitLimit,
+    maxComputeUnitPriceMicroLamports: config.compute.maxUnitPriceMicroLamports,
+  });
+  if (!structural.ok) return rejection(OPEN_TRANSACTION_REASON, `The open transaction is not accepted: ${structural.message}`, { payer });
+  const open = structural.open;
+  const signatures = await verifyNonFeePayerSignatures(tx);
+  if (!signatures.ok) {
+    return rejection(OPEN_TRANSACTION_REASON, signatures.missing ? `The open transaction is missing the signature of ${signatures.signer}` : `The signature of ${signatures.signer} does not verify`, { payer });
+  }
+  const messageHash = toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", tx.messageBytes as Uint8Array<ArrayBuffer>)));
+
+  // Chain facts: one batched account read, the slot, and (verify only) the simulation, in parallel.
+  const channelId = payload.channelId as Address;
+  const mint = requirements.asset as Address;
+  const [treasury] = await findAssociatedTokenPda({ owner: config.upto.treasuryOwner, mint, tokenProgram: open.tokenProgram });
+  const [accounts, slot, simulation] = await Promise.all([
+    fetchAccounts(config, [mint, channelId, treasury]),
+    rpcCall(config, "getSlot", solanaRpc(config).getSlot({ commitment: "confirmed" })),
+    options.simulate ? simulateOpen(config, tx) : Promise.resolve(null),
+  ]);
+  const mintAccount = accounts.get(mint);
+  if (!mintAccount || mintAccount.owner !== open.tokenProgram) {
+    return rejection("invalid_upto_svm_payload_mint_mismatch", `Asset ${mint} is not a mint of token program ${open.tokenProgram}`, { payer });
+  }
+  if (accounts.get(channelId)) {
+    const alreadyOpen = rejection("invalid_upto_svm_channel_already_open", `Channel ${channelId} already exists; a deposit opens a new channel`, { payer });
+    // Settle: this very deposit in the ledger is the engine's to answer (a duplicate, or a seller's retry of its success).
+    const mine = options.settling && options.ledger ? await getSettlementState(options.ledger, messageHash) : undefined;
+    if (!mine || mine.state === "failed") return explainChainRefusal(options.ledger, messageHash, alreadyOpen);
+    return { ok: true, accepted, payload, terms, tx, messageHash, open, payer: payer as Address, channelId };
+  }
+  if (!accounts.get(treasury)) {
+    return rejection(
+      "invalid_upto_svm_treasury_account_missing",
+      `The payment-channels treasury token account ${treasury} for ${mint} does not exist, so the channel could never be closed; this asset cannot be used for upto here`,
+      { payer },
+    );
+  }
+  const openSlot = open.data.openSlot;
+  if (openSlot > slot || slot - openSlot > OPEN_SLOT_WINDOW) {
+    return rejection(OPEN_TRANSACTION_REASON, `payload.openSlot ${openSlot} is not within the ${OPEN_SLOT_WINDOW} slots up to the cluster's slot ${slot}`, { payer });
+  }
+  if (simulation && !simulation.ok) return explainChainRefusal(options.ledger, messageHash, { ...simulation, payer });
+  return { ok: true, accepted, payload, terms, tx, messageHash, open, payer: payer as Address, channelId };
+}
+
+/** Simulates the buyer-signed open (the fee payer has not signed yet: signatures are not verified). */
+async function simulateOpen(config: Config, tx: DecodedTransaction): Promise<{ ok: true } | PaymentRejection> {
+  const result = await callJsonRpc<{ value: { err: unknown; logs?: string[] | null } }>(config, "simulateTransaction", [
+    tx.wireBase64,
+    { encoding: "base64", sigVerify: false, replaceRecentBlockhash: false, commitment: "confirmed" },
+  ]);
+  if (result.value.err === null) return { ok: true };
+  return rejectionForTransactionError(result.value.err, result.value.logs ?? [], null, programsOf(tx));
+}

@@ -1,0 +1,226 @@
+/**
+ * The upto rail's channels in D1 (migration 0010): one row per payment channel whose Open this facilitator co-signed
+ * as fee payer and rent payer. The row points at the deposit's ledger row, keeps the one claim transaction signed
+ * for the channel, and queues the channel for the keeper that closes it once no voucher can settle any more.
+ * Channel facts the keeper acts on (status, parties, amounts) are read from the chain, never from here.
+ */
+
+export interface ChannelOpen {
+  channelId: string;
+  openMessageHash: string;
+  openBlockhash: string;
+  payer: string;
+  payTo: string;
+  asset: string;
+  tokenProgram: string;
+  deposit: string;
+  /** Unix seconds: the payload's voucher expiry. */
+  expiresAt: number;
+  /** When the keeper first looks at the channel. */
+  firstCheckAtMs: number;
+}
+
+export interface StoredClaim {
+  messageHash: string;
+  amount: string;
+  /** The signed claim transaction, base64. */
+  transaction: string;
+}
+
+export interface ChannelRow extends ChannelOpen {
+  claim: StoredClaim | null;
+  state: string;
+}
+
+/**
+ * Records the channel before its Open is first sent (idempotent: the settle engine may call it again for the same
+ * deposit). A different deposit for a channel that has a live one (its ledger row exists and has not failed) is
+ * refused: both cannot land, and the second would only cost the fee payer a failed transaction. A deposit whose
+ * ledger row is gone (the cluster never accepted it) or failed gives the channel up to the next one.
+ */
+export async function recordChannelOpen(d1: D1Database, open: ChannelOpen, nowMs: number): Promise<boolean> {
+  const written = await d1
+    .prepare(
+      `INSERT INTO upto_channels (channel_id, open_message_hash, open_blockhash, payer, pay_to, asset, token_program, deposit, expires_at,
+         state, next_check_at_ms, failures, created_at_ms, updated_at_ms)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'open', ?10, 0, ?11, ?11)
+       ON CONFLICT (channel_id) DO UPDATE SET open_message_hash = excluded.open_message_hash, open_blockhash = excluded.open_blockhash,
+         payer = excluded.payer, pay_to = excluded.pay_to, asset = excluded.asset, token_program = excluded.token_program,
+         deposit = excluded.deposit, expires_at = excluded.expires_at, next_check_at_ms = excluded.next_check_at_ms, updated_at_ms = excluded.updated_at_ms
+       WHERE upto_channels.open_message_hash = excluded.open_message_hash
+          OR (upto_channels.claim_message_hash IS NULL AND NOT EXISTS (
+                SELECT 1 FROM settlements s WHERE s.message_hash = upto_channels.open_message_hash AND s.state <> 'failed'))`,
+    )
+    .bind(open.channelId, open.openMessageHash, open.openBlockhash, open.payer, open.payTo, open.asset, open.tokenProgram, open.deposit, open.expiresAt, open.firstCheckAtMs, nowMs)
+    .run();
+  return (written.meta.changes ?? 0) > 0;
+}
+
+interface RawChannelRow {
+  channel_id: string;
+  open_message_hash: string;
+  open_blockhash: string;
+  payer: string;
+  pay_to: string;
+  asset: string;
+  token_program: string;
+  deposit: string;
+  expires_at: number;
+  next_check_at_ms: number;
+  claim_message_hash: string | null;
+  claim_amount: string | null;
+  claim_transaction: string | null;
+  state: string;
+}
+
+function toChannelRow(row: RawChannelRow): ChannelRow {
+  return {
+    channelId: row.channel_id,
+    openMessageHash: row.open_message_hash,
+    openBlockhash: row.open_blockhash,
+    payer: row.payer,
+    payTo: row.pay_to,
+    asset: row.asset,
+    tokenProgram: row.token_program,
+    deposit: row.deposit,
+    expiresAt: row.expires_at,
+    firstCheckAtMs: row.next_check_at_ms,
+    state: row.state,
+    claim:
+      row.claim_message_hash && row.claim_amount !== null && row.claim_transaction
+        ? { messageHash: row.claim_message_hash, amount: row.claim_amount, transaction: row.claim_transaction }
+        : null,
+  };
+}
+
+/** The channel's row with the state of its deposit's ledger row (null: no ledger row). One D1 read. */
+export async function getChannelWithDeposit(d1: D1Database, channelId: string): Promise<{ channel: ChannelRow; depositState: string | null } | null> {
+  const row = await d1
+    .prepare(
+      `SELECT c.*, s.state AS deposit_state FROM upto_channels c LEFT JOIN settlements s ON s.message_hash = c.open_message_hash WHERE c.channel_id = ?`,
+    )
+    .bind(channelId)
+    .first<RawChannelRow & { deposit_state: string | null }>();
+  return row ? { channel: toChannelRow(row), depositState: row.deposit_state } : null;
+}
+
+/**
+ * Stores the channel's claim transaction unless another call stored one first (`replacing`: the claim this call found
+ * dead — never landed and expired — which only it may swap out). Returns whether this call's claim is the stored one.
+ */
+export async function storeClaimTransaction(d1: D1Database, channelId: string, claim: StoredClaim, replacing: string | null, nowMs: number): Promise<boolean> {
+  const result = await d1
+    .prepare(
+      `UPDATE upto_channels SET claim_message_hash = ?1, claim_amount = ?2, claim_transaction = ?3, updated_at_ms = ?4
+       WHERE channel_id = ?5 AND state = 'open' AND (claim_message_hash IS NULL OR claim_message_hash = ?6)`,
+    )
+    .bind(claim.messageHash, claim.amount, claim.transaction, nowMs, channelId, replacing)
+    .run();
+  return (result.meta.changes ?? 0) > 0;
+}
+
+/** After a confirmed claim the keeper only has the rent left to collect: look again at `atMs`. */
+export async function scheduleChannelCheck(d1: D1Database, channelId: string, atMs: number, nowMs: number): Promise<void> {
+  await d1
+    .prepare(`UPDATE upto_channels SET next_check_at_ms = ?1, updated_at_ms = ?2 WHERE channel_id = ?3 AND state = 'open' AND next_check_at_ms > ?1`)
+    .bind(atMs, nowMs, channelId)
+    .run();
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The keeper's queue
+
+/** A claimed queue row with its deposit's ledger row (null when the ledger has none). */
+export interface DueChannel {
+  channelId: string;
+  openBlockhash: string;
+  payer: string;
+  payTo: string;
+  asset: string;
+  tokenProgram: string;
+  expiresAt: number;
+  failures: number;
+  claimMessageHash: string | null;
+  deposit: { messageHash: string; state: string; signature: string; scheme: string } | null;
+}
+
+const DUE_CHANNELS = `SELECT channel_id FROM (
+    SELECT channel_id, 0 AS tier, next_check_at_ms FROM (
+      SELECT channel_id, next_check_at_ms FROM upto_channels
+      WHERE state = 'open' AND failures = 0 AND next_check_at_ms <= ?1 AND (keeper_claim_expires_at_ms IS NULL OR keeper_claim_expires_at_ms <= ?1)
+      ORDER BY next_check_at_ms LIMIT ?2)
+    UNION ALL
+    SELECT channel_id, 1 AS tier, next_check_at_ms FROM (
+      SELECT channel_id, next_check_at_ms FROM upto_channels
+      WHERE state = 'open' AND failures > 0 AND next_check_at_ms <= ?1 AND (keeper_claim_expires_at_ms IS NULL OR keeper_claim_expires_at_ms <= ?1)
+      ORDER BY next_check_at_ms LIMIT ?2)
+    ORDER BY tier, next_check_at_ms LIMIT ?2)`;
+const DUE_COLUMNS = `c.channel_id AS channelId, c.open_blockhash AS openBlockhash, c.payer AS payer, c.pay_to AS payTo, c.asset AS asset,
+  c.token_program AS tokenProgram, c.expires_at AS expiresAt, c.failures AS failures, c.claim_message_hash AS claimMessageHash,
+  s.message_hash AS ledgerHash, s.state AS ledgerState, s.signature AS ledgerSignature, s.scheme AS ledgerScheme`;
+
+type JoinedDue = Omit<DueChannel, "deposit"> & { ledgerHash: string | null; ledgerState: string | null; ledgerSignature: string | null; ledgerScheme: string | null };
+
+function toDue(row: JoinedDue): DueChannel {
+  const { ledgerHash, ledgerState, ledgerSignature, ledgerScheme, ...rest } = row;
+  const deposit = ledgerHash && ledgerState && ledgerSignature && ledgerScheme ? { messageHash: ledgerHash, state: ledgerState, signature: ledgerSignature, scheme: ledgerScheme } : null;
+  return { ...rest, deposit };
+}
+
+/** Claims up to `limit` due channels for one keeper run and returns them with their deposit's ledger row (one batch). */
+export async function claimDueChannels(d1: D1Database, claimId: string, nowMs: number, claimMs: number, limit: number): Promise<DueChannel[]> {
+  const [, selected] = await d1.batch([
+    d1
+      .prepare(
+        `UPDATE upto_channels SET keeper_claim_id = ?3, keeper_claim_expires_at_ms = ?4, updated_at_ms = ?1
+         WHERE channel_id IN (${DUE_CHANNELS}) AND (keeper_claim_expires_at_ms IS NULL OR keeper_claim_expires_at_ms <= ?1)`,
+      )
+      .bind(nowMs, limit, claimId, nowMs + claimMs),
+    d1
+      .prepare(`SELECT ${DUE_COLUMNS} FROM upto_channels c LEFT JOIN settlements s ON s.message_hash = c.open_message_hash WHERE c.keeper_claim_id = ?1 ORDER BY c.failures > 0, c.next_check_at_ms`)
+      .bind(claimId),
+  ]);
+  return (selected!.results as JoinedDue[]).map(toDue);
+}
+
+export interface ChannelOutcome {
+  channelId: string;
+  state: "open" | "closed" | "dropped" | "stuck";
+  nextCheckAtMs: number;
+  failures: number;
+  action: string;
+  signature: string | null;
+  outcome: string;
+  /** A sent close keeps the claim until it expires, so no other run re-sends before the chain answered. */
+  keepClaim: boolean;
+}
+
+/** Records one run's outcomes in one batch; only rows still held by this run's claim change. */
+export async function recordChannelOutcomes(d1: D1Database, claimId: string, outcomes: readonly ChannelOutcome[], nowMs: number): Promise<void> {
+  if (outcomes.length === 0) return;
+  await d1.batch(
+    outcomes.map((o) =>
+      d1
+        .prepare(
+          `UPDATE upto_channels SET state = ?1, next_check_at_ms = ?2, failures = ?3, last_action = ?4, last_signature = COALESCE(?5, last_signature),
+             last_outcome = ?6, updated_at_ms = ?7,
+             keeper_claim_id = CASE WHEN ?8 THEN keeper_claim_id ELSE NULL END,
+             keeper_claim_expires_at_ms = CASE WHEN ?8 THEN keeper_claim_expires_at_ms ELSE NULL END
+           WHERE channel_id = ?9 AND keeper_claim_id = ?10`,
+        )
+        .bind(o.state, o.nextCheckAtMs, o.failures, o.action, o.signature, o.outcome, nowMs, o.keepClaim ? 1 : 0, o.channelId, claimId),
+    ),
+  );
+}
+
+/** Retention: deletes finished rows (closed, dropped, stuck) last touched before `beforeMs`, oldest first. */
+export async function purgeFinishedChannelsBefore(d1: D1Database, beforeMs: number, batchSize: number): Promise<number> {
+  const result = await d1
+    .prepare(
+      `DELETE FROM upto_channels WHERE channel_id IN (
+         SELECT channel_id FROM upto_channels WHERE state IN ('closed', 'dropped', 'stuck') AND updated_at_ms < ?1 ORDER BY updated_at_ms LIMIT ?2)`,
+    )
+    .bind(beforeMs, batchSize)
+    .run();
+  return result.meta.changes ?? 0;
+}

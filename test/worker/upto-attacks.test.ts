@@ -1,0 +1,223 @@
+import { describe, expect, inject, it } from "vitest";
+import { AccountRole, generateKeyPairSigner, type Address, type Instruction, type KeyPairSigner } from "@solana/kit";
+import { getTransferCheckedInstruction, findAssociatedTokenPda } from "@solana-program/token";
+import { getTransferSolInstruction } from "@solana-program/system";
+import { isolatedFacilitator } from "./isolated-facilitator";
+import { USDC, fundedBuyer, lamportsOf, tokenBalance, usdcAccountOf } from "./payment-fixtures";
+import { MEMO_PROGRAM, TOKEN_PROGRAM } from "./craft-payment";
+import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/solana/compute-budget";
+import { uptoBody, uptoClaimBody, uptoDeposit, uptoLine, type DepositOptions } from "./upto-fixtures";
+import type { FaultMode } from "../fixtures/rpc-fault-proxy";
+
+/**
+ * The exact rail's attack tests, repeated for upto where they apply (issue 24 §6). Every deposit below is a real
+ * buyer-signed channel open against the local chain's payment-channels program; each refusal must come before the
+ * fee payer signs anything, so its lamports do not move. The claim attacks run against a channel really opened here.
+ */
+
+type Facilitator = Awaited<ReturnType<typeof isolatedFacilitator>>;
+
+async function world(label: string, extraEnv: Record<string, unknown> = {}) {
+  const facilitator = await isolatedFacilitator(label, extraEnv);
+  const authorizer = await generateKeyPairSigner();
+  const buyer = await fundedBuyer(5_000_000);
+  const line = await uptoLine({ feePayer: facilitator.feePayer, authorizer: authorizer.address });
+  return { facilitator, authorizer, buyer, line };
+}
+
+async function usdcOf(owner: Address): Promise<bigint> {
+  return tokenBalance(await usdcAccountOf(owner));
+}
+
+/** Settles a bent deposit: refused with `reason` (and the message matching `message`), fee payer untouched. */
+async function expectDepositRefused(w: { facilitator: Facilitator; buyer: KeyPairSigner; line: Record<string, any> }, options: DepositOptions, reason: string, message?: RegExp) {
+  const deposit = await uptoDeposit(w.buyer, w.line, options);
+  const before = await lamportsOf(w.facilitator.feePayer);
+  const verified = await w.facilitator.post("/verify", uptoBody(w.line, deposit));
+  expect(verified.body, JSON.stringify(verified.body)).toMatchObject({ isValid: false, invalidReason: reason });
+  const settled = await w.facilitator.post("/settle", uptoBody(w.line, { ...deposit, type: "deposit" }));
+  expect(settled.status, JSON.stringify(settled.body)).toBe(400);
+  expect(settled.body).toMatchObject({ success: false, errorReason: reason, transaction: "" });
+  if (message) expect(settled.body.errorMessage).toMatch(message);
+  expect(await lamportsOf(w.facilitator.feePayer)).toBe(before);
+  expect(await usdcOf(w.buyer.address)).toBe(5_000_000n);
+}
+
+const OPEN_TX = "invalid_upto_svm_payload_open_transaction";
+
+describe("upto deposit: fee payer isolation as strict as exact", () => {
+  it("baseline: the untouched deposit verifies", async () => {
+    const w = await world("upto-attack-baseline");
+    const verified = await w.facilitator.post("/verify", uptoBody(w.line, await uptoDeposit(w.buyer, w.line)));
+    expect(verified.body, JSON.stringify(verified.body)).toMatchObject({ isValid: true });
+  });
+
+  it("the fee payer as the token authority: a TransferChecked out of the fee payer's account added after Open", async () => {
+    const w = await world("upto-attack-authority");
+    const feePayerAta = (await findAssociatedTokenPda({ owner: w.facilitator.feePayer, mint: USDC, tokenProgram: TOKEN_PROGRAM }))[0];
+    const drain = getTransferCheckedInstruction({
+      source: feePayerAta,
+      mint: USDC,
+      destination: await usdcAccountOf(w.buyer.address),
+      authority: w.facilitator.feePayer as never,
+      amount: 1n,
+      decimals: 6,
+    });
+    await expectDepositRefused(w, { instructions: (p) => [...p.computeBudget, p.open, drain] }, OPEN_TX, /fee payer appears in instruction 3 \(account 3\)/);
+  });
+
+  it("the fee payer as the buyer (payload.from = the fee payer: the deposit would come out of its token account)", async () => {
+    const w = await world("upto-attack-self");
+    const deposit = await uptoDeposit(w.buyer, w.line);
+    const before = await lamportsOf(w.facilitator.feePayer);
+    const settled = await w.facilitator.post("/settle", uptoBody(w.line, { ...deposit, type: "deposit", from: w.facilitator.feePayer }));
+    expect(settled.body).toMatchObject({ success: false, transaction: "" });
+    expect(await lamportsOf(w.facilitator.feePayer)).toBe(before);
+  });
+
+  it("the fee payer in another Open slot (as the voucher key) or as a Memo account", async () => {
+    const w = await world("upto-attack-slot");
+    await expectDepositRefused(w, { open: { authorizedSigner: w.facilitator.feePayer } }, OPEN_TX, /fee payer appears in instruction 2 \(account 4\)/);
+    const memo: Instruction = { programAddress: MEMO_PROGRAM, accounts: [{ address: w.facilitator.feePayer, role: AccountRole.READONLY }], data: new TextEncoder().encode("x") };
+    await expectDepositRefused(w, { instructions: (p) => [...p.computeBudget, p.open, memo] }, OPEN_TX, /fee payer appears in instruction 3/);
+  });
+
+  it("extra instructions: a SOL transfer from the fee payer, a second Memo, an instruction before Open", async () => {
+    const w = await world("upto-attack-extra");
+    const sol = getTransferSolInstruction({ source: w.facilitator.feePayer as never, destination: w.buyer.address, amount: 1n });
+    await expectDepositRefused(w, { instructions: (p) => [...p.computeBudget, p.open, p.memo, sol] }, OPEN_TX, /fee payer appears in instruction 4 \(account 0\)/);
+    await expectDepositRefused(w, { instructions: (p) => [...p.computeBudget, p.open, p.memo, p.memo] }, OPEN_TX, /at most one instruction/);
+    await expectDepositRefused(w, { instructions: (p) => [...p.computeBudget, p.memo, p.open] }, OPEN_TX, /must be the payment-channels Open/);
+  });
+
+  it("an extra required signer (every signature costs the fee payer 5,000 lamports)", async () => {
+    const w = await world("upto-attack-signer");
+    const stranger = await generateKeyPairSigner();
+    const signedMemo: Instruction = { programAddress: MEMO_PROGRAM, accounts: [{ address: stranger.address, role: AccountRole.READONLY_SIGNER, signer: stranger } as never], data: new TextEncoder().encode("x") };
+    await expectDepositRefused(w, { instructions: (p) => [...p.computeBudget, p.open, signedMemo] }, OPEN_TX, /requires 3 signatures/);
+  });
+
+  it("compute: a limit above the cap, a price above the cap, a price without a limit whose implied limit is above the cap", async () => {
+    const w = await world("upto-attack-compute");
+    await expectDepositRefused(w, { instructions: (p) => [getSetComputeUnitLimitInstruction(1_400_000), p.computeBudget[1]!, p.open, p.memo] }, OPEN_TX, /compute unit limit 1400000 exceeds/);
+    await expectDepositRefused(w, { instructions: (p) => [p.computeBudget[0]!, getSetComputeUnitPriceInstruction(50_000_000n), p.open, p.memo] }, OPEN_TX, /compute unit price 50000000/);
+    await expectDepositRefused(w, { instructions: (p) => [getSetComputeUnitPriceInstruction(40_000n), p.open, p.memo] }, OPEN_TX, /implied limit/);
+    await expectDepositRefused(w, { instructions: (p) => [p.computeBudget[1]!, p.computeBudget[0]!, p.open, p.memo] }, OPEN_TX, /SetComputeUnitLimit followed by/);
+  });
+
+  it("a fee payer other than the facilitator, a deposit other than the ceiling, a split that does not pay payTo", async () => {
+    const w = await world("upto-attack-terms");
+    const other = await generateKeyPairSigner();
+    await expectDepositRefused(w, { feePayer: other.address }, OPEN_TX, /fee payer/);
+    await expectDepositRefused(w, { open: { deposit: 1n } }, OPEN_TX, /deposit 1 is not the authorized ceiling/);
+    await expectDepositRefused(w, { open: { recipients: [{ recipient: w.buyer.address, bps: 10_000 }] } }, OPEN_TX, /split must pay/);
+    await expectDepositRefused(w, { open: { gracePeriod: 1 } }, OPEN_TX, /grace period 1/);
+  });
+
+  it("a withdraw delay outside the advertised bounds, and a payment that runs longer than the channel lifetime", async () => {
+    const w = await world("upto-attack-bounds");
+    const shortDelay = { ...w.line, extra: { ...w.line.extra, withdrawDelay: 5 } };
+    const deposit = await uptoDeposit(w.buyer, shortDelay);
+    const refused = await w.facilitator.post("/settle", uptoBody(shortDelay, { ...deposit, type: "deposit" }));
+    expect(refused.body).toMatchObject({ success: false, errorReason: "invalid_upto_svm_withdraw_delay_out_of_bounds" });
+    const longLine = { ...w.line, maxTimeoutSeconds: 7_200 };
+    const long = await w.facilitator.post("/settle", uptoBody(longLine, { ...(await uptoDeposit(w.buyer, longLine)), type: "deposit" }));
+    expect(long.body).toMatchObject({ success: false, errorReason: "invalid_upto_svm_payload_channel_lifetime_exceeded" });
+  });
+});
+
+describe("upto claim: never above the ceiling, never twice", () => {
+  async function opened(label: string, extraEnv: Record<string, unknown> = {}) {
+    const w = await world(label, extraEnv);
+    const deposit = await uptoDeposit(w.buyer, w.line);
+    const settled = await w.facilitator.post("/settle", uptoBody(w.line, { ...deposit, type: "deposit" }));
+    expect(settled.body, JSON.stringify(settled.body)).toMatchObject({ success: true });
+    return { ...w, deposit };
+  }
+
+  it("a claim above the authorized ceiling is refused before anything is signed (requirements, payload, voucher)", async () => {
+    const w = await opened("upto-attack-ceiling");
+    const before = await lamportsOf(w.facilitator.feePayer);
+    const over = await uptoClaimBody(w.line, w.deposit, 2_000_001n, w.authorizer);
+    const refused = await w.facilitator.post("/settle", over);
+    expect(refused.body).toMatchObject({ success: false, errorReason: "invalid_upto_svm_payload_settlement_exceeds_amount", transaction: "" });
+    // Raising the ceiling in accepted and payload too: the channel's deposit is the ceiling, and the rest no longer matches it.
+    const raisedLine = { ...w.line, amount: "3000000" };
+    const raised = await uptoClaimBody(raisedLine, { ...w.deposit, maxAmount: "3000000", deposit: "3000000" }, 2_500_000n, w.authorizer);
+    const raisedRefused = await w.facilitator.post("/settle", raised);
+    expect(raisedRefused.body).toMatchObject({ success: false, transaction: "" });
+    expect(raisedRefused.body.errorReason).toMatch(/^invalid_upto_svm_(channel_state|payload_settlement_exceeds_amount)$/);
+    expect(await lamportsOf(w.facilitator.feePayer)).toBe(before);
+    expect(await usdcOf(w.line.payTo)).toBe(1n);
+  });
+
+  it("concurrent claims of one channel (the same body, and other amounts): exactly one success, one transfer", async () => {
+    const w = await opened("upto-attack-concurrent");
+    const bodies = [
+      await uptoClaimBody(w.line, w.deposit, 600_000n, w.authorizer),
+      await uptoClaimBody(w.line, w.deposit, 600_000n, w.authorizer),
+      await uptoClaimBody(w.line, w.deposit, 600_000n, w.authorizer),
+      await uptoClaimBody(w.line, w.deposit, 1_900_000n, w.authorizer),
+      await uptoClaimBody(w.line, w.deposit, 1_000n, w.authorizer),
+    ];
+    const answers = await Promise.all(bodies.map((body) => w.facilitator.post("/settle", body)));
+    const successes = answers.filter((a) => a.body.success === true);
+    expect(successes, JSON.stringify(answers.map((a) => a.body))).toHaveLength(1);
+    for (const answer of answers) {
+      if (answer.body.success) continue;
+      expect(["duplicate_settlement", "settlement_pending", "invalid_upto_svm_channel_state"]).toContain(answer.body.errorReason);
+    }
+    const paid = (await usdcOf(w.line.payTo)) - 1n;
+    expect([600_000n, 1_900_000n, 1_000n]).toContain(paid);
+    expect(await usdcOf(w.buyer.address)).toBe(5_000_000n - paid);
+  });
+
+  it("a claim of a channel this facilitator did not open (the buyer opened it paying its own rent) is refused", async () => {
+    const w = await world("upto-attack-foreign");
+    const deposit = await uptoDeposit(w.buyer, w.line);
+    const before = await lamportsOf(w.facilitator.feePayer);
+    const claimed = await w.facilitator.post("/settle", await uptoClaimBody(w.line, deposit, 10n, w.authorizer));
+    expect(claimed.body).toMatchObject({ success: false, errorReason: "invalid_upto_svm_channel_state", transaction: "" });
+    expect(await lamportsOf(w.facilitator.feePayer)).toBe(before);
+  });
+});
+
+describe("upto under RPC faults: a dropped send answer never settles twice", () => {
+  async function faultScenario() {
+    const id = crypto.randomUUID();
+    const base = inject("rpcFaultProxyUrl");
+    const setFaults = async (mode: FaultMode) => {
+      const response = await fetch(`${base}/control/${id}`, { method: "POST", body: JSON.stringify(mode) });
+      expect(response.status).toBe(200);
+    };
+    return { rpcUrl: `${base}/s/${id}`, setFaults };
+  }
+
+  it("deposit and claim: 202 pending with the signature, then the retry reports the one landed transaction", async () => {
+    const faults = await faultScenario();
+    const w = await world("upto-fault-drop", { SOLANA_RPC_URL: faults.rpcUrl, SVC_SETTLE_CONFIRM_TIMEOUT_MS: "2000" });
+    const deposit = await uptoDeposit(w.buyer, w.line);
+    const depositBody = uptoBody(w.line, { ...deposit, type: "deposit" });
+    await faults.setFaults({ dropSendAnswer: true });
+    const droppedDeposit = await w.facilitator.post("/settle", depositBody);
+    expect(droppedDeposit.status, JSON.stringify(droppedDeposit.body)).toBe(202);
+    expect(droppedDeposit.body).toMatchObject({ success: false, errorReason: "settlement_pending" });
+    await faults.setFaults({});
+    const depositRetry = await w.facilitator.post("/settle", depositBody);
+    expect(depositRetry.body, JSON.stringify(depositRetry.body)).toMatchObject({ success: true, transaction: droppedDeposit.body.transaction });
+    expect(await usdcOf(w.buyer.address)).toBe(3_000_000n);
+
+    const claim = await uptoClaimBody(w.line, deposit, 750_000n, w.authorizer);
+    await faults.setFaults({ dropSendAnswer: true });
+    const droppedClaim = await w.facilitator.post("/settle", claim);
+    expect(droppedClaim.status, JSON.stringify(droppedClaim.body)).toBe(202);
+    expect(droppedClaim.body.transaction).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
+    await faults.setFaults({});
+    const claimRetry = await w.facilitator.post("/settle", claim);
+    expect(claimRetry.body, JSON.stringify(claimRetry.body)).toMatchObject({ success: true, transaction: droppedClaim.body.transaction });
+    expect(await usdcOf(w.line.payTo)).toBe(1n + 750_000n);
+    expect(await usdcOf(w.buyer.address)).toBe(5_000_000n - 750_000n);
+    const again = await w.facilitator.post("/settle", claim);
+    expect(again.body).toMatchObject({ success: false, errorReason: "duplicate_settlement" });
+  });
+});
