@@ -5,10 +5,11 @@ import type { ScheduledJob } from "./scheduled";
 import { spentNothing } from "./job-run";
 import { purgeConsumedChallengesExpiredBefore, purgePaymentAttemptsBefore } from "../store/retention";
 import { purgeFinishedWatchRowsBefore } from "../store/escrow-watch";
+import { purgeFinishedChannelsBefore } from "../store/upto-channels";
 import { purgeSponsoredFundingFailuresBefore, SPONSORED_FAILURE_WINDOW_MS } from "../store/sponsored-funding-failures";
 
 const DAY_MS = 86_400_000;
-/** Rows per DELETE and DELETEs per table per run: at most 4 × 10 D1 queries, 100,000 rows per table a day at the hourly trigger. */
+/** Rows per DELETE and DELETEs per table per run: at most 5 × 10 D1 queries, 100,000 rows per table a day at the hourly trigger. */
 export const RETENTION_BATCH_SIZE = 500;
 export const RETENTION_MAX_BATCHES = 10;
 /** Consumed challenges are kept a day past their expiry (they are worthless after it; the margin covers clock skew). */
@@ -21,6 +22,8 @@ export interface RetentionOutcome {
   escrowWatchRowsDeleted: number;
   /** Failed sponsored fundings older than the window they are counted in. */
   sponsoredFailuresDeleted: number;
+  /** upto keeper rows finished (closed, dropped, stuck) more than SVC_ESCROW_WATCH_RETENTION_DAYS ago. */
+  uptoChannelRowsDeleted: number;
 }
 
 /**
@@ -35,6 +38,7 @@ export async function runRetention(config: Config, env: Env, nowMs = Date.now())
     challengesDeleted: await drain((batch) => purgeConsumedChallengesExpiredBefore(env.DB, challengesBefore, batch)),
     escrowWatchRowsDeleted: await drain((batch) => purgeFinishedWatchRowsBefore(env.DB, nowMs - config.slaEscrow.watchRetentionDays * DAY_MS, batch)),
     sponsoredFailuresDeleted: await drain((batch) => purgeSponsoredFundingFailuresBefore(env.DB, nowMs - SPONSORED_FAILURE_WINDOW_MS, batch)),
+    uptoChannelRowsDeleted: await drain((batch) => purgeFinishedChannelsBefore(env.DB, nowMs - config.slaEscrow.watchRetentionDays * DAY_MS, batch)),
   };
   log("info", "retention_run", { ...outcome });
   return outcome;

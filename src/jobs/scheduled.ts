@@ -3,6 +3,7 @@ import { log } from "../observability/log";
 import type { Env } from "../env";
 import { sweepJob } from "./sweep-job";
 import { escrowKeeperJob } from "./escrow-keeper-job";
+import { uptoKeeperJob } from "./upto-keeper-job";
 import { probeResourcesJob } from "./probe-resources";
 import { retentionJob } from "./retention";
 import { runRecorded, type JobRunSummary } from "./job-run";
@@ -29,7 +30,7 @@ export interface ScheduledJob<R = any> {
  * arithmetic and runs after the previous one finished.
  */
 export const JOBS_BY_CRON: Record<string, readonly ScheduledJob[]> = {
-  [SWEEP_CRON]: [sweepJob, escrowKeeperJob],
+  [SWEEP_CRON]: [sweepJob, escrowKeeperJob, uptoKeeperJob],
   [PROBE_CRON]: [retentionJob, probeResourcesJob, searchIndexMergeJob],
 };
 

@@ -38,7 +38,7 @@ describe("Cron Triggers under npm start", () => {
 
   it("GET /cdn-cgi/handler/scheduled?cron= runs the trigger's jobs now, and /health shows their runs", async () => {
     const before = await health();
-    expect(before.settlementKeeper.jobs).toEqual({ sweep: null, "escrow-keeper": null, retention: null, "probe-resources": null, "search-index-merge": null });
+    expect(before.settlementKeeper.jobs).toEqual({ sweep: null, "escrow-keeper": null, "upto-keeper": null, retention: null, "probe-resources": null, "search-index-merge": null });
 
     const response = await fetch(`${worker.url}/cdn-cgi/handler/scheduled?cron=${encodeURIComponent(PROBE_CRON)}`);
     expect(response.status).toBe(200);
@@ -46,7 +46,7 @@ describe("Cron Triggers under npm start", () => {
     await triggerScheduled(worker.url, SWEEP_CRON);
 
     const after = await health();
-    for (const job of ["sweep", "escrow-keeper", "retention", "probe-resources", "search-index-merge"]) {
+    for (const job of ["sweep", "escrow-keeper", "upto-keeper", "retention", "probe-resources", "search-index-merge"]) {
       expect(after.settlementKeeper.jobs[job], job).toMatchObject({ trigger: "cron", outcome: "ok", lamportsSpent: "0" });
     }
     expect(Date.parse(after.settlementKeeper.jobs.sweep.at)).toBeGreaterThan(Date.now() - 60_000);

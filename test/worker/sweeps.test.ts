@@ -193,7 +193,7 @@ describe("sweeps: plan, dry run, real runs, cooldown, concurrency, cron", () => 
     clearConfigCache();
     try {
       const outcome = await runScheduled(SWEEP_CRON, env as unknown as Env);
-      expect(outcome).toEqual({ job: "sweep", ran: true, results: [{ name: "sweep", ok: true }, { name: "escrow-keeper", ok: true }] });
+      expect(outcome).toEqual({ job: "sweep", ran: true, results: [{ name: "sweep", ok: true }, { name: "escrow-keeper", ok: true }, { name: "upto-keeper", ok: true }] });
     } finally {
       await env.DB.prepare("DELETE FROM parameters WHERE key = 'SVC_SWEEP_CRON_COOLDOWN_SEC'").run();
       clearConfigCache();
