@@ -180,11 +180,15 @@ describe("POST /build-upto-deposit-tx", () => {
     const buyer = await fundedBuyer();
     const seller = (await generateKeyPairSigner()).address;
     const voucherKey = (await generateKeyPairSigner()).address;
-    const line = { scheme: "upto", network: DEVNET, asset: USDC, amount: "1000", payTo: seller, maxTimeoutSeconds: 60, extra: { receiverAuthorizer: voucherKey, withdrawDelay: 900 } };
+    const feePayer = ((await (await fetch(`${api}/supported`)).json()) as { signers: Record<string, string[]> }).signers[DEVNET]![0]!;
+    const line = { scheme: "upto", network: DEVNET, asset: USDC, amount: "1000", payTo: seller, maxTimeoutSeconds: 60, extra: { feePayer, receiverAuthorizer: voucherKey, withdrawDelay: 900 } };
     const cases: [string, unknown, RegExp][] = [
       ["exact line", { ...line, scheme: "exact" }, /accepted\.scheme/],
       ["other fee payer", { ...line, extra: { ...line.extra, feePayer: seller } }, /accepted\.extra\.feePayer/],
-      ["no voucher key", { ...line, extra: { withdrawDelay: 900 } }, /receiverAuthorizer/],
+      ["no voucher key", { ...line, extra: { feePayer, withdrawDelay: 900 } }, /receiverAuthorizer/],
+      ["no fee payer", { ...line, extra: { receiverAuthorizer: voucherKey, withdrawDelay: 900 } }, /extra\.feePayer/],
+      ["grace period above the bounds in /supported", { ...line, extra: { ...line.extra, withdrawDelay: 10_000_000 } }, /withdrawDelay/],
+      ["longer than a channel may live here", { ...line, maxTimeoutSeconds: 1_000_000 }, /maxTimeoutSeconds/],
       ["zero grace period", { ...line, extra: { ...line.extra, withdrawDelay: 0 } }, /withdrawDelay/],
       ["native SOL", { ...line, asset: "11111111111111111111111111111111" }, /native SOL/],
       ["more than the buyer holds", { ...line, amount: (BUYER_USDC + 1n).toString() }, /insufficient|short|balance/i],

@@ -2,15 +2,16 @@
  * Issue 24 §5: `upto` end to end with the official packages only, paying through a facilitator over HTTP on the local
  * chain (payment-channels stand-in): the official seller middleware (`@x402/hono` paymentMiddleware +
  * HTTPFacilitatorClient + the official `@x402/svm/upto/server` scheme holding the seller's voucher key) and the
- * official buyer (`@x402/fetch` + `@x402/svm/upto/client`).
+ * official buyer (`@x402/fetch` + `@x402/svm/upto/client`), and a buyer without any Solana SDK that builds its
+ * deposit through POST /build-upto-deposit-tx.
  *
  *   - usage below the ceiling: deposit before the handler, the handler reports what it used
  *     (setSettlementOverrides), the claim pays exactly that to the seller and the rest returns to the buyer;
  *   - a handler that fails: the middleware cancels (zero-amount claim), everything returns to the buyer;
- *   - a replayed claim and a replayed deposit are refused and move nothing;
+ *   - a replayed claim is a `duplicate_settlement` and a replayed deposit is refused; neither moves anything;
  *   - every balance is read back from the chain to the unit.
  *
- * Real: the local chain, the facilitator process, the official packages. The buyer reaches the Hono seller app through
+ * Real: the local chain, this facilitator (the Worker as npm start serves it), the official packages. The buyer reaches the Hono seller app through
  * app.fetch in process; the seller reaches the facilitator over HTTP (recorded by a subclass of the official
  * HTTPFacilitatorClient, so the claim can be replayed exactly as the seller sent it).
  */
@@ -28,7 +29,7 @@ import { startLocalnet, type RunningLocalnet } from "../../localnet/server";
 import { randomKeypair } from "../../scripts/lib/keypair";
 import { CLUSTERS } from "../../src/config/networks";
 import { chainRpc, fundFromFaucet, tokenAccountBalance } from "../../demo/chain-rpc";
-import { startChild } from "../../bench/bench";
+import { startWorker } from "../../scripts/lib/run-worker";
 import { CHANNEL_STATUS, decodeChannel } from "../../src/programs/payment-channels/accounts";
 
 const DEVNET = CLUSTERS.devnet.network as Network;
@@ -59,8 +60,9 @@ beforeAll(async () => {
   cleanups.push(() => chain.close());
   const feePayer = randomKeypair();
   await fundFromFaucet(chain.url, feePayer.address, 100_000_000_000);
-  const reference = await startChild("bench/reference-server.ts", { REF_RPC_URL: chain.url, REF_FEE_PAYER_SECRET_KEY: feePayer.secretKeyBase58 }, cleanups);
-  facilitatorUrl = reference.url;
+  const worker = await startWorker({ rpcUrl: chain.url, feePayerSecretKeyBase58: feePayer.secretKeyBase58 });
+  cleanups.push(worker.stop);
+  facilitatorUrl = `${worker.url}/api/v1/facilitator`;
 
   seller = (await generateKeyPairSigner()).address;
   await fundFromFaucet(chain.url, seller, 0, 1); // the seller's USDC account exists (a share to a missing one goes to the treasury)
@@ -154,7 +156,7 @@ describe("upto through the official seller middleware and the official buyer", (
 
     // The claim again, byte for byte as the seller sent it: refused, nothing moves.
     const replayedClaim = await replaySettle(settles[1]!);
-    expect(replayedClaim.success).toBe(false);
+    expect(replayedClaim).toMatchObject({ success: false, errorReason: "duplicate_settlement" });
     // The deposit again through the seller (the buyer's header replayed): refused before the handler.
     const replayedRequest = await sellerFetch("http://seller.test/generate", { headers: { "PAYMENT-SIGNATURE": header } });
     expect(replayedRequest.status).toBe(402);
@@ -177,5 +179,39 @@ describe("upto through the official seller middleware and the official buyer", (
     expect(await usdcOf(seller)).toBe(sellerBefore);
     const channel = settles[0]!.payload.payload.channelId as string;
     expect([CHANNEL_STATUS.DISTRIBUTED, null]).toContain(await channelStatus(channel));
+  });
+
+  it("a buyer without a Solana SDK builds its deposit through /build-upto-deposit-tx and pays the same seller", async () => {
+    const buyer = await fundedBuyer();
+    const sellerBefore = await usdcOf(seller);
+    settles.length = 0;
+
+    const challenge = await sellerFetch("http://seller.test/generate");
+    expect(challenge.status).toBe(402);
+    const paymentRequired = JSON.parse(Buffer.from(challenge.headers.get("PAYMENT-REQUIRED")!, "base64").toString("utf8"));
+    const accepted = paymentRequired.accepts.find((line: PaymentRequirements) => line.scheme === "upto");
+    const built = await fetch(`${facilitatorUrl}/build-upto-deposit-tx`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ payer: buyer.address, accepted, resource: paymentRequired.resource }),
+    });
+    expect(built.status).toBe(200);
+    const { transaction, payerSignatureIndex, verifyBodyTemplate } = (await built.json()) as any;
+    // What a wallet does: sign the message bytes at payerSignatureIndex (here with WebCrypto through kit's key pair).
+    const bytes = Buffer.from(transaction, "base64");
+    const signatureCount = bytes[0]!; // compact-u16, < 128 here
+    const message = bytes.subarray(1 + 64 * signatureCount);
+    const signature = new Uint8Array(await crypto.subtle.sign("Ed25519", buyer.keyPair.privateKey, message));
+    bytes.set(signature, 1 + 64 * payerSignatureIndex);
+    const paymentPayload = { ...verifyBodyTemplate.paymentPayload, payload: { ...verifyBodyTemplate.paymentPayload.payload, openTransaction: bytes.toString("base64") } };
+
+    const paid = await sellerFetch("http://seller.test/generate", { headers: { "PAYMENT-SIGNATURE": Buffer.from(JSON.stringify(paymentPayload)).toString("base64") } });
+    expect(paid.status, await paid.clone().text()).toBe(200);
+    expect(settles.map((s) => [s.payload.payload.type, s.requirements.amount, s.answer.success])).toEqual([
+      ["deposit", CEILING.toString(), true],
+      ["claim", USED.toString(), true],
+    ]);
+    expect(await usdcOf(seller)).toBe(sellerBefore + USED);
+    expect(await usdcOf(buyer.address)).toBe(BUYER_USDC - USED);
   });
 });

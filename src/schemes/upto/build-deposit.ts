@@ -8,18 +8,19 @@ import { fetchAccounts } from "../../solana/accounts";
 import { rpcCall, solanaRpc } from "../../solana/rpc";
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../solana/token-programs";
 import type { UnsignedTransactionFields } from "../../solana/unsigned-transaction";
-import { PAYMENT_CHANNELS_PROGRAM_ADDRESS } from "../../programs/payment-channels/pda";
 import { assetNotAllowedMessage } from "../../x402/asset-allowlist";
 import { Base58Address, PaymentRequirementsSchema, ResourceInfoSchema, U64_MAX, type PaymentRequirements } from "../../x402/schemas";
 import { assetLabel, BLOCKHASH_LIFETIME_SECONDS, getLatestBlockhash, readPaymentMint, sourceAtaCandidates } from "../exact/build";
 import { randomMemoNonce } from "../exact/build-transaction";
 import { checkTokenSource, formatUnits } from "../exact/source-funds";
 import { buildUptoDepositTransaction, randomChannelSalt, UPTO_OPEN_COMPUTE_UNIT_LIMIT } from "./build-deposit-transaction";
+import { channelTermsOf } from "./channel-terms";
 
 /**
  * `POST /build-upto-deposit-tx`: the unsigned channel open an `upto` buyer signs (the deposit of the ceiling), with
  * the payment payload the official client would send already filled in around it, so a buyer needs no Solana SDK.
- * Chain access runs in parallel: one batched account read (mint + the buyer's candidate token accounts), one
+ * Chain access runs in parallel: one batched account read (mint, the treasury's and the buyer's candidate token
+ * accounts), one
  * getLatestBlockhash and one finalized getSlot, each skipped when the requirement already carries the hint the
  * official server adds (`extra.recentBlockhash` / `extra.recentSlot`), exactly as the official client skips them.
  */
@@ -85,9 +86,9 @@ export async function buildUptoDeposit(config: Config, request: BuildUptoDeposit
   const asset = accepted.asset;
   const checkSource = !request.skipSourceBalanceCheck;
 
-  const candidates = checkSource ? await sourceAtaCandidates(payer, asset) : null;
+  const [candidates, treasuries] = await Promise.all([checkSource ? sourceAtaCandidates(payer, asset) : null, sourceAtaCandidates(config.upto.treasuryOwner, asset)]);
   const [accounts, latest, finalizedSlot] = await Promise.all([
-    fetchAccounts(config, candidates ? [asset, candidates.token, candidates.token2022] : [asset]),
+    fetchAccounts(config, [asset, treasuries.token, treasuries.token2022, ...(candidates ? [candidates.token, candidates.token2022] : [])]),
     terms.blockhashHint ?? getLatestBlockhash(config),
     terms.slotHint ?? rpcCall(config, "getSlot", solanaRpc(config).getSlot({ commitment: "finalized" })),
   ]);
@@ -95,6 +96,12 @@ export async function buildUptoDeposit(config: Config, request: BuildUptoDeposit
   const tokenProgram = mint.tokenProgram;
   if (terms.tokenProgramHint !== null && terms.tokenProgramHint !== tokenProgram) {
     throw badRequest(`accepted.extra.tokenProgram: ${terms.tokenProgramHint} is not the token program of mint ${asset} (${tokenProgram})`);
+  }
+  const treasury = tokenProgram === TOKEN_2022_PROGRAM_ADDRESS ? treasuries.token2022 : treasuries.token;
+  if (!accounts.get(treasury)) {
+    throw badRequest(
+      `accepted.asset: the payment-channels treasury token account ${treasury} for ${asset} does not exist, so a channel could never be closed; this asset cannot be used for upto here`,
+    );
   }
   const label = assetLabel(config, asset);
   if (checkSource) {
@@ -107,7 +114,7 @@ export async function buildUptoDeposit(config: Config, request: BuildUptoDeposit
   const computeUnitPriceMicroLamports =
     recommendedUnitPriceMicroLamports < maxUnitPriceMicroLamports ? recommendedUnitPriceMicroLamports : maxUnitPriceMicroLamports;
   const feePayer = config.feePayer.address;
-  const programId = PAYMENT_CHANNELS_PROGRAM_ADDRESS;
+  const programId = config.programs.paymentChannels;
   const salt = randomChannelSalt();
   const openSlot = BigInt(finalizedSlot);
   const built = await buildUptoDepositTransaction({
@@ -185,7 +192,10 @@ export async function buildUptoDeposit(config: Config, request: BuildUptoDeposit
   };
 }
 
-/** Everything decidable from the request alone, before any chain read. */
+/**
+ * Everything decidable from the request alone, before any chain read: the line's channel terms are read by the rail's
+ * own channelTermsOf (fee payer, voucher key, grace-period bounds), so the builder refuses exactly what verify would.
+ */
 function checkRequirements(config: Config, accepted: PaymentRequirements, payer: Address, deposit: bigint): UptoChannelTerms {
   if (accepted.scheme !== "upto") throw badRequest(`accepted.scheme: must be "upto" for this builder, got "${accepted.scheme}"`);
   if (accepted.network !== config.network) {
@@ -195,41 +205,31 @@ function checkRequirements(config: Config, accepted: PaymentRequirements, payer:
   const notAllowed = assetNotAllowedMessage(config, accepted.asset);
   if (notAllowed !== null) throw badRequest(notAllowed);
   if (deposit === 0n) throw badRequest("accepted.amount: the ceiling must be greater than 0");
+  const lifetime = config.upto.maxChannelLifetimeSeconds;
+  if (accepted.maxTimeoutSeconds > lifetime) throw badRequest(`accepted.maxTimeoutSeconds: an upto payment may run at most ${lifetime} s here (see /supported)`);
 
-  const extra = accepted.extra;
-  const feePayer = config.feePayer.address;
-  if (extra.feePayer !== undefined && extra.feePayer !== feePayer) {
-    throw badRequest(
-      `accepted.extra.feePayer: ${String(extra.feePayer)} is not this facilitator's fee payer ${feePayer}; ` +
-        "the 402 body was made for another facilitator (or is stale)",
-    );
-  }
-  const authorizer = v.safeParse(Base58Address, extra.receiverAuthorizer);
-  if (!authorizer.success) {
-    throw badRequest(`accepted.extra.receiverAuthorizer: ${extra.receiverAuthorizer === undefined ? "is missing (the key that signs the seller's vouchers)" : authorizer.issues[0].message}`);
-  }
-  if (isOffCurveAddress(authorizer.output)) throw badRequest(`accepted.extra.receiverAuthorizer: ${authorizer.output} is off the ed25519 curve and cannot sign vouchers`);
-  const withdrawDelay = extra.withdrawDelay;
-  if (typeof withdrawDelay !== "number" || !Number.isInteger(withdrawDelay) || withdrawDelay < 1 || withdrawDelay > U32_MAX) {
-    throw badRequest("accepted.extra.withdrawDelay: must be a whole number of seconds, at least 1 (the channel's grace period)");
-  }
-  if (accepted.payTo === feePayer) throw badRequest("accepted.payTo: the facilitator's fee payer cannot be the seller");
-  if (payer === feePayer) throw badRequest("payer: the facilitator's fee payer cannot be the buyer");
+  const terms = channelTermsOf(config, accepted, payer);
+  if ("ok" in terms) throw badRequest(`accepted.${terms.message}`, { reason: terms.reason });
+  if (isOffCurveAddress(terms.receiverAuthorizer)) throw badRequest(`accepted.extra.receiverAuthorizer: ${terms.receiverAuthorizer} is off the ed25519 curve and cannot sign vouchers`);
+  if (terms.withdrawDelay > U32_MAX) throw badRequest("accepted.extra.withdrawDelay: must fit the channel's u32 grace period");
+  if (accepted.payTo === config.feePayer.address) throw badRequest("accepted.payTo: the facilitator's fee payer cannot be the seller");
+  if (payer === config.feePayer.address) throw badRequest("payer: the facilitator's fee payer cannot be the buyer");
   if (isOffCurveAddress(payer)) throw badRequest(`payer: ${payer} is off the ed25519 curve (a PDA) and cannot sign; use a wallet address`);
 
+  const extra = accepted.extra;
   return {
-    receiverAuthorizer: authorizer.output,
-    withdrawDelaySeconds: withdrawDelay,
-    tokenProgramHint: tokenProgramHint(extra.tokenProgram),
+    receiverAuthorizer: terms.receiverAuthorizer,
+    withdrawDelaySeconds: terms.withdrawDelay,
+    tokenProgramHint: tokenProgramHint(terms.tokenProgramHint),
     blockhashHint: blockhashHint(extra.recentBlockhash, extra.lastValidBlockHeight),
     slotHint: slotHint(extra.recentSlot),
-    memo: memoOf(extra.memo),
+    memo: memoOf(terms.memo),
     validAfter: typeof extra.validAfter === "number" && Number.isSafeInteger(extra.validAfter) ? extra.validAfter : null,
   };
 }
 
-function tokenProgramHint(value: unknown): Address | null {
-  if (value === undefined || value === null || value === "") return null;
+function tokenProgramHint(value: Address | undefined): Address | null {
+  if (value === undefined) return null;
   if (value === TOKEN_PROGRAM_ADDRESS) return TOKEN_PROGRAM_ADDRESS;
   if (value === TOKEN_2022_PROGRAM_ADDRESS) return TOKEN_2022_PROGRAM_ADDRESS;
   throw badRequest(`accepted.extra.tokenProgram: must be ${TOKEN_PROGRAM_ADDRESS} or ${TOKEN_2022_PROGRAM_ADDRESS}`);
@@ -250,8 +250,8 @@ function slotHint(value: unknown): bigint | null {
 
 const MAX_MEMO_BYTES = 256;
 
-function memoOf(value: unknown): string | null {
-  if (typeof value !== "string" || value === "") return null;
+function memoOf(value: string | undefined): string | null {
+  if (value === undefined) return null;
   if (new TextEncoder().encode(value).length > MAX_MEMO_BYTES) throw badRequest(`accepted.extra.memo: at most ${MAX_MEMO_BYTES} bytes`);
   return value;
 }
