@@ -30,6 +30,7 @@ import { randomKeypair } from "../../scripts/lib/keypair";
 import { CLUSTERS } from "../../src/config/networks";
 import { chainRpc, fundFromFaucet, tokenAccountBalance } from "../../demo/chain-rpc";
 import { startWorker } from "../../scripts/lib/run-worker";
+import { signAtIndex } from "../../demo/build-endpoint-buyer";
 import { CHANNEL_STATUS, decodeChannel } from "../../src/programs/payment-channels/accounts";
 
 const DEVNET = CLUSTERS.devnet.network as Network;
@@ -197,13 +198,8 @@ describe("upto through the official seller middleware and the official buyer", (
     });
     expect(built.status).toBe(200);
     const { transaction, payerSignatureIndex, verifyBodyTemplate } = (await built.json()) as any;
-    // What a wallet does: sign the message bytes at payerSignatureIndex (here with WebCrypto through kit's key pair).
-    const bytes = Buffer.from(transaction, "base64");
-    const signatureCount = bytes[0]!; // compact-u16, < 128 here
-    const message = bytes.subarray(1 + 64 * signatureCount);
-    const signature = new Uint8Array(await crypto.subtle.sign("Ed25519", buyer.keyPair.privateKey, message));
-    bytes.set(signature, 1 + 64 * payerSignatureIndex);
-    const paymentPayload = { ...verifyBodyTemplate.paymentPayload, payload: { ...verifyBodyTemplate.paymentPayload.payload, openTransaction: bytes.toString("base64") } };
+    const openTransaction = await signAtIndex(transaction, payerSignatureIndex, buyer); // what a wallet does
+    const paymentPayload = { ...verifyBodyTemplate.paymentPayload, payload: { ...verifyBodyTemplate.paymentPayload.payload, openTransaction } };
 
     const paid = await sellerFetch("http://seller.test/generate", { headers: { "PAYMENT-SIGNATURE": Buffer.from(JSON.stringify(paymentPayload)).toString("base64") } });
     expect(paid.status, await paid.clone().text()).toBe(200);
