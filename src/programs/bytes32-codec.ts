@@ -11,7 +11,7 @@ import {
   type ReadonlyUint8Array,
 } from "@solana/kit";
 
-export const BYTES32_SIZE_BYTES = 32;
+const BYTES32_SIZE_BYTES = 32;
 
 let cachedEncoder: FixedSizeEncoder<ReadonlyUint8Array, 32> | undefined;
 let cachedDecoder: FixedSizeDecoder<ReadonlyUint8Array, 32> | undefined;

@@ -23,7 +23,7 @@ export const ACCOUNT_DISCRIMINATOR_PREFIX_SIZE_BYTES = 8;
 export const INSTRUCTION_DISCRIMINATOR_PREFIX_SIZE_BYTES = 1;
 
 /** "exact" for instruction data; "at_least" for accounts (trailing bytes are ignored). */
-export type LengthRule = "exact" | "at_least";
+type LengthRule = "exact" | "at_least";
 
 /** Writes `[discriminator, 0 × (prefixSize − 1)] ‖ body`. */
 export function getDiscriminatedEncoder<T>(
@@ -77,7 +77,7 @@ function lengthFits(length: number, size: number, rule: LengthRule): boolean {
 }
 
 /** True when `bytes` has `totalSizeBytes` bytes (per the rule) and starts with `discriminator` (no throw). */
-export function matchesDiscriminatedLayout(
+function matchesDiscriminatedLayout(
   bytes: ReadonlyUint8Array,
   discriminator: number,
   totalSizeBytes: number,

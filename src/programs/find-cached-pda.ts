@@ -11,7 +11,7 @@ import {
   type ReadonlyUint8Array,
 } from "@solana/kit";
 
-export const PDA_CACHE_MAX_ENTRIES = 2048;
+const PDA_CACHE_MAX_ENTRIES = 2048;
 
 const cache = new Map<string, Promise<ProgramDerivedAddress>>();
 

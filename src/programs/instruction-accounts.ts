@@ -22,7 +22,7 @@ export type ProgramInstruction = Instruction &
   InstructionWithAccounts<readonly AccountMeta[]> &
   InstructionWithData<ReadonlyUint8Array>;
 
-export function addressOf(account: AddressOrSigner): Address {
+function addressOf(account: AddressOrSigner): Address {
   return typeof account === "string" ? account : account.address;
 }
 

@@ -3,7 +3,7 @@
  * have the layout a program's ABI documents. Decoders throw it; the `decodeX` safe variants return
  * `null` instead, so RPC data never crashes a request path.
  */
-export type ProgramDataErrorReason = "wrong_length" | "wrong_discriminator";
+type ProgramDataErrorReason = "wrong_length" | "wrong_discriminator";
 
 export class ProgramDataError extends Error {
   override readonly name = "ProgramDataError";
@@ -22,8 +22,4 @@ export class ProgramDataError extends Error {
         : `${subject}: expected discriminator ${expected}, got ${actual}`,
     );
   }
-}
-
-export function isProgramDataError(error: unknown): error is ProgramDataError {
-  return error instanceof ProgramDataError;
 }

@@ -1,20 +1,15 @@
 import type { Address } from "@solana/kit";
 import type { Config } from "../config/load-config";
-import type { Env } from "../env";
 import { toBase64 } from "../solana/bytes";
-import { sendWithPreflight, type SendOutcome } from "../solana/send-transaction";
-import { confirmSignature, signatureStatus, type SignatureStatus } from "../solana/confirm";
-import { watchSignature, type SignatureWatch } from "../solana/signature-watch";
-import { isBlockhashStillValid } from "../solana/blockhash";
-import { claimSettlement, claimSuccessReport, getSettlement, getSettlementState, releaseSettlement, takeOverLease, updateSettlement, type SettlementRow } from "../store/settlements";
+import type { SendOutcome } from "../solana/send-transaction";
+import type { SignatureStatus } from "../solana/confirm";
+import { rejectionForTransactionError, type PaymentFunds } from "../solana/transaction-rejection";
+import type { SettlementRow } from "../store/settlements";
 import { isSellerRetryOfReportedSuccess } from "./repeat-settle";
-import { rejection, type AcceptedRequirements, type PaymentRejection } from "../x402/payment-verdict";
+import { settlePorts, type ClaimRow, type SettlePorts } from "./settle-ports";
+import { blockhashExpired, rejection, type AcceptedRequirements, type PaymentRejection, type RejectionReason } from "../x402/payment-verdict";
 import { isFacilitatorError } from "../errors/catalogue";
 import { log } from "../observability/log";
-import { settleFloorRefusal } from "../solana/fee-payer-floor";
-import type { PaymentAttempt } from "../store/payment-attempts";
-import { rejectionForTransactionError } from "../schemes/exact/simulate";
-import type { PaymentTransfer } from "../schemes/exact/verify-rules";
 
 /** How long one isolate may hold the right to (re)send a transaction before another may take over. */
 const SUBMIT_LEASE_MS = 15_000;
@@ -25,8 +20,6 @@ export interface SettledPayment {
   ok: true;
   payer: string;
   signature: string;
-  /** True when the seller's history row for this success was written with the success report (see SettleCall). */
-  historyRecorded: boolean;
   /** True when this answer repeats the success a seller's earlier call with the same correlation id heard. */
   alreadySettled: boolean;
   payTo: string;
@@ -47,16 +40,32 @@ export interface PendingSettlement {
 
 export type Settlement = SettledPayment | PendingSettlement | (PaymentRejection & { signature?: string });
 
-/** A verified payment of any rail, ready to be sent: what the settle engine needs to know about it. */
+/** What a settle ends with: the answer, and the work the route keeps alive after the response (waitUntil). */
+export interface SettleOutcome {
+  settlement: Settlement;
+  /** Ledger catch-up after a D1 fault, a rail's first-confirmation hook, a fee-payer balance refresh. Failures are the route's to log. */
+  afterResponse: Promise<unknown>[];
+}
+
+/** An answer that leaves no work behind (e.g. a rail's verification refused the payment). */
+export function settledWith(settlement: Settlement): SettleOutcome {
+  return { settlement, afterResponse: [] };
+}
+
+/**
+ * A verified payment of any rail, ready to be sent: what the settle engine needs to know about it, in words that
+ * belong to no rail. What it moves (`accepted`: scheme, payTo, asset, amount; `payer` → `merchantWallet`; `funds`)
+ * fills the ledger row and words refusals; the rest identifies the transaction.
+ */
 export interface SettleablePayment {
   accepted: AcceptedRequirements;
   /** SHA-256 of the message bytes (hex): the ledger key. */
   messageHash: string;
   payer: Address;
   merchantWallet: Address;
+  /** Native SOL or a token leaves the payer's account: words an insufficient-funds refusal. */
+  funds: PaymentFunds;
   recentBlockhash: string;
-  /** The payment transfer, for wording errors (null when the rail has no plain transfer). */
-  transfer: PaymentTransfer | null;
   /** Program of each top-level instruction: tells which program returned an on-chain error. */
   instructionPrograms?: readonly string[];
   /** Runs before every send by the lease holder (so it must be idempotent), e.g. just-in-time vault provisioning; a rejection gives the ledger row back. */
@@ -65,12 +74,12 @@ export interface SettleablePayment {
   onFirstConfirmation?: (nowMs: number) => Promise<unknown>;
 }
 
-/** What every rail's verification yields, as the engine needs it, plus the rail's own transfer and hooks. */
+/** What every rail's verification yields, as the engine needs it, plus the rail's own words for its funds and its hooks. */
 export function settleablePayment(
   verified: Pick<SettleablePayment, "accepted" | "messageHash" | "payer" | "merchantWallet"> & {
     tx: { recentBlockhash: string; instructions?: readonly { programAddress: string }[] };
   },
-  rail: Pick<SettleablePayment, "transfer" | "beforeFirstSend" | "onFirstConfirmation">,
+  rail: Pick<SettleablePayment, "funds" | "beforeFirstSend" | "onFirstConfirmation">,
 ): SettleablePayment {
   const { accepted, messageHash, payer, merchantWallet } = verified;
   const instructionPrograms = verified.tx.instructions?.map((instruction) => instruction.programAddress);
@@ -83,19 +92,17 @@ export interface SignedPayment {
   signature: string;
 }
 
+/** What the caller of /settle brings besides the body. */
 export interface SettleCall {
+  /** The settlement ledger (D1). */
+  ledger: D1Database;
   /** The caller's own X-Correlation-ID header (null when absent): the only key to hearing success twice. */
   callerCorrelationId: string | null;
-  /** Runs work after the response (waitUntil). */
-  defer: (work: Promise<unknown>) => void;
-  /** The seller's history row for a success of this call, written in the same D1 transaction as the success report. */
-  successHistory?: (signature: string, payer: string) => PaymentAttempt;
   /** The x402 `payment-identifier` id the payment carried (null or absent: none). */
   paymentId?: string | null;
   /** The caller's `Authorization: Bearer` token (null or absent: none): upto's delegated settles require it. */
   callerCredential?: string | null;
 }
-
 
 /**
  * Settles a verified, fully signed payment exactly once, and answers `success: true` for it exactly once (any rail).
@@ -103,44 +110,71 @@ export interface SettleCall {
  * The D1 ledger row keyed by the message hash decides who answers, and who may re-send later (the lease holder);
  * because the signed bytes are fixed, any call can only send the same transaction again, so retries and concurrent
  * calls converge on one on-chain payment. The signature (the transaction id) is returned only once the cluster
- * accepted the transaction.
+ * accepted the transaction. The success report is written before the answer (never after the response).
  */
-export async function settleSignedPayment(config: Config, env: Env, verified: SettleablePayment, signed: SignedPayment, call: SettleCall): Promise<Settlement> {
-  // Below the fee payer's settle floor nothing new is sent (503); a payment already in the ledger is still answered.
-  const belowFloor = settleFloorRefusal(config, verified.payer, call.defer);
-  if (belowFloor && (await getSettlementState(env.DB, verified.messageHash)) === undefined) return belowFloor;
-  const leaseId = crypto.randomUUID();
-  const claimRow = {
-    messageHash: verified.messageHash,
+export function settleSignedPayment(config: Config, payment: SettleablePayment, signed: SignedPayment, call: SettleCall): Promise<SettleOutcome> {
+  return runSettlement(settlePorts(config, call.ledger), payment, signed, call);
+}
+
+/** The settle state machine over its ports (the Worker's are D1 and the cluster; unit tests script fakes). */
+export async function runSettlement(ports: SettlePorts, payment: SettleablePayment, signed: SignedPayment, call: Omit<SettleCall, "ledger">): Promise<SettleOutcome> {
+  const afterResponse: Promise<unknown>[] = [];
+  const ctx: SettleContext = {
+    ...ports,
+    payment,
+    wireBase64: toBase64(signed.wireBytes),
     signature: signed.signature,
-    scheme: verified.accepted.scheme,
-    network: config.network,
-    payer: verified.payer,
-    payTo: verified.accepted.requirements.payTo,
-    merchantWallet: verified.merchantWallet,
-    asset: verified.accepted.requirements.asset,
-    amount: verified.accepted.amount.toString(),
-    lastValidBlockHeight: null,
-    maxTimeoutSeconds: verified.accepted.requirements.maxTimeoutSeconds,
-    leaseId,
-    leaseExpiresAtMs: Date.now() + SUBMIT_LEASE_MS,
-    paymentId: call.paymentId ?? null,
+    callerCorrelationId: call.callerCorrelationId,
+    defer: (work) => afterResponse.push(work),
   };
-  const ctx: SettleContext = { config, env, verified, wireBase64: toBase64(signed.wireBytes), signature: signed.signature, watch: null, ...call };
   try {
-    return await claimSendAndConfirm(ctx, claimRow, leaseId);
+    // Below the fee payer's settle floor nothing new is sent (503); a payment already in the ledger is still answered.
+    const belowFloor = ctx.chain.floorRefusal(payment.payer, ctx.defer);
+    if (belowFloor && (await ctx.ledger.state(payment.messageHash)) === undefined) return { settlement: belowFloor, afterResponse };
+    const leaseId = crypto.randomUUID();
+    const claimRow: ClaimRow = {
+      messageHash: payment.messageHash,
+      signature: signed.signature,
+      scheme: payment.accepted.scheme,
+      // The common checks made the line's network this deployment's.
+      network: payment.accepted.requirements.network,
+      payer: payment.payer,
+      payTo: payment.accepted.requirements.payTo,
+      merchantWallet: payment.merchantWallet,
+      asset: payment.accepted.requirements.asset,
+      amount: payment.accepted.amount.toString(),
+      lastValidBlockHeight: null,
+      maxTimeoutSeconds: payment.accepted.requirements.maxTimeoutSeconds,
+      leaseId,
+      leaseExpiresAtMs: Date.now() + SUBMIT_LEASE_MS,
+      paymentId: call.paymentId ?? null,
+    };
+    return { settlement: await claimSendAndConfirm(ctx, claimRow, leaseId), afterResponse };
+  } catch (error) {
+    // No outcome reaches the route, so nobody else will watch the work already started (a balance refresh).
+    for (const work of afterResponse) work.catch((failure: unknown) => log("error", "deferred_write_failed", { error: failure }));
+    throw error;
   } finally {
-    ctx.watch?.close();
+    ctx.chain.close();
   }
 }
 
+interface SettleContext extends SettlePorts {
+  payment: SettleablePayment;
+  wireBase64: string;
+  signature: string;
+  callerCorrelationId: string | null;
+  /** Keeps work alive after the response (collected into the outcome). */
+  defer: (work: Promise<unknown>) => void;
+}
+
 async function claimSendAndConfirm(ctx: SettleContext, claimRow: ClaimRow, leaseId: string): Promise<Settlement> {
-  const { env, verified } = ctx;
-  if (verified.beforeFirstSend || claimRow.paymentId !== null) {
+  const { ledger, payment } = ctx;
+  if (payment.beforeFirstSend || claimRow.paymentId != null) {
     // Work that must happen once and before any send (e.g. creating the vault) waits for the claim. So does a payment
     // with a payment-identifier id: a different payment under a used id must be refused before it can land.
-    const claim = await claimSettlement(env.DB, claimRow);
-    if (!claim.claimed) return "paymentIdTakenBy" in claim ? paymentIdConflict(claimRow.paymentId!, verified.payer) : reconcile(ctx, claim.existing, leaseId);
+    const claim = await ledger.claim(claimRow);
+    if (!claim.claimed) return "paymentIdTakenBy" in claim ? paymentIdConflict(claimRow.paymentId!, payment.payer) : reconcile(ctx, claim.existing, leaseId);
     return submitAndConfirm(ctx);
   }
 
@@ -150,7 +184,7 @@ async function claimSendAndConfirm(ctx: SettleContext, claimRow: ClaimRow, lease
   // stays sequential is the answer: success is still reported only through the ledger row.
   // The send is dispatched first, so the cluster starts on it while the claim is written (locally, where D1 shares
   // the Worker's thread, a claim dispatched first held the send back ~0.3 ms in a 200-settle A/B).
-  const [sent, claim] = await Promise.allSettled([sendWatched(ctx), claimSettlement(env.DB, claimRow)]);
+  const [sent, claim] = await Promise.allSettled([send(ctx), ledger.claim(claimRow)]);
   if (claim.status === "rejected") {
     // No ledger row, so no success may be answered; if the cluster may have the transaction, say pending with its
     // id (a retry claims the row and finds the landed payment), else the database fault stands.
@@ -159,11 +193,9 @@ async function claimSendAndConfirm(ctx: SettleContext, claimRow: ClaimRow, lease
     }
     throw claim.reason;
   }
-  if (!claim.value.claimed) return "paymentIdTakenBy" in claim.value ? paymentIdConflict(claimRow.paymentId ?? "", verified.payer) : reconcile(ctx, claim.value.existing, leaseId);
+  if (!claim.value.claimed) return "paymentIdTakenBy" in claim.value ? paymentIdConflict(claimRow.paymentId ?? "", payment.payer) : reconcile(ctx, claim.value.existing, leaseId);
   return afterSend(ctx, sent);
 }
-
-type ClaimRow = Parameters<typeof claimSettlement>[1];
 
 /** The payment-identifier extension's "same id, different payload": 409, nothing sent. */
 function paymentIdConflict(paymentId: string, payer: Address): PaymentRejection {
@@ -174,31 +206,16 @@ function paymentIdConflict(paymentId: string, payer: Address): PaymentRejection 
   );
 }
 
-interface SettleContext extends SettleCall {
-  config: Config;
-  env: Env;
-  verified: SettleablePayment;
-  wireBase64: string;
-  signature: string;
-  /** The confirmation push for this call's own send (null when polling, or before the send). */
-  watch: SignatureWatch | null;
-}
-
-/**
- * Sends the signed bytes; with `subscribe`, first opens the signature's PubSub watch, so it is in place (or nearly)
- * before the cluster can confirm (the signature is known before the send: it is the fee payer's).
- */
-function sendWatched(ctx: SettleContext): Promise<SendOutcome> {
-  if (ctx.config.settleConfirmation === "subscribe" && ctx.watch === null) ctx.watch = watchSignature(ctx.config, ctx.signature);
-  return sendWithPreflight(ctx.config, ctx.wireBase64);
+function send(ctx: SettleContext): Promise<SendOutcome> {
+  return ctx.chain.send(ctx.wireBase64, ctx.signature);
 }
 
 async function submitAndConfirm(ctx: SettleContext): Promise<Settlement> {
-  if (ctx.verified.beforeFirstSend) {
-    const prepared = await ctx.verified.beforeFirstSend();
+  if (ctx.payment.beforeFirstSend) {
+    const prepared = await ctx.payment.beforeFirstSend();
     if (!prepared.ok) return failWithoutSignature(ctx, prepared);
   }
-  const [sent] = await Promise.allSettled([sendWatched(ctx)]);
+  const [sent] = await Promise.allSettled([send(ctx)]);
   return afterSend(ctx, sent);
 }
 
@@ -214,7 +231,7 @@ async function afterSend(ctx: SettleContext, sent: PromiseSettledResult<SendOutc
     if (outcome.err === "AlreadyProcessed") return confirmAndReport(ctx); // the same transaction landed (a concurrent send)
     if (outcome.err === "BlockhashNotFound") return expiredUnlessLanded(ctx);
     // Preflight refused it: the cluster never accepted it, so its signature stays with us.
-    return failWithoutSignature(ctx, rejectionForTransactionError(outcome.err, outcome.logs, ctx.verified.transfer, ctx.verified.instructionPrograms));
+    return failWithoutSignature(ctx, rejectionForTransactionError(outcome.err, outcome.logs, ctx.payment.funds, ctx.payment.instructionPrograms));
   }
   return confirmAndReport(ctx);
 }
@@ -223,7 +240,7 @@ async function afterSend(ctx: SettleContext, sent: PromiseSettledResult<SendOutc
 async function confirmAndReport(ctx: SettleContext): Promise<Settlement> {
   let outcome;
   try {
-    outcome = await confirmSignature(ctx.config, ctx.signature, ctx.config.limits.settleConfirmTimeoutMs, ctx.watch);
+    outcome = await ctx.chain.confirm(ctx.signature);
   } catch (error) {
     if (isFacilitatorError(error)) return pending(ctx, { signatureKnownToCluster: true, cause: error.message });
     throw error;
@@ -244,7 +261,7 @@ async function reconcile(ctx: SettleContext, row: SettlementRow, leaseId: string
 
   let status: SignatureStatus;
   try {
-    status = await signatureStatus(ctx.config, ctx.signature);
+    status = await ctx.chain.status(ctx.signature);
   } catch (error) {
     if (isFacilitatorError(error)) return pending(ctx, { signatureKnownToCluster: row.state === "pending", cause: error.message });
     throw error;
@@ -254,10 +271,10 @@ async function reconcile(ctx: SettleContext, row: SettlementRow, leaseId: string
   if (status.kind === "processing") return confirmAndReport(ctx);
 
   // Not seen by the cluster. Only the lease holder may (re)send; everyone else hears "pending" at once.
-  if (!(await takeOverLease(ctx.env.DB, ctx.verified.messageHash, leaseId, SUBMIT_LEASE_MS))) {
+  if (!(await ctx.ledger.takeOverLease(ctx.payment.messageHash, leaseId, SUBMIT_LEASE_MS))) {
     return pending(ctx, { signatureKnownToCluster: row.state === "pending" });
   }
-  if (!(await isBlockhashStillValid(ctx.config, ctx.verified.recentBlockhash))) return expiredUnlessLanded(ctx);
+  if (!(await ctx.chain.isBlockhashValid(ctx.payment.recentBlockhash))) return expiredUnlessLanded(ctx);
   return submitAndConfirm(ctx);
 }
 
@@ -266,7 +283,7 @@ async function reportConfirmed(ctx: SettleContext): Promise<Settlement> {
   const nowMs = Date.now();
   let won: boolean;
   try {
-    won = await claimSuccessReport(ctx.env.DB, ctx.verified.messageHash, ctx.callerCorrelationId, nowMs, ctx.successHistory?.(ctx.signature, ctx.verified.payer));
+    won = await ctx.ledger.reportSuccess(ctx.payment.messageHash, ctx.callerCorrelationId, nowMs);
   } catch (error) {
     // The chain is the truth: the payment landed, so the seller hears success; the ledger catches up after.
     log("error", "settlement_confirmed_write_failed", { signature: ctx.signature, error });
@@ -274,10 +291,10 @@ async function reportConfirmed(ctx: SettleContext): Promise<Settlement> {
     return settled(ctx, false);
   }
   if (won) {
-    if (ctx.verified.onFirstConfirmation) ctx.defer(ctx.verified.onFirstConfirmation(nowMs));
-    return settled(ctx, false, ctx.successHistory !== undefined);
+    if (ctx.payment.onFirstConfirmation) ctx.defer(ctx.payment.onFirstConfirmation(nowMs));
+    return settled(ctx, false);
   }
-  const row = await getSettlement(ctx.env.DB, ctx.verified.messageHash);
+  const row = await ctx.ledger.get(ctx.payment.messageHash);
   return row ? repeatOfReportedSuccess(ctx, row) : settled(ctx, false);
 }
 
@@ -288,7 +305,7 @@ function repeatOfReportedSuccess(ctx: SettleContext, row: SettlementRow): Settle
       "duplicate_settlement",
       `This payment was already settled (transaction ${row.signature}) and reported as paid once; a seller retrying its own call must resend the same X-Correlation-ID within maxTimeoutSeconds. Look it up with GET /settlements/${row.signature}`,
     ),
-    payer: ctx.verified.payer,
+    payer: ctx.payment.payer,
     signature: row.signature,
   };
 }
@@ -297,7 +314,7 @@ async function retryConfirmedWrite(ctx: SettleContext, nowMs: number): Promise<v
   for (const delayMs of CONFIRMED_WRITE_RETRY_DELAYS_MS) {
     await new Promise((resolve) => setTimeout(resolve, delayMs));
     try {
-      await claimSuccessReport(ctx.env.DB, ctx.verified.messageHash, ctx.callerCorrelationId, nowMs);
+      await ctx.ledger.reportSuccess(ctx.payment.messageHash, ctx.callerCorrelationId, nowMs);
       return;
     } catch (error) {
       log("warn", "settlement_confirmed_write_retry_failed", { signature: ctx.signature, error });
@@ -310,23 +327,20 @@ async function retryConfirmedWrite(ctx: SettleContext, nowMs: number): Promise<v
  * the signature before calling the payment expired: a landed payment is a success, not a rebuild.
  */
 async function expiredUnlessLanded(ctx: SettleContext): Promise<Settlement> {
-  const status = await signatureStatus(ctx.config, ctx.signature).catch(() => null);
+  const status = await ctx.chain.status(ctx.signature).catch(() => null);
   if (status?.kind === "confirmed") return reportConfirmed(ctx);
   if (status?.kind === "failed") return failedOnChain(ctx, status.err);
   if (status?.kind === "processing") return confirmAndReport(ctx);
   if (status === null) return pending(ctx, { signatureKnownToCluster: false, cause: "the signature status could not be read" });
-  return failWithoutSignature(
-    ctx,
-    rejection("blockhash_expired", "The payment was never confirmed and its blockhash has expired; retry build: rebuild and sign the payment again", { code: "BLOCKHASH_EXPIRED" }),
-  );
+  return failWithoutSignature(ctx, blockhashExpired("never_confirmed"));
 }
 
 async function pending(ctx: SettleContext, options: { signatureKnownToCluster: boolean; cause?: string }): Promise<PendingSettlement> {
   if (options.signatureKnownToCluster) {
     // Release the lease: the next call may re-send at once instead of waiting for it to run out.
-    await updateSettlement(ctx.env.DB, ctx.verified.messageHash, ["submitting", "pending"], { state: "pending", leaseExpiresAtMs: null }).catch((error: unknown) =>
-      log("warn", "settlement_pending_write_failed", { signature: ctx.signature, error }),
-    );
+    await ctx.ledger
+      .update(ctx.payment.messageHash, ["submitting", "pending"], { state: "pending", leaseExpiresAtMs: null })
+      .catch((error: unknown) => log("warn", "settlement_pending_write_failed", { signature: ctx.signature, error }));
   }
   return pendingAnswer(ctx, options.signatureKnownToCluster, options.cause);
 }
@@ -336,7 +350,7 @@ function pendingAnswer(ctx: SettleContext, signatureKnownToCluster: boolean, cau
   return {
     ok: false,
     pending: true,
-    payer: ctx.verified.payer,
+    payer: ctx.payment.payer,
     ...(signatureKnownToCluster ? { signature: ctx.signature } : {}),
     reason: "settlement_pending",
     message: `${what} but is not confirmed yet${cause ? ` (${cause})` : ""}; call /settle again with the same body and X-Correlation-ID to find out`,
@@ -345,9 +359,9 @@ function pendingAnswer(ctx: SettleContext, signatureKnownToCluster: boolean, cau
 
 /** Executed and failed on chain: the fee was paid and the signature is public, so it is reported. */
 async function failedOnChain(ctx: SettleContext, err: unknown): Promise<Settlement> {
-  const refused = rejectionForTransactionError(err, [], ctx.verified.transfer, ctx.verified.instructionPrograms);
+  const refused = rejectionForTransactionError(err, [], ctx.payment.funds, ctx.payment.instructionPrograms);
   await recordFailure(ctx, refused);
-  return { ...refused, payer: ctx.verified.payer, signature: ctx.signature };
+  return { ...refused, payer: ctx.payment.payer, signature: ctx.signature };
 }
 
 /**
@@ -356,12 +370,12 @@ async function failedOnChain(ctx: SettleContext, err: unknown): Promise<Settleme
  */
 async function failWithoutSignature(ctx: SettleContext, refused: PaymentRejection): Promise<Settlement> {
   if (refused.reason === "blockhash_expired") await recordFailure(ctx, refused);
-  else await releaseSettlement(ctx.env.DB, ctx.verified.messageHash);
-  return { ...refused, payer: ctx.verified.payer };
+  else await ctx.ledger.release(ctx.payment.messageHash);
+  return { ...refused, payer: ctx.payment.payer };
 }
 
 async function recordFailure(ctx: SettleContext, refused: PaymentRejection): Promise<void> {
-  await updateSettlement(ctx.env.DB, ctx.verified.messageHash, ["submitting", "pending"], {
+  await ctx.ledger.update(ctx.payment.messageHash, ["submitting", "pending"], {
     state: "failed",
     errorReason: refused.reason,
     errorMessage: refused.message,
@@ -370,23 +384,24 @@ async function recordFailure(ctx: SettleContext, refused: PaymentRejection): Pro
 }
 
 function storedFailure(ctx: SettleContext, row: SettlementRow): Settlement {
+  // The row's reason was written by recordFailure from a RejectionReason.
+  const reason = (row.errorReason ?? "settlement_failed") as RejectionReason;
   return {
-    ...rejection(row.errorReason ?? "settlement_failed", row.errorMessage ?? "This payment failed to settle", row.errorReason === "blockhash_expired" ? { code: "BLOCKHASH_EXPIRED" } : {}),
-    payer: ctx.verified.payer,
+    ...rejection(reason, row.errorMessage ?? "This payment failed to settle", reason === "blockhash_expired" ? { code: "BLOCKHASH_EXPIRED" } : {}),
+    payer: ctx.payment.payer,
   };
 }
 
-function settled(ctx: SettleContext, alreadySettled: boolean, historyRecorded = false): SettledPayment {
-  const { verified } = ctx;
+function settled(ctx: SettleContext, alreadySettled: boolean): SettledPayment {
+  const { payment } = ctx;
   return {
     ok: true,
-    payer: verified.payer,
+    payer: payment.payer,
     signature: ctx.signature,
-    historyRecorded,
     alreadySettled,
-    payTo: verified.accepted.requirements.payTo,
-    merchantWallet: verified.merchantWallet,
-    asset: verified.accepted.requirements.asset,
-    amount: verified.accepted.amount.toString(),
+    payTo: payment.accepted.requirements.payTo,
+    merchantWallet: payment.merchantWallet,
+    asset: payment.accepted.requirements.asset,
+    amount: payment.accepted.amount.toString(),
   };
 }

@@ -1,7 +1,6 @@
 import { and, eq, inArray } from "drizzle-orm";
 import { database } from "./db";
 import { settlements } from "./schema";
-import { insertAttemptIfPreviousChanged, type PaymentAttempt } from "./payment-attempts";
 
 export type SettlementRow = typeof settlements.$inferSelect;
 export type SettlementState = SettlementRow["state"];
@@ -108,22 +107,17 @@ export async function takeOverLease(d1: D1Database, messageHash: string, leaseId
  * Records that the chain confirmed the payment and claims the one success answer it may get (issue: one payment,
  * one delivery). Exactly one caller across all isolates sees `true`; the chain is the truth, so this also moves
  * a row that was marked failed or pending to confirmed.
- *
- * With `attempt`, the seller's history row for that success is written in the same transaction, and only if this
- * call won the report (`changes()` is the UPDATE's row count): one D1 round trip instead of two per settle, and
- * never a "settled" history row for a call that answered duplicate.
  */
-export async function claimSuccessReport(d1: D1Database, messageHash: string, correlationId: string | null, nowMs: number, attempt?: PaymentAttempt): Promise<boolean> {
-  const report = d1
+export async function claimSuccessReport(d1: D1Database, messageHash: string, correlationId: string | null, nowMs: number): Promise<boolean> {
+  const reported = await d1
     .prepare(
       `UPDATE settlements SET state = 'confirmed', confirmed_at_ms = COALESCE(confirmed_at_ms, ?1), success_reported_at_ms = ?1,
          success_correlation_id = ?2, lease_expires_at_ms = NULL, error_reason = NULL, error_message = NULL, updated_at_ms = ?1
        WHERE message_hash = ?3 AND success_reported_at_ms IS NULL`,
     )
-    .bind(nowMs, correlationId, messageHash);
-  if (!attempt) return ((await report.run()).meta.changes ?? 0) > 0;
-  const [reported] = await d1.batch([report, insertAttemptIfPreviousChanged(d1, attempt)]);
-  return (reported!.meta.changes ?? 0) > 0;
+    .bind(nowMs, correlationId, messageHash)
+    .run();
+  return (reported.meta.changes ?? 0) > 0;
 }
 
 /** The ledger row of a transaction signature (the fee payer's signature is the transaction id). */

@@ -61,8 +61,7 @@ const UnixSeconds = v.pipe(v.number("must be an integer (unix seconds)"), v.safe
  * seller signs its own vouchers, `voucherSignature` (base58 Ed25519 over the voucher of the charged amount).
  * `transaction` is set to the open transaction, so the payer rate limit reads every rail's payload alike.
  */
-export const UptoPayloadSchema = v.pipe(
-  v.looseObject({
+export const UptoPayloadSchema = v.looseObject({
     from: Base58Address,
     maxAmount: U64String,
     deposit: U64String,
@@ -75,21 +74,29 @@ export const UptoPayloadSchema = v.pipe(
     nonce: U64String,
     voucherSignature: v.optional(v.pipe(v.string("must be a base58 string"), v.regex(/^[1-9A-HJ-NP-Za-km-z]{64,90}$/, "must be a base58 Ed25519 signature"))),
     type: v.optional(v.picklist(["deposit", "claim"], 'must be "deposit" or "claim"')),
-  }),
-  v.transform((payload) => ({ ...payload, transaction: payload.openTransaction })),
-);
-export type UptoPayload = v.InferOutput<typeof UptoPayloadSchema>;
+});
+export type UptoPayload = v.InferOutput<typeof UptoPayloadSchema> & { transaction: string };
 
-/** Narrows a parsed payment payload to the upto shape. */
-export function isUptoPayload(payload: PaymentPayload["payload"]): payload is UptoPayload {
-  return "openTransaction" in payload;
+/**
+ * The payload as an upto payload, validated anew (a payload that matched the transaction shape may carry any other
+ * keys unchecked), or null.
+ */
+export function parseUptoPayload(payload: PaymentPayload["payload"]): UptoPayload | null {
+  const parsed = v.safeParse(UptoPayloadSchema, payload);
+  return parsed.success ? { ...parsed.output, transaction: parsed.output.openTransaction } : null;
 }
 
 export const PaymentPayloadSchema = v.looseObject({
   x402Version: v.literal(2, "must be 2"),
   resource: v.optional(ResourceInfoSchema),
   accepted: PaymentRequirementsSchema,
-  payload: v.union([TransactionPayloadSchema, UptoPayloadSchema], "must carry a base64 `transaction` (exact, sla-escrow) or an upto channel open (`openTransaction` and its fields)"),
+  payload: v.pipe(
+    v.union([TransactionPayloadSchema, UptoPayloadSchema], "must carry a base64 `transaction` (exact, sla-escrow) or an upto channel open (`openTransaction` and its fields)"),
+    // After the union, so a field error inside an upto payload is reported as such.
+    v.transform((payload): { transaction: string; [key: string]: unknown } =>
+      "openTransaction" in payload && !("transaction" in payload) ? { ...payload, transaction: payload.openTransaction as string } : (payload as { transaction: string }),
+    ),
+  ),
   extensions: v.optional(v.record(v.string(), v.unknown())),
 });
 export type PaymentPayload = v.InferOutput<typeof PaymentPayloadSchema>;

@@ -60,7 +60,7 @@ describe("GET /supported", () => {
     expect(body.signers).toEqual({ [DEVNET]: [TEST_FEE_PAYER.address] });
     for (const kind of body.kinds) {
       expect(kind).toMatchObject({ x402Version: 2, network: DEVNET });
-      expect(["exact", "sla-escrow"]).toContain(kind.scheme);
+      expect(["exact", "sla-escrow", "upto"]).toContain(kind.scheme);
     }
   });
 });

@@ -1,5 +1,5 @@
 import { env } from "cloudflare:test";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   appendTransactionMessageInstructions,
   createKeyPairSignerFromPrivateKeyBytes,
@@ -32,7 +32,7 @@ import { loadConfig } from "../../src/config/load-config";
 import { runRetention } from "../../src/jobs/retention";
 import { KEEPER_MAX_ATTEMPTS, KEEPER_RETRY_BASE_MS } from "../../src/jobs/escrow-keeper/backoff";
 import type { Env } from "../../src/env";
-import type { FaultMode } from "../fixtures/rpc-fault-proxy";
+import { faultScenario } from "./fault-scenario";
 
 /**
  * Issue 20 §2: the escrow keeper cannot be stalled or poisoned, and the fee payer pays network fees only for payouts
@@ -52,15 +52,6 @@ interface KeeperReport {
   items: { paymentPda: string; decision: string; action: string; signature: string | null; outcome: string }[];
 }
 
-async function faultScenario() {
-  const id = crypto.randomUUID();
-  const base = inject("rpcFaultProxyUrl");
-  const setFaults = async (mode: FaultMode) => {
-    const response = await fetch(`${base}/control/${id}`, { method: "POST", body: JSON.stringify(mode) });
-    expect(response.status).toBe(200);
-  };
-  return { rpcUrl: `${base}/s/${id}`, setFaults };
-}
 
 /** A facilitator with its own fee payer, and the escrow calls of these tests through its HTTP surface. */
 async function escrowDesk(label: string, extraEnv: Record<string, unknown> = {}) {

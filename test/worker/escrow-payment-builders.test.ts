@@ -22,7 +22,7 @@ import { LOCAL_ORACLE } from "../fixtures/keys";
 import { CLUSTERS } from "../../src/config/networks";
 import { RATE_LIMITS } from "../../src/http/middleware/rate-limit";
 import { decodePayment, PAYMENT_STATE } from "../../src/programs/sla-escrow/accounts";
-import { decodeFundPaymentV2InstructionData, decodeResolveWithSplitInstructionData } from "../../src/programs/sla-escrow/instructions";
+import { fundPaymentV2Data, resolveWithSplitData } from "../fixtures/instruction-data";
 import { findBankPda, findEscrowConfigPda, findEscrowPda, findPaymentExtPda, findPaymentPda } from "../../src/programs/sla-escrow/pda";
 import { parsePaymentUidHex } from "../../src/programs/sla-escrow/payment-uid";
 import { ASSOCIATED_TOKEN_PROGRAM_ADDRESS, COMPUTE_BUDGET_PROGRAM_ADDRESS, MEMO_PROGRAM_ADDRESS, SYSTEM_PROGRAM_ADDRESS } from "../../src/solana/token-programs";
@@ -161,7 +161,7 @@ describe("/build-sla-escrow-payment-v2-tx", () => {
     ]);
     expect(fund.data.length).toBe(217);
     expect(fund.data[0]).toBe(8);
-    const data = decodeFundPaymentV2InstructionData(fund.data)!;
+    const data = fundPaymentV2Data.safeDecode(fund.data)!;
     expect(data).toMatchObject({
       seller: seller.address,
       mint: USDC,
@@ -326,7 +326,7 @@ describe("/build-sla-escrow-resolve-split-tx", () => {
       { address: buyer.address, role: AccountRole.WRITABLE },
       { address: oracleAta, role: AccountRole.WRITABLE },
     ]);
-    const data = decodeResolveWithSplitInstructionData(ix[0]!.data)!;
+    const data = resolveWithSplitData.safeDecode(ix[0]!.data)!;
     expect(data).toMatchObject({ sellerBps: 6_000, reason: 3 });
     expect(hex(data.resolutionHash)).toBe(resolutionHash);
     expect(hex(data.expectedDeliveryHash)).toBe(ZERO_HASH);

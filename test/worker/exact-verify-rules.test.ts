@@ -88,7 +88,8 @@ describe("exact: request-level rules", () => {
   });
 
   it("unknown scheme → unsupported_scheme", async () => {
-    const other = { ...line, scheme: "upto" };
+    // (This example was "upto" until the upto rail came, issue 24.)
+    const other = { ...line, scheme: "deferred" };
     await expectInvalid(bodyFor(other, "AAAA"), "unsupported_scheme");
   });
 

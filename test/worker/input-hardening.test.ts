@@ -185,12 +185,17 @@ describe("numeric fields: out-of-range numbers are a 400 naming the field, never
     extra: { feePayer: wallet },
   };
   const signed = { message: "m", signature: "s" };
+  const uptoPayload = { from: wallet, maxAmount: "1", deposit: "1", channelId: wallet, authorizedSigner: wallet, openTransaction: "AAAA", openSlot: "1", expiresAt: 2, validAfter: 1, nonce: "1" };
   const v2 = { buyer: wallet, seller: wallet, mint, amount: "1", ttlSeconds: 3600, slaHash: hex32, oracleAuthority: wallet, closureDelayOverride: 0, refundCooldownOverride: 0, deliveryCutoffOverride: 0, arbitrationWindowSeconds: 0 };
   type Case = { method: "POST" | "GET"; path: string; field: string; body: (bad: number) => unknown; route?: string };
   const CASES: Case[] = [
     ...["/verify", "/settle"].flatMap((path): Case[] => [
       { method: "POST", path, field: "paymentRequirements.maxTimeoutSeconds", body: (bad) => ({ x402Version: 2, paymentPayload: { x402Version: 2, accepted: line, payload: { transaction: "AAAA" } }, paymentRequirements: { ...line, maxTimeoutSeconds: bad } }) },
       { method: "POST", path, field: "paymentPayload.accepted.maxTimeoutSeconds", body: (bad) => ({ x402Version: 2, paymentPayload: { x402Version: 2, accepted: { ...line, maxTimeoutSeconds: bad }, payload: { transaction: "AAAA" } }, paymentRequirements: line }) },
+      // The upto payload's own numbers (issue 24).
+      ...(["expiresAt", "validAfter"] as const).map(
+        (field): Case => ({ method: "POST", path, field: `paymentPayload.payload.${field}`, body: (bad) => ({ x402Version: 2, paymentPayload: { x402Version: 2, accepted: { ...line, scheme: "upto" }, payload: { ...uptoPayload, [field]: bad } }, paymentRequirements: { ...line, scheme: "upto" } }) }),
+      ),
     ]),
     { method: "POST", path: "/build-exact-payment-tx", field: "accepted.maxTimeoutSeconds", body: (bad) => ({ payer: wallet, accepted: { ...line, maxTimeoutSeconds: bad } }) },
     { method: "POST", path: "/build-sla-escrow-payment-tx", field: "accepted.maxTimeoutSeconds", body: (bad) => ({ payer: wallet, accepted: { ...line, scheme: "sla-escrow", maxTimeoutSeconds: bad }, slaHash: hex32, oracleAuthority: wallet }) },

@@ -1,10 +1,10 @@
 import { env } from "cloudflare:test";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import { address } from "@solana/kit";
 import { USDC, fundedBuyer, tokenBalance } from "./payment-fixtures";
 import { isolatedFacilitator } from "./isolated-facilitator";
-import type { FaultMode } from "../fixtures/rpc-fault-proxy";
+import { faultScenario } from "./fault-scenario";
 
 const TOKEN_PROGRAM = address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
 
@@ -12,15 +12,6 @@ const TOKEN_PROGRAM = address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
  * Issue 8 item 4: honest answers under RPC and database faults. The RPC faults come from a real proxy in front
  * of the real local chain (test/fixtures/rpc-fault-proxy.ts); each test has its own fault scenario.
  */
-async function faultScenario() {
-  const id = crypto.randomUUID();
-  const base = inject("rpcFaultProxyUrl");
-  const setFaults = async (mode: FaultMode) => {
-    const response = await fetch(`${base}/control/${id}`, { method: "POST", body: JSON.stringify(mode) });
-    expect(response.status).toBe(200);
-  };
-  return { rpcUrl: `${base}/s/${id}`, setFaults };
-}
 
 /** A seller whose vault exists (one payment settled through the healthy proxy) and a buyer with funds. */
 async function sellerWithVault(label: string) {

@@ -1,4 +1,4 @@
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AccountRole, generateKeyPairSigner, type Address, type Instruction, type KeyPairSigner } from "@solana/kit";
 import { getTransferCheckedInstruction, findAssociatedTokenPda } from "@solana-program/token";
 import { getTransferSolInstruction } from "@solana-program/system";
@@ -7,7 +7,7 @@ import { USDC, fundedBuyer, lamportsOf, tokenBalance, usdcAccountOf } from "./pa
 import { MEMO_PROGRAM, TOKEN_PROGRAM } from "./craft-payment";
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/solana/compute-budget";
 import { uptoBody, uptoClaimBody, uptoDeposit, uptoLine, type DepositOptions } from "./upto-fixtures";
-import type { FaultMode } from "../fixtures/rpc-fault-proxy";
+import { faultScenario } from "./fault-scenario";
 
 /**
  * The exact rail's attack tests, repeated for upto where they apply (issue 24 §6). Every deposit below is a real
@@ -183,16 +183,6 @@ describe("upto claim: never above the ceiling, never twice", () => {
 });
 
 describe("upto under RPC faults: a dropped send answer never settles twice", () => {
-  async function faultScenario() {
-    const id = crypto.randomUUID();
-    const base = inject("rpcFaultProxyUrl");
-    const setFaults = async (mode: FaultMode) => {
-      const response = await fetch(`${base}/control/${id}`, { method: "POST", body: JSON.stringify(mode) });
-      expect(response.status).toBe(200);
-    };
-    return { rpcUrl: `${base}/s/${id}`, setFaults };
-  }
-
   it("deposit and claim: 202 pending with the signature, then the retry reports the one landed transaction", async () => {
     const faults = await faultScenario();
     const w = await world("upto-fault-drop", { SOLANA_RPC_URL: faults.rpcUrl, SVC_SETTLE_CONFIRM_TIMEOUT_MS: "2000" });

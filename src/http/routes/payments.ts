@@ -7,7 +7,7 @@ import { VerifySettleBodySchema, type VerifySettleBody } from "../../x402/schema
 import { checkCommonRequirements } from "../../x402/common-checks";
 import { rejection, type PaymentRejection } from "../../x402/payment-verdict";
 import { RAIL_BY_SCHEME } from "../../schemes/registry";
-import type { Settlement } from "../../settlement/settle-engine";
+import { settledWith, type SettleOutcome } from "../../settlement/settle-engine";
 import { recordPaymentAttempt, type PaymentAttempt } from "../../store/payment-attempts";
 import { log } from "../../observability/log";
 import { ERROR_STATUS, isFacilitatorError } from "../../errors/catalogue";
@@ -67,15 +67,17 @@ export function paymentRoutes(): RouteDef[] {
         const config = c.var.config;
         const parsed = await readLimitedPaymentBody(c);
         const correlationId = parsed.ok ? (parsed.body.correlationId ?? c.var.correlationId) : c.var.correlationId;
-        const result: Settlement = parsed.ok ? await asRejectionOnFault(settlePayment(c, parsed.body, parsed.paymentId, correlationId, startedAtMs)) : parsed;
+        const settled = parsed.ok ? await asRejectionOnFault(settlePayment(c, parsed.body, parsed.paymentId)) : parsed;
+        const { settlement: result, afterResponse } = "settlement" in settled ? settled : settledWith(settled);
         const signature = "signature" in result && result.signature ? result.signature : "";
         const outcome = result.ok ? "settled" : "pending" in result ? "pending" : "failed";
         recordTelemetry(c, "settle", parsed.ok ? parsed.body : null, startedAtMs, outcome, result.ok ? null : result.reason);
-        // The seller's payment history: only for a body that parsed (an anonymous junk request writes nothing); a
-        // success usually wrote its row together with the ledger's success report.
-        if (parsed.ok && !(result.ok && result.historyRecorded)) {
+        // The seller's payment history, from the outcome: only for a body that parsed (an anonymous junk request
+        // writes nothing). The ledger's success report itself was written before this answer, by the engine.
+        if (parsed.ok) {
           runAfterResponse(c, recordPaymentAttempt(c.env.DB, settleAttempt(parsed.body, correlationId, startedAtMs, outcome, result.ok ? null : result.reason, signature || null, result.payer ?? null)), correlationId);
         }
+        for (const work of afterResponse) runAfterResponse(c, work, correlationId);
         if (result.ok) {
           return c.json({
             success: true,
@@ -138,17 +140,16 @@ async function verifyPayment(c: AppContext, body: VerifySettleBody): Promise<{ o
   return verdict.ok ? { ok: true, payer: verdict.payer } : verdict;
 }
 
-async function settlePayment(c: AppContext, body: VerifySettleBody, paymentId: string | null, correlationId: string, startedAtMs: number): Promise<Settlement> {
+async function settlePayment(c: AppContext, body: VerifySettleBody, paymentId: string | null): Promise<SettleOutcome> {
   const config = c.var.config;
   const accepted = checkCommonRequirements(config, body);
-  if ("ok" in accepted) return accepted;
+  if ("ok" in accepted) return settledWith(accepted);
   const rail = RAIL_BY_SCHEME.get(accepted.scheme);
-  if (!rail) return schemeNotAvailable(accepted.scheme);
-  return rail.settle(config, c.env, body, accepted, {
+  if (!rail) return settledWith(schemeNotAvailable(accepted.scheme));
+  return rail.settle(config, body, accepted, {
+    ledger: c.env.DB,
     // Only the header counts as the seller's retry key: the body may come verbatim from the buyer.
     callerCorrelationId: callerCorrelationIdOf(c.req.header("X-Correlation-ID")),
-    defer: (work) => runAfterResponse(c, work, correlationId),
-    successHistory: (signature, payer) => settleAttempt(body, correlationId, startedAtMs, "settled", null, signature, payer),
     paymentId,
     callerCredential: bearerTokenOf(c.req.header("Authorization")),
   });

@@ -4,9 +4,7 @@ import type { Config } from "../../config/load-config";
 import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../config/networks";
 import { fetchAccounts, type AccountSnapshot } from "../../solana/accounts";
 import { confirmAll } from "../../solana/confirm-many";
-import { signFacilitatorTransaction } from "../../solana/facilitator-transaction";
 import { rpcCall, solanaRpc } from "../../solana/rpc";
-import { sendWithPreflight } from "../../solana/send-transaction";
 import { describe } from "../../solana/transaction-errors";
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../solana/token-programs";
 import { decodePayment, type Payment } from "../../programs/sla-escrow/accounts";
@@ -20,6 +18,7 @@ import { optionalSpendingPause, type SpendingPause } from "../../solana/fee-paye
 import { CLAIM_MS, KEEPER_CONFIRM_POLLS, maxPaymentsWithinBudget } from "./budget";
 import { afterFailedAttempt } from "./backoff";
 import { readFundingStatuses, type FundingStatus } from "./funding-status";
+import { sendKeeperStep } from "../keeper-send";
 
 const CLOCK_SYSVAR = address("SysvarC1ock11111111111111111111111111111111");
 const RECHECK_WITHOUT_DEADLINE_MS = 60 * 60_000;
@@ -108,19 +107,14 @@ export async function runEscrowKeeper(config: Config, db: D1Database, options: K
       items.push(item(p, null, outcome.outcome));
       continue;
     }
-    const { wireBase64, signature } = await signFacilitatorTransaction(config, blockhash, [p.instruction]);
-    try {
-      const result = await sendWithPreflight(config, wireBase64);
-      if (result.kind === "rejected") {
-        const outcome = failedAttempt(p, nowMs, `preflight refused: ${describe(result.err)}`, null);
-        outcomes.push(outcome);
-        items.push(item(p, null, outcome.outcome));
-        continue;
-      }
-    } catch {
-      // Transport failure: the payout may have reached the cluster; the status poll below finds out.
+    const step = await sendKeeperStep(config, blockhash, [p.instruction]);
+    if (step.kind === "refused") {
+      const outcome = failedAttempt(p, nowMs, step.why, null);
+      outcomes.push(outcome);
+      items.push(item(p, null, outcome.outcome));
+      continue;
     }
-    sent.push({ planned: p, signature });
+    sent.push({ planned: p, signature: step.signature });
   }
 
   const statuses = await confirmAll(config, sent.map((s) => s.signature), KEEPER_CONFIRM_POLLS);

@@ -3,10 +3,8 @@ import type { Config } from "../../config/load-config";
 import { decodeChannel, type Channel } from "../../programs/payment-channels/accounts";
 import { fetchAccounts, type AccountSnapshot } from "../../solana/accounts";
 import { confirmAll } from "../../solana/confirm-many";
-import { signFacilitatorTransaction } from "../../solana/facilitator-transaction";
 import { optionalSpendingPause, type SpendingPause } from "../../solana/fee-payer-floor";
 import { rpcCall, solanaRpc } from "../../solana/rpc";
-import { sendWithPreflight } from "../../solana/send-transaction";
 import { describe } from "../../solana/transaction-errors";
 import { recordFundingsConfirmed } from "../../store/escrow-watch";
 import { claimDueChannels, recordChannelOutcomes, type ChannelOutcome, type DueChannel } from "../../store/upto-channels";
@@ -16,6 +14,7 @@ import { afterFailedAttempt } from "../escrow-keeper/backoff";
 import { readFundingStatuses, type FundingStatus } from "../escrow-keeper/funding-status";
 import { UPTO_KEEPER_CLAIM_MS, UPTO_KEEPER_CONFIRM_POLLS, maxChannelsWithinBudget } from "./budget";
 import { decideChannelStep, type ChannelStep } from "./decide";
+import { sendKeeperStep } from "../keeper-send";
 
 const CLOCK_SYSVAR = address("SysvarC1ock11111111111111111111111111111111");
 const MIN_RECHECK_MS = 60_000;
@@ -84,19 +83,14 @@ export async function runUptoKeeper(config: Config, db: D1Database, limit = maxC
       items.push(item(p, null, outcome.outcome));
       continue;
     }
-    const { wireBase64, signature } = await signFacilitatorTransaction(config, blockhash, p.instructions);
-    try {
-      const result = await sendWithPreflight(config, wireBase64);
-      if (result.kind === "rejected") {
-        const outcome = failedAttempt(p, nowMs, `preflight refused: ${describe(result.err)}`, null);
-        outcomes.push(outcome);
-        items.push(item(p, null, outcome.outcome));
-        continue;
-      }
-    } catch {
-      // Transport failure: it may have reached the cluster; the status poll below finds out.
+    const step = await sendKeeperStep(config, blockhash, p.instructions);
+    if (step.kind === "refused") {
+      const outcome = failedAttempt(p, nowMs, step.why, null);
+      outcomes.push(outcome);
+      items.push(item(p, null, outcome.outcome));
+      continue;
     }
-    sent.push({ planned: p, signature });
+    sent.push({ planned: p, signature: step.signature });
   }
 
   const statuses = await confirmAll(config, sent.map((s) => s.signature), UPTO_KEEPER_CONFIRM_POLLS);

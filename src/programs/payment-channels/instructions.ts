@@ -3,8 +3,8 @@
  * and one file per instruction; IDL `program/payment_channels/idl/payment_channels.json`;
  * docs/payment-channels.md), described ONCE as data in `PAYMENT_CHANNELS_INSTRUCTIONS`:
  * discriminator (byte 0), body codec (Borsh-compatible, little-endian; vectors have a u32 length)
- * and the ordered account slots. Data codecs and kit Instruction builders are derived from it, like
- * the table of ../sla-escrow/instructions.ts.
+ * and the ordered account slots. Data codecs and kit Instruction builders are derived from it by
+ * ../instruction-table.ts, like the other programs' clients.
  *
  * Builders are synchronous and take every address explicitly; derive the channel, the event
  * authority and the ATAs first (./pda.ts, @solana-program/token).
@@ -18,15 +18,16 @@ import {
   getU64Codec,
   getU8Codec,
   getUnitCodec,
-  type AccountMeta,
   type Address,
   type Codec,
   type ReadonlyUint8Array,
 } from "@solana/kit";
 import { SYSTEM_PROGRAM_ADDRESS } from "@solana-program/system";
 import { ASSOCIATED_TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
-import { accountMetas, writableAccount, type AccountSlot, type AddressOrSigner, type ProgramInstruction } from "../instruction-accounts";
-import { ProgramDataError } from "../program-data-error";
+import { writableAccount, type AddressOrSigner, type ProgramInstruction } from "../instruction-accounts";
+import { instructionSpec, tableBuilder, type InstructionDataCodec } from "../instruction-table";
+
+export type { InstructionDataCodec } from "../instruction-table";
 
 /** Byte 0 of payment-channels instruction data. */
 export const PAYMENT_CHANNELS_INSTRUCTION = {
@@ -83,8 +84,6 @@ export interface SettleAndSealInstructionData {
 // ===================================================================================================
 // The table
 
-/** s = signer, sw = writable signer, w = writable, r = read-only. */
-
 const distributionEntry = getStructCodec([
   ["recipient", getAddressCodec()],
   ["bps", getU16Codec()],
@@ -97,10 +96,11 @@ const recipients = getArrayCodec(distributionEntry, { size: getU32Codec() }) as 
 
 const INSTRUCTIONS_SYSVAR = ["instructionsSysvar", "r", INSTRUCTIONS_SYSVAR_ADDRESS] as const;
 
+const I = PAYMENT_CHANNELS_INSTRUCTION;
 const PAYMENT_CHANNELS_INSTRUCTIONS = {
-  open: spec(
+  open: instructionSpec(
     "Open",
-    PAYMENT_CHANNELS_INSTRUCTION.OPEN,
+    I.OPEN,
     getStructCodec([
       ["salt", getU64Codec()],
       ["deposit", getU64Codec()],
@@ -108,144 +108,69 @@ const PAYMENT_CHANNELS_INSTRUCTIONS = {
       ["openSlot", getU64Codec()],
       ["recipients", recipients],
     ]),
-    [
+    {
+      only: [
+        ["payer", "sw"],
+        ["rentPayer", "sw"],
+        ["payee", "r"],
+        ["mint", "r"],
+        ["authorizedSigner", "r"],
+        ["channel", "w"],
+        ["payerTokenAccount", "w"],
+        ["channelTokenAccount", "w"],
+        ["tokenProgram", "r"],
+        ["systemProgram", "r", SYSTEM_PROGRAM_ADDRESS],
+        ["rent", "r", RENT_SYSVAR_ADDRESS],
+        ["associatedTokenProgram", "r", ASSOCIATED_TOKEN_PROGRAM_ADDRESS],
+        ["eventAuthority", "r"],
+        ["programId", "r"],
+      ],
+    },
+  ),
+  settle: instructionSpec("Settle", I.SETTLE, getUnitCodec(), { only: [["channel", "w"], INSTRUCTIONS_SYSVAR] }),
+  topUp: instructionSpec("TopUp", I.TOP_UP, getStructCodec([["amount", getU64Codec()]]), {
+    only: [
       ["payer", "sw"],
-      ["rentPayer", "sw"],
-      ["payee", "r"],
-      ["mint", "r"],
-      ["authorizedSigner", "r"],
       ["channel", "w"],
       ["payerTokenAccount", "w"],
       ["channelTokenAccount", "w"],
+      ["mint", "r"],
       ["tokenProgram", "r"],
-      ["systemProgram", "r", SYSTEM_PROGRAM_ADDRESS],
-      ["rent", "r", RENT_SYSVAR_ADDRESS],
-      ["associatedTokenProgram", "r", ASSOCIATED_TOKEN_PROGRAM_ADDRESS],
+    ],
+  }),
+  settleAndSeal: instructionSpec("SettleAndSeal", I.SETTLE_AND_SEAL, getStructCodec([["hasVoucher", getU8Codec()]]), {
+    only: [["payee", "s"], ["channel", "w"], INSTRUCTIONS_SYSVAR],
+  }),
+  requestClose: instructionSpec("RequestClose", I.REQUEST_CLOSE, getUnitCodec(), { only: [["payer", "s"], ["channel", "w"]] }),
+  seal: instructionSpec("Seal", I.SEAL, getUnitCodec(), { only: [["channel", "w"]] }),
+  distribute: instructionSpec("Distribute", I.DISTRIBUTE, getStructCodec([["recipients", recipients]]), {
+    only: [
+      ["channel", "w"],
+      ["payer", "w"],
+      ["rentPayer", "w"],
+      ["channelTokenAccount", "w"],
+      ["payerTokenAccount", "w"],
+      ["payeeTokenAccount", "w"],
+      ["treasuryTokenAccount", "w"],
+      ["mint", "r"],
+      ["tokenProgram", "r"],
       ["eventAuthority", "r"],
       ["programId", "r"],
     ],
-  ),
-  settle: spec("Settle", PAYMENT_CHANNELS_INSTRUCTION.SETTLE, getUnitCodec(), [["channel", "w"], INSTRUCTIONS_SYSVAR]),
-  topUp: spec("TopUp", PAYMENT_CHANNELS_INSTRUCTION.TOP_UP, getStructCodec([["amount", getU64Codec()]]), [
-    ["payer", "sw"],
-    ["channel", "w"],
-    ["payerTokenAccount", "w"],
-    ["channelTokenAccount", "w"],
-    ["mint", "r"],
-    ["tokenProgram", "r"],
-  ]),
-  settleAndSeal: spec(
-    "SettleAndSeal",
-    PAYMENT_CHANNELS_INSTRUCTION.SETTLE_AND_SEAL,
-    getStructCodec([["hasVoucher", getU8Codec()]]),
-    [["payee", "s"], ["channel", "w"], INSTRUCTIONS_SYSVAR],
-  ),
-  requestClose: spec("RequestClose", PAYMENT_CHANNELS_INSTRUCTION.REQUEST_CLOSE, getUnitCodec(), [
-    ["payer", "s"],
-    ["channel", "w"],
-  ]),
-  seal: spec("Seal", PAYMENT_CHANNELS_INSTRUCTION.SEAL, getUnitCodec(), [["channel", "w"]]),
-  distribute: spec("Distribute", PAYMENT_CHANNELS_INSTRUCTION.DISTRIBUTE, getStructCodec([["recipients", recipients]]), [
-    ["channel", "w"],
-    ["payer", "w"],
-    ["rentPayer", "w"],
-    ["channelTokenAccount", "w"],
-    ["payerTokenAccount", "w"],
-    ["payeeTokenAccount", "w"],
-    ["treasuryTokenAccount", "w"],
-    ["mint", "r"],
-    ["tokenProgram", "r"],
-    ["eventAuthority", "r"],
-    ["programId", "r"],
-  ]),
-  withdrawPayer: spec("WithdrawPayer", PAYMENT_CHANNELS_INSTRUCTION.WITHDRAW_PAYER, getUnitCodec(), [
-    ["payer", "s"],
-    ["channel", "w"],
-    ["channelTokenAccount", "w"],
-    ["payerTokenAccount", "w"],
-    ["mint", "r"],
-    ["tokenProgram", "r"],
-  ]),
-  reclaim: spec("Reclaim", PAYMENT_CHANNELS_INSTRUCTION.RECLAIM, getUnitCodec(), [
-    ["channel", "w"],
-    ["rentPayer", "w"],
-  ]),
-};
-type Table = typeof PAYMENT_CHANNELS_INSTRUCTIONS;
-
-// ===================================================================================================
-// Derivation
-
-/** Data codec of one instruction: byte 0 = discriminator, then the body, and nothing after it. */
-export interface InstructionDataCodec<T> {
-  encode(value: T): ReadonlyUint8Array;
-  /** Throws ProgramDataError on a wrong discriminator, a short body or trailing bytes. */
-  decode(bytes: ReadonlyUint8Array): T;
-  /** Null instead of throwing (data from an untrusted transaction). */
-  safeDecode(bytes: ReadonlyUint8Array): T | null;
-}
-
-interface InstructionSpec<T> {
-  data: InstructionDataCodec<T>;
-  accounts: readonly AccountSlot[];
-}
-
-function spec<T>(
-  name: string,
-  discriminator: number,
-  // The encoder side of a kit codec takes a superset of what it decodes (u64: number | bigint).
-  body: Codec<T | never, T>,
-  accounts: readonly AccountSlot[],
-): InstructionSpec<T> {
-  const subject = `${name} instruction data`;
-  const decode = (bytes: ReadonlyUint8Array): T => {
-    const actual = bytes[0] ?? -1;
-    if (actual !== discriminator) throw new ProgramDataError(subject, "wrong_discriminator", discriminator, actual);
-    let value: T;
-    let end: number;
-    try {
-      [value, end] = body.read(bytes, 1);
-    } catch {
-      throw new ProgramDataError(subject, "wrong_length", bytes.length + 1, bytes.length);
-    }
-    if (end !== bytes.length) throw new ProgramDataError(subject, "wrong_length", end, bytes.length);
-    return value;
-  };
-  const data: InstructionDataCodec<T> = {
-    encode(value) {
-      const encoded = body.encode(value);
-      const bytes = new Uint8Array(1 + encoded.length);
-      bytes[0] = discriminator;
-      bytes.set(encoded, 1);
-      return bytes;
-    },
-    decode,
-    safeDecode(bytes) {
-      try {
-        return decode(bytes);
-      } catch (error) {
-        if (error instanceof ProgramDataError) return null;
-        throw error;
-      }
-    },
-  };
-  return { data, accounts };
-}
-
-/** Builds from the table; the exported builders below give `data` its type. */
-function build(
-  key: keyof Table,
-  input: { programId: Address } & object,
-  data: unknown,
-  remaining: readonly AccountMeta[] = [],
-): ProgramInstruction {
-  const { data: codec, accounts } = PAYMENT_CHANNELS_INSTRUCTIONS[key] as InstructionSpec<unknown>;
-  return {
-    programAddress: input.programId,
-    accounts: [...accountMetas(accounts, input), ...remaining],
-    data: codec.encode(data),
-  };
-}
+  }),
+  withdrawPayer: instructionSpec("WithdrawPayer", I.WITHDRAW_PAYER, getUnitCodec(), {
+    only: [
+      ["payer", "s"],
+      ["channel", "w"],
+      ["channelTokenAccount", "w"],
+      ["payerTokenAccount", "w"],
+      ["mint", "r"],
+      ["tokenProgram", "r"],
+    ],
+  }),
+  reclaim: instructionSpec("Reclaim", I.RECLAIM, getUnitCodec(), { only: [["channel", "w"], ["rentPayer", "w"]] }),
+} as const;
+const build = tableBuilder(PAYMENT_CHANNELS_INSTRUCTIONS);
 
 // ===================================================================================================
 // Data codecs
@@ -287,7 +212,7 @@ export interface OpenInput extends ProgramInput, OpenInstructionData {
 }
 
 export function getOpenInstruction(input: OpenInput): ProgramInstruction {
-  return build("open", input, input);
+  return build("open", "only", input, input);
 }
 
 export interface SettleInput extends ProgramInput {
@@ -296,7 +221,7 @@ export interface SettleInput extends ProgramInput {
 
 /** Permissionless; needs the Ed25519 voucher instruction immediately before it. */
 export function getSettleInstruction(input: SettleInput): ProgramInstruction {
-  return build("settle", input, undefined);
+  return build("settle", "only", input, undefined);
 }
 
 export interface TopUpInput extends ProgramInput, TopUpInstructionData {
@@ -309,7 +234,7 @@ export interface TopUpInput extends ProgramInput, TopUpInstructionData {
 }
 
 export function getTopUpInstruction(input: TopUpInput): ProgramInstruction {
-  return build("topUp", input, input);
+  return build("topUp", "only", input, input);
 }
 
 export interface SettleAndSealInput extends ProgramInput, SettleAndSealInstructionData {
@@ -319,7 +244,7 @@ export interface SettleAndSealInput extends ProgramInput, SettleAndSealInstructi
 
 /** With hasVoucher = 1 it needs the Ed25519 voucher instruction immediately before it. */
 export function getSettleAndSealInstruction(input: SettleAndSealInput): ProgramInstruction {
-  return build("settleAndSeal", input, input);
+  return build("settleAndSeal", "only", input, input);
 }
 
 export interface RequestCloseInput extends ProgramInput {
@@ -328,7 +253,7 @@ export interface RequestCloseInput extends ProgramInput {
 }
 
 export function getRequestCloseInstruction(input: RequestCloseInput): ProgramInstruction {
-  return build("requestClose", input, undefined);
+  return build("requestClose", "only", input, undefined);
 }
 
 export interface SealInput extends ProgramInput {
@@ -337,7 +262,7 @@ export interface SealInput extends ProgramInput {
 
 /** Permissionless, once the grace period after RequestClose has passed. */
 export function getSealInstruction(input: SealInput): ProgramInstruction {
-  return build("seal", input, undefined);
+  return build("seal", "only", input, undefined);
 }
 
 export interface DistributeInput extends ProgramInput, DistributeInstructionData {
@@ -361,7 +286,7 @@ export function getDistributeInstruction(input: DistributeInput): ProgramInstruc
   if (input.recipientTokenAccounts.length !== input.recipients.length) {
     throw new TypeError("one recipient token account per distribution entry");
   }
-  return build("distribute", input, input, input.recipientTokenAccounts.map(writableAccount));
+  return build("distribute", "only", input, input, input.recipientTokenAccounts.map(writableAccount));
 }
 
 export interface WithdrawPayerInput extends ProgramInput {
@@ -375,7 +300,7 @@ export interface WithdrawPayerInput extends ProgramInput {
 
 /** The payer's one-shot refund of deposit − settled, in SEALED. */
 export function getWithdrawPayerInstruction(input: WithdrawPayerInput): ProgramInstruction {
-  return build("withdrawPayer", input, undefined);
+  return build("withdrawPayer", "only", input, undefined);
 }
 
 export interface ReclaimInput extends ProgramInput {
@@ -385,5 +310,5 @@ export interface ReclaimInput extends ProgramInput {
 
 /** Permissionless: frees a DISTRIBUTED channel once the slot window has passed. */
 export function getReclaimInstruction(input: ReclaimInput): ProgramInstruction {
-  return build("reclaim", input, undefined);
+  return build("reclaim", "only", input, undefined);
 }

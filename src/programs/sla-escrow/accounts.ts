@@ -37,7 +37,7 @@ import {
 } from "../discriminated-codec";
 
 /** Byte 0 of every SLA-Escrow account. */
-export const SLA_ESCROW_ACCOUNT_DISCRIMINATOR = {
+const SLA_ESCROW_ACCOUNT_DISCRIMINATOR = {
   BANK: 100,
   CONFIG: 101,
   ESCROW: 102,
@@ -45,11 +45,8 @@ export const SLA_ESCROW_ACCOUNT_DISCRIMINATOR = {
   AUTHORITY_TRANSFER: 104,
 } as const;
 
-export const BANK_BODY_SIZE_BYTES = 48;
 export const BANK_ACCOUNT_SIZE = 56;
-export const ESCROW_CONFIG_BODY_SIZE_BYTES = 32;
 export const ESCROW_CONFIG_ACCOUNT_SIZE = 40;
-export const ESCROW_BODY_SIZE_BYTES = 120;
 export const ESCROW_ACCOUNT_SIZE = 128;
 export const PAYMENT_BODY_SIZE_BYTES = 376;
 export const PAYMENT_ACCOUNT_SIZE = 384;
@@ -62,7 +59,6 @@ export const PAYMENT_STATE = {
   /** v0.5: funded with FundPaymentV2 (has a PaymentExt). */
   FUNDED_EXTENDED: 10,
 } as const;
-export type KnownPaymentState = (typeof PAYMENT_STATE)[keyof typeof PAYMENT_STATE];
 
 /** Payment.resolution_state (also the `state` byte of ConfirmOracle). */
 export const RESOLUTION_STATE = {
@@ -70,7 +66,6 @@ export const RESOLUTION_STATE = {
   APPROVED: 1,
   REJECTED: 2,
 } as const;
-export type KnownResolutionState = (typeof RESOLUTION_STATE)[keyof typeof RESOLUTION_STATE];
 
 function accountCodecs<T>(
   subject: string,
@@ -116,9 +111,6 @@ export function getBankEncoder(): FixedSizeEncoder<Bank> {
 export function getBankDecoder(): FixedSizeDecoder<Bank> {
   return bank.decoder;
 }
-export function getBankCodec(): FixedSizeCodec<Bank> {
-  return bank.codec;
-}
 /** Null unless at least 56 bytes (the layout; later bytes ignored) with discriminator 100. */
 export const decodeBank: (data: ReadonlyUint8Array) => Bank | null = bank.safeDecode;
 
@@ -158,9 +150,6 @@ export function getEscrowConfigEncoder(): FixedSizeEncoder<EscrowConfig> {
 }
 export function getEscrowConfigDecoder(): FixedSizeDecoder<EscrowConfig> {
   return escrowConfig.decoder;
-}
-export function getEscrowConfigCodec(): FixedSizeCodec<EscrowConfig> {
-  return escrowConfig.codec;
 }
 /** Null unless at least 40 bytes (the layout; later bytes ignored) with discriminator 101. */
 export const decodeEscrowConfig: (data: ReadonlyUint8Array) => EscrowConfig | null = escrowConfig.safeDecode;
@@ -230,9 +219,6 @@ export function getEscrowEncoder(): FixedSizeEncoder<Escrow> {
 }
 export function getEscrowDecoder(): FixedSizeDecoder<Escrow> {
   return escrow.decoder;
-}
-export function getEscrowCodec(): FixedSizeCodec<Escrow> {
-  return escrow.codec;
 }
 /** Null unless at least 128 bytes (the layout; later bytes ignored) with discriminator 102. */
 export const decodeEscrow: (data: ReadonlyUint8Array) => Escrow | null = escrow.safeDecode;

@@ -6,6 +6,7 @@
  * summarised in docs/sla-escrow-abi.md); 7–12 and the extended-payment tail follow pr402's encoders
  * (`src/chain/solana_sla_escrow.rs`), the only public source for program v0.5.
  *
+ * The table, its codecs and builders follow ../instruction-table.ts, like the other programs' clients.
  * Builders are synchronous and take every address explicitly; derive PDAs with ./pda.ts first.
  * Codecs check bytes, not policy: TTL bounds, seller_bps ≤ 10,000 and similar rules are exported as
  * constants for the verifier and builders in `schemes/` to enforce.
@@ -22,18 +23,13 @@ import {
   getUnitCodec,
   padRightCodec,
   type Address,
-  type FixedSizeCodec,
   type ReadonlyUint8Array,
 } from "@solana/kit";
 import { SYSTEM_PROGRAM_ADDRESS } from "@solana-program/system";
 import { ASSOCIATED_TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 import { getBytes32Decoder, getBytes32Encoder } from "../bytes32-codec";
-import {
-  INSTRUCTION_DISCRIMINATOR_PREFIX_SIZE_BYTES,
-  getDiscriminatedCodecs,
-  type DiscriminatedCodecs,
-} from "../discriminated-codec";
 import { accountMetas, type AccountSlot, type AddressOrSigner, type ProgramInstruction, type Role } from "../instruction-accounts";
+import { instructionSpec, tableBuilder } from "../instruction-table";
 import { NATIVE_SOL_ESCROW_MINT } from "./pda";
 
 /** Byte 0 of SLA-Escrow instruction data. */
@@ -52,7 +48,6 @@ export const SLA_ESCROW_INSTRUCTION = {
   DISPUTE_PAYMENT: 11,
   RESOLVE_WITH_SPLIT: 12,
 } as const;
-export type SlaEscrowInstructionDiscriminator = (typeof SLA_ESCROW_INSTRUCTION)[keyof typeof SLA_ESCROW_INSTRUCTION];
 
 /** Total data size of FundPayment (0), discriminator included: what the verifier demands. */
 export const FUND_PAYMENT_INSTRUCTION_DATA_SIZE = 177;
@@ -86,7 +81,7 @@ export interface FundPaymentInstructionData {
   ttlSeconds: bigint;
 }
 
-export interface FundPaymentV2InstructionData extends FundPaymentInstructionData {
+interface FundPaymentV2InstructionData extends FundPaymentInstructionData {
   /** Passed through as given; the ABI does not say which value means "use the Config default". */
   closureDelayOverrideSeconds: bigint;
   refundCooldownOverrideSeconds: bigint;
@@ -96,15 +91,15 @@ export interface FundPaymentV2InstructionData extends FundPaymentInstructionData
   minOracleTip: bigint;
 }
 
-export interface ExtendPaymentTtlInstructionData {
+interface ExtendPaymentTtlInstructionData {
   additionalSeconds: bigint;
 }
 
-export interface DeliveryHashInstructionData {
+interface DeliveryHashInstructionData {
   deliveryHash: ReadonlyUint8Array;
 }
 
-export interface ConfirmOracleInstructionData {
+interface ConfirmOracleInstructionData {
   deliveryHash: ReadonlyUint8Array;
   resolutionHash: ReadonlyUint8Array;
   reason: number;
@@ -112,7 +107,7 @@ export interface ConfirmOracleInstructionData {
   state: number;
 }
 
-export interface MutualActionInstructionData {
+interface MutualActionInstructionData {
   /** See MUTUAL_ACTION. */
   action: number;
   /** For EXTEND_TTL: the seconds to add. */
@@ -121,11 +116,11 @@ export interface MutualActionInstructionData {
   pubkey: Address;
 }
 
-export interface DisputePaymentInstructionData {
+interface DisputePaymentInstructionData {
   disputeReasonHash: ReadonlyUint8Array;
 }
 
-export interface ResolveWithSplitInstructionData {
+interface ResolveWithSplitInstructionData {
   /** Share of the payment to the seller, ≤ MAX_SELLER_SPLIT_BPS; the rest goes back to the buyer. */
   sellerBps: number;
   reason: number;
@@ -135,9 +130,6 @@ export interface ResolveWithSplitInstructionData {
 
 // ===================================================================================================
 // The table
-
-/** s = signer, sw = writable signer, w = writable, r = read-only. */
-type AccountLayouts = { readonly [variant: string]: readonly AccountSlot[] };
 
 const bytes32 = combineCodec(getBytes32Encoder(), getBytes32Decoder());
 const SYSTEM = ["systemProgram", "r", SYSTEM_PROGRAM_ADDRESS] as const;
@@ -251,23 +243,24 @@ const RESOLVE_WITH_SPLIT_ACCOUNTS = {
   ],
 } as const;
 
+const I = SLA_ESCROW_INSTRUCTION;
 /** Every instruction, once: name, discriminator, body codec, account layouts per variant. */
 const SLA_ESCROW_INSTRUCTIONS = {
-  fundPayment: spec("FundPayment", 0, getStructCodec(FUND_PAYMENT_FIELDS), FUND_PAYMENT_ACCOUNTS),
-  releasePayment: spec("ReleasePayment", 1, getUnitCodec(), RELEASE_PAYMENT_ACCOUNTS),
-  refundPayment: spec("RefundPayment", 2, getUnitCodec(), REFUND_PAYMENT_ACCOUNTS),
+  fundPayment: instructionSpec("FundPayment", I.FUND_PAYMENT, getStructCodec(FUND_PAYMENT_FIELDS), FUND_PAYMENT_ACCOUNTS),
+  releasePayment: instructionSpec("ReleasePayment", I.RELEASE_PAYMENT, getUnitCodec(), RELEASE_PAYMENT_ACCOUNTS),
+  refundPayment: instructionSpec("RefundPayment", I.REFUND_PAYMENT, getUnitCodec(), REFUND_PAYMENT_ACCOUNTS),
   /** ABI §5.5. */
-  closePayment: spec("ClosePayment", 3, getUnitCodec(), {
+  closePayment: instructionSpec("ClosePayment", I.CLOSE_PAYMENT, getUnitCodec(), {
     only: [["caller", "s"], ["buyer", "w"], ["bank", "r"], ["config", "r"], ["escrow", "w"], ["payment", "w"], SYSTEM],
   }),
   /** ABI §5.6. */
-  extendPaymentTtl: spec("ExtendPaymentTTL", 4, getStructCodec([["additionalSeconds", getI64Codec()]]), {
+  extendPaymentTtl: instructionSpec("ExtendPaymentTTL", I.EXTEND_PAYMENT_TTL, getStructCodec([["additionalSeconds", getI64Codec()]]), {
     only: [...PAYMENT_HEAD("buyer", "s", "r"), SYSTEM, RENT_SYSVAR],
   }),
-  submitDelivery: spec("SubmitDelivery", 5, getStructCodec(DELIVERY_HASH_FIELDS), partyAccounts("seller", "s")),
-  confirmOracle: spec(
+  submitDelivery: instructionSpec("SubmitDelivery", I.SUBMIT_DELIVERY, getStructCodec(DELIVERY_HASH_FIELDS), partyAccounts("seller", "s")),
+  confirmOracle: instructionSpec(
     "ConfirmOracle",
-    6,
+    I.CONFIRM_ORACLE,
     getStructCodec([
       ["deliveryHash", bytes32],
       ["resolutionHash", bytes32],
@@ -276,10 +269,10 @@ const SLA_ESCROW_INSTRUCTIONS = {
     ]),
     partyAccounts("oracle", "s"),
   ),
-  approveDelivery: spec("ApproveDelivery", 7, getStructCodec(DELIVERY_HASH_FIELDS), partyAccounts("buyer", "sw")),
-  fundPaymentV2: spec(
+  approveDelivery: instructionSpec("ApproveDelivery", I.APPROVE_DELIVERY, getStructCodec(DELIVERY_HASH_FIELDS), partyAccounts("buyer", "sw")),
+  fundPaymentV2: instructionSpec(
     "FundPaymentV2",
-    8,
+    I.FUND_PAYMENT_V2,
     getStructCodec([
       ...FUND_PAYMENT_FIELDS,
       ["closureDelayOverrideSeconds", getI64Codec()],
@@ -290,12 +283,12 @@ const SLA_ESCROW_INSTRUCTIONS = {
     ]),
     FUND_PAYMENT_V2_ACCOUNTS,
   ),
-  proposeMutualAction: spec("ProposeMutualAction", 9, getStructCodec(MUTUAL_ACTION_FIELDS), paymentExtPartyAccounts("party")),
-  acceptMutualAction: spec("AcceptMutualAction", 10, getStructCodec(MUTUAL_ACTION_FIELDS), paymentExtPartyAccounts("party")),
-  disputePayment: spec("DisputePayment", 11, getStructCodec([["disputeReasonHash", bytes32]]), paymentExtPartyAccounts("buyer")),
-  resolveWithSplit: spec(
+  proposeMutualAction: instructionSpec("ProposeMutualAction", I.PROPOSE_MUTUAL_ACTION, getStructCodec(MUTUAL_ACTION_FIELDS), paymentExtPartyAccounts("party")),
+  acceptMutualAction: instructionSpec("AcceptMutualAction", I.ACCEPT_MUTUAL_ACTION, getStructCodec(MUTUAL_ACTION_FIELDS), paymentExtPartyAccounts("party")),
+  disputePayment: instructionSpec("DisputePayment", I.DISPUTE_PAYMENT, getStructCodec([["disputeReasonHash", bytes32]]), paymentExtPartyAccounts("buyer")),
+  resolveWithSplit: instructionSpec(
     "ResolveWithSplit",
-    12,
+    I.RESOLVE_WITH_SPLIT,
     getStructCodec([
       ["sellerBps", getU16Codec()],
       ["reason", padRightCodec(getU16Codec(), 4)],
@@ -305,64 +298,11 @@ const SLA_ESCROW_INSTRUCTIONS = {
     RESOLVE_WITH_SPLIT_ACCOUNTS,
   ),
 };
-type Table = typeof SLA_ESCROW_INSTRUCTIONS;
+const build = tableBuilder(SLA_ESCROW_INSTRUCTIONS);
 
-// ===================================================================================================
-// Derivation: codecs, builders and account naming from one spec
-
-interface InstructionSpec<TData, TLayouts extends AccountLayouts> {
-  codecs: DiscriminatedCodecs<TData>;
-  accounts: TLayouts;
-}
-
-function spec<TData, TLayouts extends AccountLayouts>(
-  name: string,
-  discriminator: SlaEscrowInstructionDiscriminator,
-  // The encoder side of a kit codec takes a superset of what it decodes (u64: number | bigint).
-  body: FixedSizeCodec<TData | never, TData>,
-  accounts: TLayouts,
-): InstructionSpec<TData, TLayouts> {
-  const codecs = getDiscriminatedCodecs<TData>(
-    `${name} instruction data`,
-    discriminator,
-    INSTRUCTION_DISCRIMINATOR_PREFIX_SIZE_BYTES,
-    body,
-    body,
-  );
-  return { codecs, accounts };
-}
-
-/** Fills a layout from the builder input: each slot reads `input[name]` unless it has a fixed address. */
-/** Builds from the table (plus optional tail slots): the body encoder reads its fields from `data`. */
-function build<K extends keyof Table>(
-  key: K,
-  variant: keyof Table[K]["accounts"] & string,
-  input: { programId: Address } & object,
-  data: Parameters<Table[K]["codecs"]["encoder"]["encode"]>[0],
-  tail: readonly AccountSlot[] = [],
-): ProgramInstruction {
-  const { codecs, accounts } = SLA_ESCROW_INSTRUCTIONS[key] as InstructionSpec<unknown, AccountLayouts>;
-  const layout = accounts[variant];
-  if (layout === undefined) throw new TypeError(`no "${variant}" account list for ${String(key)}`);
-  return {
-    programAddress: input.programId,
-    accounts: accountMetas(tail.length === 0 ? layout : [...layout, ...tail], input),
-    data: codecs.encoder.encode(data),
-  };
-}
-
-// ===================================================================================================
-// Data decoders the verifier and tests use on untrusted bytes (null on a wrong length or discriminator)
-
-const codecs = <K extends keyof Table>(key: K): Table[K]["codecs"] => SLA_ESCROW_INSTRUCTIONS[key].codecs;
-
+/** FundPayment data from an untrusted transaction (null on a wrong length or discriminator): what verify reads. */
 export const decodeFundPaymentInstructionData = (data: ReadonlyUint8Array): FundPaymentInstructionData | null =>
-  codecs("fundPayment").safeDecode(data);
-export const decodeFundPaymentV2InstructionData = (data: ReadonlyUint8Array): FundPaymentV2InstructionData | null =>
-  codecs("fundPaymentV2").safeDecode(data);
-export const decodeResolveWithSplitInstructionData = (
-  data: ReadonlyUint8Array,
-): ResolveWithSplitInstructionData | null => codecs("resolveWithSplit").safeDecode(data);
+  SLA_ESCROW_INSTRUCTIONS.fundPayment.data.safeDecode(data);
 
 // ===================================================================================================
 // Builder inputs and builders (account lists: see the table)
@@ -383,12 +323,12 @@ interface PaymentExtAccountsInput extends PaymentAccountsInput {
 interface FundPaymentCommonInput extends PaymentAccountsInput, Omit<FundPaymentInstructionData, "mint"> {
   buyer: AddressOrSigner;
 }
-export interface FundPaymentSolInstructionInput extends FundPaymentCommonInput {
+interface FundPaymentSolInstructionInput extends FundPaymentCommonInput {
   kind: "sol";
   /** The escrow's SOL storage PDA. */
   solStorage: Address;
 }
-export interface FundPaymentSplInstructionInput extends FundPaymentCommonInput {
+interface FundPaymentSplInstructionInput extends FundPaymentCommonInput {
   kind: "spl";
   mint: Address;
   /** ATA(owner = escrow PDA, mint, token program). */
@@ -433,7 +373,7 @@ interface PayoutCommonInput extends PaymentAccountsInput, PayoutTailsInput {
   /** Whoever triggers the payout and pays its network fee (a keeper, a party, the facilitator). */
   caller: AddressOrSigner;
 }
-export type ReleasePaymentInstructionInput = PayoutCommonInput &
+type ReleasePaymentInstructionInput = PayoutCommonInput &
   (
     | { kind: "sol"; solStorage: Address; seller: Address }
     | {
@@ -446,7 +386,7 @@ export type ReleasePaymentInstructionInput = PayoutCommonInput &
         tokenProgram: Address;
       }
   );
-export type RefundPaymentInstructionInput = PayoutCommonInput &
+type RefundPaymentInstructionInput = PayoutCommonInput &
   (
     | { kind: "sol"; solStorage: Address; buyer: Address }
     | { kind: "spl"; mint: Address; escrowAta: Address; buyerAta: Address; buyer?: Address; tokenProgram: Address }
@@ -478,17 +418,22 @@ function withTails<T extends PayoutCommonInput>(input: T): T & Record<string, un
   return { ...input, ...extras };
 }
 
+function payout(key: "releasePayment" | "refundPayment", input: ReleasePaymentInstructionInput | RefundPaymentInstructionInput): ProgramInstruction {
+  const merged = withTails(input);
+  return build(key, input.kind, merged, undefined, accountMetas(payoutTail(input, key === "releasePayment" ? "release" : "refund"), merged));
+}
+
 /** Pays the escrowed amount, less the escrow fee and any oracle tip, to Payment.seller (ABI §5.3). */
 export function getReleasePaymentInstruction(input: ReleasePaymentInstructionInput): ProgramInstruction {
-  return build("releasePayment", input.kind, withTails(input), undefined, payoutTail(input, "release"));
+  return payout("releasePayment", input);
 }
 
 /** Returns the escrowed amount, less any oracle tip, to Payment.buyer (ABI §5.4). */
 export function getRefundPaymentInstruction(input: RefundPaymentInstructionInput): ProgramInstruction {
-  return build("refundPayment", input.kind, withTails(input), undefined, payoutTail(input, "refund"));
+  return payout("refundPayment", input);
 }
 
-export interface ClosePaymentInstructionInput extends PaymentAccountsInput {
+interface ClosePaymentInstructionInput extends PaymentAccountsInput {
   caller: AddressOrSigner;
   /** Payment.buyer: receives the Payment account's rent. */
   buyer: Address;
@@ -498,14 +443,14 @@ export function getClosePaymentInstruction(input: ClosePaymentInstructionInput):
   return build("closePayment", "only", input, undefined);
 }
 
-export interface ExtendPaymentTtlInstructionInput extends PaymentAccountsInput, ExtendPaymentTtlInstructionData {
+interface ExtendPaymentTtlInstructionInput extends PaymentAccountsInput, ExtendPaymentTtlInstructionData {
   buyer: AddressOrSigner;
 }
 export function getExtendPaymentTtlInstruction(input: ExtendPaymentTtlInstructionInput): ProgramInstruction {
   return build("extendPaymentTtl", "only", input, input);
 }
 
-export interface SubmitDeliveryInstructionInput extends PaymentAccountsInput, DeliveryHashInstructionData {
+interface SubmitDeliveryInstructionInput extends PaymentAccountsInput, DeliveryHashInstructionData {
   /** Must be Payment.seller. */
   seller: AddressOrSigner;
 }
@@ -513,21 +458,21 @@ export function getSubmitDeliveryInstruction(input: SubmitDeliveryInstructionInp
   return build("submitDelivery", "only", input, input);
 }
 
-export interface ApproveDeliveryInstructionInput extends PaymentAccountsInput, DeliveryHashInstructionData {
+interface ApproveDeliveryInstructionInput extends PaymentAccountsInput, DeliveryHashInstructionData {
   buyer: AddressOrSigner;
 }
 export function getApproveDeliveryInstruction(input: ApproveDeliveryInstructionInput): ProgramInstruction {
   return build("approveDelivery", "only", input, input);
 }
 
-export interface ConfirmOracleInstructionInput extends PaymentAccountsInput, ConfirmOracleInstructionData {
+interface ConfirmOracleInstructionInput extends PaymentAccountsInput, ConfirmOracleInstructionData {
   oracle: AddressOrSigner;
 }
 export function getConfirmOracleInstruction(input: ConfirmOracleInstructionInput): ProgramInstruction {
   return build("confirmOracle", "only", input, input);
 }
 
-export interface MutualActionInstructionInput extends PaymentExtAccountsInput, MutualActionInstructionData {
+interface MutualActionInstructionInput extends PaymentExtAccountsInput, MutualActionInstructionData {
   /** The buyer or the seller (Accept: the party that did not propose). */
   party: AddressOrSigner;
 }
@@ -538,7 +483,7 @@ export function getAcceptMutualActionInstruction(input: MutualActionInstructionI
   return build("acceptMutualAction", "only", input, input);
 }
 
-export interface DisputePaymentInstructionInput extends PaymentExtAccountsInput, DisputePaymentInstructionData {
+interface DisputePaymentInstructionInput extends PaymentExtAccountsInput, DisputePaymentInstructionData {
   buyer: AddressOrSigner;
 }
 export function getDisputePaymentInstruction(input: DisputePaymentInstructionInput): ProgramInstruction {
@@ -551,11 +496,11 @@ interface ResolveWithSplitCommonInput extends PaymentExtAccountsInput, ResolveWi
   /** Also the rent recipient: the list names the buyer a second time, writable, after PaymentExt. */
   buyer: Address;
 }
-export interface ResolveWithSplitSolInstructionInput extends ResolveWithSplitCommonInput {
+interface ResolveWithSplitSolInstructionInput extends ResolveWithSplitCommonInput {
   kind: "sol";
   solStorage: Address;
 }
-export interface ResolveWithSplitSplInstructionInput extends ResolveWithSplitCommonInput {
+interface ResolveWithSplitSplInstructionInput extends ResolveWithSplitCommonInput {
   kind: "spl";
   mint: Address;
   escrowAta: Address;
@@ -564,7 +509,7 @@ export interface ResolveWithSplitSplInstructionInput extends ResolveWithSplitCom
   adjudicatorAta: Address;
   tokenProgram: Address;
 }
-export type ResolveWithSplitInstructionInput = ResolveWithSplitSolInstructionInput | ResolveWithSplitSplInstructionInput;
+type ResolveWithSplitInstructionInput = ResolveWithSplitSolInstructionInput | ResolveWithSplitSplInstructionInput;
 
 export function getResolveWithSplitInstruction(input: ResolveWithSplitInstructionInput): ProgramInstruction {
   return build("resolveWithSplit", input.kind, input, input);

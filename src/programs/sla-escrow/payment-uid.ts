@@ -7,7 +7,6 @@
 import type { ReadonlyUint8Array } from "@solana/kit";
 
 export const PAYMENT_UID_SIZE_BYTES = 32;
-export const PAYMENT_UID_HEX_LENGTH = 64;
 
 const LOWERCASE_HEX_64 = /^[0-9a-f]{64}$/;
 const HEX_BY_BYTE: readonly string[] = Array.from({ length: 256 }, (_, byte) =>
@@ -51,7 +50,7 @@ export function paymentUidToHex(paymentUid: ReadonlyUint8Array): string {
   return hex;
 }
 
-export interface GeneratedPaymentUid {
+interface GeneratedPaymentUid {
   /** A random UUID v4 string; `paymentUidFromString(paymentUid)` gives `bytes`. */
   paymentUid: string;
   /** Hex of `bytes`; `parsePaymentUidHex(paymentUidHex)` gives `bytes`. */

@@ -16,7 +16,7 @@ export function isOracleTipDue(payment: Payment): boolean {
   return payment.oracleFeeBps > 0 && payment.resolutionState !== RESOLUTION_STATE.PENDING;
 }
 
-export interface PayoutFacts {
+interface PayoutFacts {
   programId: Address;
   /** Signs and pays the network fee (for SPL, also any token account the program creates). */
   caller: AddressOrSigner;
@@ -26,7 +26,7 @@ export interface PayoutFacts {
   tokenProgram: Address | null;
 }
 
-export interface BuiltPayout {
+interface BuiltPayout {
   instruction: ProgramInstruction;
   /**
    * Token accounts the payout pays into (SPL only). The program creates a missing seller or oracle ATA at the

@@ -38,16 +38,14 @@ import {
 } from "../discriminated-codec";
 
 /** Byte 0 of every UniversalSettle account. */
-export const UNIVERSAL_SETTLE_ACCOUNT_DISCRIMINATOR = {
+const UNIVERSAL_SETTLE_ACCOUNT_DISCRIMINATOR = {
   CONFIG: 0,
   SPLIT_VAULT: 1,
   AUTHORITY_TRANSFER: 2,
   FEE_SHARD: 3,
 } as const;
 
-export const SPLIT_VAULT_BODY_SIZE_BYTES = 56;
 export const SPLIT_VAULT_ACCOUNT_SIZE = 64;
-export const UNIVERSAL_SETTLE_CONFIG_BODY_SIZE_BYTES = 112;
 export const UNIVERSAL_SETTLE_CONFIG_ACCOUNT_SIZE = 120;
 
 // ---------------------------------------------------------------------------------------------------
@@ -184,16 +182,12 @@ const configDecoder: FixedSizeDecoder<UniversalSettleConfig> = getDiscriminatedD
   configBodyDecoder,
   "at_least",
 );
-const configCodec: FixedSizeCodec<UniversalSettleConfig> = combineCodec(configEncoder, configDecoder);
 
 export function getUniversalSettleConfigEncoder(): FixedSizeEncoder<UniversalSettleConfig> {
   return configEncoder;
 }
 export function getUniversalSettleConfigDecoder(): FixedSizeDecoder<UniversalSettleConfig> {
   return configDecoder;
-}
-export function getUniversalSettleConfigCodec(): FixedSizeCodec<UniversalSettleConfig> {
-  return configCodec;
 }
 /** Null unless the data has at least the 120-byte layout (later bytes ignored) with discriminator 0. */
 export const decodeUniversalSettleConfig: (data: ReadonlyUint8Array) => UniversalSettleConfig | null =

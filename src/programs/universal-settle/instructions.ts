@@ -1,39 +1,21 @@
 /**
- * UniversalSettle instructions used by the facilitator (ABI: universal-settle.md, "Instructions"):
- * data codecs (encoders for building, decoders so the verifier can recognise them) and kit
- * Instruction builders with the documented account order and roles. Builders are synchronous and
- * take every address explicitly; derive PDAs with ./pda.ts first.
+ * UniversalSettle instructions used by the facilitator (docs/universal-settle-abi.md, "Instructions"),
+ * described ONCE as data in `UNIVERSAL_SETTLE_INSTRUCTIONS` (discriminator, body fields, account slots
+ * per variant); the data encoding and the kit Instruction builders are derived by ../instruction-table.ts,
+ * like the other programs' clients. Builders are synchronous and take every address explicitly; derive
+ * PDAs with ./pda.ts first.
  */
 import {
-  getAddressDecoder,
-  getAddressEncoder,
-  getBooleanDecoder,
-  getBooleanEncoder,
-  getStructDecoder,
-  getStructEncoder,
-  getU64Decoder,
-  getU64Encoder,
-  padRightDecoder,
-  padRightEncoder,
+  getAddressCodec,
+  getBooleanCodec,
+  getStructCodec,
+  getU64Codec,
+  padRightCodec,
   type Address,
-  type FixedSizeDecoder,
-  type FixedSizeEncoder,
-  type ReadonlyUint8Array,
 } from "@solana/kit";
 import { SYSTEM_PROGRAM_ADDRESS } from "@solana-program/system";
-import {
-  INSTRUCTION_DISCRIMINATOR_PREFIX_SIZE_BYTES,
-  createSafeDecode,
-  getDiscriminatedDecoder,
-  getDiscriminatedEncoder,
-} from "../discriminated-codec";
-import {
-  readonlyAccount,
-  signerAccount,
-  writableAccount,
-  type AddressOrSigner,
-  type ProgramInstruction,
-} from "../instruction-accounts";
+import type { AddressOrSigner, ProgramInstruction } from "../instruction-accounts";
+import { instructionSpec, tableBuilder } from "../instruction-table";
 import { ZERO_ADDRESS } from "../zero-address";
 
 /** Byte 0 of UniversalSettle instruction data (admin instructions 100..112 are not modelled). */
@@ -41,47 +23,56 @@ export const UNIVERSAL_SETTLE_INSTRUCTION = {
   SWEEP: 0,
   CREATE_VAULT: 1,
 } as const;
-export const SWEEP_DISCRIMINATOR = UNIVERSAL_SETTLE_INSTRUCTION.SWEEP;
-export const CREATE_VAULT_DISCRIMINATOR = UNIVERSAL_SETTLE_INSTRUCTION.CREATE_VAULT;
-
-export const CREATE_VAULT_INSTRUCTION_DATA_SIZE = 33;
-export const SWEEP_INSTRUCTION_DATA_SIZE = 49;
 
 /** Sweep `amount` meaning "everything the vault holds". */
 export const SWEEP_ALL_AMOUNT = 0n;
-/** The mint field of a SOL sweep: 32 zero bytes. */
-export const SWEEP_SOL_MINT: Address = ZERO_ADDRESS;
 
-// ---------------------------------------------------------------------------------------------------
-// CreateVault: [1] ‖ seller (32)
+const I = UNIVERSAL_SETTLE_INSTRUCTION;
+const UNIVERSAL_SETTLE_INSTRUCTIONS = {
+  /** [0] ‖ mint (32; zero for SOL) ‖ amount u64 (0 = everything) ‖ is_sol u8 ‖ 7 zero bytes. */
+  sweep: instructionSpec(
+    "Sweep",
+    I.SWEEP,
+    getStructCodec([
+      ["mint", getAddressCodec()],
+      ["amount", getU64Codec()],
+      ["isSol", padRightCodec(getBooleanCodec(), 7)],
+    ]),
+    {
+      sol: [
+        ["payer", "sw"],
+        ["vault", "w"],
+        ["config", "r"],
+        ["solStorage", "w"],
+        ["seller", "w"],
+        ["feeReceiver", "w"],
+        ["systemProgram", "r", SYSTEM_PROGRAM_ADDRESS],
+      ],
+      spl: [
+        ["payer", "sw"],
+        ["vault", "w"],
+        ["config", "r"],
+        ["vaultAta", "w"],
+        ["sellerAta", "w"],
+        ["feeReceiverAta", "w"],
+        ["mint", "r"],
+        ["tokenProgram", "r"],
+      ],
+    },
+  ),
+  /** [1] ‖ seller (32). */
+  createVault: instructionSpec("CreateVault", I.CREATE_VAULT, getStructCodec([["seller", getAddressCodec()]]), {
+    only: [
+      ["payer", "sw"],
+      ["vault", "w"],
+      ["solStorage", "w"],
+      ["systemProgram", "r", SYSTEM_PROGRAM_ADDRESS],
+    ],
+  }),
+} as const;
+const build = tableBuilder(UNIVERSAL_SETTLE_INSTRUCTIONS);
 
-export interface CreateVaultInstructionData {
-  seller: Address;
-}
-
-const createVaultDataEncoder: FixedSizeEncoder<CreateVaultInstructionData> = getDiscriminatedEncoder(
-  CREATE_VAULT_DISCRIMINATOR,
-  INSTRUCTION_DISCRIMINATOR_PREFIX_SIZE_BYTES,
-  getStructEncoder([["seller", getAddressEncoder()]]),
-);
-const createVaultDataDecoder: FixedSizeDecoder<CreateVaultInstructionData> = getDiscriminatedDecoder(
-  "CreateVault instruction data",
-  CREATE_VAULT_DISCRIMINATOR,
-  INSTRUCTION_DISCRIMINATOR_PREFIX_SIZE_BYTES,
-  getStructDecoder([["seller", getAddressDecoder()]]),
-);
-
-export function getCreateVaultInstructionDataEncoder(): FixedSizeEncoder<CreateVaultInstructionData> {
-  return createVaultDataEncoder;
-}
-export function getCreateVaultInstructionDataDecoder(): FixedSizeDecoder<CreateVaultInstructionData> {
-  return createVaultDataDecoder;
-}
-export const decodeCreateVaultInstructionData: (
-  data: ReadonlyUint8Array,
-) => CreateVaultInstructionData | null = createSafeDecode(createVaultDataDecoder, CREATE_VAULT_DISCRIMINATOR);
-
-export interface CreateVaultInstructionInput {
+interface CreateVaultInstructionInput {
   programId: Address;
   /**
    * Pays the rent. The seller for sovereign activation (the program then marks the vault sovereign),
@@ -93,59 +84,9 @@ export interface CreateVaultInstructionInput {
   seller: Address;
 }
 
-/** Accounts: payer (s,w), vault PDA (w), vault SOL storage PDA (w), System program. */
 export function getCreateVaultInstruction(input: CreateVaultInstructionInput): ProgramInstruction {
-  return {
-    programAddress: input.programId,
-    accounts: [
-      signerAccount(input.payer, true),
-      writableAccount(input.vault),
-      writableAccount(input.solStorage),
-      readonlyAccount(SYSTEM_PROGRAM_ADDRESS),
-    ],
-    data: createVaultDataEncoder.encode({ seller: input.seller }),
-  };
+  return build("createVault", "only", input, input);
 }
-
-// ---------------------------------------------------------------------------------------------------
-// Sweep: [0] ‖ mint (32) ‖ amount u64 ‖ is_sol u8 ‖ 7 zero bytes
-
-export interface SweepInstructionData {
-  /** Zero address for SOL. */
-  mint: Address;
-  /** Raw units (lamports for SOL); 0 = everything. */
-  amount: bigint;
-  isSol: boolean;
-}
-
-const sweepDataEncoder: FixedSizeEncoder<SweepInstructionData> = getDiscriminatedEncoder(
-  SWEEP_DISCRIMINATOR,
-  INSTRUCTION_DISCRIMINATOR_PREFIX_SIZE_BYTES,
-  getStructEncoder([
-    ["mint", getAddressEncoder()],
-    ["amount", getU64Encoder()],
-    ["isSol", padRightEncoder(getBooleanEncoder(), 7)],
-  ]),
-);
-const sweepDataDecoder: FixedSizeDecoder<SweepInstructionData> = getDiscriminatedDecoder(
-  "Sweep instruction data",
-  SWEEP_DISCRIMINATOR,
-  INSTRUCTION_DISCRIMINATOR_PREFIX_SIZE_BYTES,
-  getStructDecoder([
-    ["mint", getAddressDecoder()],
-    ["amount", getU64Decoder()],
-    ["isSol", padRightDecoder(getBooleanDecoder(), 7)],
-  ]),
-);
-
-export function getSweepInstructionDataEncoder(): FixedSizeEncoder<SweepInstructionData> {
-  return sweepDataEncoder;
-}
-export function getSweepInstructionDataDecoder(): FixedSizeDecoder<SweepInstructionData> {
-  return sweepDataDecoder;
-}
-export const decodeSweepInstructionData: (data: ReadonlyUint8Array) => SweepInstructionData | null =
-  createSafeDecode(sweepDataDecoder, SWEEP_DISCRIMINATOR);
 
 interface SweepInstructionCommonInput {
   programId: Address;
@@ -158,7 +99,7 @@ interface SweepInstructionCommonInput {
   amount: bigint;
 }
 
-export interface SweepSolInstructionInput extends SweepInstructionCommonInput {
+interface SweepSolInstructionInput extends SweepInstructionCommonInput {
   kind: "sol";
   /** The vault's SOL storage PDA. */
   solStorage: Address;
@@ -168,7 +109,7 @@ export interface SweepSolInstructionInput extends SweepInstructionCommonInput {
   feeReceiver: Address;
 }
 
-export interface SweepSplInstructionInput extends SweepInstructionCommonInput {
+interface SweepSplInstructionInput extends SweepInstructionCommonInput {
   kind: "spl";
   /** ATA(owner = vault PDA, mint, token program). */
   vaultAta: Address;
@@ -180,39 +121,8 @@ export interface SweepSplInstructionInput extends SweepInstructionCommonInput {
   tokenProgram: Address;
 }
 
-export type SweepInstructionInput = SweepSolInstructionInput | SweepSplInstructionInput;
-
-/**
- * SOL accounts: payer (s,w), vault (w), config, vault SOL storage (w), seller (w), fee SOL receiver (w), System.
- * SPL accounts: payer (s,w), vault (w), config, vault ATA (w), seller ATA (w), fee ATA (w), mint, token program.
- */
-export function getSweepInstruction(input: SweepInstructionInput): ProgramInstruction {
-  const head = [signerAccount(input.payer, true), writableAccount(input.vault), readonlyAccount(input.config)];
-  if (input.kind === "sol") {
-    return {
-      programAddress: input.programId,
-      accounts: [
-        ...head,
-        writableAccount(input.solStorage),
-        writableAccount(input.seller),
-        writableAccount(input.feeReceiver),
-        readonlyAccount(SYSTEM_PROGRAM_ADDRESS),
-      ],
-      data: sweepDataEncoder.encode({ mint: SWEEP_SOL_MINT, amount: input.amount, isSol: true }),
-    };
-  }
+export function getSweepInstruction(input: SweepSolInstructionInput | SweepSplInstructionInput): ProgramInstruction {
+  if (input.kind === "sol") return build("sweep", "sol", input, { mint: ZERO_ADDRESS, amount: input.amount, isSol: true });
   if (input.mint === ZERO_ADDRESS) throw new RangeError("an SPL sweep needs a real mint, not the zero address");
-  return {
-    programAddress: input.programId,
-    accounts: [
-      ...head,
-      writableAccount(input.vaultAta),
-      writableAccount(input.sellerAta),
-      writableAccount(input.feeReceiverAta),
-      readonlyAccount(input.mint),
-      readonlyAccount(input.tokenProgram),
-    ],
-    data: sweepDataEncoder.encode({ mint: input.mint, amount: input.amount, isSol: false }),
-  };
+  return build("sweep", "spl", input, { mint: input.mint, amount: input.amount, isSol: false });
 }
-

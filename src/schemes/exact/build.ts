@@ -6,7 +6,7 @@ import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../config/networks";
 import { badRequest } from "../../errors/catalogue";
 import { fetchAccounts, type AccountSnapshot } from "../../solana/accounts";
 import { parseMint, type MintInfo } from "../../solana/mint";
-import { rpcCall, solanaRpc } from "../../solana/rpc";
+import { BLOCKHASH_LIFETIME_SECONDS, getLatestBlockhash } from "../../solana/blockhash";
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../solana/token-programs";
 import { findVaultPda, findVaultSolStoragePda } from "../../programs/universal-settle/pda";
 import { Base58Address, PaymentRequirementsSchema, ResourceInfoSchema, type PaymentRequirements } from "../../x402/schemas";
@@ -33,9 +33,6 @@ export const BuildExactPaymentRequestSchema = v.looseObject({
   autoWrapSol: v.optional(v.boolean("must be true or false")),
 });
 export type BuildExactPaymentRequest = v.InferOutput<typeof BuildExactPaymentRequestSchema>;
-
-/** A signed transaction must land within ~150 blocks of its blockhash: about 60 seconds (spec §8). */
-export const BLOCKHASH_LIFETIME_SECONDS = 60;
 
 export interface ExactBuildResponse extends UnsignedTransactionFields {
   verifyBodyTemplate: VerifyBodyTemplate;
@@ -214,11 +211,6 @@ export async function sourceAtaCandidates(owner: Address, mint: Address): Promis
 }
 
 type LatestBlockhash = Awaited<ReturnType<typeof getLatestBlockhash>>;
-
-export async function getLatestBlockhash(config: Config) {
-  const { value } = await rpcCall(config, "getLatestBlockhash", solanaRpc(config).getLatestBlockhash({ commitment: "confirmed" }));
-  return value;
-}
 
 export function assetLabel(config: Config, asset: Address): string {
   if (asset === config.mints.usdc) return "USDC";

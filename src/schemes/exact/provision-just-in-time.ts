@@ -1,7 +1,6 @@
 import { getCreateAssociatedTokenIdempotentInstruction } from "@solana-program/token";
 import type { Blockhash, Instruction } from "@solana/kit";
 import type { Config } from "../../config/load-config";
-import type { Env } from "../../env";
 import { getCreateVaultInstruction } from "../../programs/universal-settle/instructions";
 import { sendFacilitatorTransaction } from "../../solana/facilitator-transaction";
 import { fetchAccounts } from "../../solana/accounts";
@@ -34,7 +33,7 @@ const FALLBACK_RECOVERY_TARGET_LAMPORTS = 10_000_000n;
  * - the vault creation and the payment are simulated together first: nothing is spent for a payment that could
  *   not land afterwards.
  */
-export async function provisionVaultJustInTime(config: Config, env: Env, payment: VerifiedExactPayment): Promise<{ ok: true } | PaymentRejection> {
+export async function provisionVaultJustInTime(config: Config, db: D1Database, payment: VerifiedExactPayment): Promise<{ ok: true } | PaymentRejection> {
   const seller = payment.merchantWallet;
   const asset = payment.accepted.requirements.asset;
   const minimum = await jitMinimumPayment(config, asset, payment.mint === null);
@@ -54,7 +53,7 @@ export async function provisionVaultJustInTime(config: Config, env: Env, payment
       { payer: payment.payer },
     );
   }
-  const claim = await claimJitProvision(env.DB, {
+  const claim = await claimJitProvision(db, {
     sellerWallet: seller,
     asset,
     dailyCap: config.limits.jitProvisioningDailyCap,
@@ -74,22 +73,22 @@ export async function provisionVaultJustInTime(config: Config, env: Env, payment
     const instructions = await createInstructions(config, payment);
     const simulated = await simulateProvisionedPayment(config, instructions, payment);
     if (!simulated.ok) {
-      await releaseJitProvision(env.DB, seller, asset);
+      await releaseJitProvision(db, seller, asset);
       return { ...simulated, payer: payment.payer };
     }
     // The payment's own blockhash (verified live) serves the vault's transaction too: the payment must land within
     // the same lifetime anyway, and the facilitator saves a getLatestBlockhash call.
     const sent = await sendFacilitatorTransaction(config, instructions, paymentLifetime(payment));
     if (!sent.ok) {
-      await releaseJitProvision(env.DB, seller, asset);
+      await releaseJitProvision(db, seller, asset);
       log("warn", "jit_provisioning_failed", { seller, asset, vault: payment.vault, message: sent.message });
       return rejection("vault_provisioning_failed", `Creating the seller's vault failed: ${sent.message}; retry settle`, { payer: payment.payer });
     }
-    await recordJitSignature(env.DB, seller, asset, sent.signature);
+    await recordJitSignature(db, seller, asset, sent.signature);
     log("info", "jit_provisioned", { seller, asset, vault: payment.vault, signature: sent.signature });
   } catch (error) {
     // An RPC fault before anything was spent: give the claim back so the seller is not blocked.
-    await releaseJitProvision(env.DB, seller, asset).catch(() => undefined);
+    await releaseJitProvision(db, seller, asset).catch(() => undefined);
     throw error;
   }
   rememberExists(payment.vault);

@@ -16,7 +16,8 @@ import { rpcCall, solanaRpc } from "../../solana/rpc";
 import { accountRoles, type DecodedTransaction } from "../../solana/wire-transaction";
 import { rejection, type PaymentRejection } from "../../x402/payment-verdict";
 import type { PaymentTransfer } from "./verify-rules";
-import { rejectionForTransactionError } from "./simulate";
+import { rejectionForTransactionError } from "../../solana/transaction-rejection";
+import { fundsOf } from "./verify-rules";
 
 /**
  * Before the facilitator spends rent on a seller's vault, it simulates the vault creation and the buyer's payment
@@ -49,7 +50,7 @@ export async function simulateProvisionedPayment(
     solanaRpc(config).simulateTransaction(wire, { encoding: "base64", sigVerify: false, replaceRecentBlockhash: true, commitment: "confirmed" }),
   );
   if (result.value.err === null) return { ok: true };
-  const refused = rejectionForTransactionError(result.value.err, result.value.logs ?? [], payment.transfer);
+  const refused = rejectionForTransactionError(result.value.err, result.value.logs ?? [], fundsOf(payment.transfer));
   return rejection(refused.reason, `The payment would not land once the seller's vault exists, so no vault was created for it: ${refused.message}`, refused.code ? { code: refused.code } : {});
 }
 

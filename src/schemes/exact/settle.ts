@@ -1,11 +1,11 @@
 import type { Config } from "../../config/load-config";
-import type { Env } from "../../env";
 import { signAsFeePayer } from "../../solana/fee-payer-signature";
 import { confirmJitProvision } from "../../store/jit-provisions";
 import type { AcceptedRequirements } from "../../x402/payment-verdict";
 import type { VerifySettleBody } from "../../x402/schemas";
-import { settleSignedPayment, settleablePayment, type SettleCall, type Settlement } from "../../settlement/settle-engine";
+import { settleSignedPayment, settleablePayment, settledWith, type SettleCall, type SettleOutcome } from "../../settlement/settle-engine";
 import { verifyExactPayment } from "./verify";
+import { fundsOf } from "./verify-rules";
 import { provisionVaultJustInTime } from "./provision-just-in-time";
 
 /**
@@ -13,25 +13,19 @@ import { provisionVaultJustInTime } from "./provision-just-in-time";
  * fee payer, then the shared settle engine. A vault that does not exist yet is provisioned just in time before the
  * first send, and the provisioning is counted once the payment confirmed.
  */
-export async function settleExactPayment(
-  config: Config,
-  env: Env,
-  body: VerifySettleBody,
-  accepted: AcceptedRequirements,
-  call: SettleCall,
-): Promise<Settlement> {
+export async function settleExactPayment(config: Config, body: VerifySettleBody, accepted: AcceptedRequirements, call: SettleCall): Promise<SettleOutcome> {
   const verified = await verifyExactPayment(config, body, accepted, { simulate: false });
-  if (!verified.ok) return verified;
+  if (!verified.ok) return settledWith(verified);
   const signed = await signAsFeePayer(config, verified.tx);
+  const db = call.ledger;
   return settleSignedPayment(
     config,
-    env,
     settleablePayment(verified, {
-      transfer: verified.transfer,
+      funds: fundsOf(verified.transfer),
       ...(verified.needsProvisioning
         ? {
-            beforeFirstSend: () => provisionVaultJustInTime(config, env, verified),
-            onFirstConfirmation: (nowMs: number) => confirmJitProvision(env.DB, verified.merchantWallet, accepted.requirements.asset, nowMs),
+            beforeFirstSend: () => provisionVaultJustInTime(config, db, verified),
+            onFirstConfirmation: (nowMs: number) => confirmJitProvision(db, verified.merchantWallet, accepted.requirements.asset, nowMs),
           }
         : {}),
     }),

@@ -1,6 +1,8 @@
 import type { Address } from "@solana/kit";
 import type { DecodedInstruction, DecodedTransaction } from "../../solana/wire-transaction";
 import { parseComputeBudgetData } from "../../solana/compute-budget";
+import type { PaymentFunds } from "../../solana/transaction-rejection";
+import type { Refusal, RejectionReason } from "../../x402/payment-verdict";
 import {
   ASSOCIATED_TOKEN_PROGRAM_ADDRESS,
   COMPUTE_BUDGET_PROGRAM_ADDRESS,
@@ -17,10 +19,8 @@ import {
  * Everything here is deny-by-default: an instruction is accepted only when it has a known role.
  */
 
-export interface Rejection {
-  reason: string;
-  message: string;
-}
+/** A rule's refusal: the one rejection shape (payment-verdict's `Refusal`). */
+export type Rejection = Refusal;
 
 /** Where the payment must go, worked out from the requirements before any chain read. */
 export type ExpectedDestination =
@@ -51,6 +51,11 @@ export interface PaymentTransfer {
   decimals?: number;
 }
 
+/** What the payment moves, in the payment core's rail-neutral words (native SOL or a token). */
+export function fundsOf(transfer: Pick<PaymentTransfer, "kind">): PaymentFunds {
+  return transfer.kind === "sol" ? "sol" : "token";
+}
+
 const SYSTEM_TRANSFER = 2;
 const SYSTEM_ADVANCE_NONCE = 4;
 const TOKEN_TRANSFER_CHECKED = 12;
@@ -67,7 +72,7 @@ const MAX_MEMOS = 1;
  */
 const MAX_LIGHTHOUSE_INSTRUCTIONS = 4;
 
-const reject = (reason: string, message: string): { ok: false; rejection: Rejection } => ({ ok: false, rejection: { reason, message } });
+const reject = (reason: RejectionReason, message: string): { ok: false; rejection: Rejection } => ({ ok: false, rejection: { reason, message } });
 
 /** Structural rules (no chain reads, no signature checks): returns the payment transfer or the first rule broken. */
 export function checkExactTransaction(

@@ -7,13 +7,13 @@ import { decodeWireTransaction, type DecodedTransaction } from "../../solana/wir
 import { verifyNonFeePayerSignatures } from "../../solana/signatures";
 import { fetchAccounts, type AccountSnapshot } from "../../solana/accounts";
 import { parseMint, type MintInfo } from "../../solana/mint";
-import { rejection, type AcceptedRequirements, type PaymentRejection } from "../../x402/payment-verdict";
+import { blockhashExpired, rejection, type AcceptedRequirements, type PaymentRejection } from "../../x402/payment-verdict";
 import type { VerifySettleBody } from "../../x402/schemas";
-import { checkExactTransaction, type ExpectedDestination, type PaymentTransfer } from "./verify-rules";
+import { checkExactTransaction, type ExpectedDestination, type PaymentTransfer, fundsOf } from "./verify-rules";
 import { refusedMintExtension } from "./token-extensions";
 import { cachedMint, isKnownToExist, rememberExists, rememberMint } from "./chain-cache";
 import { vaultOf, vaultSolStorageOf, vaultTokenAccountOf } from "./vault-addresses";
-import { simulatePayment } from "./simulate";
+import { simulateSignedPayment } from "../../solana/simulate";
 import { isBlockhashStillValid } from "../../solana/blockhash";
 import { decodeSplitVault } from "../../programs/universal-settle/accounts";
 import { toHex } from "../../solana/bytes";
@@ -126,7 +126,7 @@ export async function verifyExactPayment(
   if (!provisioned) toRead.push(vault, destination, transfer.source);
   const [accounts, simulation] = await Promise.all([
     toRead.length > 0 ? fetchAccounts(config, toRead) : Promise.resolve(new Map<Address, AccountSnapshot | null>()),
-    options.simulate ? simulatePayment(config, tx, transfer) : Promise.resolve(null),
+    options.simulate ? simulateSignedPayment(config, tx, fundsOf(transfer)) : Promise.resolve(null),
   ]);
 
   let mint: MintInfo | null = knownMint;
@@ -178,7 +178,7 @@ export async function verifyExactPayment(
       if (funds) return { ...funds, payer };
       // The simulation fails on the missing vault, but its lifetime verdict still holds; settle, which does not
       // simulate, asks the cluster directly — a vault is never fronted for a payment that cannot land.
-      const lifetime = simulation ? lifetimeRejection(simulation) : (await isBlockhashStillValid(config, tx.recentBlockhash)) ? null : BLOCKHASH_EXPIRED;
+      const lifetime = simulation ? lifetimeRejection(simulation) : (await isBlockhashStillValid(config, tx.recentBlockhash)) ? null : blockhashExpired("refused");
       if (lifetime) return explainChainRefusal(options.ledger, messageHash, { ...lifetime, payer });
       return { ok: true, accepted, tx, messageHash, transfer, payer, merchantWallet, vault, destination, mint, needsProvisioning };
     }
@@ -187,8 +187,6 @@ export async function verifyExactPayment(
   if (simulation && !simulation.ok) return explainChainRefusal(options.ledger, messageHash, { ...simulation, payer });
   return { ok: true, accepted, tx, messageHash, transfer, payer, merchantWallet, vault, destination, mint, needsProvisioning };
 }
-
-const BLOCKHASH_EXPIRED = rejection("blockhash_expired", "The transaction's blockhash has expired; retry build: rebuild and sign the payment again", { code: "BLOCKHASH_EXPIRED" });
 
 function lifetimeRejection(simulation: { ok: true } | PaymentRejection): PaymentRejection | null {
   return !simulation.ok && (simulation.reason === "blockhash_expired" || simulation.reason === "duplicate_settlement") ? simulation : null;

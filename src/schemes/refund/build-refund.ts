@@ -10,7 +10,7 @@ import { MEMO_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS
 import { compileUnsignedTransaction, type UnsignedTransactionFields } from "../../solana/unsigned-transaction";
 import { assetNotAllowedMessage } from "../../x402/asset-allowlist";
 import { Base58Address } from "../../x402/schemas";
-import { BLOCKHASH_LIFETIME_SECONDS, getLatestBlockhash } from "../exact/build";
+import { BLOCKHASH_LIFETIME_SECONDS, getLatestBlockhash } from "../../solana/blockhash";
 import { checkTokenSource } from "../exact/source-funds";
 
 /**

@@ -13,7 +13,7 @@ import {
 import { parsePaymentUidHex, paymentUidToHex } from "../../programs/sla-escrow/payment-uid";
 import { findBankPda, findEscrowConfigPda, findEscrowPda, findPaymentExtPda, findPaymentPda } from "../../programs/sla-escrow/pda";
 import { Base58Address } from "../../x402/schemas";
-import { BLOCKHASH_LIFETIME_SECONDS, getLatestBlockhash } from "../exact/build";
+import { BLOCKHASH_LIFETIME_SECONDS, getLatestBlockhash } from "../../solana/blockhash";
 
 /**
  * Lifecycle builders for one party of a funded SLA-Escrow payment (spec §4.2, wire-notes "Builders"):

@@ -4,21 +4,23 @@ import type { Config } from "../../config/load-config";
 import { badRequest, FacilitatorError } from "../../errors/catalogue";
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../solana/token-programs";
 import { compileUnsignedTransaction, type UnsignedTransactionFields } from "../../solana/unsigned-transaction";
-import { getFundPaymentV2Instruction, MAX_PAYMENT_TTL_SECONDS, MIN_PAYMENT_TTL_SECONDS, type FundPaymentV2InstructionInput } from "../../programs/sla-escrow/instructions";
+import { getFundPaymentV2Instruction, type FundPaymentV2InstructionInput } from "../../programs/sla-escrow/instructions";
 import { NATIVE_SOL_ESCROW_MINT } from "../../programs/sla-escrow/pda";
 import { paymentUidToHex } from "../../programs/sla-escrow/payment-uid";
 import { assetNotAllowedMessage } from "../../x402/asset-allowlist";
 import { Base58Address } from "../../x402/schemas";
-import { BLOCKHASH_LIFETIME_SECONDS } from "../exact/build";
+import { BLOCKHASH_LIFETIME_SECONDS } from "../../solana/blockhash";
 import { escrowFundComputeBudget, escrowFundingAccounts, freshPaymentAccounts, Hash32Hex, hexBytes } from "./build-payment";
 import { getSlaEscrowFacts } from "./escrow-facts";
+import { checkFundingLimits, isEscrowConfigured, notConfiguredMessage, type FundingTerms, type FundingViolation } from "./escrow-terms";
 
 /**
  * `POST /build-sla-escrow-payment-v2-tx` (spec §4.2): an unsigned FundPaymentV2 (instruction 8) that also creates the
  * payment's PaymentExt (adjudicator, arbitration window, mutual actions). The body names the terms directly
  * (wire-notes "Builders"), not an `accepts[]` line. Signed by the buyer, who pays the fee unless `feePayer` names
  * another wallet. Chain access: the cached escrow facts, then one batched read (Payment PDA, mint) next to
- * getLatestBlockhash. Whatever the program or this facilitator's escrow would refuse is a 400 first.
+ * getLatestBlockhash. Whatever the program or this facilitator's escrow would refuse is a 400 first: the escrow's
+ * limits are escrow-terms.ts's `checkFundingLimits`, the same rules an `accepts[]` line is held to.
  */
 
 const I64_MAX = 0x7fff_ffff_ffff_ffffn;
@@ -82,24 +84,12 @@ export async function buildEscrowPaymentV2(config: Config, request: BuildEscrowP
   }
 
   const facts = await getSlaEscrowFacts(config, mint);
-  if (!facts.bankAccount || !facts.escrowConfig || !facts.escrowAccount) {
-    throw new FacilitatorError("NOT_IMPLEMENTED", `The SLA-Escrow rail is not configured for mint ${mint} on this cluster (program ${facts.programId}: bank, config or escrow account missing)`);
-  }
+  if (!isEscrowConfigured(facts)) throw new FacilitatorError("NOT_IMPLEMENTED", notConfiguredMessage(facts, mint));
   const { programId, bank, configAddress, escrow } = facts;
-  if (seller === escrow) throw badRequest("seller: must be the seller's wallet, not the Escrow PDA");
-  const terms = facts.escrowAccount;
-  if (terms.paused) throw badRequest(`mint: the escrow for ${mint} is paused by its operator; try again later`);
-  if (amount < terms.minPaymentAmount || amount > terms.maxPaymentAmount) {
-    throw badRequest(`amount: ${amount} is outside the escrow's range [${terms.minPaymentAmount}, ${terms.maxPaymentAmount}] raw units for ${mint}`);
-  }
-  if (amount < terms.minFeeAmount) throw badRequest(`amount: ${amount} is below the escrow's minimum fee of ${terms.minFeeAmount} raw units: the seller would receive nothing`);
-  const cutoff = request.deliveryCutoffOverride > 0n ? request.deliveryCutoffOverride : facts.escrowConfig.deliveryCutoffSeconds;
-  const floor = cutoff + BigInt(config.slaEscrow.deliveryBudgetSeconds);
-  if (ttlSeconds < MIN_PAYMENT_TTL_SECONDS || ttlSeconds > MAX_PAYMENT_TTL_SECONDS || ttlSeconds < floor) {
-    throw badRequest(
-      `ttlSeconds: ${ttlSeconds} must lie in [${MIN_PAYMENT_TTL_SECONDS}, ${MAX_PAYMENT_TTL_SECONDS}] and cover the delivery cutoff plus the delivery budget (${floor} s)`,
-    );
-  }
+  const deliveryCutoffSeconds = request.deliveryCutoffOverride > 0n ? request.deliveryCutoffOverride : facts.escrowConfig.deliveryCutoffSeconds;
+  const terms = { seller, mint, amount, ttlSeconds, deliveryCutoffSeconds };
+  const violation = checkFundingLimits(facts, config, terms);
+  if (violation !== null) throw badRequest(bodyMessage(violation, terms));
 
   const isSol = mint === NATIVE_SOL_ESCROW_MINT;
   const { uid, payment, paymentExt, accounts, blockhash } = await freshPaymentAccounts(config, { programId, bank, mint, isSol, request });
@@ -159,4 +149,18 @@ export async function buildEscrowPaymentV2(config: Config, request: BuildEscrowP
       `The blockhash is valid for about ${BLOCKHASH_LIFETIME_SECONDS} seconds: sign and send promptly.`,
     ],
   };
+}
+
+/** A violation in the words of this builder's body: `field: …`, as its other 400s. */
+function bodyMessage({ term, rule }: FundingViolation, terms: FundingTerms): string {
+  switch (term) {
+    case "seller":
+      return `seller: ${rule}`;
+    case "escrow":
+      return `mint: the escrow for ${terms.mint} ${rule}`;
+    case "amount":
+      return `amount: ${terms.amount} ${rule}`;
+    case "ttl":
+      return `ttlSeconds: ${terms.ttlSeconds} ${rule}`;
+  }
 }

@@ -14,7 +14,7 @@ import { parsePaymentUidHex, paymentUidFromString, paymentUidToHex, randomPaymen
 import { assetNotAllowedMessage } from "../../x402/asset-allowlist";
 import { normalizeScheme } from "../../x402/scheme-names";
 import { Base58Address, PaymentRequirementsSchema, ResourceInfoSchema } from "../../x402/schemas";
-import { BLOCKHASH_LIFETIME_SECONDS, getLatestBlockhash } from "../exact/build";
+import { BLOCKHASH_LIFETIME_SECONDS, getLatestBlockhash } from "../../solana/blockhash";
 import { checkEscrowTerms } from "./escrow-terms";
 
 /**

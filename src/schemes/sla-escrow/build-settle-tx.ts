@@ -11,7 +11,7 @@ import { parsePaymentUidHex } from "../../programs/sla-escrow/payment-uid";
 import { findBankPda, findPaymentPda } from "../../programs/sla-escrow/pda";
 import { decidePayout } from "../../jobs/escrow-keeper/decide";
 import { Base58Address } from "../../x402/schemas";
-import { BLOCKHASH_LIFETIME_SECONDS, getLatestBlockhash } from "../exact/build";
+import { BLOCKHASH_LIFETIME_SECONDS, getLatestBlockhash } from "../../solana/blockhash";
 import { PaymentUidHex } from "./build-party-tx";
 
 const CLOCK_SYSVAR = address("SysvarC1ock11111111111111111111111111111111");

@@ -1,7 +1,6 @@
 import type { Config } from "../../config/load-config";
-import type { Env } from "../../env";
 import { signAsFeePayer } from "../../solana/fee-payer-signature";
-import { settleSignedPayment, settleablePayment, type SettleCall, type Settlement, type SignedPayment } from "../../settlement/settle-engine";
+import { settleSignedPayment, settleablePayment, settledWith, type SettleCall, type SettleOutcome, type Settlement, type SignedPayment } from "../../settlement/settle-engine";
 import type { AcceptedRequirements } from "../../x402/payment-verdict";
 import type { VerifySettleBody } from "../../x402/schemas";
 import { verifyEscrowPayment, type VerifiedEscrowPayment } from "./verify";
@@ -18,20 +17,15 @@ import { log } from "../../observability/log";
  * The keeper watches the payment only once the cluster accepted the funding (a failing funding never reaches its
  * queue); a sponsored funding that executed and failed counts against its payer's cap (see verify).
  */
-export async function settleEscrowPayment(
-  config: Config,
-  env: Env,
-  body: VerifySettleBody,
-  accepted: AcceptedRequirements,
-  call: SettleCall,
-): Promise<Settlement> {
+export async function settleEscrowPayment(config: Config, body: VerifySettleBody, accepted: AcceptedRequirements, call: SettleCall): Promise<SettleOutcome> {
   // With the ledger, verify also refuses a sponsored funding of a payer over its failure cap (before anything is signed).
-  const verified = await verifyEscrowPayment(config, body, accepted, { simulate: false, ledger: env.DB });
-  if (!verified.ok) return verified;
+  const verified = await verifyEscrowPayment(config, body, accepted, { simulate: false, ledger: call.ledger });
+  if (!verified.ok) return settledWith(verified);
   const signed = await signedFunding(config, verified);
-  const settlement = await settleSignedPayment(config, env, settleablePayment(verified, { transfer: null }), signed, call);
-  await recordFundingOutcome(env.DB, verified, signed.signature, settlement);
-  return settlement;
+  // A funding moves tokens (an escrow's mint); refusals word a shortfall as the buyer's tokens.
+  const outcome = await settleSignedPayment(config, settleablePayment(verified, { funds: "token" }), signed, call);
+  await recordFundingOutcome(call.ledger, verified, signed.signature, outcome.settlement);
+  return outcome;
 }
 
 async function signedFunding(config: Config, verified: VerifiedEscrowPayment): Promise<SignedPayment> {

@@ -1,5 +1,6 @@
 import type { Address } from "@solana/kit";
 import type { DecodedInstruction, DecodedTransaction } from "../../solana/wire-transaction";
+import type { Refusal, RejectionReason } from "../../x402/payment-verdict";
 import { parseComputeBudgetData } from "../../solana/compute-budget";
 import { COMPUTE_BUDGET_PROGRAM_ADDRESS } from "../../solana/token-programs";
 import { checkFundingPreparations, isFundingPreparation } from "./funding-preparation";
@@ -34,9 +35,9 @@ export interface FundingShape {
   sponsored: boolean;
 }
 
-export type RuleResult = { ok: true; funding: FundingShape } | { ok: false; reason: string; message: string };
+export type RuleResult = { ok: true; funding: FundingShape } | ({ ok: false } & Refusal);
 
-const fail = (reason: string, message: string): RuleResult => ({ ok: false, reason, message });
+const fail = (reason: RejectionReason, message: string): RuleResult => ({ ok: false, reason, message });
 
 export function checkEscrowFundingTransaction(tx: DecodedTransaction, policy: EscrowPolicy): RuleResult {
   if (tx.usesAddressLookupTables) {

@@ -3,16 +3,15 @@ import { findAssociatedTokenPda } from "@solana-program/token";
 import type { Config } from "../../config/load-config";
 import { fetchAccounts, type AccountSnapshot } from "../../solana/accounts";
 import { toHex } from "../../solana/bytes";
-import { callJsonRpc } from "../../solana/json-rpc";
 import { verifyAllSignatures, verifyNonFeePayerSignatures } from "../../solana/signatures";
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../solana/token-programs";
 import { decodeWireTransaction, type DecodedTransaction } from "../../solana/wire-transaction";
 import { getFundPaymentInstruction } from "../../programs/sla-escrow/instructions";
 import { findEscrowSolStoragePda, findPaymentPda } from "../../programs/sla-escrow/pda";
 import { explainChainRefusal } from "../../settlement/already-settled";
-import { rejection, type AcceptedRequirements, type PaymentRejection } from "../../x402/payment-verdict";
+import { rejection, type AcceptedRequirements, type PaymentRejection, type Refusal } from "../../x402/payment-verdict";
 import type { VerifySettleBody } from "../../x402/schemas";
-import { programsOf, rejectionForTransactionError } from "../exact/simulate";
+import { simulateSignedPayment } from "../../solana/simulate";
 import { ESCROW_FUND_COMPUTE_UNIT_LIMIT } from "./build-payment";
 import { checkEscrowTerms } from "./escrow-terms";
 import { checkEscrowFundingTransaction } from "./verify-rules";
@@ -126,7 +125,7 @@ function accountsOf(instruction: { accounts?: readonly { address: Address }[] })
 function fundingFieldMismatch(
   data: { seller: Address; mint: Address; amount: bigint; ttlSeconds: bigint; oracleAuthority: Address },
   expected: { seller: Address; mint: Address; amount: bigint; ttlSeconds: bigint; oracles: readonly Address[] },
-): { reason: string; message: string } | null {
+): Refusal | null {
   if (data.seller !== expected.seller) {
     return { reason: "invalid_sla_escrow_payload_seller_mismatch", message: `FundPayment.seller ${data.seller} is not the line's seller ${expected.seller} (extra.beneficiary / extra.merchantWallet)` };
   }
@@ -165,12 +164,8 @@ async function sponsorshipRefusal(config: Config, db: D1Database, payer: Address
  * A fee-payer shortfall of a buyer-paid funding is the buyer's, not the facilitator's.
  */
 async function simulateFunding(config: Config, tx: DecodedTransaction, sponsored: boolean): Promise<{ ok: true } | PaymentRejection> {
-  const result = await callJsonRpc<{ value: { err: unknown; logs?: string[] | null } }>(config, "simulateTransaction", [
-    tx.wireBase64,
-    { encoding: "base64", sigVerify: false, replaceRecentBlockhash: false, commitment: "confirmed" },
-  ]);
-  if (result.value.err === null) return { ok: true };
-  const refused = rejectionForTransactionError(result.value.err, result.value.logs ?? [], null, programsOf(tx));
+  const refused = await simulateSignedPayment(config, tx, "token");
+  if (refused.ok) return refused;
   if (!sponsored && refused.reason === "facilitator_insufficient_funds") {
     return rejection("insufficient_funds", "The buyer cannot pay the network fee of its own funding transaction");
   }

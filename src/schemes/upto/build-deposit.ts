@@ -10,7 +10,8 @@ import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../solana/
 import type { UnsignedTransactionFields } from "../../solana/unsigned-transaction";
 import { assetNotAllowedMessage } from "../../x402/asset-allowlist";
 import { Base58Address, PaymentRequirementsSchema, ResourceInfoSchema, U64_MAX, type PaymentRequirements } from "../../x402/schemas";
-import { assetLabel, BLOCKHASH_LIFETIME_SECONDS, getLatestBlockhash, readPaymentMint, sourceAtaCandidates } from "../exact/build";
+import { BLOCKHASH_LIFETIME_SECONDS, getLatestBlockhash } from "../../solana/blockhash";
+import { assetLabel, readPaymentMint, sourceAtaCandidates } from "../exact/build";
 import { randomMemoNonce } from "../exact/build-transaction";
 import { checkTokenSource, formatUnits } from "../exact/source-funds";
 import { buildUptoDepositTransaction, randomChannelSalt, UPTO_OPEN_COMPUTE_UNIT_LIMIT } from "./build-deposit-transaction";

@@ -1,16 +1,15 @@
 import { getBase64Encoder, type Address } from "@solana/kit";
 import type { Config } from "../../config/load-config";
-import type { Env } from "../../env";
 import { encodeBase58 } from "../../solana/base58";
 import { signAsFeePayer } from "../../solana/fee-payer-signature";
 import { decodeWireTransaction } from "../../solana/wire-transaction";
-import { settleSignedPayment, settleablePayment, type SettleCall, type Settlement } from "../../settlement/settle-engine";
+import { settleSignedPayment, settleablePayment, settledWith, type SettleCall, type SettleOutcome } from "../../settlement/settle-engine";
 import { getSettlementState } from "../../store/settlements";
 import { getChannelWithDeposit, recordChannelOpen, scheduleChannelCheck, storeClaimTransaction, type StoredClaim } from "../../store/upto-channels";
 import { rejection, type AcceptedRequirements, type PaymentRejection } from "../../x402/payment-verdict";
 import type { UptoPayload, VerifySettleBody } from "../../x402/schemas";
-import { channelTermsOf, checkPayloadWindow } from "./channel-terms";
-import { buildSignedClaim, claimVoucher, isDelegatedCaller } from "./claim";
+import { channelTermsOf, checkPayloadWindow, type ChannelTerms } from "./channel-terms";
+import { buildSignedClaim, claimVoucher, isDelegatedCaller, type ClaimVoucher } from "./claim";
 import { uptoPayloadOf, verifyUptoDeposit, type VerifiedUptoDeposit } from "./verify";
 
 /**
@@ -28,12 +27,13 @@ export const ABANDON_GRACE_SECONDS = 120;
 /** After a confirmed claim, when the keeper comes for the channel account's rent (Reclaim waits 1,500 slots). */
 const RECLAIM_CHECK_DELAY_MS = 15 * 60_000;
 
-export async function settleUptoPayment(config: Config, env: Env, body: VerifySettleBody, accepted: AcceptedRequirements, call: SettleCall): Promise<Settlement> {
-  const payload = uptoPayloadOf(body);
-  if ("ok" in payload) return payload;
+export async function settleUptoPayment(config: Config, body: VerifySettleBody, accepted: AcceptedRequirements, call: SettleCall): Promise<SettleOutcome> {
+  const parsed = uptoPayloadOf(body);
+  if (!parsed.ok) return settledWith(parsed);
+  const payload = parsed.payload;
   const step = settleStep(config, accepted, payload);
-  if (typeof step !== "string") return step;
-  return step === "deposit" ? settleDeposit(config, env, body, accepted, payload, call) : settleClaim(config, env, accepted, payload, call);
+  if (typeof step !== "string") return settledWith(step);
+  return step === "deposit" ? settleDeposit(config, body, accepted, payload, call) : settleClaim(config, accepted, payload, call);
 }
 
 /** Deposit or claim, the way the official facilitator tells them apart (`type` first; older servers without it). */
@@ -51,22 +51,21 @@ function settleStep(config: Config, accepted: AcceptedRequirements, payload: Upt
   return rejection("invalid_upto_svm_payload_missing_voucher", "A claim below the ceiling needs the seller's voucherSignature", { payer });
 }
 
-async function settleDeposit(config: Config, env: Env, body: VerifySettleBody, accepted: AcceptedRequirements, payload: UptoPayload, call: SettleCall): Promise<Settlement> {
+async function settleDeposit(config: Config, body: VerifySettleBody, accepted: AcceptedRequirements, payload: UptoPayload, call: SettleCall): Promise<SettleOutcome> {
   const terms = channelTermsOf(config, accepted.requirements, payload.from);
-  if ("ok" in terms) return terms;
+  if ("ok" in terms) return settledWith(terms);
   if (terms.delegated && !isDelegatedCaller(config, call.callerCredential ?? null)) {
-    return rejection("invalid_upto_svm_delegated_settle_unauthenticated", "A deposit for this facilitator's receiver authorizer needs the seller's bearer token in the Authorization header", { payer: payload.from });
+    return settledWith(rejection("invalid_upto_svm_delegated_settle_unauthenticated", "A deposit for this facilitator's receiver authorizer needs the seller's bearer token in the Authorization header", { payer: payload.from }));
   }
   // No simulation here: the send's preflight runs the same one.
-  const verified = await verifyUptoDeposit(config, body, accepted, payload, { simulate: false, ledger: env.DB, settling: true });
-  if (!verified.ok) return verified;
+  const verified = await verifyUptoDeposit(config, body, accepted, payload, { simulate: false, ledger: call.ledger, settling: true });
+  if (!verified.ok) return settledWith(verified);
   const signed = await signAsFeePayer(config, verified.tx);
   return settleSignedPayment(
     config,
-    env,
     settleablePayment(
       { accepted, messageHash: verified.messageHash, payer: verified.payer, merchantWallet: accepted.requirements.payTo as Address, tx: verified.tx },
-      { transfer: null, beforeFirstSend: () => recordOpen(env.DB, verified) },
+      { funds: "token", beforeFirstSend: () => recordOpen(call.ledger, verified) },
     ),
     signed,
     call,
@@ -96,52 +95,76 @@ async function recordOpen(db: D1Database, verified: VerifiedUptoDeposit): Promis
   return rejection("invalid_upto_svm_channel_already_open", `Channel ${verified.channelId} already has a deposit in flight or settled; a deposit opens a new channel`, { payer: verified.payer });
 }
 
-async function settleClaim(config: Config, env: Env, accepted: AcceptedRequirements, payload: UptoPayload, call: SettleCall): Promise<Settlement> {
+async function settleClaim(config: Config, accepted: AcceptedRequirements, payload: UptoPayload, call: SettleCall): Promise<SettleOutcome> {
   const payer = payload.from;
   const requirements = accepted.requirements;
   const terms = channelTermsOf(config, requirements, payer);
-  if ("ok" in terms) return terms;
+  if ("ok" in terms) return settledWith(terms);
   const window = checkPayloadWindow(config, requirements, terms, payload, Math.floor(Date.now() / 1000));
-  if (window) return window;
+  if (window) return settledWith(window);
   // The voucher is checked (or, delegated, signed) before anything else is read or signed.
   const voucher = await claimVoucher(config, payload, terms, accepted.amount, call.callerCredential ?? null);
-  if ("ok" in voucher) return voucher;
+  if ("ok" in voucher) return settledWith(voucher);
 
-  const found = await getChannelWithDeposit(env.DB, payload.channelId);
+  const line = { payTo: requirements.payTo as Address, mint: requirements.asset as Address };
+  for (let attempt = 0; ; attempt++) {
+    const claim = await claimToSettle(config, call.ledger, payload, terms, accepted.amount, line, voucher);
+    if ("ok" in claim) return settledWith(claim);
+    const outcome = await settleStoredClaim(config, accepted, payload, claim, call);
+    const settlement = outcome.settlement;
+    // Our own claim expired before the cluster saw it: the seller cannot rebuild it, so sign a fresh one once.
+    if (attempt === 0 && !settlement.ok && !("pending" in settlement) && settlement.reason === "blockhash_expired") continue;
+    return outcome;
+  }
+}
+
+/**
+ * The claim transaction this call settles: the one already signed for the channel (the same bytes for every call),
+ * or — none yet, or the last one failed — a new one, stored unless a concurrent call stored its own first.
+ */
+async function claimToSettle(
+  config: Config,
+  db: D1Database,
+  payload: UptoPayload,
+  terms: ChannelTerms,
+  amount: bigint,
+  line: { payTo: Address; mint: Address },
+  voucher: ClaimVoucher,
+): Promise<StoredClaim | PaymentRejection> {
+  const payer = payload.from;
+  const found = await getChannelWithDeposit(db, payload.channelId);
   const refused = (message: string) => rejection("invalid_upto_svm_channel_state", message, { payer });
   if (!found) return refused(`Channel ${payload.channelId} was not opened through this facilitator`);
   const { channel } = found;
-  if (channel.payer !== payer || channel.payTo !== requirements.payTo || channel.asset !== requirements.asset || channel.deposit !== payload.maxAmount) {
+  if (channel.payer !== payer || channel.payTo !== line.payTo || channel.asset !== line.mint || channel.deposit !== payload.maxAmount) {
     return refused(`Channel ${payload.channelId} was opened for another payment`);
   }
   if (found.depositState !== "confirmed") return refused(`The deposit of channel ${payload.channelId} is not confirmed yet; settle the deposit first`);
 
-  let claim = channel.claim;
-  if (claim && claim.amount !== accepted.amount.toString()) return otherClaim(claim, payer);
-  if (!claim || (await getSettlementState(env.DB, claim.messageHash))?.state === "failed") {
-    const built = await buildSignedClaim(config, payload, terms, { payTo: requirements.payTo as Address, mint: requirements.asset as Address, tokenProgram: channel.tokenProgram as Address }, voucher);
-    if ("ok" in built) return built;
-    const mine: StoredClaim = { messageHash: built.messageHash, amount: accepted.amount.toString(), transaction: built.wireBase64 };
-    if (await storeClaimTransaction(env.DB, payload.channelId, mine, claim?.messageHash ?? null, Date.now())) {
-      claim = mine;
-    } else {
-      // A concurrent call stored its claim first: settle that one (the same bytes for everyone).
-      claim = (await getChannelWithDeposit(env.DB, payload.channelId))?.channel.claim ?? null;
-      if (!claim) return refused(`Channel ${payload.channelId} is no longer open`);
-      if (claim.amount !== accepted.amount.toString()) return otherClaim(claim, payer);
-    }
-  }
+  const claim = channel.claim;
+  if (claim && claim.amount !== amount.toString()) return otherClaim(claim, payer);
+  if (claim && (await getSettlementState(db, claim.messageHash))?.state !== "failed") return claim;
+  const built = await buildSignedClaim(config, payload, terms, { ...line, tokenProgram: channel.tokenProgram as Address }, voucher);
+  if ("ok" in built) return built;
+  const mine: StoredClaim = { messageHash: built.messageHash, amount: amount.toString(), transaction: built.wireBase64 };
+  if (await storeClaimTransaction(db, payload.channelId, mine, claim?.messageHash ?? null, Date.now())) return mine;
+  // A concurrent call stored its claim first: settle that one.
+  const winner = (await getChannelWithDeposit(db, payload.channelId))?.channel.claim ?? null;
+  if (!winner) return refused(`Channel ${payload.channelId} is no longer open`);
+  return winner.amount === amount.toString() ? winner : otherClaim(winner, payer);
+}
 
+async function settleStoredClaim(config: Config, accepted: AcceptedRequirements, payload: UptoPayload, claim: StoredClaim, call: SettleCall): Promise<SettleOutcome> {
   const decoded = decodeWireTransaction(claim.transaction);
   if (!decoded.ok) throw new Error(`stored claim of channel ${payload.channelId} does not decode: ${decoded.message}`);
   const tx = decoded.tx;
   const channelId = payload.channelId;
+  const db = call.ledger;
   return settleSignedPayment(
     config,
-    env,
     settleablePayment(
-      { accepted, messageHash: claim.messageHash, payer: payer as Address, merchantWallet: requirements.payTo as Address, tx },
-      { transfer: null, onFirstConfirmation: (nowMs) => scheduleChannelCheck(env.DB, channelId, nowMs + RECLAIM_CHECK_DELAY_MS, nowMs) },
+      { accepted, messageHash: claim.messageHash, payer: payload.from as Address, merchantWallet: accepted.requirements.payTo as Address, tx },
+      { funds: "token", onFirstConfirmation: (nowMs) => scheduleChannelCheck(db, channelId, nowMs + RECLAIM_CHECK_DELAY_MS, nowMs) },
     ),
     { wireBytes: new Uint8Array(getBase64Encoder().encode(claim.transaction)), signature: signatureOf(tx.signatures[0]) },
     call,

@@ -2,16 +2,15 @@ import type { Address } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import type { Config } from "../../config/load-config";
 import { fetchAccounts } from "../../solana/accounts";
-import { callJsonRpc } from "../../solana/json-rpc";
 import { rpcCall, solanaRpc } from "../../solana/rpc";
 import { toHex } from "../../solana/bytes";
 import { verifyNonFeePayerSignatures } from "../../solana/signatures";
 import { decodeWireTransaction, type DecodedTransaction } from "../../solana/wire-transaction";
 import { explainChainRefusal } from "../../settlement/already-settled";
 import { getSettlementState } from "../../store/settlements";
-import { rejectionForTransactionError, programsOf } from "../exact/simulate";
+import { simulateSignedPayment } from "../../solana/simulate";
 import { rejection, type AcceptedRequirements, type PaymentRejection } from "../../x402/payment-verdict";
-import { isUptoPayload, type UptoPayload, type VerifySettleBody } from "../../x402/schemas";
+import { parseUptoPayload, type UptoPayload, type VerifySettleBody } from "../../x402/schemas";
 import { channelTermsOf, checkPayloadWindow, type ChannelTerms } from "./channel-terms";
 import { checkOpenTransaction, OPEN_TRANSACTION_REASON, type VerifiedOpen } from "./open-rules";
 
@@ -33,9 +32,9 @@ export interface VerifiedUptoDeposit {
 }
 
 /** The upto payload of a body, or the official facilitator's reason for a payload of another shape. */
-export function uptoPayloadOf(body: VerifySettleBody): UptoPayload | PaymentRejection {
-  const payload = body.paymentPayload.payload;
-  return isUptoPayload(payload) ? payload : rejection("unsupported_payload_type", "An upto payment carries a payment-channel open (payload.openTransaction and its fields), not a transaction");
+export function uptoPayloadOf(body: VerifySettleBody): { ok: true; payload: UptoPayload } | PaymentRejection {
+  const payload = parseUptoPayload(body.paymentPayload.payload);
+  return payload ? { ok: true, payload } : rejection("unsupported_payload_type", "An upto payment carries a payment-channel open (payload.openTransaction and its fields), not a transaction");
 }
 
 /**
@@ -48,8 +47,9 @@ export async function verifyUptoPayment(
   accepted: AcceptedRequirements,
   options: { simulate: boolean; ledger?: D1Database },
 ): Promise<{ ok: true; payer: string } | PaymentRejection> {
-  const payload = uptoPayloadOf(body);
-  if ("ok" in payload) return payload;
+  const parsed = uptoPayloadOf(body);
+  if (!parsed.ok) return parsed;
+  const payload = parsed.payload;
   if (payload.type !== undefined) return rejection("invalid_upto_svm_payload_type", "payload.type is set by the seller's server when it settles; /verify checks the buyer's deposit as signed", { payer: payload.from });
   const verified = await verifyUptoDeposit(config, body, accepted, payload, options);
   return verified.ok ? { ok: true, payer: verified.payer } : verified;
@@ -121,7 +121,8 @@ export async function verifyUptoDeposit(
   const [accounts, slot, simulation] = await Promise.all([
     fetchAccounts(config, [mint, channelId, treasury]),
     rpcCall(config, "getSlot", solanaRpc(config).getSlot({ commitment: "confirmed" })),
-    options.simulate ? simulateOpen(config, tx) : Promise.resolve(null),
+    // The fee payer has not signed yet; the deposit leaves the buyer's token account.
+    options.simulate ? simulateSignedPayment(config, tx, "token") : Promise.resolve(null),
   ]);
   const mintAccount = accounts.get(mint);
   if (!mintAccount || mintAccount.owner !== open.tokenProgram) {
@@ -147,14 +148,4 @@ export async function verifyUptoDeposit(
   }
   if (simulation && !simulation.ok) return explainChainRefusal(options.ledger, messageHash, { ...simulation, payer });
   return { ok: true, accepted, payload, terms, tx, messageHash, open, payer: payer as Address, channelId };
-}
-
-/** Simulates the buyer-signed open (the fee payer has not signed yet: signatures are not verified). */
-async function simulateOpen(config: Config, tx: DecodedTransaction): Promise<{ ok: true } | PaymentRejection> {
-  const result = await callJsonRpc<{ value: { err: unknown; logs?: string[] | null } }>(config, "simulateTransaction", [
-    tx.wireBase64,
-    { encoding: "base64", sigVerify: false, replaceRecentBlockhash: false, commitment: "confirmed" },
-  ]);
-  if (result.value.err === null) return { ok: true };
-  return rejectionForTransactionError(result.value.err, result.value.logs ?? [], null, programsOf(tx));
 }

@@ -7,8 +7,6 @@ import {
   MUTUAL_ACTION,
   SLA_ESCROW_INSTRUCTION,
   decodeFundPaymentInstructionData,
-  decodeFundPaymentV2InstructionData,
-  decodeResolveWithSplitInstructionData,
   getAcceptMutualActionInstruction,
   getApproveDeliveryInstruction,
   getClosePaymentInstruction,
@@ -24,6 +22,7 @@ import {
   getSubmitDeliveryInstruction,
   type FundPaymentInstructionData,
 } from "../../../src/programs/sla-escrow/instructions";
+import { fundPaymentV2Data, resolveWithSplitData } from "../../fixtures/instruction-data";
 import { addressFromBytes, bytes, fill32, seq32, zeros } from "./byte-vectors";
 
 const programId = address(CLUSTERS.devnet.slaEscrowProgramId);
@@ -191,8 +190,8 @@ describe("FundPaymentV2 (8)", () => {
       ...v2Data,
     });
     expect(instruction.data).toEqual(v2Bytes);
-    expect(decodeFundPaymentV2InstructionData(v2Bytes)).toEqual(v2Data);
-    expect(decodeFundPaymentV2InstructionData(fundPaymentBytes)).toBeNull();
+    expect(fundPaymentV2Data.safeDecode(v2Bytes)).toEqual(v2Data);
+    expect(fundPaymentV2Data.safeDecode(fundPaymentBytes)).toBeNull();
     expect(decodeFundPaymentInstructionData(v2Bytes)).toBeNull();
   });
 
@@ -420,7 +419,7 @@ describe("ResolveWithSplit (12)", () => {
   it("encodes 73 bytes and decodes back", () => {
     const instruction = getResolveWithSplitInstruction({ kind: "sol", ...common, solStorage });
     expect(instruction.data).toEqual(expected);
-    expect(decodeResolveWithSplitInstructionData(expected)).toEqual(data);
+    expect(resolveWithSplitData.safeDecode(expected)).toEqual(data);
   });
 
   it("SOL account list", () => {

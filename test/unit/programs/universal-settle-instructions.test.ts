@@ -2,22 +2,15 @@ import { AccountRole, address, createNoopSigner } from "@solana/kit";
 import { describe, expect, it } from "vitest";
 import { CLUSTERS } from "../../../src/config/networks";
 import { ProgramDataError } from "../../../src/programs/program-data-error";
-import {
-  CREATE_VAULT_DISCRIMINATOR,
-  CREATE_VAULT_INSTRUCTION_DATA_SIZE,
-  SWEEP_DISCRIMINATOR,
-  SWEEP_INSTRUCTION_DATA_SIZE,
-  SWEEP_SOL_MINT,
-  decodeCreateVaultInstructionData,
-  decodeSweepInstructionData,
-  getCreateVaultInstruction,
-  getCreateVaultInstructionDataDecoder,
-  getCreateVaultInstructionDataEncoder,
-  getSweepInstruction,
-  getSweepInstructionDataDecoder,
-  getSweepInstructionDataEncoder,
-} from "../../../src/programs/universal-settle/instructions";
+import { UNIVERSAL_SETTLE_INSTRUCTION, getCreateVaultInstruction, getSweepInstruction } from "../../../src/programs/universal-settle/instructions";
+import { ZERO_ADDRESS } from "../../../src/programs/zero-address";
+import { createVaultData, sweepData } from "../../fixtures/instruction-data";
 import { addressFromBytes, bytes, seq32, zeros } from "./byte-vectors";
+
+/**
+ * Byte equality with docs/universal-settle-abi.md ("Instructions"): every expected data byte and account meta
+ * below is written out by hand from that document, and the builders must produce exactly them.
+ */
 
 const programId = address(CLUSTERS.devnet.universalSettleProgramId);
 const SYSTEM = "11111111111111111111111111111111";
@@ -38,20 +31,21 @@ describe("CreateVault", () => {
   );
 
   it("encodes [1] ‖ seller (33 bytes) and decodes back", () => {
-    expect(CREATE_VAULT_DISCRIMINATOR).toBe(1);
-    expect(CREATE_VAULT_INSTRUCTION_DATA_SIZE).toBe(33);
-    expect(getCreateVaultInstructionDataEncoder().encode({ seller })).toEqual(dataBytes);
-    expect(getCreateVaultInstructionDataDecoder().decode(dataBytes)).toEqual({ seller });
-    expect(decodeCreateVaultInstructionData(dataBytes)).toEqual({ seller });
+    expect(UNIVERSAL_SETTLE_INSTRUCTION.CREATE_VAULT).toBe(1);
+    const { data } = getCreateVaultInstruction({ programId, payer, vault, solStorage, seller });
+    expect(data).toHaveLength(33);
+    expect(data).toEqual(dataBytes);
+    expect(createVaultData.decode(dataBytes)).toEqual({ seller });
+    expect(createVaultData.safeDecode(data)).toEqual({ seller });
   });
 
   it("rejects wrong length and discriminator", () => {
-    expect(decodeCreateVaultInstructionData(dataBytes.subarray(0, 32))).toBeNull();
-    expect(decodeCreateVaultInstructionData(bytes(dataBytes, [0]))).toBeNull();
+    expect(createVaultData.safeDecode(dataBytes.subarray(0, 32))).toBeNull();
+    expect(createVaultData.safeDecode(bytes(dataBytes, [0]))).toBeNull();
     const sweepDisc = dataBytes.slice();
     sweepDisc[0] = 0;
-    expect(decodeCreateVaultInstructionData(sweepDisc)).toBeNull();
-    expect(() => getCreateVaultInstructionDataDecoder().decode(sweepDisc)).toThrow(ProgramDataError);
+    expect(createVaultData.safeDecode(sweepDisc)).toBeNull();
+    expect(() => createVaultData.decode(sweepDisc)).toThrow(ProgramDataError);
   });
 
   it("lists payer (s,w), vault (w), SOL storage (w), System", () => {
@@ -89,29 +83,45 @@ describe("Sweep", () => {
     [0, 0, 0, 0, 0, 0, 0], // @42
   );
 
+  const splInput = {
+    kind: "spl" as const,
+    programId,
+    payer,
+    vault,
+    config,
+    vaultAta: addressFromBytes(seq32(201)),
+    sellerAta: addressFromBytes(seq32(202)),
+    feeReceiverAta: addressFromBytes(seq32(203)),
+    mint,
+    tokenProgram: address(TOKEN),
+  };
+  const solInput = { kind: "sol" as const, programId, payer, vault, config, solStorage, seller, feeReceiver };
+
   it("encodes 49 bytes for SPL and SOL and decodes back", () => {
-    expect(SWEEP_DISCRIMINATOR).toBe(0);
-    expect(SWEEP_INSTRUCTION_DATA_SIZE).toBe(49);
+    expect(UNIVERSAL_SETTLE_INSTRUCTION.SWEEP).toBe(0);
     const spl = { mint, amount: 0x0102030405060708n, isSol: false };
-    const sol = { mint: SWEEP_SOL_MINT, amount: 0n, isSol: true };
-    expect(getSweepInstructionDataEncoder().encode(spl)).toEqual(splBytes);
-    expect(getSweepInstructionDataEncoder().encode(sol)).toEqual(solBytes);
-    expect(getSweepInstructionDataDecoder().decode(splBytes)).toEqual(spl);
-    expect(decodeSweepInstructionData(solBytes)).toEqual(sol);
+    const sol = { mint: ZERO_ADDRESS, amount: 0n, isSol: true };
+    const splData = getSweepInstruction({ ...splInput, amount: spl.amount }).data;
+    const solData = getSweepInstruction({ ...solInput, amount: 0n }).data;
+    expect(splData).toHaveLength(49);
+    expect(splData).toEqual(splBytes);
+    expect(solData).toEqual(solBytes);
+    expect(sweepData.decode(splBytes)).toEqual(spl);
+    expect(sweepData.safeDecode(solBytes)).toEqual(sol);
   });
 
   it("rejects wrong length and discriminator", () => {
-    expect(decodeSweepInstructionData(splBytes.subarray(0, 48))).toBeNull();
-    expect(decodeSweepInstructionData(bytes(splBytes, [0]))).toBeNull();
+    expect(sweepData.safeDecode(splBytes.subarray(0, 48))).toBeNull();
+    expect(sweepData.safeDecode(bytes(splBytes, [0]))).toBeNull();
     const other = splBytes.slice();
     other[0] = 1;
-    expect(decodeSweepInstructionData(other)).toBeNull();
-    expect(() => getSweepInstructionDataDecoder().decode(other)).toThrow(/Sweep instruction data: expected discriminator 0, got 1/);
+    expect(sweepData.safeDecode(other)).toBeNull();
+    expect(() => sweepData.decode(other)).toThrow(/Sweep instruction data: expected discriminator 0, got 1/);
   });
 
   it("rejects amounts outside u64", () => {
-    expect(() => getSweepInstructionDataEncoder().encode({ mint, amount: -1n, isSol: false })).toThrow();
-    expect(() => getSweepInstructionDataEncoder().encode({ mint, amount: 1n << 64n, isSol: false })).toThrow();
+    expect(() => getSweepInstruction({ ...splInput, amount: -1n })).toThrow();
+    expect(() => getSweepInstruction({ ...splInput, amount: 1n << 64n })).toThrow();
   });
 
   it("builds the SOL account list", () => {
@@ -180,7 +190,7 @@ describe("Sweep", () => {
         vaultAta: vault,
         sellerAta: seller,
         feeReceiverAta: feeReceiver,
-        mint: SWEEP_SOL_MINT,
+        mint: ZERO_ADDRESS,
         tokenProgram: address(TOKEN),
         amount: 0n,
       }),

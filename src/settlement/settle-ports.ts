@@ -1,0 +1,93 @@
+import type { Config } from "../config/load-config";
+import { sendWithPreflight, type SendOutcome } from "../solana/send-transaction";
+import { confirmSignature, signatureStatus, type ConfirmationOutcome, type SignatureStatus } from "../solana/confirm";
+import { watchSignature, type SignatureWatch } from "../solana/signature-watch";
+import { isBlockhashStillValid } from "../solana/blockhash";
+import { settleFloorRefusal } from "../solana/fee-payer-floor";
+import {
+  claimSettlement,
+  claimSuccessReport,
+  getSettlement,
+  getSettlementState,
+  releaseSettlement,
+  takeOverLease,
+  updateSettlement,
+  type SettlementClaim,
+  type SettlementRow,
+  type SettlementState,
+} from "../store/settlements";
+import type { PaymentRejection } from "../x402/payment-verdict";
+
+/**
+ * The settle engine's two doors to the outside: the ledger (D1 `settlements`) and the chain (RPC, PubSub). The
+ * engine is a state machine over these; the Worker wires them to D1 and the cluster (`settlePorts`), unit tests to
+ * fakes that script each answer.
+ */
+export interface SettlePorts {
+  ledger: SettleLedger;
+  chain: SettleChain;
+}
+
+export type ClaimRow = Parameters<typeof claimSettlement>[1];
+export type SettlementChanges = Parameters<typeof updateSettlement>[3];
+
+/** The exactly-once ledger: one row per payment (keyed by message hash) decides who sends and who reports success. */
+export interface SettleLedger {
+  /** State and signature only (a cheap read), or undefined when the payment has no row. */
+  state(messageHash: string): Promise<Pick<SettlementRow, "state" | "signature"> | undefined>;
+  claim(row: ClaimRow): Promise<SettlementClaim>;
+  get(messageHash: string): Promise<SettlementRow | undefined>;
+  takeOverLease(messageHash: string, leaseId: string, leaseMs: number): Promise<boolean>;
+  update(messageHash: string, fromStates: SettlementState[], changes: SettlementChanges): Promise<boolean>;
+  release(messageHash: string): Promise<void>;
+  /** Records the confirmation and claims the single success answer: true for exactly one caller. */
+  reportSuccess(messageHash: string, correlationId: string | null, nowMs: number): Promise<boolean>;
+}
+
+/** The cluster, for one settle call (it holds that call's confirmation watch, if any, until `close`). */
+export interface SettleChain {
+  /** Refuses a new send while the fee payer is below its settle floor; `defer` keeps a balance refresh alive after the response. */
+  floorRefusal(payer: string, defer: (work: Promise<unknown>) => void): PaymentRejection | null;
+  /** Sends the signed bytes with preflight (opening the confirmation watch first, when configured). */
+  send(wireBase64: string, signature: string): Promise<SendOutcome>;
+  /** Waits for confirmation within the settle budget. */
+  confirm(signature: string): Promise<ConfirmationOutcome>;
+  /** One status read. */
+  status(signature: string): Promise<SignatureStatus>;
+  isBlockhashValid(blockhash: string): Promise<boolean>;
+  close(): void;
+}
+
+/** The real ports: the D1 ledger and this deployment's cluster. */
+export function settlePorts(config: Config, db: D1Database): SettlePorts {
+  return { ledger: d1Ledger(db), chain: clusterChain(config) };
+}
+
+function d1Ledger(db: D1Database): SettleLedger {
+  return {
+    state: (messageHash) => getSettlementState(db, messageHash),
+    claim: (row) => claimSettlement(db, row),
+    get: (messageHash) => getSettlement(db, messageHash),
+    takeOverLease: (messageHash, leaseId, leaseMs) => takeOverLease(db, messageHash, leaseId, leaseMs),
+    update: (messageHash, fromStates, changes) => updateSettlement(db, messageHash, fromStates, changes),
+    release: (messageHash) => releaseSettlement(db, messageHash),
+    reportSuccess: (messageHash, correlationId, nowMs) => claimSuccessReport(db, messageHash, correlationId, nowMs),
+  };
+}
+
+function clusterChain(config: Config): SettleChain {
+  let watch: SignatureWatch | null = null;
+  return {
+    floorRefusal: (payer, defer) => settleFloorRefusal(config, payer, defer),
+    send(wireBase64, signature) {
+      // With `subscribe`, the watch is opened before the send, so it is in place (or nearly) before the cluster can
+      // confirm (the signature is known before the send: it is the fee payer's).
+      if (config.settleConfirmation === "subscribe" && watch === null) watch = watchSignature(config, signature);
+      return sendWithPreflight(config, wireBase64);
+    },
+    confirm: (signature) => confirmSignature(config, signature, config.limits.settleConfirmTimeoutMs, watch),
+    status: (signature) => signatureStatus(config, signature),
+    isBlockhashValid: (blockhash) => isBlockhashStillValid(config, blockhash),
+    close: () => watch?.close(),
+  };
+}

@@ -1,0 +1,34 @@
+import { classifyTransactionError } from "./transaction-errors";
+import { blockhashExpired, rejection, type PaymentRejection } from "../x402/payment-verdict";
+
+/** What leaves the payer's account, as much as the wording of a refusal needs: native SOL or a token. */
+export type PaymentFunds = "sol" | "token";
+
+/**
+ * Turns a simulation, preflight or on-chain error into the verify/settle refusal a client can act on (any rail).
+ * `funds` words a buyer's shortfall; `instructionPrograms` (program of each top-level instruction) tells which
+ * program returned an instruction error when there are no logs.
+ */
+export function rejectionForTransactionError(err: unknown, logs: readonly string[], funds: PaymentFunds, instructionPrograms?: readonly string[]): PaymentRejection {
+  const classified = classifyTransactionError(err, { logs, instructionPrograms });
+  switch (classified.kind) {
+    case "blockhash_expired":
+      return blockhashExpired("refused");
+    case "fee_payer_insufficient":
+      return rejection("facilitator_insufficient_funds", "The facilitator's fee payer cannot pay network fees right now; try again later", { code: "SERVICE_UNAVAILABLE" });
+    case "insufficient_funds":
+      return rejection("insufficient_funds", `The buyer does not hold enough ${funds === "sol" ? "SOL" : "tokens"} for this payment`);
+    case "already_processed":
+      return rejection("duplicate_settlement", "This transaction has already been processed");
+    default: {
+      const detail = classified.kind === "instruction_failed" ? `instruction ${classified.instructionIndex} failed: ${classified.detail}` : classified.detail;
+      const lastLog = logs.filter((line) => /failed|error/i.test(line)).at(-1);
+      return rejection("transaction_simulation_failed", `Simulation failed: ${detail}${lastLog ? ` (${lastLog.slice(0, 200)})` : ""}`);
+    }
+  }
+}
+
+/** The program of each top-level instruction (to tell which program returned an instruction error). */
+export function programsOf(tx: { instructions: readonly { programAddress: string }[] }): string[] {
+  return tx.instructions.map((instruction) => instruction.programAddress);
+}

@@ -1,0 +1,426 @@
+import { describe, expect, it } from "vitest";
+import type { Address } from "@solana/kit";
+import { runSettlement, type SettleablePayment, type SignedPayment } from "../../src/settlement/settle-engine";
+import type { ClaimRow, SettleChain, SettleLedger, SettlePorts } from "../../src/settlement/settle-ports";
+import type { SettlementClaim, SettlementRow, SettlementState } from "../../src/store/settlements";
+import type { SendOutcome } from "../../src/solana/send-transaction";
+import type { ConfirmationOutcome, SignatureStatus } from "../../src/solana/confirm";
+import { upstreamError } from "../../src/errors/catalogue";
+import { rejection } from "../../src/x402/payment-verdict";
+
+/**
+ * The settle engine's state machine on its own: which answer each ledger row and chain reply leads to, what the
+ * ledger row becomes, and when the engine may send.
+ *
+ * FAKES, on purpose: the ledger below is an in-memory stand-in for the D1 `settlements` table (it keeps the SQL's
+ * rules: insert-if-absent, updates only from the given states, one success report) and the chain is a script of
+ * replies. They exist so that each branch — a lost claim, a lapsed blockhash, a D1 fault after the chain confirmed,
+ * an RPC that lags — can be reached on demand, which the real cluster and D1 cannot be made to do. The real-thing
+ * proof stays in the worker tests (test/worker/settle*.test.ts, exact-settle, escrow-settle), which run the same
+ * engine inside workerd against real D1 and a real local chain.
+ */
+
+const PAYER = "Buyer11111111111111111111111111111111111111" as Address;
+const SELLER = "Seller1111111111111111111111111111111111111" as Address;
+const SIGNATURE = "sig-of-the-fee-payer";
+const HASH = "message-hash-1";
+
+function payment(overrides: Partial<SettleablePayment> = {}): SettleablePayment {
+  return {
+    accepted: {
+      scheme: "exact",
+      amount: 120_000n,
+      requirements: {
+        scheme: "exact",
+        network: "solana:localnet",
+        amount: "120000",
+        asset: "Mint111111111111111111111111111111111111111",
+        payTo: "Vault11111111111111111111111111111111111111",
+        maxTimeoutSeconds: 60,
+        extra: { merchantWallet: SELLER },
+      },
+    },
+    messageHash: HASH,
+    payer: PAYER,
+    merchantWallet: SELLER,
+    funds: "token",
+    recentBlockhash: "blockhash-1",
+    instructionPrograms: ["TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"],
+    ...overrides,
+  } as SettleablePayment;
+}
+
+const SIGNED: SignedPayment = { wireBytes: new Uint8Array([1, 2, 3]), signature: SIGNATURE };
+
+/** In-memory `settlements` rows with the store's conditional-write rules; `failNext` makes one method throw once. */
+class FakeLedger implements SettleLedger {
+  rows = new Map<string, SettlementRow>();
+  reports = 0;
+  failNext = new Set<keyof SettleLedger>();
+
+  private trip(method: keyof SettleLedger): void {
+    if (this.failNext.delete(method)) throw new Error(`D1 fault in ${method}`);
+  }
+  async state(messageHash: string) {
+    this.trip("state");
+    const row = this.rows.get(messageHash);
+    return row ? { state: row.state, signature: row.signature } : undefined;
+  }
+  async claim(row: ClaimRow): Promise<SettlementClaim> {
+    this.trip("claim");
+    const existing = this.rows.get(row.messageHash);
+    if (existing) return { claimed: false, existing: { ...existing } };
+    if (row.paymentId) {
+      const holder = [...this.rows.values()].find((r) => r.payTo === row.payTo && r.paymentId === row.paymentId);
+      if (holder) return { claimed: false, paymentIdTakenBy: holder.messageHash };
+    }
+    this.rows.set(row.messageHash, {
+      ...row,
+      paymentId: row.paymentId ?? null,
+      state: "submitting",
+      errorReason: null,
+      errorMessage: null,
+      confirmedAtMs: null,
+      successReportedAtMs: null,
+      successCorrelationId: null,
+      createdAtMs: Date.now(),
+      updatedAtMs: Date.now(),
+    });
+    return { claimed: true };
+  }
+  async get(messageHash: string) {
+    this.trip("get");
+    const row = this.rows.get(messageHash);
+    return row ? { ...row } : undefined;
+  }
+  async takeOverLease(messageHash: string, leaseId: string, leaseMs: number) {
+    this.trip("takeOverLease");
+    const row = this.rows.get(messageHash);
+    const now = Date.now();
+    if (!row || !["submitting", "pending"].includes(row.state) || (row.leaseExpiresAtMs !== null && row.leaseExpiresAtMs >= now)) return false;
+    Object.assign(row, { leaseId, leaseExpiresAtMs: now + leaseMs });
+    return true;
+  }
+  async update(messageHash: string, fromStates: SettlementState[], changes: Partial<SettlementRow>) {
+    this.trip("update");
+    const row = this.rows.get(messageHash);
+    if (!row || !fromStates.includes(row.state)) return false;
+    Object.assign(row, changes);
+    return true;
+  }
+  async release(messageHash: string) {
+    this.trip("release");
+    const row = this.rows.get(messageHash);
+    if (row && ["submitting", "pending"].includes(row.state) && row.successReportedAtMs === null) this.rows.delete(messageHash);
+  }
+  async reportSuccess(messageHash: string, correlationId: string | null, nowMs: number) {
+    this.trip("reportSuccess");
+    const row = this.rows.get(messageHash);
+    if (!row || row.successReportedAtMs !== null) return false;
+    Object.assign(row, { state: "confirmed", successReportedAtMs: nowMs, successCorrelationId: correlationId, leaseExpiresAtMs: null, errorReason: null, errorMessage: null });
+    this.reports++;
+    return true;
+  }
+}
+
+/** The cluster as a script: each method answers from its own queue (the last answer repeats); every call is counted. */
+class ScriptedChain implements SettleChain {
+  sends = 0;
+  statusReads = 0;
+  closed = false;
+  floor: ReturnType<SettleChain["floorRefusal"]> = null;
+  constructor(
+    private script: {
+      send?: (SendOutcome | Error)[];
+      confirm?: (ConfirmationOutcome | Error)[];
+      status?: (SignatureStatus | Error)[];
+      blockhashValid?: boolean;
+      /** Runs before confirm answers: e.g. a concurrent call recording the success first. */
+      whileConfirming?: () => Promise<unknown>;
+    } = {},
+  ) {}
+  private next<T>(queue: (T | Error)[] | undefined, fallback: T): Promise<T> {
+    const answer = queue && queue.length > 1 ? queue.shift()! : (queue?.[0] ?? fallback);
+    return answer instanceof Error ? Promise.reject(answer) : Promise.resolve(answer);
+  }
+  floorRefusal() {
+    return this.floor;
+  }
+  send() {
+    this.sends++;
+    return this.next(this.script.send, { kind: "sent", signature: SIGNATURE } as SendOutcome);
+  }
+  async confirm() {
+    await this.script.whileConfirming?.();
+    return this.next(this.script.confirm, { kind: "confirmed" } as ConfirmationOutcome);
+  }
+  status() {
+    this.statusReads++;
+    return this.next(this.script.status, { kind: "not_found" } as SignatureStatus);
+  }
+  async isBlockhashValid() {
+    return this.script.blockhashValid ?? true;
+  }
+  close() {
+    this.closed = true;
+  }
+}
+
+function settle(ledger: FakeLedger, chain: ScriptedChain, options: { payment?: SettleablePayment; correlationId?: string | null; paymentId?: string | null } = {}) {
+  const ports: SettlePorts = { ledger, chain };
+  return runSettlement(ports, options.payment ?? payment(), SIGNED, { callerCorrelationId: options.correlationId ?? null, paymentId: options.paymentId ?? null });
+}
+
+describe("settle engine: a fresh payment", () => {
+  it("sends once, confirms, reports success once and leaves the row confirmed", async () => {
+    const ledger = new FakeLedger();
+    const chain = new ScriptedChain();
+    const { settlement, afterResponse } = await settle(ledger, chain, { correlationId: "seller-1" });
+    expect(settlement).toMatchObject({ ok: true, signature: SIGNATURE, payer: PAYER, alreadySettled: false, amount: "120000", merchantWallet: SELLER });
+    expect(chain.sends).toBe(1);
+    expect(chain.closed).toBe(true);
+    expect(ledger.reports).toBe(1);
+    expect(ledger.rows.get(HASH)).toMatchObject({ state: "confirmed", successCorrelationId: "seller-1", network: "solana:localnet", scheme: "exact" });
+    expect(afterResponse).toHaveLength(0);
+  });
+
+  it("runs the rail's first-confirmation hook only for the call that won the report, after the response", async () => {
+    const ledger = new FakeLedger();
+    const seen: number[] = [];
+    const withHook = payment({ onFirstConfirmation: async (nowMs) => void seen.push(nowMs) });
+    const first = await settle(ledger, new ScriptedChain(), { payment: withHook, correlationId: "a" });
+    expect(first.afterResponse).toHaveLength(1);
+    await Promise.all(first.afterResponse);
+    const second = await settle(ledger, new ScriptedChain(), { payment: withHook, correlationId: "b" });
+    expect(second.afterResponse).toHaveLength(0);
+    expect(seen).toHaveLength(1);
+  });
+});
+
+describe("settle engine: repeated calls for one payment", () => {
+  it("when two calls both see the confirmation, only the one that records it first hears success (and runs the hook)", async () => {
+    const ledger = new FakeLedger();
+    const hookRuns: number[] = [];
+    const withHook = payment({ onFirstConfirmation: async (nowMs) => void hookRuns.push(nowMs) });
+    // The other call's report lands between this call's confirmation and its own report.
+    const chain = new ScriptedChain({ whileConfirming: () => ledger.reportSuccess(HASH, "other-call", Date.now()) });
+    const { settlement, afterResponse } = await settle(ledger, chain, { payment: withHook, correlationId: "this-call" });
+    expect(settlement).toMatchObject({ ok: false, reason: "duplicate_settlement", signature: SIGNATURE });
+    expect(afterResponse).toHaveLength(0);
+    expect(ledger.rows.get(HASH)).toMatchObject({ successCorrelationId: "other-call" });
+    expect(ledger.reports).toBe(1);
+  });
+
+  it("answers success again only to the seller's own retry (same X-Correlation-ID), a duplicate to anyone else", async () => {
+    const ledger = new FakeLedger();
+    await settle(ledger, new ScriptedChain(), { correlationId: "seller-1" });
+
+    const retry = await settle(ledger, new ScriptedChain(), { correlationId: "seller-1" });
+    expect(retry.settlement).toMatchObject({ ok: true, alreadySettled: true, signature: SIGNATURE });
+
+    const replay = await settle(ledger, new ScriptedChain(), { correlationId: "someone-else" });
+    expect(replay.settlement).toMatchObject({ ok: false, reason: "duplicate_settlement", signature: SIGNATURE, payer: PAYER });
+    expect((replay.settlement as { message: string }).message).toContain(`GET /settlements/${SIGNATURE}`);
+
+    const anonymous = await settle(ledger, new ScriptedChain(), { correlationId: null });
+    expect(anonymous.settlement).toMatchObject({ ok: false, reason: "duplicate_settlement" });
+    expect(ledger.reports).toBe(1);
+  });
+
+  it("does not repeat success to the same correlation id once maxTimeoutSeconds has passed", async () => {
+    const ledger = new FakeLedger();
+    await settle(ledger, new ScriptedChain(), { correlationId: "seller-1" });
+    ledger.rows.get(HASH)!.successReportedAtMs = Date.now() - 61_000;
+    const late = await settle(ledger, new ScriptedChain(), { correlationId: "seller-1" });
+    expect(late.settlement).toMatchObject({ ok: false, reason: "duplicate_settlement" });
+  });
+
+  it("hears pending, without sending, while another call holds the lease of a payment the cluster has not seen", async () => {
+    const ledger = new FakeLedger();
+    // Another isolate claimed it and is still within its lease.
+    await ledger.claim({ ...claimRowFor(payment()), leaseId: "other", leaseExpiresAtMs: Date.now() + 15_000 });
+    const chain = new ScriptedChain({ status: [{ kind: "not_found" }] });
+    const { settlement } = await settle(ledger, chain, { payment: payment({ beforeFirstSend: async () => ({ ok: true }) }) });
+    expect(settlement).toMatchObject({ ok: false, pending: true, reason: "settlement_pending" });
+    expect(settlement).not.toHaveProperty("signature");
+    expect(chain.sends).toBe(0);
+    expect(chain.statusReads).toBe(1);
+  });
+
+  it("takes over a lapsed lease and re-sends the same bytes while the blockhash lives", async () => {
+    const ledger = new FakeLedger();
+    await ledger.claim({ ...claimRowFor(payment()), leaseId: "crashed", leaseExpiresAtMs: Date.now() - 1 });
+    const chain = new ScriptedChain({ status: [{ kind: "not_found" }] });
+    const { settlement } = await settle(ledger, chain, { payment: payment({ beforeFirstSend: async () => ({ ok: true }) }) });
+    expect(settlement).toMatchObject({ ok: true, signature: SIGNATURE });
+    expect(chain.sends).toBe(1);
+  });
+
+  it("calls a lapsed payment whose blockhash is gone expired (final), after one more status read", async () => {
+    const ledger = new FakeLedger();
+    await ledger.claim({ ...claimRowFor(payment()), leaseId: "crashed", leaseExpiresAtMs: Date.now() - 1 });
+    const chain = new ScriptedChain({ status: [{ kind: "not_found" }], blockhashValid: false });
+    const { settlement } = await settle(ledger, chain, { payment: payment({ beforeFirstSend: async () => ({ ok: true }) }) });
+    expect(settlement).toMatchObject({ ok: false, reason: "blockhash_expired", code: "BLOCKHASH_EXPIRED" });
+    expect(chain.sends).toBe(0);
+    expect(chain.statusReads).toBe(2);
+    expect(ledger.rows.get(HASH)).toMatchObject({ state: "failed", errorReason: "blockhash_expired" });
+  });
+
+  it("reports a payment another call left pending once the chain says it confirmed", async () => {
+    const ledger = new FakeLedger();
+    const first = await settle(ledger, new ScriptedChain({ confirm: [{ kind: "timeout" }] }), { correlationId: "seller-1" });
+    expect(first.settlement).toMatchObject({ ok: false, pending: true, signature: SIGNATURE });
+    expect(ledger.rows.get(HASH)).toMatchObject({ state: "pending", leaseExpiresAtMs: null });
+
+    const chain = new ScriptedChain({ status: [{ kind: "confirmed" }] });
+    const second = await settle(ledger, chain, { payment: payment({ beforeFirstSend: async () => ({ ok: true }) }), correlationId: "seller-1" });
+    expect(second.settlement).toMatchObject({ ok: true, alreadySettled: false, signature: SIGNATURE });
+    expect(chain.sends).toBe(0);
+    expect(ledger.reports).toBe(1);
+  });
+});
+
+describe("settle engine: refusals", () => {
+  it("turns a preflight refusal into the rail-neutral reason and gives the row back (the payment may be tried again)", async () => {
+    const ledger = new FakeLedger();
+    const chain = new ScriptedChain({ send: [{ kind: "rejected", err: { InstructionError: [0, { Custom: 1 }] }, logs: [] }] });
+    const { settlement } = await settle(ledger, chain);
+    expect(settlement).toEqual({ ok: false, reason: "insufficient_funds", message: "The buyer does not hold enough tokens for this payment", payer: PAYER });
+    expect(ledger.rows.has(HASH)).toBe(false);
+
+    const sol = await settle(new FakeLedger(), new ScriptedChain({ send: [{ kind: "rejected", err: { InstructionError: [0, { Custom: 1 }] }, logs: [] }] }), {
+      payment: payment({ funds: "sol", instructionPrograms: ["11111111111111111111111111111111"] }),
+    });
+    expect(sol.settlement).toMatchObject({ reason: "insufficient_funds", message: "The buyer does not hold enough SOL for this payment" });
+  });
+
+  it("treats BlockhashNotFound on send as expired only when the signature is nowhere, and records it as final", async () => {
+    const ledger = new FakeLedger();
+    const chain = new ScriptedChain({ send: [{ kind: "rejected", err: "BlockhashNotFound", logs: [] }], status: [{ kind: "not_found" }] });
+    const { settlement } = await settle(ledger, chain);
+    expect(settlement).toEqual({
+      ok: false,
+      reason: "blockhash_expired",
+      message: "The payment was never confirmed and its blockhash has expired; retry build: rebuild and sign the payment again",
+      code: "BLOCKHASH_EXPIRED",
+      payer: PAYER,
+    });
+    expect(ledger.rows.get(HASH)).toMatchObject({ state: "failed", errorReason: "blockhash_expired" });
+
+    // A later call repeats the stored failure with its code, without touching the chain.
+    const again = new ScriptedChain();
+    const repeat = await settle(ledger, again);
+    expect(repeat.settlement).toMatchObject({ ok: false, reason: "blockhash_expired", code: "BLOCKHASH_EXPIRED" });
+    expect(again.statusReads).toBe(0);
+  });
+
+  it("reports a BlockhashNotFound send whose signature did land as the success it is", async () => {
+    const ledger = new FakeLedger();
+    const chain = new ScriptedChain({ send: [{ kind: "rejected", err: "BlockhashNotFound", logs: [] }], status: [{ kind: "confirmed" }] });
+    expect((await settle(ledger, chain)).settlement).toMatchObject({ ok: true, signature: SIGNATURE });
+  });
+
+  it("answers pending, not expired, when the status after BlockhashNotFound cannot be read", async () => {
+    const chain = new ScriptedChain({ send: [{ kind: "rejected", err: "BlockhashNotFound", logs: [] }], status: [upstreamError("rpc down")] });
+    const { settlement } = await settle(new FakeLedger(), chain);
+    expect(settlement).toMatchObject({ ok: false, pending: true });
+    expect(settlement).not.toHaveProperty("signature");
+  });
+
+  it("reports an on-chain failure with its signature (the fee was paid) and records the row failed", async () => {
+    const ledger = new FakeLedger();
+    const chain = new ScriptedChain({ confirm: [{ kind: "failed", err: { InstructionError: [0, { Custom: 6001 }] } }] });
+    const { settlement } = await settle(ledger, chain);
+    expect(settlement).toMatchObject({ ok: false, reason: "transaction_simulation_failed", signature: SIGNATURE, payer: PAYER });
+    expect(ledger.rows.get(HASH)).toMatchObject({ state: "failed", errorReason: "transaction_simulation_failed" });
+  });
+
+  it("refuses a different payment under a used payment-identifier id with 409, before anything is sent", async () => {
+    const ledger = new FakeLedger();
+    await settle(ledger, new ScriptedChain(), { paymentId: "order-42" });
+    const chain = new ScriptedChain();
+    const { settlement } = await settle(ledger, chain, { payment: payment({ messageHash: "another-payment" }), paymentId: "order-42" });
+    expect(settlement).toMatchObject({ ok: false, reason: "payment_identifier_conflict", code: "CONFLICT", payer: PAYER });
+    expect(chain.sends).toBe(0);
+  });
+
+  it("gives the row back, sending nothing, when the rail's before-send work refuses", async () => {
+    const ledger = new FakeLedger();
+    const chain = new ScriptedChain();
+    const refusing = payment({ beforeFirstSend: async () => rejection("vault_provisioning_failed", "no vault today") });
+    const { settlement } = await settle(ledger, chain, { payment: refusing });
+    expect(settlement).toMatchObject({ ok: false, reason: "vault_provisioning_failed", payer: PAYER });
+    expect(chain.sends).toBe(0);
+    expect(ledger.rows.has(HASH)).toBe(false);
+  });
+
+  it("below the fee payer's settle floor sends nothing new, but still answers a payment already in the ledger", async () => {
+    const floorRefusal = rejection("fee_payer_below_settle_floor", "refill me", { code: "SERVICE_UNAVAILABLE" });
+    const ledger = new FakeLedger();
+    const low = new ScriptedChain();
+    low.floor = floorRefusal;
+    expect((await settle(ledger, low)).settlement).toBe(floorRefusal);
+    expect(low.sends).toBe(0);
+
+    await settle(ledger, new ScriptedChain(), { correlationId: "seller-1" });
+    const stillLow = new ScriptedChain();
+    stillLow.floor = floorRefusal;
+    expect((await settle(ledger, stillLow, { correlationId: "seller-1" })).settlement).toMatchObject({ ok: true, alreadySettled: true });
+  });
+});
+
+describe("settle engine: faults", () => {
+  it("answers success when D1 fails after the chain confirmed, and leaves the ledger catch-up for after the response", async () => {
+    const ledger = new FakeLedger();
+    ledger.failNext.add("reportSuccess");
+    const { settlement, afterResponse } = await settle(ledger, new ScriptedChain(), { correlationId: "seller-1" });
+    expect(settlement).toMatchObject({ ok: true, signature: SIGNATURE });
+    expect(afterResponse).toHaveLength(1);
+    expect(ledger.rows.get(HASH)?.successReportedAtMs).toBeNull();
+    await Promise.all(afterResponse); // the first retry (after 200 ms) records the report
+    expect(ledger.rows.get(HASH)).toMatchObject({ state: "confirmed", successCorrelationId: "seller-1" });
+  });
+
+  it("answers pending with the signature when the claim could not be written but the send went out", async () => {
+    const ledger = new FakeLedger();
+    ledger.failNext.add("claim");
+    const { settlement } = await settle(ledger, new ScriptedChain());
+    expect(settlement).toMatchObject({ ok: false, pending: true, signature: SIGNATURE });
+    expect((settlement as { message: string }).message).toContain("the settlement ledger could not be written");
+    expect(ledger.rows.size).toBe(0);
+  });
+
+  it("lets the database fault stand when the claim failed and the cluster refused the send", async () => {
+    const ledger = new FakeLedger();
+    ledger.failNext.add("claim");
+    const chain = new ScriptedChain({ send: [{ kind: "rejected", err: { InstructionError: [0, { Custom: 1 }] }, logs: [] }] });
+    await expect(settle(ledger, chain)).rejects.toThrow("D1 fault in claim");
+    expect(chain.closed).toBe(true);
+  });
+
+  it("answers pending with the signature when the send was dropped (the cluster may have it), never a failure", async () => {
+    const ledger = new FakeLedger();
+    const { settlement } = await settle(ledger, new ScriptedChain({ send: [upstreamError("socket hang up")] }));
+    expect(settlement).toMatchObject({ ok: false, pending: true, signature: SIGNATURE });
+    expect(ledger.rows.get(HASH)).toMatchObject({ state: "pending" });
+  });
+});
+
+function claimRowFor(p: SettleablePayment): ClaimRow {
+  return {
+    messageHash: p.messageHash,
+    signature: SIGNATURE,
+    scheme: p.accepted.scheme,
+    network: p.accepted.requirements.network,
+    payer: p.payer,
+    payTo: p.accepted.requirements.payTo,
+    merchantWallet: p.merchantWallet,
+    asset: p.accepted.requirements.asset,
+    amount: p.accepted.amount.toString(),
+    lastValidBlockHeight: null,
+    maxTimeoutSeconds: p.accepted.requirements.maxTimeoutSeconds,
+    leaseId: "x",
+    leaseExpiresAtMs: null,
+  };
+}
