@@ -5,22 +5,11 @@ import { standardHeaders } from "./http/middleware/standard-headers";
 import { loadConfigMiddleware } from "./http/middleware/load-config";
 import { requestBodyLimit } from "./http/middleware/body-limit";
 import { onError, onNotFound } from "./http/error-handler";
-import { mountRoutes, type RouteDef } from "./http/route-def";
-import { discoveryRoutes } from "./http/routes/discovery";
+import { mountRoutes } from "./http/route-def";
+import { apiRoutes } from "./http/api-routes";
 import { paymentRoutes } from "./http/routes/payments";
 import { mountStaticRoutes } from "./http/routes/static";
 import { mountResourceIndex } from "./http/routes/resource-index";
-import { exactBuilderRoutes } from "./http/routes/exact-builders";
-import { uptoBuilderRoutes } from "./http/routes/upto-builders";
-import { faremeterAcceptsRoutes } from "./http/routes/faremeter-accepts";
-import { bazaarSearchRoutes } from "./http/routes/bazaar-search";
-import { escrowBuilderRoutes } from "./http/routes/escrow-builders";
-import { sellerRoutes } from "./http/routes/sellers";
-import { directoryRoutes } from "./http/routes/directory";
-import { operatorRoutes } from "./http/routes/operator";
-import { resourceRoutes } from "./http/routes/resources";
-import { settlementRoutes } from "./http/routes/settlements";
-import { feeQuoteRoutes } from "./http/routes/fee-quote";
 import { mountMcp } from "./mcp/route";
 
 /**
@@ -33,7 +22,7 @@ import { mountMcp } from "./mcp/route";
  */
 export function buildApp(): Hono<AppEnv> {
   const endpoints = () => routes;
-  const routes: RouteDef[] = [...discoveryRoutes(endpoints), ...paymentRoutes(), ...settlementRoutes(), ...exactBuilderRoutes(), ...uptoBuilderRoutes(), ...faremeterAcceptsRoutes(), ...escrowBuilderRoutes(), ...sellerRoutes(), ...directoryRoutes(), ...operatorRoutes(), ...resourceRoutes(), ...bazaarSearchRoutes(), ...feeQuoteRoutes()];
+  const routes = apiRoutes(endpoints);
 
   const app = withMiddleware(new Hono<AppEnv>());
   mountStaticRoutes(app, endpoints);

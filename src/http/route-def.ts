@@ -1,7 +1,10 @@
 import type { Handler, Hono } from "hono";
 import type * as v from "valibot";
-import { API_PREFIX, type AppEnv } from "./context";
-import { withReadRateLimit } from "./middleware/rate-limit";
+import { API_PREFIX, type AppContext, type AppEnv } from "./context";
+import { clientKeyOf, enforceRateLimit, withReadRateLimit, type LimitName } from "./middleware/rate-limit";
+import { requireOperatorBearer } from "./middleware/operator-auth";
+import { isFacilitatorError } from "../errors/catalogue";
+import { readJsonBody, validate } from "./parse-input";
 
 /** What an endpoint is, for the router, `/capabilities.httpEndpoints` and `/openapi.json` alike. */
 export interface EndpointInfo {
@@ -12,23 +15,87 @@ export interface EndpointInfo {
   path: string;
   summary: string;
   tag: string;
+  /** `bearer`: the route refuses a request without the operator token before reading it (`wallet-signature`: documented; the body's challenge is checked by the handler). */
   auth?: "bearer" | "wallet-signature";
-  /** The schema that validates the JSON body (documented in /openapi.json). */
-  body?: v.GenericSchema;
+  /** The schema that validates the path parameters. */
+  params?: v.GenericSchema;
   /** The schema that validates the query string. */
   query?: v.GenericSchema;
+  /** The schema that validates the JSON body (documented in /openapi.json). */
+  body?: v.GenericSchema;
   response?: v.GenericSchema;
   agentTool?: { name: string; description: string };
 }
 
+/** A mounted route: the endpoint and the Hono handler that validates its input, then runs the route's own handler. */
 export interface RouteDef extends EndpointInfo {
   handler: Handler<AppEnv>;
+}
+
+type Schema = v.GenericSchema | undefined;
+/** What a declared schema hands the handler; an undeclared part is `undefined`. */
+type Parsed<S extends Schema> = S extends v.GenericSchema ? v.InferOutput<S> : undefined;
+
+/** The validated input of one request, typed by the route's declared schemas. */
+export interface RouteInput<P extends Schema, Q extends Schema, B extends Schema> {
+  params: Parsed<P>;
+  query: Parsed<Q>;
+  body: Parsed<B>;
+}
+
+/** One table entry as written in `http/routes/*`: the endpoint, how its input is read, and the handler of typed input. */
+export interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema> extends Omit<EndpointInfo, "params" | "query" | "body"> {
+  params?: P;
+  query?: Q;
+  body?: B;
+  /**
+   * A per-client limit counted before the input is read, so a flood of malformed requests is limited too. Every GET
+   * is under the `read` limit anyway (`mountRoutes`); POST routes name theirs.
+   */
+  limit?: LimitName;
+  /** An empty body reads as `{}` (operator routes, where an empty POST means "the defaults"). */
+  emptyBodyIsDefaults?: boolean;
+  /** Any Content-Type is read as JSON, as `/verify` and `/settle` always have (no x402 client that labels its body differently is turned away). */
+  anyContentType?: boolean;
+  /** Answers an invalid input in the route's own wire shape instead of the standard 400 (`message` names the field). */
+  invalidInput?: (c: AppContext, message: string) => Response | Promise<Response>;
+  handler: (c: AppContext, input: RouteInput<P, Q, B>) => Response | Promise<Response>;
+}
+
+/**
+ * One route of a table. The declared schemas are applied here, once, in a fixed order (operator token, rate limit,
+ * path, query, body), and the handler receives their typed output; a bad input is a 400 JSON error naming the field
+ * (`parse-input.ts`). A request reads only the parts its route declares.
+ */
+export function route<P extends Schema = undefined, Q extends Schema = undefined, B extends Schema = undefined>(spec: RouteSpec<P, Q, B>): RouteDef {
+  const { handler, limit, emptyBodyIsDefaults, anyContentType, invalidInput, ...endpoint } = spec;
+  const { params, query, body, auth } = endpoint;
+  // A path parameter reaches a handler only through a schema: a table that forgets one fails when it is built.
+  if (!params && endpoint.path.includes("/:")) throw new Error(`route ${endpoint.key}: ${endpoint.path} has path parameters but no params schema`);
+  const bodyOptions = { emptyBodyIsDefaults: emptyBodyIsDefaults ?? false, anyContentType: anyContentType ?? false };
+  const run: Handler<AppEnv> = async (c) => {
+    if (auth === "bearer") requireOperatorBearer(c);
+    if (limit) await enforceRateLimit(c, limit, clientKeyOf(c));
+    let input: RouteInput<P, Q, B>;
+    try {
+      input = {
+        params: (params ? validate(params, c.req.param(), "path") : undefined) as Parsed<P>,
+        query: (query ? validate(query, c.req.query(), "query") : undefined) as Parsed<Q>,
+        body: (body ? await readJsonBody(c, body, bodyOptions) : undefined) as Parsed<B>,
+      };
+    } catch (error) {
+      if (invalidInput && isFacilitatorError(error) && error.code === "BAD_REQUEST") return invalidInput(c, error.message);
+      throw error;
+    }
+    return handler(c, input);
+  };
+  return { ...endpoint, handler: run };
 }
 
 /**
  * Registers routes under the API prefix; listing and serving come from the same table, so nothing is advertised that
  * is not served. Every GET is an anonymous read (chain, D1 or KV) and goes under the per-client read limit here, so a
- * new GET route cannot be added without one; POST routes carry their own limits (builders, verify/settle).
+ * new GET route cannot be added without one; POST routes name their own limits (builders, verify/settle).
  */
 export function mountRoutes(app: Hono<AppEnv>, routes: readonly RouteDef[]): void {
   for (const route of routes) app.on(route.method, API_PREFIX + route.path, route.method === "GET" ? withReadRateLimit(route.handler) : route.handler);

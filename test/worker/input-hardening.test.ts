@@ -136,15 +136,7 @@ describe("/health never shows the private RPC URL", () => {
  * the valibot schemas of the route table.
  */
 describe("numeric fields: out-of-range numbers are a 400 naming the field, never a 500", async () => {
-  const { paymentRoutes } = await import("../../src/http/routes/payments");
-  const { escrowBuilderRoutes } = await import("../../src/http/routes/escrow-builders");
-  const { exactBuilderRoutes } = await import("../../src/http/routes/exact-builders");
-  const { sellerRoutes } = await import("../../src/http/routes/sellers");
-  const { resourceRoutes } = await import("../../src/http/routes/resources");
-  const { operatorRoutes } = await import("../../src/http/routes/operator");
-  const { directoryRoutes } = await import("../../src/http/routes/directory");
-  const { settlementRoutes } = await import("../../src/http/routes/settlements");
-  const { feeQuoteRoutes } = await import("../../src/http/routes/fee-quote");
+  const { apiRoutes } = await import("../../src/http/api-routes");
 
   /** Dotted paths of every `number` schema inside a valibot schema (objects, optionals, unions, pipes, arrays). */
   function numericPaths(schema: any, path = "", out: string[] = []): string[] {
@@ -224,7 +216,7 @@ describe("numeric fields: out-of-range numbers are a 400 naming the field, never
   const BAD_NUMBERS = [1e308, 2 ** 64, 1.5];
 
   it("the cases cover every numeric field of every route's body and query", () => {
-    const routes = [...paymentRoutes(), ...escrowBuilderRoutes(), ...exactBuilderRoutes(), ...sellerRoutes(), ...resourceRoutes(), ...operatorRoutes(), ...directoryRoutes(), ...settlementRoutes(), ...feeQuoteRoutes()];
+    const routes = apiRoutes(() => []);
     const found = routes.flatMap((route) => [...new Set([...numericPaths(route.body), ...numericPaths(route.query)])].map((field) => `${route.method} ${route.path} ${field}`));
     const covered = new Set(CASES.map((c) => `${c.method === "GET" ? "GET" : "POST"} ${c.route ?? c.path} ${c.field}`));
     // The GET owner list takes its limit from the query string (a string schema); its POST twin has the number.

@@ -1,19 +1,11 @@
-import type { Handler } from "hono";
 import { FacilitatorError } from "../../errors/catalogue";
-import type { AppContext, AppEnv } from "../context";
+import type { AppContext } from "../context";
 
 /**
  * Bearer auth of the operator routes (`/sweep`, `/sweep-cron`, the escrow keeper trigger): spec §5.
  * The token is `SVC_SWEEP_CRON_TOKEN` (a D1 parameter overrides the secret). No token configured → 503, so an
  * unconfigured deployment never runs operator jobs for anyone; a missing or wrong token → 401.
  */
-export function withOperatorBearer(handler: Handler<AppEnv>): Handler<AppEnv> {
-  return async (c, next) => {
-    requireOperatorBearer(c);
-    return handler(c, next);
-  };
-}
-
 export function requireOperatorBearer(c: AppContext): void {
   const expected = c.var.config.sweepToken;
   if (!expected) {

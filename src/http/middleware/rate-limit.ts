@@ -24,7 +24,7 @@ export const RATE_LIMITS = {
   read: { binding: "RATE_LIMIT_READ", limit: 300, periodSeconds: 60, what: "read" },
 } as const;
 
-type LimitName = keyof typeof RATE_LIMITS;
+export type LimitName = keyof typeof RATE_LIMITS;
 
 /** The client as Cloudflare's edge sees it; `CF-Connecting-IP` cannot be forged through the edge. Local runs have none. */
 export function clientKeyOf(c: AppContext): string {
@@ -59,14 +59,6 @@ export async function enforceRateLimit(c: AppContext, name: LimitName, key: stri
 export function withReadRateLimit(handler: Handler<AppEnv>): Handler<AppEnv> {
   return async (c, next) => {
     await enforceRateLimit(c, "read", clientKeyOf(c));
-    return handler(c, next);
-  };
-}
-
-/** The build-endpoint limit, shared by every transaction builder. */
-export function withBuildRateLimit(handler: Handler<AppEnv>): Handler<AppEnv> {
-  return async (c, next) => {
-    await enforceRateLimit(c, "build", clientKeyOf(c));
     return handler(c, next);
   };
 }

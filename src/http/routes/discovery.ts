@@ -1,4 +1,4 @@
-import type { RouteDef, EndpointInfo } from "../route-def";
+import { route, type RouteDef, type EndpointInfo } from "../route-def";
 import { buildHealthReport } from "../../discovery/health";
 import { buildSupported } from "../../discovery/supported";
 import { buildCapabilities } from "../../discovery/capabilities";
@@ -7,15 +7,15 @@ import { CapabilitiesResponseSchema, SupportedResponseSchema } from "../response
 /** `/health`, `/supported`, `/capabilities`; `endpoints` is read at request time so capabilities lists every mounted route. */
 export function discoveryRoutes(endpoints: () => readonly EndpointInfo[]): RouteDef[] {
   return [
-    {
+    route({
       key: "health",
       method: "GET",
       path: "/health",
       tag: "Discovery",
       summary: "Liveness with a live Solana slot and database status",
       handler: async (c) => c.json(await buildHealthReport(c.var.config, c.env.DB)),
-    },
-    {
+    }),
+    route({
       key: "supported",
       response: SupportedResponseSchema,
       agentTool: { name: "get_supported", description: "List the payment kinds (scheme, network, extra) this facilitator verifies and settles, and its fee payer." },
@@ -24,8 +24,8 @@ export function discoveryRoutes(endpoints: () => readonly EndpointInfo[]): Route
       tag: "Discovery",
       summary: "Payment kinds (scheme, network, extra) this facilitator verifies and settles",
       handler: async (c) => c.json(await buildSupported(c.var.config)),
-    },
-    {
+    }),
+    route({
       key: "capabilities",
       response: CapabilitiesResponseSchema,
       agentTool: { name: "get_capabilities", description: "Everything needed to integrate: supported kinds, feature flags, every HTTP endpoint, links to the agent artifacts." },
@@ -34,6 +34,6 @@ export function discoveryRoutes(endpoints: () => readonly EndpointInfo[]): Route
       tag: "Discovery",
       summary: "Everything needed to integrate: supported kinds, feature flags, endpoints, agent manifest",
       handler: async (c) => c.json(await buildCapabilities(c.var.config, endpoints(), new URL(c.req.url).origin)),
-    },
+    }),
   ];
 }

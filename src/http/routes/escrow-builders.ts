@@ -1,6 +1,4 @@
-import type { RouteDef } from "../route-def";
-import { parseJsonBody } from "../parse-input";
-import { withBuildRateLimit } from "../middleware/rate-limit";
+import { route, type RouteDef } from "../route-def";
 import {
   buildApprove,
   buildDispute,
@@ -17,15 +15,14 @@ import {
   BuildMutualActionRequestSchema,
   BuildResolveSplitRequestSchema,
 } from "../../schemes/sla-escrow/build-dispute-steps";
-import { buildRefund, BuildRefundRequestSchema } from "../../schemes/refund/build-refund";
 import { buildOracleConfirm, BuildOracleConfirmRequestSchema } from "../../schemes/sla-escrow/build-oracle-confirm";
 import { buildEscrowSettle, BuildEscrowSettleRequestSchema } from "../../schemes/sla-escrow/build-settle-tx";
 import { EscrowBuildResponseSchema, EscrowSettleBuildResponseSchema, EscrowV2BuildResponseSchema, PartyBuildResponseSchema } from "../responses/schemas";
 
-/** SLA-Escrow transaction builders: funding for the buyer, then lifecycle steps each signed only by the party the program names. */
+/** The `sla-escrow` rail's transaction builders: funding for the buyer, then lifecycle steps each signed only by the party the program names (the oracle's verdict included). */
 export function escrowBuilderRoutes(): RouteDef[] {
   return [
-    {
+    route({
       key: "buildSlaEscrowPaymentTx",
       method: "POST",
       path: "/build-sla-escrow-payment-tx",
@@ -34,12 +31,10 @@ export function escrowBuilderRoutes(): RouteDef[] {
       body: BuildEscrowPaymentRequestSchema,
       response: EscrowBuildResponseSchema,
       agentTool: { name: "build_escrow_payment", description: "Build the UNSIGNED sla-escrow FundPayment transaction for a payment requirement (payTo = the Escrow PDA). Sign it locally at payerSignatureIndex, put it in verifyBodyTemplate.paymentPayload.payload.transaction, then call settle_payment." },
-      handler: withBuildRateLimit(async (c) => {
-        const request = await parseJsonBody(c, BuildEscrowPaymentRequestSchema);
-        return c.json(await buildEscrowPayment(c.var.config, request));
-      }),
-    },
-    {
+      limit: "build",
+      handler: async (c, { body }) => c.json(await buildEscrowPayment(c.var.config, body)),
+    }),
+    route({
       key: "buildSlaEscrowPaymentV2Tx",
       method: "POST",
       path: "/build-sla-escrow-payment-v2-tx",
@@ -47,12 +42,10 @@ export function escrowBuilderRoutes(): RouteDef[] {
       summary: "Unsigned FundPaymentV2 for the buyer: an extended payment with its PaymentExt (adjudicator, arbitration window)",
       body: BuildEscrowPaymentV2RequestSchema,
       response: EscrowV2BuildResponseSchema,
-      handler: withBuildRateLimit(async (c) => {
-        const request = await parseJsonBody(c, BuildEscrowPaymentV2RequestSchema);
-        return c.json(await buildEscrowPaymentV2(c.var.config, request));
-      }),
-    },
-    {
+      limit: "build",
+      handler: async (c, { body }) => c.json(await buildEscrowPaymentV2(c.var.config, body)),
+    }),
+    route({
       key: "buildSlaEscrowSubmitDeliveryTx",
       method: "POST",
       path: "/build-sla-escrow-submit-delivery-tx",
@@ -60,12 +53,10 @@ export function escrowBuilderRoutes(): RouteDef[] {
       summary: "Unsigned SubmitDelivery for the recorded seller (refused past expires_at − delivery_cutoff)",
       body: BuildSubmitDeliveryRequestSchema,
       response: PartyBuildResponseSchema,
-      handler: withBuildRateLimit(async (c) => {
-        const request = await parseJsonBody(c, BuildSubmitDeliveryRequestSchema);
-        return c.json(await buildSubmitDelivery(c.var.config, request));
-      }),
-    },
-    {
+      limit: "build",
+      handler: async (c, { body }) => c.json(await buildSubmitDelivery(c.var.config, body)),
+    }),
+    route({
       key: "buildSlaEscrowApproveTx",
       method: "POST",
       path: "/build-sla-escrow-approve-tx",
@@ -73,12 +64,10 @@ export function escrowBuilderRoutes(): RouteDef[] {
       summary: "Unsigned ApproveDelivery for the recorded buyer of a payment with a submitted delivery",
       body: BuildApproveRequestSchema,
       response: PartyBuildResponseSchema,
-      handler: withBuildRateLimit(async (c) => {
-        const request = await parseJsonBody(c, BuildApproveRequestSchema);
-        return c.json(await buildApprove(c.var.config, request));
-      }),
-    },
-    {
+      limit: "build",
+      handler: async (c, { body }) => c.json(await buildApprove(c.var.config, body)),
+    }),
+    route({
       key: "buildSlaEscrowDisputeTx",
       method: "POST",
       path: "/build-sla-escrow-dispute-tx",
@@ -86,12 +75,10 @@ export function escrowBuilderRoutes(): RouteDef[] {
       summary: "Unsigned DisputePayment for the recorded buyer of a FundPaymentV2 payment",
       body: BuildDisputeRequestSchema,
       response: PartyBuildResponseSchema,
-      handler: withBuildRateLimit(async (c) => {
-        const request = await parseJsonBody(c, BuildDisputeRequestSchema);
-        return c.json(await buildDispute(c.var.config, request));
-      }),
-    },
-    {
+      limit: "build",
+      handler: async (c, { body }) => c.json(await buildDispute(c.var.config, body)),
+    }),
+    route({
       key: "buildSlaEscrowMutualActionTx",
       method: "POST",
       path: "/build-sla-escrow-mutual-action-tx",
@@ -99,12 +86,10 @@ export function escrowBuilderRoutes(): RouteDef[] {
       summary: "Unsigned Propose/AcceptMutualAction (rotate adjudicator or extend TTL) for the recorded buyer or seller",
       body: BuildMutualActionRequestSchema,
       response: PartyBuildResponseSchema,
-      handler: withBuildRateLimit(async (c) => {
-        const request = await parseJsonBody(c, BuildMutualActionRequestSchema);
-        return c.json(await buildMutualAction(c.var.config, request));
-      }),
-    },
-    {
+      limit: "build",
+      handler: async (c, { body }) => c.json(await buildMutualAction(c.var.config, body)),
+    }),
+    route({
       key: "buildSlaEscrowResolveSplitTx",
       method: "POST",
       path: "/build-sla-escrow-resolve-split-tx",
@@ -112,12 +97,10 @@ export function escrowBuilderRoutes(): RouteDef[] {
       summary: "Unsigned ResolveWithSplit for the adjudicator: a bps award (≤ 10,000) that settles the payment atomically",
       body: BuildResolveSplitRequestSchema,
       response: PartyBuildResponseSchema,
-      handler: withBuildRateLimit(async (c) => {
-        const request = await parseJsonBody(c, BuildResolveSplitRequestSchema);
-        return c.json(await buildResolveSplit(c.var.config, request));
-      }),
-    },
-    {
+      limit: "build",
+      handler: async (c, { body }) => c.json(await buildResolveSplit(c.var.config, body)),
+    }),
+    route({
       key: "buildOracleConfirmTx",
       method: "POST",
       path: "/oracle/build-confirm",
@@ -125,12 +108,10 @@ export function escrowBuilderRoutes(): RouteDef[] {
       summary: "Unsigned ConfirmOracle (the verdict) for the payment's recorded oracle; paymentUid (string) or paymentUidHex",
       body: BuildOracleConfirmRequestSchema,
       response: PartyBuildResponseSchema,
-      handler: withBuildRateLimit(async (c) => {
-        const request = await parseJsonBody(c, BuildOracleConfirmRequestSchema);
-        return c.json(await buildOracleConfirm(c.var.config, request));
-      }),
-    },
-    {
+      limit: "build",
+      handler: async (c, { body }) => c.json(await buildOracleConfirm(c.var.config, body)),
+    }),
+    route({
       key: "buildSlaEscrowSettleTx",
       method: "POST",
       path: "/build-sla-escrow-settle-tx",
@@ -138,22 +119,8 @@ export function escrowBuilderRoutes(): RouteDef[] {
       summary: "Unsigned ReleasePayment or RefundPayment the program allows now (\"settle now\"), paid and signed by feePayer, by default the payout's recipient",
       body: BuildEscrowSettleRequestSchema,
       response: EscrowSettleBuildResponseSchema,
-      handler: withBuildRateLimit(async (c) => {
-        const request = await parseJsonBody(c, BuildEscrowSettleRequestSchema);
-        return c.json(await buildEscrowSettle(c.var.config, request));
-      }),
-    },
-    {
-      key: "buildRefundTx",
-      method: "POST",
-      path: "/build-refund-tx",
-      tag: "Tx Build",
-      summary: "Unsigned SPL refund from the merchant (fee payer, only signer) to the original payer",
-      body: BuildRefundRequestSchema,
-      handler: withBuildRateLimit(async (c) => {
-        const request = await parseJsonBody(c, BuildRefundRequestSchema);
-        return c.json(await buildRefund(c.var.config, request));
-      }),
-    },
+      limit: "build",
+      handler: async (c, { body }) => c.json(await buildEscrowSettle(c.var.config, body)),
+    }),
   ];
 }

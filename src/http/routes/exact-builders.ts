@@ -1,38 +1,11 @@
-import { publicPath, type RouteDef } from "../route-def";
-import { parseJsonBody } from "../parse-input";
-import { withBuildRateLimit, withReadRateLimit } from "../middleware/rate-limit";
-import { PaymentRequiredSchema } from "../../x402/schemas";
-import { enrichPaymentRequired } from "../../schemes/exact/enrich";
-import { enrichEscrowLines } from "../../schemes/sla-escrow/enrich";
+import { route, type RouteDef } from "../route-def";
 import { buildExactPayment, BuildExactPaymentRequestSchema } from "../../schemes/exact/build";
 import { ExactBuildResponseSchema } from "../responses/schemas";
 
-/** The seller transform (402 enrichment, both rails) and the `exact` rail's buyer transaction builder. */
+/** The `exact` rail's buyer transaction builder. */
 export function exactBuilderRoutes(): RouteDef[] {
   return [
-    {
-      key: "paymentRequiredEnrichInfo",
-      method: "GET",
-      path: "/payment-required/enrich",
-      tag: "Sellers",
-      summary: "What POST /payment-required/enrich does, with a request example for this deployment (pr402 serves the same GET)",
-      handler: (c) => c.json(describeEnrich(c.var.config.network, c.var.config.feePayer.address)),
-    },
-    {
-      key: "paymentRequiredEnrich",
-      method: "POST",
-      path: "/payment-required/enrich",
-      tag: "Sellers",
-      summary: "Rewrite a naive 402 body: exact lines pay the seller's vault PDA, sla-escrow lines the Escrow PDA, each with this facilitator's extra",
-      body: PaymentRequiredSchema,
-      // An anonymous read of the chain (one batched account read): under the per-client read limit like the GETs.
-      handler: withReadRateLimit(async (c) => {
-        const body = await parseJsonBody(c, PaymentRequiredSchema);
-        const withEscrowLines = await enrichEscrowLines(c.var.config, body);
-        return c.json(await enrichPaymentRequired(c.var.config, withEscrowLines, c.get("correlationId")));
-      }),
-    },
-    {
+    route({
       key: "buildExactPaymentTx",
       response: ExactBuildResponseSchema,
       agentTool: { name: "build_exact_payment", description: "Build the UNSIGNED exact payment transaction for a payment requirement. Sign it locally with the payer key (the facilitator never holds it) at payerSignatureIndex, put it in verifyBodyTemplate.paymentPayload.payload.transaction, then call settle_payment." },
@@ -41,34 +14,8 @@ export function exactBuilderRoutes(): RouteDef[] {
       tag: "Tx Build",
       summary: "Unsigned exact payment transaction (buyer signs; facilitator pays fees) with a ready verify/settle body",
       body: BuildExactPaymentRequestSchema,
-      handler: withBuildRateLimit(async (c) => {
-        const request = await parseJsonBody(c, BuildExactPaymentRequestSchema);
-        return c.json(await buildExactPayment(c.var.config, request));
-      }),
-    },
+      limit: "build",
+      handler: async (c, { body }) => c.json(await buildExactPayment(c.var.config, body)),
+    }),
   ];
-}
-
-/** The self-description pr402 answers on GET (public/openapi.json facilitatorPaymentRequiredEnrichInfo), in our words. */
-function describeEnrich(network: string, feePayer: string) {
-  return {
-    endpoint: publicPath("/payment-required/enrich"),
-    method: "POST",
-    contentType: "application/json",
-    sideEffect: "none: a pure transform, nothing is stored or sent on chain",
-    description:
-      "Send the PaymentRequired body your server would answer with HTTP 402, with your own wallet as payTo. " +
-      "exact lines come back paying your UniversalSettle vault PDA, with this facilitator's keys in extra (those of the exact kind in GET /supported); " +
-      "sla-escrow lines come back paying the shared Escrow PDA of the line's asset, with the escrow keys in extra and merchantWallet = your wallet (FundPayment.seller).",
-    schemes: {
-      exact: { payTo: "your vault PDA (seeds \"vault\", your wallet)" },
-      "sla-escrow": { payTo: "the Escrow PDA of the line's asset", sellerNamedIn: "extra.merchantWallet" },
-    },
-    feePayer,
-    requestExample: {
-      x402Version: 2,
-      resource: { url: "https://api.example.com/report", description: "One report", mimeType: "application/json" },
-      accepts: [{ scheme: "exact", network, asset: "<mint>", amount: "10000", payTo: "<your wallet>", maxTimeoutSeconds: 60, extra: {} }],
-    },
-  };
 }

@@ -1,11 +1,10 @@
-import type { RouteDef } from "../route-def";
-import { parseQuery } from "../parse-input";
+import { route, type RouteDef } from "../route-def";
 import { FeeQuoteQuerySchema, quoteFee } from "../../fees/fee-quote";
 
 /** GET /fee-quote: protocol fee, oracle fee and what the seller nets, for buyers, sellers and agents alike. */
 export function feeQuoteRoutes(): RouteDef[] {
   return [
-    {
+    route({
       key: "feeQuote",
       method: "GET",
       path: "/fee-quote",
@@ -16,7 +15,7 @@ export function feeQuoteRoutes(): RouteDef[] {
         name: "fee_quote",
         description: "Quote the fees of a payment of `amount` raw units of `asset` to seller `wallet` on the exact, sla-escrow or upto rail (upto: `amount` is what the seller claims): protocol fee, oracle fee and the seller's net.",
       },
-      handler: async (c) => c.json(await quoteFee(c.var.config, parseQuery(c, FeeQuoteQuerySchema))),
-    },
+      handler: async (c, { query }) => c.json(await quoteFee(c.var.config, query)),
+    }),
   ];
 }

@@ -1,8 +1,5 @@
-import * as v from "valibot";
-import type { RouteDef } from "../route-def";
+import { route, type RouteDef } from "../route-def";
 import type { AppContext } from "../context";
-import { describeIssues } from "../parse-input";
-import { parseJsonText } from "../json-text";
 import { VerifySettleBodySchema, type VerifySettleBody } from "../../x402/schemas";
 import { checkCommonRequirements } from "../../x402/common-checks";
 import { rejection, type PaymentRejection } from "../../x402/payment-verdict";
@@ -12,7 +9,7 @@ import { recordPaymentAttempt, type PaymentAttempt } from "../../store/payment-a
 import { log } from "../../observability/log";
 import { ERROR_STATUS, isFacilitatorError } from "../../errors/catalogue";
 import { callerCorrelationIdOf } from "../middleware/correlation-id";
-import { clientKeyOf, enforceRateLimit } from "../middleware/rate-limit";
+import { enforceRateLimit } from "../middleware/rate-limit";
 import { recordRequestTelemetry } from "../../observability/telemetry";
 import { payerKeyOf } from "../../x402/payer-key";
 import { paymentIdentifierOf } from "../../x402/payment-identifier";
@@ -21,113 +18,112 @@ import { SettleResponseSchema, VerifyResponseSchema } from "../responses/schemas
 /** `/verify` and `/settle` (spec §4.1), answering in the union shape of wire-notes so official x402 clients parse both. */
 export function paymentRoutes(): RouteDef[] {
   return [
-    {
+    route({
       key: "verify",
       body: VerifySettleBodySchema,
+      ...PAYMENT_INPUT,
       response: VerifyResponseSchema,
       agentTool: { name: "verify_payment", description: "Check a signed x402 v2 payment (paymentPayload + paymentRequirements) without moving funds. Returns isValid and, when invalid, invalidReason." },
       method: "POST",
       path: "/verify",
       tag: "Payments",
       summary: "Verify an x402 v2 payment proof against payment requirements (no funds move)",
-      handler: async (c) => {
-        const startedAtMs = Date.now();
-        const parsed = await readLimitedPaymentBody(c);
-        const correlationId = parsed.ok ? (parsed.body.correlationId ?? c.var.correlationId) : c.var.correlationId;
-        const verdict = parsed.ok ? await asRejectionOnFault(verifyPayment(c, parsed.body)) : parsed;
-        // Telemetry only: /verify writes nothing to D1, whoever calls it.
-        recordTelemetry(c, "verify", parsed.ok ? parsed.body : null, startedAtMs, verdict.ok ? "valid" : "invalid", verdict.ok ? null : verdict.reason);
-        if (verdict.ok) return c.json({ isValid: true, valid: true, payer: verdict.payer, correlationId });
-        return c.json(
-          {
-            isValid: false,
-            valid: false,
-            invalidReason: verdict.reason,
-            invalidMessage: verdict.message,
-            ...(verdict.payer ? { payer: verdict.payer } : {}),
-            error: verdict.message,
-            code: verdict.code ?? "PAYMENT_INVALID",
-            correlationId,
-          },
-          ERROR_STATUS[verdict.code ?? "PAYMENT_INVALID"],
-        );
-      },
-    },
-    {
+      invalidInput: (c, message) => answerVerify(c, Date.now(), rejection("invalid_payload", message)),
+      handler: async (c, { body }) => answerVerify(c, Date.now(), await limitedPayment(c, body)),
+    }),
+    route({
       key: "settle",
       body: VerifySettleBodySchema,
+      ...PAYMENT_INPUT,
       response: SettleResponseSchema,
       agentTool: { name: "settle_payment", description: "Settle a signed x402 v2 payment: the facilitator verifies it, co-signs as fee payer and submits it. Idempotent per transaction. Returns success and the transaction signature." },
       method: "POST",
       path: "/settle",
       tag: "Payments",
       summary: "Verify, co-sign as fee payer, submit and confirm an x402 v2 payment (idempotent)",
-      handler: async (c) => {
-        const startedAtMs = Date.now();
-        const config = c.var.config;
-        const parsed = await readLimitedPaymentBody(c);
-        const correlationId = parsed.ok ? (parsed.body.correlationId ?? c.var.correlationId) : c.var.correlationId;
-        const settled = parsed.ok ? await asRejectionOnFault(settlePayment(c, parsed.body, parsed.paymentId)) : parsed;
-        const { settlement: result, afterResponse } = "settlement" in settled ? settled : settledWith(settled);
-        const signature = "signature" in result && result.signature ? result.signature : "";
-        const outcome = result.ok ? "settled" : "pending" in result ? "pending" : "failed";
-        recordTelemetry(c, "settle", parsed.ok ? parsed.body : null, startedAtMs, outcome, result.ok ? null : result.reason);
-        // The seller's payment history, from the outcome: only for a body that parsed (an anonymous junk request
-        // writes nothing). The ledger's success report itself was written before this answer, by the engine.
-        if (parsed.ok) {
-          runAfterResponse(c, recordPaymentAttempt(c.env.DB, settleAttempt(parsed.body, correlationId, startedAtMs, outcome, result.ok ? null : result.reason, signature || null, result.payer ?? null)), correlationId);
-        }
-        for (const work of afterResponse) runAfterResponse(c, work, correlationId);
-        if (result.ok) {
-          return c.json({
-            success: true,
-            payer: result.payer,
-            transaction: result.signature,
-            network: config.network,
-            ...(result.alreadySettled ? { alreadySettled: true } : {}),
-            correlationId,
-          });
-        }
-        const code = "pending" in result ? null : (result.code ?? "PAYMENT_INVALID");
-        return c.json(
-          {
-            success: false,
-            errorReason: result.reason,
-            errorMessage: result.message,
-            ...(result.payer ? { payer: result.payer } : {}),
-            transaction: signature,
-            network: config.network,
-            error: result.message,
-            code: code ?? "SETTLEMENT_PENDING",
-            correlationId,
-          },
-          code === null ? 202 : ERROR_STATUS[code],
-        );
-      },
-    },
+      invalidInput: (c, message) => answerSettle(c, Date.now(), rejection("invalid_payload", message)),
+      handler: async (c, { body }) => answerSettle(c, Date.now(), await limitedPayment(c, body)),
+    }),
   ];
+}
+
+/**
+ * How verify and settle read their input: the per-client limit before anything is read, any Content-Type, and a
+ * malformed or wrongly shaped body is an x402 `invalid_payload` answered in the route's own shape.
+ */
+const PAYMENT_INPUT = { limit: "paymentClient", anyContentType: true } as const;
+
+async function answerVerify(c: AppContext, startedAtMs: number, parsed: ParsedBody): Promise<Response> {
+  const correlationId = parsed.ok ? (parsed.body.correlationId ?? c.var.correlationId) : c.var.correlationId;
+  const verdict = parsed.ok ? await asRejectionOnFault(verifyPayment(c, parsed.body)) : parsed;
+  // Telemetry only: /verify writes nothing to D1, whoever calls it.
+  recordTelemetry(c, "verify", parsed.ok ? parsed.body : null, startedAtMs, verdict.ok ? "valid" : "invalid", verdict.ok ? null : verdict.reason);
+  if (verdict.ok) return c.json({ isValid: true, valid: true, payer: verdict.payer, correlationId });
+  return c.json(
+    {
+      isValid: false,
+      valid: false,
+      invalidReason: verdict.reason,
+      invalidMessage: verdict.message,
+      ...(verdict.payer ? { payer: verdict.payer } : {}),
+      error: verdict.message,
+      code: verdict.code ?? "PAYMENT_INVALID",
+      correlationId,
+    },
+    ERROR_STATUS[verdict.code ?? "PAYMENT_INVALID"],
+  );
+}
+
+async function answerSettle(c: AppContext, startedAtMs: number, parsed: ParsedBody): Promise<Response> {
+  const config = c.var.config;
+  const correlationId = parsed.ok ? (parsed.body.correlationId ?? c.var.correlationId) : c.var.correlationId;
+  const settled = parsed.ok ? await asRejectionOnFault(settlePayment(c, parsed.body, parsed.paymentId)) : parsed;
+  const { settlement: result, afterResponse } = "settlement" in settled ? settled : settledWith(settled);
+  const signature = "signature" in result && result.signature ? result.signature : "";
+  const outcome = result.ok ? "settled" : "pending" in result ? "pending" : "failed";
+  recordTelemetry(c, "settle", parsed.ok ? parsed.body : null, startedAtMs, outcome, result.ok ? null : result.reason);
+  // The seller's payment history, from the outcome: only for a body that parsed (an anonymous junk request
+  // writes nothing). The ledger's success report itself was written before this answer, by the engine.
+  if (parsed.ok) {
+    runAfterResponse(c, recordPaymentAttempt(c.env.DB, settleAttempt(parsed.body, correlationId, startedAtMs, outcome, result.ok ? null : result.reason, signature || null, result.payer ?? null)), correlationId);
+  }
+  for (const work of afterResponse) runAfterResponse(c, work, correlationId);
+  if (result.ok) {
+    return c.json({
+      success: true,
+      payer: result.payer,
+      transaction: result.signature,
+      network: config.network,
+      ...(result.alreadySettled ? { alreadySettled: true } : {}),
+      correlationId,
+    });
+  }
+  const code = "pending" in result ? null : (result.code ?? "PAYMENT_INVALID");
+  return c.json(
+    {
+      success: false,
+      errorReason: result.reason,
+      errorMessage: result.message,
+      ...(result.payer ? { payer: result.payer } : {}),
+      transaction: signature,
+      network: config.network,
+      error: result.message,
+      code: code ?? "SETTLEMENT_PENDING",
+      correlationId,
+    },
+    code === null ? 202 : ERROR_STATUS[code],
+  );
 }
 
 type ParsedBody = { ok: true; body: VerifySettleBody; paymentId: string | null } | PaymentRejection;
 
-/** Per-client limit before anything is read, per-payer limit once the proof is parsed (429 with Retry-After). */
-async function readLimitedPaymentBody(c: AppContext): Promise<ParsedBody> {
-  await enforceRateLimit(c, "paymentClient", clientKeyOf(c));
-  const parsed = await readPaymentBody(c);
+/** The payment identifier, then the per-payer limit once the proof is parsed (429 with Retry-After). */
+async function limitedPayment(c: AppContext, body: VerifySettleBody): Promise<ParsedBody> {
+  const paymentId = paymentIdentifierOf(body.paymentPayload);
+  const parsed: ParsedBody = paymentId.ok ? { ok: true, body, paymentId: paymentId.id } : paymentId;
   const payer = parsed.ok ? payerKeyOf(parsed.body.paymentPayload.payload.transaction) : null;
   if (payer) await enforceRateLimit(c, "paymentPayer", payer);
   return parsed;
-}
-
-/** Malformed JSON or a body of the wrong shape is an x402 `invalid_payload`, reported in the route's own shape. */
-async function readPaymentBody(c: AppContext): Promise<ParsedBody> {
-  const parsed = parseJsonText(await c.req.text());
-  if (!parsed.ok) return rejection("invalid_payload", parsed.message);
-  const result = v.safeParse(VerifySettleBodySchema, parsed.value, { abortPipeEarly: true });
-  if (!result.success) return rejection("invalid_payload", describeIssues(result.issues, "body"));
-  const paymentId = paymentIdentifierOf(result.output.paymentPayload);
-  if (!paymentId.ok) return paymentId;
-  return { ok: true, body: result.output, paymentId: paymentId.id };
 }
 
 async function verifyPayment(c: AppContext, body: VerifySettleBody): Promise<{ ok: true; payer: string } | PaymentRejection> {

@@ -1,8 +1,8 @@
-import type { RouteDef } from "../route-def";
-import { parseJsonBody, parsePathParams, parseQuery } from "../parse-input";
+import { route, type RouteDef } from "../route-def";
+import { challengeDomainOf } from "../challenge-domain";
 import { WalletPathSchema } from "../../sellers/seller-inputs";
 import { issueChallenge } from "../../sellers/signed-challenge";
-import { directoryStats, getListedResource, ResourcesQuerySchema, searchResources } from "../../directory/resource-search";
+import { getListedResource, ResourcesQuerySchema, searchResources } from "../../directory/resource-search";
 import {
   OwnerResourcesSchema,
   ResourceChallengeQuerySchema,
@@ -13,14 +13,12 @@ import {
 } from "../../directory/resource-inputs";
 import { listOwnedResources, probeOwnedResource, registerResource, retireOwnedResource } from "../../directory/resource-registry";
 import { harvestManifest } from "../../directory/manifest";
-import { BazaarQuerySchema, bazaarResources } from "../../directory/bazaar";
-import { challengeDomainOf } from "./sellers";
-import { ChallengeResponseSchema, DirectoryStatsResponseSchema, ResourceSingleResponseSchema, ResourceSearchResponseSchema } from "../responses/schemas";
+import { ChallengeResponseSchema, ResourceSingleResponseSchema, ResourceSearchResponseSchema } from "../responses/schemas";
 
-/** The public resource directory (spec §4.4), its registry and the x402 Bazaar discovery API. */
+/** `/resources`: the public resource directory (spec §4.4), its registry, and each wallet's own list (`/sellers/{wallet}/resources`). */
 export function resourceRoutes(): RouteDef[] {
   return [
-    {
+    route({
       key: "resources",
       response: ResourceSearchResponseSchema,
       agentTool: { name: "search_resources", description: "Search the public directory of payable x402 resources (full text q, category, scheme, paging cursor)." },
@@ -29,9 +27,9 @@ export function resourceRoutes(): RouteDef[] {
       tag: "Directory",
       summary: "Search listed resources: ?q (full text, ranked), category, scheme, tag (exact), limit 1..100, cursor",
       query: ResourcesQuerySchema,
-      handler: async (c) => c.json(await searchResources(c.env.DB, parseQuery(c, ResourcesQuerySchema))),
-    },
-    {
+      handler: async (c, { query }) => c.json(await searchResources(c.env.DB, query)),
+    }),
+    route({
       key: "resourceRegisterChallenge",
       method: "GET",
       path: "/resources/register/challenge",
@@ -39,12 +37,9 @@ export function resourceRoutes(): RouteDef[] {
       summary: "A one-time challenge for ?wallet to sign; ?action=resource:register|retire|probe|list, resource:any (every resource action, one use) when omitted",
       query: ResourceChallengeQuerySchema,
       response: ChallengeResponseSchema,
-      handler: async (c) => {
-        const { wallet, action } = parseQuery(c, ResourceChallengeQuerySchema);
-        return c.json(await issueChallenge(c.var.config, { wallet, action, domain: challengeDomainOf(c) }));
-      },
-    },
-    {
+      handler: async (c, { query: { wallet, action } }) => c.json(await issueChallenge(c.var.config, { wallet, action, domain: challengeDomainOf(c) })),
+    }),
+    route({
       key: "resourceById",
       response: ResourceSingleResponseSchema,
       agentTool: { name: "get_resource", description: "One publicly listed payable resource by its numeric directory id." },
@@ -52,21 +47,10 @@ export function resourceRoutes(): RouteDef[] {
       path: "/resources/:id",
       tag: "Directory",
       summary: "One listed resource by numeric id as {entry, notice} (its members also at the top level); 404 unless every listing gate holds",
-      handler: async (c) => {
-        const { id } = parsePathParams(c, ResourceIdPathSchema);
-        return c.json(await getListedResource(c.env.DB, id));
-      },
-    },
-    {
-      key: "directoryStats",
-      method: "GET",
-      path: "/directory/stats",
-      tag: "Directory",
-      summary: "Counts of listed providers and resources (by scheme), with the lists' visibility rules",
-      response: DirectoryStatsResponseSchema,
-      handler: async (c) => c.json(await directoryStats(c.env.DB, c.var.config.network)),
-    },
-    {
+      params: ResourceIdPathSchema,
+      handler: async (c, { params }) => c.json(await getListedResource(c.env.DB, params.id)),
+    }),
+    route({
       key: "resourceRegister",
       method: "POST",
       path: "/resources/register",
@@ -74,9 +58,9 @@ export function resourceRoutes(): RouteDef[] {
       auth: "wallet-signature",
       summary: "Register (or update) a resource on the verified merchant's origin with a resource:register challenge; probed at once",
       body: ResourceRegisterBodySchema,
-      handler: async (c) => c.json(await registerResource(c.var.config, c.env.DB, await parseJsonBody(c, ResourceRegisterBodySchema), challengeDomainOf(c))),
-    },
-    {
+      handler: async (c, { body }) => c.json(await registerResource(c.var.config, c.env.DB, body, challengeDomainOf(c))),
+    }),
+    route({
       key: "resourceRetire",
       method: "POST",
       path: "/resources/retire",
@@ -84,9 +68,9 @@ export function resourceRoutes(): RouteDef[] {
       auth: "wallet-signature",
       summary: "Retire one of the wallet's resources, named by id or resourceUrl (resource:retire challenge); it leaves every listing",
       body: ResourceIdBodySchema,
-      handler: async (c) => c.json(await retireOwnedResource(c.var.config, c.env.DB, await parseJsonBody(c, ResourceIdBodySchema), challengeDomainOf(c))),
-    },
-    {
+      handler: async (c, { body }) => c.json(await retireOwnedResource(c.var.config, c.env.DB, body, challengeDomainOf(c))),
+    }),
+    route({
       key: "resourceProbe",
       method: "POST",
       path: "/resources/probe",
@@ -94,9 +78,9 @@ export function resourceRoutes(): RouteDef[] {
       auth: "wallet-signature",
       summary: "Run the 402 probe on one of the wallet's resources now, named by id or resourceUrl (resource:probe challenge)",
       body: ResourceIdBodySchema,
-      handler: async (c) => c.json(await probeOwnedResource(c.var.config, c.env.DB, await parseJsonBody(c, ResourceIdBodySchema), challengeDomainOf(c))),
-    },
-    {
+      handler: async (c, { body }) => c.json(await probeOwnedResource(c.var.config, c.env.DB, body, challengeDomainOf(c))),
+    }),
+    route({
       key: "resourceHarvest",
       method: "POST",
       path: "/resources/harvest",
@@ -104,42 +88,29 @@ export function resourceRoutes(): RouteDef[] {
       auth: "wallet-signature",
       summary: "Import the merchant's Seller Resource Manifest ({origin}/.well-known/x402-resources.json) with a resource:register challenge",
       body: ResourceHarvestBodySchema,
-      handler: async (c) => c.json(await harvestManifest(c.var.config, c.env.DB, await parseJsonBody(c, ResourceHarvestBodySchema), challengeDomainOf(c))),
-    },
-    {
+      handler: async (c, { body }) => c.json(await harvestManifest(c.var.config, c.env.DB, body, challengeDomainOf(c))),
+    }),
+    route({
       key: "sellerResources",
       method: "GET",
       path: "/sellers/:wallet/resources",
       tag: "Directory",
       auth: "wallet-signature",
       summary: "The wallet's own resources with probe diagnostics; ?message&signature of a resource:list challenge",
+      params: WalletPathSchema,
       query: OwnerResourcesSchema,
-      handler: async (c) => {
-        const { wallet } = parsePathParams(c, WalletPathSchema);
-        return c.json(await listOwnedResources(c.var.config, c.env.DB, wallet, parseQuery(c, OwnerResourcesSchema), challengeDomainOf(c)));
-      },
-    },
-    {
+      handler: async (c, { params, query }) => c.json(await listOwnedResources(c.var.config, c.env.DB, params.wallet, query, challengeDomainOf(c))),
+    }),
+    route({
       key: "sellerResourcesSigned",
       method: "POST",
       path: "/sellers/:wallet/resources",
       tag: "Directory",
       auth: "wallet-signature",
       summary: "The wallet's own resources with probe diagnostics; body {message, signature, limit?, cursor?} of a resource:list challenge",
+      params: WalletPathSchema,
       body: OwnerResourcesSchema,
-      handler: async (c) => {
-        const { wallet } = parsePathParams(c, WalletPathSchema);
-        return c.json(await listOwnedResources(c.var.config, c.env.DB, wallet, await parseJsonBody(c, OwnerResourcesSchema), challengeDomainOf(c)));
-      },
-    },
-    {
-      key: "bazaarDiscoveryResources",
-      method: "GET",
-      path: "/discovery/resources",
-      tag: "Directory",
-      summary: "x402 v2 Bazaar discovery: the listed resources with their probed 402 accepts; ?type=http&limit&offset",
-      query: BazaarQuerySchema,
-      handler: async (c) => c.json(await bazaarResources(c.env.DB, parseQuery(c, BazaarQuerySchema))),
-    },
+      handler: async (c, { params, body }) => c.json(await listOwnedResources(c.var.config, c.env.DB, params.wallet, body, challengeDomainOf(c))),
+    }),
   ];
 }

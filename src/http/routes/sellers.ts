@@ -1,6 +1,5 @@
-import type { RouteDef } from "../route-def";
-import type { AppContext } from "../context";
-import { parseJsonBody, parsePathParams, parseQuery } from "../parse-input";
+import { route, type RouteDef } from "../route-def";
+import { challengeDomainOf } from "../challenge-domain";
 import { badRequest } from "../../errors/catalogue";
 import { normalizeScheme } from "../../x402/scheme-names";
 import { buildSellerPreview } from "../../sellers/preview";
@@ -12,7 +11,6 @@ import { registerSeller, RegisterBodySchema } from "../../sellers/register";
 import { retireSeller, RetireBodySchema } from "../../sellers/retire";
 import { listSellerPayments, SellerPaymentsBodySchema } from "../../sellers/payment-history";
 import { ChallengeQuerySchema, RailPathSchema, RailQuerySchema, WalletPathSchema } from "../../sellers/seller-inputs";
-import { withBuildRateLimit } from "../middleware/rate-limit";
 import {
   ChallengeResponseSchema,
   ProvisionResponseSchema,
@@ -26,7 +24,7 @@ import {
 /** Seller onboarding (spec §4.3): preview, rail lookup, sovereign activation, wallet challenges. */
 export function sellerRoutes(): RouteDef[] {
   return [
-    {
+    route({
       key: "sellerPreview",
       response: SellerPreviewResponseSchema,
       agentTool: { name: "preview_seller", description: "Every payTo address of a seller wallet per scheme (exact vault PDA, escrow PDAs) with its on-chain state and the next onboarding step. No side effect." },
@@ -34,30 +32,27 @@ export function sellerRoutes(): RouteDef[] {
       path: "/sellers/:wallet/preview",
       tag: "Sellers",
       summary: "Vault addresses, on-chain rail state and lifecycle (previewed → activated → verified) of a seller wallet",
-      handler: async (c) => {
-        const { wallet } = parsePathParams(c, WalletPathSchema);
-        return c.json(await buildSellerPreview(c.var.config, c.env.DB, wallet));
-      },
-    },
-    {
+      params: WalletPathSchema,
+      handler: async (c, { params }) => c.json(await buildSellerPreview(c.var.config, c.env.DB, params.wallet)),
+    }),
+    route({
       key: "sellerRails",
       method: "GET",
       path: "/sellers/:wallet/rails/:scheme",
       tag: "Sellers",
       summary: "The canonical payTo of one rail (exact, or sla-escrow with ?asset=<mint>, USDC by default); no database",
+      params: RailPathSchema,
       query: RailQuerySchema,
       response: RailInfoSchema,
-      handler: async (c) => {
-        const { wallet, scheme } = parsePathParams(c, RailPathSchema);
+      handler: async (c, { params: { wallet, scheme }, query: { asset } }) => {
         const rail = normalizeScheme(scheme);
         if (rail === null) throw badRequest(`scheme: must be "exact" or "sla-escrow", got "${scheme}"`);
         const config = c.var.config;
         if (rail === "exact") return c.json(await lookupExactRail(config, wallet));
-        const { asset } = parseQuery(c, RailQuerySchema);
         return c.json(await lookupEscrowRail(config, wallet, resolveSellerAsset(config, asset ?? "USDC")));
       },
-    },
-    {
+    }),
+    route({
       key: "sellerProvisionTx",
       response: ProvisionResponseSchema,
       agentTool: { name: "build_seller_provisioning", description: "Build the seller's UNSIGNED activation transaction (vault and token account) for an asset; the seller signs and submits it." },
@@ -66,26 +61,22 @@ export function sellerRoutes(): RouteDef[] {
       tag: "Sellers",
       summary: "Unsigned sovereign activation transaction (CreateVault and/or the vault token account), signed and paid by the seller",
       body: ProvisionRequestSchema,
-      handler: withBuildRateLimit(async (c) => {
-        const request = await parseJsonBody(c, ProvisionRequestSchema);
-        return c.json(await buildSellerProvisioning(c.var.config, request));
-      }),
-    },
-    {
+      limit: "build",
+      handler: async (c, { body }) => c.json(await buildSellerProvisioning(c.var.config, body)),
+    }),
+    route({
       key: "sellerChallenge",
       method: "GET",
       path: "/sellers/:wallet/challenge",
       tag: "Sellers",
       summary: "A one-time challenge for the wallet to sign (?action=, seller:any — every seller action, one use — when omitted; ?ttlSeconds= may shorten it)",
+      params: WalletPathSchema,
       query: ChallengeQuerySchema,
       response: ChallengeResponseSchema,
-      handler: async (c) => {
-        const { wallet } = parsePathParams(c, WalletPathSchema);
-        const { action, ttlSeconds } = parseQuery(c, ChallengeQuerySchema);
-        return c.json(await issueChallenge(c.var.config, { wallet, action, domain: challengeDomainOf(c), ttlSeconds }));
-      },
-    },
-    {
+      handler: async (c, { params: { wallet }, query: { action, ttlSeconds } }) =>
+        c.json(await issueChallenge(c.var.config, { wallet, action, domain: challengeDomainOf(c), ttlSeconds })),
+    }),
+    route({
       key: "sellerRegister",
       method: "POST",
       path: "/sellers/:wallet/register",
@@ -93,31 +84,27 @@ export function sellerRoutes(): RouteDef[] {
       auth: "wallet-signature",
       summary: "Become a verified provider with a signed seller:register challenge; answers the preview body plus the provider entry; 409 until activation has landed on chain",
       response: SellerRegisterResponseSchema,
+      params: WalletPathSchema,
       body: RegisterBodySchema,
-      handler: async (c) => {
-        const { wallet } = parsePathParams(c, WalletPathSchema);
-        const body = await parseJsonBody(c, RegisterBodySchema);
+      handler: async (c, { params: { wallet }, body }) => {
         const registered = await registerSeller(c.var.config, c.env.DB, wallet, body, challengeDomainOf(c));
         // pr402 answers register with the preview body (OnboardResponse); our verified/provider/note ride along.
         return c.json({ ...(await buildSellerPreview(c.var.config, c.env.DB, wallet)), ...registered });
       },
-    },
-    {
+    }),
+    route({
       key: "sellerRetire",
       method: "POST",
       path: "/sellers/:wallet/retire",
       tag: "Sellers",
       auth: "wallet-signature",
       summary: "Withdraw the verified registration with a signed seller:retire challenge (the vault is untouched)",
+      params: WalletPathSchema,
       body: RetireBodySchema,
       response: SellerRetireResponseSchema,
-      handler: async (c) => {
-        const { wallet } = parsePathParams(c, WalletPathSchema);
-        const body = await parseJsonBody(c, RetireBodySchema);
-        return c.json(await retireSeller(c.var.config, c.env.DB, wallet, body, challengeDomainOf(c)));
-      },
-    },
-    {
+      handler: async (c, { params: { wallet }, body }) => c.json(await retireSeller(c.var.config, c.env.DB, wallet, body, challengeDomainOf(c))),
+    }),
+    route({
       key: "sellerPayments",
       method: "POST",
       path: "/seller/payments",
@@ -126,15 +113,7 @@ export function sellerRoutes(): RouteDef[] {
       summary: "The seller's verify/settle attempts, newest first, with a signed seller:payments challenge; ?limit 1..100, cursor",
       body: SellerPaymentsBodySchema,
       response: SellerPaymentsResponseSchema,
-      handler: async (c) => {
-        const body = await parseJsonBody(c, SellerPaymentsBodySchema);
-        return c.json(await listSellerPayments(c.var.config, c.env.DB, body, challengeDomainOf(c)));
-      },
-    },
+      handler: async (c, { body }) => c.json(await listSellerPayments(c.var.config, c.env.DB, body, challengeDomainOf(c))),
+    }),
   ];
-}
-
-/** The `domain` line of challenges: the host this deployment was called on. */
-export function challengeDomainOf(c: AppContext): string {
-  return new URL(c.req.url).host;
 }

@@ -1,6 +1,5 @@
 import * as v from "valibot";
-import type { RouteDef } from "../route-def";
-import { parsePathParams } from "../parse-input";
+import { route, type RouteDef } from "../route-def";
 import { notFound } from "../../errors/catalogue";
 import { getSettlementBySignature } from "../../store/settlements";
 import { SettlementStatusResponseSchema } from "../responses/schemas";
@@ -18,7 +17,7 @@ const PUBLIC_STATE = { submitting: "pending", pending: "pending", confirmed: "co
  */
 export function settlementRoutes(): RouteDef[] {
   return [
-    {
+    route({
       key: "settlementStatus",
       response: SettlementStatusResponseSchema,
       agentTool: { name: "get_settlement_status", description: "State of a settlement by its transaction signature: pending, confirmed or failed, with payer, payTo, asset and amount." },
@@ -26,8 +25,8 @@ export function settlementRoutes(): RouteDef[] {
       path: "/settlements/:signature",
       tag: "Payments",
       summary: "State of a settlement by transaction signature (pending | confirmed | failed); 404 when this facilitator never settled it",
-      handler: async (c) => {
-        const { signature } = parsePathParams(c, SettlementPathSchema);
+      params: SettlementPathSchema,
+      handler: async (c, { params: { signature } }) => {
         const row = await getSettlementBySignature(c.env.DB, signature);
         // A row whose transaction the cluster never accepted is not public (its signature was never returned).
         if (!row || (row.state === "failed" && row.errorReason === "blockhash_expired")) throw notFound(`No settlement with signature ${signature}`);
@@ -47,6 +46,6 @@ export function settlementRoutes(): RouteDef[] {
           ...(row.state === "failed" ? { errorReason: row.errorReason } : {}),
         });
       },
-    },
+    }),
   ];
 }

@@ -1,13 +1,11 @@
-import type { RouteDef } from "../route-def";
-import { parseJsonBody } from "../parse-input";
-import { withBuildRateLimit } from "../middleware/rate-limit";
+import { route, type RouteDef } from "../route-def";
 import { buildUptoDeposit, BuildUptoDepositRequestSchema } from "../../schemes/upto/build-deposit";
 import { UptoDepositBuildResponseSchema } from "../responses/schemas";
 
 /** The `upto` rail's buyer transaction builder: the unsigned channel open (the deposit of the ceiling). */
 export function uptoBuilderRoutes(): RouteDef[] {
   return [
-    {
+    route({
       key: "buildUptoDepositTx",
       response: UptoDepositBuildResponseSchema,
       agentTool: {
@@ -20,10 +18,8 @@ export function uptoBuilderRoutes(): RouteDef[] {
       tag: "Tx Build",
       summary: "Unsigned upto deposit (payment-channel open; buyer signs, facilitator pays fees and rent) with the payment payload the official upto client sends",
       body: BuildUptoDepositRequestSchema,
-      handler: withBuildRateLimit(async (c) => {
-        const request = await parseJsonBody(c, BuildUptoDepositRequestSchema);
-        return c.json(await buildUptoDeposit(c.var.config, request));
-      }),
-    },
+      limit: "build",
+      handler: async (c, { body }) => c.json(await buildUptoDeposit(c.var.config, body)),
+    }),
   ];
 }

@@ -1,13 +1,12 @@
-import type { RouteDef } from "../route-def";
-import { parsePathParams, parseQuery } from "../parse-input";
+import { route, type RouteDef } from "../route-def";
 import { WalletPathSchema } from "../../sellers/seller-inputs";
 import { getListedProviderEntry, listProviders, ProvidersQuerySchema } from "../../sellers/provider-directory";
 import { ProviderSingleResponseSchema, ProvidersPageResponseSchema } from "../responses/schemas";
 
-/** The public provider directory (spec §4.4): verified, opted-in sellers. */
-export function directoryRoutes(): RouteDef[] {
+/** `/providers`: the public provider directory (spec §4.4), verified, opted-in sellers. */
+export function providerRoutes(): RouteDef[] {
   return [
-    {
+    route({
       key: "providers",
       method: "GET",
       path: "/providers",
@@ -15,19 +14,17 @@ export function directoryRoutes(): RouteDef[] {
       summary: "Verified, opted-in providers (merchant origins), newest first; ?limit=1..100 (50), ?cursor=<last updatedAt>",
       query: ProvidersQuerySchema,
       response: ProvidersPageResponseSchema,
-      handler: async (c) => c.json(await listProviders(c.env.DB, parseQuery(c, ProvidersQuerySchema))),
-    },
-    {
+      handler: async (c, { query }) => c.json(await listProviders(c.env.DB, query)),
+    }),
+    route({
       key: "providerByWallet",
       method: "GET",
       path: "/providers/:wallet",
       tag: "Directory",
       summary: "One listed provider as {entry, notice} (its members also at the top level); 404 when not publicly listed",
+      params: WalletPathSchema,
       response: ProviderSingleResponseSchema,
-      handler: async (c) => {
-        const { wallet } = parsePathParams(c, WalletPathSchema);
-        return c.json(await getListedProviderEntry(c.env.DB, wallet));
-      },
-    },
+      handler: async (c, { params }) => c.json(await getListedProviderEntry(c.env.DB, params.wallet)),
+    }),
   ];
 }

@@ -1,0 +1,27 @@
+import { route, type RouteDef } from "../route-def";
+import { BazaarQuerySchema, bazaarResources } from "../../directory/bazaar";
+import { BazaarSearchQuerySchema, bazaarSearch } from "../../directory/bazaar-search";
+
+/** `/discovery/*`: the x402 v2 Bazaar discovery API (the official client's `extensions.bazaar`). */
+export function bazaarRoutes(): RouteDef[] {
+  return [
+    route({
+      key: "bazaarDiscoveryResources",
+      method: "GET",
+      path: "/discovery/resources",
+      tag: "Directory",
+      summary: "x402 v2 Bazaar discovery: the listed resources with their probed 402 accepts; ?type=http&limit&offset",
+      query: BazaarQuerySchema,
+      handler: async (c, { query }) => c.json(await bazaarResources(c.env.DB, query)),
+    }),
+    route({
+      key: "bazaarDiscoverySearch",
+      method: "GET",
+      path: "/discovery/search",
+      tag: "Directory",
+      summary: "x402 v2 Bazaar search: ranked full-text search of the listed resources; ?query&type&payTo&scheme&network&extensions&limit&cursor",
+      query: BazaarSearchQuerySchema,
+      handler: async (c, { query }) => c.json(await bazaarSearch(c.env.DB, query)),
+    }),
+  ];
+}

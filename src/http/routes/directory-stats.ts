@@ -1,0 +1,18 @@
+import { route, type RouteDef } from "../route-def";
+import { directoryStats } from "../../directory/resource-search";
+import { DirectoryStatsResponseSchema } from "../responses/schemas";
+
+/** `/directory/stats`: how big the public directory is (providers and resources). */
+export function directoryStatsRoutes(): RouteDef[] {
+  return [
+    route({
+      key: "directoryStats",
+      method: "GET",
+      path: "/directory/stats",
+      tag: "Directory",
+      summary: "Counts of listed providers and resources (by scheme), with the lists' visibility rules",
+      response: DirectoryStatsResponseSchema,
+      handler: async (c) => c.json(await directoryStats(c.env.DB, c.var.config.network)),
+    }),
+  ];
+}

@@ -1,0 +1,77 @@
+import { publicPath, route, type RouteDef } from "../route-def";
+import type { AppContext } from "../context";
+import { PaymentRequiredSchema } from "../../x402/schemas";
+import { enrichPaymentRequired, type PaymentRequiredBody } from "../../schemes/exact/enrich";
+import { enrichEscrowLines } from "../../schemes/sla-escrow/enrich";
+
+/**
+ * The seller transform: a naive 402 body in, the same body paying this facilitator's rails out (both rails), at
+ * `/payment-required/enrich` and at Faremeter's `/accepts`.
+ */
+export function paymentRequiredRoutes(): RouteDef[] {
+  return [
+    route({
+      key: "paymentRequiredEnrichInfo",
+      method: "GET",
+      path: "/payment-required/enrich",
+      tag: "Sellers",
+      summary: "What POST /payment-required/enrich does, with a request example for this deployment (pr402 serves the same GET)",
+      handler: (c) => c.json(describeEnrich(c.var.config.network, c.var.config.feePayer.address)),
+    }),
+    route({
+      key: "paymentRequiredEnrich",
+      method: "POST",
+      path: "/payment-required/enrich",
+      tag: "Sellers",
+      summary: "Rewrite a naive 402 body: exact lines pay the seller's vault PDA, sla-escrow lines the Escrow PDA, each with this facilitator's extra",
+      body: PaymentRequiredSchema,
+      // An anonymous read of the chain (one batched account read): under the per-client read limit like the GETs.
+      limit: "read",
+      handler: async (c, { body }) => c.json(await enrich(c, body)),
+    }),
+    /*
+     * Faremeter's facilitator protocol (`@faremeter/middleware` 0.22 `createHTTPFacilitatorHandler`). The middleware
+     * posts `{x402Version: 2, resource, accepts}` built from the seller's configuration and reads back an x402 v2
+     * PaymentRequired whose `accepts` it serves in its 402: exactly the enrichment, under the path Faremeter sellers
+     * already call, so a Faremeter seller switches facilitators by changing only the URL.
+     */
+    route({
+      key: "faremeterAccepts",
+      method: "POST",
+      path: "/accepts",
+      tag: "Sellers",
+      summary: "Faremeter facilitator protocol: enrich the seller's accepts[] (same transform as /payment-required/enrich)",
+      body: PaymentRequiredSchema,
+      handler: async (c, { body }) => c.json(await enrich(c, body)),
+    }),
+  ];
+}
+
+async function enrich(c: AppContext, body: PaymentRequiredBody) {
+  const withEscrowLines = await enrichEscrowLines(c.var.config, body);
+  return enrichPaymentRequired(c.var.config, withEscrowLines, c.get("correlationId"));
+}
+
+/** The self-description pr402 answers on GET (public/openapi.json facilitatorPaymentRequiredEnrichInfo), in our words. */
+function describeEnrich(network: string, feePayer: string) {
+  return {
+    endpoint: publicPath("/payment-required/enrich"),
+    method: "POST",
+    contentType: "application/json",
+    sideEffect: "none: a pure transform, nothing is stored or sent on chain",
+    description:
+      "Send the PaymentRequired body your server would answer with HTTP 402, with your own wallet as payTo. " +
+      "exact lines come back paying your UniversalSettle vault PDA, with this facilitator's keys in extra (those of the exact kind in GET /supported); " +
+      "sla-escrow lines come back paying the shared Escrow PDA of the line's asset, with the escrow keys in extra and merchantWallet = your wallet (FundPayment.seller).",
+    schemes: {
+      exact: { payTo: "your vault PDA (seeds \"vault\", your wallet)" },
+      "sla-escrow": { payTo: "the Escrow PDA of the line's asset", sellerNamedIn: "extra.merchantWallet" },
+    },
+    feePayer,
+    requestExample: {
+      x402Version: 2,
+      resource: { url: "https://api.example.com/report", description: "One report", mimeType: "application/json" },
+      accepts: [{ scheme: "exact", network, asset: "<mint>", amount: "10000", payTo: "<your wallet>", maxTimeoutSeconds: 60, extra: {} }],
+    },
+  };
+}

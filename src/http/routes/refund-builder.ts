@@ -1,0 +1,18 @@
+import { route, type RouteDef } from "../route-def";
+import { buildRefund, BuildRefundRequestSchema } from "../../schemes/refund/build-refund";
+
+/** `/build-refund-tx`: a merchant's SPL refund to the original payer, signed and paid by the merchant. */
+export function refundBuilderRoutes(): RouteDef[] {
+  return [
+    route({
+      key: "buildRefundTx",
+      method: "POST",
+      path: "/build-refund-tx",
+      tag: "Tx Build",
+      summary: "Unsigned SPL refund from the merchant (fee payer, only signer) to the original payer",
+      body: BuildRefundRequestSchema,
+      limit: "build",
+      handler: async (c, { body }) => c.json(await buildRefund(c.var.config, body)),
+    }),
+  ];
+}
