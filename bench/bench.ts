@@ -284,9 +284,13 @@ async function simulate(chain: string, payment: PaymentPayload): Promise<string 
   return result.value.err === null ? null : `simulation error ${JSON.stringify(result.value.err)}`;
 }
 
-/** Distinct payments by the official client, round-robin over the buyers (each carries a random memo nonce). */
-export function paymentFactory(chain: string, buyers: KeyPairSigner[], requirements: PaymentRequirements) {
-  const schemes = buyers.map((buyer) => new ExactSvmClientScheme(buyer, { rpcUrl: chain }));
+/** A buyer's official client scheme (exact by default; the upto bench passes its own). */
+export type ClientSchemeOf = (buyer: KeyPairSigner, chain: string) => { createPaymentPayload(x402Version: number, requirements: PaymentRequirements): Promise<{ payload: Record<string, unknown> }> };
+const exactClientScheme: ClientSchemeOf = (buyer, chain) => new ExactSvmClientScheme(buyer, { rpcUrl: chain });
+
+/** Distinct payments by the official client, round-robin over the buyers (each carries a random memo nonce, or opens its own channel). */
+export function paymentFactory(chain: string, buyers: KeyPairSigner[], requirements: PaymentRequirements, schemeOf: ClientSchemeOf = exactClientScheme, resource = RESOURCE) {
+  const schemes = buyers.map((buyer) => schemeOf(buyer, chain));
   return async (count: number): Promise<PaymentPayload[]> => {
     const payments: PaymentPayload[] = new Array(count);
     const built = await runPhase(
@@ -294,7 +298,7 @@ export function paymentFactory(chain: string, buyers: KeyPairSigner[], requireme
       16,
       async (i) => {
         const partial = await schemes[i % schemes.length]!.createPaymentPayload(2, requirements);
-        payments[i] = { x402Version: 2, resource: RESOURCE, accepted: requirements, payload: partial.payload };
+        payments[i] = { x402Version: 2, resource, accepted: requirements, payload: partial.payload };
         return null;
       },
     );

@@ -16,7 +16,7 @@ import { CLUSTERS } from "../src/config/networks";
 import { UptoSvmScheme as UptoSvmServerScheme } from "@x402/svm/upto/server";
 import { fundFromFaucet } from "../demo/chain-rpc";
 import { fmt, formatTable, median, runPhase, type PhaseResult } from "./measure";
-import { mustSucceed, paymentBody, postBody, type SideName } from "./bench";
+import { mustSucceed, paymentBody, paymentFactory, postBody, type SideName } from "./bench";
 
 const DEVNET = CLUSTERS.devnet.network as Network;
 const USDC = CLUSTERS.devnet.usdcMint;
@@ -70,7 +70,8 @@ export async function runUptoBench(chain: string, sides: [UptoSide, UptoSide], o
       maxTimeoutSeconds: 300,
       extra: { feePayer: side.feePayer, receiverAuthorizer: voucherKey.address, withdrawDelay: 900 },
     };
-    const makeDeposits = depositFactory(chain, side.buyers, line);
+    // Distinct deposits by the official upto client, each opening its own channel.
+    const makeDeposits = paymentFactory(chain, side.buyers, line, (buyer, rpcUrl) => new UptoSvmClientScheme(buyer as never, { rpcUrl }) as never, RESOURCE);
     log(`upto (${side.name}): /verify of ${options.verifies} deposits at c=8, then ${options.settles} sequential deposit and claim settles`);
     const toVerify = await makeDeposits(options.verifies);
     const depositVerify = await runPhase(
@@ -109,25 +110,6 @@ export async function runUptoBench(chain: string, sides: [UptoSide, UptoSide], o
     row(`upto claim /settle median ms (${ours.claimSettle.count} sequential)`, median(ours.claimSettle.latenciesMs), median(reference.claimSettle.latenciesMs)),
   ];
   return { ours, reference, rows, table: formatTable(["upto", "ours", "reference", "ratio"], rows) };
-}
-
-/** Distinct deposits by the official upto client, round-robin over the buyers (each opens its own channel). */
-function depositFactory(chain: string, buyers: KeyPairSigner[], line: PaymentRequirements) {
-  const schemes = buyers.map((buyer) => new UptoSvmClientScheme(buyer as never, { rpcUrl: chain }));
-  return async (count: number): Promise<PaymentPayload[]> => {
-    const payments: PaymentPayload[] = new Array(count);
-    const built = await runPhase(
-      Array.from({ length: count }, (_, i) => i),
-      16,
-      async (i) => {
-        const partial = await schemes[i % schemes.length]!.createPaymentPayload(2, line as never);
-        payments[i] = { x402Version: 2, resource: RESOURCE, accepted: line, payload: partial.payload as Record<string, unknown> };
-        return null;
-      },
-    );
-    mustSucceed("building upto deposits with the official client", built);
-    return payments;
-  };
 }
 
 /** The payload as the official server sends it to /settle in that phase (`type`; after the handler, its voucher too). */
