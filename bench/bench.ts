@@ -64,7 +64,7 @@ export const DEFAULT_OPTIONS: BenchOptions = {
   simulations: 400,
   buyersPerSide: 8,
   warmupVerifies: 400,
-  upto: { verifies: 200, settles: 20 },
+  upto: { verifies: 200, settles: 20, warmup: 50 },
 };
 
 export type SideName = "ours" | "reference";

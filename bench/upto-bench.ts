@@ -30,6 +30,8 @@ export interface UptoBenchOptions {
   verifies: number;
   /** Sequential deposit settles, then as many sequential claims, per side. */
   settles: number;
+  /** Deposit verifies per side before anything is measured (and two deposit + claim settles when > 0). */
+  warmup: number;
 }
 
 export interface UptoSide {
@@ -72,32 +74,10 @@ export async function runUptoBench(chain: string, sides: [UptoSide, UptoSide], o
     };
     // Distinct deposits by the official upto client, each opening its own channel.
     const makeDeposits = paymentFactory(chain, side.buyers, line, (buyer, rpcUrl) => new UptoSvmClientScheme(buyer as never, { rpcUrl }) as never, RESOURCE);
+    // Not reported: warm both processes' upto code first, as the exact phases are warmed.
+    await uptoPhases(side, line, server, makeDeposits, { verifies: options.warmup, settles: options.warmup > 0 ? 2 : 0, warmup: 0 });
     log(`upto (${side.name}): /verify of ${options.verifies} deposits at c=8, then ${options.settles} sequential deposit and claim settles`);
-    const toVerify = await makeDeposits(options.verifies);
-    const depositVerify = await runPhase(
-      toVerify.map((payment) => paymentBody(payment, line)),
-      8,
-      (body) => postBody(`${side.api}/verify`, "verify", body),
-    );
-    mustSucceed(`upto deposit verify (${side.name})`, depositVerify);
-
-    const deposits = await makeDeposits(options.settles);
-    const depositBodies = await Promise.all(deposits.map(async (payment) => paymentBody(await enriched(server, payment, line, "before-handler"), line)));
-    const depositSettle = await runPhase(
-      depositBodies,
-      1,
-      (body) => postBody(`${side.api}/settle`, "settle", body),
-    );
-    mustSucceed(`upto deposit settle (${side.name})`, depositSettle);
-
-    const claimLine: PaymentRequirements = { ...line, amount: UPTO_USED_RAW.toString() };
-    const claims = await Promise.all(deposits.map((payment) => enriched(server, payment, claimLine, "after-handler")));
-    const claimSettle = await runPhase(
-      claims.map((payment) => paymentBody(payment, claimLine)),
-      1,
-      (body) => postBody(`${side.api}/settle`, "settle", body),
-    );
-    mustSucceed(`upto claim settle (${side.name})`, claimSettle);
+    const { depositVerify, depositSettle, claimSettle } = await uptoPhases(side, line, server, makeDeposits, options);
     results[side.name] = { depositVerify, depositSettle, claimSettle };
   }
   const { ours, reference } = results;
@@ -110,6 +90,42 @@ export async function runUptoBench(chain: string, sides: [UptoSide, UptoSide], o
     row(`upto claim /settle median ms (${ours.claimSettle.count} sequential)`, median(ours.claimSettle.latenciesMs), median(reference.claimSettle.latenciesMs)),
   ];
   return { ours, reference, rows, table: formatTable(["upto", "ours", "reference", "ratio"], rows) };
+}
+
+/** Deposit verifies at c = 8, then sequential deposit settles and the claims of those deposits. */
+async function uptoPhases(
+  side: UptoSide,
+  line: PaymentRequirements,
+  server: UptoSvmServerScheme,
+  makeDeposits: (count: number) => Promise<PaymentPayload[]>,
+  options: UptoBenchOptions,
+): Promise<UptoSideResult> {
+  const toVerify = await makeDeposits(options.verifies);
+  const depositVerify = await runPhase(
+    toVerify.map((payment) => paymentBody(payment, line)),
+    8,
+    (body) => postBody(`${side.api}/verify`, "verify", body),
+  );
+  mustSucceed(`upto deposit verify (${side.name})`, depositVerify);
+
+  const deposits = await makeDeposits(options.settles);
+  const depositBodies = await Promise.all(deposits.map(async (payment) => paymentBody(await enriched(server, payment, line, "before-handler"), line)));
+  const depositSettle = await runPhase(
+    depositBodies,
+    1,
+    (body) => postBody(`${side.api}/settle`, "settle", body),
+  );
+  mustSucceed(`upto deposit settle (${side.name})`, depositSettle);
+
+  const claimLine: PaymentRequirements = { ...line, amount: UPTO_USED_RAW.toString() };
+  const claims = await Promise.all(deposits.map((payment) => enriched(server, payment, claimLine, "after-handler")));
+  const claimSettle = await runPhase(
+    claims.map((payment) => paymentBody(payment, claimLine)),
+    1,
+    (body) => postBody(`${side.api}/settle`, "settle", body),
+  );
+  mustSucceed(`upto claim settle (${side.name})`, claimSettle);
+  return { depositVerify, depositSettle, claimSettle };
 }
 
 /** The payload as the official server sends it to /settle in that phase (`type`; after the handler, its voucher too). */

@@ -10,7 +10,7 @@ import { runRealTimingBench } from "../../bench/real-timing";
 
 describe("npm run bench (smoke, tiny n)", () => {
   it("prints ours, the reference and the ratios, with every verify and settle valid on both sides", async () => {
-    const result = await runBench({ verifyPayments: { c1: 2, c8: 8, c32: 8 }, rounds: 1, settles: 2, simulations: 4, buyersPerSide: 2, warmupVerifies: 8, upto: { verifies: 4, settles: 2 } });
+    const result = await runBench({ verifyPayments: { c1: 2, c8: 8, c32: 8 }, rounds: 1, settles: 2, simulations: 4, buyersPerSide: 2, warmupVerifies: 8, upto: { verifies: 4, settles: 2, warmup: 2 } });
 
     expect(result.rows.map((row) => row[0])).toEqual([
       "/verify req/s, c=1",
