@@ -1,8 +1,8 @@
 import { defineConfig } from "vitest/config";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import path from "node:path";
-import { TEST_FEE_PAYER } from "./test/fixtures/keys";
-import { testLocalnetPort } from "./test/fixtures/ports";
+import { TEST_FEE_PAYER } from "./test/support/keys";
+import { testLocalnetPort } from "./test/support/node/ports";
 import { LOCAL_VARS } from "./scripts/lib/local-vars";
 
 

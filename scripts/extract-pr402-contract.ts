@@ -1,6 +1,6 @@
 /**
  * Extracts the wire contract of pr402 (field names, required fields, types) from its public/openapi.json into
- * test/fixtures/pr402-contract.json, which test/worker/pr402-contract.test.ts compares with this service.
+ * test/support/pr402-contract.json, which test/worker/pr402-contract.test.ts compares with this service.
  *
  *   git -C <pr402 mirror> show HEAD:public/openapi.json > /tmp/pr402-openapi.json
  *   npx tsx scripts/extract-pr402-contract.ts /tmp/pr402-openapi.json <pr402 commit>
@@ -75,5 +75,5 @@ const fixture = {
   generatedBy: "scripts/extract-pr402-contract.ts",
   operations,
 };
-writeFileSync(new URL("../test/fixtures/pr402-contract.json", import.meta.url), JSON.stringify(fixture, null, 1) + "\n");
+writeFileSync(new URL("../test/support/pr402-contract.json", import.meta.url), JSON.stringify(fixture, null, 1) + "\n");
 console.log(`${operations.length} operations`);

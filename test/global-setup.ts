@@ -1,9 +1,9 @@
 import type { TestProject } from "vitest/node";
 import { startLocalnet } from "../localnet/server";
-import { testLocalnetPort } from "./fixtures/ports";
-import { TEST_FEE_PAYER } from "./fixtures/keys";
-import { startDirectorySeller } from "./fixtures/directory-seller";
-import { startRpcFaultProxy } from "./fixtures/rpc-fault-proxy";
+import { testLocalnetPort } from "./support/node/ports";
+import { TEST_FEE_PAYER } from "./support/keys";
+import { startDirectorySeller } from "./support/node/directory-seller";
+import { startRpcFaultProxy } from "./support/node/rpc-fault-proxy";
 
 /**
  * Starts a real local chain for the worker tests (the Worker inside workerd reaches it over 127.0.0.1)

@@ -6,7 +6,7 @@ import type { Config } from "../config/load-config";
 import { badRequest } from "../errors/catalogue";
 import { fetchAccounts, type AccountSnapshot } from "../solana/accounts";
 import { parseMint, type MintInfo } from "../solana/mint";
-import { rpcCall, solanaRpc } from "../solana/rpc";
+import { getLatestBlockhash } from "../solana/blockhash";
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../solana/token-programs";
 import { refusedMintExtension } from "../schemes/exact/token-extensions";
 import { Base58Address } from "../x402/schemas";
@@ -56,7 +56,7 @@ export async function buildSellerProvisioning(config: Config, request: v.InferOu
   const exact = await deriveExactAddresses(config, wallet);
   const candidates = asset.isNativeSol ? null : await vaultAtaCandidates(exact.vaultPda, asset.mint);
   const reads = [exact.vaultPda, ...(candidates ? [asset.mint, candidates.token, candidates.token2022] : [])];
-  const [accounts, latest] = await Promise.all([fetchAccounts(config, reads), latestBlockhash(config)]);
+  const [accounts, latest] = await Promise.all([fetchAccounts(config, reads), getLatestBlockhash(config)]);
 
   const vaultExists = readVault(accounts, exact) !== null;
   const vaultAccountPresent = accounts.get(exact.vaultPda) != null;
@@ -158,9 +158,4 @@ async function vaultAtaCandidates(vault: Address, mint: Address): Promise<{ toke
     findAssociatedTokenPda({ owner: vault, mint, tokenProgram: TOKEN_2022_PROGRAM_ADDRESS }),
   ]);
   return { token, token2022 };
-}
-
-async function latestBlockhash(config: Config) {
-  const { value } = await rpcCall(config, "getLatestBlockhash", solanaRpc(config).getLatestBlockhash({ commitment: "confirmed" }));
-  return value;
 }

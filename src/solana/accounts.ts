@@ -1,5 +1,6 @@
-import type { Address, Base64EncodedDataResponse } from "@solana/kit";
-import { rpcCall, solanaRpc } from "./rpc";
+import type { Address } from "@solana/kit";
+import { fromBase64 } from "./bytes";
+import { rpcReadMany, type RpcInteger } from "./rpc";
 import type { Config } from "../config/load-config";
 
 export interface AccountSnapshot {
@@ -10,12 +11,11 @@ export interface AccountSnapshot {
   executable: boolean;
 }
 
-/** getMultipleAccounts accepts at most 100 keys per call. */
-const MAX_ACCOUNTS_PER_CALL = 100;
+type AccountAnswer = { owner: Address; lamports: RpcInteger; data: [string, "base64"]; executable: boolean } | null;
 
 /**
- * Reads many accounts in one batched round trip (spec'd hot-path rule: batch account reads).
- * Missing accounts map to null. Duplicate addresses are fetched once.
+ * Reads many accounts in as few round trips as getMultipleAccounts allows (spec'd hot-path rule: batch account
+ * reads). Missing accounts map to null. Duplicate addresses are fetched once.
  */
 export async function fetchAccounts(
   config: Config,
@@ -23,37 +23,16 @@ export async function fetchAccounts(
   commitment: "processed" | "confirmed" | "finalized" = "confirmed",
 ): Promise<Map<Address, AccountSnapshot | null>> {
   const unique = [...new Set(addresses)];
+  const accounts = await rpcReadMany<AccountAnswer>(config, "getMultipleAccounts", unique, { encoding: "base64", commitment });
   const result = new Map<Address, AccountSnapshot | null>();
-  for (let start = 0; start < unique.length; start += MAX_ACCOUNTS_PER_CALL) {
-    const chunk = unique.slice(start, start + MAX_ACCOUNTS_PER_CALL);
-    const response = await rpcCall(
-      config,
-      "getMultipleAccounts",
-      solanaRpc(config).getMultipleAccounts(chunk, { encoding: "base64", commitment }),
+  accounts.forEach((account, i) => {
+    const address = unique[i]!;
+    result.set(
+      address,
+      account === null
+        ? null
+        : { address, owner: account.owner, lamports: BigInt(account.lamports), data: fromBase64(account.data[0]), executable: account.executable },
     );
-    response.value.forEach((account, i) => {
-      const address = chunk[i]!;
-      result.set(
-        address,
-        account === null
-          ? null
-          : {
-              address,
-              owner: account.owner,
-              lamports: BigInt(account.lamports),
-              data: decodeBase64Data(account.data),
-              executable: account.executable,
-            },
-      );
-    });
-  }
+  });
   return result;
-}
-
-function decodeBase64Data(data: Base64EncodedDataResponse): Uint8Array {
-  const [encoded] = data;
-  const binary = atob(encoded);
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return bytes;
 }

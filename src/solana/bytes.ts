@@ -6,6 +6,14 @@ export function toBase64(bytes: Uint8Array): string {
   return btoa(binary);
 }
 
+/** The bytes of base64 text (an RPC answer's account data). */
+export function fromBase64(text: string): Uint8Array {
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
 export function toHex(bytes: Uint8Array): string {
   let hex = "";
   for (const byte of bytes) hex += byte.toString(16).padStart(2, "0");

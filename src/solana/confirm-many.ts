@@ -1,11 +1,11 @@
-import type { Signature } from "@solana/kit";
 import type { Config } from "../config/load-config";
-import { rpcCall, solanaRpc } from "./rpc";
+import { readSignatureStatuses } from "./confirm";
+import { RPC_KEYS_PER_CALL } from "./rpc";
 
 export type LandedStatus = { kind: "confirmed" } | { kind: "failed"; err: unknown };
 
 /** getSignatureStatuses takes at most 256 signatures per call. */
-export const MAX_SIGNATURES_PER_STATUS_READ = 256;
+export const MAX_SIGNATURES_PER_STATUS_READ = RPC_KEYS_PER_CALL.getSignatureStatuses;
 const CONFIRM_POLL_INTERVAL_MS = 400;
 
 /**
@@ -18,15 +18,10 @@ export async function confirmAll(config: Config, signatures: readonly string[], 
     const open = signatures.filter((s) => !resolved.has(s));
     if (open.length === 0) break;
     if (poll > 0) await new Promise((resolve) => setTimeout(resolve, CONFIRM_POLL_INTERVAL_MS));
-    for (let start = 0; start < open.length; start += MAX_SIGNATURES_PER_STATUS_READ) {
-      const chunk = open.slice(start, start + MAX_SIGNATURES_PER_STATUS_READ);
-      const { value } = await rpcCall(config, "getSignatureStatuses", solanaRpc(config).getSignatureStatuses(chunk as Signature[]));
-      value.forEach((status, i) => {
-        if (!status) return;
-        if (status.err) resolved.set(chunk[i]!, { kind: "failed", err: status.err });
-        else if (status.confirmationStatus === "confirmed" || status.confirmationStatus === "finalized") resolved.set(chunk[i]!, { kind: "confirmed" });
-      });
-    }
+    const statuses = await readSignatureStatuses(config, open, { searchTransactionHistory: false });
+    statuses.forEach((status, i) => {
+      if (status.kind === "confirmed" || status.kind === "failed") resolved.set(open[i]!, status);
+    });
   }
   return resolved;
 }

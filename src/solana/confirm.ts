@@ -1,5 +1,5 @@
 import type { Config } from "../config/load-config";
-import { callJsonRpc } from "./json-rpc";
+import { rpcReadMany } from "./rpc";
 import type { SignatureWatch } from "./signature-watch";
 
 export type ConfirmationOutcome =
@@ -49,14 +49,23 @@ export async function confirmSignature(config: Config, signature: string, budget
 export type SignatureStatus = { kind: "confirmed" } | { kind: "failed"; err: unknown } | { kind: "not_found" } | { kind: "processing" };
 
 export async function signatureStatus(config: Config, signature: string): Promise<SignatureStatus> {
-  // Plain fetch (see callJsonRpc): only err and confirmationStatus are read.
-  const { value } = await callJsonRpc<{ value: ({ err: unknown; confirmationStatus?: string | null } | null)[] }>(config, "getSignatureStatuses", [
-    [signature],
-    { searchTransactionHistory: true },
-  ]);
-  const status = value[0];
-  if (!status) return { kind: "not_found" };
-  if (status.err) return { kind: "failed", err: status.err };
-  if (status.confirmationStatus === "confirmed" || status.confirmationStatus === "finalized") return { kind: "confirmed" };
-  return { kind: "processing" };
+  const [status] = await readSignatureStatuses(config, [signature], { searchTransactionHistory: true });
+  return status!;
+}
+
+type StatusAnswer = { err: unknown; confirmationStatus?: string | null } | null;
+
+/** Status reads of many signatures, batched, in their order; `searchTransactionHistory` also finds ones older than the node's recent cache. */
+export async function readSignatureStatuses(
+  config: Config,
+  signatures: readonly string[],
+  options: { searchTransactionHistory: boolean },
+): Promise<SignatureStatus[]> {
+  const answers = await rpcReadMany<StatusAnswer>(config, "getSignatureStatuses", signatures, options.searchTransactionHistory ? options : undefined);
+  return answers.map((status): SignatureStatus => {
+    if (!status) return { kind: "not_found" };
+    if (status.err) return { kind: "failed", err: status.err };
+    if (status.confirmationStatus === "confirmed" || status.confirmationStatus === "finalized") return { kind: "confirmed" };
+    return { kind: "processing" };
+  });
 }

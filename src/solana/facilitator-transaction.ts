@@ -11,7 +11,7 @@ import {
   type TransactionMessageWithBlockhashLifetime,
 } from "@solana/kit";
 import type { Config } from "../config/load-config";
-import { rpcCall, solanaRpc } from "./rpc";
+import { getLatestBlockhash } from "./blockhash";
 import { sendWithPreflight } from "./send-transaction";
 import { confirmSignature } from "./confirm";
 import { watchSignature } from "./signature-watch";
@@ -29,7 +29,7 @@ export async function sendFacilitatorTransaction(
   instructions: Instruction[],
   blockhash?: Lifetime,
 ): Promise<{ ok: true; signature: string } | { ok: false; message: string }> {
-  const lifetime = blockhash ?? (await rpcCall(config, "getLatestBlockhash", solanaRpc(config).getLatestBlockhash({ commitment: "confirmed" }))).value;
+  const lifetime = blockhash ?? (await getLatestBlockhash(config));
   const { wireBase64, signature } = await signFacilitatorTransaction(config, lifetime, instructions);
   const watch = config.settleConfirmation === "subscribe" ? watchSignature(config, signature) : null;
   try {

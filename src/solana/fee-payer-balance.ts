@@ -1,5 +1,5 @@
 import type { Config } from "../config/load-config";
-import { rpcCall, solanaRpc } from "./rpc";
+import { rpcCall, type RpcInteger } from "./rpc";
 
 /** One read of the fee payer's balance, with the slot the node answered at. */
 export interface FeePayerBalanceReading {
@@ -28,9 +28,13 @@ export function lastFeePayerBalance(config: Pick<Config, "feePayer">): FeePayerB
 export async function readFeePayerBalance(config: Config, maxAgeMs: number, timeoutMs = config.rpcTimeoutMs): Promise<FeePayerBalanceReading> {
   const last = lastFeePayerBalance(config);
   if (last && Date.now() - last.readAtMs < maxAgeMs) return last;
-  const request = solanaRpc(config).getBalance(config.feePayer.address, { commitment: "confirmed" });
-  const { context, value } = await rpcCall({ rpcTimeoutMs: timeoutMs }, "getBalance", request);
-  const reading = { lamports: BigInt(value), slot: Number(context.slot), readAtMs: Date.now() };
+  const { context, value } = await rpcCall<{ context: { slot: number }; value: RpcInteger }>(
+    config,
+    "getBalance",
+    [config.feePayer.address, { commitment: "confirmed" }],
+    timeoutMs,
+  );
+  const reading = { lamports: BigInt(value), slot: context.slot, readAtMs: Date.now() };
   readings.set(config.feePayer.address, reading);
   return reading;
 }

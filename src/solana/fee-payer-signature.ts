@@ -1,5 +1,6 @@
 import { signBytes } from "@solana/kit";
 import { encodeBase58 } from "./base58";
+import { compactU16Size, readCompactU16 } from "./compact-u16";
 import type { Config } from "../config/load-config";
 import type { DecodedTransaction } from "./wire-transaction";
 
@@ -11,10 +12,9 @@ import type { DecodedTransaction } from "./wire-transaction";
 export async function signAsFeePayer(config: Config, tx: DecodedTransaction): Promise<{ wireBytes: Uint8Array; signature: string }> {
   const signature = new Uint8Array(await signBytes(config.feePayer.keyPair.privateKey, tx.messageBytes));
   const wireBytes = new Uint8Array(tx.wireBytes);
-  // Wire layout: compact-u16 signature count (one byte below 128 signers), then 64-byte signatures.
-  if (wireBytes[0] !== tx.numRequiredSignatures || tx.numRequiredSignatures >= 0x80) {
-    throw new Error("unexpected signature section layout");
-  }
-  wireBytes.set(signature, 1);
+  // Wire layout: the compact-u16 signature count, then 64-byte signatures; the fee payer's comes first.
+  const signatureCount = readCompactU16(wireBytes, 0, "the signature count");
+  if (signatureCount !== tx.numRequiredSignatures) throw new Error("unexpected signature section layout");
+  wireBytes.set(signature, compactU16Size(signatureCount));
   return { wireBytes, signature: encodeBase58(signature) };
 }

@@ -1,44 +1,130 @@
-import { createSolanaRpc, type Rpc, type SolanaRpcApi } from "@solana/kit";
-import { upstreamError } from "../errors/catalogue";
 import type { Config } from "../config/load-config";
+import { upstreamError, type FacilitatorError } from "../errors/catalogue";
 
-export type SolanaRpc = Rpc<SolanaRpcApi>;
+/**
+ * The facilitator's one Solana JSON-RPC client: every HTTP request to the RPC node goes through `rpcAnswer` (plain
+ * fetch, the configured timeout, one error mapping). It replaces kit's client: kit parses every answer with a
+ * BigInt-aware reader and then walks every value to wrap integers (~0.2 ms per call), while the callers read a few
+ * fields each. Integers that may exceed 2^53 (lamports, balances) stay exact: see `parseRpcJson`.
+ *
+ * The failure contract: a transport failure, timeout, HTTP error or unreadable answer is a 502 `FACILITATOR_UPSTREAM`
+ * naming the method, never the URL (which may carry credentials); so is a JSON-RPC error, except through
+ * `rpcAnswer`, which hands it to callers that read it (sendTransaction's preflight failures).
+ */
+export type RpcSettings = Pick<Config, "rpcUrl" | "rpcTimeoutMs">;
 
-const clients = new Map<string, SolanaRpc>();
+/** A JSON-RPC error object as the node sent it. */
+export interface JsonRpcError {
+  code?: number;
+  message?: string;
+  data?: unknown;
+}
 
-/** One kit RPC client per URL and isolate: the transport is stateless, so it can be shared. */
-export function solanaRpc(config: Pick<Config, "rpcUrl">): SolanaRpc {
-  let rpc = clients.get(config.rpcUrl);
-  if (!rpc) {
-    rpc = createSolanaRpc(config.rpcUrl);
-    clients.set(config.rpcUrl, rpc);
+/** An integer the node may send beyond 2^53 (lamports): a number, or its decimal digits when it has 16 or more. Read it with BigInt(). */
+export type RpcInteger = number | string;
+
+/** The most keys one call of a batched read takes (the node refuses more). */
+export const RPC_KEYS_PER_CALL = { getMultipleAccounts: 100, getSignatureStatuses: 256 } as const;
+
+let nextRequestId = 1;
+
+/**
+ * One JSON-RPC request. Returns the result, or the JSON-RPC error the node answered with; throws a 502 for anything
+ * else. `timeoutMs` overrides the configured timeout (health reads wait less).
+ */
+export async function rpcAnswer<T>(
+  config: RpcSettings,
+  method: string,
+  params: readonly unknown[],
+  timeoutMs = config.rpcTimeoutMs,
+): Promise<{ ok: true; result: T } | { ok: false; error: JsonRpcError }> {
+  let response: Response;
+  try {
+    response = await fetch(config.rpcUrl, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: nextRequestId++, method, params }),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+  } catch (error) {
+    throw transportFailure(method, error);
   }
-  return rpc;
+  if (!response.ok) {
+    await response.body?.cancel();
+    throw rpcFailure(method, `HTTP ${response.status}`);
+  }
+  let text: string;
+  try {
+    text = await response.text();
+  } catch (error) {
+    throw transportFailure(method, error);
+  }
+  let body: { result?: T; error?: JsonRpcError } | null;
+  try {
+    body = parseRpcJson(text) as typeof body;
+  } catch (error) {
+    throw rpcFailure(method, "malformed response", error);
+  }
+  if (body !== null && typeof body === "object") {
+    if (body.error !== undefined && body.error !== null) return { ok: false, error: body.error };
+    if ("result" in body) return { ok: true, result: body.result as T };
+  }
+  throw rpcFailure(method, "malformed response");
+}
+
+/** One JSON-RPC call whose every failure, a JSON-RPC error included, is a 502. */
+export async function rpcCall<T>(config: RpcSettings, method: string, params: readonly unknown[], timeoutMs?: number): Promise<T> {
+  const answer = await rpcAnswer<T>(config, method, params, timeoutMs);
+  if (!answer.ok) throw rpcFailure(method, answer.error);
+  return answer.result;
 }
 
 /**
- * Sends one RPC request with the configured timeout; any transport or node failure becomes a 502
- * `FACILITATOR_UPSTREAM` naming the method (never the URL, which may carry credentials).
+ * A batched read (`[keys, options]` answered by `{ value: [...] }` in key order): as few calls as the method's
+ * per-call limit allows, one after another, values in the order of `keys`.
  */
-export async function rpcCall<T>(
-  config: Pick<Config, "rpcTimeoutMs">,
-  method: string,
-  request: { send(options?: { abortSignal?: AbortSignal }): Promise<T> },
-): Promise<T> {
-  try {
-    return await request.send({ abortSignal: AbortSignal.timeout(config.rpcTimeoutMs) });
-  } catch (error) {
-    throw upstreamError(`Solana RPC ${method} failed: ${describeRpcError(error)}`, error);
+export async function rpcReadMany<V>(
+  config: RpcSettings,
+  method: keyof typeof RPC_KEYS_PER_CALL,
+  keys: readonly string[],
+  options?: Record<string, unknown>,
+): Promise<V[]> {
+  const values: V[] = [];
+  const perCall = RPC_KEYS_PER_CALL[method];
+  for (let start = 0; start < keys.length; start += perCall) {
+    const chunk = keys.slice(start, start + perCall);
+    const { value } = await rpcCall<{ value: V[] }>(config, method, options === undefined ? [chunk] : [chunk, options]);
+    if (!Array.isArray(value) || value.length !== chunk.length) throw rpcFailure(method, "malformed response");
+    values.push(...value);
   }
+  return values;
 }
 
-function describeRpcError(error: unknown): string {
-  if (error instanceof Error) {
-    if (error.name === "TimeoutError" || error.name === "AbortError") return "timed out";
-    // kit errors carry a readable message; strip anything that looks like a URL.
-    return error.message.replace(/https?:\/\/\S+/g, "<rpc>").slice(0, 200);
-  }
-  return "unknown error";
+/** The 502 for a failed call (or a JSON-RPC error its caller does not handle): the method and what went wrong, never a URL. */
+export function rpcFailure(method: string, what: string | JsonRpcError, cause?: unknown): FacilitatorError {
+  const detail = typeof what === "string" ? what : `${what.message ?? "error"} (code ${what.code ?? "?"})`;
+  return upstreamError(`Solana RPC ${method} failed: ${redactUrls(detail).slice(0, 200)}`, cause);
+}
+
+function transportFailure(method: string, error: unknown): FacilitatorError {
+  const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
+  return rpcFailure(method, timedOut ? "timed out" : "unreachable", error);
+}
+
+/** Node messages may quote the URL they were reached at (with its key): never repeat one. */
+function redactUrls(text: string): string {
+  return text.replace(/(?:https?|wss?):\/\/\S+/gi, "<rpc>");
+}
+
+/**
+ * A member whose value is an integer of 16 or more digits (2^53 has 16), matched only where JSON puts a member: a
+ * quote closing a key can only follow a letter outside a string, since a quote inside one is escaped (`\"`).
+ */
+const LONG_INTEGER_MEMBER = /([A-Za-z]"\s*:\s*)(-?\d{16,})(?=\s*[,}\]])/g;
+
+/** JSON.parse that keeps integers beyond 2^53 exact, as digit strings (`RpcInteger`). */
+export function parseRpcJson(text: string): unknown {
+  return JSON.parse(text.replace(LONG_INTEGER_MEMBER, '$1"$2"'));
 }
 
 /** Removes credentials from an RPC URL before it is shown anywhere: userinfo, key-like query values, path tokens. */

@@ -1,5 +1,4 @@
-import type { Config } from "../config/load-config";
-import { upstreamError } from "../errors/catalogue";
+import { rpcAnswer, rpcFailure, type RpcSettings } from "./rpc";
 
 export type SendOutcome =
   | { kind: "sent"; signature: string }
@@ -7,40 +6,26 @@ export type SendOutcome =
   | { kind: "rejected"; err: unknown; logs: string[] };
 
 /**
- * sendTransaction with preflight at confirmed commitment. Called over raw JSON-RPC (not through kit's client)
- * so that a preflight failure keeps its raw TransactionError and logs, which settle turns into precise reasons.
+ * sendTransaction with preflight at confirmed commitment. A preflight failure is a JSON-RPC error whose data keeps
+ * the raw TransactionError and logs, which settle turns into precise reasons, so it is read here rather than thrown.
  * Transport failures throw a 502; the caller decides whether the transaction may have been delivered.
  */
-export async function sendWithPreflight(config: Config, wireBase64: string): Promise<SendOutcome> {
-  let response: Response;
-  try {
-    response = await fetch(config.rpcUrl, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "sendTransaction",
-        params: [wireBase64, { encoding: "base64", skipPreflight: false, preflightCommitment: "confirmed", maxRetries: 3 }],
-      }),
-      signal: AbortSignal.timeout(config.rpcTimeoutMs),
-    });
-  } catch (error) {
-    throw upstreamError(`Solana RPC sendTransaction failed: ${(error as Error).name === "TimeoutError" ? "timed out" : "unreachable"}`, error);
+export async function sendWithPreflight(config: RpcSettings, wireBase64: string): Promise<SendOutcome> {
+  const answer = await rpcAnswer<unknown>(config, "sendTransaction", [
+    wireBase64,
+    { encoding: "base64", skipPreflight: false, preflightCommitment: "confirmed", maxRetries: 3 },
+  ]);
+  if (answer.ok) {
+    if (typeof answer.result === "string" && answer.result !== "") return { kind: "sent", signature: answer.result };
+    throw rpcFailure("sendTransaction", "malformed response");
   }
-  if (!response.ok) throw upstreamError(`Solana RPC sendTransaction failed: HTTP ${response.status}`);
-  const body = (await response.json().catch(() => null)) as {
-    result?: string;
-    error?: { code?: number; message?: string; data?: { err?: unknown; logs?: string[] | null } };
-  } | null;
-  if (body?.result && typeof body.result === "string") return { kind: "sent", signature: body.result };
-  const error = body?.error;
-  if (error?.data && "err" in error.data && error.data.err !== undefined && error.data.err !== null) {
-    return { kind: "rejected", err: error.data.err, logs: error.data.logs ?? [] };
+  const data = answer.error.data as { err?: unknown; logs?: string[] | null } | null | undefined;
+  if (data && typeof data === "object" && data.err !== undefined && data.err !== null) {
+    return { kind: "rejected", err: data.err, logs: data.logs ?? [] };
   }
   // Nodes report some rejections only in the message text.
-  const message = error?.message ?? "malformed response";
+  const message = answer.error.message ?? "";
   if (/already been processed|AlreadyProcessed/i.test(message)) return { kind: "rejected", err: "AlreadyProcessed", logs: [] };
   if (/blockhash not found/i.test(message)) return { kind: "rejected", err: "BlockhashNotFound", logs: [] };
-  throw upstreamError(`Solana RPC sendTransaction failed: ${message.slice(0, 200)}`);
+  throw rpcFailure("sendTransaction", answer.error);
 }

@@ -1,5 +1,5 @@
 import type { Config } from "../config/load-config";
-import { callJsonRpc } from "./json-rpc";
+import { rpcCall } from "./rpc";
 import type { DecodedTransaction } from "./wire-transaction";
 import { programsOf, rejectionForTransactionError, type PaymentFunds } from "./transaction-rejection";
 import type { PaymentRejection } from "../x402/payment-verdict";
@@ -7,10 +7,10 @@ import type { PaymentRejection } from "../x402/payment-verdict";
 /**
  * Simulates a buyer-signed payment of any rail at confirmed commitment. The fee payer has not signed yet, so
  * signature verification is off; the blockhash is not replaced, so an expired one is reported as such. The buyer's
- * own base64 goes out as it came in, over plain fetch (see callJsonRpc for why not kit's client here).
+ * own base64 goes out as it came in, unchanged.
  */
 export async function simulateSignedPayment(config: Config, tx: DecodedTransaction, funds: PaymentFunds): Promise<{ ok: true } | PaymentRejection> {
-  const result = await callJsonRpc<{ value: { err: unknown; logs?: string[] | null } }>(config, "simulateTransaction", [
+  const result = await rpcCall<{ value: { err: unknown; logs?: string[] | null } }>(config, "simulateTransaction", [
     tx.wireBase64,
     { encoding: "base64", sigVerify: false, replaceRecentBlockhash: false, commitment: "confirmed" },
   ]);

@@ -1,6 +1,7 @@
 import { getBase64Encoder, type Address } from "@solana/kit";
 import { encodeAddressAt, encodeBase58 } from "./base58";
 import { isCanonicalBase64, toBase64 } from "./bytes";
+import { compactU16Size, readCompactU16 } from "./compact-u16";
 
 /** One instruction of a decoded message with its accounts resolved to addresses. */
 export interface DecodedInstruction {
@@ -69,19 +70,10 @@ class WireReader {
     return byte;
   }
 
-  /** Solana's compact-u16 ("short vec" length): 1-3 bytes, canonical form only. */
   compactU16(what: string): number {
-    let value = 0;
-    for (let i = 0; i < 3; i++) {
-      const byte = this.u8(what);
-      value |= (byte & 0x7f) << (7 * i);
-      if ((byte & 0x80) === 0) {
-        if (i > 0 && byte === 0) throw new RangeError(`${what} is not a canonical compact-u16`);
-        if (value > 0xffff) throw new RangeError(`${what} exceeds u16`);
-        return value;
-      }
-    }
-    throw new RangeError(`${what} is not a compact-u16`);
+    const value = readCompactU16(this.bytes, this.offset, what);
+    this.offset += compactU16Size(value);
+    return value;
   }
 
   take(length: number, what: string): Uint8Array {

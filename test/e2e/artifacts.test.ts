@@ -2,11 +2,9 @@
  * The served artifacts checked from outside, over real HTTP against the Worker in wrangler/workerd (the OpenAPI
  * validator needs Node: it compiles JSON Schemas with code generation, which workerd forbids).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Validator } from "@seriousme/openapi-schema-validator";
-import { startLocalnet, type RunningLocalnet } from "../../localnet/server";
-import { startWorker, type RunningWorker } from "../../scripts/lib/run-worker";
-import { randomKeypair } from "../../scripts/lib/keypair";
+import { withLocalWorker } from "../support/node/local-worker";
 import { fundFromFaucet, signatureStatus } from "../../demo/chain-rpc";
 import { activateSellerVault } from "../../demo/activate-seller";
 import { signAtIndex } from "../../demo/build-endpoint-buyer";
@@ -27,36 +25,21 @@ import {
   SupportedResponseSchema,
 } from "../../src/http/responses/schemas";
 
-let chain: RunningLocalnet;
-let worker: RunningWorker;
-let facilitatorApi: string;
+const local = withLocalWorker({ feePayerLamports: 100_000_000_000 });
 const DEVNET = CLUSTERS.devnet.network;
 const USDC = CLUSTERS.devnet.usdcMint;
 
-beforeAll(async () => {
-  chain = await startLocalnet({ port: 0, quiet: true });
-  const feePayer = randomKeypair();
-  await fundFromFaucet(chain.url, feePayer.address, 100_000_000_000);
-  worker = await startWorker({ rpcUrl: chain.url, feePayerSecretKeyBase58: feePayer.secretKeyBase58 });
-  facilitatorApi = `${worker.url}/api/v1/facilitator`;
-}, 120_000);
-
-afterAll(async () => {
-  await worker?.stop();
-  await chain?.close();
-}, 60_000);
-
 describe("/openapi.json", () => {
   it("passes an OpenAPI 3.1 schema validator", async () => {
-    const doc = (await (await fetch(`${worker.url}/openapi.json`)).json()) as any;
+    const doc = (await (await fetch(`${local.worker.url}/openapi.json`)).json()) as any;
     const result = await new Validator().validate(doc);
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
-    expect(doc.servers).toEqual([{ url: worker.url }]);
+    expect(doc.servers).toEqual([{ url: local.worker.url }]);
   });
 
   it("a validator that is not vacuous: a broken description is rejected", async () => {
-    const doc = (await (await fetch(`${worker.url}/openapi.json`)).json()) as any;
+    const doc = (await (await fetch(`${local.worker.url}/openapi.json`)).json()) as any;
     const broken = structuredClone(doc);
     broken.paths["/api/v1/facilitator/verify"].post.responses = "none";
     expect((await new Validator().validate(broken)).valid).toBe(false);
@@ -66,7 +49,7 @@ describe("/openapi.json", () => {
 /** An MCP client from the official SDK, connected to the Worker's /mcp over Streamable HTTP. */
 async function mcpClient(): Promise<Client> {
   const client = new Client({ name: "artifacts-test", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${worker.url}/mcp`)));
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${local.worker.url}/mcp`)));
   return client;
 }
 
@@ -84,7 +67,7 @@ describe("/mcp with the official MCP SDK client", () => {
     const client = await mcpClient();
     try {
       const { tools } = await client.listTools();
-      const catalog = (await (await fetch(`${worker.url}/agent-tools.json`)).json()) as any;
+      const catalog = (await (await fetch(`${local.worker.url}/agent-tools.json`)).json()) as any;
       expect(tools.map((t) => t.name).sort()).toEqual(catalog.tools.map((t: { name: string }) => t.name).sort());
       for (const tool of tools) {
         const entry = catalog.tools.find((t: { name: string }) => t.name === tool.name);
@@ -102,10 +85,10 @@ describe("/mcp with the official MCP SDK client", () => {
       const supported = await callTool(client, "get_supported", {});
       expect(supported.status).toBe(200);
       v.parse(SupportedResponseSchema, supported.body);
-      expect(supported.body).toEqual(await (await fetch(`${facilitatorApi}/supported`)).json());
+      expect(supported.body).toEqual(await (await fetch(`${local.api}/supported`)).json());
       const capabilities = await callTool(client, "get_capabilities", {});
       v.parse(CapabilitiesResponseSchema, capabilities.body);
-      expect(capabilities.body.mcp).toMatchObject({ url: `${worker.url}/mcp`, transport: "streamable-http" });
+      expect(capabilities.body.mcp).toMatchObject({ url: `${local.worker.url}/mcp`, transport: "streamable-http" });
       const search = await callTool(client, "search_resources", { q: "weather" });
       expect(search.status).toBe(200);
       v.parse(ResourceSearchResponseSchema, search.body);
@@ -126,13 +109,13 @@ describe("/mcp with the official MCP SDK client", () => {
 
   it("builds an exact payment, the test signs it, and settles it through the MCP settle tool on the local chain", async () => {
     const seller = await generateKeyPairSigner();
-    await fundFromFaucet(chain.url, seller.address, 1_000_000_000);
-    await activateSellerVault({ facilitatorApi, rpcUrl: chain.url, seller, asset: "USDC" });
+    await fundFromFaucet(local.chain.url, seller.address, 1_000_000_000);
+    await activateSellerVault({ facilitatorApi: local.api, rpcUrl: local.chain.url, seller, asset: "USDC" });
     const buyer = await createKeyPairSignerFromPrivateKeyBytes(crypto.getRandomValues(new Uint8Array(32)));
-    await fundFromFaucet(chain.url, buyer.address, 1_000_000_000, 1_000_000);
+    await fundFromFaucet(local.chain.url, buyer.address, 1_000_000_000, 1_000_000);
     // The seller's 402 line, enriched as a seller would.
     const enriched = (await (
-      await fetch(`${facilitatorApi}/payment-required/enrich`, {
+      await fetch(`${local.api}/payment-required/enrich`, {
         method: "POST",
         headers: { "Content-Type": "application/json" },
         body: JSON.stringify({
@@ -167,7 +150,7 @@ describe("/mcp with the official MCP SDK client", () => {
       expect(settled.status).toBe(200);
       v.parse(SettleResponseSchema, settled.body);
       expect(settled.body).toMatchObject({ success: true, payer: buyer.address, network: DEVNET });
-      expect((await signatureStatus(chain.url, settled.body.transaction))?.err ?? null).toBeNull();
+      expect((await signatureStatus(local.chain.url, settled.body.transaction))?.err ?? null).toBeNull();
 
       const again = await callTool(client, "settle_payment", { body: template });
       // A replay without the seller's retry key (X-Correlation-ID) is refused, never settled twice.
@@ -186,7 +169,7 @@ describe("/mcp with the official MCP SDK client", () => {
 
   it("refuses GET and DELETE (stateless endpoint) with a catalogue error", async () => {
     for (const method of ["GET", "DELETE"]) {
-      const response = await fetch(`${worker.url}/mcp`, { method });
+      const response = await fetch(`${local.worker.url}/mcp`, { method });
       expect(response.status).toBe(405);
       expect(response.headers.get("Allow")).toBe("POST");
       expect(await response.json()).toMatchObject({ code: "METHOD_NOT_ALLOWED" });
@@ -198,13 +181,13 @@ describe("the guides' examples, executed against this deployment", () => {
   const GUIDES = ["/agent-integration.md", "/seller-quick-start.md", "/onboarding_guide.md"];
 
   it.each(GUIDES)("%s: every tagged example answers its documented status and shape", async (guide) => {
-    const response = await fetch(`${worker.url}${guide}`);
+    const response = await fetch(`${local.worker.url}${guide}`);
     expect(response.status).toBe(200);
     const text = await response.text();
     expect(text).not.toContain("{{");
-    expect(text).toContain(`${worker.url}/api/v1/facilitator`);
+    expect(text).toContain(`${local.worker.url}/api/v1/facilitator`);
     const seller = await generateKeyPairSigner();
-    await fundFromFaucet(chain.url, seller.address, 1_000_000_000);
+    await fundFromFaucet(local.chain.url, seller.address, 1_000_000_000);
     const placeholders: Record<string, string> = {
       "<YOUR_WALLET>": seller.address,
       // 64 bytes no transaction of this chain has: the documented 404.
@@ -222,7 +205,7 @@ describe("the guides' examples, executed against this deployment", () => {
       const command = Object.entries(placeholders).reduce((cmd, [k, val]) => cmd.replaceAll(k, val), example.command);
       const { url, init } = curlToRequest(command);
       expect(`${url} ${String(init.body ?? "")}`, "an unfilled placeholder").not.toMatch(/<[A-Z_]+>/);
-      expect(url.startsWith(worker.url), url).toBe(true);
+      expect(url.startsWith(local.worker.url), url).toBe(true);
       const answer = await fetch(url, init);
       const body = (await answer.json()) as Record<string, unknown>;
       expect(answer.status, `${command}\n${JSON.stringify(body).slice(0, 300)}`).toBe(example.status);
@@ -231,7 +214,7 @@ describe("the guides' examples, executed against this deployment", () => {
   });
 
   it("the example runner is not vacuous: a drifted example fails", async () => {
-    const drifted = guideExamples("```sh example status=200 keys=kinds\ncurl -s " + worker.url + "/api/v1/facilitator/no-such-route\n```\n");
+    const drifted = guideExamples("```sh example status=200 keys=kinds\ncurl -s " + local.worker.url + "/api/v1/facilitator/no-such-route\n```\n");
     expect(drifted).toHaveLength(1);
     const example = drifted[0]!;
     if (example.kind !== "curl") throw new Error("expected a curl example");

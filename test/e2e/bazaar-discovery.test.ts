@@ -6,40 +6,28 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HTTPFacilitatorClient } from "@x402/core/http";
 import { withBazaar } from "@x402/extensions/bazaar";
-import { startLocalnet, type RunningLocalnet } from "../../localnet/server";
-import { startWorker, type RunningWorker } from "../../scripts/lib/run-worker";
-import { randomKeypair } from "../../scripts/lib/keypair";
-import { fundFromFaucet } from "../../demo/chain-rpc";
-import { startDirectorySeller, type DirectorySeller } from "../fixtures/directory-seller";
-import { registerListedResource } from "../fixtures/listed-resource";
+import { withLocalWorker } from "../support/node/local-worker";
+import { startDirectorySeller, type DirectorySeller } from "../support/node/directory-seller";
+import { registerListedResource } from "../support/node/listed-resource";
 
-let chain: RunningLocalnet;
-let worker: RunningWorker;
+const local = withLocalWorker({ feePayerLamports: 10_000_000_000 });
 let seller: DirectorySeller;
-let api: string;
 
 beforeAll(async () => {
-  chain = await startLocalnet({ port: 0, quiet: true });
-  const feePayer = randomKeypair();
-  await fundFromFaucet(chain.url, feePayer.address, 10_000_000_000);
-  worker = await startWorker({ rpcUrl: chain.url, feePayerSecretKeyBase58: feePayer.secretKeyBase58 });
-  api = `${worker.url}/api/v1/facilitator`;
   seller = await startDirectorySeller();
 }, 120_000);
 
 afterAll(async () => {
   await seller?.close();
-  await worker?.stop();
-  await chain?.close();
 });
 
 describe("x402 Bazaar discovery with the official client", () => {
   it("lists a registered, probed resource with its 402 accepts and bazaar extension", async () => {
     const bazaar = { info: { input: { type: "http", method: "GET" } }, schema: { type: "object" } };
-    const { registered } = await registerListedResource({ api, chainUrl: chain.url, seller, path: "/quote", bazaar, resource: { title: "Quote", scheme: "exact" } });
+    const { registered } = await registerListedResource({ api: local.api, chainUrl: local.chain.url, seller, path: "/quote", bazaar, resource: { title: "Quote", scheme: "exact" } });
     expect(registered.probe.ok).toBe(true);
 
-    const client = withBazaar(new HTTPFacilitatorClient({ url: api }));
+    const client = withBazaar(new HTTPFacilitatorClient({ url: local.api }));
     const listing = await client.extensions.bazaar.listResources({ type: "http", limit: 10 });
     expect(listing.x402Version).toBe(2);
     expect(listing.pagination).toMatchObject({ limit: 10, offset: 0, total: 1 });
@@ -47,14 +35,14 @@ describe("x402 Bazaar discovery with the official client", () => {
     expect(listing.items[0]).toMatchObject({ resource: `${seller.origin}/quote`, type: "http", x402Version: 2, metadata: { bazaar } });
     expect(listing.items[0]!.accepts[0]).toMatchObject({ scheme: "exact", amount: "1000" });
 
-    const supported = await new HTTPFacilitatorClient({ url: api }).getSupported();
+    const supported = await new HTTPFacilitatorClient({ url: local.api }).getSupported();
     expect(supported.extensions).toContain("bazaar");
   }, 120_000);
 
   it("search (GET /discovery/search, issue 23 item 5): ranked, filtered and cursor-paged through the official client", async () => {
-    await registerListedResource({ api, chainUrl: chain.url, seller, path: "/tide", resource: { title: "Tide tables", description: "Tide forecast for harbours", scheme: "exact" } });
-    await registerListedResource({ api, chainUrl: chain.url, seller, path: "/tide-history", resource: { title: "Tide history archive", scheme: "exact" } });
-    const client = withBazaar(new HTTPFacilitatorClient({ url: api }));
+    await registerListedResource({ api: local.api, chainUrl: local.chain.url, seller, path: "/tide", resource: { title: "Tide tables", description: "Tide forecast for harbours", scheme: "exact" } });
+    await registerListedResource({ api: local.api, chainUrl: local.chain.url, seller, path: "/tide-history", resource: { title: "Tide history archive", scheme: "exact" } });
+    const client = withBazaar(new HTTPFacilitatorClient({ url: local.api }));
 
     const first = await client.extensions.bazaar.search({ query: "tide", limit: 1 });
     expect(first.x402Version).toBe(2);

@@ -11,7 +11,7 @@
  * - every buyer library pays the official seller middleware's vault `payTo`; the outcome is the seller guide's
  *   compatibility table, which this test renders and compares with static/seller-quick-start.md (item 4).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { Hono } from "hono";
 import { createKeyPairSignerFromBytes, type KeyPairSigner, type Transaction } from "@solana/kit";
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
@@ -30,22 +30,19 @@ import { wrap as faremeterWrap } from "@faremeter/fetch";
 import { x402Exact } from "@faremeter/info/solana";
 import { createPaymentHandler as faremeterSolanaHandler } from "@faremeter/payment-solana/exact";
 import { Keypair, VersionedTransaction } from "@solana/web3.js";
-import { startLocalnet, type RunningLocalnet } from "../../localnet/server";
-import { startWorker, type RunningWorker } from "../../scripts/lib/run-worker";
+import { withLocalWorker } from "../support/node/local-worker";
 import { randomKeypair } from "../../scripts/lib/keypair";
 import { CLUSTERS } from "../../src/config/networks";
 import { fundFromFaucet, tokenAccountBalance } from "../../demo/chain-rpc";
 import { activateSellerVault } from "../../demo/activate-seller";
-import { guideCompatTable, installedVersion, renderCompatTable, writeGuideCompatTable, type CompatRow } from "../fixtures/client-compat-table";
+import { guideCompatTable, installedVersion, renderCompatTable, writeGuideCompatTable, type CompatRow } from "../support/node/client-compat-table";
 
 const DEVNET = CLUSTERS.devnet.network as Network;
 const USDC = CLUSTERS.devnet.usdcMint;
 const CONTENT = { weather: "sunny" };
 const PRICE_RAW = 10_000n; // $0.01
 
-let chain: RunningLocalnet;
-let worker: RunningWorker;
-let facilitatorUrl: string;
+const local = withLocalWorker({ feePayerLamports: 100_000_000_000 });
 let seller: KeyPairSigner;
 let vault: string;
 let vaultAta: string;
@@ -53,29 +50,18 @@ let vaultAta: string;
 let officialSellerFetch: typeof fetch;
 
 beforeAll(async () => {
-  chain = await startLocalnet({ port: 0, quiet: true });
-  const feePayer = randomKeypair();
-  await fundFromFaucet(chain.url, feePayer.address, 100_000_000_000);
-  worker = await startWorker({ rpcUrl: chain.url, feePayerSecretKeyBase58: feePayer.secretKeyBase58 });
-  facilitatorUrl = `${worker.url}/api/v1/facilitator`;
-
   seller = await createKeyPairSignerFromBytes(randomKeypair().secretKey);
-  await fundFromFaucet(chain.url, seller.address, 1_000_000_000);
-  await activateSellerVault({ facilitatorApi: facilitatorUrl, rpcUrl: chain.url, seller, asset: "USDC" });
-  vault = ((await (await fetch(`${facilitatorUrl}/sellers/${seller.address}/rails/exact`)).json()) as { payTo: string }).payTo;
+  await fundFromFaucet(local.chain.url, seller.address, 1_000_000_000);
+  await activateSellerVault({ facilitatorApi: local.api, rpcUrl: local.chain.url, seller, asset: "USDC" });
+  vault = ((await (await fetch(`${local.api}/sellers/${seller.address}/rails/exact`)).json()) as { payTo: string }).payTo;
   [vaultAta] = await findAssociatedTokenPda({ owner: vault as never, mint: USDC as never, tokenProgram: TOKEN_PROGRAM_ADDRESS });
 
   const app = new Hono();
-  const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: facilitatorUrl })).register(DEVNET, new ExactSvmServerScheme());
+  const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: local.api })).register(DEVNET, new ExactSvmServerScheme());
   app.use(paymentMiddleware({ "GET /weather": { accepts: { scheme: "exact", price: "$0.01", network: DEVNET, payTo: vault }, description: "Weather" } }, resourceServer));
   app.get("/weather", (c) => c.json(CONTENT));
   officialSellerFetch = inProcess(app);
 }, 180_000);
-
-afterAll(async () => {
-  await worker?.stop();
-  await chain?.close();
-}, 60_000);
 
 function inProcess(app: Hono): typeof fetch {
   return ((input: RequestInfo | URL, init?: RequestInit) => app.fetch(new Request(input, init))) as typeof fetch;
@@ -88,11 +74,11 @@ interface Buyer {
 
 async function fundedBuyer(): Promise<Buyer> {
   const keypair = randomKeypair();
-  await fundFromFaucet(chain.url, keypair.address, 1_000_000_000, 1_000_000);
+  await fundFromFaucet(local.chain.url, keypair.address, 1_000_000_000, 1_000_000);
   return { keypair, signer: await createKeyPairSignerFromBytes(keypair.secretKey) };
 }
 
-const vaultBalance = async () => (await tokenAccountBalance(chain.url, vaultAta)) ?? 0n;
+const vaultBalance = async () => (await tokenAccountBalance(local.chain.url, vaultAta)) ?? 0n;
 
 /** A Faremeter wallet over a kit signer: the library builds the transaction, the wallet signs it. */
 function faremeterWallet(signer: KeyPairSigner) {
@@ -108,7 +94,7 @@ function faremeterWallet(signer: KeyPairSigner) {
 
 describe("third-party seller libraries against this facilitator", () => {
   it("x402-solana 2.0 X402PaymentHandler: verify and settle a payment with its own facilitator client (item 1)", async () => {
-    const handler = new X402PaymentHandler({ network: "solana-devnet", treasuryAddress: vault, facilitatorUrl, rpcUrl: chain.url });
+    const handler = new X402PaymentHandler({ network: "solana-devnet", treasuryAddress: vault, facilitatorUrl: local.api, rpcUrl: local.chain.url });
     const settled: unknown[] = [];
     const app = new Hono();
     app.get("/weather", async (c) => {
@@ -128,7 +114,7 @@ describe("third-party seller libraries against this facilitator", () => {
 
     const buyer = await fundedBuyer();
     const before = await vaultBalance();
-    const paid = await wrapFetchWithPayment(inProcess(app), new x402Client().register(DEVNET, new ExactSvmScheme(buyer.signer, { rpcUrl: chain.url })))("http://seller.test/weather");
+    const paid = await wrapFetchWithPayment(inProcess(app), new x402Client().register(DEVNET, new ExactSvmScheme(buyer.signer, { rpcUrl: local.chain.url })))("http://seller.test/weather");
     expect(paid.status, await paid.clone().text()).toBe(200);
     expect(await paid.json()).toEqual(CONTENT);
     expect(settled).toEqual([expect.objectContaining({ success: true, payer: buyer.keypair.address, network: DEVNET, transaction: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/) })]);
@@ -136,7 +122,7 @@ describe("third-party seller libraries against this facilitator", () => {
   }, 120_000);
 
   it("a body whose x402Version is only inside paymentPayload is a v2 body; a top-level version other than 2 is still refused", async () => {
-    const response = await fetch(`${facilitatorUrl}/verify`, {
+    const response = await fetch(`${local.api}/verify`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ x402Version: 1, paymentPayload: { x402Version: 2 }, paymentRequirements: {} }),
@@ -150,7 +136,7 @@ describe("third-party seller libraries against this facilitator", () => {
     app.use(
       "/weather",
       await faremeterMiddleware({
-        facilitatorURL: facilitatorUrl,
+        facilitatorURL: local.api,
         // As Faremeter's docs write it, with the seller's own wallet: /accepts turns it into the vault and adds the fee payer.
         accepts: [x402Exact({ network: "devnet", asset: "USDC", amount: String(PRICE_RAW), payTo: seller.address })],
       }),
@@ -166,7 +152,7 @@ describe("third-party seller libraries against this facilitator", () => {
 
     const buyer = await fundedBuyer();
     const before = await vaultBalance();
-    const pay = faremeterWrap(inProcess(app), { handlers: [faremeterSolanaHandler(faremeterWallet(buyer.signer), USDC as never, chain.url as never)] });
+    const pay = faremeterWrap(inProcess(app), { handlers: [faremeterSolanaHandler(faremeterWallet(buyer.signer), USDC as never, local.chain.url as never)] });
     const paid = await pay("http://seller.test/weather");
     expect(paid.status, await paid.clone().text()).toBe(200);
     expect(await paid.json()).toEqual(CONTENT);
@@ -185,14 +171,14 @@ const BUYERS: { library: string; packages: string[]; note: string; pay: BuyerAtt
     library: "@x402/fetch + @x402/svm",
     packages: ["@x402/fetch", "@x402/svm"],
     note: "the official client (Memo nonce, compute price from the 402)",
-    pay: (buyer) => wrapFetchWithPayment(officialSellerFetch, new x402Client().register(DEVNET, new ExactSvmScheme(buyer.signer, { rpcUrl: chain.url })))("http://seller.test/weather"),
+    pay: (buyer) => wrapFetchWithPayment(officialSellerFetch, new x402Client().register(DEVNET, new ExactSvmScheme(buyer.signer, { rpcUrl: local.chain.url })))("http://seller.test/weather"),
   },
   {
     library: "@payai/x402 + @x402/svm",
     packages: ["@payai/x402", "@x402/svm"],
     note: "PayAI's fork of `@x402/core` with the official SVM scheme",
     pay: async (buyer) => {
-      const http = new PayaiHttpClient(new PayaiClient().register(DEVNET, new ExactSvmScheme(buyer.signer, { rpcUrl: chain.url }) as never));
+      const http = new PayaiHttpClient(new PayaiClient().register(DEVNET, new ExactSvmScheme(buyer.signer, { rpcUrl: local.chain.url }) as never));
       const first = await officialSellerFetch("http://seller.test/weather");
       if (first.status !== 402) return first;
       const required = http.getPaymentRequiredResponse((name) => first.headers.get(name), await first.json().catch(() => undefined));
@@ -204,7 +190,7 @@ const BUYERS: { library: string; packages: string[]; note: string; pay: BuyerAtt
     library: "@faremeter/fetch + @faremeter/payment-solana",
     packages: ["@faremeter/fetch", "@faremeter/payment-solana"],
     note: "50,000 CU and a Memo nonce",
-    pay: (buyer) => faremeterWrap(officialSellerFetch, { handlers: [faremeterSolanaHandler(faremeterWallet(buyer.signer), USDC as never, chain.url as never)] })("http://seller.test/weather"),
+    pay: (buyer) => faremeterWrap(officialSellerFetch, { handlers: [faremeterSolanaHandler(faremeterWallet(buyer.signer), USDC as never, local.chain.url as never)] })("http://seller.test/weather"),
   },
   {
     library: "x402-solana (client)",
@@ -221,7 +207,7 @@ const BUYERS: { library: string; packages: string[]; note: string; pay: BuyerAtt
           },
         },
         network: "solana-devnet",
-        rpcUrl: chain.url,
+        rpcUrl: local.chain.url,
         customFetch: officialSellerFetch,
       });
       return client.fetch("http://seller.test/weather");
@@ -231,7 +217,7 @@ const BUYERS: { library: string; packages: string[]; note: string; pay: BuyerAtt
     library: "@dexterai/x402 (client)",
     packages: ["@dexterai/x402"],
     note: `${OFF_CURVE_NOTE} (it also sets 12,000 CU and no Memo)`,
-    pay: (buyer) => dexterWrapFetch(officialSellerFetch, { walletPrivateKey: buyer.keypair.secretKeyBase58, rpcUrls: { [DEVNET]: chain.url }, preferredNetwork: DEVNET })("http://seller.test/weather"),
+    pay: (buyer) => dexterWrapFetch(officialSellerFetch, { walletPrivateKey: buyer.keypair.secretKeyBase58, rpcUrls: { [DEVNET]: local.chain.url }, preferredNetwork: DEVNET })("http://seller.test/weather"),
   },
 ];
 

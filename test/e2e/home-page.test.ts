@@ -6,32 +6,24 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { existsSync } from "node:fs";
 import { chromium, type Browser } from "playwright-core";
-import { startLocalnet, type RunningLocalnet } from "../../localnet/server";
-import { startWorker, type RunningWorker } from "../../scripts/lib/run-worker";
-import { randomKeypair } from "../../scripts/lib/keypair";
-import { fundFromFaucet } from "../../demo/chain-rpc";
-import { startDirectorySeller, type DirectorySeller } from "../fixtures/directory-seller";
-import { registerListedResource } from "../fixtures/listed-resource";
+import { withLocalWorker } from "../support/node/local-worker";
+import { startDirectorySeller, type DirectorySeller } from "../support/node/directory-seller";
+import { registerListedResource } from "../support/node/listed-resource";
 
 const CHROMIUM = "/usr/bin/chromium";
-let chain: RunningLocalnet;
-let worker: RunningWorker;
+const local = withLocalWorker({ feePayerLamports: 10_000_000_000 });
 let seller: DirectorySeller;
 let browser: Browser;
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run scripts/ensure-chromium.sh (as root) first`);
-  chain = await startLocalnet({ port: 0, quiet: true });
-  const feePayer = randomKeypair();
-  await fundFromFaucet(chain.url, feePayer.address, 10_000_000_000);
-  worker = await startWorker({ rpcUrl: chain.url, feePayerSecretKeyBase58: feePayer.secretKeyBase58 });
   seller = await startDirectorySeller();
-  const api = `${worker.url}/api/v1/facilitator`;
+  const api = local.api;
   for (const [pathname, title, description] of [
     ["/forecast", "Lisbon weather forecast", "Hourly forecast for Lisbon, paid per call"],
     ["/translate", "Legal translation", "Contract translation into Portuguese"],
   ]) {
-    const { registered } = await registerListedResource({ api, chainUrl: chain.url, seller, path: pathname!, resource: { title, description, scheme: "exact" } });
+    const { registered } = await registerListedResource({ api, chainUrl: local.chain.url, seller, path: pathname!, resource: { title, description, scheme: "exact" } });
     expect(registered.probe.ok).toBe(true);
   }
   browser = await chromium.launch({
@@ -43,8 +35,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await seller?.close();
-  await worker?.stop();
-  await chain?.close();
 });
 
 describe("GET / in a browser", () => {
@@ -55,7 +45,7 @@ describe("GET / in a browser", () => {
     page.on("requestfailed", (request) => failedRequests.push(request.url()));
     page.on("pageerror", (error) => pageErrors.push(error.message));
 
-    const response = await page.goto(`${worker.url}/`);
+    const response = await page.goto(`${local.worker.url}/`);
     expect(response?.headers()["content-type"]).toBe("text/html; charset=utf-8");
     await expect.poll(() => page.textContent("#status"), { timeout: 15_000 }).toMatch(/^Operational · devnet · slot \d+ · RPC connected$/);
     // Fees in the asset's units, from /supported (100 bps, min_fee_amount 10000 raw USDC, 100000 lamports).
@@ -63,7 +53,7 @@ describe("GET / in a browser", () => {
     expect(await page.textContent("#schemes")).toMatch(/sla-escrow on solana:\S+: held in escrow until delivery; fee 1% of the price on release, oracle tip 1% when an oracle gives a verdict/);
     expect(await page.textContent("#schemes")).not.toMatch(/raw units|bps/);
     await expect.poll(() => page.textContent("#stats"), { timeout: 15_000 }).toBe("2 listed providers · 2 listed resources (2 exact)");
-    // The seeded 402s ask for 1000 base units of devnet USDC (test/fixtures/directory-seller.ts).
+    // The seeded 402s ask for 1000 base units of devnet USDC (test/support/node/directory-seller.ts).
     await expect.poll(() => page.locator("#listing li .price").allTextContents(), { timeout: 15_000 }).toEqual(["0.001 USDC (exact)", "0.001 USDC (exact)"]);
     expect(await page.getAttribute("a.cta", "href")).toBe("/console");
 

@@ -14,9 +14,7 @@ import { wrapFetchWithPayment, x402Client, decodePaymentResponseHeader } from "@
 import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { HTTPFacilitatorClient } from "@x402/core/http";
 import { SettleError, VerifyError, type Network, type PaymentPayload, type PaymentRequirements } from "@x402/core/types";
-import { startLocalnet, type RunningLocalnet } from "../../localnet/server";
-import { startWorker, type RunningWorker } from "../../scripts/lib/run-worker";
-import { randomKeypair } from "../../scripts/lib/keypair";
+import { withLocalWorker } from "../support/node/local-worker";
 import { CLUSTERS } from "../../src/config/networks";
 import { startSellerServer, type RunningSellerServer } from "../../demo/seller-server";
 import { fundFromFaucet, signatureStatus, tokenAccountBalance } from "../../demo/chain-rpc";
@@ -29,26 +27,17 @@ const USDC = CLUSTERS.devnet.usdcMint;
 const PRICE_RAW = "250000";
 const RESOURCE = { report: "quarterly numbers", rows: [1, 2, 3] };
 
-let chain: RunningLocalnet;
-let worker: RunningWorker;
+const local = withLocalWorker({ feePayerLamports: 100_000_000_000 });
 let seller: RunningSellerServer;
-let facilitatorApi: string;
-let feePayerAddress: string;
 
 beforeAll(async () => {
-  chain = await startLocalnet({ port: 0, quiet: true });
-  const feePayer = randomKeypair();
-  feePayerAddress = feePayer.address;
-  await fundFromFaucet(chain.url, feePayer.address, 100_000_000_000);
-  worker = await startWorker({ rpcUrl: chain.url, feePayerSecretKeyBase58: feePayer.secretKeyBase58 });
-  facilitatorApi = `${worker.url}/api/v1/facilitator`;
   // The seller activates its own vault first, as the seller guide says (a 0.25 USDC payment is below the
   // just-in-time provisioning minimum of 1 USDC, so an unactivated seller would not be fronted a vault).
   const sellerWallet = await generateKeyPairSigner();
-  await fundFromFaucet(chain.url, sellerWallet.address, 1_000_000_000);
-  await activateSellerVault({ facilitatorApi, rpcUrl: chain.url, seller: sellerWallet, asset: "USDC" });
+  await fundFromFaucet(local.chain.url, sellerWallet.address, 1_000_000_000);
+  await activateSellerVault({ facilitatorApi: local.api, rpcUrl: local.chain.url, seller: sellerWallet, asset: "USDC" });
   seller = await startSellerServer({
-    facilitatorUrl: facilitatorApi,
+    facilitatorUrl: local.api,
     sellerWallet: sellerWallet.address,
     network: DEVNET,
     asset: USDC,
@@ -59,19 +48,17 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await seller?.close();
-  await worker?.stop();
-  await chain?.close();
 }, 60_000);
 
 async function fundedBuyer(usdcRaw: number): Promise<KeyPairSigner> {
   const buyer = await createKeyPairSignerFromPrivateKeyBytes(crypto.getRandomValues(new Uint8Array(32)));
-  await fundFromFaucet(chain.url, buyer.address, 1_000_000_000, usdcRaw);
+  await fundFromFaucet(local.chain.url, buyer.address, 1_000_000_000, usdcRaw);
   return buyer;
 }
 
 /** The official client registered for devnet, pointed at the local chain (registerExactSvmScheme has no rpcUrl option). */
 function officialClient(buyer: KeyPairSigner): x402Client {
-  return new x402Client().register(DEVNET, new ExactSvmScheme(buyer, { rpcUrl: chain.url }));
+  return new x402Client().register(DEVNET, new ExactSvmScheme(buyer, { rpcUrl: local.chain.url }));
 }
 
 async function vaultAtaOf(payTo: string): Promise<string> {
@@ -94,7 +81,7 @@ describe("official x402 clients against the real Worker", () => {
     const decoded = JSON.parse(Buffer.from(header!, "base64").toString("utf8"));
     const line = decoded.accepts[0];
     expect(line).toMatchObject({ scheme: "exact", network: DEVNET, asset: USDC, amount: PRICE_RAW });
-    expect(line.extra.feePayer).toBe(feePayerAddress);
+    expect(line.extra.feePayer).toBe(local.feePayer.address);
     expect(line.payTo).not.toBe(line.extra.merchantWallet);
     expect(await response.json()).toMatchObject({ x402Version: 2, accepts: [line] });
   });
@@ -104,7 +91,7 @@ describe("official x402 clients against the real Worker", () => {
     const line = seller.paymentRequired.accepts[0]!;
     const vaultAta = await vaultAtaOf(line.payTo);
     const [buyerAta] = await findAssociatedTokenPda({ owner: buyer.address, mint: USDC as never, tokenProgram: TOKEN_PROGRAM_ADDRESS });
-    const vaultBefore = (await tokenAccountBalance(chain.url, vaultAta)) ?? 0n;
+    const vaultBefore = (await tokenAccountBalance(local.chain.url, vaultAta)) ?? 0n;
 
     const fetchWithPayment = wrapFetchWithPayment(fetch, officialClient(buyer));
     const response = await fetchWithPayment(seller.url, { method: "GET" });
@@ -118,22 +105,22 @@ describe("official x402 clients against the real Worker", () => {
     expect(settled).toMatchObject({ success: true, payer: buyer.address, network: DEVNET });
     expect(settled.transaction).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,90}$/);
 
-    const status = await signatureStatus(chain.url, settled.transaction);
+    const status = await signatureStatus(local.chain.url, settled.transaction);
     expect(status).not.toBeNull();
     expect(status!.err).toBeNull();
     expect(["confirmed", "finalized"]).toContain(status!.confirmationStatus);
 
-    expect(await tokenAccountBalance(chain.url, vaultAta)).toBe(vaultBefore + BigInt(PRICE_RAW));
-    expect(await tokenAccountBalance(chain.url, buyerAta)).toBe(1_000_000n - BigInt(PRICE_RAW));
+    expect(await tokenAccountBalance(local.chain.url, vaultAta)).toBe(vaultBefore + BigInt(PRICE_RAW));
+    expect(await tokenAccountBalance(local.chain.url, buyerAta)).toBe(1_000_000n - BigInt(PRICE_RAW));
   });
 
   it("a second paid request by another buyer settles into the now-existing vault", async () => {
     const buyer = await fundedBuyer(500_000);
     const vaultAta = await vaultAtaOf(seller.paymentRequired.accepts[0]!.payTo);
-    const before = (await tokenAccountBalance(chain.url, vaultAta)) ?? 0n;
+    const before = (await tokenAccountBalance(local.chain.url, vaultAta)) ?? 0n;
     const response = await wrapFetchWithPayment(fetch, officialClient(buyer))(seller.url);
     expect(response.status, await response.clone().text()).toBe(200);
-    expect(await tokenAccountBalance(chain.url, vaultAta)).toBe(before + BigInt(PRICE_RAW));
+    expect(await tokenAccountBalance(local.chain.url, vaultAta)).toBe(before + BigInt(PRICE_RAW));
   });
 
   it("a replayed PAYMENT-SIGNATURE is refused by the seller: one payment, one delivery", async () => {
@@ -141,33 +128,33 @@ describe("official x402 clients against the real Worker", () => {
     const { payload } = await officialPayment(buyer);
     const header = Buffer.from(JSON.stringify(payload)).toString("base64");
     const vaultAta = await vaultAtaOf(seller.paymentRequired.accepts[0]!.payTo);
-    const before = (await tokenAccountBalance(chain.url, vaultAta)) ?? 0n;
+    const before = (await tokenAccountBalance(local.chain.url, vaultAta)) ?? 0n;
     const first = await fetch(seller.url, { headers: { "PAYMENT-SIGNATURE": header } });
     expect(first.status, await first.clone().text()).toBe(200);
     // The same header again, and five more at once: the seller's settle hears duplicate_settlement every time.
     const replays = await Promise.all(Array.from({ length: 6 }, () => fetch(seller.url, { headers: { "PAYMENT-SIGNATURE": header } })));
     for (const replay of replays) expect(replay.status).toBe(402);
     expect(seller.settlements.at(-1)).toMatchObject({ ok: false, reason: "duplicate_settlement" });
-    expect(await tokenAccountBalance(chain.url, vaultAta)).toBe(before + BigInt(PRICE_RAW));
+    expect(await tokenAccountBalance(local.chain.url, vaultAta)).toBe(before + BigInt(PRICE_RAW));
   });
 
   it("a buyer without funds gets 402 again, and nothing moves", async () => {
     const buyer = await fundedBuyer(1_000); // far below the price
     const vaultAta = await vaultAtaOf(seller.paymentRequired.accepts[0]!.payTo);
-    const before = await tokenAccountBalance(chain.url, vaultAta);
+    const before = await tokenAccountBalance(local.chain.url, vaultAta);
     const response = await wrapFetchWithPayment(fetch, officialClient(buyer))(seller.url);
     expect(response.status).toBe(402);
     const body = (await response.json()) as { error?: string };
     expect(body.error).toMatch(/insufficient_funds|simulation/);
     expect(response.headers.get("PAYMENT-RESPONSE")).toBeNull();
-    expect(await tokenAccountBalance(chain.url, vaultAta)).toBe(before);
+    expect(await tokenAccountBalance(local.chain.url, vaultAta)).toBe(before);
   });
 });
 
 describe("HTTPFacilitatorClient understands our /supported, /verify and /settle", () => {
   let client: HTTPFacilitatorClient;
   beforeAll(() => {
-    client = new HTTPFacilitatorClient({ url: facilitatorApi, timeoutMs: 30_000 });
+    client = new HTTPFacilitatorClient({ url: local.api, timeoutMs: 30_000 });
   });
 
   it("getSupported() parses /supported", async () => {
@@ -175,8 +162,8 @@ describe("HTTPFacilitatorClient understands our /supported, /verify and /settle"
     const exact = supported.kinds.find((kind) => kind.scheme === "exact" && kind.network === DEVNET);
     expect(exact).toBeDefined();
     expect(exact!.x402Version).toBe(2);
-    expect(exact!.extra?.feePayer).toBe(feePayerAddress);
-    expect(supported.signers[DEVNET]).toContain(feePayerAddress);
+    expect(exact!.extra?.feePayer).toBe(local.feePayer.address);
+    expect(supported.signers[DEVNET]).toContain(local.feePayer.address);
     expect(supported.extensions).toEqual(["bazaar", "payment-identifier"]); // the Bazaar discovery API (GET /discovery/resources) and payment-identifier idempotency
   });
 
@@ -250,7 +237,7 @@ describe("HTTPFacilitatorClient understands our /supported, /verify and /settle"
     expect(error).toBeInstanceOf(SettleError);
     expect((error as SettleError).errorReason).toBe("invalid_payload_requirements_mismatch");
     const [buyerAta] = await findAssociatedTokenPda({ owner: buyer.address, mint: USDC as never, tokenProgram: TOKEN_PROGRAM_ADDRESS });
-    expect(await tokenAccountBalance(chain.url, buyerAta)).toBe(1_000_000n);
+    expect(await tokenAccountBalance(local.chain.url, buyerAta)).toBe(1_000_000n);
   });
 
   it("settle() of a valid payment succeeds once; settling it again is a duplicate_settlement naming the same transaction", async () => {
@@ -264,7 +251,7 @@ describe("HTTPFacilitatorClient understands our /supported, /verify and /settle"
     );
     expect(again).toBeInstanceOf(SettleError);
     expect(again).toMatchObject({ errorReason: "duplicate_settlement", transaction: first.transaction });
-    const status = await signatureStatus(chain.url, first.transaction);
+    const status = await signatureStatus(local.chain.url, first.transaction);
     expect(status?.err).toBeNull();
   });
 });
@@ -274,13 +261,13 @@ describe("the spec's buyer flow (build, sign at payerSignatureIndex, filled temp
     it(`settles a template sent as ${headerEncoding === "json" ? "raw JSON" : "base64 JSON"}`, async () => {
       const buyer = await fundedBuyer(1_000_000);
       const vaultAta = await vaultAtaOf(seller.paymentRequired.accepts[0]!.payTo);
-      const before = (await tokenAccountBalance(chain.url, vaultAta)) ?? 0n;
-      const paid = await payWithBuildEndpoint({ resourceUrl: seller.url, facilitatorApi, buyer, network: DEVNET, headerEncoding });
+      const before = (await tokenAccountBalance(local.chain.url, vaultAta)) ?? 0n;
+      const paid = await payWithBuildEndpoint({ resourceUrl: seller.url, facilitatorApi: local.api, buyer, network: DEVNET, headerEncoding });
       expect(paid.status, paid.body).toBe(200);
       expect(JSON.parse(paid.body)).toEqual(RESOURCE);
       expect(paid.paymentResponse).toMatchObject({ success: true, payer: buyer.address, network: DEVNET });
-      expect((await signatureStatus(chain.url, paid.paymentResponse!.transaction))?.err).toBeNull();
-      expect(await tokenAccountBalance(chain.url, vaultAta)).toBe(before + BigInt(PRICE_RAW));
+      expect((await signatureStatus(local.chain.url, paid.paymentResponse!.transaction))?.err).toBeNull();
+      expect(await tokenAccountBalance(local.chain.url, vaultAta)).toBe(before + BigInt(PRICE_RAW));
     });
   }
 });

@@ -3,31 +3,15 @@
  * with unsafeTriggerHandlers) answers the on-demand trigger URL by running its real `scheduled` handler against the
  * local chain and the local D1, and every expression the start script schedules is one wrangler.toml declares.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startLocalnet, type RunningLocalnet } from "../../localnet/server";
-import { startWorker, type RunningWorker } from "../../scripts/lib/run-worker";
-import { randomKeypair } from "../../scripts/lib/keypair";
-import { fundFromFaucet } from "../../demo/chain-rpc";
+import { describe, expect, it } from "vitest";
+import { withLocalWorker } from "../support/node/local-worker";
 import { cronsOfConfig } from "../../scripts/lib/serve-worker";
 import { triggerScheduled } from "../../scripts/lib/cron-runner";
 import { JOBS_BY_CRON, PROBE_CRON, SWEEP_CRON } from "../../src/jobs/scheduled";
 
-let chain: RunningLocalnet;
-let worker: RunningWorker;
+const local = withLocalWorker({ feePayerLamports: 10_000_000_000, triggerHandlers: true, startTimeoutMs: 180_000 });
 
-beforeAll(async () => {
-  chain = await startLocalnet({ port: 0, quiet: true });
-  const feePayer = randomKeypair();
-  await fundFromFaucet(chain.url, feePayer.address, 10_000_000_000);
-  worker = await startWorker({ rpcUrl: chain.url, feePayerSecretKeyBase58: feePayer.secretKeyBase58, triggerHandlers: true });
-}, 180_000);
-
-afterAll(async () => {
-  await worker?.stop();
-  await chain?.close();
-});
-
-const health = async () => (await (await fetch(`${worker.url}/api/v1/facilitator/health`)).json()) as any;
+const health = async () => (await (await fetch(`${local.worker.url}/api/v1/facilitator/health`)).json()) as any;
 
 describe("Cron Triggers under npm start", () => {
   it("schedules exactly wrangler.toml's crons, each of which has jobs", () => {
@@ -40,10 +24,10 @@ describe("Cron Triggers under npm start", () => {
     const before = await health();
     expect(before.settlementKeeper.jobs).toEqual({ sweep: null, "escrow-keeper": null, "upto-keeper": null, retention: null, "probe-resources": null, "search-index-merge": null });
 
-    const response = await fetch(`${worker.url}/cdn-cgi/handler/scheduled?cron=${encodeURIComponent(PROBE_CRON)}`);
+    const response = await fetch(`${local.worker.url}/cdn-cgi/handler/scheduled?cron=${encodeURIComponent(PROBE_CRON)}`);
     expect(response.status).toBe(200);
     expect(await response.text()).toBe("ok");
-    await triggerScheduled(worker.url, SWEEP_CRON);
+    await triggerScheduled(local.worker.url, SWEEP_CRON);
 
     const after = await health();
     for (const job of ["sweep", "escrow-keeper", "upto-keeper", "retention", "probe-resources", "search-index-merge"]) {

@@ -20,9 +20,7 @@ import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/t
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
 import type { Network } from "@x402/core/types";
-import { startLocalnet, type RunningLocalnet } from "../../localnet/server";
-import { startWorker, type RunningWorker } from "../../scripts/lib/run-worker";
-import { randomKeypair } from "../../scripts/lib/keypair";
+import { withLocalWorker } from "../support/node/local-worker";
 import { CLUSTERS } from "../../src/config/networks";
 import { startSellerServer, type RunningSellerServer } from "../../demo/seller-server";
 import { chainRpc, fundFromFaucet, tokenAccountBalance } from "../../demo/chain-rpc";
@@ -36,29 +34,22 @@ const USDC = CLUSTERS.devnet.usdcMint;
 const PRICE_RAW = "500000";
 const SWEEP_TOKEN = "run-worker-sweep-token"; // scripts/lib/run-worker.ts
 
-let chain: RunningLocalnet;
-let worker: RunningWorker;
+const local = withLocalWorker({ feePayerLamports: 50_000_000_000 });
 let sellerServer: RunningSellerServer;
 let seller: KeyPairSigner;
 let browser: Browser;
-let api: string;
 /** What the test wallet was asked to do, in order (the page must go through the wallet for every signature). */
 const walletLog: string[] = [];
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run scripts/ensure-chromium.sh (as root) first`);
   mkdirSync(SHOTS, { recursive: true });
-  chain = await startLocalnet({ port: 0, quiet: true });
-  const feePayer = randomKeypair();
-  await fundFromFaucet(chain.url, feePayer.address, 50_000_000_000);
-  worker = await startWorker({ rpcUrl: chain.url, feePayerSecretKeyBase58: feePayer.secretKeyBase58 });
-  api = `${worker.url}/api/v1/facilitator`;
   seller = await createKeyPairSignerFromPrivateKeyBytes(crypto.getRandomValues(new Uint8Array(32)));
-  await fundFromFaucet(chain.url, seller.address, 1_000_000_000);
+  await fundFromFaucet(local.chain.url, seller.address, 1_000_000_000);
   // The seller's API: a small x402 seller on loopback that settles through this facilitator.
   // Its origin serves the Seller Resource Manifest naming the wallet: the directory's proof that the origin is the seller's.
   sellerServer = await startSellerServer({
-    facilitatorUrl: api,
+    facilitatorUrl: local.api,
     sellerWallet: seller.address,
     network: DEVNET,
     asset: USDC,
@@ -76,8 +67,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await sellerServer?.close();
-  await worker?.stop();
-  await chain?.close();
 }, 60_000);
 
 /** The page-side half of the test wallet: a Wallet Standard wallet object whose signing calls go out to Node. */
@@ -128,7 +117,7 @@ async function consolePage(options: { width: number; height: number }): Promise<
     const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(transactionBase64));
     const index = Object.keys(transaction.signatures).indexOf(seller.address);
     const signed = await signAtIndex(transactionBase64, index, seller);
-    const signature = await chainRpc<string>(chain.url, "sendTransaction", [signed, { encoding: "base64" }]);
+    const signature = await chainRpc<string>(local.chain.url, "sendTransaction", [signed, { encoding: "base64" }]);
     walletLog.push("signAndSendTransaction");
     return Buffer.from(getBase58Encoder().encode(signature)).toString("base64");
   });
@@ -140,7 +129,7 @@ const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHO
 const text = (page: Page, selector: string) => page.locator(selector).innerText();
 
 async function connect(page: Page): Promise<void> {
-  await page.goto(`${worker.url}/console`);
+  await page.goto(`${local.worker.url}/console`);
   await page.getByRole("button", { name: "Connect Test Wallet" }).click();
   await expect.poll(() => text(page, "#wallet-status"), { timeout: 15_000 }).toBe("Connected to Test Wallet.");
   await expect.poll(() => text(page, "#preview"), { timeout: 15_000 }).toContain("exact vault (payTo)");
@@ -149,7 +138,7 @@ async function connect(page: Page): Promise<void> {
 describe("the seller console in a browser, with a Wallet Standard wallet", () => {
   it("walks a new seller from preview to a listed, paid and swept resource", async () => {
     const { page, problems } = await consolePage({ width: 1280, height: 900 });
-    const response = await page.goto(`${worker.url}/console`);
+    const response = await page.goto(`${local.worker.url}/console`);
     expect(response?.headers()["content-type"]).toBe("text/html; charset=utf-8");
     expect(response?.headers()["content-security-policy"]).toMatch(/^default-src 'self'; connect-src 'self' http:\/\/127\.0\.0\.1:\d+;/);
 
@@ -166,7 +155,7 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
     // 1-2. Connect, then the preview in words: not activated, next step activate.
     await page.getByRole("button", { name: "Connect Test Wallet" }).click();
     await expect.poll(() => text(page, "#next-step"), { timeout: 15_000 }).toMatch(/^Next: activate\./);
-    const preview = (await (await fetch(`${api}/sellers/${seller.address}/preview`)).json()) as any;
+    const preview = (await (await fetch(`${local.api}/sellers/${seller.address}/preview`)).json()) as any;
     const previewText = await text(page, "#preview");
     expect(previewText).toContain(preview.schemes.exact.vaultPda);
     expect(previewText).toMatch(/Fee tier\s+Not activated/);
@@ -177,11 +166,11 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
     await page.getByRole("button", { name: "Activate with my wallet" }).click();
     await expect.poll(() => text(page, "#activate-status"), { timeout: 60_000 }).toMatch(/^Activated for USDC: vault /);
     expect(walletLog).toEqual(["signAndSendTransaction"]);
-    const snapshot = (await (await fetch(`${api}/vault-snapshot?wallet=${seller.address}&spl_mint=${USDC}`)).json()) as any;
+    const snapshot = (await (await fetch(`${local.api}/vault-snapshot?wallet=${seller.address}&spl_mint=${USDC}`)).json()) as any;
     expect(snapshot).toMatchObject({ vaultExists: true, isSovereign: true });
     expect(String(snapshot.splAmountRawDecimal ?? snapshot.splAmountRaw)).toBe("0"); // a string today, an integer beside *Decimal in pr402's shape
     const activateCalls = await page.locator("#activate-calls pre.curl").allTextContents();
-    expect(activateCalls.find((call) => call.includes("provision-tx"))).toBe(`curl -X POST '${api}/sellers/provision-tx' -H 'Content-Type: application/json' --data '{"wallet":"${seller.address}","asset":"USDC"}'`);
+    expect(activateCalls.find((call) => call.includes("provision-tx"))).toBe(`curl -X POST '${local.api}/sellers/provision-tx' -H 'Content-Type: application/json' --data '{"wallet":"${seller.address}","asset":"USDC"}'`);
     expect(await text(page, "#preview")).toMatch(/Fee tier\s+Sovereign: 0\.9% of each payment/);
     await shot(page, "03-activated");
 
@@ -190,7 +179,7 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
     // A build from before that change neither asks nor needs it before the sweep: the test then creates the account the
     // way any wallet does, by receiving USDC (the local faucet sends 1 base unit), so both builds are held to the sweep.
     const [sellerAta] = await findAssociatedTokenPda({ owner: seller.address, mint: USDC as never, tokenProgram: TOKEN_PROGRAM_ADDRESS });
-    expect(await tokenAccountBalance(chain.url, sellerAta)).toBeNull();
+    expect(await tokenAccountBalance(local.chain.url, sellerAta)).toBeNull();
     await expect.poll(() => text(page, "#next-step"), { timeout: 15_000 }).toMatch(/^Next: (create your own USDC token account|verify\.)/);
     const asksForTokenAccount = (await text(page, "#next-step")).startsWith("Next: create your own USDC token account");
     if (asksForTokenAccount) {
@@ -199,9 +188,9 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
       expect(walletLog).toEqual(["signAndSendTransaction", "signAndSendTransaction"]);
       expect(await page.getByRole("button", { name: "Create my USDC token account" }).isHidden()).toBe(true);
     } else {
-      await fundFromFaucet(chain.url, seller.address, 0, 1);
+      await fundFromFaucet(local.chain.url, seller.address, 0, 1);
     }
-    const sellerAtaStart = (await tokenAccountBalance(chain.url, sellerAta))!;
+    const sellerAtaStart = (await tokenAccountBalance(local.chain.url, sellerAta))!;
     expect(sellerAtaStart).toBe(asksForTokenAccount ? 0n : 1n);
     await shot(page, "03b-token-account-created");
 
@@ -249,7 +238,7 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
     const homeProblems: string[] = [];
     home.on("pageerror", (error) => homeProblems.push(error.message));
     home.on("requestfailed", (request) => homeProblems.push(request.url()));
-    await home.goto(`${worker.url}/`);
+    await home.goto(`${local.worker.url}/`);
     await expect.poll(() => home.locator("#listing li").allInnerTexts(), { timeout: 15_000 }).toEqual([expect.stringContaining("Console test report · 0.5 USDC (exact)")]);
     expect(await home.getAttribute("#listing li a", "href")).toBe(sellerServer.url);
     await expect.poll(() => home.textContent("#stats"), { timeout: 15_000 }).toBe("1 listed provider · 1 listed resource (1 exact)");
@@ -261,13 +250,13 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
 
     // A buyer pays the resource with the official client (@x402/fetch + @x402/svm).
     const buyer = await createKeyPairSignerFromPrivateKeyBytes(crypto.getRandomValues(new Uint8Array(32)));
-    await fundFromFaucet(chain.url, buyer.address, 1_000_000_000, 1_000_000);
-    const paid = await wrapFetchWithPayment(fetch, new x402Client().register(DEVNET, new ExactSvmScheme(buyer, { rpcUrl: chain.url })))(sellerServer.url);
+    await fundFromFaucet(local.chain.url, buyer.address, 1_000_000_000, 1_000_000);
+    const paid = await wrapFetchWithPayment(fetch, new x402Client().register(DEVNET, new ExactSvmScheme(buyer, { rpcUrl: local.chain.url })))(sellerServer.url);
     expect(paid.status, await paid.clone().text()).toBe(200);
     const settlement = sellerServer.settlements.at(-1)!.result!;
 
     // The console shows the money: vault balance, what the next sweep pays, and the payment (signed seller:payments).
-    const quote = (await (await fetch(`${api}/fee-quote?wallet=${seller.address}&asset=USDC&amount=${PRICE_RAW}&scheme=exact`)).json()) as any;
+    const quote = (await (await fetch(`${local.api}/fee-quote?wallet=${seller.address}&asset=USDC&amount=${PRICE_RAW}&scheme=exact`)).json()) as any;
     const nets = (Number(quote.sellerNets) / 1e6).toString();
     await page.getByRole("button", { name: "Vault balance and next sweep" }).click();
     await expect.poll(() => text(page, "#balance"), { timeout: 15_000 }).toMatch(/Vault balance\s+0\.5 USDC/);
@@ -281,10 +270,10 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
     await page.locator("section", { has: page.locator("#money-heading") }).screenshot({ path: path.join(SHOTS, "08b-paid-money-section.png") });
 
     // An operator sweep (POST /sweep with the token) pays the vault out into the seller's USDC account.
-    const sweep = await fetch(`${api}/sweep`, { method: "POST", headers: { Authorization: `Bearer ${SWEEP_TOKEN}`, "Content-Type": "application/json" }, body: "{}" });
+    const sweep = await fetch(`${local.api}/sweep`, { method: "POST", headers: { Authorization: `Bearer ${SWEEP_TOKEN}`, "Content-Type": "application/json" }, body: "{}" });
     const swept = (await sweep.json()) as any;
     expect(sweep.status, JSON.stringify(swept)).toBe(200);
-    await expect.poll(() => tokenAccountBalance(chain.url, sellerAta), { timeout: 15_000 }).toBe(sellerAtaStart + BigInt(quote.sellerNets));
+    await expect.poll(() => tokenAccountBalance(local.chain.url, sellerAta), { timeout: 15_000 }).toBe(sellerAtaStart + BigInt(quote.sellerNets));
     await page.getByRole("button", { name: "Vault balance and next sweep" }).click();
     await expect.poll(() => text(page, "#balance"), { timeout: 15_000 }).toMatch(/Vault balance\s+0 USDC/);
     expect(await text(page, "#balance")).toMatch(/Next sweep\s+nothing to pay yet/);
@@ -298,7 +287,7 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
 
   it("works at phone width, by keyboard, with labelled controls and readable contrast", async () => {
     const { page, problems } = await consolePage({ width: 390, height: 844 });
-    await page.goto(`${worker.url}/console`);
+    await page.goto(`${local.worker.url}/console`);
     await expect.poll(() => page.locator("#wallets button").count(), { timeout: 10_000 }).toBe(1);
     // Keyboard only: Tab to the wallet's button and press Enter.
     for (let i = 0; i < 10; i++) {
@@ -340,7 +329,7 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
     await shot(page, "10-phone-390px");
 
     const home = await page.context().newPage();
-    await home.goto(`${worker.url}/`);
+    await home.goto(`${local.worker.url}/`);
     await expect.poll(() => home.locator("#listing li").count(), { timeout: 15_000 }).toBeGreaterThan(0);
     const homeOverflow = await home.evaluate(() => ({
       overflow: document.documentElement.scrollWidth - window.innerWidth,

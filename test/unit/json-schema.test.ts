@@ -36,6 +36,11 @@ describe("valibot → JSON Schema (for /openapi.json)", () => {
     expect(schema.required).toEqual(["paymentPayload", "paymentRequirements"]);
     expect(schema.properties.x402Version).toEqual({ const: 2 });
     expect(schema.properties.paymentRequirements.properties.amount).toMatchObject({ type: "string", pattern: "^\\d{1,20}$" });
-    expect(schema.properties.paymentPayload.properties.payload.properties.transaction.type).toBe("string");
+    // The payload is one of the rails' shapes: a signed transaction (exact, sla-escrow) or an upto channel payload.
+    const [transactionShape, uptoShape] = schema.properties.paymentPayload.properties.payload.anyOf;
+    expect(transactionShape.properties.transaction.type).toBe("string");
+    expect(transactionShape.required).toEqual(["transaction"]);
+    expect(uptoShape.properties.openTransaction.type).toBe("string");
+    expect(uptoShape.required).toContain("channelId");
   });
 });

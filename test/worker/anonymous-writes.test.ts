@@ -1,7 +1,8 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { call, callWithEnv } from "./helpers";
-import { USDC, enrichedLine, fundedBuyer, signedPaymentBody } from "./payment-fixtures";
+import { call, callWithEnv } from "../support/workerd/worker-http";
+import { USDC, enrichedLine, signedPaymentBody } from "../support/workerd/payment-fixtures";
+import { fundedBuyer } from "../support/workerd/chain";
 import { runScheduled, PROBE_CRON } from "../../src/jobs/scheduled";
 import type { Env } from "../../src/env";
 

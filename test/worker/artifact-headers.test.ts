@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call } from "./helpers";
+import { call } from "../support/workerd/worker-http";
 
 /** Every served artifact: its content type, a strong ETag honoured by If-None-Match (304), Cache-Control and CORS. */
 const ORIGIN = "http://facilitator.test";

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { callWithEnv } from "./helpers";
+import { callWithEnv } from "../support/workerd/worker-http";
 import { writeParameter, deleteParameter } from "../../src/store/parameters";
 import { loadConfig } from "../../src/config/load-config";
 import type { Env } from "../../src/env";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { call, callWithEnv } from "./helpers";
-import { TEST_FEE_PAYER } from "../fixtures/keys";
+import { call, callWithEnv } from "../support/workerd/worker-http";
+import { TEST_FEE_PAYER } from "../support/keys";
 
 const DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
 

@@ -1,38 +1,26 @@
 import { describe, expect, it } from "vitest";
 import {
   address,
-  appendTransactionMessageInstructions,
-  createTransactionMessage,
   decompileTransactionMessage,
-  getBase64EncodedWireTransaction,
   getBase64Encoder,
   getCompiledTransactionMessageDecoder,
   getTransactionDecoder,
-  partiallySignTransaction,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
   AccountRole,
   type AccountMeta,
   type Address,
   type Instruction,
-  type KeyPairSigner,
 } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
-import { call, callWithEnv } from "./helpers";
-import { chainRpc, fundedBuyer, USDC } from "./payment-fixtures";
-import { latestBlockhash, TOKEN_PROGRAM } from "./craft-payment";
+import { call, callWithEnv } from "../support/workerd/worker-http";
+import { chainRpc, fundedBuyer, latestBlockhash, sendSigned, signAndSend } from "../support/workerd/chain";
+import { USDC } from "../support/workerd/payment-fixtures";
+import { TOKEN_PROGRAM } from "../support/workerd/craft-payment";
 import { CLUSTERS } from "../../src/config/networks";
 import { RATE_LIMITS } from "../../src/http/middleware/rate-limit";
 import { findBankPda, findEscrowConfigPda, findEscrowPda, findPaymentExtPda, findPaymentPda } from "../../src/programs/sla-escrow/pda";
 import { decodePayment, PAYMENT_STATE, RESOLUTION_STATE } from "../../src/programs/sla-escrow/accounts";
 import { paymentUidToHex, randomPaymentUid } from "../../src/programs/sla-escrow/payment-uid";
-import {
-  getFundPaymentInstruction,
-  getFundPaymentV2Instruction,
-  getSubmitDeliveryInstruction,
-} from "../../src/programs/sla-escrow/instructions";
+import { getFundPaymentInstruction, getFundPaymentV2Instruction, getSubmitDeliveryInstruction } from "../../src/programs/sla-escrow/instructions";
 import { SLA_ESCROW_STANDIN_LAYOUT as LAYOUT } from "../../localnet/programs/sla-escrow-layout";
 
 /**
@@ -57,12 +45,6 @@ async function accountData(account: Address): Promise<Uint8Array | null> {
   return result.value ? Uint8Array.from(atob(result.value.data[0]), (c) => c.charCodeAt(0)) : null;
 }
 
-/** Signs a builder's transaction with the one party and sends it. */
-async function signAndSend(base64: string, party: KeyPairSigner): Promise<string> {
-  const unsigned = getTransactionDecoder().decode(getBase64Encoder().encode(base64));
-  const signed = await partiallySignTransaction([party.keyPair], unsigned);
-  return chainRpc<string>("sendTransaction", [getBase64EncodedWireTransaction(signed), { encoding: "base64", preflightCommitment: "confirmed" }]);
-}
 
 /** A USDC payment funded on chain by a fresh buyer for a fresh seller. */
 async function fundedPayment(ttlSeconds = 3_600n, version: 1 | 2 = 1) {
@@ -92,21 +74,7 @@ async function fundedPayment(ttlSeconds = 3_600n, version: 1 | 2 = 1) {
     amount: 2_000_000n,
     ttlSeconds,
   };
-  const lifetime = await latestBlockhash();
-  const message = pipe(
-    createTransactionMessage({ version: 0 }),
-    (m) => setTransactionMessageFeePayerSigner(buyer, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
-    (m) =>
-      appendTransactionMessageInstructions(
-        [
-          version === 1 ? getFundPaymentInstruction(fund) : getFundPaymentV2Instruction({ ...fund, ...V2_DEFAULTS, paymentExt }),
-        ],
-        m,
-      ),
-  );
-  const signed = await signTransactionMessageWithSigners(message);
-  await chainRpc("sendTransaction", [getBase64EncodedWireTransaction(signed), { encoding: "base64", preflightCommitment: "confirmed" }]);
+  await sendSigned(buyer, [version === 1 ? getFundPaymentInstruction(fund) : getFundPaymentV2Instruction({ ...fund, ...V2_DEFAULTS, paymentExt })]);
   return { buyer, seller, accounts, paymentExt, uidHex: paymentUidToHex(uid.bytes) };
 }
 
@@ -164,7 +132,7 @@ describe("SLA-Escrow lifecycle builders", () => {
         data: Uint8Array.from([5, ...deliveryHash]),
       },
     ]);
-    await signAndSend(delivery.body.transaction, seller);
+    await signAndSend(delivery.body.transaction, [seller]);
     const delivered = decodePayment((await accountData(accounts.payment))!)!;
     expect(Uint8Array.from(delivered.deliveryHash)).toEqual(deliveryHash);
     expect(delivered.deliveryTimestampUnixSeconds).toBeGreaterThan(0n);
@@ -178,7 +146,7 @@ describe("SLA-Escrow lifecycle builders", () => {
     const approveDecoded = decodeBuilt(approve.body.transaction);
     expect(approveDecoded.instructions[0]!.data).toEqual(Uint8Array.from([7, ...deliveryHash]));
     expect(approveDecoded.instructions[0]!.accounts[0]).toEqual({ address: buyer.address, role: AccountRole.WRITABLE_SIGNER });
-    await signAndSend(approve.body.transaction, buyer);
+    await signAndSend(approve.body.transaction, [buyer]);
     const approved = decodePayment((await accountData(accounts.payment))!)!;
     expect(approved.resolutionState).toBe(RESOLUTION_STATE.APPROVED);
     expect(approved.state).toBe(PAYMENT_STATE.FUNDED);
@@ -249,7 +217,7 @@ describe("SLA-Escrow lifecycle builders", () => {
         data: Uint8Array.from([11, ...reason]),
       },
     ]);
-    await signAndSend(built.body.transaction, buyer);
+    await signAndSend(built.body.transaction, [buyer]);
     expect(decodePayment((await accountData(accounts.payment))!)!.state).toBe(LAYOUT.PAYMENT_STATE_DISPUTED);
 
     // Once disputed, the payment is no longer in a funded state: a second dispute is refused by our builder.
@@ -287,14 +255,7 @@ describe("SLA-Escrow lifecycle builders", () => {
 
     // Sent anyway (bypassing our 400), signed by the seller alone: the program's own rule refuses it.
     const lifetime = await latestBlockhash();
-    const message = pipe(
-      createTransactionMessage({ version: 0 }),
-      (m) => setTransactionMessageFeePayerSigner(seller, m),
-      (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
-      (m) => appendTransactionMessageInstructions([getSubmitDeliveryInstruction({ ...accounts, seller, deliveryHash })], m),
-    );
-    const signed = await signTransactionMessageWithSigners(message);
-    const sent = chainRpc("sendTransaction", [getBase64EncodedWireTransaction(signed), { encoding: "base64", preflightCommitment: "confirmed" }]);
+    const sent = sendSigned(seller, [getSubmitDeliveryInstruction({ ...accounts, seller, deliveryHash })], lifetime);
     await expect(sent).rejects.toThrow(/0x1b75|7029|DeliveryTooLateForOracle/);
     expect(decodePayment((await accountData(accounts.payment))!)!.deliveryTimestampUnixSeconds).toBe(0n);
   });

@@ -1,9 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import {
-  appendTransactionMessageInstructions,
   createKeyPairSignerFromPrivateKeyBytes,
-  createTransactionMessage,
   getBase58Decoder,
   getBase64EncodedWireTransaction,
   getBase64Encoder,
@@ -11,19 +9,16 @@ import {
   getCompiledTransactionMessageEncoder,
   getTransactionDecoder,
   partiallySignTransaction,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
   type Address,
   type KeyPairSigner,
   type Transaction,
 } from "@solana/kit";
 import { findAssociatedTokenPda, getTransferInstruction } from "@solana-program/token";
-import { isolatedFacilitator } from "./isolated-facilitator";
-import { chainRpc, DEVNET, fundedBuyer, lamportsOf, NATIVE_SOL, RESOURCE, signAsBuyer, tokenBalance, USDC } from "./payment-fixtures";
-import { latestBlockhash, TOKEN_PROGRAM } from "./craft-payment";
-import { ESCROW_PROGRAM, hex32, ORACLE, paymentAccount, TTL } from "./escrow-fixtures";
+import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
+import { chainRpc, fundedBuyer, lamportsOf, tokenBalance, signAndSend, sendSigned } from "../support/workerd/chain";
+import { DEVNET, NATIVE_SOL, RESOURCE, USDC } from "../support/workerd/payment-fixtures";
+import { TOKEN_PROGRAM } from "../support/workerd/craft-payment";
+import { ESCROW_PROGRAM, hex32, ORACLE, paymentAccount, TTL } from "../support/workerd/escrow-fixtures";
 import { PAYMENT_STATE } from "../../src/programs/sla-escrow/accounts";
 import { getFundPaymentInstruction } from "../../src/programs/sla-escrow/instructions";
 import { findBankPda, findEscrowConfigPda, findEscrowPda, findPaymentPda } from "../../src/programs/sla-escrow/pda";
@@ -32,14 +27,14 @@ import { loadConfig } from "../../src/config/load-config";
 import { runRetention } from "../../src/jobs/retention";
 import { KEEPER_MAX_ATTEMPTS, KEEPER_RETRY_BASE_MS } from "../../src/jobs/escrow-keeper/backoff";
 import type { Env } from "../../src/env";
-import { faultScenario } from "./fault-scenario";
+import { faultScenario } from "../support/workerd/fault-scenario";
 
 /**
  * Issue 20 §2: the escrow keeper cannot be stalled or poisoned, and the fee payer pays network fees only for payouts
  * of payments it settled. Everything runs for real: the Worker in workerd with real D1, the local chain with the
  * stand-in SLA-Escrow program, and a facilitator with a fee payer of its own, so that its balance moves only by what
  * these tests make it do. Where a test needs the network to misbehave (a dropped transaction, a state change between
- * preflight and execution), a proxy in front of the real chain does it (test/fixtures/rpc-fault-proxy.ts).
+ * preflight and execution), a proxy in front of the real chain does it (test/support/node/rpc-fault-proxy.ts).
  */
 const BEARER = { Authorization: "Bearer test-sweep-token" };
 const AMOUNT = 2_000_000n;
@@ -98,18 +93,14 @@ async function escrowDesk(label: string, extraEnv: Record<string, unknown> = {})
 
 type Post = (path: string, json: unknown, headers?: Record<string, string>) => Promise<{ status: number; body: any }>;
 
-async function signAndSend(base64: string, party: KeyPairSigner) {
-  return chainRpc<string>("sendTransaction", [await signAsBuyer(base64, party), { encoding: "base64", preflightCommitment: "confirmed" }]);
-}
-
 async function deliverAndApprove(post: Post, p: { buyer: KeyPairSigner; seller: KeyPairSigner; uidHex: string }) {
   const deliveryHash = hex32();
   const delivery = await post("/build-sla-escrow-submit-delivery-tx", { seller: p.seller.address, mint: USDC, paymentUidHex: p.uidHex, deliveryHash });
   expect(delivery.status, JSON.stringify(delivery.body)).toBe(200);
-  await signAndSend(delivery.body.transaction, p.seller);
+  await signAndSend(delivery.body.transaction, [p.seller]);
   const approve = await post("/build-sla-escrow-approve-tx", { buyer: p.buyer.address, mint: USDC, paymentUidHex: p.uidHex, deliveryHash });
   expect(approve.status, JSON.stringify(approve.body)).toBe(200);
-  await signAndSend(approve.body.transaction, p.buyer);
+  await signAndSend(approve.body.transaction, [p.buyer]);
 }
 
 const ataOf = async (owner: Address) => (await findAssociatedTokenPda({ owner, mint: USDC, tokenProgram: TOKEN_PROGRAM }))[0];
@@ -399,17 +390,6 @@ function withBlockhash(tx: Transaction, blockhash: string): Transaction {
   return { ...tx, messageBytes };
 }
 
-async function sendSigned(feePayer: KeyPairSigner, instructions: Parameters<typeof appendTransactionMessageInstructions>[0]) {
-  const lifetime = await latestBlockhash();
-  const message = pipe(
-    createTransactionMessage({ version: 0 }),
-    (m) => setTransactionMessageFeePayerSigner(feePayer, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
-    (m) => appendTransactionMessageInstructions(instructions, m),
-  );
-  const signed = await signTransactionMessageWithSigners(message);
-  return chainRpc<string>("sendTransaction", [getBase64EncodedWireTransaction(signed), { encoding: "base64", preflightCommitment: "confirmed" }]);
-}
 
 async function drainUsdc(owner: KeyPairSigner, to: Address) {
   const source = await ataOf(owner.address);

@@ -1,23 +1,13 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import {
-  appendTransactionMessageInstructions,
-  createKeyPairSignerFromBytes,
-  createTransactionMessage,
-  getBase64EncodedWireTransaction,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
-  type Address,
-  type KeyPairSigner,
-} from "@solana/kit";
+import { createKeyPairSignerFromBytes, type Address, type Instruction } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
-import { call } from "./helpers";
-import { chainRpc, fundedBuyer, signAsBuyer, tokenBalance, USDC } from "./payment-fixtures";
-import { latestBlockhash, TOKEN_PROGRAM } from "./craft-payment";
-import { ESCROW_PROGRAM, escrowLine, hex32, paymentAccount, post, signedEscrowBody } from "./escrow-fixtures";
-import { LOCAL_ORACLE } from "../fixtures/keys";
+import { call } from "../support/workerd/worker-http";
+import { chainRpc, fundedBuyer, tokenBalance, signAndSend, latestBlockhash, sendSigned } from "../support/workerd/chain";
+import { USDC } from "../support/workerd/payment-fixtures";
+import { TOKEN_PROGRAM } from "../support/workerd/craft-payment";
+import { ESCROW_PROGRAM, escrowLine, hex32, paymentAccount, post, signedEscrowBody } from "../support/workerd/escrow-fixtures";
+import { LOCAL_ORACLE } from "../support/keys";
 import { PAYMENT_STATE, RESOLUTION_STATE } from "../../src/programs/sla-escrow/accounts";
 import { getConfirmOracleInstruction } from "../../src/programs/sla-escrow/instructions";
 import { findBankPda, findEscrowConfigPda, findEscrowPda } from "../../src/programs/sla-escrow/pda";
@@ -54,18 +44,14 @@ async function settledPayment(sellerHasTokenAccount = true) {
   return { buyer, seller, payment: built.paymentPda as Address, uidHex: built.paymentUidHex as string };
 }
 
-async function signAndSend(base64: string, party: KeyPairSigner) {
-  return chainRpc<string>("sendTransaction", [await signAsBuyer(base64, party), { encoding: "base64", preflightCommitment: "confirmed" }]);
-}
-
 async function deliverAndApprove(p: Awaited<ReturnType<typeof settledPayment>>) {
   const deliveryHash = hex32();
   const delivery = await post("/build-sla-escrow-submit-delivery-tx", { seller: p.seller.address, mint: USDC, paymentUidHex: p.uidHex, deliveryHash });
   expect(delivery.status, JSON.stringify(delivery.body)).toBe(200);
-  await signAndSend(delivery.body.transaction, p.seller);
+  await signAndSend(delivery.body.transaction, [p.seller]);
   const approve = await post("/build-sla-escrow-approve-tx", { buyer: p.buyer.address, mint: USDC, paymentUidHex: p.uidHex, deliveryHash });
   expect(approve.status, JSON.stringify(approve.body)).toBe(200);
-  await signAndSend(approve.body.transaction, p.buyer);
+  await signAndSend(approve.body.transaction, [p.buyer]);
 }
 
 /** The local oracle signs ConfirmOracle (it pays its own network fee), naming the submitted delivery. */
@@ -87,15 +73,7 @@ async function oracleVerdict(p: Awaited<ReturnType<typeof settledPayment>>, deli
     reason: 1,
     state,
   });
-  const lifetime = await latestBlockhash();
-  const message = pipe(
-    createTransactionMessage({ version: 0 }),
-    (m) => setTransactionMessageFeePayerSigner(oracle, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
-    (m) => appendTransactionMessageInstructions([verdict], m),
-  );
-  const signed = await signTransactionMessageWithSigners(message);
-  await chainRpc("sendTransaction", [getBase64EncodedWireTransaction(signed), { encoding: "base64", preflightCommitment: "confirmed" }]);
+  await sendSigned(oracle, [verdict]);
 }
 
 const ataOf = async (owner: Address) => (await findAssociatedTokenPda({ owner, mint: USDC, tokenProgram: TOKEN_PROGRAM }))[0];
@@ -135,7 +113,7 @@ describe("escrow keeper", () => {
     const p = await settledPayment();
     const deliveryHash = hex32();
     const delivery = await post("/build-sla-escrow-submit-delivery-tx", { seller: p.seller.address, mint: USDC, paymentUidHex: p.uidHex, deliveryHash });
-    await signAndSend(delivery.body.transaction, p.seller);
+    await signAndSend(delivery.body.transaction, [p.seller]);
     await oracleVerdict(p, deliveryHash, RESOLUTION_STATE.APPROVED);
     const sellerAta = await ataOf(p.seller.address);
     const oracleAta = await ataOf(LOCAL_ORACLE.address as Address);
@@ -168,13 +146,13 @@ describe("escrow keeper", () => {
       arbitrationWindowSeconds: "0",
     });
     expect(funding.status, JSON.stringify(funding.body)).toBe(200);
-    await signAndSend(funding.body.transaction, buyer);
+    await signAndSend(funding.body.transaction, [buyer]);
     const p = { buyer, seller, payment: funding.body.paymentPda as Address, uidHex: funding.body.paymentUidHex as string };
     expect(await paymentAccount(p.payment)).toMatchObject({ state: PAYMENT_STATE.FUNDED_EXTENDED });
 
     const deliveryHash = hex32();
     const delivery = await post("/build-sla-escrow-submit-delivery-tx", { seller: seller.address, mint: USDC, paymentUidHex: p.uidHex, deliveryHash });
-    await signAndSend(delivery.body.transaction, seller);
+    await signAndSend(delivery.body.transaction, [seller]);
     await oracleVerdict(p, deliveryHash, RESOLUTION_STATE.APPROVED);
 
     const paymentExt = funding.body.paymentExtPda as string;
@@ -186,16 +164,7 @@ describe("escrow keeper", () => {
     const extRent = await rent(paymentExt);
     expect(extRent).toBeGreaterThan(0);
 
-    const sendAs = async (instruction: Parameters<typeof appendTransactionMessageInstructions>[0][number]) => {
-      const message = pipe(
-        createTransactionMessage({ version: 0 }),
-        (m) => setTransactionMessageFeePayerSigner(caller, m),
-        (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
-        (m) => appendTransactionMessageInstructions([instruction], m),
-      );
-      const signed = await signTransactionMessageWithSigners(message);
-      return chainRpc<string>("sendTransaction", [getBase64EncodedWireTransaction(signed), { encoding: "base64", preflightCommitment: "confirmed" }]);
-    };
+    const sendAs = (instruction: Instruction) => sendSigned(caller, [instruction], lifetime);
     let lifetime = await latestBlockhash();
     const facts = { programId: ESCROW_PROGRAM, caller, paymentAddress: p.payment, payment: (await paymentAccount(p.payment))!, tokenProgram: TOKEN_PROGRAM };
     await sendAs((await buildPayoutInstruction("release", facts)).instruction);
@@ -223,7 +192,7 @@ describe("escrow keeper", () => {
     const oracleBefore = await tokenBalance(oracleAta);
     const deliveryHash = hex32();
     const delivery = await post("/build-sla-escrow-submit-delivery-tx", { seller: p.seller.address, mint: USDC, paymentUidHex: p.uidHex, deliveryHash });
-    await signAndSend(delivery.body.transaction, p.seller);
+    await signAndSend(delivery.body.transaction, [p.seller]);
 
     await oracleVerdict(p, deliveryHash, RESOLUTION_STATE.REJECTED);
     expect((await paymentAccount(p.payment))?.resolutionState).toBe(RESOLUTION_STATE.REJECTED);

@@ -3,11 +3,9 @@ import {
   address,
   createKeyPairSignerFromPrivateKeyBytes,
   decompileTransactionMessage,
-  getBase64EncodedWireTransaction,
   getBase64Encoder,
   getCompiledTransactionMessageDecoder,
   getTransactionDecoder,
-  partiallySignTransaction,
   AccountRole,
   type AccountMeta,
   type Address,
@@ -15,14 +13,15 @@ import {
   type KeyPairSigner,
 } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
-import { call, callWithEnv } from "./helpers";
-import { chainRpc, fundedBuyer, tokenBalance, USDC } from "./payment-fixtures";
-import { TOKEN_PROGRAM } from "./craft-payment";
-import { LOCAL_ORACLE } from "../fixtures/keys";
+import { call, callWithEnv } from "../support/workerd/worker-http";
+import { chainRpc, fundedBuyer, tokenBalance, signAndSend } from "../support/workerd/chain";
+import { USDC } from "../support/workerd/payment-fixtures";
+import { TOKEN_PROGRAM } from "../support/workerd/craft-payment";
+import { LOCAL_ORACLE } from "../support/keys";
 import { CLUSTERS } from "../../src/config/networks";
 import { RATE_LIMITS } from "../../src/http/middleware/rate-limit";
 import { decodePayment, PAYMENT_STATE } from "../../src/programs/sla-escrow/accounts";
-import { fundPaymentV2Data, resolveWithSplitData } from "../fixtures/instruction-data";
+import { fundPaymentV2Data, resolveWithSplitData } from "../support/instruction-data";
 import { findBankPda, findEscrowConfigPda, findEscrowPda, findPaymentExtPda, findPaymentPda } from "../../src/programs/sla-escrow/pda";
 import { parsePaymentUidHex } from "../../src/programs/sla-escrow/payment-uid";
 import { ASSOCIATED_TOKEN_PROGRAM_ADDRESS, COMPUTE_BUDGET_PROGRAM_ADDRESS, MEMO_PROGRAM_ADDRESS, SYSTEM_PROGRAM_ADDRESS } from "../../src/solana/token-programs";
@@ -57,12 +56,6 @@ async function usdcOf(owner: Address): Promise<bigint> {
   return (await accountData(ata)) === null ? 0n : tokenBalance(ata);
 }
 const paymentState = async (payment: Address) => decodePayment((await accountData(payment))!)!;
-
-async function signAndSend(base64: string, signers: KeyPairSigner[]): Promise<string> {
-  const unsigned = getTransactionDecoder().decode(getBase64Encoder().encode(base64));
-  const signed = await partiallySignTransaction(signers.map((s) => s.keyPair), unsigned);
-  return chainRpc<string>("sendTransaction", [getBase64EncodedWireTransaction(signed), { encoding: "base64", preflightCommitment: "confirmed" }]);
-}
 
 function decodeBuilt(base64: string) {
   const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(base64));

@@ -21,11 +21,12 @@ import {
 } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import { getTransferSolInstruction } from "@solana-program/system";
-import { call, callWithEnv } from "./helpers";
-import { build, client, ESCROW_PROGRAM, escrowLine, hex32, ORACLE, paymentAccount, post, signedEscrowBody, TTL } from "./escrow-fixtures";
-import { isolatedFacilitator } from "./isolated-facilitator";
-import { chainRpc, DEVNET, fundedBuyer, lamportsOf, NATIVE_SOL, RESOURCE, signAsBuyer, tokenBalance, USDC } from "./payment-fixtures";
-import { bodyFor, FEE_PAYER, latestBlockhash, memo, TOKEN_PROGRAM } from "./craft-payment";
+import { call, callWithEnv } from "../support/workerd/worker-http";
+import { build, client, ESCROW_PROGRAM, escrowLine, hex32, ORACLE, paymentAccount, post, signedEscrowBody, TTL } from "../support/workerd/escrow-fixtures";
+import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
+import { chainRpc, fundedBuyer, lamportsOf, tokenBalance, latestBlockhash } from "../support/workerd/chain";
+import { DEVNET, NATIVE_SOL, RESOURCE, signAsBuyer, USDC } from "../support/workerd/payment-fixtures";
+import { bodyFor, FEE_PAYER, memo, TOKEN_PROGRAM } from "../support/workerd/craft-payment";
 import { PAYMENT_STATE } from "../../src/programs/sla-escrow/accounts";
 import { decodeFundPaymentInstructionData, getFundPaymentInstruction } from "../../src/programs/sla-escrow/instructions";
 import { findBankPda, findEscrowConfigPda, findEscrowPda, findEscrowSolStoragePda, findPaymentPda } from "../../src/programs/sla-escrow/pda";

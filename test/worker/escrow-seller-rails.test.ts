@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { address } from "@solana/kit";
-import { call } from "./helpers";
-import { DEVNET, fundedBuyer, NATIVE_SOL, RESOURCE, USDC } from "./payment-fixtures";
+import { call } from "../support/workerd/worker-http";
+import { DEVNET, NATIVE_SOL, RESOURCE, USDC } from "../support/workerd/payment-fixtures";
+import { fundedBuyer } from "../support/workerd/chain";
 import { CLUSTERS } from "../../src/config/networks";
 import { findBankPda, findEscrowPda, findEscrowSolStoragePda } from "../../src/programs/sla-escrow/pda";
 

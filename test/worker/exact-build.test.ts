@@ -15,9 +15,9 @@ import {
   type Transaction,
 } from "@solana/kit";
 import { findAssociatedTokenPda, getMintEncoder } from "@solana-program/token";
-import { call, callWithEnv } from "./helpers";
-import { chainRpc } from "./payment-fixtures";
-import { TEST_FEE_PAYER } from "../fixtures/keys";
+import { call, callWithEnv } from "../support/workerd/worker-http";
+import { chainRpc } from "../support/workerd/chain";
+import { TEST_FEE_PAYER } from "../support/keys";
 import { CLUSTERS } from "../../src/config/networks";
 import { findVaultPda, findVaultSolStoragePda } from "../../src/programs/universal-settle/pda";
 
@@ -46,7 +46,6 @@ beforeAll(async () => {
 
 // ------------------------------------------------------------------------------------------------
 // helpers
-
 
 /** A buyer whose key comes from a fixed test seed (sha256 of a label), as a wallet would hold it. */
 async function buyerFromSeed(label: string): Promise<KeyPairSigner> {

@@ -1,21 +1,8 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import {
-  address,
-  appendTransactionMessageInstructions,
-  createTransactionMessage,
-  generateKeyPairSigner,
-  getBase64EncodedWireTransaction,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
-  type Address,
-  type Blockhash,
-  type KeyPairSigner,
-} from "@solana/kit";
-import { call, callWithEnv } from "./helpers";
-import { chainRpc } from "./payment-fixtures";
-import { TEST_FEE_PAYER } from "../fixtures/keys";
+import { address, generateKeyPairSigner, type Address, type KeyPairSigner } from "@solana/kit";
+import { call, callWithEnv } from "../support/workerd/worker-http";
+import { chainRpc, sendSigned } from "../support/workerd/chain";
+import { TEST_FEE_PAYER } from "../support/keys";
 import { CLUSTERS } from "../../src/config/networks";
 import { findUniversalSettleConfigPda, findVaultPda, findVaultSolStoragePda } from "../../src/programs/universal-settle/pda";
 import { getCreateVaultInstruction } from "../../src/programs/universal-settle/instructions";
@@ -51,18 +38,9 @@ async function createVault(seller: KeyPairSigner, payer: KeyPairSigner): Promise
   const [vault] = await findVaultPda(PROGRAM_ID, seller.address);
   const [solStorage] = await findVaultSolStoragePda(PROGRAM_ID, vault);
   await chainRpc("requestAirdrop", [payer.address, 1_000_000_000]);
-  const { value: lifetime } = (await chainRpc("getLatestBlockhash", [{ commitment: "confirmed" }])) as { value: { blockhash: Blockhash; lastValidBlockHeight: number } };
-  const message = pipe(
-    createTransactionMessage({ version: 0 }),
-    (m) => setTransactionMessageFeePayerSigner(payer, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: lifetime.blockhash, lastValidBlockHeight: BigInt(lifetime.lastValidBlockHeight) }, m),
-    (m) => appendTransactionMessageInstructions([getCreateVaultInstruction({ programId: PROGRAM_ID, payer, vault, solStorage, seller: seller.address })], m),
-  );
-  const signed = await signTransactionMessageWithSigners(message);
-  await chainRpc("sendTransaction", [getBase64EncodedWireTransaction(signed), { encoding: "base64" }]);
+  await sendSigned(payer, [getCreateVaultInstruction({ programId: PROGRAM_ID, payer, vault, solStorage, seller: seller.address })]);
   return vault;
 }
-
 
 afterEach(() => {
   vi.restoreAllMocks();

@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import { address, generateKeyPairSigner } from "@solana/kit";
-import { call, callWithEnv } from "./helpers";
+import { call, callWithEnv } from "../support/workerd/worker-http";
 import { labelledKeypair } from "../../scripts/lib/keypair";
-import { TEST_FEE_PAYER } from "../fixtures/keys";
-import { DEVNET, NATIVE_SOL, USDC, enrichedLine, fundedBuyer, lamportsOf, signedPaymentBody, signAsBuyer, tokenBalance, chainRpc } from "./payment-fixtures";
+import { TEST_FEE_PAYER } from "../support/keys";
+import { DEVNET, NATIVE_SOL, USDC, enrichedLine, signedPaymentBody, signAsBuyer } from "../support/workerd/payment-fixtures";
+import { fundedBuyer, lamportsOf, tokenBalance, chainRpc } from "../support/workerd/chain";
 
 const TOKEN_PROGRAM = address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
 

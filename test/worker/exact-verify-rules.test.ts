@@ -1,20 +1,10 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { AccountRole, address, generateKeyPairSigner, type Address, type Blockhash, type KeyPairSigner } from "@solana/kit";
 import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction } from "@solana-program/token";
-import { call, callWithEnv } from "./helpers";
-import { chainRpc, enrichedLine, fundedBuyer, NATIVE_SOL, USDC } from "./payment-fixtures";
-import {
-  FEE_PAYER,
-  TOKEN_2022_PROGRAM,
-  bodyFor,
-  craftBody,
-  memo,
-  paymentParts,
-  solTransferToVault,
-  standardInstructions,
-  transferChecked,
-  type PaymentParts,
-} from "./craft-payment";
+import { call, callWithEnv } from "../support/workerd/worker-http";
+import { chainRpc, fundedBuyer } from "../support/workerd/chain";
+import { enrichedLine, NATIVE_SOL, USDC } from "../support/workerd/payment-fixtures";
+import { FEE_PAYER, TOKEN_2022_PROGRAM, bodyFor, craftBody, memo, paymentParts, solTransferToVault, standardInstructions, transferChecked, type PaymentParts } from "../support/workerd/craft-payment";
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/solana/compute-budget";
 
 /**

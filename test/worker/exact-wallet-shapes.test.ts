@@ -1,8 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { AccountRole, address, type Address, type Instruction, type KeyPairSigner } from "@solana/kit";
-import { call } from "./helpers";
-import { enrichedLine, fundedBuyer, tokenBalance, USDC } from "./payment-fixtures";
-import { FEE_PAYER, craftBody, memo, paymentParts, transferChecked, type PaymentParts } from "./craft-payment";
+import { call } from "../support/workerd/worker-http";
+import { enrichedLine, USDC } from "../support/workerd/payment-fixtures";
+import { fundedBuyer, tokenBalance } from "../support/workerd/chain";
+import { FEE_PAYER, craftBody, memo, paymentParts, transferChecked, type PaymentParts } from "../support/workerd/craft-payment";
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/solana/compute-budget";
 import { LIGHTHOUSE_PROGRAM_ID } from "../../localnet/programs/index";
 

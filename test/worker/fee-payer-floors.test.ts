@@ -1,9 +1,10 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { address, generateKeyPairSigner } from "@solana/kit";
-import { call, callWithEnv } from "./helpers";
-import { activatedSeller, chainRpc, createUsdcAccount, enrichedLine, fundedBuyer, lamportsOf, signedPaymentBody, tokenBalance, USDC, usdcAccountOf } from "./payment-fixtures";
-import { TEST_FEE_PAYER } from "../fixtures/keys";
+import { call, callWithEnv } from "../support/workerd/worker-http";
+import { activatedSeller, createUsdcAccount, enrichedLine, signedPaymentBody, USDC, usdcAccountOf } from "../support/workerd/payment-fixtures";
+import { chainRpc, fundedBuyer, lamportsOf, tokenBalance } from "../support/workerd/chain";
+import { TEST_FEE_PAYER } from "../support/keys";
 
 /**
  * Issue 20 §3 against the real local chain and D1: /health reports the fee payer's balance and the jobs' last runs;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { generateKeyPairSigner } from "@solana/kit";
-import { call } from "./helpers";
-import { activatedSeller, chainRpc, DEVNET, USDC } from "./payment-fixtures";
+import { call } from "../support/workerd/worker-http";
+import { activatedSeller, DEVNET, USDC } from "../support/workerd/payment-fixtures";
+import { chainRpc } from "../support/workerd/chain";
 
 /** localnet/seed.ts values (that module is Node-only): UniversalSettle Config and the USDC Escrow. */
 const US = { feeBps: 100, discountedFeeBps: 90, minFeeAmountRaw: 10_000n, provisioningFeeRaw: 1_000_000n };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call } from "./helpers";
+import { call } from "../support/workerd/worker-http";
 
 describe("HTTP conventions", () => {
   it("answers OPTIONS preflight with 204 and the CORS headers", async () => {

@@ -1,9 +1,10 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { generateKeyPairSigner } from "@solana/kit";
-import { call, callWithEnv } from "./helpers";
-import { USDC, enrichedLine, fundedBuyer, signedPaymentBody } from "./payment-fixtures";
-import { signMessage } from "./seller-fixtures";
+import { call, callWithEnv } from "../support/workerd/worker-http";
+import { USDC, enrichedLine, signedPaymentBody } from "../support/workerd/payment-fixtures";
+import { fundedBuyer } from "../support/workerd/chain";
+import { signMessage } from "../support/workerd/seller-fixtures";
 
 /** Issue 8 item 5: smaller holes an anonymous caller or a misconfiguration could open. */
 const json = { "Content-Type": "application/json" };

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { generateKeyPairSigner } from "@solana/kit";
-import { call } from "./helpers";
-import { DEVNET, USDC, enrichedLine, fundedBuyer, signedPaymentBody } from "./payment-fixtures";
+import { call } from "../support/workerd/worker-http";
+import { DEVNET, USDC, enrichedLine, signedPaymentBody } from "../support/workerd/payment-fixtures";
+import { fundedBuyer } from "../support/workerd/chain";
 
 /** Issue 8 item 6: what the official seller middleware sends must verify unchanged. */
 const post = (path: string, json: unknown) => call(path, { method: "POST", json, headers: { "CF-Connecting-IP": crypto.randomUUID() } });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../src/app";
-import { call } from "./helpers";
+import { call } from "../support/workerd/worker-http";
 
 const ORIGIN = "http://facilitator.test";
 

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { callWithEnv } from "./helpers";
+import { callWithEnv } from "../support/workerd/worker-http";
 import { deleteParameter, writeParameter } from "../../src/store/parameters";
 import type { Env } from "../../src/env";
 

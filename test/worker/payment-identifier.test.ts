@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { appendPaymentIdentifierToExtensions, declarePaymentIdentifierExtension, generatePaymentId, PAYMENT_IDENTIFIER } from "@x402/extensions/payment-identifier";
-import { call } from "./helpers";
-import { enrichedLine, fundedBuyer, signedPaymentBody, tokenBalance, USDC } from "./payment-fixtures";
-import { paymentParts } from "./craft-payment";
+import { call } from "../support/workerd/worker-http";
+import { enrichedLine, signedPaymentBody, USDC } from "../support/workerd/payment-fixtures";
+import { fundedBuyer, tokenBalance } from "../support/workerd/chain";
+import { paymentParts } from "../support/workerd/craft-payment";
 
 /**
  * Issue 23 item 6: the x402 `payment-identifier` extension, with the official helpers building the payload's

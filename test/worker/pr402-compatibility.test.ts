@@ -2,22 +2,19 @@ import { beforeAll, describe, expect, it } from "vitest";
 import {
   createKeyPairSignerFromBytes,
   generateKeyPairSigner,
-  getBase64EncodedWireTransaction,
-  getBase64Encoder,
-  getTransactionDecoder,
-  partiallySignTransaction,
   type Address,
   type KeyPairSigner,
 } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
-import { call } from "./helpers";
-import { chainRpc, fundedBuyer, NATIVE_SOL, tokenBalance, USDC } from "./payment-fixtures";
-import { ESCROW_PROGRAM, hex32, ORACLE, post } from "./escrow-fixtures";
-import { sellerOrigin, signedResourceChallenge, verifiedMerchant } from "./directory-fixtures";
-import { fundedSeller, signAndSendAsSeller, signMessage } from "./seller-fixtures";
-import { TOKEN_PROGRAM } from "./craft-payment";
-import { LOCAL_ORACLE } from "../fixtures/keys";
-import { pr402ResponseProblems } from "./pr402-shape";
+import { call } from "../support/workerd/worker-http";
+import { chainRpc, fundedBuyer, tokenBalance, signAndSend } from "../support/workerd/chain";
+import { NATIVE_SOL, USDC } from "../support/workerd/payment-fixtures";
+import { ESCROW_PROGRAM, hex32, ORACLE, post } from "../support/workerd/escrow-fixtures";
+import { sellerOrigin, signedResourceChallenge, verifiedMerchant } from "../support/workerd/directory-fixtures";
+import { fundedSeller, signMessage } from "../support/workerd/seller-fixtures";
+import { TOKEN_PROGRAM } from "../support/workerd/craft-payment";
+import { LOCAL_ORACLE } from "../support/keys";
+import { pr402ResponseProblems } from "../support/workerd/pr402-shape";
 import { findBankPda, findEscrowPda, findEscrowSolStoragePda } from "../../src/programs/sla-escrow/pda";
 import { decodePayment, PAYMENT_STATE, RESOLUTION_STATE } from "../../src/programs/sla-escrow/accounts";
 
@@ -27,12 +24,6 @@ import { decodePayment, PAYMENT_STATE, RESOLUTION_STATE } from "../../src/progra
  * of every shared operation is pr402-contract.test.ts.
  */
 const AMOUNT = 2_000_000n;
-
-async function signAndSend(base64: string, party: KeyPairSigner): Promise<string> {
-  const unsigned = getTransactionDecoder().decode(getBase64Encoder().encode(base64));
-  const signed = await partiallySignTransaction([party.keyPair], unsigned);
-  return chainRpc<string>("sendTransaction", [getBase64EncodedWireTransaction(signed), { encoding: "base64", preflightCommitment: "confirmed" }]);
-}
 
 async function paymentState(payment: Address) {
   const result = await chainRpc<{ value: { data: [string, string] } | null }>("getAccountInfo", [payment, { encoding: "base64", commitment: "confirmed" }]);
@@ -57,7 +48,7 @@ describe("pr402 clients: challenges, capabilities, provisioning", () => {
   it("a seller:any challenge registers once; the same challenge cannot be used again for retire", async () => {
     const seller = await fundedSeller();
     const built = await call("/sellers/provision-tx", { method: "POST", json: { wallet: seller.address, asset: "USDC" } });
-    await signAndSendAsSeller(seller, built.body.transaction);
+    await signAndSend(built.body.transaction, [seller]);
     const { message } = (await call(`/sellers/${seller.address}/challenge`)).body;
     const signature = await signMessage(seller, message);
     // pr402's body: wallet in the body, no asset (USDC by default).
@@ -193,7 +184,7 @@ describe("pr402 clients: escrow builders and the settle-now helper", () => {
     expect(funded.status, JSON.stringify(funded.body)).toBe(200);
     expect(funded.body).toMatchObject({ x402Version: 2, paymentUid: expect.any(String), paymentUidHex: expect.stringMatching(/^[0-9a-f]{64}$/) });
     expect(pr402ResponseProblems("buildSlaEscrowPaymentV2Tx", funded.body)).toEqual([]);
-    await signAndSend(funded.body.transaction, buyer);
+    await signAndSend(funded.body.transaction, [buyer]);
     const buyerAta = await ataOf(buyer.address);
     const afterFunding = await tokenBalance(buyerAta);
 
@@ -208,7 +199,7 @@ describe("pr402 clients: escrow builders and the settle-now helper", () => {
     const delivery = await post("/build-sla-escrow-submit-delivery-tx", { seller: seller.address, mint: USDC, paymentUidHex: funded.body.paymentUidHex, deliveryHash });
     expect(delivery.status, JSON.stringify(delivery.body)).toBe(200);
     expect(pr402ResponseProblems("buildSlaEscrowSubmitDeliveryTx", delivery.body)).toEqual([]);
-    await signAndSend(delivery.body.transaction, seller);
+    await signAndSend(delivery.body.transaction, [seller]);
     const oracle = await createKeyPairSignerFromBytes(LOCAL_ORACLE.secretKey);
     await chainRpc("requestAirdrop", [oracle.address, 100_000_000]);
     const stranger = await generateKeyPairSigner();
@@ -218,7 +209,7 @@ describe("pr402 clients: escrow builders and the settle-now helper", () => {
     expect(confirm.status, JSON.stringify(confirm.body)).toBe(200);
     expect(pr402ResponseProblems("buildOracleConfirmTx", confirm.body)).toEqual([]);
     expect(confirm.body).toMatchObject({ x402Version: 2, feePayer: oracle.address, paymentPda: funded.body.paymentPda });
-    await signAndSend(confirm.body.transaction, oracle);
+    await signAndSend(confirm.body.transaction, [oracle]);
     expect((await paymentState(funded.body.paymentPda))?.resolutionState).toBe(RESOLUTION_STATE.REJECTED);
 
     // pr402's body is only the uid; the refund's recipient (the buyer) signs and pays, never the facilitator.
@@ -230,7 +221,7 @@ describe("pr402 clients: escrow builders and the settle-now helper", () => {
     expect(settle.body.signerPubkeys).toEqual([buyer.address]);
     expect(settle.body.signerPubkeys).not.toContain(facilitator);
     const oracleBefore = await tokenBalance(await ataOf(oracle.address)).catch(() => 0n);
-    await signAndSend(settle.body.unsignedTransaction, buyer);
+    await signAndSend(settle.body.unsignedTransaction, [buyer]);
     expect((await paymentState(funded.body.paymentPda))?.state).toBe(PAYMENT_STATE.REFUNDED);
     // The refund returns the amount less the oracle's tip, which the oracle receives (ABI §5.4): nothing is lost.
     const oracleAta = await ataOf(oracle.address);

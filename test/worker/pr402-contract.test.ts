@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { call } from "./helpers";
-import { PR402, isEnumExtension, type Shape } from "./pr402-shape";
+import { call } from "../support/workerd/worker-http";
+import { PR402, isEnumExtension, type Shape } from "../support/workerd/pr402-shape";
 
 /**
- * The contract test of issue 21 §2: for every operation pr402 serves (test/fixtures/pr402-contract.json, extracted
+ * The contract test of issue 21 §2: for every operation pr402 serves (test/support/pr402-contract.json, extracted
  * from pr402's public/openapi.json), this service serves it too, and the field names, required fields and types
  * that pr402 documents hold in our /openapi.json, which is generated from the valibot schemas that validate our
  * requests and describe our responses (live responses are checked against pr402's shapes in
@@ -108,7 +108,7 @@ function compare(theirs: Shape, ours: JsonSchema | undefined, at: string, direct
   if (theirs.items && ourArray?.items) compare(theirs.items, ourArray.items, `${at}[]`, direction, problems);
 }
 
-describe("pr402's wire contract (test/fixtures/pr402-contract.json)", () => {
+describe("pr402's wire contract (test/support/pr402-contract.json)", () => {
   it("is the extract of pr402's public/openapi.json, with its source", () => {
     expect(PR402.source).toMatch(/^github\.com\/miralandlabs\/pr402 @ [0-9a-f]{40}: public\/openapi\.json/);
     expect(PR402.operations.length).toBeGreaterThanOrEqual(43);

@@ -1,10 +1,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { generateKeyPairSigner, type KeyPairSigner } from "@solana/kit";
-import { call } from "./helpers";
-import { sellerOrigin, setSellerBehaviour, signedResourceChallenge, verifiedMerchant } from "./directory-fixtures";
-import { fundedBuyer, USDC } from "./payment-fixtures";
-import { TOKEN_PROGRAM } from "./craft-payment";
-import { pr402ResponseProblems } from "./pr402-shape";
+import { call } from "../support/workerd/worker-http";
+import { sellerOrigin, setSellerBehaviour, signedResourceChallenge, verifiedMerchant } from "../support/workerd/directory-fixtures";
+import { fundedBuyer } from "../support/workerd/chain";
+import { USDC } from "../support/workerd/payment-fixtures";
+import { TOKEN_PROGRAM } from "../support/workerd/craft-payment";
+import { pr402ResponseProblems } from "../support/workerd/pr402-shape";
 import { TOKEN_2022_PROGRAM_ADDRESS } from "../../src/solana/token-programs";
 
 /**

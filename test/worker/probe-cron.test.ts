@@ -4,7 +4,7 @@ import { generateKeyPairSigner } from "@solana/kit";
 import { getConfig, type Config } from "../../src/config/load-config";
 import { MANIFESTS_PER_RUN, runProbeJob } from "../../src/jobs/probe-resources";
 import type { Env } from "../../src/env";
-import { sellerOrigin, setSellerBehaviour } from "./directory-fixtures";
+import { sellerOrigin, setSellerBehaviour } from "../support/workerd/directory-fixtures";
 
 const workerEnv = env as unknown as Env;
 const BATCH = 400;

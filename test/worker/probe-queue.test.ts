@@ -5,7 +5,7 @@ import { getConfig, type Config } from "../../src/config/load-config";
 import { runProbeJob } from "../../src/jobs/probe-resources";
 import { PROBE_GIVE_UP_AFTER_MS } from "../../src/store/resources";
 import type { Env } from "../../src/env";
-import { sellerOrigin, setSellerBehaviour } from "./directory-fixtures";
+import { sellerOrigin, setSellerBehaviour } from "../support/workerd/directory-fixtures";
 
 /**
  * Issue 22 §1: resources that keep failing back off and leave the probe queue after PROBE_GIVE_UP_AFTER_MS (7 days),

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { call, callWithEnv } from "./helpers";
-import { USDC, enrichedLine, fundedBuyer, signedPaymentBody } from "./payment-fixtures";
+import { call, callWithEnv } from "../support/workerd/worker-http";
+import { USDC, enrichedLine, signedPaymentBody } from "../support/workerd/payment-fixtures";
+import { fundedBuyer } from "../support/workerd/chain";
 import { RATE_LIMITS } from "../../src/http/middleware/rate-limit";
 
 /**

@@ -4,7 +4,7 @@ import { buildApp } from "../../src/app";
 import type { Env } from "../../src/env";
 import { RATE_LIMITS } from "../../src/http/middleware/rate-limit";
 import { MCP_MAX_BATCH_MESSAGES } from "../../src/mcp/route";
-import { API, call } from "./helpers";
+import { API, call } from "../support/workerd/worker-http";
 
 /**
  * Issue 22 §3: no amplification, no unmetered reads. The read limit runs on the real Workers Rate Limiting binding of

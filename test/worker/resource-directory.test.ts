@@ -1,9 +1,9 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { KeyPairSigner } from "@solana/kit";
-import { call } from "./helpers";
-import { sellerOrigin, setSellerBehaviour, signedResourceChallenge, verifiedMerchant } from "./directory-fixtures";
-import { fundedSeller } from "./seller-fixtures";
+import { call } from "../support/workerd/worker-http";
+import { sellerOrigin, setSellerBehaviour, signedResourceChallenge, verifiedMerchant } from "../support/workerd/directory-fixtures";
+import { fundedSeller } from "../support/workerd/seller-fixtures";
 
 let merchant: KeyPairSigner;
 

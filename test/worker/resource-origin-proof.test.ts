@@ -1,14 +1,14 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { call, callWithEnv } from "./helpers";
-import { requestsSeenBySeller, sellerOrigin, setSellerBehaviour, signedResourceChallenge, verifiedMerchant } from "./directory-fixtures";
+import { call, callWithEnv } from "../support/workerd/worker-http";
+import { requestsSeenBySeller, sellerOrigin, setSellerBehaviour, signedResourceChallenge, verifiedMerchant } from "../support/workerd/directory-fixtures";
 import { getConfig } from "../../src/config/load-config";
 import { runProbeJob } from "../../src/jobs/probe-resources";
 import type { Env } from "../../src/env";
 
 /**
  * Issue 22 §1: the probe only knocks on doors the seller owns. The origin proves it by naming the seller's wallet in
- * its Seller Resource Manifest; the loopback seller (test/fixtures/directory-seller.ts) records every request it gets,
+ * its Seller Resource Manifest; the loopback seller (test/support/node/directory-seller.ts) records every request it gets,
  * so these tests see exactly what reached the origin.
  */
 const workerEnv = env as unknown as Env;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { call } from "./helpers";
-import { sellerOrigin, setSellerBehaviour, signedResourceChallenge, verifiedMerchant } from "./directory-fixtures";
+import { call } from "../support/workerd/worker-http";
+import { sellerOrigin, setSellerBehaviour, signedResourceChallenge, verifiedMerchant } from "../support/workerd/directory-fixtures";
 
 /**
  * Issue 22 §2, spec §3.3 gate 4: a resource is listed only while `lastProbeOk` holds. A probe that reaches the seller

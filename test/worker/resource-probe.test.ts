@@ -1,8 +1,8 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { probeResource } from "../../src/directory/probe";
-import { sellerOrigin, setSellerBehaviour } from "./directory-fixtures";
-import { callWithEnv } from "./helpers";
+import { sellerOrigin, setSellerBehaviour } from "../support/workerd/directory-fixtures";
+import { callWithEnv } from "../support/workerd/worker-http";
 
 async function hits(path: string): Promise<number> {
   const counts = (await (await fetch(`${sellerOrigin()}/__hits`)).json()) as Record<string, number>;

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { generateKeyPairSigner } from "@solana/kit";
-import { call } from "./helpers";
+import { call } from "../support/workerd/worker-http";
 import { RANK_WINDOW } from "../../src/directory/ranked-search";
 
 /**

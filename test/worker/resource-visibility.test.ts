@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { generateKeyPairSigner } from "@solana/kit";
-import { call } from "./helpers";
+import { call } from "../support/workerd/worker-http";
 
 /**
  * The triggers of 0005_search_rank.sql in the real D1: `visible` (all four listing gates), the full-text rows

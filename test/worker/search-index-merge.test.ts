@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { generateKeyPairSigner } from "@solana/kit";
-import { call } from "./helpers";
+import { call } from "../support/workerd/worker-http";
 import { mergeSearchIndex, searchIndexMergeJob } from "../../src/jobs/search-index-merge";
 import { JOBS_BY_CRON, PROBE_CRON } from "../../src/jobs/scheduled";
 

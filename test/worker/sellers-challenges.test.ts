@@ -1,15 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { generateKeyPairSigner, type KeyPairSigner } from "@solana/kit";
-import { call, callWithEnv } from "./helpers";
-import { NATIVE_SOL, USDC, enrichedLine } from "./payment-fixtures";
-import { fundedSeller, signAndSendAsSeller, signMessage } from "./seller-fixtures";
+import { call, callWithEnv } from "../support/workerd/worker-http";
+import { NATIVE_SOL, USDC, enrichedLine } from "../support/workerd/payment-fixtures";
+import { fundedSeller, signMessage } from "../support/workerd/seller-fixtures";
+import { signAndSend } from "../support/workerd/chain";
 
 /** Activates the seller's vault for `asset` the sovereign way: provision-tx, sign as the seller, send. */
 async function activate(seller: KeyPairSigner, asset: string): Promise<void> {
   const built = await call("/sellers/provision-tx", { method: "POST", json: { wallet: seller.address, asset } });
   expect(built.status, JSON.stringify(built.body)).toBe(200);
   if (!built.body.transaction) return;
-  await signAndSendAsSeller(seller, built.body.transaction);
+  await signAndSend(built.body.transaction, [seller]);
 }
 
 async function challengeFor(wallet: string, action = "seller:register", extra = ""): Promise<string> {

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { generateKeyPairSigner, type KeyPairSigner } from "@solana/kit";
-import { call } from "./helpers";
-import { createUsdcAccount, NATIVE_SOL, PROGRAM_ID, USDC, usdcAccountOf } from "./payment-fixtures";
-import { fundedSeller, signAndSendAsSeller, signMessage } from "./seller-fixtures";
+import { call } from "../support/workerd/worker-http";
+import { createUsdcAccount, NATIVE_SOL, PROGRAM_ID, USDC, usdcAccountOf } from "../support/workerd/payment-fixtures";
+import { fundedSeller, signMessage } from "../support/workerd/seller-fixtures";
+import { signAndSend } from "../support/workerd/chain";
 
 async function provision(seller: KeyPairSigner, asset: string) {
   const response = await call("/sellers/provision-tx", { method: "POST", json: { wallet: seller.address, asset } });
@@ -36,7 +37,7 @@ describe("seller lifecycle on the local chain", () => {
     });
     expect(built.vaultTokenAta).toBeTypeOf("string");
     expect(built.recentBlockhash).toBeTypeOf("string");
-    await signAndSendAsSeller(seller, built.transaction);
+    await signAndSend(built.transaction, [seller]);
 
     // Sweeps pay into the seller's own USDC account and never create it: the preview says so until it exists.
     const withoutAccount = await call(`/sellers/${seller.address}/preview`);
@@ -97,12 +98,12 @@ describe("seller lifecycle on the local chain", () => {
     const sol = await provision(seller, "SOL");
     expect(sol).toMatchObject({ statusCode: "VAULT_ONLY", assetMint: NATIVE_SOL, alreadyProvisioned: false });
     expect(sol.vaultTokenAta).toBeUndefined();
-    await signAndSendAsSeller(seller, sol.transaction);
+    await signAndSend(sol.transaction, [seller]);
     expect(await provision(seller, "SOL")).toMatchObject({ statusCode: "ALREADY_PROVISIONED", alreadyProvisioned: true });
 
     const usdc = await provision(seller, USDC);
     expect(usdc).toMatchObject({ statusCode: "ATA_ONLY", asset: "USDC", alreadyProvisioned: false });
-    await signAndSendAsSeller(seller, usdc.transaction);
+    await signAndSend(usdc.transaction, [seller]);
     expect(await provision(seller, "usdc")).toMatchObject({ statusCode: "ALREADY_PROVISIONED" });
   });
 

@@ -1,23 +1,19 @@
 import { describe, expect, inject, it } from "vitest";
-import { USDC, chainRpc, fundedBuyer } from "./payment-fixtures";
-import { isolatedFacilitator } from "./isolated-facilitator";
+import { USDC } from "../support/workerd/payment-fixtures";
+import { chainRpc, fundedBuyer } from "../support/workerd/chain";
+import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
+import { faultScenario } from "../support/workerd/fault-scenario";
 
 /**
  * Issue 27 item 2: /settle hears of the confirmation from the cluster's PubSub (a signatureSubscribe opened before the
  * send) and polls only when the push is late or the socket cannot be had. The HTTP RPC goes through the fault proxy
- * (test/fixtures/rpc-fault-proxy.ts), which counts the calls of each scenario and refuses WebSocket upgrades; the
+ * (test/support/node/rpc-fault-proxy.ts), which counts the calls of each scenario and refuses WebSocket upgrades; the
  * PubSub endpoint is the real local chain's, whose test-only confirmation lag holds a transaction at "processed".
  */
-async function countedScenario() {
-  const id = crypto.randomUUID();
-  const base = inject("rpcFaultProxyUrl");
-  const calls = async () => (await (await fetch(`${base}/control/${id}`)).json()) as Record<string, number>;
-  return { rpcUrl: `${base}/s/${id}`, calls };
-}
 
 /** A facilitator on its own fee payer with a vault already made, and a fresh payment body for it. */
 async function settleSetup(label: string, vars: Record<string, string>) {
-  const scenario = await countedScenario();
+  const scenario = await faultScenario();
   const f = await isolatedFacilitator(label, { SOLANA_RPC_URL: scenario.rpcUrl, ...vars });
   const buyer = await fundedBuyer(5_000_000);
   const line = await f.line(USDC, "100000");

@@ -2,15 +2,16 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import { address } from "@solana/kit";
-import { USDC, fundedBuyer, tokenBalance } from "./payment-fixtures";
-import { isolatedFacilitator } from "./isolated-facilitator";
-import { faultScenario } from "./fault-scenario";
+import { USDC } from "../support/workerd/payment-fixtures";
+import { fundedBuyer, tokenBalance } from "../support/workerd/chain";
+import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
+import { faultScenario } from "../support/workerd/fault-scenario";
 
 const TOKEN_PROGRAM = address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
 
 /**
  * Issue 8 item 4: honest answers under RPC and database faults. The RPC faults come from a real proxy in front
- * of the real local chain (test/fixtures/rpc-fault-proxy.ts); each test has its own fault scenario.
+ * of the real local chain (test/support/node/rpc-fault-proxy.ts); each test has its own fault scenario.
  */
 
 /** A seller whose vault exists (one payment settled through the healthy proxy) and a buyer with funds. */

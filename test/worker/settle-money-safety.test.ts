@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import { address, generateKeyPairSigner } from "@solana/kit";
-import { NATIVE_SOL, USDC, activatedSeller, chainRpc, fundedBuyer, lamportsOf, tokenBalance } from "./payment-fixtures";
-import { isolatedFacilitator } from "./isolated-facilitator";
-import { MEMO_PROGRAM, craftBody, paymentParts, standardInstructions, transferChecked } from "./craft-payment";
+import { NATIVE_SOL, USDC, activatedSeller } from "../support/workerd/payment-fixtures";
+import { chainRpc, fundedBuyer, lamportsOf, tokenBalance } from "../support/workerd/chain";
+import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
+import { MEMO_PROGRAM, craftBody, paymentParts, standardInstructions, transferChecked } from "../support/workerd/craft-payment";
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/solana/compute-budget";
 
 const TOKEN_PROGRAM = address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");

@@ -1,24 +1,10 @@
 import { describe, expect, it } from "vitest";
-import {
-  address,
-  appendTransactionMessageInstructions,
-  createTransactionMessage,
-  getBase64EncodedWireTransaction,
-  getBase64Encoder,
-  getTransactionDecoder,
-  partiallySignTransaction,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
-  type Address,
-  type Instruction,
-  type KeyPairSigner,
-} from "@solana/kit";
+import { address, type Address } from "@solana/kit";
 import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction } from "@solana-program/token";
-import { call } from "./helpers";
-import { chainRpc, enrichedLine, fundedBuyer, signedPaymentBody, tokenBalance, USDC } from "./payment-fixtures";
-import { latestBlockhash, TOKEN_PROGRAM } from "./craft-payment";
+import { call } from "../support/workerd/worker-http";
+import { chainRpc, fundedBuyer, signAndSend, tokenBalance, sendSigned } from "../support/workerd/chain";
+import { enrichedLine, signedPaymentBody, USDC } from "../support/workerd/payment-fixtures";
+import { TOKEN_PROGRAM } from "../support/workerd/craft-payment";
 import { CLUSTERS } from "../../src/config/networks";
 import { findUniversalSettleConfigPda } from "../../src/programs/universal-settle/pda";
 import { decodeUniversalSettleConfig, decodeSplitVault } from "../../src/programs/universal-settle/accounts";
@@ -27,11 +13,7 @@ import { buildPayoutInstruction } from "../../src/programs/sla-escrow/payout-ins
 import { findBankPda, findEscrowConfigPda, findEscrowPda, findPaymentPda } from "../../src/programs/sla-escrow/pda";
 import { decodePayment, PAYMENT_STATE } from "../../src/programs/sla-escrow/accounts";
 import { randomPaymentUid } from "../../src/programs/sla-escrow/payment-uid";
-import {
-  getApproveDeliveryInstruction,
-  getFundPaymentInstruction,
-  getSubmitDeliveryInstruction,
-} from "../../src/programs/sla-escrow/instructions";
+import { getApproveDeliveryInstruction, getFundPaymentInstruction, getSubmitDeliveryInstruction } from "../../src/programs/sla-escrow/instructions";
 
 /**
  * The stand-in programs executing the facilitator's own instructions as real transactions on the local chain
@@ -41,17 +23,6 @@ import {
 const SETTLE_PROGRAM = address(CLUSTERS.devnet.universalSettleProgramId);
 const ESCROW_PROGRAM = address(CLUSTERS.devnet.slaEscrowProgramId);
 
-async function send(signers: KeyPairSigner[], instructions: Instruction[]): Promise<string> {
-  const lifetime = await latestBlockhash();
-  const message = pipe(
-    createTransactionMessage({ version: 0 }),
-    (m) => setTransactionMessageFeePayerSigner(signers[0]!, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
-    (m) => appendTransactionMessageInstructions(instructions, m),
-  );
-  const signed = await signTransactionMessageWithSigners(message);
-  return chainRpc<string>("sendTransaction", [getBase64EncodedWireTransaction(signed), { encoding: "base64", preflightCommitment: "confirmed" }]);
-}
 
 async function accountData(account: Address): Promise<Uint8Array | null> {
   const result = await chainRpc<{ value: { data: [string, string] } | null }>("getAccountInfo", [account, { encoding: "base64" }]);
@@ -64,9 +35,7 @@ describe("UniversalSettle stand-in: provision → pay → sweep", () => {
     const provision = await call("/sellers/provision-tx", { method: "POST", json: { wallet: seller.address, asset: "USDC" } });
     expect(provision.status, JSON.stringify(provision.body)).toBe(200);
     expect(provision.body.statusCode).toBe("VAULT_AND_ATA");
-    const unsigned = getTransactionDecoder().decode(getBase64Encoder().encode(provision.body.transaction));
-    const signed = await partiallySignTransaction([seller.keyPair], unsigned);
-    await chainRpc("sendTransaction", [getBase64EncodedWireTransaction(signed), { encoding: "base64" }]);
+    await signAndSend(provision.body.transaction, [seller]);
 
     const vault = address(provision.body.vaultPda);
     const vaultState = decodeSplitVault((await accountData(vault))!);
@@ -86,8 +55,8 @@ describe("UniversalSettle stand-in: provision → pay → sweep", () => {
     const [feeAta] = await findAssociatedTokenPda({ owner: config.feeDestination, mint: USDC, tokenProgram: TOKEN_PROGRAM });
     const feeBefore = await tokenBalance(feeAta).catch(() => 0n);
 
-    await send(
-      [seller],
+    await sendSigned(
+      seller,
       [
         getCreateAssociatedTokenIdempotentInstruction({ payer: seller, ata: sellerAta, owner: seller.address, mint: USDC }),
         getCreateAssociatedTokenIdempotentInstruction({ payer: seller, ata: feeAta, owner: config.feeDestination, mint: USDC }),
@@ -129,7 +98,7 @@ describe("SLA-Escrow stand-in: fund → deliver → approve → release", () => 
     const deliveryHash = crypto.getRandomValues(new Uint8Array(32));
     const oracle = (await fundedBuyer(0, 1_000_000)).address;
 
-    await send([buyer], [
+    await sendSigned(buyer, [
       getFundPaymentInstruction({
         ...accounts,
         kind: "spl",
@@ -147,12 +116,12 @@ describe("SLA-Escrow stand-in: fund → deliver → approve → release", () => 
       }),
     ]);
     expect(decodePayment((await accountData(payment))!)).toMatchObject({ amount: 2_000_000n, seller: seller.address, buyer: buyer.address });
-    await send([seller], [getSubmitDeliveryInstruction({ ...accounts, seller, deliveryHash })]);
-    await send([buyer], [getApproveDeliveryInstruction({ ...accounts, buyer, deliveryHash })]);
+    await sendSigned(seller, [getSubmitDeliveryInstruction({ ...accounts, seller, deliveryHash })]);
+    await sendSigned(buyer, [getApproveDeliveryInstruction({ ...accounts, buyer, deliveryHash })]);
     // The ABI's SPL release: the program creates the seller's and the oracle's token accounts, paid by the caller.
     const approved = decodePayment((await accountData(payment))!)!;
     const release = await buildPayoutInstruction("release", { programId: ESCROW_PROGRAM, caller: seller, paymentAddress: payment, payment: approved, tokenProgram: TOKEN_PROGRAM });
-    await send([seller], [release.instruction]);
+    await sendSigned(seller, [release.instruction]);
     const released = decodePayment((await accountData(payment))!)!;
     expect(released.state).toBe(PAYMENT_STATE.RELEASED);
     // A verdict exists and oracle_fee_bps = 100: the oracle's tip is 1% of 2 USDC = 20,000 raw; the escrow fee on the

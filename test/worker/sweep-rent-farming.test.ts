@@ -1,10 +1,11 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import type { Address, KeyPairSigner } from "@solana/kit";
-import { call, callWithEnv } from "./helpers";
-import { chainRpc, createUsdcAccount, drainAndCloseUsdcAccount, enrichedLine, fundedBuyer, lamportsOf, nextBlockhash, PROGRAM_ID, signAsBuyer, signedPaymentBody, tokenBalance, USDC, usdcAccountOf } from "./payment-fixtures";
-import { TEST_FEE_PAYER } from "../fixtures/keys";
-import type { FaultMode } from "../fixtures/rpc-fault-proxy";
+import { call, callWithEnv } from "../support/workerd/worker-http";
+import { chainRpc, fundedBuyer, lamportsOf, nextBlockhash, tokenBalance, signAndSend } from "../support/workerd/chain";
+import { createUsdcAccount, drainAndCloseUsdcAccount, enrichedLine, PROGRAM_ID, signedPaymentBody, USDC, usdcAccountOf } from "../support/workerd/payment-fixtures";
+import { TEST_FEE_PAYER } from "../support/keys";
+import type { FaultMode } from "../support/node/rpc-fault-proxy";
 
 /**
  * Issue 20 §1, against the real local chain and real D1: a seller cannot farm token-account rent out of sweeps, and a
@@ -28,7 +29,7 @@ async function sovereignUsdcSeller(): Promise<KeyPairSigner> {
   const seller = await fundedBuyer(0);
   const provision = await call("/sellers/provision-tx", { method: "POST", json: { wallet: seller.address, asset: "USDC" } });
   expect(provision.status, JSON.stringify(provision.body)).toBe(200);
-  await chainRpc("sendTransaction", [await signAsBuyer(provision.body.transaction, seller), { encoding: "base64" }]);
+  await signAndSend(provision.body.transaction, [seller]);
   return seller;
 }
 

@@ -1,8 +1,8 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { generateKeyPairSigner } from "@solana/kit";
-import { call, callWithEnv } from "./helpers";
-import { USDC, DEVNET } from "./payment-fixtures";
+import { call, callWithEnv } from "../support/workerd/worker-http";
+import { USDC, DEVNET } from "../support/workerd/payment-fixtures";
 import { maxRailsWithinBudget } from "../../src/jobs/sweep/budget";
 
 /**

@@ -1,10 +1,11 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { address, generateKeyPairSigner, getBase64Encoder, getTransactionDecoder, partiallySignTransaction, getBase64EncodedWireTransaction, type Address } from "@solana/kit";
+import { address, generateKeyPairSigner, type Address } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
-import { call, callWithEnv } from "./helpers";
-import { chainRpc, createUsdcAccount, enrichedLine, fundedBuyer, lamportsOf, NATIVE_SOL, nextBlockhash, signedPaymentBody, tokenBalance, USDC } from "./payment-fixtures";
-import { TEST_FEE_PAYER } from "../fixtures/keys";
+import { call, callWithEnv } from "../support/workerd/worker-http";
+import { chainRpc, fundedBuyer, lamportsOf, nextBlockhash, tokenBalance, signAndSend } from "../support/workerd/chain";
+import { createUsdcAccount, enrichedLine, NATIVE_SOL, signedPaymentBody, USDC } from "../support/workerd/payment-fixtures";
+import { TEST_FEE_PAYER } from "../support/keys";
 import { runScheduled, SWEEP_CRON } from "../../src/jobs/scheduled";
 import { clearConfigCache } from "../../src/config/load-config";
 import type { Env } from "../../src/env";
@@ -34,9 +35,7 @@ async function sovereignSeller(): Promise<Address> {
   const seller = await fundedBuyer(0);
   const provision = await call("/sellers/provision-tx", { method: "POST", json: { wallet: seller.address, asset: "USDC" } });
   expect(provision.status, JSON.stringify(provision.body)).toBe(200);
-  const unsigned = getTransactionDecoder().decode(getBase64Encoder().encode(provision.body.transaction));
-  const signed = await partiallySignTransaction([seller.keyPair], unsigned);
-  await chainRpc("sendTransaction", [getBase64EncodedWireTransaction(signed), { encoding: "base64" }]);
+  await signAndSend(provision.body.transaction, [seller]);
   return seller.address;
 }
 
@@ -234,7 +233,7 @@ describe("sweeps: plan, dry run, real runs, cooldown, concurrency, cron", () => 
 async function feeDestination(): Promise<Address> {
   const { findUniversalSettleConfigPda } = await import("../../src/programs/universal-settle/pda");
   const { decodeUniversalSettleConfig } = await import("../../src/programs/universal-settle/accounts");
-  const { PROGRAM_ID } = await import("./payment-fixtures");
+  const { PROGRAM_ID } = await import("../support/workerd/payment-fixtures");
   const [configPda] = await findUniversalSettleConfigPda(PROGRAM_ID);
   const info = await chainRpc<{ value: { data: [string, string] } }>("getAccountInfo", [configPda, { encoding: "base64" }]);
   return decodeUniversalSettleConfig(Uint8Array.from(atob(info.value.data[0]), (c) => c.charCodeAt(0)))!.feeDestination;

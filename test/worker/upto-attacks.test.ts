@@ -2,12 +2,13 @@ import { describe, expect, it } from "vitest";
 import { AccountRole, generateKeyPairSigner, type Address, type Instruction, type KeyPairSigner } from "@solana/kit";
 import { getTransferCheckedInstruction, findAssociatedTokenPda } from "@solana-program/token";
 import { getTransferSolInstruction } from "@solana-program/system";
-import { isolatedFacilitator } from "./isolated-facilitator";
-import { USDC, fundedBuyer, lamportsOf, tokenBalance, usdcAccountOf } from "./payment-fixtures";
-import { MEMO_PROGRAM, TOKEN_PROGRAM } from "./craft-payment";
+import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
+import { USDC, usdcAccountOf } from "../support/workerd/payment-fixtures";
+import { fundedBuyer, lamportsOf, tokenBalance } from "../support/workerd/chain";
+import { MEMO_PROGRAM, TOKEN_PROGRAM } from "../support/workerd/craft-payment";
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/solana/compute-budget";
-import { uptoBody, uptoClaimBody, uptoDeposit, uptoLine, type DepositOptions } from "./upto-fixtures";
-import { faultScenario } from "./fault-scenario";
+import { uptoBody, uptoClaimBody, uptoDeposit, uptoLine, type DepositOptions } from "../support/workerd/upto-fixtures";
+import { faultScenario } from "../support/workerd/fault-scenario";
 
 /**
  * The exact rail's attack tests, repeated for upto where they apply (issue 24 §6). Every deposit below is a real

@@ -9,10 +9,11 @@ import { decodeChannel, CHANNEL_STATUS } from "../../src/programs/payment-channe
 import { getRequestCloseInstruction } from "../../src/programs/payment-channels/instructions";
 import { PAYMENT_CHANNELS_PROGRAM_ADDRESS } from "../../src/programs/payment-channels/pda";
 import { labelledKeypair } from "../../scripts/lib/keypair";
-import { USDC, chainRpc, fundedBuyer, lamportsOf, sendAs, tokenBalance, usdcAccountOf } from "./payment-fixtures";
-import { TOKEN_PROGRAM } from "./craft-payment";
-import { callWithEnv } from "./helpers";
-import { channelAccount, uptoBody, uptoDeposit, uptoLine } from "./upto-fixtures";
+import { USDC, usdcAccountOf } from "../support/workerd/payment-fixtures";
+import { chainRpc, fundedBuyer, lamportsOf, sendAs, tokenBalance } from "../support/workerd/chain";
+import { TOKEN_PROGRAM } from "../support/workerd/craft-payment";
+import { callWithEnv } from "../support/workerd/worker-http";
+import { channelAccount, uptoBody, uptoDeposit, uptoLine } from "../support/workerd/upto-fixtures";
 
 /**
  * The upto keeper (issue 24 §3) on the local chain: a channel never strands funds. The keeper is the Cron Trigger's

@@ -2,10 +2,11 @@ import { describe, expect, it } from "vitest";
 import { generateKeyPairSigner, type Address } from "@solana/kit";
 import { labelledKeypair } from "../../scripts/lib/keypair";
 import { decodeChannel, CHANNEL_STATUS } from "../../src/programs/payment-channels/accounts";
-import { isolatedFacilitator } from "./isolated-facilitator";
-import { callWithEnv } from "./helpers";
-import { DEVNET, fundedBuyer, lamportsOf, tokenBalance, usdcAccountOf } from "./payment-fixtures";
-import { channelAccount, signVoucher, uptoBody, uptoClaimBody, uptoDeposit, uptoLine } from "./upto-fixtures";
+import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
+import { callWithEnv } from "../support/workerd/worker-http";
+import { DEVNET, usdcAccountOf } from "../support/workerd/payment-fixtures";
+import { fundedBuyer, lamportsOf, tokenBalance } from "../support/workerd/chain";
+import { channelAccount, signVoucher, uptoBody, uptoClaimBody, uptoDeposit, uptoLine } from "../support/workerd/upto-fixtures";
 
 /**
  * The upto rail end to end in workerd, on the local chain's payment-channels stand-in: the deposit (the buyer's

@@ -1,7 +1,6 @@
 import type { Config } from "../../config/load-config";
-import { callJsonRpc } from "../../solana/json-rpc";
 import { isBlockhashStillValid } from "../../solana/blockhash";
-import { MAX_SIGNATURES_PER_STATUS_READ } from "../../solana/confirm-many";
+import { readSignatureStatuses } from "../../solana/confirm";
 import { KEEPER_BLOCKHASH_CHECKS } from "./budget";
 
 /**
@@ -52,20 +51,10 @@ export async function readFundingStatuses(config: Config, fundings: readonly Fun
 
 async function readStatuses(config: Config, signatures: readonly string[]): Promise<Map<string, FundingStatus>> {
   const statuses = new Map<string, FundingStatus>();
-  for (let start = 0; start < signatures.length; start += MAX_SIGNATURES_PER_STATUS_READ) {
-    const chunk = signatures.slice(start, start + MAX_SIGNATURES_PER_STATUS_READ);
-    const { value } = await callJsonRpc<{ value: ({ err: unknown; confirmationStatus?: string | null } | null)[] }>(config, "getSignatureStatuses", [
-      chunk,
-      { searchTransactionHistory: true },
-    ]);
-    chunk.forEach((signature, i) => {
-      const status = value[i];
-      if (!status) return;
-      if (status.err) statuses.set(signature, { kind: "failed", err: status.err });
-      else if (status.confirmationStatus === "confirmed" || status.confirmationStatus === "finalized") statuses.set(signature, { kind: "confirmed" });
-      else statuses.set(signature, { kind: "unknown" });
-    });
-  }
-
+  const read = await readSignatureStatuses(config, signatures, { searchTransactionHistory: true });
+  read.forEach((status, i) => {
+    if (status.kind === "not_found") return;
+    statuses.set(signatures[i]!, status.kind === "processing" ? { kind: "unknown" } : status);
+  });
   return statuses;
 }

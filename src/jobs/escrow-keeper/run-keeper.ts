@@ -4,7 +4,7 @@ import type { Config } from "../../config/load-config";
 import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../config/networks";
 import { fetchAccounts, type AccountSnapshot } from "../../solana/accounts";
 import { confirmAll } from "../../solana/confirm-many";
-import { rpcCall, solanaRpc } from "../../solana/rpc";
+import { getLatestBlockhash } from "../../solana/blockhash";
 import { describe } from "../../solana/transaction-errors";
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../solana/token-programs";
 import { decodePayment, type Payment } from "../../programs/sla-escrow/accounts";
@@ -99,7 +99,7 @@ export async function runEscrowKeeper(config: Config, db: D1Database, options: K
   const items: KeeperItem[] = [];
   const sent: { planned: Planned; signature: string }[] = [];
   const payouts = planned.filter((p) => p.instruction && !p.skip);
-  const blockhash = payouts.length > 0 ? (await rpcCall(config, "getLatestBlockhash", solanaRpc(config).getLatestBlockhash({ commitment: "confirmed" }))).value : null;
+  const blockhash = payouts.length > 0 ? await getLatestBlockhash(config) : null;
   for (const p of planned) {
     if (!p.instruction || p.skip || !blockhash) {
       const outcome = withoutPayout(p, nowMs, p.gate?.why ?? p.skip ?? describeDecision(p.decision));

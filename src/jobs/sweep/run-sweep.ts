@@ -1,7 +1,7 @@
 import { signFacilitatorTransaction } from "../../solana/facilitator-transaction";
 import type { Config } from "../../config/load-config";
 import { log } from "../../observability/log";
-import { rpcCall, solanaRpc } from "../../solana/rpc";
+import { getLatestBlockhash } from "../../solana/blockhash";
 import { sendWithPreflight } from "../../solana/send-transaction";
 import { describe } from "../../solana/transaction-errors";
 import { claimSweepRails, finishSweepRun, selectSweepCandidates, type RailKey, type RailOutcome } from "../../store/sweeps";
@@ -133,7 +133,7 @@ async function sweepHeldRails(config: Config, held: readonly RailKey[]): Promise
     return { items, paused };
   }
 
-  const { value: blockhash } = await rpcCall(config, "getLatestBlockhash", solanaRpc(config).getLatestBlockhash({ commitment: "confirmed" }));
+  const blockhash = await getLatestBlockhash(config);
   /** `alreadyProcessed`: the cluster already had these exact bytes (an earlier send of the same sweep paid for it). */
   const sent: { index: number; signature: string; lamportsIfLanded: bigint; alreadyProcessed: boolean }[] = [];
   for (const index of eligible) {

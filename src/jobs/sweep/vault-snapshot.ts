@@ -1,7 +1,8 @@
-import type { Address, Base64EncodedBytes } from "@solana/kit";
+import type { Address } from "@solana/kit";
 import type { Config } from "../../config/load-config";
 import { badRequest } from "../../errors/catalogue";
-import { rpcCall, solanaRpc } from "../../solana/rpc";
+import { fromBase64 } from "../../solana/bytes";
+import { rpcCall } from "../../solana/rpc";
 import { NATIVE_SOL_ALLOWLIST_ADDRESS_STRING, readRailAccounts } from "./vault-balances";
 import { SELLER_TOKEN_ACCOUNT_MISSING } from "./plan";
 
@@ -80,14 +81,14 @@ export async function buildVaultSnapshot(
 
 /** The seller wallet's own balance of `mint`: the sum over its token accounts (one getTokenAccountsByOwner). */
 async function ownerTokenBalance(config: Config, owner: Address, mint: Address): Promise<bigint> {
-  const { value } = await rpcCall(
-    config,
-    "getTokenAccountsByOwner",
-    solanaRpc(config).getTokenAccountsByOwner(owner, { mint }, { encoding: "base64", commitment: "confirmed" }),
-  );
+  const { value } = await rpcCall<{ value: { account: { data: [string, "base64"] } }[] }>(config, "getTokenAccountsByOwner", [
+    owner,
+    { mint },
+    { encoding: "base64", commitment: "confirmed" },
+  ]);
   let total = 0n;
   for (const { account } of value) {
-    const bytes = Uint8Array.from(atob(account.data[0] as Base64EncodedBytes), (char) => char.charCodeAt(0));
+    const bytes = fromBase64(account.data[0]);
     if (bytes.length >= TOKEN_AMOUNT_OFFSET + 8) total += new DataView(bytes.buffer).getBigUint64(TOKEN_AMOUNT_OFFSET, true);
   }
   return total;

@@ -4,7 +4,7 @@ import { decodeChannel, type Channel } from "../../programs/payment-channels/acc
 import { fetchAccounts, type AccountSnapshot } from "../../solana/accounts";
 import { confirmAll } from "../../solana/confirm-many";
 import { optionalSpendingPause, type SpendingPause } from "../../solana/fee-payer-floor";
-import { rpcCall, solanaRpc } from "../../solana/rpc";
+import { getLatestBlockhash } from "../../solana/blockhash";
 import { describe } from "../../solana/transaction-errors";
 import { recordFundingsConfirmed } from "../../store/escrow-watch";
 import { claimDueChannels, recordChannelOutcomes, type ChannelOutcome, type DueChannel } from "../../store/upto-channels";
@@ -75,7 +75,7 @@ export async function runUptoKeeper(config: Config, db: D1Database, limit = maxC
   const items: UptoKeeperItem[] = [];
   const sent: { planned: Planned; signature: string }[] = [];
   const toSend = planned.filter((p) => p.instructions && !p.skip && !p.gate);
-  const blockhash = toSend.length > 0 ? (await rpcCall(config, "getLatestBlockhash", solanaRpc(config).getLatestBlockhash({ commitment: "confirmed" }))).value : null;
+  const blockhash = toSend.length > 0 ? await getLatestBlockhash(config) : null;
   for (const p of planned) {
     if (!p.instructions || p.skip || p.gate || !blockhash) {
       const outcome = withoutSend(p, nowMs);

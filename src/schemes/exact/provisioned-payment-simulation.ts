@@ -12,7 +12,7 @@ import {
 } from "@solana/kit";
 import type { Config } from "../../config/load-config";
 import { COMPUTE_BUDGET_PROGRAM_ADDRESS } from "../../solana/token-programs";
-import { rpcCall, solanaRpc } from "../../solana/rpc";
+import { rpcCall } from "../../solana/rpc";
 import { accountRoles, type DecodedTransaction } from "../../solana/wire-transaction";
 import { rejection, type PaymentRejection } from "../../x402/payment-verdict";
 import type { PaymentTransfer } from "./verify-rules";
@@ -44,11 +44,10 @@ export async function simulateProvisionedPayment(
     (m) => appendTransactionMessageInstructions([...createInstructions, ...paymentInstructions], m),
   );
   const wire = getBase64EncodedWireTransaction(compileTransaction(message));
-  const result = await rpcCall(
-    config,
-    "simulateTransaction",
-    solanaRpc(config).simulateTransaction(wire, { encoding: "base64", sigVerify: false, replaceRecentBlockhash: true, commitment: "confirmed" }),
-  );
+  const result = await rpcCall<{ value: { err: unknown; logs?: string[] | null } }>(config, "simulateTransaction", [
+    wire,
+    { encoding: "base64", sigVerify: false, replaceRecentBlockhash: true, commitment: "confirmed" },
+  ]);
   if (result.value.err === null) return { ok: true };
   const refused = rejectionForTransactionError(result.value.err, result.value.logs ?? [], fundsOf(payment.transfer));
   return rejection(refused.reason, `The payment would not land once the seller's vault exists, so no vault was created for it: ${refused.message}`, refused.code ? { code: refused.code } : {});

@@ -5,7 +5,7 @@ import type { Config } from "../../config/load-config";
 import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../config/networks";
 import { badRequest } from "../../errors/catalogue";
 import { fetchAccounts } from "../../solana/accounts";
-import { rpcCall, solanaRpc } from "../../solana/rpc";
+import { rpcCall } from "../../solana/rpc";
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../solana/token-programs";
 import type { UnsignedTransactionFields } from "../../solana/unsigned-transaction";
 import { assetNotAllowedMessage } from "../../x402/asset-allowlist";
@@ -91,7 +91,7 @@ export async function buildUptoDeposit(config: Config, request: BuildUptoDeposit
   const [accounts, latest, finalizedSlot] = await Promise.all([
     fetchAccounts(config, [asset, treasuries.token, treasuries.token2022, ...(candidates ? [candidates.token, candidates.token2022] : [])]),
     terms.blockhashHint ?? getLatestBlockhash(config),
-    terms.slotHint ?? rpcCall(config, "getSlot", solanaRpc(config).getSlot({ commitment: "finalized" })),
+    terms.slotHint ?? rpcCall<number>(config, "getSlot", [{ commitment: "finalized" }]).then(BigInt),
   ]);
   const mint = readPaymentMint(accounts.get(asset) ?? null, asset);
   const tokenProgram = mint.tokenProgram;
@@ -117,7 +117,7 @@ export async function buildUptoDeposit(config: Config, request: BuildUptoDeposit
   const feePayer = config.feePayer.address;
   const programId = config.programs.paymentChannels;
   const salt = randomChannelSalt();
-  const openSlot = BigInt(finalizedSlot);
+  const openSlot = finalizedSlot;
   const built = await buildUptoDepositTransaction({
     programId,
     feePayer,

@@ -3,7 +3,7 @@ import type { Config } from "../../config/load-config";
 import { decodeChannel, CHANNEL_STATUS } from "../../programs/payment-channels/accounts";
 import { encodeVoucherMessage, type Voucher } from "../../programs/payment-channels/voucher";
 import { fetchAccounts } from "../../solana/accounts";
-import { rpcCall, solanaRpc } from "../../solana/rpc";
+import { getLatestBlockhash } from "../../solana/blockhash";
 import { signFacilitatorTransaction } from "../../solana/facilitator-transaction";
 import { decodeWireTransaction, type DecodedTransaction } from "../../solana/wire-transaction";
 import { toHex } from "../../solana/bytes";
@@ -103,7 +103,7 @@ export async function buildSignedClaim(
   const channelId = payload.channelId as Address;
   const [accounts, latest] = await Promise.all([
     fetchAccounts(config, [channelId]),
-    rpcCall(config, "getLatestBlockhash", solanaRpc(config).getLatestBlockhash({ commitment: "confirmed" })),
+    getLatestBlockhash(config),
   ]);
   const account = accounts.get(channelId);
   const channel = account && account.owner === config.programs.paymentChannels ? decodeChannel(account.data) : null;
@@ -129,7 +129,7 @@ export async function buildSignedClaim(
     ...settleAndSealInstructions(config, channelId, amount > 0n ? claim : null),
     await distributeInstruction(config, channelId, channel, payTo, tokenProgram),
   ];
-  const signed = await signFacilitatorTransaction(config, latest.value, instructions);
+  const signed = await signFacilitatorTransaction(config, latest, instructions);
   const decoded = decodeWireTransaction(signed.wireBase64);
   if (!decoded.ok) throw new Error(`the facilitator's own claim transaction does not decode: ${decoded.message}`);
   const messageHash = toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", decoded.tx.messageBytes as Uint8Array<ArrayBuffer>)));

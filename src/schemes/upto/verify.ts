@@ -2,7 +2,7 @@ import type { Address } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import type { Config } from "../../config/load-config";
 import { fetchAccounts } from "../../solana/accounts";
-import { rpcCall, solanaRpc } from "../../solana/rpc";
+import { rpcCall } from "../../solana/rpc";
 import { toHex } from "../../solana/bytes";
 import { verifyNonFeePayerSignatures } from "../../solana/signatures";
 import { decodeWireTransaction, type DecodedTransaction } from "../../solana/wire-transaction";
@@ -120,7 +120,7 @@ export async function verifyUptoDeposit(
   const [treasury] = await findAssociatedTokenPda({ owner: config.upto.treasuryOwner, mint, tokenProgram: open.tokenProgram });
   const [accounts, slot, simulation] = await Promise.all([
     fetchAccounts(config, [mint, channelId, treasury]),
-    rpcCall(config, "getSlot", solanaRpc(config).getSlot({ commitment: "confirmed" })),
+    rpcCall<number>(config, "getSlot", [{ commitment: "confirmed" }]).then(BigInt),
     // The fee payer has not signed yet; the deposit leaves the buyer's token account.
     options.simulate ? simulateSignedPayment(config, tx, "token") : Promise.resolve(null),
   ]);

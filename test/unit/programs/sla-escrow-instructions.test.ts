@@ -22,7 +22,7 @@ import {
   getSubmitDeliveryInstruction,
   type FundPaymentInstructionData,
 } from "../../../src/programs/sla-escrow/instructions";
-import { fundPaymentV2Data, resolveWithSplitData } from "../../fixtures/instruction-data";
+import { fundPaymentV2Data, resolveWithSplitData } from "../../support/instruction-data";
 import { addressFromBytes, bytes, fill32, seq32, zeros } from "./byte-vectors";
 
 const programId = address(CLUSTERS.devnet.slaEscrowProgramId);

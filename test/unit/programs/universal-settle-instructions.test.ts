@@ -4,7 +4,7 @@ import { CLUSTERS } from "../../../src/config/networks";
 import { ProgramDataError } from "../../../src/programs/program-data-error";
 import { UNIVERSAL_SETTLE_INSTRUCTION, getCreateVaultInstruction, getSweepInstruction } from "../../../src/programs/universal-settle/instructions";
 import { ZERO_ADDRESS } from "../../../src/programs/zero-address";
-import { createVaultData, sweepData } from "../../fixtures/instruction-data";
+import { createVaultData, sweepData } from "../../support/instruction-data";
 import { addressFromBytes, bytes, seq32, zeros } from "./byte-vectors";
 
 /**

@@ -1,6 +1,6 @@
 import { env, SELF } from "cloudflare:test";
-import { buildApp } from "../../src/app";
-import type { Env } from "../../src/env";
+import { buildApp } from "../../../src/app";
+import type { Env } from "../../../src/env";
 
 export const API = "http://facilitator.test/api/v1/facilitator";
 

@@ -1,8 +1,9 @@
 import { expect } from "vitest";
 import { address } from "@solana/kit";
-import { callWithEnv } from "./helpers";
-import { labelledKeypair } from "../../scripts/lib/keypair";
-import { DEVNET, activatedSeller, chainRpc, fundedBuyer, signAsBuyer } from "./payment-fixtures";
+import { callWithEnv } from "./worker-http";
+import { labelledKeypair } from "../../../scripts/lib/keypair";
+import { chainRpc, fundedBuyer } from "./chain";
+import { DEVNET, activatedSeller, signAsBuyer } from "./payment-fixtures";
 
 type Buyer = Awaited<ReturnType<typeof fundedBuyer>>;
 

@@ -1,14 +1,15 @@
 import { expect, inject } from "vitest";
 import type { KeyPairSigner } from "@solana/kit";
-import { call } from "./helpers";
-import { fundedSeller, signAndSendAsSeller, signMessage } from "./seller-fixtures";
+import { call } from "./worker-http";
+import { signAndSend } from "./chain";
+import { fundedSeller, signMessage } from "./seller-fixtures";
 
 /** The real loopback seller started by test/global-setup.ts. */
 export function sellerOrigin(): string {
   return inject("directorySellerOrigin");
 }
 
-/** Sets how the loopback seller answers on `path` (see test/fixtures/directory-seller.ts). */
+/** Sets how the loopback seller answers on `path` (see test/support/node/directory-seller.ts). */
 export async function setSellerBehaviour(body: { path?: string; mode?: string; bazaar?: unknown; manifest?: unknown; proveWallet?: string; unproveWallet?: string }): Promise<void> {
   const response = await fetch(`${sellerOrigin()}/__control`, { method: "POST", body: JSON.stringify(body) });
   expect(response.status).toBe(204);
@@ -27,7 +28,7 @@ export async function verifiedMerchant(serviceUrl: string, { proveOrigin = true 
   const seller = await fundedSeller();
   const built = await call("/sellers/provision-tx", { method: "POST", json: { wallet: seller.address, asset: "USDC" } });
   expect(built.status, JSON.stringify(built.body)).toBe(200);
-  await signAndSendAsSeller(seller, built.body.transaction);
+  await signAndSend(built.body.transaction, [seller]);
   const challenge = await call(`/sellers/${seller.address}/challenge?action=seller:register`);
   const registered = await call(`/sellers/${seller.address}/register`, {
     method: "POST",

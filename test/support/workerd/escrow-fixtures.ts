@@ -1,10 +1,11 @@
 import { expect } from "vitest";
 import { address, type Address, type KeyPairSigner } from "@solana/kit";
-import { call } from "./helpers";
-import { chainRpc, DEVNET, RESOURCE, signAsBuyer } from "./payment-fixtures";
-import { LOCAL_ORACLE } from "../fixtures/keys";
-import { CLUSTERS } from "../../src/config/networks";
-import { decodePayment } from "../../src/programs/sla-escrow/accounts";
+import { call } from "./worker-http";
+import { chainRpc } from "./chain";
+import { DEVNET, RESOURCE, signAsBuyer } from "./payment-fixtures";
+import { LOCAL_ORACLE } from "../keys";
+import { CLUSTERS } from "../../../src/config/networks";
+import { decodePayment } from "../../../src/programs/sla-escrow/accounts";
 
 /** sla-escrow payments through the HTTP surface: enrich a naive line, build, sign as the buyer. */
 export const ESCROW_PROGRAM = address(CLUSTERS.devnet.slaEscrowProgramId);

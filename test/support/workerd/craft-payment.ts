@@ -16,10 +16,11 @@ import {
 } from "@solana/kit";
 import { findAssociatedTokenPda, getTransferCheckedInstruction } from "@solana-program/token";
 import { getTransferSolInstruction } from "@solana-program/system";
-import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/solana/compute-budget";
-import { TEST_FEE_PAYER } from "../fixtures/keys";
-import { chainRpc, RESOURCE } from "./payment-fixtures";
-import { vaultSolStorageOf } from "../../src/schemes/exact/vault-addresses";
+import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../../src/solana/compute-budget";
+import { TEST_FEE_PAYER } from "../keys";
+import { latestBlockhash } from "./chain";
+import { RESOURCE } from "./payment-fixtures";
+import { vaultSolStorageOf } from "../../../src/schemes/exact/vault-addresses";
 
 /**
  * Hand-crafted payment transactions for the rejection rules: each test starts from the standard shape the
@@ -77,11 +78,6 @@ export async function solTransferToVault(buyer: KeyPairSigner, line: Record<stri
 /** The standard instruction list: limit, price, transfer, memo nonce. */
 export function standardInstructions(p: PaymentParts): Instruction[] {
   return [getSetComputeUnitLimitInstruction(20_000), getSetComputeUnitPriceInstruction(1n), transferChecked(p), memo(crypto.randomUUID())];
-}
-
-export async function latestBlockhash(): Promise<{ blockhash: Blockhash; lastValidBlockHeight: bigint }> {
-  const result = await chainRpc<{ value: { blockhash: string; lastValidBlockHeight: number } }>("getLatestBlockhash", [{ commitment: "confirmed" }]);
-  return { blockhash: result.value.blockhash as Blockhash, lastValidBlockHeight: BigInt(result.value.lastValidBlockHeight) };
 }
 
 /** Compiles, signs with the given signers (never the fee payer), and returns a verify/settle body. */

@@ -17,11 +17,12 @@ import {
   type KeyPairSigner,
 } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
-import { findChannelPda, findEventAuthorityPda, PAYMENT_CHANNELS_PROGRAM_ADDRESS } from "../../src/programs/payment-channels/pda";
-import { getOpenInstruction } from "../../src/programs/payment-channels/instructions";
-import { encodeVoucherMessage } from "../../src/programs/payment-channels/voucher";
-import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/solana/compute-budget";
-import { DEVNET, USDC, chainRpc } from "./payment-fixtures";
+import { findChannelPda, findEventAuthorityPda, PAYMENT_CHANNELS_PROGRAM_ADDRESS } from "../../../src/programs/payment-channels/pda";
+import { getOpenInstruction } from "../../../src/programs/payment-channels/instructions";
+import { encodeVoucherMessage } from "../../../src/programs/payment-channels/voucher";
+import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../../src/solana/compute-budget";
+import { DEVNET, USDC } from "./payment-fixtures";
+import { chainRpc } from "./chain";
 import { MEMO_PROGRAM, TOKEN_PROGRAM } from "./craft-payment";
 
 /**

@@ -1,7 +1,7 @@
-import contract from "../fixtures/pr402-contract.json";
+import contract from "../pr402-contract.json";
 
 /**
- * pr402's wire contract as extracted from its public/openapi.json (test/fixtures/pr402-contract.json, made by
+ * pr402's wire contract as extracted from its public/openapi.json (test/support/pr402-contract.json, made by
  * scripts/extract-pr402-contract.ts; the fixture's `source` names the commit). Helpers shared by the contract tests.
  */
 export interface Shape {

@@ -1,0 +1,36 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { minimumPaymentRaw } from "../../src/schemes/exact/minimum-amount";
+import { getUniversalSettleFacts } from "../../src/schemes/exact/program-facts";
+import { loadConfig } from "../../src/config/load-config";
+import type { Env } from "../../src/env";
+import { NATIVE_SOL, USDC } from "../support/workerd/payment-fixtures";
+
+/**
+ * The smallest exact payment the facilitator pays a network fee for (src/schemes/exact/minimum-amount.ts): an
+ * operator floor per mint wins; otherwise the UniversalSettle Config's minimum fee on the local chain; with the
+ * chain unreachable, the program's documented minimums. /verify's rejection is settle-money-safety.test.ts.
+ */
+const baseEnv = env as unknown as Env;
+
+describe("minimum exact payment", () => {
+  it("without an operator floor: the on-chain Config's min_fee_amount (SPL) and min_fee_amount_sol (SOL)", async () => {
+    const config = await loadConfig(baseEnv);
+    const { onChainConfig } = await getUniversalSettleFacts(config);
+    expect(onChainConfig).not.toBeNull();
+    expect(await minimumPaymentRaw(config, USDC, false)).toBe(onChainConfig!.minFeeAmountRaw);
+    expect(await minimumPaymentRaw(config, NATIVE_SOL, true)).toBe(onChainConfig!.minFeeAmountLamports);
+  });
+
+  it("an operator floor for a mint replaces the on-chain minimum for that mint only", async () => {
+    const config = await loadConfig({ ...baseEnv, SVC_MIN_PAYMENT_RAW_BY_MINT: JSON.stringify({ [USDC]: "250000" }) });
+    expect(await minimumPaymentRaw(config, USDC, false)).toBe(250_000n);
+    expect(await minimumPaymentRaw(config, NATIVE_SOL, true)).toBe((await getUniversalSettleFacts(config)).onChainConfig!.minFeeAmountLamports);
+  });
+
+  it("with the chain unreachable: the program's documented minimums (0.01 of a 6-decimal coin, 100,000 lamports)", async () => {
+    const config = await loadConfig({ ...baseEnv, SOLANA_RPC_URL: "http://127.0.0.1:9" });
+    expect(await minimumPaymentRaw(config, USDC, false)).toBe(10_000n);
+    expect(await minimumPaymentRaw(config, NATIVE_SOL, true)).toBe(100_000n);
+  });
+});
