@@ -1,5 +1,5 @@
 /**
- * The spec's "typical buyer flow" (§1) without any x402 client library: read the 402, ask the facilitator's
+ * The buyer's path of docs/facilitator-spec.md §1 without any x402 client library: read the 402, ask the facilitator's
  * /build-exact-payment-tx for an unsigned transaction, sign it locally at `payerSignatureIndex`, put it into
  * `verifyBodyTemplate` and send the template to the seller in PAYMENT-SIGNATURE.
  */

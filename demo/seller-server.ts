@@ -1,5 +1,5 @@
 /**
- * A small x402 v2 seller (spec §1 "Reference seller flow") on plain node:http, bound to a loopback port.
+ * A small x402 v2 seller (docs/facilitator-spec.md §1 "A seller's path") on plain node:http, bound to a loopback port.
  * Used by `npm run demo` and by the end-to-end tests with the official x402 clients.
  *
  * - The 402 body is made once at start: a naive body (payTo = the seller's wallet) sent through the

@@ -9,7 +9,7 @@ ALTER TABLE `resources` ADD `probe_accepts_json` text;
 --> statement-breakpoint
 ALTER TABLE `resources` ADD `probe_bazaar_json` text;
 --> statement-breakpoint
--- Gates 2-4 of spec §3.3 (signed registration, opt-in and not retired, probe passing); gate 1 (a verified,
+-- Gates 2-4 of docs/facilitator-spec.md §3.3 (signed registration, opt-in and not retired, probe passing); gate 1 (a verified,
 -- not retired merchant) is joined from `providers` at read time.
 ALTER TABLE `resources` ADD `listed` integer DEFAULT false NOT NULL;
 --> statement-breakpoint

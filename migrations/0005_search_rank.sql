@@ -1,4 +1,4 @@
--- Search at 100,000 resources (issue 11). `visible` holds all four listing gates of spec §3.3 (the registry's
+-- Search at 100,000 resources (issue 11). `visible` holds all four listing gates of docs/facilitator-spec.md §3.3 (the registry's
 -- `listed` and a not-retired merchant), kept by triggers, so no list or search joins `providers` per row. The
 -- full-text index holds only visible resources (plus category and scheme as weight-0 filter columns), and a
 -- counter table answers /directory/stats without a scan. Every FTS write re-reads the row, so trigger order

@@ -5,13 +5,13 @@ import { CLUSTERS, type ClusterName } from "./networks";
 import { ConfigInputSchema, CONFIG_KEYS, type ConfigInput } from "./schema";
 import { PUBLICLY_DERIVED_KEYS } from "./local-demo-keys";
 import { parseFeePayerSecretKey } from "./fee-payer-key";
-import type { OracleProfileConfig } from "../discovery/oracle-profiles";
+import type { OracleProfileConfig } from "./oracle-profiles";
 import { FacilitatorError } from "../errors/catalogue";
 import { readParameters } from "../store/parameters";
 import { readableIssueMessage } from "../validation/issue-message";
 import type { Env } from "../env";
 
-/** How long one isolate trusts a loaded config before re-reading the D1 `parameters` table (spec §8: ~60 s). */
+/** How long one isolate trusts a loaded config before re-reading the D1 `parameters` table (docs/facilitator-spec.md §8: ~60 s). */
 export const CONFIG_CACHE_SECONDS = 60;
 
 /** Keys that only ever come from the Worker's own env (secrets, and the environment that decides what is allowed), never from the database. */
@@ -35,7 +35,7 @@ export interface Config {
   feePayerFloors: { minLamports: bigint; settleFloorLamports: bigint };
   sweepToken: string | null;
   challengeMacKey: string | null;
-  /** Empty = every mint is permitted (spec §8). */
+  /** Empty = every mint is permitted (docs/facilitator-spec.md §8). */
   allowedPaymentMints: Address[];
   compute: { maxUnitLimit: number; maxUnitPriceMicroLamports: bigint; recommendedUnitPriceMicroLamports: bigint };
   limits: {
@@ -78,7 +78,7 @@ export interface Config {
   };
 }
 
-/** A configuration problem: every route answers 500 naming the key (spec §4.1). */
+/** A configuration problem: every route answers 500 naming the key (docs/facilitator-spec.md §4.1). */
 export class ConfigError extends FacilitatorError {
   constructor(readonly key: string, problem: string) {
     super("CONFIG_INVALID", `Invalid configuration: ${key} ${problem}`);

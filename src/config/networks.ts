@@ -16,12 +16,12 @@ export interface ClusterDefaults {
    * (UNIVERSAL_SETTLE_PROGRAM_ID), so a production deployment never ships an unverified program id.
    */
   universalSettleProgramId: string | null;
-  /** Both SLA-Escrow ids are the normative ABI's "Deployed program addresses" (sla-escrow-onchain-abi/v1). */
+  /** Both SLA-Escrow ids are the normative ABI's "Deployed program addresses" (docs/sla-escrow-abi.md "Program ids"). */
   slaEscrowProgramId: string;
   usdcMint: string;
   /** Devnet has no canonical USDT. */
   usdtMint: string | null;
-  /** Sweep threshold for SPL rails, raw units (spec §8). */
+  /** Sweep threshold for SPL rails, raw units (docs/facilitator-spec.md §8). */
   sweepMinSplRawDefault: bigint;
   /** The Solana Foundation's payment-channels program (the `upto` rail); same id on both clusters. */
   paymentChannelsProgramId: string;

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { isAddress } from "@solana/kit";
-import { OracleProfilesSchema, type OracleProfile } from "../discovery/oracle-profiles";
+import { OracleProfilesSchema, type OracleProfile } from "./oracle-profiles";
 
 /**
  * Every configuration key, its validation and its default. Keys are the names of the env vars (and of the
@@ -62,7 +62,7 @@ const boolean = (fallback: boolean) =>
     fallback ? "true" : "false",
   );
 
-/** Mint list separated by commas or whitespace (spec §8 `SVC_ALLOWED_PAYMENT_MINTS`). */
+/** Mint list separated by commas or whitespace (docs/facilitator-spec.md §8 `SVC_ALLOWED_PAYMENT_MINTS`). */
 const mintList = v.optional(
   v.pipe(
     v.string(),
@@ -72,7 +72,7 @@ const mintList = v.optional(
   "",
 );
 
-/** JSON object mapping mint → raw threshold (spec §8 `SVC_SWEEP_MIN_SPL_RAW_BY_MINT`). */
+/** JSON object mapping mint → raw threshold (docs/facilitator-spec.md §8 `SVC_SWEEP_MIN_SPL_RAW_BY_MINT`). */
 const mintThresholdMap = v.optional(
   v.pipe(
     trimmed,
@@ -173,7 +173,7 @@ export const ConfigInputSchema = v.object({
   SVC_SWEEP_CRON_RECENT_SETTLE_WINDOW_SEC: integer(0, 31_536_000, 86_400),
   SVC_SWEEP_CRON_BATCH_LIMIT: integer(1, 1_000, 50),
   SVC_SWEEP_MIN_SPENDABLE_LAMPORTS: u64(30_000_000n),
-  /** Empty means the cluster default: 3 USDC on mainnet, 0.10 USDC on devnet (spec §8). */
+  /** Empty means the cluster default: 3 USDC on mainnet, 0.10 USDC on devnet (docs/facilitator-spec.md §8). */
   SVC_SWEEP_MIN_SPL_RAW_DEFAULT: v.optional(v.union([v.literal(""), v.pipe(trimmed, v.regex(/^\d{1,20}$/, "must be a whole number"))]), ""),
   SVC_SWEEP_MIN_SPL_RAW_BY_MINT: mintThresholdMap,
 
@@ -200,7 +200,7 @@ export const ConfigInputSchema = v.object({
   /** Longest `maxTimeoutSeconds` (and voucher expiry) of an upto payment: how long a channel's rent may be out at most before the keeper may close it. */
   SVC_UPTO_MAX_CHANNEL_LIFETIME_SECONDS: integer(60, 31_536_000, 3_600),
 
-  /** JSON array of oracle profiles for /capabilities (spec §2.9); replaces the canonical list when set. */
+  /** JSON array of oracle profiles for /capabilities (docs/facilitator-spec.md §2.9); replaces the canonical list when set. */
   SVC_SLA_ESCROW_ORACLE_PROFILES_JSON: oracleProfilesJson,
   /** Default operator hints of the canonical oracle profiles (used when the JSON key is empty). */
   SVC_SLA_ESCROW_API_QUALITY_DEFAULT_PUBKEY: optionalAddress,
@@ -216,7 +216,7 @@ export const ConfigInputSchema = v.object({
   SVC_PROBE_MAX_FAILURES: integer(1, 100, 3),
   /** Live (not retired) resources one wallet may register; each is one probe subrequest per probe cycle. */
   SVC_MAX_RESOURCES_PER_WALLET: integer(1, 10_000, 100),
-  /** Resources the probe cron re-probes per run (each is one subrequest; see src/jobs/probe-resources.ts). */
+  /** Resources the probe cron re-probes per run (each is one subrequest; see src/resources/probe-run.ts). */
   SVC_PROBE_CRON_BATCH_LIMIT: integer(1, 900, 400),
 });
 

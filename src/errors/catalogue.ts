@@ -1,7 +1,7 @@
 /**
  * The one error vocabulary of the service: every failure is a coded error with a fixed HTTP status.
  * Route code throws `FacilitatorError`; the root error handler turns it into the wire body
- * `{ error, code, correlationId }` (wire-notes, "Error body").
+ * `{ error, code, correlationId }` (docs/wire-notes.md "Error body").
  */
 export const ERROR_STATUS = {
   BAD_REQUEST: 400,

@@ -4,7 +4,7 @@ import { FacilitatorError, isFacilitatorError, type ErrorCode } from "../errors/
 import { log } from "../observability/log";
 import type { AppContext, AppEnv } from "./context";
 
-/** The wire error body: `{ error, code, correlationId }` plus any route-specific fields (wire-notes). */
+/** The wire error body: `{ error, code, correlationId }` plus any route-specific fields (docs/wire-notes.md "Error body"). */
 export function errorResponse(c: AppContext, error: FacilitatorError): Response {
   const body = { ...error.fields, error: error.message, code: error.code, correlationId: c.get("correlationId") ?? null };
   return c.json(body, error.status, error.headers);

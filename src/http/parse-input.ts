@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { badRequest, FacilitatorError } from "../errors/catalogue";
-import { readableIssueMessage } from "../validation/issue-message";
+import { describeIssues } from "../validation/issue-message";
 import type { AppContext } from "./context";
 import { parseJsonText } from "./json-text";
 
@@ -31,12 +31,4 @@ export function validate<S extends v.GenericSchema>(schema: S, input: unknown, w
   const result = v.safeParse(schema, input, { abortPipeEarly: true });
   if (result.success) return result.output;
   throw badRequest(describeIssues(result.issues, where));
-}
-
-/** "paymentPayload.accepted.amount: must be a string of decimal digits" — the first two problems, readable. */
-export function describeIssues(issues: readonly v.BaseIssue<unknown>[], where: string): string {
-  return issues
-    .slice(0, 2)
-    .map((issue) => `${v.getDotPath(issue) ?? where}: ${readableIssueMessage(issue)}`)
-    .join("; ");
 }

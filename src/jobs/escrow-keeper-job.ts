@@ -1,12 +1,12 @@
 import type { ScheduledJob } from "./scheduled";
 import type { JobRunSummary } from "./job-run";
-import { runEscrowKeeper, type KeeperReport } from "./escrow-keeper/run-keeper";
-import { maxPaymentsWithinBudget } from "./escrow-keeper/budget";
+import { runEscrowKeeper, type KeeperReport } from "../escrow-keeper/run-keeper";
+import { maxPaymentsWithinBudget } from "../escrow-keeper/budget";
 
 /** One signature (the fee payer's), no priority fee. */
 const PAYOUT_NETWORK_FEE_LAMPORTS = 5_000n;
 
-/** The Cron Trigger's escrow keeper: releases and refunds what the program allows, within its own budget (./escrow-keeper/budget.ts). */
+/** The Cron Trigger's escrow keeper: releases and refunds what the program allows, within its own budget (../escrow-keeper/budget.ts). */
 export const escrowKeeperJob: ScheduledJob<KeeperReport> = {
   name: "escrow-keeper",
   run: (config, env) => runEscrowKeeper(config, env.DB, { dryRun: false, limit: maxPaymentsWithinBudget() }),

@@ -4,10 +4,10 @@ import type { Env } from "../env";
 import { sweepJob } from "./sweep-job";
 import { escrowKeeperJob } from "./escrow-keeper-job";
 import { uptoKeeperJob } from "./upto-keeper-job";
-import { probeResourcesJob } from "./probe-resources";
-import { retentionJob } from "./retention";
+import { probeResourcesJob } from "./probe-resources-job";
+import { retentionJob } from "./retention-job";
 import { runRecorded, type JobRunSummary } from "./job-run";
-import { searchIndexMergeJob } from "./search-index-merge";
+import { searchIndexMergeJob } from "./search-index-merge-job";
 
 /** Cron expressions from wrangler.toml (every environment lists the same ones). */
 export const SWEEP_CRON = "*/15 * * * *";
@@ -25,9 +25,9 @@ export interface ScheduledJob<R = any> {
 }
 
 /**
- * Jobs per Cron Trigger, in the order they run. Each job is one module under src/jobs/ that adds itself
- * here with one line. Jobs on one trigger share the invocation's subrequest budget: each documents its own
- * arithmetic and runs after the previous one finished.
+ * Jobs per Cron Trigger, in the order they run. Each job is one `*-job.ts` module in this folder (the wiring; the
+ * engine lives with its feature) that adds itself here with one line. Jobs on one trigger share the invocation's
+ * subrequest budget: each documents its own arithmetic and runs after the previous one finished.
  */
 export const JOBS_BY_CRON: Record<string, readonly ScheduledJob[]> = {
   [SWEEP_CRON]: [sweepJob, escrowKeeperJob, uptoKeeperJob],

@@ -1,8 +1,8 @@
 import type { ScheduledJob } from "./scheduled";
 import type { JobRunSummary } from "./job-run";
-import { defaultSweepOptions, runSweep, type SweepReport } from "./sweep/run-sweep";
+import { defaultSweepOptions, runSweep, type SweepReport } from "../sweep/run-sweep";
 
-/** The Cron Trigger's sweep: the same engine with the configured defaults, within SWEEP_JOB_SUBREQUEST_BUDGET (./sweep/budget.ts). */
+/** The Cron Trigger's sweep: the same engine with the configured defaults, within SWEEP_JOB_SUBREQUEST_BUDGET (../sweep/budget.ts). */
 export const sweepJob: ScheduledJob<SweepReport> = {
   name: "sweep",
   run: (config, env) => runSweep(config, env.DB, defaultSweepOptions(config, "cron")),

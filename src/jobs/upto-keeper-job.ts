@@ -1,11 +1,11 @@
 import type { ScheduledJob } from "./scheduled";
 import type { JobRunSummary } from "./job-run";
-import { runUptoKeeper, type UptoKeeperReport } from "./upto-keeper/run-keeper";
+import { runUptoKeeper, type UptoKeeperReport } from "../upto-keeper/run-keeper";
 
 /** One signature (the fee payer's), no priority fee. */
 const STEP_NETWORK_FEE_LAMPORTS = 5_000n;
 
-/** The Cron Trigger's upto keeper: closes channels no voucher can settle any more and reclaims their rent (./upto-keeper/). */
+/** The Cron Trigger's upto keeper: closes channels no voucher can settle any more and reclaims their rent (../upto-keeper/). */
 export const uptoKeeperJob: ScheduledJob<UptoKeeperReport> = {
   name: "upto-keeper",
   run: (config, env) => runUptoKeeper(config, env.DB),

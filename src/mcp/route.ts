@@ -1,11 +1,11 @@
 import type { Hono } from "hono";
 import type { AppContext, AppEnv } from "../http/context";
 import type { EndpointInfo } from "../http/route-def";
-import { agentToolsOf, toolRequest } from "../discovery/agent-tools";
+import { agentToolsOf, toolRequest } from "../self-description/agent-tools";
 import { FacilitatorError } from "../errors/catalogue";
 import { errorResponse } from "../http/error-handler";
 import { buildToolServer, statelessTransport } from "./tool-server";
-import { STATIC_ARTIFACT_PATHS } from "../discovery/static-artifacts";
+import { STATIC_ARTIFACT_PATHS } from "../self-description/static-artifacts";
 import { enforceRateLimit, clientKeyOf } from "../http/middleware/rate-limit";
 import { parseJsonText } from "../http/json-text";
 

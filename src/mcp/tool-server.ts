@@ -1,8 +1,8 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { API_VERSION } from "../http/context";
-import { SERVICE_NAME } from "../discovery/capabilities";
-import { ToolArgumentError, type AgentTool } from "../discovery/agent-tools";
+import { SERVICE_NAME } from "../self-description/capabilities";
+import { ToolArgumentError, type AgentTool } from "../self-description/agent-tools";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 
 /** Runs one tool call as the HTTP request it maps to and returns the Response (in-process, same env). */

@@ -17,7 +17,7 @@ export interface ActivationState {
 }
 
 /**
- * Whether the seller's rail for `asset` exists on chain (spec §3.1: register needs activation to have landed):
+ * Whether the seller's rail for `asset` exists on chain (docs/facilitator-spec.md §3.1: register needs activation to have landed):
  * the vault, and for SPL also the vault's token account. One batched read; both token-program ATA candidates
  * go in it because the owning program is only known once the mint is read.
  */

@@ -3,13 +3,11 @@ import type { Config } from "../config/load-config";
 import { badRequest } from "../errors/catalogue";
 import { listPaymentAttemptsForMerchant, type PaymentAttemptRow } from "../store/payment-attempts";
 import { Base58Address } from "../x402/schemas";
-import { rfc3339Micros } from "./provider-entry";
+import { clampPageLimit } from "../paging/page-limit";
+import { rfc3339Micros } from "../paging/page-cursor";
 import { deriveExactAddresses } from "./seller-addresses";
-import { SignedFields } from "./seller-inputs";
-import { consumeChallenge, verifySignedChallenge } from "./signed-challenge";
-
-export const DEFAULT_PAGE_LIMIT = 50;
-export const MAX_PAGE_LIMIT = 100;
+import { SignedFields } from "../wallet-challenges/challenge-inputs";
+import { consumeChallenge, verifySignedChallenge } from "../wallet-challenges/signed-challenge";
 
 export const SellerPaymentsBodySchema = v.object({
   wallet: Base58Address,
@@ -17,10 +15,6 @@ export const SellerPaymentsBodySchema = v.object({
   limit: v.optional(v.pipe(v.number("must be an integer"), v.safeInteger("must be an integer"))),
   cursor: v.optional(v.pipe(v.string("must be the nextCursor of the previous page"), v.regex(/^[1-9]\d{0,15}$/, "must be the nextCursor of the previous page"))),
 });
-
-export function clampPageLimit(limit: number | undefined): number {
-  return limit === undefined ? DEFAULT_PAGE_LIMIT : Math.min(MAX_PAGE_LIMIT, Math.max(1, limit));
-}
 
 /**
  * `POST /seller/payments`: the seller's verify/settle attempts, newest first. Owned = recorded with the wallet as

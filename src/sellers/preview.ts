@@ -3,7 +3,7 @@ import type { Config } from "../config/load-config";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import { fetchAccounts } from "../solana/accounts";
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../solana/token-programs";
-import { SELLER_TOKEN_ACCOUNT_MISSING } from "../jobs/sweep/plan";
+import { SELLER_TOKEN_ACCOUNT_MISSING } from "../sweep/plan";
 import { getProvider } from "../store/providers";
 import { deriveBankPda, deriveEscrowAddresses, deriveExactAddresses } from "./seller-addresses";
 import {
@@ -17,7 +17,7 @@ import {
   type ExactRailView,
   type VaultPdaPreview,
 } from "./rail-views";
-import { SERVICE_NAME } from "../discovery/capabilities";
+import { SERVICE_NAME } from "../self-description/capabilities";
 
 export interface SellerPreview {
   wallet: Address;
@@ -41,7 +41,7 @@ export interface SellerPreview {
 }
 
 /**
- * `GET /sellers/{wallet}/preview` (spec §2.6, §3.1): every rail address of the wallet with its on-chain state,
+ * `GET /sellers/{wallet}/preview` (docs/facilitator-spec.md §2.6, §3.1): every rail address of the wallet with its on-chain state,
  * read in ONE batched getMultipleAccounts (vault, UniversalSettle Config, bank, SOL and USDC escrows) while the
  * provider row is read from D1 in parallel. No side effect.
  */

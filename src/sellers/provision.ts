@@ -14,9 +14,9 @@ import { deriveExactAddresses } from "./seller-addresses";
 import { readVault } from "./rail-views";
 import { resolveSellerAsset, SellerAssetInput } from "./seller-asset";
 import { buildProvisionTransaction } from "./provision-transaction";
-import { SCHEMA_VERSION } from "../discovery/health";
+import { SCHEMA_VERSION } from "../self-description/health";
 
-/** A blockhash lands within ~150 blocks: about 60 seconds (spec §8), the same window the payment builders quote. */
+/** A blockhash lands within ~150 blocks: about 60 seconds (docs/facilitator-spec.md §8), the same window the payment builders quote. */
 const BLOCKHASH_LIFETIME_SECONDS = 60;
 
 export const ProvisionRequestSchema = v.object({ wallet: Base58Address, asset: SellerAssetInput });
@@ -42,7 +42,7 @@ export interface ProvisionResponse {
 }
 
 /**
- * `POST /sellers/provision-tx` (spec §2.5, §3.1): the seller's own activation transaction (sovereign tier).
+ * `POST /sellers/provision-tx` (docs/facilitator-spec.md §2.5, §3.1): the seller's own activation transaction (sovereign tier).
  * Chain access: one batched read (vault, and for SPL the mint plus the vault ATA under both token programs,
  * since the owning program is only known once the mint is read) in parallel with one getLatestBlockhash.
  */

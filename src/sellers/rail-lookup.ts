@@ -6,7 +6,7 @@ import { escrowAssetView, escrowRailView, exactRailView, type EscrowAssetView, t
 import type { SellerAsset } from "./seller-asset";
 
 /**
- * `GET /sellers/{wallet}/rails/{scheme}` (spec §4.3): the one canonical payTo of a rail, with its on-chain
+ * `GET /sellers/{wallet}/rails/{scheme}` (docs/facilitator-spec.md §4.3): the one canonical payTo of a rail, with its on-chain
  * state from one batched read. Deliberately no database: this is what a seller's server calls to fill `payTo`.
  */
 export async function lookupExactRail(config: Config, wallet: Address): Promise<ExactRailView> {

@@ -6,13 +6,13 @@ import { DEFAULT_FEE_BPS, DEFAULT_SOVEREIGN_FEE_BPS } from "../schemes/exact/pro
 import type { EscrowAssetAddresses, ExactAddresses } from "./seller-addresses";
 
 /**
- * The per-scheme objects of the seller preview and the rail lookup (wire-notes "Sellers"), built purely from
+ * The per-scheme objects of the seller preview and the rail lookup (docs/wire-notes.md "Sellers"), built purely from
  * derived addresses and already-fetched account snapshots, so both routes share one shape and one set of rules.
  */
 
 export type RailStatus = "Sovereign" | "Active" | "NotProvisioned";
 
-/** Recovery of a facilitator-fronted vault's setup cost (spec §3.2); amounts are decimal strings. */
+/** Recovery of a facilitator-fronted vault's setup cost (docs/facilitator-spec.md §3.2); amounts are decimal strings. */
 export interface ProvisioningStatus {
   asset: "SOL" | "SPL";
   recovered: string;
@@ -134,7 +134,7 @@ export function exactRailView(wallet: Address, addresses: ExactAddresses, accoun
 
 /**
  * Null when nothing is owed: sovereign vaults never recover, provisioned ones are done. Otherwise the rail
- * (SOL or SPL) that is closer to its target, since reaching either target completes recovery (spec §3.2).
+ * (SOL or SPL) that is closer to its target, since reaching either target completes recovery (docs/facilitator-spec.md §3.2).
  */
 function provisioningStatus(vault: SplitVault, settleConfig: UniversalSettleConfig | null): ProvisioningStatus | null {
   if (vault.isSovereign || vault.isProvisioned) return null;

@@ -5,13 +5,13 @@ import { badRequest, FacilitatorError } from "../errors/catalogue";
 import { getProvider, upsertVerifiedProvider, type ProviderAsset } from "../store/providers";
 import { Base58Address } from "../x402/schemas";
 import { readActivation } from "./activation";
-import { toProviderEntry, type ProviderEntry } from "./provider-entry";
+import { toProviderEntry, type ProviderEntry } from "../providers/provider-entry";
 import { resolveSellerAsset, SellerAssetInput, type SellerAsset } from "./seller-asset";
-import { SignedFields } from "./seller-inputs";
+import { SignedFields } from "../wallet-challenges/challenge-inputs";
 import { httpUrlSchema } from "../validation/http-url";
-import { consumeChallenge, verifySignedChallenge } from "./signed-challenge";
+import { consumeChallenge, verifySignedChallenge } from "../wallet-challenges/signed-challenge";
 
-/** Seller field limits (wire-notes "Sellers"). */
+/** Seller field limits (docs/wire-notes.md "Sellers"). */
 export const MAX_SERVICE_URL_LENGTH = 2048;
 export const MAX_DISPLAY_NAME_LENGTH = 64;
 export const MAX_DESCRIPTION_LENGTH = 280;
@@ -56,7 +56,7 @@ export interface RegisterResponse {
   note: string;
 }
 
-/** The path is canonical; a body `wallet` is only a cross-check (spec §4.3). */
+/** The path is canonical; a body `wallet` is only a cross-check (docs/facilitator-spec.md §4.3). */
 export function assertBodyWalletMatches(pathWallet: Address, bodyWallet: Address | undefined): void {
   if (bodyWallet !== undefined && bodyWallet !== pathWallet) {
     throw badRequest(`wallet: the body names ${bodyWallet} but the path names ${pathWallet}; they must be equal`);
@@ -68,7 +68,7 @@ function providerAssetOf(asset: SellerAsset): ProviderAsset {
 }
 
 /**
- * `POST /sellers/{wallet}/register` (spec §3.1, §3.4): turns an activated seller into a verified provider.
+ * `POST /sellers/{wallet}/register` (docs/facilitator-spec.md §3.1, §3.4): turns an activated seller into a verified provider.
  * Order: validation (400) → signed challenge (401) → registry rule (400) and activation on chain (409) →
  * consume the challenge (401 on replay) → write. The challenge is used up only when the write will happen,
  * so a seller who registered too early can retry with the same challenge once activation lands.

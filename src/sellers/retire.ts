@@ -4,8 +4,8 @@ import type { Config } from "../config/load-config";
 import { retireProvider } from "../store/providers";
 import { Base58Address } from "../x402/schemas";
 import { assertBodyWalletMatches } from "./register";
-import { SignedFields } from "./seller-inputs";
-import { consumeChallenge, verifySignedChallenge } from "./signed-challenge";
+import { SignedFields } from "../wallet-challenges/challenge-inputs";
+import { consumeChallenge, verifySignedChallenge } from "../wallet-challenges/signed-challenge";
 
 export const RetireBodySchema = v.object({ wallet: v.optional(Base58Address), ...SignedFields });
 

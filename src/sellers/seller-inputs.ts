@@ -1,7 +1,5 @@
 import * as v from "valibot";
 import { Base58Address } from "../x402/schemas";
-import { CHALLENGE_ACTIONS, DEFAULT_CHALLENGE_ACTION } from "./challenge-actions";
-import { MAX_CHALLENGE_TTL_SECONDS, MIN_CHALLENGE_TTL_SECONDS } from "./signed-challenge";
 
 /** Request shapes of the seller routes, validated at the edge (400 naming the field). */
 
@@ -10,22 +8,3 @@ export const WalletPathSchema = v.object({ wallet: Base58Address });
 export const RailPathSchema = v.object({ wallet: Base58Address, scheme: v.string() });
 
 export const RailQuerySchema = v.object({ asset: v.optional(v.string()) });
-
-const DecimalInteger = v.pipe(v.string(), v.regex(/^\d{1,5}$/, "must be an integer number of seconds"), v.transform(Number));
-
-export const ChallengeQuerySchema = v.object({
-  action: v.optional(v.picklist(CHALLENGE_ACTIONS, `must be one of ${CHALLENGE_ACTIONS.join(", ")}`), DEFAULT_CHALLENGE_ACTION),
-  ttlSeconds: v.optional(
-    v.pipe(
-      DecimalInteger,
-      v.minValue(MIN_CHALLENGE_TTL_SECONDS, `must be between ${MIN_CHALLENGE_TTL_SECONDS} and ${MAX_CHALLENGE_TTL_SECONDS}`),
-      v.maxValue(MAX_CHALLENGE_TTL_SECONDS, `must be between ${MIN_CHALLENGE_TTL_SECONDS} and ${MAX_CHALLENGE_TTL_SECONDS}`),
-    ),
-  ),
-});
-
-/** The fields every signed request carries. */
-export const SignedFields = {
-  message: v.pipe(v.string("must be the challenge text"), v.maxLength(2048, "is too long to be a challenge")),
-  signature: v.pipe(v.string("must be a base58 (or base64) ed25519 signature"), v.maxLength(200, "is too long to be a signature")),
-};

@@ -10,7 +10,7 @@ export async function getLatestBlockhash(config: Config): Promise<{ blockhash: B
   return { blockhash: value.blockhash, lastValidBlockHeight: BigInt(value.lastValidBlockHeight) };
 }
 
-/** A signed transaction must land within ~150 blocks of its blockhash: about 60 seconds (spec §8). */
+/** A signed transaction must land within ~150 blocks of its blockhash: about 60 seconds (docs/facilitator-spec.md §8). */
 export const BLOCKHASH_LIFETIME_SECONDS = 60;
 
 /** Whether a transaction with this blockhash could still land (so re-sending it is meaningful). */

@@ -31,7 +31,7 @@ export function compileUnsignedTransaction(input: {
   return { transaction: getBase64EncodedWireTransaction(compiled), signerPubkeys: Object.keys(compiled.signatures) as Address[] };
 }
 
-/** The fields every builder's response shares (wire-notes "Builders"). */
+/** The fields every builder's response shares (docs/wire-notes.md "Builders"). */
 export interface UnsignedTransactionFields {
   /** pr402's BuildPaymentTxResponse requires it on every build response (public/openapi.json). */
   x402Version: 2;

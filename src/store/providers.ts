@@ -4,7 +4,7 @@ import { providers } from "./schema";
 
 export type ProviderRow = typeof providers.$inferSelect;
 
-/** The settlement asset a provider row is registered for (spec §3.4: one per wallet). */
+/** The settlement asset a provider row is registered for (docs/facilitator-spec.md §3.4: one per wallet). */
 export interface ProviderAsset {
   settlementMode: "native_sol" | "spl";
   splMint: string | null;

@@ -123,7 +123,7 @@ export const PROBE_BACKOFF_MAX_MS = 24 * 3_600_000;
 export const PROBE_GIVE_UP_AFTER_MS = 7 * 24 * 3_600_000;
 
 /**
- * Stores a probe result (spec §3.3 gate 4). A pass lists an opted-in, live resource. A definite answer that is not a
+ * Stores a probe result (docs/facilitator-spec.md §3.3 gate 4). A pass lists an opted-in, live resource. A definite answer that is not a
  * valid 402 (another status, a bad 402, a refused target) unlists it at once; only transport failures (timeout,
  * connection failure, 5xx) are tolerated, until `maxConsecutiveFailures` in a row. `last_probe_ok` is the gate
  * itself, so it always equals what the listing uses: it stays true through a tolerated transport failure.

@@ -6,7 +6,7 @@ import { sql } from "drizzle-orm";
  * times are unix milliseconds unless the name says otherwise.
  */
 
-/** Operator parameters: a row overrides the env var of the same name (spec §5, §8). */
+/** Operator parameters: a row overrides the env var of the same name (docs/facilitator-spec.md §5, §8). */
 export const parameters = sqliteTable("parameters", {
   key: text("key").primaryKey(),
   value: text("value").notNull(),
@@ -149,7 +149,7 @@ export const resources = sqliteTable(
     lastProbeOkAtMs: integer("last_probe_ok_at_ms"),
     probeAcceptsJson: text("probe_accepts_json"),
     probeBazaarJson: text("probe_bazaar_json"),
-    /** Gates 2-4 of spec §3.3; gate 1 (verified merchant) is joined from `providers`. */
+    /** Gates 2-4 of docs/facilitator-spec.md §3.3; gate 1 (verified merchant) is joined from `providers`. */
     listed: integer("listed", { mode: "boolean" }).notNull().default(false),
     // 0005_search_rank.sql: all four gates (`listed` and a merchant not retired), written only by triggers;
     // the full-text row and `directory_counts` follow it.

@@ -9,7 +9,7 @@ import { normalizeScheme } from "./scheme-names";
 export const PER_REQUEST_EXTRA_FIELDS: ReadonlySet<string> = new Set(["recentBlockhash", "lastValidBlockHeight", "recentSlot"]);
 
 /**
- * `paymentRequirements` against `paymentPayload.accepted` (spec §2.3), the way `@x402/core` matches them: every
+ * `paymentRequirements` against `paymentPayload.accepted` (docs/facilitator-spec.md §2.3), the way `@x402/core` matches them: every
  * field outside `extra` identical (scheme aliases normalised), and every `extra` field of the requirements present
  * with the same value in `accepted` — except the per-request fields. `accepted` may carry more `extra` keys;
  * verification reads the requirements, never those. (`recentSlot`: the official `upto` server's slot hint, per request too.)

@@ -3,7 +3,7 @@ import type { Address } from "@solana/kit";
 import { isBase58Address } from "../solana/base58";
 
 /**
- * Wire schemas of x402 v2 bodies (spec §2.1-2.3). Objects stay open to extra keys (clients add their own),
+ * Wire schemas of x402 v2 bodies (docs/facilitator-spec.md §2.1-2.3). Objects stay open to extra keys (clients add their own),
  * but every field this service reads is checked for type and form here.
  */
 
@@ -115,7 +115,7 @@ export const VerifySettleBodySchema = v.looseObject({
 });
 export type VerifySettleBody = v.InferOutput<typeof VerifySettleBodySchema>;
 
-/** A 402 body (spec §2.2): enrich input and output. `accepts` lines are validated individually by the enricher. */
+/** A 402 body (docs/facilitator-spec.md §2.2): enrich input and output. `accepts` lines are validated individually by the enricher. */
 export const PaymentRequiredSchema = v.looseObject({
   x402Version: v.literal(2, "must be 2"),
   resource: ResourceInfoSchema,

@@ -11,7 +11,7 @@ import { signAtIndex } from "../../demo/build-endpoint-buyer";
 import { CLUSTERS } from "../../src/config/networks";
 import * as v from "valibot";
 import { curlToRequest, guideExamples } from "./guide-examples";
-import { ManifestSchema } from "../../src/directory/manifest";
+import { ManifestSchema } from "../../src/resources/manifest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createKeyPairSignerFromPrivateKeyBytes, generateKeyPairSigner } from "@solana/kit";

@@ -305,7 +305,7 @@ describe("SLA-Escrow stand-in: ReleasePayment (ABI §5.3)", () => {
     expect(lamportsOf(w.svm, w.oracle.address) - oracle0).toBe(tip);
     expect(storage0 - lamportsOf(w.svm, w.sol.funds)).toBe(net + tip);
     expect(readEscrow(w, w.sol)).toMatchObject({ feeBalance: fee, tokenLiquidity: 0n });
-    // closed_at is when ClosePayment becomes possible: settlement + the closure delay (ABI §4.4).
+    // closed_at is when ClosePayment becomes possible: settlement + the closure delay (docs/sla-escrow-abi.md, ABI §4.4).
     expect(readPayment(w, p)).toMatchObject({ state: PAYMENT_STATE.RELEASED, closedAtUnixSeconds: now(w) + CONFIG_DEFAULTS.closureDelaySeconds });
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { decidePayout } from "../../src/jobs/escrow-keeper/decide";
-import { ESCROW_KEEPER_SUBREQUEST_BUDGET, maxPaymentsWithinBudget, worstCaseSubrequests } from "../../src/jobs/escrow-keeper/budget";
+import { decidePayout } from "../../src/programs/sla-escrow/payout-decision";
+import { ESCROW_KEEPER_SUBREQUEST_BUDGET, maxPaymentsWithinBudget, worstCaseSubrequests } from "../../src/escrow-keeper/budget";
 import { PAYMENT_STATE, RESOLUTION_STATE, type Payment } from "../../src/programs/sla-escrow/accounts";
 
 /** The keeper's payout rules on the chain clock (the program's own conditions; on-chain runs in test/worker/escrow-keeper). */

@@ -4,7 +4,7 @@ import { buildApp } from "../../src/app";
 import type { Env } from "../../src/env";
 import { CLUSTERS } from "../../src/config/networks";
 import { call } from "../support/workerd/worker-http";
-import { agentToolsOf, toolRequest, ToolArgumentError } from "../../src/discovery/agent-tools";
+import { agentToolsOf, toolRequest, ToolArgumentError } from "../../src/self-description/agent-tools";
 import { discoveryRoutes } from "../../src/http/routes/discovery";
 import { sellerRoutes } from "../../src/http/routes/sellers";
 

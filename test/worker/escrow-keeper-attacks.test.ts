@@ -24,8 +24,8 @@ import { getFundPaymentInstruction } from "../../src/programs/sla-escrow/instruc
 import { findBankPda, findEscrowConfigPda, findEscrowPda, findPaymentPda } from "../../src/programs/sla-escrow/pda";
 import { randomPaymentUid } from "../../src/programs/sla-escrow/payment-uid";
 import { loadConfig } from "../../src/config/load-config";
-import { runRetention } from "../../src/jobs/retention";
-import { KEEPER_MAX_ATTEMPTS, KEEPER_RETRY_BASE_MS } from "../../src/jobs/escrow-keeper/backoff";
+import { runRetention } from "../../src/retention/run-retention";
+import { KEEPER_MAX_ATTEMPTS, KEEPER_RETRY_BASE_MS } from "../../src/escrow-keeper/backoff";
 import type { Env } from "../../src/env";
 import { faultScenario } from "../support/workerd/fault-scenario";
 
@@ -38,9 +38,9 @@ import { faultScenario } from "../support/workerd/fault-scenario";
  */
 const BEARER = { Authorization: "Bearer test-sweep-token" };
 const AMOUNT = 2_000_000n;
-/** The buyer's approval is a verdict: the oracle's tip, 1% (seeded oracle_fee_bps 100), comes first (ABI §5.3). */
+/** The buyer's approval is a verdict: the oracle's tip, 1% (seeded oracle_fee_bps 100), comes first (docs/sla-escrow-abi.md, ABI §5.3). */
 const ORACLE_TIP = 20_000n;
-/** Escrow fee on release: 100 bps of what the tip leaves, at least the seeded 0.10 USDC minimum (spec §8). */
+/** Escrow fee on release: 100 bps of what the tip leaves, at least the seeded 0.10 USDC minimum (docs/facilitator-spec.md §8). */
 const RELEASE_FEE = 100_000n;
 
 interface KeeperReport {

@@ -7,8 +7,8 @@ import { CLUSTERS } from "../../src/config/networks";
 import { findBankPda, findEscrowPda, findEscrowSolStoragePda } from "../../src/programs/sla-escrow/pda";
 
 /**
- * The escrow rail as a seller sees it (spec §2.6, §4.3; wire-notes "Sellers"): /sellers/{w}/preview and
- * /sellers/{w}/rails/sla-escrow?asset= for SOL and USDC against the seeded local escrows (spec §8: 100 bps, a
+ * The escrow rail as a seller sees it (docs/facilitator-spec.md §2.6, §4.3; docs/wire-notes.md "Sellers"): /sellers/{w}/preview and
+ * /sellers/{w}/rails/sla-escrow?asset= for SOL and USDC against the seeded local escrows (docs/facilitator-spec.md §8: 100 bps, a
  * 10-cent minimum on USDC, oracle tip 100 bps), and the same payTo that enrich puts into a 402 line.
  */
 const ESCROW_PROGRAM = address(CLUSTERS.devnet.slaEscrowProgramId);

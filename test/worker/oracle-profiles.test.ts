@@ -5,7 +5,7 @@ import { deleteParameter, writeParameter } from "../../src/store/parameters";
 import type { Env } from "../../src/env";
 
 /**
- * `slaEscrowOracleProfiles[]` in /capabilities (spec §2.9, §8): the canonical three with per-profile operator keys,
+ * `slaEscrowOracleProfiles[]` in /capabilities (docs/facilitator-spec.md §2.9, §8): the canonical three with per-profile operator keys,
  * replaced whole by SVC_SLA_ESCROW_ORACLE_PROFILES_JSON, a D1 parameter before the env var, and absent when the
  * escrow rail is not served.
  */

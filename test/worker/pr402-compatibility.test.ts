@@ -223,7 +223,7 @@ describe("pr402 clients: escrow builders and the settle-now helper", () => {
     const oracleBefore = await tokenBalance(await ataOf(oracle.address)).catch(() => 0n);
     await signAndSend(settle.body.unsignedTransaction, [buyer]);
     expect((await paymentState(funded.body.paymentPda))?.state).toBe(PAYMENT_STATE.REFUNDED);
-    // The refund returns the amount less the oracle's tip, which the oracle receives (ABI §5.4): nothing is lost.
+    // The refund returns the amount less the oracle's tip, which the oracle receives (docs/sla-escrow-abi.md, ABI §5.4): nothing is lost.
     const oracleAta = await ataOf(oracle.address);
     const refunded = (await tokenBalance(buyerAta)) - afterFunding;
     expect(refunded + (await tokenBalance(oracleAta)) - oracleBefore).toBe(AMOUNT);

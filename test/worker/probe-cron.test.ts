@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { generateKeyPairSigner } from "@solana/kit";
 import { getConfig, type Config } from "../../src/config/load-config";
-import { MANIFESTS_PER_RUN, runProbeJob } from "../../src/jobs/probe-resources";
+import { MANIFESTS_PER_RUN, runProbeJob } from "../../src/resources/probe-run";
 import type { Env } from "../../src/env";
 import { sellerOrigin, setSellerBehaviour } from "../support/workerd/directory-fixtures";
 

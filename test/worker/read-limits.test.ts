@@ -39,8 +39,10 @@ async function exhaustReads(client: string): Promise<void> {
 }
 
 const wallet = "11111111111111111111111111111112";
-/** The one POST among the anonymous reads (it reads the chain). */
+/** The POSTs among the anonymous reads (both run the enrich transform, which reads the chain). */
 const ENRICH = "/payment-required/enrich";
+const FAREMETER_ACCEPTS = "/accepts";
+const POST_READS = [ENRICH, FAREMETER_ACCEPTS];
 const READ_ROUTES = [
   "/health",
   `/fee-quote?wallet=${wallet}&amount=1000&asset=USDC`,
@@ -57,20 +59,21 @@ const READ_ROUTES = [
   `/sellers/${wallet}/challenge`,
   "/dist/resource-index.json",
   ENRICH,
+  FAREMETER_ACCEPTS,
 ];
 
 describe("per-client read limit", () => {
   it("every anonymous read route answers 429 with Retry-After once a client is over the read limit; other clients are not", async () => {
     const client = `read-${crypto.randomUUID()}`;
     const fresh = `read-${crypto.randomUUID()}`;
-    for (const path of READ_ROUTES.filter((p) => p !== ENRICH)) expect((await request(path, fresh)).status, path).not.toBe(429);
+    for (const path of READ_ROUTES.filter((p) => !POST_READS.includes(p))) expect((await request(path, fresh)).status, path).not.toBe(429);
 
     // A window may turn over during the checks: re-spend the budget and re-check what got through, once.
     let pending = READ_ROUTES;
     for (let attempt = 0; attempt < 2 && pending.length > 0; attempt++) {
       await exhaustReads(client);
       const answers = await Promise.all(
-        pending.map(async (path) => [path, path === ENRICH ? await request(path, client, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" }) : await request(path, client)] as const),
+        pending.map(async (path) => [path, POST_READS.includes(path) ? await request(path, client, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" }) : await request(path, client)] as const),
       );
       for (const [path, answer] of answers) {
         if (answer.status !== 429) continue;

@@ -124,7 +124,7 @@ describe("resource registry and the listing gates", () => {
     const path = `/index-${crypto.randomUUID().slice(0, 8)}`;
     const registered = await register({ resourceUrl: `${sellerOrigin()}${path}`, title: "Indexed", scheme: "exact" });
     const id = registered.body.id as number;
-    const { runProbeJob } = await import("../../src/jobs/probe-resources");
+    const { runProbeJob } = await import("../../src/resources/probe-run");
     const { getConfig } = await import("../../src/config/load-config");
     const config = await getConfig(env as never);
     await runProbeJob({ ...config, probe: { ...config.probe, cronBatchLimit: 1 } }, env as never);

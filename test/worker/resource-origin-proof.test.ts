@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { call, callWithEnv } from "../support/workerd/worker-http";
 import { requestsSeenBySeller, sellerOrigin, setSellerBehaviour, signedResourceChallenge, verifiedMerchant } from "../support/workerd/directory-fixtures";
 import { getConfig } from "../../src/config/load-config";
-import { runProbeJob } from "../../src/jobs/probe-resources";
+import { runProbeJob } from "../../src/resources/probe-run";
 import type { Env } from "../../src/env";
 
 /**

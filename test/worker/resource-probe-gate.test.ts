@@ -3,7 +3,7 @@ import { call } from "../support/workerd/worker-http";
 import { sellerOrigin, setSellerBehaviour, signedResourceChallenge, verifiedMerchant } from "../support/workerd/directory-fixtures";
 
 /**
- * Issue 22 §2, spec §3.3 gate 4: a resource is listed only while `lastProbeOk` holds. A probe that reaches the seller
+ * Issue 22 §2, docs/facilitator-spec.md §3.3 gate 4: a resource is listed only while `lastProbeOk` holds. A probe that reaches the seller
  * and hears anything but a valid 402 unlists at once; only transport failures (timeout, refused, 5xx) count toward
  * SVC_PROBE_MAX_FAILURES (3 here); the served `lastProbeOk` is always what the listing uses. Real loopback seller.
  */

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { probeResource } from "../../src/directory/probe";
+import { probeResource } from "../../src/resources/probe";
 import { sellerOrigin, setSellerBehaviour } from "../support/workerd/directory-fixtures";
 import { callWithEnv } from "../support/workerd/worker-http";
 

@@ -2,7 +2,8 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { generateKeyPairSigner } from "@solana/kit";
 import { call } from "../support/workerd/worker-http";
-import { mergeSearchIndex, searchIndexMergeJob } from "../../src/jobs/search-index-merge";
+import { mergeSearchIndex } from "../../src/resources/search-index-merge";
+import { searchIndexMergeJob } from "../../src/jobs/search-index-merge-job";
 import { JOBS_BY_CRON, PROBE_CRON } from "../../src/jobs/scheduled";
 
 /** The FTS5 merge job in the real D1: it shrinks an index churned by listing and unlisting, and loses nothing. */

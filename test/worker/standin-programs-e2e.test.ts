@@ -125,7 +125,7 @@ describe("SLA-Escrow stand-in: fund → deliver → approve → release", () => 
     const released = decodePayment((await accountData(payment))!)!;
     expect(released.state).toBe(PAYMENT_STATE.RELEASED);
     // A verdict exists and oracle_fee_bps = 100: the oracle's tip is 1% of 2 USDC = 20,000 raw; the escrow fee on the
-    // remaining 1,980,000 is 19,800 raw by rate, below the seeded 10-cent (100,000 raw) minimum of spec §8.
+    // remaining 1,980,000 is 19,800 raw by rate, below the seeded 10-cent (100,000 raw) minimum of docs/facilitator-spec.md §8.
     const [oracleAta] = await findAssociatedTokenPda({ owner: oracle, mint: USDC, tokenProgram: TOKEN_PROGRAM });
     expect(await tokenBalance(sellerAta)).toBe(1_880_000n);
     expect(await tokenBalance(oracleAta)).toBe(20_000n);

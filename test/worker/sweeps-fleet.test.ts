@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { generateKeyPairSigner } from "@solana/kit";
 import { call, callWithEnv } from "../support/workerd/worker-http";
 import { USDC, DEVNET } from "../support/workerd/payment-fixtures";
-import { maxRailsWithinBudget } from "../../src/jobs/sweep/budget";
+import { maxRailsWithinBudget } from "../../src/sweep/budget";
 
 /**
  * A fleet larger than one run: ledger rows are written straight into D1 (these sellers' vaults do not exist on the

@@ -187,7 +187,7 @@ describe("sweeps: plan, dry run, real runs, cooldown, concurrency, cron", () => 
     // (AlreadyProcessed: nothing new moves). Production cooldowns (300 s) outlast a blockhash; with the cooldown at 0
     // below, wait for the next blockhash so this run's sweep is a transaction of its own.
     await nextBlockhash();
-    // A D1 parameter overrides the environment (spec §8): no cooldown, so the rail paid again is a candidate.
+    // A D1 parameter overrides the environment (docs/facilitator-spec.md §8): no cooldown, so the rail paid again is a candidate.
     await env.DB.prepare("INSERT INTO parameters (key, value, updated_at_ms) VALUES ('SVC_SWEEP_CRON_COOLDOWN_SEC', '0', 0)").run();
     clearConfigCache();
     try {

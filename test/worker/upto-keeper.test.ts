@@ -4,7 +4,7 @@ import { generateKeyPairSigner, type Address } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import { loadConfig } from "../../src/config/load-config";
 import type { Env } from "../../src/env";
-import { runUptoKeeper } from "../../src/jobs/upto-keeper/run-keeper";
+import { runUptoKeeper } from "../../src/upto-keeper/run-keeper";
 import { decodeChannel, CHANNEL_STATUS } from "../../src/programs/payment-channels/accounts";
 import { getRequestCloseInstruction } from "../../src/programs/payment-channels/instructions";
 import { PAYMENT_CHANNELS_PROGRAM_ADDRESS } from "../../src/programs/payment-channels/pda";

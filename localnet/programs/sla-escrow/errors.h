@@ -1,7 +1,7 @@
 /*
  * Custom error codes of the SLA-Escrow STAND-IN (development and test fixture only).
  *
- * The real program's codes are not public, except the name DeliveryTooLateForOracle (ABI); these
+ * The real program's codes are not public, except the name DeliveryTooLateForOracle (docs/sla-escrow-abi.md "Errors"); these
  * numbers are this stand-in's own and the facilitator must not depend on them. They start at 7000
  * (UniversalSettle's stand-in uses 6000+) so that a code in a log names its program, and never
  * collide with the small codes of a nested SPL Token failure. Mirrored in

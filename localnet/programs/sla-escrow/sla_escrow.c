@@ -3,8 +3,8 @@
  *
  * DEVELOPMENT AND TEST FIXTURE ONLY. Loaded by the local chain at the devnet program id so that the
  * facilitator's sla-escrow transactions (funding, delivery, oracle, payouts, disputes) execute for
- * real. Instructions 0-6 follow the normative ABI (miraland-labs/oracles sla-escrow-onchain-abi/v1 §5:
- * account lists, constraints) and the protocol's settlement table (sla-escrow-protocol/v1 §7); 7-12 and
+ * real. Instructions 0-6 follow the normative ABI (its §5: account lists, constraints) and the protocol's
+ * settlement table (its §7), both summarised in docs/sla-escrow-abi.md; 7-12 and
  * the extended-payment tail follow pr402's encoders. Where both are silent (PaymentExt layout, fee and
  * tip arithmetic, error codes) the choices are this file's, documented in localnet/programs/README.md
  * and docs/sla-escrow-abi.md. Never deploy it.
@@ -398,8 +398,8 @@ static uint64_t oracle_tip(const Payment *p, const PaymentExt *ext) {
   return min_u64(max_u64(bps_of(p->amount, bps), min_tip), p->amount);
 }
 
-/* ABI §5.3 / §5.4: the tip accounts are required (and a tip paid) iff oracle_fee_bps > 0 and a
- * verdict exists; protocol §5.3: paid on approval and rejection alike. */
+/* docs/sla-escrow-abi.md, ABI §5.3 / §5.4: the tip accounts are required (and a tip paid) iff oracle_fee_bps > 0 and a
+ * verdict exists; docs/sla-escrow-abi.md, protocol §5.3: paid on approval and rejection alike. */
 static bool is_tip_due(const Payment *p) { return p->oracle_fee_bps > 0 && p->resolution_state != RESOLUTION_PENDING; }
 
 /* ------------------------------------------------------------------------------------------------ */
@@ -617,7 +617,7 @@ static uint64_t ensure_token_account(const AtaCreation *c, const EscrowFunds *f,
 }
 
 /* ------------------------------------------------------------------------------------------------ */
-/* ReleasePayment (1) / RefundPayment (2), ABI §5.3 / §5.4                                         */
+/* ReleasePayment (1) / RefundPayment (2), docs/sla-escrow-abi.md, ABI §5.3 / §5.4                 */
 /*   caller (s,w), bank, config, escrow (w), payment (w), mint, then                                */
 /*   Release SOL: SOL storage (w), seller (w), System                                               */
 /*   Release SPL: escrow ATA (w), seller ATA (w, created if absent), seller (w), token, ATA, System */
@@ -642,7 +642,7 @@ static uint64_t ensure_token_account(const AtaCreation *c, const EscrowFunds *f,
 static bool is_expired(const Ctx *ctx) { return ctx->now > ctx->payment->expires_at; }
 static bool is_bank_authority(const Ctx *ctx, const SolAccountInfo *a) { return pubkey_eq(a->key, &ctx->bank->authority); }
 
-/* Protocol §7: anyone may release once approved, or once expired with a delivery nobody rejected;
+/* docs/sla-escrow-abi.md, Protocol §7: anyone may release once approved, or once expired with a delivery nobody rejected;
  * before any outcome (pending, not expired) only the bank authority may (admin override). */
 static uint64_t check_release_allowed(const Ctx *ctx, const SolAccountInfo *caller) {
   const Payment *p = ctx->payment;
@@ -655,7 +655,7 @@ static uint64_t check_release_allowed(const Ctx *ctx, const SolAccountInfo *call
   return p->delivery_timestamp != 0 ? SLA_ERR_RELEASE_NOT_YET_AVAILABLE : SLA_ERR_DELIVERY_NOT_SUBMITTED;
 }
 
-/* Protocol §7: anyone may refund once rejected, or once expired with no delivery. Before any
+/* docs/sla-escrow-abi.md, Protocol §7: anyone may refund once rejected, or once expired with no delivery. Before any
  * outcome (pending, not expired) it is a cancellation: the seller or the bank authority at any
  * time, the buyer once refund_cooldown_seconds have passed since funding (0 = the buyer may not). */
 static uint64_t check_refund_allowed(const Ctx *ctx, const SolAccountInfo *caller) {
@@ -672,7 +672,7 @@ static uint64_t check_refund_allowed(const Ctx *ctx, const SolAccountInfo *calle
   return SLA_ERR_REFUND_NOT_YET_AVAILABLE;
 }
 
-/* closed_at is the moment ClosePayment becomes possible: settlement time + closure delay (ABI §4.4). */
+/* closed_at is the moment ClosePayment becomes possible: settlement time + closure delay (docs/sla-escrow-abi.md, ABI §4.4). */
 static void settle(Ctx *ctx, uint8_t state, uint64_t fee) {
   ctx->payment->state = state;
   ctx->payment->closed_at = ctx->now + ctx->payment->closure_delay_seconds;
@@ -755,7 +755,7 @@ __attribute__((noinline)) static uint64_t process_payout(SolInput *in, bool is_r
     if (!pubkey_eq(in->accounts[PAYOUT_SOL_SYSTEM].key, &SYSTEM_PROGRAM_ID)) return SLA_ERR_INVALID_SYSTEM_PROGRAM;
     if (!pubkey_eq(recipient->key, wallet)) return SLA_ERR_INVALID_RECIPIENT;
   } else if (is_release) {
-    /* The seller's token account is created when absent (ABI §5.3), paid by the caller. */
+    /* The seller's token account is created when absent (docs/sla-escrow-abi.md, ABI §5.3), paid by the caller. */
     const SolAccountInfo *seller = &in->accounts[RELEASE_SPL_SELLER];
     TRY(require_writable(seller));
     if (!pubkey_eq(seller->key, wallet)) return SLA_ERR_INVALID_RECIPIENT;
@@ -788,7 +788,7 @@ __attribute__((noinline)) static uint64_t process_payout(SolInput *in, bool is_r
 }
 
 /* ------------------------------------------------------------------------------------------------ */
-/* ClosePayment (3), ABI §5.5: caller (s), buyer (w), bank, config, escrow (w), payment (w), System */
+/* ClosePayment (3), docs/sla-escrow-abi.md, ABI §5.5: caller (s), buyer (w), bank, config, escrow (w), payment (w), System */
 
 #define CLOSE_CALLER 0
 #define CLOSE_BUYER 1
@@ -806,7 +806,7 @@ __attribute__((noinline)) static uint64_t process_close_payment(SolInput *in) {
   if (!pubkey_eq(in->accounts[CLOSE_SYSTEM].key, &SYSTEM_PROGRAM_ID)) return SLA_ERR_INVALID_SYSTEM_PROGRAM;
   const Payment *p = ctx.payment;
   if (p->state != STATE_RELEASED && p->state != STATE_REFUNDED) return SLA_ERR_PAYMENT_NOT_SETTLED;
-  /* Protocol §7: "terminal state AND now >= closed_at". */
+  /* docs/sla-escrow-abi.md, Protocol §7: "terminal state AND now >= closed_at". */
   if (ctx.now < p->closed_at) return SLA_ERR_CLOSE_NOT_YET_AVAILABLE;
   const SolAccountInfo *buyer = &in->accounts[CLOSE_BUYER];
   TRY(require_writable(buyer));
@@ -825,7 +825,7 @@ __attribute__((noinline)) static uint64_t process_close_payment(SolInput *in) {
 #define PARTY_ACCOUNT_COUNT 5
 #define PARTY_EXT_ACCOUNT_COUNT 6
 
-/* ExtendPaymentTTL (4), ABI §5.6: buyer (s), bank, config, escrow, payment (w), System, Rent sysvar.
+/* ExtendPaymentTTL (4), docs/sla-escrow-abi.md, ABI §5.6: buyer (s), bank, config, escrow, payment (w), System, Rent sysvar.
  * While funded and not expired; the total TTL from created_at stays within MAX_TTL_SECONDS. */
 #define EXTEND_SYSTEM 5
 #define EXTEND_RENT_SYSVAR 6
@@ -863,7 +863,7 @@ __attribute__((noinline)) static uint64_t process_submit_delivery(SolInput *in) 
   Ctx ctx;
   TRY(load_payment_context(&ctx, in, PARTY_BANK));
   Payment *p = ctx.payment;
-  /* ABI §5.7: the seller, or the bank authority. */
+  /* docs/sla-escrow-abi.md, ABI §5.7: the seller, or the bank authority. */
   const SolAccountInfo *signer = &in->accounts[PARTY_SIGNER];
   if (!is_bank_authority(&ctx, signer)) TRY(require_party(signer, &p->seller, SLA_ERR_NOT_PAYMENT_SELLER));
   TRY(require_signer(signer));
@@ -899,7 +899,7 @@ __attribute__((noinline)) static uint64_t process_confirm_oracle(SolInput *in) {
   uint16_t reason = read_u16_le(in->data + 65);
   uint8_t state = in->data[67];
   if (state != RESOLUTION_APPROVED && state != RESOLUTION_REJECTED) return SLA_ERR_INVALID_RESOLUTION_STATE;
-  /* ABI §5.8: a verdict needs a delivery (protocol §8), and comes no later than expires_at. */
+  /* docs/sla-escrow-abi.md, ABI §5.8: a verdict needs a delivery (docs/sla-escrow-abi.md, protocol §8), and comes no later than expires_at. */
   if (p->delivery_timestamp == 0) return SLA_ERR_DELIVERY_NOT_SUBMITTED;
   if (is_expired(&ctx)) return SLA_ERR_PAYMENT_EXPIRED;
   if (!sbf_equal(delivery_hash, p->delivery_hash, HASH_BYTES)) return SLA_ERR_DELIVERY_HASH_MISMATCH;

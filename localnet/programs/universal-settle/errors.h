@@ -1,7 +1,7 @@
 /*
  * Custom error codes of the UniversalSettle STAND-IN (development and test fixture only).
  *
- * The real program's codes are not public (ABI: "Unknowns"); these are this stand-in's own and the
+ * The real program's codes are not public (docs/universal-settle-abi.md "Not known"); these are this stand-in's own and the
  * facilitator must not depend on them. They start at 6000 so that they never collide with the small
  * codes the SPL Token program returns from a nested CPI. Mirrored in localnet/programs/README.md
  * and test/programs/universal-settle-errors.ts.

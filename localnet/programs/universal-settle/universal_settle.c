@@ -3,7 +3,7 @@
  *
  * DEVELOPMENT AND TEST FIXTURE ONLY. Loaded by the local chain at the devnet program id so that the
  * facilitator's CreateVault and Sweep transactions execute for real. It follows the public ABI
- * (/work/shared/abi/universal-settle.md) where it speaks and documents its own choices where it is
+ * (docs/universal-settle-abi.md) where it speaks and documents its own choices where it is
  * silent (localnet/programs/README.md). It is not the real program and must never be deployed.
  *
  * Instructions:

@@ -2,7 +2,7 @@ import { FacilitatorError } from "../../errors/catalogue";
 import type { AppContext } from "../context";
 
 /**
- * Bearer auth of the operator routes (`/sweep`, `/sweep-cron`, the escrow keeper trigger): spec §5.
+ * Bearer auth of the operator routes (`/sweep`, `/sweep-cron`, the escrow keeper trigger): docs/facilitator-spec.md §5.
  * The token is `SVC_SWEEP_CRON_TOKEN` (a D1 parameter overrides the secret). No token configured → 503, so an
  * unconfigured deployment never runs operator jobs for anyone; a missing or wrong token → 401.
  */

@@ -2,13 +2,13 @@ import { route, type RouteDef } from "../route-def";
 import type { AppContext } from "../context";
 import { runRecorded } from "../../jobs/job-run";
 import { escrowKeeperJob, summarizeKeeper } from "../../jobs/escrow-keeper-job";
-import { runEscrowKeeper } from "../../jobs/escrow-keeper/run-keeper";
-import { maxPaymentsWithinBudget } from "../../jobs/escrow-keeper/budget";
-import { EscrowKeeperBodySchema } from "../../jobs/escrow-keeper/keeper-inputs";
-import { EscrowCloseOperatorBodySchema, EscrowSettleOperatorBodySchema, toPr402KeeperResponse } from "../../jobs/escrow-keeper/pr402-keeper-report";
+import { runEscrowKeeper } from "../../escrow-keeper/run-keeper";
+import { maxPaymentsWithinBudget } from "../../escrow-keeper/budget";
+import { EscrowKeeperBodySchema } from "../../escrow-keeper/keeper-inputs";
+import { EscrowCloseOperatorBodySchema, EscrowSettleOperatorBodySchema, toPr402KeeperResponse } from "../../escrow-keeper/pr402-keeper-report";
 import { KeeperPassResponseSchema } from "../responses/schemas";
 
-/** The escrow keeper behind the operator bearer (spec §4.5): our trigger and pr402's route names for the same pass. */
+/** The escrow keeper behind the operator bearer (docs/facilitator-spec.md §4.5): our trigger and pr402's route names for the same pass. */
 export function escrowKeeperRoutes(): RouteDef[] {
   return [
     route({

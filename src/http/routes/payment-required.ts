@@ -42,6 +42,7 @@ export function paymentRequiredRoutes(): RouteDef[] {
       tag: "Sellers",
       summary: "Faremeter facilitator protocol: enrich the seller's accepts[] (same transform as /payment-required/enrich)",
       body: PaymentRequiredSchema,
+      limit: "read", // the same anonymous chain read as /payment-required/enrich, under the same limit
       handler: async (c, { body }) => c.json(await enrich(c, body)),
     }),
   ];

@@ -15,7 +15,7 @@ import { payerKeyOf } from "../../x402/payer-key";
 import { paymentIdentifierOf } from "../../x402/payment-identifier";
 import { SettleResponseSchema, VerifyResponseSchema } from "../responses/schemas";
 
-/** `/verify` and `/settle` (spec §4.1), answering in the union shape of wire-notes so official x402 clients parse both. */
+/** `/verify` and `/settle` (docs/facilitator-spec.md §4.1), answering in the union shape of docs/wire-notes.md "Verify / settle responses" so official x402 clients parse both. */
 export function paymentRoutes(): RouteDef[] {
   return [
     route({

@@ -1,9 +1,9 @@
 import { route, type RouteDef } from "../route-def";
 import { WalletPathSchema } from "../../sellers/seller-inputs";
-import { getListedProviderEntry, listProviders, ProvidersQuerySchema } from "../../sellers/provider-directory";
+import { getListedProviderEntry, listProviders, ProvidersQuerySchema } from "../../providers/provider-directory";
 import { ProviderSingleResponseSchema, ProvidersPageResponseSchema } from "../responses/schemas";
 
-/** `/providers`: the public provider directory (spec §4.4), verified, opted-in sellers. */
+/** `/providers`: the public provider directory (docs/facilitator-spec.md §4.4), verified, opted-in sellers. */
 export function providerRoutes(): RouteDef[] {
   return [
     route({

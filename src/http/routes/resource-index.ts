@@ -1,10 +1,10 @@
 import type { Hono } from "hono";
 import type { AppEnv } from "../context";
-import { STATIC_ARTIFACT_PATHS } from "../../discovery/static-artifacts";
-import { servedResourceIndex } from "../../directory/resource-index";
+import { STATIC_ARTIFACT_PATHS } from "../../self-description/static-artifacts";
+import { servedResourceIndex } from "../../resources/resource-index";
 import { withReadRateLimit } from "../middleware/rate-limit";
 
-/** `/dist/resource-index.json` (spec §1 rule 4): the probe job's KV snapshot, re-checked against the listing gates. */
+/** `/dist/resource-index.json` (docs/facilitator-spec.md §1 rule 4): the probe job's KV snapshot, re-checked against the listing gates. */
 export function mountResourceIndex(app: Hono<AppEnv>): void {
   app.get(
     STATIC_ARTIFACT_PATHS.resourceIndex,

@@ -1,8 +1,8 @@
 import { route, type RouteDef } from "../route-def";
 import { challengeDomainOf } from "../challenge-domain";
 import { WalletPathSchema } from "../../sellers/seller-inputs";
-import { issueChallenge } from "../../sellers/signed-challenge";
-import { getListedResource, ResourcesQuerySchema, searchResources } from "../../directory/resource-search";
+import { issueChallenge } from "../../wallet-challenges/signed-challenge";
+import { getListedResource, ResourcesQuerySchema, searchResources } from "../../resources/resource-search";
 import {
   OwnerResourcesSchema,
   ResourceChallengeQuerySchema,
@@ -10,12 +10,12 @@ import {
   ResourceIdBodySchema,
   ResourceIdPathSchema,
   ResourceRegisterBodySchema,
-} from "../../directory/resource-inputs";
-import { listOwnedResources, probeOwnedResource, registerResource, retireOwnedResource } from "../../directory/resource-registry";
-import { harvestManifest } from "../../directory/manifest";
+} from "../../resources/resource-inputs";
+import { listOwnedResources, probeOwnedResource, registerResource, retireOwnedResource } from "../../resources/resource-registry";
+import { harvestManifest } from "../../resources/manifest";
 import { ChallengeResponseSchema, ResourceSingleResponseSchema, ResourceSearchResponseSchema } from "../responses/schemas";
 
-/** `/resources`: the public resource directory (spec §4.4), its registry, and each wallet's own list (`/sellers/{wallet}/resources`). */
+/** `/resources`: the public resource directory (docs/facilitator-spec.md §4.4), its registry, and each wallet's own list (`/sellers/{wallet}/resources`). */
 export function resourceRoutes(): RouteDef[] {
   return [
     route({

@@ -6,11 +6,12 @@ import { buildSellerPreview } from "../../sellers/preview";
 import { lookupEscrowRail, lookupExactRail } from "../../sellers/rail-lookup";
 import { resolveSellerAsset } from "../../sellers/seller-asset";
 import { buildSellerProvisioning, ProvisionRequestSchema } from "../../sellers/provision";
-import { issueChallenge } from "../../sellers/signed-challenge";
+import { issueChallenge } from "../../wallet-challenges/signed-challenge";
 import { registerSeller, RegisterBodySchema } from "../../sellers/register";
 import { retireSeller, RetireBodySchema } from "../../sellers/retire";
 import { listSellerPayments, SellerPaymentsBodySchema } from "../../sellers/payment-history";
-import { ChallengeQuerySchema, RailPathSchema, RailQuerySchema, WalletPathSchema } from "../../sellers/seller-inputs";
+import { RailPathSchema, RailQuerySchema, WalletPathSchema } from "../../sellers/seller-inputs";
+import { ChallengeQuerySchema } from "../../wallet-challenges/challenge-inputs";
 import {
   ChallengeResponseSchema,
   ProvisionResponseSchema,
@@ -21,7 +22,7 @@ import {
   SellerRetireResponseSchema,
 } from "../responses/schemas";
 
-/** Seller onboarding (spec §4.3): preview, rail lookup, sovereign activation, wallet challenges. */
+/** Seller onboarding (docs/facilitator-spec.md §4.3): preview, rail lookup, sovereign activation, wallet challenges. */
 export function sellerRoutes(): RouteDef[] {
   return [
     route({

@@ -1,9 +1,9 @@
 import { route, type RouteDef } from "../route-def";
 import type { Config } from "../../config/load-config";
-import { defaultSweepOptions, runSweep, type SweepOptions } from "../../jobs/sweep/run-sweep";
+import { defaultSweepOptions, runSweep, type SweepOptions } from "../../sweep/run-sweep";
 import { runRecorded } from "../../jobs/job-run";
 import { sweepJob, summarizeSweep } from "../../jobs/sweep-job";
-import { SweepBodySchema } from "../../jobs/sweep/sweep-inputs";
+import { SweepBodySchema } from "../../sweep/sweep-inputs";
 import { SweepResponseSchema } from "../responses/schemas";
 
 /** A sweep started by an operator route: a real run is recorded as the job's last run (/health), a dry run is not. */
@@ -12,7 +12,7 @@ function recordedSweep(config: Config, db: D1Database, options: SweepOptions) {
   return options.dryRun ? run() : runRecorded(db, sweepJob.name, options.trigger, run, summarizeSweep);
 }
 
-/** `/sweep`, `/sweep-cron`: the split-vault sweep behind the operator bearer (spec §4.5). */
+/** `/sweep`, `/sweep-cron`: the split-vault sweep behind the operator bearer (docs/facilitator-spec.md §4.5). */
 export function sweepRoutes(): RouteDef[] {
   return [
     route({

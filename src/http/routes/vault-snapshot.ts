@@ -1,6 +1,6 @@
 import { route, type RouteDef } from "../route-def";
-import { VaultSnapshotQuerySchema } from "../../jobs/sweep/sweep-inputs";
-import { buildVaultSnapshot, integerJson } from "../../jobs/sweep/vault-snapshot";
+import { VaultSnapshotQuerySchema } from "../../sweep/sweep-inputs";
+import { buildVaultSnapshot, integerJson } from "../../sweep/vault-snapshot";
 import { VaultSnapshotResponseSchema } from "../responses/schemas";
 
 /** `/vault-snapshot`: a seller's split-vault balances (pr402's route). Public: the balances are on chain anyway. */

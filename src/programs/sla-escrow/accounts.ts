@@ -1,5 +1,5 @@
 /**
- * SLA-Escrow account codecs (ABI: sla-escrow.md, "Account layouts"): 8-byte Steel header (byte 0 =
+ * SLA-Escrow account codecs (docs/sla-escrow-abi.md "Account layouts"): 8-byte Steel header (byte 0 =
  * discriminator) + `repr(C)` body. PaymentExt is opaque in the ABI, so it has no codec.
  *
  * `getXDecoder().decode` throws ProgramDataError on a wrong length or discriminator; `decodeX` returns

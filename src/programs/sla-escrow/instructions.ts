@@ -2,8 +2,8 @@
  * SLA-Escrow instructions, described ONCE as data in `SLA_ESCROW_INSTRUCTIONS`: discriminator, body
  * fields (kit codecs) and the ordered account slots (name = the builder input key, role, or a fixed
  * address) per variant (SOL / SPL), plus the optional tails of ReleasePayment / RefundPayment.
- * Instructions 0–6 follow the normative ABI (miraland-labs/oracles `sla-escrow-onchain-abi/v1` §5,
- * summarised in docs/sla-escrow-abi.md); 7–12 and the extended-payment tail follow pr402's encoders
+ * Instructions 0–6 follow the normative ABI (its §5, summarised in docs/sla-escrow-abi.md "Instructions we
+ * build"); 7–12 and the extended-payment tail follow pr402's encoders
  * (`src/chain/solana_sla_escrow.rs`), the only public source for program v0.5.
  *
  * The table, its codecs and builders follow ../instruction-table.ts, like the other programs' clients.
@@ -161,7 +161,7 @@ const PAYMENT_HEAD = <const S extends string, const SR extends Role, const ER ex
 ) =>
   [[signer, signerRole], ["bank", "r"], ["config", "r"], ["escrow", escrowRole], ["payment", "w"]] as const;
 
-/** ABI §5.2. */
+/** docs/sla-escrow-abi.md, ABI §5.2. */
 const FUND_PAYMENT_ACCOUNTS = {
   sol: [...PAYMENT_HEAD("buyer", "sw", "w"), SOL_MINT, ["solStorage", "w"], SYSTEM],
   spl: [
@@ -179,7 +179,7 @@ const FUND_PAYMENT_V2_ACCOUNTS = {
   spl: [...FUND_PAYMENT_ACCOUNTS.spl, ["paymentExt", "w"]],
 } as const;
 
-/** ABI §5.3: the caller pays the network fee (and the seller's token account when the program creates it). */
+/** docs/sla-escrow-abi.md, ABI §5.3: the caller pays the network fee (and the seller's token account when the program creates it). */
 const RELEASE_PAYMENT_ACCOUNTS = {
   sol: [...PAYMENT_HEAD("caller", "sw", "w"), SOL_MINT, ["solStorage", "w"], ["seller", "w"], SYSTEM],
   spl: [
@@ -193,14 +193,14 @@ const RELEASE_PAYMENT_ACCOUNTS = {
     SYSTEM,
   ],
 } as const;
-/** ABI §5.4. */
+/** docs/sla-escrow-abi.md, ABI §5.4. */
 const REFUND_PAYMENT_ACCOUNTS = {
   sol: [...PAYMENT_HEAD("caller", "sw", "w"), SOL_MINT, ["solStorage", "w"], ["buyer", "w"], SYSTEM],
   spl: [...PAYMENT_HEAD("caller", "sw", "w"), ["mint", "r"], ["escrowAta", "w"], ["buyerAta", "w"], ["tokenProgram", "r"]],
 } as const;
 /**
  * Optional tails of Release/Refund, in this order (pr402's encoders): an extended (state 10) payment's PaymentExt
- * and its rent recipient (the recorded buyer), then the oracle tip accounts (ABI §5.3 / §5.4 optional indices).
+ * and its rent recipient (the recorded buyer), then the oracle tip accounts (docs/sla-escrow-abi.md, ABI §5.3 / §5.4 optional indices).
  */
 const PAYOUT_EXTENDED_TAIL = [["paymentExt", "w"], ["buyer", "w"]] as const;
 const ORACLE_TIP_TAILS = {
@@ -208,7 +208,7 @@ const ORACLE_TIP_TAILS = {
   refund: { sol: [["oracle", "w"]], spl: [["oracleAta", "w"], ["oracle", "w"], ATA_PROGRAM, SYSTEM] },
 } as const;
 
-/** ABI §5.7 (SubmitDelivery) and §5.8 (ConfirmOracle): the signer is not writable; pr402 lists ApproveDelivery alike. */
+/** docs/sla-escrow-abi.md, ABI §5.7 (SubmitDelivery) and §5.8 (ConfirmOracle): the signer is not writable; pr402 lists ApproveDelivery alike. */
 const partyAccounts = <const P extends string, const R extends Role>(party: P, role: R) =>
   ({ only: PAYMENT_HEAD(party, role, "r") }) as const;
 const paymentExtPartyAccounts = <const P extends string>(party: P) =>
@@ -249,11 +249,11 @@ const SLA_ESCROW_INSTRUCTIONS = {
   fundPayment: instructionSpec("FundPayment", I.FUND_PAYMENT, getStructCodec(FUND_PAYMENT_FIELDS), FUND_PAYMENT_ACCOUNTS),
   releasePayment: instructionSpec("ReleasePayment", I.RELEASE_PAYMENT, getUnitCodec(), RELEASE_PAYMENT_ACCOUNTS),
   refundPayment: instructionSpec("RefundPayment", I.REFUND_PAYMENT, getUnitCodec(), REFUND_PAYMENT_ACCOUNTS),
-  /** ABI §5.5. */
+  /** docs/sla-escrow-abi.md, ABI §5.5. */
   closePayment: instructionSpec("ClosePayment", I.CLOSE_PAYMENT, getUnitCodec(), {
     only: [["caller", "s"], ["buyer", "w"], ["bank", "r"], ["config", "r"], ["escrow", "w"], ["payment", "w"], SYSTEM],
   }),
-  /** ABI §5.6. */
+  /** docs/sla-escrow-abi.md, ABI §5.6. */
   extendPaymentTtl: instructionSpec("ExtendPaymentTTL", I.EXTEND_PAYMENT_TTL, getStructCodec([["additionalSeconds", getI64Codec()]]), {
     only: [...PAYMENT_HEAD("buyer", "s", "r"), SYSTEM, RENT_SYSVAR],
   }),
@@ -365,7 +365,7 @@ interface PayoutTailsInput {
   extended?: { paymentExt: Address; buyer: Address };
   /**
    * The oracle's tip accounts: required when Payment.oracle_fee_bps > 0 and a verdict exists (resolution_state ≠ 0),
-   * ABI §5.3 / §5.4. `oracleAta` (SPL only): ATA(oracle, mint, token program).
+   * docs/sla-escrow-abi.md, ABI §5.3 / §5.4. `oracleAta` (SPL only): ATA(oracle, mint, token program).
    */
   oracleTip?: { oracle: Address; oracleAta?: Address };
 }
@@ -423,12 +423,12 @@ function payout(key: "releasePayment" | "refundPayment", input: ReleasePaymentIn
   return build(key, input.kind, merged, undefined, accountMetas(payoutTail(input, key === "releasePayment" ? "release" : "refund"), merged));
 }
 
-/** Pays the escrowed amount, less the escrow fee and any oracle tip, to Payment.seller (ABI §5.3). */
+/** Pays the escrowed amount, less the escrow fee and any oracle tip, to Payment.seller (docs/sla-escrow-abi.md, ABI §5.3). */
 export function getReleasePaymentInstruction(input: ReleasePaymentInstructionInput): ProgramInstruction {
   return payout("releasePayment", input);
 }
 
-/** Returns the escrowed amount, less any oracle tip, to Payment.buyer (ABI §5.4). */
+/** Returns the escrowed amount, less any oracle tip, to Payment.buyer (docs/sla-escrow-abi.md, ABI §5.4). */
 export function getRefundPaymentInstruction(input: RefundPaymentInstructionInput): ProgramInstruction {
   return payout("refundPayment", input);
 }
@@ -438,7 +438,7 @@ interface ClosePaymentInstructionInput extends PaymentAccountsInput {
   /** Payment.buyer: receives the Payment account's rent. */
   buyer: Address;
 }
-/** Closes a settled Payment once its closed_at passed (ABI §5.5). */
+/** Closes a settled Payment once its closed_at passed (docs/sla-escrow-abi.md, ABI §5.5). */
 export function getClosePaymentInstruction(input: ClosePaymentInstructionInput): ProgramInstruction {
   return build("closePayment", "only", input, undefined);
 }

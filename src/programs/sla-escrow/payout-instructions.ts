@@ -1,7 +1,7 @@
 /**
  * Release / Refund / Close of one decoded Payment, with exactly the accounts the program wants for that payment:
  * the fixed list of its kind (SOL or SPL), the PaymentExt tail of an extended payment (state 10), and the oracle's
- * tip accounts when a tip is due (docs/sla-escrow-abi.md, "Payouts"). Every address is derived from the Payment
+ * tip accounts when a tip is due (docs/sla-escrow-abi.md "Instructions we build", optional tails). Every address is derived from the Payment
  * account itself, never from a caller, since the program pays only the recorded seller, buyer and oracle.
  */
 import type { Address } from "@solana/kit";
@@ -11,7 +11,7 @@ import { PAYMENT_STATE, RESOLUTION_STATE, type Payment } from "./accounts";
 import { getClosePaymentInstruction, getRefundPaymentInstruction, getReleasePaymentInstruction } from "./instructions";
 import { NATIVE_SOL_ESCROW_MINT, findBankPda, findEscrowConfigPda, findEscrowPda, findEscrowSolStoragePda, findPaymentExtPda } from "./pda";
 
-/** ABI §5.3 / §5.4: the tip accounts are required iff oracle_fee_bps > 0 and a verdict was recorded. */
+/** docs/sla-escrow-abi.md, ABI §5.3 / §5.4: the tip accounts are required iff oracle_fee_bps > 0 and a verdict was recorded. */
 export function isOracleTipDue(payment: Payment): boolean {
   return payment.oracleFeeBps > 0 && payment.resolutionState !== RESOLUTION_STATE.PENDING;
 }
@@ -74,7 +74,7 @@ export async function buildPayoutInstruction(kind: "release" | "refund", facts: 
   return { instruction, paysIntoTokenAccounts: oracleAta === undefined ? [recipientAta] : [recipientAta, oracleAta] };
 }
 
-/** ClosePayment of a settled payment: its rent goes back to the recorded buyer (ABI §5.5). */
+/** ClosePayment of a settled payment: its rent goes back to the recorded buyer (docs/sla-escrow-abi.md, ABI §5.5). */
 export async function buildClosePaymentInstruction(facts: Omit<PayoutFacts, "tokenProgram">): Promise<ProgramInstruction> {
   const { programId, payment } = facts;
   const [[bank], [config]] = await Promise.all([findBankPda(programId), findEscrowConfigPda(programId)]);

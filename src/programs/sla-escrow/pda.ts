@@ -1,5 +1,5 @@
 /**
- * SLA-Escrow PDAs (ABI: sla-escrow.md, "PDAs"). Every function returns kit's `ProgramDerivedAddress`
+ * SLA-Escrow PDAs (docs/sla-escrow-abi.md "PDAs"). Every function returns kit's `ProgramDerivedAddress`
  * tuple `[address, bump]`, like UniversalSettle's pda.ts. The program id is always a parameter.
  */
 import { getAddressEncoder, type Address, type ProgramDerivedAddress, type ReadonlyUint8Array } from "@solana/kit";

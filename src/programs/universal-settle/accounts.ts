@@ -1,5 +1,5 @@
 /**
- * UniversalSettle account codecs (ABI: universal-settle.md, "Account layouts"). On chain each account
+ * UniversalSettle account codecs (docs/universal-settle-abi.md "Account layouts"). On chain each account
  * is the 8-byte Steel header (byte 0 = discriminator) followed by the `repr(C)` body. Encoders exist
  * for tests and the local stand-in program; the facilitator only decodes.
  *

@@ -1,5 +1,5 @@
 /**
- * UniversalSettle instructions used by the facilitator (docs/universal-settle-abi.md, "Instructions"),
+ * UniversalSettle instructions used by the facilitator (docs/universal-settle-abi.md "Instructions"),
  * described ONCE as data in `UNIVERSAL_SETTLE_INSTRUCTIONS` (discriminator, body fields, account slots
  * per variant); the data encoding and the kit Instruction builders are derived by ../instruction-table.ts,
  * like the other programs' clients. Builders are synchronous and take every address explicitly; derive

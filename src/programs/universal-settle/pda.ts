@@ -1,5 +1,5 @@
 /**
- * UniversalSettle PDAs (ABI: universal-settle.md, "PDAs"). Every function returns kit's
+ * UniversalSettle PDAs (docs/universal-settle-abi.md "PDAs"). Every function returns kit's
  * `ProgramDerivedAddress` tuple `[address, bump]`, the same convention as SLA-Escrow's pda.ts and
  * `@solana-program/token`'s `findAssociatedTokenPda`. The program id is always a parameter.
  */

@@ -13,7 +13,7 @@ import { MEMO_PROGRAM_ADDRESS } from "../../solana/token-programs";
 
 /**
  * The unsigned `exact` payment transaction, as a pure function of its inputs (no I/O), in exactly the shape
- * the verifier accepts (ABI universal-settle.md, "The exact payment transaction"):
+ * the verifier accepts (docs/universal-settle-abi.md "The exact payment transaction"):
  *
  *   fee payer = facilitator (account 0, signature left empty), buyer = second signer,
  *   [SetComputeUnitLimit, SetComputeUnitPrice, transfer, Memo(random hex nonce)], v0, no lookup tables.

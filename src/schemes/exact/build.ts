@@ -19,7 +19,7 @@ import { verifyBodyTemplate, type VerifyBodyTemplate } from "../../x402/verify-b
 import { checkSolSource, checkTokenSource, formatUnits } from "./source-funds";
 
 /**
- * `POST /build-exact-payment-tx` (spec §4.2, §2.4): an unsigned `exact` payment for the buyer to sign, with the
+ * `POST /build-exact-payment-tx` (docs/facilitator-spec.md §4.2, §2.4): an unsigned `exact` payment for the buyer to sign, with the
  * verify/settle body already filled in around it. Chain access is one batched account read (mint + buyer
  * source account, or the buyer wallet for SOL) running in parallel with one getLatestBlockhash.
  */

@@ -14,7 +14,7 @@ import { exactRail } from "./rail";
 
 /**
  * `POST /payment-required/enrich` for the `exact` rail: turns a seller's naive 402 body into one a buyer can
- * pay through this facilitator (spec §1 "402 publishing", §4.3). A read-only JSON transform: it reads the
+ * pay through this facilitator (docs/facilitator-spec.md §1 "402 publishing", §4.3). A read-only JSON transform: it reads the
  * chain only to quote the seller's fee tier, and writes nothing.
  *
  * Per `accepts[i]` line:
@@ -37,7 +37,7 @@ export type PaymentRequiredBody = v.InferOutput<typeof PaymentRequiredSchema>;
 
 type JsonObject = Record<string, unknown>;
 
-/** Keys of `extra` this facilitator owns on an enriched line (wire-notes: exact `extra`). */
+/** Keys of `extra` this facilitator owns on an enriched line (docs/wire-notes.md "Discovery shapes": exact `extra`). */
 const OWNED_EXTRA_KEYS = [
   "feePayer",
   "programId",
@@ -171,7 +171,7 @@ async function ownedExtra(config: Config): Promise<{ extra: Record<string, unkno
   return { extra, sovereignFeeBps };
 }
 
-/** Spec §4.3: with an allowlist configured, an `exact` line for an unlisted asset is logged, never refused here. */
+/** docs/facilitator-spec.md §4.3: with an allowlist configured, an `exact` line for an unlisted asset is logged, never refused here. */
 function warnIfAssetNotAllowed(config: Config, line: JsonObject, index: number, correlationId?: string): void {
   const message = assetNotAllowedMessage(config, String(line.asset));
   if (message !== null) log("warn", "enrich_asset_not_allowed", { correlationId, index, asset: line.asset, message });

@@ -1,7 +1,7 @@
 import type { Config } from "../../config/load-config";
 import { getUniversalSettleFacts } from "./program-facts";
 
-/** Used only while the on-chain Config cannot be read: the program's documented minimum fees (spec §8). */
+/** Used only while the on-chain Config cannot be read: the program's documented minimum fees (docs/facilitator-spec.md §8). */
 const FALLBACK_MIN_FEE_RAW = 10_000n; // 1 cent of a 6-decimal stablecoin
 const FALLBACK_MIN_FEE_LAMPORTS = 100_000n;
 

@@ -14,7 +14,7 @@ export interface UniversalSettleFacts {
   onChainConfig: UniversalSettleConfig | null;
 }
 
-/** Documented defaults (spec §8) for when the Config account cannot be read. */
+/** Documented defaults (docs/facilitator-spec.md §8) for when the Config account cannot be read. */
 export const DEFAULT_FEE_BPS = 100;
 export const DEFAULT_SOVEREIGN_FEE_BPS = 90;
 

@@ -18,12 +18,12 @@ import type { VerifiedExactPayment } from "./verify";
 const WAIT_FOR_OTHER_PROVISIONER_MS = 10_000;
 /** A claim whose holder vanished before spending anything may be taken again after this long. */
 const JIT_CLAIM_TTL_MS = 120_000;
-/** Used only while the on-chain Config cannot be read: the documented recovery targets (spec §3.2). */
+/** Used only while the on-chain Config cannot be read: the documented recovery targets (docs/facilitator-spec.md §3.2). */
 const FALLBACK_RECOVERY_TARGET_RAW = 1_000_000n;
 const FALLBACK_RECOVERY_TARGET_LAMPORTS = 10_000_000n;
 
 /**
- * Just-in-time provisioning (spec §3.1 row 3, §3.2): when a fully verified payment targets a vault (or vault
+ * Just-in-time provisioning (docs/facilitator-spec.md §3.1 row 3, §3.2): when a fully verified payment targets a vault (or vault
  * token account) that does not exist yet, the facilitator creates it in a transaction of its own, paying the
  * rent; the program recovers that cost from the seller's revenue at sweep time. The facilitator fronts a vault
  * only when it is worth it and can work:

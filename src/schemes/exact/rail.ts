@@ -7,7 +7,7 @@ import { settleExactPayment } from "./settle";
 const FALLBACK_MIN_FEE_RAW = 10_000n;
 const FALLBACK_MIN_FEE_LAMPORTS = 100_000n;
 
-/** The `exact` rail as discovery advertises it (wire-notes: exact `extra`, numbers as decimal strings). */
+/** The `exact` rail as discovery advertises it (docs/wire-notes.md "Discovery shapes": exact `extra`, numbers as decimal strings). */
 export const exactRail = {
   scheme: "exact",
   verify: verifyExactPayment,

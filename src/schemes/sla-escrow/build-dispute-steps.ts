@@ -19,7 +19,7 @@ import { wholeNumber } from "./build-payment-v2";
 import { feeNote, Hash32Hex, hexBytes, loadPayment, partyTransaction, PaymentUidHex, type PartyBuildResponse } from "./build-party-tx";
 
 /**
- * The two-party and adjudicator steps of a FundPaymentV2 payment (spec §4.2, wire-notes "Builders"):
+ * The two-party and adjudicator steps of a FundPaymentV2 payment (docs/facilitator-spec.md §4.2, docs/wire-notes.md "Builders"):
  * `/build-sla-escrow-mutual-action-tx` (Propose 9 / Accept 10, the buyer or the seller) and
  * `/build-sla-escrow-resolve-split-tx` (ResolveWithSplit 12, the adjudicator). Same shape as the party builders:
  * one batched read next to getLatestBlockhash, refusals before the signer pays a fee to learn them.

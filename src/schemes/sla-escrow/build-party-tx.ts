@@ -16,7 +16,7 @@ import { Base58Address } from "../../x402/schemas";
 import { BLOCKHASH_LIFETIME_SECONDS, getLatestBlockhash } from "../../solana/blockhash";
 
 /**
- * Lifecycle builders for one party of a funded SLA-Escrow payment (spec §4.2, wire-notes "Builders"):
+ * Lifecycle builders for one party of a funded SLA-Escrow payment (docs/facilitator-spec.md §4.2, docs/wire-notes.md "Builders"):
  * `/build-sla-escrow-submit-delivery-tx` (the seller), `/build-sla-escrow-approve-tx` and
  * `/build-sla-escrow-dispute-tx` (the buyer).
  * The transaction is signed only by that party, who is also the fee payer unless `feePayer` names another wallet.

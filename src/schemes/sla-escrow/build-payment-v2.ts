@@ -15,9 +15,9 @@ import { getSlaEscrowFacts } from "./escrow-facts";
 import { checkFundingLimits, isEscrowConfigured, notConfiguredMessage, type FundingTerms, type FundingViolation } from "./escrow-terms";
 
 /**
- * `POST /build-sla-escrow-payment-v2-tx` (spec §4.2): an unsigned FundPaymentV2 (instruction 8) that also creates the
+ * `POST /build-sla-escrow-payment-v2-tx` (docs/facilitator-spec.md §4.2): an unsigned FundPaymentV2 (instruction 8) that also creates the
  * payment's PaymentExt (adjudicator, arbitration window, mutual actions). The body names the terms directly
- * (wire-notes "Builders"), not an `accepts[]` line. Signed by the buyer, who pays the fee unless `feePayer` names
+ * (docs/wire-notes.md "Builders"), not an `accepts[]` line. Signed by the buyer, who pays the fee unless `feePayer` names
  * another wallet. Chain access: the cached escrow facts, then one batched read (Payment PDA, mint) next to
  * getLatestBlockhash. Whatever the program or this facilitator's escrow would refuse is a 400 first: the escrow's
  * limits are escrow-terms.ts's `checkFundingLimits`, the same rules an `accepts[]` line is held to.

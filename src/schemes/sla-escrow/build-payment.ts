@@ -18,15 +18,15 @@ import { BLOCKHASH_LIFETIME_SECONDS, getLatestBlockhash } from "../../solana/blo
 import { checkEscrowTerms } from "./escrow-terms";
 
 /**
- * `POST /build-sla-escrow-payment-tx` (spec §4.2 rules 1-6, §2.4): an unsigned FundPayment for the buyer.
+ * `POST /build-sla-escrow-payment-tx` (docs/facilitator-spec.md §4.2 rules 1-6, §2.4): an unsigned FundPayment for the buyer.
  * By default the buyer is the fee payer and the only signer. With `facilitatorPaysTransactionFees` (only when the
  * operator switch allows it) the facilitator is fee payer and co-signs at settle, like the exact rail.
  * Chain access: the cached escrow facts, then one batched read (mint, Payment PDA) next to getLatestBlockhash.
  */
 
-/** FundPayment measured at ~25k CU on the stand-in; the verifier's ceiling for sponsored funding is 80k (ABI). */
+/** FundPayment measured at ~25k CU on the stand-in; the verifier's ceiling for sponsored funding is 80k (docs/sla-escrow-abi.md "Verification"). */
 export const ESCROW_FUND_COMPUTE_UNIT_LIMIT = 80_000;
-/** A plain SPL Token or Token-2022 mint account without extensions (spec §4.2 rule 5). */
+/** A plain SPL Token or Token-2022 mint account without extensions (docs/facilitator-spec.md §4.2 rule 5). */
 const PLAIN_MINT_ACCOUNT_SIZE = 82;
 
 export const Hash32Hex = v.pipe(v.string("must be a string"), v.regex(/^[0-9a-fA-F]{64}$/, "must be 64 hex characters (32 bytes)"));

@@ -9,7 +9,7 @@ import { decodePayment, PAYMENT_STATE } from "../../programs/sla-escrow/accounts
 import { buildPayoutInstruction } from "../../programs/sla-escrow/payout-instructions";
 import { parsePaymentUidHex } from "../../programs/sla-escrow/payment-uid";
 import { findBankPda, findPaymentPda } from "../../programs/sla-escrow/pda";
-import { decidePayout } from "../../jobs/escrow-keeper/decide";
+import { decidePayout } from "../../programs/sla-escrow/payout-decision";
 import { Base58Address } from "../../x402/schemas";
 import { BLOCKHASH_LIFETIME_SECONDS, getLatestBlockhash } from "../../solana/blockhash";
 import { PaymentUidHex } from "./build-party-tx";

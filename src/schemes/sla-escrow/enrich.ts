@@ -11,7 +11,7 @@ type PaymentRequiredBody = v.InferOutput<typeof PaymentRequiredSchema>;
 type JsonObject = Record<string, unknown>;
 
 /**
- * The enrich transform for `sla-escrow` lines of this network (spec §2.1, §4.3): `payTo` becomes the Escrow PDA of
+ * The enrich transform for `sla-escrow` lines of this network (docs/facilitator-spec.md §2.1, §4.3): `payTo` becomes the Escrow PDA of
  * (asset, bank) and `extra` gains this facilitator's keys, with the seller's own keys kept and the seller named in
  * `merchantWallet` (a given `beneficiary` stays). A seller wallet never becomes the payTo: money for an escrow line
  * goes to the escrow, and FundPayment names the seller. Lines already paying the Escrow PDA are returned as given.

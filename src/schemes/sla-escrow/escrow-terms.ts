@@ -8,7 +8,7 @@ import type { Bank, Escrow, EscrowConfig } from "../../programs/sla-escrow/accou
 import { getSlaEscrowFacts, type SlaEscrowFacts } from "./escrow-facts";
 
 /**
- * The terms of an `sla-escrow` line (spec §2.1, ABI "Verification"), checked before any transaction is read:
+ * The terms of an `sla-escrow` line (docs/facilitator-spec.md §2.1, docs/sla-escrow-abi.md "Verification"), checked before any transaction is read:
  * the builder refuses a line that breaks them, and verify refuses a payment made against one.
  */
 export interface EscrowTerms {

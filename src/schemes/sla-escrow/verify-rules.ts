@@ -12,7 +12,7 @@ import {
 } from "../../programs/sla-escrow/instructions";
 
 /**
- * The fee-payer policy of the `sla-escrow` rail as pure rules over a decoded transaction (ABI "Verification"):
+ * The fee-payer policy of the `sla-escrow` rail as pure rules over a decoded transaction (docs/sla-escrow-abi.md "Verification"):
  * ComputeBudget instructions (before or after) and exactly one FundPayment; a buyer-paid funding may also hold
  * pr402's set-up steps before it (funding-preparation.ts). The buyer pays the fee alone, or (sponsorship) the
  * facilitator is fee payer at index 0 and appears nowhere else.

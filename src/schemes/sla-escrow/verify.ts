@@ -29,11 +29,11 @@ export interface VerifiedEscrowPayment {
   paymentPda: Address;
 }
 
-/** Size of a plain SPL Token / Token-2022 mint account (spec §4.2 rule 5). */
+/** Size of a plain SPL Token / Token-2022 mint account (docs/facilitator-spec.md §4.2 rule 5). */
 const PLAIN_MINT_ACCOUNT_SIZE = 82;
 
 /**
- * Verifies an `sla-escrow` payment (spec §2.1, ABI "Verification"): the line's terms, the transaction's shape, the
+ * Verifies an `sla-escrow` payment (docs/facilitator-spec.md §2.1, docs/sla-escrow-abi.md "Verification"): the line's terms, the transaction's shape, the
  * FundPayment's fields and accounts against what our builder would produce, signatures, then one batched chain read,
  * and (verify only) a simulation in parallel; the ledger is read only when the chain refuses (explainChainRefusal), and
  * for a sponsored funding, in parallel too, to count its payer's failed sponsored fundings (sponsorshipRefusal).

@@ -239,7 +239,7 @@ describe("FundPaymentV2 (8)", () => {
 });
 
 /*
- * ReleasePayment / RefundPayment: the ABI's tables (§5.3, §5.4), index by index, for every path: SOL and SPL, with
+ * ReleasePayment / RefundPayment: the ABI's tables (docs/sla-escrow-abi.md, ABI §5.3 / §5.4), index by index, for every path: SOL and SPL, with
  * and without the oracle tip accounts, and with the extended-payment tail (pr402: PaymentExt and buyer, before the
  * tip accounts). Each row is [address, role] in ABI order.
  */

@@ -16,7 +16,7 @@ import {
 import { ProgramDataError } from "../../../src/programs/program-data-error";
 import { addressFromBytes, bytes, seq32, zeros } from "./byte-vectors";
 
-// Hand-built from universal-settle.md: offsets below are absolute (header 8 + body offset).
+// Hand-built from docs/universal-settle-abi.md: offsets below are absolute (header 8 + body offset).
 const splitVault: SplitVault = {
   seller: addressFromBytes(seq32(1)),
   solRecoveredLamports: 0x0102030405060708n,

@@ -1,0 +1,10 @@
+import type { ScheduledJob } from "./scheduled";
+import { spentNothing } from "./job-run";
+import { mergeSearchIndex } from "../resources/search-index-merge";
+
+/** The Cron Trigger's bounded FTS merge (../resources/search-index-merge.ts). */
+export const searchIndexMergeJob: ScheduledJob<{ changes: number }> = {
+  name: "search-index-merge",
+  run: (_config, env) => mergeSearchIndex(env.DB),
+  summarize: ({ changes }) => spentNothing(`${changes} changes`),
+};
