@@ -6,7 +6,8 @@
  *
  * Measured: /verify throughput at c = 1, 8, 32 and p99 at c = 32 (every call a distinct payment, rounds alternate the
  * side that goes first, medians reported), /settle median of sequential settles, and the chain's own
- * simulateTransaction ceiling (the upper bound of any facilitator that simulates each payment).
+ * simulateTransaction ceiling (the upper bound of any facilitator that simulates each payment). Then the `upto` rail on
+ * both sides: deposit /verify, deposit and claim /settle (bench/upto-bench.ts).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
@@ -30,6 +31,7 @@ import { fmt, formatTable, mean, median, percentile, runPhase, type PhaseResult 
 import { postJsonText } from "./http-client";
 import { cpuMsOf, workerdChildrenOf } from "./process-cpu";
 import { formatTimeline, settleTimeline, type ChainRequest, type SettleTimeline } from "./settle-timeline";
+import { runUptoBench, type UptoBenchOptions, type UptoBenchResult } from "./upto-bench";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const DEVNET = CLUSTERS.devnet.network as Network;
@@ -50,6 +52,8 @@ export interface BenchOptions {
   buyersPerSide: number;
   /** Verifies per side before anything is measured. */
   warmupVerifies: number;
+  /** The upto rail's phases (deposit verify, deposit and claim settle). */
+  upto: UptoBenchOptions;
   log?: (line: string) => void;
 }
 
@@ -60,6 +64,7 @@ export const DEFAULT_OPTIONS: BenchOptions = {
   simulations: 400,
   buyersPerSide: 8,
   warmupVerifies: 400,
+  upto: { verifies: 200, settles: 20, warmup: 50 },
 };
 
 export type SideName = "ours" | "reference";
@@ -87,6 +92,8 @@ export interface BenchResult {
   spread: string;
   /** Where a sequential settle's time goes, per side (bench/settle-timeline.ts). */
   settleTimelines: Record<SideName, SettleTimeline | null>;
+  /** The upto rail, both sides (its own table). */
+  upto: UptoBenchResult;
 }
 
 const CONCURRENCY = { c1: 1, c8: 8, c32: 32 } as const;
@@ -137,7 +144,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
   try {
     const chain = (await startChild("bench/chain-process.ts", {}, cleanups)).url;
     log(`local chain (own process): ${chain}`);
-    const { api, reference, refFeePayer } = await startFacilitators(chain, cleanups);
+    const { api, reference, refFeePayer, ourFeePayer } = await startFacilitators(chain, cleanups);
     const ourPids = workerdChildrenOf(process.pid);
     log(`ours: the Worker as npm start serves it (its production bundle in workerd through Miniflare, local D1), ${api}`);
     log(`reference: @x402/core + @x402/svm in one Node process, ${reference.url}`);
@@ -191,12 +198,21 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
       results[party.name].settle = phase;
       settleTimelines[party.name] = settleTimeline(phase.callSpansMs, await chainRequestLog(party.chain, phase.callSpansMs[0]![0]));
     }
+    const upto = await runUptoBench(
+      chain,
+      [
+        { name: "ours", api, feePayer: ourFeePayer.address, buyers: await fundedBuyers(chain, options.buyersPerSide) },
+        { name: "reference", api: reference.url, feePayer: refFeePayer.address, buyers: await fundedBuyers(chain, options.buyersPerSide) },
+      ],
+      options.upto,
+      log,
+    );
     log(`chain ceiling: ${options.simulations} simulateTransaction calls at c=8`);
     const toSimulate = await parties[0]!.makePayments(options.simulations);
     const simulateCeiling = await runPhase(toSimulate, 8, (p) => simulate(chain, p));
     mustSucceed("simulateTransaction ceiling", simulateCeiling);
 
-    return { ours: results.ours, reference: results.reference, simulateCeiling, settleTimelines, ...report(results.ours, results.reference, simulateCeiling) };
+    return { ours: results.ours, reference: results.reference, simulateCeiling, settleTimelines, upto, ...report(results.ours, results.reference, simulateCeiling) };
   } finally {
     for (const step of cleanups.reverse()) await step().catch(() => {});
   }
@@ -268,9 +284,13 @@ async function simulate(chain: string, payment: PaymentPayload): Promise<string 
   return result.value.err === null ? null : `simulation error ${JSON.stringify(result.value.err)}`;
 }
 
-/** Distinct payments by the official client, round-robin over the buyers (each carries a random memo nonce). */
-export function paymentFactory(chain: string, buyers: KeyPairSigner[], requirements: PaymentRequirements) {
-  const schemes = buyers.map((buyer) => new ExactSvmClientScheme(buyer, { rpcUrl: chain }));
+/** A buyer's official client scheme (exact by default; the upto bench passes its own). */
+export type ClientSchemeOf = (buyer: KeyPairSigner, chain: string) => { createPaymentPayload(x402Version: number, requirements: PaymentRequirements): Promise<{ payload: Record<string, unknown> }> };
+const exactClientScheme: ClientSchemeOf = (buyer, chain) => new ExactSvmClientScheme(buyer, { rpcUrl: chain });
+
+/** Distinct payments by the official client, round-robin over the buyers (each carries a random memo nonce, or opens its own channel). */
+export function paymentFactory(chain: string, buyers: KeyPairSigner[], requirements: PaymentRequirements, schemeOf: ClientSchemeOf = exactClientScheme, resource = RESOURCE) {
+  const schemes = buyers.map((buyer) => schemeOf(buyer, chain));
   return async (count: number): Promise<PaymentPayload[]> => {
     const payments: PaymentPayload[] = new Array(count);
     const built = await runPhase(
@@ -278,7 +298,7 @@ export function paymentFactory(chain: string, buyers: KeyPairSigner[], requireme
       16,
       async (i) => {
         const partial = await schemes[i % schemes.length]!.createPaymentPayload(2, requirements);
-        payments[i] = { x402Version: 2, resource: RESOURCE, accepted: requirements, payload: partial.payload };
+        payments[i] = { x402Version: 2, resource, accepted: requirements, payload: partial.payload };
         return null;
       },
     );
@@ -343,7 +363,7 @@ export async function startFacilitators(chain: string, cleanups: (() => Promise<
   const worker = await startWorker({ rpcUrl: chain, feePayerSecretKeyBase58: ourFeePayer.secretKeyBase58, vars: BENCH_VARS });
   cleanups.push(worker.stop);
   const reference = await startChild("bench/reference-server.ts", { REF_RPC_URL: chain, REF_FEE_PAYER_SECRET_KEY: refFeePayer.secretKeyBase58 }, cleanups);
-  return { api: `${worker.url}/api/v1/facilitator`, reference, refFeePayer };
+  return { api: `${worker.url}/api/v1/facilitator`, reference, refFeePayer, ourFeePayer };
 }
 
 /** A bench helper in its own Node process (tsx) that prints {"url"} once ready; stopped by the cleanups. */

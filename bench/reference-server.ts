@@ -1,7 +1,8 @@
 /**
- * The official x402 reference facilitator for the benchmark: @x402/core x402Facilitator + @x402/svm ExactSvmScheme
- * (facilitator side) in one Node process, behind a minimal node:http server with the same /verify and /settle body
- * as ours ({x402Version, paymentPayload, paymentRequirements}). Both sides are then measured the same way: over
+ * The official x402 reference facilitator for the benchmark: @x402/core x402Facilitator + @x402/svm ExactSvmScheme and
+ * UptoSvmScheme (facilitator side) in one Node process, behind a minimal node:http server with the same /verify and
+ * /settle body as ours ({x402Version, paymentPayload, paymentRequirements}) and GET /supported (what the official seller
+ * middleware reads at start, so the upto e2e can run against it too). Both sides are then measured the same way: over
  * HTTP on loopback, each in its own process.
  *
  * Environment: REF_RPC_URL (the chain), REF_FEE_PAYER_SECRET_KEY (64-byte keypair, base58). Prints one JSON line
@@ -15,6 +16,7 @@ import { x402Facilitator } from "@x402/core/facilitator";
 import type { Network, PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { toFacilitatorSvmSigner } from "@x402/svm";
 import { ExactSvmScheme } from "@x402/svm/exact/facilitator";
+import { UptoSvmScheme } from "@x402/svm/upto/facilitator";
 import { CLUSTERS } from "../src/config/networks";
 
 const rpcUrl = process.env.REF_RPC_URL;
@@ -22,7 +24,9 @@ const secret = process.env.REF_FEE_PAYER_SECRET_KEY;
 if (!rpcUrl || !secret) throw new Error("REF_RPC_URL and REF_FEE_PAYER_SECRET_KEY are required");
 
 const signer = toFacilitatorSvmSigner(await createKeyPairSignerFromBytes(base58.decode(secret)), { defaultRpcUrl: rpcUrl });
-const facilitator = new x402Facilitator().register(CLUSTERS.devnet.network as Network, new ExactSvmScheme(signer));
+const facilitator = new x402Facilitator()
+  .register(CLUSTERS.devnet.network as Network, new ExactSvmScheme(signer))
+  .register(CLUSTERS.devnet.network as Network, new UptoSvmScheme(signer));
 
 async function readJson(request: IncomingMessage): Promise<{ paymentPayload: PaymentPayload; paymentRequirements: PaymentRequirements }> {
   const chunks: Buffer[] = [];
@@ -31,6 +35,10 @@ async function readJson(request: IncomingMessage): Promise<{ paymentPayload: Pay
 }
 
 const server = createServer((request, response) => {
+  if (request.method === "GET" && request.url === "/supported") {
+    response.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify(facilitator.getSupported()));
+    return;
+  }
   const kind = request.url === "/verify" ? "verify" : request.url === "/settle" ? "settle" : null;
   if (request.method !== "POST" || kind === null) {
     response.writeHead(404).end();

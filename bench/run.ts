@@ -65,6 +65,7 @@ function runLocalSpeedBench(): void {
   runBench({ ...DEFAULT_OPTIONS, log: (line) => console.log(`bench: ${line}`) })
     .then((result) => {
       console.log(`\n${result.table}\n`);
+      console.log(`${result.upto.table}\n`);
       console.log(`per-round /verify req/s (spread): ${result.spread}`);
       console.log(`where a sequential /settle's time goes (median ms; "facilitator" = everything outside the chain's service time, loopback hops included):`);
       console.log(describeSettleTimelines(result.settleTimelines));

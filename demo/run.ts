@@ -13,6 +13,8 @@
  * 4. the seller settles through the facilitator and returns the resource with PAYMENT-RESPONSE;
  * 5. the operator sweeps (POST /sweep): the seller's USDC account receives the price minus the fee.
  * With `--escrow` it runs the sla-escrow rail instead (demo/escrow.ts): fund → deliver → approve → released by the keeper.
+ * With `--upto` it runs the usage-based rail (demo/upto.ts): the official upto seller and buyer, deposit → claim of what
+ * was used → the rest back, then a cancelled payment.
  * Exit code 0 on success, 1 with a message otherwise.
  */
 import { generateKeyPairSigner } from "@solana/kit";
@@ -24,6 +26,7 @@ import { chainRpc, fundFromFaucet, RpcCallError, signatureStatus, tokenAccountBa
 import { createOwnTokenAccount, sweepSeller } from "./sweep-step";
 import { activateSellerVault } from "./activate-seller";
 import { runEscrowDemo } from "./escrow";
+import { runUptoDemo } from "./upto";
 
 const API_PATH = "/api/v1/facilitator";
 const PRICE_RAW = "250000"; // 0.25 USDC
@@ -57,6 +60,11 @@ async function main(): Promise<void> {
   console.log(`solana rpc    ${rpcUrl}`);
   if (process.argv.includes("--escrow")) {
     await runEscrowDemo({ facilitatorApi, rpcUrl, network, usdcMint: cluster.usdcMint, log: (line) => console.log(line) });
+    console.log("demo: OK");
+    return;
+  }
+  if (process.argv.includes("--upto")) {
+    await runUptoDemo({ facilitatorApi, rpcUrl, network, usdcMint: cluster.usdcMint, log: (line) => console.log(line) });
     console.log("demo: OK");
     return;
   }

@@ -9,29 +9,30 @@ import { vaultOf } from "../schemes/exact/vault-addresses";
 import { getSlaEscrowFacts } from "../schemes/sla-escrow/escrow-facts";
 import { resolveSellerAsset, SellerAssetInput } from "../sellers/seller-asset";
 import { Base58Address, U64String } from "../x402/schemas";
+import { quoteUpto } from "./upto-fee-quote";
 
 /**
  * `GET /fee-quote?wallet&asset&amount&scheme`: what a payment of `amount` costs the seller and what it nets, from the
- * on-chain Config (exact) or the mint's Escrow (sla-escrow) and the seller's tier. Arithmetic as the programs do it:
+ * on-chain Config (exact), the mint's Escrow (sla-escrow) or the payment-channels split (upto) and the seller's tier. Arithmetic as the programs do it:
  * fee = min(max(floor(amount × bps / 10,000), minimum fee), amount).
  */
 export const FeeQuoteQuerySchema = v.object({
   wallet: Base58Address,
   asset: SellerAssetInput,
   amount: U64String,
-  scheme: v.optional(v.picklist(["exact", "sla-escrow"], 'must be "exact" or "sla-escrow"'), "exact"),
+  scheme: v.optional(v.picklist(["exact", "sla-escrow", "upto"], 'must be "exact", "sla-escrow" or "upto"'), "exact"),
 });
 export type FeeQuoteQuery = v.InferOutput<typeof FeeQuoteQuerySchema>;
 
 export interface FeeQuote {
-  scheme: "exact" | "sla-escrow";
+  scheme: "exact" | "sla-escrow" | "upto";
   network: string;
   wallet: string;
   asset: string;
   mint: string;
   amount: string;
   /** exact: sovereign (activated by the seller), standard, or not_activated (the vault does not exist yet). */
-  tier: "sovereign" | "standard" | "not_activated" | "escrow";
+  tier: "sovereign" | "standard" | "not_activated" | "escrow" | "channel";
   feeBps: number;
   minFeeAmount: string;
   protocolFee: string;
@@ -40,6 +41,8 @@ export interface FeeQuote {
   /** exact: setup cost still to be recovered from this seller's revenue (not-yet-provisioned vaults). */
   provisioningRecoveryWithheld: string;
   sellerNets: string;
+  /** upto: lamports of rent the facilitator fronts per payment (channel + escrow token account), returned at close. */
+  rentFrontedLamports?: string;
   notes: string[];
 }
 
@@ -59,6 +62,7 @@ export async function quoteFee(config: Config, query: FeeQuoteQuery): Promise<Fe
   const amount = BigInt(query.amount);
   if (amount === 0n) throw badRequest("amount: must be greater than 0");
   const common = { network: config.network, wallet: query.wallet, asset: asset.label, mint: asset.mint, amount: amount.toString() };
+  if (query.scheme === "upto") return quoteUpto(config, common, query.wallet as Address, asset.mint, asset.isNativeSol);
   return query.scheme === "sla-escrow" ? quoteEscrow(config, common, asset.mint, amount) : quoteExact(config, common, query.wallet as Address, asset.isNativeSol, amount);
 }
 

@@ -4,6 +4,7 @@ import { paymentRoutes } from "./routes/payments";
 import { settlementRoutes } from "./routes/settlements";
 import { paymentRequiredRoutes } from "./routes/payment-required";
 import { exactBuilderRoutes } from "./routes/exact-builders";
+import { uptoBuilderRoutes } from "./routes/upto-builders";
 import { escrowBuilderRoutes } from "./routes/escrow-builders";
 import { refundBuilderRoutes } from "./routes/refund-builder";
 import { sellerRoutes } from "./routes/sellers";
@@ -28,6 +29,7 @@ export function apiRoutes(endpoints: () => readonly EndpointInfo[]): RouteDef[] 
     ...settlementRoutes(),
     ...paymentRequiredRoutes(),
     ...exactBuilderRoutes(),
+    ...uptoBuilderRoutes(),
     ...escrowBuilderRoutes(),
     ...refundBuilderRoutes(),
     ...sellerRoutes(),

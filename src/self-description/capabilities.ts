@@ -39,6 +39,7 @@ export async function buildCapabilities(config: Config, endpoints: readonly Endp
       unsignedExactPaymentTxBuild: rails.has("exact") && keys.has("buildExactPaymentTx"),
       slaEscrow: rails.has("sla-escrow"),
       unsignedSlaEscrowPaymentTxBuild: rails.has("sla-escrow") && keys.has("buildSlaEscrowPaymentTx"),
+      unsignedUptoDepositTxBuild: rails.has("upto") && keys.has("buildUptoDepositTx"),
       publicResourceDirectory: keys.has("resources") && keys.has("resourceById"),
       paymentRequiredEnrich: keys.has("paymentRequiredEnrich"),
       sellerOnboarding: keys.has("sellerPreview") && keys.has("sellerProvisionTx"),

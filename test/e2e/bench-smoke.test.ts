@@ -10,7 +10,7 @@ import { runRealTimingBench } from "../../bench/real-timing";
 
 describe("npm run bench (smoke, tiny n)", () => {
   it("prints ours, the reference and the ratios, with every verify and settle valid on both sides", async () => {
-    const result = await runBench({ verifyPayments: { c1: 2, c8: 8, c32: 8 }, rounds: 1, settles: 2, simulations: 4, buyersPerSide: 2, warmupVerifies: 8 });
+    const result = await runBench({ verifyPayments: { c1: 2, c8: 8, c32: 8 }, rounds: 1, settles: 2, simulations: 4, buyersPerSide: 2, warmupVerifies: 8, upto: { verifies: 4, settles: 2, warmup: 2 } });
 
     expect(result.rows.map((row) => row[0])).toEqual([
       "/verify req/s, c=1",
@@ -58,7 +58,22 @@ describe("npm run bench (smoke, tiny n)", () => {
     }
     expect(result.simulateCeiling.failures).toBe(0);
     expect(result.table).toContain("reference");
-  }, 120_000);
+    // The upto rail on both sides (issue 24, Measure): every deposit verify, deposit settle and claim settle valid.
+    expect(result.upto.rows.map((row) => row[0])).toEqual([
+      "upto deposit /verify req/s, c=8",
+      "upto deposit /verify median ms, c=8",
+      "upto deposit /settle median ms (2 sequential)",
+      "upto claim /settle median ms (2 sequential)",
+    ]);
+    for (const row of result.upto.rows) {
+      expect(Number(row[1]), row[0]).toBeGreaterThan(0);
+      expect(Number(row[2]), row[0]).toBeGreaterThan(0);
+    }
+    for (const side of [result.upto.ours, result.upto.reference]) {
+      expect([side.depositVerify.count, side.depositSettle.count, side.claimSettle.count]).toEqual([4, 2, 2]);
+      expect([side.depositVerify.failures, side.depositSettle.failures, side.claimSettle.failures]).toEqual([0, 0, 0]);
+    }
+  }, 240_000);
 });
 
 describe("npm run bench -- --real-timing (smoke, tiny n)", () => {

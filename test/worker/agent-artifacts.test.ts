@@ -25,7 +25,7 @@ describe("GET /agent-tools.json", () => {
     expect(new Set(names).size).toBe(names.length);
     expect(names).toEqual(
       expect.arrayContaining([
-        "get_supported", "get_capabilities", "search_resources", "get_resource", "build_exact_payment",
+        "get_supported", "get_capabilities", "search_resources", "get_resource", "build_exact_payment", "build_upto_deposit",
         "verify_payment", "settle_payment", "get_settlement_status", "preview_seller", "build_seller_provisioning",
       ]),
     );
@@ -40,6 +40,8 @@ describe("GET /agent-tools.json", () => {
     const build = body.tools.find((t: { name: string }) => t.name === "build_exact_payment");
     expect(build.http).toMatchObject({ method: "POST", path: "/api/v1/facilitator/build-exact-payment-tx", body: true });
     expect(build.inputSchema.required).toEqual(["body"]);
+    const upto = body.tools.find((t: { name: string }) => t.name === "build_upto_deposit");
+    expect(upto.http).toMatchObject({ method: "POST", path: "/api/v1/facilitator/build-upto-deposit-tx", body: true });
     const preview = body.tools.find((t: { name: string }) => t.name === "preview_seller");
     expect(preview.http.pathParams).toEqual(["wallet"]);
     expect(preview.inputSchema.required).toEqual(["wallet"]);
@@ -48,7 +50,7 @@ describe("GET /agent-tools.json", () => {
   it("exposes the escrow payment builder and the fee quote as tools as soon as those routes are served", async () => {
     const [{ body }, capabilities] = await Promise.all([call(ORIGIN + "/agent-tools.json"), call("/capabilities")]);
     const toolPaths = new Set(body.tools.map((t: { http: { path: string } }) => t.http.path));
-    for (const key of ["buildSlaEscrowPaymentTx", "feeQuote"]) {
+    for (const key of ["buildSlaEscrowPaymentTx", "buildUptoDepositTx", "feeQuote"]) {
       const endpoint = capabilities.body.httpEndpoints[key];
       if (endpoint) expect(toolPaths.has(endpoint.path), `${key} must carry agentTool in its route entry`).toBe(true);
     }

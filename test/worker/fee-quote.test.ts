@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { generateKeyPairSigner } from "@solana/kit";
 import { call } from "../support/workerd/worker-http";
 import { activatedSeller, DEVNET, USDC } from "../support/workerd/payment-fixtures";
+import { chainRpc } from "../support/workerd/chain";
 
 /** localnet/seed.ts values (that module is Node-only): UniversalSettle Config and the USDC Escrow. */
 const US = { feeBps: 100, discountedFeeBps: 90, minFeeAmountRaw: 10_000n, provisioningFeeRaw: 1_000_000n };
@@ -62,12 +63,25 @@ describe("GET /fee-quote", () => {
     expect(small.body).toMatchObject({ protocolFee: "100000", oracleFee: "20000", sellerNets: "1900000" });
   });
 
+  it("upto: no protocol fee, the seller nets the whole claim when its token account exists, nothing when it does not", async () => {
+    const wallet = (await generateKeyPairSigner()).address;
+    const without = await quote({ wallet, asset: "USDC", amount: "512345", scheme: "upto" });
+    expect(without.status, JSON.stringify(without.body)).toBe(200);
+    expect(without.body).toMatchObject({ scheme: "upto", tier: "channel", feeBps: 0, protocolFee: "0", oracleFee: "0", sellerNets: "0", rentFrontedLamports: "4711920" });
+    expect(without.body.notes.join(" ")).toMatch(/treasury/);
+    await chainRpc("requestTokenAirdrop", [wallet, 1]);
+    const withAccount = await quote({ wallet, asset: "USDC", amount: "512345", scheme: "upto" });
+    expect(withAccount.body).toMatchObject({ scheme: "upto", mint: USDC, protocolFee: "0", provisioningRecoveryWithheld: "0", sellerNets: "512345" });
+  });
+
   it("answers a clear 400 for each bad input", async () => {
     const wallet = (await generateKeyPairSigner()).address;
     const cases: [Record<string, string>, RegExp][] = [
       [{ wallet, asset: "USDC", amount: "12.5" }, /amount/],
       [{ wallet, asset: "USDC", amount: "0" }, /amount: must be greater than 0/],
-      [{ wallet, asset: "USDC", amount: "1", scheme: "upto" }, /scheme/],
+      // upto became a quoted rail (issue 24 §4): an unknown scheme still answers 400.
+      [{ wallet, asset: "USDC", amount: "1", scheme: "deferred" }, /scheme/],
+      [{ wallet, asset: "SOL", amount: "1", scheme: "upto" }, /native SOL is not an upto asset/],
       [{ wallet, asset: "DOGE", amount: "1" }, /asset/],
       [{ wallet: "not-a-wallet", asset: "USDC", amount: "1" }, /wallet/],
       [{ asset: "USDC", amount: "1" }, /wallet/],

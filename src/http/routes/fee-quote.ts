@@ -9,11 +9,11 @@ export function feeQuoteRoutes(): RouteDef[] {
       method: "GET",
       path: "/fee-quote",
       tag: "Discovery",
-      summary: "Fee quote for one payment: protocol fee, oracle fee (sla-escrow) and what the seller nets, from on-chain settings and the seller's tier",
+      summary: "Fee quote for one payment: protocol fee, oracle fee (sla-escrow) and what the seller nets, from on-chain settings and the seller's tier (upto: of the claimed amount)",
       query: FeeQuoteQuerySchema,
       agentTool: {
         name: "fee_quote",
-        description: "Quote the fees of a payment of `amount` raw units of `asset` to seller `wallet` on the exact or sla-escrow rail: protocol fee, oracle fee and the seller's net.",
+        description: "Quote the fees of a payment of `amount` raw units of `asset` to seller `wallet` on the exact, sla-escrow or upto rail (upto: `amount` is what the seller claims): protocol fee, oracle fee and the seller's net.",
       },
       handler: async (c, { query }) => c.json(await quoteFee(c.var.config, query)),
     }),

@@ -193,7 +193,7 @@ async function checkRequirements(config: Config, accepted: PaymentRequirements, 
 }
 
 /** The asset's token program, decimals and extensions; 400 when it is not an acceptable mint. */
-function readPaymentMint(account: AccountSnapshot | null, asset: Address): MintInfo {
+export function readPaymentMint(account: AccountSnapshot | null, asset: Address): MintInfo {
   if (account === null) throw badRequest(`accepted.asset: mint ${asset} does not exist on this network`);
   const mint = parseMint(account);
   if (mint === null) throw badRequest(`accepted.asset: ${asset} is not an initialized SPL Token or Token-2022 mint`);
@@ -202,7 +202,7 @@ function readPaymentMint(account: AccountSnapshot | null, asset: Address): MintI
   return mint;
 }
 
-async function sourceAtaCandidates(owner: Address, mint: Address): Promise<{ token: Address; token2022: Address }> {
+export async function sourceAtaCandidates(owner: Address, mint: Address): Promise<{ token: Address; token2022: Address }> {
   const [[token], [token2022]] = await Promise.all([
     findAssociatedTokenPda({ owner, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS }),
     findAssociatedTokenPda({ owner, mint, tokenProgram: TOKEN_2022_PROGRAM_ADDRESS }),
@@ -212,7 +212,7 @@ async function sourceAtaCandidates(owner: Address, mint: Address): Promise<{ tok
 
 type LatestBlockhash = Awaited<ReturnType<typeof getLatestBlockhash>>;
 
-function assetLabel(config: Config, asset: Address): string {
+export function assetLabel(config: Config, asset: Address): string {
   if (asset === config.mints.usdc) return "USDC";
   if (config.mints.usdt !== null && asset === config.mints.usdt) return "USDT";
   return `token ${asset}`;
