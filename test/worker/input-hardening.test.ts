@@ -191,6 +191,7 @@ describe("numeric fields: out-of-range numbers are a 400 naming the field, never
       ),
     ]),
     { method: "POST", path: "/build-exact-payment-tx", field: "accepted.maxTimeoutSeconds", body: (bad) => ({ payer: wallet, accepted: { ...line, maxTimeoutSeconds: bad } }) },
+    { method: "POST", path: "/build-upto-deposit-tx", field: "accepted.maxTimeoutSeconds", body: (bad) => ({ payer: wallet, accepted: { ...line, scheme: "upto", maxTimeoutSeconds: bad } }) },
     { method: "POST", path: "/build-sla-escrow-payment-tx", field: "accepted.maxTimeoutSeconds", body: (bad) => ({ payer: wallet, accepted: { ...line, scheme: "sla-escrow", maxTimeoutSeconds: bad }, slaHash: hex32, oracleAuthority: wallet }) },
     ...(["amount", "ttlSeconds", "closureDelayOverride", "refundCooldownOverride", "deliveryCutoffOverride", "arbitrationWindowSeconds", "minOracleTip"] as const).map(
       (field): Case => ({ method: "POST", path: "/build-sla-escrow-payment-v2-tx", field, body: (bad) => ({ ...v2, [field]: bad }) }),
