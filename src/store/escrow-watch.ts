@@ -5,6 +5,7 @@
  * against the settlement ledger. A run claims its rows (one conditional UPDATE) before reading or sending anything,
  * so two runs never act on the same payment while the claim lasts.
  */
+import { recordKeeperOutcomes, type KeeperOutcome, type KeeperTable } from "./keeper-outcomes";
 
 /** A claimed row with the settlement ledger's row of its funding (null when the ledger has none). */
 export interface WatchedPayment {
@@ -113,39 +114,21 @@ export async function peekDuePayments(d1: D1Database, nowMs: number, limit: numb
   return results.map(toWatched);
 }
 
-export interface WatchOutcome {
+/**
+ * A keeper outcome for one payment. State open: look again at nextCheckAtMs; closed: released or refunded (or the
+ * account is gone); dropped: not a payment this facilitator funded (never landed, failed, or not in its ledger);
+ * stuck: gave up after the attempt cap.
+ */
+export interface WatchOutcome extends KeeperOutcome {
   paymentPda: string;
-  /**
-   * open: look again at nextCheckAtMs; closed: released or refunded (or the account is gone); dropped: not a payment
-   * this facilitator funded (never landed, failed, or not in its ledger); stuck: gave up after the attempt cap.
-   */
-  state: "open" | "closed" | "dropped" | "stuck";
-  nextCheckAtMs: number;
-  /** Consecutive checks without progress, after this one. */
-  failures: number;
   action: "release" | "refund" | "close" | "none";
-  signature: string | null;
-  outcome: string;
-  /** A sent payout keeps its claim until it expires, so no other run re-sends before the chain has answered. */
-  keepClaim: boolean;
 }
 
+const ESCROW_WATCH_TABLE: KeeperTable = { table: "escrow_watch", keyColumn: "payment_pda", claimColumn: "claim_id", claimExpiresColumn: "claim_expires_at_ms" };
+
 /** Records every outcome of one run in one batch; only rows still held by this run's claim change. */
-export async function recordWatchOutcomes(d1: D1Database, claimId: string, outcomes: readonly WatchOutcome[], nowMs: number): Promise<void> {
-  if (outcomes.length === 0) return;
-  await d1.batch(
-    outcomes.map((o) =>
-      d1
-        .prepare(
-          `UPDATE escrow_watch SET state = ?1, next_check_at_ms = ?2, failures = ?3, last_action = ?4, last_signature = COALESCE(?5, last_signature),
-             last_outcome = ?6, updated_at_ms = ?7,
-             claim_id = CASE WHEN ?8 THEN claim_id ELSE NULL END,
-             claim_expires_at_ms = CASE WHEN ?8 THEN claim_expires_at_ms ELSE NULL END
-           WHERE payment_pda = ?9 AND claim_id = ?10`,
-        )
-        .bind(o.state, o.nextCheckAtMs, o.failures, o.action, o.signature, o.outcome, nowMs, o.keepClaim ? 1 : 0, o.paymentPda, claimId),
-    ),
-  );
+export function recordWatchOutcomes(d1: D1Database, claimId: string, outcomes: readonly WatchOutcome[], nowMs: number): Promise<void> {
+  return recordKeeperOutcomes(d1, ESCROW_WATCH_TABLE, claimId, outcomes.map((o) => ({ ...o, key: o.paymentPda })), nowMs);
 }
 
 /**

@@ -4,6 +4,7 @@
  * for the channel, and queues the channel for the keeper that closes it once no voucher can settle any more.
  * Channel facts the keeper acts on (status, parties, amounts) are read from the chain, never from here.
  */
+import { recordKeeperOutcomes, type KeeperOutcome, type KeeperTable } from "./keeper-outcomes";
 
 export interface ChannelOpen {
   channelId: string;
@@ -183,34 +184,15 @@ export async function claimDueChannels(d1: D1Database, claimId: string, nowMs: n
   return (selected!.results as JoinedDue[]).map(toDue);
 }
 
-export interface ChannelOutcome {
+export interface ChannelOutcome extends KeeperOutcome {
   channelId: string;
-  state: "open" | "closed" | "dropped" | "stuck";
-  nextCheckAtMs: number;
-  failures: number;
-  action: string;
-  signature: string | null;
-  outcome: string;
-  /** A sent close keeps the claim until it expires, so no other run re-sends before the chain answered. */
-  keepClaim: boolean;
 }
 
+const UPTO_CHANNELS_TABLE: KeeperTable = { table: "upto_channels", keyColumn: "channel_id", claimColumn: "keeper_claim_id", claimExpiresColumn: "keeper_claim_expires_at_ms" };
+
 /** Records one run's outcomes in one batch; only rows still held by this run's claim change. */
-export async function recordChannelOutcomes(d1: D1Database, claimId: string, outcomes: readonly ChannelOutcome[], nowMs: number): Promise<void> {
-  if (outcomes.length === 0) return;
-  await d1.batch(
-    outcomes.map((o) =>
-      d1
-        .prepare(
-          `UPDATE upto_channels SET state = ?1, next_check_at_ms = ?2, failures = ?3, last_action = ?4, last_signature = COALESCE(?5, last_signature),
-             last_outcome = ?6, updated_at_ms = ?7,
-             keeper_claim_id = CASE WHEN ?8 THEN keeper_claim_id ELSE NULL END,
-             keeper_claim_expires_at_ms = CASE WHEN ?8 THEN keeper_claim_expires_at_ms ELSE NULL END
-           WHERE channel_id = ?9 AND keeper_claim_id = ?10`,
-        )
-        .bind(o.state, o.nextCheckAtMs, o.failures, o.action, o.signature, o.outcome, nowMs, o.keepClaim ? 1 : 0, o.channelId, claimId),
-    ),
-  );
+export function recordChannelOutcomes(d1: D1Database, claimId: string, outcomes: readonly ChannelOutcome[], nowMs: number): Promise<void> {
+  return recordKeeperOutcomes(d1, UPTO_CHANNELS_TABLE, claimId, outcomes.map((o) => ({ ...o, key: o.channelId })), nowMs);
 }
 
 /** Retention: deletes finished rows (closed, dropped, stuck) last touched before `beforeMs`, oldest first. */
