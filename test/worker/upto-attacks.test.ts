@@ -95,7 +95,7 @@ describe("upto deposit: fee payer isolation as strict as exact", () => {
     const w = await world("upto-attack-signer");
     const stranger = await generateKeyPairSigner();
     const signedMemo: Instruction = { programAddress: MEMO_PROGRAM, accounts: [{ address: stranger.address, role: AccountRole.READONLY_SIGNER, signer: stranger } as never], data: new TextEncoder().encode("x") };
-    await expectDepositRefused(w, { instructions: (p) => [...p.computeBudget, p.open, signedMemo] }, OPEN_TX, /requires 3 signatures/);
+    await expectDepositRefused(w, { instructions: (p) => [...p.computeBudget, p.open, signedMemo], signers: [stranger] }, OPEN_TX, /requires 3 signatures/);
   });
 
   it("compute: a limit above the cap, a price above the cap, a price without a limit whose implied limit is above the cap", async () => {
