@@ -4,7 +4,7 @@ import { getTransferCheckedInstruction, findAssociatedTokenPda } from "@solana-p
 import { getTransferSolInstruction } from "@solana-program/system";
 import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
 import { USDC, usdcAccountOf } from "../support/workerd/payment-fixtures";
-import { fundedBuyer, lamportsOf, tokenBalance } from "../support/workerd/chain";
+import { chainRpc, fundedBuyer, latestBlockhash, lamportsOf, tokenBalance } from "../support/workerd/chain";
 import { MEMO_PROGRAM, TOKEN_PROGRAM } from "../support/workerd/craft-payment";
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/solana/compute-budget";
 import { uptoBody, uptoClaimBody, uptoDeposit, uptoLine, type DepositOptions } from "../support/workerd/upto-fixtures";
@@ -211,4 +211,71 @@ describe("upto under RPC faults: a dropped send answer never settles twice", () 
     const again = await w.facilitator.post("/settle", claim);
     expect(again.body).toMatchObject({ success: false, errorReason: "duplicate_settlement" });
   });
+});
+
+describe("upto claim whose blockhash expired before the cluster saw it", () => {
+  /** One status read of `signature` on the local chain (null: the cluster never saw it). */
+  async function statusOf(signature: string): Promise<unknown> {
+    const { value } = await chainRpc<{ value: unknown[] }>("getSignatureStatuses", [[signature], { searchTransactionHistory: true }]);
+    return value[0] ?? null;
+  }
+
+  // Real time: the local chain issues a slot every 400 ms and a blockhash lives 150 blocks, so the dropped claim's
+  // blockhash expires on its own after ~60 s. Warping the shared chain's slots instead would expire every other test
+  // file's blockhashes in flight.
+  it("a retry signs a fresh claim once (the stored one can never land); concurrent retries move the money once, later ones are duplicates", async () => {
+    const faults = await faultScenario();
+    const facilitator = await isolatedFacilitator("upto-claim-expired", { SOLANA_RPC_URL: faults.rpcUrl, SVC_SETTLE_CONFIRM_TIMEOUT_MS: "1000" });
+    const authorizer = await generateKeyPairSigner();
+    const buyer = await fundedBuyer(5_000_000);
+    const line = await uptoLine({ feePayer: facilitator.feePayer, authorizer: authorizer.address, maxTimeoutSeconds: 600 });
+    const deposit = await uptoDeposit(buyer, line);
+    const opened = await facilitator.post("/settle", uptoBody(line, { ...deposit, type: "deposit" }));
+    expect(opened.body, JSON.stringify(opened.body)).toMatchObject({ success: true });
+
+    // The claim is signed, stored with the channel and handed to an RPC that drops it: the seller hears "pending".
+    const claim = await uptoClaimBody(line, deposit, 750_000n, authorizer);
+    await faults.setFaults({ swallowSend: true });
+    const dropped = await facilitator.post("/settle", claim);
+    expect(dropped.status, JSON.stringify(dropped.body)).toBe(202);
+    expect(dropped.body).toMatchObject({ success: false, errorReason: "settlement_pending" });
+    const deadClaim = dropped.body.transaction as string;
+    expect(deadClaim).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
+    await faults.setFaults({});
+
+    // The dropped claim's blockhash is at least as old as this one: once this one is invalid, so is the claim's.
+    const after = await latestBlockhash();
+    const deadline = Date.now() + 90_000;
+    while ((await chainRpc<{ value: boolean }>("isBlockhashValid", [after.blockhash])).value) {
+      expect(Date.now(), "the local chain's blockhash never expired").toBeLessThan(deadline);
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+    }
+    expect(await statusOf(deadClaim)).toBeNull();
+    const feeBefore = await lamportsOf(facilitator.feePayer);
+
+    // Two retries at once: one fresh claim lands and one of them hears success; the other is no second payment.
+    const retries = await Promise.all([facilitator.post("/settle", claim), facilitator.post("/settle", claim)]);
+    const successes = retries.filter((r) => r.body.success === true);
+    expect(successes, JSON.stringify(retries.map((r) => r.body))).toHaveLength(1);
+    const fresh = successes[0]!.body.transaction as string;
+    expect(fresh).not.toBe(deadClaim);
+    for (const retry of retries) {
+      if (retry.body.success) continue;
+      expect(["duplicate_settlement", "settlement_pending"], JSON.stringify(retry.body)).toContain(retry.body.errorReason);
+    }
+    expect(await usdcOf(line.payTo)).toBe(1n + 750_000n);
+    expect(await usdcOf(buyer.address)).toBe(5_000_000n - 750_000n);
+    expect(await statusOf(deadClaim)).toBeNull();
+    // The fee payer paid one claim's network fee (its signature and the Ed25519 voucher proof's, 5,000 lamports each,
+    // plus at most ~1,000 of priority fee) and got the escrow token account's rent back from the claim's Distribute:
+    // the dropped claim cost nothing, and no second claim was executed.
+    const claimFee = 2_039_280n - ((await lamportsOf(facilitator.feePayer)) - feeBefore);
+    expect(claimFee).toBeGreaterThanOrEqual(10_000n);
+    expect(claimFee).toBeLessThanOrEqual(11_000n);
+
+    // Not stuck: every later retry names the one claim that landed.
+    const again = await facilitator.post("/settle", claim);
+    expect(again.body, JSON.stringify(again.body)).toMatchObject({ success: false, errorReason: "duplicate_settlement" });
+    expect(again.body.errorMessage).toContain(fresh);
+  }, 150_000);
 });
