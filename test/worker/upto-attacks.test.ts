@@ -213,6 +213,38 @@ describe("upto under RPC faults: a dropped send answer never settles twice", () 
   });
 });
 
+describe("upto claim retried after the payment's expiry", () => {
+  it("the claim that landed is still reported to the seller; a channel without a signed claim gets no new one", async () => {
+    const faults = await faultScenario();
+    const w = await world("upto-claim-late-retry", { SOLANA_RPC_URL: faults.rpcUrl, SVC_SETTLE_CONFIRM_TIMEOUT_MS: "1000" });
+    const expiresAt = Math.floor(Date.now() / 1000) + 8;
+    const claimed = await uptoDeposit(w.buyer, w.line, { expiresAt });
+    const unclaimed = await uptoDeposit(w.buyer, w.line, { expiresAt });
+    for (const deposit of [claimed, unclaimed]) {
+      const opened = await w.facilitator.post("/settle", uptoBody(w.line, { ...deposit, type: "deposit" }));
+      expect(opened.body, JSON.stringify(opened.body)).toMatchObject({ success: true });
+    }
+
+    // The claim lands but its answer is lost: the seller heard only "pending".
+    const claim = await uptoClaimBody(w.line, claimed, 750_000n, w.authorizer);
+    await faults.setFaults({ dropSendAnswer: true });
+    const dropped = await w.facilitator.post("/settle", claim, { "X-Correlation-ID": "late-retry" });
+    expect(dropped.status, JSON.stringify(dropped.body)).toBe(202);
+    await faults.setFaults({});
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt * 1000 - Date.now()) + 1_000));
+
+    // Past the expiry: the seller's retry of the claim that landed hears its success, the transaction that landed.
+    const retry = await w.facilitator.post("/settle", claim, { "X-Correlation-ID": "late-retry" });
+    expect(retry.body, JSON.stringify(retry.body)).toMatchObject({ success: true, transaction: dropped.body.transaction });
+    expect(await usdcOf(w.line.payTo)).toBe(1n + 750_000n);
+    // A claim never signed before the expiry is not signed after it.
+    const before = await lamportsOf(w.facilitator.feePayer);
+    const tooLate = await w.facilitator.post("/settle", await uptoClaimBody(w.line, unclaimed, 20n, w.authorizer));
+    expect(tooLate.body).toMatchObject({ success: false, errorReason: "invalid_upto_svm_payload_expired", transaction: "" });
+    expect(await lamportsOf(w.facilitator.feePayer)).toBe(before);
+  });
+});
+
 describe("upto claim whose blockhash expired before the cluster saw it", () => {
   /** One status read of `signature` on the local chain (null: the cluster never saw it). */
   async function statusOf(signature: string): Promise<unknown> {
