@@ -36,7 +36,8 @@ const EXTENSION_NAMES: ReadonlyMap<number, string> = new Map([
   [27, "PausableAccount"],
 ]);
 
-const extensionName = (type: number): string => EXTENSION_NAMES.get(type) ?? `extension type ${type}`;
+/** The Token-2022 name of an `ExtensionType` id (mint or token account), for messages. */
+export const token2022ExtensionName = (type: number): string => EXTENSION_NAMES.get(type) ?? `extension type ${type}`;
 
 /**
  * `exact`: the extensions that make a mint unsafe as a payment asset (deny-list), shared by the builder (refuses to
@@ -66,7 +67,7 @@ export function refusedMintExtension(mint: MintInfo): string | null {
     const why = REFUSED_MINT_EXTENSIONS.get(type);
     if (!why) continue;
     if (type === EXTENSION_DEFAULT_ACCOUNT_STATE && mint.defaultAccountState !== ACCOUNT_STATE_FROZEN) continue;
-    return `Token-2022 mint ${mint.address} has the ${extensionName(type)} extension (${why}); such mints are not accepted for exact payments`;
+    return `Token-2022 mint ${mint.address} has the ${token2022ExtensionName(type)} extension (${why}); such mints are not accepted for exact payments`;
   }
   return null;
 }
@@ -100,5 +101,5 @@ export function refusedChannelMintExtension(mint: MintInfo): string | null {
   const type = mint.extensionTypes.find((t) => !CHANNEL_ALLOWED_MINT_EXTENSIONS.has(t));
   if (type === undefined) return null;
   const why = CHANNEL_REFUSAL_WHY.get(type) ?? "the payment-channels program accepts only the metadata and group extensions";
-  return `Token-2022 mint ${mint.address} has the ${extensionName(type)} extension (${why}); the payment-channels program refuses such mints, so they are not accepted for upto payments`;
+  return `Token-2022 mint ${mint.address} has the ${token2022ExtensionName(type)} extension (${why}); the payment-channels program refuses such mints, so they are not accepted for upto payments`;
 }

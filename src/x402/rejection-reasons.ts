@@ -126,4 +126,5 @@ export type UptoRejectionReason =
   | "invalid_upto_svm_payload_amount_below_minimum"
   | "invalid_upto_svm_payload_mint_mismatch"
   | "invalid_upto_svm_payload_mint_extension_not_allowed"
+  | "invalid_upto_svm_payout_account_unusable"
   | "invalid_upto_svm_treasury_account_missing";

@@ -173,6 +173,29 @@ describe("upto claim: never above the ceiling, never twice", () => {
     expect(await usdcOf(w.buyer.address)).toBe(5_000_000n - paid);
   });
 
+  it("a claim whose charge the program would pay to its treasury (payTo has no token account) is refused before signing; once it exists, the claim settles", async () => {
+    const seller = (await generateKeyPairSigner()).address;
+    const w = await world("upto-attack-payout");
+    const line = { ...w.line, payTo: seller };
+    const deposit = await uptoDeposit(w.buyer, line);
+    const opened = await w.facilitator.post("/settle", uptoBody(line, { ...deposit, type: "deposit" }));
+    expect(opened.body, JSON.stringify(opened.body)).toMatchObject({ success: true });
+    const claim = await uptoClaimBody(line, deposit, 750_000n, w.authorizer);
+    const before = await lamportsOf(w.facilitator.feePayer);
+    const refused = await w.facilitator.post("/settle", claim);
+    expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+    expect(refused.body).toMatchObject({ success: false, errorReason: "invalid_upto_svm_payout_account_unusable", transaction: "" });
+    expect(refused.body.errorMessage).toMatch(/does not exist.*treasury/);
+    expect(await lamportsOf(w.facilitator.feePayer)).toBe(before);
+    expect(await usdcOf(w.buyer.address)).toBe(5_000_000n - 2_000_000n); // the deposit is still in the channel
+
+    await chainRpc("requestTokenAirdrop", [seller, 1]); // the seller creates its account
+    const settled = await w.facilitator.post("/settle", claim);
+    expect(settled.body, JSON.stringify(settled.body)).toMatchObject({ success: true });
+    expect(await usdcOf(seller)).toBe(1n + 750_000n);
+    expect(await usdcOf(w.buyer.address)).toBe(5_000_000n - 750_000n);
+  });
+
   it("a claim of a channel this facilitator did not open (the buyer opened it paying its own rent) is refused", async () => {
     const w = await world("upto-attack-foreign");
     const deposit = await uptoDeposit(w.buyer, w.line);
