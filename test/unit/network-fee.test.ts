@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { address } from "@solana/kit";
+import { address, type Instruction } from "@solana/kit";
 import { networkFeeOf } from "../../src/solana/network-fee";
+import type { DecodedInstruction } from "../../src/solana/wire-transaction";
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/solana/compute-budget";
 
 /** The settle floor lowers its balance reading by this figure after each send; the worker test holds it to the chain's own fee. */
-const transfer = { programAddress: address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"), accounts: [], data: new Uint8Array([12]) };
-const budget = (instruction: { programAddress: string; data?: Uint8Array }) => ({ programAddress: instruction.programAddress, accounts: [], data: instruction.data! });
+const transfer: DecodedInstruction = { programAddress: address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"), accounts: [], data: new Uint8Array([12]) };
+const budget = (instruction: Instruction): DecodedInstruction => ({ programAddress: instruction.programAddress, accounts: [], data: instruction.data as Uint8Array });
 
 describe("networkFeeOf", () => {
   it("is 5,000 lamports per signature without a priority fee", () => {
