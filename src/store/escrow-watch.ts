@@ -5,7 +5,7 @@
  * against the settlement ledger. A run claims its rows (one conditional UPDATE) before reading or sending anything,
  * so two runs never act on the same payment while the claim lasts.
  */
-import { recordKeeperOutcomes, type KeeperOutcome, type KeeperTable } from "./keeper-outcomes";
+import type { KeeperTable } from "./keeper-outcomes";
 
 /** A claimed row with the settlement ledger's row of its funding (null when the ledger has none). */
 export interface WatchedPayment {
@@ -114,22 +114,8 @@ export async function peekDuePayments(d1: D1Database, nowMs: number, limit: numb
   return results.map(toWatched);
 }
 
-/**
- * A keeper outcome for one payment. State open: look again at nextCheckAtMs; closed: released or refunded (or the
- * account is gone); dropped: not a payment this facilitator funded (never landed, failed, or not in its ledger);
- * stuck: gave up after the attempt cap.
- */
-export interface WatchOutcome extends KeeperOutcome {
-  paymentPda: string;
-  action: "release" | "refund" | "close" | "none";
-}
-
-const ESCROW_WATCH_TABLE: KeeperTable = { table: "escrow_watch", keyColumn: "payment_pda", claimColumn: "claim_id", claimExpiresColumn: "claim_expires_at_ms" };
-
-/** Records every outcome of one run in one batch; only rows still held by this run's claim change. */
-export function recordWatchOutcomes(d1: D1Database, claimId: string, outcomes: readonly WatchOutcome[], nowMs: number): Promise<void> {
-  return recordKeeperOutcomes(d1, ESCROW_WATCH_TABLE, claimId, outcomes.map((o) => ({ ...o, key: o.paymentPda })), nowMs);
-}
+/** Where the keeper records its outcomes (store/keeper-outcomes.ts): one row per payment, keyed by its address. */
+export const ESCROW_WATCH_TABLE: KeeperTable = { table: "escrow_watch", keyColumn: "payment_pda", claimColumn: "claim_id", claimExpiresColumn: "claim_expires_at_ms" };
 
 /**
  * The ledger catching up with the chain: fundings settle answered pending that the chain shows confirmed are recorded

@@ -3,7 +3,11 @@
  * in one batch, and only where this run's claim still holds the row. The tables differ only in their column names.
  */
 
-/** What a keeper run decided for one watched row. */
+/**
+ * What a keeper run decided for one watched row. State open: look again at nextCheckAtMs; closed: nothing left to do
+ * (paid out, or the account is gone); dropped: not a funding this facilitator settled (never landed, failed, or not in
+ * its ledger); stuck: gave up after the attempt cap.
+ */
 export interface KeeperOutcome {
   state: "open" | "closed" | "dropped" | "stuck";
   nextCheckAtMs: number;

@@ -4,7 +4,7 @@
  * for the channel, and queues the channel for the keeper that closes it once no voucher can settle any more.
  * Channel facts the keeper acts on (status, parties, amounts) are read from the chain, never from here.
  */
-import { recordKeeperOutcomes, type KeeperOutcome, type KeeperTable } from "./keeper-outcomes";
+import type { KeeperTable } from "./keeper-outcomes";
 
 export interface ChannelOpen {
   channelId: string;
@@ -184,16 +184,8 @@ export async function claimDueChannels(d1: D1Database, claimId: string, nowMs: n
   return (selected!.results as JoinedDue[]).map(toDue);
 }
 
-export interface ChannelOutcome extends KeeperOutcome {
-  channelId: string;
-}
-
-const UPTO_CHANNELS_TABLE: KeeperTable = { table: "upto_channels", keyColumn: "channel_id", claimColumn: "keeper_claim_id", claimExpiresColumn: "keeper_claim_expires_at_ms" };
-
-/** Records one run's outcomes in one batch; only rows still held by this run's claim change. */
-export function recordChannelOutcomes(d1: D1Database, claimId: string, outcomes: readonly ChannelOutcome[], nowMs: number): Promise<void> {
-  return recordKeeperOutcomes(d1, UPTO_CHANNELS_TABLE, claimId, outcomes.map((o) => ({ ...o, key: o.channelId })), nowMs);
-}
+/** Where the keeper records its outcomes (store/keeper-outcomes.ts): one row per channel. */
+export const UPTO_CHANNELS_TABLE: KeeperTable = { table: "upto_channels", keyColumn: "channel_id", claimColumn: "keeper_claim_id", claimExpiresColumn: "keeper_claim_expires_at_ms" };
 
 /** Retention: deletes finished rows (closed, dropped, stuck) last touched before `beforeMs`, oldest first. */
 export async function purgeFinishedChannelsBefore(d1: D1Database, beforeMs: number, batchSize: number): Promise<number> {
