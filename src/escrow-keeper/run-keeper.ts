@@ -64,7 +64,7 @@ interface Planned extends PlannedStep<WatchedPayment> {
  * account on chain; the watch row only points at it. The fee payer signs and pays each payout's network fee as keeper,
  * and only for fundings its ledger shows confirmed.
  */
-const ESCROW_RAIL: KeeperRail<WatchedPayment, Planned, KeeperItem> = {
+const ESCROW_RAIL: KeeperRail<WatchedPayment, Planned, KeeperItem, KeeperReport> = {
   spending: "escrow keeper payouts",
   maxRowsPerRun: maxPaymentsWithinBudget(),
   table: ESCROW_WATCH_TABLE,
@@ -77,21 +77,12 @@ const ESCROW_RAIL: KeeperRail<WatchedPayment, Planned, KeeperItem> = {
   idle,
   landed,
   item,
+  report,
 };
 
 /** One escrow keeper run (Cron Trigger, POST /escrow-keeper, pr402's operator routes). A dry run claims, writes and sends nothing. */
-export async function runEscrowKeeper(config: Config, db: D1Database, options: KeeperOptions): Promise<KeeperReport> {
-  const { items, paused } = await runKeeper(config, db, ESCROW_RAIL, options);
-  const report: KeeperReport = {
-    dryRun: options.dryRun,
-    maxPaymentsPerRun: ESCROW_RAIL.maxRowsPerRun,
-    scanned: items.length,
-    released: items.filter((i) => i.outcome === "released").length,
-    refunded: items.filter((i) => i.outcome === "refunded").length,
-    closed: items.filter((i) => i.outcome === "closed").length,
-    items,
-  };
-  return paused ? { ...report, paused } : report;
+export function runEscrowKeeper(config: Config, db: D1Database, options: KeeperOptions): Promise<KeeperReport> {
+  return runKeeper(config, db, ESCROW_RAIL, options);
 }
 
 /**
@@ -254,4 +245,16 @@ function actionOf(p: Planned): KeeperAction {
 function item(p: Planned, signature: string | null, outcome: string): KeeperItem {
   const decision = p.gate?.kind === "drop" ? "dropped" : p.gate?.kind === "wait" ? "wait" : p.decision.kind;
   return { paymentPda: p.row.paymentPda, decision, action: actionOf(p), signature, outcome };
+}
+
+function report(items: KeeperItem[], dryRun: boolean): KeeperReport {
+  return {
+    dryRun,
+    maxPaymentsPerRun: ESCROW_RAIL.maxRowsPerRun,
+    scanned: items.length,
+    released: items.filter((i) => i.outcome === "released").length,
+    refunded: items.filter((i) => i.outcome === "refunded").length,
+    closed: items.filter((i) => i.outcome === "closed").length,
+    items,
+  };
 }

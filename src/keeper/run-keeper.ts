@@ -5,7 +5,7 @@ import { confirmAll } from "../solana/confirm-many";
 import { optionalSpendingPause, type SpendingPause } from "../solana/fee-payer-floor";
 import { sendKeeperStep } from "../solana/keeper-send";
 import { describe } from "../solana/transaction-errors";
-import { recordKeeperOutcomes, type KeeperOutcome, type KeeperTable } from "../store/keeper-outcomes";
+import { recordKeeperOutcomes, type KeeperOutcome, type KeeperTable } from "../store/keeper-queue";
 import { afterFailedAttempt } from "./backoff";
 import { KEEPER_CLAIM_MS, KEEPER_CONFIRM_POLLS } from "./budget";
 
@@ -44,7 +44,7 @@ export interface NextLook {
  * chain, and how it reads the result. Everything else (floor pause, claim, send, confirm, back-off, one D1 batch of
  * outcomes) is the same for every rail and lives in runKeeper.
  */
-export interface KeeperRail<Row extends KeeperRow, Planned extends PlannedStep<Row>, Item> {
+export interface KeeperRail<Row extends KeeperRow, Planned extends PlannedStep<Row>, Item, Report extends KeeperRun<Item>> {
   /** What the fee payer would spend on, for the floor's pause message. */
   spending: string;
   /** The largest run within the rail's subrequest budget (its budget.ts). */
@@ -66,8 +66,11 @@ export interface KeeperRail<Row extends KeeperRow, Planned extends PlannedStep<R
   /** A row whose step the chain confirmed. */
   landed(p: Planned, nowMs: number): NextLook;
   item(p: Planned, signature: string | null, outcome: string): Item;
+  /** The run's report: its items and the rail's counts. */
+  report(items: Item[], dryRun: boolean): Report;
 }
 
+/** What every keeper's report holds (the rail adds its counts). */
 export interface KeeperRun<Item> {
   items: Item[];
   /** Set when the run sent nothing because the fee payer is below SVC_FEE_PAYER_MIN_LAMPORTS. */
@@ -81,24 +84,24 @@ export interface KeeperRun<Item> {
  * claim until it expires, so no other run sends it again before the chain has answered. A dry run claims, writes and
  * sends nothing.
  */
-export async function runKeeper<Row extends KeeperRow, Planned extends PlannedStep<Row>, Item>(
+export async function runKeeper<Row extends KeeperRow, Planned extends PlannedStep<Row>, Item, Report extends KeeperRun<Item>>(
   config: Config,
   db: D1Database,
-  rail: KeeperRail<Row, Planned, Item>,
+  rail: KeeperRail<Row, Planned, Item, Report>,
   options: { dryRun: boolean; limit: number },
-): Promise<KeeperRun<Item>> {
+): Promise<Report> {
   const nowMs = Date.now();
   const limit = Math.max(1, Math.min(options.limit, rail.maxRowsPerRun));
   if (options.dryRun && !rail.peek) throw new Error(`no dry run for ${rail.spending}`);
   // Keeper steps are optional spending: below the fee payer's minimum nothing is claimed or sent (one getBalance).
   const paused = options.dryRun ? null : await optionalSpendingPause(config, rail.spending);
-  if (paused) return { items: [], paused };
+  if (paused) return { ...rail.report([], options.dryRun), paused };
   const claimId = crypto.randomUUID();
   const rows = options.dryRun ? await rail.peek!(db, nowMs, limit) : await rail.claim(db, claimId, nowMs, KEEPER_CLAIM_MS, limit);
-  if (rows.length === 0) return { items: [] };
+  if (rows.length === 0) return rail.report([], options.dryRun);
 
   const planned = await rail.plan(config, rows, nowMs);
-  if (options.dryRun) return { items: planned.map((p) => rail.item(p, null, p.gate?.why ?? p.skip ?? `would ${rail.actionOf(p)}`)) };
+  if (options.dryRun) return rail.report(planned.map((p) => rail.item(p, null, p.gate?.why ?? p.skip ?? `would ${rail.actionOf(p)}`)), true);
   await rail.recordFundingFacts(db, planned, nowMs);
 
   const outcomes: (KeeperOutcome & { key: string })[] = [];
@@ -132,10 +135,10 @@ export async function runKeeper<Row extends KeeperRow, Planned extends PlannedSt
     }
   }
   await recordKeeperOutcomes(db, rail.table, claimId, outcomes, Date.now());
-  return { items };
+  return rail.report(items, false);
 }
 
-function withoutSend<Row extends KeeperRow, Planned extends PlannedStep<Row>>(rail: KeeperRail<Row, Planned, unknown>, p: Planned, nowMs: number): KeeperOutcome {
+function withoutSend<Row extends KeeperRow, Planned extends PlannedStep<Row>>(rail: KeeperRail<Row, Planned, unknown, KeeperRun<unknown>>, p: Planned, nowMs: number): KeeperOutcome {
   const base = { action: "none", signature: null, keepClaim: false, failures: p.row.failures };
   if (p.gate?.kind === "drop") return { ...base, state: "dropped", nextCheckAtMs: nowMs, outcome: p.gate.why };
   if (p.gate?.kind === "wait") return { ...base, state: "open", nextCheckAtMs: nowMs + KEEPER_MIN_RECHECK_MS, outcome: p.gate.why };

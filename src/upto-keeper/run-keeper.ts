@@ -48,7 +48,7 @@ interface Planned extends PlannedStep<DueChannel> {
  * any more and a Reclaim of the rent of what is distributed. It spends only on channels whose deposit the ledger shows
  * confirmed here (this facilitator paid their rent), one transaction of one signature and no priority fee per step.
  */
-const UPTO_RAIL: KeeperRail<DueChannel, Planned, UptoKeeperItem> = {
+const UPTO_RAIL: KeeperRail<DueChannel, Planned, UptoKeeperItem, UptoKeeperReport> = {
   spending: "upto keeper closes",
   maxRowsPerRun: maxChannelsWithinBudget(),
   table: UPTO_CHANNELS_TABLE,
@@ -60,19 +60,12 @@ const UPTO_RAIL: KeeperRail<DueChannel, Planned, UptoKeeperItem> = {
   idle,
   landed,
   item,
+  report,
 };
 
 /** One upto keeper run (Cron Trigger). */
-export async function runUptoKeeper(config: Config, db: D1Database, limit = maxChannelsWithinBudget()): Promise<UptoKeeperReport> {
-  const { items, paused } = await runKeeper(config, db, UPTO_RAIL, { dryRun: false, limit });
-  const report: UptoKeeperReport = {
-    maxChannelsPerRun: UPTO_RAIL.maxRowsPerRun,
-    scanned: items.length,
-    closed: items.filter((i) => i.outcome === "closed").length,
-    reclaimed: items.filter((i) => i.outcome === "reclaimed").length,
-    items,
-  };
-  return paused ? { ...report, paused } : report;
+export function runUptoKeeper(config: Config, db: D1Database, limit = maxChannelsWithinBudget()): Promise<UptoKeeperReport> {
+  return runKeeper(config, db, UPTO_RAIL, { dryRun: false, limit });
 }
 
 async function plan(config: Config, rows: readonly DueChannel[], nowMs: number): Promise<Planned[]> {
@@ -162,4 +155,14 @@ function landed(p: Planned, nowMs: number): NextLook {
 
 function item(p: Planned, signature: string | null, outcome: string): UptoKeeperItem {
   return { channelId: p.row.channelId, step: p.gate?.kind === "drop" ? "dropped" : (p.step?.kind ?? "wait"), signature, outcome };
+}
+
+function report(items: UptoKeeperItem[]): UptoKeeperReport {
+  return {
+    maxChannelsPerRun: UPTO_RAIL.maxRowsPerRun,
+    scanned: items.length,
+    closed: items.filter((i) => i.outcome === "closed").length,
+    reclaimed: items.filter((i) => i.outcome === "reclaimed").length,
+    items,
+  };
 }
