@@ -107,15 +107,3 @@ export async function recordFundingsConfirmed(d1: D1Database, messageHashes: rea
     ),
   );
 }
-
-/** Retention: deletes finished rows (closed, dropped, stuck) last touched before `beforeMs`, oldest first. */
-export async function purgeFinishedWatchRowsBefore(d1: D1Database, beforeMs: number, batchSize: number): Promise<number> {
-  const result = await d1
-    .prepare(
-      `DELETE FROM escrow_watch WHERE payment_pda IN (
-         SELECT payment_pda FROM escrow_watch WHERE state IN ('closed', 'dropped', 'stuck') AND updated_at_ms < ?1 ORDER BY updated_at_ms LIMIT ?2)`,
-    )
-    .bind(beforeMs, batchSize)
-    .run();
-  return result.meta.changes ?? 0;
-}

@@ -1,7 +1,8 @@
 /**
  * The queue both keepers (escrow payouts, upto channel closes) work from: a run claims its due rows (one conditional
  * UPDATE, so two runs never act on one row while the claim lasts) and at its end writes each row's new state in one
- * batch, only where its claim still holds the row. The tables differ only in their column names.
+ * batch, only where its claim still holds the row; retention deletes finished rows. The tables differ only in their
+ * column names.
  */
 
 /**
@@ -75,4 +76,17 @@ export async function recordKeeperOutcomes(d1: D1Database, where: KeeperTable, c
      WHERE ${keyColumn} = ?9 AND ${claimColumn} = ?10`,
   );
   await d1.batch(outcomes.map((o) => update.bind(o.state, o.nextCheckAtMs, o.failures, o.action, o.signature, o.outcome, nowMs, o.keepClaim ? 1 : 0, o.key, claimId)));
+}
+
+/** Retention: deletes finished rows (closed, dropped, stuck) last touched before `beforeMs`, oldest first. */
+export async function purgeFinishedRowsBefore(d1: D1Database, where: KeeperTable, beforeMs: number, batchSize: number): Promise<number> {
+  const { table, keyColumn } = where;
+  const result = await d1
+    .prepare(
+      `DELETE FROM ${table} WHERE ${keyColumn} IN (
+         SELECT ${keyColumn} FROM ${table} WHERE state IN ('closed', 'dropped', 'stuck') AND updated_at_ms < ?1 ORDER BY updated_at_ms LIMIT ?2)`,
+    )
+    .bind(beforeMs, batchSize)
+    .run();
+  return result.meta.changes ?? 0;
 }

@@ -165,15 +165,3 @@ export async function claimDueChannels(d1: D1Database, claimId: string, nowMs: n
   const claimed = `SELECT ${DUE_COLUMNS} FROM upto_channels c LEFT JOIN settlements s ON s.message_hash = c.open_message_hash WHERE c.keeper_claim_id = ?1 ORDER BY c.failures > 0, c.next_check_at_ms`;
   return (await claimDueRows<JoinedDue>(d1, UPTO_CHANNELS_TABLE, claimed, claimId, nowMs, claimMs, limit)).map(toDue);
 }
-
-/** Retention: deletes finished rows (closed, dropped, stuck) last touched before `beforeMs`, oldest first. */
-export async function purgeFinishedChannelsBefore(d1: D1Database, beforeMs: number, batchSize: number): Promise<number> {
-  const result = await d1
-    .prepare(
-      `DELETE FROM upto_channels WHERE channel_id IN (
-         SELECT channel_id FROM upto_channels WHERE state IN ('closed', 'dropped', 'stuck') AND updated_at_ms < ?1 ORDER BY updated_at_ms LIMIT ?2)`,
-    )
-    .bind(beforeMs, batchSize)
-    .run();
-  return result.meta.changes ?? 0;
-}
