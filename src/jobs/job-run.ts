@@ -1,6 +1,7 @@
 import { log } from "../observability/log";
 import { recordJobRun, type JobRunOutcome } from "../store/job-runs";
 import type { KeeperRun } from "../keeper/run-keeper";
+import { LAMPORTS_PER_SIGNATURE } from "../solana/network-fee";
 
 /** How one run of a job ended, for the `job_runs` row /health shows. */
 export interface JobRunSummary {
@@ -41,9 +42,6 @@ export function spentNothing(detail: string | null = null): JobRunSummary {
   return { outcome: "ok", lamportsSpent: 0n, detail };
 }
 
-/** One signature (the fee payer's), no priority fee: what one keeper step costs. */
-const KEEPER_STEP_NETWORK_FEE_LAMPORTS = 5_000n;
-
 /**
  * A keeper run as /health shows it. Each step is one transaction signed by the fee payer alone without a priority fee,
  * so every step that reached the cluster (it has a signature) cost one network fee; rent it brought back is not counted.
@@ -53,7 +51,7 @@ export function summarizeKeeperRun(run: KeeperRun<{ signature: string | null }>,
   const paused = run.paused ?? null;
   return {
     outcome: paused ? "paused" : "ok",
-    lamportsSpent: BigInt(sent) * KEEPER_STEP_NETWORK_FEE_LAMPORTS,
+    lamportsSpent: BigInt(sent) * LAMPORTS_PER_SIGNATURE,
     detail: paused ? paused.message : counts,
   };
 }
