@@ -26,6 +26,11 @@ export default defineConfig({
             main: "./src/index.ts",
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
+              // Miniflare sends the Worker's outbound fetches through a JavaScript hop of its own that strips
+              // CF-Connecting-IP; when a fetch fails (a dead RPC URL), workerd logs that hop's rejection as an "uncaught
+              // exception ... Network connection lost" although the Worker catches it. Without the hop the test output
+              // shows only the Worker's own uncaught errors. Nothing here reads CF-Connecting-IP on an outbound request.
+              stripCfConnectingIp: false,
               bindings: {
                 ...LOCAL_VARS,
                 SOLANA_RPC_URL: `http://127.0.0.1:${await testLocalnetPort()}`,

@@ -7,7 +7,10 @@
  * (the npm script passes --experimental-websocket).
  *
  *   npm run profile [-- <verifies> <settles>]
+ *   PROFILE_OUT=<dir> npm run profile   (also writes verify.cpuprofile and settle.cpuprofile there)
  */
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
 import { randomKeypair } from "../scripts/lib/keypair";
 import { startWorker } from "../scripts/lib/run-worker";
 import { fundFromFaucet } from "../demo/chain-rpc";
@@ -143,6 +146,13 @@ async function main(): Promise<void> {
     const settleProfile = await profiled(inspector, async () => mustSucceed("settle", await runPhase(settles, 1, call("settle"))));
     inspector.close();
 
+    const saveDir = process.env.PROFILE_OUT;
+    if (saveDir) {
+      await mkdir(saveDir, { recursive: true });
+      await writeFile(path.join(saveDir, "verify.cpuprofile"), JSON.stringify(verifyProfile));
+      await writeFile(path.join(saveDir, "settle.cpuprofile"), JSON.stringify(settleProfile));
+      console.log(`profile: wrote verify.cpuprofile and settle.cpuprofile to ${saveDir} (open them in Chrome DevTools' Performance panel)`);
+    }
     print(`/verify (c=8)`, VERIFIES, verifyProfile);
     print(`/settle (sequential)`, SETTLES, settleProfile);
     console.log(`\n(sampling every ${SAMPLING_INTERVAL_MICROS} µs in the Worker's isolate; "busy" excludes (idle); (program) and (garbage collector) are engine time)`);

@@ -86,20 +86,26 @@ export class ConfigError extends FacilitatorError {
 }
 
 interface CacheEntry {
+  /** Always settled: a load in flight reads D1 for the request that started it (src/cache/share-once-fulfilled.ts). */
   result: Promise<Config>;
   expiresAtMs: number;
 }
 let cache = new WeakMap<object, CacheEntry>();
 
-/** The validated config for this request: env vars overlaid with D1 parameters, cached per isolate. */
+/**
+ * The validated config for this request: env vars overlaid with D1 parameters, cached per isolate once loaded.
+ * Requests that miss at the same time each load it (one D1 read each) rather than wait on another's load.
+ */
 export function getConfig(env: Env): Promise<Config> {
-  const now = Date.now();
   const hit = cache.get(env);
-  if (hit && hit.expiresAtMs > now) return hit.result;
+  if (hit && hit.expiresAtMs > Date.now()) return hit.result;
+  const entries = cache; // a load that settles after clearConfigCache() stays out of the new cache
   const result = loadConfig(env);
-  cache.set(env, { result, expiresAtMs: now + CONFIG_CACHE_SECONDS * 1000 });
-  // A failed load is retried sooner than a good one is refreshed, so a fixed parameter shows quickly.
-  result.catch(() => cache.set(env, { result, expiresAtMs: now + 5_000 }));
+  result.then(
+    () => entries.set(env, { result, expiresAtMs: Date.now() + CONFIG_CACHE_SECONDS * 1000 }),
+    // A failed load is retried sooner than a good one is refreshed, so a fixed parameter shows quickly.
+    () => entries.set(env, { result, expiresAtMs: Date.now() + 5_000 }),
+  );
   return result;
 }
 

@@ -1,5 +1,6 @@
 import type { AppContext } from "./context";
 import { toHex } from "../solana/bytes";
+import { shareOnceFulfilled } from "../cache/share-once-fulfilled";
 
 const encoder = new TextEncoder();
 const etags = new Map<string, Promise<string>>();
@@ -22,13 +23,16 @@ export async function artifactResponse(c: AppContext, body: string, contentType:
   return c.body(body, 200, headers);
 }
 
-/** Bodies are few and mostly constant: their hashes are remembered per isolate (bounded). */
+/** Bodies are few and mostly constant: their hashes are remembered per isolate (bounded, settled ones only). */
 function etagOf(body: string): Promise<string> {
-  let etag = etags.get(body);
-  if (!etag) {
-    if (etags.size > 64) etags.clear();
-    etag = crypto.subtle.digest("SHA-256", encoder.encode(body)).then((digest) => `"${toHex(new Uint8Array(digest)).slice(0, 32)}"`);
-    etags.set(body, etag);
-  }
-  return etag;
+  return (
+    etags.get(body) ??
+    shareOnceFulfilled(
+      crypto.subtle.digest("SHA-256", encoder.encode(body)).then((digest) => `"${toHex(new Uint8Array(digest)).slice(0, 32)}"`),
+      (etag) => {
+        if (etags.size > 64) etags.clear();
+        etags.set(body, etag);
+      },
+    )
+  );
 }

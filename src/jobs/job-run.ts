@@ -1,5 +1,7 @@
 import { log } from "../observability/log";
 import { recordJobRun, type JobRunOutcome } from "../store/job-runs";
+import type { KeeperRun } from "../keeper/run-keeper";
+import { LAMPORTS_PER_SIGNATURE } from "../solana/network-fee";
 
 /** How one run of a job ended, for the `job_runs` row /health shows. */
 export interface JobRunSummary {
@@ -38,4 +40,18 @@ async function record(db: D1Database, run: Parameters<typeof recordJobRun>[1]): 
 /** A job that spends nothing and either finished or threw. */
 export function spentNothing(detail: string | null = null): JobRunSummary {
   return { outcome: "ok", lamportsSpent: 0n, detail };
+}
+
+/**
+ * A keeper run as /health shows it. Each step is one transaction signed by the fee payer alone without a priority fee,
+ * so every step that reached the cluster (it has a signature) cost one network fee; rent it brought back is not counted.
+ */
+export function summarizeKeeperRun(run: KeeperRun<{ signature: string | null }>, counts: string): JobRunSummary {
+  const sent = run.items.filter((item) => item.signature !== null).length;
+  const paused = run.paused ?? null;
+  return {
+    outcome: paused ? "paused" : "ok",
+    lamportsSpent: BigInt(sent) * LAMPORTS_PER_SIGNATURE,
+    detail: paused ? paused.message : counts,
+  };
 }

@@ -1,8 +1,9 @@
 /**
  * Memoised `getProgramDerivedAddress`. A PDA is a pure function of (program, seeds), so sharing
- * results across requests in one isolate is safe; it only saves the SHA-256 + on-curve search
- * (usually 1–3 rounds) on hot paths such as verifying a payTo. Bounded so an isolate cannot grow
- * without limit; on overflow the oldest entry is dropped (Map keeps insertion order).
+ * results across requests in one isolate is safe once derived (only settled promises are shared:
+ * src/cache/share-once-fulfilled.ts); it only saves the SHA-256 + on-curve search (usually 1–3
+ * rounds) on hot paths such as verifying a payTo. Bounded so an isolate cannot grow without limit;
+ * on overflow the oldest entry is dropped (Map keeps insertion order).
  */
 import {
   getProgramDerivedAddress,
@@ -10,6 +11,7 @@ import {
   type ProgramDerivedAddress,
   type ReadonlyUint8Array,
 } from "@solana/kit";
+import { shareOnceFulfilled } from "../cache/share-once-fulfilled";
 
 const PDA_CACHE_MAX_ENTRIES = 2048;
 
@@ -35,15 +37,14 @@ export function findCachedPda(
   const key = cacheKey(programAddress, seeds);
   const hit = cache.get(key);
   if (hit !== undefined) return hit;
-  const pending = getProgramDerivedAddress({ programAddress, seeds: [...seeds] });
-  // A rejection (invalid seeds or program id) must not be remembered.
-  pending.catch(() => cache.delete(key));
-  if (cache.size >= PDA_CACHE_MAX_ENTRIES) {
-    const oldest = cache.keys().next();
-    if (oldest.done !== true) cache.delete(oldest.value);
-  }
-  cache.set(key, pending);
-  return pending;
+  // A rejection (invalid seeds or program id) is not remembered.
+  return shareOnceFulfilled(getProgramDerivedAddress({ programAddress, seeds: [...seeds] }), (derived) => {
+    if (cache.size >= PDA_CACHE_MAX_ENTRIES) {
+      const oldest = cache.keys().next();
+      if (oldest.done !== true) cache.delete(oldest.value);
+    }
+    cache.set(key, derived);
+  });
 }
 
 /** For tests that want to observe an uncached derivation. */

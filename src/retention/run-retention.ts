@@ -2,8 +2,9 @@ import type { Config } from "../config/load-config";
 import type { Env } from "../env";
 import { log } from "../observability/log";
 import { purgeConsumedChallengesExpiredBefore, purgePaymentAttemptsBefore } from "../store/retention";
-import { purgeFinishedWatchRowsBefore } from "../store/escrow-watch";
-import { purgeFinishedChannelsBefore } from "../store/upto-channels";
+import { ESCROW_WATCH_TABLE } from "../store/escrow-watch";
+import { UPTO_CHANNELS_TABLE } from "../store/upto-channels";
+import { purgeFinishedRowsBefore } from "../store/keeper-queue";
 import { purgeSponsoredFundingFailuresBefore, SPONSORED_FAILURE_WINDOW_MS } from "../store/sponsored-funding-failures";
 
 const DAY_MS = 86_400_000;
@@ -31,12 +32,13 @@ export interface RetentionOutcome {
 export async function runRetention(config: Config, env: Env, nowMs = Date.now()): Promise<RetentionOutcome> {
   const attemptsBefore = nowMs - config.limits.attemptRetentionDays * DAY_MS;
   const challengesBefore = nowMs - CHALLENGE_GRACE_MS;
+  const keeperRowsBefore = nowMs - config.slaEscrow.watchRetentionDays * DAY_MS;
   const outcome: RetentionOutcome = {
     paymentAttemptsDeleted: await drain((batch) => purgePaymentAttemptsBefore(env.DB, attemptsBefore, batch)),
     challengesDeleted: await drain((batch) => purgeConsumedChallengesExpiredBefore(env.DB, challengesBefore, batch)),
-    escrowWatchRowsDeleted: await drain((batch) => purgeFinishedWatchRowsBefore(env.DB, nowMs - config.slaEscrow.watchRetentionDays * DAY_MS, batch)),
+    escrowWatchRowsDeleted: await drain((batch) => purgeFinishedRowsBefore(env.DB, ESCROW_WATCH_TABLE, keeperRowsBefore, batch)),
     sponsoredFailuresDeleted: await drain((batch) => purgeSponsoredFundingFailuresBefore(env.DB, nowMs - SPONSORED_FAILURE_WINDOW_MS, batch)),
-    uptoChannelRowsDeleted: await drain((batch) => purgeFinishedChannelsBefore(env.DB, nowMs - config.slaEscrow.watchRetentionDays * DAY_MS, batch)),
+    uptoChannelRowsDeleted: await drain((batch) => purgeFinishedRowsBefore(env.DB, UPTO_CHANNELS_TABLE, keeperRowsBefore, batch)),
   };
   log("info", "retention_run", { ...outcome });
   return outcome;

@@ -1,9 +1,10 @@
 import type * as v from "valibot";
+import { isBase58Address } from "../solana/base58";
 
 /**
  * Describes a valibot schema as JSON Schema (draft 2020-12, as OpenAPI 3.1 uses), so that /openapi.json is
- * generated from the very schemas that validate requests. Covers the constructs the routes use; anything
- * else (custom checks, transforms) is documented by the route summary and simply left out here.
+ * generated from the very schemas that validate requests. Covers the constructs the routes use; a custom check is
+ * described by its message (and the address check by its alphabet); transforms are left out.
  */
 type JsonSchema = Record<string, unknown>;
 
@@ -24,7 +25,11 @@ interface ActionNode {
   kind: string;
   type: string;
   requirement?: unknown;
+  message?: unknown;
 }
+
+/** What `isBase58Address` accepts, as far as a pattern can say it (it also decodes to exactly 32 bytes). */
+const BASE58_ADDRESS_PATTERN = "^[1-9A-HJ-NP-Za-km-z]{32,44}$";
 
 export function toJsonSchema(schema: v.GenericSchema): JsonSchema {
   return describe(schema as unknown as SchemaNode);
@@ -108,6 +113,10 @@ function applyAction(target: JsonSchema, action: ActionNode): void {
       break;
     case "url":
       target.format = "uri";
+      break;
+    case "check":
+      if (action.requirement === isBase58Address) target.pattern = BASE58_ADDRESS_PATTERN;
+      if (typeof action.message === "string") target.description = action.message;
       break;
   }
 }

@@ -41,13 +41,7 @@ export function buildOpenApi(endpoints: readonly EndpointInfo[], origin: string,
 }
 
 function apiOperation(endpoint: EndpointInfo): Operation {
-  const pathParams = [...endpoint.path.matchAll(/:([A-Za-z]+)/g)].map((m) => ({
-    name: m[1],
-    in: "path",
-    required: true,
-    schema: { type: "string" },
-  }));
-  const parameters = [...pathParams, ...queryParameters(endpoint)];
+  const parameters = [...pathParameters(endpoint), ...queryParameters(endpoint)];
   return {
     operationId: endpoint.key,
     summary: endpoint.summary,
@@ -77,16 +71,31 @@ function originOperation(route: OriginRoute): Operation {
   };
 }
 
+/** One OpenAPI parameter per segment of the path, described by the route's params schema (the form it validates). */
+function pathParameters(endpoint: EndpointInfo) {
+  const described = endpoint.params ? propertiesOf(endpoint.params) : { properties: {} };
+  return [...endpoint.path.matchAll(/:([A-Za-z]+)/g)].map((m) => ({
+    name: m[1]!,
+    in: "path",
+    required: true,
+    schema: described.properties?.[m[1]!] ?? { type: "string" },
+  }));
+}
+
 /** One OpenAPI parameter per key of the route's query schema. */
 function queryParameters(endpoint: EndpointInfo) {
   if (!endpoint.query) return [];
-  const described = toJsonSchema(endpoint.query) as { properties?: Record<string, unknown>; required?: string[] };
+  const described = propertiesOf(endpoint.query);
   return Object.entries(described.properties ?? {}).map(([name, schema]) => ({
     name,
     in: "query",
     required: described.required?.includes(name) ?? false,
     schema,
   }));
+}
+
+function propertiesOf(schema: NonNullable<EndpointInfo["query"]>): { properties?: Record<string, unknown>; required?: string[] } {
+  return toJsonSchema(schema) as { properties?: Record<string, unknown>; required?: string[] };
 }
 
 /** The body every error answers with (src/http/error-handler.ts): route-specific fields may be added. */

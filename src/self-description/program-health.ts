@@ -33,19 +33,21 @@ export interface ProgramsHealth {
 }
 
 const PROGRAMS_HEALTH_CACHE_MS = 60_000;
-const cache = new Map<string, { value: Promise<ProgramsHealth>; expiresAtMs: number }>();
+/** Settled answers only: a read in flight belongs to the request that started it (src/cache/share-once-fulfilled.ts). */
+const cache = new Map<string, { value: ProgramsHealth; expiresAtMs: number }>();
 
-export function readProgramsHealth(config: Config): Promise<ProgramsHealth> {
+export async function readProgramsHealth(config: Config): Promise<ProgramsHealth> {
   const key = `${config.rpcUrl}|${config.programs.universalSettle}|${config.programs.slaEscrow}`;
-  const now = Date.now();
   const hit = cache.get(key);
-  if (hit && hit.expiresAtMs > now) return hit.value;
-  // A failed read is answered (ok: null) but not kept: the next /health reads again.
-  const value = readOnce(config).catch((): ProgramsHealth => {
-    cache.delete(key);
+  if (hit && hit.expiresAtMs > Date.now()) return hit.value;
+  let value: ProgramsHealth;
+  try {
+    value = await readOnce(config);
+  } catch {
+    // A failed read is answered (ok: null) but not kept: the next /health reads again.
     return { ok: null, universalSettle: null, slaEscrow: null };
-  });
-  cache.set(key, { value, expiresAtMs: now + PROGRAMS_HEALTH_CACHE_MS });
+  }
+  cache.set(key, { value, expiresAtMs: Date.now() + PROGRAMS_HEALTH_CACHE_MS });
   return value;
 }
 

@@ -4,6 +4,9 @@ import { confirmSignature, signatureStatus, type ConfirmationOutcome, type Signa
 import { watchSignature, type SignatureWatch } from "../solana/signature-watch";
 import { isBlockhashStillValid } from "../solana/blockhash";
 import { settleFloorRefusal } from "../solana/fee-payer-floor";
+import { lastFeePayerBalance, noteFeePayerSpend } from "../solana/fee-payer-balance";
+import { networkFeeOf } from "../solana/network-fee";
+import { decodeWireTransaction } from "../solana/wire-transaction";
 import {
   claimSettlement,
   claimSuccessReport,
@@ -79,15 +82,24 @@ function clusterChain(config: Config): SettleChain {
   let watch: SignatureWatch | null = null;
   return {
     floorRefusal: (payer, defer) => settleFloorRefusal(config, payer, defer),
-    send(wireBase64, signature) {
+    async send(wireBase64, signature) {
       // With `subscribe`, the watch is opened before the send, so it is in place (or nearly) before the cluster can
       // confirm (the signature is known before the send: it is the fee payer's).
       if (config.settleConfirmation === "subscribe" && watch === null) watch = watchSignature(config, signature);
-      return sendWithPreflight(config, wireBase64);
+      const outcome = await sendWithPreflight(config, wireBase64);
+      if (outcome.kind === "sent") noteNetworkFee(config, wireBase64);
+      return outcome;
     },
     confirm: (signature) => confirmSignature(config, signature, config.limits.settleConfirmTimeoutMs, watch),
     status: (signature) => signatureStatus(config, signature),
     isBlockhashValid: (blockhash) => isBlockhashStillValid(config, blockhash),
     close: () => watch?.close(),
   };
+}
+
+/** The settle floor's reading learns of the fee this send costs (a re-send is counted again: the estimate only errs low). */
+function noteNetworkFee(config: Config, wireBase64: string): void {
+  if (!lastFeePayerBalance(config)) return;
+  const decoded = decodeWireTransaction(wireBase64);
+  if (decoded.ok) noteFeePayerSpend(config, networkFeeOf(decoded.tx));
 }

@@ -8,7 +8,28 @@ export function toBase64(bytes: Uint8Array): string {
 
 /** The bytes of base64 text (an RPC answer's account data). */
 export function fromBase64(text: string): Uint8Array {
-  const binary = atob(text);
+  return bytesOfBinaryString(atob(text));
+}
+
+const BASE64_TEXT = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/**
+ * The bytes of base64 text from a caller, or null when it is not base64 (a character outside the alphabet, padding
+ * inside it, an impossible length). Padding may be left out. One native decode: kit's encoder decoded the text twice
+ * and scanned it twice more, a measurable share of a /verify.
+ */
+export function decodeBase64Text(text: string): Uint8Array | null {
+  if (!BASE64_TEXT.test(text)) return null;
+  let binary: string;
+  try {
+    binary = atob(text);
+  } catch {
+    return null;
+  }
+  return bytesOfBinaryString(binary);
+}
+
+function bytesOfBinaryString(binary: string): Uint8Array {
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
   return bytes;

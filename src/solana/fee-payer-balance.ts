@@ -38,3 +38,14 @@ export async function readFeePayerBalance(config: Config, maxAgeMs: number, time
   readings.set(config.feePayer.address, reading);
   return reading;
 }
+
+/**
+ * Lowers the isolate's last reading by what this isolate just spent from the fee payer (a sent transaction's network
+ * fee), so the settle floor sees its own spending at once and needs no fresh read for it. Other isolates' spending
+ * shows at the next read; without a reading there is nothing to lower.
+ */
+export function noteFeePayerSpend(config: Pick<Config, "feePayer">, lamports: bigint): void {
+  const last = readings.get(config.feePayer.address);
+  if (!last || lamports <= 0n) return;
+  readings.set(config.feePayer.address, { ...last, lamports: last.lamports > lamports ? last.lamports - lamports : 0n });
+}

@@ -11,10 +11,13 @@ export const FEE_PAYER_BELOW_SETTLE_FLOOR = "fee_payer_below_settle_floor";
 /** Jobs read the balance anew unless a reading this young exists (e.g. /health's, a moment ago). */
 const JOB_BALANCE_MAX_AGE_MS = 1_000;
 /**
- * Settles never wait for a balance read: they compare against the isolate's last reading and, when it is older than
- * this, refresh it after the response. So a settle acts on a balance at most this old plus one settle of the isolate.
+ * Settles never wait for a balance read: they compare against the isolate's last reading, lowered by every network
+ * fee this isolate has paid since (`noteFeePayerSpend`), and refresh it after the response when it is older than
+ * this. What the reading misses is other isolates' (and the jobs') spending and the operator's top-ups of the last
+ * minute: at 5,000 lamports a settle, far below the floor's margin. A minute keeps the refresh under one call in a
+ * hundred settles at a steady rate (issue 27: the warm settle is send and subscribe, nothing else).
  */
-export const SETTLE_BALANCE_MAX_AGE_MS = 10_000;
+export const SETTLE_BALANCE_MAX_AGE_MS = 60_000;
 
 export interface SpendingPause {
   reason: typeof FEE_PAYER_BELOW_MINIMUM;

@@ -1,5 +1,6 @@
 import { getPublicKeyFromAddress, verifySignature, type Address, type SignatureBytes } from "@solana/kit";
 import type { DecodedTransaction } from "./wire-transaction";
+import { shareOnceFulfilled } from "../cache/share-once-fulfilled";
 
 /**
  * Checks that every required signature except the fee payer's (index 0, added by the facilitator at settle)
@@ -28,17 +29,16 @@ async function verifySignaturesFrom(tx: DecodedTransaction, first: number): Prom
   return { ok: true };
 }
 
-/** Imported WebCrypto keys of recent signers (repeat buyers skip the import); bounded, safe to lose. */
+/** Imported WebCrypto keys of recent signers (repeat buyers skip the import); bounded, safe to lose, settled ones only. */
 const MAX_CACHED_KEYS = 10_000;
 const publicKeys = new Map<string, Promise<CryptoKey>>();
 
 function publicKeyOf(signer: Address): Promise<CryptoKey> {
-  let key = publicKeys.get(signer);
-  if (!key) {
-    if (publicKeys.size >= MAX_CACHED_KEYS) publicKeys.clear();
-    key = getPublicKeyFromAddress(signer);
-    publicKeys.set(signer, key);
-    key.catch(() => publicKeys.delete(signer));
-  }
-  return key;
+  return (
+    publicKeys.get(signer) ??
+    shareOnceFulfilled(getPublicKeyFromAddress(signer), (key) => {
+      if (publicKeys.size >= MAX_CACHED_KEYS) publicKeys.clear();
+      publicKeys.set(signer, key);
+    })
+  );
 }

@@ -1,6 +1,6 @@
-import { getBase64Encoder, type Address } from "@solana/kit";
+import type { Address } from "@solana/kit";
 import { encodeAddressAt, encodeBase58 } from "./base58";
-import { isCanonicalBase64, toBase64 } from "./bytes";
+import { decodeBase64Text, isCanonicalBase64, toBase64 } from "./bytes";
 import { compactU16Size, readCompactU16 } from "./compact-u16";
 
 /** One instruction of a decoded message with its accounts resolved to addresses. */
@@ -31,8 +31,6 @@ export interface DecodedTransaction {
 
 export type DecodeFailure = { ok: false; message: string };
 
-const base64 = getBase64Encoder();
-
 /** Largest transaction the network accepts (packet size). */
 export const MAX_TRANSACTION_SIZE_BYTES = 1232;
 
@@ -43,12 +41,8 @@ export const MAX_TRANSACTION_SIZE_BYTES = 1232;
  * reading of the same bytes.
  */
 export function decodeWireTransaction(base64Transaction: string): { ok: true; tx: DecodedTransaction } | DecodeFailure {
-  let wireBytes: Uint8Array;
-  try {
-    wireBytes = new Uint8Array(base64.encode(base64Transaction));
-  } catch {
-    return { ok: false, message: "transaction is not valid base64" };
-  }
+  const wireBytes = decodeBase64Text(base64Transaction);
+  if (!wireBytes) return { ok: false, message: "transaction is not valid base64" };
   if (wireBytes.length > MAX_TRANSACTION_SIZE_BYTES) {
     return { ok: false, message: `transaction is ${wireBytes.length} bytes; the network limit is ${MAX_TRANSACTION_SIZE_BYTES}` };
   }

@@ -5,7 +5,7 @@
  * against the settlement ledger. A run claims its rows (one conditional UPDATE) before reading or sending anything,
  * so two runs never act on the same payment while the claim lasts.
  */
-import { recordKeeperOutcomes, type KeeperOutcome, type KeeperTable } from "./keeper-outcomes";
+import { claimDueRows, dueKeysSql, type KeeperTable } from "./keeper-queue";
 
 /** A claimed row with the settlement ledger's row of its funding (null when the ledger has none). */
 export interface WatchedPayment {
@@ -57,27 +57,14 @@ export async function watchAcceptedFunding(d1: D1Database, funding: AcceptedFund
     .run();
 }
 
+/** The keeper's queue (store/keeper-queue.ts): one row per payment, keyed by its address. */
+export const ESCROW_WATCH_TABLE: KeeperTable = { table: "escrow_watch", keyColumn: "payment_pda", claimColumn: "claim_id", claimExpiresColumn: "claim_expires_at_ms" };
+
 const WATCH_COLUMNS = `w.payment_pda AS paymentPda, w.funding_signature AS fundingSignature, w.funding_blockhash AS fundingBlockhash,
   w.sponsored_payer AS sponsoredPayer, w.failures AS failures, w.created_at_ms AS createdAtMs,
   s.message_hash AS messageHash, s.state AS ledgerState, s.scheme AS scheme, s.payer AS payer, s.asset AS asset, s.amount AS amount,
   s.merchant_wallet AS merchantWallet`;
 const LEDGER_JOIN = `LEFT JOIN settlements s ON s.signature = w.funding_signature`;
-/**
- * The payment addresses of up to ?2 open rows due at ?1 and not held by a live claim. Rows that never failed come
- * first, so a row that cannot progress never takes a slot from one that can; each half is a range scan of
- * escrow_watch_due_idx (state, failures, next_check_at_ms), however many rows wait for a later deadline.
- */
-const DUE_ROWS = `SELECT payment_pda FROM (
-    SELECT payment_pda, 0 AS tier, next_check_at_ms FROM (
-      SELECT payment_pda, next_check_at_ms FROM escrow_watch
-      WHERE state = 'open' AND failures = 0 AND next_check_at_ms <= ?1 AND (claim_expires_at_ms IS NULL OR claim_expires_at_ms <= ?1)
-      ORDER BY next_check_at_ms LIMIT ?2)
-    UNION ALL
-    SELECT payment_pda, 1 AS tier, next_check_at_ms FROM (
-      SELECT payment_pda, next_check_at_ms FROM escrow_watch
-      WHERE state = 'open' AND failures > 0 AND next_check_at_ms <= ?1 AND (claim_expires_at_ms IS NULL OR claim_expires_at_ms <= ?1)
-      ORDER BY next_check_at_ms LIMIT ?2)
-    ORDER BY tier, next_check_at_ms LIMIT ?2)`;
 const DUE_ORDER = `ORDER BY w.failures > 0, w.next_check_at_ms`;
 
 type JoinedRow = Omit<WatchedPayment, "ledger"> & { messageHash: string | null; ledgerState: string | null } & Omit<FundingLedgerRow, "messageHash" | "state">;
@@ -88,47 +75,19 @@ function toWatched(row: JoinedRow): WatchedPayment {
   return { ...watch, ledger };
 }
 
-/**
- * Claims up to `limit` open, due payments not held by a live claim and returns them with their funding's ledger row,
- * in one D1 round trip (a batch runs as one transaction).
- */
+/** Claims up to `limit` open, due payments not held by a live claim and returns them with their funding's ledger row (one batch). */
 export async function claimDuePayments(d1: D1Database, claimId: string, nowMs: number, claimMs: number, limit: number): Promise<WatchedPayment[]> {
-  const [, selected] = await d1.batch([
-    d1
-      .prepare(
-        `UPDATE escrow_watch SET claim_id = ?3, claim_expires_at_ms = ?4, updated_at_ms = ?1
-         WHERE payment_pda IN (${DUE_ROWS}) AND (claim_expires_at_ms IS NULL OR claim_expires_at_ms <= ?1)`,
-      )
-      .bind(nowMs, limit, claimId, nowMs + claimMs),
-    d1.prepare(`SELECT ${WATCH_COLUMNS} FROM escrow_watch w ${LEDGER_JOIN} WHERE w.claim_id = ?1 ${DUE_ORDER}`).bind(claimId),
-  ]);
-  return (selected!.results as JoinedRow[]).map(toWatched);
+  const claimed = `SELECT ${WATCH_COLUMNS} FROM escrow_watch w ${LEDGER_JOIN} WHERE w.claim_id = ?1 ${DUE_ORDER}`;
+  return (await claimDueRows<JoinedRow>(d1, ESCROW_WATCH_TABLE, claimed, claimId, nowMs, claimMs, limit)).map(toWatched);
 }
 
 /** Lists open, due payments without claiming them (dry run). */
 export async function peekDuePayments(d1: D1Database, nowMs: number, limit: number): Promise<WatchedPayment[]> {
   const { results } = await d1
-    .prepare(`SELECT ${WATCH_COLUMNS} FROM escrow_watch w ${LEDGER_JOIN} WHERE w.payment_pda IN (${DUE_ROWS}) ${DUE_ORDER}`)
+    .prepare(`SELECT ${WATCH_COLUMNS} FROM escrow_watch w ${LEDGER_JOIN} WHERE w.payment_pda IN (${dueKeysSql(ESCROW_WATCH_TABLE)}) ${DUE_ORDER}`)
     .bind(nowMs, limit)
     .all<JoinedRow>();
   return results.map(toWatched);
-}
-
-/**
- * A keeper outcome for one payment. State open: look again at nextCheckAtMs; closed: released or refunded (or the
- * account is gone); dropped: not a payment this facilitator funded (never landed, failed, or not in its ledger);
- * stuck: gave up after the attempt cap.
- */
-export interface WatchOutcome extends KeeperOutcome {
-  paymentPda: string;
-  action: "release" | "refund" | "close" | "none";
-}
-
-const ESCROW_WATCH_TABLE: KeeperTable = { table: "escrow_watch", keyColumn: "payment_pda", claimColumn: "claim_id", claimExpiresColumn: "claim_expires_at_ms" };
-
-/** Records every outcome of one run in one batch; only rows still held by this run's claim change. */
-export function recordWatchOutcomes(d1: D1Database, claimId: string, outcomes: readonly WatchOutcome[], nowMs: number): Promise<void> {
-  return recordKeeperOutcomes(d1, ESCROW_WATCH_TABLE, claimId, outcomes.map((o) => ({ ...o, key: o.paymentPda })), nowMs);
 }
 
 /**
@@ -147,16 +106,4 @@ export async function recordFundingsConfirmed(d1: D1Database, messageHashes: rea
         .bind(nowMs, hash),
     ),
   );
-}
-
-/** Retention: deletes finished rows (closed, dropped, stuck) last touched before `beforeMs`, oldest first. */
-export async function purgeFinishedWatchRowsBefore(d1: D1Database, beforeMs: number, batchSize: number): Promise<number> {
-  const result = await d1
-    .prepare(
-      `DELETE FROM escrow_watch WHERE payment_pda IN (
-         SELECT payment_pda FROM escrow_watch WHERE state IN ('closed', 'dropped', 'stuck') AND updated_at_ms < ?1 ORDER BY updated_at_ms LIMIT ?2)`,
-    )
-    .bind(beforeMs, batchSize)
-    .run();
-  return result.meta.changes ?? 0;
 }

@@ -4,7 +4,7 @@
  * for the channel, and queues the channel for the keeper that closes it once no voucher can settle any more.
  * Channel facts the keeper acts on (status, parties, amounts) are read from the chain, never from here.
  */
-import { recordKeeperOutcomes, type KeeperOutcome, type KeeperTable } from "./keeper-outcomes";
+import { claimDueRows, type KeeperTable } from "./keeper-queue";
 
 export interface ChannelOpen {
   channelId: string;
@@ -145,17 +145,9 @@ export interface DueChannel {
   deposit: { messageHash: string; state: string; signature: string; scheme: string } | null;
 }
 
-const DUE_CHANNELS = `SELECT channel_id FROM (
-    SELECT channel_id, 0 AS tier, next_check_at_ms FROM (
-      SELECT channel_id, next_check_at_ms FROM upto_channels
-      WHERE state = 'open' AND failures = 0 AND next_check_at_ms <= ?1 AND (keeper_claim_expires_at_ms IS NULL OR keeper_claim_expires_at_ms <= ?1)
-      ORDER BY next_check_at_ms LIMIT ?2)
-    UNION ALL
-    SELECT channel_id, 1 AS tier, next_check_at_ms FROM (
-      SELECT channel_id, next_check_at_ms FROM upto_channels
-      WHERE state = 'open' AND failures > 0 AND next_check_at_ms <= ?1 AND (keeper_claim_expires_at_ms IS NULL OR keeper_claim_expires_at_ms <= ?1)
-      ORDER BY next_check_at_ms LIMIT ?2)
-    ORDER BY tier, next_check_at_ms LIMIT ?2)`;
+/** The keeper's queue (store/keeper-queue.ts): one row per channel. */
+export const UPTO_CHANNELS_TABLE: KeeperTable = { table: "upto_channels", keyColumn: "channel_id", claimColumn: "keeper_claim_id", claimExpiresColumn: "keeper_claim_expires_at_ms" };
+
 const DUE_COLUMNS = `c.channel_id AS channelId, c.open_blockhash AS openBlockhash, c.payer AS payer, c.pay_to AS payTo, c.asset AS asset,
   c.token_program AS tokenProgram, c.expires_at AS expiresAt, c.failures AS failures, c.claim_message_hash AS claimMessageHash,
   s.message_hash AS ledgerHash, s.state AS ledgerState, s.signature AS ledgerSignature, s.scheme AS ledgerScheme`;
@@ -170,39 +162,6 @@ function toDue(row: JoinedDue): DueChannel {
 
 /** Claims up to `limit` due channels for one keeper run and returns them with their deposit's ledger row (one batch). */
 export async function claimDueChannels(d1: D1Database, claimId: string, nowMs: number, claimMs: number, limit: number): Promise<DueChannel[]> {
-  const [, selected] = await d1.batch([
-    d1
-      .prepare(
-        `UPDATE upto_channels SET keeper_claim_id = ?3, keeper_claim_expires_at_ms = ?4, updated_at_ms = ?1
-         WHERE channel_id IN (${DUE_CHANNELS}) AND (keeper_claim_expires_at_ms IS NULL OR keeper_claim_expires_at_ms <= ?1)`,
-      )
-      .bind(nowMs, limit, claimId, nowMs + claimMs),
-    d1
-      .prepare(`SELECT ${DUE_COLUMNS} FROM upto_channels c LEFT JOIN settlements s ON s.message_hash = c.open_message_hash WHERE c.keeper_claim_id = ?1 ORDER BY c.failures > 0, c.next_check_at_ms`)
-      .bind(claimId),
-  ]);
-  return (selected!.results as JoinedDue[]).map(toDue);
-}
-
-export interface ChannelOutcome extends KeeperOutcome {
-  channelId: string;
-}
-
-const UPTO_CHANNELS_TABLE: KeeperTable = { table: "upto_channels", keyColumn: "channel_id", claimColumn: "keeper_claim_id", claimExpiresColumn: "keeper_claim_expires_at_ms" };
-
-/** Records one run's outcomes in one batch; only rows still held by this run's claim change. */
-export function recordChannelOutcomes(d1: D1Database, claimId: string, outcomes: readonly ChannelOutcome[], nowMs: number): Promise<void> {
-  return recordKeeperOutcomes(d1, UPTO_CHANNELS_TABLE, claimId, outcomes.map((o) => ({ ...o, key: o.channelId })), nowMs);
-}
-
-/** Retention: deletes finished rows (closed, dropped, stuck) last touched before `beforeMs`, oldest first. */
-export async function purgeFinishedChannelsBefore(d1: D1Database, beforeMs: number, batchSize: number): Promise<number> {
-  const result = await d1
-    .prepare(
-      `DELETE FROM upto_channels WHERE channel_id IN (
-         SELECT channel_id FROM upto_channels WHERE state IN ('closed', 'dropped', 'stuck') AND updated_at_ms < ?1 ORDER BY updated_at_ms LIMIT ?2)`,
-    )
-    .bind(beforeMs, batchSize)
-    .run();
-  return result.meta.changes ?? 0;
+  const claimed = `SELECT ${DUE_COLUMNS} FROM upto_channels c LEFT JOIN settlements s ON s.message_hash = c.open_message_hash WHERE c.keeper_claim_id = ?1 ORDER BY c.failures > 0, c.next_check_at_ms`;
+  return (await claimDueRows<JoinedDue>(d1, UPTO_CHANNELS_TABLE, claimed, claimId, nowMs, claimMs, limit)).map(toDue);
 }

@@ -1,6 +1,7 @@
 import { base64urlnopad } from "@scure/base";
 import type { ChallengeAction } from "./challenge-actions";
 import { isChallengeAction } from "./challenge-actions";
+import { shareOnceFulfilled } from "../cache/share-once-fulfilled";
 
 /**
  * The text a seller signs. Stateless by design: every field is in the text and the server's HMAC over the
@@ -93,12 +94,14 @@ function parseIsoExact(text: string): number | null {
   return ms;
 }
 
+/** The imported MAC key, remembered per isolate once imported (settled promises only: src/cache/share-once-fulfilled.ts). */
 const keyCache = new Map<string, Promise<CryptoKey>>();
 function hmacKey(secret: string): Promise<CryptoKey> {
-  let key = keyCache.get(secret);
-  if (!key) {
-    key = crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
-    keyCache.set(secret, key);
-  }
-  return key;
+  return (
+    keyCache.get(secret) ??
+    shareOnceFulfilled(
+      crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]),
+      (key) => keyCache.set(secret, key),
+    )
+  );
 }

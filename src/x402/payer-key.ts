@@ -1,8 +1,5 @@
-import { getBase64Encoder } from "@solana/kit";
-import { toHex } from "../solana/bytes";
+import { decodeBase64Text, toHex } from "../solana/bytes";
 import { compactU16Size, readCompactU16 } from "../solana/compact-u16";
-
-const base64 = getBase64Encoder();
 
 /**
  * A rate-limit key for the wallet paying a proof: the transaction's second static account, which is the
@@ -11,7 +8,8 @@ const base64 = getBase64Encoder();
  */
 export function payerKeyOf(transactionBase64: string): string | null {
   try {
-    const bytes = new Uint8Array(base64.encode(transactionBase64.slice(0, 512)));
+    const bytes = decodeBase64Text(transactionBase64.slice(0, 512));
+    if (!bytes) return null;
     const signatureCount = readCompactU16(bytes, 0, "the signature count");
     if (signatureCount < 2) return null;
     let offset = compactU16Size(signatureCount) + signatureCount * 64;

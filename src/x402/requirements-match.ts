@@ -15,28 +15,47 @@ export const PER_REQUEST_EXTRA_FIELDS: ReadonlySet<string> = new Set(["recentBlo
  * verification reads the requirements, never those. (`recentSlot`: the official `upto` server's slot hint, per request too.)
  */
 export function requirementsMatch(required: PaymentRequirements, accepted: PaymentRequirements): boolean {
-  const { extra: requiredExtra, ...requiredCore } = withWireScheme(required);
-  const { extra: acceptedExtra, ...acceptedCore } = withWireScheme(accepted);
-  if (canonicalJson(requiredCore) !== canonicalJson(acceptedCore)) return false;
-  for (const [key, value] of Object.entries(requiredExtra)) {
+  if (wireScheme(required) !== wireScheme(accepted)) return false;
+  for (const key of new Set([...Object.keys(required), ...Object.keys(accepted)])) {
+    if (key === "scheme" || key === "extra") continue;
+    if (!sameJson(fieldOf(required, key), fieldOf(accepted, key))) return false;
+  }
+  const acceptedExtra = accepted.extra;
+  for (const [key, value] of Object.entries(required.extra)) {
     if (value === undefined || PER_REQUEST_EXTRA_FIELDS.has(key)) continue;
-    if (!Object.hasOwn(acceptedExtra, key) || canonicalJson(acceptedExtra[key]) !== canonicalJson(value)) return false;
+    if (!Object.hasOwn(acceptedExtra, key) || !sameJson(acceptedExtra[key], value)) return false;
   }
   return true;
 }
 
-function withWireScheme(requirements: PaymentRequirements): PaymentRequirements {
-  return { ...requirements, scheme: normalizeScheme(requirements.scheme) ?? requirements.scheme };
+function wireScheme(requirements: PaymentRequirements): string {
+  return normalizeScheme(requirements.scheme) ?? requirements.scheme;
 }
 
-/** JSON with sorted keys and undefined values dropped, so key order never decides equality. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+function fieldOf(requirements: PaymentRequirements, key: string): unknown {
+  return (requirements as unknown as Record<string, unknown>)[key];
+}
+
+/**
+ * Whether two parsed JSON values serialise alike: key order does not count and an undefined member is the same as
+ * an absent one. Compared in place, without building canonical strings (this runs on every verify and settle).
+ */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((item, i) => sameJson(item, b[i]));
   }
-  return JSON.stringify(value);
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  let definedOnLeft = 0;
+  for (const key in left) {
+    if (!Object.hasOwn(left, key) || left[key] === undefined) continue;
+    definedOnLeft++;
+    if (!Object.hasOwn(right, key) || !sameJson(left[key], right[key])) return false;
+  }
+  let definedOnRight = 0;
+  for (const key in right) if (Object.hasOwn(right, key) && right[key] !== undefined) definedOnRight++;
+  return definedOnLeft === definedOnRight;
 }

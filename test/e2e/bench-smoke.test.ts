@@ -93,6 +93,8 @@ describe("npm run bench -- --real-timing (smoke, tiny n)", () => {
       "settle, sla-escrow funding: answer after confirmation p50 / p95 ms",
       "settle, sla-escrow funding: RPC calls per call",
       "/verify req/s at c=32 (latency bound)",
+      "/verify req/s at c=32: a forward-only Worker (this machine's ceiling)",
+      "/verify at c=32: share of the ceiling",
     ]);
     const [ourVerify, ourSettle] = result.figures.ours;
     const [refVerify, refSettle] = result.figures.reference;
@@ -107,6 +109,7 @@ describe("npm run bench -- --real-timing (smoke, tiny n)", () => {
       for (const ms of f.afterConfirmationMs) expect(ms, f.label).toBeGreaterThan(0);
     }
     expect(result.verifyThroughput.ours).toBeGreaterThan(0);
+    expect(result.ceilingThroughput).toBeGreaterThan(0);
     expect(result.latencyBound.ours).toBeCloseTo((32 * 1000) / (1 * 10), 5); // one simulate per verify, 10 ms round trips
     expect(result.table).toContain("RPC calls per call, by method");
   }, 180_000);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { isCanonicalBase64, toBase64 } from "../../src/solana/bytes";
+import { getBase64Encoder } from "@solana/kit";
+import { decodeBase64Text, isCanonicalBase64, toBase64 } from "../../src/solana/bytes";
 
 /** The verify path forwards the buyer's base64 to simulateTransaction only when it is canonical; else it re-encodes. */
 describe("isCanonicalBase64", () => {
@@ -22,5 +23,24 @@ describe("isCanonicalBase64", () => {
     expect(isCanonicalBase64("AQI=", 2)).toBe(true);
     expect(isCanonicalBase64("AQJ=", 2)).toBe(false); // 0x01 0x02 plus a stray low bit
     expect(isCanonicalBase64("AQ=A", 2)).toBe(false);
+  });
+});
+
+/** The wire transaction's decoder (verify, settle, the payer's rate-limit key): one native decode, strict alphabet. */
+describe("decodeBase64Text", () => {
+  it("reads what kit's base64 encoder reads, padded or not", () => {
+    const kit = getBase64Encoder();
+    for (const length of [0, 1, 2, 3, 4, 5, 64, 299, 300, 301, 1232]) {
+      const text = toBase64(crypto.getRandomValues(new Uint8Array(length)));
+      for (const variant of [text, text.replace(/=+$/, "")]) {
+        expect(decodeBase64Text(variant), `length ${length} ${variant === text ? "padded" : "unpadded"}`).toEqual(new Uint8Array(kit.encode(variant)));
+      }
+    }
+  });
+
+  it("refuses text outside the base64 alphabet, padding inside it, and impossible lengths", () => {
+    for (const text of ["+/8B Ag==", "-_8BAg==", "AQ=A", "A===", "AQI=AQI=", "A", "AQIDB", "aGVsbG8\n", "ü"]) {
+      expect(decodeBase64Text(text), JSON.stringify(text)).toBeNull();
+    }
   });
 });

@@ -25,7 +25,7 @@ import { findBankPda, findEscrowConfigPda, findEscrowPda, findPaymentPda } from 
 import { randomPaymentUid } from "../../src/programs/sla-escrow/payment-uid";
 import { loadConfig } from "../../src/config/load-config";
 import { runRetention } from "../../src/retention/run-retention";
-import { KEEPER_MAX_ATTEMPTS, KEEPER_RETRY_BASE_MS } from "../../src/escrow-keeper/backoff";
+import { KEEPER_MAX_ATTEMPTS, KEEPER_RETRY_BASE_MS } from "../../src/keeper/backoff";
 import type { Env } from "../../src/env";
 import { faultScenario } from "../support/workerd/fault-scenario";
 

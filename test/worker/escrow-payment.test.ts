@@ -199,6 +199,15 @@ describe("sla-escrow build → verify → settle on the local chain", () => {
     expect(await paymentAccount(built.paymentPda)).toMatchObject({ amount: 50_000_000n, seller, mint: NATIVE_SOL });
   });
 
+  it("SOL: a buyer short of the amount is refused as insufficient SOL, before anything is sent", async () => {
+    const buyer = await fundedBuyer(0, 20_000_000);
+    const line = await escrowLine(NATIVE_SOL, "50000000", (await generateKeyPairSigner()).address);
+    const { body } = await signedEscrowBody(buyer, line);
+    const verified = await post("/verify", body);
+    expect(verified.body, JSON.stringify(verified.body)).toMatchObject({ isValid: false, invalidReason: "insufficient_funds" });
+    expect(verified.body.invalidMessage).toMatch(/enough SOL/);
+  });
+
   it("ten concurrent settles of one funding: exactly one success, the rest duplicates or pending", async () => {
     const buyer = await fundedBuyer(5_000_000, 1_000_000_000);
     const line = await escrowLine(USDC, "1000000", (await generateKeyPairSigner()).address);

@@ -122,4 +122,21 @@ describe("below SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS", () => {
     const retry = await callWithEnv(BELOW_FLOOR, "/settle", post(already, sellerRetryKey));
     expect(retry.body, JSON.stringify(retry.body)).toMatchObject({ success: true, alreadySettled: true });
   });
+
+  it("counts the fees its own settles paid without reading the balance again: the next settle below the floor is refused", async () => {
+    const buyer = await fundedBuyer(10_000_000);
+    // A settle acts on the isolate's last reading (here: /health's); the floor sits 1 lamport below it.
+    const reading = BigInt((await callWithEnv({}, "/health")).body.feePayerBalance.lamports);
+    const floorJustBelow = { SVC_FEE_PAYER_MIN_LAMPORTS: String(reading), SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS: String(reading - 1n) };
+    const first = await callWithEnv(floorJustBelow, "/settle", post(await signedPaymentBody(buyer, await enrichedLine(USDC, "1000000"))));
+    expect(first.body, JSON.stringify(first.body)).toMatchObject({ success: true });
+    // That settle's network fee (two signatures at least) lowered the reading below the floor, with no new read.
+    const second = await callWithEnv(floorJustBelow, "/settle", post(await signedPaymentBody(buyer, await enrichedLine(USDC, "1000000"))));
+    expect(second.status, JSON.stringify(second.body)).toBe(503);
+    expect(second.body).toMatchObject({ success: false, errorReason: "fee_payer_below_settle_floor" });
+    // Lowered by exactly what the cluster charged for the first settle.
+    const landed = await chainRpc<{ meta: { fee: number } }>("getTransaction", [first.body.transaction, { encoding: "base64", commitment: "confirmed", maxSupportedTransactionVersion: 0 }]);
+    expect(landed.meta.fee).toBeGreaterThanOrEqual(10_000);
+    expect(second.body.errorMessage).toContain(`holds ${reading - BigInt(landed.meta.fee)} lamports`);
+  });
 });

@@ -29,8 +29,18 @@ describe("minimum exact payment", () => {
   });
 
   it("with the chain unreachable: the program's documented minimums (0.01 of a 6-decimal coin, 100,000 lamports)", async () => {
-    const config = await loadConfig({ ...baseEnv, SOLANA_RPC_URL: "http://127.0.0.1:9" });
-    expect(await minimumPaymentRaw(config, USDC, false)).toBe(10_000n);
-    expect(await minimumPaymentRaw(config, NATIVE_SOL, true)).toBe(100_000n);
+    // Every failed read is handled: a rejection left without a handler fires `unhandledrejection` once microtasks ran.
+    const unhandled: unknown[] = [];
+    const listener = (event: PromiseRejectionEvent) => unhandled.push(event.reason);
+    addEventListener("unhandledrejection", listener);
+    try {
+      const config = await loadConfig({ ...baseEnv, SOLANA_RPC_URL: "http://127.0.0.1:9" });
+      expect(await minimumPaymentRaw(config, USDC, false)).toBe(10_000n);
+      expect(await minimumPaymentRaw(config, NATIVE_SOL, true)).toBe(100_000n);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(unhandled).toEqual([]);
+    } finally {
+      removeEventListener("unhandledrejection", listener);
+    }
   });
 });

@@ -63,7 +63,16 @@ describe("GET /openapi.json", () => {
     const verify = body.paths["/api/v1/facilitator/verify"].post;
     expect(verify.requestBody.content["application/json"].schema.required).toEqual(expect.arrayContaining(["paymentPayload", "paymentRequirements"]));
     const preview = body.paths["/api/v1/facilitator/sellers/{wallet}/preview"].get;
-    expect(preview.parameters).toEqual([{ name: "wallet", in: "path", required: true, schema: { type: "string" } }]);
+    // Path parameters are described by the route's params schema, as the query's are.
+    expect(preview.parameters).toEqual([
+      { name: "wallet", in: "path", required: true, schema: { type: "string", pattern: "^[1-9A-HJ-NP-Za-km-z]{32,44}$", description: "must be a base58 Solana address (32 bytes)" } },
+    ]);
+    const settlement = body.paths["/api/v1/facilitator/settlements/{signature}"].get;
+    expect(settlement.parameters[0]).toMatchObject({ name: "signature", in: "path", schema: { pattern: "^[1-9A-HJ-NP-Za-km-z]{64,88}$" } });
+    for (const [path, item] of Object.entries<Record<string, { parameters?: { in: string; name: string }[] }>>(body.paths)) {
+      const named = [...path.matchAll(/\{([A-Za-z]+)\}/g)].map((m) => m[1]);
+      for (const operation of Object.values(item)) expect((operation.parameters ?? []).filter((p) => p.in === "path").map((p) => p.name), path).toEqual(named);
+    }
     const search = body.paths["/api/v1/facilitator/resources"].get;
     expect(search.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(["q"]));
   });

@@ -5,6 +5,7 @@ import { findAssociatedTokenPda } from "@solana-program/token";
 import { loadConfig } from "../../src/config/load-config";
 import type { Env } from "../../src/env";
 import { runUptoKeeper } from "../../src/upto-keeper/run-keeper";
+import { runRetention } from "../../src/retention/run-retention";
 import { decodeChannel, CHANNEL_STATUS } from "../../src/programs/payment-channels/accounts";
 import { getRequestCloseInstruction } from "../../src/programs/payment-channels/instructions";
 import { PAYMENT_CHANNELS_PROGRAM_ADDRESS } from "../../src/programs/payment-channels/pda";
@@ -99,5 +100,36 @@ describe("upto keeper: a channel never strands funds", () => {
     expect(report.items.find((i) => i.channelId === deposit.channelId)).toMatchObject({ step: "dropped", signature: null });
     expect(await channelRow(deposit.channelId)).toMatchObject({ state: "dropped" });
     expect(await lamportsOf(feePayer.address as Address)).toBe(before);
+  });
+});
+
+describe("upto keeper: retention", () => {
+  it("finished channel rows are purged after SVC_ESCROW_WATCH_RETENTION_DAYS; open ones stay", async () => {
+    const day = 86_400_000;
+    const now = Date.now();
+    const config = await loadConfig(env as unknown as Env);
+    const rows: [string, string, number][] = [
+      ["closed-old", "closed", now - 31 * day],
+      ["dropped-old", "dropped", now - 31 * day],
+      ["stuck-old", "stuck", now - 31 * day],
+      ["closed-recent", "closed", now - 29 * day],
+      ["open-old", "open", now - 31 * day],
+    ];
+    const named = rows.map(([name, state, at]) => ({ name, id: `retention-${name}-${crypto.randomUUID()}`, state, at }));
+    for (const r of named) {
+      await env.DB.prepare(
+        `INSERT INTO upto_channels (channel_id, open_message_hash, open_blockhash, payer, pay_to, asset, token_program, deposit, expires_at,
+           state, next_check_at_ms, created_at_ms, updated_at_ms)
+         VALUES (?1, ?1, 'bh', 'payer', 'payTo', 'asset', 'tp', '1', 0, ?2, ?3, ?3, ?3)`,
+      )
+        .bind(r.id, r.state, r.at)
+        .run();
+    }
+    const outcome = await runRetention(config, env as unknown as Env, now);
+    expect(outcome.uptoChannelRowsDeleted).toBeGreaterThanOrEqual(3);
+    const left: string[] = [];
+    for (const r of named) if (await env.DB.prepare("SELECT 1 FROM upto_channels WHERE channel_id = ?").bind(r.id).first()) left.push(r.name);
+    expect(left.sort()).toEqual(["closed-recent", "open-old"]);
+    for (const r of named) await env.DB.prepare("DELETE FROM upto_channels WHERE channel_id = ?").bind(r.id).run();
   });
 });

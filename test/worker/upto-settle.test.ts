@@ -54,7 +54,8 @@ describe("upto: deposit, claim, cancel", () => {
 
     const settled = await facilitator.post("/settle", uptoBody(line, { ...deposit, type: "deposit" }));
     expect(settled.status, JSON.stringify(settled.body)).toBe(200);
-    expect(settled.body).toMatchObject({ success: true, payer: buyer.address, network: DEVNET });
+    // `amount` as @x402/core's SettleResponse has it for upto: the deposit here, the charge for a claim.
+    expect(settled.body).toMatchObject({ success: true, payer: buyer.address, network: DEVNET, amount: "2000000" });
     expect(await usdcOf(buyer.address)).toBe(3_000_000n);
     const channel = decodeChannel((await channelAccount(deposit.channelId))!)!;
     expect(channel).toMatchObject({ status: CHANNEL_STATUS.OPEN, deposit: 2_000_000n, payer: buyer.address, payee: facilitator.feePayer, rentPayer: facilitator.feePayer });
@@ -66,7 +67,7 @@ describe("upto: deposit, claim, cancel", () => {
     const claim = await uptoClaimBody(line, deposit, used, authorizer);
     const claimed = await facilitator.post("/settle", claim);
     expect(claimed.status, JSON.stringify(claimed.body)).toBe(200);
-    expect(claimed.body).toMatchObject({ success: true, payer: buyer.address });
+    expect(claimed.body).toMatchObject({ success: true, payer: buyer.address, amount: used.toString() });
     expect(claimed.body.transaction).not.toBe(settled.body.transaction);
     expect(await usdcOf(line.payTo)).toBe(1n + used);
     expect(await usdcOf(buyer.address)).toBe(5_000_000n - used);

@@ -43,6 +43,8 @@ export const SettleResponseSchema = v.looseObject({
   transaction: v.string(),
   network: v.string(),
   alreadySettled: v.optional(v.boolean()),
+  /** upto only: the amount settled in atomic units (the deposit for a deposit, the charge for a claim), as the official facilitator answers. */
+  amount: v.optional(DecimalAmount),
   errorReason: v.optional(v.string()),
   correlationId: v.string(),
 });

@@ -2,6 +2,7 @@ import { route, type RouteDef } from "../route-def";
 import type { AppContext } from "../context";
 import { VerifySettleBodySchema, type VerifySettleBody } from "../../x402/schemas";
 import { checkCommonRequirements } from "../../x402/common-checks";
+import { normalizeScheme } from "../../x402/scheme-names";
 import { rejection, type PaymentRejection } from "../../x402/payment-verdict";
 import { RAIL_BY_SCHEME } from "../../schemes/registry";
 import { settledWith, type SettleOutcome } from "../../settlement/settle-engine";
@@ -95,6 +96,7 @@ async function answerSettle(c: AppContext, startedAtMs: number, parsed: ParsedBo
       transaction: result.signature,
       network: config.network,
       ...(result.alreadySettled ? { alreadySettled: true } : {}),
+      ...settledAmountOf(parsed),
       correlationId,
     });
   }
@@ -113,6 +115,15 @@ async function answerSettle(c: AppContext, startedAtMs: number, parsed: ParsedBo
     },
     code === null ? 202 : ERROR_STATUS[code],
   );
+}
+
+/**
+ * `amount` of an upto success (`SettleResponse.amount` of @x402/core): what the channel settled, the deposit for a
+ * deposit and the charge for a claim — both are the requirements' amount, which the rail held to the payload.
+ */
+function settledAmountOf(parsed: ParsedBody): { amount?: string } {
+  if (!parsed.ok || normalizeScheme(parsed.body.paymentRequirements.scheme) !== "upto") return {};
+  return { amount: parsed.body.paymentRequirements.amount };
 }
 
 type ParsedBody = { ok: true; body: VerifySettleBody; paymentId: string | null } | PaymentRejection;

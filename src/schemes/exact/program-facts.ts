@@ -18,20 +18,25 @@ export interface UniversalSettleFacts {
 export const DEFAULT_FEE_BPS = 100;
 export const DEFAULT_SOVEREIGN_FEE_BPS = 90;
 
-const cache = new Map<string, { facts: Promise<UniversalSettleFacts>; expiresAtMs: number }>();
+/** Settled facts only: a read in flight belongs to the request that started it (src/cache/share-once-fulfilled.ts). */
+const cache = new Map<string, { facts: UniversalSettleFacts; expiresAtMs: number }>();
 
-/** The UniversalSettle program id, Config PDA and on-chain Config, cached per isolate for a minute. */
-export function getUniversalSettleFacts(config: Config): Promise<UniversalSettleFacts> {
+/**
+ * The UniversalSettle program id, Config PDA and on-chain Config, cached per isolate for a minute once read. Requests
+ * that miss at the same time each read the chain (one getMultipleAccounts each) rather than wait on another's read.
+ */
+export async function getUniversalSettleFacts(config: Config): Promise<UniversalSettleFacts> {
   const key = `${config.rpcUrl}|${config.programs.universalSettle}`;
-  const now = Date.now();
   const hit = cache.get(key);
-  if (hit && hit.expiresAtMs > now) return hit.facts;
-  // An unreachable RPC is not cached: every waiter gets the defaults now, the next call reads the chain again.
-  const facts = readFacts(config).catch(async () => {
-    cache.delete(key);
+  if (hit && hit.expiresAtMs > Date.now()) return hit.facts;
+  let facts: UniversalSettleFacts;
+  try {
+    facts = await readFacts(config);
+  } catch {
+    // An unreachable RPC is not cached: this call gets the defaults, the next one reads the chain again.
     return { programId: config.programs.universalSettle, configAddress: await configPda(config), onChainConfig: null };
-  });
-  cache.set(key, { facts, expiresAtMs: now + PROGRAM_FACTS_CACHE_MS });
+  }
+  cache.set(key, { facts, expiresAtMs: Date.now() + PROGRAM_FACTS_CACHE_MS });
   return facts;
 }
 

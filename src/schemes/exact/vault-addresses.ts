@@ -1,20 +1,20 @@
 import type { Address } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import { findVaultPda, findVaultSolStoragePda } from "../../programs/universal-settle/pda";
+import { shareOnceFulfilled } from "../../cache/share-once-fulfilled";
 
-/** PDA derivations are pure but cost SHA-256 rounds; memoise them per isolate (bounded). */
+/** PDA derivations are pure but cost SHA-256 rounds; memoise them per isolate (bounded, settled ones only). */
 const MAX_ENTRIES = 20_000;
 const memo = new Map<string, Promise<Address>>();
 
 function remember(key: string, derive: () => Promise<Address>): Promise<Address> {
-  let hit = memo.get(key);
-  if (!hit) {
-    if (memo.size >= MAX_ENTRIES) memo.clear();
-    hit = derive();
-    memo.set(key, hit);
-    hit.catch(() => memo.delete(key));
-  }
-  return hit;
+  return (
+    memo.get(key) ??
+    shareOnceFulfilled(derive(), (derived) => {
+      if (memo.size >= MAX_ENTRIES) memo.clear();
+      memo.set(key, derived);
+    })
+  );
 }
 
 export function vaultOf(programId: Address, seller: Address): Promise<Address> {

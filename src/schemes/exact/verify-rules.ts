@@ -166,9 +166,7 @@ export function checkExactTransaction(
   if (transfer.amount !== policy.amount) {
     return reject("invalid_exact_svm_payload_amount_mismatch", `The transfer amount is ${transfer.amount}, but the requirement asks for exactly ${policy.amount}`);
   }
-  if (transfer.authority === policy.feePayer) {
-    return reject("invalid_exact_svm_payload_transaction_fee_payer_transferring_funds", "The fee payer may not be the transfer authority");
-  }
+  // The fee payer as authority never gets here: it may not appear in any instruction (above), and index 0 fails below.
   const authorityIndex = tx.staticAccounts.indexOf(transfer.authority);
   if (authorityIndex < 1 || authorityIndex >= tx.numRequiredSignatures) {
     return reject("invalid_exact_svm_payload_missing_signer", "The transfer authority is not a signer of the transaction");

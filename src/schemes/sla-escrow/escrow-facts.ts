@@ -19,20 +19,19 @@ export interface SlaEscrowFacts {
   escrowAccount: Escrow | null;
 }
 
-const cache = new Map<string, { facts: Promise<SlaEscrowFacts>; expiresAtMs: number }>();
+/** Settled facts only: a read in flight belongs to the request that started it (src/cache/share-once-fulfilled.ts). */
+const cache = new Map<string, { facts: SlaEscrowFacts; expiresAtMs: number }>();
 
 /**
- * Bank, Config and the mint's Escrow in one batched read, cached per isolate for a minute. A failed read is not
- * cached (the caller sees the RPC error; the next call reads again).
+ * Bank, Config and the mint's Escrow in one batched read, cached per isolate for a minute once read. A failed read is
+ * not cached (the caller sees the RPC error; the next call reads again).
  */
-export function getSlaEscrowFacts(config: Config, mint: Address): Promise<SlaEscrowFacts> {
+export async function getSlaEscrowFacts(config: Config, mint: Address): Promise<SlaEscrowFacts> {
   const key = `${config.rpcUrl}|${config.programs.slaEscrow}|${mint}`;
-  const now = Date.now();
   const hit = cache.get(key);
-  if (hit && hit.expiresAtMs > now) return hit.facts;
-  const facts = readFacts(config, mint);
-  facts.catch(() => cache.delete(key));
-  cache.set(key, { facts, expiresAtMs: now + ESCROW_FACTS_CACHE_MS });
+  if (hit && hit.expiresAtMs > Date.now()) return hit.facts;
+  const facts = await readFacts(config, mint);
+  cache.set(key, { facts, expiresAtMs: Date.now() + ESCROW_FACTS_CACHE_MS });
   return facts;
 }
 

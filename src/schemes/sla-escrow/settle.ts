@@ -1,4 +1,5 @@
 import type { Config } from "../../config/load-config";
+import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../config/networks";
 import { signAsFeePayer } from "../../solana/fee-payer-signature";
 import { settleSignedPayment, settleablePayment, settledWith, type SettleCall, type SettleOutcome, type Settlement, type SignedPayment } from "../../settlement/settle-engine";
 import type { AcceptedRequirements } from "../../x402/payment-verdict";
@@ -22,8 +23,9 @@ export async function settleEscrowPayment(config: Config, body: VerifySettleBody
   const verified = await verifyEscrowPayment(config, body, accepted, { simulate: false, ledger: call.ledger });
   if (!verified.ok) return settledWith(verified);
   const signed = await signedFunding(config, verified);
-  // A funding moves tokens (an escrow's mint); refusals word a shortfall as the buyer's tokens.
-  const outcome = await settleSignedPayment(config, settleablePayment(verified, { funds: "token" }), signed, call);
+  // A funding moves the escrow's mint, or SOL (the all-zero mint): refusals word a shortfall as what the buyer lacks.
+  const funds = verified.accepted.requirements.asset === NATIVE_SOL_ALLOWLIST_ADDRESS ? "sol" : "token";
+  const outcome = await settleSignedPayment(config, settleablePayment(verified, { funds }), signed, call);
   await recordFundingOutcome(call.ledger, verified, signed.signature, outcome.settlement);
   return outcome;
 }

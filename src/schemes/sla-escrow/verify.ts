@@ -11,6 +11,7 @@ import { findEscrowSolStoragePda, findPaymentPda } from "../../programs/sla-escr
 import { explainChainRefusal } from "../../settlement/already-settled";
 import { rejection, type AcceptedRequirements, type PaymentRejection, type Refusal } from "../../x402/payment-verdict";
 import type { VerifySettleBody } from "../../x402/schemas";
+import type { PaymentFunds } from "../../solana/transaction-rejection";
 import { simulateSignedPayment } from "../../solana/simulate";
 import { ESCROW_FUND_COMPUTE_UNIT_LIMIT } from "./build-payment";
 import { checkEscrowTerms } from "./escrow-terms";
@@ -103,7 +104,7 @@ export async function verifyEscrowPayment(
   const messageHash = toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", tx.messageBytes as Uint8Array<ArrayBuffer>)));
   const [accounts, simulation, capped] = await Promise.all([
     tokenProgram ? fetchAccounts(config, [data.mint]) : Promise.resolve(new Map<Address, AccountSnapshot | null>()),
-    options.simulate ? simulateFunding(config, tx, sponsored) : Promise.resolve(null),
+    options.simulate ? simulateFunding(config, tx, sponsored, terms.kind === "sol" ? "sol" : "token") : Promise.resolve(null),
     sponsored && options.ledger ? sponsorshipRefusal(config, options.ledger, payer) : Promise.resolve(null),
   ]);
   if (capped) return capped;
@@ -163,8 +164,8 @@ async function sponsorshipRefusal(config: Config, db: D1Database, payer: Address
  * Simulates the funding at confirmed commitment without signature checks (the facilitator's slot may be empty).
  * A fee-payer shortfall of a buyer-paid funding is the buyer's, not the facilitator's.
  */
-async function simulateFunding(config: Config, tx: DecodedTransaction, sponsored: boolean): Promise<{ ok: true } | PaymentRejection> {
-  const refused = await simulateSignedPayment(config, tx, "token");
+async function simulateFunding(config: Config, tx: DecodedTransaction, sponsored: boolean, funds: PaymentFunds): Promise<{ ok: true } | PaymentRejection> {
+  const refused = await simulateSignedPayment(config, tx, funds);
   if (refused.ok) return refused;
   if (!sponsored && refused.reason === "facilitator_insufficient_funds") {
     return rejection("insufficient_funds", "The buyer cannot pay the network fee of its own funding transaction");

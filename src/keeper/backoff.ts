@@ -1,8 +1,9 @@
 /**
- * How the keeper treats a payment it could not move forward (recipient without a token account, payout refused by
- * preflight or failed on chain, mint missing): the next look waits twice as long each time, and after
- * KEEPER_MAX_ATTEMPTS such checks in a row the row is given up ("stuck"; anyone may still release or refund it, the
- * program allows it). A due payment that never failed is always claimed before one that did (see escrow-watch).
+ * How a keeper treats a row it could not move forward (escrow: recipient without a token account, payout refused by
+ * preflight or failed on chain, mint missing; upto: a split that does not pay the seller, a step refused or failed):
+ * the next look waits twice as long each time, and after KEEPER_MAX_ATTEMPTS such checks in a row the row is given up
+ * ("stuck"; anyone may still take the step, the program allows it). A due row that never failed is always claimed
+ * before one that did (see the claim queries in store/escrow-watch.ts and store/upto-channels.ts).
  */
 export const KEEPER_RETRY_BASE_MS = 10 * 60_000;
 export const KEEPER_RETRY_MAX_DELAY_MS = 24 * 60 * 60_000;

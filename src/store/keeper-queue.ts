@@ -1,0 +1,92 @@
+/**
+ * The queue both keepers (escrow payouts, upto channel closes) work from: a run claims its due rows (one conditional
+ * UPDATE, so two runs never act on one row while the claim lasts) and at its end writes each row's new state in one
+ * batch, only where its claim still holds the row; retention deletes finished rows. The tables differ only in their
+ * column names.
+ */
+
+/**
+ * What a keeper run decided for one watched row. State open: look again at nextCheckAtMs; closed: nothing left to do
+ * (paid out, or the account is gone); dropped: not a funding this facilitator settled (never landed, failed, or not in
+ * its ledger); stuck: gave up after the attempt cap.
+ */
+export interface KeeperOutcome {
+  state: "open" | "closed" | "dropped" | "stuck";
+  nextCheckAtMs: number;
+  /** Consecutive checks without progress, after this one. */
+  failures: number;
+  action: string;
+  signature: string | null;
+  outcome: string;
+  /** A sent transaction keeps the claim until it expires, so no other run re-sends before the chain has answered. */
+  keepClaim: boolean;
+}
+
+/** A keeper's watch table: fixed identifiers of our own schema, never caller input. */
+export interface KeeperTable {
+  table: string;
+  keyColumn: string;
+  claimColumn: string;
+  claimExpiresColumn: string;
+}
+
+/**
+ * The keys of up to ?2 open rows due at ?1 and not held by a live claim. Rows that never failed come first, so a row
+ * that cannot progress never takes a slot from one that can; each half is a range scan of the table's due index
+ * (state, failures, next_check_at_ms), however many rows wait for a later deadline.
+ */
+export function dueKeysSql(where: KeeperTable): string {
+  const { table, keyColumn, claimExpiresColumn } = where;
+  const due = (failures: string) => `SELECT ${keyColumn}, next_check_at_ms FROM ${table}
+      WHERE state = 'open' AND ${failures} AND next_check_at_ms <= ?1 AND (${claimExpiresColumn} IS NULL OR ${claimExpiresColumn} <= ?1)
+      ORDER BY next_check_at_ms LIMIT ?2`;
+  return `SELECT ${keyColumn} FROM (
+    SELECT ${keyColumn}, 0 AS tier, next_check_at_ms FROM (${due("failures = 0")})
+    UNION ALL
+    SELECT ${keyColumn}, 1 AS tier, next_check_at_ms FROM (${due("failures > 0")})
+    ORDER BY tier, next_check_at_ms LIMIT ?2)`;
+}
+
+/**
+ * Claims up to `limit` due rows for `claimMs` and reads them back with `selectClaimed` (?1 = the claim id), in one D1
+ * round trip (a batch runs as one transaction).
+ */
+export async function claimDueRows<Row>(d1: D1Database, where: KeeperTable, selectClaimed: string, claimId: string, nowMs: number, claimMs: number, limit: number): Promise<Row[]> {
+  const { table, keyColumn, claimColumn, claimExpiresColumn } = where;
+  const [, selected] = await d1.batch([
+    d1
+      .prepare(
+        `UPDATE ${table} SET ${claimColumn} = ?3, ${claimExpiresColumn} = ?4, updated_at_ms = ?1
+         WHERE ${keyColumn} IN (${dueKeysSql(where)}) AND (${claimExpiresColumn} IS NULL OR ${claimExpiresColumn} <= ?1)`,
+      )
+      .bind(nowMs, limit, claimId, nowMs + claimMs),
+    d1.prepare(selectClaimed).bind(claimId),
+  ]);
+  return selected!.results as Row[];
+}
+
+export async function recordKeeperOutcomes(d1: D1Database, where: KeeperTable, claimId: string, outcomes: readonly (KeeperOutcome & { key: string })[], nowMs: number): Promise<void> {
+  if (outcomes.length === 0) return;
+  const { table, keyColumn, claimColumn, claimExpiresColumn } = where;
+  const update = d1.prepare(
+    `UPDATE ${table} SET state = ?1, next_check_at_ms = ?2, failures = ?3, last_action = ?4, last_signature = COALESCE(?5, last_signature),
+       last_outcome = ?6, updated_at_ms = ?7,
+       ${claimColumn} = CASE WHEN ?8 THEN ${claimColumn} ELSE NULL END,
+       ${claimExpiresColumn} = CASE WHEN ?8 THEN ${claimExpiresColumn} ELSE NULL END
+     WHERE ${keyColumn} = ?9 AND ${claimColumn} = ?10`,
+  );
+  await d1.batch(outcomes.map((o) => update.bind(o.state, o.nextCheckAtMs, o.failures, o.action, o.signature, o.outcome, nowMs, o.keepClaim ? 1 : 0, o.key, claimId)));
+}
+
+/** Retention: deletes finished rows (closed, dropped, stuck) last touched before `beforeMs`, oldest first. */
+export async function purgeFinishedRowsBefore(d1: D1Database, where: KeeperTable, beforeMs: number, batchSize: number): Promise<number> {
+  const { table, keyColumn } = where;
+  const result = await d1
+    .prepare(
+      `DELETE FROM ${table} WHERE ${keyColumn} IN (
+         SELECT ${keyColumn} FROM ${table} WHERE state IN ('closed', 'dropped', 'stuck') AND updated_at_ms < ?1 ORDER BY updated_at_ms LIMIT ?2)`,
+    )
+    .bind(beforeMs, batchSize)
+    .run();
+  return result.meta.changes ?? 0;
+}
