@@ -104,9 +104,10 @@ export async function buildSignedClaim(
   const { payTo, mint, tokenProgram } = line;
   const payer = payload.from;
   const channelId = payload.channelId as Address;
-  const latestBlockhash = getLatestBlockhash(config);
-  const [payTokenAccount] = await findAssociatedTokenPda({ owner: payTo, mint, tokenProgram });
-  const [accounts, latest] = await Promise.all([fetchAccounts(config, [channelId, payTokenAccount]), latestBlockhash]);
+  const [{ payTokenAccount, accounts }, latest] = await Promise.all([
+    findAssociatedTokenPda({ owner: payTo, mint, tokenProgram }).then(async ([payTokenAccount]) => ({ payTokenAccount, accounts: await fetchAccounts(config, [channelId, payTokenAccount]) })),
+    getLatestBlockhash(config),
+  ]);
   const account = accounts.get(channelId);
   const channel = account && account.owner === config.programs.paymentChannels ? decodeChannel(account.data) : null;
   const refused = (message: string) => rejection("invalid_upto_svm_channel_state", message, { payer });
