@@ -4,6 +4,7 @@ import type { Config } from "../config/load-config";
 import { badRequest } from "../errors/catalogue";
 import { fetchAccounts } from "../solana/accounts";
 import { readPaymentMint, sourceAtaCandidates } from "../schemes/exact/build";
+import { refusedChannelMintExtension } from "../solana/token-extensions";
 import type { FeeQuote } from "./fee-quote";
 
 /** Rent-exempt lamports of the Channel account (256 bytes) and of its escrow token account (165 bytes): (128 + size) × 6,960. */
@@ -20,7 +21,7 @@ export async function quoteUpto(config: Config, common: Pick<FeeQuote, "network"
   if (isNativeSol) throw badRequest("asset: upto pays SPL tokens through a payment channel; native SOL is not an upto asset");
   const candidates = await sourceAtaCandidates(wallet, mint);
   const accounts = await fetchAccounts(config, [mint, candidates.token, candidates.token2022]);
-  const { tokenProgram } = readPaymentMint(accounts.get(mint) ?? null, mint);
+  const { tokenProgram } = readPaymentMint(accounts.get(mint) ?? null, mint, refusedChannelMintExtension);
   const [sellerTokenAccount] = await findAssociatedTokenPda({ owner: wallet, mint, tokenProgram });
   const account = accounts.get(sellerTokenAccount) ?? null;
   const receives = account !== null && account.owner === tokenProgram;

@@ -8,7 +8,7 @@ import { fetchAccounts, type AccountSnapshot } from "../solana/accounts";
 import { parseMint, type MintInfo } from "../solana/mint";
 import { getLatestBlockhash } from "../solana/blockhash";
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../solana/token-programs";
-import { refusedMintExtension } from "../schemes/exact/token-extensions";
+import { refusedMintExtension } from "../solana/token-extensions";
 import { Base58Address } from "../x402/schemas";
 import { deriveExactAddresses } from "./seller-addresses";
 import { readVault } from "./rail-views";

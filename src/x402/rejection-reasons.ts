@@ -125,4 +125,6 @@ export type UptoRejectionReason =
   | "invalid_upto_svm_withdraw_delay_out_of_bounds"
   | "invalid_upto_svm_payload_amount_below_minimum"
   | "invalid_upto_svm_payload_mint_mismatch"
+  | "invalid_upto_svm_payload_mint_extension_not_allowed"
+  | "invalid_upto_svm_payout_account_unusable"
   | "invalid_upto_svm_treasury_account_missing";

@@ -4,7 +4,7 @@ import { getTransferCheckedInstruction, findAssociatedTokenPda } from "@solana-p
 import { getTransferSolInstruction } from "@solana-program/system";
 import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
 import { USDC, usdcAccountOf } from "../support/workerd/payment-fixtures";
-import { fundedBuyer, lamportsOf, tokenBalance } from "../support/workerd/chain";
+import { chainRpc, fundedBuyer, latestBlockhash, lamportsOf, tokenBalance } from "../support/workerd/chain";
 import { MEMO_PROGRAM, TOKEN_PROGRAM } from "../support/workerd/craft-payment";
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/solana/compute-budget";
 import { uptoBody, uptoClaimBody, uptoDeposit, uptoLine, type DepositOptions } from "../support/workerd/upto-fixtures";
@@ -95,7 +95,7 @@ describe("upto deposit: fee payer isolation as strict as exact", () => {
     const w = await world("upto-attack-signer");
     const stranger = await generateKeyPairSigner();
     const signedMemo: Instruction = { programAddress: MEMO_PROGRAM, accounts: [{ address: stranger.address, role: AccountRole.READONLY_SIGNER, signer: stranger } as never], data: new TextEncoder().encode("x") };
-    await expectDepositRefused(w, { instructions: (p) => [...p.computeBudget, p.open, signedMemo] }, OPEN_TX, /requires 3 signatures/);
+    await expectDepositRefused(w, { instructions: (p) => [...p.computeBudget, p.open, signedMemo], signers: [stranger] }, OPEN_TX, /requires 3 signatures/);
   });
 
   it("compute: a limit above the cap, a price above the cap, a price without a limit whose implied limit is above the cap", async () => {
@@ -173,6 +173,29 @@ describe("upto claim: never above the ceiling, never twice", () => {
     expect(await usdcOf(w.buyer.address)).toBe(5_000_000n - paid);
   });
 
+  it("a claim whose charge the program would pay to its treasury (payTo has no token account) is refused before signing; once it exists, the claim settles", async () => {
+    const seller = (await generateKeyPairSigner()).address;
+    const w = await world("upto-attack-payout");
+    const line = { ...w.line, payTo: seller };
+    const deposit = await uptoDeposit(w.buyer, line);
+    const opened = await w.facilitator.post("/settle", uptoBody(line, { ...deposit, type: "deposit" }));
+    expect(opened.body, JSON.stringify(opened.body)).toMatchObject({ success: true });
+    const claim = await uptoClaimBody(line, deposit, 750_000n, w.authorizer);
+    const before = await lamportsOf(w.facilitator.feePayer);
+    const refused = await w.facilitator.post("/settle", claim);
+    expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+    expect(refused.body).toMatchObject({ success: false, errorReason: "invalid_upto_svm_payout_account_unusable", transaction: "" });
+    expect(refused.body.errorMessage).toMatch(/does not exist.*treasury/);
+    expect(await lamportsOf(w.facilitator.feePayer)).toBe(before);
+    expect(await usdcOf(w.buyer.address)).toBe(5_000_000n - 2_000_000n); // the deposit is still in the channel
+
+    await chainRpc("requestTokenAirdrop", [seller, 1]); // the seller creates its account
+    const settled = await w.facilitator.post("/settle", claim);
+    expect(settled.body, JSON.stringify(settled.body)).toMatchObject({ success: true });
+    expect(await usdcOf(seller)).toBe(1n + 750_000n);
+    expect(await usdcOf(w.buyer.address)).toBe(5_000_000n - 750_000n);
+  });
+
   it("a claim of a channel this facilitator did not open (the buyer opened it paying its own rent) is refused", async () => {
     const w = await world("upto-attack-foreign");
     const deposit = await uptoDeposit(w.buyer, w.line);
@@ -211,4 +234,103 @@ describe("upto under RPC faults: a dropped send answer never settles twice", () 
     const again = await w.facilitator.post("/settle", claim);
     expect(again.body).toMatchObject({ success: false, errorReason: "duplicate_settlement" });
   });
+});
+
+describe("upto claim retried after the payment's expiry", () => {
+  it("the claim that landed is still reported to the seller; a channel without a signed claim gets no new one", async () => {
+    const faults = await faultScenario();
+    const w = await world("upto-claim-late-retry", { SOLANA_RPC_URL: faults.rpcUrl, SVC_SETTLE_CONFIRM_TIMEOUT_MS: "1000" });
+    const expiresAt = Math.floor(Date.now() / 1000) + 8;
+    const claimed = await uptoDeposit(w.buyer, w.line, { expiresAt });
+    const unclaimed = await uptoDeposit(w.buyer, w.line, { expiresAt });
+    for (const deposit of [claimed, unclaimed]) {
+      const opened = await w.facilitator.post("/settle", uptoBody(w.line, { ...deposit, type: "deposit" }));
+      expect(opened.body, JSON.stringify(opened.body)).toMatchObject({ success: true });
+    }
+
+    // The claim lands but its answer is lost: the seller heard only "pending".
+    const claim = await uptoClaimBody(w.line, claimed, 750_000n, w.authorizer);
+    await faults.setFaults({ dropSendAnswer: true });
+    const dropped = await w.facilitator.post("/settle", claim, { "X-Correlation-ID": "late-retry" });
+    expect(dropped.status, JSON.stringify(dropped.body)).toBe(202);
+    await faults.setFaults({});
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt * 1000 - Date.now()) + 1_000));
+
+    // Past the expiry: the seller's retry of the claim that landed hears its success, the transaction that landed.
+    const retry = await w.facilitator.post("/settle", claim, { "X-Correlation-ID": "late-retry" });
+    expect(retry.body, JSON.stringify(retry.body)).toMatchObject({ success: true, transaction: dropped.body.transaction });
+    expect(await usdcOf(w.line.payTo)).toBe(1n + 750_000n);
+    // A claim never signed before the expiry is not signed after it.
+    const before = await lamportsOf(w.facilitator.feePayer);
+    const tooLate = await w.facilitator.post("/settle", await uptoClaimBody(w.line, unclaimed, 20n, w.authorizer));
+    expect(tooLate.body).toMatchObject({ success: false, errorReason: "invalid_upto_svm_payload_expired", transaction: "" });
+    expect(await lamportsOf(w.facilitator.feePayer)).toBe(before);
+  });
+});
+
+describe("upto claim whose blockhash expired before the cluster saw it", () => {
+  /** One status read of `signature` on the local chain (null: the cluster never saw it). */
+  async function statusOf(signature: string): Promise<unknown> {
+    const { value } = await chainRpc<{ value: unknown[] }>("getSignatureStatuses", [[signature], { searchTransactionHistory: true }]);
+    return value[0] ?? null;
+  }
+
+  // Real time: the local chain issues a slot every 400 ms and a blockhash lives 150 blocks, so the dropped claim's
+  // blockhash expires on its own after ~60 s. Warping the shared chain's slots instead would expire every other test
+  // file's blockhashes in flight.
+  it("a retry signs a fresh claim once (the stored one can never land); concurrent retries move the money once, later ones are duplicates", async () => {
+    const faults = await faultScenario();
+    const facilitator = await isolatedFacilitator("upto-claim-expired", { SOLANA_RPC_URL: faults.rpcUrl, SVC_SETTLE_CONFIRM_TIMEOUT_MS: "1000" });
+    const authorizer = await generateKeyPairSigner();
+    const buyer = await fundedBuyer(5_000_000);
+    const line = await uptoLine({ feePayer: facilitator.feePayer, authorizer: authorizer.address, maxTimeoutSeconds: 600 });
+    const deposit = await uptoDeposit(buyer, line);
+    const opened = await facilitator.post("/settle", uptoBody(line, { ...deposit, type: "deposit" }));
+    expect(opened.body, JSON.stringify(opened.body)).toMatchObject({ success: true });
+
+    // The claim is signed, stored with the channel and handed to an RPC that drops it: the seller hears "pending".
+    const claim = await uptoClaimBody(line, deposit, 750_000n, authorizer);
+    await faults.setFaults({ swallowSend: true });
+    const dropped = await facilitator.post("/settle", claim);
+    expect(dropped.status, JSON.stringify(dropped.body)).toBe(202);
+    expect(dropped.body).toMatchObject({ success: false, errorReason: "settlement_pending" });
+    const deadClaim = dropped.body.transaction as string;
+    expect(deadClaim).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
+    await faults.setFaults({});
+
+    // The dropped claim's blockhash is at least as old as this one: once this one is invalid, so is the claim's.
+    const after = await latestBlockhash();
+    const deadline = Date.now() + 90_000;
+    while ((await chainRpc<{ value: boolean }>("isBlockhashValid", [after.blockhash])).value) {
+      expect(Date.now(), "the local chain's blockhash never expired").toBeLessThan(deadline);
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+    }
+    expect(await statusOf(deadClaim)).toBeNull();
+    const feeBefore = await lamportsOf(facilitator.feePayer);
+
+    // Two retries at once: one fresh claim lands and one of them hears success; the other is no second payment.
+    const retries = await Promise.all([facilitator.post("/settle", claim), facilitator.post("/settle", claim)]);
+    const successes = retries.filter((r) => r.body.success === true);
+    expect(successes, JSON.stringify(retries.map((r) => r.body))).toHaveLength(1);
+    const fresh = successes[0]!.body.transaction as string;
+    expect(fresh).not.toBe(deadClaim);
+    for (const retry of retries) {
+      if (retry.body.success) continue;
+      expect(["duplicate_settlement", "settlement_pending"], JSON.stringify(retry.body)).toContain(retry.body.errorReason);
+    }
+    expect(await usdcOf(line.payTo)).toBe(1n + 750_000n);
+    expect(await usdcOf(buyer.address)).toBe(5_000_000n - 750_000n);
+    expect(await statusOf(deadClaim)).toBeNull();
+    // The fee payer paid one claim's network fee (its signature and the Ed25519 voucher proof's, 5,000 lamports each,
+    // plus at most ~1,000 of priority fee) and got the escrow token account's rent back from the claim's Distribute:
+    // the dropped claim cost nothing, and no second claim was executed.
+    const claimFee = 2_039_280n - ((await lamportsOf(facilitator.feePayer)) - feeBefore);
+    expect(claimFee).toBeGreaterThanOrEqual(10_000n);
+    expect(claimFee).toBeLessThanOrEqual(11_000n);
+
+    // Not stuck: every later retry names the one claim that landed.
+    const again = await facilitator.post("/settle", claim);
+    expect(again.body, JSON.stringify(again.body)).toMatchObject({ success: false, errorReason: "duplicate_settlement" });
+    expect(again.body.errorMessage).toContain(fresh);
+  }, 150_000);
 });

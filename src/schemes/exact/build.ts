@@ -13,7 +13,7 @@ import { Base58Address, PaymentRequirementsSchema, ResourceInfoSchema, type Paym
 import { normalizeScheme } from "../../x402/scheme-names";
 import { assetNotAllowedMessage } from "../../x402/asset-allowlist";
 import { buildExactPaymentTransaction, EXACT_COMPUTE_UNIT_LIMIT, randomMemoNonce, type ExactTransfer } from "./build-transaction";
-import { refusedMintExtension } from "./token-extensions";
+import { refusedMintExtension } from "../../solana/token-extensions";
 import type { UnsignedTransactionFields } from "../../solana/unsigned-transaction";
 import { verifyBodyTemplate, type VerifyBodyTemplate } from "../../x402/verify-body-template";
 import { checkSolSource, checkTokenSource, formatUnits } from "./source-funds";
@@ -192,12 +192,15 @@ async function checkRequirements(config: Config, accepted: PaymentRequirements, 
   return vault;
 }
 
-/** The asset's token program, decimals and extensions; 400 when it is not an acceptable mint. */
-export function readPaymentMint(account: AccountSnapshot | null, asset: Address): MintInfo {
+/**
+ * The asset's token program, decimals and extensions; 400 when it is not an acceptable mint (`screen`: the rail's
+ * Token-2022 extension rule, exact's by default).
+ */
+export function readPaymentMint(account: AccountSnapshot | null, asset: Address, screen: (mint: MintInfo) => string | null = refusedMintExtension): MintInfo {
   if (account === null) throw badRequest(`accepted.asset: mint ${asset} does not exist on this network`);
   const mint = parseMint(account);
   if (mint === null) throw badRequest(`accepted.asset: ${asset} is not an initialized SPL Token or Token-2022 mint`);
-  const refused = refusedMintExtension(mint);
+  const refused = screen(mint);
   if (refused !== null) throw badRequest(refused);
   return mint;
 }

@@ -10,7 +10,7 @@ import { parseMint, type MintInfo } from "../../solana/mint";
 import { blockhashExpired, rejection, type AcceptedRequirements, type PaymentRejection } from "../../x402/payment-verdict";
 import type { VerifySettleBody } from "../../x402/schemas";
 import { checkExactTransaction, type ExpectedDestination, type PaymentTransfer, fundsOf } from "./verify-rules";
-import { refusedMintExtension } from "./token-extensions";
+import { refusedMintExtension } from "../../solana/token-extensions";
 import { cachedMint, isKnownToExist, rememberExists, rememberMint } from "./chain-cache";
 import { vaultOf, vaultSolStorageOf, vaultTokenAccountOf } from "./vault-addresses";
 import { simulateSignedPayment } from "../../solana/simulate";

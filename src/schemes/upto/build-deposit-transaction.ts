@@ -58,7 +58,19 @@ export interface BuiltUptoDepositTransaction {
   payerSignatureIndex: number;
 }
 
-export async function buildUptoDepositTransaction(input: UptoDepositTransactionInput): Promise<BuiltUptoDepositTransaction> {
+/** The deposit's instructions before they are compiled, with the accounts they derive. */
+export interface UptoDepositInstructions {
+  channelId: Address;
+  payerTokenAccount: Address;
+  channelTokenAccount: Address;
+  /** SetComputeUnitLimit, then SetComputeUnitPrice unless the price is 0. */
+  computeBudget: Instruction[];
+  open: Instruction;
+  memo: Instruction;
+}
+
+/** The deposit's instructions in order ([...computeBudget, open, memo]); `buildUptoDepositTransaction` compiles them. */
+export async function uptoDepositInstructions(input: Omit<UptoDepositTransactionInput, "blockhash">): Promise<UptoDepositInstructions> {
   const { programId, feePayer, payer, mint, tokenProgram, authorizedSigner } = input;
   const [[channel], [eventAuthority]] = await Promise.all([
     findChannelPda({ payer, payee: feePayer, mint, authorizedSigner, salt: input.salt, openSlot: input.openSlot }, programId),
@@ -86,15 +98,20 @@ export async function buildUptoDepositTransaction(input: UptoDepositTransactionI
     openSlot: input.openSlot,
     recipients: [{ recipient: input.payTo, bps: BPS_DENOMINATOR }],
   });
-  const instructions: Instruction[] = [
+  const computeBudget: Instruction[] = [
     getSetComputeUnitLimitInstruction(input.computeUnitLimit),
     // As the official client: no price instruction at 0 (its canonical check allows either).
     ...(input.computeUnitPriceMicroLamports > 0n ? [getSetComputeUnitPriceInstruction(input.computeUnitPriceMicroLamports)] : []),
-    open,
-    { programAddress: MEMO_PROGRAM_ADDRESS, accounts: [], data: new TextEncoder().encode(input.memo) },
   ];
-  const { transaction, signerPubkeys } = compileUnsignedTransaction({ feePayer, blockhash: input.blockhash, instructions });
-  return { transaction, channelId: channel, payerTokenAccount, channelTokenAccount, signerPubkeys, payerSignatureIndex: signerPubkeys.indexOf(payer) };
+  const memo: Instruction = { programAddress: MEMO_PROGRAM_ADDRESS, accounts: [], data: new TextEncoder().encode(input.memo) };
+  return { channelId: channel, payerTokenAccount, channelTokenAccount, computeBudget, open, memo };
+}
+
+export async function buildUptoDepositTransaction(input: UptoDepositTransactionInput): Promise<BuiltUptoDepositTransaction> {
+  const { payer, feePayer } = input;
+  const { computeBudget, open, memo, ...accounts } = await uptoDepositInstructions(input);
+  const { transaction, signerPubkeys } = compileUnsignedTransaction({ feePayer, blockhash: input.blockhash, instructions: [...computeBudget, open, memo] });
+  return { transaction, ...accounts, signerPubkeys, payerSignatureIndex: signerPubkeys.indexOf(payer) };
 }
 
 /** A random u64 channel salt. */

@@ -14,6 +14,7 @@ import { BLOCKHASH_LIFETIME_SECONDS, getLatestBlockhash } from "../../solana/blo
 import { assetLabel, readPaymentMint, sourceAtaCandidates } from "../exact/build";
 import { randomMemoNonce } from "../exact/build-transaction";
 import { checkTokenSource, formatUnits } from "../exact/source-funds";
+import { refusedChannelMintExtension } from "../../solana/token-extensions";
 import { buildUptoDepositTransaction, randomChannelSalt, UPTO_OPEN_COMPUTE_UNIT_LIMIT } from "./build-deposit-transaction";
 import { channelTermsOf } from "./channel-terms";
 
@@ -93,7 +94,7 @@ export async function buildUptoDeposit(config: Config, request: BuildUptoDeposit
     terms.blockhashHint ?? getLatestBlockhash(config),
     terms.slotHint ?? rpcCall<number>(config, "getSlot", [{ commitment: "finalized" }]).then(BigInt),
   ]);
-  const mint = readPaymentMint(accounts.get(asset) ?? null, asset);
+  const mint = readPaymentMint(accounts.get(asset) ?? null, asset, refusedChannelMintExtension);
   const tokenProgram = mint.tokenProgram;
   if (terms.tokenProgramHint !== null && terms.tokenProgramHint !== tokenProgram) {
     throw badRequest(`accepted.extra.tokenProgram: ${terms.tokenProgramHint} is not the token program of mint ${asset} (${tokenProgram})`);

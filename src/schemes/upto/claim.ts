@@ -1,4 +1,5 @@
 import { getPublicKeyFromAddress, signBytes, verifySignature, type Address, type SignatureBytes } from "@solana/kit";
+import { findAssociatedTokenPda } from "@solana-program/token";
 import type { Config } from "../../config/load-config";
 import { decodeChannel, CHANNEL_STATUS } from "../../programs/payment-channels/accounts";
 import { encodeVoucherMessage, type Voucher } from "../../programs/payment-channels/voucher";
@@ -10,6 +11,7 @@ import { toHex } from "../../solana/bytes";
 import { rejection, type PaymentRejection } from "../../x402/payment-verdict";
 import type { UptoPayload } from "../../x402/schemas";
 import type { ChannelTerms } from "./channel-terms";
+import { payoutAccountProblem } from "./payout-account";
 import { channelPaysTo, claimComputeBudget, distributeInstruction, settleAndSealInstructions, signatureBytes } from "./channel-close";
 
 /**
@@ -88,8 +90,9 @@ export interface SignedClaim {
 }
 
 /**
- * Reads the channel, checks it is the open channel this payment describes (parties, mint, ceiling, grace period,
- * split) and that the voucher can still move its watermark, then builds and signs the claim on a fresh blockhash.
+ * Reads the channel and payTo's token account, checks it is the open channel this payment describes (parties, mint,
+ * ceiling, grace period, split), that the voucher can still move its watermark and that the program would pay the
+ * charge into payTo's account (not its treasury), then builds and signs the claim on a fresh blockhash.
  */
 export async function buildSignedClaim(
   config: Config,
@@ -101,8 +104,8 @@ export async function buildSignedClaim(
   const { payTo, mint, tokenProgram } = line;
   const payer = payload.from;
   const channelId = payload.channelId as Address;
-  const [accounts, latest] = await Promise.all([
-    fetchAccounts(config, [channelId]),
+  const [{ payTokenAccount, accounts }, latest] = await Promise.all([
+    findAssociatedTokenPda({ owner: payTo, mint, tokenProgram }).then(async ([payTokenAccount]) => ({ payTokenAccount, accounts: await fetchAccounts(config, [channelId, payTokenAccount]) })),
     getLatestBlockhash(config),
   ]);
   const account = accounts.get(channelId);
@@ -123,6 +126,15 @@ export async function buildSignedClaim(
     return rejection("invalid_upto_svm_payload_settlement_exceeds_amount", `The charge ${amount} exceeds the channel's deposit ${channel.deposit}`, { payer });
   }
   if (amount > 0n && amount <= channel.settled) return refused(`Channel ${channelId} has already settled ${channel.settled}; a voucher must raise it`);
+  const payout = amount > 0n ? payoutAccountProblem(accounts.get(payTokenAccount) ?? null, { owner: payTo, mint, tokenProgram }) : null;
+  if (payout) {
+    return rejection(
+      "invalid_upto_svm_payout_account_unusable",
+      `payTo's token account ${payTokenAccount} ${payout}, so the payment-channels program would pay the ${amount} claimed to its treasury instead of ${payTo}; ` +
+        "fix the account (create it, thaw it) and claim again before the payment expires",
+      { payer },
+    );
+  }
 
   const instructions = [
     ...claimComputeBudget(config),

@@ -101,19 +101,22 @@ async function settleClaim(config: Config, accepted: AcceptedRequirements, paylo
   const terms = channelTermsOf(config, requirements, payer);
   if ("ok" in terms) return settledWith(terms);
   const window = checkPayloadWindow(config, requirements, terms, payload, Math.floor(Date.now() / 1000));
-  if (window) return settledWith(window);
+  // Past the payment's expiry no claim is signed any more, but the one signed before it is still answered: a seller
+  // retrying a claim that landed (it heard only "pending") must hear so, not "expired".
+  const expired = window?.reason === "invalid_upto_svm_payload_expired" ? window : null;
+  if (window && !expired) return settledWith(window);
   // The voucher is checked (or, delegated, signed) before anything else is read or signed.
   const voucher = await claimVoucher(config, payload, terms, accepted.amount, call.callerCredential ?? null);
   if ("ok" in voucher) return settledWith(voucher);
 
   const line = { payTo: requirements.payTo as Address, mint: requirements.asset as Address };
   for (let attempt = 0; ; attempt++) {
-    const claim = await claimToSettle(config, call.ledger, payload, terms, accepted.amount, line, voucher);
-    if ("ok" in claim) return settledWith(claim);
+    const claim = await claimToSettle(config, call.ledger, payload, terms, accepted.amount, line, voucher, expired);
+    if ("ok" in claim) return settledWith(expired ?? claim);
     const outcome = await settleStoredClaim(config, accepted, payload, claim, call);
     const settlement = outcome.settlement;
     // Our own claim expired before the cluster saw it: the seller cannot rebuild it, so sign a fresh one once.
-    if (attempt === 0 && !settlement.ok && !("pending" in settlement) && settlement.reason === "blockhash_expired") continue;
+    if (!expired && attempt === 0 && !settlement.ok && !("pending" in settlement) && settlement.reason === "blockhash_expired") continue;
     return outcome;
   }
 }
@@ -121,6 +124,7 @@ async function settleClaim(config: Config, accepted: AcceptedRequirements, paylo
 /**
  * The claim transaction this call settles: the one already signed for the channel (the same bytes for every call),
  * or — none yet, or the last one failed — a new one, stored unless a concurrent call stored its own first.
+ * `noNewClaim` (the payment expired): only a claim already signed is settled, nothing new is signed.
  */
 async function claimToSettle(
   config: Config,
@@ -130,6 +134,7 @@ async function claimToSettle(
   amount: bigint,
   line: { payTo: Address; mint: Address },
   voucher: ClaimVoucher,
+  noNewClaim: PaymentRejection | null,
 ): Promise<StoredClaim | PaymentRejection> {
   const payer = payload.from;
   const found = await getChannelWithDeposit(db, payload.channelId);
@@ -144,6 +149,7 @@ async function claimToSettle(
   const claim = channel.claim;
   if (claim && claim.amount !== amount.toString()) return otherClaim(claim, payer);
   if (claim && (await getSettlementState(db, claim.messageHash))?.state !== "failed") return claim;
+  if (noNewClaim) return noNewClaim;
   const built = await buildSignedClaim(config, payload, terms, { ...line, tokenProgram: channel.tokenProgram as Address }, voucher);
   if ("ok" in built) return built;
   const mine: StoredClaim = { messageHash: built.messageHash, amount: amount.toString(), transaction: built.wireBase64 };

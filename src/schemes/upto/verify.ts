@@ -2,7 +2,9 @@ import type { Address } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import type { Config } from "../../config/load-config";
 import { fetchAccounts } from "../../solana/accounts";
+import { parseMint } from "../../solana/mint";
 import { rpcCall } from "../../solana/rpc";
+import { refusedChannelMintExtension } from "../../solana/token-extensions";
 import { toHex } from "../../solana/bytes";
 import { verifyNonFeePayerSignatures } from "../../solana/signatures";
 import { decodeWireTransaction, type DecodedTransaction } from "../../solana/wire-transaction";
@@ -125,9 +127,13 @@ export async function verifyUptoDeposit(
     options.simulate ? simulateSignedPayment(config, tx, "token") : Promise.resolve(null),
   ]);
   const mintAccount = accounts.get(mint);
-  if (!mintAccount || mintAccount.owner !== open.tokenProgram) {
-    return rejection("invalid_upto_svm_payload_mint_mismatch", `Asset ${mint} is not a mint of token program ${open.tokenProgram}`, { payer });
+  const mintInfo = mintAccount ? parseMint(mintAccount) : null;
+  if (!mintInfo || mintInfo.tokenProgram !== open.tokenProgram) {
+    return rejection("invalid_upto_svm_payload_mint_mismatch", `Asset ${mint} is not an initialized mint of token program ${open.tokenProgram}`, { payer });
   }
+  // Before anything else: the fee payer must not front a channel's rent for a mint the program or the payout refuses.
+  const refusedMint = refusedChannelMintExtension(mintInfo);
+  if (refusedMint) return rejection("invalid_upto_svm_payload_mint_extension_not_allowed", refusedMint, { payer });
   if (accounts.get(channelId)) {
     const alreadyOpen = rejection("invalid_upto_svm_channel_already_open", `Channel ${channelId} already exists; a deposit opens a new channel`, { payer });
     // Settle: this very deposit in the ledger is the engine's to answer (a duplicate, or a seller's retry of its success).

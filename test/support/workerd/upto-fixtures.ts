@@ -1,35 +1,29 @@
 import {
   address,
-  appendTransactionMessageInstructions,
-  createNoopSigner,
-  createTransactionMessage,
   generateKeyPairSigner,
   getBase58Decoder,
-  getBase64EncodedWireTransaction,
-  partiallySignTransactionMessageWithSigners,
-  pipe,
-  setTransactionMessageFeePayer,
-  setTransactionMessageLifetimeUsingBlockhash,
   signBytes,
   type Address,
   type Blockhash,
   type Instruction,
   type KeyPairSigner,
 } from "@solana/kit";
-import { findAssociatedTokenPda } from "@solana-program/token";
-import { findChannelPda, findEventAuthorityPda, PAYMENT_CHANNELS_PROGRAM_ADDRESS } from "../../../src/programs/payment-channels/pda";
-import { getOpenInstruction } from "../../../src/programs/payment-channels/instructions";
+import { PAYMENT_CHANNELS_PROGRAM_ADDRESS } from "../../../src/programs/payment-channels/pda";
+import { getOpenInstructionDataCodec, type OpenInstructionData } from "../../../src/programs/payment-channels/instructions";
 import { encodeVoucherMessage } from "../../../src/programs/payment-channels/voucher";
-import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../../src/solana/compute-budget";
+import { buildUptoDepositTransaction, randomChannelSalt, uptoDepositInstructions, type UptoDepositTransactionInput } from "../../../src/schemes/upto/build-deposit-transaction";
+import { compileUnsignedTransaction } from "../../../src/solana/unsigned-transaction";
 import { DEVNET, USDC } from "./payment-fixtures";
 import { chainRpc } from "./chain";
-import { MEMO_PROGRAM, TOKEN_PROGRAM } from "./craft-payment";
+import { TOKEN_PROGRAM } from "./craft-payment";
+import { signWireTransaction } from "../sign-transaction";
 
 /**
- * upto payments for workerd tests, built the way the official client builds them (`@x402/svm/upto/client`
- * `buildOpenPaymentChannelTransaction`: v0 message, fee payer = the facilitator, [SetComputeUnitLimit 90,000,
- * SetComputeUnitPrice 1, Open, Memo with a random nonce], signed by the buyer only), with hooks to bend each part
- * for the attack tests. The official client itself runs against the same facilitator in the e2e test.
+ * upto payments for workerd tests. The honest deposit is the facilitator's own builder's
+ * (`buildUptoDepositTransaction`, byte-for-byte the official client's `buildOpenPaymentChannelTransaction`, see
+ * test/unit/upto-deposit-transaction.test.ts) with the official client's compute price of 1 micro-lamport, signed by
+ * the buyer only. The attack tests bend that honest output: its instruction list, its Open's accounts and data, the
+ * message's fee payer, extra signers. The official client itself runs against the same facilitator in the e2e test.
  */
 
 export interface UptoLineOptions {
@@ -39,6 +33,8 @@ export interface UptoLineOptions {
   payTo?: Address;
   withdrawDelay?: number;
   maxTimeoutSeconds?: number;
+  /** Default USDC (SPL Token); another mint needs its token program in `extra.tokenProgram`. */
+  asset?: Address;
   extra?: Record<string, unknown>;
 }
 
@@ -53,7 +49,7 @@ export async function uptoLine(options: UptoLineOptions): Promise<Record<string,
   return {
     scheme: "upto",
     network: DEVNET,
-    asset: USDC,
+    asset: options.asset ?? USDC,
     amount: options.amount ?? "2000000",
     payTo: options.payTo ?? (await uptoSeller()),
     maxTimeoutSeconds: options.maxTimeoutSeconds ?? 60,
@@ -61,21 +57,26 @@ export async function uptoLine(options: UptoLineOptions): Promise<Record<string,
   };
 }
 
+/** The honest deposit's instructions, for an attack to rearrange. */
 export interface OpenParts {
   computeBudget: Instruction[];
   open: Instruction;
   memo: Instruction;
-  /** Signers besides the buyer the transaction must carry (an attack's extra signer). */
   feePayer: Address;
 }
+
+/** Changes to the honest Open: its voucher key (account 4) and fields of its data. */
+export type OpenBend = Partial<Pick<OpenInstructionData, "deposit" | "gracePeriod" | "recipients">> & { authorizedSigner?: Address };
 
 export interface DepositOptions {
   /** Rewrites the instruction list (default: [...computeBudget, open, memo]). */
   instructions?: (parts: OpenParts) => Instruction[];
-  /** Overrides of the Open's accounts or data before it is built. */
-  open?: Partial<Parameters<typeof getOpenInstruction>[0]>;
-  /** Fee payer of the transaction (default: the line's feePayer). */
+  /** Bends the honest Open after the builder made it. */
+  open?: OpenBend;
+  /** Fee payer of the transaction (default: the line's feePayer, who stays the Open's rent payer and payee). */
   feePayer?: Address;
+  /** Signers besides the buyer (an attack's extra signer). */
+  signers?: KeyPairSigner[];
   openSlot?: bigint;
   expiresAt?: number;
 }
@@ -83,63 +84,63 @@ export interface DepositOptions {
 /** The buyer-signed deposit payload (the official client's fields). */
 export async function uptoDeposit(buyer: KeyPairSigner, line: Record<string, any>, options: DepositOptions = {}): Promise<Record<string, any>> {
   const feePayer = address(line.extra.feePayer);
-  const authorizedSigner = address(line.extra.receiverAuthorizer);
-  const mint = address(line.asset);
   const { value: latest, context } = await chainRpc<{ value: { blockhash: string; lastValidBlockHeight: number }; context: { slot: number } }>("getLatestBlockhash", [{ commitment: "confirmed" }]);
   const openSlot = options.openSlot ?? BigInt(context.slot);
-  const salt = BigInt.asUintN(64, BigInt(`0x${[...crypto.getRandomValues(new Uint8Array(8))].map((b) => b.toString(16).padStart(2, "0")).join("")}`));
+  const salt = randomChannelSalt();
   const deposit = BigInt(line.amount);
-  const [channel] = await findChannelPda({ payer: buyer.address, payee: feePayer, mint, authorizedSigner, salt, openSlot });
-  const [payerTokenAccount] = await findAssociatedTokenPda({ owner: buyer.address, mint, tokenProgram: TOKEN_PROGRAM });
-  const [channelTokenAccount] = await findAssociatedTokenPda({ owner: channel, mint, tokenProgram: TOKEN_PROGRAM });
-  const [eventAuthority] = await findEventAuthorityPda();
-  const open = getOpenInstruction({
-    programId: PAYMENT_CHANNELS_PROGRAM_ADDRESS,
-    payer: buyer,
-    rentPayer: createNoopSigner(feePayer),
-    payee: feePayer,
-    mint,
-    authorizedSigner,
-    channel,
-    payerTokenAccount,
-    channelTokenAccount,
-    tokenProgram: TOKEN_PROGRAM,
-    eventAuthority,
-    salt,
-    deposit,
-    gracePeriod: line.extra.withdrawDelay,
-    openSlot,
-    recipients: [{ recipient: address(line.payTo), bps: 10_000 }],
-    ...options.open,
-  });
   const nonce = [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, "0")).join("");
-  const parts: OpenParts = {
-    computeBudget: [getSetComputeUnitLimitInstruction(90_000), getSetComputeUnitPriceInstruction(1n)],
-    open,
-    memo: { programAddress: MEMO_PROGRAM, accounts: [], data: new TextEncoder().encode(typeof line.extra.memo === "string" ? line.extra.memo : nonce) },
+  const input: UptoDepositTransactionInput = {
+    programId: PAYMENT_CHANNELS_PROGRAM_ADDRESS,
     feePayer,
+    payer: buyer.address,
+    mint: address(line.asset),
+    tokenProgram: address(line.extra.tokenProgram ?? TOKEN_PROGRAM),
+    authorizedSigner: address(line.extra.receiverAuthorizer),
+    payTo: address(line.payTo),
+    deposit,
+    gracePeriodSeconds: line.extra.withdrawDelay,
+    openSlot,
+    salt,
+    computeUnitLimit: 90_000,
+    computeUnitPriceMicroLamports: 1n,
+    blockhash: { blockhash: latest.blockhash as Blockhash, lastValidBlockHeight: BigInt(latest.lastValidBlockHeight) },
+    memo: typeof line.extra.memo === "string" ? line.extra.memo : nonce,
   };
-  const instructions = options.instructions ? options.instructions(parts) : [...parts.computeBudget, open, parts.memo];
-  const message = pipe(
-    createTransactionMessage({ version: 0 }),
-    (m) => setTransactionMessageFeePayer(options.feePayer ?? feePayer, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: latest.blockhash as Blockhash, lastValidBlockHeight: BigInt(latest.lastValidBlockHeight) }, m),
-    (m) => appendTransactionMessageInstructions(instructions, m),
-  );
-  const signed = await partiallySignTransactionMessageWithSigners(message);
+  const bent = options.instructions || options.open || options.feePayer || options.signers;
+  let channelId: Address;
+  let unsigned: string;
+  if (!bent) {
+    const built = await buildUptoDepositTransaction(input);
+    ({ channelId, transaction: unsigned } = built);
+  } else {
+    const parts = await uptoDepositInstructions(input);
+    channelId = parts.channelId;
+    const open = options.open ? bendOpen(parts.open, options.open) : parts.open;
+    const honest: OpenParts = { computeBudget: parts.computeBudget, open, memo: parts.memo, feePayer };
+    const instructions = options.instructions ? options.instructions(honest) : [...honest.computeBudget, open, honest.memo];
+    unsigned = compileUnsignedTransaction({ feePayer: options.feePayer ?? feePayer, blockhash: input.blockhash, instructions }).transaction;
+  }
   const now = Math.floor(Date.now() / 1000);
   return {
-    channelId: channel,
+    channelId,
     deposit: deposit.toString(),
     expiresAt: options.expiresAt ?? now + line.maxTimeoutSeconds,
     from: buyer.address,
     maxAmount: deposit.toString(),
     nonce: salt.toString(),
     openSlot: openSlot.toString(),
-    openTransaction: getBase64EncodedWireTransaction(signed),
-    authorizedSigner,
+    openTransaction: await signWireTransaction(unsigned, [buyer, ...(options.signers ?? [])]),
+    authorizedSigner: input.authorizedSigner,
     validAfter: now,
   };
+}
+
+/** The builder's Open with its voucher key swapped or its data fields rewritten (the channel address stays the honest one). */
+function bendOpen(open: Instruction, bend: OpenBend): Instruction {
+  const { authorizedSigner, ...fields } = bend;
+  const codec = getOpenInstructionDataCodec();
+  const accounts = open.accounts!.map((meta, index) => (index === 4 && authorizedSigner ? { ...meta, address: authorizedSigner } : meta));
+  return { ...open, accounts, data: codec.encode({ ...codec.decode(open.data!), ...fields }) };
 }
 
 /** A /verify or /settle body: what the official server sends (accepted = the line; requirements = the line, or the charge). */
