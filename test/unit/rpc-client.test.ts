@@ -93,10 +93,22 @@ describe("rpcCall: one JSON-RPC 2.0 request", () => {
   });
 
   it("maps a body that is not JSON, or JSON without result or error, to a 502 'malformed response'", async () => {
-    answer = (_request, response) => json(200, "<html>gateway</html>", response);
-    expect((await failureOf(rpcCall(config(), "getBalance", ["x"]))).message).toBe("Solana RPC getBalance failed: malformed response");
-    answer = (request, response) => json(200, { jsonrpc: "2.0", id: request.body.id }, response);
-    expect((await failureOf(rpcCall(config(), "getBalance", ["x"]))).message).toBe("Solana RPC getBalance failed: malformed response");
+    // Both readers: the exact one (getBalance) and the runtime's JSON parser (simulateTransaction).
+    for (const method of ["getBalance", "simulateTransaction"]) {
+      answer = (_request, response) => json(200, "<html>gateway</html>", response);
+      expect((await failureOf(rpcCall(config(), method, ["x"]))).message).toBe(`Solana RPC ${method} failed: malformed response`);
+      answer = (request, response) => json(200, { jsonrpc: "2.0", id: request.body.id }, response);
+      expect((await failureOf(rpcCall(config(), method, ["x"]))).message).toBe(`Solana RPC ${method} failed: malformed response`);
+    }
+  });
+
+  it("reads lamports exactly wherever an answer can hold them, a simulation that asks for accounts included", async () => {
+    const big = "18446744073709551615";
+    answer = (request, response) => json(200, `{"jsonrpc":"2.0","id":${request.body.id},"result":{"value":{"err":null,"accounts":[{"lamports":${big},"rentEpoch":${big}}]}}}`, response);
+    const simulated = await rpcCall<{ value: { accounts: { lamports: string; rentEpoch: string }[] } }>(config(), "simulateTransaction", ["tx", { accounts: { addresses: ["a"] } }]);
+    expect(simulated.value.accounts[0]).toEqual({ lamports: big, rentEpoch: big });
+    answer = (request, response) => json(200, `{"jsonrpc":"2.0","id":${request.body.id},"result":{"context":{"slot":1},"value":${big}}}`, response);
+    expect((await rpcCall<{ value: string }>(config(), "getBalance", ["x"])).value).toBe(big);
   });
 
   it("maps a refused connection to a 502 'unreachable'", async () => {
@@ -121,10 +133,12 @@ describe("rpcCall: one JSON-RPC 2.0 request", () => {
       response.writeHead(200, { "Content-Type": "application/json" });
       response.write('{"jsonrpc":"2.0","id":1,"result":'); // headers and half a body, then nothing
     };
-    started = performance.now();
-    const stalled = await failureOf(rpcCall({ ...config(), rpcTimeoutMs: 300 }, "simulateTransaction", ["tx"]));
-    expect(stalled.message).toBe("Solana RPC simulateTransaction failed: timed out");
-    expect(performance.now() - started).toBeLessThan(3_000);
+    for (const method of ["simulateTransaction", "getBalance"]) {
+      started = performance.now();
+      const stalled = await failureOf(rpcCall({ ...config(), rpcTimeoutMs: 300 }, method, ["tx"]));
+      expect(stalled.message).toBe(`Solana RPC ${method} failed: timed out`);
+      expect(performance.now() - started).toBeLessThan(3_000);
+    }
   });
 
   it("takes a per-call timeout over the configured one", async () => {
