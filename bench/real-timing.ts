@@ -14,10 +14,9 @@
  */
 import { generateKeyPairSigner, getBase64EncodedWireTransaction, getBase64Encoder, getTransactionDecoder, partiallySignTransaction, type KeyPairSigner } from "@solana/kit";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
-import { labelledKeypair } from "../scripts/lib/keypair";
+import { labelledKeypair, randomKeypair } from "../scripts/lib/keypair";
 import { chainRpc, fundFromFaucet } from "../demo/chain-rpc";
 import { CLUSTERS } from "../src/config/networks";
-import { randomKeypair } from "../scripts/lib/keypair";
 import { startWorker } from "../scripts/lib/run-worker";
 import { activatedSeller, enrichLine, fundedBuyers, mustSucceed, paymentBody, paymentFactory, startChild, startFacilitators, type SideName } from "./bench";
 import { postJsonText } from "./http-client";
