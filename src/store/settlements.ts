@@ -125,3 +125,22 @@ export async function getSettlementBySignature(d1: D1Database, signature: string
   const rows = await database(d1).select().from(settlements).where(eq(settlements.signature, signature)).limit(1);
   return rows[0];
 }
+
+/**
+ * The ledger catching up with the chain (both keepers): fundings and deposits that settle answered pending and the chain
+ * shows confirmed are recorded confirmed (not reported: the next /settle of the payment reports success once, as
+ * usual), in one batch.
+ */
+export async function recordFundingsConfirmed(d1: D1Database, messageHashes: readonly string[], nowMs: number): Promise<void> {
+  if (messageHashes.length === 0) return;
+  await d1.batch(
+    messageHashes.map((hash) =>
+      d1
+        .prepare(
+          `UPDATE settlements SET state = 'confirmed', confirmed_at_ms = COALESCE(confirmed_at_ms, ?1), lease_expires_at_ms = NULL, updated_at_ms = ?1
+           WHERE message_hash = ?2 AND state IN ('submitting', 'pending')`,
+        )
+        .bind(nowMs, hash),
+    ),
+  );
+}

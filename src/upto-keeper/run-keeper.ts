@@ -4,7 +4,7 @@ import { decodeChannel, type Channel } from "../programs/payment-channels/accoun
 import { fetchAccounts } from "../solana/accounts";
 import type { SpendingPause } from "../solana/fee-payer-floor";
 import { describe } from "../solana/transaction-errors";
-import { recordFundingsConfirmed } from "../store/escrow-watch";
+import { recordFundingsConfirmed } from "../store/settlements";
 import { claimDueChannels, UPTO_CHANNELS_TABLE, type DueChannel } from "../store/upto-channels";
 import { channelPaysTo, distributeInstruction, reclaimInstruction, sealInstruction, settleAndSealInstructions } from "../schemes/upto/channel-close";
 import { ABANDON_GRACE_SECONDS } from "../schemes/upto/settle";
