@@ -90,6 +90,8 @@ export function settleablePayment(
 export interface SignedPayment {
   wireBytes: Uint8Array;
   signature: string;
+  /** What the facilitator's fee payer pays the cluster when this lands: its network fee, or 0 when the buyer pays it. */
+  feePayerFeeLamports: bigint;
 }
 
 /** What the caller of /settle brings besides the body. */
@@ -124,6 +126,7 @@ export async function runSettlement(ports: SettlePorts, payment: SettleablePayme
     payment,
     wireBase64: toBase64(signed.wireBytes),
     signature: signed.signature,
+    feePayerFeeLamports: signed.feePayerFeeLamports,
     callerCorrelationId: call.callerCorrelationId,
     defer: (work) => afterResponse.push(work),
   };
@@ -163,6 +166,7 @@ interface SettleContext extends SettlePorts {
   payment: SettleablePayment;
   wireBase64: string;
   signature: string;
+  feePayerFeeLamports: bigint;
   callerCorrelationId: string | null;
   /** Keeps work alive after the response (collected into the outcome). */
   defer: (work: Promise<unknown>) => void;
@@ -207,7 +211,7 @@ function paymentIdConflict(paymentId: string, payer: Address): PaymentRejection 
 }
 
 function send(ctx: SettleContext): Promise<SendOutcome> {
-  return ctx.chain.send(ctx.wireBase64, ctx.signature);
+  return ctx.chain.send(ctx.wireBase64, ctx.signature, ctx.feePayerFeeLamports);
 }
 
 async function submitAndConfirm(ctx: SettleContext): Promise<Settlement> {

@@ -4,9 +4,7 @@ import { confirmSignature, signatureStatus, type ConfirmationOutcome, type Signa
 import { watchSignature, type SignatureWatch } from "../solana/signature-watch";
 import { isBlockhashStillValid } from "../solana/blockhash";
 import { settleFloorRefusal } from "../solana/fee-payer-floor";
-import { lastFeePayerBalance, noteFeePayerSpend } from "../solana/fee-payer-balance";
-import { networkFeeOf } from "../solana/network-fee";
-import { decodeWireTransaction } from "../solana/wire-transaction";
+import { noteFeePayerSpend } from "../solana/fee-payer-balance";
 import {
   claimSettlement,
   claimSuccessReport,
@@ -51,8 +49,11 @@ export interface SettleLedger {
 export interface SettleChain {
   /** Refuses a new send while the fee payer is below its settle floor; `defer` keeps a balance refresh alive after the response. */
   floorRefusal(payer: string, defer: (work: Promise<unknown>) => void): PaymentRejection | null;
-  /** Sends the signed bytes with preflight (opening the confirmation watch first, when configured). */
-  send(wireBase64: string, signature: string): Promise<SendOutcome>;
+  /**
+   * Sends the signed bytes with preflight (opening the confirmation watch first, when configured); a send the cluster
+   * took lowers the settle floor's balance reading by `feePayerFeeLamports`.
+   */
+  send(wireBase64: string, signature: string, feePayerFeeLamports: bigint): Promise<SendOutcome>;
   /** Waits for confirmation within the settle budget. */
   confirm(signature: string): Promise<ConfirmationOutcome>;
   /** One status read. */
@@ -82,12 +83,13 @@ function clusterChain(config: Config): SettleChain {
   let watch: SignatureWatch | null = null;
   return {
     floorRefusal: (payer, defer) => settleFloorRefusal(config, payer, defer),
-    async send(wireBase64, signature) {
+    async send(wireBase64, signature, feePayerFeeLamports) {
       // With `subscribe`, the watch is opened before the send, so it is in place (or nearly) before the cluster can
       // confirm (the signature is known before the send: it is the fee payer's).
       if (config.settleConfirmation === "subscribe" && watch === null) watch = watchSignature(config, signature);
       const outcome = await sendWithPreflight(config, wireBase64);
-      if (outcome.kind === "sent") noteNetworkFee(config, wireBase64);
+      // A re-send is counted again: the reading only errs low until its next refresh.
+      if (outcome.kind === "sent") noteFeePayerSpend(config, feePayerFeeLamports);
       return outcome;
     },
     confirm: (signature) => confirmSignature(config, signature, config.limits.settleConfirmTimeoutMs, watch),
@@ -95,11 +97,4 @@ function clusterChain(config: Config): SettleChain {
     isBlockhashValid: (blockhash) => isBlockhashStillValid(config, blockhash),
     close: () => watch?.close(),
   };
-}
-
-/** The settle floor's reading learns of the fee this send costs (a re-send is counted again: the estimate only errs low). */
-function noteNetworkFee(config: Config, wireBase64: string): void {
-  if (!lastFeePayerBalance(config)) return;
-  const decoded = decodeWireTransaction(wireBase64);
-  if (decoded.ok) noteFeePayerSpend(config, networkFeeOf(decoded.tx));
 }

@@ -50,7 +50,7 @@ function payment(overrides: Partial<SettleablePayment> = {}): SettleablePayment 
   } as SettleablePayment;
 }
 
-const SIGNED: SignedPayment = { wireBytes: new Uint8Array([1, 2, 3]), signature: SIGNATURE };
+const SIGNED: SignedPayment = { wireBytes: new Uint8Array([1, 2, 3]), signature: SIGNATURE, feePayerFeeLamports: 10_000n };
 
 /** In-memory `settlements` rows with the store's conditional-write rules; `failNext` makes one method throw once. */
 class FakeLedger implements SettleLedger {

@@ -32,8 +32,8 @@ export async function settleEscrowPayment(config: Config, body: VerifySettleBody
 
 async function signedFunding(config: Config, verified: VerifiedEscrowPayment): Promise<SignedPayment> {
   if (verified.sponsored) return signAsFeePayer(config, verified.tx);
-  // Verified above: the buyer's signature is in slot 0 and it is the transaction id.
-  return { wireBytes: verified.tx.wireBytes, signature: encodeBase58(verified.tx.signatures[0]!) };
+  // Verified above: the buyer's signature is in slot 0 and it is the transaction id; the buyer pays the fee.
+  return { wireBytes: verified.tx.wireBytes, signature: encodeBase58(verified.tx.signatures[0]!), feePayerFeeLamports: 0n };
 }
 
 /**

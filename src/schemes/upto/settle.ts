@@ -1,8 +1,9 @@
-import { getBase64Encoder, type Address } from "@solana/kit";
+import type { Address } from "@solana/kit";
 import type { Config } from "../../config/load-config";
 import { encodeBase58 } from "../../solana/base58";
 import { signAsFeePayer } from "../../solana/fee-payer-signature";
 import { decodeWireTransaction } from "../../solana/wire-transaction";
+import { networkFeeOf } from "../../solana/network-fee";
 import { settleSignedPayment, settleablePayment, settledWith, type SettleCall, type SettleOutcome } from "../../settlement/settle-engine";
 import { getSettlementState } from "../../store/settlements";
 import { getChannelWithDeposit, recordChannelOpen, scheduleChannelCheck, storeClaimTransaction, type StoredClaim } from "../../store/upto-channels";
@@ -172,7 +173,8 @@ async function settleStoredClaim(config: Config, accepted: AcceptedRequirements,
       { accepted, messageHash: claim.messageHash, payer: payload.from as Address, merchantWallet: accepted.requirements.payTo as Address, tx },
       { funds: "token", onFirstConfirmation: (nowMs) => scheduleChannelCheck(db, channelId, nowMs + RECLAIM_CHECK_DELAY_MS, nowMs) },
     ),
-    { wireBytes: new Uint8Array(getBase64Encoder().encode(claim.transaction)), signature: signatureOf(tx.signatures[0]) },
+    // The facilitator built and signed the claim as its fee payer.
+    { wireBytes: tx.wireBytes, signature: signatureOf(tx.signatures[0]), feePayerFeeLamports: networkFeeOf(tx) },
     call,
   );
 }
