@@ -8,17 +8,7 @@
  * Only the shape is kept (no descriptions or examples): the fixture is a fact sheet about pr402, not its text.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-
-interface Shape {
-  type?: string;
-  required?: string[];
-  properties?: Record<string, Shape>;
-  items?: Shape;
-  additionalProperties?: Shape | boolean;
-  nullable?: true;
-  enum?: unknown[];
-  oneOf?: Shape[];
-}
+import type { Shape } from "../test/support/workerd/pr402-shape";
 
 type OpenApiSchema = Record<string, any>;
 
