@@ -13,8 +13,8 @@ import { log } from "../observability/log";
 
 /** How long one isolate may hold the right to (re)send a transaction before another may take over. */
 const SUBMIT_LEASE_MS = 15_000;
-/** Retries of the ledger write that records a confirmed payment when D1 failed after the chain confirmed. */
-const CONFIRMED_WRITE_RETRY_DELAYS_MS = [200, 1_000, 5_000];
+/** Attempts (delay before each) of the ledger catch-up after a success report D1 could not write. */
+const CONFIRMED_WRITE_RETRY_DELAYS_MS = [0, 200, 1_000, 5_000];
 
 export interface SettledPayment {
   ok: true;
@@ -70,7 +70,10 @@ export interface SettleablePayment {
   instructionPrograms?: readonly string[];
   /** Runs before every send by the lease holder (so it must be idempotent), e.g. just-in-time vault provisioning; a rejection gives the ledger row back. */
   beforeFirstSend?: () => Promise<{ ok: true } | PaymentRejection>;
-  /** Runs after the response when this call recorded the confirmation (the first one to do so). */
+  /**
+   * Runs after the response when this call recorded the confirmation (the first one to do so), or caught the ledger up
+   * after its own success report failed; so it must be idempotent.
+   */
   onFirstConfirmation?: (nowMs: number) => Promise<unknown>;
 }
 
@@ -121,9 +124,12 @@ export function settleSignedPayment(config: Config, payment: SettleablePayment, 
 /** The settle state machine over its ports (the Worker's are D1 and the cluster; unit tests script fakes). */
 export async function runSettlement(ports: SettlePorts, payment: SettleablePayment, signed: SignedPayment, call: Omit<SettleCall, "ledger">): Promise<SettleOutcome> {
   const afterResponse: Promise<unknown>[] = [];
+  // This call's id: its lease when it holds the right to send, and the name on the success report it writes.
+  const leaseId = crypto.randomUUID();
   const ctx: SettleContext = {
     ...ports,
     payment,
+    leaseId,
     wireBase64: toBase64(signed.wireBytes),
     signature: signed.signature,
     feePayerFeeLamports: signed.feePayerFeeLamports,
@@ -134,7 +140,6 @@ export async function runSettlement(ports: SettlePorts, payment: SettleablePayme
     // Below the fee payer's settle floor nothing new is sent (503); a payment already in the ledger is still answered.
     const belowFloor = ctx.chain.floorRefusal(payment.payer, ctx.defer);
     if (belowFloor && (await ctx.ledger.state(payment.messageHash)) === undefined) return { settlement: belowFloor, afterResponse };
-    const leaseId = crypto.randomUUID();
     const claimRow: ClaimRow = {
       messageHash: payment.messageHash,
       signature: signed.signature,
@@ -164,6 +169,8 @@ export async function runSettlement(ports: SettlePorts, payment: SettleablePayme
 
 interface SettleContext extends SettlePorts {
   payment: SettleablePayment;
+  /** This call's lease id, also the name on the success report it writes. */
+  leaseId: string;
   wireBase64: string;
   signature: string;
   feePayerFeeLamports: bigint;
@@ -282,17 +289,26 @@ async function reconcile(ctx: SettleContext, row: SettlementRow, leaseId: string
   return submitAndConfirm(ctx);
 }
 
-/** The chain confirmed the payment: the first caller to record it hears success; the rest are duplicates. */
+/**
+ * The chain confirmed the payment: the first caller to record it hears success; the rest are duplicates. Success is
+ * only ever answered through a report the ledger recorded: a report write that failed, or that committed but whose
+ * answer was lost (this call cannot know whether it won), answers pending with the signature, so callers retry and
+ * exactly one hears success once the ledger answers (a seller whose lost write did commit hears it on its retry with
+ * the same X-Correlation-ID).
+ */
 async function reportConfirmed(ctx: SettleContext): Promise<Settlement> {
   const nowMs = Date.now();
   let won: boolean;
   try {
-    won = await ctx.ledger.reportSuccess(ctx.payment.messageHash, ctx.callerCorrelationId, nowMs);
+    won = await ctx.ledger.reportSuccess(ctx.payment.messageHash, ctx.leaseId, ctx.callerCorrelationId, nowMs);
   } catch (error) {
-    // The chain is the truth: the payment landed, so the seller hears success; the ledger catches up after.
-    log("error", "settlement_confirmed_write_failed", { signature: ctx.signature, error });
-    ctx.defer(retryConfirmedWrite(ctx, nowMs));
-    return settled(ctx, false);
+    log("error", "settlement_success_report_failed", { signature: ctx.signature, error });
+    ctx.defer(catchUpAfterFailedReport(ctx, nowMs));
+    return pendingWith(
+      ctx,
+      ctx.signature,
+      `Transaction ${ctx.signature} is confirmed, but the settlement ledger could not record which call reports it; call /settle again with the same body and X-Correlation-ID: exactly one call hears success (GET /settlements/${ctx.signature} shows the payment meanwhile)`,
+    );
   }
   if (won) {
     if (ctx.payment.onFirstConfirmation) ctx.defer(ctx.payment.onFirstConfirmation(nowMs));
@@ -314,15 +330,22 @@ function repeatOfReportedSuccess(ctx: SettleContext, row: SettlementRow): Settle
   };
 }
 
-async function retryConfirmedWrite(ctx: SettleContext, nowMs: number): Promise<void> {
+/**
+ * After the response to a failed success report: the row learns the confirmation (so /settlements and the next
+ * /settle need no status read), and a report of this call's that committed unheard is withdrawn (see the store); then
+ * the rail's first-confirmation work runs (idempotent; the call that later wins the report runs it again).
+ */
+async function catchUpAfterFailedReport(ctx: SettleContext, nowMs: number): Promise<void> {
   for (const delayMs of CONFIRMED_WRITE_RETRY_DELAYS_MS) {
     await new Promise((resolve) => setTimeout(resolve, delayMs));
     try {
-      await ctx.ledger.reportSuccess(ctx.payment.messageHash, ctx.callerCorrelationId, nowMs);
-      return;
+      await ctx.ledger.recordConfirmationAfterFailedReport(ctx.payment.messageHash, ctx.leaseId, nowMs);
     } catch (error) {
       log("warn", "settlement_confirmed_write_retry_failed", { signature: ctx.signature, error });
+      continue;
     }
+    await ctx.payment.onFirstConfirmation?.(nowMs);
+    return;
   }
 }
 
@@ -351,14 +374,13 @@ async function pending(ctx: SettleContext, options: { signatureKnownToCluster: b
 
 function pendingAnswer(ctx: SettleContext, signatureKnownToCluster: boolean, cause?: string): PendingSettlement {
   const what = signatureKnownToCluster ? `Transaction ${ctx.signature} was handed to the cluster` : "The payment is being settled by another call";
-  return {
-    ok: false,
-    pending: true,
-    payer: ctx.payment.payer,
-    ...(signatureKnownToCluster ? { signature: ctx.signature } : {}),
-    reason: "settlement_pending",
-    message: `${what} but is not confirmed yet${cause ? ` (${cause})` : ""}; call /settle again with the same body and X-Correlation-ID to find out`,
-  };
+  const message = `${what} but is not confirmed yet${cause ? ` (${cause})` : ""}; call /settle again with the same body and X-Correlation-ID to find out`;
+  return pendingWith(ctx, signatureKnownToCluster ? ctx.signature : undefined, message);
+}
+
+/** `settlement_pending` (HTTP 202): the signature only once the cluster has (or may have) the transaction. */
+function pendingWith(ctx: SettleContext, signature: string | undefined, message: string): PendingSettlement {
+  return { ok: false, pending: true, payer: ctx.payment.payer, ...(signature ? { signature } : {}), reason: "settlement_pending", message };
 }
 
 /** Executed and failed on chain: the fee was paid and the signature is public, so it is reported. */

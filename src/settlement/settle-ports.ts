@@ -10,6 +10,7 @@ import {
   claimSuccessReport,
   getSettlement,
   getSettlementState,
+  recordConfirmationAfterFailedReport,
   releaseSettlement,
   takeOverLease,
   updateSettlement,
@@ -41,8 +42,13 @@ export interface SettleLedger {
   takeOverLease(messageHash: string, leaseId: string, leaseMs: number): Promise<boolean>;
   update(messageHash: string, fromStates: SettlementState[], changes: SettlementChanges): Promise<boolean>;
   release(messageHash: string): Promise<void>;
-  /** Records the confirmation and claims the single success answer: true for exactly one caller. */
-  reportSuccess(messageHash: string, correlationId: string | null, nowMs: number): Promise<boolean>;
+  /** Records the confirmation and claims the single success answer: true for exactly one caller (`reporterId`: the call's lease id). */
+  reportSuccess(messageHash: string, reporterId: string, correlationId: string | null, nowMs: number): Promise<boolean>;
+  /**
+   * After `reportSuccess` failed: records the confirmation without reporting success, and withdraws that call's own
+   * report if it committed after all and no call can hear it (no correlation id). Idempotent.
+   */
+  recordConfirmationAfterFailedReport(messageHash: string, reporterId: string, nowMs: number): Promise<void>;
 }
 
 /** The cluster, for one settle call (it holds that call's confirmation watch, if any, until `close`). */
@@ -75,7 +81,8 @@ function d1Ledger(db: D1Database): SettleLedger {
     takeOverLease: (messageHash, leaseId, leaseMs) => takeOverLease(db, messageHash, leaseId, leaseMs),
     update: (messageHash, fromStates, changes) => updateSettlement(db, messageHash, fromStates, changes),
     release: (messageHash) => releaseSettlement(db, messageHash),
-    reportSuccess: (messageHash, correlationId, nowMs) => claimSuccessReport(db, messageHash, correlationId, nowMs),
+    reportSuccess: (messageHash, reporterId, correlationId, nowMs) => claimSuccessReport(db, messageHash, reporterId, correlationId, nowMs),
+    recordConfirmationAfterFailedReport: (messageHash, reporterId, nowMs) => recordConfirmationAfterFailedReport(db, messageHash, reporterId, nowMs),
   };
 }
 

@@ -34,7 +34,7 @@ export const settlements = sqliteTable(
     lastValidBlockHeight: text("last_valid_block_height"),
     errorReason: text("error_reason"),
     errorMessage: text("error_message"),
-    /** Holder of the submit lease: only the holder sends; others wait or reconcile. */
+    /** Holder of the submit lease: only the holder sends; others wait or reconcile. Once success is reported: the call that reported it. */
     leaseId: text("lease_id"),
     leaseExpiresAtMs: integer("lease_expires_at_ms"),
     /** The accepted line's maxTimeoutSeconds: how long a seller may retry with its correlation id. */

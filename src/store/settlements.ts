@@ -106,18 +106,40 @@ export async function takeOverLease(d1: D1Database, messageHash: string, leaseId
 /**
  * Records that the chain confirmed the payment and claims the one success answer it may get (issue: one payment,
  * one delivery). Exactly one caller across all isolates sees `true`; the chain is the truth, so this also moves
- * a row that was marked failed or pending to confirmed.
+ * a row that was marked failed or pending to confirmed. The row's lease column then names the reporting call
+ * (`reporterId`, its lease id), so a call whose write committed but whose answer was lost can recognise its own
+ * report afterwards (`recordConfirmationAfterFailedReport`).
  */
-export async function claimSuccessReport(d1: D1Database, messageHash: string, correlationId: string | null, nowMs: number): Promise<boolean> {
+export async function claimSuccessReport(d1: D1Database, messageHash: string, reporterId: string, correlationId: string | null, nowMs: number): Promise<boolean> {
   const reported = await d1
     .prepare(
       `UPDATE settlements SET state = 'confirmed', confirmed_at_ms = COALESCE(confirmed_at_ms, ?1), success_reported_at_ms = ?1,
-         success_correlation_id = ?2, lease_expires_at_ms = NULL, error_reason = NULL, error_message = NULL, updated_at_ms = ?1
+         success_correlation_id = ?2, lease_id = ?4, lease_expires_at_ms = NULL, error_reason = NULL, error_message = NULL, updated_at_ms = ?1
        WHERE message_hash = ?3 AND success_reported_at_ms IS NULL`,
     )
-    .bind(nowMs, correlationId, messageHash)
+    .bind(nowMs, correlationId, messageHash, reporterId)
     .run();
   return (reported.meta.changes ?? 0) > 0;
+}
+
+/**
+ * The ledger catching up after a success report that failed (the caller answered pending, not success): records the
+ * chain's confirmation without reporting it, so the next /settle of the payment reports success once. If the failed
+ * write committed after all (its answer was lost: the row names `reporterId`) and carries no correlation id, no call
+ * can ever hear that success (its writer answered pending, and only a retry with the same correlation id repeats a
+ * success), so the report is withdrawn for the next call to win; a report with a correlation id stays for that seller's
+ * retry. Idempotent.
+ */
+export async function recordConfirmationAfterFailedReport(d1: D1Database, messageHash: string, reporterId: string, nowMs: number): Promise<void> {
+  await d1
+    .prepare(
+      `UPDATE settlements SET state = 'confirmed', confirmed_at_ms = COALESCE(confirmed_at_ms, ?1), lease_expires_at_ms = NULL,
+         error_reason = NULL, error_message = NULL, updated_at_ms = ?1,
+         success_reported_at_ms = CASE WHEN lease_id = ?2 AND success_correlation_id IS NULL THEN NULL ELSE success_reported_at_ms END
+       WHERE message_hash = ?3`,
+    )
+    .bind(nowMs, reporterId, messageHash)
+    .run();
 }
 
 /** The ledger row of a transaction signature (the fee payer's signature is the transaction id). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Address } from "@solana/kit";
-import { runSettlement, type SettleablePayment, type SignedPayment } from "../../src/settlement/settle-engine";
+import { runSettlement, type Settlement, type SettleablePayment, type SignedPayment } from "../../src/settlement/settle-engine";
 import type { ClaimRow, SettleChain, SettleLedger, SettlePorts } from "../../src/settlement/settle-ports";
 import type { SettlementClaim, SettlementRow, SettlementState } from "../../src/store/settlements";
 import type { SendOutcome } from "../../src/solana/send-transaction";
@@ -14,8 +14,8 @@ import { rejection } from "../../src/x402/payment-verdict";
  *
  * FAKES, on purpose: the ledger below is an in-memory stand-in for the D1 `settlements` table (it keeps the SQL's
  * rules: insert-if-absent, updates only from the given states, one success report) and the chain is a script of
- * replies. They exist so that each branch — a lost claim, a lapsed blockhash, a D1 fault after the chain confirmed,
- * an RPC that lags — can be reached on demand, which the real cluster and D1 cannot be made to do. The real-thing
+ * replies. They exist so that each branch — a lost claim, a lapsed blockhash, a D1 fault after the chain confirmed
+ * (also one that commits and loses its answer), an RPC that lags — can be reached on demand, which the real cluster and D1 cannot be made to do. The real-thing
  * proof stays in the worker tests (test/worker/settle*.test.ts, exact-settle, escrow-settle), which run the same
  * engine inside workerd against real D1 and a real local chain.
  */
@@ -52,11 +52,16 @@ function payment(overrides: Partial<SettleablePayment> = {}): SettleablePayment 
 
 const SIGNED: SignedPayment = { wireBytes: new Uint8Array([1, 2, 3]), signature: SIGNATURE, feePayerFeeLamports: 10_000n };
 
-/** In-memory `settlements` rows with the store's conditional-write rules; `failNext` makes one method throw once. */
+/**
+ * In-memory `settlements` rows with the store's conditional-write rules; `failNext` makes one method throw once;
+ * `reportFault` makes every success-report write fail, either before it changes anything or after it committed (the
+ * answer is lost), until it is set back to "none" (the store recovered).
+ */
 class FakeLedger implements SettleLedger {
   rows = new Map<string, SettlementRow>();
   reports = 0;
   failNext = new Set<keyof SettleLedger>();
+  reportFault: "none" | "before-commit" | "after-commit" = "none";
 
   private trip(method: keyof SettleLedger): void {
     if (this.failNext.delete(method)) throw new Error(`D1 fault in ${method}`);
@@ -113,13 +118,40 @@ class FakeLedger implements SettleLedger {
     const row = this.rows.get(messageHash);
     if (row && ["submitting", "pending"].includes(row.state) && row.successReportedAtMs === null) this.rows.delete(messageHash);
   }
-  async reportSuccess(messageHash: string, correlationId: string | null, nowMs: number) {
+  async reportSuccess(messageHash: string, reporterId: string, correlationId: string | null, nowMs: number) {
     this.trip("reportSuccess");
+    if (this.reportFault === "before-commit") throw new Error("D1_ERROR: SQLITE_BUSY (report not written)");
     const row = this.rows.get(messageHash);
-    if (!row || row.successReportedAtMs !== null) return false;
-    Object.assign(row, { state: "confirmed", successReportedAtMs: nowMs, successCorrelationId: correlationId, leaseExpiresAtMs: null, errorReason: null, errorMessage: null });
-    this.reports++;
-    return true;
+    const won = row !== undefined && row.successReportedAtMs === null;
+    if (won) {
+      Object.assign(row, {
+        state: "confirmed",
+        confirmedAtMs: row.confirmedAtMs ?? nowMs,
+        successReportedAtMs: nowMs,
+        successCorrelationId: correlationId,
+        leaseId: reporterId,
+        leaseExpiresAtMs: null,
+        errorReason: null,
+        errorMessage: null,
+      });
+      this.reports++;
+    }
+    if (this.reportFault === "after-commit") throw new Error("D1_ERROR: network connection lost (the write committed)");
+    return won;
+  }
+  async recordConfirmationAfterFailedReport(messageHash: string, reporterId: string, nowMs: number) {
+    this.trip("recordConfirmationAfterFailedReport");
+    const row = this.rows.get(messageHash);
+    if (!row) return;
+    const unheardOwnReport = row.leaseId === reporterId && row.successCorrelationId === null;
+    Object.assign(row, {
+      state: "confirmed",
+      confirmedAtMs: row.confirmedAtMs ?? nowMs,
+      leaseExpiresAtMs: null,
+      errorReason: null,
+      errorMessage: null,
+      successReportedAtMs: unheardOwnReport ? null : row.successReportedAtMs,
+    });
   }
 }
 
@@ -203,7 +235,7 @@ describe("settle engine: repeated calls for one payment", () => {
     const hookRuns: number[] = [];
     const withHook = payment({ onFirstConfirmation: async (nowMs) => void hookRuns.push(nowMs) });
     // The other call's report lands between this call's confirmation and its own report.
-    const chain = new ScriptedChain({ whileConfirming: () => ledger.reportSuccess(HASH, "other-call", Date.now()) });
+    const chain = new ScriptedChain({ whileConfirming: () => ledger.reportSuccess(HASH, "other-lease", "other-call", Date.now()) });
     const { settlement, afterResponse } = await settle(ledger, chain, { payment: withHook, correlationId: "this-call" });
     expect(settlement).toMatchObject({ ok: false, reason: "duplicate_settlement", signature: SIGNATURE });
     expect(afterResponse).toHaveLength(0);
@@ -371,17 +403,6 @@ describe("settle engine: refusals", () => {
 });
 
 describe("settle engine: faults", () => {
-  it("answers success when D1 fails after the chain confirmed, and leaves the ledger catch-up for after the response", async () => {
-    const ledger = new FakeLedger();
-    ledger.failNext.add("reportSuccess");
-    const { settlement, afterResponse } = await settle(ledger, new ScriptedChain(), { correlationId: "seller-1" });
-    expect(settlement).toMatchObject({ ok: true, signature: SIGNATURE });
-    expect(afterResponse).toHaveLength(1);
-    expect(ledger.rows.get(HASH)?.successReportedAtMs).toBeNull();
-    await Promise.all(afterResponse); // the first retry (after 200 ms) records the report
-    expect(ledger.rows.get(HASH)).toMatchObject({ state: "confirmed", successCorrelationId: "seller-1" });
-  });
-
   it("answers pending with the signature when the claim could not be written but the send went out", async () => {
     const ledger = new FakeLedger();
     ledger.failNext.add("claim");
@@ -406,6 +427,103 @@ describe("settle engine: faults", () => {
     expect(ledger.rows.get(HASH)).toMatchObject({ state: "pending" });
   });
 });
+
+describe("settle engine: a success report the ledger cannot record is never answered as success", () => {
+  // D1 cannot be made to fail on demand in these tests' worker twin for every interleaving, nor to commit a write and
+  // lose its answer at a chosen moment: the fake ledger's `reportFault` does both (test/worker/settle-faults.test.ts
+  // repeats the scenarios against the real D1 through a wrapper around the binding).
+
+  it("answers 202-pending with the signature when the report write fails; the catch-up records the confirmation and a retry hears the one success", async () => {
+    const ledger = new FakeLedger();
+    ledger.reportFault = "before-commit";
+    const hookRuns: number[] = [];
+    const withHook = payment({ onFirstConfirmation: async (nowMs) => void hookRuns.push(nowMs) });
+    const { settlement, afterResponse } = await settle(ledger, new ScriptedChain(), { payment: withHook, correlationId: "seller-1" });
+    expect(settlement).toMatchObject({ ok: false, pending: true, reason: "settlement_pending", signature: SIGNATURE, payer: PAYER });
+    expect((settlement as { message: string }).message).toContain(`Transaction ${SIGNATURE} is confirmed`);
+    expect(ledger.rows.get(HASH)).toMatchObject({ state: "submitting", successReportedAtMs: null });
+
+    // After the response: the row learns the confirmation (no success reported), and the rail's hook runs.
+    expect(afterResponse).toHaveLength(1);
+    await Promise.all(afterResponse);
+    expect(ledger.rows.get(HASH)).toMatchObject({ state: "confirmed", successReportedAtMs: null, successCorrelationId: null });
+    expect(hookRuns).toHaveLength(1);
+
+    ledger.reportFault = "none";
+    const chain = new ScriptedChain();
+    const retry = await settle(ledger, chain, { payment: withHook, correlationId: "seller-1" });
+    expect(retry.settlement).toMatchObject({ ok: true, alreadySettled: false, signature: SIGNATURE });
+    expect(chain.statusReads).toBe(0); // the row already says confirmed
+    expect(ledger.rows.get(HASH)).toMatchObject({ successCorrelationId: "seller-1" });
+  });
+
+  const CASES = [
+    { fault: "before-commit", callers: "sellers with their own X-Correlation-ID" },
+    { fault: "before-commit", callers: "callers without X-Correlation-ID (the official middleware)" },
+    { fault: "after-commit", callers: "sellers with their own X-Correlation-ID" },
+    { fault: "after-commit", callers: "callers without X-Correlation-ID (the official middleware)" },
+  ] as const;
+
+  for (const { fault, callers } of CASES) {
+    it(`10 concurrent settles of one payment, report writes failing ${fault}, ${callers}: no success while it fails, exactly one once the store answers`, async () => {
+      const ledger = new FakeLedger();
+      ledger.reportFault = fault;
+      const named = callers.startsWith("sellers");
+      const ids = Array.from({ length: 10 }, (_, i) => (named ? `seller-call-${i}` : null));
+
+      const whileFailing = await concurrentSettles(ledger, ids);
+      expect(successesOf(whileFailing)).toHaveLength(0);
+      for (const answer of whileFailing) {
+        // Pending with the signature, or (after a committed report) a duplicate naming it: never success.
+        expect(answer).toMatchObject({ ok: false, signature: SIGNATURE });
+        expect(["settlement_pending", "duplicate_settlement"]).toContain((answer as { reason: string }).reason);
+      }
+      const committedFor = ledger.rows.get(HASH)!.successCorrelationId;
+      if (fault === "before-commit") expect(ledger.rows.get(HASH)).toMatchObject({ state: "confirmed", successReportedAtMs: null });
+      if (fault === "after-commit" && named) expect(ids).toContain(committedFor); // one seller's write committed unheard
+      // Nobody can ever hear a committed report without a correlation id: it was withdrawn after the response.
+      if (fault === "after-commit" && !named) expect(ledger.rows.get(HASH)).toMatchObject({ state: "confirmed", successReportedAtMs: null });
+
+      // The store answers again; every caller retries (same body, same X-Correlation-ID).
+      ledger.reportFault = "none";
+      const afterRecovery = await concurrentSettles(ledger, ids);
+      const won = successesOf(afterRecovery);
+      expect(won).toHaveLength(1);
+      for (const answer of afterRecovery) if (!answer.ok) expect(answer).toMatchObject({ reason: "duplicate_settlement", signature: SIGNATURE });
+      // The seller whose lost write did commit is the one that hears it, on its own retry.
+      if (fault === "after-commit" && named) expect(ids[afterRecovery.indexOf(won[0]!)]).toBe(committedFor);
+
+      // And a later replay by anyone else is a duplicate.
+      const replay = await settle(ledger, new ScriptedChain({ status: [{ kind: "confirmed" }] }), { correlationId: "someone-else" });
+      expect(replay.settlement).toMatchObject({ ok: false, reason: "duplicate_settlement" });
+    });
+  }
+
+  it("a seller whose committed-but-unanswered report is its own hears success on its retry, only with its own X-Correlation-ID", async () => {
+    const ledger = new FakeLedger();
+    ledger.reportFault = "after-commit";
+    const first = await settle(ledger, new ScriptedChain(), { correlationId: "seller-1" });
+    expect(first.settlement).toMatchObject({ ok: false, pending: true, signature: SIGNATURE });
+    await Promise.all(first.afterResponse);
+    expect(ledger.rows.get(HASH)).toMatchObject({ successCorrelationId: "seller-1" }); // kept for that seller's retry
+    ledger.reportFault = "none";
+    const other = await settle(ledger, new ScriptedChain(), { correlationId: null });
+    expect(other.settlement).toMatchObject({ ok: false, reason: "duplicate_settlement" });
+    const retry = await settle(ledger, new ScriptedChain(), { correlationId: "seller-1" });
+    expect(retry.settlement).toMatchObject({ ok: true, signature: SIGNATURE });
+  });
+});
+
+/** Settles one payment from several callers at once and lets each call's after-response work finish (as waitUntil does). */
+async function concurrentSettles(ledger: FakeLedger, correlationIds: (string | null)[]) {
+  const outcomes = await Promise.all(correlationIds.map((id) => settle(ledger, new ScriptedChain({ status: [{ kind: "confirmed" }] }), { correlationId: id })));
+  await Promise.all(outcomes.flatMap((outcome) => outcome.afterResponse));
+  return outcomes.map((outcome) => outcome.settlement);
+}
+
+function successesOf(settlements: Settlement[]): Settlement[] {
+  return settlements.filter((settlement) => settlement.ok);
+}
 
 function claimRowFor(p: SettleablePayment): ClaimRow {
   return {

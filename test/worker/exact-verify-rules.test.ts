@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { AccountRole, address, generateKeyPairSigner, type Address, type Blockhash, type KeyPairSigner } from "@solana/kit";
+import { AccountRole, address, generateKeyPairSigner, getAddressDecoder, type Address, type Blockhash, type KeyPairSigner } from "@solana/kit";
 import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction } from "@solana-program/token";
 import { call, callWithEnv } from "../support/workerd/worker-http";
-import { chainRpc, fundedBuyer } from "../support/workerd/chain";
+import { chainRpc, fundedBuyer, tokenBalance } from "../support/workerd/chain";
 import { enrichedLine, NATIVE_SOL, USDC } from "../support/workerd/payment-fixtures";
 import { FEE_PAYER, TOKEN_2022_PROGRAM, bodyFor, craftBody, memo, paymentParts, solTransferToVault, standardInstructions, transferChecked, type PaymentParts } from "../support/workerd/craft-payment";
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/solana/compute-budget";
@@ -220,6 +220,29 @@ describe("exact: transaction rules", () => {
     const ixs = standardInstructions(parts);
     ixs[2] = transferChecked(parts, { destination: elsewhere });
     await expectInvalid(await craftBody(line, ixs, { signers: [buyer] }), "invalid_exact_svm_payload_recipient_mismatch");
+  });
+
+  it("an EXISTING token account of another owner (same mint) as destination → refused by our recipient rule on verify and settle; nothing moves", async () => {
+    // A real, initialized USDC account of a stranger: the chain itself would accept this transfer (issue 32), so only
+    // the rule in schemes/exact/verify.ts stands between the buyer's money and the wrong account.
+    const stranger = await fundedBuyer(1_000_000);
+    const [strangerAta] = await findAssociatedTokenPda({ owner: stranger.address, mint: USDC, tokenProgram: parts.tokenProgram });
+    const account = await chainRpc<{ value: { owner: string; data: [string, string] } | null }>("getAccountInfo", [strangerAta, { encoding: "base64" }]);
+    expect(account.value?.owner).toBe(parts.tokenProgram);
+    const data = Uint8Array.from(atob(account.value!.data[0]), (c) => c.charCodeAt(0));
+    expect([getAddressDecoder().decode(data.subarray(0, 32)), getAddressDecoder().decode(data.subarray(32, 64))]).toEqual([USDC, stranger.address]);
+    expect(await tokenBalance(strangerAta)).toBe(1_000_000n);
+
+    const ixs = standardInstructions(parts);
+    ixs[2] = transferChecked(parts, { destination: strangerAta });
+    const body = await craftBody(line, ixs, { signers: [buyer] });
+    const ourRule = new RegExp(`The transfer goes to ${strangerAta}, not to the vault token account ${parts.vaultAta}`);
+    await expectInvalid(body, "invalid_exact_svm_payload_recipient_mismatch", ourRule);
+    const settled = await call("/settle", { method: "POST", json: body });
+    expect(settled.status, JSON.stringify(settled.body)).toBe(400);
+    expect(settled.body).toMatchObject({ success: false, errorReason: "invalid_exact_svm_payload_recipient_mismatch", transaction: "" });
+    expect(settled.body.errorMessage).toMatch(ourRule);
+    expect(await tokenBalance(strangerAta)).toBe(1_000_000n);
   });
 
   it("an instruction of a program outside the allowlist", async () => {

@@ -6,6 +6,7 @@ import { USDC } from "../support/workerd/payment-fixtures";
 import { fundedBuyer, tokenBalance } from "../support/workerd/chain";
 import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
 import { faultScenario } from "../support/workerd/fault-scenario";
+import { call } from "../support/workerd/worker-http";
 
 const TOKEN_PROGRAM = address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
 
@@ -82,27 +83,140 @@ describe("settle under RPC faults: once the cluster may have the transaction, on
     expect(recovered.body, JSON.stringify(recovered.body)).toMatchObject({ success: true, transaction: pending.body.transaction });
     expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
   });
+});
 
-  it("a D1 write that fails after the chain confirmed → success (the chain is the truth), and the write is retried", async () => {
-    const s = await sellerWithVault("d1-fault");
+/**
+ * Like `failingOnce`, for as long as the fault lasts: every statement that `matches` fails, either before it reaches
+ * the real database or after the real database committed it (the answer is lost on the way back), until `heal()`.
+ * workerd's local D1 cannot be made to fail by itself; everything else, and the committed writes, are the real D1.
+ */
+function failingWrites(matches: (sql: string) => boolean, mode: "before-commit" | "after-commit") {
+  let healed = false;
+  const fault = () => new Error(`D1_ERROR: injected ${mode} failure`);
+  const failing = (statement: D1PreparedStatement): D1PreparedStatement =>
+    new Proxy(statement, {
+      get(target, property) {
+        if (property === "bind") return (...values: unknown[]) => failing(target.bind(...values));
+        if (property !== "run") {
+          const value: unknown = Reflect.get(target, property, target);
+          return typeof value === "function" ? value.bind(target) : value;
+        }
+        return async () => {
+          if (healed) return target.run();
+          if (mode === "before-commit") throw fault();
+          await target.run();
+          throw fault();
+        };
+      },
+    });
+  const db = new Proxy(env.DB, {
+    get(target, property) {
+      if (property !== "prepare") return Reflect.get(target, property, target);
+      return (sql: string) => (matches(sql) ? failing(target.prepare(sql)) : target.prepare(sql));
+    },
+  });
+  return { db, heal: () => void (healed = true) };
+}
+
+/** The statement that claims the one success report (store/settlements.ts claimSuccessReport). */
+const SUCCESS_REPORT_SQL = (sql: string) => sql.includes("success_reported_at_ms = ?1");
+/** That statement and the ledger catch-up after a failed report: every write that would record the confirmation. */
+const CONFIRMATION_WRITES_SQL = (sql: string) => /^\s*UPDATE settlements SET state = 'confirmed'/.test(sql);
+
+/** 10 concurrent settles of one body, each caller with its own X-Correlation-ID (or none when `ids` holds nulls). */
+function settleConcurrently(s: Awaited<ReturnType<typeof sellerWithVault>>, body: unknown, ids: (string | null)[]) {
+  return Promise.all(ids.map((id) => s.f.post("/settle", body, id === null ? {} : { "X-Correlation-ID": id })));
+}
+
+function settlementRow(signature: string) {
+  return env.DB.prepare("SELECT state, success_reported_at_ms, success_correlation_id FROM settlements WHERE signature = ?")
+    .bind(signature)
+    .first<{ state: string; success_reported_at_ms: number | null; success_correlation_id: string | null }>();
+}
+
+describe("issue 36 §0: one success even when the ledger cannot record the success report", () => {
+  const SELLER_IDS = Array.from({ length: 10 }, (_, i) => `seller-call-${i}-${crypto.randomUUID()}`);
+
+  it("report writes failing: 10 concurrent settles → all 202 pending, none success; /settlements says confirmed; once D1 answers exactly one retry hears success", async () => {
+    const s = await sellerWithVault("report-fault");
     const body = await s.f.signedBody(s.buyer, s.line);
-    // The one statement that records the confirmation fails once.
-    s.f.setEnv({ DB: failingOnce((sql) => sql.includes("success_reported_at_ms = ?1"), "injected write failure").db });
-    const settled = await s.f.post("/settle", body);
-    expect(settled.status, JSON.stringify(settled.body)).toBe(200);
-    expect(settled.body.success).toBe(true);
-
-    // The retried write lands shortly after; from then on a replay is a duplicate, not a second success.
-    let replay: Awaited<ReturnType<typeof s.f.post>> | null = null;
-    for (let i = 0; i < 20; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      const row = await env.DB.prepare("SELECT success_reported_at_ms FROM settlements WHERE signature = ?").bind(settled.body.transaction).first();
-      if (row?.success_reported_at_ms) {
-        replay = await s.f.post("/settle", body);
-        break;
-      }
+    // Neither the report nor the catch-up after it can be written while the fault lasts.
+    const fault = failingWrites(CONFIRMATION_WRITES_SQL, "before-commit");
+    s.f.setEnv({ DB: fault.db });
+    const whileFailing = await settleConcurrently(s, body, SELLER_IDS);
+    expect(whileFailing.filter((r) => r.body.success === true)).toHaveLength(0);
+    const signature = whileFailing.find((r) => r.body.transaction)?.body.transaction as string;
+    expect(signature).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
+    for (const r of whileFailing) {
+      expect(r.status, JSON.stringify(r.body)).toBe(202);
+      expect(r.body).toMatchObject({ success: false, errorReason: "settlement_pending" });
+      if (r.body.transaction) expect(r.body.transaction).toBe(signature);
     }
-    expect(replay?.body).toMatchObject({ success: false, errorReason: "duplicate_settlement" });
+    expect(await tokenBalance(s.vaultAta)).toBe(200_000n); // the payment landed, once
+
+    // The ledger does not know yet; /settlements tells the truth from the chain.
+    expect((await settlementRow(signature))?.state).not.toBe("confirmed");
+    const status = await call(`/settlements/${signature}`);
+    expect(status.status, JSON.stringify(status.body)).toBe(200);
+    expect(status.body).toMatchObject({ signature, state: "confirmed", amount: "100000", settledAt: null });
+
+    fault.heal();
+    const recovered = await settleConcurrently(s, body, SELLER_IDS);
+    const won = recovered.filter((r) => r.body.success === true);
+    expect(won, JSON.stringify(recovered.map((r) => r.body))).toHaveLength(1);
+    expect(won[0]!.body.transaction).toBe(signature);
+    for (const r of recovered) if (r.body.success !== true) expect(r.body).toMatchObject({ errorReason: "duplicate_settlement", transaction: signature });
+    expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
+  });
+
+  it("report writes that commit and lose their answer, sellers with X-Correlation-ID: none success while it fails; the seller whose write committed hears it on its retry, nobody else", async () => {
+    const s = await sellerWithVault("report-lost-answer");
+    const body = await s.f.signedBody(s.buyer, s.line);
+    const fault = failingWrites(SUCCESS_REPORT_SQL, "after-commit");
+    s.f.setEnv({ DB: fault.db });
+    const whileFailing = await settleConcurrently(s, body, SELLER_IDS);
+    expect(whileFailing.filter((r) => r.body.success === true)).toHaveLength(0);
+    for (const r of whileFailing) expect(["settlement_pending", "duplicate_settlement"], JSON.stringify(r.body)).toContain(r.body.errorReason);
+    const signature = whileFailing.find((r) => r.body.transaction)?.body.transaction as string;
+    const committedFor = (await settlementRow(signature))?.success_correlation_id;
+    expect(SELLER_IDS).toContain(committedFor);
+
+    fault.heal();
+    await new Promise((resolve) => setTimeout(resolve, 300)); // the calls' ledger catch-ups run right after their responses
+    // The committed report stays that seller's: anyone else, first in line, is a duplicate.
+    const stranger = await s.f.post("/settle", body, { "X-Correlation-ID": `stranger-${crypto.randomUUID()}` });
+    expect(stranger.body, JSON.stringify(stranger.body)).toMatchObject({ success: false, errorReason: "duplicate_settlement" });
+    const anonymous = await s.f.post("/settle", body);
+    expect(anonymous.body, JSON.stringify(anonymous.body)).toMatchObject({ success: false, errorReason: "duplicate_settlement" });
+    const recovered = await settleConcurrently(s, body, SELLER_IDS);
+    const won = recovered.filter((r) => r.body.success === true);
+    expect(won, JSON.stringify(recovered.map((r) => r.body))).toHaveLength(1);
+    expect(SELLER_IDS[recovered.indexOf(won[0]!)]).toBe(committedFor);
+    expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
+  });
+
+  it("report writes that commit and lose their answer, callers without X-Correlation-ID: the unheard report is withdrawn, and once D1 answers exactly one retry hears success", async () => {
+    const s = await sellerWithVault("report-lost-anonymous");
+    const body = await s.f.signedBody(s.buyer, s.line);
+    const fault = failingWrites(SUCCESS_REPORT_SQL, "after-commit");
+    s.f.setEnv({ DB: fault.db });
+    const anonymous = SELLER_IDS.map(() => null);
+    const whileFailing = await settleConcurrently(s, body, anonymous);
+    expect(whileFailing.filter((r) => r.body.success === true)).toHaveLength(0);
+    const signature = whileFailing.find((r) => r.body.transaction)?.body.transaction as string;
+
+    // After the responses, the catch-up withdraws the report nobody can hear (no correlation id to repeat it to).
+    let row = await settlementRow(signature);
+    for (let i = 0; i < 20 && row?.success_reported_at_ms !== null; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      row = await settlementRow(signature);
+    }
+    expect(row).toMatchObject({ state: "confirmed", success_reported_at_ms: null });
+
+    fault.heal();
+    const recovered = await settleConcurrently(s, body, anonymous);
+    expect(recovered.filter((r) => r.body.success === true), JSON.stringify(recovered.map((r) => r.body))).toHaveLength(1);
+    expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
   });
 });
 

@@ -1,7 +1,9 @@
 import * as v from "valibot";
 import { route, type RouteDef } from "../route-def";
 import { notFound } from "../../errors/catalogue";
-import { getSettlementBySignature } from "../../store/settlements";
+import { getSettlementBySignature, type SettlementRow } from "../../store/settlements";
+import { signatureStatus } from "../../solana/confirm";
+import type { Config } from "../../config/load-config";
 import { SettlementStatusResponseSchema } from "../responses/schemas";
 
 const SettlementPathSchema = v.object({
@@ -10,6 +12,19 @@ const SettlementPathSchema = v.object({
 
 /** Ledger state → public state: a claimed row whose transaction is not confirmed yet is `pending`. */
 const PUBLIC_STATE = { submitting: "pending", pending: "pending", confirmed: "confirmed", failed: "failed" } as const;
+type PublicState = (typeof PUBLIC_STATE)[keyof typeof PUBLIC_STATE];
+
+/**
+ * The ledger may be behind the chain: a settle whose success report D1 could not write answered `settlement_pending`
+ * and left the row unconfirmed until the ledger catches up. So a row not recorded as final is checked with one status
+ * read; when the RPC cannot answer, the ledger's word stands.
+ */
+async function publicStateOf(config: Config, row: SettlementRow): Promise<PublicState> {
+  const recorded = PUBLIC_STATE[row.state];
+  if (recorded !== "pending") return recorded;
+  const onChain = await signatureStatus(config, row.signature).catch(() => null);
+  return onChain?.kind === "confirmed" ? "confirmed" : recorded;
+}
 
 /**
  * `GET /settlements/{signature}`: what happened to a payment, for a seller or buyer who lost a response.
@@ -30,10 +45,12 @@ export function settlementRoutes(): RouteDef[] {
         const row = await getSettlementBySignature(c.env.DB, signature);
         // A row whose transaction the cluster never accepted is not public (its signature was never returned).
         if (!row || (row.state === "failed" && row.errorReason === "blockhash_expired")) throw notFound(`No settlement with signature ${signature}`);
+        const state = await publicStateOf(c.var.config, row);
+        // null while only the chain knows (the ledger has no time for it yet).
         const settledAtMs = row.confirmedAtMs ?? (row.state === "confirmed" ? row.updatedAtMs : null);
         return c.json({
           signature: row.signature,
-          state: PUBLIC_STATE[row.state],
+          state,
           scheme: row.scheme,
           network: row.network,
           payer: row.payer,
