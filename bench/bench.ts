@@ -355,12 +355,23 @@ export async function enrichLine(api: string, sellerWallet: string, amountRaw = 
  * Both facilitators on `chain`, each with a funded fee payer of its own: ours as npm start serves it, the reference in
  * its own Node process. Both are stopped by the cleanups.
  */
-export async function startFacilitators(chain: string, cleanups: (() => Promise<void>)[]) {
+/** `ours` may run from another entry module (the real-timing bench's delayed-D1 wrapper) with extra variables. */
+export interface OurWorkerOptions {
+  entrypoint?: string;
+  vars?: Record<string, string>;
+}
+
+export async function startFacilitators(chain: string, cleanups: (() => Promise<void>)[], ours: OurWorkerOptions = {}) {
   const ourFeePayer = randomKeypair();
   const refFeePayer = randomKeypair();
   await fundFromFaucet(chain, ourFeePayer.address, 1_000_000_000_000);
   await fundFromFaucet(chain, refFeePayer.address, 1_000_000_000_000);
-  const worker = await startWorker({ rpcUrl: chain, feePayerSecretKeyBase58: ourFeePayer.secretKeyBase58, vars: BENCH_VARS });
+  const worker = await startWorker({
+    rpcUrl: chain,
+    feePayerSecretKeyBase58: ourFeePayer.secretKeyBase58,
+    vars: { ...BENCH_VARS, ...ours.vars },
+    ...(ours.entrypoint ? { entrypoint: ours.entrypoint } : {}),
+  });
   cleanups.push(worker.stop);
   const reference = await startChild("bench/reference-server.ts", { REF_RPC_URL: chain, REF_FEE_PAYER_SECRET_KEY: refFeePayer.secretKeyBase58 }, cleanups);
   return { api: `${worker.url}/api/v1/facilitator`, reference, refFeePayer, ourFeePayer };

@@ -10,7 +10,12 @@
  *   machine's ceiling: the same load on a Worker that only forwards the simulation (bench/ceiling-worker), since the
  *   chain, the load generator and workerd share the machine's cores where a real RPC provider would not;
  * - the same settle figures for our exact rail's just-in-time path (a seller without a vault) and our escrow rail
- *   (the reference facilitator serves neither).
+ *   (the reference facilitator serves neither);
+ * - D1's distance: ours runs from bench/delayed-d1-worker, which holds every D1 call `dbLatencyMs` away (default 0, as
+ *   on one machine) and logs it; each settle's D1 round trips are counted (awaited before the answer, of those the ones
+ *   still running after the chain's confirmation, and the ones left running in the background), and a second Worker of
+ *   ours with D1 `farDbLatencyMs` away (default 120 ms, a Worker on another continent than D1's primary) settles the
+ *   same kind of payment, so one run shows what the distance costs.
  */
 import { generateKeyPairSigner, getBase64EncodedWireTransaction, getBase64Encoder, getTransactionDecoder, partiallySignTransaction, type KeyPairSigner } from "@solana/kit";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
@@ -18,7 +23,7 @@ import { labelledKeypair, randomKeypair } from "../scripts/lib/keypair";
 import { chainRpc, fundFromFaucet } from "../demo/chain-rpc";
 import { CLUSTERS } from "../src/config/networks";
 import { startWorker } from "../scripts/lib/run-worker";
-import { activatedSeller, enrichLine, fundedBuyers, mustSucceed, paymentBody, paymentFactory, startChild, startFacilitators, type SideName } from "./bench";
+import { activatedSeller, BENCH_VARS, enrichLine, fundedBuyers, mustSucceed, paymentBody, paymentFactory, startChild, startFacilitators, type SideName } from "./bench";
 import { postJsonText } from "./http-client";
 import { fmt, formatTable, median, percentile, runPhase, type PhaseResult } from "./measure";
 import type { ChainRequest } from "./settle-timeline";
@@ -33,6 +38,10 @@ export interface RealTimingOptions {
   concurrentVerifies: number;
   /** Verifies and settles per side before anything is counted (half each). */
   warmupCalls: number;
+  /** Every D1 call of ours is held this long before it reaches the database (the bench's build only). */
+  dbLatencyMs: number;
+  /** A second Worker of ours with D1 this far settles too (skipped when equal to dbLatencyMs). */
+  farDbLatencyMs: number;
   log?: (line: string) => void;
 }
 
@@ -40,9 +49,19 @@ export interface RealTimingOptions {
  * 1,280 payments at c=32 are 40 calls per caller: the start (32 requests at once) and the drain at the end weigh about
  * 2.5% of such a run, where 320 (10 per caller) lost ~5 points of the bound to them.
  */
-export const DEFAULT_REAL_TIMING_OPTIONS: RealTimingOptions = { slotMs: 400, jitterMs: 100, rpcLatencyMsEachWay: 40, sequential: 20, concurrentVerifies: 1_280, warmupCalls: 20 };
+export const DEFAULT_REAL_TIMING_OPTIONS: RealTimingOptions = {
+  slotMs: 400,
+  jitterMs: 100,
+  rpcLatencyMsEachWay: 40,
+  sequential: 20,
+  concurrentVerifies: 1_280,
+  warmupCalls: 20,
+  dbLatencyMs: 0,
+  farDbLatencyMs: 120,
+};
 
 const CEILING_WORKER = "bench/ceiling-worker/index.ts";
+const DELAYED_D1_WORKER = "bench/delayed-d1-worker/index.ts";
 
 const VERIFY_CONCURRENCY = 32;
 /** The facilitator fronts a vault only for a payment of at least 1 USDC (its default jit minimum). */
@@ -56,6 +75,18 @@ export interface SequentialFigures {
   afterConfirmationMs: number[];
   /** Mean calls per call of each method. */
   rpcCallsByMethod: Record<string, number>;
+  /** Mean D1 round trips per call (ours only: the delayed-D1 entry logs them), null for the reference. */
+  d1: D1RoundTrips | null;
+}
+
+/** D1 round trips per call, by where they fall against the call's answer and the chain's confirmation. */
+export interface D1RoundTrips {
+  /** Finished before the answer was received: the caller waited for them. */
+  awaited: number;
+  /** Of the awaited ones, those still running after the chain confirmed the payment. */
+  afterConfirmation: number;
+  /** Started during the call but finished after its answer (work kept alive after the response). */
+  background: number;
 }
 
 export interface RealTimingResult {
@@ -91,7 +122,11 @@ export async function runRealTimingBench(options: RealTimingOptions): Promise<Re
       )
     ).url;
     log(`local chain with real timing: confirmation ${options.slotMs} ± ${options.jitterMs} ms after landing, RPC latency ${options.rpcLatencyMsEachWay} ms each way (${chain})`);
-    const { api, reference, refFeePayer } = await startFacilitators(chain, cleanups);
+    const { api, reference, refFeePayer } = await startFacilitators(chain, cleanups, {
+      entrypoint: DELAYED_D1_WORKER,
+      vars: { BENCH_DB_LATENCY_MS: String(options.dbLatencyMs) },
+    });
+    log(`ours: D1 held ${options.dbLatencyMs} ms away (bench/delayed-d1-worker)`);
 
     const sellerWallet = await activatedSeller(api, chain);
     const ourLine = await enrichLine(api, sellerWallet);
@@ -113,18 +148,24 @@ export async function runRealTimingBench(options: RealTimingOptions): Promise<Re
 
       log(`${party.name}: ${options.sequential} sequential verifies, then ${options.concurrentVerifies} at c=${VERIFY_CONCURRENCY}, then ${options.sequential} sequential settles`);
       const verifies = await party.makePayments(options.sequential);
-      figures[party.name].push(await sequential(chain, party.api, "verify", verifies.map((p) => paymentBody(p, party.line)), "verify"));
+      const d1Origin = party.name === "ours" ? workerOrigin(party.api) : null;
+      figures[party.name].push(await sequential(chain, party.api, "verify", verifies.map((p) => paymentBody(p, party.line)), "verify", d1Origin));
       verifyThroughput[party.name] = await concurrentVerifyThroughput(party.api, party, options, party.name);
       const settles = await party.makePayments(options.sequential);
-      figures[party.name].push(await sequential(chain, party.api, "settle", settles.map((p) => paymentBody(p, party.line)), "settle (vault exists)"));
+      figures[party.name].push(await sequential(chain, party.api, "settle", settles.map((p) => paymentBody(p, party.line)), "settle (vault exists)", d1Origin));
     }
 
     log(`ceiling: ${options.concurrentVerifies} verifies at c=${VERIFY_CONCURRENCY} on a Worker that only forwards the simulation`);
     const ceilingThroughput = await ceilingVerifyThroughput(chain, parties[0]!, options, cleanups);
 
     log(`ours: ${options.sequential} just-in-time settles (each to a seller without a vault), ${options.sequential} escrow fundings`);
-    figures.ours.push(await sequential(chain, api, "settle", await justInTimeBodies(api, chain, buyers, options.sequential), "settle, just-in-time vault"));
-    figures.ours.push(await sequential(chain, api, "settle", await escrowBodies(api, chain, sellerWallet, options.sequential), "settle, sla-escrow funding"));
+    const ourOrigin = workerOrigin(api);
+    figures.ours.push(await sequential(chain, api, "settle", await justInTimeBodies(api, chain, buyers, options.sequential), "settle, just-in-time vault", ourOrigin));
+    figures.ours.push(await sequential(chain, api, "settle", await escrowBodies(api, chain, sellerWallet, options.sequential), "settle, sla-escrow funding", ourOrigin));
+    if (options.farDbLatencyMs !== options.dbLatencyMs) {
+      log(`ours with D1 ${options.farDbLatencyMs} ms away: ${options.sequential} sequential settles (vault exists)`);
+      figures.ours.push(await farDatabaseSettles(chain, buyers, options, cleanups));
+    }
 
     // Each verify waits its RPC round trips; with nothing serialised, c callers finish c calls per that wait.
     const verifyCalls = (side: SideName) => Object.values(figures[side][0]!.rpcCallsByMethod).reduce((a, b) => a + b, 0);
@@ -138,6 +179,34 @@ export async function runRealTimingBench(options: RealTimingOptions): Promise<Re
   } finally {
     for (const step of cleanups.reverse()) await step().catch(() => {});
   }
+}
+
+/** The origin of a Worker whose API root is `${origin}/api/v1/facilitator`. */
+function workerOrigin(api: string): string {
+  return new URL(api).origin;
+}
+
+/**
+ * Settles (vault exists) on a second Worker of ours whose D1 is `farDbLatencyMs` away: its own fee payer and
+ * activated seller on the same chain, warmed with a few settles first.
+ */
+async function farDatabaseSettles(chain: string, buyers: KeyPairSigner[], options: RealTimingOptions, cleanups: (() => Promise<void>)[]): Promise<SequentialFigures> {
+  const feePayer = randomKeypair();
+  await fundFromFaucet(chain, feePayer.address, 1_000_000_000_000);
+  const worker = await startWorker({
+    rpcUrl: chain,
+    feePayerSecretKeyBase58: feePayer.secretKeyBase58,
+    entrypoint: DELAYED_D1_WORKER,
+    vars: { ...BENCH_VARS, BENCH_DB_LATENCY_MS: String(options.farDbLatencyMs) },
+  });
+  cleanups.push(worker.stop);
+  const api = `${worker.url}/api/v1/facilitator`;
+  const line = await enrichLine(api, await activatedSeller(api, chain));
+  const payments = paymentFactory(chain, buyers, line);
+  const warm = await payments(Math.max(1, Math.ceil(options.warmupCalls / 2)));
+  mustSucceed("warm-up settle (far D1)", await runPhase(warm, 1, (p) => call(api, "settle", paymentBody(p, line)).then((a) => a.failure)));
+  const bodies = (await payments(options.sequential)).map((p) => paymentBody(p, line));
+  return sequential(chain, api, "settle", bodies, `settle (vault exists), D1 ${options.farDbLatencyMs} ms away`, worker.url);
 }
 
 /** The c=32 verify phase against bench/ceiling-worker, with fresh payments of ours' line (it checks nothing, the chain does). */
@@ -177,6 +246,8 @@ function report(figures: Record<SideName, SequentialFigures[]>, throughput: Reco
       rows.push([`${label}: answer after confirmation p50 / p95 ms`, cell(ours, after), cell(ref, after)]);
     }
     rows.push([`${label}: RPC calls per call`, cell(ours, (f) => fmt(totalCalls(f), 2)), cell(ref, (f) => fmt(totalCalls(f), 2))]);
+    const d1 = (f: SequentialFigures) => (f.d1 ? `${fmt(f.d1.awaited, 2)} / ${fmt(f.d1.afterConfirmation, 2)} / ${fmt(f.d1.background, 2)}` : "-");
+    if (ours?.d1) rows.push([`${label}: D1 round trips per call, awaited / after confirmation / background`, d1(ours), cell(ref, d1)]);
   }
   rows.push([
     `/verify req/s at c=${VERIFY_CONCURRENCY} (latency bound)`,
@@ -225,8 +296,11 @@ async function call(api: string, kind: "verify" | "settle", body: string): Promi
   return { failure, transaction: answer.transaction ?? null, answeredAtMs };
 }
 
-/** Sequential calls; each one's RPC calls are the chain's requests that arrived inside its span. */
-async function sequential(chain: string, api: string, kind: "verify" | "settle", bodies: string[], label: string): Promise<SequentialFigures> {
+/**
+ * Sequential calls; each one's RPC calls are the chain's requests that arrived inside its span. With `d1Origin` (a
+ * Worker running bench/delayed-d1-worker), each call's D1 round trips are read from that Worker's log too.
+ */
+async function sequential(chain: string, api: string, kind: "verify" | "settle", bodies: string[], label: string, d1Origin: string | null = null): Promise<SequentialFigures> {
   const answers: Answer[] = [];
   const phase: PhaseResult = await runPhase(bodies, 1, async (body) => {
     const answer = await call(api, kind, body);
@@ -244,11 +318,39 @@ async function sequential(chain: string, api: string, kind: "verify" | "settle",
   }
   const perCall = Object.fromEntries(Object.entries(counts).map(([method, n]) => [method, n / bodies.length]));
   let afterConfirmationMs: number[] = [];
+  let confirmedAt: (number | null)[] = [];
   if (kind === "settle") {
-    const confirmedAt = await chainRpc<(number | null)[]>(chain, "localnet_confirmationTimes", [answers.map((a) => a.transaction ?? "")]);
+    confirmedAt = await chainRpc<(number | null)[]>(chain, "localnet_confirmationTimes", [answers.map((a) => a.transaction ?? "")]);
     afterConfirmationMs = answers.map((a, i) => a.answeredAtMs - (confirmedAt[i] ?? Number.NaN));
   }
-  return { label, latenciesMs: phase.latenciesMs, afterConfirmationMs, rpcCallsByMethod: perCall };
+  const d1 = d1Origin ? await d1RoundTrips(d1Origin, phase.callSpansMs, answers, confirmedAt) : null;
+  return { label, latenciesMs: phase.latenciesMs, afterConfirmationMs, rpcCallsByMethod: perCall, d1 };
+}
+
+/**
+ * Places each logged D1 call against the call whose span it started in: awaited when it ended before the answer
+ * (of those, after confirmation when it was still running once the chain confirmed), else background. Work a call
+ * left running is counted until the next call starts. Both clocks are this machine's wall clock.
+ */
+async function d1RoundTrips(origin: string, spans: [number, number][], answers: Answer[], confirmedAt: (number | null)[]): Promise<D1RoundTrips> {
+  const since = Math.floor(spans[0]![0]);
+  const response = await fetch(`${origin}/__bench/d1-calls?since=${since}`);
+  const log = (await response.json()) as { startMs: number; endMs: number }[];
+  const totals = { awaited: 0, afterConfirmation: 0, background: 0 };
+  spans.forEach(([startMs], i) => {
+    const answeredAt = answers[i]!.answeredAtMs;
+    const nextStart = spans[i + 1]?.[0] ?? Number.POSITIVE_INFINITY;
+    const confirmed = confirmedAt[i] ?? null;
+    for (const d1Call of log) {
+      if (d1Call.startMs < startMs || d1Call.startMs >= nextStart) continue;
+      if (d1Call.endMs <= answeredAt) {
+        totals.awaited++;
+        if (confirmed !== null && d1Call.endMs > confirmed) totals.afterConfirmation++;
+      } else totals.background++;
+    }
+  });
+  const n = spans.length;
+  return { awaited: totals.awaited / n, afterConfirmation: totals.afterConfirmation / n, background: totals.background / n };
 }
 
 /** One payment each to a fresh seller whose vault does not exist yet: the facilitator provisions it before sending. */

@@ -36,7 +36,10 @@ if (process.argv.includes("--real-timing")) {
   runLocalSpeedBench();
 }
 
-/** `--slot-ms N --jitter-ms N --rpc-latency-ms N --sequential N --concurrent-verifies N --warmup N` over the defaults. */
+/**
+ * `--slot-ms N --jitter-ms N --rpc-latency-ms N --sequential N --concurrent-verifies N --warmup N --db-latency-ms N
+ * --far-db-latency-ms N` over the defaults.
+ */
 function realTimingOptions(argv: string[]): RealTimingOptions {
   const flag = (name: string, fallback: number): number => {
     const index = argv.indexOf(`--${name}`);
@@ -53,6 +56,8 @@ function realTimingOptions(argv: string[]): RealTimingOptions {
     sequential: flag("sequential", d.sequential),
     concurrentVerifies: flag("concurrent-verifies", d.concurrentVerifies),
     warmupCalls: flag("warmup", d.warmupCalls),
+    dbLatencyMs: flag("db-latency-ms", d.dbLatencyMs),
+    farDbLatencyMs: flag("far-db-latency-ms", d.farDbLatencyMs),
   };
 }
 

@@ -78,20 +78,29 @@ describe("npm run bench (smoke, tiny n)", () => {
 
 describe("npm run bench -- --real-timing (smoke, tiny n)", () => {
   it("reports settle latency, the time after confirmation and the RPC calls of each kind of call, for both sides", async () => {
-    const result = await runRealTimingBench({ slotMs: 150, jitterMs: 20, rpcLatencyMsEachWay: 5, sequential: 2, concurrentVerifies: 8, warmupCalls: 2 });
+    const result = await runRealTimingBench({ slotMs: 150, jitterMs: 20, rpcLatencyMsEachWay: 5, sequential: 2, concurrentVerifies: 8, warmupCalls: 2, dbLatencyMs: 0, farDbLatencyMs: 30 });
 
+    const d1Row = "D1 round trips per call, awaited / after confirmation / background";
     expect(result.rows.map((row) => row[0])).toEqual([
       "verify: p50 / p95 ms",
       "verify: RPC calls per call",
+      `verify: ${d1Row}`,
       "settle (vault exists): p50 / p95 ms",
       "settle (vault exists): answer after confirmation p50 / p95 ms",
       "settle (vault exists): RPC calls per call",
+      `settle (vault exists): ${d1Row}`,
       "settle, just-in-time vault: p50 / p95 ms",
       "settle, just-in-time vault: answer after confirmation p50 / p95 ms",
       "settle, just-in-time vault: RPC calls per call",
+      `settle, just-in-time vault: ${d1Row}`,
       "settle, sla-escrow funding: p50 / p95 ms",
       "settle, sla-escrow funding: answer after confirmation p50 / p95 ms",
       "settle, sla-escrow funding: RPC calls per call",
+      `settle, sla-escrow funding: ${d1Row}`,
+      "settle (vault exists), D1 30 ms away: p50 / p95 ms",
+      "settle (vault exists), D1 30 ms away: answer after confirmation p50 / p95 ms",
+      "settle (vault exists), D1 30 ms away: RPC calls per call",
+      `settle (vault exists), D1 30 ms away: ${d1Row}`,
       "/verify req/s at c=32 (latency bound)",
       "/verify req/s at c=32: a forward-only Worker (this machine's ceiling)",
       "/verify at c=32: share of the ceiling",
@@ -108,6 +117,12 @@ describe("npm run bench -- --real-timing (smoke, tiny n)", () => {
       expect(f.afterConfirmationMs, f.label).toHaveLength(2);
       for (const ms of f.afterConfirmationMs) expect(ms, f.label).toBeGreaterThan(0);
     }
+    // The delayed-D1 entry saw ours' D1 calls: a verify waits for none, a settle for at least its ledger claim.
+    expect(ourVerify!.d1).toMatchObject({ awaited: 0 });
+    expect(ourSettle!.d1!.awaited).toBeGreaterThanOrEqual(1);
+    const far = result.figures.ours.find((f) => f.label === "settle (vault exists), D1 30 ms away")!;
+    expect(far.d1!.awaited).toBeGreaterThanOrEqual(1);
+    expect(refSettle!.d1).toBeNull();
     expect(result.verifyThroughput.ours).toBeGreaterThan(0);
     expect(result.ceilingThroughput).toBeGreaterThan(0);
     expect(result.latencyBound.ours).toBeCloseTo((32 * 1000) / (1 * 10), 5); // one simulate per verify, 10 ms round trips
