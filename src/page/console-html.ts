@@ -1,7 +1,7 @@
 /**
  * The seller console at GET /console: a person with a Wallet Standard browser wallet (Phantom, Solflare, Backpack, …)
  * previews, activates and registers a seller wallet, manages its resources and watches its money, with no SDK. Static
- * HTML and CSS; the script is src/page/console-js.ts. Every action prints the exact HTTP call it made.
+ * HTML and CSS; the script is src/page/browser/console.ts (served by src/page/console-js.ts). Every action prints the exact HTTP call it made.
  */
 export const CONSOLE_HTML = `<!doctype html>
 <html lang="en">

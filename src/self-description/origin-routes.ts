@@ -21,6 +21,8 @@ export const ORIGIN_ROUTES: readonly OriginRoute[] = [
   { method: "GET", path: "/console", operationId: "sellerConsole", summary: "The seller console for browser wallets (text/html): preview, activate, register, resources, money", contentType: "text/html" },
   { method: "GET", path: "/assets/console.js", operationId: "sellerConsoleScript", summary: "Script of the seller console", contentType: "text/javascript" },
   { method: "GET", path: "/assets/console.css", operationId: "sellerConsoleStyles", summary: "Styles of the seller console", contentType: "text/css" },
+  { method: "GET", path: "/console/tx", operationId: "transactionView", summary: "A read-only view of one transaction (?signature=), read from the wallet RPC in the browser: the console's link on the local chain", contentType: "text/html" },
+  { method: "GET", path: "/assets/tx.js", operationId: "transactionViewScript", summary: "Script of the transaction view", contentType: "text/javascript" },
   { method: "GET", path: API_PREFIX, operationId: "apiRoot", summary: "Capabilities (same body as /capabilities)", contentType: JSON_TYPE },
   { method: "GET", path: API_PREFIX + "/", operationId: "apiRootSlash", summary: "Capabilities (same body as /capabilities)", contentType: JSON_TYPE },
   { method: "GET", path: STATIC_ARTIFACT_PATHS.openApi, operationId: "openApi", summary: "This OpenAPI 3.1 description", contentType: JSON_TYPE },

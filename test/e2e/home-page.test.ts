@@ -48,13 +48,34 @@ describe("GET / in a browser", () => {
     const response = await page.goto(`${local.worker.url}/`);
     expect(response?.headers()["content-type"]).toBe("text/html; charset=utf-8");
     await expect.poll(() => page.textContent("#status"), { timeout: 15_000 }).toMatch(/^Operational · devnet · slot \d+ · RPC connected$/);
-    // Fees in the asset's units, from /supported (100 bps, min_fee_amount 10000 raw USDC, 100000 lamports).
-    await expect.poll(() => page.textContent("#schemes"), { timeout: 15_000 }).toMatch(/exact on solana:\S+: paid instantly into the seller's vault; fee 1% of the price, at least 0\.01 USDC \(0\.0001 SOL for SOL\)/);
-    expect(await page.textContent("#schemes")).toMatch(/sla-escrow on solana:\S+: held in escrow until delivery; fee 1% of the price on release, oracle tip 1% when an oracle gives a verdict/);
-    expect(await page.textContent("#schemes")).not.toMatch(/raw units|bps/);
+    // Each scheme's fee line says what that scheme charges: the numbers are held against /fee-quote, which reads them
+    // from the programs' accounts on the chain (UniversalSettle Config, the USDC Escrow, the payment-channels split).
+    const network = ((await (await fetch(`${local.api}/supported`)).json()) as { kinds: { network: string }[] }).kinds[0]!.network;
+    const AMOUNT = 1_000_000;
+    const quote = async (scheme: string, asset = "USDC") =>
+      (await (await fetch(`${local.api}/fee-quote?wallet=${local.feePayer.address}&asset=${asset}&amount=${AMOUNT}&scheme=${scheme}`)).json()) as { feeBps: number; minFeeAmount: string; oracleFee: string; protocolFee: string };
+    const [exact, exactSol, escrow, upto] = [await quote("exact"), await quote("exact", "SOL"), await quote("sla-escrow"), await quote("upto")];
+    const oracleTipBps = (Number(escrow.oracleFee) * 10_000) / AMOUNT;
+    const usdc = (raw: bigint) => `${Number(raw) / 1e6} USDC`;
+    const percent = (bps: number) => `${bps / 100}%`;
+    const breakEven = (quoted: { feeBps: number; minFeeAmount: string }) => usdc((BigInt(quoted.minFeeAmount) * 10_000n) / BigInt(quoted.feeBps));
+    expect([exact.feeBps, exact.minFeeAmount, exactSol.minFeeAmount, escrow.feeBps, escrow.minFeeAmount, oracleTipBps, upto.feeBps, upto.protocolFee]).toEqual([100, "10000", "100000", 100, "100000", 100, 0, "0"]);
+    await expect.poll(() => page.locator("#schemes li").count(), { timeout: 15_000 }).toBe(3);
+    const lines = await page.locator("#schemes li").evaluateAll((items) => items.map((li) => [(li as HTMLElement).dataset.scheme, li.textContent]));
+    expect(lines).toEqual([
+      ["exact", `exact on ${network}: paid instantly into the seller's vault; fee ${percent(exact.feeBps)} of each sweep to the seller, at least ${usdc(BigInt(exact.minFeeAmount))} per sweep (${Number(exactSol.minFeeAmount) / 1e9} SOL for SOL): a sweep below ${breakEven(exact)} pays more than ${percent(exact.feeBps)}; a lower rate for sellers who activate their own vault; the facilitator pays the network fee`],
+      ["sla-escrow", `sla-escrow on ${network}: held in escrow until delivery; fee ${percent(escrow.feeBps)} of the price on release, at least ${usdc(BigInt(escrow.minFeeAmount))}: a price below ${breakEven(escrow)} pays more than ${percent(escrow.feeBps)}; oracle tip ${percent(oracleTipBps)} when an oracle gives a verdict; the buyer pays the network fee`],
+      ["upto", `upto on ${network}: pay per use through a payment channel: the buyer deposits a ceiling, the seller claims what the request used and the rest returns to the buyer; no fee: the whole claimed amount goes to the seller's wallet; the facilitator pays the network fees and fronts the channel's rent until it closes`],
+    ]);
+    expect(await page.textContent("#schemes")).not.toMatch(/raw units|bps|NaN|undefined/);
     await expect.poll(() => page.textContent("#stats"), { timeout: 15_000 }).toBe("2 listed providers · 2 listed resources (2 exact)");
     // The seeded 402s ask for 1000 base units of devnet USDC (test/support/node/directory-seller.ts).
     await expect.poll(() => page.locator("#listing li .price").allTextContents(), { timeout: 15_000 }).toEqual(["0.001 USDC (exact)", "0.001 USDC (exact)"]);
+    // Probe times in the pages' one time format.
+    expect(await page.locator("#listing li .meta").allTextContents()).toEqual([
+      expect.stringMatching(/ · probed \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/),
+      expect.stringMatching(/ · probed \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/),
+    ]);
     expect(await page.getAttribute("a.cta", "href")).toBe("/console");
 
     await page.fill("#q", "forecast");

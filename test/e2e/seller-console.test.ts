@@ -127,6 +127,18 @@ async function consolePage(options: { width: number; height: number }): Promise<
 
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
 const text = (page: Page, selector: string) => page.locator(selector).innerText();
+const escapeRegExp = (literal: string) => literal.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+/** The pages' one time format. */
+const TIME = String.raw`\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC`;
+
+/** Which steps' buttons can be pressed: activate, register (with its label) and retire. */
+async function stepButtons(page: Page): Promise<{ activate: boolean; register: string; retire: boolean }> {
+  return {
+    activate: await page.locator("#activate").isEnabled(),
+    register: (await page.locator("#register").isEnabled() ? "enabled: " : "disabled: ") + (await page.locator("#register").innerText()),
+    retire: await page.locator("#retire").isEnabled(),
+  };
+}
 
 async function connect(page: Page): Promise<void> {
   await page.goto(`${local.worker.url}/console`);
@@ -159,6 +171,8 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
     const previewText = await text(page, "#preview");
     expect(previewText).toContain(preview.schemes.exact.vaultPda);
     expect(previewText).toMatch(/Fee tier\s+Not activated/);
+    // Step states: activation is the one step open; registering needs it (the API answers 409), nothing to retire.
+    await expect.poll(() => stepButtons(page)).toEqual({ activate: true, register: "disabled: Sign and register", retire: false });
     expect(await page.locator("#preview-calls summary").first().innerText()).toBe(`GET /api/v1/facilitator/sellers/${seller.address}/preview → 200`);
     await shot(page, "02-preview");
 
@@ -172,6 +186,9 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
     const activateCalls = await page.locator("#activate-calls pre.curl").allTextContents();
     expect(activateCalls.find((call) => call.includes("provision-tx"))).toBe(`curl -X POST '${local.api}/sellers/provision-tx' -H 'Content-Type: application/json' --data '{"wallet":"${seller.address}","asset":"USDC"}'`);
     expect(await text(page, "#preview")).toMatch(/Fee tier\s+Sovereign: 0\.9% of each payment/);
+    // Activation is done: its button stays disabled (it used to stay enabled), registering opens.
+    await expect.poll(() => stepButtons(page)).toEqual({ activate: false, register: "enabled: Sign and register", retire: false });
+    expect(await text(page, "#activate-status")).toMatch(/^Activated for USDC: vault /);
     await shot(page, "03-activated");
 
     // Sweeps pay into the seller's own USDC account and never create it (issue 20): the preview asks for it, the console
@@ -202,6 +219,8 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
     await expect.poll(() => text(page, "#register-status"), { timeout: 20_000 }).toMatch(/Verified|verified|Registered/);
     expect(walletLog.at(-1)).toBe("signMessage seller:register");
     await expect.poll(() => text(page, "#next-step")).toMatch(/^All set: activated and verified\./);
+    // Verified: registering again is an update, retiring opens, activation stays done.
+    await expect.poll(() => stepButtons(page)).toEqual({ activate: false, register: "enabled: Sign and update registration", retire: true });
     // The manifest the console tells the seller to serve is the one this seller's origin serves.
     expect(await text(page, "#manifest-url")).toBe(`${origin}/.well-known/x402-resources.json`);
     const served = await (await fetch(`${origin}/.well-known/x402-resources.json`)).json();
@@ -219,7 +238,7 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
     expect(await card.locator(".gates li").allInnerTexts()).toEqual([
       "✓ Seller verified",
       "✓ Resource opted in and not retired",
-      expect.stringMatching(/^✓ Answers a valid 402 \(last probe .*, HTTP 402\)$/),
+      expect.stringMatching(new RegExp(`^✓ Answers a valid 402 \\(last probe ${TIME}, HTTP 402\\)$`)),
     ]);
     await shot(page, "05-resource-registered");
 
@@ -231,6 +250,8 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
     await expect.poll(() => text(page, "#resources-status"), { timeout: 20_000 }).toBe("1 resource(s); 1 listed.");
     expect(walletLog.at(-1)).toBe("signMessage resource:list");
     expect(await page.locator("#resources li[data-resource-id] > p.ok").first().innerText()).toBe("Listed in the public directory.");
+    // The probe time the API keeps (RFC 3339 with microseconds) reads like the one the page stamped: one format.
+    expect(await page.locator("#resources li[data-resource-id] .gates li").last().innerText()).toMatch(new RegExp(`^✓ Answers a valid 402 \\(last probe ${TIME}, HTTP 402\\)$`));
     await shot(page, "06-resource-listed");
 
     // The home page lists it with its live price in USDC, the directory stats and fees in the asset's units.
@@ -242,7 +263,7 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
     await expect.poll(() => home.locator("#listing li").allInnerTexts(), { timeout: 15_000 }).toEqual([expect.stringContaining("Console test report · 0.5 USDC (exact)")]);
     expect(await home.getAttribute("#listing li a", "href")).toBe(sellerServer.url);
     await expect.poll(() => home.textContent("#stats"), { timeout: 15_000 }).toBe("1 listed provider · 1 listed resource (1 exact)");
-    await expect.poll(() => home.textContent("#schemes"), { timeout: 15_000 }).toContain("fee 1% of the price, at least 0.01 USDC (0.0001 SOL for SOL)");
+    await expect.poll(() => home.textContent("#schemes"), { timeout: 15_000 }).toContain("fee 1% of each sweep to the seller, at least 0.01 USDC per sweep (0.0001 SOL for SOL)");
     expect(await home.getAttribute("a.cta", "href")).toBe("/console");
     await home.screenshot({ path: path.join(SHOTS, "07-home-listed.png"), fullPage: true });
     expect(homeProblems).toEqual([]);
@@ -258,13 +279,33 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
     // The console shows the money: vault balance, what the next sweep pays, and the payment (signed seller:payments).
     const quote = (await (await fetch(`${local.api}/fee-quote?wallet=${seller.address}&asset=USDC&amount=${PRICE_RAW}&scheme=exact`)).json()) as any;
     const nets = (Number(quote.sellerNets) / 1e6).toString();
+    // The minimum fee outweighs the 0.9% rate on 0.5 USDC: the line says the fee's effective rate (2%), not only 0.9%.
+    expect([quote.feeBps, quote.protocolFee]).toEqual([90, "10000"]);
+    const effective = `${(Number(quote.protocolFee) * 100) / Number(PRICE_RAW)}%`;
     await page.getByRole("button", { name: "Vault balance and next sweep" }).click();
     await expect.poll(() => text(page, "#balance"), { timeout: 15_000 }).toMatch(/Vault balance\s+0\.5 USDC/);
-    expect(await text(page, "#balance")).toMatch(new RegExp(`Next sweep pays you\\s+${nets.replace(".", "\\.")} USDC \\(fee 0\\.01 USDC at 0\\.9%, sovereign\\)`));
+    expect(await text(page, "#balance")).toMatch(new RegExp(`Next sweep pays you\\s+${escapeRegExp(`${nets} USDC (fee 0.01 USDC, ${effective} of 0.5 USDC: the minimum fee, above the 0.9% rate, sovereign)`)}`));
     await page.getByRole("button", { name: "Sign and show recent payments" }).click();
-    await expect.poll(() => page.locator("#payments tbody tr").first().innerText(), { timeout: 15_000 }).toMatch(/exact\s+settled\s+0\.5 USDC/);
+    await expect.poll(() => page.locator("#payments tbody tr").first().innerText(), { timeout: 15_000 }).toMatch(new RegExp(`^${TIME}\\s+exact\\s+settled\\s+0\\.5 USDC`));
     expect(walletLog.at(-1)).toBe("signMessage seller:payments");
-    expect(await page.locator("#payments tbody tr a").first().getAttribute("href")).toBe(`/api/v1/facilitator/settlements/${settlement.transaction}`);
+    // On the local chain (the wallet RPC is on loopback) no public explorer sees the transaction: our own view.
+    const txLink = page.locator("#payments tbody tr a").first();
+    expect(await txLink.getAttribute("href")).toBe(`/console/tx?signature=${settlement.transaction}`);
+    const [txPage] = await Promise.all([page.context().waitForEvent("page"), txLink.click()]);
+    const txProblems: string[] = [];
+    txPage.on("pageerror", (error) => txProblems.push(error.message));
+    await expect.poll(() => txPage.locator("#status").innerText(), { timeout: 15_000 }).toMatch(new RegExp(`^Read from http://127\\.0\\.0\\.1:\\d+ at ${TIME}\\.$`));
+    expect(await txPage.locator("#signature").innerText()).toBe(settlement.transaction);
+    expect(await txPage.locator("#summary").innerText()).toMatch(new RegExp(`Status\\s+succeeded[\\s\\S]*Block time\\s+${TIME}[\\s\\S]*Fee payer\\s+${local.feePayer.address}[\\s\\S]*Programs\\s+Compute Budget, SPL Token, Memo$`)); // the official client's transfer, by name
+    // The buyer's 0.5 USDC left its token account and landed in the seller's vault (the vault's token account).
+    const changes = await txPage.locator("#changes tbody tr").allInnerTexts();
+    expect(changes.filter((row) => /\tUSDC\t/.test(row)).map((row) => row.split("\t")[0])).toEqual(expect.arrayContaining(["-0.5", "+0.5"]));
+    expect(changes.find((row) => row.startsWith("+0.5\tUSDC\t"))).toContain(`(owner ${snapshot.splitVaultPda})`);
+    expect(changes.find((row) => row.startsWith("-0.5\tUSDC\t"))).toContain(`(owner ${buyer.address})`);
+    expect(await txPage.locator("#record").innerText()).toMatch(new RegExp(`State\\s+confirmed\\s+Scheme\\s+exact\\s+Amount\\s+0\\.5 USDC\\s+Payer\\s+${buyer.address}[\\s\\S]*Settled at\\s+${TIME}`));
+    await txPage.screenshot({ path: path.join(SHOTS, "08c-transaction-view.png"), fullPage: true });
+    expect(txProblems).toEqual([]);
+    await txPage.close();
     expect(await text(page, "#escrow")).toBe("None: no escrow payment is waiting for your delivery.");
     await shot(page, "08-paid");
     await page.locator("section", { has: page.locator("#money-heading") }).screenshot({ path: path.join(SHOTS, "08b-paid-money-section.png") });
@@ -277,7 +318,7 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
     await page.getByRole("button", { name: "Vault balance and next sweep" }).click();
     await expect.poll(() => text(page, "#balance"), { timeout: 15_000 }).toMatch(/Vault balance\s+0 USDC/);
     expect(await text(page, "#balance")).toMatch(/Next sweep\s+nothing to pay yet/);
-    expect(await text(page, "#balance")).toMatch(/Last sweep run\s+\d{4}-\d\d-\d\dT\S+ · ok/);
+    expect(await text(page, "#balance")).toMatch(new RegExp(`Last sweep run\\s+${TIME} · ok`));
     await shot(page, "09-swept");
     await page.locator("section", { has: page.locator("#money-heading") }).screenshot({ path: path.join(SHOTS, "09b-swept-money-section.png") });
 

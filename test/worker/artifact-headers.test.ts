@@ -15,6 +15,8 @@ const ARTIFACTS: [string, RegExp][] = [
   ["/console", /^text\/html; charset=utf-8$/],
   ["/assets/console.js", /^text\/javascript; charset=utf-8$/],
   ["/assets/console.css", /^text\/css; charset=utf-8$/],
+  ["/console/tx", /^text\/html; charset=utf-8$/],
+  ["/assets/tx.js", /^text\/javascript; charset=utf-8$/],
 ];
 
 describe("artifact headers", () => {
@@ -49,11 +51,16 @@ describe("artifact headers", () => {
     }
   });
 
-  it("GET /console: no inline script, CSP 'self' plus only the wallet RPC origin for connections", async () => {
-    const page = await call(ORIGIN + "/console");
-    expect(page.headers.get("Content-Type")).toBe("text/html; charset=utf-8");
-    expect(page.headers.get("Content-Security-Policy")).toMatch(/^default-src 'self'; connect-src 'self' http:\/\/127\.0\.0\.1:\d+; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'$/);
-    expect(page.text).toContain('<script src="/assets/console.js" defer></script>');
-    expect(page.text).not.toMatch(/<script>(?!<)/);
-  });
+  for (const [path, script] of [
+    ["/console", "/assets/console.js"],
+    ["/console/tx", "/assets/tx.js"],
+  ]) {
+    it(`GET ${path}: no inline script, CSP 'self' plus only the wallet RPC origin for connections`, async () => {
+      const page = await call(ORIGIN + path);
+      expect(page.headers.get("Content-Type")).toBe("text/html; charset=utf-8");
+      expect(page.headers.get("Content-Security-Policy")).toMatch(/^default-src 'self'; connect-src 'self' http:\/\/127\.0\.0\.1:\d+; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'$/);
+      expect(page.text).toContain(`<script src="${script}" defer></script>`);
+      expect(page.text).not.toMatch(/<script>(?!<)/);
+    });
+  }
 });

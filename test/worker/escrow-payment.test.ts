@@ -98,6 +98,7 @@ describe("sla-escrow discovery", () => {
         escrowProgramId: ESCROW_PROGRAM,
         feeBps: "100",
         oracleFeeBps: "100",
+        minFeeAmount: "100000",
         oracleAuthorities: [ORACLE],
         deliveryCutoffSeconds: "300",
         deliveryBudgetSeconds: "300",

@@ -11,6 +11,8 @@ import { artifactResponse } from "../artifact-response";
 import { HOME_CSS, HOME_HTML, HOME_JS } from "../../page/home-html";
 import { CONSOLE_CSS, CONSOLE_HTML, consoleCsp } from "../../page/console-html";
 import { CONSOLE_JS } from "../../page/console-js";
+import { TRANSACTION_HTML } from "../../page/tx-html";
+import { TRANSACTION_SCRIPT } from "../../page/page-scripts.generated";
 import integrationGuide from "../../../static/agent-integration.md";
 import sellerQuickStart from "../../../static/seller-quick-start.md";
 import onboardingGuide from "../../../static/onboarding_guide.md";
@@ -46,6 +48,9 @@ export function mountStaticRoutes(app: Hono<AppEnv>, endpoints: () => readonly E
   app.get("/console", (c) => artifactResponse(c, CONSOLE_HTML, "text/html; charset=utf-8", PAGE_CACHE, { "Content-Security-Policy": consoleCsp(c.var.config.walletRpcUrl) }));
   app.get("/assets/console.js", (c) => artifactResponse(c, CONSOLE_JS, "text/javascript; charset=utf-8", PAGE_CACHE));
   app.get("/assets/console.css", (c) => artifactResponse(c, CONSOLE_CSS, "text/css; charset=utf-8", PAGE_CACHE));
+  // The console's view of a transaction on a chain no public explorer sees (the local chain); it reads the wallet RPC.
+  app.get("/console/tx", (c) => artifactResponse(c, TRANSACTION_HTML, "text/html; charset=utf-8", PAGE_CACHE, { "Content-Security-Policy": consoleCsp(c.var.config.walletRpcUrl) }));
+  app.get("/assets/tx.js", (c) => artifactResponse(c, TRANSACTION_SCRIPT, "text/javascript; charset=utf-8", PAGE_CACHE));
   app.get(API_PREFIX, capabilities);
   app.get(API_PREFIX + "/", capabilities);
 

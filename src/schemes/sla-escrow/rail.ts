@@ -29,6 +29,8 @@ export const slaEscrowRail = {
       escrowProgramId: facts.programId,
       feeBps: String(facts.escrowAccount.feeBps),
       oracleFeeBps: String(facts.escrowAccount.oracleFeeBps),
+      // The fee's floor in the USDC escrow's raw units, as exact's minFeeAmount: a small price pays more than feeBps.
+      minFeeAmount: String(facts.escrowAccount.minFeeAmount),
       oracleAuthorities: [...config.slaEscrow.oracleAuthorities],
       deliveryCutoffSeconds: String(cutoff),
       deliveryBudgetSeconds: String(budget),
