@@ -20,6 +20,17 @@ async function probe(id: number) {
 }
 
 describe("resource registry and the listing gates", () => {
+  it("register answers listingOptIn as a JSON boolean, as every other view of the resource does", async () => {
+    for (const listingOptIn of [true, false]) {
+      const path = `/opt-${listingOptIn}-${crypto.randomUUID().slice(0, 8)}`;
+      const registered = await register({ resourceUrl: `${sellerOrigin()}${path}`, title: "Opt-in as a boolean", scheme: "exact", listingOptIn });
+      expect(registered.status, JSON.stringify(registered.body)).toBe(200);
+      expect(registered.text).toContain(`"listingOptIn":${listingOptIn}`);
+      expect(registered.body.listingOptIn).toBe(listingOptIn);
+      if (listingOptIn) expect((await call(`/resources/${registered.body.id}`)).body.listingOptIn).toBe(true);
+    }
+  });
+
   it("register → probed 402 → listed and searchable → answers 200 → unlisted at once (gate 4) → 404", async () => {
     const path = `/weather-${crypto.randomUUID().slice(0, 8)}`;
     const word = `zephyr${Date.now()}`;
