@@ -248,7 +248,7 @@ export async function loadConfig(env: Env): Promise<Config> {
       maxResourcesPerWallet: input.SVC_MAX_RESOURCES_PER_WALLET,
     },
     upto: {
-      treasuryOwner: address(cluster.paymentChannelsTreasuryOwner),
+      treasuryOwner: address(input.SVC_UPTO_TREASURY_OWNER || cluster.paymentChannelsTreasuryOwner),
       delegated,
       minWithdrawDelaySeconds: input.SVC_UPTO_MIN_WITHDRAW_DELAY_SECONDS,
       maxWithdrawDelaySeconds: input.SVC_UPTO_MAX_WITHDRAW_DELAY_SECONDS,

@@ -197,6 +197,11 @@ export const ConfigInputSchema = v.object({
   /** Bounds of a channel's grace period (`extra.withdrawDelay`, seconds), advertised in /supported. */
   SVC_UPTO_MIN_WITHDRAW_DELAY_SECONDS: integer(1, 31_536_000, 60),
   SVC_UPTO_MAX_WITHDRAW_DELAY_SECONDS: integer(1, 31_536_000, 86_400),
+  /**
+   * Owner of the payment-channels treasury token accounts (a build-time constant of the deployed program, which
+   * Distribute checks). Empty = the cluster default in src/config/networks.ts, which says where each value comes from.
+   */
+  SVC_UPTO_TREASURY_OWNER: optionalAddress,
   /** Longest `maxTimeoutSeconds` (and voucher expiry) of an upto payment: how long a channel's rent may be out at most before the keeper may close it. */
   SVC_UPTO_MAX_CHANNEL_LIFETIME_SECONDS: integer(60, 31_536_000, 3_600),
 
