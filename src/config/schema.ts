@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { isAddress } from "@solana/kit";
 import { OracleProfilesSchema, type OracleProfile } from "./oracle-profiles";
+import { WORKERS_PLANS } from "./workers-plan";
 
 /**
  * Every configuration key, its validation and its default. Keys are the names of the env vars (and of the
@@ -223,6 +224,8 @@ export const ConfigInputSchema = v.object({
   SVC_MAX_RESOURCES_PER_WALLET: integer(1, 10_000, 100),
   /** Resources the probe cron re-probes per run (each is one subrequest; see src/resources/probe-run.ts). */
   SVC_PROBE_CRON_BATCH_LIMIT: integer(1, 900, 400),
+  /** The Cloudflare Workers plan: "free" runs one job per Cron invocation within 50 subrequests (src/config/workers-plan.ts). */
+  SVC_WORKERS_PLAN: v.optional(v.picklist(WORKERS_PLANS, 'must be "paid" or "free"'), "paid"),
 });
 
 export type ConfigInput = v.InferOutput<typeof ConfigInputSchema>;

@@ -8,7 +8,8 @@ import { probeStatement, resourcesDueForProbe } from "../store/resources";
 
 /**
  * The probe job (docs/facilitator-spec.md §3.3 gate 4). Subrequest arithmetic per run (Workers Paid: 10,000 subrequests per
- * invocation, formerly 1,000; Free: 50 — set SVC_PROBE_CRON_BATCH_LIMIT ≤ 40 there):
+ * invocation, formerly 1,000; Free: 50, where SVC_WORKERS_PLAN=free gives the job an invocation of its own and
+ * SVC_PROBE_CRON_BATCH_LIMIT must be at most 25; a manifest harvest can still exceed it, docs/deploy.md):
  *   manifests:  MANIFESTS_PER_RUN (3) fetches (each re-checks the origin proof: 1 D1 write) + at most
  *               MANIFEST_ENTRIES_PER_HARVEST (100) upserts each (inline probes: 0, harvested rows are probed below)
  *   probes:     SVC_PROBE_CRON_BATCH_LIMIT (default 400) fetches, PROBE_CONCURRENCY (6, the simultaneous-connection cap) at a time
