@@ -19,7 +19,7 @@ export const FREE_PLAN_JOB_SUBREQUEST_BUDGET = FREE_PLAN_SUBREQUESTS_PER_INVOCAT
  * The resource directory's share on Free. A manifest harvest writes each entry (1 D1 query each) and the probe job
  * fetches each resource: one probe run is at most 1 due-manifests query + 1 manifest fetch + 1 origin-proof write +
  * FREE_PLAN_MANIFEST_ENTRIES upserts + 1 bookkeeping batch + 1 due-resources query + FREE_PLAN_PROBES_PER_RUN fetches
- * + 1 write batch + 1 index query + 1 KV put = 38 ≤ 45; an on-demand import (POST /resources/import) of that many
+ * + 1 write batch + 1 index query + 1 KV put = 38 ≤ 45; an on-demand harvest (POST /resources/harvest) of that many
  * entries, each probed inline (upsert, fetch, write), stays under 50 with its challenge's queries.
  */
 export const FREE_PLAN_MANIFEST_ENTRIES = 10;
