@@ -3,8 +3,8 @@
  *
  *   npm run deploy:setup -- --env preview|production [--dry-run] [--fee-payer-keypair <solana-keygen file>] [--config <wrangler.toml>]
  *
- * 1. adopts the environment's D1 database and KV namespace by name, creating them when absent, and writes their ids
- *    into the environment's tables of wrangler.toml;
+ * 1. adopts the environment's D1 database and KV namespace — the ids wrangler.toml already has, else by name —
+ *    creating them when absent, and writes their ids into the environment's tables of wrangler.toml;
  * 2. sets the Worker secrets it does not have yet — the fee payer key (generated here, or read from a keypair file)
  *    and the challenge MAC key (generated here) — through `wrangler secret bulk` on stdin: never printed, never in a
  *    file, never in a command line; a secret the Worker already has is never replaced;
@@ -68,17 +68,19 @@ function parseOptions(argv: string[]): Options {
 class UsageError extends Error {}
 
 /** The names the environment's section of wrangler.toml gives (wrangler's own reader, no network). */
-function environmentNames(environment: DeployEnvironment, configFile: string | null): EnvironmentNames & { vars: Record<string, unknown> } {
+type Environment = EnvironmentNames & { vars: Record<string, unknown>; d1Id: string | null; kvId: string | null };
+
+function environmentNames(environment: DeployEnvironment, configFile: string | null): Environment {
   const config = unstable_readConfig({ config: configFile ?? WRANGLER_TOML, env: environment }) as unknown as {
     name: string;
     vars: Record<string, unknown>;
-    d1_databases: { binding: string; database_name?: string }[];
-    kv_namespaces: { binding: string }[];
+    d1_databases: { binding: string; database_name?: string; database_id?: string }[];
+    kv_namespaces: { binding: string; id?: string }[];
   };
   const d1 = config.d1_databases.find((d) => d.binding === "DB");
   const kv = config.kv_namespaces.find((k) => k.binding === "KV");
   if (!d1?.database_name || !kv) throw new Error(`wrangler.toml [env.${environment}] needs a DB d1_databases binding with a database_name and a KV kv_namespaces binding`);
-  return { environment, worker: config.name, d1Binding: d1.binding, d1Name: d1.database_name, kvBinding: kv.binding, kvTitle: `${d1.database_name}-kv`, config: configFile, vars: config.vars };
+  return { environment, worker: config.name, d1Binding: d1.binding, d1Name: d1.database_name, kvBinding: kv.binding, kvTitle: `${d1.database_name}-kv`, config: configFile, vars: config.vars, d1Id: d1.database_id ?? null, kvId: kv.id ?? null };
 }
 
 /** The fee payer: read from a Solana CLI keypair file (a JSON array of 64 bytes), checked, or generated. */
@@ -97,12 +99,12 @@ function printPlan(names: EnvironmentNames, feePayerAddress: string | null): voi
     console.log(`\n${title}`);
     for (const [command, note] of lines) console.log(`   $ ${commandLine(command)}${note ? `   # ${note}` : ""}`);
   };
-  step("1. D1 database: adopted by name, created when absent", [
+  step("1. D1 database: the id in wrangler.toml when it has one (then nothing runs), else adopted by name, created when absent", [
     [commands.listD1(names)],
     [commands.createD1(names), "only when the list does not have it"],
     [commands.listD1(names), "only after a create: reads the new id"],
   ]);
-  step("2. KV namespace: adopted by title, created when absent", [
+  step("2. KV namespace: the id in wrangler.toml when it has one (then nothing runs), else adopted by title, created when absent", [
     [commands.listKv(names)],
     [commands.createKv(names), "only when the list does not have it"],
     [commands.listKv(names), "only after a create: reads the new id"],
@@ -135,7 +137,11 @@ function mustRun(command: Command, options: { capture?: boolean; input?: string 
   return result.stdout;
 }
 
-function adopt(kind: string, list: Command, create: Command, find: (listOutput: string) => string | null): string {
+function adopt(kind: string, configured: string | null, list: Command, create: Command, find: (listOutput: string) => string | null): string {
+  if (configured) {
+    console.log(`   ${kind}: ${configured} (the id wrangler.toml has)`);
+    return configured;
+  }
   const existing = find(mustRun(list, { capture: true }));
   if (existing) {
     console.log(`   ${kind} exists: ${existing} (adopted)`);
@@ -169,8 +175,8 @@ function setUp(options: Options): void {
     return;
   }
 
-  const d1Id = adopt("D1 database", commands.listD1(names), commands.createD1(names), (out) => findD1Id(out, names.d1Name));
-  const kvId = adopt("KV namespace", commands.listKv(names), commands.createKv(names), (out) => findKvId(out, names.kvTitle));
+  const d1Id = adopt("D1 database", names.d1Id, commands.listD1(names), commands.createD1(names), (out) => findD1Id(out, names.d1Name));
+  const kvId = adopt("KV namespace", names.kvId, commands.listKv(names), commands.createKv(names), (out) => findKvId(out, names.kvTitle));
   const toml = readFileSync(tomlFile, "utf8");
   const updated = withResourceIds(toml, names.environment, { d1Id, kvId });
   if (updated !== toml) writeFileSync(tomlFile, updated);
@@ -208,7 +214,7 @@ function setUp(options: Options): void {
   printNotes(names);
 }
 
-function printNotes(names: EnvironmentNames & { vars: Record<string, unknown> }): void {
+function printNotes(names: Environment): void {
   if (names.environment === "preview") console.log("Devnet SOL: https://faucet.solana.com (the fee payer's address above).");
   if (!names.vars.UNIVERSAL_SETTLE_PROGRAM_ID) {
     console.log("UNIVERSAL_SETTLE_PROGRAM_ID is not set for this environment: set it only to an id you verified (docs/deploy.md, \"UniversalSettle on mainnet\").");

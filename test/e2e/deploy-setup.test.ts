@@ -126,12 +126,12 @@ describe("npm run deploy:setup (against a stand-in wrangler)", () => {
       expect(made.some((c) => c.argv.includes(value))).toBe(false);
     }
 
-    // Again: everything exists, so nothing is created and no secret is replaced.
+    // Again: the ids are in the config and the secrets set, so nothing is looked up or created and no secret replaced.
     const before = calls().length;
     const second = setup(["--env", "preview", "--config", toml]);
     expect(second.status, second.output).toBe(0);
     const again = calls().slice(before).map((c) => c.argv.slice(1, 3).join(" "));
-    expect(again).toEqual(["d1 list", "kv namespace", "secret list", "d1 migrations", "deploy --env"]);
+    expect(again).toEqual(["secret list", "d1 migrations", "deploy --env"]);
     expect(second.output).toContain("The fee payer was already set");
     expect(JSON.parse(readFileSync(path.join(workDir, "state.json"), "utf8")).secrets["worker-preview"].FEE_PAYER_SECRET_KEY).toBe(secrets.FEE_PAYER_SECRET_KEY);
 
