@@ -7,6 +7,6 @@ const app = buildApp();
 export default {
   fetch: (request, env, ctx) => app.fetch(request, env, ctx),
   scheduled: (controller, env, ctx) => {
-    ctx.waitUntil(runScheduled(controller.cron, env));
+    ctx.waitUntil(runScheduled(controller.cron, env, controller.scheduledTime));
   },
 } satisfies ExportedHandler<Env>;

@@ -13,6 +13,11 @@ export default async function setup(project: TestProject) {
   const localnet = await startLocalnet({ port: await testLocalnetPort(), quiet: true });
   await rpc(localnet.url, "requestAirdrop", [TEST_FEE_PAYER.address, 100_000_000_000]);
   project.provide("localnetUrl", localnet.url);
+  // A second chain for the one file that moves a chain's clock (localnet_warpTime): on the shared chain that would
+  // expire other files' payments under them.
+  const warpableLocalnet = await startLocalnet({ port: 0, quiet: true });
+  await rpc(warpableLocalnet.url, "requestAirdrop", [TEST_FEE_PAYER.address, 100_000_000_000]);
+  project.provide("warpableLocalnetUrl", warpableLocalnet.url);
   const faultProxy = await startRpcFaultProxy(localnet.url);
   project.provide("rpcFaultProxyUrl", faultProxy.url);
   // A real seller origin on loopback for the resource directory tests (probe, manifest harvest).
@@ -21,6 +26,7 @@ export default async function setup(project: TestProject) {
   return async () => {
     await directorySeller.close();
     await faultProxy.close();
+    await warpableLocalnet.close();
     await localnet.close();
   };
 }
@@ -39,6 +45,7 @@ async function rpc(url: string, method: string, params: unknown[]): Promise<unkn
 declare module "vitest" {
   export interface ProvidedContext {
     localnetUrl: string;
+    warpableLocalnetUrl: string;
     directorySellerOrigin: string;
     rpcFaultProxyUrl: string;
   }

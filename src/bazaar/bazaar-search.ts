@@ -3,7 +3,7 @@ import { badRequest } from "../errors/catalogue";
 import { clampPageLimit } from "../paging/page-limit";
 import { normalizeScheme } from "../x402/scheme-names";
 import { queryWords, rankedSearch } from "../resources/ranked-search";
-import { rawToResourceRow } from "../resources/resource-entry";
+import { rawToResourceRow } from "../store/resources";
 import { toBazaarItem, type BazaarItem } from "./bazaar-resources";
 
 /**

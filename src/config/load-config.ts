@@ -10,6 +10,7 @@ import { FacilitatorError } from "../errors/catalogue";
 import { readParameters } from "../store/parameters";
 import { readableIssueMessage } from "../validation/issue-message";
 import type { Env } from "../env";
+import type { WorkersPlan } from "./workers-plan";
 
 /** How long one isolate trusts a loaded config before re-reading the D1 `parameters` table (docs/facilitator-spec.md §8: ~60 s). */
 export const CONFIG_CACHE_SECONDS = 60;
@@ -28,6 +29,8 @@ export interface Config {
   /** PubSub endpoint in the http(s) form a Worker's fetch upgrades to a WebSocket (may carry credentials: never shown). */
   pubsubUrl: string;
   settleConfirmation: "subscribe" | "poll";
+  /** Bounds the subrequests of each job run (src/config/workers-plan.ts). */
+  workersPlan: WorkersPlan;
   programs: { universalSettle: Address; slaEscrow: Address; paymentChannels: Address };
   mints: { usdc: Address; usdt: Address | null };
   feePayer: KeyPairSigner;
@@ -190,6 +193,7 @@ export async function loadConfig(env: Env): Promise<Config> {
     rpcTimeoutMs: input.SVC_RPC_TIMEOUT_MS,
     pubsubUrl: (input.SOLANA_WS_URL || input.SOLANA_RPC_URL).replace(/^ws(s?):\/\//i, "http$1://"),
     settleConfirmation: input.SVC_SETTLE_CONFIRMATION,
+    workersPlan: input.SVC_WORKERS_PLAN,
     programs: {
       universalSettle: address(universalSettleProgramId),
       slaEscrow: address(input.SLA_ESCROW_PROGRAM_ID || cluster.slaEscrowProgramId),
@@ -248,7 +252,7 @@ export async function loadConfig(env: Env): Promise<Config> {
       maxResourcesPerWallet: input.SVC_MAX_RESOURCES_PER_WALLET,
     },
     upto: {
-      treasuryOwner: address(cluster.paymentChannelsTreasuryOwner),
+      treasuryOwner: address(input.SVC_UPTO_TREASURY_OWNER || cluster.paymentChannelsTreasuryOwner),
       delegated,
       minWithdrawDelaySeconds: input.SVC_UPTO_MIN_WITHDRAW_DELAY_SECONDS,
       maxWithdrawDelaySeconds: input.SVC_UPTO_MAX_WITHDRAW_DELAY_SECONDS,

@@ -26,8 +26,8 @@ export interface ClusterDefaults {
   /** The Solana Foundation's payment-channels program (the `upto` rail); same id on both clusters. */
   paymentChannelsProgramId: string;
   /**
-   * Owner of the payment-channels treasury token accounts (a build-time constant of the program; Distribute refuses
-   * any other). The official @x402/svm facilitator's values (`getPaymentChannelsTreasuryOwner`).
+   * Default owner of the payment-channels treasury token accounts (a build-time constant of the deployed program;
+   * Distribute refuses any other; SVC_UPTO_TREASURY_OWNER overrides it). Sources, per cluster below.
    */
   paymentChannelsTreasuryOwner: string;
 }
@@ -45,6 +45,8 @@ export const CLUSTERS = {
     usdtMint: "Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB",
     sweepMinSplRawDefault: 3_000_000n,
     paymentChannelsProgramId: PAYMENT_CHANNELS_PROGRAM_ID,
+    // The program's source (solana-foundation/payment-channels, constants.rs, the mainnet-beta build) and the official
+    // @x402/svm 2.27 facilitator (`getPaymentChannelsTreasuryOwner`) agree.
     paymentChannelsTreasuryOwner: "Cs2zdfUNonRdRGsiZUQQLdTxzxVvJZmgiX2mpLYKuEqP",
   },
   devnet: {
@@ -57,6 +59,9 @@ export const CLUSTERS = {
     usdtMint: null,
     sweepMinSplRawDefault: 100_000n,
     paymentChannelsProgramId: PAYMENT_CHANNELS_PROGRAM_ID,
+    // One source only, not verified by us against the deployed program: the official @x402/svm 2.27 facilitator
+    // (`DEVNET_TREASURY_OWNER`). The program's published source holds a placeholder for non-mainnet builds.
+    // docs/payment-channels.md "Accounts and addresses" says how to check it; SVC_UPTO_TREASURY_OWNER replaces it.
     paymentChannelsTreasuryOwner: "4zTeC5mVqWLruDexgU2mV66p9t5vCA9JyiZqdGDUspap",
   },
 } satisfies Record<ClusterName, ClusterDefaults>;

@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { isAddress } from "@solana/kit";
 import { OracleProfilesSchema, type OracleProfile } from "./oracle-profiles";
+import { WORKERS_PLANS } from "./workers-plan";
 
 /**
  * Every configuration key, its validation and its default. Keys are the names of the env vars (and of the
@@ -197,6 +198,11 @@ export const ConfigInputSchema = v.object({
   /** Bounds of a channel's grace period (`extra.withdrawDelay`, seconds), advertised in /supported. */
   SVC_UPTO_MIN_WITHDRAW_DELAY_SECONDS: integer(1, 31_536_000, 60),
   SVC_UPTO_MAX_WITHDRAW_DELAY_SECONDS: integer(1, 31_536_000, 86_400),
+  /**
+   * Owner of the payment-channels treasury token accounts (a build-time constant of the deployed program, which
+   * Distribute checks). Empty = the cluster default in src/config/networks.ts, which says where each value comes from.
+   */
+  SVC_UPTO_TREASURY_OWNER: optionalAddress,
   /** Longest `maxTimeoutSeconds` (and voucher expiry) of an upto payment: how long a channel's rent may be out at most before the keeper may close it. */
   SVC_UPTO_MAX_CHANNEL_LIFETIME_SECONDS: integer(60, 31_536_000, 3_600),
 
@@ -218,6 +224,8 @@ export const ConfigInputSchema = v.object({
   SVC_MAX_RESOURCES_PER_WALLET: integer(1, 10_000, 100),
   /** Resources the probe cron re-probes per run (each is one subrequest; see src/resources/probe-run.ts). */
   SVC_PROBE_CRON_BATCH_LIMIT: integer(1, 900, 400),
+  /** The Cloudflare Workers plan: "free" runs one job per Cron invocation within 50 subrequests (src/config/workers-plan.ts). */
+  SVC_WORKERS_PLAN: v.optional(v.picklist(WORKERS_PLANS, 'must be "paid" or "free"'), "paid"),
 });
 
 export type ConfigInput = v.InferOutput<typeof ConfigInputSchema>;

@@ -1,9 +1,10 @@
 import { accountReads, largestRunWithin, sharedKeeperSubrequests } from "../keeper/budget";
+import { jobSubrequestBudget, type WorkersPlan } from "../config/workers-plan";
 
 /**
  * Subrequest arithmetic of one escrow keeper run. It shares the SWEEP_CRON invocation with the sweep
- * (SWEEP_JOB_SUBREQUEST_BUDGET = 200): 200 + 150 = 350 fits the 1,000 of the oldest paid plan; a Workers Free
- * deployment (50 in all) must lower both (e.g. sweep 20, keeper 30 → 9 payments per run).
+ * (SWEEP_JOB_SUBREQUEST_BUDGET = 200): 200 + 150 = 350 fits the 1,000 of the oldest paid plan. On Workers Free
+ * (SVC_WORKERS_PLAN=free) a run has an invocation of its own and FREE_PLAN_JOB_SUBREQUEST_BUDGET (src/config/workers-plan.ts).
  *
  * Worst case for N payments: what every keeper run makes (../keeper/budget.ts), plus
  *   D1: claim with the ledger rows 1 + ledger catch-up 1 + failed sponsored fundings 1 + outcomes 1 (batches) = 4
@@ -19,4 +20,9 @@ export function worstCaseSubrequests(payments: number): number {
 
 export function maxPaymentsWithinBudget(budget: number = ESCROW_KEEPER_SUBREQUEST_BUDGET): number {
   return largestRunWithin(budget, worstCaseSubrequests);
+}
+
+/** The most payments one run may take on under the deployment's Workers plan. */
+export function maxPaymentsPerRun(plan: WorkersPlan): number {
+  return maxPaymentsWithinBudget(jobSubrequestBudget(plan, ESCROW_KEEPER_SUBREQUEST_BUDGET));
 }

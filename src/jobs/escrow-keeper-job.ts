@@ -1,12 +1,12 @@
 import type { ScheduledJob } from "./scheduled";
 import { summarizeKeeperRun, type JobRunSummary } from "./job-run";
 import { runEscrowKeeper, type KeeperReport } from "../escrow-keeper/run-keeper";
-import { maxPaymentsWithinBudget } from "../escrow-keeper/budget";
+import { maxPaymentsPerRun } from "../escrow-keeper/budget";
 
 /** The Cron Trigger's escrow keeper: releases and refunds what the program allows, within its own budget (../escrow-keeper/budget.ts). */
 export const escrowKeeperJob: ScheduledJob<KeeperReport> = {
   name: "escrow-keeper",
-  run: (config, env) => runEscrowKeeper(config, env.DB, { dryRun: false, limit: maxPaymentsWithinBudget() }),
+  run: (config, env) => runEscrowKeeper(config, env.DB, { dryRun: false, limit: maxPaymentsPerRun(config.workersPlan) }),
   summarize: summarizeKeeper,
 };
 

@@ -1,4 +1,5 @@
 import { getConfig, type Config } from "../config/load-config";
+import type { WorkersPlan } from "../config/workers-plan";
 import { log } from "../observability/log";
 import type { Env } from "../env";
 import { sweepJob } from "./sweep-job";
@@ -13,6 +14,8 @@ import { searchIndexMergeJob } from "./search-index-merge-job";
 export const SWEEP_CRON = "*/15 * * * *";
 /** Every 10 minutes: with SVC_PROBE_CRON_BATCH_LIMIT=400, 10,000 resources are re-probed every 25 runs (~4 h). */
 export const PROBE_CRON = "*/10 * * * *";
+/** How often each trigger fires: on Workers Free its invocations take its jobs in turn, one each. */
+const CRON_PERIOD_MS: Record<string, number> = { [SWEEP_CRON]: 15 * 60_000, [PROBE_CRON]: 10 * 60_000 };
 
 /**
  * One scheduled job: a name for logs and its `job_runs` row, a function that does one bounded run, and how that run
@@ -41,8 +44,18 @@ export interface ScheduledOutcome {
   results?: { name: string; ok: boolean }[];
 }
 
+/**
+ * The jobs one invocation of `cron` runs: all of them in order on Workers Paid; on Workers Free, where one invocation
+ * has 50 subrequests, one of them, in turn by the trigger's scheduled time (src/config/workers-plan.ts).
+ */
+export function jobsOfInvocation(jobs: readonly ScheduledJob[], cron: string, plan: WorkersPlan, scheduledTimeMs: number): readonly ScheduledJob[] {
+  if (plan === "paid" || jobs.length <= 1) return jobs;
+  const periodMs = CRON_PERIOD_MS[cron] ?? 60_000;
+  return [jobs[Math.floor(scheduledTimeMs / periodMs) % jobs.length]!];
+}
+
 /** Dispatches a Cron Trigger to its jobs. One failing job is logged and does not stop the next. */
-export async function runScheduled(cron: string, env: Env): Promise<ScheduledOutcome> {
+export async function runScheduled(cron: string, env: Env, scheduledTimeMs: number = Date.now()): Promise<ScheduledOutcome> {
   let config: Config;
   try {
     config = await getConfig(env);
@@ -51,7 +64,7 @@ export async function runScheduled(cron: string, env: Env): Promise<ScheduledOut
     return { job: "none", ran: false };
   }
   const job = cron === SWEEP_CRON ? "sweep" : cron === PROBE_CRON ? "probe" : "unknown";
-  const jobs = Object.hasOwn(JOBS_BY_CRON, cron) ? JOBS_BY_CRON[cron]! : [];
+  const jobs = jobsOfInvocation(Object.hasOwn(JOBS_BY_CRON, cron) ? JOBS_BY_CRON[cron]! : [], cron, config.workersPlan, scheduledTimeMs);
   if (jobs.length === 0) {
     log("info", "scheduled_job_skipped", { cron, job, reason: "no job registered for this trigger" });
     return { job, ran: false };

@@ -8,6 +8,7 @@ import { ResourceFieldsSchema } from "./resource-inputs";
 import { assertOnMerchantOrigin, requireVerifiedMerchant, saveAndProbe, storeResource, type HarvestBody } from "./resource-registry";
 import { fetchManifestDocument, MANIFEST_MAX_BYTES, MANIFEST_PATH, settleOriginProof } from "./origin-proof";
 import { manifestOriginMismatch, ManifestSchema, normalizeManifestEntry } from "./manifest-format";
+import { FREE_PLAN_MANIFEST_ENTRIES } from "../config/workers-plan";
 
 export { MANIFEST_MAX_BYTES, MANIFEST_PATH };
 
@@ -19,7 +20,7 @@ export { MANIFEST_MAX_BYTES, MANIFEST_PATH };
  * gates. Documented in static/agent-integration.md#seller-resource-manifest.
  */
 export const MANIFEST_MAX_RESOURCES = 100;
-/** Entries one harvest imports at most (each is one D1 write); the rest are reported as rejected. */
+/** Entries one harvest imports at most (each is one D1 write; FREE_PLAN_MANIFEST_ENTRIES on Workers Free); the rest are reported as rejected. */
 export const MANIFEST_ENTRIES_PER_HARVEST = 100;
 /** Resources probed during an on-demand harvest; the rest are never-probed rows the probe cron takes first. */
 export const HARVEST_PROBES_INLINE = 10;
@@ -52,10 +53,11 @@ export async function importManifest(config: Config, db: D1Database, wallet: str
   if (!fetched.ok && fetched.transient) throw badRequest(fetched.error);
   const document = await settleOriginProof(db, wallet, origin, fetched, Date.now());
   const entries = manifestEntries(document, origin);
+  const entryLimit = config.workersPlan === "free" ? FREE_PLAN_MANIFEST_ENTRIES : MANIFEST_ENTRIES_PER_HARVEST;
   const outcome: HarvestOutcome = { manifestUrl: new URL(MANIFEST_PATH, origin).href, imported: [], rejected: [] };
   for (const [index, entry] of entries.entries()) {
-    if (index >= MANIFEST_ENTRIES_PER_HARVEST) {
-      outcome.rejected.push({ index, error: `resources[${index}]: beyond the ${MANIFEST_ENTRIES_PER_HARVEST} entries one harvest imports` });
+    if (index >= entryLimit) {
+      outcome.rejected.push({ index, error: `resources[${index}]: beyond the ${entryLimit} entries one harvest imports` });
       continue;
     }
     const normalized = normalizeManifestEntry(entry);

@@ -5,10 +5,12 @@ import { probeResource } from "./probe";
 import { importManifest } from "./manifest";
 import { regenerateResourceIndex } from "./resource-index";
 import { probeStatement, resourcesDueForProbe } from "../store/resources";
+import { FREE_PLAN_PROBES_PER_RUN } from "../config/workers-plan";
 
 /**
  * The probe job (docs/facilitator-spec.md §3.3 gate 4). Subrequest arithmetic per run (Workers Paid: 10,000 subrequests per
- * invocation, formerly 1,000; Free: 50 — set SVC_PROBE_CRON_BATCH_LIMIT ≤ 40 there):
+ * invocation, formerly 1,000; Free: 50, where SVC_WORKERS_PLAN=free gives the job an invocation of its own, one
+ * manifest and at most FREE_PLAN_PROBES_PER_RUN probes, src/config/workers-plan.ts):
  *   manifests:  MANIFESTS_PER_RUN (3) fetches (each re-checks the origin proof: 1 D1 write) + at most
  *               MANIFEST_ENTRIES_PER_HARVEST (100) upserts each (inline probes: 0, harvested rows are probed below)
  *   probes:     SVC_PROBE_CRON_BATCH_LIMIT (default 400) fetches, PROBE_CONCURRENCY (6, the simultaneous-connection cap) at a time
@@ -32,8 +34,9 @@ export interface ProbeRunSummary {
 }
 
 export async function runProbeJob(config: Config, env: Env, nowMs = Date.now()): Promise<ProbeRunSummary> {
-  const manifests = await harvestDueManifests(config, env.DB, nowMs);
-  const due = await resourcesDueForProbe(env.DB, config.probe.cronBatchLimit, nowMs);
+  const free = config.workersPlan === "free";
+  const manifests = await harvestDueManifests(config, env.DB, free ? 1 : MANIFESTS_PER_RUN, nowMs);
+  const due = await resourcesDueForProbe(env.DB, free ? Math.min(config.probe.cronBatchLimit, FREE_PLAN_PROBES_PER_RUN) : config.probe.cronBatchLimit, nowMs);
   const statements: D1PreparedStatement[] = [];
   let passed = 0;
   let next = 0;
@@ -54,7 +57,7 @@ export async function runProbeJob(config: Config, env: Env, nowMs = Date.now()):
 }
 
 /** Harvests the manifests of the verified merchants least recently harvested (never harvested first). */
-async function harvestDueManifests(config: Config, db: D1Database, nowMs: number): Promise<number> {
+async function harvestDueManifests(config: Config, db: D1Database, limit: number, nowMs: number): Promise<number> {
   const due = await db
     .prepare(
       `SELECT p.wallet_pubkey AS wallet, p.service_url AS serviceUrl FROM providers p
@@ -62,7 +65,7 @@ async function harvestDueManifests(config: Config, db: D1Database, nowMs: number
        WHERE p.retired_at_ms IS NULL AND p.service_url IS NOT NULL
        ORDER BY h.last_harvest_at_ms IS NOT NULL, h.last_harvest_at_ms, p.wallet_pubkey LIMIT ?`,
     )
-    .bind(MANIFESTS_PER_RUN)
+    .bind(limit)
     .all<{ wallet: string; serviceUrl: string }>();
   const writes: D1PreparedStatement[] = [];
   for (const merchant of due.results) {

@@ -68,13 +68,6 @@ export function toOwnedResourceEntry(row: ResourceRow): OwnedResourceEntry {
   };
 }
 
-/** A raw D1 row (snake_case columns) as the drizzle row type; booleans stay 0/1 and are read with Boolean(). */
-export function rawToResourceRow(raw: Record<string, unknown>): ResourceRow {
-  const row: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(raw)) row[key.replace(/_([a-z])/g, (_, ch: string) => ch.toUpperCase())] = value;
-  return row as unknown as ResourceRow;
-}
-
 export function parseJson<T>(text: string | null): T | null {
   if (text === null) return null;
   try {

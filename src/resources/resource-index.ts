@@ -1,5 +1,6 @@
 import { LISTED } from "./resource-search";
-import { rawToResourceRow, toResourceEntry, type ResourceEntry } from "./resource-entry";
+import { toResourceEntry, type ResourceEntry } from "./resource-entry";
+import { rawToResourceRow } from "../store/resources";
 
 /** KV key of the static index; written only by the probe job, so a read never costs a D1 query. */
 export const RESOURCE_INDEX_KV_KEY = "directory:resource-index:v1";

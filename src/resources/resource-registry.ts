@@ -102,7 +102,7 @@ export async function registerResource(config: Config, db: D1Database, body: v.I
   const origin = await authorize(config, db, { ...body, domain }, "resource:register", async () => {
     const merchant = await requireVerifiedMerchant(db, body.wallet);
     const origin = assertOnMerchantOrigin(body.resource.resourceUrl, merchant.serviceUrl);
-    // Nothing is stored or probed on an origin that has not named this wallet (issue 22 §1).
+    // Nothing is stored or probed on an origin that has not named this wallet (origin-proof.ts).
     await ensureOriginProof(db, merchant, origin, config.probe.allowLoopback);
     return origin;
   });

@@ -3,8 +3,8 @@ import { badRequest, notFound } from "../errors/catalogue";
 import { clampPageLimit } from "../paging/page-limit";
 import { formatPageCursor, parsePageCursor } from "../paging/page-cursor";
 import { queryWords, rankedSearch } from "./ranked-search";
-import { rawToResourceRow, toResourceEntry, type ResourceEntry } from "./resource-entry";
-import type { ResourceRow } from "../store/resources";
+import { toResourceEntry, type ResourceEntry } from "./resource-entry";
+import { rawToResourceRow, type ResourceRow } from "../store/resources";
 
 export const ResourcesQuerySchema = v.object({
   q: v.optional(v.pipe(v.string(), v.maxLength(200, "must be at most 200 characters"))),

@@ -15,7 +15,7 @@ const JOB_BALANCE_MAX_AGE_MS = 1_000;
  * fee this isolate has paid since (`noteFeePayerSpend`), and refresh it after the response when it is older than
  * this. What the reading misses is other isolates' (and the jobs') spending and the operator's top-ups of the last
  * minute: at 5,000 lamports a settle, far below the floor's margin. A minute keeps the refresh under one call in a
- * hundred settles at a steady rate (issue 27: the warm settle is send and subscribe, nothing else).
+ * hundred settles at a steady rate, so a warm settle stays a send and a subscription and nothing else.
  */
 export const SETTLE_BALANCE_MAX_AGE_MS = 60_000;
 

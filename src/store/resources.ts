@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, isNull, lte, sql } from "drizzle-orm";
+import { and, asc, desc, eq, getTableColumns, isNull, lte, sql } from "drizzle-orm";
 import { database } from "./db";
 import { providers, resources } from "./schema";
 
@@ -76,15 +76,25 @@ export async function upsertResource(d1: D1Database, walletPubkey: string, field
       maxLiveResources,
     )
     .first<Record<string, unknown>>();
-  return row === null ? null : snakeRowToResource(row);
+  return row === null ? null : rawToResourceRow(row);
 }
 
-/** A raw D1 row (snake_case columns) as the drizzle row type; booleans stay 0/1 and are read with Boolean(). */
-function snakeRowToResource(raw: Record<string, unknown>): ResourceRow {
+/**
+ * A raw D1 row (snake_case columns, from a hand-written statement) as drizzle would read it: each column under its
+ * property name and through its own driver mapping, so a boolean column is `true`/`false`, never SQLite's 1/0.
+ * Other keys (a computed rank, a count) keep their value under the camelCase of their name.
+ */
+export function rawToResourceRow(raw: Record<string, unknown>): ResourceRow {
   const row: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(raw)) row[key.replace(/_([a-z])/g, (_, ch: string) => ch.toUpperCase())] = value;
+  for (const [name, value] of Object.entries(raw)) {
+    const column = RESOURCE_COLUMNS_BY_SQL_NAME.get(name);
+    if (column === undefined) row[name.replace(/_([a-z])/g, (_, ch: string) => ch.toUpperCase())] = value;
+    else row[column.key] = value === null ? null : column.column.mapFromDriverValue(value);
+  }
   return row as unknown as ResourceRow;
 }
+
+const RESOURCE_COLUMNS_BY_SQL_NAME = new Map(Object.entries(getTableColumns(resources)).map(([key, column]) => [column.name, { key, column }]));
 
 export async function getOwnedResource(d1: D1Database, walletPubkey: string, id: number): Promise<ResourceRow | null> {
   const rows = await database(d1)

@@ -1,7 +1,7 @@
 /**
  * Sponsored sla-escrow fundings that executed and failed on chain: the fee payer paid their network fee for nothing.
  * Counted per payer so that a buyer who empties its account between the RPC's preflight and execution cannot make
- * the fee payer pay again and again (issue 20 §2).
+ * the fee payer pay again and again.
  */
 
 /** The window over which failed sponsored fundings of one payer are counted (SVC_SLA_ESCROW_SPONSORED_FAILURES_PER_PAYER). */

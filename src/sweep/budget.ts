@@ -5,7 +5,8 @@
  * 50 subrequests per invocation, Workers Paid 10,000 (older Standard/Unbound accounts: 1,000); D1 queries and
  * RPC fetches both count. The sweep job keeps to its own explicit budget so other jobs on the same trigger
  * (the escrow keeper) keep theirs: SWEEP_JOB_SUBREQUEST_BUDGET fits ten times over in the 1,000 of the
- * oldest paid plan. A Workers Free deployment (50 in all) must lower it to ~25, i.e. 9 rails per run.
+ * oldest paid plan. On Workers Free (SVC_WORKERS_PLAN=free) a run gets FREE_PLAN_JOB_SUBREQUEST_BUDGET instead
+ * (src/config/workers-plan.ts).
  *
  * Worst case for N rails (every rail eligible, every account read, the confirmation needing every poll):
  *   D1: candidates 1 + claims 1 (one batch) + outcomes and run summary 1 (one batch) + the job's run row 1 = 4
@@ -22,6 +23,7 @@ export const MAX_CONFIRM_POLLS = 8;
 export const MAX_ACCOUNTS_PER_READ = 100;
 export { MAX_SIGNATURES_PER_STATUS_READ } from "../solana/confirm-many";
 import { MAX_SIGNATURES_PER_STATUS_READ } from "../solana/confirm-many";
+import { jobSubrequestBudget, type WorkersPlan } from "../config/workers-plan";
 
 /** Worst-case subrequests of a run over `rails` rails. */
 export function worstCaseSubrequests(rails: number): number {
@@ -37,4 +39,9 @@ export function maxRailsWithinBudget(budget: number = SWEEP_JOB_SUBREQUEST_BUDGE
   let rails = 0;
   while (worstCaseSubrequests(rails + 1) <= budget) rails++;
   return rails;
+}
+
+/** The most rails one run may take on under the deployment's Workers plan. */
+export function maxRailsPerRun(plan: WorkersPlan): number {
+  return maxRailsWithinBudget(jobSubrequestBudget(plan, SWEEP_JOB_SUBREQUEST_BUDGET));
 }

@@ -5,7 +5,7 @@ import { getLatestBlockhash } from "../solana/blockhash";
 import { sendWithPreflight } from "../solana/send-transaction";
 import { describe } from "../solana/transaction-errors";
 import { claimSweepRails, finishSweepRun, selectSweepCandidates, type RailKey, type RailOutcome } from "../store/sweeps";
-import { MAX_CONFIRM_POLLS, maxRailsWithinBudget } from "./budget";
+import { MAX_CONFIRM_POLLS, maxRailsPerRun as maxRailsPerRunOnPlan } from "./budget";
 import { confirmAll } from "../solana/confirm-many";
 import { planSweep, SELLER_TOKEN_ACCOUNT_MISSING, type SweepPlanItem } from "./plan";
 import { buildSweepTransaction, SWEEP_NETWORK_FEE_LAMPORTS } from "./sweep-transaction";
@@ -66,7 +66,7 @@ export function defaultSweepOptions(config: Config, trigger: string): SweepOptio
  */
 export async function runSweep(config: Config, db: D1Database, options: SweepOptions): Promise<SweepReport> {
   const startedAtMs = Date.now();
-  const maxRailsPerRun = maxRailsWithinBudget();
+  const maxRailsPerRun = maxRailsPerRunOnPlan(config.workersPlan);
   const attemptedBeforeMs = startedAtMs - options.cooldownSeconds * 1000;
   const candidates = await selectSweepCandidates(db, {
     nowMs: startedAtMs,

@@ -1,4 +1,4 @@
-/** Wire names of the rails and the aliases accepted on requests (docs/facilitator-spec.md §1, §9; `upto`: issue 24). */
+/** Wire names of the rails and the aliases accepted on requests (docs/facilitator-spec.md §1, §9; `upto`: docs/payment-channels.md). */
 export type SchemeName = "exact" | "sla-escrow" | "upto";
 
 /** A Map, not an object literal: a caller's `constructor` or `__proto__` must not resolve to anything. */

@@ -1,5 +1,5 @@
 /**
- * Issue 20 §5: wrangler.toml as `wrangler deploy` reads it. Each environment deploys without a configuration warning
+ * wrangler.toml as `wrangler deploy` reads it. Each environment deploys without a configuration warning
  * (a top-level var an environment does not repeat is not inherited: wrangler warns, and the deployment silently lacks
  * it), and the top level names neither ENVIRONMENT nor the demo oracle, so a deploy without --env fails closed.
  */
@@ -30,6 +30,29 @@ describe("wrangler deploy --dry-run", () => {
       expect(output).not.toContain("2qHwqqzYw91UPTeHJ3Kp8P5aX5my3sCTz4NkmwLv5qTF");
     }, 150_000);
   }
+
+  it("each environment has rate-limit namespaces of its own, the same bindings and limits, and no placeholder D1 or KV ids", () => {
+    type Bindings = {
+      ratelimits: { name: string; namespace_id: string; simple: unknown }[];
+      d1_databases: { binding: string; database_name?: string; database_id?: string }[];
+      kv_namespaces: { binding: string; id?: string }[];
+    };
+    const read = (env?: string) => unstable_readConfig({ config: path.join(ROOT, "wrangler.toml"), ...(env ? { env } : {}) }) as unknown as Bindings;
+    const environments = [undefined, "preview", "production"].map((env) => ({ env, config: read(env) }));
+    const namespaceIds = environments.flatMap(({ config }) => config.ratelimits.map((r) => r.namespace_id));
+    expect(new Set(namespaceIds).size).toBe(namespaceIds.length);
+    const shape = (env?: string) => read(env).ratelimits.map(({ name, simple }) => ({ name, simple })).sort((a, b) => a.name.localeCompare(b.name));
+    expect(shape("preview")).toEqual(shape());
+    expect(shape("production")).toEqual(shape());
+    // Ids are left out (npm run deploy:setup writes the operator's own), never a placeholder to replace by hand.
+    for (const env of ["preview", "production"]) {
+      const config = read(env);
+      expect(config.d1_databases.map((d) => [d.binding, d.database_name])).toEqual([["DB", `x402-facilitator-${env}`]]);
+      expect(config.d1_databases[0]!.database_id ?? "absent").toMatch(/^(absent|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/);
+      expect(config.kv_namespaces.map((k) => k.binding)).toEqual(["KV"]);
+      expect(config.kv_namespaces[0]!.id ?? "absent").toMatch(/^(absent|[0-9a-f]{32})$/);
+    }
+  });
 
   it("the top level sets neither ENVIRONMENT nor an oracle (a deploy without --env fails closed)", () => {
     const vars = unstable_readConfig({ config: path.join(ROOT, "wrangler.toml") }).vars ?? {};

@@ -4,10 +4,12 @@
  * approval, release, refund, TTL extension and closing. Bank, Config and Escrows are placed at their
  * PDAs with the ABI layouts, as the local chain seeds them.
  *
- * Documented arithmetic under test (localnet/programs/README.md): when a verdict exists and
- * oracle_fee_bps > 0 the oracle is paid tip = max(oracle_fee_bps × amount / 10,000, min_oracle_tip)
- * first; a release then pays the seller the rest less fee = min(max(fee_bps × rest / 10,000,
- * min_fee_amount), rest), the fee staying in the escrow (Escrow.fee_balance); a refund returns the rest.
+ * Arithmetic under test (NORMATIVE v1.1 §7.3, docs/sla-escrow-abi.md "Money: tip and fee"): when a verdict
+ * exists and oracle_fee_bps > 0 the oracle is paid tip = max(oracle_fee_bps × amount / 10,000, min_oracle_tip)
+ * (min_oracle_tip: v0.5 payments only, a stand-in choice); a release charges the protocol fee on the full amount,
+ * fee = min(amount, max(min_fee_amount, floor(amount × fee_bps / 10,000))), kept in the escrow
+ * (Escrow.fee_balance), and pays the seller amount − tip − fee (the stand-in lowers the fee to amount − tip where
+ * both do not fit, which the ABI leaves open); a refund returns amount − tip.
  */
 import { AccountRole, type Address } from "@solana/kit";
 import { beforeEach, describe, expect, it } from "vitest";
@@ -57,7 +59,7 @@ import {
   type SlaWorld,
 } from "./sla-world";
 
-/** The documented escrow fee of a release. */
+/** The protocol fee of a release (NORMATIVE v1.1 §7.3), on the full escrowed amount. */
 function releaseFee(amount: bigint): bigint {
   const byRate = (amount * BigInt(FEE_BPS)) / 10_000n;
   const fee = byRate > MIN_FEE_AMOUNT ? byRate : MIN_FEE_AMOUNT;
@@ -278,11 +280,12 @@ describe("SLA-Escrow stand-in: ApproveDelivery / ConfirmOracle", () => {
   });
 });
 
-/** Who gets what from one payout: tip first (when due), the escrow fee on the rest (release only). */
+/** Who gets what from one payout: the tip (when due) and, on a release, the protocol fee on the full amount. */
 function split(amount: bigint, kind: "release" | "refund", tipDue: boolean, minOracleTip = 0n) {
   const byRate = (amount * BigInt(ORACLE_FEE_BPS)) / 10_000n;
   const tip = tipDue ? (byRate > minOracleTip ? byRate : minOracleTip) : 0n;
-  const fee = kind === "release" ? releaseFee(amount - tip) : 0n;
+  const fullFee = kind === "release" ? releaseFee(amount) : 0n;
+  const fee = fullFee < amount - tip ? fullFee : amount - tip;
   return { tip, fee, net: amount - tip - fee };
 }
 
@@ -293,14 +296,14 @@ describe("SLA-Escrow stand-in: ReleasePayment (ABI §5.3)", () => {
     return p;
   }
 
-  it("SOL after a verdict: the seller gets amount − tip − fee, the oracle its tip, the fee stays in the escrow", async () => {
+  it("SOL after a verdict: the fee is on the full amount (NORMATIVE v1.1 §7.3, not on what the tip leaves); the seller gets amount − tip − fee, the oracle its tip, the fee stays in the escrow", async () => {
     const p = await approved("sol");
     const seller0 = lamportsOf(w.svm, p.seller.address);
     const oracle0 = lamportsOf(w.svm, w.oracle.address);
     const storage0 = lamportsOf(w.svm, w.sol.funds);
     await sendOk(w.svm, w.keeper, [payoutIx(w, p, "release")]);
     const { tip, fee, net } = split(p.amount, "release", true);
-    expect([tip, fee, net]).toEqual([5_000_000n, 9_950_000n, 985_050_000n]);
+    expect([tip, fee, net]).toEqual([5_000_000n, 10_000_000n, 985_000_000n]);
     expect(lamportsOf(w.svm, p.seller.address) - seller0).toBe(net);
     expect(lamportsOf(w.svm, w.oracle.address) - oracle0).toBe(tip);
     expect(storage0 - lamportsOf(w.svm, w.sol.funds)).toBe(net + tip);
@@ -317,13 +320,24 @@ describe("SLA-Escrow stand-in: ReleasePayment (ABI §5.3)", () => {
     expect(lamportsOf(w.svm, p.seller.address) - seller0).toBe(487_500n);
   });
 
+  it("where the tip and the minimum fee together exceed the amount, the fee gives way (the ABI is silent): nothing underflows", async () => {
+    const p = await approved("sol", 10_000n);
+    const seller0 = lamportsOf(w.svm, p.seller.address);
+    const oracle0 = lamportsOf(w.svm, w.oracle.address);
+    await sendOk(w.svm, w.keeper, [payoutIx(w, p, "release")]);
+    expect(split(10_000n, "release", true)).toEqual({ tip: 50n, fee: 9_950n, net: 0n });
+    expect(lamportsOf(w.svm, p.seller.address) - seller0).toBe(0n);
+    expect(lamportsOf(w.svm, w.oracle.address) - oracle0).toBe(50n);
+    expect(readEscrow(w, w.sol).feeBalance).toBe(9_950n);
+  });
+
   it("SPL after the oracle's approval: seller and oracle token accounts paid to the unit", async () => {
     const p = await funded("spl");
     await sendOk(w.svm, w.keeper, [submitDeliveryIx(p), confirmIx(p, RESOLUTION_STATE.APPROVED)]);
     const oracle0 = tokenBalance(w.svm, w.oracleAta);
     await sendOk(w.svm, w.keeper, [payoutIx(w, p, "release")]);
     const { tip, fee, net } = split(p.amount, "release", true);
-    expect([tip, fee, net]).toEqual([25_000n, 49_750n, 4_925_250n]);
+    expect([tip, fee, net]).toEqual([25_000n, 50_000n, 4_925_000n]);
     expect(tokenBalance(w.svm, p.sellerAta!)).toBe(net);
     expect(tokenBalance(w.svm, w.oracleAta) - oracle0).toBe(tip);
     expect(tokenBalance(w.svm, w.spl.funds)).toBe(fee);

@@ -31,6 +31,18 @@ describe("configuration", () => {
     expect((await loadConfig({ ...baseEnv, UNIVERSAL_SETTLE_PROGRAM_ID: "" } as Env)).programs.universalSettle).toBe("u84EMHTHwMeFpT9M2tNoHi9vBNjev4jxi9CsrFAjjWf");
   });
 
+  it("the payment-channels treasury owner is a setting: the cluster's key by default, SVC_UPTO_TREASURY_OWNER replaces it", async () => {
+    const devnet = await loadConfig({ ...baseEnv, SVC_UPTO_TREASURY_OWNER: "" } as Env);
+    expect(devnet.upto.treasuryOwner).toBe("4zTeC5mVqWLruDexgU2mV66p9t5vCA9JyiZqdGDUspap");
+    const mainnet = await loadConfig({ ...baseEnv, SOLANA_CLUSTER: "mainnet", ENVIRONMENT: "preview", SVC_SLA_ESCROW_ORACLE_AUTHORITIES: "", UNIVERSAL_SETTLE_PROGRAM_ID: "u84EMHTHwMeFpT9M2tNoHi9vBNjev4jxi9CsrFAjjWf" } as Env);
+    expect(mainnet.upto.treasuryOwner).toBe("Cs2zdfUNonRdRGsiZUQQLdTxzxVvJZmgiX2mpLYKuEqP");
+    const verified = "9hw9Py9uMGtXRNpABZjifcK1t3suwzjyri9L9QYKg6zZ";
+    expect((await loadConfig({ ...baseEnv, SVC_UPTO_TREASURY_OWNER: verified } as Env)).upto.treasuryOwner).toBe(verified);
+    const bad = await callWithEnv({ SVC_UPTO_TREASURY_OWNER: "not-a-key" }, "/health");
+    expect(bad.status).toBe(500);
+    expect(bad.body.error).toContain("SVC_UPTO_TREASURY_OWNER");
+  });
+
   it("a missing fee payer secret is named without leaking anything", async () => {
     const response = await callWithEnv({ FEE_PAYER_SECRET_KEY: undefined }, "/health");
     expect(response.status).toBe(500);

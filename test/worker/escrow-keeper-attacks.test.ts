@@ -40,7 +40,7 @@ const BEARER = { Authorization: "Bearer test-sweep-token" };
 const AMOUNT = 2_000_000n;
 /** The buyer's approval is a verdict: the oracle's tip, 1% (seeded oracle_fee_bps 100), comes first (docs/sla-escrow-abi.md, ABI §5.3). */
 const ORACLE_TIP = 20_000n;
-/** Escrow fee on release: 100 bps of what the tip leaves, at least the seeded 0.10 USDC minimum (docs/facilitator-spec.md §8). */
+/** Escrow fee on release: 100 bps of the full amount (SLA-Escrow ABI §7.3), at least the seeded 0.10 USDC minimum (docs/facilitator-spec.md §8). */
 const RELEASE_FEE = 100_000n;
 
 interface KeeperReport {

@@ -22,7 +22,7 @@ const BEARER = { Authorization: "Bearer test-sweep-token" };
 const AMOUNT = 2_000_000n;
 /** A verdict exists (buyer approval or oracle ruling) and the seeded oracle_fee_bps is 100: 1% of the amount to the oracle. */
 const ORACLE_TIP = 20_000n;
-/** Escrow fee on release: 100 bps of what the tip leaves, at least the seeded 0.10 USDC minimum (docs/facilitator-spec.md §8). */
+/** Escrow fee on release: 100 bps of the full amount (SLA-Escrow ABI §7.3), at least the seeded 0.10 USDC minimum (docs/facilitator-spec.md §8). */
 const RELEASE_FEE = 100_000n;
 
 async function keeper(body: Record<string, unknown> = {}) {

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { generateKeyPairSigner } from "@solana/kit";
 import { getConfig, type Config } from "../../src/config/load-config";
 import { MANIFESTS_PER_RUN, runProbeJob } from "../../src/resources/probe-run";
+import { FREE_PLAN_PROBES_PER_RUN } from "../../src/config/workers-plan";
 import type { Env } from "../../src/env";
 import { sellerOrigin, setSellerBehaviour } from "../support/workerd/directory-fixtures";
 
@@ -59,6 +60,15 @@ describe("probe cron", () => {
       .first<{ total: number; probed: number; listed: number }>();
     expect(counts).toEqual({ total: 10_000, probed: 10_000, listed: 10_000 });
   }, 240_000);
+
+  it("on Workers Free (SVC_WORKERS_PLAN=free) a run harvests one manifest and probes at most FREE_PLAN_PROBES_PER_RUN resources", async () => {
+    await env.DB.prepare("UPDATE resources SET last_probe_at_ms = 4102444800000, next_probe_at_ms = 4102444800000").run(); // only the new rows are due
+    for (let i = 0; i < MANIFESTS_PER_RUN; i++) await insertResources(i === 0 ? 50 : 0, (n) => `/free-${n}`);
+    const summary = await runProbeJob({ ...(await config(BATCH)), workersPlan: "free" }, workerEnv);
+    expect(summary).toMatchObject({ probed: FREE_PLAN_PROBES_PER_RUN, manifests: 1 });
+    const paid = await runProbeJob(await config(BATCH), workerEnv);
+    expect(paid).toMatchObject({ probed: 50, manifests: MANIFESTS_PER_RUN }); // Paid: the whole due set, up to SVC_PROBE_CRON_BATCH_LIMIT
+  }, 60_000);
 
   it("a batch with a hanging, a redirecting and a huge target finishes after one probe timeout", async () => {
     const modes = ["hang", "redirect", "huge", "402"];

@@ -1,7 +1,8 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { KeyPairSigner } from "@solana/kit";
-import { call } from "../support/workerd/worker-http";
+import { call, callWithEnv } from "../support/workerd/worker-http";
+import { FREE_PLAN_MANIFEST_ENTRIES } from "../../src/config/workers-plan";
 import { sellerOrigin, setSellerBehaviour, signedResourceChallenge, verifiedMerchant } from "../support/workerd/directory-fixtures";
 import { fundedSeller } from "../support/workerd/seller-fixtures";
 
@@ -20,6 +21,17 @@ async function probe(id: number) {
 }
 
 describe("resource registry and the listing gates", () => {
+  it("register answers listingOptIn as a JSON boolean, as every other view of the resource does", async () => {
+    for (const listingOptIn of [true, false]) {
+      const path = `/opt-${listingOptIn}-${crypto.randomUUID().slice(0, 8)}`;
+      const registered = await register({ resourceUrl: `${sellerOrigin()}${path}`, title: "Opt-in as a boolean", scheme: "exact", listingOptIn });
+      expect(registered.status, JSON.stringify(registered.body)).toBe(200);
+      expect(registered.text).toContain(`"listingOptIn":${listingOptIn}`);
+      expect(registered.body.listingOptIn).toBe(listingOptIn);
+      if (listingOptIn) expect((await call(`/resources/${registered.body.id}`)).body.listingOptIn).toBe(true);
+    }
+  });
+
   it("register → probed 402 → listed and searchable → answers 200 → unlisted at once (gate 4) → 404", async () => {
     const path = `/weather-${crypto.randomUUID().slice(0, 8)}`;
     const word = `zephyr${Date.now()}`;
@@ -118,6 +130,20 @@ describe("resource registry and the listing gates", () => {
     expect(harvested.body.imported[0]).toMatchObject({ resourceUrl: `${sellerOrigin()}${path}`, probed: true, ok: true });
     expect(harvested.body.rejected.map((r: { index: number }) => r.index)).toEqual([1, 2]);
     expect((await call(`/resources/${harvested.body.imported[0].id}`)).status).toBe(200);
+  });
+
+  it("on Workers Free (SVC_WORKERS_PLAN=free) one harvest imports at most FREE_PLAN_MANIFEST_ENTRIES entries, so it fits an invocation", async () => {
+    const tag = crypto.randomUUID().slice(0, 8);
+    const entries = Array.from({ length: FREE_PLAN_MANIFEST_ENTRIES + 2 }, (_, i) => ({ resourceUrl: `${sellerOrigin()}/free-${tag}-${i}`, title: `Free ${i}`, scheme: "exact" }));
+    await setSellerBehaviour({ manifest: { x402ResourceManifest: 1, resources: entries } });
+    const harvested = await callWithEnv({ SVC_WORKERS_PLAN: "free" }, "/resources/harvest", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(await signedResourceChallenge(merchant, "resource:register")),
+    });
+    expect(harvested.status, JSON.stringify(harvested.body)).toBe(200);
+    expect(harvested.body.imported).toHaveLength(FREE_PLAN_MANIFEST_ENTRIES);
+    expect(harvested.body.rejected).toEqual([FREE_PLAN_MANIFEST_ENTRIES, FREE_PLAN_MANIFEST_ENTRIES + 1].map((index) => ({ index, error: expect.stringContaining(`beyond the ${FREE_PLAN_MANIFEST_ENTRIES} entries`) })));
   });
 
   it("serves /dist/resource-index.json with caching headers, never with an unlisted resource", async () => {

@@ -382,8 +382,10 @@ static uint64_t open_funds(Ctx *ctx, const SolInput *in, uint64_t token_program_
 /* ------------------------------------------------------------------------------------------------ */
 /* Fee arithmetic (stand-in choice, see the README)                                                 */
 
-/* The escrow fee on `gross` paid to a seller: fee_bps of it, at least the payment's minimum fee,
- * never more than `gross`. Nothing is charged on nothing. */
+/* The escrow fee on `gross`: fee_bps of it, at least the payment's minimum fee, never more than `gross`.
+ * Nothing is charged on nothing. On a release `gross` is the full amount (NORMATIVE v1.1 §7.3:
+ * min(amount, max(min_fee_amount, floor(amount x fee_bps / 10^4)))); ResolveWithSplit, which no normative
+ * text covers, charges it on the seller's share only. */
 static uint64_t escrow_fee(const Payment *p, uint64_t gross) {
   if (gross == 0) return 0;
   uint16_t bps = p->fee_bps > BPS_DENOMINATOR ? BPS_DENOMINATOR : p->fee_bps;
@@ -766,9 +768,10 @@ __attribute__((noinline)) static uint64_t process_payout(SolInput *in, bool is_r
     return SLA_ERR_INVALID_RECIPIENT;
   }
 
-  /* Tip first, then the escrow fee (release only) on what is left; the rest to the recipient. */
+  /* The tip, and on a release the protocol fee on the full amount (NORMATIVE v1.1 §7.3); the rest to the
+   * recipient. Where tip and fee together exceed the amount (the ABI is silent) the fee gives way. */
   uint64_t tip = t.oracle_dest ? oracle_tip(p, ext) : 0;
-  uint64_t fee = is_release ? escrow_fee(p, p->amount - tip) : 0;
+  uint64_t fee = is_release ? min_u64(escrow_fee(p, p->amount), p->amount - tip) : 0;
   uint64_t net = p->amount - tip - fee;
   if (t.oracle_dest && !is_sol && tip > 0) {
     t.ata.token_program = &in->accounts[token_index];

@@ -3,7 +3,7 @@ import type { AppContext } from "../context";
 import { runRecorded } from "../../jobs/job-run";
 import { escrowKeeperJob, summarizeKeeper } from "../../jobs/escrow-keeper-job";
 import { runEscrowKeeper } from "../../escrow-keeper/run-keeper";
-import { maxPaymentsWithinBudget } from "../../escrow-keeper/budget";
+import { maxPaymentsPerRun } from "../../escrow-keeper/budget";
 import { EscrowKeeperBodySchema } from "../../escrow-keeper/keeper-inputs";
 import { EscrowCloseOperatorBodySchema, EscrowSettleOperatorBodySchema, toPr402KeeperResponse } from "../../escrow-keeper/pr402-keeper-report";
 import { KeeperPassResponseSchema } from "../responses/schemas";
@@ -21,7 +21,7 @@ export function escrowKeeperRoutes(): RouteDef[] {
       body: EscrowKeeperBodySchema,
       emptyBodyIsDefaults: true,
       handler: async (c, { body }) => {
-        const options = { dryRun: body.dryRun ?? false, limit: body.limit ?? maxPaymentsWithinBudget() };
+        const options = { dryRun: body.dryRun ?? false, limit: keeperLimit(c, body) };
         const run = () => runEscrowKeeper(c.var.config, c.env.DB, options);
         return c.json(options.dryRun ? await run() : await runRecorded(c.env.DB, escrowKeeperJob.name, "http", run, summarizeKeeper));
       },
@@ -30,9 +30,14 @@ export function escrowKeeperRoutes(): RouteDef[] {
   ];
 }
 
+/** The caller's limit, never beyond what one run may take on under the Workers plan (src/config/workers-plan.ts). */
+function keeperLimit(c: AppContext, body: { limit?: number }): number {
+  return Math.min(body.limit ?? Number.MAX_SAFE_INTEGER, maxPaymentsPerRun(c.var.config.workersPlan));
+}
+
 /** Runs one keeper pass for pr402's route names; an empty body (or a GET) uses the keeper's defaults. */
 async function keeperPass(c: AppContext, body: { dryRun?: boolean; limit?: number }) {
-  const report = await runEscrowKeeper(c.var.config, c.env.DB, { dryRun: body.dryRun ?? false, limit: body.limit ?? maxPaymentsWithinBudget() });
+  const report = await runEscrowKeeper(c.var.config, c.env.DB, { dryRun: body.dryRun ?? false, limit: keeperLimit(c, body) });
   return c.json(toPr402KeeperResponse(report, body));
 }
 

@@ -78,7 +78,7 @@ export async function buildEscrowSettle(config: Config, request: v.InferOutput<t
     if (!mintAccount) throw new FacilitatorError("NOT_IMPLEMENTED", `mint ${payment.mint} of payment ${uidHex} is not on this cluster`);
     tokenProgram = mintAccount.owner;
   }
-  // The keeper's own payout builder (issue 21 §1): exactly the accounts the program wants, tips and PaymentExt included.
+  // The keeper's own payout builder (docs/sla-escrow-abi.md, ABI §5.3 / §5.4): exactly the accounts the program wants, tips and PaymentExt included.
   const { instruction } = await buildPayoutInstruction(decision.kind, { programId, caller: createNoopSigner(caller), paymentAddress: paymentPda, payment, tokenProgram });
   const built = compileUnsignedTransaction({ feePayer: caller, blockhash, instructions: [instruction] });
   const action = decision.kind === "release" ? "release_payment" : "refund_payment";

@@ -18,9 +18,13 @@ import { MEMO_PROGRAM_ADDRESS } from "../../../src/solana/token-programs";
 import { signWireTransaction } from "../sign-transaction";
 
 /** The shared local chain of the worker tests (started by test/global-setup.ts), over plain JSON-RPC. */
+export function chainRpc<T = unknown>(method: string, params: unknown[]): Promise<T> {
+  return rpcAt<T>(inject("localnetUrl"), method, params);
+}
 
-export async function chainRpc<T = unknown>(method: string, params: unknown[]): Promise<T> {
-  const response = await fetch(inject("localnetUrl"), {
+/** One JSON-RPC call to the chain at `url` (the shared chain, or the warpable one of test/global-setup.ts). */
+export async function rpcAt<T = unknown>(url: string, method: string, params: unknown[]): Promise<T> {
+  const response = await fetch(url, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
