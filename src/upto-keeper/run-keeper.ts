@@ -8,7 +8,7 @@ import { recordFundingsConfirmed } from "../store/settlements";
 import { claimDueChannels, UPTO_CHANNELS_TABLE, type DueChannel } from "../store/upto-channels";
 import { channelPaysTo, distributeInstruction, reclaimInstruction, sealInstruction, settleAndSealInstructions } from "../schemes/upto/channel-close";
 import { ABANDON_GRACE_SECONDS } from "../schemes/upto/settle";
-import { CLOCK_SYSVAR, chainClockOf, type ChainClock } from "../keeper/chain-clock";
+import { CLOCK_SYSVAR, chainClockOf, type ChainClock } from "../solana/chain-clock";
 import { readFundingStatuses, type FundingStatus } from "../keeper/funding-status";
 import { KEEPER_MIN_RECHECK_MS, runKeeper, type KeeperGate, type KeeperRail, type NextLook, type PlannedStep } from "../keeper/run-keeper";
 import { maxChannelsWithinBudget } from "./budget";

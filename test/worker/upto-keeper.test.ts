@@ -6,6 +6,7 @@ import { loadConfig } from "../../src/config/load-config";
 import type { Env } from "../../src/env";
 import { runUptoKeeper } from "../../src/upto-keeper/run-keeper";
 import { runRetention } from "../../src/retention/run-retention";
+import { claimDueChannels, recordChannelOpen } from "../../src/store/upto-channels";
 import { decodeChannel, CHANNEL_STATUS } from "../../src/programs/payment-channels/accounts";
 import { getRequestCloseInstruction } from "../../src/programs/payment-channels/instructions";
 import { PAYMENT_CHANNELS_PROGRAM_ADDRESS } from "../../src/programs/payment-channels/pda";
@@ -78,27 +79,125 @@ describe("upto keeper: a channel never strands funds", () => {
     expect(await lamportsOf(feePayer.address as Address)).toBe(before + escrowRent - 5_000n);
   });
 
-  it("fees bounded: a channel whose deposit the ledger does not show confirmed is dropped without a transaction", async () => {
+  it("fees bounded: an Open the cluster refused leaves no row; rows a dead call left behind are dropped by the next run without a transaction", async () => {
     const feePayer = labelledKeypair(`upto-keeper-gate/${crypto.randomUUID()}`);
     const facilitatorEnv = { FEE_PAYER_SECRET_KEY: feePayer.secretKeyBase58 };
     await chainRpc("requestAirdrop", [feePayer.address, 5_000_000_000]);
     const post = (path: string, json: unknown) =>
       callWithEnv(facilitatorEnv, path, { method: "POST", body: JSON.stringify(json), headers: { "Content-Type": "application/json", "CF-Connecting-IP": crypto.randomUUID() } });
     const authorizer = await generateKeyPairSigner();
-    // A buyer without the funds: the deposit is refused by the send's preflight (its ledger row is given back), but
-    // the channel row was written before the send.
+    // A buyer without the funds: the deposit is refused by the send's preflight (its ledger row is given back), and
+    // the channel row written before the send goes with it.
     const buyer = await fundedBuyer(100);
     const line = await uptoLine({ feePayer: feePayer.address as Address, authorizer: authorizer.address });
     const deposit = await uptoDeposit(buyer, line);
     const refused = await post("/settle", uptoBody(line, { ...deposit, type: "deposit" }));
     expect(refused.body).toMatchObject({ success: false, transaction: "" });
-    expect(await channelRow(deposit.channelId)).toMatchObject({ state: "open" });
+    expect(await channelRow(deposit.channelId)).toBeNull();
+
+    // What a call that died between writing the row and hearing the refusal leaves: the same row, and no ledger row.
+    // One still `opening`, one that entered the queue before its ledger row went (e.g. retention).
+    const leftOpening = { ...leftBehindRow(deposit, line), channelId: `left-opening-${crypto.randomUUID()}` };
+    const leftOpen = { ...leftBehindRow(deposit, line), channelId: (await generateKeyPairSigner()).address };
+    for (const row of [leftOpening, leftOpen]) expect(await recordChannelOpen(env.DB, row, Date.now())).toBe(true);
+    await env.DB.prepare("UPDATE upto_channels SET state = 'open', next_check_at_ms = 0 WHERE channel_id = ?").bind(leftOpen.channelId).run();
+    await env.DB.prepare("UPDATE upto_channels SET next_check_at_ms = 0 WHERE channel_id = ?").bind(leftOpening.channelId).run();
 
     const before = await lamportsOf(feePayer.address as Address);
-    await makeDue(deposit.channelId);
     const report = await runUptoKeeper(await keeperConfig(facilitatorEnv), env.DB);
-    expect(report.items.find((i) => i.channelId === deposit.channelId)).toMatchObject({ step: "dropped", signature: null });
-    expect(await channelRow(deposit.channelId)).toMatchObject({ state: "dropped" });
+    expect(report.items.find((i) => i.channelId === leftOpen.channelId), JSON.stringify(report)).toMatchObject({ step: "dropped", signature: null });
+    expect(await channelRow(leftOpen.channelId)).toMatchObject({ state: "dropped" });
+    expect(report.items.find((i) => i.channelId === leftOpening.channelId)).toBeUndefined();
+    expect(await channelRow(leftOpening.channelId)).toBeNull();
+    expect(await lamportsOf(feePayer.address as Address)).toBe(before);
+  });
+
+  it("the run's upkeep of `opening` rows: an Open the cluster accepted enters the queue, one that never landed is deleted, one still being sent is left alone", async () => {
+    const now = Date.now();
+    const cases = [
+      ["confirmed", "confirmed", null, "open"],
+      ["pending", "pending", null, "open"],
+      ["sending", "submitting", now + 60_000, "opening"],
+      ["dead-call", "submitting", now - 1, "open"],
+      ["failed", "failed", null, null],
+      ["given-back", null, null, null],
+    ] as const;
+    const ids = new Map<string, string>();
+    for (const [name, ledgerState, leaseExpiresAtMs] of cases) {
+      const id = `upkeep-${name}-${crypto.randomUUID()}`;
+      ids.set(name, id);
+      if (ledgerState) {
+        await env.DB.prepare(
+          `INSERT INTO settlements (message_hash, signature, state, scheme, network, payer, pay_to, asset, amount, lease_expires_at_ms, created_at_ms, updated_at_ms)
+           VALUES (?1, ?1, ?2, 'upto', 'devnet', 'payer', 'payTo', 'asset', '1', ?3, ?4, ?4)`,
+        )
+          .bind(`hash-${id}`, ledgerState, leaseExpiresAtMs, now)
+          .run();
+      }
+      // Not due for years: the run settles the `opening` rows without claiming them.
+      const row = { channelId: id, openMessageHash: `hash-${id}`, openBlockhash: "bh", payer: "payer", payTo: "payTo", asset: "asset", tokenProgram: "tp", deposit: "1", expiresAt: 0, firstCheckAtMs: now + 10 * 365 * 86_400_000 };
+      expect(await recordChannelOpen(env.DB, row, now)).toBe(true);
+      expect(await channelRow(id)).toMatchObject({ state: "opening" });
+    }
+    expect(await claimDueChannels(env.DB, crypto.randomUUID(), now, 120_000, 10)).toEqual([]);
+    for (const [name, , , expected] of cases) {
+      const row = await channelRow(ids.get(name)!);
+      expect(row === null ? null : row.state, name).toBe(expected);
+    }
+  });
+});
+
+/** A channel row as the deposit's settle writes it (the keeper never reads the chain for these). */
+function leftBehindRow(deposit: Record<string, any>, line: Record<string, any>) {
+  return {
+    channelId: deposit.channelId as string,
+    openMessageHash: `never-landed-${crypto.randomUUID()}`,
+    openBlockhash: "11111111111111111111111111111111",
+    payer: deposit.from as string,
+    payTo: line.payTo as string,
+    asset: line.asset as string,
+    tokenProgram: TOKEN_PROGRAM as string,
+    deposit: deposit.deposit as string,
+    expiresAt: deposit.expiresAt as number,
+    firstCheckAtMs: 0,
+  };
+}
+
+describe("upto keeper: a flood of opens that never landed cannot starve it (issue 32 §3)", () => {
+  it("deposits signed by keys without tokens fail at preflight and leave no row in the queue; the next run reaches the real channel that is due", async () => {
+    const feePayer = labelledKeypair(`upto-keeper-flood/${crypto.randomUUID()}`);
+    const facilitatorEnv = { FEE_PAYER_SECRET_KEY: feePayer.secretKeyBase58 };
+    await chainRpc("requestAirdrop", [feePayer.address, 5_000_000_000]);
+    const post = (path: string, json: unknown) =>
+      callWithEnv(facilitatorEnv, path, { method: "POST", body: JSON.stringify(json), headers: { "Content-Type": "application/json", "CF-Connecting-IP": crypto.randomUUID() } });
+    const authorizer = await generateKeyPairSigner();
+    const line = await uptoLine({ feePayer: feePayer.address as Address, authorizer: authorizer.address, amount: "500000" });
+
+    // The real buyer's channel, confirmed.
+    const buyer = await fundedBuyer(5_000_000);
+    const real = await uptoDeposit(buyer, line);
+    expect((await post("/settle", uptoBody(line, { ...real, type: "deposit" }))).body).toMatchObject({ success: true });
+
+    // The flood: fresh keys that hold no tokens (the issue sent 120; a run's limit of 6 shows the same with 6).
+    const junk: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const deposit = await uptoDeposit(await generateKeyPairSigner(), line);
+      const refused = await post("/settle", uptoBody(line, { ...deposit, type: "deposit" }));
+      expect(refused.body, JSON.stringify(refused.body)).toMatchObject({ success: false, transaction: "" });
+      junk.push(deposit.channelId);
+    }
+    // Every row due, the junk ones first (the real channel's voucher window has not ended: the keeper only looks).
+    for (const id of junk) await env.DB.prepare("UPDATE upto_channels SET next_check_at_ms = 0 WHERE channel_id = ?").bind(id).run();
+    await env.DB.prepare("UPDATE upto_channels SET next_check_at_ms = 1 WHERE channel_id = ?").bind(real.channelId).run();
+    const openRows = await env.DB.prepare(`SELECT COUNT(*) AS n FROM upto_channels WHERE state = 'open' AND channel_id IN (${junk.map(() => "?").join(",")})`)
+      .bind(...junk)
+      .first<{ n: number }>();
+    expect(openRows!.n, "rows of opens the cluster refused are not in the keeper's queue").toBe(0);
+
+    const before = await lamportsOf(feePayer.address as Address);
+    const report = await runUptoKeeper(await keeperConfig(facilitatorEnv), env.DB, junk.length);
+    expect(report.items.find((i) => i.channelId === real.channelId), JSON.stringify(report)).toMatchObject({ step: "wait", signature: null });
+    expect(report.items.filter((i) => junk.includes(i.channelId))).toEqual([]);
     expect(await lamportsOf(feePayer.address as Address)).toBe(before);
   });
 });

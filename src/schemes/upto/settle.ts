@@ -6,7 +6,7 @@ import { decodeWireTransaction } from "../../solana/wire-transaction";
 import { networkFeeOf } from "../../solana/network-fee";
 import { settleSignedPayment, settleablePayment, settledWith, type SettleCall, type SettleOutcome } from "../../settlement/settle-engine";
 import { getSettlementState } from "../../store/settlements";
-import { getChannelWithDeposit, recordChannelOpen, scheduleChannelCheck, storeClaimTransaction, type StoredClaim } from "../../store/upto-channels";
+import { dropUnlandedOpen, getChannelWithDeposit, recordChannelOpen, scheduleChannelCheck, storeClaimTransaction, type StoredClaim } from "../../store/upto-channels";
 import { rejection, type AcceptedRequirements, type PaymentRejection } from "../../x402/payment-verdict";
 import type { UptoPayload, VerifySettleBody } from "../../x402/schemas";
 import { channelTermsOf, checkPayloadWindow, type ChannelTerms } from "./channel-terms";
@@ -62,7 +62,7 @@ async function settleDeposit(config: Config, body: VerifySettleBody, accepted: A
   const verified = await verifyUptoDeposit(config, body, accepted, payload, { simulate: false, ledger: call.ledger, settling: true });
   if (!verified.ok) return settledWith(verified);
   const signed = await signAsFeePayer(config, verified.tx);
-  return settleSignedPayment(
+  const outcome = await settleSignedPayment(
     config,
     settleablePayment(
       { accepted, messageHash: verified.messageHash, payer: verified.payer, merchantWallet: accepted.requirements.payTo as Address, tx: verified.tx },
@@ -71,9 +71,16 @@ async function settleDeposit(config: Config, body: VerifySettleBody, accepted: A
     signed,
     call,
   );
+  // Refused (a refusal path only): the row of an Open the cluster did not take goes, so no flood of them is left behind.
+  const settlement = outcome.settlement;
+  if (!settlement.ok && !("pending" in settlement)) await dropUnlandedOpen(call.ledger, verified.channelId, verified.messageHash);
+  return outcome;
 }
 
-/** The channel row goes in before the open is first sent, so the keeper can always find a channel whose rent is out. */
+/**
+ * The channel row goes in (`opening`) before the open is first sent, so the keeper can always find a channel whose
+ * rent is out; it enters the keeper's queue once the cluster accepted the open (store/upto-channels.ts).
+ */
 async function recordOpen(db: D1Database, verified: VerifiedUptoDeposit): Promise<{ ok: true } | PaymentRejection> {
   const { payload, accepted } = verified;
   const recorded = await recordChannelOpen(
