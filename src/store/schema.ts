@@ -261,7 +261,7 @@ export const escrowWatch = sqliteTable(
     fundingBlockhash: text("funding_blockhash"),
     /** The buyer of a sponsored funding (the fee payer paid its fee), else null. */
     sponsoredPayer: text("sponsored_payer"),
-    /** opening (written before the Open is sent; not queued) | open (the keeper's queue) | closed | dropped | stuck */
+    /** open | closed | dropped | stuck */
     state: text("state").notNull().default("open"),
     nextCheckAtMs: integer("next_check_at_ms").notNull(),
     /** Consecutive checks that could not make progress (backoff doubles with each; capped). */
