@@ -11,7 +11,7 @@ import { rejection, type AcceptedRequirements, type PaymentRejection } from "../
 import type { UptoPayload, VerifySettleBody } from "../../x402/schemas";
 import { channelTermsOf, checkPayloadWindow, type ChannelTerms } from "./channel-terms";
 import { buildSignedClaim, claimVoucher, isDelegatedCaller, type ClaimVoucher } from "./claim";
-import { uptoPayloadOf, verifyUptoDeposit, type VerifiedUptoDeposit } from "./verify";
+import { uptoPayloadOf, uptoSimulationRefusal, verifyUptoDeposit, type VerifiedUptoDeposit } from "./verify";
 
 /**
  * Settles the two steps of an upto payment on the shared exactly-once engine and ledger (this file is the rail's
@@ -74,7 +74,14 @@ async function settleDeposit(config: Config, body: VerifySettleBody, accepted: A
   // Refused (a refusal path only): the row of an Open the cluster did not take goes, so no flood of them is left behind.
   const settlement = outcome.settlement;
   if (!settlement.ok && !("pending" in settlement)) await dropUnlandedOpen(call.ledger, verified.channelId, verified.messageHash);
-  return outcome;
+  return withUptoPreflightReason(outcome);
+}
+
+/** A transaction the cluster's preflight refused (it has no signature yet) in the official facilitator's words. */
+function withUptoPreflightReason(outcome: SettleOutcome): SettleOutcome {
+  const settlement = outcome.settlement;
+  if (settlement.ok || "pending" in settlement || settlement.signature) return outcome;
+  return { ...outcome, settlement: uptoSimulationRefusal(settlement) };
 }
 
 /**
@@ -125,7 +132,7 @@ async function settleClaim(config: Config, accepted: AcceptedRequirements, paylo
     const settlement = outcome.settlement;
     // Our own claim expired before the cluster saw it: the seller cannot rebuild it, so sign a fresh one once.
     if (!expired && attempt === 0 && !settlement.ok && !("pending" in settlement) && settlement.reason === "blockhash_expired") continue;
-    return outcome;
+    return withUptoPreflightReason(outcome);
   }
 }
 
