@@ -1,6 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { generateKeyPairSigner, type Address } from "@solana/kit";
+import { address, createKeyPairSignerFromBytes, generateKeyPairSigner, getBase58Encoder, type Address } from "@solana/kit";
+import { getTransferSolInstruction } from "@solana-program/system";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import { loadConfig } from "../../src/config/load-config";
 import type { Env } from "../../src/env";
@@ -11,8 +12,10 @@ import { decodeChannel, CHANNEL_STATUS } from "../../src/programs/payment-channe
 import { getRequestCloseInstruction } from "../../src/programs/payment-channels/instructions";
 import { PAYMENT_CHANNELS_PROGRAM_ADDRESS } from "../../src/programs/payment-channels/pda";
 import { labelledKeypair } from "../../scripts/lib/keypair";
-import { USDC, usdcAccountOf } from "../support/workerd/payment-fixtures";
-import { chainRpc, fundedBuyer, lamportsOf, sendAs, tokenBalance } from "../support/workerd/chain";
+import { CLUSTERS } from "../../src/config/networks";
+import { KEEPER_RETRY_BASE_MS } from "../../src/keeper/backoff";
+import { USDC, drainAndCloseUsdcAccount, usdcAccountOf } from "../support/workerd/payment-fixtures";
+import { chainRpc, fundedBuyer, lamportsOf, sendAs, sendSigned, tokenBalance } from "../support/workerd/chain";
 import { TOKEN_PROGRAM } from "../support/workerd/craft-payment";
 import { callWithEnv } from "../support/workerd/worker-http";
 import { channelAccount, uptoBody, uptoDeposit, uptoLine } from "../support/workerd/upto-fixtures";
@@ -29,6 +32,18 @@ async function keeperConfig(facilitatorEnv: Record<string, unknown>) {
 
 async function makeDue(channelId: string): Promise<void> {
   await env.DB.prepare("UPDATE upto_channels SET next_check_at_ms = 0 WHERE channel_id = ?").bind(channelId).run();
+}
+
+async function channelRowFull(channelId: string) {
+  return env.DB.prepare("SELECT state, failures, last_outcome FROM upto_channels WHERE channel_id = ?").bind(channelId).first<Record<string, unknown>>();
+}
+
+function bs58Bytes(text: string): Uint8Array {
+  return new Uint8Array(getBase58Encoder().encode(text));
+}
+
+async function usdcOf(owner: Address): Promise<bigint> {
+  return tokenBalance(await usdcAccountOf(owner));
 }
 
 async function channelRow(channelId: string) {
@@ -162,6 +177,83 @@ function leftBehindRow(deposit: Record<string, any>, line: Record<string, any>) 
     firstCheckAtMs: 0,
   };
 }
+
+describe("upto keeper: the buyer's refund never goes to the treasury, and the rent comes back even below the fee payer's minimum (issue 32 §3)", () => {
+  /** A facilitator whose fee payer the test holds, a 1 s grace period, and a buyer who deposited everything it has. */
+  async function closingChannel(label: string, extraEnv: Record<string, unknown> = {}) {
+    const feePayer = labelledKeypair(`${label}/${crypto.randomUUID()}`);
+    const facilitatorEnv = { FEE_PAYER_SECRET_KEY: feePayer.secretKeyBase58, SVC_UPTO_MIN_WITHDRAW_DELAY_SECONDS: "1", ...extraEnv };
+    await chainRpc("requestAirdrop", [feePayer.address, 5_000_000_000]);
+    const post = (path: string, json: unknown) =>
+      callWithEnv(facilitatorEnv, path, { method: "POST", body: JSON.stringify(json), headers: { "Content-Type": "application/json", "CF-Connecting-IP": crypto.randomUUID() } });
+    const authorizer = await generateKeyPairSigner();
+    const buyer = await fundedBuyer(1_500_000);
+    const line = await uptoLine({ feePayer: feePayer.address as Address, authorizer: authorizer.address, withdrawDelay: 1, amount: "1500000" });
+    const deposit = await uptoDeposit(buyer, line);
+    expect((await post("/settle", uptoBody(line, { ...deposit, type: "deposit" }))).body).toMatchObject({ success: true });
+    // The seller never claims; the buyer starts the grace period, which passes.
+    await sendAs(buyer, [getRequestCloseInstruction({ programId: PAYMENT_CHANNELS_PROGRAM_ADDRESS, payer: buyer, channel: deposit.channelId })]);
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    const [escrowAta] = await findAssociatedTokenPda({ owner: deposit.channelId, mint: USDC, tokenProgram: TOKEN_PROGRAM });
+    return { feePayer, facilitatorEnv, buyer, line, deposit, escrowRent: await lamportsOf(escrowAta) };
+  }
+
+  async function treasuryUsdc(): Promise<bigint> {
+    return tokenBalance((await findAssociatedTokenPda({ owner: address(CLUSTERS.devnet.paymentChannelsTreasuryOwner), mint: USDC, tokenProgram: TOKEN_PROGRAM }))[0]);
+  }
+
+  it("the buyer's token account is closed: the keeper sends nothing, records why and backs off; once the buyer reopens it, the refund reaches the buyer", async () => {
+    const c = await closingChannel("upto-keeper-buyer-closed");
+    await drainAndCloseUsdcAccount(c.buyer, await usdcAccountOf(c.line.payTo));
+    const treasury = await treasuryUsdc();
+    const before = await lamportsOf(c.feePayer.address as Address);
+    await makeDue(c.deposit.channelId);
+    const startedAt = Date.now();
+    const held = await runUptoKeeper(await keeperConfig(c.facilitatorEnv), env.DB);
+    const item = held.items.find((i) => i.channelId === c.deposit.channelId);
+    expect(item, JSON.stringify(held)).toMatchObject({ step: "seal_expired_and_distribute", signature: null });
+    expect(item!.outcome).toMatch(/buyer's token account \w+ does not exist, so Distribute would send the buyer's refund of 1500000 to the program's treasury; waiting/);
+    const row = await env.DB.prepare("SELECT state, failures, next_check_at_ms AS next, last_outcome FROM upto_channels WHERE channel_id = ?").bind(c.deposit.channelId).first<Record<string, any>>();
+    expect(row).toMatchObject({ state: "open", failures: 1, last_outcome: item!.outcome });
+    expect(row!.next).toBeGreaterThanOrEqual(startedAt + KEEPER_RETRY_BASE_MS);
+    expect(await lamportsOf(c.feePayer.address as Address)).toBe(before);
+    expect(decodeChannel((await channelAccount(c.deposit.channelId))!)!.status).toBe(CHANNEL_STATUS.CLOSING);
+
+    await chainRpc("requestTokenAirdrop", [c.buyer.address, 1]); // the buyer's token account exists again
+    await makeDue(c.deposit.channelId);
+    const closed = await runUptoKeeper(await keeperConfig(c.facilitatorEnv), env.DB);
+    expect(closed.items.find((i) => i.channelId === c.deposit.channelId), JSON.stringify(closed)).toMatchObject({ step: "seal_expired_and_distribute", outcome: "closed" });
+    expect(await usdcOf(c.buyer.address)).toBe(1n + 1_500_000n);
+    expect(await treasuryUsdc()).toBe(treasury);
+    expect(await lamportsOf(c.feePayer.address as Address)).toBe(before + c.escrowRent - 5_000n);
+  });
+
+  it("below SVC_FEE_PAYER_MIN_LAMPORTS the seal and Distribute that return rent still run; with less than one fee they wait, not counted as a failure", async () => {
+    const c = await closingChannel("upto-keeper-below-minimum", { SVC_FEE_PAYER_MIN_LAMPORTS: "1000000000000000" });
+    const feePayerSigner = await createKeyPairSignerFromBytes(bs58Bytes(c.feePayer.secretKeyBase58));
+    // The fee payer is emptied: less than one network fee (the chain keeps no balance below rent exemption but 0).
+    const sink = await generateKeyPairSigner();
+    const balance = await lamportsOf(c.feePayer.address as Address);
+    await sendSigned(feePayerSigner, [getTransferSolInstruction({ source: feePayerSigner, destination: sink.address, amount: balance - 5_000n })]);
+    expect(await lamportsOf(c.feePayer.address as Address)).toBe(0n);
+    await makeDue(c.deposit.channelId);
+    const held = await runUptoKeeper(await keeperConfig(c.facilitatorEnv), env.DB);
+    expect(held.paused, JSON.stringify(held)).toMatchObject({ reason: "fee_payer_below_minimum" });
+    expect(held.items.find((i) => i.channelId === c.deposit.channelId)).toMatchObject({ step: "seal_expired_and_distribute", signature: null, outcome: "fee_payer_below_minimum" });
+    expect(await channelRowFull(c.deposit.channelId)).toMatchObject({ state: "open", failures: 0 });
+    expect(await lamportsOf(c.feePayer.address as Address)).toBe(0n);
+
+    // Refilled to one fee's worth and more, still far below the minimum: the step that returns the escrow's rent runs.
+    await chainRpc("requestAirdrop", [c.feePayer.address, 1_000_000]);
+    await makeDue(c.deposit.channelId);
+    await new Promise((resolve) => setTimeout(resolve, 1_100)); // a job reuses a balance reading younger than a second
+    const ran = await runUptoKeeper(await keeperConfig(c.facilitatorEnv), env.DB);
+    expect(ran.paused, JSON.stringify(ran)).toBeUndefined();
+    expect(ran.items.find((i) => i.channelId === c.deposit.channelId)).toMatchObject({ step: "seal_expired_and_distribute", outcome: "closed" });
+    expect(await lamportsOf(c.feePayer.address as Address)).toBe(1_000_000n + c.escrowRent - 5_000n);
+    expect(await usdcOf(c.buyer.address)).toBe(1_500_000n);
+  });
+});
 
 describe("upto keeper: a flood of opens that never landed cannot starve it (issue 32 §3)", () => {
   it("deposits signed by keys without tokens fail at preflight and leave no row in the queue; the next run reaches the real channel that is due", async () => {
