@@ -160,6 +160,22 @@ describe("upto keeper: a channel never strands funds", () => {
       expect(row === null ? null : row.state, name).toBe(expected);
     }
   });
+
+  it("a deposit sent again after the keeper gave its row up starts the row afresh (`opening`, no failures, no claim), so a late landing is still closed", async () => {
+    const now = Date.now();
+    const id = `restart-${crypto.randomUUID()}`;
+    const row = { channelId: id, openMessageHash: `hash-${id}`, openBlockhash: "bh", payer: "payer", payTo: "payTo", asset: "asset", tokenProgram: "tp", deposit: "1", expiresAt: 0, firstCheckAtMs: now };
+    expect(await recordChannelOpen(env.DB, row, now)).toBe(true);
+    await env.DB.prepare("UPDATE upto_channels SET state = 'dropped', failures = 3, keeper_claim_id = 'old-run', keeper_claim_expires_at_ms = ?2 WHERE channel_id = ?1").bind(id, now + 60_000).run();
+    expect(await recordChannelOpen(env.DB, row, now)).toBe(true);
+    const after = await env.DB.prepare("SELECT state, failures, keeper_claim_id FROM upto_channels WHERE channel_id = ?").bind(id).first();
+    expect(after).toEqual({ state: "opening", failures: 0, keeper_claim_id: null });
+    // The same deposit recorded again while its row is live changes nothing of the keeper's.
+    await env.DB.prepare("UPDATE upto_channels SET state = 'open', failures = 2 WHERE channel_id = ?").bind(id).run();
+    expect(await recordChannelOpen(env.DB, row, now)).toBe(true);
+    expect(await env.DB.prepare("SELECT state, failures FROM upto_channels WHERE channel_id = ?").bind(id).first()).toEqual({ state: "open", failures: 2 });
+    await env.DB.prepare("DELETE FROM upto_channels WHERE channel_id = ?").bind(id).run();
+  });
 });
 
 /** A channel row as the deposit's settle writes it (the keeper never reads the chain for these). */
