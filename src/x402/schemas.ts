@@ -59,6 +59,9 @@ const TransactionPayloadSchema = v.looseObject({ transaction: Base64Transaction 
 
 const UnixSeconds = v.pipe(v.number("must be an integer (unix seconds)"), v.safeInteger("must be an integer (unix seconds)"), v.minValue(0, "must not be negative"));
 
+/** payload.openSlot and payload.nonce: a string (its u64 form is the rail's to check, with the official reason). */
+const ChannelSeedString = v.pipe(v.string("must be a string of decimal digits"), v.maxLength(40, "must be a string of decimal digits"));
+
 /**
  * The `upto` payload of the official @x402/svm client (`UptoSvmScheme.createPaymentPayload`; the official facilitator
  * checks the same fields in `isUptoSvmPayload`): a buyer-signed payment-channel open whose deposit is the ceiling, plus
@@ -74,10 +77,10 @@ export const UptoPayloadSchema = v.looseObject({
     authorizedSigner: Base58Address,
     openTransaction: Base64Transaction,
     // The channel's seeds: strings here, their u64 form checked by the rail (`invalid_upto_svm_payload_channel_seed`).
-    openSlot: v.string("must be a string of decimal digits"),
+    openSlot: ChannelSeedString,
     expiresAt: UnixSeconds,
     validAfter: UnixSeconds,
-    nonce: v.string("must be a string of decimal digits"),
+    nonce: ChannelSeedString,
     voucherSignature: v.optional(v.pipe(v.string("must be a base58 string"), v.regex(/^[1-9A-HJ-NP-Za-km-z]{64,90}$/, "must be a base58 Ed25519 signature"))),
     type: v.optional(v.picklist(["deposit", "claim"], 'must be "deposit" or "claim"')),
 });
