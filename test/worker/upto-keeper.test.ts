@@ -34,6 +34,16 @@ async function makeDue(channelId: string): Promise<void> {
   await env.DB.prepare("UPDATE upto_channels SET next_check_at_ms = 0 WHERE channel_id = ?").bind(channelId).run();
 }
 
+/** A facilitator with a fee payer of its own (the keeper runs with the same bindings), so its lamports move only by this test. */
+async function keeperFacilitator(label: string, extraEnv: Record<string, unknown> = {}) {
+  const feePayer = labelledKeypair(`${label}/${crypto.randomUUID()}`);
+  const facilitatorEnv = { FEE_PAYER_SECRET_KEY: feePayer.secretKeyBase58, ...extraEnv };
+  await chainRpc("requestAirdrop", [feePayer.address, 5_000_000_000]);
+  const post = (path: string, json: unknown) =>
+    callWithEnv(facilitatorEnv, path, { method: "POST", body: JSON.stringify(json), headers: { "Content-Type": "application/json", "CF-Connecting-IP": crypto.randomUUID() } });
+  return { feePayer, facilitatorEnv, post };
+}
+
 async function channelRowFull(channelId: string) {
   return env.DB.prepare("SELECT state, failures, last_outcome FROM upto_channels WHERE channel_id = ?").bind(channelId).first<Record<string, unknown>>();
 }
@@ -52,11 +62,7 @@ async function channelRow(channelId: string) {
 
 describe("upto keeper: a channel never strands funds", () => {
   it("the buyer asked to close and the grace period passed: the keeper seals and distributes — the whole deposit back to the buyer, the escrow rent back to the fee payer, one network fee", async () => {
-    const feePayer = labelledKeypair(`upto-keeper-close/${crypto.randomUUID()}`);
-    const facilitatorEnv = { FEE_PAYER_SECRET_KEY: feePayer.secretKeyBase58, SVC_UPTO_MIN_WITHDRAW_DELAY_SECONDS: "1" };
-    await chainRpc("requestAirdrop", [feePayer.address, 5_000_000_000]);
-    const post = (path: string, json: unknown) =>
-      callWithEnv(facilitatorEnv, path, { method: "POST", body: JSON.stringify(json), headers: { "Content-Type": "application/json", "CF-Connecting-IP": crypto.randomUUID() } });
+    const { feePayer, facilitatorEnv, post } = await keeperFacilitator("upto-keeper-close", { SVC_UPTO_MIN_WITHDRAW_DELAY_SECONDS: "1" });
     const authorizer = await generateKeyPairSigner();
     const buyer = await fundedBuyer(5_000_000);
     const line = await uptoLine({ feePayer: feePayer.address as Address, authorizer: authorizer.address, withdrawDelay: 1, amount: "1500000" });
@@ -95,11 +101,7 @@ describe("upto keeper: a channel never strands funds", () => {
   });
 
   it("fees bounded: an Open the cluster refused leaves no row; rows a dead call left behind are dropped by the next run without a transaction", async () => {
-    const feePayer = labelledKeypair(`upto-keeper-gate/${crypto.randomUUID()}`);
-    const facilitatorEnv = { FEE_PAYER_SECRET_KEY: feePayer.secretKeyBase58 };
-    await chainRpc("requestAirdrop", [feePayer.address, 5_000_000_000]);
-    const post = (path: string, json: unknown) =>
-      callWithEnv(facilitatorEnv, path, { method: "POST", body: JSON.stringify(json), headers: { "Content-Type": "application/json", "CF-Connecting-IP": crypto.randomUUID() } });
+    const { feePayer, facilitatorEnv, post } = await keeperFacilitator("upto-keeper-gate");
     const authorizer = await generateKeyPairSigner();
     // A buyer without the funds: the deposit is refused by the send's preflight (its ledger row is given back), and
     // the channel row written before the send goes with it.
@@ -197,11 +199,7 @@ function leftBehindRow(deposit: Record<string, any>, line: Record<string, any>) 
 describe("upto keeper: the buyer's refund never goes to the treasury, and the rent comes back even below the fee payer's minimum (issue 32 §3)", () => {
   /** A facilitator whose fee payer the test holds, a 1 s grace period, and a buyer who deposited everything it has. */
   async function closingChannel(label: string, extraEnv: Record<string, unknown> = {}) {
-    const feePayer = labelledKeypair(`${label}/${crypto.randomUUID()}`);
-    const facilitatorEnv = { FEE_PAYER_SECRET_KEY: feePayer.secretKeyBase58, SVC_UPTO_MIN_WITHDRAW_DELAY_SECONDS: "1", ...extraEnv };
-    await chainRpc("requestAirdrop", [feePayer.address, 5_000_000_000]);
-    const post = (path: string, json: unknown) =>
-      callWithEnv(facilitatorEnv, path, { method: "POST", body: JSON.stringify(json), headers: { "Content-Type": "application/json", "CF-Connecting-IP": crypto.randomUUID() } });
+    const { feePayer, facilitatorEnv, post } = await keeperFacilitator(label, { SVC_UPTO_MIN_WITHDRAW_DELAY_SECONDS: "1", ...extraEnv });
     const authorizer = await generateKeyPairSigner();
     const buyer = await fundedBuyer(1_500_000);
     const line = await uptoLine({ feePayer: feePayer.address as Address, authorizer: authorizer.address, withdrawDelay: 1, amount: "1500000" });
@@ -273,11 +271,7 @@ describe("upto keeper: the buyer's refund never goes to the treasury, and the re
 
 describe("upto keeper: a flood of opens that never landed cannot starve it (issue 32 §3)", () => {
   it("deposits signed by keys without tokens fail at preflight and leave no row in the queue; the next run reaches the real channel that is due", async () => {
-    const feePayer = labelledKeypair(`upto-keeper-flood/${crypto.randomUUID()}`);
-    const facilitatorEnv = { FEE_PAYER_SECRET_KEY: feePayer.secretKeyBase58 };
-    await chainRpc("requestAirdrop", [feePayer.address, 5_000_000_000]);
-    const post = (path: string, json: unknown) =>
-      callWithEnv(facilitatorEnv, path, { method: "POST", body: JSON.stringify(json), headers: { "Content-Type": "application/json", "CF-Connecting-IP": crypto.randomUUID() } });
+    const { feePayer, facilitatorEnv, post } = await keeperFacilitator("upto-keeper-flood");
     const authorizer = await generateKeyPairSigner();
     const line = await uptoLine({ feePayer: feePayer.address as Address, authorizer: authorizer.address, amount: "500000" });
 
