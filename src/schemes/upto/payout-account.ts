@@ -9,7 +9,8 @@ import { token2022ExtensionName } from "../../solana/token-extensions";
  * to the beneficiary's canonical token account when that account is an initialized (not frozen) token account of the
  * channel's mint, still owned by the beneficiary, with no Token-2022 extension but ImmutableOwner; otherwise it pays
  * the share to its treasury for good (`validate_ata_checked` / `payout_destination`, docs/001 "Distribute"). The claim
- * checks the seller's account before it signs, so a seller hears why instead of losing the charge.
+ * checks the seller's account before it signs, so a seller hears why instead of losing the charge; the claim and the
+ * keeper check the buyer's before a Distribute that refunds it (`refundRedirect`).
  */
 
 const TOKEN_ACCOUNT_SIZE = 165;
