@@ -191,6 +191,11 @@ function toDue(row: JoinedDue): DueChannel {
 
 /** `opening` rows one keeper run promotes or deletes at most (each kind); the rest wait for the next run. */
 export const OPENING_ROWS_PER_RUN = 500;
+/**
+ * An `opening` row untouched this long without a live ledger row is one whose open never landed. Younger ones are left
+ * to the call that wrote them (a row may be written before its deposit's ledger row, e.g. when the rent is booked).
+ */
+export const OPENING_ROW_GRACE_MS = 60_000;
 
 /**
  * Claims up to `limit` due channels for one keeper run and returns them with their deposit's ledger row, in one batch
@@ -205,7 +210,7 @@ export async function claimDueChannels(d1: D1Database, claimId: string, nowMs: n
     AND (s.state IN ('confirmed', 'pending') OR (s.state = 'submitting' AND COALESCE(s.lease_expires_at_ms, 0) <= ?1)))`;
   const upkeep = [
     d1.prepare(`UPDATE upto_channels SET state = 'open', updated_at_ms = ?1 WHERE channel_id IN (${opening(accepted)})`).bind(nowMs),
-    d1.prepare(`DELETE FROM upto_channels WHERE channel_id IN (${opening(OPEN_NEVER_LANDED)})`),
+    d1.prepare(`DELETE FROM upto_channels WHERE channel_id IN (${opening(`updated_at_ms <= ?1 AND ${OPEN_NEVER_LANDED}`)})`).bind(nowMs - OPENING_ROW_GRACE_MS),
   ];
   return (await claimDueRows<JoinedDue>(d1, UPTO_CHANNELS_TABLE, claimed, claimId, nowMs, claimMs, limit, upkeep)).map(toDue);
 }
