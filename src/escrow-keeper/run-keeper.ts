@@ -13,7 +13,7 @@ import { escrowAddresses } from "../schemes/sla-escrow/escrow-facts";
 import { claimDuePayments, ESCROW_WATCH_TABLE, peekDuePayments, type WatchedPayment } from "../store/escrow-watch";
 import { recordFundingsConfirmed } from "../store/settlements";
 import { recordSponsoredFundingFailures } from "../store/sponsored-funding-failures";
-import { CLOCK_SYSVAR, chainClockOf } from "../keeper/chain-clock";
+import { CLOCK_SYSVAR, chainClockOf } from "../solana/chain-clock";
 import { readFundingStatuses, type FundingStatus } from "../keeper/funding-status";
 import { KEEPER_MIN_RECHECK_MS, runKeeper, type KeeperGate, type KeeperRail, type NextLook, type PlannedStep } from "../keeper/run-keeper";
 import { maxPaymentsWithinBudget } from "./budget";

@@ -52,6 +52,7 @@ export function summarizeKeeperRun(run: KeeperRun<{ signature: string | null }>,
   return {
     outcome: paused ? "paused" : "ok",
     lamportsSpent: BigInt(sent) * LAMPORTS_PER_SIGNATURE,
-    detail: paused ? paused.message : counts,
+    // Below the minimum a rail may still take the steps that return rent: say what they did.
+    detail: paused ? (sent > 0 ? `${paused.message}; steps that return rent still taken: ${counts}` : paused.message) : counts,
   };
 }

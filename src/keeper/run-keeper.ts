@@ -2,7 +2,8 @@ import type { Instruction } from "@solana/kit";
 import type { Config } from "../config/load-config";
 import { getLatestBlockhash } from "../solana/blockhash";
 import { confirmAll } from "../solana/confirm-many";
-import { optionalSpendingPause, type SpendingPause } from "../solana/fee-payer-floor";
+import { FEE_PAYER_BELOW_MINIMUM, optionalSpendingPause, type SpendingPause } from "../solana/fee-payer-floor";
+import { LAMPORTS_PER_SIGNATURE } from "../solana/network-fee";
 import { sendKeeperStep } from "../solana/keeper-send";
 import { describe } from "../solana/transaction-errors";
 import { recordKeeperOutcomes, type KeeperOutcome, type KeeperTable } from "../store/keeper-queue";
@@ -61,6 +62,11 @@ export interface KeeperRail<Row extends KeeperRow, Planned extends PlannedStep<R
   recordFundingFacts(db: D1Database, planned: readonly Planned[], nowMs: number): Promise<void>;
   /** The step's name in the outcome row ("none" without one). */
   actionOf(p: Planned): string;
+  /**
+   * Whether the step hands the fee payer back more than its fee (rent): such steps are taken even below the fee payer's
+   * minimum, where every other step waits. A rail without it pauses entirely below the minimum.
+   */
+  returnsRent?: (p: Planned) => boolean;
   /** A row that is neither gated nor skipped and has nothing to send this run. */
   idle(p: Planned, nowMs: number): NextLook;
   /** A row whose step the chain confirmed. */
@@ -73,7 +79,10 @@ export interface KeeperRail<Row extends KeeperRow, Planned extends PlannedStep<R
 /** What every keeper's report holds (the rail adds its counts). */
 export interface KeeperRun<Item> {
   items: Item[];
-  /** Set when the run sent nothing because the fee payer is below SVC_FEE_PAYER_MIN_LAMPORTS. */
+  /**
+   * Set when the fee payer is below SVC_FEE_PAYER_MIN_LAMPORTS and the run held steps back for it: all of them, or
+   * (a rail with `returnsRent`) those that return no rent.
+   */
   paused?: SpendingPause;
 }
 
@@ -93,9 +102,12 @@ export async function runKeeper<Row extends KeeperRow, Planned extends PlannedSt
   const nowMs = Date.now();
   const limit = Math.max(1, Math.min(options.limit, rail.maxRowsPerRun));
   if (options.dryRun && !rail.peek) throw new Error(`no dry run for ${rail.spending}`);
-  // Keeper steps are optional spending: below the fee payer's minimum nothing is claimed or sent (one getBalance).
+  // Keeper steps are optional spending: below the fee payer's minimum nothing is claimed or sent (one getBalance),
+  // except the steps that give the fee payer back more than they cost — the ones that refill it.
   const paused = options.dryRun ? null : await optionalSpendingPause(config, rail.spending);
-  if (paused) return { ...rail.report([], options.dryRun), paused };
+  if (paused && !rail.returnsRent) return { ...rail.report([], options.dryRun), paused };
+  const canPayOneFee = paused === null || BigInt(paused.balanceLamports) >= LAMPORTS_PER_SIGNATURE;
+  const held = (p: Planned) => paused !== null && !(canPayOneFee && rail.returnsRent!(p));
   const claimId = crypto.randomUUID();
   const rows = options.dryRun ? await rail.peek!(db, nowMs, limit) : await rail.claim(db, claimId, nowMs, KEEPER_CLAIM_MS, limit);
   if (rows.length === 0) return rail.report([], options.dryRun);
@@ -110,10 +122,18 @@ export async function runKeeper<Row extends KeeperRow, Planned extends PlannedSt
     outcomes.push({ ...outcome, key: rail.keyOf(p.row) });
     items.push(rail.item(p, outcome.signature, outcome.outcome));
   };
-  const sendable = (p: Planned) => p.instructions !== undefined && !p.skip && !p.gate;
+  const wouldSend = (p: Planned) => p.instructions !== undefined && !p.skip && !p.gate;
+  const sendable = (p: Planned) => wouldSend(p) && !held(p);
   const blockhash = planned.some(sendable) ? await getLatestBlockhash(config) : null;
   const sent: { planned: Planned; signature: string }[] = [];
+  let heldBack = false;
   for (const p of planned) {
+    if (wouldSend(p) && held(p)) {
+      // Not the row's failure: it waits for the fee payer to be refilled, as every step did before.
+      heldBack = true;
+      record(p, { state: "open", nextCheckAtMs: nowMs + KEEPER_MIN_RECHECK_MS, failures: p.row.failures, action: rail.actionOf(p), signature: null, outcome: FEE_PAYER_BELOW_MINIMUM, keepClaim: false });
+      continue;
+    }
     if (!sendable(p) || !blockhash) {
       record(p, withoutSend(rail, p, nowMs));
       continue;
@@ -135,7 +155,8 @@ export async function runKeeper<Row extends KeeperRow, Planned extends PlannedSt
     }
   }
   await recordKeeperOutcomes(db, rail.table, claimId, outcomes, Date.now());
-  return rail.report(items, false);
+  const report = rail.report(items, false);
+  return paused && heldBack ? { ...report, paused } : report;
 }
 
 function withoutSend<Row extends KeeperRow, Planned extends PlannedStep<Row>>(rail: KeeperRail<Row, Planned, unknown, KeeperRun<unknown>>, p: Planned, nowMs: number): KeeperOutcome {

@@ -49,11 +49,21 @@ export function dueKeysSql(where: KeeperTable): string {
 
 /**
  * Claims up to `limit` due rows for `claimMs` and reads them back with `selectClaimed` (?1 = the claim id), in one D1
- * round trip (a batch runs as one transaction).
+ * round trip (a batch runs as one transaction). `before`: a rail's own upkeep of its queue, run first in the same batch.
  */
-export async function claimDueRows<Row>(d1: D1Database, where: KeeperTable, selectClaimed: string, claimId: string, nowMs: number, claimMs: number, limit: number): Promise<Row[]> {
+export async function claimDueRows<Row>(
+  d1: D1Database,
+  where: KeeperTable,
+  selectClaimed: string,
+  claimId: string,
+  nowMs: number,
+  claimMs: number,
+  limit: number,
+  before: readonly D1PreparedStatement[] = [],
+): Promise<Row[]> {
   const { table, keyColumn, claimColumn, claimExpiresColumn } = where;
-  const [, selected] = await d1.batch([
+  const results = await d1.batch([
+    ...before,
     d1
       .prepare(
         `UPDATE ${table} SET ${claimColumn} = ?3, ${claimExpiresColumn} = ?4, updated_at_ms = ?1
@@ -62,7 +72,7 @@ export async function claimDueRows<Row>(d1: D1Database, where: KeeperTable, sele
       .bind(nowMs, limit, claimId, nowMs + claimMs),
     d1.prepare(selectClaimed).bind(claimId),
   ]);
-  return selected!.results as Row[];
+  return results.at(-1)!.results as Row[];
 }
 
 export async function recordKeeperOutcomes(d1: D1Database, where: KeeperTable, claimId: string, outcomes: readonly (KeeperOutcome & { key: string })[], nowMs: number): Promise<void> {

@@ -327,7 +327,7 @@ export const uptoChannels = sqliteTable(
     claimMessageHash: text("claim_message_hash"),
     claimAmount: text("claim_amount"),
     claimTransaction: text("claim_transaction"),
-    /** open | closed | dropped | stuck */
+    /** opening (written before the Open is sent; not queued) | open (the keeper's queue) | closed | dropped | stuck */
     state: text("state").notNull().default("open"),
     nextCheckAtMs: integer("next_check_at_ms").notNull(),
     failures: integer("failures").notNull().default(0),

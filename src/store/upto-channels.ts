@@ -3,6 +3,10 @@
  * as fee payer and rent payer. The row points at the deposit's ledger row, keeps the one claim transaction signed
  * for the channel, and queues the channel for the keeper that closes it once no voucher can settle any more.
  * Channel facts the keeper acts on (status, parties, amounts) are read from the chain, never from here.
+ *
+ * States: `opening` (written before the Open is first sent; not in the keeper's queue), `open` (the cluster accepted
+ * the Open: the keeper's queue), then the keeper's `closed` (the rent is back), `dropped` or `stuck`. A row whose Open
+ * never landed (its ledger row was given back or failed) is deleted: nothing of the fee payer's is out for it.
  */
 import { claimDueRows, type KeeperTable } from "./keeper-queue";
 
@@ -34,20 +38,22 @@ export interface ChannelRow extends ChannelOpen {
 }
 
 /**
- * Records the channel before its Open is first sent (idempotent: the settle engine may call it again for the same
- * deposit). A different deposit for a channel that has a live one (its ledger row exists and has not failed) is
- * refused: both cannot land, and the second would only cost the fee payer a failed transaction. A deposit whose
- * ledger row is gone (the cluster never accepted it) or failed gives the channel up to the next one.
+ * Records the channel, state `opening`, before its Open is first sent (idempotent: the settle engine may call it again
+ * for the same deposit). A different deposit for a channel that has a live one (its ledger row exists and has not
+ * failed) is refused: both cannot land, and the second would only cost the fee payer a failed transaction. A deposit
+ * whose ledger row is gone (the cluster never accepted it) or failed gives the channel up to the next one, which starts
+ * afresh (`opening`, no failures, no keeper claim).
  */
 export async function recordChannelOpen(d1: D1Database, open: ChannelOpen, nowMs: number): Promise<boolean> {
   const written = await d1
     .prepare(
       `INSERT INTO upto_channels (channel_id, open_message_hash, open_blockhash, payer, pay_to, asset, token_program, deposit, expires_at,
          state, next_check_at_ms, failures, created_at_ms, updated_at_ms)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'open', ?10, 0, ?11, ?11)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'opening', ?10, 0, ?11, ?11)
        ON CONFLICT (channel_id) DO UPDATE SET open_message_hash = excluded.open_message_hash, open_blockhash = excluded.open_blockhash,
          payer = excluded.payer, pay_to = excluded.pay_to, asset = excluded.asset, token_program = excluded.token_program,
-         deposit = excluded.deposit, expires_at = excluded.expires_at, next_check_at_ms = excluded.next_check_at_ms, updated_at_ms = excluded.updated_at_ms
+         deposit = excluded.deposit, expires_at = excluded.expires_at, next_check_at_ms = excluded.next_check_at_ms, updated_at_ms = excluded.updated_at_ms,
+         ${RESTART_UNLESS_SAME_LIVE_OPEN}
        WHERE upto_channels.open_message_hash = excluded.open_message_hash
           OR (upto_channels.claim_message_hash IS NULL AND NOT EXISTS (
                 SELECT 1 FROM settlements s WHERE s.message_hash = upto_channels.open_message_hash AND s.state <> 'failed'))`,
@@ -55,6 +61,28 @@ export async function recordChannelOpen(d1: D1Database, open: ChannelOpen, nowMs
     .bind(open.channelId, open.openMessageHash, open.openBlockhash, open.payer, open.payTo, open.asset, open.tokenProgram, open.deposit, open.expiresAt, open.firstCheckAtMs, nowMs)
     .run();
   return (written.meta.changes ?? 0) > 0;
+}
+
+/** The same Open sent again keeps its row as it is; any other row (another deposit, or one the keeper finished) starts over. */
+const SAME_LIVE_OPEN = `upto_channels.open_message_hash = excluded.open_message_hash AND upto_channels.state IN ('opening', 'open')`;
+const RESTART_UNLESS_SAME_LIVE_OPEN = `state = CASE WHEN ${SAME_LIVE_OPEN} THEN upto_channels.state ELSE 'opening' END,
+         failures = CASE WHEN ${SAME_LIVE_OPEN} THEN upto_channels.failures ELSE 0 END,
+         keeper_claim_id = CASE WHEN ${SAME_LIVE_OPEN} THEN upto_channels.keeper_claim_id ELSE NULL END,
+         keeper_claim_expires_at_ms = CASE WHEN ${SAME_LIVE_OPEN} THEN upto_channels.keeper_claim_expires_at_ms ELSE NULL END`;
+
+/** The deposit's ledger row says the Open can no longer land, or never reached the cluster (given back). */
+const OPEN_NEVER_LANDED = `NOT EXISTS (SELECT 1 FROM settlements s WHERE s.message_hash = upto_channels.open_message_hash AND s.state <> 'failed')`;
+
+/**
+ * Deletes the row of an Open the cluster did not accept (the settle engine gave its ledger row back, or recorded it
+ * failed), unless a retry of the same deposit holds the ledger row again. Called by the deposit's settle when it is
+ * refused, so a flood of deposits that fail preflight leaves nothing behind.
+ */
+export async function dropUnlandedOpen(d1: D1Database, channelId: string, openMessageHash: string): Promise<void> {
+  await d1
+    .prepare(`DELETE FROM upto_channels WHERE channel_id = ?1 AND open_message_hash = ?2 AND state = 'opening' AND ${OPEN_NEVER_LANDED}`)
+    .bind(channelId, openMessageHash)
+    .run();
 }
 
 interface RawChannelRow {
@@ -108,12 +136,13 @@ export async function getChannelWithDeposit(d1: D1Database, channelId: string): 
 /**
  * Stores the channel's claim transaction unless another call stored one first (`replacing`: the claim this call found
  * dead — never landed and expired — which only it may swap out). Returns whether this call's claim is the stored one.
+ * The caller saw the deposit confirmed, so an `opening` row enters the keeper's queue here.
  */
 export async function storeClaimTransaction(d1: D1Database, channelId: string, claim: StoredClaim, replacing: string | null, nowMs: number): Promise<boolean> {
   const result = await d1
     .prepare(
-      `UPDATE upto_channels SET claim_message_hash = ?1, claim_amount = ?2, claim_transaction = ?3, updated_at_ms = ?4
-       WHERE channel_id = ?5 AND state = 'open' AND (claim_message_hash IS NULL OR claim_message_hash = ?6)`,
+      `UPDATE upto_channels SET claim_message_hash = ?1, claim_amount = ?2, claim_transaction = ?3, state = 'open', updated_at_ms = ?4
+       WHERE channel_id = ?5 AND state IN ('opening', 'open') AND (claim_message_hash IS NULL OR claim_message_hash = ?6)`,
     )
     .bind(claim.messageHash, claim.amount, claim.transaction, nowMs, channelId, replacing)
     .run();
@@ -160,8 +189,28 @@ function toDue(row: JoinedDue): DueChannel {
   return { ...rest, deposit };
 }
 
-/** Claims up to `limit` due channels for one keeper run and returns them with their deposit's ledger row (one batch). */
+/** `opening` rows one keeper run promotes or deletes at most (each kind); the rest wait for the next run. */
+export const OPENING_ROWS_PER_RUN = 500;
+/**
+ * An `opening` row untouched this long without a live ledger row is one whose open never landed. Younger ones are left
+ * to the call that wrote them (a row may be written before its deposit's ledger row, e.g. when the rent is booked).
+ */
+export const OPENING_ROW_GRACE_MS = 60_000;
+
+/**
+ * Claims up to `limit` due channels for one keeper run and returns them with their deposit's ledger row, in one batch
+ * that first settles the `opening` rows: an Open the cluster accepted (its ledger row is confirmed or pending, or was
+ * being sent by a call whose lease ran out) enters the queue; an Open that never landed is deleted. So only accepted
+ * channels compete for a run's slots, and a flood of Opens refused at preflight cannot crowd out one that is due.
+ */
 export async function claimDueChannels(d1: D1Database, claimId: string, nowMs: number, claimMs: number, limit: number): Promise<DueChannel[]> {
   const claimed = `SELECT ${DUE_COLUMNS} FROM upto_channels c LEFT JOIN settlements s ON s.message_hash = c.open_message_hash WHERE c.keeper_claim_id = ?1 ORDER BY c.failures > 0, c.next_check_at_ms`;
-  return (await claimDueRows<JoinedDue>(d1, UPTO_CHANNELS_TABLE, claimed, claimId, nowMs, claimMs, limit)).map(toDue);
+  const opening = (where: string) => `SELECT channel_id FROM upto_channels WHERE state = 'opening' AND ${where} LIMIT ${OPENING_ROWS_PER_RUN}`;
+  const accepted = `EXISTS (SELECT 1 FROM settlements s WHERE s.message_hash = upto_channels.open_message_hash
+    AND (s.state IN ('confirmed', 'pending') OR (s.state = 'submitting' AND COALESCE(s.lease_expires_at_ms, 0) <= ?1)))`;
+  const upkeep = [
+    d1.prepare(`UPDATE upto_channels SET state = 'open', updated_at_ms = ?1 WHERE channel_id IN (${opening(accepted)})`).bind(nowMs),
+    d1.prepare(`DELETE FROM upto_channels WHERE channel_id IN (${opening(`updated_at_ms <= ?1 AND ${OPEN_NEVER_LANDED}`)})`).bind(nowMs - OPENING_ROW_GRACE_MS),
+  ];
+  return (await claimDueRows<JoinedDue>(d1, UPTO_CHANNELS_TABLE, claimed, claimId, nowMs, claimMs, limit, upkeep)).map(toDue);
 }

@@ -1,14 +1,16 @@
 import type { Address } from "@solana/kit";
+import { findAssociatedTokenPda } from "@solana-program/token";
 import type { Config } from "../config/load-config";
 import { decodeChannel, type Channel } from "../programs/payment-channels/accounts";
-import { fetchAccounts } from "../solana/accounts";
+import { fetchAccounts, type AccountSnapshot } from "../solana/accounts";
 import type { SpendingPause } from "../solana/fee-payer-floor";
 import { describe } from "../solana/transaction-errors";
 import { recordFundingsConfirmed } from "../store/settlements";
 import { claimDueChannels, UPTO_CHANNELS_TABLE, type DueChannel } from "../store/upto-channels";
 import { channelPaysTo, distributeInstruction, reclaimInstruction, sealInstruction, settleAndSealInstructions } from "../schemes/upto/channel-close";
 import { ABANDON_GRACE_SECONDS } from "../schemes/upto/settle";
-import { CLOCK_SYSVAR, chainClockOf, type ChainClock } from "../keeper/chain-clock";
+import { refundRedirect } from "../schemes/upto/payout-account";
+import { CLOCK_SYSVAR, chainClockOf, type ChainClock } from "../solana/chain-clock";
 import { readFundingStatuses, type FundingStatus } from "../keeper/funding-status";
 import { KEEPER_MIN_RECHECK_MS, runKeeper, type KeeperGate, type KeeperRail, type NextLook, type PlannedStep } from "../keeper/run-keeper";
 import { maxChannelsWithinBudget } from "./budget";
@@ -40,6 +42,15 @@ interface Planned extends PlannedStep<DueChannel> {
   step: ChannelStep | null;
   ledgerCatchUp?: boolean;
   chainNow: ChainClock;
+  /** The buyer's token account, where a sealing Distribute sends the unclaimed deposit. */
+  buyerAccount: { address: Address; snapshot: AccountSnapshot | null };
+}
+
+/** Steps that hand rent back to the fee payer (the escrow token account's, the channel account's): 5,000 lamports for ~2 M. */
+const RENT_RETURNING_STEPS: ReadonlySet<ChannelStep["kind"]> = new Set(["seal_and_distribute", "seal_expired_and_distribute", "distribute", "reclaim"]);
+
+async function buyerTokenAccountOf(row: DueChannel): Promise<Address> {
+  return (await findAssociatedTokenPda({ owner: row.payer as Address, mint: row.asset as Address, tokenProgram: row.tokenProgram as Address }))[0];
 }
 
 /**
@@ -49,7 +60,7 @@ interface Planned extends PlannedStep<DueChannel> {
  * confirmed here (this facilitator paid their rent), one transaction of one signature and no priority fee per step.
  */
 const UPTO_RAIL: KeeperRail<DueChannel, Planned, UptoKeeperItem, UptoKeeperReport> = {
-  spending: "upto keeper closes",
+  spending: "upto keeper steps",
   maxRowsPerRun: maxChannelsWithinBudget(),
   table: UPTO_CHANNELS_TABLE,
   keyOf: (row) => row.channelId,
@@ -57,6 +68,7 @@ const UPTO_RAIL: KeeperRail<DueChannel, Planned, UptoKeeperItem, UptoKeeperRepor
   plan,
   recordFundingFacts: (db, planned, nowMs) => recordFundingsConfirmed(db, planned.filter((p) => p.ledgerCatchUp && !p.gate).map((p) => p.row.deposit!.messageHash), nowMs),
   actionOf: (p) => p.step?.kind ?? "none",
+  returnsRent: (p) => p.step !== null && RENT_RETURNING_STEPS.has(p.step.kind),
   idle,
   landed,
   item,
@@ -69,7 +81,9 @@ export function runUptoKeeper(config: Config, db: D1Database, limit = maxChannel
 }
 
 async function plan(config: Config, rows: readonly DueChannel[], nowMs: number): Promise<Planned[]> {
-  const accounts = await fetchAccounts(config, [...rows.map((r) => r.channelId as Address), CLOCK_SYSVAR]);
+  // Each channel with its buyer's token account (a Distribute's refund goes there) and the chain clock: one batch.
+  const buyerAccounts = await Promise.all(rows.map(buyerTokenAccountOf));
+  const accounts = await fetchAccounts(config, [...rows.map((r) => r.channelId as Address), ...buyerAccounts, CLOCK_SYSVAR]);
   const chainNow = chainClockOf(accounts.get(CLOCK_SYSVAR) ?? null, nowMs);
   const askChain = rows.filter((r) => r.deposit && r.deposit.scheme === "upto" && r.deposit.state !== "confirmed" && r.deposit.state !== "failed");
   const statuses =
@@ -78,8 +92,9 @@ async function plan(config: Config, rows: readonly DueChannel[], nowMs: number):
       : new Map<string, FundingStatus>();
 
   const planned: Planned[] = [];
-  for (const row of rows) {
-    const p: Planned = { row, step: null, chainNow };
+  for (const [i, row] of rows.entries()) {
+    const buyerAccount = { address: buyerAccounts[i]!, snapshot: accounts.get(buyerAccounts[i]!) ?? null };
+    const p: Planned = { row, step: null, chainNow, buyerAccount };
     planned.push(p);
     const gate = depositGate(row, row.deposit ? statuses.get(row.deposit.signature) : undefined);
     if (gate) {
@@ -126,6 +141,12 @@ async function addInstructions(config: Config, p: Planned, channel: Channel): Pr
   const payTo = p.row.payTo as Address;
   if (!(await channelPaysTo(channel, payTo))) {
     p.skip = `channel ${channelId} does not commit its split to ${payTo}`;
+    return;
+  }
+  // A seal leaves `settled` as it is; the refund Distribute sends must reach the buyer, never the treasury.
+  const redirect = refundRedirect(channel, channel.settled, p.buyerAccount, p.row.tokenProgram as Address);
+  if (redirect) {
+    p.skip = `${redirect}; waiting for the buyer to fix it`;
     return;
   }
   const distribute = await distributeInstruction(config, channelId, channel, payTo, p.row.tokenProgram as Address);

@@ -24,6 +24,11 @@ export const U64String = v.pipe(
   v.check((s) => BigInt(s) <= U64_MAX, "must fit in u64"),
 );
 
+/** A u64 decimal string as a bigint, or null (for fields whose bad form has a rail's own reason). */
+export function parseU64(text: string): bigint | null {
+  return /^\d{1,20}$/.test(text) && BigInt(text) <= U64_MAX ? BigInt(text) : null;
+}
+
 export const PaymentRequirementsSchema = v.looseObject({
   scheme: v.pipe(v.string("must be a string"), v.minLength(1, "must not be empty")),
   network: v.pipe(v.string("must be a string"), v.regex(/^[a-z0-9-]+:[A-Za-z0-9]+$/, "must have the form solana:<chain_id>")),
@@ -54,6 +59,9 @@ const TransactionPayloadSchema = v.looseObject({ transaction: Base64Transaction 
 
 const UnixSeconds = v.pipe(v.number("must be an integer (unix seconds)"), v.safeInteger("must be an integer (unix seconds)"), v.minValue(0, "must not be negative"));
 
+/** payload.openSlot and payload.nonce: a string (its u64 form is the rail's to check, with the official reason). */
+const ChannelSeedString = v.pipe(v.string("must be a string of decimal digits"), v.maxLength(40, "must be a string of decimal digits"));
+
 /**
  * The `upto` payload of the official @x402/svm client (`UptoSvmScheme.createPaymentPayload`; the official facilitator
  * checks the same fields in `isUptoSvmPayload`): a buyer-signed payment-channel open whose deposit is the ceiling, plus
@@ -68,10 +76,11 @@ export const UptoPayloadSchema = v.looseObject({
     channelId: Base58Address,
     authorizedSigner: Base58Address,
     openTransaction: Base64Transaction,
-    openSlot: U64String,
+    // The channel's seeds: strings here, their u64 form checked by the rail (`invalid_upto_svm_payload_channel_seed`).
+    openSlot: ChannelSeedString,
     expiresAt: UnixSeconds,
     validAfter: UnixSeconds,
-    nonce: U64String,
+    nonce: ChannelSeedString,
     voucherSignature: v.optional(v.pipe(v.string("must be a base58 string"), v.regex(/^[1-9A-HJ-NP-Za-km-z]{64,90}$/, "must be a base58 Ed25519 signature"))),
     type: v.optional(v.picklist(["deposit", "claim"], 'must be "deposit" or "claim"')),
 });

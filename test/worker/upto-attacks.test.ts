@@ -1,3 +1,4 @@
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { AccountRole, generateKeyPairSigner, type Address, type Instruction, type KeyPairSigner } from "@solana/kit";
 import { getTransferCheckedInstruction, findAssociatedTokenPda } from "@solana-program/token";
@@ -7,7 +8,7 @@ import { USDC, usdcAccountOf } from "../support/workerd/payment-fixtures";
 import { chainRpc, fundedBuyer, latestBlockhash, lamportsOf, tokenBalance } from "../support/workerd/chain";
 import { MEMO_PROGRAM, TOKEN_PROGRAM } from "../support/workerd/craft-payment";
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/solana/compute-budget";
-import { uptoBody, uptoClaimBody, uptoDeposit, uptoLine, type DepositOptions } from "../support/workerd/upto-fixtures";
+import { channelAccount, uptoBody, uptoClaimBody, uptoDeposit, uptoLine, type DepositOptions } from "../support/workerd/upto-fixtures";
 import { faultScenario } from "../support/workerd/fault-scenario";
 
 /**
@@ -98,6 +99,31 @@ describe("upto deposit: fee payer isolation as strict as exact", () => {
     await expectDepositRefused(w, { instructions: (p) => [...p.computeBudget, p.open, signedMemo], signers: [stranger] }, OPEN_TX, /requires 3 signatures/);
   });
 
+  it("a third required signer inside the Open itself (the voucher key marked a read-only signer and co-signed) is refused by the signer-count rule", async () => {
+    const w = await world("upto-attack-third-signer");
+    const authorizer = await generateKeyPairSigner();
+    const line = await uptoLine({ feePayer: w.facilitator.feePayer, authorizer: authorizer.address });
+    // Only this differs from the honest open: account 4 of Open signs. Every other rule holds (writable accounts, the
+    // Open's roles, the shape), so only the count of required signatures (fee payer + buyer) can refuse it.
+    const coSigned = (open: Instruction): Instruction => ({
+      ...open,
+      accounts: open.accounts!.map((meta, i) => (i === 4 ? ({ ...meta, role: AccountRole.READONLY_SIGNER, signer: authorizer } as never) : meta)),
+    });
+    const deposit = await uptoDeposit(w.buyer, line, { instructions: (p) => [...p.computeBudget, coSigned(p.open), p.memo], signers: [authorizer] });
+    const before = await lamportsOf(w.facilitator.feePayer);
+    for (const path of ["/verify", "/settle"]) {
+      const answer = await w.facilitator.post(path, uptoBody(line, path === "/settle" ? { ...deposit, type: "deposit" } : deposit));
+      const reason = path === "/verify" ? answer.body.invalidReason : answer.body.errorReason;
+      const message = path === "/verify" ? answer.body.invalidMessage : answer.body.errorMessage;
+      expect(reason, JSON.stringify(answer.body)).toBe(OPEN_TX);
+      expect(message).toMatch(/requires 3 signatures; an upto deposit has exactly 2 writable signers/);
+    }
+    // Nothing was sent: no fee, no channel, the buyer's tokens where they were.
+    expect(await lamportsOf(w.facilitator.feePayer)).toBe(before);
+    expect(await channelAccount(deposit.channelId)).toBeNull();
+    expect(await usdcOf(w.buyer.address)).toBe(5_000_000n);
+  });
+
   it("compute: a limit above the cap, a price above the cap, a price without a limit whose implied limit is above the cap", async () => {
     const w = await world("upto-attack-compute");
     await expectDepositRefused(w, { instructions: (p) => [getSetComputeUnitLimitInstruction(1_400_000), p.computeBudget[1]!, p.open, p.memo] }, OPEN_TX, /compute unit limit 1400000 exceeds/);
@@ -124,6 +150,35 @@ describe("upto deposit: fee payer isolation as strict as exact", () => {
     const longLine = { ...w.line, maxTimeoutSeconds: 7_200 };
     const long = await w.facilitator.post("/settle", uptoBody(longLine, { ...(await uptoDeposit(w.buyer, longLine)), type: "deposit" }));
     expect(long.body).toMatchObject({ success: false, errorReason: "invalid_upto_svm_payload_channel_lifetime_exceeded" });
+  });
+});
+
+describe("upto deposit: the official facilitator's reasons for an open that is not the payload's", () => {
+  async function expectVerifyRefused(w: { facilitator: Facilitator; line: Record<string, any> }, payload: Record<string, any>, reason: string) {
+    const before = await lamportsOf(w.facilitator.feePayer);
+    const verified = await w.facilitator.post("/verify", uptoBody(w.line, payload));
+    expect(verified.body, JSON.stringify(verified.body)).toMatchObject({ isValid: false, invalidReason: reason });
+    const settled = await w.facilitator.post("/settle", uptoBody(w.line, { ...payload, type: "deposit" }));
+    expect(settled.body, JSON.stringify(settled.body)).toMatchObject({ success: false, errorReason: reason, transaction: "" });
+    expect(await lamportsOf(w.facilitator.feePayer)).toBe(before);
+  }
+
+  it("payload.channelId, payload.nonce or payload.from not the open's; channel seeds that are not u64", async () => {
+    const w = await world("upto-reasons-payload");
+    const deposit = await uptoDeposit(w.buyer, w.line);
+    await expectVerifyRefused(w, { ...deposit, channelId: (await generateKeyPairSigner()).address }, "invalid_upto_svm_payload_channel_id");
+    await expectVerifyRefused(w, { ...deposit, nonce: (BigInt(deposit.nonce) ^ 1n).toString() }, "invalid_upto_svm_payload_nonce");
+    await expectVerifyRefused(w, { ...deposit, from: (await generateKeyPairSigner()).address }, "invalid_upto_svm_payload_payer_mismatch");
+    await expectVerifyRefused(w, { ...deposit, openSlot: "recent" }, "invalid_upto_svm_payload_channel_seed");
+    await expectVerifyRefused(w, { ...deposit, nonce: "18446744073709551616" }, "invalid_upto_svm_payload_channel_seed");
+    // The untouched payload still verifies.
+    expect((await w.facilitator.post("/verify", uptoBody(w.line, deposit))).body).toMatchObject({ isValid: true });
+  });
+
+  it("an open the program refuses in simulation (the buyer has no token account) is invalid_upto_svm_settlement_simulation, at /verify and at /settle's preflight", async () => {
+    const w = await world("upto-reasons-simulation");
+    const deposit = await uptoDeposit(await generateKeyPairSigner(), w.line);
+    await expectVerifyRefused(w, deposit, "invalid_upto_svm_settlement_simulation");
   });
 });
 
@@ -171,6 +226,30 @@ describe("upto claim: never above the ceiling, never twice", () => {
     const paid = (await usdcOf(w.line.payTo)) - 1n;
     expect([600_000n, 1_900_000n, 1_000n]).toContain(paid);
     expect(await usdcOf(w.buyer.address)).toBe(5_000_000n - paid);
+    // The one success names what payTo received, not what another call asked for.
+    expect(BigInt(successes[0]!.body.amount)).toBe(paid);
+  });
+
+  it("a claim for a different amount while the channel's first claim is still pending is refused as a duplicate; the first one's success names what payTo received", async () => {
+    const faults = await faultScenario();
+    const w = await opened("upto-attack-pending-other", { SOLANA_RPC_URL: faults.rpcUrl, SVC_SETTLE_CONFIRM_TIMEOUT_MS: "1000" });
+    const first = await uptoClaimBody(w.line, w.deposit, 600_000n, w.authorizer);
+    await faults.setFaults({ dropSendAnswer: true });
+    const pending = await w.facilitator.post("/settle", first, { "X-Correlation-ID": "pending-other" });
+    expect(pending.status, JSON.stringify(pending.body)).toBe(202);
+    expect(pending.body).toMatchObject({ success: false, errorReason: "settlement_pending" });
+    await faults.setFaults({});
+
+    // The seller's server (or anyone with the payload) asks again for more while the first claim is unanswered.
+    const other = await w.facilitator.post("/settle", await uptoClaimBody(w.line, w.deposit, 1_900_000n, w.authorizer));
+    expect(other.status, JSON.stringify(other.body)).toBe(400);
+    expect(other.body).toMatchObject({ success: false, errorReason: "duplicate_settlement" });
+    expect(other.body.errorMessage).toMatch(/already claimed for 600000/);
+
+    const retried = await w.facilitator.post("/settle", first, { "X-Correlation-ID": "pending-other" });
+    expect(retried.body, JSON.stringify(retried.body)).toMatchObject({ success: true, amount: "600000", transaction: pending.body.transaction });
+    expect(await usdcOf(w.line.payTo)).toBe(1n + 600_000n);
+    expect(await usdcOf(w.buyer.address)).toBe(5_000_000n - 600_000n);
   });
 
   it("a claim whose charge the program would pay to its treasury (payTo has no token account) is refused before signing; once it exists, the claim settles", async () => {
@@ -203,6 +282,56 @@ describe("upto claim: never above the ceiling, never twice", () => {
     const claimed = await w.facilitator.post("/settle", await uptoClaimBody(w.line, deposit, 10n, w.authorizer));
     expect(claimed.body).toMatchObject({ success: false, errorReason: "invalid_upto_svm_channel_state", transaction: "" });
     expect(await lamportsOf(w.facilitator.feePayer)).toBe(before);
+  });
+});
+
+describe("upto claim that loses the race to store the channel's claim", () => {
+  /** env.DB whose statement storing a channel's claim waits until `open()`; `reached` resolves when one arrives there. */
+  function claimStoreGate() {
+    let open!: () => void;
+    let arrived!: () => void;
+    const opened = new Promise<void>((resolve) => (open = resolve));
+    const reached = new Promise<void>((resolve) => (arrived = resolve));
+    const db = new Proxy(env.DB, {
+      get(target, property) {
+        if (property !== "prepare") return Reflect.get(target, property, target);
+        return (sql: string) => {
+          const statement = target.prepare(sql);
+          if (!sql.includes("SET claim_message_hash")) return statement;
+          return { bind: (...values: unknown[]) => ({ run: async () => (arrived(), await opened, statement.bind(...values).run()) }) };
+        };
+      },
+    });
+    return { db, reached, open };
+  }
+
+  it("a claim for another amount that read the channel before the first claim was stored, and stores after it, is refused as a duplicate", async () => {
+    const faults = await faultScenario();
+    const w = await world("upto-race-other-amount", { SOLANA_RPC_URL: faults.rpcUrl, SVC_SETTLE_CONFIRM_TIMEOUT_MS: "1000" });
+    const deposit = await uptoDeposit(w.buyer, w.line);
+    expect((await w.facilitator.post("/settle", uptoBody(w.line, { ...deposit, type: "deposit" }))).body).toMatchObject({ success: true });
+
+    // B (1,900,000) has read the channel (no claim yet) and signed its own claim; it stops just before storing it.
+    const gate = claimStoreGate();
+    w.facilitator.setEnv({ DB: gate.db });
+    const late = w.facilitator.post("/settle", await uptoClaimBody(w.line, deposit, 1_900_000n, w.authorizer));
+    w.facilitator.setEnv({ DB: env.DB });
+    await gate.reached;
+    // A (600,000) stores its claim and sends it; its answer is lost, so it is still pending when B goes on.
+    const first = await uptoClaimBody(w.line, deposit, 600_000n, w.authorizer);
+    await faults.setFaults({ dropSendAnswer: true });
+    const pending = await w.facilitator.post("/settle", first, { "X-Correlation-ID": "race-first" });
+    expect(pending.status, JSON.stringify(pending.body)).toBe(202);
+    await faults.setFaults({});
+
+    gate.open();
+    const lost = await late;
+    expect(lost.status, JSON.stringify(lost.body)).toBe(400);
+    expect(lost.body).toMatchObject({ success: false, errorReason: "duplicate_settlement", transaction: "" });
+    expect(lost.body.errorMessage).toMatch(/already claimed for 600000/);
+    const retried = await w.facilitator.post("/settle", first, { "X-Correlation-ID": "race-first" });
+    expect(retried.body, JSON.stringify(retried.body)).toMatchObject({ success: true, amount: "600000" });
+    expect(await usdcOf(w.line.payTo)).toBe(1n + 600_000n);
   });
 });
 

@@ -10,6 +10,7 @@ import {
   getReclaimInstruction,
   getSealInstruction,
   getSettleAndSealInstruction,
+  getSettleInstruction,
   type DistributionEntry,
 } from "../../programs/payment-channels/instructions";
 import { encodeVoucherMessage, getEd25519VoucherInstruction, type Voucher } from "../../programs/payment-channels/voucher";
@@ -47,9 +48,16 @@ export function settleAndSealInstructions(
   voucher: { voucher: Voucher; signer: Address; signature: Uint8Array } | null,
 ): Instruction[] {
   const seal = getSettleAndSealInstruction({ programId: config.programs.paymentChannels, payee: config.feePayer, channel: channelId, hasVoucher: voucher ? 1 : 0 });
-  if (!voucher) return [seal];
-  const proof = getEd25519VoucherInstruction({ signer: voucher.signer, signature: voucher.signature, message: encodeVoucherMessage(voucher.voucher) });
-  return [proof, seal];
+  return voucher ? [voucherProof(voucher), seal] : [seal];
+}
+
+/** [Ed25519 voucher proof, Settle]: the charge without the seal (OPEN only); the channel stays open. */
+export function settleInstructions(config: Config, channelId: Address, voucher: { voucher: Voucher; signer: Address; signature: Uint8Array }): Instruction[] {
+  return [voucherProof(voucher), getSettleInstruction({ programId: config.programs.paymentChannels, channel: channelId })];
+}
+
+function voucherProof(voucher: { voucher: Voucher; signer: Address; signature: Uint8Array }): Instruction {
+  return getEd25519VoucherInstruction({ signer: voucher.signer, signature: voucher.signature, message: encodeVoucherMessage(voucher.voucher) });
 }
 
 export function sealInstruction(config: Config, channelId: Address): Instruction {

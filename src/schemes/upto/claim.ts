@@ -1,7 +1,7 @@
 import { getPublicKeyFromAddress, signBytes, verifySignature, type Address, type SignatureBytes } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import type { Config } from "../../config/load-config";
-import { decodeChannel, CHANNEL_STATUS } from "../../programs/payment-channels/accounts";
+import { decodeChannel } from "../../programs/payment-channels/accounts";
 import { encodeVoucherMessage, type Voucher } from "../../programs/payment-channels/voucher";
 import { fetchAccounts } from "../../solana/accounts";
 import { getLatestBlockhash } from "../../solana/blockhash";
@@ -11,12 +11,14 @@ import { toHex } from "../../solana/bytes";
 import { rejection, type PaymentRejection } from "../../x402/payment-verdict";
 import type { UptoPayload } from "../../x402/schemas";
 import type { ChannelTerms } from "./channel-terms";
-import { payoutAccountProblem } from "./payout-account";
-import { channelPaysTo, claimComputeBudget, distributeInstruction, settleAndSealInstructions, signatureBytes } from "./channel-close";
+import { CLOCK_SYSVAR, chainClockOf } from "../../solana/chain-clock";
+import { claimShape } from "./claim-rules";
+import { channelPaysTo, claimComputeBudget, distributeInstruction, settleAndSealInstructions, settleInstructions, signatureBytes } from "./channel-close";
 
 /**
  * The claim of an upto payment (or its zero-amount cancel): the voucher that authorizes the charge, and the one
- * transaction the facilitator signs for it — [compute budget, Ed25519 voucher proof, SettleAndSeal, Distribute].
+ * transaction the facilitator signs for it — [compute budget, Ed25519 voucher proof, SettleAndSeal, Distribute], or,
+ * when the buyer's token account cannot receive its refund, [compute budget, proof, Settle, Distribute] (claim-rules.ts).
  * The facilitator builds this transaction itself, so its fee payer appears only as payee (the signer SettleAndSeal
  * requires) and rent payer (which receives the escrow's rent back).
  */
@@ -90,9 +92,9 @@ export interface SignedClaim {
 }
 
 /**
- * Reads the channel and payTo's token account, checks it is the open channel this payment describes (parties, mint,
- * ceiling, grace period, split), that the voucher can still move its watermark and that the program would pay the
- * charge into payTo's account (not its treasury), then builds and signs the claim on a fresh blockhash.
+ * Reads the channel, payTo's and the buyer's token accounts and the chain's clock in one batch, applies the claim rules
+ * (`claim-rules.ts`: a channel the program lets the payee seal, the one this payment opened, nothing paid to the
+ * treasury), then builds and signs the claim on a fresh blockhash.
  */
 export async function buildSignedClaim(
   config: Config,
@@ -102,44 +104,46 @@ export async function buildSignedClaim(
   claim: ClaimVoucher,
 ): Promise<SignedClaim | PaymentRejection> {
   const { payTo, mint, tokenProgram } = line;
-  const payer = payload.from;
+  const payer = payload.from as Address;
   const channelId = payload.channelId as Address;
-  const [{ payTokenAccount, accounts }, latest] = await Promise.all([
-    findAssociatedTokenPda({ owner: payTo, mint, tokenProgram }).then(async ([payTokenAccount]) => ({ payTokenAccount, accounts: await fetchAccounts(config, [channelId, payTokenAccount]) })),
+  const ata = async (owner: Address) => (await findAssociatedTokenPda({ owner, mint, tokenProgram }))[0];
+  const [{ payTokenAccount, buyerTokenAccount, accounts }, latest] = await Promise.all([
+    Promise.all([ata(payTo), ata(payer)]).then(async ([payTokenAccount, buyerTokenAccount]) => ({
+      payTokenAccount,
+      buyerTokenAccount,
+      accounts: await fetchAccounts(config, [channelId, payTokenAccount, buyerTokenAccount, CLOCK_SYSVAR]),
+    })),
     getLatestBlockhash(config),
   ]);
   const account = accounts.get(channelId);
   const channel = account && account.owner === config.programs.paymentChannels ? decodeChannel(account.data) : null;
-  const refused = (message: string) => rejection("invalid_upto_svm_channel_state", message, { payer });
-  if (!channel) return refused(`Channel ${channelId} does not exist (any more)`);
-  if (channel.status !== CHANNEL_STATUS.OPEN) return refused(`Channel ${channelId} is not open (status ${channel.status}); it was already sealed`);
-  const fee = config.feePayer.address;
-  if (channel.payee !== fee || channel.rentPayer !== fee) return refused(`Channel ${channelId} was not opened with this facilitator as payee and rent payer`);
-  if (channel.payer !== payer) return refused(`Channel ${channelId} belongs to payer ${channel.payer}, not ${payer}`);
-  if (channel.mint !== mint) return refused(`Channel ${channelId} holds ${channel.mint}, not the requirement's asset ${mint}`);
-  if (channel.authorizedSigner !== terms.receiverAuthorizer) return refused(`Channel ${channelId}'s voucher key is ${channel.authorizedSigner}, not extra.receiverAuthorizer`);
-  if (channel.deposit !== BigInt(payload.maxAmount)) return refused(`Channel ${channelId} holds a deposit of ${channel.deposit}, not payload.maxAmount ${payload.maxAmount}`);
-  if (channel.gracePeriod !== terms.withdrawDelay) return refused(`Channel ${channelId}'s grace period ${channel.gracePeriod} is not extra.withdrawDelay ${terms.withdrawDelay}`);
-  if (!(await channelPaysTo(channel, payTo))) return refused(`Channel ${channelId} does not pay its settled amount to payTo ${payTo}`);
   const amount = claim.voucher.cumulativeAmount;
-  if (amount > channel.deposit) {
-    return rejection("invalid_upto_svm_payload_settlement_exceeds_amount", `The charge ${amount} exceeds the channel's deposit ${channel.deposit}`, { payer });
-  }
-  if (amount > 0n && amount <= channel.settled) return refused(`Channel ${channelId} has already settled ${channel.settled}; a voucher must raise it`);
-  const payout = amount > 0n ? payoutAccountProblem(accounts.get(payTokenAccount) ?? null, { owner: payTo, mint, tokenProgram }) : null;
-  if (payout) {
-    return rejection(
-      "invalid_upto_svm_payout_account_unusable",
-      `payTo's token account ${payTokenAccount} ${payout}, so the payment-channels program would pay the ${amount} claimed to its treasury instead of ${payTo}; ` +
-        "fix the account (create it, thaw it) and claim again before the payment expires",
-      { payer },
-    );
-  }
+  const decided = claimShape(
+    {
+      channelId,
+      channel,
+      chainUnixSeconds: chainClockOf(accounts.get(CLOCK_SYSVAR) ?? null, Date.now()).unixSeconds,
+      feePayer: config.feePayer.address,
+      payer,
+      mint,
+      receiverAuthorizer: terms.receiverAuthorizer,
+      ceiling: BigInt(payload.maxAmount),
+      withdrawDelay: terms.withdrawDelay,
+      splitPaysPayTo: channel !== null && (await channelPaysTo(channel, payTo)),
+      payTo,
+      payToAccount: { address: payTokenAccount, snapshot: accounts.get(payTokenAccount) ?? null },
+      buyerAccount: { address: buyerTokenAccount, snapshot: accounts.get(buyerTokenAccount) ?? null },
+      tokenProgram,
+    },
+    amount,
+  );
+  if (!decided.ok) return decided;
 
+  const voucher = amount > 0n ? claim : null;
   const instructions = [
     ...claimComputeBudget(config),
-    ...settleAndSealInstructions(config, channelId, amount > 0n ? claim : null),
-    await distributeInstruction(config, channelId, channel, payTo, tokenProgram),
+    ...(decided.shape === "seal" ? settleAndSealInstructions(config, channelId, voucher) : settleInstructions(config, channelId, claim)),
+    await distributeInstruction(config, channelId, channel!, payTo, tokenProgram),
   ];
   const signed = await signFacilitatorTransaction(config, latest, instructions);
   const decoded = decodeWireTransaction(signed.wireBase64);

@@ -24,8 +24,9 @@ import {
  * The fee-payer acceptance policy of the `upto` deposit as pure rules over the decoded open transaction. The official
  * client (`buildOpenPaymentChannelTransaction`) emits exactly [SetComputeUnitLimit, SetComputeUnitPrice, Open, Memo]
  * with the facilitator key as fee payer and, inside Open, as rent payer and payee. Those are the only places the key
- * may appear; nothing else is accepted (deny by default). Every failure has the official facilitator's reason
- * `invalid_upto_svm_payload_open_transaction` and a message naming the rule.
+ * may appear; nothing else is accepted (deny by default). A failure has the official facilitator's reason for it:
+ * `invalid_upto_svm_payload_open_transaction` with a message naming the rule, except where the open is sound but does
+ * not match the payload (`…_channel_id`, `…_nonce`, `…_payer_mismatch`), checked last as the official verifier does.
  */
 export interface OpenPolicy {
   programId: Address;
@@ -67,8 +68,11 @@ const MAX_MEMO_BYTES = 256;
 const DEFAULT_UNITS_PER_INSTRUCTION = 200_000;
 const MAX_TRANSACTION_COMPUTE_UNITS = 1_400_000;
 
-type Outcome = { ok: true; open: VerifiedOpen } | { ok: false; message: string };
-const fail = (message: string): Outcome => ({ ok: false, message });
+/** The official reasons for an open that does not match its payload (`validateOpenAuthorization`). */
+export type OpenMismatchReason = "invalid_upto_svm_payload_channel_id" | "invalid_upto_svm_payload_nonce" | "invalid_upto_svm_payload_payer_mismatch";
+
+type Outcome = { ok: true; open: VerifiedOpen } | { ok: false; message: string; reason?: OpenMismatchReason };
+const fail = (message: string, reason?: OpenMismatchReason): Outcome => ({ ok: false, message, ...(reason ? { reason } : {}) });
 
 export async function checkOpenTransaction(tx: DecodedTransaction, policy: OpenPolicy): Promise<Outcome> {
   if (tx.usesAddressLookupTables) return fail("address lookup tables are not accepted in an open transaction; use static account keys only");
@@ -77,7 +81,7 @@ export async function checkOpenTransaction(tx: DecodedTransaction, policy: OpenP
   if (tx.numRequiredSignatures !== OPEN_REQUIRED_SIGNATURES || tx.numReadonlySignedAccounts !== 0) {
     return fail(`the transaction requires ${tx.numRequiredSignatures} signatures; an upto deposit has exactly ${OPEN_REQUIRED_SIGNATURES} writable signers (fee payer and buyer)`);
   }
-  if (tx.staticAccounts[1] !== policy.payer) return fail(`the second signer ${tx.staticAccounts[1]} is not payload.from ${policy.payer}`);
+  if (tx.staticAccounts[1] !== policy.payer) return fail(`the second signer ${tx.staticAccounts[1]} is not payload.from ${policy.payer}`, "invalid_upto_svm_payload_payer_mismatch");
 
   // Shape: ComputeBudget prefix (limit, then price), Open, at most one Memo. Nothing else.
   const instructions = tx.instructions;
@@ -134,13 +138,12 @@ async function checkOpenInstruction(tx: DecodedTransaction, open: DecodedInstruc
   if (!data) return fail("the Open instruction data does not decode");
   const [payer, rentPayer, payee, mint, authorizedSigner, channel, payerAta, channelAta, tokenProgram, system, rent, ataProgram, eventAuthority, self] =
     open.accounts as [Address, Address, Address, Address, Address, Address, Address, Address, Address, Address, Address, Address, Address, Address];
-  if (payer !== policy.payer) return fail(`the Open payer ${payer} is not payload.from ${policy.payer}`);
+  if (payer !== policy.payer) return fail(`the Open payer ${payer} is not payload.from ${policy.payer}`, "invalid_upto_svm_payload_payer_mismatch");
   if (rentPayer !== policy.feePayer || payee !== policy.feePayer) return fail("the Open rent payer and payee must both be this facilitator's fee payer");
   if (mint !== policy.mint) return fail(`the Open mint ${mint} is not the requirement's asset ${policy.mint}`);
   if (authorizedSigner !== policy.authorizedSigner) return fail(`the Open authorized signer ${authorizedSigner} is not extra.receiverAuthorizer ${policy.authorizedSigner}`);
   if (tokenProgram !== TOKEN_PROGRAM_ADDRESS && tokenProgram !== TOKEN_2022_PROGRAM_ADDRESS) return fail(`the Open token program ${tokenProgram} is not SPL Token or Token-2022`);
   if (policy.tokenProgramHint !== undefined && tokenProgram !== policy.tokenProgramHint) return fail(`the Open token program ${tokenProgram} is not extra.tokenProgram ${policy.tokenProgramHint}`);
-  if (channel !== policy.channelId) return fail(`the Open channel ${channel} is not payload.channelId ${policy.channelId}`);
 
   const [[expectedPayerAta], [expectedChannelAta], [expectedEventAuthority], [expectedChannel]] = await Promise.all([
     findAssociatedTokenPda({ owner: payer, mint, tokenProgram }),
@@ -174,10 +177,12 @@ async function checkOpenInstruction(tx: DecodedTransaction, open: DecodedInstruc
   if (data.deposit === 0n || data.deposit !== policy.deposit) return fail(`the Open deposit ${data.deposit} is not the authorized ceiling ${policy.deposit}`);
   if (data.gracePeriod !== policy.withdrawDelay) return fail(`the Open grace period ${data.gracePeriod} is not extra.withdrawDelay ${policy.withdrawDelay}`);
   if (data.openSlot !== policy.openSlot) return fail(`the Open slot ${data.openSlot} is not payload.openSlot ${policy.openSlot}`);
-  if (data.salt !== policy.salt) return fail(`the Open salt ${data.salt} is not payload.nonce ${policy.salt}`);
   const splitsMatch =
     data.recipients.length === policy.splits.length &&
     data.recipients.every((entry, i) => entry.recipient === policy.splits[i]!.recipient && entry.bps === policy.splits[i]!.bps);
   if (!splitsMatch) return fail(`the Open split must pay all (${BPS_DENOMINATOR} bps) of the settled amount to payTo ${policy.splits[0]?.recipient}`);
+  // A sound open that is not the payload's: the official facilitator's own reasons.
+  if (channel !== policy.channelId) return fail(`the Open channel ${channel} is not payload.channelId ${policy.channelId}`, "invalid_upto_svm_payload_channel_id");
+  if (data.salt !== policy.salt) return fail(`the Open salt ${data.salt} is not payload.nonce ${policy.salt}`, "invalid_upto_svm_payload_nonce");
   return { ok: true, open: { data, tokenProgram, computeUnitLimit: limit, computeUnitPriceMicroLamports: price } };
 }

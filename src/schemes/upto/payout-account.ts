@@ -1,5 +1,6 @@
 import { getAddressDecoder, type Address } from "@solana/kit";
 import type { AccountSnapshot } from "../../solana/accounts";
+import type { Channel } from "../../programs/payment-channels/accounts";
 import { TOKEN_2022_PROGRAM_ADDRESS } from "../../solana/token-programs";
 import { token2022ExtensionName } from "../../solana/token-extensions";
 
@@ -8,7 +9,8 @@ import { token2022ExtensionName } from "../../solana/token-extensions";
  * to the beneficiary's canonical token account when that account is an initialized (not frozen) token account of the
  * channel's mint, still owned by the beneficiary, with no Token-2022 extension but ImmutableOwner; otherwise it pays
  * the share to its treasury for good (`validate_ata_checked` / `payout_destination`, docs/001 "Distribute"). The claim
- * checks the seller's account before it signs, so a seller hears why instead of losing the charge.
+ * checks the seller's account before it signs, so a seller hears why instead of losing the charge; the claim and the
+ * keeper check the buyer's before a Distribute that refunds it (`refundRedirect`).
  */
 
 const TOKEN_ACCOUNT_SIZE = 165;
@@ -51,4 +53,28 @@ function extensionProblem(data: Uint8Array): string | null {
     offset += 4 + length;
   }
   return null;
+}
+
+/**
+ * The buyer's refund when a Distribute runs from SEALED at `settled` (the watermark after the seal):
+ * `deposit − settled`, unless the buyer already withdrew it (`distribute.rs`).
+ */
+export function refundAtDistribute(channel: Pick<Channel, "deposit" | "payerWithdrawnAt">, settled: bigint): bigint {
+  return channel.payerWithdrawnAt === 0n && channel.deposit > settled ? channel.deposit - settled : 0n;
+}
+
+/**
+ * Why a sealing Distribute would send the buyer's refund to the program's treasury (its token account cannot receive
+ * it), in words naming the account and the amount, or null when the refund is 0 or the account can receive it.
+ */
+export function refundRedirect(
+  channel: Pick<Channel, "deposit" | "payerWithdrawnAt" | "payer" | "mint">,
+  settled: bigint,
+  buyerAccount: { address: Address; snapshot: AccountSnapshot | null },
+  tokenProgram: Address,
+): string | null {
+  const refund = refundAtDistribute(channel, settled);
+  if (refund === 0n) return null;
+  const problem = payoutAccountProblem(buyerAccount.snapshot, { owner: channel.payer, mint: channel.mint, tokenProgram });
+  return problem ? `the buyer's token account ${buyerAccount.address} ${problem}, so Distribute would send the buyer's refund of ${refund} to the program's treasury` : null;
 }

@@ -6,12 +6,12 @@ import { decodeWireTransaction } from "../../solana/wire-transaction";
 import { networkFeeOf } from "../../solana/network-fee";
 import { settleSignedPayment, settleablePayment, settledWith, type SettleCall, type SettleOutcome } from "../../settlement/settle-engine";
 import { getSettlementState } from "../../store/settlements";
-import { getChannelWithDeposit, recordChannelOpen, scheduleChannelCheck, storeClaimTransaction, type StoredClaim } from "../../store/upto-channels";
+import { dropUnlandedOpen, getChannelWithDeposit, recordChannelOpen, scheduleChannelCheck, storeClaimTransaction, type StoredClaim } from "../../store/upto-channels";
 import { rejection, type AcceptedRequirements, type PaymentRejection } from "../../x402/payment-verdict";
 import type { UptoPayload, VerifySettleBody } from "../../x402/schemas";
 import { channelTermsOf, checkPayloadWindow, type ChannelTerms } from "./channel-terms";
 import { buildSignedClaim, claimVoucher, isDelegatedCaller, type ClaimVoucher } from "./claim";
-import { uptoPayloadOf, verifyUptoDeposit, type VerifiedUptoDeposit } from "./verify";
+import { uptoPayloadOf, uptoSimulationRefusal, verifyUptoDeposit, type VerifiedUptoDeposit } from "./verify";
 
 /**
  * Settles the two steps of an upto payment on the shared exactly-once engine and ledger (this file is the rail's
@@ -62,7 +62,7 @@ async function settleDeposit(config: Config, body: VerifySettleBody, accepted: A
   const verified = await verifyUptoDeposit(config, body, accepted, payload, { simulate: false, ledger: call.ledger, settling: true });
   if (!verified.ok) return settledWith(verified);
   const signed = await signAsFeePayer(config, verified.tx);
-  return settleSignedPayment(
+  const outcome = await settleSignedPayment(
     config,
     settleablePayment(
       { accepted, messageHash: verified.messageHash, payer: verified.payer, merchantWallet: accepted.requirements.payTo as Address, tx: verified.tx },
@@ -71,9 +71,23 @@ async function settleDeposit(config: Config, body: VerifySettleBody, accepted: A
     signed,
     call,
   );
+  // Refused (a refusal path only): the row of an Open the cluster did not take goes, so no flood of them is left behind.
+  const settlement = outcome.settlement;
+  if (!settlement.ok && !("pending" in settlement)) await dropUnlandedOpen(call.ledger, verified.channelId, verified.messageHash);
+  return withUptoPreflightReason(outcome);
 }
 
-/** The channel row goes in before the open is first sent, so the keeper can always find a channel whose rent is out. */
+/** A transaction the cluster's preflight refused (it has no signature yet) in the official facilitator's words. */
+function withUptoPreflightReason(outcome: SettleOutcome): SettleOutcome {
+  const settlement = outcome.settlement;
+  if (settlement.ok || "pending" in settlement || settlement.signature) return outcome;
+  return { ...outcome, settlement: uptoSimulationRefusal(settlement) };
+}
+
+/**
+ * The channel row goes in (`opening`) before the open is first sent, so the keeper can always find a channel whose
+ * rent is out; it enters the keeper's queue once the cluster accepted the open (store/upto-channels.ts).
+ */
 async function recordOpen(db: D1Database, verified: VerifiedUptoDeposit): Promise<{ ok: true } | PaymentRejection> {
   const { payload, accepted } = verified;
   const recorded = await recordChannelOpen(
@@ -118,7 +132,7 @@ async function settleClaim(config: Config, accepted: AcceptedRequirements, paylo
     const settlement = outcome.settlement;
     // Our own claim expired before the cluster saw it: the seller cannot rebuild it, so sign a fresh one once.
     if (!expired && attempt === 0 && !settlement.ok && !("pending" in settlement) && settlement.reason === "blockhash_expired") continue;
-    return outcome;
+    return withUptoPreflightReason(outcome);
   }
 }
 

@@ -12,7 +12,7 @@ import { explainChainRefusal } from "../../settlement/already-settled";
 import { getSettlementState } from "../../store/settlements";
 import { simulateSignedPayment } from "../../solana/simulate";
 import { rejection, type AcceptedRequirements, type PaymentRejection } from "../../x402/payment-verdict";
-import { parseUptoPayload, type UptoPayload, type VerifySettleBody } from "../../x402/schemas";
+import { parseU64, parseUptoPayload, type UptoPayload, type VerifySettleBody } from "../../x402/schemas";
 import { channelTermsOf, checkPayloadWindow, type ChannelTerms } from "./channel-terms";
 import { checkOpenTransaction, OPEN_TRANSACTION_REASON, type VerifiedOpen } from "./open-rules";
 
@@ -83,6 +83,11 @@ export async function verifyUptoDeposit(
     return rejection("invalid_upto_svm_payload_amount_mismatch", `payload.maxAmount ${payload.maxAmount} is not the requirement's amount ${accepted.amount}`, { payer });
   }
   if (BigInt(payload.deposit) !== ceiling) return rejection("invalid_upto_svm_payload_deposit_not_ceiling", `payload.deposit ${payload.deposit} must equal the ceiling ${ceiling}`, { payer });
+  const openSlot = parseU64(payload.openSlot);
+  const salt = parseU64(payload.nonce);
+  if (openSlot === null || salt === null) {
+    return rejection("invalid_upto_svm_payload_channel_seed", `payload.openSlot ${JSON.stringify(payload.openSlot)} and payload.nonce ${JSON.stringify(payload.nonce)} must be u64 decimal strings (the channel's seeds)`, { payer });
+  }
   const minimum = config.limits.minPaymentRawByMint[requirements.asset] ?? 1n;
   if (ceiling < minimum) {
     return rejection("invalid_upto_svm_payload_amount_below_minimum", `The ceiling ${ceiling} is below this facilitator's minimum of ${minimum} raw units for ${requirements.asset}`, { payer });
@@ -99,8 +104,8 @@ export async function verifyUptoDeposit(
     mint: requirements.asset as Address,
     deposit: ceiling,
     withdrawDelay: terms.withdrawDelay,
-    openSlot: BigInt(payload.openSlot),
-    salt: BigInt(payload.nonce),
+    openSlot,
+    salt,
     channelId: payload.channelId as Address,
     splits: terms.splits,
     memo: terms.memo,
@@ -108,7 +113,7 @@ export async function verifyUptoDeposit(
     maxComputeUnitLimit: config.compute.maxUnitLimit,
     maxComputeUnitPriceMicroLamports: config.compute.maxUnitPriceMicroLamports,
   });
-  if (!structural.ok) return rejection(OPEN_TRANSACTION_REASON, `The open transaction is not accepted: ${structural.message}`, { payer });
+  if (!structural.ok) return rejection(structural.reason ?? OPEN_TRANSACTION_REASON, `The open transaction is not accepted: ${structural.message}`, { payer });
   const open = structural.open;
   const signatures = await verifyNonFeePayerSignatures(tx);
   if (!signatures.ok) {
@@ -148,10 +153,18 @@ export async function verifyUptoDeposit(
       { payer },
     );
   }
-  const openSlot = open.data.openSlot;
   if (openSlot > slot || slot - openSlot > OPEN_SLOT_WINDOW) {
     return rejection(OPEN_TRANSACTION_REASON, `payload.openSlot ${openSlot} is not within the ${OPEN_SLOT_WINDOW} slots up to the cluster's slot ${slot}`, { payer });
   }
-  if (simulation && !simulation.ok) return explainChainRefusal(options.ledger, messageHash, { ...simulation, payer });
+  if (simulation && !simulation.ok) return explainChainRefusal(options.ledger, messageHash, { ...uptoSimulationRefusal(simulation), payer });
   return { ok: true, accepted, payload, terms, tx, messageHash, open, payer: payer as Address, channelId };
+}
+
+/**
+ * A transaction the cluster refused in simulation or preflight, as the official facilitator names it for upto
+ * (`invalid_upto_svm_settlement_simulation`); the refusals with a reason of their own (the buyer's shortfall, an expired
+ * blockhash, a duplicate) keep it.
+ */
+export function uptoSimulationRefusal<T extends PaymentRejection>(refused: T): T {
+  return refused.reason === "transaction_simulation_failed" ? { ...refused, reason: "invalid_upto_svm_settlement_simulation" } : refused;
 }

@@ -1,7 +1,10 @@
 import { address } from "@solana/kit";
-import type { AccountSnapshot } from "../solana/accounts";
+import type { AccountSnapshot } from "./accounts";
 
-/** Read with a run's rows in the same getMultipleAccounts, so a keeper decides on the chain's time, never the Worker's. */
+/**
+ * Read in the same getMultipleAccounts as the accounts a decision depends on, so the keepers and the upto claim decide on
+ * the chain's time, never the Worker's.
+ */
 export const CLOCK_SYSVAR = address("SysvarC1ock11111111111111111111111111111111");
 
 export interface ChainClock {
