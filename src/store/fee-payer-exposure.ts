@@ -14,6 +14,8 @@ import { channelOpenStatement } from "./upto-channels";
 
 /** Channel row states whose rent is out. */
 const LIVE = `('opening', 'open')`;
+/** Channel row states of an open that never reached the cluster (voided by its settle, dropped by the keeper). */
+const NEVER_SENT = `('voided', 'dropped')`;
 
 /** SQLite integers are signed 64-bit: a limit above this (an operator's "no cap") is this. */
 const SQL_INTEGER_MAX = (1n << 62n) - 1n;
@@ -76,7 +78,7 @@ function uptoFiguresSql(payer: string, payTo: string, opensSinceMs: number) {
     payerChannels: `(SELECT COUNT(*) FROM upto_channels WHERE payer = ${payer} AND state IN ${LIVE})`,
     payToChannels: `(SELECT COUNT(*) FROM upto_channels WHERE pay_to = ${payTo} AND state IN ${LIVE})`,
     // Opens that reached (or may have reached) the cluster: a voided or dropped one cost the fee payer nothing.
-    payerOpensSince: `(SELECT COUNT(*) FROM upto_channels WHERE payer = ${payer} AND created_at_ms >= ${literal(opensSinceMs)} AND state NOT IN ('voided', 'dropped'))`,
+    payerOpensSince: `(SELECT COUNT(*) FROM upto_channels WHERE payer = ${payer} AND created_at_ms >= ${literal(opensSinceMs)} AND state NOT IN ${NEVER_SENT})`,
     payerRent: rentOutFor("payer", payer),
     payToRent: rentOutFor("pay_to", payTo),
   };
@@ -84,7 +86,7 @@ function uptoFiguresSql(payer: string, payTo: string, opensSinceMs: number) {
 
 /**
  * Books an upto channel open: the channel's row (with its rent) is written only if, with this open's rent added, every
- * cap still holds — or the row is already this very open's and live (a retry changes nothing). One batch, one round
+ * cap still holds — or the row is already this very open's, booked before (a retry changes nothing). One batch, one round
  * trip: the conditional write, then what the caps saw and whose the row is, to word a refusal.
  */
 export async function bookChannelOpenWithinCaps(
@@ -95,7 +97,7 @@ export async function bookChannelOpenWithinCaps(
 ): Promise<{ booked: boolean; figures: UptoOpenFigures; channel: { openMessageHash: string; liveDeposit: boolean } | null }> {
   // The channel statement's own parameters: ?1 channel id, ?2 open message hash, ?4 payer, ?5 payTo, ?12 rent.
   const f = uptoFiguresSql("?4", "?5", limits.opensSinceMs);
-  const withinCaps = `EXISTS (SELECT 1 FROM upto_channels WHERE channel_id = ?1 AND open_message_hash = ?2 AND state IN ${LIVE})
+  const withinCaps = `EXISTS (SELECT 1 FROM upto_channels WHERE channel_id = ?1 AND open_message_hash = ?2 AND state NOT IN ${NEVER_SENT})
     OR (${f.payerChannels} < ${literal(limits.channelsPerPayer)}
       AND ${f.payToChannels} < ${literal(limits.channelsPerPayTo)}
       AND ${f.payerOpensSince} < ${literal(limits.opensPerPayerSince)}
@@ -283,7 +285,7 @@ export async function readExposureSummary(d1: D1Database, opensSinceMs: number, 
     `SELECT rail, SUM(lamports) AS lamports FROM fee_payer_exposure WHERE state = 'spent' AND booked_at_ms >= ${since} GROUP BY rail`,
     largest(liveChannels, "payer", "COUNT(*)"),
     largest(liveChannels, "pay_to", "COUNT(*)"),
-    largest(`SELECT payer FROM upto_channels WHERE created_at_ms >= ${literal(opensSinceMs)} AND state NOT IN ('voided', 'dropped')`, "payer", "COUNT(*)"),
+    largest(`SELECT payer FROM upto_channels WHERE created_at_ms >= ${literal(opensSinceMs)} AND state NOT IN ${NEVER_SENT}`, "payer", "COUNT(*)"),
     largest(rentRows, "payer", "SUM(lamports)"),
     largest(rentRows, "pay_to", "SUM(lamports)"),
     largest(spentRows, "payer", "SUM(lamports)"),

@@ -49,8 +49,9 @@ export async function recordChannelOpen(d1: D1Database, open: ChannelOpen, nowMs
 /**
  * recordChannelOpen's statement. `guard`: an SQL condition that must hold for the row to be written (the exposure
  * budget's caps, src/store/fee-payer-exposure.ts); it may use ?1 channel id, ?2 open message hash, ?4 payer, ?5 payTo
- * and ?12 rent. The same open written again revives a row its settle voided (a concurrent call is about to send it);
- * another deposit taking the channel over makes the row live for it.
+ * and ?12 rent. Written again before a send, the same open revives a row ended as never sent (voided by a concurrent
+ * call's refused send, or dropped): it is about to be sent, so its rent is out; another deposit taking the channel
+ * over makes the row live for it.
  */
 export function channelOpenStatement(d1: D1Database, open: ChannelOpen, nowMs: number, guard = "1"): D1PreparedStatement {
   return d1
@@ -62,7 +63,7 @@ export function channelOpenStatement(d1: D1Database, open: ChannelOpen, nowMs: n
          payer = excluded.payer, pay_to = excluded.pay_to, asset = excluded.asset, token_program = excluded.token_program,
          deposit = excluded.deposit, expires_at = excluded.expires_at, next_check_at_ms = excluded.next_check_at_ms, updated_at_ms = excluded.updated_at_ms,
          rent_lamports = excluded.rent_lamports,
-         state = CASE WHEN upto_channels.state = 'voided' OR upto_channels.open_message_hash <> excluded.open_message_hash THEN excluded.state ELSE upto_channels.state END
+         state = CASE WHEN upto_channels.state IN ('voided', 'dropped') OR upto_channels.open_message_hash <> excluded.open_message_hash THEN excluded.state ELSE upto_channels.state END
        WHERE upto_channels.open_message_hash = excluded.open_message_hash
           OR (upto_channels.claim_message_hash IS NULL AND NOT EXISTS (
                 SELECT 1 FROM settlements s WHERE s.message_hash = upto_channels.open_message_hash AND s.state <> 'failed'))`,
