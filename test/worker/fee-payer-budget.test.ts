@@ -250,6 +250,11 @@ describe("the generic booking API (the other spenders' door)", () => {
     expect(await settleExposure(env.DB, fee(booked[0]!).bookingId, "voided")).toBe(true);
     expect(await book(fee(booked[0]!))).toEqual({ ok: true }); // voided: may book again, within the caps
 
+    // The fee payer's own totals: nothing spent beyond a zero daily cap, no rent out beyond a zero share.
+    const closed = await loadConfig({ ...(env as unknown as Env), SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS: "0", SVC_FEE_PAYER_MAX_RENT_SHARE_BPS: "0" } as Env);
+    expect(await bookExposure(closed, env.DB, fee("total"), { balanceLamports })).toMatchObject({ ok: false, reason: "fee_payer_spend_per_day_exceeded", code: "SERVICE_UNAVAILABLE" });
+    expect(await bookExposure(closed, env.DB, held("total", 1n), { balanceLamports })).toMatchObject({ ok: false, reason: "fee_payer_rent_share_exceeded", code: "SERVICE_UNAVAILABLE" });
+
     // Fronting anything must leave the fee payer above its minimum.
     expect(await bookExposure(config, env.DB, held("c", 1n), { balanceLamports: config.feePayerFloors.minLamports })).toMatchObject({ ok: false, reason: "fee_payer_below_minimum" });
   });
