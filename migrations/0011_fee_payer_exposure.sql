@@ -19,6 +19,7 @@ CREATE INDEX `fee_payer_exposure_payer_idx` ON `fee_payer_exposure` (`payer`,`st
 CREATE INDEX `fee_payer_exposure_pay_to_idx` ON `fee_payer_exposure` (`pay_to`,`state`,`booked_at_ms`);--> statement-breakpoint
 CREATE INDEX `fee_payer_exposure_state_idx` ON `fee_payer_exposure` (`state`,`booked_at_ms`);--> statement-breakpoint
 ALTER TABLE `upto_channels` ADD `rent_lamports` integer DEFAULT 4711920 NOT NULL;--> statement-breakpoint
-CREATE INDEX `upto_channels_payer_idx` ON `upto_channels` (`payer`,`state`);--> statement-breakpoint
-CREATE INDEX `upto_channels_pay_to_idx` ON `upto_channels` (`pay_to`,`state`);--> statement-breakpoint
-CREATE INDEX `upto_channels_payer_opens_idx` ON `upto_channels` (`payer`,`created_at_ms`);
+CREATE INDEX `upto_channels_payer_idx` ON `upto_channels` (`payer`,`state`,`rent_lamports`);--> statement-breakpoint
+CREATE INDEX `upto_channels_pay_to_idx` ON `upto_channels` (`pay_to`,`state`,`rent_lamports`);--> statement-breakpoint
+CREATE INDEX `upto_channels_payer_opens_idx` ON `upto_channels` (`payer`,`created_at_ms`,`state`);--> statement-breakpoint
+CREATE INDEX `upto_channels_rent_idx` ON `upto_channels` (`state`,`rent_lamports`);

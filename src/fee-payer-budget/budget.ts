@@ -98,8 +98,9 @@ export async function bookUptoOpen(config: Config, db: D1Database, open: Channel
   const low = belowMinimumRefusal(config, balanceLamports, open.rentLamports, open.payer);
   if (low) return low;
   const limits = uptoOpenLimits(config.feePayerBudget, balanceLamports, nowMs);
-  const { booked, figures, channel } = await bookChannelOpenWithinCaps(db, open, limits, nowMs);
-  if (booked) return { ok: true };
+  const booking = await bookChannelOpenWithinCaps(db, open, limits, nowMs);
+  if (booking.booked) return { ok: true };
+  const { channel, figures } = booking;
   if (channel && channel.openMessageHash !== open.openMessageHash && channel.liveDeposit) {
     return rejection("invalid_upto_svm_channel_already_open", `Channel ${open.channelId} already has a deposit in flight or settled; a deposit opens a new channel`, { payer: open.payer });
   }

@@ -87,14 +87,10 @@ function uptoFiguresSql(payer: string, payTo: string, opensSinceMs: number) {
 /**
  * Books an upto channel open: the channel's row (with its rent) is written only if, with this open's rent added, every
  * cap still holds — or the row is already this very open's, booked before (a retry changes nothing). One batch, one round
- * trip: the conditional write, then what the caps saw and whose the row is, to word a refusal.
+ * trip: the conditional write, then — only when it wrote nothing (`changes()`) — what the caps saw and whose the row
+ * is, to word the refusal, so a booking that passes pays for the caps' sums once.
  */
-export async function bookChannelOpenWithinCaps(
-  d1: D1Database,
-  open: ChannelOpen,
-  limits: UptoOpenLimits,
-  nowMs: number,
-): Promise<{ booked: boolean; figures: UptoOpenFigures; channel: { openMessageHash: string; liveDeposit: boolean } | null }> {
+export async function bookChannelOpenWithinCaps(d1: D1Database, open: ChannelOpen, limits: UptoOpenLimits, nowMs: number): Promise<UptoOpenBooking> {
   // The channel statement's own parameters: ?1 channel id, ?2 open message hash, ?4 payer, ?5 payTo, ?12 rent.
   const f = uptoFiguresSql("?4", "?5", limits.opensSinceMs);
   const withinCaps = `EXISTS (SELECT 1 FROM upto_channels WHERE channel_id = ?1 AND open_message_hash = ?2 AND state NOT IN ${NEVER_SENT})
@@ -104,22 +100,24 @@ export async function bookChannelOpenWithinCaps(
       AND ${f.payerRent} + ?12 <= ${literal(limits.rentPerPayerLamports)}
       AND ${f.payToRent} + ?12 <= ${literal(limits.rentPerPayToLamports)}
       AND ${TOTAL_RENT_OUT} + ?12 <= ${literal(limits.totalRentLamports)})`;
-  const seen = uptoFiguresSql("?1", "?2", limits.opensSinceMs);
-  const [written, read] = await d1.batch([
-    channelOpenStatement(d1, open, nowMs, withinCaps),
-    d1
+  const seen = (onlyIfUnwritten: boolean) => {
+    const s = uptoFiguresSql("?1", "?2", limits.opensSinceMs);
+    return d1
       .prepare(
-        `SELECT ${seen.payerChannels} AS payerChannels, ${seen.payToChannels} AS payToChannels, ${seen.payerOpensSince} AS payerOpensSince,
-           ${seen.payerRent} AS payerRent, ${seen.payToRent} AS payToRent, ${TOTAL_RENT_OUT} AS totalRent,
+        `SELECT ${s.payerChannels} AS payerChannels, ${s.payToChannels} AS payToChannels, ${s.payerOpensSince} AS payerOpensSince,
+           ${s.payerRent} AS payerRent, ${s.payToRent} AS payToRent, ${TOTAL_RENT_OUT} AS totalRent,
            c.open_message_hash AS openMessageHash,
            (c.claim_message_hash IS NOT NULL OR EXISTS (SELECT 1 FROM settlements s WHERE s.message_hash = c.open_message_hash AND s.state <> 'failed')) AS liveDeposit
-         FROM (SELECT 1) LEFT JOIN upto_channels c ON c.channel_id = ?3`,
+         FROM (SELECT 1) LEFT JOIN upto_channels c ON c.channel_id = ?3 ${onlyIfUnwritten ? "WHERE changes() = 0" : ""}`,
       )
-      .bind(open.payer, open.payTo, open.channelId),
-  ]);
-  const row = read!.results[0] as Record<string, number | string | null>;
+      .bind(open.payer, open.payTo, open.channelId);
+  };
+  const [written, read] = await d1.batch([channelOpenStatement(d1, open, nowMs, withinCaps), seen(true)]);
+  if ((written!.meta.changes ?? 0) > 0) return { booked: true };
+  // Should the engine ever not carry changes() across a batch, the refusal still gets its figures (a rare path).
+  const row = (read!.results[0] ?? (await seen(false).first())) as Record<string, number | string | null>;
   return {
-    booked: (written!.meta.changes ?? 0) > 0,
+    booked: false,
     figures: {
       payerChannels: Number(row.payerChannels),
       payToChannels: Number(row.payToChannels),
@@ -131,6 +129,10 @@ export async function bookChannelOpenWithinCaps(
     channel: row.openMessageHash === null ? null : { openMessageHash: String(row.openMessageHash), liveDeposit: Boolean(row.liveDeposit) },
   };
 }
+
+export type UptoOpenBooking =
+  | { booked: true }
+  | { booked: false; figures: UptoOpenFigures; channel: { openMessageHash: string; liveDeposit: boolean } | null };
 
 /**
  * Voids an upto open that did not reach the cluster (refused at preflight, expired unseen, failed on chain): its rent

@@ -347,10 +347,12 @@ export const uptoChannels = sqliteTable(
   (table) => [
     index("upto_channels_due_idx").on(table.state, table.failures, table.nextCheckAtMs),
     index("upto_channels_purge_idx").on(table.state, table.updatedAtMs),
-    // The exposure budget's caps per buyer wallet and per payTo (0011).
-    index("upto_channels_payer_idx").on(table.payer, table.state),
-    index("upto_channels_pay_to_idx").on(table.payTo, table.state),
-    index("upto_channels_payer_opens_idx").on(table.payer, table.createdAtMs),
+    // The exposure budget's caps per buyer wallet, per payTo, per hour and in total (0011): covering, so a booking's
+    // sums and counts read the index alone.
+    index("upto_channels_payer_idx").on(table.payer, table.state, table.rentLamports),
+    index("upto_channels_pay_to_idx").on(table.payTo, table.state, table.rentLamports),
+    index("upto_channels_payer_opens_idx").on(table.payer, table.createdAtMs, table.state),
+    index("upto_channels_rent_idx").on(table.state, table.rentLamports),
   ],
 );
 

@@ -213,8 +213,9 @@ describe("a booking and the channel's own write", () => {
     const limits = { channelsPerPayer: 1, channelsPerPayTo: 1, opensPerPayerSince: 1, opensSinceMs: Date.now() - 3_600_000, rentPerPayerLamports: RENT, rentPerPayToLamports: RENT, totalRentLamports: 10n ** 15n };
     expect((await bookChannelOpenWithinCaps(env.DB, open, limits, Date.now())).booked).toBe(true);
     // Booking the same open again at its caps: still ok (a retry), and nothing counted twice.
-    const again = await bookChannelOpenWithinCaps(env.DB, open, limits, Date.now());
-    expect(again).toMatchObject({ booked: true, figures: { payerChannels: 1, payerRentLamports: RENT } });
+    expect(await bookChannelOpenWithinCaps(env.DB, open, limits, Date.now())).toEqual({ booked: true });
+    const other = { ...open, channelId: (await generateKeyPairSigner()).address, openMessageHash: crypto.randomUUID() };
+    expect(await bookChannelOpenWithinCaps(env.DB, other, limits, Date.now())).toMatchObject({ booked: false, figures: { payerChannels: 1, payerRentLamports: RENT }, channel: null });
     expect(await voidChannelOpen(env.DB, open.channelId, open.openMessageHash, Date.now())).toBe(true);
     expect(await rowState(open.channelId)).toBe("voided");
     expect(await recordChannelOpen(env.DB, open, Date.now())).toBe(true);
