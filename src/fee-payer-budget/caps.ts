@@ -87,75 +87,65 @@ export function spentLimits(caps: FeePayerBudgetCaps, nowMs: number): SpentLimit
   };
 }
 
-interface Exceeded {
+/** One cap as a refusal words it: its reason, its key, what it counts, and whether it is one wallet's (429) or the fee payer's (503). */
+interface Cap {
   reason: FeePayerBudgetRejectionReason;
-  /** What is out (or was spent) and the cap, for the message. */
-  used: bigint | number;
-  limit: bigint | number;
-  what: string;
   key: string;
+  what: string;
   perWallet: boolean;
 }
+
+/** A cap checked: what it saw, its limit, and whether one more would pass it. */
+interface Checked extends Cap {
+  used: bigint | number;
+  limit: bigint | number;
+  exceeded: boolean;
+}
+
+/** A count cap: one more (channel, open) must stay within it. */
+const count = (cap: Cap, used: number, limit: number): Checked => ({ ...cap, used, limit, exceeded: used >= limit });
+/** A lamport cap: what is out (or spent) plus this spend must stay within it. */
+const lamports = (cap: Cap, used: bigint, adding: bigint, limit: bigint): Checked => ({ ...cap, used, limit, exceeded: used + adding > limit });
+
+const RENT_PER_PAYER: Cap = { reason: "fee_payer_rent_per_payer_exceeded", key: "SVC_FEE_PAYER_MAX_RENT_PER_PAYER_LAMPORTS", what: "lamports of rent the fee payer has out for this buyer wallet", perWallet: true };
+const RENT_PER_PAY_TO: Cap = { reason: "fee_payer_rent_per_pay_to_exceeded", key: "SVC_FEE_PAYER_MAX_RENT_PER_PAY_TO_LAMPORTS", what: "lamports of rent the fee payer has out for this payTo", perWallet: true };
+const RENT_SHARE: Cap = { reason: "fee_payer_rent_share_exceeded", key: "SVC_FEE_PAYER_MAX_RENT_SHARE_BPS of its balance", what: "lamports of rent the fee payer has out in total", perWallet: false };
+const SPEND_PER_PAYER: Cap = { reason: "fee_payer_spend_per_payer_exceeded", key: "SVC_FEE_PAYER_MAX_SPEND_PER_PAYER_PER_DAY_LAMPORTS", what: "lamports the fee payer spent in the last 24 h for this buyer wallet", perWallet: true };
+const SPEND_PER_PAY_TO: Cap = { reason: "fee_payer_spend_per_pay_to_exceeded", key: "SVC_FEE_PAYER_MAX_SPEND_PER_PAY_TO_PER_DAY_LAMPORTS", what: "lamports the fee payer spent in the last 24 h for this payTo", perWallet: true };
+const SPEND_PER_DAY: Cap = { reason: "fee_payer_spend_per_day_exceeded", key: "SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS", what: "lamports the fee payer spent in the last 24 h in total", perWallet: false };
+const UPTO_CHANNELS_PER_PAYER: Cap = { reason: "upto_open_channels_per_payer_exceeded", key: "SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAYER", what: "open upto channels of this buyer wallet", perWallet: true };
+const UPTO_OPENS_PER_HOUR: Cap = { reason: "upto_opens_per_payer_per_hour_exceeded", key: "SVC_UPTO_MAX_OPENS_PER_PAYER_PER_HOUR", what: "upto channel opens of this buyer wallet in the last hour", perWallet: true };
+const UPTO_CHANNELS_PER_PAY_TO: Cap = { reason: "upto_open_channels_per_pay_to_exceeded", key: "SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAY_TO", what: "open upto channels paying this payTo", perWallet: true };
 
 /**
  * The first cap an upto open of `rentLamports` would pass, given what the caps saw (null: none — the booking lost
  * only to a concurrent one that took the channel, or raced a cap and now fits).
  */
 export function uptoCapRefusal(figures: UptoOpenFigures, limits: UptoOpenLimits, rentLamports: bigint, payer: string): PaymentRejection | null {
-  const checks: (Exceeded | null)[] = [
-    figures.payerChannels >= limits.channelsPerPayer
-      ? { reason: "upto_open_channels_per_payer_exceeded", used: figures.payerChannels, limit: limits.channelsPerPayer, what: "open upto channels of this buyer wallet", key: "SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAYER", perWallet: true }
-      : null,
-    figures.payerOpensSince >= limits.opensPerPayerSince
-      ? { reason: "upto_opens_per_payer_per_hour_exceeded", used: figures.payerOpensSince, limit: limits.opensPerPayerSince, what: "upto channel opens of this buyer wallet in the last hour", key: "SVC_UPTO_MAX_OPENS_PER_PAYER_PER_HOUR", perWallet: true }
-      : null,
-    figures.payerRentLamports + rentLamports > limits.rentPerPayerLamports
-      ? { reason: "fee_payer_rent_per_payer_exceeded", used: figures.payerRentLamports, limit: limits.rentPerPayerLamports, what: "lamports of rent the fee payer has out for this buyer wallet", key: "SVC_FEE_PAYER_MAX_RENT_PER_PAYER_LAMPORTS", perWallet: true }
-      : null,
-    figures.payToChannels >= limits.channelsPerPayTo
-      ? { reason: "upto_open_channels_per_pay_to_exceeded", used: figures.payToChannels, limit: limits.channelsPerPayTo, what: "open upto channels paying this payTo", key: "SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAY_TO", perWallet: true }
-      : null,
-    figures.payToRentLamports + rentLamports > limits.rentPerPayToLamports
-      ? { reason: "fee_payer_rent_per_pay_to_exceeded", used: figures.payToRentLamports, limit: limits.rentPerPayToLamports, what: "lamports of rent the fee payer has out for this payTo", key: "SVC_FEE_PAYER_MAX_RENT_PER_PAY_TO_LAMPORTS", perWallet: true }
-      : null,
-    figures.totalRentLamports + rentLamports > limits.totalRentLamports
-      ? { reason: "fee_payer_rent_share_exceeded", used: figures.totalRentLamports, limit: limits.totalRentLamports, what: "lamports of rent the fee payer has out in total", key: "SVC_FEE_PAYER_MAX_RENT_SHARE_BPS of its balance", perWallet: false }
-      : null,
-  ];
-  const exceeded = checks.find((c) => c !== null);
+  const exceeded = [
+    count(UPTO_CHANNELS_PER_PAYER, figures.payerChannels, limits.channelsPerPayer),
+    count(UPTO_OPENS_PER_HOUR, figures.payerOpensSince, limits.opensPerPayerSince),
+    lamports(RENT_PER_PAYER, figures.payerRentLamports, rentLamports, limits.rentPerPayerLamports),
+    count(UPTO_CHANNELS_PER_PAY_TO, figures.payToChannels, limits.channelsPerPayTo),
+    lamports(RENT_PER_PAY_TO, figures.payToRentLamports, rentLamports, limits.rentPerPayToLamports),
+    lamports(RENT_SHARE, figures.totalRentLamports, rentLamports, limits.totalRentLamports),
+  ].find((c) => c.exceeded);
   return exceeded ? refusalOf(exceeded, `This upto deposit's channel would have the fee payer front ${rentLamports} lamports of rent`, payer) : null;
 }
 
-/** The first cap a booking of `lamports` would pass (held: rent out; spent: the last 24 h). */
-export function exposureCapRefusal(figures: ExposureFigures, limits: HeldLimits | SpentLimits, lamports: bigint, who: { payer: string | null; payTo: string | null }): PaymentRejection | null {
-  const held = !("sinceMs" in limits);
-  const [payerMax, payToMax, totalMax] = held
-    ? [limits.rentPerPayerLamports, limits.rentPerPayToLamports, limits.totalRentLamports]
-    : [limits.spendPerPayerLamports, limits.spendPerPayToLamports, limits.spendTotalLamports];
-  const out = held ? "of rent the fee payer has out" : "the fee payer spent in the last 24 h";
-  const checks: (Exceeded | null)[] = [
-    who.payer !== null && figures.payerLamports + lamports > payerMax
-      ? held
-        ? { reason: "fee_payer_rent_per_payer_exceeded", used: figures.payerLamports, limit: payerMax, what: `lamports ${out} for this buyer wallet`, key: "SVC_FEE_PAYER_MAX_RENT_PER_PAYER_LAMPORTS", perWallet: true }
-        : { reason: "fee_payer_spend_per_payer_exceeded", used: figures.payerLamports, limit: payerMax, what: `lamports ${out} for this buyer wallet`, key: "SVC_FEE_PAYER_MAX_SPEND_PER_PAYER_PER_DAY_LAMPORTS", perWallet: true }
-      : null,
-    who.payTo !== null && figures.payToLamports + lamports > payToMax
-      ? held
-        ? { reason: "fee_payer_rent_per_pay_to_exceeded", used: figures.payToLamports, limit: payToMax, what: `lamports ${out} for this payTo`, key: "SVC_FEE_PAYER_MAX_RENT_PER_PAY_TO_LAMPORTS", perWallet: true }
-        : { reason: "fee_payer_spend_per_pay_to_exceeded", used: figures.payToLamports, limit: payToMax, what: `lamports ${out} for this payTo`, key: "SVC_FEE_PAYER_MAX_SPEND_PER_PAY_TO_PER_DAY_LAMPORTS", perWallet: true }
-      : null,
-    figures.totalLamports + lamports > totalMax
-      ? held
-        ? { reason: "fee_payer_rent_share_exceeded", used: figures.totalLamports, limit: totalMax, what: `lamports ${out} in total`, key: "SVC_FEE_PAYER_MAX_RENT_SHARE_BPS of its balance", perWallet: false }
-        : { reason: "fee_payer_spend_per_day_exceeded", used: figures.totalLamports, limit: totalMax, what: `lamports ${out} in total`, key: "SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS", perWallet: false }
-      : null,
-  ];
-  const exceeded = checks.find((c) => c !== null);
-  return exceeded ? refusalOf(exceeded, `This would have the fee payer put out ${lamports} more lamports`, who.payer) : null;
+/** The first cap a booking of `lamports` would pass (held: rent out; spent: the last 24 h); a side without a wallet is not capped. */
+export function exposureCapRefusal(figures: ExposureFigures, limits: HeldLimits | SpentLimits, adding: bigint, who: { payer: string | null; payTo: string | null }): PaymentRejection | null {
+  const checks =
+    "sinceMs" in limits
+      ? [lamports(SPEND_PER_PAYER, figures.payerLamports, adding, limits.spendPerPayerLamports), lamports(SPEND_PER_PAY_TO, figures.payToLamports, adding, limits.spendPerPayToLamports), lamports(SPEND_PER_DAY, figures.totalLamports, adding, limits.spendTotalLamports)]
+      : [lamports(RENT_PER_PAYER, figures.payerLamports, adding, limits.rentPerPayerLamports), lamports(RENT_PER_PAY_TO, figures.payToLamports, adding, limits.rentPerPayToLamports), lamports(RENT_SHARE, figures.totalLamports, adding, limits.totalRentLamports)];
+  const [payerCap, payToCap, total] = checks;
+  const exceeded = [who.payer !== null ? payerCap! : null, who.payTo !== null ? payToCap! : null, total!].find((c) => c?.exceeded);
+  return exceeded ? refusalOf(exceeded, `This would have the fee payer put out ${adding} more lamports`, who.payer) : null;
 }
 
 /** A cap of one wallet answers 429 (that wallet waits); a cap of the fee payer as a whole 503 (everyone waits). */
-function refusalOf(exceeded: Exceeded, what: string, payer: string | null): PaymentRejection {
+function refusalOf(exceeded: Checked, what: string, payer: string | null): PaymentRejection {
   const when = exceeded.perWallet ? "retry once some of it is back" : "retry later";
   return rejection(exceeded.reason, `${what}, but ${exceeded.used} ${exceeded.what} leave no room for it under this facilitator's cap (${exceeded.key}: ${exceeded.limit}); nothing was signed, ${when}.`, {
     code: exceeded.perWallet ? "RATE_LIMITED" : "SERVICE_UNAVAILABLE",
