@@ -33,10 +33,11 @@
  *     then counts against the daily caps from that moment). Only a live booking moves; returns whether it did.
  *
  *   bookUptoOpen(config, db, open, balanceLamports) / voidUptoOpen(db, channelId, openMessageHash)
- *     The upto rail's channel opens, whose rent is booked on the channel's own row (`upto_channels.rent_lamports`,
- *     written by the booking itself, so the booking costs no round trip of its own beyond the row write) and counted
- *     while that row is live (`opening`/`open`): the keeper closing or dropping the row returns it, nothing else to
- *     call. Its own caps on top: SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAYER, _PER_PAY_TO and SVC_UPTO_MAX_OPENS_PER_PAYER_PER_HOUR.
+ *     The upto rail's channel opens, whose rent is booked on the channel's own row (`upto_channels.rent_lamports`: the
+ *     booking is the row's first write, one D1 batch) and counted while that row is live (`opening`/`open`): the
+ *     keeper closing or dropping the row returns it, nothing else to call; a settle whose open never reached the
+ *     cluster voids it. Its own caps on top: SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAYER, _PER_PAY_TO and
+ *     SVC_UPTO_MAX_OPENS_PER_PAYER_PER_HOUR.
  *
  *   exposureHealth (./report.ts): what /health shows — rent out and spent by rail, and each cap's headroom.
  */
@@ -83,7 +84,7 @@ export async function bookExposure(
   const limits = held ? heldLimits(config.feePayerBudget, balance) : spentLimits(config.feePayerBudget, nowMs);
   const { booked, figures } = await bookExposureWithinCaps(db, { ...booking, state: held ? "held" : "spent" }, limits, nowMs);
   if (booked) return { ok: true };
-  return exposureCapRefusal(figures, limits, booking.lamports, booking) ?? raced(booking.payer);
+  return exposureCapRefusal(figures, limits, booking.lamports, booking) ?? unexplained(booking.bookingId);
 }
 
 export function settleExposure(db: D1Database, bookingId: string, outcome: "returned" | "spent" | "voided", nowMs = Date.now()): Promise<boolean> {
@@ -104,7 +105,7 @@ export async function bookUptoOpen(config: Config, db: D1Database, open: Channel
   if (channel && channel.openMessageHash !== open.openMessageHash && channel.liveDeposit) {
     return rejection("invalid_upto_svm_channel_already_open", `Channel ${open.channelId} already has a deposit in flight or settled; a deposit opens a new channel`, { payer: open.payer });
   }
-  return uptoCapRefusal(figures, limits, open.rentLamports, open.payer) ?? raced(open.payer);
+  return uptoCapRefusal(figures, limits, open.rentLamports, open.payer) ?? unexplained(`upto_open:${open.channelId}`);
 }
 
 /** The open did not reach the cluster (or failed there): its rent is no longer counted. Safe against a concurrent sender. */
@@ -112,10 +113,10 @@ export function voidUptoOpen(db: D1Database, channelId: string, openMessageHash:
   return voidChannelOpen(db, channelId, openMessageHash, nowMs);
 }
 
-/** The write lost to a concurrent booking that changed the figures in between: the caller may simply retry. */
-function raced(payer: string | null): PaymentRejection {
-  return rejection("fee_payer_rent_share_exceeded", "A concurrent payment took the fee payer's room for this one; nothing was signed, retry.", {
-    code: "SERVICE_UNAVAILABLE",
-    ...(payer ? { payer } : {}),
-  });
+/**
+ * A refused write whose figures pass every cap: the write and the figures are one transaction, so this is a bug, not
+ * a race. Nothing was signed; the caller's error handling answers it (500) rather than a made-up reason.
+ */
+function unexplained(bookingId: string): never {
+  throw new Error(`exposure budget: booking ${bookingId} was refused although no cap is exceeded`);
 }

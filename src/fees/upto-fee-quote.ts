@@ -9,7 +9,6 @@ import type { FeeQuote } from "./fee-quote";
 import { UPTO_CHANNEL_RENT_LAMPORTS, uptoOpenRentLamports } from "../fee-payer-budget/caps";
 import { refusedFreezeAuthority } from "../schemes/upto/mint-screen";
 
-
 /**
  * The `upto` quote: the payment-channels program takes no fee and the official client commits one split of 10,000 bps
  * to payTo, so the seller's share of a claim is floor(claimed × 10,000 / 10,000) = the claimed amount, with no rounding

@@ -32,6 +32,11 @@ function literal(value: bigint | number): string {
   return (n > SQL_INTEGER_MAX ? SQL_INTEGER_MAX : n < 0n ? 0n : n).toString();
 }
 
+/** A limit that changes per call (the share of the balance) as a bind; beyond 2^53 lamports (9 million SOL) it is no limit. */
+function sqlLimit(value: bigint): number {
+  return value > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(value);
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // What is out, per buyer wallet, per payTo and in total
 
@@ -44,10 +49,10 @@ function rentOutFor(column: "payer" | "pay_to", param: string): string {
 const TOTAL_RENT_OUT = `((SELECT COALESCE(SUM(rent_lamports), 0) FROM upto_channels WHERE state IN ${LIVE})
     + (SELECT COALESCE(SUM(lamports), 0) FROM fee_payer_exposure WHERE state = 'held'))`;
 
-/** Lamports spent for good since `sinceMs` by `column` = ?N (or in total without a column). */
-function spentSince(sinceMs: number, column?: "payer" | "pay_to", param?: string): string {
+/** Lamports spent for good since `since` (an SQL value) by `column` = `param` (or in total without a column). */
+function spentSince(since: string, column?: "payer" | "pay_to", param?: string): string {
   const whose = column ? `${column} = ${param} AND ` : "";
-  return `(SELECT COALESCE(SUM(lamports), 0) FROM fee_payer_exposure WHERE ${whose}state = 'spent' AND booked_at_ms >= ${literal(sinceMs)})`;
+  return `(SELECT COALESCE(SUM(lamports), 0) FROM fee_payer_exposure WHERE ${whose}state = 'spent' AND booked_at_ms >= ${since})`;
 }
 
 /** The figures the upto caps compare, for one buyer wallet (?1) and one payTo (?2). */
@@ -72,13 +77,13 @@ export interface UptoOpenLimits {
   totalRentLamports: bigint;
 }
 
-/** Live channels, opens since, and rent out for the upto caps, over the channel statement's ?4 (payer) and ?5 (payTo). */
-function uptoFiguresSql(payer: string, payTo: string, opensSinceMs: number) {
+/** Live channels, opens since `opensSince`, and rent out for the upto caps of `payer` and `payTo` (SQL values). */
+function uptoFiguresSql(payer: string, payTo: string, opensSince: string) {
   return {
     payerChannels: `(SELECT COUNT(*) FROM upto_channels WHERE payer = ${payer} AND state IN ${LIVE})`,
     payToChannels: `(SELECT COUNT(*) FROM upto_channels WHERE pay_to = ${payTo} AND state IN ${LIVE})`,
     // Opens that reached (or may have reached) the cluster: a voided or dropped one cost the fee payer nothing.
-    payerOpensSince: `(SELECT COUNT(*) FROM upto_channels WHERE payer = ${payer} AND created_at_ms >= ${literal(opensSinceMs)} AND state NOT IN ${NEVER_SENT})`,
+    payerOpensSince: `(SELECT COUNT(*) FROM upto_channels WHERE payer = ${payer} AND created_at_ms >= ${opensSince} AND state NOT IN ${NEVER_SENT})`,
     payerRent: rentOutFor("payer", payer),
     payToRent: rentOutFor("pay_to", payTo),
   };
@@ -91,17 +96,19 @@ function uptoFiguresSql(payer: string, payTo: string, opensSinceMs: number) {
  * is, to word the refusal, so a booking that passes pays for the caps' sums once.
  */
 export async function bookChannelOpenWithinCaps(d1: D1Database, open: ChannelOpen, limits: UptoOpenLimits, nowMs: number): Promise<UptoOpenBooking> {
-  // The channel statement's own parameters: ?1 channel id, ?2 open message hash, ?4 payer, ?5 payTo, ?12 rent.
-  const f = uptoFiguresSql("?4", "?5", limits.opensSinceMs);
+  // The channel statement's own parameters (?1 channel id, ?2 open message hash, ?4 payer, ?5 payTo, ?12 rent) and the
+  // guard's ?13 (opens since) and ?14 (the total's limit, from the balance). The other caps are literals: fixed per
+  // configuration, so the statement's text repeats.
+  const f = uptoFiguresSql("?4", "?5", "?13");
   const withinCaps = `EXISTS (SELECT 1 FROM upto_channels WHERE channel_id = ?1 AND open_message_hash = ?2 AND state NOT IN ${NEVER_SENT})
     OR (${f.payerChannels} < ${literal(limits.channelsPerPayer)}
       AND ${f.payToChannels} < ${literal(limits.channelsPerPayTo)}
       AND ${f.payerOpensSince} < ${literal(limits.opensPerPayerSince)}
       AND ${f.payerRent} + ?12 <= ${literal(limits.rentPerPayerLamports)}
       AND ${f.payToRent} + ?12 <= ${literal(limits.rentPerPayToLamports)}
-      AND ${TOTAL_RENT_OUT} + ?12 <= ${literal(limits.totalRentLamports)})`;
+      AND ${TOTAL_RENT_OUT} + ?12 <= ?14)`;
   const seen = (onlyIfUnwritten: boolean) => {
-    const s = uptoFiguresSql("?1", "?2", limits.opensSinceMs);
+    const s = uptoFiguresSql("?1", "?2", "?4");
     return d1
       .prepare(
         `SELECT ${s.payerChannels} AS payerChannels, ${s.payToChannels} AS payToChannels, ${s.payerOpensSince} AS payerOpensSince,
@@ -110,9 +117,9 @@ export async function bookChannelOpenWithinCaps(d1: D1Database, open: ChannelOpe
            (c.claim_message_hash IS NOT NULL OR EXISTS (SELECT 1 FROM settlements s WHERE s.message_hash = c.open_message_hash AND s.state <> 'failed')) AS liveDeposit
          FROM (SELECT 1) LEFT JOIN upto_channels c ON c.channel_id = ?3 ${onlyIfUnwritten ? "WHERE changes() = 0" : ""}`,
       )
-      .bind(open.payer, open.payTo, open.channelId);
+      .bind(open.payer, open.payTo, open.channelId, limits.opensSinceMs);
   };
-  const [written, read] = await d1.batch([channelOpenStatement(d1, open, nowMs, withinCaps), seen(true)]);
+  const [written, read] = await d1.batch([channelOpenStatement(d1, open, nowMs, { sql: withinCaps, binds: [limits.opensSinceMs, sqlLimit(limits.totalRentLamports)] }), seen(true)]);
   if ((written!.meta.changes ?? 0) > 0) return { booked: true };
   // Should the engine ever not carry changes() across a batch, the refusal still gets its figures (a rare path).
   const row = (read!.results[0] ?? (await seen(false).first())) as Record<string, number | string | null>;
@@ -197,19 +204,21 @@ export async function bookExposureWithinCaps(
   limits: HeldLimits | SpentLimits,
   nowMs: number,
 ): Promise<{ booked: boolean; figures: ExposureFigures }> {
-  const figuresSql = (payer: string, payTo: string) =>
+  const figuresSql = (payer: string, payTo: string, since: string) =>
     "sinceMs" in limits
-      ? { payer: spentSince(limits.sinceMs, "payer", payer), payTo: spentSince(limits.sinceMs, "pay_to", payTo), total: spentSince(limits.sinceMs) }
+      ? { payer: spentSince(since, "payer", payer), payTo: spentSince(since, "pay_to", payTo), total: spentSince(since) }
       : { payer: rentOutFor("payer", payer), payTo: rentOutFor("pay_to", payTo), total: TOTAL_RENT_OUT };
   const [payerMax, payToMax, totalMax] =
     "sinceMs" in limits
       ? [limits.spendPerPayerLamports, limits.spendPerPayToLamports, limits.spendTotalLamports]
       : [limits.rentPerPayerLamports, limits.rentPerPayToLamports, limits.totalRentLamports];
-  const f = figuresSql("?4", "?5");
+  // ?9 the total's limit; ?10 (spent only) the start of the day counted.
+  const f = figuresSql("?4", "?5", "?10");
   const withinCaps = `(?4 IS NULL OR ${f.payer} + ?6 <= ${literal(payerMax)})
     AND (?5 IS NULL OR ${f.payTo} + ?6 <= ${literal(payToMax)})
-    AND ${f.total} + ?6 <= ${literal(totalMax)}`;
-  const seen = figuresSql("?2", "?3");
+    AND ${f.total} + ?6 <= ?9`;
+  const seen = figuresSql("?2", "?3", "?4");
+  const since = "sinceMs" in limits ? [limits.sinceMs] : [];
   const [written, read] = await d1.batch([
     d1
       .prepare(
@@ -220,13 +229,13 @@ export async function bookExposureWithinCaps(
            updated_at_ms = excluded.updated_at_ms
          WHERE fee_payer_exposure.state = 'voided'`,
       )
-      .bind(row.bookingId, row.rail, row.kind, row.payer, row.payTo, sqlLamports(row.lamports), row.state, nowMs),
+      .bind(row.bookingId, row.rail, row.kind, row.payer, row.payTo, sqlLamports(row.lamports), row.state, nowMs, sqlLimit(totalMax), ...since),
     d1
       .prepare(
         `SELECT ${seen.payer} AS payerLamports, ${seen.payTo} AS payToLamports, ${seen.total} AS totalLamports,
            (SELECT state FROM fee_payer_exposure WHERE booking_id = ?1) AS state`,
       )
-      .bind(row.bookingId, row.payer, row.payTo),
+      .bind(row.bookingId, row.payer, row.payTo, ...since),
   ]);
   const figures = read!.results[0] as Record<string, number | string | null>;
   const state = figures.state;
@@ -274,7 +283,7 @@ export interface ExposureSummary {
 
 /** One batch of small aggregates over the live rows (bounded by the caps themselves) and the last day's spent rows. */
 export async function readExposureSummary(d1: D1Database, opensSinceMs: number, spentSinceMs: number): Promise<ExposureSummary> {
-  const since = literal(spentSinceMs);
+  const since = literal(spentSinceMs); // /health: not a hot path, the statements may differ per call
   const rentRows = `SELECT payer, pay_to, rent_lamports AS lamports FROM upto_channels WHERE state IN ${LIVE}
     UNION ALL SELECT payer, pay_to, lamports FROM fee_payer_exposure WHERE state = 'held'`;
   const spentRows = `SELECT payer, pay_to, lamports FROM fee_payer_exposure WHERE state = 'spent' AND booked_at_ms >= ${since}`;

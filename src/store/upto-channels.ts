@@ -48,17 +48,17 @@ export async function recordChannelOpen(d1: D1Database, open: ChannelOpen, nowMs
 
 /**
  * recordChannelOpen's statement. `guard`: an SQL condition that must hold for the row to be written (the exposure
- * budget's caps, src/store/fee-payer-exposure.ts); it may use ?1 channel id, ?2 open message hash, ?4 payer, ?5 payTo
- * and ?12 rent. Written again before a send, the same open revives a row ended as never sent (voided by a concurrent
+ * budget's caps, src/store/fee-payer-exposure.ts); it may use ?1 channel id, ?2 open message hash, ?4 payer, ?5 payTo,
+ * ?12 rent, and its own binds from ?13 on. Written again before a send, the same open revives a row ended as never sent (voided by a concurrent
  * call's refused send, or dropped): it is about to be sent, so its rent is out; another deposit taking the channel
  * over makes the row live for it.
  */
-export function channelOpenStatement(d1: D1Database, open: ChannelOpen, nowMs: number, guard = "1"): D1PreparedStatement {
+export function channelOpenStatement(d1: D1Database, open: ChannelOpen, nowMs: number, guard: { sql: string; binds: unknown[] } = { sql: "1", binds: [] }): D1PreparedStatement {
   return d1
     .prepare(
       `INSERT INTO upto_channels (channel_id, open_message_hash, open_blockhash, payer, pay_to, asset, token_program, deposit, expires_at,
          state, next_check_at_ms, failures, created_at_ms, updated_at_ms, rent_lamports)
-       SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'open', ?10, 0, ?11, ?11, ?12 WHERE ${guard}
+       SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'open', ?10, 0, ?11, ?11, ?12 WHERE ${guard.sql}
        ON CONFLICT (channel_id) DO UPDATE SET open_message_hash = excluded.open_message_hash, open_blockhash = excluded.open_blockhash,
          payer = excluded.payer, pay_to = excluded.pay_to, asset = excluded.asset, token_program = excluded.token_program,
          deposit = excluded.deposit, expires_at = excluded.expires_at, next_check_at_ms = excluded.next_check_at_ms, updated_at_ms = excluded.updated_at_ms,
@@ -68,7 +68,7 @@ export function channelOpenStatement(d1: D1Database, open: ChannelOpen, nowMs: n
           OR (upto_channels.claim_message_hash IS NULL AND NOT EXISTS (
                 SELECT 1 FROM settlements s WHERE s.message_hash = upto_channels.open_message_hash AND s.state <> 'failed'))`,
     )
-    .bind(open.channelId, open.openMessageHash, open.openBlockhash, open.payer, open.payTo, open.asset, open.tokenProgram, open.deposit, open.expiresAt, open.firstCheckAtMs, nowMs, Number(open.rentLamports));
+    .bind(open.channelId, open.openMessageHash, open.openBlockhash, open.payer, open.payTo, open.asset, open.tokenProgram, open.deposit, open.expiresAt, open.firstCheckAtMs, nowMs, Number(open.rentLamports), ...guard.binds);
 }
 
 interface RawChannelRow {
