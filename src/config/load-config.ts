@@ -78,7 +78,27 @@ export interface Config {
     minWithdrawDelaySeconds: number;
     maxWithdrawDelaySeconds: number;
     maxChannelLifetimeSeconds: number;
+    /** Operator minimum ceilings per mint (raw units); other mints: src/schemes/upto/mint-screen.ts. */
+    minCeilingRawByMint: Record<string, bigint>;
+    /** Open-mint mode: freeze authorities an upto mint may have. */
+    trustedFreezeAuthorities: Address[];
   };
+  /** Caps on what the fee payer fronts beyond sellers' network fees (src/fee-payer-budget/). */
+  feePayerBudget: FeePayerBudgetCaps;
+}
+
+/** The operator's caps of the exposure budget (keys SVC_FEE_PAYER_MAX_* and SVC_UPTO_MAX_*; README "Money rules"). */
+export interface FeePayerBudgetCaps {
+  rentPerPayerLamports: bigint;
+  rentPerPayToLamports: bigint;
+  /** All rent out, in basis points of the fee payer's current balance. */
+  rentShareBps: number;
+  spendPerDayLamports: bigint;
+  spendPerPayerPerDayLamports: bigint;
+  spendPerPayToPerDayLamports: bigint;
+  uptoChannelsPerPayer: number;
+  uptoChannelsPerPayTo: number;
+  uptoOpensPerPayerPerHour: number;
 }
 
 /** A configuration problem: every route answers 500 naming the key (docs/facilitator-spec.md §4.1). */
@@ -257,6 +277,19 @@ export async function loadConfig(env: Env): Promise<Config> {
       minWithdrawDelaySeconds: input.SVC_UPTO_MIN_WITHDRAW_DELAY_SECONDS,
       maxWithdrawDelaySeconds: input.SVC_UPTO_MAX_WITHDRAW_DELAY_SECONDS,
       maxChannelLifetimeSeconds: input.SVC_UPTO_MAX_CHANNEL_LIFETIME_SECONDS,
+      minCeilingRawByMint: input.SVC_UPTO_MIN_CEILING_RAW_BY_MINT,
+      trustedFreezeAuthorities: input.SVC_UPTO_TRUSTED_FREEZE_AUTHORITIES.map((key) => address(key)),
+    },
+    feePayerBudget: {
+      rentPerPayerLamports: input.SVC_FEE_PAYER_MAX_RENT_PER_PAYER_LAMPORTS,
+      rentPerPayToLamports: input.SVC_FEE_PAYER_MAX_RENT_PER_PAY_TO_LAMPORTS,
+      rentShareBps: input.SVC_FEE_PAYER_MAX_RENT_SHARE_BPS,
+      spendPerDayLamports: input.SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS,
+      spendPerPayerPerDayLamports: input.SVC_FEE_PAYER_MAX_SPEND_PER_PAYER_PER_DAY_LAMPORTS,
+      spendPerPayToPerDayLamports: input.SVC_FEE_PAYER_MAX_SPEND_PER_PAY_TO_PER_DAY_LAMPORTS,
+      uptoChannelsPerPayer: input.SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAYER,
+      uptoChannelsPerPayTo: input.SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAY_TO,
+      uptoOpensPerPayerPerHour: input.SVC_UPTO_MAX_OPENS_PER_PAYER_PER_HOUR,
     },
   };
 }

@@ -205,6 +205,35 @@ export const ConfigInputSchema = v.object({
   SVC_UPTO_TREASURY_OWNER: optionalAddress,
   /** Longest `maxTimeoutSeconds` (and voucher expiry) of an upto payment: how long a channel's rent may be out at most before the keeper may close it. */
   SVC_UPTO_MAX_CHANNEL_LIFETIME_SECONDS: integer(60, 31_536_000, 3_600),
+  /**
+   * JSON map mint → smallest upto ceiling (raw units). Unlisted mints: SVC_MIN_PAYMENT_RAW_BY_MINT's entry for the mint
+   * when larger, else 0.01 of a whole token (10^(decimals − 2) raw, the exact rail's documented minimum for a 6-decimal coin).
+   */
+  SVC_UPTO_MIN_CEILING_RAW_BY_MINT: mintThresholdMap,
+  /**
+   * Open-mint mode only (SVC_ALLOWED_PAYMENT_MINTS empty): freeze authorities an upto mint may have. Any other
+   * (except the cluster's USDC/USDT, named by USDC_MINT/USDT_MINT) could freeze a channel's escrow and lock its rent.
+   */
+  SVC_UPTO_TRUSTED_FREEZE_AUTHORITIES: mintList,
+  /** Live upto channels (their rent out) one buyer wallet may have at once. */
+  SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAYER: integer(0, 1_000_000, 10),
+  /** Live upto channels paying one payTo at once. */
+  SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAY_TO: integer(0, 1_000_000, 100),
+  /** upto channel opens one buyer wallet may make in a rolling hour (opens refused before the send do not count). */
+  SVC_UPTO_MAX_OPENS_PER_PAYER_PER_HOUR: integer(0, 1_000_000, 30),
+
+  /** Rent the fee payer may have out (fronted, expected back) for one buyer wallet, every rail together. */
+  SVC_FEE_PAYER_MAX_RENT_PER_PAYER_LAMPORTS: u64(50_000_000n),
+  /** Rent the fee payer may have out for one payTo (seller), every rail together. */
+  SVC_FEE_PAYER_MAX_RENT_PER_PAY_TO_LAMPORTS: u64(500_000_000n),
+  /** All the rent the fee payer may have out, in basis points of its current balance. */
+  SVC_FEE_PAYER_MAX_RENT_SHARE_BPS: integer(0, 10_000, 5_000),
+  /** Lamports the fee payer may spend for good in a rolling 24 h beyond the network fees of sellers' payments (rent left behind, sponsored fundings, keeper and sweep fees, priority fees). */
+  SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS: u64(1_000_000_000n),
+  /** The same, caused by one buyer wallet. */
+  SVC_FEE_PAYER_MAX_SPEND_PER_PAYER_PER_DAY_LAMPORTS: u64(10_000_000n),
+  /** The same, for one payTo (seller). */
+  SVC_FEE_PAYER_MAX_SPEND_PER_PAY_TO_PER_DAY_LAMPORTS: u64(50_000_000n),
 
   /** JSON array of oracle profiles for /capabilities (docs/facilitator-spec.md §2.9); replaces the canonical list when set. */
   SVC_SLA_ESCROW_ORACLE_PROFILES_JSON: oracleProfilesJson,

@@ -6,10 +6,8 @@ import { fetchAccounts } from "../solana/accounts";
 import { readPaymentMint, sourceAtaCandidates } from "../schemes/exact/build";
 import { refusedChannelMintExtension } from "../solana/token-extensions";
 import type { FeeQuote } from "./fee-quote";
-
-/** Rent-exempt lamports of the Channel account (256 bytes) and of its escrow token account (165 bytes): (128 + size) × 6,960. */
-const CHANNEL_RENT_LAMPORTS = 2_672_640n;
-const ESCROW_TOKEN_ACCOUNT_RENT_LAMPORTS = 2_039_280n;
+import { UPTO_CHANNEL_RENT_LAMPORTS, uptoOpenRentLamports } from "../fee-payer-budget/caps";
+import { refusedFreezeAuthority } from "../schemes/upto/mint-screen";
 
 /**
  * The `upto` quote: the payment-channels program takes no fee and the official client commits one split of 10,000 bps
@@ -21,15 +19,16 @@ export async function quoteUpto(config: Config, common: Pick<FeeQuote, "network"
   if (isNativeSol) throw badRequest("asset: upto pays SPL tokens through a payment channel; native SOL is not an upto asset");
   const candidates = await sourceAtaCandidates(wallet, mint);
   const accounts = await fetchAccounts(config, [mint, candidates.token, candidates.token2022]);
-  const { tokenProgram } = readPaymentMint(accounts.get(mint) ?? null, mint, refusedChannelMintExtension);
+  const { tokenProgram } = readPaymentMint(accounts.get(mint) ?? null, mint, (m) => refusedChannelMintExtension(m) ?? refusedFreezeAuthority(config, m));
+  const escrowRent = uptoOpenRentLamports(tokenProgram) - UPTO_CHANNEL_RENT_LAMPORTS;
   const [sellerTokenAccount] = await findAssociatedTokenPda({ owner: wallet, mint, tokenProgram });
   const account = accounts.get(sellerTokenAccount) ?? null;
   const receives = account !== null && account.owner === tokenProgram;
   const notes = [
     "amount is what the seller claims after the request (at most the ceiling the buyer deposited); the rest of the deposit returns to the buyer.",
     "The payment-channels program takes no protocol fee and this facilitator adds none: the whole claimed amount goes to payTo.",
-    `The facilitator pays the network fees and fronts the rent of the channel (${CHANNEL_RENT_LAMPORTS} lamports) and of its escrow token account ` +
-      `(${ESCROW_TOKEN_ACCOUNT_RENT_LAMPORTS} lamports); the rent returns to it when the channel closes.`,
+    `The facilitator pays the network fees and fronts the rent of the channel (${UPTO_CHANNEL_RENT_LAMPORTS} lamports) and of its escrow token account ` +
+      `(${escrowRent} lamports); the rent returns to it when the channel closes.`,
   ];
   if (!receives) {
     notes.push(
@@ -47,7 +46,7 @@ export async function quoteUpto(config: Config, common: Pick<FeeQuote, "network"
     oracleFee: "0",
     provisioningRecoveryWithheld: "0",
     sellerNets: receives ? common.amount : "0",
-    rentFrontedLamports: (CHANNEL_RENT_LAMPORTS + ESCROW_TOKEN_ACCOUNT_RENT_LAMPORTS).toString(),
+    rentFrontedLamports: uptoOpenRentLamports(tokenProgram).toString(),
     notes,
   };
 }

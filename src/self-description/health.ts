@@ -7,6 +7,7 @@ import { redactRpcUrl } from "../solana/rpc";
 import { readFeePayerBalance, type FeePayerBalanceReading } from "../solana/fee-payer-balance";
 import { JOBS_BY_CRON } from "../jobs/scheduled";
 import { readProgramsHealth, type ProgramsHealth } from "./program-health";
+import { exposureHealth, readExposure, type ExposureHealth } from "../fee-payer-budget/report";
 
 export const SCHEMA_VERSION = "1.2.0";
 
@@ -41,11 +42,17 @@ export interface HealthReport {
   /** The fee payer's SOL balance against its two floors (lamports as decimal strings; null when unreadable). */
   feePayerBalance: {
     lamports: string | null;
+    /** When this balance was read (one getBalance at confirmed commitment, RFC 3339); null when unreadable. */
+    readAt: string | null;
     minLamports: string;
     settleFloorLamports: string;
-    /** below_minimum: sweeps, keeper payouts and just-in-time vaults are paused; below_settle_floor: settles answer 503 too. */
+    /** below_minimum: sweeps, keeper payouts, just-in-time vaults and rent fronting are paused; below_settle_floor: settles answer 503 too. */
     state: "ok" | "below_minimum" | "below_settle_floor" | "unknown";
+    /** The floor the balance is below (its configuration key), or null. */
+    belowFloor: "SVC_FEE_PAYER_MIN_LAMPORTS" | "SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS" | null;
   };
+  /** The exposure budget (src/fee-payer-budget/): rent out and lamports spent beyond sellers' network fees, by rail, and each cap's headroom (null when the database is down). */
+  feePayerExposure: ExposureHealth | null;
   /** Just-in-time vault provisioning: vaults fronted today against the daily cap (null when the database is down). */
   justInTimeProvisioning: { provisionedToday: number | null; dailyCap: number };
   /** The last real sweep run (null before the first one, or when the database is down). */
@@ -69,13 +76,14 @@ const SCHEDULED_JOB_NAMES = Object.values(JOBS_BY_CRON).flatMap((jobs) => jobs.m
 
 /** Live health: one getBalance (its context gives the slot) and a few small queries, in parallel; no failure is fatal to the answer. */
 export async function buildHealthReport(config: Config, db: D1Database | undefined): Promise<HealthReport> {
-  const [reading, database, provisionedToday, sweepRun, jobRuns, programs] = await Promise.all([
+  const [reading, database, provisionedToday, sweepRun, jobRuns, programs, exposure] = await Promise.all([
     readFeePayerBalance(config, HEALTH_READING_MAX_AGE_MS, Math.min(config.rpcTimeoutMs, HEALTH_RPC_TIMEOUT_MS)).catch(() => null),
     probeDatabase(db),
     db ? countJitProvisionsOn(db, Date.now()).catch(() => null) : Promise.resolve(null),
     db ? lastSweepRun(db).catch(() => null) : Promise.resolve(null),
     db ? lastJobRuns(db).catch(() => null) : Promise.resolve(null),
     readProgramsHealth(config),
+    db ? readExposure(db).catch(() => null) : Promise.resolve(null),
   ]);
   const balance = balanceView(config, reading);
   const reachable = reading !== null && database !== "error" && programs.ok !== false;
@@ -91,6 +99,7 @@ export async function buildHealthReport(config: Config, db: D1Database | undefin
     solanaWalletRpcUrl: redactRpcUrl(config.walletRpcUrl),
     feePayer: config.feePayer.address,
     feePayerBalance: balance,
+    feePayerExposure: exposure && exposureHealth(config, exposure, reading?.lamports ?? null),
     justInTimeProvisioning: { provisionedToday, dailyCap: config.limits.jitProvisioningDailyCap },
     lastSweepRun: sweepRun && {
       at: new Date(sweepRun.finishedAtMs).toISOString(),
@@ -114,7 +123,15 @@ function balanceView(config: Config, reading: FeePayerBalanceReading | null): He
   const { minLamports, settleFloorLamports } = config.feePayerFloors;
   const lamports = reading?.lamports ?? null;
   const state = lamports === null ? "unknown" : lamports < settleFloorLamports ? "below_settle_floor" : lamports < minLamports ? "below_minimum" : "ok";
-  return { lamports: lamports === null ? null : lamports.toString(), minLamports: minLamports.toString(), settleFloorLamports: settleFloorLamports.toString(), state };
+  const belowFloor = state === "below_settle_floor" ? "SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS" : state === "below_minimum" ? "SVC_FEE_PAYER_MIN_LAMPORTS" : null;
+  return {
+    lamports: lamports === null ? null : lamports.toString(),
+    readAt: reading ? new Date(reading.readAtMs).toISOString() : null,
+    minLamports: minLamports.toString(),
+    settleFloorLamports: settleFloorLamports.toString(),
+    state,
+    belowFloor,
+  };
 }
 
 function jobRunView(row: JobRunRow | undefined): JobRunView | null {

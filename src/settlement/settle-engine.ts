@@ -95,6 +95,8 @@ export interface SignedPayment {
   signature: string;
   /** What the facilitator's fee payer pays the cluster when this lands: its network fee, or 0 when the buyer pays it. */
   feePayerFeeLamports: bigint;
+  /** Rent the fee payer fronts for accounts this transaction creates (upto's Open), on top of the fee. */
+  feePayerRentLamports?: bigint;
 }
 
 /** What the caller of /settle brings besides the body. */
@@ -132,13 +134,13 @@ export async function runSettlement(ports: SettlePorts, payment: SettleablePayme
     leaseId,
     wireBase64: toBase64(signed.wireBytes),
     signature: signed.signature,
-    feePayerFeeLamports: signed.feePayerFeeLamports,
+    feePayerOutlayLamports: signed.feePayerFeeLamports + (signed.feePayerRentLamports ?? 0n),
     callerCorrelationId: call.callerCorrelationId,
     defer: (work) => afterResponse.push(work),
   };
   try {
     // Below the fee payer's settle floor nothing new is sent (503); a payment already in the ledger is still answered.
-    const belowFloor = ctx.chain.floorRefusal(payment.payer, ctx.defer);
+    const belowFloor = await ctx.chain.floorRefusal(payment.payer, ctx.defer);
     if (belowFloor && (await ctx.ledger.state(payment.messageHash)) === undefined) return { settlement: belowFloor, afterResponse };
     const claimRow: ClaimRow = {
       messageHash: payment.messageHash,
@@ -173,7 +175,8 @@ interface SettleContext extends SettlePorts {
   leaseId: string;
   wireBase64: string;
   signature: string;
-  feePayerFeeLamports: bigint;
+  /** Network fee plus fronted rent: what a send lowers the settle floor's balance reading by. */
+  feePayerOutlayLamports: bigint;
   callerCorrelationId: string | null;
   /** Keeps work alive after the response (collected into the outcome). */
   defer: (work: Promise<unknown>) => void;
@@ -218,7 +221,7 @@ function paymentIdConflict(paymentId: string, payer: Address): PaymentRejection 
 }
 
 function send(ctx: SettleContext): Promise<SendOutcome> {
-  return ctx.chain.send(ctx.wireBase64, ctx.signature, ctx.feePayerFeeLamports);
+  return ctx.chain.send(ctx.wireBase64, ctx.signature, ctx.feePayerOutlayLamports);
 }
 
 async function submitAndConfirm(ctx: SettleContext): Promise<Settlement> {

@@ -53,13 +53,16 @@ export interface SettleLedger {
 
 /** The cluster, for one settle call (it holds that call's confirmation watch, if any, until `close`). */
 export interface SettleChain {
-  /** Refuses a new send while the fee payer is below its settle floor; `defer` keeps a balance refresh alive after the response. */
-  floorRefusal(payer: string, defer: (work: Promise<unknown>) => void): PaymentRejection | null;
+  /**
+   * Refuses a new send while the fee payer is below its settle floor (a low reading is read again first, at most every
+   * few seconds); `defer` keeps a balance refresh alive after the response.
+   */
+  floorRefusal(payer: string, defer: (work: Promise<unknown>) => void): PaymentRejection | null | Promise<PaymentRejection | null>;
   /**
    * Sends the signed bytes with preflight (opening the confirmation watch first, when configured); a send the cluster
-   * took lowers the settle floor's balance reading by `feePayerFeeLamports`.
+   * took lowers the settle floor's balance reading by `feePayerOutlayLamports` (its network fee and any rent it fronts).
    */
-  send(wireBase64: string, signature: string, feePayerFeeLamports: bigint): Promise<SendOutcome>;
+  send(wireBase64: string, signature: string, feePayerOutlayLamports: bigint): Promise<SendOutcome>;
   /** Waits for confirmation within the settle budget. */
   confirm(signature: string): Promise<ConfirmationOutcome>;
   /** One status read. */
@@ -90,13 +93,13 @@ function clusterChain(config: Config): SettleChain {
   let watch: SignatureWatch | null = null;
   return {
     floorRefusal: (payer, defer) => settleFloorRefusal(config, payer, defer),
-    async send(wireBase64, signature, feePayerFeeLamports) {
+    async send(wireBase64, signature, feePayerOutlayLamports) {
       // With `subscribe`, the watch is opened before the send, so it is in place (or nearly) before the cluster can
       // confirm (the signature is known before the send: it is the fee payer's).
       if (config.settleConfirmation === "subscribe" && watch === null) watch = watchSignature(config, signature);
       const outcome = await sendWithPreflight(config, wireBase64);
       // A re-send is counted again: the reading only errs low until its next refresh.
-      if (outcome.kind === "sent") noteFeePayerSpend(config, feePayerFeeLamports);
+      if (outcome.kind === "sent") noteFeePayerSpend(config, feePayerOutlayLamports);
       return outcome;
     },
     confirm: (signature) => confirmSignature(config, signature, config.limits.settleConfirmTimeoutMs, watch),

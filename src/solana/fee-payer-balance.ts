@@ -6,6 +6,8 @@ export interface FeePayerBalanceReading {
   lamports: bigint;
   slot: number;
   readAtMs: number;
+  /** What this isolate's sends put out since the read (network fees and fronted rent), already taken off `lamports`. */
+  spentSinceReadLamports: bigint;
 }
 
 /**
@@ -34,18 +36,22 @@ export async function readFeePayerBalance(config: Config, maxAgeMs: number, time
     [config.feePayer.address, { commitment: "confirmed" }],
     timeoutMs,
   );
-  const reading = { lamports: BigInt(value), slot: context.slot, readAtMs: Date.now() };
+  const reading = { lamports: BigInt(value), slot: context.slot, readAtMs: Date.now(), spentSinceReadLamports: 0n };
   readings.set(config.feePayer.address, reading);
   return reading;
 }
 
 /**
- * Lowers the isolate's last reading by what this isolate just spent from the fee payer (a sent transaction's network
- * fee), so the settle floor sees its own spending at once and needs no fresh read for it. Other isolates' spending
- * shows at the next read; without a reading there is nothing to lower.
+ * Lowers the isolate's last reading by what this isolate just put out from the fee payer (a sent transaction's network
+ * fee and any rent it fronts), so the settle floor sees its own spending at once and needs no fresh read for it. Other
+ * isolates' spending shows at the next read; without a reading there is nothing to lower.
  */
 export function noteFeePayerSpend(config: Pick<Config, "feePayer">, lamports: bigint): void {
   const last = readings.get(config.feePayer.address);
   if (!last || lamports <= 0n) return;
-  readings.set(config.feePayer.address, { ...last, lamports: last.lamports > lamports ? last.lamports - lamports : 0n });
+  readings.set(config.feePayer.address, {
+    ...last,
+    lamports: last.lamports > lamports ? last.lamports - lamports : 0n,
+    spentSinceReadLamports: last.spentSinceReadLamports + lamports,
+  });
 }

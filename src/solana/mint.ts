@@ -1,4 +1,4 @@
-import type { Address } from "@solana/kit";
+import { getAddressDecoder, type Address } from "@solana/kit";
 import { TOKEN_2022_PROGRAM_ADDRESS, isTokenProgram } from "./token-programs";
 import type { AccountSnapshot } from "./accounts";
 
@@ -11,6 +11,8 @@ export interface MintInfo {
   extensionTypes: number[];
   /** DefaultAccountState extension value (1 initialized, 2 frozen), if present. */
   defaultAccountState: number | null;
+  /** Who may freeze this mint's token accounts (a channel's escrow among them), or null when nobody can. */
+  freezeAuthority: Address | null;
 }
 
 const MINT_BASE_SIZE_BYTES = 82;
@@ -19,6 +21,9 @@ const ACCOUNT_TYPE_OFFSET = 165;
 const ACCOUNT_TYPE_MINT = 1;
 const DECIMALS_OFFSET = 44;
 const IS_INITIALIZED_OFFSET = 45;
+/** COption<Pubkey>: a u32 tag (1 = some), then the key. */
+const FREEZE_AUTHORITY_TAG_OFFSET = 46;
+const FREEZE_AUTHORITY_OFFSET = 50;
 export const EXTENSION_DEFAULT_ACCOUNT_STATE = 6;
 
 /** Parses a mint account, or returns null when the account is not an initialized mint of a token program. */
@@ -32,6 +37,7 @@ export function parseMint(account: AccountSnapshot): MintInfo | null {
     decimals: data[DECIMALS_OFFSET]!,
     extensionTypes: [],
     defaultAccountState: null,
+    freezeAuthority: data[FREEZE_AUTHORITY_TAG_OFFSET] === 1 ? getAddressDecoder().decode(data.subarray(FREEZE_AUTHORITY_OFFSET, MINT_BASE_SIZE_BYTES)) : null,
   };
   if (data.length === MINT_BASE_SIZE_BYTES) return info;
   if (account.owner !== TOKEN_2022_PROGRAM_ADDRESS) return null;

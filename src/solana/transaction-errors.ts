@@ -6,7 +6,8 @@ export type TransactionErrorKind =
   | { kind: "blockhash_expired" }
   | { kind: "already_processed" }
   | { kind: "fee_payer_insufficient" }
-  | { kind: "insufficient_funds"; instructionIndex: number }
+  /** `program`: the funds program that ran short (System: SOL, the token programs: tokens). */
+  | { kind: "insufficient_funds"; instructionIndex: number; program: string }
   | { kind: "instruction_failed"; instructionIndex: number; detail: string }
   | { kind: "other"; detail: string };
 
@@ -51,7 +52,7 @@ export function classifyTransactionError(err: unknown, context: TransactionError
     const instructionIndex = Number(index);
     if (inner && typeof inner === "object" && "Custom" in inner && Number((inner as { Custom: number | bigint }).Custom) === CUSTOM_INSUFFICIENT_FUNDS) {
       const program = programThatReturnedCustom1(instructionIndex, context);
-      if (program !== undefined && FUNDS_PROGRAMS.has(program)) return { kind: "insufficient_funds", instructionIndex };
+      if (program !== undefined && FUNDS_PROGRAMS.has(program)) return { kind: "insufficient_funds", instructionIndex, program };
     }
     return { kind: "instruction_failed", instructionIndex, detail: describe(inner) };
   }

@@ -1,8 +1,13 @@
 import { classifyTransactionError } from "./transaction-errors";
+import { SYSTEM_PROGRAM_ADDRESS } from "./token-programs";
 import { blockhashExpired, rejection, type PaymentRejection } from "../x402/payment-verdict";
 
-/** What leaves the payer's account, as much as the wording of a refusal needs: native SOL or a token. */
-export type PaymentFunds = "sol" | "token";
+/**
+ * What leaves the payer's account, as much as the wording of a refusal needs: native SOL or a token; or a token while
+ * the facilitator's fee payer fronts the rent of the accounts the payment creates (upto's Open), so SOL that runs
+ * short is the fee payer's, never the buyer's.
+ */
+export type PaymentFunds = "sol" | "token" | "token_rent_fronted";
 
 /**
  * Turns a simulation, preflight or on-chain error into the verify/settle refusal a client can act on (any rail).
@@ -17,6 +22,11 @@ export function rejectionForTransactionError(err: unknown, logs: readonly string
     case "fee_payer_insufficient":
       return rejection("facilitator_insufficient_funds", "The facilitator's fee payer cannot pay network fees right now; try again later", { code: "SERVICE_UNAVAILABLE" });
     case "insufficient_funds":
+      if (funds === "token_rent_fronted" && classified.program === SYSTEM_PROGRAM_ADDRESS) {
+        return rejection("facilitator_insufficient_funds", "The facilitator's fee payer cannot front the rent of this payment's accounts right now; nothing was charged, try again later", {
+          code: "SERVICE_UNAVAILABLE",
+        });
+      }
       return rejection("insufficient_funds", `The buyer does not hold enough ${funds === "sol" ? "SOL" : "tokens"} for this payment`);
     case "already_processed":
       return rejection("duplicate_settlement", "This transaction has already been processed");

@@ -88,13 +88,13 @@ export async function recordKeeperOutcomes(d1: D1Database, where: KeeperTable, c
   await d1.batch(outcomes.map((o) => update.bind(o.state, o.nextCheckAtMs, o.failures, o.action, o.signature, o.outcome, nowMs, o.keepClaim ? 1 : 0, o.key, claimId)));
 }
 
-/** Retention: deletes finished rows (closed, dropped, stuck) last touched before `beforeMs`, oldest first. */
+/** Retention: deletes finished rows (closed, dropped, stuck; upto's voided opens) last touched before `beforeMs`, oldest first. */
 export async function purgeFinishedRowsBefore(d1: D1Database, where: KeeperTable, beforeMs: number, batchSize: number): Promise<number> {
   const { table, keyColumn } = where;
   const result = await d1
     .prepare(
       `DELETE FROM ${table} WHERE ${keyColumn} IN (
-         SELECT ${keyColumn} FROM ${table} WHERE state IN ('closed', 'dropped', 'stuck') AND updated_at_ms < ?1 ORDER BY updated_at_ms LIMIT ?2)`,
+         SELECT ${keyColumn} FROM ${table} WHERE state IN ('closed', 'dropped', 'stuck', 'voided') AND updated_at_ms < ?1 ORDER BY updated_at_ms LIMIT ?2)`,
     )
     .bind(beforeMs, batchSize)
     .run();

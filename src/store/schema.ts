@@ -327,7 +327,15 @@ export const uptoChannels = sqliteTable(
     claimMessageHash: text("claim_message_hash"),
     claimAmount: text("claim_amount"),
     claimTransaction: text("claim_transaction"),
-    /** opening (written before the Open is sent; not queued) | open (the keeper's queue) | closed | dropped | stuck */
+    /**
+     * Lamports the fee payer fronts as rent for the channel and its escrow token account, back when the channel closes.
+     * The exposure budget (src/fee-payer-budget/) counts it while the row is live. Rows older than 0011 get the SPL figure.
+     */
+    rentLamports: integer("rent_lamports").notNull().default(4_711_920),
+    /**
+     * opening (written before the Open is sent; not queued) | open (the keeper's queue) | closed | dropped | stuck |
+     * voided (the open never reached the cluster: refused at preflight, or expired unseen)
+     */
     state: text("state").notNull().default("open"),
     nextCheckAtMs: integer("next_check_at_ms").notNull(),
     failures: integer("failures").notNull().default(0),
@@ -339,5 +347,45 @@ export const uptoChannels = sqliteTable(
     createdAtMs: integer("created_at_ms").notNull(),
     updatedAtMs: integer("updated_at_ms").notNull(),
   },
-  (table) => [index("upto_channels_due_idx").on(table.state, table.failures, table.nextCheckAtMs), index("upto_channels_purge_idx").on(table.state, table.updatedAtMs)],
+  (table) => [
+    index("upto_channels_due_idx").on(table.state, table.failures, table.nextCheckAtMs),
+    index("upto_channels_purge_idx").on(table.state, table.updatedAtMs),
+    // The exposure budget's caps per buyer wallet, per payTo, per hour and in total (0011): covering, so a booking's
+    // sums and counts read the index alone.
+    index("upto_channels_payer_idx").on(table.payer, table.state, table.rentLamports),
+    index("upto_channels_pay_to_idx").on(table.payTo, table.state, table.rentLamports),
+    index("upto_channels_payer_opens_idx").on(table.payer, table.createdAtMs, table.state),
+    index("upto_channels_rent_idx").on(table.state, table.rentLamports),
+  ],
+);
+
+/**
+ * The fee payer's exposure budget (0011, src/fee-payer-budget/): one row per lamport amount it fronts or spends beyond
+ * the network fee of a seller's payment, other than an upto channel's rent (kept on the channel's own row). Held rows
+ * (rent expected back) count until returned or voided; spent rows count for 24 h against the daily caps.
+ */
+export const feePayerExposure = sqliteTable(
+  "fee_payer_exposure",
+  {
+    /** The spend's own stable key (e.g. `jit_vault:<vault>`): booking the same spend again changes nothing. */
+    bookingId: text("booking_id").primaryKey(),
+    /** exact | sla-escrow | upto | sweep */
+    rail: text("rail").notNull(),
+    /** rent_held | rent_spent | sponsored_funding | network_fee | priority_fee */
+    kind: text("kind").notNull(),
+    /** The buyer wallet whose payment caused it (null for the operator's own jobs). */
+    payer: text("payer"),
+    /** The payTo / seller it served (null when none). */
+    payTo: text("pay_to"),
+    lamports: integer("lamports").notNull(),
+    /** held | spent | returned | voided */
+    state: text("state").notNull(),
+    bookedAtMs: integer("booked_at_ms").notNull(),
+    updatedAtMs: integer("updated_at_ms").notNull(),
+  },
+  (table) => [
+    index("fee_payer_exposure_payer_idx").on(table.payer, table.state, table.bookedAtMs),
+    index("fee_payer_exposure_pay_to_idx").on(table.payTo, table.state, table.bookedAtMs),
+    index("fee_payer_exposure_state_idx").on(table.state, table.bookedAtMs),
+  ],
 );

@@ -23,6 +23,8 @@ export interface ChannelOpen {
   expiresAt: number;
   /** When the keeper first looks at the channel. */
   firstCheckAtMs: number;
+  /** The rent the fee payer fronts for the channel and its escrow token account (the exposure budget counts it while the row is live). */
+  rentLamports: bigint;
 }
 
 export interface StoredClaim {
@@ -45,22 +47,33 @@ export interface ChannelRow extends ChannelOpen {
  * afresh (`opening`, no failures, no keeper claim).
  */
 export async function recordChannelOpen(d1: D1Database, open: ChannelOpen, nowMs: number): Promise<boolean> {
-  const written = await d1
+  const written = await channelOpenStatement(d1, open, nowMs).run();
+  return (written.meta.changes ?? 0) > 0;
+}
+
+/**
+ * recordChannelOpen's statement. `guard`: an SQL condition that must hold for the row to be written (the exposure
+ * budget's caps, src/store/fee-payer-exposure.ts); it may use ?1 channel id, ?2 open message hash, ?4 payer, ?5 payTo,
+ * ?12 rent, and its own binds from ?13 on. Written again before a send, the same open revives a row ended as never sent (voided by a concurrent
+ * call's refused send, or dropped): it is about to be sent, so its rent is out; another deposit taking the channel
+ * over makes the row live for it.
+ */
+export function channelOpenStatement(d1: D1Database, open: ChannelOpen, nowMs: number, guard: { sql: string; binds: unknown[] } = { sql: "1", binds: [] }): D1PreparedStatement {
+  return d1
     .prepare(
       `INSERT INTO upto_channels (channel_id, open_message_hash, open_blockhash, payer, pay_to, asset, token_program, deposit, expires_at,
-         state, next_check_at_ms, failures, created_at_ms, updated_at_ms)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'opening', ?10, 0, ?11, ?11)
+         state, next_check_at_ms, failures, created_at_ms, updated_at_ms, rent_lamports)
+       SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'opening', ?10, 0, ?11, ?11, ?12 WHERE ${guard.sql}
        ON CONFLICT (channel_id) DO UPDATE SET open_message_hash = excluded.open_message_hash, open_blockhash = excluded.open_blockhash,
          payer = excluded.payer, pay_to = excluded.pay_to, asset = excluded.asset, token_program = excluded.token_program,
          deposit = excluded.deposit, expires_at = excluded.expires_at, next_check_at_ms = excluded.next_check_at_ms, updated_at_ms = excluded.updated_at_ms,
+         rent_lamports = excluded.rent_lamports,
          ${RESTART_UNLESS_SAME_LIVE_OPEN}
        WHERE upto_channels.open_message_hash = excluded.open_message_hash
           OR (upto_channels.claim_message_hash IS NULL AND NOT EXISTS (
                 SELECT 1 FROM settlements s WHERE s.message_hash = upto_channels.open_message_hash AND s.state <> 'failed'))`,
     )
-    .bind(open.channelId, open.openMessageHash, open.openBlockhash, open.payer, open.payTo, open.asset, open.tokenProgram, open.deposit, open.expiresAt, open.firstCheckAtMs, nowMs)
-    .run();
-  return (written.meta.changes ?? 0) > 0;
+    .bind(open.channelId, open.openMessageHash, open.openBlockhash, open.payer, open.payTo, open.asset, open.tokenProgram, open.deposit, open.expiresAt, open.firstCheckAtMs, nowMs, Number(open.rentLamports), ...guard.binds);
 }
 
 /** The same Open sent again keeps its row as it is; any other row (another deposit, or one the keeper finished) starts over. */
@@ -100,6 +113,7 @@ interface RawChannelRow {
   claim_amount: string | null;
   claim_transaction: string | null;
   state: string;
+  rent_lamports: number;
 }
 
 function toChannelRow(row: RawChannelRow): ChannelRow {
@@ -114,6 +128,7 @@ function toChannelRow(row: RawChannelRow): ChannelRow {
     deposit: row.deposit,
     expiresAt: row.expires_at,
     firstCheckAtMs: row.next_check_at_ms,
+    rentLamports: BigInt(row.rent_lamports),
     state: row.state,
     claim:
       row.claim_message_hash && row.claim_amount !== null && row.claim_transaction

@@ -15,7 +15,7 @@ export interface PaymentRejection extends Refusal {
   ok: false;
   payer?: string;
   /** Wire error code; PAYMENT_INVALID unless the failure has its own (BLOCKHASH_EXPIRED, FACILITATOR_UPSTREAM …). */
-  code?: "PAYMENT_INVALID" | "BLOCKHASH_EXPIRED" | "FACILITATOR_UPSTREAM" | "SERVICE_UNAVAILABLE" | "CONFLICT";
+  code?: "PAYMENT_INVALID" | "BLOCKHASH_EXPIRED" | "FACILITATOR_UPSTREAM" | "SERVICE_UNAVAILABLE" | "CONFLICT" | "RATE_LIMITED";
 }
 
 export function rejection(reason: RejectionReason, message: string, extra: Partial<Omit<PaymentRejection, "ok" | "reason" | "message">> = {}): PaymentRejection {

@@ -4,7 +4,7 @@
  * client author can read the whole vocabulary in one place. A rail adds its own reasons in its own block below; the
  * payment core never depends on which rail a reason belongs to.
  */
-export type RejectionReason = CoreRejectionReason | ExactRejectionReason | SlaEscrowRejectionReason | UptoRejectionReason;
+export type RejectionReason = CoreRejectionReason | FeePayerBudgetRejectionReason | ExactRejectionReason | SlaEscrowRejectionReason | UptoRejectionReason;
 
 /** Reasons of the payment core and of any rail: body, common checks, payment-identifier, chain and settle outcomes. */
 export type CoreRejectionReason =
@@ -25,6 +25,23 @@ export type CoreRejectionReason =
   | "transaction_simulation_failed"
   | "settlement_pending"
   | "settlement_failed";
+
+/**
+ * The fee payer's exposure budget (src/fee-payer-budget/): a spend beyond a seller's network fee that would pass one of
+ * the operator's caps, refused before anything is signed. Never the buyer's `insufficient_funds`: the facilitator's
+ * own limits (503) or the wallet's share of them (429).
+ */
+export type FeePayerBudgetRejectionReason =
+  | "fee_payer_below_minimum"
+  | "fee_payer_rent_share_exceeded"
+  | "fee_payer_rent_per_payer_exceeded"
+  | "fee_payer_rent_per_pay_to_exceeded"
+  | "fee_payer_spend_per_day_exceeded"
+  | "fee_payer_spend_per_payer_exceeded"
+  | "fee_payer_spend_per_pay_to_exceeded"
+  | "upto_open_channels_per_payer_exceeded"
+  | "upto_open_channels_per_pay_to_exceeded"
+  | "upto_opens_per_payer_per_hour_exceeded";
 
 /** The `exact` rail (x402's exact-svm names, plus just-in-time vault provisioning). */
 export type ExactRejectionReason =
@@ -131,5 +148,6 @@ export type UptoRejectionReason =
   | "invalid_upto_svm_payload_amount_below_minimum"
   | "invalid_upto_svm_payload_mint_mismatch"
   | "invalid_upto_svm_payload_mint_extension_not_allowed"
+  | "invalid_upto_svm_payload_mint_freeze_authority"
   | "invalid_upto_svm_payout_account_unusable"
   | "invalid_upto_svm_treasury_account_missing";

@@ -10,6 +10,7 @@ const mint = (extensionTypes: number[], defaultAccountState: number | null = nul
   decimals: 6,
   extensionTypes,
   defaultAccountState,
+  freezeAuthority: null,
 });
 
 describe("refusedChannelMintExtension (upto: the payment-channels program's allow-list)", () => {

@@ -21,7 +21,7 @@ describe("classifyTransactionError: Custom(1)", () => {
       `Program ${TOKEN} failed: custom program error: 0x1`,
       `Program ${ESCROW} failed: custom program error: 0x1`,
     ];
-    expect(classifyTransactionError(custom1(2), { logs })).toEqual({ kind: "insufficient_funds", instructionIndex: 2 });
+    expect(classifyTransactionError(custom1(2), { logs })).toEqual({ kind: "insufficient_funds", instructionIndex: 2, program: TOKEN });
   });
 
   it("is insufficient funds for a top-level System or Token instruction when there are no logs", () => {

@@ -10,6 +10,7 @@ import { MEMO_PROGRAM, TOKEN_PROGRAM } from "../support/workerd/craft-payment";
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/solana/compute-budget";
 import { channelAccount, uptoBody, uptoClaimBody, uptoDeposit, uptoLine, type DepositOptions } from "../support/workerd/upto-fixtures";
 import { faultScenario } from "../support/workerd/fault-scenario";
+import { CLUSTERS } from "../../src/config/networks";
 
 /**
  * The exact rail's attack tests, repeated for upto where they apply (issue 24 §6). Every deposit below is a real
@@ -179,6 +180,52 @@ describe("upto deposit: the official facilitator's reasons for an open that is n
     const w = await world("upto-reasons-simulation");
     const deposit = await uptoDeposit(await generateKeyPairSigner(), w.line);
     await expectVerifyRefused(w, deposit, "invalid_upto_svm_settlement_simulation");
+  });
+});
+
+describe("upto opens worth their cost (issue 32 §2)", () => {
+  it("a ceiling below the minimum (0.01 of a whole token by default) is refused by the builder, /verify and /settle; the operator may set its own", async () => {
+    const w = await world("upto-attack-minimum");
+    const tiny = { ...w.line, amount: "9999" };
+    const built = await w.facilitator.post("/build-upto-deposit-tx", { payer: w.buyer.address, accepted: tiny });
+    expect(built.status, JSON.stringify(built.body)).toBe(400);
+    expect(built.body.error).toMatch(/ceiling 9999 is below this facilitator's minimum of 10000 raw units/);
+    await expectDepositRefused({ ...w, line: tiny }, {}, "invalid_upto_svm_payload_amount_below_minimum", /minimum of 10000 raw units/);
+    await expectDepositRefused({ ...w, line: { ...w.line, amount: "1" } }, {}, "invalid_upto_svm_payload_amount_below_minimum");
+    const atMinimum = { ...w.line, amount: "10000" };
+    expect((await w.facilitator.post("/verify", uptoBody(atMinimum, await uptoDeposit(w.buyer, atMinimum)))).body).toMatchObject({ isValid: true });
+
+    const own = await world("upto-attack-minimum-own", { SVC_UPTO_MIN_CEILING_RAW_BY_MINT: JSON.stringify({ [USDC]: "1" }) });
+    const one = { ...own.line, amount: "1" };
+    expect((await own.facilitator.post("/verify", uptoBody(one, await uptoDeposit(own.buyer, one)))).body).toMatchObject({ isValid: true });
+  });
+
+  it("open-mint mode: a mint a stranger can freeze is refused before anything is signed; a trusted freeze authority, or an allowlist, is served", async () => {
+    const freezer = await generateKeyPairSigner();
+    const { mint } = await chainRpc<{ mint: Address }>("localnet_createMint", [{ decimals: 6, freezeAuthority: freezer.address }]);
+    await chainRpc("requestTokenAirdrop", [CLUSTERS.devnet.paymentChannelsTreasuryOwner, 1, mint]); // the treasury's token account
+    const w = await world("upto-attack-freeze");
+    await chainRpc("requestTokenAirdrop", [w.buyer.address, 5_000_000, mint]);
+    const line = { ...w.line, asset: mint };
+    const built = await w.facilitator.post("/build-upto-deposit-tx", { payer: w.buyer.address, accepted: line });
+    expect(built.status, JSON.stringify(built.body)).toBe(400);
+    expect(built.body.error).toMatch(new RegExp(`freeze authority \\(${freezer.address}\\)`));
+    const deposit = await uptoDeposit(w.buyer, line);
+    const before = await lamportsOf(w.facilitator.feePayer);
+    expect((await w.facilitator.post("/verify", uptoBody(line, deposit))).body).toMatchObject({ isValid: false, invalidReason: "invalid_upto_svm_payload_mint_freeze_authority" });
+    const settled = await w.facilitator.post("/settle", uptoBody(line, { ...deposit, type: "deposit" }));
+    expect(settled.body).toMatchObject({ success: false, errorReason: "invalid_upto_svm_payload_mint_freeze_authority", transaction: "" });
+    expect(settled.body.errorMessage).toMatch(/SVC_UPTO_TRUSTED_FREEZE_AUTHORITIES/);
+    expect(await lamportsOf(w.facilitator.feePayer)).toBe(before);
+    expect(await channelAccount(deposit.channelId)).toBeNull();
+
+    for (const trust of [{ SVC_UPTO_TRUSTED_FREEZE_AUTHORITIES: freezer.address }, { SVC_ALLOWED_PAYMENT_MINTS: `${USDC} ${mint}` }]) {
+      const trusted = await world("upto-attack-freeze-trusted", trust);
+      await chainRpc("requestTokenAirdrop", [trusted.buyer.address, 5_000_000, mint]);
+      const trustedLine = { ...trusted.line, asset: mint };
+      const verified = await trusted.facilitator.post("/verify", uptoBody(trustedLine, await uptoDeposit(trusted.buyer, trustedLine)));
+      expect(verified.body, JSON.stringify(trust)).toMatchObject({ isValid: true });
+    }
   });
 });
 

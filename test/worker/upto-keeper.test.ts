@@ -152,7 +152,7 @@ describe("upto keeper: a channel never strands funds", () => {
           .run();
       }
       // Not due for years: the run settles the `opening` rows without claiming them.
-      const row = { channelId: id, openMessageHash: `hash-${id}`, openBlockhash: "bh", payer: "payer", payTo: "payTo", asset: "asset", tokenProgram: "tp", deposit: "1", expiresAt: 0, firstCheckAtMs: now + 10 * 365 * 86_400_000 };
+      const row = { channelId: id, openMessageHash: `hash-${id}`, openBlockhash: "bh", payer: "payer", payTo: "payTo", asset: "asset", tokenProgram: "tp", deposit: "1", expiresAt: 0, firstCheckAtMs: now + 10 * 365 * 86_400_000, rentLamports: 4_711_920n };
       expect(await recordChannelOpen(env.DB, row, now)).toBe(true);
       expect(await channelRow(id)).toMatchObject({ state: "opening" });
     }
@@ -170,7 +170,7 @@ describe("upto keeper: a channel never strands funds", () => {
   it("a deposit sent again after the keeper gave its row up starts the row afresh (`opening`, no failures, no claim), so a late landing is still closed", async () => {
     const now = Date.now();
     const id = `restart-${crypto.randomUUID()}`;
-    const row = { channelId: id, openMessageHash: `hash-${id}`, openBlockhash: "bh", payer: "payer", payTo: "payTo", asset: "asset", tokenProgram: "tp", deposit: "1", expiresAt: 0, firstCheckAtMs: now };
+    const row = { channelId: id, openMessageHash: `hash-${id}`, openBlockhash: "bh", payer: "payer", payTo: "payTo", asset: "asset", tokenProgram: "tp", deposit: "1", expiresAt: 0, firstCheckAtMs: now, rentLamports: 4_711_920n };
     expect(await recordChannelOpen(env.DB, row, now)).toBe(true);
     await env.DB.prepare("UPDATE upto_channels SET state = 'dropped', failures = 3, keeper_claim_id = 'old-run', keeper_claim_expires_at_ms = ?2 WHERE channel_id = ?1").bind(id, now + 60_000).run();
     expect(await recordChannelOpen(env.DB, row, now)).toBe(true);
@@ -197,6 +197,7 @@ function leftBehindRow(deposit: Record<string, any>, line: Record<string, any>) 
     deposit: deposit.deposit as string,
     expiresAt: deposit.expiresAt as number,
     firstCheckAtMs: 0,
+    rentLamports: 4_711_920n,
   };
 }
 
@@ -317,6 +318,7 @@ describe("upto keeper: retention", () => {
       ["closed-old", "closed", now - 31 * day],
       ["dropped-old", "dropped", now - 31 * day],
       ["stuck-old", "stuck", now - 31 * day],
+      ["voided-old", "voided", now - 31 * day],
       ["closed-recent", "closed", now - 29 * day],
       ["open-old", "open", now - 31 * day],
     ];
@@ -331,7 +333,7 @@ describe("upto keeper: retention", () => {
         .run();
     }
     const outcome = await runRetention(config, env as unknown as Env, now);
-    expect(outcome.uptoChannelRowsDeleted).toBeGreaterThanOrEqual(3);
+    expect(outcome.uptoChannelRowsDeleted).toBeGreaterThanOrEqual(4);
     const left: string[] = [];
     for (const r of named) if (await env.DB.prepare("SELECT 1 FROM upto_channels WHERE channel_id = ?").bind(r.id).first()) left.push(r.name);
     expect(left.sort()).toEqual(["closed-recent", "open-old"]);

@@ -17,6 +17,7 @@ import { checkTokenSource, formatUnits } from "../exact/source-funds";
 import { refusedChannelMintExtension } from "../../solana/token-extensions";
 import { buildUptoDepositTransaction, randomChannelSalt, UPTO_OPEN_COMPUTE_UNIT_LIMIT } from "./build-deposit-transaction";
 import { channelTermsOf } from "./channel-terms";
+import { refusedFreezeAuthority, uptoMinimumCeilingRaw } from "./mint-screen";
 
 /**
  * `POST /build-upto-deposit-tx`: the unsigned channel open an `upto` buyer signs (the deposit of the ceiling), with
@@ -94,7 +95,9 @@ export async function buildUptoDeposit(config: Config, request: BuildUptoDeposit
     terms.blockhashHint ?? getLatestBlockhash(config),
     terms.slotHint ?? rpcCall<number>(config, "getSlot", [{ commitment: "finalized" }]).then(BigInt),
   ]);
-  const mint = readPaymentMint(accounts.get(asset) ?? null, asset, refusedChannelMintExtension);
+  const mint = readPaymentMint(accounts.get(asset) ?? null, asset, (m) => refusedChannelMintExtension(m) ?? refusedFreezeAuthority(config, m));
+  const minimum = uptoMinimumCeilingRaw(config, mint);
+  if (deposit < minimum) throw badRequest(`accepted.amount: the ceiling ${deposit} is below this facilitator's minimum of ${minimum} raw units for ${asset}`);
   const tokenProgram = mint.tokenProgram;
   if (terms.tokenProgramHint !== null && terms.tokenProgramHint !== tokenProgram) {
     throw badRequest(`accepted.extra.tokenProgram: ${terms.tokenProgramHint} is not the token program of mint ${asset} (${tokenProgram})`);

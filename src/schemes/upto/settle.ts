@@ -6,7 +6,9 @@ import { decodeWireTransaction } from "../../solana/wire-transaction";
 import { networkFeeOf } from "../../solana/network-fee";
 import { settleSignedPayment, settleablePayment, settledWith, type SettleCall, type SettleOutcome } from "../../settlement/settle-engine";
 import { getSettlementState } from "../../store/settlements";
-import { dropUnlandedOpen, getChannelWithDeposit, recordChannelOpen, scheduleChannelCheck, storeClaimTransaction, type StoredClaim } from "../../store/upto-channels";
+import { dropUnlandedOpen, getChannelWithDeposit, recordChannelOpen, scheduleChannelCheck, storeClaimTransaction, type ChannelOpen, type StoredClaim } from "../../store/upto-channels";
+import { bookUptoOpen, feePayerBalanceForBudget } from "../../fee-payer-budget/budget";
+import { uptoOpenRentLamports } from "../../fee-payer-budget/caps";
 import { rejection, type AcceptedRequirements, type PaymentRejection } from "../../x402/payment-verdict";
 import type { UptoPayload, VerifySettleBody } from "../../x402/schemas";
 import { channelTermsOf, checkPayloadWindow, type ChannelTerms } from "./channel-terms";
@@ -58,22 +60,31 @@ async function settleDeposit(config: Config, body: VerifySettleBody, accepted: A
   if (terms.delegated && !isDelegatedCaller(config, call.callerCredential ?? null)) {
     return settledWith(rejection("invalid_upto_svm_delegated_settle_unauthenticated", "A deposit for this facilitator's receiver authorizer needs the seller's bearer token in the Authorization header", { payer: payload.from }));
   }
+  // The budget's balance (the isolate's reading, or one getBalance when it is over a minute old) is read alongside verify.
+  const balance = feePayerBalanceForBudget(config);
+  balance.catch(() => undefined); // awaited only once the deposit verified
   // No simulation here: the send's preflight runs the same one.
   const verified = await verifyUptoDeposit(config, body, accepted, payload, { simulate: false, ledger: call.ledger, settling: true });
   if (!verified.ok) return settledWith(verified);
+  const open = channelOpenOf(verified);
+  // Before the fee payer signs: the channel's row and its rent are booked against the exposure budget's caps.
+  const booked = await bookUptoOpen(config, call.ledger, open, await balance);
+  if (!booked.ok) return settledWith(booked);
   const signed = await signAsFeePayer(config, verified.tx);
   const outcome = await settleSignedPayment(
     config,
     settleablePayment(
       { accepted, messageHash: verified.messageHash, payer: verified.payer, merchantWallet: accepted.requirements.payTo as Address, tx: verified.tx },
-      { funds: "token", beforeFirstSend: () => recordOpen(call.ledger, verified) },
+      // The fee payer fronts the rent, so SOL that runs short is the facilitator's, not the buyer's.
+      { funds: "token_rent_fronted", beforeFirstSend: () => recordOpen(call.ledger, open) },
     ),
-    signed,
+    { ...signed, feePayerRentLamports: open.rentLamports },
     call,
   );
-  // Refused (a refusal path only): the row of an Open the cluster did not take goes, so no flood of them is left behind.
+  // Refused (a refusal path only): the row of an Open the cluster did not take goes, and with it the rent it booked,
+  // so no flood of them is left behind in the keeper's queue or the budget.
   const settlement = outcome.settlement;
-  if (!settlement.ok && !("pending" in settlement)) await dropUnlandedOpen(call.ledger, verified.channelId, verified.messageHash);
+  if (!settlement.ok && !("pending" in settlement)) await dropUnlandedOpen(call.ledger, open.channelId, open.openMessageHash);
   return withUptoPreflightReason(outcome);
 }
 
@@ -84,30 +95,30 @@ function withUptoPreflightReason(outcome: SettleOutcome): SettleOutcome {
   return { ...outcome, settlement: uptoSimulationRefusal(settlement) };
 }
 
-/**
- * The channel row goes in (`opening`) before the open is first sent, so the keeper can always find a channel whose
- * rent is out; it enters the keeper's queue once the cluster accepted the open (store/upto-channels.ts).
- */
-async function recordOpen(db: D1Database, verified: VerifiedUptoDeposit): Promise<{ ok: true } | PaymentRejection> {
+function channelOpenOf(verified: VerifiedUptoDeposit): ChannelOpen {
   const { payload, accepted } = verified;
-  const recorded = await recordChannelOpen(
-    db,
-    {
-      channelId: verified.channelId,
-      openMessageHash: verified.messageHash,
-      openBlockhash: verified.tx.recentBlockhash,
-      payer: verified.payer,
-      payTo: accepted.requirements.payTo,
-      asset: accepted.requirements.asset,
-      tokenProgram: verified.open.tokenProgram,
-      deposit: payload.deposit,
-      expiresAt: payload.expiresAt,
-      firstCheckAtMs: (payload.expiresAt + ABANDON_GRACE_SECONDS) * 1000,
-    },
-    Date.now(),
-  );
-  if (recorded) return { ok: true };
-  return rejection("invalid_upto_svm_channel_already_open", `Channel ${verified.channelId} already has a deposit in flight or settled; a deposit opens a new channel`, { payer: verified.payer });
+  return {
+    channelId: verified.channelId,
+    openMessageHash: verified.messageHash,
+    openBlockhash: verified.tx.recentBlockhash,
+    payer: verified.payer,
+    payTo: accepted.requirements.payTo,
+    asset: accepted.requirements.asset,
+    tokenProgram: verified.open.tokenProgram,
+    deposit: payload.deposit,
+    expiresAt: payload.expiresAt,
+    firstCheckAtMs: (payload.expiresAt + ABANDON_GRACE_SECONDS) * 1000,
+    rentLamports: uptoOpenRentLamports(verified.open.tokenProgram),
+  };
+}
+
+/**
+ * Before each send (after the ledger claim): the channel's row is this open's and live, so the keeper can always find
+ * a channel whose rent is out — also when a concurrent call voided the booking in between.
+ */
+async function recordOpen(db: D1Database, open: ChannelOpen): Promise<{ ok: true } | PaymentRejection> {
+  if (await recordChannelOpen(db, open, Date.now())) return { ok: true };
+  return rejection("invalid_upto_svm_channel_already_open", `Channel ${open.channelId} already has a deposit in flight or settled; a deposit opens a new channel`, { payer: open.payer });
 }
 
 async function settleClaim(config: Config, accepted: AcceptedRequirements, payload: UptoPayload, call: SettleCall): Promise<SettleOutcome> {

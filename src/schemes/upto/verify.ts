@@ -15,6 +15,7 @@ import { rejection, type AcceptedRequirements, type PaymentRejection } from "../
 import { parseU64, parseUptoPayload, type UptoPayload, type VerifySettleBody } from "../../x402/schemas";
 import { channelTermsOf, checkPayloadWindow, type ChannelTerms } from "./channel-terms";
 import { checkOpenTransaction, OPEN_TRANSACTION_REASON, type VerifiedOpen } from "./open-rules";
+import { refusedFreezeAuthority, uptoMinimumCeilingRaw } from "./mint-screen";
 
 /** Open accepts an open slot at most this many slots behind the cluster's (the program's OPEN_SLOT_WINDOW). */
 export const OPEN_SLOT_WINDOW = 1_500n;
@@ -88,10 +89,6 @@ export async function verifyUptoDeposit(
   if (openSlot === null || salt === null) {
     return rejection("invalid_upto_svm_payload_channel_seed", `payload.openSlot ${JSON.stringify(payload.openSlot)} and payload.nonce ${JSON.stringify(payload.nonce)} must be u64 decimal strings (the channel's seeds)`, { payer });
   }
-  const minimum = config.limits.minPaymentRawByMint[requirements.asset] ?? 1n;
-  if (ceiling < minimum) {
-    return rejection("invalid_upto_svm_payload_amount_below_minimum", `The ceiling ${ceiling} is below this facilitator's minimum of ${minimum} raw units for ${requirements.asset}`, { payer });
-  }
 
   const decoded = decodeWireTransaction(payload.openTransaction);
   if (!decoded.ok) return rejection(OPEN_TRANSACTION_REASON, decoded.message, { payer });
@@ -129,16 +126,23 @@ export async function verifyUptoDeposit(
     fetchAccounts(config, [mint, channelId, treasury]),
     rpcCall<number>(config, "getSlot", [{ commitment: "confirmed" }]).then(BigInt),
     // The fee payer has not signed yet; the deposit leaves the buyer's token account.
-    options.simulate ? simulateSignedPayment(config, tx, "token") : Promise.resolve(null),
+    options.simulate ? simulateSignedPayment(config, tx, "token_rent_fronted") : Promise.resolve(null),
   ]);
   const mintAccount = accounts.get(mint);
   const mintInfo = mintAccount ? parseMint(mintAccount) : null;
   if (!mintInfo || mintInfo.tokenProgram !== open.tokenProgram) {
     return rejection("invalid_upto_svm_payload_mint_mismatch", `Asset ${mint} is not an initialized mint of token program ${open.tokenProgram}`, { payer });
   }
-  // Before anything else: the fee payer must not front a channel's rent for a mint the program or the payout refuses.
+  // Before anything else: the fee payer must not front a channel's rent for a mint the program or the payout refuses,
+  // one whose escrow a stranger could freeze, or a ceiling worth less than the open.
   const refusedMint = refusedChannelMintExtension(mintInfo);
   if (refusedMint) return rejection("invalid_upto_svm_payload_mint_extension_not_allowed", refusedMint, { payer });
+  const frozenRisk = refusedFreezeAuthority(config, mintInfo);
+  if (frozenRisk) return rejection("invalid_upto_svm_payload_mint_freeze_authority", frozenRisk, { payer });
+  const minimum = uptoMinimumCeilingRaw(config, mintInfo);
+  if (ceiling < minimum) {
+    return rejection("invalid_upto_svm_payload_amount_below_minimum", `The ceiling ${ceiling} is below this facilitator's minimum of ${minimum} raw units for ${mint} (an open fronts a channel's rent)`, { payer });
+  }
   if (accounts.get(channelId)) {
     const alreadyOpen = rejection("invalid_upto_svm_channel_already_open", `Channel ${channelId} already exists; a deposit opens a new channel`, { payer });
     // Settle: this very deposit in the ledger is the engine's to answer (a duplicate, or a seller's retry of its success).

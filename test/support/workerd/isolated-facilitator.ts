@@ -11,9 +11,9 @@ type Buyer = Awaited<ReturnType<typeof fundedBuyer>>;
  * The Worker with a fee payer of its own (and any other bindings overridden), so that the fee payer's lamports
  * move only by what one test makes the facilitator do, however many test files settle at the same time.
  */
-export async function isolatedFacilitator(label: string, extraEnv: Record<string, unknown> = {}) {
+export async function isolatedFacilitator(label: string, extraEnv: Record<string, unknown> = {}, feePayerLamports = 5_000_000_000) {
   const feePayer = labelledKeypair(`${label}/${crypto.randomUUID()}`);
-  await chainRpc("requestAirdrop", [feePayer.address, 5_000_000_000]);
+  if (feePayerLamports > 0) await chainRpc("requestAirdrop", [feePayer.address, feePayerLamports]);
   const env: Record<string, unknown> = { FEE_PAYER_SECRET_KEY: feePayer.secretKeyBase58, ...extraEnv };
   const post = (path: string, json: unknown, headers: Record<string, string> = {}) =>
     callWithEnv(env, path, {
@@ -39,5 +39,5 @@ export async function isolatedFacilitator(label: string, extraEnv: Record<string
   };
   /** Changes bindings for the calls that follow (e.g. point the RPC elsewhere, wrap D1). */
   const setEnv = (overrides: Record<string, unknown>) => Object.assign(env, overrides);
-  return { feePayer: address(feePayer.address), post, line, signedBody, setEnv };
+  return { feePayer: address(feePayer.address), feePayerKey: feePayer, env, post, line, signedBody, setEnv };
 }

@@ -1,0 +1,328 @@
+/**
+ * The SQL of the fee payer's exposure budget (migration 0011; the rules are in src/fee-payer-budget/). Two places hold
+ * what the fee payer has out:
+ * - an upto channel's rent sits on the channel's own row (`upto_channels.rent_lamports`) and counts while the row is
+ *   live (`opening` or `open`): whatever ends the row (the keeper closing the channel, dropping an open that never
+ *   landed, a settle voiding an open refused before it reached the cluster) returns it to the budget;
+ * - every other spend is one `fee_payer_exposure` row: `held` (rent expected back) until returned or voided, `spent`
+ *   (gone for good) counted for 24 h.
+ * A booking and its caps are one statement (or one batch, which D1 runs as one transaction), so two concurrent
+ * bookings can never both pass a cap.
+ */
+import type { ChannelOpen } from "./upto-channels";
+import { channelOpenStatement } from "./upto-channels";
+
+/** Channel row states whose rent is out. */
+const LIVE = `('opening', 'open')`;
+/** Channel row states of an open that never reached the cluster (voided by its settle, dropped by the keeper). */
+const NEVER_SENT = `('voided', 'dropped')`;
+
+/** SQLite integers are signed 64-bit: a limit above this (an operator's "no cap") is this. */
+const SQL_INTEGER_MAX = (1n << 62n) - 1n;
+
+/** A booking's lamports as D1 binds them (a JavaScript number: far below 2^53 for any one spend). */
+export function sqlLamports(lamports: bigint): number {
+  if (lamports < 0n || lamports > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError(`lamports ${lamports} out of range`);
+  return Number(lamports);
+}
+
+/** An integer limit as an SQL literal (caps come from the validated config, never from a caller). */
+function literal(value: bigint | number): string {
+  const n = BigInt(value);
+  return (n > SQL_INTEGER_MAX ? SQL_INTEGER_MAX : n < 0n ? 0n : n).toString();
+}
+
+/** A limit that changes per call (the share of the balance) as a bind; beyond 2^53 lamports (9 million SOL) it is no limit. */
+function sqlLimit(value: bigint): number {
+  return value > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(value);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// What is out, per buyer wallet, per payTo and in total
+
+/** Rent out for `column` = ?N (upto channels live + held rows), as an SQL expression. */
+function rentOutFor(column: "payer" | "pay_to", param: string): string {
+  return `((SELECT COALESCE(SUM(rent_lamports), 0) FROM upto_channels WHERE ${column} = ${param} AND state IN ${LIVE})
+    + (SELECT COALESCE(SUM(lamports), 0) FROM fee_payer_exposure WHERE ${column} = ${param} AND state = 'held'))`;
+}
+
+const TOTAL_RENT_OUT = `((SELECT COALESCE(SUM(rent_lamports), 0) FROM upto_channels WHERE state IN ${LIVE})
+    + (SELECT COALESCE(SUM(lamports), 0) FROM fee_payer_exposure WHERE state = 'held'))`;
+
+/** Lamports spent for good since `since` (an SQL value) by `column` = `param` (or in total without a column). */
+function spentSince(since: string, column?: "payer" | "pay_to", param?: string): string {
+  const whose = column ? `${column} = ${param} AND ` : "";
+  return `(SELECT COALESCE(SUM(lamports), 0) FROM fee_payer_exposure WHERE ${whose}state = 'spent' AND booked_at_ms >= ${since})`;
+}
+
+/** The figures the upto caps compare, for one buyer wallet (?1) and one payTo (?2). */
+export interface UptoOpenFigures {
+  payerChannels: number;
+  payToChannels: number;
+  payerOpensSince: number;
+  payerRentLamports: bigint;
+  payToRentLamports: bigint;
+  totalRentLamports: bigint;
+}
+
+/** The caps an upto open is booked under (lamports; `totalRentLamports` already turned from a share into lamports). */
+export interface UptoOpenLimits {
+  channelsPerPayer: number;
+  channelsPerPayTo: number;
+  opensPerPayerSince: number;
+  /** Opens counted from this time on (a rolling hour). */
+  opensSinceMs: number;
+  rentPerPayerLamports: bigint;
+  rentPerPayToLamports: bigint;
+  totalRentLamports: bigint;
+}
+
+/** Live channels, opens since `opensSince`, and rent out for the upto caps of `payer` and `payTo` (SQL values). */
+function uptoFiguresSql(payer: string, payTo: string, opensSince: string) {
+  return {
+    payerChannels: `(SELECT COUNT(*) FROM upto_channels WHERE payer = ${payer} AND state IN ${LIVE})`,
+    payToChannels: `(SELECT COUNT(*) FROM upto_channels WHERE pay_to = ${payTo} AND state IN ${LIVE})`,
+    // Opens that reached (or may have reached) the cluster: a voided or dropped one cost the fee payer nothing.
+    payerOpensSince: `(SELECT COUNT(*) FROM upto_channels WHERE payer = ${payer} AND created_at_ms >= ${opensSince} AND state NOT IN ${NEVER_SENT})`,
+    payerRent: rentOutFor("payer", payer),
+    payToRent: rentOutFor("pay_to", payTo),
+  };
+}
+
+/**
+ * Books an upto channel open: the channel's row (with its rent) is written only if, with this open's rent added, every
+ * cap still holds — or the row is already this very open's, booked before (a retry changes nothing). One batch, one round
+ * trip: the conditional write, then — only when it wrote nothing (`changes()`) — what the caps saw and whose the row
+ * is, to word the refusal, so a booking that passes pays for the caps' sums once.
+ */
+export async function bookChannelOpenWithinCaps(d1: D1Database, open: ChannelOpen, limits: UptoOpenLimits, nowMs: number): Promise<UptoOpenBooking> {
+  // The channel statement's own parameters (?1 channel id, ?2 open message hash, ?4 payer, ?5 payTo, ?12 rent) and the
+  // guard's ?13 (opens since) and ?14 (the total's limit, from the balance). The other caps are literals: fixed per
+  // configuration, so the statement's text repeats.
+  const f = uptoFiguresSql("?4", "?5", "?13");
+  const withinCaps = `EXISTS (SELECT 1 FROM upto_channels WHERE channel_id = ?1 AND open_message_hash = ?2 AND state NOT IN ${NEVER_SENT})
+    OR (${f.payerChannels} < ${literal(limits.channelsPerPayer)}
+      AND ${f.payToChannels} < ${literal(limits.channelsPerPayTo)}
+      AND ${f.payerOpensSince} < ${literal(limits.opensPerPayerSince)}
+      AND ${f.payerRent} + ?12 <= ${literal(limits.rentPerPayerLamports)}
+      AND ${f.payToRent} + ?12 <= ${literal(limits.rentPerPayToLamports)}
+      AND ${TOTAL_RENT_OUT} + ?12 <= ?14)`;
+  const seen = (onlyIfUnwritten: boolean) => {
+    const s = uptoFiguresSql("?1", "?2", "?4");
+    return d1
+      .prepare(
+        `SELECT ${s.payerChannels} AS payerChannels, ${s.payToChannels} AS payToChannels, ${s.payerOpensSince} AS payerOpensSince,
+           ${s.payerRent} AS payerRent, ${s.payToRent} AS payToRent, ${TOTAL_RENT_OUT} AS totalRent,
+           c.open_message_hash AS openMessageHash,
+           (c.claim_message_hash IS NOT NULL OR EXISTS (SELECT 1 FROM settlements s WHERE s.message_hash = c.open_message_hash AND s.state <> 'failed')) AS liveDeposit
+         FROM (SELECT 1) LEFT JOIN upto_channels c ON c.channel_id = ?3 ${onlyIfUnwritten ? "WHERE changes() = 0" : ""}`,
+      )
+      .bind(open.payer, open.payTo, open.channelId, limits.opensSinceMs);
+  };
+  const [written, read] = await d1.batch([channelOpenStatement(d1, open, nowMs, { sql: withinCaps, binds: [limits.opensSinceMs, sqlLimit(limits.totalRentLamports)] }), seen(true)]);
+  if ((written!.meta.changes ?? 0) > 0) return { booked: true };
+  // Should the engine ever not carry changes() across a batch, the refusal still gets its figures (a rare path).
+  const row = (read!.results[0] ?? (await seen(false).first())) as Record<string, number | string | null>;
+  return {
+    booked: false,
+    figures: {
+      payerChannels: Number(row.payerChannels),
+      payToChannels: Number(row.payToChannels),
+      payerOpensSince: Number(row.payerOpensSince),
+      payerRentLamports: BigInt(row.payerRent ?? 0),
+      payToRentLamports: BigInt(row.payToRent ?? 0),
+      totalRentLamports: BigInt(row.totalRent ?? 0),
+    },
+    channel: row.openMessageHash === null ? null : { openMessageHash: String(row.openMessageHash), liveDeposit: Boolean(row.liveDeposit) },
+  };
+}
+
+export type UptoOpenBooking =
+  | { booked: true }
+  | { booked: false; figures: UptoOpenFigures; channel: { openMessageHash: string; liveDeposit: boolean } | null };
+
+/**
+ * Voids an upto open that did not reach the cluster (refused at preflight, expired unseen, failed on chain): its rent
+ * is no longer counted. Only while no call holds a live ledger row for it (a concurrent call about to send revives it
+ * in recordChannelOpen) and no claim was signed. Returns whether it voided the row.
+ */
+export async function voidChannelOpen(d1: D1Database, channelId: string, openMessageHash: string, nowMs: number): Promise<boolean> {
+  const result = await d1
+    .prepare(
+      `UPDATE upto_channels SET state = 'voided', updated_at_ms = ?3
+       WHERE channel_id = ?1 AND open_message_hash = ?2 AND state IN ${LIVE} AND claim_message_hash IS NULL
+         AND NOT EXISTS (SELECT 1 FROM settlements s WHERE s.message_hash = ?2 AND s.state <> 'failed')`,
+    )
+    .bind(channelId, openMessageHash, nowMs)
+    .run();
+  return (result.meta.changes ?? 0) > 0;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Every other spend: one fee_payer_exposure row
+
+export interface ExposureRow {
+  bookingId: string;
+  rail: string;
+  kind: string;
+  payer: string | null;
+  payTo: string | null;
+  lamports: bigint;
+  /** held: rent expected back; spent: gone for good. */
+  state: "held" | "spent";
+}
+
+/** The caps a held booking is checked against (rent out). */
+export interface HeldLimits {
+  rentPerPayerLamports: bigint;
+  rentPerPayToLamports: bigint;
+  totalRentLamports: bigint;
+}
+
+/** The caps a spent booking is checked against (lamports spent since `sinceMs`, a rolling day). */
+export interface SpentLimits {
+  sinceMs: number;
+  spendPerPayerLamports: bigint;
+  spendPerPayToLamports: bigint;
+  spendTotalLamports: bigint;
+}
+
+export interface ExposureFigures {
+  payerLamports: bigint;
+  payToLamports: bigint;
+  totalLamports: bigint;
+}
+
+/**
+ * Books one spend if its caps hold (a payer or payTo of null is not capped on that side): inserted, or revived when
+ * the same booking was voided. A booking already live is kept as it is (`booked` true: the same spend books once).
+ * One batch: the conditional write, then the figures the caps saw and the row's state.
+ */
+export async function bookExposureWithinCaps(
+  d1: D1Database,
+  row: ExposureRow,
+  limits: HeldLimits | SpentLimits,
+  nowMs: number,
+): Promise<{ booked: boolean; figures: ExposureFigures }> {
+  const figuresSql = (payer: string, payTo: string, since: string) =>
+    "sinceMs" in limits
+      ? { payer: spentSince(since, "payer", payer), payTo: spentSince(since, "pay_to", payTo), total: spentSince(since) }
+      : { payer: rentOutFor("payer", payer), payTo: rentOutFor("pay_to", payTo), total: TOTAL_RENT_OUT };
+  const [payerMax, payToMax, totalMax] =
+    "sinceMs" in limits
+      ? [limits.spendPerPayerLamports, limits.spendPerPayToLamports, limits.spendTotalLamports]
+      : [limits.rentPerPayerLamports, limits.rentPerPayToLamports, limits.totalRentLamports];
+  // ?9 the total's limit; ?10 (spent only) the start of the day counted.
+  const f = figuresSql("?4", "?5", "?10");
+  const withinCaps = `(?4 IS NULL OR ${f.payer} + ?6 <= ${literal(payerMax)})
+    AND (?5 IS NULL OR ${f.payTo} + ?6 <= ${literal(payToMax)})
+    AND ${f.total} + ?6 <= ?9`;
+  const seen = figuresSql("?2", "?3", "?4");
+  const since = "sinceMs" in limits ? [limits.sinceMs] : [];
+  const [written, read] = await d1.batch([
+    d1
+      .prepare(
+        `INSERT INTO fee_payer_exposure (booking_id, rail, kind, payer, pay_to, lamports, state, booked_at_ms, updated_at_ms)
+         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8
+         WHERE EXISTS (SELECT 1 FROM fee_payer_exposure WHERE booking_id = ?1 AND state <> 'voided') OR (${withinCaps})
+         ON CONFLICT (booking_id) DO UPDATE SET state = excluded.state, lamports = excluded.lamports, booked_at_ms = excluded.booked_at_ms,
+           updated_at_ms = excluded.updated_at_ms
+         WHERE fee_payer_exposure.state = 'voided'`,
+      )
+      .bind(row.bookingId, row.rail, row.kind, row.payer, row.payTo, sqlLamports(row.lamports), row.state, nowMs, sqlLimit(totalMax), ...since),
+    d1
+      .prepare(
+        `SELECT ${seen.payer} AS payerLamports, ${seen.payTo} AS payToLamports, ${seen.total} AS totalLamports,
+           (SELECT state FROM fee_payer_exposure WHERE booking_id = ?1) AS state`,
+      )
+      .bind(row.bookingId, row.payer, row.payTo, ...since),
+  ]);
+  const figures = read!.results[0] as Record<string, number | string | null>;
+  const state = figures.state;
+  return {
+    booked: (written!.meta.changes ?? 0) > 0 || (state !== null && state !== "voided"),
+    figures: { payerLamports: BigInt(figures.payerLamports ?? 0), payToLamports: BigInt(figures.payToLamports ?? 0), totalLamports: BigInt(figures.totalLamports ?? 0) },
+  };
+}
+
+/**
+ * Ends a booking: `returned` (held rent came back), `spent` (held rent is gone for good: it now counts against the
+ * daily caps from this moment), `voided` (the spend never happened). Only a live booking moves. Returns whether it did.
+ */
+export async function settleExposureRow(d1: D1Database, bookingId: string, outcome: "returned" | "spent" | "voided", nowMs: number): Promise<boolean> {
+  const from = outcome === "voided" ? `('held', 'spent')` : `('held')`;
+  const result = await d1
+    .prepare(
+      `UPDATE fee_payer_exposure SET state = ?2, updated_at_ms = ?3, booked_at_ms = CASE WHEN ?2 = 'spent' THEN ?3 ELSE booked_at_ms END
+       WHERE booking_id = ?1 AND state IN ${from}`,
+    )
+    .bind(bookingId, outcome, nowMs)
+    .run();
+  return (result.meta.changes ?? 0) > 0;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// /health
+
+/** What the fee payer has out and has spent, and each cap's tightest user (the largest figure of any one wallet). */
+export interface ExposureSummary {
+  /** Rent out per rail (upto from its channel rows, the rest from held rows). */
+  rentOutByRail: Record<string, bigint>;
+  spentSinceByRail: Record<string, bigint>;
+  uptoLiveChannels: number;
+  largest: {
+    uptoChannelsOfOnePayer: number;
+    uptoChannelsOfOnePayTo: number;
+    uptoOpensOfOnePayerSince: number;
+    rentOfOnePayer: bigint;
+    rentOfOnePayTo: bigint;
+    spentByOnePayer: bigint;
+    spentForOnePayTo: bigint;
+  };
+}
+
+/** One batch of small aggregates over the live rows (bounded by the caps themselves) and the last day's spent rows. */
+export async function readExposureSummary(d1: D1Database, opensSinceMs: number, spentSinceMs: number): Promise<ExposureSummary> {
+  const since = literal(spentSinceMs); // /health: not a hot path, the statements may differ per call
+  const rentRows = `SELECT payer, pay_to, rent_lamports AS lamports FROM upto_channels WHERE state IN ${LIVE}
+    UNION ALL SELECT payer, pay_to, lamports FROM fee_payer_exposure WHERE state = 'held'`;
+  const spentRows = `SELECT payer, pay_to, lamports FROM fee_payer_exposure WHERE state = 'spent' AND booked_at_ms >= ${since}`;
+  const largest = (rows: string, column: string, measure: string) =>
+    `SELECT COALESCE(MAX(n), 0) AS n FROM (SELECT ${measure} AS n FROM (${rows}) WHERE ${column} IS NOT NULL GROUP BY ${column})`;
+  const liveChannels = `SELECT payer, pay_to FROM upto_channels WHERE state IN ${LIVE}`;
+  const statements = [
+    `SELECT 'upto' AS rail, COALESCE(SUM(rent_lamports), 0) AS lamports, COUNT(*) AS channels FROM upto_channels WHERE state IN ${LIVE}
+     UNION ALL SELECT rail, SUM(lamports), 0 FROM fee_payer_exposure WHERE state = 'held' GROUP BY rail`,
+    `SELECT rail, SUM(lamports) AS lamports FROM fee_payer_exposure WHERE state = 'spent' AND booked_at_ms >= ${since} GROUP BY rail`,
+    largest(liveChannels, "payer", "COUNT(*)"),
+    largest(liveChannels, "pay_to", "COUNT(*)"),
+    largest(`SELECT payer FROM upto_channels WHERE created_at_ms >= ${literal(opensSinceMs)} AND state NOT IN ${NEVER_SENT}`, "payer", "COUNT(*)"),
+    largest(rentRows, "payer", "SUM(lamports)"),
+    largest(rentRows, "pay_to", "SUM(lamports)"),
+    largest(spentRows, "payer", "SUM(lamports)"),
+    largest(spentRows, "pay_to", "SUM(lamports)"),
+  ];
+  const results = await d1.batch(statements.map((sql) => d1.prepare(sql)));
+  const [out, spent, ...maxima] = results.map((r) => r.results as Record<string, number | string>[]);
+  const n = (i: number) => Number(maxima[i]![0]!.n);
+  const big = (i: number) => BigInt(maxima[i]![0]!.n ?? 0);
+  const byRail = (rows: Record<string, number | string>[]) => {
+    const sums: Record<string, bigint> = {};
+    for (const r of rows) sums[String(r.rail)] = (sums[String(r.rail)] ?? 0n) + BigInt(r.lamports ?? 0);
+    return sums;
+  };
+  return {
+    rentOutByRail: byRail(out!),
+    spentSinceByRail: byRail(spent!),
+    uptoLiveChannels: Number(out!.find((r) => r.rail === "upto")?.channels ?? 0),
+    largest: {
+      uptoChannelsOfOnePayer: n(0),
+      uptoChannelsOfOnePayTo: n(1),
+      uptoOpensOfOnePayerSince: n(2),
+      rentOfOnePayer: big(3),
+      rentOfOnePayTo: big(4),
+      spentByOnePayer: big(5),
+      spentForOnePayTo: big(6),
+    },
+  };
+}

@@ -1,0 +1,304 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { createKeyPairSignerFromBytes, generateKeyPairSigner, type Address, type KeyPairSigner } from "@solana/kit";
+import { getTransferSolInstruction } from "@solana-program/system";
+import { loadConfig } from "../../src/config/load-config";
+import type { Env } from "../../src/env";
+import { bookExposure, settleExposure, type ExposureBooking } from "../../src/fee-payer-budget/budget";
+import { uptoOpenRentLamports } from "../../src/fee-payer-budget/caps";
+import { bookChannelOpenWithinCaps, voidChannelOpen } from "../../src/store/fee-payer-exposure";
+import { recordKeeperOutcomes } from "../../src/store/keeper-queue";
+import { claimDueChannels, recordChannelOpen, UPTO_CHANNELS_TABLE, type ChannelOpen } from "../../src/store/upto-channels";
+import { TOKEN_PROGRAM_ADDRESS } from "../../src/solana/token-programs";
+import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
+import { USDC, usdcAccountOf } from "../support/workerd/payment-fixtures";
+import { chainRpc, fundedBuyer, lamportsOf, sendSigned, tokenBalance } from "../support/workerd/chain";
+import { callWithEnv } from "../support/workerd/worker-http";
+import { channelAccount, uptoBody, uptoDeposit, uptoLine } from "../support/workerd/upto-fixtures";
+
+/**
+ * Issue 32 §1 and §4 against the real local chain and D1: every upto open is booked against the exposure budget before
+ * the fee payer signs it (each cap refuses with its own reason, concurrent opens never both pass a cap), the booking
+ * ends with the channel's row (voided when the open never reached the cluster, returned when the keeper closes the
+ * row), and the settle floor reads the truth (rent counted, a low reading read again before a settle is refused).
+ */
+
+const RENT = uptoOpenRentLamports(TOKEN_PROGRAM_ADDRESS);
+type Facilitator = Awaited<ReturnType<typeof isolatedFacilitator>>;
+
+async function uptoWorld(label: string, extraEnv: Record<string, unknown> = {}, feePayerLamports?: number) {
+  const facilitator = await isolatedFacilitator(label, extraEnv, feePayerLamports);
+  const authorizer = await generateKeyPairSigner();
+  const buyer = await fundedBuyer(20_000_000);
+  return { facilitator, authorizer, buyer };
+}
+
+/** A fresh line (its own payTo) and the buyer's signed deposit for it. */
+async function deposit(w: { facilitator: Facilitator; authorizer: KeyPairSigner }, buyer: KeyPairSigner, options: { amount?: string; payTo?: Address } = {}) {
+  const line = await uptoLine({ feePayer: w.facilitator.feePayer, authorizer: w.authorizer.address, amount: options.amount ?? "1000000", ...(options.payTo ? { payTo: options.payTo } : {}) });
+  const payload = await uptoDeposit(buyer, line);
+  return { line, payload, body: uptoBody(line, { ...payload, type: "deposit" }) };
+}
+
+async function rowState(channelId: string): Promise<string | null> {
+  return (await env.DB.prepare("SELECT state FROM upto_channels WHERE channel_id = ?").bind(channelId).first<{ state: string }>())?.state ?? null;
+}
+
+async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 5_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** A refused deposit: the reason and status, no channel, nothing moved from the fee payer or the buyer. */
+async function expectRefused(w: { facilitator: Facilitator }, d: Awaited<ReturnType<typeof deposit>>, buyer: KeyPairSigner, status: number, reason: string) {
+  const feePayerBefore = await lamportsOf(w.facilitator.feePayer);
+  const buyerBefore = await tokenBalance(await usdcAccountOf(buyer.address));
+  const refused = await w.facilitator.post("/settle", d.body);
+  expect(refused.status, JSON.stringify(refused.body)).toBe(status);
+  expect(refused.body).toMatchObject({ success: false, errorReason: reason, transaction: "" });
+  expect(await channelAccount(d.payload.channelId)).toBeNull();
+  expect(await lamportsOf(w.facilitator.feePayer)).toBe(feePayerBefore);
+  expect(await tokenBalance(await usdcAccountOf(buyer.address))).toBe(buyerBefore);
+  return refused.body;
+}
+
+describe("upto opens are booked against the exposure budget before the fee payer signs", () => {
+  it("concurrent deposits of one buyer at its channel cap: exactly the cap opens, the others 429 with nothing signed; a seller's retry of an open one still hears its success", async () => {
+    const w = await uptoWorld("budget-concurrent", { SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAYER: "3" });
+    const deposits = [];
+    for (let i = 0; i < 6; i++) deposits.push(await deposit(w, w.buyer));
+    const feePayerBefore = await lamportsOf(w.facilitator.feePayer);
+    const answers = await Promise.all(deposits.map((d, i) => w.facilitator.post("/settle", d.body, { "X-Correlation-ID": `concurrent-${i}` })));
+    const opened = answers.filter((a) => a.body.success === true);
+    expect(opened, JSON.stringify(answers.map((a) => a.body))).toHaveLength(3);
+    for (const answer of answers) {
+      if (answer.body.success) continue;
+      expect(answer.status).toBe(429);
+      expect(answer.body).toMatchObject({ errorReason: "upto_open_channels_per_payer_exceeded", transaction: "" });
+      expect(answer.body.errorMessage).toMatch(/SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAYER: 3/);
+    }
+    const onChain = await Promise.all(deposits.map((d) => channelAccount(d.payload.channelId)));
+    expect(onChain.filter((c) => c !== null)).toHaveLength(3);
+    expect(await tokenBalance(await usdcAccountOf(w.buyer.address))).toBe(20_000_000n - 3_000_000n);
+    // Three opens' rent and fees, nothing for the three refused ones.
+    const spent = feePayerBefore - (await lamportsOf(w.facilitator.feePayer));
+    expect(spent).toBeGreaterThanOrEqual(3n * (RENT + 10_000n));
+    expect(spent).toBeLessThanOrEqual(3n * (RENT + 11_000n));
+
+    // At the cap, the seller retrying an open that succeeded is answered from the ledger, not refused by the cap.
+    const first = answers.findIndex((a) => a.body.success === true);
+    const retry = await w.facilitator.post("/settle", deposits[first]!.body, { "X-Correlation-ID": `concurrent-${first}` });
+    expect(retry.body, JSON.stringify(retry.body)).toMatchObject({ success: true, alreadySettled: true });
+  });
+
+  it("each cap refuses with its own reason: opens per hour, channels and rent per payTo, rent per payer, the share of the balance, the minimum", async () => {
+    const perHour = await uptoWorld("budget-hour", { SVC_UPTO_MAX_OPENS_PER_PAYER_PER_HOUR: "1" });
+    expect((await perHour.facilitator.post("/settle", (await deposit(perHour, perHour.buyer)).body)).body).toMatchObject({ success: true });
+    await expectRefused(perHour, await deposit(perHour, perHour.buyer), perHour.buyer, 429, "upto_opens_per_payer_per_hour_exceeded");
+
+    const perPayTo = await uptoWorld("budget-pay-to", { SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAY_TO: "1" });
+    const seller = (await deposit(perPayTo, perPayTo.buyer)).line.payTo as Address;
+    expect((await perPayTo.facilitator.post("/settle", (await deposit(perPayTo, perPayTo.buyer, { payTo: seller })).body)).body).toMatchObject({ success: true });
+    const otherBuyer = await fundedBuyer(5_000_000);
+    await expectRefused(perPayTo, await deposit(perPayTo, otherBuyer, { payTo: seller }), otherBuyer, 429, "upto_open_channels_per_pay_to_exceeded");
+
+    const rentPerPayTo = await uptoWorld("budget-rent-pay-to", { SVC_FEE_PAYER_MAX_RENT_PER_PAY_TO_LAMPORTS: String(RENT) });
+    const seller2 = (await deposit(rentPerPayTo, rentPerPayTo.buyer)).line.payTo as Address;
+    expect((await rentPerPayTo.facilitator.post("/settle", (await deposit(rentPerPayTo, rentPerPayTo.buyer, { payTo: seller2 })).body)).body).toMatchObject({ success: true });
+    await expectRefused(rentPerPayTo, await deposit(rentPerPayTo, otherBuyer, { payTo: seller2 }), otherBuyer, 429, "fee_payer_rent_per_pay_to_exceeded");
+
+    const rentPerPayer = await uptoWorld("budget-rent-payer", { SVC_FEE_PAYER_MAX_RENT_PER_PAYER_LAMPORTS: String(2n * RENT - 1n) });
+    expect((await rentPerPayer.facilitator.post("/settle", (await deposit(rentPerPayer, rentPerPayer.buyer)).body)).body).toMatchObject({ success: true });
+    const body = await expectRefused(rentPerPayer, await deposit(rentPerPayer, rentPerPayer.buyer), rentPerPayer.buyer, 429, "fee_payer_rent_per_payer_exceeded");
+    expect(body.errorMessage).toContain(`front ${RENT} lamports of rent`);
+
+    // 1 bps of a 5 SOL fee payer is 500,000 lamports: not one channel's rent.
+    const share = await uptoWorld("budget-share", { SVC_FEE_PAYER_MAX_RENT_SHARE_BPS: "1" });
+    await expectRefused(share, await deposit(share, share.buyer), share.buyer, 503, "fee_payer_rent_share_exceeded");
+
+    // The minimum sits 1 lamport above what the fee payer keeps after one channel's rent.
+    const minimum = await uptoWorld("budget-minimum", {}, 1_000_000_000);
+    minimum.facilitator.setEnv({ SVC_FEE_PAYER_MIN_LAMPORTS: String(1_000_000_000n - RENT + 1n) });
+    await expectRefused(minimum, await deposit(minimum, minimum.buyer), minimum.buyer, 503, "fee_payer_below_minimum");
+  });
+
+  it("a channel's rent is returned when the keeper closes its row: the payer's cap frees up", async () => {
+    const w = await uptoWorld("budget-returned", { SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAYER: "1" });
+    const first = await deposit(w, w.buyer);
+    expect((await w.facilitator.post("/settle", first.body)).body).toMatchObject({ success: true });
+    await expectRefused(w, await deposit(w, w.buyer), w.buyer, 429, "upto_open_channels_per_payer_exceeded");
+
+    // The keeper's own queue statements: claim the row, record it closed (what a landed Reclaim records).
+    await env.DB.prepare("UPDATE upto_channels SET next_check_at_ms = 0 WHERE channel_id = ?").bind(first.payload.channelId).run();
+    const claimId = crypto.randomUUID();
+    const claimed = await claimDueChannels(env.DB, claimId, Date.now(), 60_000, 1_000);
+    expect(claimed.map((c) => c.channelId)).toContain(first.payload.channelId);
+    const outcome = { state: "closed" as const, nextCheckAtMs: Date.now(), failures: 0, action: "reclaim", signature: null, outcome: "reclaimed", keepClaim: false };
+    await recordKeeperOutcomes(env.DB, UPTO_CHANNELS_TABLE, claimId, [{ ...outcome, key: first.payload.channelId }], Date.now());
+    expect(await rowState(first.payload.channelId)).toBe("closed");
+
+    expect((await w.facilitator.post("/settle", (await deposit(w, w.buyer)).body)).body).toMatchObject({ success: true });
+  });
+
+  it("an open refused at preflight (the buyer is short) is voided at once: it holds no cap, and the buyer is the one blamed", async () => {
+    const w = await uptoWorld("budget-voided", { SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAYER: "1" });
+    const poor = await fundedBuyer(500_000);
+    const short = await deposit(w, poor);
+    const refused = await w.facilitator.post("/settle", short.body);
+    expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+    expect(refused.body).toMatchObject({ success: false, errorReason: "insufficient_funds" });
+    expect(await eventually(() => rowState(short.payload.channelId), (s) => s === "voided")).toBe("voided");
+
+    await chainRpc("requestTokenAirdrop", [poor.address, 2_000_000]);
+    const paid = await w.facilitator.post("/settle", (await deposit(w, poor)).body);
+    expect(paid.body, JSON.stringify(paid.body)).toMatchObject({ success: true });
+  });
+
+  it("the fee payer short of rent at send time (another isolate spent it): 503 facilitator_insufficient_funds, never the buyer's insufficient_funds; the open is voided", async () => {
+    const w = await uptoWorld("budget-rent-short");
+    // This isolate's reading says 5 SOL; then the fee payer's SOL goes elsewhere, leaving fees but no rent.
+    expect((await callWithEnv(w.facilitator.env, "/health")).body.feePayerBalance.lamports).toBe("5000000000");
+    const feePayer = await createKeyPairSignerFromBytes(w.facilitator.feePayerKey.secretKey);
+    const sink = (await generateKeyPairSigner()).address;
+    await sendSigned(feePayer, [getTransferSolInstruction({ source: feePayer, destination: sink, amount: 5_000_000_000n - 1_000_000n - 5_000n })]);
+    expect(await lamportsOf(w.facilitator.feePayer)).toBe(1_000_000n);
+
+    const d = await deposit(w, w.buyer);
+    const refused = await w.facilitator.post("/settle", d.body);
+    expect(refused.status, JSON.stringify(refused.body)).toBe(503);
+    expect(refused.body).toMatchObject({ success: false, errorReason: "facilitator_insufficient_funds", transaction: "" });
+    expect(refused.body.errorMessage).toMatch(/fee payer cannot front the rent/);
+    expect(await tokenBalance(await usdcAccountOf(w.buyer.address))).toBe(20_000_000n);
+    expect(await eventually(() => rowState(d.payload.channelId), (s) => s === "voided")).toBe("voided");
+  });
+
+  it("/health shows the rent out by rail and each cap's headroom", async () => {
+    const w = await uptoWorld("budget-health", { SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAYER: "4" });
+    const before = (await callWithEnv(w.facilitator.env, "/health")).body.feePayerExposure;
+    expect(before.caps.uptoChannelsPerPayer).toMatchObject({ key: "SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAYER", limit: "4" });
+    for (let i = 0; i < 2; i++) expect((await w.facilitator.post("/settle", (await deposit(w, w.buyer)).body)).body).toMatchObject({ success: true });
+    const health = (await callWithEnv(w.facilitator.env, "/health")).body;
+    const after = health.feePayerExposure;
+    expect(BigInt(after.rentOutLamports.byRail.upto) - BigInt(before.rentOutLamports.byRail.upto ?? "0")).toBe(2n * RENT);
+    expect(after.rentOutLamports.total).toBe(after.rentOutLamports.byRail.upto);
+    expect(after.uptoOpenChannels - before.uptoOpenChannels).toBe(2);
+    // This test's buyer is the tightest one unless an earlier test left a buyer with more (the caps were lower there).
+    expect(Number(after.caps.uptoChannelsPerPayer.used)).toBeGreaterThanOrEqual(2);
+    expect(after.caps.uptoChannelsPerPayer.headroom).toBe(String(Math.max(0, 4 - Number(after.caps.uptoChannelsPerPayer.used))));
+    const limit = (BigInt(health.feePayerBalance.lamports) * 5_000n) / 10_000n;
+    expect(after.caps.rentShare).toMatchObject({ limit: limit.toString(), used: after.rentOutLamports.total, headroom: (limit - BigInt(after.rentOutLamports.total)).toString() });
+    expect(after.caps.spendPerDay).toMatchObject({ key: "SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS", limit: "1000000000" });
+  });
+});
+
+describe("a booking and the channel's own write", () => {
+  it("the settle's later row write revives an open a concurrent call voided (the sender's channel is never left uncounted)", async () => {
+    const open: ChannelOpen = {
+      channelId: (await generateKeyPairSigner()).address,
+      openMessageHash: crypto.randomUUID(),
+      openBlockhash: "11111111111111111111111111111111",
+      payer: (await generateKeyPairSigner()).address,
+      payTo: (await generateKeyPairSigner()).address,
+      asset: USDC,
+      tokenProgram: TOKEN_PROGRAM_ADDRESS,
+      deposit: "1000000",
+      expiresAt: Math.floor(Date.now() / 1000) + 60,
+      firstCheckAtMs: Date.now() + 180_000,
+      rentLamports: RENT,
+    };
+    const limits = { channelsPerPayer: 1, channelsPerPayTo: 1, opensPerPayerSince: 1, opensSinceMs: Date.now() - 3_600_000, rentPerPayerLamports: RENT, rentPerPayToLamports: RENT, totalRentLamports: 10n ** 15n };
+    expect((await bookChannelOpenWithinCaps(env.DB, open, limits, Date.now())).booked).toBe(true);
+    // Booking the same open again at its caps: still ok (a retry), and nothing counted twice.
+    expect(await bookChannelOpenWithinCaps(env.DB, open, limits, Date.now())).toEqual({ booked: true });
+    const other = { ...open, channelId: (await generateKeyPairSigner()).address, openMessageHash: crypto.randomUUID() };
+    expect(await bookChannelOpenWithinCaps(env.DB, other, limits, Date.now())).toMatchObject({ booked: false, figures: { payerChannels: 1, payerRentLamports: RENT }, channel: null });
+    expect(await voidChannelOpen(env.DB, open.channelId, open.openMessageHash, Date.now())).toBe(true);
+    expect(await rowState(open.channelId)).toBe("voided");
+    expect(await recordChannelOpen(env.DB, open, Date.now())).toBe(true);
+    expect(await rowState(open.channelId)).toBe("open");
+  });
+});
+
+describe("the generic booking API (the other spenders' door)", () => {
+  it("held rent and spent lamports are capped per payer, per payTo and in total; a booking books once; a voided one may book again; concurrent bookings never both pass a cap", async () => {
+    const config = await loadConfig({
+      ...(env as unknown as Env),
+      SVC_FEE_PAYER_MAX_RENT_PER_PAYER_LAMPORTS: "5000000",
+      SVC_FEE_PAYER_MAX_SPEND_PER_PAY_TO_PER_DAY_LAMPORTS: "30000",
+    } as Env);
+    const balanceLamports = 100_000_000_000n;
+    const payer = (await generateKeyPairSigner()).address;
+    const payTo = (await generateKeyPairSigner()).address;
+    const held = (id: string, lamports: bigint): ExposureBooking => ({ bookingId: `test_rent:${payer}:${id}`, rail: "sla-escrow", kind: "rent_held", payer, payTo: null, lamports });
+    const book = (booking: ExposureBooking) => bookExposure(config, env.DB, booking, { balanceLamports });
+
+    expect(await book(held("a", 3_000_000n))).toEqual({ ok: true });
+    expect(await book(held("a", 3_000_000n))).toEqual({ ok: true }); // the same spend again: no second count
+    expect(await book(held("b", 3_000_000n))).toMatchObject({ ok: false, reason: "fee_payer_rent_per_payer_exceeded", code: "RATE_LIMITED" });
+    expect(await settleExposure(env.DB, held("a", 0n).bookingId, "returned")).toBe(true);
+    expect(await settleExposure(env.DB, held("a", 0n).bookingId, "returned")).toBe(false); // only a live booking moves
+    expect(await book(held("b", 3_000_000n))).toEqual({ ok: true });
+
+    const fee = (id: string): ExposureBooking => ({ bookingId: `test_fee:${payTo}:${id}`, rail: "sweep", kind: "network_fee", payer: null, payTo, lamports: 10_000n });
+    const answers = await Promise.all(["1", "2", "3", "4", "5"].map((id) => book(fee(id))));
+    expect(answers.filter((a) => a.ok)).toHaveLength(3);
+    for (const refused of answers.filter((a) => !a.ok)) expect(refused).toMatchObject({ reason: "fee_payer_spend_per_pay_to_exceeded" });
+    const booked = ["1", "2", "3", "4", "5"].filter((_, i) => answers[i]!.ok);
+    expect(await settleExposure(env.DB, fee(booked[0]!).bookingId, "voided")).toBe(true);
+    expect(await book(fee(booked[0]!))).toEqual({ ok: true }); // voided: may book again, within the caps
+
+    // The fee payer's own totals: nothing spent beyond a zero daily cap, no rent out beyond a zero share.
+    const closed = await loadConfig({ ...(env as unknown as Env), SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS: "0", SVC_FEE_PAYER_MAX_RENT_SHARE_BPS: "0" } as Env);
+    expect(await bookExposure(closed, env.DB, fee("total"), { balanceLamports })).toMatchObject({ ok: false, reason: "fee_payer_spend_per_day_exceeded", code: "SERVICE_UNAVAILABLE" });
+    expect(await bookExposure(closed, env.DB, held("total", 1n), { balanceLamports })).toMatchObject({ ok: false, reason: "fee_payer_rent_share_exceeded", code: "SERVICE_UNAVAILABLE" });
+
+    // Fronting anything must leave the fee payer above its minimum.
+    expect(await bookExposure(config, env.DB, held("c", 1n), { balanceLamports: config.feePayerFloors.minLamports })).toMatchObject({ ok: false, reason: "fee_payer_below_minimum" });
+  });
+});
+
+describe("the settle floor reads the truth", () => {
+  it("a fee payer empty at first and topped up settles within 10 s; the refusal says which floor and which balance", async () => {
+    const facilitator = await isolatedFacilitator("floor-topped-up", {}, 0);
+    const buyer = await fundedBuyer(10_000_000);
+    const body = await facilitator.signedBody(buyer, await facilitator.line(USDC, "1000000"));
+    const health = (await callWithEnv(facilitator.env, "/health")).body;
+    expect(health.feePayerBalance).toMatchObject({ lamports: "0", state: "below_settle_floor", belowFloor: "SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS" });
+    expect(health.feePayerBalance.readAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+    const refused = await facilitator.post("/settle", body);
+    expect(refused.status, JSON.stringify(refused.body)).toBe(503);
+    expect(refused.body).toMatchObject({ errorReason: "fee_payer_below_settle_floor" });
+    expect(refused.body.errorMessage).toMatch(new RegExp(`fee payer ${facilitator.feePayer} holds 0 lamports \\(its balance read at .*\\), below its settle floor SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS \\(10000000\\)`));
+
+    await chainRpc("requestAirdrop", [facilitator.feePayer, 1_000_000_000]);
+    const toppedUpAt = Date.now();
+    let answer = await facilitator.post("/settle", body);
+    while (answer.body.errorReason === "fee_payer_below_settle_floor" && Date.now() - toppedUpAt < 15_000) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      answer = await facilitator.post("/settle", body);
+    }
+    expect(answer.body, JSON.stringify(answer.body)).toMatchObject({ success: true });
+    expect(Date.now() - toppedUpAt).toBeLessThan(10_000);
+  });
+
+  it("an upto open lowers the isolate's reading by its rent and its fee", async () => {
+    const w = await uptoWorld("floor-rent");
+    const reading = BigInt((await callWithEnv(w.facilitator.env, "/health")).body.feePayerBalance.lamports);
+    // Both floors at the reading minus one channel's rent: the open fits exactly, and leaves the reading below them.
+    const floor = String(reading - RENT);
+    w.facilitator.setEnv({ SVC_FEE_PAYER_MIN_LAMPORTS: floor, SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS: floor });
+    const opened = await w.facilitator.post("/settle", (await deposit(w, w.buyer)).body);
+    expect(opened.body, JSON.stringify(opened.body)).toMatchObject({ success: true });
+    const landed = await chainRpc<{ meta: { fee: number } }>("getTransaction", [opened.body.transaction, { encoding: "base64", commitment: "confirmed", maxSupportedTransactionVersion: 0 }]);
+
+    const exact = await w.facilitator.signedBody(w.buyer, await w.facilitator.line(USDC, "1000000"));
+    const next = await w.facilitator.post("/settle", exact);
+    expect(next.status, JSON.stringify(next.body)).toBe(503);
+    expect(next.body).toMatchObject({ errorReason: "fee_payer_below_settle_floor" });
+    expect(next.body.errorMessage).toContain(`holds ${reading - RENT - BigInt(landed.meta.fee)} lamports`);
+  });
+});
