@@ -3,19 +3,19 @@ import { discoveryRoutes } from "./routes/discovery";
 import { paymentRoutes } from "./routes/payments";
 import { settlementRoutes } from "./routes/settlements";
 import { paymentRequiredRoutes } from "./routes/payment-required";
-import { exactBuilderRoutes } from "./routes/exact-builders";
-import { uptoBuilderRoutes } from "./routes/upto-builders";
-import { escrowBuilderRoutes } from "./routes/escrow-builders";
+import { exactBuilderRoutes } from "../rails/exact/routes/exact-builders";
+import { uptoBuilderRoutes } from "../rails/upto/routes/upto-builders";
+import { escrowBuilderRoutes } from "../rails/sla-escrow/routes/escrow-builders";
 import { refundBuilderRoutes } from "./routes/refund-builder";
 import { sellerRoutes } from "./routes/sellers";
-import { vaultSnapshotRoutes } from "./routes/vault-snapshot";
+import { vaultSnapshotRoutes } from "../rails/exact/routes/vault-snapshot";
 import { providerRoutes } from "./routes/providers";
 import { resourceRoutes } from "./routes/resources";
 import { directoryStatsRoutes } from "./routes/directory-stats";
 import { bazaarRoutes } from "./routes/bazaar";
 import { feeQuoteRoutes } from "./routes/fee-quote";
-import { sweepRoutes } from "./routes/sweep";
-import { escrowKeeperRoutes } from "./routes/escrow-keeper";
+import { sweepRoutes } from "../rails/exact/routes/sweep";
+import { escrowKeeperRoutes } from "../rails/sla-escrow/routes/escrow-keeper";
 
 /**
  * Every route of the API, one group per URL feature (`http/routes/<feature>.ts`). The router, `/capabilities`,

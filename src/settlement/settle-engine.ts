@@ -1,15 +1,15 @@
 import type { Address } from "@solana/kit";
-import type { Config } from "../config/load-config";
-import { toBase64 } from "../solana/bytes";
-import type { SendOutcome } from "../solana/send-transaction";
-import type { SignatureStatus } from "../solana/confirm";
-import { rejectionForTransactionError, type PaymentFunds } from "../solana/transaction-rejection";
+import type { Config } from "../platform/config/load-config";
+import { toBase64 } from "../chain/bytes";
+import type { SendOutcome } from "../chain/send-transaction";
+import type { SignatureStatus } from "../chain/confirm";
+import { rejectionForTransactionError, type PaymentFunds } from "../chain/transaction-rejection";
 import type { SettlementRow } from "../store/settlements";
 import { isSellerRetryOfReportedSuccess } from "./repeat-settle";
 import { settlePorts, type ClaimRow, type SettlePorts } from "./settle-ports";
 import { blockhashExpired, rejection, type AcceptedRequirements, type PaymentRejection, type RejectionReason } from "../x402/payment-verdict";
-import { isFacilitatorError } from "../errors/catalogue";
-import { log } from "../observability/log";
+import { isFacilitatorError } from "../platform/errors/catalogue";
+import { log } from "../platform/observability/log";
 
 /** How long one isolate may hold the right to (re)send a transaction before another may take over. */
 const SUBMIT_LEASE_MS = 15_000;

@@ -1,4 +1,4 @@
-import type { Config } from "../config/load-config";
+import type { Config } from "../platform/config/load-config";
 import type { VerifySettleBody } from "./schemas";
 import { normalizeScheme } from "./scheme-names";
 import { requirementsMatch } from "./requirements-match";

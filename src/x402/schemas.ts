@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import type { Address } from "@solana/kit";
-import { isBase58Address } from "../solana/base58";
+import { isBase58Address } from "../chain/base58";
 
 /**
  * Wire schemas of x402 v2 bodies (docs/facilitator-spec.md §2.1-2.3). Objects stay open to extra keys (clients add their own),

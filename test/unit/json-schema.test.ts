@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import * as v from "valibot";
-import { toJsonSchema } from "../../src/self-description/json-schema";
+import { toJsonSchema } from "../../src/http/self-description/json-schema";
 import { VerifySettleBodySchema } from "../../src/x402/schemas";
 
 describe("valibot → JSON Schema (for /openapi.json)", () => {

@@ -63,7 +63,7 @@ export const SettlementStatusResponseSchema = v.looseObject({
   paymentId: v.optional(v.string()),
 });
 
-/** What every payment builder answers: UnsignedTransactionFields (src/solana/unsigned-transaction.ts) and the verify body template. */
+/** What every payment builder answers: UnsignedTransactionFields (src/chain/unsigned-transaction.ts) and the verify body template. */
 const UNSIGNED_TRANSACTION_ENTRIES = {
   x402Version: v.literal(2),
   transaction: v.string(),

@@ -1,8 +1,8 @@
 import { publicPath, route, type RouteDef } from "../route-def";
 import type { AppContext } from "../context";
 import { PaymentRequiredSchema } from "../../x402/schemas";
-import { enrichPaymentRequired, type PaymentRequiredBody } from "../../schemes/exact/enrich";
-import { enrichEscrowLines } from "../../schemes/sla-escrow/enrich";
+import { enrichPaymentRequired, type PaymentRequiredBody } from "../../rails/exact/enrich";
+import { enrichEscrowLines } from "../../rails/sla-escrow/enrich";
 
 /**
  * The seller transform: a naive 402 body in, the same body paying this facilitator's rails out (both rails), at

@@ -4,14 +4,14 @@ import { VerifySettleBodySchema, type VerifySettleBody } from "../../x402/schema
 import { checkCommonRequirements } from "../../x402/common-checks";
 import { normalizeScheme } from "../../x402/scheme-names";
 import { rejection, type PaymentRejection } from "../../x402/payment-verdict";
-import { RAIL_BY_SCHEME } from "../../schemes/registry";
+import { RAIL_BY_SCHEME } from "../../rails/registry";
 import { settledWith, type SettleOutcome } from "../../settlement/settle-engine";
 import { recordPaymentAttempt, type PaymentAttempt } from "../../store/payment-attempts";
-import { log } from "../../observability/log";
-import { ERROR_STATUS, isFacilitatorError } from "../../errors/catalogue";
+import { log } from "../../platform/observability/log";
+import { ERROR_STATUS, isFacilitatorError } from "../../platform/errors/catalogue";
 import { callerCorrelationIdOf } from "../middleware/correlation-id";
 import { enforceRateLimit } from "../middleware/rate-limit";
-import { recordRequestTelemetry } from "../../observability/telemetry";
+import { recordRequestTelemetry } from "../../platform/observability/telemetry";
 import { payerKeyOf } from "../../x402/payer-key";
 import { paymentIdentifierOf } from "../../x402/payment-identifier";
 import { SettleResponseSchema, VerifyResponseSchema } from "../responses/schemas";

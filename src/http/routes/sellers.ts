@@ -1,17 +1,17 @@
 import { route, type RouteDef } from "../route-def";
 import { challengeDomainOf } from "../challenge-domain";
-import { badRequest } from "../../errors/catalogue";
+import { badRequest } from "../../platform/errors/catalogue";
 import { normalizeScheme } from "../../x402/scheme-names";
-import { buildSellerPreview } from "../../sellers/preview";
-import { lookupEscrowRail, lookupExactRail } from "../../sellers/rail-lookup";
-import { resolveSellerAsset } from "../../sellers/seller-asset";
-import { buildSellerProvisioning, ProvisionRequestSchema } from "../../sellers/provision";
-import { issueChallenge } from "../../wallet-challenges/signed-challenge";
-import { registerSeller, RegisterBodySchema } from "../../sellers/register";
-import { retireSeller, RetireBodySchema } from "../../sellers/retire";
-import { listSellerPayments, SellerPaymentsBodySchema } from "../../sellers/payment-history";
-import { RailPathSchema, RailQuerySchema, WalletPathSchema } from "../../sellers/seller-inputs";
-import { ChallengeQuerySchema } from "../../wallet-challenges/challenge-inputs";
+import { buildSellerPreview } from "../../directory/sellers/preview";
+import { lookupEscrowRail, lookupExactRail } from "../../directory/sellers/rail-lookup";
+import { resolveSellerAsset } from "../../directory/sellers/seller-asset";
+import { buildSellerProvisioning, ProvisionRequestSchema } from "../../directory/sellers/provision";
+import { issueChallenge } from "../../directory/wallet-challenges/signed-challenge";
+import { registerSeller, RegisterBodySchema } from "../../directory/sellers/register";
+import { retireSeller, RetireBodySchema } from "../../directory/sellers/retire";
+import { listSellerPayments, SellerPaymentsBodySchema } from "../../directory/sellers/payment-history";
+import { RailPathSchema, RailQuerySchema, WalletPathSchema } from "../../directory/sellers/seller-inputs";
+import { ChallengeQuerySchema } from "../../directory/wallet-challenges/challenge-inputs";
 import {
   ChallengeResponseSchema,
   ProvisionResponseSchema,
