@@ -2,9 +2,7 @@ import { getConfig, type Config } from "../platform/config/load-config";
 import type { WorkersPlan } from "../platform/config/workers-plan";
 import { log } from "../platform/observability/log";
 import type { Env } from "../env";
-import { sweepJob } from "../rails/exact/sweep/sweep-job";
-import { escrowKeeperJob } from "../rails/sla-escrow/keeper/escrow-keeper-job";
-import { uptoKeeperJob } from "../rails/upto/keeper/upto-keeper-job";
+import { railJobs } from "../rails/registry";
 import { probeResourcesJob } from "./probe-resources-job";
 import { retentionJob } from "./retention-job";
 import { runRecorded, type JobRunSummary } from "./job-run";
@@ -33,7 +31,8 @@ export interface ScheduledJob<R = any> {
  * subrequest budget: each documents its own arithmetic and runs after the previous one finished.
  */
 export const JOBS_BY_CRON: Record<string, readonly ScheduledJob[]> = {
-  [SWEEP_CRON]: [sweepJob, escrowKeeperJob, uptoKeeperJob],
+  // The rails' own jobs (sweep, keepers), in registry order.
+  [SWEEP_CRON]: railJobs(),
   [PROBE_CRON]: [retentionJob, probeResourcesJob, searchIndexMergeJob],
 };
 

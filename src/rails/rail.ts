@@ -2,13 +2,13 @@ import type { Config } from "../platform/config/load-config";
 import type { SettleCall, SettleOutcome } from "../settlement/settle-engine";
 import type { AcceptedRequirements, PaymentRejection } from "../x402/payment-verdict";
 import type { SchemeName } from "../x402/scheme-names";
-import type { VerifySettleBody } from "../x402/schemas";
+import type { PaymentRequiredBody, PaymentRequirements, PayloadShape, VerifySettleBody } from "../x402/schemas";
+import type { SchemeRules } from "../x402/common-checks";
+import type { RouteDef } from "../http/route-def";
+import type { ScheduledJob } from "../jobs/scheduled";
 
 /**
  * A payment rail (x402 scheme): how `/supported` advertises it and how `/verify` and `/settle` handle its payments.
- * A rail lives in its own folder under `schemes/`, exports one object satisfying this interface from its `rail.ts`,
- * and is listed in `registry.ts`. It may import the payment core (`x402/`, `settlement/`, this file) and the shared
- * layers (`solana/`, `programs/`, `store/`, `config/`), never another rail's folder.
  *
  * Both `verify` and `settle` receive the body only after the common checks (`x402/common-checks.ts`) passed: the
  * scheme is this rail's, `paymentRequirements` equals `paymentPayload.accepted`, the network and asset are served.
@@ -21,7 +21,7 @@ export interface Rail {
   supportedExtra(config: Config): Promise<Record<string, unknown> | null>;
   /**
    * Everything short of moving funds: decode, the rail's rules, signatures, chain facts; with `simulate`, a simulation
-   * (`solana/simulate.ts`). `ledger` (verify only) lets a chain refusal of an already settled payment be named
+   * (`chain/simulate.ts`). `ledger` (verify only) lets a chain refusal of an already settled payment be named
    * (`settlement/already-settled.ts`). Writes nothing.
    */
   verify(
@@ -35,6 +35,47 @@ export interface Rail {
    * must sign, and hand the payment to the settle engine (`settleSignedPayment`), which sends it exactly once and
    * reports success exactly once. A refusal before the engine is `settledWith(rejection)`. The route answers from
    * the outcome, records the seller's history from it and keeps `afterResponse` alive after the response.
+   * `caller`: what the HTTP caller presented besides the body (its `Authorization: Bearer` token, null when none).
    */
-  settle(config: Config, body: VerifySettleBody, accepted: AcceptedRequirements, call: SettleCall): Promise<SettleOutcome>;
+  settle(config: Config, body: VerifySettleBody, accepted: AcceptedRequirements, call: SettleCall, caller: RailCaller): Promise<SettleOutcome>;
 }
+
+/** What the caller of /settle presented besides the body, for a rail whose settles depend on who calls. */
+export interface RailCaller {
+  /** The caller's `Authorization: Bearer` token, null when absent. */
+  bearerToken: string | null;
+}
+
+/** Where a rail's routes sit in the API table (http/api-routes.ts), and their order among other rails' in that place. */
+export type RouteSlot = "builders" | "sellerTools" | "operator";
+export interface RailRoutes {
+  slot: RouteSlot;
+  /** Order within the slot (lower first): the table's order is the OpenAPI document's and the MCP tools'. */
+  rank: number;
+  routes: () => RouteDef[];
+}
+
+/**
+ * Everything a rail is, as the rest of the Worker knows it: the `Rail` plus the optional parts below. A rail lives
+ * in its own folder under `rails/`, exports one `RailModule` from its `module.ts`, and is one line of
+ * `rails/registry.ts`, which builds `/supported`, the verify/settle body's payload union, the common checks' scheme
+ * rules, the enrich transform, the route table's rail groups and the rail Cron jobs from the modules. A rail folder
+ * may import the payment core (`x402/`, `settlement/`, this folder's top-level files) and the shared layers
+ * (`chain/`, `store/`, `platform/`, `jobs/keeper/`), never another rail's folder.
+ */
+export interface RailModule extends Rail, SchemeRules {
+  /** The payload shape of its `/verify` and `/settle` body (rails may share one schema object). */
+  payload: PayloadShape;
+  /** `amount` of a success answer (`SettleResponse.amount` of @x402/core), for a rail whose settled amount is not fixed by the line. */
+  settledAmount?(requirements: PaymentRequirements): string;
+  /**
+   * The seller transform (`POST /payment-required/enrich`): rewrites the body's lines of this scheme to pay through
+   * this facilitator, leaving other lines alone. `rank`: rails enrich in this order (lower first).
+   */
+  enrich?: { rank: number; run(config: Config, body: PaymentRequiredBody, correlationId?: string): Promise<PaymentRequiredBody> };
+  /** Its HTTP routes: builders, seller tools, operator routes. */
+  routes?: readonly RailRoutes[];
+  /** Its Cron jobs (keeper, sweep): they run on the rails' trigger in registry order. */
+  jobs?: readonly ScheduledJob[];
+}
+

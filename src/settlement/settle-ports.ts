@@ -76,7 +76,7 @@ export function settlePorts(config: Config, db: D1Database): SettlePorts {
   return { ledger: d1Ledger(db), chain: clusterChain(config) };
 }
 
-function d1Ledger(db: D1Database): SettleLedger {
+export function d1Ledger(db: D1Database): SettleLedger {
   return {
     state: (messageHash) => getSettlementState(db, messageHash),
     claim: (row) => claimSettlement(db, row),

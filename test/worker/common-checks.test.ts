@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { generateKeyPairSigner } from "@solana/kit";
-import { checkCommonRequirements } from "../../src/x402/common-checks";
+import { checkCommonRequirements } from "../../src/rails/registry";
 import { loadConfig, type Config } from "../../src/platform/config/load-config";
 import type { Env } from "../../src/env";
 import type { VerifySettleBody } from "../../src/x402/schemas";

@@ -11,7 +11,7 @@ import { compileUnsignedTransaction, type UnsignedTransactionFields } from "../u
 import { assetNotAllowedMessage } from "../../x402/asset-allowlist";
 import { Base58Address } from "../../x402/schemas";
 import { BLOCKHASH_LIFETIME_SECONDS, getLatestBlockhash } from "../blockhash";
-import { checkTokenSource } from "../../rails/exact/source-funds";
+import { checkTokenSource } from "../source-funds";
 
 /**
  * `POST /build-refund-tx` (docs/facilitator-spec.md §4.2, docs/wire-notes.md "Builders"): an unsigned SPL refund from the merchant back to the

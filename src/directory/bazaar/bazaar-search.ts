@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { badRequest } from "../../platform/errors/catalogue";
 import { clampPageLimit } from "../../platform/paging/page-limit";
-import { normalizeScheme } from "../../x402/scheme-names";
+import { normalizeScheme } from "../../rails/registry";
 import { queryWords, rankedSearch } from "../resources/ranked-search";
 import { rawToResourceRow } from "../../store/resources";
 import { toBazaarItem, type BazaarItem } from "./bazaar-resources";

@@ -1,8 +1,7 @@
 import { publicPath, route, type RouteDef } from "../route-def";
 import type { AppContext } from "../context";
-import { PaymentRequiredSchema } from "../../x402/schemas";
-import { enrichPaymentRequired, type PaymentRequiredBody } from "../../rails/exact/enrich";
-import { enrichEscrowLines } from "../../rails/sla-escrow/enrich";
+import { PaymentRequiredSchema, type PaymentRequiredBody } from "../../x402/schemas";
+import { enrichWithRails } from "../../rails/registry";
 
 /**
  * The seller transform: a naive 402 body in, the same body paying this facilitator's rails out (both rails), at
@@ -49,8 +48,7 @@ export function paymentRequiredRoutes(): RouteDef[] {
 }
 
 async function enrich(c: AppContext, body: PaymentRequiredBody) {
-  const withEscrowLines = await enrichEscrowLines(c.var.config, body);
-  return enrichPaymentRequired(c.var.config, withEscrowLines, c.get("correlationId"));
+  return enrichWithRails(c.var.config, body, c.get("correlationId"));
 }
 
 /** The self-description pr402 answers on GET (public/openapi.json facilitatorPaymentRequiredEnrichInfo), in our words. */

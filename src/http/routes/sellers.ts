@@ -1,7 +1,7 @@
 import { route, type RouteDef } from "../route-def";
 import { challengeDomainOf } from "../challenge-domain";
 import { badRequest } from "../../platform/errors/catalogue";
-import { normalizeScheme } from "../../x402/scheme-names";
+import { normalizeScheme } from "../../rails/registry";
 import { buildSellerPreview } from "../../directory/sellers/preview";
 import { lookupEscrowRail, lookupExactRail } from "../../directory/sellers/rail-lookup";
 import { resolveSellerAsset } from "../../directory/sellers/seller-asset";

@@ -92,11 +92,6 @@ export function buildExactPaymentTransaction(input: ExactPaymentTransactionInput
   };
 }
 
-/** 16 random bytes as 32 hex characters, like the official x402 client's memo nonce. */
-export function randomMemoNonce(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
-}
 
 function transferInstruction(payer: Address, transfer: ExactTransfer): Instruction {
   // A no-op signer marks the buyer as a required signer without holding any key: the buyer signs later.

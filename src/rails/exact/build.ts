@@ -4,19 +4,18 @@ import { findAssociatedTokenPda } from "@solana-program/token";
 import type { Config } from "../../platform/config/load-config";
 import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../platform/config/networks";
 import { badRequest } from "../../platform/errors/catalogue";
-import { fetchAccounts, type AccountSnapshot } from "../../chain/accounts";
-import { parseMint, type MintInfo } from "../../chain/mint";
+import { fetchAccounts } from "../../chain/accounts";
 import { BLOCKHASH_LIFETIME_SECONDS, getLatestBlockhash } from "../../chain/blockhash";
-import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../chain/token-programs";
+import { TOKEN_2022_PROGRAM_ADDRESS } from "../../chain/token-programs";
 import { findVaultPda, findVaultSolStoragePda } from "./program/pda";
 import { Base58Address, PaymentRequirementsSchema, ResourceInfoSchema, type PaymentRequirements } from "../../x402/schemas";
-import { normalizeScheme } from "../../x402/scheme-names";
+import { bareScheme } from "../../x402/scheme-names";
 import { assetNotAllowedMessage } from "../../x402/asset-allowlist";
-import { buildExactPaymentTransaction, EXACT_COMPUTE_UNIT_LIMIT, randomMemoNonce, type ExactTransfer } from "./build-transaction";
-import { refusedMintExtension } from "../../chain/token-extensions";
+import { buildExactPaymentTransaction, EXACT_COMPUTE_UNIT_LIMIT, type ExactTransfer } from "./build-transaction";
 import type { UnsignedTransactionFields } from "../../chain/unsigned-transaction";
 import { verifyBodyTemplate, type VerifyBodyTemplate } from "../../x402/verify-body-template";
-import { checkSolSource, checkTokenSource, formatUnits } from "./source-funds";
+import { checkSolSource, checkTokenSource, formatUnits } from "../../chain/source-funds";
+import { assetLabel, randomMemoNonce, readPaymentMint, sourceAtaCandidates } from "../../chain/buyer-source";
 
 /**
  * `POST /build-exact-payment-tx` (docs/facilitator-spec.md §4.2, §2.4): an unsigned `exact` payment for the buyer to sign, with the
@@ -148,7 +147,7 @@ export async function buildExactPayment(config: Config, request: BuildExactPayme
  * and that `payTo` is the vault PDA of `extra.merchantWallet`. Returns the vault PDA.
  */
 async function checkRequirements(config: Config, accepted: PaymentRequirements, payer: Address, amount: bigint): Promise<Address> {
-  if (normalizeScheme(accepted.scheme) !== "exact") {
+  if (bareScheme(accepted.scheme) !== "exact") {
     throw badRequest(`accepted.scheme: must be "exact" (or "v2:solana:exact") for this builder, got "${accepted.scheme}"`);
   }
   if (accepted.network !== config.network) {
@@ -192,31 +191,5 @@ async function checkRequirements(config: Config, accepted: PaymentRequirements, 
   return vault;
 }
 
-/**
- * The asset's token program, decimals and extensions; 400 when it is not an acceptable mint (`screen`: the rail's
- * Token-2022 extension rule, exact's by default).
- */
-export function readPaymentMint(account: AccountSnapshot | null, asset: Address, screen: (mint: MintInfo) => string | null = refusedMintExtension): MintInfo {
-  if (account === null) throw badRequest(`accepted.asset: mint ${asset} does not exist on this network`);
-  const mint = parseMint(account);
-  if (mint === null) throw badRequest(`accepted.asset: ${asset} is not an initialized SPL Token or Token-2022 mint`);
-  const refused = screen(mint);
-  if (refused !== null) throw badRequest(refused);
-  return mint;
-}
-
-export async function sourceAtaCandidates(owner: Address, mint: Address): Promise<{ token: Address; token2022: Address }> {
-  const [[token], [token2022]] = await Promise.all([
-    findAssociatedTokenPda({ owner, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS }),
-    findAssociatedTokenPda({ owner, mint, tokenProgram: TOKEN_2022_PROGRAM_ADDRESS }),
-  ]);
-  return { token, token2022 };
-}
-
 type LatestBlockhash = Awaited<ReturnType<typeof getLatestBlockhash>>;
 
-export function assetLabel(config: Config, asset: Address): string {
-  if (asset === config.mints.usdc) return "USDC";
-  if (config.mints.usdt !== null && asset === config.mints.usdt) return "USDT";
-  return `token ${asset}`;
-}

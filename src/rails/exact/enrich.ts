@@ -6,8 +6,8 @@ import { log } from "../../platform/observability/log";
 import { fetchAccounts } from "../../chain/accounts";
 import { findVaultPda } from "./program/pda";
 import { decodeSplitVault } from "./program/accounts";
-import { PaymentRequirementsSchema, type PaymentRequiredSchema } from "../../x402/schemas";
-import { normalizeScheme } from "../../x402/scheme-names";
+import { PaymentRequirementsSchema, type PaymentRequiredBody } from "../../x402/schemas";
+import { bareScheme } from "../../x402/scheme-names";
 import { assetNotAllowedMessage } from "../../x402/asset-allowlist";
 import { getUniversalSettleFacts, DEFAULT_SOVEREIGN_FEE_BPS } from "./program-facts";
 import { exactRail } from "./rail";
@@ -33,7 +33,6 @@ import { exactRail } from "./rail";
  *   disagree about who is paid and guessing either one could misdirect funds.
  */
 
-export type PaymentRequiredBody = v.InferOutput<typeof PaymentRequiredSchema>;
 
 type JsonObject = Record<string, unknown>;
 
@@ -113,7 +112,7 @@ export async function enrichPaymentRequired(
 function ownExactLine(config: Config, raw: unknown, index: number): JsonObject | null {
   if (!isPlainObject(raw)) throw badRequest(`accepts[${index}]: must be an object`);
   if (typeof raw.scheme !== "string") throw badRequest(`accepts[${index}].scheme: must be a string`);
-  if (normalizeScheme(raw.scheme) !== "exact") return null;
+  if (bareScheme(raw.scheme) !== "exact") return null;
   // A string network that is not ours belongs to another facilitator; a missing one is a broken exact line.
   if (typeof raw.network === "string" && raw.network !== config.network) return null;
 

@@ -12,7 +12,7 @@ import { getFundPaymentInstruction, type FundPaymentInstructionInput } from "./p
 import { findEscrowSolStoragePda, findPaymentExtPda, findPaymentPda } from "./program/pda";
 import { parsePaymentUidHex, paymentUidFromString, paymentUidToHex, randomPaymentUid } from "./program/payment-uid";
 import { assetNotAllowedMessage } from "../../x402/asset-allowlist";
-import { normalizeScheme } from "../../x402/scheme-names";
+import { bareScheme } from "../../x402/scheme-names";
 import { Base58Address, PaymentRequirementsSchema, ResourceInfoSchema } from "../../x402/schemas";
 import { BLOCKHASH_LIFETIME_SECONDS, getLatestBlockhash } from "../../chain/blockhash";
 import { checkEscrowTerms } from "./escrow-terms";
@@ -61,7 +61,7 @@ export interface EscrowBuildResponse extends UnsignedTransactionFields {
 
 export async function buildEscrowPayment(config: Config, request: BuildEscrowPaymentRequest): Promise<EscrowBuildResponse> {
   const { payer, accepted } = request;
-  if (normalizeScheme(accepted.scheme) !== "sla-escrow") {
+  if (bareScheme(accepted.scheme) !== "sla-escrow") {
     throw badRequest(`accepted.scheme: must be "sla-escrow" (or "v2:solana:sla-escrow") for this builder, got "${accepted.scheme}"`);
   }
   if (accepted.network !== config.network) {

@@ -2,12 +2,11 @@ import * as v from "valibot";
 import { isAddress, isOffCurveAddress, type Address } from "@solana/kit";
 import type { Config } from "../../platform/config/load-config";
 import { badRequest } from "../../platform/errors/catalogue";
-import { PaymentRequirementsSchema, type PaymentRequiredSchema } from "../../x402/schemas";
-import { normalizeScheme } from "../../x402/scheme-names";
+import { PaymentRequirementsSchema, type PaymentRequiredBody } from "../../x402/schemas";
+import { bareScheme } from "../../x402/scheme-names";
 import { escrowAddresses } from "./escrow-facts";
 import { slaEscrowRail } from "./rail";
 
-type PaymentRequiredBody = v.InferOutput<typeof PaymentRequiredSchema>;
 type JsonObject = Record<string, unknown>;
 
 /**
@@ -50,7 +49,7 @@ export async function enrichEscrowLines(config: Config, body: PaymentRequiredBod
 }
 
 function isOwnEscrowLine(config: Config, raw: unknown): boolean {
-  return isPlainObject(raw) && typeof raw.scheme === "string" && normalizeScheme(raw.scheme) === "sla-escrow" && (raw.network === undefined || raw.network === config.network);
+  return isPlainObject(raw) && typeof raw.scheme === "string" && bareScheme(raw.scheme) === "sla-escrow" && (raw.network === undefined || raw.network === config.network);
 }
 
 function validLine(raw: unknown, index: number): JsonObject & { asset: string; payTo: string } {

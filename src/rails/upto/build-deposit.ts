@@ -11,9 +11,8 @@ import type { UnsignedTransactionFields } from "../../chain/unsigned-transaction
 import { assetNotAllowedMessage } from "../../x402/asset-allowlist";
 import { Base58Address, PaymentRequirementsSchema, ResourceInfoSchema, U64_MAX, type PaymentRequirements } from "../../x402/schemas";
 import { BLOCKHASH_LIFETIME_SECONDS, getLatestBlockhash } from "../../chain/blockhash";
-import { assetLabel, readPaymentMint, sourceAtaCandidates } from "../exact/build";
-import { randomMemoNonce } from "../exact/build-transaction";
-import { checkTokenSource, formatUnits } from "../exact/source-funds";
+import { assetLabel, randomMemoNonce, readPaymentMint, sourceAtaCandidates } from "../../chain/buyer-source";
+import { checkTokenSource, formatUnits } from "../../chain/source-funds";
 import { refusedChannelMintExtension } from "../../chain/token-extensions";
 import { buildUptoDepositTransaction, randomChannelSalt, UPTO_OPEN_COMPUTE_UNIT_LIMIT } from "./build-deposit-transaction";
 import { channelTermsOf } from "./channel-terms";

@@ -1,6 +1,7 @@
 import type { Address } from "@solana/kit";
 import type { Config } from "../../platform/config/load-config";
-import type { PaymentRequirements, UptoPayload } from "../../x402/schemas";
+import type { PaymentRequirements } from "../../x402/schemas";
+import type { UptoPayload } from "./payload";
 import { BPS_DENOMINATOR, type DistributionEntry } from "./program/instructions";
 import { rejection, type PaymentRejection } from "../../x402/payment-verdict";
 

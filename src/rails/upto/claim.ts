@@ -9,7 +9,7 @@ import { signFacilitatorTransaction } from "../../chain/facilitator-transaction"
 import { decodeWireTransaction, type DecodedTransaction } from "../../chain/wire-transaction";
 import { toHex } from "../../chain/bytes";
 import { rejection, type PaymentRejection } from "../../x402/payment-verdict";
-import type { UptoPayload } from "../../x402/schemas";
+import type { UptoPayload } from "./payload";
 import type { ChannelTerms } from "./channel-terms";
 import { CLOCK_SYSVAR, chainClockOf } from "../../chain/chain-clock";
 import { claimShape } from "./claim-rules";

@@ -4,13 +4,17 @@ import { encodeBase58 } from "../../chain/base58";
 import { signAsFeePayer } from "../../chain/fee-payer-signature";
 import { decodeWireTransaction } from "../../chain/wire-transaction";
 import { networkFeeOf } from "../../chain/network-fee";
-import { settleSignedPayment, settleablePayment, settledWith, type SettleCall, type SettleOutcome } from "../../settlement/settle-engine";
-import { getSettlementState } from "../../store/settlements";
+import { ledgerStateOf, settleSignedPayment, settleablePayment, settledWith, type SettleCall, type SettleOutcome } from "../../settlement/settle-engine";
 import { dropUnlandedOpen, getChannelWithDeposit, recordChannelOpen, scheduleChannelCheck, storeClaimTransaction, type ChannelOpen, type StoredClaim } from "./store/upto-channels";
 import { bookUptoOpen, feePayerBalanceForBudget } from "../../chain/fee-payer-budget/budget";
 import { uptoOpenRentLamports } from "../../chain/fee-payer-budget/caps";
 import { rejection, type AcceptedRequirements, type PaymentRejection } from "../../x402/payment-verdict";
-import type { UptoPayload, VerifySettleBody } from "../../x402/schemas";
+import type { VerifySettleBody } from "../../x402/schemas";
+import type { UptoPayload } from "./payload";
+import type { RailCaller } from "../rail";
+
+/** The engine's call plus the caller's bearer token: a delegated settle must come from the facilitator's authorised caller. */
+type UptoSettleCall = SettleCall & { callerCredential: string | null };
 import { channelTermsOf, checkPayloadWindow, type ChannelTerms } from "./channel-terms";
 import { buildSignedClaim, claimVoucher, isDelegatedCaller, type ClaimVoucher } from "./claim";
 import { uptoPayloadOf, uptoSimulationRefusal, verifyUptoDeposit, type VerifiedUptoDeposit } from "./verify";
@@ -30,7 +34,14 @@ export const ABANDON_GRACE_SECONDS = 120;
 /** After a confirmed claim, when the keeper comes for the channel account's rent (Reclaim waits 1,500 slots). */
 const RECLAIM_CHECK_DELAY_MS = 15 * 60_000;
 
-export async function settleUptoPayment(config: Config, body: VerifySettleBody, accepted: AcceptedRequirements, call: SettleCall): Promise<SettleOutcome> {
+export async function settleUptoPayment(
+  config: Config,
+  body: VerifySettleBody,
+  accepted: AcceptedRequirements,
+  engineCall: SettleCall,
+  caller: RailCaller = { bearerToken: null },
+): Promise<SettleOutcome> {
+  const call: UptoSettleCall = { ...engineCall, callerCredential: caller.bearerToken };
   const parsed = uptoPayloadOf(body);
   if (!parsed.ok) return settledWith(parsed);
   const payload = parsed.payload;
@@ -54,10 +65,10 @@ function settleStep(config: Config, accepted: AcceptedRequirements, payload: Upt
   return rejection("invalid_upto_svm_payload_missing_voucher", "A claim below the ceiling needs the seller's voucherSignature", { payer });
 }
 
-async function settleDeposit(config: Config, body: VerifySettleBody, accepted: AcceptedRequirements, payload: UptoPayload, call: SettleCall): Promise<SettleOutcome> {
+async function settleDeposit(config: Config, body: VerifySettleBody, accepted: AcceptedRequirements, payload: UptoPayload, call: UptoSettleCall): Promise<SettleOutcome> {
   const terms = channelTermsOf(config, accepted.requirements, payload.from);
   if ("ok" in terms) return settledWith(terms);
-  if (terms.delegated && !isDelegatedCaller(config, call.callerCredential ?? null)) {
+  if (terms.delegated && !isDelegatedCaller(config, call.callerCredential)) {
     return settledWith(rejection("invalid_upto_svm_delegated_settle_unauthenticated", "A deposit for this facilitator's receiver authorizer needs the seller's bearer token in the Authorization header", { payer: payload.from }));
   }
   // The budget's balance (the isolate's reading, or one getBalance when it is over a minute old) is read alongside verify.
@@ -121,7 +132,7 @@ async function recordOpen(db: D1Database, open: ChannelOpen): Promise<{ ok: true
   return rejection("invalid_upto_svm_channel_already_open", `Channel ${open.channelId} already has a deposit in flight or settled; a deposit opens a new channel`, { payer: open.payer });
 }
 
-async function settleClaim(config: Config, accepted: AcceptedRequirements, payload: UptoPayload, call: SettleCall): Promise<SettleOutcome> {
+async function settleClaim(config: Config, accepted: AcceptedRequirements, payload: UptoPayload, call: UptoSettleCall): Promise<SettleOutcome> {
   const payer = payload.from;
   const requirements = accepted.requirements;
   const terms = channelTermsOf(config, requirements, payer);
@@ -132,7 +143,7 @@ async function settleClaim(config: Config, accepted: AcceptedRequirements, paylo
   const expired = window?.reason === "invalid_upto_svm_payload_expired" ? window : null;
   if (window && !expired) return settledWith(window);
   // The voucher is checked (or, delegated, signed) before anything else is read or signed.
-  const voucher = await claimVoucher(config, payload, terms, accepted.amount, call.callerCredential ?? null);
+  const voucher = await claimVoucher(config, payload, terms, accepted.amount, call.callerCredential);
   if ("ok" in voucher) return settledWith(voucher);
 
   const line = { payTo: requirements.payTo as Address, mint: requirements.asset as Address };
@@ -174,7 +185,7 @@ async function claimToSettle(
 
   const claim = channel.claim;
   if (claim && claim.amount !== amount.toString()) return otherClaim(claim, payer);
-  if (claim && (await getSettlementState(db, claim.messageHash))?.state !== "failed") return claim;
+  if (claim && (await ledgerStateOf(db, claim.messageHash))?.state !== "failed") return claim;
   if (noNewClaim) return noNewClaim;
   const built = await buildSignedClaim(config, payload, terms, { ...line, tokenProgram: channel.tokenProgram as Address }, voucher);
   if ("ok" in built) return built;

@@ -3,7 +3,7 @@ import { findAssociatedTokenPda } from "@solana-program/token";
 import type { Config } from "../../platform/config/load-config";
 import { badRequest } from "../../platform/errors/catalogue";
 import { fetchAccounts } from "../../chain/accounts";
-import { readPaymentMint, sourceAtaCandidates } from "../exact/build";
+import { readPaymentMint, sourceAtaCandidates } from "../../chain/buyer-source";
 import { refusedChannelMintExtension } from "../../chain/token-extensions";
 import type { FeeQuote } from "../fee-quote";
 import { UPTO_CHANNEL_RENT_LAMPORTS, uptoOpenRentLamports } from "../../chain/fee-payer-budget/caps";

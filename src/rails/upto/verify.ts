@@ -9,10 +9,11 @@ import { toHex } from "../../chain/bytes";
 import { verifyNonFeePayerSignatures } from "../../chain/signatures";
 import { decodeWireTransaction, type DecodedTransaction } from "../../chain/wire-transaction";
 import { explainChainRefusal } from "../../settlement/already-settled";
-import { getSettlementState } from "../../store/settlements";
+import { ledgerStateOf } from "../../settlement/settle-engine";
 import { simulateSignedPayment } from "../../chain/simulate";
 import { rejection, type AcceptedRequirements, type PaymentRejection } from "../../x402/payment-verdict";
-import { parseU64, parseUptoPayload, type UptoPayload, type VerifySettleBody } from "../../x402/schemas";
+import { parseU64, type VerifySettleBody } from "../../x402/schemas";
+import { parseUptoPayload, type UptoPayload } from "./payload";
 import { channelTermsOf, checkPayloadWindow, type ChannelTerms } from "./channel-terms";
 import { checkOpenTransaction, OPEN_TRANSACTION_REASON, type VerifiedOpen } from "./open-rules";
 import { refusedFreezeAuthority, uptoMinimumCeilingRaw } from "./mint-screen";
@@ -146,7 +147,7 @@ export async function verifyUptoDeposit(
   if (accounts.get(channelId)) {
     const alreadyOpen = rejection("invalid_upto_svm_channel_already_open", `Channel ${channelId} already exists; a deposit opens a new channel`, { payer });
     // Settle: this very deposit in the ledger is the engine's to answer (a duplicate, or a seller's retry of its success).
-    const mine = options.settling && options.ledger ? await getSettlementState(options.ledger, messageHash) : undefined;
+    const mine = options.settling && options.ledger ? await ledgerStateOf(options.ledger, messageHash) : undefined;
     if (!mine || mine.state === "failed") return explainChainRefusal(options.ledger, messageHash, alreadyOpen);
     return { ok: true, accepted, payload, terms, tx, messageHash, open, payer: payer as Address, channelId };
   }

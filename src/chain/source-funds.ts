@@ -1,7 +1,7 @@
 import type { Address } from "@solana/kit";
-import { badRequest, type FacilitatorError } from "../../platform/errors/catalogue";
-import type { AccountSnapshot } from "../../chain/accounts";
-import { SYSTEM_PROGRAM_ADDRESS } from "../../chain/token-programs";
+import { badRequest, type FacilitatorError } from "../platform/errors/catalogue";
+import type { AccountSnapshot } from "./accounts";
+import { SYSTEM_PROGRAM_ADDRESS } from "./token-programs";
 
 /**
  * Can the buyer pay? Pure checks over account snapshots read by the builder, so a buyer learns before
