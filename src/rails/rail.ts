@@ -1,3 +1,4 @@
+import type { Address } from "@solana/kit";
 import type { Config } from "../platform/config/load-config";
 import type { SettleCall, SettleOutcome } from "../settlement/settle-engine";
 import type { AcceptedRequirements, PaymentRejection } from "../x402/payment-verdict";
@@ -77,5 +78,35 @@ export interface RailModule extends Rail, SchemeRules {
   routes?: readonly RailRoutes[];
   /** Its Cron jobs (keeper, sweep): they run on the rails' trigger in registry order. */
   jobs?: readonly ScheduledJob[];
+  /** How the self-description documents speak of it. */
+  describe?: RailDescription;
+  /** What it adds to /health. */
+  health?: RailHealth;
+}
+
+/** A rail's words in the self-description documents (every member optional; absent: the rail is not mentioned there). */
+export interface RailDescription {
+  /** `/agent-payTo-semantics.json` `schemes[scheme]`: how a line's payTo resolves. */
+  payTo?: Record<string, string>;
+  /** `GET /payment-required/enrich`: the sentence on this rail's lines, and its `schemes[scheme]` entry. */
+  enrich?: { sentence: string; payTo: Record<string, string> };
+  /** `/capabilities` `features` flags (`served`: the scheme is in /supported; `routes`: the mounted route keys). */
+  features?(served: boolean, routes: ReadonlySet<string>): Record<string, boolean>;
+  /** `/capabilities` members added at the end while the rail is served (`artifact`: a path made absolute). */
+  capabilities?(config: Config, artifact: (path: string) => string): Record<string, unknown>;
+}
+
+/** One program-wide account /health checks: where it is, and the decoder that must read it (null: unreadable). */
+export interface ProgramAccountProbe {
+  address: Address;
+  decode(data: Uint8Array): unknown;
+}
+
+/** A rail's part of /health. */
+export interface RailHealth {
+  /** Members of the report, after the fee payer's exposure (each null when its database read fails). */
+  report?(config: Config, db: D1Database | undefined): Promise<Record<string, unknown>>;
+  /** `programs[key]`: the rail's program, and its program-wide accounts by name. */
+  program?: { key: string; programId(config: Config): Address; accounts(config: Config): Promise<Record<string, ProgramAccountProbe>> };
 }
 

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { LISTED_SCHEMES } from "./listed-schemes";
 import { Base58Address } from "../../x402/schemas";
 import { SignedFields } from "../wallet-challenges/challenge-inputs";
 import { MAX_SERVICE_URL_LENGTH, MAX_TAGS } from "../sellers/register";
@@ -24,7 +25,7 @@ export const ResourceFieldsSchema = v.object({
   useCase: v.optional(text(0, 255)),
   category: v.optional(Slug),
   tags: v.optional(v.pipe(v.array(Slug, "must be an array of tags"), v.maxLength(MAX_TAGS, `must have at most ${MAX_TAGS} tags`)), []),
-  scheme: v.picklist(["exact", "sla-escrow"], 'must be "exact" or "sla-escrow"'),
+  scheme: v.picklist(LISTED_SCHEMES, 'must be "exact" or "sla-escrow"'),
   network: v.optional(text(1, 64)),
   intentContractUrl: v.optional(HttpUrl),
   listingOptIn: v.optional(v.boolean("must be true or false"), true),

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { LISTED_SCHEMES } from "./listed-schemes";
 import { badRequest, notFound } from "../../platform/errors/catalogue";
 import { clampPageLimit } from "../../platform/paging/page-limit";
 import { formatPageCursor, parsePageCursor } from "../../platform/paging/page-cursor";
@@ -9,7 +10,7 @@ import { rawToResourceRow, type ResourceRow } from "../../store/resources";
 export const ResourcesQuerySchema = v.object({
   q: v.optional(v.pipe(v.string(), v.maxLength(200, "must be at most 200 characters"))),
   category: v.optional(v.pipe(v.string(), v.regex(/^[a-z0-9-]{1,32}$/, "must be 1-32 characters of a-z, 0-9 and -"))),
-  scheme: v.optional(v.picklist(["exact", "sla-escrow"], 'must be "exact" or "sla-escrow"')),
+  scheme: v.optional(v.picklist(LISTED_SCHEMES, 'must be "exact" or "sla-escrow"')),
   tag: v.optional(v.pipe(v.string(), v.regex(/^[a-z0-9-]{1,32}$/, "must be 1-32 characters of a-z, 0-9 and -"))),
   limit: v.optional(v.pipe(v.string(), v.regex(/^-?\d{1,6}$/, "must be an integer"), v.transform(Number))),
   cursor: v.optional(v.pipe(v.string(), v.maxLength(120, "is not a cursor of this API"))),

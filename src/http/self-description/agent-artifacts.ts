@@ -5,6 +5,7 @@ import type { EndpointInfo } from "../route-def";
 import { fetchAccounts } from "../../chain/accounts";
 import { parseMint } from "../../chain/mint";
 import { agentToolsOf } from "./agent-tools";
+import { RAILS } from "../../rails/registry";
 
 const SOL_DECIMALS = 9;
 const STABLECOIN_DECIMALS = 6;
@@ -22,20 +23,7 @@ export async function buildPayToSemantics(config: Config) {
   return {
     schemaVersion: "1.0.0",
     network: config.network,
-    schemes: {
-      exact: {
-        payTo: "The seller's UniversalSettle SplitVault PDA: seeds [\"vault\", sellerWallet], program universalSettle.",
-        splDestination: "The vault PDA's associated token account for the asset (owner = vault PDA).",
-        nativeSolDestination: "The vault's SOL storage PDA: seeds [\"sol_storage\", vaultPda].",
-        merchantWallet: "extra.merchantWallet carries the seller's own wallet; a bare wallet as payTo is rejected.",
-        resolve: "GET /api/v1/facilitator/sellers/{wallet}/rails/exact, or POST /api/v1/facilitator/payment-required/enrich to rewrite a 402 body.",
-      },
-      "sla-escrow": {
-        payTo: "The Escrow PDA of the facilitator's bank for the asset: seeds [\"escrow\", mint, bankPda], program slaEscrow.",
-        merchantWallet: "extra.merchantWallet carries the seller's own wallet.",
-        resolve: "GET /api/v1/facilitator/sellers/{wallet}/rails/sla-escrow?asset=USDC|SOL",
-      },
-    },
+    schemes: Object.fromEntries(RAILS.flatMap((rail) => (rail.describe?.payTo ? [[rail.scheme, rail.describe.payTo]] : []))),
     rules: [
       "payTo is always an on-chain PDA for the scheme, never the seller's bare wallet.",
       "Amounts are raw base units as decimal strings (1 USDC = \"1000000\").",

@@ -3,7 +3,7 @@ import { publicPath, type EndpointInfo } from "../route-def";
 import { SCHEMA_VERSION } from "./health";
 import { buildSupported } from "./supported";
 import { STATIC_ARTIFACT_PATHS } from "./static-artifacts";
-import { oracleProfiles } from "../../platform/config/oracle-profiles";
+import { RAILS } from "../../rails/registry";
 import { buildSellerEndpointGuide } from "./seller-endpoint-guide";
 
 export const SERVICE_NAME = "x402 Solana facilitator";
@@ -35,11 +35,8 @@ export async function buildCapabilities(config: Config, endpoints: readonly Endp
     feePayer: config.feePayer.address,
     supported,
     features: {
-      universalSettleExact: rails.has("exact"),
-      unsignedExactPaymentTxBuild: rails.has("exact") && keys.has("buildExactPaymentTx"),
-      slaEscrow: rails.has("sla-escrow"),
-      unsignedSlaEscrowPaymentTxBuild: rails.has("sla-escrow") && keys.has("buildSlaEscrowPaymentTx"),
-      unsignedUptoDepositTxBuild: rails.has("upto") && keys.has("buildUptoDepositTx"),
+      // Each rail's own flags, in registry order.
+      ...Object.assign({}, ...RAILS.map((rail) => rail.describe?.features?.(rails.has(rail.scheme), keys) ?? {})),
       publicResourceDirectory: keys.has("resources") && keys.has("resourceById"),
       paymentRequiredEnrich: keys.has("paymentRequiredEnrich"),
       sellerOnboarding: keys.has("sellerPreview") && keys.has("sellerProvisionTx"),
@@ -74,10 +71,8 @@ export async function buildCapabilities(config: Config, endpoints: readonly Endp
     // pr402's shape: the array of /seller-endpoint-guide.json.
     sellerEndpointGuide: buildSellerEndpointGuide(endpoints),
     specUrl: X402_SPEC_URL,
-    // docs/facilitator-spec.md §2.9: present only when the escrow rail is served.
-    ...(rails.has("sla-escrow")
-      ? { slaEscrowOracleProfiles: oracleProfiles(config.slaEscrow.oracleProfiles, artifact(STATIC_ARTIFACT_PATHS.integrationGuide)) }
-      : {}),
+    // Members a rail adds while it is served.
+    ...Object.assign({}, ...RAILS.map((rail) => (rails.has(rail.scheme) ? (rail.describe?.capabilities?.(config, artifact) ?? {}) : {}))),
   };
 }
 

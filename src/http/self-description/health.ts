@@ -1,7 +1,6 @@
 import type { Config } from "../../platform/config/load-config";
 import { probeDatabase } from "../../store/parameters";
-import { countJitProvisionsOn } from "../../rails/exact/store/jit-provisions";
-import { lastSweepRun } from "../../rails/exact/sweep/sweeps";
+import { RAILS } from "../../rails/registry";
 import { lastJobRuns, type JobRunRow } from "../../store/job-runs";
 import { redactRpcUrl } from "../../chain/rpc";
 import { readFeePayerBalance, type FeePayerBalanceReading } from "../../chain/fee-payer-balance";
@@ -53,10 +52,11 @@ export interface HealthReport {
   };
   /** The exposure budget (src/chain/fee-payer-budget/): rent out and lamports spent beyond sellers' network fees, by rail, and each cap's headroom (null when the database is down). */
   feePayerExposure: ExposureHealth | null;
-  /** Just-in-time vault provisioning: vaults fronted today against the daily cap (null when the database is down). */
-  justInTimeProvisioning: { provisionedToday: number | null; dailyCap: number };
-  /** The last real sweep run (null before the first one, or when the database is down). */
-  lastSweepRun: { at: string; trigger: string; outcome: string; scanned: number; succeeded: number; failed: number } | null;
+  /**
+   * Then each rail's own members (`RailHealth.report`, in registry order): e.g. the exact rail's just-in-time
+   * provisioning against its daily cap and its last sweep run.
+   */
+  [railMember: string]: unknown;
   /**
    * pr402's keeper block (same three flags), plus the last run of every scheduled job, keyed by job name (null before
    * its first run or when the database is down). Here the jobs are Cron Triggers of this Worker, so "configured"
@@ -76,11 +76,10 @@ const SCHEDULED_JOB_NAMES = Object.values(JOBS_BY_CRON).flatMap((jobs) => jobs.m
 
 /** Live health: one getBalance (its context gives the slot) and a few small queries, in parallel; no failure is fatal to the answer. */
 export async function buildHealthReport(config: Config, db: D1Database | undefined): Promise<HealthReport> {
-  const [reading, database, provisionedToday, sweepRun, jobRuns, programs, exposure] = await Promise.all([
+  const [reading, database, railReports, jobRuns, programs, exposure] = await Promise.all([
     readFeePayerBalance(config, HEALTH_READING_MAX_AGE_MS, Math.min(config.rpcTimeoutMs, HEALTH_RPC_TIMEOUT_MS)).catch(() => null),
     probeDatabase(db),
-    db ? countJitProvisionsOn(db, Date.now()).catch(() => null) : Promise.resolve(null),
-    db ? lastSweepRun(db).catch(() => null) : Promise.resolve(null),
+    Promise.all(RAILS.map((rail) => rail.health?.report?.(config, db) ?? Promise.resolve({}))),
     db ? lastJobRuns(db).catch(() => null) : Promise.resolve(null),
     readProgramsHealth(config),
     db ? readExposure(db).catch(() => null) : Promise.resolve(null),
@@ -100,15 +99,7 @@ export async function buildHealthReport(config: Config, db: D1Database | undefin
     feePayer: config.feePayer.address,
     feePayerBalance: balance,
     feePayerExposure: exposure && exposureHealth(config, exposure, reading?.lamports ?? null),
-    justInTimeProvisioning: { provisionedToday, dailyCap: config.limits.jitProvisioningDailyCap },
-    lastSweepRun: sweepRun && {
-      at: new Date(sweepRun.finishedAtMs).toISOString(),
-      trigger: sweepRun.trigger,
-      outcome: sweepRun.outcome,
-      scanned: sweepRun.scanned,
-      succeeded: sweepRun.succeeded,
-      failed: sweepRun.failed,
-    },
+    ...Object.assign({}, ...railReports),
     settlementKeeper: {
       vaultSweepCronConfigured: SCHEDULED_JOB_NAMES.includes("sweep"),
       slaEscrowSettleCronConfigured: SCHEDULED_JOB_NAMES.includes("escrow-keeper"),

@@ -1,10 +1,7 @@
-import type { Address } from "@solana/kit";
 import type { Config } from "../../platform/config/load-config";
 import { fetchAccounts, type AccountSnapshot } from "../../chain/accounts";
-import { decodeUniversalSettleConfig } from "../../rails/exact/program/accounts";
-import { findUniversalSettleConfigPda } from "../../rails/exact/program/pda";
-import { decodeBank, decodeEscrowConfig } from "../../rails/sla-escrow/program/accounts";
-import { findBankPda, findEscrowConfigPda } from "../../rails/sla-escrow/program/pda";
+import { RAILS } from "../../rails/registry";
+import type { ProgramAccountProbe, RailHealth } from "../../rails/rail";
 
 /**
  * /health's view of the on-chain programs this deployment is configured with: is each program deployed (an executable
@@ -25,57 +22,55 @@ export interface ProgramCheck {
   accounts: Record<string, ProgramAccountCheck>;
 }
 
+/** Per rail program (its `RailHealth.program.key`), and whether all of them are there and readable. */
 export interface ProgramsHealth {
   /** Every program found and every one of its accounts decoded; null when the chain could not be read. */
   ok: boolean | null;
-  universalSettle: ProgramCheck | null;
-  slaEscrow: ProgramCheck | null;
+  [program: string]: ProgramCheck | boolean | null;
 }
 
 const PROGRAMS_HEALTH_CACHE_MS = 60_000;
 /** Settled answers only: a read in flight belongs to the request that started it (src/platform/cache/share-once-fulfilled.ts). */
 const cache = new Map<string, { value: ProgramsHealth; expiresAtMs: number }>();
 
+type ProgramPart = NonNullable<RailHealth["program"]>;
+
+function programParts(): ProgramPart[] {
+  return RAILS.flatMap((rail) => (rail.health?.program ? [rail.health.program] : []));
+}
+
 export async function readProgramsHealth(config: Config): Promise<ProgramsHealth> {
-  const key = `${config.rpcUrl}|${config.programs.universalSettle}|${config.programs.slaEscrow}`;
+  const parts = programParts();
+  const key = [config.rpcUrl, ...parts.map((part) => part.programId(config))].join("|");
   const hit = cache.get(key);
   if (hit && hit.expiresAtMs > Date.now()) return hit.value;
   let value: ProgramsHealth;
   try {
-    value = await readOnce(config);
+    value = await readOnce(config, parts);
   } catch {
     // A failed read is answered (ok: null) but not kept: the next /health reads again.
-    return { ok: null, universalSettle: null, slaEscrow: null };
+    return { ok: null, ...Object.fromEntries(parts.map((part) => [part.key, null])) };
   }
   cache.set(key, { value, expiresAtMs: Date.now() + PROGRAMS_HEALTH_CACHE_MS });
   return value;
 }
 
-async function readOnce(config: Config): Promise<ProgramsHealth> {
-  const { universalSettle, slaEscrow } = config.programs;
-  const [[settleConfig], [bank], [escrowConfig]] = await Promise.all([
-    findUniversalSettleConfigPda(universalSettle),
-    findBankPda(slaEscrow),
-    findEscrowConfigPda(slaEscrow),
-  ]);
-  const accounts = await fetchAccounts(config, [universalSettle, settleConfig, slaEscrow, bank, escrowConfig]);
-  const check = (address: Address, owner: Address, decode: (data: Uint8Array) => unknown): ProgramAccountCheck => {
-    const account = accounts.get(address) ?? null;
-    const owned = account !== null && account.owner === owner;
-    return { address, found: owned, decoded: owned && decode(account.data) !== null };
-  };
-  const program = (programId: Address, checks: Record<string, ProgramAccountCheck>): ProgramCheck => ({
-    programId,
-    found: isExecutable(accounts.get(programId) ?? null),
-    accounts: checks,
+async function readOnce(config: Config, parts: readonly ProgramPart[]): Promise<ProgramsHealth> {
+  const probes = await Promise.all(parts.map((part) => part.accounts(config)));
+  const programIds = parts.map((part) => part.programId(config));
+  // One batched read: each program, then its accounts.
+  const accounts = await fetchAccounts(config, programIds.flatMap((programId, i) => [programId, ...Object.values(probes[i]!).map((probe) => probe.address)]));
+  const checks = parts.map((part, i): [string, ProgramCheck] => {
+    const programId = programIds[i]!;
+    const check = ({ address, decode }: ProgramAccountProbe): ProgramAccountCheck => {
+      const account = accounts.get(address) ?? null;
+      const owned = account !== null && account.owner === programId;
+      return { address, found: owned, decoded: owned && decode(account.data) !== null };
+    };
+    return [part.key, { programId, found: isExecutable(accounts.get(programId) ?? null), accounts: Object.fromEntries(Object.entries(probes[i]!).map(([name, probe]) => [name, check(probe)])) }];
   });
-  const settle = program(universalSettle, { config: check(settleConfig, universalSettle, decodeUniversalSettleConfig) });
-  const escrow = program(slaEscrow, {
-    bank: check(bank, slaEscrow, decodeBank),
-    config: check(escrowConfig, slaEscrow, decodeEscrowConfig),
-  });
-  const ok = [settle, escrow].every((p) => p.found && Object.values(p.accounts).every((a) => a.decoded));
-  return { ok, universalSettle: settle, slaEscrow: escrow };
+  const ok = checks.every(([, p]) => p.found && Object.values(p.accounts).every((a) => a.decoded));
+  return { ok, ...Object.fromEntries(checks) };
 }
 
 function isExecutable(account: AccountSnapshot | null): boolean {

@@ -15,4 +15,7 @@ export const uptoModule: RailModule = {
   settledAmount: (requirements) => requirements.amount,
   routes: [{ slot: "builders", rank: 2, routes: uptoBuilderRoutes }],
   jobs: [uptoKeeperJob],
+  describe: {
+    features: (served, routes) => ({ unsignedUptoDepositTxBuild: served && routes.has("buildUptoDepositTx") }),
+  },
 };
