@@ -1,5 +1,6 @@
 import type { Config } from "../../platform/config/load-config";
 import { RAILS } from "../../rails/registry";
+import type { RailModule } from "../../rails/rail";
 import { PAYMENT_IDENTIFIER } from "../../x402/payment-identifier";
 
 export interface SupportedKind {
@@ -16,10 +17,10 @@ export interface SupportedResponse {
 }
 
 /** `/supported` in the shape the official x402 facilitator client reads (docs/wire-notes.md "Discovery shapes"): the rails served here. */
-export async function buildSupported(config: Config): Promise<SupportedResponse> {
-  const extras = await Promise.all(RAILS.map((rail) => rail.supportedExtra(config)));
+export async function buildSupported(config: Config, rails: readonly RailModule[] = RAILS): Promise<SupportedResponse> {
+  const extras = await Promise.all(rails.map((rail) => rail.supportedExtra(config)));
   const kinds: SupportedKind[] = [];
-  RAILS.forEach((rail, i) => {
+  rails.forEach((rail, i) => {
     const extra = extras[i];
     if (extra) kinds.push({ x402Version: 2, scheme: rail.scheme, network: config.network, extra });
   });
