@@ -35,7 +35,9 @@ export async function buildCapabilities(config: Config, endpoints: readonly Endp
     feePayer: config.feePayer.address,
     supported,
     features: {
-      universalSettleExact: rails.has("exact"),
+      universalSettleExact: rails.has("exact") && config.rails.exactVault.enabled,
+      // exact to the seller's own wallet (SVC_EXACT_WALLET_PAYTO), beside or instead of the vault.
+      exactWalletPayTo: rails.has("exact") && config.rails.exactWallet.enabled,
       unsignedExactPaymentTxBuild: rails.has("exact") && keys.has("buildExactPaymentTx"),
       slaEscrow: rails.has("sla-escrow"),
       unsignedSlaEscrowPaymentTxBuild: rails.has("sla-escrow") && keys.has("buildSlaEscrowPaymentTx"),

@@ -1,5 +1,6 @@
 import type { Address } from "@solana/kit";
 import type { Config } from "../config/load-config";
+import type { RailSwitches } from "../config/rail-switches";
 import { fetchAccounts, type AccountSnapshot } from "../solana/accounts";
 import { decodeUniversalSettleConfig } from "../programs/universal-settle/accounts";
 import { findUniversalSettleConfigPda } from "../programs/universal-settle/pda";
@@ -26,10 +27,13 @@ export interface ProgramCheck {
 }
 
 export interface ProgramsHealth {
-  /** Every program found and every one of its accounts decoded; null when the chain could not be read. */
+  /** Every configured program found and every one of its accounts decoded; null when the chain could not be read. */
   ok: boolean | null;
+  /** Null when not configured (see `rails.exactVault`) or when the chain could not be read. */
   universalSettle: ProgramCheck | null;
   slaEscrow: ProgramCheck | null;
+  /** Which rails the configuration runs, and why the others do not (src/config/rail-switches.ts). */
+  rails: RailSwitches;
 }
 
 const PROGRAMS_HEALTH_CACHE_MS = 60_000;
@@ -45,7 +49,7 @@ export async function readProgramsHealth(config: Config): Promise<ProgramsHealth
     value = await readOnce(config);
   } catch {
     // A failed read is answered (ok: null) but not kept: the next /health reads again.
-    return { ok: null, universalSettle: null, slaEscrow: null };
+    return { ok: null, universalSettle: null, slaEscrow: null, rails: config.rails };
   }
   cache.set(key, { value, expiresAtMs: Date.now() + PROGRAMS_HEALTH_CACHE_MS });
   return value;
@@ -53,12 +57,13 @@ export async function readProgramsHealth(config: Config): Promise<ProgramsHealth
 
 async function readOnce(config: Config): Promise<ProgramsHealth> {
   const { universalSettle, slaEscrow } = config.programs;
-  const [[settleConfig], [bank], [escrowConfig]] = await Promise.all([
-    findUniversalSettleConfigPda(universalSettle),
+  const [settleConfig, [bank], [escrowConfig]] = await Promise.all([
+    universalSettle ? findUniversalSettleConfigPda(universalSettle).then(([pda]) => pda) : null,
     findBankPda(slaEscrow),
     findEscrowConfigPda(slaEscrow),
   ]);
-  const accounts = await fetchAccounts(config, [universalSettle, settleConfig, slaEscrow, bank, escrowConfig]);
+  const settleAccounts = universalSettle && settleConfig ? [universalSettle, settleConfig] : [];
+  const accounts = await fetchAccounts(config, [...settleAccounts, slaEscrow, bank, escrowConfig]);
   const check = (address: Address, owner: Address, decode: (data: Uint8Array) => unknown): ProgramAccountCheck => {
     const account = accounts.get(address) ?? null;
     const owned = account !== null && account.owner === owner;
@@ -69,13 +74,13 @@ async function readOnce(config: Config): Promise<ProgramsHealth> {
     found: isExecutable(accounts.get(programId) ?? null),
     accounts: checks,
   });
-  const settle = program(universalSettle, { config: check(settleConfig, universalSettle, decodeUniversalSettleConfig) });
+  const settle = universalSettle && settleConfig ? program(universalSettle, { config: check(settleConfig, universalSettle, decodeUniversalSettleConfig) }) : null;
   const escrow = program(slaEscrow, {
     bank: check(bank, slaEscrow, decodeBank),
     config: check(escrowConfig, slaEscrow, decodeEscrowConfig),
   });
-  const ok = [settle, escrow].every((p) => p.found && Object.values(p.accounts).every((a) => a.decoded));
-  return { ok, universalSettle: settle, slaEscrow: escrow };
+  const ok = [settle, escrow].every((p) => p === null || (p.found && Object.values(p.accounts).every((a) => a.decoded)));
+  return { ok, universalSettle: settle, slaEscrow: escrow, rails: config.rails };
 }
 
 function isExecutable(account: AccountSnapshot | null): boolean {
