@@ -181,7 +181,8 @@ async function checkRequirements(config: Config, accepted: PaymentRequirements, 
   if (isOffCurveAddress(payer)) throw badRequest(`payer: ${payer} is off the ed25519 curve (a PDA) and cannot sign; use a wallet address`);
   const merchantWallet = extra.merchantWallet;
   const { exactVault, exactWallet } = config.rails;
-  if ((merchantWallet === undefined || merchantWallet === null) && exactWallet.enabled) {
+  // As verify decides it (./pay-to-form.ts): without merchantWallet an on-curve payTo is a wallet, and so is any payTo once the vault form is off.
+  if ((merchantWallet === undefined || merchantWallet === null) && exactWallet.enabled && (!exactVault.enabled || !isOffCurveAddress(accepted.payTo as Address))) {
     if (accepted.payTo === feePayer) throw badRequest("accepted.payTo: the facilitator's fee payer cannot be the seller");
     return { form: "wallet", owner: accepted.payTo as Address };
   }

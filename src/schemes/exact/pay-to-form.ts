@@ -1,5 +1,6 @@
 import { isOffCurveAddress, type Address } from "@solana/kit";
 import type { Config } from "../../config/load-config";
+import type { RailSwitch } from "../../config/rail-switches";
 import { rejection, type PaymentRejection } from "../../x402/payment-verdict";
 import { resolveMerchantWallet } from "./vault-seller";
 
@@ -9,8 +10,9 @@ import { resolveMerchantWallet } from "./vault-seller";
  *   or read from the SplitVault account at `payTo`;
  * - `wallet`: the seller's own wallet, whose associated token account for the mint receives the transfer, as the
  *   official `@x402/svm` exact facilitator settles it (only where the operator turned SVC_EXACT_WALLET_PAYTO on).
- * An on-curve `payTo` without `merchantWallet` is a wallet without any chain read (a vault is a PDA, off the curve);
- * only an off-curve one costs the (cached) vault read, and is a wallet when no vault of ours is there.
+ * Without `merchantWallet`, an on-curve `payTo` is a wallet (a vault is a PDA, off the curve) and costs no chain read;
+ * an off-curve one is read as a vault while the vault form runs (so a vault not created yet is still named as such),
+ * and is a wallet (e.g. a multisig's PDA) only where the vault form is off.
  */
 export type PayToForm = { kind: "vault"; programId: Address; merchantWallet: Address } | { kind: "wallet"; owner: Address };
 
@@ -18,23 +20,23 @@ export async function resolvePayToForm(config: Config, payTo: Address, merchantW
   const { exactVault, exactWallet } = config.rails;
   const programId = config.programs.universalSettle;
   const named = merchantWallet !== undefined && merchantWallet !== null;
-  // A vault line: named by merchantWallet, or any line while only the vault form runs.
-  if (named || (!exactWallet.enabled && programId !== null)) {
-    if (programId === null) return rejection("rail_not_enabled", `extra.merchantWallet names a vault payment, but ${exactVault.enabled ? "no UniversalSettle program is configured" : exactVault.why}`);
-    if (!named && !isOffCurveAddress(payTo)) {
-      return rejection(
-        "invalid_exact_svm_payload_missing_merchant_wallet",
-        `payTo ${payTo} is a wallet, but ${exactWallet.enabled ? "" : exactWallet.why}; a vault payment needs extra.merchantWallet: enrich the 402 body with /payment-required/enrich`,
-      );
-    }
-    const seller = await resolveMerchantWallet(config, payTo, merchantWallet);
-    return seller.ok ? { ok: true, form: { kind: "vault", programId, merchantWallet: seller.wallet } } : seller;
+  const offCurve = isOffCurveAddress(payTo);
+  if (!named && exactWallet.enabled && (!offCurve || programId === null)) return { ok: true, form: { kind: "wallet", owner: payTo } };
+  if (programId === null) {
+    // A vault line, or any line with both forms off.
+    const why = named ? whyOff(exactVault) : `${whyOff(exactVault)}; ${whyOff(exactWallet)}`;
+    return rejection("rail_not_enabled", `The exact rail cannot pay this payTo on this deployment: ${why}`);
   }
-  if (!exactWallet.enabled) return rejection("rail_not_enabled", `The exact rail is not enabled on this deployment: ${exactVault.enabled ? exactWallet.why : exactVault.why}`);
-  if (programId !== null && isOffCurveAddress(payTo)) {
-    // Perhaps an existing vault of ours (the official middleware sends the vault without merchantWallet).
-    const seller = await resolveMerchantWallet(config, payTo, undefined);
-    if (seller.ok) return { ok: true, form: { kind: "vault", programId, merchantWallet: seller.wallet } };
+  if (!named && !offCurve) {
+    return rejection(
+      "invalid_exact_svm_payload_missing_merchant_wallet",
+      `payTo ${payTo} is a wallet, but ${whyOff(exactWallet)}; a vault payment needs extra.merchantWallet: enrich the 402 body with /payment-required/enrich`,
+    );
   }
-  return { ok: true, form: { kind: "wallet", owner: payTo } };
+  const seller = await resolveMerchantWallet(config, payTo, merchantWallet);
+  return seller.ok ? { ok: true, form: { kind: "vault", programId, merchantWallet: seller.wallet } } : seller;
+}
+
+function whyOff(setting: RailSwitch): string {
+  return setting.enabled ? "it is not configured" : setting.why;
 }
