@@ -27,7 +27,10 @@ export async function buildPayToSemantics(config: Config) {
         payTo: "The seller's UniversalSettle SplitVault PDA: seeds [\"vault\", sellerWallet], program universalSettle.",
         splDestination: "The vault PDA's associated token account for the asset (owner = vault PDA).",
         nativeSolDestination: "The vault's SOL storage PDA: seeds [\"sol_storage\", vaultPda].",
-        merchantWallet: "extra.merchantWallet carries the seller's own wallet; a bare wallet as payTo is rejected.",
+        merchantWallet: config.rails.exactWallet.enabled
+          ? "extra.merchantWallet carries the seller's own wallet on a vault line; a line without it whose payTo is a wallet pays that wallet's own token account for the asset (no vault, no protocol fee; SPL tokens only)."
+          : "extra.merchantWallet carries the seller's own wallet; a bare wallet as payTo is rejected (SVC_EXACT_WALLET_PAYTO is off).",
+        payToForms: [...(config.rails.exactVault.enabled ? ["vault"] : []), ...(config.rails.exactWallet.enabled ? ["wallet"] : [])],
         resolve: "GET /api/v1/facilitator/sellers/{wallet}/rails/exact, or POST /api/v1/facilitator/payment-required/enrich to rewrite a 402 body.",
       },
       "sla-escrow": {
@@ -37,7 +40,9 @@ export async function buildPayToSemantics(config: Config) {
       },
     },
     rules: [
-      "payTo is always an on-chain PDA for the scheme, never the seller's bare wallet.",
+      config.rails.exactWallet.enabled
+        ? "payTo is the scheme's on-chain PDA (exact: the seller's vault, sla-escrow: the escrow), or for exact the seller's own wallet (see /supported extra.payToForms)."
+        : "payTo is always an on-chain PDA for the scheme, never the seller's bare wallet.",
       "Amounts are raw base units as decimal strings (1 USDC = \"1000000\").",
     ],
     programs: { universalSettle: config.programs.universalSettle, slaEscrow: config.programs.slaEscrow },
