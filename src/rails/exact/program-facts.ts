@@ -1,4 +1,5 @@
 import type { Address } from "@solana/kit";
+import { requireUniversalSettle } from "../../platform/config/rail-switches";
 import type { Config } from "../../platform/config/load-config";
 import { fetchAccounts } from "../../chain/accounts";
 import { findUniversalSettleConfigPda } from "./program/pda";
@@ -22,11 +23,12 @@ export const DEFAULT_SOVEREIGN_FEE_BPS = 90;
 const cache = new Map<string, { facts: UniversalSettleFacts; expiresAtMs: number }>();
 
 /**
- * The UniversalSettle program id, Config PDA and on-chain Config, cached per isolate for a minute once read. Requests
+ * The UniversalSettle program id, Config PDA and on-chain Config (503 `rail_not_enabled` without a program id), cached per isolate for a minute once read. Requests
  * that miss at the same time each read the chain (one getMultipleAccounts each) rather than wait on another's read.
  */
 export async function getUniversalSettleFacts(config: Config): Promise<UniversalSettleFacts> {
-  const key = `${config.rpcUrl}|${config.programs.universalSettle}`;
+  const programId = requireUniversalSettle(config);
+  const key = `${config.rpcUrl}|${programId}`;
   const hit = cache.get(key);
   if (hit && hit.expiresAtMs > Date.now()) return hit.facts;
   let facts: UniversalSettleFacts;
@@ -34,19 +36,19 @@ export async function getUniversalSettleFacts(config: Config): Promise<Universal
     facts = await readFacts(config);
   } catch {
     // An unreachable RPC is not cached: this call gets the defaults, the next one reads the chain again.
-    return { programId: config.programs.universalSettle, configAddress: await configPda(config), onChainConfig: null };
+    return { programId, configAddress: await configPda(config), onChainConfig: null };
   }
   cache.set(key, { facts, expiresAtMs: Date.now() + PROGRAM_FACTS_CACHE_MS });
   return facts;
 }
 
 async function configPda(config: Config): Promise<Address> {
-  const [configAddress] = await findUniversalSettleConfigPda(config.programs.universalSettle);
+  const [configAddress] = await findUniversalSettleConfigPda(requireUniversalSettle(config));
   return configAddress;
 }
 
 async function readFacts(config: Config): Promise<UniversalSettleFacts> {
-  const programId = config.programs.universalSettle;
+  const programId = requireUniversalSettle(config);
   const configAddress = await configPda(config);
   const account = (await fetchAccounts(config, [configAddress])).get(configAddress);
   const onChainConfig = account && account.owner === programId ? decodeUniversalSettleConfig(account.data) : null;

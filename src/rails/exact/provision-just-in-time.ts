@@ -1,4 +1,5 @@
 import { getCreateAssociatedTokenIdempotentInstruction } from "@solana-program/token";
+import { requireUniversalSettle } from "../../platform/config/rail-switches";
 import type { Blockhash, Instruction } from "@solana/kit";
 import type { Config } from "../../platform/config/load-config";
 import { getCreateVaultInstruction } from "./program/instructions";
@@ -12,7 +13,7 @@ import { rememberExists } from "./chain-cache";
 import { getUniversalSettleFacts } from "./program-facts";
 import { simulateProvisionedPayment } from "./provisioned-payment-simulation";
 import { vaultSolStorageOf } from "./vault-addresses";
-import type { VerifiedExactPayment } from "./verify";
+import type { VerifiedVaultPayment } from "./verify";
 
 /** How long a settle waits for a concurrent settle that is provisioning the same vault. */
 const WAIT_FOR_OTHER_PROVISIONER_MS = 10_000;
@@ -33,7 +34,7 @@ const FALLBACK_RECOVERY_TARGET_LAMPORTS = 10_000_000n;
  * - the vault creation and the payment are simulated together first: nothing is spent for a payment that could
  *   not land afterwards.
  */
-export async function provisionVaultJustInTime(config: Config, db: D1Database, payment: VerifiedExactPayment): Promise<{ ok: true } | PaymentRejection> {
+export async function provisionVaultJustInTime(config: Config, db: D1Database, payment: VerifiedVaultPayment): Promise<{ ok: true } | PaymentRejection> {
   const seller = payment.merchantWallet;
   const asset = payment.accepted.requirements.asset;
   const minimum = await jitMinimumPayment(config, asset, payment.mint === null);
@@ -96,7 +97,7 @@ export async function provisionVaultJustInTime(config: Config, db: D1Database, p
   return { ok: true };
 }
 
-function paymentLifetime(payment: VerifiedExactPayment) {
+function paymentLifetime(payment: VerifiedVaultPayment) {
   return { blockhash: payment.tx.recentBlockhash as Blockhash, lastValidBlockHeight: 0n };
 }
 
@@ -109,16 +110,16 @@ async function jitMinimumPayment(config: Config, asset: string, isNativeSol: boo
   return onChainConfig?.provisioningFeeRaw ?? FALLBACK_RECOVERY_TARGET_RAW;
 }
 
-async function createInstructions(config: Config, payment: VerifiedExactPayment): Promise<Instruction[]> {
+async function createInstructions(config: Config, payment: VerifiedVaultPayment): Promise<Instruction[]> {
   const instructions: Instruction[] = [];
   const accounts = await fetchAccounts(config, [payment.vault]);
   if (!accounts.get(payment.vault)) {
     instructions.push(
       getCreateVaultInstruction({
-        programId: config.programs.universalSettle,
+        programId: requireUniversalSettle(config),
         payer: config.feePayer,
         vault: payment.vault,
-        solStorage: await vaultSolStorageOf(config.programs.universalSettle, payment.vault),
+        solStorage: await vaultSolStorageOf(requireUniversalSettle(config), payment.vault),
         seller: payment.merchantWallet,
       }),
     );
@@ -137,7 +138,7 @@ async function createInstructions(config: Config, payment: VerifiedExactPayment)
   return instructions;
 }
 
-async function waitForVault(config: Config, payment: VerifiedExactPayment): Promise<{ ok: true } | PaymentRejection> {
+async function waitForVault(config: Config, payment: VerifiedVaultPayment): Promise<{ ok: true } | PaymentRejection> {
   const deadline = Date.now() + WAIT_FOR_OTHER_PROVISIONER_MS;
   while (Date.now() < deadline) {
     const accounts = await fetchAccounts(config, [payment.vault, payment.destination]);

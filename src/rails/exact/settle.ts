@@ -11,7 +11,8 @@ import { provisionVaultJustInTime } from "./provision-just-in-time";
 /**
  * Settles an `exact` payment exactly once: verify (no simulation: the send's preflight runs the same one), co-sign as
  * fee payer, then the shared settle engine. A vault that does not exist yet is provisioned just in time before the
- * first send, and the provisioning is counted once the payment confirmed.
+ * first send, and the provisioning is counted once the payment confirmed. A wallet `payTo` needs nothing fronted
+ * (its token account must exist, as the official facilitator requires): the same engine sends it exactly once.
  */
 export async function settleExactPayment(config: Config, body: VerifySettleBody, accepted: AcceptedRequirements, call: SettleCall): Promise<SettleOutcome> {
   const verified = await verifyExactPayment(config, body, accepted, { simulate: false });
@@ -22,7 +23,7 @@ export async function settleExactPayment(config: Config, body: VerifySettleBody,
     config,
     settleablePayment(verified, {
       funds: fundsOf(verified.transfer),
-      ...(verified.needsProvisioning
+      ...(verified.form === "vault" && verified.needsProvisioning
         ? {
             beforeFirstSend: () => provisionVaultJustInTime(config, db, verified),
             onFirstConfirmation: (nowMs: number) => confirmJitProvision(db, verified.merchantWallet, accepted.requirements.asset, nowMs),

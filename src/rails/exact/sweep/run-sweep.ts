@@ -67,6 +67,8 @@ export function defaultSweepOptions(config: Config, trigger: string): SweepOptio
 export async function runSweep(config: Config, db: D1Database, options: SweepOptions): Promise<SweepReport> {
   const startedAtMs = Date.now();
   const maxRailsPerRun = maxRailsPerRunOnPlan(config.workersPlan);
+  // Without a UniversalSettle program there are no vaults to sweep (src/platform/config/rail-switches.ts).
+  if (config.programs.universalSettle === null) return report(options.dryRun, maxRailsPerRun, []);
   const attemptedBeforeMs = startedAtMs - options.cooldownSeconds * 1000;
   const candidates = await selectSweepCandidates(db, {
     nowMs: startedAtMs,
