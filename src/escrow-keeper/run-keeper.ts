@@ -67,6 +67,7 @@ interface Planned extends PlannedStep<WatchedPayment> {
  */
 const ESCROW_RAIL: KeeperRail<WatchedPayment, Planned, KeeperItem, KeeperReport> = {
   spending: "escrow keeper payouts",
+  exposureRail: "sla-escrow",
   maxRowsPerRun: maxPaymentsWithinBudget(),
   table: ESCROW_WATCH_TABLE,
   keyOf: (row) => row.paymentPda,

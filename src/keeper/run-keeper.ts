@@ -8,6 +8,8 @@ import { sendKeeperStep } from "../solana/keeper-send";
 import { describe } from "../solana/transaction-errors";
 import { recordKeeperOutcomes, type KeeperOutcome, type KeeperTable } from "../store/keeper-queue";
 import { afterFailedAttempt } from "./backoff";
+import { bookExposure, trimExposure, type ExposureRail } from "../fee-payer-budget/budget";
+import type { PaymentRejection } from "../x402/payment-verdict";
 import { KEEPER_CLAIM_MS, KEEPER_CONFIRM_POLLS } from "./budget";
 
 /** The soonest a keeper looks at a row again when it has nothing to do with it yet. */
@@ -48,6 +50,8 @@ export interface NextLook {
 export interface KeeperRail<Row extends KeeperRow, Planned extends PlannedStep<Row>, Item, Report extends KeeperRun<Item>> {
   /** What the fee payer would spend on, for the floor's pause message. */
   spending: string;
+  /** The rail the steps' fees are booked under in the exposure budget (src/fee-payer-budget/). */
+  exposureRail: ExposureRail;
   /** The largest run within the rail's subrequest budget (its budget.ts). */
   maxRowsPerRun: number;
   table: KeeperTable;
@@ -123,7 +127,8 @@ export async function runKeeper<Row extends KeeperRow, Planned extends PlannedSt
     items.push(rail.item(p, outcome.signature, outcome.outcome));
   };
   const wouldSend = (p: Planned) => p.instructions !== undefined && !p.skip && !p.gate;
-  const sendable = (p: Planned) => wouldSend(p) && !held(p);
+  const fees = await bookStepFees(config, db, rail, claimId, planned.filter((p) => wouldSend(p) && !held(p)), nowMs);
+  const sendable = (p: Planned) => wouldSend(p) && !held(p) && !fees.refusedFor(p);
   const blockhash = planned.some(sendable) ? await getLatestBlockhash(config) : null;
   const sent: { planned: Planned; signature: string }[] = [];
   let heldBack = false;
@@ -134,6 +139,12 @@ export async function runKeeper<Row extends KeeperRow, Planned extends PlannedSt
       record(p, { state: "open", nextCheckAtMs: nowMs + KEEPER_MIN_RECHECK_MS, failures: p.row.failures, action: rail.actionOf(p), signature: null, outcome: FEE_PAYER_BELOW_MINIMUM, keepClaim: false });
       continue;
     }
+    const refusal = wouldSend(p) ? fees.refusedFor(p) : null;
+    if (refusal) {
+      // Nor is a budget cap: the step waits for the day's spending to roll over (the reason says which cap).
+      record(p, { state: "open", nextCheckAtMs: nowMs + KEEPER_MIN_RECHECK_MS, failures: p.row.failures, action: rail.actionOf(p), signature: null, outcome: `${refusal.reason}: ${refusal.message}`, keepClaim: false });
+      continue;
+    }
     if (!sendable(p) || !blockhash) {
       record(p, withoutSend(rail, p, nowMs));
       continue;
@@ -142,6 +153,7 @@ export async function runKeeper<Row extends KeeperRow, Planned extends PlannedSt
     if (step.kind === "refused") record(p, failedAttempt(p.row, nowMs, step.why, rail.actionOf(p), null));
     else sent.push({ planned: p, signature: step.signature });
   }
+  await fees.trimTo(sent.map((s) => s.planned));
 
   const statuses = await confirmAll(config, sent.map((s) => s.signature), KEEPER_CONFIRM_POLLS);
   for (const { planned: p, signature } of sent) {
@@ -157,6 +169,46 @@ export async function runKeeper<Row extends KeeperRow, Planned extends PlannedSt
   await recordKeeperOutcomes(db, rail.table, claimId, outcomes, Date.now());
   const report = rail.report(items, false);
   return paused && heldBack ? { ...report, paused } : report;
+}
+
+/**
+ * Books the run's step fees (one signature each, no priority fee) in the exposure budget before anything is signed:
+ * the steps that return rent in a booking counted but never refused, the others in one checked against the daily
+ * spend caps (SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS: a keeper step serves no buyer wallet or payTo of its own).
+ * Both bookings run at once: one D1 round trip. After the sends, a booking is trimmed to the steps really sent (a
+ * preflight refusal paid nothing) — one more round trip, only then.
+ */
+async function bookStepFees<Row extends KeeperRow, Planned extends PlannedStep<Row>>(
+  config: Config,
+  db: D1Database,
+  rail: KeeperRail<Row, Planned, unknown, KeeperRun<unknown>>,
+  claimId: string,
+  steps: readonly Planned[],
+  nowMs: number,
+): Promise<{ refusedFor(p: Planned): PaymentRejection | null; trimTo(sent: readonly Planned[]): Promise<unknown> }> {
+  const returnsRent = (p: Planned) => rail.returnsRent?.(p) ?? false;
+  const groups = [
+    { id: `keeper_fees:${rail.table.table}:${claimId}`, steps: steps.filter((p) => !returnsRent(p)), uncapped: false },
+    { id: `keeper_fees:${rail.table.table}:${claimId}:returns_rent`, steps: steps.filter(returnsRent), uncapped: true },
+  ];
+  const feeOf = (count: number) => BigInt(count) * LAMPORTS_PER_SIGNATURE;
+  const booked = await Promise.all(
+    groups.map((g) =>
+      bookExposure(config, db, { bookingId: g.id, rail: rail.exposureRail, kind: "network_fee", payer: null, payTo: null, lamports: feeOf(g.steps.length) }, { nowMs, uncapped: g.uncapped }),
+    ),
+  );
+  const refusal = booked[0]!.ok ? null : (booked[0] as PaymentRejection);
+  return {
+    refusedFor: (p) => (refusal && !returnsRent(p) ? refusal : null),
+    trimTo: (sent) =>
+      Promise.all(
+        groups.map((g, i) => {
+          if (!booked[i]!.ok || g.steps.length === 0) return null;
+          const really = sent.filter((p) => g.steps.includes(p)).length;
+          return really < g.steps.length ? trimExposure(db, g.id, feeOf(really)) : null;
+        }),
+      ),
+  };
 }
 
 function withoutSend<Row extends KeeperRow, Planned extends PlannedStep<Row>>(rail: KeeperRail<Row, Planned, unknown, KeeperRun<unknown>>, p: Planned, nowMs: number): KeeperOutcome {

@@ -261,6 +261,15 @@ export async function settleExposureRow(d1: D1Database, bookingId: string, outco
   return (result.meta.changes ?? 0) > 0;
 }
 
+/** Lowers a live booking's lamports to `lamports` (never raises it). Returns whether it changed. */
+export async function trimExposureRow(d1: D1Database, bookingId: string, lamports: bigint, nowMs: number): Promise<boolean> {
+  const result = await d1
+    .prepare(`UPDATE fee_payer_exposure SET lamports = ?2, updated_at_ms = ?3 WHERE booking_id = ?1 AND state IN ('held', 'spent') AND lamports > ?2`)
+    .bind(bookingId, sqlLamports(lamports), nowMs)
+    .run();
+  return (result.meta.changes ?? 0) > 0;
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // /health
 

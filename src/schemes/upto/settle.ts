@@ -7,7 +7,8 @@ import { networkFeeOf } from "../../solana/network-fee";
 import { settleSignedPayment, settleablePayment, settledWith, type SettleCall, type SettleOutcome } from "../../settlement/settle-engine";
 import { getSettlementState } from "../../store/settlements";
 import { dropUnlandedOpen, getChannelWithDeposit, recordChannelOpen, scheduleChannelCheck, storeClaimTransaction, type ChannelOpen, type StoredClaim } from "../../store/upto-channels";
-import { bookUptoOpen, feePayerBalanceForBudget } from "../../fee-payer-budget/budget";
+import { bookUptoOpen, feePayerBalanceForBudget, settleExposure } from "../../fee-payer-budget/budget";
+import { bookSettleSpend, priorityFeeOf, voidUnsentSettleSpend } from "../../fee-payer-budget/settle-spend";
 import { uptoOpenRentLamports } from "../../fee-payer-budget/caps";
 import { rejection, type AcceptedRequirements, type PaymentRejection } from "../../x402/payment-verdict";
 import type { UptoPayload, VerifySettleBody } from "../../x402/schemas";
@@ -67,9 +68,19 @@ async function settleDeposit(config: Config, body: VerifySettleBody, accepted: A
   const verified = await verifyUptoDeposit(config, body, accepted, payload, { simulate: false, ledger: call.ledger, settling: true });
   if (!verified.ok) return settledWith(verified);
   const open = channelOpenOf(verified);
-  // Before the fee payer signs: the channel's row and its rent are booked against the exposure budget's caps.
-  const booked = await bookUptoOpen(config, call.ledger, open, await balance);
-  if (!booked.ok) return settledWith(booked);
+  // Before the fee payer signs: the channel's row and its rent are booked against the exposure budget's caps, and at
+  // the same time (one D1 round trip) a priority fee worth booking; a refusal of either voids the other.
+  const [booked, spend] = await Promise.all([
+    bookUptoOpen(config, call.ledger, open, await balance),
+    bookSettleSpend(config, call.ledger, { rail: "upto", kind: "priority_fee", messageHash: verified.messageHash, payer: verified.payer, seller: open.payTo, lamports: priorityFeeOf(verified.tx) }),
+  ]);
+  if (!booked.ok || !spend.ok) {
+    await Promise.all([
+      booked.ok ? dropUnlandedOpen(call.ledger, open.channelId, open.openMessageHash) : null,
+      spend.ok && spend.bookingId ? settleExposure(call.ledger, spend.bookingId, "voided") : null,
+    ]);
+    return settledWith(!booked.ok ? booked : { ...(spend as PaymentRejection), payer: verified.payer });
+  }
   const signed = await signAsFeePayer(config, verified.tx);
   const outcome = await settleSignedPayment(
     config,
@@ -85,7 +96,7 @@ async function settleDeposit(config: Config, body: VerifySettleBody, accepted: A
   // so no flood of them is left behind in the keeper's queue or the budget.
   const settlement = outcome.settlement;
   if (!settlement.ok && !("pending" in settlement)) await dropUnlandedOpen(call.ledger, open.channelId, open.openMessageHash);
-  return withUptoPreflightReason(outcome);
+  return withUptoPreflightReason(voidUnsentSettleSpend(call.ledger, spend.bookingId, outcome));
 }
 
 /** A transaction the cluster's preflight refused (it has no signature yet) in the official facilitator's words. */
