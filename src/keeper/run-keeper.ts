@@ -10,6 +10,7 @@ import { recordKeeperOutcomes, type KeeperOutcome, type KeeperTable } from "../s
 import { afterFailedAttempt } from "./backoff";
 import { bookExposure, trimExposure, type ExposureRail } from "../fee-payer-budget/budget";
 import type { PaymentRejection } from "../x402/payment-verdict";
+import { log } from "../observability/log";
 import { KEEPER_CLAIM_MS, KEEPER_CONFIRM_POLLS } from "./budget";
 
 /** The soonest a keeper looks at a row again when it has nothing to do with it yet. */
@@ -71,6 +72,13 @@ export interface KeeperRail<Row extends KeeperRow, Planned extends PlannedStep<R
    * minimum, where every other step waits. A rail without it pauses entirely below the minimum.
    */
   returnsRent?: (p: Planned) => boolean;
+  /**
+   * Right before the run's sends (after the blockhash): facts read again at the last moment may make steps wait (not
+   * counted as failures). Returns why, per step; a rail without it sends what it planned.
+   */
+  beforeSend?: (config: Config, db: D1Database, steps: readonly Planned[], nowMs: number) => Promise<Map<Planned, string>>;
+  /** After the confirmations: what the landed steps cost beyond their fee, found out and booked (its failure is logged, never the run's). */
+  afterLanded?: (config: Config, db: D1Database, landed: readonly { planned: Planned; signature: string }[], nowMs: number) => Promise<void>;
   /** A row that is neither gated nor skipped and has nothing to send this run. */
   idle(p: Planned, nowMs: number): NextLook;
   /** A row whose step the chain confirmed. */
@@ -130,6 +138,7 @@ export async function runKeeper<Row extends KeeperRow, Planned extends PlannedSt
   const fees = await bookStepFees(config, db, rail, claimId, planned.filter((p) => wouldSend(p) && !held(p)), nowMs);
   const sendable = (p: Planned) => wouldSend(p) && !held(p) && !fees.refusedFor(p);
   const blockhash = planned.some(sendable) ? await getLatestBlockhash(config) : null;
+  const waits = blockhash && rail.beforeSend ? await rail.beforeSend(config, db, planned.filter(sendable), nowMs) : new Map<Planned, string>();
   const sent: { planned: Planned; signature: string }[] = [];
   let heldBack = false;
   for (const p of planned) {
@@ -149,6 +158,11 @@ export async function runKeeper<Row extends KeeperRow, Planned extends PlannedSt
       record(p, withoutSend(rail, p, nowMs));
       continue;
     }
+    const wait = waits.get(p);
+    if (wait) {
+      record(p, { state: "open", nextCheckAtMs: nowMs + KEEPER_MIN_RECHECK_MS, failures: p.row.failures, action: rail.actionOf(p), signature: null, outcome: wait, keepClaim: false });
+      continue;
+    }
     const step = await sendKeeperStep(config, blockhash, p.instructions!);
     if (step.kind === "refused") record(p, failedAttempt(p.row, nowMs, step.why, rail.actionOf(p), null));
     else sent.push({ planned: p, signature: step.signature });
@@ -156,6 +170,10 @@ export async function runKeeper<Row extends KeeperRow, Planned extends PlannedSt
   await fees.trimTo(sent.map((s) => s.planned));
 
   const statuses = await confirmAll(config, sent.map((s) => s.signature), KEEPER_CONFIRM_POLLS);
+  if (rail.afterLanded) {
+    const landed = sent.filter((s) => statuses.get(s.signature)?.kind === "confirmed");
+    await rail.afterLanded(config, db, landed, nowMs).catch((error: unknown) => log("error", "keeper_after_landed_failed", { spending: rail.spending, error }));
+  }
   for (const { planned: p, signature } of sent) {
     const status = statuses.get(signature);
     const action = rail.actionOf(p);
