@@ -6,6 +6,7 @@ import { fetchAccounts } from "../solana/accounts";
 import { decodeSplitVault } from "../programs/universal-settle/accounts";
 import { getUniversalSettleFacts } from "../schemes/exact/program-facts";
 import { vaultOf } from "../schemes/exact/vault-addresses";
+import { refuseBelowExactMinimum } from "../schemes/exact/minimum-amount";
 import { getSlaEscrowFacts } from "../schemes/sla-escrow/escrow-facts";
 import { resolveSellerAsset, SellerAssetInput } from "../sellers/seller-asset";
 import { Base58Address, U64String } from "../x402/schemas";
@@ -67,6 +68,7 @@ export async function quoteFee(config: Config, query: FeeQuoteQuery): Promise<Fe
 }
 
 async function quoteExact(config: Config, common: QuoteCommon, wallet: Address, isSol: boolean, amount: bigint): Promise<FeeQuote> {
+  await refuseBelowExactMinimum(config, "amount", amount, common.mint, isSol);
   const programId = config.programs.universalSettle;
   const vault = await vaultOf(programId, wallet);
   const [facts, accounts] = await Promise.all([getUniversalSettleFacts(config), fetchAccounts(config, [vault])]);

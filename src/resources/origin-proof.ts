@@ -62,7 +62,7 @@ function notProven(origin: string, wallet: string, why: string): FacilitatorErro
   return new FacilitatorError(
     "FORBIDDEN",
     `origin ${origin} has not proven that wallet ${wallet} may list resources on it (${why}): serve ${origin}${MANIFEST_PATH} naming the wallet in "merchantWallet" (or "merchantWallets"); see /onboarding_guide.md#prove-your-origin`,
-    { fields: { reason: "origin_not_proven" } },
+    { reason: "origin_not_proven" },
   );
 }
 

@@ -3,7 +3,8 @@ import { isOffCurveAddress, type Address } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import type { Config } from "../../config/load-config";
 import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../config/networks";
-import { badRequest } from "../../errors/catalogue";
+import { badRequest, refused } from "../../errors/catalogue";
+import { foreignNetworkMessage } from "../../x402/network-check";
 import { fetchAccounts, type AccountSnapshot } from "../../solana/accounts";
 import { parseMint, type MintInfo } from "../../solana/mint";
 import { BLOCKHASH_LIFETIME_SECONDS, getLatestBlockhash } from "../../solana/blockhash";
@@ -17,6 +18,8 @@ import { refusedMintExtension } from "../../solana/token-extensions";
 import type { UnsignedTransactionFields } from "../../solana/unsigned-transaction";
 import { verifyBodyTemplate, type VerifyBodyTemplate } from "../../x402/verify-body-template";
 import { checkSolSource, checkTokenSource, formatUnits } from "./source-funds";
+import { refuseBelowExactMinimum } from "./minimum-amount";
+import { resolveMerchantWallet } from "./vault-seller";
 
 /**
  * `POST /build-exact-payment-tx` (docs/facilitator-spec.md §4.2, §2.4): an unsigned `exact` payment for the buyer to sign, with the
@@ -48,6 +51,7 @@ export async function buildExactPayment(config: Config, request: BuildExactPayme
   const { payer, accepted } = request;
   const amount = BigInt(accepted.amount);
   const vault = await checkRequirements(config, accepted, payer, amount);
+  await refuseBelowExactMinimum(config, "accepted.amount", amount, accepted.asset, accepted.asset === NATIVE_SOL_ALLOWLIST_ADDRESS);
 
   const asset = accepted.asset;
   const label = assetLabel(config, asset);
@@ -119,7 +123,9 @@ export async function buildExactPayment(config: Config, request: BuildExactPayme
 
   notes.unshift(
     `Sign as ${payer} (signature index ${built.payerSignatureIndex}), put the signed base64 transaction into ` +
-      "verifyBodyTemplate.paymentPayload.payload.transaction and send the template to the seller (header PAYMENT-SIGNATURE). " +
+      "verifyBodyTemplate.paymentPayload.payload.transaction, then send verifyBodyTemplate.paymentPayload to the seller as " +
+        "base64 JSON in the PAYMENT-SIGNATURE header: official x402 middleware reads it as is, and a seller that posts the header to " +
+        "/settle is served too (/settle takes a bare PaymentPayload). " +
       `The fee payer ${feePayer} signs at settlement; leave its signature slot (index 0) empty.`,
     `The blockhash is valid for about ${BLOCKHASH_LIFETIME_SECONDS} seconds: sign and settle promptly. On BLOCKHASH_EXPIRED ("retry build"), build and sign again.`,
   );
@@ -149,19 +155,19 @@ export async function buildExactPayment(config: Config, request: BuildExactPayme
  */
 async function checkRequirements(config: Config, accepted: PaymentRequirements, payer: Address, amount: bigint): Promise<Address> {
   if (normalizeScheme(accepted.scheme) !== "exact") {
-    throw badRequest(`accepted.scheme: must be "exact" (or "v2:solana:exact") for this builder, got "${accepted.scheme}"`);
+    throw refused("unsupported_scheme", `accepted.scheme: must be "exact" (or "v2:solana:exact") for this builder, got "${accepted.scheme}"`);
   }
-  if (accepted.network !== config.network) {
-    throw badRequest(`accepted.network: ${accepted.network} is not served by this facilitator, which serves ${config.network}`);
-  }
+  const foreign = foreignNetworkMessage(config, "accepted.network", accepted.network);
+  if (foreign !== null) throw refused("invalid_network", foreign);
   const notAllowed = assetNotAllowedMessage(config, accepted.asset);
-  if (notAllowed !== null) throw badRequest(notAllowed);
+  if (notAllowed !== null) throw refused("asset_not_allowed", notAllowed);
   if (amount === 0n) throw badRequest("accepted.amount: must be greater than 0");
 
   const extra = accepted.extra;
   const feePayer = config.feePayer.address;
   if (extra.feePayer !== undefined && extra.feePayer !== feePayer) {
-    throw badRequest(
+    throw refused(
+      "invalid_exact_svm_fee_payer_mismatch",
       `accepted.extra.feePayer: ${String(extra.feePayer)} is not this facilitator's fee payer ${feePayer}; ` +
         "the 402 body was made for another facilitator (or is stale): enrich it again with POST /payment-required/enrich",
     );
@@ -170,18 +176,14 @@ async function checkRequirements(config: Config, accepted: PaymentRequirements, 
   if (extra.programId !== undefined && extra.programId !== programId) {
     throw badRequest(`accepted.extra.programId: ${String(extra.programId)} is not this facilitator's UniversalSettle program ${programId}`);
   }
-  const merchantWallet = extra.merchantWallet;
-  if (merchantWallet === undefined || merchantWallet === null) {
-    throw badRequest(
-      "accepted.extra.merchantWallet is missing: payTo must be the seller's vault PDA with the seller wallet in extra.merchantWallet. " +
-        "Enrich the 402 body with POST /payment-required/enrich first",
-    );
-  }
-  const wallet = v.safeParse(Base58Address, merchantWallet);
-  if (!wallet.success) throw badRequest(`accepted.extra.merchantWallet: ${wallet.issues[0].message}`);
+  // The seller as /verify resolves it: extra.merchantWallet, or the seller recorded in an existing vault at payTo.
+  const seller = await resolveMerchantWallet(config, accepted.payTo, extra.merchantWallet);
+  if (!seller.ok) throw refused("merchant_wallet_unresolved", `accepted.extra.merchantWallet: ${seller.message}`);
+  const wallet = { output: seller.wallet };
   const [vault] = await findVaultPda(programId, wallet.output);
   if (accepted.payTo !== vault) {
-    throw badRequest(
+    throw refused(
+      "invalid_exact_svm_payload_recipient_mismatch",
       `accepted.payTo: ${accepted.payTo} is not the vault PDA ${vault} of extra.merchantWallet ${wallet.output}; ` +
         "enrich the 402 body with POST /payment-required/enrich",
     );
@@ -197,11 +199,11 @@ async function checkRequirements(config: Config, accepted: PaymentRequirements, 
  * Token-2022 extension rule, exact's by default).
  */
 export function readPaymentMint(account: AccountSnapshot | null, asset: Address, screen: (mint: MintInfo) => string | null = refusedMintExtension): MintInfo {
-  if (account === null) throw badRequest(`accepted.asset: mint ${asset} does not exist on this network`);
+  if (account === null) throw refused("asset_not_found", `accepted.asset: mint ${asset} does not exist on this network`);
   const mint = parseMint(account);
-  if (mint === null) throw badRequest(`accepted.asset: ${asset} is not an initialized SPL Token or Token-2022 mint`);
-  const refused = screen(mint);
-  if (refused !== null) throw badRequest(refused);
+  if (mint === null) throw refused("asset_not_found", `accepted.asset: ${asset} is not an initialized SPL Token or Token-2022 mint`);
+  const extensionRefused = screen(mint);
+  if (extensionRefused !== null) throw refused("invalid_exact_svm_payload_mint_extension_not_allowed", extensionRefused);
   return mint;
 }
 

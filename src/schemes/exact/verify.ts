@@ -17,7 +17,7 @@ import { simulateSignedPayment } from "../../solana/simulate";
 import { isBlockhashStillValid } from "../../solana/blockhash";
 import { decodeSplitVault } from "../../programs/universal-settle/accounts";
 import { toHex } from "../../solana/bytes";
-import { minimumPaymentRaw } from "./minimum-amount";
+import { EXACT_BELOW_MINIMUM_REASON, exactBelowMinimumMessage, minimumPaymentRaw } from "./minimum-amount";
 import { classifyVaultTokenAccount } from "./vault-token-account";
 import { resolveMerchantWallet } from "./vault-seller";
 
@@ -77,10 +77,7 @@ export async function verifyExactPayment(
   const isNativeSol = requirements.asset === NATIVE_SOL_ALLOWLIST_ADDRESS;
   const minimum = await minimumPaymentRaw(config, requirements.asset, isNativeSol);
   if (amount < minimum) {
-    return rejection(
-      "invalid_exact_svm_payload_amount_below_minimum",
-      `amount ${amount} is below this facilitator's minimum of ${minimum} raw units for ${requirements.asset} (below the program's minimum fee the seller would receive nothing)`,
-    );
+    return rejection(EXACT_BELOW_MINIMUM_REASON, exactBelowMinimumMessage(amount, minimum, requirements.asset));
   }
   const expected: ExpectedDestination = isNativeSol
     ? { kind: "sol", solStorage: await vaultSolStorageOf(programId, vault) }
