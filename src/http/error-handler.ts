@@ -1,7 +1,7 @@
 import type { ErrorHandler, NotFoundHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { FacilitatorError, isFacilitatorError, type ErrorCode } from "../errors/catalogue";
-import { log } from "../observability/log";
+import { FacilitatorError, isFacilitatorError, type ErrorCode } from "../platform/errors/catalogue";
+import { log } from "../platform/observability/log";
 import type { AppContext, AppEnv } from "./context";
 
 /** The wire error body: `{ error, code, correlationId }` plus any route-specific fields (docs/wire-notes.md "Error body"). */

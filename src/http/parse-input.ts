@@ -1,6 +1,6 @@
 import * as v from "valibot";
-import { badRequest, FacilitatorError } from "../errors/catalogue";
-import { describeIssues } from "../validation/issue-message";
+import { badRequest, FacilitatorError } from "../platform/errors/catalogue";
+import { describeIssues } from "../platform/validation/issue-message";
 import type { AppContext } from "./context";
 import { parseJsonText } from "./json-text";
 

@@ -3,7 +3,7 @@ import type * as v from "valibot";
 import { API_PREFIX, type AppContext, type AppEnv } from "./context";
 import { clientKeyOf, enforceRateLimit, withReadRateLimit, type LimitName } from "./middleware/rate-limit";
 import { requireOperatorBearer } from "./middleware/operator-auth";
-import { isFacilitatorError } from "../errors/catalogue";
+import { isFacilitatorError } from "../platform/errors/catalogue";
 import { readJsonBody, validate } from "./parse-input";
 
 /** What an endpoint is, for the router, `/capabilities.httpEndpoints` and `/openapi.json` alike. */

@@ -28,7 +28,7 @@ export type CoreRejectionReason =
   | "settlement_failed";
 
 /**
- * The fee payer's exposure budget (src/fee-payer-budget/): a spend beyond a seller's network fee that would pass one of
+ * The fee payer's exposure budget (src/chain/fee-payer-budget/): a spend beyond a seller's network fee that would pass one of
  * the operator's caps, refused before anything is signed. Never the buyer's `insufficient_funds`: the facilitator's
  * own limits (503) or the wallet's share of them (429).
  */

@@ -32,7 +32,7 @@ import { createPaymentHandler as faremeterSolanaHandler } from "@faremeter/payme
 import { Keypair, VersionedTransaction } from "@solana/web3.js";
 import { withLocalWorker } from "../support/node/local-worker";
 import { randomKeypair } from "../../scripts/lib/keypair";
-import { CLUSTERS } from "../../src/config/networks";
+import { CLUSTERS } from "../../src/platform/config/networks";
 import { fundFromFaucet, tokenAccountBalance } from "../../demo/chain-rpc";
 import { activateSellerVault } from "../../demo/activate-seller";
 import { guideCompatTable, installedVersion, renderCompatTable, writeGuideCompatTable, type CompatRow } from "../support/node/client-compat-table";

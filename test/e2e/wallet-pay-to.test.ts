@@ -25,7 +25,7 @@ import { unstable_readConfig } from "wrangler";
 import { withLocalWorker } from "../support/node/local-worker";
 import { randomKeypair } from "../../scripts/lib/keypair";
 import { startWorker, type RunningWorker } from "../../scripts/lib/run-worker";
-import { CLUSTERS } from "../../src/config/networks";
+import { CLUSTERS } from "../../src/platform/config/networks";
 import { fundFromFaucet, tokenAccountBalance } from "../../demo/chain-rpc";
 
 const DEVNET = CLUSTERS.devnet.network as Network;

@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { callWithEnv } from "../support/workerd/worker-http";
 import { writeParameter, deleteParameter } from "../../src/store/parameters";
-import { loadConfig } from "../../src/config/load-config";
+import { loadConfig } from "../../src/platform/config/load-config";
 import type { Env } from "../../src/env";
 
 const baseEnv = env as unknown as Env;

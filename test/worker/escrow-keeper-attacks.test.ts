@@ -19,13 +19,13 @@ import { chainRpc, fundedBuyer, lamportsOf, tokenBalance, signAndSend, sendSigne
 import { DEVNET, NATIVE_SOL, RESOURCE, USDC } from "../support/workerd/payment-fixtures";
 import { TOKEN_PROGRAM } from "../support/workerd/craft-payment";
 import { ESCROW_PROGRAM, hex32, ORACLE, paymentAccount, TTL } from "../support/workerd/escrow-fixtures";
-import { PAYMENT_STATE } from "../../src/programs/sla-escrow/accounts";
-import { getFundPaymentInstruction } from "../../src/programs/sla-escrow/instructions";
-import { findBankPda, findEscrowConfigPda, findEscrowPda, findPaymentPda } from "../../src/programs/sla-escrow/pda";
-import { randomPaymentUid } from "../../src/programs/sla-escrow/payment-uid";
-import { loadConfig } from "../../src/config/load-config";
-import { runRetention } from "../../src/retention/run-retention";
-import { KEEPER_MAX_ATTEMPTS, KEEPER_RETRY_BASE_MS } from "../../src/keeper/backoff";
+import { PAYMENT_STATE } from "../../src/rails/sla-escrow/program/accounts";
+import { getFundPaymentInstruction } from "../../src/rails/sla-escrow/program/instructions";
+import { findBankPda, findEscrowConfigPda, findEscrowPda, findPaymentPda } from "../../src/rails/sla-escrow/program/pda";
+import { randomPaymentUid } from "../../src/rails/sla-escrow/program/payment-uid";
+import { loadConfig } from "../../src/platform/config/load-config";
+import { runRetention } from "../../src/jobs/retention/run-retention";
+import { KEEPER_MAX_ATTEMPTS, KEEPER_RETRY_BASE_MS } from "../../src/jobs/keeper/backoff";
 import type { Env } from "../../src/env";
 import { faultScenario } from "../support/workerd/fault-scenario";
 

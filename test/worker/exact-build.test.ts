@@ -18,8 +18,8 @@ import { findAssociatedTokenPda, getMintEncoder } from "@solana-program/token";
 import { call, callWithEnv } from "../support/workerd/worker-http";
 import { chainRpc } from "../support/workerd/chain";
 import { TEST_FEE_PAYER } from "../support/keys";
-import { CLUSTERS } from "../../src/config/networks";
-import { findVaultPda, findVaultSolStoragePda } from "../../src/programs/universal-settle/pda";
+import { CLUSTERS } from "../../src/platform/config/networks";
+import { findVaultPda, findVaultSolStoragePda } from "../../src/rails/exact/program/pda";
 
 /**
  * POST /build-exact-payment-tx against the Worker and the real local chain: the returned transaction is

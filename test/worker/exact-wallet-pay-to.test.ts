@@ -11,8 +11,8 @@ import { call, callWithEnv } from "../support/workerd/worker-http";
 import { chainRpc, fundedBuyer, lamportsOf, tokenBalance } from "../support/workerd/chain";
 import { createUsdcAccount, DEVNET, NATIVE_SOL, USDC, usdcAccountOf } from "../support/workerd/payment-fixtures";
 import { FEE_PAYER, craftBody, memo, paymentParts, standardInstructions, transferChecked, type PaymentParts } from "../support/workerd/craft-payment";
-import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/solana/compute-budget";
-import { selectSweepCandidates } from "../../src/store/sweeps";
+import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/chain/compute-budget";
+import { selectSweepCandidates } from "../../src/rails/exact/sweep/sweeps";
 import { signMessage } from "../support/workerd/seller-fixtures";
 
 const AMOUNT = "250000";

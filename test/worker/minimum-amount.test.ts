@@ -1,13 +1,13 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { minimumPaymentRaw } from "../../src/schemes/exact/minimum-amount";
-import { getUniversalSettleFacts } from "../../src/schemes/exact/program-facts";
-import { loadConfig } from "../../src/config/load-config";
+import { minimumPaymentRaw } from "../../src/rails/exact/minimum-amount";
+import { getUniversalSettleFacts } from "../../src/rails/exact/program-facts";
+import { loadConfig } from "../../src/platform/config/load-config";
 import type { Env } from "../../src/env";
 import { NATIVE_SOL, USDC } from "../support/workerd/payment-fixtures";
 
 /**
- * The smallest exact payment the facilitator pays a network fee for (src/schemes/exact/minimum-amount.ts): an
+ * The smallest exact payment the facilitator pays a network fee for (src/rails/exact/minimum-amount.ts): an
  * operator floor per mint wins; otherwise the UniversalSettle Config's minimum fee on the local chain; with the
  * chain unreachable, the program's documented minimums. /verify's rejection is settle-money-safety.test.ts.
  */

@@ -1,11 +1,11 @@
 /**
- * Rails are enabled one by one (src/config/rail-switches.ts): a rail whose required setting is absent is not offered and
+ * Rails are enabled one by one (src/platform/config/rail-switches.ts): a rail whose required setting is absent is not offered and
  * every surface says why, while the rest of the Worker serves; a setting that is malformed still fails closed.
  * Real: workerd, the local chain (devnet program ids and stand-ins), local D1.
  */
 import { describe, expect, it } from "vitest";
 import { callWithEnv } from "../support/workerd/worker-http";
-import { CLUSTERS } from "../../src/config/networks";
+import { CLUSTERS } from "../../src/platform/config/networks";
 import { TEST_FEE_PAYER } from "../support/keys";
 
 /**

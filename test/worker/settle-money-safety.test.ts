@@ -5,7 +5,7 @@ import { NATIVE_SOL, USDC, activatedSeller } from "../support/workerd/payment-fi
 import { chainRpc, fundedBuyer, lamportsOf, tokenBalance } from "../support/workerd/chain";
 import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
 import { MEMO_PROGRAM, craftBody, paymentParts, standardInstructions, transferChecked } from "../support/workerd/craft-payment";
-import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/solana/compute-budget";
+import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/chain/compute-budget";
 
 const TOKEN_PROGRAM = address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
 

@@ -1,8 +1,7 @@
 import { publicPath, route, type RouteDef } from "../route-def";
 import type { AppContext } from "../context";
-import { PaymentRequiredSchema } from "../../x402/schemas";
-import { enrichPaymentRequired, type PaymentRequiredBody } from "../../schemes/exact/enrich";
-import { enrichEscrowLines } from "../../schemes/sla-escrow/enrich";
+import { PaymentRequiredSchema, type PaymentRequiredBody } from "../../x402/schemas";
+import { enrichWithRails, RAILS } from "../../rails/registry";
 
 /**
  * The seller transform: a naive 402 body in, the same body paying this facilitator's rails out (both rails), at
@@ -49,12 +48,12 @@ export function paymentRequiredRoutes(): RouteDef[] {
 }
 
 async function enrich(c: AppContext, body: PaymentRequiredBody) {
-  const withEscrowLines = await enrichEscrowLines(c.var.config, body);
-  return enrichPaymentRequired(c.var.config, withEscrowLines, c.get("correlationId"));
+  return enrichWithRails(c.var.config, body, c.get("correlationId"));
 }
 
 /** The self-description pr402 answers on GET (public/openapi.json facilitatorPaymentRequiredEnrichInfo), in our words. */
 function describeEnrich(network: string, feePayer: string) {
+  const enriching = RAILS.filter((rail) => rail.describe?.enrich);
   return {
     endpoint: publicPath("/payment-required/enrich"),
     method: "POST",
@@ -62,17 +61,13 @@ function describeEnrich(network: string, feePayer: string) {
     sideEffect: "none: a pure transform, nothing is stored or sent on chain",
     description:
       "Send the PaymentRequired body your server would answer with HTTP 402, with your own wallet as payTo. " +
-      "exact lines come back paying your UniversalSettle vault PDA, with this facilitator's keys in extra (those of the exact kind in GET /supported); " +
-      "sla-escrow lines come back paying the shared Escrow PDA of the line's asset, with the escrow keys in extra and merchantWallet = your wallet (FundPayment.seller).",
-    schemes: {
-      exact: { payTo: "your vault PDA (seeds \"vault\", your wallet)" },
-      "sla-escrow": { payTo: "the Escrow PDA of the line's asset", sellerNamedIn: "extra.merchantWallet" },
-    },
+      enriching.map((rail) => rail.describe!.enrich!.sentence).join(""),
+    schemes: Object.fromEntries(enriching.map((rail) => [rail.scheme, rail.describe!.enrich!.payTo])),
     feePayer,
     requestExample: {
       x402Version: 2,
       resource: { url: "https://api.example.com/report", description: "One report", mimeType: "application/json" },
-      accepts: [{ scheme: "exact", network, asset: "<mint>", amount: "10000", payTo: "<your wallet>", maxTimeoutSeconds: 60, extra: {} }],
+      accepts: [{ scheme: enriching[0]?.scheme, network, asset: "<mint>", amount: "10000", payTo: "<your wallet>", maxTimeoutSeconds: 60, extra: {} }],
     },
   };
 }

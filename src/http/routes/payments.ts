@@ -1,17 +1,15 @@
 import { route, type RouteDef } from "../route-def";
 import type { AppContext } from "../context";
-import { VerifySettleBodySchema, type VerifySettleBody } from "../../x402/schemas";
-import { checkCommonRequirements } from "../../x402/common-checks";
-import { normalizeScheme } from "../../x402/scheme-names";
+import type { VerifySettleBody } from "../../x402/schemas";
 import { rejection, type PaymentRejection } from "../../x402/payment-verdict";
-import { RAIL_BY_SCHEME } from "../../schemes/registry";
+import { checkCommonRequirements, normalizeScheme, RAIL_BY_SCHEME, VerifySettleBodySchema } from "../../rails/registry";
 import { settledWith, type SettleOutcome } from "../../settlement/settle-engine";
 import { recordPaymentAttempt, type PaymentAttempt } from "../../store/payment-attempts";
-import { log } from "../../observability/log";
-import { ERROR_STATUS, isFacilitatorError } from "../../errors/catalogue";
+import { log } from "../../platform/observability/log";
+import { ERROR_STATUS, isFacilitatorError } from "../../platform/errors/catalogue";
 import { callerCorrelationIdOf } from "../middleware/correlation-id";
 import { enforceRateLimit } from "../middleware/rate-limit";
-import { recordRequestTelemetry } from "../../observability/telemetry";
+import { recordRequestTelemetry } from "../../platform/observability/telemetry";
 import { payerKeyOf } from "../../x402/payer-key";
 import { paymentIdentifierOf } from "../../x402/payment-identifier";
 import { SettleResponseSchema, VerifyResponseSchema } from "../responses/schemas";
@@ -117,13 +115,13 @@ async function answerSettle(c: AppContext, startedAtMs: number, parsed: ParsedBo
   );
 }
 
-/**
- * `amount` of an upto success (`SettleResponse.amount` of @x402/core): what the channel settled, the deposit for a
- * deposit and the charge for a claim — both are the requirements' amount, which the rail held to the payload.
- */
+/** `amount` of a success (`SettleResponse.amount` of @x402/core), for a rail whose settled amount it names. */
 function settledAmountOf(parsed: ParsedBody): { amount?: string } {
-  if (!parsed.ok || normalizeScheme(parsed.body.paymentRequirements.scheme) !== "upto") return {};
-  return { amount: parsed.body.paymentRequirements.amount };
+  if (!parsed.ok) return {};
+  const requirements = parsed.body.paymentRequirements;
+  const scheme = normalizeScheme(requirements.scheme);
+  const settledAmount = scheme === null ? undefined : RAIL_BY_SCHEME.get(scheme)?.settledAmount;
+  return settledAmount ? { amount: settledAmount(requirements) } : {};
 }
 
 type ParsedBody = { ok: true; body: VerifySettleBody; paymentId: string | null } | PaymentRejection;
@@ -158,8 +156,7 @@ async function settlePayment(c: AppContext, body: VerifySettleBody, paymentId: s
     // Only the header counts as the seller's retry key: the body may come verbatim from the buyer.
     callerCorrelationId: callerCorrelationIdOf(c.req.header("X-Correlation-ID")),
     paymentId,
-    callerCredential: bearerTokenOf(c.req.header("Authorization")),
-  });
+  }, { bearerToken: bearerTokenOf(c.req.header("Authorization")) });
 }
 
 /**

@@ -1,11 +1,11 @@
 import type { Hono } from "hono";
 import type { AppContext, AppEnv } from "../context";
 import type { EndpointInfo } from "../route-def";
-import { buildCapabilities } from "../../self-description/capabilities";
-import { buildOpenApi } from "../../self-description/openapi";
-import { buildAgentTools, buildPayToSemantics } from "../../self-description/agent-artifacts";
-import { STATIC_ARTIFACT_PATHS } from "../../self-description/static-artifacts";
-import { ORIGIN_ROUTES } from "../../self-description/origin-routes";
+import { buildCapabilities } from "../self-description/capabilities";
+import { buildOpenApi } from "../self-description/openapi";
+import { buildAgentTools, buildPayToSemantics } from "../self-description/agent-artifacts";
+import { STATIC_ARTIFACT_PATHS } from "../self-description/static-artifacts";
+import { ORIGIN_ROUTES } from "../self-description/origin-routes";
 import { API_PREFIX } from "../context";
 import { artifactResponse } from "../artifact-response";
 import { HOME_CSS, HOME_HTML, HOME_JS } from "../../page/home-html";
@@ -18,8 +18,8 @@ import sellerQuickStart from "../../../static/seller-quick-start.md";
 import onboardingGuide from "../../../static/onboarding_guide.md";
 import buyerQuickstart from "../../../static/quickstart-buyer.md";
 import sellerQuickstartShort from "../../../static/quickstart-seller.md";
-import { buildSellerEndpointGuide } from "../../self-description/seller-endpoint-guide";
-import { buildResourceManifestSchema } from "../../resources/resource-manifest-schema";
+import { buildSellerEndpointGuide } from "../self-description/seller-endpoint-guide";
+import { buildResourceManifestSchema } from "../../directory/resources/resource-manifest-schema";
 
 const SERVICE_DESC_LINK = '</openapi.json>; rel="service-desc"';
 /** The page loads nothing from elsewhere: scripts, styles and API calls are all same-origin. */

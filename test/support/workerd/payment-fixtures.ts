@@ -4,8 +4,8 @@ import { findAssociatedTokenPda, getCloseAccountInstruction, getCreateAssociated
 import { call } from "./worker-http";
 import { chainRpc, sendAs, signAndSend, tokenBalance } from "./chain";
 import { signWireTransaction } from "../sign-transaction";
-import { CLUSTERS } from "../../../src/config/networks";
-import { TOKEN_PROGRAM_ADDRESS } from "../../../src/solana/token-programs";
+import { CLUSTERS } from "../../../src/platform/config/networks";
+import { TOKEN_PROGRAM_ADDRESS } from "../../../src/chain/token-programs";
 
 /** Shared fixtures for payment tests: real sellers activated on the local chain, real enrich and build calls. */
 
