@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { requireUniversalSettle } from "../../platform/config/rail-switches";
+import { railNotEnabled, requireUniversalSettle } from "../../platform/config/rail-switches";
 import { isAddress, isOffCurveAddress, type Address } from "@solana/kit";
 import type { Config } from "../../platform/config/load-config";
 import { badRequest } from "../../platform/errors/catalogue";
@@ -64,6 +64,7 @@ export async function enrichPaymentRequired(
   body: PaymentRequiredBody,
   correlationId?: string,
 ): Promise<PaymentRequiredBody> {
+  if (config.programs.universalSettle === null && config.rails.exactWallet.enabled) return enrichWalletLines(config, body, correlationId);
   const programId = requireUniversalSettle(config);
   const planned: PlannedLine[] = [];
 
@@ -105,6 +106,36 @@ export async function enrichPaymentRequired(
         ...extraBase.extra,
         ...(isSovereign ? { feeBps: extraBase.sovereignFeeBps } : {}),
         merchantWallet: wallet,
+      },
+    };
+  }
+  return { ...body, accepts };
+}
+
+/**
+ * Without a UniversalSettle program but with the wallet form on, a line keeps its `payTo` (the seller's wallet) and
+ * gains the fee payer and compute caps a buyer needs; a line that names a vault (`extra.merchantWallet`) cannot be
+ * served here (503 rail_not_enabled).
+ */
+function enrichWalletLines(config: Config, body: PaymentRequiredBody, correlationId?: string): PaymentRequiredBody {
+  const accepts = [...body.accepts];
+  for (const [index, raw] of body.accepts.entries()) {
+    const line = ownExactLine(config, raw, index);
+    if (line === null) continue;
+    warnIfAssetNotAllowed(config, line, index, correlationId);
+    const sellerExtra = isPlainObject(line.extra) ? line.extra : {};
+    if (sellerExtra.merchantWallet !== undefined && sellerExtra.merchantWallet !== null) {
+      const exactVault = config.rails.exactVault;
+      throw railNotEnabled("exact (vault payTo)", `accepts[${index}] names a vault (extra.merchantWallet), but ${exactVault.enabled ? "no UniversalSettle program is configured" : exactVault.why}`);
+    }
+    accepts[index] = {
+      ...line,
+      scheme: "exact",
+      extra: {
+        ...sellerExtra,
+        feePayer: config.feePayer.address,
+        maxComputeUnitLimit: String(config.compute.maxUnitLimit),
+        recommendedComputeUnitPrice: String(config.compute.recommendedUnitPriceMicroLamports),
       },
     };
   }
