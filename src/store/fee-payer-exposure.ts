@@ -112,24 +112,36 @@ export async function bookChannelOpenWithinCaps(d1: D1Database, open: ChannelOpe
       AND ${f.payerRent} + ?12 <= ${literal(limits.rentPerPayerLamports)}
       AND ${f.payToRent} + ?12 <= ${literal(limits.rentPerPayToLamports)}
       AND ${TOTAL_RENT_OUT} + ?12 <= ?14)`;
-  const seen = (onlyIfUnwritten: boolean) => {
-    const s = uptoFiguresSql("?1", "?2", "?4");
-    return d1
-      .prepare(
-        `SELECT ${s.payerChannels} AS payerChannels, ${s.payToChannels} AS payToChannels, ${s.payerOpensSince} AS payerOpensSince,
-           ${s.payerRent} AS payerRent, ${s.payToRent} AS payToRent, ${TOTAL_RENT_OUT} AS totalRent,
-           c.open_message_hash AS openMessageHash,
-           (c.claim_message_hash IS NOT NULL OR EXISTS (SELECT 1 FROM settlements s WHERE s.message_hash = c.open_message_hash AND s.state <> 'failed')) AS liveDeposit
-         FROM (SELECT 1) LEFT JOIN upto_channels c ON c.channel_id = ?3 ${onlyIfUnwritten ? "WHERE changes() = 0" : ""}`,
-      )
-      .bind(open.payer, open.payTo, open.channelId, limits.opensSinceMs);
-  };
-  const [written, read] = await d1.batch([channelOpenStatement(d1, open, nowMs, { sql: withinCaps, binds: [limits.opensSinceMs, sqlLimit(limits.totalRentLamports)] }), seen(true)]);
+  const [written, read] = await d1.batch([
+    channelOpenStatement(d1, open, nowMs, { sql: withinCaps, binds: [limits.opensSinceMs, sqlLimit(limits.totalRentLamports)] }),
+    uptoOpenFiguresStatement(d1, open, limits.opensSinceMs, true),
+  ]);
   if ((written!.meta.changes ?? 0) > 0) return { booked: true };
   // Should the engine ever not carry changes() across a batch, the refusal still gets its figures (a rare path).
-  const row = (read!.results[0] ?? (await seen(false).first())) as Record<string, number | string | null>;
+  const row = (read!.results[0] ?? (await uptoOpenFiguresStatement(d1, open, limits.opensSinceMs, false).first())) as Record<string, number | string | null>;
+  return { booked: false, ...uptoOpenFiguresOf(row) };
+}
+
+/** What the upto caps see for `open` (and whose the channel's row is), without writing: /verify's look at the caps. */
+export async function readUptoOpenFigures(d1: D1Database, open: Pick<ChannelOpen, "payer" | "payTo" | "channelId">, opensSinceMs: number) {
+  return uptoOpenFiguresOf((await uptoOpenFiguresStatement(d1, open, opensSinceMs, false).first()) as Record<string, number | string | null>);
+}
+
+function uptoOpenFiguresStatement(d1: D1Database, open: Pick<ChannelOpen, "payer" | "payTo" | "channelId">, opensSinceMs: number, onlyIfUnwritten: boolean) {
+  const s = uptoFiguresSql("?1", "?2", "?4");
+  return d1
+    .prepare(
+      `SELECT ${s.payerChannels} AS payerChannels, ${s.payToChannels} AS payToChannels, ${s.payerOpensSince} AS payerOpensSince,
+         ${s.payerRent} AS payerRent, ${s.payToRent} AS payToRent, ${TOTAL_RENT_OUT} AS totalRent,
+         c.open_message_hash AS openMessageHash,
+         (c.claim_message_hash IS NOT NULL OR EXISTS (SELECT 1 FROM settlements s WHERE s.message_hash = c.open_message_hash AND s.state <> 'failed')) AS liveDeposit
+       FROM (SELECT 1) LEFT JOIN upto_channels c ON c.channel_id = ?3 ${onlyIfUnwritten ? "WHERE changes() = 0" : ""}`,
+    )
+    .bind(open.payer, open.payTo, open.channelId, opensSinceMs);
+}
+
+function uptoOpenFiguresOf(row: Record<string, number | string | null>): { figures: UptoOpenFigures; channel: { openMessageHash: string; liveDeposit: boolean } | null } {
   return {
-    booked: false,
     figures: {
       payerChannels: Number(row.payerChannels),
       payToChannels: Number(row.payToChannels),

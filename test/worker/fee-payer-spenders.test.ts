@@ -86,7 +86,7 @@ describe("priority fees above the base fee are booked before the payment is sent
 });
 
 describe("a stuck upto channel still holds the fee payer's rent", () => {
-  it("a channel the keeper gave up on counts against its buyer's caps and in /health's rent out", async () => {
+  it("a channel the keeper gave up on counts against its buyer's caps (on /verify as on /settle) and in /health's rent out", async () => {
     const f = await isolatedFacilitator("stuck-counted", { SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAYER: "1" });
     const authorizer = await generateKeyPairSigner();
     const buyer = await fundedBuyer(5_000_000);
@@ -105,6 +105,9 @@ describe("a stuck upto channel still holds the fee payer's rent", () => {
 
     const line = await uptoLine({ feePayer: f.feePayer, authorizer: authorizer.address, amount: "1000000" });
     const payload = await uptoDeposit(buyer, line);
+    // /verify says what the settle would: the buyer's stuck channel fills its cap.
+    const verified = await f.post("/verify", uptoBody(line, payload));
+    expect(verified.body, JSON.stringify(verified.body)).toMatchObject({ isValid: false, invalidReason: "upto_open_channels_per_payer_exceeded" });
     const refused = await f.post("/settle", uptoBody(line, { ...payload, type: "deposit" }));
     expect(refused.status, JSON.stringify(refused.body)).toBe(429);
     expect(refused.body).toMatchObject({ success: false, errorReason: "upto_open_channels_per_payer_exceeded" });
