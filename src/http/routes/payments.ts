@@ -6,6 +6,7 @@ import { normalizeScheme } from "../../x402/scheme-names";
 import { rejection, type PaymentRejection } from "../../x402/payment-verdict";
 import { RAIL_BY_SCHEME } from "../../schemes/registry";
 import { settledWith, type SettleOutcome } from "../../settlement/settle-engine";
+import { settleLedgerOf } from "../../settlement/settle-ports";
 import { recordPaymentAttempt, type PaymentAttempt } from "../../store/payment-attempts";
 import { log } from "../../observability/log";
 import { ERROR_STATUS, isFacilitatorError } from "../../errors/catalogue";
@@ -155,6 +156,7 @@ async function settlePayment(c: AppContext, body: VerifySettleBody, paymentId: s
   if (!rail) return settledWith(schemeNotAvailable(accepted.scheme));
   return rail.settle(config, body, accepted, {
     ledger: c.env.DB,
+    settleLedger: settleLedgerOf(config, c.env),
     // Only the header counts as the seller's retry key: the body may come verbatim from the buyer.
     callerCorrelationId: callerCorrelationIdOf(c.req.header("X-Correlation-ID")),
     paymentId,

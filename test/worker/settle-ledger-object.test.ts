@@ -1,0 +1,215 @@
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { findAssociatedTokenPda } from "@solana-program/token";
+import { address } from "@solana/kit";
+import { USDC } from "../support/workerd/payment-fixtures";
+import { fundedBuyer, tokenBalance } from "../support/workerd/chain";
+import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
+import { faultScenario } from "../support/workerd/fault-scenario";
+import { d1FailingOn, d1Row, failingLedger, ledgerStub, messageHashOf, mirrored, MIRROR_SQL, objectRow, withObjectD1 } from "../support/workerd/ledger-object";
+import { LEDGER_OBJECT_RETENTION_MS } from "../../src/settlement/settle-ledger-object";
+
+const TOKEN_PROGRAM = address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
+const SIGNATURE = /^[1-9A-HJ-NP-Za-km-z]{64,88}$/;
+
+/**
+ * The settle ledger in Durable Objects (SVC_SETTLE_LEDGER=object): the same exactly-once answers as the D1 ledger under
+ * the same faults, D1 kept as the mirror, and payments whose rows D1 had before the upgrade. Real objects (Miniflare's
+ * SQLite-backed Durable Objects), real D1, the real local chain behind the RPC fault proxy.
+ */
+async function sellerWithVault(label: string, ledger: "object" | "d1" = "object") {
+  const faults = faultScenario();
+  const f = await isolatedFacilitator(label, { SOLANA_RPC_URL: faults.rpcUrl, SVC_SETTLE_CONFIRM_TIMEOUT_MS: "2000", SVC_SETTLE_LEDGER: ledger });
+  const buyer = await fundedBuyer(5_000_000);
+  const line = await f.line(USDC, "100000");
+  expect((await f.post("/settle", await f.signedBody(buyer, line))).body.success).toBe(true);
+  const [vaultAta] = await findAssociatedTokenPda({ owner: address(line.payTo), mint: USDC, tokenProgram: TOKEN_PROGRAM });
+  return { ...faults, f, buyer, line, vaultAta };
+}
+
+type Seller = Awaited<ReturnType<typeof sellerWithVault>>;
+
+function settleConcurrently(s: Seller, body: unknown, ids: (string | null)[]) {
+  return Promise.all(ids.map((id) => s.f.post("/settle", body, id === null ? {} : { "X-Correlation-ID": id })));
+}
+
+const IDS = Array.from({ length: 10 }, (_, i) => `seller-call-${i}-${crypto.randomUUID()}`);
+
+describe("the settle ledger in a Durable Object: exactly once", () => {
+  it("claims through D1, reports in the object, mirrors to D1 after the answer; a replay is a duplicate", async () => {
+    const s = await sellerWithVault("object-basic");
+    const body = await s.f.signedBody(s.buyer, s.line);
+    const settled = await s.f.post("/settle", body, { "X-Correlation-ID": IDS[0]! });
+    expect(settled.status, JSON.stringify(settled.body)).toBe(200);
+    const hash = await messageHashOf(settled.body.transaction);
+    const local = await mirrored(hash);
+    expect(local).toMatchObject({ state: "confirmed", success_correlation_id: IDS[0] });
+    expect(await d1Row(hash)).toMatchObject({ state: "confirmed", success_correlation_id: IDS[0] });
+    expect((await d1Row(hash))?.success_reported_at_ms).toBe(local.success_reported_at_ms);
+
+    const again = await s.f.post("/settle", body, { "X-Correlation-ID": IDS[0]! });
+    expect(again.body).toMatchObject({ success: true, transaction: settled.body.transaction });
+    const stranger = await s.f.post("/settle", body);
+    expect(stranger.body).toMatchObject({ success: false, errorReason: "duplicate_settlement" });
+    expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
+  });
+
+  it("10 concurrent settles of one payment → exactly one success, one transfer", async () => {
+    const s = await sellerWithVault("object-concurrent");
+    const body = await s.f.signedBody(s.buyer, s.line);
+    const answers = await settleConcurrently(s, body, IDS);
+    const won = answers.filter((r) => r.body.success === true);
+    expect(won, JSON.stringify(answers.map((r) => r.body))).toHaveLength(1);
+    for (const r of answers) if (r.body.success !== true) expect(["duplicate_settlement", "settlement_pending"]).toContain(r.body.errorReason);
+    expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
+  });
+
+  it("two facilitator instances (their own config and ports) settling one payment at once → one success", async () => {
+    const s = await sellerWithVault("object-two-instances");
+    const other = await isolatedFacilitator("object-two-instances-b", { SOLANA_RPC_URL: s.rpcUrl, SVC_SETTLE_LEDGER: "object" });
+    const body = await s.f.signedBody(s.buyer, s.line);
+    const answers = await Promise.all(IDS.map((id, i) => (i % 2 === 0 ? s.f : other).post("/settle", body, { "X-Correlation-ID": id })));
+    expect(answers.filter((r) => r.body.success === true), JSON.stringify(answers.map((r) => r.body))).toHaveLength(1);
+    expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
+  });
+});
+
+describe("the object ledger under RPC faults", () => {
+  it("a dropped sendTransaction answer → 202 with the signature; a retry hears the one success", async () => {
+    const s = await sellerWithVault("object-drop-send");
+    const body = await s.f.signedBody(s.buyer, s.line);
+    await s.setFaults({ dropSendAnswer: true });
+    const dropped = await s.f.post("/settle", body);
+    expect(dropped.status, JSON.stringify(dropped.body)).toBe(202);
+    expect(dropped.body.transaction).toMatch(SIGNATURE);
+    await s.setFaults({});
+    const retry = await s.f.post("/settle", body);
+    expect(retry.body, JSON.stringify(retry.body)).toMatchObject({ success: true, transaction: dropped.body.transaction });
+    expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
+  });
+
+  it("status reads failing, then the RPC down → 202 with the signature each time; once it answers, one success", async () => {
+    const s = await sellerWithVault("object-status-fail");
+    const body = await s.f.signedBody(s.buyer, s.line);
+    await s.setFaults({ failMethods: ["getSignatureStatuses"] });
+    const pending = await s.f.post("/settle", body);
+    expect(pending.status, JSON.stringify(pending.body)).toBe(202);
+    expect(pending.body.transaction).toMatch(SIGNATURE);
+    await s.setFaults({ down: true });
+    const whileDown = await s.f.post("/settle", body);
+    expect(whileDown.body).toMatchObject({ errorReason: "settlement_pending", transaction: pending.body.transaction });
+    await s.setFaults({});
+    const recovered = await settleConcurrently(s, body, IDS.slice(0, 4));
+    expect(recovered.filter((r) => r.body.success === true), JSON.stringify(recovered.map((r) => r.body))).toHaveLength(1);
+    expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
+  });
+});
+
+describe("the object ledger when its writes fail", () => {
+  it("success reports failing: 10 concurrent settles → all 202 pending, none success; healed → exactly one success", async () => {
+    const s = await sellerWithVault("object-report-fault");
+    const body = await s.f.signedBody(s.buyer, s.line);
+    const fault = failingLedger(["reportSuccess", "recordConfirmationAfterFailedReport"], "before-commit");
+    s.f.setEnv({ SETTLE_LEDGER: fault.namespace });
+    const whileFailing = await settleConcurrently(s, body, IDS);
+    expect(whileFailing.filter((r) => r.body.success === true)).toHaveLength(0);
+    for (const r of whileFailing) expect(r.body, JSON.stringify(r.body)).toMatchObject({ success: false, errorReason: "settlement_pending" });
+    expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
+    fault.heal();
+    const recovered = await settleConcurrently(s, body, IDS);
+    expect(recovered.filter((r) => r.body.success === true), JSON.stringify(recovered.map((r) => r.body))).toHaveLength(1);
+    expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
+  });
+
+  it("reports that commit and lose their answer: none success while it fails; only the seller whose report committed hears it", async () => {
+    const s = await sellerWithVault("object-report-lost");
+    const body = await s.f.signedBody(s.buyer, s.line);
+    const fault = failingLedger(["reportSuccess"], "after-commit");
+    s.f.setEnv({ SETTLE_LEDGER: fault.namespace });
+    const whileFailing = await settleConcurrently(s, body, IDS);
+    expect(whileFailing.filter((r) => r.body.success === true)).toHaveLength(0);
+    const signature = whileFailing.find((r) => r.body.transaction)?.body.transaction as string;
+    const committedFor = (await objectRow(await messageHashOf(signature)))?.success_correlation_id;
+    expect(IDS).toContain(committedFor);
+    fault.heal();
+    await new Promise((resolve) => setTimeout(resolve, 300)); // the catch-ups after the responses
+    const stranger = await s.f.post("/settle", body, { "X-Correlation-ID": `stranger-${crypto.randomUUID()}` });
+    expect(stranger.body).toMatchObject({ success: false, errorReason: "duplicate_settlement" });
+    const recovered = await settleConcurrently(s, body, IDS);
+    const won = recovered.filter((r) => r.body.success === true);
+    expect(won, JSON.stringify(recovered.map((r) => r.body))).toHaveLength(1);
+    expect(IDS[recovered.indexOf(won[0]!)]).toBe(committedFor);
+    expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
+  });
+
+  it("the claim failing while the send is out → 202 with the signature, never success; a retry hears the one success", async () => {
+    const s = await sellerWithVault("object-claim-fault");
+    const body = await s.f.signedBody(s.buyer, s.line);
+    const fault = failingLedger(["claim"], "before-commit");
+    s.f.setEnv({ SETTLE_LEDGER: fault.namespace });
+    const first = await s.f.post("/settle", body);
+    expect(first.status, JSON.stringify(first.body)).toBe(202);
+    expect(first.body.transaction).toMatch(SIGNATURE);
+    fault.heal();
+    const retry = await s.f.post("/settle", body);
+    expect(retry.body, JSON.stringify(retry.body)).toMatchObject({ success: true, transaction: first.body.transaction });
+    expect((await s.f.post("/settle", body)).body).toMatchObject({ errorReason: "duplicate_settlement" });
+    expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
+  });
+});
+
+describe("the mirror and its repair", () => {
+  it("a mirror write that fails leaves the object unmirrored; its alarm writes D1 once D1 answers", async () => {
+    const s = await sellerWithVault("object-mirror-repair");
+    const body = await s.f.signedBody(s.buyer, s.line);
+    // First settle under a dropped send answer: the row exists (claimed) and is pending.
+    await s.setFaults({ dropSendAnswer: true });
+    const dropped = await s.f.post("/settle", body);
+    expect(dropped.status).toBe(202);
+    await s.setFaults({});
+    const hash = await messageHashOf(dropped.body.transaction);
+    await mirrored(hash);
+    const mirrorDown = d1FailingOn(MIRROR_SQL);
+    const patched = await withObjectD1(hash, mirrorDown.db);
+    const settled = await s.f.post("/settle", body);
+    expect(settled.body, JSON.stringify(settled.body)).toMatchObject({ success: true });
+    // The answer did not wait for D1: the object knows, D1 does not yet.
+    const local = await objectRow(hash);
+    expect(local).toMatchObject({ state: "confirmed" });
+    expect(local!.mirrored_version).toBeLessThan(local!.version);
+    expect((await d1Row(hash))?.state).not.toBe("confirmed");
+    // A retry meanwhile is answered by the object: a duplicate, not a second success.
+    expect((await s.f.post("/settle", body)).body).toMatchObject({ errorReason: "duplicate_settlement" });
+
+    mirrorDown.heal();
+    await patched.restore();
+    expect(await runDurableObjectAlarm(ledgerStub(hash))).toBe(true);
+    const caughtUp = await objectRow(hash);
+    expect(caughtUp!.mirrored_version).toBe(caughtUp!.version);
+    expect(await d1Row(hash)).toMatchObject({ state: "confirmed", success_reported_at_ms: caughtUp!.success_reported_at_ms });
+    expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
+  });
+
+  it("an object past its retention deletes its storage (alarm); a later settle of the payment is still a duplicate (D1's row)", async () => {
+    const s = await sellerWithVault("object-retention");
+    const body = await s.f.signedBody(s.buyer, s.line);
+    const settled = await s.f.post("/settle", body);
+    expect(settled.body.success).toBe(true);
+    const hash = await messageHashOf(settled.body.transaction);
+    await mirrored(hash);
+    const stub = ledgerStub(hash);
+    // Not expired yet: the alarm keeps the row and sets itself for the expiry.
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect(await objectRow(hash)).toBeDefined();
+    await runInDurableObject(stub, (_instance, state) => {
+      state.storage.sql.exec("UPDATE settlements SET updated_at_ms = ?", Date.now() - LEDGER_OBJECT_RETENTION_MS - 1);
+    });
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect(await objectRow(hash)).toBeUndefined();
+    expect(await runInDurableObject(stub, (_instance, state) => state.storage.getAlarm())).toBeNull();
+
+    const replay = await s.f.post("/settle", body);
+    expect(replay.body, JSON.stringify(replay.body)).toMatchObject({ success: false, errorReason: "duplicate_settlement" });
+    expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
+  });
+});
