@@ -6,8 +6,10 @@ import { USDC } from "../support/workerd/payment-fixtures";
 import { fundedBuyer, tokenBalance } from "../support/workerd/chain";
 import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
 import { faultScenario } from "../support/workerd/fault-scenario";
-import { d1FailingOn, d1Row, failingLedger, ledgerStub, messageHashOf, mirrored, MIRROR_SQL, objectRow, withObjectD1 } from "../support/workerd/ledger-object";
+import { d1FailingOn, d1Row, failingLedger, ledgerNamespace, ledgerStub, messageHashOf, mirrored, MIRROR_SQL, objectRow, withObjectD1 } from "../support/workerd/ledger-object";
 import { LEDGER_OBJECT_RETENTION_MS } from "../../src/settlement/settle-ledger-object";
+import { objectLedger } from "../../src/settlement/settle-ports";
+import { claimDueChannels, OPENING_ROW_GRACE_MS, recordChannelOpen } from "../../src/store/upto-channels";
 
 const TOKEN_PROGRAM = address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
 const SIGNATURE = /^[1-9A-HJ-NP-Za-km-z]{64,88}$/;
@@ -211,5 +213,115 @@ describe("the mirror and its repair", () => {
     const replay = await s.f.post("/settle", body);
     expect(replay.body, JSON.stringify(replay.body)).toMatchObject({ success: false, errorReason: "duplicate_settlement" });
     expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
+  });
+});
+
+describe("the upgrade from the D1 ledger: payments whose rows D1 has when the object ledger deploys", () => {
+  it("a payment the D1 ledger reported: a retry is a duplicate (the seller's own retry still hears success); nothing is paid twice", async () => {
+    const s = await sellerWithVault("upgrade-reported", "d1");
+    const body = await s.f.signedBody(s.buyer, s.line);
+    const before = await s.f.post("/settle", body, { "X-Correlation-ID": IDS[0]! });
+    expect(before.body.success, JSON.stringify(before.body)).toBe(true);
+    const hash = await messageHashOf(before.body.transaction);
+    expect(await objectRow(hash)).toBeUndefined(); // the D1 ledger never touched the object
+
+    s.f.setEnv({ SVC_SETTLE_LEDGER: "object" });
+    const answers = await settleConcurrently(s, body, [null, ...IDS.slice(1, 4)]);
+    for (const r of answers) expect(r.body, JSON.stringify(r.body)).toMatchObject({ success: false, errorReason: "duplicate_settlement", transaction: before.body.transaction });
+    const sellerRetry = await s.f.post("/settle", body, { "X-Correlation-ID": IDS[0]! });
+    expect(sellerRetry.body).toMatchObject({ success: true, transaction: before.body.transaction });
+    // The object took D1's row as it was (the first use of the object read it before claiming).
+    expect(await objectRow(hash)).toMatchObject({ state: "confirmed", success_correlation_id: IDS[0] });
+    expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
+  });
+
+  it("a payment the D1 ledger left pending (its send's answer lost): after the switch exactly one retry hears success", async () => {
+    const s = await sellerWithVault("upgrade-pending", "d1");
+    const body = await s.f.signedBody(s.buyer, s.line);
+    await s.setFaults({ dropSendAnswer: true });
+    const dropped = await s.f.post("/settle", body);
+    expect(dropped.status, JSON.stringify(dropped.body)).toBe(202);
+    await s.setFaults({});
+    const hash = await messageHashOf(dropped.body.transaction);
+    expect((await d1Row(hash))?.state).toBe("pending");
+
+    s.f.setEnv({ SVC_SETTLE_LEDGER: "object" });
+    const answers = await settleConcurrently(s, body, IDS);
+    expect(answers.filter((r) => r.body.success === true), JSON.stringify(answers.map((r) => r.body))).toHaveLength(1);
+    for (const r of answers) if (r.body.success !== true) expect(["duplicate_settlement", "settlement_pending"]).toContain(r.body.errorReason);
+    expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
+    expect(await mirrored(hash)).toMatchObject({ state: "confirmed" });
+    expect(await d1Row(hash)).toMatchObject({ state: "confirmed" });
+  });
+});
+
+describe("load: many payments, each sent twice, shuffled, all at once", () => {
+  it("N payments × 2 concurrent settles → exactly N successes, each payTo paid once", async () => {
+    const N = 12;
+    const faults = faultScenario();
+    const f = await isolatedFacilitator("object-load", { SOLANA_RPC_URL: faults.rpcUrl, SVC_SETTLE_LEDGER: "object" });
+    const buyer = await fundedBuyer(N * 100_000 + 1_000_000);
+    const lines = await Promise.all(Array.from({ length: N }, () => f.line(USDC, "100000")));
+    const bodies = [];
+    for (const line of lines) bodies.push({ line, body: await f.signedBody(buyer, line) });
+    const calls = [...bodies, ...bodies].map((b) => ({ ...b, order: Math.random() })).sort((a, b) => a.order - b.order);
+    const answers = await Promise.all(calls.map((c) => f.post("/settle", c.body).then((r) => ({ ...c, r }))));
+    const won = answers.filter((a) => a.r.body.success === true);
+    expect(won, JSON.stringify(answers.map((a) => a.r.body))).toHaveLength(N);
+    expect(new Set(won.map((a) => a.line.payTo)).size).toBe(N);
+    for (const a of answers) if (a.r.body.success !== true) expect(["duplicate_settlement", "settlement_pending"]).toContain(a.r.body.errorReason);
+    for (const line of lines) {
+      const [vaultAta] = await findAssociatedTokenPda({ owner: address(line.payTo), mint: USDC, tokenProgram: TOKEN_PROGRAM });
+      expect(await tokenBalance(vaultAta)).toBe(100_000n);
+    }
+  });
+});
+
+describe("the upto rail's channel rows while D1 trails the object", () => {
+  const ledger = () => objectLedger(ledgerNamespace());
+  const claimOf = (hash: string, leaseExpiresAtMs: number) => ({
+    messageHash: hash, signature: `sig-${hash}`, scheme: "upto", network: "devnet", payer: "payer", payTo: "payTo", merchantWallet: "payTo",
+    asset: "asset", amount: "1", lastValidBlockHeight: null, maxTimeoutSeconds: 60, leaseId: crypto.randomUUID(), leaseExpiresAtMs, paymentId: null,
+  });
+  const openingRow = (id: string, hash: string, now: number) => ({
+    channelId: id, openMessageHash: hash, openBlockhash: "bh", payer: "payer", payTo: "payTo", asset: "asset", tokenProgram: "tp", deposit: "1",
+    expiresAt: 0, firstCheckAtMs: now + 10 * 365 * 86_400_000, rentLamports: 4_711_920n,
+  });
+  const channelState = async (id: string) => (await env.DB.prepare("SELECT state FROM upto_channels WHERE channel_id = ?").bind(id).first<{ state: string }>())?.state ?? null;
+
+  it("the D1 mirror is late: the keeper does not delete the row of an Open that landed", async () => {
+    const now = Date.now();
+    // (a) confirmed in the object while D1 still has the claim's `submitting` (a live lease): the row stays.
+    const inFlight = `late-mirror-a-${crypto.randomUUID()}`;
+    expect(await ledger().claim(claimOf(inFlight, now + 600_000))).toEqual({ claimed: true });
+    const mirrorDownA = d1FailingOn(MIRROR_SQL);
+    await withObjectD1(inFlight, mirrorDownA.db);
+    expect(await ledger().reportSuccess(inFlight, "reporter", null, now)).toBe(true);
+    expect((await d1Row(inFlight))?.state).toBe("submitting");
+    // (b) recorded failed (mirrored), then the chain shows it landed while the mirror is down: D1 hears it first.
+    const revived = `late-mirror-b-${crypto.randomUUID()}`;
+    expect(await ledger().claim(claimOf(revived, now + 600_000))).toEqual({ claimed: true });
+    expect(await ledger().update(revived, ["submitting", "pending"], { state: "failed", errorReason: "blockhash_expired", leaseExpiresAtMs: null })).toBe(true);
+    await mirrored(revived);
+    expect((await d1Row(revived))?.state).toBe("failed");
+    const mirrorDownB = d1FailingOn(MIRROR_SQL);
+    await withObjectD1(revived, mirrorDownB.db);
+    expect(await ledger().reportSuccess(revived, "reporter", null, now)).toBe(true);
+    expect((await objectRow(revived))?.mirrored_version).toBeLessThan((await objectRow(revived))!.version);
+    // (c) the control: an Open that failed everywhere is still deleted.
+    const dead = `late-mirror-c-${crypto.randomUUID()}`;
+    expect(await ledger().claim(claimOf(dead, now + 600_000))).toEqual({ claimed: true });
+    expect(await ledger().update(dead, ["submitting", "pending"], { state: "failed", leaseExpiresAtMs: null })).toBe(true);
+    await mirrored(dead);
+
+    for (const hash of [inFlight, revived, dead]) expect(await recordChannelOpen(env.DB, openingRow(`ch-${hash}`, hash, now), now)).toBe(true);
+    expect(await claimDueChannels(env.DB, crypto.randomUUID(), now + OPENING_ROW_GRACE_MS, 120_000, 10)).toEqual([]);
+    expect(await channelState(`ch-${inFlight}`)).toBe("opening");
+    expect(await channelState(`ch-${revived}`)).toBe("open");
+    expect(await channelState(`ch-${dead}`)).toBeNull();
+    // Another deposit cannot take over the channel of the revived Open either.
+    const takeover = { ...openingRow(`ch-${revived}`, `other-${crypto.randomUUID()}`, now) };
+    expect(await recordChannelOpen(env.DB, takeover, now)).toBe(false);
+    for (const id of [inFlight, revived]) await env.DB.prepare("DELETE FROM upto_channels WHERE channel_id = ?").bind(`ch-${id}`).run();
   });
 });
