@@ -4,6 +4,7 @@ import { log } from "../observability/log";
 import {
   claimedRow,
   createLocalSchema,
+  hasLocalSchema,
   insertLocal,
   localMessageHashes,
   markMirrored,
@@ -70,7 +71,9 @@ export class SettleLedgerObject extends DurableObject<Env> {
   }
 
   async get(messageHash: string): Promise<SettlementRow | undefined> {
-    return readLocal(this.sql, messageHash)?.row ?? (await readD1Row(this.env.DB, messageHash));
+    // A read never creates the table: an object only asked about a payment (the settle floor's check) stores nothing.
+    const held = this.schemaReady || hasLocalSchema(this.ctx.storage.sql) ? readLocal(this.sql, messageHash) : undefined;
+    return held?.row ?? (await readD1Row(this.env.DB, messageHash));
   }
 
   /** store/settlements.ts claimSettlement: exactly one caller gets `claimed`, whichever ledger wrote the row. */

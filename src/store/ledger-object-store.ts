@@ -31,6 +31,10 @@ export function createLocalSchema(sql: SqlStorage): void {
   sql.exec(LOCAL_TABLE);
 }
 
+export function hasLocalSchema(sql: SqlStorage): boolean {
+  return sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'settlements'").toArray().length > 0;
+}
+
 function toRow(raw: RawRow): SettlementRow {
   return {
     messageHash: raw.message_hash as string,

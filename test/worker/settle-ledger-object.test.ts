@@ -255,6 +255,25 @@ describe("the upgrade from the D1 ledger: payments whose rows D1 has when the ob
   });
 });
 
+describe("reads of a payment the object does not hold", () => {
+  it("are answered from D1's row, and leave an object that holds nothing without storage", async () => {
+    const ledger = objectLedger(ledgerNamespace());
+    const unknown = `never-settled-${crypto.randomUUID()}`;
+    expect(await ledger.state(unknown)).toBeUndefined();
+    const tables = await runInDurableObject(ledgerStub(unknown), (_instance, state) => state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table'").toArray());
+    expect(tables.filter((t) => t.name === "settlements")).toEqual([]);
+
+    const old = `d1-only-${crypto.randomUUID()}`;
+    await env.DB.prepare(
+      `INSERT INTO settlements (message_hash, signature, state, scheme, network, payer, pay_to, asset, amount, created_at_ms, updated_at_ms)
+       VALUES (?1, ?2, 'confirmed', 'exact', 'devnet', 'payer', 'payTo', 'asset', '1', 1, 1)`,
+    )
+      .bind(old, `sig-${old}`)
+      .run();
+    expect(await ledger.state(old)).toEqual({ state: "confirmed", signature: `sig-${old}` });
+  });
+});
+
 describe("load: many payments, each sent twice, shuffled, all at once", () => {
   it("N payments × 2 concurrent settles → exactly N successes, each payTo paid once", async () => {
     const N = 12;
