@@ -13,7 +13,6 @@ import {
   readD1Row,
   readLocal,
   recordLocalConfirmationAfterFailedReport,
-  recordLocalConfirmed,
   releaseInD1,
   releaseLocal,
   reportLocalSuccess,
@@ -116,7 +115,10 @@ export class SettleLedgerObject extends DurableObject<Env> {
     return updated;
   }
 
-  /** D1's row goes first: the object never holds a payment D1 lacks. */
+  /**
+   * D1's row goes first. The engine releases only a transaction the cluster never accepted, so D1 never lacks a
+   * payment that could still land (docs/settle-ledger-migration.md).
+   */
   async release(messageHash: string): Promise<void> {
     await releaseInD1(this.env.DB, messageHash);
     releaseLocal(this.sql, messageHash);
@@ -132,12 +134,6 @@ export class SettleLedgerObject extends DurableObject<Env> {
   async recordConfirmationAfterFailedReport(messageHash: string, reporterId: string, nowMs: number): Promise<void> {
     await this.confirmationThroughIfFailed(messageHash, nowMs);
     recordLocalConfirmationAfterFailedReport(this.sql, messageHash, reporterId, nowMs);
-    await this.afterChange(messageHash);
-  }
-
-  /** The keepers' catch-up with the chain (a funding or deposit seen confirmed), when the object holds the payment. */
-  async recordConfirmed(messageHash: string, nowMs: number): Promise<void> {
-    recordLocalConfirmed(this.sql, messageHash, nowMs);
     await this.afterChange(messageHash);
   }
 

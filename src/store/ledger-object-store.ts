@@ -198,17 +198,6 @@ export function recordLocalConfirmationAfterFailedReport(sql: SqlStorage, messag
   );
 }
 
-/** The keepers' catch-up (store/settlements.ts recordFundingsConfirmed) for one payment. */
-export function recordLocalConfirmed(sql: SqlStorage, messageHash: string, nowMs: number): void {
-  sql.exec(
-    `UPDATE settlements SET state = 'confirmed', confirmed_at_ms = COALESCE(confirmed_at_ms, ?1), lease_expires_at_ms = NULL,
-       updated_at_ms = ?1, version = version + 1
-     WHERE message_hash = ?2 AND state IN ('submitting', 'pending')`,
-    nowMs,
-    messageHash,
-  );
-}
-
 export function markMirrored(sql: SqlStorage, messageHash: string, version: number): void {
   sql.exec("UPDATE settlements SET mirrored_version = ?1 WHERE message_hash = ?2 AND mirrored_version < ?1", version, messageHash);
 }
