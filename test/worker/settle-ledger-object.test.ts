@@ -314,7 +314,7 @@ describe("the upto rail's channel rows while D1 trails the object", () => {
     const inFlight = `late-mirror-a-${crypto.randomUUID()}`;
     expect(await ledger().claim(claimOf(inFlight, now + 600_000))).toEqual({ claimed: true });
     const mirrorDownA = d1FailingOn(MIRROR_SQL);
-    await withObjectD1(inFlight, mirrorDownA.db);
+    const patchedA = await withObjectD1(inFlight, mirrorDownA.db);
     expect(await ledger().reportSuccess(inFlight, "reporter", null, now)).toBe(true);
     expect((await d1Row(inFlight))?.state).toBe("submitting");
     // (b) recorded failed (mirrored), then the chain shows it landed while the mirror is down: D1 hears it first.
@@ -324,7 +324,7 @@ describe("the upto rail's channel rows while D1 trails the object", () => {
     await mirrored(revived);
     expect((await d1Row(revived))?.state).toBe("failed");
     const mirrorDownB = d1FailingOn(MIRROR_SQL);
-    await withObjectD1(revived, mirrorDownB.db);
+    const patchedB = await withObjectD1(revived, mirrorDownB.db);
     expect(await ledger().reportSuccess(revived, "reporter", null, now)).toBe(true);
     expect((await objectRow(revived))?.mirrored_version).toBeLessThan((await objectRow(revived))!.version);
     // (c) the control: an Open that failed everywhere is still deleted.
@@ -342,5 +342,7 @@ describe("the upto rail's channel rows while D1 trails the object", () => {
     const takeover = { ...openingRow(`ch-${revived}`, `other-${crypto.randomUUID()}`, now) };
     expect(await recordChannelOpen(env.DB, takeover, now)).toBe(false);
     for (const id of [inFlight, revived]) await env.DB.prepare("DELETE FROM upto_channels WHERE channel_id = ?").bind(`ch-${id}`).run();
+    await patchedA.restore();
+    await patchedB.restore();
   });
 });
