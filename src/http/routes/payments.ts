@@ -4,6 +4,7 @@ import type { VerifySettleBody } from "../../x402/schemas";
 import { rejection, type PaymentRejection } from "../../x402/payment-verdict";
 import { checkCommonRequirements, normalizeScheme, RAIL_BY_SCHEME, VerifySettleBodySchema } from "../../rails/registry";
 import { settledWith, type SettleOutcome } from "../../settlement/settle-engine";
+import { settleLedgerOf } from "../../settlement/settle-ports";
 import { recordPaymentAttempt, type PaymentAttempt } from "../../store/payment-attempts";
 import { log } from "../../platform/observability/log";
 import { ERROR_STATUS, isFacilitatorError, type ErrorReason } from "../../platform/errors/catalogue";
@@ -169,6 +170,7 @@ async function settlePayment(c: AppContext, body: VerifySettleBody, paymentId: s
   if (!rail) return settledWith(schemeNotAvailable(accepted.scheme));
   return rail.settle(config, body, accepted, {
     ledger: c.env.DB,
+    settleLedger: settleLedgerOf(config, c.env),
     // Only the header counts as the seller's retry key: the body may come verbatim from the buyer.
     callerCorrelationId: callerCorrelationIdOf(c.req.header("X-Correlation-ID")),
     paymentId,
