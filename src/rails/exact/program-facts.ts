@@ -3,6 +3,7 @@ import type { Config } from "../../platform/config/load-config";
 import { fetchAccounts } from "../../chain/accounts";
 import { findUniversalSettleConfigPda } from "./program/pda";
 import { decodeUniversalSettleConfig, type UniversalSettleConfig } from "./program/accounts";
+import { endpointCache } from "../../chain/endpoint-cache";
 
 /** How long an isolate reuses the UniversalSettle Config account (fees change rarely; quotes are advisory). */
 const PROGRAM_FACTS_CACHE_MS = 60_000;
@@ -18,17 +19,16 @@ export interface UniversalSettleFacts {
 export const DEFAULT_FEE_BPS = 100;
 export const DEFAULT_SOVEREIGN_FEE_BPS = 90;
 
-/** Settled facts only: a read in flight belongs to the request that started it (src/platform/cache/share-once-fulfilled.ts). */
-const cache = new Map<string, { facts: UniversalSettleFacts; expiresAtMs: number }>();
+const cache = endpointCache<UniversalSettleFacts>(PROGRAM_FACTS_CACHE_MS);
 
 /**
  * The UniversalSettle program id, Config PDA and on-chain Config, cached per isolate for a minute once read. Requests
  * that miss at the same time each read the chain (one getMultipleAccounts each) rather than wait on another's read.
  */
 export async function getUniversalSettleFacts(config: Config): Promise<UniversalSettleFacts> {
-  const key = `${config.rpcUrl}|${config.programs.universalSettle}`;
-  const hit = cache.get(key);
-  if (hit && hit.expiresAtMs > Date.now()) return hit.facts;
+  const key = [config.programs.universalSettle];
+  const hit = cache.get(config, key);
+  if (hit) return hit;
   let facts: UniversalSettleFacts;
   try {
     facts = await readFacts(config);
@@ -36,7 +36,7 @@ export async function getUniversalSettleFacts(config: Config): Promise<Universal
     // An unreachable RPC is not cached: this call gets the defaults, the next one reads the chain again.
     return { programId: config.programs.universalSettle, configAddress: await configPda(config), onChainConfig: null };
   }
-  cache.set(key, { facts, expiresAtMs: Date.now() + PROGRAM_FACTS_CACHE_MS });
+  cache.set(config, key, facts);
   return facts;
 }
 
