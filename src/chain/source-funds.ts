@@ -2,17 +2,13 @@ import type { Address } from "@solana/kit";
 import { badRequest, refused, type FacilitatorError } from "../platform/errors/catalogue";
 import type { AccountSnapshot } from "./accounts";
 import { SYSTEM_PROGRAM_ADDRESS } from "./token-programs";
+import { readTokenSource } from "./token-account";
 
 /**
  * Can the buyer pay? Pure checks over account snapshots read by the builder, so a buyer learns before
  * signing that the payment would fail on chain, and by how much it falls short.
  */
 
-const TOKEN_ACCOUNT_BASE_SIZE_BYTES = 165;
-const TOKEN_ACCOUNT_AMOUNT_OFFSET = 64;
-const TOKEN_ACCOUNT_STATE_OFFSET = 108;
-const TOKEN_ACCOUNT_STATE_INITIALIZED = 1;
-const TOKEN_ACCOUNT_STATE_FROZEN = 2;
 
 /**
  * Rent-exempt minimum of a data-less System account (128 bytes of overhead × 6,960 lamports per byte).
@@ -37,18 +33,17 @@ export function checkTokenSource(options: {
   if (account === null) {
     throw insufficient(label, 0n, amount, decimals, `the payer has no ${label} token account (${options.sourceAta})`);
   }
-  if (account.owner !== options.tokenProgram || account.data.length < TOKEN_ACCOUNT_BASE_SIZE_BYTES) {
+  const source = readTokenSource(account, options.tokenProgram);
+  if (source === null) {
     throw refused("payer_account_unusable", `The payer's ${label} token account ${options.sourceAta} is not a token account of ${options.tokenProgram}`);
   }
-  const state = account.data[TOKEN_ACCOUNT_STATE_OFFSET];
-  if (state === TOKEN_ACCOUNT_STATE_FROZEN) {
+  if (source.state === "frozen") {
     throw refused("payer_account_unusable", `The payer's ${label} token account ${options.sourceAta} is frozen and cannot send`);
   }
-  if (state !== TOKEN_ACCOUNT_STATE_INITIALIZED) {
+  if (source.state !== "initialized") {
     throw refused("payer_account_unusable", `The payer's ${label} token account ${options.sourceAta} is not initialized`);
   }
-  const view = new DataView(account.data.buffer, account.data.byteOffset, account.data.byteLength);
-  const balance = view.getBigUint64(TOKEN_ACCOUNT_AMOUNT_OFFSET, true);
+  const balance = source.balance;
   if (balance < amount) throw insufficient(label, balance, amount, decimals);
 }
 

@@ -1,7 +1,8 @@
 import { database } from "./db";
 import { jobRuns } from "./schema";
 
-export type JobRunOutcome = "ok" | "partial" | "paused" | "error";
+export type { JobRunOutcome } from "./states";
+import type { JobRunOutcome } from "./states";
 
 export interface JobRunRecord {
   job: string;

@@ -1,3 +1,7 @@
+import { getTableName } from "drizzle-orm";
+import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
+import { KEEPER_ROW_STATES, oneOf, type KeeperRowState } from "./states";
+
 /**
  * The queue both keepers (escrow payouts, upto channel closes) work from: a run claims its due rows (one conditional
  * UPDATE, so two runs never act on one row while the claim lasts) and at its end writes each row's new state in one
@@ -11,7 +15,7 @@
  * its ledger); stuck: gave up after the attempt cap.
  */
 export interface KeeperOutcome {
-  state: "open" | "closed" | "dropped" | "stuck";
+  state: KeeperRowState;
   nextCheckAtMs: number;
   /** Consecutive checks without progress, after this one. */
   failures: number;
@@ -22,15 +26,38 @@ export interface KeeperOutcome {
   keepClaim: boolean;
 }
 
-/** A keeper's watch table: fixed identifiers of our own schema, never caller input. */
+/** A keeper's watch table: identifiers read from the drizzle schema (`keeperTableOf`), never caller input. */
 export interface KeeperTable {
   table: string;
   keyColumn: string;
   claimColumn: string;
   claimExpiresColumn: string;
-  /** The states retention deletes (SQL list); default closed, dropped, stuck and voided. */
-  finishedStates?: string;
+  /** The states retention deletes; default every state but open, and upto's voided opens (FINISHED_STATES). */
+  finishedStates?: readonly string[];
 }
+
+/**
+ * The watch table `table` with its key and claim columns, named from the schema objects themselves, so a renamed
+ * column is a type error here rather than SQL that fails at run time. Every watch table also has `state`
+ * (KEEPER_ROW_STATES), `next_check_at_ms`, `failures`, `last_*` and `updated_at_ms`.
+ */
+export function keeperTableOf<T extends SQLiteTable>(
+  table: T,
+  columns: { key: SQLiteColumn; claim: SQLiteColumn; claimExpires: SQLiteColumn },
+  options: { finishedStates?: readonly string[] } = {},
+): KeeperTable {
+  return {
+    table: getTableName(table),
+    keyColumn: columns.key.name,
+    claimColumn: columns.claim.name,
+    claimExpiresColumn: columns.claimExpires.name,
+    ...(options.finishedStates ? { finishedStates: options.finishedStates } : {}),
+  };
+}
+
+/** Rows a keeper has finished with (retention deletes them): every state but open, and upto's voided opens. */
+const FINISHED_STATES = [...KEEPER_ROW_STATES.filter((state) => state !== "open"), "voided"] as const;
+const OPEN: KeeperRowState = "open";
 
 /**
  * The keys of up to ?2 open rows due at ?1 and not held by a live claim. Rows that never failed come first, so a row
@@ -40,7 +67,7 @@ export interface KeeperTable {
 export function dueKeysSql(where: KeeperTable): string {
   const { table, keyColumn, claimExpiresColumn } = where;
   const due = (failures: string) => `SELECT ${keyColumn}, next_check_at_ms FROM ${table}
-      WHERE state = 'open' AND ${failures} AND next_check_at_ms <= ?1 AND (${claimExpiresColumn} IS NULL OR ${claimExpiresColumn} <= ?1)
+      WHERE state = '${OPEN}' AND ${failures} AND next_check_at_ms <= ?1 AND (${claimExpiresColumn} IS NULL OR ${claimExpiresColumn} <= ?1)
       ORDER BY next_check_at_ms LIMIT ?2`;
   return `SELECT ${keyColumn} FROM (
     SELECT ${keyColumn}, 0 AS tier, next_check_at_ms FROM (${due("failures = 0")})
@@ -92,11 +119,11 @@ export async function recordKeeperOutcomes(d1: D1Database, where: KeeperTable, c
 
 /** Retention: deletes finished rows (closed, dropped, stuck; upto's voided opens) last touched before `beforeMs`, oldest first. */
 export async function purgeFinishedRowsBefore(d1: D1Database, where: KeeperTable, beforeMs: number, batchSize: number): Promise<number> {
-  const { table, keyColumn, finishedStates = `('closed', 'dropped', 'stuck', 'voided')` } = where;
+  const { table, keyColumn, finishedStates = FINISHED_STATES } = where;
   const result = await d1
     .prepare(
       `DELETE FROM ${table} WHERE ${keyColumn} IN (
-         SELECT ${keyColumn} FROM ${table} WHERE state IN ${finishedStates} AND updated_at_ms < ?1 ORDER BY updated_at_ms LIMIT ?2)`,
+         SELECT ${keyColumn} FROM ${table} WHERE ${oneOf("state", finishedStates)} AND updated_at_ms < ?1 ORDER BY updated_at_ms LIMIT ?2)`,
     )
     .bind(beforeMs, batchSize)
     .run();

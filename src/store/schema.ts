@@ -1,5 +1,6 @@
-import { sqliteTable, text, integer, primaryKey, index, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { sqliteTable, text, integer, primaryKey, index, uniqueIndex, check } from "drizzle-orm/sqlite-core";
 import { sql } from "drizzle-orm";
+import { ESCROW_WATCH_STATES, JOB_RUN_OUTCOMES, oneOf, UPTO_CHANNEL_STATES } from "./states";
 
 /**
  * D1 tables. Amounts are decimal strings (u64 does not fit SQLite's signed 64-bit integer);
@@ -261,8 +262,8 @@ export const escrowWatch = sqliteTable(
     fundingBlockhash: text("funding_blockhash"),
     /** The buyer of a sponsored funding (the fee payer paid its fee), else null. */
     sponsoredPayer: text("sponsored_payer"),
-    /** open | closed | dropped | stuck */
-    state: text("state").notNull().default("open"),
+    /** ESCROW_WATCH_STATES (./states.ts): open | closed | dropped | stuck */
+    state: text("state", { enum: ESCROW_WATCH_STATES }).notNull().default("open"),
     nextCheckAtMs: integer("next_check_at_ms").notNull(),
     /** Consecutive checks that could not make progress (backoff doubles with each; capped). */
     failures: integer("failures").notNull().default(0),
@@ -275,7 +276,11 @@ export const escrowWatch = sqliteTable(
     createdAtMs: integer("created_at_ms").notNull(),
     updatedAtMs: integer("updated_at_ms").notNull(),
   },
-  (table) => [index("escrow_watch_due_idx").on(table.state, table.failures, table.nextCheckAtMs), index("escrow_watch_purge_idx").on(table.state, table.updatedAtMs)],
+  (table) => [
+    index("escrow_watch_due_idx").on(table.state, table.failures, table.nextCheckAtMs),
+    index("escrow_watch_purge_idx").on(table.state, table.updatedAtMs),
+    check("escrow_watch_state_check", sql.raw(oneOf(table.state.name, ESCROW_WATCH_STATES))),
+  ],
 );
 
 /** Sponsored sla-escrow fundings that executed and failed on chain (0007): the fee payer paid; capped per payer. */
@@ -300,13 +305,13 @@ export const jobRuns = sqliteTable("job_runs", {
   trigger: text("trigger").notNull(),
   startedAtMs: integer("started_at_ms").notNull(),
   finishedAtMs: integer("finished_at_ms").notNull(),
-  /** ok | partial (some items failed) | paused (fee payer below its minimum: nothing spent) | error (the run threw). */
-  outcome: text("outcome").notNull(),
+  /** JOB_RUN_OUTCOMES: ok | partial (some items failed) | paused (fee payer below its minimum: nothing spent) | error (the run threw). */
+  outcome: text("outcome", { enum: JOB_RUN_OUTCOMES }).notNull(),
   /** Lamports the fee payer spent in the run (decimal string; network fees and any account rent). */
   lamportsSpent: text("lamports_spent").notNull(),
   /** A short summary or the error / pause reason. */
   detail: text("detail"),
-});
+}, (table) => [check("job_runs_outcome_check", sql.raw(oneOf(table.outcome.name, JOB_RUN_OUTCOMES)))]);
 
 /** upto payment channels this facilitator opened as rent payer (0010): claim bytes and the keeper's queue. */
 export const uptoChannels = sqliteTable(
@@ -336,7 +341,7 @@ export const uptoChannels = sqliteTable(
      * opening (written before the Open is sent; not queued) | open (the keeper's queue) | closed | dropped | stuck |
      * voided (the open never reached the cluster: refused at preflight, or expired unseen)
      */
-    state: text("state").notNull().default("open"),
+    state: text("state", { enum: UPTO_CHANNEL_STATES }).notNull().default("open"),
     nextCheckAtMs: integer("next_check_at_ms").notNull(),
     failures: integer("failures").notNull().default(0),
     keeperClaimId: text("keeper_claim_id"),
@@ -356,6 +361,7 @@ export const uptoChannels = sqliteTable(
     index("upto_channels_pay_to_idx").on(table.payTo, table.state, table.rentLamports),
     index("upto_channels_payer_opens_idx").on(table.payer, table.createdAtMs, table.state),
     index("upto_channels_rent_idx").on(table.state, table.rentLamports),
+    check("upto_channels_state_check", sql.raw(oneOf(table.state.name, UPTO_CHANNEL_STATES))),
   ],
 );
 

@@ -28,7 +28,7 @@ const RELEASE_FEE = 100_000n;
 async function keeper(body: Record<string, unknown> = {}) {
   const response = await call("/escrow-keeper", { method: "POST", json: body, headers: BEARER });
   expect(response.status, JSON.stringify(response.body)).toBe(200);
-  return response.body as { items: { paymentPda: string; decision: string; action: string; signature: string | null; outcome: string }[] };
+  return response.body as { released: number; items: { paymentPda: string; decision: string; action: string; signature: string | null; outcome: string }[] };
 }
 
 const itemFor = (report: Awaited<ReturnType<typeof keeper>>, payment: string) => report.items.filter((i) => i.paymentPda === payment);
@@ -101,6 +101,9 @@ describe("escrow keeper", () => {
     const runs = await Promise.all([keeper(), keeper()]);
     const released = runs.flatMap((run) => itemFor(run, p.payment)).filter((i) => i.outcome === "released");
     expect(released).toHaveLength(1);
+    // The report counts what landed by value: each run's count is its released items, and one run released this one.
+    for (const run of runs) expect(run.released).toBe(run.items.filter((i) => i.outcome === "released").length);
+    expect(runs.reduce((n, run) => n + run.released, 0)).toBeGreaterThanOrEqual(1);
     expect(await tokenBalance(sellerAta)).toBe(before + AMOUNT - ORACLE_TIP - RELEASE_FEE);
     expect(await tokenBalance(oracleAta)).toBe(oracleBefore + ORACLE_TIP);
     expect(await paymentAccount(p.payment)).toMatchObject({ state: PAYMENT_STATE.RELEASED });

@@ -2,6 +2,7 @@ import type { Config } from "../../platform/config/load-config";
 import type { RailSwitches } from "../../platform/config/rail-switches";
 import { fetchAccounts, type AccountSnapshot } from "../../chain/accounts";
 import { RAILS } from "../../rails/registry";
+import { endpointCache } from "../../chain/endpoint-cache";
 import type { ProgramAccountProbe, RailHealth } from "../../rails/rail";
 
 /**
@@ -34,8 +35,7 @@ export interface ProgramsHealth {
 }
 
 const PROGRAMS_HEALTH_CACHE_MS = 60_000;
-/** Settled answers only: a read in flight belongs to the request that started it (src/platform/cache/share-once-fulfilled.ts). */
-const cache = new Map<string, { value: ProgramsHealth; expiresAtMs: number }>();
+const cache = endpointCache<ProgramsHealth>(PROGRAMS_HEALTH_CACHE_MS);
 
 type ProgramPart = NonNullable<RailHealth["program"]>;
 
@@ -45,9 +45,9 @@ function programParts(): ProgramPart[] {
 
 export async function readProgramsHealth(config: Config): Promise<ProgramsHealth> {
   const parts = programParts();
-  const key = [config.rpcUrl, ...parts.map((part) => part.programId(config))].join("|");
-  const hit = cache.get(key);
-  if (hit && hit.expiresAtMs > Date.now()) return hit.value;
+  const key = parts.map((part) => part.programId(config) ?? "none");
+  const hit = cache.get(config, key);
+  if (hit) return hit;
   let value: ProgramsHealth;
   try {
     value = await readOnce(config, parts);
@@ -55,7 +55,7 @@ export async function readProgramsHealth(config: Config): Promise<ProgramsHealth
     // A failed read is answered (ok: null) but not kept: the next /health reads again.
     return { ok: null, ...Object.fromEntries(parts.map((part) => [part.key, null])), rails: config.rails };
   }
-  cache.set(key, { value, expiresAtMs: Date.now() + PROGRAMS_HEALTH_CACHE_MS });
+  cache.set(config, key, value);
   return value;
 }
 

@@ -40,7 +40,10 @@ export interface PlannedStep<Row extends KeeperRow> {
 export interface NextLook {
   state: "open" | "closed";
   nextCheckAtMs: number;
+  /** Words for the row's last_outcome (free text). */
   outcome: string;
+  /** From `landed` only: what the confirmed step did, a value of the rail's closed set, which its report counts. */
+  result?: string;
 }
 
 /**
@@ -84,8 +87,8 @@ export interface KeeperRail<Row extends KeeperRow, Planned extends PlannedStep<R
   /** A row whose step the chain confirmed. */
   landed(p: Planned, nowMs: number): NextLook;
   item(p: Planned, signature: string | null, outcome: string): Item;
-  /** The run's report: its items and the rail's counts. */
-  report(items: Item[], dryRun: boolean): Report;
+  /** The run's report: its items and the rail's counts (`results`: the `result` of every step that landed, by value). */
+  report(items: Item[], dryRun: boolean, results?: readonly string[]): Report;
 }
 
 /** What every keeper's report holds (the rail adds its counts). */
@@ -130,6 +133,7 @@ export async function runKeeper<Row extends KeeperRow, Planned extends PlannedSt
 
   const outcomes: (KeeperOutcome & { key: string })[] = [];
   const items: Item[] = [];
+  const results: string[] = [];
   const record = (p: Planned, outcome: KeeperOutcome) => {
     outcomes.push({ ...outcome, key: rail.keyOf(p.row) });
     items.push(rail.item(p, outcome.signature, outcome.outcome));
@@ -177,7 +181,11 @@ export async function runKeeper<Row extends KeeperRow, Planned extends PlannedSt
   for (const { planned: p, signature } of sent) {
     const status = statuses.get(signature);
     const action = rail.actionOf(p);
-    if (status?.kind === "confirmed") record(p, { ...rail.landed(p, nowMs), failures: 0, action, signature, keepClaim: false });
+    if (status?.kind === "confirmed") {
+      const { result, ...look } = rail.landed(p, nowMs);
+      if (result !== undefined) results.push(result);
+      record(p, { ...look, failures: 0, action, signature, keepClaim: false });
+    }
     else if (status?.kind === "failed") record(p, failedAttempt(p.row, nowMs, `failed on chain: ${describe(status.err)}`, action, signature));
     else {
       const outcome = "sent, not confirmed within this run";
@@ -185,7 +193,7 @@ export async function runKeeper<Row extends KeeperRow, Planned extends PlannedSt
     }
   }
   await recordKeeperOutcomes(db, rail.table, claimId, outcomes, Date.now());
-  const report = rail.report(items, false);
+  const report = rail.report(items, false, results);
   return paused && heldBack ? { ...report, paused } : report;
 }
 

@@ -4,6 +4,7 @@ import type { Config } from "../../platform/config/load-config";
 import { fetchAccounts } from "../../chain/accounts";
 import { findUniversalSettleConfigPda } from "./program/pda";
 import { decodeUniversalSettleConfig, type UniversalSettleConfig } from "./program/accounts";
+import { endpointCache } from "../../chain/endpoint-cache";
 
 /** How long an isolate reuses the UniversalSettle Config account (fees change rarely; quotes are advisory). */
 const PROGRAM_FACTS_CACHE_MS = 60_000;
@@ -19,8 +20,7 @@ export interface UniversalSettleFacts {
 export const DEFAULT_FEE_BPS = 100;
 export const DEFAULT_SOVEREIGN_FEE_BPS = 90;
 
-/** Settled facts only: a read in flight belongs to the request that started it (src/platform/cache/share-once-fulfilled.ts). */
-const cache = new Map<string, { facts: UniversalSettleFacts; expiresAtMs: number }>();
+const cache = endpointCache<UniversalSettleFacts>(PROGRAM_FACTS_CACHE_MS);
 
 /**
  * The UniversalSettle program id, Config PDA and on-chain Config (503 `rail_not_enabled` without a program id), cached per isolate for a minute once read. Requests
@@ -28,9 +28,9 @@ const cache = new Map<string, { facts: UniversalSettleFacts; expiresAtMs: number
  */
 export async function getUniversalSettleFacts(config: Config): Promise<UniversalSettleFacts> {
   const programId = requireUniversalSettle(config);
-  const key = `${config.rpcUrl}|${programId}`;
-  const hit = cache.get(key);
-  if (hit && hit.expiresAtMs > Date.now()) return hit.facts;
+  const key = [programId];
+  const hit = cache.get(config, key);
+  if (hit) return hit;
   let facts: UniversalSettleFacts;
   try {
     facts = await readFacts(config);
@@ -38,7 +38,7 @@ export async function getUniversalSettleFacts(config: Config): Promise<Universal
     // An unreachable RPC is not cached: this call gets the defaults, the next one reads the chain again.
     return { programId, configAddress: await configPda(config), onChainConfig: null };
   }
-  cache.set(key, { facts, expiresAtMs: Date.now() + PROGRAM_FACTS_CACHE_MS });
+  cache.set(config, key, facts);
   return facts;
 }
 

@@ -1,11 +1,9 @@
-import { getAddressDecoder, type Address } from "@solana/kit";
+import type { Address } from "@solana/kit";
 import type { AccountSnapshot } from "../../chain/accounts";
+import { readTokenAccount } from "../../chain/token-account";
 
 const SYSTEM_PROGRAM = "11111111111111111111111111111111";
 /** SPL token account layout: mint @0, owner @32, amount @64, state u8 @108 (0 uninitialized, 1 initialized, 2 frozen). */
-const TOKEN_ACCOUNT_MIN_BYTES = 165;
-const INITIALIZED = 1;
-const addressDecoder = getAddressDecoder();
 
 export type VaultTokenAccountState = "ready" | "missing" | "squatted";
 
@@ -21,9 +19,7 @@ export function classifyVaultTokenAccount(
 ): VaultTokenAccountState {
   if (!account) return "missing";
   if (account.owner === SYSTEM_PROGRAM && account.data.length === 0) return "missing";
-  if (account.owner !== expected.tokenProgram || account.data.length < TOKEN_ACCOUNT_MIN_BYTES) return "squatted";
-  if (account.data[108] !== INITIALIZED) return "squatted";
-  const mint = addressDecoder.decode(account.data.subarray(0, 32));
-  const owner = addressDecoder.decode(account.data.subarray(32, 64));
-  return mint === expected.mint && owner === expected.owner ? "ready" : "squatted";
+  const token = account.owner === expected.tokenProgram ? readTokenAccount(account.data) : null;
+  if (token === null || token.state !== "initialized") return "squatted";
+  return token.mint === expected.mint && token.owner === expected.owner ? "ready" : "squatted";
 }

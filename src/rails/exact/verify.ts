@@ -21,6 +21,9 @@ import { classifyVaultTokenAccount } from "./vault-token-account";
 import { resolvePayToForm } from "./pay-to-form";
 import { mintRefusal } from "./payment-mint";
 import { verifyWalletPayment, type VerifiedWalletPayment } from "./verify-wallet-pay-to";
+import { resolveMerchantWallet } from "./vault-seller";
+import { ledgerKeyOf } from "../../chain/ledger-key";
+import { readTokenSource } from "../../chain/token-account";
 
 /** A vault payment that passed every rule; settle signs exactly this transaction. */
 export interface VerifiedVaultPayment {
@@ -91,7 +94,7 @@ export async function verifyExactPayment(
   const decoded = decodeWireTransaction(body.paymentPayload.payload.transaction);
   if (!decoded.ok) return rejection("invalid_exact_svm_payload_transaction_could_not_be_decoded", decoded.message);
   const tx = decoded.tx;
-  const messageHash = toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", tx.messageBytes as Uint8Array<ArrayBuffer>)));
+  const messageHash = await ledgerKeyOf(tx.messageBytes);
 
   const structural = checkExactTransaction(tx, {
     feePayer,
@@ -186,16 +189,15 @@ function lifetimeRejection(simulation: { ok: true } | PaymentRejection): Payment
   return !simulation.ok && (simulation.reason === "blockhash_expired" || simulation.reason === "duplicate_settlement") ? simulation : null;
 }
 
-/** SPL token account: mint @0, owner @32, amount u64 @64, state u8 @108 (2 = frozen). */
+/** The buyer's source can send `amount` (the token account's state and balance read as the builders read them). */
 function checkSourceFunds(source: AccountSnapshot | null, transfer: PaymentTransfer, amount: bigint): PaymentRejection | null {
   if (!source) return rejection("insufficient_funds", `The buyer's source account ${transfer.source} does not exist`);
   if (transfer.kind === "sol") {
     return source.lamports >= amount ? null : rejection("insufficient_funds", `The buyer has ${source.lamports} lamports; the payment needs ${amount}`);
   }
-  const data = source.data;
-  if (data.length < 165 || source.owner !== transfer.tokenProgram) return rejection("insufficient_funds", `The buyer's source ${transfer.source} is not a token account`);
-  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
-  if (data[108] === 2) return rejection("insufficient_funds", `The buyer's token account ${transfer.source} is frozen`);
-  const balance = view.getBigUint64(64, true);
+  const token = transfer.tokenProgram ? readTokenSource(source, transfer.tokenProgram) : null;
+  if (token === null) return rejection("insufficient_funds", `The buyer's source ${transfer.source} is not a token account`);
+  if (token.state === "frozen") return rejection("insufficient_funds", `The buyer's token account ${transfer.source} is frozen`);
+  const balance = token.balance;
   return balance >= amount ? null : rejection("insufficient_funds", `The buyer's token account holds ${balance}; the payment needs ${amount} (missing ${amount - balance})`);
 }

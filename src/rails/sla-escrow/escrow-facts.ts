@@ -3,6 +3,7 @@ import type { Config } from "../../platform/config/load-config";
 import { fetchAccounts } from "../../chain/accounts";
 import { decodeBank, decodeEscrow, decodeEscrowConfig, type Bank, type Escrow, type EscrowConfig } from "./program/accounts";
 import { findBankPda, findEscrowConfigPda, findEscrowPda } from "./program/pda";
+import { endpointCache } from "../../chain/endpoint-cache";
 
 /** How long an isolate reuses the Bank, Config and Escrow accounts (operator settings; they change rarely). */
 const ESCROW_FACTS_CACHE_MS = 60_000;
@@ -19,19 +20,18 @@ export interface SlaEscrowFacts {
   escrowAccount: Escrow | null;
 }
 
-/** Settled facts only: a read in flight belongs to the request that started it (src/platform/cache/share-once-fulfilled.ts). */
-const cache = new Map<string, { facts: SlaEscrowFacts; expiresAtMs: number }>();
+const cache = endpointCache<SlaEscrowFacts>(ESCROW_FACTS_CACHE_MS);
 
 /**
  * Bank, Config and the mint's Escrow in one batched read, cached per isolate for a minute once read. A failed read is
  * not cached (the caller sees the RPC error; the next call reads again).
  */
 export async function getSlaEscrowFacts(config: Config, mint: Address): Promise<SlaEscrowFacts> {
-  const key = `${config.rpcUrl}|${config.programs.slaEscrow}|${mint}`;
-  const hit = cache.get(key);
-  if (hit && hit.expiresAtMs > Date.now()) return hit.facts;
+  const key = [config.programs.slaEscrow, mint];
+  const hit = cache.get(config, key);
+  if (hit) return hit;
   const facts = await readFacts(config, mint);
-  cache.set(key, { facts, expiresAtMs: Date.now() + ESCROW_FACTS_CACHE_MS });
+  cache.set(config, key, facts);
   return facts;
 }
 

@@ -2,7 +2,6 @@ import type { Address } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import type { Config } from "../../platform/config/load-config";
 import { fetchAccounts, type AccountSnapshot } from "../../chain/accounts";
-import { toHex } from "../../chain/bytes";
 import { verifyAllSignatures, verifyNonFeePayerSignatures } from "../../chain/signatures";
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../chain/token-programs";
 import { decodeWireTransaction, type DecodedTransaction } from "../../chain/wire-transaction";
@@ -17,6 +16,7 @@ import { ESCROW_FUND_COMPUTE_UNIT_LIMIT } from "./build-payment";
 import { checkEscrowTerms } from "./escrow-terms";
 import { checkEscrowFundingTransaction } from "./verify-rules";
 import { countSponsoredFundingFailures, SPONSORED_FAILURE_WINDOW_MS } from "./store/sponsored-funding-failures";
+import { ledgerKeyOf } from "../../chain/ledger-key";
 
 /** A funding transaction that passed every rule; settle sends exactly these bytes (co-signed when sponsored). */
 export interface VerifiedEscrowPayment {
@@ -101,7 +101,7 @@ export async function verifyEscrowPayment(
     );
   }
 
-  const messageHash = toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", tx.messageBytes as Uint8Array<ArrayBuffer>)));
+  const messageHash = await ledgerKeyOf(tx.messageBytes);
   const [accounts, simulation, capped] = await Promise.all([
     tokenProgram ? fetchAccounts(config, [data.mint]) : Promise.resolve(new Map<Address, AccountSnapshot | null>()),
     options.simulate ? simulateFunding(config, tx, sponsored, terms.kind === "sol" ? "sol" : "token") : Promise.resolve(null),

@@ -7,13 +7,13 @@ import { fetchAccounts } from "../../chain/accounts";
 import { getLatestBlockhash } from "../../chain/blockhash";
 import { signFacilitatorTransaction } from "../../chain/facilitator-transaction";
 import { decodeWireTransaction, type DecodedTransaction } from "../../chain/wire-transaction";
-import { toHex } from "../../chain/bytes";
 import { rejection, type PaymentRejection } from "../../x402/payment-verdict";
 import type { UptoPayload } from "./payload";
 import type { ChannelTerms } from "./channel-terms";
 import { CLOCK_SYSVAR, chainClockOf } from "../../chain/chain-clock";
 import { claimShape } from "./claim-rules";
 import { channelPaysTo, claimComputeBudget, distributeInstruction, settleAndSealInstructions, settleInstructions, signatureBytes } from "./channel-close";
+import { ledgerKeyOf } from "../../chain/ledger-key";
 
 /**
  * The claim of an upto payment (or its zero-amount cancel): the voucher that authorizes the charge, and the one
@@ -148,6 +148,6 @@ export async function buildSignedClaim(
   const signed = await signFacilitatorTransaction(config, latest, instructions);
   const decoded = decodeWireTransaction(signed.wireBase64);
   if (!decoded.ok) throw new Error(`the facilitator's own claim transaction does not decode: ${decoded.message}`);
-  const messageHash = toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", decoded.tx.messageBytes as Uint8Array<ArrayBuffer>)));
+  const messageHash = await ledgerKeyOf(decoded.tx.messageBytes);
   return { tx: decoded.tx, messageHash, signature: signed.signature, wireBase64: signed.wireBase64 };
 }

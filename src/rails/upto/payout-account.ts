@@ -1,8 +1,9 @@
-import { getAddressDecoder, type Address } from "@solana/kit";
+import type { Address } from "@solana/kit";
 import type { AccountSnapshot } from "../../chain/accounts";
 import type { Channel } from "./program/accounts";
 import { TOKEN_2022_PROGRAM_ADDRESS } from "../../chain/token-programs";
 import { token2022ExtensionName } from "../../chain/token-extensions";
+import { readTokenAccount, TOKEN_ACCOUNT_SIZE } from "../../chain/token-account";
 
 /**
  * Would the payment-channels program pay a share into this token account? Its Distribute sends a non-zero share only
@@ -13,14 +14,8 @@ import { token2022ExtensionName } from "../../chain/token-extensions";
  * keeper check the buyer's before a Distribute that refunds it (`refundRedirect`).
  */
 
-const TOKEN_ACCOUNT_SIZE = 165;
-const MINT_OFFSET = 0;
-const OWNER_OFFSET = 32;
-const STATE_OFFSET = 108;
-const STATE_INITIALIZED = 1;
-const STATE_FROZEN = 2;
 /** Token-2022: the account-type byte after the base account, then the TLV extensions. */
-const ACCOUNT_TYPE_OFFSET = 165;
+const ACCOUNT_TYPE_OFFSET = TOKEN_ACCOUNT_SIZE;
 const ACCOUNT_TYPE_ACCOUNT = 2;
 const EXTENSION_IMMUTABLE_OWNER = 7;
 
@@ -32,11 +27,12 @@ export function payoutAccountProblem(account: AccountSnapshot | null, expected: 
   if (account.owner !== expected.tokenProgram || (is2022 ? data.length < TOKEN_ACCOUNT_SIZE : data.length !== TOKEN_ACCOUNT_SIZE)) {
     return `is not a token account of ${expected.tokenProgram}`;
   }
-  if (data[STATE_OFFSET] === STATE_FROZEN) return "is frozen";
-  if (data[STATE_OFFSET] !== STATE_INITIALIZED) return "is not initialized";
-  const decode = getAddressDecoder();
-  if (decode.decode(data, MINT_OFFSET) !== expected.mint) return `is not an account of mint ${expected.mint}`;
-  if (decode.decode(data, OWNER_OFFSET) !== expected.owner) return `is no longer owned by ${expected.owner} (its owner was reassigned)`;
+  const token = readTokenAccount(data);
+  if (token === null) return `is not a token account of ${expected.tokenProgram}`;
+  if (token.state === "frozen") return "is frozen";
+  if (token.state !== "initialized") return "is not initialized";
+  if (token.mint !== expected.mint) return `is not an account of mint ${expected.mint}`;
+  if (token.owner !== expected.owner) return `is no longer owned by ${expected.owner} (its owner was reassigned)`;
   if (is2022 && data.length > TOKEN_ACCOUNT_SIZE) return extensionProblem(data);
   return null;
 }

@@ -7,7 +7,6 @@ import { fetchAccounts } from "../../chain/accounts";
 import { parseMint } from "../../chain/mint";
 import { rpcCall } from "../../chain/rpc";
 import { refusedChannelMintExtension } from "../../chain/token-extensions";
-import { toHex } from "../../chain/bytes";
 import { verifyNonFeePayerSignatures } from "../../chain/signatures";
 import { decodeWireTransaction, type DecodedTransaction } from "../../chain/wire-transaction";
 import { explainChainRefusal } from "../../settlement/already-settled";
@@ -19,6 +18,7 @@ import { parseUptoPayload, type UptoPayload } from "./payload";
 import { channelTermsOf, checkPayloadWindow, type ChannelTerms } from "./channel-terms";
 import { checkOpenTransaction, OPEN_TRANSACTION_REASON, type VerifiedOpen } from "./open-rules";
 import { refusedFreezeAuthority, uptoMinimumCeilingRaw } from "./mint-screen";
+import { ledgerKeyOf } from "../../chain/ledger-key";
 
 /** Open accepts an open slot at most this many slots behind the cluster's (the program's OPEN_SLOT_WINDOW). */
 export const OPEN_SLOT_WINDOW = 1_500n;
@@ -131,7 +131,7 @@ export async function verifyUptoDeposit(
   if (!signatures.ok) {
     return rejection(OPEN_TRANSACTION_REASON, signatures.missing ? `The open transaction is missing the signature of ${signatures.signer}` : `The signature of ${signatures.signer} does not verify`, { payer });
   }
-  const messageHash = toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", tx.messageBytes as Uint8Array<ArrayBuffer>)));
+  const messageHash = await ledgerKeyOf(tx.messageBytes);
 
   // Chain facts: one batched account read, the slot, and (verify only) the simulation, in parallel.
   const channelId = payload.channelId as Address;

@@ -6,6 +6,7 @@ import type { Config } from "../../../platform/config/load-config";
 import { fetchAccounts, type AccountSnapshot } from "../../../chain/accounts";
 import { parseMint } from "../../../chain/mint";
 import { SYSTEM_PROGRAM_ADDRESS } from "../../../chain/token-programs";
+import { readTokenAccount } from "../../../chain/token-account";
 import { findFeeShardPda, findFeeShardSolStoragePda, feeShardIndexOf, findUniversalSettleConfigPda } from "../program/pda";
 import { decodeSplitVault, decodeUniversalSettleConfig, type SplitVault, type UniversalSettleConfig } from "../program/accounts";
 import { vaultOf, vaultSolStorageOf } from "../vault-addresses";
@@ -13,7 +14,6 @@ import type { RailBalance } from "./plan";
 
 /** Rent-exempt minimum of a 0-byte account: (128 + 0) bytes × 3,480 lamports/byte-year × 2 years. */
 export const RENT_EXEMPT_MINIMUM_EMPTY_LAMPORTS = 890_880n;
-const TOKEN_AMOUNT_OFFSET = 64;
 /** How the allowlist and the ledger name native SOL. */
 export const NATIVE_SOL_ALLOWLIST_ADDRESS_STRING = "11111111111111111111111111111111";
 
@@ -129,10 +129,9 @@ function parseMintAccount(account: AccountSnapshot | null | undefined) {
   return account ? parseMint(account) : null;
 }
 
-/** The raw amount of an SPL / Token-2022 token account (u64 at offset 64), or null when absent. */
+/** The raw amount of an SPL / Token-2022 token account, or null when absent. */
 function tokenAmount(account: AccountSnapshot | null | undefined): bigint | null {
-  if (!account || account.data.length < TOKEN_AMOUNT_OFFSET + 8) return null;
-  return new DataView(account.data.buffer, account.data.byteOffset + TOKEN_AMOUNT_OFFSET, 8).getBigUint64(0, true);
+  return account ? (readTokenAccount(account.data)?.amount ?? null) : null;
 }
 
 /**

@@ -3,6 +3,7 @@ import type { Config } from "../../../platform/config/load-config";
 import { badRequest } from "../../../platform/errors/catalogue";
 import { fromBase64 } from "../../../chain/bytes";
 import { rpcCall } from "../../../chain/rpc";
+import { readTokenAccount } from "../../../chain/token-account";
 import { NATIVE_SOL_ALLOWLIST_ADDRESS_STRING, readRailAccounts } from "./vault-balances";
 import { SELLER_TOKEN_ACCOUNT_MISSING } from "./plan";
 
@@ -35,7 +36,6 @@ export interface VaultSnapshot {
   sweepBlockedReason: typeof SELLER_TOKEN_ACCOUNT_MISSING | null;
 }
 
-const TOKEN_AMOUNT_OFFSET = 64;
 
 /** A seller's vault balances, read with the sweep engine's batched reader (docs/wire-notes.md "Operator"; pr402 vault snapshot). */
 export async function buildVaultSnapshot(
@@ -89,7 +89,7 @@ async function ownerTokenBalance(config: Config, owner: Address, mint: Address):
   let total = 0n;
   for (const { account } of value) {
     const bytes = fromBase64(account.data[0]);
-    if (bytes.length >= TOKEN_AMOUNT_OFFSET + 8) total += new DataView(bytes.buffer).getBigUint64(TOKEN_AMOUNT_OFFSET, true);
+    total += readTokenAccount(bytes)?.amount ?? 0n;
   }
   return total;
 }

@@ -250,9 +250,9 @@ function idle(p: Planned, nowMs: number): NextLook {
 /** A payout leaves the Payment account to close once its closed_at (settlement + closure delay) has passed. */
 function landed(p: Planned, nowMs: number): NextLook {
   const action = actionOf(p);
-  const outcome = action === "release" ? "released" : action === "refund" ? "refunded" : "closed";
+  const result: EscrowKeeperResult = action === "release" ? "released" : action === "refund" ? "refunded" : "closed";
   const closeAtMs = p.payment && action !== "close" ? nowMs + Number(p.payment.closureDelaySeconds + 1n) * 1000 : null;
-  return { state: closeAtMs === null ? "closed" : "open", nextCheckAtMs: closeAtMs ?? nowMs, outcome };
+  return { state: closeAtMs === null ? "closed" : "open", nextCheckAtMs: closeAtMs ?? nowMs, outcome: result, result };
 }
 
 function actionOf(p: Planned): KeeperAction {
@@ -265,14 +265,18 @@ function item(p: Planned, signature: string | null, outcome: string): KeeperItem
   return { paymentPda: p.row.paymentPda, decision, action: actionOf(p), signature, outcome };
 }
 
-function report(items: KeeperItem[], dryRun: boolean): KeeperReport {
+/** What a landed escrow step did: the closed set the report counts. */
+type EscrowKeeperResult = "released" | "refunded" | "closed";
+
+function report(items: KeeperItem[], dryRun: boolean, results: readonly string[] = []): KeeperReport {
+  const count = (result: EscrowKeeperResult) => results.filter((r) => r === result).length;
   return {
     dryRun,
     maxPaymentsPerRun: ESCROW_RAIL.maxRowsPerRun,
     scanned: items.length,
-    released: items.filter((i) => i.outcome === "released").length,
-    refunded: items.filter((i) => i.outcome === "refunded").length,
-    closed: items.filter((i) => i.outcome === "closed").length,
+    released: count("released"),
+    refunded: count("refunded"),
+    closed: count("closed"),
     items,
   };
 }

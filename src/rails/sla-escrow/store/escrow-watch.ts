@@ -5,7 +5,8 @@
  * against the settlement ledger. A run claims its rows (one conditional UPDATE) before reading or sending anything,
  * so two runs never act on the same payment while the claim lasts.
  */
-import { claimDueRows, dueKeysSql, type KeeperTable } from "../../../store/keeper-queue";
+import { claimDueRows, dueKeysSql, keeperTableOf, type KeeperTable } from "../../../store/keeper-queue";
+import { escrowWatch } from "../../../store/schema";
 
 /** A claimed row with the settlement ledger's row of its funding (null when the ledger has none). */
 export interface WatchedPayment {
@@ -58,7 +59,7 @@ export async function watchAcceptedFunding(d1: D1Database, funding: AcceptedFund
 }
 
 /** The keeper's queue (store/keeper-queue.ts): one row per payment, keyed by its address. */
-export const ESCROW_WATCH_TABLE: KeeperTable = { table: "escrow_watch", keyColumn: "payment_pda", claimColumn: "claim_id", claimExpiresColumn: "claim_expires_at_ms" };
+export const ESCROW_WATCH_TABLE: KeeperTable = keeperTableOf(escrowWatch, { key: escrowWatch.paymentPda, claim: escrowWatch.claimId, claimExpires: escrowWatch.claimExpiresAtMs });
 
 const WATCH_COLUMNS = `w.payment_pda AS paymentPda, w.funding_signature AS fundingSignature, w.funding_blockhash AS fundingBlockhash,
   w.sponsored_payer AS sponsoredPayer, w.failures AS failures, w.created_at_ms AS createdAtMs,

@@ -172,19 +172,24 @@ function idle(p: Planned, nowMs: number): NextLook {
 /** A Reclaim ends the channel; a seal and Distribute leaves its rent to reclaim after the open-slot window. */
 function landed(p: Planned, nowMs: number): NextLook {
   const done = p.step!.kind === "reclaim";
-  return { state: done ? "closed" : "open", nextCheckAtMs: nowMs + (done ? 0 : RECLAIM_RECHECK_MS), outcome: done ? "reclaimed" : "closed" };
+  const result: UptoKeeperResult = done ? "reclaimed" : "closed";
+  return { state: done ? "closed" : "open", nextCheckAtMs: nowMs + (done ? 0 : RECLAIM_RECHECK_MS), outcome: result, result };
 }
 
 function item(p: Planned, signature: string | null, outcome: string): UptoKeeperItem {
   return { channelId: p.row.channelId, step: p.gate?.kind === "drop" ? "dropped" : (p.step?.kind ?? "wait"), signature, outcome };
 }
 
-function report(items: UptoKeeperItem[]): UptoKeeperReport {
+/** What a landed channel step did (closed: sealed and distributed; reclaimed: its rent is back): the set the report counts. */
+type UptoKeeperResult = "closed" | "reclaimed";
+
+function report(items: UptoKeeperItem[], _dryRun?: boolean, results: readonly string[] = []): UptoKeeperReport {
+  const count = (result: UptoKeeperResult) => results.filter((r) => r === result).length;
   return {
     maxChannelsPerRun: UPTO_RAIL.maxRowsPerRun,
     scanned: items.length,
-    closed: items.filter((i) => i.outcome === "closed").length,
-    reclaimed: items.filter((i) => i.outcome === "reclaimed").length,
+    closed: count("closed"),
+    reclaimed: count("reclaimed"),
     items,
   };
 }

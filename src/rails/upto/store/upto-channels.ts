@@ -8,7 +8,8 @@
  * the Open: the keeper's queue), then the keeper's `closed` (the rent is back), `dropped` or `stuck`. A row whose Open
  * never landed (its ledger row was given back or failed) is deleted: nothing of the fee payer's is out for it.
  */
-import { claimDueRows, type KeeperTable } from "../../../store/keeper-queue";
+import { claimDueRows, keeperTableOf, type KeeperTable } from "../../../store/keeper-queue";
+import { uptoChannels } from "../../../store/schema";
 
 export interface ChannelOpen {
   channelId: string;
@@ -191,13 +192,11 @@ export interface DueChannel {
 
 /** The keeper's queue (store/keeper-queue.ts): one row per channel. */
 /** A `stuck` channel still holds the fee payer's rent on chain: retention keeps its row, so the exposure budget counts it. */
-export const UPTO_CHANNELS_TABLE: KeeperTable = {
-  table: "upto_channels",
-  keyColumn: "channel_id",
-  claimColumn: "keeper_claim_id",
-  claimExpiresColumn: "keeper_claim_expires_at_ms",
-  finishedStates: `('closed', 'dropped', 'voided')`,
-};
+export const UPTO_CHANNELS_TABLE: KeeperTable = keeperTableOf(
+  uptoChannels,
+  { key: uptoChannels.channelId, claim: uptoChannels.keeperClaimId, claimExpires: uptoChannels.keeperClaimExpiresAtMs },
+  { finishedStates: ["closed", "dropped", "voided"] },
+);
 
 const DUE_COLUMNS = `c.channel_id AS channelId, c.open_blockhash AS openBlockhash, c.payer AS payer, c.pay_to AS payTo, c.asset AS asset,
   c.token_program AS tokenProgram, c.expires_at AS expiresAt, c.failures AS failures, c.claim_message_hash AS claimMessageHash,
