@@ -25,7 +25,7 @@ import type { Network, PaymentPayload, PaymentRequirements } from "@x402/core/ty
 import { ExactSvmScheme as ExactSvmClientScheme } from "@x402/svm/exact/client";
 import { startWorker } from "../scripts/lib/run-worker";
 import { keypairFromSeed, randomKeypair } from "../scripts/lib/keypair";
-import { CLUSTERS } from "../src/config/networks";
+import { CLUSTERS } from "../src/platform/config/networks";
 import { chainRpc, fundFromFaucet } from "../demo/chain-rpc";
 import { fmt, formatTable, mean, median, percentile, runPhase, type PhaseResult } from "./measure";
 import { postJsonText } from "./http-client";

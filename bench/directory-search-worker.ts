@@ -6,7 +6,7 @@
  */
 import worker from "../src/index";
 import type { Env } from "../src/env";
-import { directoryStats, searchResources } from "../src/resources/resource-search";
+import { directoryStats, searchResources } from "../src/directory/resources/resource-search";
 
 const WORDS = ["weather", "forecast", "finance", "stock", "maps", "route", "translate", "image", "vision", "audio", "news", "sports", "crypto", "price", "search", "geocode", "ocr", "summary", "llm", "embedding"];
 const BENCH_WALLET = "BenchWa11et1111111111111111111111111111111";

@@ -10,7 +10,7 @@ import { startWorker } from "../scripts/lib/run-worker";
 import { labelledKeypair, randomKeypair } from "../scripts/lib/keypair";
 import { fundFromFaucet } from "../demo/chain-rpc";
 import { activateSellerVault } from "../demo/activate-seller";
-import { CLUSTERS } from "../src/config/networks";
+import { CLUSTERS } from "../src/platform/config/networks";
 import { fmt, formatTable, median, percentile } from "./measure";
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 40);

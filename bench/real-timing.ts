@@ -21,7 +21,7 @@ import { generateKeyPairSigner, getBase64EncodedWireTransaction, getBase64Encode
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { labelledKeypair, randomKeypair } from "../scripts/lib/keypair";
 import { chainRpc, fundFromFaucet } from "../demo/chain-rpc";
-import { CLUSTERS } from "../src/config/networks";
+import { CLUSTERS } from "../src/platform/config/networks";
 import { startWorker } from "../scripts/lib/run-worker";
 import { activatedSeller, BENCH_VARS, enrichLine, fundedBuyers, mustSucceed, paymentBody, paymentFactory, startChild, startFacilitators, type SideName } from "./bench";
 import { postJsonText } from "./http-client";

@@ -17,7 +17,7 @@ import type { Network, PaymentPayload, PaymentRequirements } from "@x402/core/ty
 import { toFacilitatorSvmSigner } from "@x402/svm";
 import { ExactSvmScheme } from "@x402/svm/exact/facilitator";
 import { UptoSvmScheme } from "@x402/svm/upto/facilitator";
-import { CLUSTERS } from "../src/config/networks";
+import { CLUSTERS } from "../src/platform/config/networks";
 
 const rpcUrl = process.env.REF_RPC_URL;
 const secret = process.env.REF_FEE_PAYER_SECRET_KEY;

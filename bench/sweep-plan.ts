@@ -4,8 +4,8 @@
  * some below and some above the thresholds, with per-mint overrides. Not a test: numbers on a shared machine are noisy.
  */
 import { performance } from "node:perf_hooks";
-import { planSweep, type RailBalance } from "../src/sweep/plan";
-import { maxRailsWithinBudget, worstCaseSubrequests, SWEEP_JOB_SUBREQUEST_BUDGET } from "../src/sweep/budget";
+import { planSweep, type RailBalance } from "../src/rails/exact/sweep/plan";
+import { maxRailsWithinBudget, worstCaseSubrequests, SWEEP_JOB_SUBREQUEST_BUDGET } from "../src/rails/exact/sweep/budget";
 
 const RAILS = 10_000;
 const ROUNDS = 20;

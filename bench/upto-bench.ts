@@ -12,7 +12,7 @@
 import { generateKeyPairSigner, type KeyPairSigner } from "@solana/kit";
 import type { Network, PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { UptoSvmScheme as UptoSvmClientScheme } from "@x402/svm/upto/client";
-import { CLUSTERS } from "../src/config/networks";
+import { CLUSTERS } from "../src/platform/config/networks";
 import { UptoSvmScheme as UptoSvmServerScheme } from "@x402/svm/upto/server";
 import { fundFromFaucet } from "../demo/chain-rpc";
 import { fmt, formatTable, median, runPhase, type PhaseResult } from "./measure";

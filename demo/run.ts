@@ -19,7 +19,7 @@
  */
 import { generateKeyPairSigner } from "@solana/kit";
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
-import { CLUSTERS } from "../src/config/networks";
+import { CLUSTERS } from "../src/platform/config/networks";
 import { startSellerServer, type RunningSellerServer } from "./seller-server";
 import { payWithBuildEndpoint } from "./build-endpoint-buyer";
 import { chainRpc, fundFromFaucet, RpcCallError, signatureStatus, tokenAccountBalance } from "./chain-rpc";

@@ -10,17 +10,17 @@
  */
 import { address, type Address } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
-import { CLUSTERS, USDC_DECIMALS } from "../src/config/networks";
-import { findUniversalSettleConfigPda } from "../src/programs/universal-settle/pda";
-import { getUniversalSettleConfigEncoder } from "../src/programs/universal-settle/accounts";
+import { CLUSTERS, USDC_DECIMALS } from "../src/platform/config/networks";
+import { findUniversalSettleConfigPda } from "../src/rails/exact/program/pda";
+import { getUniversalSettleConfigEncoder } from "../src/rails/exact/program/accounts";
 import {
   NATIVE_SOL_ESCROW_MINT,
   findBankPda,
   findEscrowConfigPda,
   findEscrowPda,
   findEscrowSolStoragePda,
-} from "../src/programs/sla-escrow/pda";
-import { getBankEncoder, getEscrowConfigEncoder, getEscrowEncoder } from "../src/programs/sla-escrow/accounts";
+} from "../src/rails/sla-escrow/program/pda";
+import { getBankEncoder, getEscrowConfigEncoder, getEscrowEncoder } from "../src/rails/sla-escrow/program/accounts";
 import { PAYMENT_CHANNELS_DEVNET_TREASURY_OWNER, PAYMENT_CHANNELS_PROGRAM_ID, STANDIN_PROGRAMS } from "./programs/index";
 import { FAUCET_INITIAL_LAMPORTS, faucetAddress } from "./faucet";
 import { OPERATOR_KEY_LABEL, localKeypair } from "./keys";

@@ -10,7 +10,7 @@ import { apiRoutes } from "./http/api-routes";
 import { paymentRoutes } from "./http/routes/payments";
 import { mountStaticRoutes } from "./http/routes/static";
 import { mountResourceIndex } from "./http/routes/resource-index";
-import { mountMcp } from "./mcp/route";
+import { mountMcp } from "./http/mcp/route";
 
 /**
  * The whole HTTP surface: middleware in order, every route group, one error handler.

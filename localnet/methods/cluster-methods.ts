@@ -2,7 +2,7 @@
  * Cluster-level methods: slots, heights, blockhashes, fees, identity. The chain impersonates devnet
  * (genesis hash, hence the CAIP-2 network id the x402 clients derive from it).
  */
-import { CLUSTERS } from "../../src/config/networks";
+import { CLUSTERS } from "../../src/platform/config/networks";
 import { SLOTS_PER_EPOCH } from "../chain-clock";
 import { computeTransactionFee } from "../fees";
 import { localKeypair } from "../keys";

@@ -2,7 +2,7 @@
  * Faucet methods: `requestAirdrop` (standard) and `requestTokenAirdrop` (local extension:
  * [wallet, amountRaw, mint = devnet USDC] → signature; creates the wallet's ATA when missing).
  */
-import { CLUSTERS } from "../../src/config/networks";
+import { CLUSTERS } from "../../src/platform/config/networks";
 import { airdropLamports, airdropTokens } from "../faucet";
 import type { LocalChain } from "../local-chain";
 import type { RpcMethodTable } from "../rpc-dispatch";

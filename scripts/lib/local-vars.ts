@@ -1,4 +1,4 @@
-import { LOCAL_DEMO_ORACLE_AUTHORITY } from "../../src/config/local-demo-keys";
+import { LOCAL_DEMO_ORACLE_AUTHORITY } from "../../src/platform/config/local-demo-keys";
 
 /**
  * The variables that make a Worker "local": wrangler.toml's top-level [vars] deliberately lack them, so a

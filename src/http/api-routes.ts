@@ -3,22 +3,18 @@ import { discoveryRoutes } from "./routes/discovery";
 import { paymentRoutes } from "./routes/payments";
 import { settlementRoutes } from "./routes/settlements";
 import { paymentRequiredRoutes } from "./routes/payment-required";
-import { exactBuilderRoutes } from "./routes/exact-builders";
-import { uptoBuilderRoutes } from "./routes/upto-builders";
-import { escrowBuilderRoutes } from "./routes/escrow-builders";
 import { refundBuilderRoutes } from "./routes/refund-builder";
 import { sellerRoutes } from "./routes/sellers";
-import { vaultSnapshotRoutes } from "./routes/vault-snapshot";
 import { providerRoutes } from "./routes/providers";
 import { resourceRoutes } from "./routes/resources";
 import { directoryStatsRoutes } from "./routes/directory-stats";
 import { bazaarRoutes } from "./routes/bazaar";
 import { feeQuoteRoutes } from "./routes/fee-quote";
-import { sweepRoutes } from "./routes/sweep";
-import { escrowKeeperRoutes } from "./routes/escrow-keeper";
+import { railRoutes } from "../rails/registry";
 
 /**
- * Every route of the API, one group per URL feature (`http/routes/<feature>.ts`). The router, `/capabilities`,
+ * Every route of the API, one group per URL feature (`http/routes/<feature>.ts`), the rails' own groups where their
+ * slot puts them (`RailModule.routes`). The router, `/capabilities`,
  * `/openapi.json`, `/agent-tools.json` and the MCP tools all read this one table; a new route is one entry in a group.
  * `endpoints` is read at request time, so capabilities lists every mounted route.
  */
@@ -28,18 +24,15 @@ export function apiRoutes(endpoints: () => readonly EndpointInfo[]): RouteDef[] 
     ...paymentRoutes(),
     ...settlementRoutes(),
     ...paymentRequiredRoutes(),
-    ...exactBuilderRoutes(),
-    ...uptoBuilderRoutes(),
-    ...escrowBuilderRoutes(),
+    ...railRoutes("builders"),
     ...refundBuilderRoutes(),
     ...sellerRoutes(),
-    ...vaultSnapshotRoutes(),
+    ...railRoutes("sellerTools"),
     ...providerRoutes(),
     ...resourceRoutes(),
     ...directoryStatsRoutes(),
     ...bazaarRoutes(),
     ...feeQuoteRoutes(),
-    ...escrowKeeperRoutes(),
-    ...sweepRoutes(),
+    ...railRoutes("operator"),
   ];
 }

@@ -1,6 +1,6 @@
 import type { AppContext } from "./context";
-import { toHex } from "../solana/bytes";
-import { shareOnceFulfilled } from "../cache/share-once-fulfilled";
+import { toHex } from "../chain/bytes";
+import { shareOnceFulfilled } from "../platform/cache/share-once-fulfilled";
 
 const encoder = new TextEncoder();
 const etags = new Map<string, Promise<string>>();

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { Env } from "../env";
-import type { Config } from "../config/load-config";
+import type { Config } from "../platform/config/load-config";
 
 /** Hono environment shared by every route: bindings plus what the middleware puts on the context. */
 export interface AppEnv {

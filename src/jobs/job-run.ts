@@ -1,7 +1,7 @@
-import { log } from "../observability/log";
+import { log } from "../platform/observability/log";
 import { recordJobRun, type JobRunOutcome } from "../store/job-runs";
-import type { KeeperRun } from "../keeper/run-keeper";
-import { LAMPORTS_PER_SIGNATURE } from "../solana/network-fee";
+import type { KeeperRun } from "./keeper/run-keeper";
+import { LAMPORTS_PER_SIGNATURE } from "../chain/network-fee";
 
 /** How one run of a job ended, for the `job_runs` row /health shows. */
 export interface JobRunSummary {

@@ -1,6 +1,6 @@
 import type { ScheduledJob } from "./scheduled";
 import { spentNothing } from "./job-run";
-import { runProbeJob, type ProbeRunSummary } from "../resources/probe-run";
+import { runProbeJob, type ProbeRunSummary } from "../directory/resources/probe-run";
 
 /** The Cron Trigger's resource probe and manifest harvest, within the budget documented in ../resources/probe-run.ts. */
 export const probeResourcesJob: ScheduledJob<ProbeRunSummary> = {

@@ -1,6 +1,6 @@
 import type { ScheduledJob } from "./scheduled";
 import { spentNothing } from "./job-run";
-import { runRetention, type RetentionOutcome } from "../retention/run-retention";
+import { runRetention, type RetentionOutcome } from "./retention/run-retention";
 
 /** The Cron Trigger's purge of old rows (../retention/run-retention.ts). */
 export const retentionJob: ScheduledJob<RetentionOutcome> = {

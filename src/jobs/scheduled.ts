@@ -1,10 +1,8 @@
-import { getConfig, type Config } from "../config/load-config";
-import type { WorkersPlan } from "../config/workers-plan";
-import { log } from "../observability/log";
+import { getConfig, type Config } from "../platform/config/load-config";
+import type { WorkersPlan } from "../platform/config/workers-plan";
+import { log } from "../platform/observability/log";
 import type { Env } from "../env";
-import { sweepJob } from "./sweep-job";
-import { escrowKeeperJob } from "./escrow-keeper-job";
-import { uptoKeeperJob } from "./upto-keeper-job";
+import { railJobs } from "../rails/registry";
 import { probeResourcesJob } from "./probe-resources-job";
 import { retentionJob } from "./retention-job";
 import { runRecorded, type JobRunSummary } from "./job-run";
@@ -33,7 +31,8 @@ export interface ScheduledJob<R = any> {
  * subrequest budget: each documents its own arithmetic and runs after the previous one finished.
  */
 export const JOBS_BY_CRON: Record<string, readonly ScheduledJob[]> = {
-  [SWEEP_CRON]: [sweepJob, escrowKeeperJob, uptoKeeperJob],
+  // The rails' own jobs (sweep, keepers), in registry order.
+  [SWEEP_CRON]: railJobs(),
   [PROBE_CRON]: [retentionJob, probeResourcesJob, searchIndexMergeJob],
 };
 
@@ -46,7 +45,7 @@ export interface ScheduledOutcome {
 
 /**
  * The jobs one invocation of `cron` runs: all of them in order on Workers Paid; on Workers Free, where one invocation
- * has 50 subrequests, one of them, in turn by the trigger's scheduled time (src/config/workers-plan.ts).
+ * has 50 subrequests, one of them, in turn by the trigger's scheduled time (src/platform/config/workers-plan.ts).
  */
 export function jobsOfInvocation(jobs: readonly ScheduledJob[], cron: string, plan: WorkersPlan, scheduledTimeMs: number): readonly ScheduledJob[] {
   if (plan === "paid" || jobs.length <= 1) return jobs;

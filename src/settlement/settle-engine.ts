@@ -1,15 +1,15 @@
 import type { Address } from "@solana/kit";
-import type { Config } from "../config/load-config";
-import { toBase64 } from "../solana/bytes";
-import type { SendOutcome } from "../solana/send-transaction";
-import type { SignatureStatus } from "../solana/confirm";
-import { rejectionForTransactionError, type PaymentFunds } from "../solana/transaction-rejection";
+import type { Config } from "../platform/config/load-config";
+import { toBase64 } from "../chain/bytes";
+import type { SendOutcome } from "../chain/send-transaction";
+import type { SignatureStatus } from "../chain/confirm";
+import { rejectionForTransactionError, type PaymentFunds } from "../chain/transaction-rejection";
 import type { SettlementRow } from "../store/settlements";
 import { isSellerRetryOfReportedSuccess } from "./repeat-settle";
-import { settlePorts, type ClaimRow, type SettlePorts } from "./settle-ports";
+import { d1Ledger, settlePorts, type ClaimRow, type SettlePorts } from "./settle-ports";
 import { blockhashExpired, rejection, type AcceptedRequirements, type PaymentRejection, type RejectionReason } from "../x402/payment-verdict";
-import { isFacilitatorError } from "../errors/catalogue";
-import { log } from "../observability/log";
+import { isFacilitatorError } from "../platform/errors/catalogue";
+import { log } from "../platform/observability/log";
 
 /** How long one isolate may hold the right to (re)send a transaction before another may take over. */
 const SUBMIT_LEASE_MS = 15_000;
@@ -95,7 +95,7 @@ export interface SignedPayment {
   signature: string;
   /** What the facilitator's fee payer pays the cluster when this lands: its network fee, or 0 when the buyer pays it. */
   feePayerFeeLamports: bigint;
-  /** Rent the fee payer fronts for accounts this transaction creates (upto's Open), on top of the fee. */
+  /** Rent the fee payer fronts for accounts this transaction creates (a channel open, say), on top of the fee. */
   feePayerRentLamports?: bigint;
 }
 
@@ -107,8 +107,6 @@ export interface SettleCall {
   callerCorrelationId: string | null;
   /** The x402 `payment-identifier` id the payment carried (null or absent: none). */
   paymentId?: string | null;
-  /** The caller's `Authorization: Bearer` token (null or absent: none): upto's delegated settles require it. */
-  callerCredential?: string | null;
 }
 
 /**
@@ -121,6 +119,14 @@ export interface SettleCall {
  */
 export function settleSignedPayment(config: Config, payment: SettleablePayment, signed: SignedPayment, call: SettleCall): Promise<SettleOutcome> {
   return runSettlement(settlePorts(config, call.ledger), payment, signed, call);
+}
+
+/**
+ * The ledger's state and signature of one payment (undefined: no row), read through the engine's ledger port: how a
+ * rail asks whether a payment is already the engine's (in flight or settled) before it builds or answers anew.
+ */
+export function ledgerStateOf(ledger: D1Database, messageHash: string): ReturnType<SettlePorts["ledger"]["state"]> {
+  return d1Ledger(ledger).state(messageHash);
 }
 
 /** The settle state machine over its ports (the Worker's are D1 and the cluster; unit tests script fakes). */

@@ -1,10 +1,10 @@
-import type { Config } from "../config/load-config";
-import { sendWithPreflight, type SendOutcome } from "../solana/send-transaction";
-import { confirmSignature, signatureStatus, type ConfirmationOutcome, type SignatureStatus } from "../solana/confirm";
-import { watchSignature, type SignatureWatch } from "../solana/signature-watch";
-import { isBlockhashStillValid } from "../solana/blockhash";
-import { settleFloorRefusal } from "../solana/fee-payer-floor";
-import { noteFeePayerSpend } from "../solana/fee-payer-balance";
+import type { Config } from "../platform/config/load-config";
+import { sendWithPreflight, type SendOutcome } from "../chain/send-transaction";
+import { confirmSignature, signatureStatus, type ConfirmationOutcome, type SignatureStatus } from "../chain/confirm";
+import { watchSignature, type SignatureWatch } from "../chain/signature-watch";
+import { isBlockhashStillValid } from "../chain/blockhash";
+import { settleFloorRefusal } from "../chain/fee-payer-floor";
+import { noteFeePayerSpend } from "../chain/fee-payer-balance";
 import {
   claimSettlement,
   claimSuccessReport,
@@ -76,7 +76,7 @@ export function settlePorts(config: Config, db: D1Database): SettlePorts {
   return { ledger: d1Ledger(db), chain: clusterChain(config) };
 }
 
-function d1Ledger(db: D1Database): SettleLedger {
+export function d1Ledger(db: D1Database): SettleLedger {
   return {
     state: (messageHash) => getSettlementState(db, messageHash),
     claim: (row) => claimSettlement(db, row),

@@ -1,5 +1,5 @@
 /**
- * The SQL of the fee payer's exposure budget (migration 0011; the rules are in src/fee-payer-budget/). Two places hold
+ * The SQL of the fee payer's exposure budget (migration 0011; the rules are in src/chain/fee-payer-budget/). Two places hold
  * what the fee payer has out:
  * - an upto channel's rent sits on the channel's own row (`upto_channels.rent_lamports`) and counts while the row is
  *   live (`opening` or `open`) or given up (`stuck`: the rent is still on chain): whatever ends the row (the keeper closing the channel, dropping an open that never
@@ -9,8 +9,8 @@
  * A booking and its caps are one statement (or one batch, which D1 runs as one transaction), so two concurrent
  * bookings can never both pass a cap.
  */
-import type { ChannelOpen } from "./upto-channels";
-import { channelOpenStatement } from "./upto-channels";
+import type { ChannelOpen } from "../rails/upto/store/upto-channels";
+import { channelOpenStatement } from "../rails/upto/store/upto-channels";
 
 /** Channel row states a settle may still void (its open may not have reached the cluster). */
 const LIVE = `('opening', 'open')`;

@@ -329,7 +329,7 @@ export const uptoChannels = sqliteTable(
     claimTransaction: text("claim_transaction"),
     /**
      * Lamports the fee payer fronts as rent for the channel and its escrow token account, back when the channel closes.
-     * The exposure budget (src/fee-payer-budget/) counts it while the row is live. Rows older than 0011 get the SPL figure.
+     * The exposure budget (src/chain/fee-payer-budget/) counts it while the row is live. Rows older than 0011 get the SPL figure.
      */
     rentLamports: integer("rent_lamports").notNull().default(4_711_920),
     /**
@@ -360,7 +360,7 @@ export const uptoChannels = sqliteTable(
 );
 
 /**
- * The fee payer's exposure budget (0011, src/fee-payer-budget/): one row per lamport amount it fronts or spends beyond
+ * The fee payer's exposure budget (0011, src/chain/fee-payer-budget/): one row per lamport amount it fronts or spends beyond
  * the network fee of a seller's payment, other than an upto channel's rent (kept on the channel's own row). Held rows
  * (rent expected back) count until returned or voided; spent rows count for 24 h against the daily caps.
  */

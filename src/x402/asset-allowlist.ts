@@ -1,6 +1,6 @@
-import type { Config } from "../config/load-config";
-import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../config/networks";
-import { log } from "../observability/log";
+import type { Config } from "../platform/config/load-config";
+import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../platform/config/networks";
+import { log } from "../platform/observability/log";
 
 /**
  * The payment-mint allowlist (docs/facilitator-spec.md §8 `SVC_ALLOWED_PAYMENT_MINTS`). The rejection text is the same on build,

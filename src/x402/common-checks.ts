@@ -1,28 +1,39 @@
-import type { Config } from "../config/load-config";
+import type { Config } from "../platform/config/load-config";
 import type { VerifySettleBody } from "./schemas";
-import { normalizeScheme } from "./scheme-names";
+import { normalizeSchemeAmong, quotedSchemeList } from "./scheme-names";
 import { requirementsMatch } from "./requirements-match";
 import { assetNotAllowedMessage } from "./asset-allowlist";
-import { rejection, type AcceptedRequirements, type PaymentRejection } from "./payment-verdict";
+import { rejection, type AcceptedRequirements, type PaymentRejection, type RejectionReason } from "./payment-verdict";
+
+/** What the common checks need to know of a rail: only whether its requirements charge below the accepted amount. */
+export interface SchemeRules {
+  /**
+   * The requirements' amount is a charge of at most `paymentPayload.accepted.amount` (a ceiling the buyer authorised),
+   * not the same amount; `exceedsReason` refuses a charge above the ceiling.
+   */
+  chargeWithinAccepted?: { exceedsReason: RejectionReason };
+}
 
 /**
- * The cheap, scheme-independent checks of verify and settle, in order: alias normalisation,
- * requirements = accepted (for upto: but for the amount, a charge at most the accepted ceiling), network, asset allowlist.
+ * The cheap, scheme-independent checks of verify and settle, in order: alias normalisation, requirements = accepted
+ * (for a rail that charges within the accepted ceiling: but for the amount, a charge at most that ceiling), network,
+ * asset allowlist. `rails`: the served schemes in the order an error lists them.
  */
-export function checkCommonRequirements(config: Config, body: VerifySettleBody): AcceptedRequirements | PaymentRejection {
+export function checkCommonRequirementsAmong(config: Config, body: VerifySettleBody, rails: ReadonlyMap<string, SchemeRules>): AcceptedRequirements | PaymentRejection {
   const required = body.paymentRequirements;
-  const scheme = normalizeScheme(required.scheme);
+  const scheme = normalizeSchemeAmong(required.scheme, rails);
   if (scheme === null) {
-    return rejection("unsupported_scheme", `Scheme "${required.scheme}" is not supported; use "exact", "sla-escrow" or "upto"`);
+    return rejection("unsupported_scheme", `Scheme "${required.scheme}" is not supported; use ${quotedSchemeList([...rails.keys()])}`);
   }
+  const charge = rails.get(scheme)?.chargeWithinAccepted;
   const accepted = body.paymentPayload.accepted;
-  // upto settles a charge below the accepted ceiling: the requirements of a claim carry the charged amount.
-  const comparable = scheme === "upto" ? { ...accepted, amount: required.amount } : accepted;
-  if (normalizeScheme(accepted.scheme) !== scheme || !requirementsMatch(required, comparable)) {
+  // A charge below the accepted ceiling: the requirements of a claim carry the charged amount.
+  const comparable = charge ? { ...accepted, amount: required.amount } : accepted;
+  if (normalizeSchemeAmong(accepted.scheme, rails) !== scheme || !requirementsMatch(required, comparable)) {
     return rejection("invalid_payload_requirements_mismatch", "paymentRequirements must be identical to paymentPayload.accepted");
   }
-  if (scheme === "upto" && BigInt(required.amount) > BigInt(accepted.amount)) {
-    return rejection("invalid_upto_svm_payload_settlement_exceeds_amount", `The charged amount ${required.amount} exceeds the authorized ceiling ${accepted.amount}`);
+  if (charge && BigInt(required.amount) > BigInt(accepted.amount)) {
+    return rejection(charge.exceedsReason, `The charged amount ${required.amount} exceeds the authorized ceiling ${accepted.amount}`);
   }
   if (required.network !== config.network) {
     return rejection("invalid_network", `Network ${required.network} is not served here; this facilitator settles on ${config.network}`);

@@ -1,5 +1,5 @@
-import { decodeBase64Text, toHex } from "../solana/bytes";
-import { compactU16Size, readCompactU16 } from "../solana/compact-u16";
+import { decodeBase64Text, toHex } from "../chain/bytes";
+import { compactU16Size, readCompactU16 } from "../chain/compact-u16";
 
 /**
  * A rate-limit key for the wallet paying a proof: the transaction's second static account, which is the

@@ -1,5 +1,5 @@
 import type { PaymentRequirements } from "./schemas";
-import { normalizeScheme } from "./scheme-names";
+import { bareScheme } from "./scheme-names";
 
 /**
  * `extra` fields a seller's server may recompute for every request (the official `ExactSvmScheme` server with
@@ -29,7 +29,7 @@ export function requirementsMatch(required: PaymentRequirements, accepted: Payme
 }
 
 function wireScheme(requirements: PaymentRequirements): string {
-  return normalizeScheme(requirements.scheme) ?? requirements.scheme;
+  return bareScheme(requirements.scheme);
 }
 
 function fieldOf(requirements: PaymentRequirements, key: string): unknown {

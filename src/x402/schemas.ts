@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import type { Address } from "@solana/kit";
-import { isBase58Address } from "../solana/base58";
+import { isBase58Address } from "../chain/base58";
 
 /**
  * Wire schemas of x402 v2 bodies (docs/facilitator-spec.md §2.1-2.3). Objects stay open to extra keys (clients add their own),
@@ -54,75 +54,65 @@ export const Base64Transaction = v.pipe(
   v.regex(/^[A-Za-z0-9+/]+={0,2}$/, "must be base64"),
 );
 
-/** exact and sla-escrow: the payload is the buyer-signed transaction. */
-const TransactionPayloadSchema = v.looseObject({ transaction: Base64Transaction });
-
-const UnixSeconds = v.pipe(v.number("must be an integer (unix seconds)"), v.safeInteger("must be an integer (unix seconds)"), v.minValue(0, "must not be negative"));
-
-/** payload.openSlot and payload.nonce: a string (its u64 form is the rail's to check, with the official reason). */
-const ChannelSeedString = v.pipe(v.string("must be a string of decimal digits"), v.maxLength(40, "must be a string of decimal digits"));
+/** The payload of a rail that settles one buyer-signed transaction: the transaction itself, as base64. */
+export const TransactionPayloadSchema = v.looseObject({ transaction: Base64Transaction });
 
 /**
- * The `upto` payload of the official @x402/svm client (`UptoSvmScheme.createPaymentPayload`; the official facilitator
- * checks the same fields in `isUptoSvmPayload`): a buyer-signed payment-channel open whose deposit is the ceiling, plus
- * what the seller's server adds when it settles — `type` ("deposit" before its handler, "claim" after it) and, when the
- * seller signs its own vouchers, `voucherSignature` (base58 Ed25519 over the voucher of the charged amount).
- * `transaction` is set to the open transaction, so the payer rate limit reads every rail's payload alike.
+ * One shape a payment payload may take, as a rail declares it (rails/rail.ts `RailModule.payload`). Rails may share a
+ * shape (the same schema object). `transactionField` names where a shape keeps its buyer-signed transaction when that
+ * is not `transaction`: the parsed payload then carries it as `transaction` as well, so the payer rate limit reads
+ * every rail's payload alike.
  */
-export const UptoPayloadSchema = v.looseObject({
-    from: Base58Address,
-    maxAmount: U64String,
-    deposit: U64String,
-    channelId: Base58Address,
-    authorizedSigner: Base58Address,
-    openTransaction: Base64Transaction,
-    // The channel's seeds: strings here, their u64 form checked by the rail (`invalid_upto_svm_payload_channel_seed`).
-    openSlot: ChannelSeedString,
-    expiresAt: UnixSeconds,
-    validAfter: UnixSeconds,
-    nonce: ChannelSeedString,
-    voucherSignature: v.optional(v.pipe(v.string("must be a base58 string"), v.regex(/^[1-9A-HJ-NP-Za-km-z]{64,90}$/, "must be a base58 Ed25519 signature"))),
-    type: v.optional(v.picklist(["deposit", "claim"], 'must be "deposit" or "claim"')),
-});
-export type UptoPayload = v.InferOutput<typeof UptoPayloadSchema> & { transaction: string };
-
-/**
- * The payload as an upto payload, validated anew (a payload that matched the transaction shape may carry any other
- * keys unchecked), or null.
- */
-export function parseUptoPayload(payload: PaymentPayload["payload"]): UptoPayload | null {
-  const parsed = v.safeParse(UptoPayloadSchema, payload);
-  return parsed.success ? { ...parsed.output, transaction: parsed.output.openTransaction } : null;
+export interface PayloadShape {
+  schema: v.GenericSchema<unknown, Record<string, unknown>>;
+  /** What the shape is, for the union's error message ("a base64 `transaction`"). */
+  describe: string;
+  transactionField?: string;
 }
 
-export const PaymentPayloadSchema = v.looseObject({
-  x402Version: v.literal(2, "must be 2"),
-  resource: v.optional(ResourceInfoSchema),
-  accepted: PaymentRequirementsSchema,
-  payload: v.pipe(
-    v.union([TransactionPayloadSchema, UptoPayloadSchema], "must carry a base64 `transaction` (exact, sla-escrow) or an upto channel open (`openTransaction` and its fields)"),
-    // After the union, so a field error inside an upto payload is reported as such.
-    v.transform((payload): { transaction: string; [key: string]: unknown } =>
-      "openTransaction" in payload && !("transaction" in payload) ? { ...payload, transaction: payload.openTransaction as string } : (payload as { transaction: string }),
-    ),
-  ),
-  extensions: v.optional(v.record(v.string(), v.unknown())),
-});
-export type PaymentPayload = v.InferOutput<typeof PaymentPayloadSchema>;
+/** The shape of a rail that settles one buyer-signed transaction (`{schemes}`: the rails that share it). */
+export const TRANSACTION_PAYLOAD_SHAPE: PayloadShape = { schema: TransactionPayloadSchema, describe: "a base64 `transaction` ({schemes})" };
+
+/** A payload once parsed: whatever the rail's shape holds, with its transaction under `transaction`. */
+export type ParsedPayload = { transaction: string; [key: string]: unknown };
 
 /**
- * `/verify` and `/settle` request body (`X402V2VerifySettleBody`). The top-level `x402Version` may be left out:
- * third-party sellers (`x402-solana`'s X402PaymentHandler, `@faremeter/middleware`) post only
- * `{paymentPayload, paymentRequirements}`, and the payload's own required `x402Version: 2` already says which
- * protocol the body speaks. When given, it must still be 2.
+ * The `/verify` and `/settle` body schema over the payload shapes the rails declare, in their order.
+ * `describe` of each shape: its words and the schemes that send it, e.g. "a base64 `transaction` (a, b)".
  */
-export const VerifySettleBodySchema = v.looseObject({
-  x402Version: v.optional(v.literal(2, "must be 2")),
-  paymentPayload: PaymentPayloadSchema,
-  paymentRequirements: PaymentRequirementsSchema,
-  correlationId: v.optional(v.pipe(v.string("must be a string"), v.maxLength(128, "must be at most 128 characters"))),
-});
-export type VerifySettleBody = v.InferOutput<typeof VerifySettleBodySchema>;
+export function verifySettleBodySchema(shapes: readonly { shape: PayloadShape; schemes: readonly string[] }[]) {
+  const message = "must carry " + shapes.map(({ shape, schemes }) => shape.describe.replace("{schemes}", schemes.join(", "))).join(" or ");
+  const moved = shapes.flatMap(({ shape }) => (shape.transactionField ? [shape.transactionField] : []));
+  const PaymentPayloadSchema = v.looseObject({
+    x402Version: v.literal(2, "must be 2"),
+    resource: v.optional(ResourceInfoSchema),
+    accepted: PaymentRequirementsSchema,
+    payload: v.pipe(
+      v.union(shapes.map(({ shape }) => shape.schema), message),
+      // After the union, so a field error inside a rail's own shape is reported as such.
+      v.transform((payload): ParsedPayload => {
+        if ("transaction" in payload) return payload as ParsedPayload;
+        const field = moved.find((key) => key in payload);
+        return field ? { ...payload, transaction: payload[field] as string } : (payload as ParsedPayload);
+      }),
+    ),
+    extensions: v.optional(v.record(v.string(), v.unknown())),
+  });
+  /**
+   * `/verify` and `/settle` request body (`X402V2VerifySettleBody`). The top-level `x402Version` may be left out:
+   * third-party sellers (`x402-solana`'s X402PaymentHandler, `@faremeter/middleware`) post only
+   * `{paymentPayload, paymentRequirements}`, and the payload's own required `x402Version: 2` already says which
+   * protocol the body speaks. When given, it must still be 2.
+   */
+  return v.looseObject({
+    x402Version: v.optional(v.literal(2, "must be 2")),
+    paymentPayload: PaymentPayloadSchema,
+    paymentRequirements: PaymentRequirementsSchema,
+    correlationId: v.optional(v.pipe(v.string("must be a string"), v.maxLength(128, "must be at most 128 characters"))),
+  });
+}
+export type VerifySettleBody = v.InferOutput<ReturnType<typeof verifySettleBodySchema>>;
+export type PaymentPayload = VerifySettleBody["paymentPayload"];
 
 /** A 402 body (docs/facilitator-spec.md §2.2): enrich input and output. `accepts` lines are validated individually by the enricher. */
 export const PaymentRequiredSchema = v.looseObject({
@@ -132,3 +122,4 @@ export const PaymentRequiredSchema = v.looseObject({
   error: v.optional(v.string()),
   description: v.optional(v.string()),
 });
+export type PaymentRequiredBody = v.InferOutput<typeof PaymentRequiredSchema>;

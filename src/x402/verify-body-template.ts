@@ -8,7 +8,7 @@ export interface VerifyBodyTemplate {
 }
 
 /** The line as given, with the scheme in its wire form (docs/facilitator-spec.md §2.4, §9), on both sides of the body. */
-export function verifyBodyTemplate(accepted: PaymentRequirements, wireScheme: "exact" | "sla-escrow", transaction: string, resource?: unknown): VerifyBodyTemplate {
+export function verifyBodyTemplate(accepted: PaymentRequirements, wireScheme: string, transaction: string, resource?: unknown): VerifyBodyTemplate {
   const wireAccepted: PaymentRequirements = { ...accepted, scheme: wireScheme };
   return {
     x402Version: 2,

@@ -13,7 +13,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { unstable_readConfig } from "wrangler";
 import { labelledKeypair } from "../../scripts/lib/keypair";
-import { parseFeePayerSecretKey } from "../../src/config/fee-payer-key";
+import { parseFeePayerSecretKey } from "../../src/platform/config/fee-payer-key";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const SCRIPT = path.join(ROOT, "scripts/deploy-setup.ts");

@@ -9,7 +9,7 @@ import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/t
 import { withLocalWorker } from "../support/node/local-worker";
 import { labelledKeypair } from "../../scripts/lib/keypair";
 import { chainRpc, fundFromFaucet, tokenAccountBalance } from "../../demo/chain-rpc";
-import { CLUSTERS } from "../../src/config/networks";
+import { CLUSTERS } from "../../src/platform/config/networks";
 
 const USDC = CLUSTERS.devnet.usdcMint;
 const TTL_SECONDS = 600; // the shortest ttl the rail accepts: the 300 s delivery cutoff + the 300 s delivery budget

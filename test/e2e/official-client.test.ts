@@ -15,7 +15,7 @@ import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { HTTPFacilitatorClient } from "@x402/core/http";
 import { SettleError, VerifyError, type Network, type PaymentPayload, type PaymentRequirements } from "@x402/core/types";
 import { withLocalWorker } from "../support/node/local-worker";
-import { CLUSTERS } from "../../src/config/networks";
+import { CLUSTERS } from "../../src/platform/config/networks";
 import { startSellerServer, type RunningSellerServer } from "../../demo/seller-server";
 import { fundFromFaucet, signatureStatus, tokenAccountBalance } from "../../demo/chain-rpc";
 import { payWithBuildEndpoint } from "../../demo/build-endpoint-buyer";

@@ -16,7 +16,7 @@ import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import type { Network } from "@x402/core/types";
 import { withLocalWorker } from "../support/node/local-worker";
-import { CLUSTERS } from "../../src/config/networks";
+import { CLUSTERS } from "../../src/platform/config/networks";
 import { fundFromFaucet, tokenAccountBalance } from "../../demo/chain-rpc";
 import { activateSellerVault } from "../../demo/activate-seller";
 

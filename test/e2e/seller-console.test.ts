@@ -21,7 +21,7 @@ import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
 import type { Network } from "@x402/core/types";
 import { withLocalWorker } from "../support/node/local-worker";
-import { CLUSTERS } from "../../src/config/networks";
+import { CLUSTERS } from "../../src/platform/config/networks";
 import { startSellerServer, type RunningSellerServer } from "../../demo/seller-server";
 import { chainRpc, fundFromFaucet, tokenAccountBalance } from "../../demo/chain-rpc";
 import { signAtIndex } from "../../demo/build-endpoint-buyer";

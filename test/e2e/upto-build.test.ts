@@ -26,9 +26,9 @@ import { UptoDepositBuildResponseSchema } from "../../src/http/responses/schemas
 import { startLocalnet, type RunningLocalnet } from "../../localnet/server";
 import { startWorker, type RunningWorker } from "../../scripts/lib/run-worker";
 import { randomKeypair } from "../../scripts/lib/keypair";
-import { CLUSTERS } from "../../src/config/networks";
+import { CLUSTERS } from "../../src/platform/config/networks";
 import { chainRpc, fundFromFaucet, tokenAccountBalance } from "../../demo/chain-rpc";
-import { CHANNEL_STATUS, decodeChannel } from "../../src/programs/payment-channels/accounts";
+import { CHANNEL_STATUS, decodeChannel } from "../../src/rails/upto/program/accounts";
 import { loadOfficialPaymentChannels } from "../programs/official-payment-channels";
 
 const DEVNET = CLUSTERS.devnet.network;

@@ -27,11 +27,11 @@ import { UptoSvmScheme as UptoSvmClientScheme } from "@x402/svm/upto/client";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { startLocalnet, type RunningLocalnet } from "../../localnet/server";
 import { randomKeypair } from "../../scripts/lib/keypair";
-import { CLUSTERS } from "../../src/config/networks";
+import { CLUSTERS } from "../../src/platform/config/networks";
 import { chainRpc, fundFromFaucet, tokenAccountBalance } from "../../demo/chain-rpc";
 import { startWorker } from "../../scripts/lib/run-worker";
 import { signAtIndex } from "../../demo/build-endpoint-buyer";
-import { CHANNEL_STATUS, decodeChannel } from "../../src/programs/payment-channels/accounts";
+import { CHANNEL_STATUS, decodeChannel } from "../../src/rails/upto/program/accounts";
 
 const DEVNET = CLUSTERS.devnet.network as Network;
 const USDC = CLUSTERS.devnet.usdcMint as Address;

@@ -5,17 +5,17 @@
 import { address, generateKeyPairSigner, getBase58Decoder, getBase58Encoder, type Address } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLUSTERS } from "../../src/config/networks";
-import { decodeUniversalSettleConfig } from "../../src/programs/universal-settle/accounts";
-import { findUniversalSettleConfigPda } from "../../src/programs/universal-settle/pda";
-import { decodeBank, decodeEscrow, decodeEscrowConfig } from "../../src/programs/sla-escrow/accounts";
+import { CLUSTERS } from "../../src/platform/config/networks";
+import { decodeUniversalSettleConfig } from "../../src/rails/exact/program/accounts";
+import { findUniversalSettleConfigPda } from "../../src/rails/exact/program/pda";
+import { decodeBank, decodeEscrow, decodeEscrowConfig } from "../../src/rails/sla-escrow/program/accounts";
 import {
   NATIVE_SOL_ESCROW_MINT,
   findBankPda,
   findEscrowConfigPda,
   findEscrowPda,
   findEscrowSolStoragePda,
-} from "../../src/programs/sla-escrow/pda";
+} from "../../src/rails/sla-escrow/program/pda";
 import { STANDIN_PROGRAMS } from "../../localnet/programs/index";
 import { startTestChain, type TestChain } from "./helpers";
 

@@ -7,7 +7,7 @@ import { promisify } from "node:util";
 import { address, generateKeyPairSigner, signature as toSignature } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLUSTERS } from "../../src/config/networks";
+import { CLUSTERS } from "../../src/platform/config/networks";
 import { toRawAmount } from "../../scripts/faucet";
 import { startTestChain, type TestChain } from "./helpers";
 

@@ -38,7 +38,7 @@ import {
   getTransferCheckedInstruction,
 } from "@solana-program/token";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLUSTERS } from "../../src/config/networks";
+import { CLUSTERS } from "../../src/platform/config/networks";
 import {
   fundedSigner,
   latestLifetime,

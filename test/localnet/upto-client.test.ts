@@ -21,8 +21,8 @@ import { toFacilitatorSvmSigner } from "@x402/svm";
 import { UptoSvmScheme } from "@x402/svm/upto/client";
 import { UptoSvmScheme as UptoSvmFacilitatorScheme } from "@x402/svm/upto/facilitator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLUSTERS } from "../../src/config/networks";
-import { CHANNEL_STATUS, decodeChannel } from "../../src/programs/payment-channels/accounts";
+import { CLUSTERS } from "../../src/platform/config/networks";
+import { CHANNEL_STATUS, decodeChannel } from "../../src/rails/upto/program/accounts";
 import { loadOfficialPaymentChannels } from "../programs/official-payment-channels";
 import { fundedSigner, latestLifetime, signedTransaction, startTestChain, type TestChain } from "./helpers";
 

@@ -15,7 +15,7 @@ import {
 import { findAssociatedTokenPda } from "@solana-program/token";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLUSTERS } from "../../src/config/networks";
+import { CLUSTERS } from "../../src/platform/config/networks";
 import { fundedSigner, startTestChain, type TestChain } from "./helpers";
 
 const TOKEN_PROGRAM = address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");

@@ -1,5 +1,5 @@
 /**
- * Our payment-channels client (src/programs/payment-channels) against the official @x402/svm 2.27
+ * Our payment-channels client (src/chain/program/payment-channels) against the official @x402/svm 2.27
  * upto code, byte for byte: every instruction the official client, server and facilitator build is
  * compared with ours (data and account metas), decoded with our codecs, and then executed for real
  * against the stand-in in litesvm: the official open transaction, the official claim
@@ -19,21 +19,21 @@ import {
 } from "@solana/kit";
 import { FailedTransactionMetadata } from "litesvm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { CLUSTERS } from "../../src/config/networks";
-import { CHANNEL_STATUS, decodeChannel, getChannelEncoder } from "../../src/programs/payment-channels/accounts";
+import { CLUSTERS } from "../../src/platform/config/networks";
+import { CHANNEL_STATUS, decodeChannel, getChannelEncoder } from "../../src/rails/upto/program/accounts";
 import {
   getDistributeInstructionDataCodec,
   getOpenInstructionDataCodec,
   getReclaimInstruction,
   getSettleAndSealInstructionDataCodec,
-} from "../../src/programs/payment-channels/instructions";
-import { PAYMENT_CHANNELS_PROGRAM_ADDRESS, findChannelPda, findEventAuthorityPda } from "../../src/programs/payment-channels/pda";
+} from "../../src/rails/upto/program/instructions";
+import { PAYMENT_CHANNELS_PROGRAM_ADDRESS, findChannelPda, findEventAuthorityPda } from "../../src/rails/upto/program/pda";
 import {
   decodeVoucherMessage,
   encodeVoucherMessage,
   getEd25519VoucherInstruction,
-} from "../../src/programs/payment-channels/voucher";
-import { ProgramDataError } from "../../src/programs/program-data-error";
+} from "../../src/rails/upto/program/voucher";
+import { ProgramDataError } from "../../src/chain/program/program-data-error";
 import { dataOf, lamportsOf, sendOk, tokenBalance } from "./harness";
 import { loadOfficialPaymentChannels, type OfficialPaymentChannels } from "./official-payment-channels";
 import {

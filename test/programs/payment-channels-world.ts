@@ -3,12 +3,12 @@
  * a USDC-like mint, a buyer with tokens (channel payer), the facilitator (payee and rent payer, as in
  * the official upto scheme), the seller (payTo: the one split recipient, 100%), a voucher signer
  * (the scheme's receiverAuthorizer) and the treasury ATA Distribute requires.
- * Every instruction is built with the facilitator's own client (src/programs/payment-channels).
+ * Every instruction is built with the facilitator's own client (src/chain/program/payment-channels).
  */
 import { generateKeyPairSigner, signBytes, type Address, type Instruction, type KeyPairSigner } from "@solana/kit";
 import type { LiteSVM } from "litesvm";
 import { PAYMENT_CHANNELS_DEVNET_TREASURY_OWNER } from "../../localnet/programs/index";
-import { decodeChannel, type Channel } from "../../src/programs/payment-channels/accounts";
+import { decodeChannel, type Channel } from "../../src/rails/upto/program/accounts";
 import {
   BPS_DENOMINATOR,
   getDistributeInstruction,
@@ -19,13 +19,13 @@ import {
   getSettleAndSealInstruction,
   getSettleInstruction,
   getWithdrawPayerInstruction,
-} from "../../src/programs/payment-channels/instructions";
+} from "../../src/rails/upto/program/instructions";
 import {
   PAYMENT_CHANNELS_PROGRAM_ADDRESS,
   findChannelPda,
   findEventAuthorityPda,
-} from "../../src/programs/payment-channels/pda";
-import { encodeVoucherMessage, getEd25519VoucherInstruction } from "../../src/programs/payment-channels/voucher";
+} from "../../src/rails/upto/program/pda";
+import { encodeVoucherMessage, getEd25519VoucherInstruction } from "../../src/rails/upto/program/voucher";
 import {
   ataOf,
   createAta,

@@ -7,8 +7,8 @@
 import { generateKeyPairSigner } from "@solana/kit";
 import { describe, expect, it } from "vitest";
 import { PAYMENT_CHANNELS_ERROR } from "../../localnet/programs/errors";
-import { CHANNEL_STATUS } from "../../src/programs/payment-channels/accounts";
-import { encodeDistributionPreimage } from "../../src/programs/payment-channels/instructions";
+import { CHANNEL_STATUS } from "../../src/rails/upto/program/accounts";
+import { encodeDistributionPreimage } from "../../src/rails/upto/program/instructions";
 import { advanceTime, lamportsOf, send, sendOk, tokenBalance, unixTime } from "./harness";
 import {
   BUYER_INITIAL_TOKENS,

@@ -11,7 +11,7 @@ import { getAddressDecoder, type Address, type KeyPairSigner } from "@solana/kit
 import { beforeEach, describe, expect, it } from "vitest";
 import { SLA_ESCROW_STANDIN_ERROR as E } from "../../localnet/programs/errors";
 import { SLA_ESCROW_STANDIN_LAYOUT as LAYOUT } from "../../localnet/programs/sla-escrow-layout";
-import { PAYMENT_STATE, RESOLUTION_STATE } from "../../src/programs/sla-escrow/accounts";
+import { PAYMENT_STATE, RESOLUTION_STATE } from "../../src/rails/sla-escrow/program/accounts";
 import {
   MUTUAL_ACTION,
   getAcceptMutualActionInstruction,
@@ -19,7 +19,7 @@ import {
   getProposeMutualActionInstruction,
   getResolveWithSplitInstruction,
   getSubmitDeliveryInstruction,
-} from "../../src/programs/sla-escrow/instructions";
+} from "../../src/rails/sla-escrow/program/instructions";
 import {
   ataOf,
   dataOf,

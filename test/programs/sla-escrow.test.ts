@@ -1,6 +1,6 @@
 /**
  * The SLA-Escrow stand-in (localnet/programs/sla-escrow, a development fixture) executing the
- * facilitator's own instructions (src/programs/sla-escrow) in litesvm: funding, delivery, oracle,
+ * facilitator's own instructions (src/chain/program/sla-escrow) in litesvm: funding, delivery, oracle,
  * approval, release, refund, TTL extension and closing. Bank, Config and Escrows are placed at their
  * PDAs with the ABI layouts, as the local chain seeds them.
  *
@@ -14,14 +14,14 @@
 import { AccountRole, type Address } from "@solana/kit";
 import { beforeEach, describe, expect, it } from "vitest";
 import { SLA_ESCROW_STANDIN_ERROR as E } from "../../localnet/programs/errors";
-import { PAYMENT_STATE, RESOLUTION_STATE } from "../../src/programs/sla-escrow/accounts";
+import { PAYMENT_STATE, RESOLUTION_STATE } from "../../src/rails/sla-escrow/program/accounts";
 import {
   getApproveDeliveryInstruction,
   getClosePaymentInstruction,
   getConfirmOracleInstruction,
   getExtendPaymentTtlInstruction,
   getSubmitDeliveryInstruction,
-} from "../../src/programs/sla-escrow/instructions";
+} from "../../src/rails/sla-escrow/program/instructions";
 import {
   dataOf,
   lamportsOf,

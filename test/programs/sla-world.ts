@@ -1,7 +1,7 @@
 /**
  * A seeded SLA-Escrow world for the stand-in tests: Bank, Config and two Escrows (native SOL and a
  * 6-decimal SPL mint) placed at their PDAs with the ABI layouts, the way the local chain seeds
- * them, plus builders (the facilitator's own, from src/programs/sla-escrow) for one payment.
+ * them, plus builders (the facilitator's own, from src/chain/program/sla-escrow) for one payment.
  */
 import { address, generateKeyPairSigner, type Address, type KeyPairSigner } from "@solana/kit";
 import type { LiteSVM } from "litesvm";
@@ -14,14 +14,14 @@ import {
   getPaymentDecoder,
   type Escrow,
   type EscrowConfig,
-} from "../../src/programs/sla-escrow/accounts";
+} from "../../src/rails/sla-escrow/program/accounts";
 import {
   getFundPaymentInstruction,
   getFundPaymentV2Instruction,
   getRefundPaymentInstruction,
   getReleasePaymentInstruction,
   type FundPaymentInstructionInput,
-} from "../../src/programs/sla-escrow/instructions";
+} from "../../src/rails/sla-escrow/program/instructions";
 import {
   NATIVE_SOL_ESCROW_MINT,
   findBankPda,
@@ -30,8 +30,8 @@ import {
   findEscrowSolStoragePda,
   findPaymentExtPda,
   findPaymentPda,
-} from "../../src/programs/sla-escrow/pda";
-import { randomPaymentUid } from "../../src/programs/sla-escrow/payment-uid";
+} from "../../src/rails/sla-escrow/program/pda";
+import { randomPaymentUid } from "../../src/rails/sla-escrow/program/payment-uid";
 import {
   ataOf,
   createAta,

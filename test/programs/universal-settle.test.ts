@@ -1,6 +1,6 @@
 /**
  * The UniversalSettle stand-in (localnet/programs/universal-settle, a development fixture) executing
- * the facilitator's own CreateVault and Sweep instructions (src/programs/universal-settle) in litesvm.
+ * the facilitator's own CreateVault and Sweep instructions (src/chain/program/universal-settle) in litesvm.
  * Fee arithmetic under test (README): fee = max(fee_bps × amount / 10,000, min fee), discounted rate
  * for sovereign vaults; a non-sovereign, unprovisioned vault withholds recovery (to the fee receiver)
  * until a Config target is reached.
@@ -14,8 +14,8 @@ import {
   getSplitVaultDecoder,
   getUniversalSettleConfigEncoder,
   type UniversalSettleConfig,
-} from "../../src/programs/universal-settle/accounts";
-import { getCreateVaultInstruction, getSweepInstruction } from "../../src/programs/universal-settle/instructions";
+} from "../../src/rails/exact/program/accounts";
+import { getCreateVaultInstruction, getSweepInstruction } from "../../src/rails/exact/program/instructions";
 import {
   findFeeShardPda,
   findFeeShardSolStoragePda,
@@ -23,7 +23,7 @@ import {
   findVaultPda,
   findVaultSolStoragePda,
   feeShardIndexOf,
-} from "../../src/programs/universal-settle/pda";
+} from "../../src/rails/exact/program/pda";
 import {
   AccountRole,
   LAMPORTS_PER_SOL,

@@ -1,5 +1,5 @@
 import type { Instruction } from "@solana/kit";
-import type { DecodedInstruction } from "../../src/solana/wire-transaction";
+import type { DecodedInstruction } from "../../src/chain/wire-transaction";
 
 /**
  * The reason string a rule result puts on the wire, or "accepted". Rule files return their rejection either flat

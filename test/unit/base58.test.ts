@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { getBase58Decoder, getBase58Encoder, isAddress } from "@solana/kit";
-import { decodeBase58, encodeAddressAt, encodeBase58, isBase58Address } from "../../src/solana/base58";
+import { decodeBase58, encodeAddressAt, encodeBase58, isBase58Address } from "../../src/chain/base58";
 
 /** The hot-path base58 must read and write exactly what kit's codec does (kit is the reference here). */
 const kitToText = getBase58Decoder();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { getBase64Encoder } from "@solana/kit";
-import { decodeBase64Text, isCanonicalBase64, toBase64 } from "../../src/solana/bytes";
+import { decodeBase64Text, isCanonicalBase64, toBase64 } from "../../src/chain/bytes";
 
 /** The verify path forwards the buyer's base64 to simulateTransaction only when it is canonical; else it re-encodes. */
 describe("isCanonicalBase64", () => {

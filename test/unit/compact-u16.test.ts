@@ -19,11 +19,11 @@ import {
   type Blockhash,
   type KeyPairSigner,
 } from "@solana/kit";
-import type { Config } from "../../src/config/load-config";
-import { toHex } from "../../src/solana/bytes";
-import { compactU16Size, readCompactU16 } from "../../src/solana/compact-u16";
-import { signAsFeePayer } from "../../src/solana/fee-payer-signature";
-import { decodeWireTransaction } from "../../src/solana/wire-transaction";
+import type { Config } from "../../src/platform/config/load-config";
+import { toHex } from "../../src/chain/bytes";
+import { compactU16Size, readCompactU16 } from "../../src/chain/compact-u16";
+import { signAsFeePayer } from "../../src/chain/fee-payer-signature";
+import { decodeWireTransaction } from "../../src/chain/wire-transaction";
 import { payerKeyOf } from "../../src/x402/payer-key";
 
 /**

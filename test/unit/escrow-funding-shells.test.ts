@@ -2,11 +2,11 @@ import { describe, expect, it } from "vitest";
 import { address, generateKeyPairSigner, type Address, type Instruction } from "@solana/kit";
 import { getCreateAssociatedTokenIdempotentInstruction, getSyncNativeInstruction } from "@solana-program/token";
 import { getTransferSolInstruction } from "@solana-program/system";
-import { getFundPaymentInstruction } from "../../src/programs/sla-escrow/instructions";
-import { checkEscrowFundingTransaction, type EscrowPolicy } from "../../src/schemes/sla-escrow/verify-rules";
-import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/solana/compute-budget";
-import { TOKEN_PROGRAM_ADDRESS, WRAPPED_SOL_MINT } from "../../src/solana/token-programs";
-import type { DecodedInstruction, DecodedTransaction } from "../../src/solana/wire-transaction";
+import { getFundPaymentInstruction } from "../../src/rails/sla-escrow/program/instructions";
+import { checkEscrowFundingTransaction, type EscrowPolicy } from "../../src/rails/sla-escrow/verify-rules";
+import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/chain/compute-budget";
+import { TOKEN_PROGRAM_ADDRESS, WRAPPED_SOL_MINT } from "../../src/chain/token-programs";
+import type { DecodedInstruction, DecodedTransaction } from "../../src/chain/wire-transaction";
 
 /**
  * The funding shells pr402's own builder produces (its src/sla_escrow_payment_build.rs: escrow token-account

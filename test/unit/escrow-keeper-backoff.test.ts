@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { afterFailedAttempt, KEEPER_MAX_ATTEMPTS, KEEPER_RETRY_BASE_MS, KEEPER_RETRY_MAX_DELAY_MS } from "../../src/keeper/backoff";
+import { afterFailedAttempt, KEEPER_MAX_ATTEMPTS, KEEPER_RETRY_BASE_MS, KEEPER_RETRY_MAX_DELAY_MS } from "../../src/jobs/keeper/backoff";
 
 describe("escrow keeper backoff", () => {
   it("doubles the wait after each failed attempt, never past the ceiling, and gives up at the cap", () => {

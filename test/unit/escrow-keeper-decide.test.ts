@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { decidePayout } from "../../src/programs/sla-escrow/payout-decision";
-import { ESCROW_KEEPER_SUBREQUEST_BUDGET, maxPaymentsWithinBudget, worstCaseSubrequests } from "../../src/escrow-keeper/budget";
-import { PAYMENT_STATE, RESOLUTION_STATE, type Payment } from "../../src/programs/sla-escrow/accounts";
+import { decidePayout } from "../../src/rails/sla-escrow/program/payout-decision";
+import { ESCROW_KEEPER_SUBREQUEST_BUDGET, maxPaymentsWithinBudget, worstCaseSubrequests } from "../../src/rails/sla-escrow/keeper/budget";
+import { PAYMENT_STATE, RESOLUTION_STATE, type Payment } from "../../src/rails/sla-escrow/program/accounts";
 
 /** The keeper's payout rules on the chain clock (the program's own conditions; on-chain runs in test/worker/escrow-keeper). */
 const EXPIRES = 10_000n;

@@ -14,12 +14,12 @@ import {
   type Blockhash,
   type Instruction,
 } from "@solana/kit";
-import { checkEscrowFundingTransaction, type EscrowPolicy } from "../../src/schemes/sla-escrow/verify-rules";
-import { decodeWireTransaction } from "../../src/solana/wire-transaction";
-import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/solana/compute-budget";
-import { getFundPaymentInstruction } from "../../src/programs/sla-escrow/instructions";
-import { CLUSTERS } from "../../src/config/networks";
-import { ESCROW_FUND_COMPUTE_UNIT_LIMIT } from "../../src/schemes/sla-escrow/build-payment";
+import { checkEscrowFundingTransaction, type EscrowPolicy } from "../../src/rails/sla-escrow/verify-rules";
+import { decodeWireTransaction } from "../../src/chain/wire-transaction";
+import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/chain/compute-budget";
+import { getFundPaymentInstruction } from "../../src/rails/sla-escrow/program/instructions";
+import { CLUSTERS } from "../../src/platform/config/networks";
+import { ESCROW_FUND_COMPUTE_UNIT_LIMIT } from "../../src/rails/sla-escrow/build-payment";
 
 /**
  * Issue 20 §2: each guard of a sponsored sla-escrow funding (the facilitator pays its fee) has a case that only that

@@ -1,14 +1,14 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { address, generateKeyPairSigner, type Address, type Instruction } from "@solana/kit";
-import { getFundPaymentInstruction } from "../../src/programs/sla-escrow/instructions";
-import { checkEscrowFundingTransaction, type EscrowPolicy } from "../../src/schemes/sla-escrow/verify-rules";
-import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/solana/compute-budget";
-import { COMPUTE_BUDGET_PROGRAM_ADDRESS, MEMO_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../src/solana/token-programs";
-import type { DecodedTransaction } from "../../src/solana/wire-transaction";
+import { getFundPaymentInstruction } from "../../src/rails/sla-escrow/program/instructions";
+import { checkEscrowFundingTransaction, type EscrowPolicy } from "../../src/rails/sla-escrow/verify-rules";
+import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/chain/compute-budget";
+import { COMPUTE_BUDGET_PROGRAM_ADDRESS, MEMO_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../src/chain/token-programs";
+import type { DecodedTransaction } from "../../src/chain/wire-transaction";
 import { decodedInstruction, messageOf, reasonOf } from "../support/rule-results";
 
 /**
- * The sla-escrow funding rules (src/schemes/sla-escrow/verify-rules.ts), one case per rule with the reason /verify
+ * The sla-escrow funding rules (src/rails/sla-escrow/verify-rules.ts), one case per rule with the reason /verify
  * answers. The sponsored guards are escrow-sponsored-rules.test.ts, pr402's set-up steps escrow-funding-shells.test.ts;
  * this file holds the rest. FundPayment is encoded by our real instruction encoder; the header is written out.
  */

@@ -7,14 +7,14 @@ import {
   getTransferCheckedInstruction,
   getTransferInstruction,
 } from "@solana-program/token";
-import { checkExactTransaction, EXACT_REQUIRED_SIGNATURES, type ExactPolicy } from "../../src/schemes/exact/verify-rules";
-import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/solana/compute-budget";
-import { COMPUTE_BUDGET_PROGRAM_ADDRESS, LIGHTHOUSE_PROGRAM_ADDRESS, MEMO_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS, WRAPPED_SOL_MINT } from "../../src/solana/token-programs";
-import type { DecodedTransaction } from "../../src/solana/wire-transaction";
+import { checkExactTransaction, EXACT_REQUIRED_SIGNATURES, type ExactPolicy } from "../../src/rails/exact/verify-rules";
+import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/chain/compute-budget";
+import { COMPUTE_BUDGET_PROGRAM_ADDRESS, LIGHTHOUSE_PROGRAM_ADDRESS, MEMO_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS, WRAPPED_SOL_MINT } from "../../src/chain/token-programs";
+import type { DecodedTransaction } from "../../src/chain/wire-transaction";
 import { decodedInstruction, messageOf, reasonOf } from "../support/rule-results";
 
 /**
- * The exact rail's structural rules (src/schemes/exact/verify-rules.ts), one case per rule: each starts from a
+ * The exact rail's structural rules (src/rails/exact/verify-rules.ts), one case per rule: each starts from a
  * payment the rules accept and changes one thing, and asserts the reason /verify puts on the wire. Pure: the
  * instructions come from the real program clients; the transaction header is written out (no chain, no signatures,
  * which these rules do not read). test/worker/exact-verify-rules.test.ts sends the same kind of cases through /verify.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Config, FeePayerBudgetCaps } from "../../src/config/load-config";
+import type { Config, FeePayerBudgetCaps } from "../../src/platform/config/load-config";
 import {
   belowMinimumRefusal,
   exposureCapRefusal,
@@ -9,12 +9,12 @@ import {
   uptoCapRefusal,
   uptoOpenLimits,
   uptoOpenRentLamports,
-} from "../../src/fee-payer-budget/caps";
-import { rejectionForTransactionError } from "../../src/solana/transaction-rejection";
-import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../src/solana/token-programs";
+} from "../../src/chain/fee-payer-budget/caps";
+import { rejectionForTransactionError } from "../../src/chain/transaction-rejection";
+import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../src/chain/token-programs";
 
 /**
- * The exposure budget's pure rules (src/fee-payer-budget/caps.ts): which cap a booking would pass and how the refusal
+ * The exposure budget's pure rules (src/chain/fee-payer-budget/caps.ts): which cap a booking would pass and how the refusal
  * reads. The SQL that applies the same caps atomically is exercised against real D1 in test/worker/fee-payer-budget.test.ts.
  */
 const CAPS: FeePayerBudgetCaps = {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import * as v from "valibot";
-import { toJsonSchema } from "../../src/self-description/json-schema";
-import { VerifySettleBodySchema } from "../../src/x402/schemas";
+import { toJsonSchema } from "../../src/http/self-description/json-schema";
+import { VerifySettleBodySchema } from "../../src/rails/registry";
 
 describe("valibot → JSON Schema (for /openapi.json)", () => {
   it("describes objects, required keys, optional keys, pipes and nested shapes", () => {

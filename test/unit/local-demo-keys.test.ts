@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { labelledKeypair } from "../../scripts/lib/keypair";
-import { LOCAL_DEMO_ORACLE_AUTHORITY, PUBLICLY_DERIVED_KEYS } from "../../src/config/local-demo-keys";
+import { LOCAL_DEMO_ORACLE_AUTHORITY, PUBLICLY_DERIVED_KEYS } from "../../src/platform/config/local-demo-keys";
 import { LOCAL_VARS } from "../../scripts/lib/local-vars";
 
 describe("the local demo oracle", () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { address, type Instruction } from "@solana/kit";
-import { networkFeeOf } from "../../src/solana/network-fee";
-import type { DecodedInstruction } from "../../src/solana/wire-transaction";
-import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/solana/compute-budget";
+import { networkFeeOf } from "../../src/chain/network-fee";
+import type { DecodedInstruction } from "../../src/chain/wire-transaction";
+import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/chain/compute-budget";
 
 /** The settle floor lowers its balance reading by this figure after each send; the worker test holds it to the chain's own fee. */
 const transfer: DecodedInstruction = { programAddress: address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"), accounts: [], data: new Uint8Array([12]) };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { redactRpcUrl } from "../../src/solana/rpc";
+import { redactRpcUrl } from "../../src/chain/rpc";
 
 describe("redactRpcUrl (what /health may show of the wallet RPC URL)", () => {
   it("hides userinfo", () => {

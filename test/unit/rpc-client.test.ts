@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { FacilitatorError } from "../../src/errors/catalogue";
-import { parseRpcJson, rpcAnswer, rpcCall, rpcReadMany, RPC_KEYS_PER_CALL } from "../../src/solana/rpc";
-import { sendWithPreflight } from "../../src/solana/send-transaction";
+import { FacilitatorError } from "../../src/platform/errors/catalogue";
+import { parseRpcJson, rpcAnswer, rpcCall, rpcReadMany, RPC_KEYS_PER_CALL } from "../../src/chain/rpc";
+import { sendWithPreflight } from "../../src/chain/send-transaction";
 
 /**
  * The one Solana RPC client against a real HTTP server on loopback (node:http) that answers each request the way a

@@ -3,9 +3,9 @@ import type { Address } from "@solana/kit";
 import { runSettlement, type Settlement, type SettleablePayment, type SignedPayment } from "../../src/settlement/settle-engine";
 import type { ClaimRow, SettleChain, SettleLedger, SettlePorts } from "../../src/settlement/settle-ports";
 import type { SettlementClaim, SettlementRow, SettlementState } from "../../src/store/settlements";
-import type { SendOutcome } from "../../src/solana/send-transaction";
-import type { ConfirmationOutcome, SignatureStatus } from "../../src/solana/confirm";
-import { upstreamError } from "../../src/errors/catalogue";
+import type { SendOutcome } from "../../src/chain/send-transaction";
+import type { ConfirmationOutcome, SignatureStatus } from "../../src/chain/confirm";
+import { upstreamError } from "../../src/platform/errors/catalogue";
 import { rejection } from "../../src/x402/payment-verdict";
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { judgeProbeHost } from "../../src/resources/ssrf-guard";
+import { judgeProbeHost } from "../../src/directory/resources/ssrf-guard";
 
 const judge = (url: string, allowLoopback = false) => judgeProbeHost(new URL(url), { allowLoopback }).allowed;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { planSweep, thresholdFor, type RailBalance } from "../../src/sweep/plan";
-import { maxRailsWithinBudget, SWEEP_JOB_SUBREQUEST_BUDGET, worstCaseSubrequests } from "../../src/sweep/budget";
-import { spendableLamports, RENT_EXEMPT_MINIMUM_EMPTY_LAMPORTS } from "../../src/sweep/vault-balances";
+import { planSweep, thresholdFor, type RailBalance } from "../../src/rails/exact/sweep/plan";
+import { maxRailsWithinBudget, SWEEP_JOB_SUBREQUEST_BUDGET, worstCaseSubrequests } from "../../src/rails/exact/sweep/budget";
+import { spendableLamports, RENT_EXEMPT_MINIMUM_EMPTY_LAMPORTS } from "../../src/rails/exact/sweep/vault-balances";
 
 const USDC = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU";
 const OTHER_MINT = "So11111111111111111111111111111111111111112";

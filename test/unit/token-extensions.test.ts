@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { address } from "@solana/kit";
-import type { MintInfo } from "../../src/solana/mint";
-import { refusedChannelMintExtension, refusedMintExtension } from "../../src/solana/token-extensions";
+import type { MintInfo } from "../../src/chain/mint";
+import { refusedChannelMintExtension, refusedMintExtension } from "../../src/chain/token-extensions";
 
 /** The two rails' Token-2022 rules over a mint's extension list (real mints on the chain: test/worker/upto-token-2022, exact-verify-rules). */
 const mint = (extensionTypes: number[], defaultAccountState: number | null = null): MintInfo => ({

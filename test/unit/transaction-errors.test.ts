@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { classifyTransactionError } from "../../src/solana/transaction-errors";
-import { CLUSTERS } from "../../src/config/networks";
+import { classifyTransactionError } from "../../src/chain/transaction-errors";
+import { CLUSTERS } from "../../src/platform/config/networks";
 
 /**
  * Issue 21: `Custom(1)` is "insufficient funds" only when the SPL Token programs or System returned it. The log

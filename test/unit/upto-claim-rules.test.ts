@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { address, getAddressEncoder, type Address } from "@solana/kit";
-import { CHANNEL_STATUS, type Channel } from "../../src/programs/payment-channels/accounts";
-import type { AccountSnapshot } from "../../src/solana/accounts";
-import { CLOSING_CLAIM_MARGIN_SECONDS, claimShape, type ClaimFacts } from "../../src/schemes/upto/claim-rules";
+import { CHANNEL_STATUS, type Channel } from "../../src/rails/upto/program/accounts";
+import type { AccountSnapshot } from "../../src/chain/accounts";
+import { CLOSING_CLAIM_MARGIN_SECONDS, claimShape, type ClaimFacts } from "../../src/rails/upto/claim-rules";
 
 /** The upto claim's rules over one read of the chain (on-chain behaviour: test/worker/upto-claim-states.test.ts). */
 

@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { address, createNoopSigner, generateKeyPairSigner, getBase64Encoder, getTransactionDecoder, type Address, type Blockhash } from "@solana/kit";
-import { buildUptoDepositTransaction, UPTO_OPEN_COMPUTE_UNIT_LIMIT } from "../../src/schemes/upto/build-deposit-transaction";
-import { PAYMENT_CHANNELS_PROGRAM_ADDRESS } from "../../src/programs/payment-channels/pda";
+import { buildUptoDepositTransaction, UPTO_OPEN_COMPUTE_UNIT_LIMIT } from "../../src/rails/upto/build-deposit-transaction";
+import { PAYMENT_CHANNELS_PROGRAM_ADDRESS } from "../../src/rails/upto/program/pda";
 import { loadOfficialPaymentChannels } from "../programs/official-payment-channels";
 
 const USDC = address("4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU");

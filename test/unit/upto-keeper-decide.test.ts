@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { decideChannelStep, OPEN_SLOT_WINDOW } from "../../src/upto-keeper/decide";
-import { UPTO_KEEPER_SUBREQUEST_BUDGET, maxChannelsWithinBudget, worstCaseSubrequests } from "../../src/upto-keeper/budget";
-import { CHANNEL_STATUS, type Channel } from "../../src/programs/payment-channels/accounts";
+import { decideChannelStep, OPEN_SLOT_WINDOW } from "../../src/rails/upto/keeper/decide";
+import { UPTO_KEEPER_SUBREQUEST_BUDGET, maxChannelsWithinBudget, worstCaseSubrequests } from "../../src/rails/upto/keeper/budget";
+import { CHANNEL_STATUS, type Channel } from "../../src/rails/upto/program/accounts";
 
 /** The upto keeper's steps on the chain clock (the program's own conditions; on-chain runs in test/worker/upto-keeper). */
 const CLAIMABLE_UNTIL = 10_000n;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { address, getAddressEncoder, type Address } from "@solana/kit";
-import type { AccountSnapshot } from "../../src/solana/accounts";
-import { payoutAccountProblem } from "../../src/schemes/upto/payout-account";
+import type { AccountSnapshot } from "../../src/chain/accounts";
+import { payoutAccountProblem } from "../../src/rails/upto/payout-account";
 
 /** The claim's check of payTo's token account against the program's Distribute rule (on-chain: test/worker/upto-attacks). */
 const TOKEN = address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");

@@ -16,7 +16,7 @@ import {
   setTransactionMessageLifetimeUsingBlockhash,
   type Blockhash,
 } from "@solana/kit";
-import { decodeWireTransaction } from "../../src/solana/wire-transaction";
+import { decodeWireTransaction } from "../../src/chain/wire-transaction";
 
 /**
  * The hand-written wire decoder on the verify path against kit's codecs (the reference): same fields for real

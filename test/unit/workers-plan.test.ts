@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { FREE_PLAN_SUBREQUESTS_PER_INVOCATION, jobSubrequestBudget } from "../../src/config/workers-plan";
-import { maxRailsPerRun, SWEEP_JOB_SUBREQUEST_BUDGET, worstCaseSubrequests as sweepWorstCase, maxRailsWithinBudget } from "../../src/sweep/budget";
-import { ESCROW_KEEPER_SUBREQUEST_BUDGET, maxPaymentsPerRun, maxPaymentsWithinBudget, worstCaseSubrequests as escrowWorstCase } from "../../src/escrow-keeper/budget";
-import { maxChannelsWithinBudget, UPTO_KEEPER_SUBREQUEST_BUDGET, worstCaseSubrequests as uptoWorstCase } from "../../src/upto-keeper/budget";
+import { FREE_PLAN_SUBREQUESTS_PER_INVOCATION, jobSubrequestBudget } from "../../src/platform/config/workers-plan";
+import { maxRailsPerRun, SWEEP_JOB_SUBREQUEST_BUDGET, worstCaseSubrequests as sweepWorstCase, maxRailsWithinBudget } from "../../src/rails/exact/sweep/budget";
+import { ESCROW_KEEPER_SUBREQUEST_BUDGET, maxPaymentsPerRun, maxPaymentsWithinBudget, worstCaseSubrequests as escrowWorstCase } from "../../src/rails/sla-escrow/keeper/budget";
+import { maxChannelsWithinBudget, UPTO_KEEPER_SUBREQUEST_BUDGET, worstCaseSubrequests as uptoWorstCase } from "../../src/rails/upto/keeper/budget";
 
 /** Besides a job's own subrequests, its invocation reads the configuration (1 D1 query) and records its job_runs row (1). */
 const INVOCATION_OVERHEAD = 2;

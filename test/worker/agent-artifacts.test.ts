@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:test";
 import { buildApp } from "../../src/app";
 import type { Env } from "../../src/env";
-import { CLUSTERS } from "../../src/config/networks";
+import { CLUSTERS } from "../../src/platform/config/networks";
 import { call } from "../support/workerd/worker-http";
-import { agentToolsOf, toolRequest, ToolArgumentError } from "../../src/self-description/agent-tools";
+import { agentToolsOf, toolRequest, ToolArgumentError } from "../../src/http/self-description/agent-tools";
 import { discoveryRoutes } from "../../src/http/routes/discovery";
 import { sellerRoutes } from "../../src/http/routes/sellers";
 

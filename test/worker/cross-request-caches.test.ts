@@ -1,6 +1,6 @@
 import { env, SELF } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
-import { clearConfigCache } from "../../src/config/load-config";
+import { clearConfigCache } from "../../src/platform/config/load-config";
 import { deleteParameter, writeParameter } from "../../src/store/parameters";
 import type { Env } from "../../src/env";
 import { fundedBuyer } from "../support/workerd/chain";
@@ -11,7 +11,7 @@ import { API } from "../support/workerd/worker-http";
 
 /**
  * Per-isolate caches outlive requests; what they hand out must not be a promise whose I/O belongs to another request
- * (src/cache/share-once-fulfilled.ts). workerd cancels a request's outstanding I/O when the request ends or its client
+ * (src/platform/cache/share-once-fulfilled.ts). workerd cancels a request's outstanding I/O when the request ends or its client
  * goes away; a second request awaiting a promise of that I/O then never answers (before the fix, these tests' request B
  * hung until the test gave up). Each test, through SELF (every call its own request context in the one isolate):
  * request A starts a cold read through a slow RPC (the fault proxy holds getMultipleAccounts), request B arrives while

@@ -15,12 +15,12 @@ import { call, callWithEnv } from "../support/workerd/worker-http";
 import { chainRpc, fundedBuyer, latestBlockhash, sendSigned, signAndSend } from "../support/workerd/chain";
 import { USDC } from "../support/workerd/payment-fixtures";
 import { TOKEN_PROGRAM } from "../support/workerd/craft-payment";
-import { CLUSTERS } from "../../src/config/networks";
+import { CLUSTERS } from "../../src/platform/config/networks";
 import { RATE_LIMITS } from "../../src/http/middleware/rate-limit";
-import { findBankPda, findEscrowConfigPda, findEscrowPda, findPaymentExtPda, findPaymentPda } from "../../src/programs/sla-escrow/pda";
-import { decodePayment, PAYMENT_STATE, RESOLUTION_STATE } from "../../src/programs/sla-escrow/accounts";
-import { paymentUidToHex, randomPaymentUid } from "../../src/programs/sla-escrow/payment-uid";
-import { getFundPaymentInstruction, getFundPaymentV2Instruction, getSubmitDeliveryInstruction } from "../../src/programs/sla-escrow/instructions";
+import { findBankPda, findEscrowConfigPda, findEscrowPda, findPaymentExtPda, findPaymentPda } from "../../src/rails/sla-escrow/program/pda";
+import { decodePayment, PAYMENT_STATE, RESOLUTION_STATE } from "../../src/rails/sla-escrow/program/accounts";
+import { paymentUidToHex, randomPaymentUid } from "../../src/rails/sla-escrow/program/payment-uid";
+import { getFundPaymentInstruction, getFundPaymentV2Instruction, getSubmitDeliveryInstruction } from "../../src/rails/sla-escrow/program/instructions";
 import { SLA_ESCROW_STANDIN_LAYOUT as LAYOUT } from "../../localnet/programs/sla-escrow-layout";
 
 /**

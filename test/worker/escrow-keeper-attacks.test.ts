@@ -19,13 +19,13 @@ import { chainRpc, fundedBuyer, lamportsOf, tokenBalance, signAndSend, sendSigne
 import { DEVNET, NATIVE_SOL, RESOURCE, USDC } from "../support/workerd/payment-fixtures";
 import { TOKEN_PROGRAM } from "../support/workerd/craft-payment";
 import { ESCROW_PROGRAM, hex32, ORACLE, paymentAccount, TTL } from "../support/workerd/escrow-fixtures";
-import { PAYMENT_STATE } from "../../src/programs/sla-escrow/accounts";
-import { getFundPaymentInstruction } from "../../src/programs/sla-escrow/instructions";
-import { findBankPda, findEscrowConfigPda, findEscrowPda, findPaymentPda } from "../../src/programs/sla-escrow/pda";
-import { randomPaymentUid } from "../../src/programs/sla-escrow/payment-uid";
-import { loadConfig } from "../../src/config/load-config";
-import { runRetention } from "../../src/retention/run-retention";
-import { KEEPER_MAX_ATTEMPTS, KEEPER_RETRY_BASE_MS } from "../../src/keeper/backoff";
+import { PAYMENT_STATE } from "../../src/rails/sla-escrow/program/accounts";
+import { getFundPaymentInstruction } from "../../src/rails/sla-escrow/program/instructions";
+import { findBankPda, findEscrowConfigPda, findEscrowPda, findPaymentPda } from "../../src/rails/sla-escrow/program/pda";
+import { randomPaymentUid } from "../../src/rails/sla-escrow/program/payment-uid";
+import { loadConfig } from "../../src/platform/config/load-config";
+import { runRetention } from "../../src/jobs/retention/run-retention";
+import { KEEPER_MAX_ATTEMPTS, KEEPER_RETRY_BASE_MS } from "../../src/jobs/keeper/backoff";
 import type { Env } from "../../src/env";
 import { faultScenario } from "../support/workerd/fault-scenario";
 
@@ -460,7 +460,7 @@ async function whenCalled<T>(faults: Awaited<ReturnType<typeof faultScenario>>, 
 const exposureOf = (bookingId: string) =>
   env.DB.prepare("SELECT rail, kind, payer, pay_to AS payTo, lamports, state FROM fee_payer_exposure WHERE booking_id = ?").bind(bookingId).first<Record<string, unknown>>();
 
-describe("the exposure budget on the escrow rail (src/fee-payer-budget/)", () => {
+describe("the exposure budget on the escrow rail (src/chain/fee-payer-budget/)", () => {
   it("keeper payouts' fees are booked before they are signed: past SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS a payout waits with the cap's reason (not a failure), and goes once there is room", async () => {
     const d = await escrowDesk("keeper-fee-cap", { SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS: "4999" });
     const p = await d.approvedPayment();

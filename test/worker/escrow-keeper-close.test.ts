@@ -7,8 +7,8 @@ import { DEVNET, RESOURCE, signAsBuyer, USDC } from "../support/workerd/payment-
 import { TOKEN_PROGRAM } from "../support/workerd/craft-payment";
 import { client, hex32, ORACLE, TTL } from "../support/workerd/escrow-fixtures";
 import { TEST_FEE_PAYER } from "../support/keys";
-import { decodePayment, PAYMENT_STATE } from "../../src/programs/sla-escrow/accounts";
-import { LAMPORTS_PER_SIGNATURE } from "../../src/solana/network-fee";
+import { decodePayment, PAYMENT_STATE } from "../../src/rails/sla-escrow/program/accounts";
+import { LAMPORTS_PER_SIGNATURE } from "../../src/chain/network-fee";
 
 /**
  * The escrow keeper sends ClosePayment itself. A payment settled through /settle is refunded after expiry and, once

@@ -8,10 +8,10 @@ import { USDC } from "../support/workerd/payment-fixtures";
 import { TOKEN_PROGRAM } from "../support/workerd/craft-payment";
 import { ESCROW_PROGRAM, escrowLine, hex32, paymentAccount, post, signedEscrowBody } from "../support/workerd/escrow-fixtures";
 import { LOCAL_ORACLE } from "../support/keys";
-import { PAYMENT_STATE, RESOLUTION_STATE } from "../../src/programs/sla-escrow/accounts";
-import { getConfirmOracleInstruction } from "../../src/programs/sla-escrow/instructions";
-import { findBankPda, findEscrowConfigPda, findEscrowPda } from "../../src/programs/sla-escrow/pda";
-import { buildClosePaymentInstruction, buildPayoutInstruction } from "../../src/programs/sla-escrow/payout-instructions";
+import { PAYMENT_STATE, RESOLUTION_STATE } from "../../src/rails/sla-escrow/program/accounts";
+import { getConfirmOracleInstruction } from "../../src/rails/sla-escrow/program/instructions";
+import { findBankPda, findEscrowConfigPda, findEscrowPda } from "../../src/rails/sla-escrow/program/pda";
+import { buildClosePaymentInstruction, buildPayoutInstruction } from "../../src/rails/sla-escrow/program/payout-instructions";
 
 /**
  * The escrow keeper on the local chain with the stand-in SLA-Escrow program: payments funded and settled through

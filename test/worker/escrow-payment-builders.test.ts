@@ -18,13 +18,13 @@ import { chainRpc, fundedBuyer, tokenBalance, signAndSend } from "../support/wor
 import { USDC } from "../support/workerd/payment-fixtures";
 import { TOKEN_PROGRAM } from "../support/workerd/craft-payment";
 import { LOCAL_ORACLE } from "../support/keys";
-import { CLUSTERS } from "../../src/config/networks";
+import { CLUSTERS } from "../../src/platform/config/networks";
 import { RATE_LIMITS } from "../../src/http/middleware/rate-limit";
-import { decodePayment, PAYMENT_STATE } from "../../src/programs/sla-escrow/accounts";
+import { decodePayment, PAYMENT_STATE } from "../../src/rails/sla-escrow/program/accounts";
 import { fundPaymentV2Data, resolveWithSplitData } from "../support/instruction-data";
-import { findBankPda, findEscrowConfigPda, findEscrowPda, findPaymentExtPda, findPaymentPda } from "../../src/programs/sla-escrow/pda";
-import { parsePaymentUidHex } from "../../src/programs/sla-escrow/payment-uid";
-import { ASSOCIATED_TOKEN_PROGRAM_ADDRESS, COMPUTE_BUDGET_PROGRAM_ADDRESS, MEMO_PROGRAM_ADDRESS, SYSTEM_PROGRAM_ADDRESS } from "../../src/solana/token-programs";
+import { findBankPda, findEscrowConfigPda, findEscrowPda, findPaymentExtPda, findPaymentPda } from "../../src/rails/sla-escrow/program/pda";
+import { parsePaymentUidHex } from "../../src/rails/sla-escrow/program/payment-uid";
+import { ASSOCIATED_TOKEN_PROGRAM_ADDRESS, COMPUTE_BUDGET_PROGRAM_ADDRESS, MEMO_PROGRAM_ADDRESS, SYSTEM_PROGRAM_ADDRESS } from "../../src/chain/token-programs";
 
 /**
  * The SLA-Escrow payment builders (FundPaymentV2, mutual actions, ResolveWithSplit) and /build-refund-tx against the

@@ -27,11 +27,11 @@ import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
 import { chainRpc, fundedBuyer, lamportsOf, tokenBalance, latestBlockhash } from "../support/workerd/chain";
 import { DEVNET, NATIVE_SOL, RESOURCE, signAsBuyer, USDC } from "../support/workerd/payment-fixtures";
 import { bodyFor, FEE_PAYER, memo, TOKEN_PROGRAM } from "../support/workerd/craft-payment";
-import { PAYMENT_STATE } from "../../src/programs/sla-escrow/accounts";
-import { decodeFundPaymentInstructionData, getFundPaymentInstruction } from "../../src/programs/sla-escrow/instructions";
-import { findBankPda, findEscrowConfigPda, findEscrowPda, findEscrowSolStoragePda, findPaymentPda } from "../../src/programs/sla-escrow/pda";
-import { randomPaymentUid } from "../../src/programs/sla-escrow/payment-uid";
-import { getSetComputeUnitLimitInstruction } from "../../src/solana/compute-budget";
+import { PAYMENT_STATE } from "../../src/rails/sla-escrow/program/accounts";
+import { decodeFundPaymentInstructionData, getFundPaymentInstruction } from "../../src/rails/sla-escrow/program/instructions";
+import { findBankPda, findEscrowConfigPda, findEscrowPda, findEscrowSolStoragePda, findPaymentPda } from "../../src/rails/sla-escrow/program/pda";
+import { randomPaymentUid } from "../../src/rails/sla-escrow/program/payment-uid";
+import { getSetComputeUnitLimitInstruction } from "../../src/chain/compute-budget";
 
 /*
  * The sla-escrow rail end to end on the local chain with the stand-in SLA-Escrow program: enrich → build (our HTTP
@@ -261,6 +261,9 @@ describe("sla-escrow builder refusals", () => {
       expect(response.status, JSON.stringify(accepted)).toBe(400);
       expect(response.body.error).toMatch(message);
     }
+    // The builder refuses with the reason /verify gives (escrow-terms.ts is shared), not a generic one.
+    const tiny = await build(buyer.address, { ...line, amount: "1" }, {});
+    expect(tiny.body.reason).toMatch(/^invalid_sla_escrow_amount_(out_of_range|below_minimum)$/);
   });
 });
 

@@ -3,8 +3,8 @@ import { address } from "@solana/kit";
 import { call } from "../support/workerd/worker-http";
 import { DEVNET, NATIVE_SOL, RESOURCE, USDC } from "../support/workerd/payment-fixtures";
 import { fundedBuyer } from "../support/workerd/chain";
-import { CLUSTERS } from "../../src/config/networks";
-import { findBankPda, findEscrowPda, findEscrowSolStoragePda } from "../../src/programs/sla-escrow/pda";
+import { CLUSTERS } from "../../src/platform/config/networks";
+import { findBankPda, findEscrowPda, findEscrowSolStoragePda } from "../../src/rails/sla-escrow/program/pda";
 
 /**
  * The escrow rail as a seller sees it (docs/facilitator-spec.md §2.6, §4.3; docs/wire-notes.md "Sellers"): /sellers/{w}/preview and

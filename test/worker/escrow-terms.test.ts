@@ -1,11 +1,11 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { address, generateKeyPairSigner, type Address } from "@solana/kit";
-import { checkEscrowTerms } from "../../src/schemes/sla-escrow/escrow-terms";
-import { escrowAddresses, getSlaEscrowFacts } from "../../src/schemes/sla-escrow/escrow-facts";
-import { getEscrowEncoder } from "../../src/programs/sla-escrow/accounts";
-import { MAX_PAYMENT_TTL_SECONDS } from "../../src/programs/sla-escrow/instructions";
-import { loadConfig, type Config } from "../../src/config/load-config";
+import { checkEscrowTerms } from "../../src/rails/sla-escrow/escrow-terms";
+import { escrowAddresses, getSlaEscrowFacts } from "../../src/rails/sla-escrow/escrow-facts";
+import { getEscrowEncoder } from "../../src/rails/sla-escrow/program/accounts";
+import { MAX_PAYMENT_TTL_SECONDS } from "../../src/rails/sla-escrow/program/instructions";
+import { loadConfig, type Config } from "../../src/platform/config/load-config";
 import type { Env } from "../../src/env";
 import type { PaymentRequirements } from "../../src/x402/schemas";
 import { chainRpc } from "../support/workerd/chain";
@@ -14,7 +14,7 @@ import { ORACLE } from "../support/workerd/escrow-fixtures";
 import { messageOf, reasonOf } from "../support/rule-results";
 
 /**
- * The terms of an sla-escrow line (src/schemes/sla-escrow/escrow-terms.ts), one case per rule, against the Bank,
+ * The terms of an sla-escrow line (src/rails/sla-escrow/escrow-terms.ts), one case per rule, against the Bank,
  * Config and Escrow accounts the local chain holds (read through the rail's own facts). The paused case places an
  * Escrow of its own, for a fresh mint, so no other test's escrow changes.
  */

@@ -3,9 +3,9 @@ import { address, generateKeyPairSigner, type Address, type KeyPairSigner } from
 import { call, callWithEnv } from "../support/workerd/worker-http";
 import { chainRpc, sendSigned } from "../support/workerd/chain";
 import { TEST_FEE_PAYER } from "../support/keys";
-import { CLUSTERS } from "../../src/config/networks";
-import { findUniversalSettleConfigPda, findVaultPda, findVaultSolStoragePda } from "../../src/programs/universal-settle/pda";
-import { getCreateVaultInstruction } from "../../src/programs/universal-settle/instructions";
+import { CLUSTERS } from "../../src/platform/config/networks";
+import { findUniversalSettleConfigPda, findVaultPda, findVaultSolStoragePda } from "../../src/rails/exact/program/pda";
+import { getCreateVaultInstruction } from "../../src/rails/exact/program/instructions";
 
 /** POST /payment-required/enrich against the Worker, the local chain seeded with the devnet UniversalSettle Config. */
 

@@ -238,7 +238,7 @@ describe("exact: the audit trail", () => {
 
 describe("exact: just-in-time provisioning policy", () => {
   it("fronts a non-sovereign vault, and refuses once the daily cap is used (without spending anything)", async () => {
-    const { decodeSplitVault } = await import("../../src/programs/universal-settle/accounts");
+    const { decodeSplitVault } = await import("../../src/rails/exact/program/accounts");
     const buyer = await fundedBuyer(5_000_000);
     const line = await enrichedLine(USDC, "1000000", (await generateKeyPairSigner()).address); // not activated
     expect((await call("/settle", { method: "POST", json: await signedPaymentBody(buyer, line) })).body.success).toBe(true);

@@ -5,7 +5,7 @@ import { call, callWithEnv } from "../support/workerd/worker-http";
 import { chainRpc, fundedBuyer, tokenBalance } from "../support/workerd/chain";
 import { enrichedLine, NATIVE_SOL, USDC } from "../support/workerd/payment-fixtures";
 import { FEE_PAYER, TOKEN_2022_PROGRAM, bodyFor, craftBody, memo, paymentParts, solTransferToVault, standardInstructions, transferChecked, type PaymentParts } from "../support/workerd/craft-payment";
-import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/solana/compute-budget";
+import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/chain/compute-budget";
 
 /**
  * One crafted transaction per rejection rule of the exact rail, each sent to the real /verify (and, where the

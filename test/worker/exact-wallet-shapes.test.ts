@@ -4,7 +4,7 @@ import { call } from "../support/workerd/worker-http";
 import { enrichedLine, USDC } from "../support/workerd/payment-fixtures";
 import { fundedBuyer, tokenBalance } from "../support/workerd/chain";
 import { FEE_PAYER, craftBody, memo, paymentParts, transferChecked, type PaymentParts } from "../support/workerd/craft-payment";
-import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/solana/compute-budget";
+import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/chain/compute-budget";
 import { LIGHTHOUSE_PROGRAM_ID } from "../../localnet/programs/index";
 
 /**

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { generateKeyPairSigner, type Address } from "@solana/kit";
-import { SPL_TOKEN_ACCOUNT_RENT_LAMPORTS, SPLIT_VAULT_RENT_LAMPORTS, VAULT_SOL_STORAGE_RENT_LAMPORTS } from "../../src/fee-payer-budget/caps";
+import { SPL_TOKEN_ACCOUNT_RENT_LAMPORTS, SPLIT_VAULT_RENT_LAMPORTS, VAULT_SOL_STORAGE_RENT_LAMPORTS } from "../../src/chain/fee-payer-budget/caps";
 import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
 import { USDC } from "../support/workerd/payment-fixtures";
 import { chainRpc, fundedBuyer, lamportsOf } from "../support/workerd/chain";
@@ -10,7 +10,7 @@ import { uptoBody, uptoDeposit, uptoLine } from "../support/workerd/upto-fixture
 
 /**
  * Every lamport the fee payer fronts beyond a seller's network fee goes through the exposure budget
- * (src/fee-payer-budget/), on the real local chain and D1: just-in-time vaults, priority fees, sponsored escrow
+ * (src/chain/fee-payer-budget/), on the real local chain and D1: just-in-time vaults, priority fees, sponsored escrow
  * fundings, keeper and sweep fees, and the token accounts a payout could create.
  */
 

@@ -15,8 +15,8 @@ import { fundedSeller, signMessage } from "../support/workerd/seller-fixtures";
 import { TOKEN_PROGRAM } from "../support/workerd/craft-payment";
 import { LOCAL_ORACLE } from "../support/keys";
 import { pr402ResponseProblems } from "../support/workerd/pr402-shape";
-import { findBankPda, findEscrowPda, findEscrowSolStoragePda } from "../../src/programs/sla-escrow/pda";
-import { decodePayment, PAYMENT_STATE, RESOLUTION_STATE } from "../../src/programs/sla-escrow/accounts";
+import { findBankPda, findEscrowPda, findEscrowSolStoragePda } from "../../src/rails/sla-escrow/program/pda";
+import { decodePayment, PAYMENT_STATE, RESOLUTION_STATE } from "../../src/rails/sla-escrow/program/accounts";
 
 /**
  * Issue 21 §2, live: what pr402's existing clients send and read, against this Worker in workerd with real D1/KV and

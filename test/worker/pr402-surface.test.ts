@@ -6,7 +6,7 @@ import { fundedBuyer } from "../support/workerd/chain";
 import { USDC } from "../support/workerd/payment-fixtures";
 import { TOKEN_PROGRAM } from "../support/workerd/craft-payment";
 import { pr402ResponseProblems } from "../support/workerd/pr402-shape";
-import { TOKEN_2022_PROGRAM_ADDRESS } from "../../src/solana/token-programs";
+import { TOKEN_2022_PROGRAM_ADDRESS } from "../../src/chain/token-programs";
 
 /**
  * Issue 21 §2, live in workerd (real D1/KV, the local chain, the loopback seller of test/global-setup.ts): pr402's

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { buildApp } from "../../src/app";
 import type { Env } from "../../src/env";
 import { RATE_LIMITS } from "../../src/http/middleware/rate-limit";
-import { MCP_MAX_BATCH_MESSAGES } from "../../src/mcp/route";
+import { MCP_MAX_BATCH_MESSAGES } from "../../src/http/mcp/route";
 import { API, call } from "../support/workerd/worker-http";
 
 /**

@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { KeyPairSigner } from "@solana/kit";
 import { call, callWithEnv } from "../support/workerd/worker-http";
-import { FREE_PLAN_MANIFEST_ENTRIES } from "../../src/config/workers-plan";
+import { FREE_PLAN_MANIFEST_ENTRIES } from "../../src/platform/config/workers-plan";
 import { sellerOrigin, setSellerBehaviour, signedResourceChallenge, verifiedMerchant } from "../support/workerd/directory-fixtures";
 import { fundedSeller } from "../support/workerd/seller-fixtures";
 
@@ -150,8 +150,8 @@ describe("resource registry and the listing gates", () => {
     const path = `/index-${crypto.randomUUID().slice(0, 8)}`;
     const registered = await register({ resourceUrl: `${sellerOrigin()}${path}`, title: "Indexed", scheme: "exact" });
     const id = registered.body.id as number;
-    const { runProbeJob } = await import("../../src/resources/probe-run");
-    const { getConfig } = await import("../../src/config/load-config");
+    const { runProbeJob } = await import("../../src/directory/resources/probe-run");
+    const { getConfig } = await import("../../src/platform/config/load-config");
     const config = await getConfig(env as never);
     await runProbeJob({ ...config, probe: { ...config.probe, cronBatchLimit: 1 } }, env as never);
     const index = await call("http://facilitator.test/dist/resource-index.json");

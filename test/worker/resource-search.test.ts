@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { generateKeyPairSigner } from "@solana/kit";
 import { call } from "../support/workerd/worker-http";
-import { RANK_WINDOW } from "../../src/resources/ranked-search";
+import { RANK_WINDOW } from "../../src/directory/resources/ranked-search";
 
 /**
  * Search, filters and keyset pagination over generated rows written straight into the real D1 (the listing

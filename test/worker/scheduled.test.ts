@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { runScheduled, SWEEP_CRON, PROBE_CRON } from "../../src/jobs/scheduled";
-import { maxRailsPerRun } from "../../src/sweep/budget";
+import { maxRailsPerRun } from "../../src/rails/exact/sweep/budget";
 import { callWithEnv } from "../support/workerd/worker-http";
 import type { Env } from "../../src/env";
 

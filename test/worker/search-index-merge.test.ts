@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { generateKeyPairSigner } from "@solana/kit";
 import { call } from "../support/workerd/worker-http";
-import { mergeSearchIndex } from "../../src/resources/search-index-merge";
+import { mergeSearchIndex } from "../../src/directory/resources/search-index-merge";
 import { searchIndexMergeJob } from "../../src/jobs/search-index-merge-job";
 import { JOBS_BY_CRON, PROBE_CRON } from "../../src/jobs/scheduled";
 

@@ -5,15 +5,15 @@ import { call } from "../support/workerd/worker-http";
 import { chainRpc, fundedBuyer, signAndSend, tokenBalance, sendSigned } from "../support/workerd/chain";
 import { enrichedLine, signedPaymentBody, USDC } from "../support/workerd/payment-fixtures";
 import { TOKEN_PROGRAM } from "../support/workerd/craft-payment";
-import { CLUSTERS } from "../../src/config/networks";
-import { findUniversalSettleConfigPda } from "../../src/programs/universal-settle/pda";
-import { decodeUniversalSettleConfig, decodeSplitVault } from "../../src/programs/universal-settle/accounts";
-import { getSweepInstruction } from "../../src/programs/universal-settle/instructions";
-import { buildPayoutInstruction } from "../../src/programs/sla-escrow/payout-instructions";
-import { findBankPda, findEscrowConfigPda, findEscrowPda, findPaymentPda } from "../../src/programs/sla-escrow/pda";
-import { decodePayment, PAYMENT_STATE } from "../../src/programs/sla-escrow/accounts";
-import { randomPaymentUid } from "../../src/programs/sla-escrow/payment-uid";
-import { getApproveDeliveryInstruction, getFundPaymentInstruction, getSubmitDeliveryInstruction } from "../../src/programs/sla-escrow/instructions";
+import { CLUSTERS } from "../../src/platform/config/networks";
+import { findUniversalSettleConfigPda } from "../../src/rails/exact/program/pda";
+import { decodeUniversalSettleConfig, decodeSplitVault } from "../../src/rails/exact/program/accounts";
+import { getSweepInstruction } from "../../src/rails/exact/program/instructions";
+import { buildPayoutInstruction } from "../../src/rails/sla-escrow/program/payout-instructions";
+import { findBankPda, findEscrowConfigPda, findEscrowPda, findPaymentPda } from "../../src/rails/sla-escrow/program/pda";
+import { decodePayment, PAYMENT_STATE } from "../../src/rails/sla-escrow/program/accounts";
+import { randomPaymentUid } from "../../src/rails/sla-escrow/program/payment-uid";
+import { getApproveDeliveryInstruction, getFundPaymentInstruction, getSubmitDeliveryInstruction } from "../../src/rails/sla-escrow/program/instructions";
 
 /**
  * The stand-in programs executing the facilitator's own instructions as real transactions on the local chain

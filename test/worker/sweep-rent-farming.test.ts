@@ -58,8 +58,8 @@ async function feePayerSpendingOn(account: Address): Promise<Map<string, bigint>
 }
 
 async function feeDestination(): Promise<Address> {
-  const { findUniversalSettleConfigPda } = await import("../../src/programs/universal-settle/pda");
-  const { decodeUniversalSettleConfig } = await import("../../src/programs/universal-settle/accounts");
+  const { findUniversalSettleConfigPda } = await import("../../src/rails/exact/program/pda");
+  const { decodeUniversalSettleConfig } = await import("../../src/rails/exact/program/accounts");
   const [configPda] = await findUniversalSettleConfigPda(PROGRAM_ID);
   const info = await chainRpc<{ value: { data: [string, string] } }>("getAccountInfo", [configPda, { encoding: "base64" }]);
   return decodeUniversalSettleConfig(Uint8Array.from(atob(info.value.data[0]), (c) => c.charCodeAt(0)))!.feeDestination;

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { generateKeyPairSigner } from "@solana/kit";
 import { call, callWithEnv } from "../support/workerd/worker-http";
 import { USDC, DEVNET } from "../support/workerd/payment-fixtures";
-import { maxRailsWithinBudget } from "../../src/sweep/budget";
+import { maxRailsWithinBudget } from "../../src/rails/exact/sweep/budget";
 
 /**
  * A fleet larger than one run: ledger rows are written straight into D1 (these sellers' vaults do not exist on the
@@ -67,7 +67,7 @@ describe("sweeps: a fleet larger than one run", () => {
 
 describe("sweeps: D1 claims", () => {
   it("of two runs claiming the same rails at the same moment, each rail goes to exactly one", async () => {
-    const { claimSweepRails } = await import("../../src/store/sweeps");
+    const { claimSweepRails } = await import("../../src/rails/exact/sweep/sweeps");
     const rails = await Promise.all(Array.from({ length: 40 }, async () => ({ wallet: (await generateKeyPairSigner()).address, rail: "SOL" })));
     const now = Date.now();
     const claim = (claimId: string) => claimSweepRails(env.DB, rails, { claimId, nowMs: now, expiresAtMs: now + 60_000, attemptedBeforeMs: now });

@@ -7,7 +7,7 @@ import { chainRpc, fundedBuyer, lamportsOf, nextBlockhash, tokenBalance, signAnd
 import { createUsdcAccount, enrichedLine, NATIVE_SOL, signedPaymentBody, USDC } from "../support/workerd/payment-fixtures";
 import { TEST_FEE_PAYER } from "../support/keys";
 import { runScheduled, SWEEP_CRON } from "../../src/jobs/scheduled";
-import { clearConfigCache } from "../../src/config/load-config";
+import { clearConfigCache } from "../../src/platform/config/load-config";
 import type { Env } from "../../src/env";
 
 /**
@@ -231,15 +231,15 @@ describe("sweeps: plan, dry run, real runs, cooldown, concurrency, cron", () => 
 });
 
 async function feeDestination(): Promise<Address> {
-  const { findUniversalSettleConfigPda } = await import("../../src/programs/universal-settle/pda");
-  const { decodeUniversalSettleConfig } = await import("../../src/programs/universal-settle/accounts");
+  const { findUniversalSettleConfigPda } = await import("../../src/rails/exact/program/pda");
+  const { decodeUniversalSettleConfig } = await import("../../src/rails/exact/program/accounts");
   const { PROGRAM_ID } = await import("../support/workerd/payment-fixtures");
   const [configPda] = await findUniversalSettleConfigPda(PROGRAM_ID);
   const info = await chainRpc<{ value: { data: [string, string] } }>("getAccountInfo", [configPda, { encoding: "base64" }]);
   return decodeUniversalSettleConfig(Uint8Array.from(atob(info.value.data[0]), (c) => c.charCodeAt(0)))!.feeDestination;
 }
 
-describe("sweeps: the fee payer's exposure budget (src/fee-payer-budget/)", () => {
+describe("sweeps: the fee payer's exposure budget (src/chain/fee-payer-budget/)", () => {
   it("a run's fees are booked on the sweep rail before any is signed: past SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS each rail is skipped with the cap's reason and nothing is sent; within it the fees are booked", async () => {
     const seller = await paySeller(USDC, "5000000", await sovereignSeller());
     await createUsdcAccount(seller.wallet, await fundedBuyer(0));

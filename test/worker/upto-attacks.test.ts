@@ -7,10 +7,10 @@ import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
 import { USDC, usdcAccountOf } from "../support/workerd/payment-fixtures";
 import { chainRpc, fundedBuyer, latestBlockhash, lamportsOf, tokenBalance } from "../support/workerd/chain";
 import { MEMO_PROGRAM, TOKEN_PROGRAM } from "../support/workerd/craft-payment";
-import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/solana/compute-budget";
+import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/chain/compute-budget";
 import { channelAccount, uptoBody, uptoClaimBody, uptoDeposit, uptoLine, type DepositOptions } from "../support/workerd/upto-fixtures";
 import { faultScenario } from "../support/workerd/fault-scenario";
-import { CLUSTERS } from "../../src/config/networks";
+import { CLUSTERS } from "../../src/platform/config/networks";
 
 /**
  * The exact rail's attack tests, repeated for upto where they apply (issue 24 §6). Every deposit below is a real

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { address, generateKeyPairSigner, type Address, type KeyPairSigner } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
-import { CLUSTERS } from "../../src/config/networks";
-import { decodeChannel, CHANNEL_STATUS } from "../../src/programs/payment-channels/accounts";
-import { getRequestCloseInstruction, getTopUpInstruction } from "../../src/programs/payment-channels/instructions";
-import { PAYMENT_CHANNELS_PROGRAM_ADDRESS } from "../../src/programs/payment-channels/pda";
+import { CLUSTERS } from "../../src/platform/config/networks";
+import { decodeChannel, CHANNEL_STATUS } from "../../src/rails/upto/program/accounts";
+import { getRequestCloseInstruction, getTopUpInstruction } from "../../src/rails/upto/program/instructions";
+import { PAYMENT_CHANNELS_PROGRAM_ADDRESS } from "../../src/rails/upto/program/pda";
 import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
 import { USDC, drainAndCloseUsdcAccount, usdcAccountOf } from "../support/workerd/payment-fixtures";
 import { fundedBuyer, lamportsOf, sendAs, tokenBalance } from "../support/workerd/chain";

@@ -1,11 +1,11 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createKeyPairSignerFromPrivateKeyBytes, generateKeyPairSigner, type Address, type KeyPairSigner } from "@solana/kit";
-import { loadConfig } from "../../src/config/load-config";
+import { loadConfig } from "../../src/platform/config/load-config";
 import type { Env } from "../../src/env";
-import { uptoOpenRentLamports } from "../../src/fee-payer-budget/caps";
-import { TOKEN_PROGRAM_ADDRESS } from "../../src/solana/token-programs";
-import { runUptoKeeper } from "../../src/upto-keeper/run-keeper";
+import { uptoOpenRentLamports } from "../../src/chain/fee-payer-budget/caps";
+import { TOKEN_PROGRAM_ADDRESS } from "../../src/chain/token-programs";
+import { runUptoKeeper } from "../../src/rails/upto/keeper/run-keeper";
 import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
 import { usdcAccountOf } from "../support/workerd/payment-fixtures";
 import { chainRpc, fundedBuyer, lamportsOf, tokenBalance } from "../support/workerd/chain";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { generateKeyPairSigner, type Address } from "@solana/kit";
 import { labelledKeypair } from "../../scripts/lib/keypair";
-import { decodeChannel, CHANNEL_STATUS } from "../../src/programs/payment-channels/accounts";
+import { decodeChannel, CHANNEL_STATUS } from "../../src/rails/upto/program/accounts";
 import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
 import { callWithEnv } from "../support/workerd/worker-http";
 import { DEVNET, usdcAccountOf } from "../support/workerd/payment-fixtures";

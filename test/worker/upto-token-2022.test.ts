@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { address, generateKeyPairSigner, type Address } from "@solana/kit";
-import { CLUSTERS } from "../../src/config/networks";
+import { CLUSTERS } from "../../src/platform/config/networks";
 import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
 import { fundedBuyer, lamportsOf, tokenBalance } from "../support/workerd/chain";
 import { TOKEN_2022_PROGRAM } from "../support/workerd/craft-payment";

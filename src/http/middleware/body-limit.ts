@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { FacilitatorError } from "../../errors/catalogue";
+import { FacilitatorError } from "../../platform/errors/catalogue";
 import type { AppEnv } from "../context";
 
 /** One hono bodyLimit per configured size (the config is per isolate), built once instead of on every request. */

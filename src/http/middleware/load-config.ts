@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import { getConfig } from "../../config/load-config";
+import { getConfig } from "../../platform/config/load-config";
 import type { AppEnv } from "../context";
 
 /** Loads (or takes from the isolate cache) the validated config; an invalid config fails every route with 500. */

@@ -1,4 +1,4 @@
-import { FacilitatorError } from "../../errors/catalogue";
+import { FacilitatorError } from "../../platform/errors/catalogue";
 import type { AppContext } from "../context";
 
 /**

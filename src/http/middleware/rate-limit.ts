@@ -1,6 +1,6 @@
 import type { Handler } from "hono";
-import { FacilitatorError } from "../../errors/catalogue";
-import { log } from "../../observability/log";
+import { FacilitatorError } from "../../platform/errors/catalogue";
+import { log } from "../../platform/observability/log";
 import type { AppContext, AppEnv } from "../context";
 
 /**

@@ -1,5 +1,7 @@
 import * as v from "valibot";
 import { PaymentRequirementsSchema } from "../../x402/schemas";
+import { LISTED_SCHEMES } from "../../directory/resources/listed-schemes";
+import { SELLER_PREVIEW_SCHEMES } from "../../directory/sellers/seller-inputs";
 
 /**
  * Success bodies of the agent-facing routes, documented in /openapi.json and /agent-tools.json. Loose objects:
@@ -63,7 +65,7 @@ export const SettlementStatusResponseSchema = v.looseObject({
   paymentId: v.optional(v.string()),
 });
 
-/** What every payment builder answers: UnsignedTransactionFields (src/solana/unsigned-transaction.ts) and the verify body template. */
+/** What every payment builder answers: UnsignedTransactionFields (src/chain/unsigned-transaction.ts) and the verify body template. */
 const UNSIGNED_TRANSACTION_ENTRIES = {
   x402Version: v.literal(2),
   transaction: v.string(),
@@ -139,7 +141,7 @@ export const ResourceEntrySchema = v.looseObject({
   useCase: v.optional(v.string()),
   category: v.optional(v.string()),
   tags: v.array(v.string()),
-  scheme: v.picklist(["exact", "sla-escrow"]),
+  scheme: v.picklist(LISTED_SCHEMES),
   network: v.optional(v.string()),
   intentContractUrl: v.optional(v.string()),
   merchantOrigin: v.optional(v.string()),
@@ -227,7 +229,7 @@ export const SellerPreviewResponseSchema = v.looseObject({
   /** pr402's OnboardResponse.facilitator: the service's name; fee payer and network are in facilitatorInfo. */
   facilitator: v.string(),
   facilitatorInfo: v.looseObject({ feePayer: Address, network: v.string() }),
-  schemes: v.looseObject({ exact: RailInfoSchema, "sla-escrow": RailInfoSchema }),
+  schemes: v.looseObject(Object.fromEntries(SELLER_PREVIEW_SCHEMES.map((scheme) => [scheme, RailInfoSchema]))),
   lifecycle: v.looseObject({
     previewed: v.literal(true),
     activated: v.boolean(),

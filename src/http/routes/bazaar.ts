@@ -1,6 +1,6 @@
 import { route, type RouteDef } from "../route-def";
-import { BazaarQuerySchema, bazaarResources } from "../../bazaar/bazaar-resources";
-import { BazaarSearchQuerySchema, bazaarSearch } from "../../bazaar/bazaar-search";
+import { BazaarQuerySchema, bazaarResources } from "../../directory/bazaar/bazaar-resources";
+import { BazaarSearchQuerySchema, bazaarSearch } from "../../directory/bazaar/bazaar-search";
 
 /** `/discovery/*`: the x402 v2 Bazaar discovery API (the official client's `extensions.bazaar`). */
 export function bazaarRoutes(): RouteDef[] {

@@ -1,5 +1,5 @@
 import { route, type RouteDef } from "../route-def";
-import { directoryStats } from "../../resources/resource-search";
+import { directoryStats } from "../../directory/resources/resource-search";
 import { DirectoryStatsResponseSchema } from "../responses/schemas";
 
 /** `/directory/stats`: how big the public directory is (providers and resources). */

@@ -1,7 +1,7 @@
 import { route, type RouteDef, type EndpointInfo } from "../route-def";
-import { buildHealthReport } from "../../self-description/health";
-import { buildSupported } from "../../self-description/supported";
-import { buildCapabilities } from "../../self-description/capabilities";
+import { buildHealthReport } from "../self-description/health";
+import { buildSupported } from "../self-description/supported";
+import { buildCapabilities } from "../self-description/capabilities";
 import { CapabilitiesResponseSchema, SupportedResponseSchema } from "../responses/schemas";
 
 /** `/health`, `/supported`, `/capabilities`; `endpoints` is read at request time so capabilities lists every mounted route. */

@@ -1,8 +1,9 @@
 import { publicPath, route, type RouteDef } from "../route-def";
 import type { AppContext } from "../context";
-import { PaymentRequiredSchema } from "../../x402/schemas";
-import { enrichPaymentRequired, type PaymentRequiredBody } from "../../schemes/exact/enrich";
-import { enrichEscrowLines } from "../../schemes/sla-escrow/enrich";
+import { PaymentRequiredSchema, type PaymentRequiredBody } from "../../x402/schemas";
+import { enrichWithRails, RAILS } from "../../rails/registry";
+import { refused } from "../../platform/errors/catalogue";
+import type { Config } from "../../platform/config/load-config";
 
 /**
  * The seller transform: a naive 402 body in, the same body paying this facilitator's rails out (both rails), at
@@ -27,7 +28,11 @@ export function paymentRequiredRoutes(): RouteDef[] {
       body: PaymentRequiredSchema,
       // An anonymous read of the chain (one batched account read): under the per-client read limit like the GETs.
       limit: "read",
-      handler: async (c, { body }) => c.json(await enrich(c, body)),
+      handler: async (c, { body }) => {
+        refuseWithoutOwnLine(c.var.config, body);
+        return c.json(await enrich(c, body));
+      },
+      reasons: ["no_line_for_facilitator", "invalid_exact_svm_payload_amount_below_minimum", "invalid_exact_svm_payload_recipient_mismatch"],
     }),
     /*
      * Faremeter's facilitator protocol (`@faremeter/middleware` 0.22 `createHTTPFacilitatorHandler`). The middleware
@@ -48,13 +53,28 @@ export function paymentRequiredRoutes(): RouteDef[] {
   ];
 }
 
+/**
+ * Other networks' lines pass through untouched (a multi-network 402 keeps them for their own facilitators), but a body
+ * with no line for this network was sent to the wrong facilitator: say so instead of echoing it unchanged. Faremeter's
+ * `/accepts` keeps echoing (its middleware asks every facilitator it knows).
+ */
+function refuseWithoutOwnLine(config: Config, body: PaymentRequiredBody): void {
+  const networks = body.accepts.map((line) => (typeof line === "object" && line !== null && "network" in line ? line.network : undefined));
+  if (networks.some((network) => network === undefined || network === config.network)) return;
+  throw refused(
+    "no_line_for_facilitator",
+    `accepts: no line is for ${config.network}, the only network this facilitator serves (lines for ${[...new Set(networks.map(String))].join(", ")}); ` +
+      `add a line with network "${config.network}" and your Solana wallet as payTo`,
+  );
+}
+
 async function enrich(c: AppContext, body: PaymentRequiredBody) {
-  const withEscrowLines = await enrichEscrowLines(c.var.config, body);
-  return enrichPaymentRequired(c.var.config, withEscrowLines, c.get("correlationId"));
+  return enrichWithRails(c.var.config, body, c.get("correlationId"));
 }
 
 /** The self-description pr402 answers on GET (public/openapi.json facilitatorPaymentRequiredEnrichInfo), in our words. */
 function describeEnrich(network: string, feePayer: string) {
+  const enriching = RAILS.filter((rail) => rail.describe?.enrich);
   return {
     endpoint: publicPath("/payment-required/enrich"),
     method: "POST",
@@ -62,17 +82,13 @@ function describeEnrich(network: string, feePayer: string) {
     sideEffect: "none: a pure transform, nothing is stored or sent on chain",
     description:
       "Send the PaymentRequired body your server would answer with HTTP 402, with your own wallet as payTo. " +
-      "exact lines come back paying your UniversalSettle vault PDA, with this facilitator's keys in extra (those of the exact kind in GET /supported); " +
-      "sla-escrow lines come back paying the shared Escrow PDA of the line's asset, with the escrow keys in extra and merchantWallet = your wallet (FundPayment.seller).",
-    schemes: {
-      exact: { payTo: "your vault PDA (seeds \"vault\", your wallet)" },
-      "sla-escrow": { payTo: "the Escrow PDA of the line's asset", sellerNamedIn: "extra.merchantWallet" },
-    },
+      enriching.map((rail) => rail.describe!.enrich!.sentence).join(""),
+    schemes: Object.fromEntries(enriching.map((rail) => [rail.scheme, rail.describe!.enrich!.payTo])),
     feePayer,
     requestExample: {
       x402Version: 2,
       resource: { url: "https://api.example.com/report", description: "One report", mimeType: "application/json" },
-      accepts: [{ scheme: "exact", network, asset: "<mint>", amount: "10000", payTo: "<your wallet>", maxTimeoutSeconds: 60, extra: {} }],
+      accepts: [{ scheme: enriching[0]?.scheme, network, asset: "<mint>", amount: "10000", payTo: "<your wallet>", maxTimeoutSeconds: 60, extra: {} }],
     },
   };
 }

@@ -1,17 +1,18 @@
 import { route, type RouteDef } from "../route-def";
 import type { AppContext } from "../context";
-import { VerifySettleBodySchema, type VerifySettleBody } from "../../x402/schemas";
-import { checkCommonRequirements } from "../../x402/common-checks";
-import { normalizeScheme } from "../../x402/scheme-names";
+import type { VerifySettleBody } from "../../x402/schemas";
 import { rejection, type PaymentRejection } from "../../x402/payment-verdict";
-import { RAIL_BY_SCHEME } from "../../schemes/registry";
+import { checkCommonRequirements, normalizeScheme, RAIL_BY_SCHEME, VerifySettleBodySchema } from "../../rails/registry";
 import { settledWith, type SettleOutcome } from "../../settlement/settle-engine";
 import { recordPaymentAttempt, type PaymentAttempt } from "../../store/payment-attempts";
-import { log } from "../../observability/log";
-import { ERROR_STATUS, isFacilitatorError } from "../../errors/catalogue";
+import { log } from "../../platform/observability/log";
+import { ERROR_STATUS, isFacilitatorError, type ErrorReason } from "../../platform/errors/catalogue";
+import { asVerifySettleBody } from "../../x402/bare-payment-payload";
+import { ALL_REJECTION_REASONS } from "../../x402/rejection-reason-list";
+import type { RejectionReason } from "../../x402/rejection-reasons";
 import { callerCorrelationIdOf } from "../middleware/correlation-id";
 import { enforceRateLimit } from "../middleware/rate-limit";
-import { recordRequestTelemetry } from "../../observability/telemetry";
+import { recordRequestTelemetry } from "../../platform/observability/telemetry";
 import { payerKeyOf } from "../../x402/payer-key";
 import { paymentIdentifierOf } from "../../x402/payment-identifier";
 import { SettleResponseSchema, VerifyResponseSchema } from "../responses/schemas";
@@ -29,7 +30,7 @@ export function paymentRoutes(): RouteDef[] {
       path: "/verify",
       tag: "Payments",
       summary: "Verify an x402 v2 payment proof against payment requirements (no funds move)",
-      invalidInput: (c, message) => answerVerify(c, Date.now(), rejection("invalid_payload", message)),
+      invalidInput: (c, message, reason) => answerVerify(c, Date.now(), rejection(paymentInputReason(reason), message)),
       handler: async (c, { body }) => answerVerify(c, Date.now(), await limitedPayment(c, body)),
     }),
     route({
@@ -42,7 +43,7 @@ export function paymentRoutes(): RouteDef[] {
       path: "/settle",
       tag: "Payments",
       summary: "Verify, co-sign as fee payer, submit and confirm an x402 v2 payment (idempotent)",
-      invalidInput: (c, message) => answerSettle(c, Date.now(), rejection("invalid_payload", message)),
+      invalidInput: (c, message, reason) => answerSettle(c, Date.now(), rejection(paymentInputReason(reason), message)),
       handler: async (c, { body }) => answerSettle(c, Date.now(), await limitedPayment(c, body)),
     }),
   ];
@@ -52,7 +53,18 @@ export function paymentRoutes(): RouteDef[] {
  * How verify and settle read their input: the per-client limit before anything is read, any Content-Type, and a
  * malformed or wrongly shaped body is an x402 `invalid_payload` answered in the route's own shape.
  */
-const PAYMENT_INPUT = { limit: "paymentClient", anyContentType: true } as const;
+const PAYMENT_INPUT = {
+  limit: "paymentClient",
+  anyContentType: true,
+  networkAt: [["paymentRequirements", "network"], ["paymentPayload", "accepted", "network"], ["accepted", "network"]],
+  reshapeBody: asVerifySettleBody,
+  reasons: ALL_REJECTION_REASONS,
+} as const;
+
+/** A body refused before it parses: a foreign network keeps its reason (as on every route), any other flaw is x402's `invalid_payload`. */
+function paymentInputReason(reason: ErrorReason): RejectionReason {
+  return reason === "invalid_network" ? "invalid_network" : "invalid_payload";
+}
 
 async function answerVerify(c: AppContext, startedAtMs: number, parsed: ParsedBody): Promise<Response> {
   const correlationId = parsed.ok ? (parsed.body.correlationId ?? c.var.correlationId) : c.var.correlationId;
@@ -66,6 +78,7 @@ async function answerVerify(c: AppContext, startedAtMs: number, parsed: ParsedBo
       valid: false,
       invalidReason: verdict.reason,
       invalidMessage: verdict.message,
+      reason: verdict.reason,
       ...(verdict.payer ? { payer: verdict.payer } : {}),
       error: verdict.message,
       code: verdict.code ?? "PAYMENT_INVALID",
@@ -106,6 +119,7 @@ async function answerSettle(c: AppContext, startedAtMs: number, parsed: ParsedBo
       success: false,
       errorReason: result.reason,
       errorMessage: result.message,
+      reason: result.reason,
       ...(result.payer ? { payer: result.payer } : {}),
       transaction: signature,
       network: config.network,
@@ -117,13 +131,13 @@ async function answerSettle(c: AppContext, startedAtMs: number, parsed: ParsedBo
   );
 }
 
-/**
- * `amount` of an upto success (`SettleResponse.amount` of @x402/core): what the channel settled, the deposit for a
- * deposit and the charge for a claim — both are the requirements' amount, which the rail held to the payload.
- */
+/** `amount` of a success (`SettleResponse.amount` of @x402/core), for a rail whose settled amount it names. */
 function settledAmountOf(parsed: ParsedBody): { amount?: string } {
-  if (!parsed.ok || normalizeScheme(parsed.body.paymentRequirements.scheme) !== "upto") return {};
-  return { amount: parsed.body.paymentRequirements.amount };
+  if (!parsed.ok) return {};
+  const requirements = parsed.body.paymentRequirements;
+  const scheme = normalizeScheme(requirements.scheme);
+  const settledAmount = scheme === null ? undefined : RAIL_BY_SCHEME.get(scheme)?.settledAmount;
+  return settledAmount ? { amount: settledAmount(requirements) } : {};
 }
 
 type ParsedBody = { ok: true; body: VerifySettleBody; paymentId: string | null } | PaymentRejection;
@@ -158,8 +172,7 @@ async function settlePayment(c: AppContext, body: VerifySettleBody, paymentId: s
     // Only the header counts as the seller's retry key: the body may come verbatim from the buyer.
     callerCorrelationId: callerCorrelationIdOf(c.req.header("X-Correlation-ID")),
     paymentId,
-    callerCredential: bearerTokenOf(c.req.header("Authorization")),
-  });
+  }, { bearerToken: bearerTokenOf(c.req.header("Authorization")) });
 }
 
 /**

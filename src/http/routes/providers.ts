@@ -1,6 +1,6 @@
 import { route, type RouteDef } from "../route-def";
-import { WalletPathSchema } from "../../sellers/seller-inputs";
-import { getListedProviderEntry, listProviders, ProvidersQuerySchema } from "../../providers/provider-directory";
+import { WalletPathSchema } from "../../directory/sellers/seller-inputs";
+import { getListedProviderEntry, listProviders, ProvidersQuerySchema } from "../../directory/providers/provider-directory";
 import { ProviderSingleResponseSchema, ProvidersPageResponseSchema } from "../responses/schemas";
 
 /** `/providers`: the public provider directory (docs/facilitator-spec.md §4.4), verified, opted-in sellers. */

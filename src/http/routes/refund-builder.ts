@@ -1,5 +1,5 @@
 import { route, type RouteDef } from "../route-def";
-import { buildRefund, BuildRefundRequestSchema } from "../../refunds/build-refund";
+import { buildRefund, BuildRefundRequestSchema } from "../../chain/refund/build-refund";
 
 /** `/build-refund-tx`: a merchant's SPL refund to the original payer, signed and paid by the merchant. */
 export function refundBuilderRoutes(): RouteDef[] {

@@ -1,7 +1,7 @@
 import type { Hono } from "hono";
 import type { AppEnv } from "../context";
-import { STATIC_ARTIFACT_PATHS } from "../../self-description/static-artifacts";
-import { servedResourceIndex } from "../../resources/resource-index";
+import { STATIC_ARTIFACT_PATHS } from "../self-description/static-artifacts";
+import { servedResourceIndex } from "../../directory/resources/resource-index";
 import { withReadRateLimit } from "../middleware/rate-limit";
 
 /** `/dist/resource-index.json` (docs/facilitator-spec.md §1 rule 4): the probe job's KV snapshot, re-checked against the listing gates. */

@@ -1,8 +1,8 @@
 import { route, type RouteDef } from "../route-def";
 import { challengeDomainOf } from "../challenge-domain";
-import { WalletPathSchema } from "../../sellers/seller-inputs";
-import { issueChallenge } from "../../wallet-challenges/signed-challenge";
-import { getListedResource, ResourcesQuerySchema, searchResources } from "../../resources/resource-search";
+import { WalletPathSchema } from "../../directory/sellers/seller-inputs";
+import { issueChallenge } from "../../directory/wallet-challenges/signed-challenge";
+import { getListedResource, ResourcesQuerySchema, searchResources } from "../../directory/resources/resource-search";
 import {
   OwnerResourcesSchema,
   ResourceChallengeQuerySchema,
@@ -10,9 +10,9 @@ import {
   ResourceIdBodySchema,
   ResourceIdPathSchema,
   ResourceRegisterBodySchema,
-} from "../../resources/resource-inputs";
-import { listOwnedResources, probeOwnedResource, registerResource, retireOwnedResource } from "../../resources/resource-registry";
-import { harvestManifest } from "../../resources/manifest";
+} from "../../directory/resources/resource-inputs";
+import { listOwnedResources, probeOwnedResource, registerResource, retireOwnedResource } from "../../directory/resources/resource-registry";
+import { harvestManifest } from "../../directory/resources/manifest";
 import { ChallengeResponseSchema, ResourceSingleResponseSchema, ResourceSearchResponseSchema } from "../responses/schemas";
 
 /** `/resources`: the public resource directory (docs/facilitator-spec.md §4.4), its registry, and each wallet's own list (`/sellers/{wallet}/resources`). */

@@ -1,17 +1,14 @@
 import { route, type RouteDef } from "../route-def";
 import { challengeDomainOf } from "../challenge-domain";
-import { badRequest } from "../../errors/catalogue";
-import { normalizeScheme } from "../../x402/scheme-names";
-import { buildSellerPreview } from "../../sellers/preview";
-import { lookupEscrowRail, lookupExactRail } from "../../sellers/rail-lookup";
-import { resolveSellerAsset } from "../../sellers/seller-asset";
-import { buildSellerProvisioning, ProvisionRequestSchema } from "../../sellers/provision";
-import { issueChallenge } from "../../wallet-challenges/signed-challenge";
-import { registerSeller, RegisterBodySchema } from "../../sellers/register";
-import { retireSeller, RetireBodySchema } from "../../sellers/retire";
-import { listSellerPayments, SellerPaymentsBodySchema } from "../../sellers/payment-history";
-import { RailPathSchema, RailQuerySchema, WalletPathSchema } from "../../sellers/seller-inputs";
-import { ChallengeQuerySchema } from "../../wallet-challenges/challenge-inputs";
+import { buildSellerPreview } from "../../directory/sellers/preview";
+import { lookupSellerRail } from "../../directory/sellers/rail-lookup";
+import { buildSellerProvisioning, ProvisionRequestSchema } from "../../directory/sellers/provision";
+import { issueChallenge } from "../../directory/wallet-challenges/signed-challenge";
+import { registerSeller, RegisterBodySchema } from "../../directory/sellers/register";
+import { retireSeller, RetireBodySchema } from "../../directory/sellers/retire";
+import { listSellerPayments, SellerPaymentsBodySchema } from "../../directory/sellers/payment-history";
+import { RailPathSchema, RailQuerySchema, WalletPathSchema } from "../../directory/sellers/seller-inputs";
+import { ChallengeQuerySchema } from "../../directory/wallet-challenges/challenge-inputs";
 import {
   ChallengeResponseSchema,
   ProvisionResponseSchema,
@@ -45,15 +42,7 @@ export function sellerRoutes(): RouteDef[] {
       params: RailPathSchema,
       query: RailQuerySchema,
       response: RailInfoSchema,
-      handler: async (c, { params: { wallet, scheme }, query: { asset } }) => {
-        const rail = normalizeScheme(scheme);
-        if (rail === null) throw badRequest(`scheme: must be "exact" or "sla-escrow", got "${scheme}"`);
-        // An upto channel pays its split to the seller's own wallet: there is no vault or escrow address to look up.
-        if (rail === "upto") throw badRequest(`scheme: "upto" has no per-seller rail address; its payTo is the seller's own wallet`);
-        const config = c.var.config;
-        if (rail === "exact") return c.json(await lookupExactRail(config, wallet));
-        return c.json(await lookupEscrowRail(config, wallet, resolveSellerAsset(config, asset ?? "USDC")));
-      },
+      handler: async (c, { params: { wallet, scheme }, query: { asset } }) => c.json(await lookupSellerRail(c.var.config, wallet, scheme, asset)),
     }),
     route({
       key: "sellerProvisionTx",

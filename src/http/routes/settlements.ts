@@ -1,9 +1,9 @@
 import * as v from "valibot";
 import { route, type RouteDef } from "../route-def";
-import { notFound } from "../../errors/catalogue";
+import { notFound } from "../../platform/errors/catalogue";
 import { getSettlementBySignature, type SettlementRow } from "../../store/settlements";
-import { signatureStatus } from "../../solana/confirm";
-import type { Config } from "../../config/load-config";
+import { signatureStatus } from "../../chain/confirm";
+import type { Config } from "../../platform/config/load-config";
 import { SettlementStatusResponseSchema } from "../responses/schemas";
 
 const SettlementPathSchema = v.object({

@@ -14,7 +14,7 @@ import {
   type Instruction,
   type KeyPairSigner,
 } from "@solana/kit";
-import { MEMO_PROGRAM_ADDRESS } from "../../../src/solana/token-programs";
+import { MEMO_PROGRAM_ADDRESS } from "../../../src/chain/token-programs";
 import { signWireTransaction } from "../sign-transaction";
 
 /** The shared local chain of the worker tests (started by test/global-setup.ts), over plain JSON-RPC. */

@@ -16,11 +16,11 @@ import {
 } from "@solana/kit";
 import { findAssociatedTokenPda, getTransferCheckedInstruction } from "@solana-program/token";
 import { getTransferSolInstruction } from "@solana-program/system";
-import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../../src/solana/compute-budget";
+import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../../src/chain/compute-budget";
 import { TEST_FEE_PAYER } from "../keys";
 import { latestBlockhash } from "./chain";
 import { RESOURCE } from "./payment-fixtures";
-import { vaultSolStorageOf } from "../../../src/schemes/exact/vault-addresses";
+import { vaultSolStorageOf } from "../../../src/rails/exact/vault-addresses";
 
 /**
  * Hand-crafted payment transactions for the rejection rules: each test starts from the standard shape the

@@ -4,8 +4,8 @@ import { call } from "./worker-http";
 import { chainRpc } from "./chain";
 import { DEVNET, RESOURCE, signAsBuyer } from "./payment-fixtures";
 import { LOCAL_ORACLE } from "../keys";
-import { CLUSTERS } from "../../../src/config/networks";
-import { decodePayment } from "../../../src/programs/sla-escrow/accounts";
+import { CLUSTERS } from "../../../src/platform/config/networks";
+import { decodePayment } from "../../../src/rails/sla-escrow/program/accounts";
 
 /** sla-escrow payments through the HTTP surface: enrich a naive line, build, sign as the buyer. */
 export const ESCROW_PROGRAM = address(CLUSTERS.devnet.slaEscrowProgramId);

@@ -4,8 +4,8 @@ import { findAssociatedTokenPda, getCloseAccountInstruction, getCreateAssociated
 import { call } from "./worker-http";
 import { chainRpc, sendAs, signAndSend, tokenBalance } from "./chain";
 import { signWireTransaction } from "../sign-transaction";
-import { CLUSTERS } from "../../../src/config/networks";
-import { TOKEN_PROGRAM_ADDRESS } from "../../../src/solana/token-programs";
+import { CLUSTERS } from "../../../src/platform/config/networks";
+import { TOKEN_PROGRAM_ADDRESS } from "../../../src/chain/token-programs";
 
 /** Shared fixtures for payment tests: real sellers activated on the local chain, real enrich and build calls. */
 
@@ -67,7 +67,7 @@ export async function usdcAccountOf(owner: Address): Promise<Address> {
   return (await findAssociatedTokenPda({ owner, mint: USDC, tokenProgram: TOKEN_PROGRAM_ADDRESS }))[0];
 }
 
-/** Creates `owner`'s USDC token account, paid by `payer` (any wallet can: README "Sweeps"). */
+/** Creates `owner`'s USDC token account, paid by `payer` (any wallet can: docs/sweeps.md). */
 export async function createUsdcAccount(owner: Address, payer: KeyPairSigner): Promise<Address> {
   const ata = await usdcAccountOf(owner);
   await sendAs(payer, [getCreateAssociatedTokenIdempotentInstruction({ payer, ata, owner, mint: USDC, tokenProgram: TOKEN_PROGRAM_ADDRESS })]);

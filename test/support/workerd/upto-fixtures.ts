@@ -8,11 +8,11 @@ import {
   type Instruction,
   type KeyPairSigner,
 } from "@solana/kit";
-import { PAYMENT_CHANNELS_PROGRAM_ADDRESS } from "../../../src/programs/payment-channels/pda";
-import { getOpenInstructionDataCodec, type OpenInstructionData } from "../../../src/programs/payment-channels/instructions";
-import { encodeVoucherMessage } from "../../../src/programs/payment-channels/voucher";
-import { buildUptoDepositTransaction, randomChannelSalt, uptoDepositInstructions, type UptoDepositTransactionInput } from "../../../src/schemes/upto/build-deposit-transaction";
-import { compileUnsignedTransaction } from "../../../src/solana/unsigned-transaction";
+import { PAYMENT_CHANNELS_PROGRAM_ADDRESS } from "../../../src/rails/upto/program/pda";
+import { getOpenInstructionDataCodec, type OpenInstructionData } from "../../../src/rails/upto/program/instructions";
+import { encodeVoucherMessage } from "../../../src/rails/upto/program/voucher";
+import { buildUptoDepositTransaction, randomChannelSalt, uptoDepositInstructions, type UptoDepositTransactionInput } from "../../../src/rails/upto/build-deposit-transaction";
+import { compileUnsignedTransaction } from "../../../src/chain/unsigned-transaction";
 import { DEVNET, USDC } from "./payment-fixtures";
 import { chainRpc } from "./chain";
 import { TOKEN_PROGRAM } from "./craft-payment";

@@ -5,7 +5,7 @@ import {
   paymentUidFromString,
   paymentUidToHex,
   randomPaymentUid,
-} from "../../../src/programs/sla-escrow/payment-uid";
+} from "../../../src/rails/sla-escrow/program/payment-uid";
 import { bytes, seq32, zeros } from "./byte-vectors";
 
 const hex0to31 = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";

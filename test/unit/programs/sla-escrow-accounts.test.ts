@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ProgramDataError } from "../../../src/programs/program-data-error";
+import { ProgramDataError } from "../../../src/chain/program/program-data-error";
 import {
   BANK_ACCOUNT_SIZE,
   ESCROW_ACCOUNT_SIZE,
@@ -25,8 +25,8 @@ import {
   type Escrow,
   type EscrowConfig,
   type Payment,
-} from "../../../src/programs/sla-escrow/accounts";
-import { NATIVE_SOL_ESCROW_MINT } from "../../../src/programs/sla-escrow/pda";
+} from "../../../src/rails/sla-escrow/program/accounts";
+import { NATIVE_SOL_ESCROW_MINT } from "../../../src/rails/sla-escrow/program/pda";
 import { addressFromBytes, bytes, fill32, seq32, zeros } from "./byte-vectors";
 
 const bank: Bank = { authority: addressFromBytes(seq32(1)), openAtUnixSeconds: -2n, feeBps: 250 };

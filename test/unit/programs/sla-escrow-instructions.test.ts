@@ -1,7 +1,7 @@
 import { AccountRole, address, type Address } from "@solana/kit";
 import { describe, expect, it } from "vitest";
-import { CLUSTERS } from "../../../src/config/networks";
-import { NATIVE_SOL_ESCROW_MINT } from "../../../src/programs/sla-escrow/pda";
+import { CLUSTERS } from "../../../src/platform/config/networks";
+import { NATIVE_SOL_ESCROW_MINT } from "../../../src/rails/sla-escrow/program/pda";
 import {
   FUND_PAYMENT_INSTRUCTION_DATA_SIZE,
   MUTUAL_ACTION,
@@ -21,7 +21,7 @@ import {
   getResolveWithSplitInstruction,
   getSubmitDeliveryInstruction,
   type FundPaymentInstructionData,
-} from "../../../src/programs/sla-escrow/instructions";
+} from "../../../src/rails/sla-escrow/program/instructions";
 import { fundPaymentV2Data, resolveWithSplitData } from "../../support/instruction-data";
 import { addressFromBytes, bytes, fill32, seq32, zeros } from "./byte-vectors";
 

@@ -1,6 +1,6 @@
 import { address, getAddressEncoder, getProgramDerivedAddress, type Address, type ReadonlyUint8Array } from "@solana/kit";
 import { describe, expect, it } from "vitest";
-import { CLUSTERS } from "../../../src/config/networks";
+import { CLUSTERS } from "../../../src/platform/config/networks";
 import {
   NATIVE_SOL_ESCROW_MINT,
   findBankPda,
@@ -9,7 +9,7 @@ import {
   findEscrowSolStoragePda,
   findPaymentExtPda,
   findPaymentPda,
-} from "../../../src/programs/sla-escrow/pda";
+} from "../../../src/rails/sla-escrow/program/pda";
 import { addressFromBytes, independentPda, seq32, zeros } from "./byte-vectors";
 
 const programId = address(CLUSTERS.devnet.slaEscrowProgramId);

@@ -12,8 +12,8 @@ import {
   getUniversalSettleConfigEncoder,
   type SplitVault,
   type UniversalSettleConfig,
-} from "../../../src/programs/universal-settle/accounts";
-import { ProgramDataError } from "../../../src/programs/program-data-error";
+} from "../../../src/rails/exact/program/accounts";
+import { ProgramDataError } from "../../../src/chain/program/program-data-error";
 import { addressFromBytes, bytes, seq32, zeros } from "./byte-vectors";
 
 // Hand-built from docs/universal-settle-abi.md: offsets below are absolute (header 8 + body offset).

@@ -7,8 +7,8 @@ import {
 } from "@solana/kit";
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 import { describe, expect, it } from "vitest";
-import { CLUSTERS } from "../../../src/config/networks";
-import { clearPdaCache } from "../../../src/programs/find-cached-pda";
+import { CLUSTERS } from "../../../src/platform/config/networks";
+import { clearPdaCache } from "../../../src/chain/program/find-cached-pda";
 import {
   feeShardIndexOf,
   findFeeShardPda,
@@ -16,11 +16,11 @@ import {
   findUniversalSettleConfigPda,
   findVaultPda,
   findVaultSolStoragePda,
-} from "../../../src/programs/universal-settle/pda";
+} from "../../../src/rails/exact/program/pda";
 import { addressFromBytes, independentPda, seq32 } from "./byte-vectors";
 
 const devnetProgram = address(CLUSTERS.devnet.universalSettleProgramId);
-/** Any other deployment (the mainnet id is an operator setting, see src/config/networks.ts). */
+/** Any other deployment (the mainnet id is an operator setting, see src/platform/config/networks.ts). */
 const otherProgram = addressFromBytes(seq32(200));
 const addressEncoder = getAddressEncoder();
 const utf8 = (text: string) => new TextEncoder().encode(text);

@@ -1,0 +1,43 @@
+import type { Address } from "@solana/kit";
+import { findAssociatedTokenPda } from "@solana-program/token";
+import type { Config } from "../platform/config/load-config";
+import { refused } from "../platform/errors/catalogue";
+import type { AccountSnapshot } from "./accounts";
+import { parseMint, type MintInfo } from "./mint";
+import { refusedMintExtension } from "./token-extensions";
+import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "./token-programs";
+
+/** What every buyer-side builder reads about the asset and the buyer's source accounts, whichever rail it builds for. */
+
+/**
+ * The asset's token program, decimals and extensions; 400 when it is not an acceptable mint (`screen`: the rail's
+ * Token-2022 extension rule, exact's by default).
+ */
+export function readPaymentMint(account: AccountSnapshot | null, asset: Address, screen: (mint: MintInfo) => string | null = refusedMintExtension): MintInfo {
+  if (account === null) throw refused("asset_not_found", `accepted.asset: mint ${asset} does not exist on this network`);
+  const mint = parseMint(account);
+  if (mint === null) throw refused("asset_not_found", `accepted.asset: ${asset} is not an initialized SPL Token or Token-2022 mint`);
+  const extensionRefused = screen(mint);
+  if (extensionRefused !== null) throw refused("invalid_exact_svm_payload_mint_extension_not_allowed", extensionRefused);
+  return mint;
+}
+
+export async function sourceAtaCandidates(owner: Address, mint: Address): Promise<{ token: Address; token2022: Address }> {
+  const [[token], [token2022]] = await Promise.all([
+    findAssociatedTokenPda({ owner, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS }),
+    findAssociatedTokenPda({ owner, mint, tokenProgram: TOKEN_2022_PROGRAM_ADDRESS }),
+  ]);
+  return { token, token2022 };
+}
+
+export function assetLabel(config: Config, asset: Address): string {
+  if (asset === config.mints.usdc) return "USDC";
+  if (config.mints.usdt !== null && asset === config.mints.usdt) return "USDT";
+  return `token ${asset}`;
+}
+
+/** 16 random bytes as 32 hex characters, like the official x402 client's memo nonce. */
+export function randomMemoNonce(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+}

@@ -1,0 +1,161 @@
+/**
+ * The fee payer's exposure budget (issue 32 §1): every lamport the fee payer puts out beyond the network fee of a
+ * payment it settles for a seller is booked here — per buyer wallet (`payer`), per `payTo`/seller and in total —
+ * against the operator's caps (config `feePayerBudget`, keys SVC_FEE_PAYER_MAX_* and SVC_UPTO_MAX_*, README
+ * "Money rules"). A spend that would pass a cap is refused, before anything is signed, with its own reason
+ * (x402/rejection-reasons.ts `FeePayerBudgetRejectionReason`): 429 for a cap of one wallet, 503 for the fee payer's.
+ *
+ * Two families of spend:
+ * - held (`rent_held`): rent fronted and expected back. Counted while out against SVC_FEE_PAYER_MAX_RENT_PER_PAYER_LAMPORTS,
+ *   SVC_FEE_PAYER_MAX_RENT_PER_PAY_TO_LAMPORTS and SVC_FEE_PAYER_MAX_RENT_SHARE_BPS of the fee payer's current balance.
+ * - spent (`rent_spent`, `sponsored_funding`, `network_fee`, `priority_fee`): gone for good. Counted for a rolling 24 h
+ *   against SVC_FEE_PAYER_MAX_SPEND_PER_PAYER_PER_DAY_LAMPORTS, SVC_FEE_PAYER_MAX_SPEND_PER_PAY_TO_PER_DAY_LAMPORTS and
+ *   SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS.
+ * Every booking must also leave the fee payer at or above SVC_FEE_PAYER_MIN_LAMPORTS (`fee_payer_below_minimum`).
+ * A booking and its caps are one D1 statement (or batch): concurrent bookings never both pass a cap.
+ *
+ * The API:
+ *
+ *   feePayerBalanceForBudget(config): Promise<bigint>
+ *     The balance the share and the minimum are computed from: the isolate's reading when younger than 60 s (no RPC),
+ *     else one getBalance. Start it early (in parallel with other reads) and pass the result on.
+ *
+ *   bookExposure(config, db, booking, { balanceLamports?, nowMs?, uncapped? }): Promise<{ ok: true } | PaymentRejection>
+ *     (balanceLamports null, spent bookings only: no reading at hand, the minimum is left to the settle floor — no RPC)
+ *     booking = { bookingId, rail, kind, payer, payTo, lamports } (ExposureBooking below). Call it BEFORE signing the
+ *     transaction that spends. `bookingId` is the spend's own stable key (e.g. `jit_vault:<vault>`,
+ *     `payout_ata:<owner>:<mint>:<UTC day>`): booking it again is a no-op that answers ok, so a retry never counts twice
+ *     and "at most once per recipient per period" is a key with the period in it. `payer`/`payTo` null: not capped on
+ *     that side (an operator's own job has neither). `uncapped`: counted but never refused, for the fee of a keeper step
+ *     that returns rent (it brings back far more than it costs; refusing it would starve the fee payer of its refill).
+ *
+ *   trimExposure(db, bookingId, lamports)
+ *     Lowers a live booking to what was really spent (a run's steps refused at preflight paid nothing); 0 voids it.
+ *
+ *   settleExposure(db, bookingId, outcome): Promise<boolean>
+ *     Ends a booking: "voided" (the transaction never reached the cluster, or failed without moving it), "returned"
+ *     (held rent came back, e.g. the account was closed to the fee payer), "spent" (held rent is lost for good: it
+ *     then counts against the daily caps from that moment). Only a live booking moves; returns whether it did.
+ *
+ *   uptoOpenCapRefusal(config, db, open, balanceLamports): /verify's read-only look at the same caps (one D1 query).
+ *
+ *   bookUptoOpen(config, db, open, balanceLamports) / voidUptoOpen(db, channelId, openMessageHash)
+ *     The upto rail's channel opens, whose rent is booked on the channel's own row (`upto_channels.rent_lamports`: the
+ *     booking is the row's first write, one D1 batch) and counted while that row is live (`opening`/`open`): the
+ *     keeper closing or dropping the row returns it, nothing else to call; a settle whose open never reached the
+ *     cluster voids it. Its own caps on top: SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAYER, _PER_PAY_TO and
+ *     SVC_UPTO_MAX_OPENS_PER_PAYER_PER_HOUR.
+ *
+ *   exposureHealth (./report.ts): what /health shows — rent out and spent by rail, and each cap's headroom.
+ */
+import type { Config } from "../../platform/config/load-config";
+import { readFeePayerBalance } from "../fee-payer-balance";
+import { SETTLE_BALANCE_MAX_AGE_MS } from "../fee-payer-floor";
+import { bookChannelOpenWithinCaps, bookExposureWithinCaps, readUptoOpenFigures, settleExposureRow, trimExposureRow, voidChannelOpen } from "../../store/fee-payer-exposure";
+import type { ChannelOpen } from "../../rails/upto/store/upto-channels";
+import { rejection, type PaymentRejection } from "../../x402/payment-verdict";
+import { belowMinimumRefusal, exposureCapRefusal, heldLimits, SPEND_WINDOW_MS, spentLimits, uptoCapRefusal, uptoOpenLimits, type ExposureKind, type ExposureRail } from "./caps";
+
+export type { ExposureKind, ExposureRail } from "./caps";
+
+/** One spend to book (any rail but an upto channel's rent). */
+export interface ExposureBooking {
+  /** The spend's own stable key: the same key books once. */
+  bookingId: string;
+  rail: ExposureRail;
+  kind: ExposureKind;
+  /** The buyer wallet whose payment caused it, or null. */
+  payer: string | null;
+  /** The payTo / seller it serves, or null. */
+  payTo: string | null;
+  lamports: bigint;
+}
+
+/** The fee payer's balance for the budget's share and minimum: the isolate's reading younger than 60 s, else one getBalance. */
+export async function feePayerBalanceForBudget(config: Config): Promise<bigint> {
+  return (await readFeePayerBalance(config, SETTLE_BALANCE_MAX_AGE_MS)).lamports;
+}
+
+export async function bookExposure(
+  config: Config,
+  db: D1Database,
+  booking: ExposureBooking,
+  options: { balanceLamports?: bigint | null; nowMs?: number; uncapped?: boolean } = {},
+): Promise<{ ok: true } | PaymentRejection> {
+  if (booking.lamports <= 0n) return { ok: true };
+  const nowMs = options.nowMs ?? Date.now();
+  const held = booking.kind === "rent_held";
+  if (options.uncapped) {
+    // Counted, never refused: a step that brings the fee payer back more than it costs (see bookExposure's doc).
+    const limits = held ? uncappedHeldLimits() : { ...uncappedHeldLimitsAsSpent(), sinceMs: nowMs - SPEND_WINDOW_MS };
+    await bookExposureWithinCaps(db, { ...booking, state: held ? "held" : "spent" }, limits, nowMs);
+    return { ok: true };
+  }
+  // null (a spent booking on the settle hot path without a balance reading yet): the settle floor alone guards the minimum.
+  const balance = options.balanceLamports === null && !held ? null : (options.balanceLamports ?? (await feePayerBalanceForBudget(config)));
+  const low = balance === null ? null : belowMinimumRefusal(config, balance, booking.lamports, booking.payer);
+  if (low) return low;
+  const limits = held ? heldLimits(config.feePayerBudget, balance!) : spentLimits(config.feePayerBudget, nowMs);
+  const { booked, figures } = await bookExposureWithinCaps(db, { ...booking, state: held ? "held" : "spent" }, limits, nowMs);
+  if (booked) return { ok: true };
+  return exposureCapRefusal(figures, limits, booking.lamports, booking) ?? unexplained(booking.bookingId);
+}
+
+export function settleExposure(db: D1Database, bookingId: string, outcome: "returned" | "spent" | "voided", nowMs = Date.now()): Promise<boolean> {
+  return settleExposureRow(db, bookingId, outcome, nowMs);
+}
+
+/**
+ * Lowers a live booking to what was really put out (e.g. a run booked every step's fee and preflight refused some:
+ * those paid nothing); 0 voids it. Never raises a booking (that would pass its caps unchecked).
+ */
+export function trimExposure(db: D1Database, bookingId: string, lamports: bigint, nowMs = Date.now()): Promise<boolean> {
+  return lamports <= 0n ? settleExposureRow(db, bookingId, "voided", nowMs) : trimExposureRow(db, bookingId, lamports, nowMs);
+}
+
+const NO_LIMIT = 1n << 62n;
+const uncappedHeldLimits = () => ({ rentPerPayerLamports: NO_LIMIT, rentPerPayToLamports: NO_LIMIT, totalRentLamports: NO_LIMIT });
+const uncappedHeldLimitsAsSpent = () => ({ spendPerPayerLamports: NO_LIMIT, spendPerPayToLamports: NO_LIMIT, spendTotalLamports: NO_LIMIT });
+
+/**
+ * Books an upto channel open before the fee payer signs it: writes the channel's row with its rent if every cap holds
+ * (a retry of the same open is always ok). One D1 batch.
+ */
+export async function bookUptoOpen(config: Config, db: D1Database, open: ChannelOpen, balanceLamports: bigint, nowMs = Date.now()): Promise<{ ok: true } | PaymentRejection> {
+  const low = belowMinimumRefusal(config, balanceLamports, open.rentLamports, open.payer);
+  if (low) return low;
+  const limits = uptoOpenLimits(config.feePayerBudget, balanceLamports, nowMs);
+  const booking = await bookChannelOpenWithinCaps(db, open, limits, nowMs);
+  if (booking.booked) return { ok: true };
+  const { channel, figures } = booking;
+  if (channel && channel.openMessageHash !== open.openMessageHash && channel.liveDeposit) {
+    return rejection("invalid_upto_svm_channel_already_open", `Channel ${open.channelId} already has a deposit in flight or settled; a deposit opens a new channel`, { payer: open.payer });
+  }
+  return uptoCapRefusal(figures, limits, open.rentLamports, open.payer) ?? unexplained(`upto_open:${open.channelId}`);
+}
+
+/**
+ * /verify's look at the caps an upto open would be booked under at settle (read only, one D1 query): the refusal the
+ * settle would answer, or null. An open already booked (a retry of the same deposit) is not refused.
+ */
+export async function uptoOpenCapRefusal(config: Config, db: D1Database, open: Pick<ChannelOpen, "payer" | "payTo" | "channelId" | "openMessageHash" | "rentLamports">, balanceLamports: bigint, nowMs = Date.now()): Promise<PaymentRejection | null> {
+  const low = belowMinimumRefusal(config, balanceLamports, open.rentLamports, open.payer);
+  if (low) return low;
+  const limits = uptoOpenLimits(config.feePayerBudget, balanceLamports, nowMs);
+  const { figures, channel } = await readUptoOpenFigures(db, open, limits.opensSinceMs);
+  if (channel?.openMessageHash === open.openMessageHash) return null;
+  return uptoCapRefusal(figures, limits, open.rentLamports, open.payer);
+}
+
+/** The open did not reach the cluster (or failed there): its rent is no longer counted. Safe against a concurrent sender. */
+export function voidUptoOpen(db: D1Database, channelId: string, openMessageHash: string, nowMs = Date.now()): Promise<boolean> {
+  return voidChannelOpen(db, channelId, openMessageHash, nowMs);
+}
+
+/**
+ * A refused write whose figures pass every cap: the write and the figures are one transaction, so this is a bug, not
+ * a race. Nothing was signed; the caller's error handling answers it (500) rather than a made-up reason.
+ */
+function unexplained(bookingId: string): never {
+  throw new Error(`exposure budget: booking ${bookingId} was refused although no cap is exceeded`);
+}

@@ -1,0 +1,63 @@
+import type { Config } from "../../platform/config/load-config";
+import { readExposureSummary, type ExposureSummary } from "../../store/fee-payer-exposure";
+import { OPENS_WINDOW_MS, SPEND_WINDOW_MS, totalRentLimitLamports } from "./caps";
+
+/** One cap: its limit, the largest use of it (of the tightest wallet, or in total) and what is left (decimal strings for lamports). */
+export interface CapView {
+  key: string;
+  limit: string;
+  used: string;
+  headroom: string;
+}
+
+/** /health's `feePayerExposure`: what the fee payer has out and has spent beyond sellers' network fees, and each cap's headroom. */
+export interface ExposureHealth {
+  /** Rent out (fronted, expected back) per rail, lamports. */
+  rentOutLamports: { total: string; byRail: Record<string, string> };
+  /** Lamports spent for good in the last 24 h per rail. */
+  spentLast24hLamports: { total: string; byRail: Record<string, string> };
+  uptoOpenChannels: number;
+  /** Per-wallet caps show their tightest wallet; the totals the fee payer as a whole (the share against the balance read for /health). */
+  caps: Record<string, CapView>;
+}
+
+/** What is out and spent, from one D1 batch of small aggregates over the live rows and the last day's spent rows. */
+export function readExposure(db: D1Database, nowMs = Date.now()): Promise<ExposureSummary> {
+  return readExposureSummary(db, nowMs - OPENS_WINDOW_MS, nowMs - SPEND_WINDOW_MS);
+}
+
+/** /health's view of `summary`; the share's limit needs the balance (unknown when it could not be read). */
+export function exposureHealth(config: Config, summary: ExposureSummary, balanceLamports: bigint | null): ExposureHealth {
+  const caps = config.feePayerBudget;
+  const largest = summary.largest;
+  const rentOut = sum(summary.rentOutByRail);
+  const spent = sum(summary.spentSinceByRail);
+  const view = (key: string, limit: bigint | number | null, used: bigint | number): CapView => {
+    const headroom = limit === null ? null : BigInt(limit) - BigInt(used);
+    return { key, limit: limit === null ? "unknown" : String(limit), used: String(used), headroom: headroom === null ? "unknown" : String(headroom > 0n ? headroom : 0n) };
+  };
+  return {
+    rentOutLamports: { total: rentOut.toString(), byRail: strings(summary.rentOutByRail) },
+    spentLast24hLamports: { total: spent.toString(), byRail: strings(summary.spentSinceByRail) },
+    uptoOpenChannels: summary.uptoLiveChannels,
+    caps: {
+      rentShare: view(`SVC_FEE_PAYER_MAX_RENT_SHARE_BPS (${caps.rentShareBps} bps of the balance)`, balanceLamports === null ? null : totalRentLimitLamports(caps, balanceLamports), rentOut),
+      rentPerPayer: view("SVC_FEE_PAYER_MAX_RENT_PER_PAYER_LAMPORTS", caps.rentPerPayerLamports, largest.rentOfOnePayer),
+      rentPerPayTo: view("SVC_FEE_PAYER_MAX_RENT_PER_PAY_TO_LAMPORTS", caps.rentPerPayToLamports, largest.rentOfOnePayTo),
+      spendPerDay: view("SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS", caps.spendPerDayLamports, spent),
+      spendPerPayerPerDay: view("SVC_FEE_PAYER_MAX_SPEND_PER_PAYER_PER_DAY_LAMPORTS", caps.spendPerPayerPerDayLamports, largest.spentByOnePayer),
+      spendPerPayToPerDay: view("SVC_FEE_PAYER_MAX_SPEND_PER_PAY_TO_PER_DAY_LAMPORTS", caps.spendPerPayToPerDayLamports, largest.spentForOnePayTo),
+      uptoChannelsPerPayer: view("SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAYER", caps.uptoChannelsPerPayer, largest.uptoChannelsOfOnePayer),
+      uptoChannelsPerPayTo: view("SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAY_TO", caps.uptoChannelsPerPayTo, largest.uptoChannelsOfOnePayTo),
+      uptoOpensPerPayerPerHour: view("SVC_UPTO_MAX_OPENS_PER_PAYER_PER_HOUR", caps.uptoOpensPerPayerPerHour, largest.uptoOpensOfOnePayerSince),
+    },
+  };
+}
+
+function sum(byRail: Record<string, bigint>): bigint {
+  return Object.values(byRail).reduce((a, b) => a + b, 0n);
+}
+
+function strings(byRail: Record<string, bigint>): Record<string, string> {
+  return Object.fromEntries(Object.entries(byRail).map(([rail, lamports]) => [rail, lamports.toString()]));
+}

@@ -1,0 +1,46 @@
+import type { Address } from "@solana/kit";
+import { findAssociatedTokenPda } from "@solana-program/token";
+import type { Config } from "../../platform/config/load-config";
+import { badRequest } from "../../platform/errors/catalogue";
+import { classifyVaultTokenAccount } from "../../rails/exact/vault-token-account";
+import { fetchAccounts } from "../../chain/accounts";
+import { parseMint } from "../../chain/mint";
+import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../chain/token-programs";
+import { deriveExactAddresses } from "./seller-addresses";
+import { readVault } from "./rail-views";
+import type { SellerAsset } from "./seller-asset";
+
+export interface ActivationState {
+  vaultPda: Address;
+  /** Null when activation has landed; otherwise what is still missing, for the 409 message. */
+  missing: string | null;
+}
+
+/**
+ * Whether the seller's rail for `asset` exists on chain (docs/facilitator-spec.md §3.1: register needs activation to have landed):
+ * the vault, and for SPL also the vault's token account. One batched read; both token-program ATA candidates
+ * go in it because the owning program is only known once the mint is read.
+ */
+export async function readActivation(config: Config, wallet: Address, asset: SellerAsset): Promise<ActivationState> {
+  const exact = await deriveExactAddresses(config, wallet);
+  const candidates = asset.isNativeSol
+    ? null
+    : await Promise.all(
+        [TOKEN_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM_ADDRESS].map(async (tokenProgram) => (await findAssociatedTokenPda({ owner: exact.vaultPda, mint: asset.mint, tokenProgram }))[0]),
+      );
+  const accounts = await fetchAccounts(config, [exact.vaultPda, ...(candidates ? [asset.mint, ...candidates] : [])]);
+  if (readVault(accounts, exact) === null) {
+    return { vaultPda: exact.vaultPda, missing: `the vault ${exact.vaultPda} does not exist on chain yet` };
+  }
+  if (!candidates) return { vaultPda: exact.vaultPda, missing: null };
+
+  const mintAccount = accounts.get(asset.mint) ?? null;
+  const mint = mintAccount === null ? null : parseMint(mintAccount);
+  if (mint === null) throw badRequest(`asset: ${asset.mint} is not an initialized SPL Token or Token-2022 mint on this network`);
+  const ata = mint.tokenProgram === TOKEN_2022_PROGRAM_ADDRESS ? candidates[1]! : candidates[0]!;
+  // Lamports sent to the address do not make it a token account: only an initialized account of the vault counts.
+  if (classifyVaultTokenAccount(accounts.get(ata), { tokenProgram: mint.tokenProgram, mint: asset.mint, owner: exact.vaultPda }) !== "ready") {
+    return { vaultPda: exact.vaultPda, missing: `the vault's ${asset.label} token account ${ata} does not exist on chain yet` };
+  }
+  return { vaultPda: exact.vaultPda, missing: null };
+}

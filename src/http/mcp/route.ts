@@ -1,0 +1,70 @@
+import type { Hono } from "hono";
+import type { AppContext, AppEnv } from "../context";
+import type { EndpointInfo } from "../route-def";
+import { agentToolsOf, toolRequest } from "../self-description/agent-tools";
+import { FacilitatorError } from "../../platform/errors/catalogue";
+import { errorResponse } from "../error-handler";
+import { buildToolServer, statelessTransport } from "./tool-server";
+import { STATIC_ARTIFACT_PATHS } from "../self-description/static-artifacts";
+import { enforceRateLimit, clientKeyOf } from "../middleware/rate-limit";
+import { parseJsonText } from "../json-text";
+
+export const MCP_PATH = STATIC_ARTIFACT_PATHS.mcp;
+/**
+ * JSON-RPC messages one POST may carry. The SDK takes up to 100, and one 19 KB batch of tool calls then made 100 RPC
+ * calls; every tool call also counts against its route's own limit, this keeps one request's work small as well.
+ */
+export const MCP_MAX_BATCH_MESSAGES = 10;
+
+/** Caller headers a tool call keeps, so the mapped route sees the same client (rate limits) and correlation id. */
+const FORWARDED_HEADERS = ["CF-Connecting-IP", "X-Correlation-ID"];
+
+/**
+ * `/mcp`: MCP over Streamable HTTP, stateless (a fresh server and transport per POST, JSON responses, no session),
+ * so it needs no Durable Object. Tool calls re-enter this app in-process with the same env and execution context.
+ */
+export function mountMcp(app: Hono<AppEnv>, endpoints: () => readonly EndpointInfo[]): void {
+  app.post(MCP_PATH, async (c) => {
+    await enforceRateLimit(c, "read", clientKeyOf(c));
+    const parsed = parseJsonText(await c.req.text());
+    if (!parsed.ok) return c.json(jsonRpcError(-32700, `Parse error: ${parsed.message}`), 400);
+    if (Array.isArray(parsed.value) && parsed.value.length > MCP_MAX_BATCH_MESSAGES) {
+      return c.json(jsonRpcError(-32600, `Invalid Request: a batch may hold at most ${MCP_MAX_BATCH_MESSAGES} messages (got ${parsed.value.length})`), 400);
+    }
+    const origin = new URL(c.req.url).origin;
+    const forwarded = FORWARDED_HEADERS.flatMap((name) => {
+      const value = c.req.header(name);
+      return value ? [[name, value] as [string, string]] : [];
+    });
+    const server = await buildToolServer(agentToolsOf(endpoints()), async (tool, args) => {
+      const request = toolRequest(tool, origin, args);
+      for (const [name, value] of forwarded) request.headers.set(name, value);
+      return app.fetch(request, c.env, executionContextOf(c));
+    });
+    const transport = await statelessTransport();
+    await server.connect(transport);
+    try {
+      return await transport.handleRequest(c.req.raw, { parsedBody: parsed.value });
+    } finally {
+      await server.close();
+    }
+  });
+  // Stateless: no server-initiated stream to open (GET) and no session to end (DELETE).
+  const notAllowed = (c: AppContext) =>
+    errorResponse(c, new FacilitatorError("METHOD_NOT_ALLOWED", "This MCP endpoint is stateless: POST JSON-RPC messages", { headers: { Allow: "POST" } }));
+  app.get(MCP_PATH, notAllowed);
+  app.delete(MCP_PATH, notAllowed);
+}
+
+function jsonRpcError(code: number, message: string) {
+  return { jsonrpc: "2.0", error: { code, message }, id: null };
+}
+
+/** The caller's execution context (waitUntil for telemetry), absent when the app is driven by `app.request` in tests. */
+function executionContextOf(c: AppContext): ExecutionContext | undefined {
+  try {
+    return c.executionCtx;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,86 @@
+import type { Config } from "../../platform/config/load-config";
+import type { RailSwitches } from "../../platform/config/rail-switches";
+import { fetchAccounts, type AccountSnapshot } from "../../chain/accounts";
+import { RAILS } from "../../rails/registry";
+import type { ProgramAccountProbe, RailHealth } from "../../rails/rail";
+
+/**
+ * /health's view of the on-chain programs this deployment is configured with: is each program deployed (an executable
+ * account at the configured id), and is its program-wide state there and readable with our decoders? A wrong or
+ * unverified program id shows here as `found: false` or `decoded: false` instead of as failed payments.
+ * One batched getMultipleAccounts, cached per isolate for a minute, so /health costs no extra RPC on most calls.
+ */
+export interface ProgramAccountCheck {
+  address: string;
+  found: boolean;
+  decoded: boolean;
+}
+
+export interface ProgramCheck {
+  programId: string;
+  /** An executable account exists at the id. */
+  found: boolean;
+  accounts: Record<string, ProgramAccountCheck>;
+}
+
+/** Per rail program (its `RailHealth.program.key`), and whether all of them are there and readable. */
+export interface ProgramsHealth {
+  /** Every configured program found and every one of its accounts decoded; null when the chain could not be read. */
+  ok: boolean | null;
+  /** Which rails the configuration runs, and why the others do not (platform/config/rail-switches.ts). */
+  rails: RailSwitches;
+  /** Null when the rail's program is not configured (see `rails`) or the chain could not be read. */
+  [program: string]: ProgramCheck | boolean | null | RailSwitches;
+}
+
+const PROGRAMS_HEALTH_CACHE_MS = 60_000;
+/** Settled answers only: a read in flight belongs to the request that started it (src/platform/cache/share-once-fulfilled.ts). */
+const cache = new Map<string, { value: ProgramsHealth; expiresAtMs: number }>();
+
+type ProgramPart = NonNullable<RailHealth["program"]>;
+
+function programParts(): ProgramPart[] {
+  return RAILS.flatMap((rail) => (rail.health?.program ? [rail.health.program] : []));
+}
+
+export async function readProgramsHealth(config: Config): Promise<ProgramsHealth> {
+  const parts = programParts();
+  const key = [config.rpcUrl, ...parts.map((part) => part.programId(config))].join("|");
+  const hit = cache.get(key);
+  if (hit && hit.expiresAtMs > Date.now()) return hit.value;
+  let value: ProgramsHealth;
+  try {
+    value = await readOnce(config, parts);
+  } catch {
+    // A failed read is answered (ok: null) but not kept: the next /health reads again.
+    return { ok: null, ...Object.fromEntries(parts.map((part) => [part.key, null])), rails: config.rails };
+  }
+  cache.set(key, { value, expiresAtMs: Date.now() + PROGRAMS_HEALTH_CACHE_MS });
+  return value;
+}
+
+async function readOnce(config: Config, parts: readonly ProgramPart[]): Promise<ProgramsHealth> {
+  // A rail whose program id is not configured is off (config.rails): nothing to read, null in the report.
+  const configured = parts.flatMap((part) => {
+    const programId = part.programId(config);
+    return programId ? [{ part, programId }] : [];
+  });
+  const probes = await Promise.all(configured.map(({ part }) => part.accounts(config)));
+  // One batched read: each program, then its accounts.
+  const accounts = await fetchAccounts(config, configured.flatMap(({ programId }, i) => [programId, ...Object.values(probes[i]!).map((probe) => probe.address)]));
+  const checks = configured.map(({ part, programId }, i): [string, ProgramCheck] => {
+    const check = ({ address, decode }: ProgramAccountProbe): ProgramAccountCheck => {
+      const account = accounts.get(address) ?? null;
+      const owned = account !== null && account.owner === programId;
+      return { address, found: owned, decoded: owned && decode(account.data) !== null };
+    };
+    return [part.key, { programId, found: isExecutable(accounts.get(programId) ?? null), accounts: Object.fromEntries(Object.entries(probes[i]!).map(([name, probe]) => [name, check(probe)])) }];
+  });
+  const ok = checks.every(([, p]) => p.found && Object.values(p.accounts).every((a) => a.decoded));
+  const byKey = new Map(checks);
+  return { ok, ...Object.fromEntries(parts.map((part) => [part.key, byKey.get(part.key) ?? null])), rails: config.rails };
+}
+
+function isExecutable(account: AccountSnapshot | null): boolean {
+  return account !== null && account.executable;
+}

@@ -1,0 +1,59 @@
+import type { RailModule } from "../rail";
+import { TRANSACTION_PAYLOAD_SHAPE } from "../../x402/schemas";
+import { exactRail } from "./rail";
+import { enrichPaymentRequired } from "./enrich";
+import { exactBuilderRoutes } from "./routes/exact-builders";
+import { vaultSnapshotRoutes } from "./routes/vault-snapshot";
+import { sweepRoutes } from "./routes/sweep";
+import { sweepJob } from "./sweep/sweep-job";
+import { exactHealth } from "./health";
+import { minimumPaymentRaw } from "./minimum-amount";
+import { formatUnits } from "../../chain/source-funds";
+
+const USDC_DECIMALS = 6;
+
+/** The exact rail: one buyer-signed transfer into the seller's UniversalSettle vault, swept to the seller later. */
+export const exactModule: RailModule = {
+  ...exactRail,
+  payload: TRANSACTION_PAYLOAD_SHAPE,
+  // After the escrow lines: its own lines only, the others left as the escrow rail wrote them.
+  enrich: { rank: 2, run: enrichPaymentRequired },
+  routes: [
+    { slot: "builders", rank: 1, routes: exactBuilderRoutes },
+    { slot: "sellerTools", rank: 1, routes: vaultSnapshotRoutes },
+    { slot: "operator", rank: 2, routes: sweepRoutes },
+  ],
+  jobs: [sweepJob],
+  describe: {
+    // The smallest exact payment in USDC, as /verify applies it (docs/guides/seller.md states it).
+    guideFigures: async (config) => {
+      const minimum = await minimumPaymentRaw(config, config.mints.usdc, false);
+      return { minimumPayment: `${formatUnits(minimum, USDC_DECIMALS)} USDC (${minimum} raw units)` };
+    },
+    payTo: (config) => ({
+      payTo: "The seller's UniversalSettle SplitVault PDA: seeds [\"vault\", sellerWallet], program universalSettle.",
+      splDestination: "The vault PDA's associated token account for the asset (owner = vault PDA).",
+      nativeSolDestination: "The vault's SOL storage PDA: seeds [\"sol_storage\", vaultPda].",
+      merchantWallet: config.rails.exactWallet.enabled
+        ? "extra.merchantWallet carries the seller's own wallet on a vault line; a line without it whose payTo is a wallet pays that wallet's own token account for the asset (no vault, no protocol fee; SPL tokens only)."
+        : "extra.merchantWallet carries the seller's own wallet; a bare wallet as payTo is rejected (SVC_EXACT_WALLET_PAYTO is off).",
+      payToForms: [...(config.rails.exactVault.enabled ? ["vault"] : []), ...(config.rails.exactWallet.enabled ? ["wallet"] : [])],
+      resolve: "GET /api/v1/facilitator/sellers/{wallet}/rails/exact, or POST /api/v1/facilitator/payment-required/enrich to rewrite a 402 body.",
+    }),
+    enrich: {
+      sentence: "exact lines come back paying your UniversalSettle vault PDA, with this facilitator's keys in extra (those of the exact kind in GET /supported); ",
+      payTo: { payTo: "your vault PDA (seeds \"vault\", your wallet)" },
+    },
+    features: (served, routes, config) => ({
+      universalSettleExact: served && config.rails.exactVault.enabled,
+      // exact to the seller's own wallet (SVC_EXACT_WALLET_PAYTO), beside or instead of the vault.
+      exactWalletPayTo: served && config.rails.exactWallet.enabled,
+      unsignedExactPaymentTxBuild: served && routes.has("buildExactPaymentTx"),
+    }),
+  },
+  health: exactHealth,
+  switches: (config) => [
+    { payToForm: "vault", setting: config.rails.exactVault },
+    { payToForm: "wallet", setting: config.rails.exactWallet },
+  ],
+};

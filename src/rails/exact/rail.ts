@@ -1,0 +1,53 @@
+import type { Rail } from "../rail";
+import { getUniversalSettleFacts, DEFAULT_FEE_BPS } from "./program-facts";
+import { verifyExactPayment } from "./verify";
+import { settleExactPayment } from "./settle";
+import { priorityFeeOf, settleSpendRefusal } from "../../chain/fee-payer-budget/settle-spend";
+
+/** Default minimum fees when the Config account cannot be read: 1 cent of USDC, 0.0001 SOL. */
+const FALLBACK_MIN_FEE_RAW = 10_000n;
+const FALLBACK_MIN_FEE_LAMPORTS = 100_000n;
+
+/**
+ * The `exact` rail as discovery advertises it (docs/wire-notes.md "Discovery shapes": exact `extra`, numbers as decimal
+ * strings). `payToForms` says which `payTo` it takes here: `vault` (the seller's UniversalSettle vault, with the
+ * program's fee figures) and/or `wallet` (the seller's own wallet, as the official facilitator settles it).
+ */
+export const exactRail = {
+  scheme: "exact",
+  /** verifyExactPayment, and (with the ledger) the priority fee's caps the settle would book it under: one D1 read, only for a fee worth booking. */
+  async verify(config, body, accepted, options) {
+    const verified = await verifyExactPayment(config, body, accepted, options);
+    if (!verified.ok || !options.ledger) return verified;
+    const spend = { rail: "exact", kind: "priority_fee", messageHash: verified.messageHash, payer: verified.payer, seller: verified.merchantWallet, lamports: priorityFeeOf(verified.tx) } as const;
+    return (await settleSpendRefusal(config, options.ledger, spend)) ?? verified;
+  },
+  settle: settleExactPayment,
+  async supportedExtra(config) {
+    const { exactVault, exactWallet } = config.rails;
+    if (!exactVault.enabled && !exactWallet.enabled) return null;
+    const payToForms = [...(exactVault.enabled ? ["vault"] : []), ...(exactWallet.enabled ? ["wallet"] : [])];
+    const common = {
+      feePayer: config.feePayer.address,
+      maxComputeUnitLimit: String(config.compute.maxUnitLimit),
+      recommendedComputeUnitPrice: String(config.compute.recommendedUnitPriceMicroLamports),
+      payToForms,
+    };
+    if (!exactVault.enabled) return common;
+    const facts = await getUniversalSettleFacts(config);
+    const onChain = facts.onChainConfig;
+    return {
+      feePayer: common.feePayer,
+      programId: facts.programId,
+      configAddress: facts.configAddress,
+      feeBps: String(onChain?.feeBps ?? DEFAULT_FEE_BPS),
+      minFeeAmount: String(onChain?.minFeeAmountRaw ?? FALLBACK_MIN_FEE_RAW),
+      minFeeAmountSol: String(onChain?.minFeeAmountLamports ?? FALLBACK_MIN_FEE_LAMPORTS),
+      maxComputeUnitLimit: common.maxComputeUnitLimit,
+      recommendedComputeUnitPrice: common.recommendedComputeUnitPrice,
+      merchantWallet: null,
+      beneficiary: null,
+      payToForms,
+    };
+  },
+} satisfies Rail;

@@ -1,0 +1,27 @@
+import { route, type RouteDef } from "../../../http/route-def";
+import { buildExactPayment, BuildExactPaymentRequestSchema } from "../build";
+import { ExactBuildResponseSchema } from "../../../http/responses/schemas";
+
+/** The `exact` rail's buyer transaction builder. */
+export function exactBuilderRoutes(): RouteDef[] {
+  return [
+    route({
+      key: "buildExactPaymentTx",
+      response: ExactBuildResponseSchema,
+      agentTool: { name: "build_exact_payment", description: "Build the UNSIGNED exact payment transaction for a payment requirement. Sign it locally with the payer key (the facilitator never holds it) at payerSignatureIndex, put it in verifyBodyTemplate.paymentPayload.payload.transaction, then call settle_payment." },
+      method: "POST",
+      path: "/build-exact-payment-tx",
+      tag: "Tx Build",
+      summary: "Unsigned exact payment transaction (buyer signs; facilitator pays fees) with a ready verify/settle body",
+      body: BuildExactPaymentRequestSchema,
+      limit: "build",
+      networkAt: [["accepted", "network"]],
+      reasons: [
+        "invalid_network", "unsupported_scheme", "asset_not_allowed", "asset_not_found", "insufficient_funds", "payer_account_unusable",
+        "invalid_exact_svm_payload_amount_below_minimum", "invalid_exact_svm_fee_payer_mismatch", "invalid_exact_svm_payload_recipient_mismatch",
+        "invalid_exact_svm_payload_mint_extension_not_allowed", "merchant_wallet_unresolved",
+      ],
+      handler: async (c, { body }) => c.json(await buildExactPayment(c.var.config, body)),
+    }),
+  ];
+}

@@ -1,0 +1,201 @@
+import type { Address } from "@solana/kit";
+import { isBase58Address } from "../../chain/base58";
+import type { Config } from "../../platform/config/load-config";
+import { explainChainRefusal } from "../../settlement/already-settled";
+import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../platform/config/networks";
+import { decodeWireTransaction, type DecodedTransaction } from "../../chain/wire-transaction";
+import { verifyNonFeePayerSignatures } from "../../chain/signatures";
+import { fetchAccounts, type AccountSnapshot } from "../../chain/accounts";
+import { parseMint, type MintInfo } from "../../chain/mint";
+import { blockhashExpired, rejection, type AcceptedRequirements, type PaymentRejection } from "../../x402/payment-verdict";
+import type { VerifySettleBody } from "../../x402/schemas";
+import { checkExactTransaction, type ExpectedDestination, type PaymentTransfer, fundsOf } from "./verify-rules";
+import { cachedMint, isKnownToExist, rememberExists, rememberMint } from "./chain-cache";
+import { vaultOf, vaultSolStorageOf, vaultTokenAccountOf } from "./vault-addresses";
+import { simulateSignedPayment } from "../../chain/simulate";
+import { isBlockhashStillValid } from "../../chain/blockhash";
+import { decodeSplitVault } from "./program/accounts";
+import { toHex } from "../../chain/bytes";
+import { EXACT_BELOW_MINIMUM_REASON, exactBelowMinimumMessage, minimumPaymentRaw } from "./minimum-amount";
+import { classifyVaultTokenAccount } from "./vault-token-account";
+import { resolvePayToForm } from "./pay-to-form";
+import { mintRefusal } from "./payment-mint";
+import { verifyWalletPayment, type VerifiedWalletPayment } from "./verify-wallet-pay-to";
+
+/** A vault payment that passed every rule; settle signs exactly this transaction. */
+export interface VerifiedVaultPayment {
+  ok: true;
+  form: "vault";
+  accepted: AcceptedRequirements;
+  tx: DecodedTransaction;
+  /** SHA-256 of the message bytes (hex): the settlement ledger's key. */
+  messageHash: string;
+  transfer: PaymentTransfer;
+  payer: Address;
+  merchantWallet: Address;
+  vault: Address;
+  /** Vault ATA (SPL) or vault SOL storage (SOL). */
+  destination: Address;
+  mint: MintInfo | null;
+  /** The vault (and its token account) must be created by the facilitator before this payment can land. */
+  needsProvisioning: boolean;
+}
+
+/** An `exact` payment that passed every rule of its `payTo` form (./pay-to-form.ts). */
+export type VerifiedExactPayment = VerifiedVaultPayment | VerifiedWalletPayment;
+
+export type ExactVerification = VerifiedExactPayment | PaymentRejection;
+
+/**
+ * Verifies an `exact` payment in order of cheapness: requirements, decode, structural rules, signatures,
+ * then chain facts (cached where safe) and, when asked, a simulation at confirmed commitment. Settle skips
+ * the simulation because its send runs the same simulation as preflight.
+ */
+export async function verifyExactPayment(
+  config: Config,
+  body: VerifySettleBody,
+  accepted: AcceptedRequirements,
+  options: { simulate: boolean; /** /verify only: names the settlement when the chain refuses a landed payment (see explainChainRefusal). */ ledger?: D1Database },
+): Promise<ExactVerification> {
+  const { requirements, amount } = accepted;
+  const feePayer = config.feePayer.address;
+
+  const advertisedFeePayer = requirements.extra.feePayer;
+  if (advertisedFeePayer !== feePayer) {
+    return rejection(
+      advertisedFeePayer === undefined ? "invalid_exact_svm_payload_missing_fee_payer" : "invalid_exact_svm_fee_payer_not_managed_by_facilitator",
+      advertisedFeePayer === undefined
+        ? "extra.feePayer is missing; take it from /supported or enrich the 402 body"
+        : `extra.feePayer ${String(advertisedFeePayer)} is not this facilitator's fee payer ${feePayer}`,
+    );
+  }
+  if (!isBase58Address(requirements.payTo)) return rejection("invalid_exact_svm_payload_recipient_mismatch", `payTo ${requirements.payTo} is not an address`);
+  const resolved = await resolvePayToForm(config, requirements.payTo as Address, requirements.extra.merchantWallet);
+  if (!resolved.ok) return resolved;
+  if (resolved.form.kind === "wallet") return verifyWalletPayment(config, body, accepted, resolved.form.owner, options);
+  const { programId, merchantWallet } = resolved.form;
+  const vault = await vaultOf(programId, merchantWallet);
+  if (requirements.payTo !== vault) {
+    return rejection("invalid_exact_svm_payload_recipient_mismatch", `payTo ${requirements.payTo} is not the UniversalSettle vault ${vault} of merchant ${merchantWallet}`);
+  }
+
+  const isNativeSol = requirements.asset === NATIVE_SOL_ALLOWLIST_ADDRESS;
+  const minimum = await minimumPaymentRaw(config, requirements.asset, isNativeSol);
+  if (amount < minimum) {
+    return rejection(EXACT_BELOW_MINIMUM_REASON, exactBelowMinimumMessage(amount, minimum, requirements.asset));
+  }
+  const expected: ExpectedDestination = isNativeSol
+    ? { kind: "sol", solStorage: await vaultSolStorageOf(programId, vault) }
+    : { kind: "spl", mint: requirements.asset };
+
+  const decoded = decodeWireTransaction(body.paymentPayload.payload.transaction);
+  if (!decoded.ok) return rejection("invalid_exact_svm_payload_transaction_could_not_be_decoded", decoded.message);
+  const tx = decoded.tx;
+  const messageHash = toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", tx.messageBytes as Uint8Array<ArrayBuffer>)));
+
+  const structural = checkExactTransaction(tx, {
+    feePayer,
+    amount,
+    maxComputeUnitLimit: config.compute.maxUnitLimit,
+    maxComputeUnitPriceMicroLamports: config.compute.maxUnitPriceMicroLamports,
+    destination: expected,
+    memo: typeof requirements.extra.memo === "string" ? requirements.extra.memo : undefined,
+  });
+  if (!structural.ok) return rejection(structural.rejection.reason, structural.rejection.message);
+  const transfer = structural.transfer;
+  const payer = transfer.authority;
+
+  const signatures = await verifyNonFeePayerSignatures(tx);
+  if (!signatures.ok) {
+    return rejection(
+      signatures.missing ? "invalid_exact_svm_payload_missing_signature" : "invalid_exact_svm_payload_signature_invalid",
+      signatures.missing ? `The transaction is missing the signature of ${signatures.signer}` : `The signature of ${signatures.signer} does not verify`,
+      { payer },
+    );
+  }
+
+  const destination = isNativeSol ? expected.kind === "sol" ? expected.solStorage : transfer.destination : await vaultTokenAccountOf(vault, requirements.asset, transfer.tokenProgram!);
+  if (transfer.destination !== destination) {
+    return rejection("invalid_exact_svm_payload_recipient_mismatch", `The transfer goes to ${transfer.destination}, not to the vault token account ${destination}`, { payer });
+  }
+
+  // Chain facts: one batched read of whatever is not cached, in parallel with the simulation.
+  const mintAddress = isNativeSol ? null : requirements.asset;
+  const knownMint = mintAddress ? cachedMint(mintAddress) : null;
+  const provisioned = isKnownToExist(vault) && isKnownToExist(destination);
+  const toRead: Address[] = [];
+  if (mintAddress && !knownMint) toRead.push(mintAddress);
+  if (!provisioned) toRead.push(vault, destination, transfer.source);
+  const [accounts, simulation] = await Promise.all([
+    toRead.length > 0 ? fetchAccounts(config, toRead) : Promise.resolve(new Map<Address, AccountSnapshot | null>()),
+    options.simulate ? simulateSignedPayment(config, tx, fundsOf(transfer)) : Promise.resolve(null),
+  ]);
+
+  let mint: MintInfo | null = knownMint;
+  if (mintAddress && !mint) {
+    const account = accounts.get(mintAddress);
+    mint = account ? parseMint(account) : null;
+    if (!mint) return rejection("invalid_exact_svm_payload_mint_mismatch", `Asset ${mintAddress} is not an initialized SPL Token or Token-2022 mint`, { payer });
+    rememberMint(mint);
+  }
+  const refusedMint = mint ? mintRefusal(mint, transfer) : null;
+  if (refusedMint) return rejection(refusedMint.reason, refusedMint.message, { payer });
+
+  let needsProvisioning = false;
+  if (!provisioned) {
+    const vaultAccount = accounts.get(vault) ?? null;
+    const destinationAccount = accounts.get(destination) ?? null;
+    if (vaultAccount) {
+      const decodedVault = vaultAccount.owner === programId ? decodeSplitVault(vaultAccount.data) : null;
+      if (!decodedVault || decodedVault.seller !== merchantWallet) {
+        return rejection("invalid_exact_svm_payload_recipient_mismatch", `Account ${vault} is not the UniversalSettle vault of ${merchantWallet}`, { payer });
+      }
+      rememberExists(vault);
+    }
+    let destinationReady = isNativeSol;
+    if (!isNativeSol && transfer.tokenProgram) {
+      const state = classifyVaultTokenAccount(destinationAccount, { tokenProgram: transfer.tokenProgram, mint: requirements.asset, owner: vault });
+      if (state === "squatted") {
+        return rejection(
+          "invalid_exact_svm_payload_vault_token_account_squatted",
+          `The vault token account address ${destination} holds an account that is not an initialized ${requirements.asset} token account of vault ${vault}; the payment cannot land there`,
+          { payer },
+        );
+      }
+      destinationReady = state === "ready";
+      if (destinationReady) rememberExists(destination);
+    }
+    needsProvisioning = !vaultAccount || !destinationReady;
+    if (needsProvisioning) {
+      // The payment cannot be simulated before the vault exists; check the buyer's funds from the account instead.
+      const funds = checkSourceFunds(accounts.get(transfer.source) ?? null, transfer, amount);
+      if (funds) return { ...funds, payer };
+      // The simulation fails on the missing vault, but its lifetime verdict still holds; settle, which does not
+      // simulate, asks the cluster directly — a vault is never fronted for a payment that cannot land.
+      const lifetime = simulation ? lifetimeRejection(simulation) : (await isBlockhashStillValid(config, tx.recentBlockhash)) ? null : blockhashExpired("refused");
+      if (lifetime) return explainChainRefusal(options.ledger, messageHash, { ...lifetime, payer });
+      return { ok: true, form: "vault", accepted, tx, messageHash, transfer, payer, merchantWallet, vault, destination, mint, needsProvisioning };
+    }
+  }
+
+  if (simulation && !simulation.ok) return explainChainRefusal(options.ledger, messageHash, { ...simulation, payer });
+  return { ok: true, form: "vault", accepted, tx, messageHash, transfer, payer, merchantWallet, vault, destination, mint, needsProvisioning };
+}
+
+function lifetimeRejection(simulation: { ok: true } | PaymentRejection): PaymentRejection | null {
+  return !simulation.ok && (simulation.reason === "blockhash_expired" || simulation.reason === "duplicate_settlement") ? simulation : null;
+}
+
+/** SPL token account: mint @0, owner @32, amount u64 @64, state u8 @108 (2 = frozen). */
+function checkSourceFunds(source: AccountSnapshot | null, transfer: PaymentTransfer, amount: bigint): PaymentRejection | null {
+  if (!source) return rejection("insufficient_funds", `The buyer's source account ${transfer.source} does not exist`);
+  if (transfer.kind === "sol") {
+    return source.lamports >= amount ? null : rejection("insufficient_funds", `The buyer has ${source.lamports} lamports; the payment needs ${amount}`);
+  }
+  const data = source.data;
+  if (data.length < 165 || source.owner !== transfer.tokenProgram) return rejection("insufficient_funds", `The buyer's source ${transfer.source} is not a token account`);
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  if (data[108] === 2) return rejection("insufficient_funds", `The buyer's token account ${transfer.source} is frozen`);
+  const balance = view.getBigUint64(64, true);
+  return balance >= amount ? null : rejection("insufficient_funds", `The buyer's token account holds ${balance}; the payment needs ${amount} (missing ${amount - balance})`);
+}

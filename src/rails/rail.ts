@@ -1,0 +1,133 @@
+import type { Address } from "@solana/kit";
+import type { Config } from "../platform/config/load-config";
+import type { SettleCall, SettleOutcome } from "../settlement/settle-engine";
+import type { AcceptedRequirements, PaymentRejection } from "../x402/payment-verdict";
+import type { SchemeName } from "../x402/scheme-names";
+import type { PaymentRequiredBody, PaymentRequirements, PayloadShape, VerifySettleBody } from "../x402/schemas";
+import type { SchemeRules } from "../x402/common-checks";
+import type { RouteDef } from "../http/route-def";
+import type { ScheduledJob } from "../jobs/scheduled";
+import type { RailSwitch } from "../platform/config/rail-switches";
+
+/**
+ * A payment rail (x402 scheme): how `/supported` advertises it and how `/verify` and `/settle` handle its payments.
+ *
+ * Both `verify` and `settle` receive the body only after the common checks (`x402/common-checks.ts`) passed: the
+ * scheme is this rail's, `paymentRequirements` equals `paymentPayload.accepted`, the network and asset are served.
+ * Refusals use `rejection(reason, message)` with a reason from `x402/rejection-reasons.ts` (add the rail's own
+ * reasons there, in its own block).
+ */
+export interface Rail {
+  scheme: SchemeName;
+  /** `extra` advertised for this scheme in `/supported` (numbers as decimal strings); null when not served here. */
+  supportedExtra(config: Config): Promise<Record<string, unknown> | null>;
+  /**
+   * Everything short of moving funds: decode, the rail's rules, signatures, chain facts; with `simulate`, a simulation
+   * (`chain/simulate.ts`). `ledger` (verify only) lets a chain refusal of an already settled payment be named
+   * (`settlement/already-settled.ts`). Writes nothing.
+   */
+  verify(
+    config: Config,
+    body: VerifySettleBody,
+    accepted: AcceptedRequirements,
+    options: { simulate: boolean; ledger?: D1Database },
+  ): Promise<{ ok: true; payer: string } | PaymentRejection>;
+  /**
+   * Verify again (no trust in an earlier /verify; the send's preflight is the simulation), sign what the facilitator
+   * must sign, and hand the payment to the settle engine (`settleSignedPayment`), which sends it exactly once and
+   * reports success exactly once. A refusal before the engine is `settledWith(rejection)`. The route answers from
+   * the outcome, records the seller's history from it and keeps `afterResponse` alive after the response.
+   * `caller`: what the HTTP caller presented besides the body (its `Authorization: Bearer` token, null when none).
+   */
+  settle(config: Config, body: VerifySettleBody, accepted: AcceptedRequirements, call: SettleCall, caller: RailCaller): Promise<SettleOutcome>;
+}
+
+/** What the caller of /settle presented besides the body, for a rail whose settles depend on who calls. */
+export interface RailCaller {
+  /** The caller's `Authorization: Bearer` token, null when absent. */
+  bearerToken: string | null;
+}
+
+/** Where a rail's routes sit in the API table (http/api-routes.ts), and their order among other rails' in that place. */
+export type RouteSlot = "builders" | "sellerTools" | "operator";
+export interface RailRoutes {
+  slot: RouteSlot;
+  /** Order within the slot (lower first): the table's order is the OpenAPI document's and the MCP tools'. */
+  rank: number;
+  routes: () => RouteDef[];
+}
+
+/**
+ * Everything a rail is, as the rest of the Worker knows it: the `Rail` plus the optional parts below. A rail lives
+ * in its own folder under `rails/`, exports one `RailModule` from its `module.ts`, and is one line of
+ * `rails/registry.ts`, which builds `/supported`, the verify/settle body's payload union, the common checks' scheme
+ * rules, the enrich transform, the route table's rail groups and the rail Cron jobs from the modules. A rail folder
+ * may import the payment core (`x402/`, `settlement/`, this folder's top-level files) and the shared layers
+ * (`chain/`, `store/`, `platform/`, `jobs/keeper/`), never another rail's folder.
+ */
+export interface RailModule extends Rail, SchemeRules {
+  /** The payload shape of its `/verify` and `/settle` body (rails may share one schema object). */
+  payload: PayloadShape;
+  /** `amount` of a success answer (`SettleResponse.amount` of @x402/core), for a rail whose settled amount is not fixed by the line. */
+  settledAmount?(requirements: PaymentRequirements): string;
+  /**
+   * The seller transform (`POST /payment-required/enrich`): rewrites the body's lines of this scheme to pay through
+   * this facilitator, leaving other lines alone. `rank`: rails enrich in this order (lower first).
+   */
+  enrich?: { rank: number; run(config: Config, body: PaymentRequiredBody, correlationId?: string): Promise<PaymentRequiredBody> };
+  /** Its HTTP routes: builders, seller tools, operator routes. */
+  routes?: readonly RailRoutes[];
+  /** Its Cron jobs (keeper, sweep): they run on the rails' trigger in registry order. */
+  jobs?: readonly ScheduledJob[];
+  /** How the self-description documents speak of it. */
+  describe?: RailDescription;
+  /** What it adds to /health. */
+  health?: RailHealth;
+  /**
+   * Whether the configuration lets it run (per `payTo` form where it has several), and why not
+   * (platform/config/rail-switches.ts). Absent: always on.
+   */
+  switches?(config: Config): readonly RailFormSwitch[];
+}
+
+/** One `payTo` form of a rail (none: the rail as a whole) and whether the configuration runs it. */
+export interface RailFormSwitch {
+  payToForm?: string;
+  setting: RailSwitch;
+}
+
+const ALWAYS_ON: readonly RailFormSwitch[] = [{ setting: { enabled: true } }];
+
+export function railSwitchesOf(rail: RailModule, config: Config): readonly RailFormSwitch[] {
+  return rail.switches?.(config) ?? ALWAYS_ON;
+}
+
+/** A rail's words in the self-description documents (every member optional; absent: the rail is not mentioned there). */
+export interface RailDescription {
+  /** `/agent-payTo-semantics.json` `schemes[scheme]`: how a line's payTo resolves (it may depend on the configuration). */
+  payTo?(config: Config): Record<string, unknown>;
+  /** `GET /payment-required/enrich`: the sentence on this rail's lines, and its `schemes[scheme]` entry. */
+  enrich?: { sentence: string; payTo: Record<string, string> };
+  /** `/capabilities` `features` flags (`served`: the scheme is in /supported; `routes`: the mounted route keys). */
+  features?(served: boolean, routes: ReadonlySet<string>, config: Config): Record<string, boolean>;
+  /** `/capabilities` members added at the end while the rail is served (`artifact`: a path made absolute). */
+  capabilities?(config: Config, artifact: (path: string) => string): Record<string, unknown>;
+  /** Figures the served guides state (`{{name}}` placeholders of docs/guides/), as this deployment applies them. */
+  guideFigures?(config: Config): Promise<Record<string, string>>;
+}
+
+/** One program-wide account /health checks: where it is, and the decoder that must read it (null: unreadable). */
+export interface ProgramAccountProbe {
+  address: Address;
+  decode(data: Uint8Array): unknown;
+}
+
+/** A rail's part of /health. */
+export interface RailHealth {
+  /** Members of the report, after the fee payer's exposure (each null when its database read fails). */
+  report?(config: Config, db: D1Database | undefined): Promise<Record<string, unknown>>;
+  /** `programs[key]`: the rail's program, and its program-wide accounts by name. */
+  /** `programId` is null where the rail's program is not configured (the rail is then off, and not read). */
+  program?: { key: string; programId(config: Config): Address | null; accounts(config: Config): Promise<Record<string, ProgramAccountProbe>> };
+}
+

@@ -1,0 +1,71 @@
+import type { Config } from "../platform/config/load-config";
+import type { RailModule, RouteSlot } from "./rail";
+import type { RouteDef } from "../http/route-def";
+import type { ScheduledJob } from "../jobs/scheduled";
+import type { PaymentRequiredBody, PayloadShape, VerifySettleBody } from "../x402/schemas";
+import { verifySettleBodySchema } from "../x402/schemas";
+import { checkCommonRequirementsAmong } from "../x402/common-checks";
+import { normalizeSchemeAmong, type SchemeName } from "../x402/scheme-names";
+import type { AcceptedRequirements, PaymentRejection } from "../x402/payment-verdict";
+import { exactModule } from "./exact/module";
+import { slaEscrowModule } from "./sla-escrow/module";
+import { uptoModule } from "./upto/module";
+
+/**
+ * The rails this Worker serves, in the order `/supported` lists them (exact first); each kind is listed only where it
+ * is served. A new rail is its folder plus one line here (and a migration when it keeps state).
+ */
+export const RAILS: readonly RailModule[] = [exactModule, slaEscrowModule, uptoModule];
+
+/** /verify and /settle dispatch on the normalised scheme. */
+export const RAIL_BY_SCHEME: ReadonlyMap<SchemeName, RailModule> = railsBySchemeOf(RAILS);
+
+/** The canonical wire name of a served scheme (aliases resolved), or null. */
+export function normalizeScheme(name: string): SchemeName | null {
+  return normalizeSchemeAmong(name, RAIL_BY_SCHEME);
+}
+
+/** The scheme-independent checks of /verify and /settle over the served rails (x402/common-checks.ts). */
+export function checkCommonRequirements(config: Config, body: VerifySettleBody): AcceptedRequirements | PaymentRejection {
+  return checkCommonRequirementsAmong(config, body, RAIL_BY_SCHEME);
+}
+
+/** The `/verify` and `/settle` body: the payload is one of the rails' shapes, in registry order. */
+export const VerifySettleBodySchema = verifySettleBodySchemaOf(RAILS);
+
+/** The enrich transform: every rail rewrites its own lines, in its `enrich.rank` order. */
+export async function enrichWithRails(config: Config, body: PaymentRequiredBody, correlationId?: string): Promise<PaymentRequiredBody> {
+  let enriched = body;
+  for (const rail of [...RAILS].filter((r) => r.enrich).sort((a, b) => a.enrich!.rank - b.enrich!.rank)) {
+    enriched = await rail.enrich!.run(config, enriched, correlationId);
+  }
+  return enriched;
+}
+
+/** The rails' routes of one slot of the API table, in their rank order. */
+export function railRoutes(slot: RouteSlot, rails: readonly RailModule[] = RAILS): RouteDef[] {
+  return rails
+    .flatMap((rail) => (rail.routes ?? []).filter((group) => group.slot === slot))
+    .sort((a, b) => a.rank - b.rank)
+    .flatMap((group) => group.routes());
+}
+
+/** The rails' Cron jobs (keepers, sweep), in registry order: they share the rails' trigger. */
+export function railJobs(rails: readonly RailModule[] = RAILS): ScheduledJob[] {
+  return rails.flatMap((rail) => rail.jobs ?? []);
+}
+
+export function railsBySchemeOf(rails: readonly RailModule[]): ReadonlyMap<SchemeName, RailModule> {
+  return new Map(rails.map((rail) => [rail.scheme, rail]));
+}
+
+/** The body schema over `rails`' payload shapes: each distinct shape once, named with the schemes that send it. */
+export function verifySettleBodySchemaOf(rails: readonly RailModule[]) {
+  const shapes: { shape: PayloadShape; schemes: string[] }[] = [];
+  for (const rail of rails) {
+    const known = shapes.find((entry) => entry.shape === rail.payload);
+    if (known) known.schemes.push(rail.scheme);
+    else shapes.push({ shape: rail.payload, schemes: [rail.scheme] });
+  }
+  return verifySettleBodySchema(shapes);
+}

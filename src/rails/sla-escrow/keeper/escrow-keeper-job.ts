@@ -1,0 +1,16 @@
+import type { ScheduledJob } from "../../../jobs/scheduled";
+import { summarizeKeeperRun, type JobRunSummary } from "../../../jobs/job-run";
+import { runEscrowKeeper, type KeeperReport } from "./run-keeper";
+import { maxPaymentsPerRun } from "./budget";
+
+/** The Cron Trigger's escrow keeper: releases and refunds what the program allows, within its own budget (../escrow-keeper/budget.ts). */
+export const escrowKeeperJob: ScheduledJob<KeeperReport> = {
+  name: "escrow-keeper",
+  run: (config, env) => runEscrowKeeper(config, env.DB, { dryRun: false, limit: maxPaymentsPerRun(config.workersPlan) }),
+  summarize: summarizeKeeper,
+};
+
+/** An escrow keeper run as /health shows it (POST /escrow-keeper records its runs the same way). */
+export function summarizeKeeper(report: KeeperReport): JobRunSummary {
+  return summarizeKeeperRun(report, `${report.released} released, ${report.refunded} refunded, ${report.scanned} scanned`);
+}

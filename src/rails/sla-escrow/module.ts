@@ -1,0 +1,41 @@
+import type { RailModule } from "../rail";
+import { TRANSACTION_PAYLOAD_SHAPE } from "../../x402/schemas";
+import { slaEscrowRail } from "./rail";
+import { enrichEscrowLines } from "./enrich";
+import { escrowBuilderRoutes } from "./routes/escrow-builders";
+import { escrowKeeperRoutes } from "./routes/escrow-keeper";
+import { escrowKeeperJob } from "./keeper/escrow-keeper-job";
+import { slaEscrowHealth } from "./health";
+import { oracleProfiles } from "../../platform/config/oracle-profiles";
+import { STATIC_ARTIFACT_PATHS } from "../../http/self-description/static-artifacts";
+
+/** The sla-escrow rail: the buyer funds an escrow; an oracle's decision or the clock releases it (the keeper pays out). */
+export const slaEscrowModule: RailModule = {
+  ...slaEscrowRail,
+  payload: TRANSACTION_PAYLOAD_SHAPE,
+  enrich: { rank: 1, run: (config, body) => enrichEscrowLines(config, body) },
+  routes: [
+    { slot: "builders", rank: 3, routes: escrowBuilderRoutes },
+    { slot: "operator", rank: 1, routes: escrowKeeperRoutes },
+  ],
+  jobs: [escrowKeeperJob],
+  describe: {
+    payTo: () => ({
+      payTo: "The Escrow PDA of the facilitator's bank for the asset: seeds [\"escrow\", mint, bankPda], program slaEscrow.",
+      merchantWallet: "extra.merchantWallet carries the seller's own wallet.",
+      resolve: "GET /api/v1/facilitator/sellers/{wallet}/rails/sla-escrow?asset=USDC|SOL",
+    }),
+    enrich: {
+      sentence: "sla-escrow lines come back paying the shared Escrow PDA of the line's asset, with the escrow keys in extra and merchantWallet = your wallet (FundPayment.seller).",
+      payTo: { payTo: "the Escrow PDA of the line's asset", sellerNamedIn: "extra.merchantWallet" },
+    },
+    features: (served, routes) => ({
+      slaEscrow: served,
+      unsignedSlaEscrowPaymentTxBuild: served && routes.has("buildSlaEscrowPaymentTx"),
+    }),
+    // docs/facilitator-spec.md §2.9: present only when the escrow rail is served.
+    capabilities: (config, artifact) => ({ slaEscrowOracleProfiles: oracleProfiles(config.slaEscrow.oracleProfiles, artifact(STATIC_ARTIFACT_PATHS.integrationGuide)) }),
+  },
+  health: slaEscrowHealth,
+  switches: (config) => [{ setting: config.rails.slaEscrow }],
+};

@@ -1,0 +1,190 @@
+import type { Address } from "@solana/kit";
+import { findAssociatedTokenPda } from "@solana-program/token";
+import type { Config } from "../../../platform/config/load-config";
+import { decodeChannel, type Channel } from "../program/accounts";
+import { fetchAccounts, type AccountSnapshot } from "../../../chain/accounts";
+import type { SpendingPause } from "../../../chain/fee-payer-floor";
+import { describe } from "../../../chain/transaction-errors";
+import { recordFundingsConfirmed } from "../../../store/settlements";
+import { claimDueChannels, UPTO_CHANNELS_TABLE, type DueChannel } from "../store/upto-channels";
+import { channelPaysTo, distributeInstruction, reclaimInstruction, sealInstruction, settleAndSealInstructions } from "../channel-close";
+import { ABANDON_GRACE_SECONDS } from "../settle";
+import { refundRedirect } from "../payout-account";
+import { CLOCK_SYSVAR, chainClockOf, type ChainClock } from "../../../chain/chain-clock";
+import { readFundingStatuses, type FundingStatus } from "../../../jobs/keeper/funding-status";
+import { KEEPER_MIN_RECHECK_MS, runKeeper, type KeeperGate, type KeeperRail, type NextLook, type PlannedStep } from "../../../jobs/keeper/run-keeper";
+import { maxChannelsWithinBudget } from "./budget";
+import { decideChannelStep, type ChannelStep } from "./decide";
+
+const SLOT_MS = 400;
+/** After a seal and Distribute that left the channel DISTRIBUTED: when to come for its rent. */
+const RECLAIM_RECHECK_MS = 10 * 60_000;
+
+export interface UptoKeeperItem {
+  channelId: string;
+  step: ChannelStep["kind"] | "dropped";
+  signature: string | null;
+  outcome: string;
+}
+
+export interface UptoKeeperReport {
+  maxChannelsPerRun: number;
+  scanned: number;
+  /** Channels sealed and distributed (the unclaimed deposit went back to the buyer). */
+  closed: number;
+  /** Channel accounts whose rent came back to the fee payer. */
+  reclaimed: number;
+  items: UptoKeeperItem[];
+  paused?: SpendingPause;
+}
+
+interface Planned extends PlannedStep<DueChannel> {
+  step: ChannelStep | null;
+  ledgerCatchUp?: boolean;
+  chainNow: ChainClock;
+  /** The buyer's token account, where a sealing Distribute sends the unclaimed deposit. */
+  buyerAccount: { address: Address; snapshot: AccountSnapshot | null };
+}
+
+/** Steps that hand rent back to the fee payer (the escrow token account's, the channel account's): 5,000 lamports for ~2 M. */
+const RENT_RETURNING_STEPS: ReadonlySet<ChannelStep["kind"]> = new Set(["seal_and_distribute", "seal_expired_and_distribute", "distribute", "reclaim"]);
+
+async function buyerTokenAccountOf(row: DueChannel): Promise<Address> {
+  return (await findAssociatedTokenPda({ owner: row.payer as Address, mint: row.asset as Address, tokenProgram: row.tokenProgram as Address }))[0];
+}
+
+/**
+ * The upto rail's part of a keeper run (../keeper/run-keeper.ts): due channels, each deposit checked against the
+ * settlement ledger, the channels and the chain clock read, then a seal and Distribute of what no voucher can settle
+ * any more and a Reclaim of the rent of what is distributed. It spends only on channels whose deposit the ledger shows
+ * confirmed here (this facilitator paid their rent), one transaction of one signature and no priority fee per step.
+ */
+const UPTO_RAIL: KeeperRail<DueChannel, Planned, UptoKeeperItem, UptoKeeperReport> = {
+  spending: "upto keeper steps",
+  exposureRail: "upto",
+  maxRowsPerRun: maxChannelsWithinBudget(),
+  table: UPTO_CHANNELS_TABLE,
+  keyOf: (row) => row.channelId,
+  claim: claimDueChannels,
+  plan,
+  recordFundingFacts: (db, planned, nowMs) => recordFundingsConfirmed(db, planned.filter((p) => p.ledgerCatchUp && !p.gate).map((p) => p.row.deposit!.messageHash), nowMs),
+  actionOf: (p) => p.step?.kind ?? "none",
+  returnsRent: (p) => p.step !== null && RENT_RETURNING_STEPS.has(p.step.kind),
+  idle,
+  landed,
+  item,
+  report,
+};
+
+/** One upto keeper run (Cron Trigger). */
+export function runUptoKeeper(config: Config, db: D1Database, limit = maxChannelsWithinBudget()): Promise<UptoKeeperReport> {
+  return runKeeper(config, db, UPTO_RAIL, { dryRun: false, limit });
+}
+
+async function plan(config: Config, rows: readonly DueChannel[], nowMs: number): Promise<Planned[]> {
+  // Each channel with its buyer's token account (a Distribute's refund goes there) and the chain clock: one batch.
+  const buyerAccounts = await Promise.all(rows.map(buyerTokenAccountOf));
+  const accounts = await fetchAccounts(config, [...rows.map((r) => r.channelId as Address), ...buyerAccounts, CLOCK_SYSVAR]);
+  const chainNow = chainClockOf(accounts.get(CLOCK_SYSVAR) ?? null, nowMs);
+  const askChain = rows.filter((r) => r.deposit && r.deposit.scheme === "upto" && r.deposit.state !== "confirmed" && r.deposit.state !== "failed");
+  const statuses =
+    askChain.length > 0
+      ? await readFundingStatuses(config, askChain.map((r) => ({ fundingSignature: r.deposit!.signature, fundingBlockhash: r.openBlockhash, createdAtMs: nowMs })), nowMs)
+      : new Map<string, FundingStatus>();
+
+  const planned: Planned[] = [];
+  for (const [i, row] of rows.entries()) {
+    const buyerAccount = { address: buyerAccounts[i]!, snapshot: accounts.get(buyerAccounts[i]!) ?? null };
+    const p: Planned = { row, step: null, chainNow, buyerAccount };
+    planned.push(p);
+    const gate = depositGate(row, row.deposit ? statuses.get(row.deposit.signature) : undefined);
+    if (gate) {
+      p.gate = gate;
+      continue;
+    }
+    p.ledgerCatchUp = row.deposit!.state !== "confirmed";
+    const account = accounts.get(row.channelId as Address) ?? null;
+    const channel = account && account.owner === config.programs.paymentChannels ? decodeChannel(account.data) : null;
+    if (account && !channel) {
+      p.gate = { kind: "drop", why: `account ${row.channelId} is not a payment channel` };
+      continue;
+    }
+    if (channel && (channel.rentPayer !== config.feePayer.address || channel.payee !== config.feePayer.address)) {
+      p.gate = { kind: "drop", why: `channel ${row.channelId} was not opened with this facilitator as payee and rent payer` };
+      continue;
+    }
+    p.step = decideChannelStep(channel, chainNow, BigInt(row.expiresAt + ABANDON_GRACE_SECONDS));
+    if (channel) await addInstructions(config, p, channel);
+  }
+  return planned;
+}
+
+/** Only channels whose deposit this facilitator's ledger shows confirmed (or the chain does, ahead of the ledger). */
+function depositGate(row: DueChannel, status: FundingStatus | undefined): KeeperGate | null {
+  const deposit = row.deposit;
+  if (!deposit || deposit.scheme !== "upto") return { kind: "drop", why: "no upto deposit of this channel in the settlement ledger" };
+  if (deposit.state === "failed") return { kind: "drop", why: `deposit ${deposit.signature} failed (settlement ledger)` };
+  if (deposit.state === "confirmed") return null;
+  if (!status || status.kind === "unknown") return { kind: "wait", why: `deposit ${deposit.signature} not confirmed yet` };
+  if (status.kind === "failed") return { kind: "drop", why: `deposit ${deposit.signature} failed on chain: ${describe(status.err)}` };
+  if (status.kind === "expired") return { kind: "drop", why: `deposit ${deposit.signature} never landed and its blockhash expired` };
+  return null;
+}
+
+async function addInstructions(config: Config, p: Planned, channel: Channel): Promise<void> {
+  const channelId = p.row.channelId as Address;
+  const step = p.step!;
+  if (step.kind === "reclaim") {
+    p.instructions = [reclaimInstruction(config, channelId, channel.rentPayer)];
+    return;
+  }
+  if (step.kind !== "seal_and_distribute" && step.kind !== "seal_expired_and_distribute" && step.kind !== "distribute") return;
+  const payTo = p.row.payTo as Address;
+  if (!(await channelPaysTo(channel, payTo))) {
+    p.skip = `channel ${channelId} does not commit its split to ${payTo}`;
+    return;
+  }
+  // A seal leaves `settled` as it is; the refund Distribute sends must reach the buyer, never the treasury.
+  const redirect = refundRedirect(channel, channel.settled, p.buyerAccount, p.row.tokenProgram as Address);
+  if (redirect) {
+    p.skip = `${redirect}; waiting for the buyer to fix it`;
+    return;
+  }
+  const distribute = await distributeInstruction(config, channelId, channel, payTo, p.row.tokenProgram as Address);
+  if (step.kind === "distribute") p.instructions = [distribute];
+  else if (step.kind === "seal_expired_and_distribute") p.instructions = [sealInstruction(config, channelId), distribute];
+  else p.instructions = [...settleAndSealInstructions(config, channelId, null), distribute];
+}
+
+/** A channel with no step to send this run: gone, or looked at again when its wait ends (at least a minute away). */
+function idle(p: Planned, nowMs: number): NextLook {
+  const step = p.step!;
+  if (step.kind === "closed") return { state: "closed", nextCheckAtMs: nowMs, outcome: step.why };
+  if (step.kind === "wait") {
+    let waitMs = KEEPER_MIN_RECHECK_MS;
+    if (step.untilUnixSeconds !== null) waitMs = Number(step.untilUnixSeconds - p.chainNow.unixSeconds) * 1000;
+    else if (step.untilSlot !== null && p.chainNow.slot > 0n) waitMs = Number(step.untilSlot - p.chainNow.slot) * SLOT_MS;
+    return { state: "open", nextCheckAtMs: nowMs + Math.max(KEEPER_MIN_RECHECK_MS, waitMs), outcome: step.why };
+  }
+  return { state: "open", nextCheckAtMs: nowMs + KEEPER_MIN_RECHECK_MS, outcome: "no blockhash this run" };
+}
+
+/** A Reclaim ends the channel; a seal and Distribute leaves its rent to reclaim after the open-slot window. */
+function landed(p: Planned, nowMs: number): NextLook {
+  const done = p.step!.kind === "reclaim";
+  return { state: done ? "closed" : "open", nextCheckAtMs: nowMs + (done ? 0 : RECLAIM_RECHECK_MS), outcome: done ? "reclaimed" : "closed" };
+}
+
+function item(p: Planned, signature: string | null, outcome: string): UptoKeeperItem {
+  return { channelId: p.row.channelId, step: p.gate?.kind === "drop" ? "dropped" : (p.step?.kind ?? "wait"), signature, outcome };
+}
+
+function report(items: UptoKeeperItem[]): UptoKeeperReport {
+  return {
+    maxChannelsPerRun: UPTO_RAIL.maxRowsPerRun,
+    scanned: items.length,
+    closed: items.filter((i) => i.outcome === "closed").length,
+    reclaimed: items.filter((i) => i.outcome === "reclaimed").length,
+    items,
+  };
+}

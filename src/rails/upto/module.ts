@@ -1,0 +1,22 @@
+import type { RailModule } from "../rail";
+import { uptoRail } from "./rail";
+import { UPTO_PAYLOAD_SHAPE } from "./payload";
+import { uptoBuilderRoutes } from "./routes/upto-builders";
+import { uptoKeeperJob } from "./keeper/upto-keeper-job";
+
+/** The upto rail: a payment channel opened with the ceiling; the seller claims what it used, the rest returns to the buyer. */
+export const uptoModule: RailModule = {
+  ...uptoRail,
+  payload: UPTO_PAYLOAD_SHAPE,
+  // A claim's requirements carry the charged amount, at most the ceiling the buyer's open authorised.
+  chargeWithinAccepted: { exceedsReason: "invalid_upto_svm_payload_settlement_exceeds_amount" },
+  // What the channel settled: the deposit for a deposit, the charge for a claim; both are the requirements' amount,
+  // which the rail held to the payload.
+  settledAmount: (requirements) => requirements.amount,
+  routes: [{ slot: "builders", rank: 2, routes: uptoBuilderRoutes }],
+  jobs: [uptoKeeperJob],
+  describe: {
+    features: (served, routes) => ({ unsignedUptoDepositTxBuild: served && routes.has("buildUptoDepositTx") }),
+  },
+  switches: (config) => [{ setting: config.rails.upto }],
+};

@@ -1,0 +1,238 @@
+import type { Address } from "@solana/kit";
+import type { Config } from "../../platform/config/load-config";
+import { encodeBase58 } from "../../chain/base58";
+import { signAsFeePayer } from "../../chain/fee-payer-signature";
+import { decodeWireTransaction } from "../../chain/wire-transaction";
+import { networkFeeOf } from "../../chain/network-fee";
+import { ledgerStateOf, settleSignedPayment, settleablePayment, settledWith, type SettleCall, type SettleOutcome } from "../../settlement/settle-engine";
+import { dropUnlandedOpen, getChannelWithDeposit, recordChannelOpen, scheduleChannelCheck, storeClaimTransaction, type ChannelOpen, type StoredClaim } from "./store/upto-channels";
+import { bookUptoOpen, feePayerBalanceForBudget, settleExposure } from "../../chain/fee-payer-budget/budget";
+import { bookSettleSpend, priorityFeeOf, voidUnsentSettleSpend } from "../../chain/fee-payer-budget/settle-spend";
+import { uptoOpenRentLamports } from "../../chain/fee-payer-budget/caps";
+import { rejection, type AcceptedRequirements, type PaymentRejection } from "../../x402/payment-verdict";
+import type { VerifySettleBody } from "../../x402/schemas";
+import type { UptoPayload } from "./payload";
+import type { RailCaller } from "../rail";
+
+/** The engine's call plus the caller's bearer token: a delegated settle must come from the facilitator's authorised caller. */
+type UptoSettleCall = SettleCall & { callerCredential: string | null };
+import { channelTermsOf, checkPayloadWindow, type ChannelTerms } from "./channel-terms";
+import { buildSignedClaim, claimVoucher, isDelegatedCaller, type ClaimVoucher } from "./claim";
+import { uptoPayloadOf, uptoSimulationRefusal, verifyUptoDeposit, type VerifiedUptoDeposit } from "./verify";
+
+/**
+ * Settles the two steps of an upto payment on the shared exactly-once engine and ledger (this file is the rail's
+ * only glue to the payment core):
+ * - the deposit: the buyer-signed channel open, co-signed by the fee payer — fixed bytes, keyed by their message hash;
+ * - the claim (or a zero-amount cancel): a transaction the facilitator builds and signs once per channel. Its bytes
+ *   are kept with the channel, so a retried or concurrent claim sends the very same transaction (same ledger key);
+ *   one that can no longer land (its blockhash expired unseen, or it failed) is replaced. The program seals the
+ *   channel at the first claim, so however the calls interleave, at most one claim moves money.
+ */
+
+/** After the voucher expiry the keeper waits this long for a claim still in flight before it closes the channel. */
+export const ABANDON_GRACE_SECONDS = 120;
+/** After a confirmed claim, when the keeper comes for the channel account's rent (Reclaim waits 1,500 slots). */
+const RECLAIM_CHECK_DELAY_MS = 15 * 60_000;
+
+export async function settleUptoPayment(
+  config: Config,
+  body: VerifySettleBody,
+  accepted: AcceptedRequirements,
+  engineCall: SettleCall,
+  caller: RailCaller = { bearerToken: null },
+): Promise<SettleOutcome> {
+  const call: UptoSettleCall = { ...engineCall, callerCredential: caller.bearerToken };
+  const parsed = uptoPayloadOf(body);
+  if (!parsed.ok) return settledWith(parsed);
+  const payload = parsed.payload;
+  const step = settleStep(config, accepted, payload);
+  if (typeof step !== "string") return settledWith(step);
+  return step === "deposit" ? settleDeposit(config, body, accepted, payload, call) : settleClaim(config, accepted, payload, call);
+}
+
+/** Deposit or claim, the way the official facilitator tells them apart (`type` first; older servers without it). */
+function settleStep(config: Config, accepted: AcceptedRequirements, payload: UptoPayload): "deposit" | "claim" | PaymentRejection {
+  const payer = payload.from;
+  if (accepted.amount > BigInt(payload.maxAmount)) {
+    return rejection("invalid_upto_svm_payload_settlement_exceeds_amount", `The charge ${accepted.amount} exceeds the authorized ceiling ${payload.maxAmount}`, { payer });
+  }
+  if (payload.type) return payload.type;
+  if (config.upto.delegated && accepted.requirements.extra.receiverAuthorizer === config.upto.delegated.authorizer.address) {
+    return rejection("invalid_upto_svm_payload_type", "A delegated upto settle must say payload.type (deposit or claim)", { payer });
+  }
+  if (payload.voucherSignature !== undefined) return "claim";
+  if (accepted.amount === BigInt(payload.maxAmount)) return "deposit";
+  return rejection("invalid_upto_svm_payload_missing_voucher", "A claim below the ceiling needs the seller's voucherSignature", { payer });
+}
+
+async function settleDeposit(config: Config, body: VerifySettleBody, accepted: AcceptedRequirements, payload: UptoPayload, call: UptoSettleCall): Promise<SettleOutcome> {
+  const terms = channelTermsOf(config, accepted.requirements, payload.from);
+  if ("ok" in terms) return settledWith(terms);
+  if (terms.delegated && !isDelegatedCaller(config, call.callerCredential)) {
+    return settledWith(rejection("invalid_upto_svm_delegated_settle_unauthenticated", "A deposit for this facilitator's receiver authorizer needs the seller's bearer token in the Authorization header", { payer: payload.from }));
+  }
+  // The budget's balance (the isolate's reading, or one getBalance when it is over a minute old) is read alongside verify.
+  const balance = feePayerBalanceForBudget(config);
+  balance.catch(() => undefined); // awaited only once the deposit verified
+  // No simulation here: the send's preflight runs the same one.
+  const verified = await verifyUptoDeposit(config, body, accepted, payload, { simulate: false, ledger: call.ledger, settling: true });
+  if (!verified.ok) return settledWith(verified);
+  const open = channelOpenOf(verified);
+  // Before the fee payer signs: the channel's row and its rent are booked against the exposure budget's caps, and at
+  // the same time (one D1 round trip) a priority fee worth booking; a refusal of either voids the other.
+  const [booked, spend] = await Promise.all([
+    bookUptoOpen(config, call.ledger, open, await balance),
+    bookSettleSpend(config, call.ledger, { rail: "upto", kind: "priority_fee", messageHash: verified.messageHash, payer: verified.payer, seller: open.payTo, lamports: priorityFeeOf(verified.tx) }),
+  ]);
+  if (!booked.ok || !spend.ok) {
+    await Promise.all([
+      booked.ok ? dropUnlandedOpen(call.ledger, open.channelId, open.openMessageHash) : null,
+      spend.ok && spend.bookingId ? settleExposure(call.ledger, spend.bookingId, "voided") : null,
+    ]);
+    return settledWith(!booked.ok ? booked : { ...(spend as PaymentRejection), payer: verified.payer });
+  }
+  const signed = await signAsFeePayer(config, verified.tx);
+  const outcome = await settleSignedPayment(
+    config,
+    settleablePayment(
+      { accepted, messageHash: verified.messageHash, payer: verified.payer, merchantWallet: accepted.requirements.payTo as Address, tx: verified.tx },
+      // The fee payer fronts the rent, so SOL that runs short is the facilitator's, not the buyer's.
+      { funds: "token_rent_fronted", beforeFirstSend: () => recordOpen(call.ledger, open) },
+    ),
+    { ...signed, feePayerRentLamports: open.rentLamports },
+    call,
+  );
+  // Refused (a refusal path only): the row of an Open the cluster did not take goes, and with it the rent it booked,
+  // so no flood of them is left behind in the keeper's queue or the budget.
+  const settlement = outcome.settlement;
+  if (!settlement.ok && !("pending" in settlement)) await dropUnlandedOpen(call.ledger, open.channelId, open.openMessageHash);
+  return withUptoPreflightReason(voidUnsentSettleSpend(call.ledger, spend.bookingId, outcome));
+}
+
+/** A transaction the cluster's preflight refused (it has no signature yet) in the official facilitator's words. */
+function withUptoPreflightReason(outcome: SettleOutcome): SettleOutcome {
+  const settlement = outcome.settlement;
+  if (settlement.ok || "pending" in settlement || settlement.signature) return outcome;
+  return { ...outcome, settlement: uptoSimulationRefusal(settlement) };
+}
+
+function channelOpenOf(verified: VerifiedUptoDeposit): ChannelOpen {
+  const { payload, accepted } = verified;
+  return {
+    channelId: verified.channelId,
+    openMessageHash: verified.messageHash,
+    openBlockhash: verified.tx.recentBlockhash,
+    payer: verified.payer,
+    payTo: accepted.requirements.payTo,
+    asset: accepted.requirements.asset,
+    tokenProgram: verified.open.tokenProgram,
+    deposit: payload.deposit,
+    expiresAt: payload.expiresAt,
+    firstCheckAtMs: (payload.expiresAt + ABANDON_GRACE_SECONDS) * 1000,
+    rentLamports: uptoOpenRentLamports(verified.open.tokenProgram),
+  };
+}
+
+/**
+ * Before each send (after the ledger claim): the channel's row is this open's and live, so the keeper can always find
+ * a channel whose rent is out — also when a concurrent call voided the booking in between.
+ */
+async function recordOpen(db: D1Database, open: ChannelOpen): Promise<{ ok: true } | PaymentRejection> {
+  if (await recordChannelOpen(db, open, Date.now())) return { ok: true };
+  return rejection("invalid_upto_svm_channel_already_open", `Channel ${open.channelId} already has a deposit in flight or settled; a deposit opens a new channel`, { payer: open.payer });
+}
+
+async function settleClaim(config: Config, accepted: AcceptedRequirements, payload: UptoPayload, call: UptoSettleCall): Promise<SettleOutcome> {
+  const payer = payload.from;
+  const requirements = accepted.requirements;
+  const terms = channelTermsOf(config, requirements, payer);
+  if ("ok" in terms) return settledWith(terms);
+  const window = checkPayloadWindow(config, requirements, terms, payload, Math.floor(Date.now() / 1000));
+  // Past the payment's expiry no claim is signed any more, but the one signed before it is still answered: a seller
+  // retrying a claim that landed (it heard only "pending") must hear so, not "expired".
+  const expired = window?.reason === "invalid_upto_svm_payload_expired" ? window : null;
+  if (window && !expired) return settledWith(window);
+  // The voucher is checked (or, delegated, signed) before anything else is read or signed.
+  const voucher = await claimVoucher(config, payload, terms, accepted.amount, call.callerCredential);
+  if ("ok" in voucher) return settledWith(voucher);
+
+  const line = { payTo: requirements.payTo as Address, mint: requirements.asset as Address };
+  for (let attempt = 0; ; attempt++) {
+    const claim = await claimToSettle(config, call.ledger, payload, terms, accepted.amount, line, voucher, expired);
+    if ("ok" in claim) return settledWith(expired ?? claim);
+    const outcome = await settleStoredClaim(config, accepted, payload, claim, call);
+    const settlement = outcome.settlement;
+    // Our own claim expired before the cluster saw it: the seller cannot rebuild it, so sign a fresh one once.
+    if (!expired && attempt === 0 && !settlement.ok && !("pending" in settlement) && settlement.reason === "blockhash_expired") continue;
+    return withUptoPreflightReason(outcome);
+  }
+}
+
+/**
+ * The claim transaction this call settles: the one already signed for the channel (the same bytes for every call),
+ * or — none yet, or the last one failed — a new one, stored unless a concurrent call stored its own first.
+ * `noNewClaim` (the payment expired): only a claim already signed is settled, nothing new is signed.
+ */
+async function claimToSettle(
+  config: Config,
+  db: D1Database,
+  payload: UptoPayload,
+  terms: ChannelTerms,
+  amount: bigint,
+  line: { payTo: Address; mint: Address },
+  voucher: ClaimVoucher,
+  noNewClaim: PaymentRejection | null,
+): Promise<StoredClaim | PaymentRejection> {
+  const payer = payload.from;
+  const found = await getChannelWithDeposit(db, payload.channelId);
+  const refused = (message: string) => rejection("invalid_upto_svm_channel_state", message, { payer });
+  if (!found) return refused(`Channel ${payload.channelId} was not opened through this facilitator`);
+  const { channel } = found;
+  if (channel.payer !== payer || channel.payTo !== line.payTo || channel.asset !== line.mint || channel.deposit !== payload.maxAmount) {
+    return refused(`Channel ${payload.channelId} was opened for another payment`);
+  }
+  if (found.depositState !== "confirmed") return refused(`The deposit of channel ${payload.channelId} is not confirmed yet; settle the deposit first`);
+
+  const claim = channel.claim;
+  if (claim && claim.amount !== amount.toString()) return otherClaim(claim, payer);
+  if (claim && (await ledgerStateOf(db, claim.messageHash))?.state !== "failed") return claim;
+  if (noNewClaim) return noNewClaim;
+  const built = await buildSignedClaim(config, payload, terms, { ...line, tokenProgram: channel.tokenProgram as Address }, voucher);
+  if ("ok" in built) return built;
+  const mine: StoredClaim = { messageHash: built.messageHash, amount: amount.toString(), transaction: built.wireBase64 };
+  if (await storeClaimTransaction(db, payload.channelId, mine, claim?.messageHash ?? null, Date.now())) return mine;
+  // A concurrent call stored its claim first: settle that one.
+  const winner = (await getChannelWithDeposit(db, payload.channelId))?.channel.claim ?? null;
+  if (!winner) return refused(`Channel ${payload.channelId} is no longer open`);
+  return winner.amount === amount.toString() ? winner : otherClaim(winner, payer);
+}
+
+async function settleStoredClaim(config: Config, accepted: AcceptedRequirements, payload: UptoPayload, claim: StoredClaim, call: SettleCall): Promise<SettleOutcome> {
+  const decoded = decodeWireTransaction(claim.transaction);
+  if (!decoded.ok) throw new Error(`stored claim of channel ${payload.channelId} does not decode: ${decoded.message}`);
+  const tx = decoded.tx;
+  const channelId = payload.channelId;
+  const db = call.ledger;
+  return settleSignedPayment(
+    config,
+    settleablePayment(
+      { accepted, messageHash: claim.messageHash, payer: payload.from as Address, merchantWallet: accepted.requirements.payTo as Address, tx },
+      { funds: "token", onFirstConfirmation: (nowMs) => scheduleChannelCheck(db, channelId, nowMs + RECLAIM_CHECK_DELAY_MS, nowMs) },
+    ),
+    // The facilitator built and signed the claim as its fee payer.
+    { wireBytes: tx.wireBytes, signature: signatureOf(tx.signatures[0]), feePayerFeeLamports: networkFeeOf(tx) },
+    call,
+  );
+}
+
+/** One claim per channel: a different amount after one was signed is a second settlement of the same payment. */
+function otherClaim(claim: StoredClaim, payer: string): PaymentRejection {
+  return rejection("duplicate_settlement", `This payment's channel was already claimed for ${claim.amount}; a channel settles once`, { payer });
+}
+
+function signatureOf(bytes: Uint8Array | null | undefined): string {
+  if (!bytes) throw new Error("stored claim is not signed by the fee payer");
+  return encodeBase58(bytes);
+}
+

@@ -1,0 +1,45 @@
+import * as v from "valibot";
+import type { RailModule } from "../../../src/rails/rail";
+import { route } from "../../../src/http/route-def";
+import { settledWith } from "../../../src/settlement/settle-engine";
+import { rejection } from "../../../src/x402/payment-verdict";
+
+/**
+ * A throwaway fourth rail, never shipped: it shows that a rail is one folder (this one) plus one registry line. Its
+ * payload is a `ticket`; it verifies any ticket naming a payer, settles nothing, has one builder route and one job.
+ */
+const TicketPayloadSchema = v.looseObject({ ticket: v.pipe(v.string("must be a string"), v.minLength(1, "must not be empty")), payer: v.string() });
+
+export const fourthRail: RailModule = {
+  scheme: "fourth",
+  payload: { schema: TicketPayloadSchema, describe: "a fourth-rail ticket (`ticket`)", transactionField: "ticket" },
+  async supportedExtra(config) {
+    return { feePayer: config.feePayer.address, ticketsOnly: "true" };
+  },
+  async verify(_config, body) {
+    const payer = body.paymentPayload.payload.payer;
+    return typeof payer === "string" ? { ok: true, payer } : rejection("invalid_payload", "a ticket names its payer");
+  },
+  async settle() {
+    return settledWith(rejection("invalid_payload", "the fixture rail settles nothing"));
+  },
+  routes: [
+    {
+      slot: "builders",
+      rank: 4,
+      routes: () => [
+        route({
+          key: "buildFourthTicket",
+          method: "POST",
+          path: "/build-fourth-ticket",
+          tag: "Tx Build",
+          summary: "A ticket for the fixture rail",
+          body: v.looseObject({ payer: v.string() }),
+          handler: (c, { body }) => c.json({ ticket: `ticket-for-${body.payer}` }),
+        }),
+      ],
+    },
+  ],
+  jobs: [{ name: "fourth-keeper", run: async () => ({ closed: 0 }), summarize: () => ({ outcome: "ok", lamportsSpent: 0n, detail: null }) }],
+  describe: { features: (served) => ({ fourthTickets: served }) },
+};

@@ -1,0 +1,92 @@
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+
+/**
+ * The core/rail boundary, read from the source text: the payment core (the settle engine, the x402 wire protocol and
+ * the HTTP layer) names no scheme and imports no rail folder, and no rail folder imports another. A rail is one folder
+ * of src/rails/; the core reaches it only through src/rails/registry.ts and the RailModule type (src/rails/rail.ts).
+ * Prose inside route summaries and descriptions (the published API documentation) may mention a rail; code may not.
+ */
+const SRC = path.join(import.meta.dirname, "../../src");
+const RAILS_DIR = path.join(SRC, "rails");
+const CORE = ["settlement", "x402", "http"].map((folder) => path.join(SRC, folder));
+const RAIL_FOLDERS = readdirSync(RAILS_DIR).filter((name) => statSync(path.join(RAILS_DIR, name)).isDirectory());
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .filter((file) => file.endsWith(".ts"))
+    .map((file) => path.join(dir, file));
+}
+
+/** Relative import targets of a file, resolved to paths inside src/. */
+function importTargets(file: string): string[] {
+  const text = readFileSync(file, "utf8");
+  return [...text.matchAll(/\b(?:from|import)\s*\(?\s*["'](\.{1,2}\/[^"']+)["']/g)].map((m) => path.resolve(path.dirname(file), m[1]!));
+}
+
+/** The rail folder a path lies in (src/rails/<folder>/...), else null. */
+function railFolderOf(target: string): string | null {
+  const relative = path.relative(RAILS_DIR, target);
+  if (relative.startsWith("..")) return null;
+  const [first, ...rest] = relative.split(path.sep);
+  return rest.length > 0 && RAIL_FOLDERS.includes(first!) ? first! : null;
+}
+
+/** The code of a file without its comments (line and block), so only code and string literals are searched. */
+function codeOf(file: string): string {
+  return readFileSync(file, "utf8")
+    .replace(/\/\*[\s\S]*?\*\//g, "")
+    .replace(/(^|[^:"'`\\])\/\/.*$/gm, "$1");
+}
+
+describe("the core/rail boundary", () => {
+  it("finds the rails (one folder each)", () => {
+    expect(RAIL_FOLDERS).toEqual(expect.arrayContaining(["exact", "sla-escrow", "upto"]));
+  });
+
+  it("settlement/, x402/ and http/ import no rail folder (only src/rails/registry.ts and src/rails/rail.ts)", () => {
+    const leaks = CORE.flatMap(sourceFiles).flatMap((file) =>
+      importTargets(file)
+        .filter((target) => railFolderOf(target) !== null)
+        .map((target) => `${path.relative(SRC, file)} -> ${path.relative(SRC, target)}`),
+    );
+    expect(leaks).toEqual([]);
+  });
+
+  it("settlement/, x402/ and http/ name no scheme in code: no scheme literal, no scheme-keyed member, no alias", () => {
+    const names = RAIL_FOLDERS.map((name) => name.replace(/[-]/g, "\\-")).join("|");
+    // A string literal that is exactly a scheme name ("upto", 'exact', `sla-escrow`), a member keyed by one
+    // (exact: / "sla-escrow":), or the alias form (v2:solana:upto).
+    const patterns = [new RegExp(`["'\`](?:${names})["'\`]`), new RegExp(`(?:^|[\\s{,])(?:${names}|"(?:${names})")\\s*:(?!:)`), new RegExp(`v2:solana:(?:${names})\\b`)];
+    const leaks = CORE.flatMap(sourceFiles).flatMap((file) =>
+      codeOf(file)
+        .split("\n")
+        .flatMap((line, i) => (patterns.some((p) => p.test(line)) ? [`${path.relative(SRC, file)}:${i + 1}: ${line.trim().slice(0, 120)}`] : [])),
+    );
+    expect(leaks).toEqual([]);
+  });
+
+  it("no rail folder imports another rail folder (shared Solana helpers live in src/chain/)", () => {
+    const leaks = RAIL_FOLDERS.flatMap((rail) =>
+      sourceFiles(path.join(RAILS_DIR, rail)).flatMap((file) =>
+        importTargets(file)
+          .filter((target) => {
+            const other = railFolderOf(target);
+            return other !== null && other !== rail;
+          })
+          .map((target) => `${path.relative(SRC, file)} -> ${path.relative(SRC, target)}`),
+      ),
+    );
+    expect(leaks).toEqual([]);
+  });
+
+  it("the boundary check is not vacuous: it sees a scheme literal and a cross-rail import where there is one", () => {
+    const names = RAIL_FOLDERS.join("|");
+    expect(new RegExp(`["'\`](?:${names})["'\`]`).test(`if (scheme === "upto") return;`)).toBe(true);
+    expect(railFolderOf(path.join(RAILS_DIR, "exact", "build.ts"))).toBe("exact");
+    expect(railFolderOf(path.join(RAILS_DIR, "registry.ts"))).toBe(null);
+    // Every rail folder has files this test reads.
+    for (const rail of RAIL_FOLDERS) expect(sourceFiles(path.join(RAILS_DIR, rail)).length).toBeGreaterThan(0);
+  });
+});

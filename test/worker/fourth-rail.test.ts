@@ -1,0 +1,85 @@
+import { env } from "cloudflare:test";
+import { beforeAll, describe, expect, it } from "vitest";
+import * as v from "valibot";
+import { Hono } from "hono";
+import { RAILS, railJobs, railRoutes, railsBySchemeOf, verifySettleBodySchemaOf, enrichWithRails } from "../../src/rails/registry";
+import { checkCommonRequirementsAmong } from "../../src/x402/common-checks";
+import { buildSupported } from "../../src/http/self-description/supported";
+import { mountRoutes } from "../../src/http/route-def";
+import { API_PREFIX, type AppEnv } from "../../src/http/context";
+import { loadConfig, type Config } from "../../src/platform/config/load-config";
+import { CLUSTERS } from "../../src/platform/config/networks";
+import type { Env } from "../../src/env";
+import { fourthRail } from "../support/fourth-rail/module";
+
+/**
+ * A new rail is one folder plus one registry line: the fixture rail (test/support/fourth-rail/, never shipped) added
+ * to the registry's list is served by everything the registry builds — /supported, the verify/settle body, the
+ * common checks, the route table and the Cron jobs — with no other file changed. Nothing here is mocked: the
+ * registry's builders run over the real rails plus the fixture, with this Worker's configuration.
+ */
+const WITH_FOURTH = [...RAILS, fourthRail]; // the one registry line
+let config: Config;
+
+beforeAll(async () => {
+  config = await loadConfig(env as unknown as Env);
+});
+
+const line = () => ({ scheme: "fourth", network: config.network, asset: CLUSTERS.devnet.usdcMint, amount: "5", payTo: config.feePayer.address, maxTimeoutSeconds: 60, extra: {} });
+const body = (scheme = "fourth") => ({
+  x402Version: 2,
+  paymentPayload: { x402Version: 2, accepted: { ...line(), scheme }, payload: { ticket: "t-1", payer: "buyer" } },
+  paymentRequirements: { ...line(), scheme },
+});
+
+describe("a fourth rail plugged in with one registry line", () => {
+  it("is listed in /supported after the shipped rails, with its own extra", async () => {
+    const supported = await buildSupported(config, WITH_FOURTH);
+    expect(supported.kinds.at(-1)).toEqual({ x402Version: 2, scheme: "fourth", network: config.network, extra: { feePayer: config.feePayer.address, ticketsOnly: "true" } });
+    expect((await buildSupported(config)).kinds.map((k) => k.scheme)).not.toContain("fourth");
+  });
+
+  it("its payload shape joins the verify/settle body, and its transaction field is read as the transaction", () => {
+    const parsed = v.safeParse(verifySettleBodySchemaOf(WITH_FOURTH), body());
+    if (!parsed.success) throw new Error(parsed.issues[0].message);
+    expect(parsed.output.paymentPayload.payload.transaction).toBe("t-1");
+    const shipped = v.safeParse(verifySettleBodySchemaOf(RAILS), body());
+    expect(shipped.success).toBe(false);
+    const bad = v.safeParse(verifySettleBodySchemaOf(WITH_FOURTH), { ...body(), paymentPayload: { ...body().paymentPayload, payload: { nothing: 1 } } });
+    expect(bad.issues?.[0]?.message).toMatch(/ or a fourth-rail ticket \(`ticket`\)$/);
+  });
+
+  it("passes the common checks under its name and its alias, and is unsupported without the line", () => {
+    const parsed = v.parse(verifySettleBodySchemaOf(WITH_FOURTH), body());
+    expect(checkCommonRequirementsAmong(config, parsed, railsBySchemeOf(WITH_FOURTH))).toMatchObject({ scheme: "fourth", amount: 5n });
+    const aliased = v.parse(verifySettleBodySchemaOf(WITH_FOURTH), body("v2:solana:fourth"));
+    expect(checkCommonRequirementsAmong(config, aliased, railsBySchemeOf(WITH_FOURTH))).toMatchObject({ scheme: "fourth" });
+    expect(checkCommonRequirementsAmong(config, parsed, railsBySchemeOf(RAILS))).toMatchObject({ ok: false, reason: "unsupported_scheme" });
+  });
+
+  it("dispatches verify to it by scheme", async () => {
+    const parsed = v.parse(verifySettleBodySchemaOf(WITH_FOURTH), body());
+    const accepted = checkCommonRequirementsAmong(config, parsed, railsBySchemeOf(WITH_FOURTH));
+    if ("ok" in accepted) throw new Error(accepted.message);
+    expect(await railsBySchemeOf(WITH_FOURTH).get("fourth")!.verify(config, parsed, accepted, { simulate: true })).toEqual({ ok: true, payer: "buyer" });
+  });
+
+  it("its builder route joins the route table after the shipped builders and answers over HTTP", async () => {
+    const builders = railRoutes("builders", WITH_FOURTH);
+    expect(builders.map((r) => r.key).slice(0, -1)).toEqual(railRoutes("builders").map((r) => r.key));
+    expect(builders.at(-1)!.key).toBe("buildFourthTicket");
+    const app = new Hono<AppEnv>();
+    mountRoutes(app, builders.slice(-1));
+    const response = await app.request(`${API_PREFIX}/build-fourth-ticket`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ payer: "buyer" }) }, env);
+    expect(await response.json()).toEqual({ ticket: "ticket-for-buyer" });
+  });
+
+  it("its job runs on the rails' Cron trigger after the shipped rails' jobs", () => {
+    expect(railJobs(WITH_FOURTH).map((job) => job.name)).toEqual([...railJobs().map((job) => job.name), "fourth-keeper"]);
+  });
+
+  it("enrich leaves its lines alone when it has no enrich part", async () => {
+    const required = { x402Version: 2 as const, resource: { url: "https://example.test/r" }, accepts: [line()] };
+    expect(await enrichWithRails(config, required)).toEqual(required);
+  });
+});
