@@ -278,6 +278,17 @@ export async function settleExposureRow(d1: D1Database, bookingId: string, outco
   return (result.meta.changes ?? 0) > 0;
 }
 
+/** What the caps of a booking for `who` see, without writing (/verify's look at them): one query. */
+export async function readExposureFigures(d1: D1Database, who: { payer: string | null; payTo: string | null }, limits: HeldLimits | SpentLimits): Promise<ExposureFigures> {
+  const spent = "sinceMs" in limits;
+  const f = spent ? { payer: spentSince("?3", "payer", "?1"), payTo: spentSince("?3", "pay_to", "?2"), total: spentSince("?3") } : { payer: rentOutFor("payer", "?1"), payTo: rentOutFor("pay_to", "?2"), total: TOTAL_RENT_OUT };
+  const row = await d1
+    .prepare(`SELECT ${f.payer} AS payerLamports, ${f.payTo} AS payToLamports, ${f.total} AS totalLamports`)
+    .bind(who.payer, who.payTo, spent ? limits.sinceMs : 0)
+    .first<Record<string, number | null>>();
+  return { payerLamports: BigInt(row?.payerLamports ?? 0), payToLamports: BigInt(row?.payToLamports ?? 0), totalLamports: BigInt(row?.totalLamports ?? 0) };
+}
+
 /** Which of `bookingIds` are live (held or spent): one query. */
 export async function liveExposureBookings(d1: D1Database, bookingIds: readonly string[]): Promise<Set<string>> {
   if (bookingIds.length === 0) return new Set();

@@ -66,6 +66,8 @@ describe("priority fees above the base fee are booked before the payment is sent
     expect(booked.results).toEqual([expect.objectContaining({ rail: "exact", lamports: 10_000, state: "spent" })]);
 
     const body = await f.signedBody(buyer, await f.line(USDC, "1000000"));
+    // /verify says what the settle would.
+    expect((await f.post("/verify", body)).body).toMatchObject({ isValid: false, invalidReason: "fee_payer_spend_per_payer_exceeded" });
     const feePayerBefore = await lamportsOf(f.feePayer);
     const refused = await f.post("/settle", body);
     expect(refused.status, JSON.stringify(refused.body)).toBe(429);
