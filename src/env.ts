@@ -1,4 +1,4 @@
-/** Bindings, variables and secrets the Worker receives (see wrangler.toml and README "Configuration"). */
+/** Bindings, variables and secrets the Worker receives (see wrangler.toml and docs/configuration.md). */
 export interface Env {
   DB: D1Database;
   KV: KVNamespace;

@@ -91,7 +91,7 @@ export interface Config {
   feePayerBudget: FeePayerBudgetCaps;
 }
 
-/** The operator's caps of the exposure budget (keys SVC_FEE_PAYER_MAX_* and SVC_UPTO_MAX_*; README "Money rules"). */
+/** The operator's caps of the exposure budget (keys SVC_FEE_PAYER_MAX_* and SVC_UPTO_MAX_*; docs/money-rules.md). */
 export interface FeePayerBudgetCaps {
   rentPerPayerLamports: bigint;
   rentPerPayToLamports: bigint;

@@ -12,6 +12,8 @@ import { bareScheme } from "../../x402/scheme-names";
 import { assetNotAllowedMessage } from "../../x402/asset-allowlist";
 import { getUniversalSettleFacts, DEFAULT_SOVEREIGN_FEE_BPS } from "./program-facts";
 import { exactRail } from "./rail";
+import { refuseBelowExactMinimum } from "./minimum-amount";
+import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../platform/config/networks";
 
 /**
  * `POST /payment-required/enrich` for the `exact` rail: turns a seller's naive 402 body into one a buyer can
@@ -70,6 +72,9 @@ export async function enrichPaymentRequired(
     const line = ownExactLine(config, raw, index);
     if (line === null) continue;
     warnIfAssetNotAllowed(config, line, index, correlationId);
+    // Refused here, with the number, rather than at the buyer's /verify: a line below the minimum can never be paid.
+    const asset = String(line.asset);
+    await refuseBelowExactMinimum(config, `accepts[${index}].amount`, BigInt(String(line.amount)), asset, asset === NATIVE_SOL_ALLOWLIST_ADDRESS);
     const plan = await planLine(programId, line, index);
     planned.push({ index, line, ...plan });
   }
