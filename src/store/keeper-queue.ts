@@ -28,6 +28,8 @@ export interface KeeperTable {
   keyColumn: string;
   claimColumn: string;
   claimExpiresColumn: string;
+  /** The states retention deletes (SQL list); default closed, dropped, stuck and voided. */
+  finishedStates?: string;
 }
 
 /**
@@ -90,11 +92,11 @@ export async function recordKeeperOutcomes(d1: D1Database, where: KeeperTable, c
 
 /** Retention: deletes finished rows (closed, dropped, stuck; upto's voided opens) last touched before `beforeMs`, oldest first. */
 export async function purgeFinishedRowsBefore(d1: D1Database, where: KeeperTable, beforeMs: number, batchSize: number): Promise<number> {
-  const { table, keyColumn } = where;
+  const { table, keyColumn, finishedStates = `('closed', 'dropped', 'stuck', 'voided')` } = where;
   const result = await d1
     .prepare(
       `DELETE FROM ${table} WHERE ${keyColumn} IN (
-         SELECT ${keyColumn} FROM ${table} WHERE state IN ('closed', 'dropped', 'stuck', 'voided') AND updated_at_ms < ?1 ORDER BY updated_at_ms LIMIT ?2)`,
+         SELECT ${keyColumn} FROM ${table} WHERE state IN ${finishedStates} AND updated_at_ms < ?1 ORDER BY updated_at_ms LIMIT ?2)`,
     )
     .bind(beforeMs, batchSize)
     .run();

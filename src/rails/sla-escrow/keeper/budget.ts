@@ -10,12 +10,15 @@ import { jobSubrequestBudget, type WorkersPlan } from "../../../platform/config/
  *   D1: claim with the ledger rows 1 + ledger catch-up 1 + failed sponsored fundings 1 + outcomes 1 (batches) = 4
  *   RPC: mints (from the Payment accounts) + recipient and oracle-tip token accounts under both token programs
  *                                                                                   → ≤ ceil(5N / 100)
+ *   RPC: those token accounts read again just before the sends (./payout-accounts.ts) → ≤ ceil(2N / 100)
+ *        + getTransaction of each confirmed payout that could create one                   ≤ N
+ *   D1:  today's creations per recipient account 1 + creations found, booked ≤ N (only after a race: rare)
  */
 export const ESCROW_KEEPER_SUBREQUEST_BUDGET = 150;
 
 export function worstCaseSubrequests(payments: number): number {
   if (payments === 0) return 1;
-  return 4 + sharedKeeperSubrequests(payments) + accountReads(5 * payments);
+  return 4 + sharedKeeperSubrequests(payments) + accountReads(5 * payments) + accountReads(2 * payments) + payments + 1 + payments;
 }
 
 export function maxPaymentsWithinBudget(budget: number = ESCROW_KEEPER_SUBREQUEST_BUDGET): number {
