@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { requireUniversalSettle } from "../platform/config/rail-switches";
 import type { Address } from "@solana/kit";
 import type { Config } from "../platform/config/load-config";
 import { badRequest, FacilitatorError } from "../platform/errors/catalogue";
@@ -67,7 +68,7 @@ export async function quoteFee(config: Config, query: FeeQuoteQuery): Promise<Fe
 }
 
 async function quoteExact(config: Config, common: QuoteCommon, wallet: Address, isSol: boolean, amount: bigint): Promise<FeeQuote> {
-  const programId = config.programs.universalSettle;
+  const programId = requireUniversalSettle(config);
   const vault = await vaultOf(programId, wallet);
   const [facts, accounts] = await Promise.all([getUniversalSettleFacts(config), fetchAccounts(config, [vault])]);
   const onChain = facts.onChainConfig;

@@ -7,6 +7,7 @@ import type { PaymentRequiredBody, PaymentRequirements, PayloadShape, VerifySett
 import type { SchemeRules } from "../x402/common-checks";
 import type { RouteDef } from "../http/route-def";
 import type { ScheduledJob } from "../jobs/scheduled";
+import type { RailSwitch } from "../platform/config/rail-switches";
 
 /**
  * A payment rail (x402 scheme): how `/supported` advertises it and how `/verify` and `/settle` handle its payments.
@@ -82,16 +83,33 @@ export interface RailModule extends Rail, SchemeRules {
   describe?: RailDescription;
   /** What it adds to /health. */
   health?: RailHealth;
+  /**
+   * Whether the configuration lets it run (per `payTo` form where it has several), and why not
+   * (platform/config/rail-switches.ts). Absent: always on.
+   */
+  switches?(config: Config): readonly RailFormSwitch[];
+}
+
+/** One `payTo` form of a rail (none: the rail as a whole) and whether the configuration runs it. */
+export interface RailFormSwitch {
+  payToForm?: string;
+  setting: RailSwitch;
+}
+
+const ALWAYS_ON: readonly RailFormSwitch[] = [{ setting: { enabled: true } }];
+
+export function railSwitchesOf(rail: RailModule, config: Config): readonly RailFormSwitch[] {
+  return rail.switches?.(config) ?? ALWAYS_ON;
 }
 
 /** A rail's words in the self-description documents (every member optional; absent: the rail is not mentioned there). */
 export interface RailDescription {
-  /** `/agent-payTo-semantics.json` `schemes[scheme]`: how a line's payTo resolves. */
-  payTo?: Record<string, string>;
+  /** `/agent-payTo-semantics.json` `schemes[scheme]`: how a line's payTo resolves (it may depend on the configuration). */
+  payTo?(config: Config): Record<string, unknown>;
   /** `GET /payment-required/enrich`: the sentence on this rail's lines, and its `schemes[scheme]` entry. */
   enrich?: { sentence: string; payTo: Record<string, string> };
   /** `/capabilities` `features` flags (`served`: the scheme is in /supported; `routes`: the mounted route keys). */
-  features?(served: boolean, routes: ReadonlySet<string>): Record<string, boolean>;
+  features?(served: boolean, routes: ReadonlySet<string>, config: Config): Record<string, boolean>;
   /** `/capabilities` members added at the end while the rail is served (`artifact`: a path made absolute). */
   capabilities?(config: Config, artifact: (path: string) => string): Record<string, unknown>;
 }
@@ -107,6 +125,7 @@ export interface RailHealth {
   /** Members of the report, after the fee payer's exposure (each null when its database read fails). */
   report?(config: Config, db: D1Database | undefined): Promise<Record<string, unknown>>;
   /** `programs[key]`: the rail's program, and its program-wide accounts by name. */
-  program?: { key: string; programId(config: Config): Address; accounts(config: Config): Promise<Record<string, ProgramAccountProbe>> };
+  /** `programId` is null where the rail's program is not configured (the rail is then off, and not read). */
+  program?: { key: string; programId(config: Config): Address | null; accounts(config: Config): Promise<Record<string, ProgramAccountProbe>> };
 }
 

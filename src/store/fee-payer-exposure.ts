@@ -261,6 +261,25 @@ export async function settleExposureRow(d1: D1Database, bookingId: string, outco
   return (result.meta.changes ?? 0) > 0;
 }
 
+/** Which of `bookingIds` are live (held or spent): one query. */
+export async function liveExposureBookings(d1: D1Database, bookingIds: readonly string[]): Promise<Set<string>> {
+  if (bookingIds.length === 0) return new Set();
+  const { results } = await d1
+    .prepare(`SELECT booking_id AS id FROM fee_payer_exposure WHERE state IN ('held', 'spent') AND booking_id IN (SELECT value FROM json_each(?1))`)
+    .bind(JSON.stringify(bookingIds))
+    .all<{ id: string }>();
+  return new Set(results.map((r) => r.id));
+}
+
+/** Lowers a live booking's lamports to `lamports` (never raises it). Returns whether it changed. */
+export async function trimExposureRow(d1: D1Database, bookingId: string, lamports: bigint, nowMs: number): Promise<boolean> {
+  const result = await d1
+    .prepare(`UPDATE fee_payer_exposure SET lamports = ?2, updated_at_ms = ?3 WHERE booking_id = ?1 AND state IN ('held', 'spent') AND lamports > ?2`)
+    .bind(bookingId, sqlLamports(lamports), nowMs)
+    .run();
+  return (result.meta.changes ?? 0) > 0;
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // /health
 

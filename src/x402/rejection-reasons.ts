@@ -10,6 +10,7 @@ export type RejectionReason = CoreRejectionReason | FeePayerBudgetRejectionReaso
 export type CoreRejectionReason =
   | "invalid_payload"
   | "unsupported_scheme"
+  | "rail_not_enabled"
   | "invalid_payload_requirements_mismatch"
   | "invalid_network"
   | "asset_not_allowed"
@@ -75,6 +76,8 @@ export type ExactRejectionReason =
   | "invalid_exact_svm_payload_missing_signature"
   | "invalid_exact_svm_payload_signature_invalid"
   | "invalid_exact_svm_payload_vault_token_account_squatted"
+  | "invalid_exact_svm_payload_transfer_to_source"
+  | "invalid_exact_svm_payload_wallet_pay_to_native_sol"
   | "vault_provisioning_failed"
   | "vault_not_provisioned";
 

@@ -18,14 +18,14 @@ describe("configuration", () => {
     }
   });
 
-  it("mainnet has no default UniversalSettle id (none is publicly confirmed): it must be configured", async () => {
-    const missing = await callWithEnv({ SOLANA_CLUSTER: "mainnet", ENVIRONMENT: "preview", UNIVERSAL_SETTLE_PROGRAM_ID: "" }, "/health");
-    expect(missing.status).toBe(500);
-    expect(missing.body.code).toBe("CONFIG_INVALID");
-    expect(missing.body.error).toMatch(/UNIVERSAL_SETTLE_PROGRAM_ID is required on mainnet/);
+  it("mainnet has no default UniversalSettle id (none is publicly confirmed): without one the vault form of exact is off, not the service", async () => {
+    const missing = await loadConfig({ ...baseEnv, SOLANA_CLUSTER: "mainnet", ENVIRONMENT: "preview", SVC_SLA_ESCROW_ORACLE_AUTHORITIES: "", UNIVERSAL_SETTLE_PROGRAM_ID: "" } as Env);
+    expect(missing.programs.universalSettle).toBeNull();
+    expect(missing.rails.exactVault).toEqual({ enabled: false, why: expect.stringMatching(/UNIVERSAL_SETTLE_PROGRAM_ID is not set and no public source confirms a UniversalSettle program id on mainnet/) });
     // (Outside local the demo oracle of the local vars is refused, so this preview config names none.)
     const configured = await loadConfig({ ...baseEnv, SOLANA_CLUSTER: "mainnet", ENVIRONMENT: "preview", SVC_SLA_ESCROW_ORACLE_AUTHORITIES: "", UNIVERSAL_SETTLE_PROGRAM_ID: "u84EMHTHwMeFpT9M2tNoHi9vBNjev4jxi9CsrFAjjWf" } as Env);
     expect(configured.programs.universalSettle).toBe("u84EMHTHwMeFpT9M2tNoHi9vBNjev4jxi9CsrFAjjWf");
+    expect(configured.rails.exactVault).toEqual({ enabled: true });
     // The SLA-Escrow mainnet id is the normative ABI's; devnet's UniversalSettle id is confirmed by pr402's history.
     expect(configured.programs.slaEscrow).toBe("SEscZ6n23pVak34xipBKoGCikHUj3w6XPNyty4rHprJ");
     expect((await loadConfig({ ...baseEnv, UNIVERSAL_SETTLE_PROGRAM_ID: "" } as Env)).programs.universalSettle).toBe("u84EMHTHwMeFpT9M2tNoHi9vBNjev4jxi9CsrFAjjWf");

@@ -157,6 +157,7 @@ describe("exact in discovery", () => {
       recommendedComputeUnitPrice: "1",
       merchantWallet: null,
       beneficiary: null,
+      payToForms: ["vault", "wallet"],
     });
     const caps = await call("/capabilities");
     expect(caps.body.features.universalSettleExact).toBe(true);

@@ -13,7 +13,7 @@ import {
   type KeyPairSigner,
   type Transaction,
 } from "@solana/kit";
-import { findAssociatedTokenPda, getTransferInstruction } from "@solana-program/token";
+import { findAssociatedTokenPda, getCloseAccountInstruction, getTransferInstruction } from "@solana-program/token";
 import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
 import { chainRpc, fundedBuyer, lamportsOf, tokenBalance, signAndSend, sendSigned } from "../support/workerd/chain";
 import { DEVNET, NATIVE_SOL, RESOURCE, USDC } from "../support/workerd/payment-fixtures";
@@ -428,3 +428,127 @@ async function fundDirectly(buyer: KeyPairSigner, seller: Address) {
   expect(await paymentAccount(payment)).toMatchObject({ state: PAYMENT_STATE.FUNDED });
   return { payment, signature };
 }
+
+/** A token account to empty the seller's USDC account into (made ahead: closing must be quick). */
+async function sinkAccount() {
+  return ataOf((await fundedBuyer(1, 10_000_000)).address);
+}
+
+/** The seller empties its USDC account into `sink` and closes it, signing alone. */
+async function closeUsdcAccount(owner: KeyPairSigner, sink: Address) {
+  const source = await ataOf(owner.address);
+  const amount = await tokenBalance(source);
+  await sendSigned(owner, [
+    ...(amount > 0n ? [getTransferInstruction({ source, destination: sink, authority: owner, amount })] : []),
+    getCloseAccountInstruction({ account: source, destination: owner.address, owner }),
+  ]);
+  expect((await chainRpc<{ value: unknown }>("getAccountInfo", [source, { encoding: "base64" }])).value).toBeNull();
+}
+
+/** Starts `run` and resolves once the scenario's RPC has seen one more call of `method` than before (the run reached that step). */
+async function whenCalled<T>(faults: Awaited<ReturnType<typeof faultScenario>>, method: string, run: () => Promise<T>): Promise<{ running: Promise<T> }> {
+  const count = ((await faults.calls())[method] ?? 0) + 1;
+  const running = run();
+  running.catch(() => undefined);
+  for (let i = 0; i < 200; i++) {
+    if (((await faults.calls())[method] ?? 0) >= count) return { running };
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`${method} was never called`);
+}
+
+const exposureOf = (bookingId: string) =>
+  env.DB.prepare("SELECT rail, kind, payer, pay_to AS payTo, lamports, state FROM fee_payer_exposure WHERE booking_id = ?").bind(bookingId).first<Record<string, unknown>>();
+
+describe("the exposure budget on the escrow rail (src/chain/fee-payer-budget/)", () => {
+  it("keeper payouts' fees are booked before they are signed: past SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS a payout waits with the cap's reason (not a failure), and goes once there is room", async () => {
+    const d = await escrowDesk("keeper-fee-cap", { SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS: "4999" });
+    const p = await d.approvedPayment();
+    const feePayerBefore = await lamportsOf(d.feePayer);
+    const held = itemsFor(await d.keeper(), p.payment);
+    expect(held).toEqual([expect.objectContaining({ action: "release", signature: null, outcome: expect.stringMatching(/^fee_payer_spend_per_day_exceeded: .*SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS: 4999/) })]);
+    expect(await paymentAccount(p.payment)).toMatchObject({ state: PAYMENT_STATE.FUNDED });
+    expect(await lamportsOf(d.feePayer)).toBe(feePayerBefore);
+    const row = await env.DB.prepare("SELECT failures FROM escrow_watch WHERE payment_pda = ?").bind(p.payment).first<{ failures: number }>();
+    expect(row?.failures).toBe(0);
+
+    d.setEnv({ SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS: "1000000000" });
+    await env.DB.prepare("UPDATE escrow_watch SET next_check_at_ms = 0 WHERE payment_pda = ?").bind(p.payment).run();
+    const keeperFeesBefore = await env.DB.prepare("SELECT COALESCE(SUM(lamports), 0) AS n FROM fee_payer_exposure WHERE rail = 'sla-escrow' AND kind = 'network_fee'").first<{ n: number }>();
+    expect(itemsFor(await d.keeper(), p.payment)).toEqual([expect.objectContaining({ action: "release", outcome: "released" })]);
+    const keeperFeesAfter = await env.DB.prepare("SELECT COALESCE(SUM(lamports), 0) AS n FROM fee_payer_exposure WHERE rail = 'sla-escrow' AND kind = 'network_fee'").first<{ n: number }>();
+    expect(keeperFeesAfter!.n - keeperFeesBefore!.n).toBeGreaterThanOrEqual(5_000);
+  });
+
+  it("a sponsored funding's fee is booked for the buyer and the seller before it is signed; past the seller's daily cap the next one is refused with the cap's reason and nothing is sent", async () => {
+    const d = await escrowDesk("sponsored-budget", { SVC_SLA_ESCROW_ALLOW_FACILITATOR_FEE_SPONSORSHIP: "yes", SVC_FEE_PAYER_MAX_SPEND_PER_PAY_TO_PER_DAY_LAMPORTS: "15000" });
+    const seller = (await fundedBuyer(1, 100_000_000)).address;
+    const line = await d.line(USDC, AMOUNT, seller);
+    const buyer = await fundedBuyer(5_000_000, 100_000_000);
+    const first = await d.signed(buyer, line, { facilitatorPaysTransactionFees: true });
+    const settled = await d.post("/settle", first.body);
+    expect(settled.body, JSON.stringify(settled.body)).toMatchObject({ success: true });
+    const fee = await feesOf([settled.body.transaction]);
+    const booked = await env.DB.prepare("SELECT rail, payer, pay_to AS payTo, lamports, state FROM fee_payer_exposure WHERE kind = 'sponsored_funding' AND payer = ?").bind(buyer.address).all();
+    expect(booked.results).toEqual([{ rail: "sla-escrow", payer: buyer.address, payTo: seller, lamports: Number(fee), state: "spent" }]);
+
+    const other = await fundedBuyer(5_000_000, 100_000_000);
+    const second = await d.signed(other, line, { facilitatorPaysTransactionFees: true });
+    const feePayerBefore = await lamportsOf(d.feePayer);
+    const refused = await d.post("/settle", second.body);
+    expect(refused.status, JSON.stringify(refused.body)).toBe(429);
+    expect(refused.body).toMatchObject({ success: false, errorReason: "fee_payer_spend_per_pay_to_exceeded" });
+    expect(refused.body.transaction ?? "").toBe("");
+    expect(await paymentAccount(second.built.paymentPda)).toBeNull();
+    expect(await lamportsOf(d.feePayer)).toBe(feePayerBefore);
+  });
+
+  it("a seller who closes its token account after the keeper planned the release (before the send) makes the payout wait: read again just before sending, nothing created at the fee payer's cost", async () => {
+    const faults = await faultScenario();
+    const d = await escrowDesk("payout-recheck", { SOLANA_RPC_URL: faults.rpcUrl });
+    const p = await d.approvedPayment();
+    // The keeper's blockhash read comes after its plan and before its last look at the accounts: close the account then.
+    const sink = await sinkAccount();
+    await faults.setFaults({ delayMs: { getLatestBlockhash: 1_500 } });
+    const { running: run } = await whenCalled(faults, "getLatestBlockhash", () => d.keeper());
+    await closeUsdcAccount(p.seller, sink);
+    const item = itemsFor(await run, p.payment);
+    await faults.setFaults({});
+    expect(item).toEqual([expect.objectContaining({ action: "release", signature: null, outcome: expect.stringMatching(/recipient token account .* does not exist yet \(read again just before sending\)/) })]);
+    expect(await paymentAccount(p.payment)).toMatchObject({ state: PAYMENT_STATE.FUNDED });
+    expect((await chainRpc<{ value: unknown }>("getAccountInfo", [await ataOf(p.seller.address), { encoding: "base64" }])).value).toBeNull();
+  });
+
+  it("a token account closed in the send's own window is created by the program at the fee payer's cost: booked once for that recipient, whose next payout that day waits", async () => {
+    const faults = await faultScenario();
+    const d = await escrowDesk("payout-race", { SOLANA_RPC_URL: faults.rpcUrl });
+    const p = await d.approvedPayment();
+    const sellerAta = await ataOf(p.seller.address);
+    // The send reaches the chain 1.5 s after the keeper's last look: the seller closes its account in between.
+    const sink = await sinkAccount();
+    await faults.setFaults({ delayMs: { sendTransaction: 1_500 } });
+    const { running: run } = await whenCalled(faults, "sendTransaction", () => d.keeper());
+    await closeUsdcAccount(p.seller, sink);
+    const released = itemsFor(await run, p.payment);
+    await faults.setFaults({});
+    expect(released).toEqual([expect.objectContaining({ action: "release", outcome: "released" })]);
+    const day = new Date().toISOString().slice(0, 10);
+    expect(await exposureOf(`payout_token_account:${sellerAta}:${day}`)).toEqual({
+      rail: "sla-escrow",
+      kind: "rent_spent",
+      payer: p.buyer.address,
+      payTo: p.seller.address,
+      lamports: 2_039_280,
+      state: "spent",
+    });
+
+    // A second payment to the same seller, the same day: its payout waits, whatever the account's state.
+    const buyer = await fundedBuyer(5_000_000, 1_000_000_000);
+    const { body, built } = await d.signed(buyer, await d.line(USDC, AMOUNT, p.seller.address));
+    expect((await d.post("/settle", body)).body).toMatchObject({ success: true });
+    await deliverAndApprove(d.post, { buyer, seller: p.seller, uidHex: built.paymentUidHex });
+    const waiting = itemsFor(await d.keeper(), built.paymentPda);
+    expect(waiting).toEqual([expect.objectContaining({ action: "release", signature: null, outcome: expect.stringMatching(/already created recipient token account .* payouts into it wait until/) })]);
+    expect(await paymentAccount(built.paymentPda)).toMatchObject({ state: PAYMENT_STATE.FUNDED });
+  });
+});

@@ -238,3 +238,28 @@ async function feeDestination(): Promise<Address> {
   const info = await chainRpc<{ value: { data: [string, string] } }>("getAccountInfo", [configPda, { encoding: "base64" }]);
   return decodeUniversalSettleConfig(Uint8Array.from(atob(info.value.data[0]), (c) => c.charCodeAt(0)))!.feeDestination;
 }
+
+describe("sweeps: the fee payer's exposure budget (src/chain/fee-payer-budget/)", () => {
+  it("a run's fees are booked on the sweep rail before any is signed: past SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS each rail is skipped with the cap's reason and nothing is sent; within it the fees are booked", async () => {
+    const seller = await paySeller(USDC, "5000000", await sovereignSeller());
+    await createUsdcAccount(seller.wallet, await fundedBuyer(0));
+    const run = (extraEnv: Record<string, string>) =>
+      callWithEnv(extraEnv, "/sweep", { method: "POST", headers: { ...BEARER, "Content-Type": "application/json" }, body: JSON.stringify({ cooldownSeconds: 0 }) });
+    const capped = await run({ SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS: "4999" });
+    expect(capped.status, JSON.stringify(capped.body)).toBe(200);
+    const item = capped.body.items.find((i: any) => i.wallet === seller.wallet);
+    expect(item).toMatchObject({ status: "skipped", action: "fee_payer_spend_per_day_exceeded", signature: null, lamportsSpent: "0" });
+    expect(item.error).toMatch(/SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS: 4999/);
+    expect(await tokenBalance(await usdcAta(seller.vault))).toBe(5_000_000n);
+    expect(capped.body.lamportsSpent).toBe("0");
+
+    const bookedBefore = await env.DB.prepare("SELECT COALESCE(SUM(lamports), 0) AS n FROM fee_payer_exposure WHERE rail = 'sweep' AND kind = 'network_fee' AND state = 'spent'").first<{ n: number }>();
+    const swept = await run({});
+    const done = swept.body.items.find((i: any) => i.wallet === seller.wallet);
+    expect(done).toMatchObject({ status: "ok", action: "sweep_submitted" });
+    const bookedAfter = await env.DB.prepare("SELECT COALESCE(SUM(lamports), 0) AS n FROM fee_payer_exposure WHERE rail = 'sweep' AND kind = 'network_fee' AND state = 'spent'").first<{ n: number }>();
+    // Exactly the fees of the sweeps this run sent (a preflight refusal would have been trimmed off).
+    const sent = swept.body.items.filter((i: any) => i.signature !== null).length;
+    expect(bookedAfter!.n - bookedBefore!.n).toBe(sent * 5_000);
+  });
+});

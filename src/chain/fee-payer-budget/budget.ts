@@ -20,12 +20,17 @@
  *     The balance the share and the minimum are computed from: the isolate's reading when younger than 60 s (no RPC),
  *     else one getBalance. Start it early (in parallel with other reads) and pass the result on.
  *
- *   bookExposure(config, db, booking, { balanceLamports?, nowMs? }): Promise<{ ok: true } | PaymentRejection>
+ *   bookExposure(config, db, booking, { balanceLamports?, nowMs?, uncapped? }): Promise<{ ok: true } | PaymentRejection>
+ *     (balanceLamports null, spent bookings only: no reading at hand, the minimum is left to the settle floor — no RPC)
  *     booking = { bookingId, rail, kind, payer, payTo, lamports } (ExposureBooking below). Call it BEFORE signing the
  *     transaction that spends. `bookingId` is the spend's own stable key (e.g. `jit_vault:<vault>`,
  *     `payout_ata:<owner>:<mint>:<UTC day>`): booking it again is a no-op that answers ok, so a retry never counts twice
  *     and "at most once per recipient per period" is a key with the period in it. `payer`/`payTo` null: not capped on
- *     that side (an operator's own job has neither).
+ *     that side (an operator's own job has neither). `uncapped`: counted but never refused, for the fee of a keeper step
+ *     that returns rent (it brings back far more than it costs; refusing it would starve the fee payer of its refill).
+ *
+ *   trimExposure(db, bookingId, lamports)
+ *     Lowers a live booking to what was really spent (a run's steps refused at preflight paid nothing); 0 voids it.
  *
  *   settleExposure(db, bookingId, outcome): Promise<boolean>
  *     Ends a booking: "voided" (the transaction never reached the cluster, or failed without moving it), "returned"
@@ -44,10 +49,10 @@
 import type { Config } from "../../platform/config/load-config";
 import { readFeePayerBalance } from "../fee-payer-balance";
 import { SETTLE_BALANCE_MAX_AGE_MS } from "../fee-payer-floor";
-import { bookChannelOpenWithinCaps, bookExposureWithinCaps, settleExposureRow, voidChannelOpen } from "../../store/fee-payer-exposure";
+import { bookChannelOpenWithinCaps, bookExposureWithinCaps, settleExposureRow, trimExposureRow, voidChannelOpen } from "../../store/fee-payer-exposure";
 import type { ChannelOpen } from "../../rails/upto/store/upto-channels";
 import { rejection, type PaymentRejection } from "../../x402/payment-verdict";
-import { belowMinimumRefusal, exposureCapRefusal, heldLimits, spentLimits, uptoCapRefusal, uptoOpenLimits, type ExposureKind, type ExposureRail } from "./caps";
+import { belowMinimumRefusal, exposureCapRefusal, heldLimits, SPEND_WINDOW_MS, spentLimits, uptoCapRefusal, uptoOpenLimits, type ExposureKind, type ExposureRail } from "./caps";
 
 export type { ExposureKind, ExposureRail } from "./caps";
 
@@ -73,15 +78,22 @@ export async function bookExposure(
   config: Config,
   db: D1Database,
   booking: ExposureBooking,
-  options: { balanceLamports?: bigint; nowMs?: number } = {},
+  options: { balanceLamports?: bigint | null; nowMs?: number; uncapped?: boolean } = {},
 ): Promise<{ ok: true } | PaymentRejection> {
   if (booking.lamports <= 0n) return { ok: true };
   const nowMs = options.nowMs ?? Date.now();
-  const balance = options.balanceLamports ?? (await feePayerBalanceForBudget(config));
-  const low = belowMinimumRefusal(config, balance, booking.lamports, booking.payer);
-  if (low) return low;
   const held = booking.kind === "rent_held";
-  const limits = held ? heldLimits(config.feePayerBudget, balance) : spentLimits(config.feePayerBudget, nowMs);
+  if (options.uncapped) {
+    // Counted, never refused: a step that brings the fee payer back more than it costs (see bookExposure's doc).
+    const limits = held ? uncappedHeldLimits() : { ...uncappedHeldLimitsAsSpent(), sinceMs: nowMs - SPEND_WINDOW_MS };
+    await bookExposureWithinCaps(db, { ...booking, state: held ? "held" : "spent" }, limits, nowMs);
+    return { ok: true };
+  }
+  // null (a spent booking on the settle hot path without a balance reading yet): the settle floor alone guards the minimum.
+  const balance = options.balanceLamports === null && !held ? null : (options.balanceLamports ?? (await feePayerBalanceForBudget(config)));
+  const low = balance === null ? null : belowMinimumRefusal(config, balance, booking.lamports, booking.payer);
+  if (low) return low;
+  const limits = held ? heldLimits(config.feePayerBudget, balance!) : spentLimits(config.feePayerBudget, nowMs);
   const { booked, figures } = await bookExposureWithinCaps(db, { ...booking, state: held ? "held" : "spent" }, limits, nowMs);
   if (booked) return { ok: true };
   return exposureCapRefusal(figures, limits, booking.lamports, booking) ?? unexplained(booking.bookingId);
@@ -90,6 +102,18 @@ export async function bookExposure(
 export function settleExposure(db: D1Database, bookingId: string, outcome: "returned" | "spent" | "voided", nowMs = Date.now()): Promise<boolean> {
   return settleExposureRow(db, bookingId, outcome, nowMs);
 }
+
+/**
+ * Lowers a live booking to what was really put out (e.g. a run booked every step's fee and preflight refused some:
+ * those paid nothing); 0 voids it. Never raises a booking (that would pass its caps unchecked).
+ */
+export function trimExposure(db: D1Database, bookingId: string, lamports: bigint, nowMs = Date.now()): Promise<boolean> {
+  return lamports <= 0n ? settleExposureRow(db, bookingId, "voided", nowMs) : trimExposureRow(db, bookingId, lamports, nowMs);
+}
+
+const NO_LIMIT = 1n << 62n;
+const uncappedHeldLimits = () => ({ rentPerPayerLamports: NO_LIMIT, rentPerPayToLamports: NO_LIMIT, totalRentLamports: NO_LIMIT });
+const uncappedHeldLimitsAsSpent = () => ({ spendPerPayerLamports: NO_LIMIT, spendPerPayToLamports: NO_LIMIT, spendTotalLamports: NO_LIMIT });
 
 /**
  * Books an upto channel open before the fee payer signs it: writes the channel's row with its rent if every cap holds

@@ -33,9 +33,19 @@ export const SPL_TOKEN_ACCOUNT_RENT_LAMPORTS = 2_039_280n;
 /** A Token-2022 associated token account (170 bytes: the ImmutableOwner extension the ATA program adds). */
 export const TOKEN_2022_TOKEN_ACCOUNT_RENT_LAMPORTS = 2_074_080n;
 
+/** universal-settle's SplitVault account (64 bytes on chain, docs/universal-settle-abi.md). */
+export const SPLIT_VAULT_RENT_LAMPORTS = 1_336_320n;
+/** The vault's SOL storage: a System account funded to its rent-exempt reserve (0 bytes). */
+export const VAULT_SOL_STORAGE_RENT_LAMPORTS = 890_880n;
+
+/** The rent of a token account for `tokenProgram` (SPL, or a Token-2022 ATA with ImmutableOwner). */
+export function tokenAccountRentLamports(tokenProgram: Address): bigint {
+  return tokenProgram === TOKEN_2022_PROGRAM_ADDRESS ? TOKEN_2022_TOKEN_ACCOUNT_RENT_LAMPORTS : SPL_TOKEN_ACCOUNT_RENT_LAMPORTS;
+}
+
 /** The rent an upto Open makes the fee payer front: the channel account and its escrow token account. */
 export function uptoOpenRentLamports(tokenProgram: Address): bigint {
-  return UPTO_CHANNEL_RENT_LAMPORTS + (tokenProgram === TOKEN_2022_PROGRAM_ADDRESS ? TOKEN_2022_TOKEN_ACCOUNT_RENT_LAMPORTS : SPL_TOKEN_ACCOUNT_RENT_LAMPORTS);
+  return UPTO_CHANNEL_RENT_LAMPORTS + tokenAccountRentLamports(tokenProgram);
 }
 
 /** The window of SVC_UPTO_MAX_OPENS_PER_PAYER_PER_HOUR. */

@@ -23,7 +23,7 @@ export interface SellerPreview {
   wallet: Address;
   /** pr402's OnboardResponse.facilitator is a string (its name); the details moved to facilitatorInfo. */
   facilitator: string;
-  facilitatorInfo: { feePayer: Address; network: string; universalSettleProgramId: Address; slaEscrowProgramId: Address };
+  facilitatorInfo: { feePayer: Address; network: string; universalSettleProgramId: Address | null; slaEscrowProgramId: Address };
   schemes: {
     exact: ExactRailView;
     "sla-escrow": EscrowRailView & { vaultPdaPreviews: VaultPdaPreview[]; assets: { SOL: EscrowAssetView; USDC: EscrowAssetView } };

@@ -1,4 +1,5 @@
 import type { Address } from "@solana/kit";
+import { requireUniversalSettle } from "../../platform/config/rail-switches";
 import type { Config } from "../../platform/config/load-config";
 import { findUniversalSettleConfigPda } from "../../rails/exact/program/pda";
 import { findBankPda, findEscrowPda, findEscrowSolStoragePda, NATIVE_SOL_ESCROW_MINT } from "../../rails/sla-escrow/program/pda";
@@ -20,7 +21,7 @@ export interface EscrowAssetAddresses {
 }
 
 export async function deriveExactAddresses(config: Config, wallet: Address): Promise<ExactAddresses> {
-  const programId = config.programs.universalSettle;
+  const programId = requireUniversalSettle(config);
   const [vaultPda, [configPda]] = await Promise.all([vaultOf(programId, wallet), findUniversalSettleConfigPda(programId)]);
   return { programId, configPda, vaultPda, solStoragePda: await vaultSolStorageOf(programId, vaultPda) };
 }

@@ -23,9 +23,11 @@ export async function buildPayToSemantics(config: Config) {
   return {
     schemaVersion: "1.0.0",
     network: config.network,
-    schemes: Object.fromEntries(RAILS.flatMap((rail) => (rail.describe?.payTo ? [[rail.scheme, rail.describe.payTo]] : []))),
+    schemes: Object.fromEntries(RAILS.flatMap((rail) => (rail.describe?.payTo ? [[rail.scheme, rail.describe.payTo(config)]] : []))),
     rules: [
-      "payTo is always an on-chain PDA for the scheme, never the seller's bare wallet.",
+      config.rails.exactWallet.enabled
+        ? "payTo is the scheme's on-chain PDA (see schemes above), or the seller's own wallet where the kind's /supported extra.payToForms lists \"wallet\"."
+        : "payTo is always an on-chain PDA for the scheme, never the seller's bare wallet.",
       "Amounts are raw base units as decimal strings (1 USDC = \"1000000\").",
     ],
     programs: { universalSettle: config.programs.universalSettle, slaEscrow: config.programs.slaEscrow },

@@ -36,7 +36,7 @@ export async function buildCapabilities(config: Config, endpoints: readonly Endp
     supported,
     features: {
       // Each rail's own flags, in registry order.
-      ...Object.assign({}, ...RAILS.map((rail) => rail.describe?.features?.(rails.has(rail.scheme), keys) ?? {})),
+      ...Object.assign({}, ...RAILS.map((rail) => rail.describe?.features?.(rails.has(rail.scheme), keys, config) ?? {})),
       publicResourceDirectory: keys.has("resources") && keys.has("resourceById"),
       paymentRequiredEnrich: keys.has("paymentRequiredEnrich"),
       sellerOnboarding: keys.has("sellerPreview") && keys.has("sellerProvisionTx"),

@@ -1,4 +1,5 @@
 import type { Config } from "../../platform/config/load-config";
+import type { RailSwitches } from "../../platform/config/rail-switches";
 import { fetchAccounts, type AccountSnapshot } from "../../chain/accounts";
 import { RAILS } from "../../rails/registry";
 import { endpointCache } from "../../chain/endpoint-cache";
@@ -25,9 +26,12 @@ export interface ProgramCheck {
 
 /** Per rail program (its `RailHealth.program.key`), and whether all of them are there and readable. */
 export interface ProgramsHealth {
-  /** Every program found and every one of its accounts decoded; null when the chain could not be read. */
+  /** Every configured program found and every one of its accounts decoded; null when the chain could not be read. */
   ok: boolean | null;
-  [program: string]: ProgramCheck | boolean | null;
+  /** Which rails the configuration runs, and why the others do not (platform/config/rail-switches.ts). */
+  rails: RailSwitches;
+  /** Null when the rail's program is not configured (see `rails`) or the chain could not be read. */
+  [program: string]: ProgramCheck | boolean | null | RailSwitches;
 }
 
 const PROGRAMS_HEALTH_CACHE_MS = 60_000;
@@ -49,19 +53,22 @@ export async function readProgramsHealth(config: Config): Promise<ProgramsHealth
     value = await readOnce(config, parts);
   } catch {
     // A failed read is answered (ok: null) but not kept: the next /health reads again.
-    return { ok: null, ...Object.fromEntries(parts.map((part) => [part.key, null])) };
+    return { ok: null, ...Object.fromEntries(parts.map((part) => [part.key, null])), rails: config.rails };
   }
   cache.set(config, key, value);
   return value;
 }
 
 async function readOnce(config: Config, parts: readonly ProgramPart[]): Promise<ProgramsHealth> {
-  const probes = await Promise.all(parts.map((part) => part.accounts(config)));
-  const programIds = parts.map((part) => part.programId(config));
+  // A rail whose program id is not configured is off (config.rails): nothing to read, null in the report.
+  const configured = parts.flatMap((part) => {
+    const programId = part.programId(config);
+    return programId ? [{ part, programId }] : [];
+  });
+  const probes = await Promise.all(configured.map(({ part }) => part.accounts(config)));
   // One batched read: each program, then its accounts.
-  const accounts = await fetchAccounts(config, programIds.flatMap((programId, i) => [programId, ...Object.values(probes[i]!).map((probe) => probe.address)]));
-  const checks = parts.map((part, i): [string, ProgramCheck] => {
-    const programId = programIds[i]!;
+  const accounts = await fetchAccounts(config, configured.flatMap(({ programId }, i) => [programId, ...Object.values(probes[i]!).map((probe) => probe.address)]));
+  const checks = configured.map(({ part, programId }, i): [string, ProgramCheck] => {
     const check = ({ address, decode }: ProgramAccountProbe): ProgramAccountCheck => {
       const account = accounts.get(address) ?? null;
       const owned = account !== null && account.owner === programId;
@@ -70,7 +77,8 @@ async function readOnce(config: Config, parts: readonly ProgramPart[]): Promise<
     return [part.key, { programId, found: isExecutable(accounts.get(programId) ?? null), accounts: Object.fromEntries(Object.entries(probes[i]!).map(([name, probe]) => [name, check(probe)])) }];
   });
   const ok = checks.every(([, p]) => p.found && Object.values(p.accounts).every((a) => a.decoded));
-  return { ok, ...Object.fromEntries(checks) };
+  const byKey = new Map(checks);
+  return { ok, ...Object.fromEntries(parts.map((part) => [part.key, byKey.get(part.key) ?? null])), rails: config.rails };
 }
 
 function isExecutable(account: AccountSnapshot | null): boolean {

@@ -8,6 +8,9 @@ import { sendKeeperStep } from "../../chain/keeper-send";
 import { describe } from "../../chain/transaction-errors";
 import { recordKeeperOutcomes, type KeeperOutcome, type KeeperTable } from "../../store/keeper-queue";
 import { afterFailedAttempt } from "./backoff";
+import { bookExposure, trimExposure, type ExposureRail } from "../../chain/fee-payer-budget/budget";
+import type { PaymentRejection } from "../../x402/payment-verdict";
+import { log } from "../../platform/observability/log";
 import { KEEPER_CLAIM_MS, KEEPER_CONFIRM_POLLS } from "./budget";
 
 /** The soonest a keeper looks at a row again when it has nothing to do with it yet. */
@@ -51,6 +54,8 @@ export interface NextLook {
 export interface KeeperRail<Row extends KeeperRow, Planned extends PlannedStep<Row>, Item, Report extends KeeperRun<Item>> {
   /** What the fee payer would spend on, for the floor's pause message. */
   spending: string;
+  /** The rail the steps' fees are booked under in the exposure budget (src/chain/fee-payer-budget/). */
+  exposureRail: ExposureRail;
   /** The largest run within the rail's subrequest budget (its budget.ts). */
   maxRowsPerRun: number;
   table: KeeperTable;
@@ -70,6 +75,13 @@ export interface KeeperRail<Row extends KeeperRow, Planned extends PlannedStep<R
    * minimum, where every other step waits. A rail without it pauses entirely below the minimum.
    */
   returnsRent?: (p: Planned) => boolean;
+  /**
+   * Right before the run's sends (after the blockhash): facts read again at the last moment may make steps wait (not
+   * counted as failures). Returns why, per step; a rail without it sends what it planned.
+   */
+  beforeSend?: (config: Config, db: D1Database, steps: readonly Planned[], nowMs: number) => Promise<Map<Planned, string>>;
+  /** After the confirmations: what the landed steps cost beyond their fee, found out and booked (its failure is logged, never the run's). */
+  afterLanded?: (config: Config, db: D1Database, landed: readonly { planned: Planned; signature: string }[], nowMs: number) => Promise<void>;
   /** A row that is neither gated nor skipped and has nothing to send this run. */
   idle(p: Planned, nowMs: number): NextLook;
   /** A row whose step the chain confirmed. */
@@ -127,8 +139,10 @@ export async function runKeeper<Row extends KeeperRow, Planned extends PlannedSt
     items.push(rail.item(p, outcome.signature, outcome.outcome));
   };
   const wouldSend = (p: Planned) => p.instructions !== undefined && !p.skip && !p.gate;
-  const sendable = (p: Planned) => wouldSend(p) && !held(p);
+  const fees = await bookStepFees(config, db, rail, claimId, planned.filter((p) => wouldSend(p) && !held(p)), nowMs);
+  const sendable = (p: Planned) => wouldSend(p) && !held(p) && !fees.refusedFor(p);
   const blockhash = planned.some(sendable) ? await getLatestBlockhash(config) : null;
+  const waits = blockhash && rail.beforeSend ? await rail.beforeSend(config, db, planned.filter(sendable), nowMs) : new Map<Planned, string>();
   const sent: { planned: Planned; signature: string }[] = [];
   let heldBack = false;
   for (const p of planned) {
@@ -138,16 +152,32 @@ export async function runKeeper<Row extends KeeperRow, Planned extends PlannedSt
       record(p, { state: "open", nextCheckAtMs: nowMs + KEEPER_MIN_RECHECK_MS, failures: p.row.failures, action: rail.actionOf(p), signature: null, outcome: FEE_PAYER_BELOW_MINIMUM, keepClaim: false });
       continue;
     }
+    const refusal = wouldSend(p) ? fees.refusedFor(p) : null;
+    if (refusal) {
+      // Nor is a budget cap: the step waits for the day's spending to roll over (the reason says which cap).
+      record(p, { state: "open", nextCheckAtMs: nowMs + KEEPER_MIN_RECHECK_MS, failures: p.row.failures, action: rail.actionOf(p), signature: null, outcome: `${refusal.reason}: ${refusal.message}`, keepClaim: false });
+      continue;
+    }
     if (!sendable(p) || !blockhash) {
       record(p, withoutSend(rail, p, nowMs));
+      continue;
+    }
+    const wait = waits.get(p);
+    if (wait) {
+      record(p, { state: "open", nextCheckAtMs: nowMs + KEEPER_MIN_RECHECK_MS, failures: p.row.failures, action: rail.actionOf(p), signature: null, outcome: wait, keepClaim: false });
       continue;
     }
     const step = await sendKeeperStep(config, blockhash, p.instructions!);
     if (step.kind === "refused") record(p, failedAttempt(p.row, nowMs, step.why, rail.actionOf(p), null));
     else sent.push({ planned: p, signature: step.signature });
   }
+  await fees.trimTo(sent.map((s) => s.planned));
 
   const statuses = await confirmAll(config, sent.map((s) => s.signature), KEEPER_CONFIRM_POLLS);
+  if (rail.afterLanded) {
+    const landed = sent.filter((s) => statuses.get(s.signature)?.kind === "confirmed");
+    await rail.afterLanded(config, db, landed, nowMs).catch((error: unknown) => log("error", "keeper_after_landed_failed", { spending: rail.spending, error }));
+  }
   for (const { planned: p, signature } of sent) {
     const status = statuses.get(signature);
     const action = rail.actionOf(p);
@@ -165,6 +195,46 @@ export async function runKeeper<Row extends KeeperRow, Planned extends PlannedSt
   await recordKeeperOutcomes(db, rail.table, claimId, outcomes, Date.now());
   const report = rail.report(items, false, results);
   return paused && heldBack ? { ...report, paused } : report;
+}
+
+/**
+ * Books the run's step fees (one signature each, no priority fee) in the exposure budget before anything is signed:
+ * the steps that return rent in a booking counted but never refused, the others in one checked against the daily
+ * spend caps (SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS: a keeper step serves no buyer wallet or payTo of its own).
+ * Both bookings run at once: one D1 round trip. After the sends, a booking is trimmed to the steps really sent (a
+ * preflight refusal paid nothing) — one more round trip, only then.
+ */
+async function bookStepFees<Row extends KeeperRow, Planned extends PlannedStep<Row>>(
+  config: Config,
+  db: D1Database,
+  rail: KeeperRail<Row, Planned, unknown, KeeperRun<unknown>>,
+  claimId: string,
+  steps: readonly Planned[],
+  nowMs: number,
+): Promise<{ refusedFor(p: Planned): PaymentRejection | null; trimTo(sent: readonly Planned[]): Promise<unknown> }> {
+  const returnsRent = (p: Planned) => rail.returnsRent?.(p) ?? false;
+  const groups = [
+    { id: `keeper_fees:${rail.table.table}:${claimId}`, steps: steps.filter((p) => !returnsRent(p)), uncapped: false },
+    { id: `keeper_fees:${rail.table.table}:${claimId}:returns_rent`, steps: steps.filter(returnsRent), uncapped: true },
+  ];
+  const feeOf = (count: number) => BigInt(count) * LAMPORTS_PER_SIGNATURE;
+  const booked = await Promise.all(
+    groups.map((g) =>
+      bookExposure(config, db, { bookingId: g.id, rail: rail.exposureRail, kind: "network_fee", payer: null, payTo: null, lamports: feeOf(g.steps.length) }, { nowMs, uncapped: g.uncapped }),
+    ),
+  );
+  const refusal = booked[0]!.ok ? null : (booked[0] as PaymentRejection);
+  return {
+    refusedFor: (p) => (refusal && !returnsRent(p) ? refusal : null),
+    trimTo: (sent) =>
+      Promise.all(
+        groups.map((g, i) => {
+          if (!booked[i]!.ok || g.steps.length === 0) return null;
+          const really = sent.filter((p) => g.steps.includes(p)).length;
+          return really < g.steps.length ? trimExposure(db, g.id, feeOf(really)) : null;
+        }),
+      ),
+  };
 }
 
 function withoutSend<Row extends KeeperRow, Planned extends PlannedStep<Row>>(rail: KeeperRail<Row, Planned, unknown, KeeperRun<unknown>>, p: Planned, nowMs: number): KeeperOutcome {

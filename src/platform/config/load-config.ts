@@ -11,6 +11,7 @@ import { readParameters } from "../../store/parameters";
 import { readableIssueMessage } from "../validation/issue-message";
 import type { Env } from "../../env";
 import type { WorkersPlan } from "./workers-plan";
+import { railSwitches, type RailSwitches } from "./rail-switches";
 
 /** How long one isolate trusts a loaded config before re-reading the D1 `parameters` table (docs/facilitator-spec.md §8: ~60 s). */
 export const CONFIG_CACHE_SECONDS = 60;
@@ -31,7 +32,10 @@ export interface Config {
   settleConfirmation: "subscribe" | "poll";
   /** Bounds the subrequests of each job run (src/platform/config/workers-plan.ts). */
   workersPlan: WorkersPlan;
-  programs: { universalSettle: Address; slaEscrow: Address; paymentChannels: Address };
+  /** `universalSettle` is null where none is configured: the vault form of `exact` is then off (`rails`). */
+  programs: { universalSettle: Address | null; slaEscrow: Address; paymentChannels: Address };
+  /** Which rails (and `exact` payTo forms) run here, and why the others do not (src/platform/config/rail-switches.ts). */
+  rails: RailSwitches;
   mints: { usdc: Address; usdt: Address | null };
   feePayer: KeyPairSigner;
   /** The fee payer's balance floors (lamports): below `minLamports` optional spending stops, below `settleFloorLamports` settles too. */
@@ -187,13 +191,10 @@ export async function loadConfig(env: Env): Promise<Config> {
 
   const usdt = input.USDT_MINT || cluster.usdtMint;
   const allowLoopback = resolveProbeLoopback(input.SVC_PROBE_ALLOW_LOOPBACK, input.ENVIRONMENT);
+  // Absent (no public source confirms one on this cluster): the vault rail is off, everything else serves.
   const universalSettleProgramId = input.UNIVERSAL_SETTLE_PROGRAM_ID || cluster.universalSettleProgramId;
-  if (!universalSettleProgramId) {
-    throw new ConfigError(
-      "UNIVERSAL_SETTLE_PROGRAM_ID",
-      `is required on ${input.SOLANA_CLUSTER}: no public source confirms a UniversalSettle program id there, so none is assumed`,
-    );
-  }
+  const universalSettle = universalSettleProgramId ? address(universalSettleProgramId) : null;
+  const exactWalletPayTo = input.SVC_EXACT_WALLET_PAYTO === "" ? input.ENVIRONMENT === "local" : ["true", "1", "yes"].includes(input.SVC_EXACT_WALLET_PAYTO);
   if (input.ENVIRONMENT !== "local") refuseLocalDemoKeys(input);
   const delegated = await parseUptoDelegation(input, feePayer);
   if (input.SVC_UPTO_MIN_WITHDRAW_DELAY_SECONDS > input.SVC_UPTO_MAX_WITHDRAW_DELAY_SECONDS) {
@@ -214,8 +215,9 @@ export async function loadConfig(env: Env): Promise<Config> {
     pubsubUrl: (input.SOLANA_WS_URL || input.SOLANA_RPC_URL).replace(/^ws(s?):\/\//i, "http$1://"),
     settleConfirmation: input.SVC_SETTLE_CONFIRMATION,
     workersPlan: input.SVC_WORKERS_PLAN,
+    rails: railSwitches({ universalSettle, exactWalletPayTo, cluster: input.SOLANA_CLUSTER }),
     programs: {
-      universalSettle: address(universalSettleProgramId),
+      universalSettle,
       slaEscrow: address(input.SLA_ESCROW_PROGRAM_ID || cluster.slaEscrowProgramId),
       paymentChannels: address(input.PAYMENT_CHANNELS_PROGRAM_ID || cluster.paymentChannelsProgramId),
     },

@@ -255,6 +255,15 @@ export const ConfigInputSchema = v.object({
   SVC_PROBE_CRON_BATCH_LIMIT: integer(1, 900, 400),
   /** The Cloudflare Workers plan: "free" runs one job per Cron invocation within 50 subrequests (src/platform/config/workers-plan.ts). */
   SVC_WORKERS_PLAN: v.optional(v.picklist(WORKERS_PLANS, 'must be "paid" or "free"'), "paid"),
+  /**
+   * `exact` to the seller's own wallet (its token account for the mint), as the official facilitator settles it, beside
+   * the vault path. Empty = on in local, off elsewhere (docs/facilitator-spec.md §1 rule 1: vault only, unless the
+   * operator opts in).
+   */
+  SVC_EXACT_WALLET_PAYTO: v.optional(
+    v.pipe(trimmed, v.toLowerCase(), v.picklist(["", "true", "false", "1", "0", "yes", "no"], "must be true/false, 1/0 or yes/no")),
+    "",
+  ),
 });
 
 export type ConfigInput = v.InferOutput<typeof ConfigInputSchema>;

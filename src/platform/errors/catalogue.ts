@@ -21,6 +21,8 @@ export const ERROR_STATUS = {
   BAD_GATEWAY: 502,
   FACILITATOR_UPSTREAM: 502,
   SERVICE_UNAVAILABLE: 503,
+  /** A rail (or one `payTo` form of it) this deployment's configuration leaves off (src/platform/config/rail-switches.ts). */
+  RAIL_NOT_ENABLED: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -4,10 +4,12 @@ import { findAssociatedTokenPda } from "@solana-program/token";
 import type { Config } from "../../platform/config/load-config";
 import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../platform/config/networks";
 import { badRequest } from "../../platform/errors/catalogue";
-import { fetchAccounts } from "../../chain/accounts";
+import { fetchAccounts, type AccountSnapshot } from "../../chain/accounts";
+import { parseMint, type MintInfo } from "../../chain/mint";
 import { BLOCKHASH_LIFETIME_SECONDS, getLatestBlockhash } from "../../chain/blockhash";
-import { TOKEN_2022_PROGRAM_ADDRESS } from "../../chain/token-programs";
+import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../chain/token-programs";
 import { findVaultPda, findVaultSolStoragePda } from "./program/pda";
+import { railNotEnabled, requireUniversalSettle } from "../../platform/config/rail-switches";
 import { Base58Address, PaymentRequirementsSchema, ResourceInfoSchema, type PaymentRequirements } from "../../x402/schemas";
 import { bareScheme } from "../../x402/scheme-names";
 import { assetNotAllowedMessage } from "../../x402/asset-allowlist";
@@ -46,7 +48,7 @@ export interface ExactBuildResponse extends UnsignedTransactionFields {
 export async function buildExactPayment(config: Config, request: BuildExactPaymentRequest): Promise<ExactBuildResponse> {
   const { payer, accepted } = request;
   const amount = BigInt(accepted.amount);
-  const vault = await checkRequirements(config, accepted, payer, amount);
+  const payTo = await checkRequirements(config, accepted, payer, amount);
 
   const asset = accepted.asset;
   const label = assetLabel(config, asset);
@@ -57,10 +59,12 @@ export async function buildExactPayment(config: Config, request: BuildExactPayme
   let blockhash: LatestBlockhash;
 
   if (asset === NATIVE_SOL_ALLOWLIST_ADDRESS) {
+    if (payTo.form === "wallet") throw badRequest("accepted.asset: a wallet payTo is paid in a token; native SOL is paid only into a seller's vault (add extra.merchantWallet, or enrich the 402 body)");
+    const vault = payTo.vault;
     const [accounts, latest, [solStorage]] = await Promise.all([
       checkSource ? fetchAccounts(config, [payer]) : null,
       getLatestBlockhash(config),
-      findVaultSolStoragePda(config.programs.universalSettle, vault),
+      findVaultSolStoragePda(payTo.programId, vault),
     ]);
     if (accounts) checkSolSource({ account: accounts.get(payer) ?? null, payer, amount });
     transfer = { kind: "sol", destination: solStorage, amount };
@@ -79,9 +83,10 @@ export async function buildExactPayment(config: Config, request: BuildExactPayme
     ]);
     const mint = readPaymentMint(accounts.get(asset) ?? null, asset);
     const tokenProgram = mint.tokenProgram;
+    const owner = payTo.form === "vault" ? payTo.vault : payTo.owner;
     const [[source], [destination]] = await Promise.all([
       findAssociatedTokenPda({ owner: payer, mint: asset, tokenProgram }),
-      findAssociatedTokenPda({ owner: vault, mint: asset, tokenProgram }),
+      findAssociatedTokenPda({ owner, mint: asset, tokenProgram }),
     ]);
     if (checkSource) {
       checkTokenSource({ account: accounts.get(source) ?? null, sourceAta: source, tokenProgram, amount, decimals: mint.decimals, label });
@@ -90,9 +95,12 @@ export async function buildExactPayment(config: Config, request: BuildExactPayme
     assetKind = tokenProgram === TOKEN_2022_PROGRAM_ADDRESS ? "token-2022" : "spl-token";
     blockhash = latest;
     notes.push(
-      `Pays ${amount} raw units (${formatUnits(amount, mint.decimals)} ${label}) with TransferChecked from the payer's token ` +
-        `account ${source} to the vault token account ${destination} (owner: vault PDA ${vault}). If the vault or its token ` +
-        "account does not exist yet, the facilitator provisions them just in time at settlement.",
+      payTo.form === "vault"
+        ? `Pays ${amount} raw units (${formatUnits(amount, mint.decimals)} ${label}) with TransferChecked from the payer's token ` +
+            `account ${source} to the vault token account ${destination} (owner: vault PDA ${owner}). If the vault or its token ` +
+            "account does not exist yet, the facilitator provisions them just in time at settlement."
+        : `Pays ${amount} raw units (${formatUnits(amount, mint.decimals)} ${label}) with TransferChecked from the payer's token ` +
+            `account ${source} to the seller's own token account ${destination} (owner: ${owner}). That account must exist: the facilitator creates nothing for a wallet payTo.`,
     );
   }
 
@@ -142,11 +150,15 @@ export async function buildExactPayment(config: Config, request: BuildExactPayme
   };
 }
 
+/** Where the builder sends the money: a seller's vault, or (SVC_EXACT_WALLET_PAYTO) the seller's own wallet. */
+type BuildPayTo = { form: "vault"; vault: Address; programId: Address } | { form: "wallet"; owner: Address };
+
 /**
- * Everything decidable from the request alone, before any chain read: scheme, network, allowlist, fee payer,
- * and that `payTo` is the vault PDA of `extra.merchantWallet`. Returns the vault PDA.
+ * Everything decidable from the request alone, before any chain read: scheme, network, allowlist, fee payer, and
+ * that `payTo` is the vault PDA of `extra.merchantWallet` (a line without `merchantWallet` pays `payTo`'s own token
+ * account where wallet payTo is on).
  */
-async function checkRequirements(config: Config, accepted: PaymentRequirements, payer: Address, amount: bigint): Promise<Address> {
+async function checkRequirements(config: Config, accepted: PaymentRequirements, payer: Address, amount: bigint): Promise<BuildPayTo> {
   if (bareScheme(accepted.scheme) !== "exact") {
     throw badRequest(`accepted.scheme: must be "exact" (or "v2:solana:exact") for this builder, got "${accepted.scheme}"`);
   }
@@ -165,11 +177,20 @@ async function checkRequirements(config: Config, accepted: PaymentRequirements, 
         "the 402 body was made for another facilitator (or is stale): enrich it again with POST /payment-required/enrich",
     );
   }
-  const programId = config.programs.universalSettle;
+  if (payer === feePayer) throw badRequest("payer: the facilitator's fee payer cannot be the buyer");
+  if (isOffCurveAddress(payer)) throw badRequest(`payer: ${payer} is off the ed25519 curve (a PDA) and cannot sign; use a wallet address`);
+  const merchantWallet = extra.merchantWallet;
+  const { exactVault, exactWallet } = config.rails;
+  // As verify decides it (./pay-to-form.ts): without merchantWallet an on-curve payTo is a wallet, and so is any payTo once the vault form is off.
+  if ((merchantWallet === undefined || merchantWallet === null) && exactWallet.enabled && (!exactVault.enabled || !isOffCurveAddress(accepted.payTo as Address))) {
+    if (accepted.payTo === feePayer) throw badRequest("accepted.payTo: the facilitator's fee payer cannot be the seller");
+    return { form: "wallet", owner: accepted.payTo as Address };
+  }
+  if (!exactVault.enabled) throw railNotEnabled("exact (vault payTo)", exactVault.why);
+  const programId = requireUniversalSettle(config);
   if (extra.programId !== undefined && extra.programId !== programId) {
     throw badRequest(`accepted.extra.programId: ${String(extra.programId)} is not this facilitator's UniversalSettle program ${programId}`);
   }
-  const merchantWallet = extra.merchantWallet;
   if (merchantWallet === undefined || merchantWallet === null) {
     throw badRequest(
       "accepted.extra.merchantWallet is missing: payTo must be the seller's vault PDA with the seller wallet in extra.merchantWallet. " +
@@ -186,9 +207,7 @@ async function checkRequirements(config: Config, accepted: PaymentRequirements, 
     );
   }
 
-  if (payer === feePayer) throw badRequest("payer: the facilitator's fee payer cannot be the buyer");
-  if (isOffCurveAddress(payer)) throw badRequest(`payer: ${payer} is off the ed25519 curve (a PDA) and cannot sign; use a wallet address`);
-  return vault;
+  return { form: "vault", vault, programId };
 }
 
 type LatestBlockhash = Awaited<ReturnType<typeof getLatestBlockhash>>;

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { requireUniversalSettle } from "../../platform/config/rail-switches";
 import { isAddress, isOffCurveAddress, type Address } from "@solana/kit";
 import type { Config } from "../../platform/config/load-config";
 import { badRequest } from "../../platform/errors/catalogue";
@@ -61,7 +62,7 @@ export async function enrichPaymentRequired(
   body: PaymentRequiredBody,
   correlationId?: string,
 ): Promise<PaymentRequiredBody> {
-  const programId = config.programs.universalSettle;
+  const programId = requireUniversalSettle(config);
   const planned: PlannedLine[] = [];
 
   for (const [index, raw] of body.accepts.entries()) {
@@ -163,7 +164,8 @@ async function sellerOfVaultLine(programId: Address, vault: Address, onChainVaul
 async function ownedExtra(config: Config): Promise<{ extra: Record<string, unknown>; sovereignFeeBps: string }> {
   // Facts first: rail.supportedExtra then reuses the same cached read instead of starting its own.
   const facts = await getUniversalSettleFacts(config);
-  const supported = await exactRail.supportedExtra(config);
+  // Enrich runs only with the vault form on (requireUniversalSettle above), so this is the vault form's extra.
+  const supported: Record<string, unknown> = (await exactRail.supportedExtra(config)) ?? {};
   const extra: Record<string, unknown> = {};
   for (const key of OWNED_EXTRA_KEYS) extra[key] = supported[key];
   const sovereignFeeBps = String(facts.onChainConfig?.discountedFeeBps ?? DEFAULT_SOVEREIGN_FEE_BPS);

@@ -1,4 +1,5 @@
 import type { RailHealth } from "../rail";
+import { requireUniversalSettle } from "../../platform/config/rail-switches";
 import { countJitProvisionsOn } from "./store/jit-provisions";
 import { lastSweepRun } from "./sweep/sweeps";
 import { decodeUniversalSettleConfig } from "./program/accounts";
@@ -30,7 +31,7 @@ export const exactHealth: RailHealth = {
     key: "universalSettle",
     programId: (config) => config.programs.universalSettle,
     async accounts(config) {
-      const [settleConfig] = await findUniversalSettleConfigPda(config.programs.universalSettle);
+      const [settleConfig] = await findUniversalSettleConfigPda(requireUniversalSettle(config));
       return { config: { address: settleConfig, decode: decodeUniversalSettleConfig } };
     },
   },

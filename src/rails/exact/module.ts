@@ -21,21 +21,30 @@ export const exactModule: RailModule = {
   ],
   jobs: [sweepJob],
   describe: {
-    payTo: {
+    payTo: (config) => ({
       payTo: "The seller's UniversalSettle SplitVault PDA: seeds [\"vault\", sellerWallet], program universalSettle.",
       splDestination: "The vault PDA's associated token account for the asset (owner = vault PDA).",
       nativeSolDestination: "The vault's SOL storage PDA: seeds [\"sol_storage\", vaultPda].",
-      merchantWallet: "extra.merchantWallet carries the seller's own wallet; a bare wallet as payTo is rejected.",
+      merchantWallet: config.rails.exactWallet.enabled
+        ? "extra.merchantWallet carries the seller's own wallet on a vault line; a line without it whose payTo is a wallet pays that wallet's own token account for the asset (no vault, no protocol fee; SPL tokens only)."
+        : "extra.merchantWallet carries the seller's own wallet; a bare wallet as payTo is rejected (SVC_EXACT_WALLET_PAYTO is off).",
+      payToForms: [...(config.rails.exactVault.enabled ? ["vault"] : []), ...(config.rails.exactWallet.enabled ? ["wallet"] : [])],
       resolve: "GET /api/v1/facilitator/sellers/{wallet}/rails/exact, or POST /api/v1/facilitator/payment-required/enrich to rewrite a 402 body.",
-    },
+    }),
     enrich: {
       sentence: "exact lines come back paying your UniversalSettle vault PDA, with this facilitator's keys in extra (those of the exact kind in GET /supported); ",
       payTo: { payTo: "your vault PDA (seeds \"vault\", your wallet)" },
     },
-    features: (served, routes) => ({
-      universalSettleExact: served,
+    features: (served, routes, config) => ({
+      universalSettleExact: served && config.rails.exactVault.enabled,
+      // exact to the seller's own wallet (SVC_EXACT_WALLET_PAYTO), beside or instead of the vault.
+      exactWalletPayTo: served && config.rails.exactWallet.enabled,
       unsignedExactPaymentTxBuild: served && routes.has("buildExactPaymentTx"),
     }),
   },
   health: exactHealth,
+  switches: (config) => [
+    { payToForm: "vault", setting: config.rails.exactVault },
+    { payToForm: "wallet", setting: config.rails.exactWallet },
+  ],
 };

@@ -1,4 +1,5 @@
 import type { Address } from "@solana/kit";
+import { requireUniversalSettle } from "../../platform/config/rail-switches";
 import type { Config } from "../../platform/config/load-config";
 import { fetchAccounts } from "../../chain/accounts";
 import { findUniversalSettleConfigPda } from "./program/pda";
@@ -22,11 +23,12 @@ export const DEFAULT_SOVEREIGN_FEE_BPS = 90;
 const cache = endpointCache<UniversalSettleFacts>(PROGRAM_FACTS_CACHE_MS);
 
 /**
- * The UniversalSettle program id, Config PDA and on-chain Config, cached per isolate for a minute once read. Requests
+ * The UniversalSettle program id, Config PDA and on-chain Config (503 `rail_not_enabled` without a program id), cached per isolate for a minute once read. Requests
  * that miss at the same time each read the chain (one getMultipleAccounts each) rather than wait on another's read.
  */
 export async function getUniversalSettleFacts(config: Config): Promise<UniversalSettleFacts> {
-  const key = [config.programs.universalSettle];
+  const programId = requireUniversalSettle(config);
+  const key = [programId];
   const hit = cache.get(config, key);
   if (hit) return hit;
   let facts: UniversalSettleFacts;
@@ -34,19 +36,19 @@ export async function getUniversalSettleFacts(config: Config): Promise<Universal
     facts = await readFacts(config);
   } catch {
     // An unreachable RPC is not cached: this call gets the defaults, the next one reads the chain again.
-    return { programId: config.programs.universalSettle, configAddress: await configPda(config), onChainConfig: null };
+    return { programId, configAddress: await configPda(config), onChainConfig: null };
   }
   cache.set(config, key, facts);
   return facts;
 }
 
 async function configPda(config: Config): Promise<Address> {
-  const [configAddress] = await findUniversalSettleConfigPda(config.programs.universalSettle);
+  const [configAddress] = await findUniversalSettleConfigPda(requireUniversalSettle(config));
   return configAddress;
 }
 
 async function readFacts(config: Config): Promise<UniversalSettleFacts> {
-  const programId = config.programs.universalSettle;
+  const programId = requireUniversalSettle(config);
   const configAddress = await configPda(config);
   const account = (await fetchAccounts(config, [configAddress])).get(configAddress);
   const onChainConfig = account && account.owner === programId ? decodeUniversalSettleConfig(account.data) : null;

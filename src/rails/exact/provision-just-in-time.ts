@@ -1,4 +1,5 @@
 import { getCreateAssociatedTokenIdempotentInstruction } from "@solana-program/token";
+import { requireUniversalSettle } from "../../platform/config/rail-switches";
 import type { Blockhash, Instruction } from "@solana/kit";
 import type { Config } from "../../platform/config/load-config";
 import { getCreateVaultInstruction } from "./program/instructions";
@@ -8,11 +9,13 @@ import { claimJitProvision, recordJitSignature, releaseJitProvision } from "./st
 import { log } from "../../platform/observability/log";
 import { optionalSpendingPause } from "../../chain/fee-payer-floor";
 import { rejection, type PaymentRejection } from "../../x402/payment-verdict";
+import { bookExposure, settleExposure } from "../../chain/fee-payer-budget/budget";
+import { SPLIT_VAULT_RENT_LAMPORTS, tokenAccountRentLamports, VAULT_SOL_STORAGE_RENT_LAMPORTS } from "../../chain/fee-payer-budget/caps";
 import { rememberExists } from "./chain-cache";
 import { getUniversalSettleFacts } from "./program-facts";
 import { simulateProvisionedPayment } from "./provisioned-payment-simulation";
 import { vaultSolStorageOf } from "./vault-addresses";
-import type { VerifiedExactPayment } from "./verify";
+import type { VerifiedVaultPayment } from "./verify";
 
 /** How long a settle waits for a concurrent settle that is provisioning the same vault. */
 const WAIT_FOR_OTHER_PROVISIONER_MS = 10_000;
@@ -31,9 +34,12 @@ const FALLBACK_RECOVERY_TARGET_LAMPORTS = 10_000_000n;
  *   overrides it per mint), so the revenue that repays the rent exists;
  * - a claim within SVC_JIT_PROVISIONING_DAILY_CAP is taken atomically in D1;
  * - the vault creation and the payment are simulated together first: nothing is spent for a payment that could
- *   not land afterwards.
+ *   not land afterwards;
+ * - the rent is booked in the fee payer's exposure budget (src/chain/fee-payer-budget/) as spent for the buyer and the
+ *   seller, within the daily spend caps, before the vault's transaction is signed (it never comes back to the fee
+ *   payer: the program's recovery pays the operator's fee destination). A send that fails voids the booking.
  */
-export async function provisionVaultJustInTime(config: Config, db: D1Database, payment: VerifiedExactPayment): Promise<{ ok: true } | PaymentRejection> {
+export async function provisionVaultJustInTime(config: Config, db: D1Database, payment: VerifiedVaultPayment): Promise<{ ok: true } | PaymentRejection> {
   const seller = payment.merchantWallet;
   const asset = payment.accepted.requirements.asset;
   const minimum = await jitMinimumPayment(config, asset, payment.mint === null);
@@ -69,26 +75,35 @@ export async function provisionVaultJustInTime(config: Config, db: D1Database, p
   }
   if (claim === "already_claimed") return waitForVault(config, payment);
 
+  const bookingId = `jit_vault:${payment.vault}:${asset}`;
+  let booked = false;
   try {
-    const instructions = await createInstructions(config, payment);
+    const { instructions, rentLamports } = await createInstructions(config, payment);
     const simulated = await simulateProvisionedPayment(config, instructions, payment);
     if (!simulated.ok) {
       await releaseJitProvision(db, seller, asset);
       return { ...simulated, payer: payment.payer };
     }
+    const budget = await bookExposure(config, db, { bookingId, rail: "exact", kind: "rent_spent", payer: payment.payer, payTo: seller, lamports: rentLamports });
+    if (!budget.ok) {
+      await releaseJitProvision(db, seller, asset);
+      return { ...budget, payer: payment.payer };
+    }
+    booked = true;
     // The payment's own blockhash (verified live) serves the vault's transaction too: the payment must land within
     // the same lifetime anyway, and the facilitator saves a getLatestBlockhash call.
     const sent = await sendFacilitatorTransaction(config, instructions, paymentLifetime(payment));
     if (!sent.ok) {
-      await releaseJitProvision(db, seller, asset);
+      await Promise.all([releaseJitProvision(db, seller, asset), settleExposure(db, bookingId, "voided")]);
       log("warn", "jit_provisioning_failed", { seller, asset, vault: payment.vault, message: sent.message });
       return rejection("vault_provisioning_failed", `Creating the seller's vault failed: ${sent.message}; retry settle`, { payer: payment.payer });
     }
     await recordJitSignature(db, seller, asset, sent.signature);
     log("info", "jit_provisioned", { seller, asset, vault: payment.vault, signature: sent.signature });
   } catch (error) {
-    // An RPC fault before anything was spent: give the claim back so the seller is not blocked.
+    // An RPC fault before anything was spent: give the claim (and the booking) back so the seller is not blocked.
     await releaseJitProvision(db, seller, asset).catch(() => undefined);
+    if (booked) await settleExposure(db, bookingId, "voided").catch(() => undefined);
     throw error;
   }
   rememberExists(payment.vault);
@@ -96,7 +111,7 @@ export async function provisionVaultJustInTime(config: Config, db: D1Database, p
   return { ok: true };
 }
 
-function paymentLifetime(payment: VerifiedExactPayment) {
+function paymentLifetime(payment: VerifiedVaultPayment) {
   return { blockhash: payment.tx.recentBlockhash as Blockhash, lastValidBlockHeight: 0n };
 }
 
@@ -109,21 +124,26 @@ async function jitMinimumPayment(config: Config, asset: string, isNativeSol: boo
   return onChainConfig?.provisioningFeeRaw ?? FALLBACK_RECOVERY_TARGET_RAW;
 }
 
-async function createInstructions(config: Config, payment: VerifiedExactPayment): Promise<Instruction[]> {
+/** The vault's (and its token account's) creation, and the rent the fee payer fronts for it. */
+async function createInstructions(config: Config, payment: VerifiedVaultPayment): Promise<{ instructions: Instruction[]; rentLamports: bigint }> {
   const instructions: Instruction[] = [];
+  let rentLamports = 0n;
   const accounts = await fetchAccounts(config, [payment.vault]);
   if (!accounts.get(payment.vault)) {
+    rentLamports += SPLIT_VAULT_RENT_LAMPORTS + VAULT_SOL_STORAGE_RENT_LAMPORTS;
     instructions.push(
       getCreateVaultInstruction({
-        programId: config.programs.universalSettle,
+        programId: requireUniversalSettle(config),
         payer: config.feePayer,
         vault: payment.vault,
-        solStorage: await vaultSolStorageOf(config.programs.universalSettle, payment.vault),
+        solStorage: await vaultSolStorageOf(requireUniversalSettle(config), payment.vault),
         seller: payment.merchantWallet,
       }),
     );
   }
   if (payment.mint) {
+    // CreateIdempotent: booked as if it creates (the payment targets a token account found missing at verify).
+    rentLamports += tokenAccountRentLamports(payment.mint.tokenProgram);
     instructions.push(
       getCreateAssociatedTokenIdempotentInstruction({
         payer: config.feePayer,
@@ -134,10 +154,10 @@ async function createInstructions(config: Config, payment: VerifiedExactPayment)
       }),
     );
   }
-  return instructions;
+  return { instructions, rentLamports };
 }
 
-async function waitForVault(config: Config, payment: VerifiedExactPayment): Promise<{ ok: true } | PaymentRejection> {
+async function waitForVault(config: Config, payment: VerifiedVaultPayment): Promise<{ ok: true } | PaymentRejection> {
   const deadline = Date.now() + WAIT_FOR_OTHER_PROVISIONER_MS;
   while (Date.now() < deadline) {
     const accounts = await fetchAccounts(config, [payment.vault, payment.destination]);

@@ -7,25 +7,40 @@ import { settleExactPayment } from "./settle";
 const FALLBACK_MIN_FEE_RAW = 10_000n;
 const FALLBACK_MIN_FEE_LAMPORTS = 100_000n;
 
-/** The `exact` rail as discovery advertises it (docs/wire-notes.md "Discovery shapes": exact `extra`, numbers as decimal strings). */
+/**
+ * The `exact` rail as discovery advertises it (docs/wire-notes.md "Discovery shapes": exact `extra`, numbers as decimal
+ * strings). `payToForms` says which `payTo` it takes here: `vault` (the seller's UniversalSettle vault, with the
+ * program's fee figures) and/or `wallet` (the seller's own wallet, as the official facilitator settles it).
+ */
 export const exactRail = {
   scheme: "exact",
   verify: verifyExactPayment,
   settle: settleExactPayment,
   async supportedExtra(config) {
+    const { exactVault, exactWallet } = config.rails;
+    if (!exactVault.enabled && !exactWallet.enabled) return null;
+    const payToForms = [...(exactVault.enabled ? ["vault"] : []), ...(exactWallet.enabled ? ["wallet"] : [])];
+    const common = {
+      feePayer: config.feePayer.address,
+      maxComputeUnitLimit: String(config.compute.maxUnitLimit),
+      recommendedComputeUnitPrice: String(config.compute.recommendedUnitPriceMicroLamports),
+      payToForms,
+    };
+    if (!exactVault.enabled) return common;
     const facts = await getUniversalSettleFacts(config);
     const onChain = facts.onChainConfig;
     return {
-      feePayer: config.feePayer.address,
+      feePayer: common.feePayer,
       programId: facts.programId,
       configAddress: facts.configAddress,
       feeBps: String(onChain?.feeBps ?? DEFAULT_FEE_BPS),
       minFeeAmount: String(onChain?.minFeeAmountRaw ?? FALLBACK_MIN_FEE_RAW),
       minFeeAmountSol: String(onChain?.minFeeAmountLamports ?? FALLBACK_MIN_FEE_LAMPORTS),
-      maxComputeUnitLimit: String(config.compute.maxUnitLimit),
-      recommendedComputeUnitPrice: String(config.compute.recommendedUnitPriceMicroLamports),
+      maxComputeUnitLimit: common.maxComputeUnitLimit,
+      recommendedComputeUnitPrice: common.recommendedComputeUnitPrice,
       merchantWallet: null,
       beneficiary: null,
+      payToForms,
     };
   },
 } satisfies Rail;

@@ -7,22 +7,35 @@ import { settleSignedPayment, settleablePayment, settledWith, type SettleCall, t
 import { verifyExactPayment } from "./verify";
 import { fundsOf } from "./verify-rules";
 import { provisionVaultJustInTime } from "./provision-just-in-time";
+import { bookSettleSpend, priorityFeeOf, voidUnsentSettleSpend } from "../../chain/fee-payer-budget/settle-spend";
 
 /**
  * Settles an `exact` payment exactly once: verify (no simulation: the send's preflight runs the same one), co-sign as
  * fee payer, then the shared settle engine. A vault that does not exist yet is provisioned just in time before the
- * first send, and the provisioning is counted once the payment confirmed.
+ * first send, and the provisioning is counted once the payment confirmed. A wallet `payTo` needs nothing fronted
+ * (its token account must exist, as the official facilitator requires): the same engine sends it exactly once.
+ * A priority fee worth booking is booked in the exposure budget before anything is sent
+ * (fee-payer-budget/settle-spend.ts).
  */
 export async function settleExactPayment(config: Config, body: VerifySettleBody, accepted: AcceptedRequirements, call: SettleCall): Promise<SettleOutcome> {
   const verified = await verifyExactPayment(config, body, accepted, { simulate: false });
   if (!verified.ok) return settledWith(verified);
-  const signed = await signAsFeePayer(config, verified.tx);
   const db = call.ledger;
-  return settleSignedPayment(
+  const spend = await bookSettleSpend(config, db, {
+    rail: "exact",
+    kind: "priority_fee",
+    messageHash: verified.messageHash,
+    payer: verified.payer,
+    seller: verified.merchantWallet,
+    lamports: priorityFeeOf(verified.tx),
+  });
+  if (!spend.ok) return settledWith({ ...spend, payer: verified.payer });
+  const signed = await signAsFeePayer(config, verified.tx);
+  const outcome = await settleSignedPayment(
     config,
     settleablePayment(verified, {
       funds: fundsOf(verified.transfer),
-      ...(verified.needsProvisioning
+      ...(verified.form === "vault" && verified.needsProvisioning
         ? {
             beforeFirstSend: () => provisionVaultJustInTime(config, db, verified),
             onFirstConfirmation: (nowMs: number) => confirmJitProvision(db, verified.merchantWallet, accepted.requirements.asset, nowMs),
@@ -32,4 +45,5 @@ export async function settleExactPayment(config: Config, body: VerifySettleBody,
     signed,
     call,
   );
+  return voidUnsentSettleSpend(db, spend.bookingId, outcome);
 }

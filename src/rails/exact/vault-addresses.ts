@@ -26,5 +26,10 @@ export function vaultSolStorageOf(programId: Address, vault: Address): Promise<A
 }
 
 export function vaultTokenAccountOf(vault: Address, mint: Address, tokenProgram: Address): Promise<Address> {
-  return remember(`ata|${vault}|${mint}|${tokenProgram}`, async () => (await findAssociatedTokenPda({ owner: vault, mint, tokenProgram }))[0]);
+  return associatedTokenAccountOf(vault, mint, tokenProgram);
+}
+
+/** The associated token account of any owner (a vault, or a seller's own wallet for a wallet `payTo`). */
+export function associatedTokenAccountOf(owner: Address, mint: Address, tokenProgram: Address): Promise<Address> {
+  return remember(`ata|${owner}|${mint}|${tokenProgram}`, async () => (await findAssociatedTokenPda({ owner, mint, tokenProgram }))[0]);
 }

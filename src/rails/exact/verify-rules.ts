@@ -166,6 +166,10 @@ export function checkExactTransaction(
   if (transfer.amount !== policy.amount) {
     return reject("invalid_exact_svm_payload_amount_mismatch", `The transfer amount is ${transfer.amount}, but the requirement asks for exactly ${policy.amount}`);
   }
+  // A transfer into its own source moves nothing, yet would read as paid (e.g. a delegate of the seller's account).
+  if (transfer.source === transfer.destination) {
+    return reject("invalid_exact_svm_payload_transfer_to_source", `The transfer's source ${transfer.source} is its destination: nothing would be paid`);
+  }
   // The fee payer as authority never gets here: it may not appear in any instruction (above), and index 0 fails below.
   const authorityIndex = tx.staticAccounts.indexOf(transfer.authority);
   if (authorityIndex < 1 || authorityIndex >= tx.numRequiredSignatures) {

@@ -10,7 +10,6 @@ import { parseMint, type MintInfo } from "../../chain/mint";
 import { blockhashExpired, rejection, type AcceptedRequirements, type PaymentRejection } from "../../x402/payment-verdict";
 import type { VerifySettleBody } from "../../x402/schemas";
 import { checkExactTransaction, type ExpectedDestination, type PaymentTransfer, fundsOf } from "./verify-rules";
-import { refusedMintExtension } from "../../chain/token-extensions";
 import { cachedMint, isKnownToExist, rememberExists, rememberMint } from "./chain-cache";
 import { vaultOf, vaultSolStorageOf, vaultTokenAccountOf } from "./vault-addresses";
 import { simulateSignedPayment } from "../../chain/simulate";
@@ -18,13 +17,16 @@ import { isBlockhashStillValid } from "../../chain/blockhash";
 import { decodeSplitVault } from "./program/accounts";
 import { minimumPaymentRaw } from "./minimum-amount";
 import { classifyVaultTokenAccount } from "./vault-token-account";
-import { resolveMerchantWallet } from "./vault-seller";
+import { resolvePayToForm } from "./pay-to-form";
+import { mintRefusal } from "./payment-mint";
+import { verifyWalletPayment, type VerifiedWalletPayment } from "./verify-wallet-pay-to";
 import { ledgerKeyOf } from "../../chain/ledger-key";
 import { readTokenSource } from "../../chain/token-account";
 
-/** A payment that passed every rule; settle signs exactly this transaction. */
-export interface VerifiedExactPayment {
+/** A vault payment that passed every rule; settle signs exactly this transaction. */
+export interface VerifiedVaultPayment {
   ok: true;
+  form: "vault";
   accepted: AcceptedRequirements;
   tx: DecodedTransaction;
   /** SHA-256 of the message bytes (hex): the settlement ledger's key. */
@@ -40,6 +42,9 @@ export interface VerifiedExactPayment {
   needsProvisioning: boolean;
 }
 
+/** An `exact` payment that passed every rule of its `payTo` form (./pay-to-form.ts). */
+export type VerifiedExactPayment = VerifiedVaultPayment | VerifiedWalletPayment;
+
 export type ExactVerification = VerifiedExactPayment | PaymentRejection;
 
 /**
@@ -54,7 +59,6 @@ export async function verifyExactPayment(
   options: { simulate: boolean; /** /verify only: names the settlement when the chain refuses a landed payment (see explainChainRefusal). */ ledger?: D1Database },
 ): Promise<ExactVerification> {
   const { requirements, amount } = accepted;
-  const programId = config.programs.universalSettle;
   const feePayer = config.feePayer.address;
 
   const advertisedFeePayer = requirements.extra.feePayer;
@@ -67,9 +71,10 @@ export async function verifyExactPayment(
     );
   }
   if (!isBase58Address(requirements.payTo)) return rejection("invalid_exact_svm_payload_recipient_mismatch", `payTo ${requirements.payTo} is not an address`);
-  const seller = await resolveMerchantWallet(config, requirements.payTo, requirements.extra.merchantWallet);
-  if (!seller.ok) return seller;
-  const merchantWallet = seller.wallet;
+  const resolved = await resolvePayToForm(config, requirements.payTo as Address, requirements.extra.merchantWallet);
+  if (!resolved.ok) return resolved;
+  if (resolved.form.kind === "wallet") return verifyWalletPayment(config, body, accepted, resolved.form.owner, options);
+  const { programId, merchantWallet } = resolved.form;
   const vault = await vaultOf(programId, merchantWallet);
   if (requirements.payTo !== vault) {
     return rejection("invalid_exact_svm_payload_recipient_mismatch", `payTo ${requirements.payTo} is not the UniversalSettle vault ${vault} of merchant ${merchantWallet}`);
@@ -137,16 +142,8 @@ export async function verifyExactPayment(
     if (!mint) return rejection("invalid_exact_svm_payload_mint_mismatch", `Asset ${mintAddress} is not an initialized SPL Token or Token-2022 mint`, { payer });
     rememberMint(mint);
   }
-  if (mint) {
-    if (mint.tokenProgram !== transfer.tokenProgram) {
-      return rejection("invalid_exact_svm_payload_mint_mismatch", `The transfer uses token program ${transfer.tokenProgram}, but mint ${mint.address} belongs to ${mint.tokenProgram}`, { payer });
-    }
-    if (mint.decimals !== transfer.decimals) {
-      return rejection("invalid_exact_svm_payload_mint_mismatch", `The transfer states ${transfer.decimals} decimals; mint ${mint.address} has ${mint.decimals}`, { payer });
-    }
-    const refused = refusedMintExtension(mint);
-    if (refused) return rejection("invalid_exact_svm_payload_mint_extension_not_allowed", refused, { payer });
-  }
+  const refusedMint = mint ? mintRefusal(mint, transfer) : null;
+  if (refusedMint) return rejection(refusedMint.reason, refusedMint.message, { payer });
 
   let needsProvisioning = false;
   if (!provisioned) {
@@ -181,12 +178,12 @@ export async function verifyExactPayment(
       // simulate, asks the cluster directly — a vault is never fronted for a payment that cannot land.
       const lifetime = simulation ? lifetimeRejection(simulation) : (await isBlockhashStillValid(config, tx.recentBlockhash)) ? null : blockhashExpired("refused");
       if (lifetime) return explainChainRefusal(options.ledger, messageHash, { ...lifetime, payer });
-      return { ok: true, accepted, tx, messageHash, transfer, payer, merchantWallet, vault, destination, mint, needsProvisioning };
+      return { ok: true, form: "vault", accepted, tx, messageHash, transfer, payer, merchantWallet, vault, destination, mint, needsProvisioning };
     }
   }
 
   if (simulation && !simulation.ok) return explainChainRefusal(options.ledger, messageHash, { ...simulation, payer });
-  return { ok: true, accepted, tx, messageHash, transfer, payer, merchantWallet, vault, destination, mint, needsProvisioning };
+  return { ok: true, form: "vault", accepted, tx, messageHash, transfer, payer, merchantWallet, vault, destination, mint, needsProvisioning };
 }
 
 function lifetimeRejection(simulation: { ok: true } | PaymentRejection): PaymentRejection | null {

@@ -20,11 +20,11 @@ export const slaEscrowModule: RailModule = {
   ],
   jobs: [escrowKeeperJob],
   describe: {
-    payTo: {
+    payTo: () => ({
       payTo: "The Escrow PDA of the facilitator's bank for the asset: seeds [\"escrow\", mint, bankPda], program slaEscrow.",
       merchantWallet: "extra.merchantWallet carries the seller's own wallet.",
       resolve: "GET /api/v1/facilitator/sellers/{wallet}/rails/sla-escrow?asset=USDC|SOL",
-    },
+    }),
     enrich: {
       sentence: "sla-escrow lines come back paying the shared Escrow PDA of the line's asset, with the escrow keys in extra and merchantWallet = your wallet (FundPayment.seller).",
       payTo: { payTo: "the Escrow PDA of the line's asset", sellerNamedIn: "extra.merchantWallet" },
@@ -37,4 +37,5 @@ export const slaEscrowModule: RailModule = {
     capabilities: (config, artifact) => ({ slaEscrowOracleProfiles: oracleProfiles(config.slaEscrow.oracleProfiles, artifact(STATIC_ARTIFACT_PATHS.integrationGuide)) }),
   },
   health: slaEscrowHealth,
+  switches: (config) => [{ setting: config.rails.slaEscrow }],
 };

@@ -40,6 +40,8 @@ export const slaEscrowRail = {
       slaFundTxNetworkFeePayer: "buyer",
       merchantWallet: null,
       beneficiary: null,
+      // payTo is the mint's Escrow PDA under this facilitator's bank (docs/facilitator-spec.md §1 rule 1).
+      payToForms: ["escrow"],
     };
   },
 } satisfies Rail;

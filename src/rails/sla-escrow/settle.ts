@@ -9,6 +9,8 @@ import { watchAcceptedFunding } from "./store/escrow-watch";
 import { recordSponsoredFundingFailure } from "./store/sponsored-funding-failures";
 import { encodeBase58 } from "../../chain/base58";
 import { log } from "../../platform/observability/log";
+import { bookSettleSpend, voidUnsentSettleSpend } from "../../chain/fee-payer-budget/settle-spend";
+import { networkFeeOf } from "../../chain/network-fee";
 
 /**
  * Settles an `sla-escrow` funding exactly once, on the same ledger and engine as the exact rail. A sponsored funding
@@ -22,12 +24,24 @@ export async function settleEscrowPayment(config: Config, body: VerifySettleBody
   // With the ledger, verify also refuses a sponsored funding of a payer over its failure cap (before anything is signed).
   const verified = await verifyEscrowPayment(config, body, accepted, { simulate: false, ledger: call.ledger });
   if (!verified.ok) return settledWith(verified);
+  // A sponsored funding's whole fee is the fee payer's gift: booked before it is signed (one D1 round trip, sponsored only).
+  const spend = verified.sponsored
+    ? await bookSettleSpend(config, call.ledger, {
+        rail: "sla-escrow",
+        kind: "sponsored_funding",
+        messageHash: verified.messageHash,
+        payer: verified.payer,
+        seller: verified.merchantWallet,
+        lamports: networkFeeOf(verified.tx),
+      })
+    : ({ ok: true, bookingId: null } as const);
+  if (!spend.ok) return settledWith({ ...spend, payer: verified.payer });
   const signed = await signedFunding(config, verified);
   // A funding moves the escrow's mint, or SOL (the all-zero mint): refusals word a shortfall as what the buyer lacks.
   const funds = verified.accepted.requirements.asset === NATIVE_SOL_ALLOWLIST_ADDRESS ? "sol" : "token";
   const outcome = await settleSignedPayment(config, settleablePayment(verified, { funds }), signed, call);
   await recordFundingOutcome(call.ledger, verified, signed.signature, outcome.settlement);
-  return outcome;
+  return voidUnsentSettleSpend(call.ledger, spend.bookingId, outcome);
 }
 
 async function signedFunding(config: Config, verified: VerifiedEscrowPayment): Promise<SignedPayment> {

@@ -18,4 +18,5 @@ export const uptoModule: RailModule = {
   describe: {
     features: (served, routes) => ({ unsignedUptoDepositTxBuild: served && routes.has("buildUptoDepositTx") }),
   },
+  switches: (config) => [{ setting: config.rails.upto }],
 };

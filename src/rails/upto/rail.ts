@@ -30,6 +30,8 @@ export const uptoRail = {
       maxChannelLifetimeSeconds: String(config.upto.maxChannelLifetimeSeconds),
       maxComputeUnitLimit: String(Math.min(OPEN_MAX_COMPUTE_UNIT_LIMIT, config.compute.maxUnitLimit)),
       maxComputeUnitPrice: String(config.compute.maxUnitPriceMicroLamports),
+      // payTo is the seller's own wallet: the channel's one split pays it (docs/payment-channels.md).
+      payToForms: ["wallet"],
     };
   },
 } satisfies Rail;

@@ -6,7 +6,8 @@ import { decodeWireTransaction } from "../../chain/wire-transaction";
 import { networkFeeOf } from "../../chain/network-fee";
 import { ledgerStateOf, settleSignedPayment, settleablePayment, settledWith, type SettleCall, type SettleOutcome } from "../../settlement/settle-engine";
 import { dropUnlandedOpen, getChannelWithDeposit, recordChannelOpen, scheduleChannelCheck, storeClaimTransaction, type ChannelOpen, type StoredClaim } from "./store/upto-channels";
-import { bookUptoOpen, feePayerBalanceForBudget } from "../../chain/fee-payer-budget/budget";
+import { bookUptoOpen, feePayerBalanceForBudget, settleExposure } from "../../chain/fee-payer-budget/budget";
+import { bookSettleSpend, priorityFeeOf, voidUnsentSettleSpend } from "../../chain/fee-payer-budget/settle-spend";
 import { uptoOpenRentLamports } from "../../chain/fee-payer-budget/caps";
 import { rejection, type AcceptedRequirements, type PaymentRejection } from "../../x402/payment-verdict";
 import type { VerifySettleBody } from "../../x402/schemas";
@@ -78,9 +79,19 @@ async function settleDeposit(config: Config, body: VerifySettleBody, accepted: A
   const verified = await verifyUptoDeposit(config, body, accepted, payload, { simulate: false, ledger: call.ledger, settling: true });
   if (!verified.ok) return settledWith(verified);
   const open = channelOpenOf(verified);
-  // Before the fee payer signs: the channel's row and its rent are booked against the exposure budget's caps.
-  const booked = await bookUptoOpen(config, call.ledger, open, await balance);
-  if (!booked.ok) return settledWith(booked);
+  // Before the fee payer signs: the channel's row and its rent are booked against the exposure budget's caps, and at
+  // the same time (one D1 round trip) a priority fee worth booking; a refusal of either voids the other.
+  const [booked, spend] = await Promise.all([
+    bookUptoOpen(config, call.ledger, open, await balance),
+    bookSettleSpend(config, call.ledger, { rail: "upto", kind: "priority_fee", messageHash: verified.messageHash, payer: verified.payer, seller: open.payTo, lamports: priorityFeeOf(verified.tx) }),
+  ]);
+  if (!booked.ok || !spend.ok) {
+    await Promise.all([
+      booked.ok ? dropUnlandedOpen(call.ledger, open.channelId, open.openMessageHash) : null,
+      spend.ok && spend.bookingId ? settleExposure(call.ledger, spend.bookingId, "voided") : null,
+    ]);
+    return settledWith(!booked.ok ? booked : { ...(spend as PaymentRejection), payer: verified.payer });
+  }
   const signed = await signAsFeePayer(config, verified.tx);
   const outcome = await settleSignedPayment(
     config,
@@ -96,7 +107,7 @@ async function settleDeposit(config: Config, body: VerifySettleBody, accepted: A
   // so no flood of them is left behind in the keeper's queue or the budget.
   const settlement = outcome.settlement;
   if (!settlement.ok && !("pending" in settlement)) await dropUnlandedOpen(call.ledger, open.channelId, open.openMessageHash);
-  return withUptoPreflightReason(outcome);
+  return withUptoPreflightReason(voidUnsentSettleSpend(call.ledger, spend.bookingId, outcome));
 }
 
 /** A transaction the cluster's preflight refused (it has no signature yet) in the official facilitator's words. */

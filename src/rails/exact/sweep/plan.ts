@@ -2,9 +2,11 @@
  * The sweep plan: pure. Rails with their on-chain balances and the thresholds in, one item per rail out,
  * each with the (status, action) pair of the wire format (docs/wire-notes.md "Operator"). No I/O, no clock.
  */
+import type { FeePayerBudgetRejectionReason } from "../../../x402/rejection-reasons";
 
 export type SweepStatus = "failed" | "skipped" | "eligible" | "ok";
-export type SweepAction = "none" | "below_threshold" | typeof SELLER_TOKEN_ACCOUNT_MISSING | "fee_payer_below_minimum" | "dry_run" | "sweep_submitted" | "sweep_error";
+/** A rail the exposure budget refused to pay a sweep for carries the cap's reason (src/chain/fee-payer-budget/caps.ts). */
+export type SweepAction = "none" | "below_threshold" | typeof SELLER_TOKEN_ACCOUNT_MISSING | FeePayerBudgetRejectionReason | "dry_run" | "sweep_submitted" | "sweep_error";
 
 /**
  * Why an SPL rail is skipped although its balance is above the threshold: the seller has no token account for the

@@ -11,6 +11,7 @@ import { planSweep, SELLER_TOKEN_ACCOUNT_MISSING, type SweepPlanItem } from "./p
 import { buildSweepTransaction, SWEEP_NETWORK_FEE_LAMPORTS } from "./sweep-transaction";
 import { FEE_PAYER_BELOW_MINIMUM, optionalSpendingPause, type SpendingPause } from "../../../chain/fee-payer-floor";
 import { readRailAccounts, type RailAccounts } from "./vault-balances";
+import { bookExposure, settleExposure, trimExposure } from "../../../chain/fee-payer-budget/budget";
 
 /** A run that dies mid-way holds its rails this long at most; after that another run may take them over. */
 const SWEEP_CLAIM_TTL_MS = 15 * 60_000;
@@ -67,6 +68,8 @@ export function defaultSweepOptions(config: Config, trigger: string): SweepOptio
 export async function runSweep(config: Config, db: D1Database, options: SweepOptions): Promise<SweepReport> {
   const startedAtMs = Date.now();
   const maxRailsPerRun = maxRailsPerRunOnPlan(config.workersPlan);
+  // Without a UniversalSettle program there are no vaults to sweep (src/platform/config/rail-switches.ts).
+  if (config.programs.universalSettle === null) return report(options.dryRun, maxRailsPerRun, []);
   const attemptedBeforeMs = startedAtMs - options.cooldownSeconds * 1000;
   const candidates = await selectSweepCandidates(db, {
     nowMs: startedAtMs,
@@ -84,7 +87,7 @@ export async function runSweep(config: Config, db: D1Database, options: SweepOpt
   let items: SweepItem[];
   let paused: SpendingPause | null;
   try {
-    ({ items, paused } = await sweepHeldRails(config, held));
+    ({ items, paused } = await sweepHeldRails(config, db, claimId, held));
   } catch (error) {
     // Give the rails back (their attempt time stays, so the cooldown still spaces out retries) and say so.
     const message = error instanceof Error ? error.message : String(error);
@@ -118,7 +121,7 @@ export async function runSweep(config: Config, db: D1Database, options: SweepOpt
   return result;
 }
 
-async function sweepHeldRails(config: Config, held: readonly RailKey[]): Promise<{ items: SweepItem[]; paused: SpendingPause | null }> {
+async function sweepHeldRails(config: Config, db: D1Database, claimId: string, held: readonly RailKey[]): Promise<{ items: SweepItem[]; paused: SpendingPause | null }> {
   if (held.length === 0) return { items: [], paused: null };
   const { program, rails } = await readRailAccounts(config, held);
   const plan = planSweep(rails, config.sweep);
@@ -133,13 +136,19 @@ async function sweepHeldRails(config: Config, held: readonly RailKey[]): Promise
     return { items, paused };
   }
 
+  const transactions = new Map(eligible.map((index) => [index, buildSweepTransaction(config, program, rails[index] as RailAccounts)]));
+  const budget = await bookSweepSpending(config, db, claimId, [...transactions.values()].map((tx) => tx.lamportsIfLanded));
+  if (!budget.ok) {
+    for (const index of eligible) Object.assign(items[index]!, { status: "skipped", action: budget.reason, error: budget.message });
+    return { items, paused: null };
+  }
+
   const blockhash = await getLatestBlockhash(config);
   /** `alreadyProcessed`: the cluster already had these exact bytes (an earlier send of the same sweep paid for it). */
   const sent: { index: number; signature: string; lamportsIfLanded: bigint; alreadyProcessed: boolean }[] = [];
   for (const index of eligible) {
-    const rail = rails[index]!;
     const item = items[index]!;
-    const tx = buildSweepTransaction(config, program, rail as RailAccounts);
+    const tx = transactions.get(index)!;
     const { wireBase64, signature } = await signFacilitatorTransaction(config, blockhash, tx.instructions);
     let outcome;
     try {
@@ -183,7 +192,38 @@ async function sweepHeldRails(config: Config, held: readonly RailKey[]): Promise
       Object.assign(item, { status: "ok", action: "sweep_submitted", confirmed: false, error: item.error ?? note ?? `not confirmed within this run (${signature})`, lamportsSpent: spent(lamportsIfLanded) });
     }
   }
+  // The bookings keep what this run's sends really put out (a preflight refusal, or the same bytes sent earlier, paid nothing here).
+  await budget.trimTo(sent.filter((s) => !s.alreadyProcessed).map((s) => BigInt(items[s.index]!.lamportsSpent)));
   return { items, paused: null };
+}
+
+/**
+ * Books the run's sweeps in the exposure budget before any is signed, on the `sweep` rail against the daily spend caps
+ * (an operator's job: no buyer wallet or payTo of its own): their network fees, and the rent of the fee receiver's token
+ * accounts they create. Both bookings at once, one D1 round trip; a refusal of either voids the other and the run
+ * sends nothing (each rail is skipped with the cap's reason). After the sends, one more round trip trims them to what
+ * was really spent, only when less.
+ */
+async function bookSweepSpending(config: Config, db: D1Database, claimId: string, lamportsIfLanded: readonly bigint[]) {
+  const fees = BigInt(lamportsIfLanded.length) * SWEEP_NETWORK_FEE_LAMPORTS;
+  const rent = lamportsIfLanded.reduce((sum, l) => sum + l, 0n) - fees;
+  const ids = { fees: `sweep_fees:${claimId}`, rent: `sweep_rent:${claimId}` };
+  const booking = (bookingId: string, kind: "network_fee" | "rent_spent", lamports: bigint) => bookExposure(config, db, { bookingId, rail: "sweep", kind, payer: null, payTo: null, lamports });
+  const [feesBooked, rentBooked] = await Promise.all([booking(ids.fees, "network_fee", fees), booking(ids.rent, "rent_spent", rent)]);
+  const refused = !feesBooked.ok ? feesBooked : !rentBooked.ok ? rentBooked : null;
+  if (refused) {
+    await Promise.all([feesBooked.ok ? settleExposure(db, ids.fees, "voided") : null, rentBooked.ok ? settleExposure(db, ids.rent, "voided") : null]);
+    return refused;
+  }
+  return {
+    ok: true as const,
+    /** `spent`: each sent sweep's lamports (its fee, plus rent only when it landed). */
+    trimTo: (spent: readonly bigint[]) => {
+      const feesSpent = BigInt(spent.length) * SWEEP_NETWORK_FEE_LAMPORTS;
+      const rentSpent = spent.reduce((sum, l) => sum + l, 0n) - feesSpent;
+      return Promise.all([feesSpent < fees ? trimExposure(db, ids.fees, feesSpent) : null, rentSpent < rent ? trimExposure(db, ids.rent, rentSpent) : null]);
+    },
+  };
 }
 
 function lastFailureLog(logs: readonly string[]): string {

@@ -31,7 +31,8 @@ export interface CandidateQuery {
 /**
  * Seller rails (merchant wallet + asset) with a confirmed `exact` settlement in the window, not attempted
  * within the cooldown and not held by a live claim, oldest attempt first (never attempted first of all).
- * Registration is not required: every seller paid through this facilitator gets its money out.
+ * Registration is not required: every seller paid through this facilitator gets its money out. A payment to the
+ * seller's own wallet (payTo = merchant wallet) left nothing in a vault and is no candidate.
  */
 export async function selectSweepCandidates(d1: D1Database, query: CandidateQuery): Promise<SweepCandidateRow[]> {
   const { results } = await d1
@@ -41,6 +42,7 @@ export async function selectSweepCandidates(d1: D1Database, query: CandidateQuer
        FROM settlements s
        LEFT JOIN sweep_state st ON st.wallet_pubkey = s.merchant_wallet AND st.rail = ${RAIL_OF_ASSET_SQL}
        WHERE s.scheme = 'exact' AND s.state = 'confirmed' AND s.updated_at_ms >= ?1 AND s.merchant_wallet IS NOT NULL
+         AND s.pay_to <> s.merchant_wallet
          AND (st.last_attempt_at_ms IS NULL OR st.last_attempt_at_ms <= ?2)
          AND (st.claim_expires_at_ms IS NULL OR st.claim_expires_at_ms < ?3)
        GROUP BY s.merchant_wallet, s.asset

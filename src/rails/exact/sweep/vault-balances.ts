@@ -1,4 +1,5 @@
 import type { Address } from "@solana/kit";
+import { requireUniversalSettle } from "../../../platform/config/rail-switches";
 import { address } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import type { Config } from "../../../platform/config/load-config";
@@ -47,7 +48,7 @@ export interface ProgramState {
  * vaults, SOL storages and mints; then the token accounts, whose addresses depend on each mint's token program.
  */
 export async function readRailAccounts(config: Config, rails: readonly { wallet: string; rail: string }[]): Promise<{ program: ProgramState; rails: RailAccounts[] }> {
-  const programId = config.programs.universalSettle;
+  const programId = requireUniversalSettle(config);
   const [configAddress] = await findUniversalSettleConfigPda(programId);
   const prepared = await Promise.all(
     rails.map(async ({ wallet, rail }) => {

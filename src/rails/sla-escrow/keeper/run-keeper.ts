@@ -17,6 +17,7 @@ import { CLOCK_SYSVAR, chainClockOf } from "../../../chain/chain-clock";
 import { readFundingStatuses, type FundingStatus } from "../../../jobs/keeper/funding-status";
 import { KEEPER_MIN_RECHECK_MS, runKeeper, type KeeperGate, type KeeperRail, type NextLook, type PlannedStep } from "../../../jobs/keeper/run-keeper";
 import { maxPaymentsWithinBudget } from "./budget";
+import { bookPayoutAccountCreations, payoutAccountWaits, type CreatableAccount } from "./payout-accounts";
 
 const RECHECK_WITHOUT_DEADLINE_MS = 60 * 60_000;
 
@@ -56,6 +57,8 @@ interface Planned extends PlannedStep<WatchedPayment> {
   ledgerCatchUp?: boolean;
   /** A sponsored funding the chain shows failed (its fee was ours): counted against its payer. */
   sponsoredFailure?: boolean;
+  /** The payout's recipient token accounts the program would create at the caller's cost (./payout-accounts.ts). */
+  creatable?: CreatableAccount[];
 }
 
 /**
@@ -67,6 +70,7 @@ interface Planned extends PlannedStep<WatchedPayment> {
  */
 const ESCROW_RAIL: KeeperRail<WatchedPayment, Planned, KeeperItem, KeeperReport> = {
   spending: "escrow keeper payouts",
+  exposureRail: "sla-escrow",
   maxRowsPerRun: maxPaymentsWithinBudget(),
   table: ESCROW_WATCH_TABLE,
   keyOf: (row) => row.paymentPda,
@@ -75,6 +79,12 @@ const ESCROW_RAIL: KeeperRail<WatchedPayment, Planned, KeeperItem, KeeperReport>
   plan,
   recordFundingFacts,
   actionOf,
+  beforeSend: async (config, db, steps, nowMs) => {
+    const waits = await payoutAccountWaits(config, db, steps.map((p) => p.creatable ?? []), nowMs);
+    return new Map([...waits].map(([i, why]) => [steps[i]!, why]));
+  },
+  afterLanded: (config, db, landed, nowMs) =>
+    bookPayoutAccountCreations(config, db, landed.map((l) => ({ signature: l.signature, buyer: l.planned.payment!.buyer, creatable: l.planned.creatable ?? [] })), nowMs),
   idle,
   landed,
   item,
@@ -171,6 +181,9 @@ async function plan(config: Config, rows: readonly WatchedPayment[], nowMs: numb
         p.skip = `recipient token account ${missing} does not exist yet; its owner must create it`;
         continue;
       }
+      // Read again just before the send (./payout-accounts.ts); a refund's buyer account is never created (refused).
+      const owners = isOracleTipDue(payment) ? [recipientOf(p), payment.oracleAuthority] : [recipientOf(p)];
+      p.creatable = owners.map((owner, i) => ({ account: payInto[i]!, owner })).filter((c) => !(p.decision.kind === "refund" && c.owner === payment.buyer));
     }
     const payout = await buildPayoutInstruction(p.decision.kind as "release" | "refund", {
       programId,
@@ -182,6 +195,10 @@ async function plan(config: Config, rows: readonly WatchedPayment[], nowMs: numb
     p.instructions = [payout.instruction];
   }
   return planned;
+}
+
+function recipientOf(p: Planned): Address {
+  return p.decision.kind === "release" ? p.payment!.seller : p.payment!.buyer;
 }
 
 /**

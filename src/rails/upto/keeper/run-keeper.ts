@@ -61,6 +61,7 @@ async function buyerTokenAccountOf(row: DueChannel): Promise<Address> {
  */
 const UPTO_RAIL: KeeperRail<DueChannel, Planned, UptoKeeperItem, UptoKeeperReport> = {
   spending: "upto keeper steps",
+  exposureRail: "upto",
   maxRowsPerRun: maxChannelsWithinBudget(),
   table: UPTO_CHANNELS_TABLE,
   keyOf: (row) => row.channelId,

@@ -1,0 +1,111 @@
+import type { Address } from "@solana/kit";
+import type { Config } from "../../platform/config/load-config";
+import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../platform/config/networks";
+import { explainChainRefusal } from "../../settlement/already-settled";
+import { fetchAccounts } from "../../chain/accounts";
+import { ledgerKeyOf } from "../../chain/ledger-key";
+import { parseMint, type MintInfo } from "../../chain/mint";
+import { verifyNonFeePayerSignatures } from "../../chain/signatures";
+import { simulateSignedPayment } from "../../chain/simulate";
+import { decodeWireTransaction, type DecodedTransaction } from "../../chain/wire-transaction";
+import { rejection, type AcceptedRequirements, type PaymentRejection } from "../../x402/payment-verdict";
+import type { VerifySettleBody } from "../../x402/schemas";
+import { cachedMint, rememberMint } from "./chain-cache";
+import { mintRefusal } from "./payment-mint";
+import { associatedTokenAccountOf } from "./vault-addresses";
+import { checkExactTransaction, fundsOf, type PaymentTransfer } from "./verify-rules";
+
+/** A wallet-`payTo` payment that passed every rule; settle signs exactly this transaction. */
+export interface VerifiedWalletPayment {
+  ok: true;
+  form: "wallet";
+  accepted: AcceptedRequirements;
+  tx: DecodedTransaction;
+  /** SHA-256 of the message bytes (hex): the settlement ledger's key. */
+  messageHash: string;
+  transfer: PaymentTransfer;
+  payer: Address;
+  /** The seller: `payTo` itself. */
+  merchantWallet: Address;
+  /** `payTo`'s associated token account for the mint. */
+  destination: Address;
+  mint: MintInfo;
+}
+
+/**
+ * `exact` to the seller's own wallet, by the official `@x402/svm` exact facilitator's rules (the transfer is a
+ * TransferChecked of exactly the amount, of the required mint, into the associated token account of `payTo` for that
+ * mint under the transfer's token program; the facilitator's fee payer is no transfer authority; the memo matches
+ * `extra.memo`; a simulation proves the rest, including that the destination account exists, which is never created
+ * here) and this facilitator's own fee-payer policy on top (./verify-rules.ts: the fee payer in no instruction at
+ * all, exactly two signers, compute limit and price caps, deny-by-default instructions). The fee payer fronts only
+ * the network fee, so nothing is booked in the exposure budget. Chain access: the mint (cached per isolate) read
+ * beside the simulation; settle skips the simulation, as its send's preflight runs the same one.
+ */
+export async function verifyWalletPayment(
+  config: Config,
+  body: VerifySettleBody,
+  accepted: AcceptedRequirements,
+  owner: Address,
+  options: { simulate: boolean; ledger?: D1Database },
+): Promise<VerifiedWalletPayment | PaymentRejection> {
+  const { requirements, amount } = accepted;
+  const feePayer = config.feePayer.address;
+  if (requirements.asset === NATIVE_SOL_ALLOWLIST_ADDRESS) {
+    // The official exact scheme on Solana moves tokens only (TransferChecked); native SOL is paid into a vault.
+    return rejection("invalid_exact_svm_payload_wallet_pay_to_native_sol", "A wallet payTo is paid in a token (TransferChecked to its token account); native SOL is paid only into a seller's vault");
+  }
+  const minimum = Object.hasOwn(config.limits.minPaymentRawByMint, requirements.asset) ? config.limits.minPaymentRawByMint[requirements.asset]! : 1n;
+  if (amount < minimum) {
+    return rejection("invalid_exact_svm_payload_amount_below_minimum", `amount ${amount} is below this facilitator's minimum of ${minimum} raw units for ${requirements.asset}`);
+  }
+  const mintAddress = requirements.asset as Address;
+
+  const decoded = decodeWireTransaction(body.paymentPayload.payload.transaction);
+  if (!decoded.ok) return rejection("invalid_exact_svm_payload_transaction_could_not_be_decoded", decoded.message);
+  const tx = decoded.tx;
+  const messageHash = await ledgerKeyOf(tx.messageBytes);
+
+  const structural = checkExactTransaction(tx, {
+    feePayer,
+    amount,
+    maxComputeUnitLimit: config.compute.maxUnitLimit,
+    maxComputeUnitPriceMicroLamports: config.compute.maxUnitPriceMicroLamports,
+    destination: { kind: "spl", mint: mintAddress },
+    memo: typeof requirements.extra.memo === "string" ? requirements.extra.memo : undefined,
+  });
+  if (!structural.ok) return rejection(structural.rejection.reason, structural.rejection.message);
+  const transfer = structural.transfer;
+  const payer = transfer.authority;
+
+  const destination = await associatedTokenAccountOf(owner, mintAddress, transfer.tokenProgram!);
+  if (transfer.destination !== destination) {
+    return rejection("invalid_exact_svm_payload_recipient_mismatch", `The transfer goes to ${transfer.destination}, not to ${destination}, the token account of payTo ${owner} for ${mintAddress}`, { payer });
+  }
+
+  const signatures = await verifyNonFeePayerSignatures(tx);
+  if (!signatures.ok) {
+    return rejection(
+      signatures.missing ? "invalid_exact_svm_payload_missing_signature" : "invalid_exact_svm_payload_signature_invalid",
+      signatures.missing ? `The transaction is missing the signature of ${signatures.signer}` : `The signature of ${signatures.signer} does not verify`,
+      { payer },
+    );
+  }
+
+  const knownMint = cachedMint(mintAddress);
+  const [accounts, simulation] = await Promise.all([
+    knownMint ? null : fetchAccounts(config, [mintAddress]),
+    options.simulate ? simulateSignedPayment(config, tx, fundsOf(transfer)) : Promise.resolve(null),
+  ]);
+  let mint = knownMint;
+  if (!mint) {
+    const account = accounts?.get(mintAddress) ?? null;
+    mint = account ? parseMint(account) : null;
+    if (!mint) return rejection("invalid_exact_svm_payload_mint_mismatch", `Asset ${mintAddress} is not an initialized SPL Token or Token-2022 mint`, { payer });
+    rememberMint(mint);
+  }
+  const refusedMint = mintRefusal(mint, transfer);
+  if (refusedMint) return rejection(refusedMint.reason, refusedMint.message, { payer });
+  if (simulation && !simulation.ok) return explainChainRefusal(options.ledger, messageHash, { ...simulation, payer });
+  return { ok: true, form: "wallet", accepted, tx, messageHash, transfer, payer, merchantWallet: owner, destination, mint };
+}
