@@ -68,3 +68,5 @@ export default {
     return worker.fetch!(request as never, env, ctx);
   },
 } satisfies ExportedHandler<Env>;
+
+export { SettleLedgerObject } from "../src/index";

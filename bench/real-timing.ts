@@ -42,6 +42,8 @@ export interface RealTimingOptions {
   dbLatencyMs: number;
   /** A second Worker of ours with D1 this far settles too (skipped when equal to dbLatencyMs). */
   farDbLatencyMs: number;
+  /** Also settle on Workers of ours with the D1 ledger (SVC_SETTLE_LEDGER=d1) at both distances: the two ledgers in one run. */
+  compareD1Ledger?: boolean;
   log?: (line: string) => void;
 }
 
@@ -164,7 +166,13 @@ export async function runRealTimingBench(options: RealTimingOptions): Promise<Re
     figures.ours.push(await sequential(chain, api, "settle", await escrowBodies(api, chain, sellerWallet, options.sequential), "settle, sla-escrow funding", ourOrigin));
     if (options.farDbLatencyMs !== options.dbLatencyMs) {
       log(`ours with D1 ${options.farDbLatencyMs} ms away: ${options.sequential} sequential settles (vault exists)`);
-      figures.ours.push(await farDatabaseSettles(chain, buyers, options, cleanups));
+      figures.ours.push(await farDatabaseSettles(chain, buyers, options, cleanups, options.farDbLatencyMs));
+    }
+    if (options.compareD1Ledger) {
+      for (const latencyMs of new Set([options.dbLatencyMs, options.farDbLatencyMs])) {
+        log(`ours with the D1 ledger, D1 ${latencyMs} ms away: ${options.sequential} sequential settles (vault exists)`);
+        figures.ours.push(await farDatabaseSettles(chain, buyers, options, cleanups, latencyMs, "d1"));
+      }
     }
 
     // Each verify waits its RPC round trips; with nothing serialised, c callers finish c calls per that wait.
@@ -187,17 +195,25 @@ function workerOrigin(api: string): string {
 }
 
 /**
- * Settles (vault exists) on a second Worker of ours whose D1 is `farDbLatencyMs` away: its own fee payer and
- * activated seller on the same chain, warmed with a few settles first.
+ * Settles (vault exists) on another Worker of ours whose D1 is `latencyMs` away (its settle ledger's objects stay near
+ * it), with the deployment's ledger or the D1 one: its own fee payer and activated seller on the same chain, warmed
+ * with a few settles first.
  */
-async function farDatabaseSettles(chain: string, buyers: KeyPairSigner[], options: RealTimingOptions, cleanups: (() => Promise<void>)[]): Promise<SequentialFigures> {
+async function farDatabaseSettles(
+  chain: string,
+  buyers: KeyPairSigner[],
+  options: RealTimingOptions,
+  cleanups: (() => Promise<void>)[],
+  latencyMs: number,
+  ledger?: "d1",
+): Promise<SequentialFigures> {
   const feePayer = randomKeypair();
   await fundFromFaucet(chain, feePayer.address, 1_000_000_000_000);
   const worker = await startWorker({
     rpcUrl: chain,
     feePayerSecretKeyBase58: feePayer.secretKeyBase58,
     entrypoint: DELAYED_D1_WORKER,
-    vars: { ...BENCH_VARS, BENCH_DB_LATENCY_MS: String(options.farDbLatencyMs) },
+    vars: { ...BENCH_VARS, BENCH_DB_LATENCY_MS: String(latencyMs), ...(ledger ? { SVC_SETTLE_LEDGER: ledger } : {}) },
   });
   cleanups.push(worker.stop);
   const api = `${worker.url}/api/v1/facilitator`;
@@ -206,7 +222,8 @@ async function farDatabaseSettles(chain: string, buyers: KeyPairSigner[], option
   const warm = await payments(Math.max(1, Math.ceil(options.warmupCalls / 2)));
   mustSucceed("warm-up settle (far D1)", await runPhase(warm, 1, (p) => call(api, "settle", paymentBody(p, line)).then((a) => a.failure)));
   const bodies = (await payments(options.sequential)).map((p) => paymentBody(p, line));
-  return sequential(chain, api, "settle", bodies, `settle (vault exists), D1 ${options.farDbLatencyMs} ms away`, worker.url);
+  const label = `settle (vault exists)${ledger ? ", D1 ledger" : ""}, D1 ${latencyMs} ms away`;
+  return sequential(chain, api, "settle", bodies, label, worker.url);
 }
 
 /** The c=32 verify phase against bench/ceiling-worker, with fresh payments of ours' line (it checks nothing, the chain does). */

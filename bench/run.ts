@@ -38,7 +38,7 @@ if (process.argv.includes("--real-timing")) {
 
 /**
  * `--slot-ms N --jitter-ms N --rpc-latency-ms N --sequential N --concurrent-verifies N --warmup N --db-latency-ms N
- * --far-db-latency-ms N` over the defaults.
+ * --far-db-latency-ms N` over the defaults; `--compare-d1-ledger` adds settles on the D1 ledger at both distances.
  */
 function realTimingOptions(argv: string[]): RealTimingOptions {
   const flag = (name: string, fallback: number): number => {
@@ -58,6 +58,7 @@ function realTimingOptions(argv: string[]): RealTimingOptions {
     warmupCalls: flag("warmup", d.warmupCalls),
     dbLatencyMs: flag("db-latency-ms", d.dbLatencyMs),
     farDbLatencyMs: flag("far-db-latency-ms", d.farDbLatencyMs),
+    compareD1Ledger: argv.includes("--compare-d1-ledger"),
   };
 }
 

@@ -83,9 +83,11 @@ async function main() {
 
   await waitForAnswer(`${base}/api/v1/facilitator/health`, 90_000);
   console.log(`
-facilitator      ${base}/api/v1/facilitator/
-capabilities     ${base}/api/v1/facilitator/capabilities
+page             ${base}/
+seller console   ${base}/console
+API root         ${base}/api/v1/facilitator/
 openapi          ${base}/openapi.json
+guides           ${base}/seller-quick-start.md  ${base}/quickstart-buyer.md
 fee payer        ${feePayer.address}
 
 cron triggers    ${cron.nextRuns().map(({ cron: expression, atMs }) => `"${expression}" next ${new Date(atMs).toISOString()}`).join(", ")}

@@ -1,7 +1,11 @@
-/** Bindings, variables and secrets the Worker receives (see wrangler.toml and README "Configuration"). */
+import type { SettleLedgerObject } from "./settlement/settle-ledger-object";
+
+/** Bindings, variables and secrets the Worker receives (see wrangler.toml and docs/configuration.md). */
 export interface Env {
   DB: D1Database;
   KV: KVNamespace;
+  /** The settle ledger's Durable Objects (SVC_SETTLE_LEDGER=object, src/settlement/settle-ledger-object.ts). */
+  SETTLE_LEDGER?: DurableObjectNamespace<SettleLedgerObject>;
   /** Workers Analytics Engine dataset for per-request telemetry (optional: absent means nothing is recorded). */
   TELEMETRY?: AnalyticsEngineDataset;
   /** Workers Rate Limiting bindings (wrangler.toml [[ratelimits]]); absent ones do not limit. */

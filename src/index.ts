@@ -2,6 +2,8 @@ import { buildApp } from "./app";
 import type { Env } from "./env";
 import { runScheduled } from "./jobs/scheduled";
 
+export { SettleLedgerObject } from "./settlement/settle-ledger-object";
+
 const app = buildApp();
 
 export default {

@@ -27,3 +27,6 @@ export default {
     return Response.json(isValid ? { isValid } : { isValid, invalidReason: "simulation_failed" });
   },
 };
+
+/** wrangler.toml binds the settle ledger's Durable Object class, so every entry bundled with it must export one; this one is never called. */
+export { UnusedLedgerObject as SettleLedgerObject } from "../unused-ledger-object";

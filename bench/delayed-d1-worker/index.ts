@@ -4,9 +4,13 @@
  * D1 (a statement's run/all/first/raw, a batch) waits that long before it goes to the database, and is logged with its
  * start and end so the bench can count the D1 round trips inside each settle and place them against the chain's
  * confirmation. `GET /__bench/d1-calls?since=<ms>` answers the log; nothing else differs from src/index.ts.
+ *
+ * The settle ledger's Durable Object is near the request (created where its first settle arrives), so its binding is
+ * not delayed; its own D1 calls (the claim written through, the mirror) are, and logged like the Worker's.
  */
 import worker from "../../src/index";
 import type { Env } from "../../src/env";
+import { SettleLedgerObject as NearLedgerObject } from "../../src/settlement/settle-ledger-object";
 
 interface BenchEnv extends Env {
   BENCH_DB_LATENCY_MS?: string;
@@ -98,3 +102,10 @@ export default {
     return worker.scheduled(controller, withDelayedDb(env), ctx);
   },
 } satisfies ExportedHandler<BenchEnv>;
+
+/** The settle ledger's object, with D1 as far from it as from the Worker (wrangler.toml names this class). */
+export class SettleLedgerObject extends NearLedgerObject {
+  constructor(ctx: DurableObjectState, env: BenchEnv) {
+    super(ctx, withDelayedDb(env));
+  }
+}

@@ -4,3 +4,6 @@ export default {
     return new Response("ok");
   },
 };
+
+/** wrangler.toml binds the settle ledger's Durable Object class, so every entry bundled with it must export one; this one is never called. */
+export { UnusedLedgerObject as SettleLedgerObject } from "../unused-ledger-object";

@@ -1,7 +1,7 @@
 import type { Address } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import type { Config } from "../platform/config/load-config";
-import { badRequest } from "../platform/errors/catalogue";
+import { refused } from "../platform/errors/catalogue";
 import type { AccountSnapshot } from "./accounts";
 import { parseMint, type MintInfo } from "./mint";
 import { refusedMintExtension } from "./token-extensions";
@@ -14,11 +14,11 @@ import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "./token-progr
  * Token-2022 extension rule, exact's by default).
  */
 export function readPaymentMint(account: AccountSnapshot | null, asset: Address, screen: (mint: MintInfo) => string | null = refusedMintExtension): MintInfo {
-  if (account === null) throw badRequest(`accepted.asset: mint ${asset} does not exist on this network`);
+  if (account === null) throw refused("asset_not_found", `accepted.asset: mint ${asset} does not exist on this network`);
   const mint = parseMint(account);
-  if (mint === null) throw badRequest(`accepted.asset: ${asset} is not an initialized SPL Token or Token-2022 mint`);
-  const refused = screen(mint);
-  if (refused !== null) throw badRequest(refused);
+  if (mint === null) throw refused("asset_not_found", `accepted.asset: ${asset} is not an initialized SPL Token or Token-2022 mint`);
+  const extensionRefused = screen(mint);
+  if (extensionRefused !== null) throw refused("invalid_exact_svm_payload_mint_extension_not_allowed", extensionRefused);
   return mint;
 }
 

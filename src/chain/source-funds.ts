@@ -1,5 +1,5 @@
 import type { Address } from "@solana/kit";
-import { badRequest, type FacilitatorError } from "../platform/errors/catalogue";
+import { badRequest, refused, type FacilitatorError } from "../platform/errors/catalogue";
 import type { AccountSnapshot } from "./accounts";
 import { SYSTEM_PROGRAM_ADDRESS } from "./token-programs";
 import { readTokenSource } from "./token-account";
@@ -35,13 +35,13 @@ export function checkTokenSource(options: {
   }
   const source = readTokenSource(account, options.tokenProgram);
   if (source === null) {
-    throw badRequest(`The payer's ${label} token account ${options.sourceAta} is not a token account of ${options.tokenProgram}`);
+    throw refused("payer_account_unusable", `The payer's ${label} token account ${options.sourceAta} is not a token account of ${options.tokenProgram}`);
   }
   if (source.state === "frozen") {
-    throw badRequest(`The payer's ${label} token account ${options.sourceAta} is frozen and cannot send`);
+    throw refused("payer_account_unusable", `The payer's ${label} token account ${options.sourceAta} is frozen and cannot send`);
   }
   if (source.state !== "initialized") {
-    throw badRequest(`The payer's ${label} token account ${options.sourceAta} is not initialized`);
+    throw refused("payer_account_unusable", `The payer's ${label} token account ${options.sourceAta} is not initialized`);
   }
   const balance = source.balance;
   if (balance < amount) throw insufficient(label, balance, amount, decimals);
@@ -54,11 +54,12 @@ export function checkSolSource(options: { account: AccountSnapshot | null; payer
   if (balance < amount) throw insufficient("SOL", balance, amount, SOL_DECIMALS);
   if (account !== null && (account.owner !== SYSTEM_PROGRAM_ADDRESS || account.data.length > 0)) {
     // The System program only debits data-less accounts it owns.
-    throw badRequest(`The payer ${payer} is not a plain System wallet (owner ${account.owner}); it cannot send SOL with a System transfer`);
+    throw refused("payer_account_unusable", `The payer ${payer} is not a plain System wallet (owner ${account.owner}); it cannot send SOL with a System transfer`);
   }
   const remaining = balance - amount;
   if (remaining > 0n && remaining < RENT_EXEMPT_MINIMUM_EMPTY_ACCOUNT_LAMPORTS) {
-    throw badRequest(
+    throw refused(
+      "insufficient_funds",
       `The payment would leave the payer with ${formatUnits(remaining, SOL_DECIMALS)} SOL (${remaining} lamports), below the ` +
         `rent-exempt minimum of ${RENT_EXEMPT_MINIMUM_EMPTY_ACCOUNT_LAMPORTS} lamports; the network would reject it. ` +
         `Keep at least that much or send the whole balance`,
@@ -73,7 +74,7 @@ function insufficient(label: AssetLabel, has: bigint, needs: bigint, decimals: n
     `Insufficient ${label} balance: has ${formatUnits(has, decimals)}, needs ${formatUnits(needs, decimals)} ` +
     `(missing ${formatUnits(missing, decimals)}); raw units: has ${has}, needs ${needs}, missing ${missing}` +
     (detail ? `; ${detail}` : "");
-  return badRequest(message, {
+  return refused("insufficient_funds", message, {
     availableRaw: has.toString(),
     requiredRaw: needs.toString(),
     missingRaw: missing.toString(),

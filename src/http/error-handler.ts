@@ -4,9 +4,9 @@ import { FacilitatorError, isFacilitatorError, type ErrorCode } from "../platfor
 import { log } from "../platform/observability/log";
 import type { AppContext, AppEnv } from "./context";
 
-/** The wire error body: `{ error, code, correlationId }` plus any route-specific fields (docs/wire-notes.md "Error body"). */
+/** The wire error body: `{ error, code, reason, correlationId }` plus any route-specific fields (docs/wire-notes.md "Error body"). */
 export function errorResponse(c: AppContext, error: FacilitatorError): Response {
-  const body = { ...error.fields, error: error.message, code: error.code, correlationId: c.get("correlationId") ?? null };
+  const body = { ...error.fields, error: error.message, code: error.code, reason: error.reason, correlationId: c.get("correlationId") ?? null };
   return c.json(body, error.status, error.headers);
 }
 

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { badRequest, FacilitatorError } from "../platform/errors/catalogue";
+import { badRequest, FacilitatorError, refused } from "../platform/errors/catalogue";
 import { describeIssues } from "../platform/validation/issue-message";
 import type { AppContext } from "./context";
 import { parseJsonText } from "./json-text";
@@ -8,6 +8,8 @@ import { parseJsonText } from "./json-text";
 export interface BodyOptions {
   emptyBodyIsDefaults: boolean;
   anyContentType: boolean;
+  /** Rewrites the parsed JSON before it is validated (e.g. a bare PaymentPayload into a verify/settle body). */
+  reshape?: (value: unknown) => unknown;
 }
 
 /** Reads a JSON body and validates it: malformed JSON, wrong types and unknown shapes all become a 400 naming the field. */
@@ -22,8 +24,8 @@ export async function readJsonBody<S extends v.GenericSchema>(c: AppContext, sch
     }
   }
   const parsed = parseJsonText(early ?? (await c.req.text()));
-  if (!parsed.ok) throw badRequest(parsed.message);
-  return validate(schema, parsed.value, "body");
+  if (!parsed.ok) throw refused("invalid_json", parsed.message);
+  return validate(schema, options.reshape ? options.reshape(parsed.value) : parsed.value, "body");
 }
 
 /** Validates one part of a request (`where`: path, query or body) against its schema; a 400 naming the field otherwise. */

@@ -3,8 +3,10 @@ import type * as v from "valibot";
 import { API_PREFIX, type AppContext, type AppEnv } from "./context";
 import { clientKeyOf, enforceRateLimit, withReadRateLimit, type LimitName } from "./middleware/rate-limit";
 import { requireOperatorBearer } from "./middleware/operator-auth";
-import { isFacilitatorError } from "../platform/errors/catalogue";
+import { isFacilitatorError, refused, type ErrorReason } from "../platform/errors/catalogue";
 import { readJsonBody, validate } from "./parse-input";
+import { parseJsonText } from "./json-text";
+import { foreignNetworkMessage, valueAt } from "../x402/network-check";
 
 /** What an endpoint is, for the router, `/capabilities.httpEndpoints` and `/openapi.json` alike. */
 export interface EndpointInfo {
@@ -24,6 +26,13 @@ export interface EndpointInfo {
   /** The schema that validates the JSON body (documented in /openapi.json). */
   body?: v.GenericSchema;
   response?: v.GenericSchema;
+  /**
+   * Where the body names a network (paths of keys, e.g. `["accepted", "network"]`): a network other than this
+   * deployment's is refused as `invalid_network` before the rest of the body is judged (src/x402/network-check.ts).
+   */
+  networkAt?: readonly (readonly string[])[];
+  /** The reasons this route's handler may answer with, besides those of its input checks (listed in /openapi.json). */
+  reasons?: readonly ErrorReason[];
   agentTool?: { name: string; description: string };
 }
 
@@ -55,10 +64,12 @@ export interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema>
   limit?: LimitName;
   /** An empty body reads as `{}` (operator routes, where an empty POST means "the defaults"). */
   emptyBodyIsDefaults?: boolean;
+  /** Rewrites the parsed body before its schema judges it (`parse-input.ts`). */
+  reshapeBody?: (value: unknown) => unknown;
   /** Any Content-Type is read as JSON, as `/verify` and `/settle` always have (no x402 client that labels its body differently is turned away). */
   anyContentType?: boolean;
   /** Answers an invalid input in the route's own wire shape instead of the standard 400 (`message` names the field). */
-  invalidInput?: (c: AppContext, message: string) => Response | Promise<Response>;
+  invalidInput?: (c: AppContext, message: string, reason: ErrorReason) => Response | Promise<Response>;
   handler: (c: AppContext, input: RouteInput<P, Q, B>) => Response | Promise<Response>;
 }
 
@@ -68,28 +79,52 @@ export interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema>
  * (`parse-input.ts`). A request reads only the parts its route declares.
  */
 export function route<P extends Schema = undefined, Q extends Schema = undefined, B extends Schema = undefined>(spec: RouteSpec<P, Q, B>): RouteDef {
-  const { handler, limit, emptyBodyIsDefaults, anyContentType, invalidInput, ...endpoint } = spec;
-  const { params, query, body, auth } = endpoint;
+  const { handler, limit, emptyBodyIsDefaults, anyContentType, invalidInput, reshapeBody, ...endpoint } = spec;
+  const { params, query, body, auth, networkAt } = endpoint;
   // A path parameter reaches a handler only through a schema: a table that forgets one fails when it is built.
   if (!params && endpoint.path.includes("/:")) throw new Error(`route ${endpoint.key}: ${endpoint.path} has path parameters but no params schema`);
-  const bodyOptions = { emptyBodyIsDefaults: emptyBodyIsDefaults ?? false, anyContentType: anyContentType ?? false };
+  const bodyOptions = { emptyBodyIsDefaults: emptyBodyIsDefaults ?? false, anyContentType: anyContentType ?? false, reshape: reshapeBody };
   const run: Handler<AppEnv> = async (c) => {
     if (auth === "bearer") requireOperatorBearer(c);
     if (limit) await enforceRateLimit(c, limit, clientKeyOf(c));
     let input: RouteInput<P, Q, B>;
     try {
+      if (networkAt) await refuseForeignNetwork(c, networkAt);
       input = {
         params: (params ? validate(params, c.req.param(), "path") : undefined) as Parsed<P>,
         query: (query ? validate(query, c.req.query(), "query") : undefined) as Parsed<Q>,
         body: (body ? await readJsonBody(c, body, bodyOptions) : undefined) as Parsed<B>,
       };
     } catch (error) {
-      if (invalidInput && isFacilitatorError(error) && error.code === "BAD_REQUEST") return invalidInput(c, error.message);
+      if (invalidInput && isFacilitatorError(error) && error.code === "BAD_REQUEST") return invalidInput(c, error.message, error.reason);
       throw error;
     }
     return handler(c, input);
   };
-  return { ...endpoint, handler: run };
+  return { ...endpoint, reasons: reasonsOf(spec), handler: run };
+}
+
+/** Every reason the route may answer with: those of the way its input is read (below), then the handler's own. */
+function reasonsOf(spec: RouteSpec<Schema, Schema, Schema>): ErrorReason[] {
+  const reasons: ErrorReason[] = [];
+  if (spec.auth === "bearer") reasons.push("unauthorized", "service_unavailable");
+  if (spec.limit || spec.method === "GET") reasons.push("rate_limited");
+  if (spec.params || spec.query || spec.body) reasons.push("invalid_request");
+  if (spec.body) reasons.push("invalid_json", "payload_too_large");
+  if (spec.body && !spec.anyContentType) reasons.push("unsupported_media_type");
+  if (spec.networkAt) reasons.push("invalid_network");
+  reasons.push(...(spec.reasons ?? []), "internal_error", "facilitator_upstream_error");
+  return [...new Set(reasons)];
+}
+
+/** The network check of `networkAt`, on the raw body (a malformed body is left to the schema to name). */
+async function refuseForeignNetwork(c: AppContext, paths: readonly (readonly string[])[]): Promise<void> {
+  const parsed = parseJsonText(await c.req.text());
+  if (!parsed.ok) return;
+  for (const path of paths) {
+    const message = foreignNetworkMessage(c.var.config, path.join("."), valueAt(parsed.value, path));
+    if (message !== null) throw refused("invalid_network", message);
+  }
 }
 
 /**

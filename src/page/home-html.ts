@@ -51,7 +51,8 @@ export const HOME_HTML = `<!doctype html>
   <section aria-labelledby="docs-heading">
     <h2 id="docs-heading">Integrate</h2>
     <ul>
-      <li><a href="/console">Seller console</a> (browser wallet, no SDK) · <a href="/seller-quick-start.md">Seller quick start</a> · <a href="/onboarding_guide.md">Onboarding guide</a></li>
+      <li><a href="/console">Seller console</a> (browser wallet, no SDK) · <a href="/seller-quick-start.md">Seller guide</a> · <a href="/onboarding_guide.md">Onboarding guide</a></li>
+      <li><a href="/quickstart-buyer.md">Buyer guide</a> (build, sign, pay: no SDK needed)</li>
       <li><a href="/agent-integration.md">Agent integration</a> · <a href="/agent-tools.json">Agent tools</a> · <a href="/openapi.json">OpenAPI</a></li>
       <li><a href="/api/v1/facilitator/capabilities">Capabilities (JSON)</a></li>
     </ul>

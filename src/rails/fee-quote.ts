@@ -7,6 +7,7 @@ import { fetchAccounts } from "../chain/accounts";
 import { decodeSplitVault } from "./exact/program/accounts";
 import { getUniversalSettleFacts } from "./exact/program-facts";
 import { vaultOf } from "./exact/vault-addresses";
+import { refuseBelowExactMinimum } from "./exact/minimum-amount";
 import { getSlaEscrowFacts } from "./sla-escrow/escrow-facts";
 import { resolveSellerAsset, SellerAssetInput } from "../directory/sellers/seller-asset";
 import { Base58Address, U64String } from "../x402/schemas";
@@ -68,6 +69,7 @@ export async function quoteFee(config: Config, query: FeeQuoteQuery): Promise<Fe
 }
 
 async function quoteExact(config: Config, common: QuoteCommon, wallet: Address, isSol: boolean, amount: bigint): Promise<FeeQuote> {
+  await refuseBelowExactMinimum(config, "amount", amount, common.mint, isSol);
   const programId = requireUniversalSettle(config);
   const vault = await vaultOf(programId, wallet);
   const [facts, accounts] = await Promise.all([getUniversalSettleFacts(config), fetchAccounts(config, [vault])]);

@@ -112,6 +112,8 @@ export interface RailDescription {
   features?(served: boolean, routes: ReadonlySet<string>, config: Config): Record<string, boolean>;
   /** `/capabilities` members added at the end while the rail is served (`artifact`: a path made absolute). */
   capabilities?(config: Config, artifact: (path: string) => string): Record<string, unknown>;
+  /** Figures the served guides state (`{{name}}` placeholders of docs/guides/), as this deployment applies them. */
+  guideFigures?(config: Config): Promise<Record<string, string>>;
 }
 
 /** One program-wide account /health checks: where it is, and the decoder that must read it (null: unreadable). */

@@ -6,7 +6,7 @@ import type { SignatureStatus } from "../chain/confirm";
 import { rejectionForTransactionError, type PaymentFunds } from "../chain/transaction-rejection";
 import type { SettlementRow } from "../store/settlements";
 import { isSellerRetryOfReportedSuccess } from "./repeat-settle";
-import { d1Ledger, settlePorts, type ClaimRow, type SettlePorts } from "./settle-ports";
+import { d1Ledger, settlePorts, type ClaimRow, type SettleLedger, type SettlePorts } from "./settle-ports";
 import { blockhashExpired, rejection, type AcceptedRequirements, type PaymentRejection, type RejectionReason } from "../x402/payment-verdict";
 import { isFacilitatorError } from "../platform/errors/catalogue";
 import { log } from "../platform/observability/log";
@@ -101,8 +101,10 @@ export interface SignedPayment {
 
 /** What the caller of /settle brings besides the body. */
 export interface SettleCall {
-  /** The settlement ledger (D1). */
+  /** D1: the rails' own tables (and the settlements table when SVC_SETTLE_LEDGER=d1). */
   ledger: D1Database;
+  /** The exactly-once ledger the engine runs on (settle-ports.ts `settleLedgerOf`). */
+  settleLedger: SettleLedger;
   /** The caller's own X-Correlation-ID header (null when absent): the only key to hearing success twice. */
   callerCorrelationId: string | null;
   /** The x402 `payment-identifier` id the payment carried (null or absent: none). */
@@ -118,7 +120,7 @@ export interface SettleCall {
  * accepted the transaction. The success report is written before the answer (never after the response).
  */
 export function settleSignedPayment(config: Config, payment: SettleablePayment, signed: SignedPayment, call: SettleCall): Promise<SettleOutcome> {
-  return runSettlement(settlePorts(config, call.ledger), payment, signed, call);
+  return runSettlement(settlePorts(config, call.settleLedger), payment, signed, call);
 }
 
 /**
@@ -130,7 +132,7 @@ export function ledgerStateOf(ledger: D1Database, messageHash: string): ReturnTy
 }
 
 /** The settle state machine over its ports (the Worker's are D1 and the cluster; unit tests script fakes). */
-export async function runSettlement(ports: SettlePorts, payment: SettleablePayment, signed: SignedPayment, call: Omit<SettleCall, "ledger">): Promise<SettleOutcome> {
+export async function runSettlement(ports: SettlePorts, payment: SettleablePayment, signed: SignedPayment, call: Omit<SettleCall, "ledger" | "settleLedger">): Promise<SettleOutcome> {
   const afterResponse: Promise<unknown>[] = [];
   // This call's id: its lease when it holds the right to send, and the name on the success report it writes.
   const leaseId = crypto.randomUUID();

@@ -19,11 +19,12 @@ import {
   type SettlementState,
 } from "../store/settlements";
 import type { PaymentRejection } from "../x402/payment-verdict";
+import type { SettleLedgerObject } from "./settle-ledger-object";
 
 /**
- * The settle engine's two doors to the outside: the ledger (D1 `settlements`) and the chain (RPC, PubSub). The
- * engine is a state machine over these; the Worker wires them to D1 and the cluster (`settlePorts`), unit tests to
- * fakes that script each answer.
+ * The settle engine's two doors to the outside: the ledger (a Durable Object per payment, or D1 `settlements`) and the
+ * chain (RPC, PubSub). The engine is a state machine over these; the Worker wires them to the ledger and the cluster
+ * (`settlePorts`), unit tests to fakes that script each answer.
  */
 export interface SettlePorts {
   ledger: SettleLedger;
@@ -71,9 +72,45 @@ export interface SettleChain {
   close(): void;
 }
 
-/** The real ports: the D1 ledger and this deployment's cluster. */
-export function settlePorts(config: Config, db: D1Database): SettlePorts {
-  return { ledger: d1Ledger(db), chain: clusterChain(config) };
+/** The real ports: the call's ledger (see `settleLedgerOf`) and this deployment's cluster. */
+export function settlePorts(config: Config, ledger: SettleLedger): SettlePorts {
+  return { ledger, chain: clusterChain(config) };
+}
+
+/** What decides which ledger a call uses: the setting, and the bindings it needs. */
+export interface LedgerBindings {
+  DB: D1Database;
+  SETTLE_LEDGER?: DurableObjectNamespace<SettleLedgerObject>;
+}
+
+/**
+ * The deployment's settle ledger (SVC_SETTLE_LEDGER): `object`, a Durable Object per payment next to the request
+ * (src/settlement/settle-ledger-object.ts), or `d1`, the `settlements` table itself.
+ */
+export function settleLedgerOf(config: Pick<Config, "settleLedger">, env: LedgerBindings): SettleLedger {
+  if (config.settleLedger === "d1") return d1Ledger(env.DB);
+  if (!env.SETTLE_LEDGER) throw new Error("SVC_SETTLE_LEDGER=object needs the SETTLE_LEDGER Durable Object binding (wrangler.toml)");
+  return objectLedger(env.SETTLE_LEDGER);
+}
+
+/** The ledger in Durable Objects: each payment's object is named after its message hash, so every caller reaches the same one. */
+export function objectLedger(namespace: DurableObjectNamespace<SettleLedgerObject>): SettleLedger {
+  const stubs = new Map<string, DurableObjectStub<SettleLedgerObject>>();
+  const of = (messageHash: string) => {
+    let stub = stubs.get(messageHash);
+    if (!stub) stubs.set(messageHash, (stub = namespace.get(namespace.idFromName(messageHash))));
+    return stub;
+  };
+  return {
+    state: (messageHash) => of(messageHash).state(messageHash),
+    claim: (row) => of(row.messageHash).claim(row),
+    get: (messageHash) => of(messageHash).get(messageHash),
+    takeOverLease: (messageHash, leaseId, leaseMs) => of(messageHash).takeOverLease(messageHash, leaseId, leaseMs),
+    update: (messageHash, fromStates, changes) => of(messageHash).update(messageHash, fromStates, changes),
+    release: (messageHash) => of(messageHash).release(messageHash),
+    reportSuccess: (messageHash, reporterId, correlationId, nowMs) => of(messageHash).reportSuccess(messageHash, reporterId, correlationId, nowMs),
+    recordConfirmationAfterFailedReport: (messageHash, reporterId, nowMs) => of(messageHash).recordConfirmationAfterFailedReport(messageHash, reporterId, nowMs),
+  };
 }
 
 export function d1Ledger(db: D1Database): SettleLedger {

@@ -2,7 +2,7 @@
  * The SQL of the fee payer's exposure budget (migration 0011; the rules are in src/chain/fee-payer-budget/). Two places hold
  * what the fee payer has out:
  * - an upto channel's rent sits on the channel's own row (`upto_channels.rent_lamports`) and counts while the row is
- *   live (`opening` or `open`): whatever ends the row (the keeper closing the channel, dropping an open that never
+ *   live (`opening` or `open`) or given up (`stuck`: the rent is still on chain): whatever ends the row (the keeper closing the channel, dropping an open that never
  *   landed, a settle voiding an open refused before it reached the cluster) returns it to the budget;
  * - every other spend is one `fee_payer_exposure` row: `held` (rent expected back) until returned or voided, `spent`
  *   (gone for good) counted for 24 h.
@@ -12,8 +12,13 @@
 import type { ChannelOpen } from "../rails/upto/store/upto-channels";
 import { channelOpenStatement } from "../rails/upto/store/upto-channels";
 
-/** Channel row states whose rent is out. */
+/** Channel row states a settle may still void (its open may not have reached the cluster). */
 const LIVE = `('opening', 'open')`;
+/**
+ * Channel row states whose rent is out, counted by the caps and /health: live ones, and those the keeper gave up on
+ * (`stuck`: the channel and its escrow account still hold the fee payer's rent on chain; retention keeps such rows).
+ */
+const RENT_OUT = `('opening', 'open', 'stuck')`;
 /** Channel row states of an open that never reached the cluster (voided by its settle, dropped by the keeper). */
 const NEVER_SENT = `('voided', 'dropped')`;
 
@@ -42,11 +47,11 @@ function sqlLimit(value: bigint): number {
 
 /** Rent out for `column` = ?N (upto channels live + held rows), as an SQL expression. */
 function rentOutFor(column: "payer" | "pay_to", param: string): string {
-  return `((SELECT COALESCE(SUM(rent_lamports), 0) FROM upto_channels WHERE ${column} = ${param} AND state IN ${LIVE})
+  return `((SELECT COALESCE(SUM(rent_lamports), 0) FROM upto_channels WHERE ${column} = ${param} AND state IN ${RENT_OUT})
     + (SELECT COALESCE(SUM(lamports), 0) FROM fee_payer_exposure WHERE ${column} = ${param} AND state = 'held'))`;
 }
 
-const TOTAL_RENT_OUT = `((SELECT COALESCE(SUM(rent_lamports), 0) FROM upto_channels WHERE state IN ${LIVE})
+const TOTAL_RENT_OUT = `((SELECT COALESCE(SUM(rent_lamports), 0) FROM upto_channels WHERE state IN ${RENT_OUT})
     + (SELECT COALESCE(SUM(lamports), 0) FROM fee_payer_exposure WHERE state = 'held'))`;
 
 /** Lamports spent for good since `since` (an SQL value) by `column` = `param` (or in total without a column). */
@@ -80,8 +85,8 @@ export interface UptoOpenLimits {
 /** Live channels, opens since `opensSince`, and rent out for the upto caps of `payer` and `payTo` (SQL values). */
 function uptoFiguresSql(payer: string, payTo: string, opensSince: string) {
   return {
-    payerChannels: `(SELECT COUNT(*) FROM upto_channels WHERE payer = ${payer} AND state IN ${LIVE})`,
-    payToChannels: `(SELECT COUNT(*) FROM upto_channels WHERE pay_to = ${payTo} AND state IN ${LIVE})`,
+    payerChannels: `(SELECT COUNT(*) FROM upto_channels WHERE payer = ${payer} AND state IN ${RENT_OUT})`,
+    payToChannels: `(SELECT COUNT(*) FROM upto_channels WHERE pay_to = ${payTo} AND state IN ${RENT_OUT})`,
     // Opens that reached (or may have reached) the cluster: a voided or dropped one cost the fee payer nothing.
     payerOpensSince: `(SELECT COUNT(*) FROM upto_channels WHERE payer = ${payer} AND created_at_ms >= ${opensSince} AND state NOT IN ${NEVER_SENT})`,
     payerRent: rentOutFor("payer", payer),
@@ -107,24 +112,36 @@ export async function bookChannelOpenWithinCaps(d1: D1Database, open: ChannelOpe
       AND ${f.payerRent} + ?12 <= ${literal(limits.rentPerPayerLamports)}
       AND ${f.payToRent} + ?12 <= ${literal(limits.rentPerPayToLamports)}
       AND ${TOTAL_RENT_OUT} + ?12 <= ?14)`;
-  const seen = (onlyIfUnwritten: boolean) => {
-    const s = uptoFiguresSql("?1", "?2", "?4");
-    return d1
-      .prepare(
-        `SELECT ${s.payerChannels} AS payerChannels, ${s.payToChannels} AS payToChannels, ${s.payerOpensSince} AS payerOpensSince,
-           ${s.payerRent} AS payerRent, ${s.payToRent} AS payToRent, ${TOTAL_RENT_OUT} AS totalRent,
-           c.open_message_hash AS openMessageHash,
-           (c.claim_message_hash IS NOT NULL OR EXISTS (SELECT 1 FROM settlements s WHERE s.message_hash = c.open_message_hash AND s.state <> 'failed')) AS liveDeposit
-         FROM (SELECT 1) LEFT JOIN upto_channels c ON c.channel_id = ?3 ${onlyIfUnwritten ? "WHERE changes() = 0" : ""}`,
-      )
-      .bind(open.payer, open.payTo, open.channelId, limits.opensSinceMs);
-  };
-  const [written, read] = await d1.batch([channelOpenStatement(d1, open, nowMs, { sql: withinCaps, binds: [limits.opensSinceMs, sqlLimit(limits.totalRentLamports)] }), seen(true)]);
+  const [written, read] = await d1.batch([
+    channelOpenStatement(d1, open, nowMs, { sql: withinCaps, binds: [limits.opensSinceMs, sqlLimit(limits.totalRentLamports)] }),
+    uptoOpenFiguresStatement(d1, open, limits.opensSinceMs, true),
+  ]);
   if ((written!.meta.changes ?? 0) > 0) return { booked: true };
   // Should the engine ever not carry changes() across a batch, the refusal still gets its figures (a rare path).
-  const row = (read!.results[0] ?? (await seen(false).first())) as Record<string, number | string | null>;
+  const row = (read!.results[0] ?? (await uptoOpenFiguresStatement(d1, open, limits.opensSinceMs, false).first())) as Record<string, number | string | null>;
+  return { booked: false, ...uptoOpenFiguresOf(row) };
+}
+
+/** What the upto caps see for `open` (and whose the channel's row is), without writing: /verify's look at the caps. */
+export async function readUptoOpenFigures(d1: D1Database, open: Pick<ChannelOpen, "payer" | "payTo" | "channelId">, opensSinceMs: number) {
+  return uptoOpenFiguresOf((await uptoOpenFiguresStatement(d1, open, opensSinceMs, false).first()) as Record<string, number | string | null>);
+}
+
+function uptoOpenFiguresStatement(d1: D1Database, open: Pick<ChannelOpen, "payer" | "payTo" | "channelId">, opensSinceMs: number, onlyIfUnwritten: boolean) {
+  const s = uptoFiguresSql("?1", "?2", "?4");
+  return d1
+    .prepare(
+      `SELECT ${s.payerChannels} AS payerChannels, ${s.payToChannels} AS payToChannels, ${s.payerOpensSince} AS payerOpensSince,
+         ${s.payerRent} AS payerRent, ${s.payToRent} AS payToRent, ${TOTAL_RENT_OUT} AS totalRent,
+         c.open_message_hash AS openMessageHash,
+         (c.claim_message_hash IS NOT NULL OR EXISTS (SELECT 1 FROM settlements s WHERE s.message_hash = c.open_message_hash AND s.state <> 'failed')) AS liveDeposit
+       FROM (SELECT 1) LEFT JOIN upto_channels c ON c.channel_id = ?3 ${onlyIfUnwritten ? "WHERE changes() = 0" : ""}`,
+    )
+    .bind(open.payer, open.payTo, open.channelId, opensSinceMs);
+}
+
+function uptoOpenFiguresOf(row: Record<string, number | string | null>): { figures: UptoOpenFigures; channel: { openMessageHash: string; liveDeposit: boolean } | null } {
   return {
-    booked: false,
     figures: {
       payerChannels: Number(row.payerChannels),
       payToChannels: Number(row.payToChannels),
@@ -261,6 +278,17 @@ export async function settleExposureRow(d1: D1Database, bookingId: string, outco
   return (result.meta.changes ?? 0) > 0;
 }
 
+/** What the caps of a booking for `who` see, without writing (/verify's look at them): one query. */
+export async function readExposureFigures(d1: D1Database, who: { payer: string | null; payTo: string | null }, limits: HeldLimits | SpentLimits): Promise<ExposureFigures> {
+  const spent = "sinceMs" in limits;
+  const f = spent ? { payer: spentSince("?3", "payer", "?1"), payTo: spentSince("?3", "pay_to", "?2"), total: spentSince("?3") } : { payer: rentOutFor("payer", "?1"), payTo: rentOutFor("pay_to", "?2"), total: TOTAL_RENT_OUT };
+  const row = await d1
+    .prepare(`SELECT ${f.payer} AS payerLamports, ${f.payTo} AS payToLamports, ${f.total} AS totalLamports`)
+    .bind(who.payer, who.payTo, spent ? limits.sinceMs : 0)
+    .first<Record<string, number | null>>();
+  return { payerLamports: BigInt(row?.payerLamports ?? 0), payToLamports: BigInt(row?.payToLamports ?? 0), totalLamports: BigInt(row?.totalLamports ?? 0) };
+}
+
 /** Which of `bookingIds` are live (held or spent): one query. */
 export async function liveExposureBookings(d1: D1Database, bookingIds: readonly string[]): Promise<Set<string>> {
   if (bookingIds.length === 0) return new Set();
@@ -303,14 +331,14 @@ export interface ExposureSummary {
 /** One batch of small aggregates over the live rows (bounded by the caps themselves) and the last day's spent rows. */
 export async function readExposureSummary(d1: D1Database, opensSinceMs: number, spentSinceMs: number): Promise<ExposureSummary> {
   const since = literal(spentSinceMs); // /health: not a hot path, the statements may differ per call
-  const rentRows = `SELECT payer, pay_to, rent_lamports AS lamports FROM upto_channels WHERE state IN ${LIVE}
+  const rentRows = `SELECT payer, pay_to, rent_lamports AS lamports FROM upto_channels WHERE state IN ${RENT_OUT}
     UNION ALL SELECT payer, pay_to, lamports FROM fee_payer_exposure WHERE state = 'held'`;
   const spentRows = `SELECT payer, pay_to, lamports FROM fee_payer_exposure WHERE state = 'spent' AND booked_at_ms >= ${since}`;
   const largest = (rows: string, column: string, measure: string) =>
     `SELECT COALESCE(MAX(n), 0) AS n FROM (SELECT ${measure} AS n FROM (${rows}) WHERE ${column} IS NOT NULL GROUP BY ${column})`;
-  const liveChannels = `SELECT payer, pay_to FROM upto_channels WHERE state IN ${LIVE}`;
+  const liveChannels = `SELECT payer, pay_to FROM upto_channels WHERE state IN ${RENT_OUT}`;
   const statements = [
-    `SELECT 'upto' AS rail, COALESCE(SUM(rent_lamports), 0) AS lamports, COUNT(*) AS channels FROM upto_channels WHERE state IN ${LIVE}
+    `SELECT 'upto' AS rail, COALESCE(SUM(rent_lamports), 0) AS lamports, COUNT(*) AS channels FROM upto_channels WHERE state IN ${RENT_OUT}
      UNION ALL SELECT rail, SUM(lamports), 0 FROM fee_payer_exposure WHERE state = 'held' GROUP BY rail`,
     `SELECT rail, SUM(lamports) AS lamports FROM fee_payer_exposure WHERE state = 'spent' AND booked_at_ms >= ${since} GROUP BY rail`,
     largest(liveChannels, "payer", "COUNT(*)"),

@@ -32,6 +32,8 @@ export interface KeeperTable {
   keyColumn: string;
   claimColumn: string;
   claimExpiresColumn: string;
+  /** The states retention deletes; default every state but open, and upto's voided opens (FINISHED_STATES). */
+  finishedStates?: readonly string[];
 }
 
 /**
@@ -39,8 +41,18 @@ export interface KeeperTable {
  * column is a type error here rather than SQL that fails at run time. Every watch table also has `state`
  * (KEEPER_ROW_STATES), `next_check_at_ms`, `failures`, `last_*` and `updated_at_ms`.
  */
-export function keeperTableOf<T extends SQLiteTable>(table: T, columns: { key: SQLiteColumn; claim: SQLiteColumn; claimExpires: SQLiteColumn }): KeeperTable {
-  return { table: getTableName(table), keyColumn: columns.key.name, claimColumn: columns.claim.name, claimExpiresColumn: columns.claimExpires.name };
+export function keeperTableOf<T extends SQLiteTable>(
+  table: T,
+  columns: { key: SQLiteColumn; claim: SQLiteColumn; claimExpires: SQLiteColumn },
+  options: { finishedStates?: readonly string[] } = {},
+): KeeperTable {
+  return {
+    table: getTableName(table),
+    keyColumn: columns.key.name,
+    claimColumn: columns.claim.name,
+    claimExpiresColumn: columns.claimExpires.name,
+    ...(options.finishedStates ? { finishedStates: options.finishedStates } : {}),
+  };
 }
 
 /** Rows a keeper has finished with (retention deletes them): every state but open, and upto's voided opens. */
@@ -107,11 +119,11 @@ export async function recordKeeperOutcomes(d1: D1Database, where: KeeperTable, c
 
 /** Retention: deletes finished rows (closed, dropped, stuck; upto's voided opens) last touched before `beforeMs`, oldest first. */
 export async function purgeFinishedRowsBefore(d1: D1Database, where: KeeperTable, beforeMs: number, batchSize: number): Promise<number> {
-  const { table, keyColumn } = where;
+  const { table, keyColumn, finishedStates = FINISHED_STATES } = where;
   const result = await d1
     .prepare(
       `DELETE FROM ${table} WHERE ${keyColumn} IN (
-         SELECT ${keyColumn} FROM ${table} WHERE ${oneOf("state", FINISHED_STATES)} AND updated_at_ms < ?1 ORDER BY updated_at_ms LIMIT ?2)`,
+         SELECT ${keyColumn} FROM ${table} WHERE ${oneOf("state", finishedStates)} AND updated_at_ms < ?1 ORDER BY updated_at_ms LIMIT ?2)`,
     )
     .bind(beforeMs, batchSize)
     .run();

@@ -1,5 +1,5 @@
 /**
- * Origin proofs (README "Resource directory", Origin proof): which origin a seller wallet has shown it controls. Written when the wallet's Seller
+ * Origin proofs (docs/directory-and-agents.md, Origin proof): which origin a seller wallet has shown it controls. Written when the wallet's Seller
  * Resource Manifest names it, cleared when a manifest fetch answers definitely without it; the probe queue joins on
  * `providers.proven_origin`, so nothing on an unproven origin is probed. A wallet proves one origin at a time (its
  * serviceUrl's): resources it left behind on another origin leave the listings.

@@ -9,7 +9,7 @@
  * - `@faremeter/middleware` (seller) asks `POST {facilitator}/accepts` for its accepts[] and posts verify/settle
  *   the same way; paid by `@faremeter/fetch` + `@faremeter/payment-solana` (item 2).
  * - every buyer library pays the official seller middleware's vault `payTo`; the outcome is the seller guide's
- *   compatibility table, which this test renders and compares with static/seller-quick-start.md (item 4).
+ *   compatibility table, which this test renders and compares with docs/guides/seller.md (item 4).
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { Hono } from "hono";
@@ -255,7 +255,7 @@ describe("buyer libraries paying a vault payTo (item 4: the seller guide's compa
 
     const table = renderCompatTable(rows);
     if (process.env.UPDATE_CLIENT_COMPAT === "1") writeGuideCompatTable(table);
-    expect(guideCompatTable(), "static/seller-quick-start.md's table differs from what was measured; rerun with UPDATE_CLIENT_COMPAT=1").toBe(table);
+    expect(guideCompatTable(), "docs/guides/seller.md's table differs from what was measured; rerun with UPDATE_CLIENT_COMPAT=1").toBe(table);
     // The measured facts the issue names, asserted directly as well.
     expect(rows.filter((r) => r.role === "buyer" && r.works).map((r) => r.library)).toEqual(["@x402/fetch + @x402/svm", "@payai/x402 + @x402/svm", "@faremeter/fetch + @faremeter/payment-solana"]);
   }, 300_000);

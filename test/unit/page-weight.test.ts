@@ -8,7 +8,7 @@ import { TRANSACTION_SCRIPT } from "../../src/page/page-scripts.generated";
 import { SWEEP_CRON } from "../../src/jobs/scheduled";
 
 /**
- * The page-weight budget stated in README ("Seller console"): each page with its script and styles, as served
+ * The page-weight budget stated in docs/running-locally.md ("Seller console"): each page with its script and styles, as served
  * (uncompressed) and gzip-compressed (what Cloudflare's edge sends to a browser that accepts it, at the least).
  */
 const BUDGETS = {

@@ -261,6 +261,9 @@ describe("sla-escrow builder refusals", () => {
       expect(response.status, JSON.stringify(accepted)).toBe(400);
       expect(response.body.error).toMatch(message);
     }
+    // The builder refuses with the reason /verify gives (escrow-terms.ts is shared), not a generic one.
+    const tiny = await build(buyer.address, { ...line, amount: "1" }, {});
+    expect(tiny.body.reason).toMatch(/^invalid_sla_escrow_amount_(out_of_range|below_minimum)$/);
   });
 });
 

@@ -17,6 +17,7 @@ import {
 import { findAssociatedTokenPda, getMintEncoder } from "@solana-program/token";
 import { call, callWithEnv } from "../support/workerd/worker-http";
 import { chainRpc } from "../support/workerd/chain";
+import { activatedSeller } from "../support/workerd/payment-fixtures";
 import { TEST_FEE_PAYER } from "../support/keys";
 import { CLUSTERS } from "../../src/platform/config/networks";
 import { findVaultPda, findVaultSolStoragePda } from "../../src/rails/exact/program/pda";
@@ -315,7 +316,7 @@ describe("POST /build-exact-payment-tx: native SOL and Token-2022", () => {
     ];
     for (const [extensions, refusal] of cases) {
       const mint = await placeToken2022Mint(extensions);
-      const response = await build({ payer: buyer.address, accepted: await enrichedLine(mint, "1000"), skipSourceBalanceCheck: true });
+      const response = await build({ payer: buyer.address, accepted: await enrichedLine(mint, "10000"), skipSourceBalanceCheck: true });
       if (refusal === null) {
         expect(response.status, JSON.stringify(response.body)).toBe(200);
       } else {
@@ -360,7 +361,7 @@ describe("POST /build-exact-payment-tx: refusals", () => {
   it("refuses a mint outside the allowlist with the shared allowlist message", async () => {
     const buyer = await buyerFromSeed("allowlist");
     const otherMint = await placeToken2022Mint([]);
-    const line = await enrichedLine(otherMint, "1000");
+    const line = await enrichedLine(otherMint, "10000");
     const response = await callWithEnv({ SVC_ALLOWED_PAYMENT_MINTS: `${USDC}, ${NATIVE_SOL}` }, "/build-exact-payment-tx", {
       method: "POST",
       headers: { "Content-Type": "application/json" },
@@ -388,7 +389,7 @@ describe("POST /build-exact-payment-tx: refusals", () => {
       [{ payer: buyer.address, accepted: { ...line, amount: "0" } }, /^accepted\.amount: must be greater than 0/],
       [{ payer: buyer.address, accepted: { ...line, scheme: "sla-escrow" } }, /^accepted\.scheme: /],
       [{ payer: buyer.address, accepted: { ...line, extra: { ...line.extra, feePayer: otherWallet } } }, /^accepted\.extra\.feePayer: /],
-      [{ payer: buyer.address, accepted: { ...line, extra: extraWithoutWallet } }, /merchantWallet is missing.*enrich/],
+      [{ payer: buyer.address, accepted: { ...line, extra: extraWithoutWallet } }, /merchantWallet.*not an existing UniversalSettle vault.*enrich/],
       [{ payer: buyer.address, accepted: { ...line, payTo: someVault } }, /^accepted\.payTo: .*not the vault PDA/],
       [{ payer: buyer.address, accepted: line, skipSourceBalanceCheck: "yes" }, /^skipSourceBalanceCheck: /],
       [{ payer: TEST_FEE_PAYER.address, accepted: line }, /^payer: /],
@@ -401,6 +402,28 @@ describe("POST /build-exact-payment-tx: refusals", () => {
       expect(response.body.code).toBe("BAD_REQUEST");
       expect(response.body.error).toMatch(expected);
     }
+  });
+
+  it("builds for an activated vault's line without extra.merchantWallet (the seller is read from the vault, as /verify does)", async () => {
+    const buyer = await buyerFromSeed("vault-only");
+    const seller = await activatedSeller(USDC);
+    const line = (await call("/payment-required/enrich", {
+      method: "POST",
+      json: { x402Version: 2, resource: RESOURCE, accepts: [{ scheme: "exact", network: DEVNET, asset: USDC, amount: "10000", payTo: seller, maxTimeoutSeconds: 60 }] },
+    })).body.accepts[0];
+    const { merchantWallet: _dropped, ...extraWithoutWallet } = line.extra;
+    const response = await build({ payer: buyer.address, accepted: { ...line, extra: extraWithoutWallet }, skipSourceBalanceCheck: true });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    expect(response.body.destination).toBe((await findAssociatedTokenPda({ owner: address(line.payTo), mint: USDC, tokenProgram: TOKEN_PROGRAM })).at(0));
+  });
+
+  it("refuses a line below the minimum payment with /verify's reason and the number", async () => {
+    const buyer = await buyerFromSeed("below-minimum");
+    const line = await enrichedLine(USDC, "10000");
+    const response = await build({ payer: buyer.address, accepted: { ...line, amount: "1000" }, skipSourceBalanceCheck: true });
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ code: "BAD_REQUEST", reason: "invalid_exact_svm_payload_amount_below_minimum", minimumAmount: "10000" });
+    expect(response.body.error).toMatch(/^accepted\.amount: amount 1000 is below this facilitator's minimum of 10000 raw units/);
   });
 
   it("answers 400 for malformed JSON", async () => {

@@ -13,6 +13,7 @@ import { createUsdcAccount, DEVNET, NATIVE_SOL, USDC, usdcAccountOf } from "../s
 import { FEE_PAYER, craftBody, memo, paymentParts, standardInstructions, transferChecked, type PaymentParts } from "../support/workerd/craft-payment";
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/chain/compute-budget";
 import { selectSweepCandidates } from "../../src/rails/exact/sweep/sweeps";
+import { signMessage } from "../support/workerd/seller-fixtures";
 
 const AMOUNT = "250000";
 let seller: KeyPairSigner;
@@ -139,6 +140,23 @@ describe("exact to a wallet payTo", () => {
     expect(refused.status).toBe(400);
     expect(refused.body.invalidReason).toBe("invalid_exact_svm_payload_missing_merchant_wallet");
     expect(refused.body.invalidMessage).toMatch(/SVC_EXACT_WALLET_PAYTO is off/);
+  });
+});
+
+describe("the seller's payment history", () => {
+  it("lists a payment to its own wallet (the line names no merchantWallet)", async () => {
+    const body = await craftBody(line, standardInstructions(parts), { signers: [buyer] });
+    const settled = await settle(body);
+    expect(settled.body.success, JSON.stringify(settled.body)).toBe(true);
+    let entries: { payTo: string; kind: string; settlementSignature?: string }[] = [];
+    for (let attempt = 0; attempt < 20 && !entries.some((e) => e.settlementSignature === settled.body.transaction); attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 100));
+      const message = (await call(`/sellers/${seller.address}/challenge?action=seller:payments`)).body.message;
+      const page = await call("/seller/payments", { method: "POST", json: { wallet: seller.address, message, signature: await signMessage(seller, message), limit: 50 } });
+      expect(page.status, JSON.stringify(page.body)).toBe(200);
+      entries = page.body.entries;
+    }
+    expect(entries).toContainEqual(expect.objectContaining({ kind: "settle", payTo: seller.address, settlementSignature: settled.body.transaction }));
   });
 });
 

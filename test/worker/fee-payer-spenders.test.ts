@@ -6,6 +6,7 @@ import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
 import { USDC } from "../support/workerd/payment-fixtures";
 import { chainRpc, fundedBuyer, lamportsOf } from "../support/workerd/chain";
 import { callWithEnv } from "../support/workerd/worker-http";
+import { uptoBody, uptoDeposit, uptoLine } from "../support/workerd/upto-fixtures";
 
 /**
  * Every lamport the fee payer fronts beyond a seller's network fee goes through the exposure budget
@@ -65,6 +66,8 @@ describe("priority fees above the base fee are booked before the payment is sent
     expect(booked.results).toEqual([expect.objectContaining({ rail: "exact", lamports: 10_000, state: "spent" })]);
 
     const body = await f.signedBody(buyer, await f.line(USDC, "1000000"));
+    // /verify says what the settle would.
+    expect((await f.post("/verify", body)).body).toMatchObject({ isValid: false, invalidReason: "fee_payer_spend_per_payer_exceeded" });
     const feePayerBefore = await lamportsOf(f.feePayer);
     const refused = await f.post("/settle", body);
     expect(refused.status, JSON.stringify(refused.body)).toBe(429);
@@ -81,5 +84,35 @@ describe("priority fees above the base fee are booked before the payment is sent
     expect((await f.post("/settle", await f.signedBody(buyer, await f.line(USDC, "1000000")))).body).toMatchObject({ success: true });
     const rows = await env.DB.prepare("SELECT COUNT(*) AS n FROM fee_payer_exposure WHERE payer = ?").bind(buyer.address).first<{ n: number }>();
     expect(rows?.n).toBe(0);
+  });
+});
+
+describe("a stuck upto channel still holds the fee payer's rent", () => {
+  it("a channel the keeper gave up on counts against its buyer's caps (on /verify as on /settle) and in /health's rent out", async () => {
+    const f = await isolatedFacilitator("stuck-counted", { SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAYER: "1" });
+    const authorizer = await generateKeyPairSigner();
+    const buyer = await fundedBuyer(5_000_000);
+    const rentBefore = BigInt((await callWithEnv(f.env, "/health")).body.feePayerExposure.rentOutLamports.byRail.upto ?? "0");
+    // The keeper gave this buyer's earlier channel up (e.g. its escrow token account was frozen): the row is stuck.
+    const stuck = `stuck-${crypto.randomUUID()}`;
+    await env.DB.prepare(
+      `INSERT INTO upto_channels (channel_id, open_message_hash, open_blockhash, payer, pay_to, asset, token_program, deposit, expires_at,
+         state, next_check_at_ms, created_at_ms, updated_at_ms, rent_lamports)
+       VALUES (?1, ?1, 'bh', ?2, 'payTo', 'asset', 'tp', '1', 0, 'stuck', 0, 0, 0, 4711920)`,
+    )
+      .bind(stuck, buyer.address)
+      .run();
+    const rentAfter = BigInt((await callWithEnv(f.env, "/health")).body.feePayerExposure.rentOutLamports.byRail.upto);
+    expect(rentAfter - rentBefore).toBe(4_711_920n);
+
+    const line = await uptoLine({ feePayer: f.feePayer, authorizer: authorizer.address, amount: "1000000" });
+    const payload = await uptoDeposit(buyer, line);
+    // /verify says what the settle would: the buyer's stuck channel fills its cap.
+    const verified = await f.post("/verify", uptoBody(line, payload));
+    expect(verified.body, JSON.stringify(verified.body)).toMatchObject({ isValid: false, invalidReason: "upto_open_channels_per_payer_exceeded" });
+    const refused = await f.post("/settle", uptoBody(line, { ...payload, type: "deposit" }));
+    expect(refused.status, JSON.stringify(refused.body)).toBe(429);
+    expect(refused.body).toMatchObject({ success: false, errorReason: "upto_open_channels_per_payer_exceeded" });
+    await env.DB.prepare("DELETE FROM upto_channels WHERE channel_id = ?").bind(stuck).run();
   });
 });

@@ -43,8 +43,10 @@ describe("GET /fee-quote", () => {
     expect(big.body).toMatchObject({ tier: "sovereign", feeBps: US.discountedFeeBps, protocolFee: "45000", provisioningRecoveryWithheld: "0", sellerNets: "4955000" });
     const small = await quote({ wallet, asset: "USDC", amount: "500000" }); // 90 bps = 4,500 < the 10,000 minimum
     expect(small.body).toMatchObject({ protocolFee: US.minFeeAmountRaw.toString(), sellerNets: (500_000n - US.minFeeAmountRaw).toString() });
-    const tiny = await quote({ wallet, asset: "USDC", amount: "4000" }); // the fee never exceeds the amount
-    expect(tiny.body).toMatchObject({ protocolFee: "4000", sellerNets: "0" });
+    // Below the minimum payment the seller would net nothing: refused with /verify's reason and the number.
+    const tiny = await quote({ wallet, asset: "USDC", amount: "4000" });
+    expect(tiny.status).toBe(400);
+    expect(tiny.body).toMatchObject({ reason: "invalid_exact_svm_payload_amount_below_minimum", minimumAmount: US.minFeeAmountRaw.toString() });
   });
 
   it("sla-escrow: the escrow's fee with its 10-cent minimum, and the adjudicator's tip", async () => {

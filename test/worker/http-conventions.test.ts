@@ -21,7 +21,7 @@ describe("HTTP conventions", () => {
     const response = await call("/no-such-route", { headers: { "X-Correlation-ID": "abc-123" } });
     expect(response.headers.get("X-Correlation-ID")).toBe("abc-123");
     expect(response.status).toBe(404);
-    expect(response.body).toEqual({ error: "No route for GET /api/v1/facilitator/no-such-route", code: "NOT_FOUND", correlationId: "abc-123" });
+    expect(response.body).toEqual({ error: "No route for GET /api/v1/facilitator/no-such-route", code: "NOT_FOUND", reason: "not_found", correlationId: "abc-123" });
   });
 
   it("does not echo an unsafe correlation id", async () => {

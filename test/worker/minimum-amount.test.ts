@@ -4,7 +4,8 @@ import { minimumPaymentRaw } from "../../src/rails/exact/minimum-amount";
 import { getUniversalSettleFacts } from "../../src/rails/exact/program-facts";
 import { loadConfig } from "../../src/platform/config/load-config";
 import type { Env } from "../../src/env";
-import { NATIVE_SOL, USDC } from "../support/workerd/payment-fixtures";
+import { DEVNET, NATIVE_SOL, USDC } from "../support/workerd/payment-fixtures";
+import { call } from "../support/workerd/worker-http";
 
 /**
  * The smallest exact payment the facilitator pays a network fee for (src/rails/exact/minimum-amount.ts): an
@@ -42,5 +43,27 @@ describe("minimum exact payment", () => {
     } finally {
       removeEventListener("unhandledrejection", listener);
     }
+  });
+});
+
+/** The same minimum said up front: every route a seller or buyer meets before /verify refuses with /verify's reason and the number. */
+describe("minimum exact payment, said before /verify", () => {
+  const seller = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin";
+  const below = { reason: "invalid_exact_svm_payload_amount_below_minimum", minimumAmount: "10000" };
+
+  it("enrich refuses an exact line below it, naming the line and the number", async () => {
+    const line = { scheme: "exact", network: DEVNET, asset: USDC, payTo: seller, maxTimeoutSeconds: 60 };
+    const refused = await call("/payment-required/enrich", { method: "POST", json: { x402Version: 2, resource: { url: "https://s.example/r" }, accepts: [{ ...line, amount: "1000" }] } });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject(below);
+    expect(refused.body.error).toMatch(/^accepts\[0\]\.amount: amount 1000 is below this facilitator's minimum of 10000 raw units/);
+    const atMinimum = await call("/payment-required/enrich", { method: "POST", json: { x402Version: 2, resource: { url: "https://s.example/r" }, accepts: [{ ...line, amount: "10000" }] } });
+    expect(atMinimum.status).toBe(200);
+  });
+
+  it("/fee-quote refuses an amount below it", async () => {
+    const quote = await call(`/fee-quote?wallet=${seller}&asset=USDC&amount=9999`);
+    expect(quote.status).toBe(400);
+    expect(quote.body).toMatchObject(below);
   });
 });

@@ -44,11 +44,18 @@ describe("GET /openapi.json", () => {
     expect(sweep.security).toEqual([{ bearerAuth: [] }]);
     expect(body.paths["/api/v1/facilitator/verify"].post.security).toBeUndefined();
     const errorSchema = body.components.schemas.JsonError;
-    expect(errorSchema.required).toEqual(["error", "code", "correlationId"]);
+    expect(errorSchema.required).toEqual(["error", "code", "reason", "correlationId"]);
     expect(errorSchema.properties.code.enum).toEqual(expect.arrayContaining(["BAD_REQUEST", "PAYMENT_INVALID", "RATE_LIMITED", "NOT_FOUND"]));
     for (const [path, item] of Object.entries<Record<string, any>>(body.paths)) {
       if (!path.startsWith("/api/v1/facilitator/")) continue;
-      for (const op of Object.values(item)) if (op.tags[0] !== "Artifacts") expect(op.responses["4XX"].content["application/json"].schema.$ref).toBe("#/components/schemas/JsonError");
+      for (const op of Object.values(item)) {
+        if (op.tags[0] === "Artifacts") continue;
+        const schema = op.responses["4XX"].content["application/json"].schema;
+        expect(schema.allOf[0].$ref).toBe("#/components/schemas/JsonError");
+        // Each operation lists its own reasons, as x-reasons and as the enum of `reason`.
+        expect(schema.allOf[1].properties.reason.enum).toEqual(op.responses["4XX"]["x-reasons"]);
+        expect(op.responses["4XX"]["x-reasons"]).toContain("internal_error");
+      }
     }
   });
 

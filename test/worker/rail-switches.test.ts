@@ -102,4 +102,17 @@ describe("SVC_EXACT_WALLET_PAYTO", () => {
     expect(body.kinds.map((k: { scheme: string }) => k.scheme)).toEqual(["exact", "sla-escrow", "upto"]);
     expect(body.kinds[0].extra).toEqual({ feePayer: expect.any(String), maxComputeUnitLimit: "200000", recommendedComputeUnitPrice: "1", payToForms: ["wallet"] });
   });
+
+  it("with the wallet form only, enrich keeps a wallet line's payTo and adds the fee payer; a vault line is rail_not_enabled", async () => {
+    const walletOnly = { ...PRODUCTION_WITHOUT_UNIVERSAL_SETTLE, SVC_EXACT_WALLET_PAYTO: "true" };
+    const line = { scheme: "exact", network: CLUSTERS.mainnet.network, payTo: SELLER, asset: CLUSTERS.devnet.usdcMint, amount: "10000", maxTimeoutSeconds: 60, extra: { name: "kept" } };
+    const enrich = (accepts: unknown[]) =>
+      callWithEnv(walletOnly, "/payment-required/enrich", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ x402Version: 2, resource: { url: "https://seller.test/a" }, accepts }) });
+    const enriched = await enrich([line]);
+    expect(enriched.status, JSON.stringify(enriched.body)).toBe(200);
+    expect(enriched.body.accepts[0]).toEqual({ ...line, extra: { name: "kept", feePayer: TEST_FEE_PAYER.address, maxComputeUnitLimit: "200000", recommendedComputeUnitPrice: "1" } });
+    const vaultLine = await enrich([{ ...line, extra: { merchantWallet: SELLER } }]);
+    expect(vaultLine.status).toBe(503);
+    expect(vaultLine.body).toMatchObject({ code: "RAIL_NOT_ENABLED", reason: "rail_not_enabled" });
+  });
 });

@@ -212,7 +212,7 @@ describe("provider directory", () => {
 describe("seller payment history", () => {
   it("returns the wallet's attempts, newest first, behind a seller:payments challenge", async () => {
     const seller = await generateKeyPairSigner();
-    const line = await enrichedLine(NATIVE_SOL, "1000", seller.address);
+    const line = await enrichedLine(NATIVE_SOL, "100000", seller.address); // the SOL minimum payment: enrich refuses less
     // A settle attempt that parsed is part of the seller's history even when it fails (a /verify writes no row).
     const invalid = await call("/settle", {
       method: "POST",

@@ -12,13 +12,15 @@ const TOKEN_PROGRAM = address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
 
 /**
  * Issue 8 item 4: honest answers under RPC and database faults. The RPC faults come from a real proxy in front
- * of the real local chain (test/support/node/rpc-fault-proxy.ts); each test has its own fault scenario.
+ * of the real local chain (test/support/node/rpc-fault-proxy.ts); each test has its own fault scenario. These run the
+ * D1 ledger (SVC_SETTLE_LEDGER=d1), whose writes the wrappers below can fail; the same scenarios against the
+ * Durable Object ledger are in settle-ledger-object.test.ts.
  */
 
 /** A seller whose vault exists (one payment settled through the healthy proxy) and a buyer with funds. */
-async function sellerWithVault(label: string) {
+async function sellerWithVault(label: string, ledger: "object" | "d1" = "d1") {
   const faults = await faultScenario();
-  const f = await isolatedFacilitator(label, { SOLANA_RPC_URL: faults.rpcUrl, SVC_SETTLE_CONFIRM_TIMEOUT_MS: "2000" });
+  const f = await isolatedFacilitator(label, { SOLANA_RPC_URL: faults.rpcUrl, SVC_SETTLE_CONFIRM_TIMEOUT_MS: "2000", SVC_SETTLE_LEDGER: ledger });
   const buyer = await fundedBuyer(5_000_000);
   const line = await f.line(USDC, "100000");
   expect((await f.post("/settle", await f.signedBody(buyer, line))).body.success).toBe(true);

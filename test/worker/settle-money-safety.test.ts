@@ -35,12 +35,18 @@ describe("settle: the fee payer pays only for payments that land and are worth i
   it("takes an operator minimum per mint from SVC_MIN_PAYMENT_RAW_BY_MINT, and the SOL minimum from min_fee_amount_sol", async () => {
     const f = await isolatedFacilitator("min-amount-config", { SVC_MIN_PAYMENT_RAW_BY_MINT: JSON.stringify({ [USDC]: "50000" }) });
     const buyer = await fundedBuyer(5_000_000);
-    const line = await f.line(USDC, "20000");
-    const refused = await f.post("/verify", await f.signedBody(buyer, line));
+    // Enrich and the builder refuse such a line up front (minimum-amount.test.ts), so the payment reaching /verify is
+    // one signed at the minimum whose requirements were lowered afterwards: /verify judges the amount before the bytes.
+    const lowered = async (asset: string, atMinimum: string, below: string) => {
+      const body = await f.signedBody(buyer, await f.line(asset as typeof USDC, atMinimum));
+      const requirements = { ...body.paymentRequirements, amount: below };
+      return f.post("/verify", { ...body, paymentPayload: { ...body.paymentPayload, accepted: requirements }, paymentRequirements: requirements });
+    };
+    const refused = await lowered(USDC, "50000", "20000");
     expect(refused.body.invalidReason).toBe("invalid_exact_svm_payload_amount_below_minimum");
     expect(refused.body.invalidMessage).toContain("50000");
-    const sol = await f.line(NATIVE_SOL, "99999"); // seeded min_fee_amount_sol = 100,000 lamports
-    expect((await f.post("/verify", await f.signedBody(buyer, sol))).body.invalidReason).toBe("invalid_exact_svm_payload_amount_below_minimum");
+    // seeded min_fee_amount_sol = 100,000 lamports
+    expect((await lowered(NATIVE_SOL, "100000", "99999")).body.invalidReason).toBe("invalid_exact_svm_payload_amount_below_minimum");
   });
 
   it("a settle refused by preflight returns no signature, costs nothing, and the same payment may be retried", async () => {

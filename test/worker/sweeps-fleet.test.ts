@@ -2,7 +2,8 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { generateKeyPairSigner } from "@solana/kit";
 import { call, callWithEnv } from "../support/workerd/worker-http";
-import { USDC, DEVNET } from "../support/workerd/payment-fixtures";
+import { USDC, DEVNET, PROGRAM_ID } from "../support/workerd/payment-fixtures";
+import { findVaultPda } from "../../src/rails/exact/program/pda";
 import { maxRailsWithinBudget } from "../../src/rails/exact/sweep/budget";
 
 /**
@@ -17,15 +18,17 @@ describe("sweeps: a fleet larger than one run", () => {
   it("is covered oldest-first over several runs, each within the subrequest budget, and costs nothing without balances", async () => {
     const now = Date.now();
     const wallets = await Promise.all(Array.from({ length: FLEET }, async () => (await generateKeyPairSigner()).address));
+    // A vault payment's payTo is the seller's vault (a payment to the wallet itself is no sweep candidate).
+    const vaults = await Promise.all(wallets.map(async (wallet) => (await findVaultPda(PROGRAM_ID, wallet))[0]));
     const insert = env.DB.prepare(
       `INSERT INTO settlements (message_hash, signature, state, scheme, network, payer, pay_to, merchant_wallet, asset, amount, created_at_ms, updated_at_ms)
        VALUES (?1, ?2, ?3, 'exact', ?4, ?5, ?6, ?7, ?8, '1000000', ?9, ?9)`,
     );
     await env.DB.batch(
       wallets.flatMap((wallet, i) => [
-        insert.bind(`hash-${i}`, `sig-${i}`, "confirmed", DEVNET, wallet, wallet, wallet, USDC, now - (FLEET - i) * 1000),
+        insert.bind(`hash-${i}`, `sig-${i}`, "confirmed", DEVNET, wallet, vaults[i], wallet, USDC, now - (FLEET - i) * 1000),
         // Neither a failed settle nor another scheme makes a rail a candidate.
-        insert.bind(`failed-${i}`, `fsig-${i}`, "failed", DEVNET, wallet, wallet, `${wallet}`, "So11111111111111111111111111111111111111112", now),
+        insert.bind(`failed-${i}`, `fsig-${i}`, "failed", DEVNET, wallet, vaults[i], `${wallet}`, "So11111111111111111111111111111111111111112", now),
       ]),
     );
 

@@ -247,6 +247,18 @@ describe("upto keeper: the buyer's refund never goes to the treasury, and the re
     expect(await lamportsOf(c.feePayer.address as Address)).toBe(before + c.escrowRent - 5_000n);
   });
 
+  it("the exposure budget never holds back a step that returns rent: with the day's spend cap at 0 the seal and Distribute still run, and its fee is booked on the upto rail", async () => {
+    const opened = await closingChannel("upto-keeper-budget-cap");
+    const c = { ...opened, facilitatorEnv: { ...opened.facilitatorEnv, SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS: "0" } };
+    const feesBefore = await env.DB.prepare("SELECT COALESCE(SUM(lamports), 0) AS n FROM fee_payer_exposure WHERE rail = 'upto' AND kind = 'network_fee' AND state = 'spent'").first<{ n: number }>();
+    await makeDue(c.deposit.channelId);
+    const ran = await runUptoKeeper(await keeperConfig(c.facilitatorEnv), env.DB);
+    expect(ran.items.find((i) => i.channelId === c.deposit.channelId), JSON.stringify(ran)).toMatchObject({ step: "seal_expired_and_distribute", outcome: "closed" });
+    expect(await usdcOf(c.buyer.address)).toBe(1_500_000n);
+    const feesAfter = await env.DB.prepare("SELECT COALESCE(SUM(lamports), 0) AS n FROM fee_payer_exposure WHERE rail = 'upto' AND kind = 'network_fee' AND state = 'spent'").first<{ n: number }>();
+    expect(feesAfter!.n - feesBefore!.n).toBeGreaterThanOrEqual(5_000);
+  });
+
   it("below SVC_FEE_PAYER_MIN_LAMPORTS the seal and Distribute that return rent still run; with less than one fee they wait, not counted as a failure", async () => {
     // The channel opens under the default minimum (the exposure budget fronts no rent below it); the keeper then runs
     // with a minimum far above the fee payer's balance.
@@ -313,7 +325,7 @@ describe("upto keeper: a flood of opens that never landed cannot starve it (issu
 });
 
 describe("upto keeper: retention", () => {
-  it("finished channel rows are purged after SVC_ESCROW_WATCH_RETENTION_DAYS; open ones stay", async () => {
+  it("finished channel rows are purged after SVC_ESCROW_WATCH_RETENTION_DAYS; open ones stay, and so do stuck ones (their rent is still on chain: the exposure budget counts it)", async () => {
     const day = 86_400_000;
     const now = Date.now();
     const config = await loadConfig(env as unknown as Env);
@@ -336,10 +348,10 @@ describe("upto keeper: retention", () => {
         .run();
     }
     const outcome = await runRetention(config, env as unknown as Env, now);
-    expect(outcome.uptoChannelRowsDeleted).toBeGreaterThanOrEqual(4);
+    expect(outcome.uptoChannelRowsDeleted).toBeGreaterThanOrEqual(3);
     const left: string[] = [];
     for (const r of named) if (await env.DB.prepare("SELECT 1 FROM upto_channels WHERE channel_id = ?").bind(r.id).first()) left.push(r.name);
-    expect(left.sort()).toEqual(["closed-recent", "open-old"]);
+    expect(left.sort()).toEqual(["closed-recent", "open-old", "stuck-old"]);
     for (const r of named) await env.DB.prepare("DELETE FROM upto_channels WHERE channel_id = ?").bind(r.id).run();
   });
 });

@@ -37,6 +37,8 @@
  *     (held rent came back, e.g. the account was closed to the fee payer), "spent" (held rent is lost for good: it
  *     then counts against the daily caps from that moment). Only a live booking moves; returns whether it did.
  *
+ *   uptoOpenCapRefusal(config, db, open, balanceLamports): /verify's read-only look at the same caps (one D1 query).
+ *
  *   bookUptoOpen(config, db, open, balanceLamports) / voidUptoOpen(db, channelId, openMessageHash)
  *     The upto rail's channel opens, whose rent is booked on the channel's own row (`upto_channels.rent_lamports`: the
  *     booking is the row's first write, one D1 batch) and counted while that row is live (`opening`/`open`): the
@@ -49,7 +51,7 @@
 import type { Config } from "../../platform/config/load-config";
 import { readFeePayerBalance } from "../fee-payer-balance";
 import { SETTLE_BALANCE_MAX_AGE_MS } from "../fee-payer-floor";
-import { bookChannelOpenWithinCaps, bookExposureWithinCaps, settleExposureRow, trimExposureRow, voidChannelOpen } from "../../store/fee-payer-exposure";
+import { bookChannelOpenWithinCaps, bookExposureWithinCaps, readUptoOpenFigures, settleExposureRow, trimExposureRow, voidChannelOpen } from "../../store/fee-payer-exposure";
 import type { ChannelOpen } from "../../rails/upto/store/upto-channels";
 import { rejection, type PaymentRejection } from "../../x402/payment-verdict";
 import { belowMinimumRefusal, exposureCapRefusal, heldLimits, SPEND_WINDOW_MS, spentLimits, uptoCapRefusal, uptoOpenLimits, type ExposureKind, type ExposureRail } from "./caps";
@@ -130,6 +132,19 @@ export async function bookUptoOpen(config: Config, db: D1Database, open: Channel
     return rejection("invalid_upto_svm_channel_already_open", `Channel ${open.channelId} already has a deposit in flight or settled; a deposit opens a new channel`, { payer: open.payer });
   }
   return uptoCapRefusal(figures, limits, open.rentLamports, open.payer) ?? unexplained(`upto_open:${open.channelId}`);
+}
+
+/**
+ * /verify's look at the caps an upto open would be booked under at settle (read only, one D1 query): the refusal the
+ * settle would answer, or null. An open already booked (a retry of the same deposit) is not refused.
+ */
+export async function uptoOpenCapRefusal(config: Config, db: D1Database, open: Pick<ChannelOpen, "payer" | "payTo" | "channelId" | "openMessageHash" | "rentLamports">, balanceLamports: bigint, nowMs = Date.now()): Promise<PaymentRejection | null> {
+  const low = belowMinimumRefusal(config, balanceLamports, open.rentLamports, open.payer);
+  if (low) return low;
+  const limits = uptoOpenLimits(config.feePayerBudget, balanceLamports, nowMs);
+  const { figures, channel } = await readUptoOpenFigures(db, open, limits.opensSinceMs);
+  if (channel?.openMessageHash === open.openMessageHash) return null;
+  return uptoCapRefusal(figures, limits, open.rentLamports, open.payer);
 }
 
 /** The open did not reach the cluster (or failed there): its rent is no longer counted. Safe against a concurrent sender. */

@@ -4,7 +4,9 @@ import { LAMPORTS_PER_SIGNATURE, networkFeeOf } from "../network-fee";
 import type { DecodedTransaction } from "../wire-transaction";
 import type { SettleOutcome } from "../../settlement/settle-engine";
 import type { PaymentRejection } from "../../x402/payment-verdict";
+import { readExposureFigures } from "../../store/fee-payer-exposure";
 import { bookExposure, settleExposure, type ExposureKind, type ExposureRail } from "./budget";
+import { exposureCapRefusal, spentLimits } from "./caps";
 
 /**
  * What a settle puts out beyond the seller's base network fee, booked in the exposure budget before the payment is
@@ -59,4 +61,20 @@ export function voidUnsentSettleSpend(db: D1Database, bookingId: string | null, 
   const s = outcome.settlement;
   if (bookingId === null || s.ok || "pending" in s || s.signature !== undefined) return outcome;
   return { ...outcome, afterResponse: [...outcome.afterResponse, settleExposure(db, bookingId, "voided")] };
+}
+
+/**
+ * /verify's look at the caps `spend` would be booked under at settle (read only, one D1 query, and only when the settle
+ * would book it): the refusal the settle would answer, or null. A spend already booked (a retry) is not refused.
+ */
+export async function settleSpendRefusal(config: Config, db: D1Database, spend: SettleSpend, nowMs = Date.now()): Promise<PaymentRejection | null> {
+  const threshold = spend.kind === "priority_fee" ? PRIORITY_FEE_BOOKED_ABOVE_LAMPORTS : 0n;
+  if (spend.lamports <= threshold) return null;
+  const limits = spentLimits(config.feePayerBudget, nowMs);
+  const [figures, booked] = await Promise.all([
+    readExposureFigures(db, { payer: spend.payer, payTo: spend.seller }, limits),
+    db.prepare("SELECT 1 FROM fee_payer_exposure WHERE booking_id = ? AND state IN ('held', 'spent')").bind(`${spend.kind}:${spend.messageHash}`).first(),
+  ]);
+  if (booked) return null;
+  return exposureCapRefusal(figures, limits, spend.lamports, { payer: spend.payer, payTo: spend.seller });
 }

@@ -17,7 +17,7 @@ export { MANIFEST_MAX_BYTES, MANIFEST_PATH };
  *   { "x402ResourceManifest": 1, "merchantWallet": "<wallet>", "resources": [ <resource fields as in POST /resources/register> ] }
  * At most 100 resources, 256 KiB. It must name the harvesting wallet (the origin proof, src/directory/resources/origin-proof.ts).
  * Every resource must be on the same origin; each is still subject to the per-wallet cap, the probe and the listing
- * gates. Documented in static/agent-integration.md#seller-resource-manifest.
+ * gates. Documented in docs/guides/agent-integration.md#seller-resource-manifest.
  */
 export const MANIFEST_MAX_RESOURCES = 100;
 /** Entries one harvest imports at most (each is one D1 write; FREE_PLAN_MANIFEST_ENTRIES on Workers Free); the rest are reported as rejected. */

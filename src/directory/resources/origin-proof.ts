@@ -5,7 +5,7 @@ import { PROBE_TIMEOUT_MS, PROBE_USER_AGENT, readCapped } from "./probe";
 import { judgeProbeHost } from "./ssrf-guard";
 
 /**
- * Proof that a seller controls the origin it names (README "Resource directory"). The origin's Seller Resource Manifest
+ * Proof that a seller controls the origin it names (docs/directory-and-agents.md). The origin's Seller Resource Manifest
  * (`{origin}/.well-known/x402-resources.json`) must name the seller's wallet, as `merchantWallet` (pr402's format) or
  * in `merchantWallets` (several sellers on one origin). Only someone who controls the origin can put that document
  * there, and it binds the origin to a wallet without any state of ours to hand out (RFC 8615 well-known location).
@@ -62,7 +62,7 @@ function notProven(origin: string, wallet: string, why: string): FacilitatorErro
   return new FacilitatorError(
     "FORBIDDEN",
     `origin ${origin} has not proven that wallet ${wallet} may list resources on it (${why}): serve ${origin}${MANIFEST_PATH} naming the wallet in "merchantWallet" (or "merchantWallets"); see /onboarding_guide.md#prove-your-origin`,
-    { fields: { reason: "origin_not_proven" } },
+    { reason: "origin_not_proven" },
   );
 }
 

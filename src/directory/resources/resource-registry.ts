@@ -85,7 +85,8 @@ export async function storeResource(config: Config, db: D1Database, wallet: stri
   const row = await upsertResource(db, wallet, toResourceFields(fields, merchantOrigin), Date.now(), cap);
   if (row === null) {
     throw new FacilitatorError("CONFLICT", `wallet ${wallet} already has ${cap} live resources (SVC_MAX_RESOURCES_PER_WALLET): retire one first (POST /resources/retire)`, {
-      fields: { reason: "resource_limit_reached", limit: cap },
+      reason: "resource_limit_reached",
+      fields: { limit: cap },
     });
   }
   return row;

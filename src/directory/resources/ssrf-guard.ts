@@ -8,7 +8,7 @@
  * (developers.cloudflare.com/workers/platform/known-issues): subrequests go only to URLs with host names, not to IP
  * addresses directly ("Fetch to IP addresses"); custom ports are ignored in favour of the scheme's default port
  * ("Custom ports"); names are resolved by Cloudflare's DNS resolver ("Fetch API in CNAME setup"). None of that holds
- * under `wrangler dev`, Miniflare or the tests, so this guard stands on its own; README.md "What Cloudflare itself
+ * under `wrangler dev`, Miniflare or the tests, so this guard stands on its own; docs/directory-and-agents.md "What Cloudflare itself
  * prevents" has the rest.
  */
 export type HostVerdict = { allowed: true } | { allowed: false; reason: string };

@@ -18,7 +18,7 @@ export const SellerPaymentsBodySchema = v.object({
 
 /**
  * `POST /seller/payments`: the seller's verify/settle attempts, newest first. Owned = recorded with the wallet as
- * merchant, or paid to its vault PDA. The cursor is the last entry's id (ids only grow, so pages never shift).
+ * merchant, or paid to the wallet itself or to its vault PDA. The cursor is the last entry's id (ids only grow, so pages never shift).
  */
 export async function listSellerPayments(config: Config, db: D1Database, body: v.InferOutput<typeof SellerPaymentsBodySchema>, domain: string) {
   const wallet = body.wallet;
@@ -27,8 +27,9 @@ export async function listSellerPayments(config: Config, db: D1Database, body: v
   const limit = clampPageLimit(body.limit);
   const beforeId = body.cursor === undefined ? undefined : Number(body.cursor);
   if (beforeId !== undefined && !Number.isSafeInteger(beforeId)) throw badRequest("cursor: must be the nextCursor of the previous page");
-  const { vaultPda } = await deriveExactAddresses(config, wallet);
-  const rows = await listPaymentAttemptsForMerchant(db, wallet, [vaultPda], limit, beforeId);
+  // Paid to the wallet itself (exact's wallet form, upto) or to its vault (none without a UniversalSettle program).
+  const vaults = config.programs.universalSettle === null ? [] : [(await deriveExactAddresses(config, wallet)).vaultPda];
+  const rows = await listPaymentAttemptsForMerchant(db, wallet, [wallet, ...vaults], limit, beforeId);
   return {
     wallet,
     entries: rows.map((row) => toPaymentEntry(row)),

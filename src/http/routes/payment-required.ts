@@ -2,6 +2,8 @@ import { publicPath, route, type RouteDef } from "../route-def";
 import type { AppContext } from "../context";
 import { PaymentRequiredSchema, type PaymentRequiredBody } from "../../x402/schemas";
 import { enrichWithRails, RAILS } from "../../rails/registry";
+import { refused } from "../../platform/errors/catalogue";
+import type { Config } from "../../platform/config/load-config";
 
 /**
  * The seller transform: a naive 402 body in, the same body paying this facilitator's rails out (both rails), at
@@ -26,7 +28,11 @@ export function paymentRequiredRoutes(): RouteDef[] {
       body: PaymentRequiredSchema,
       // An anonymous read of the chain (one batched account read): under the per-client read limit like the GETs.
       limit: "read",
-      handler: async (c, { body }) => c.json(await enrich(c, body)),
+      handler: async (c, { body }) => {
+        refuseWithoutOwnLine(c.var.config, body);
+        return c.json(await enrich(c, body));
+      },
+      reasons: ["no_line_for_facilitator", "invalid_exact_svm_payload_amount_below_minimum", "invalid_exact_svm_payload_recipient_mismatch"],
     }),
     /*
      * Faremeter's facilitator protocol (`@faremeter/middleware` 0.22 `createHTTPFacilitatorHandler`). The middleware
@@ -45,6 +51,21 @@ export function paymentRequiredRoutes(): RouteDef[] {
       handler: async (c, { body }) => c.json(await enrich(c, body)),
     }),
   ];
+}
+
+/**
+ * Other networks' lines pass through untouched (a multi-network 402 keeps them for their own facilitators), but a body
+ * with no line for this network was sent to the wrong facilitator: say so instead of echoing it unchanged. Faremeter's
+ * `/accepts` keeps echoing (its middleware asks every facilitator it knows).
+ */
+function refuseWithoutOwnLine(config: Config, body: PaymentRequiredBody): void {
+  const networks = body.accepts.map((line) => (typeof line === "object" && line !== null && "network" in line ? line.network : undefined));
+  if (networks.some((network) => network === undefined || network === config.network)) return;
+  throw refused(
+    "no_line_for_facilitator",
+    `accepts: no line is for ${config.network}, the only network this facilitator serves (lines for ${[...new Set(networks.map(String))].join(", ")}); ` +
+      `add a line with network "${config.network}" and your Solana wallet as payTo`,
+  );
 }
 
 async function enrich(c: AppContext, body: PaymentRequiredBody) {

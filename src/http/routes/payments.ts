@@ -4,9 +4,13 @@ import type { VerifySettleBody } from "../../x402/schemas";
 import { rejection, type PaymentRejection } from "../../x402/payment-verdict";
 import { checkCommonRequirements, normalizeScheme, RAIL_BY_SCHEME, VerifySettleBodySchema } from "../../rails/registry";
 import { settledWith, type SettleOutcome } from "../../settlement/settle-engine";
+import { settleLedgerOf } from "../../settlement/settle-ports";
 import { recordPaymentAttempt, type PaymentAttempt } from "../../store/payment-attempts";
 import { log } from "../../platform/observability/log";
-import { ERROR_STATUS, isFacilitatorError } from "../../platform/errors/catalogue";
+import { ERROR_STATUS, isFacilitatorError, type ErrorReason } from "../../platform/errors/catalogue";
+import { asVerifySettleBody } from "../../x402/bare-payment-payload";
+import { ALL_REJECTION_REASONS } from "../../x402/rejection-reason-list";
+import type { RejectionReason } from "../../x402/rejection-reasons";
 import { callerCorrelationIdOf } from "../middleware/correlation-id";
 import { enforceRateLimit } from "../middleware/rate-limit";
 import { recordRequestTelemetry } from "../../platform/observability/telemetry";
@@ -27,7 +31,7 @@ export function paymentRoutes(): RouteDef[] {
       path: "/verify",
       tag: "Payments",
       summary: "Verify an x402 v2 payment proof against payment requirements (no funds move)",
-      invalidInput: (c, message) => answerVerify(c, Date.now(), rejection("invalid_payload", message)),
+      invalidInput: (c, message, reason) => answerVerify(c, Date.now(), rejection(paymentInputReason(reason), message)),
       handler: async (c, { body }) => answerVerify(c, Date.now(), await limitedPayment(c, body)),
     }),
     route({
@@ -40,7 +44,7 @@ export function paymentRoutes(): RouteDef[] {
       path: "/settle",
       tag: "Payments",
       summary: "Verify, co-sign as fee payer, submit and confirm an x402 v2 payment (idempotent)",
-      invalidInput: (c, message) => answerSettle(c, Date.now(), rejection("invalid_payload", message)),
+      invalidInput: (c, message, reason) => answerSettle(c, Date.now(), rejection(paymentInputReason(reason), message)),
       handler: async (c, { body }) => answerSettle(c, Date.now(), await limitedPayment(c, body)),
     }),
   ];
@@ -50,7 +54,18 @@ export function paymentRoutes(): RouteDef[] {
  * How verify and settle read their input: the per-client limit before anything is read, any Content-Type, and a
  * malformed or wrongly shaped body is an x402 `invalid_payload` answered in the route's own shape.
  */
-const PAYMENT_INPUT = { limit: "paymentClient", anyContentType: true } as const;
+const PAYMENT_INPUT = {
+  limit: "paymentClient",
+  anyContentType: true,
+  networkAt: [["paymentRequirements", "network"], ["paymentPayload", "accepted", "network"], ["accepted", "network"]],
+  reshapeBody: asVerifySettleBody,
+  reasons: ALL_REJECTION_REASONS,
+} as const;
+
+/** A body refused before it parses: a foreign network keeps its reason (as on every route), any other flaw is x402's `invalid_payload`. */
+function paymentInputReason(reason: ErrorReason): RejectionReason {
+  return reason === "invalid_network" ? "invalid_network" : "invalid_payload";
+}
 
 async function answerVerify(c: AppContext, startedAtMs: number, parsed: ParsedBody): Promise<Response> {
   const correlationId = parsed.ok ? (parsed.body.correlationId ?? c.var.correlationId) : c.var.correlationId;
@@ -64,6 +79,7 @@ async function answerVerify(c: AppContext, startedAtMs: number, parsed: ParsedBo
       valid: false,
       invalidReason: verdict.reason,
       invalidMessage: verdict.message,
+      reason: verdict.reason,
       ...(verdict.payer ? { payer: verdict.payer } : {}),
       error: verdict.message,
       code: verdict.code ?? "PAYMENT_INVALID",
@@ -104,6 +120,7 @@ async function answerSettle(c: AppContext, startedAtMs: number, parsed: ParsedBo
       success: false,
       errorReason: result.reason,
       errorMessage: result.message,
+      reason: result.reason,
       ...(result.payer ? { payer: result.payer } : {}),
       transaction: signature,
       network: config.network,
@@ -153,6 +170,7 @@ async function settlePayment(c: AppContext, body: VerifySettleBody, paymentId: s
   if (!rail) return settledWith(schemeNotAvailable(accepted.scheme));
   return rail.settle(config, body, accepted, {
     ledger: c.env.DB,
+    settleLedger: settleLedgerOf(config, c.env),
     // Only the header counts as the seller's retry key: the body may come verbatim from the buyer.
     callerCorrelationId: callerCorrelationIdOf(c.req.header("X-Correlation-ID")),
     paymentId,

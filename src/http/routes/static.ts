@@ -13,11 +13,12 @@ import { CONSOLE_CSS, CONSOLE_HTML, consoleCsp } from "../../page/console-html";
 import { CONSOLE_JS } from "../../page/console-js";
 import { TRANSACTION_HTML } from "../../page/tx-html";
 import { TRANSACTION_SCRIPT } from "../../page/page-scripts.generated";
-import integrationGuide from "../../../static/agent-integration.md";
-import sellerQuickStart from "../../../static/seller-quick-start.md";
-import onboardingGuide from "../../../static/onboarding_guide.md";
-import buyerQuickstart from "../../../static/quickstart-buyer.md";
-import sellerQuickstartShort from "../../../static/quickstart-seller.md";
+// The guides' single source is docs/guides/; each is served at the paths it has always had.
+import integrationGuide from "../../../docs/guides/agent-integration.md";
+import sellerGuide from "../../../docs/guides/seller.md";
+import onboardingGuide from "../../../docs/guides/onboarding.md";
+import buyerGuide from "../../../docs/guides/buyer.md";
+import { RAILS } from "../../rails/registry";
 import { buildSellerEndpointGuide } from "../self-description/seller-endpoint-guide";
 import { buildResourceManifestSchema } from "../../directory/resources/resource-manifest-schema";
 
@@ -64,11 +65,25 @@ export function mountStaticRoutes(app: Hono<AppEnv>, endpoints: () => readonly E
 
   const markdown = (text: string) => (c: AppContext) => artifactResponse(c, text, "text/markdown; charset=utf-8", ARTIFACT_CACHE);
   // Filled in for the deployment that serves it, so its examples can be pasted as they are.
-  const filled = (text: string) => (c: AppContext) =>
-    markdown(text.replaceAll("{{origin}}", new URL(c.req.url).origin).replaceAll("{{network}}", c.var.config.network))(c);
+  const filled = (text: string) => async (c: AppContext) => markdown(await fillGuide(c, text))(c);
   app.get(STATIC_ARTIFACT_PATHS.integrationGuide, filled(integrationGuide));
-  app.get(STATIC_ARTIFACT_PATHS.sellerQuickStart, filled(sellerQuickStart));
+  app.get(STATIC_ARTIFACT_PATHS.sellerQuickStart, filled(sellerGuide));
   app.get(STATIC_ARTIFACT_PATHS.onboardingGuide, filled(onboardingGuide));
-  app.get(STATIC_ARTIFACT_PATHS.buyerQuickstart, filled(buyerQuickstart));
-  app.get(STATIC_ARTIFACT_PATHS.sellerQuickstart, filled(sellerQuickstartShort));
+  app.get(STATIC_ARTIFACT_PATHS.buyerQuickstart, filled(buyerGuide));
+  // The short seller form was folded into the seller guide; its URL stays.
+  app.get(STATIC_ARTIFACT_PATHS.sellerQuickstart, filled(sellerGuide));
+}
+
+/**
+ * A guide as this deployment serves it: its origin, network and USDC mint, and the rails' own figures (e.g. the
+ * minimum exact payment, `RailDescription.guideFigures`) read from the configuration and the chain, so the number a
+ * guide states is the one /verify applies. Rails are asked only when the guide has a placeholder left.
+ */
+async function fillGuide(c: AppContext, text: string): Promise<string> {
+  const config = c.var.config;
+  let filled = text.replaceAll("{{origin}}", new URL(c.req.url).origin).replaceAll("{{network}}", config.network).replaceAll("{{usdcMint}}", config.mints.usdc);
+  if (!filled.includes("{{")) return filled;
+  const figures: Record<string, string>[] = await Promise.all(RAILS.map((rail) => rail.describe?.guideFigures?.(config) ?? {}));
+  for (const [name, value] of figures.flatMap((f) => Object.entries(f))) filled = filled.replaceAll(`{{${name}}}`, value);
+  return filled;
 }

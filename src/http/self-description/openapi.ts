@@ -56,8 +56,8 @@ function apiOperation(endpoint: EndpointInfo): Operation {
       : {}),
     responses: {
       "200": { description: "Success", content: { "application/json": { schema: endpoint.response ? toJsonSchema(endpoint.response) : { type: "object" } } } },
-      "4XX": errorResponse("Rejected request: `code` is one of the error catalogue, `error` says why"),
-      "5XX": errorResponse("Internal, configuration or upstream (Solana RPC) failure"),
+      "4XX": errorResponse("Rejected request: `code` is one of the error catalogue, `reason` (listed in x-reasons) which mistake, `error` says what to do", endpoint.reasons),
+      "5XX": errorResponse("Internal, configuration or upstream (Solana RPC) failure", endpoint.reasons),
     },
   };
 }
@@ -102,9 +102,10 @@ function propertiesOf(schema: NonNullable<EndpointInfo["query"]>): { properties?
 function errorBodySchema() {
   return {
     type: "object",
-    required: ["error", "code", "correlationId"],
+    required: ["error", "code", "reason", "correlationId"],
     properties: {
-      error: { type: "string", description: "Human-readable reason" },
+      error: { type: "string", description: "What went wrong and what to do, for a person" },
+      reason: { type: "string", description: "Stable machine-readable reason (each operation lists its own); on /verify and /settle the same as invalidReason / errorReason" },
       code: { type: "string", description: "Catalogue code (HTTP status in parentheses)", enum: errorCodes(), "x-status": ERROR_STATUS },
       correlationId: { type: ["string", "null"] },
       invalidReason: { type: "string", description: "x402 reason on /verify rejections" },
@@ -119,6 +120,11 @@ function errorCodes(): string[] {
   return [...Object.keys(ERROR_STATUS), "SETTLEMENT_PENDING"];
 }
 
-function errorResponse(description: string) {
-  return { description, content: { "application/json": { schema: { $ref: "#/components/schemas/JsonError" } } } };
+/** An error response; `reasons`: the route's own list (src/http/route-def.ts), as `x-reasons` and as the enum of `reason`. */
+function errorResponse(description: string, reasons: readonly string[] = []) {
+  const schema =
+    reasons.length === 0
+      ? { $ref: "#/components/schemas/JsonError" }
+      : { allOf: [{ $ref: "#/components/schemas/JsonError" }, { type: "object", properties: { reason: { type: "string", enum: [...reasons] } } }] };
+  return { description, "x-reasons": [...reasons], content: { "application/json": { schema } } };
 }

@@ -45,7 +45,7 @@ function programParts(): ProgramPart[] {
 
 export async function readProgramsHealth(config: Config): Promise<ProgramsHealth> {
   const parts = programParts();
-  const key = parts.map((part) => part.programId(config));
+  const key = parts.map((part) => part.programId(config) ?? "none");
   const hit = cache.get(config, key);
   if (hit) return hit;
   let value: ProgramsHealth;

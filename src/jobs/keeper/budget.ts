@@ -9,7 +9,10 @@ import { MAX_SIGNATURES_PER_STATUS_READ } from "../../chain/confirm-many";
  *        funding statuses (rows the ledger does not show confirmed or failed) 2 × ceil(N / 256)
  *        + isBlockhashValid of fundings never seen                                           ≤ KEEPER_BLOCKHASH_CHECKS
  *        getLatestBlockhash 1 + sendTransaction N + getSignatureStatuses ≤ KEEPER_CONFIRM_POLLS × ceil(N / 256)
+ *   D1:  the steps' fees booked in the exposure budget (two bookings at once) 2 + their trim to the steps really sent ≤ 2
+ *                                                                                            = KEEPER_BUDGET_QUERIES
  */
+export const KEEPER_BUDGET_QUERIES = 4;
 export const KEEPER_CONFIRM_POLLS = 8;
 /** Distinct funding blockhashes a run asks about; rows beyond them are looked at again in the next run. */
 export const KEEPER_BLOCKHASH_CHECKS = 4;
@@ -25,7 +28,7 @@ export function accountReads(accounts: number): number {
 /** The RPC calls above for a run of `rows` rows (rows > 0). */
 export function sharedKeeperSubrequests(rows: number): number {
   const statusReads = Math.ceil(rows / MAX_SIGNATURES_PER_STATUS_READ);
-  return accountReads(rows + 1) + 2 * statusReads + KEEPER_BLOCKHASH_CHECKS + 1 + rows + KEEPER_CONFIRM_POLLS * statusReads;
+  return accountReads(rows + 1) + 2 * statusReads + KEEPER_BLOCKHASH_CHECKS + 1 + rows + KEEPER_CONFIRM_POLLS * statusReads + KEEPER_BUDGET_QUERIES;
 }
 
 /** The largest run whose worst case fits `budget`. */

@@ -27,7 +27,8 @@ export function feeLine(kind: SupportedKind, assets: readonly KnownAsset[]): str
       return (
         "paid instantly into the seller's vault; " +
         rateWithFloor(extra, assets, "of each sweep to the seller", "per sweep" + sol, "a sweep") +
-        "; a lower rate for sellers who activate their own vault; the facilitator pays the network fee"
+        "; a lower rate for sellers who activate their own vault; the facilitator pays the network fee" +
+        smallestPayment(extra, assets)
       );
     }
     case "sla-escrow":
@@ -44,6 +45,15 @@ export function feeLine(kind: SupportedKind, assets: readonly KnownAsset[]): str
     default:
       return "fees: ask GET /api/v1/facilitator/fee-quote for this scheme";
   }
+}
+
+/**
+ * The smallest exact payment: the program's minimum fee (below it the fee would take the whole price), refused by
+ * enrich, the builders, /fee-quote and /verify alike (src/rails/exact/minimum-amount.ts; an operator may raise it).
+ */
+function smallestPayment(extra: Record<string, unknown>, assets: readonly KnownAsset[]): string {
+  const minimum = rawAmount(extra.minFeeAmount);
+  return minimum === null || minimum === 0n ? "" : "; the smallest payment is " + amountIn(minimum, "USDC", assets) + ", smaller prices are refused";
 }
 
 /**

@@ -30,6 +30,8 @@ export interface Config {
   /** PubSub endpoint in the http(s) form a Worker's fetch upgrades to a WebSocket (may carry credentials: never shown). */
   pubsubUrl: string;
   settleConfirmation: "subscribe" | "poll";
+  /** Where the settle ledger lives (src/settlement/settle-ports.ts `settleLedgerOf`). */
+  settleLedger: "object" | "d1";
   /** Bounds the subrequests of each job run (src/platform/config/workers-plan.ts). */
   workersPlan: WorkersPlan;
   /** `universalSettle` is null where none is configured: the vault form of `exact` is then off (`rails`). */
@@ -91,7 +93,7 @@ export interface Config {
   feePayerBudget: FeePayerBudgetCaps;
 }
 
-/** The operator's caps of the exposure budget (keys SVC_FEE_PAYER_MAX_* and SVC_UPTO_MAX_*; README "Money rules"). */
+/** The operator's caps of the exposure budget (keys SVC_FEE_PAYER_MAX_* and SVC_UPTO_MAX_*; docs/money-rules.md). */
 export interface FeePayerBudgetCaps {
   rentPerPayerLamports: bigint;
   rentPerPayToLamports: bigint;
@@ -214,6 +216,7 @@ export async function loadConfig(env: Env): Promise<Config> {
     rpcTimeoutMs: input.SVC_RPC_TIMEOUT_MS,
     pubsubUrl: (input.SOLANA_WS_URL || input.SOLANA_RPC_URL).replace(/^ws(s?):\/\//i, "http$1://"),
     settleConfirmation: input.SVC_SETTLE_CONFIRMATION,
+    settleLedger: input.SVC_SETTLE_LEDGER,
     workersPlan: input.SVC_WORKERS_PLAN,
     rails: railSwitches({ universalSettle, exactWalletPayTo, cluster: input.SOLANA_CLUSTER }),
     programs: {

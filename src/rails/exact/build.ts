@@ -3,7 +3,8 @@ import { isOffCurveAddress, type Address } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import type { Config } from "../../platform/config/load-config";
 import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../platform/config/networks";
-import { badRequest } from "../../platform/errors/catalogue";
+import { badRequest, refused } from "../../platform/errors/catalogue";
+import { foreignNetworkMessage } from "../../x402/network-check";
 import { fetchAccounts, type AccountSnapshot } from "../../chain/accounts";
 import { parseMint, type MintInfo } from "../../chain/mint";
 import { BLOCKHASH_LIFETIME_SECONDS, getLatestBlockhash } from "../../chain/blockhash";
@@ -18,6 +19,8 @@ import type { UnsignedTransactionFields } from "../../chain/unsigned-transaction
 import { verifyBodyTemplate, type VerifyBodyTemplate } from "../../x402/verify-body-template";
 import { checkSolSource, checkTokenSource, formatUnits } from "../../chain/source-funds";
 import { assetLabel, randomMemoNonce, readPaymentMint, sourceAtaCandidates } from "../../chain/buyer-source";
+import { refuseBelowExactMinimum } from "./minimum-amount";
+import { resolveMerchantWallet } from "./vault-seller";
 
 /**
  * `POST /build-exact-payment-tx` (docs/facilitator-spec.md §4.2, §2.4): an unsigned `exact` payment for the buyer to sign, with the
@@ -49,6 +52,7 @@ export async function buildExactPayment(config: Config, request: BuildExactPayme
   const { payer, accepted } = request;
   const amount = BigInt(accepted.amount);
   const payTo = await checkRequirements(config, accepted, payer, amount);
+  await refuseBelowExactMinimum(config, "accepted.amount", amount, accepted.asset, accepted.asset === NATIVE_SOL_ALLOWLIST_ADDRESS);
 
   const asset = accepted.asset;
   const label = assetLabel(config, asset);
@@ -126,7 +130,9 @@ export async function buildExactPayment(config: Config, request: BuildExactPayme
 
   notes.unshift(
     `Sign as ${payer} (signature index ${built.payerSignatureIndex}), put the signed base64 transaction into ` +
-      "verifyBodyTemplate.paymentPayload.payload.transaction and send the template to the seller (header PAYMENT-SIGNATURE). " +
+      "verifyBodyTemplate.paymentPayload.payload.transaction, then send verifyBodyTemplate.paymentPayload to the seller as " +
+        "base64 JSON in the PAYMENT-SIGNATURE header: official x402 middleware reads it as is, and a seller that posts the header to " +
+        "/settle is served too (/settle takes a bare PaymentPayload). " +
       `The fee payer ${feePayer} signs at settlement; leave its signature slot (index 0) empty.`,
     `The blockhash is valid for about ${BLOCKHASH_LIFETIME_SECONDS} seconds: sign and settle promptly. On BLOCKHASH_EXPIRED ("retry build"), build and sign again.`,
   );
@@ -160,19 +166,19 @@ type BuildPayTo = { form: "vault"; vault: Address; programId: Address } | { form
  */
 async function checkRequirements(config: Config, accepted: PaymentRequirements, payer: Address, amount: bigint): Promise<BuildPayTo> {
   if (bareScheme(accepted.scheme) !== "exact") {
-    throw badRequest(`accepted.scheme: must be "exact" (or "v2:solana:exact") for this builder, got "${accepted.scheme}"`);
+    throw refused("unsupported_scheme", `accepted.scheme: must be "exact" (or "v2:solana:exact") for this builder, got "${accepted.scheme}"`);
   }
-  if (accepted.network !== config.network) {
-    throw badRequest(`accepted.network: ${accepted.network} is not served by this facilitator, which serves ${config.network}`);
-  }
+  const foreign = foreignNetworkMessage(config, "accepted.network", accepted.network);
+  if (foreign !== null) throw refused("invalid_network", foreign);
   const notAllowed = assetNotAllowedMessage(config, accepted.asset);
-  if (notAllowed !== null) throw badRequest(notAllowed);
+  if (notAllowed !== null) throw refused("asset_not_allowed", notAllowed);
   if (amount === 0n) throw badRequest("accepted.amount: must be greater than 0");
 
   const extra = accepted.extra;
   const feePayer = config.feePayer.address;
   if (extra.feePayer !== undefined && extra.feePayer !== feePayer) {
-    throw badRequest(
+    throw refused(
+      "invalid_exact_svm_fee_payer_mismatch",
       `accepted.extra.feePayer: ${String(extra.feePayer)} is not this facilitator's fee payer ${feePayer}; ` +
         "the 402 body was made for another facilitator (or is stale): enrich it again with POST /payment-required/enrich",
     );
@@ -191,17 +197,14 @@ async function checkRequirements(config: Config, accepted: PaymentRequirements, 
   if (extra.programId !== undefined && extra.programId !== programId) {
     throw badRequest(`accepted.extra.programId: ${String(extra.programId)} is not this facilitator's UniversalSettle program ${programId}`);
   }
-  if (merchantWallet === undefined || merchantWallet === null) {
-    throw badRequest(
-      "accepted.extra.merchantWallet is missing: payTo must be the seller's vault PDA with the seller wallet in extra.merchantWallet. " +
-        "Enrich the 402 body with POST /payment-required/enrich first",
-    );
-  }
-  const wallet = v.safeParse(Base58Address, merchantWallet);
-  if (!wallet.success) throw badRequest(`accepted.extra.merchantWallet: ${wallet.issues[0].message}`);
+  // The seller as /verify resolves it: extra.merchantWallet, or the seller recorded in an existing vault at payTo.
+  const seller = await resolveMerchantWallet(config, accepted.payTo, merchantWallet);
+  if (!seller.ok) throw refused("merchant_wallet_unresolved", `accepted.extra.merchantWallet: ${seller.message}`);
+  const wallet = { output: seller.wallet };
   const [vault] = await findVaultPda(programId, wallet.output);
   if (accepted.payTo !== vault) {
-    throw badRequest(
+    throw refused(
+      "invalid_exact_svm_payload_recipient_mismatch",
       `accepted.payTo: ${accepted.payTo} is not the vault PDA ${vault} of extra.merchantWallet ${wallet.output}; ` +
         "enrich the 402 body with POST /payment-required/enrich",
     );

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { requireUniversalSettle } from "../../platform/config/rail-switches";
+import { railNotEnabled, requireUniversalSettle } from "../../platform/config/rail-switches";
 import { isAddress, isOffCurveAddress, type Address } from "@solana/kit";
 import type { Config } from "../../platform/config/load-config";
 import { badRequest } from "../../platform/errors/catalogue";
@@ -12,6 +12,8 @@ import { bareScheme } from "../../x402/scheme-names";
 import { assetNotAllowedMessage } from "../../x402/asset-allowlist";
 import { getUniversalSettleFacts, DEFAULT_SOVEREIGN_FEE_BPS } from "./program-facts";
 import { exactRail } from "./rail";
+import { refuseBelowExactMinimum } from "./minimum-amount";
+import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../platform/config/networks";
 
 /**
  * `POST /payment-required/enrich` for the `exact` rail: turns a seller's naive 402 body into one a buyer can
@@ -62,6 +64,7 @@ export async function enrichPaymentRequired(
   body: PaymentRequiredBody,
   correlationId?: string,
 ): Promise<PaymentRequiredBody> {
+  if (config.programs.universalSettle === null && config.rails.exactWallet.enabled) return enrichWalletLines(config, body, correlationId);
   const programId = requireUniversalSettle(config);
   const planned: PlannedLine[] = [];
 
@@ -69,6 +72,9 @@ export async function enrichPaymentRequired(
     const line = ownExactLine(config, raw, index);
     if (line === null) continue;
     warnIfAssetNotAllowed(config, line, index, correlationId);
+    // Refused here, with the number, rather than at the buyer's /verify: a line below the minimum can never be paid.
+    const asset = String(line.asset);
+    await refuseBelowExactMinimum(config, `accepts[${index}].amount`, BigInt(String(line.amount)), asset, asset === NATIVE_SOL_ALLOWLIST_ADDRESS);
     const plan = await planLine(programId, line, index);
     planned.push({ index, line, ...plan });
   }
@@ -100,6 +106,36 @@ export async function enrichPaymentRequired(
         ...extraBase.extra,
         ...(isSovereign ? { feeBps: extraBase.sovereignFeeBps } : {}),
         merchantWallet: wallet,
+      },
+    };
+  }
+  return { ...body, accepts };
+}
+
+/**
+ * Without a UniversalSettle program but with the wallet form on, a line keeps its `payTo` (the seller's wallet) and
+ * gains the fee payer and compute caps a buyer needs; a line that names a vault (`extra.merchantWallet`) cannot be
+ * served here (503 rail_not_enabled).
+ */
+function enrichWalletLines(config: Config, body: PaymentRequiredBody, correlationId?: string): PaymentRequiredBody {
+  const accepts = [...body.accepts];
+  for (const [index, raw] of body.accepts.entries()) {
+    const line = ownExactLine(config, raw, index);
+    if (line === null) continue;
+    warnIfAssetNotAllowed(config, line, index, correlationId);
+    const sellerExtra = isPlainObject(line.extra) ? line.extra : {};
+    if (sellerExtra.merchantWallet !== undefined && sellerExtra.merchantWallet !== null) {
+      const exactVault = config.rails.exactVault;
+      throw railNotEnabled("exact (vault payTo)", `accepts[${index}] names a vault (extra.merchantWallet), but ${exactVault.enabled ? "no UniversalSettle program is configured" : exactVault.why}`);
+    }
+    accepts[index] = {
+      ...line,
+      scheme: "exact",
+      extra: {
+        ...sellerExtra,
+        feePayer: config.feePayer.address,
+        maxComputeUnitLimit: String(config.compute.maxUnitLimit),
+        recommendedComputeUnitPrice: String(config.compute.recommendedUnitPriceMicroLamports),
       },
     };
   }

@@ -7,6 +7,10 @@ import { vaultSnapshotRoutes } from "./routes/vault-snapshot";
 import { sweepRoutes } from "./routes/sweep";
 import { sweepJob } from "./sweep/sweep-job";
 import { exactHealth } from "./health";
+import { minimumPaymentRaw } from "./minimum-amount";
+import { formatUnits } from "../../chain/source-funds";
+
+const USDC_DECIMALS = 6;
 
 /** The exact rail: one buyer-signed transfer into the seller's UniversalSettle vault, swept to the seller later. */
 export const exactModule: RailModule = {
@@ -21,6 +25,11 @@ export const exactModule: RailModule = {
   ],
   jobs: [sweepJob],
   describe: {
+    // The smallest exact payment in USDC, as /verify applies it (docs/guides/seller.md states it).
+    guideFigures: async (config) => {
+      const minimum = await minimumPaymentRaw(config, config.mints.usdc, false);
+      return { minimumPayment: `${formatUnits(minimum, USDC_DECIMALS)} USDC (${minimum} raw units)` };
+    },
     payTo: (config) => ({
       payTo: "The seller's UniversalSettle SplitVault PDA: seeds [\"vault\", sellerWallet], program universalSettle.",
       splDestination: "The vault PDA's associated token account for the asset (owner = vault PDA).",

@@ -2,6 +2,7 @@ import type { Rail } from "../rail";
 import { getUniversalSettleFacts, DEFAULT_FEE_BPS } from "./program-facts";
 import { verifyExactPayment } from "./verify";
 import { settleExactPayment } from "./settle";
+import { priorityFeeOf, settleSpendRefusal } from "../../chain/fee-payer-budget/settle-spend";
 
 /** Default minimum fees when the Config account cannot be read: 1 cent of USDC, 0.0001 SOL. */
 const FALLBACK_MIN_FEE_RAW = 10_000n;
@@ -14,7 +15,13 @@ const FALLBACK_MIN_FEE_LAMPORTS = 100_000n;
  */
 export const exactRail = {
   scheme: "exact",
-  verify: verifyExactPayment,
+  /** verifyExactPayment, and (with the ledger) the priority fee's caps the settle would book it under: one D1 read, only for a fee worth booking. */
+  async verify(config, body, accepted, options) {
+    const verified = await verifyExactPayment(config, body, accepted, options);
+    if (!verified.ok || !options.ledger) return verified;
+    const spend = { rail: "exact", kind: "priority_fee", messageHash: verified.messageHash, payer: verified.payer, seller: verified.merchantWallet, lamports: priorityFeeOf(verified.tx) } as const;
+    return (await settleSpendRefusal(config, options.ledger, spend)) ?? verified;
+  },
   settle: settleExactPayment,
   async supportedExtra(config) {
     const { exactVault, exactWallet } = config.rails;

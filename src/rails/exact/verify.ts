@@ -15,11 +15,13 @@ import { vaultOf, vaultSolStorageOf, vaultTokenAccountOf } from "./vault-address
 import { simulateSignedPayment } from "../../chain/simulate";
 import { isBlockhashStillValid } from "../../chain/blockhash";
 import { decodeSplitVault } from "./program/accounts";
-import { minimumPaymentRaw } from "./minimum-amount";
+import { toHex } from "../../chain/bytes";
+import { EXACT_BELOW_MINIMUM_REASON, exactBelowMinimumMessage, minimumPaymentRaw } from "./minimum-amount";
 import { classifyVaultTokenAccount } from "./vault-token-account";
 import { resolvePayToForm } from "./pay-to-form";
 import { mintRefusal } from "./payment-mint";
 import { verifyWalletPayment, type VerifiedWalletPayment } from "./verify-wallet-pay-to";
+import { resolveMerchantWallet } from "./vault-seller";
 import { ledgerKeyOf } from "../../chain/ledger-key";
 import { readTokenSource } from "../../chain/token-account";
 
@@ -83,10 +85,7 @@ export async function verifyExactPayment(
   const isNativeSol = requirements.asset === NATIVE_SOL_ALLOWLIST_ADDRESS;
   const minimum = await minimumPaymentRaw(config, requirements.asset, isNativeSol);
   if (amount < minimum) {
-    return rejection(
-      "invalid_exact_svm_payload_amount_below_minimum",
-      `amount ${amount} is below this facilitator's minimum of ${minimum} raw units for ${requirements.asset} (below the program's minimum fee the seller would receive nothing)`,
-    );
+    return rejection(EXACT_BELOW_MINIMUM_REASON, exactBelowMinimumMessage(amount, minimum, requirements.asset));
   }
   const expected: ExpectedDestination = isNativeSol
     ? { kind: "sol", solStorage: await vaultSolStorageOf(programId, vault) }

@@ -2,7 +2,8 @@ import * as v from "valibot";
 import { createNoopSigner, type Address, type Instruction } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import type { Config } from "../../platform/config/load-config";
-import { badRequest, FacilitatorError } from "../../platform/errors/catalogue";
+import { badRequest, FacilitatorError, refused } from "../../platform/errors/catalogue";
+import { foreignNetworkMessage } from "../../x402/network-check";
 import { fetchAccounts } from "../../chain/accounts";
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../chain/compute-budget";
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../chain/token-programs";
@@ -62,13 +63,12 @@ export interface EscrowBuildResponse extends UnsignedTransactionFields {
 export async function buildEscrowPayment(config: Config, request: BuildEscrowPaymentRequest): Promise<EscrowBuildResponse> {
   const { payer, accepted } = request;
   if (bareScheme(accepted.scheme) !== "sla-escrow") {
-    throw badRequest(`accepted.scheme: must be "sla-escrow" (or "v2:solana:sla-escrow") for this builder, got "${accepted.scheme}"`);
+    throw refused("unsupported_scheme", `accepted.scheme: must be "sla-escrow" (or "v2:solana:sla-escrow") for this builder, got "${accepted.scheme}"`);
   }
-  if (accepted.network !== config.network) {
-    throw badRequest(`accepted.network: ${accepted.network} is not served by this facilitator, which serves ${config.network}`);
-  }
+  const foreign = foreignNetworkMessage(config, "accepted.network", accepted.network);
+  if (foreign !== null) throw refused("invalid_network", foreign);
   const notAllowed = assetNotAllowedMessage(config, accepted.asset);
-  if (notAllowed !== null) throw badRequest(notAllowed);
+  if (notAllowed !== null) throw refused("asset_not_allowed", notAllowed);
   const amount = BigInt(accepted.amount);
   if (amount === 0n) throw badRequest("accepted.amount: must be greater than 0");
   const sponsored = request.facilitatorPaysTransactionFees;
@@ -84,8 +84,9 @@ export async function buildEscrowPayment(config: Config, request: BuildEscrowPay
 
   const checked = await checkEscrowTerms(config, accepted, amount);
   if (!checked.ok) {
-    if (checked.notConfigured) throw new FacilitatorError("NOT_IMPLEMENTED", checked.message);
-    throw badRequest(`accepted: ${checked.message}`);
+    if (checked.notConfigured) throw new FacilitatorError("NOT_IMPLEMENTED", checked.message, { reason: checked.reason });
+    // The reason /verify would give the payment built from this line (e.g. invalid_sla_escrow_amount_below_minimum).
+    throw refused(checked.reason, `accepted: ${checked.message}`);
   }
   const { terms } = checked;
   if (!terms.oracleAuthorities.includes(request.oracleAuthority)) {

@@ -3,7 +3,8 @@ import { isOffCurveAddress, type Address, type Blockhash } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import type { Config } from "../../platform/config/load-config";
 import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../platform/config/networks";
-import { badRequest } from "../../platform/errors/catalogue";
+import { badRequest, refused } from "../../platform/errors/catalogue";
+import { foreignNetworkMessage } from "../../x402/network-check";
 import { fetchAccounts } from "../../chain/accounts";
 import { rpcCall } from "../../chain/rpc";
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../chain/token-programs";
@@ -96,7 +97,9 @@ export async function buildUptoDeposit(config: Config, request: BuildUptoDeposit
   ]);
   const mint = readPaymentMint(accounts.get(asset) ?? null, asset, (m) => refusedChannelMintExtension(m) ?? refusedFreezeAuthority(config, m));
   const minimum = uptoMinimumCeilingRaw(config, mint);
-  if (deposit < minimum) throw badRequest(`accepted.amount: the ceiling ${deposit} is below this facilitator's minimum of ${minimum} raw units for ${asset}`);
+  if (deposit < minimum) {
+    throw refused("invalid_upto_svm_payload_amount_below_minimum", `accepted.amount: the ceiling ${deposit} is below this facilitator's minimum of ${minimum} raw units for ${asset}`, { minimumAmount: minimum.toString() });
+  }
   const tokenProgram = mint.tokenProgram;
   if (terms.tokenProgramHint !== null && terms.tokenProgramHint !== tokenProgram) {
     throw badRequest(`accepted.extra.tokenProgram: ${terms.tokenProgramHint} is not the token program of mint ${asset} (${tokenProgram})`);
@@ -201,19 +204,18 @@ export async function buildUptoDeposit(config: Config, request: BuildUptoDeposit
  * own channelTermsOf (fee payer, voucher key, grace-period bounds), so the builder refuses exactly what verify would.
  */
 function checkRequirements(config: Config, accepted: PaymentRequirements, payer: Address, deposit: bigint): UptoChannelTerms {
-  if (accepted.scheme !== "upto") throw badRequest(`accepted.scheme: must be "upto" for this builder, got "${accepted.scheme}"`);
-  if (accepted.network !== config.network) {
-    throw badRequest(`accepted.network: ${accepted.network} is not served by this facilitator, which serves ${config.network}`);
-  }
-  if (accepted.asset === NATIVE_SOL_ALLOWLIST_ADDRESS) throw badRequest("accepted.asset: upto pays SPL tokens through a payment channel; native SOL is not an upto asset");
+  if (accepted.scheme !== "upto") throw refused("unsupported_scheme", `accepted.scheme: must be "upto" for this builder, got "${accepted.scheme}"`);
+  const foreign = foreignNetworkMessage(config, "accepted.network", accepted.network);
+  if (foreign !== null) throw refused("invalid_network", foreign);
+  if (accepted.asset === NATIVE_SOL_ALLOWLIST_ADDRESS) throw refused("asset_not_allowed", "accepted.asset: upto pays SPL tokens through a payment channel; native SOL is not an upto asset");
   const notAllowed = assetNotAllowedMessage(config, accepted.asset);
-  if (notAllowed !== null) throw badRequest(notAllowed);
+  if (notAllowed !== null) throw refused("asset_not_allowed", notAllowed);
   if (deposit === 0n) throw badRequest("accepted.amount: the ceiling must be greater than 0");
   const lifetime = config.upto.maxChannelLifetimeSeconds;
   if (accepted.maxTimeoutSeconds > lifetime) throw badRequest(`accepted.maxTimeoutSeconds: an upto payment may run at most ${lifetime} s here (see /supported)`);
 
   const terms = channelTermsOf(config, accepted, payer);
-  if ("ok" in terms) throw badRequest(`accepted.${terms.message}`, { reason: terms.reason });
+  if ("ok" in terms) throw refused(terms.reason, `accepted.${terms.message}`);
   if (isOffCurveAddress(terms.receiverAuthorizer)) throw badRequest(`accepted.extra.receiverAuthorizer: ${terms.receiverAuthorizer} is off the ed25519 curve and cannot sign vouchers`);
   if (terms.withdrawDelay > U32_MAX) throw badRequest("accepted.extra.withdrawDelay: must fit the channel's u32 grace period");
   if (accepted.payTo === config.feePayer.address) throw badRequest("accepted.payTo: the facilitator's fee payer cannot be the seller");

@@ -4,7 +4,7 @@ import { encodeBase58 } from "../../chain/base58";
 import { signAsFeePayer } from "../../chain/fee-payer-signature";
 import { decodeWireTransaction } from "../../chain/wire-transaction";
 import { networkFeeOf } from "../../chain/network-fee";
-import { ledgerStateOf, settleSignedPayment, settleablePayment, settledWith, type SettleCall, type SettleOutcome } from "../../settlement/settle-engine";
+import { settleSignedPayment, settleablePayment, settledWith, type SettleCall, type SettleOutcome } from "../../settlement/settle-engine";
 import { dropUnlandedOpen, getChannelWithDeposit, recordChannelOpen, scheduleChannelCheck, storeClaimTransaction, type ChannelOpen, type StoredClaim } from "./store/upto-channels";
 import { bookUptoOpen, feePayerBalanceForBudget, settleExposure } from "../../chain/fee-payer-budget/budget";
 import { bookSettleSpend, priorityFeeOf, voidUnsentSettleSpend } from "../../chain/fee-payer-budget/settle-spend";
@@ -159,7 +159,7 @@ async function settleClaim(config: Config, accepted: AcceptedRequirements, paylo
 
   const line = { payTo: requirements.payTo as Address, mint: requirements.asset as Address };
   for (let attempt = 0; ; attempt++) {
-    const claim = await claimToSettle(config, call.ledger, payload, terms, accepted.amount, line, voucher, expired);
+    const claim = await claimToSettle(config, call, payload, terms, accepted.amount, line, voucher, expired);
     if ("ok" in claim) return settledWith(expired ?? claim);
     const outcome = await settleStoredClaim(config, accepted, payload, claim, call);
     const settlement = outcome.settlement;
@@ -176,7 +176,7 @@ async function settleClaim(config: Config, accepted: AcceptedRequirements, paylo
  */
 async function claimToSettle(
   config: Config,
-  db: D1Database,
+  call: SettleCall,
   payload: UptoPayload,
   terms: ChannelTerms,
   amount: bigint,
@@ -185,6 +185,7 @@ async function claimToSettle(
   noNewClaim: PaymentRejection | null,
 ): Promise<StoredClaim | PaymentRejection> {
   const payer = payload.from;
+  const db = call.ledger;
   const found = await getChannelWithDeposit(db, payload.channelId);
   const refused = (message: string) => rejection("invalid_upto_svm_channel_state", message, { payer });
   if (!found) return refused(`Channel ${payload.channelId} was not opened through this facilitator`);
@@ -192,11 +193,12 @@ async function claimToSettle(
   if (channel.payer !== payer || channel.payTo !== line.payTo || channel.asset !== line.mint || channel.deposit !== payload.maxAmount) {
     return refused(`Channel ${payload.channelId} was opened for another payment`);
   }
-  if (found.depositState !== "confirmed") return refused(`The deposit of channel ${payload.channelId} is not confirmed yet; settle the deposit first`);
+  // D1's copy of the deposit's state may trail the ledger's by the mirror's delay: the ledger decides.
+  if (found.depositState !== "confirmed" && (await call.settleLedger.state(channel.openMessageHash))?.state !== "confirmed") return refused(`The deposit of channel ${payload.channelId} is not confirmed yet; settle the deposit first`);
 
   const claim = channel.claim;
   if (claim && claim.amount !== amount.toString()) return otherClaim(claim, payer);
-  if (claim && (await ledgerStateOf(db, claim.messageHash))?.state !== "failed") return claim;
+  if (claim && (await call.settleLedger.state(claim.messageHash))?.state !== "failed") return claim;
   if (noNewClaim) return noNewClaim;
   const built = await buildSignedClaim(config, payload, terms, { ...line, tokenProgram: channel.tokenProgram as Address }, voucher);
   if ("ok" in built) return built;

@@ -1,3 +1,5 @@
+import { feePayerBalanceForBudget, uptoOpenCapRefusal } from "../../chain/fee-payer-budget/budget";
+import { uptoOpenRentLamports } from "../../chain/fee-payer-budget/caps";
 import type { Address } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import type { Config } from "../../platform/config/load-config";
@@ -55,8 +57,20 @@ export async function verifyUptoPayment(
   if (!parsed.ok) return parsed;
   const payload = parsed.payload;
   if (payload.type !== undefined) return rejection("invalid_upto_svm_payload_type", "payload.type is set by the seller's server when it settles; /verify checks the buyer's deposit as signed", { payer: payload.from });
+  // A deposit the settle would refuse under the budget's caps is refused here too (one D1 read after the checks; the
+  // fee payer's balance, for the share and the minimum, is read alongside them).
+  const ledger = options.ledger;
+  const balance = ledger ? feePayerBalanceForBudget(config) : null;
+  balance?.catch(() => undefined);
   const verified = await verifyUptoDeposit(config, body, accepted, payload, options);
-  return verified.ok ? { ok: true, payer: verified.payer } : verified;
+  if (!verified.ok || !ledger) return verified.ok ? { ok: true, payer: verified.payer } : verified;
+  const capped = await uptoOpenCapRefusal(
+    config,
+    ledger,
+    { payer: verified.payer, payTo: accepted.requirements.payTo, channelId: verified.channelId, openMessageHash: verified.messageHash, rentLamports: uptoOpenRentLamports(verified.open.tokenProgram) },
+    await balance!,
+  );
+  return capped ?? { ok: true, payer: verified.payer };
 }
 
 /**

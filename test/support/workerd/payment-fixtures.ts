@@ -67,7 +67,7 @@ export async function usdcAccountOf(owner: Address): Promise<Address> {
   return (await findAssociatedTokenPda({ owner, mint: USDC, tokenProgram: TOKEN_PROGRAM_ADDRESS }))[0];
 }
 
-/** Creates `owner`'s USDC token account, paid by `payer` (any wallet can: README "Sweeps"). */
+/** Creates `owner`'s USDC token account, paid by `payer` (any wallet can: docs/sweeps.md). */
 export async function createUsdcAccount(owner: Address, payer: KeyPairSigner): Promise<Address> {
   const ata = await usdcAccountOf(owner);
   await sendAs(payer, [getCreateAssociatedTokenIdempotentInstruction({ payer, ata, owner, mint: USDC, tokenProgram: TOKEN_PROGRAM_ADDRESS })]);

@@ -14,7 +14,8 @@ describe("feeLine", () => {
     const line = feeLine({ scheme: "exact", network: NETWORK, extra: { feeBps: "100", minFeeAmount: "10000", minFeeAmountSol: "100000" } }, ASSETS);
     expect(line).toBe(
       "paid instantly into the seller's vault; fee 1% of each sweep to the seller, at least 0.01 USDC per sweep (0.0001 SOL for SOL): " +
-        "a sweep below 1 USDC pays more than 1%; a lower rate for sellers who activate their own vault; the facilitator pays the network fee",
+        "a sweep below 1 USDC pays more than 1%; a lower rate for sellers who activate their own vault; the facilitator pays the network fee; " +
+        "the smallest payment is 0.01 USDC, smaller prices are refused",
     );
     // Another program configuration gives another sentence: the numbers are read, not written in.
     expect(feeLine({ scheme: "exact", network: NETWORK, extra: { feeBps: "250", minFeeAmount: "50000" } }, ASSETS)).toMatch(

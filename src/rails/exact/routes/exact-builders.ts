@@ -15,6 +15,12 @@ export function exactBuilderRoutes(): RouteDef[] {
       summary: "Unsigned exact payment transaction (buyer signs; facilitator pays fees) with a ready verify/settle body",
       body: BuildExactPaymentRequestSchema,
       limit: "build",
+      networkAt: [["accepted", "network"]],
+      reasons: [
+        "invalid_network", "unsupported_scheme", "asset_not_allowed", "asset_not_found", "insufficient_funds", "payer_account_unusable",
+        "invalid_exact_svm_payload_amount_below_minimum", "invalid_exact_svm_fee_payer_mismatch", "invalid_exact_svm_payload_recipient_mismatch",
+        "invalid_exact_svm_payload_mint_extension_not_allowed", "merchant_wallet_unresolved",
+      ],
       handler: async (c, { body }) => c.json(await buildExactPayment(c.var.config, body)),
     }),
   ];

@@ -9,7 +9,8 @@
  * (src/platform/config/workers-plan.ts).
  *
  * Worst case for N rails (every rail eligible, every account read, the confirmation needing every poll):
- *   D1: candidates 1 + claims 1 (one batch) + outcomes and run summary 1 (one batch) + the job's run row 1 = 4
+ *   D1: candidates 1 + claims 1 (one batch) + outcomes and run summary 1 (one batch) + the job's run row 1
+ *       + the exposure budget's bookings of the run's fees and rent 2 + their trim ≤ 2 = 8
  *   RPC: account reads, two rounds of getMultipleAccounts (≤ 100 keys each):
  *        round 1 = Config + per rail vault + SOL storage or mint  → ≤ ceil((2N + 1) / 100)
  *        round 2 = per SPL rail vault ATA + seller ATA + fee ATA   → ≤ ceil(3N / 100)
@@ -28,7 +29,7 @@ import { jobSubrequestBudget, type WorkersPlan } from "../../../platform/config/
 /** Worst-case subrequests of a run over `rails` rails. */
 export function worstCaseSubrequests(rails: number): number {
   if (rails === 0) return 1; // the candidate query alone
-  const d1 = 4;
+  const d1 = 8;
   const reads = Math.ceil((2 * rails + 1) / MAX_ACCOUNTS_PER_READ) + Math.ceil((3 * rails) / MAX_ACCOUNTS_PER_READ);
   const sends = 2 + rails + MAX_CONFIRM_POLLS * Math.ceil(rails / MAX_SIGNATURES_PER_STATUS_READ);
   return d1 + reads + sends;

@@ -3,19 +3,24 @@ import { jobSubrequestBudget, type WorkersPlan } from "../../../platform/config/
 
 /**
  * Subrequest arithmetic of one escrow keeper run. It shares the SWEEP_CRON invocation with the sweep
- * (SWEEP_JOB_SUBREQUEST_BUDGET = 200): 200 + 150 = 350 fits the 1,000 of the oldest paid plan. On Workers Free
+ * (SWEEP_JOB_SUBREQUEST_BUDGET = 200) and the upto keeper (100): 200 + 300 + 100 = 600 fits the 1,000 of the oldest
+ * paid plan. A payout costs about three subrequests (its send, the read of its transaction for an account it may have
+ * created, and that creation's booking), so 300 keeps a run at more than 80 payments. On Workers Free
  * (SVC_WORKERS_PLAN=free) a run has an invocation of its own and FREE_PLAN_JOB_SUBREQUEST_BUDGET (src/platform/config/workers-plan.ts).
  *
  * Worst case for N payments: what every keeper run makes (../keeper/budget.ts), plus
  *   D1: claim with the ledger rows 1 + ledger catch-up 1 + failed sponsored fundings 1 + outcomes 1 (batches) = 4
  *   RPC: mints (from the Payment accounts) + recipient and oracle-tip token accounts under both token programs
  *                                                                                   → ≤ ceil(5N / 100)
+ *   RPC: those token accounts read again just before the sends (./payout-accounts.ts) → ≤ ceil(2N / 100)
+ *        + getTransaction of each confirmed payout that could create one                   ≤ N
+ *   D1:  today's creations per recipient account 1 + creations found, booked ≤ N (only after a race: rare)
  */
-export const ESCROW_KEEPER_SUBREQUEST_BUDGET = 150;
+export const ESCROW_KEEPER_SUBREQUEST_BUDGET = 300;
 
 export function worstCaseSubrequests(payments: number): number {
   if (payments === 0) return 1;
-  return 4 + sharedKeeperSubrequests(payments) + accountReads(5 * payments);
+  return 4 + sharedKeeperSubrequests(payments) + accountReads(5 * payments) + accountReads(2 * payments) + payments + 1 + payments;
 }
 
 export function maxPaymentsWithinBudget(budget: number = ESCROW_KEEPER_SUBREQUEST_BUDGET): number {

@@ -30,6 +30,8 @@ export function escrowBuilderRoutes(): RouteDef[] {
       summary: "Unsigned FundPayment for the buyer (buyer pays the network fee unless the operator allows sponsorship); payTo = the Escrow PDA",
       body: BuildEscrowPaymentRequestSchema,
       response: EscrowBuildResponseSchema,
+      networkAt: [["accepted", "network"]],
+      reasons: ["invalid_network", "unsupported_scheme", "asset_not_allowed", "asset_not_found", "insufficient_funds", "invalid_sla_escrow_amount_below_minimum", "invalid_sla_escrow_amount_out_of_range", "sla_escrow_not_configured"],
       agentTool: { name: "build_escrow_payment", description: "Build the UNSIGNED sla-escrow FundPayment transaction for a payment requirement (payTo = the Escrow PDA). Sign it locally at payerSignatureIndex, put it in verifyBodyTemplate.paymentPayload.payload.transaction, then call settle_payment." },
       limit: "build",
       handler: async (c, { body }) => c.json(await buildEscrowPayment(c.var.config, body)),

@@ -19,6 +19,8 @@ export function uptoBuilderRoutes(): RouteDef[] {
       summary: "Unsigned upto deposit (payment-channel open; buyer signs, facilitator pays fees and rent) with the payment payload the official upto client sends",
       body: BuildUptoDepositRequestSchema,
       limit: "build",
+      networkAt: [["accepted", "network"]],
+      reasons: ["invalid_network", "unsupported_scheme", "asset_not_allowed", "asset_not_found", "insufficient_funds", "payer_account_unusable", "invalid_upto_svm_payload_amount_below_minimum"],
       handler: async (c, { body }) => c.json(await buildUptoDeposit(c.var.config, body)),
     }),
   ];

@@ -191,7 +191,12 @@ export interface DueChannel {
 }
 
 /** The keeper's queue (store/keeper-queue.ts): one row per channel. */
-export const UPTO_CHANNELS_TABLE: KeeperTable = keeperTableOf(uptoChannels, { key: uptoChannels.channelId, claim: uptoChannels.keeperClaimId, claimExpires: uptoChannels.keeperClaimExpiresAtMs });
+/** A `stuck` channel still holds the fee payer's rent on chain: retention keeps its row, so the exposure budget counts it. */
+export const UPTO_CHANNELS_TABLE: KeeperTable = keeperTableOf(
+  uptoChannels,
+  { key: uptoChannels.channelId, claim: uptoChannels.keeperClaimId, claimExpires: uptoChannels.keeperClaimExpiresAtMs },
+  { finishedStates: ["closed", "dropped", "voided"] },
+);
 
 const DUE_COLUMNS = `c.channel_id AS channelId, c.open_blockhash AS openBlockhash, c.payer AS payer, c.pay_to AS payTo, c.asset AS asset,
   c.token_program AS tokenProgram, c.expires_at AS expiresAt, c.failures AS failures, c.claim_message_hash AS claimMessageHash,

@@ -1,0 +1,277 @@
+/**
+ * The SQL of the settle ledger's Durable Object (src/settlement/settle-ledger-object.ts): its own SQLite table, a copy
+ * of D1's `settlements` row for the payments it holds, and the statements by which it writes to D1 (the claim written
+ * through, the mirror of every later change, the release). The state machine is the one of store/settlements.ts; here
+ * each statement runs on the object's synchronous storage, so each one is atomic with the decision it makes.
+ */
+import type { SettlementRow, SettlementState } from "./settlements";
+
+/** The row an object holds: D1's columns, plus how far D1 has caught up with it. */
+const LOCAL_TABLE = `CREATE TABLE IF NOT EXISTS settlements (
+  message_hash TEXT PRIMARY KEY, signature TEXT NOT NULL, state TEXT NOT NULL, scheme TEXT NOT NULL, network TEXT NOT NULL,
+  payer TEXT NOT NULL, pay_to TEXT NOT NULL, merchant_wallet TEXT, asset TEXT NOT NULL, amount TEXT NOT NULL,
+  last_valid_block_height TEXT, error_reason TEXT, error_message TEXT, lease_id TEXT, lease_expires_at_ms INTEGER,
+  max_timeout_seconds INTEGER NOT NULL DEFAULT 60, confirmed_at_ms INTEGER, success_reported_at_ms INTEGER,
+  success_correlation_id TEXT, payment_id TEXT, created_at_ms INTEGER NOT NULL, updated_at_ms INTEGER NOT NULL,
+  version INTEGER NOT NULL DEFAULT 1, mirrored_version INTEGER NOT NULL DEFAULT 0)`;
+
+const COLUMNS = [
+  "message_hash", "signature", "state", "scheme", "network", "payer", "pay_to", "merchant_wallet", "asset", "amount",
+  "last_valid_block_height", "error_reason", "error_message", "lease_id", "lease_expires_at_ms", "max_timeout_seconds",
+  "confirmed_at_ms", "success_reported_at_ms", "success_correlation_id", "payment_id", "created_at_ms", "updated_at_ms",
+] as const;
+
+type RawRow = Record<(typeof COLUMNS)[number], SqlStorageValue> & { version?: number; mirrored_version?: number };
+
+export type ClaimInput = Omit<SettlementRow, "state" | "createdAtMs" | "updatedAtMs" | "errorReason" | "errorMessage" | "confirmedAtMs" | "successReportedAtMs" | "successCorrelationId" | "paymentId"> & {
+  paymentId?: string | null;
+};
+
+export function createLocalSchema(sql: SqlStorage): void {
+  sql.exec(LOCAL_TABLE);
+}
+
+export function hasLocalSchema(sql: SqlStorage): boolean {
+  return sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'settlements'").toArray().length > 0;
+}
+
+function toRow(raw: RawRow): SettlementRow {
+  return {
+    messageHash: raw.message_hash as string,
+    signature: raw.signature as string,
+    state: raw.state as SettlementState,
+    scheme: raw.scheme as string,
+    network: raw.network as string,
+    payer: raw.payer as string,
+    payTo: raw.pay_to as string,
+    merchantWallet: raw.merchant_wallet as string | null,
+    asset: raw.asset as string,
+    amount: raw.amount as string,
+    lastValidBlockHeight: raw.last_valid_block_height as string | null,
+    errorReason: raw.error_reason as string | null,
+    errorMessage: raw.error_message as string | null,
+    leaseId: raw.lease_id as string | null,
+    leaseExpiresAtMs: raw.lease_expires_at_ms as number | null,
+    maxTimeoutSeconds: raw.max_timeout_seconds as number,
+    confirmedAtMs: raw.confirmed_at_ms as number | null,
+    successReportedAtMs: raw.success_reported_at_ms as number | null,
+    successCorrelationId: raw.success_correlation_id as string | null,
+    paymentId: raw.payment_id as string | null,
+    createdAtMs: raw.created_at_ms as number,
+    updatedAtMs: raw.updated_at_ms as number,
+  };
+}
+
+function values(row: SettlementRow): SqlStorageValue[] {
+  return [
+    row.messageHash, row.signature, row.state, row.scheme, row.network, row.payer, row.payTo, row.merchantWallet, row.asset, row.amount,
+    row.lastValidBlockHeight, row.errorReason, row.errorMessage, row.leaseId, row.leaseExpiresAtMs, row.maxTimeoutSeconds,
+    row.confirmedAtMs, row.successReportedAtMs, row.successCorrelationId, row.paymentId, row.createdAtMs, row.updatedAtMs,
+  ];
+}
+
+/** The row the claim writes, before any change. */
+export function claimedRow(input: ClaimInput, nowMs: number): SettlementRow {
+  return {
+    ...input,
+    state: "submitting",
+    errorReason: null,
+    errorMessage: null,
+    confirmedAtMs: null,
+    successReportedAtMs: null,
+    successCorrelationId: null,
+    paymentId: input.paymentId ?? null,
+    createdAtMs: nowMs,
+    updatedAtMs: nowMs,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The object's own table
+
+export interface LocalRow {
+  row: SettlementRow;
+  /** Bumped by every change; D1 has caught up once `mirroredVersion` equals it. */
+  version: number;
+  mirroredVersion: number;
+}
+
+export function readLocal(sql: SqlStorage, messageHash: string): LocalRow | undefined {
+  const raw = sql.exec<RawRow>("SELECT * FROM settlements WHERE message_hash = ?", messageHash).toArray()[0];
+  return raw ? { row: toRow(raw), version: Number(raw.version), mirroredVersion: Number(raw.mirrored_version) } : undefined;
+}
+
+/** Every row this object holds (one per payment named after it; more only if objects are ever shared). */
+export function localMessageHashes(sql: SqlStorage): string[] {
+  return sql.exec<{ message_hash: string }>("SELECT message_hash FROM settlements").toArray().map((r) => r.message_hash);
+}
+
+/** Puts a row D1 already has (written through, or found there) unless the object holds one: `mirrored` as it is. */
+export function insertLocal(sql: SqlStorage, row: SettlementRow): void {
+  sql.exec(
+    `INSERT INTO settlements (${COLUMNS.join(", ")}, version, mirrored_version) VALUES (${COLUMNS.map(() => "?").join(", ")}, 1, 1)
+     ON CONFLICT (message_hash) DO NOTHING`,
+    ...values(row),
+  );
+}
+
+/** store/settlements.ts releaseSettlement, on the object's row. */
+export function releaseLocal(sql: SqlStorage, messageHash: string): void {
+  sql.exec(`DELETE FROM settlements WHERE message_hash = ? AND state IN ('submitting', 'pending') AND success_reported_at_ms IS NULL`, messageHash);
+}
+
+function changed(cursor: SqlStorageCursor<Record<string, SqlStorageValue>>): boolean {
+  cursor.toArray();
+  return cursor.rowsWritten > 0;
+}
+
+/** store/settlements.ts updateSettlement, on the object's row. */
+export function updateLocal(
+  sql: SqlStorage,
+  messageHash: string,
+  fromStates: SettlementState[],
+  changes: Partial<Pick<SettlementRow, "state" | "errorReason" | "errorMessage" | "leaseId" | "leaseExpiresAtMs" | "confirmedAtMs">>,
+  nowMs: number,
+): boolean {
+  const names: Record<keyof typeof changes, string> = {
+    state: "state",
+    errorReason: "error_reason",
+    errorMessage: "error_message",
+    leaseId: "lease_id",
+    leaseExpiresAtMs: "lease_expires_at_ms",
+    confirmedAtMs: "confirmed_at_ms",
+  };
+  const keys = (Object.keys(changes) as (keyof typeof changes)[]).filter((key) => changes[key] !== undefined);
+  const sets = keys.map((key) => `${names[key]} = ?`).join(", ");
+  return changed(
+    sql.exec(
+      `UPDATE settlements SET ${sets}${sets ? ", " : ""}updated_at_ms = ?, version = version + 1
+       WHERE message_hash = ? AND state IN (${fromStates.map(() => "?").join(", ")})`,
+      ...keys.map((key) => changes[key] ?? null),
+      nowMs,
+      messageHash,
+      ...fromStates,
+    ),
+  );
+}
+
+/** store/settlements.ts takeOverLease. */
+export function takeOverLocalLease(sql: SqlStorage, messageHash: string, leaseId: string, leaseMs: number, nowMs: number): boolean {
+  return changed(
+    sql.exec(
+      `UPDATE settlements SET lease_id = ?1, lease_expires_at_ms = ?2, updated_at_ms = ?3, version = version + 1
+       WHERE message_hash = ?4 AND state IN ('submitting', 'pending') AND (lease_expires_at_ms IS NULL OR lease_expires_at_ms < ?3)`,
+      leaseId,
+      nowMs + leaseMs,
+      nowMs,
+      messageHash,
+    ),
+  );
+}
+
+/** store/settlements.ts claimSuccessReport: true for exactly one caller. */
+export function reportLocalSuccess(sql: SqlStorage, messageHash: string, reporterId: string, correlationId: string | null, nowMs: number): boolean {
+  return changed(
+    sql.exec(
+      `UPDATE settlements SET state = 'confirmed', confirmed_at_ms = COALESCE(confirmed_at_ms, ?1), success_reported_at_ms = ?1,
+         success_correlation_id = ?2, lease_id = ?4, lease_expires_at_ms = NULL, error_reason = NULL, error_message = NULL,
+         updated_at_ms = ?1, version = version + 1
+       WHERE message_hash = ?3 AND success_reported_at_ms IS NULL`,
+      nowMs,
+      correlationId,
+      messageHash,
+      reporterId,
+    ),
+  );
+}
+
+/** store/settlements.ts recordConfirmationAfterFailedReport. */
+export function recordLocalConfirmationAfterFailedReport(sql: SqlStorage, messageHash: string, reporterId: string, nowMs: number): void {
+  sql.exec(
+    `UPDATE settlements SET state = 'confirmed', confirmed_at_ms = COALESCE(confirmed_at_ms, ?1), lease_expires_at_ms = NULL,
+       error_reason = NULL, error_message = NULL, updated_at_ms = ?1, version = version + 1,
+       success_reported_at_ms = CASE WHEN lease_id = ?2 AND success_correlation_id IS NULL THEN NULL ELSE success_reported_at_ms END
+     WHERE message_hash = ?3`,
+    nowMs,
+    reporterId,
+    messageHash,
+  );
+}
+
+export function markMirrored(sql: SqlStorage, messageHash: string, version: number): void {
+  sql.exec("UPDATE settlements SET mirrored_version = ?1 WHERE message_hash = ?2 AND mirrored_version < ?1", version, messageHash);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// D1: what the object writes there
+
+const D1_CLAIM_COLUMNS = `message_hash, signature, state, scheme, network, payer, pay_to, merchant_wallet, asset, amount, last_valid_block_height,
+  lease_id, lease_expires_at_ms, max_timeout_seconds, created_at_ms, updated_at_ms, payment_id`;
+
+/**
+ * The claim, written through to D1 in one round trip with the read of the row D1 holds for the payment: the insert
+ * makes the row exist in D1 before the object holds it (D1 never lacks a payment the object has), and the read finds a
+ * row written before the object existed (the upgrade from the D1 ledger, or a row the object expired). Without a
+ * conflict target, DO NOTHING also covers the (pay_to, payment_id) unique index, as in store/settlements.ts.
+ */
+export async function writeClaimThrough(d1: D1Database, row: SettlementRow): Promise<{ inserted: boolean; existing: SettlementRow | undefined }> {
+  const [inserted, found] = await d1.batch([
+    d1
+      .prepare(`INSERT INTO settlements (${D1_CLAIM_COLUMNS}) VALUES (?1, ?2, 'submitting', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14, ?15) ON CONFLICT DO NOTHING`)
+      .bind(row.messageHash, row.signature, row.scheme, row.network, row.payer, row.payTo, row.merchantWallet, row.asset, row.amount, row.lastValidBlockHeight, row.leaseId, row.leaseExpiresAtMs, row.maxTimeoutSeconds, row.createdAtMs, row.paymentId),
+    d1.prepare(`SELECT ${COLUMNS.join(", ")} FROM settlements WHERE message_hash = ? LIMIT 1`).bind(row.messageHash),
+  ]);
+  const raw = (found?.results as RawRow[] | undefined)?.[0];
+  return { inserted: (inserted?.meta.changes ?? 0) > 0, existing: raw ? toRow(raw) : undefined };
+}
+
+/** The payment holding a payment-identifier id for a payTo (read only when a claim's insert found another row in the way). */
+export async function paymentIdHolder(d1: D1Database, payTo: string, paymentId: string): Promise<string | undefined> {
+  const holder = await d1.prepare("SELECT message_hash FROM settlements WHERE pay_to = ? AND payment_id = ? LIMIT 1").bind(payTo, paymentId).first<{ message_hash: string }>();
+  return holder?.message_hash;
+}
+
+/** D1's row of a payment the object does not hold (written by the D1 ledger before the upgrade, or expired here). */
+export async function readD1Row(d1: D1Database, messageHash: string): Promise<SettlementRow | undefined> {
+  const raw = await d1.prepare(`SELECT ${COLUMNS.join(", ")} FROM settlements WHERE message_hash = ? LIMIT 1`).bind(messageHash).first<RawRow>();
+  return raw ? toRow(raw) : undefined;
+}
+
+/**
+ * The mirror: D1's row becomes the object's. A confirmation D1 learned elsewhere (the keepers' catch-up,
+ * store/settlements.ts recordFundingsConfirmed) is never undone by an older state of the object's.
+ */
+export async function mirrorToD1(d1: D1Database, row: SettlementRow): Promise<void> {
+  const updates = COLUMNS.filter((c) => c !== "message_hash" && c !== "state" && c !== "confirmed_at_ms").map((c) => `${c} = excluded.${c}`);
+  await d1
+    .prepare(
+      `INSERT INTO settlements (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")})
+       ON CONFLICT (message_hash) DO UPDATE SET ${updates.join(", ")},
+         state = CASE WHEN settlements.state = 'confirmed' AND excluded.state IN ('submitting', 'pending') THEN 'confirmed' ELSE excluded.state END,
+         confirmed_at_ms = COALESCE(excluded.confirmed_at_ms, settlements.confirmed_at_ms)`,
+    )
+    .bind(...values(row))
+    .run();
+}
+
+/**
+ * A failed payment the chain shows confirmed after all, written to D1 before the object records it: D1 never says
+ * "failed" (an Open that never landed, to the upto rail: store/upto-channels.ts) for a payment the object has confirmed.
+ */
+export async function writeConfirmationThrough(d1: D1Database, messageHash: string, nowMs: number): Promise<void> {
+  await d1
+    .prepare(
+      `UPDATE settlements SET state = 'confirmed', confirmed_at_ms = COALESCE(confirmed_at_ms, ?1), error_reason = NULL, error_message = NULL,
+         lease_expires_at_ms = NULL, updated_at_ms = ?1 WHERE message_hash = ?2 AND state = 'failed'`,
+    )
+    .bind(nowMs, messageHash)
+    .run();
+}
+
+/** store/settlements.ts releaseSettlement, on D1 (before the object lets its row go). */
+export async function releaseInD1(d1: D1Database, messageHash: string): Promise<void> {
+  await d1
+    .prepare(`DELETE FROM settlements WHERE message_hash = ? AND state IN ('submitting', 'pending') AND success_reported_at_ms IS NULL`)
+    .bind(messageHash)
+    .run();
+}

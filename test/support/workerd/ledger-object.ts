@@ -1,0 +1,135 @@
+import { env, runInDurableObject } from "cloudflare:test";
+import type { SettleLedgerObject } from "../../../src/settlement/settle-ledger-object";
+import type { SettlementRow } from "../../../src/store/settlements";
+
+/** The settle ledger's namespace as the tests' Worker has it (wrangler.toml SETTLE_LEDGER). */
+export function ledgerNamespace(): DurableObjectNamespace<SettleLedgerObject> {
+  const namespace = (env as unknown as { SETTLE_LEDGER?: DurableObjectNamespace<SettleLedgerObject> }).SETTLE_LEDGER;
+  if (!namespace) throw new Error("the tests' Worker has no SETTLE_LEDGER binding");
+  return namespace;
+}
+
+export function ledgerStub(messageHash: string): DurableObjectStub<SettleLedgerObject> {
+  const namespace = ledgerNamespace();
+  return namespace.get(namespace.idFromName(messageHash));
+}
+
+/** The payment's message hash, from D1 (the claim writes its row there before the object holds it). */
+export async function messageHashOf(signature: string): Promise<string> {
+  const row = await env.DB.prepare("SELECT message_hash FROM settlements WHERE signature = ?").bind(signature).first<{ message_hash: string }>();
+  if (!row) throw new Error(`D1 has no settlements row for ${signature}`);
+  return row.message_hash;
+}
+
+export interface ObjectRow {
+  state: string;
+  success_reported_at_ms: number | null;
+  success_correlation_id: string | null;
+  updated_at_ms: number;
+  version: number;
+  mirrored_version: number;
+}
+
+/** The row the payment's object holds (undefined: none), read inside the object. */
+export function objectRow(messageHash: string): Promise<ObjectRow | undefined> {
+  return runInDurableObject(ledgerStub(messageHash), (_instance, state) => {
+    const sql = state.storage.sql;
+    if (sql.exec("SELECT name FROM sqlite_master WHERE name = 'settlements'").toArray().length === 0) return undefined; // never used, or deleted
+    return sql.exec<Record<string, SqlStorageValue>>("SELECT * FROM settlements WHERE message_hash = ?", messageHash).toArray()[0] as ObjectRow | undefined;
+  });
+}
+
+export function d1Row(messageHash: string) {
+  return env.DB.prepare("SELECT state, success_reported_at_ms, success_correlation_id, confirmed_at_ms FROM settlements WHERE message_hash = ?")
+    .bind(messageHash)
+    .first<Pick<SettlementRow, never> & { state: string; success_reported_at_ms: number | null; success_correlation_id: string | null; confirmed_at_ms: number | null }>();
+}
+
+/** Waits (briefly) until D1's copy caught up with the object's row. */
+export async function mirrored(messageHash: string, timeoutMs = 3_000): Promise<ObjectRow> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const row = await objectRow(messageHash);
+    if (row && row.mirrored_version >= row.version) return row;
+    if (Date.now() > deadline) throw new Error(`the object of ${messageHash} is not mirrored: ${JSON.stringify(row)}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/**
+ * The object's D1 binding replaced, for the calls that follow, inside the live object (workerd's local D1 cannot be
+ * made to fail; this is the one way to fail the object's own writes). Restored by `restore`.
+ */
+export async function withObjectD1(messageHash: string, db: D1Database): Promise<{ restore: () => Promise<void> }> {
+  const stub = ledgerStub(messageHash);
+  const original = await runInDurableObject(stub, (instance) => {
+    const holder = instance as unknown as { env: Record<string, unknown> };
+    const before = holder.env;
+    holder.env = { ...before, DB: db };
+    return before.DB as D1Database;
+  });
+  return {
+    restore: () =>
+      runInDurableObject(stub, (instance) => {
+        const holder = instance as unknown as { env: Record<string, unknown> };
+        holder.env = { ...holder.env, DB: original };
+      }),
+  };
+}
+
+/** D1 whose statements matching `matches` fail (before they reach the database) until `heal()`. */
+export function d1FailingOn(matches: (sql: string) => boolean) {
+  let healed = false;
+  const db = new Proxy(env.DB, {
+    get(target, property) {
+      if (property === "prepare") {
+        return (sql: string) => {
+          if (!healed && matches(sql)) throw new Error("D1_ERROR: injected failure");
+          return target.prepare(sql);
+        };
+      }
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return { db, heal: () => void (healed = true) };
+}
+
+/** The mirror's upsert (store/ledger-object-store.ts mirrorToD1). */
+export const MIRROR_SQL = (sql: string) => sql.includes("ON CONFLICT (message_hash) DO UPDATE");
+
+type LedgerMethod = "claim" | "reportSuccess" | "recordConfirmationAfterFailedReport" | "update" | "takeOverLease" | "release" | "state" | "get";
+
+/**
+ * The ledger's namespace with some methods of every object failing, before the object runs them or after it ran them
+ * (the answer lost on the way back), until `heal()`. The objects themselves are the real ones.
+ */
+export function failingLedger(methods: LedgerMethod[], mode: "before-commit" | "after-commit") {
+  let healed = false;
+  const real = ledgerNamespace();
+  const fault = () => new Error(`injected ${mode} failure of the settle ledger`);
+  const stubOf = (id: DurableObjectId) => {
+    const stub = real.get(id) as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    return new Proxy(stub, {
+      get(target, property) {
+        if (typeof property === "string" && (methods as string[]).includes(property)) {
+          return async (...args: unknown[]) => {
+            if (healed) return target[property]!(...args);
+            if (mode === "before-commit") throw fault();
+            await target[property]!(...args);
+            throw fault();
+          };
+        }
+        return Reflect.get(target, property);
+      },
+    });
+  };
+  const namespace = new Proxy(real, {
+    get(target, property) {
+      if (property === "get") return (id: DurableObjectId) => stubOf(id);
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return { namespace, heal: () => void (healed = true) };
+}
