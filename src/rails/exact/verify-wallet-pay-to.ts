@@ -3,7 +3,7 @@ import type { Config } from "../../platform/config/load-config";
 import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../platform/config/networks";
 import { explainChainRefusal } from "../../settlement/already-settled";
 import { fetchAccounts } from "../../chain/accounts";
-import { toHex } from "../../chain/bytes";
+import { ledgerKeyOf } from "../../chain/ledger-key";
 import { parseMint, type MintInfo } from "../../chain/mint";
 import { verifyNonFeePayerSignatures } from "../../chain/signatures";
 import { simulateSignedPayment } from "../../chain/simulate";
@@ -64,7 +64,7 @@ export async function verifyWalletPayment(
   const decoded = decodeWireTransaction(body.paymentPayload.payload.transaction);
   if (!decoded.ok) return rejection("invalid_exact_svm_payload_transaction_could_not_be_decoded", decoded.message);
   const tx = decoded.tx;
-  const messageHash = toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", tx.messageBytes as Uint8Array<ArrayBuffer>)));
+  const messageHash = await ledgerKeyOf(tx.messageBytes);
 
   const structural = checkExactTransaction(tx, {
     feePayer,

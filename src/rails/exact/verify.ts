@@ -15,13 +15,11 @@ import { vaultOf, vaultSolStorageOf, vaultTokenAccountOf } from "./vault-address
 import { simulateSignedPayment } from "../../chain/simulate";
 import { isBlockhashStillValid } from "../../chain/blockhash";
 import { decodeSplitVault } from "./program/accounts";
-import { toHex } from "../../chain/bytes";
 import { EXACT_BELOW_MINIMUM_REASON, exactBelowMinimumMessage, minimumPaymentRaw } from "./minimum-amount";
 import { classifyVaultTokenAccount } from "./vault-token-account";
 import { resolvePayToForm } from "./pay-to-form";
 import { mintRefusal } from "./payment-mint";
 import { verifyWalletPayment, type VerifiedWalletPayment } from "./verify-wallet-pay-to";
-import { resolveMerchantWallet } from "./vault-seller";
 import { ledgerKeyOf } from "../../chain/ledger-key";
 import { readTokenSource } from "../../chain/token-account";
 
