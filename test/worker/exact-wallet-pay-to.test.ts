@@ -72,6 +72,14 @@ describe("exact to a wallet payTo", () => {
     expect(candidates.map((c) => c.wallet)).not.toContain(seller.address);
   });
 
+  it("a payment below the exact minimum (the program's minimum fee by default) is refused as on the vault form", async () => {
+    // 9,999 raw: one unit under the default 0.01 USDC, so the fee payer never pays a network fee for a payment not worth one.
+    const small = walletLine(seller.address, USDC, "9999");
+    const smallParts = await paymentParts(buyer, small);
+    const body = await craftBody(small, standardInstructions(smallParts), { signers: [buyer] });
+    await expectRefused(body, "invalid_exact_svm_payload_amount_below_minimum", /below this facilitator's minimum of 10000 raw units/);
+  });
+
   it("the transfer must go to payTo's associated token account for the mint (another account is refused)", async () => {
     const other = await generateKeyPairSigner();
     await chainRpc("requestAirdrop", [other.address, 1_000_000_000]);

@@ -3,17 +3,18 @@ import type { Config } from "../../platform/config/load-config";
 import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../platform/config/networks";
 import { explainChainRefusal } from "../../settlement/already-settled";
 import { fetchAccounts } from "../../chain/accounts";
-import { ledgerKeyOf } from "../../chain/ledger-key";
 import { parseMint, type MintInfo } from "../../chain/mint";
 import { verifyNonFeePayerSignatures } from "../../chain/signatures";
 import { simulateSignedPayment } from "../../chain/simulate";
-import { decodeWireTransaction, type DecodedTransaction } from "../../chain/wire-transaction";
+import type { DecodedTransaction } from "../../chain/wire-transaction";
 import { rejection, type AcceptedRequirements, type PaymentRejection } from "../../x402/payment-verdict";
 import type { VerifySettleBody } from "../../x402/schemas";
 import { cachedMint, rememberMint } from "./chain-cache";
 import { mintRefusal } from "./payment-mint";
 import { associatedTokenAccountOf } from "./vault-addresses";
-import { checkExactTransaction, fundsOf, type PaymentTransfer } from "./verify-rules";
+import { fundsOf, type PaymentTransfer } from "./verify-rules";
+import { decodeExactPayment } from "./decode-payment";
+import { EXACT_BELOW_MINIMUM_REASON, exactBelowMinimumMessage, minimumPaymentRaw } from "./minimum-amount";
 
 /** A wallet-`payTo` payment that passed every rule; settle signs exactly this transaction. */
 export interface VerifiedWalletPayment {
@@ -55,27 +56,15 @@ export async function verifyWalletPayment(
     // The official exact scheme on Solana moves tokens only (TransferChecked); native SOL is paid into a vault.
     return rejection("invalid_exact_svm_payload_wallet_pay_to_native_sol", "A wallet payTo is paid in a token (TransferChecked to its token account); native SOL is paid only into a seller's vault");
   }
-  const minimum = Object.hasOwn(config.limits.minPaymentRawByMint, requirements.asset) ? config.limits.minPaymentRawByMint[requirements.asset]! : 1n;
-  if (amount < minimum) {
-    return rejection("invalid_exact_svm_payload_amount_below_minimum", `amount ${amount} is below this facilitator's minimum of ${minimum} raw units for ${requirements.asset}`);
-  }
+  // The same floor as the vault form, the builder, enrich and /fee-quote: below it the fee payer would pay a network
+  // fee for a payment not worth one.
+  const minimum = await minimumPaymentRaw(config, requirements.asset, false);
+  if (amount < minimum) return rejection(EXACT_BELOW_MINIMUM_REASON, exactBelowMinimumMessage(amount, minimum, requirements.asset));
   const mintAddress = requirements.asset as Address;
 
-  const decoded = decodeWireTransaction(body.paymentPayload.payload.transaction);
-  if (!decoded.ok) return rejection("invalid_exact_svm_payload_transaction_could_not_be_decoded", decoded.message);
-  const tx = decoded.tx;
-  const messageHash = await ledgerKeyOf(tx.messageBytes);
-
-  const structural = checkExactTransaction(tx, {
-    feePayer,
-    amount,
-    maxComputeUnitLimit: config.compute.maxUnitLimit,
-    maxComputeUnitPriceMicroLamports: config.compute.maxUnitPriceMicroLamports,
-    destination: { kind: "spl", mint: mintAddress },
-    memo: typeof requirements.extra.memo === "string" ? requirements.extra.memo : undefined,
-  });
-  if (!structural.ok) return rejection(structural.rejection.reason, structural.rejection.message);
-  const transfer = structural.transfer;
+  const checked = await decodeExactPayment(config, body, accepted, { kind: "spl", mint: mintAddress });
+  if (!checked.ok) return checked;
+  const { tx, messageHash, transfer } = checked;
   const payer = transfer.authority;
 
   const destination = await associatedTokenAccountOf(owner, mintAddress, transfer.tokenProgram!);

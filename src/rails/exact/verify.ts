@@ -3,24 +3,24 @@ import { isBase58Address } from "../../chain/base58";
 import type { Config } from "../../platform/config/load-config";
 import { explainChainRefusal } from "../../settlement/already-settled";
 import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../platform/config/networks";
-import { decodeWireTransaction, type DecodedTransaction } from "../../chain/wire-transaction";
+import type { DecodedTransaction } from "../../chain/wire-transaction";
 import { verifyNonFeePayerSignatures } from "../../chain/signatures";
 import { fetchAccounts, type AccountSnapshot } from "../../chain/accounts";
 import { parseMint, type MintInfo } from "../../chain/mint";
 import { blockhashExpired, rejection, type AcceptedRequirements, type PaymentRejection } from "../../x402/payment-verdict";
 import type { VerifySettleBody } from "../../x402/schemas";
-import { checkExactTransaction, type ExpectedDestination, type PaymentTransfer, fundsOf } from "./verify-rules";
+import { type ExpectedDestination, type PaymentTransfer, fundsOf } from "./verify-rules";
 import { cachedMint, isKnownToExist, rememberExists, rememberMint } from "./chain-cache";
 import { vaultOf, vaultSolStorageOf, vaultTokenAccountOf } from "./vault-addresses";
 import { simulateSignedPayment } from "../../chain/simulate";
 import { isBlockhashStillValid } from "../../chain/blockhash";
 import { decodeSplitVault } from "./program/accounts";
+import { decodeExactPayment } from "./decode-payment";
 import { EXACT_BELOW_MINIMUM_REASON, exactBelowMinimumMessage, minimumPaymentRaw } from "./minimum-amount";
 import { classifyVaultTokenAccount } from "./vault-token-account";
 import { resolvePayToForm } from "./pay-to-form";
 import { mintRefusal } from "./payment-mint";
 import { verifyWalletPayment, type VerifiedWalletPayment } from "./verify-wallet-pay-to";
-import { ledgerKeyOf } from "../../chain/ledger-key";
 import { readTokenSource } from "../../chain/token-account";
 
 /** A vault payment that passed every rule; settle signs exactly this transaction. */
@@ -89,21 +89,9 @@ export async function verifyExactPayment(
     ? { kind: "sol", solStorage: await vaultSolStorageOf(programId, vault) }
     : { kind: "spl", mint: requirements.asset };
 
-  const decoded = decodeWireTransaction(body.paymentPayload.payload.transaction);
-  if (!decoded.ok) return rejection("invalid_exact_svm_payload_transaction_could_not_be_decoded", decoded.message);
-  const tx = decoded.tx;
-  const messageHash = await ledgerKeyOf(tx.messageBytes);
-
-  const structural = checkExactTransaction(tx, {
-    feePayer,
-    amount,
-    maxComputeUnitLimit: config.compute.maxUnitLimit,
-    maxComputeUnitPriceMicroLamports: config.compute.maxUnitPriceMicroLamports,
-    destination: expected,
-    memo: typeof requirements.extra.memo === "string" ? requirements.extra.memo : undefined,
-  });
-  if (!structural.ok) return rejection(structural.rejection.reason, structural.rejection.message);
-  const transfer = structural.transfer;
+  const checked = await decodeExactPayment(config, body, accepted, expected);
+  if (!checked.ok) return checked;
+  const { tx, messageHash, transfer } = checked;
   const payer = transfer.authority;
 
   const signatures = await verifyNonFeePayerSignatures(tx);
