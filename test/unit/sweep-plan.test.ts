@@ -55,11 +55,11 @@ describe("sweep subrequest budget", () => {
     expect(rails).toBeGreaterThanOrEqual(50); // the spec's default batch limit fits in one run
   });
 
-  it("counts the worst case as documented (4 D1 + 2 read rounds + fee payer balance + blockhash + sends + status polls)", () => {
+  it("counts the worst case as documented (8 D1 with the exposure budget's bookings and trims + 2 read rounds + fee payer balance + blockhash + sends + status polls)", () => {
     expect(worstCaseSubrequests(0)).toBe(1);
-    // 50 rails: 4 + ceil(101/100) + ceil(150/100) + 1 + 1 + 50 + 8 × 1 = 4 + 2 + 2 + 2 + 50 + 8
-    expect(worstCaseSubrequests(50)).toBe(68);
-    expect(maxRailsWithinBudget(25)).toBe(9); // 4 + 1 + 1 + 2 + 9 + 8 = 25
+    // 50 rails: 8 + ceil(101/100) + ceil(150/100) + 1 + 1 + 50 + 8 × 1 = 8 + 2 + 2 + 2 + 50 + 8
+    expect(worstCaseSubrequests(50)).toBe(72);
+    expect(maxRailsWithinBudget(25)).toBe(5); // 8 + 1 + 1 + 2 + 5 + 8 = 25
     // Workers Free (50 subrequests in all): a budget of 25 still sweeps a few rails per run.
     expect(worstCaseSubrequests(maxRailsWithinBudget(25))).toBeLessThanOrEqual(25);
   });
