@@ -49,7 +49,7 @@ describe("decidePayout (protocol §7: only the paths open to any signer)", () =>
 describe("keeper budget", () => {
   it("the largest batch fits the budget and one more would not", () => {
     const n = maxPaymentsWithinBudget();
-    expect(n).toBeGreaterThan(80);
+    expect(n).toBeGreaterThan(100);
     expect(worstCaseSubrequests(n)).toBeLessThanOrEqual(ESCROW_KEEPER_SUBREQUEST_BUDGET);
     expect(worstCaseSubrequests(n + 1)).toBeGreaterThan(ESCROW_KEEPER_SUBREQUEST_BUDGET);
   });

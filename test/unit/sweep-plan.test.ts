@@ -55,7 +55,7 @@ describe("sweep subrequest budget", () => {
     expect(rails).toBeGreaterThanOrEqual(50); // the spec's default batch limit fits in one run
   });
 
-  it("counts the worst case as documented (8 D1 + 2 read rounds + fee payer balance + blockhash + sends + status polls)", () => {
+  it("counts the worst case as documented (8 D1 with the exposure budget's bookings and trims + 2 read rounds + fee payer balance + blockhash + sends + status polls)", () => {
     expect(worstCaseSubrequests(0)).toBe(1);
     // 50 rails: 8 + ceil(101/100) + ceil(150/100) + 1 + 1 + 50 + 8 × 1 = 8 + 2 + 2 + 2 + 50 + 8
     expect(worstCaseSubrequests(50)).toBe(72);

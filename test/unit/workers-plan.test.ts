@@ -8,7 +8,7 @@ import { maxChannelsWithinBudget, UPTO_KEEPER_SUBREQUEST_BUDGET, worstCaseSubreq
 const INVOCATION_OVERHEAD = 2;
 
 describe("SVC_WORKERS_PLAN: the subrequests one job run may make", () => {
-  it("Workers Paid keeps each job's own budget (sweep 200, escrow keeper 150, upto keeper 100)", () => {
+  it("Workers Paid keeps each job's own budget (sweep 200, escrow keeper 350, upto keeper 100)", () => {
     expect(maxRailsPerRun("paid")).toBe(maxRailsWithinBudget(SWEEP_JOB_SUBREQUEST_BUDGET));
     expect(maxPaymentsPerRun("paid")).toBe(maxPaymentsWithinBudget(ESCROW_KEEPER_SUBREQUEST_BUDGET));
     expect(jobSubrequestBudget("paid", UPTO_KEEPER_SUBREQUEST_BUDGET)).toBe(UPTO_KEEPER_SUBREQUEST_BUDGET);

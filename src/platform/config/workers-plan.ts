@@ -2,7 +2,7 @@
  * The Cloudflare Workers plan a deployment runs on (SVC_WORKERS_PLAN). It bounds the subrequests one invocation may
  * make — RPC fetches, D1 queries and KV operations all count (developers.cloudflare.com/workers/platform/limits/,
  * read 2026-11): Workers Free 50, Workers Paid 10,000 (accounts on the older Standard/Unbound limits: 1,000, which
- * the paid budgets of the jobs are sized for: sweep 200 + escrow keeper 300 + upto keeper 100 on one trigger).
+ * the paid budgets of the jobs are sized for: sweep 200 + escrow keeper 350 + upto keeper 100 on one trigger).
  *
  * On Free the jobs of one Cron Trigger cannot share an invocation (each needs ~17–22 subrequests for a single item,
  * see each `budget.ts`), so each invocation runs one of them in turn (jobs/scheduled.ts), within

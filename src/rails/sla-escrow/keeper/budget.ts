@@ -3,9 +3,8 @@ import { jobSubrequestBudget, type WorkersPlan } from "../../../platform/config/
 
 /**
  * Subrequest arithmetic of one escrow keeper run. It shares the SWEEP_CRON invocation with the sweep
- * (SWEEP_JOB_SUBREQUEST_BUDGET = 200) and the upto keeper (100): 200 + 300 + 100 = 600 fits the 1,000 of the oldest
- * paid plan. A payout costs about three subrequests (its send, the read of its transaction for an account it may have
- * created, and that creation's booking), so 300 keeps a run at more than 80 payments. On Workers Free
+ * (SWEEP_JOB_SUBREQUEST_BUDGET = 200): 200 + 350 = 550 fits the 1,000 of the oldest paid plan (350: the payout
+ * re-checks and the reads that find a token account a payout created keep a run above 100 payments). On Workers Free
  * (SVC_WORKERS_PLAN=free) a run has an invocation of its own and FREE_PLAN_JOB_SUBREQUEST_BUDGET (src/platform/config/workers-plan.ts).
  *
  * Worst case for N payments: what every keeper run makes (../keeper/budget.ts), plus
@@ -16,7 +15,7 @@ import { jobSubrequestBudget, type WorkersPlan } from "../../../platform/config/
  *        + getTransaction of each confirmed payout that could create one                   ≤ N
  *   D1:  today's creations per recipient account 1 + creations found, booked ≤ N (only after a race: rare)
  */
-export const ESCROW_KEEPER_SUBREQUEST_BUDGET = 300;
+export const ESCROW_KEEPER_SUBREQUEST_BUDGET = 350;
 
 export function worstCaseSubrequests(payments: number): number {
   if (payments === 0) return 1;

@@ -2,7 +2,7 @@ import { accountReads, largestRunWithin, sharedKeeperSubrequests } from "../../.
 
 /**
  * Subrequest arithmetic of one upto keeper run. It shares the SWEEP_CRON invocation with the sweep (200) and the
- * escrow keeper (300): 200 + 300 + 100 = 600 fits the 1,000 of the oldest paid plan; a Workers Free deployment
+ * escrow keeper (350): 200 + 350 + 100 = 650 fits the 1,000 of the oldest paid plan; a Workers Free deployment
  * (50 in all) must lower all three.
  *
  * Worst case for N channels: what every keeper run makes (../keeper/budget.ts), plus
