@@ -87,8 +87,11 @@ export interface KeeperRail<Row extends KeeperRow, Planned extends PlannedStep<R
   /** A row whose step the chain confirmed. */
   landed(p: Planned, nowMs: number): NextLook;
   item(p: Planned, signature: string | null, outcome: string): Item;
-  /** The run's report: its items and the rail's counts (`results`: the `result` of every step that landed, by value). */
-  report(items: Item[], dryRun: boolean, results?: readonly string[]): Report;
+  /**
+   * The run's report: its items and the rail's counts (`results`: the `result` of every step that landed, by value);
+   * `maxRows`: the most rows this run could take (the rail's budget, the Workers plan's and the caller's limit).
+   */
+  report(items: Item[], dryRun: boolean, maxRows: number, results?: readonly string[]): Report;
 }
 
 /** What every keeper's report holds (the rail adds its counts). */
@@ -120,15 +123,15 @@ export async function runKeeper<Row extends KeeperRow, Planned extends PlannedSt
   // Keeper steps are optional spending: below the fee payer's minimum nothing is claimed or sent (one getBalance),
   // except the steps that give the fee payer back more than they cost — the ones that refill it.
   const paused = options.dryRun ? null : await optionalSpendingPause(config, rail.spending);
-  if (paused && !rail.returnsRent) return { ...rail.report([], options.dryRun), paused };
+  if (paused && !rail.returnsRent) return { ...rail.report([], options.dryRun, limit), paused };
   const canPayOneFee = paused === null || BigInt(paused.balanceLamports) >= LAMPORTS_PER_SIGNATURE;
   const held = (p: Planned) => paused !== null && !(canPayOneFee && rail.returnsRent!(p));
   const claimId = crypto.randomUUID();
   const rows = options.dryRun ? await rail.peek!(db, nowMs, limit) : await rail.claim(db, claimId, nowMs, KEEPER_CLAIM_MS, limit);
-  if (rows.length === 0) return rail.report([], options.dryRun);
+  if (rows.length === 0) return rail.report([], options.dryRun, limit);
 
   const planned = await rail.plan(config, rows, nowMs);
-  if (options.dryRun) return rail.report(planned.map((p) => rail.item(p, null, p.gate?.why ?? p.skip ?? `would ${rail.actionOf(p)}`)), true);
+  if (options.dryRun) return rail.report(planned.map((p) => rail.item(p, null, p.gate?.why ?? p.skip ?? `would ${rail.actionOf(p)}`)), true, limit);
   await rail.recordFundingFacts(db, planned, nowMs);
 
   const outcomes: (KeeperOutcome & { key: string })[] = [];
@@ -193,7 +196,7 @@ export async function runKeeper<Row extends KeeperRow, Planned extends PlannedSt
     }
   }
   await recordKeeperOutcomes(db, rail.table, claimId, outcomes, Date.now());
-  const report = rail.report(items, false, results);
+  const report = rail.report(items, false, limit, results);
   return paused && heldBack ? { ...report, paused } : report;
 }
 

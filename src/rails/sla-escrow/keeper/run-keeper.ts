@@ -268,11 +268,11 @@ function item(p: Planned, signature: string | null, outcome: string): KeeperItem
 /** What a landed escrow step did: the closed set the report counts. */
 type EscrowKeeperResult = "released" | "refunded" | "closed";
 
-function report(items: KeeperItem[], dryRun: boolean, results: readonly string[] = []): KeeperReport {
+function report(items: KeeperItem[], dryRun: boolean, maxRows: number, results: readonly string[] = []): KeeperReport {
   const count = (result: EscrowKeeperResult) => results.filter((r) => r === result).length;
   return {
     dryRun,
-    maxPaymentsPerRun: ESCROW_RAIL.maxRowsPerRun,
+    maxPaymentsPerRun: maxRows,
     scanned: items.length,
     released: count("released"),
     refunded: count("refunded"),

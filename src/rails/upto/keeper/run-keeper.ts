@@ -183,10 +183,10 @@ function item(p: Planned, signature: string | null, outcome: string): UptoKeeper
 /** What a landed channel step did (closed: sealed and distributed; reclaimed: its rent is back): the set the report counts. */
 type UptoKeeperResult = "closed" | "reclaimed";
 
-function report(items: UptoKeeperItem[], _dryRun?: boolean, results: readonly string[] = []): UptoKeeperReport {
+function report(items: UptoKeeperItem[], _dryRun: boolean, maxRows: number, results: readonly string[] = []): UptoKeeperReport {
   const count = (result: UptoKeeperResult) => results.filter((r) => r === result).length;
   return {
-    maxChannelsPerRun: UPTO_RAIL.maxRowsPerRun,
+    maxChannelsPerRun: maxRows,
     scanned: items.length,
     closed: count("closed"),
     reclaimed: count("reclaimed"),
