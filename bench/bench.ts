@@ -39,7 +39,16 @@ const USDC = CLUSTERS.devnet.usdcMint;
 const PRICE_RAW = 250_000n; // 0.25 USDC, under the official client's default cap
 const RESOURCE = { url: "http://127.0.0.1/bench/resource", description: "bench", mimeType: "application/json" };
 /** The throughput runs measure the facilitator, not the abuse limits. */
-export const BENCH_VARS = { SVC_RATE_LIMITS_ENABLED: "false" };
+/**
+ * A load generator, not an attacker: rate limits off, and the fee payer's per-wallet daily spend caps raised so a few
+ * funded buyers can each front many just-in-time vaults (docs/money-rules.md; the caps themselves are tested elsewhere).
+ */
+export const BENCH_VARS = {
+  SVC_RATE_LIMITS_ENABLED: "false",
+  SVC_FEE_PAYER_MAX_SPEND_PER_PAYER_PER_DAY_LAMPORTS: "1000000000",
+  SVC_FEE_PAYER_MAX_SPEND_PER_PAY_TO_PER_DAY_LAMPORTS: "1000000000",
+  SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS: "10000000000",
+};
 
 export interface BenchOptions {
   /** Distinct payments per side and round at c = 1, 8, 32. */
