@@ -1,5 +1,5 @@
 import type { Address } from "@solana/kit";
-import { badRequest, refused, type FacilitatorError } from "../platform/errors/catalogue";
+import { refused, type FacilitatorError } from "../platform/errors/catalogue";
 import type { AccountSnapshot } from "./accounts";
 import { SYSTEM_PROGRAM_ADDRESS } from "./token-programs";
 import { readTokenSource } from "./token-account";

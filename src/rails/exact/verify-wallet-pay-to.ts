@@ -51,7 +51,6 @@ export async function verifyWalletPayment(
   options: { simulate: boolean; ledger?: D1Database },
 ): Promise<VerifiedWalletPayment | PaymentRejection> {
   const { requirements, amount } = accepted;
-  const feePayer = config.feePayer.address;
   if (requirements.asset === NATIVE_SOL_ALLOWLIST_ADDRESS) {
     // The official exact scheme on Solana moves tokens only (TransferChecked); native SOL is paid into a vault.
     return rejection("invalid_exact_svm_payload_wallet_pay_to_native_sol", "A wallet payTo is paid in a token (TransferChecked to its token account); native SOL is paid only into a seller's vault");
