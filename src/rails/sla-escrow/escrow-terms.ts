@@ -3,7 +3,7 @@ import type { Config } from "../../platform/config/load-config";
 import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../platform/config/networks";
 import { MAX_PAYMENT_TTL_SECONDS, MIN_PAYMENT_TTL_SECONDS } from "./program/instructions";
 import type { PaymentRequirements } from "../../x402/schemas";
-import type { Refusal, RejectionReason } from "../../x402/payment-verdict";
+import type { Refusal } from "../../x402/payment-verdict";
 import type { Bank, Escrow, EscrowConfig } from "./program/accounts";
 import { getSlaEscrowFacts, type SlaEscrowFacts } from "./escrow-facts";
 
@@ -22,8 +22,27 @@ export interface EscrowTerms {
   oracleAuthorities: Address[];
 }
 
+/** The reasons a funding's limits are refused with (named, so each builder's OpenAPI list can be checked against them). */
+export type FundingViolationReason =
+  | "invalid_sla_escrow_seller_is_escrow"
+  | "sla_escrow_paused"
+  | "invalid_sla_escrow_amount_out_of_range"
+  | "invalid_sla_escrow_amount_below_minimum"
+  | "invalid_sla_escrow_ttl";
+
+/** The reasons a line's terms are refused with. */
+export type EscrowTermsReason =
+  | FundingViolationReason
+  | "invalid_sla_escrow_program_mismatch"
+  | "sla_escrow_not_configured"
+  | "invalid_sla_escrow_bank_mismatch"
+  | "invalid_sla_escrow_recipient_mismatch"
+  | "invalid_sla_escrow_missing_seller"
+  | "invalid_sla_escrow_oracle";
+
 export interface TermsRejection extends Refusal {
   ok: false;
+  reason: EscrowTermsReason;
   /** The rail is not configured on this cluster (the builder answers 501). */
   notConfigured?: boolean;
 }
@@ -69,7 +88,7 @@ export async function checkEscrowTerms(
   };
 }
 
-function refuse(reason: RejectionReason, message: string): TermsRejection {
+function refuse(reason: EscrowTermsReason, message: string): TermsRejection {
   return { ok: false, reason, message };
 }
 
@@ -99,7 +118,7 @@ export interface FundingTerms {
  * it has one), so the x402 line and the v2 builder body, which name the terms differently, say the same thing.
  */
 export interface FundingViolation {
-  reason: RejectionReason;
+  reason: FundingViolationReason;
   term: "seller" | "escrow" | "amount" | "ttl";
   rule: string;
 }

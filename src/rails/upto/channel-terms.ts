@@ -29,8 +29,11 @@ export interface ChannelTerms {
 
 const ADDRESS = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 
+/** The reasons a line's channel terms are refused with. */
+export type ChannelTermsReason = "invalid_upto_svm_payment_requirements" | "facilitator_mismatch" | "invalid_upto_svm_withdraw_delay_out_of_bounds";
+
 /** Terms of the line, or the official facilitator's reasons for a line it would not serve. */
-export function channelTermsOf(config: Config, requirements: PaymentRequirements, payer: string): ChannelTerms | PaymentRejection {
+export function channelTermsOf(config: Config, requirements: PaymentRequirements, payer: string): ChannelTerms | (PaymentRejection & { reason: ChannelTermsReason }) {
   const extra = requirements.extra;
   const invalid = (message: string) => rejection("invalid_upto_svm_payment_requirements", message, { payer });
   const { feePayer, receiverAuthorizer, withdrawDelay, memo, tokenProgram } = extra;

@@ -4,10 +4,9 @@ import type { Config } from "../../platform/config/load-config";
 import { badRequest } from "../../platform/errors/catalogue";
 import { fetchAccounts } from "../../chain/accounts";
 import { readPaymentMint, sourceAtaCandidates } from "../../chain/buyer-source";
-import { refusedChannelMintExtension } from "../../chain/token-extensions";
 import type { FeeQuote } from "../fee-quote";
 import { UPTO_CHANNEL_RENT_LAMPORTS, uptoOpenRentLamports } from "../../chain/fee-payer-budget/caps";
-import { refusedFreezeAuthority } from "./mint-screen";
+import { uptoMintScreen } from "./mint-screen";
 
 /**
  * The `upto` quote: the payment-channels program takes no fee and the official client commits one split of 10,000 bps
@@ -19,7 +18,7 @@ export async function quoteUpto(config: Config, common: Pick<FeeQuote, "network"
   if (isNativeSol) throw badRequest("asset: upto pays SPL tokens through a payment channel; native SOL is not an upto asset");
   const candidates = await sourceAtaCandidates(wallet, mint);
   const accounts = await fetchAccounts(config, [mint, candidates.token, candidates.token2022]);
-  const { tokenProgram } = readPaymentMint(accounts.get(mint) ?? null, mint, (m) => refusedChannelMintExtension(m) ?? refusedFreezeAuthority(config, m));
+  const { tokenProgram } = readPaymentMint(accounts.get(mint) ?? null, mint, uptoMintScreen(config));
   const escrowRent = uptoOpenRentLamports(tokenProgram) - UPTO_CHANNEL_RENT_LAMPORTS;
   const [sellerTokenAccount] = await findAssociatedTokenPda({ owner: wallet, mint, tokenProgram });
   const account = accounts.get(sellerTokenAccount) ?? null;
