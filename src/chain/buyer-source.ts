@@ -1,12 +1,15 @@
 import type { Address } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import type { Config } from "../platform/config/load-config";
-import { refused, type FacilitatorError } from "../platform/errors/catalogue";
+import { refused, type ErrorReason, type FacilitatorError } from "../platform/errors/catalogue";
 import type { AccountSnapshot } from "./accounts";
 import { parseMint, type MintInfo } from "./mint";
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "./token-programs";
 
 /** What every buyer-side builder reads about the asset and the buyer's source accounts, whichever rail it builds for. */
+
+/** What reading the payment's mint answers itself (the rail's screen adds its own reasons). */
+export const PAYMENT_MINT_REASONS = ["asset_not_found"] as const satisfies readonly ErrorReason[];
 
 /**
  * The asset's token program, decimals and extensions; 400 when it is not an acceptable mint. `screen` is the rail's own

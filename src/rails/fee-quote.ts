@@ -2,7 +2,10 @@ import * as v from "valibot";
 import { requireUniversalSettle } from "../platform/config/rail-switches";
 import type { Address } from "@solana/kit";
 import type { Config } from "../platform/config/load-config";
-import { badRequest, FacilitatorError } from "../platform/errors/catalogue";
+import { badRequest, FacilitatorError, type ErrorReason } from "../platform/errors/catalogue";
+import { RAIL_SWITCH_REASONS } from "../platform/config/rail-switches";
+import { PAYMENT_MINT_REASONS } from "../chain/buyer-source";
+import { UPTO_MINT_SCREEN_REASONS } from "./upto/mint-screen";
 import { fetchAccounts } from "../chain/accounts";
 import { decodeSplitVault } from "./exact/program/accounts";
 import { getUniversalSettleFacts } from "./exact/program-facts";
@@ -18,6 +21,18 @@ import { quoteUpto } from "./upto/upto-fee-quote";
  * on-chain Config (exact), the mint's Escrow (sla-escrow) or the payment-channels split (upto) and the seller's tier. Arithmetic as the programs do it:
  * fee = min(max(floor(amount × bps / 10,000), minimum fee), amount).
  */
+/**
+ * What a quote can refuse: the exact minimum (the amount /verify would refuse), a switched-off vault rail, an escrow
+ * not set up for the mint (501), and the upto mint rules of the deposit builder.
+ */
+export const FEE_QUOTE_REASONS = [
+  "invalid_exact_svm_payload_amount_below_minimum",
+  ...RAIL_SWITCH_REASONS,
+  "not_implemented",
+  ...PAYMENT_MINT_REASONS,
+  ...UPTO_MINT_SCREEN_REASONS,
+] as const satisfies readonly ErrorReason[];
+
 export const FeeQuoteQuerySchema = v.object({
   wallet: Base58Address,
   asset: SellerAssetInput,

@@ -2,7 +2,7 @@ import { publicPath, route, type RouteDef } from "../route-def";
 import type { AppContext } from "../context";
 import { PaymentRequiredSchema, type PaymentRequiredBody } from "../../x402/schemas";
 import { enrichWithRails, RAILS } from "../../rails/registry";
-import { refused } from "../../platform/errors/catalogue";
+import { refused, type ErrorReason } from "../../platform/errors/catalogue";
 import type { Config } from "../../platform/config/load-config";
 
 /**
@@ -32,7 +32,7 @@ export function paymentRequiredRoutes(): RouteDef[] {
         refuseWithoutOwnLine(c.var.config, body);
         return c.json(await enrich(c, body));
       },
-      reasons: ["no_line_for_facilitator", "invalid_exact_svm_payload_amount_below_minimum", "invalid_exact_svm_payload_recipient_mismatch"],
+      reasons: ["no_line_for_facilitator", ...ENRICH_REASONS],
     }),
     /*
      * Faremeter's facilitator protocol (`@faremeter/middleware` 0.22 `createHTTPFacilitatorHandler`). The middleware
@@ -48,10 +48,14 @@ export function paymentRequiredRoutes(): RouteDef[] {
       summary: "Faremeter facilitator protocol: enrich the seller's accepts[] (same transform as /payment-required/enrich)",
       body: PaymentRequiredSchema,
       limit: "read", // the same anonymous chain read as /payment-required/enrich, under the same limit
+      reasons: ENRICH_REASONS,
       handler: async (c, { body }) => c.json(await enrich(c, body)),
     }),
   ];
 }
+
+/** What the rails' enrichment can refuse a line with (a payment /verify would refuse, a payTo form this deployment does not run). */
+const ENRICH_REASONS = ["invalid_exact_svm_payload_amount_below_minimum", "invalid_exact_svm_payload_recipient_mismatch", "rail_not_enabled"] as const satisfies readonly ErrorReason[];
 
 /**
  * Other networks' lines pass through untouched (a multi-network 402 keeps them for their own facilitators), but a body

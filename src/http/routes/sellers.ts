@@ -3,7 +3,7 @@ import { challengeDomainOf } from "../challenge-domain";
 import { buildSellerPreview } from "../../directory/sellers/preview";
 import { lookupSellerRail } from "../../directory/sellers/rail-lookup";
 import { buildSellerProvisioning, ProvisionRequestSchema } from "../../directory/sellers/provision";
-import { issueChallenge } from "../../directory/wallet-challenges/signed-challenge";
+import { CHALLENGE_ISSUE_REASONS, issueChallenge } from "../../directory/wallet-challenges/signed-challenge";
 import { registerSeller, RegisterBodySchema } from "../../directory/sellers/register";
 import { retireSeller, RetireBodySchema } from "../../directory/sellers/retire";
 import { listSellerPayments, SellerPaymentsBodySchema } from "../../directory/sellers/payment-history";
@@ -18,12 +18,14 @@ import {
   SellerRegisterResponseSchema,
   SellerRetireResponseSchema,
 } from "../responses/schemas";
+import { RAIL_SWITCH_REASONS } from "../../platform/config/rail-switches";
 
 /** Seller onboarding (docs/facilitator-spec.md §4.3): preview, rail lookup, sovereign activation, wallet challenges. */
 export function sellerRoutes(): RouteDef[] {
   return [
     route({
       key: "sellerPreview",
+      reasons: [...RAIL_SWITCH_REASONS],
       response: SellerPreviewResponseSchema,
       agentTool: { name: "preview_seller", description: "Every payTo address of a seller wallet per scheme (exact vault PDA, escrow PDAs) with its on-chain state and the next onboarding step. No side effect." },
       method: "GET",
@@ -35,6 +37,7 @@ export function sellerRoutes(): RouteDef[] {
     }),
     route({
       key: "sellerRails",
+      reasons: [...RAIL_SWITCH_REASONS],
       method: "GET",
       path: "/sellers/:wallet/rails/:scheme",
       tag: "Sellers",
@@ -46,6 +49,7 @@ export function sellerRoutes(): RouteDef[] {
     }),
     route({
       key: "sellerProvisionTx",
+      reasons: [...RAIL_SWITCH_REASONS],
       response: ProvisionResponseSchema,
       agentTool: { name: "build_seller_provisioning", description: "Build the seller's UNSIGNED activation transaction (vault and token account) for an asset; the seller signs and submits it." },
       method: "POST",
@@ -58,6 +62,7 @@ export function sellerRoutes(): RouteDef[] {
     }),
     route({
       key: "sellerChallenge",
+      reasons: [...CHALLENGE_ISSUE_REASONS],
       method: "GET",
       path: "/sellers/:wallet/challenge",
       tag: "Sellers",
@@ -70,6 +75,7 @@ export function sellerRoutes(): RouteDef[] {
     }),
     route({
       key: "sellerRegister",
+      reasons: [...RAIL_SWITCH_REASONS, "conflict"],
       method: "POST",
       path: "/sellers/:wallet/register",
       tag: "Sellers",
@@ -98,6 +104,7 @@ export function sellerRoutes(): RouteDef[] {
     }),
     route({
       key: "sellerPayments",
+      reasons: [...RAIL_SWITCH_REASONS],
       method: "POST",
       path: "/seller/payments",
       tag: "Sellers",

@@ -3,7 +3,7 @@ import type { Config } from "../../platform/config/load-config";
 import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../platform/config/networks";
 import { MAX_PAYMENT_TTL_SECONDS, MIN_PAYMENT_TTL_SECONDS } from "./program/instructions";
 import type { PaymentRequirements } from "../../x402/schemas";
-import type { Refusal } from "../../x402/payment-verdict";
+import type { Refusal, RejectionReason } from "../../x402/payment-verdict";
 import type { Bank, Escrow, EscrowConfig } from "./program/accounts";
 import { getSlaEscrowFacts, type SlaEscrowFacts } from "./escrow-facts";
 
@@ -22,23 +22,27 @@ export interface EscrowTerms {
   oracleAuthorities: Address[];
 }
 
-/** The reasons a funding's limits are refused with (named, so each builder's OpenAPI list can be checked against them). */
-export type FundingViolationReason =
-  | "invalid_sla_escrow_seller_is_escrow"
-  | "sla_escrow_paused"
-  | "invalid_sla_escrow_amount_out_of_range"
-  | "invalid_sla_escrow_amount_below_minimum"
-  | "invalid_sla_escrow_ttl";
+/** The reasons a funding's limits are refused with; the builders list them in their OpenAPI reasons. */
+export const FUNDING_LIMIT_REASONS = [
+  "invalid_sla_escrow_seller_is_escrow",
+  "sla_escrow_paused",
+  "invalid_sla_escrow_amount_out_of_range",
+  "invalid_sla_escrow_amount_below_minimum",
+  "invalid_sla_escrow_ttl",
+] as const satisfies readonly RejectionReason[];
+export type FundingViolationReason = (typeof FUNDING_LIMIT_REASONS)[number];
 
 /** The reasons a line's terms are refused with. */
-export type EscrowTermsReason =
-  | FundingViolationReason
-  | "invalid_sla_escrow_program_mismatch"
-  | "sla_escrow_not_configured"
-  | "invalid_sla_escrow_bank_mismatch"
-  | "invalid_sla_escrow_recipient_mismatch"
-  | "invalid_sla_escrow_missing_seller"
-  | "invalid_sla_escrow_oracle";
+export const ESCROW_TERMS_REASONS = [
+  ...FUNDING_LIMIT_REASONS,
+  "invalid_sla_escrow_program_mismatch",
+  "sla_escrow_not_configured",
+  "invalid_sla_escrow_bank_mismatch",
+  "invalid_sla_escrow_recipient_mismatch",
+  "invalid_sla_escrow_missing_seller",
+  "invalid_sla_escrow_oracle",
+] as const satisfies readonly RejectionReason[];
+export type EscrowTermsReason = (typeof ESCROW_TERMS_REASONS)[number];
 
 export interface TermsRejection extends Refusal {
   ok: false;

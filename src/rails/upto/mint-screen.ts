@@ -1,7 +1,7 @@
 import type { Config } from "../../platform/config/load-config";
 import type { MintInfo } from "../../chain/mint";
 import { refusedChannelMintExtension } from "../../chain/token-extensions";
-import { refused, type FacilitatorError } from "../../platform/errors/catalogue";
+import { refused, type ErrorReason, type FacilitatorError } from "../../platform/errors/catalogue";
 
 /**
  * What makes an upto open worth the rent it makes the fee payer front (issue 32 §2), decided from the mint the deposit
@@ -41,6 +41,8 @@ export function refusedFreezeAuthority(config: Config, mint: Pick<MintInfo, "add
     "token account, so the channel could never be closed and the rent the facilitator fronts for it would be lost (operators: SVC_UPTO_TRUSTED_FREEZE_AUTHORITIES)"
   );
 }
+
+export const UPTO_MINT_SCREEN_REASONS = ["invalid_upto_svm_payload_mint_extension_not_allowed", "invalid_upto_svm_payload_mint_freeze_authority"] as const satisfies readonly ErrorReason[];
 
 /**
  * The upto builders' mint screen (src/chain/buyer-source.ts), in /verify's order and with its reasons: an extension the
