@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { requireUniversalSettle } from "../platform/config/rail-switches";
 import type { Address } from "@solana/kit";
 import type { Config } from "../platform/config/load-config";
-import { badRequest, FacilitatorError, type ErrorReason } from "../platform/errors/catalogue";
+import { badRequest, FacilitatorError, refused, type ErrorReason } from "../platform/errors/catalogue";
 import { RAIL_SWITCH_REASONS } from "../platform/config/rail-switches";
 import { PAYMENT_MINT_REASONS } from "../chain/buyer-source";
 import { UPTO_MINT_SCREEN_REASONS } from "./upto/mint-screen";
@@ -12,6 +12,7 @@ import { getUniversalSettleFacts } from "./exact/program-facts";
 import { vaultOf } from "./exact/vault-addresses";
 import { refuseBelowExactMinimum } from "./exact/minimum-amount";
 import { getSlaEscrowFacts } from "./sla-escrow/escrow-facts";
+import { ESCROW_AMOUNT_REASONS, escrowAmountLimits, escrowAmountViolation } from "./sla-escrow/escrow-terms";
 import { resolveSellerAsset, SellerAssetInput } from "../directory/sellers/seller-asset";
 import { Base58Address, U64String } from "../x402/schemas";
 import { quoteUpto } from "./upto/upto-fee-quote";
@@ -22,8 +23,8 @@ import { quoteUpto } from "./upto/upto-fee-quote";
  * fee = min(max(floor(amount × bps / 10,000), minimum fee), amount).
  */
 /**
- * What a quote can refuse: the exact minimum (the amount /verify would refuse), a switched-off vault rail, an escrow
- * not set up for the mint (501), and the upto mint rules of the deposit builder.
+ * What a quote can refuse: the exact minimum and the escrow's amount limits (the amounts /verify would refuse), a
+ * switched-off vault rail, an escrow not set up for the mint (501), and the upto mint rules of the deposit builder.
  */
 export const FEE_QUOTE_REASONS = [
   "invalid_exact_svm_payload_amount_below_minimum",
@@ -31,6 +32,7 @@ export const FEE_QUOTE_REASONS = [
   "not_implemented",
   ...PAYMENT_MINT_REASONS,
   ...UPTO_MINT_SCREEN_REASONS,
+  ...ESCROW_AMOUNT_REASONS,
 ] as const satisfies readonly ErrorReason[];
 
 export const FeeQuoteQuerySchema = v.object({
@@ -130,6 +132,9 @@ async function quoteEscrow(config: Config, common: QuoteCommon, mint: Address, a
   const facts = await getSlaEscrowFacts(config, mint);
   const escrow = facts.escrowAccount;
   if (!facts.bankAccount || !escrow) throw new FacilitatorError("NOT_IMPLEMENTED", `the SLA-Escrow rail is not configured for ${mint} on this cluster`);
+  // An amount the escrow refuses is refused here as /verify and the builders refuse it, with the escrow's numbers.
+  const violation = escrowAmountViolation(escrow, mint, amount);
+  if (violation !== null) throw refused(violation.reason, `amount: amount ${amount} ${violation.rule}`, escrowAmountLimits(escrow));
   const protocolFee = feeOf(amount, escrow.feeBps, escrow.minFeeAmount);
   const oracleFee = bpsOf(amount, escrow.oracleFeeBps);
   return {

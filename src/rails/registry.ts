@@ -1,4 +1,5 @@
 import type { Config } from "../platform/config/load-config";
+import type { ErrorReason } from "../platform/errors/catalogue";
 import type { RailModule, RouteSlot } from "./rail";
 import type { RouteDef } from "../http/route-def";
 import type { ScheduledJob } from "../jobs/scheduled";
@@ -32,6 +33,9 @@ export function checkCommonRequirements(config: Config, body: VerifySettleBody):
 
 /** The `/verify` and `/settle` body: the payload is one of the rails' shapes, in registry order. */
 export const VerifySettleBodySchema = verifySettleBodySchemaOf(RAILS);
+
+/** What the rails' enrich transforms can refuse a line with (the enrich routes list them). */
+export const ENRICH_REASONS: readonly ErrorReason[] = [...new Set(RAILS.flatMap((rail) => rail.enrich?.reasons ?? []))];
 
 /** The enrich transform: every rail rewrites its own lines, in its `enrich.rank` order. */
 export async function enrichWithRails(config: Config, body: PaymentRequiredBody, correlationId?: string): Promise<PaymentRequiredBody> {

@@ -1,8 +1,8 @@
 import { publicPath, route, type RouteDef } from "../route-def";
 import type { AppContext } from "../context";
 import { PaymentRequiredSchema, type PaymentRequiredBody } from "../../x402/schemas";
-import { enrichWithRails, RAILS } from "../../rails/registry";
-import { refused, type ErrorReason } from "../../platform/errors/catalogue";
+import { ENRICH_REASONS, enrichWithRails, RAILS } from "../../rails/registry";
+import { refused } from "../../platform/errors/catalogue";
 import type { Config } from "../../platform/config/load-config";
 
 /**
@@ -54,9 +54,6 @@ export function paymentRequiredRoutes(): RouteDef[] {
   ];
 }
 
-/** What the rails' enrichment can refuse a line with (a payment /verify would refuse, a payTo form this deployment does not run). */
-const ENRICH_REASONS = ["invalid_exact_svm_payload_amount_below_minimum", "invalid_exact_svm_payload_recipient_mismatch", "rail_not_enabled"] as const satisfies readonly ErrorReason[];
-
 /**
  * Other networks' lines pass through untouched (a multi-network 402 keeps them for their own facilitators), but a body
  * with no line for this network was sent to the wrong facilitator: say so instead of echoing it unchanged. Faremeter's
@@ -86,7 +83,8 @@ function describeEnrich(network: string, feePayer: string) {
     sideEffect: "none: a pure transform, nothing is stored or sent on chain",
     description:
       "Send the PaymentRequired body your server would answer with HTTP 402, with your own wallet as payTo. " +
-      enriching.map((rail) => rail.describe!.enrich!.sentence).join(""),
+      enriching.map((rail) => rail.describe!.enrich!.sentence).join("") +
+      " A line below its rail's minimum payment is refused with the reason /verify would give and the number (minimumAmount).",
     schemes: Object.fromEntries(enriching.map((rail) => [rail.scheme, rail.describe!.enrich!.payTo])),
     feePayer,
     requestExample: {

@@ -25,6 +25,11 @@ export function uptoMinimumCeilingRaw(config: Config, mint: Pick<MintInfo, "addr
   return Object.hasOwn(exact, mint.address) ? max(exact[mint.address]!, hundredth) : hundredth;
 }
 
+/** The sentence of a ceiling below the minimum, the same on enrich, the deposit builder and /verify. */
+export function uptoBelowMinimumMessage(ceiling: bigint, minimum: bigint, mint: string): string {
+  return `the ceiling ${ceiling} is below this facilitator's minimum of ${minimum} raw units for ${mint} (an open fronts a channel's rent)`;
+}
+
 /**
  * Open-mint mode (no SVC_ALLOWED_PAYMENT_MINTS, meant for local and devnet): a mint whose freeze authority could freeze
  * a channel's escrow token account — the keeper's Distribute would then fail for good and the channel's rent stay locked

@@ -18,7 +18,7 @@ import {
 import { buildOracleConfirm, BuildOracleConfirmRequestSchema } from "../build-oracle-confirm";
 import { buildEscrowSettle, BuildEscrowSettleRequestSchema } from "../build-settle-tx";
 import { EscrowBuildResponseSchema, EscrowSettleBuildResponseSchema, EscrowV2BuildResponseSchema, PartyBuildResponseSchema } from "../../../http/responses/schemas";
-import { ESCROW_TERMS_REASONS } from "../escrow-terms";
+import { ESCROW_TERMS_REASONS, FUNDING_LIMIT_REASONS } from "../escrow-terms";
 
 /** The escrow builders' answer (501) on a cluster where the escrow's accounts for the mint do not exist. */
 const ESCROW_NOT_CONFIGURED = "not_implemented";
@@ -42,7 +42,7 @@ export function escrowBuilderRoutes(): RouteDef[] {
     }),
     route({
       key: "buildSlaEscrowPaymentV2Tx",
-      reasons: [ESCROW_NOT_CONFIGURED],
+      reasons: [ESCROW_NOT_CONFIGURED, ...FUNDING_LIMIT_REASONS],
       method: "POST",
       path: "/build-sla-escrow-payment-v2-tx",
       tag: "Tx Build",
