@@ -8,9 +8,12 @@ import ts from "typescript";
  * names (imports included, with TypeScript's own symbol resolution), and reads each error's reason from the reason
  * argument's type (a union of string literals gives each member) or, without one, the code's default reason.
  *
- * Its limit: a call through an interface (a value typed by an interface whose implementations are chosen at run
- * time) has no body to follow. Where a route reaches code that way, the interface's implementations are named
- * explicitly by `DISPATCH` in the test that uses this scan.
+ * Its limits: it cannot see that a throw is guarded (the test names such places), and a call through a value whose
+ * code is chosen at run time outside src/'s object literals and classes has no body to follow; such code is named
+ * through `dispatch` (route key -> `file#export` to walk as well). Calls through an interface implemented by object
+ * literals or classes of src/ are followed to every implementation.
+ *
+ * To see why a route reaches a throw: REASON_SCAN_TRACE="<route key> <file>:<line>" prints the chain of names.
  */
 export interface ThrowSite {
   file: string;
