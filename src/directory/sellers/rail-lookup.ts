@@ -5,6 +5,7 @@ import { deriveBankPda, deriveEscrowAddresses, deriveExactAddresses } from "./se
 import { escrowAssetView, escrowRailView, exactRailView, type EscrowAssetView, type EscrowRailView, type ExactRailView } from "./rail-views";
 import { resolveSellerAsset, type SellerAsset } from "./seller-asset";
 import { badRequest } from "../../platform/errors/catalogue";
+import { railNotEnabled } from "../../platform/config/rail-switches";
 import { normalizeScheme } from "../../rails/registry";
 
 /**
@@ -12,6 +13,15 @@ import { normalizeScheme } from "../../rails/registry";
  * state from one batched read. Deliberately no database: this is what a seller's server calls to fill `payTo`.
  */
 export async function lookupExactRail(config: Config, wallet: Address): Promise<ExactRailView> {
+  // Like upto, the wallet payTo form has no per-seller rail address: where it is the only exact form, say so.
+  const { exactVault, exactWallet } = config.rails;
+  if (!exactVault.enabled && exactWallet.enabled) {
+    throw railNotEnabled(
+      "exact (vault payTo)",
+      `${exactVault.why}; exact here pays the seller's own wallet, so payTo is ${wallet} itself (no rail address to look up): GET /sellers/${wallet}/preview shows the line to publish`,
+      { payToForms: ["wallet"] },
+    );
+  }
   const addresses = await deriveExactAddresses(config, wallet);
   const accounts = await fetchAccounts(config, [addresses.vaultPda, addresses.configPda]);
   return exactRailView(wallet, addresses, accounts);

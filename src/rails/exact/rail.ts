@@ -2,6 +2,7 @@ import type { Rail } from "../rail";
 import { getUniversalSettleFacts, DEFAULT_FEE_BPS } from "./program-facts";
 import { verifyExactPayment } from "./verify";
 import { settleExactPayment } from "./settle";
+import { walletLineExtra } from "./wallet-line";
 import { priorityFeeOf, settleSpendRefusal } from "../../chain/fee-payer-budget/settle-spend";
 
 /** Default minimum fees when the Config account cannot be read: 1 cent of USDC, 0.0001 SOL. */
@@ -27,12 +28,7 @@ export const exactRail = {
     const { exactVault, exactWallet } = config.rails;
     if (!exactVault.enabled && !exactWallet.enabled) return null;
     const payToForms = [...(exactVault.enabled ? ["vault"] : []), ...(exactWallet.enabled ? ["wallet"] : [])];
-    const common = {
-      feePayer: config.feePayer.address,
-      maxComputeUnitLimit: String(config.compute.maxUnitLimit),
-      recommendedComputeUnitPrice: String(config.compute.recommendedUnitPriceMicroLamports),
-      payToForms,
-    };
+    const common = { ...walletLineExtra(config), payToForms };
     if (!exactVault.enabled) return common;
     const facts = await getUniversalSettleFacts(config);
     const onChain = facts.onChainConfig;
