@@ -8,6 +8,7 @@ import type { SchemeRules } from "../x402/common-checks";
 import type { RouteDef } from "../http/route-def";
 import type { ScheduledJob } from "../jobs/scheduled";
 import type { RailSwitch } from "../platform/config/rail-switches";
+import type { RailFeeQuote } from "./fee-quote";
 
 /**
  * A payment rail (x402 scheme): how `/supported` advertises it and how `/verify` and `/settle` handle its payments.
@@ -79,6 +80,8 @@ export interface RailModule extends Rail, SchemeRules {
   routes?: readonly RailRoutes[];
   /** Its Cron jobs (keeper, sweep): they run on the rails' trigger in registry order. */
   jobs?: readonly ScheduledJob[];
+  /** Its answer to `GET /fee-quote?scheme=<scheme>` (rails/fee-quote.ts); absent: the scheme is not quoted. */
+  quote?: RailFeeQuote;
   /** How the self-description documents speak of it. */
   describe?: RailDescription;
   /** What it adds to /health. */

@@ -7,6 +7,7 @@ import { vaultSnapshotRoutes } from "./routes/vault-snapshot";
 import { sweepRoutes } from "./routes/sweep";
 import { sweepJob } from "./sweep/sweep-job";
 import { exactHealth } from "./health";
+import { exactFeeQuote } from "./fee-quote";
 import { minimumPaymentRaw } from "./minimum-amount";
 import { formatUnits } from "../../chain/source-funds";
 
@@ -24,6 +25,7 @@ export const exactModule: RailModule = {
     { slot: "operator", rank: 2, routes: sweepRoutes },
   ],
   jobs: [sweepJob],
+  quote: exactFeeQuote,
   describe: {
     // The smallest exact payment in USDC, as /verify applies it (docs/guides/seller.md states it).
     guideFigures: async (config) => {

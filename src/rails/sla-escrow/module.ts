@@ -6,6 +6,7 @@ import { escrowBuilderRoutes } from "./routes/escrow-builders";
 import { escrowKeeperRoutes } from "./routes/escrow-keeper";
 import { escrowKeeperJob } from "./keeper/escrow-keeper-job";
 import { slaEscrowHealth } from "./health";
+import { slaEscrowFeeQuote } from "./fee-quote";
 import { oracleProfiles } from "../../platform/config/oracle-profiles";
 import { STATIC_ARTIFACT_PATHS } from "../../http/self-description/static-artifacts";
 
@@ -19,6 +20,7 @@ export const slaEscrowModule: RailModule = {
     { slot: "operator", rank: 1, routes: escrowKeeperRoutes },
   ],
   jobs: [escrowKeeperJob],
+  quote: slaEscrowFeeQuote,
   describe: {
     payTo: () => ({
       payTo: "The Escrow PDA of the facilitator's bank for the asset: seeds [\"escrow\", mint, bankPda], program slaEscrow.",
