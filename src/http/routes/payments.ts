@@ -2,14 +2,13 @@ import { route, type RouteDef } from "../route-def";
 import type { AppContext } from "../context";
 import type { VerifySettleBody } from "../../x402/schemas";
 import { rejection, type PaymentRejection } from "../../x402/payment-verdict";
-import { checkCommonRequirements, normalizeScheme, RAIL_BY_SCHEME, VerifySettleBodySchema } from "../../rails/registry";
+import { checkCommonRequirements, normalizeScheme, RAIL_BY_SCHEME, REJECTION_REASONS, VerifySettleBodySchema } from "../../rails/registry";
 import { settledWith, type SettleOutcome } from "../../settlement/settle-engine";
 import { settleLedgerOf } from "../../settlement/settle-ports";
 import { recordPaymentAttempt, type PaymentAttempt } from "../../store/payment-attempts";
 import { log } from "../../platform/observability/log";
 import { ERROR_STATUS, isFacilitatorError, type ErrorReason } from "../../platform/errors/catalogue";
 import { asVerifySettleBody } from "../../x402/bare-payment-payload";
-import { ALL_REJECTION_REASONS } from "../../x402/rejection-reason-list";
 import type { RejectionReason } from "../../x402/rejection-reasons";
 import { callerCorrelationIdOf } from "../middleware/correlation-id";
 import { enforceRateLimit } from "../middleware/rate-limit";
@@ -59,7 +58,7 @@ const PAYMENT_INPUT = {
   anyContentType: true,
   networkAt: [["paymentRequirements", "network"], ["paymentPayload", "accepted", "network"], ["accepted", "network"]],
   reshapeBody: asVerifySettleBody,
-  reasons: ALL_REJECTION_REASONS,
+  reasons: REJECTION_REASONS,
 } as const;
 
 /** A body refused before it parses: a foreign network keeps its reason (as on every route), any other flaw is x402's `invalid_payload`. */

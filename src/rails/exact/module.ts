@@ -1,4 +1,5 @@
 import type { RailModule } from "../rail";
+import { EXACT_REJECTION_REASONS } from "./reasons";
 import { TRANSACTION_PAYLOAD_SHAPE } from "../../x402/schemas";
 import { exactRail } from "./rail";
 import { enrichPaymentRequired } from "./enrich";
@@ -25,6 +26,7 @@ export const exactModule: RailModule = {
     { slot: "operator", rank: 2, routes: sweepRoutes },
   ],
   jobs: [sweepJob],
+  reasons: EXACT_REJECTION_REASONS,
   quote: exactFeeQuote,
   describe: {
     // The smallest exact payment in USDC, as /verify applies it (docs/guides/seller.md states it).

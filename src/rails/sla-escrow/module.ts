@@ -1,4 +1,5 @@
 import type { RailModule } from "../rail";
+import { SLA_ESCROW_REJECTION_REASONS } from "./reasons";
 import { TRANSACTION_PAYLOAD_SHAPE } from "../../x402/schemas";
 import { slaEscrowRail } from "./rail";
 import { enrichEscrowLines } from "./enrich";
@@ -20,6 +21,7 @@ export const slaEscrowModule: RailModule = {
     { slot: "operator", rank: 1, routes: escrowKeeperRoutes },
   ],
   jobs: [escrowKeeperJob],
+  reasons: SLA_ESCROW_REJECTION_REASONS,
   quote: slaEscrowFeeQuote,
   describe: {
     payTo: () => ({

@@ -1,4 +1,5 @@
 import type { RailModule } from "../rail";
+import { UPTO_REJECTION_REASONS } from "./reasons";
 import { uptoRail } from "./rail";
 import { UPTO_PAYLOAD_SHAPE } from "./payload";
 import { uptoBuilderRoutes } from "./routes/upto-builders";
@@ -16,6 +17,7 @@ export const uptoModule: RailModule = {
   settledAmount: (requirements) => requirements.amount,
   routes: [{ slot: "builders", rank: 2, routes: uptoBuilderRoutes }],
   jobs: [uptoKeeperJob],
+  reasons: UPTO_REJECTION_REASONS,
   quote: uptoFeeQuote,
   describe: {
     features: (served, routes) => ({ unsignedUptoDepositTxBuild: served && routes.has("buildUptoDepositTx") }),
