@@ -4,7 +4,7 @@ import { buildSupported } from "../self-description/supported";
 import { buildCapabilities } from "../self-description/capabilities";
 import { RAILS } from "../../rails/registry";
 import type { RailModule } from "../../rails/rail";
-import { CapabilitiesResponseSchema, SupportedResponseSchema } from "../responses/schemas";
+import { CapabilitiesResponseSchema, SupportedResponseSchema } from "./discovery-responses";
 
 /** `/health`, `/supported`, `/capabilities`; `endpoints` is read at request time so capabilities lists every mounted route. */
 export function discoveryRoutes(endpoints: () => readonly EndpointInfo[], rails: readonly RailModule[] = RAILS): RouteDef[] {

@@ -18,7 +18,7 @@ import { enforceRateLimit } from "../middleware/rate-limit";
 import { recordRequestTelemetry } from "../../platform/observability/telemetry";
 import { payerKeyOf } from "../../x402/payer-key";
 import { paymentIdentifierOf } from "../../x402/payment-identifier";
-import { SettleResponseSchema, VerifyResponseSchema } from "../responses/schemas";
+import { SettleResponseSchema, VerifyResponseSchema } from "./payments-responses";
 
 /**
  * `/verify` and `/settle` (docs/facilitator-spec.md §4.1), answering in the union shape of docs/wire-notes.md "Verify /
