@@ -4,7 +4,7 @@ import { notFound } from "../../platform/errors/catalogue";
 import { getSettlementBySignature, type SettlementRow } from "../../store/settlements";
 import { signatureStatus } from "../../chain/confirm";
 import type { Config } from "../../platform/config/load-config";
-import { SettlementStatusResponseSchema } from "../responses/schemas";
+import { SettlementStatusResponseSchema } from "./settlements-responses";
 
 const SettlementPathSchema = v.object({
   signature: v.pipe(v.string(), v.regex(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/, "must be a base58 transaction signature")),
