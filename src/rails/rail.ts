@@ -9,6 +9,7 @@ import type { RouteDef } from "../http/route-def";
 import type { ScheduledJob } from "../jobs/scheduled";
 import type { RailSwitch } from "../platform/config/rail-switches";
 import type { RailFeeQuote } from "./fee-quote";
+import type { RailSellerView } from "./seller-view";
 import type { RejectionReason } from "../x402/rejection-reasons";
 
 /**
@@ -85,6 +86,8 @@ export interface RailModule extends Rail, SchemeRules {
   reasons?: readonly RejectionReason[];
   /** Its answer to `GET /fee-quote?scheme=<scheme>` (rails/fee-quote.ts); absent: the scheme is not quoted. */
   quote?: RailFeeQuote;
+  /** Its seller-facing views: its object in the seller preview and its rail lookup (rails/seller-view.ts). */
+  seller?: RailSellerView;
   /** How the self-description documents speak of it. */
   describe?: RailDescription;
   /** What it adds to /health. */

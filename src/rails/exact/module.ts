@@ -9,6 +9,7 @@ import { sweepRoutes } from "./routes/sweep";
 import { sweepJob } from "./sweep/sweep-job";
 import { exactHealth } from "./health";
 import { exactFeeQuote } from "./fee-quote";
+import { exactSellerView } from "./seller-view";
 import { minimumPaymentRaw } from "./minimum-amount";
 import { formatUnits } from "../../chain/source-funds";
 
@@ -28,6 +29,7 @@ export const exactModule: RailModule = {
   jobs: [sweepJob],
   reasons: EXACT_REJECTION_REASONS,
   quote: exactFeeQuote,
+  seller: exactSellerView,
   describe: {
     // The smallest exact payment in USDC, as /verify applies it (docs/guides/seller.md states it).
     guideFigures: async (config) => {

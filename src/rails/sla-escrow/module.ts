@@ -8,6 +8,7 @@ import { escrowKeeperRoutes } from "./routes/escrow-keeper";
 import { escrowKeeperJob } from "./keeper/escrow-keeper-job";
 import { slaEscrowHealth } from "./health";
 import { slaEscrowFeeQuote } from "./fee-quote";
+import { slaEscrowSellerView } from "./seller-view";
 import { oracleProfiles } from "../../platform/config/oracle-profiles";
 import { STATIC_ARTIFACT_PATHS } from "../../http/self-description/static-artifacts";
 
@@ -23,6 +24,7 @@ export const slaEscrowModule: RailModule = {
   jobs: [escrowKeeperJob],
   reasons: SLA_ESCROW_REJECTION_REASONS,
   quote: slaEscrowFeeQuote,
+  seller: slaEscrowSellerView,
   describe: {
     payTo: () => ({
       payTo: "The Escrow PDA of the facilitator's bank for the asset: seeds [\"escrow\", mint, bankPda], program slaEscrow.",

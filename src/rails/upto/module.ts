@@ -19,6 +19,8 @@ export const uptoModule: RailModule = {
   jobs: [uptoKeeperJob],
   reasons: UPTO_REJECTION_REASONS,
   quote: uptoFeeQuote,
+  // An upto channel pays its split to the seller's own wallet: there is no vault or escrow address to look up.
+  seller: { noLookup: "has no per-seller rail address; its payTo is the seller's own wallet" },
   describe: {
     features: (served, routes) => ({ unsignedUptoDepositTxBuild: served && routes.has("buildUptoDepositTx") }),
   },
