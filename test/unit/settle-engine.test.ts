@@ -406,10 +406,26 @@ describe("settle engine: faults", () => {
   it("answers pending with the signature when the claim could not be written but the send went out", async () => {
     const ledger = new FakeLedger();
     ledger.failNext.add("claim");
-    const { settlement } = await settle(ledger, new ScriptedChain());
+    const { settlement, afterResponse } = await settle(ledger, new ScriptedChain());
     expect(settlement).toMatchObject({ ok: false, pending: true, signature: SIGNATURE });
     expect((settlement as { message: string }).message).toContain("the settlement ledger could not be written");
-    expect(ledger.rows.size).toBe(0);
+    // After the answer the row is written (GET /settlements/{signature} finds the signature it named): pending, with no
+    // lease, so the next call reconciles at once; no success was reported.
+    await Promise.all(afterResponse);
+    expect(ledger.rows.size).toBe(1);
+    expect(ledger.rows.get(HASH)).toMatchObject({ state: "pending", leaseExpiresAtMs: null, successReportedAtMs: null });
+  });
+
+  it("writes the row after the answer on a later try when the claim fails again at first", async () => {
+    const ledger = new FakeLedger();
+    const chain = new ScriptedChain();
+    const claim = ledger.claim.bind(ledger);
+    let failuresLeft = 2; // the claim's own, then the first late try
+    ledger.claim = (row) => (failuresLeft-- > 0 ? Promise.reject(new Error("D1 fault in claim")) : claim(row));
+    const { settlement, afterResponse } = await settle(ledger, chain);
+    expect(settlement).toMatchObject({ ok: false, pending: true, signature: SIGNATURE });
+    await Promise.all(afterResponse);
+    expect(ledger.rows.get(HASH)).toMatchObject({ state: "pending" });
   });
 
   it("lets the database fault stand when the claim failed and the cluster refused the send", async () => {
