@@ -3,7 +3,7 @@ import type { Config } from "../platform/config/load-config";
 import { toBase64 } from "../chain/bytes";
 import type { SendOutcome } from "../chain/send-transaction";
 import type { SignatureStatus } from "../chain/confirm";
-import { rejectionForTransactionError, type PaymentFunds } from "../chain/transaction-rejection";
+import { rejectionForOnChainFailure, rejectionForTransactionError, type PaymentFunds } from "../chain/transaction-rejection";
 import type { SettlementRow } from "../store/settlements";
 import { isSellerRetryOfReportedSuccess } from "./repeat-settle";
 import { d1Ledger, settlePorts, type ClaimRow, type SettleLedger, type SettlePorts } from "./settle-ports";
@@ -421,7 +421,7 @@ function pendingWith(ctx: SettleContext, signature: string | undefined, message:
 
 /** Executed and failed on chain: the fee was paid and the signature is public, so it is reported. */
 async function failedOnChain(ctx: SettleContext, err: unknown): Promise<Settlement> {
-  const refused = rejectionForTransactionError(err, [], ctx.payment.funds, ctx.payment.instructionPrograms);
+  const refused = rejectionForOnChainFailure(err, ctx.payment.funds, ctx.payment.instructionPrograms);
   await recordFailure(ctx, refused);
   return { ...refused, payer: ctx.payment.payer, signature: ctx.signature };
 }

@@ -364,8 +364,10 @@ describe("settle engine: refusals", () => {
     const ledger = new FakeLedger();
     const chain = new ScriptedChain({ confirm: [{ kind: "failed", err: { InstructionError: [0, { Custom: 6001 }] } }] });
     const { settlement } = await settle(ledger, chain);
-    expect(settlement).toMatchObject({ ok: false, reason: "transaction_simulation_failed", signature: SIGNATURE, payer: PAYER });
-    expect(ledger.rows.get(HASH)).toMatchObject({ state: "failed", errorReason: "transaction_simulation_failed" });
+    // It executed (no simulation refused it): its own reason, and the message says the fee was paid.
+    expect(settlement).toMatchObject({ ok: false, reason: "settlement_failed", signature: SIGNATURE, payer: PAYER });
+    expect((settlement as { message: string }).message).toMatch(/executed and failed on chain \(instruction 0 failed: .*6001.*\); its network fee was paid/);
+    expect(ledger.rows.get(HASH)).toMatchObject({ state: "failed", errorReason: "settlement_failed" });
   });
 
   it("refuses a different payment under a used payment-identifier id with 409, before anything is sent", async () => {

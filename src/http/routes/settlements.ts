@@ -3,7 +3,7 @@ import { route, type RouteDef } from "../route-def";
 import { notFound } from "../../platform/errors/catalogue";
 import { getSettlementBySignature, type SettlementRow } from "../../store/settlements";
 import { signatureStatus } from "../../chain/confirm";
-import { rejectionForTransactionError } from "../../chain/transaction-rejection";
+import { rejectionForOnChainFailure } from "../../chain/transaction-rejection";
 import type { Config } from "../../platform/config/load-config";
 import { SettlementStatusResponseSchema } from "../responses/schemas";
 
@@ -26,17 +26,8 @@ async function publicStateOf(config: Config, row: SettlementRow): Promise<{ stat
   if (recorded.state !== "pending") return recorded;
   const onChain = await signatureStatus(config, row.signature).catch(() => null);
   if (onChain?.kind === "confirmed") return { state: "confirmed", errorReason: null };
-  if (onChain?.kind === "failed") return { state: "failed", errorReason: onChainFailureReason(onChain.err) };
+  if (onChain?.kind === "failed") return { state: "failed", errorReason: rejectionForOnChainFailure(onChain.err, "token").reason };
   return recorded;
-}
-
-/**
- * The reason of a transaction that executed and failed, as far as its error alone tells (the settle also had the
- * instructions' programs): a cause it names, else `settlement_failed` (it was no simulation).
- */
-function onChainFailureReason(err: unknown): string {
-  const { reason } = rejectionForTransactionError(err, [], "token");
-  return reason === "transaction_simulation_failed" ? "settlement_failed" : reason;
 }
 
 /**
