@@ -8,14 +8,16 @@ import type { SchemeRules } from "../x402/common-checks";
 import type { RouteDef } from "../http/route-def";
 import type { ScheduledJob } from "../jobs/scheduled";
 import type { RailSwitch } from "../platform/config/rail-switches";
+import type { RailFeeQuote } from "./fee-quote";
+import type { RejectionReason } from "../x402/rejection-reasons";
 
 /**
  * A payment rail (x402 scheme): how `/supported` advertises it and how `/verify` and `/settle` handle its payments.
  *
  * Both `verify` and `settle` receive the body only after the common checks (`x402/common-checks.ts`) passed: the
  * scheme is this rail's, `paymentRequirements` equals `paymentPayload.accepted`, the network and asset are served.
- * Refusals use `rejection(reason, message)` with a reason from `x402/rejection-reasons.ts` (add the rail's own
- * reasons there, in its own block).
+ * Refusals use `rejection(reason, message)` with a core reason (`x402/rejection-reasons.ts`) or one of the rail's own
+ * (`RailModule.reasons`, declared in its folder's `reasons.ts`).
  */
 export interface Rail {
   scheme: SchemeName;
@@ -79,6 +81,10 @@ export interface RailModule extends Rail, SchemeRules {
   routes?: readonly RailRoutes[];
   /** Its Cron jobs (keeper, sweep): they run on the rails' trigger in registry order. */
   jobs?: readonly ScheduledJob[];
+  /** Its own rejection reasons (`rails/<scheme>/reasons.ts`), for the list the OpenAPI document gives, in registry order. */
+  reasons?: readonly RejectionReason[];
+  /** Its answer to `GET /fee-quote?scheme=<scheme>` (rails/fee-quote.ts); absent: the scheme is not quoted. */
+  quote?: RailFeeQuote;
   /** How the self-description documents speak of it. */
   describe?: RailDescription;
   /** What it adds to /health. */

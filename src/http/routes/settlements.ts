@@ -5,7 +5,7 @@ import { getSettlementBySignature, type SettlementRow } from "../../store/settle
 import { signatureStatus } from "../../chain/confirm";
 import { rejectionForOnChainFailure } from "../../chain/transaction-rejection";
 import type { Config } from "../../platform/config/load-config";
-import { SettlementStatusResponseSchema } from "../responses/schemas";
+import { SettlementStatusResponseSchema } from "./settlements-responses";
 
 const SettlementPathSchema = v.object({
   signature: v.pipe(v.string(), v.regex(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/, "must be a base58 transaction signature")),
