@@ -376,9 +376,12 @@ export async function readExposureSummary(d1: D1Database, opensSinceMs: number, 
     `SELECT COALESCE(MAX(n), 0) AS n FROM (SELECT ${measure} AS n FROM (${rows}) WHERE ${column} IS NOT NULL GROUP BY ${column})`;
   const liveChannels = `SELECT payer, pay_to FROM upto_channels WHERE state IN ${RENT_OUT}`;
   const statements = [
-    `SELECT 'upto' AS rail, fee_payer, SUM(rent_lamports) AS lamports, COUNT(*) AS channels FROM upto_channels WHERE state IN ${RENT_OUT} GROUP BY fee_payer
-     UNION ALL SELECT rail, fee_payer, SUM(lamports), 0 FROM fee_payer_exposure WHERE state = '${HELD}' GROUP BY rail, fee_payer`,
-    `SELECT rail, fee_payer, SUM(lamports) AS lamports FROM fee_payer_exposure WHERE state = '${SPENT}' AND booked_at_ms >= ${since} GROUP BY rail, fee_payer`,
+    `SELECT 'upto' AS rail, COALESCE(SUM(rent_lamports), 0) AS lamports, COUNT(*) AS channels FROM upto_channels WHERE state IN ${RENT_OUT}
+     UNION ALL SELECT rail, SUM(lamports), 0 FROM fee_payer_exposure WHERE state = '${HELD}' GROUP BY rail`,
+    `SELECT rail, SUM(lamports) AS lamports FROM fee_payer_exposure WHERE state = '${SPENT}' AND booked_at_ms >= ${since} GROUP BY rail`,
+    `SELECT fee_payer, SUM(lamports) AS lamports FROM (SELECT fee_payer, rent_lamports AS lamports FROM upto_channels WHERE state IN ${RENT_OUT}
+       UNION ALL SELECT fee_payer, lamports FROM fee_payer_exposure WHERE state = '${HELD}') GROUP BY fee_payer`,
+    `SELECT fee_payer, SUM(lamports) AS lamports FROM fee_payer_exposure WHERE state = '${SPENT}' AND booked_at_ms >= ${since} GROUP BY fee_payer`,
     largest(liveChannels, "payer", "COUNT(*)"),
     largest(liveChannels, "pay_to", "COUNT(*)"),
     largest(`SELECT payer FROM upto_channels WHERE created_at_ms >= ${literal(opensSinceMs)} AND state NOT IN ${NEVER_SENT}`, "payer", "COUNT(*)"),
@@ -388,23 +391,22 @@ export async function readExposureSummary(d1: D1Database, opensSinceMs: number, 
     largest(spentRows, "pay_to", "SUM(lamports)"),
   ];
   const results = await d1.batch(statements.map((sql) => d1.prepare(sql)));
-  const [out, spent, ...maxima] = results.map((r) => r.results as Record<string, number | string | null>[]);
+  const [out, spent, outByFeePayer, spentByFeePayer, ...maxima] = results.map((r) => r.results as Record<string, number | string | null>[]);
   const n = (i: number) => Number(maxima[i]![0]!.n);
   const big = (i: number) => BigInt(maxima[i]![0]!.n ?? 0);
-  const sumBy = (rows: Record<string, number | string | null>[], keyOf: (r: Record<string, number | string | null>) => string, start: Record<string, bigint> = {}) => {
-    const sums = { ...start };
+  const sumBy = (rows: Record<string, number | string | null>[], keyOf: (r: Record<string, number | string | null>) => string) => {
+    const sums: Record<string, bigint> = {};
     for (const r of rows) sums[keyOf(r)] = (sums[keyOf(r)] ?? 0n) + BigInt(r.lamports ?? 0);
     return sums;
   };
   const rail = (r: Record<string, number | string | null>) => String(r.rail);
   const feePayer = (r: Record<string, number | string | null>) => (r.fee_payer === null ? UNRECORDED_FEE_PAYER : String(r.fee_payer));
   return {
-    // upto's rent is shown even when none is out (0).
-    rentOutByRail: sumBy(out!, rail, { upto: 0n }),
+    rentOutByRail: sumBy(out!, rail),
     spentSinceByRail: sumBy(spent!, rail),
-    rentOutByFeePayer: sumBy(out!, feePayer),
-    spentSinceByFeePayer: sumBy(spent!, feePayer),
-    uptoLiveChannels: out!.filter((r) => r.rail === "upto").reduce((n, r) => n + Number(r.channels ?? 0), 0),
+    rentOutByFeePayer: sumBy(outByFeePayer!, feePayer),
+    spentSinceByFeePayer: sumBy(spentByFeePayer!, feePayer),
+    uptoLiveChannels: Number(out!.find((r) => r.rail === "upto")?.channels ?? 0),
     largest: {
       uptoChannelsOfOnePayer: n(0),
       uptoChannelsOfOnePayTo: n(1),
