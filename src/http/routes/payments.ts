@@ -9,6 +9,7 @@ import { normalizeSchemeAmong, type SchemeName } from "../../x402/scheme-names";
 import { settledWith, type SettleOutcome } from "../../settlement/settle-engine";
 import { settleLedgerOf } from "../../settlement/settle-ports";
 import { recordPaymentAttempt, type PaymentAttempt } from "../../store/payment-attempts";
+import type { PaymentAttemptOutcome } from "../../store/states";
 import { log } from "../../platform/observability/log";
 import { ERROR_STATUS, isFacilitatorError, type ErrorReason } from "../../platform/errors/catalogue";
 import { asVerifySettleBody } from "../../x402/bare-payment-payload";
@@ -105,7 +106,7 @@ async function answerSettle(c: AppContext, served: ServedRails, startedAtMs: num
   const settled = parsed.ok ? await asRejectionOnFault(settlePayment(c, served, parsed.body, parsed.paymentId)) : parsed;
   const { settlement: result, afterResponse } = "settlement" in settled ? settled : settledWith(settled);
   const signature = "signature" in result && result.signature ? result.signature : "";
-  const outcome = result.ok ? "settled" : "pending" in result ? "pending" : "failed";
+  const outcome: PaymentAttemptOutcome = result.ok ? "settled" : "pending" in result ? "pending" : "failed";
   recordTelemetry(c, "settle", parsed.ok ? parsed.body : null, startedAtMs, outcome, result.ok ? null : result.reason);
   // The seller's payment history, from the outcome: only for a body that parsed (an anonymous junk request
   // writes nothing). The ledger's success report itself was written before this answer, by the engine.
@@ -229,7 +230,7 @@ function settleAttempt(
   body: VerifySettleBody,
   correlationId: string,
   startedAtMs: number,
-  outcome: string,
+  outcome: PaymentAttemptOutcome,
   reason: string | null,
   signature: string | null,
   payer: string | null | undefined,
