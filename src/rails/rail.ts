@@ -64,7 +64,9 @@ export interface RailRoutes {
  * Everything a rail is, as the rest of the Worker knows it: the `Rail` plus the optional parts below. A rail lives
  * in its own folder under `rails/`, exports one `RailModule` from its `module.ts`, and is one line of
  * `rails/registry.ts`, which builds `/supported`, the verify/settle body's payload union, the common checks' scheme
- * rules, the enrich transform, the route table's rail groups and the rail Cron jobs from the modules. A rail folder
+ * rules, the rejection reasons' list, the enrich transform, the fee quote, the route table's rail groups and the rail
+ * Cron jobs from the modules (directory/sellers/ builds the seller views from them too). Its configuration keys are
+ * its `config.ts` slice, listed in `rails/config-slices.ts`. A rail folder
  * may import the payment core (`x402/`, `settlement/`, this folder's top-level files) and the shared layers
  * (`chain/`, `store/`, `platform/`, `jobs/keeper/`), never another rail's folder.
  */
