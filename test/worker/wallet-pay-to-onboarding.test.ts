@@ -14,7 +14,7 @@ import { TEST_FEE_PAYER } from "../support/keys";
 import { chainRpc, fundedBuyer, tokenBalance } from "../support/workerd/chain";
 import { createUsdcAccount, signAsBuyer, usdcAccountOf } from "../support/workerd/payment-fixtures";
 import { craftBody, paymentParts, standardInstructions } from "../support/workerd/craft-payment";
-import { RailInfoSchema, SellerPreviewResponseSchema } from "../../src/http/responses/schemas";
+import { RailInfoSchema, SellerPreviewResponseSchema } from "../../src/http/routes/sellers-responses";
 
 /** `[env.production]` as an operator runs it without a UniversalSettle id (as test/worker/rail-switches.test.ts), wallet form opted in. */
 const WALLET_ONLY = {

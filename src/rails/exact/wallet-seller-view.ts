@@ -1,19 +1,19 @@
 import type { Address } from "@solana/kit";
 import type { Config } from "../../platform/config/load-config";
-import type { AccountSnapshot } from "../../chain/accounts";
 import { parseMint } from "../../chain/mint";
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../chain/token-programs";
-import { associatedTokenAccountOf } from "../../rails/exact/vault-addresses";
-import { minimumPaymentRaw } from "../../rails/exact/minimum-amount";
-import { walletPayToLine } from "../../rails/exact/wallet-line";
-import { classifyVaultTokenAccount } from "../../rails/exact/vault-token-account";
-import type { RailStatus } from "./rail-views";
+import type { Accounts, RailStatus, SellerPreviewPart } from "../seller-view";
+import { associatedTokenAccountOf } from "./vault-addresses";
+import { minimumPaymentRaw } from "./minimum-amount";
+import { walletPayToLine } from "./wallet-line";
+import { classifyVaultTokenAccount } from "./vault-token-account";
+import { SELLER_TOKEN_ACCOUNT_MISSING } from "./sweep/plan";
 
 /**
- * The `exact` rail in its wallet `payTo` form as a seller sees it (SVC_EXACT_WALLET_PAYTO, src/rails/exact/pay-to-form.ts):
- * `payTo` is the seller's own wallet, the transfer lands in the wallet's own USDC token account, and there is nothing to
- * activate, sweep or register on chain. The one thing that must exist is that token account: the facilitator never
- * creates it (as the official `@x402/svm` facilitator does not), so a payment to a wallet without one fails in simulation.
+ * The `exact` rail in its wallet `payTo` form as a seller sees it (SVC_EXACT_WALLET_PAYTO, ./pay-to-form.ts): `payTo`
+ * is the seller's own wallet, the transfer lands in the wallet's own USDC token account, and there is nothing to
+ * activate or sweep. The one thing that must exist is that token account: the facilitator never creates it (as the
+ * official `@x402/svm` facilitator does not), so a payment to a wallet without one is refused.
  */
 export interface WalletRailView {
   scheme: "exact";
@@ -39,19 +39,38 @@ export interface WalletRailView {
   line: ReturnType<typeof walletPayToLine>;
 }
 
-/** The addresses a wallet view reads (the USDC mint and the wallet's ATA under both token programs), for the caller's one batched read. */
-export async function walletRailReads(config: Config, wallet: Address): Promise<Address[]> {
+/**
+ * The wallet form's preview part: reads the USDC mint (its token program) and the wallet's ATA under both token
+ * programs; its lifecycle is the token account (no vault to activate, and no registration: that needs a vault).
+ */
+export async function walletPreviewPart(config: Config, wallet: Address): Promise<SellerPreviewPart & { view(accounts: Accounts): WalletRailView }> {
   const mint = config.mints.usdc;
-  const [token, token2022] = await Promise.all([TOKEN_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM_ADDRESS].map((program) => associatedTokenAccountOf(wallet, mint, program)));
-  return [mint, token!, token2022!];
+  const [token, token2022, minimum] = await Promise.all([
+    associatedTokenAccountOf(wallet, mint, TOKEN_PROGRAM_ADDRESS),
+    associatedTokenAccountOf(wallet, mint, TOKEN_2022_PROGRAM_ADDRESS),
+    minimumPaymentRaw(config, mint, false),
+  ]);
+  const view = (accounts: Accounts) => walletRailView(config, wallet, accounts, { token, token2022, minimum });
+  return {
+    reads: [mint, token, token2022],
+    view,
+    lifecycle(accounts) {
+      const { tokenAccount } = view(accounts);
+      return {
+        activated: tokenAccount.exists,
+        blocked: tokenAccount.exists ? null : { blockedReason: SELLER_TOKEN_ACCOUNT_MISSING, sellerTokenAccount: tokenAccount.address },
+        registers: false,
+      };
+    },
+  };
 }
 
-export async function walletRailView(config: Config, wallet: Address, accounts: ReadonlyMap<Address, AccountSnapshot | null>): Promise<WalletRailView> {
+function walletRailView(config: Config, wallet: Address, accounts: Accounts, known: { token: Address; token2022: Address; minimum: bigint }): WalletRailView {
   const mint = config.mints.usdc;
   const mintAccount = accounts.get(mint) ?? null;
-  // USDC's token program is read with the same batch; an unreadable mint is taken as SPL Token (the USDC of every cluster).
+  // USDC's token program comes from the same batch; an unreadable mint is taken as SPL Token (the USDC of every cluster).
   const tokenProgram = (mintAccount && parseMint(mintAccount)?.tokenProgram) || TOKEN_PROGRAM_ADDRESS;
-  const [address, minimum] = await Promise.all([associatedTokenAccountOf(wallet, mint, tokenProgram), minimumPaymentRaw(config, mint, false)]);
+  const address = tokenProgram === TOKEN_2022_PROGRAM_ADDRESS ? known.token2022 : known.token;
   // Ready only as an initialized account of that mint and wallet (lamports sent to the address do not make one).
   const exists = classifyVaultTokenAccount(accounts.get(address), { tokenProgram, mint, owner: wallet }) === "ready";
   return {
@@ -71,7 +90,7 @@ export async function walletRailView(config: Config, wallet: Address, accounts: 
     provisioningStatus: null,
     tokenPda: null,
     tokenAccount: { asset: "USDC", mint, tokenProgram, address, exists },
-    minimumAmount: minimum.toString(),
-    line: walletPayToLine(config, wallet, mint, minimum),
+    minimumAmount: known.minimum.toString(),
+    line: walletPayToLine(config, wallet, mint, known.minimum),
   };
 }
