@@ -1,6 +1,6 @@
 import { route, type RouteDef } from "../../../http/route-def";
 import { buildExactPayment, BuildExactPaymentRequestSchema } from "../build";
-import { ExactBuildResponseSchema } from "../../../http/responses/schemas";
+import { ExactBuildResponseSchema } from "./responses";
 import { PAYMENT_MINT_REASONS } from "../../../chain/buyer-source";
 import { SOURCE_FUNDS_REASONS } from "../../../chain/source-funds";
 import { RAIL_SWITCH_REASONS } from "../../../platform/config/rail-switches";

@@ -17,7 +17,7 @@ import {
 } from "../build-dispute-steps";
 import { buildOracleConfirm, BuildOracleConfirmRequestSchema } from "../build-oracle-confirm";
 import { buildEscrowSettle, BuildEscrowSettleRequestSchema } from "../build-settle-tx";
-import { EscrowBuildResponseSchema, EscrowSettleBuildResponseSchema, EscrowV2BuildResponseSchema, PartyBuildResponseSchema } from "../../../http/responses/schemas";
+import { EscrowBuildResponseSchema, EscrowSettleBuildResponseSchema, EscrowV2BuildResponseSchema, PartyBuildResponseSchema } from "./responses";
 import { ESCROW_TERMS_REASONS, FUNDING_LIMIT_REASONS } from "../escrow-terms";
 
 /** The escrow builders' answer (501) on a cluster where the escrow's accounts for the mint do not exist. */

@@ -1,6 +1,6 @@
 import { route, type RouteDef } from "../../../http/route-def";
 import { buildUptoDeposit, BuildUptoDepositRequestSchema } from "../build-deposit";
-import { UptoDepositBuildResponseSchema } from "../../../http/responses/schemas";
+import { UptoDepositBuildResponseSchema } from "./responses";
 import { PAYMENT_MINT_REASONS } from "../../../chain/buyer-source";
 import { SOURCE_FUNDS_REASONS } from "../../../chain/source-funds";
 import { UPTO_MINT_SCREEN_REASONS } from "../mint-screen";

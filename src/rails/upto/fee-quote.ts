@@ -4,9 +4,11 @@ import type { Config } from "../../platform/config/load-config";
 import { badRequest } from "../../platform/errors/catalogue";
 import { fetchAccounts } from "../../chain/accounts";
 import { readPaymentMint, sourceAtaCandidates } from "../../chain/buyer-source";
-import type { FeeQuote } from "../fee-quote";
+import type { ErrorReason } from "../../platform/errors/catalogue";
+import { PAYMENT_MINT_REASONS } from "../../chain/buyer-source";
+import type { FeeQuote, FeeQuoteRequest, RailFeeQuote } from "../fee-quote";
 import { UPTO_CHANNEL_RENT_LAMPORTS, uptoOpenRentLamports } from "../../chain/fee-payer-budget/caps";
-import { uptoMintScreen } from "./mint-screen";
+import { UPTO_MINT_SCREEN_REASONS, uptoMintScreen } from "./mint-screen";
 
 /**
  * The `upto` quote: the payment-channels program takes no fee and the official client commits one split of 10,000 bps
@@ -14,7 +16,13 @@ import { uptoMintScreen } from "./mint-screen";
  * dust (docs/payment-channels.md "Distribute"). What can still cost the seller everything: a missing token account at
  * claim time, whose share the program redirects to its treasury. One batched read (mint + both candidate accounts).
  */
-export async function quoteUpto(config: Config, common: Pick<FeeQuote, "network" | "wallet" | "asset" | "mint" | "amount">, wallet: Address, mint: Address, isNativeSol: boolean): Promise<FeeQuote> {
+export const uptoFeeQuote: RailFeeQuote = {
+  // The deposit builder's mint rules: the quote refuses what the channel open would.
+  reasons: [...PAYMENT_MINT_REASONS, ...UPTO_MINT_SCREEN_REASONS] satisfies readonly ErrorReason[],
+  quote: (config, { common, wallet, mint, isNativeSol }) => quoteUpto(config, common, wallet, mint, isNativeSol),
+};
+
+async function quoteUpto(config: Config, common: FeeQuoteRequest["common"], wallet: Address, mint: Address, isNativeSol: boolean): Promise<FeeQuote> {
   if (isNativeSol) throw badRequest("asset: upto pays SPL tokens through a payment channel; native SOL is not an upto asset");
   const candidates = await sourceAtaCandidates(wallet, mint);
   const accounts = await fetchAccounts(config, [mint, candidates.token, candidates.token2022]);
