@@ -54,6 +54,13 @@ export class SettleLedgerObject extends DurableObject<Env> {
   private mirrorFailures = 0;
   /** The table exists (created on first use, and again after the retention's deleteAll dropped it). */
   private schemaReady = false;
+  /**
+   * Claims this object won and has not stored yet. A claim adds nothing D1 lacks (it is written through), so the object
+   * keeps it in memory and stores it with the payment's first change (lease, state, report), in that change's storage
+   * transaction: a settle writes the object's storage once, not twice, and the claim's answer waits on no storage
+   * write. Lost with the object's memory (eviction), the row is read back from D1 before the next change (`toStorage`).
+   */
+  private unstoredClaims = new Map<string, SettlementRow>();
 
   private get sql(): SqlStorage {
     if (!this.schemaReady) {
@@ -63,6 +70,17 @@ export class SettleLedgerObject extends DurableObject<Env> {
     return this.ctx.storage.sql;
   }
 
+  /** The stored row, without creating the table: a read never writes (an object only asked about a payment stores nothing). */
+  private storedRow(messageHash: string): SettlementRow | undefined {
+    if (!this.schemaReady) this.schemaReady = hasLocalSchema(this.ctx.storage.sql);
+    return this.schemaReady ? readLocal(this.ctx.storage.sql, messageHash)?.row : undefined;
+  }
+
+  /** The row the object holds: stored, or a claim kept in memory. */
+  private heldRow(messageHash: string): SettlementRow | undefined {
+    return this.storedRow(messageHash) ?? this.unstoredClaims.get(messageHash);
+  }
+
   /** State and signature, from the object, else from D1 (a payment settled before the upgrade, or expired here). */
   async state(messageHash: string): Promise<Pick<SettlementRow, "state" | "signature"> | undefined> {
     const row = await this.get(messageHash);
@@ -70,25 +88,25 @@ export class SettleLedgerObject extends DurableObject<Env> {
   }
 
   async get(messageHash: string): Promise<SettlementRow | undefined> {
-    // A read never creates the table: an object only asked about a payment (the settle floor's check) stores nothing.
-    const held = this.schemaReady || hasLocalSchema(this.ctx.storage.sql) ? readLocal(this.sql, messageHash) : undefined;
-    return held?.row ?? (await readD1Row(this.env.DB, messageHash));
+    return this.heldRow(messageHash) ?? (await readD1Row(this.env.DB, messageHash));
   }
 
   /** store/settlements.ts claimSettlement: exactly one caller gets `claimed`, whichever ledger wrote the row. */
   async claim(input: ClaimInput): Promise<SettlementClaim> {
     for (let attempt = 0; attempt < 8; attempt++) {
-      const held = readLocal(this.sql, input.messageHash);
-      if (held) return { claimed: false, existing: held.row };
+      const held = this.heldRow(input.messageHash);
+      if (held) return { claimed: false, existing: held };
       const row = claimedRow(input, Date.now());
       const written = await writeClaimThrough(this.env.DB, row);
       // Another call of this object may have claimed or imported the row while D1 answered: the object's row wins.
       if (written.inserted) {
-        insertLocal(this.sql, row); // D1 has this version already (or a concurrent call of this object put the same row)
-        await this.expireLater();
+        if (!this.heldRow(row.messageHash)) this.unstoredClaims.set(row.messageHash, row);
         return { claimed: true };
       }
       if (written.existing) {
+        const meanwhile = this.heldRow(input.messageHash);
+        if (meanwhile) return { claimed: false, existing: meanwhile };
+        // D1's row, written before this object held the payment (the D1 ledger, or this object before its expiry): stored.
         insertLocal(this.sql, written.existing);
         await this.expireLater();
         return { claimed: false, existing: readLocal(this.sql, input.messageHash)!.row };
@@ -102,13 +120,39 @@ export class SettleLedgerObject extends DurableObject<Env> {
     throw new Error("settlement row keeps vanishing after conflicting inserts");
   }
 
+  /**
+   * Stores the row before its first change: the claim kept in memory, synchronously (so it commits in the change's
+   * storage transaction), else D1's row when memory lost it (the claim is in D1: written through). A promise only when
+   * D1 must be read; false when neither has the payment.
+   */
+  private toStorage(messageHash: string): boolean | Promise<boolean> {
+    if (this.storedRow(messageHash)) return true;
+    const claimed = this.unstoredClaims.get(messageHash);
+    if (!claimed) return this.fromD1ToStorage(messageHash);
+    insertLocal(this.sql, claimed);
+    this.unstoredClaims.delete(messageHash);
+    return true;
+  }
+
+  private async fromD1ToStorage(messageHash: string): Promise<boolean> {
+    const row = await readD1Row(this.env.DB, messageHash);
+    if (!row) return false;
+    if (!this.storedRow(messageHash)) insertLocal(this.sql, this.unstoredClaims.get(messageHash) ?? row);
+    this.unstoredClaims.delete(messageHash);
+    return true;
+  }
+
   async takeOverLease(messageHash: string, leaseId: string, leaseMs: number): Promise<boolean> {
+    const stored = this.toStorage(messageHash);
+    if (stored !== true && !(await stored)) return false;
     const taken = takeOverLocalLease(this.sql, messageHash, leaseId, leaseMs, Date.now());
     if (taken) await this.afterChange(messageHash);
     return taken;
   }
 
   async update(messageHash: string, fromStates: SettlementState[], changes: Parameters<typeof updateLocal>[3]): Promise<boolean> {
+    const stored = this.toStorage(messageHash);
+    if (stored !== true && !(await stored)) return false;
     if (changes.state === "confirmed") await this.confirmationThroughIfFailed(messageHash, Date.now());
     const updated = updateLocal(this.sql, messageHash, fromStates, changes, Date.now());
     if (updated) await this.afterChange(messageHash);
@@ -121,17 +165,24 @@ export class SettleLedgerObject extends DurableObject<Env> {
    */
   async release(messageHash: string): Promise<void> {
     await releaseInD1(this.env.DB, messageHash);
-    releaseLocal(this.sql, messageHash);
+    this.unstoredClaims.delete(messageHash);
+    if (this.storedRow(messageHash)) releaseLocal(this.sql, messageHash);
   }
 
   async reportSuccess(messageHash: string, reporterId: string, correlationId: string | null, nowMs: number): Promise<boolean> {
-    await this.confirmationThroughIfFailed(messageHash, nowMs);
+    const stored = this.toStorage(messageHash);
+    if (stored !== true && !(await stored)) return false;
+    // No await unless D1 must hear of it first: the stored claim and the report then commit as one storage write.
+    const through = this.confirmationThroughIfFailed(messageHash, nowMs);
+    if (through) await through;
     const won = reportLocalSuccess(this.sql, messageHash, reporterId, correlationId, nowMs);
     if (won) await this.afterChange(messageHash);
     return won;
   }
 
   async recordConfirmationAfterFailedReport(messageHash: string, reporterId: string, nowMs: number): Promise<void> {
+    const stored = this.toStorage(messageHash);
+    if (stored !== true && !(await stored)) return;
     await this.confirmationThroughIfFailed(messageHash, nowMs);
     recordLocalConfirmationAfterFailedReport(this.sql, messageHash, reporterId, nowMs);
     await this.afterChange(messageHash);
@@ -160,8 +211,8 @@ export class SettleLedgerObject extends DurableObject<Env> {
   }
 
   /** Before the object records a confirmation of a payment it holds as failed, D1 hears it (see the class comment). */
-  private async confirmationThroughIfFailed(messageHash: string, nowMs: number): Promise<void> {
-    if (readLocal(this.sql, messageHash)?.row.state === "failed") await writeConfirmationThrough(this.env.DB, messageHash, nowMs);
+  private confirmationThroughIfFailed(messageHash: string, nowMs: number): Promise<void> | undefined {
+    return this.storedRow(messageHash)?.state === "failed" ? writeConfirmationThrough(this.env.DB, messageHash, nowMs) : undefined;
   }
 
   /** A durable retry first (the alarm), then the mirror right away, off the caller's path. */
