@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import { log } from "../platform/observability/log";
 import {
+  adoptProgress,
   claimedRow,
   createLocalSchema,
   hasLocalSchema,
@@ -10,6 +11,7 @@ import {
   markMirrored,
   mirrorToD1,
   paymentIdHolder,
+  progressAhead,
   readD1Row,
   readLocal,
   recordLocalConfirmationAfterFailedReport,
@@ -95,7 +97,7 @@ export class SettleLedgerObject extends DurableObject<Env> {
   async claim(input: ClaimInput): Promise<SettlementClaim> {
     for (let attempt = 0; attempt < 8; attempt++) {
       const held = this.heldRow(input.messageHash);
-      if (held) return { claimed: false, existing: held };
+      if (held) return { claimed: false, existing: await this.withD1Progress(held) };
       const row = claimedRow(input, Date.now());
       const written = await writeClaimThrough(this.env.DB, row);
       // Another call of this object may have claimed or imported the row while D1 answered: the object's row wins.
@@ -118,6 +120,31 @@ export class SettleLedgerObject extends DurableObject<Env> {
       // Released in between (an attempt the cluster never accepted): claim it again.
     }
     throw new Error("settlement row keeps vanishing after conflicting inserts");
+  }
+
+  /**
+   * The held row of an unfinished payment (no success report yet), with what D1 learned meanwhile: a confirmation the
+   * keepers recorded there (store/settlements.ts recordFundingsConfirmed), or a report or state the D1 ledger wrote
+   * while both ledgers served /settle (docs/settle-ledger-migration.md). One D1 read, only when a payment is settled
+   * again before its success was reported (a retry, a concurrent call), never on a payment's first settle. Best
+   * effort: when D1 does not answer, the object's own row stands (D1 only ever adds progress to it).
+   */
+  private async withD1Progress(held: SettlementRow): Promise<SettlementRow> {
+    if (held.successReportedAtMs !== null) return held;
+    const messageHash = held.messageHash;
+    let d1: SettlementRow | undefined;
+    try {
+      d1 = await readD1Row(this.env.DB, messageHash);
+    } catch (error) {
+      log("warn", "settlement_ledger_refresh_failed", { messageHash, error });
+    }
+    const current = this.heldRow(messageHash) ?? held;
+    const ahead = d1 ? progressAhead(current, d1) : null;
+    if (!ahead) return current;
+    const stored = this.toStorage(messageHash);
+    if (stored !== true && !(await stored)) return current;
+    if (adoptProgress(this.sql, messageHash, ahead, Date.now())) await this.afterChange(messageHash);
+    return this.heldRow(messageHash) ?? current;
   }
 
   /**

@@ -198,6 +198,50 @@ export function recordLocalConfirmationAfterFailedReport(sql: SqlStorage, messag
   );
 }
 
+/** How far a payment has come: a row never moves down this order (a failed payment that landed moves up to confirmed). */
+const STATE_RANK: Record<SettlementState, number> = { submitting: 0, pending: 1, failed: 2, confirmed: 3 };
+
+/**
+ * What D1 knows of a payment that the object's row does not: a state further on (the keepers' catch-up,
+ * store/settlements.ts recordFundingsConfirmed; or the D1 ledger's calls during a switch of ledgers), or a success
+ * report written by the D1 ledger (another reporter than the object's last lease holder: a report of the object's own
+ * that it withdrew is not taken back). Null when D1 is not ahead.
+ */
+export function progressAhead(local: SettlementRow, d1: SettlementRow): Partial<SettlementRow> | null {
+  if (local.successReportedAtMs !== null) return null;
+  const foreignReport = d1.successReportedAtMs !== null && d1.leaseId !== local.leaseId;
+  const stateAhead = STATE_RANK[d1.state] > STATE_RANK[local.state];
+  if (!foreignReport && !stateAhead) return null;
+  return {
+    state: foreignReport ? "confirmed" : d1.state,
+    confirmedAtMs: d1.confirmedAtMs,
+    errorReason: d1.errorReason,
+    errorMessage: d1.errorMessage,
+    ...(foreignReport ? { successReportedAtMs: d1.successReportedAtMs, successCorrelationId: d1.successCorrelationId, leaseId: d1.leaseId } : {}),
+  };
+}
+
+/** Takes D1's progress (`progressAhead`) into the object's row, unless a report was recorded here meanwhile. */
+export function adoptProgress(sql: SqlStorage, messageHash: string, ahead: Partial<SettlementRow>, nowMs: number): boolean {
+  return changed(
+    sql.exec(
+      `UPDATE settlements SET state = ?2, confirmed_at_ms = COALESCE(confirmed_at_ms, ?3), error_reason = ?4, error_message = ?5,
+         success_reported_at_ms = ?6, success_correlation_id = ?7, lease_id = COALESCE(?8, lease_id), lease_expires_at_ms = NULL,
+         updated_at_ms = ?9, version = version + 1
+       WHERE message_hash = ?1 AND success_reported_at_ms IS NULL`,
+      messageHash,
+      ahead.state ?? null,
+      ahead.confirmedAtMs ?? null,
+      ahead.errorReason ?? null,
+      ahead.errorMessage ?? null,
+      ahead.successReportedAtMs ?? null,
+      ahead.successCorrelationId ?? null,
+      ahead.leaseId ?? null,
+      nowMs,
+    ),
+  );
+}
+
 export function markMirrored(sql: SqlStorage, messageHash: string, version: number): void {
   sql.exec("UPDATE settlements SET mirrored_version = ?1 WHERE message_hash = ?2 AND mirrored_version < ?1", version, messageHash);
 }
@@ -238,20 +282,34 @@ export async function readD1Row(d1: D1Database, messageHash: string): Promise<Se
 }
 
 /**
- * The mirror: D1's row becomes the object's. A confirmation D1 learned elsewhere (the keepers' catch-up,
- * store/settlements.ts recordFundingsConfirmed) is never undone by an older state of the object's.
+ * The mirror: D1's row becomes the object's, except where D1 knows more. A confirmation D1 learned elsewhere (the
+ * keepers' catch-up, store/settlements.ts recordFundingsConfirmed) is never undone by an older or failed state of the
+ * object's (the object takes it on the payment's next claim: `progressAhead`), and a success report the D1 ledger wrote
+ * (another reporter than the object's last lease holder) is never erased by a row that has none.
  */
 export async function mirrorToD1(d1: D1Database, row: SettlementRow): Promise<void> {
-  const updates = COLUMNS.filter((c) => c !== "message_hash" && c !== "state" && c !== "confirmed_at_ms").map((c) => `${c} = excluded.${c}`);
-  await d1
-    .prepare(
-      `INSERT INTO settlements (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")})
-       ON CONFLICT (message_hash) DO UPDATE SET ${updates.join(", ")},
-         state = CASE WHEN settlements.state = 'confirmed' AND excluded.state IN ('submitting', 'pending') THEN 'confirmed' ELSE excluded.state END,
-         confirmed_at_ms = COALESCE(excluded.confirmed_at_ms, settlements.confirmed_at_ms)`,
-    )
-    .bind(...values(row))
-    .run();
+  mirrorStatement ??= mirrorSql();
+  await d1.prepare(mirrorStatement).bind(...values(row)).run();
+}
+
+/** The mirror's statement, the same for every row (built once per isolate). */
+let mirrorStatement: string | undefined;
+
+function mirrorSql(): string {
+  const keepReport = "(settlements.success_reported_at_ms IS NOT NULL AND excluded.success_reported_at_ms IS NULL AND settlements.lease_id IS NOT excluded.lease_id)";
+  const keepConfirmed = "(settlements.state = 'confirmed' AND excluded.state <> 'confirmed')";
+  const special: Partial<Record<(typeof COLUMNS)[number], string>> = {
+    state: `CASE WHEN ${keepConfirmed} THEN 'confirmed' ELSE excluded.state END`,
+    confirmed_at_ms: "COALESCE(excluded.confirmed_at_ms, settlements.confirmed_at_ms)",
+    error_reason: `CASE WHEN ${keepConfirmed} THEN settlements.error_reason ELSE excluded.error_reason END`,
+    error_message: `CASE WHEN ${keepConfirmed} THEN settlements.error_message ELSE excluded.error_message END`,
+    success_reported_at_ms: `CASE WHEN ${keepReport} THEN settlements.success_reported_at_ms ELSE excluded.success_reported_at_ms END`,
+    success_correlation_id: `CASE WHEN ${keepReport} THEN settlements.success_correlation_id ELSE excluded.success_correlation_id END`,
+    lease_id: `CASE WHEN ${keepReport} THEN settlements.lease_id ELSE excluded.lease_id END`,
+  };
+  const updates = COLUMNS.filter((c) => c !== "message_hash").map((c) => `${c} = ${special[c] ?? `excluded.${c}`}`);
+  return `INSERT INTO settlements (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")})
+     ON CONFLICT (message_hash) DO UPDATE SET ${updates.join(", ")}`;
 }
 
 /**
