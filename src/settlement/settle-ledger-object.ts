@@ -43,7 +43,10 @@ const MIRROR_RETRY_MAX_MS = 5 * 60 * 1000;
  *
  * D1 stays the place of every global query (history, keeper queues, /settlements/{signature}):
  * - the claim is written through (one D1 round trip, overlapping the send): the row exists in D1 before the object
- *   holds it, and the same round trip reads a row D1 already had (the upgrade from the D1 ledger);
+ *   holds it, and the same round trip reads a row D1 already had (the upgrade from the D1 ledger); the object keeps a
+ *   claim it won in memory and stores it with the payment's first change;
+ * - a payment settled again before its success was reported reads D1's row first and takes what D1 learned without the
+ *   object (the keepers' confirmations, the D1 ledger's report during a switch of ledgers);
  * - every later change is mirrored right after it, off the caller's path; an object whose mirror did not land keeps
  *   `mirrored_version < version` and an alarm retries it, with backoff, until D1 has it;
  * - a failed payment that turns out confirmed is written to D1 first, so D1 never calls an Open failed that landed;

@@ -21,6 +21,13 @@ const COLUMNS = [
   "confirmed_at_ms", "success_reported_at_ms", "success_correlation_id", "payment_id", "created_at_ms", "updated_at_ms",
 ] as const;
 
+/** The statements' column lists, built once per isolate (every settle runs them). */
+const COLUMN_LIST = COLUMNS.join(", ");
+const PLACEHOLDERS = COLUMNS.map(() => "?").join(", ");
+const INSERT_LOCAL_SQL = `INSERT INTO settlements (${COLUMN_LIST}, version, mirrored_version) VALUES (${PLACEHOLDERS}, 1, 1)
+     ON CONFLICT (message_hash) DO NOTHING`;
+const SELECT_D1_ROW_SQL = `SELECT ${COLUMN_LIST} FROM settlements WHERE message_hash = ? LIMIT 1`;
+
 type RawRow = Record<(typeof COLUMNS)[number], SqlStorageValue> & { version?: number; mirrored_version?: number };
 
 export type ClaimInput = Omit<SettlementRow, "state" | "createdAtMs" | "updatedAtMs" | "errorReason" | "errorMessage" | "confirmedAtMs" | "successReportedAtMs" | "successCorrelationId" | "paymentId"> & {
@@ -108,11 +115,7 @@ export function localMessageHashes(sql: SqlStorage): string[] {
 
 /** Puts a row D1 already has (written through, or found there) unless the object holds one: `mirrored` as it is. */
 export function insertLocal(sql: SqlStorage, row: SettlementRow): void {
-  sql.exec(
-    `INSERT INTO settlements (${COLUMNS.join(", ")}, version, mirrored_version) VALUES (${COLUMNS.map(() => "?").join(", ")}, 1, 1)
-     ON CONFLICT (message_hash) DO NOTHING`,
-    ...values(row),
-  );
+  sql.exec(INSERT_LOCAL_SQL, ...values(row));
 }
 
 /** store/settlements.ts releaseSettlement, on the object's row. */
@@ -263,7 +266,7 @@ export async function writeClaimThrough(d1: D1Database, row: SettlementRow): Pro
     d1
       .prepare(`INSERT INTO settlements (${D1_CLAIM_COLUMNS}) VALUES (?1, ?2, 'submitting', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14, ?15) ON CONFLICT DO NOTHING`)
       .bind(row.messageHash, row.signature, row.scheme, row.network, row.payer, row.payTo, row.merchantWallet, row.asset, row.amount, row.lastValidBlockHeight, row.leaseId, row.leaseExpiresAtMs, row.maxTimeoutSeconds, row.createdAtMs, row.paymentId),
-    d1.prepare(`SELECT ${COLUMNS.join(", ")} FROM settlements WHERE message_hash = ? LIMIT 1`).bind(row.messageHash),
+    d1.prepare(SELECT_D1_ROW_SQL).bind(row.messageHash),
   ]);
   const raw = (found?.results as RawRow[] | undefined)?.[0];
   return { inserted: (inserted?.meta.changes ?? 0) > 0, existing: raw ? toRow(raw) : undefined };
@@ -277,7 +280,7 @@ export async function paymentIdHolder(d1: D1Database, payTo: string, paymentId: 
 
 /** D1's row of a payment the object does not hold (written by the D1 ledger before the upgrade, or expired here). */
 export async function readD1Row(d1: D1Database, messageHash: string): Promise<SettlementRow | undefined> {
-  const raw = await d1.prepare(`SELECT ${COLUMNS.join(", ")} FROM settlements WHERE message_hash = ? LIMIT 1`).bind(messageHash).first<RawRow>();
+  const raw = await d1.prepare(SELECT_D1_ROW_SQL).bind(messageHash).first<RawRow>();
   return raw ? toRow(raw) : undefined;
 }
 
@@ -308,7 +311,7 @@ function mirrorSql(): string {
     lease_id: `CASE WHEN ${keepReport} THEN settlements.lease_id ELSE excluded.lease_id END`,
   };
   const updates = COLUMNS.filter((c) => c !== "message_hash").map((c) => `${c} = ${special[c] ?? `excluded.${c}`}`);
-  return `INSERT INTO settlements (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")})
+  return `INSERT INTO settlements (${COLUMN_LIST}) VALUES (${PLACEHOLDERS})
      ON CONFLICT (message_hash) DO UPDATE SET ${updates.join(", ")}`;
 }
 
