@@ -43,8 +43,7 @@ const MIRROR_RETRY_MAX_MS = 5 * 60 * 1000;
  *
  * D1 stays the place of every global query (history, keeper queues, /settlements/{signature}):
  * - the claim is written through (one D1 round trip, overlapping the send): the row exists in D1 before the object
- *   holds it, and the same round trip reads a row D1 already had (the upgrade from the D1 ledger); the object keeps a
- *   claim it won in memory and stores it with the payment's first change;
+ *   holds it, and the same round trip reads a row D1 already had (the upgrade from the D1 ledger);
  * - a payment settled again before its success was reported reads D1's row first and takes what D1 learned without the
  *   object (the keepers' confirmations, the D1 ledger's report during a switch of ledgers);
  * - every later change is mirrored right after it, off the caller's path; an object whose mirror did not land keeps
@@ -59,14 +58,6 @@ export class SettleLedgerObject extends DurableObject<Env> {
   private mirrorFailures = 0;
   /** The table exists (created on first use, and again after the retention's deleteAll dropped it). */
   private schemaReady = false;
-  /**
-   * Claims this object won and has not stored yet. A claim adds nothing D1 lacks (it is written through), so the object
-   * keeps it in memory and stores it with the payment's first change (lease, state, report), in that change's storage
-   * transaction: a settle writes the object's storage once, not twice, and the claim's answer waits on no storage
-   * write. Lost with the object's memory (eviction), the row is read back from D1 before the next change (`toStorage`).
-   */
-  private unstoredClaims = new Map<string, SettlementRow>();
-
   private get sql(): SqlStorage {
     if (!this.schemaReady) {
       createLocalSchema(this.ctx.storage.sql);
@@ -81,11 +72,6 @@ export class SettleLedgerObject extends DurableObject<Env> {
     return this.schemaReady ? readLocal(this.ctx.storage.sql, messageHash)?.row : undefined;
   }
 
-  /** The row the object holds: stored, or a claim kept in memory. */
-  private heldRow(messageHash: string): SettlementRow | undefined {
-    return this.storedRow(messageHash) ?? this.unstoredClaims.get(messageHash);
-  }
-
   /** State and signature, from the object, else from D1 (a payment settled before the upgrade, or expired here). */
   async state(messageHash: string): Promise<Pick<SettlementRow, "state" | "signature"> | undefined> {
     const row = await this.get(messageHash);
@@ -93,25 +79,25 @@ export class SettleLedgerObject extends DurableObject<Env> {
   }
 
   async get(messageHash: string): Promise<SettlementRow | undefined> {
-    return this.heldRow(messageHash) ?? (await readD1Row(this.env.DB, messageHash));
+    return this.storedRow(messageHash) ?? (await readD1Row(this.env.DB, messageHash));
   }
 
   /** store/settlements.ts claimSettlement: exactly one caller gets `claimed`, whichever ledger wrote the row. */
   async claim(input: ClaimInput): Promise<SettlementClaim> {
     for (let attempt = 0; attempt < 8; attempt++) {
-      const held = this.heldRow(input.messageHash);
+      const held = this.storedRow(input.messageHash);
       if (held) return { claimed: false, existing: await this.withD1Progress(held) };
       const row = claimedRow(input, Date.now());
       const written = await writeClaimThrough(this.env.DB, row);
       // Another call of this object may have claimed or imported the row while D1 answered: the object's row wins.
       if (written.inserted) {
-        if (!this.heldRow(row.messageHash)) this.unstoredClaims.set(row.messageHash, row);
+        // Stored now, while the send is out, not with the report: a new object's first write costs the most (measured
+        // locally: docs/scale.md), and the answer after confirmation should not wait on it.
+        insertLocal(this.sql, row); // D1 has this version already (or a concurrent call of this object put the same row)
+        await this.expireLater();
         return { claimed: true };
       }
       if (written.existing) {
-        const meanwhile = this.heldRow(input.messageHash);
-        if (meanwhile) return { claimed: false, existing: meanwhile };
-        // D1's row, written before this object held the payment (the D1 ledger, or this object before its expiry): stored.
         insertLocal(this.sql, written.existing);
         await this.expireLater();
         return { claimed: false, existing: readLocal(this.sql, input.messageHash)!.row };
@@ -141,48 +127,20 @@ export class SettleLedgerObject extends DurableObject<Env> {
     } catch (error) {
       log("warn", "settlement_ledger_refresh_failed", { messageHash, error });
     }
-    const current = this.heldRow(messageHash) ?? held;
+    const current = this.storedRow(messageHash) ?? held;
     const ahead = d1 ? progressAhead(current, d1) : null;
     if (!ahead) return current;
-    const stored = this.toStorage(messageHash);
-    if (stored !== true && !(await stored)) return current;
     if (adoptProgress(this.sql, messageHash, ahead, Date.now())) await this.afterChange(messageHash);
-    return this.heldRow(messageHash) ?? current;
-  }
-
-  /**
-   * Stores the row before its first change: the claim kept in memory, synchronously (so it commits in the change's
-   * storage transaction), else D1's row when memory lost it (the claim is in D1: written through). A promise only when
-   * D1 must be read; false when neither has the payment.
-   */
-  private toStorage(messageHash: string): boolean | Promise<boolean> {
-    if (this.storedRow(messageHash)) return true;
-    const claimed = this.unstoredClaims.get(messageHash);
-    if (!claimed) return this.fromD1ToStorage(messageHash);
-    insertLocal(this.sql, claimed);
-    this.unstoredClaims.delete(messageHash);
-    return true;
-  }
-
-  private async fromD1ToStorage(messageHash: string): Promise<boolean> {
-    const row = await readD1Row(this.env.DB, messageHash);
-    if (!row) return false;
-    if (!this.storedRow(messageHash)) insertLocal(this.sql, this.unstoredClaims.get(messageHash) ?? row);
-    this.unstoredClaims.delete(messageHash);
-    return true;
+    return this.storedRow(messageHash) ?? current;
   }
 
   async takeOverLease(messageHash: string, leaseId: string, leaseMs: number): Promise<boolean> {
-    const stored = this.toStorage(messageHash);
-    if (stored !== true && !(await stored)) return false;
     const taken = takeOverLocalLease(this.sql, messageHash, leaseId, leaseMs, Date.now());
     if (taken) await this.afterChange(messageHash);
     return taken;
   }
 
   async update(messageHash: string, fromStates: SettlementState[], changes: Parameters<typeof updateLocal>[3]): Promise<boolean> {
-    const stored = this.toStorage(messageHash);
-    if (stored !== true && !(await stored)) return false;
     if (changes.state === "confirmed") await this.confirmationThroughIfFailed(messageHash, Date.now());
     const updated = updateLocal(this.sql, messageHash, fromStates, changes, Date.now());
     if (updated) await this.afterChange(messageHash);
@@ -195,14 +153,10 @@ export class SettleLedgerObject extends DurableObject<Env> {
    */
   async release(messageHash: string): Promise<void> {
     await releaseInD1(this.env.DB, messageHash);
-    this.unstoredClaims.delete(messageHash);
     if (this.storedRow(messageHash)) releaseLocal(this.sql, messageHash);
   }
 
   async reportSuccess(messageHash: string, reporterId: string, correlationId: string | null, nowMs: number): Promise<boolean> {
-    const stored = this.toStorage(messageHash);
-    if (stored !== true && !(await stored)) return false;
-    // No await unless D1 must hear of it first: the stored claim and the report then commit as one storage write.
     const through = this.confirmationThroughIfFailed(messageHash, nowMs);
     if (through) await through;
     const won = reportLocalSuccess(this.sql, messageHash, reporterId, correlationId, nowMs);
@@ -211,8 +165,6 @@ export class SettleLedgerObject extends DurableObject<Env> {
   }
 
   async recordConfirmationAfterFailedReport(messageHash: string, reporterId: string, nowMs: number): Promise<void> {
-    const stored = this.toStorage(messageHash);
-    if (stored !== true && !(await stored)) return;
     await this.confirmationThroughIfFailed(messageHash, nowMs);
     recordLocalConfirmationAfterFailedReport(this.sql, messageHash, reporterId, nowMs);
     await this.afterChange(messageHash);

@@ -1,4 +1,4 @@
-import { env, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import { address } from "@solana/kit";
@@ -6,7 +6,7 @@ import { USDC } from "../support/workerd/payment-fixtures";
 import { fundedBuyer, tokenBalance } from "../support/workerd/chain";
 import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
 import { faultScenario } from "../support/workerd/fault-scenario";
-import { d1Row, ledgerNamespace, ledgerStub, messageHashOf, mirrored, objectRow } from "../support/workerd/ledger-object";
+import { d1Row, ledgerNamespace, messageHashOf, mirrored, objectRow } from "../support/workerd/ledger-object";
 import { objectLedger } from "../../src/settlement/settle-ports";
 import { claimSuccessReport, recordFundingsConfirmed } from "../../src/store/settlements";
 
@@ -121,19 +121,5 @@ describe("both ledgers serving /settle (a deploy, or a switch of SVC_SETTLE_LEDG
     expect(await d1Row(hash)).toMatchObject({ state: "confirmed", success_correlation_id: "seller-call" });
     expect(await ledger().claim(claimOf(hash))).toMatchObject({ claimed: false, existing: { successCorrelationId: "seller-call" } });
     expect(await ledger().reportSuccess(hash, "object-call", null, Date.now())).toBe(false);
-  });
-});
-
-describe("a claim the object kept in memory", () => {
-  it("is read back from D1 when the object lost its memory before the payment's first change", async () => {
-    const hash = `claim-memory-lost-${crypto.randomUUID()}`;
-    expect(await ledger().claim(claimOf(hash))).toEqual({ claimed: true });
-    expect(await objectRow(hash)).toBeUndefined(); // nothing stored: D1 has the claim
-    await runInDurableObject(ledgerStub(hash), (instance) => (instance as unknown as { unstoredClaims: Map<string, unknown> }).unstoredClaims.clear());
-    expect(await ledger().reportSuccess(hash, "reporter-1", null, Date.now())).toBe(true);
-    expect(await objectRow(hash)).toMatchObject({ state: "confirmed" });
-    expect(await ledger().reportSuccess(hash, "reporter-2", null, Date.now())).toBe(false);
-    // A payment neither the object nor D1 has is never reported.
-    expect(await ledger().reportSuccess(`never-claimed-${crypto.randomUUID()}`, "reporter-3", null, Date.now())).toBe(false);
   });
 });
