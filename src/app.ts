@@ -11,6 +11,8 @@ import { paymentRoutes } from "./http/routes/payments";
 import { mountStaticRoutes } from "./http/routes/static";
 import { mountResourceIndex } from "./http/routes/resource-index";
 import { mountMcp } from "./http/mcp/route";
+import { RAILS } from "./rails/registry";
+import type { RailModule } from "./rails/rail";
 
 /**
  * The whole HTTP surface: middleware in order, every route group, one error handler.
@@ -19,10 +21,13 @@ import { mountMcp } from "./http/mcp/route";
  * middleware and error handling. Some of the API's paths (a static segment beside a parameter, e.g.
  * /resources/register/challenge and /resources/:id) make Hono fall back from its RegExpRouter to the slower
  * TrieRouter for the whole app; the payment app keeps the fast one (profiled: ~10% of a /verify's CPU).
+ *
+ * `rails`: the rails /verify, /settle, /supported and the route table's rail slots serve; the Worker serves the
+ * registry's `RAILS`, a test may add a fixture rail (the self-description's other rail-built parts read `RAILS`).
  */
-export function buildApp(): Hono<AppEnv> {
+export function buildApp(rails: readonly RailModule[] = RAILS): Hono<AppEnv> {
   const endpoints = () => routes;
-  const routes = apiRoutes(endpoints);
+  const routes = apiRoutes(endpoints, rails);
 
   const app = withMiddleware(new Hono<AppEnv>());
   mountStaticRoutes(app, endpoints);
@@ -32,7 +37,7 @@ export function buildApp(): Hono<AppEnv> {
   withErrorHandling(app);
 
   const paymentApp = withMiddleware(new Hono<AppEnv>());
-  mountRoutes(paymentApp, paymentRoutes());
+  mountRoutes(paymentApp, paymentRoutes(rails));
   withErrorHandling(paymentApp);
 
   const fetchAny = app.fetch;

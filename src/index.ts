@@ -1,10 +1,11 @@
 import { buildApp } from "./app";
 import type { Env } from "./env";
 import { runScheduled } from "./jobs/scheduled";
+import { RAILS } from "./rails/registry";
 
 export { SettleLedgerObject } from "./settlement/settle-ledger-object";
 
-const app = buildApp();
+const app = buildApp(RAILS);
 
 export default {
   fetch: (request, env, ctx) => app.fetch(request, env, ctx),

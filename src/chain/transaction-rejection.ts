@@ -38,6 +38,18 @@ export function rejectionForTransactionError(err: unknown, logs: readonly string
   }
 }
 
+/**
+ * A transaction that executed and failed (its network fee was paid): the cause its error names (the buyer's
+ * shortfall, the fee payer's), else `settlement_failed` — a simulation's reason would tell the client nothing ran.
+ */
+export function rejectionForOnChainFailure(err: unknown, funds: PaymentFunds, instructionPrograms?: readonly string[]): PaymentRejection {
+  const refused = rejectionForTransactionError(err, [], funds, instructionPrograms);
+  if (refused.reason !== "transaction_simulation_failed") return refused;
+  const classified = classifyTransactionError(err, { logs: [], ...(instructionPrograms ? { instructionPrograms } : {}) });
+  const detail = classified.kind === "instruction_failed" ? `instruction ${classified.instructionIndex} failed: ${classified.detail}` : "detail" in classified ? classified.detail : classified.kind;
+  return rejection("settlement_failed", `The transaction executed and failed on chain (${detail}); its network fee was paid, nothing was transferred`);
+}
+
 /** The program of each top-level instruction (to tell which program returned an instruction error). */
 export function programsOf(tx: { instructions: readonly { programAddress: string }[] }): string[] {
   return tx.instructions.map((instruction) => instruction.programAddress);

@@ -10,29 +10,30 @@ import { resourceRoutes } from "./routes/resources";
 import { directoryStatsRoutes } from "./routes/directory-stats";
 import { bazaarRoutes } from "./routes/bazaar";
 import { feeQuoteRoutes } from "./routes/fee-quote";
-import { railRoutes } from "../rails/registry";
+import { railRoutes, RAILS } from "../rails/registry";
+import type { RailModule } from "../rails/rail";
 
 /**
  * Every route of the API, one group per URL feature (`http/routes/<feature>.ts`), the rails' own groups where their
  * slot puts them (`RailModule.routes`). The router, `/capabilities`,
  * `/openapi.json`, `/agent-tools.json` and the MCP tools all read this one table; a new route is one entry in a group.
- * `endpoints` is read at request time, so capabilities lists every mounted route.
+ * `endpoints` is read at request time, so capabilities lists every mounted route. `rails`: the rails served (app.ts).
  */
-export function apiRoutes(endpoints: () => readonly EndpointInfo[]): RouteDef[] {
+export function apiRoutes(endpoints: () => readonly EndpointInfo[], rails: readonly RailModule[] = RAILS): RouteDef[] {
   return [
-    ...discoveryRoutes(endpoints),
-    ...paymentRoutes(),
+    ...discoveryRoutes(endpoints, rails),
+    ...paymentRoutes(rails),
     ...settlementRoutes(),
     ...paymentRequiredRoutes(),
-    ...railRoutes("builders"),
+    ...railRoutes("builders", rails),
     ...refundBuilderRoutes(),
     ...sellerRoutes(),
-    ...railRoutes("sellerTools"),
+    ...railRoutes("sellerTools", rails),
     ...providerRoutes(),
     ...resourceRoutes(),
     ...directoryStatsRoutes(),
     ...bazaarRoutes(),
     ...feeQuoteRoutes(),
-    ...railRoutes("operator"),
+    ...railRoutes("operator", rails),
   ];
 }

@@ -8,14 +8,17 @@ import type { SchemeRules } from "../x402/common-checks";
 import type { RouteDef } from "../http/route-def";
 import type { ScheduledJob } from "../jobs/scheduled";
 import type { RailSwitch } from "../platform/config/rail-switches";
+import type { RailFeeQuote } from "./fee-quote";
+import type { RailSellerView } from "./seller-view";
+import type { RejectionReason } from "../x402/rejection-reasons";
 
 /**
  * A payment rail (x402 scheme): how `/supported` advertises it and how `/verify` and `/settle` handle its payments.
  *
  * Both `verify` and `settle` receive the body only after the common checks (`x402/common-checks.ts`) passed: the
  * scheme is this rail's, `paymentRequirements` equals `paymentPayload.accepted`, the network and asset are served.
- * Refusals use `rejection(reason, message)` with a reason from `x402/rejection-reasons.ts` (add the rail's own
- * reasons there, in its own block).
+ * Refusals use `rejection(reason, message)` with a core reason (`x402/rejection-reasons.ts`) or one of the rail's own
+ * (`RailModule.reasons`, declared in its folder's `reasons.ts`).
  */
 export interface Rail {
   scheme: SchemeName;
@@ -61,7 +64,9 @@ export interface RailRoutes {
  * Everything a rail is, as the rest of the Worker knows it: the `Rail` plus the optional parts below. A rail lives
  * in its own folder under `rails/`, exports one `RailModule` from its `module.ts`, and is one line of
  * `rails/registry.ts`, which builds `/supported`, the verify/settle body's payload union, the common checks' scheme
- * rules, the enrich transform, the route table's rail groups and the rail Cron jobs from the modules. A rail folder
+ * rules, the rejection reasons' list, the enrich transform, the fee quote, the route table's rail groups and the rail
+ * Cron jobs from the modules (directory/sellers/ builds the seller views from them too). Its configuration keys are
+ * its `config.ts` slice, listed in `rails/config-slices.ts`. A rail folder
  * may import the payment core (`x402/`, `settlement/`, this folder's top-level files) and the shared layers
  * (`chain/`, `store/`, `platform/`, `jobs/keeper/`), never another rail's folder.
  */
@@ -79,6 +84,12 @@ export interface RailModule extends Rail, SchemeRules {
   routes?: readonly RailRoutes[];
   /** Its Cron jobs (keeper, sweep): they run on the rails' trigger in registry order. */
   jobs?: readonly ScheduledJob[];
+  /** Its own rejection reasons (`rails/<scheme>/reasons.ts`), for the list the OpenAPI document gives, in registry order. */
+  reasons?: readonly RejectionReason[];
+  /** Its answer to `GET /fee-quote?scheme=<scheme>` (rails/fee-quote.ts); absent: the scheme is not quoted. */
+  quote?: RailFeeQuote;
+  /** Its seller-facing views: its object in the seller preview and its rail lookup (rails/seller-view.ts). */
+  seller?: RailSellerView;
   /** How the self-description documents speak of it. */
   describe?: RailDescription;
   /** What it adds to /health. */

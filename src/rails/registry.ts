@@ -7,6 +7,8 @@ import { verifySettleBodySchema } from "../x402/schemas";
 import { checkCommonRequirementsAmong } from "../x402/common-checks";
 import { normalizeSchemeAmong, type SchemeName } from "../x402/scheme-names";
 import type { AcceptedRequirements, PaymentRejection } from "../x402/payment-verdict";
+import { feeQuoteQuerySchemaOf, quoteFeeAmong, type FeeQuote, type FeeQuoteQuery } from "./fee-quote";
+import { CORE_REJECTION_REASONS, FEE_PAYER_BUDGET_REJECTION_REASONS, type RejectionReason } from "../x402/rejection-reasons";
 import { exactModule } from "./exact/module";
 import { slaEscrowModule } from "./sla-escrow/module";
 import { uptoModule } from "./upto/module";
@@ -40,6 +42,20 @@ export async function enrichWithRails(config: Config, body: PaymentRequiredBody,
     enriched = await rail.enrich!.run(config, enriched, correlationId);
   }
   return enriched;
+}
+
+/** Every x402 rejection reason, the core's first, then each rail's in registry order (the OpenAPI document lists them). */
+export function rejectionReasonsOf(rails: readonly RailModule[]): readonly RejectionReason[] {
+  return [...CORE_REJECTION_REASONS, ...FEE_PAYER_BUDGET_REJECTION_REASONS, ...rails.flatMap((rail) => rail.reasons ?? [])];
+}
+export const REJECTION_REASONS = rejectionReasonsOf(RAILS);
+
+/** The `/fee-quote` query: `scheme` is one of the quoting rails, the first of them by default. */
+export const FeeQuoteQuerySchema = feeQuoteQuerySchemaOf(RAILS);
+
+/** `/fee-quote`: the quote of the rail the query names. */
+export function quoteFee(config: Config, query: FeeQuoteQuery): Promise<FeeQuote> {
+  return quoteFeeAmong(RAILS, config, query);
 }
 
 /** The rails' routes of one slot of the API table, in their rank order. */

@@ -3,7 +3,7 @@ import type { Config } from "../platform/config/load-config";
 import { toBase64 } from "../chain/bytes";
 import type { SendOutcome } from "../chain/send-transaction";
 import type { SignatureStatus } from "../chain/confirm";
-import { rejectionForTransactionError, type PaymentFunds } from "../chain/transaction-rejection";
+import { rejectionForOnChainFailure, rejectionForTransactionError, type PaymentFunds } from "../chain/transaction-rejection";
 import type { SettlementRow } from "../store/settlements";
 import { isSellerRetryOfReportedSuccess } from "./repeat-settle";
 import { d1Ledger, settlePorts, type ClaimRow, type SettleLedger, type SettlePorts } from "./settle-ports";
@@ -211,12 +211,37 @@ async function claimSendAndConfirm(ctx: SettleContext, claimRow: ClaimRow, lease
     // No ledger row, so no success may be answered; if the cluster may have the transaction, say pending with its
     // id (a retry claims the row and finds the landed payment), else the database fault stands.
     if (sent.status === "rejected" || sent.value.kind === "sent" || sent.value.err === "AlreadyProcessed") {
+      ctx.defer(claimAfterAnswer(ctx, claimRow));
       return pendingAnswer(ctx, true, "the settlement ledger could not be written");
     }
     throw claim.reason;
   }
   if (!claim.value.claimed) return "paymentIdTakenBy" in claim.value ? paymentIdConflict(claimRow.paymentId ?? "", payment.payer) : reconcile(ctx, claim.value.existing, leaseId);
   return afterSend(ctx, sent);
+}
+
+/** When a claim that failed while its send was out is tried again, after the answer. */
+const LATE_CLAIM_DELAYS_MS = [0, 250, 1_000];
+
+/**
+ * The claim failed while the send was out: the cluster may have the transaction, its signature went out in the
+ * pending answer, yet the ledger has no row for it (GET /settlements/{signature} would deny it). So the row is
+ * written after the answer (a few tries), pending with no lease, as a dropped send answer leaves it: the next call
+ * for the payment reconciles at once, and the signature is findable. Another call claiming first changes nothing.
+ */
+async function claimAfterAnswer(ctx: SettleContext, claimRow: ClaimRow): Promise<void> {
+  let lastError: unknown;
+  for (const delayMs of LATE_CLAIM_DELAYS_MS) {
+    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+    try {
+      const claim = await ctx.ledger.claim({ ...claimRow, leaseExpiresAtMs: Date.now() + SUBMIT_LEASE_MS });
+      if (claim.claimed) await ctx.ledger.update(claimRow.messageHash, ["submitting"], { state: "pending", leaseExpiresAtMs: null });
+      return;
+    } catch (error) {
+      lastError = error;
+    }
+  }
+  log("warn", "settlement_late_claim_failed", { signature: ctx.signature, error: lastError });
 }
 
 /** The payment-identifier extension's "same id, different payload": 409, nothing sent. */
@@ -396,7 +421,7 @@ function pendingWith(ctx: SettleContext, signature: string | undefined, message:
 
 /** Executed and failed on chain: the fee was paid and the signature is public, so it is reported. */
 async function failedOnChain(ctx: SettleContext, err: unknown): Promise<Settlement> {
-  const refused = rejectionForTransactionError(err, [], ctx.payment.funds, ctx.payment.instructionPrograms);
+  const refused = rejectionForOnChainFailure(err, ctx.payment.funds, ctx.payment.instructionPrograms);
   await recordFailure(ctx, refused);
   return { ...refused, payer: ctx.payment.payer, signature: ctx.signature };
 }

@@ -7,10 +7,10 @@
  * - every other spend is one `fee_payer_exposure` row: `held` (rent expected back) until returned or voided, `spent`
  *   (gone for good) counted for 24 h.
  * A booking and its caps are one statement (or one batch, which D1 runs as one transaction), so two concurrent
- * bookings can never both pass a cap.
+ * bookings can never both pass a cap. The channel row itself is the upto rail's to write (src/rails/upto/store/):
+ * the rail hands its guarded INSERT in as a port (`GuardedRowWrite`), so this core file imports no rail.
  */
-import type { ChannelOpen } from "../rails/upto/store/upto-channels";
-import { channelOpenStatement } from "../rails/upto/store/upto-channels";
+import { EXPOSURE_STATES, LIVE_EXPOSURE_STATES, oneOf, type ExposureEnd, type ExposureState } from "./states";
 
 /** Channel row states a settle may still void (its open may not have reached the cluster). */
 const LIVE = `('opening', 'open')`;
@@ -21,6 +21,11 @@ const LIVE = `('opening', 'open')`;
 const RENT_OUT = `('opening', 'open', 'stuck')`;
 /** Channel row states of an open that never reached the cluster (voided by its settle, dropped by the keeper). */
 const NEVER_SENT = `('voided', 'dropped')`;
+
+/** fee_payer_exposure states (src/store/states.ts), named once for the SQL below. */
+const [HELD, SPENT, , VOIDED] = EXPOSURE_STATES;
+/** A booking that counts against the caps: held or spent. */
+const LIVE_BOOKING = oneOf("state", LIVE_EXPOSURE_STATES);
 
 /** SQLite integers are signed 64-bit: a limit above this (an operator's "no cap") is this. */
 const SQL_INTEGER_MAX = (1n << 62n) - 1n;
@@ -48,16 +53,16 @@ function sqlLimit(value: bigint): number {
 /** Rent out for `column` = ?N (upto channels live + held rows), as an SQL expression. */
 function rentOutFor(column: "payer" | "pay_to", param: string): string {
   return `((SELECT COALESCE(SUM(rent_lamports), 0) FROM upto_channels WHERE ${column} = ${param} AND state IN ${RENT_OUT})
-    + (SELECT COALESCE(SUM(lamports), 0) FROM fee_payer_exposure WHERE ${column} = ${param} AND state = 'held'))`;
+    + (SELECT COALESCE(SUM(lamports), 0) FROM fee_payer_exposure WHERE ${column} = ${param} AND state = '${HELD}'))`;
 }
 
 const TOTAL_RENT_OUT = `((SELECT COALESCE(SUM(rent_lamports), 0) FROM upto_channels WHERE state IN ${RENT_OUT})
-    + (SELECT COALESCE(SUM(lamports), 0) FROM fee_payer_exposure WHERE state = 'held'))`;
+    + (SELECT COALESCE(SUM(lamports), 0) FROM fee_payer_exposure WHERE state = '${HELD}'))`;
 
 /** Lamports spent for good since `since` (an SQL value) by `column` = `param` (or in total without a column). */
 function spentSince(since: string, column?: "payer" | "pay_to", param?: string): string {
   const whose = column ? `${column} = ${param} AND ` : "";
-  return `(SELECT COALESCE(SUM(lamports), 0) FROM fee_payer_exposure WHERE ${whose}state = 'spent' AND booked_at_ms >= ${since})`;
+  return `(SELECT COALESCE(SUM(lamports), 0) FROM fee_payer_exposure WHERE ${whose}state = '${SPENT}' AND booked_at_ms >= ${since})`;
 }
 
 /** The figures the upto caps compare, for one buyer wallet (?1) and one payTo (?2). */
@@ -94,28 +99,52 @@ function uptoFiguresSql(payer: string, payTo: string, opensSince: string) {
   };
 }
 
+/** What the upto caps need of a channel open (the rail's ChannelOpen has these and more). */
+export interface RentRowOpen {
+  channelId: string;
+  openMessageHash: string;
+  payer: string;
+  payTo: string;
+  /** The rent the fee payer fronts for the channel and its escrow token account. */
+  rentLamports: bigint;
+}
+
+/** An SQL condition with its own binds, numbered from the writer's `firstGuardParam` on. */
+export interface SqlGuard {
+  sql: string;
+  binds: unknown[];
+}
+
+/**
+ * The port through which the upto rail writes a channel's row under the budget's guard: its INSERT … SELECT … WHERE
+ * `guard`, which binds its own parameters first (1 to firstGuardParam − 1) and the guard's after them.
+ */
+export interface GuardedRowWrite {
+  firstGuardParam: number;
+  statement(guard: SqlGuard): D1PreparedStatement;
+}
+
 /**
  * Books an upto channel open: the channel's row (with its rent) is written only if, with this open's rent added, every
  * cap still holds — or the row is already this very open's, booked before (a retry changes nothing). One batch, one round
  * trip: the conditional write, then — only when it wrote nothing (`changes()`) — what the caps saw and whose the row
  * is, to word the refusal, so a booking that passes pays for the caps' sums once.
  */
-export async function bookChannelOpenWithinCaps(d1: D1Database, open: ChannelOpen, limits: UptoOpenLimits, nowMs: number): Promise<UptoOpenBooking> {
-  // The channel statement's own parameters (?1 channel id, ?2 open message hash, ?4 payer, ?5 payTo, ?12 rent) and the
-  // guard's ?13 (opens since) and ?14 (the total's limit, from the balance). The other caps are literals: fixed per
-  // configuration, so the statement's text repeats.
-  const f = uptoFiguresSql("?4", "?5", "?13");
-  const withinCaps = `EXISTS (SELECT 1 FROM upto_channels WHERE channel_id = ?1 AND open_message_hash = ?2 AND state NOT IN ${NEVER_SENT})
+export async function bookChannelOpenWithinCaps(d1: D1Database, open: RentRowOpen, write: GuardedRowWrite, limits: UptoOpenLimits): Promise<UptoOpenBooking> {
+  // The guard's own parameters, after the writer's: channel id, open message hash, payer, payTo, rent, opens since,
+  // the total's limit (from the balance). The other caps are literals: fixed per configuration, so the text repeats.
+  const at = (n: number) => `?${write.firstGuardParam + n}`;
+  const [channelId, openHash, payer, payTo, rent, opensSince, totalMax] = [0, 1, 2, 3, 4, 5, 6].map(at);
+  const f = uptoFiguresSql(payer!, payTo!, opensSince!);
+  const withinCaps = `EXISTS (SELECT 1 FROM upto_channels WHERE channel_id = ${channelId} AND open_message_hash = ${openHash} AND state NOT IN ${NEVER_SENT})
     OR (${f.payerChannels} < ${literal(limits.channelsPerPayer)}
       AND ${f.payToChannels} < ${literal(limits.channelsPerPayTo)}
       AND ${f.payerOpensSince} < ${literal(limits.opensPerPayerSince)}
-      AND ${f.payerRent} + ?12 <= ${literal(limits.rentPerPayerLamports)}
-      AND ${f.payToRent} + ?12 <= ${literal(limits.rentPerPayToLamports)}
-      AND ${TOTAL_RENT_OUT} + ?12 <= ?14)`;
-  const [written, read] = await d1.batch([
-    channelOpenStatement(d1, open, nowMs, { sql: withinCaps, binds: [limits.opensSinceMs, sqlLimit(limits.totalRentLamports)] }),
-    uptoOpenFiguresStatement(d1, open, limits.opensSinceMs, true),
-  ]);
+      AND ${f.payerRent} + ${rent} <= ${literal(limits.rentPerPayerLamports)}
+      AND ${f.payToRent} + ${rent} <= ${literal(limits.rentPerPayToLamports)}
+      AND ${TOTAL_RENT_OUT} + ${rent} <= ${totalMax})`;
+  const binds = [open.channelId, open.openMessageHash, open.payer, open.payTo, sqlLamports(open.rentLamports), limits.opensSinceMs, sqlLimit(limits.totalRentLamports)];
+  const [written, read] = await d1.batch([write.statement({ sql: withinCaps, binds }), uptoOpenFiguresStatement(d1, open, limits.opensSinceMs, true)]);
   if ((written!.meta.changes ?? 0) > 0) return { booked: true };
   // Should the engine ever not carry changes() across a batch, the refusal still gets its figures (a rare path).
   const row = (read!.results[0] ?? (await uptoOpenFiguresStatement(d1, open, limits.opensSinceMs, false).first())) as Record<string, number | string | null>;
@@ -123,11 +152,11 @@ export async function bookChannelOpenWithinCaps(d1: D1Database, open: ChannelOpe
 }
 
 /** What the upto caps see for `open` (and whose the channel's row is), without writing: /verify's look at the caps. */
-export async function readUptoOpenFigures(d1: D1Database, open: Pick<ChannelOpen, "payer" | "payTo" | "channelId">, opensSinceMs: number) {
+export async function readUptoOpenFigures(d1: D1Database, open: Pick<RentRowOpen, "payer" | "payTo" | "channelId">, opensSinceMs: number) {
   return uptoOpenFiguresOf((await uptoOpenFiguresStatement(d1, open, opensSinceMs, false).first()) as Record<string, number | string | null>);
 }
 
-function uptoOpenFiguresStatement(d1: D1Database, open: Pick<ChannelOpen, "payer" | "payTo" | "channelId">, opensSinceMs: number, onlyIfUnwritten: boolean) {
+function uptoOpenFiguresStatement(d1: D1Database, open: Pick<RentRowOpen, "payer" | "payTo" | "channelId">, opensSinceMs: number, onlyIfUnwritten: boolean) {
   const s = uptoFiguresSql("?1", "?2", "?4");
   return d1
     .prepare(
@@ -186,7 +215,9 @@ export interface ExposureRow {
   payTo: string | null;
   lamports: bigint;
   /** held: rent expected back; spent: gone for good. */
-  state: "held" | "spent";
+  state: Extract<ExposureState, "held" | "spent">;
+  /** The fee payer that fronts or spends the lamports (with key rotation, one of several). */
+  feePayer: string;
 }
 
 /** The caps a held booking is checked against (rent out). */
@@ -239,14 +270,15 @@ export async function bookExposureWithinCaps(
   const [written, read] = await d1.batch([
     d1
       .prepare(
-        `INSERT INTO fee_payer_exposure (booking_id, rail, kind, payer, pay_to, lamports, state, booked_at_ms, updated_at_ms)
-         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8
-         WHERE EXISTS (SELECT 1 FROM fee_payer_exposure WHERE booking_id = ?1 AND state <> 'voided') OR (${withinCaps})
+        `INSERT INTO fee_payer_exposure (booking_id, rail, kind, payer, pay_to, lamports, state, booked_at_ms, updated_at_ms, fee_payer)
+         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?11
+         WHERE EXISTS (SELECT 1 FROM fee_payer_exposure WHERE booking_id = ?1 AND state <> '${VOIDED}') OR (${withinCaps})
          ON CONFLICT (booking_id) DO UPDATE SET state = excluded.state, lamports = excluded.lamports, booked_at_ms = excluded.booked_at_ms,
-           updated_at_ms = excluded.updated_at_ms
-         WHERE fee_payer_exposure.state = 'voided'`,
+           updated_at_ms = excluded.updated_at_ms, fee_payer = excluded.fee_payer
+         WHERE fee_payer_exposure.state = '${VOIDED}'`,
       )
-      .bind(row.bookingId, row.rail, row.kind, row.payer, row.payTo, sqlLamports(row.lamports), row.state, nowMs, sqlLimit(totalMax), ...since),
+      // ?10 is the spent window's start (bound only for a spent booking); an unbound parameter reads as NULL.
+      .bind(row.bookingId, row.rail, row.kind, row.payer, row.payTo, sqlLamports(row.lamports), row.state, nowMs, sqlLimit(totalMax), since[0] ?? null, row.feePayer),
     d1
       .prepare(
         `SELECT ${seen.payer} AS payerLamports, ${seen.payTo} AS payToLamports, ${seen.total} AS totalLamports,
@@ -257,7 +289,7 @@ export async function bookExposureWithinCaps(
   const figures = read!.results[0] as Record<string, number | string | null>;
   const state = figures.state;
   return {
-    booked: (written!.meta.changes ?? 0) > 0 || (state !== null && state !== "voided"),
+    booked: (written!.meta.changes ?? 0) > 0 || (state !== null && state !== VOIDED),
     figures: { payerLamports: BigInt(figures.payerLamports ?? 0), payToLamports: BigInt(figures.payToLamports ?? 0), totalLamports: BigInt(figures.totalLamports ?? 0) },
   };
 }
@@ -266,12 +298,12 @@ export async function bookExposureWithinCaps(
  * Ends a booking: `returned` (held rent came back), `spent` (held rent is gone for good: it now counts against the
  * daily caps from this moment), `voided` (the spend never happened). Only a live booking moves. Returns whether it did.
  */
-export async function settleExposureRow(d1: D1Database, bookingId: string, outcome: "returned" | "spent" | "voided", nowMs: number): Promise<boolean> {
-  const from = outcome === "voided" ? `('held', 'spent')` : `('held')`;
+export async function settleExposureRow(d1: D1Database, bookingId: string, outcome: ExposureEnd, nowMs: number): Promise<boolean> {
+  const from: readonly ExposureState[] = outcome === VOIDED ? LIVE_EXPOSURE_STATES : [HELD];
   const result = await d1
     .prepare(
-      `UPDATE fee_payer_exposure SET state = ?2, updated_at_ms = ?3, booked_at_ms = CASE WHEN ?2 = 'spent' THEN ?3 ELSE booked_at_ms END
-       WHERE booking_id = ?1 AND state IN ${from}`,
+      `UPDATE fee_payer_exposure SET state = ?2, updated_at_ms = ?3, booked_at_ms = CASE WHEN ?2 = '${SPENT}' THEN ?3 ELSE booked_at_ms END
+       WHERE booking_id = ?1 AND ${oneOf("state", from)}`,
     )
     .bind(bookingId, outcome, nowMs)
     .run();
@@ -293,7 +325,7 @@ export async function readExposureFigures(d1: D1Database, who: { payer: string |
 export async function liveExposureBookings(d1: D1Database, bookingIds: readonly string[]): Promise<Set<string>> {
   if (bookingIds.length === 0) return new Set();
   const { results } = await d1
-    .prepare(`SELECT booking_id AS id FROM fee_payer_exposure WHERE state IN ('held', 'spent') AND booking_id IN (SELECT value FROM json_each(?1))`)
+    .prepare(`SELECT booking_id AS id FROM fee_payer_exposure WHERE ${LIVE_BOOKING} AND booking_id IN (SELECT value FROM json_each(?1))`)
     .bind(JSON.stringify(bookingIds))
     .all<{ id: string }>();
   return new Set(results.map((r) => r.id));
@@ -302,7 +334,7 @@ export async function liveExposureBookings(d1: D1Database, bookingIds: readonly 
 /** Lowers a live booking's lamports to `lamports` (never raises it). Returns whether it changed. */
 export async function trimExposureRow(d1: D1Database, bookingId: string, lamports: bigint, nowMs: number): Promise<boolean> {
   const result = await d1
-    .prepare(`UPDATE fee_payer_exposure SET lamports = ?2, updated_at_ms = ?3 WHERE booking_id = ?1 AND state IN ('held', 'spent') AND lamports > ?2`)
+    .prepare(`UPDATE fee_payer_exposure SET lamports = ?2, updated_at_ms = ?3 WHERE booking_id = ?1 AND ${LIVE_BOOKING} AND lamports > ?2`)
     .bind(bookingId, sqlLamports(lamports), nowMs)
     .run();
   return (result.meta.changes ?? 0) > 0;
@@ -316,6 +348,9 @@ export interface ExposureSummary {
   /** Rent out per rail (upto from its channel rows, the rest from held rows). */
   rentOutByRail: Record<string, bigint>;
   spentSinceByRail: Record<string, bigint>;
+  /** The same per fee payer that fronted or spent it (UNRECORDED_FEE_PAYER: rows written before migration 0013). */
+  rentOutByFeePayer: Record<string, bigint>;
+  spentSinceByFeePayer: Record<string, bigint>;
   uptoLiveChannels: number;
   largest: {
     uptoChannelsOfOnePayer: number;
@@ -328,19 +363,25 @@ export interface ExposureSummary {
   };
 }
 
+/** The fee payer of rows written before migration 0013 recorded it (the key in use then). */
+export const UNRECORDED_FEE_PAYER = "unrecorded";
+
 /** One batch of small aggregates over the live rows (bounded by the caps themselves) and the last day's spent rows. */
 export async function readExposureSummary(d1: D1Database, opensSinceMs: number, spentSinceMs: number): Promise<ExposureSummary> {
   const since = literal(spentSinceMs); // /health: not a hot path, the statements may differ per call
   const rentRows = `SELECT payer, pay_to, rent_lamports AS lamports FROM upto_channels WHERE state IN ${RENT_OUT}
-    UNION ALL SELECT payer, pay_to, lamports FROM fee_payer_exposure WHERE state = 'held'`;
-  const spentRows = `SELECT payer, pay_to, lamports FROM fee_payer_exposure WHERE state = 'spent' AND booked_at_ms >= ${since}`;
+    UNION ALL SELECT payer, pay_to, lamports FROM fee_payer_exposure WHERE state = '${HELD}'`;
+  const spentRows = `SELECT payer, pay_to, lamports FROM fee_payer_exposure WHERE state = '${SPENT}' AND booked_at_ms >= ${since}`;
   const largest = (rows: string, column: string, measure: string) =>
     `SELECT COALESCE(MAX(n), 0) AS n FROM (SELECT ${measure} AS n FROM (${rows}) WHERE ${column} IS NOT NULL GROUP BY ${column})`;
   const liveChannels = `SELECT payer, pay_to FROM upto_channels WHERE state IN ${RENT_OUT}`;
   const statements = [
     `SELECT 'upto' AS rail, COALESCE(SUM(rent_lamports), 0) AS lamports, COUNT(*) AS channels FROM upto_channels WHERE state IN ${RENT_OUT}
-     UNION ALL SELECT rail, SUM(lamports), 0 FROM fee_payer_exposure WHERE state = 'held' GROUP BY rail`,
-    `SELECT rail, SUM(lamports) AS lamports FROM fee_payer_exposure WHERE state = 'spent' AND booked_at_ms >= ${since} GROUP BY rail`,
+     UNION ALL SELECT rail, SUM(lamports), 0 FROM fee_payer_exposure WHERE state = '${HELD}' GROUP BY rail`,
+    `SELECT rail, SUM(lamports) AS lamports FROM fee_payer_exposure WHERE state = '${SPENT}' AND booked_at_ms >= ${since} GROUP BY rail`,
+    `SELECT fee_payer, SUM(lamports) AS lamports FROM (SELECT fee_payer, rent_lamports AS lamports FROM upto_channels WHERE state IN ${RENT_OUT}
+       UNION ALL SELECT fee_payer, lamports FROM fee_payer_exposure WHERE state = '${HELD}') GROUP BY fee_payer`,
+    `SELECT fee_payer, SUM(lamports) AS lamports FROM fee_payer_exposure WHERE state = '${SPENT}' AND booked_at_ms >= ${since} GROUP BY fee_payer`,
     largest(liveChannels, "payer", "COUNT(*)"),
     largest(liveChannels, "pay_to", "COUNT(*)"),
     largest(`SELECT payer FROM upto_channels WHERE created_at_ms >= ${literal(opensSinceMs)} AND state NOT IN ${NEVER_SENT}`, "payer", "COUNT(*)"),
@@ -350,17 +391,21 @@ export async function readExposureSummary(d1: D1Database, opensSinceMs: number, 
     largest(spentRows, "pay_to", "SUM(lamports)"),
   ];
   const results = await d1.batch(statements.map((sql) => d1.prepare(sql)));
-  const [out, spent, ...maxima] = results.map((r) => r.results as Record<string, number | string>[]);
+  const [out, spent, outByFeePayer, spentByFeePayer, ...maxima] = results.map((r) => r.results as Record<string, number | string | null>[]);
   const n = (i: number) => Number(maxima[i]![0]!.n);
   const big = (i: number) => BigInt(maxima[i]![0]!.n ?? 0);
-  const byRail = (rows: Record<string, number | string>[]) => {
+  const sumBy = (rows: Record<string, number | string | null>[], keyOf: (r: Record<string, number | string | null>) => string) => {
     const sums: Record<string, bigint> = {};
-    for (const r of rows) sums[String(r.rail)] = (sums[String(r.rail)] ?? 0n) + BigInt(r.lamports ?? 0);
+    for (const r of rows) sums[keyOf(r)] = (sums[keyOf(r)] ?? 0n) + BigInt(r.lamports ?? 0);
     return sums;
   };
+  const rail = (r: Record<string, number | string | null>) => String(r.rail);
+  const feePayer = (r: Record<string, number | string | null>) => (r.fee_payer === null ? UNRECORDED_FEE_PAYER : String(r.fee_payer));
   return {
-    rentOutByRail: byRail(out!),
-    spentSinceByRail: byRail(spent!),
+    rentOutByRail: sumBy(out!, rail),
+    spentSinceByRail: sumBy(spent!, rail),
+    rentOutByFeePayer: sumBy(outByFeePayer!, feePayer),
+    spentSinceByFeePayer: sumBy(spentByFeePayer!, feePayer),
     uptoLiveChannels: Number(out!.find((r) => r.rail === "upto")?.channels ?? 0),
     largest: {
       uptoChannelsOfOnePayer: n(0),

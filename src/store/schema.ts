@@ -1,6 +1,6 @@
 import { sqliteTable, text, integer, primaryKey, index, uniqueIndex, check } from "drizzle-orm/sqlite-core";
 import { sql } from "drizzle-orm";
-import { ESCROW_WATCH_STATES, JOB_RUN_OUTCOMES, oneOf, UPTO_CHANNEL_STATES } from "./states";
+import { ESCROW_WATCH_STATES, EXPOSURE_STATES, JOB_RUN_OUTCOMES, oneOf, PAYMENT_ATTEMPT_OUTCOMES, SWEEP_RAIL_OUTCOMES, SWEEP_RUN_OUTCOMES, UPTO_CHANNEL_STATES } from "./states";
 
 /**
  * D1 tables. Amounts are decimal strings (u64 does not fit SQLite's signed 64-bit integer);
@@ -72,7 +72,8 @@ export const paymentAttempts = sqliteTable(
     merchantWallet: text("merchant_wallet"),
     asset: text("asset"),
     amount: text("amount"),
-    outcome: text("outcome").notNull(),
+    /** PAYMENT_ATTEMPT_OUTCOMES (./states.ts); why it failed is `reason`. */
+    outcome: text("outcome", { enum: PAYMENT_ATTEMPT_OUTCOMES }).notNull(),
     reason: text("reason"),
     signature: text("signature"),
     startedAtMs: integer("started_at_ms").notNull(),
@@ -81,6 +82,7 @@ export const paymentAttempts = sqliteTable(
   (t) => [
     index("payment_attempts_merchant_idx").on(t.merchantWallet, t.id),
     index("payment_attempts_pay_to_idx").on(t.payTo, t.id),
+    check("payment_attempts_outcome_check", sql.raw(oneOf(t.outcome.name, PAYMENT_ATTEMPT_OUTCOMES))),
   ],
 );
 
@@ -199,10 +201,14 @@ export const sweepState = sqliteTable(
     /** The run holding the rail (migration 0003): only the holder sends; expired claims may be taken over. */
     claimId: text("claim_id"),
     claimExpiresAtMs: integer("claim_expires_at_ms"),
-    /** The plan item's status of the last real run: ok, skipped, failed. */
-    lastOutcome: text("last_outcome"),
+    /** SWEEP_RAIL_OUTCOMES (./states.ts): the plan item's status of the last real run; why it failed is last_error. */
+    lastOutcome: text("last_outcome", { enum: SWEEP_RAIL_OUTCOMES }),
   },
-  (t) => [primaryKey({ columns: [t.walletPubkey, t.rail] }), index("sweep_state_attempt_idx").on(t.lastAttemptAtMs)],
+  (t) => [
+    primaryKey({ columns: [t.walletPubkey, t.rail] }),
+    index("sweep_state_attempt_idx").on(t.lastAttemptAtMs),
+    check("sweep_state_last_outcome_check", sql.raw(oneOf(t.lastOutcome.name, SWEEP_RAIL_OUTCOMES))),
+  ],
 );
 
 /** One row per real sweep run (dry runs leave no trace), for /health and the operator. */
@@ -212,15 +218,15 @@ export const sweepRuns = sqliteTable("sweep_runs", {
   trigger: text("trigger").notNull(),
   startedAtMs: integer("started_at_ms").notNull(),
   finishedAtMs: integer("finished_at_ms").notNull(),
-  /** ok | partial (some rails failed) | paused (fee payer below its minimum: nothing sent) | error (the run stopped). */
-  outcome: text("outcome").notNull(),
+  /** SWEEP_RUN_OUTCOMES: ok | partial (some rails failed) | paused (fee payer below its minimum: nothing sent) | error (the run stopped). */
+  outcome: text("outcome", { enum: SWEEP_RUN_OUTCOMES }).notNull(),
   scanned: integer("scanned").notNull(),
   attempted: integer("attempted").notNull(),
   succeeded: integer("succeeded").notNull(),
   skipped: integer("skipped").notNull(),
   failed: integer("failed").notNull(),
   lamportsSpent: text("lamports_spent").notNull(),
-});
+}, (t) => [check("sweep_runs_outcome_check", sql.raw(oneOf(t.outcome.name, SWEEP_RUN_OUTCOMES)))]);
 
 /** Vaults the facilitator fronted (just-in-time provisioning), counted against a daily cap. */
 export const jitProvisions = sqliteTable(
@@ -337,6 +343,8 @@ export const uptoChannels = sqliteTable(
      * The exposure budget (src/chain/fee-payer-budget/) counts it while the row is live. Rows older than 0011 get the SPL figure.
      */
     rentLamports: integer("rent_lamports").notNull().default(4_711_920),
+    /** The fee payer that fronted the rent (0013; null on rows written before: the key of that time). */
+    feePayer: text("fee_payer"),
     /**
      * opening (written before the Open is sent; not queued) | open (the keeper's queue) | closed | dropped | stuck |
      * voided (the open never reached the cluster: refused at preflight, or expired unseen)
@@ -384,8 +392,10 @@ export const feePayerExposure = sqliteTable(
     /** The payTo / seller it served (null when none). */
     payTo: text("pay_to"),
     lamports: integer("lamports").notNull(),
-    /** held | spent | returned | voided */
-    state: text("state").notNull(),
+    /** The fee payer that fronted or spent the lamports (0013; null on rows written before: the key of that time). */
+    feePayer: text("fee_payer"),
+    /** EXPOSURE_STATES (./states.ts): held | spent | returned | voided */
+    state: text("state", { enum: EXPOSURE_STATES }).notNull(),
     bookedAtMs: integer("booked_at_ms").notNull(),
     updatedAtMs: integer("updated_at_ms").notNull(),
   },
@@ -393,5 +403,6 @@ export const feePayerExposure = sqliteTable(
     index("fee_payer_exposure_payer_idx").on(table.payer, table.state, table.bookedAtMs),
     index("fee_payer_exposure_pay_to_idx").on(table.payTo, table.state, table.bookedAtMs),
     index("fee_payer_exposure_state_idx").on(table.state, table.bookedAtMs),
+    check("fee_payer_exposure_state_check", sql.raw(oneOf(table.state.name, EXPOSURE_STATES))),
   ],
 );

@@ -15,15 +15,12 @@ import { ManifestSchema } from "../../src/directory/resources/manifest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createKeyPairSignerFromPrivateKeyBytes, generateKeyPairSigner } from "@solana/kit";
-import {
-  CapabilitiesResponseSchema,
-  ExactBuildResponseSchema,
-  ResourceSearchResponseSchema,
-  SellerPreviewResponseSchema,
-  SettleResponseSchema,
-  SettlementStatusResponseSchema,
-  SupportedResponseSchema,
-} from "../../src/http/responses/schemas";
+import { CapabilitiesResponseSchema, SupportedResponseSchema } from "../../src/http/routes/discovery-responses";
+import { ExactBuildResponseSchema } from "../../src/rails/exact/routes/responses";
+import { ResourceSearchResponseSchema } from "../../src/http/routes/resources-responses";
+import { SellerPreviewResponseSchema } from "../../src/http/routes/sellers-responses";
+import { SettleResponseSchema } from "../../src/http/routes/payments-responses";
+import { SettlementStatusResponseSchema } from "../../src/http/routes/settlements-responses";
 
 const local = withLocalWorker({ feePayerLamports: 100_000_000_000 });
 const DEVNET = CLUSTERS.devnet.network;

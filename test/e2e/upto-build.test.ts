@@ -22,7 +22,7 @@ import { toFacilitatorSvmSigner } from "@x402/svm";
 import { UptoSvmScheme as UptoSvmFacilitatorScheme } from "@x402/svm/upto/facilitator";
 import { base58 } from "@scure/base";
 import * as v from "valibot";
-import { UptoDepositBuildResponseSchema } from "../../src/http/responses/schemas";
+import { UptoDepositBuildResponseSchema } from "../../src/rails/upto/routes/responses";
 import { startLocalnet, type RunningLocalnet } from "../../localnet/server";
 import { startWorker, type RunningWorker } from "../../scripts/lib/run-worker";
 import { randomKeypair } from "../../scripts/lib/keypair";

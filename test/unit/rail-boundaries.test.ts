@@ -3,14 +3,23 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 
 /**
- * The core/rail boundary, read from the source text: the payment core (the settle engine, the x402 wire protocol and
- * the HTTP layer) names no scheme and imports no rail folder, and no rail folder imports another. A rail is one folder
- * of src/rails/; the core reaches it only through src/rails/registry.ts and the RailModule type (src/rails/rail.ts).
- * Prose inside route summaries and descriptions (the published API documentation) may mention a rail; code may not.
+ * The core/rail boundary, read from the source text: the core (the settle engine, the x402 wire protocol, the HTTP
+ * layer, the chain layer, the shared store and the platform) names no scheme and imports no rail folder, and no rail
+ * folder imports another. A rail is one folder of src/rails/; the core reaches the rails only through the top-level
+ * files of src/rails/ (the registry, the RailModule type, the configuration slices' list). Prose inside comments,
+ * route summaries and descriptions (the published API documentation) may mention a rail; code may not.
  */
 const SRC = path.join(import.meta.dirname, "../../src");
 const RAILS_DIR = path.join(SRC, "rails");
-const CORE = ["settlement", "x402", "http"].map((folder) => path.join(SRC, folder));
+const CORE_FOLDERS = ["settlement", "x402", "http", "chain", "store", "platform"];
+const CORE = CORE_FOLDERS.map((folder) => path.join(SRC, folder));
+
+/**
+ * The one known leak, to be removed (not a pattern to follow): the fee payer's exposure budget counts a live upto
+ * channel's rent on its upto_channels row (the rail writes that row through the budget's port, so no core file
+ * imports the rail), and its /health query labels that rent with the upto scheme's name. Nothing may be added here.
+ */
+const KNOWN_NAME_LEAKS = [/^store\/fee-payer-exposure\.ts:\d+: .*(?:'upto' AS rail|r\.rail === "upto")/];
 const RAIL_FOLDERS = readdirSync(RAILS_DIR).filter((name) => statSync(path.join(RAILS_DIR, name)).isDirectory());
 
 function sourceFiles(dir: string): string[] {
@@ -19,10 +28,13 @@ function sourceFiles(dir: string): string[] {
     .map((file) => path.join(dir, file));
 }
 
-/** Relative import targets of a file, resolved to paths inside src/. */
+/** Relative import targets of a file, resolved to paths inside src/ (with the `.ts` the specifier leaves out). */
 function importTargets(file: string): string[] {
   const text = readFileSync(file, "utf8");
-  return [...text.matchAll(/\b(?:from|import)\s*\(?\s*["'](\.{1,2}\/[^"']+)["']/g)].map((m) => path.resolve(path.dirname(file), m[1]!));
+  return [...text.matchAll(/\b(?:from|import)\s*\(?\s*["'](\.{1,2}\/[^"']+)["']/g)].map((m) => {
+    const target = path.resolve(path.dirname(file), m[1]!);
+    return target.endsWith(".ts") ? target : `${target}.ts`;
+  });
 }
 
 /** The rail folder a path lies in (src/rails/<folder>/...), else null. */
@@ -31,6 +43,28 @@ function railFolderOf(target: string): string | null {
   if (relative.startsWith("..")) return null;
   const [first, ...rest] = relative.split(path.sep);
   return rest.length > 0 && RAIL_FOLDERS.includes(first!) ? first! : null;
+}
+
+/** `core/file.ts -> rails/<scheme>/...` for every import of a rail folder by a core file. */
+function coreImportLeaks(): string[] {
+  return CORE.flatMap(sourceFiles).flatMap((file) =>
+    importTargets(file)
+      .filter((target) => railFolderOf(target) !== null)
+      .map((target) => `${path.relative(SRC, file)} -> ${path.relative(SRC, target)}`),
+  );
+}
+
+/** `core/file.ts:line: code` for every line of core code that names a scheme. */
+function coreNameLeaks(): string[] {
+  const names = RAIL_FOLDERS.map((name) => name.replace(/[-]/g, "\\-")).join("|");
+  // A string literal that is exactly a scheme name ("upto", 'exact', `sla-escrow`), a member keyed by one
+  // (exact: / "sla-escrow":), or the alias form (v2:solana:upto).
+  const patterns = [new RegExp(`["'\`](?:${names})["'\`]`), new RegExp(`(?:^|[\\s{,])(?:${names}|"(?:${names})")\\s*:(?!:)`), new RegExp(`v2:solana:(?:${names})\\b`)];
+  return CORE.flatMap(sourceFiles).flatMap((file) =>
+    codeOf(file)
+      .split("\n")
+      .flatMap((line, i) => (patterns.some((p) => p.test(line)) ? [`${path.relative(SRC, file)}:${i + 1}: ${line.trim().slice(0, 120)}`] : [])),
+  );
 }
 
 /** The code of a file without its comments (line and block), so only code and string literals are searched. */
@@ -45,25 +79,12 @@ describe("the core/rail boundary", () => {
     expect(RAIL_FOLDERS).toEqual(expect.arrayContaining(["exact", "sla-escrow", "upto"]));
   });
 
-  it("settlement/, x402/ and http/ import no rail folder (only src/rails/registry.ts and src/rails/rail.ts)", () => {
-    const leaks = CORE.flatMap(sourceFiles).flatMap((file) =>
-      importTargets(file)
-        .filter((target) => railFolderOf(target) !== null)
-        .map((target) => `${path.relative(SRC, file)} -> ${path.relative(SRC, target)}`),
-    );
-    expect(leaks).toEqual([]);
+  it(`${CORE_FOLDERS.join("/, ")}/ import no rail folder (only the top-level files of src/rails/)`, () => {
+    expect(coreImportLeaks()).toEqual([]);
   });
 
-  it("settlement/, x402/ and http/ name no scheme in code: no scheme literal, no scheme-keyed member, no alias", () => {
-    const names = RAIL_FOLDERS.map((name) => name.replace(/[-]/g, "\\-")).join("|");
-    // A string literal that is exactly a scheme name ("upto", 'exact', `sla-escrow`), a member keyed by one
-    // (exact: / "sla-escrow":), or the alias form (v2:solana:upto).
-    const patterns = [new RegExp(`["'\`](?:${names})["'\`]`), new RegExp(`(?:^|[\\s{,])(?:${names}|"(?:${names})")\\s*:(?!:)`), new RegExp(`v2:solana:(?:${names})\\b`)];
-    const leaks = CORE.flatMap(sourceFiles).flatMap((file) =>
-      codeOf(file)
-        .split("\n")
-        .flatMap((line, i) => (patterns.some((p) => p.test(line)) ? [`${path.relative(SRC, file)}:${i + 1}: ${line.trim().slice(0, 120)}`] : [])),
-    );
+  it(`${CORE_FOLDERS.join("/, ")}/ name no scheme in code: no scheme literal, no scheme-keyed member, no alias`, () => {
+    const leaks = coreNameLeaks().filter((leak) => !KNOWN_NAME_LEAKS.some((known) => known.test(leak)));
     expect(leaks).toEqual([]);
   });
 
@@ -79,6 +100,10 @@ describe("the core/rail boundary", () => {
       ),
     );
     expect(leaks).toEqual([]);
+  });
+
+  it("the known leak is exactly the budget's label of the upto channels' rent (nothing else is excused)", () => {
+    for (const leak of coreNameLeaks()) expect(leak.startsWith("store/fee-payer-exposure.ts:"), leak).toBe(true);
   });
 
   it("the boundary check is not vacuous: it sees a scheme literal and a cross-rail import where there is one", () => {

@@ -364,8 +364,10 @@ describe("settle engine: refusals", () => {
     const ledger = new FakeLedger();
     const chain = new ScriptedChain({ confirm: [{ kind: "failed", err: { InstructionError: [0, { Custom: 6001 }] } }] });
     const { settlement } = await settle(ledger, chain);
-    expect(settlement).toMatchObject({ ok: false, reason: "transaction_simulation_failed", signature: SIGNATURE, payer: PAYER });
-    expect(ledger.rows.get(HASH)).toMatchObject({ state: "failed", errorReason: "transaction_simulation_failed" });
+    // It executed (no simulation refused it): its own reason, and the message says the fee was paid.
+    expect(settlement).toMatchObject({ ok: false, reason: "settlement_failed", signature: SIGNATURE, payer: PAYER });
+    expect((settlement as { message: string }).message).toMatch(/executed and failed on chain \(instruction 0 failed: .*6001.*\); its network fee was paid/);
+    expect(ledger.rows.get(HASH)).toMatchObject({ state: "failed", errorReason: "settlement_failed" });
   });
 
   it("refuses a different payment under a used payment-identifier id with 409, before anything is sent", async () => {
@@ -406,10 +408,26 @@ describe("settle engine: faults", () => {
   it("answers pending with the signature when the claim could not be written but the send went out", async () => {
     const ledger = new FakeLedger();
     ledger.failNext.add("claim");
-    const { settlement } = await settle(ledger, new ScriptedChain());
+    const { settlement, afterResponse } = await settle(ledger, new ScriptedChain());
     expect(settlement).toMatchObject({ ok: false, pending: true, signature: SIGNATURE });
     expect((settlement as { message: string }).message).toContain("the settlement ledger could not be written");
-    expect(ledger.rows.size).toBe(0);
+    // After the answer the row is written (GET /settlements/{signature} finds the signature it named): pending, with no
+    // lease, so the next call reconciles at once; no success was reported.
+    await Promise.all(afterResponse);
+    expect(ledger.rows.size).toBe(1);
+    expect(ledger.rows.get(HASH)).toMatchObject({ state: "pending", leaseExpiresAtMs: null, successReportedAtMs: null });
+  });
+
+  it("writes the row after the answer on a later try when the claim fails again at first", async () => {
+    const ledger = new FakeLedger();
+    const chain = new ScriptedChain();
+    const claim = ledger.claim.bind(ledger);
+    let failuresLeft = 2; // the claim's own, then the first late try
+    ledger.claim = (row) => (failuresLeft-- > 0 ? Promise.reject(new Error("D1 fault in claim")) : claim(row));
+    const { settlement, afterResponse } = await settle(ledger, chain);
+    expect(settlement).toMatchObject({ ok: false, pending: true, signature: SIGNATURE });
+    await Promise.all(afterResponse);
+    expect(ledger.rows.get(HASH)).toMatchObject({ state: "pending" });
   });
 
   it("lets the database fault stand when the claim failed and the cluster refused the send", async () => {

@@ -4,6 +4,7 @@ import { callWithEnv } from "../support/workerd/worker-http";
 import { writeParameter, deleteParameter } from "../../src/store/parameters";
 import { loadConfig } from "../../src/platform/config/load-config";
 import type { Env } from "../../src/env";
+import { labelledKeypair } from "../../scripts/lib/keypair";
 
 const baseEnv = env as unknown as Env;
 
@@ -83,6 +84,19 @@ describe("configuration", () => {
       expect(config.feePayer.address).toBeTruthy();
     } finally {
       await deleteParameter(baseEnv.DB, "FEE_PAYER_SECRET_KEY");
+    }
+  });
+
+  it("the upto voucher key and its bearer token cannot be set through the database (a rail slice's env-only keys)", async () => {
+    // Both rows together would switch delegated mode on with a key the operator never put in the Worker's secrets.
+    await writeParameter(baseEnv.DB, "SVC_UPTO_RECEIVER_AUTHORIZER_SECRET_KEY", labelledKeypair("config-test/upto-authorizer-from-d1").secretKeyBase58);
+    await writeParameter(baseEnv.DB, "SVC_UPTO_DELEGATED_SETTLE_TOKEN", "token-from-the-database-0123456789");
+    try {
+      const config = await loadConfig(baseEnv);
+      expect(config.upto.delegated).toBeNull();
+    } finally {
+      await deleteParameter(baseEnv.DB, "SVC_UPTO_RECEIVER_AUTHORIZER_SECRET_KEY");
+      await deleteParameter(baseEnv.DB, "SVC_UPTO_DELEGATED_SETTLE_TOKEN");
     }
   });
 

@@ -8,9 +8,10 @@ import { bookExposure, settleExposure, type ExposureBooking } from "../../src/ch
 import { uptoOpenRentLamports } from "../../src/chain/fee-payer-budget/caps";
 import { bookChannelOpenWithinCaps, voidChannelOpen } from "../../src/store/fee-payer-exposure";
 import { recordKeeperOutcomes } from "../../src/store/keeper-queue";
-import { claimDueChannels, recordChannelOpen, UPTO_CHANNELS_TABLE, type ChannelOpen } from "../../src/rails/upto/store/upto-channels";
+import { channelOpenWrite, claimDueChannels, recordChannelOpen, UPTO_CHANNELS_TABLE, type ChannelOpen } from "../../src/rails/upto/store/upto-channels";
 import { TOKEN_PROGRAM_ADDRESS } from "../../src/chain/token-programs";
 import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
+import { labelledKeypair } from "../../scripts/lib/keypair";
 import { USDC, usdcAccountOf } from "../support/workerd/payment-fixtures";
 import { chainRpc, fundedBuyer, lamportsOf, sendSigned, tokenBalance } from "../support/workerd/chain";
 import { callWithEnv } from "../support/workerd/worker-http";
@@ -184,6 +185,38 @@ describe("upto opens are booked against the exposure budget before the fee payer
     const limit = (BigInt(health.feePayerBalance.lamports) * 5_000n) / 10_000n;
     expect(after.caps.rentShare).toMatchObject({ limit: limit.toString(), used: after.rentOutLamports.total, headroom: (limit - BigInt(after.rentOutLamports.total)).toString() });
     expect(after.caps.spendPerDay).toMatchObject({ key: "SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS", limit: "1000000000" });
+    // This facilitator's own key fronted exactly these two channels' rent, and each row says so.
+    expect(after.rentOutLamports.byFeePayer[w.facilitator.feePayer]).toBe((2n * RENT).toString());
+    const byKey = await env.DB.prepare("SELECT COUNT(*) AS n FROM upto_channels WHERE fee_payer = ?").bind(w.facilitator.feePayer).first<{ n: number }>();
+    expect(byKey!.n).toBe(2);
+  });
+});
+
+describe("every booking records the fee payer that fronted it (key rotation)", () => {
+  it("rows booked under two keys keep each key; a voided booking booked again takes the key in use; /health sums per key", async () => {
+    const [oldKey, newKey] = [labelledKeypair(`rotation-old/${crypto.randomUUID()}`), labelledKeypair(`rotation-new/${crypto.randomUUID()}`)];
+    const configOf = (key: typeof oldKey) => loadConfig({ ...(env as unknown as Env), FEE_PAYER_SECRET_KEY: key.secretKeyBase58 } as Env);
+    const [before, after] = [await configOf(oldKey), await configOf(newKey)];
+    const payer = (await generateKeyPairSigner()).address;
+    const booking = (id: string, kind: ExposureBooking["kind"]): ExposureBooking => ({ bookingId: `rotation:${payer}:${id}`, rail: "exact", kind, payer, payTo: null, lamports: 2_039_280n });
+    const options = { balanceLamports: 100_000_000_000n };
+    expect(await bookExposure(before, env.DB, booking("held", "rent_held"), options)).toEqual({ ok: true });
+    expect(await bookExposure(before, env.DB, booking("spent", "rent_spent"), options)).toEqual({ ok: true });
+    expect(await bookExposure(before, env.DB, booking("revived", "rent_held"), options)).toEqual({ ok: true });
+    expect(await settleExposure(env.DB, booking("revived", "rent_held").bookingId, "voided")).toBe(true);
+    // The key rotates: a new booking, and the voided one booked again, are the new key's.
+    expect(await bookExposure(after, env.DB, booking("new", "rent_held"), options)).toEqual({ ok: true });
+    expect(await bookExposure(after, env.DB, booking("revived", "rent_held"), options)).toEqual({ ok: true });
+    const rows = await env.DB.prepare("SELECT booking_id AS id, fee_payer AS feePayer FROM fee_payer_exposure WHERE payer = ? ORDER BY booking_id").bind(payer).all();
+    expect(rows.results).toEqual([
+      { id: `rotation:${payer}:held`, feePayer: oldKey.address },
+      { id: `rotation:${payer}:new`, feePayer: newKey.address },
+      { id: `rotation:${payer}:revived`, feePayer: newKey.address },
+      { id: `rotation:${payer}:spent`, feePayer: oldKey.address },
+    ]);
+    const health = (await callWithEnv({}, "/health")).body.feePayerExposure;
+    expect(health.rentOutLamports.byFeePayer).toMatchObject({ [oldKey.address]: "2039280", [newKey.address]: "4078560" });
+    expect(health.spentLast24hLamports.byFeePayer).toMatchObject({ [oldKey.address]: "2039280" });
   });
 });
 
@@ -201,13 +234,15 @@ describe("a booking and the channel's own write", () => {
       expiresAt: Math.floor(Date.now() / 1000) + 60,
       firstCheckAtMs: Date.now() + 180_000,
       rentLamports: RENT,
+      feePayer: (await generateKeyPairSigner()).address,
     };
     const limits = { channelsPerPayer: 1, channelsPerPayTo: 1, opensPerPayerSince: 1, opensSinceMs: Date.now() - 3_600_000, rentPerPayerLamports: RENT, rentPerPayToLamports: RENT, totalRentLamports: 10n ** 15n };
-    expect((await bookChannelOpenWithinCaps(env.DB, open, limits, Date.now())).booked).toBe(true);
+    const book = (o: ChannelOpen) => bookChannelOpenWithinCaps(env.DB, o, channelOpenWrite(env.DB, o, Date.now()), limits);
+    expect((await book(open)).booked).toBe(true);
     // Booking the same open again at its caps: still ok (a retry), and nothing counted twice.
-    expect(await bookChannelOpenWithinCaps(env.DB, open, limits, Date.now())).toEqual({ booked: true });
+    expect(await book(open)).toEqual({ booked: true });
     const other = { ...open, channelId: (await generateKeyPairSigner()).address, openMessageHash: crypto.randomUUID() };
-    expect(await bookChannelOpenWithinCaps(env.DB, other, limits, Date.now())).toMatchObject({ booked: false, figures: { payerChannels: 1, payerRentLamports: RENT }, channel: null });
+    expect(await book(other)).toMatchObject({ booked: false, figures: { payerChannels: 1, payerRentLamports: RENT }, channel: null });
     expect(await voidChannelOpen(env.DB, open.channelId, open.openMessageHash, Date.now())).toBe(true);
     expect(await rowState(open.channelId)).toBe("voided");
     expect(await recordChannelOpen(env.DB, open, Date.now())).toBe(true);

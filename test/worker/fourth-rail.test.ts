@@ -1,4 +1,4 @@
-import { env } from "cloudflare:test";
+import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as v from "valibot";
 import { Hono } from "hono";
@@ -10,6 +10,7 @@ import { API_PREFIX, type AppEnv } from "../../src/http/context";
 import { loadConfig, type Config } from "../../src/platform/config/load-config";
 import { CLUSTERS } from "../../src/platform/config/networks";
 import type { Env } from "../../src/env";
+import { buildApp } from "../../src/app";
 import { fourthRail } from "../support/fourth-rail/module";
 
 /**
@@ -81,5 +82,40 @@ describe("a fourth rail plugged in with one registry line", () => {
   it("enrich leaves its lines alone when it has no enrich part", async () => {
     const required = { x402Version: 2 as const, resource: { url: "https://example.test/r" }, accepts: [line()] };
     expect(await enrichWithRails(config, required)).toEqual(required);
+  });
+});
+
+describe("a fourth rail served by the Worker's app (buildApp with the rails list)", () => {
+  // The real Hono app, middleware, payment routes and error handling, built over the longer list: the Worker builds
+  // the same app over RAILS (src/index.ts).
+  const post = async (app: ReturnType<typeof buildApp>, path: string, json: unknown) => {
+    const ctx = createExecutionContext();
+    const request = new Request(`http://facilitator.test${API_PREFIX}${path}`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(json) });
+    const response = await app.fetch(request, env, ctx);
+    await waitOnExecutionContext(ctx);
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+
+  it("POST /verify dispatches to it and answers valid with its payer", async () => {
+    const answer = await post(buildApp(WITH_FOURTH), "/verify", body());
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect(answer.body).toMatchObject({ isValid: true, payer: "buyer" });
+    // Its alias too, through the same common checks.
+    expect((await post(buildApp(WITH_FOURTH), "/verify", body("v2:solana:fourth"))).body).toMatchObject({ isValid: true, payer: "buyer" });
+  });
+
+  it("POST /settle dispatches to its settle and answers in the settle shape", async () => {
+    const answer = await post(buildApp(WITH_FOURTH), "/settle", body());
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({ success: false, errorReason: "invalid_payload", errorMessage: "the fixture rail settles nothing", network: config.network });
+  });
+
+  it("GET /supported of that app lists it; the Worker's own app (RAILS) refuses its payments", async () => {
+    const ctx = createExecutionContext();
+    const supported = await buildApp(WITH_FOURTH).fetch(new Request(`http://facilitator.test${API_PREFIX}/supported`), env, ctx);
+    await waitOnExecutionContext(ctx);
+    expect(((await supported.json()) as { kinds: { scheme: string }[] }).kinds.at(-1)!.scheme).toBe("fourth");
+    const shipped = await post(buildApp(), "/verify", body());
+    expect(shipped.body).toMatchObject({ isValid: false, invalidReason: "invalid_payload" });
   });
 });

@@ -1,12 +1,12 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { findAssociatedTokenPda } from "@solana-program/token";
+import { findAssociatedTokenPda, getTransferInstruction } from "@solana-program/token";
 import { address } from "@solana/kit";
-import { USDC } from "../support/workerd/payment-fixtures";
-import { fundedBuyer, tokenBalance } from "../support/workerd/chain";
+import { USDC, usdcAccountOf } from "../support/workerd/payment-fixtures";
+import { fundedBuyer, sendAs, tokenBalance } from "../support/workerd/chain";
 import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
 import { faultScenario } from "../support/workerd/fault-scenario";
-import { call } from "../support/workerd/worker-http";
+import { call, callWithEnv } from "../support/workerd/worker-http";
 
 const TOKEN_PROGRAM = address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
 
@@ -241,6 +241,58 @@ describe("settle when the ledger claim fails while the send is already out", () 
     const replay = await s.f.post("/settle", body);
     expect(replay.body).toMatchObject({ success: false, errorReason: "duplicate_settlement" });
     expect(await tokenBalance(s.vaultAta)).toBe(200_000n); // one transfer for this payment
+  });
+});
+
+/** GET /settlements/{signature} through `f`'s bindings, polled until it answers other than `while` (at most ~3 s). */
+async function settlementStatus(f: { env: Record<string, unknown> }, signature: string, options: { while?: number } = {}) {
+  const deadline = Date.now() + 3_000;
+  for (;;) {
+    const answer = await callWithEnv(f.env, `/settlements/${signature}`);
+    if (answer.status !== options.while || Date.now() > deadline) return answer;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe("GET /settlements/{signature} after a settle the ledger did not follow", () => {
+  it("the claim failed while the send was out: the pending answer's signature is found (the row is written after the answer), confirmed", async () => {
+    const s = await sellerWithVault("status-after-claim-fault");
+    const body = await s.f.signedBody(s.buyer, s.line);
+    const claimFault = failingOnce((sql) => /^\s*insert into "?settlements"?\s/i.test(sql), "injected claim failure");
+    s.f.setEnv({ DB: claimFault.db });
+    const first = await s.f.post("/settle", body);
+    expect(first.status, JSON.stringify(first.body)).toBe(202);
+    expect(claimFault.failed()).toBe(true);
+    const status = await settlementStatus(s.f, first.body.transaction, { while: 404 });
+    expect(status.status, JSON.stringify(status.body)).toBe(200);
+    expect(status.body).toMatchObject({ signature: first.body.transaction, state: "confirmed", payTo: s.line.payTo, amount: "100000" });
+    // The row the late claim wrote hands the one success to the next call, at once.
+    const retry = await s.f.post("/settle", body);
+    expect(retry.body, JSON.stringify(retry.body)).toMatchObject({ success: true, transaction: first.body.transaction });
+    expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
+  });
+
+  it("a pending row whose transaction failed on chain shows failed (settlement_failed: it executed, no simulation), not pending", async () => {
+    const s = await sellerWithVault("status-failed-on-chain");
+    const body = await s.f.signedBody(s.buyer, s.line);
+    // The send is held at the RPC front, then forwarded without preflight and its answer dropped: the settle answers
+    // pending. While it is held the buyer empties its token account, so the transfer executes and fails on chain
+    // (the race an RPC node's simulation cannot see; the local chain simulates and executes in one step).
+    await s.setFaults({ delayMs: { sendTransaction: 1_500 }, skipPreflight: true, dropSendAnswer: true });
+    const settling = s.f.post("/settle", body);
+    const deadline = Date.now() + 10_000;
+    while (((await s.calls()).sendTransaction ?? 0) < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    const source = await usdcAccountOf(s.buyer.address);
+    const held = await tokenBalance(source);
+    await sendAs(s.buyer, [getTransferInstruction({ source, destination: s.vaultAta, authority: s.buyer, amount: held })]);
+    const pending = await settling;
+    await s.setFaults({});
+    expect(pending.status, JSON.stringify(pending.body)).toBe(202);
+    const status = await settlementStatus(s.f, pending.body.transaction);
+    expect(status.status, JSON.stringify(status.body)).toBe(200);
+    expect(status.body).toMatchObject({ signature: pending.body.transaction, state: "failed", errorReason: "settlement_failed", settledAt: null });
+    // Only the buyer's own transfer moved tokens: the payment did not.
+    expect(await tokenBalance(s.vaultAta)).toBe(100_000n + held);
   });
 });
 

@@ -304,7 +304,7 @@ describe("the upto rail's channel rows while D1 trails the object", () => {
   });
   const openingRow = (id: string, hash: string, now: number) => ({
     channelId: id, openMessageHash: hash, openBlockhash: "bh", payer: "payer", payTo: "payTo", asset: "asset", tokenProgram: "tp", deposit: "1",
-    expiresAt: 0, firstCheckAtMs: now + 10 * 365 * 86_400_000, rentLamports: 4_711_920n,
+    expiresAt: 0, firstCheckAtMs: now + 10 * 365 * 86_400_000, rentLamports: 4_711_920n, feePayer: "feePayer",
   });
   const channelState = async (id: string) => (await env.DB.prepare("SELECT state FROM upto_channels WHERE channel_id = ?").bind(id).first<{ state: string }>())?.state ?? null;
 

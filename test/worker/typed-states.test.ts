@@ -1,11 +1,12 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { applyMigrations, databaseBefore, MIGRATIONS } from "../support/workerd/migration-steps";
 import { ESCROW_WATCH_STATES, JOB_RUN_OUTCOMES, UPTO_CHANNEL_STATES } from "../../src/store/states";
 
 /**
  * Migration 0012: the state and outcome columns take only their closed sets (src/store/states.ts), enforced by a
- * CHECK in D1, and the table rebuild that adds the CHECKs keeps every row. The real migration SQL runs again here on
- * rows written first, as wrangler would run it on a deployed database.
+ * CHECK in D1, and the table rebuild that adds the CHECKs keeps every row: the real migration SQL runs on rows written
+ * by the schema before it (migrations 0000–0011), as wrangler runs it on a deployed database.
  */
 const NOW = 1_800_000_000_000;
 
@@ -43,11 +44,14 @@ describe("typed states (migration 0012)", () => {
   });
 
   it("the rebuild keeps every row and its indexes", async () => {
-    const migration = (env.TEST_MIGRATIONS as { name: string; queries: string[] }[]).find((m) => m.name.startsWith("0012_"));
-    expect(migration).toBeDefined();
+    // The rows as the schema before 0012 held them (every value of each set), then 0012 itself.
+    await databaseBefore("0012");
+    for (const state of ESCROW_WATCH_STATES) await insertWatch(`watch-${state}`, state);
+    for (const state of UPTO_CHANNEL_STATES) await insertChannel(`channel-${state}`, state);
+    for (const outcome of JOB_RUN_OUTCOMES) await insertJobRun(`job-${outcome}`, outcome);
     const before = await Promise.all(["escrow_watch", "upto_channels", "job_runs"].map((table) => env.DB.prepare(`SELECT * FROM ${table} ORDER BY 1`).all()));
     expect(before.map((r) => r.results.length)).toEqual([ESCROW_WATCH_STATES.length, UPTO_CHANNEL_STATES.length, JOB_RUN_OUTCOMES.length]);
-    await env.DB.batch(migration!.queries.map((query) => env.DB.prepare(query)));
+    await applyMigrations(MIGRATIONS.filter((m) => m.name.startsWith("0012_")));
     const after = await Promise.all(["escrow_watch", "upto_channels", "job_runs"].map((table) => env.DB.prepare(`SELECT * FROM ${table} ORDER BY 1`).all()));
     expect(after.map((r) => r.results)).toEqual(before.map((r) => r.results));
     const indexes = await env.DB.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('escrow_watch', 'upto_channels') AND name NOT LIKE 'sqlite_%' ORDER BY name`).all();

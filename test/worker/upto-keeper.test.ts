@@ -152,7 +152,7 @@ describe("upto keeper: a channel never strands funds", () => {
           .run();
       }
       // Not due for years: the run settles the `opening` rows without claiming them.
-      const row = { channelId: id, openMessageHash: `hash-${id}`, openBlockhash: "bh", payer: "payer", payTo: "payTo", asset: "asset", tokenProgram: "tp", deposit: "1", expiresAt: 0, firstCheckAtMs: now + 10 * 365 * 86_400_000, rentLamports: 4_711_920n };
+      const row = { channelId: id, openMessageHash: `hash-${id}`, openBlockhash: "bh", payer: "payer", payTo: "payTo", asset: "asset", tokenProgram: "tp", deposit: "1", expiresAt: 0, firstCheckAtMs: now + 10 * 365 * 86_400_000, rentLamports: 4_711_920n, feePayer: "feePayer" };
       expect(await recordChannelOpen(env.DB, row, now)).toBe(true);
       expect(await channelRow(id)).toMatchObject({ state: "opening" });
     }
@@ -170,7 +170,7 @@ describe("upto keeper: a channel never strands funds", () => {
   it("a deposit sent again after the keeper gave its row up starts the row afresh (`opening`, no failures, no claim), so a late landing is still closed", async () => {
     const now = Date.now();
     const id = `restart-${crypto.randomUUID()}`;
-    const row = { channelId: id, openMessageHash: `hash-${id}`, openBlockhash: "bh", payer: "payer", payTo: "payTo", asset: "asset", tokenProgram: "tp", deposit: "1", expiresAt: 0, firstCheckAtMs: now, rentLamports: 4_711_920n };
+    const row = { channelId: id, openMessageHash: `hash-${id}`, openBlockhash: "bh", payer: "payer", payTo: "payTo", asset: "asset", tokenProgram: "tp", deposit: "1", expiresAt: 0, firstCheckAtMs: now, rentLamports: 4_711_920n, feePayer: "feePayer" };
     expect(await recordChannelOpen(env.DB, row, now)).toBe(true);
     await env.DB.prepare("UPDATE upto_channels SET state = 'dropped', failures = 3, keeper_claim_id = 'old-run', keeper_claim_expires_at_ms = ?2 WHERE channel_id = ?1").bind(id, now + 60_000).run();
     expect(await recordChannelOpen(env.DB, row, now)).toBe(true);
@@ -198,6 +198,7 @@ function leftBehindRow(deposit: Record<string, any>, line: Record<string, any>) 
     expiresAt: deposit.expiresAt as number,
     firstCheckAtMs: 0,
     rentLamports: 4_711_920n,
+    feePayer: "11111111111111111111111111111111",
   };
 }
 

@@ -39,9 +39,10 @@
  *
  *   uptoOpenCapRefusal(config, db, open, balanceLamports): /verify's read-only look at the same caps (one D1 query).
  *
- *   bookUptoOpen(config, db, open, balanceLamports) / voidUptoOpen(db, channelId, openMessageHash)
+ *   bookUptoOpen(config, db, open, write, balanceLamports) / voidUptoOpen(db, channelId, openMessageHash)
  *     The upto rail's channel opens, whose rent is booked on the channel's own row (`upto_channels.rent_lamports`: the
- *     booking is the row's first write, one D1 batch) and counted while that row is live (`opening`/`open`): the
+ *     booking is the row's first write, one D1 batch; `write` is the rail's guarded INSERT of that row, a port, so the
+ *     budget imports no rail) and counted while that row is live (`opening`/`open`): the
  *     keeper closing or dropping the row returns it, nothing else to call; a settle whose open never reached the
  *     cluster voids it. Its own caps on top: SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAYER, _PER_PAY_TO and
  *     SVC_UPTO_MAX_OPENS_PER_PAYER_PER_HOUR.
@@ -51,8 +52,8 @@
 import type { Config } from "../../platform/config/load-config";
 import { readFeePayerBalance } from "../fee-payer-balance";
 import { SETTLE_BALANCE_MAX_AGE_MS } from "../fee-payer-floor";
-import { bookChannelOpenWithinCaps, bookExposureWithinCaps, readUptoOpenFigures, settleExposureRow, trimExposureRow, voidChannelOpen } from "../../store/fee-payer-exposure";
-import type { ChannelOpen } from "../../rails/upto/store/upto-channels";
+import { bookChannelOpenWithinCaps, bookExposureWithinCaps, readUptoOpenFigures, settleExposureRow, trimExposureRow, voidChannelOpen, type GuardedRowWrite, type RentRowOpen } from "../../store/fee-payer-exposure";
+import type { ExposureEnd } from "../../store/states";
 import { rejection, type PaymentRejection } from "../../x402/payment-verdict";
 import { belowMinimumRefusal, exposureCapRefusal, heldLimits, SPEND_WINDOW_MS, spentLimits, uptoCapRefusal, uptoOpenLimits, type ExposureKind, type ExposureRail } from "./caps";
 
@@ -85,10 +86,11 @@ export async function bookExposure(
   if (booking.lamports <= 0n) return { ok: true };
   const nowMs = options.nowMs ?? Date.now();
   const held = booking.kind === "rent_held";
+  const row = { ...booking, state: held ? "held" : "spent", feePayer: config.feePayer.address } as const;
   if (options.uncapped) {
     // Counted, never refused: a step that brings the fee payer back more than it costs (see bookExposure's doc).
     const limits = held ? uncappedHeldLimits() : { ...uncappedHeldLimitsAsSpent(), sinceMs: nowMs - SPEND_WINDOW_MS };
-    await bookExposureWithinCaps(db, { ...booking, state: held ? "held" : "spent" }, limits, nowMs);
+    await bookExposureWithinCaps(db, row, limits, nowMs);
     return { ok: true };
   }
   // null (a spent booking on the settle hot path without a balance reading yet): the settle floor alone guards the minimum.
@@ -96,12 +98,12 @@ export async function bookExposure(
   const low = balance === null ? null : belowMinimumRefusal(config, balance, booking.lamports, booking.payer);
   if (low) return low;
   const limits = held ? heldLimits(config.feePayerBudget, balance!) : spentLimits(config.feePayerBudget, nowMs);
-  const { booked, figures } = await bookExposureWithinCaps(db, { ...booking, state: held ? "held" : "spent" }, limits, nowMs);
+  const { booked, figures } = await bookExposureWithinCaps(db, row, limits, nowMs);
   if (booked) return { ok: true };
   return exposureCapRefusal(figures, limits, booking.lamports, booking) ?? unexplained(booking.bookingId);
 }
 
-export function settleExposure(db: D1Database, bookingId: string, outcome: "returned" | "spent" | "voided", nowMs = Date.now()): Promise<boolean> {
+export function settleExposure(db: D1Database, bookingId: string, outcome: ExposureEnd, nowMs = Date.now()): Promise<boolean> {
   return settleExposureRow(db, bookingId, outcome, nowMs);
 }
 
@@ -118,14 +120,14 @@ const uncappedHeldLimits = () => ({ rentPerPayerLamports: NO_LIMIT, rentPerPayTo
 const uncappedHeldLimitsAsSpent = () => ({ spendPerPayerLamports: NO_LIMIT, spendPerPayToLamports: NO_LIMIT, spendTotalLamports: NO_LIMIT });
 
 /**
- * Books an upto channel open before the fee payer signs it: writes the channel's row with its rent if every cap holds
- * (a retry of the same open is always ok). One D1 batch.
+ * Books an upto channel open before the fee payer signs it: `write` (the rail's) writes the channel's row with its rent
+ * if every cap holds (a retry of the same open is always ok). One D1 batch.
  */
-export async function bookUptoOpen(config: Config, db: D1Database, open: ChannelOpen, balanceLamports: bigint, nowMs = Date.now()): Promise<{ ok: true } | PaymentRejection> {
+export async function bookUptoOpen(config: Config, db: D1Database, open: RentRowOpen, write: GuardedRowWrite, balanceLamports: bigint, nowMs = Date.now()): Promise<{ ok: true } | PaymentRejection> {
   const low = belowMinimumRefusal(config, balanceLamports, open.rentLamports, open.payer);
   if (low) return low;
   const limits = uptoOpenLimits(config.feePayerBudget, balanceLamports, nowMs);
-  const booking = await bookChannelOpenWithinCaps(db, open, limits, nowMs);
+  const booking = await bookChannelOpenWithinCaps(db, open, write, limits);
   if (booking.booked) return { ok: true };
   const { channel, figures } = booking;
   if (channel && channel.openMessageHash !== open.openMessageHash && channel.liveDeposit) {
@@ -138,7 +140,7 @@ export async function bookUptoOpen(config: Config, db: D1Database, open: Channel
  * /verify's look at the caps an upto open would be booked under at settle (read only, one D1 query): the refusal the
  * settle would answer, or null. An open already booked (a retry of the same deposit) is not refused.
  */
-export async function uptoOpenCapRefusal(config: Config, db: D1Database, open: Pick<ChannelOpen, "payer" | "payTo" | "channelId" | "openMessageHash" | "rentLamports">, balanceLamports: bigint, nowMs = Date.now()): Promise<PaymentRejection | null> {
+export async function uptoOpenCapRefusal(config: Config, db: D1Database, open: RentRowOpen, balanceLamports: bigint, nowMs = Date.now()): Promise<PaymentRejection | null> {
   const low = belowMinimumRefusal(config, balanceLamports, open.rentLamports, open.payer);
   if (low) return low;
   const limits = uptoOpenLimits(config.feePayerBudget, balanceLamports, nowMs);

@@ -23,8 +23,8 @@ export type ExposureKind =
   /** A priority fee the facilitator chose to pay on its own transaction. */
   | "priority_fee";
 
-/** The rail (or job) a spend serves. */
-export type ExposureRail = "exact" | "sla-escrow" | "upto" | "sweep";
+/** What a spend serves, the label of its bookings: a rail's scheme name, or "sweep" for the sweep job. */
+export type ExposureRail = string;
 
 /** Rent-exempt lamports, (128 + size) × 6,960: the Channel account (256 bytes) and its escrow token account. */
 export const UPTO_CHANNEL_RENT_LAMPORTS = 2_672_640n;

@@ -12,10 +12,13 @@ export interface CapView {
 
 /** /health's `feePayerExposure`: what the fee payer has out and has spent beyond sellers' network fees, and each cap's headroom. */
 export interface ExposureHealth {
-  /** Rent out (fronted, expected back) per rail, lamports. */
-  rentOutLamports: { total: string; byRail: Record<string, string> };
-  /** Lamports spent for good in the last 24 h per rail. */
-  spentLast24hLamports: { total: string; byRail: Record<string, string> };
+  /**
+   * Rent out (fronted, expected back) per rail and per fee payer that fronted it (with key rotation, an old key's
+   * rent may still be out; "unrecorded": rows written before the fee payer was recorded), lamports.
+   */
+  rentOutLamports: { total: string; byRail: Record<string, string>; byFeePayer: Record<string, string> };
+  /** Lamports spent for good in the last 24 h per rail and per fee payer. */
+  spentLast24hLamports: { total: string; byRail: Record<string, string>; byFeePayer: Record<string, string> };
   uptoOpenChannels: number;
   /** Per-wallet caps show their tightest wallet; the totals the fee payer as a whole (the share against the balance read for /health). */
   caps: Record<string, CapView>;
@@ -37,8 +40,8 @@ export function exposureHealth(config: Config, summary: ExposureSummary, balance
     return { key, limit: limit === null ? "unknown" : String(limit), used: String(used), headroom: headroom === null ? "unknown" : String(headroom > 0n ? headroom : 0n) };
   };
   return {
-    rentOutLamports: { total: rentOut.toString(), byRail: strings(summary.rentOutByRail) },
-    spentLast24hLamports: { total: spent.toString(), byRail: strings(summary.spentSinceByRail) },
+    rentOutLamports: { total: rentOut.toString(), byRail: strings(summary.rentOutByRail), byFeePayer: strings(summary.rentOutByFeePayer) },
+    spentLast24hLamports: { total: spent.toString(), byRail: strings(summary.spentSinceByRail), byFeePayer: strings(summary.spentSinceByFeePayer) },
     uptoOpenChannels: summary.uptoLiveChannels,
     caps: {
       rentShare: view(`SVC_FEE_PAYER_MAX_RENT_SHARE_BPS (${caps.rentShareBps} bps of the balance)`, balanceLamports === null ? null : totalRentLimitLamports(caps, balanceLamports), rentOut),

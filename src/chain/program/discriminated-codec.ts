@@ -22,8 +22,8 @@ import { ProgramDataError } from "./program-data-error";
 export const ACCOUNT_DISCRIMINATOR_PREFIX_SIZE_BYTES = 8;
 export const INSTRUCTION_DISCRIMINATOR_PREFIX_SIZE_BYTES = 1;
 
-/** "exact" for instruction data; "at_least" for accounts (trailing bytes are ignored). */
-type LengthRule = "exact" | "at_least";
+/** "exactly" for instruction data; "at_least" for accounts (trailing bytes are ignored). */
+type LengthRule = "exactly" | "at_least";
 
 /** Writes `[discriminator, 0 × (prefixSize − 1)] ‖ body`. */
 export function getDiscriminatedEncoder<T>(
@@ -54,7 +54,7 @@ export function getDiscriminatedDecoder<T>(
   discriminator: number,
   prefixSizeBytes: number,
   body: FixedSizeDecoder<T>,
-  lengthRule: LengthRule = "exact",
+  lengthRule: LengthRule = "exactly",
 ): FixedSizeDecoder<T> {
   const fixedSize = prefixSizeBytes + body.fixedSize;
   return createDecoder({
@@ -73,7 +73,7 @@ export function getDiscriminatedDecoder<T>(
 }
 
 function lengthFits(length: number, size: number, rule: LengthRule): boolean {
-  return rule === "exact" ? length === size : length >= size;
+  return rule === "exactly" ? length === size : length >= size;
 }
 
 /** True when `bytes` has `totalSizeBytes` bytes (per the rule) and starts with `discriminator` (no throw). */
@@ -81,7 +81,7 @@ function matchesDiscriminatedLayout(
   bytes: ReadonlyUint8Array,
   discriminator: number,
   totalSizeBytes: number,
-  lengthRule: LengthRule = "exact",
+  lengthRule: LengthRule = "exactly",
 ): boolean {
   return lengthFits(bytes.length, totalSizeBytes, lengthRule) && bytes[0] === discriminator;
 }
@@ -93,7 +93,7 @@ function matchesDiscriminatedLayout(
 export function createSafeDecode<T>(
   decoder: FixedSizeDecoder<T>,
   discriminator: number,
-  lengthRule: LengthRule = "exact",
+  lengthRule: LengthRule = "exactly",
 ): (bytes: ReadonlyUint8Array) => T | null {
   return (bytes) =>
     matchesDiscriminatedLayout(bytes, discriminator, decoder.fixedSize, lengthRule) ? decoder.decode(bytes) : null;
@@ -115,7 +115,7 @@ export function getDiscriminatedCodecs<T>(
   prefixSizeBytes: number,
   bodyEncoder: FixedSizeEncoder<T>,
   bodyDecoder: FixedSizeDecoder<T>,
-  lengthRule: LengthRule = "exact",
+  lengthRule: LengthRule = "exactly",
 ): DiscriminatedCodecs<T> {
   const encoder = getDiscriminatedEncoder(discriminator, prefixSizeBytes, bodyEncoder);
   const decoder = getDiscriminatedDecoder(subject, discriminator, prefixSizeBytes, bodyDecoder, lengthRule);

@@ -14,11 +14,11 @@ export class ProgramDataError extends Error {
     readonly reason: ProgramDataErrorReason,
     readonly expected: number,
     readonly actual: number,
-    lengthRule: "exact" | "at_least" = "exact",
+    lengthRule: "exactly" | "at_least" = "exactly",
   ) {
     super(
       reason === "wrong_length"
-        ? `${subject}: expected ${lengthRule === "exact" ? "exactly" : "at least"} ${expected} bytes, got ${actual}`
+        ? `${subject}: expected ${lengthRule === "exactly" ? "exactly" : "at least"} ${expected} bytes, got ${actual}`
         : `${subject}: expected discriminator ${expected}, got ${actual}`,
     );
   }

@@ -6,8 +6,7 @@ import { classifyVaultTokenAccount } from "../../rails/exact/vault-token-account
 import { fetchAccounts } from "../../chain/accounts";
 import { parseMint } from "../../chain/mint";
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../chain/token-programs";
-import { deriveExactAddresses } from "./seller-addresses";
-import { readVault } from "./rail-views";
+import { deriveExactAddresses, readVault } from "../../rails/exact/seller-view";
 import type { SellerAsset } from "./seller-asset";
 
 export interface ActivationState {

@@ -5,7 +5,7 @@ import { listPaymentAttemptsForMerchant, type PaymentAttemptRow } from "../../st
 import { Base58Address } from "../../x402/schemas";
 import { clampPageLimit } from "../../platform/paging/page-limit";
 import { rfc3339Micros } from "../../platform/paging/page-cursor";
-import { deriveExactAddresses } from "./seller-addresses";
+import { deriveExactAddresses } from "../../rails/exact/seller-view";
 import { SignedFields } from "../wallet-challenges/challenge-inputs";
 import { consumeChallenge, verifySignedChallenge } from "../wallet-challenges/signed-challenge";
 

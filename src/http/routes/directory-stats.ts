@@ -1,6 +1,6 @@
 import { route, type RouteDef } from "../route-def";
 import { directoryStats } from "../../directory/resources/resource-search";
-import { DirectoryStatsResponseSchema } from "../responses/schemas";
+import { DirectoryStatsResponseSchema } from "./directory-stats-responses";
 
 /** `/directory/stats`: how big the public directory is (providers and resources). */
 export function directoryStatsRoutes(): RouteDef[] {

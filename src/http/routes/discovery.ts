@@ -2,10 +2,12 @@ import { route, type RouteDef, type EndpointInfo } from "../route-def";
 import { buildHealthReport } from "../self-description/health";
 import { buildSupported } from "../self-description/supported";
 import { buildCapabilities } from "../self-description/capabilities";
-import { CapabilitiesResponseSchema, SupportedResponseSchema } from "../responses/schemas";
+import { RAILS } from "../../rails/registry";
+import type { RailModule } from "../../rails/rail";
+import { CapabilitiesResponseSchema, SupportedResponseSchema } from "./discovery-responses";
 
 /** `/health`, `/supported`, `/capabilities`; `endpoints` is read at request time so capabilities lists every mounted route. */
-export function discoveryRoutes(endpoints: () => readonly EndpointInfo[]): RouteDef[] {
+export function discoveryRoutes(endpoints: () => readonly EndpointInfo[], rails: readonly RailModule[] = RAILS): RouteDef[] {
   return [
     route({
       key: "health",
@@ -23,7 +25,7 @@ export function discoveryRoutes(endpoints: () => readonly EndpointInfo[]): Route
       path: "/supported",
       tag: "Discovery",
       summary: "Payment kinds (scheme, network, extra) this facilitator verifies and settles",
-      handler: async (c) => c.json(await buildSupported(c.var.config)),
+      handler: async (c) => c.json(await buildSupported(c.var.config, rails)),
     }),
     route({
       key: "capabilities",

@@ -1,5 +1,5 @@
 import { route, type RouteDef } from "../route-def";
-import { FeeQuoteQuerySchema, quoteFee } from "../../rails/fee-quote";
+import { FeeQuoteQuerySchema, quoteFee } from "../../rails/registry";
 
 /** GET /fee-quote: protocol fee, oracle fee and what the seller nets, for buyers, sellers and agents alike. */
 export function feeQuoteRoutes(): RouteDef[] {

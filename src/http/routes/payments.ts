@@ -2,50 +2,59 @@ import { route, type RouteDef } from "../route-def";
 import type { AppContext } from "../context";
 import type { VerifySettleBody } from "../../x402/schemas";
 import { rejection, type PaymentRejection } from "../../x402/payment-verdict";
-import { checkCommonRequirements, normalizeScheme, RAIL_BY_SCHEME, VerifySettleBodySchema } from "../../rails/registry";
+import { RAILS, railsBySchemeOf, rejectionReasonsOf, verifySettleBodySchemaOf } from "../../rails/registry";
+import type { RailModule } from "../../rails/rail";
+import { checkCommonRequirementsAmong } from "../../x402/common-checks";
+import { normalizeSchemeAmong, type SchemeName } from "../../x402/scheme-names";
 import { settledWith, type SettleOutcome } from "../../settlement/settle-engine";
 import { settleLedgerOf } from "../../settlement/settle-ports";
 import { recordPaymentAttempt, type PaymentAttempt } from "../../store/payment-attempts";
+import type { PaymentAttemptOutcome } from "../../store/states";
 import { log } from "../../platform/observability/log";
 import { ERROR_STATUS, isFacilitatorError, type ErrorReason } from "../../platform/errors/catalogue";
 import { asVerifySettleBody } from "../../x402/bare-payment-payload";
-import { ALL_REJECTION_REASONS } from "../../x402/rejection-reason-list";
 import type { RejectionReason } from "../../x402/rejection-reasons";
 import { callerCorrelationIdOf } from "../middleware/correlation-id";
 import { enforceRateLimit } from "../middleware/rate-limit";
 import { recordRequestTelemetry } from "../../platform/observability/telemetry";
 import { payerKeyOf } from "../../x402/payer-key";
 import { paymentIdentifierOf } from "../../x402/payment-identifier";
-import { SettleResponseSchema, VerifyResponseSchema } from "../responses/schemas";
+import { SettleResponseSchema, VerifyResponseSchema } from "./payments-responses";
 
-/** `/verify` and `/settle` (docs/facilitator-spec.md §4.1), answering in the union shape of docs/wire-notes.md "Verify / settle responses" so official x402 clients parse both. */
-export function paymentRoutes(): RouteDef[] {
+/**
+ * `/verify` and `/settle` (docs/facilitator-spec.md §4.1), answering in the union shape of docs/wire-notes.md "Verify /
+ * settle responses" so official x402 clients parse both. `rails`: the rails they dispatch to (the Worker: `RAILS`).
+ */
+export function paymentRoutes(rails: readonly RailModule[] = RAILS): RouteDef[] {
+  const served: ServedRails = railsBySchemeOf(rails);
+  const body = verifySettleBodySchemaOf(rails);
+  const input = { ...PAYMENT_INPUT, reasons: rejectionReasonsOf(rails) };
   return [
     route({
       key: "verify",
-      body: VerifySettleBodySchema,
-      ...PAYMENT_INPUT,
+      body,
+      ...input,
       response: VerifyResponseSchema,
       agentTool: { name: "verify_payment", description: "Check a signed x402 v2 payment (paymentPayload + paymentRequirements) without moving funds. Returns isValid and, when invalid, invalidReason." },
       method: "POST",
       path: "/verify",
       tag: "Payments",
       summary: "Verify an x402 v2 payment proof against payment requirements (no funds move)",
-      invalidInput: (c, message, reason) => answerVerify(c, Date.now(), rejection(paymentInputReason(reason), message)),
-      handler: async (c, { body }) => answerVerify(c, Date.now(), await limitedPayment(c, body)),
+      invalidInput: (c, message, reason) => answerVerify(c, served, Date.now(), rejection(paymentInputReason(reason), message)),
+      handler: async (c, { body }) => answerVerify(c, served, Date.now(), await limitedPayment(c, body)),
     }),
     route({
       key: "settle",
-      body: VerifySettleBodySchema,
-      ...PAYMENT_INPUT,
+      body,
+      ...input,
       response: SettleResponseSchema,
       agentTool: { name: "settle_payment", description: "Settle a signed x402 v2 payment: the facilitator verifies it, co-signs as fee payer and submits it. Idempotent per transaction. Returns success and the transaction signature." },
       method: "POST",
       path: "/settle",
       tag: "Payments",
       summary: "Verify, co-sign as fee payer, submit and confirm an x402 v2 payment (idempotent)",
-      invalidInput: (c, message, reason) => answerSettle(c, Date.now(), rejection(paymentInputReason(reason), message)),
-      handler: async (c, { body }) => answerSettle(c, Date.now(), await limitedPayment(c, body)),
+      invalidInput: (c, message, reason) => answerSettle(c, served, Date.now(), rejection(paymentInputReason(reason), message)),
+      handler: async (c, { body }) => answerSettle(c, served, Date.now(), await limitedPayment(c, body)),
     }),
   ];
 }
@@ -59,17 +68,19 @@ const PAYMENT_INPUT = {
   anyContentType: true,
   networkAt: [["paymentRequirements", "network"], ["paymentPayload", "accepted", "network"], ["accepted", "network"]],
   reshapeBody: asVerifySettleBody,
-  reasons: ALL_REJECTION_REASONS,
 } as const;
+
+/** The rails /verify and /settle dispatch to, by their wire name. */
+type ServedRails = ReadonlyMap<SchemeName, RailModule>;
 
 /** A body refused before it parses: a foreign network keeps its reason (as on every route), any other flaw is x402's `invalid_payload`. */
 function paymentInputReason(reason: ErrorReason): RejectionReason {
   return reason === "invalid_network" ? "invalid_network" : "invalid_payload";
 }
 
-async function answerVerify(c: AppContext, startedAtMs: number, parsed: ParsedBody): Promise<Response> {
+async function answerVerify(c: AppContext, served: ServedRails, startedAtMs: number, parsed: ParsedBody): Promise<Response> {
   const correlationId = parsed.ok ? (parsed.body.correlationId ?? c.var.correlationId) : c.var.correlationId;
-  const verdict = parsed.ok ? await asRejectionOnFault(verifyPayment(c, parsed.body)) : parsed;
+  const verdict = parsed.ok ? await asRejectionOnFault(verifyPayment(c, served, parsed.body)) : parsed;
   // Telemetry only: /verify writes nothing to D1, whoever calls it.
   recordTelemetry(c, "verify", parsed.ok ? parsed.body : null, startedAtMs, verdict.ok ? "valid" : "invalid", verdict.ok ? null : verdict.reason);
   if (verdict.ok) return c.json({ isValid: true, valid: true, payer: verdict.payer, correlationId });
@@ -89,13 +100,13 @@ async function answerVerify(c: AppContext, startedAtMs: number, parsed: ParsedBo
   );
 }
 
-async function answerSettle(c: AppContext, startedAtMs: number, parsed: ParsedBody): Promise<Response> {
+async function answerSettle(c: AppContext, served: ServedRails, startedAtMs: number, parsed: ParsedBody): Promise<Response> {
   const config = c.var.config;
   const correlationId = parsed.ok ? (parsed.body.correlationId ?? c.var.correlationId) : c.var.correlationId;
-  const settled = parsed.ok ? await asRejectionOnFault(settlePayment(c, parsed.body, parsed.paymentId)) : parsed;
+  const settled = parsed.ok ? await asRejectionOnFault(settlePayment(c, served, parsed.body, parsed.paymentId)) : parsed;
   const { settlement: result, afterResponse } = "settlement" in settled ? settled : settledWith(settled);
   const signature = "signature" in result && result.signature ? result.signature : "";
-  const outcome = result.ok ? "settled" : "pending" in result ? "pending" : "failed";
+  const outcome: PaymentAttemptOutcome = result.ok ? "settled" : "pending" in result ? "pending" : "failed";
   recordTelemetry(c, "settle", parsed.ok ? parsed.body : null, startedAtMs, outcome, result.ok ? null : result.reason);
   // The seller's payment history, from the outcome: only for a body that parsed (an anonymous junk request
   // writes nothing). The ledger's success report itself was written before this answer, by the engine.
@@ -110,7 +121,7 @@ async function answerSettle(c: AppContext, startedAtMs: number, parsed: ParsedBo
       transaction: result.signature,
       network: config.network,
       ...(result.alreadySettled ? { alreadySettled: true } : {}),
-      ...settledAmountOf(parsed),
+      ...settledAmountOf(served, parsed),
       correlationId,
     });
   }
@@ -133,11 +144,11 @@ async function answerSettle(c: AppContext, startedAtMs: number, parsed: ParsedBo
 }
 
 /** `amount` of a success (`SettleResponse.amount` of @x402/core), for a rail whose settled amount it names. */
-function settledAmountOf(parsed: ParsedBody): { amount?: string } {
+function settledAmountOf(served: ServedRails, parsed: ParsedBody): { amount?: string } {
   if (!parsed.ok) return {};
   const requirements = parsed.body.paymentRequirements;
-  const scheme = normalizeScheme(requirements.scheme);
-  const settledAmount = scheme === null ? undefined : RAIL_BY_SCHEME.get(scheme)?.settledAmount;
+  const scheme = normalizeSchemeAmong(requirements.scheme, served);
+  const settledAmount = scheme === null ? undefined : served.get(scheme)?.settledAmount;
   return settledAmount ? { amount: settledAmount(requirements) } : {};
 }
 
@@ -152,21 +163,21 @@ async function limitedPayment(c: AppContext, body: VerifySettleBody): Promise<Pa
   return parsed;
 }
 
-async function verifyPayment(c: AppContext, body: VerifySettleBody): Promise<{ ok: true; payer: string } | PaymentRejection> {
+async function verifyPayment(c: AppContext, served: ServedRails, body: VerifySettleBody): Promise<{ ok: true; payer: string } | PaymentRejection> {
   const config = c.var.config;
-  const accepted = checkCommonRequirements(config, body);
+  const accepted = checkCommonRequirementsAmong(config, body, served);
   if ("ok" in accepted) return accepted;
-  const rail = RAIL_BY_SCHEME.get(accepted.scheme);
+  const rail = served.get(accepted.scheme);
   if (!rail) return schemeNotAvailable(accepted.scheme);
   const verdict = await rail.verify(config, body, accepted, { simulate: true, ledger: c.env.DB });
   return verdict.ok ? { ok: true, payer: verdict.payer } : verdict;
 }
 
-async function settlePayment(c: AppContext, body: VerifySettleBody, paymentId: string | null): Promise<SettleOutcome> {
+async function settlePayment(c: AppContext, served: ServedRails, body: VerifySettleBody, paymentId: string | null): Promise<SettleOutcome> {
   const config = c.var.config;
-  const accepted = checkCommonRequirements(config, body);
+  const accepted = checkCommonRequirementsAmong(config, body, served);
   if ("ok" in accepted) return settledWith(accepted);
-  const rail = RAIL_BY_SCHEME.get(accepted.scheme);
+  const rail = served.get(accepted.scheme);
   if (!rail) return settledWith(schemeNotAvailable(accepted.scheme));
   return rail.settle(config, body, accepted, {
     ledger: c.env.DB,
@@ -219,7 +230,7 @@ function settleAttempt(
   body: VerifySettleBody,
   correlationId: string,
   startedAtMs: number,
-  outcome: string,
+  outcome: PaymentAttemptOutcome,
   reason: string | null,
   signature: string | null,
   payer: string | null | undefined,

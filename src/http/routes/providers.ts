@@ -1,7 +1,7 @@
 import { route, type RouteDef } from "../route-def";
 import { WalletPathSchema } from "../../directory/sellers/seller-inputs";
 import { getListedProviderEntry, listProviders, ProvidersQuerySchema } from "../../directory/providers/provider-directory";
-import { ProviderSingleResponseSchema, ProvidersPageResponseSchema } from "../responses/schemas";
+import { ProviderSingleResponseSchema, ProvidersPageResponseSchema } from "./providers-responses";
 
 /** `/providers`: the public provider directory (docs/facilitator-spec.md §4.4), verified, opted-in sellers. */
 export function providerRoutes(): RouteDef[] {

@@ -13,7 +13,8 @@ import {
 } from "../../directory/resources/resource-inputs";
 import { listOwnedResources, probeOwnedResource, registerResource, retireOwnedResource } from "../../directory/resources/resource-registry";
 import { harvestManifest } from "../../directory/resources/manifest";
-import { ChallengeResponseSchema, ResourceSingleResponseSchema, ResourceSearchResponseSchema } from "../responses/schemas";
+import { ChallengeResponseSchema } from "./sellers-responses";
+import { ResourceSingleResponseSchema, ResourceSearchResponseSchema } from "./resources-responses";
 
 /** `/resources`: the public resource directory (docs/facilitator-spec.md §4.4), its registry, and each wallet's own list (`/sellers/{wallet}/resources`). */
 export function resourceRoutes(): RouteDef[] {

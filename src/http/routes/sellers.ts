@@ -9,15 +9,7 @@ import { retireSeller, RetireBodySchema } from "../../directory/sellers/retire";
 import { listSellerPayments, SellerPaymentsBodySchema } from "../../directory/sellers/payment-history";
 import { RailPathSchema, RailQuerySchema, WalletPathSchema } from "../../directory/sellers/seller-inputs";
 import { ChallengeQuerySchema } from "../../directory/wallet-challenges/challenge-inputs";
-import {
-  ChallengeResponseSchema,
-  ProvisionResponseSchema,
-  RailInfoSchema,
-  SellerPaymentsResponseSchema,
-  SellerPreviewResponseSchema,
-  SellerRegisterResponseSchema,
-  SellerRetireResponseSchema,
-} from "../responses/schemas";
+import { ChallengeResponseSchema, ProvisionResponseSchema, RailInfoSchema, SellerPaymentsResponseSchema, SellerPreviewResponseSchema, SellerRegisterResponseSchema, SellerRetireResponseSchema } from "./sellers-responses";
 
 /** Seller onboarding (docs/facilitator-spec.md §4.3): preview, rail lookup, sovereign activation, wallet challenges. */
 export function sellerRoutes(): RouteDef[] {

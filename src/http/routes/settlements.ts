@@ -3,8 +3,9 @@ import { route, type RouteDef } from "../route-def";
 import { notFound } from "../../platform/errors/catalogue";
 import { getSettlementBySignature, type SettlementRow } from "../../store/settlements";
 import { signatureStatus } from "../../chain/confirm";
+import { rejectionForOnChainFailure } from "../../chain/transaction-rejection";
 import type { Config } from "../../platform/config/load-config";
-import { SettlementStatusResponseSchema } from "../responses/schemas";
+import { SettlementStatusResponseSchema } from "./settlements-responses";
 
 const SettlementPathSchema = v.object({
   signature: v.pipe(v.string(), v.regex(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/, "must be a base58 transaction signature")),
@@ -15,15 +16,18 @@ const PUBLIC_STATE = { submitting: "pending", pending: "pending", confirmed: "co
 type PublicState = (typeof PUBLIC_STATE)[keyof typeof PUBLIC_STATE];
 
 /**
- * The ledger may be behind the chain: a settle whose success report D1 could not write answered `settlement_pending`
- * and left the row unconfirmed until the ledger catches up. So a row not recorded as final is checked with one status
- * read; when the RPC cannot answer, the ledger's word stands.
+ * The ledger may be behind the chain: a settle whose success report D1 could not write, or whose send's answer was
+ * lost, answered `settlement_pending` and left the row unconfirmed until the ledger catches up. So a row not recorded
+ * as final is checked with one status read: landed is `confirmed`, executed and failed is `failed` (with the reason
+ * the settle would have given, its fee paid). When the RPC cannot answer, the ledger's word stands.
  */
-async function publicStateOf(config: Config, row: SettlementRow): Promise<PublicState> {
-  const recorded = PUBLIC_STATE[row.state];
-  if (recorded !== "pending") return recorded;
+async function publicStateOf(config: Config, row: SettlementRow): Promise<{ state: PublicState; errorReason: string | null }> {
+  const recorded = { state: PUBLIC_STATE[row.state], errorReason: row.errorReason };
+  if (recorded.state !== "pending") return recorded;
   const onChain = await signatureStatus(config, row.signature).catch(() => null);
-  return onChain?.kind === "confirmed" ? "confirmed" : recorded;
+  if (onChain?.kind === "confirmed") return { state: "confirmed", errorReason: null };
+  if (onChain?.kind === "failed") return { state: "failed", errorReason: rejectionForOnChainFailure(onChain.err, "token").reason };
+  return recorded;
 }
 
 /**
@@ -45,7 +49,7 @@ export function settlementRoutes(): RouteDef[] {
         const row = await getSettlementBySignature(c.env.DB, signature);
         // A row whose transaction the cluster never accepted is not public (its signature was never returned).
         if (!row || (row.state === "failed" && row.errorReason === "blockhash_expired")) throw notFound(`No settlement with signature ${signature}`);
-        const state = await publicStateOf(c.var.config, row);
+        const { state, errorReason } = await publicStateOf(c.var.config, row);
         // null while only the chain knows (the ledger has no time for it yet).
         const settledAtMs = row.confirmedAtMs ?? (row.state === "confirmed" ? row.updatedAtMs : null);
         return c.json({
@@ -60,7 +64,7 @@ export function settlementRoutes(): RouteDef[] {
           amount: row.amount,
           settledAt: settledAtMs === null ? null : new Date(settledAtMs).toISOString(),
           ...(row.paymentId !== null ? { paymentId: row.paymentId } : {}),
-          ...(row.state === "failed" ? { errorReason: row.errorReason } : {}),
+          ...(state === "failed" ? { errorReason } : {}),
         });
       },
     }),

@@ -1,5 +1,4 @@
 import type { Config } from "../../platform/config/load-config";
-import type { RailSwitches } from "../../platform/config/rail-switches";
 import { fetchAccounts, type AccountSnapshot } from "../../chain/accounts";
 import { RAILS } from "../../rails/registry";
 import { endpointCache } from "../../chain/endpoint-cache";
@@ -29,9 +28,9 @@ export interface ProgramsHealth {
   /** Every configured program found and every one of its accounts decoded; null when the chain could not be read. */
   ok: boolean | null;
   /** Which rails the configuration runs, and why the others do not (platform/config/rail-switches.ts). */
-  rails: RailSwitches;
+  rails: Config["rails"];
   /** Null when the rail's program is not configured (see `rails`) or the chain could not be read. */
-  [program: string]: ProgramCheck | boolean | null | RailSwitches;
+  [program: string]: ProgramCheck | boolean | null | Config["rails"];
 }
 
 const PROGRAMS_HEALTH_CACHE_MS = 60_000;

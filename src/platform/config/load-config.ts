@@ -2,24 +2,42 @@ import * as v from "valibot";
 import { log } from "../observability/log";
 import { address, type Address, type KeyPairSigner } from "@solana/kit";
 import { CLUSTERS, type ClusterName } from "./networks";
-import { ConfigInputSchema, CONFIG_KEYS, type ConfigInput } from "./schema";
-import { PUBLICLY_DERIVED_KEYS } from "./local-demo-keys";
+import { CoreConfigInputSchema, CORE_ENV_ONLY_KEYS, CORE_SECRET_KEYS, type CoreConfigInput } from "./schema";
 import { parseFeePayerSecretKey } from "./fee-payer-key";
-import type { OracleProfileConfig } from "./oracle-profiles";
 import { FacilitatorError } from "../errors/catalogue";
+import { ConfigError } from "./config-error";
+import type { RailConfigContext } from "./rail-config";
+import { RAIL_CONFIG_SLICES, type RailConfigMembers } from "../../rails/config-slices";
 import { readParameters } from "../../store/parameters";
 import { readableIssueMessage } from "../validation/issue-message";
 import type { Env } from "../../env";
 import type { WorkersPlan } from "./workers-plan";
-import { railSwitches, type RailSwitches } from "./rail-switches";
 
 /** How long one isolate trusts a loaded config before re-reading the D1 `parameters` table (docs/facilitator-spec.md §8: ~60 s). */
 export const CONFIG_CACHE_SECONDS = 60;
 
-/** Keys that only ever come from the Worker's own env (secrets, and the environment that decides what is allowed), never from the database. */
-const ENV_ONLY_KEYS = new Set(["FEE_PAYER_SECRET_KEY", "CHALLENGE_MAC_KEY", "ENVIRONMENT", "SVC_UPTO_RECEIVER_AUTHORIZER_SECRET_KEY", "SVC_UPTO_DELEGATED_SETTLE_TOKEN"]);
+export { ConfigError } from "./config-error";
 
-export interface Config {
+/**
+ * Every configuration key, its validation and its default: the core's (schema.ts), then each rail's slice
+ * (`rails/<scheme>/config.ts`, listed in rails/config-slices.ts). Keys are the names of the env vars and of the D1
+ * `parameters` rows that override them.
+ */
+export const ConfigInputSchema = v.object(Object.assign({ ...CoreConfigInputSchema.entries }, ...RAIL_CONFIG_SLICES.map((slice) => slice.keys)));
+export const CONFIG_KEYS: readonly string[] = Object.keys(ConfigInputSchema.entries);
+
+type SliceKeyLists = { envOnlyKeys?: readonly string[]; secretKeys?: readonly string[] };
+
+/** Keys that only ever come from the Worker's own env (secrets, and the environment that decides what is allowed), never from the database. */
+const ENV_ONLY_KEYS = new Set<string>([...CORE_ENV_ONLY_KEYS, ...RAIL_CONFIG_SLICES.flatMap((slice: SliceKeyLists) => slice.envOnlyKeys ?? [])]);
+
+/** Keys that are Worker secrets: the D1 `parameters` table may override them but they are never echoed. */
+export const SECRET_KEYS = new Set<string>([...CORE_SECRET_KEYS, ...RAIL_CONFIG_SLICES.flatMap((slice: SliceKeyLists) => slice.secretKeys ?? [])]);
+
+/** The validated configuration: the core's members and every rail slice's (`RailConfigMembers`). */
+export type Config = CoreConfig & RailConfigMembers;
+
+export interface CoreConfig {
   environment: "local" | "preview" | "production";
   cluster: ClusterName;
   /** CAIP-2 network id, e.g. `solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1`. */
@@ -36,8 +54,6 @@ export interface Config {
   workersPlan: WorkersPlan;
   /** `universalSettle` is null where none is configured: the vault form of `exact` is then off (`rails`). */
   programs: { universalSettle: Address | null; slaEscrow: Address; paymentChannels: Address };
-  /** Which rails (and `exact` payTo forms) run here, and why the others do not (src/platform/config/rail-switches.ts). */
-  rails: RailSwitches;
   mints: { usdc: Address; usdt: Address | null };
   feePayer: KeyPairSigner;
   /** The fee payer's balance floors (lamports): below `minLamports` optional spending stops, below `settleFloorLamports` settles too. */
@@ -51,44 +67,12 @@ export interface Config {
     maxRequestBodyBytes: number;
     rateLimitsEnabled: boolean;
     attemptRetentionDays: number;
-    /** Smallest payment per mint for which a vault is fronted; the program's recovery target applies to unlisted mints. */
-    jitMinPaymentRawByMint: Record<string, bigint>;
     settleConfirmTimeoutMs: number;
     challengeTtlSeconds: number;
-    jitProvisioningDailyCap: number;
     /** Operator minimums per mint (raw units); the program's minimum fee applies to unlisted mints. */
     minPaymentRawByMint: Record<string, bigint>;
   };
-  sweep: {
-    cooldownSeconds: number;
-    recentSettleWindowSeconds: number;
-    batchLimit: number;
-    minSpendableLamports: bigint;
-    minSplRawDefault: bigint;
-    minSplRawByMint: Record<string, bigint>;
-  };
-  slaEscrow: {
-    allowFacilitatorFeeSponsorship: boolean;
-    sponsoredFailuresPerPayer: number;
-    watchRetentionDays: number;
-    oracleAuthorities: Address[];
-    deliveryBudgetSeconds: number;
-    oracleProfiles: OracleProfileConfig;
-  };
   probe: { allowLoopback: boolean; maxConsecutiveFailures: number; cronBatchLimit: number; maxResourcesPerWallet: number };
-  upto: {
-    /** Owner of the payment-channels treasury token accounts Distribute pays dust into. */
-    treasuryOwner: Address;
-    /** Delegated mode: the voucher key and the bearer token its callers present (both or neither). */
-    delegated: { authorizer: KeyPairSigner; settleToken: string } | null;
-    minWithdrawDelaySeconds: number;
-    maxWithdrawDelaySeconds: number;
-    maxChannelLifetimeSeconds: number;
-    /** Operator minimum ceilings per mint (raw units); other mints: src/rails/upto/mint-screen.ts. */
-    minCeilingRawByMint: Record<string, bigint>;
-    /** Open-mint mode: freeze authorities an upto mint may have. */
-    trustedFreezeAuthorities: Address[];
-  };
   /** Caps on what the fee payer fronts beyond sellers' network fees (src/chain/fee-payer-budget/). */
   feePayerBudget: FeePayerBudgetCaps;
 }
@@ -105,13 +89,6 @@ export interface FeePayerBudgetCaps {
   uptoChannelsPerPayer: number;
   uptoChannelsPerPayTo: number;
   uptoOpensPerPayerPerHour: number;
-}
-
-/** A configuration problem: every route answers 500 naming the key (docs/facilitator-spec.md §4.1). */
-export class ConfigError extends FacilitatorError {
-  constructor(readonly key: string, problem: string) {
-    super("CONFIG_INVALID", `Invalid configuration: ${key} ${problem}`);
-  }
 }
 
 interface CacheEntry {
@@ -181,7 +158,7 @@ export async function loadConfig(env: Env): Promise<Config> {
     const key = issue.path?.[0]?.key;
     throw new ConfigError(typeof key === "string" ? key : "configuration", readableIssueMessage(issue));
   }
-  const input = parsed.output;
+  const input = parsed.output as CoreConfigInput;
   const cluster = CLUSTERS[input.SOLANA_CLUSTER];
 
   let feePayer: KeyPairSigner;
@@ -196,16 +173,19 @@ export async function loadConfig(env: Env): Promise<Config> {
   // Absent (no public source confirms one on this cluster): the vault rail is off, everything else serves.
   const universalSettleProgramId = input.UNIVERSAL_SETTLE_PROGRAM_ID || cluster.universalSettleProgramId;
   const universalSettle = universalSettleProgramId ? address(universalSettleProgramId) : null;
-  const exactWalletPayTo = input.SVC_EXACT_WALLET_PAYTO === "" ? input.ENVIRONMENT === "local" : ["true", "1", "yes"].includes(input.SVC_EXACT_WALLET_PAYTO);
-  if (input.ENVIRONMENT !== "local") refuseLocalDemoKeys(input);
-  const delegated = await parseUptoDelegation(input, feePayer);
-  if (input.SVC_UPTO_MIN_WITHDRAW_DELAY_SECONDS > input.SVC_UPTO_MAX_WITHDRAW_DELAY_SECONDS) {
-    throw new ConfigError("SVC_UPTO_MIN_WITHDRAW_DELAY_SECONDS", `must not exceed SVC_UPTO_MAX_WITHDRAW_DELAY_SECONDS (${input.SVC_UPTO_MAX_WITHDRAW_DELAY_SECONDS})`);
-  }
+  const programs = {
+    universalSettle,
+    slaEscrow: address(input.SLA_ESCROW_PROGRAM_ID || cluster.slaEscrowProgramId),
+    paymentChannels: address(input.PAYMENT_CHANNELS_PROGRAM_ID || cluster.paymentChannelsProgramId),
+  };
+  // Each rail reads its own slice, in registry order (a slice's refusal names its key).
+  const context: RailConfigContext = { environment: input.ENVIRONMENT, cluster: input.SOLANA_CLUSTER, clusterDefaults: cluster, feePayer, programs };
+  const railMembers: object[] = [];
+  for (const slice of RAIL_CONFIG_SLICES) railMembers.push(await slice.read(parsed.output as never, context));
   if (input.SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS > input.SVC_FEE_PAYER_MIN_LAMPORTS) {
     throw new ConfigError("SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS", `must not exceed SVC_FEE_PAYER_MIN_LAMPORTS (${input.SVC_FEE_PAYER_MIN_LAMPORTS})`);
   }
-  return {
+  const core: CoreConfig = {
     environment: input.ENVIRONMENT,
     cluster: input.SOLANA_CLUSTER,
     network: cluster.network,
@@ -218,12 +198,7 @@ export async function loadConfig(env: Env): Promise<Config> {
     settleConfirmation: input.SVC_SETTLE_CONFIRMATION,
     settleLedger: input.SVC_SETTLE_LEDGER,
     workersPlan: input.SVC_WORKERS_PLAN,
-    rails: railSwitches({ universalSettle, exactWalletPayTo, cluster: input.SOLANA_CLUSTER }),
-    programs: {
-      universalSettle,
-      slaEscrow: address(input.SLA_ESCROW_PROGRAM_ID || cluster.slaEscrowProgramId),
-      paymentChannels: address(input.PAYMENT_CHANNELS_PROGRAM_ID || cluster.paymentChannelsProgramId),
-    },
+    programs,
     mints: { usdc: address(input.USDC_MINT || cluster.usdcMint), usdt: usdt ? address(usdt) : null },
     feePayer,
     feePayerFloors: { minLamports: input.SVC_FEE_PAYER_MIN_LAMPORTS, settleFloorLamports: input.SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS },
@@ -239,51 +214,15 @@ export async function loadConfig(env: Env): Promise<Config> {
       maxRequestBodyBytes: input.SVC_MAX_REQUEST_BODY_BYTES,
       rateLimitsEnabled: input.SVC_RATE_LIMITS_ENABLED,
       attemptRetentionDays: input.SVC_ATTEMPT_RETENTION_DAYS,
-      jitMinPaymentRawByMint: input.SVC_JIT_MIN_PAYMENT_RAW_BY_MINT,
       settleConfirmTimeoutMs: input.SVC_SETTLE_CONFIRM_TIMEOUT_MS,
       challengeTtlSeconds: input.SVC_CHALLENGE_TTL_SECONDS,
-      jitProvisioningDailyCap: input.SVC_JIT_PROVISIONING_DAILY_CAP,
       minPaymentRawByMint: input.SVC_MIN_PAYMENT_RAW_BY_MINT,
-    },
-    sweep: {
-      cooldownSeconds: input.SVC_SWEEP_CRON_COOLDOWN_SEC,
-      recentSettleWindowSeconds: input.SVC_SWEEP_CRON_RECENT_SETTLE_WINDOW_SEC,
-      batchLimit: input.SVC_SWEEP_CRON_BATCH_LIMIT,
-      minSpendableLamports: input.SVC_SWEEP_MIN_SPENDABLE_LAMPORTS,
-      minSplRawDefault: input.SVC_SWEEP_MIN_SPL_RAW_DEFAULT
-        ? BigInt(input.SVC_SWEEP_MIN_SPL_RAW_DEFAULT)
-        : cluster.sweepMinSplRawDefault,
-      minSplRawByMint: input.SVC_SWEEP_MIN_SPL_RAW_BY_MINT,
-    },
-    slaEscrow: {
-      allowFacilitatorFeeSponsorship: input.SVC_SLA_ESCROW_ALLOW_FACILITATOR_FEE_SPONSORSHIP,
-      sponsoredFailuresPerPayer: input.SVC_SLA_ESCROW_SPONSORED_FAILURES_PER_PAYER,
-      watchRetentionDays: input.SVC_ESCROW_WATCH_RETENTION_DAYS,
-      oracleAuthorities: input.SVC_SLA_ESCROW_ORACLE_AUTHORITIES.map((key) => address(key)),
-      deliveryBudgetSeconds: input.SVC_SLA_ESCROW_DELIVERY_BUDGET_SECONDS,
-      oracleProfiles: {
-        profiles: input.SVC_SLA_ESCROW_ORACLE_PROFILES_JSON,
-        defaultPubkeys: {
-          apiQuality: input.SVC_SLA_ESCROW_API_QUALITY_DEFAULT_PUBKEY || null,
-          onchainTransfer: input.SVC_SLA_ESCROW_ONCHAIN_TRANSFER_DEFAULT_PUBKEY || null,
-          fileDelivery: input.SVC_SLA_ESCROW_FILE_DELIVERY_DEFAULT_PUBKEY || null,
-        },
-      },
     },
     probe: {
       allowLoopback,
       maxConsecutiveFailures: input.SVC_PROBE_MAX_FAILURES,
       cronBatchLimit: input.SVC_PROBE_CRON_BATCH_LIMIT,
       maxResourcesPerWallet: input.SVC_MAX_RESOURCES_PER_WALLET,
-    },
-    upto: {
-      treasuryOwner: address(input.SVC_UPTO_TREASURY_OWNER || cluster.paymentChannelsTreasuryOwner),
-      delegated,
-      minWithdrawDelaySeconds: input.SVC_UPTO_MIN_WITHDRAW_DELAY_SECONDS,
-      maxWithdrawDelaySeconds: input.SVC_UPTO_MAX_WITHDRAW_DELAY_SECONDS,
-      maxChannelLifetimeSeconds: input.SVC_UPTO_MAX_CHANNEL_LIFETIME_SECONDS,
-      minCeilingRawByMint: input.SVC_UPTO_MIN_CEILING_RAW_BY_MINT,
-      trustedFreezeAuthorities: input.SVC_UPTO_TRUSTED_FREEZE_AUTHORITIES.map((key) => address(key)),
     },
     feePayerBudget: {
       rentPerPayerLamports: input.SVC_FEE_PAYER_MAX_RENT_PER_PAYER_LAMPORTS,
@@ -297,28 +236,20 @@ export async function loadConfig(env: Env): Promise<Config> {
       uptoOpensPerPayerPerHour: input.SVC_UPTO_MAX_OPENS_PER_PAYER_PER_HOUR,
     },
   };
+  return railMembers.reduce<Record<string, unknown>>(withMembers, { ...core }) as unknown as Config;
 }
 
-/**
- * The `upto` delegated receiver authorizer: a voucher key that is useless without the token that says who may ask it to
- * sign (otherwise a buyer could cancel its own payment with a zero-amount claim), and never the fee payer itself.
- */
-async function parseUptoDelegation(input: ConfigInput, feePayer: KeyPairSigner): Promise<Config["upto"]["delegated"]> {
-  const secret = input.SVC_UPTO_RECEIVER_AUTHORIZER_SECRET_KEY.trim();
-  const settleToken = input.SVC_UPTO_DELEGATED_SETTLE_TOKEN.trim();
-  if (secret === "" && settleToken === "") return null;
-  if (secret === "") throw new ConfigError("SVC_UPTO_RECEIVER_AUTHORIZER_SECRET_KEY", "is required when SVC_UPTO_DELEGATED_SETTLE_TOKEN is set");
-  if (settleToken.length < 16) throw new ConfigError("SVC_UPTO_DELEGATED_SETTLE_TOKEN", "is required (at least 16 characters) when SVC_UPTO_RECEIVER_AUTHORIZER_SECRET_KEY is set");
-  let authorizer: KeyPairSigner;
-  try {
-    authorizer = await parseFeePayerSecretKey(secret);
-  } catch (error) {
-    throw new ConfigError("SVC_UPTO_RECEIVER_AUTHORIZER_SECRET_KEY", (error as Error).message);
+/** A rail slice's members added to the configuration: a member object the configuration already has gains its fields. */
+function withMembers(config: Record<string, unknown>, members: object): Record<string, unknown> {
+  for (const [key, value] of Object.entries(members)) {
+    const existing = config[key];
+    config[key] = isPlainObject(existing) && isPlainObject(value) ? { ...existing, ...value } : value;
   }
-  if (authorizer.address === feePayer.address) {
-    throw new ConfigError("SVC_UPTO_RECEIVER_AUTHORIZER_SECRET_KEY", "must not be the fee payer's key (a voucher key signs money out of channels; keep it apart)");
-  }
-  return { authorizer, settleToken };
+  return config;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** Loopback probing exists for `npm start` only: on by default locally, a config error anywhere else. */
@@ -329,22 +260,4 @@ function resolveProbeLoopback(raw: string, environment: Config["environment"]): 
     throw new ConfigError("SVC_PROBE_ALLOW_LOOPBACK", `may only be enabled when ENVIRONMENT is "local" (it is "${environment}")`);
   }
   return on;
-}
-
-/**
- * The demo oracle's key is derived from a public string (anyone can sign as it): outside "local" it may adjudicate
- * nothing, whichever oracle key names it.
- */
-function refuseLocalDemoKeys(input: ConfigInput): void {
-  const named: [string, readonly string[]][] = [
-    ["SVC_SLA_ESCROW_ORACLE_AUTHORITIES", input.SVC_SLA_ESCROW_ORACLE_AUTHORITIES],
-    ["SVC_SLA_ESCROW_API_QUALITY_DEFAULT_PUBKEY", [input.SVC_SLA_ESCROW_API_QUALITY_DEFAULT_PUBKEY]],
-    ["SVC_SLA_ESCROW_ONCHAIN_TRANSFER_DEFAULT_PUBKEY", [input.SVC_SLA_ESCROW_ONCHAIN_TRANSFER_DEFAULT_PUBKEY]],
-    ["SVC_SLA_ESCROW_FILE_DELIVERY_DEFAULT_PUBKEY", [input.SVC_SLA_ESCROW_FILE_DELIVERY_DEFAULT_PUBKEY]],
-  ];
-  for (const [key, values] of named) {
-    if (values.some((value) => PUBLICLY_DERIVED_KEYS.has(value))) {
-      throw new ConfigError(key, `names the local demo oracle (its key is derived from a public string); it is refused when ENVIRONMENT is "${input.ENVIRONMENT}"`);
-    }
-  }
 }

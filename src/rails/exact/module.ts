@@ -1,4 +1,5 @@
 import type { RailModule } from "../rail";
+import { EXACT_REJECTION_REASONS } from "./reasons";
 import { TRANSACTION_PAYLOAD_SHAPE } from "../../x402/schemas";
 import { exactRail } from "./rail";
 import { enrichPaymentRequired } from "./enrich";
@@ -7,6 +8,8 @@ import { vaultSnapshotRoutes } from "./routes/vault-snapshot";
 import { sweepRoutes } from "./routes/sweep";
 import { sweepJob } from "./sweep/sweep-job";
 import { exactHealth } from "./health";
+import { exactFeeQuote } from "./fee-quote";
+import { exactSellerView } from "./seller-view";
 import { minimumPaymentRaw } from "./minimum-amount";
 import { formatUnits } from "../../chain/source-funds";
 
@@ -24,6 +27,9 @@ export const exactModule: RailModule = {
     { slot: "operator", rank: 2, routes: sweepRoutes },
   ],
   jobs: [sweepJob],
+  reasons: EXACT_REJECTION_REASONS,
+  quote: exactFeeQuote,
+  seller: exactSellerView,
   describe: {
     // The smallest exact payment in USDC, as /verify applies it (docs/guides/seller.md states it).
     guideFigures: async (config) => {

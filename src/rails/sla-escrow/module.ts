@@ -1,4 +1,5 @@
 import type { RailModule } from "../rail";
+import { SLA_ESCROW_REJECTION_REASONS } from "./reasons";
 import { TRANSACTION_PAYLOAD_SHAPE } from "../../x402/schemas";
 import { slaEscrowRail } from "./rail";
 import { enrichEscrowLines } from "./enrich";
@@ -6,6 +7,8 @@ import { escrowBuilderRoutes } from "./routes/escrow-builders";
 import { escrowKeeperRoutes } from "./routes/escrow-keeper";
 import { escrowKeeperJob } from "./keeper/escrow-keeper-job";
 import { slaEscrowHealth } from "./health";
+import { slaEscrowFeeQuote } from "./fee-quote";
+import { slaEscrowSellerView } from "./seller-view";
 import { oracleProfiles } from "../../platform/config/oracle-profiles";
 import { STATIC_ARTIFACT_PATHS } from "../../http/self-description/static-artifacts";
 
@@ -19,6 +22,9 @@ export const slaEscrowModule: RailModule = {
     { slot: "operator", rank: 1, routes: escrowKeeperRoutes },
   ],
   jobs: [escrowKeeperJob],
+  reasons: SLA_ESCROW_REJECTION_REASONS,
+  quote: slaEscrowFeeQuote,
+  seller: slaEscrowSellerView,
   describe: {
     payTo: () => ({
       payTo: "The Escrow PDA of the facilitator's bank for the asset: seeds [\"escrow\", mint, bankPda], program slaEscrow.",

@@ -1,8 +1,10 @@
 import type { RailModule } from "../rail";
+import { UPTO_REJECTION_REASONS } from "./reasons";
 import { uptoRail } from "./rail";
 import { UPTO_PAYLOAD_SHAPE } from "./payload";
 import { uptoBuilderRoutes } from "./routes/upto-builders";
 import { uptoKeeperJob } from "./keeper/upto-keeper-job";
+import { uptoFeeQuote } from "./fee-quote";
 
 /** The upto rail: a payment channel opened with the ceiling; the seller claims what it used, the rest returns to the buyer. */
 export const uptoModule: RailModule = {
@@ -15,6 +17,10 @@ export const uptoModule: RailModule = {
   settledAmount: (requirements) => requirements.amount,
   routes: [{ slot: "builders", rank: 2, routes: uptoBuilderRoutes }],
   jobs: [uptoKeeperJob],
+  reasons: UPTO_REJECTION_REASONS,
+  quote: uptoFeeQuote,
+  // An upto channel pays its split to the seller's own wallet: there is no vault or escrow address to look up.
+  seller: { noLookup: "has no per-seller rail address; its payTo is the seller's own wallet" },
   describe: {
     features: (served, routes) => ({ unsignedUptoDepositTxBuild: served && routes.has("buildUptoDepositTx") }),
   },

@@ -5,7 +5,7 @@ import { signAsFeePayer } from "../../chain/fee-payer-signature";
 import { decodeWireTransaction } from "../../chain/wire-transaction";
 import { networkFeeOf } from "../../chain/network-fee";
 import { settleSignedPayment, settleablePayment, settledWith, type SettleCall, type SettleOutcome } from "../../settlement/settle-engine";
-import { dropUnlandedOpen, getChannelWithDeposit, recordChannelOpen, scheduleChannelCheck, storeClaimTransaction, type ChannelOpen, type StoredClaim } from "./store/upto-channels";
+import { channelOpenWrite, dropUnlandedOpen, getChannelWithDeposit, recordChannelOpen, scheduleChannelCheck, storeClaimTransaction, type ChannelOpen, type StoredClaim } from "./store/upto-channels";
 import { bookUptoOpen, feePayerBalanceForBudget, settleExposure } from "../../chain/fee-payer-budget/budget";
 import { bookSettleSpend, priorityFeeOf, voidUnsentSettleSpend } from "../../chain/fee-payer-budget/settle-spend";
 import { uptoOpenRentLamports } from "../../chain/fee-payer-budget/caps";
@@ -78,11 +78,11 @@ async function settleDeposit(config: Config, body: VerifySettleBody, accepted: A
   // No simulation here: the send's preflight runs the same one.
   const verified = await verifyUptoDeposit(config, body, accepted, payload, { simulate: false, ledger: call.ledger, settling: true });
   if (!verified.ok) return settledWith(verified);
-  const open = channelOpenOf(verified);
+  const open = channelOpenOf(config, verified);
   // Before the fee payer signs: the channel's row and its rent are booked against the exposure budget's caps, and at
   // the same time (one D1 round trip) a priority fee worth booking; a refusal of either voids the other.
   const [booked, spend] = await Promise.all([
-    bookUptoOpen(config, call.ledger, open, await balance),
+    bookUptoOpen(config, call.ledger, open, channelOpenWrite(call.ledger, open, Date.now()), await balance),
     bookSettleSpend(config, call.ledger, { rail: "upto", kind: "priority_fee", messageHash: verified.messageHash, payer: verified.payer, seller: open.payTo, lamports: priorityFeeOf(verified.tx) }),
   ]);
   if (!booked.ok || !spend.ok) {
@@ -117,7 +117,7 @@ function withUptoPreflightReason(outcome: SettleOutcome): SettleOutcome {
   return { ...outcome, settlement: uptoSimulationRefusal(settlement) };
 }
 
-function channelOpenOf(verified: VerifiedUptoDeposit): ChannelOpen {
+function channelOpenOf(config: Config, verified: VerifiedUptoDeposit): ChannelOpen {
   const { payload, accepted } = verified;
   return {
     channelId: verified.channelId,
@@ -131,6 +131,7 @@ function channelOpenOf(verified: VerifiedUptoDeposit): ChannelOpen {
     expiresAt: payload.expiresAt,
     firstCheckAtMs: (payload.expiresAt + ABANDON_GRACE_SECONDS) * 1000,
     rentLamports: uptoOpenRentLamports(verified.open.tokenProgram),
+    feePayer: config.feePayer.address,
   };
 }
 

@@ -1,6 +1,6 @@
 import { route, type RouteDef } from "../../../http/route-def";
 import { buildExactPayment, BuildExactPaymentRequestSchema } from "../build";
-import { ExactBuildResponseSchema } from "../../../http/responses/schemas";
+import { ExactBuildResponseSchema } from "./responses";
 
 /** The `exact` rail's buyer transaction builder. */
 export function exactBuilderRoutes(): RouteDef[] {

@@ -4,7 +4,7 @@ import { defaultSweepOptions, runSweep, type SweepOptions } from "../sweep/run-s
 import { runRecorded } from "../../../jobs/job-run";
 import { sweepJob, summarizeSweep } from "../sweep/sweep-job";
 import { SweepBodySchema } from "../sweep/sweep-inputs";
-import { SweepResponseSchema } from "../../../http/responses/schemas";
+import { SweepResponseSchema } from "./responses";
 
 /** A sweep started by an operator route: a real run is recorded as the job's last run (/health), a dry run is not. */
 function recordedSweep(config: Config, db: D1Database, options: SweepOptions) {

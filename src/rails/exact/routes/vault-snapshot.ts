@@ -1,7 +1,7 @@
 import { route, type RouteDef } from "../../../http/route-def";
 import { VaultSnapshotQuerySchema } from "../sweep/sweep-inputs";
 import { buildVaultSnapshot, integerJson } from "../sweep/vault-snapshot";
-import { VaultSnapshotResponseSchema } from "../../../http/responses/schemas";
+import { VaultSnapshotResponseSchema } from "./responses";
 
 /** `/vault-snapshot`: a seller's split-vault balances (pr402's route). Public: the balances are on chain anyway. */
 export function vaultSnapshotRoutes(): RouteDef[] {

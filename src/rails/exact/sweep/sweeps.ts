@@ -1,6 +1,7 @@
 import { desc } from "drizzle-orm";
 import { database } from "../../../store/db";
 import { sweepRuns } from "../../../store/schema";
+import type { JobRunOutcome, SweepRailOutcome } from "../../../store/states";
 
 /**
  * Sweep bookkeeping in D1 (the only SQL of the sweep engine). Candidates come from the settle ledger
@@ -85,7 +86,7 @@ export async function claimSweepRails(
 }
 
 export interface RailOutcome extends RailKey {
-  outcome: "ok" | "skipped" | "failed";
+  outcome: SweepRailOutcome;
   signature: string | null;
   error: string | null;
 }
@@ -94,7 +95,7 @@ export interface SweepRunRecord {
   trigger: string;
   startedAtMs: number;
   finishedAtMs: number;
-  outcome: "ok" | "partial" | "paused" | "error";
+  outcome: JobRunOutcome;
   scanned: number;
   attempted: number;
   succeeded: number;

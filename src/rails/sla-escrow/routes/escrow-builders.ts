@@ -17,7 +17,7 @@ import {
 } from "../build-dispute-steps";
 import { buildOracleConfirm, BuildOracleConfirmRequestSchema } from "../build-oracle-confirm";
 import { buildEscrowSettle, BuildEscrowSettleRequestSchema } from "../build-settle-tx";
-import { EscrowBuildResponseSchema, EscrowSettleBuildResponseSchema, EscrowV2BuildResponseSchema, PartyBuildResponseSchema } from "../../../http/responses/schemas";
+import { EscrowBuildResponseSchema, EscrowSettleBuildResponseSchema, EscrowV2BuildResponseSchema, PartyBuildResponseSchema } from "./responses";
 
 /** The `sla-escrow` rail's transaction builders: funding for the buyer, then lifecycle steps each signed only by the party the program names (the oracle's verdict included). */
 export function escrowBuilderRoutes(): RouteDef[] {

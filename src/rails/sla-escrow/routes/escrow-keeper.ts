@@ -6,7 +6,7 @@ import { runEscrowKeeper } from "../keeper/run-keeper";
 import { maxPaymentsPerRun } from "../keeper/budget";
 import { EscrowKeeperBodySchema } from "../keeper/keeper-inputs";
 import { EscrowCloseOperatorBodySchema, EscrowSettleOperatorBodySchema, toPr402KeeperResponse } from "../keeper/pr402-keeper-report";
-import { KeeperPassResponseSchema } from "../../../http/responses/schemas";
+import { KeeperPassResponseSchema } from "./responses";
 
 /** The escrow keeper behind the operator bearer (docs/facilitator-spec.md §4.5): our trigger and pr402's route names for the same pass. */
 export function escrowKeeperRoutes(): RouteDef[] {

@@ -1,6 +1,6 @@
 import { route, type RouteDef } from "../../../http/route-def";
 import { buildUptoDeposit, BuildUptoDepositRequestSchema } from "../build-deposit";
-import { UptoDepositBuildResponseSchema } from "../../../http/responses/schemas";
+import { UptoDepositBuildResponseSchema } from "./responses";
 
 /** The `upto` rail's buyer transaction builder: the unsigned channel open (the deposit of the ceiling). */
 export function uptoBuilderRoutes(): RouteDef[] {

@@ -10,6 +10,7 @@
  */
 import { claimDueRows, keeperTableOf, type KeeperTable } from "../../../store/keeper-queue";
 import { uptoChannels } from "../../../store/schema";
+import type { GuardedRowWrite, SqlGuard } from "../../../store/fee-payer-exposure";
 
 export interface ChannelOpen {
   channelId: string;
@@ -26,6 +27,8 @@ export interface ChannelOpen {
   firstCheckAtMs: number;
   /** The rent the fee payer fronts for the channel and its escrow token account (the exposure budget counts it while the row is live). */
   rentLamports: bigint;
+  /** The fee payer that fronts it (with key rotation, one of several). */
+  feePayer: string;
 }
 
 export interface StoredClaim {
@@ -35,7 +38,9 @@ export interface StoredClaim {
   transaction: string;
 }
 
-export interface ChannelRow extends ChannelOpen {
+export interface ChannelRow extends Omit<ChannelOpen, "feePayer"> {
+  /** Null on rows written before migration 0013. */
+  feePayer: string | null;
   claim: StoredClaim | null;
   state: string;
 }
@@ -53,28 +58,38 @@ export async function recordChannelOpen(d1: D1Database, open: ChannelOpen, nowMs
 }
 
 /**
- * recordChannelOpen's statement. `guard`: an SQL condition that must hold for the row to be written (the exposure
- * budget's caps, src/store/fee-payer-exposure.ts); it may use ?1 channel id, ?2 open message hash, ?4 payer, ?5 payTo,
- * ?12 rent, and its own binds from ?13 on. Written again before a send, the same open revives a row ended as never sent (voided by a concurrent
+ * The exposure budget's port (src/store/fee-payer-exposure.ts `GuardedRowWrite`): the channel's row, written only
+ * where the budget's caps (`guard`, its binds after this statement's) hold.
+ */
+export function channelOpenWrite(d1: D1Database, open: ChannelOpen, nowMs: number): GuardedRowWrite {
+  return { firstGuardParam: CHANNEL_OPEN_PARAMS + 1, statement: (guard) => channelOpenStatement(d1, open, nowMs, guard) };
+}
+
+/** The parameters channelOpenStatement binds before its guard's. */
+const CHANNEL_OPEN_PARAMS = 13;
+
+/**
+ * recordChannelOpen's statement. `guard`: an SQL condition that must hold for the row to be written; its binds are
+ * numbered from ?14 on. Written again before a send, the same open revives a row ended as never sent (voided by a concurrent
  * call's refused send, or dropped): it is about to be sent, so its rent is out; another deposit taking the channel
  * over makes the row live for it.
  */
-export function channelOpenStatement(d1: D1Database, open: ChannelOpen, nowMs: number, guard: { sql: string; binds: unknown[] } = { sql: "1", binds: [] }): D1PreparedStatement {
+export function channelOpenStatement(d1: D1Database, open: ChannelOpen, nowMs: number, guard: SqlGuard = { sql: "1", binds: [] }): D1PreparedStatement {
   return d1
     .prepare(
       `INSERT INTO upto_channels (channel_id, open_message_hash, open_blockhash, payer, pay_to, asset, token_program, deposit, expires_at,
-         state, next_check_at_ms, failures, created_at_ms, updated_at_ms, rent_lamports)
-       SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'opening', ?10, 0, ?11, ?11, ?12 WHERE ${guard.sql}
+         state, next_check_at_ms, failures, created_at_ms, updated_at_ms, rent_lamports, fee_payer)
+       SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'opening', ?10, 0, ?11, ?11, ?12, ?13 WHERE ${guard.sql}
        ON CONFLICT (channel_id) DO UPDATE SET open_message_hash = excluded.open_message_hash, open_blockhash = excluded.open_blockhash,
          payer = excluded.payer, pay_to = excluded.pay_to, asset = excluded.asset, token_program = excluded.token_program,
          deposit = excluded.deposit, expires_at = excluded.expires_at, next_check_at_ms = excluded.next_check_at_ms, updated_at_ms = excluded.updated_at_ms,
-         rent_lamports = excluded.rent_lamports,
+         rent_lamports = excluded.rent_lamports, fee_payer = excluded.fee_payer,
          ${RESTART_UNLESS_SAME_LIVE_OPEN}
        WHERE upto_channels.open_message_hash = excluded.open_message_hash
           OR (upto_channels.claim_message_hash IS NULL AND NOT EXISTS (
                 SELECT 1 FROM settlements s WHERE s.message_hash = upto_channels.open_message_hash AND s.state <> 'failed'))`,
     )
-    .bind(open.channelId, open.openMessageHash, open.openBlockhash, open.payer, open.payTo, open.asset, open.tokenProgram, open.deposit, open.expiresAt, open.firstCheckAtMs, nowMs, Number(open.rentLamports), ...guard.binds);
+    .bind(open.channelId, open.openMessageHash, open.openBlockhash, open.payer, open.payTo, open.asset, open.tokenProgram, open.deposit, open.expiresAt, open.firstCheckAtMs, nowMs, Number(open.rentLamports), open.feePayer, ...guard.binds);
 }
 
 /** The same Open sent again keeps its row as it is; any other row (another deposit, or one the keeper finished) starts over. */
@@ -115,6 +130,7 @@ interface RawChannelRow {
   claim_transaction: string | null;
   state: string;
   rent_lamports: number;
+  fee_payer: string | null;
 }
 
 function toChannelRow(row: RawChannelRow): ChannelRow {
@@ -130,6 +146,7 @@ function toChannelRow(row: RawChannelRow): ChannelRow {
     expiresAt: row.expires_at,
     firstCheckAtMs: row.next_check_at_ms,
     rentLamports: BigInt(row.rent_lamports),
+    feePayer: row.fee_payer,
     state: row.state,
     claim:
       row.claim_message_hash && row.claim_amount !== null && row.claim_transaction

@@ -5,7 +5,7 @@ import { badRequest } from "../../platform/errors/catalogue";
 import { fetchAccounts } from "../../chain/accounts";
 import { readPaymentMint, sourceAtaCandidates } from "../../chain/buyer-source";
 import { refusedChannelMintExtension } from "../../chain/token-extensions";
-import type { FeeQuote } from "../fee-quote";
+import type { FeeQuote, FeeQuoteRequest, RailFeeQuote } from "../fee-quote";
 import { UPTO_CHANNEL_RENT_LAMPORTS, uptoOpenRentLamports } from "../../chain/fee-payer-budget/caps";
 import { refusedFreezeAuthority } from "./mint-screen";
 
@@ -15,7 +15,11 @@ import { refusedFreezeAuthority } from "./mint-screen";
  * dust (docs/payment-channels.md "Distribute"). What can still cost the seller everything: a missing token account at
  * claim time, whose share the program redirects to its treasury. One batched read (mint + both candidate accounts).
  */
-export async function quoteUpto(config: Config, common: Pick<FeeQuote, "network" | "wallet" | "asset" | "mint" | "amount">, wallet: Address, mint: Address, isNativeSol: boolean): Promise<FeeQuote> {
+export const uptoFeeQuote: RailFeeQuote = {
+  quote: (config, { common, wallet, mint, isNativeSol }) => quoteUpto(config, common, wallet, mint, isNativeSol),
+};
+
+async function quoteUpto(config: Config, common: FeeQuoteRequest["common"], wallet: Address, mint: Address, isNativeSol: boolean): Promise<FeeQuote> {
   if (isNativeSol) throw badRequest("asset: upto pays SPL tokens through a payment channel; native SOL is not an upto asset");
   const candidates = await sourceAtaCandidates(wallet, mint);
   const accounts = await fetchAccounts(config, [mint, candidates.token, candidates.token2022]);

@@ -1,16 +1,68 @@
 import type { Address } from "@solana/kit";
-import type { AccountSnapshot } from "../../chain/accounts";
-import { decodeSplitVault, decodeUniversalSettleConfig, type SplitVault, type UniversalSettleConfig } from "../../rails/exact/program/accounts";
-import { decodeBank, decodeEscrow } from "../../rails/sla-escrow/program/accounts";
-import { DEFAULT_FEE_BPS, DEFAULT_SOVEREIGN_FEE_BPS } from "../../rails/exact/program-facts";
-import type { EscrowAssetAddresses, ExactAddresses } from "./seller-addresses";
+import { findAssociatedTokenPda } from "@solana-program/token";
+import type { Config } from "../../platform/config/load-config";
+import { requireUniversalSettle } from "../../platform/config/rail-switches";
+import { fetchAccounts } from "../../chain/accounts";
+import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../chain/token-programs";
+import type { Accounts, RailSellerView, RailStatus } from "../seller-view";
+import { decodeSplitVault, decodeUniversalSettleConfig, type SplitVault, type UniversalSettleConfig } from "./program/accounts";
+import { findUniversalSettleConfigPda } from "./program/pda";
+import { DEFAULT_FEE_BPS, DEFAULT_SOVEREIGN_FEE_BPS } from "./program-facts";
+import { vaultOf, vaultSolStorageOf } from "./vault-addresses";
+import { SELLER_TOKEN_ACCOUNT_MISSING } from "./sweep/plan";
 
 /**
- * The per-scheme objects of the seller preview and the rail lookup (docs/wire-notes.md "Sellers"), built purely from
- * derived addresses and already-fetched account snapshots, so both routes share one shape and one set of rules.
+ * The exact rail's seller view: the seller's UniversalSettle split vault, in the preview and the rail lookup, and the
+ * onboarding step it decides (activate the vault, then hold a USDC token account the sweep can pay).
  */
+export const exactSellerView: RailSellerView = {
+  lookup: (config, wallet) => lookupExactRail(config, wallet),
+  async preview(config, wallet) {
+    const exact = await deriveExactAddresses(config, wallet);
+    const usdcAtas = await usdcTokenAccounts(config, wallet, exact.vaultPda);
+    return {
+      reads: [exact.vaultPda, exact.configPda, ...usdcAtas.vault, ...usdcAtas.seller],
+      view: (accounts) => exactRailView(wallet, exact, accounts),
+      lifecycle(accounts) {
+        const activated = readVault(accounts, exact) !== null;
+        // Sweeps never create the seller's token account (it could be closed for its rent and created again).
+        const usdcRailActive = usdcAtas.vault.some((ata) => accounts.get(ata));
+        const sellerUsdcAta = usdcAtas.seller.find((ata) => accounts.get(ata)) ?? null;
+        const missingTokenAccount = activated && usdcRailActive && sellerUsdcAta === null;
+        return { activated, blocked: missingTokenAccount ? { blockedReason: SELLER_TOKEN_ACCOUNT_MISSING, sellerTokenAccount: usdcAtas.seller[0]! } : null };
+      },
+    };
+  },
+};
 
-export type RailStatus = "Sovereign" | "Active" | "NotProvisioned";
+/** `GET /sellers/{wallet}/rails/exact`: one batched read, no database (a seller's server calls it to fill `payTo`). */
+export async function lookupExactRail(config: Config, wallet: Address): Promise<ExactRailView> {
+  const addresses = await deriveExactAddresses(config, wallet);
+  const accounts = await fetchAccounts(config, [addresses.vaultPda, addresses.configPda]);
+  return exactRailView(wallet, addresses, accounts);
+}
+
+/** The vault's and the seller's USDC token account under each token program (which one USDC uses is not read here). */
+async function usdcTokenAccounts(config: Config, seller: Address, vault: Address): Promise<{ vault: Address[]; seller: Address[] }> {
+  const both = (owner: Address) =>
+    Promise.all([TOKEN_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM_ADDRESS].map(async (tokenProgram) => (await findAssociatedTokenPda({ owner, mint: config.mints.usdc, tokenProgram }))[0]));
+  const [vaultAtas, sellerAtas] = await Promise.all([both(vault), both(seller)]);
+  return { vault: vaultAtas, seller: sellerAtas };
+}
+
+/** Every address a seller's rails are made of; pure derivations, no chain access. */
+export interface ExactAddresses {
+  programId: Address;
+  configPda: Address;
+  vaultPda: Address;
+  solStoragePda: Address;
+}
+
+export async function deriveExactAddresses(config: Config, wallet: Address): Promise<ExactAddresses> {
+  const programId = requireUniversalSettle(config);
+  const [vaultPda, [configPda]] = await Promise.all([vaultOf(programId, wallet), findUniversalSettleConfigPda(programId)]);
+  return { programId, configPda, vaultPda, solStoragePda: await vaultSolStorageOf(programId, vaultPda) };
+}
 
 /** Recovery of a facilitator-fronted vault's setup cost (docs/facilitator-spec.md §3.2); amounts are decimal strings. */
 export interface ProvisioningStatus {
@@ -41,56 +93,6 @@ export interface ExactRailView {
   payToResolve: "onboard.vaultPda";
   payToResolveNote: string;
 }
-
-export interface EscrowAssetView {
-  asset: string;
-  mint: Address;
-  escrowPda: Address;
-  solStoragePda: Address;
-  exists: boolean;
-  feeBps: number | null;
-  /** The oracle's tip on a verdict (bps), and the escrow's fee floor in base units (decimal string). */
-  oracleFeeBps: number | null;
-  minFeeAmount: string | null;
-  paused: boolean | null;
-}
-
-/** One entry of pr402's `vaultPdaPreviews[]` (src/facilitator.rs VaultPdaPreview). */
-export interface VaultPdaPreview {
-  label: string;
-  mint: Address;
-  vaultPda: Address;
-  solStoragePda: Address;
-}
-
-export function vaultPdaPreview(view: EscrowAssetView): VaultPdaPreview {
-  return { label: view.asset, mint: view.mint, vaultPda: view.escrowPda, solStoragePda: view.solStoragePda };
-}
-
-export interface EscrowRailView {
-  scheme: "sla-escrow";
-  label: string;
-  role: string;
-  payTo: Address;
-  programId: Address;
-  bankPda: Address;
-  vaultPda: Address;
-  solStoragePda: Address;
-  tokenPda: null;
-  /** Decimal string; "0" when neither the escrow nor the bank is readable (pr402: fee_bps.unwrap_or(0)). */
-  feeBps: string;
-  status: RailStatus;
-  isSovereign: false;
-  provisioningStatus: null;
-  payToKind: "escrowPda";
-  payToResolve: "discovery.vaultPda";
-  payToResolveNote: string;
-  /** The mint `vaultPda` was derived for (pr402: vaultPdaPreviewMint). */
-  vaultPdaPreviewMint: Address;
-  beneficiary: Address;
-}
-
-type Accounts = ReadonlyMap<Address, AccountSnapshot | null>;
 
 /** The vault account, decoded only when the UniversalSettle program owns it (anything else is not a vault). */
 export function readVault(accounts: Accounts, addresses: ExactAddresses): SplitVault | null {
@@ -145,54 +147,4 @@ function provisioningStatus(vault: SplitVault, settleConfig: UniversalSettleConf
   return solAhead
     ? { asset: "SOL", recovered: vault.solRecoveredLamports.toString(), total: solTarget.toString() }
     : { asset: "SPL", recovered: vault.splRecoveredRaw.toString(), total: splTarget.toString() };
-}
-
-export function escrowAssetView(addresses: EscrowAssetAddresses, programId: Address, accounts: Accounts): EscrowAssetView {
-  const account = accounts.get(addresses.escrowPda);
-  const escrow = account && account.owner === programId ? decodeEscrow(account.data) : null;
-  return {
-    asset: addresses.asset,
-    mint: addresses.mint,
-    escrowPda: addresses.escrowPda,
-    solStoragePda: addresses.solStoragePda,
-    exists: escrow !== null,
-    feeBps: escrow?.feeBps ?? null,
-    oracleFeeBps: escrow?.oracleFeeBps ?? null,
-    minFeeAmount: escrow ? escrow.minFeeAmount.toString() : null,
-    paused: escrow?.paused ?? null,
-  };
-}
-
-/** The escrow rail for one asset: payTo is that asset's escrow PDA; the seller is named in FundPayment, not in payTo. */
-export function escrowRailView(
-  wallet: Address,
-  programId: Address,
-  bankPda: Address,
-  primary: EscrowAssetView,
-  accounts: Accounts,
-): EscrowRailView {
-  const bankAccount = accounts.get(bankPda);
-  const bank = bankAccount && bankAccount.owner === programId ? decodeBank(bankAccount.data) : null;
-  return {
-    scheme: "sla-escrow",
-    label: "SLA-Escrow escrow",
-    role: "sla-escrow payments are held in the escrow until delivery is confirmed, then released to the seller",
-    payTo: primary.escrowPda,
-    programId,
-    bankPda,
-    vaultPda: primary.escrowPda,
-    solStoragePda: primary.solStoragePda,
-    tokenPda: null,
-    feeBps: String(primary.feeBps ?? bank?.feeBps ?? 0),
-    status: primary.exists ? "Active" : "NotProvisioned",
-    isSovereign: false,
-    provisioningStatus: null,
-    payToKind: "escrowPda",
-    payToResolve: "discovery.vaultPda",
-    vaultPdaPreviewMint: primary.mint,
-    payToResolveNote:
-      `payTo = the escrow PDA (seeds "escrow", mint, bank ${bankPda}) of program ${programId}, shared by all sellers of this facilitator; ` +
-      `the seller ${wallet} is named as extra.merchantWallet (FundPayment.seller).`,
-    beneficiary: wallet,
-  };
 }

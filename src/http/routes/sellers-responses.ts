@@ -1,0 +1,98 @@
+import * as v from "valibot";
+import { Address, DecimalAmount, Integer, Instant } from "../responses/fields";
+import { ProviderEntrySchema } from "./providers-responses";
+import { SELLER_PREVIEW_SCHEMES } from "../../directory/sellers/seller-inputs";
+
+/** Success bodies of the seller routes (routes/sellers.ts) and of the wallet challenges the resource routes share. */
+
+export const ChallengeResponseSchema = v.looseObject({
+  wallet: Address,
+  action: v.string(),
+  message: v.string(),
+  expiresUnix: Integer,
+  ttlSeconds: Integer,
+});
+
+const ProvisioningStatusSchema = v.looseObject({ asset: v.string(), recovered: DecimalAmount, total: DecimalAmount });
+
+const VaultPdaPreviewSchema = v.looseObject({ label: v.string(), mint: Address, vaultPda: Address, solStoragePda: Address });
+
+/** pr402's SchemeOnboardInfo (src/facilitator.rs): one rail of the preview, and the rail lookup's body. */
+export const RailInfoSchema = v.looseObject({
+  label: v.string(),
+  role: v.string(),
+  payTo: Address,
+  vaultPda: Address,
+  solStoragePda: Address,
+  tokenPda: v.nullable(Address),
+  feeBps: v.pipe(v.string(), v.regex(/^\d{1,5}$/)),
+  status: v.picklist(["Sovereign", "Active", "NotProvisioned"]),
+  isSovereign: v.boolean(),
+  provisioningStatus: v.nullable(ProvisioningStatusSchema),
+  bankPda: v.optional(Address),
+  payToKind: v.picklist(["splitVault", "escrowPda"]),
+  payToResolve: v.picklist(["onboard.vaultPda", "discovery.vaultPda"]),
+  vaultPdaPreviewMint: v.optional(Address),
+  vaultPdaPreviews: v.optional(v.array(VaultPdaPreviewSchema)),
+});
+
+export const SellerPreviewResponseSchema = v.looseObject({
+  wallet: Address,
+  /** pr402's OnboardResponse.facilitator: the service's name; fee payer and network are in facilitatorInfo. */
+  facilitator: v.string(),
+  facilitatorInfo: v.looseObject({ feePayer: Address, network: v.string() }),
+  schemes: v.looseObject(Object.fromEntries(SELLER_PREVIEW_SCHEMES.map((scheme) => [scheme, RailInfoSchema]))),
+  lifecycle: v.looseObject({
+    previewed: v.literal(true),
+    activated: v.boolean(),
+    verified: v.boolean(),
+    nextStep: v.optional(v.picklist(["activate", "create_token_account", "verify"])),
+    blockedReason: v.optional(v.literal("seller_token_account_missing")),
+    sellerTokenAccount: v.optional(Address),
+  }),
+});
+
+/** pr402 answers register with the preview body (OnboardResponse); ours adds the verified provider entry. */
+export const SellerRegisterResponseSchema = v.looseObject({
+  ...SellerPreviewResponseSchema.entries,
+  verified: v.literal(true),
+  provider: v.looseObject({ ...ProviderEntrySchema.entries, serviceUrl: v.nullable(v.string()) }),
+  note: v.string(),
+});
+
+export const SellerRetireResponseSchema = v.looseObject({ wallet: Address, retiredRowCount: Integer, note: v.optional(v.string()) });
+
+export const ProvisionResponseSchema = v.looseObject({
+  schemaVersion: v.string(),
+  wallet: Address,
+  asset: v.string(),
+  assetMint: Address,
+  vaultPda: Address,
+  solStoragePda: Address,
+  vaultTokenAta: v.optional(Address),
+  alreadyProvisioned: v.boolean(),
+  statusCode: v.picklist(["ALREADY_PROVISIONED", "VAULT_AND_ATA", "VAULT_ONLY", "ATA_ONLY"]),
+  transaction: v.optional(v.string()),
+  recentBlockhash: v.optional(v.string()),
+  recentBlockhashExpiresAt: v.optional(Integer),
+  feePayer: Address,
+  payer: Address,
+  payerSignatureIndex: Integer,
+  notes: v.array(v.string()),
+});
+
+const SellerPaymentEntrySchema = v.looseObject({
+  correlationId: v.string(),
+  verifyAt: v.optional(v.nullable(Instant)),
+  verifyOk: v.optional(v.nullable(v.boolean())),
+  settleAt: v.optional(v.nullable(Instant)),
+  settleOk: v.optional(v.nullable(v.boolean())),
+  settlementSignature: v.optional(v.nullable(v.string())),
+  payerWallet: v.optional(v.nullable(Address)),
+  scheme: v.optional(v.nullable(v.string())),
+  amount: v.optional(v.nullable(v.string())),
+  asset: v.optional(v.nullable(v.string())),
+  createdAt: Instant,
+});
+
+export const SellerPaymentsResponseSchema = v.looseObject({ entries: v.array(SellerPaymentEntrySchema), nextCursor: v.nullable(v.string()) });

@@ -1,0 +1,37 @@
+import type * as v from "valibot";
+import type { Address, KeyPairSigner } from "@solana/kit";
+import type { ClusterName, CLUSTERS } from "./networks";
+
+/**
+ * A rail's slice of the configuration: its keys (env var and D1 `parameters` names, with validation and default) and
+ * how its typed members of `Config` are read from them. Each rail declares its slice in `rails/<scheme>/config.ts`;
+ * load-config.ts validates the core's keys and every slice's together and merges what the slices read into `Config`
+ * (a member object the core also has, such as `limits`, gains the slice's fields).
+ */
+export interface RailConfigSlice<Entries extends v.ObjectEntries, Members extends object> {
+  keys: Entries;
+  /** Keys only ever read from the Worker's own env (secrets, what decides what is allowed), never from the database. */
+  envOnlyKeys?: readonly (keyof Entries & string)[];
+  /** Keys that are Worker secrets: never echoed. */
+  secretKeys?: readonly (keyof Entries & string)[];
+  /** The slice's members, from its validated keys; a bad combination throws `ConfigError` naming the key. */
+  read(input: RailConfigInput<Entries>, context: RailConfigContext): Promise<Members> | Members;
+}
+
+/** A slice's validated keys. */
+export type RailConfigInput<Entries extends v.ObjectEntries> = v.InferOutput<v.ObjectSchema<Entries, undefined>>;
+
+/** What a slice may read of the core's configuration. */
+export interface RailConfigContext {
+  environment: "local" | "preview" | "production";
+  cluster: ClusterName;
+  /** The cluster's public defaults (src/platform/config/networks.ts). */
+  clusterDefaults: (typeof CLUSTERS)[ClusterName];
+  feePayer: KeyPairSigner;
+  programs: { universalSettle: Address | null; slaEscrow: Address; paymentChannels: Address };
+}
+
+/** Declares a slice with its types inferred. */
+export function railConfigSlice<Entries extends v.ObjectEntries, Members extends object>(slice: RailConfigSlice<Entries, Members>): RailConfigSlice<Entries, Members> {
+  return slice;
+}
