@@ -12,8 +12,8 @@ export interface RailSellerView {
   lookup?(config: Config, wallet: Address, asset: string | undefined): Promise<object>;
   /** Why the rail has no per-seller address to look up (the lookup's 400 says it after the scheme's name). */
   noLookup?: string;
-  /** Its part of the preview: the accounts it reads (one batch with the other rails'), then its object from them. */
-  preview?(config: Config, wallet: Address): Promise<SellerPreviewPart>;
+  /** Its part of the preview: the accounts it reads (one batch with the other rails'), then its object from them; null where the rail is off here. */
+  preview?(config: Config, wallet: Address): Promise<SellerPreviewPart | null>;
 }
 
 export type Accounts = ReadonlyMap<Address, AccountSnapshot | null>;
@@ -29,6 +29,8 @@ export interface SellerLifecycleFacts {
   activated: boolean;
   /** The account the seller must create before it is paid, and the reason's machine name; null when none is missing. */
   blocked: { blockedReason: string; sellerTokenAccount: Address } | null;
+  /** false: the seller cannot register (verify) on this rail, e.g. exact to its own wallet has no vault to show. */
+  registers?: boolean;
 }
 
 /** pr402's SchemeOnboardInfo.status. */

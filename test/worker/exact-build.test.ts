@@ -57,8 +57,8 @@ async function buyerFromSeed(label: string): Promise<KeyPairSigner> {
 const runId = crypto.randomUUID();
 
 /** A seller and its enriched `accepts[]` line, produced by the enrich endpoint as a seller would. */
-async function enrichedLine(asset: Address, amount: string, scheme = "exact"): Promise<Record<string, any>> {
-  const seller = (await generateKeyPairSigner()).address;
+async function enrichedLine(asset: Address, amount: string, scheme = "exact", seller?: Address): Promise<Record<string, any>> {
+  seller ??= (await generateKeyPairSigner()).address;
   const response = await call("/payment-required/enrich", {
     method: "POST",
     json: { x402Version: 2, resource: RESOURCE, accepts: [{ scheme, network: DEVNET, asset, amount, payTo: seller, maxTimeoutSeconds: 60 }] },
@@ -339,8 +339,9 @@ describe("POST /build-exact-payment-tx: the built transaction passes /verify onc
   it("USDC to a provisioned vault", async () => {
     const buyer = await buyerFromSeed("verify-usdc");
     await chainRpc("requestTokenAirdrop", [buyer.address, 1_000_000]);
-    const line = await enrichedLine(USDC, "250000");
-    await chainRpc("requestTokenAirdrop", [line.payTo, 0]); // the vault's token account exists
+    // An activated vault: for a vault still to be created /verify answers what /settle's just-in-time provisioning would
+    // (test/worker/exact-verify-just-in-time.test.ts), and 250,000 is below the payment a vault is fronted for.
+    const line = await enrichedLine(USDC, "250000", "exact", await activatedSeller(USDC));
     const built = await build({ payer: buyer.address, accepted: line, resource: RESOURCE });
     expect(built.status).toBe(200);
     const verdict = await verifyFilledTemplate(built.body, buyer);
@@ -350,7 +351,7 @@ describe("POST /build-exact-payment-tx: the built transaction passes /verify onc
   it("native SOL", async () => {
     const buyer = await buyerFromSeed("verify-sol");
     await chainRpc("requestAirdrop", [buyer.address, 1_000_000_000]);
-    const built = await build({ payer: buyer.address, accepted: await enrichedLine(NATIVE_SOL, "2000000"), resource: RESOURCE });
+    const built = await build({ payer: buyer.address, accepted: await enrichedLine(NATIVE_SOL, "2000000", "exact", await activatedSeller(NATIVE_SOL)), resource: RESOURCE });
     expect(built.status).toBe(200);
     const verdict = await verifyFilledTemplate(built.body, buyer);
     expect(verdict.body, JSON.stringify(verdict.body)).toMatchObject({ isValid: true, valid: true, payer: buyer.address });

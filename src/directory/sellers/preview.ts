@@ -3,6 +3,7 @@ import type { Config } from "../../platform/config/load-config";
 import { fetchAccounts } from "../../chain/accounts";
 import { getProvider } from "../../store/providers";
 import { RAILS } from "../../rails/registry";
+import { railSwitchesOf } from "../../rails/rail";
 import { SERVICE_NAME } from "../../http/self-description/capabilities";
 
 export interface SellerPreview {
@@ -12,6 +13,8 @@ export interface SellerPreview {
   facilitatorInfo: { feePayer: Address; network: string; universalSettleProgramId: Address | null; slaEscrowProgramId: Address };
   /** Each previewing rail's object (`RailModule.seller.preview`), by scheme, in registry order. */
   schemes: Record<string, object>;
+  /** The rails (or payTo forms) this deployment does not offer, and why (as /supported's notOffered). */
+  notOffered: { scheme: string; payToForm?: string; reason: "rail_not_enabled"; why: string }[];
   lifecycle: {
     previewed: true;
     activated: boolean;
@@ -30,14 +33,18 @@ export interface SellerPreview {
  * provider row is read from D1 in parallel. No side effect.
  */
 export async function buildSellerPreview(config: Config, db: D1Database, wallet: Address): Promise<SellerPreview> {
-  const previewing = RAILS.flatMap((rail) => (rail.seller?.preview ? [{ scheme: rail.scheme, preview: rail.seller.preview }] : []));
-  const parts = await Promise.all(previewing.map(({ preview }) => preview(config, wallet)));
-  const [accounts, provider] = await Promise.all([fetchAccounts(config, parts.flatMap((part) => part.reads)), getProvider(db, wallet)]);
+  const candidates = RAILS.flatMap((rail) => (rail.seller?.preview ? [{ scheme: rail.scheme, preview: rail.seller.preview }] : []));
+  // A rail switched off here previews nothing (null); notOffered says why.
+  const built = await Promise.all(candidates.map(({ preview }) => preview(config, wallet)));
+  const previewing = candidates.flatMap(({ scheme }, i) => (built[i] ? [{ scheme, part: built[i]! }] : []));
+  const parts = previewing.map(({ part }) => part);
+  const [accounts, provider] = await Promise.all([fetchAccounts(config, [...new Set(parts.flatMap((part) => part.reads))]), getProvider(db, wallet)]);
 
-  // pr402's lifecycle is the onboarding of the rail whose accounts decide it (the seller's own vault).
-  const facts = parts.find((part) => part.lifecycle)?.lifecycle?.(accounts) ?? { activated: false, blocked: null };
+  // pr402's lifecycle is the onboarding of the rail whose accounts decide it (the seller's own vault, or its token account).
+  // No such rail runs here (both exact forms off): nothing to activate, so no next step.
+  const facts = parts.find((part) => part.lifecycle)?.lifecycle?.(accounts) ?? null;
   const verified = provider !== null && provider.retiredAtMs === null;
-  const nextStep = !facts.activated ? "activate" : facts.blocked ? "create_token_account" : !verified ? "verify" : undefined;
+  const nextStep = !facts ? undefined : facts.blocked ? "create_token_account" : !facts.activated ? "activate" : !verified && facts.registers !== false ? "verify" : undefined;
 
   return {
     wallet,
@@ -48,7 +55,10 @@ export async function buildSellerPreview(config: Config, db: D1Database, wallet:
       universalSettleProgramId: config.programs.universalSettle,
       slaEscrowProgramId: config.programs.slaEscrow,
     },
-    schemes: Object.fromEntries(previewing.map(({ scheme }, i) => [scheme, parts[i]!.view(accounts)])),
-    lifecycle: { previewed: true, activated: facts.activated, verified, ...(nextStep ? { nextStep } : {}), ...(facts.blocked ?? {}) },
+    schemes: Object.fromEntries(previewing.map(({ scheme, part }) => [scheme, part.view(accounts)])),
+    notOffered: RAILS.flatMap((rail) =>
+      railSwitchesOf(rail, config).flatMap(({ payToForm, setting }) => (setting.enabled ? [] : [{ scheme: rail.scheme, ...(payToForm ? { payToForm } : {}), reason: "rail_not_enabled" as const, why: setting.why }])),
+    ),
+    lifecycle: { previewed: true, activated: facts?.activated ?? false, verified, ...(nextStep ? { nextStep } : {}), ...(facts?.blocked ?? {}) },
   };
 }

@@ -3,7 +3,8 @@ import { classifyVaultTokenAccount } from "../../rails/exact/vault-token-account
 import { isOffCurveAddress, type Address } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import type { Config } from "../../platform/config/load-config";
-import { badRequest } from "../../platform/errors/catalogue";
+import { badRequest, type FacilitatorError } from "../../platform/errors/catalogue";
+import { railNotEnabled } from "../../platform/config/rail-switches";
 import { fetchAccounts, type AccountSnapshot } from "../../chain/accounts";
 import { parseMint, type MintInfo } from "../../chain/mint";
 import { getLatestBlockhash } from "../../chain/blockhash";
@@ -52,6 +53,7 @@ export async function buildSellerProvisioning(config: Config, request: v.InferOu
     throw badRequest(`wallet: ${wallet} is a program id, not a seller wallet`);
   }
   const asset = resolveSellerAsset(config, request.asset);
+  if (!config.rails.exactVault.enabled) throw noVaultToProvision(config, wallet);
   const exact = await deriveExactAddresses(config, wallet);
   const candidates = asset.isNativeSol ? null : await vaultAtaCandidates(exact.vaultPda, asset.mint);
   const reads = [exact.vaultPda, ...(candidates ? [asset.mint, candidates.token, candidates.token2022] : [])];
@@ -125,6 +127,20 @@ export async function buildSellerProvisioning(config: Config, request: v.InferOu
     recentBlockhashExpiresAt: Math.floor(Date.now() / 1000) + BLOCKHASH_LIFETIME_SECONDS,
     notes: provisionNotes(statusCode, wallet, asset.label, exact.vaultPda, vaultTokenAccount?.ata),
   };
+}
+
+/**
+ * There is no vault to create where the vault form is off (no UniversalSettle program): 503 rail_not_enabled, saying
+ * why and what the seller uses instead — its own wallet as payTo where the wallet form runs, else the other rails.
+ */
+function noVaultToProvision(config: Config, wallet: Address): FacilitatorError {
+  const exactVault = config.rails.exactVault;
+  const why = exactVault.enabled ? "no UniversalSettle program id" : exactVault.why;
+  const instead = config.rails.exactWallet.enabled
+    ? `there is no vault to create: put your own wallet ${wallet} in payTo (the wallet payTo form of exact); ` +
+      `its USDC token account must exist, and GET /sellers/${wallet}/preview shows it and the line to publish`
+    : "there is no vault to create, and exact to a wallet is off too (SVC_EXACT_WALLET_PAYTO): use the sla-escrow or upto rail (GET /supported)";
+  return railNotEnabled("exact (vault payTo)", `${why}; ${instead}`, { payToForms: config.rails.exactWallet.enabled ? ["wallet"] : [] });
 }
 
 function provisionNotes(statusCode: ProvisionStatusCode, wallet: Address, label: string, vault: Address, ata: Address | undefined): string[] {

@@ -36,12 +36,43 @@ export const RailInfoSchema = v.looseObject({
   vaultPdaPreviews: v.optional(v.array(VaultPdaPreviewSchema)),
 });
 
+/** The preview's rails, named by the directory (http/ names no scheme itself: test/unit/rail-boundaries.test.ts). */
+const [EXACT_SCHEME, ...OTHER_PREVIEW_SCHEMES] = SELLER_PREVIEW_SCHEMES;
+
+/** The exact rail in its wallet `payTo` form (src/rails/exact/wallet-seller-view.ts): payTo is the seller's own wallet. */
+const WalletRailInfoSchema = v.looseObject({
+  scheme: v.literal(EXACT_SCHEME),
+  label: v.string(),
+  role: v.string(),
+  payTo: Address,
+  payToKind: v.literal("wallet"),
+  payToResolve: v.literal("seller.wallet"),
+  feeBps: v.literal("0"),
+  status: v.picklist(["Active", "NotProvisioned"]),
+  tokenAccount: v.looseObject({ asset: v.string(), mint: Address, tokenProgram: Address, address: Address, exists: v.boolean() }),
+  minimumAmount: DecimalAmount,
+  line: v.looseObject({ scheme: v.literal(EXACT_SCHEME), network: v.string(), payTo: Address, asset: Address, amount: DecimalAmount, maxTimeoutSeconds: Integer, extra: v.record(v.string(), v.unknown()) }),
+});
+
+const PayToForms = v.array(v.picklist(["vault", "wallet"]));
+
 export const SellerPreviewResponseSchema = v.looseObject({
   wallet: Address,
   /** pr402's OnboardResponse.facilitator: the service's name; fee payer and network are in facilitatorInfo. */
   facilitator: v.string(),
   facilitatorInfo: v.looseObject({ feePayer: Address, network: v.string() }),
-  schemes: v.looseObject(Object.fromEntries(SELLER_PREVIEW_SCHEMES.map((scheme) => [scheme, RailInfoSchema]))),
+  schemes: v.looseObject({
+    // The vault form's block (pr402's), or the wallet form's alone where no UniversalSettle program is configured; absent with neither.
+    [EXACT_SCHEME]: v.optional(
+      v.union([
+        v.looseObject({ ...RailInfoSchema.entries, payToForms: PayToForms, walletPayTo: v.optional(WalletRailInfoSchema) }),
+        v.looseObject({ ...WalletRailInfoSchema.entries, payToForms: PayToForms }),
+      ]),
+    ),
+    ...Object.fromEntries(OTHER_PREVIEW_SCHEMES.map((scheme) => [scheme, RailInfoSchema])),
+  }),
+  /** The rails (or exact payTo forms) this deployment does not offer, and why (as /supported's notOffered). */
+  notOffered: v.array(v.looseObject({ scheme: v.string(), payToForm: v.optional(v.string()), reason: v.literal("rail_not_enabled"), why: v.string() })),
   lifecycle: v.looseObject({
     previewed: v.literal(true),
     activated: v.boolean(),

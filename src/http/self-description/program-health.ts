@@ -42,14 +42,22 @@ function programParts(): ProgramPart[] {
   return RAILS.flatMap((rail) => (rail.health?.program ? [rail.health.program] : []));
 }
 
+/** A rail's program part with its configured id (null: the rail's program is not configured, see config.rails). */
+interface ProgramOf {
+  part: ProgramPart;
+  programId: ReturnType<ProgramPart["programId"]>;
+}
+
 export async function readProgramsHealth(config: Config): Promise<ProgramsHealth> {
   const parts = programParts();
-  const key = parts.map((part) => part.programId(config) ?? "none");
+  // Each id once: the cache key and the read both use it.
+  const programs: ProgramOf[] = parts.map((part) => ({ part, programId: part.programId(config) }));
+  const key = programs.map(({ programId }) => programId ?? "none");
   const hit = cache.get(config, key);
   if (hit) return hit;
   let value: ProgramsHealth;
   try {
-    value = await readOnce(config, parts);
+    value = await readOnce(config, programs);
   } catch {
     // A failed read is answered (ok: null) but not kept: the next /health reads again.
     return { ok: null, ...Object.fromEntries(parts.map((part) => [part.key, null])), rails: config.rails };
@@ -58,12 +66,9 @@ export async function readProgramsHealth(config: Config): Promise<ProgramsHealth
   return value;
 }
 
-async function readOnce(config: Config, parts: readonly ProgramPart[]): Promise<ProgramsHealth> {
+async function readOnce(config: Config, programs: readonly ProgramOf[]): Promise<ProgramsHealth> {
   // A rail whose program id is not configured is off (config.rails): nothing to read, null in the report.
-  const configured = parts.flatMap((part) => {
-    const programId = part.programId(config);
-    return programId ? [{ part, programId }] : [];
-  });
+  const configured = programs.flatMap(({ part, programId }) => (programId ? [{ part, programId }] : []));
   const probes = await Promise.all(configured.map(({ part }) => part.accounts(config)));
   // One batched read: each program, then its accounts.
   const accounts = await fetchAccounts(config, configured.flatMap(({ programId }, i) => [programId, ...Object.values(probes[i]!).map((probe) => probe.address)]));
@@ -77,7 +82,7 @@ async function readOnce(config: Config, parts: readonly ProgramPart[]): Promise<
   });
   const ok = checks.every(([, p]) => p.found && Object.values(p.accounts).every((a) => a.decoded));
   const byKey = new Map(checks);
-  return { ok, ...Object.fromEntries(parts.map((part) => [part.key, byKey.get(part.key) ?? null])), rails: config.rails };
+  return { ok, ...Object.fromEntries(programs.map(({ part }) => [part.key, byKey.get(part.key) ?? null])), rails: config.rails };
 }
 
 function isExecutable(account: AccountSnapshot | null): boolean {

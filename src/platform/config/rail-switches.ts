@@ -11,10 +11,10 @@ import { FacilitatorError } from "../errors/catalogue";
 export type RailSwitch = { enabled: true } | { enabled: false; why: string };
 
 /** The refusal of a route or builder that needs a rail this deployment does not run (503: an operator's choice, not the caller's mistake). */
-export function railNotEnabled(rail: string, why: string): FacilitatorError {
+export function railNotEnabled(rail: string, why: string, fields: Record<string, unknown> = {}): FacilitatorError {
   return new FacilitatorError("RAIL_NOT_ENABLED", `The ${rail} rail is not enabled on this deployment: ${why}`, {
     reason: "rail_not_enabled",
-    fields: { rail },
+    fields: { rail, ...fields },
   });
 }
 

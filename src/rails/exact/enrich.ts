@@ -13,6 +13,7 @@ import { assetNotAllowedMessage } from "../../x402/asset-allowlist";
 import { getUniversalSettleFacts, DEFAULT_SOVEREIGN_FEE_BPS } from "./program-facts";
 import { exactRail } from "./rail";
 import { refuseBelowExactMinimum } from "./minimum-amount";
+import { walletLineExtra } from "./wallet-line";
 import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../platform/config/networks";
 
 /**
@@ -64,7 +65,7 @@ export async function enrichPaymentRequired(
   body: PaymentRequiredBody,
   correlationId?: string,
 ): Promise<PaymentRequiredBody> {
-  if (config.programs.universalSettle === null && config.rails.exactWallet.enabled) return enrichWalletLines(config, body, correlationId);
+  if (config.programs.universalSettle === null && config.rails.exactWallet.enabled) return await enrichWalletLines(config, body, correlationId);
   const programId = requireUniversalSettle(config);
   const planned: PlannedLine[] = [];
 
@@ -117,7 +118,7 @@ export async function enrichPaymentRequired(
  * gains the fee payer and compute caps a buyer needs; a line that names a vault (`extra.merchantWallet`) cannot be
  * served here (503 rail_not_enabled).
  */
-function enrichWalletLines(config: Config, body: PaymentRequiredBody, correlationId?: string): PaymentRequiredBody {
+async function enrichWalletLines(config: Config, body: PaymentRequiredBody, correlationId?: string): Promise<PaymentRequiredBody> {
   const accepts = [...body.accepts];
   for (const [index, raw] of body.accepts.entries()) {
     const line = ownExactLine(config, raw, index);
@@ -128,15 +129,12 @@ function enrichWalletLines(config: Config, body: PaymentRequiredBody, correlatio
       const exactVault = config.rails.exactVault;
       throw railNotEnabled("exact (vault payTo)", `accepts[${index}] names a vault (extra.merchantWallet), but ${exactVault.enabled ? "no UniversalSettle program is configured" : exactVault.why}`);
     }
+    // The same floor as the vault form's lines (and /verify): a line below it can never be paid.
+    await refuseBelowExactMinimum(config, `accepts[${index}].amount`, BigInt(String(line.amount)), String(line.asset), String(line.asset) === NATIVE_SOL_ALLOWLIST_ADDRESS);
     accepts[index] = {
       ...line,
       scheme: "exact",
-      extra: {
-        ...sellerExtra,
-        feePayer: config.feePayer.address,
-        maxComputeUnitLimit: String(config.compute.maxUnitLimit),
-        recommendedComputeUnitPrice: String(config.compute.recommendedUnitPriceMicroLamports),
-      },
+      extra: { ...sellerExtra, ...walletLineExtra(config) },
     };
   }
   return { ...body, accepts };

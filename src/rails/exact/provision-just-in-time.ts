@@ -7,7 +7,7 @@ import { sendFacilitatorTransaction } from "../../chain/facilitator-transaction"
 import { fetchAccounts } from "../../chain/accounts";
 import { claimJitProvision, recordJitSignature, releaseJitProvision } from "./store/jit-provisions";
 import { log } from "../../platform/observability/log";
-import { optionalSpendingPause } from "../../chain/fee-payer-floor";
+import { FEE_PAYER_BELOW_MINIMUM, optionalSpendingPause } from "../../chain/fee-payer-floor";
 import { rejection, type PaymentRejection } from "../../x402/payment-verdict";
 import { bookExposure, settleExposure } from "../../chain/fee-payer-budget/budget";
 import { SPLIT_VAULT_RENT_LAMPORTS, tokenAccountRentLamports, VAULT_SOL_STORAGE_RENT_LAMPORTS } from "../../chain/fee-payer-budget/caps";
@@ -43,22 +43,10 @@ export async function provisionVaultJustInTime(config: Config, db: D1Database, p
   const seller = payment.merchantWallet;
   const asset = payment.accepted.requirements.asset;
   const minimum = await jitMinimumPayment(config, asset, payment.mint === null);
-  if (payment.accepted.amount < minimum) {
-    return rejection(
-      "vault_not_provisioned",
-      `The seller's vault ${payment.vault} is not activated, and this facilitator fronts a vault only for a payment of at least ${minimum} raw units; the seller can activate it with POST /sellers/provision-tx`,
-      { payer: payment.payer },
-    );
-  }
+  if (payment.accepted.amount < minimum) return belowJitMinimum(payment, minimum);
   // An optional spend: paused while the fee payer is below SVC_FEE_PAYER_MIN_LAMPORTS (the seller can still activate).
   const pause = await optionalSpendingPause(config, "just-in-time vault provisioning");
-  if (pause) {
-    return rejection(
-      "vault_not_provisioned",
-      `The seller's vault ${payment.vault} is not activated and just-in-time provisioning is paused (${pause.reason}: the facilitator's fee payer is below its minimum balance); the seller can activate it with POST /sellers/provision-tx`,
-      { payer: payment.payer },
-    );
-  }
+  if (pause) return jitPaused(payment);
   const claim = await claimJitProvision(db, {
     sellerWallet: seller,
     asset,
@@ -66,16 +54,10 @@ export async function provisionVaultJustInTime(config: Config, db: D1Database, p
     nowMs: Date.now(),
     claimTtlMs: JIT_CLAIM_TTL_MS,
   });
-  if (claim === "cap_reached") {
-    return rejection(
-      "vault_not_provisioned",
-      `The seller's vault ${payment.vault} is not activated and today's just-in-time provisioning budget is used; the seller can activate it with POST /sellers/provision-tx`,
-      { payer: payment.payer },
-    );
-  }
+  if (claim === "cap_reached") return jitCapReached(payment);
   if (claim === "already_claimed") return waitForVault(config, payment);
 
-  const bookingId = `jit_vault:${payment.vault}:${asset}`;
+  const bookingId = jitBookingId(payment);
   let booked = false;
   try {
     const { instructions, rentLamports } = await createInstructions(config, payment);
@@ -115,8 +97,48 @@ function paymentLifetime(payment: VerifiedVaultPayment) {
   return { blockhash: payment.tx.recentBlockhash as Blockhash, lastValidBlockHeight: 0n };
 }
 
+/** The exposure budget's key of a vault's rent: one booking per vault and asset, so a retried settle books once. */
+export function jitBookingId(payment: Pick<VerifiedVaultPayment, "vault" | "accepted">): string {
+  return `jit_vault:${payment.vault}:${payment.accepted.requirements.asset}`;
+}
+
+/**
+ * The rent the fee payer fronts for a payment's vault: the vault and its SOL storage when the vault is missing, and
+ * for a token the vault's token account (CreateIdempotent: booked as if it creates, as the payment targets a token
+ * account found missing at verify).
+ */
+export function justInTimeRentLamports(payment: Pick<VerifiedVaultPayment, "mint">, vaultExists: boolean): bigint {
+  const vault = vaultExists ? 0n : SPLIT_VAULT_RENT_LAMPORTS + VAULT_SOL_STORAGE_RENT_LAMPORTS;
+  return vault + (payment.mint ? tokenAccountRentLamports(payment.mint.tokenProgram) : 0n);
+}
+
+// The refusals of a vault this facilitator will not front, the same from /verify (./just-in-time-refusal.ts) and /settle.
+export function belowJitMinimum(payment: VerifiedVaultPayment, minimum: bigint): PaymentRejection {
+  return rejection(
+    "vault_not_provisioned",
+    `The seller's vault ${payment.vault} is not activated, and this facilitator fronts a vault only for a payment of at least ${minimum} raw units; the seller can activate it with POST /sellers/provision-tx`,
+    { payer: payment.payer },
+  );
+}
+
+export function jitPaused(payment: VerifiedVaultPayment): PaymentRejection {
+  return rejection(
+    "vault_not_provisioned",
+    `The seller's vault ${payment.vault} is not activated and just-in-time provisioning is paused (${FEE_PAYER_BELOW_MINIMUM}: the facilitator's fee payer is below its minimum balance); the seller can activate it with POST /sellers/provision-tx`,
+    { payer: payment.payer },
+  );
+}
+
+export function jitCapReached(payment: VerifiedVaultPayment): PaymentRejection {
+  return rejection(
+    "vault_not_provisioned",
+    `The seller's vault ${payment.vault} is not activated and today's just-in-time provisioning budget is used; the seller can activate it with POST /sellers/provision-tx`,
+    { payer: payment.payer },
+  );
+}
+
 /** The payment that justifies fronting a vault: the program's provisioning recovery target, unless configured. */
-async function jitMinimumPayment(config: Config, asset: string, isNativeSol: boolean): Promise<bigint> {
+export async function jitMinimumPayment(config: Config, asset: string, isNativeSol: boolean): Promise<bigint> {
   const configured = Object.hasOwn(config.limits.jitMinPaymentRawByMint, asset) ? config.limits.jitMinPaymentRawByMint[asset] : undefined;
   if (configured !== undefined) return configured;
   const { onChainConfig } = await getUniversalSettleFacts(config);
@@ -127,10 +149,9 @@ async function jitMinimumPayment(config: Config, asset: string, isNativeSol: boo
 /** The vault's (and its token account's) creation, and the rent the fee payer fronts for it. */
 async function createInstructions(config: Config, payment: VerifiedVaultPayment): Promise<{ instructions: Instruction[]; rentLamports: bigint }> {
   const instructions: Instruction[] = [];
-  let rentLamports = 0n;
   const accounts = await fetchAccounts(config, [payment.vault]);
-  if (!accounts.get(payment.vault)) {
-    rentLamports += SPLIT_VAULT_RENT_LAMPORTS + VAULT_SOL_STORAGE_RENT_LAMPORTS;
+  const vaultExists = Boolean(accounts.get(payment.vault));
+  if (!vaultExists) {
     instructions.push(
       getCreateVaultInstruction({
         programId: requireUniversalSettle(config),
@@ -142,8 +163,6 @@ async function createInstructions(config: Config, payment: VerifiedVaultPayment)
     );
   }
   if (payment.mint) {
-    // CreateIdempotent: booked as if it creates (the payment targets a token account found missing at verify).
-    rentLamports += tokenAccountRentLamports(payment.mint.tokenProgram);
     instructions.push(
       getCreateAssociatedTokenIdempotentInstruction({
         payer: config.feePayer,
@@ -154,7 +173,7 @@ async function createInstructions(config: Config, payment: VerifiedVaultPayment)
       }),
     );
   }
-  return { instructions, rentLamports };
+  return { instructions, rentLamports: justInTimeRentLamports(payment, vaultExists) };
 }
 
 async function waitForVault(config: Config, payment: VerifiedVaultPayment): Promise<{ ok: true } | PaymentRejection> {

@@ -2,7 +2,9 @@ import type { Rail } from "../rail";
 import { getUniversalSettleFacts, DEFAULT_FEE_BPS } from "./program-facts";
 import { verifyExactPayment } from "./verify";
 import { settleExactPayment } from "./settle";
-import { priorityFeeOf, settleSpendRefusal } from "../../chain/fee-payer-budget/settle-spend";
+import { walletLineExtra } from "./wallet-line";
+import { PRIORITY_FEE_BOOKED_ABOVE_LAMPORTS, priorityFeeOf, settleSpendRefusal } from "../../chain/fee-payer-budget/settle-spend";
+import { justInTimeRefusal } from "./just-in-time-refusal";
 
 /** Default minimum fees when the Config account cannot be read: 1 cent of USDC, 0.0001 SOL. */
 const FALLBACK_MIN_FEE_RAW = 10_000n;
@@ -15,24 +17,27 @@ const FALLBACK_MIN_FEE_LAMPORTS = 100_000n;
  */
 export const exactRail = {
   scheme: "exact",
-  /** verifyExactPayment, and (with the ledger) the priority fee's caps the settle would book it under: one D1 read, only for a fee worth booking. */
+  /**
+   * verifyExactPayment, and (with the ledger) what the settle would book: the priority fee's caps (one D1 read, only for
+   * a fee worth booking) and, for a vault to create first, the just-in-time provisioning's limits (./just-in-time-refusal.ts).
+   */
   async verify(config, body, accepted, options) {
     const verified = await verifyExactPayment(config, body, accepted, options);
     if (!verified.ok || !options.ledger) return verified;
     const spend = { rail: "exact", kind: "priority_fee", messageHash: verified.messageHash, payer: verified.payer, seller: verified.merchantWallet, lamports: priorityFeeOf(verified.tx) } as const;
-    return (await settleSpendRefusal(config, options.ledger, spend)) ?? verified;
+    const bookedPriorityFee = spend.lamports > PRIORITY_FEE_BOOKED_ABOVE_LAMPORTS ? spend.lamports : 0n;
+    const [priority, vault] = await Promise.all([
+      settleSpendRefusal(config, options.ledger, spend),
+      verified.form === "vault" && verified.needsProvisioning ? justInTimeRefusal(config, options.ledger, verified, bookedPriorityFee) : null,
+    ]);
+    return priority ?? vault ?? verified;
   },
   settle: settleExactPayment,
   async supportedExtra(config) {
     const { exactVault, exactWallet } = config.rails;
     if (!exactVault.enabled && !exactWallet.enabled) return null;
     const payToForms = [...(exactVault.enabled ? ["vault"] : []), ...(exactWallet.enabled ? ["wallet"] : [])];
-    const common = {
-      feePayer: config.feePayer.address,
-      maxComputeUnitLimit: String(config.compute.maxUnitLimit),
-      recommendedComputeUnitPrice: String(config.compute.recommendedUnitPriceMicroLamports),
-      payToForms,
-    };
+    const common = { ...walletLineExtra(config), payToForms };
     if (!exactVault.enabled) return common;
     const facts = await getUniversalSettleFacts(config);
     const onChain = facts.onChainConfig;

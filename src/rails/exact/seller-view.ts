@@ -1,7 +1,8 @@
 import type { Address } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import type { Config } from "../../platform/config/load-config";
-import { requireUniversalSettle } from "../../platform/config/rail-switches";
+import { railNotEnabled, requireUniversalSettle } from "../../platform/config/rail-switches";
+import { walletPreviewPart } from "./wallet-seller-view";
 import { fetchAccounts } from "../../chain/accounts";
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../chain/token-programs";
 import type { Accounts, RailSellerView, RailStatus } from "../seller-view";
@@ -18,11 +19,17 @@ import { SELLER_TOKEN_ACCOUNT_MISSING } from "./sweep/plan";
 export const exactSellerView: RailSellerView = {
   lookup: (config, wallet) => lookupExactRail(config, wallet),
   async preview(config, wallet) {
+    const { exactVault, exactWallet } = config.rails;
+    const walletPart = exactWallet.enabled ? await walletPreviewPart(config, wallet) : null;
+    // Without the vault form (no UniversalSettle program) the preview shows the wallet form alone, or no exact rail.
+    if (!exactVault.enabled) return walletPart && { ...walletPart, view: (accounts) => ({ ...walletPart.view(accounts), payToForms: ["wallet"] }) };
+    const payToForms = ["vault", ...(walletPart ? ["wallet"] : [])];
     const exact = await deriveExactAddresses(config, wallet);
     const usdcAtas = await usdcTokenAccounts(config, wallet, exact.vaultPda);
     return {
-      reads: [exact.vaultPda, exact.configPda, ...usdcAtas.vault, ...usdcAtas.seller],
-      view: (accounts) => exactRailView(wallet, exact, accounts),
+      reads: [exact.vaultPda, exact.configPda, ...usdcAtas.vault, ...usdcAtas.seller, ...(walletPart?.reads ?? [])],
+      // pr402's vault block, with the forms offered and, where it runs too, the wallet form's view.
+      view: (accounts) => ({ ...exactRailView(wallet, exact, accounts), payToForms, ...(walletPart ? { walletPayTo: walletPart.view(accounts) } : {}) }),
       lifecycle(accounts) {
         const activated = readVault(accounts, exact) !== null;
         // Sweeps never create the seller's token account (it could be closed for its rent and created again).
@@ -37,6 +44,15 @@ export const exactSellerView: RailSellerView = {
 
 /** `GET /sellers/{wallet}/rails/exact`: one batched read, no database (a seller's server calls it to fill `payTo`). */
 export async function lookupExactRail(config: Config, wallet: Address): Promise<ExactRailView> {
+  // Like upto, the wallet payTo form has no per-seller rail address: where it is the only exact form, say so.
+  const { exactVault, exactWallet } = config.rails;
+  if (!exactVault.enabled && exactWallet.enabled) {
+    throw railNotEnabled(
+      "exact (vault payTo)",
+      `${exactVault.why}; exact here pays the seller's own wallet, so payTo is ${wallet} itself (no rail address to look up): GET /sellers/${wallet}/preview shows the line to publish`,
+      { payToForms: ["wallet"] },
+    );
+  }
   const addresses = await deriveExactAddresses(config, wallet);
   const accounts = await fetchAccounts(config, [addresses.vaultPda, addresses.configPda]);
   return exactRailView(wallet, addresses, accounts);

@@ -40,6 +40,8 @@ export interface VerifiedVaultPayment {
   mint: MintInfo | null;
   /** The vault (and its token account) must be created by the facilitator before this payment can land. */
   needsProvisioning: boolean;
+  /** The vault account was found (so only its token account is missing when `needsProvisioning`). */
+  vaultExists: boolean;
 }
 
 /** An `exact` payment that passed every rule of its `payTo` form (./pay-to-form.ts). */
@@ -163,12 +165,12 @@ export async function verifyExactPayment(
       // simulate, asks the cluster directly — a vault is never fronted for a payment that cannot land.
       const lifetime = simulation ? lifetimeRejection(simulation) : (await isBlockhashStillValid(config, tx.recentBlockhash)) ? null : blockhashExpired("refused");
       if (lifetime) return explainChainRefusal(options.ledger, messageHash, { ...lifetime, payer });
-      return { ok: true, form: "vault", accepted, tx, messageHash, transfer, payer, merchantWallet, vault, destination, mint, needsProvisioning };
+      return { ok: true, form: "vault", accepted, tx, messageHash, transfer, payer, merchantWallet, vault, destination, mint, needsProvisioning, vaultExists: vaultAccount !== null };
     }
   }
 
   if (simulation && !simulation.ok) return explainChainRefusal(options.ledger, messageHash, { ...simulation, payer });
-  return { ok: true, form: "vault", accepted, tx, messageHash, transfer, payer, merchantWallet, vault, destination, mint, needsProvisioning };
+  return { ok: true, form: "vault", accepted, tx, messageHash, transfer, payer, merchantWallet, vault, destination, mint, needsProvisioning, vaultExists: true };
 }
 
 function lifetimeRejection(simulation: { ok: true } | PaymentRejection): PaymentRejection | null {

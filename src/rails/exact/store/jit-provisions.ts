@@ -66,3 +66,21 @@ export async function countJitProvisionsOn(d1: D1Database, nowMs: number): Promi
   const row = await d1.prepare("SELECT COUNT(*) AS n FROM jit_provisions WHERE day = ? AND signature IS NOT NULL").bind(day).first<{ n: number }>();
   return row?.n ?? 0;
 }
+
+/**
+ * What `claimJitProvision` would answer now, without writing (/verify's look at it): `already_claimed` when an active
+ * claim for (seller, asset) exists (settle then waits for that vault), else `cap_reached` when today's cap is used,
+ * else `claimable`. One query.
+ */
+export async function peekJitProvision(d1: D1Database, claim: { sellerWallet: string; asset: string; dailyCap: number; nowMs: number }): Promise<"claimable" | "already_claimed" | "cap_reached"> {
+  const day = new Date(claim.nowMs).toISOString().slice(0, 10);
+  const row = await d1
+    .prepare(
+      `SELECT (SELECT COUNT(*) FROM jit_provisions WHERE day = ?1 AND (signature IS NOT NULL OR claim_expires_at_ms > ?2)) AS used,
+         (SELECT COUNT(*) FROM jit_provisions WHERE seller_wallet = ?3 AND asset = ?4 AND (signature IS NOT NULL OR claim_expires_at_ms > ?2)) AS mine`,
+    )
+    .bind(day, claim.nowMs, claim.sellerWallet, claim.asset)
+    .first<{ used: number; mine: number }>();
+  if ((row?.mine ?? 0) > 0) return "already_claimed";
+  return (row?.used ?? 0) >= claim.dailyCap ? "cap_reached" : "claimable";
+}
