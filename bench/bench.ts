@@ -48,6 +48,8 @@ export const BENCH_VARS = {
   SVC_FEE_PAYER_MAX_SPEND_PER_PAYER_PER_DAY_LAMPORTS: "1000000000",
   SVC_FEE_PAYER_MAX_SPEND_PER_PAY_TO_PER_DAY_LAMPORTS: "1000000000",
   SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS: "10000000000",
+  // `SVC_SETTLE_LEDGER=d1 npm run bench` measures the D1 ledger instead of the default object ledger.
+  ...(process.env.SVC_SETTLE_LEDGER ? { SVC_SETTLE_LEDGER: process.env.SVC_SETTLE_LEDGER } : {}),
 };
 
 export interface BenchOptions {

@@ -8,6 +8,7 @@
  *
  *   npm run profile [-- <verifies> <settles>]
  *   PROFILE_OUT=<dir> npm run profile   (also writes verify.cpuprofile and settle.cpuprofile there)
+ *   PROFILE_LEDGER=d1 npm run profile   (the settles on SVC_SETTLE_LEDGER=d1 instead of the default object ledger)
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -16,7 +17,8 @@ import { startWorker } from "../scripts/lib/run-worker";
 import { fundFromFaucet } from "../demo/chain-rpc";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { BENCH_VARS, DEFAULT_OPTIONS, WARMUP_SETTLES, activatedSeller, enrichLine, fundedBuyers, mustSucceed, paymentFactory, post, startChild } from "./bench";
-import { fmt, formatTable, runPhase } from "./measure";
+import { fmt, formatTable, median, runPhase } from "./measure";
+import { cpuMsOf, workerdChildrenOf } from "./process-cpu";
 
 const VERIFIES = Number(process.argv[2] ?? 600);
 const SETTLES = Number(process.argv[3] ?? 60);
@@ -117,13 +119,21 @@ function print(label: string, calls: number, profile: CpuProfile): void {
   );
 }
 
+/** SVC_SETTLE_LEDGER from PROFILE_LEDGER (object or d1), else the deployment's default. */
+function ledgerVar(): Record<string, string> {
+  const ledger = process.env.PROFILE_LEDGER;
+  if (ledger === undefined) return {};
+  if (ledger !== "object" && ledger !== "d1") throw new Error('PROFILE_LEDGER must be "object" or "d1"');
+  return { SVC_SETTLE_LEDGER: ledger };
+}
+
 async function main(): Promise<void> {
   const cleanups: (() => Promise<void>)[] = [];
   try {
     const chain = (await startChild("bench/chain-process.ts", {}, cleanups)).url;
     const feePayer = randomKeypair();
     await fundFromFaucet(chain, feePayer.address, 1_000_000_000_000);
-    const worker = await startWorker({ rpcUrl: chain, feePayerSecretKeyBase58: feePayer.secretKeyBase58, vars: BENCH_VARS, inspector: true });
+    const worker = await startWorker({ rpcUrl: chain, feePayerSecretKeyBase58: feePayer.secretKeyBase58, vars: { ...BENCH_VARS, ...ledgerVar() }, inspector: true });
     cleanups.push(worker.stop);
     if (!worker.inspectorUrl) throw new Error("workerd did not expose an inspector");
     const api = `${worker.url}/api/v1/facilitator`;
@@ -143,7 +153,12 @@ async function main(): Promise<void> {
     const verifies = await makePayments(VERIFIES);
     const verifyProfile = await profiled(inspector, async () => mustSucceed("verify", await runPhase(verifies, 8, call("verify"))));
     const settles = await makePayments(SETTLES);
-    const settleProfile = await profiled(inspector, async () => mustSucceed("settle", await runPhase(settles, 1, call("settle"))));
+    let settlePhase: Awaited<ReturnType<typeof runPhase>> | undefined;
+    const workerd = workerdChildrenOf(process.pid);
+    const cpuBefore = cpuMsOf(workerd);
+    const settleProfile = await profiled(inspector, async () => mustSucceed("settle", (settlePhase = await runPhase(settles, 1, call("settle")))));
+    const cpuAfter = cpuMsOf(workerd);
+    const osCpu = cpuBefore === null || cpuAfter === null ? "n/a" : fmt((cpuAfter - cpuBefore) / SETTLES, 2);
     inspector.close();
 
     const saveDir = process.env.PROFILE_OUT;
@@ -154,7 +169,7 @@ async function main(): Promise<void> {
       console.log(`profile: wrote verify.cpuprofile and settle.cpuprofile to ${saveDir} (open them in Chrome DevTools' Performance panel)`);
     }
     print(`/verify (c=8)`, VERIFIES, verifyProfile);
-    print(`/settle (sequential)`, SETTLES, settleProfile);
+    print(`/settle (sequential, ${process.env.PROFILE_LEDGER ?? "object"} ledger; under the profiler: median ${fmt(median(settlePhase!.latenciesMs), 2)} ms, workerd's OS CPU per settle ${osCpu} ms)`, SETTLES, settleProfile);
     console.log(`\n(sampling every ${SAMPLING_INTERVAL_MICROS} µs in the Worker's isolate; "busy" excludes (idle); (program) and (garbage collector) are engine time)`);
   } finally {
     for (const step of cleanups.reverse()) await step().catch(() => {});

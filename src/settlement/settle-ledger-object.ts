@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import { log } from "../platform/observability/log";
 import {
+  adoptProgress,
   claimedRow,
   createLocalSchema,
   hasLocalSchema,
@@ -10,6 +11,7 @@ import {
   markMirrored,
   mirrorToD1,
   paymentIdHolder,
+  progressAhead,
   readD1Row,
   readLocal,
   recordLocalConfirmationAfterFailedReport,
@@ -42,6 +44,8 @@ const MIRROR_RETRY_MAX_MS = 5 * 60 * 1000;
  * D1 stays the place of every global query (history, keeper queues, /settlements/{signature}):
  * - the claim is written through (one D1 round trip, overlapping the send): the row exists in D1 before the object
  *   holds it, and the same round trip reads a row D1 already had (the upgrade from the D1 ledger);
+ * - a payment settled again before its success was reported reads D1's row first and takes what D1 learned without the
+ *   object (the keepers' confirmations, the D1 ledger's report during a switch of ledgers);
  * - every later change is mirrored right after it, off the caller's path; an object whose mirror did not land keeps
  *   `mirrored_version < version` and an alarm retries it, with backoff, until D1 has it;
  * - a failed payment that turns out confirmed is written to D1 first, so D1 never calls an Open failed that landed;
@@ -54,13 +58,18 @@ export class SettleLedgerObject extends DurableObject<Env> {
   private mirrorFailures = 0;
   /** The table exists (created on first use, and again after the retention's deleteAll dropped it). */
   private schemaReady = false;
-
   private get sql(): SqlStorage {
     if (!this.schemaReady) {
       createLocalSchema(this.ctx.storage.sql);
       this.schemaReady = true;
     }
     return this.ctx.storage.sql;
+  }
+
+  /** The stored row, without creating the table: a read never writes (an object only asked about a payment stores nothing). */
+  private storedRow(messageHash: string): SettlementRow | undefined {
+    if (!this.schemaReady) this.schemaReady = hasLocalSchema(this.ctx.storage.sql);
+    return this.schemaReady ? readLocal(this.ctx.storage.sql, messageHash)?.row : undefined;
   }
 
   /** State and signature, from the object, else from D1 (a payment settled before the upgrade, or expired here). */
@@ -70,20 +79,20 @@ export class SettleLedgerObject extends DurableObject<Env> {
   }
 
   async get(messageHash: string): Promise<SettlementRow | undefined> {
-    // A read never creates the table: an object only asked about a payment (the settle floor's check) stores nothing.
-    const held = this.schemaReady || hasLocalSchema(this.ctx.storage.sql) ? readLocal(this.sql, messageHash) : undefined;
-    return held?.row ?? (await readD1Row(this.env.DB, messageHash));
+    return this.storedRow(messageHash) ?? (await readD1Row(this.env.DB, messageHash));
   }
 
   /** store/settlements.ts claimSettlement: exactly one caller gets `claimed`, whichever ledger wrote the row. */
   async claim(input: ClaimInput): Promise<SettlementClaim> {
     for (let attempt = 0; attempt < 8; attempt++) {
-      const held = readLocal(this.sql, input.messageHash);
-      if (held) return { claimed: false, existing: held.row };
+      const held = this.storedRow(input.messageHash);
+      if (held) return { claimed: false, existing: await this.withD1Progress(held) };
       const row = claimedRow(input, Date.now());
       const written = await writeClaimThrough(this.env.DB, row);
       // Another call of this object may have claimed or imported the row while D1 answered: the object's row wins.
       if (written.inserted) {
+        // Stored now, while the send is out, not with the report: a new object's first write costs the most (measured
+        // locally: docs/scale.md), and the answer after confirmation should not wait on it.
         insertLocal(this.sql, row); // D1 has this version already (or a concurrent call of this object put the same row)
         await this.expireLater();
         return { claimed: true };
@@ -100,6 +109,29 @@ export class SettleLedgerObject extends DurableObject<Env> {
       // Released in between (an attempt the cluster never accepted): claim it again.
     }
     throw new Error("settlement row keeps vanishing after conflicting inserts");
+  }
+
+  /**
+   * The held row of an unfinished payment (no success report yet), with what D1 learned meanwhile: a confirmation the
+   * keepers recorded there (store/settlements.ts recordFundingsConfirmed), or a report or state the D1 ledger wrote
+   * while both ledgers served /settle (docs/settle-ledger-migration.md). One D1 read, only when a payment is settled
+   * again before its success was reported (a retry, a concurrent call), never on a payment's first settle. Best
+   * effort: when D1 does not answer, the object's own row stands (D1 only ever adds progress to it).
+   */
+  private async withD1Progress(held: SettlementRow): Promise<SettlementRow> {
+    if (held.successReportedAtMs !== null) return held;
+    const messageHash = held.messageHash;
+    let d1: SettlementRow | undefined;
+    try {
+      d1 = await readD1Row(this.env.DB, messageHash);
+    } catch (error) {
+      log("warn", "settlement_ledger_refresh_failed", { messageHash, error });
+    }
+    const current = this.storedRow(messageHash) ?? held;
+    const ahead = d1 ? progressAhead(current, d1) : null;
+    if (!ahead) return current;
+    if (adoptProgress(this.sql, messageHash, ahead, Date.now())) await this.afterChange(messageHash);
+    return this.storedRow(messageHash) ?? current;
   }
 
   async takeOverLease(messageHash: string, leaseId: string, leaseMs: number): Promise<boolean> {
@@ -121,11 +153,12 @@ export class SettleLedgerObject extends DurableObject<Env> {
    */
   async release(messageHash: string): Promise<void> {
     await releaseInD1(this.env.DB, messageHash);
-    releaseLocal(this.sql, messageHash);
+    if (this.storedRow(messageHash)) releaseLocal(this.sql, messageHash);
   }
 
   async reportSuccess(messageHash: string, reporterId: string, correlationId: string | null, nowMs: number): Promise<boolean> {
-    await this.confirmationThroughIfFailed(messageHash, nowMs);
+    const through = this.confirmationThroughIfFailed(messageHash, nowMs);
+    if (through) await through;
     const won = reportLocalSuccess(this.sql, messageHash, reporterId, correlationId, nowMs);
     if (won) await this.afterChange(messageHash);
     return won;
@@ -160,8 +193,8 @@ export class SettleLedgerObject extends DurableObject<Env> {
   }
 
   /** Before the object records a confirmation of a payment it holds as failed, D1 hears it (see the class comment). */
-  private async confirmationThroughIfFailed(messageHash: string, nowMs: number): Promise<void> {
-    if (readLocal(this.sql, messageHash)?.row.state === "failed") await writeConfirmationThrough(this.env.DB, messageHash, nowMs);
+  private confirmationThroughIfFailed(messageHash: string, nowMs: number): Promise<void> | undefined {
+    return this.storedRow(messageHash)?.state === "failed" ? writeConfirmationThrough(this.env.DB, messageHash, nowMs) : undefined;
   }
 
   /** A durable retry first (the alarm), then the mirror right away, off the caller's path. */

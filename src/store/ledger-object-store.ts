@@ -21,6 +21,13 @@ const COLUMNS = [
   "confirmed_at_ms", "success_reported_at_ms", "success_correlation_id", "payment_id", "created_at_ms", "updated_at_ms",
 ] as const;
 
+/** The statements' column lists, built once per isolate (every settle runs them). */
+const COLUMN_LIST = COLUMNS.join(", ");
+const PLACEHOLDERS = COLUMNS.map(() => "?").join(", ");
+const INSERT_LOCAL_SQL = `INSERT INTO settlements (${COLUMN_LIST}, version, mirrored_version) VALUES (${PLACEHOLDERS}, 1, 1)
+     ON CONFLICT (message_hash) DO NOTHING`;
+const SELECT_D1_ROW_SQL = `SELECT ${COLUMN_LIST} FROM settlements WHERE message_hash = ? LIMIT 1`;
+
 type RawRow = Record<(typeof COLUMNS)[number], SqlStorageValue> & { version?: number; mirrored_version?: number };
 
 export type ClaimInput = Omit<SettlementRow, "state" | "createdAtMs" | "updatedAtMs" | "errorReason" | "errorMessage" | "confirmedAtMs" | "successReportedAtMs" | "successCorrelationId" | "paymentId"> & {
@@ -108,11 +115,7 @@ export function localMessageHashes(sql: SqlStorage): string[] {
 
 /** Puts a row D1 already has (written through, or found there) unless the object holds one: `mirrored` as it is. */
 export function insertLocal(sql: SqlStorage, row: SettlementRow): void {
-  sql.exec(
-    `INSERT INTO settlements (${COLUMNS.join(", ")}, version, mirrored_version) VALUES (${COLUMNS.map(() => "?").join(", ")}, 1, 1)
-     ON CONFLICT (message_hash) DO NOTHING`,
-    ...values(row),
-  );
+  sql.exec(INSERT_LOCAL_SQL, ...values(row));
 }
 
 /** store/settlements.ts releaseSettlement, on the object's row. */
@@ -198,6 +201,50 @@ export function recordLocalConfirmationAfterFailedReport(sql: SqlStorage, messag
   );
 }
 
+/** How far a payment has come: a row never moves down this order (a failed payment that landed moves up to confirmed). */
+const STATE_RANK: Record<SettlementState, number> = { submitting: 0, pending: 1, failed: 2, confirmed: 3 };
+
+/**
+ * What D1 knows of a payment that the object's row does not: a state further on (the keepers' catch-up,
+ * store/settlements.ts recordFundingsConfirmed; or the D1 ledger's calls during a switch of ledgers), or a success
+ * report written by the D1 ledger (another reporter than the object's last lease holder: a report of the object's own
+ * that it withdrew is not taken back). Null when D1 is not ahead.
+ */
+export function progressAhead(local: SettlementRow, d1: SettlementRow): Partial<SettlementRow> | null {
+  if (local.successReportedAtMs !== null) return null;
+  const foreignReport = d1.successReportedAtMs !== null && d1.leaseId !== local.leaseId;
+  const stateAhead = STATE_RANK[d1.state] > STATE_RANK[local.state];
+  if (!foreignReport && !stateAhead) return null;
+  return {
+    state: foreignReport ? "confirmed" : d1.state,
+    confirmedAtMs: d1.confirmedAtMs,
+    errorReason: d1.errorReason,
+    errorMessage: d1.errorMessage,
+    ...(foreignReport ? { successReportedAtMs: d1.successReportedAtMs, successCorrelationId: d1.successCorrelationId, leaseId: d1.leaseId } : {}),
+  };
+}
+
+/** Takes D1's progress (`progressAhead`) into the object's row, unless a report was recorded here meanwhile. */
+export function adoptProgress(sql: SqlStorage, messageHash: string, ahead: Partial<SettlementRow>, nowMs: number): boolean {
+  return changed(
+    sql.exec(
+      `UPDATE settlements SET state = ?2, confirmed_at_ms = COALESCE(confirmed_at_ms, ?3), error_reason = ?4, error_message = ?5,
+         success_reported_at_ms = ?6, success_correlation_id = ?7, lease_id = COALESCE(?8, lease_id), lease_expires_at_ms = NULL,
+         updated_at_ms = ?9, version = version + 1
+       WHERE message_hash = ?1 AND success_reported_at_ms IS NULL`,
+      messageHash,
+      ahead.state ?? null,
+      ahead.confirmedAtMs ?? null,
+      ahead.errorReason ?? null,
+      ahead.errorMessage ?? null,
+      ahead.successReportedAtMs ?? null,
+      ahead.successCorrelationId ?? null,
+      ahead.leaseId ?? null,
+      nowMs,
+    ),
+  );
+}
+
 export function markMirrored(sql: SqlStorage, messageHash: string, version: number): void {
   sql.exec("UPDATE settlements SET mirrored_version = ?1 WHERE message_hash = ?2 AND mirrored_version < ?1", version, messageHash);
 }
@@ -219,7 +266,7 @@ export async function writeClaimThrough(d1: D1Database, row: SettlementRow): Pro
     d1
       .prepare(`INSERT INTO settlements (${D1_CLAIM_COLUMNS}) VALUES (?1, ?2, 'submitting', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14, ?15) ON CONFLICT DO NOTHING`)
       .bind(row.messageHash, row.signature, row.scheme, row.network, row.payer, row.payTo, row.merchantWallet, row.asset, row.amount, row.lastValidBlockHeight, row.leaseId, row.leaseExpiresAtMs, row.maxTimeoutSeconds, row.createdAtMs, row.paymentId),
-    d1.prepare(`SELECT ${COLUMNS.join(", ")} FROM settlements WHERE message_hash = ? LIMIT 1`).bind(row.messageHash),
+    d1.prepare(SELECT_D1_ROW_SQL).bind(row.messageHash),
   ]);
   const raw = (found?.results as RawRow[] | undefined)?.[0];
   return { inserted: (inserted?.meta.changes ?? 0) > 0, existing: raw ? toRow(raw) : undefined };
@@ -233,25 +280,39 @@ export async function paymentIdHolder(d1: D1Database, payTo: string, paymentId: 
 
 /** D1's row of a payment the object does not hold (written by the D1 ledger before the upgrade, or expired here). */
 export async function readD1Row(d1: D1Database, messageHash: string): Promise<SettlementRow | undefined> {
-  const raw = await d1.prepare(`SELECT ${COLUMNS.join(", ")} FROM settlements WHERE message_hash = ? LIMIT 1`).bind(messageHash).first<RawRow>();
+  const raw = await d1.prepare(SELECT_D1_ROW_SQL).bind(messageHash).first<RawRow>();
   return raw ? toRow(raw) : undefined;
 }
 
 /**
- * The mirror: D1's row becomes the object's. A confirmation D1 learned elsewhere (the keepers' catch-up,
- * store/settlements.ts recordFundingsConfirmed) is never undone by an older state of the object's.
+ * The mirror: D1's row becomes the object's, except where D1 knows more. A confirmation D1 learned elsewhere (the
+ * keepers' catch-up, store/settlements.ts recordFundingsConfirmed) is never undone by an older or failed state of the
+ * object's (the object takes it on the payment's next claim: `progressAhead`), and a success report the D1 ledger wrote
+ * (another reporter than the object's last lease holder) is never erased by a row that has none.
  */
 export async function mirrorToD1(d1: D1Database, row: SettlementRow): Promise<void> {
-  const updates = COLUMNS.filter((c) => c !== "message_hash" && c !== "state" && c !== "confirmed_at_ms").map((c) => `${c} = excluded.${c}`);
-  await d1
-    .prepare(
-      `INSERT INTO settlements (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")})
-       ON CONFLICT (message_hash) DO UPDATE SET ${updates.join(", ")},
-         state = CASE WHEN settlements.state = 'confirmed' AND excluded.state IN ('submitting', 'pending') THEN 'confirmed' ELSE excluded.state END,
-         confirmed_at_ms = COALESCE(excluded.confirmed_at_ms, settlements.confirmed_at_ms)`,
-    )
-    .bind(...values(row))
-    .run();
+  mirrorStatement ??= mirrorSql();
+  await d1.prepare(mirrorStatement).bind(...values(row)).run();
+}
+
+/** The mirror's statement, the same for every row (built once per isolate). */
+let mirrorStatement: string | undefined;
+
+function mirrorSql(): string {
+  const keepReport = "(settlements.success_reported_at_ms IS NOT NULL AND excluded.success_reported_at_ms IS NULL AND settlements.lease_id IS NOT excluded.lease_id)";
+  const keepConfirmed = "(settlements.state = 'confirmed' AND excluded.state <> 'confirmed')";
+  const special: Partial<Record<(typeof COLUMNS)[number], string>> = {
+    state: `CASE WHEN ${keepConfirmed} THEN 'confirmed' ELSE excluded.state END`,
+    confirmed_at_ms: "COALESCE(excluded.confirmed_at_ms, settlements.confirmed_at_ms)",
+    error_reason: `CASE WHEN ${keepConfirmed} THEN settlements.error_reason ELSE excluded.error_reason END`,
+    error_message: `CASE WHEN ${keepConfirmed} THEN settlements.error_message ELSE excluded.error_message END`,
+    success_reported_at_ms: `CASE WHEN ${keepReport} THEN settlements.success_reported_at_ms ELSE excluded.success_reported_at_ms END`,
+    success_correlation_id: `CASE WHEN ${keepReport} THEN settlements.success_correlation_id ELSE excluded.success_correlation_id END`,
+    lease_id: `CASE WHEN ${keepReport} THEN settlements.lease_id ELSE excluded.lease_id END`,
+  };
+  const updates = COLUMNS.filter((c) => c !== "message_hash").map((c) => `${c} = ${special[c] ?? `excluded.${c}`}`);
+  return `INSERT INTO settlements (${COLUMN_LIST}) VALUES (${PLACEHOLDERS})
+     ON CONFLICT (message_hash) DO UPDATE SET ${updates.join(", ")}`;
 }
 
 /**
