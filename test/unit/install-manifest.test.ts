@@ -5,12 +5,13 @@ import path from "node:path";
 /**
  * What `npm install` needs to work on a newcomer's machine, read from package.json and the lock file: the local chain's
  * native addon for every platform a developer or CI uses, and an `engines` floor every locked package accepts (npm
- * prints EBADENGINE otherwise).
+ * prints EBADENGINE otherwise), and a reviewed `allowScripts` entry for every package with an install script (npm 11
+ * lists the unreviewed ones after every install; npm 12 skips their scripts, and workerd's and esbuild's are needed).
  */
 const root = path.join(import.meta.dirname, "../..");
-const manifest = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { engines: { node: string } };
+const manifest = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { engines: { node: string }; allowScripts?: Record<string, boolean> };
 const lock = JSON.parse(readFileSync(path.join(root, "package-lock.json"), "utf8")) as {
-  packages: Record<string, { version?: string; engines?: { node?: string } | string[]; optionalDependencies?: Record<string, string> }>;
+  packages: Record<string, { version?: string; hasInstallScript?: boolean; engines?: { node?: string } | string[]; optionalDependencies?: Record<string, string> }>;
 };
 
 /** macOS on Apple silicon and Intel, Linux (glibc) on x64 and arm64. */
@@ -39,6 +40,18 @@ describe("install manifest", () => {
     }
     expect(refusing).toEqual([]);
     expect(satisfies(CI_NODE, manifest.engines.node)).toBe(true);
+  });
+
+  it("reviews every locked package's install script in allowScripts (name-only entries: a version bump needs no new review)", () => {
+    const withScripts = new Set(
+      Object.entries(lock.packages)
+        .filter(([key, entry]) => key && entry.hasInstallScript)
+        .map(([key]) => key.slice(key.lastIndexOf("node_modules/") + "node_modules/".length)),
+    );
+    expect(withScripts.has("workerd"), "the lock file records install scripts").toBe(true);
+    const reviewed = Object.keys(manifest.allowScripts ?? {});
+    expect([...withScripts].filter((name) => !reviewed.includes(name))).toEqual([]);
+    expect(reviewed.filter((name) => !withScripts.has(name)), "no stale entries").toEqual([]);
   });
 
   it("reads the engines ranges npm packages use", () => {
