@@ -1,24 +1,27 @@
 import type { Address } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import type { Config } from "../platform/config/load-config";
-import { refused } from "../platform/errors/catalogue";
+import { refused, type ErrorReason, type FacilitatorError } from "../platform/errors/catalogue";
 import type { AccountSnapshot } from "./accounts";
 import { parseMint, type MintInfo } from "./mint";
-import { refusedMintExtension } from "./token-extensions";
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "./token-programs";
 
 /** What every buyer-side builder reads about the asset and the buyer's source accounts, whichever rail it builds for. */
 
+/** What reading the payment's mint answers itself (the rail's screen adds its own reasons). */
+export const PAYMENT_MINT_REASONS = ["asset_not_found"] as const satisfies readonly ErrorReason[];
+
 /**
- * The asset's token program, decimals and extensions; 400 when it is not an acceptable mint (`screen`: the rail's
- * Token-2022 extension rule, exact's by default).
+ * The asset's token program, decimals and extensions; 400 when it is not an acceptable mint. `screen` is the rail's own
+ * mint rule (Token-2022 extensions, freeze authority): it answers the refusal with the reason that rail's /verify gives
+ * the payment, so a builder never names another rail's reason.
  */
-export function readPaymentMint(account: AccountSnapshot | null, asset: Address, screen: (mint: MintInfo) => string | null = refusedMintExtension): MintInfo {
+export function readPaymentMint(account: AccountSnapshot | null, asset: Address, screen: (mint: MintInfo) => FacilitatorError | null): MintInfo {
   if (account === null) throw refused("asset_not_found", `accepted.asset: mint ${asset} does not exist on this network`);
   const mint = parseMint(account);
   if (mint === null) throw refused("asset_not_found", `accepted.asset: ${asset} is not an initialized SPL Token or Token-2022 mint`);
-  const extensionRefused = screen(mint);
-  if (extensionRefused !== null) throw refused("invalid_exact_svm_payload_mint_extension_not_allowed", extensionRefused);
+  const screened = screen(mint);
+  if (screened !== null) throw screened;
   return mint;
 }
 

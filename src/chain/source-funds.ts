@@ -1,5 +1,5 @@
 import type { Address } from "@solana/kit";
-import { refused, type FacilitatorError } from "../platform/errors/catalogue";
+import { refused, type ErrorReason, type FacilitatorError } from "../platform/errors/catalogue";
 import type { AccountSnapshot } from "./accounts";
 import { SYSTEM_PROGRAM_ADDRESS } from "./token-programs";
 import { readTokenSource } from "./token-account";
@@ -14,6 +14,9 @@ import { readTokenSource } from "./token-account";
  * Rent-exempt minimum of a data-less System account (128 bytes of overhead × 6,960 lamports per byte).
  * A System transfer that leaves the sender between 0 and this fails on chain ("insufficient funds for rent").
  */
+/** What checking a payer's source account can answer. */
+export const SOURCE_FUNDS_REASONS = ["payer_account_unusable", "insufficient_funds"] as const satisfies readonly ErrorReason[];
+
 export const RENT_EXEMPT_MINIMUM_EMPTY_ACCOUNT_LAMPORTS = 890_880n;
 const SOL_DECIMALS = 9;
 

@@ -7,6 +7,7 @@ import { isFacilitatorError, refused, type ErrorReason } from "../platform/error
 import { readJsonBody, validate } from "./parse-input";
 import { parseJsonText } from "./json-text";
 import { foreignNetworkMessage, valueAt } from "../x402/network-check";
+import { SIGNED_CHALLENGE_REASONS } from "../directory/wallet-challenges/signed-challenge";
 
 /** What an endpoint is, for the router, `/capabilities.httpEndpoints` and `/openapi.json` alike. */
 export interface EndpointInfo {
@@ -108,6 +109,7 @@ export function route<P extends Schema = undefined, Q extends Schema = undefined
 function reasonsOf(spec: RouteSpec<Schema, Schema, Schema>): ErrorReason[] {
   const reasons: ErrorReason[] = [];
   if (spec.auth === "bearer") reasons.push("unauthorized", "service_unavailable");
+  if (spec.auth === "wallet-signature") reasons.push(...SIGNED_CHALLENGE_REASONS);
   if (spec.limit || spec.method === "GET") reasons.push("rate_limited");
   if (spec.params || spec.query || spec.body) reasons.push("invalid_request");
   if (spec.body) reasons.push("invalid_json", "payload_too_large");

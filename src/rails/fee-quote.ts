@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { Address } from "@solana/kit";
 import type { Config } from "../platform/config/load-config";
-import { badRequest } from "../platform/errors/catalogue";
+import { badRequest, type ErrorReason } from "../platform/errors/catalogue";
 import { resolveSellerAsset, SellerAssetInput } from "../directory/sellers/seller-asset";
 import { Base58Address, U64String } from "../x402/schemas";
 import { quotedSchemeList, type SchemeName } from "../x402/scheme-names";
@@ -46,6 +46,8 @@ export interface FeeQuoteRequest {
 
 /** A rail's part of `/fee-quote`. */
 export interface RailFeeQuote {
+  /** What this rail's quote can refuse (the amounts and mints its /verify would refuse): listed on the route in OpenAPI. */
+  reasons: readonly ErrorReason[];
   quote(config: Config, request: FeeQuoteRequest): Promise<FeeQuote>;
 }
 
@@ -90,4 +92,9 @@ export async function quoteFeeAmong(rails: readonly RailModule[], config: Config
   if (!rail?.quote) throw badRequest(`scheme: must be ${quotedSchemeList(quotingSchemes(rails))}`);
   const common = { network: config.network, wallet: query.wallet, asset: asset.label, mint: asset.mint, amount: amount.toString() };
   return rail.quote.quote(config, { common, wallet: query.wallet as Address, mint: asset.mint, isNativeSol: asset.isNativeSol, amount });
+}
+
+/** What `/fee-quote` can refuse over these rails: each quoting rail's reasons, once each. */
+export function feeQuoteReasonsOf(rails: readonly RailModule[]): readonly ErrorReason[] {
+  return [...new Set(rails.flatMap((rail) => rail.quote?.reasons ?? []))];
 }

@@ -8,6 +8,7 @@ import type { SchemeRules } from "../x402/common-checks";
 import type { RouteDef } from "../http/route-def";
 import type { ScheduledJob } from "../jobs/scheduled";
 import type { RailSwitch } from "../platform/config/rail-switches";
+import type { ErrorReason } from "../platform/errors/catalogue";
 import type { RailFeeQuote } from "./fee-quote";
 import type { RailSellerView } from "./seller-view";
 import type { RejectionReason } from "../x402/rejection-reasons";
@@ -79,7 +80,12 @@ export interface RailModule extends Rail, SchemeRules {
    * The seller transform (`POST /payment-required/enrich`): rewrites the body's lines of this scheme to pay through
    * this facilitator, leaving other lines alone. `rank`: rails enrich in this order (lower first).
    */
-  enrich?: { rank: number; run(config: Config, body: PaymentRequiredBody, correlationId?: string): Promise<PaymentRequiredBody> };
+  enrich?: {
+    rank: number;
+    run(config: Config, body: PaymentRequiredBody, correlationId?: string): Promise<PaymentRequiredBody>;
+    /** What `run` can refuse a line with (besides a malformed line): listed in the enrich routes' OpenAPI reasons. */
+    reasons: readonly ErrorReason[];
+  };
   /** Its HTTP routes: builders, seller tools, operator routes. */
   routes?: readonly RailRoutes[];
   /** Its Cron jobs (keeper, sweep): they run on the rails' trigger in registry order. */

@@ -1,4 +1,5 @@
 import type { Config } from "../platform/config/load-config";
+import type { ErrorReason } from "../platform/errors/catalogue";
 import type { RailModule, RouteSlot } from "./rail";
 import type { RouteDef } from "../http/route-def";
 import type { ScheduledJob } from "../jobs/scheduled";
@@ -7,7 +8,7 @@ import { verifySettleBodySchema } from "../x402/schemas";
 import { checkCommonRequirementsAmong } from "../x402/common-checks";
 import { normalizeSchemeAmong, type SchemeName } from "../x402/scheme-names";
 import type { AcceptedRequirements, PaymentRejection } from "../x402/payment-verdict";
-import { feeQuoteQuerySchemaOf, quoteFeeAmong, type FeeQuote, type FeeQuoteQuery } from "./fee-quote";
+import { feeQuoteQuerySchemaOf, feeQuoteReasonsOf, quoteFeeAmong, type FeeQuote, type FeeQuoteQuery } from "./fee-quote";
 import { CORE_REJECTION_REASONS, FEE_PAYER_BUDGET_REJECTION_REASONS, type RejectionReason } from "../x402/rejection-reasons";
 import { exactModule } from "./exact/module";
 import { slaEscrowModule } from "./sla-escrow/module";
@@ -35,6 +36,9 @@ export function checkCommonRequirements(config: Config, body: VerifySettleBody):
 /** The `/verify` and `/settle` body: the payload is one of the rails' shapes, in registry order. */
 export const VerifySettleBodySchema = verifySettleBodySchemaOf(RAILS);
 
+/** What the rails' enrich transforms can refuse a line with (the enrich routes list them). */
+export const ENRICH_REASONS: readonly ErrorReason[] = [...new Set(RAILS.flatMap((rail) => rail.enrich?.reasons ?? []))];
+
 /** The enrich transform: every rail rewrites its own lines, in its `enrich.rank` order. */
 export async function enrichWithRails(config: Config, body: PaymentRequiredBody, correlationId?: string): Promise<PaymentRequiredBody> {
   let enriched = body;
@@ -52,6 +56,7 @@ export const REJECTION_REASONS = rejectionReasonsOf(RAILS);
 
 /** The `/fee-quote` query: `scheme` is one of the quoting rails, the first of them by default. */
 export const FeeQuoteQuerySchema = feeQuoteQuerySchemaOf(RAILS);
+export const FEE_QUOTE_REASONS = feeQuoteReasonsOf(RAILS);
 
 /** `/fee-quote`: the quote of the rail the query names. */
 export function quoteFee(config: Config, query: FeeQuoteQuery): Promise<FeeQuote> {

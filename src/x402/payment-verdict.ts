@@ -18,7 +18,8 @@ export interface PaymentRejection extends Refusal {
   code?: "PAYMENT_INVALID" | "BLOCKHASH_EXPIRED" | "FACILITATOR_UPSTREAM" | "SERVICE_UNAVAILABLE" | "CONFLICT" | "RATE_LIMITED";
 }
 
-export function rejection(reason: RejectionReason, message: string, extra: Partial<Omit<PaymentRejection, "ok" | "reason" | "message">> = {}): PaymentRejection {
+/** The reason's literal type is kept (`PaymentRejection & { reason: R }`), so a caller can say which reasons it returns. */
+export function rejection<R extends RejectionReason>(reason: R, message: string, extra: Partial<Omit<PaymentRejection, "ok" | "reason" | "message">> = {}): PaymentRejection & { reason: R } {
   return { ok: false, reason, message, ...extra };
 }
 

@@ -97,8 +97,9 @@ describe("/mcp with the official MCP SDK client", () => {
       expect(bad.body).toMatchObject({ code: "BAD_REQUEST" });
       const climbing = await client.callTool({ name: "preview_seller", arguments: { wallet: ".." } });
       expect(climbing.isError).toBe(true);
-      const unknownTool = await client.callTool({ name: "drain_fee_payer", arguments: {} });
-      expect(unknownTool.isError).toBe(true);
+      expect(climbing.structuredContent).toMatchObject({ status: 400, body: { code: "BAD_REQUEST", reason: "invalid_request" } });
+      // An unknown tool is a JSON-RPC error (-32602), the catalogue's body in error.data (docs/wire-notes.md "MCP errors").
+      await expect(client.callTool({ name: "drain_fee_payer", arguments: {} })).rejects.toMatchObject({ code: -32602, data: { code: "NOT_FOUND", reason: "not_found" } });
     } finally {
       await client.close();
     }

@@ -210,6 +210,7 @@ describe("upto opens worth their cost (issue 32 §2)", () => {
     const built = await w.facilitator.post("/build-upto-deposit-tx", { payer: w.buyer.address, accepted: line });
     expect(built.status, JSON.stringify(built.body)).toBe(400);
     expect(built.body.error).toMatch(new RegExp(`freeze authority \\(${freezer.address}\\)`));
+    expect(built.body.reason).toBe("invalid_upto_svm_payload_mint_freeze_authority");
     const deposit = await uptoDeposit(w.buyer, line);
     const before = await lamportsOf(w.facilitator.feePayer);
     expect((await w.facilitator.post("/verify", uptoBody(line, deposit))).body).toMatchObject({ isValid: false, invalidReason: "invalid_upto_svm_payload_mint_freeze_authority" });

@@ -49,6 +49,8 @@ describe("upto in Token-2022 mints: the payment-channels program's allow-list, s
     const built = await w.facilitator.post("/build-upto-deposit-tx", { payer: w.buyer.address, accepted: w.line });
     expect(built.status, JSON.stringify(built.body)).toBe(400);
     expect(JSON.stringify(built.body)).toMatch(named);
+    // The builder names upto's own reason, the one /verify gives below (not the exact rail's).
+    expect(built.body).toMatchObject({ code: "BAD_REQUEST", reason });
 
     const deposit = await uptoDeposit(w.buyer, w.line);
     const verified = await w.facilitator.post("/verify", uptoBody(w.line, deposit));

@@ -1,7 +1,7 @@
 import type * as v from "valibot";
 import type { Address } from "@solana/kit";
 import type { Config } from "../../platform/config/load-config";
-import { badRequest, FacilitatorError, notFound } from "../../platform/errors/catalogue";
+import { badRequest, FacilitatorError, notFound, type ErrorReason } from "../../platform/errors/catalogue";
 import { getProvider, type ProviderRow } from "../../store/providers";
 import { getOwnedResource, getOwnedResourcesByUrl, listOwnerResources, recordProbe, retireResource, upsertResource, type ResourceFields, type ResourceRow } from "../../store/resources";
 import { clampPageLimit } from "../../platform/paging/page-limit";
@@ -25,6 +25,9 @@ async function authorize<T>(
   await consumeChallenge(db, challenge);
   return checked;
 }
+
+/** What acting on a resource of a merchant can answer: not a verified merchant (or no serviceUrl), origin not proven. */
+export const RESOURCE_OWNER_REASONS = ["forbidden", "origin_not_proven"] as const satisfies readonly ErrorReason[];
 
 /** Gate 1 of docs/facilitator-spec.md §3.3: registering needs a verified (registered, not retired) merchant with a service origin. */
 export async function requireVerifiedMerchant(db: D1Database, wallet: Address): Promise<ProviderRow & { serviceUrl: string }> {

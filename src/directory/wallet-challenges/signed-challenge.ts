@@ -1,12 +1,17 @@
 import type { Address } from "@solana/kit";
 import type { Config } from "../../platform/config/load-config";
-import { FacilitatorError } from "../../platform/errors/catalogue";
+import { FacilitatorError, type ErrorReason } from "../../platform/errors/catalogue";
 import { consumeChallengeNonce } from "../../store/challenges";
 import { actionCovers, type ChallengeAction } from "./challenge-actions";
 import { formatChallengeMessage, hasValidMac, parseChallengeMessage, randomChallengeNonce, type ParsedChallenge } from "./challenge-message";
 import { isWalletSignature } from "./wallet-signature";
 
 /** Challenge lifetime bounds (docs/wire-notes.md "Sellers": 1..3600 s). */
+/** What issuing a challenge can answer: no MAC key on this deployment. */
+export const CHALLENGE_ISSUE_REASONS = ["service_unavailable"] as const satisfies readonly ErrorReason[];
+/** What a route that reads a signed challenge can answer (route-def.ts adds them to every `wallet-signature` route). */
+export const SIGNED_CHALLENGE_REASONS = ["unauthorized", ...CHALLENGE_ISSUE_REASONS] as const satisfies readonly ErrorReason[];
+
 export const MIN_CHALLENGE_TTL_SECONDS = 1;
 export const MAX_CHALLENGE_TTL_SECONDS = 3600;
 

@@ -4,7 +4,7 @@ import type { EndpointInfo } from "../route-def";
 import { agentToolsOf, toolRequest } from "../self-description/agent-tools";
 import { FacilitatorError } from "../../platform/errors/catalogue";
 import { errorResponse } from "../error-handler";
-import { buildToolServer, statelessTransport } from "./tool-server";
+import { buildToolServer, catalogueBody, statelessTransport } from "./tool-server";
 import { STATIC_ARTIFACT_PATHS } from "../self-description/static-artifacts";
 import { enforceRateLimit, clientKeyOf } from "../middleware/rate-limit";
 import { parseJsonText } from "../json-text";
@@ -27,9 +27,10 @@ export function mountMcp(app: Hono<AppEnv>, endpoints: () => readonly EndpointIn
   app.post(MCP_PATH, async (c) => {
     await enforceRateLimit(c, "read", clientKeyOf(c));
     const parsed = parseJsonText(await c.req.text());
-    if (!parsed.ok) return c.json(jsonRpcError(-32700, `Parse error: ${parsed.message}`), 400);
+    if (!parsed.ok) return c.json(jsonRpcError(-32700, new FacilitatorError("BAD_REQUEST", `Parse error: ${parsed.message}`, { reason: "invalid_json" })), 400);
     if (Array.isArray(parsed.value) && parsed.value.length > MCP_MAX_BATCH_MESSAGES) {
-      return c.json(jsonRpcError(-32600, `Invalid Request: a batch may hold at most ${MCP_MAX_BATCH_MESSAGES} messages (got ${parsed.value.length})`), 400);
+      const message = `Invalid Request: a batch may hold at most ${MCP_MAX_BATCH_MESSAGES} messages (got ${parsed.value.length})`;
+      return c.json(jsonRpcError(-32600, new FacilitatorError("BAD_REQUEST", message)), 400);
     }
     const origin = new URL(c.req.url).origin;
     const forwarded = FORWARDED_HEADERS.flatMap((name) => {
@@ -56,8 +57,9 @@ export function mountMcp(app: Hono<AppEnv>, endpoints: () => readonly EndpointIn
   app.delete(MCP_PATH, notAllowed);
 }
 
-function jsonRpcError(code: number, message: string) {
-  return { jsonrpc: "2.0", error: { code, message }, id: null };
+/** JSON-RPC 2.0's error response; `data` is the catalogue's `{error, code, reason}` (docs/wire-notes.md "MCP errors"). */
+function jsonRpcError(code: number, error: FacilitatorError) {
+  return { jsonrpc: "2.0", error: { code, message: error.message, data: catalogueBody(error) }, id: null };
 }
 
 /** The caller's execution context (waitUntil for telemetry), absent when the app is driven by `app.request` in tests. */

@@ -4,6 +4,7 @@ import { API_VERSION } from "../context";
 import { SERVICE_NAME } from "../self-description/capabilities";
 import { ToolArgumentError, type AgentTool } from "../self-description/agent-tools";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
+import { FacilitatorError } from "../../platform/errors/catalogue";
 
 /** Runs one tool call as the HTTP request it maps to and returns the Response (in-process, same env). */
 export type ToolInvoker = (tool: AgentTool, args: Record<string, unknown>) => Promise<Response>;
@@ -23,12 +24,14 @@ export async function buildToolServer(tools: readonly AgentTool[], invoke: ToolI
 
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name);
-    if (!tool) return errorResult(`Unknown tool ${request.params.name}`);
+    // MCP answers an unknown tool as a protocol error (JSON-RPC -32602), with the catalogue's body in error.data.
+    if (!tool) throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, new FacilitatorError("NOT_FOUND", `Unknown tool ${request.params.name}: see tools/list`));
     let response: Response;
     try {
       response = await invoke(tool, request.params.arguments ?? {});
     } catch (error) {
-      if (error instanceof ToolArgumentError) return errorResult(error.message);
+      // Arguments the route cannot take are the agent's to fix: a tool result with isError, like a route's 400.
+      if (error instanceof ToolArgumentError) return toolResult(400, catalogueBody(new FacilitatorError("BAD_REQUEST", error.message)));
       throw error;
     }
     const text = await response.text();
@@ -38,15 +41,41 @@ export async function buildToolServer(tools: readonly AgentTool[], invoke: ToolI
     } catch {
       // Not JSON: passed through as text.
     }
-    const result = { status: response.status, body };
-    return {
-      content: [{ type: "text", text: JSON.stringify(result) }],
-      structuredContent: result,
-      // 202 (settlement pending) is not an error: the agent should poll get_settlement_status.
-      isError: response.status >= 400,
-    };
+    return toolResult(response.status, body);
   });
   return server;
+}
+
+/**
+ * A tool's answer: the mapped route's status and body (on a failure, the catalogue's `{error, code, reason,
+ * correlationId}`), as text and as structured content. 202 (settlement pending) is not an error: the agent should
+ * poll get_settlement_status.
+ */
+function toolResult(status: number, body: unknown): CallToolResult {
+  const result = { status, body };
+  return { content: [{ type: "text", text: JSON.stringify(result) }], structuredContent: result, isError: status >= 400 };
+}
+
+/** JSON-RPC 2.0's "Invalid params", which MCP uses for an unknown tool. */
+export const JSON_RPC_INVALID_PARAMS = -32602;
+
+/** The catalogue's error body (src/http/error-handler.ts) without a correlation id of its own. */
+export function catalogueBody(error: FacilitatorError): { error: string; code: string; reason: string } {
+  return { ...error.fields, error: error.message, code: error.code, reason: error.reason };
+}
+
+/**
+ * An error the MCP SDK answers as `{jsonrpc, id, error: {code, message, data}}`: it copies an integer `code` and any
+ * `data` of a thrown error (the SDK's Protocol request handler), so `data` carries the catalogue's body.
+ */
+class JsonRpcError extends Error {
+  readonly code: number;
+  readonly data: ReturnType<typeof catalogueBody>;
+  constructor(code: number, error: FacilitatorError) {
+    super(error.message);
+    this.code = code;
+    this.data = catalogueBody(error);
+  }
 }
 
 /**
@@ -83,6 +112,3 @@ const NEVER_ELICITS: jsonSchemaValidator = {
   },
 };
 
-function errorResult(message: string): CallToolResult {
-  return { content: [{ type: "text", text: message }], isError: true };
-}

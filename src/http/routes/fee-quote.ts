@@ -1,5 +1,5 @@
 import { route, type RouteDef } from "../route-def";
-import { FeeQuoteQuerySchema, quoteFee } from "../../rails/registry";
+import { FEE_QUOTE_REASONS, FeeQuoteQuerySchema, quoteFee } from "../../rails/registry";
 
 /** GET /fee-quote: protocol fee, oracle fee and what the seller nets, for buyers, sellers and agents alike. */
 export function feeQuoteRoutes(): RouteDef[] {
@@ -11,6 +11,7 @@ export function feeQuoteRoutes(): RouteDef[] {
       tag: "Discovery",
       summary: "Fee quote for one payment: protocol fee, oracle fee (sla-escrow) and what the seller nets, from on-chain settings and the seller's tier (upto: of the claimed amount)",
       query: FeeQuoteQuerySchema,
+      reasons: FEE_QUOTE_REASONS,
       agentTool: {
         name: "fee_quote",
         description: "Quote the fees of a payment of `amount` raw units of `asset` to seller `wallet` on the exact, sla-escrow or upto rail (upto: `amount` is what the seller claims): protocol fee, oracle fee and the seller's net.",

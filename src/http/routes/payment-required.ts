@@ -1,7 +1,7 @@
 import { publicPath, route, type RouteDef } from "../route-def";
 import type { AppContext } from "../context";
 import { PaymentRequiredSchema, type PaymentRequiredBody } from "../../x402/schemas";
-import { enrichWithRails, RAILS } from "../../rails/registry";
+import { ENRICH_REASONS, enrichWithRails, RAILS } from "../../rails/registry";
 import { refused } from "../../platform/errors/catalogue";
 import type { Config } from "../../platform/config/load-config";
 
@@ -32,7 +32,7 @@ export function paymentRequiredRoutes(): RouteDef[] {
         refuseWithoutOwnLine(c.var.config, body);
         return c.json(await enrich(c, body));
       },
-      reasons: ["no_line_for_facilitator", "invalid_exact_svm_payload_amount_below_minimum", "invalid_exact_svm_payload_recipient_mismatch"],
+      reasons: ["no_line_for_facilitator", ...ENRICH_REASONS],
     }),
     /*
      * Faremeter's facilitator protocol (`@faremeter/middleware` 0.22 `createHTTPFacilitatorHandler`). The middleware
@@ -48,6 +48,7 @@ export function paymentRequiredRoutes(): RouteDef[] {
       summary: "Faremeter facilitator protocol: enrich the seller's accepts[] (same transform as /payment-required/enrich)",
       body: PaymentRequiredSchema,
       limit: "read", // the same anonymous chain read as /payment-required/enrich, under the same limit
+      reasons: ENRICH_REASONS,
       handler: async (c, { body }) => c.json(await enrich(c, body)),
     }),
   ];
@@ -82,7 +83,8 @@ function describeEnrich(network: string, feePayer: string) {
     sideEffect: "none: a pure transform, nothing is stored or sent on chain",
     description:
       "Send the PaymentRequired body your server would answer with HTTP 402, with your own wallet as payTo. " +
-      enriching.map((rail) => rail.describe!.enrich!.sentence).join(""),
+      enriching.map((rail) => rail.describe!.enrich!.sentence).join("") +
+      " A line below its rail's minimum payment is refused with the reason /verify would give and the number (minimumAmount).",
     schemes: Object.fromEntries(enriching.map((rail) => [rail.scheme, rail.describe!.enrich!.payTo])),
     feePayer,
     requestExample: {

@@ -18,6 +18,7 @@ export function providerRoutes(): RouteDef[] {
     }),
     route({
       key: "providerByWallet",
+      reasons: ["not_found"],
       method: "GET",
       path: "/providers/:wallet",
       tag: "Directory",

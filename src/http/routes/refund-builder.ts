@@ -1,5 +1,6 @@
 import { route, type RouteDef } from "../route-def";
 import { buildRefund, BuildRefundRequestSchema } from "../../chain/refund/build-refund";
+import { SOURCE_FUNDS_REASONS } from "../../chain/source-funds";
 
 /** `/build-refund-tx`: a merchant's SPL refund to the original payer, signed and paid by the merchant. */
 export function refundBuilderRoutes(): RouteDef[] {
@@ -12,6 +13,7 @@ export function refundBuilderRoutes(): RouteDef[] {
       summary: "Unsigned SPL refund from the merchant (fee payer, only signer) to the original payer",
       body: BuildRefundRequestSchema,
       limit: "build",
+      reasons: [...SOURCE_FUNDS_REASONS],
       handler: async (c, { body }) => c.json(await buildRefund(c.var.config, body)),
     }),
   ];

@@ -1,7 +1,7 @@
 import { route, type RouteDef } from "../route-def";
 import { challengeDomainOf } from "../challenge-domain";
 import { WalletPathSchema } from "../../directory/sellers/seller-inputs";
-import { issueChallenge } from "../../directory/wallet-challenges/signed-challenge";
+import { CHALLENGE_ISSUE_REASONS, issueChallenge } from "../../directory/wallet-challenges/signed-challenge";
 import { getListedResource, ResourcesQuerySchema, searchResources } from "../../directory/resources/resource-search";
 import {
   OwnerResourcesSchema,
@@ -11,7 +11,7 @@ import {
   ResourceIdPathSchema,
   ResourceRegisterBodySchema,
 } from "../../directory/resources/resource-inputs";
-import { listOwnedResources, probeOwnedResource, registerResource, retireOwnedResource } from "../../directory/resources/resource-registry";
+import { listOwnedResources, probeOwnedResource, registerResource, RESOURCE_OWNER_REASONS, retireOwnedResource } from "../../directory/resources/resource-registry";
 import { harvestManifest } from "../../directory/resources/manifest";
 import { ChallengeResponseSchema } from "./sellers-responses";
 import { ResourceSingleResponseSchema, ResourceSearchResponseSchema } from "./resources-responses";
@@ -32,6 +32,7 @@ export function resourceRoutes(): RouteDef[] {
     }),
     route({
       key: "resourceRegisterChallenge",
+      reasons: [...CHALLENGE_ISSUE_REASONS],
       method: "GET",
       path: "/resources/register/challenge",
       tag: "Directory",
@@ -42,6 +43,7 @@ export function resourceRoutes(): RouteDef[] {
     }),
     route({
       key: "resourceById",
+      reasons: ["not_found"],
       response: ResourceSingleResponseSchema,
       agentTool: { name: "get_resource", description: "One publicly listed payable resource by its numeric directory id." },
       method: "GET",
@@ -53,6 +55,7 @@ export function resourceRoutes(): RouteDef[] {
     }),
     route({
       key: "resourceRegister",
+      reasons: [...RESOURCE_OWNER_REASONS, "resource_limit_reached"],
       method: "POST",
       path: "/resources/register",
       tag: "Directory",
@@ -63,6 +66,7 @@ export function resourceRoutes(): RouteDef[] {
     }),
     route({
       key: "resourceRetire",
+      reasons: ["not_found"],
       method: "POST",
       path: "/resources/retire",
       tag: "Directory",
@@ -73,6 +77,7 @@ export function resourceRoutes(): RouteDef[] {
     }),
     route({
       key: "resourceProbe",
+      reasons: ["not_found", ...RESOURCE_OWNER_REASONS],
       method: "POST",
       path: "/resources/probe",
       tag: "Directory",
@@ -83,6 +88,7 @@ export function resourceRoutes(): RouteDef[] {
     }),
     route({
       key: "resourceHarvest",
+      reasons: [...RESOURCE_OWNER_REASONS, "resource_limit_reached"],
       method: "POST",
       path: "/resources/harvest",
       tag: "Directory",

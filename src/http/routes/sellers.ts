@@ -3,19 +3,21 @@ import { challengeDomainOf } from "../challenge-domain";
 import { buildSellerPreview } from "../../directory/sellers/preview";
 import { lookupSellerRail } from "../../directory/sellers/rail-lookup";
 import { buildSellerProvisioning, ProvisionRequestSchema } from "../../directory/sellers/provision";
-import { issueChallenge } from "../../directory/wallet-challenges/signed-challenge";
+import { CHALLENGE_ISSUE_REASONS, issueChallenge } from "../../directory/wallet-challenges/signed-challenge";
 import { registerSeller, RegisterBodySchema } from "../../directory/sellers/register";
 import { retireSeller, RetireBodySchema } from "../../directory/sellers/retire";
 import { listSellerPayments, SellerPaymentsBodySchema } from "../../directory/sellers/payment-history";
 import { RailPathSchema, RailQuerySchema, WalletPathSchema } from "../../directory/sellers/seller-inputs";
 import { ChallengeQuerySchema } from "../../directory/wallet-challenges/challenge-inputs";
 import { ChallengeResponseSchema, ProvisionResponseSchema, RailInfoSchema, SellerPaymentsResponseSchema, SellerPreviewResponseSchema, SellerRegisterResponseSchema, SellerRetireResponseSchema } from "./sellers-responses";
+import { RAIL_SWITCH_REASONS } from "../../platform/config/rail-switches";
 
 /** Seller onboarding (docs/facilitator-spec.md §4.3): preview, rail lookup, sovereign activation, wallet challenges. */
 export function sellerRoutes(): RouteDef[] {
   return [
     route({
       key: "sellerPreview",
+      reasons: [...RAIL_SWITCH_REASONS],
       response: SellerPreviewResponseSchema,
       agentTool: { name: "preview_seller", description: "Every payTo address of a seller wallet per scheme (exact vault PDA, escrow PDAs) with its on-chain state and the next onboarding step. No side effect." },
       method: "GET",
@@ -27,6 +29,7 @@ export function sellerRoutes(): RouteDef[] {
     }),
     route({
       key: "sellerRails",
+      reasons: [...RAIL_SWITCH_REASONS],
       method: "GET",
       path: "/sellers/:wallet/rails/:scheme",
       tag: "Sellers",
@@ -38,6 +41,7 @@ export function sellerRoutes(): RouteDef[] {
     }),
     route({
       key: "sellerProvisionTx",
+      reasons: [...RAIL_SWITCH_REASONS],
       response: ProvisionResponseSchema,
       agentTool: { name: "build_seller_provisioning", description: "Build the seller's UNSIGNED activation transaction (vault and token account) for an asset; the seller signs and submits it." },
       method: "POST",
@@ -50,6 +54,7 @@ export function sellerRoutes(): RouteDef[] {
     }),
     route({
       key: "sellerChallenge",
+      reasons: [...CHALLENGE_ISSUE_REASONS],
       method: "GET",
       path: "/sellers/:wallet/challenge",
       tag: "Sellers",
@@ -62,6 +67,7 @@ export function sellerRoutes(): RouteDef[] {
     }),
     route({
       key: "sellerRegister",
+      reasons: [...RAIL_SWITCH_REASONS, "conflict"],
       method: "POST",
       path: "/sellers/:wallet/register",
       tag: "Sellers",
@@ -90,6 +96,7 @@ export function sellerRoutes(): RouteDef[] {
     }),
     route({
       key: "sellerPayments",
+      reasons: [...RAIL_SWITCH_REASONS],
       method: "POST",
       path: "/seller/payments",
       tag: "Sellers",

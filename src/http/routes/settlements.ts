@@ -38,6 +38,7 @@ export function settlementRoutes(): RouteDef[] {
   return [
     route({
       key: "settlementStatus",
+      reasons: ["not_found"],
       response: SettlementStatusResponseSchema,
       agentTool: { name: "get_settlement_status", description: "State of a settlement by its transaction signature: pending, confirmed or failed, with payer, payTo, asset and amount." },
       method: "GET",

@@ -59,7 +59,7 @@ export async function buildCapabilities(config: Config, endpoints: readonly Endp
       sellerOnboardingGuide: artifact(STATIC_ARTIFACT_PATHS.onboardingGuide),
       resourceSearch: endpointUrl("resources"),
       // A guide, not the POST endpoint itself (httpEndpoints.resourceRegister): every pointer here answers a GET.
-      resourceRegister: keys.has("resourceRegister") ? artifact(STATIC_ARTIFACT_PATHS.sellerQuickStart) + "#register-a-resource" : undefined,
+      resourceRegister: keys.has("resourceRegister") ? artifact(STATIC_ARTIFACT_PATHS.onboardingGuide) + "#register-a-resource" : undefined,
       resourceIndex: keys.has("resources") ? artifact(STATIC_ARTIFACT_PATHS.resourceIndex) : undefined,
       merchantOrigins: endpointUrl("providers"),
       srmSpec: keys.has("resourceRegister") ? artifact(STATIC_ARTIFACT_PATHS.resourceManifestSchema) : undefined,

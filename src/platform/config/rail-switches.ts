@@ -1,5 +1,5 @@
 import type { Address } from "@solana/kit";
-import { FacilitatorError } from "../errors/catalogue";
+import { FacilitatorError, type ErrorReason } from "../errors/catalogue";
 
 /**
  * Which rails the configuration lets run, and why the others do not. A rail whose required setting is absent is
@@ -9,6 +9,9 @@ import { FacilitatorError } from "../errors/catalogue";
  * own runtime check (`supportedExtra` answering null).
  */
 export type RailSwitch = { enabled: true } | { enabled: false; why: string };
+
+/** What a route that needs a switched rail can answer. */
+export const RAIL_SWITCH_REASONS = ["rail_not_enabled"] as const satisfies readonly ErrorReason[];
 
 /** The refusal of a route or builder that needs a rail this deployment does not run (503: an operator's choice, not the caller's mistake). */
 export function railNotEnabled(rail: string, why: string, fields: Record<string, unknown> = {}): FacilitatorError {

@@ -18,6 +18,7 @@ import type { UnsignedTransactionFields } from "../../chain/unsigned-transaction
 import { verifyBodyTemplate, type VerifyBodyTemplate } from "../../x402/verify-body-template";
 import { checkSolSource, checkTokenSource, formatUnits } from "../../chain/source-funds";
 import { assetLabel, randomMemoNonce, readPaymentMint, sourceAtaCandidates } from "../../chain/buyer-source";
+import { exactMintScreen } from "./payment-mint";
 import { refuseBelowExactMinimum } from "./minimum-amount";
 import { resolveMerchantWallet } from "./vault-seller";
 
@@ -84,7 +85,7 @@ export async function buildExactPayment(config: Config, request: BuildExactPayme
       fetchAccounts(config, candidates ? [asset, candidates.token, candidates.token2022] : [asset]),
       getLatestBlockhash(config),
     ]);
-    const mint = readPaymentMint(accounts.get(asset) ?? null, asset);
+    const mint = readPaymentMint(accounts.get(asset) ?? null, asset, exactMintScreen);
     const tokenProgram = mint.tokenProgram;
     const owner = payTo.form === "vault" ? payTo.vault : payTo.owner;
     const [[source], [destination]] = await Promise.all([

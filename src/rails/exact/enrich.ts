@@ -1,8 +1,8 @@
 import * as v from "valibot";
-import { railNotEnabled, requireUniversalSettle } from "../../platform/config/rail-switches";
+import { RAIL_SWITCH_REASONS, railNotEnabled, requireUniversalSettle } from "../../platform/config/rail-switches";
 import { isAddress, isOffCurveAddress, type Address } from "@solana/kit";
 import type { Config } from "../../platform/config/load-config";
-import { badRequest } from "../../platform/errors/catalogue";
+import { badRequest, type ErrorReason } from "../../platform/errors/catalogue";
 import { log } from "../../platform/observability/log";
 import { fetchAccounts } from "../../chain/accounts";
 import { findVaultPda } from "./program/pda";
@@ -12,7 +12,7 @@ import { bareScheme } from "../../x402/scheme-names";
 import { assetNotAllowedMessage } from "../../x402/asset-allowlist";
 import { getUniversalSettleFacts, DEFAULT_SOVEREIGN_FEE_BPS } from "./program-facts";
 import { exactRail } from "./rail";
-import { refuseBelowExactMinimum } from "./minimum-amount";
+import { EXACT_BELOW_MINIMUM_REASON, refuseBelowExactMinimum } from "./minimum-amount";
 import { walletLineExtra } from "./wallet-line";
 import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../platform/config/networks";
 
@@ -39,6 +39,9 @@ import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../platform/config/networks";
 
 
 type JsonObject = Record<string, unknown>;
+
+/** What the exact enrich refuses a line with besides a malformed line: an amount below the minimum, a vault line when vaults are off. */
+export const EXACT_ENRICH_REASONS = [EXACT_BELOW_MINIMUM_REASON, ...RAIL_SWITCH_REASONS] as const satisfies readonly ErrorReason[];
 
 /** Keys of `extra` this facilitator owns on an enriched line (docs/wire-notes.md "Discovery shapes": exact `extra`). */
 const OWNED_EXTRA_KEYS = [

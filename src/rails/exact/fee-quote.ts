@@ -1,17 +1,19 @@
-import { requireUniversalSettle } from "../../platform/config/rail-switches";
+import { RAIL_SWITCH_REASONS, requireUniversalSettle } from "../../platform/config/rail-switches";
 import { FacilitatorError } from "../../platform/errors/catalogue";
 import { fetchAccounts } from "../../chain/accounts";
 import { feeOf, type RailFeeQuote } from "../fee-quote";
 import { decodeSplitVault } from "./program/accounts";
 import { getUniversalSettleFacts } from "./program-facts";
 import { vaultOf } from "./vault-addresses";
-import { refuseBelowExactMinimum } from "./minimum-amount";
+import { EXACT_BELOW_MINIMUM_REASON, refuseBelowExactMinimum } from "./minimum-amount";
 
 /**
  * The `exact` quote, from the on-chain UniversalSettle Config and the seller's vault: sovereign (activated by the
  * seller), standard, or not_activated (the vault does not exist yet, and the setup cost is withheld from revenue).
  */
 export const exactFeeQuote: RailFeeQuote = {
+  // The minimum /verify applies, and the vault form switched off (no UniversalSettle program).
+  reasons: [EXACT_BELOW_MINIMUM_REASON, ...RAIL_SWITCH_REASONS],
   async quote(config, { common, wallet, isNativeSol: isSol, amount }) {
     await refuseBelowExactMinimum(config, "amount", amount, common.mint, isSol);
     const programId = requireUniversalSettle(config);

@@ -2,7 +2,7 @@ import type { RailModule } from "../rail";
 import { EXACT_REJECTION_REASONS } from "./reasons";
 import { TRANSACTION_PAYLOAD_SHAPE } from "../../x402/schemas";
 import { exactRail } from "./rail";
-import { enrichPaymentRequired } from "./enrich";
+import { EXACT_ENRICH_REASONS, enrichPaymentRequired } from "./enrich";
 import { exactBuilderRoutes } from "./routes/exact-builders";
 import { vaultSnapshotRoutes } from "./routes/vault-snapshot";
 import { sweepRoutes } from "./routes/sweep";
@@ -20,7 +20,7 @@ export const exactModule: RailModule = {
   ...exactRail,
   payload: TRANSACTION_PAYLOAD_SHAPE,
   // After the escrow lines: its own lines only, the others left as the escrow rail wrote them.
-  enrich: { rank: 2, run: enrichPaymentRequired },
+  enrich: { rank: 2, run: enrichPaymentRequired, reasons: EXACT_ENRICH_REASONS },
   routes: [
     { slot: "builders", rank: 1, routes: exactBuilderRoutes },
     { slot: "sellerTools", rank: 1, routes: vaultSnapshotRoutes },

@@ -1,5 +1,6 @@
 import { refusedMintExtension } from "../../chain/token-extensions";
 import type { MintInfo } from "../../chain/mint";
+import { refused, type ErrorReason, type FacilitatorError } from "../../platform/errors/catalogue";
 import type { Refusal } from "../../x402/payment-verdict";
 import type { PaymentTransfer } from "./verify-rules";
 
@@ -17,4 +18,12 @@ export function mintRefusal(mint: MintInfo, transfer: PaymentTransfer): Refusal 
   }
   const refused = refusedMintExtension(mint);
   return refused ? { reason: "invalid_exact_svm_payload_mint_extension_not_allowed", message: refused } : null;
+}
+
+export const EXACT_MINT_SCREEN_REASONS = ["invalid_exact_svm_payload_mint_extension_not_allowed"] as const satisfies readonly ErrorReason[];
+
+/** The exact builder's mint screen (src/chain/buyer-source.ts): a mint /verify would refuse for its extensions, refused with the same reason. */
+export function exactMintScreen(mint: MintInfo): FacilitatorError | null {
+  const extension = refusedMintExtension(mint);
+  return extension === null ? null : refused("invalid_exact_svm_payload_mint_extension_not_allowed", extension);
 }

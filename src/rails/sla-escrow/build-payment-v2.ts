@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { createNoopSigner, isOffCurveAddress, type Address } from "@solana/kit";
 import type { Config } from "../../platform/config/load-config";
-import { badRequest, FacilitatorError } from "../../platform/errors/catalogue";
+import { badRequest, FacilitatorError, refused } from "../../platform/errors/catalogue";
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../chain/token-programs";
 import { compileUnsignedTransaction, type UnsignedTransactionFields } from "../../chain/unsigned-transaction";
 import { getFundPaymentV2Instruction, type FundPaymentV2InstructionInput } from "./program/instructions";
@@ -12,7 +12,7 @@ import { Base58Address } from "../../x402/schemas";
 import { BLOCKHASH_LIFETIME_SECONDS } from "../../chain/blockhash";
 import { escrowFundComputeBudget, escrowFundingAccounts, freshPaymentAccounts, Hash32Hex, hexBytes } from "./build-payment";
 import { getSlaEscrowFacts } from "./escrow-facts";
-import { checkFundingLimits, isEscrowConfigured, notConfiguredMessage, type FundingTerms, type FundingViolation } from "./escrow-terms";
+import { checkFundingLimits, escrowAmountLimits, isEscrowConfigured, notConfiguredMessage, type FundingTerms, type FundingViolation } from "./escrow-terms";
 
 /**
  * `POST /build-sla-escrow-payment-v2-tx` (docs/facilitator-spec.md §4.2): an unsigned FundPaymentV2 (instruction 8) that also creates the
@@ -89,7 +89,8 @@ export async function buildEscrowPaymentV2(config: Config, request: BuildEscrowP
   const deliveryCutoffSeconds = request.deliveryCutoffOverride > 0n ? request.deliveryCutoffOverride : facts.escrowConfig.deliveryCutoffSeconds;
   const terms = { seller, mint, amount, ttlSeconds, deliveryCutoffSeconds };
   const violation = checkFundingLimits(facts, config, terms);
-  if (violation !== null) throw badRequest(bodyMessage(violation, terms));
+  // The reason /verify gives a line with the same terms; an amount refusal carries the escrow's limits.
+  if (violation !== null) throw refused(violation.reason, bodyMessage(violation, terms), violation.term === "amount" ? escrowAmountLimits(facts.escrowAccount) : undefined);
 
   const isSol = mint === NATIVE_SOL_ESCROW_MINT;
   const { uid, payment, paymentExt, accounts, blockhash } = await freshPaymentAccounts(config, { programId, bank, mint, isSol, request });

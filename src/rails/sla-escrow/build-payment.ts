@@ -86,7 +86,7 @@ export async function buildEscrowPayment(config: Config, request: BuildEscrowPay
   if (!checked.ok) {
     if (checked.notConfigured) throw new FacilitatorError("NOT_IMPLEMENTED", checked.message, { reason: checked.reason });
     // The reason /verify would give the payment built from this line (e.g. invalid_sla_escrow_amount_below_minimum).
-    throw refused(checked.reason, `accepted: ${checked.message}`);
+    throw refused(checked.reason, `accepted: ${checked.message}`, checked.amountLimits);
   }
   const { terms } = checked;
   if (!terms.oracleAuthorities.includes(request.oracleAuthority)) {

@@ -1,10 +1,11 @@
 import * as v from "valibot";
 import { isAddress, isOffCurveAddress, type Address } from "@solana/kit";
 import type { Config } from "../../platform/config/load-config";
-import { badRequest } from "../../platform/errors/catalogue";
+import { badRequest, refused } from "../../platform/errors/catalogue";
 import { PaymentRequirementsSchema, type PaymentRequiredBody } from "../../x402/schemas";
 import { bareScheme } from "../../x402/scheme-names";
-import { escrowAddresses } from "./escrow-facts";
+import { escrowAddresses, getSlaEscrowFacts } from "./escrow-facts";
+import { escrowAmountLimits, escrowAmountViolation } from "./escrow-terms";
 import { slaEscrowRail } from "./rail";
 
 type JsonObject = Record<string, unknown>;
@@ -26,6 +27,7 @@ export async function enrichEscrowLines(config: Config, body: PaymentRequiredBod
   for (const index of indexes) {
     const line = validLine(accepts[index], index);
     const { escrow } = await escrowAddresses(config.programs.slaEscrow, line.asset as Address);
+    await refuseOutOfLimits(config, line, index);
     const sellerExtra = isPlainObject(line.extra) ? line.extra : {};
     const named = sellerOf(sellerExtra, index);
     if (line.payTo === escrow) {
@@ -48,18 +50,31 @@ export async function enrichEscrowLines(config: Config, body: PaymentRequiredBod
   return { ...body, accepts };
 }
 
+/**
+ * A line whose amount the escrow refuses (out of its range, or below its minimum fee) can never be paid: refused here
+ * with /verify's reason and the escrow's numbers, rather than at the buyer's /verify. An asset without an escrow on
+ * this cluster is left to the builder (501), as before.
+ */
+async function refuseOutOfLimits(config: Config, line: { asset: string; amount: string }, index: number): Promise<void> {
+  const mint = line.asset as Address;
+  const { escrowAccount } = await getSlaEscrowFacts(config, mint);
+  if (escrowAccount === null) return;
+  const violation = escrowAmountViolation(escrowAccount, mint, BigInt(line.amount));
+  if (violation !== null) throw refused(violation.reason, `accepts[${index}].amount: amount ${line.amount} ${violation.rule}`, escrowAmountLimits(escrowAccount));
+}
+
 function isOwnEscrowLine(config: Config, raw: unknown): boolean {
   return isPlainObject(raw) && typeof raw.scheme === "string" && bareScheme(raw.scheme) === "sla-escrow" && (raw.network === undefined || raw.network === config.network);
 }
 
-function validLine(raw: unknown, index: number): JsonObject & { asset: string; payTo: string } {
+function validLine(raw: unknown, index: number): JsonObject & { asset: string; payTo: string; amount: string } {
   const result = v.safeParse(PaymentRequirementsSchema, raw, { abortPipeEarly: true });
   if (!result.success) {
     const issue = result.issues[0]!;
     const path = v.getDotPath(issue);
     throw badRequest(`accepts[${index}]${path ? `.${path}` : ""}: ${issue.message}`);
   }
-  return raw as JsonObject & { asset: string; payTo: string };
+  return raw as JsonObject & { asset: string; payTo: string; amount: string };
 }
 
 /** `extra.beneficiary`, else `extra.merchantWallet`, else null; a present one must be a wallet address. */

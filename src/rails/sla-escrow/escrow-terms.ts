@@ -22,10 +22,30 @@ export interface EscrowTerms {
   oracleAuthorities: Address[];
 }
 
+/** The reasons a funding's limits are refused with; the builders list them in their OpenAPI reasons. */
+export const ESCROW_AMOUNT_REASONS = ["invalid_sla_escrow_amount_out_of_range", "invalid_sla_escrow_amount_below_minimum"] as const satisfies readonly RejectionReason[];
+export const FUNDING_LIMIT_REASONS = ["invalid_sla_escrow_seller_is_escrow", "sla_escrow_paused", ...ESCROW_AMOUNT_REASONS, "invalid_sla_escrow_ttl"] as const satisfies readonly RejectionReason[];
+export type FundingViolationReason = (typeof FUNDING_LIMIT_REASONS)[number];
+
+/** The reasons a line's terms are refused with. */
+export const ESCROW_TERMS_REASONS = [
+  ...FUNDING_LIMIT_REASONS,
+  "invalid_sla_escrow_program_mismatch",
+  "sla_escrow_not_configured",
+  "invalid_sla_escrow_bank_mismatch",
+  "invalid_sla_escrow_recipient_mismatch",
+  "invalid_sla_escrow_missing_seller",
+  "invalid_sla_escrow_oracle",
+] as const satisfies readonly RejectionReason[];
+export type EscrowTermsReason = (typeof ESCROW_TERMS_REASONS)[number];
+
 export interface TermsRejection extends Refusal {
   ok: false;
+  reason: EscrowTermsReason;
   /** The rail is not configured on this cluster (the builder answers 501). */
   notConfigured?: boolean;
+  /** On an amount refusal: the escrow's limits (`escrowAmountLimits`), for the builder's answer. */
+  amountLimits?: { minimumAmount: string; maximumAmount: string };
 }
 
 export async function checkEscrowTerms(
@@ -55,7 +75,10 @@ export async function checkEscrowTerms(
   const ttlSeconds = BigInt(requirements.maxTimeoutSeconds);
   const funding = { seller: named as Address, mint, amount, ttlSeconds, deliveryCutoffSeconds: facts.escrowConfig.deliveryCutoffSeconds };
   const violation = checkFundingLimits(facts, config, funding);
-  if (violation !== null) return refuse(violation.reason, lineMessage(violation, funding));
+  if (violation !== null) {
+    const rejection = refuse(violation.reason, lineMessage(violation, funding));
+    return violation.term === "amount" ? { ...rejection, amountLimits: escrowAmountLimits(facts.escrowAccount) } : rejection;
+  }
 
   const listed = Array.isArray(extra.oracleAuthorities) ? new Set(extra.oracleAuthorities.filter((key): key is string => typeof key === "string")) : null;
   const oracleAuthorities = config.slaEscrow.oracleAuthorities.filter((key) => listed === null || listed.has(key));
@@ -69,7 +92,7 @@ export async function checkEscrowTerms(
   };
 }
 
-function refuse(reason: RejectionReason, message: string): TermsRejection {
+function refuse(reason: EscrowTermsReason, message: string): TermsRejection {
   return { ok: false, reason, message };
 }
 
@@ -99,7 +122,7 @@ export interface FundingTerms {
  * it has one), so the x402 line and the v2 builder body, which name the terms differently, say the same thing.
  */
 export interface FundingViolation {
-  reason: RejectionReason;
+  reason: FundingViolationReason;
   term: "seller" | "escrow" | "amount" | "ttl";
   rule: string;
 }
@@ -112,20 +135,8 @@ export function checkFundingLimits(facts: ConfiguredEscrowFacts, config: Config,
     return { reason: "invalid_sla_escrow_seller_is_escrow", term: "seller", rule: "must be the seller's wallet, not the Escrow PDA" };
   }
   if (escrow.paused) return { reason: "sla_escrow_paused", term: "escrow", rule: "is paused by its operator; try again later" };
-  if (amount < escrow.minPaymentAmount || amount > escrow.maxPaymentAmount) {
-    return {
-      reason: "invalid_sla_escrow_amount_out_of_range",
-      term: "amount",
-      rule: `is outside the escrow's range [${escrow.minPaymentAmount}, ${escrow.maxPaymentAmount}] raw units for ${funding.mint}`,
-    };
-  }
-  if (amount < escrow.minFeeAmount) {
-    return {
-      reason: "invalid_sla_escrow_amount_below_minimum",
-      term: "amount",
-      rule: `is below the escrow's minimum fee of ${escrow.minFeeAmount} raw units: the seller would receive nothing`,
-    };
-  }
+  const amountViolation = escrowAmountViolation(escrow, funding.mint, amount);
+  if (amountViolation !== null) return amountViolation;
   const floor = funding.deliveryCutoffSeconds + BigInt(config.slaEscrow.deliveryBudgetSeconds);
   if (ttlSeconds < MIN_PAYMENT_TTL_SECONDS || ttlSeconds > MAX_PAYMENT_TTL_SECONDS || ttlSeconds < floor) {
     return {
@@ -135,6 +146,35 @@ export function checkFundingLimits(facts: ConfiguredEscrowFacts, config: Config,
     };
   }
   return null;
+}
+
+/**
+ * The escrow's amount limits (the program's range, then its minimum fee, below which the seller would receive nothing),
+ * worded as `checkFundingLimits` words every term. Enrich, both funding builders, `/fee-quote` and `/verify` refuse an
+ * amount with this reason and rule.
+ */
+export function escrowAmountViolation(escrow: Escrow, mint: Address, amount: bigint): (FundingViolation & { reason: (typeof ESCROW_AMOUNT_REASONS)[number] }) | null {
+  if (amount < escrow.minPaymentAmount || amount > escrow.maxPaymentAmount) {
+    return {
+      reason: "invalid_sla_escrow_amount_out_of_range",
+      term: "amount",
+      rule: `is outside the escrow's range [${escrow.minPaymentAmount}, ${escrow.maxPaymentAmount}] raw units for ${mint}`,
+    };
+  }
+  if (amount < escrow.minFeeAmount) {
+    return {
+      reason: "invalid_sla_escrow_amount_below_minimum",
+      term: "amount",
+      rule: `is below the escrow's minimum fee of ${escrow.minFeeAmount} raw units: the seller would receive nothing`,
+    };
+  }
+  return null;
+}
+
+/** The numbers an amount refusal carries besides its sentence: the smallest and largest amount the escrow takes. */
+export function escrowAmountLimits(escrow: Escrow): { minimumAmount: string; maximumAmount: string } {
+  const minimum = escrow.minPaymentAmount > escrow.minFeeAmount ? escrow.minPaymentAmount : escrow.minFeeAmount;
+  return { minimumAmount: minimum.toString(), maximumAmount: escrow.maxPaymentAmount.toString() };
 }
 
 /** A violation in the words of an `accepts[]` line (its terms are `extra.*`, `amount` and `maxTimeoutSeconds`). */

@@ -3,6 +3,7 @@ import { SLA_ESCROW_REJECTION_REASONS } from "./reasons";
 import { TRANSACTION_PAYLOAD_SHAPE } from "../../x402/schemas";
 import { slaEscrowRail } from "./rail";
 import { enrichEscrowLines } from "./enrich";
+import { ESCROW_AMOUNT_REASONS } from "./escrow-terms";
 import { escrowBuilderRoutes } from "./routes/escrow-builders";
 import { escrowKeeperRoutes } from "./routes/escrow-keeper";
 import { escrowKeeperJob } from "./keeper/escrow-keeper-job";
@@ -16,7 +17,7 @@ import { STATIC_ARTIFACT_PATHS } from "../../http/self-description/static-artifa
 export const slaEscrowModule: RailModule = {
   ...slaEscrowRail,
   payload: TRANSACTION_PAYLOAD_SHAPE,
-  enrich: { rank: 1, run: (config, body) => enrichEscrowLines(config, body) },
+  enrich: { rank: 1, run: (config, body) => enrichEscrowLines(config, body), reasons: ESCROW_AMOUNT_REASONS },
   routes: [
     { slot: "builders", rank: 3, routes: escrowBuilderRoutes },
     { slot: "operator", rank: 1, routes: escrowKeeperRoutes },

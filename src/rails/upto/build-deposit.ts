@@ -14,10 +14,9 @@ import { Base58Address, PaymentRequirementsSchema, ResourceInfoSchema, U64_MAX, 
 import { BLOCKHASH_LIFETIME_SECONDS, getLatestBlockhash } from "../../chain/blockhash";
 import { assetLabel, randomMemoNonce, readPaymentMint, sourceAtaCandidates } from "../../chain/buyer-source";
 import { checkTokenSource, formatUnits } from "../../chain/source-funds";
-import { refusedChannelMintExtension } from "../../chain/token-extensions";
 import { buildUptoDepositTransaction, randomChannelSalt, UPTO_OPEN_COMPUTE_UNIT_LIMIT } from "./build-deposit-transaction";
 import { channelTermsOf } from "./channel-terms";
-import { refusedFreezeAuthority, uptoMinimumCeilingRaw } from "./mint-screen";
+import { uptoBelowMinimumMessage, uptoMintScreen, uptoMinimumCeilingRaw } from "./mint-screen";
 
 /**
  * `POST /build-upto-deposit-tx`: the unsigned channel open an `upto` buyer signs (the deposit of the ceiling), with
@@ -95,10 +94,10 @@ export async function buildUptoDeposit(config: Config, request: BuildUptoDeposit
     terms.blockhashHint ?? getLatestBlockhash(config),
     terms.slotHint ?? rpcCall<number>(config, "getSlot", [{ commitment: "finalized" }]).then(BigInt),
   ]);
-  const mint = readPaymentMint(accounts.get(asset) ?? null, asset, (m) => refusedChannelMintExtension(m) ?? refusedFreezeAuthority(config, m));
+  const mint = readPaymentMint(accounts.get(asset) ?? null, asset, uptoMintScreen(config));
   const minimum = uptoMinimumCeilingRaw(config, mint);
   if (deposit < minimum) {
-    throw refused("invalid_upto_svm_payload_amount_below_minimum", `accepted.amount: the ceiling ${deposit} is below this facilitator's minimum of ${minimum} raw units for ${asset}`, { minimumAmount: minimum.toString() });
+    throw refused("invalid_upto_svm_payload_amount_below_minimum", `accepted.amount: ${uptoBelowMinimumMessage(deposit, minimum, asset)}`, { minimumAmount: minimum.toString() });
   }
   const tokenProgram = mint.tokenProgram;
   if (terms.tokenProgramHint !== null && terms.tokenProgramHint !== tokenProgram) {

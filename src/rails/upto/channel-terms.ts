@@ -3,7 +3,7 @@ import type { Config } from "../../platform/config/load-config";
 import type { PaymentRequirements } from "../../x402/schemas";
 import type { UptoPayload } from "./payload";
 import { BPS_DENOMINATOR, type DistributionEntry } from "./program/instructions";
-import { rejection, type PaymentRejection } from "../../x402/payment-verdict";
+import { rejection, type PaymentRejection, type RejectionReason } from "../../x402/payment-verdict";
 
 /** Seconds of clock skew allowed between the buyer and this facilitator (the official facilitator's 60). */
 export const EXPIRES_AT_CLOCK_SKEW_SECONDS = 60;
@@ -29,8 +29,12 @@ export interface ChannelTerms {
 
 const ADDRESS = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 
+/** The reasons a line's channel terms are refused with. */
+export const CHANNEL_TERMS_REASONS = ["invalid_upto_svm_payment_requirements", "facilitator_mismatch", "invalid_upto_svm_withdraw_delay_out_of_bounds"] as const satisfies readonly RejectionReason[];
+export type ChannelTermsReason = (typeof CHANNEL_TERMS_REASONS)[number];
+
 /** Terms of the line, or the official facilitator's reasons for a line it would not serve. */
-export function channelTermsOf(config: Config, requirements: PaymentRequirements, payer: string): ChannelTerms | PaymentRejection {
+export function channelTermsOf(config: Config, requirements: PaymentRequirements, payer: string): ChannelTerms | (PaymentRejection & { reason: ChannelTermsReason }) {
   const extra = requirements.extra;
   const invalid = (message: string) => rejection("invalid_upto_svm_payment_requirements", message, { payer });
   const { feePayer, receiverAuthorizer, withdrawDelay, memo, tokenProgram } = extra;

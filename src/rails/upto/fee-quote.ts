@@ -4,10 +4,11 @@ import type { Config } from "../../platform/config/load-config";
 import { badRequest } from "../../platform/errors/catalogue";
 import { fetchAccounts } from "../../chain/accounts";
 import { readPaymentMint, sourceAtaCandidates } from "../../chain/buyer-source";
-import { refusedChannelMintExtension } from "../../chain/token-extensions";
+import type { ErrorReason } from "../../platform/errors/catalogue";
+import { PAYMENT_MINT_REASONS } from "../../chain/buyer-source";
 import type { FeeQuote, FeeQuoteRequest, RailFeeQuote } from "../fee-quote";
 import { UPTO_CHANNEL_RENT_LAMPORTS, uptoOpenRentLamports } from "../../chain/fee-payer-budget/caps";
-import { refusedFreezeAuthority } from "./mint-screen";
+import { UPTO_MINT_SCREEN_REASONS, uptoMintScreen } from "./mint-screen";
 
 /**
  * The `upto` quote: the payment-channels program takes no fee and the official client commits one split of 10,000 bps
@@ -16,6 +17,8 @@ import { refusedFreezeAuthority } from "./mint-screen";
  * claim time, whose share the program redirects to its treasury. One batched read (mint + both candidate accounts).
  */
 export const uptoFeeQuote: RailFeeQuote = {
+  // The deposit builder's mint rules: the quote refuses what the channel open would.
+  reasons: [...PAYMENT_MINT_REASONS, ...UPTO_MINT_SCREEN_REASONS] satisfies readonly ErrorReason[],
   quote: (config, { common, wallet, mint, isNativeSol }) => quoteUpto(config, common, wallet, mint, isNativeSol),
 };
 
@@ -23,7 +26,7 @@ async function quoteUpto(config: Config, common: FeeQuoteRequest["common"], wall
   if (isNativeSol) throw badRequest("asset: upto pays SPL tokens through a payment channel; native SOL is not an upto asset");
   const candidates = await sourceAtaCandidates(wallet, mint);
   const accounts = await fetchAccounts(config, [mint, candidates.token, candidates.token2022]);
-  const { tokenProgram } = readPaymentMint(accounts.get(mint) ?? null, mint, (m) => refusedChannelMintExtension(m) ?? refusedFreezeAuthority(config, m));
+  const { tokenProgram } = readPaymentMint(accounts.get(mint) ?? null, mint, uptoMintScreen(config));
   const escrowRent = uptoOpenRentLamports(tokenProgram) - UPTO_CHANNEL_RENT_LAMPORTS;
   const [sellerTokenAccount] = await findAssociatedTokenPda({ owner: wallet, mint, tokenProgram });
   const account = accounts.get(sellerTokenAccount) ?? null;

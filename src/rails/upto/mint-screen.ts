@@ -1,5 +1,7 @@
 import type { Config } from "../../platform/config/load-config";
 import type { MintInfo } from "../../chain/mint";
+import { refusedChannelMintExtension } from "../../chain/token-extensions";
+import { refused, type ErrorReason, type FacilitatorError } from "../../platform/errors/catalogue";
 
 /**
  * What makes an upto open worth the rent it makes the fee payer front (issue 32 §2), decided from the mint the deposit
@@ -23,6 +25,11 @@ export function uptoMinimumCeilingRaw(config: Config, mint: Pick<MintInfo, "addr
   return Object.hasOwn(exact, mint.address) ? max(exact[mint.address]!, hundredth) : hundredth;
 }
 
+/** The sentence of a ceiling below the minimum, the same on enrich, the deposit builder and /verify. */
+export function uptoBelowMinimumMessage(ceiling: bigint, minimum: bigint, mint: string): string {
+  return `the ceiling ${ceiling} is below this facilitator's minimum of ${minimum} raw units for ${mint} (an open fronts a channel's rent)`;
+}
+
 /**
  * Open-mint mode (no SVC_ALLOWED_PAYMENT_MINTS, meant for local and devnet): a mint whose freeze authority could freeze
  * a channel's escrow token account — the keeper's Distribute would then fail for good and the channel's rent stay locked
@@ -38,4 +45,19 @@ export function refusedFreezeAuthority(config: Config, mint: Pick<MintInfo, "add
     `Mint ${mint.address} has a freeze authority (${authority}) this facilitator does not trust: it could freeze a channel's escrow ` +
     "token account, so the channel could never be closed and the rent the facilitator fronts for it would be lost (operators: SVC_UPTO_TRUSTED_FREEZE_AUTHORITIES)"
   );
+}
+
+export const UPTO_MINT_SCREEN_REASONS = ["invalid_upto_svm_payload_mint_extension_not_allowed", "invalid_upto_svm_payload_mint_freeze_authority"] as const satisfies readonly ErrorReason[];
+
+/**
+ * The upto builders' mint screen (src/chain/buyer-source.ts), in /verify's order and with its reasons: an extension the
+ * payment-channels program refuses, then a freeze authority nobody vouched for.
+ */
+export function uptoMintScreen(config: Config): (mint: MintInfo) => FacilitatorError | null {
+  return (mint) => {
+    const extension = refusedChannelMintExtension(mint);
+    if (extension !== null) return refused("invalid_upto_svm_payload_mint_extension_not_allowed", extension);
+    const frozenRisk = refusedFreezeAuthority(config, mint);
+    return frozenRisk === null ? null : refused("invalid_upto_svm_payload_mint_freeze_authority", frozenRisk);
+  };
 }

@@ -4,6 +4,7 @@ import { uptoRail } from "./rail";
 import { UPTO_PAYLOAD_SHAPE } from "./payload";
 import { uptoBuilderRoutes } from "./routes/upto-builders";
 import { uptoKeeperJob } from "./keeper/upto-keeper-job";
+import { refuseUptoLinesBelowMinimum, UPTO_ENRICH_REASONS } from "./enrich";
 import { uptoFeeQuote } from "./fee-quote";
 
 /** The upto rail: a payment channel opened with the ceiling; the seller claims what it used, the rest returns to the buyer. */
@@ -15,6 +16,8 @@ export const uptoModule: RailModule = {
   // What the channel settled: the deposit for a deposit, the charge for a claim; both are the requirements' amount,
   // which the rail held to the payload.
   settledAmount: (requirements) => requirements.amount,
+  // Nothing to rewrite; a ceiling below the minimum is refused at enrich as the builder and /verify refuse it.
+  enrich: { rank: 3, run: (config, body) => refuseUptoLinesBelowMinimum(config, body), reasons: UPTO_ENRICH_REASONS },
   routes: [{ slot: "builders", rank: 2, routes: uptoBuilderRoutes }],
   jobs: [uptoKeeperJob],
   reasons: UPTO_REJECTION_REASONS,

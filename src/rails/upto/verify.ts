@@ -17,7 +17,7 @@ import { parseU64, type VerifySettleBody } from "../../x402/schemas";
 import { parseUptoPayload, type UptoPayload } from "./payload";
 import { channelTermsOf, checkPayloadWindow, type ChannelTerms } from "./channel-terms";
 import { checkOpenTransaction, OPEN_TRANSACTION_REASON, type VerifiedOpen } from "./open-rules";
-import { refusedFreezeAuthority, uptoMinimumCeilingRaw } from "./mint-screen";
+import { refusedFreezeAuthority, uptoBelowMinimumMessage, uptoMinimumCeilingRaw } from "./mint-screen";
 import { ledgerKeyOf } from "../../chain/ledger-key";
 
 /** Open accepts an open slot at most this many slots behind the cluster's (the program's OPEN_SLOT_WINDOW). */
@@ -156,7 +156,8 @@ export async function verifyUptoDeposit(
   if (frozenRisk) return rejection("invalid_upto_svm_payload_mint_freeze_authority", frozenRisk, { payer });
   const minimum = uptoMinimumCeilingRaw(config, mintInfo);
   if (ceiling < minimum) {
-    return rejection("invalid_upto_svm_payload_amount_below_minimum", `The ceiling ${ceiling} is below this facilitator's minimum of ${minimum} raw units for ${mint} (an open fronts a channel's rent)`, { payer });
+    const sentence = uptoBelowMinimumMessage(ceiling, minimum, mint);
+    return rejection("invalid_upto_svm_payload_amount_below_minimum", sentence[0]!.toUpperCase() + sentence.slice(1), { payer });
   }
   if (accounts.get(channelId)) {
     const alreadyOpen = rejection("invalid_upto_svm_channel_already_open", `Channel ${channelId} already exists; a deposit opens a new channel`, { payer });

@@ -1,6 +1,10 @@
 import { route, type RouteDef } from "../../../http/route-def";
 import { buildExactPayment, BuildExactPaymentRequestSchema } from "../build";
 import { ExactBuildResponseSchema } from "./responses";
+import { PAYMENT_MINT_REASONS } from "../../../chain/buyer-source";
+import { SOURCE_FUNDS_REASONS } from "../../../chain/source-funds";
+import { RAIL_SWITCH_REASONS } from "../../../platform/config/rail-switches";
+import { EXACT_MINT_SCREEN_REASONS } from "../payment-mint";
 
 /** The `exact` rail's buyer transaction builder. */
 export function exactBuilderRoutes(): RouteDef[] {
@@ -17,9 +21,9 @@ export function exactBuilderRoutes(): RouteDef[] {
       limit: "build",
       networkAt: [["accepted", "network"]],
       reasons: [
-        "invalid_network", "unsupported_scheme", "asset_not_allowed", "asset_not_found", "insufficient_funds", "payer_account_unusable",
+        "invalid_network", "unsupported_scheme", "asset_not_allowed", ...PAYMENT_MINT_REASONS, ...EXACT_MINT_SCREEN_REASONS, ...SOURCE_FUNDS_REASONS,
         "invalid_exact_svm_payload_amount_below_minimum", "invalid_exact_svm_fee_payer_mismatch", "invalid_exact_svm_payload_recipient_mismatch",
-        "invalid_exact_svm_payload_mint_extension_not_allowed", "merchant_wallet_unresolved",
+        "merchant_wallet_unresolved", ...RAIL_SWITCH_REASONS,
       ],
       handler: async (c, { body }) => c.json(await buildExactPayment(c.var.config, body)),
     }),

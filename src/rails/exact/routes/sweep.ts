@@ -5,6 +5,7 @@ import { runRecorded } from "../../../jobs/job-run";
 import { sweepJob, summarizeSweep } from "../sweep/sweep-job";
 import { SweepBodySchema } from "../sweep/sweep-inputs";
 import { SweepResponseSchema } from "./responses";
+import { RAIL_SWITCH_REASONS } from "../../../platform/config/rail-switches";
 
 /** A sweep started by an operator route: a real run is recorded as the job's last run (/health), a dry run is not. */
 function recordedSweep(config: Config, db: D1Database, options: SweepOptions) {
@@ -17,6 +18,7 @@ export function sweepRoutes(): RouteDef[] {
   return [
     route({
       key: "sweep",
+      reasons: [...RAIL_SWITCH_REASONS],
       method: "POST",
       path: "/sweep",
       tag: "Operator",
@@ -40,6 +42,7 @@ export function sweepRoutes(): RouteDef[] {
     }),
     route({
       key: "sweepCron",
+      reasons: [...RAIL_SWITCH_REASONS],
       method: "GET",
       path: "/sweep-cron",
       tag: "Operator",

@@ -18,6 +18,10 @@ import {
 import { buildOracleConfirm, BuildOracleConfirmRequestSchema } from "../build-oracle-confirm";
 import { buildEscrowSettle, BuildEscrowSettleRequestSchema } from "../build-settle-tx";
 import { EscrowBuildResponseSchema, EscrowSettleBuildResponseSchema, EscrowV2BuildResponseSchema, PartyBuildResponseSchema } from "./responses";
+import { ESCROW_TERMS_REASONS, FUNDING_LIMIT_REASONS } from "../escrow-terms";
+
+/** The escrow builders' answer (501) on a cluster where the escrow's accounts for the mint do not exist. */
+const ESCROW_NOT_CONFIGURED = "not_implemented";
 
 /** The `sla-escrow` rail's transaction builders: funding for the buyer, then lifecycle steps each signed only by the party the program names (the oracle's verdict included). */
 export function escrowBuilderRoutes(): RouteDef[] {
@@ -31,13 +35,14 @@ export function escrowBuilderRoutes(): RouteDef[] {
       body: BuildEscrowPaymentRequestSchema,
       response: EscrowBuildResponseSchema,
       networkAt: [["accepted", "network"]],
-      reasons: ["invalid_network", "unsupported_scheme", "asset_not_allowed", "asset_not_found", "insufficient_funds", "invalid_sla_escrow_amount_below_minimum", "invalid_sla_escrow_amount_out_of_range", "sla_escrow_not_configured"],
+      reasons: ["invalid_network", "unsupported_scheme", "asset_not_allowed", "asset_not_found", "insufficient_funds", ...ESCROW_TERMS_REASONS],
       agentTool: { name: "build_escrow_payment", description: "Build the UNSIGNED sla-escrow FundPayment transaction for a payment requirement (payTo = the Escrow PDA). Sign it locally at payerSignatureIndex, put it in verifyBodyTemplate.paymentPayload.payload.transaction, then call settle_payment." },
       limit: "build",
       handler: async (c, { body }) => c.json(await buildEscrowPayment(c.var.config, body)),
     }),
     route({
       key: "buildSlaEscrowPaymentV2Tx",
+      reasons: [ESCROW_NOT_CONFIGURED, ...FUNDING_LIMIT_REASONS],
       method: "POST",
       path: "/build-sla-escrow-payment-v2-tx",
       tag: "Tx Build",
@@ -49,6 +54,7 @@ export function escrowBuilderRoutes(): RouteDef[] {
     }),
     route({
       key: "buildSlaEscrowSubmitDeliveryTx",
+      reasons: [ESCROW_NOT_CONFIGURED],
       method: "POST",
       path: "/build-sla-escrow-submit-delivery-tx",
       tag: "Tx Build",
@@ -60,6 +66,7 @@ export function escrowBuilderRoutes(): RouteDef[] {
     }),
     route({
       key: "buildSlaEscrowApproveTx",
+      reasons: [ESCROW_NOT_CONFIGURED],
       method: "POST",
       path: "/build-sla-escrow-approve-tx",
       tag: "Tx Build",
@@ -71,6 +78,7 @@ export function escrowBuilderRoutes(): RouteDef[] {
     }),
     route({
       key: "buildSlaEscrowDisputeTx",
+      reasons: [ESCROW_NOT_CONFIGURED],
       method: "POST",
       path: "/build-sla-escrow-dispute-tx",
       tag: "Tx Build",
@@ -82,6 +90,7 @@ export function escrowBuilderRoutes(): RouteDef[] {
     }),
     route({
       key: "buildSlaEscrowMutualActionTx",
+      reasons: [ESCROW_NOT_CONFIGURED],
       method: "POST",
       path: "/build-sla-escrow-mutual-action-tx",
       tag: "Tx Build",
@@ -93,6 +102,7 @@ export function escrowBuilderRoutes(): RouteDef[] {
     }),
     route({
       key: "buildSlaEscrowResolveSplitTx",
+      reasons: [ESCROW_NOT_CONFIGURED],
       method: "POST",
       path: "/build-sla-escrow-resolve-split-tx",
       tag: "Tx Build",
@@ -104,6 +114,7 @@ export function escrowBuilderRoutes(): RouteDef[] {
     }),
     route({
       key: "buildOracleConfirmTx",
+      reasons: [ESCROW_NOT_CONFIGURED],
       method: "POST",
       path: "/oracle/build-confirm",
       tag: "Tx Build",
@@ -115,6 +126,7 @@ export function escrowBuilderRoutes(): RouteDef[] {
     }),
     route({
       key: "buildSlaEscrowSettleTx",
+      reasons: [ESCROW_NOT_CONFIGURED],
       method: "POST",
       path: "/build-sla-escrow-settle-tx",
       tag: "Tx Build",
