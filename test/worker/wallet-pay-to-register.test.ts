@@ -11,7 +11,7 @@ import * as v from "valibot";
 import { generateKeyPairSigner, type KeyPairSigner } from "@solana/kit";
 import { call, callWithEnv } from "../support/workerd/worker-http";
 import { CLUSTERS } from "../../src/platform/config/networks";
-import { fundedBuyer, tokenBalance } from "../support/workerd/chain";
+import { fundedBuyer, signAndSend, tokenBalance } from "../support/workerd/chain";
 import { createUsdcAccount, signAsBuyer, usdcAccountOf } from "../support/workerd/payment-fixtures";
 import { fundedSeller, signMessage } from "../support/workerd/seller-fixtures";
 import { sellerOrigin, signedResourceChallenge, verifiedMerchant } from "../support/workerd/directory-fixtures";
@@ -145,7 +145,7 @@ describe("registering a wallet-form seller without a UniversalSettle program", (
 });
 
 describe("where both forms run (the local default)", () => {
-  it("registers the vault form unless the seller chooses the wallet form; the vault entry keeps its shape", async () => {
+  it("registers the vault form unless the seller chooses the wallet form; a later vault registration moves the entry to the vault", async () => {
     const seller = await fundedSeller();
     await createUsdcAccount(seller.address, seller);
     // Without payToForm the vault form is meant: no vault yet, so 409 as before this form existed.
@@ -157,6 +157,16 @@ describe("where both forms run (the local default)", () => {
     expect(wallet.status, JSON.stringify(wallet.body)).toBe(200);
     expect(wallet.body.provider).toMatchObject({ walletPubkey: seller.address, payToForm: "wallet" });
     expect(wallet.body.provider.splitVaultPda).toBeUndefined();
+
+    // Activating a vault and registering again (vault form) moves the entry to the vault, in pr402's shape.
+    const built = await call("/sellers/provision-tx", { method: "POST", json: { wallet: seller.address, asset: "USDC" } });
+    expect(built.status, JSON.stringify(built.body)).toBe(200);
+    await signAndSend(built.body.transaction, [seller]);
+    const moved = await call(`/sellers/${seller.address}/register`, { method: "POST", json: await signedRegister({}, seller) });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    expect(moved.body.provider).toMatchObject({ walletPubkey: seller.address, splitVaultPda: built.body.vaultPda });
+    expect(moved.body.provider.payToForm).toBeUndefined();
+    expect((await call(`/providers/${seller.address}`)).body.entry).toMatchObject({ splitVaultPda: built.body.vaultPda });
   });
 
   it("lets a wallet-form merchant register a payable resource, which the probe lists and the directory serves", async () => {
