@@ -5,7 +5,8 @@ import { applyMigrations, databaseBefore, migrationsFrom } from "../support/work
 /**
  * Migration 0014 on a database written by the schema before it: this file's database is emptied and built again from
  * migrations 0000–0013 (the real SQL), provider rows are written with that schema, then 0014 runs. Every row survives
- * the rebuild unchanged, both indexes and every trigger are back, and a row without a vault (the wallet payTo form) is now accepted.
+ * the rebuild unchanged, both indexes and every trigger are back (the resources' triggers untouched, so they fire in
+ * the same order beside the full-text ones), and a row without a vault (the wallet payTo form) is now accepted.
  */
 const NOW = 1_800_000_000_000;
 
@@ -18,11 +19,15 @@ const insertProvider = (wallet: string, vault: string | null, retiredAtMs: numbe
 
 const triggers = async () =>
   (await env.DB.prepare(`SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name`).all<Record<string, unknown>>()).results;
+/** The resources table's triggers in creation order: the order they fire in beside each other (full-text and visibility). */
+const resourcesTriggerOrder = async () =>
+  (await env.DB.prepare(`SELECT rowid, name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'resources' ORDER BY rowid`).all<Record<string, unknown>>()).results;
 const rows = async () => (await env.DB.prepare(`SELECT * FROM providers ORDER BY wallet_pubkey`).all<Record<string, unknown>>()).results;
 
 describe("migration 0014 over provider rows written by the schema of 0013", () => {
   let before: Record<string, unknown>[];
   let triggersBefore: Record<string, unknown>[];
+  let resourcesOrderBefore: Record<string, unknown>[];
 
   beforeAll(async () => {
     await databaseBefore("0014");
@@ -32,6 +37,7 @@ describe("migration 0014 over provider rows written by the schema of 0013", () =
     await expect(insertProvider("wallet-c", null).run()).rejects.toThrow(/NOT NULL constraint failed/);
     before = await rows();
     triggersBefore = await triggers();
+    resourcesOrderBefore = await resourcesTriggerOrder();
     await applyMigrations(migrationsFrom("0014"));
   });
 
@@ -48,6 +54,9 @@ describe("migration 0014 over provider rows written by the schema of 0013", () =
   it("keeps every trigger, word for word (the resources' visible flag follows the merchant as before)", async () => {
     expect(triggersBefore.map((t) => t.name)).toEqual(expect.arrayContaining(["providers_visible_insert", "providers_visible_update", "providers_visible_delete", "resources_visible_insert"]));
     expect(await triggers()).toEqual(triggersBefore);
+    // The resources' triggers are left alone (not dropped and created again), so they keep their firing order.
+    expect(resourcesOrderBefore.map((t) => t.name)).toContain("resources_visible_insert");
+    expect(await resourcesTriggerOrder()).toEqual(resourcesOrderBefore);
   });
 
   it("accepts a provider without a vault; the wallet is still the key", async () => {
