@@ -29,8 +29,6 @@ export interface SellerLifecycleFacts {
   activated: boolean;
   /** The account the seller must create before it is paid, and the reason's machine name; null when none is missing. */
   blocked: { blockedReason: string; sellerTokenAccount: Address } | null;
-  /** false: the seller cannot register (verify) on this rail, e.g. exact to its own wallet has no vault to show. */
-  registers?: boolean;
 }
 
 /** pr402's SchemeOnboardInfo.status. */

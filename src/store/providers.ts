@@ -31,7 +31,7 @@ export async function getProvider(d1: D1Database, walletPubkey: string): Promise
  */
 export async function upsertVerifiedProvider(
   d1: D1Database,
-  row: { walletPubkey: string; asset: ProviderAsset; splitVaultPda: string; discovery: ProviderDiscovery; nowMs: number },
+  row: { walletPubkey: string; asset: ProviderAsset; splitVaultPda: string | null; discovery: ProviderDiscovery; nowMs: number },
 ): Promise<ProviderRow> {
   const discovery = discoveryColumns(row.discovery);
   const written = await database(d1)

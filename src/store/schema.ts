@@ -102,7 +102,8 @@ export const providers = sqliteTable(
     walletPubkey: text("wallet_pubkey").primaryKey(),
     settlementMode: text("settlement_mode", { enum: ["native_sol", "spl"] }).notNull(),
     splMint: text("spl_mint"),
-    splitVaultPda: text("split_vault_pda").notNull(),
+    /** Null for a seller registered with the exact rail's wallet payTo form (paid at its own wallet, no vault). */
+    splitVaultPda: text("split_vault_pda"),
     serviceUrl: text("service_url"),
     displayName: text("display_name"),
     description: text("description"),

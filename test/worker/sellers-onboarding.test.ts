@@ -87,6 +87,8 @@ describe("seller lifecycle on the local chain", () => {
       tags: ["data", "api"],
       serviceMetadata: { plan: "basic" },
     });
+    // The vault form's entry is pr402's: no payToForm (only a seller paid at its own wallet has one).
+    expect(listed.body.entry.payToForm).toBeUndefined();
     expect(listed.body.updatedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
     const page = await call("/providers?limit=100");
     expect(page.status).toBe(200);

@@ -6,6 +6,8 @@ export interface ProviderEntry {
   settlementMode: "native_sol" | "spl";
   splMint?: string;
   splitVaultPda?: string;
+  /** Only on a seller paid at its own wallet (no vault): its `payTo` is `walletPubkey` itself. */
+  payToForm?: "wallet";
   serviceUrl: string | null;
   displayName?: string;
   description?: string;
@@ -22,7 +24,8 @@ export function toProviderEntry(row: ProviderRow): ProviderEntry {
     walletPubkey: row.walletPubkey,
     settlementMode: row.settlementMode,
     ...(row.splMint ? { splMint: row.splMint } : {}),
-    ...(row.splitVaultPda ? { splitVaultPda: row.splitVaultPda } : {}),
+    // A vault seller's entry keeps pr402's shape; a wallet-form one says where it is paid instead of a vault.
+    ...(row.splitVaultPda ? { splitVaultPda: row.splitVaultPda } : { payToForm: "wallet" as const }),
     serviceUrl: row.serviceUrl,
     ...(row.displayName ? { displayName: row.displayName } : {}),
     ...(row.description ? { description: row.description } : {}),

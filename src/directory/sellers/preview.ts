@@ -44,7 +44,7 @@ export async function buildSellerPreview(config: Config, db: D1Database, wallet:
   // No such rail runs here (both exact forms off): nothing to activate, so no next step.
   const facts = parts.find((part) => part.lifecycle)?.lifecycle?.(accounts) ?? null;
   const verified = provider !== null && provider.retiredAtMs === null;
-  const nextStep = !facts ? undefined : facts.blocked ? "create_token_account" : !facts.activated ? "activate" : !verified && facts.registers !== false ? "verify" : undefined;
+  const nextStep = !facts ? undefined : facts.blocked ? "create_token_account" : !facts.activated ? "activate" : !verified ? "verify" : undefined;
 
   return {
     wallet,

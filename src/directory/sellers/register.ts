@@ -4,7 +4,8 @@ import type { Config } from "../../platform/config/load-config";
 import { badRequest, FacilitatorError } from "../../platform/errors/catalogue";
 import { getProvider, upsertVerifiedProvider, type ProviderAsset } from "../../store/providers";
 import { Base58Address } from "../../x402/schemas";
-import { readActivation } from "./activation";
+import { readActivation, readWalletActivation } from "./activation";
+import { railNotEnabled, requireUniversalSettle } from "../../platform/config/rail-switches";
 import { toProviderEntry, type ProviderEntry } from "../providers/provider-entry";
 import { resolveSellerAsset, SellerAssetInput, type SellerAsset } from "./seller-asset";
 import { SignedFields } from "../wallet-challenges/challenge-inputs";
@@ -46,6 +47,11 @@ export const RegisterBodySchema = v.object({
   /** Optional, USDC by default, as in pr402 (OnboardSubmitBody; default_onboard_registration_asset in src/bin/handlers/onboard.rs). */
   asset: v.optional(SellerAssetInput, "USDC"),
   discovery: v.optional(DiscoverySchema),
+  /**
+   * The exact rail's `payTo` form the seller is paid with: "vault" (its UniversalSettle vault) or "wallet" (its own
+   * wallet, SVC_EXACT_WALLET_PAYTO). Absent: the vault where that form runs, else the wallet.
+   */
+  payToForm: v.optional(v.picklist(["vault", "wallet"], 'must be "vault" or "wallet"')),
 });
 export type RegisterBody = v.InferOutput<typeof RegisterBodySchema>;
 
@@ -54,6 +60,24 @@ export interface RegisterResponse {
   verified: true;
   provider: ProviderEntry;
   note: string;
+}
+
+/**
+ * The form a registration is for (docs/wire-notes.md "Sellers"): the seller's choice, else the vault where it runs
+ * (so a vault registration reads as it always did), else the wallet. A form this deployment does not run is 503.
+ */
+function registeredPayToForm(config: Config, chosen: "vault" | "wallet" | undefined): "vault" | "wallet" {
+  const { exactVault, exactWallet } = config.rails;
+  const form = chosen ?? (exactVault.enabled ? "vault" : exactWallet.enabled ? "wallet" : "vault");
+  if (form === "wallet" && !exactWallet.enabled) throw railNotEnabled("exact (wallet payTo)", exactWallet.why);
+  if (form === "vault") requireUniversalSettle(config);
+  return form;
+}
+
+/** The vault form checks the vault (and its token account); the wallet form the wallet's own token account. */
+async function activationOf(config: Config, wallet: Address, asset: SellerAsset, form: "vault" | "wallet"): Promise<{ vaultPda: Address | null; missing: string | null }> {
+  if (form === "vault") return readActivation(config, wallet, asset);
+  return { vaultPda: null, missing: await readWalletActivation(config, wallet, asset) };
 }
 
 /** The path is canonical; a body `wallet` is only a cross-check (docs/facilitator-spec.md §4.3). */
@@ -76,9 +100,10 @@ function providerAssetOf(asset: SellerAsset): ProviderAsset {
 export async function registerSeller(config: Config, db: D1Database, wallet: Address, body: RegisterBody, domain: string): Promise<RegisterResponse> {
   assertBodyWalletMatches(wallet, body.wallet);
   const asset = resolveSellerAsset(config, body.asset);
+  const form = registeredPayToForm(config, body.payToForm);
   const challenge = await verifySignedChallenge(config, { wallet, action: "seller:register", message: body.message, signature: body.signature, domain });
 
-  const [existing, activation] = await Promise.all([getProvider(db, wallet), readActivation(config, wallet, asset)]);
+  const [existing, activation] = await Promise.all([getProvider(db, wallet), activationOf(config, wallet, asset, form)]);
   const wanted = providerAssetOf(asset);
   if (existing && existing.retiredAtMs === null && (existing.settlementMode !== wanted.settlementMode || existing.splMint !== wanted.splMint)) {
     const registered = existing.settlementMode === "native_sol" ? "SOL" : existing.splMint;
@@ -90,7 +115,9 @@ export async function registerSeller(config: Config, db: D1Database, wallet: Add
   if (activation.missing !== null) {
     throw new FacilitatorError(
       "CONFLICT",
-      `Activation has not landed on chain: ${activation.missing}. Send the transaction from POST /sellers/provision-tx, wait for confirmation, then register again`,
+      form === "vault"
+        ? `Activation has not landed on chain: ${activation.missing}. Send the transaction from POST /sellers/provision-tx, wait for confirmation, then register again`
+        : `The wallet payTo form needs the token account payments land in: ${activation.missing}. Create it (the associated token account of ${wallet} for the mint; this facilitator never creates it), then register again`,
     );
   }
   const discovery = body.discovery ?? {};

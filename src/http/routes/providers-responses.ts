@@ -8,6 +8,7 @@ export const ProviderEntrySchema = v.looseObject({
   settlementMode: v.picklist(["native_sol", "spl"]),
   splMint: v.optional(Address),
   splitVaultPda: v.optional(Address),
+  payToForm: v.optional(v.literal("wallet")),
   serviceUrl: v.string(),
   displayName: v.optional(v.string()),
   description: v.optional(v.string()),

@@ -41,7 +41,7 @@ export interface WalletRailView {
 
 /**
  * The wallet form's preview part: reads the USDC mint (its token program) and the wallet's ATA under both token
- * programs; its lifecycle is the token account (no vault to activate, and no registration: that needs a vault).
+ * programs; its lifecycle is the token account (no vault to activate; registering checks that same account).
  */
 export async function walletPreviewPart(config: Config, wallet: Address): Promise<SellerPreviewPart & { view(accounts: Accounts): WalletRailView }> {
   const mint = config.mints.usdc;
@@ -59,7 +59,6 @@ export async function walletPreviewPart(config: Config, wallet: Address): Promis
       return {
         activated: tokenAccount.exists,
         blocked: tokenAccount.exists ? null : { blockedReason: SELLER_TOKEN_ACCOUNT_MISSING, sellerTokenAccount: tokenAccount.address },
-        registers: false,
       };
     },
   };

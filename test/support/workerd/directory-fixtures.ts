@@ -3,6 +3,7 @@ import type { KeyPairSigner } from "@solana/kit";
 import { call } from "./worker-http";
 import { signAndSend } from "./chain";
 import { fundedSeller, signMessage } from "./seller-fixtures";
+import { createUsdcAccount } from "./payment-fixtures";
 
 /** The real loopback seller started by test/global-setup.ts. */
 export function sellerOrigin(): string {
@@ -22,17 +23,22 @@ export async function requestsSeenBySeller(path: string): Promise<{ method: stri
 
 /**
  * A seller that went through the real onboarding (activation on the local chain, signed registration). On the loopback
- * seller's origin it also proves the origin (the manifest names the wallet) unless `proveOrigin` is false.
+ * seller's origin it also proves the origin (the manifest names the wallet) unless `proveOrigin` is false. With
+ * `payToForm: "wallet"` it is paid at its own wallet instead: it creates its USDC token account, no vault.
  */
-export async function verifiedMerchant(serviceUrl: string, { proveOrigin = true } = {}): Promise<KeyPairSigner> {
+export async function verifiedMerchant(serviceUrl: string, { proveOrigin = true, payToForm = "vault" as "vault" | "wallet" } = {}): Promise<KeyPairSigner> {
   const seller = await fundedSeller();
-  const built = await call("/sellers/provision-tx", { method: "POST", json: { wallet: seller.address, asset: "USDC" } });
-  expect(built.status, JSON.stringify(built.body)).toBe(200);
-  await signAndSend(built.body.transaction, [seller]);
+  if (payToForm === "wallet") {
+    await createUsdcAccount(seller.address, seller);
+  } else {
+    const built = await call("/sellers/provision-tx", { method: "POST", json: { wallet: seller.address, asset: "USDC" } });
+    expect(built.status, JSON.stringify(built.body)).toBe(200);
+    await signAndSend(built.body.transaction, [seller]);
+  }
   const challenge = await call(`/sellers/${seller.address}/challenge?action=seller:register`);
   const registered = await call(`/sellers/${seller.address}/register`, {
     method: "POST",
-    json: { message: challenge.body.message, signature: await signMessage(seller, challenge.body.message), asset: "USDC", discovery: { serviceUrl, listingOptIn: true } },
+    json: { message: challenge.body.message, signature: await signMessage(seller, challenge.body.message), asset: "USDC", discovery: { serviceUrl, listingOptIn: true }, ...(payToForm === "wallet" ? { payToForm } : {}) },
   });
   expect(registered.status, JSON.stringify(registered.body)).toBe(200);
   if (proveOrigin && new URL(serviceUrl).origin === sellerOrigin()) await setSellerBehaviour({ proveWallet: seller.address });
