@@ -156,6 +156,9 @@ describe("the object ledger when its writes fail", () => {
     const hash = await messageHashOf(lost.body.transaction);
     const withdrawn = await mirrored(hash);
     expect(withdrawn).toMatchObject({ state: "confirmed", success_reported_at_ms: null });
+    // The withdrawal's mirror erases the report the report's mirror put in D1 (the same lease holder's), else D1 (after the
+    // object's retention, or the D1 ledger) would call the payment reported although nobody heard it.
+    expect(await d1Row(hash)).toMatchObject({ state: "confirmed", success_reported_at_ms: null });
     // D1 as it is between the report's mirror and the withdrawal's (the withdrawal's mirror late or failing): it holds the
     // report of the object's own lease holder. Written here because the two mirrors cannot be told apart in time.
     await env.DB.prepare("UPDATE settlements SET success_reported_at_ms = updated_at_ms WHERE message_hash = ?").bind(hash).run();
