@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { execFile } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import { cp, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -32,4 +33,17 @@ describe("migrations/meta is in step with the drizzle table definitions", () => 
       await rm(dir, { recursive: true, force: true });
     }
   }, 90_000);
+
+  it("drizzle.config.ts names every file that defines a table", () => {
+    // A table outside the listed files would get no migration; the config's `*` stands for one path segment.
+    const listed = [drizzleConfig.schema].flat().map((entry) => {
+      const pattern = path.posix.normalize(entry!).replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, "[^/]+");
+      return new RegExp(`^${pattern}$`);
+    });
+    const definers = readdirSync(path.join(ROOT, "src"), { recursive: true, encoding: "utf8" })
+      .filter((file) => file.endsWith(".ts") && /\bsqliteTable\(/.test(readFileSync(path.join(ROOT, "src", file), "utf8")))
+      .map((file) => `src/${file.split(path.sep).join("/")}`);
+    expect(definers).toContain("src/rails/upto/store/tables.ts");
+    expect(definers.filter((file) => !listed.some((re) => re.test(file)))).toEqual([]);
+  });
 });
