@@ -2,6 +2,7 @@ import { defineConfig } from "drizzle-kit";
 
 export default defineConfig({
   dialect: "sqlite",
-  schema: "./src/store/schema.ts",
+  // The core's tables and each rail's own (src/rails/<scheme>/store/tables.ts): one migration history for all.
+  schema: ["./src/store/schema.ts", "./src/rails/*/store/tables.ts"],
   out: "./migrations",
 });

@@ -1,10 +1,11 @@
-import { sqliteTable, text, integer, primaryKey, index, uniqueIndex, check } from "drizzle-orm/sqlite-core";
+import { sqliteTable, text, integer, index, uniqueIndex, check } from "drizzle-orm/sqlite-core";
 import { sql } from "drizzle-orm";
-import { ESCROW_WATCH_STATES, EXPOSURE_STATES, JOB_RUN_OUTCOMES, oneOf, PAYMENT_ATTEMPT_OUTCOMES, SWEEP_RAIL_OUTCOMES, SWEEP_RUN_OUTCOMES, UPTO_CHANNEL_STATES } from "./states";
+import { EXPOSURE_STATES, JOB_RUN_OUTCOMES, oneOf, PAYMENT_ATTEMPT_OUTCOMES } from "./states";
 
 /**
- * D1 tables. Amounts are decimal strings (u64 does not fit SQLite's signed 64-bit integer);
- * times are unix milliseconds unless the name says otherwise.
+ * The core's D1 tables. Amounts are decimal strings (u64 does not fit SQLite's signed 64-bit integer);
+ * times are unix milliseconds unless the name says otherwise. A rail's own tables live in its folder
+ * (src/rails/<scheme>/store/tables.ts); drizzle.config.ts generates the migrations from this file and those.
  */
 
 /** Operator parameters: a row overrides the env var of the same name (docs/facilitator-spec.md §5, §8). */
@@ -189,118 +190,12 @@ export const resourceTags = sqliteTable(
   (t) => [index("resource_tags_cursor_idx").on(t.tag, t.updatedAtMs, t.resourceId), index("resource_tags_resource_idx").on(t.resourceId)],
 );
 
-/** Per-rail sweep bookkeeping (cooldowns, last outcome). */
-export const sweepState = sqliteTable(
-  "sweep_state",
-  {
-    walletPubkey: text("wallet_pubkey").notNull(),
-    /** "SOL" for the native rail, else the SPL mint. */
-    rail: text("rail").notNull(),
-    lastAttemptAtMs: integer("last_attempt_at_ms").notNull(),
-    lastSignature: text("last_signature"),
-    lastError: text("last_error"),
-    /** The run holding the rail (migration 0003): only the holder sends; expired claims may be taken over. */
-    claimId: text("claim_id"),
-    claimExpiresAtMs: integer("claim_expires_at_ms"),
-    /** SWEEP_RAIL_OUTCOMES (./states.ts): the plan item's status of the last real run; why it failed is last_error. */
-    lastOutcome: text("last_outcome", { enum: SWEEP_RAIL_OUTCOMES }),
-  },
-  (t) => [
-    primaryKey({ columns: [t.walletPubkey, t.rail] }),
-    index("sweep_state_attempt_idx").on(t.lastAttemptAtMs),
-    check("sweep_state_last_outcome_check", sql.raw(oneOf(t.lastOutcome.name, SWEEP_RAIL_OUTCOMES))),
-  ],
-);
-
-/** One row per real sweep run (dry runs leave no trace), for /health and the operator. */
-export const sweepRuns = sqliteTable("sweep_runs", {
-  id: integer("id").primaryKey({ autoIncrement: true }),
-  /** "cron", "http" (POST /sweep) or "http-cron" (GET /sweep-cron). */
-  trigger: text("trigger").notNull(),
-  startedAtMs: integer("started_at_ms").notNull(),
-  finishedAtMs: integer("finished_at_ms").notNull(),
-  /** SWEEP_RUN_OUTCOMES: ok | partial (some rails failed) | paused (fee payer below its minimum: nothing sent) | error (the run stopped). */
-  outcome: text("outcome", { enum: SWEEP_RUN_OUTCOMES }).notNull(),
-  scanned: integer("scanned").notNull(),
-  attempted: integer("attempted").notNull(),
-  succeeded: integer("succeeded").notNull(),
-  skipped: integer("skipped").notNull(),
-  failed: integer("failed").notNull(),
-  lamportsSpent: text("lamports_spent").notNull(),
-}, (t) => [check("sweep_runs_outcome_check", sql.raw(oneOf(t.outcome.name, SWEEP_RUN_OUTCOMES)))]);
-
-/** Vaults the facilitator fronted (just-in-time provisioning), counted against a daily cap. */
-export const jitProvisions = sqliteTable(
-  "jit_provisions",
-  {
-    id: integer("id").primaryKey({ autoIncrement: true }),
-    /** UTC day, YYYY-MM-DD. */
-    day: text("day").notNull(),
-    sellerWallet: text("seller_wallet").notNull(),
-    asset: text("asset").notNull(),
-    /** Set once the provisioning transaction was sent (rent spent): from then on the claim counts for its day. */
-    signature: text("signature"),
-    /** A claim without a signature past this time never spent anything and may be taken again. */
-    claimExpiresAtMs: integer("claim_expires_at_ms").notNull().default(0),
-    /** When the payment that needed the vault confirmed. */
-    confirmedAtMs: integer("confirmed_at_ms"),
-    createdAtMs: integer("created_at_ms").notNull(),
-  },
-  (t) => [uniqueIndex("jit_provisions_seller_asset_idx").on(t.sellerWallet, t.asset), index("jit_provisions_day_idx").on(t.day)],
-);
-
 /** When the probe job last harvested each merchant's Seller Resource Manifest (0003_resource_directory.sql). */
 export const manifestHarvests = sqliteTable("manifest_harvests", {
   walletPubkey: text("wallet_pubkey").primaryKey(),
   lastHarvestAtMs: integer("last_harvest_at_ms").notNull(),
   lastError: text("last_error"),
 });
-
-/**
- * Escrow keeper: sla-escrow fundings this facilitator settled and the cluster accepted, watched until the Payment is
- * released or refunded (claims keep runs apart). A pointer only: every fact of the payment is read from the chain.
- */
-export const escrowWatch = sqliteTable(
-  "escrow_watch",
-  {
-    paymentPda: text("payment_pda").primaryKey(),
-    fundingSignature: text("funding_signature").notNull(),
-    /** The funding's recent blockhash: once it expired, a funding that never landed never will. */
-    fundingBlockhash: text("funding_blockhash"),
-    /** The buyer of a sponsored funding (the fee payer paid its fee), else null. */
-    sponsoredPayer: text("sponsored_payer"),
-    /** ESCROW_WATCH_STATES (./states.ts): open | closed | dropped | stuck */
-    state: text("state", { enum: ESCROW_WATCH_STATES }).notNull().default("open"),
-    nextCheckAtMs: integer("next_check_at_ms").notNull(),
-    /** Consecutive checks that could not make progress (backoff doubles with each; capped). */
-    failures: integer("failures").notNull().default(0),
-    claimId: text("claim_id"),
-    claimExpiresAtMs: integer("claim_expires_at_ms"),
-    /** release | refund | none */
-    lastAction: text("last_action"),
-    lastSignature: text("last_signature"),
-    lastOutcome: text("last_outcome"),
-    createdAtMs: integer("created_at_ms").notNull(),
-    updatedAtMs: integer("updated_at_ms").notNull(),
-  },
-  (table) => [
-    index("escrow_watch_due_idx").on(table.state, table.failures, table.nextCheckAtMs),
-    index("escrow_watch_purge_idx").on(table.state, table.updatedAtMs),
-    check("escrow_watch_state_check", sql.raw(oneOf(table.state.name, ESCROW_WATCH_STATES))),
-  ],
-);
-
-/** Sponsored sla-escrow fundings that executed and failed on chain (0007): the fee payer paid; capped per payer. */
-export const sponsoredFundingFailures = sqliteTable(
-  "sponsored_funding_failures",
-  {
-    signature: text("signature").primaryKey(),
-    payer: text("payer").notNull(),
-    failedAtMs: integer("failed_at_ms").notNull(),
-  },
-  (table) => [index("sponsored_funding_failures_payer_idx").on(table.payer, table.failedAtMs)],
-);
-
 /**
  * The last run of each scheduled job (0006_job_runs.sql), one row per job, for /health: when, how it ended and
  * what the fee payer spent. Written by every real run, whether a Cron Trigger or an operator route started it.
@@ -319,60 +214,6 @@ export const jobRuns = sqliteTable("job_runs", {
   /** A short summary or the error / pause reason. */
   detail: text("detail"),
 }, (table) => [check("job_runs_outcome_check", sql.raw(oneOf(table.outcome.name, JOB_RUN_OUTCOMES)))]);
-
-/** upto payment channels this facilitator opened as rent payer (0010): claim bytes and the keeper's queue. */
-export const uptoChannels = sqliteTable(
-  "upto_channels",
-  {
-    channelId: text("channel_id").primaryKey(),
-    /** Ledger key (settlements.message_hash) of the deposit that opened the channel. */
-    openMessageHash: text("open_message_hash").notNull(),
-    openBlockhash: text("open_blockhash").notNull(),
-    payer: text("payer").notNull(),
-    payTo: text("pay_to").notNull(),
-    asset: text("asset").notNull(),
-    tokenProgram: text("token_program").notNull(),
-    deposit: text("deposit").notNull(),
-    /** The payload's expiresAt (unix seconds): no voucher settles after it. */
-    expiresAt: integer("expires_at").notNull(),
-    /** The one claim (or cancel) transaction signed for this channel: its ledger key, amount and signed bytes (base64). */
-    claimMessageHash: text("claim_message_hash"),
-    claimAmount: text("claim_amount"),
-    claimTransaction: text("claim_transaction"),
-    /**
-     * Lamports the fee payer fronts as rent for the channel and its escrow token account, back when the channel closes.
-     * The exposure budget (src/chain/fee-payer-budget/) counts it while the row is live. Rows older than 0011 get the SPL figure.
-     */
-    rentLamports: integer("rent_lamports").notNull().default(4_711_920),
-    /** The fee payer that fronted the rent (0013; null on rows written before: the key of that time). */
-    feePayer: text("fee_payer"),
-    /**
-     * opening (written before the Open is sent; not queued) | open (the keeper's queue) | closed | dropped | stuck |
-     * voided (the open never reached the cluster: refused at preflight, or expired unseen)
-     */
-    state: text("state", { enum: UPTO_CHANNEL_STATES }).notNull().default("open"),
-    nextCheckAtMs: integer("next_check_at_ms").notNull(),
-    failures: integer("failures").notNull().default(0),
-    keeperClaimId: text("keeper_claim_id"),
-    keeperClaimExpiresAtMs: integer("keeper_claim_expires_at_ms"),
-    lastAction: text("last_action"),
-    lastSignature: text("last_signature"),
-    lastOutcome: text("last_outcome"),
-    createdAtMs: integer("created_at_ms").notNull(),
-    updatedAtMs: integer("updated_at_ms").notNull(),
-  },
-  (table) => [
-    index("upto_channels_due_idx").on(table.state, table.failures, table.nextCheckAtMs),
-    index("upto_channels_purge_idx").on(table.state, table.updatedAtMs),
-    // The exposure budget's caps per buyer wallet, per payTo, per hour and in total (0011): covering, so a booking's
-    // sums and counts read the index alone.
-    index("upto_channels_payer_idx").on(table.payer, table.state, table.rentLamports),
-    index("upto_channels_pay_to_idx").on(table.payTo, table.state, table.rentLamports),
-    index("upto_channels_payer_opens_idx").on(table.payer, table.createdAtMs, table.state),
-    index("upto_channels_rent_idx").on(table.state, table.rentLamports),
-    check("upto_channels_state_check", sql.raw(oneOf(table.state.name, UPTO_CHANNEL_STATES))),
-  ],
-);
 
 /**
  * The fee payer's exposure budget (0011, src/chain/fee-payer-budget/): one row per lamport amount it fronts or spends beyond

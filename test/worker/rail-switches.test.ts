@@ -7,21 +7,8 @@ import { describe, expect, it } from "vitest";
 import { callWithEnv } from "../support/workerd/worker-http";
 import { CLUSTERS } from "../../src/platform/config/networks";
 import { TEST_FEE_PAYER } from "../support/keys";
+import { PRODUCTION_WITHOUT_UNIVERSAL_SETTLE } from "../support/workerd/production-vars";
 
-/**
- * `[env.production]` as an operator runs it without a UniversalSettle id: mainnet, no demo oracle, and the operator's
- * own SLA-Escrow program and USDC mint — here the local chain's, which impersonates devnet.
- */
-const PRODUCTION_WITHOUT_UNIVERSAL_SETTLE = {
-  ENVIRONMENT: "production",
-  SOLANA_CLUSTER: "mainnet",
-  SVC_SLA_ESCROW_ORACLE_AUTHORITIES: "",
-  UNIVERSAL_SETTLE_PROGRAM_ID: "",
-  SLA_ESCROW_PROGRAM_ID: CLUSTERS.devnet.slaEscrowProgramId,
-  USDC_MINT: CLUSTERS.devnet.usdcMint,
-  USDT_MINT: "",
-  SVC_ALLOWED_PAYMENT_MINTS: "",
-};
 const SELLER = "9hw9Py9uMGtXRNpABZjifcK1t3suwzjyri9L9QYKg6zZ";
 
 describe("a deployment without a UniversalSettle program id", () => {

@@ -15,19 +15,10 @@ import { chainRpc, fundedBuyer, tokenBalance } from "../support/workerd/chain";
 import { createUsdcAccount, signAsBuyer, usdcAccountOf } from "../support/workerd/payment-fixtures";
 import { craftBody, paymentParts, standardInstructions } from "../support/workerd/craft-payment";
 import { RailInfoSchema, SellerPreviewResponseSchema } from "../../src/http/routes/sellers-responses";
+import { WALLET_FORM_ONLY } from "../support/workerd/production-vars";
 
-/** `[env.production]` as an operator runs it without a UniversalSettle id (as test/worker/rail-switches.test.ts), wallet form opted in. */
-const WALLET_ONLY = {
-  ENVIRONMENT: "production",
-  SOLANA_CLUSTER: "mainnet",
-  SVC_SLA_ESCROW_ORACLE_AUTHORITIES: "",
-  UNIVERSAL_SETTLE_PROGRAM_ID: "",
-  SLA_ESCROW_PROGRAM_ID: CLUSTERS.devnet.slaEscrowProgramId,
-  USDC_MINT: CLUSTERS.devnet.usdcMint,
-  USDT_MINT: "",
-  SVC_ALLOWED_PAYMENT_MINTS: "",
-  SVC_EXACT_WALLET_PAYTO: "true",
-};
+/** `[env.production]` without a UniversalSettle id, wallet form opted in. */
+const WALLET_ONLY = WALLET_FORM_ONLY;
 const NEITHER_FORM = { ...WALLET_ONLY, SVC_EXACT_WALLET_PAYTO: "false" };
 const USDC = CLUSTERS.devnet.usdcMint;
 const MAINNET = CLUSTERS.mainnet.network;

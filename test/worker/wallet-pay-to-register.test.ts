@@ -17,19 +17,10 @@ import { fundedSeller, signMessage } from "../support/workerd/seller-fixtures";
 import { sellerOrigin, signedResourceChallenge, verifiedMerchant } from "../support/workerd/directory-fixtures";
 import { SellerRegisterResponseSchema } from "../../src/http/routes/sellers-responses";
 import { ProviderSingleResponseSchema } from "../../src/http/routes/providers-responses";
+import { WALLET_FORM_ONLY } from "../support/workerd/production-vars";
 
-/** `[env.production]` without a UniversalSettle id, wallet form opted in (as test/worker/wallet-pay-to-onboarding.test.ts). */
-const WALLET_ONLY = {
-  ENVIRONMENT: "production",
-  SOLANA_CLUSTER: "mainnet",
-  SVC_SLA_ESCROW_ORACLE_AUTHORITIES: "",
-  UNIVERSAL_SETTLE_PROGRAM_ID: "",
-  SLA_ESCROW_PROGRAM_ID: CLUSTERS.devnet.slaEscrowProgramId,
-  USDC_MINT: CLUSTERS.devnet.usdcMint,
-  USDT_MINT: "",
-  SVC_ALLOWED_PAYMENT_MINTS: "",
-  SVC_EXACT_WALLET_PAYTO: "true",
-};
+/** `[env.production]` without a UniversalSettle id, wallet form opted in. */
+const WALLET_ONLY = WALLET_FORM_ONLY;
 const NEITHER_FORM = { ...WALLET_ONLY, SVC_EXACT_WALLET_PAYTO: "false" };
 const USDC = CLUSTERS.devnet.usdcMint;
 const MAINNET = CLUSTERS.mainnet.network;

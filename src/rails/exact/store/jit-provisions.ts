@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { database } from "../../../store/db";
-import { jitProvisions } from "../../../store/schema";
+import { jitProvisions } from "./tables";
 
 /**
  * Claims one just-in-time provisioning for (seller, asset) within today's cap, atomically: the count and the

@@ -1,6 +1,6 @@
 import { desc } from "drizzle-orm";
 import { database } from "../../../store/db";
-import { sweepRuns } from "../../../store/schema";
+import { sweepRuns } from "../store/tables";
 import type { JobRunOutcome, SweepRailOutcome } from "../../../store/states";
 
 /**

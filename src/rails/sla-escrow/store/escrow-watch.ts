@@ -6,7 +6,7 @@
  * so two runs never act on the same payment while the claim lasts.
  */
 import { claimDueRows, dueKeysSql, keeperTableOf, type KeeperTable } from "../../../store/keeper-queue";
-import { escrowWatch } from "../../../store/schema";
+import { escrowWatch } from "./tables";
 
 /** A claimed row with the settlement ledger's row of its funding (null when the ledger has none). */
 export interface WatchedPayment {

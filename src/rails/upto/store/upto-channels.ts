@@ -9,7 +9,7 @@
  * never landed (its ledger row was given back or failed) is deleted: nothing of the fee payer's is out for it.
  */
 import { claimDueRows, keeperTableOf, type KeeperTable } from "../../../store/keeper-queue";
-import { uptoChannels } from "../../../store/schema";
+import { uptoChannels } from "./tables";
 import type { GuardedRowWrite, SqlGuard } from "../../../store/fee-payer-exposure";
 
 export interface ChannelOpen {
