@@ -235,7 +235,11 @@ async function claimAfterAnswer(ctx: SettleContext, claimRow: ClaimRow): Promise
     if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
     try {
       const claim = await ctx.ledger.claim({ ...claimRow, leaseExpiresAtMs: Date.now() + SUBMIT_LEASE_MS });
-      if (claim.claimed) await ctx.ledger.update(claimRow.messageHash, ["submitting"], { state: "pending", leaseExpiresAtMs: null });
+      // The failed claim may have committed and lost its answer: the row is then this call's own, still leased for
+      // the whole submit lease although this call is done; it is released the same way (another lease holder's row
+      // carries another lease id and is left alone).
+      const ours = claim.claimed || ("existing" in claim && claim.existing.leaseId === claimRow.leaseId);
+      if (ours) await ctx.ledger.update(claimRow.messageHash, ["submitting"], { state: "pending", leaseExpiresAtMs: null });
       return;
     } catch (error) {
       lastError = error;

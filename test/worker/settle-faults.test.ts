@@ -244,6 +244,68 @@ describe("settle when the ledger claim fails while the send is already out", () 
   });
 });
 
+/**
+ * The claim's INSERT reaches the real D1 and commits, once, but its answer is lost on the way back (the caller sees a
+ * fault); every other statement, and every later claim, is the real database's.
+ */
+function claimCommittedAnswerLostOnce(): { db: D1Database; lost: () => boolean } {
+  let lost = false;
+  const isClaim = (sql: string) => /^\s*insert into "?settlements"?\s/i.test(sql);
+  const losing = (statement: D1PreparedStatement): D1PreparedStatement =>
+    new Proxy(statement, {
+      get(target, property) {
+        if (property === "bind") return (...values: unknown[]) => losing(target.bind(...values));
+        const value: unknown = Reflect.get(target, property, target);
+        if (property !== "run" || lost) return typeof value === "function" ? value.bind(target) : value;
+        return async () => {
+          await target.run();
+          lost = true;
+          throw new Error("D1_ERROR: injected lost answer after commit");
+        };
+      },
+    });
+  const db = new Proxy(env.DB, {
+    get(target, property) {
+      if (property !== "prepare") return Reflect.get(target, property, target);
+      return (sql: string) => (isClaim(sql) ? losing(target.prepare(sql)) : target.prepare(sql));
+    },
+  });
+  return { db, lost: () => lost };
+}
+
+describe("settle when the ledger claim commits but its answer is lost while the send never reached the cluster", () => {
+  it("the row the call did write is left as a dropped send leaves it (pending, no lease): a retry re-sends at once and hears the one success", async () => {
+    const s = await sellerWithVault("claim-answer-lost");
+    const body = await s.f.signedBody(s.buyer, s.line);
+    const claimFault = claimCommittedAnswerLostOnce();
+    s.f.setEnv({ DB: claimFault.db });
+    await s.setFaults({ failMethods: ["sendTransaction"] }); // refused by the proxy: the cluster never sees it
+    const first = await s.f.post("/settle", body);
+    expect(first.status, JSON.stringify(first.body)).toBe(202);
+    expect(first.body).toMatchObject({ success: false, errorReason: "settlement_pending" });
+    expect(claimFault.lost()).toBe(true);
+    const signature = first.body.transaction as string;
+
+    // The late claim after the answer finds the row this call's own lost claim wrote; it must not stay leased.
+    const deadline = Date.now() + 2_000;
+    let row = await env.DB.prepare("SELECT state, lease_expires_at_ms FROM settlements WHERE signature = ?").bind(signature).first<{ state: string; lease_expires_at_ms: number | null }>();
+    while (row?.state !== "pending" && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      row = await env.DB.prepare("SELECT state, lease_expires_at_ms FROM settlements WHERE signature = ?").bind(signature).first<{ state: string; lease_expires_at_ms: number | null }>();
+    }
+    expect(row).toMatchObject({ state: "pending", lease_expires_at_ms: null });
+
+    // Well inside the first call's 15 s submit lease: the retry may re-send the same bytes at once.
+    await s.setFaults({});
+    const retry = await s.f.post("/settle", body);
+    expect(retry.status, JSON.stringify(retry.body)).toBe(200);
+    expect(retry.body).toMatchObject({ success: true, transaction: signature });
+    const replay = await s.f.post("/settle", body);
+    expect(replay.body).toMatchObject({ success: false, errorReason: "duplicate_settlement" });
+    expect(await tokenBalance(s.vaultAta)).toBe(200_000n); // one transfer for this payment
+  });
+});
+
 /** GET /settlements/{signature} through `f`'s bindings, polled until it answers other than `while` (at most ~3 s). */
 async function settlementStatus(f: { env: Record<string, unknown> }, signature: string, options: { while?: number } = {}) {
   const deadline = Date.now() + 3_000;

@@ -144,6 +144,31 @@ describe("the object ledger when its writes fail", () => {
     expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
   });
 
+  it("a report withdrawn after its answer was lost is not taken back from D1 while D1 still holds it: the next caller hears the one success", async () => {
+    const s = await sellerWithVault("object-withdrawn-report");
+    const body = await s.f.signedBody(s.buyer, s.line);
+    const fault = failingLedger(["reportSuccess"], "after-commit");
+    s.f.setEnv({ SETTLE_LEDGER: fault.namespace });
+    const lost = await s.f.post("/settle", body); // no X-Correlation-ID: nobody can claim the report later
+    expect(lost.status, JSON.stringify(lost.body)).toBe(202);
+    fault.heal();
+    await new Promise((resolve) => setTimeout(resolve, 300)); // the catch-up after the response withdraws the report
+    const hash = await messageHashOf(lost.body.transaction);
+    const withdrawn = await mirrored(hash);
+    expect(withdrawn).toMatchObject({ state: "confirmed", success_reported_at_ms: null });
+    // The withdrawal's mirror erases the report the report's mirror put in D1 (the same lease holder's), else D1 (after the
+    // object's retention, or the D1 ledger) would call the payment reported although nobody heard it.
+    expect(await d1Row(hash)).toMatchObject({ state: "confirmed", success_reported_at_ms: null });
+    // D1 as it is between the report's mirror and the withdrawal's (the withdrawal's mirror late or failing): it holds the
+    // report of the object's own lease holder. Written here because the two mirrors cannot be told apart in time.
+    await env.DB.prepare("UPDATE settlements SET success_reported_at_ms = updated_at_ms WHERE message_hash = ?").bind(hash).run();
+
+    const next = await s.f.post("/settle", body);
+    expect(next.body, JSON.stringify(next.body)).toMatchObject({ success: true, transaction: lost.body.transaction });
+    expect((await s.f.post("/settle", body)).body).toMatchObject({ errorReason: "duplicate_settlement" });
+    expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
+  });
+
   it("the claim failing while the send is out → 202 with the signature, never success; a retry hears the one success", async () => {
     const s = await sellerWithVault("object-claim-fault");
     const body = await s.f.signedBody(s.buyer, s.line);
