@@ -6,8 +6,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { address, createNoopSigner, generateKeyPairSigner, getBase64Encoder, getTransactionDecoder, type Address, type Blockhash } from "@solana/kit";
-import { buildUptoDepositTransaction, UPTO_OPEN_COMPUTE_UNIT_LIMIT } from "../../src/rails/upto/build-deposit-transaction";
-import { PAYMENT_CHANNELS_PROGRAM_ADDRESS } from "../../src/rails/upto/program/pda";
+import { buildUptoDepositTransaction, channelSaltAtFirstBump, UPTO_OPEN_COMPUTE_UNIT_LIMIT } from "../../src/rails/upto/build-deposit-transaction";
+import { findChannelPda, PAYMENT_CHANNELS_PROGRAM_ADDRESS } from "../../src/rails/upto/program/pda";
+import { findAssociatedTokenPda } from "@solana-program/token";
 import { loadOfficialPaymentChannels } from "../programs/official-payment-channels";
 
 const USDC = address("4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU");
@@ -87,5 +88,23 @@ describe("upto deposit transaction", () => {
     expect(messageOf(ours.transaction).messageBytes.length).toBeLessThan(
       messageOf((await bothBuilds({ tokenProgram: TOKEN_PROGRAM, deposit: 5n, gracePeriodSeconds: 60, openSlot: 1n, salt: 7n, computeUnitPriceMicroLamports: 1n, memo: "m" })).ours.transaction).messageBytes.length,
     );
+  });
+});
+
+describe("the channel salt", () => {
+  it("derives the channel and its escrow token account at the first bump, so the open's compute cost is its lowest", async () => {
+    const [payer, payee, signer] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner(), generateKeyPairSigner()]);
+    const seeds = { payer: payer.address, payee: payee.address, mint: USDC, authorizedSigner: signer.address, openSlot: 42n };
+    for (const tokenProgram of [TOKEN_PROGRAM, TOKEN_2022_PROGRAM]) {
+      const salts = new Set<bigint>();
+      for (let i = 0; i < 8; i++) {
+        const salt = await channelSaltAtFirstBump(seeds, PAYMENT_CHANNELS_PROGRAM_ADDRESS, tokenProgram);
+        salts.add(salt);
+        const [channel, channelBump] = await findChannelPda({ ...seeds, salt }, PAYMENT_CHANNELS_PROGRAM_ADDRESS);
+        const [, escrowBump] = await findAssociatedTokenPda({ owner: channel, mint: USDC, tokenProgram });
+        expect([channelBump, escrowBump]).toEqual([255, 255]);
+      }
+      expect(salts.size, "still random").toBe(8);
+    }
   });
 });

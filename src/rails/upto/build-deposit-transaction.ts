@@ -4,7 +4,7 @@ import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } 
 import { MEMO_PROGRAM_ADDRESS } from "../../chain/token-programs";
 import { compileUnsignedTransaction } from "../../chain/unsigned-transaction";
 import { BPS_DENOMINATOR, getOpenInstruction } from "./program/instructions";
-import { findChannelPda, findEventAuthorityPda } from "./program/pda";
+import { findChannelPda, findEventAuthorityPda, type ChannelSeeds } from "./program/pda";
 
 /**
  * The unsigned `upto` deposit (a payment-channels Open), as a pure function of its inputs, in the shape the official
@@ -115,6 +115,26 @@ export async function buildUptoDepositTransaction(input: UptoDepositTransactionI
 }
 
 /** A random u64 channel salt. */
-export function randomChannelSalt(): bigint {
+function randomChannelSalt(): bigint {
   return new DataView(crypto.getRandomValues(new Uint8Array(8)).buffer).getBigUint64(0, true);
+}
+
+/** Salts tried before taking any: each try succeeds with probability 1/4, so 32 fail once in ~10^4 builds. */
+const SALT_TRIES = 32;
+
+/**
+ * A random salt whose channel PDA and escrow token account both derive at the first bump (255). The Open instruction
+ * searches both addresses on chain (the program its channel, the token-account program its escrow), each further bump
+ * costing compute units; at the first bump the open's cost is its lowest and the same for every buyer, well inside
+ * the official client's limit (UPTO_OPEN_COMPUTE_UNIT_LIMIT). Any salt is valid: one that misses only costs more.
+ */
+export async function channelSaltAtFirstBump(seeds: Omit<ChannelSeeds, "salt">, programId: Address, tokenProgram: Address): Promise<bigint> {
+  let salt = randomChannelSalt();
+  for (let tries = 1; tries < SALT_TRIES; tries++, salt = randomChannelSalt()) {
+    const [channel, channelBump] = await findChannelPda({ ...seeds, salt }, programId);
+    if (channelBump !== 255) continue;
+    const [, escrowBump] = await findAssociatedTokenPda({ owner: channel, mint: seeds.mint, tokenProgram });
+    if (escrowBump === 255) return salt;
+  }
+  return salt;
 }

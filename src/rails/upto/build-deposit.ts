@@ -14,7 +14,7 @@ import { Base58Address, PaymentRequirementsSchema, ResourceInfoSchema, U64_MAX, 
 import { BLOCKHASH_LIFETIME_SECONDS, getLatestBlockhash } from "../../chain/blockhash";
 import { assetLabel, randomMemoNonce, readPaymentMint, sourceAtaCandidates } from "../../chain/buyer-source";
 import { checkTokenSource, formatUnits } from "../../chain/source-funds";
-import { buildUptoDepositTransaction, randomChannelSalt, UPTO_OPEN_COMPUTE_UNIT_LIMIT } from "./build-deposit-transaction";
+import { buildUptoDepositTransaction, channelSaltAtFirstBump, UPTO_OPEN_COMPUTE_UNIT_LIMIT } from "./build-deposit-transaction";
 import { channelTermsOf } from "./channel-terms";
 import { uptoBelowMinimumMessage, uptoMintScreen, uptoMinimumCeilingRaw } from "./mint-screen";
 
@@ -121,8 +121,8 @@ export async function buildUptoDeposit(config: Config, request: BuildUptoDeposit
     recommendedUnitPriceMicroLamports < maxUnitPriceMicroLamports ? recommendedUnitPriceMicroLamports : maxUnitPriceMicroLamports;
   const feePayer = config.feePayer.address;
   const programId = config.programs.paymentChannels;
-  const salt = randomChannelSalt();
   const openSlot = finalizedSlot;
+  const salt = await channelSaltAtFirstBump({ payer, payee: feePayer, mint: asset, authorizedSigner: terms.receiverAuthorizer, openSlot }, programId, tokenProgram);
   const built = await buildUptoDepositTransaction({
     programId,
     feePayer,

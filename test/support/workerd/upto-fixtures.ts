@@ -11,7 +11,7 @@ import {
 import { PAYMENT_CHANNELS_PROGRAM_ADDRESS } from "../../../src/rails/upto/program/pda";
 import { getOpenInstructionDataCodec, type OpenInstructionData } from "../../../src/rails/upto/program/instructions";
 import { encodeVoucherMessage } from "../../../src/rails/upto/program/voucher";
-import { buildUptoDepositTransaction, randomChannelSalt, uptoDepositInstructions, type UptoDepositTransactionInput } from "../../../src/rails/upto/build-deposit-transaction";
+import { buildUptoDepositTransaction, channelSaltAtFirstBump, uptoDepositInstructions, type UptoDepositTransactionInput } from "../../../src/rails/upto/build-deposit-transaction";
 import { compileUnsignedTransaction } from "../../../src/chain/unsigned-transaction";
 import { DEVNET, USDC } from "./payment-fixtures";
 import { chainRpc } from "./chain";
@@ -86,7 +86,11 @@ export async function uptoDeposit(buyer: KeyPairSigner, line: Record<string, any
   const feePayer = address(line.extra.feePayer);
   const { value: latest, context } = await chainRpc<{ value: { blockhash: string; lastValidBlockHeight: number }; context: { slot: number } }>("getLatestBlockhash", [{ commitment: "confirmed" }]);
   const openSlot = options.openSlot ?? BigInt(context.slot);
-  const salt = randomChannelSalt();
+  const salt = await channelSaltAtFirstBump(
+    { payer: buyer.address, payee: feePayer, mint: address(line.asset), authorizedSigner: address(line.extra.receiverAuthorizer), openSlot },
+    PAYMENT_CHANNELS_PROGRAM_ADDRESS,
+    address(line.extra.tokenProgram ?? TOKEN_PROGRAM),
+  );
   const deposit = BigInt(line.amount);
   const nonce = [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, "0")).join("");
   const input: UptoDepositTransactionInput = {
