@@ -1,10 +1,10 @@
-import type { Address, Blockhash, Instruction } from "@solana/kit";
+import { getProgramDerivedAddress, type Address, type Blockhash, type Instruction } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../chain/compute-budget";
 import { MEMO_PROGRAM_ADDRESS } from "../../chain/token-programs";
 import { compileUnsignedTransaction } from "../../chain/unsigned-transaction";
 import { BPS_DENOMINATOR, getOpenInstruction } from "./program/instructions";
-import { findChannelPda, findEventAuthorityPda, type ChannelSeeds } from "./program/pda";
+import { channelSeedBytes, findChannelPda, findEventAuthorityPda, type ChannelSeeds } from "./program/pda";
 
 /**
  * The unsigned `upto` deposit (a payment-channels Open), as a pure function of its inputs, in the shape the official
@@ -131,7 +131,8 @@ const SALT_TRIES = 32;
 export async function channelSaltAtFirstBump(seeds: Omit<ChannelSeeds, "salt">, programId: Address, tokenProgram: Address): Promise<bigint> {
   let salt = randomChannelSalt();
   for (let tries = 1; tries < SALT_TRIES; tries++, salt = randomChannelSalt()) {
-    const [channel, channelBump] = await findChannelPda({ ...seeds, salt }, programId);
+    // Uncached: the salts tried and dropped would only crowd the isolate's PDA cache (the one kept is derived again).
+    const [channel, channelBump] = await getProgramDerivedAddress({ programAddress: programId, seeds: channelSeedBytes({ ...seeds, salt }) });
     if (channelBump !== 255) continue;
     const [, escrowBump] = await findAssociatedTokenPda({ owner: channel, mint: seeds.mint, tokenProgram });
     if (escrowBump === 255) return salt;

@@ -9,6 +9,7 @@ import {
   getU64Encoder,
   type Address,
   type ProgramDerivedAddress,
+  type ReadonlyUint8Array,
 } from "@solana/kit";
 import { findCachedPda } from "../../../chain/program/find-cached-pda";
 
@@ -37,7 +38,12 @@ export function findChannelPda(
   seeds: ChannelSeeds,
   programId: Address = PAYMENT_CHANNELS_PROGRAM_ADDRESS,
 ): Promise<ProgramDerivedAddress> {
-  return findCachedPda(programId, [
+  return findCachedPda(programId, channelSeedBytes(seeds));
+}
+
+/** The channel PDA's seeds as bytes, in the program's order. */
+export function channelSeedBytes(seeds: ChannelSeeds): ReadonlyUint8Array[] {
+  return [
     CHANNEL_SEED,
     addressEncoder.encode(seeds.payer),
     addressEncoder.encode(seeds.payee),
@@ -45,7 +51,7 @@ export function findChannelPda(
     addressEncoder.encode(seeds.authorizedSigner),
     u64Encoder.encode(seeds.salt),
     u64Encoder.encode(seeds.openSlot),
-  ]);
+  ];
 }
 
 /** The signer of the program's self-CPI events (Open, Distribute): seeds "event_authority". */
