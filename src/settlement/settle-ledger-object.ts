@@ -77,6 +77,12 @@ export class SettleLedgerObject extends DurableObject<Env> {
   private mirrorFailures = 0;
   /** The table exists (created on first use, and again after the retention's deleteAll dropped it). */
   private schemaReady = false;
+  /**
+   * Rows claimed here that only D1 has stored yet (with this object's name): the object's own copy is written with the
+   * payment's first change (the success report, mostly), in that change's commit, so a settle's first storage write
+   * here costs the report nothing extra. Lost with the instance, a row is read back from D1 (`heldRow`).
+   */
+  private claimedInMemory = new Map<string, { row: SettlementRow; self: string }>();
   /** The alarm as this instance last read or set it (undefined: not read yet; null: none), so a change rarely writes it. */
   private alarmAtMs: number | null | undefined;
   private get sql(): SqlStorage {
@@ -87,10 +93,39 @@ export class SettleLedgerObject extends DurableObject<Env> {
     return this.ctx.storage.sql;
   }
 
-  /** The stored row, without creating the table: a read never writes (an object only asked about a payment stores nothing). */
+  /** The held row (claimed in memory, or stored), without creating the table: a read never writes. */
   private storedRow(messageHash: string): SettlementRow | undefined {
+    const claimed = this.claimedInMemory.get(messageHash);
+    if (claimed) return claimed.row;
     if (!this.schemaReady) this.schemaReady = hasLocalSchema(this.ctx.storage.sql);
     return this.schemaReady ? readLocal(this.ctx.storage.sql, messageHash)?.row : undefined;
+  }
+
+  /**
+   * The storage, with the payment's row in it, for a change of that row: a row claimed in memory is written first, in
+   * the same synchronous turn as the change (one commit). Call with no await between this and the change.
+   */
+  private storageFor(messageHash: string): SqlStorage {
+    const claimed = this.claimedInMemory.get(messageHash);
+    const sql = this.sql;
+    if (claimed) {
+      insertLocal(sql, claimed.row, claimed.self);
+      this.claimedInMemory.delete(messageHash);
+    }
+    return sql;
+  }
+
+  /**
+   * Before a change: a row this instance should hold but lost (a restart between the claim and the report, or its
+   * expiry during a long settle) is read back from D1, which names this object as its holder.
+   */
+  private async heldRow(messageHash: string, self: string): Promise<SettlementRow | undefined> {
+    const held = this.storedRow(messageHash);
+    if (held) return held;
+    const d1 = await readD1Row(this.env.DB, messageHash);
+    if (!d1 || d1.ledgerObject !== self) return undefined;
+    if (!this.storedRow(messageHash)) insertLocal(this.sql, d1.row, self);
+    return this.storedRow(messageHash);
   }
 
   /**
@@ -114,9 +149,8 @@ export class SettleLedgerObject extends DurableObject<Env> {
       const written = await writeClaimThrough(this.env.DB, row, self);
       // Another call of this object may have claimed or imported the row while D1 answered: the object's row wins.
       if (written.inserted) {
-        // Stored now, while the send is out, not with the report: the answer after confirmation should not wait on it.
-        insertLocal(this.sql, row, self); // D1 has this version already (or a concurrent call of this object put the same row)
-        await this.expireLater();
+        // D1 has it durably; this object's copy is stored with the payment's first change (`claimedInMemory`).
+        if (!this.storedRow(input.messageHash)) this.claimedInMemory.set(input.messageHash, { row, self });
         return { claimed: true };
       }
       if (written.existing) {
@@ -156,19 +190,21 @@ export class SettleLedgerObject extends DurableObject<Env> {
     const current = this.storedRow(messageHash) ?? held;
     const ahead = d1 ? progressAhead(current, d1) : null;
     if (!ahead) return current;
-    if (adoptProgress(this.sql, messageHash, ahead, Date.now())) await this.afterChange(messageHash);
+    if (adoptProgress(this.storageFor(messageHash), messageHash, ahead, Date.now())) await this.afterChange(messageHash);
     return this.storedRow(messageHash) ?? current;
   }
 
-  async takeOverLease(messageHash: string, leaseId: string, leaseMs: number): Promise<boolean> {
-    const taken = takeOverLocalLease(this.sql, messageHash, leaseId, leaseMs, Date.now());
+  async takeOverLease(messageHash: string, leaseId: string, leaseMs: number, self: string): Promise<boolean> {
+    await this.heldRow(messageHash, self);
+    const taken = takeOverLocalLease(this.storageFor(messageHash), messageHash, leaseId, leaseMs, Date.now());
     if (taken) await this.afterChange(messageHash);
     return taken;
   }
 
-  async update(messageHash: string, fromStates: SettlementState[], changes: Parameters<typeof updateLocal>[3]): Promise<boolean> {
+  async update(messageHash: string, fromStates: SettlementState[], changes: Parameters<typeof updateLocal>[3], self: string): Promise<boolean> {
+    await this.heldRow(messageHash, self);
     if (changes.state === "confirmed") await this.confirmationThroughIfFailed(messageHash, Date.now());
-    const updated = updateLocal(this.sql, messageHash, fromStates, changes, Date.now());
+    const updated = updateLocal(this.storageFor(messageHash), messageHash, fromStates, changes, Date.now());
     if (updated) await this.afterChange(messageHash);
     return updated;
   }
@@ -179,20 +215,23 @@ export class SettleLedgerObject extends DurableObject<Env> {
    */
   async release(messageHash: string): Promise<void> {
     await releaseInD1(this.env.DB, messageHash);
+    this.claimedInMemory.delete(messageHash);
     if (this.storedRow(messageHash)) releaseLocal(this.sql, messageHash);
   }
 
-  async reportSuccess(messageHash: string, reporterId: string, correlationId: string | null, nowMs: number): Promise<boolean> {
+  async reportSuccess(messageHash: string, reporterId: string, correlationId: string | null, nowMs: number, self: string): Promise<boolean> {
+    await this.heldRow(messageHash, self);
     const through = this.confirmationThroughIfFailed(messageHash, nowMs);
     if (through) await through;
-    const won = reportLocalSuccess(this.sql, messageHash, reporterId, correlationId, nowMs);
+    const won = reportLocalSuccess(this.storageFor(messageHash), messageHash, reporterId, correlationId, nowMs);
     if (won) await this.afterChange(messageHash);
     return won;
   }
 
-  async recordConfirmationAfterFailedReport(messageHash: string, reporterId: string, nowMs: number): Promise<void> {
+  async recordConfirmationAfterFailedReport(messageHash: string, reporterId: string, nowMs: number, self: string): Promise<void> {
+    await this.heldRow(messageHash, self);
     await this.confirmationThroughIfFailed(messageHash, nowMs);
-    recordLocalConfirmationAfterFailedReport(this.sql, messageHash, reporterId, nowMs);
+    recordLocalConfirmationAfterFailedReport(this.storageFor(messageHash), messageHash, reporterId, nowMs);
     await this.afterChange(messageHash);
   }
 

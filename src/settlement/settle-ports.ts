@@ -123,7 +123,8 @@ export function objectLedger(namespace: DurableObjectNamespace<SettleLedgerObjec
   // The engine claims before it changes anything, so the holder is known; a change without a claim looks it up first.
   const holderOf = async (messageHash: string) => {
     if (!holders.has(messageHash)) await lookup(messageHash);
-    return stubOf(holders.get(messageHash)!);
+    const name = holders.get(messageHash)!;
+    return { stub: stubOf(name), name };
   };
   async function atHolder<T extends object>(messageHash: string, call: (stub: DurableObjectStub<SettleLedgerObject>, name: string) => Promise<T | HeldElsewhere>): Promise<T> {
     let name = holders.get(messageHash) ?? ledgerObjectName(place, messageHash);
@@ -145,11 +146,23 @@ export function objectLedger(namespace: DurableObjectNamespace<SettleLedgerObjec
     },
     claim: (row) => atHolder(row.messageHash, (stub, name) => stub.claim(row, name) as Promise<SettlementClaim | HeldElsewhere>),
     get: async (messageHash) => (await lookup(messageHash)).row,
-    takeOverLease: async (messageHash, leaseId, leaseMs) => (await holderOf(messageHash)).takeOverLease(messageHash, leaseId, leaseMs),
-    update: async (messageHash, fromStates, changes) => (await holderOf(messageHash)).update(messageHash, fromStates, changes),
-    release: async (messageHash) => (await holderOf(messageHash)).release(messageHash),
-    reportSuccess: async (messageHash, reporterId, correlationId, nowMs) => (await holderOf(messageHash)).reportSuccess(messageHash, reporterId, correlationId, nowMs),
-    recordConfirmationAfterFailedReport: async (messageHash, reporterId, nowMs) => (await holderOf(messageHash)).recordConfirmationAfterFailedReport(messageHash, reporterId, nowMs),
+    takeOverLease: async (messageHash, leaseId, leaseMs) => {
+      const { stub, name } = await holderOf(messageHash);
+      return stub.takeOverLease(messageHash, leaseId, leaseMs, name);
+    },
+    update: async (messageHash, fromStates, changes) => {
+      const { stub, name } = await holderOf(messageHash);
+      return stub.update(messageHash, fromStates, changes, name);
+    },
+    release: async (messageHash) => (await holderOf(messageHash)).stub.release(messageHash),
+    reportSuccess: async (messageHash, reporterId, correlationId, nowMs) => {
+      const { stub, name } = await holderOf(messageHash);
+      return stub.reportSuccess(messageHash, reporterId, correlationId, nowMs, name);
+    },
+    recordConfirmationAfterFailedReport: async (messageHash, reporterId, nowMs) => {
+      const { stub, name } = await holderOf(messageHash);
+      return stub.recordConfirmationAfterFailedReport(messageHash, reporterId, nowMs, name);
+    },
   };
 }
 

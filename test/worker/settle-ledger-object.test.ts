@@ -257,7 +257,11 @@ describe("the mirror and its repair", () => {
     const ledger = objectLedger(ledgerNamespace(), place);
     // Two payments whose hashes pick the same object of the place (shard of the first byte).
     const hashes = ["00" + "a".repeat(62), "00" + "b".repeat(62)];
-    for (const messageHash of hashes) expect(await ledger.claim(claimInput(messageHash))).toEqual({ claimed: true });
+    for (const messageHash of hashes) {
+      expect(await ledger.claim(claimInput(messageHash))).toEqual({ claimed: true });
+      // The object stores a row with its first change (the claim itself lives in D1 and the object's memory).
+      expect(await ledger.reportSuccess(messageHash, "reporter", null, Date.now())).toBe(true);
+    }
     const stub = stubNamed(ledgerObjectName(place, hashes[0]!));
     await mirrored(hashes[0]!);
     await mirrored(hashes[1]!);
@@ -269,7 +273,7 @@ describe("the mirror and its repair", () => {
     expect(await objectRow(hashes[1]!)).toBeDefined();
     expect(await runInDurableObject(stub, (_instance, state) => state.storage.getAlarm())).toBeGreaterThan(Date.now());
     // D1 keeps the expired row: the ledger still answers for it (through the object, which reads D1).
-    expect(await ledger.state(hashes[0]!)).toMatchObject({ state: "submitting" });
+    expect(await ledger.state(hashes[0]!)).toMatchObject({ state: "confirmed" });
 
     await runInDurableObject(stub, (_instance, state) => {
       state.storage.sql.exec("UPDATE settlements SET updated_at_ms = ?", Date.now() - LEDGER_OBJECT_RETENTION_MS - 1);
