@@ -1,1 +1,0 @@
-ALTER TABLE `settlements` ADD `ledger_object` text;
