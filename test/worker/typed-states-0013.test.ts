@@ -1,7 +1,8 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { applyMigrations, databaseBefore, migrationsFrom } from "../support/workerd/migration-steps";
-import { EXPOSURE_STATES, PAYMENT_ATTEMPT_OUTCOMES, SWEEP_RAIL_OUTCOMES, SWEEP_RUN_OUTCOMES } from "../../src/store/states";
+import { EXPOSURE_STATES, PAYMENT_ATTEMPT_OUTCOMES } from "../../src/store/states";
+import { SWEEP_RAIL_OUTCOMES, SWEEP_RUN_OUTCOMES } from "../../src/rails/exact/store/states";
 
 /**
  * Migration 0013 on a database written by the schema before it: this file's database is emptied and built again from

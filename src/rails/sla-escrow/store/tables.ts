@@ -1,6 +1,7 @@
 import { sqliteTable, text, integer, index, check } from "drizzle-orm/sqlite-core";
 import { sql } from "drizzle-orm";
-import { ESCROW_WATCH_STATES, oneOf } from "../../../store/states";
+import { oneOf } from "../../../store/states";
+import { ESCROW_WATCH_STATES } from "./states";
 
 /**
  * The sla-escrow rail's D1 tables, with the same conventions as src/store/schema.ts (decimal-string amounts, unix ms times).
@@ -20,7 +21,7 @@ export const escrowWatch = sqliteTable(
     fundingBlockhash: text("funding_blockhash"),
     /** The buyer of a sponsored funding (the fee payer paid its fee), else null. */
     sponsoredPayer: text("sponsored_payer"),
-    /** ESCROW_WATCH_STATES (src/store/states.ts): open | closed | dropped | stuck */
+    /** ESCROW_WATCH_STATES (./states.ts): open | closed | dropped | stuck */
     state: text("state", { enum: ESCROW_WATCH_STATES }).notNull().default("open"),
     nextCheckAtMs: integer("next_check_at_ms").notNull(),
     /** Consecutive checks that could not make progress (backoff doubles with each; capped). */

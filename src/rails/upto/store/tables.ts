@@ -1,6 +1,7 @@
 import { sqliteTable, text, integer, index, check } from "drizzle-orm/sqlite-core";
 import { sql } from "drizzle-orm";
-import { UPTO_CHANNEL_STATES, oneOf } from "../../../store/states";
+import { oneOf } from "../../../store/states";
+import { UPTO_CHANNEL_STATES } from "./states";
 
 /**
  * The upto rail's D1 tables, with the same conventions as src/store/schema.ts (decimal-string amounts, unix ms times).
