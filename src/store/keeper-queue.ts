@@ -1,6 +1,6 @@
 import { getTableName } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
-import { KEEPER_ROW_STATES, oneOf, type KeeperRowState } from "./states";
+import { KEEPER_ROW_STATES, oneOf, type KeeperLookOutcome, type KeeperRowState } from "./states";
 
 /**
  * The queue both keepers (escrow payouts, upto channel closes) work from: a run claims its due rows (one conditional
@@ -19,9 +19,12 @@ export interface KeeperOutcome {
   nextCheckAtMs: number;
   /** Consecutive checks without progress, after this one. */
   failures: number;
+  /** The step's name, a value of the rail's set of keeper actions ("none" without one). */
   action: string;
   signature: string | null;
-  outcome: string;
+  /** What the look did (last_outcome), and in words (last_detail). */
+  outcome: KeeperLookOutcome;
+  detail: string;
   /** A sent transaction keeps the claim until it expires, so no other run re-sends before the chain has answered. */
   keepClaim: boolean;
 }
@@ -114,7 +117,7 @@ export async function recordKeeperOutcomes(d1: D1Database, where: KeeperTable, c
        ${claimExpiresColumn} = CASE WHEN ?8 THEN ${claimExpiresColumn} ELSE NULL END
      WHERE ${keyColumn} = ?9 AND ${claimColumn} = ?10`,
   );
-  await d1.batch(outcomes.map((o) => update.bind(o.state, o.nextCheckAtMs, o.failures, o.action, o.signature, o.outcome, nowMs, o.keepClaim ? 1 : 0, o.key, claimId)));
+  await d1.batch(outcomes.map((o) => update.bind(o.state, o.nextCheckAtMs, o.failures, o.action, o.signature, o.detail, nowMs, o.keepClaim ? 1 : 0, o.key, claimId)));
 }
 
 /** Retention: deletes finished rows (closed, dropped, stuck; upto's voided opens) last touched before `beforeMs`, oldest first. */

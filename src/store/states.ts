@@ -9,6 +9,26 @@
 export const KEEPER_ROW_STATES = ["open", "closed", "dropped", "stuck"] as const;
 export type KeeperRowState = (typeof KEEPER_ROW_STATES)[number];
 
+/**
+ * A watch row's last_outcome: what the keeper's last look at the row did (its words are last_detail; NULL before the
+ * first look). A failed attempt at the attempt cap leaves the row stuck (its state), the outcome the last attempt's.
+ * - landed: the step was sent and the chain confirmed it (last_action names the step)
+ * - unconfirmed: sent, not confirmed within the run (the row keeps its claim until the chain has answered)
+ * - waiting: nothing to send yet (a deadline, a funding the chain has not confirmed yet)
+ * - held: a step was ready and held back, not a failure (the fee payer below its minimum, a budget cap, a fact read
+ *   again just before the send)
+ * - gone: nothing left to do (the account is gone or closed); the row is closed
+ * - dropped: not a payment this facilitator settled; the row is dropped
+ * - skipped: the step cannot be taken now (a failed attempt)
+ * - refused: preflight refused the step, nothing reached the cluster (a failed attempt)
+ * - failed: the step failed on chain, its fee paid (a failed attempt)
+ */
+export const KEEPER_LOOK_OUTCOMES = ["landed", "unconfirmed", "waiting", "held", "gone", "dropped", "skipped", "refused", "failed"] as const;
+export type KeeperLookOutcome = (typeof KEEPER_LOOK_OUTCOMES)[number];
+
+/** A watch row's last_action when the look sent no step: in every rail's set of keeper actions. */
+export const NO_KEEPER_ACTION = "none";
+
 /** job_runs.outcome: ok | partial (some items failed) | paused (fee payer below its minimum) | error (the run threw). */
 export const JOB_RUN_OUTCOMES = ["ok", "partial", "paused", "error"] as const;
 export type JobRunOutcome = (typeof JOB_RUN_OUTCOMES)[number];
