@@ -184,8 +184,8 @@ describe("escrow keeper: stalling", () => {
     expect(itemsFor(run, dead.built.paymentPda)).toEqual([
       expect.objectContaining({ decision: "dropped", signature: null, outcome: "dropped", detail: expect.stringMatching(/never landed and its blockhash expired/) }),
     ]);
-    expect(await watchRow(dead.built.paymentPda)).toMatchObject({ state: "dropped" });
-    expect(await watchRow(live.built.paymentPda)).toMatchObject({ state: "open" });
+    expect(await watchRow(dead.built.paymentPda)).toMatchObject({ state: "dropped", last_action: "none", last_outcome: "dropped", last_detail: expect.stringMatching(/never landed and its blockhash expired/) });
+    expect(await watchRow(live.built.paymentPda)).toMatchObject({ state: "open", last_action: "none", last_outcome: "waiting", last_detail: expect.stringMatching(/not confirmed yet/) });
   });
 
   it("a payment that cannot progress backs off with a doubling delay, never takes a due payment's slot, and is given up at the cap", async () => {
@@ -194,7 +194,7 @@ describe("escrow keeper: stalling", () => {
     const first = itemsFor(await d.keeper(), blocked.payment);
     expect(first).toEqual([expect.objectContaining({ signature: null, outcome: "skipped", detail: expect.stringMatching(/recipient token account .* does not exist yet/) })]);
     const afterFirst = await watchRow(blocked.payment);
-    expect(afterFirst).toMatchObject({ state: "open", failures: 1 });
+    expect(afterFirst).toMatchObject({ state: "open", failures: 1, last_action: "release", last_outcome: "skipped" });
     expect(afterFirst!.next_check_at_ms - Date.now()).toBeGreaterThan(KEEPER_RETRY_BASE_MS - 60_000);
 
     // Due again (and due first by time), it still waits behind a payment that never failed.
@@ -214,7 +214,7 @@ describe("escrow keeper: stalling", () => {
         expect(row!.state).toBe("open");
         expect(row!.next_check_at_ms - startedAt).toBeGreaterThanOrEqual(Math.min(KEEPER_RETRY_BASE_MS * 2 ** (attempt - 1), 86_400_000) - 1_000);
       } else {
-        expect(row!.state).toBe("stuck");
+        expect(row).toMatchObject({ state: "stuck", last_action: "release", last_outcome: "skipped", last_detail: items[0]!.detail });
         expect(items).toEqual([expect.objectContaining({ outcome: "skipped", detail: expect.stringMatching(new RegExp(`^gave up after ${KEEPER_MAX_ATTEMPTS} attempts: recipient token account`)) })]);
       }
     }

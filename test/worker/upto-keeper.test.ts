@@ -57,7 +57,7 @@ async function usdcOf(owner: Address): Promise<bigint> {
 }
 
 async function channelRow(channelId: string) {
-  return env.DB.prepare("SELECT state, last_action, last_outcome, last_signature FROM upto_channels WHERE channel_id = ?").bind(channelId).first<Record<string, string>>();
+  return env.DB.prepare("SELECT state, last_action, last_outcome, last_detail, last_signature FROM upto_channels WHERE channel_id = ?").bind(channelId).first<Record<string, string>>();
 }
 
 describe("upto keeper: a channel never strands funds", () => {
@@ -91,7 +91,7 @@ describe("upto keeper: a channel never strands funds", () => {
     const channel = decodeChannel((await channelAccount(deposit.channelId))!)!;
     expect(channel.status).toBe(CHANNEL_STATUS.DISTRIBUTED);
     // The channel account's rent comes back with Reclaim after the open-slot window: the row stays queued for it.
-    expect(await channelRow(deposit.channelId)).toMatchObject({ state: "open", last_outcome: "closed" });
+    expect(await channelRow(deposit.channelId)).toMatchObject({ state: "open", last_action: "seal_expired_and_distribute", last_outcome: "landed", last_detail: "closed" });
 
     // A second run right away does nothing and spends nothing (the row waits for the window).
     await makeDue(deposit.channelId);
@@ -123,7 +123,7 @@ describe("upto keeper: a channel never strands funds", () => {
     const before = await lamportsOf(feePayer.address as Address);
     const report = await runUptoKeeper(await keeperConfig(facilitatorEnv), env.DB);
     expect(report.items.find((i) => i.channelId === leftOpen.channelId), JSON.stringify(report)).toMatchObject({ step: "dropped", signature: null, outcome: "dropped" });
-    expect(await channelRow(leftOpen.channelId)).toMatchObject({ state: "dropped" });
+    expect(await channelRow(leftOpen.channelId)).toMatchObject({ state: "dropped", last_action: "none", last_outcome: "dropped" });
     expect(report.items.find((i) => i.channelId === leftOpening.channelId)).toBeUndefined();
     expect(await channelRow(leftOpening.channelId)).toBeNull();
     expect(await lamportsOf(feePayer.address as Address)).toBe(before);
@@ -234,8 +234,8 @@ describe("upto keeper: the buyer's refund never goes to the treasury, and the re
     expect(item, JSON.stringify(held)).toMatchObject({ step: "seal_expired_and_distribute", signature: null });
     expect(item!.outcome).toBe("skipped");
     expect(item!.detail).toMatch(/buyer's token account \w+ does not exist, so Distribute would send the buyer's refund of 1500000 to the program's treasury; waiting/);
-    const row = await env.DB.prepare("SELECT state, failures, next_check_at_ms AS next, last_outcome FROM upto_channels WHERE channel_id = ?").bind(c.deposit.channelId).first<Record<string, any>>();
-    expect(row).toMatchObject({ state: "open", failures: 1, last_outcome: item!.detail });
+    const row = await env.DB.prepare("SELECT state, failures, next_check_at_ms AS next, last_outcome, last_detail FROM upto_channels WHERE channel_id = ?").bind(c.deposit.channelId).first<Record<string, any>>();
+    expect(row).toMatchObject({ state: "open", failures: 1, last_outcome: "skipped", last_detail: item!.detail });
     expect(row!.next).toBeGreaterThanOrEqual(startedAt + KEEPER_RETRY_BASE_MS);
     expect(await lamportsOf(c.feePayer.address as Address)).toBe(before);
     expect(decodeChannel((await channelAccount(c.deposit.channelId))!)!.status).toBe(CHANNEL_STATUS.CLOSING);
