@@ -1,5 +1,5 @@
 /**
- * The closed value sets of the core's state and outcome columns, in code and (migrations 0012 and 0013) as each
+ * The closed value sets of the core's state and outcome columns, in code and (migrations 0012, 0013 and 0015) as each
  * column's CHECK. A rail's own columns have their sets in its folder (src/rails/<scheme>/store/states.ts), built on
  * the keeper sets here where its table is a keeper's watch table.
  *
@@ -52,7 +52,7 @@ export const LIVE_EXPOSURE_STATES = ["held", "spent"] as const satisfies readonl
 /** How a booking ends (settleExposure). */
 export type ExposureEnd = Exclude<ExposureState, "held">;
 
-/** `column IN ('a', 'b', …)`: a CHECK over a closed set (values are identifiers of this file, never input). */
+/** `column IN ('a', 'b', …)`: a CHECK over a closed set (values are the closed sets' own identifiers, never input). */
 export function oneOf(column: string, values: readonly string[]): string {
   return `${column} IN (${values.map((value) => `'${value}'`).join(", ")})`;
 }
