@@ -98,16 +98,25 @@ const newChannel = (key: string, action: string | null, outcome: string | null) 
   ).bind(key, NOW, action, outcome);
 
 const keyOf = (table: string, i: number) => `${table}-${String(i).padStart(2, "0")}`;
+/** What a rebuild must create again: the tables' indexes and triggers (none of the latter), with their SQL. */
+const schemaObjectsOf = async () =>
+  (
+    await env.DB.prepare(
+      `SELECT type, name, tbl_name, sql FROM sqlite_master WHERE type IN ('index', 'trigger') AND tbl_name IN ('escrow_watch', 'upto_channels') AND name NOT LIKE 'sqlite_%' ORDER BY name`,
+    ).all<Record<string, string>>()
+  ).results;
 const rowsOf = async (table: string, key: string) => (await env.DB.prepare(`SELECT * FROM ${table} ORDER BY ${key}`).all<Record<string, unknown>>()).results;
 
 describe("migration 0015 over keeper rows written by the schema of 0014", () => {
   let before: { escrow_watch: Record<string, unknown>[]; upto_channels: Record<string, unknown>[] };
+  let objectsBefore: Record<string, string>[];
 
   beforeAll(async () => {
     await databaseBefore("0015");
     for (const [i, row] of ESCROW_ROWS.entries()) await insertWatch(keyOf("watch", i), row).run();
     for (const [i, row] of UPTO_ROWS.entries()) await insertChannel(keyOf("channel", i), row).run();
     before = { escrow_watch: await rowsOf("escrow_watch", "payment_pda"), upto_channels: await rowsOf("upto_channels", "channel_id") };
+    objectsBefore = await schemaObjectsOf();
     await applyMigrations(migrationsFrom("0015"));
   });
 
@@ -132,11 +141,10 @@ describe("migration 0015 over keeper rows written by the schema of 0014", () => 
     }
   });
 
-  it("keeps the indexes of the rebuilt tables", async () => {
-    const indexes = await env.DB.prepare(
-      `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('escrow_watch', 'upto_channels') AND name NOT LIKE 'sqlite_%' ORDER BY name`,
-    ).all();
-    expect(indexes.results.map((r) => r.name)).toEqual([
+  it("keeps the indexes of the rebuilt tables as they were (and they have no trigger)", async () => {
+    const objects = await schemaObjectsOf();
+    expect(objects).toEqual(objectsBefore);
+    expect(objects.map((o) => `${o.type} ${o.name}`)).toEqual([
       "escrow_watch_due_idx",
       "escrow_watch_purge_idx",
       "upto_channels_due_idx",
@@ -145,7 +153,7 @@ describe("migration 0015 over keeper rows written by the schema of 0014", () => 
       "upto_channels_payer_opens_idx",
       "upto_channels_purge_idx",
       "upto_channels_rent_idx",
-    ]);
+    ].map((name) => `index ${name}`));
   });
 
   it("takes every value of each closed set and refuses any other", async () => {
