@@ -17,8 +17,11 @@ export const ChallengeQuerySchema = v.object({
   ),
 });
 
+export const MAX_CHALLENGE_MESSAGE_LENGTH = 8192;
+
 /** The fields every signed request carries. */
 export const SignedFields = {
-  message: v.pipe(v.string("must be the challenge text"), v.maxLength(2048, "is too long to be a challenge")),
+  // Room for a registration's terms (a service URL of up to 2048 characters, JSON-quoted) besides the fixed lines.
+  message: v.pipe(v.string("must be the challenge text"), v.maxLength(MAX_CHALLENGE_MESSAGE_LENGTH, "is too long to be a challenge")),
   signature: v.pipe(v.string("must be a base58 (or base64) ed25519 signature"), v.maxLength(200, "is too long to be a signature")),
 };
