@@ -100,6 +100,16 @@ describe("a registration challenge issued for its terms", () => {
     expect((await register(seller.address, { ...signed, ...terms })).status).toBe(401); // used up
   });
 
+  it("holds the longest service URL (2048 characters, each percent-encoded to 6 in the message)", async () => {
+    const serviceUrl = "https://long.example/" + "é".repeat(2048 - "https://long.example/".length);
+    const long = { ...terms, discovery: { ...discovery, serviceUrl } };
+    const { seller, signed } = await sellerWithSignedTerms(long);
+    expect(signed.message.length).toBeGreaterThan(12_000);
+    const registered = await register(seller.address, { ...signed, ...long });
+    expect(registered.status, JSON.stringify(registered.body)).toBe(200);
+    expect(registered.body.provider.serviceUrl).toBe(serviceUrl);
+  });
+
   it("refuses a terms line edited after issue (the MAC covers the terms)", async () => {
     const { seller, signed } = await sellerWithSignedTerms();
     const edited = signed.message.replace("payToForm: wallet", "payToForm: vault");
