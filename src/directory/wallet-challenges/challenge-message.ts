@@ -60,7 +60,7 @@ function unmacedLines(fields: ChallengeFields): string {
   const terms = fields.terms ?? [];
   if (terms.length > MAX_CHALLENGE_TERMS) throw new Error(`a challenge carries at most ${MAX_CHALLENGE_TERMS} terms`);
   for (const [key, value] of terms) {
-    // A bug, not an input error: callers pass one-line values (JSON-quoted where free text could hold a line break).
+    // A bug, not an input error: callers pass one-line values (a URL as its parsed href, free text only as a digest).
     if (!TERM_KEY_PATTERN.test(key) || RESERVED_KEYS.includes(key) || /[\r\n]/.test(value)) throw new Error(`challenge term ${JSON.stringify(key)} is not a one-line key: value`);
   }
   return [
