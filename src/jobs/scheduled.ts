@@ -1,8 +1,8 @@
-import { getConfig, type Config } from "../platform/config/load-config";
+import type { Config } from "../platform/config/load-config";
 import type { WorkersPlan } from "../platform/config/workers-plan";
 import { log } from "../platform/observability/log";
 import type { Env } from "../env";
-import { railJobs } from "../rails/registry";
+import { getConfig, railJobs } from "../rails/registry";
 import { probeResourcesJob } from "./probe-resources-job";
 import { retentionJob } from "./retention-job";
 import { runRecorded, type JobRunSummary } from "./job-run";

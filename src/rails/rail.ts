@@ -8,6 +8,7 @@ import type { SchemeRules } from "../x402/common-checks";
 import type { RouteDef } from "../http/route-def";
 import type { ScheduledJob } from "../jobs/scheduled";
 import type { RailSwitch } from "../platform/config/rail-switches";
+import type { RailConfigSlice } from "../platform/config/rail-config";
 import type { ErrorReason } from "../platform/errors/catalogue";
 import type { RailFeeQuote } from "./fee-quote";
 import type { RailSellerView } from "./seller-view";
@@ -66,14 +67,19 @@ export interface RailRoutes {
  * in its own folder under `rails/`, exports one `RailModule` from its `module.ts`, and is one line of
  * `rails/registry.ts`, which builds `/supported`, the verify/settle body's payload union, the common checks' scheme
  * rules, the rejection reasons' list, the enrich transform, the fee quote, the route table's rail groups and the rail
- * Cron jobs from the modules (directory/sellers/ builds the seller views from them too). Its configuration keys are
- * its `config.ts` slice, listed in `rails/config-slices.ts`. A rail folder
+ * Cron jobs from the modules (directory/sellers/ builds the seller views from them too); the configuration is read
+ * with the slices of the rails the app is built with (`configOf`, platform/config/load-config.ts). A rail folder
  * may import the payment core (`x402/`, `settlement/`, this folder's top-level files) and the shared layers
  * (`chain/`, `store/`, `platform/`, `jobs/keeper/`), never another rail's folder.
  */
-export interface RailModule extends Rail, SchemeRules {
+export interface RailModule<ConfigMembers extends object = object> extends Rail, SchemeRules {
   /** The payload shape of its `/verify` and `/settle` body (rails may share one schema object). */
   payload: PayloadShape;
+  /**
+   * Its configuration keys and the members of `Config` it reads from them (`rails/<scheme>/config.ts`). `Config`'s
+   * type joins the members of the registry's rails; `ConfigMembers` carries them there by type alone.
+   */
+  config?: RailConfigSlice<any, ConfigMembers>;
   /** `amount` of a success answer (`SettleResponse.amount` of @x402/core), for a rail whose settled amount is not fixed by the line. */
   settledAmount?(requirements: PaymentRequirements): string;
   /**

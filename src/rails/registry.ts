@@ -1,4 +1,4 @@
-import type { Config } from "../platform/config/load-config";
+import { configOf, type Config } from "../platform/config/load-config";
 import type { ErrorReason } from "../platform/errors/catalogue";
 import type { RailModule, RouteSlot } from "./rail";
 import type { RouteDef } from "../http/route-def";
@@ -16,9 +16,18 @@ import { uptoModule } from "./upto/module";
 
 /**
  * The rails this Worker serves, in the order `/supported` lists them (exact first); each kind is listed only where it
- * is served. A new rail is its folder plus one line here (and a migration when it keeps state).
+ * is served. A new rail is its folder plus one line here (and a migration when it keeps state). A tuple, so that
+ * `Config`'s type (platform/config/load-config.ts) joins each rail's configuration members.
  */
-export const RAILS: readonly RailModule[] = [exactModule, slaEscrowModule, uptoModule];
+export const RAILS = [exactModule, slaEscrowModule, uptoModule] as const satisfies readonly RailModule[];
+
+/**
+ * The Worker's configuration, from its rails' slices: `loadConfig` validates env and D1 parameters afresh,
+ * `getConfig` caches per isolate (what the app's middleware and the scheduled handler read for `RAILS`).
+ */
+export const WORKER_CONFIG = configOf(RAILS);
+export const loadConfig = WORKER_CONFIG.load;
+export const getConfig = WORKER_CONFIG.get;
 
 /** /verify and /settle dispatch on the normalised scheme. */
 export const RAIL_BY_SCHEME: ReadonlyMap<SchemeName, RailModule> = railsBySchemeOf(RAILS);

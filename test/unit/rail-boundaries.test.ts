@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
  * The core/rail boundary, read from the source text: the core (the settle engine, the x402 wire protocol, the HTTP
  * layer, the chain layer, the shared store and the platform) names no scheme and imports no rail folder, and no rail
  * folder imports another. A rail is one folder of src/rails/; the core reaches the rails only through the top-level
- * files of src/rails/ (the registry, the RailModule type, the configuration slices' list). Prose inside comments,
+ * files of src/rails/ (the registry, the RailModule type). Prose inside comments,
  * route summaries and descriptions (the published API documentation) may mention a rail; code may not.
  */
 const SRC = path.join(import.meta.dirname, "../../src");

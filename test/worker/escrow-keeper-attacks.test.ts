@@ -23,7 +23,7 @@ import { PAYMENT_STATE } from "../../src/rails/sla-escrow/program/accounts";
 import { getFundPaymentInstruction } from "../../src/rails/sla-escrow/program/instructions";
 import { findBankPda, findEscrowConfigPda, findEscrowPda, findPaymentPda } from "../../src/rails/sla-escrow/program/pda";
 import { randomPaymentUid } from "../../src/rails/sla-escrow/program/payment-uid";
-import { loadConfig } from "../../src/platform/config/load-config";
+import { loadConfig } from "../../src/rails/registry";
 import { runRetention } from "../../src/jobs/retention/run-retention";
 import { KEEPER_MAX_ATTEMPTS, KEEPER_RETRY_BASE_MS } from "../../src/jobs/keeper/backoff";
 import type { Env } from "../../src/env";

@@ -7,7 +7,9 @@ import { checkCommonRequirementsAmong } from "../../src/x402/common-checks";
 import { buildSupported } from "../../src/http/self-description/supported";
 import { mountRoutes } from "../../src/http/route-def";
 import { API_PREFIX, type AppEnv } from "../../src/http/context";
-import { loadConfig, type Config } from "../../src/platform/config/load-config";
+import { type Config } from "../../src/platform/config/load-config";
+import { loadConfig } from "../../src/rails/registry";
+import { configOf } from "../../src/platform/config/load-config";
 import { CLUSTERS } from "../../src/platform/config/networks";
 import type { Env } from "../../src/env";
 import { buildApp } from "../../src/app";
@@ -35,8 +37,8 @@ const body = (scheme = "fourth") => ({
 
 describe("a fourth rail plugged in with one registry line", () => {
   it("is listed in /supported after the shipped rails, with its own extra", async () => {
-    const supported = await buildSupported(config, WITH_FOURTH);
-    expect(supported.kinds.at(-1)).toEqual({ x402Version: 2, scheme: "fourth", network: config.network, extra: { feePayer: config.feePayer.address, ticketsOnly: "true" } });
+    const supported = await buildSupported(await configOf(WITH_FOURTH).load(env as unknown as Env), WITH_FOURTH);
+    expect(supported.kinds.at(-1)).toEqual({ x402Version: 2, scheme: "fourth", network: config.network, extra: { feePayer: config.feePayer.address, ticketsOnly: "true", ticketFee: "7" } });
     expect((await buildSupported(config)).kinds.map((k) => k.scheme)).not.toContain("fourth");
   });
 
@@ -82,6 +84,31 @@ describe("a fourth rail plugged in with one registry line", () => {
   it("enrich leaves its lines alone when it has no enrich part", async () => {
     const required = { x402Version: 2 as const, resource: { url: "https://example.test/r" }, accepts: [line()] };
     expect(await enrichWithRails(config, required)).toEqual(required);
+  });
+});
+
+describe("a fourth rail's configuration comes with its module (no second list)", () => {
+  const workerEnv = (extra: Record<string, string> = {}) => ({ ...(env as unknown as Env), ...extra }) as Env;
+
+  it("its keys join the configuration of the rails list it is in, with their defaults and validation", async () => {
+    expect(configOf(WITH_FOURTH).keys).toContain("SVC_FOURTH_TICKET_FEE");
+    expect(configOf(RAILS).keys).not.toContain("SVC_FOURTH_TICKET_FEE");
+    expect(((await configOf(WITH_FOURTH).load(workerEnv())) as unknown as { fourth: unknown }).fourth).toEqual({ ticketFee: 7 });
+    expect(((await configOf(WITH_FOURTH).load(workerEnv({ SVC_FOURTH_TICKET_FEE: "9" }))) as unknown as { fourth: unknown }).fourth).toEqual({ ticketFee: 9 });
+    await expect(configOf(WITH_FOURTH).load(workerEnv({ SVC_FOURTH_TICKET_FEE: "lots" }))).rejects.toThrow(/SVC_FOURTH_TICKET_FEE/);
+    // The Worker's own configuration neither reads nor validates the fixture's key.
+    expect("fourth" in (await loadConfig(workerEnv({ SVC_FOURTH_TICKET_FEE: "lots" })))).toBe(false);
+  });
+
+  it("every shipped rail's keys are the Worker's: the configuration is built from RAILS' modules", () => {
+    for (const rail of RAILS) for (const key of Object.keys(rail.config?.keys ?? {})) expect(configOf(RAILS).keys).toContain(key);
+  });
+
+  it("the app built with it reads its key: /supported shows the configured fee", async () => {
+    const ctx = createExecutionContext();
+    const answer = await buildApp(WITH_FOURTH).fetch(new Request(`http://facilitator.test${API_PREFIX}/supported`), workerEnv({ SVC_FOURTH_TICKET_FEE: "11" }), ctx);
+    await waitOnExecutionContext(ctx);
+    expect(((await answer.json()) as { kinds: { extra: Record<string, string> }[] }).kinds.at(-1)!.extra.ticketFee).toBe("11");
   });
 });
 

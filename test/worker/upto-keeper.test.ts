@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { address, createKeyPairSignerFromBytes, generateKeyPairSigner, getBase58Encoder, type Address } from "@solana/kit";
 import { getTransferSolInstruction } from "@solana-program/system";
 import { findAssociatedTokenPda } from "@solana-program/token";
-import { loadConfig } from "../../src/platform/config/load-config";
+import { loadConfig } from "../../src/rails/registry";
 import type { Env } from "../../src/env";
 import { runUptoKeeper } from "../../src/rails/upto/keeper/run-keeper";
 import { runRetention } from "../../src/jobs/retention/run-retention";

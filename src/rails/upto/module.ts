@@ -1,4 +1,5 @@
 import type { RailModule } from "../rail";
+import { uptoConfig, type UptoConfigMembers } from "./config";
 import { UPTO_REJECTION_REASONS } from "./reasons";
 import { uptoRail } from "./rail";
 import { UPTO_PAYLOAD_SHAPE } from "./payload";
@@ -8,8 +9,9 @@ import { refuseUptoLinesBelowMinimum, UPTO_ENRICH_REASONS } from "./enrich";
 import { uptoFeeQuote } from "./fee-quote";
 
 /** The upto rail: a payment channel opened with the ceiling; the seller claims what it used, the rest returns to the buyer. */
-export const uptoModule: RailModule = {
+export const uptoModule: RailModule<UptoConfigMembers> = {
   ...uptoRail,
+  config: uptoConfig,
   payload: UPTO_PAYLOAD_SHAPE,
   // A claim's requirements carry the charged amount, at most the ceiling the buyer's open authorised.
   chargeWithinAccepted: { exceedsReason: "invalid_upto_svm_payload_settlement_exceeds_amount" },

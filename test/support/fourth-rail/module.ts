@@ -1,5 +1,8 @@
 import * as v from "valibot";
 import type { RailModule } from "../../../src/rails/rail";
+import type { Config } from "../../../src/platform/config/load-config";
+import { integer } from "../../../src/platform/config/fields";
+import { railConfigSlice } from "../../../src/platform/config/rail-config";
 import { route } from "../../../src/http/route-def";
 import { settledWith } from "../../../src/settlement/settle-engine";
 import { rejection } from "../../../src/x402/payment-verdict";
@@ -10,11 +13,23 @@ import { rejection } from "../../../src/x402/payment-verdict";
  */
 const TicketPayloadSchema = v.looseObject({ ticket: v.pipe(v.string("must be a string"), v.minLength(1, "must not be empty")), payer: v.string() });
 
-export const fourthRail: RailModule = {
+/** Its configuration: one key, read into `config.fourth` by the app built with it (never by the Worker's). */
+export interface FourthConfigMembers {
+  fourth: { ticketFee: number };
+}
+const fourthConfig = railConfigSlice({
+  keys: { SVC_FOURTH_TICKET_FEE: integer(0, 1_000, 7) },
+  read: (input): FourthConfigMembers => ({ fourth: { ticketFee: input.SVC_FOURTH_TICKET_FEE } }),
+});
+/** `Config`'s type holds the registry's rails' members; an app built with this rail has its members too. */
+const fourthOf = (config: Config) => (config as Config & FourthConfigMembers).fourth;
+
+export const fourthRail: RailModule<FourthConfigMembers> = {
   scheme: "fourth",
+  config: fourthConfig,
   payload: { schema: TicketPayloadSchema, describe: "a fourth-rail ticket (`ticket`)", transactionField: "ticket" },
   async supportedExtra(config) {
-    return { feePayer: config.feePayer.address, ticketsOnly: "true" };
+    return { feePayer: config.feePayer.address, ticketsOnly: "true", ticketFee: String(fourthOf(config).ticketFee) };
   },
   async verify(_config, body) {
     const payer = body.paymentPayload.payload.payer;
