@@ -32,7 +32,7 @@ export function buildApp(rails: readonly RailModule[] = RAILS): Hono<AppEnv> {
 
   const config = configOf(rails);
   const app = withMiddleware(new Hono<AppEnv>(), config);
-  mountStaticRoutes(app, endpoints);
+  mountStaticRoutes(app, endpoints, rails);
   mountResourceIndex(app);
   mountRoutes(app, routes);
   mountMcp(app, endpoints);

@@ -8,7 +8,6 @@ import { verifySettleBodySchema } from "../x402/schemas";
 import { checkCommonRequirementsAmong } from "../x402/common-checks";
 import { normalizeSchemeAmong, type SchemeName } from "../x402/scheme-names";
 import type { AcceptedRequirements, PaymentRejection } from "../x402/payment-verdict";
-import { feeQuoteQuerySchemaOf, feeQuoteReasonsOf, quoteFeeAmong, type FeeQuote, type FeeQuoteQuery } from "./fee-quote";
 import { CORE_REJECTION_REASONS, FEE_PAYER_BUDGET_REJECTION_REASONS, type RejectionReason } from "../x402/rejection-reasons";
 import { exactModule } from "./exact/module";
 import { slaEscrowModule } from "./sla-escrow/module";
@@ -46,12 +45,14 @@ export function checkCommonRequirements(config: Config, body: VerifySettleBody):
 export const VerifySettleBodySchema = verifySettleBodySchemaOf(RAILS);
 
 /** What the rails' enrich transforms can refuse a line with (the enrich routes list them). */
-export const ENRICH_REASONS: readonly ErrorReason[] = [...new Set(RAILS.flatMap((rail) => rail.enrich?.reasons ?? []))];
+export function enrichReasonsOf(rails: readonly RailModule[]): readonly ErrorReason[] {
+  return [...new Set(rails.flatMap((rail) => rail.enrich?.reasons ?? []))];
+}
 
 /** The enrich transform: every rail rewrites its own lines, in its `enrich.rank` order. */
-export async function enrichWithRails(config: Config, body: PaymentRequiredBody, correlationId?: string): Promise<PaymentRequiredBody> {
+export async function enrichWithRails(rails: readonly RailModule[], config: Config, body: PaymentRequiredBody, correlationId?: string): Promise<PaymentRequiredBody> {
   let enriched = body;
-  for (const rail of [...RAILS].filter((r) => r.enrich).sort((a, b) => a.enrich!.rank - b.enrich!.rank)) {
+  for (const rail of [...rails].filter((r) => r.enrich).sort((a, b) => a.enrich!.rank - b.enrich!.rank)) {
     enriched = await rail.enrich!.run(config, enriched, correlationId);
   }
   return enriched;
@@ -63,17 +64,8 @@ export function rejectionReasonsOf(rails: readonly RailModule[]): readonly Rejec
 }
 export const REJECTION_REASONS = rejectionReasonsOf(RAILS);
 
-/** The `/fee-quote` query: `scheme` is one of the quoting rails, the first of them by default. */
-export const FeeQuoteQuerySchema = feeQuoteQuerySchemaOf(RAILS);
-export const FEE_QUOTE_REASONS = feeQuoteReasonsOf(RAILS);
-
-/** `/fee-quote`: the quote of the rail the query names. */
-export function quoteFee(config: Config, query: FeeQuoteQuery): Promise<FeeQuote> {
-  return quoteFeeAmong(RAILS, config, query);
-}
-
 /** The rails' routes of one slot of the API table, in their rank order. */
-export function railRoutes(slot: RouteSlot, rails: readonly RailModule[] = RAILS): RouteDef[] {
+export function railRoutes(slot: RouteSlot, rails: readonly RailModule[]): RouteDef[] {
   return rails
     .flatMap((rail) => (rail.routes ?? []).filter((group) => group.slot === slot))
     .sort((a, b) => a.rank - b.rank)
@@ -81,7 +73,7 @@ export function railRoutes(slot: RouteSlot, rails: readonly RailModule[] = RAILS
 }
 
 /** The rails' Cron jobs (keepers, sweep), in registry order: they share the rails' trigger. */
-export function railJobs(rails: readonly RailModule[] = RAILS): ScheduledJob[] {
+export function railJobs(rails: readonly RailModule[]): ScheduledJob[] {
   return rails.flatMap((rail) => rail.jobs ?? []);
 }
 

@@ -13,6 +13,7 @@ import { configOf } from "../../src/platform/config/load-config";
 import { CLUSTERS } from "../../src/platform/config/networks";
 import type { Env } from "../../src/env";
 import { buildApp } from "../../src/app";
+import { runScheduled, SWEEP_CRON } from "../../src/jobs/scheduled";
 import { fourthRail } from "../support/fourth-rail/module";
 
 /**
@@ -39,7 +40,7 @@ describe("a fourth rail plugged in with one registry line", () => {
   it("is listed in /supported after the shipped rails, with its own extra", async () => {
     const supported = await buildSupported(await configOf(WITH_FOURTH).load(env as unknown as Env), WITH_FOURTH);
     expect(supported.kinds.at(-1)).toEqual({ x402Version: 2, scheme: "fourth", network: config.network, extra: { feePayer: config.feePayer.address, ticketsOnly: "true", ticketFee: "7" } });
-    expect((await buildSupported(config)).kinds.map((k) => k.scheme)).not.toContain("fourth");
+    expect((await buildSupported(config, RAILS)).kinds.map((k) => k.scheme)).not.toContain("fourth");
   });
 
   it("its payload shape joins the verify/settle body, and its transaction field is read as the transaction", () => {
@@ -69,7 +70,7 @@ describe("a fourth rail plugged in with one registry line", () => {
 
   it("its builder route joins the route table after the shipped builders and answers over HTTP", async () => {
     const builders = railRoutes("builders", WITH_FOURTH);
-    expect(builders.map((r) => r.key).slice(0, -1)).toEqual(railRoutes("builders").map((r) => r.key));
+    expect(builders.map((r) => r.key).slice(0, -1)).toEqual(railRoutes("builders", RAILS).map((r) => r.key));
     expect(builders.at(-1)!.key).toBe("buildFourthTicket");
     const app = new Hono<AppEnv>();
     mountRoutes(app, builders.slice(-1));
@@ -78,12 +79,14 @@ describe("a fourth rail plugged in with one registry line", () => {
   });
 
   it("its job runs on the rails' Cron trigger after the shipped rails' jobs", () => {
-    expect(railJobs(WITH_FOURTH).map((job) => job.name)).toEqual([...railJobs().map((job) => job.name), "fourth-keeper"]);
+    expect(railJobs(WITH_FOURTH).map((job) => job.name)).toEqual([...railJobs(RAILS).map((job) => job.name), "fourth-keeper"]);
   });
 
-  it("enrich leaves its lines alone when it has no enrich part", async () => {
+  it("enrich runs its transform on its lines, after the shipped rails' (which leave them alone)", async () => {
     const required = { x402Version: 2 as const, resource: { url: "https://example.test/r" }, accepts: [line()] };
-    expect(await enrichWithRails(config, required)).toEqual(required);
+    expect(await enrichWithRails(RAILS, config, required)).toEqual(required);
+    const withFourth = await configOf(WITH_FOURTH).load(env as unknown as Env);
+    expect((await enrichWithRails(WITH_FOURTH, withFourth, required)).accepts).toEqual([{ ...line(), extra: { ticketFee: "7" } }]);
   });
 });
 
@@ -135,6 +138,58 @@ describe("a fourth rail served by the Worker's app (buildApp with the rails list
     const answer = await post(buildApp(WITH_FOURTH), "/settle", body());
     expect(answer.status).toBe(400);
     expect(answer.body).toMatchObject({ success: false, errorReason: "invalid_payload", errorMessage: "the fixture rail settles nothing", network: config.network });
+  });
+
+  const get = async (app: ReturnType<typeof buildApp>, path: string) => {
+    const ctx = createExecutionContext();
+    const response = await app.fetch(new Request(`http://facilitator.test${API_PREFIX}${path}`), env, ctx);
+    await waitOnExecutionContext(ctx);
+    return { status: response.status, body: (await response.json()) as Record<string, any> };
+  };
+
+  it("GET /capabilities of that app lists it among the supported kinds, with its feature flag and its own member", async () => {
+    const { status, body } = await get(buildApp(WITH_FOURTH), "/capabilities");
+    expect(status).toBe(200);
+    expect(body.supported.kinds.at(-1).scheme).toBe("fourth");
+    expect(body.features.fourthTickets).toBe(true);
+    expect(body.fourthTicketGuide).toBe("http://facilitator.test/fourth-tickets.md");
+    const shipped = (await get(buildApp(RAILS), "/capabilities")).body;
+    expect(shipped.features).not.toHaveProperty("fourthTickets");
+    expect(shipped).not.toHaveProperty("fourthTicketGuide");
+  });
+
+  it("GET /health of that app carries its report and its Cron job", async () => {
+    const { body } = await get(buildApp(WITH_FOURTH), "/health");
+    expect(body.fourthTickets).toEqual({ ticketFee: 7 });
+    expect(Object.keys(body.settlementKeeper.jobs)).toContain("fourth-keeper");
+    const shipped = (await get(buildApp(RAILS), "/health")).body;
+    expect(shipped).not.toHaveProperty("fourthTickets");
+    expect(Object.keys(shipped.settlementKeeper.jobs)).not.toContain("fourth-keeper");
+  });
+
+  it("GET /fee-quote?scheme=fourth of that app is its quote, from its configured fee; the Worker's app refuses the scheme", async () => {
+    const query = `/fee-quote?${new URLSearchParams({ wallet: config.feePayer.address, asset: "USDC", amount: "100", scheme: "fourth" })}`;
+    const { status, body } = await get(buildApp(WITH_FOURTH), query);
+    expect(status, JSON.stringify(body)).toBe(200);
+    expect(body).toMatchObject({ scheme: "fourth", tier: "ticket", protocolFee: "7", sellerNets: "93", amount: "100" });
+    const shipped = await get(buildApp(RAILS), query);
+    expect(shipped.status).toBe(400);
+    expect(JSON.stringify(shipped.body)).toMatch(/scheme/);
+  });
+
+  it("POST /payment-required/enrich of that app runs its transform on its lines; the Worker's app leaves them alone", async () => {
+    const required = { x402Version: 2, resource: { url: "https://example.test/r" }, accepts: [line()] };
+    const enriched = await post(buildApp(WITH_FOURTH), "/payment-required/enrich", required);
+    expect(enriched.status, JSON.stringify(enriched.body)).toBe(200);
+    expect((enriched.body.accepts as { extra: Record<string, string> }[])[0]!.extra.ticketFee).toBe("7");
+    const shipped = await post(buildApp(RAILS), "/payment-required/enrich", required);
+    expect((shipped.body.accepts as { extra: Record<string, string> }[])[0]!.extra).toEqual({});
+  });
+
+  it("the scheduled handler over that list runs its job on the rails' trigger, after the shipped rails' jobs", async () => {
+    const outcome = await runScheduled(WITH_FOURTH, SWEEP_CRON, env as unknown as Env);
+    expect(outcome.results?.map((r) => r.name)).toEqual([...railJobs(RAILS).map((job) => job.name), "fourth-keeper"]);
+    expect(outcome.results?.at(-1)).toEqual({ name: "fourth-keeper", ok: true });
   });
 
   it("GET /supported of that app lists it; the Worker's own app (RAILS) refuses its payments", async () => {

@@ -9,7 +9,8 @@ import { rejection } from "../../../src/x402/payment-verdict";
 
 /**
  * A throwaway fourth rail, never shipped: it shows that a rail is one folder (this one) plus one registry line. Its
- * payload is a `ticket`; it verifies any ticket naming a payer, settles nothing, has one builder route and one job.
+ * payload is a `ticket`; it verifies any ticket naming a payer, settles nothing, has one configuration key, one builder
+ * route, one job, an enrich transform, a fee quote, a /health member and a /capabilities member.
  */
 const TicketPayloadSchema = v.looseObject({ ticket: v.pipe(v.string("must be a string"), v.minLength(1, "must not be empty")), payer: v.string() });
 
@@ -56,5 +57,30 @@ export const fourthRail: RailModule<FourthConfigMembers> = {
     },
   ],
   jobs: [{ name: "fourth-keeper", run: async () => ({ closed: 0 }), summarize: () => ({ outcome: "ok", lamportsSpent: 0n, detail: null }) }],
-  describe: { features: (served) => ({ fourthTickets: served }) },
+  // Its own lines gain the configured ticket fee; other lines are left alone.
+  enrich: {
+    rank: 4,
+    reasons: [],
+    run: async (config, body) => ({
+      ...body,
+      accepts: body.accepts.map((line) => (isFourthLine(line) ? { ...line, extra: { ...line.extra, ticketFee: String(fourthOf(config).ticketFee) } } : line)),
+    }),
+  },
+  // A flat configured fee per payment, nothing fronted.
+  quote: {
+    reasons: [],
+    quote: async (config, { common, amount }) => {
+      const fee = BigInt(fourthOf(config).ticketFee);
+      return { scheme: "fourth", ...common, tier: "ticket", feeBps: 0, minFeeAmount: fee.toString(), protocolFee: fee.toString(), oracleFee: "0", provisioningRecoveryWithheld: "0", sellerNets: (amount - fee).toString(), notes: [] };
+    },
+  },
+  health: { report: async (config) => ({ fourthTickets: { ticketFee: fourthOf(config).ticketFee } }) },
+  describe: {
+    features: (served) => ({ fourthTickets: served }),
+    capabilities: (_config, artifact) => ({ fourthTicketGuide: artifact("/fourth-tickets.md") }),
+  },
 };
+
+function isFourthLine(line: unknown): line is { scheme: "fourth"; extra?: Record<string, unknown> } {
+  return typeof line === "object" && line !== null && (line as { scheme?: unknown }).scheme === "fourth";
+}
