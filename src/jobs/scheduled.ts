@@ -6,7 +6,7 @@ import { configOf } from "../platform/config/load-config";
 import { railJobs } from "../rails/registry";
 import type { RailModule } from "../rails/rail";
 import { probeResourcesJob } from "./probe-resources-job";
-import { retentionJob } from "./retention-job";
+import { retentionJobOf } from "./retention-job";
 import { runRecorded, type JobRunSummary } from "./job-run";
 import { searchIndexMergeJob } from "./search-index-merge-job";
 
@@ -39,7 +39,7 @@ export function jobsByCron(rails: readonly RailModule[]): Record<string, readonl
     jobs = {
       // The rails' own jobs (sweep, keepers), in list order.
       [SWEEP_CRON]: railJobs(rails),
-      [PROBE_CRON]: [retentionJob, probeResourcesJob, searchIndexMergeJob],
+      [PROBE_CRON]: [retentionJobOf(rails), probeResourcesJob, searchIndexMergeJob],
     };
     jobsOfRails.set(rails, jobs);
   }

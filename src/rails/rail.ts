@@ -96,6 +96,8 @@ export interface RailModule<ConfigMembers extends object = object> extends Rail,
   routes?: readonly RailRoutes[];
   /** Its Cron jobs (keeper, sweep): they run on the rails' trigger in registry order. */
   jobs?: readonly ScheduledJob[];
+  /** Its tables' old rows the retention job purges (jobs/retention/), in registry order after the core's. */
+  retention?: readonly RailRetention[];
   /** Its own rejection reasons (`rails/<scheme>/reasons.ts`), for the list the OpenAPI document gives, in registry order. */
   reasons?: readonly RejectionReason[];
   /** Its answer to `GET /fee-quote?scheme=<scheme>` (rails/fee-quote.ts); absent: the scheme is not quoted. */
@@ -111,6 +113,19 @@ export interface RailModule<ConfigMembers extends object = object> extends Rail,
    * (platform/config/rail-switches.ts). Absent: always on.
    */
   switches?(config: Config): readonly RailFormSwitch[];
+}
+
+/**
+ * One purge of a rail's table: rows older than `before` go, in bounded batches the retention job drives (its
+ * `RETENTION_BATCH_SIZE` and `RETENTION_MAX_BATCHES`), so the job names no rail table.
+ */
+export interface RailRetention {
+  /** The member of the run's outcome (and its log line) that counts the deleted rows, e.g. `escrowWatchRowsDeleted`. */
+  outcome: string;
+  /** The cutoff (ms since the epoch) for this run. */
+  before(config: Config, nowMs: number): number;
+  /** Deletes up to `batchSize` rows older than `beforeMs`, oldest first; how many went. */
+  purge(db: D1Database, beforeMs: number, batchSize: number): Promise<number>;
 }
 
 /** One `payTo` form of a rail (none: the rail as a whole) and whether the configuration runs it. */

@@ -2,19 +2,17 @@ import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:
 import { beforeAll, describe, expect, it } from "vitest";
 import * as v from "valibot";
 import { Hono } from "hono";
-import { RAILS, railJobs, railRoutes, railsBySchemeOf, verifySettleBodySchemaOf, enrichWithRails } from "../../src/rails/registry";
+import { RAILS, railJobs, railRoutes, railsBySchemeOf, verifySettleBodySchemaOf, enrichWithRails, loadConfig } from "../../src/rails/registry";
 import { checkCommonRequirementsAmong } from "../../src/x402/common-checks";
 import { buildSupported } from "../../src/http/self-description/supported";
 import { mountRoutes } from "../../src/http/route-def";
 import { API_PREFIX, type AppEnv } from "../../src/http/context";
-import { type Config } from "../../src/platform/config/load-config";
-import { loadConfig } from "../../src/rails/registry";
-import { configOf } from "../../src/platform/config/load-config";
+import { configOf, type Config } from "../../src/platform/config/load-config";
 import { CLUSTERS } from "../../src/platform/config/networks";
 import type { Env } from "../../src/env";
 import { buildApp } from "../../src/app";
-import { runScheduled, SWEEP_CRON } from "../../src/jobs/scheduled";
-import { fourthRail } from "../support/fourth-rail/module";
+import { jobsByCron, PROBE_CRON, runScheduled, SWEEP_CRON } from "../../src/jobs/scheduled";
+import { fourthRail, fourthTicketPurges } from "../support/fourth-rail/module";
 
 /**
  * A new rail is one folder plus one registry line: the fixture rail (test/support/fourth-rail/, never shipped) added
@@ -190,6 +188,16 @@ describe("a fourth rail served by the Worker's app (buildApp with the rails list
     const outcome = await runScheduled(WITH_FOURTH, SWEEP_CRON, env as unknown as Env);
     expect(outcome.results?.map((r) => r.name)).toEqual([...railJobs(RAILS).map((job) => job.name), "fourth-keeper"]);
     expect(outcome.results?.at(-1)).toEqual({ name: "fourth-keeper", ok: true });
+  });
+
+  it("the retention job over that list purges its table after the core's and the shipped rails' tables", async () => {
+    const withFourth = await configOf(WITH_FOURTH).load(env as unknown as Env);
+    const retention = jobsByCron(WITH_FOURTH)[PROBE_CRON]!.find((job) => job.name === "retention")!;
+    const outcome = (await retention.run(withFourth, env as unknown as Env)) as Record<string, number>;
+    expect(Object.keys(outcome)).toEqual(["paymentAttemptsDeleted", "challengesDeleted", "escrowWatchRowsDeleted", "sponsoredFailuresDeleted", "uptoChannelRowsDeleted", "fourthTicketsDeleted"]);
+    expect(fourthTicketPurges.at(-1)!.beforeMs).toBeLessThan(Date.now() - 6_000); // its cutoff, from its configured fee (7 s)
+    const shipped = jobsByCron(RAILS)[PROBE_CRON]!.find((job) => job.name === "retention")!;
+    expect(Object.keys((await shipped.run(config, env as unknown as Env)) as object)).not.toContain("fourthTicketsDeleted");
   });
 
   it("GET /supported of that app lists it; the Worker's own app (RAILS) refuses its payments", async () => {

@@ -11,6 +11,7 @@ import { escrowKeeperJob } from "./keeper/escrow-keeper-job";
 import { slaEscrowHealth } from "./health";
 import { slaEscrowFeeQuote } from "./fee-quote";
 import { slaEscrowSellerView } from "./seller-view";
+import { slaEscrowRetention } from "./store/retention";
 import { oracleProfiles } from "../../platform/config/oracle-profiles";
 import { STATIC_ARTIFACT_PATHS } from "../../http/self-description/static-artifacts";
 
@@ -25,6 +26,7 @@ export const slaEscrowModule: RailModule<SlaEscrowConfigMembers> = {
     { slot: "operator", rank: 1, routes: escrowKeeperRoutes },
   ],
   jobs: [escrowKeeperJob],
+  retention: slaEscrowRetention,
   reasons: SLA_ESCROW_REJECTION_REASONS,
   quote: slaEscrowFeeQuote,
   seller: slaEscrowSellerView,

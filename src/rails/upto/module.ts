@@ -7,6 +7,7 @@ import { uptoBuilderRoutes } from "./routes/upto-builders";
 import { uptoKeeperJob } from "./keeper/upto-keeper-job";
 import { refuseUptoLinesBelowMinimum, UPTO_ENRICH_REASONS } from "./enrich";
 import { uptoFeeQuote } from "./fee-quote";
+import { uptoRetention } from "./store/retention";
 
 /** The upto rail: a payment channel opened with the ceiling; the seller claims what it used, the rest returns to the buyer. */
 export const uptoModule: RailModule<UptoConfigMembers> = {
@@ -22,6 +23,7 @@ export const uptoModule: RailModule<UptoConfigMembers> = {
   enrich: { rank: 3, run: (config, body) => refuseUptoLinesBelowMinimum(config, body), reasons: UPTO_ENRICH_REASONS },
   routes: [{ slot: "builders", rank: 2, routes: uptoBuilderRoutes }],
   jobs: [uptoKeeperJob],
+  retention: uptoRetention,
   reasons: UPTO_REJECTION_REASONS,
   quote: uptoFeeQuote,
   // An upto channel pays its split to the seller's own wallet: there is no vault or escrow address to look up.

@@ -10,7 +10,7 @@ import { rejection } from "../../../src/x402/payment-verdict";
 /**
  * A throwaway fourth rail, never shipped: it shows that a rail is one folder (this one) plus one registry line. Its
  * payload is a `ticket`; it verifies any ticket naming a payer, settles nothing, has one configuration key, one builder
- * route, one job, an enrich transform, a fee quote, a /health member and a /capabilities member.
+ * route, one job, an enrich transform, a fee quote, a /health member, a /capabilities member and a retention part.
  */
 const TicketPayloadSchema = v.looseObject({ ticket: v.pipe(v.string("must be a string"), v.minLength(1, "must not be empty")), payer: v.string() });
 
@@ -22,6 +22,9 @@ const fourthConfig = railConfigSlice({
   keys: { SVC_FOURTH_TICKET_FEE: integer(0, 1_000, 7) },
   read: (input): FourthConfigMembers => ({ fourth: { ticketFee: input.SVC_FOURTH_TICKET_FEE } }),
 });
+/** The cutoffs its retention part was called with (what a test reads, the fixture having no table). */
+export const fourthTicketPurges: { beforeMs: number }[] = [];
+
 /** `Config`'s type holds the registry's rails' members; an app built with this rail has its members too. */
 const fourthOf = (config: Config) => (config as Config & FourthConfigMembers).fourth;
 
@@ -74,6 +77,17 @@ export const fourthRail: RailModule<FourthConfigMembers> = {
       return { scheme: "fourth", ...common, tier: "ticket", feeBps: 0, minFeeAmount: fee.toString(), protocolFee: fee.toString(), oracleFee: "0", provisioningRecoveryWithheld: "0", sellerNets: (amount - fee).toString(), notes: [] };
     },
   },
+  // Its table's old rows: the fixture has no table, so its purge records the cutoff it was given and deletes nothing.
+  retention: [
+    {
+      outcome: "fourthTicketsDeleted",
+      before: (config, nowMs) => nowMs - fourthOf(config).ticketFee * 1_000,
+      purge: async (_db, beforeMs) => {
+        fourthTicketPurges.push({ beforeMs });
+        return 0;
+      },
+    },
+  ],
   health: { report: async (config) => ({ fourthTickets: { ticketFee: fourthOf(config).ticketFee } }) },
   describe: {
     features: (served) => ({ fourthTickets: served }),
