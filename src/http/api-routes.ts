@@ -27,7 +27,7 @@ export function apiRoutes(endpoints: () => readonly EndpointInfo[], rails: reado
     ...paymentRequiredRoutes(rails),
     ...railRoutes("builders", rails),
     ...refundBuilderRoutes(),
-    ...sellerRoutes(),
+    ...sellerRoutes(rails),
     ...railRoutes("sellerTools", rails),
     ...providerRoutes(),
     ...resourceRoutes(),

@@ -90,7 +90,7 @@ describe("GET /agent-payTo-semantics.json", () => {
 
 describe("toolRequest (the HTTP call of an MCP tool)", () => {
   it("keeps path arguments inside the tool's own route (no climbing to another route with ..)", () => {
-    const preview = agentToolsOf([...sellerRoutes(), ...discoveryRoutes(() => [], RAILS)]).find((t) => t.name === "preview_seller")!;
+    const preview = agentToolsOf([...sellerRoutes(RAILS), ...discoveryRoutes(() => [], RAILS)]).find((t) => t.name === "preview_seller")!;
     for (const wallet of [".", ".."]) expect(() => toolRequest(preview, ORIGIN, { wallet })).toThrow(ToolArgumentError);
     for (const wallet of ["../../sweep", "%2e%2e", "a/b?c#d"]) {
       const request = toolRequest(preview, ORIGIN, { wallet });

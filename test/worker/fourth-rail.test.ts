@@ -184,6 +184,14 @@ describe("a fourth rail served by the Worker's app (buildApp with the rails list
     expect((shipped.body.accepts as { extra: Record<string, string> }[])[0]!.extra).toEqual({});
   });
 
+  it("GET /sellers/{wallet}/rails/fourth of that app is its seller lookup; the Worker's app refuses the scheme", async () => {
+    const wallet = config.feePayer.address;
+    const { status, body } = await get(buildApp(WITH_FOURTH), `/sellers/${wallet}/rails/fourth`);
+    expect(status, JSON.stringify(body)).toBe(200);
+    expect(body).toEqual({ scheme: "fourth", payTo: wallet, ticketDesk: true });
+    expect((await get(buildApp(RAILS), `/sellers/${wallet}/rails/fourth`)).status).toBe(400);
+  });
+
   it("the scheduled handler over that list runs its job on the rails' trigger, after the shipped rails' jobs", async () => {
     const outcome = await runScheduled(WITH_FOURTH, SWEEP_CRON, env as unknown as Env);
     expect(outcome.results?.map((r) => r.name)).toEqual([...railJobs(RAILS).map((job) => job.name), "fourth-keeper"]);

@@ -10,7 +10,8 @@ import { rejection } from "../../../src/x402/payment-verdict";
 /**
  * A throwaway fourth rail, never shipped: it shows that a rail is one folder (this one) plus one registry line. Its
  * payload is a `ticket`; it verifies any ticket naming a payer, settles nothing, has one configuration key, one builder
- * route, one job, an enrich transform, a fee quote, a /health member, a /capabilities member and a retention part.
+ * route, one job, an enrich transform, a fee quote, a /health member, a /capabilities member, a
+ * seller lookup and a retention part.
  */
 const TicketPayloadSchema = v.looseObject({ ticket: v.pipe(v.string("must be a string"), v.minLength(1, "must not be empty")), payer: v.string() });
 
@@ -88,6 +89,8 @@ export const fourthRail: RailModule<FourthConfigMembers> = {
       },
     },
   ],
+  // Its seller lookup: a ticket desk per wallet (the wallet itself, the fixture having no program).
+  seller: { lookup: async (_config, wallet) => ({ scheme: "fourth", payTo: wallet, ticketDesk: true }) },
   health: { report: async (config) => ({ fourthTickets: { ticketFee: fourthOf(config).ticketFee } }) },
   describe: {
     features: (served) => ({ fourthTickets: served }),
