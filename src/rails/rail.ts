@@ -65,10 +65,11 @@ export interface RailRoutes {
 /**
  * Everything a rail is, as the rest of the Worker knows it: the `Rail` plus the optional parts below. A rail lives
  * in its own folder under `rails/`, exports one `RailModule` from its `module.ts`, and is one line of
- * `rails/registry.ts`, which builds `/supported`, the verify/settle body's payload union, the common checks' scheme
- * rules, the rejection reasons' list, the enrich transform, the fee quote, the route table's rail groups and the rail
- * Cron jobs from the modules (directory/sellers/ builds the seller views from them too); the configuration is read
- * with the slices of the rails the app is built with (`configOf`, platform/config/load-config.ts). A rail folder
+ * `rails/registry.ts`. The app and the scheduled handler are built over a rails list (the Worker's: `RAILS`) and
+ * build from its modules `/supported`, the verify/settle body's payload union, the common checks' scheme rules, the
+ * rejection reasons' list, the enrich transform, the fee quote, the route table's rail groups, the seller views, the
+ * self-description's rail parts, the rail Cron jobs, the retention purges and the configuration (`configOf`,
+ * platform/config/load-config.ts). A rail folder
  * may import the payment core (`x402/`, `settlement/`, this folder's top-level files) and the shared layers
  * (`chain/`, `store/`, `platform/`, `jobs/keeper/`), never another rail's folder.
  */
