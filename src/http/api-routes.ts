@@ -32,7 +32,7 @@ export function apiRoutes(endpoints: () => readonly EndpointInfo[], rails: reado
     ...providerRoutes(),
     ...resourceRoutes(),
     ...directoryStatsRoutes(),
-    ...bazaarRoutes(),
+    ...bazaarRoutes(rails),
     ...feeQuoteRoutes(rails),
     ...railRoutes("operator", rails),
   ];

@@ -6,7 +6,7 @@ import type { ScheduledJob } from "../jobs/scheduled";
 import type { PaymentRequiredBody, PayloadShape, VerifySettleBody } from "../x402/schemas";
 import { verifySettleBodySchema } from "../x402/schemas";
 import { checkCommonRequirementsAmong } from "../x402/common-checks";
-import { normalizeSchemeAmong, type SchemeName } from "../x402/scheme-names";
+import type { SchemeName } from "../x402/scheme-names";
 import type { AcceptedRequirements, PaymentRejection } from "../x402/payment-verdict";
 import { CORE_REJECTION_REASONS, FEE_PAYER_BUDGET_REJECTION_REASONS, type RejectionReason } from "../x402/rejection-reasons";
 import { exactModule } from "./exact/module";
@@ -28,15 +28,15 @@ export const WORKER_CONFIG = configOf(RAILS);
 export const loadConfig = WORKER_CONFIG.load;
 export const getConfig = WORKER_CONFIG.get;
 
-/** /verify and /settle dispatch on the normalised scheme. */
+/*
+ * The builders below take a rails list: the app and the scheduled handler pass theirs. The few values bound to
+ * `RAILS` serve what has no app (tests, scripts).
+ */
+
+/** The Worker's rails by normalised scheme. */
 export const RAIL_BY_SCHEME: ReadonlyMap<SchemeName, RailModule> = railsBySchemeOf(RAILS);
 
-/** The canonical wire name of a served scheme (aliases resolved), or null. */
-export function normalizeScheme(name: string): SchemeName | null {
-  return normalizeSchemeAmong(name, RAIL_BY_SCHEME);
-}
-
-/** The scheme-independent checks of /verify and /settle over the served rails (x402/common-checks.ts). */
+/** The scheme-independent checks of /verify and /settle over the Worker's rails (x402/common-checks.ts). */
 export function checkCommonRequirements(config: Config, body: VerifySettleBody): AcceptedRequirements | PaymentRejection {
   return checkCommonRequirementsAmong(config, body, RAIL_BY_SCHEME);
 }
