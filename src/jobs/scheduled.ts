@@ -1,8 +1,7 @@
-import type { Config } from "../platform/config/load-config";
+import { configOf, type Config } from "../platform/config/load-config";
 import type { WorkersPlan } from "../platform/config/workers-plan";
 import { log } from "../platform/observability/log";
 import type { Env } from "../env";
-import { configOf } from "../platform/config/load-config";
 import { railJobs } from "../rails/registry";
 import type { RailModule } from "../rails/rail";
 import { probeResourcesJob } from "./probe-resources-job";

@@ -35,7 +35,7 @@ export interface ConfigOfRails {
   slices: readonly AnyRailConfigSlice[];
   /** Validates env and D1 parameters into a `Config`, uncached. */
   load(env: Env): Promise<Config>;
-  /** The validated config for this request, cached per isolate (`getConfig` below). */
+  /** The validated config for this request, cached per isolate (`getConfigOf` below). */
   get(env: Env): Promise<Config>;
 }
 
