@@ -23,7 +23,7 @@ import { PAYMENT_STATE } from "../../src/rails/sla-escrow/program/accounts";
 import { getFundPaymentInstruction } from "../../src/rails/sla-escrow/program/instructions";
 import { findBankPda, findEscrowConfigPda, findEscrowPda, findPaymentPda } from "../../src/rails/sla-escrow/program/pda";
 import { randomPaymentUid } from "../../src/rails/sla-escrow/program/payment-uid";
-import { loadConfig } from "../../src/platform/config/load-config";
+import { loadConfig, RAILS } from "../../src/rails/registry";
 import { runRetention } from "../../src/jobs/retention/run-retention";
 import { KEEPER_MAX_ATTEMPTS, KEEPER_RETRY_BASE_MS } from "../../src/jobs/keeper/backoff";
 import type { Env } from "../../src/env";
@@ -243,7 +243,7 @@ describe("escrow keeper: stalling", () => {
         .bind(r.pda, `sig-${r.pda}`, r.state, r.at)
         .run();
     }
-    const outcome = await runRetention(config, env as unknown as Env, now);
+    const outcome = await runRetention(RAILS, config, env as unknown as Env, now);
     expect(outcome.escrowWatchRowsDeleted).toBeGreaterThanOrEqual(3);
     const left = new Set<string>();
     for (const r of named) if (await watchRow(r.pda)) left.add(r.name);

@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createKeyPairSignerFromBytes, generateKeyPairSigner, type Address, type KeyPairSigner } from "@solana/kit";
 import { getTransferSolInstruction } from "@solana-program/system";
-import { loadConfig } from "../../src/platform/config/load-config";
+import { loadConfig } from "../../src/rails/registry";
 import type { Env } from "../../src/env";
 import { bookExposure, settleExposure, type ExposureBooking } from "../../src/chain/fee-payer-budget/budget";
 import { uptoOpenRentLamports } from "../../src/chain/fee-payer-budget/caps";

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { address, createKeyPairSignerFromBytes, generateKeyPairSigner, getBase58Encoder, type Address } from "@solana/kit";
 import { getTransferSolInstruction } from "@solana-program/system";
 import { findAssociatedTokenPda } from "@solana-program/token";
-import { loadConfig } from "../../src/platform/config/load-config";
+import { loadConfig, RAILS } from "../../src/rails/registry";
 import type { Env } from "../../src/env";
 import { runUptoKeeper } from "../../src/rails/upto/keeper/run-keeper";
 import { runRetention } from "../../src/jobs/retention/run-retention";
@@ -349,7 +349,7 @@ describe("upto keeper: retention", () => {
         .bind(r.id, r.state, r.at)
         .run();
     }
-    const outcome = await runRetention(config, env as unknown as Env, now);
+    const outcome = await runRetention(RAILS, config, env as unknown as Env, now);
     expect(outcome.uptoChannelRowsDeleted).toBeGreaterThanOrEqual(3);
     const left: string[] = [];
     for (const r of named) if (await env.DB.prepare("SELECT 1 FROM upto_channels WHERE channel_id = ?").bind(r.id).first()) left.push(r.name);

@@ -12,9 +12,10 @@ import { RailPathSchema, RailQuerySchema, WalletPathSchema } from "../../directo
 import { ChallengeQuerySchema } from "../../directory/wallet-challenges/challenge-inputs";
 import { ChallengeResponseSchema, ProvisionResponseSchema, RegisterChallengeResponseSchema, RailInfoSchema, SellerPaymentsResponseSchema, SellerPreviewResponseSchema, SellerRegisterResponseSchema, SellerRetireResponseSchema } from "./sellers-responses";
 import { RAIL_SWITCH_REASONS } from "../../platform/config/rail-switches";
+import type { RailModule } from "../../rails/rail";
 
 /** Seller onboarding (docs/facilitator-spec.md §4.3): preview, rail lookup, sovereign activation, wallet challenges. */
-export function sellerRoutes(): RouteDef[] {
+export function sellerRoutes(rails: readonly RailModule[]): RouteDef[] {
   return [
     route({
       key: "sellerPreview",
@@ -26,7 +27,7 @@ export function sellerRoutes(): RouteDef[] {
       tag: "Sellers",
       summary: "Vault addresses, on-chain rail state and lifecycle (previewed → activated → verified) of a seller wallet",
       params: WalletPathSchema,
-      handler: async (c, { params }) => c.json(await buildSellerPreview(c.var.config, c.env.DB, params.wallet)),
+      handler: async (c, { params }) => c.json(await buildSellerPreview(rails, c.var.config, c.env.DB, params.wallet)),
     }),
     route({
       key: "sellerRails",
@@ -38,7 +39,7 @@ export function sellerRoutes(): RouteDef[] {
       params: RailPathSchema,
       query: RailQuerySchema,
       response: RailInfoSchema,
-      handler: async (c, { params: { wallet, scheme }, query: { asset } }) => c.json(await lookupSellerRail(c.var.config, wallet, scheme, asset)),
+      handler: async (c, { params: { wallet, scheme }, query: { asset } }) => c.json(await lookupSellerRail(rails, c.var.config, wallet, scheme, asset)),
     }),
     route({
       key: "sellerProvisionTx",
@@ -96,7 +97,7 @@ export function sellerRoutes(): RouteDef[] {
       handler: async (c, { params: { wallet }, body }) => {
         const registered = await registerSeller(c.var.config, c.env.DB, wallet, body, challengeDomainOf(c));
         // pr402 answers register with the preview body (OnboardResponse); our verified/provider/note ride along.
-        return c.json({ ...(await buildSellerPreview(c.var.config, c.env.DB, wallet)), ...registered });
+        return c.json({ ...(await buildSellerPreview(rails, c.var.config, c.env.DB, wallet)), ...registered });
       },
     }),
     route({
