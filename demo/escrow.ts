@@ -80,7 +80,7 @@ export async function runEscrowDemo(ctx: EscrowDemoContext): Promise<void> {
   const oracleBefore = (await tokenAccountBalance(rpcUrl, oracleAta)) ?? 0n;
   const keeper = await postJson(`${facilitatorApi}/escrow-keeper`, {}, operatorAuthorization());
   const released = (keeper.items as Record<string, any>[]).find((item) => item.paymentPda === built.paymentPda);
-  if (released?.outcome !== "released") throw new Error(`the keeper did not release the payment: ${JSON.stringify(released ?? keeper)}`);
+  if (released?.outcome !== "landed" || released.action !== "release") throw new Error(`the keeper did not release the payment: ${JSON.stringify(released ?? keeper)}`);
   const after = (await tokenAccountBalance(rpcUrl, sellerAta)) ?? 0n;
   const tip = ((await tokenAccountBalance(rpcUrl, oracleAta)) ?? 0n) - oracleBefore;
   log(`released      ${released.signature} by the keeper (the facilitator paid the network fee)`);

@@ -13,6 +13,7 @@ import { mountResourceIndex } from "./http/routes/resource-index";
 import { mountMcp } from "./http/mcp/route";
 import { RAILS } from "./rails/registry";
 import type { RailModule } from "./rails/rail";
+import { configOf, type ConfigOfRails } from "./platform/config/load-config";
 
 /**
  * The whole HTTP surface: middleware in order, every route group, one error handler.
@@ -29,14 +30,15 @@ export function buildApp(rails: readonly RailModule[] = RAILS): Hono<AppEnv> {
   const endpoints = () => routes;
   const routes = apiRoutes(endpoints, rails);
 
-  const app = withMiddleware(new Hono<AppEnv>());
-  mountStaticRoutes(app, endpoints);
+  const config = configOf(rails);
+  const app = withMiddleware(new Hono<AppEnv>(), config);
+  mountStaticRoutes(app, endpoints, rails);
   mountResourceIndex(app);
   mountRoutes(app, routes);
   mountMcp(app, endpoints);
   withErrorHandling(app);
 
-  const paymentApp = withMiddleware(new Hono<AppEnv>());
+  const paymentApp = withMiddleware(new Hono<AppEnv>(), config);
   mountRoutes(paymentApp, paymentRoutes(rails));
   withErrorHandling(paymentApp);
 
@@ -47,8 +49,8 @@ export function buildApp(rails: readonly RailModule[] = RAILS): Hono<AppEnv> {
 
 const PAYMENT_PATHS = new Set([`${API_PREFIX}/verify`, `${API_PREFIX}/settle`]);
 
-function withMiddleware(app: Hono<AppEnv>): Hono<AppEnv> {
-  return app.use("*", correlationId, standardHeaders, loadConfigMiddleware, requestBodyLimit);
+function withMiddleware(app: Hono<AppEnv>, config: ConfigOfRails): Hono<AppEnv> {
+  return app.use("*", correlationId, standardHeaders, loadConfigMiddleware(config), requestBodyLimit);
 }
 
 function withErrorHandling(app: Hono<AppEnv>): void {

@@ -10,6 +10,6 @@ const app = buildApp(RAILS);
 export default {
   fetch: (request, env, ctx) => app.fetch(request, env, ctx),
   scheduled: (controller, env, ctx) => {
-    ctx.waitUntil(runScheduled(controller.cron, env, controller.scheduledTime));
+    ctx.waitUntil(runScheduled(RAILS, controller.cron, env, controller.scheduledTime));
   },
 } satisfies ExportedHandler<Env>;

@@ -10,7 +10,7 @@ import { resourceRoutes } from "./routes/resources";
 import { directoryStatsRoutes } from "./routes/directory-stats";
 import { bazaarRoutes } from "./routes/bazaar";
 import { feeQuoteRoutes } from "./routes/fee-quote";
-import { railRoutes, RAILS } from "../rails/registry";
+import { railRoutes } from "../rails/registry";
 import type { RailModule } from "../rails/rail";
 
 /**
@@ -19,21 +19,21 @@ import type { RailModule } from "../rails/rail";
  * `/openapi.json`, `/agent-tools.json` and the MCP tools all read this one table; a new route is one entry in a group.
  * `endpoints` is read at request time, so capabilities lists every mounted route. `rails`: the rails served (app.ts).
  */
-export function apiRoutes(endpoints: () => readonly EndpointInfo[], rails: readonly RailModule[] = RAILS): RouteDef[] {
+export function apiRoutes(endpoints: () => readonly EndpointInfo[], rails: readonly RailModule[]): RouteDef[] {
   return [
     ...discoveryRoutes(endpoints, rails),
     ...paymentRoutes(rails),
     ...settlementRoutes(),
-    ...paymentRequiredRoutes(),
+    ...paymentRequiredRoutes(rails),
     ...railRoutes("builders", rails),
     ...refundBuilderRoutes(),
-    ...sellerRoutes(),
+    ...sellerRoutes(rails),
     ...railRoutes("sellerTools", rails),
     ...providerRoutes(),
     ...resourceRoutes(),
     ...directoryStatsRoutes(),
-    ...bazaarRoutes(),
-    ...feeQuoteRoutes(),
+    ...bazaarRoutes(rails),
+    ...feeQuoteRoutes(rails),
     ...railRoutes("operator", rails),
   ];
 }

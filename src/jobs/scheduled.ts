@@ -1,10 +1,11 @@
-import { getConfig, type Config } from "../platform/config/load-config";
+import { configOf, type Config } from "../platform/config/load-config";
 import type { WorkersPlan } from "../platform/config/workers-plan";
 import { log } from "../platform/observability/log";
 import type { Env } from "../env";
 import { railJobs } from "../rails/registry";
+import type { RailModule } from "../rails/rail";
 import { probeResourcesJob } from "./probe-resources-job";
-import { retentionJob } from "./retention-job";
+import { retentionJobOf } from "./retention-job";
 import { runRecorded, type JobRunSummary } from "./job-run";
 import { searchIndexMergeJob } from "./search-index-merge-job";
 
@@ -26,15 +27,24 @@ export interface ScheduledJob<R = any> {
 }
 
 /**
- * Jobs per Cron Trigger, in the order they run. Each job is one `*-job.ts` module in this folder (the wiring; the
- * engine lives with its feature) that adds itself here with one line. Jobs on one trigger share the invocation's
- * subrequest budget: each documents its own arithmetic and runs after the previous one finished.
+ * Jobs per Cron Trigger over a rails list (the Worker's: `RAILS`), in the order they run. Each core job is one
+ * `*-job.ts` module in this folder (the wiring; the engine lives with its feature) that adds itself here with one
+ * line; a rail's jobs are its module's `jobs`. Jobs on one trigger share the invocation's subrequest budget: each
+ * documents its own arithmetic and runs after the previous one finished. Built once per list.
  */
-export const JOBS_BY_CRON: Record<string, readonly ScheduledJob[]> = {
-  // The rails' own jobs (sweep, keepers), in registry order.
-  [SWEEP_CRON]: railJobs(),
-  [PROBE_CRON]: [retentionJob, probeResourcesJob, searchIndexMergeJob],
-};
+export function jobsByCron(rails: readonly RailModule[]): Record<string, readonly ScheduledJob[]> {
+  let jobs = jobsOfRails.get(rails);
+  if (!jobs) {
+    jobs = {
+      // The rails' own jobs (sweep, keepers), in list order.
+      [SWEEP_CRON]: railJobs(rails),
+      [PROBE_CRON]: [retentionJobOf(rails), probeResourcesJob, searchIndexMergeJob],
+    };
+    jobsOfRails.set(rails, jobs);
+  }
+  return jobs;
+}
+const jobsOfRails = new WeakMap<readonly RailModule[], Record<string, readonly ScheduledJob[]>>();
 
 export interface ScheduledOutcome {
   job: string;
@@ -53,17 +63,21 @@ export function jobsOfInvocation(jobs: readonly ScheduledJob[], cron: string, pl
   return [jobs[Math.floor(scheduledTimeMs / periodMs) % jobs.length]!];
 }
 
-/** Dispatches a Cron Trigger to its jobs. One failing job is logged and does not stop the next. */
-export async function runScheduled(cron: string, env: Env, scheduledTimeMs: number = Date.now()): Promise<ScheduledOutcome> {
+/**
+ * Dispatches a Cron Trigger to its jobs over `rails` (the scheduled handler's, src/index.ts), with their
+ * configuration. One failing job is logged and does not stop the next.
+ */
+export async function runScheduled(rails: readonly RailModule[], cron: string, env: Env, scheduledTimeMs: number = Date.now()): Promise<ScheduledOutcome> {
   let config: Config;
   try {
-    config = await getConfig(env);
+    config = await configOf(rails).get(env);
   } catch (error) {
     log("error", "scheduled_config_invalid", { cron, error });
     return { job: "none", ran: false };
   }
   const job = cron === SWEEP_CRON ? "sweep" : cron === PROBE_CRON ? "probe" : "unknown";
-  const jobs = jobsOfInvocation(Object.hasOwn(JOBS_BY_CRON, cron) ? JOBS_BY_CRON[cron]! : [], cron, config.workersPlan, scheduledTimeMs);
+  const byCron = jobsByCron(rails);
+  const jobs = jobsOfInvocation(Object.hasOwn(byCron, cron) ? byCron[cron]! : [], cron, config.workersPlan, scheduledTimeMs);
   if (jobs.length === 0) {
     log("info", "scheduled_job_skipped", { cron, job, reason: "no job registered for this trigger" });
     return { job, ran: false };

@@ -53,12 +53,15 @@ export const CONSOLE_HTML = `<!doctype html>
 
   <section aria-labelledby="register-heading">
     <h2 id="register-heading">4. Verify (register)</h2>
-    <p>Sign a one-time message to become a verified provider. Listing puts your origin in the public directory.</p>
+    <p>Sign a one-time message to become a verified provider. The message names what you register (asset, how you are
+    paid, your origin and listing), so only that can be registered with your signature. Listing puts your origin in the public directory.</p>
     <form id="register-form">
       <p class="field"><label for="service-url">Your API's origin (service URL)</label>
       <input id="service-url" name="serviceUrl" type="url" inputmode="url" placeholder="https://api.example.com" maxlength="2048"></p>
       <p class="field"><label for="display-name">Display name (optional)</label>
       <input id="display-name" name="displayName" maxlength="64"></p>
+      <p class="field" id="pay-to-form-field" hidden><label for="pay-to-form">How buyers pay you (exact)</label>
+      <select id="pay-to-form" name="payToForm"><option value="vault" selected>Into my vault, swept to my wallet (activate in step 3)</option><option value="wallet">Straight into my wallet's own token account (no vault, no sweep)</option></select></p>
       <p class="check"><input id="listing-opt-in" name="listingOptIn" type="checkbox" checked> <label for="listing-opt-in">List me in the public directory</label></p>
       <p class="buttons"><button type="submit" class="needs-wallet" id="register" disabled>Sign and register</button>
       <button type="button" class="needs-wallet secondary" id="retire" disabled>Sign and retire registration</button></p>

@@ -8,6 +8,7 @@ import type { SchemeRules } from "../x402/common-checks";
 import type { RouteDef } from "../http/route-def";
 import type { ScheduledJob } from "../jobs/scheduled";
 import type { RailSwitch } from "../platform/config/rail-switches";
+import type { RailConfigSlice } from "../platform/config/rail-config";
 import type { ErrorReason } from "../platform/errors/catalogue";
 import type { RailFeeQuote } from "./fee-quote";
 import type { RailSellerView } from "./seller-view";
@@ -64,16 +65,22 @@ export interface RailRoutes {
 /**
  * Everything a rail is, as the rest of the Worker knows it: the `Rail` plus the optional parts below. A rail lives
  * in its own folder under `rails/`, exports one `RailModule` from its `module.ts`, and is one line of
- * `rails/registry.ts`, which builds `/supported`, the verify/settle body's payload union, the common checks' scheme
- * rules, the rejection reasons' list, the enrich transform, the fee quote, the route table's rail groups and the rail
- * Cron jobs from the modules (directory/sellers/ builds the seller views from them too). Its configuration keys are
- * its `config.ts` slice, listed in `rails/config-slices.ts`. A rail folder
+ * `rails/registry.ts`. The app and the scheduled handler are built over a rails list (the Worker's: `RAILS`) and
+ * build from its modules `/supported`, the verify/settle body's payload union, the common checks' scheme rules, the
+ * rejection reasons' list, the enrich transform, the fee quote, the route table's rail groups, the seller views, the
+ * self-description's rail parts, the rail Cron jobs, the retention purges and the configuration (`configOf`,
+ * platform/config/load-config.ts). A rail folder
  * may import the payment core (`x402/`, `settlement/`, this folder's top-level files) and the shared layers
  * (`chain/`, `store/`, `platform/`, `jobs/keeper/`), never another rail's folder.
  */
-export interface RailModule extends Rail, SchemeRules {
+export interface RailModule<ConfigMembers extends object = object> extends Rail, SchemeRules {
   /** The payload shape of its `/verify` and `/settle` body (rails may share one schema object). */
   payload: PayloadShape;
+  /**
+   * Its configuration keys and the members of `Config` it reads from them (`rails/<scheme>/config.ts`). `Config`'s
+   * type joins the members of the registry's rails; `ConfigMembers` carries them there by type alone.
+   */
+  config?: RailConfigSlice<any, ConfigMembers>;
   /** `amount` of a success answer (`SettleResponse.amount` of @x402/core), for a rail whose settled amount is not fixed by the line. */
   settledAmount?(requirements: PaymentRequirements): string;
   /**
@@ -90,6 +97,8 @@ export interface RailModule extends Rail, SchemeRules {
   routes?: readonly RailRoutes[];
   /** Its Cron jobs (keeper, sweep): they run on the rails' trigger in registry order. */
   jobs?: readonly ScheduledJob[];
+  /** Its tables' old rows the retention job purges (jobs/retention/), in registry order after the core's. */
+  retention?: readonly RailRetention[];
   /** Its own rejection reasons (`rails/<scheme>/reasons.ts`), for the list the OpenAPI document gives, in registry order. */
   reasons?: readonly RejectionReason[];
   /** Its answer to `GET /fee-quote?scheme=<scheme>` (rails/fee-quote.ts); absent: the scheme is not quoted. */
@@ -105,6 +114,19 @@ export interface RailModule extends Rail, SchemeRules {
    * (platform/config/rail-switches.ts). Absent: always on.
    */
   switches?(config: Config): readonly RailFormSwitch[];
+}
+
+/**
+ * One purge of a rail's table: rows older than `before` go, in bounded batches the retention job drives (its
+ * `RETENTION_BATCH_SIZE` and `RETENTION_MAX_BATCHES`), so the job names no rail table.
+ */
+export interface RailRetention {
+  /** The member of the run's outcome (and its log line) that counts the deleted rows, e.g. `escrowWatchRowsDeleted`. */
+  outcome: string;
+  /** The cutoff (ms since the epoch) for this run. */
+  before(config: Config, nowMs: number): number;
+  /** Deletes up to `batchSize` rows older than `beforeMs`, oldest first; how many went. */
+  purge(db: D1Database, beforeMs: number, batchSize: number): Promise<number>;
 }
 
 /** One `payTo` form of a rail (none: the rail as a whole) and whether the configuration runs it. */

@@ -1,4 +1,4 @@
-import type { Config } from "../platform/config/load-config";
+import { configOf, type Config } from "../platform/config/load-config";
 import type { ErrorReason } from "../platform/errors/catalogue";
 import type { RailModule, RouteSlot } from "./rail";
 import type { RouteDef } from "../http/route-def";
@@ -6,9 +6,8 @@ import type { ScheduledJob } from "../jobs/scheduled";
 import type { PaymentRequiredBody, PayloadShape, VerifySettleBody } from "../x402/schemas";
 import { verifySettleBodySchema } from "../x402/schemas";
 import { checkCommonRequirementsAmong } from "../x402/common-checks";
-import { normalizeSchemeAmong, type SchemeName } from "../x402/scheme-names";
+import type { SchemeName } from "../x402/scheme-names";
 import type { AcceptedRequirements, PaymentRejection } from "../x402/payment-verdict";
-import { feeQuoteQuerySchemaOf, feeQuoteReasonsOf, quoteFeeAmong, type FeeQuote, type FeeQuoteQuery } from "./fee-quote";
 import { CORE_REJECTION_REASONS, FEE_PAYER_BUDGET_REJECTION_REASONS, type RejectionReason } from "../x402/rejection-reasons";
 import { exactModule } from "./exact/module";
 import { slaEscrowModule } from "./sla-escrow/module";
@@ -16,19 +15,28 @@ import { uptoModule } from "./upto/module";
 
 /**
  * The rails this Worker serves, in the order `/supported` lists them (exact first); each kind is listed only where it
- * is served. A new rail is its folder plus one line here (and a migration when it keeps state).
+ * is served. A new rail is its folder plus one line here (and a migration when it keeps state). A tuple, so that
+ * `Config`'s type (platform/config/load-config.ts) joins each rail's configuration members.
  */
-export const RAILS: readonly RailModule[] = [exactModule, slaEscrowModule, uptoModule];
+export const RAILS = [exactModule, slaEscrowModule, uptoModule] as const satisfies readonly RailModule[];
 
-/** /verify and /settle dispatch on the normalised scheme. */
+/**
+ * The Worker's configuration, from its rails' slices: `loadConfig` validates env and D1 parameters afresh,
+ * `getConfig` caches per isolate (what the app's middleware and the scheduled handler read for `RAILS`).
+ */
+export const WORKER_CONFIG = configOf(RAILS);
+export const loadConfig = WORKER_CONFIG.load;
+export const getConfig = WORKER_CONFIG.get;
+
+/*
+ * The builders below take a rails list: the app and the scheduled handler pass theirs. The few values bound to
+ * `RAILS` serve what has no app (tests, scripts).
+ */
+
+/** The Worker's rails by normalised scheme. */
 export const RAIL_BY_SCHEME: ReadonlyMap<SchemeName, RailModule> = railsBySchemeOf(RAILS);
 
-/** The canonical wire name of a served scheme (aliases resolved), or null. */
-export function normalizeScheme(name: string): SchemeName | null {
-  return normalizeSchemeAmong(name, RAIL_BY_SCHEME);
-}
-
-/** The scheme-independent checks of /verify and /settle over the served rails (x402/common-checks.ts). */
+/** The scheme-independent checks of /verify and /settle over the Worker's rails (x402/common-checks.ts). */
 export function checkCommonRequirements(config: Config, body: VerifySettleBody): AcceptedRequirements | PaymentRejection {
   return checkCommonRequirementsAmong(config, body, RAIL_BY_SCHEME);
 }
@@ -37,12 +45,14 @@ export function checkCommonRequirements(config: Config, body: VerifySettleBody):
 export const VerifySettleBodySchema = verifySettleBodySchemaOf(RAILS);
 
 /** What the rails' enrich transforms can refuse a line with (the enrich routes list them). */
-export const ENRICH_REASONS: readonly ErrorReason[] = [...new Set(RAILS.flatMap((rail) => rail.enrich?.reasons ?? []))];
+export function enrichReasonsOf(rails: readonly RailModule[]): readonly ErrorReason[] {
+  return [...new Set(rails.flatMap((rail) => rail.enrich?.reasons ?? []))];
+}
 
 /** The enrich transform: every rail rewrites its own lines, in its `enrich.rank` order. */
-export async function enrichWithRails(config: Config, body: PaymentRequiredBody, correlationId?: string): Promise<PaymentRequiredBody> {
+export async function enrichWithRails(rails: readonly RailModule[], config: Config, body: PaymentRequiredBody, correlationId?: string): Promise<PaymentRequiredBody> {
   let enriched = body;
-  for (const rail of [...RAILS].filter((r) => r.enrich).sort((a, b) => a.enrich!.rank - b.enrich!.rank)) {
+  for (const rail of [...rails].filter((r) => r.enrich).sort((a, b) => a.enrich!.rank - b.enrich!.rank)) {
     enriched = await rail.enrich!.run(config, enriched, correlationId);
   }
   return enriched;
@@ -54,17 +64,8 @@ export function rejectionReasonsOf(rails: readonly RailModule[]): readonly Rejec
 }
 export const REJECTION_REASONS = rejectionReasonsOf(RAILS);
 
-/** The `/fee-quote` query: `scheme` is one of the quoting rails, the first of them by default. */
-export const FeeQuoteQuerySchema = feeQuoteQuerySchemaOf(RAILS);
-export const FEE_QUOTE_REASONS = feeQuoteReasonsOf(RAILS);
-
-/** `/fee-quote`: the quote of the rail the query names. */
-export function quoteFee(config: Config, query: FeeQuoteQuery): Promise<FeeQuote> {
-  return quoteFeeAmong(RAILS, config, query);
-}
-
 /** The rails' routes of one slot of the API table, in their rank order. */
-export function railRoutes(slot: RouteSlot, rails: readonly RailModule[] = RAILS): RouteDef[] {
+export function railRoutes(slot: RouteSlot, rails: readonly RailModule[]): RouteDef[] {
   return rails
     .flatMap((rail) => (rail.routes ?? []).filter((group) => group.slot === slot))
     .sort((a, b) => a.rank - b.rank)
@@ -72,7 +73,7 @@ export function railRoutes(slot: RouteSlot, rails: readonly RailModule[] = RAILS
 }
 
 /** The rails' Cron jobs (keepers, sweep), in registry order: they share the rails' trigger. */
-export function railJobs(rails: readonly RailModule[] = RAILS): ScheduledJob[] {
+export function railJobs(rails: readonly RailModule[]): ScheduledJob[] {
   return rails.flatMap((rail) => rail.jobs ?? []);
 }
 

@@ -1,6 +1,6 @@
 import { getTableName } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
-import { KEEPER_ROW_STATES, oneOf, type KeeperRowState } from "./states";
+import { KEEPER_ROW_STATES, oneOf, type KeeperLookOutcome, type KeeperRowState } from "./states";
 
 /**
  * The queue both keepers (escrow payouts, upto channel closes) work from: a run claims its due rows (one conditional
@@ -19,9 +19,12 @@ export interface KeeperOutcome {
   nextCheckAtMs: number;
   /** Consecutive checks without progress, after this one. */
   failures: number;
+  /** The step's name, a value of the rail's set of keeper actions ("none" without one). */
   action: string;
   signature: string | null;
-  outcome: string;
+  /** What the look did (last_outcome), and in words (last_detail). */
+  outcome: KeeperLookOutcome;
+  detail: string;
   /** A sent transaction keeps the claim until it expires, so no other run re-sends before the chain has answered. */
   keepClaim: boolean;
 }
@@ -39,7 +42,8 @@ export interface KeeperTable {
 /**
  * The watch table `table` with its key and claim columns, named from the schema objects themselves, so a renamed
  * column is a type error here rather than SQL that fails at run time. Every watch table also has `state`
- * (KEEPER_ROW_STATES), `next_check_at_ms`, `failures`, `last_*` and `updated_at_ms`.
+ * (KEEPER_ROW_STATES), `next_check_at_ms`, `failures`, `last_action` (the rail's keeper actions), `last_signature`,
+ * `last_outcome` (KEEPER_LOOK_OUTCOMES), `last_detail` and `updated_at_ms`.
  */
 export function keeperTableOf<T extends SQLiteTable>(
   table: T,
@@ -109,12 +113,12 @@ export async function recordKeeperOutcomes(d1: D1Database, where: KeeperTable, c
   const { table, keyColumn, claimColumn, claimExpiresColumn } = where;
   const update = d1.prepare(
     `UPDATE ${table} SET state = ?1, next_check_at_ms = ?2, failures = ?3, last_action = ?4, last_signature = COALESCE(?5, last_signature),
-       last_outcome = ?6, updated_at_ms = ?7,
+       last_outcome = ?6, last_detail = ?11, updated_at_ms = ?7,
        ${claimColumn} = CASE WHEN ?8 THEN ${claimColumn} ELSE NULL END,
        ${claimExpiresColumn} = CASE WHEN ?8 THEN ${claimExpiresColumn} ELSE NULL END
      WHERE ${keyColumn} = ?9 AND ${claimColumn} = ?10`,
   );
-  await d1.batch(outcomes.map((o) => update.bind(o.state, o.nextCheckAtMs, o.failures, o.action, o.signature, o.outcome, nowMs, o.keepClaim ? 1 : 0, o.key, claimId)));
+  await d1.batch(outcomes.map((o) => update.bind(o.state, o.nextCheckAtMs, o.failures, o.action, o.signature, o.outcome, nowMs, o.keepClaim ? 1 : 0, o.key, claimId, o.detail)));
 }
 
 /** Retention: deletes finished rows (closed, dropped, stuck; upto's voided opens) last touched before `beforeMs`, oldest first. */

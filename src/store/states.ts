@@ -1,27 +1,37 @@
 /**
- * The closed value sets of the state and outcome columns, in code and (migrations 0012 and 0013) as each column's CHECK.
+ * The closed value sets of the core's state and outcome columns, in code and (migrations 0012, 0013 and 0015) as each
+ * column's CHECK. A rail's own columns have their sets in its folder (src/rails/<scheme>/store/states.ts), built on
+ * the keeper sets here where its table is a keeper's watch table.
+ *
  * A keeper's watch row: open (in the queue) | closed (nothing left to do) | dropped (not a payment this facilitator
  * settled) | stuck (gave up after the attempt cap).
  */
 export const KEEPER_ROW_STATES = ["open", "closed", "dropped", "stuck"] as const;
 export type KeeperRowState = (typeof KEEPER_ROW_STATES)[number];
 
-/** escrow_watch.state: a keeper row. */
-export const ESCROW_WATCH_STATES = KEEPER_ROW_STATES;
-
 /**
- * upto_channels.state: opening (written before the Open is sent; not queued), a keeper row, or voided (an open that
- * never reached the cluster, kept only by rows written before opening rows were deleted instead).
+ * A watch row's last_outcome: what the keeper's last look at the row did (its words are last_detail; NULL before the
+ * first look). A failed attempt at the attempt cap leaves the row stuck (its state), the outcome the last attempt's.
+ * - landed: the step was sent and the chain confirmed it (last_action names the step)
+ * - unconfirmed: sent, not confirmed within the run (the row keeps its claim until the chain has answered)
+ * - waiting: nothing to send yet (a deadline, a funding the chain has not confirmed yet)
+ * - held: a step was ready and held back, not a failure (the fee payer below its minimum, a budget cap, a fact read
+ *   again just before the send)
+ * - gone: nothing left to do (the account is gone or closed); the row is closed
+ * - dropped: not a payment this facilitator settled; the row is dropped
+ * - skipped: the step cannot be taken now (a failed attempt)
+ * - refused: preflight refused the step, nothing reached the cluster (a failed attempt)
+ * - failed: the step failed on chain, its fee paid (a failed attempt)
  */
-export const UPTO_CHANNEL_STATES = ["opening", ...KEEPER_ROW_STATES, "voided"] as const;
-export type UptoChannelState = (typeof UPTO_CHANNEL_STATES)[number];
+export const KEEPER_LOOK_OUTCOMES = ["landed", "unconfirmed", "waiting", "held", "gone", "dropped", "skipped", "refused", "failed"] as const;
+export type KeeperLookOutcome = (typeof KEEPER_LOOK_OUTCOMES)[number];
+
+/** A watch row's last_action when the look sent no step: in every rail's set of keeper actions. */
+export const NO_KEEPER_ACTION = "none";
 
 /** job_runs.outcome: ok | partial (some items failed) | paused (fee payer below its minimum) | error (the run threw). */
 export const JOB_RUN_OUTCOMES = ["ok", "partial", "paused", "error"] as const;
 export type JobRunOutcome = (typeof JOB_RUN_OUTCOMES)[number];
-
-/** sweep_runs.outcome: a sweep run's, the same set as a job run's. */
-export const SWEEP_RUN_OUTCOMES = JOB_RUN_OUTCOMES;
 
 /**
  * payment_attempts.outcome: a settle's settled | pending (sent, not yet confirmed) | failed (refused, or failed on
@@ -42,14 +52,7 @@ export const LIVE_EXPOSURE_STATES = ["held", "spent"] as const satisfies readonl
 /** How a booking ends (settleExposure). */
 export type ExposureEnd = Exclude<ExposureState, "held">;
 
-/**
- * sweep_state.last_outcome: the plan item's status in the rail's last real run: ok (swept) | skipped (nothing worth
- * sweeping, or not this run) | failed (the error's words are last_error). NULL before the first run finished.
- */
-export const SWEEP_RAIL_OUTCOMES = ["ok", "skipped", "failed"] as const;
-export type SweepRailOutcome = (typeof SWEEP_RAIL_OUTCOMES)[number];
-
-/** `column IN ('a', 'b', …)`: a CHECK over a closed set (values are identifiers of this file, never input). */
+/** `column IN ('a', 'b', …)`: a CHECK over a closed set (values are the closed sets' own identifiers, never input). */
 export function oneOf(column: string, values: readonly string[]): string {
   return `${column} IN (${values.map((value) => `'${value}'`).join(", ")})`;
 }

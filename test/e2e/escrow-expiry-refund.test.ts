@@ -57,7 +57,7 @@ describe("escrow keeper on the chain clock", () => {
     // Expired without delivery: anyone may refund at once; the refund cooldown (the buyer's own pre-outcome
     // cancellation, 3,600 s in the seeded Config) does not delay it. Refunded in full (no verdict, no tip), once.
     await chainRpc(local.chain.url, "localnet_warpTime", [10]);
-    expect(await keeper(false)).toEqual([expect.objectContaining({ decision: "refund", outcome: "refunded" })]);
+    expect(await keeper(false)).toEqual([expect.objectContaining({ decision: "refund", outcome: "landed", detail: "refunded" })]);
     expect(await tokenAccountBalance(local.chain.url, buyerAta)).toBe(afterFunding + AMOUNT);
     expect(await keeper(true)).toEqual([]);
 

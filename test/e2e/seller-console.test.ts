@@ -40,6 +40,8 @@ let seller: KeyPairSigner;
 let browser: Browser;
 /** What the test wallet was asked to do, in order (the page must go through the wallet for every signature). */
 const walletLog: string[] = [];
+/** Every message the test wallet signed, in order. */
+const signedMessages: string[] = [];
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run scripts/ensure-chromium.sh (as root) first`);
@@ -95,7 +97,7 @@ function testWalletScript(address: string, publicKey: number[]): string {
 }
 
 /** A page with the test wallet installed, failing the test on any script error, failed request or CSP violation. */
-async function consolePage(options: { width: number; height: number }): Promise<{ page: Page; problems: string[] }> {
+async function consolePage(options: { width: number; height: number }, owner: KeyPairSigner = seller): Promise<{ page: Page; problems: string[] }> {
   const context = await browser.newContext({ viewport: { width: options.width, height: options.height } });
   const page = await context.newPage();
   const problems: string[] = [];
@@ -105,23 +107,24 @@ async function consolePage(options: { width: number; height: number }): Promise<
     if (message.type() === "error") problems.push(`console: ${message.text()}`);
   });
   await page.exposeFunction("__testWalletSignMessage", async (who: string, messageBase64: string) => {
-    expect(who).toBe(seller.address);
+    expect(who).toBe(owner.address);
     const message = Buffer.from(messageBase64, "base64");
     walletLog.push(`signMessage ${/action: (\S+)/.exec(message.toString("utf8"))?.[1] ?? "?"}`);
-    const signature = await signBytes(seller.keyPair.privateKey, new Uint8Array(message));
+    signedMessages.push(message.toString("utf8"));
+    const signature = await signBytes(owner.keyPair.privateKey, new Uint8Array(message));
     return Buffer.from(signature).toString("base64");
   });
   await page.exposeFunction("__testWalletSignAndSend", async (who: string, transactionBase64: string, walletChain: string) => {
-    expect(who).toBe(seller.address);
+    expect(who).toBe(owner.address);
     expect(walletChain).toBe("solana:devnet");
     const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(transactionBase64));
-    const index = Object.keys(transaction.signatures).indexOf(seller.address);
-    const signed = await signAtIndex(transactionBase64, index, seller);
+    const index = Object.keys(transaction.signatures).indexOf(owner.address);
+    const signed = await signAtIndex(transactionBase64, index, owner);
     const signature = await chainRpc<string>(local.chain.url, "sendTransaction", [signed, { encoding: "base64" }]);
     walletLog.push("signAndSendTransaction");
     return Buffer.from(getBase58Encoder().encode(signature)).toString("base64");
   });
-  await page.addInitScript(testWalletScript(seller.address, Array.from(getBase58Encoder().encode(seller.address))));
+  await page.addInitScript(testWalletScript(owner.address, Array.from(getBase58Encoder().encode(owner.address))));
   return { page, problems };
 }
 
@@ -211,13 +214,23 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
     expect(sellerAtaStart).toBe(asksForTokenAccount ? 0n : 1n);
     await shot(page, "03b-token-account-created");
 
-    // 4. Verify (register) with a signed seller:register challenge, listed with the seller's origin.
+    // 4. Verify (register) with a seller:register challenge issued for the registration's terms, listed with the
+    // seller's origin. Both exact payTo forms run here, so the seller chooses; the vault is preselected (the API's default).
     const origin = new URL(sellerServer.url).origin;
+    const formChoice = page.getByLabel("How buyers pay you (exact)");
+    expect(await formChoice.isVisible()).toBe(true);
+    expect(await formChoice.inputValue()).toBe("vault");
+    expect(await formChoice.locator("option").allInnerTexts()).toEqual([expect.stringMatching(/^Into my vault/), expect.stringMatching(/^Straight into my wallet's own token account/)]);
     await page.getByLabel("Your API's origin (service URL)").fill(origin);
     await page.getByLabel("Display name (optional)").fill("Console test seller");
     await page.getByRole("button", { name: "Sign and register", exact: true }).click();
     await expect.poll(() => text(page, "#register-status"), { timeout: 20_000 }).toMatch(/Verified|verified|Registered/);
     expect(walletLog.at(-1)).toBe("signMessage seller:register");
+    // The wallet signed the terms (the message names them), and the register sent those same terms.
+    expect(signedMessages.at(-1)!.split("\n").slice(4, 8)).toEqual([`asset: USDC (mint ${USDC})`, "payToForm: vault", `serviceUrl: ${origin}/`, "listingOptIn: true"]);
+    const registerCalls = await page.locator("#register-calls pre.curl").allTextContents();
+    expect(registerCalls.find((call) => call.includes("/register/challenge"))).toContain(`"payToForm":"vault"`);
+    expect(registerCalls.find((call) => call.includes(`/sellers/${seller.address}/register'`))).toContain(`"payToForm":"vault"`);
     await expect.poll(() => text(page, "#next-step")).toMatch(/^All set: activated and verified\./);
     // Verified: registering again is an update, retiring opens, activation stays done.
     await expect.poll(() => stepButtons(page)).toEqual({ activate: false, register: "enabled: Sign and update registration", retire: true });
@@ -325,6 +338,35 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
     expect(walletLog.filter((entry) => entry === "signAndSendTransaction")).toHaveLength(asksForTokenAccount ? 2 : 1);
     expect(problems).toEqual([]);
   }, 240_000);
+
+  it("lets a seller choose the wallet payTo form: no vault, its own token account, registered with the form it signed", async () => {
+    const walletSeller = await createKeyPairSignerFromPrivateKeyBytes(crypto.getRandomValues(new Uint8Array(32)));
+    await fundFromFaucet(local.chain.url, walletSeller.address, 1_000_000_000);
+    const { page, problems } = await consolePage({ width: 1280, height: 900 }, walletSeller);
+    await connect(page);
+    await expect.poll(() => text(page, "#next-step"), { timeout: 15_000 }).toMatch(/^Next: activate\./);
+    await expect.poll(() => stepButtons(page)).toEqual({ activate: true, register: "disabled: Sign and register", retire: false });
+
+    // Choosing the wallet form: nothing to activate, the wallet's own USDC account is the next step, registering opens.
+    await page.getByLabel("How buyers pay you (exact)").selectOption("wallet");
+    expect(await text(page, "#next-step")).toMatch(/^Next: create your own USDC token account \(button below\)\. With the wallet form buyers pay straight into it/);
+    expect((await stepButtons(page)).register).toBe("enabled: Sign and register");
+    const [walletAta] = await findAssociatedTokenPda({ owner: walletSeller.address, mint: USDC as never, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+    await page.getByRole("button", { name: "Create my USDC token account" }).click();
+    await expect.poll(() => text(page, "#next-step"), { timeout: 60_000 }).toMatch(/^Next: verify\./);
+    expect(await tokenAccountBalance(local.chain.url, walletAta)).toBe(0n);
+    await shot(page, "12-wallet-form-token-account");
+
+    await page.getByLabel("Your API's origin (service URL)").fill("https://wallet-form.example");
+    await page.getByRole("button", { name: "Sign and register", exact: true }).click();
+    await expect.poll(() => text(page, "#register-status"), { timeout: 20_000 }).toMatch(/Verified|verified|Registered/);
+    expect(signedMessages.at(-1)!.split("\n").slice(3, 7)).toEqual(["action: seller:register", `asset: USDC (mint ${USDC})`, "payToForm: wallet", "serviceUrl: https://wallet-form.example/"]);
+    const entry = ((await (await fetch(`${local.api}/providers/${walletSeller.address}`)).json()) as any).entry;
+    expect(entry).toMatchObject({ walletPubkey: walletSeller.address, payToForm: "wallet", splMint: USDC, serviceUrl: "https://wallet-form.example" });
+    expect(entry.splitVaultPda).toBeUndefined();
+    await shot(page, "13-wallet-form-registered");
+    expect(problems).toEqual([]);
+  }, 120_000);
 
   it("works at phone width, by keyboard, with labelled controls and readable contrast", async () => {
     const { page, problems } = await consolePage({ width: 390, height: 844 });

@@ -4,14 +4,15 @@ import { describe, expect, it } from "vitest";
 
 /**
  * The core/rail boundary, read from the source text: the core (the settle engine, the x402 wire protocol, the HTTP
- * layer, the chain layer, the shared store and the platform) names no scheme and imports no rail folder, and no rail
- * folder imports another. A rail is one folder of src/rails/; the core reaches the rails only through the top-level
- * files of src/rails/ (the registry, the RailModule type, the configuration slices' list). Prose inside comments,
- * route summaries and descriptions (the published API documentation) may mention a rail; code may not.
+ * layer, the chain layer, the shared store, the platform and the Cron wiring) names no scheme and no rail's table and
+ * imports no rail folder, and no rail folder imports another. A rail is one folder of src/rails/; the core reaches the
+ * rails only through the top-level files of src/rails/ (the registry, the RailModule type, what the rails' fee quotes
+ * and seller views share). Prose inside comments, route summaries and descriptions (the published API documentation)
+ * may mention a rail; code may not.
  */
 const SRC = path.join(import.meta.dirname, "../../src");
 const RAILS_DIR = path.join(SRC, "rails");
-const CORE_FOLDERS = ["settlement", "x402", "http", "chain", "store", "platform"];
+const CORE_FOLDERS = ["settlement", "x402", "http", "chain", "store", "platform", "jobs"];
 const CORE = CORE_FOLDERS.map((folder) => path.join(SRC, folder));
 
 /**
@@ -21,6 +22,34 @@ const CORE = CORE_FOLDERS.map((folder) => path.join(SRC, folder));
  */
 const KNOWN_NAME_LEAKS = [/^store\/fee-payer-exposure\.ts:\d+: .*(?:'upto' AS rail|r\.rail === "upto")/];
 const RAIL_FOLDERS = readdirSync(RAILS_DIR).filter((name) => statSync(path.join(RAILS_DIR, name)).isDirectory());
+
+/**
+ * The same budget leak in table form: the exposure budget's queries read the upto channels' table by name. Only that
+ * file may name a rail's table; nothing may be added here.
+ */
+const KNOWN_TABLE_LEAKS = [/^store\/fee-payer-exposure\.ts:\d+: .*\bupto_channels\b/];
+
+/** The D1 tables the rails declare (`sqliteTable("<name>"` in src/rails/<scheme>/store/tables.ts). */
+function railTableNames(): string[] {
+  return RAIL_FOLDERS.flatMap((rail) => {
+    const file = path.join(RAILS_DIR, rail, "store", "tables.ts");
+    try {
+      return [...readFileSync(file, "utf8").matchAll(/sqliteTable\(\s*["'`]([a-z0-9_]+)["'`]/g)].map((m) => m[1]!);
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** `core/file.ts:line: code` for every line of core code that names a rail's table (a rail's table is its own business). */
+function coreTableLeaks(): string[] {
+  const tables = new RegExp(`\\b(?:${railTableNames().join("|")})\\b`);
+  return CORE.flatMap(sourceFiles).flatMap((file) =>
+    codeOf(file)
+      .split("\n")
+      .flatMap((line, i) => (tables.test(line) ? [`${path.relative(SRC, file)}:${i + 1}: ${line.trim().slice(0, 120)}`] : [])),
+  );
+}
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { recursive: true, encoding: "utf8" })
@@ -86,6 +115,13 @@ describe("the core/rail boundary", () => {
   it(`${CORE_FOLDERS.join("/, ")}/ name no scheme in code: no scheme literal, no scheme-keyed member, no alias`, () => {
     const leaks = coreNameLeaks().filter((leak) => !KNOWN_NAME_LEAKS.some((known) => known.test(leak)));
     expect(leaks).toEqual([]);
+  });
+
+  it(`${CORE_FOLDERS.join("/, ")}/ name no rail's table in code (a rail's purge is its RailModule.retention)`, () => {
+    expect(railTableNames()).toEqual(expect.arrayContaining(["escrow_watch", "upto_channels", "sponsored_funding_failures", "jit_provisions", "sweep_runs"]));
+    const leaks = coreTableLeaks().filter((leak) => !KNOWN_TABLE_LEAKS.some((known) => known.test(leak)));
+    expect(leaks).toEqual([]);
+    expect(new RegExp(`\\b(?:${railTableNames().join("|")})\\b`).test("DELETE FROM escrow_watch WHERE")).toBe(true);
   });
 
   it("no rail folder imports another rail folder (shared Solana helpers live in src/chain/)", () => {

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { apiRoutes } from "../../src/http/api-routes";
 import { paymentRoutes } from "../../src/http/routes/payments";
 import { createSourceProgram, scanRouteReasons, type RouteReach } from "../support/node/reason-scan";
+import { RAILS } from "../../src/rails/registry";
 
 /**
  * Every reason a route's handler can answer is listed in its OpenAPI `x-reasons` (route-def.ts `reasons`): a static
@@ -22,7 +23,7 @@ const NEVER_ANSWERED: { keys: string[]; reason: string; why: string }[] = [
 ];
 
 let reaches: RouteReach[];
-const routes = [...apiRoutes(() => []), ...paymentRoutes()];
+const routes = [...apiRoutes(() => [], RAILS), ...paymentRoutes(RAILS)];
 
 beforeAll(() => {
   reaches = scanRouteReasons(createSourceProgram());

@@ -30,7 +30,9 @@ describe("SVC_WORKERS_PLAN: the subrequests one job run may make", () => {
 });
 
 describe("Cron invocations on each plan", async () => {
-  const { jobsOfInvocation, JOBS_BY_CRON, SWEEP_CRON, PROBE_CRON } = await import("../../src/jobs/scheduled");
+  const { jobsOfInvocation, jobsByCron, SWEEP_CRON, PROBE_CRON } = await import("../../src/jobs/scheduled");
+  const { RAILS } = await import("../../src/rails/registry");
+  const JOBS_BY_CRON = jobsByCron(RAILS);
   const names = (cron: string, plan: "paid" | "free", atMs: number) => jobsOfInvocation(JOBS_BY_CRON[cron]!, cron, plan, atMs).map((j) => j.name);
 
   it("Workers Paid runs every job of the trigger in each invocation", () => {

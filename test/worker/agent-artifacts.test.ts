@@ -7,6 +7,7 @@ import { call } from "../support/workerd/worker-http";
 import { agentToolsOf, toolRequest, ToolArgumentError } from "../../src/http/self-description/agent-tools";
 import { discoveryRoutes } from "../../src/http/routes/discovery";
 import { sellerRoutes } from "../../src/http/routes/sellers";
+import { RAILS } from "../../src/rails/registry";
 
 const ORIGIN = "http://facilitator.test";
 const USDC = CLUSTERS.devnet.usdcMint;
@@ -89,7 +90,7 @@ describe("GET /agent-payTo-semantics.json", () => {
 
 describe("toolRequest (the HTTP call of an MCP tool)", () => {
   it("keeps path arguments inside the tool's own route (no climbing to another route with ..)", () => {
-    const preview = agentToolsOf([...sellerRoutes(), ...discoveryRoutes(() => [])]).find((t) => t.name === "preview_seller")!;
+    const preview = agentToolsOf([...sellerRoutes(RAILS), ...discoveryRoutes(() => [], RAILS)]).find((t) => t.name === "preview_seller")!;
     for (const wallet of [".", ".."]) expect(() => toolRequest(preview, ORIGIN, { wallet })).toThrow(ToolArgumentError);
     for (const wallet of ["../../sweep", "%2e%2e", "a/b?c#d"]) {
       const request = toolRequest(preview, ORIGIN, { wallet });

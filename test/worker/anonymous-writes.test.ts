@@ -5,6 +5,7 @@ import { USDC, enrichedLine, signedPaymentBody } from "../support/workerd/paymen
 import { fundedBuyer } from "../support/workerd/chain";
 import { runScheduled, PROBE_CRON } from "../../src/jobs/scheduled";
 import type { Env } from "../../src/env";
+import { RAILS } from "../../src/rails/registry";
 
 /** Issue 8 item 3: no unbounded writes from anonymous callers; old rows are purged on a schedule. */
 async function attemptRows(correlationId: string): Promise<Record<string, unknown>[]> {
@@ -56,7 +57,7 @@ describe("anonymous callers cannot fill the database", () => {
     await insertChallenge(now - 2 * 86_400_000, `${tag}-expired`);
     await insertChallenge(now + 600_000, `${tag}-live`);
 
-    const outcome = await runScheduled(PROBE_CRON, env as unknown as Env);
+    const outcome = await runScheduled(RAILS, PROBE_CRON, env as unknown as Env);
     expect(outcome.results).toContainEqual({ name: "retention", ok: true });
 
     const attempts = (await env.DB.prepare("SELECT correlation_id FROM payment_attempts WHERE correlation_id LIKE ?").bind(`${tag}%`).all()).results;

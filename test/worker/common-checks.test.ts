@@ -1,8 +1,8 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { generateKeyPairSigner } from "@solana/kit";
-import { checkCommonRequirements } from "../../src/rails/registry";
-import { loadConfig, type Config } from "../../src/platform/config/load-config";
+import { checkCommonRequirements, loadConfig } from "../../src/rails/registry";
+import { type Config } from "../../src/platform/config/load-config";
 import type { Env } from "../../src/env";
 import type { VerifySettleBody } from "../../src/x402/schemas";
 import { CLUSTERS } from "../../src/platform/config/networks";

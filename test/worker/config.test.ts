@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { callWithEnv } from "../support/workerd/worker-http";
 import { writeParameter, deleteParameter } from "../../src/store/parameters";
-import { loadConfig } from "../../src/platform/config/load-config";
+import { loadConfig } from "../../src/rails/registry";
 import type { Env } from "../../src/env";
 import { labelledKeypair } from "../../scripts/lib/keypair";
 

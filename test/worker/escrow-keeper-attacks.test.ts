@@ -23,7 +23,7 @@ import { PAYMENT_STATE } from "../../src/rails/sla-escrow/program/accounts";
 import { getFundPaymentInstruction } from "../../src/rails/sla-escrow/program/instructions";
 import { findBankPda, findEscrowConfigPda, findEscrowPda, findPaymentPda } from "../../src/rails/sla-escrow/program/pda";
 import { randomPaymentUid } from "../../src/rails/sla-escrow/program/payment-uid";
-import { loadConfig } from "../../src/platform/config/load-config";
+import { loadConfig, RAILS } from "../../src/rails/registry";
 import { runRetention } from "../../src/jobs/retention/run-retention";
 import { KEEPER_MAX_ATTEMPTS, KEEPER_RETRY_BASE_MS } from "../../src/jobs/keeper/backoff";
 import type { Env } from "../../src/env";
@@ -44,7 +44,7 @@ const ORACLE_TIP = 20_000n;
 const RELEASE_FEE = 100_000n;
 
 interface KeeperReport {
-  items: { paymentPda: string; decision: string; action: string; signature: string | null; outcome: string }[];
+  items: { paymentPda: string; decision: string; action: string; signature: string | null; outcome: string; detail: string }[];
 }
 
 
@@ -150,7 +150,7 @@ describe("escrow keeper: stalling", () => {
     // A run smaller than the flood: on the old code the ghosts (watched first) took every slot.
     const run = await d.keeper({ limit: 10 });
     const released = itemsFor(run, real.payment);
-    expect(released, JSON.stringify(run.items)).toEqual([expect.objectContaining({ action: "release", outcome: "released" })]);
+    expect(released, JSON.stringify(run.items)).toEqual([expect.objectContaining({ action: "release", outcome: "landed", detail: "released" })]);
     expect(await tokenBalance(sellerAta)).toBe(before + AMOUNT - ORACLE_TIP - RELEASE_FEE);
     expect(await paymentAccount(real.payment)).toMatchObject({ state: PAYMENT_STATE.RELEASED });
 
@@ -180,21 +180,21 @@ describe("escrow keeper: stalling", () => {
 
     await faults.setFaults({});
     const run = await d.keeper();
-    expect(itemsFor(run, live.built.paymentPda)).toEqual([expect.objectContaining({ decision: "wait", signature: null, outcome: expect.stringMatching(/not confirmed yet/) })]);
+    expect(itemsFor(run, live.built.paymentPda)).toEqual([expect.objectContaining({ decision: "wait", signature: null, outcome: "waiting", detail: expect.stringMatching(/not confirmed yet/) })]);
     expect(itemsFor(run, dead.built.paymentPda)).toEqual([
-      expect.objectContaining({ decision: "dropped", signature: null, outcome: expect.stringMatching(/never landed and its blockhash expired/) }),
+      expect.objectContaining({ decision: "dropped", signature: null, outcome: "dropped", detail: expect.stringMatching(/never landed and its blockhash expired/) }),
     ]);
-    expect(await watchRow(dead.built.paymentPda)).toMatchObject({ state: "dropped" });
-    expect(await watchRow(live.built.paymentPda)).toMatchObject({ state: "open" });
+    expect(await watchRow(dead.built.paymentPda)).toMatchObject({ state: "dropped", last_action: "none", last_outcome: "dropped", last_detail: expect.stringMatching(/never landed and its blockhash expired/) });
+    expect(await watchRow(live.built.paymentPda)).toMatchObject({ state: "open", last_action: "none", last_outcome: "waiting", last_detail: expect.stringMatching(/not confirmed yet/) });
   });
 
   it("a payment that cannot progress backs off with a doubling delay, never takes a due payment's slot, and is given up at the cap", async () => {
     const d = await escrowDesk("keeper-backoff");
     const blocked = await d.approvedPayment(false); // its seller has no USDC account: the release cannot be made
     const first = itemsFor(await d.keeper(), blocked.payment);
-    expect(first).toEqual([expect.objectContaining({ signature: null, outcome: expect.stringMatching(/recipient token account .* does not exist yet/) })]);
+    expect(first).toEqual([expect.objectContaining({ signature: null, outcome: "skipped", detail: expect.stringMatching(/recipient token account .* does not exist yet/) })]);
     const afterFirst = await watchRow(blocked.payment);
-    expect(afterFirst).toMatchObject({ state: "open", failures: 1 });
+    expect(afterFirst).toMatchObject({ state: "open", failures: 1, last_action: "release", last_outcome: "skipped" });
     expect(afterFirst!.next_check_at_ms - Date.now()).toBeGreaterThan(KEEPER_RETRY_BASE_MS - 60_000);
 
     // Due again (and due first by time), it still waits behind a payment that never failed.
@@ -202,7 +202,7 @@ describe("escrow keeper: stalling", () => {
     await makeDue(blocked.payment);
     const run = await d.keeper({ limit: 1 });
     expect(run.items.map((i) => i.paymentPda)).toEqual([real.payment]);
-    expect(itemsFor(run, real.payment)).toEqual([expect.objectContaining({ outcome: "released" })]);
+    expect(itemsFor(run, real.payment)).toEqual([expect.objectContaining({ outcome: "landed", detail: "released" })]);
 
     for (let attempt = 2; attempt <= KEEPER_MAX_ATTEMPTS; attempt++) {
       await makeDue(blocked.payment);
@@ -214,8 +214,8 @@ describe("escrow keeper: stalling", () => {
         expect(row!.state).toBe("open");
         expect(row!.next_check_at_ms - startedAt).toBeGreaterThanOrEqual(Math.min(KEEPER_RETRY_BASE_MS * 2 ** (attempt - 1), 86_400_000) - 1_000);
       } else {
-        expect(row!.state).toBe("stuck");
-        expect(items).toEqual([expect.objectContaining({ outcome: expect.stringMatching(new RegExp(`^gave up after ${KEEPER_MAX_ATTEMPTS} attempts: recipient token account`)) })]);
+        expect(row).toMatchObject({ state: "stuck", last_action: "release", last_outcome: "skipped", last_detail: items[0]!.detail });
+        expect(items).toEqual([expect.objectContaining({ outcome: "skipped", detail: expect.stringMatching(new RegExp(`^gave up after ${KEEPER_MAX_ATTEMPTS} attempts: recipient token account`)) })]);
       }
     }
     await makeDue(blocked.payment);
@@ -243,7 +243,7 @@ describe("escrow keeper: stalling", () => {
         .bind(r.pda, `sig-${r.pda}`, r.state, r.at)
         .run();
     }
-    const outcome = await runRetention(config, env as unknown as Env, now);
+    const outcome = await runRetention(RAILS, config, env as unknown as Env, now);
     expect(outcome.escrowWatchRowsDeleted).toBeGreaterThanOrEqual(3);
     const left = new Set<string>();
     for (const r of named) if (await watchRow(r.pda)) left.add(r.name);
@@ -271,7 +271,7 @@ describe("escrow keeper: poisoning", () => {
     const sellerAta = await ataOf(seller.address);
     const before = await tokenBalance(sellerAta);
     const run = await d.keeper();
-    expect(itemsFor(run, real.built.paymentPda), JSON.stringify(run.items)).toEqual([expect.objectContaining({ action: "release", outcome: "released" })]);
+    expect(itemsFor(run, real.built.paymentPda), JSON.stringify(run.items)).toEqual([expect.objectContaining({ action: "release", outcome: "landed", detail: "released" })]);
     expect(await tokenBalance(sellerAta)).toBe(before + AMOUNT - ORACLE_TIP - RELEASE_FEE);
     expect(await paymentAccount(real.built.paymentPda)).toMatchObject({ state: PAYMENT_STATE.RELEASED, mint: USDC });
 
@@ -295,7 +295,7 @@ describe("escrow keeper: poisoning", () => {
 
     await deliverAndApprove(d.post, { buyer, seller, uidHex: built.paymentUidHex });
     const run = await d.keeper();
-    expect(itemsFor(run, built.paymentPda)).toEqual([expect.objectContaining({ outcome: "released" })]);
+    expect(itemsFor(run, built.paymentPda)).toEqual([expect.objectContaining({ outcome: "landed", detail: "released" })]);
     expect(await ledgerState()).toMatchObject({ state: "confirmed" });
     expect((await d.post("/settle", body)).body).toMatchObject({ success: true, transaction: pending.body.transaction });
   });
@@ -318,7 +318,7 @@ describe("escrow keeper: poisoning", () => {
 
     const feePayerBefore = await lamportsOf(d.feePayer);
     const run = await d.keeper();
-    expect(itemsFor(run, payment)).toEqual([expect.objectContaining({ decision: "dropped", signature: null, outcome: expect.stringMatching(/not an sla-escrow settlement in this facilitator's ledger/) })]);
+    expect(itemsFor(run, payment)).toEqual([expect.objectContaining({ decision: "dropped", signature: null, outcome: "dropped", detail: expect.stringMatching(/not an sla-escrow settlement in this facilitator's ledger/) })]);
     expect(await lamportsOf(d.feePayer)).toBe(feePayerBefore);
     expect((await paymentAccount(payment))?.state).toBe(PAYMENT_STATE.FUNDED);
   });
@@ -377,7 +377,7 @@ describe("sponsored fundings: a buyer who empties its account after verify canno
     expect(await watchRow(first.built.paymentPda)).toMatchObject({ state: "open", sponsored_payer: buyer.address });
 
     const run = await d.keeper();
-    expect(itemsFor(run, first.built.paymentPda)).toEqual([expect.objectContaining({ decision: "dropped", signature: null, outcome: expect.stringMatching(/failed on chain/) })]);
+    expect(itemsFor(run, first.built.paymentPda)).toEqual([expect.objectContaining({ decision: "dropped", signature: null, outcome: "dropped", detail: expect.stringMatching(/failed on chain/) })]);
     const refused = await d.post("/settle", second.body);
     expect(refused.body, JSON.stringify(refused.body)).toMatchObject({ success: false, errorReason: "invalid_sla_escrow_payload_sponsorship_refused" });
   });
@@ -466,7 +466,7 @@ describe("the exposure budget on the escrow rail (src/chain/fee-payer-budget/)",
     const p = await d.approvedPayment();
     const feePayerBefore = await lamportsOf(d.feePayer);
     const held = itemsFor(await d.keeper(), p.payment);
-    expect(held).toEqual([expect.objectContaining({ action: "release", signature: null, outcome: expect.stringMatching(/^fee_payer_spend_per_day_exceeded: .*SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS: 4999/) })]);
+    expect(held).toEqual([expect.objectContaining({ action: "release", signature: null, outcome: "held", detail: expect.stringMatching(/^fee_payer_spend_per_day_exceeded: .*SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS: 4999/) })]);
     expect(await paymentAccount(p.payment)).toMatchObject({ state: PAYMENT_STATE.FUNDED });
     expect(await lamportsOf(d.feePayer)).toBe(feePayerBefore);
     const row = await env.DB.prepare("SELECT failures FROM escrow_watch WHERE payment_pda = ?").bind(p.payment).first<{ failures: number }>();
@@ -475,7 +475,7 @@ describe("the exposure budget on the escrow rail (src/chain/fee-payer-budget/)",
     d.setEnv({ SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS: "1000000000" });
     await env.DB.prepare("UPDATE escrow_watch SET next_check_at_ms = 0 WHERE payment_pda = ?").bind(p.payment).run();
     const keeperFeesBefore = await env.DB.prepare("SELECT COALESCE(SUM(lamports), 0) AS n FROM fee_payer_exposure WHERE rail = 'sla-escrow' AND kind = 'network_fee'").first<{ n: number }>();
-    expect(itemsFor(await d.keeper(), p.payment)).toEqual([expect.objectContaining({ action: "release", outcome: "released" })]);
+    expect(itemsFor(await d.keeper(), p.payment)).toEqual([expect.objectContaining({ action: "release", outcome: "landed", detail: "released" })]);
     const keeperFeesAfter = await env.DB.prepare("SELECT COALESCE(SUM(lamports), 0) AS n FROM fee_payer_exposure WHERE rail = 'sla-escrow' AND kind = 'network_fee'").first<{ n: number }>();
     expect(keeperFeesAfter!.n - keeperFeesBefore!.n).toBeGreaterThanOrEqual(5_000);
   });
@@ -514,7 +514,7 @@ describe("the exposure budget on the escrow rail (src/chain/fee-payer-budget/)",
     await closeUsdcAccount(p.seller, sink);
     const item = itemsFor(await run, p.payment);
     await faults.setFaults({});
-    expect(item).toEqual([expect.objectContaining({ action: "release", signature: null, outcome: expect.stringMatching(/recipient token account .* does not exist yet \(read again just before sending\)/) })]);
+    expect(item).toEqual([expect.objectContaining({ action: "release", signature: null, outcome: "held", detail: expect.stringMatching(/recipient token account .* does not exist yet \(read again just before sending\)/) })]);
     expect(await paymentAccount(p.payment)).toMatchObject({ state: PAYMENT_STATE.FUNDED });
     expect((await chainRpc<{ value: unknown }>("getAccountInfo", [await ataOf(p.seller.address), { encoding: "base64" }])).value).toBeNull();
   });
@@ -531,7 +531,7 @@ describe("the exposure budget on the escrow rail (src/chain/fee-payer-budget/)",
     await closeUsdcAccount(p.seller, sink);
     const released = itemsFor(await run, p.payment);
     await faults.setFaults({});
-    expect(released).toEqual([expect.objectContaining({ action: "release", outcome: "released" })]);
+    expect(released).toEqual([expect.objectContaining({ action: "release", outcome: "landed", detail: "released" })]);
     const day = new Date().toISOString().slice(0, 10);
     expect(await exposureOf(`payout_token_account:${sellerAta}:${day}`)).toEqual({
       rail: "sla-escrow",
@@ -548,7 +548,7 @@ describe("the exposure budget on the escrow rail (src/chain/fee-payer-budget/)",
     expect((await d.post("/settle", body)).body).toMatchObject({ success: true });
     await deliverAndApprove(d.post, { buyer, seller: p.seller, uidHex: built.paymentUidHex });
     const waiting = itemsFor(await d.keeper(), built.paymentPda);
-    expect(waiting).toEqual([expect.objectContaining({ action: "release", signature: null, outcome: expect.stringMatching(/already created recipient token account .* payouts into it wait until/) })]);
+    expect(waiting).toEqual([expect.objectContaining({ action: "release", signature: null, outcome: "held", detail: expect.stringMatching(/already created recipient token account .* payouts into it wait until/) })]);
     expect(await paymentAccount(built.paymentPda)).toMatchObject({ state: PAYMENT_STATE.FUNDED });
   });
 });

@@ -49,7 +49,7 @@ afterEach(() => {
 
 async function keeperItemsFor(payment: string) {
   const report = await post("/escrow-keeper", {}, BEARER);
-  return (report.items as { paymentPda: string; decision: string; action: string; signature: string | null; outcome: string }[]).filter((i) => i.paymentPda === payment);
+  return (report.items as { paymentPda: string; decision: string; action: string; signature: string | null; outcome: string; detail: string }[]).filter((i) => i.paymentPda === payment);
 }
 
 const lamports = async (account: string) => BigInt((await rpc<{ value: number }>("getBalance", [account, { commitment: "confirmed" }])).value);
@@ -84,7 +84,7 @@ describe("escrow keeper: ClosePayment sent by the keeper", () => {
 
     // Expired without delivery: the keeper refunds, and the payment waits for its closed_at.
     await advanceBothClocks(TTL + 1);
-    expect(await keeperItemsFor(payment)).toEqual([expect.objectContaining({ action: "refund", outcome: "refunded" })]);
+    expect(await keeperItemsFor(payment)).toEqual([expect.objectContaining({ action: "refund", outcome: "landed", detail: "refunded" })]);
     expect(await tokenBalance(buyerAta)).toBe(AMOUNT);
     const refunded = decodePayment(Uint8Array.from(atob((await accountOf(payment))!.data[0]), (c) => c.charCodeAt(0)));
     expect(refunded?.state).toBe(PAYMENT_STATE.REFUNDED);
@@ -99,7 +99,7 @@ describe("escrow keeper: ClosePayment sent by the keeper", () => {
     const rent = BigInt((await accountOf(payment))!.lamports);
     const [buyer0, feePayer0] = [await lamports(buyer.address), await lamports(TEST_FEE_PAYER.address)];
     const closed = await keeperItemsFor(payment);
-    expect(closed).toEqual([expect.objectContaining({ decision: "close", action: "close", outcome: "closed" })]);
+    expect(closed).toEqual([expect.objectContaining({ decision: "close", action: "close", outcome: "landed", detail: "closed" })]);
     expect(closed[0]!.signature).toEqual(expect.any(String));
     expect(await accountOf(payment)).toBeNull();
     expect(await lamports(buyer.address)).toBe(buyer0 + rent);

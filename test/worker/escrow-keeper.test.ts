@@ -28,7 +28,7 @@ const RELEASE_FEE = 100_000n;
 async function keeper(body: Record<string, unknown> = {}) {
   const response = await call("/escrow-keeper", { method: "POST", json: body, headers: BEARER });
   expect(response.status, JSON.stringify(response.body)).toBe(200);
-  return response.body as { released: number; items: { paymentPda: string; decision: string; action: string; signature: string | null; outcome: string }[] };
+  return response.body as { released: number; items: { paymentPda: string; decision: string; action: string; signature: string | null; outcome: string; detail: string }[] };
 }
 
 const itemFor = (report: Awaited<ReturnType<typeof keeper>>, payment: string) => report.items.filter((i) => i.paymentPda === payment);
@@ -95,14 +95,14 @@ describe("escrow keeper", () => {
     const before = await tokenBalance(sellerAta);
     const oracleBefore = await tokenBalance(oracleAta);
     const dry = itemFor(await keeper({ dryRun: true }), p.payment);
-    expect(dry).toEqual([expect.objectContaining({ decision: "release", action: "release", signature: null, outcome: "would release" })]);
+    expect(dry).toEqual([expect.objectContaining({ decision: "release", action: "release", signature: null, outcome: "planned", detail: "would release" })]);
     expect((await paymentAccount(p.payment))?.state).toBe(PAYMENT_STATE.FUNDED);
 
     const runs = await Promise.all([keeper(), keeper()]);
-    const released = runs.flatMap((run) => itemFor(run, p.payment)).filter((i) => i.outcome === "released");
+    const released = runs.flatMap((run) => itemFor(run, p.payment)).filter((i) => i.outcome === "landed" && i.action === "release");
     expect(released).toHaveLength(1);
     // The report counts what landed by value: each run's count is its released items, and one run released this one.
-    for (const run of runs) expect(run.released).toBe(run.items.filter((i) => i.outcome === "released").length);
+    for (const run of runs) expect(run.released).toBe(run.items.filter((i) => i.outcome === "landed" && i.action === "release").length);
     expect(runs.reduce((n, run) => n + run.released, 0)).toBeGreaterThanOrEqual(1);
     expect(await tokenBalance(sellerAta)).toBe(before + AMOUNT - ORACLE_TIP - RELEASE_FEE);
     expect(await tokenBalance(oracleAta)).toBe(oracleBefore + ORACLE_TIP);
@@ -122,7 +122,7 @@ describe("escrow keeper", () => {
     const oracleAta = await ataOf(LOCAL_ORACLE.address as Address);
     const [seller0, oracle0] = [await tokenBalance(sellerAta), await tokenBalance(oracleAta)];
 
-    expect(itemFor(await keeper(), p.payment)).toEqual([expect.objectContaining({ action: "release", outcome: "released" })]);
+    expect(itemFor(await keeper(), p.payment)).toEqual([expect.objectContaining({ action: "release", outcome: "landed", detail: "released" })]);
     expect(await tokenBalance(sellerAta)).toBe(seller0 + AMOUNT - ORACLE_TIP - RELEASE_FEE);
     expect(await tokenBalance(oracleAta)).toBe(oracle0 + ORACLE_TIP);
     // The rest of the amount, the escrow fee, stays with the escrow: the Payment records the payout as released.
@@ -201,7 +201,7 @@ describe("escrow keeper", () => {
     expect((await paymentAccount(p.payment))?.resolutionState).toBe(RESOLUTION_STATE.REJECTED);
 
     const run = itemFor(await keeper(), p.payment);
-    expect(run).toEqual([expect.objectContaining({ action: "refund", outcome: "refunded" })]);
+    expect(run).toEqual([expect.objectContaining({ action: "refund", outcome: "landed", detail: "refunded" })]);
     expect(await tokenBalance(buyerAta)).toBe(afterFunding + AMOUNT - ORACLE_TIP);
     expect(await tokenBalance(oracleAta)).toBe(oracleBefore + ORACLE_TIP);
     expect(await paymentAccount(p.payment)).toMatchObject({ state: PAYMENT_STATE.REFUNDED });
@@ -211,7 +211,7 @@ describe("escrow keeper", () => {
     const p = await settledPayment(false);
     await deliverAndApprove(p);
     const run = itemFor(await keeper(), p.payment);
-    expect(run).toEqual([expect.objectContaining({ decision: "release", signature: null, outcome: expect.stringMatching(/recipient token account .* does not exist yet/) })]);
+    expect(run).toEqual([expect.objectContaining({ decision: "release", signature: null, outcome: "skipped", detail: expect.stringMatching(/recipient token account .* does not exist yet/) })]);
     expect((await paymentAccount(p.payment))?.state).toBe(PAYMENT_STATE.FUNDED);
   });
 });

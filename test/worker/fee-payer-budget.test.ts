@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createKeyPairSignerFromBytes, generateKeyPairSigner, type Address, type KeyPairSigner } from "@solana/kit";
 import { getTransferSolInstruction } from "@solana-program/system";
-import { loadConfig } from "../../src/platform/config/load-config";
+import { loadConfig } from "../../src/rails/registry";
 import type { Env } from "../../src/env";
 import { bookExposure, settleExposure, type ExposureBooking } from "../../src/chain/fee-payer-budget/budget";
 import { uptoOpenRentLamports } from "../../src/chain/fee-payer-budget/caps";
@@ -129,7 +129,7 @@ describe("upto opens are booked against the exposure budget before the fee payer
     const claimId = crypto.randomUUID();
     const claimed = await claimDueChannels(env.DB, claimId, Date.now(), 60_000, 1_000);
     expect(claimed.map((c) => c.channelId)).toContain(first.payload.channelId);
-    const outcome = { state: "closed" as const, nextCheckAtMs: Date.now(), failures: 0, action: "reclaim", signature: null, outcome: "reclaimed", keepClaim: false };
+    const outcome = { state: "closed" as const, nextCheckAtMs: Date.now(), failures: 0, action: "reclaim", signature: null, outcome: "landed" as const, detail: "reclaimed", keepClaim: false };
     await recordKeeperOutcomes(env.DB, UPTO_CHANNELS_TABLE, claimId, [{ ...outcome, key: first.payload.channelId }], Date.now());
     expect(await rowState(first.payload.channelId)).toBe("closed");
 

@@ -5,6 +5,7 @@ import { call, callWithEnv } from "../support/workerd/worker-http";
 import { USDC, enrichedLine, signedPaymentBody } from "../support/workerd/payment-fixtures";
 import { fundedBuyer } from "../support/workerd/chain";
 import { signMessage } from "../support/workerd/seller-fixtures";
+import { RAILS } from "../../src/rails/registry";
 
 /** Issue 8 item 5: smaller holes an anonymous caller or a misconfiguration could open. */
 const json = { "Content-Type": "application/json" };
@@ -218,7 +219,7 @@ describe("numeric fields: out-of-range numbers are a 400 naming the field, never
   const BAD_NUMBERS = [1e308, 2 ** 64, 1.5];
 
   it("the cases cover every numeric field of every route's body and query", () => {
-    const routes = apiRoutes(() => []);
+    const routes = apiRoutes(() => [], RAILS);
     const found = routes.flatMap((route) => [...new Set([...numericPaths(route.body), ...numericPaths(route.query)])].map((field) => `${route.method} ${route.path} ${field}`));
     const covered = new Set(CASES.map((c) => `${c.method === "GET" ? "GET" : "POST"} ${c.route ?? c.path} ${c.field}`));
     // The GET owner list takes its limit from the query string (a string schema); its POST twin has the number.

@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { minimumPaymentRaw } from "../../src/rails/exact/minimum-amount";
 import { getUniversalSettleFacts } from "../../src/rails/exact/program-facts";
-import { loadConfig } from "../../src/platform/config/load-config";
+import { loadConfig } from "../../src/rails/registry";
 import type { Env } from "../../src/env";
 import { DEVNET, NATIVE_SOL, USDC } from "../support/workerd/payment-fixtures";
 import { call } from "../support/workerd/worker-http";

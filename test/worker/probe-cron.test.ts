@@ -1,7 +1,8 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { generateKeyPairSigner } from "@solana/kit";
-import { getConfig, type Config } from "../../src/platform/config/load-config";
+import { type Config } from "../../src/platform/config/load-config";
+import { getConfig } from "../../src/rails/registry";
 import { MANIFESTS_PER_RUN, runProbeJob } from "../../src/directory/resources/probe-run";
 import { FREE_PLAN_PROBES_PER_RUN } from "../../src/platform/config/workers-plan";
 import type { Env } from "../../src/env";

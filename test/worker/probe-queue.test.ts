@@ -1,7 +1,8 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { generateKeyPairSigner } from "@solana/kit";
-import { getConfig, type Config } from "../../src/platform/config/load-config";
+import { type Config } from "../../src/platform/config/load-config";
+import { getConfig } from "../../src/rails/registry";
 import { runProbeJob } from "../../src/directory/resources/probe-run";
 import { PROBE_GIVE_UP_AFTER_MS } from "../../src/store/resources";
 import type { Env } from "../../src/env";

@@ -1,7 +1,8 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { generateKeyPairSigner, type Address } from "@solana/kit";
-import { loadConfig, type Config } from "../../src/platform/config/load-config";
+import { type Config } from "../../src/platform/config/load-config";
+import { loadConfig } from "../../src/rails/registry";
 import type { Env } from "../../src/env";
 import { checkEscrowTerms } from "../../src/rails/sla-escrow/escrow-terms";
 import { getSlaEscrowFacts } from "../../src/rails/sla-escrow/escrow-facts";

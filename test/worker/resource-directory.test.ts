@@ -151,7 +151,7 @@ describe("resource registry and the listing gates", () => {
     const registered = await register({ resourceUrl: `${sellerOrigin()}${path}`, title: "Indexed", scheme: "exact" });
     const id = registered.body.id as number;
     const { runProbeJob } = await import("../../src/directory/resources/probe-run");
-    const { getConfig } = await import("../../src/platform/config/load-config");
+    const { getConfig } = await import("../../src/rails/registry");
     const config = await getConfig(env as never);
     await runProbeJob({ ...config, probe: { ...config.probe, cronBatchLimit: 1 } }, env as never);
     const index = await call("http://facilitator.test/dist/resource-index.json");

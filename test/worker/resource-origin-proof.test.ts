@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, callWithEnv } from "../support/workerd/worker-http";
 import { requestsSeenBySeller, sellerOrigin, setSellerBehaviour, signedResourceChallenge, verifiedMerchant } from "../support/workerd/directory-fixtures";
-import { getConfig } from "../../src/platform/config/load-config";
+import { getConfig } from "../../src/rails/registry";
 import { runProbeJob } from "../../src/directory/resources/probe-run";
 import type { Env } from "../../src/env";
 

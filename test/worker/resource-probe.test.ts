@@ -68,7 +68,7 @@ describe("the 402 probe against hostile targets (real loopback server)", () => {
     const bad = await callWithEnv({ ENVIRONMENT: "production", SOLANA_CLUSTER: "mainnet", SVC_PROBE_ALLOW_LOOPBACK: "true" }, "/health");
     expect(bad.status).toBe(500);
     expect(JSON.stringify(bad.body)).toMatch(/SVC_PROBE_ALLOW_LOOPBACK/);
-    const { getConfig } = await import("../../src/platform/config/load-config");
+    const { getConfig } = await import("../../src/rails/registry");
     // (Outside local the demo oracle the local vars name is refused too, so the preview env names none.)
     expect((await getConfig({ ...(env as never as object), ENVIRONMENT: "preview", SVC_SLA_ESCROW_ORACLE_AUTHORITIES: "" } as never)).probe.allowLoopback).toBe(false);
     expect((await getConfig(env as never)).probe.allowLoopback).toBe(true);

@@ -4,11 +4,12 @@ import { runScheduled, SWEEP_CRON, PROBE_CRON } from "../../src/jobs/scheduled";
 import { maxRailsPerRun } from "../../src/rails/exact/sweep/budget";
 import { callWithEnv } from "../support/workerd/worker-http";
 import type { Env } from "../../src/env";
+import { RAILS } from "../../src/rails/registry";
 
 describe("scheduled (Cron Triggers)", () => {
   it("maps the wrangler.toml cron expressions to their jobs", async () => {
-    const sweep = await runScheduled(SWEEP_CRON, env as unknown as Env);
-    const probe = await runScheduled(PROBE_CRON, env as unknown as Env);
+    const sweep = await runScheduled(RAILS, SWEEP_CRON, env as unknown as Env);
+    const probe = await runScheduled(RAILS, PROBE_CRON, env as unknown as Env);
     expect(sweep.job).toBe("sweep");
     expect(probe.job).toBe("probe");
   });
@@ -18,12 +19,12 @@ describe("scheduled (Cron Triggers)", () => {
     const start = Date.parse("2026-11-28T10:00:00Z");
     const ran: string[] = [];
     for (let i = 0; i < 3; i++) {
-      const outcome = await runScheduled(SWEEP_CRON, free, start + i * 15 * 60_000);
+      const outcome = await runScheduled(RAILS, SWEEP_CRON, free, start + i * 15 * 60_000);
       expect(outcome.results).toHaveLength(1);
       ran.push(outcome.results![0]!.name);
     }
     expect(ran.sort()).toEqual(["escrow-keeper", "sweep", "upto-keeper"]);
-    expect((await runScheduled(SWEEP_CRON, env as unknown as Env, start)).results?.map((r) => r.name)).toEqual(["sweep", "escrow-keeper", "upto-keeper"]);
+    expect((await runScheduled(RAILS, SWEEP_CRON, env as unknown as Env, start)).results?.map((r) => r.name)).toEqual(["sweep", "escrow-keeper", "upto-keeper"]);
   });
 
   it("the operator sweep on Workers Free takes on no more rails than a Free invocation allows; a wrong plan is a config error", async () => {
@@ -38,7 +39,7 @@ describe("scheduled (Cron Triggers)", () => {
   });
 
   it("does nothing with an invalid configuration (and says so in the log)", async () => {
-    const result = await runScheduled(SWEEP_CRON, { ...(env as unknown as Env), SOLANA_RPC_URL: "not a url" });
+    const result = await runScheduled(RAILS, SWEEP_CRON, { ...(env as unknown as Env), SOLANA_RPC_URL: "not a url" });
     expect(result).toEqual({ job: "none", ran: false });
   });
 

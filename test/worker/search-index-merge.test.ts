@@ -4,7 +4,8 @@ import { generateKeyPairSigner } from "@solana/kit";
 import { call } from "../support/workerd/worker-http";
 import { mergeSearchIndex } from "../../src/directory/resources/search-index-merge";
 import { searchIndexMergeJob } from "../../src/jobs/search-index-merge-job";
-import { JOBS_BY_CRON, PROBE_CRON } from "../../src/jobs/scheduled";
+import { jobsByCron, PROBE_CRON } from "../../src/jobs/scheduled";
+import { RAILS } from "../../src/rails/registry";
 
 /** The FTS5 merge job in the real D1: it shrinks an index churned by listing and unlisting, and loses nothing. */
 describe("search index merge job", () => {
@@ -38,7 +39,7 @@ describe("search index merge job", () => {
   });
 
   it("runs on the probe trigger after the probe job", () => {
-    const jobs = JOBS_BY_CRON[PROBE_CRON]!.map((job) => job.name);
+    const jobs = jobsByCron(RAILS)[PROBE_CRON]!.map((job) => job.name);
     expect(jobs).toContain(searchIndexMergeJob.name);
     expect(jobs.indexOf(searchIndexMergeJob.name)).toBeGreaterThan(jobs.indexOf("probe-resources"));
   });

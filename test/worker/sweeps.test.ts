@@ -9,6 +9,7 @@ import { TEST_FEE_PAYER } from "../support/keys";
 import { runScheduled, SWEEP_CRON } from "../../src/jobs/scheduled";
 import { clearConfigCache } from "../../src/platform/config/load-config";
 import type { Env } from "../../src/env";
+import { RAILS } from "../../src/rails/registry";
 
 /**
  * Sweeps against the local chain's stand-in UniversalSettle program: real payments settled through /settle into
@@ -191,7 +192,7 @@ describe("sweeps: plan, dry run, real runs, cooldown, concurrency, cron", () => 
     await env.DB.prepare("INSERT INTO parameters (key, value, updated_at_ms) VALUES ('SVC_SWEEP_CRON_COOLDOWN_SEC', '0', 0)").run();
     clearConfigCache();
     try {
-      const outcome = await runScheduled(SWEEP_CRON, env as unknown as Env);
+      const outcome = await runScheduled(RAILS, SWEEP_CRON, env as unknown as Env);
       expect(outcome).toEqual({ job: "sweep", ran: true, results: [{ name: "sweep", ok: true }, { name: "escrow-keeper", ok: true }, { name: "upto-keeper", ok: true }] });
     } finally {
       await env.DB.prepare("DELETE FROM parameters WHERE key = 'SVC_SWEEP_CRON_COOLDOWN_SEC'").run();

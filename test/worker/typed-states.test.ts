@@ -1,7 +1,9 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { applyMigrations, databaseBefore, MIGRATIONS } from "../support/workerd/migration-steps";
-import { ESCROW_WATCH_STATES, JOB_RUN_OUTCOMES, UPTO_CHANNEL_STATES } from "../../src/store/states";
+import { JOB_RUN_OUTCOMES } from "../../src/store/states";
+import { ESCROW_WATCH_STATES } from "../../src/rails/sla-escrow/store/states";
+import { UPTO_CHANNEL_STATES } from "../../src/rails/upto/store/states";
 
 /**
  * Migration 0012: the state and outcome columns take only their closed sets (src/store/states.ts), enforced by a

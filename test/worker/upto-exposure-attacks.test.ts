@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createKeyPairSignerFromPrivateKeyBytes, generateKeyPairSigner, type Address, type KeyPairSigner } from "@solana/kit";
-import { loadConfig } from "../../src/platform/config/load-config";
+import { loadConfig } from "../../src/rails/registry";
 import type { Env } from "../../src/env";
 import { uptoOpenRentLamports } from "../../src/chain/fee-payer-budget/caps";
 import { TOKEN_PROGRAM_ADDRESS } from "../../src/chain/token-programs";

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { address, createKeyPairSignerFromBytes, generateKeyPairSigner, getBase58Encoder, type Address } from "@solana/kit";
 import { getTransferSolInstruction } from "@solana-program/system";
 import { findAssociatedTokenPda } from "@solana-program/token";
-import { loadConfig } from "../../src/platform/config/load-config";
+import { loadConfig, RAILS } from "../../src/rails/registry";
 import type { Env } from "../../src/env";
 import { runUptoKeeper } from "../../src/rails/upto/keeper/run-keeper";
 import { runRetention } from "../../src/jobs/retention/run-retention";
@@ -57,7 +57,7 @@ async function usdcOf(owner: Address): Promise<bigint> {
 }
 
 async function channelRow(channelId: string) {
-  return env.DB.prepare("SELECT state, last_action, last_outcome, last_signature FROM upto_channels WHERE channel_id = ?").bind(channelId).first<Record<string, string>>();
+  return env.DB.prepare("SELECT state, last_action, last_outcome, last_detail, last_signature FROM upto_channels WHERE channel_id = ?").bind(channelId).first<Record<string, string>>();
 }
 
 describe("upto keeper: a channel never strands funds", () => {
@@ -82,7 +82,7 @@ describe("upto keeper: a channel never strands funds", () => {
     await makeDue(deposit.channelId);
     const report = await runUptoKeeper(await keeperConfig(facilitatorEnv), env.DB);
     const mine = report.items.find((i) => i.channelId === deposit.channelId);
-    expect(mine, JSON.stringify(report)).toMatchObject({ step: "seal_expired_and_distribute", outcome: "closed" });
+    expect(mine, JSON.stringify(report)).toMatchObject({ step: "seal_expired_and_distribute", outcome: "landed", detail: "closed" });
     expect(mine!.signature).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
 
     expect(await tokenBalance(await usdcAccountOf(buyer.address))).toBe(5_000_000n);
@@ -91,12 +91,12 @@ describe("upto keeper: a channel never strands funds", () => {
     const channel = decodeChannel((await channelAccount(deposit.channelId))!)!;
     expect(channel.status).toBe(CHANNEL_STATUS.DISTRIBUTED);
     // The channel account's rent comes back with Reclaim after the open-slot window: the row stays queued for it.
-    expect(await channelRow(deposit.channelId)).toMatchObject({ state: "open", last_outcome: "closed" });
+    expect(await channelRow(deposit.channelId)).toMatchObject({ state: "open", last_action: "seal_expired_and_distribute", last_outcome: "landed", last_detail: "closed" });
 
     // A second run right away does nothing and spends nothing (the row waits for the window).
     await makeDue(deposit.channelId);
     const again = await runUptoKeeper(await keeperConfig(facilitatorEnv), env.DB);
-    expect(again.items.find((i) => i.channelId === deposit.channelId)).toMatchObject({ step: "wait", signature: null });
+    expect(again.items.find((i) => i.channelId === deposit.channelId)).toMatchObject({ step: "wait", signature: null, outcome: "waiting" });
     expect(await lamportsOf(feePayer.address as Address)).toBe(before + escrowRent - 5_000n);
   });
 
@@ -122,8 +122,8 @@ describe("upto keeper: a channel never strands funds", () => {
 
     const before = await lamportsOf(feePayer.address as Address);
     const report = await runUptoKeeper(await keeperConfig(facilitatorEnv), env.DB);
-    expect(report.items.find((i) => i.channelId === leftOpen.channelId), JSON.stringify(report)).toMatchObject({ step: "dropped", signature: null });
-    expect(await channelRow(leftOpen.channelId)).toMatchObject({ state: "dropped" });
+    expect(report.items.find((i) => i.channelId === leftOpen.channelId), JSON.stringify(report)).toMatchObject({ step: "dropped", signature: null, outcome: "dropped" });
+    expect(await channelRow(leftOpen.channelId)).toMatchObject({ state: "dropped", last_action: "none", last_outcome: "dropped" });
     expect(report.items.find((i) => i.channelId === leftOpening.channelId)).toBeUndefined();
     expect(await channelRow(leftOpening.channelId)).toBeNull();
     expect(await lamportsOf(feePayer.address as Address)).toBe(before);
@@ -232,9 +232,10 @@ describe("upto keeper: the buyer's refund never goes to the treasury, and the re
     const held = await runUptoKeeper(await keeperConfig(c.facilitatorEnv), env.DB);
     const item = held.items.find((i) => i.channelId === c.deposit.channelId);
     expect(item, JSON.stringify(held)).toMatchObject({ step: "seal_expired_and_distribute", signature: null });
-    expect(item!.outcome).toMatch(/buyer's token account \w+ does not exist, so Distribute would send the buyer's refund of 1500000 to the program's treasury; waiting/);
-    const row = await env.DB.prepare("SELECT state, failures, next_check_at_ms AS next, last_outcome FROM upto_channels WHERE channel_id = ?").bind(c.deposit.channelId).first<Record<string, any>>();
-    expect(row).toMatchObject({ state: "open", failures: 1, last_outcome: item!.outcome });
+    expect(item!.outcome).toBe("skipped");
+    expect(item!.detail).toMatch(/buyer's token account \w+ does not exist, so Distribute would send the buyer's refund of 1500000 to the program's treasury; waiting/);
+    const row = await env.DB.prepare("SELECT state, failures, next_check_at_ms AS next, last_outcome, last_detail FROM upto_channels WHERE channel_id = ?").bind(c.deposit.channelId).first<Record<string, any>>();
+    expect(row).toMatchObject({ state: "open", failures: 1, last_outcome: "skipped", last_detail: item!.detail });
     expect(row!.next).toBeGreaterThanOrEqual(startedAt + KEEPER_RETRY_BASE_MS);
     expect(await lamportsOf(c.feePayer.address as Address)).toBe(before);
     expect(decodeChannel((await channelAccount(c.deposit.channelId))!)!.status).toBe(CHANNEL_STATUS.CLOSING);
@@ -242,7 +243,7 @@ describe("upto keeper: the buyer's refund never goes to the treasury, and the re
     await chainRpc("requestTokenAirdrop", [c.buyer.address, 1]); // the buyer's token account exists again
     await makeDue(c.deposit.channelId);
     const closed = await runUptoKeeper(await keeperConfig(c.facilitatorEnv), env.DB);
-    expect(closed.items.find((i) => i.channelId === c.deposit.channelId), JSON.stringify(closed)).toMatchObject({ step: "seal_expired_and_distribute", outcome: "closed" });
+    expect(closed.items.find((i) => i.channelId === c.deposit.channelId), JSON.stringify(closed)).toMatchObject({ step: "seal_expired_and_distribute", outcome: "landed", detail: "closed" });
     expect(await usdcOf(c.buyer.address)).toBe(1n + 1_500_000n);
     expect(await treasuryUsdc()).toBe(treasury);
     expect(await lamportsOf(c.feePayer.address as Address)).toBe(before + c.escrowRent - 5_000n);
@@ -254,7 +255,7 @@ describe("upto keeper: the buyer's refund never goes to the treasury, and the re
     const feesBefore = await env.DB.prepare("SELECT COALESCE(SUM(lamports), 0) AS n FROM fee_payer_exposure WHERE rail = 'upto' AND kind = 'network_fee' AND state = 'spent'").first<{ n: number }>();
     await makeDue(c.deposit.channelId);
     const ran = await runUptoKeeper(await keeperConfig(c.facilitatorEnv), env.DB);
-    expect(ran.items.find((i) => i.channelId === c.deposit.channelId), JSON.stringify(ran)).toMatchObject({ step: "seal_expired_and_distribute", outcome: "closed" });
+    expect(ran.items.find((i) => i.channelId === c.deposit.channelId), JSON.stringify(ran)).toMatchObject({ step: "seal_expired_and_distribute", outcome: "landed", detail: "closed" });
     expect(await usdcOf(c.buyer.address)).toBe(1_500_000n);
     const feesAfter = await env.DB.prepare("SELECT COALESCE(SUM(lamports), 0) AS n FROM fee_payer_exposure WHERE rail = 'upto' AND kind = 'network_fee' AND state = 'spent'").first<{ n: number }>();
     expect(feesAfter!.n - feesBefore!.n).toBeGreaterThanOrEqual(5_000);
@@ -274,7 +275,7 @@ describe("upto keeper: the buyer's refund never goes to the treasury, and the re
     await makeDue(c.deposit.channelId);
     const held = await runUptoKeeper(await keeperConfig(c.facilitatorEnv), env.DB);
     expect(held.paused, JSON.stringify(held)).toMatchObject({ reason: "fee_payer_below_minimum" });
-    expect(held.items.find((i) => i.channelId === c.deposit.channelId)).toMatchObject({ step: "seal_expired_and_distribute", signature: null, outcome: "fee_payer_below_minimum" });
+    expect(held.items.find((i) => i.channelId === c.deposit.channelId)).toMatchObject({ step: "seal_expired_and_distribute", signature: null, outcome: "held", detail: "fee_payer_below_minimum" });
     expect(await channelRowFull(c.deposit.channelId)).toMatchObject({ state: "open", failures: 0 });
     expect(await lamportsOf(c.feePayer.address as Address)).toBe(0n);
 
@@ -284,7 +285,7 @@ describe("upto keeper: the buyer's refund never goes to the treasury, and the re
     await new Promise((resolve) => setTimeout(resolve, 1_100)); // a job reuses a balance reading younger than a second
     const ran = await runUptoKeeper(await keeperConfig(c.facilitatorEnv), env.DB);
     expect(ran.paused, JSON.stringify(ran)).toBeUndefined();
-    expect(ran.items.find((i) => i.channelId === c.deposit.channelId)).toMatchObject({ step: "seal_expired_and_distribute", outcome: "closed" });
+    expect(ran.items.find((i) => i.channelId === c.deposit.channelId)).toMatchObject({ step: "seal_expired_and_distribute", outcome: "landed", detail: "closed" });
     expect(await lamportsOf(c.feePayer.address as Address)).toBe(1_000_000n + c.escrowRent - 5_000n);
     expect(await usdcOf(c.buyer.address)).toBe(1_500_000n);
   });
@@ -319,7 +320,7 @@ describe("upto keeper: a flood of opens that never landed cannot starve it (issu
 
     const before = await lamportsOf(feePayer.address as Address);
     const report = await runUptoKeeper(await keeperConfig(facilitatorEnv), env.DB, junk.length);
-    expect(report.items.find((i) => i.channelId === real.channelId), JSON.stringify(report)).toMatchObject({ step: "wait", signature: null });
+    expect(report.items.find((i) => i.channelId === real.channelId), JSON.stringify(report)).toMatchObject({ step: "wait", signature: null, outcome: "waiting" });
     expect(report.items.filter((i) => junk.includes(i.channelId))).toEqual([]);
     expect(await lamportsOf(feePayer.address as Address)).toBe(before);
   });
@@ -348,7 +349,7 @@ describe("upto keeper: retention", () => {
         .bind(r.id, r.state, r.at)
         .run();
     }
-    const outcome = await runRetention(config, env as unknown as Env, now);
+    const outcome = await runRetention(RAILS, config, env as unknown as Env, now);
     expect(outcome.uptoChannelRowsDeleted).toBeGreaterThanOrEqual(3);
     const left: string[] = [];
     for (const r of named) if (await env.DB.prepare("SELECT 1 FROM upto_channels WHERE channel_id = ?").bind(r.id).first()) left.push(r.name);

@@ -8,10 +8,12 @@
  */
 import { describe, expect, it } from "vitest";
 import * as v from "valibot";
-import { generateKeyPairSigner, type KeyPairSigner } from "@solana/kit";
+import { address, generateKeyPairSigner, type KeyPairSigner } from "@solana/kit";
+import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 import { call, callWithEnv } from "../support/workerd/worker-http";
 import { CLUSTERS } from "../../src/platform/config/networks";
-import { fundedBuyer, signAndSend, tokenBalance } from "../support/workerd/chain";
+import { chainRpc, fundedBuyer, signAndSend, tokenBalance } from "../support/workerd/chain";
+import { TOKEN_2022_PROGRAM_ADDRESS } from "../../src/chain/token-programs";
 import { createUsdcAccount, signAsBuyer, usdcAccountOf } from "../support/workerd/payment-fixtures";
 import { fundedSeller, signMessage } from "../support/workerd/seller-fixtures";
 import { sellerOrigin, signedResourceChallenge, verifiedMerchant } from "../support/workerd/directory-fixtures";
@@ -39,6 +41,14 @@ const discovery = { serviceUrl: "https://wallet-seller.example", displayName: "W
 async function signedRegister(overrides: Record<string, unknown>, seller: KeyPairSigner, extra: Record<string, unknown> = {}, message?: string) {
   const msg = message ?? (await challengeFor(overrides, seller.address));
   return { message: msg, signature: await signMessage(seller, msg), asset: "USDC", discovery, ...extra };
+}
+
+/** The same body, signed over a challenge issued for its terms (POST /sellers/{wallet}/register/challenge). */
+async function boundRegister(overrides: Record<string, unknown>, seller: KeyPairSigner, extra: Record<string, unknown> = {}) {
+  const terms = { asset: "USDC", discovery, ...extra };
+  const challenge = await request(overrides, `/sellers/${seller.address}/register/challenge`, terms);
+  expect(challenge.status, JSON.stringify(challenge.body)).toBe(200);
+  return { message: challenge.body.message, signature: await signMessage(seller, challenge.body.message), ...terms };
 }
 
 describe("registering a wallet-form seller without a UniversalSettle program", () => {
@@ -135,6 +145,53 @@ describe("registering a wallet-form seller without a UniversalSettle program", (
   });
 });
 
+describe("a wallet-form seller paid in a mint other than USDC", () => {
+  it("needs the wallet's token account for that mint (SPL Token or Token-2022; 409 naming it until it exists) and is listed with that mint", async () => {
+    for (const tokenProgram of ["token", "token-2022"] as const) {
+      const { mint } = await chainRpc<{ mint: string }>("localnet_createMint", [{ decimals: 6, tokenProgram }]);
+      const seller = await fundedSeller();
+      const [ata] = await findAssociatedTokenPda({ owner: seller.address, mint: address(mint), tokenProgram: tokenProgram === "token" ? TOKEN_PROGRAM_ADDRESS : TOKEN_2022_PROGRAM_ADDRESS });
+      // A plain challenge: the wallet form is the default here, so pr402's body registers it (asset = the mint).
+      const body = await signedRegister(WALLET_ONLY, seller, { asset: mint });
+
+      const early = await request(WALLET_ONLY, `/sellers/${seller.address}/register`, body);
+      expect(early.status, JSON.stringify(early.body)).toBe(409);
+      expect(early.body.error).toContain(ata);
+      expect(early.body.error).not.toContain(USDC);
+
+      // The seller's own account for the mint (created as any wallet does by receiving the token once).
+      await chainRpc("requestTokenAirdrop", [seller.address, 1, mint]);
+      const registered = await request(WALLET_ONLY, `/sellers/${seller.address}/register`, body);
+      expect(registered.status, `${tokenProgram}: ${JSON.stringify(registered.body)}`).toBe(200);
+      expect(registered.body.provider).toMatchObject({ walletPubkey: seller.address, settlementMode: "spl", splMint: mint, payToForm: "wallet" });
+      expect(registered.body.provider.splitVaultPda).toBeUndefined();
+      expect((await request(WALLET_ONLY, `/providers/${seller.address}`)).body.entry).toMatchObject({ splMint: mint, payToForm: "wallet" });
+
+      // One asset per merchant wallet holds for the wallet form too: USDC now is refused (400), the mint's entry kept.
+      await createUsdcAccount(seller.address, seller);
+      const other = await request(WALLET_ONLY, `/sellers/${seller.address}/register`, await signedRegister(WALLET_ONLY, seller, { asset: "USDC" }));
+      expect(other.status, JSON.stringify(other.body)).toBe(400);
+      expect(other.body.error).toMatch(new RegExp(`already registered for ${mint}`));
+    }
+  });
+
+  it("binds the mint in a challenge issued for the terms (where both forms run): USDC in its place is refused", async () => {
+    const { mint } = await chainRpc<{ mint: string }>("localnet_createMint", [{ decimals: 6 }]);
+    const seller = await fundedSeller();
+    await chainRpc("requestTokenAirdrop", [seller.address, 1, mint]);
+    await createUsdcAccount(seller.address, seller);
+    const signed = await boundRegister({}, seller, { asset: mint, payToForm: "wallet" });
+    expect(signed.message).toContain(`\nasset: ${mint}\n`);
+    const swapped = await call(`/sellers/${seller.address}/register`, { method: "POST", json: { ...signed, asset: "USDC" } });
+    expect(swapped.status, JSON.stringify(swapped.body)).toBe(401);
+    expect(swapped.body).toMatchObject({ reason: "challenge_terms_mismatch" });
+    expect(swapped.body.error).toMatch(/^asset: /);
+    const registered = await call(`/sellers/${seller.address}/register`, { method: "POST", json: signed });
+    expect(registered.status, JSON.stringify(registered.body)).toBe(200);
+    expect(registered.body.provider).toMatchObject({ splMint: mint, payToForm: "wallet" });
+  });
+});
+
 describe("where both forms run (the local default)", () => {
   it("registers the vault form unless the seller chooses the wallet form; a later vault registration moves the entry to the vault", async () => {
     const seller = await fundedSeller();
@@ -144,7 +201,11 @@ describe("where both forms run (the local default)", () => {
     expect(vault.status, JSON.stringify(vault.body)).toBe(409);
     expect(vault.body.error).toMatch(/Activation has not landed on chain: the vault .* does not exist on chain yet/);
 
-    const wallet = await call(`/sellers/${seller.address}/register`, { method: "POST", json: await signedRegister({}, seller, { payToForm: "wallet" }) });
+    // Choosing the wallet form here is not pr402's body: it needs a challenge issued for these terms.
+    const plain = await call(`/sellers/${seller.address}/register`, { method: "POST", json: await signedRegister({}, seller, { payToForm: "wallet" }) });
+    expect(plain.status, JSON.stringify(plain.body)).toBe(401);
+    expect(plain.body.reason).toBe("challenge_terms_required");
+    const wallet = await call(`/sellers/${seller.address}/register`, { method: "POST", json: await boundRegister({}, seller, { payToForm: "wallet" }) });
     expect(wallet.status, JSON.stringify(wallet.body)).toBe(200);
     expect(wallet.body.provider).toMatchObject({ walletPubkey: seller.address, payToForm: "wallet" });
     expect(wallet.body.provider.splitVaultPda).toBeUndefined();

@@ -1,7 +1,9 @@
 import * as v from "valibot";
 import { badRequest } from "../../platform/errors/catalogue";
 import { clampPageLimit } from "../../platform/paging/page-limit";
-import { normalizeScheme } from "../../rails/registry";
+import { railsBySchemeOf } from "../../rails/registry";
+import type { RailModule } from "../../rails/rail";
+import { normalizeSchemeAmong } from "../../x402/scheme-names";
 import { queryWords, rankedSearch } from "../resources/ranked-search";
 import { rawToResourceRow } from "../../store/resources";
 import { toBazaarItem, type BazaarItem } from "./bazaar-resources";
@@ -39,7 +41,8 @@ export interface BazaarSearchResponse {
 /** Extension keys a listed resource can carry here (its probed 402's `extensions.bazaar`). */
 const SEARCHABLE_EXTENSIONS = new Set(["bazaar"]);
 
-export async function bazaarSearch(db: D1Database, query: BazaarSearchQuery): Promise<BazaarSearchResponse> {
+/** `rails`: the app's; a `scheme` filter resolves its aliases among them. */
+export async function bazaarSearch(db: D1Database, query: BazaarSearchQuery, rails: readonly RailModule[]): Promise<BazaarSearchResponse> {
   const limit = clampPageLimit(query.limit);
   const words = queryWords(query.query);
   if (words.length === 0) throw badRequest("query: must contain at least one letter or digit");
@@ -47,7 +50,7 @@ export async function bazaarSearch(db: D1Database, query: BazaarSearchQuery): Pr
 
   // Every listed resource is an http resource; a scheme or extension nothing here can have matches nothing.
   if (query.type !== undefined && query.type !== "http") return none;
-  const scheme = query.scheme === undefined ? undefined : normalizeScheme(query.scheme);
+  const scheme = query.scheme === undefined ? undefined : normalizeSchemeAmong(query.scheme, railsBySchemeOf(rails));
   if (scheme === null) return none;
   if (query.extensions !== undefined && !SEARCHABLE_EXTENSIONS.has(query.extensions)) return none;
 

@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { LISTED_SCHEMES } from "./listed-schemes";
 import { Base58Address } from "../../x402/schemas";
 import { SignedFields } from "../wallet-challenges/challenge-inputs";
-import { MAX_SERVICE_URL_LENGTH, MAX_TAGS } from "../sellers/register";
+import { MAX_SERVICE_URL_LENGTH, MAX_TAGS } from "../sellers/registration-terms";
 import { httpUrlSchema } from "../../platform/validation/http-url";
 import { DEFAULT_RESOURCE_CHALLENGE_ACTION } from "../wallet-challenges/challenge-actions";
 

@@ -2,8 +2,7 @@ import type { Address } from "@solana/kit";
 import type { Config } from "../../platform/config/load-config";
 import { fetchAccounts } from "../../chain/accounts";
 import { getProvider } from "../../store/providers";
-import { RAILS } from "../../rails/registry";
-import { railSwitchesOf } from "../../rails/rail";
+import { railSwitchesOf, type RailModule } from "../../rails/rail";
 import { SERVICE_NAME } from "../../http/self-description/capabilities";
 
 export interface SellerPreview {
@@ -30,10 +29,10 @@ export interface SellerPreview {
 /**
  * `GET /sellers/{wallet}/preview` (docs/facilitator-spec.md §2.6, §3.1): every rail address of the wallet with its
  * on-chain state, each rail's part (`RailModule.seller.preview`) read in ONE batched getMultipleAccounts while the
- * provider row is read from D1 in parallel. No side effect.
+ * provider row is read from D1 in parallel. No side effect. `rails`: the app's.
  */
-export async function buildSellerPreview(config: Config, db: D1Database, wallet: Address): Promise<SellerPreview> {
-  const candidates = RAILS.flatMap((rail) => (rail.seller?.preview ? [{ scheme: rail.scheme, preview: rail.seller.preview }] : []));
+export async function buildSellerPreview(rails: readonly RailModule[], config: Config, db: D1Database, wallet: Address): Promise<SellerPreview> {
+  const candidates = rails.flatMap((rail) => (rail.seller?.preview ? [{ scheme: rail.scheme, preview: rail.seller.preview }] : []));
   // A rail switched off here previews nothing (null); notOffered says why.
   const built = await Promise.all(candidates.map(({ preview }) => preview(config, wallet)));
   const previewing = candidates.flatMap(({ scheme }, i) => (built[i] ? [{ scheme, part: built[i]! }] : []));
@@ -56,7 +55,7 @@ export async function buildSellerPreview(config: Config, db: D1Database, wallet:
       slaEscrowProgramId: config.programs.slaEscrow,
     },
     schemes: Object.fromEntries(previewing.map(({ scheme, part }) => [scheme, part.view(accounts)])),
-    notOffered: RAILS.flatMap((rail) =>
+    notOffered: rails.flatMap((rail) =>
       railSwitchesOf(rail, config).flatMap(({ payToForm, setting }) => (setting.enabled ? [] : [{ scheme: rail.scheme, ...(payToForm ? { payToForm } : {}), reason: "rail_not_enabled" as const, why: setting.why }])),
     ),
     lifecycle: { previewed: true, activated: facts?.activated ?? false, verified, ...(nextStep ? { nextStep } : {}), ...(facts?.blocked ?? {}) },

@@ -17,8 +17,14 @@ export const ChallengeQuerySchema = v.object({
   ),
 });
 
+/**
+ * A registration challenge names the service URL as its parsed href: up to 2048 characters of text, each of which
+ * percent-encodes to at most 9 (a 3-byte UTF-8 character), so about 18.5k; the other lines are well under 1k.
+ */
+export const MAX_CHALLENGE_MESSAGE_LENGTH = 24_576;
+
 /** The fields every signed request carries. */
 export const SignedFields = {
-  message: v.pipe(v.string("must be the challenge text"), v.maxLength(2048, "is too long to be a challenge")),
+  message: v.pipe(v.string("must be the challenge text"), v.maxLength(MAX_CHALLENGE_MESSAGE_LENGTH, "is too long to be a challenge")),
   signature: v.pipe(v.string("must be a base58 (or base64) ed25519 signature"), v.maxLength(200, "is too long to be a signature")),
 };

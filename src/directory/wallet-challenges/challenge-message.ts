@@ -15,21 +15,38 @@ import { shareOnceFulfilled } from "../../platform/cache/share-once-fulfilled";
  *   expires: 2025-01-01T00:10:00.000Z
  *   nonce: <32 hex>
  *   mac: <base64url HMAC-SHA256 of the lines above, joined by "\n">
+ *
+ * A challenge issued for given terms (the registration a seller signs for: docs/wire-notes.md "Sellers") is `v2`:
+ * the same lines with the terms, one `key: value` line each, between `action` and `issued`, so the wallet shows them
+ * and both the MAC and the wallet's signature cover them. A `v1` message has no terms line; clients sign either
+ * as opaque text.
  */
 export const CHALLENGE_VERSION = "v1";
-const FIELD_ORDER = ["x402-facilitator-challenge", "domain", "wallet", "action", "issued", "expires", "nonce", "mac"] as const;
+export const BOUND_CHALLENGE_VERSION = "v2";
+const HEAD_KEYS = ["x402-facilitator-challenge", "domain", "wallet", "action"] as const;
+const TAIL_KEYS = ["issued", "expires", "nonce", "mac"] as const;
 const NONCE_PATTERN = /^[0-9a-f]{32}$/;
+/** A term's key: a word that is none of the fixed keys, so no term line can pass for one of them. */
+const TERM_KEY_PATTERN = /^[a-zA-Z]{1,32}$/;
+const RESERVED_KEYS: readonly string[] = [...HEAD_KEYS, ...TAIL_KEYS];
+export const MAX_CHALLENGE_TERMS = 8;
+
+/** One signed term: its key and its one-line value. */
+export type ChallengeTerm = readonly [key: string, value: string];
 
 export interface ChallengeFields {
   domain: string;
   wallet: string;
   action: ChallengeAction;
+  /** What the challenge is issued for (a `v2` message); empty or absent: a `v1` challenge that binds no request body. */
+  terms?: readonly ChallengeTerm[];
   issuedAtMs: number;
   expiresAtMs: number;
   nonce: string;
 }
 
 export interface ParsedChallenge extends ChallengeFields {
+  terms: readonly ChallengeTerm[];
   /** The lines the MAC covers, exactly as received. */
   signedPart: string;
   mac: string;
@@ -40,11 +57,18 @@ export function randomChallengeNonce(): string {
 }
 
 function unmacedLines(fields: ChallengeFields): string {
+  const terms = fields.terms ?? [];
+  if (terms.length > MAX_CHALLENGE_TERMS) throw new Error(`a challenge carries at most ${MAX_CHALLENGE_TERMS} terms`);
+  for (const [key, value] of terms) {
+    // A bug, not an input error: callers pass one-line values (a URL as its parsed href, free text only as a digest).
+    if (!TERM_KEY_PATTERN.test(key) || RESERVED_KEYS.includes(key) || /[\r\n]/.test(value)) throw new Error(`challenge term ${JSON.stringify(key)} is not a one-line key: value`);
+  }
   return [
-    `x402-facilitator-challenge: ${CHALLENGE_VERSION}`,
+    `x402-facilitator-challenge: ${terms.length > 0 ? BOUND_CHALLENGE_VERSION : CHALLENGE_VERSION}`,
     `domain: ${fields.domain}`,
     `wallet: ${fields.wallet}`,
     `action: ${fields.action}`,
+    ...terms.map(([key, value]) => `${key}: ${value}`),
     `issued: ${new Date(fields.issuedAtMs).toISOString()}`,
     `expires: ${new Date(fields.expiresAtMs).toISOString()}`,
     `nonce: ${fields.nonce}`,
@@ -57,23 +81,38 @@ export async function formatChallengeMessage(fields: ChallengeFields, macKey: st
   return `${signedPart}\nmac: ${base64urlnopad.encode(mac)}`;
 }
 
-/** Strict parse: exactly these eight `key: value` lines in this order, nothing else; null on any deviation. */
+/**
+ * Strict parse: the fixed `key: value` lines in this order, nothing else; in a `v2` message one to
+ * MAX_CHALLENGE_TERMS term lines between `action` and `issued`, in a `v1` message none. Null on any deviation.
+ */
 export function parseChallengeMessage(message: string): ParsedChallenge | null {
   const lines = message.split("\n");
-  if (lines.length !== FIELD_ORDER.length) return null;
-  const values: string[] = [];
-  for (const [i, key] of FIELD_ORDER.entries()) {
-    const prefix = `${key}: `;
-    const line = lines[i]!;
-    if (!line.startsWith(prefix)) return null;
-    values.push(line.slice(prefix.length));
+  const termCount = lines.length - HEAD_KEYS.length - TAIL_KEYS.length;
+  if (termCount < 0 || termCount > MAX_CHALLENGE_TERMS) return null;
+  const keyed = lines.map(splitLine);
+  const head = keyed.slice(0, HEAD_KEYS.length);
+  const termLines = keyed.slice(HEAD_KEYS.length, HEAD_KEYS.length + termCount);
+  const tail = keyed.slice(HEAD_KEYS.length + termCount);
+  if (!HEAD_KEYS.every((key, i) => head[i]?.[0] === key) || !TAIL_KEYS.every((key, i) => tail[i]?.[0] === key)) return null;
+  const terms: ChallengeTerm[] = [];
+  for (const term of termLines) {
+    if (term === null || !TERM_KEY_PATTERN.test(term[0]) || RESERVED_KEYS.includes(term[0]) || terms.some(([key]) => key === term[0])) return null;
+    terms.push(term);
   }
-  const [version, domain, wallet, action, issued, expires, nonce, mac] = values as [string, string, string, string, string, string, string, string];
-  if (version !== CHALLENGE_VERSION || !isChallengeAction(action) || !NONCE_PATTERN.test(nonce)) return null;
+  const [version, domain, wallet, action] = head.map((line) => line![1]) as [string, string, string, string];
+  const [issued, expires, nonce, mac] = tail.map((line) => line![1]) as [string, string, string, string];
+  if (version !== (termCount > 0 ? BOUND_CHALLENGE_VERSION : CHALLENGE_VERSION)) return null;
+  if (!isChallengeAction(action) || !NONCE_PATTERN.test(nonce)) return null;
   const issuedAtMs = parseIsoExact(issued);
   const expiresAtMs = parseIsoExact(expires);
   if (issuedAtMs === null || expiresAtMs === null) return null;
-  return { domain, wallet, action, issuedAtMs, expiresAtMs, nonce, mac, signedPart: lines.slice(0, -1).join("\n") };
+  return { domain, wallet, action, terms, issuedAtMs, expiresAtMs, nonce, mac, signedPart: lines.slice(0, -1).join("\n") };
+}
+
+/** `key: value` split at the first ": " (no key holds one; a value may). */
+function splitLine(line: string): [string, string] | null {
+  const at = line.indexOf(": ");
+  return at <= 0 ? null : [line.slice(0, at), line.slice(at + 2)];
 }
 
 /** Recomputes the MAC with WebCrypto's verify, which compares in constant time. */

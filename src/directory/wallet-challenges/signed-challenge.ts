@@ -3,7 +3,7 @@ import type { Config } from "../../platform/config/load-config";
 import { FacilitatorError, type ErrorReason } from "../../platform/errors/catalogue";
 import { consumeChallengeNonce } from "../../store/challenges";
 import { actionCovers, type ChallengeAction } from "./challenge-actions";
-import { formatChallengeMessage, hasValidMac, parseChallengeMessage, randomChallengeNonce, type ParsedChallenge } from "./challenge-message";
+import { formatChallengeMessage, hasValidMac, parseChallengeMessage, randomChallengeNonce, type ChallengeTerm, type ParsedChallenge } from "./challenge-message";
 import { isWalletSignature } from "./wallet-signature";
 
 /** Challenge lifetime bounds (docs/wire-notes.md "Sellers": 1..3600 s). */
@@ -41,7 +41,7 @@ export const MIN_CHALLENGE_MAC_KEY_BYTES = 32;
 /** A fresh one-time challenge; a requested TTL can shorten the configured one, never extend it. */
 export async function issueChallenge(
   config: Config,
-  request: { wallet: Address; action: ChallengeAction; domain: string; ttlSeconds?: number; nowMs?: number },
+  request: { wallet: Address; action: ChallengeAction; domain: string; terms?: readonly ChallengeTerm[]; ttlSeconds?: number; nowMs?: number },
 ): Promise<IssuedChallenge> {
   const macKey = requireChallengeMacKey(config);
   const configured = clampTtl(config.limits.challengeTtlSeconds);
@@ -49,7 +49,7 @@ export async function issueChallenge(
   const issuedAtMs = request.nowMs ?? Date.now();
   const expiresAtMs = issuedAtMs + ttlSeconds * 1000;
   const message = await formatChallengeMessage(
-    { domain: request.domain, wallet: request.wallet, action: request.action, issuedAtMs, expiresAtMs, nonce: randomChallengeNonce() },
+    { domain: request.domain, wallet: request.wallet, action: request.action, terms: request.terms, issuedAtMs, expiresAtMs, nonce: randomChallengeNonce() },
     macKey,
   );
   return { wallet: request.wallet, action: request.action, message, expiresUnix: Math.floor(expiresAtMs / 1000), ttlSeconds };

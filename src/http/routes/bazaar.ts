@@ -1,9 +1,10 @@
 import { route, type RouteDef } from "../route-def";
 import { BazaarQuerySchema, bazaarResources } from "../../directory/bazaar/bazaar-resources";
 import { BazaarSearchQuerySchema, bazaarSearch } from "../../directory/bazaar/bazaar-search";
+import type { RailModule } from "../../rails/rail";
 
 /** `/discovery/*`: the x402 v2 Bazaar discovery API (the official client's `extensions.bazaar`). */
-export function bazaarRoutes(): RouteDef[] {
+export function bazaarRoutes(rails: readonly RailModule[]): RouteDef[] {
   return [
     route({
       key: "bazaarDiscoveryResources",
@@ -21,7 +22,7 @@ export function bazaarRoutes(): RouteDef[] {
       tag: "Directory",
       summary: "x402 v2 Bazaar search: ranked full-text search of the listed resources; ?query&type&payTo&scheme&network&extensions&limit&cursor",
       query: BazaarSearchQuerySchema,
-      handler: async (c, { query }) => c.json(await bazaarSearch(c.env.DB, query)),
+      handler: async (c, { query }) => c.json(await bazaarSearch(c.env.DB, query, rails)),
     }),
   ];
 }

@@ -2,12 +2,14 @@ import { route, type RouteDef, type EndpointInfo } from "../route-def";
 import { buildHealthReport } from "../self-description/health";
 import { buildSupported } from "../self-description/supported";
 import { buildCapabilities } from "../self-description/capabilities";
-import { RAILS } from "../../rails/registry";
 import type { RailModule } from "../../rails/rail";
 import { CapabilitiesResponseSchema, SupportedResponseSchema } from "./discovery-responses";
 
-/** `/health`, `/supported`, `/capabilities`; `endpoints` is read at request time so capabilities lists every mounted route. */
-export function discoveryRoutes(endpoints: () => readonly EndpointInfo[], rails: readonly RailModule[] = RAILS): RouteDef[] {
+/**
+ * `/health`, `/supported`, `/capabilities` of the app's `rails`; `endpoints` is read at request time so capabilities
+ * lists every mounted route.
+ */
+export function discoveryRoutes(endpoints: () => readonly EndpointInfo[], rails: readonly RailModule[]): RouteDef[] {
   return [
     route({
       key: "health",
@@ -15,7 +17,7 @@ export function discoveryRoutes(endpoints: () => readonly EndpointInfo[], rails:
       path: "/health",
       tag: "Discovery",
       summary: "Liveness with a live Solana slot and database status",
-      handler: async (c) => c.json(await buildHealthReport(c.var.config, c.env.DB)),
+      handler: async (c) => c.json(await buildHealthReport(c.var.config, c.env.DB, rails)),
     }),
     route({
       key: "supported",
@@ -35,7 +37,7 @@ export function discoveryRoutes(endpoints: () => readonly EndpointInfo[], rails:
       path: "/capabilities",
       tag: "Discovery",
       summary: "Everything needed to integrate: supported kinds, feature flags, endpoints, agent manifest",
-      handler: async (c) => c.json(await buildCapabilities(c.var.config, endpoints(), new URL(c.req.url).origin)),
+      handler: async (c) => c.json(await buildCapabilities(c.var.config, endpoints(), new URL(c.req.url).origin, rails)),
     }),
   ];
 }

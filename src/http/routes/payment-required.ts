@@ -1,7 +1,8 @@
 import { publicPath, route, type RouteDef } from "../route-def";
 import type { AppContext } from "../context";
 import { PaymentRequiredSchema, type PaymentRequiredBody } from "../../x402/schemas";
-import { ENRICH_REASONS, enrichWithRails, RAILS } from "../../rails/registry";
+import { enrichReasonsOf, enrichWithRails } from "../../rails/registry";
+import type { RailModule } from "../../rails/rail";
 import { refused } from "../../platform/errors/catalogue";
 import type { Config } from "../../platform/config/load-config";
 
@@ -9,7 +10,8 @@ import type { Config } from "../../platform/config/load-config";
  * The seller transform: a naive 402 body in, the same body paying this facilitator's rails out (both rails), at
  * `/payment-required/enrich` and at Faremeter's `/accepts`.
  */
-export function paymentRequiredRoutes(): RouteDef[] {
+export function paymentRequiredRoutes(rails: readonly RailModule[]): RouteDef[] {
+  const enrichReasons = enrichReasonsOf(rails);
   return [
     route({
       key: "paymentRequiredEnrichInfo",
@@ -17,7 +19,7 @@ export function paymentRequiredRoutes(): RouteDef[] {
       path: "/payment-required/enrich",
       tag: "Sellers",
       summary: "What POST /payment-required/enrich does, with a request example for this deployment (pr402 serves the same GET)",
-      handler: (c) => c.json(describeEnrich(c.var.config.network, c.var.config.feePayer.address)),
+      handler: (c) => c.json(describeEnrich(rails, c.var.config.network, c.var.config.feePayer.address)),
     }),
     route({
       key: "paymentRequiredEnrich",
@@ -30,9 +32,9 @@ export function paymentRequiredRoutes(): RouteDef[] {
       limit: "read",
       handler: async (c, { body }) => {
         refuseWithoutOwnLine(c.var.config, body);
-        return c.json(await enrich(c, body));
+        return c.json(await enrich(rails, c, body));
       },
-      reasons: ["no_line_for_facilitator", ...ENRICH_REASONS],
+      reasons: ["no_line_for_facilitator", ...enrichReasons],
     }),
     /*
      * Faremeter's facilitator protocol (`@faremeter/middleware` 0.22 `createHTTPFacilitatorHandler`). The middleware
@@ -48,8 +50,8 @@ export function paymentRequiredRoutes(): RouteDef[] {
       summary: "Faremeter facilitator protocol: enrich the seller's accepts[] (same transform as /payment-required/enrich)",
       body: PaymentRequiredSchema,
       limit: "read", // the same anonymous chain read as /payment-required/enrich, under the same limit
-      reasons: ENRICH_REASONS,
-      handler: async (c, { body }) => c.json(await enrich(c, body)),
+      reasons: enrichReasons,
+      handler: async (c, { body }) => c.json(await enrich(rails, c, body)),
     }),
   ];
 }
@@ -69,13 +71,13 @@ function refuseWithoutOwnLine(config: Config, body: PaymentRequiredBody): void {
   );
 }
 
-async function enrich(c: AppContext, body: PaymentRequiredBody) {
-  return enrichWithRails(c.var.config, body, c.get("correlationId"));
+async function enrich(rails: readonly RailModule[], c: AppContext, body: PaymentRequiredBody) {
+  return enrichWithRails(rails, c.var.config, body, c.get("correlationId"));
 }
 
 /** The self-description pr402 answers on GET (public/openapi.json facilitatorPaymentRequiredEnrichInfo), in our words. */
-function describeEnrich(network: string, feePayer: string) {
-  const enriching = RAILS.filter((rail) => rail.describe?.enrich);
+function describeEnrich(rails: readonly RailModule[], network: string, feePayer: string) {
+  const enriching = rails.filter((rail) => rail.describe?.enrich);
   return {
     endpoint: publicPath("/payment-required/enrich"),
     method: "POST",

@@ -2,7 +2,7 @@ import { route, type RouteDef } from "../route-def";
 import type { AppContext } from "../context";
 import type { VerifySettleBody } from "../../x402/schemas";
 import { rejection, type PaymentRejection } from "../../x402/payment-verdict";
-import { RAILS, railsBySchemeOf, rejectionReasonsOf, verifySettleBodySchemaOf } from "../../rails/registry";
+import { railsBySchemeOf, rejectionReasonsOf, verifySettleBodySchemaOf } from "../../rails/registry";
 import type { RailModule } from "../../rails/rail";
 import { checkCommonRequirementsAmong } from "../../x402/common-checks";
 import { normalizeSchemeAmong, type SchemeName } from "../../x402/scheme-names";
@@ -25,7 +25,7 @@ import { SettleResponseSchema, VerifyResponseSchema } from "./payments-responses
  * `/verify` and `/settle` (docs/facilitator-spec.md §4.1), answering in the union shape of docs/wire-notes.md "Verify /
  * settle responses" so official x402 clients parse both. `rails`: the rails they dispatch to (the Worker: `RAILS`).
  */
-export function paymentRoutes(rails: readonly RailModule[] = RAILS): RouteDef[] {
+export function paymentRoutes(rails: readonly RailModule[]): RouteDef[] {
   const served: ServedRails = railsBySchemeOf(rails);
   const body = verifySettleBodySchemaOf(rails);
   const input = { ...PAYMENT_INPUT, reasons: rejectionReasonsOf(rails) };

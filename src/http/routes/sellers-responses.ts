@@ -13,6 +13,12 @@ export const ChallengeResponseSchema = v.looseObject({
   ttlSeconds: Integer,
 });
 
+/** A challenge issued for a registration's terms: the same, with the terms its message names. */
+export const RegisterChallengeResponseSchema = v.looseObject({
+  ...ChallengeResponseSchema.entries,
+  terms: v.object({ asset: v.string(), payToForm: v.picklist(["vault", "wallet"]), serviceUrl: v.string(), listingOptIn: v.string(), discovery: v.string() }),
+});
+
 const ProvisioningStatusSchema = v.looseObject({ asset: v.string(), recovered: DecimalAmount, total: DecimalAmount });
 
 const VaultPdaPreviewSchema = v.looseObject({ label: v.string(), mint: Address, vaultPda: Address, solStoragePda: Address });

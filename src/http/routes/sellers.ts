@@ -5,15 +5,17 @@ import { lookupSellerRail } from "../../directory/sellers/rail-lookup";
 import { buildSellerProvisioning, ProvisionRequestSchema } from "../../directory/sellers/provision";
 import { CHALLENGE_ISSUE_REASONS, issueChallenge } from "../../directory/wallet-challenges/signed-challenge";
 import { registerSeller, RegisterBodySchema } from "../../directory/sellers/register";
+import { issueRegisterChallenge, REGISTER_TERMS_REASONS, RegisterChallengeBodySchema } from "../../directory/sellers/register-challenge";
 import { retireSeller, RetireBodySchema } from "../../directory/sellers/retire";
 import { listSellerPayments, SellerPaymentsBodySchema } from "../../directory/sellers/payment-history";
 import { RailPathSchema, RailQuerySchema, WalletPathSchema } from "../../directory/sellers/seller-inputs";
 import { ChallengeQuerySchema } from "../../directory/wallet-challenges/challenge-inputs";
-import { ChallengeResponseSchema, ProvisionResponseSchema, RailInfoSchema, SellerPaymentsResponseSchema, SellerPreviewResponseSchema, SellerRegisterResponseSchema, SellerRetireResponseSchema } from "./sellers-responses";
+import { ChallengeResponseSchema, ProvisionResponseSchema, RegisterChallengeResponseSchema, RailInfoSchema, SellerPaymentsResponseSchema, SellerPreviewResponseSchema, SellerRegisterResponseSchema, SellerRetireResponseSchema } from "./sellers-responses";
 import { RAIL_SWITCH_REASONS } from "../../platform/config/rail-switches";
+import type { RailModule } from "../../rails/rail";
 
 /** Seller onboarding (docs/facilitator-spec.md §4.3): preview, rail lookup, sovereign activation, wallet challenges. */
-export function sellerRoutes(): RouteDef[] {
+export function sellerRoutes(rails: readonly RailModule[]): RouteDef[] {
   return [
     route({
       key: "sellerPreview",
@@ -25,7 +27,7 @@ export function sellerRoutes(): RouteDef[] {
       tag: "Sellers",
       summary: "Vault addresses, on-chain rail state and lifecycle (previewed → activated → verified) of a seller wallet",
       params: WalletPathSchema,
-      handler: async (c, { params }) => c.json(await buildSellerPreview(c.var.config, c.env.DB, params.wallet)),
+      handler: async (c, { params }) => c.json(await buildSellerPreview(rails, c.var.config, c.env.DB, params.wallet)),
     }),
     route({
       key: "sellerRails",
@@ -37,7 +39,7 @@ export function sellerRoutes(): RouteDef[] {
       params: RailPathSchema,
       query: RailQuerySchema,
       response: RailInfoSchema,
-      handler: async (c, { params: { wallet, scheme }, query: { asset } }) => c.json(await lookupSellerRail(c.var.config, wallet, scheme, asset)),
+      handler: async (c, { params: { wallet, scheme }, query: { asset } }) => c.json(await lookupSellerRail(rails, c.var.config, wallet, scheme, asset)),
     }),
     route({
       key: "sellerProvisionTx",
@@ -66,20 +68,36 @@ export function sellerRoutes(): RouteDef[] {
         c.json(await issueChallenge(c.var.config, { wallet, action, domain: challengeDomainOf(c), ttlSeconds })),
     }),
     route({
+      key: "sellerRegisterChallenge",
+      reasons: [...CHALLENGE_ISSUE_REASONS, ...RAIL_SWITCH_REASONS],
+      method: "POST",
+      path: "/sellers/:wallet/register/challenge",
+      tag: "Sellers",
+      summary:
+        "A one-time seller:register challenge issued for the registration's terms (asset, payToForm, discovery): the message names them, so the wallet's signature covers them and the register takes only a body with the same terms",
+      params: WalletPathSchema,
+      body: RegisterChallengeBodySchema,
+      response: RegisterChallengeResponseSchema,
+      // A challenge is an HMAC (nothing stored), as cheap as the GET one, under the same limit.
+      limit: "read",
+      handler: async (c, { params: { wallet }, body }) => c.json(await issueRegisterChallenge(c.var.config, wallet, body, challengeDomainOf(c))),
+    }),
+    route({
       key: "sellerRegister",
-      reasons: [...RAIL_SWITCH_REASONS, "conflict"],
+      reasons: [...RAIL_SWITCH_REASONS, "conflict", ...REGISTER_TERMS_REASONS],
       method: "POST",
       path: "/sellers/:wallet/register",
       tag: "Sellers",
       auth: "wallet-signature",
-      summary: "Become a verified provider with a signed seller:register challenge; answers the preview body plus the provider entry; 409 until activation has landed on chain",
+      summary:
+        "Become a verified provider with a signed seller:register challenge (from POST …/register/challenge for these terms; a plain GET …/challenge one registers only the default payToForm); answers the preview body plus the provider entry; 409 until activation has landed on chain",
       response: SellerRegisterResponseSchema,
       params: WalletPathSchema,
       body: RegisterBodySchema,
       handler: async (c, { params: { wallet }, body }) => {
         const registered = await registerSeller(c.var.config, c.env.DB, wallet, body, challengeDomainOf(c));
         // pr402 answers register with the preview body (OnboardResponse); our verified/provider/note ride along.
-        return c.json({ ...(await buildSellerPreview(c.var.config, c.env.DB, wallet)), ...registered });
+        return c.json({ ...(await buildSellerPreview(rails, c.var.config, c.env.DB, wallet)), ...registered });
       },
     }),
     route({

@@ -18,7 +18,7 @@ import integrationGuide from "../../../docs/guides/agent-integration.md";
 import sellerGuide from "../../../docs/guides/seller.md";
 import onboardingGuide from "../../../docs/guides/onboarding.md";
 import buyerGuide from "../../../docs/guides/buyer.md";
-import { RAILS } from "../../rails/registry";
+import type { RailModule } from "../../rails/rail";
 import { buildSellerEndpointGuide } from "../self-description/seller-endpoint-guide";
 import { buildResourceManifestSchema } from "../../directory/resources/resource-manifest-schema";
 
@@ -36,10 +36,10 @@ function prefersHtml(accept: string | undefined): boolean {
   return html !== -1 && (json === -1 || html < json);
 }
 
-/** Origin-level artifacts (docs/facilitator-spec.md §1 rule 4) and the two roots that answer with capabilities. */
-export function mountStaticRoutes(app: Hono<AppEnv>, endpoints: () => readonly EndpointInfo[]): void {
+/** Origin-level artifacts (docs/facilitator-spec.md §1 rule 4) and the two roots that answer with capabilities; `rails`: the app's. */
+export function mountStaticRoutes(app: Hono<AppEnv>, endpoints: () => readonly EndpointInfo[], rails: readonly RailModule[]): void {
   const capabilities = async (c: AppContext) => {
-    const body = await buildCapabilities(c.var.config, endpoints(), new URL(c.req.url).origin);
+    const body = await buildCapabilities(c.var.config, endpoints(), new URL(c.req.url).origin, rails);
     return c.json(body, 200, { Link: SERVICE_DESC_LINK });
   };
   // Browsers get the page for people; API clients (Accept: application/json, */*) keep getting capabilities.
@@ -58,14 +58,14 @@ export function mountStaticRoutes(app: Hono<AppEnv>, endpoints: () => readonly E
   // Generated per request from the route table and live configuration; cheap to revalidate by ETag.
   const json = (c: AppContext, body: unknown) => artifactResponse(c, JSON.stringify(body), "application/json; charset=utf-8", ARTIFACT_CACHE);
   app.get(STATIC_ARTIFACT_PATHS.openApi, (c) => json(c, buildOpenApi(endpoints(), new URL(c.req.url).origin, ORIGIN_ROUTES)));
-  app.get(STATIC_ARTIFACT_PATHS.payToSemantics, async (c) => json(c, await buildPayToSemantics(c.var.config)));
+  app.get(STATIC_ARTIFACT_PATHS.payToSemantics, async (c) => json(c, await buildPayToSemantics(c.var.config, rails)));
   app.get(STATIC_ARTIFACT_PATHS.agentTools, (c) => json(c, buildAgentTools(endpoints(), new URL(c.req.url).origin)));
   app.get(STATIC_ARTIFACT_PATHS.sellerEndpointGuide, (c) => json(c, buildSellerEndpointGuide(endpoints())));
   app.get(STATIC_ARTIFACT_PATHS.resourceManifestSchema, (c) => json(c, buildResourceManifestSchema(new URL(c.req.url).origin)));
 
   const markdown = (text: string) => (c: AppContext) => artifactResponse(c, text, "text/markdown; charset=utf-8", ARTIFACT_CACHE);
   // Filled in for the deployment that serves it, so its examples can be pasted as they are.
-  const filled = (text: string) => async (c: AppContext) => markdown(await fillGuide(c, text))(c);
+  const filled = (text: string) => async (c: AppContext) => markdown(await fillGuide(c, text, rails))(c);
   app.get(STATIC_ARTIFACT_PATHS.integrationGuide, filled(integrationGuide));
   app.get(STATIC_ARTIFACT_PATHS.sellerQuickStart, filled(sellerGuide));
   app.get(STATIC_ARTIFACT_PATHS.onboardingGuide, filled(onboardingGuide));
@@ -79,11 +79,11 @@ export function mountStaticRoutes(app: Hono<AppEnv>, endpoints: () => readonly E
  * minimum exact payment, `RailDescription.guideFigures`) read from the configuration and the chain, so the number a
  * guide states is the one /verify applies. Rails are asked only when the guide has a placeholder left.
  */
-async function fillGuide(c: AppContext, text: string): Promise<string> {
+async function fillGuide(c: AppContext, text: string, rails: readonly RailModule[]): Promise<string> {
   const config = c.var.config;
   let filled = text.replaceAll("{{origin}}", new URL(c.req.url).origin).replaceAll("{{network}}", config.network).replaceAll("{{usdcMint}}", config.mints.usdc);
   if (!filled.includes("{{")) return filled;
-  const figures: Record<string, string>[] = await Promise.all(RAILS.map((rail) => rail.describe?.guideFigures?.(config) ?? {}));
+  const figures: Record<string, string>[] = await Promise.all(rails.map((rail) => rail.describe?.guideFigures?.(config) ?? {}));
   for (const [name, value] of figures.flatMap((f) => Object.entries(f))) filled = filled.replaceAll(`{{${name}}}`, value);
   return filled;
 }

@@ -5,7 +5,7 @@ import type { EndpointInfo } from "../route-def";
 import { fetchAccounts } from "../../chain/accounts";
 import { parseMint } from "../../chain/mint";
 import { agentToolsOf } from "./agent-tools";
-import { RAILS } from "../../rails/registry";
+import type { RailModule } from "../../rails/rail";
 
 const SOL_DECIMALS = 9;
 const STABLECOIN_DECIMALS = 6;
@@ -18,12 +18,12 @@ interface MintEntry {
 }
 
 /** `/agent-payTo-semantics.json`: how `payTo` is resolved per scheme, and the live mint allowlist with symbols and decimals. */
-export async function buildPayToSemantics(config: Config) {
+export async function buildPayToSemantics(config: Config, rails: readonly RailModule[]) {
   const enforced = config.allowedPaymentMints.length > 0;
   return {
     schemaVersion: "1.0.0",
     network: config.network,
-    schemes: Object.fromEntries(RAILS.flatMap((rail) => (rail.describe?.payTo ? [[rail.scheme, rail.describe.payTo(config)]] : []))),
+    schemes: Object.fromEntries(rails.flatMap((rail) => (rail.describe?.payTo ? [[rail.scheme, rail.describe.payTo(config)]] : []))),
     rules: [
       config.rails.exactWallet.enabled
         ? "payTo is the scheme's on-chain PDA (see schemes above), or the seller's own wallet where the kind's /supported extra.payToForms lists \"wallet\"."

@@ -3,7 +3,7 @@ import { publicPath, type EndpointInfo } from "../route-def";
 import { SCHEMA_VERSION } from "./health";
 import { buildSupported } from "./supported";
 import { STATIC_ARTIFACT_PATHS } from "./static-artifacts";
-import { RAILS } from "../../rails/registry";
+import type { RailModule } from "../../rails/rail";
 import { buildSellerEndpointGuide } from "./seller-endpoint-guide";
 
 export const SERVICE_NAME = "x402 Solana facilitator";
@@ -12,11 +12,11 @@ export const X402_SPEC_URL = "https://github.com/coinbase/x402/blob/main/specs/x
 
 /**
  * `/capabilities`: everything a client needs to integrate, derived from what is actually mounted, so a feature
- * flag or endpoint appears only when it works (docs/wire-notes.md "Discovery shapes").
+ * flag or endpoint appears only when it works (docs/wire-notes.md "Discovery shapes"). `modules`: the app's rails.
  */
-export async function buildCapabilities(config: Config, endpoints: readonly EndpointInfo[], origin: string) {
+export async function buildCapabilities(config: Config, endpoints: readonly EndpointInfo[], origin: string, modules: readonly RailModule[]) {
   const keys = new Set(endpoints.map((e) => e.key));
-  const supported = await buildSupported(config);
+  const supported = await buildSupported(config, modules);
   const rails = new Set(supported.kinds.map((kind) => kind.scheme));
   const endpointUrl = (key: string) => {
     const endpoint = endpoints.find((e) => e.key === key);
@@ -36,7 +36,7 @@ export async function buildCapabilities(config: Config, endpoints: readonly Endp
     supported,
     features: {
       // Each rail's own flags, in registry order.
-      ...Object.assign({}, ...RAILS.map((rail) => rail.describe?.features?.(rails.has(rail.scheme), keys, config) ?? {})),
+      ...Object.assign({}, ...modules.map((rail) => rail.describe?.features?.(rails.has(rail.scheme), keys, config) ?? {})),
       publicResourceDirectory: keys.has("resources") && keys.has("resourceById"),
       paymentRequiredEnrich: keys.has("paymentRequiredEnrich"),
       sellerOnboarding: keys.has("sellerPreview") && keys.has("sellerProvisionTx"),
@@ -72,7 +72,7 @@ export async function buildCapabilities(config: Config, endpoints: readonly Endp
     sellerEndpointGuide: buildSellerEndpointGuide(endpoints),
     specUrl: X402_SPEC_URL,
     // Members a rail adds while it is served.
-    ...Object.assign({}, ...RAILS.map((rail) => (rails.has(rail.scheme) ? (rail.describe?.capabilities?.(config, artifact) ?? {}) : {}))),
+    ...Object.assign({}, ...modules.map((rail) => (rails.has(rail.scheme) ? (rail.describe?.capabilities?.(config, artifact) ?? {}) : {}))),
   };
 }
 

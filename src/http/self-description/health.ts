@@ -1,10 +1,10 @@
 import type { Config } from "../../platform/config/load-config";
 import { probeDatabase } from "../../store/parameters";
-import { RAILS } from "../../rails/registry";
+import type { RailModule } from "../../rails/rail";
 import { lastJobRuns, type JobRunRow } from "../../store/job-runs";
 import { redactRpcUrl } from "../../chain/rpc";
 import { readFeePayerBalance, type FeePayerBalanceReading } from "../../chain/fee-payer-balance";
-import { JOBS_BY_CRON } from "../../jobs/scheduled";
+import { jobsByCron } from "../../jobs/scheduled";
 import { readProgramsHealth, type ProgramsHealth } from "./program-health";
 import { exposureHealth, readExposure, type ExposureHealth } from "../../chain/fee-payer-budget/report";
 
@@ -72,16 +72,18 @@ export interface HealthReport {
   programs: ProgramsHealth;
 }
 
-const SCHEDULED_JOB_NAMES = Object.values(JOBS_BY_CRON).flatMap((jobs) => jobs.map((job) => job.name));
-
-/** Live health: one getBalance (its context gives the slot) and a few small queries, in parallel; no failure is fatal to the answer. */
-export async function buildHealthReport(config: Config, db: D1Database | undefined): Promise<HealthReport> {
+/**
+ * Live health: one getBalance (its context gives the slot) and a few small queries, in parallel; no failure is fatal
+ * to the answer. `rails`: the app's; their reports, program checks and Cron jobs are the rail parts of the answer.
+ */
+export async function buildHealthReport(config: Config, db: D1Database | undefined, rails: readonly RailModule[]): Promise<HealthReport> {
+  const scheduledJobNames = Object.values(jobsByCron(rails)).flatMap((jobs) => jobs.map((job) => job.name));
   const [reading, database, railReports, jobRuns, programs, exposure] = await Promise.all([
     readFeePayerBalance(config, HEALTH_READING_MAX_AGE_MS, Math.min(config.rpcTimeoutMs, HEALTH_RPC_TIMEOUT_MS)).catch(() => null),
     probeDatabase(db),
-    Promise.all(RAILS.map((rail) => rail.health?.report?.(config, db) ?? Promise.resolve({}))),
+    Promise.all(rails.map((rail) => rail.health?.report?.(config, db) ?? Promise.resolve({}))),
     db ? lastJobRuns(db).catch(() => null) : Promise.resolve(null),
-    readProgramsHealth(config),
+    readProgramsHealth(config, rails),
     db ? readExposure(db).catch(() => null) : Promise.resolve(null),
   ]);
   const balance = balanceView(config, reading);
@@ -101,10 +103,10 @@ export async function buildHealthReport(config: Config, db: D1Database | undefin
     feePayerExposure: exposure && exposureHealth(config, exposure, reading?.lamports ?? null),
     ...Object.assign({}, ...railReports),
     settlementKeeper: {
-      vaultSweepCronConfigured: SCHEDULED_JOB_NAMES.includes("sweep"),
-      slaEscrowSettleCronConfigured: SCHEDULED_JOB_NAMES.includes("escrow-keeper"),
+      vaultSweepCronConfigured: scheduledJobNames.includes("sweep"),
+      slaEscrowSettleCronConfigured: scheduledJobNames.includes("escrow-keeper"),
       databaseConnected: database === "connected",
-      jobs: Object.fromEntries(SCHEDULED_JOB_NAMES.map((name) => [name, jobRunView(jobRuns?.find((row) => row.job === name))])),
+      jobs: Object.fromEntries(scheduledJobNames.map((name) => [name, jobRunView(jobRuns?.find((row) => row.job === name))])),
     },
     programs,
   };

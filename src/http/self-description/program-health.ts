@@ -1,8 +1,7 @@
 import type { Config } from "../../platform/config/load-config";
 import { fetchAccounts, type AccountSnapshot } from "../../chain/accounts";
-import { RAILS } from "../../rails/registry";
 import { endpointCache } from "../../chain/endpoint-cache";
-import type { ProgramAccountProbe, RailHealth } from "../../rails/rail";
+import type { ProgramAccountProbe, RailHealth, RailModule } from "../../rails/rail";
 
 /**
  * /health's view of the on-chain programs this deployment is configured with: is each program deployed (an executable
@@ -38,8 +37,8 @@ const cache = endpointCache<ProgramsHealth>(PROGRAMS_HEALTH_CACHE_MS);
 
 type ProgramPart = NonNullable<RailHealth["program"]>;
 
-function programParts(): ProgramPart[] {
-  return RAILS.flatMap((rail) => (rail.health?.program ? [rail.health.program] : []));
+function programParts(rails: readonly RailModule[]): ProgramPart[] {
+  return rails.flatMap((rail) => (rail.health?.program ? [rail.health.program] : []));
 }
 
 /** A rail's program part with its configured id (null: the rail's program is not configured, see config.rails). */
@@ -48,8 +47,8 @@ interface ProgramOf {
   programId: ReturnType<ProgramPart["programId"]>;
 }
 
-export async function readProgramsHealth(config: Config): Promise<ProgramsHealth> {
-  const parts = programParts();
+export async function readProgramsHealth(config: Config, rails: readonly RailModule[]): Promise<ProgramsHealth> {
+  const parts = programParts(rails);
   // Each id once: the cache key and the read both use it.
   const programs: ProgramOf[] = parts.map((part) => ({ part, programId: part.programId(config) }));
   const key = programs.map(({ programId }) => programId ?? "none");

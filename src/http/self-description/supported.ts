@@ -1,5 +1,4 @@
 import type { Config } from "../../platform/config/load-config";
-import { RAILS } from "../../rails/registry";
 import { railSwitchesOf, type RailModule } from "../../rails/rail";
 import { PAYMENT_IDENTIFIER } from "../../x402/payment-identifier";
 
@@ -30,7 +29,7 @@ export interface SupportedResponse {
  * `/supported` in the shape the official x402 facilitator client reads (docs/wire-notes.md "Discovery shapes"): the
  * rails served here, each with the `payTo` forms it takes (`extra.payToForms`), and the rails that are not, with why.
  */
-export async function buildSupported(config: Config, rails: readonly RailModule[] = RAILS): Promise<SupportedResponse> {
+export async function buildSupported(config: Config, rails: readonly RailModule[]): Promise<SupportedResponse> {
   const extras = await Promise.all(rails.map((rail) => rail.supportedExtra(config)));
   const kinds: SupportedKind[] = [];
   const notOffered: RailNotOffered[] = [];

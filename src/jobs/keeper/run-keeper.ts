@@ -7,6 +7,7 @@ import { LAMPORTS_PER_SIGNATURE } from "../../chain/network-fee";
 import { sendKeeperStep } from "../../chain/keeper-send";
 import { describe } from "../../chain/transaction-errors";
 import { recordKeeperOutcomes, type KeeperOutcome, type KeeperTable } from "../../store/keeper-queue";
+import { NO_KEEPER_ACTION, type KeeperLookOutcome } from "../../store/states";
 import { afterFailedAttempt } from "./backoff";
 import { bookExposure, trimExposure, type ExposureRail } from "../../chain/fee-payer-budget/budget";
 import type { PaymentRejection } from "../../x402/payment-verdict";
@@ -36,12 +37,15 @@ export interface PlannedStep<Row extends KeeperRow> {
   instructions?: Instruction[];
 }
 
-/** Where a row goes next: after a run that sent nothing for it, or once its step landed. */
+/**
+ * Where a row goes next: after a run that sent nothing for it, or once its step landed. Its outcome is the runner's:
+ * landed from `landed`; from `idle`, waiting while the row stays open, gone once it is closed.
+ */
 export interface NextLook {
   state: "open" | "closed";
   nextCheckAtMs: number;
-  /** Words for the row's last_outcome (free text). */
-  outcome: string;
+  /** What the look found, in words (the row's last_detail). */
+  detail: string;
   /** From `landed` only: what the confirmed step did, a value of the rail's closed set, which its report counts. */
   result?: string;
 }
@@ -68,7 +72,7 @@ export interface KeeperRail<Row extends KeeperRow, Planned extends PlannedStep<R
   plan(config: Config, rows: readonly Row[], nowMs: number): Promise<Planned[]>;
   /** What planning learnt about fundings the ledger did not know yet, written before anything is sent. */
   recordFundingFacts(db: D1Database, planned: readonly Planned[], nowMs: number): Promise<void>;
-  /** The step's name in the outcome row ("none" without one). */
+  /** The step's name in the outcome row: a value of the rail's set of keeper actions (NO_KEEPER_ACTION without one). */
   actionOf(p: Planned): string;
   /**
    * Whether the step hands the fee payer back more than its fee (rent): such steps are taken even below the fee payer's
@@ -86,13 +90,17 @@ export interface KeeperRail<Row extends KeeperRow, Planned extends PlannedStep<R
   idle(p: Planned, nowMs: number): NextLook;
   /** A row whose step the chain confirmed. */
   landed(p: Planned, nowMs: number): NextLook;
-  item(p: Planned, signature: string | null, outcome: string): Item;
+  /** A report item: the row's look (`outcome` by value, `detail` in words) with the rail's own facts. */
+  item(p: Planned, signature: string | null, outcome: KeeperItemOutcome, detail: string): Item;
   /**
    * The run's report: its items and the rail's counts (`results`: the `result` of every step that landed, by value);
    * `maxRows`: the most rows this run could take (the rail's budget, the Workers plan's and the caller's limit).
    */
   report(items: Item[], dryRun: boolean, maxRows: number, results?: readonly string[]): Report;
 }
+
+/** A report item's outcome: its look's (last_outcome), or planned: a dry run's step that would be sent. */
+export type KeeperItemOutcome = KeeperLookOutcome | "planned";
 
 /** What every keeper's report holds (the rail adds its counts). */
 export interface KeeperRun<Item> {
@@ -131,7 +139,7 @@ export async function runKeeper<Row extends KeeperRow, Planned extends PlannedSt
   if (rows.length === 0) return rail.report([], options.dryRun, limit);
 
   const planned = await rail.plan(config, rows, nowMs);
-  if (options.dryRun) return rail.report(planned.map((p) => rail.item(p, null, p.gate?.why ?? p.skip ?? `would ${rail.actionOf(p)}`)), true, limit);
+  if (options.dryRun) return rail.report(planned.map((p) => dryRunItem(rail, p, nowMs)), true, limit);
   await rail.recordFundingFacts(db, planned, nowMs);
 
   const outcomes: (KeeperOutcome & { key: string })[] = [];
@@ -139,7 +147,7 @@ export async function runKeeper<Row extends KeeperRow, Planned extends PlannedSt
   const results: string[] = [];
   const record = (p: Planned, outcome: KeeperOutcome) => {
     outcomes.push({ ...outcome, key: rail.keyOf(p.row) });
-    items.push(rail.item(p, outcome.signature, outcome.outcome));
+    items.push(rail.item(p, outcome.signature, outcome.outcome, outcome.detail));
   };
   const wouldSend = (p: Planned) => p.instructions !== undefined && !p.skip && !p.gate;
   const fees = await bookStepFees(config, db, rail, claimId, planned.filter((p) => wouldSend(p) && !held(p)), nowMs);
@@ -152,13 +160,13 @@ export async function runKeeper<Row extends KeeperRow, Planned extends PlannedSt
     if (wouldSend(p) && held(p)) {
       // Not the row's failure: it waits for the fee payer to be refilled, as every step did before.
       heldBack = true;
-      record(p, { state: "open", nextCheckAtMs: nowMs + KEEPER_MIN_RECHECK_MS, failures: p.row.failures, action: rail.actionOf(p), signature: null, outcome: FEE_PAYER_BELOW_MINIMUM, keepClaim: false });
+      record(p, heldStep(rail, p, nowMs, FEE_PAYER_BELOW_MINIMUM));
       continue;
     }
     const refusal = wouldSend(p) ? fees.refusedFor(p) : null;
     if (refusal) {
       // Nor is a budget cap: the step waits for the day's spending to roll over (the reason says which cap).
-      record(p, { state: "open", nextCheckAtMs: nowMs + KEEPER_MIN_RECHECK_MS, failures: p.row.failures, action: rail.actionOf(p), signature: null, outcome: `${refusal.reason}: ${refusal.message}`, keepClaim: false });
+      record(p, heldStep(rail, p, nowMs, `${refusal.reason}: ${refusal.message}`));
       continue;
     }
     if (!sendable(p) || !blockhash) {
@@ -167,11 +175,11 @@ export async function runKeeper<Row extends KeeperRow, Planned extends PlannedSt
     }
     const wait = waits.get(p);
     if (wait) {
-      record(p, { state: "open", nextCheckAtMs: nowMs + KEEPER_MIN_RECHECK_MS, failures: p.row.failures, action: rail.actionOf(p), signature: null, outcome: wait, keepClaim: false });
+      record(p, heldStep(rail, p, nowMs, wait));
       continue;
     }
     const step = await sendKeeperStep(config, blockhash, p.instructions!);
-    if (step.kind === "refused") record(p, failedAttempt(p.row, nowMs, step.why, rail.actionOf(p), null));
+    if (step.kind === "refused") record(p, failedAttempt(p.row, nowMs, "refused", step.why, rail.actionOf(p), null));
     else sent.push({ planned: p, signature: step.signature });
   }
   await fees.trimTo(sent.map((s) => s.planned));
@@ -187,12 +195,12 @@ export async function runKeeper<Row extends KeeperRow, Planned extends PlannedSt
     if (status?.kind === "confirmed") {
       const { result, ...look } = rail.landed(p, nowMs);
       if (result !== undefined) results.push(result);
-      record(p, { ...look, failures: 0, action, signature, keepClaim: false });
+      record(p, { ...look, outcome: "landed", failures: 0, action, signature, keepClaim: false });
     }
-    else if (status?.kind === "failed") record(p, failedAttempt(p.row, nowMs, `failed on chain: ${describe(status.err)}`, action, signature));
+    else if (status?.kind === "failed") record(p, failedAttempt(p.row, nowMs, "failed", `failed on chain: ${describe(status.err)}`, action, signature));
     else {
-      const outcome = "sent, not confirmed within this run";
-      record(p, { state: "open", nextCheckAtMs: nowMs + KEEPER_CLAIM_MS, failures: p.row.failures, action, signature, outcome, keepClaim: true });
+      const detail = "sent, not confirmed within this run";
+      record(p, { state: "open", nextCheckAtMs: nowMs + KEEPER_CLAIM_MS, failures: p.row.failures, action, signature, outcome: "unconfirmed", detail, keepClaim: true });
     }
   }
   await recordKeeperOutcomes(db, rail.table, claimId, outcomes, Date.now());
@@ -241,16 +249,30 @@ async function bookStepFees<Row extends KeeperRow, Planned extends PlannedStep<R
 }
 
 function withoutSend<Row extends KeeperRow, Planned extends PlannedStep<Row>>(rail: KeeperRail<Row, Planned, unknown, KeeperRun<unknown>>, p: Planned, nowMs: number): KeeperOutcome {
-  const base = { action: "none", signature: null, keepClaim: false, failures: p.row.failures };
-  if (p.gate?.kind === "drop") return { ...base, state: "dropped", nextCheckAtMs: nowMs, outcome: p.gate.why };
-  if (p.gate?.kind === "wait") return { ...base, state: "open", nextCheckAtMs: nowMs + KEEPER_MIN_RECHECK_MS, outcome: p.gate.why };
-  if (p.skip) return failedAttempt(p.row, nowMs, p.skip, rail.actionOf(p), null);
-  return { ...base, ...rail.idle(p, nowMs) };
+  const base = { action: NO_KEEPER_ACTION, signature: null, keepClaim: false, failures: p.row.failures };
+  if (p.gate?.kind === "drop") return { ...base, state: "dropped", nextCheckAtMs: nowMs, outcome: "dropped", detail: p.gate.why };
+  if (p.gate?.kind === "wait") return { ...base, state: "open", nextCheckAtMs: nowMs + KEEPER_MIN_RECHECK_MS, outcome: "waiting", detail: p.gate.why };
+  if (p.skip) return failedAttempt(p.row, nowMs, "skipped", p.skip, rail.actionOf(p), null);
+  const look = rail.idle(p, nowMs);
+  return { ...base, ...look, outcome: look.state === "closed" ? "gone" : "waiting" };
 }
 
-/** A check that could not move the row forward: back off, and give up at the attempt cap. */
-function failedAttempt(row: KeeperRow, nowMs: number, outcome: string, action: string, signature: string | null): KeeperOutcome {
+/** A step ready to send and held back this run (not the row's failure): looked at again in a minute. */
+function heldStep<Row extends KeeperRow, Planned extends PlannedStep<Row>>(rail: KeeperRail<Row, Planned, unknown, KeeperRun<unknown>>, p: Planned, nowMs: number, why: string): KeeperOutcome {
+  return { state: "open", nextCheckAtMs: nowMs + KEEPER_MIN_RECHECK_MS, failures: p.row.failures, action: rail.actionOf(p), signature: null, outcome: "held", detail: why, keepClaim: false };
+}
+
+/** A check that could not move the row forward: back off, and give up at the attempt cap (the row is stuck). */
+function failedAttempt(row: KeeperRow, nowMs: number, outcome: "skipped" | "refused" | "failed", why: string, action: string, signature: string | null): KeeperOutcome {
   const next = afterFailedAttempt(row.failures, nowMs);
-  const said = next.state === "stuck" ? `gave up after ${next.failures} attempts: ${outcome}` : outcome;
-  return { state: next.state, nextCheckAtMs: next.nextCheckAtMs, failures: next.failures, action, signature, outcome: said, keepClaim: false };
+  const detail = next.state === "stuck" ? `gave up after ${next.failures} attempts: ${why}` : why;
+  return { state: next.state, nextCheckAtMs: next.nextCheckAtMs, failures: next.failures, action, signature, outcome, detail, keepClaim: false };
+}
+
+/** What a dry run reports for a row: what a real run would record, or planned for a step it would send. */
+function dryRunItem<Row extends KeeperRow, Planned extends PlannedStep<Row>, Item>(rail: KeeperRail<Row, Planned, Item, KeeperRun<Item>>, p: Planned, nowMs: number): Item {
+  if (p.instructions !== undefined && !p.skip && !p.gate) return rail.item(p, null, "planned", `would ${rail.actionOf(p)}`);
+  if (p.skip) return rail.item(p, null, "skipped", p.skip);
+  const look = withoutSend(rail, p, nowMs);
+  return rail.item(p, null, look.outcome, look.detail);
 }

@@ -7,7 +7,7 @@ import { byId, el, errorMessage } from "./dom";
 import { parseKnownAssets } from "./known-assets";
 import { call, guarded, say } from "./console/calls";
 import { loadPayments, refreshBalance } from "./console/money";
-import { activate, createTokenAccount, refreshPreview, registerSeller, retireSeller } from "./console/onboarding";
+import { activate, createTokenAccount, refreshPreview, registerSeller, retireSeller, showPreviewSteps } from "./console/onboarding";
 import { listResources, registerResource, showManifest } from "./console/resources";
 import { state, short, type StandardWallet, type Supported } from "./console/state";
 import { applyStepStates } from "./console/steps";
@@ -60,6 +60,10 @@ async function loadDeployment(): Promise<void> {
       .catch(() => null),
   ]);
   state.supported = supported;
+  const forms = supported?.kinds?.find((kind) => kind.scheme === "exact")?.extra?.payToForms;
+  state.payToForms = Array.isArray(forms) ? forms.filter((form): form is string => typeof form === "string") : [];
+  // The choice is offered only where both forms run; the vault stays selected, as the API's default.
+  byId("pay-to-form-field").hidden = !(state.payToForms.includes("vault") && state.payToForms.includes("wallet"));
   if (health) {
     state.cluster = health.solanaNetwork ?? "devnet";
     state.chain = health.solanaNetwork === "mainnet" ? "solana:mainnet" : health.solanaNetwork === "testnet" ? "solana:testnet" : "solana:devnet";
@@ -87,6 +91,10 @@ document.addEventListener("DOMContentLoaded", () => {
   renderWallets();
   byId("disconnect").addEventListener("click", disconnect);
   byId("service-url").addEventListener("input", showManifest);
+  byId("pay-to-form").addEventListener("change", () => {
+    showPreviewSteps();
+    applyStepStates();
+  });
   byId("preview-refresh").addEventListener("click", () => guarded("next-step", refreshPreview));
   byId("create-token-account").addEventListener("click", () => guarded("next-step", createTokenAccount));
   byId("activate").addEventListener("click", () => guarded("activate-status", activate));

@@ -6,8 +6,9 @@ import { CoreConfigInputSchema, CORE_ENV_ONLY_KEYS, CORE_SECRET_KEYS, type CoreC
 import { parseFeePayerSecretKey } from "./fee-payer-key";
 import { FacilitatorError } from "../errors/catalogue";
 import { ConfigError } from "./config-error";
-import type { RailConfigContext } from "./rail-config";
-import { RAIL_CONFIG_SLICES, type RailConfigMembers } from "../../rails/config-slices";
+import type { AnyRailConfigSlice, ConfigRails, RailConfigContext, RailConfigMembersOf } from "./rail-config";
+// Type only: the Worker's `Config` type is the registry's rails' (a runtime import would be a cycle, the rails import nearly everything).
+import type { RAILS } from "../../rails/registry";
 import { readParameters } from "../../store/parameters";
 import { readableIssueMessage } from "../validation/issue-message";
 import type { Env } from "../../env";
@@ -19,23 +20,48 @@ export const CONFIG_CACHE_SECONDS = 60;
 export { ConfigError } from "./config-error";
 
 /**
- * Every configuration key, its validation and its default: the core's (schema.ts), then each rail's slice
- * (`rails/<scheme>/config.ts`, listed in rails/config-slices.ts). Keys are the names of the env vars and of the D1
- * `parameters` rows that override them.
+ * What a rails list's configuration is: every key with its validation and default, the core's (schema.ts) then each
+ * rail's slice (`RailModule.config`, `rails/<scheme>/config.ts`) in list order; keys are the names of the env vars and
+ * of the D1 `parameters` rows that override them. The Worker's is the registry's (`configOf(RAILS)` in rails/registry.ts);
+ * the app and the scheduled handler build theirs from the rails they are given.
  */
-export const ConfigInputSchema = v.object(Object.assign({ ...CoreConfigInputSchema.entries }, ...RAIL_CONFIG_SLICES.map((slice) => slice.keys)));
-export const CONFIG_KEYS: readonly string[] = Object.keys(ConfigInputSchema.entries);
+export interface ConfigOfRails {
+  inputSchema: v.ObjectSchema<v.ObjectEntries, undefined>;
+  keys: readonly string[];
+  /** Keys that only ever come from the Worker's own env (secrets, and the environment that decides what is allowed), never from the database. */
+  envOnlyKeys: ReadonlySet<string>;
+  /** Keys that are Worker secrets: the D1 `parameters` table may override them but they are never echoed. */
+  secretKeys: ReadonlySet<string>;
+  slices: readonly AnyRailConfigSlice[];
+  /** Validates env and D1 parameters into a `Config`, uncached. */
+  load(env: Env): Promise<Config>;
+  /** The validated config for this request, cached per isolate (`getConfigOf` below). */
+  get(env: Env): Promise<Config>;
+}
 
-type SliceKeyLists = { envOnlyKeys?: readonly string[]; secretKeys?: readonly string[] };
+const configsOfRails = new WeakMap<ConfigRails, ConfigOfRails>();
 
-/** Keys that only ever come from the Worker's own env (secrets, and the environment that decides what is allowed), never from the database. */
-const ENV_ONLY_KEYS = new Set<string>([...CORE_ENV_ONLY_KEYS, ...RAIL_CONFIG_SLICES.flatMap((slice: SliceKeyLists) => slice.envOnlyKeys ?? [])]);
+/** The configuration of `rails` (built once per list). */
+export function configOf(rails: ConfigRails): ConfigOfRails {
+  const known = configsOfRails.get(rails);
+  if (known) return known;
+  const slices = rails.flatMap((rail) => (rail.config ? [rail.config] : []));
+  const inputSchema = v.object(Object.assign({ ...CoreConfigInputSchema.entries }, ...slices.map((slice) => slice.keys)));
+  const shape: ConfigOfRails = {
+    inputSchema,
+    keys: Object.keys(inputSchema.entries),
+    envOnlyKeys: new Set<string>([...CORE_ENV_ONLY_KEYS, ...slices.flatMap((slice) => slice.envOnlyKeys ?? [])]),
+    secretKeys: new Set<string>([...CORE_SECRET_KEYS, ...slices.flatMap((slice) => slice.secretKeys ?? [])]),
+    slices,
+    load: (env) => loadConfigOf(shape, env),
+    get: (env) => getConfigOf(shape, env),
+  };
+  configsOfRails.set(rails, shape);
+  return shape;
+}
 
-/** Keys that are Worker secrets: the D1 `parameters` table may override them but they are never echoed. */
-export const SECRET_KEYS = new Set<string>([...CORE_SECRET_KEYS, ...RAIL_CONFIG_SLICES.flatMap((slice: SliceKeyLists) => slice.secretKeys ?? [])]);
-
-/** The validated configuration: the core's members and every rail slice's (`RailConfigMembers`). */
-export type Config = CoreConfig & RailConfigMembers;
+/** The validated configuration: the core's members and every slice's of the registry's rails. */
+export type Config = CoreConfig & RailConfigMembersOf<typeof RAILS>;
 
 export interface CoreConfig {
   environment: "local" | "preview" | "production";
@@ -96,17 +122,19 @@ interface CacheEntry {
   result: Promise<Config>;
   expiresAtMs: number;
 }
-let cache = new WeakMap<object, CacheEntry>();
+/** Per rails list, per env binding. */
+let cache = new WeakMap<ConfigOfRails, WeakMap<object, CacheEntry>>();
 
 /**
  * The validated config for this request: env vars overlaid with D1 parameters, cached per isolate once loaded.
  * Requests that miss at the same time each load it (one D1 read each) rather than wait on another's load.
  */
-export function getConfig(env: Env): Promise<Config> {
-  const hit = cache.get(env);
+function getConfigOf(of: ConfigOfRails, env: Env): Promise<Config> {
+  let entries = cache.get(of); // a load that settles after clearConfigCache() stays out of the new cache
+  if (!entries) cache.set(of, (entries = new WeakMap()));
+  const hit = entries.get(env);
   if (hit && hit.expiresAtMs > Date.now()) return hit.result;
-  const entries = cache; // a load that settles after clearConfigCache() stays out of the new cache
-  const result = loadConfig(env);
+  const result = loadConfigOf(of, env);
   result.then(
     () => entries.set(env, { result, expiresAtMs: Date.now() + CONFIG_CACHE_SECONDS * 1000 }),
     // A failed load is retried sooner than a good one is refreshed, so a fixed parameter shows quickly.
@@ -140,19 +168,19 @@ async function readParametersOrLastGood(d1: D1Database): Promise<Map<string, str
   }
 }
 
-export async function loadConfig(env: Env): Promise<Config> {
+async function loadConfigOf(of: ConfigOfRails, env: Env): Promise<Config> {
   const raw: Record<string, unknown> = {};
-  for (const key of CONFIG_KEYS) {
+  for (const key of of.keys) {
     const value = env[key];
     if (typeof value === "string") raw[key] = value;
     else if (typeof value === "number" || typeof value === "boolean") raw[key] = String(value);
   }
   const overrides = await readParametersOrLastGood(env.DB);
   for (const [key, value] of overrides) {
-    if (CONFIG_KEYS.includes(key as (typeof CONFIG_KEYS)[number]) && !ENV_ONLY_KEYS.has(key)) raw[key] = value;
+    if (of.keys.includes(key) && !of.envOnlyKeys.has(key)) raw[key] = value;
   }
 
-  const parsed = v.safeParse(ConfigInputSchema, raw);
+  const parsed = v.safeParse(of.inputSchema, raw);
   if (!parsed.success) {
     const issue = parsed.issues[0];
     const key = issue.path?.[0]?.key;
@@ -178,10 +206,10 @@ export async function loadConfig(env: Env): Promise<Config> {
     slaEscrow: address(input.SLA_ESCROW_PROGRAM_ID || cluster.slaEscrowProgramId),
     paymentChannels: address(input.PAYMENT_CHANNELS_PROGRAM_ID || cluster.paymentChannelsProgramId),
   };
-  // Each rail reads its own slice, in registry order (a slice's refusal names its key).
+  // Each rail reads its own slice, in list order (a slice's refusal names its key).
   const context: RailConfigContext = { environment: input.ENVIRONMENT, cluster: input.SOLANA_CLUSTER, clusterDefaults: cluster, feePayer, programs };
   const railMembers: object[] = [];
-  for (const slice of RAIL_CONFIG_SLICES) railMembers.push(await slice.read(parsed.output as never, context));
+  for (const slice of of.slices) railMembers.push(await slice.read(parsed.output as never, context));
   if (input.SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS > input.SVC_FEE_PAYER_MIN_LAMPORTS) {
     throw new ConfigError("SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS", `must not exceed SVC_FEE_PAYER_MIN_LAMPORTS (${input.SVC_FEE_PAYER_MIN_LAMPORTS})`);
   }

@@ -35,3 +35,15 @@ export interface RailConfigContext {
 export function railConfigSlice<Entries extends v.ObjectEntries, Members extends object>(slice: RailConfigSlice<Entries, Members>): RailConfigSlice<Entries, Members> {
   return slice;
 }
+
+/** Any rail's slice, as the loader reads it (its keys' and members' types erased). */
+export type AnyRailConfigSlice = RailConfigSlice<any, object>;
+
+/** A rails list as the configuration sees it: each rail's optional slice (`RailModule.config`). */
+export type ConfigRails = readonly { config?: AnyRailConfigSlice }[];
+
+type SliceMembersOf<R> = R extends { config?: RailConfigSlice<infer _Entries, infer Members> } ? Members : never;
+type Intersection<U> = (U extends unknown ? (members: U) => void : never) extends (members: infer I) => void ? I : never;
+
+/** What a rails list's slices add to `Config` (load-config.ts derives it from the registry's list, by type only). */
+export type RailConfigMembersOf<Rails extends ConfigRails> = Intersection<SliceMembersOf<Rails[number]>>;

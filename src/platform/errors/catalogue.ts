@@ -44,6 +44,8 @@ export const REQUEST_REASONS = {
   method_not_allowed: "the route exists for another HTTP method",
   unauthorized: "a credential (operator token or wallet signature) is missing or wrong",
   forbidden: "the credential is valid but does not cover this action",
+  challenge_terms_mismatch: "the wallet signed a challenge issued for other registration terms (asset, payTo form, discovery) than the body sends",
+  challenge_terms_required: "this registration needs a challenge issued for its terms (POST /sellers/{wallet}/register/challenge); a plain one does not cover it",
   conflict: "the request conflicts with a record's current state",
   rate_limited: "too many requests from this client; wait for Retry-After",
   asset_not_found: "the mint does not exist on this network, or is not a token mint",

@@ -1,4 +1,5 @@
 import type { RailModule } from "../rail";
+import { exactConfig, type ExactConfigMembers } from "./config";
 import { EXACT_REJECTION_REASONS } from "./reasons";
 import { TRANSACTION_PAYLOAD_SHAPE } from "../../x402/schemas";
 import { exactRail } from "./rail";
@@ -16,8 +17,9 @@ import { formatUnits } from "../../chain/source-funds";
 const USDC_DECIMALS = 6;
 
 /** The exact rail: one buyer-signed transfer into the seller's UniversalSettle vault, swept to the seller later. */
-export const exactModule: RailModule = {
+export const exactModule: RailModule<ExactConfigMembers> = {
   ...exactRail,
+  config: exactConfig,
   payload: TRANSACTION_PAYLOAD_SHAPE,
   // After the escrow lines: its own lines only, the others left as the escrow rail wrote them.
   enrich: { rank: 2, run: enrichPaymentRequired, reasons: EXACT_ENRICH_REASONS },

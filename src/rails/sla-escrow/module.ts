@@ -1,4 +1,5 @@
 import type { RailModule } from "../rail";
+import { slaEscrowConfig, type SlaEscrowConfigMembers } from "./config";
 import { SLA_ESCROW_REJECTION_REASONS } from "./reasons";
 import { TRANSACTION_PAYLOAD_SHAPE } from "../../x402/schemas";
 import { slaEscrowRail } from "./rail";
@@ -10,12 +11,14 @@ import { escrowKeeperJob } from "./keeper/escrow-keeper-job";
 import { slaEscrowHealth } from "./health";
 import { slaEscrowFeeQuote } from "./fee-quote";
 import { slaEscrowSellerView } from "./seller-view";
+import { slaEscrowRetention } from "./store/retention";
 import { oracleProfiles } from "../../platform/config/oracle-profiles";
 import { STATIC_ARTIFACT_PATHS } from "../../http/self-description/static-artifacts";
 
 /** The sla-escrow rail: the buyer funds an escrow; an oracle's decision or the clock releases it (the keeper pays out). */
-export const slaEscrowModule: RailModule = {
+export const slaEscrowModule: RailModule<SlaEscrowConfigMembers> = {
   ...slaEscrowRail,
+  config: slaEscrowConfig,
   payload: TRANSACTION_PAYLOAD_SHAPE,
   enrich: { rank: 1, run: (config, body) => enrichEscrowLines(config, body), reasons: ESCROW_AMOUNT_REASONS },
   routes: [
@@ -23,6 +26,7 @@ export const slaEscrowModule: RailModule = {
     { slot: "operator", rank: 1, routes: escrowKeeperRoutes },
   ],
   jobs: [escrowKeeperJob],
+  retention: slaEscrowRetention,
   reasons: SLA_ESCROW_REJECTION_REASONS,
   quote: slaEscrowFeeQuote,
   seller: slaEscrowSellerView,

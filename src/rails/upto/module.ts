@@ -1,4 +1,5 @@
 import type { RailModule } from "../rail";
+import { uptoConfig, type UptoConfigMembers } from "./config";
 import { UPTO_REJECTION_REASONS } from "./reasons";
 import { uptoRail } from "./rail";
 import { UPTO_PAYLOAD_SHAPE } from "./payload";
@@ -6,10 +7,12 @@ import { uptoBuilderRoutes } from "./routes/upto-builders";
 import { uptoKeeperJob } from "./keeper/upto-keeper-job";
 import { refuseUptoLinesBelowMinimum, UPTO_ENRICH_REASONS } from "./enrich";
 import { uptoFeeQuote } from "./fee-quote";
+import { uptoRetention } from "./store/retention";
 
 /** The upto rail: a payment channel opened with the ceiling; the seller claims what it used, the rest returns to the buyer. */
-export const uptoModule: RailModule = {
+export const uptoModule: RailModule<UptoConfigMembers> = {
   ...uptoRail,
+  config: uptoConfig,
   payload: UPTO_PAYLOAD_SHAPE,
   // A claim's requirements carry the charged amount, at most the ceiling the buyer's open authorised.
   chargeWithinAccepted: { exceedsReason: "invalid_upto_svm_payload_settlement_exceeds_amount" },
@@ -20,6 +23,7 @@ export const uptoModule: RailModule = {
   enrich: { rank: 3, run: (config, body) => refuseUptoLinesBelowMinimum(config, body), reasons: UPTO_ENRICH_REASONS },
   routes: [{ slot: "builders", rank: 2, routes: uptoBuilderRoutes }],
   jobs: [uptoKeeperJob],
+  retention: uptoRetention,
   reasons: UPTO_REJECTION_REASONS,
   quote: uptoFeeQuote,
   // An upto channel pays its split to the seller's own wallet: there is no vault or escrow address to look up.

@@ -35,10 +35,16 @@ export async function verifiedMerchant(serviceUrl: string, { proveOrigin = true,
     expect(built.status, JSON.stringify(built.body)).toBe(200);
     await signAndSend(built.body.transaction, [seller]);
   }
-  const challenge = await call(`/sellers/${seller.address}/challenge?action=seller:register`);
+  const terms = { asset: "USDC", discovery: { serviceUrl, listingOptIn: true }, ...(payToForm === "wallet" ? { payToForm } : {}) };
+  // The vault (default) form signs a plain challenge, as pr402's clients do; the wallet form needs one issued for its terms.
+  const challenge =
+    payToForm === "wallet"
+      ? await call(`/sellers/${seller.address}/register/challenge`, { method: "POST", json: terms })
+      : await call(`/sellers/${seller.address}/challenge?action=seller:register`);
+  expect(challenge.status, JSON.stringify(challenge.body)).toBe(200);
   const registered = await call(`/sellers/${seller.address}/register`, {
     method: "POST",
-    json: { message: challenge.body.message, signature: await signMessage(seller, challenge.body.message), asset: "USDC", discovery: { serviceUrl, listingOptIn: true }, ...(payToForm === "wallet" ? { payToForm } : {}) },
+    json: { message: challenge.body.message, signature: await signMessage(seller, challenge.body.message), ...terms },
   });
   expect(registered.status, JSON.stringify(registered.body)).toBe(200);
   if (proveOrigin && new URL(serviceUrl).origin === sellerOrigin()) await setSellerBehaviour({ proveWallet: seller.address });

@@ -26,6 +26,11 @@ describe("console step states", () => {
     expect(stepStates({ activated: true, verified: true })).toMatchObject({ activateDisabled: true, registerDisabled: false, registerLabel: UPDATE_REGISTRATION_LABEL, retireDisabled: false, registerDone: expect.stringMatching(/^Done:/) });
   });
 
+  it("the wallet payTo form needs no vault: registering stays open before activation (the API answers 409 until its token account exists)", () => {
+    expect(stepStates({ activated: false, verified: false, nextStep: "activate" }, "wallet")).toMatchObject({ activateDisabled: false, registerDisabled: false, registerLabel: REGISTER_LABEL, retireDisabled: true });
+    expect(stepStates({ activated: false, verified: false, nextStep: "activate" }, "vault")).toMatchObject({ registerDisabled: true });
+  });
+
   it("without a preview every step stays available (the API says what is missing)", () => {
     expect(stepStates(undefined)).toMatchObject({ activateDisabled: false, registerDisabled: false, retireDisabled: false });
   });

@@ -3,8 +3,8 @@ import { base58Decode, fromBase64 } from "../base58";
 import { percentFromBps } from "../amounts";
 import { byId, el } from "../dom";
 import { call, say } from "./calls";
-import { assetInfo, state, walletAddress, type ExactView, type Lifecycle, type Preview } from "./state";
-import { confirmed, rpc, sellerChallenge, sendSigned } from "./wallet";
+import { assetInfo, chosenPayToForm, state, walletAddress, type ExactView, type Lifecycle, type Preview } from "./state";
+import { confirmed, registerChallenge, rpc, sellerChallenge, sendSigned } from "./wallet";
 
 const SYSTEM_PROGRAM = "11111111111111111111111111111111";
 const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
@@ -25,12 +25,45 @@ const NEXT_STEP: Record<string, string> = {
   verify: "Next: verify. Sign the registration (step 4) so buyers and the directory know this wallet.",
   create_token_account:
     "Next: create your own USDC token account (button below). Sweeps pay into it and never create it for you; any wallet creates it when you receive USDC once.",
+  create_wallet_token_account:
+    "Next: create your own USDC token account (button below). With the wallet form buyers pay straight into it, and nothing creates it for you.",
   seller_token_account_missing:
     "Next: create your own token account for this asset. Sweeps pay into it and never create it for you; any wallet creates it when you receive the token once.",
 };
 
-function nextStepText(lifecycle: Lifecycle): string {
-  const step = lifecycle.nextStep;
+/**
+ * The step the chosen form waits on. Where both forms run the preview's lifecycle is the vault's; a seller who
+ * chose the wallet form has no vault to activate, only its own token account to hold.
+ */
+function nextStepOf(lifecycle: Lifecycle): string | undefined {
+  if (chosenPayToForm() !== "wallet" || !state.preview?.schemes?.exact?.walletPayTo) return lifecycle.nextStep;
+  if (walletTokenAccountMissing()) return "create_wallet_token_account";
+  return lifecycle.verified ? undefined : "verify";
+}
+
+function walletTokenAccountMissing(): { address: string; mint: string } | null {
+  const account = state.preview?.schemes?.exact?.walletPayTo?.tokenAccount;
+  return account && !account.exists ? account : null;
+}
+
+/** The token account the seller should create now, with its mint: the one the sweep pays, or the wallet form's. */
+function tokenAccountToCreate(): { address: string; mint: string } | null {
+  const lifecycle = state.preview?.lifecycle ?? {};
+  const usdc = state.assets.find((a) => a.symbol === "USDC")?.mint;
+  if (chosenPayToForm() === "wallet" && state.preview?.schemes?.exact?.walletPayTo) return walletTokenAccountMissing();
+  return lifecycle.nextStep === "create_token_account" && lifecycle.sellerTokenAccount && usdc ? { address: lifecycle.sellerTokenAccount, mint: usdc } : null;
+}
+
+/** The next step's line and the token-account button, for the preview and the chosen form. */
+export function showPreviewSteps(): void {
+  if (!state.preview) return;
+  const lifecycle = state.preview.lifecycle ?? {};
+  const step = nextStepOf(lifecycle);
+  say("next-step", nextStepText(step, lifecycle), step ? undefined : "ok");
+  byId("create-token-account").hidden = tokenAccountToCreate() === null;
+}
+
+function nextStepText(step: string | undefined, lifecycle: Lifecycle): string {
   if (!step) return lifecycle.verified ? "All set: activated and verified. Register resources (step 5) to be listed." : "";
   return NEXT_STEP[step] ?? "Next: " + step.replaceAll("_", " ") + ".";
 }
@@ -62,18 +95,16 @@ export async function refreshPreview(): Promise<void> {
     ["Lifecycle", ["previewed", lifecycle.activated ? "activated" : "not activated", lifecycle.verified ? "verified" : "not verified"].join(" → ")],
   ];
   byId("preview").replaceChildren(...rows.filter((row) => row[1]).flatMap(([k, v]) => [el("dt", { text: k }), el("dd", { text: String(v) })]));
-  say("next-step", nextStepText(lifecycle), lifecycle.nextStep ? undefined : "ok");
-  byId("create-token-account").hidden = !(lifecycle.nextStep === "create_token_account" && lifecycle.sellerTokenAccount);
+  showPreviewSteps();
 }
 
 /** The seller's own USDC token account, which sweeps pay into: one CreateIdempotent the wallet signs and sends. */
 export async function createTokenAccount(): Promise<void> {
-  const lifecycle = state.preview?.lifecycle ?? {};
-  const usdc = state.assets.find((a) => a.symbol === "USDC");
-  if (!lifecycle.sellerTokenAccount || !usdc?.mint) throw new Error("the preview names no token account to create");
+  const account = tokenAccountToCreate();
+  if (!account) throw new Error("the preview names no token account to create");
   say("next-step", "Approve the transaction in your wallet…");
   const latest = await rpc<{ value: { blockhash: string } }>("preview", "getLatestBlockhash", [{ commitment: "confirmed" }]);
-  const signature = await sendSigned(createTokenAccountTransaction(walletAddress(), lifecycle.sellerTokenAccount, usdc.mint, latest.value.blockhash), "preview");
+  const signature = await sendSigned(createTokenAccountTransaction(walletAddress(), account.address, account.mint, latest.value.blockhash), "preview");
   say("next-step", "Sent " + signature + ". Waiting for the chain to confirm…");
   await confirmed("preview", signature);
   await refreshPreview();
@@ -109,9 +140,12 @@ export async function registerSeller(event: SubmitEvent): Promise<void> {
   const displayName = byId<HTMLInputElement>("display-name").value.trim();
   if (serviceUrl) discovery.serviceUrl = serviceUrl;
   if (displayName) discovery.displayName = displayName;
+  const payToForm = chosenPayToForm();
+  // The challenge is issued for exactly these terms and names them, so the signature covers them (no relay can swap them).
+  const terms = { asset: asset.param, discovery, ...(payToForm ? { payToForm } : {}) };
   say("register-status", "Sign the registration message in your wallet…");
-  const signed = await sellerChallenge("register", "seller:register");
-  const body = await call<{ note?: string }>("register", "POST", "/sellers/" + walletAddress() + "/register", { ...signed, asset: asset.param, discovery });
+  const signed = await registerChallenge("register", terms);
+  const body = await call<{ note?: string }>("register", "POST", "/sellers/" + walletAddress() + "/register", { ...signed, ...terms });
   say("register-status", body.note || "Registered: this wallet is a verified provider.", "ok");
   await refreshPreview();
 }

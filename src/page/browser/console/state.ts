@@ -45,7 +45,13 @@ export interface AssetChoice {
   native: boolean;
 }
 
+/** The wallet `payTo` form's view in the preview, where it runs beside the vault: the token account payments land in. */
+export interface WalletPayToView {
+  tokenAccount?: { address: string; mint: string; exists: boolean };
+}
+
 export interface ExactView {
+  walletPayTo?: WalletPayToView;
   vaultPda?: string;
   payTo?: string;
   solStoragePda?: string;
@@ -78,6 +84,8 @@ export const state = {
   assets: [] as AssetChoice[],
   preview: null as Preview | null,
   supported: null as Supported | null,
+  /** The exact rail's `payTo` forms this deployment runs (/supported `extra.payToForms`), in its order. */
+  payToForms: [] as string[],
 };
 
 /** The connected wallet's address; the buttons that need it are disabled while none is connected. */
@@ -98,3 +106,13 @@ export function assetInfo(): AssetChoice {
 }
 
 export const short = (addr: string | null | undefined): string => (addr && addr.length > 12 ? addr.slice(0, 4) + "…" + addr.slice(-4) : String(addr));
+
+/**
+ * The `payTo` form to register: the seller's choice where both run (the vault unless the seller picks the wallet, as
+ * the API's default), the only one where one runs, nothing where /supported was not read (the API then decides).
+ */
+export function chosenPayToForm(): "vault" | "wallet" | undefined {
+  if (state.payToForms.includes("vault") && state.payToForms.includes("wallet")) return byId<HTMLSelectElement>("pay-to-form").value === "wallet" ? "wallet" : "vault";
+  const [only] = state.payToForms;
+  return only === "vault" || only === "wallet" ? only : undefined;
+}

@@ -4,6 +4,8 @@
  * - Registering needs an activated vault (the API answers 409 before), and a verified seller registers again only to
  *   update its details; retiring needs a registration.
  * Without a preview yet, every step stays available: the API then says what is missing.
+ * - Registering the wallet `payTo` form needs no vault (the lifecycle is the vault's where both forms run): it stays
+ *   open, and the API answers 409 until the wallet's token account exists.
  */
 
 /** The preview's `lifecycle`: how far the seller is. */
@@ -27,7 +29,7 @@ export interface StepStates {
 export const REGISTER_LABEL = "Sign and register";
 export const UPDATE_REGISTRATION_LABEL = "Sign and update registration";
 
-export function stepStates(lifecycle: Lifecycle | undefined): StepStates {
+export function stepStates(lifecycle: Lifecycle | undefined, payToForm?: "vault" | "wallet"): StepStates {
   if (!lifecycle) {
     return { activateDisabled: false, registerDisabled: false, registerLabel: REGISTER_LABEL, retireDisabled: false, activateDone: null, registerDone: null };
   }
@@ -35,7 +37,7 @@ export function stepStates(lifecycle: Lifecycle | undefined): StepStates {
   const verified = lifecycle.verified === true;
   return {
     activateDisabled: activated,
-    registerDisabled: !activated,
+    registerDisabled: !activated && payToForm !== "wallet",
     registerLabel: verified ? UPDATE_REGISTRATION_LABEL : REGISTER_LABEL,
     retireDisabled: !verified,
     activateDone: activated ? "Done: this wallet's vault exists." : null,

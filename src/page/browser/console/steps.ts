@@ -1,6 +1,6 @@
 /** Puts the step states on the page's buttons (step-states.ts decides them). */
 import { byId } from "../dom";
-import { state } from "./state";
+import { chosenPayToForm, state } from "./state";
 import { stepStates } from "./step-states";
 
 export function applyStepStates(): void {
@@ -8,7 +8,7 @@ export function applyStepStates(): void {
   document.querySelectorAll<HTMLButtonElement>(".needs-wallet").forEach((b) => {
     b.disabled = !connected;
   });
-  const steps = stepStates(state.preview?.lifecycle);
+  const steps = stepStates(state.preview?.lifecycle, chosenPayToForm());
   showDone("activate-status", connected ? steps.activateDone : null);
   showDone("register-status", connected ? steps.registerDone : null);
   const register = byId<HTMLButtonElement>("register");

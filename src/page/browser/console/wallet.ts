@@ -70,8 +70,8 @@ export function renderWallets(): void {
 }
 
 /** A wallet challenge of the API, signed by the wallet: what the signed routes take as `{message, signature}`. */
-async function signChallenge(section: string, challengePath: string): Promise<{ message: string; signature: string }> {
-  const challenge = await call<{ message: string }>(section, "GET", challengePath);
+async function signChallenge(section: string, challengePath: string, terms?: Record<string, unknown>): Promise<{ message: string; signature: string }> {
+  const challenge = await call<{ message: string }>(section, terms ? "POST" : "GET", challengePath, terms);
   const { wallet, account } = connectedWallet();
   const signMessage = wallet.features?.["solana:signMessage"];
   if (!signMessage) throw new Error(wallet.name + " cannot sign messages");
@@ -80,6 +80,8 @@ async function signChallenge(section: string, challengePath: string): Promise<{ 
   return { message: challenge.message, signature: base58Encode(signed.signature) };
 }
 export const sellerChallenge = (section: string, action: string) => signChallenge(section, "/sellers/" + walletAddress() + "/challenge?action=" + encodeURIComponent(action));
+/** A seller:register challenge issued for these registration terms (its message names them). */
+export const registerChallenge = (section: string, terms: Record<string, unknown>) => signChallenge(section, "/sellers/" + walletAddress() + "/register/challenge", terms);
 export const resourceChallenge = (section: string, action: string) =>
   signChallenge(section, "/resources/register/challenge?wallet=" + walletAddress() + "&action=" + encodeURIComponent(action));
 

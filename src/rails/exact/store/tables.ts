@@ -1,6 +1,7 @@
 import { sqliteTable, text, integer, primaryKey, index, uniqueIndex, check } from "drizzle-orm/sqlite-core";
 import { sql } from "drizzle-orm";
-import { SWEEP_RAIL_OUTCOMES, SWEEP_RUN_OUTCOMES, oneOf } from "../../../store/states";
+import { oneOf } from "../../../store/states";
+import { SWEEP_RAIL_OUTCOMES, SWEEP_RUN_OUTCOMES } from "./states";
 
 /**
  * The exact rail's D1 tables, with the same conventions as src/store/schema.ts (decimal-string amounts, unix ms times).
@@ -20,7 +21,7 @@ export const sweepState = sqliteTable(
     /** The run holding the rail (migration 0003): only the holder sends; expired claims may be taken over. */
     claimId: text("claim_id"),
     claimExpiresAtMs: integer("claim_expires_at_ms"),
-    /** SWEEP_RAIL_OUTCOMES (src/store/states.ts): the plan item's status of the last real run; why it failed is last_error. */
+    /** SWEEP_RAIL_OUTCOMES (./states.ts): the plan item's status of the last real run; why it failed is last_error. */
     lastOutcome: text("last_outcome", { enum: SWEEP_RAIL_OUTCOMES }),
   },
   (t) => [

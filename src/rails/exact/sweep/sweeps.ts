@@ -1,7 +1,8 @@
 import { desc } from "drizzle-orm";
 import { database } from "../../../store/db";
 import { sweepRuns } from "../store/tables";
-import type { JobRunOutcome, SweepRailOutcome } from "../../../store/states";
+import type { JobRunOutcome } from "../../../store/states";
+import type { SweepRailOutcome } from "../store/states";
 
 /**
  * Sweep bookkeeping in D1 (the only SQL of the sweep engine). Candidates come from the settle ledger

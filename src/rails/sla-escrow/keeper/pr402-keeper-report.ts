@@ -29,7 +29,8 @@ const STEERING_FIELDS = ["cooldownSeconds", "deadlineSeconds", "lookbackSeconds"
 
 /** pr402's SlaEscrowSettleResponse / SlaEscrowCloseResponse counters, next to the keeper's own report. */
 export function toPr402KeeperResponse(report: KeeperReport, body: Record<string, unknown>) {
-  const failed = report.items.filter((item) => /^(failed|preflight refused)/.test(item.outcome)).length;
+  // pr402's failed: a payout the cluster refused at preflight or that failed on chain (skipped counts the rest).
+  const failed = report.items.filter((item) => item.outcome === "refused" || item.outcome === "failed").length;
   const succeeded = report.released + report.refunded;
   return {
     ...report,

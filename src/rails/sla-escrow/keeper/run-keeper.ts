@@ -15,7 +15,9 @@ import { recordFundingsConfirmed } from "../../../store/settlements";
 import { recordSponsoredFundingFailures } from "../store/sponsored-funding-failures";
 import { CLOCK_SYSVAR, chainClockOf } from "../../../chain/chain-clock";
 import { readFundingStatuses, type FundingStatus } from "../../../jobs/keeper/funding-status";
-import { KEEPER_MIN_RECHECK_MS, runKeeper, type KeeperGate, type KeeperRail, type NextLook, type PlannedStep } from "../../../jobs/keeper/run-keeper";
+import { KEEPER_MIN_RECHECK_MS, runKeeper, type KeeperGate, type KeeperItemOutcome, type KeeperRail, type NextLook, type PlannedStep } from "../../../jobs/keeper/run-keeper";
+import { NO_KEEPER_ACTION } from "../../../store/states";
+import type { EscrowKeeperAction } from "../store/states";
 import { maxPaymentsWithinBudget } from "./budget";
 import { bookPayoutAccountCreations, payoutAccountWaits, type CreatableAccount } from "./payout-accounts";
 
@@ -29,12 +31,12 @@ export interface KeeperOptions {
 export interface KeeperItem {
   paymentPda: string;
   decision: KeeperDecision["kind"] | "dropped";
-  action: KeeperAction;
+  action: EscrowKeeperAction;
   signature: string | null;
-  outcome: string;
+  /** What the run did with the row, by value (the row's last_outcome; planned in a dry run), and in words. */
+  outcome: KeeperItemOutcome;
+  detail: string;
 }
-
-type KeeperAction = "release" | "refund" | "close" | "none";
 
 export interface KeeperReport {
   dryRun: boolean;
@@ -238,13 +240,13 @@ async function recordFundingFacts(db: D1Database, planned: readonly Planned[], n
 /** A payment with nothing to pay out this run: closed, or looked at again at its deadline (at least a minute away). */
 function idle(p: Planned, nowMs: number): NextLook {
   const { decision } = p;
-  const outcome = decision.kind === "closed" || decision.kind === "wait" ? decision.why : decision.kind;
-  if (decision.kind === "closed") return { state: "closed", nextCheckAtMs: nowMs, outcome };
+  const detail = decision.kind === "closed" || decision.kind === "wait" ? decision.why : decision.kind;
+  if (decision.kind === "closed") return { state: "closed", nextCheckAtMs: nowMs, detail };
   if (decision.kind === "wait" && decision.untilUnixSeconds !== null && p.payment) {
     const waitMs = Number(decision.untilUnixSeconds - p.chainNow) * 1000;
-    return { state: "open", nextCheckAtMs: nowMs + Math.max(KEEPER_MIN_RECHECK_MS, waitMs), outcome };
+    return { state: "open", nextCheckAtMs: nowMs + Math.max(KEEPER_MIN_RECHECK_MS, waitMs), detail };
   }
-  return { state: "open", nextCheckAtMs: nowMs + RECHECK_WITHOUT_DEADLINE_MS, outcome };
+  return { state: "open", nextCheckAtMs: nowMs + RECHECK_WITHOUT_DEADLINE_MS, detail };
 }
 
 /** A payout leaves the Payment account to close once its closed_at (settlement + closure delay) has passed. */
@@ -252,17 +254,17 @@ function landed(p: Planned, nowMs: number): NextLook {
   const action = actionOf(p);
   const result: EscrowKeeperResult = action === "release" ? "released" : action === "refund" ? "refunded" : "closed";
   const closeAtMs = p.payment && action !== "close" ? nowMs + Number(p.payment.closureDelaySeconds + 1n) * 1000 : null;
-  return { state: closeAtMs === null ? "closed" : "open", nextCheckAtMs: closeAtMs ?? nowMs, outcome: result, result };
+  return { state: closeAtMs === null ? "closed" : "open", nextCheckAtMs: closeAtMs ?? nowMs, detail: result, result };
 }
 
-function actionOf(p: Planned): KeeperAction {
-  if (p.gate) return "none";
-  return p.decision.kind === "release" || p.decision.kind === "refund" || p.decision.kind === "close" ? p.decision.kind : "none";
+function actionOf(p: Planned): EscrowKeeperAction {
+  if (p.gate) return NO_KEEPER_ACTION;
+  return p.decision.kind === "release" || p.decision.kind === "refund" || p.decision.kind === "close" ? p.decision.kind : NO_KEEPER_ACTION;
 }
 
-function item(p: Planned, signature: string | null, outcome: string): KeeperItem {
+function item(p: Planned, signature: string | null, outcome: KeeperItemOutcome, detail: string): KeeperItem {
   const decision = p.gate?.kind === "drop" ? "dropped" : p.gate?.kind === "wait" ? "wait" : p.decision.kind;
-  return { paymentPda: p.row.paymentPda, decision, action: actionOf(p), signature, outcome };
+  return { paymentPda: p.row.paymentPda, decision, action: actionOf(p), signature, outcome, detail };
 }
 
 /** What a landed escrow step did: the closed set the report counts. */

@@ -51,7 +51,7 @@ export async function watchAcceptedFunding(d1: D1Database, funding: AcceptedFund
        VALUES (?1, ?2, ?3, ?4, 'open', ?5, 0, ?5, ?5)
        ON CONFLICT (payment_pda) DO UPDATE SET funding_signature = excluded.funding_signature, funding_blockhash = excluded.funding_blockhash,
          sponsored_payer = excluded.sponsored_payer, state = 'open', next_check_at_ms = excluded.next_check_at_ms, failures = 0,
-         last_outcome = NULL, updated_at_ms = excluded.updated_at_ms
+         last_outcome = NULL, last_detail = NULL, updated_at_ms = excluded.updated_at_ms
        WHERE ?6 AND escrow_watch.funding_signature <> excluded.funding_signature`,
     )
     .bind(funding.paymentPda, funding.fundingSignature, funding.fundingBlockhash, funding.sponsoredPayer, nowMs, funding.confirmed ? 1 : 0)

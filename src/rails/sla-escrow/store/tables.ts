@@ -1,6 +1,7 @@
 import { sqliteTable, text, integer, index, check } from "drizzle-orm/sqlite-core";
 import { sql } from "drizzle-orm";
-import { ESCROW_WATCH_STATES, oneOf } from "../../../store/states";
+import { KEEPER_LOOK_OUTCOMES, oneOf } from "../../../store/states";
+import { ESCROW_KEEPER_ACTIONS, ESCROW_WATCH_STATES } from "./states";
 
 /**
  * The sla-escrow rail's D1 tables, with the same conventions as src/store/schema.ts (decimal-string amounts, unix ms times).
@@ -20,17 +21,20 @@ export const escrowWatch = sqliteTable(
     fundingBlockhash: text("funding_blockhash"),
     /** The buyer of a sponsored funding (the fee payer paid its fee), else null. */
     sponsoredPayer: text("sponsored_payer"),
-    /** ESCROW_WATCH_STATES (src/store/states.ts): open | closed | dropped | stuck */
+    /** ESCROW_WATCH_STATES (./states.ts): open | closed | dropped | stuck */
     state: text("state", { enum: ESCROW_WATCH_STATES }).notNull().default("open"),
     nextCheckAtMs: integer("next_check_at_ms").notNull(),
     /** Consecutive checks that could not make progress (backoff doubles with each; capped). */
     failures: integer("failures").notNull().default(0),
     claimId: text("claim_id"),
     claimExpiresAtMs: integer("claim_expires_at_ms"),
-    /** release | refund | none */
-    lastAction: text("last_action"),
+    /** ESCROW_KEEPER_ACTIONS (./states.ts): the payout step of the keeper's last look (release | refund | close), or none. */
+    lastAction: text("last_action", { enum: ESCROW_KEEPER_ACTIONS }),
     lastSignature: text("last_signature"),
-    lastOutcome: text("last_outcome"),
+    /** KEEPER_LOOK_OUTCOMES (src/store/states.ts): what the keeper's last look did; NULL before the first. */
+    lastOutcome: text("last_outcome", { enum: KEEPER_LOOK_OUTCOMES }),
+    /** The last look in words, for operators (migration 0015; the words last_outcome held before). */
+    lastDetail: text("last_detail"),
     createdAtMs: integer("created_at_ms").notNull(),
     updatedAtMs: integer("updated_at_ms").notNull(),
   },
@@ -38,6 +42,8 @@ export const escrowWatch = sqliteTable(
     index("escrow_watch_due_idx").on(table.state, table.failures, table.nextCheckAtMs),
     index("escrow_watch_purge_idx").on(table.state, table.updatedAtMs),
     check("escrow_watch_state_check", sql.raw(oneOf(table.state.name, ESCROW_WATCH_STATES))),
+    check("escrow_watch_last_action_check", sql.raw(oneOf(table.lastAction.name, ESCROW_KEEPER_ACTIONS))),
+    check("escrow_watch_last_outcome_check", sql.raw(oneOf(table.lastOutcome.name, KEEPER_LOOK_OUTCOMES))),
   ],
 );
 

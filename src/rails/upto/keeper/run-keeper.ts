@@ -12,7 +12,9 @@ import { ABANDON_GRACE_SECONDS } from "../settle";
 import { refundRedirect } from "../payout-account";
 import { CLOCK_SYSVAR, chainClockOf, type ChainClock } from "../../../chain/chain-clock";
 import { readFundingStatuses, type FundingStatus } from "../../../jobs/keeper/funding-status";
-import { KEEPER_MIN_RECHECK_MS, runKeeper, type KeeperGate, type KeeperRail, type NextLook, type PlannedStep } from "../../../jobs/keeper/run-keeper";
+import { KEEPER_MIN_RECHECK_MS, runKeeper, type KeeperGate, type KeeperItemOutcome, type KeeperRail, type NextLook, type PlannedStep } from "../../../jobs/keeper/run-keeper";
+import { NO_KEEPER_ACTION } from "../../../store/states";
+import type { UptoKeeperAction } from "../store/states";
 import { maxChannelsWithinBudget } from "./budget";
 import { decideChannelStep, type ChannelStep } from "./decide";
 
@@ -24,7 +26,9 @@ export interface UptoKeeperItem {
   channelId: string;
   step: ChannelStep["kind"] | "dropped";
   signature: string | null;
-  outcome: string;
+  /** What the run did with the channel, by value (the row's last_outcome), and in words. */
+  outcome: KeeperItemOutcome;
+  detail: string;
 }
 
 export interface UptoKeeperReport {
@@ -68,7 +72,7 @@ const UPTO_RAIL: KeeperRail<DueChannel, Planned, UptoKeeperItem, UptoKeeperRepor
   claim: claimDueChannels,
   plan,
   recordFundingFacts: (db, planned, nowMs) => recordFundingsConfirmed(db, planned.filter((p) => p.ledgerCatchUp && !p.gate).map((p) => p.row.deposit!.messageHash), nowMs),
-  actionOf: (p) => p.step?.kind ?? "none",
+  actionOf,
   returnsRent: (p) => p.step !== null && RENT_RETURNING_STEPS.has(p.step.kind),
   idle,
   landed,
@@ -159,25 +163,31 @@ async function addInstructions(config: Config, p: Planned, channel: Channel): Pr
 /** A channel with no step to send this run: gone, or looked at again when its wait ends (at least a minute away). */
 function idle(p: Planned, nowMs: number): NextLook {
   const step = p.step!;
-  if (step.kind === "closed") return { state: "closed", nextCheckAtMs: nowMs, outcome: step.why };
+  if (step.kind === "closed") return { state: "closed", nextCheckAtMs: nowMs, detail: step.why };
   if (step.kind === "wait") {
     let waitMs = KEEPER_MIN_RECHECK_MS;
     if (step.untilUnixSeconds !== null) waitMs = Number(step.untilUnixSeconds - p.chainNow.unixSeconds) * 1000;
     else if (step.untilSlot !== null && p.chainNow.slot > 0n) waitMs = Number(step.untilSlot - p.chainNow.slot) * SLOT_MS;
-    return { state: "open", nextCheckAtMs: nowMs + Math.max(KEEPER_MIN_RECHECK_MS, waitMs), outcome: step.why };
+    return { state: "open", nextCheckAtMs: nowMs + Math.max(KEEPER_MIN_RECHECK_MS, waitMs), detail: step.why };
   }
-  return { state: "open", nextCheckAtMs: nowMs + KEEPER_MIN_RECHECK_MS, outcome: "no blockhash this run" };
+  return { state: "open", nextCheckAtMs: nowMs + KEEPER_MIN_RECHECK_MS, detail: "no blockhash this run" };
 }
 
 /** A Reclaim ends the channel; a seal and Distribute leaves its rent to reclaim after the open-slot window. */
 function landed(p: Planned, nowMs: number): NextLook {
   const done = p.step!.kind === "reclaim";
   const result: UptoKeeperResult = done ? "reclaimed" : "closed";
-  return { state: done ? "closed" : "open", nextCheckAtMs: nowMs + (done ? 0 : RECLAIM_RECHECK_MS), outcome: result, result };
+  return { state: done ? "closed" : "open", nextCheckAtMs: nowMs + (done ? 0 : RECLAIM_RECHECK_MS), detail: result, result };
 }
 
-function item(p: Planned, signature: string | null, outcome: string): UptoKeeperItem {
-  return { channelId: p.row.channelId, step: p.gate?.kind === "drop" ? "dropped" : (p.step?.kind ?? "wait"), signature, outcome };
+/** The step a channel's look takes: one that sends a transaction, else none (a wait, or nothing left). */
+function actionOf(p: Planned): UptoKeeperAction {
+  const kind = p.step?.kind;
+  return kind === undefined || kind === "closed" || kind === "wait" ? NO_KEEPER_ACTION : kind;
+}
+
+function item(p: Planned, signature: string | null, outcome: KeeperItemOutcome, detail: string): UptoKeeperItem {
+  return { channelId: p.row.channelId, step: p.gate?.kind === "drop" ? "dropped" : (p.step?.kind ?? "wait"), signature, outcome, detail };
 }
 
 /** What a landed channel step did (closed: sealed and distributed; reclaimed: its rent is back): the set the report counts. */
