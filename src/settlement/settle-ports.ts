@@ -22,7 +22,7 @@ import type { PaymentRejection } from "../x402/payment-verdict";
 import type { HeldElsewhere, SettleLedgerObject } from "./settle-ledger-object";
 
 /**
- * The settle engine's two doors to the outside: the ledger (a Durable Object per payment, or D1 `settlements`) and the
+ * The settle engine's two doors to the outside: the ledger (Durable Objects per place, or D1 `settlements`) and the
  * chain (RPC, PubSub). The engine is a state machine over these; the Worker wires them to the ledger and the cluster
  * (`settlePorts`), unit tests to fakes that script each answer.
  */

@@ -43,7 +43,7 @@ export interface ObjectRow {
   mirrored_version: number;
 }
 
-/** The row the payment's object holds (undefined: none), read inside the object. */
+/** The row the payment's holder object has stored (undefined: none), read inside the object. */
 export async function objectRow(messageHash: string): Promise<ObjectRow | undefined> {
   const name = await holderName(messageHash);
   if (!name) return undefined; // no object ever held it (the D1 ledger's row, or none)
