@@ -144,7 +144,12 @@ export async function runSettlement(ports: SettlePorts, payment: SettleablePayme
     signature: signed.signature,
     feePayerOutlayLamports: signed.feePayerFeeLamports + (signed.feePayerRentLamports ?? 0n),
     callerCorrelationId: call.callerCorrelationId,
-    defer: (work) => afterResponse.push(work),
+    defer: (work) => {
+      // Deferred work may fail before the route takes it (a balance read failing while the settle still waits on the
+      // chain): marked handled now, so that is not an unhandled rejection; the route still logs the failure.
+      work.catch(() => {});
+      afterResponse.push(work);
+    },
   };
   try {
     // Below the fee payer's settle floor nothing new is sent (503); a payment already in the ledger is still answered.

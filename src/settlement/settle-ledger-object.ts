@@ -7,8 +7,9 @@ import {
   createLocalSchema,
   hasLocalSchema,
   insertLocal,
-  localMessageHashes,
+  deleteExpiredLocal,
   markMirrored,
+  oldestLocalChangeMs,
   mirrorToD1,
   paymentIdHolder,
   progressAhead,
@@ -18,7 +19,9 @@ import {
   releaseInD1,
   releaseLocal,
   reportLocalSuccess,
+  takeOverD1Row,
   takeOverLocalLease,
+  unmirroredMessageHashes,
   updateLocal,
   writeClaimThrough,
   writeConfirmationThrough,
@@ -27,29 +30,45 @@ import {
 import type { SettlementClaim, SettlementRow, SettlementState } from "../store/settlements";
 
 /**
- * How long an object keeps a payment after its last change (and once D1 has it): then it deletes its storage. D1 keeps
- * the row for good, so a later settle of the payment finds it there (the claim reads D1's row) and is answered the same.
+ * How long an object keeps a payment's row after its last change (once D1 has it): then the alarm deletes the row. D1
+ * keeps it for good, so a later settle of the payment finds it there (the claim reads D1's row) and is answered the
+ * same; the object's copy only spares the retries of the next minutes a D1 round trip.
  */
-export const LEDGER_OBJECT_RETENTION_MS = 24 * 60 * 60 * 1000;
-/** When the mirror is tried again if the attempt right after a change did not reach D1 (the alarm, durable). */
+export const LEDGER_OBJECT_RETENTION_MS = 60 * 60 * 1000;
+/** The latest the alarm looks at a change the mirror right after it may not have written to D1 (the isolate died). */
+export const MIRROR_CHECK_MS = 10_000;
+/** When the mirror is tried again after D1 refused it, doubling up to MIRROR_RETRY_MAX_MS. */
 export const MIRROR_RETRY_FIRST_MS = 1_000;
 const MIRROR_RETRY_MAX_MS = 5 * 60 * 1000;
+/** Rows one alarm mirrors or deletes at most (the next alarm follows at once when more are due). */
+const ALARM_BATCH = 500;
+
+/** A read or claim that reached an object which does not hold the payment: another does (D1's `ledger_object`). */
+export interface HeldElsewhere {
+  heldBy: string;
+}
 
 /**
- * The settle ledger of one payment, in a SQLite-backed Durable Object named after the payment's message hash (see
- * docs/scale.md for why one object per payment). It runs the claim / lease / success-report state machine of
- * store/settlements.ts on its own storage, next to the Worker that settles (an object is created where its first
- * request comes from), so the success report after confirmation needs no D1 round trip.
+ * The settle ledger of the payments first settled at one place: a SQLite-backed Durable Object named after the place
+ * (the Cloudflare location of the Worker that settled) and a shard of the message hash (settle-ports.ts
+ * `ledgerObjectName`; docs/scale.md says why). It runs the claim / lease / success-report state machine of
+ * store/settlements.ts on its own storage, next to the Worker that settles, so the success report after confirmation
+ * needs no D1 round trip.
  *
- * D1 stays the place of every global query (history, keeper queues, /settlements/{signature}):
- * - the claim is written through (one D1 round trip, overlapping the send): the row exists in D1 before the object
- *   holds it, and the same round trip reads a row D1 already had (the upgrade from the D1 ledger);
+ * D1 stays the place of every global query (history, keeper queues, /settlements/{signature}) and says which object
+ * holds each payment:
+ * - the claim is written through (one D1 round trip, overlapping the send), naming this object: the row exists in D1
+ *   before the object holds it, and the same round trip reads a row D1 already had. A payment D1 gives another object
+ *   is answered `heldBy` that object, where the ledger port sends the call, so every settle of a payment, from any
+ *   place, runs on the one object that holds it. A row no object holds (the D1 ledger's) is taken over by exactly one;
  * - a payment settled again before its success was reported reads D1's row first and takes what D1 learned without the
  *   object (the keepers' confirmations, the D1 ledger's report during a switch of ledgers);
- * - every later change is mirrored right after it, off the caller's path; an object whose mirror did not land keeps
- *   `mirrored_version < version` and an alarm retries it, with backoff, until D1 has it;
+ * - every later change is mirrored right after it, off the caller's path, into D1's row only while D1 still names this
+ *   object; a row whose mirror did not land keeps `mirrored_version < version`, and the alarm (never later than
+ *   MIRROR_CHECK_MS after a change) writes it, with backoff while D1 refuses;
  * - a failed payment that turns out confirmed is written to D1 first, so D1 never calls an Open failed that landed;
- * - once mirrored and LEDGER_OBJECT_RETENTION_MS after its last change, the alarm deletes the object's storage.
+ * - once mirrored and LEDGER_OBJECT_RETENTION_MS after its last change, the alarm deletes a row; an object holding no
+ *   row deletes its storage.
  */
 export class SettleLedgerObject extends DurableObject<Env> {
   /** The mirror in progress: one at a time, so an older version never lands in D1 after a newer one. */
@@ -58,6 +77,14 @@ export class SettleLedgerObject extends DurableObject<Env> {
   private mirrorFailures = 0;
   /** The table exists (created on first use, and again after the retention's deleteAll dropped it). */
   private schemaReady = false;
+  /**
+   * Rows claimed here that only D1 has stored yet (with this object's name): the object's own copy is written with the
+   * payment's first change (the success report, mostly), in that change's commit, so a settle's first storage write
+   * here costs the report nothing extra. Lost with the instance, a row is read back from D1 (`heldRow`).
+   */
+  private claimedInMemory = new Map<string, { row: SettlementRow; self: string }>();
+  /** The alarm as this instance last read or set it (undefined: not read yet; null: none), so a change rarely writes it. */
+  private alarmAtMs: number | null | undefined;
   private get sql(): SqlStorage {
     if (!this.schemaReady) {
       createLocalSchema(this.ctx.storage.sql);
@@ -66,39 +93,72 @@ export class SettleLedgerObject extends DurableObject<Env> {
     return this.ctx.storage.sql;
   }
 
-  /** The stored row, without creating the table: a read never writes (an object only asked about a payment stores nothing). */
+  /** The held row (claimed in memory, or stored), without creating the table: a read never writes. */
   private storedRow(messageHash: string): SettlementRow | undefined {
+    const claimed = this.claimedInMemory.get(messageHash);
+    if (claimed) return claimed.row;
     if (!this.schemaReady) this.schemaReady = hasLocalSchema(this.ctx.storage.sql);
     return this.schemaReady ? readLocal(this.ctx.storage.sql, messageHash)?.row : undefined;
   }
 
-  /** State and signature, from the object, else from D1 (a payment settled before the upgrade, or expired here). */
-  async state(messageHash: string): Promise<Pick<SettlementRow, "state" | "signature"> | undefined> {
-    const row = await this.get(messageHash);
-    return row ? { state: row.state, signature: row.signature } : undefined;
+  /**
+   * The storage, with the payment's row in it, for a change of that row: a row claimed in memory is written first, in
+   * the same synchronous turn as the change (one commit). Call with no await between this and the change.
+   */
+  private storageFor(messageHash: string): SqlStorage {
+    const claimed = this.claimedInMemory.get(messageHash);
+    const sql = this.sql;
+    if (claimed) {
+      insertLocal(sql, claimed.row, claimed.self);
+      this.claimedInMemory.delete(messageHash);
+    }
+    return sql;
   }
 
-  async get(messageHash: string): Promise<SettlementRow | undefined> {
-    return this.storedRow(messageHash) ?? (await readD1Row(this.env.DB, messageHash));
+  /**
+   * Before a change: a row this instance should hold but lost (a restart between the claim and the report, or its
+   * expiry during a long settle) is read back from D1, which names this object as its holder.
+   */
+  private async heldRow(messageHash: string, self: string): Promise<SettlementRow | undefined> {
+    const held = this.storedRow(messageHash);
+    if (held) return held;
+    const d1 = await readD1Row(this.env.DB, messageHash);
+    if (!d1 || d1.ledgerObject !== self) return undefined;
+    if (!this.storedRow(messageHash)) insertLocal(this.sql, d1.row, self);
+    return this.storedRow(messageHash);
   }
 
-  /** store/settlements.ts claimSettlement: exactly one caller gets `claimed`, whichever ledger wrote the row. */
-  async claim(input: ClaimInput): Promise<SettlementClaim> {
+  /**
+   * The payment's row: this object's, else D1's, unless D1 gives it to another object (`self`: this object's name as
+   * the caller named it).
+   */
+  async lookup(messageHash: string, self: string): Promise<{ row: SettlementRow | undefined } | HeldElsewhere> {
+    const stored = this.storedRow(messageHash);
+    if (stored) return { row: stored };
+    const d1 = await readD1Row(this.env.DB, messageHash);
+    if (d1?.ledgerObject != null && d1.ledgerObject !== self) return { heldBy: d1.ledgerObject };
+    return { row: d1?.row };
+  }
+
+  /** store/settlements.ts claimSettlement: exactly one caller gets `claimed`, whichever object or ledger wrote the row. */
+  async claim(input: ClaimInput, self: string): Promise<SettlementClaim | HeldElsewhere> {
     for (let attempt = 0; attempt < 8; attempt++) {
       const held = this.storedRow(input.messageHash);
       if (held) return { claimed: false, existing: await this.withD1Progress(held) };
       const row = claimedRow(input, Date.now());
-      const written = await writeClaimThrough(this.env.DB, row);
+      const written = await writeClaimThrough(this.env.DB, row, self);
       // Another call of this object may have claimed or imported the row while D1 answered: the object's row wins.
       if (written.inserted) {
-        // Stored now, while the send is out, not with the report: a new object's first write costs the most (measured
-        // locally: docs/scale.md), and the answer after confirmation should not wait on it.
-        insertLocal(this.sql, row); // D1 has this version already (or a concurrent call of this object put the same row)
-        await this.expireLater();
+        // D1 has it durably; this object's copy is stored with the payment's first change (`claimedInMemory`).
+        if (!this.storedRow(input.messageHash)) this.claimedInMemory.set(input.messageHash, { row, self });
         return { claimed: true };
       }
       if (written.existing) {
-        insertLocal(this.sql, written.existing);
+        const { ledgerObject } = written.existing;
+        if (ledgerObject !== null && ledgerObject !== self) return { heldBy: ledgerObject };
+        // The D1 ledger's row: exactly one object takes it over; if another did first, it is read again (and sent there).
+        if (ledgerObject === null && !(await takeOverD1Row(this.env.DB, input.messageHash, self))) continue;
+        insertLocal(this.sql, written.existing.row, self);
         await this.expireLater();
         return { claimed: false, existing: readLocal(this.sql, input.messageHash)!.row };
       }
@@ -123,26 +183,28 @@ export class SettleLedgerObject extends DurableObject<Env> {
     const messageHash = held.messageHash;
     let d1: SettlementRow | undefined;
     try {
-      d1 = await readD1Row(this.env.DB, messageHash);
+      d1 = (await readD1Row(this.env.DB, messageHash))?.row;
     } catch (error) {
       log("warn", "settlement_ledger_refresh_failed", { messageHash, error });
     }
     const current = this.storedRow(messageHash) ?? held;
     const ahead = d1 ? progressAhead(current, d1) : null;
     if (!ahead) return current;
-    if (adoptProgress(this.sql, messageHash, ahead, Date.now())) await this.afterChange(messageHash);
+    if (adoptProgress(this.storageFor(messageHash), messageHash, ahead, Date.now())) await this.afterChange(messageHash);
     return this.storedRow(messageHash) ?? current;
   }
 
-  async takeOverLease(messageHash: string, leaseId: string, leaseMs: number): Promise<boolean> {
-    const taken = takeOverLocalLease(this.sql, messageHash, leaseId, leaseMs, Date.now());
+  async takeOverLease(messageHash: string, leaseId: string, leaseMs: number, self: string): Promise<boolean> {
+    await this.heldRow(messageHash, self);
+    const taken = takeOverLocalLease(this.storageFor(messageHash), messageHash, leaseId, leaseMs, Date.now());
     if (taken) await this.afterChange(messageHash);
     return taken;
   }
 
-  async update(messageHash: string, fromStates: SettlementState[], changes: Parameters<typeof updateLocal>[3]): Promise<boolean> {
+  async update(messageHash: string, fromStates: SettlementState[], changes: Parameters<typeof updateLocal>[3], self: string): Promise<boolean> {
+    await this.heldRow(messageHash, self);
     if (changes.state === "confirmed") await this.confirmationThroughIfFailed(messageHash, Date.now());
-    const updated = updateLocal(this.sql, messageHash, fromStates, changes, Date.now());
+    const updated = updateLocal(this.storageFor(messageHash), messageHash, fromStates, changes, Date.now());
     if (updated) await this.afterChange(messageHash);
     return updated;
   }
@@ -153,43 +215,51 @@ export class SettleLedgerObject extends DurableObject<Env> {
    */
   async release(messageHash: string): Promise<void> {
     await releaseInD1(this.env.DB, messageHash);
+    this.claimedInMemory.delete(messageHash);
     if (this.storedRow(messageHash)) releaseLocal(this.sql, messageHash);
   }
 
-  async reportSuccess(messageHash: string, reporterId: string, correlationId: string | null, nowMs: number): Promise<boolean> {
+  async reportSuccess(messageHash: string, reporterId: string, correlationId: string | null, nowMs: number, self: string): Promise<boolean> {
+    await this.heldRow(messageHash, self);
     const through = this.confirmationThroughIfFailed(messageHash, nowMs);
     if (through) await through;
-    const won = reportLocalSuccess(this.sql, messageHash, reporterId, correlationId, nowMs);
+    const won = reportLocalSuccess(this.storageFor(messageHash), messageHash, reporterId, correlationId, nowMs);
     if (won) await this.afterChange(messageHash);
     return won;
   }
 
-  async recordConfirmationAfterFailedReport(messageHash: string, reporterId: string, nowMs: number): Promise<void> {
+  async recordConfirmationAfterFailedReport(messageHash: string, reporterId: string, nowMs: number, self: string): Promise<void> {
+    await this.heldRow(messageHash, self);
     await this.confirmationThroughIfFailed(messageHash, nowMs);
-    recordLocalConfirmationAfterFailedReport(this.sql, messageHash, reporterId, nowMs);
+    recordLocalConfirmationAfterFailedReport(this.storageFor(messageHash), messageHash, reporterId, nowMs);
     await this.afterChange(messageHash);
   }
 
-  /** The mirror's retries, then the retention: deletes the object's storage once D1 has everything and it expired. */
+  /** The mirror's retries, then the expiry of rows; the next alarm follows the oldest row, or the storage goes. */
   override async alarm(): Promise<void> {
-    const hashes = localMessageHashes(this.sql);
-    for (const hash of hashes) await this.mirrorSerially(hash);
-    const held = hashes.map((hash) => readLocal(this.sql, hash)).filter((local) => local !== undefined);
-    if (held.some((local) => local.mirroredVersion < local.version)) {
-      const delayMs = Math.min(MIRROR_RETRY_FIRST_MS * 2 ** this.mirrorFailures, MIRROR_RETRY_MAX_MS);
-      await this.ctx.storage.setAlarm(Date.now() + delayMs);
+    this.alarmAtMs = null; // a fired alarm is gone
+    if (!this.schemaReady && !(this.schemaReady = hasLocalSchema(this.ctx.storage.sql))) {
+      await this.ctx.storage.deleteAll();
       return;
     }
-    const expiresAtMs = Math.max(0, ...held.map((local) => local.row.updatedAtMs)) + LEDGER_OBJECT_RETENTION_MS;
-    if (held.length === 0 || Date.now() >= expiresAtMs) {
+    for (const hash of unmirroredMessageHashes(this.sql, ALARM_BATCH)) await this.mirrorSerially(hash);
+    const nowMs = Date.now();
+    const expired = deleteExpiredLocal(this.sql, nowMs - LEDGER_OBJECT_RETENTION_MS, ALARM_BATCH);
+    const oldestMs = oldestLocalChangeMs(this.sql);
+    if (oldestMs === null) {
       await this.ctx.storage.deleteAll();
       this.schemaReady = false;
-    } else await this.ctx.storage.setAlarm(expiresAtMs);
+      return;
+    }
+    let nextMs = oldestMs + LEDGER_OBJECT_RETENTION_MS;
+    if (unmirroredMessageHashes(this.sql, 1).length > 0) nextMs = Math.min(nextMs, nowMs + this.mirrorRetryMs());
+    if (expired === ALARM_BATCH) nextMs = nowMs; // more rows are due than one run deletes
+    await this.setAlarm(nextMs);
   }
 
-  /** A row nothing changes any more still expires: the alarm, unless one is set already. */
+  /** A row nothing changes any more still expires: an alarm is set whenever the object holds a row. */
   private async expireLater(): Promise<void> {
-    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + LEDGER_OBJECT_RETENTION_MS);
+    if ((await this.currentAlarm()) === null) await this.setAlarm(Date.now() + LEDGER_OBJECT_RETENTION_MS);
   }
 
   /** Before the object records a confirmation of a payment it holds as failed, D1 hears it (see the class comment). */
@@ -197,17 +267,31 @@ export class SettleLedgerObject extends DurableObject<Env> {
     return this.storedRow(messageHash)?.state === "failed" ? writeConfirmationThrough(this.env.DB, messageHash, nowMs) : undefined;
   }
 
-  /** A durable retry first (the alarm), then the mirror right away, off the caller's path. */
+  /**
+   * After a change: the alarm is due within MIRROR_CHECK_MS (a durable retry, should this mirror not land), then the
+   * mirror right away, off the caller's path. On an object in use the alarm is that close already, so the change
+   * writes nothing more.
+   */
   private async afterChange(messageHash: string): Promise<void> {
-    await this.ctx.storage.setAlarm(Date.now() + MIRROR_RETRY_FIRST_MS);
+    const latestCheckMs = Date.now() + MIRROR_CHECK_MS;
+    const alarmAtMs = await this.currentAlarm();
+    if (alarmAtMs === null || alarmAtMs > latestCheckMs) await this.setAlarm(latestCheckMs);
     if (this.mirrorRunning) return; // the running mirror reads the row again before it stops
-    this.ctx.waitUntil(this.mirrorUntilCaughtUp(messageHash));
+    this.ctx.waitUntil(this.mirrorSerially(messageHash));
   }
 
-  private async mirrorUntilCaughtUp(messageHash: string): Promise<void> {
-    if (!(await this.mirrorSerially(messageHash))) return; // the alarm tries again
-    const local = readLocal(this.sql, messageHash);
-    if (local && local.mirroredVersion >= local.version) await this.ctx.storage.setAlarm(local.row.updatedAtMs + LEDGER_OBJECT_RETENTION_MS);
+  private async currentAlarm(): Promise<number | null> {
+    if (this.alarmAtMs === undefined) this.alarmAtMs = await this.ctx.storage.getAlarm();
+    return this.alarmAtMs;
+  }
+
+  private async setAlarm(atMs: number): Promise<void> {
+    this.alarmAtMs = atMs;
+    await this.ctx.storage.setAlarm(atMs);
+  }
+
+  private mirrorRetryMs(): number {
+    return Math.min(MIRROR_RETRY_FIRST_MS * 2 ** Math.max(0, this.mirrorFailures - 1), MIRROR_RETRY_MAX_MS);
   }
 
   private mirrorSerially(messageHash: string): Promise<boolean> {
@@ -222,19 +306,24 @@ export class SettleLedgerObject extends DurableObject<Env> {
     return this.mirroring;
   }
 
-  /** Mirrors the row until D1 has its latest version; false when D1 could not be written. */
+  /** Mirrors the row until D1 has its latest version; false when D1 could not be written (the alarm comes sooner). */
   private async mirror(messageHash: string): Promise<boolean> {
     for (;;) {
       const local = readLocal(this.sql, messageHash);
       if (!local || local.mirroredVersion >= local.version) return true;
+      let written: boolean;
       try {
-        await mirrorToD1(this.env.DB, local.row);
+        written = await mirrorToD1(this.env.DB, local.row, local.ledgerObject);
       } catch (error) {
         this.mirrorFailures++;
         log("warn", "settlement_mirror_failed", { messageHash, version: local.version, failures: this.mirrorFailures, error });
+        const retryAtMs = Date.now() + this.mirrorRetryMs();
+        if ((this.alarmAtMs ?? Infinity) > retryAtMs) await this.setAlarm(retryAtMs);
         return false;
       }
       this.mirrorFailures = 0;
+      // D1 no longer gives the row to this object (released there, or claimed anew): nothing of it is this object's to write.
+      if (!written) log("warn", "settlement_mirror_row_gone", { messageHash, version: local.version });
       markMirrored(this.sql, messageHash, local.version);
     }
   }

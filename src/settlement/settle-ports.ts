@@ -19,10 +19,10 @@ import {
   type SettlementState,
 } from "../store/settlements";
 import type { PaymentRejection } from "../x402/payment-verdict";
-import type { SettleLedgerObject } from "./settle-ledger-object";
+import type { HeldElsewhere, SettleLedgerObject } from "./settle-ledger-object";
 
 /**
- * The settle engine's two doors to the outside: the ledger (a Durable Object per payment, or D1 `settlements`) and the
+ * The settle engine's two doors to the outside: the ledger (Durable Objects per place, or D1 `settlements`) and the
  * chain (RPC, PubSub). The engine is a state machine over these; the Worker wires them to the ledger and the cluster
  * (`settlePorts`), unit tests to fakes that script each answer.
  */
@@ -84,32 +84,85 @@ export interface LedgerBindings {
 }
 
 /**
- * The deployment's settle ledger (SVC_SETTLE_LEDGER): `object`, a Durable Object per payment next to the request
- * (src/settlement/settle-ledger-object.ts), or `d1`, the `settlements` table itself.
+ * The deployment's settle ledger (SVC_SETTLE_LEDGER): `object`, Durable Objects next to the request
+ * (src/settlement/settle-ledger-object.ts), or `d1`, the `settlements` table itself. `place`: where this Worker runs
+ * (the request's Cloudflare location, `request.cf.colo`), which names the objects a new payment is claimed in.
  */
-export function settleLedgerOf(config: Pick<Config, "settleLedger">, env: LedgerBindings): SettleLedger {
+export function settleLedgerOf(config: Pick<Config, "settleLedger">, env: LedgerBindings, place?: string): SettleLedger {
   if (config.settleLedger === "d1") return d1Ledger(env.DB);
   if (!env.SETTLE_LEDGER) throw new Error("SVC_SETTLE_LEDGER=object needs the SETTLE_LEDGER Durable Object binding (wrangler.toml)");
-  return objectLedger(env.SETTLE_LEDGER);
+  return objectLedger(env.SETTLE_LEDGER, place);
 }
 
-/** The ledger in Durable Objects: each payment's object is named after its message hash, so every caller reaches the same one. */
-export function objectLedger(namespace: DurableObjectNamespace<SettleLedgerObject>): SettleLedger {
-  const stubs = new Map<string, DurableObjectStub<SettleLedgerObject>>();
-  const of = (messageHash: string) => {
-    let stub = stubs.get(messageHash);
-    if (!stub) stubs.set(messageHash, (stub = namespace.get(namespace.idFromName(messageHash))));
-    return stub;
+/**
+ * How many ledger objects share the payments first settled at one place. Each object is one thread of SQLite
+ * (docs/scale.md: ~1,000 requests/s, two per settle), so a place sustains about this many × 500 settles/s. Changing it
+ * is safe at any time: D1 names the object that holds each payment, and that object keeps answering for it.
+ */
+export const LEDGER_OBJECTS_PER_PLACE = 8;
+/** The place of a Worker whose requests carry no Cloudflare location (tests calling the ledger directly). */
+const UNKNOWN_PLACE = "local";
+
+/** The object a new payment is claimed in: the place's, picked by the message hash's first byte. */
+export function ledgerObjectName(place: string | undefined, messageHash: string): string {
+  const shard = Number.parseInt(messageHash.slice(0, 2), 16) % LEDGER_OBJECTS_PER_PLACE;
+  return `${place && /^[A-Za-z0-9-]{1,16}$/.test(place) ? place : UNKNOWN_PLACE}/${Number.isNaN(shard) ? 0 : shard}`;
+}
+
+/** Hops a call may follow from object to object (D1 names one holder; more only when a payment moved meanwhile). */
+const MAX_HOLDER_HOPS = 3;
+
+/**
+ * The ledger in Durable Objects. A new payment is claimed in its place's object (`ledgerObjectName`), which D1 then
+ * names as the payment's holder; a call that reaches an object not holding the payment is answered `heldBy` and sent
+ * to the holder. Every call after the claim goes straight to the holder the claim found.
+ */
+export function objectLedger(namespace: DurableObjectNamespace<SettleLedgerObject>, place?: string): SettleLedger {
+  const holders = new Map<string, string>();
+  const stubOf = (name: string) => namespace.get(namespace.idFromName(name));
+  // The engine claims before it changes anything, so the holder is known; a change without a claim looks it up first.
+  const holderOf = async (messageHash: string) => {
+    if (!holders.has(messageHash)) await lookup(messageHash);
+    const name = holders.get(messageHash)!;
+    return { stub: stubOf(name), name };
   };
+  async function atHolder<T extends object>(messageHash: string, call: (stub: DurableObjectStub<SettleLedgerObject>, name: string) => Promise<T | HeldElsewhere>): Promise<T> {
+    let name = holders.get(messageHash) ?? ledgerObjectName(place, messageHash);
+    for (let hop = 0; hop <= MAX_HOLDER_HOPS; hop++) {
+      const answer = (await call(stubOf(name), name)) as T | HeldElsewhere;
+      if (!("heldBy" in answer)) {
+        holders.set(messageHash, name);
+        return answer;
+      }
+      name = answer.heldBy;
+    }
+    throw new Error(`settlement ${messageHash}: its ledger object keeps changing`);
+  }
+  const lookup = (messageHash: string) => atHolder(messageHash, (stub, name) => stub.lookup(messageHash, name) as Promise<{ row: SettlementRow | undefined } | HeldElsewhere>);
   return {
-    state: (messageHash) => of(messageHash).state(messageHash),
-    claim: (row) => of(row.messageHash).claim(row),
-    get: (messageHash) => of(messageHash).get(messageHash),
-    takeOverLease: (messageHash, leaseId, leaseMs) => of(messageHash).takeOverLease(messageHash, leaseId, leaseMs),
-    update: (messageHash, fromStates, changes) => of(messageHash).update(messageHash, fromStates, changes),
-    release: (messageHash) => of(messageHash).release(messageHash),
-    reportSuccess: (messageHash, reporterId, correlationId, nowMs) => of(messageHash).reportSuccess(messageHash, reporterId, correlationId, nowMs),
-    recordConfirmationAfterFailedReport: (messageHash, reporterId, nowMs) => of(messageHash).recordConfirmationAfterFailedReport(messageHash, reporterId, nowMs),
+    state: async (messageHash) => {
+      const { row } = await lookup(messageHash);
+      return row ? { state: row.state, signature: row.signature } : undefined;
+    },
+    claim: (row) => atHolder(row.messageHash, (stub, name) => stub.claim(row, name) as Promise<SettlementClaim | HeldElsewhere>),
+    get: async (messageHash) => (await lookup(messageHash)).row,
+    takeOverLease: async (messageHash, leaseId, leaseMs) => {
+      const { stub, name } = await holderOf(messageHash);
+      return stub.takeOverLease(messageHash, leaseId, leaseMs, name);
+    },
+    update: async (messageHash, fromStates, changes) => {
+      const { stub, name } = await holderOf(messageHash);
+      return stub.update(messageHash, fromStates, changes, name);
+    },
+    release: async (messageHash) => (await holderOf(messageHash)).stub.release(messageHash),
+    reportSuccess: async (messageHash, reporterId, correlationId, nowMs) => {
+      const { stub, name } = await holderOf(messageHash);
+      return stub.reportSuccess(messageHash, reporterId, correlationId, nowMs, name);
+    },
+    recordConfirmationAfterFailedReport: async (messageHash, reporterId, nowMs) => {
+      const { stub, name } = await holderOf(messageHash);
+      return stub.recordConfirmationAfterFailedReport(messageHash, reporterId, nowMs, name);
+    },
   };
 }
 

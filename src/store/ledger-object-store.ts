@@ -13,7 +13,12 @@ const LOCAL_TABLE = `CREATE TABLE IF NOT EXISTS settlements (
   last_valid_block_height TEXT, error_reason TEXT, error_message TEXT, lease_id TEXT, lease_expires_at_ms INTEGER,
   max_timeout_seconds INTEGER NOT NULL DEFAULT 60, confirmed_at_ms INTEGER, success_reported_at_ms INTEGER,
   success_correlation_id TEXT, payment_id TEXT, created_at_ms INTEGER NOT NULL, updated_at_ms INTEGER NOT NULL,
-  version INTEGER NOT NULL DEFAULT 1, mirrored_version INTEGER NOT NULL DEFAULT 0)`;
+  version INTEGER NOT NULL DEFAULT 1, mirrored_version INTEGER NOT NULL DEFAULT 0, ledger_object TEXT)`;
+/** The expiry deletes rows oldest first; the mirror's retries look for rows D1 has not caught up with. */
+const LOCAL_INDEXES = [
+  "CREATE INDEX IF NOT EXISTS settlements_updated_idx ON settlements (updated_at_ms)",
+  "CREATE INDEX IF NOT EXISTS settlements_unmirrored_idx ON settlements (message_hash) WHERE mirrored_version < version",
+];
 
 const COLUMNS = [
   "message_hash", "signature", "state", "scheme", "network", "payer", "pay_to", "merchant_wallet", "asset", "amount",
@@ -24,11 +29,11 @@ const COLUMNS = [
 /** The statements' column lists, built once per isolate (every settle runs them). */
 const COLUMN_LIST = COLUMNS.join(", ");
 const PLACEHOLDERS = COLUMNS.map(() => "?").join(", ");
-const INSERT_LOCAL_SQL = `INSERT INTO settlements (${COLUMN_LIST}, version, mirrored_version) VALUES (${PLACEHOLDERS}, 1, 1)
+const INSERT_LOCAL_SQL = `INSERT INTO settlements (${COLUMN_LIST}, version, mirrored_version, ledger_object) VALUES (${PLACEHOLDERS}, 1, 1, ?)
      ON CONFLICT (message_hash) DO NOTHING`;
-const SELECT_D1_ROW_SQL = `SELECT ${COLUMN_LIST} FROM settlements WHERE message_hash = ? LIMIT 1`;
+const SELECT_D1_ROW_SQL = `SELECT ${COLUMN_LIST}, ledger_object FROM settlements WHERE message_hash = ? LIMIT 1`;
 
-type RawRow = Record<(typeof COLUMNS)[number], SqlStorageValue> & { version?: number; mirrored_version?: number };
+type RawRow = Record<(typeof COLUMNS)[number], SqlStorageValue> & { version?: number; mirrored_version?: number; ledger_object?: string | null };
 
 export type ClaimInput = Omit<SettlementRow, "state" | "createdAtMs" | "updatedAtMs" | "errorReason" | "errorMessage" | "confirmedAtMs" | "successReportedAtMs" | "successCorrelationId" | "paymentId"> & {
   paymentId?: string | null;
@@ -36,6 +41,7 @@ export type ClaimInput = Omit<SettlementRow, "state" | "createdAtMs" | "updatedA
 
 export function createLocalSchema(sql: SqlStorage): void {
   sql.exec(LOCAL_TABLE);
+  for (const statement of LOCAL_INDEXES) sql.exec(statement);
 }
 
 export function hasLocalSchema(sql: SqlStorage): boolean {
@@ -101,21 +107,49 @@ export interface LocalRow {
   /** Bumped by every change; D1 has caught up once `mirroredVersion` equals it. */
   version: number;
   mirroredVersion: number;
+  /** The object's name as D1's `ledger_object` has it: the mirror writes only rows D1 still gives this object. */
+  ledgerObject: string | null;
 }
 
 export function readLocal(sql: SqlStorage, messageHash: string): LocalRow | undefined {
   const raw = sql.exec<RawRow>("SELECT * FROM settlements WHERE message_hash = ?", messageHash).toArray()[0];
-  return raw ? { row: toRow(raw), version: Number(raw.version), mirroredVersion: Number(raw.mirrored_version) } : undefined;
+  return raw
+    ? { row: toRow(raw), version: Number(raw.version), mirroredVersion: Number(raw.mirrored_version), ledgerObject: raw.ledger_object ?? null }
+    : undefined;
 }
 
-/** Every row this object holds (one per payment named after it; more only if objects are ever shared). */
-export function localMessageHashes(sql: SqlStorage): string[] {
-  return sql.exec<{ message_hash: string }>("SELECT message_hash FROM settlements").toArray().map((r) => r.message_hash);
+/** The rows D1 has not caught up with, oldest change first (what the alarm mirrors). */
+export function unmirroredMessageHashes(sql: SqlStorage, limit: number): string[] {
+  return sql
+    .exec<{ message_hash: string }>("SELECT message_hash FROM settlements WHERE mirrored_version < version ORDER BY updated_at_ms LIMIT ?", limit)
+    .toArray()
+    .map((r) => r.message_hash);
 }
 
-/** Puts a row D1 already has (written through, or found there) unless the object holds one: `mirrored` as it is. */
-export function insertLocal(sql: SqlStorage, row: SettlementRow): void {
-  sql.exec(INSERT_LOCAL_SQL, ...values(row));
+/** Deletes up to `limit` rows D1 has caught up with and nothing changed since `beforeMs`, oldest first. */
+export function deleteExpiredLocal(sql: SqlStorage, beforeMs: number, limit: number): number {
+  const cursor = sql.exec(
+    `DELETE FROM settlements WHERE message_hash IN (
+       SELECT message_hash FROM settlements WHERE updated_at_ms < ? AND mirrored_version >= version ORDER BY updated_at_ms LIMIT ?)`,
+    beforeMs,
+    limit,
+  );
+  cursor.toArray();
+  return cursor.rowsWritten;
+}
+
+/** The oldest change among the rows held (null: none): when the next row expires. */
+export function oldestLocalChangeMs(sql: SqlStorage): number | null {
+  const oldest = sql.exec<{ at: number | null }>("SELECT MIN(updated_at_ms) AS at FROM settlements").one().at;
+  return oldest ?? null;
+}
+
+/**
+ * Puts a row D1 already has (written through, or found there) unless the object holds one: `mirrored` as it is.
+ * `ledgerObject`: this object's name, which D1's row names too.
+ */
+export function insertLocal(sql: SqlStorage, row: SettlementRow, ledgerObject: string): void {
+  sql.exec(INSERT_LOCAL_SQL, ...values(row), ledgerObject);
 }
 
 /** store/settlements.ts releaseSettlement, on the object's row. */
@@ -255,21 +289,40 @@ export function markMirrored(sql: SqlStorage, messageHash: string, version: numb
 const D1_CLAIM_COLUMNS = `message_hash, signature, state, scheme, network, payer, pay_to, merchant_wallet, asset, amount, last_valid_block_height,
   lease_id, lease_expires_at_ms, max_timeout_seconds, created_at_ms, updated_at_ms, payment_id`;
 
+/** D1's row of a payment, and the ledger object it names (null: the D1 ledger's row, or one from before objects named it). */
+export interface D1LedgerRow {
+  row: SettlementRow;
+  ledgerObject: string | null;
+}
+
 /**
  * The claim, written through to D1 in one round trip with the read of the row D1 holds for the payment: the insert
- * makes the row exist in D1 before the object holds it (D1 never lacks a payment the object has), and the read finds a
- * row written before the object existed (the upgrade from the D1 ledger, or a row the object expired). Without a
- * conflict target, DO NOTHING also covers the (pay_to, payment_id) unique index, as in store/settlements.ts.
+ * makes the row exist in D1 before the object holds it (D1 never lacks a payment the object has) and names the object
+ * (`ledgerObject`), and the read finds a row D1 had already (another object's claim, the D1 ledger's row, a row this
+ * object expired). Without a conflict target, DO NOTHING also covers the (pay_to, payment_id) unique index, as in
+ * store/settlements.ts.
  */
-export async function writeClaimThrough(d1: D1Database, row: SettlementRow): Promise<{ inserted: boolean; existing: SettlementRow | undefined }> {
+export async function writeClaimThrough(d1: D1Database, row: SettlementRow, ledgerObject: string): Promise<{ inserted: boolean; existing: D1LedgerRow | undefined }> {
   const [inserted, found] = await d1.batch([
     d1
-      .prepare(`INSERT INTO settlements (${D1_CLAIM_COLUMNS}) VALUES (?1, ?2, 'submitting', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14, ?15) ON CONFLICT DO NOTHING`)
-      .bind(row.messageHash, row.signature, row.scheme, row.network, row.payer, row.payTo, row.merchantWallet, row.asset, row.amount, row.lastValidBlockHeight, row.leaseId, row.leaseExpiresAtMs, row.maxTimeoutSeconds, row.createdAtMs, row.paymentId),
+      .prepare(
+        `INSERT INTO settlements (${D1_CLAIM_COLUMNS}, ledger_object) VALUES (?1, ?2, 'submitting', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14, ?15, ?16)
+         ON CONFLICT DO NOTHING`,
+      )
+      .bind(row.messageHash, row.signature, row.scheme, row.network, row.payer, row.payTo, row.merchantWallet, row.asset, row.amount, row.lastValidBlockHeight, row.leaseId, row.leaseExpiresAtMs, row.maxTimeoutSeconds, row.createdAtMs, row.paymentId, ledgerObject),
     d1.prepare(SELECT_D1_ROW_SQL).bind(row.messageHash),
   ]);
   const raw = (found?.results as RawRow[] | undefined)?.[0];
-  return { inserted: (inserted?.meta.changes ?? 0) > 0, existing: raw ? toRow(raw) : undefined };
+  return { inserted: (inserted?.meta.changes ?? 0) > 0, existing: raw ? { row: toRow(raw), ledgerObject: raw.ledger_object ?? null } : undefined };
+}
+
+/**
+ * Takes a row no object holds (the D1 ledger's, during a switch of ledgers) for `ledgerObject`: true for exactly one
+ * object, which then holds it; any other is sent there.
+ */
+export async function takeOverD1Row(d1: D1Database, messageHash: string, ledgerObject: string): Promise<boolean> {
+  const result = await d1.prepare("UPDATE settlements SET ledger_object = ?1 WHERE message_hash = ?2 AND ledger_object IS NULL").bind(ledgerObject, messageHash).run();
+  return (result.meta.changes ?? 0) > 0;
 }
 
 /** The payment holding a payment-identifier id for a payTo (read only when a claim's insert found another row in the way). */
@@ -278,10 +331,10 @@ export async function paymentIdHolder(d1: D1Database, payTo: string, paymentId: 
   return holder?.message_hash;
 }
 
-/** D1's row of a payment the object does not hold (written by the D1 ledger before the upgrade, or expired here). */
-export async function readD1Row(d1: D1Database, messageHash: string): Promise<SettlementRow | undefined> {
+/** D1's row of a payment the object does not hold (another object's, the D1 ledger's, or expired here). */
+export async function readD1Row(d1: D1Database, messageHash: string): Promise<D1LedgerRow | undefined> {
   const raw = await d1.prepare(SELECT_D1_ROW_SQL).bind(messageHash).first<RawRow>();
-  return raw ? toRow(raw) : undefined;
+  return raw ? { row: toRow(raw), ledgerObject: raw.ledger_object ?? null } : undefined;
 }
 
 /**
@@ -289,30 +342,36 @@ export async function readD1Row(d1: D1Database, messageHash: string): Promise<Se
  * keepers' catch-up, store/settlements.ts recordFundingsConfirmed) is never undone by an older or failed state of the
  * object's (the object takes it on the payment's next claim: `progressAhead`), and a success report the D1 ledger wrote
  * (another reporter than the object's last lease holder) is never erased by a row that has none.
+ *
+ * It only updates, and only a row D1 still gives this object (`ledgerObject`): a row released meanwhile (an attempt the
+ * cluster never accepted) is not brought back, and a row another object claimed after that is not overwritten. False
+ * when D1 had no such row to update.
  */
-export async function mirrorToD1(d1: D1Database, row: SettlementRow): Promise<void> {
+export async function mirrorToD1(d1: D1Database, row: SettlementRow, ledgerObject: string | null): Promise<boolean> {
   mirrorStatement ??= mirrorSql();
-  await d1.prepare(mirrorStatement).bind(...values(row)).run();
+  const result = await d1.prepare(mirrorStatement).bind(...values(row), ledgerObject).run();
+  return (result.meta.changes ?? 0) > 0;
 }
 
 /** The mirror's statement, the same for every row (built once per isolate). */
 let mirrorStatement: string | undefined;
 
 function mirrorSql(): string {
-  const keepReport = "(settlements.success_reported_at_ms IS NOT NULL AND excluded.success_reported_at_ms IS NULL AND settlements.lease_id IS NOT excluded.lease_id)";
-  const keepConfirmed = "(settlements.state = 'confirmed' AND excluded.state <> 'confirmed')";
+  // ?1 … ?22 are the object's columns in COLUMNS order, ?23 the object's name; bare column names are D1's current row.
+  const param = (column: (typeof COLUMNS)[number]) => `?${COLUMNS.indexOf(column) + 1}`;
+  const keepReport = `(success_reported_at_ms IS NOT NULL AND ${param("success_reported_at_ms")} IS NULL AND lease_id IS NOT ${param("lease_id")})`;
+  const keepConfirmed = `(state = 'confirmed' AND ${param("state")} <> 'confirmed')`;
   const special: Partial<Record<(typeof COLUMNS)[number], string>> = {
-    state: `CASE WHEN ${keepConfirmed} THEN 'confirmed' ELSE excluded.state END`,
-    confirmed_at_ms: "COALESCE(excluded.confirmed_at_ms, settlements.confirmed_at_ms)",
-    error_reason: `CASE WHEN ${keepConfirmed} THEN settlements.error_reason ELSE excluded.error_reason END`,
-    error_message: `CASE WHEN ${keepConfirmed} THEN settlements.error_message ELSE excluded.error_message END`,
-    success_reported_at_ms: `CASE WHEN ${keepReport} THEN settlements.success_reported_at_ms ELSE excluded.success_reported_at_ms END`,
-    success_correlation_id: `CASE WHEN ${keepReport} THEN settlements.success_correlation_id ELSE excluded.success_correlation_id END`,
-    lease_id: `CASE WHEN ${keepReport} THEN settlements.lease_id ELSE excluded.lease_id END`,
+    state: `CASE WHEN ${keepConfirmed} THEN 'confirmed' ELSE ${param("state")} END`,
+    confirmed_at_ms: `COALESCE(${param("confirmed_at_ms")}, confirmed_at_ms)`,
+    error_reason: `CASE WHEN ${keepConfirmed} THEN error_reason ELSE ${param("error_reason")} END`,
+    error_message: `CASE WHEN ${keepConfirmed} THEN error_message ELSE ${param("error_message")} END`,
+    success_reported_at_ms: `CASE WHEN ${keepReport} THEN success_reported_at_ms ELSE ${param("success_reported_at_ms")} END`,
+    success_correlation_id: `CASE WHEN ${keepReport} THEN success_correlation_id ELSE ${param("success_correlation_id")} END`,
+    lease_id: `CASE WHEN ${keepReport} THEN lease_id ELSE ${param("lease_id")} END`,
   };
-  const updates = COLUMNS.filter((c) => c !== "message_hash").map((c) => `${c} = ${special[c] ?? `excluded.${c}`}`);
-  return `INSERT INTO settlements (${COLUMN_LIST}) VALUES (${PLACEHOLDERS})
-     ON CONFLICT (message_hash) DO UPDATE SET ${updates.join(", ")}`;
+  const updates = COLUMNS.filter((c) => c !== "message_hash").map((c) => `${c} = ${special[c] ?? param(c)}`);
+  return `UPDATE settlements SET ${updates.join(", ")} WHERE message_hash = ?1 AND ledger_object IS ?${COLUMNS.length + 1}`;
 }
 
 /**

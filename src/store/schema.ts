@@ -50,6 +50,12 @@ export const settlements = sqliteTable(
     paymentId: text("payment_id"),
     createdAtMs: integer("created_at_ms").notNull(),
     updatedAtMs: integer("updated_at_ms").notNull(),
+    /**
+     * The settle ledger's Durable Object that holds this payment (SVC_SETTLE_LEDGER=object): written with the claim, so
+     * a settle arriving at another object is sent to this one. NULL: the D1 ledger's row (the first object to claim it
+     * after a switch of ledgers takes it over).
+     */
+    ledgerObject: text("ledger_object"),
   },
   (t) => [
     index("settlements_pay_to_idx").on(t.payTo, t.state, t.updatedAtMs),

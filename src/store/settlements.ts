@@ -2,7 +2,8 @@ import { and, eq, inArray } from "drizzle-orm";
 import { database } from "./db";
 import { settlements } from "./schema";
 
-export type SettlementRow = typeof settlements.$inferSelect;
+/** A payment's ledger row, as every ledger holds it (which ledger object holds it is the ledger objects' own business). */
+export type SettlementRow = Omit<typeof settlements.$inferSelect, "ledgerObject">;
 export type SettlementState = SettlementRow["state"];
 
 /**

@@ -229,6 +229,30 @@ describe("settle engine: a fresh payment", () => {
   });
 });
 
+describe("settle engine: work deferred after the response", () => {
+  it("a deferred refresh that fails while the settle still waits on the chain is no unhandled rejection; the route still sees it fail", async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      const chain = new ScriptedChain({ whileConfirming: () => new Promise((resolve) => setTimeout(resolve, 20)) });
+      const failure = new Error("getBalance: network connection lost");
+      chain.floorRefusal = ((_payer: string, defer: (work: Promise<unknown>) => void) => {
+        defer(Promise.reject(failure));
+        return null;
+      }) as ScriptedChain["floorRefusal"];
+      const { settlement, afterResponse } = await settle(new FakeLedger(), chain);
+      expect(settlement).toMatchObject({ ok: true });
+      await new Promise((resolve) => setTimeout(resolve, 10)); // Node reports unhandled rejections after a macrotask
+      expect(unhandled).toEqual([]);
+      expect(afterResponse).toHaveLength(1);
+      await expect(afterResponse[0]).rejects.toBe(failure);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+  });
+});
+
 describe("settle engine: repeated calls for one payment", () => {
   it("when two calls both see the confirmation, only the one that records it first hears success (and runs the hook)", async () => {
     const ledger = new FakeLedger();

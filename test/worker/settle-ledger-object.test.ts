@@ -6,9 +6,9 @@ import { USDC } from "../support/workerd/payment-fixtures";
 import { fundedBuyer, tokenBalance } from "../support/workerd/chain";
 import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
 import { faultScenario } from "../support/workerd/fault-scenario";
-import { d1FailingOn, d1Row, failingLedger, ledgerNamespace, ledgerStub, messageHashOf, mirrored, MIRROR_SQL, objectRow, withObjectD1 } from "../support/workerd/ledger-object";
+import { d1FailingOn, d1Row, failingLedger, ledgerNamespace, ledgerStub, messageHashOf, mirrored, MIRROR_SQL, objectRow, stubNamed, withObjectD1 } from "../support/workerd/ledger-object";
 import { LEDGER_OBJECT_RETENTION_MS } from "../../src/settlement/settle-ledger-object";
-import { objectLedger } from "../../src/settlement/settle-ports";
+import { ledgerObjectName, objectLedger } from "../../src/settlement/settle-ports";
 import { claimDueChannels, OPENING_ROW_GRACE_MS, recordChannelOpen } from "../../src/rails/upto/store/upto-channels";
 
 const TOKEN_PROGRAM = address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
@@ -34,6 +34,12 @@ type Seller = Awaited<ReturnType<typeof sellerWithVault>>;
 function settleConcurrently(s: Seller, body: unknown, ids: (string | null)[]) {
   return Promise.all(ids.map((id) => s.f.post("/settle", body, id === null ? {} : { "X-Correlation-ID": id })));
 }
+
+/** A claim of a made-up payment, straight to the ledger (no chain): for the objects' own bookkeeping. */
+const claimInput = (messageHash: string) => ({
+  messageHash, signature: `sig-${messageHash}`, scheme: "exact", network: "devnet", payer: "payer", payTo: `payTo-${messageHash}`, merchantWallet: null,
+  asset: "asset", amount: "1", lastValidBlockHeight: null, maxTimeoutSeconds: 60, leaseId: crypto.randomUUID(), leaseExpiresAtMs: Date.now() + 600_000, paymentId: null,
+});
 
 const IDS = Array.from({ length: 10 }, (_, i) => `seller-call-${i}-${crypto.randomUUID()}`);
 
@@ -210,34 +216,71 @@ describe("the mirror and its repair", () => {
 
     mirrorDown.heal();
     await patched.restore();
-    expect(await runDurableObjectAlarm(ledgerStub(hash))).toBe(true);
+    expect(await runDurableObjectAlarm(await ledgerStub(hash))).toBe(true);
     const caughtUp = await objectRow(hash);
     expect(caughtUp!.mirrored_version).toBe(caughtUp!.version);
     expect(await d1Row(hash)).toMatchObject({ state: "confirmed", success_reported_at_ms: caughtUp!.success_reported_at_ms });
     expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
   });
 
-  it("an object past its retention deletes its storage (alarm); a later settle of the payment is still a duplicate (D1's row)", async () => {
+  it("a row past its retention is deleted by the alarm; the object deletes its storage once it holds none; a later settle is still a duplicate (D1's row)", async () => {
     const s = await sellerWithVault("object-retention");
     const body = await s.f.signedBody(s.buyer, s.line);
     const settled = await s.f.post("/settle", body);
     expect(settled.body.success).toBe(true);
     const hash = await messageHashOf(settled.body.transaction);
     await mirrored(hash);
-    const stub = ledgerStub(hash);
+    const stub = await ledgerStub(hash);
     // Not expired yet: the alarm keeps the row and sets itself for the expiry.
     expect(await runDurableObjectAlarm(stub)).toBe(true);
     expect(await objectRow(hash)).toBeDefined();
-    await runInDurableObject(stub, (_instance, state) => {
-      state.storage.sql.exec("UPDATE settlements SET updated_at_ms = ?", Date.now() - LEDGER_OBJECT_RETENTION_MS - 1);
+    const alarmAt = await runInDurableObject(stub, (_instance, state) => state.storage.getAlarm());
+    expect(alarmAt).toBeGreaterThan(Date.now() + LEDGER_OBJECT_RETENTION_MS / 2);
+    // Only this payment's row expires; rows of other payments the object holds stay (and keep the storage).
+    const othersLeft = await runInDurableObject(stub, (_instance, state) => {
+      state.storage.sql.exec("UPDATE settlements SET updated_at_ms = ? WHERE message_hash = ?", Date.now() - LEDGER_OBJECT_RETENTION_MS - 1, hash);
+      return state.storage.sql.exec("SELECT COUNT(*) AS n FROM settlements WHERE message_hash <> ?", hash).one().n as number;
     });
     expect(await runDurableObjectAlarm(stub)).toBe(true);
     expect(await objectRow(hash)).toBeUndefined();
-    expect(await runInDurableObject(stub, (_instance, state) => state.storage.getAlarm())).toBeNull();
+    const alarmAfter = await runInDurableObject(stub, (_instance, state) => state.storage.getAlarm());
+    if (othersLeft === 0) expect(alarmAfter).toBeNull();
+    else expect(alarmAfter).not.toBeNull();
 
     const replay = await s.f.post("/settle", body);
     expect(replay.body, JSON.stringify(replay.body)).toMatchObject({ success: false, errorReason: "duplicate_settlement" });
     expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
+  });
+
+  it("an object's expiry deletes each row in its turn, and the storage with the last one", async () => {
+    const place = `EXP${crypto.randomUUID().slice(0, 8)}`;
+    const ledger = objectLedger(ledgerNamespace(), place);
+    // Two payments whose hashes pick the same object of the place (shard of the first byte).
+    const hashes = ["00" + "a".repeat(62), "00" + "b".repeat(62)];
+    for (const messageHash of hashes) {
+      expect(await ledger.claim(claimInput(messageHash))).toEqual({ claimed: true });
+      // The object stores a row with its first change (the claim itself lives in D1 and the object's memory).
+      expect(await ledger.reportSuccess(messageHash, "reporter", null, Date.now())).toBe(true);
+    }
+    const stub = stubNamed(ledgerObjectName(place, hashes[0]!));
+    await mirrored(hashes[0]!);
+    await mirrored(hashes[1]!);
+    await runInDurableObject(stub, (_instance, state) => {
+      state.storage.sql.exec("UPDATE settlements SET updated_at_ms = ? WHERE message_hash = ?", Date.now() - LEDGER_OBJECT_RETENTION_MS - 1, hashes[0]);
+    });
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect(await objectRow(hashes[0]!)).toBeUndefined();
+    expect(await objectRow(hashes[1]!)).toBeDefined();
+    expect(await runInDurableObject(stub, (_instance, state) => state.storage.getAlarm())).toBeGreaterThan(Date.now());
+    // D1 keeps the expired row: the ledger still answers for it (through the object, which reads D1).
+    expect(await ledger.state(hashes[0]!)).toMatchObject({ state: "confirmed" });
+
+    await runInDurableObject(stub, (_instance, state) => {
+      state.storage.sql.exec("UPDATE settlements SET updated_at_ms = ?", Date.now() - LEDGER_OBJECT_RETENTION_MS - 1);
+    });
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect(await runInDurableObject(stub, (_instance, state) => state.storage.sql.exec("SELECT name FROM sqlite_master WHERE name = 'settlements'").toArray())).toEqual([]);
+    expect(await runInDurableObject(stub, (_instance, state) => state.storage.getAlarm())).toBeNull();
   });
 });
 
@@ -282,10 +325,11 @@ describe("the upgrade from the D1 ledger: payments whose rows D1 has when the ob
 
 describe("reads of a payment the object does not hold", () => {
   it("are answered from D1's row, and leave an object that holds nothing without storage", async () => {
-    const ledger = objectLedger(ledgerNamespace());
+    const place = `READ${crypto.randomUUID().slice(0, 8)}`;
+    const ledger = objectLedger(ledgerNamespace(), place);
     const unknown = `never-settled-${crypto.randomUUID()}`;
     expect(await ledger.state(unknown)).toBeUndefined();
-    const tables = await runInDurableObject(ledgerStub(unknown), (_instance, state) => state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table'").toArray());
+    const tables = await runInDurableObject(stubNamed(ledgerObjectName(place, unknown)), (_instance, state) => state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table'").toArray());
     expect(tables.filter((t) => t.name === "settlements")).toEqual([]);
 
     const old = `d1-only-${crypto.randomUUID()}`;
@@ -322,7 +366,8 @@ describe("load: many payments, each sent twice, shuffled, all at once", () => {
 });
 
 describe("the upto rail's channel rows while D1 trails the object", () => {
-  const ledger = () => objectLedger(ledgerNamespace());
+  // Each payment in an object of its own place: the test breaks one object's D1 writes, not its neighbours'.
+  const ledger = (hash: string) => objectLedger(ledgerNamespace(), `P${hash.slice(-8)}`);
   const claimOf = (hash: string, leaseExpiresAtMs: number) => ({
     messageHash: hash, signature: `sig-${hash}`, scheme: "upto", network: "devnet", payer: "payer", payTo: "payTo", merchantWallet: "payTo",
     asset: "asset", amount: "1", lastValidBlockHeight: null, maxTimeoutSeconds: 60, leaseId: crypto.randomUUID(), leaseExpiresAtMs, paymentId: null,
@@ -337,25 +382,25 @@ describe("the upto rail's channel rows while D1 trails the object", () => {
     const now = Date.now();
     // (a) confirmed in the object while D1 still has the claim's `submitting` (a live lease): the row stays.
     const inFlight = `late-mirror-a-${crypto.randomUUID()}`;
-    expect(await ledger().claim(claimOf(inFlight, now + 600_000))).toEqual({ claimed: true });
+    expect(await ledger(inFlight).claim(claimOf(inFlight, now + 600_000))).toEqual({ claimed: true });
     const mirrorDownA = d1FailingOn(MIRROR_SQL);
     const patchedA = await withObjectD1(inFlight, mirrorDownA.db);
-    expect(await ledger().reportSuccess(inFlight, "reporter", null, now)).toBe(true);
+    expect(await ledger(inFlight).reportSuccess(inFlight, "reporter", null, now)).toBe(true);
     expect((await d1Row(inFlight))?.state).toBe("submitting");
     // (b) recorded failed (mirrored), then the chain shows it landed while the mirror is down: D1 hears it first.
     const revived = `late-mirror-b-${crypto.randomUUID()}`;
-    expect(await ledger().claim(claimOf(revived, now + 600_000))).toEqual({ claimed: true });
-    expect(await ledger().update(revived, ["submitting", "pending"], { state: "failed", errorReason: "blockhash_expired", leaseExpiresAtMs: null })).toBe(true);
+    expect(await ledger(revived).claim(claimOf(revived, now + 600_000))).toEqual({ claimed: true });
+    expect(await ledger(revived).update(revived, ["submitting", "pending"], { state: "failed", errorReason: "blockhash_expired", leaseExpiresAtMs: null })).toBe(true);
     await mirrored(revived);
     expect((await d1Row(revived))?.state).toBe("failed");
     const mirrorDownB = d1FailingOn(MIRROR_SQL);
     const patchedB = await withObjectD1(revived, mirrorDownB.db);
-    expect(await ledger().reportSuccess(revived, "reporter", null, now)).toBe(true);
+    expect(await ledger(revived).reportSuccess(revived, "reporter", null, now)).toBe(true);
     expect((await objectRow(revived))?.mirrored_version).toBeLessThan((await objectRow(revived))!.version);
     // (c) the control: an Open that failed everywhere is still deleted.
     const dead = `late-mirror-c-${crypto.randomUUID()}`;
-    expect(await ledger().claim(claimOf(dead, now + 600_000))).toEqual({ claimed: true });
-    expect(await ledger().update(dead, ["submitting", "pending"], { state: "failed", leaseExpiresAtMs: null })).toBe(true);
+    expect(await ledger(dead).claim(claimOf(dead, now + 600_000))).toEqual({ claimed: true });
+    expect(await ledger(dead).update(dead, ["submitting", "pending"], { state: "failed", leaseExpiresAtMs: null })).toBe(true);
     await mirrored(dead);
 
     for (const hash of [inFlight, revived, dead]) expect(await recordChannelOpen(env.DB, openingRow(`ch-${hash}`, hash, now), now)).toBe(true);

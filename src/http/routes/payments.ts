@@ -181,7 +181,8 @@ async function settlePayment(c: AppContext, served: ServedRails, body: VerifySet
   if (!rail) return settledWith(schemeNotAvailable(accepted.scheme));
   return rail.settle(config, body, accepted, {
     ledger: c.env.DB,
-    settleLedger: settleLedgerOf(config, c.env),
+    // The ledger objects a new payment is claimed in are this Worker's location's (Cloudflare sets `cf`, never the caller).
+    settleLedger: settleLedgerOf(config, c.env, (c.req.raw.cf as { colo?: unknown } | undefined)?.colo as string | undefined),
     // Only the header counts as the seller's retry key: the body may come verbatim from the buyer.
     callerCorrelationId: callerCorrelationIdOf(c.req.header("X-Correlation-ID")),
     paymentId,

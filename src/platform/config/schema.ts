@@ -22,7 +22,7 @@ export const CoreConfigInputSchema = v.object({
   SOLANA_WS_URL: v.optional(v.union([v.literal(""), wsOrHttpUrl]), ""),
   /** How /settle learns of a confirmation: a signatureSubscribe opened before the send, or status polling only. */
   SVC_SETTLE_CONFIRMATION: v.optional(v.picklist(["subscribe", "poll"], 'must be "subscribe" or "poll"'), "subscribe"),
-  /** Where the exactly-once settle ledger lives: a Durable Object per payment next to the request, or D1 (docs/scale.md). */
+  /** Where the exactly-once settle ledger lives: Durable Objects of the place that settles, or D1 (docs/scale.md). */
   SVC_SETTLE_LEDGER: v.optional(v.picklist(["object", "d1"], 'must be "object" or "d1"'), "object"),
   // Program ids and mints: empty means "the cluster default" (src/platform/config/networks.ts).
   UNIVERSAL_SETTLE_PROGRAM_ID: optionalAddress,

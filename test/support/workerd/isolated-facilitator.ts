@@ -21,6 +21,14 @@ export async function isolatedFacilitator(label: string, extraEnv: Record<string
       body: JSON.stringify(json),
       headers: { "Content-Type": "application/json", "CF-Connecting-IP": crypto.randomUUID(), ...headers },
     });
+  /** A POST as the Worker at another Cloudflare location receives it (`request.cf.colo`, which only Cloudflare sets). */
+  const postAt = (colo: string, path: string, json: unknown, headers: Record<string, string> = {}) =>
+    callWithEnv(env, path, {
+      method: "POST",
+      body: JSON.stringify(json),
+      headers: { "Content-Type": "application/json", "CF-Connecting-IP": crypto.randomUUID(), ...headers },
+      cf: { colo },
+    } as RequestInit);
   const line = async (asset: string, amount: string, seller?: string) => {
     const enriched = await post("/payment-required/enrich", {
       x402Version: 2,
@@ -39,5 +47,5 @@ export async function isolatedFacilitator(label: string, extraEnv: Record<string
   };
   /** Changes bindings for the calls that follow (e.g. point the RPC elsewhere, wrap D1). */
   const setEnv = (overrides: Record<string, unknown>) => Object.assign(env, overrides);
-  return { feePayer: address(feePayer.address), feePayerKey: feePayer, env, post, line, signedBody, setEnv };
+  return { feePayer: address(feePayer.address), feePayerKey: feePayer, env, post, postAt, line, signedBody, setEnv };
 }

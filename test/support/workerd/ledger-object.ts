@@ -9,9 +9,22 @@ export function ledgerNamespace(): DurableObjectNamespace<SettleLedgerObject> {
   return namespace;
 }
 
-export function ledgerStub(messageHash: string): DurableObjectStub<SettleLedgerObject> {
+/** The object D1 names as the holder of the payment (its claim wrote the name there); undefined when none does. */
+export async function holderName(messageHash: string): Promise<string | undefined> {
+  const row = await env.DB.prepare("SELECT ledger_object FROM settlements WHERE message_hash = ?").bind(messageHash).first<{ ledger_object: string | null }>();
+  return row?.ledger_object ?? undefined;
+}
+
+export function stubNamed(name: string): DurableObjectStub<SettleLedgerObject> {
   const namespace = ledgerNamespace();
-  return namespace.get(namespace.idFromName(messageHash));
+  return namespace.get(namespace.idFromName(name));
+}
+
+/** The object holding the payment, as D1 names it. */
+export async function ledgerStub(messageHash: string): Promise<DurableObjectStub<SettleLedgerObject>> {
+  const name = await holderName(messageHash);
+  if (!name) throw new Error(`D1 names no ledger object for ${messageHash}`);
+  return stubNamed(name);
 }
 
 /** The payment's message hash, from D1 (the claim writes its row there before the object holds it). */
@@ -30,9 +43,11 @@ export interface ObjectRow {
   mirrored_version: number;
 }
 
-/** The row the payment's object holds (undefined: none), read inside the object. */
-export function objectRow(messageHash: string): Promise<ObjectRow | undefined> {
-  return runInDurableObject(ledgerStub(messageHash), (_instance, state) => {
+/** The row the payment's holder object has stored (undefined: none), read inside the object. */
+export async function objectRow(messageHash: string): Promise<ObjectRow | undefined> {
+  const name = await holderName(messageHash);
+  if (!name) return undefined; // no object ever held it (the D1 ledger's row, or none)
+  return runInDurableObject(stubNamed(name), (_instance, state) => {
     const sql = state.storage.sql;
     if (sql.exec("SELECT name FROM sqlite_master WHERE name = 'settlements'").toArray().length === 0) return undefined; // never used, or deleted
     return sql.exec<Record<string, SqlStorageValue>>("SELECT * FROM settlements WHERE message_hash = ?", messageHash).toArray()[0] as ObjectRow | undefined;
@@ -61,7 +76,7 @@ export async function mirrored(messageHash: string, timeoutMs = 3_000): Promise<
  * made to fail; this is the one way to fail the object's own writes). Restored by `restore`.
  */
 export async function withObjectD1(messageHash: string, db: D1Database): Promise<{ restore: () => Promise<void> }> {
-  const stub = ledgerStub(messageHash);
+  const stub = await ledgerStub(messageHash);
   const original = await runInDurableObject(stub, (instance) => {
     const holder = instance as unknown as { env: Record<string, unknown> };
     const before = holder.env;
@@ -95,10 +110,10 @@ export function d1FailingOn(matches: (sql: string) => boolean) {
   return { db, heal: () => void (healed = true) };
 }
 
-/** The mirror's upsert (store/ledger-object-store.ts mirrorToD1). */
-export const MIRROR_SQL = (sql: string) => sql.includes("ON CONFLICT (message_hash) DO UPDATE");
+/** The mirror's update (store/ledger-object-store.ts mirrorToD1). */
+export const MIRROR_SQL = (sql: string) => sql.startsWith("UPDATE settlements SET signature = ?2");
 
-type LedgerMethod = "claim" | "reportSuccess" | "recordConfirmationAfterFailedReport" | "update" | "takeOverLease" | "release" | "state" | "get";
+type LedgerMethod = "claim" | "reportSuccess" | "recordConfirmationAfterFailedReport" | "update" | "takeOverLease" | "release" | "lookup";
 
 /**
  * The ledger's namespace with some methods of every object failing, before the object runs them or after it ran them

@@ -1,0 +1,1 @@
+ALTER TABLE `settlements` ADD `ledger_object` text;
