@@ -207,6 +207,7 @@ describe("numeric fields: out-of-range numbers are a 400 naming the field, never
     { method: "POST", path: "/resources/probe", field: "id", body: (bad) => ({ wallet, ...signed, id: bad }) },
     { method: "POST", path: `/sellers/${wallet}/resources`, route: "/sellers/:wallet/resources", field: "limit", body: (bad) => ({ ...signed, limit: bad }) },
     { method: "GET", path: `/sellers/${wallet}/resources`, route: "/sellers/:wallet/resources", field: "limit", body: (bad) => ({ ...signed, limit: bad }) },
+    { method: "POST", path: `/sellers/${wallet}/register/challenge`, route: "/sellers/:wallet/register/challenge", field: "ttlSeconds", body: (bad) => ({ ttlSeconds: bad }) },
     { method: "POST", path: "/escrow-keeper", field: "limit", body: (bad) => ({ dryRun: true, limit: bad }) },
     ...(["limit", "cooldownSeconds", "requireRecentSettleWithinSeconds"] as const).map((field): Case => ({ method: "POST", path: "/sweep", field, body: (bad) => ({ dryRun: true, [field]: bad }) })),
     // pr402's routes (issue 21 §2).
