@@ -24,11 +24,20 @@ export default async function setup(project: TestProject) {
   const directorySeller = await startDirectorySeller();
   project.provide("directorySellerOrigin", directorySeller.origin);
   return async () => {
-    await directorySeller.close();
-    await faultProxy.close();
-    await warpableLocalnet.close();
-    await localnet.close();
+    for (const [name, server] of [["directory seller", directorySeller], ["RPC fault proxy", faultProxy], ["warpable local chain", warpableLocalnet], ["local chain", localnet]] as const) {
+      await closeWithin(name, server.close());
+    }
   };
+}
+
+/** A server that does not close within a few seconds is reported and left behind: the run's end must not wait on it. */
+async function closeWithin(name: string, closing: Promise<void>, timeoutMs = 5_000): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), timeoutMs)));
+  if ((await Promise.race([closing.then(() => "closed" as const), late])) === "late") {
+    console.warn(`global teardown: the ${name} did not close within ${timeoutMs} ms (an open connection); leaving it`);
+  }
+  clearTimeout(timer);
 }
 
 async function rpc(url: string, method: string, params: unknown[]): Promise<unknown> {
