@@ -6,7 +6,7 @@ import { USDC } from "../support/workerd/payment-fixtures";
 import { fundedBuyer, tokenBalance } from "../support/workerd/chain";
 import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
 import { faultScenario } from "../support/workerd/fault-scenario";
-import { d1FailingOn, d1Row, failingLedger, ledgerNamespace, ledgerStub, messageHashOf, mirrored, MIRROR_SQL, objectRow, stubNamed, withObjectD1 } from "../support/workerd/ledger-object";
+import { d1FailingOn, d1Row, failingLedger, ledgerNamespace, ledgerStub, madeUpClaim, messageHashOf, mirrored, MIRROR_SQL, objectRow, stubNamed, withObjectD1 } from "../support/workerd/ledger-object";
 import { LEDGER_OBJECT_RETENTION_MS } from "../../src/settlement/settle-ledger-object";
 import { ledgerObjectName, objectLedger } from "../../src/settlement/settle-ports";
 import { claimDueChannels, OPENING_ROW_GRACE_MS, recordChannelOpen } from "../../src/rails/upto/store/upto-channels";
@@ -34,12 +34,6 @@ type Seller = Awaited<ReturnType<typeof sellerWithVault>>;
 function settleConcurrently(s: Seller, body: unknown, ids: (string | null)[]) {
   return Promise.all(ids.map((id) => s.f.post("/settle", body, id === null ? {} : { "X-Correlation-ID": id })));
 }
-
-/** A claim of a made-up payment, straight to the ledger (no chain): for the objects' own bookkeeping. */
-const claimInput = (messageHash: string) => ({
-  messageHash, signature: `sig-${messageHash}`, scheme: "exact", network: "devnet", payer: "payer", payTo: `payTo-${messageHash}`, merchantWallet: null,
-  asset: "asset", amount: "1", lastValidBlockHeight: null, maxTimeoutSeconds: 60, leaseId: crypto.randomUUID(), leaseExpiresAtMs: Date.now() + 600_000, paymentId: null,
-});
 
 const IDS = Array.from({ length: 10 }, (_, i) => `seller-call-${i}-${crypto.randomUUID()}`);
 
@@ -258,7 +252,7 @@ describe("the mirror and its repair", () => {
     // Two payments whose hashes pick the same object of the place (shard of the first byte).
     const hashes = ["00" + "a".repeat(62), "00" + "b".repeat(62)];
     for (const messageHash of hashes) {
-      expect(await ledger.claim(claimInput(messageHash))).toEqual({ claimed: true });
+      expect(await ledger.claim(madeUpClaim(messageHash))).toEqual({ claimed: true });
       // The object stores a row with its first change (the claim itself lives in D1 and the object's memory).
       expect(await ledger.reportSuccess(messageHash, "reporter", null, Date.now())).toBe(true);
     }

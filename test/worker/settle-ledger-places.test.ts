@@ -5,7 +5,7 @@ import { address } from "@solana/kit";
 import { USDC } from "../support/workerd/payment-fixtures";
 import { fundedBuyer, tokenBalance } from "../support/workerd/chain";
 import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
-import { holderName, ledgerNamespace, messageHashOf, mirrored, stubNamed } from "../support/workerd/ledger-object";
+import { holderName, ledgerNamespace, madeUpClaim, messageHashOf, mirrored, stubNamed } from "../support/workerd/ledger-object";
 import { ledgerObjectName, objectLedger } from "../../src/settlement/settle-ports";
 import { mirrorToD1 } from "../../src/store/ledger-object-store";
 import type { SettlementRow } from "../../src/store/settlements";
@@ -18,10 +18,7 @@ const TOKEN_PROGRAM = address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
  * at once still has one holder, and so one success. Real objects, real D1, the real local chain.
  */
 const unique = (prefix: string) => `${prefix}${crypto.randomUUID().slice(0, 8)}`;
-const claimOf = (messageHash: string) => ({
-  messageHash, signature: `sig-${messageHash}`, scheme: "exact", network: "devnet", payer: "payer", payTo: `payTo-${messageHash}`, merchantWallet: null,
-  asset: "asset", amount: "1", lastValidBlockHeight: null, maxTimeoutSeconds: 60, leaseId: crypto.randomUUID(), leaseExpiresAtMs: Date.now() + 600_000, paymentId: null,
-});
+const claimOf = (messageHash: string) => madeUpClaim(messageHash);
 const heldRows = (name: string, messageHash: string) =>
   runInDurableObject(stubNamed(name), (_instance, state) =>
     state.storage.sql.exec("SELECT name FROM sqlite_master WHERE name = 'settlements'").toArray().length === 0

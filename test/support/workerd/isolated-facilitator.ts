@@ -15,20 +15,16 @@ export async function isolatedFacilitator(label: string, extraEnv: Record<string
   const feePayer = labelledKeypair(`${label}/${crypto.randomUUID()}`);
   if (feePayerLamports > 0) await chainRpc("requestAirdrop", [feePayer.address, feePayerLamports]);
   const env: Record<string, unknown> = { FEE_PAYER_SECRET_KEY: feePayer.secretKeyBase58, ...extraEnv };
-  const post = (path: string, json: unknown, headers: Record<string, string> = {}) =>
+  /** A POST as the Worker receives it; `colo`: as the Worker at that Cloudflare location does (`request.cf.colo`, which only Cloudflare sets). */
+  const postFrom = (colo: string | undefined, path: string, json: unknown, headers: Record<string, string> = {}) =>
     callWithEnv(env, path, {
       method: "POST",
       body: JSON.stringify(json),
       headers: { "Content-Type": "application/json", "CF-Connecting-IP": crypto.randomUUID(), ...headers },
-    });
-  /** A POST as the Worker at another Cloudflare location receives it (`request.cf.colo`, which only Cloudflare sets). */
-  const postAt = (colo: string, path: string, json: unknown, headers: Record<string, string> = {}) =>
-    callWithEnv(env, path, {
-      method: "POST",
-      body: JSON.stringify(json),
-      headers: { "Content-Type": "application/json", "CF-Connecting-IP": crypto.randomUUID(), ...headers },
-      cf: { colo },
+      ...(colo === undefined ? {} : { cf: { colo } }),
     } as RequestInit);
+  const post = (path: string, json: unknown, headers: Record<string, string> = {}) => postFrom(undefined, path, json, headers);
+  const postAt = (colo: string, path: string, json: unknown, headers: Record<string, string> = {}) => postFrom(colo, path, json, headers);
   const line = async (asset: string, amount: string, seller?: string) => {
     const enriched = await post("/payment-required/enrich", {
       x402Version: 2,

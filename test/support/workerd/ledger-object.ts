@@ -27,6 +27,18 @@ export async function ledgerStub(messageHash: string): Promise<DurableObjectStub
   return stubNamed(name);
 }
 
+/** A claim of a made-up payment, straight to the ledger (no chain): for the ledger objects' own bookkeeping. */
+export function madeUpClaim(messageHash: string, overrides: Partial<ReturnType<typeof baseClaim>> = {}) {
+  return { ...baseClaim(messageHash), ...overrides };
+}
+function baseClaim(messageHash: string) {
+  return {
+    messageHash, signature: `sig-${messageHash}`, scheme: "exact", network: "devnet", payer: "payer", payTo: `payTo-${messageHash}`,
+    merchantWallet: null as string | null, asset: "asset", amount: "1", lastValidBlockHeight: null, maxTimeoutSeconds: 60,
+    leaseId: crypto.randomUUID(), leaseExpiresAtMs: Date.now() + 600_000, paymentId: null,
+  };
+}
+
 /** The payment's message hash, from D1 (the claim writes its row there before the object holds it). */
 export async function messageHashOf(signature: string): Promise<string> {
   const row = await env.DB.prepare("SELECT message_hash FROM settlements WHERE signature = ?").bind(signature).first<{ message_hash: string }>();

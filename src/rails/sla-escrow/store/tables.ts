@@ -1,6 +1,7 @@
 import { sqliteTable, text, integer, index, check } from "drizzle-orm/sqlite-core";
 import { sql } from "drizzle-orm";
-import { KEEPER_LOOK_OUTCOMES, oneOf } from "../../../store/states";
+import { oneOf } from "../../../store/states";
+import { keeperLookChecks, keeperLookColumns } from "../../../store/keeper-columns";
 import { ESCROW_KEEPER_ACTIONS, ESCROW_WATCH_STATES } from "./states";
 
 /**
@@ -28,22 +29,13 @@ export const escrowWatch = sqliteTable(
     failures: integer("failures").notNull().default(0),
     claimId: text("claim_id"),
     claimExpiresAtMs: integer("claim_expires_at_ms"),
-    /** ESCROW_KEEPER_ACTIONS (./states.ts): the payout step of the keeper's last look (release | refund | close), or none. */
-    lastAction: text("last_action", { enum: ESCROW_KEEPER_ACTIONS }),
-    lastSignature: text("last_signature"),
-    /** KEEPER_LOOK_OUTCOMES (src/store/states.ts): what the keeper's last look did; NULL before the first. */
-    lastOutcome: text("last_outcome", { enum: KEEPER_LOOK_OUTCOMES }),
-    /** The last look in words, for operators (migration 0015; the words last_outcome held before). */
-    lastDetail: text("last_detail"),
-    createdAtMs: integer("created_at_ms").notNull(),
-    updatedAtMs: integer("updated_at_ms").notNull(),
+    ...keeperLookColumns(ESCROW_KEEPER_ACTIONS),
   },
   (table) => [
     index("escrow_watch_due_idx").on(table.state, table.failures, table.nextCheckAtMs),
     index("escrow_watch_purge_idx").on(table.state, table.updatedAtMs),
     check("escrow_watch_state_check", sql.raw(oneOf(table.state.name, ESCROW_WATCH_STATES))),
-    check("escrow_watch_last_action_check", sql.raw(oneOf(table.lastAction.name, ESCROW_KEEPER_ACTIONS))),
-    check("escrow_watch_last_outcome_check", sql.raw(oneOf(table.lastOutcome.name, KEEPER_LOOK_OUTCOMES))),
+    ...keeperLookChecks("escrow_watch", table, ESCROW_KEEPER_ACTIONS),
   ],
 );
 

@@ -1,6 +1,7 @@
 import { sqliteTable, text, integer, index, check } from "drizzle-orm/sqlite-core";
 import { sql } from "drizzle-orm";
-import { KEEPER_LOOK_OUTCOMES, oneOf } from "../../../store/states";
+import { oneOf } from "../../../store/states";
+import { keeperLookChecks, keeperLookColumns } from "../../../store/keeper-columns";
 import { UPTO_CHANNEL_STATES, UPTO_KEEPER_ACTIONS } from "./states";
 
 /**
@@ -43,15 +44,7 @@ export const uptoChannels = sqliteTable(
     failures: integer("failures").notNull().default(0),
     keeperClaimId: text("keeper_claim_id"),
     keeperClaimExpiresAtMs: integer("keeper_claim_expires_at_ms"),
-    /** UPTO_KEEPER_ACTIONS (./states.ts): the channel step of the keeper's last look, or none. */
-    lastAction: text("last_action", { enum: UPTO_KEEPER_ACTIONS }),
-    lastSignature: text("last_signature"),
-    /** KEEPER_LOOK_OUTCOMES (src/store/states.ts): what the keeper's last look did; NULL before the first. */
-    lastOutcome: text("last_outcome", { enum: KEEPER_LOOK_OUTCOMES }),
-    /** The last look in words, for operators (migration 0015; the words last_outcome held before). */
-    lastDetail: text("last_detail"),
-    createdAtMs: integer("created_at_ms").notNull(),
-    updatedAtMs: integer("updated_at_ms").notNull(),
+    ...keeperLookColumns(UPTO_KEEPER_ACTIONS),
   },
   (table) => [
     index("upto_channels_due_idx").on(table.state, table.failures, table.nextCheckAtMs),
@@ -63,7 +56,6 @@ export const uptoChannels = sqliteTable(
     index("upto_channels_payer_opens_idx").on(table.payer, table.createdAtMs, table.state),
     index("upto_channels_rent_idx").on(table.state, table.rentLamports),
     check("upto_channels_state_check", sql.raw(oneOf(table.state.name, UPTO_CHANNEL_STATES))),
-    check("upto_channels_last_action_check", sql.raw(oneOf(table.lastAction.name, UPTO_KEEPER_ACTIONS))),
-    check("upto_channels_last_outcome_check", sql.raw(oneOf(table.lastOutcome.name, KEEPER_LOOK_OUTCOMES))),
+    ...keeperLookChecks("upto_channels", table, UPTO_KEEPER_ACTIONS),
   ],
 );
