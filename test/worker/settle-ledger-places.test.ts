@@ -64,6 +64,24 @@ describe("one payment claimed at several places at once", () => {
   });
 });
 
+describe("a holder that lost its memory between the claim and the report", () => {
+  it("reads the row back from D1 (which names it) and reports once; an object D1 does not name takes nothing", async () => {
+    const hash = unique("restart-") + "0".repeat(40);
+    const place = unique("MAD");
+    const ledger = objectLedger(ledgerNamespace(), place);
+    expect(await ledger.claim(claimOf(hash))).toEqual({ claimed: true });
+    const holder = (await holderName(hash))!;
+    // The instance restarts: the claimed row it kept in memory is gone (D1 has it).
+    await runInDurableObject(stubNamed(holder), (instance) => (instance as unknown as { claimedInMemory: Map<string, unknown> }).claimedInMemory.clear());
+    const stranger = unique("OSL/0");
+    expect(await stubNamed(stranger).reportSuccess(hash, "reporter-x", null, Date.now(), stranger)).toBe(false);
+    expect(await heldRows(stranger, hash)).toBe(0);
+    expect(await ledger.reportSuccess(hash, "reporter-1", null, Date.now())).toBe(true);
+    expect(await heldRows(holder, hash)).toBe(1);
+    expect(await ledger.reportSuccess(hash, "reporter-2", null, Date.now())).toBe(false);
+  });
+});
+
 describe("the mirror writes only what D1 still gives the object", () => {
   const row = (messageHash: string): SettlementRow => ({
     ...claimOf(messageHash), state: "confirmed", errorReason: null, errorMessage: null, confirmedAtMs: 5, successReportedAtMs: 5,
