@@ -421,3 +421,18 @@ export async function startChild(script: string, env: Record<string, string>, cl
     });
   });
 }
+
+/**
+ * The diagnostics' setup (bench/settle-syscalls.ts, bench/profile.ts): a local chain, our Worker with a funded fee payer
+ * of its own (`vars` over BENCH_VARS), and an activated seller's enriched exact line.
+ */
+export async function benchWorkerWithSeller(cleanups: (() => Promise<void>)[], options: { vars?: Record<string, string>; inspector?: boolean } = {}) {
+  const chain = (await startChild("bench/chain-process.ts", {}, cleanups)).url;
+  const feePayer = randomKeypair();
+  await fundFromFaucet(chain, feePayer.address, 1_000_000_000_000);
+  const worker = await startWorker({ rpcUrl: chain, feePayerSecretKeyBase58: feePayer.secretKeyBase58, vars: { ...BENCH_VARS, ...options.vars }, inspector: options.inspector ?? false });
+  cleanups.push(worker.stop);
+  const api = `${worker.url}/api/v1/facilitator`;
+  const line: PaymentRequirements = await enrichLine(api, await activatedSeller(api, chain));
+  return { chain, worker, api, line };
+}

@@ -12,11 +12,8 @@
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { randomKeypair } from "../scripts/lib/keypair";
-import { startWorker } from "../scripts/lib/run-worker";
-import { fundFromFaucet } from "../demo/chain-rpc";
-import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
-import { BENCH_VARS, DEFAULT_OPTIONS, WARMUP_SETTLES, activatedSeller, enrichLine, fundedBuyers, mustSucceed, paymentFactory, post, startChild } from "./bench";
+import type { PaymentPayload } from "@x402/core/types";
+import { DEFAULT_OPTIONS, WARMUP_SETTLES, benchWorkerWithSeller, fundedBuyers, mustSucceed, paymentFactory, post } from "./bench";
 import { fmt, formatTable, median, runPhase } from "./measure";
 import { cpuMsOf, workerdChildrenOf } from "./process-cpu";
 
@@ -130,16 +127,10 @@ function ledgerVar(): Record<string, string> {
 async function main(): Promise<void> {
   const cleanups: (() => Promise<void>)[] = [];
   try {
-    const chain = (await startChild("bench/chain-process.ts", {}, cleanups)).url;
-    const feePayer = randomKeypair();
-    await fundFromFaucet(chain, feePayer.address, 1_000_000_000_000);
-    const worker = await startWorker({ rpcUrl: chain, feePayerSecretKeyBase58: feePayer.secretKeyBase58, vars: { ...BENCH_VARS, ...ledgerVar() }, inspector: true });
-    cleanups.push(worker.stop);
+    const { chain, worker, api, line } = await benchWorkerWithSeller(cleanups, { vars: ledgerVar(), inspector: true });
     if (!worker.inspectorUrl) throw new Error("workerd did not expose an inspector");
-    const api = `${worker.url}/api/v1/facilitator`;
     console.log(`profile: Worker ${api}, inspector ${worker.inspectorUrl}`);
 
-    const line: PaymentRequirements = await enrichLine(api, await activatedSeller(api, chain));
     const makePayments = paymentFactory(chain, await fundedBuyers(chain, 8), line);
     const call = (kind: "verify" | "settle") => (p: PaymentPayload) => post(`${api}/${kind}`, kind, p, line);
 

@@ -6,11 +6,8 @@
  *   SVC_SETTLE_LEDGER=object|d1 tsx bench/settle-syscalls.ts [settles]
  */
 import { spawn } from "node:child_process";
-import { randomKeypair } from "../scripts/lib/keypair";
-import { startWorker } from "../scripts/lib/run-worker";
-import { fundFromFaucet } from "../demo/chain-rpc";
-import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
-import { BENCH_VARS, WARMUP_SETTLES, activatedSeller, enrichLine, fundedBuyers, mustSucceed, paymentFactory, post, startChild } from "./bench";
+import type { PaymentPayload } from "@x402/core/types";
+import { WARMUP_SETTLES, benchWorkerWithSeller, fundedBuyers, mustSucceed, paymentFactory, post } from "./bench";
 import { fmt, median, runPhase } from "./measure";
 import { cpuMsOf, workerdChildrenOf } from "./process-cpu";
 
@@ -19,13 +16,7 @@ const SETTLES = Number(process.argv[2] ?? 30);
 async function main(): Promise<void> {
   const cleanups: (() => Promise<void>)[] = [];
   try {
-    const chain = (await startChild("bench/chain-process.ts", {}, cleanups)).url;
-    const feePayer = randomKeypair();
-    await fundFromFaucet(chain, feePayer.address, 1_000_000_000_000);
-    const worker = await startWorker({ rpcUrl: chain, feePayerSecretKeyBase58: feePayer.secretKeyBase58, vars: BENCH_VARS });
-    cleanups.push(worker.stop);
-    const api = `${worker.url}/api/v1/facilitator`;
-    const line: PaymentRequirements = await enrichLine(api, await activatedSeller(api, chain));
+    const { chain, api, line } = await benchWorkerWithSeller(cleanups);
     const makePayments = paymentFactory(chain, await fundedBuyers(chain, 4), line);
     const call = (p: PaymentPayload) => post(`${api}/settle`, "settle", p, line);
     mustSucceed("warm-up settle", await runPhase(await makePayments(WARMUP_SETTLES), 1, call));
