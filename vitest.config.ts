@@ -1,10 +1,9 @@
-import { defineConfig } from "vitest/config";
-import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import path from "node:path";
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
+import { defineConfig } from "vitest/config";
+import { LOCAL_VARS } from "./scripts/lib/local-vars";
 import { TEST_FEE_PAYER } from "./test/support/keys";
 import { testLocalnetPort } from "./test/support/node/ports";
-import { LOCAL_VARS } from "./scripts/lib/local-vars";
-
 
 export default defineConfig({
   test: {
@@ -13,7 +12,12 @@ export default defineConfig({
         // Pure logic and Node-side tools (the local chain, the SBF post-linker): plain Node.
         test: {
           name: "node",
-          include: ["test/unit/**/*.test.ts", "test/localnet/**/*.test.ts", "test/programs/**/*.test.ts", "test/e2e/**/*.test.ts"],
+          include: [
+            "test/unit/**/*.test.ts",
+            "test/localnet/**/*.test.ts",
+            "test/programs/**/*.test.ts",
+            "test/e2e/**/*.test.ts",
+          ],
           environment: "node",
           testTimeout: 30_000,
           hookTimeout: 60_000,

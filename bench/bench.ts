@@ -9,28 +9,28 @@
  * simulateTransaction ceiling (the upper bound of any facilitator that simulates each payment). Then the `upto` rail on
  * both sides: deposit /verify, deposit and claim /settle (bench/upto-bench.ts).
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { createInterface } from "node:readline";
+import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
+import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import {
   createKeyPairSignerFromPrivateKeyBytes,
   getBase64EncodedWireTransaction,
   getBase64Encoder,
   getTransactionDecoder,
-  partiallySignTransaction,
   type KeyPairSigner,
+  partiallySignTransaction,
 } from "@solana/kit";
 import type { Network, PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { ExactSvmScheme as ExactSvmClientScheme } from "@x402/svm/exact/client";
-import { startWorker } from "../scripts/lib/run-worker";
-import { keypairFromSeed, randomKeypair } from "../scripts/lib/keypair";
-import { CLUSTERS } from "../src/platform/config/networks";
 import { chainRpc, fundFromFaucet } from "../demo/chain-rpc";
-import { fmt, formatTable, mean, median, percentile, runPhase, type PhaseResult } from "./measure";
+import { keypairFromSeed, randomKeypair } from "../scripts/lib/keypair";
+import { startWorker } from "../scripts/lib/run-worker";
+import { CLUSTERS } from "../src/platform/config/networks";
 import { postJsonText } from "./http-client";
+import { fmt, formatTable, mean, median, type PhaseResult, percentile, runPhase } from "./measure";
 import { cpuMsOf, workerdChildrenOf } from "./process-cpu";
-import { formatTimeline, settleTimeline, type ChainRequest, type SettleTimeline } from "./settle-timeline";
+import { type ChainRequest, formatTimeline, type SettleTimeline, settleTimeline } from "./settle-timeline";
 import { runUptoBench, type UptoBenchOptions, type UptoBenchResult } from "./upto-bench";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -125,7 +125,12 @@ interface Party {
 }
 
 /** Calls `kind` once per payment at concurrency `c`; bodies are serialised before the clock starts. */
-async function measuredPhase(party: Party, kind: "verify" | "settle", payments: PaymentPayload[], concurrency: number): Promise<MeasuredPhase> {
+async function measuredPhase(
+  party: Party,
+  kind: "verify" | "settle",
+  payments: PaymentPayload[],
+  concurrency: number,
+): Promise<MeasuredPhase> {
   const bodies = payments.map((payment) => paymentBody(payment, party.line));
   const pids = party.pids();
   const chainBefore = await chainServiceTime(party.chain);
@@ -133,7 +138,11 @@ async function measuredPhase(party: Party, kind: "verify" | "settle", payments: 
   const phase = await runPhase(bodies, concurrency, (body) => postBody(`${party.api}/${kind}`, kind, body));
   const cpuAfter = cpuMsOf(pids);
   const chainAfter = await chainServiceTime(party.chain);
-  return { ...phase, facilitatorCpuMs: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore, chainServiceMs: chainAfter - chainBefore };
+  return {
+    ...phase,
+    facilitatorCpuMs: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore,
+    chainServiceMs: chainAfter - chainBefore,
+  };
 }
 
 async function chainServiceTime(chain: string): Promise<number> {
@@ -146,7 +155,9 @@ async function chainRequestLog(chain: string, sinceMs: number): Promise<ChainReq
 
 /** The settle timelines as printed lines, one per side. */
 export function describeSettleTimelines(timelines: Record<SideName, SettleTimeline | null>): string {
-  return (Object.keys(timelines) as SideName[]).map((side) => `  ${side}: ${formatTimeline(timelines[side])}`).join("\n");
+  return (Object.keys(timelines) as SideName[])
+    .map((side) => `  ${side}: ${formatTimeline(timelines[side])}`)
+    .join("\n");
 }
 
 export async function runBench(options: BenchOptions): Promise<BenchResult> {
@@ -157,7 +168,9 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
     log(`local chain (own process): ${chain}`);
     const { api, reference, refFeePayer, ourFeePayer } = await startFacilitators(chain, cleanups);
     const ourPids = workerdChildrenOf(process.pid);
-    log(`ours: the Worker as npm start serves it (its production bundle in workerd through Miniflare, local D1), ${api}`);
+    log(
+      `ours: the Worker as npm start serves it (its production bundle in workerd through Miniflare, local D1), ${api}`,
+    );
     log(`reference: @x402/core + @x402/svm in one Node process, ${reference.url}`);
 
     // A seller that activated its own vault (as the seller guide says), so no payment needs provisioning.
@@ -165,7 +178,14 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
     const ourLine = await enrichLine(api, sellerWallet);
     const refLine: PaymentRequirements = { ...ourLine, extra: { ...ourLine.extra, feePayer: refFeePayer.address } };
     const parties: Party[] = [
-      { name: "ours", api, chain, line: ourLine, pids: () => ourPids, makePayments: paymentFactory(chain, await fundedBuyers(chain, options.buyersPerSide), ourLine) },
+      {
+        name: "ours",
+        api,
+        chain,
+        line: ourLine,
+        pids: () => ourPids,
+        makePayments: paymentFactory(chain, await fundedBuyers(chain, options.buyersPerSide), ourLine),
+      },
       {
         name: "reference",
         api: reference.url,
@@ -180,8 +200,14 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
     // takes a few hundred calls; a handful left the first round ~30% slower than the rest on both sides.
     for (const party of parties) {
       const warm = await party.makePayments(options.warmupVerifies + WARMUP_SETTLES);
-      mustSucceed(`warm-up verify (${party.name})`, await measuredPhase(party, "verify", warm.slice(0, options.warmupVerifies), 8));
-      mustSucceed(`warm-up settle (${party.name})`, await measuredPhase(party, "settle", warm.slice(options.warmupVerifies), 1));
+      mustSucceed(
+        `warm-up verify (${party.name})`,
+        await measuredPhase(party, "verify", warm.slice(0, options.warmupVerifies), 8),
+      );
+      mustSucceed(
+        `warm-up settle (${party.name})`,
+        await measuredPhase(party, "settle", warm.slice(options.warmupVerifies), 1),
+      );
     }
 
     const results: Record<SideName, SideResult> = {
@@ -191,7 +217,9 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
     for (let round = 0; round < options.rounds; round++) {
       const order = round % 2 === 0 ? parties : [...parties].reverse();
       for (const level of Object.keys(CONCURRENCY) as Level[]) {
-        log(`round ${round + 1}/${options.rounds}: /verify at c=${CONCURRENCY[level]}, ${options.verifyPayments[level]} fresh payments per side`);
+        log(
+          `round ${round + 1}/${options.rounds}: /verify at c=${CONCURRENCY[level]}, ${options.verifyPayments[level]} fresh payments per side`,
+        );
         for (const party of order) {
           const payments = await party.makePayments(options.verifyPayments[level]);
           const phase = await measuredPhase(party, "verify", payments, CONCURRENCY[level]);
@@ -207,13 +235,21 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
       const phase = await measuredPhase(party, "settle", payments, 1);
       mustSucceed(`settle (${party.name})`, phase);
       results[party.name].settle = phase;
-      settleTimelines[party.name] = settleTimeline(phase.callSpansMs, await chainRequestLog(party.chain, phase.callSpansMs[0]![0]));
+      settleTimelines[party.name] = settleTimeline(
+        phase.callSpansMs,
+        await chainRequestLog(party.chain, phase.callSpansMs[0]![0]),
+      );
     }
     const upto = await runUptoBench(
       chain,
       [
         { name: "ours", api, feePayer: ourFeePayer.address, buyers: await fundedBuyers(chain, options.buyersPerSide) },
-        { name: "reference", api: reference.url, feePayer: refFeePayer.address, buyers: await fundedBuyers(chain, options.buyersPerSide) },
+        {
+          name: "reference",
+          api: reference.url,
+          feePayer: refFeePayer.address,
+          buyers: await fundedBuyers(chain, options.buyersPerSide),
+        },
       ],
       options.upto,
       log,
@@ -223,46 +259,90 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
     const simulateCeiling = await runPhase(toSimulate, 8, (p) => simulate(chain, p));
     mustSucceed("simulateTransaction ceiling", simulateCeiling);
 
-    return { ours: results.ours, reference: results.reference, simulateCeiling, settleTimelines, upto, ...report(results.ours, results.reference, simulateCeiling) };
+    return {
+      ours: results.ours,
+      reference: results.reference,
+      simulateCeiling,
+      settleTimelines,
+      upto,
+      ...report(results.ours, results.reference, simulateCeiling),
+    };
   } finally {
     for (const step of cleanups.reverse()) await step().catch(() => {});
   }
 }
 
-function report(ours: SideResult, ref: SideResult, ceiling: PhaseResult): { rows: BenchResult["rows"]; table: string; spread: string } {
+function report(
+  ours: SideResult,
+  ref: SideResult,
+  ceiling: PhaseResult,
+): { rows: BenchResult["rows"]; table: string; spread: string } {
   const tput = (phases: PhaseResult[]) => median(phases.map((p) => p.throughputPerSecond));
   const cpuPerCall = (phases: MeasuredPhase[]) =>
-    phases.some((p) => p.facilitatorCpuMs === null) ? Number.NaN : phases.reduce((sum, p) => sum + p.facilitatorCpuMs!, 0) / phases.reduce((sum, p) => sum + p.count, 0);
+    phases.some((p) => p.facilitatorCpuMs === null)
+      ? Number.NaN
+      : phases.reduce((sum, p) => sum + p.facilitatorCpuMs!, 0) / phases.reduce((sum, p) => sum + p.count, 0);
   const allVerifies = (side: SideResult) => [...side.verify.c1, ...side.verify.c8, ...side.verify.c32];
   // What a sequential settle spends outside the chain: the facilitator's work, its database and the loopback hops.
   const ownTime = (phase: MeasuredPhase) => mean(phase.latenciesMs) - phase.chainServiceMs / phase.count;
-  const p99 = (phases: PhaseResult[]) => percentile(phases.flatMap((p) => p.latenciesMs), 99);
+  const p99 = (phases: PhaseResult[]) =>
+    percentile(
+      phases.flatMap((p) => p.latenciesMs),
+      99,
+    );
   const ratio = (a: number, b: number) => (b > 0 && Number.isFinite(a) ? `${fmt(a / b, 2)}x` : "n/a");
   const rows: BenchResult["rows"] = [
-    ...(Object.keys(CONCURRENCY) as Level[]).map(
-      (level): [string, string, string, string] => [`/verify req/s, c=${CONCURRENCY[level]}`, fmt(tput(ours.verify[level])), fmt(tput(ref.verify[level])), ratio(tput(ours.verify[level]), tput(ref.verify[level]))],
-    ),
-    ["/verify p99 ms, c=32", fmt(p99(ours.verify.c32)), fmt(p99(ref.verify.c32)), ratio(p99(ours.verify.c32), p99(ref.verify.c32))],
+    ...(Object.keys(CONCURRENCY) as Level[]).map((level): [string, string, string, string] => [
+      `/verify req/s, c=${CONCURRENCY[level]}`,
+      fmt(tput(ours.verify[level])),
+      fmt(tput(ref.verify[level])),
+      ratio(tput(ours.verify[level]), tput(ref.verify[level])),
+    ]),
+    [
+      "/verify p99 ms, c=32",
+      fmt(p99(ours.verify.c32)),
+      fmt(p99(ref.verify.c32)),
+      ratio(p99(ours.verify.c32), p99(ref.verify.c32)),
+    ],
     [
       `/settle median ms (${ours.settle.count} sequential)`,
       fmt(median(ours.settle.latenciesMs)),
       fmt(median(ref.settle.latenciesMs)),
       ratio(median(ours.settle.latenciesMs), median(ref.settle.latenciesMs)),
     ],
-    ["/settle own time ms (mean latency - chain's service time)", fmt(ownTime(ours.settle), 2), fmt(ownTime(ref.settle), 2), ratio(ownTime(ours.settle), ownTime(ref.settle))],
-    ["facilitator CPU ms per /verify (OS accounting)", fmt(cpuPerCall(allVerifies(ours)), 2), fmt(cpuPerCall(allVerifies(ref)), 2), ratio(cpuPerCall(allVerifies(ours)), cpuPerCall(allVerifies(ref)))],
-    ["facilitator CPU ms per /settle (OS accounting)", fmt(cpuPerCall([ours.settle]), 2), fmt(cpuPerCall([ref.settle]), 2), ratio(cpuPerCall([ours.settle]), cpuPerCall([ref.settle]))],
+    [
+      "/settle own time ms (mean latency - chain's service time)",
+      fmt(ownTime(ours.settle), 2),
+      fmt(ownTime(ref.settle), 2),
+      ratio(ownTime(ours.settle), ownTime(ref.settle)),
+    ],
+    [
+      "facilitator CPU ms per /verify (OS accounting)",
+      fmt(cpuPerCall(allVerifies(ours)), 2),
+      fmt(cpuPerCall(allVerifies(ref)), 2),
+      ratio(cpuPerCall(allVerifies(ours)), cpuPerCall(allVerifies(ref))),
+    ],
+    [
+      "facilitator CPU ms per /settle (OS accounting)",
+      fmt(cpuPerCall([ours.settle]), 2),
+      fmt(cpuPerCall([ref.settle]), 2),
+      ratio(cpuPerCall([ours.settle]), cpuPerCall([ref.settle])),
+    ],
     ["chain's own simulateTransaction ceiling, c=8 (req/s)", fmt(ceiling.throughputPerSecond), "", ""],
   ];
   const table = formatTable(["", "ours", "reference", "ratio"], rows);
   const spread = (Object.keys(CONCURRENCY) as Level[])
-    .map((level) => `c=${CONCURRENCY[level]}: ours [${ours.verify[level].map((p) => fmt(p.throughputPerSecond, 0)).join(", ")}] reference [${ref.verify[level].map((p) => fmt(p.throughputPerSecond, 0)).join(", ")}]`)
+    .map(
+      (level) =>
+        `c=${CONCURRENCY[level]}: ours [${ours.verify[level].map((p) => fmt(p.throughputPerSecond, 0)).join(", ")}] reference [${ref.verify[level].map((p) => fmt(p.throughputPerSecond, 0)).join(", ")}]`,
+    )
     .join("; ");
   return { rows, table, spread };
 }
 
 export function mustSucceed(label: string, phase: PhaseResult): void {
-  if (phase.failures > 0) throw new Error(`${label}: ${phase.failures} of ${phase.count} failed: ${phase.failureSamples.join("; ")}`);
+  if (phase.failures > 0)
+    throw new Error(`${label}: ${phase.failures} of ${phase.count} failed: ${phase.failureSamples.join("; ")}`);
 }
 
 /** The x402 v2 /verify and /settle body. */
@@ -271,36 +351,67 @@ export function paymentBody(payment: PaymentPayload, requirements: PaymentRequir
 }
 
 /** POST the x402 v2 body; null when the answer is isValid / success, else the reason. */
-export function post(url: string, kind: "verify" | "settle", payment: PaymentPayload, requirements: PaymentRequirements): Promise<string | null> {
+export function post(
+  url: string,
+  kind: "verify" | "settle",
+  payment: PaymentPayload,
+  requirements: PaymentRequirements,
+): Promise<string | null> {
   return postBody(url, kind, paymentBody(payment, requirements));
 }
 
 /** POST an already serialised body; null when the answer is isValid / success, else the reason. */
 export async function postBody(url: string, kind: "verify" | "settle", body: string): Promise<string | null> {
   const response = await postJsonText(url, body);
-  let answer: { isValid?: boolean; success?: boolean; invalidReason?: string; errorReason?: string; invalidMessage?: string; errorMessage?: string };
+  let answer: {
+    isValid?: boolean;
+    success?: boolean;
+    invalidReason?: string;
+    errorReason?: string;
+    invalidMessage?: string;
+    errorMessage?: string;
+  };
   try {
     answer = JSON.parse(response.text) as typeof answer;
   } catch {
     return `HTTP ${response.status}, not JSON: ${response.text.slice(0, 300)}`;
   }
   const ok = kind === "verify" ? answer.isValid === true : answer.success === true;
-  return ok ? null : `HTTP ${response.status} ${answer.invalidReason ?? answer.errorReason}: ${answer.invalidMessage ?? answer.errorMessage ?? ""}`;
+  return ok
+    ? null
+    : `HTTP ${response.status} ${answer.invalidReason ?? answer.errorReason}: ${answer.invalidMessage ?? answer.errorMessage ?? ""}`;
 }
 
 async function simulate(chain: string, payment: PaymentPayload): Promise<string | null> {
   const transaction = (payment.payload as { transaction: string }).transaction;
-  const result = await chainRpc<{ value: { err: unknown } }>(chain, "simulateTransaction", [transaction, { encoding: "base64", sigVerify: false, commitment: "confirmed" }]);
+  const result = await chainRpc<{ value: { err: unknown } }>(chain, "simulateTransaction", [
+    transaction,
+    { encoding: "base64", sigVerify: false, commitment: "confirmed" },
+  ]);
   // The fee payer has not signed, but the transfer itself must succeed in the simulation.
   return result.value.err === null ? null : `simulation error ${JSON.stringify(result.value.err)}`;
 }
 
 /** A buyer's official client scheme (exact by default; the upto bench passes its own). */
-export type ClientSchemeOf = (buyer: KeyPairSigner, chain: string) => { createPaymentPayload(x402Version: number, requirements: PaymentRequirements): Promise<{ payload: Record<string, unknown> }> };
+export type ClientSchemeOf = (
+  buyer: KeyPairSigner,
+  chain: string,
+) => {
+  createPaymentPayload(
+    x402Version: number,
+    requirements: PaymentRequirements,
+  ): Promise<{ payload: Record<string, unknown> }>;
+};
 const exactClientScheme: ClientSchemeOf = (buyer, chain) => new ExactSvmClientScheme(buyer, { rpcUrl: chain });
 
 /** Distinct payments by the official client, round-robin over the buyers (each carries a random memo nonce, or opens its own channel). */
-export function paymentFactory(chain: string, buyers: KeyPairSigner[], requirements: PaymentRequirements, schemeOf: ClientSchemeOf = exactClientScheme, resource = RESOURCE) {
+export function paymentFactory(
+  chain: string,
+  buyers: KeyPairSigner[],
+  requirements: PaymentRequirements,
+  schemeOf: ClientSchemeOf = exactClientScheme,
+  resource = RESOURCE,
+) {
   const schemes = buyers.map((buyer) => schemeOf(buyer, chain));
   return async (count: number): Promise<PaymentPayload[]> => {
     const payments: PaymentPayload[] = new Array(count);
@@ -342,19 +453,36 @@ export async function activatedSeller(api: string, chain: string): Promise<strin
   if (!response.ok) throw new Error(`provision-tx answered ${response.status}: ${await response.text()}`);
   const { transaction } = (await response.json()) as { transaction: string };
   const signer = await createKeyPairSignerFromPrivateKeyBytes(seed);
-  const signed = await partiallySignTransaction([signer.keyPair], getTransactionDecoder().decode(getBase64Encoder().encode(transaction)));
+  const signed = await partiallySignTransaction(
+    [signer.keyPair],
+    getTransactionDecoder().decode(getBase64Encoder().encode(transaction)),
+  );
   await chainRpc(chain, "sendTransaction", [getBase64EncodedWireTransaction(signed), { encoding: "base64" }]);
   return seller.address;
 }
 
-export async function enrichLine(api: string, sellerWallet: string, amountRaw = PRICE_RAW): Promise<PaymentRequirements> {
+export async function enrichLine(
+  api: string,
+  sellerWallet: string,
+  amountRaw = PRICE_RAW,
+): Promise<PaymentRequirements> {
   const response = await fetch(`${api}/payment-required/enrich`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify({
       x402Version: 2,
       resource: RESOURCE,
-      accepts: [{ scheme: "exact", network: DEVNET, asset: USDC, amount: amountRaw.toString(), payTo: sellerWallet, maxTimeoutSeconds: 60, extra: {} }],
+      accepts: [
+        {
+          scheme: "exact",
+          network: DEVNET,
+          asset: USDC,
+          amount: amountRaw.toString(),
+          payTo: sellerWallet,
+          maxTimeoutSeconds: 60,
+          extra: {},
+        },
+      ],
     }),
     signal: AbortSignal.timeout(15_000),
   });
@@ -384,12 +512,20 @@ export async function startFacilitators(chain: string, cleanups: (() => Promise<
     ...(ours.entrypoint ? { entrypoint: ours.entrypoint } : {}),
   });
   cleanups.push(worker.stop);
-  const reference = await startChild("bench/reference-server.ts", { REF_RPC_URL: chain, REF_FEE_PAYER_SECRET_KEY: refFeePayer.secretKeyBase58 }, cleanups);
+  const reference = await startChild(
+    "bench/reference-server.ts",
+    { REF_RPC_URL: chain, REF_FEE_PAYER_SECRET_KEY: refFeePayer.secretKeyBase58 },
+    cleanups,
+  );
   return { api: `${worker.url}/api/v1/facilitator`, reference, refFeePayer, ourFeePayer };
 }
 
 /** A bench helper in its own Node process (tsx) that prints {"url"} once ready; stopped by the cleanups. */
-export async function startChild(script: string, env: Record<string, string>, cleanups: (() => Promise<void>)[]): Promise<{ url: string; pid: number }> {
+export async function startChild(
+  script: string,
+  env: Record<string, string>,
+  cleanups: (() => Promise<void>)[],
+): Promise<{ url: string; pid: number }> {
   const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, script)], {
     cwd: ROOT,
     env: { ...process.env, ...env },
@@ -426,11 +562,19 @@ export async function startChild(script: string, env: Record<string, string>, cl
  * The diagnostics' setup (bench/settle-syscalls.ts, bench/profile.ts): a local chain, our Worker with a funded fee payer
  * of its own (`vars` over BENCH_VARS), and an activated seller's enriched exact line.
  */
-export async function benchWorkerWithSeller(cleanups: (() => Promise<void>)[], options: { vars?: Record<string, string>; inspector?: boolean } = {}) {
+export async function benchWorkerWithSeller(
+  cleanups: (() => Promise<void>)[],
+  options: { vars?: Record<string, string>; inspector?: boolean } = {},
+) {
   const chain = (await startChild("bench/chain-process.ts", {}, cleanups)).url;
   const feePayer = randomKeypair();
   await fundFromFaucet(chain, feePayer.address, 1_000_000_000_000);
-  const worker = await startWorker({ rpcUrl: chain, feePayerSecretKeyBase58: feePayer.secretKeyBase58, vars: { ...BENCH_VARS, ...options.vars }, inspector: options.inspector ?? false });
+  const worker = await startWorker({
+    rpcUrl: chain,
+    feePayerSecretKeyBase58: feePayer.secretKeyBase58,
+    vars: { ...BENCH_VARS, ...options.vars },
+    inspector: options.inspector ?? false,
+  });
   cleanups.push(worker.stop);
   const api = `${worker.url}/api/v1/facilitator`;
   const line: PaymentRequirements = await enrichLine(api, await activatedSeller(api, chain));

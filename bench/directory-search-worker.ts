@@ -4,11 +4,33 @@
  * `GET /__bench/search?<GET /resources query>` (or `?stats`: /directory/stats) runs the same function as the route
  * and answers with its wall time (performance.now() advances during execution in local workerd). Never deployed.
  */
-import worker from "../src/index";
-import type { Env } from "../src/env";
-import { directoryStats, searchResources } from "../src/directory/resources/resource-search";
 
-const WORDS = ["weather", "forecast", "finance", "stock", "maps", "route", "translate", "image", "vision", "audio", "news", "sports", "crypto", "price", "search", "geocode", "ocr", "summary", "llm", "embedding"];
+import { directoryStats, searchResources } from "../src/directory/resources/resource-search";
+import type { Env } from "../src/env";
+import worker from "../src/index";
+
+const WORDS = [
+  "weather",
+  "forecast",
+  "finance",
+  "stock",
+  "maps",
+  "route",
+  "translate",
+  "image",
+  "vision",
+  "audio",
+  "news",
+  "sports",
+  "crypto",
+  "price",
+  "search",
+  "geocode",
+  "ocr",
+  "summary",
+  "llm",
+  "embedding",
+];
 const BENCH_WALLET = "BenchWa11et1111111111111111111111111111111";
 
 async function seed(env: Env, from: number, count: number): Promise<void> {
@@ -62,8 +84,15 @@ export default {
         return Response.json({ ms: performance.now() - started, count: stats.resources.total, nextCursor: null });
       }
       const started = performance.now();
-      const page = await searchResources(env.DB, { ...query, limit: query.limit === undefined ? undefined : Number(query.limit) });
-      return Response.json({ ms: performance.now() - started, count: page.entries.length, nextCursor: page.nextCursor });
+      const page = await searchResources(env.DB, {
+        ...query,
+        limit: query.limit === undefined ? undefined : Number(query.limit),
+      });
+      return Response.json({
+        ms: performance.now() - started,
+        count: page.entries.length,
+        nextCursor: page.nextCursor,
+      });
     }
     return worker.fetch!(request as never, env, ctx);
   },

@@ -4,9 +4,10 @@
  * D1 search time measured inside the Worker (the handler's search function) and the HTTP round trip of the real
  * `GET /resources` route. Numbers on a shared machine are noisy; compare medians across runs.
  */
-import { startWorker } from "../scripts/lib/run-worker";
+
 import { startLocalnet } from "../localnet/server";
 import { randomKeypair } from "../scripts/lib/keypair";
+import { startWorker } from "../scripts/lib/run-worker";
 import { fmt, formatTable, median, percentile } from "./measure";
 
 const TOTAL = Number(process.env.BENCH_RESOURCES ?? 100_000);
@@ -18,13 +19,20 @@ const commonWordCursors: string[] = [];
 
 const QUERIES: [string, (i: number) => string][] = [
   ["newest page (no q)", () => "limit=50"],
-  ["deep cursor page", (i) => `limit=50&cursor=${encodeURIComponent(new Date(1_700_000_000_000 + 10_000 + i).toISOString().replace("Z", "000Z"))}~999999`],
+  [
+    "deep cursor page",
+    (i) =>
+      `limit=50&cursor=${encodeURIComponent(new Date(1_700_000_000_000 + 10_000 + i).toISOString().replace("Z", "000Z"))}~999999`,
+  ],
   ["category + scheme filter", () => "category=maps&scheme=exact&limit=50"],
   ["tag filter", () => "tag=vision&limit=50"],
   ["q: one common word", () => "q=weather&limit=20"],
   ["q: two words", () => "q=forecast%20vision&limit=20"],
   ["q: rare term (an id)", (i) => `q=${(i * 487) % TOTAL}&limit=20`],
-  ["q: common word, pages 2..31", (i) => `q=weather&limit=20&cursor=${encodeURIComponent(commonWordCursors[i % commonWordCursors.length]!)}`],
+  [
+    "q: common word, pages 2..31",
+    (i) => `q=weather&limit=20&cursor=${encodeURIComponent(commonWordCursors[i % commonWordCursors.length]!)}`,
+  ],
   ["q + category (5% of rows)", () => "q=news&category=maps&limit=20"],
   ["q: prefix + filter", () => "q=trans&category=news&limit=20"],
   ["/directory/stats", () => "stats"],
@@ -57,7 +65,9 @@ async function main(): Promise<void> {
     console.log(`seeding ${TOTAL} resources (90% listed, FTS5 index via triggers)…`);
     const seedStart = performance.now();
     for (let from = 0; from < TOTAL; from += SEED_CHUNK) {
-      const response = await fetch(`${base}/__bench/seed?from=${from}&count=${Math.min(SEED_CHUNK, TOTAL - from)}`, { method: "POST" });
+      const response = await fetch(`${base}/__bench/seed?from=${from}&count=${Math.min(SEED_CHUNK, TOTAL - from)}`, {
+        method: "POST",
+      });
       if (!response.ok) throw new Error(`seed failed: ${response.status} ${await response.text()}`);
     }
     console.log(`seeded in ${fmt((performance.now() - seedStart) / 1000)} s`);
@@ -70,7 +80,11 @@ async function main(): Promise<void> {
       const http: number[] = [];
       let count = 0;
       for (let i = 0; i < SAMPLES; i++) {
-        const measured = (await (await fetch(`${base}/__bench/search?${query(i)}`)).json()) as { ms: number; count: number; error?: string };
+        const measured = (await (await fetch(`${base}/__bench/search?${query(i)}`)).json()) as {
+          ms: number;
+          count: number;
+          error?: string;
+        };
         if (typeof measured.ms !== "number") throw new Error(`${name}: ${JSON.stringify(measured)}`);
         inWorker.push(measured.ms);
         count = measured.count;
@@ -81,7 +95,15 @@ async function main(): Promise<void> {
         http.push(performance.now() - started);
         if (response.status !== 200) throw new Error(`${name}: HTTP ${response.status}`);
       }
-      rows.push([name, String(count), fmt(median(inWorker), 2), fmt(percentile(inWorker, 95), 2), fmt(percentile(inWorker, 99), 2), fmt(median(http), 2), fmt(percentile(http, 95), 2)]);
+      rows.push([
+        name,
+        String(count),
+        fmt(median(inWorker), 2),
+        fmt(percentile(inWorker, 95), 2),
+        fmt(percentile(inWorker, 99), 2),
+        fmt(median(http), 2),
+        fmt(percentile(http, 95), 2),
+      ]);
     }
     console.log(`\nsearch latency at ${TOTAL} resources, ${SAMPLES} samples per query, serial (ms)`);
     console.log(formatTable(["query", "rows", "D1 p50", "D1 p95", "D1 p99", "HTTP p50", "HTTP p95"], rows));

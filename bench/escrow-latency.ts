@@ -4,12 +4,19 @@
  * rail: POST /build-…-payment-tx, the buyer signs locally, POST /verify. Rate limits are off for the run.
  * A benchmark, not a test: numbers on a shared machine are noisy (report `uptime` with them).
  */
-import { generateKeyPairSigner, getBase64EncodedWireTransaction, getBase64Encoder, getTransactionDecoder, partiallySignTransaction, type KeyPairSigner } from "@solana/kit";
-import { startLocalnet } from "../localnet/server";
-import { startWorker } from "../scripts/lib/run-worker";
-import { labelledKeypair, randomKeypair } from "../scripts/lib/keypair";
-import { fundFromFaucet } from "../demo/chain-rpc";
+import {
+  generateKeyPairSigner,
+  getBase64EncodedWireTransaction,
+  getBase64Encoder,
+  getTransactionDecoder,
+  type KeyPairSigner,
+  partiallySignTransaction,
+} from "@solana/kit";
 import { activateSellerVault } from "../demo/activate-seller";
+import { fundFromFaucet } from "../demo/chain-rpc";
+import { startLocalnet } from "../localnet/server";
+import { labelledKeypair, randomKeypair } from "../scripts/lib/keypair";
+import { startWorker } from "../scripts/lib/run-worker";
 import { CLUSTERS } from "../src/platform/config/networks";
 import { fmt, formatTable, median, percentile } from "./measure";
 
@@ -21,20 +28,41 @@ async function main(): Promise<void> {
   const chain = await startLocalnet({ port: 0, quiet: true });
   const feePayer = randomKeypair();
   await fundFromFaucet(chain.url, feePayer.address, 100_000_000_000);
-  const worker = await startWorker({ rpcUrl: chain.url, feePayerSecretKeyBase58: feePayer.secretKeyBase58, vars: { SVC_RATE_LIMITS_ENABLED: "false" } });
+  const worker = await startWorker({
+    rpcUrl: chain.url,
+    feePayerSecretKeyBase58: feePayer.secretKeyBase58,
+    vars: { SVC_RATE_LIMITS_ENABLED: "false" },
+  });
   const api = `${worker.url}/api/v1/facilitator`;
   try {
     const seller = await generateKeyPairSigner();
     await fundFromFaucet(chain.url, seller.address, 1_000_000_000);
     await activateSellerVault({ facilitatorApi: api, rpcUrl: chain.url, seller, asset: "USDC" });
-    const naive = (scheme: string, maxTimeoutSeconds: number) => ({ scheme, network: NETWORK, asset: USDC, amount: "1000000", payTo: seller.address, maxTimeoutSeconds });
-    const enriched = await post(api, "/payment-required/enrich", { x402Version: 2, resource: { url: "https://seller.example/x" }, accepts: [naive("exact", 60), naive("sla-escrow", 3_600)] });
+    const naive = (scheme: string, maxTimeoutSeconds: number) => ({
+      scheme,
+      network: NETWORK,
+      asset: USDC,
+      amount: "1000000",
+      payTo: seller.address,
+      maxTimeoutSeconds,
+    });
+    const enriched = await post(api, "/payment-required/enrich", {
+      x402Version: 2,
+      resource: { url: "https://seller.example/x" },
+      accepts: [naive("exact", 60), naive("sla-escrow", 3_600)],
+    });
     const [exactLine, escrowLine] = enriched.accepts;
     const oracle = labelledKeypair("x402-facilitator/local/oracle").address;
 
     const rails = {
       exact: (payer: string) => post(api, "/build-exact-payment-tx", { payer, accepted: exactLine }),
-      "sla-escrow": (payer: string) => post(api, "/build-sla-escrow-payment-tx", { payer, accepted: escrowLine, slaHash: "ab".repeat(32), oracleAuthority: oracle }),
+      "sla-escrow": (payer: string) =>
+        post(api, "/build-sla-escrow-payment-tx", {
+          payer,
+          accepted: escrowLine,
+          slaHash: "ab".repeat(32),
+          oracleAuthority: oracle,
+        }),
     };
     const rows: string[][] = [];
     for (const [rail, build] of Object.entries(rails)) {
@@ -51,9 +79,16 @@ async function main(): Promise<void> {
         started = performance.now();
         const verdict = await post(api, "/verify", body);
         verifyMs.push(performance.now() - started);
-        if (verdict.isValid !== true) throw new Error(`${rail} verify refused a built payment: ${JSON.stringify(verdict)}`);
+        if (verdict.isValid !== true)
+          throw new Error(`${rail} verify refused a built payment: ${JSON.stringify(verdict)}`);
       }
-      rows.push([rail, fmt(median(buildMs)), fmt(percentile(buildMs, 95)), fmt(median(verifyMs)), fmt(percentile(verifyMs, 95))]);
+      rows.push([
+        rail,
+        fmt(median(buildMs)),
+        fmt(percentile(buildMs, 95)),
+        fmt(median(verifyMs)),
+        fmt(percentile(verifyMs, 95)),
+      ]);
     }
     console.log(`\n${SAMPLES} payments per rail, sequential (c=1), milliseconds over HTTP:\n`);
     console.log(formatTable(["rail", "build p50", "build p95", "verify p50", "verify p95"], rows));
@@ -64,9 +99,14 @@ async function main(): Promise<void> {
 }
 
 async function post(api: string, path: string, json: unknown): Promise<any> {
-  const response = await fetch(api + path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(json) });
+  const response = await fetch(api + path, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(json),
+  });
   const body = await response.json();
-  if (!response.ok && path !== "/verify") throw new Error(`${path} answered ${response.status}: ${JSON.stringify(body).slice(0, 300)}`);
+  if (!response.ok && path !== "/verify")
+    throw new Error(`${path} answered ${response.status}: ${JSON.stringify(body).slice(0, 300)}`);
   return body;
 }
 

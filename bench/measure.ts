@@ -18,7 +18,11 @@ const epochNowMs = () => performance.timeOrigin + performance.now();
  * Runs `task` once per item with at most `concurrency` in flight, timing each call. A task returns null on
  * success or a failure reason; a thrown error counts as a failure too.
  */
-export async function runPhase<T>(items: readonly T[], concurrency: number, task: (item: T) => Promise<string | null>): Promise<PhaseResult> {
+export async function runPhase<T>(
+  items: readonly T[],
+  concurrency: number,
+  task: (item: T) => Promise<string | null>,
+): Promise<PhaseResult> {
   const latenciesMs: number[] = new Array(items.length);
   const callSpansMs: [number, number][] = new Array(items.length);
   const failureSamples: string[] = [];
@@ -47,7 +51,15 @@ export async function runPhase<T>(items: readonly T[], concurrency: number, task
   });
   await Promise.all(lanes);
   const wallMs = performance.now() - started;
-  return { count: items.length, failures, failureSamples, wallMs, throughputPerSecond: (items.length / wallMs) * 1000, latenciesMs, callSpansMs };
+  return {
+    count: items.length,
+    failures,
+    failureSamples,
+    wallMs,
+    throughputPerSecond: (items.length / wallMs) * 1000,
+    latenciesMs,
+    callSpansMs,
+  };
 }
 
 export function percentile(values: readonly number[], p: number): number {
@@ -71,7 +83,8 @@ export function mean(values: readonly number[]): number {
 /** Left column text, then right-aligned columns. */
 export function formatTable(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const line = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ");
+  const line = (cells: string[]) =>
+    cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ");
   return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n");
 }
 

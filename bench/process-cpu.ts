@@ -3,7 +3,7 @@
  * each facilitator next to its throughput. Linux only; elsewhere every reading is null and the rows say n/a.
  * Miniflare runs the Worker in a workerd child of this process: that child is "ours".
  */
-import { readFileSync, readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 
 const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ, 100 on every Linux build that matters here
 
@@ -30,7 +30,8 @@ export function workerdChildrenOf(parentPid: number): number[] {
   for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue;
     const fields = statFields(Number(entry));
-    if (fields && Number(fields[1]) === parentPid && commandOf(Number(entry)).includes("workerd")) pids.push(Number(entry));
+    if (fields && Number(fields[1]) === parentPid && commandOf(Number(entry)).includes("workerd"))
+      pids.push(Number(entry));
   }
   return pids;
 }

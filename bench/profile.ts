@@ -13,7 +13,15 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { PaymentPayload } from "@x402/core/types";
-import { DEFAULT_OPTIONS, WARMUP_SETTLES, benchWorkerWithSeller, fundedBuyers, mustSucceed, paymentFactory, post } from "./bench";
+import {
+  benchWorkerWithSeller,
+  DEFAULT_OPTIONS,
+  fundedBuyers,
+  mustSucceed,
+  paymentFactory,
+  post,
+  WARMUP_SETTLES,
+} from "./bench";
 import { fmt, formatTable, median, runPhase } from "./measure";
 import { cpuMsOf, workerdChildrenOf } from "./process-cpu";
 
@@ -52,7 +60,10 @@ class Inspector {
 
   /** The inspector target whose title matches: workerd lists "workerd: worker core:user:<name>" beside its own. */
   static async connect(inspectorOrigin: string, title: RegExp): Promise<Inspector> {
-    const targets = (await (await fetch(`${inspectorOrigin}/json`)).json()) as { webSocketDebuggerUrl: string; title?: string }[];
+    const targets = (await (await fetch(`${inspectorOrigin}/json`)).json()) as {
+      webSocketDebuggerUrl: string;
+      title?: string;
+    }[];
     const target = targets.find((t) => title.test(t.title ?? ""));
     if (!target) throw new Error(`no inspector target matching ${title} at ${inspectorOrigin}/json`);
     const socket = new WebSocket(target.webSocketDebuggerUrl);
@@ -65,7 +76,9 @@ class Inspector {
 
   send<T = unknown>(method: string, params: Record<string, unknown> = {}): Promise<T> {
     const id = this.nextId++;
-    const answer = new Promise<T>((resolve, reject) => this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject }));
+    const answer = new Promise<T>((resolve, reject) =>
+      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject }),
+    );
     this.socket.send(JSON.stringify({ id, method, params }));
     return answer;
   }
@@ -84,7 +97,11 @@ async function profiled(inspector: Inspector, run: () => Promise<void>): Promise
 }
 
 /** Self time per frame (function + location), busy time (all samples but idle), in milliseconds. */
-function summarise(profile: CpuProfile): { busyMs: number; wallMs: number; frames: { frame: string; selfMs: number }[] } {
+function summarise(profile: CpuProfile): {
+  busyMs: number;
+  wallMs: number;
+  frames: { frame: string; selfMs: number }[];
+} {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const selfMicros = new Map<number, number>();
   profile.samples.forEach((id, i) => selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
@@ -101,17 +118,28 @@ function summarise(profile: CpuProfile): { busyMs: number; wallMs: number; frame
   return {
     busyMs: busyMicros / 1000,
     wallMs: (profile.endTime - profile.startTime) / 1000,
-    frames: [...frames].map(([frame, micros]) => ({ frame, selfMs: micros / 1000 })).sort((a, b) => b.selfMs - a.selfMs),
+    frames: [...frames]
+      .map(([frame, micros]) => ({ frame, selfMs: micros / 1000 }))
+      .sort((a, b) => b.selfMs - a.selfMs),
   };
 }
 
 function print(label: string, calls: number, profile: CpuProfile): void {
   const { busyMs, wallMs, frames } = summarise(profile);
-  console.log(`\n${label}: ${calls} calls, isolate busy ${fmt(busyMs)} ms of ${fmt(wallMs)} ms wall → CPU per call ${fmt(busyMs / calls, 3)} ms`);
+  console.log(
+    `\n${label}: ${calls} calls, isolate busy ${fmt(busyMs)} ms of ${fmt(wallMs)} ms wall → CPU per call ${fmt(busyMs / calls, 3)} ms`,
+  );
   console.log(
     formatTable(
       ["top frames by self time", "self ms", "per call µs", "% busy"],
-      frames.slice(0, TOP_FRAMES).map((f) => [f.frame.slice(0, 90), fmt(f.selfMs, 1), fmt((f.selfMs / calls) * 1000, 0), fmt((100 * f.selfMs) / busyMs, 1)]),
+      frames
+        .slice(0, TOP_FRAMES)
+        .map((f) => [
+          f.frame.slice(0, 90),
+          fmt(f.selfMs, 1),
+          fmt((f.selfMs / calls) * 1000, 0),
+          fmt((100 * f.selfMs) / busyMs, 1),
+        ]),
     ),
   );
 }
@@ -142,12 +170,16 @@ async function main(): Promise<void> {
 
     const inspector = await Inspector.connect(worker.inspectorUrl, /core:user:/);
     const verifies = await makePayments(VERIFIES);
-    const verifyProfile = await profiled(inspector, async () => mustSucceed("verify", await runPhase(verifies, 8, call("verify"))));
+    const verifyProfile = await profiled(inspector, async () =>
+      mustSucceed("verify", await runPhase(verifies, 8, call("verify"))),
+    );
     const settles = await makePayments(SETTLES);
     let settlePhase: Awaited<ReturnType<typeof runPhase>> | undefined;
     const workerd = workerdChildrenOf(process.pid);
     const cpuBefore = cpuMsOf(workerd);
-    const settleProfile = await profiled(inspector, async () => mustSucceed("settle", (settlePhase = await runPhase(settles, 1, call("settle")))));
+    const settleProfile = await profiled(inspector, async () =>
+      mustSucceed("settle", (settlePhase = await runPhase(settles, 1, call("settle")))),
+    );
     const cpuAfter = cpuMsOf(workerd);
     const osCpu = cpuBefore === null || cpuAfter === null ? "n/a" : fmt((cpuAfter - cpuBefore) / SETTLES, 2);
     inspector.close();
@@ -157,11 +189,19 @@ async function main(): Promise<void> {
       await mkdir(saveDir, { recursive: true });
       await writeFile(path.join(saveDir, "verify.cpuprofile"), JSON.stringify(verifyProfile));
       await writeFile(path.join(saveDir, "settle.cpuprofile"), JSON.stringify(settleProfile));
-      console.log(`profile: wrote verify.cpuprofile and settle.cpuprofile to ${saveDir} (open them in Chrome DevTools' Performance panel)`);
+      console.log(
+        `profile: wrote verify.cpuprofile and settle.cpuprofile to ${saveDir} (open them in Chrome DevTools' Performance panel)`,
+      );
     }
     print(`/verify (c=8)`, VERIFIES, verifyProfile);
-    print(`/settle (sequential, ${process.env.PROFILE_LEDGER ?? "object"} ledger; under the profiler: median ${fmt(median(settlePhase!.latenciesMs), 2)} ms, workerd's OS CPU per settle ${osCpu} ms)`, SETTLES, settleProfile);
-    console.log(`\n(sampling every ${SAMPLING_INTERVAL_MICROS} µs in the Worker's isolate; "busy" excludes (idle); (program) and (garbage collector) are engine time)`);
+    print(
+      `/settle (sequential, ${process.env.PROFILE_LEDGER ?? "object"} ledger; under the profiler: median ${fmt(median(settlePhase!.latenciesMs), 2)} ms, workerd's OS CPU per settle ${osCpu} ms)`,
+      SETTLES,
+      settleProfile,
+    );
+    console.log(
+      `\n(sampling every ${SAMPLING_INTERVAL_MICROS} µs in the Worker's isolate; "busy" excludes (idle); (program) and (garbage collector) are engine time)`,
+    );
   } finally {
     for (const step of cleanups.reverse()) await step().catch(() => {});
   }

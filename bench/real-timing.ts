@@ -17,15 +17,33 @@
  *   ours with D1 `farDbLatencyMs` away (default 120 ms, a Worker on another continent than D1's primary) settles the
  *   same kind of payment, so one run shows what the distance costs.
  */
-import { generateKeyPairSigner, getBase64EncodedWireTransaction, getBase64Encoder, getTransactionDecoder, partiallySignTransaction, type KeyPairSigner } from "@solana/kit";
+import {
+  generateKeyPairSigner,
+  getBase64EncodedWireTransaction,
+  getBase64Encoder,
+  getTransactionDecoder,
+  type KeyPairSigner,
+  partiallySignTransaction,
+} from "@solana/kit";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
-import { labelledKeypair, randomKeypair } from "../scripts/lib/keypair";
 import { chainRpc, fundFromFaucet } from "../demo/chain-rpc";
-import { CLUSTERS } from "../src/platform/config/networks";
+import { labelledKeypair, randomKeypair } from "../scripts/lib/keypair";
 import { startWorker } from "../scripts/lib/run-worker";
-import { activatedSeller, BENCH_VARS, enrichLine, fundedBuyers, mustSucceed, paymentBody, paymentFactory, startChild, startFacilitators, type SideName } from "./bench";
+import { CLUSTERS } from "../src/platform/config/networks";
+import {
+  activatedSeller,
+  BENCH_VARS,
+  enrichLine,
+  fundedBuyers,
+  mustSucceed,
+  paymentBody,
+  paymentFactory,
+  type SideName,
+  startChild,
+  startFacilitators,
+} from "./bench";
 import { postJsonText } from "./http-client";
-import { fmt, formatTable, median, percentile, runPhase, type PhaseResult } from "./measure";
+import { fmt, formatTable, median, type PhaseResult, percentile, runPhase } from "./measure";
 import type { ChainRequest } from "./settle-timeline";
 
 export interface RealTimingOptions {
@@ -123,7 +141,9 @@ export async function runRealTimingBench(options: RealTimingOptions): Promise<Re
         cleanups,
       )
     ).url;
-    log(`local chain with real timing: confirmation ${options.slotMs} ± ${options.jitterMs} ms after landing, RPC latency ${options.rpcLatencyMsEachWay} ms each way (${chain})`);
+    log(
+      `local chain with real timing: confirmation ${options.slotMs} ± ${options.jitterMs} ms after landing, RPC latency ${options.rpcLatencyMsEachWay} ms each way (${chain})`,
+    );
     const { api, reference, refFeePayer } = await startFacilitators(chain, cleanups, {
       entrypoint: DELAYED_D1_WORKER,
       vars: { BENCH_DB_LATENCY_MS: String(options.dbLatencyMs) },
@@ -145,45 +165,107 @@ export async function runRealTimingBench(options: RealTimingOptions): Promise<Re
       // Warm both sides (JITs, connection pools, the Worker's cached mint and program facts) before counting.
       const half = Math.ceil(options.warmupCalls / 2);
       const warm = await party.makePayments(2 * half);
-      mustSucceed(`warm-up (${party.name})`, await runPhase(warm.slice(0, half), 4, (p) => call(party.api, "verify", paymentBody(p, party.line)).then((a) => a.failure)));
-      mustSucceed(`warm-up settle (${party.name})`, await runPhase(warm.slice(half), 1, (p) => call(party.api, "settle", paymentBody(p, party.line)).then((a) => a.failure)));
+      mustSucceed(
+        `warm-up (${party.name})`,
+        await runPhase(warm.slice(0, half), 4, (p) =>
+          call(party.api, "verify", paymentBody(p, party.line)).then((a) => a.failure),
+        ),
+      );
+      mustSucceed(
+        `warm-up settle (${party.name})`,
+        await runPhase(warm.slice(half), 1, (p) =>
+          call(party.api, "settle", paymentBody(p, party.line)).then((a) => a.failure),
+        ),
+      );
 
-      log(`${party.name}: ${options.sequential} sequential verifies, then ${options.concurrentVerifies} at c=${VERIFY_CONCURRENCY}, then ${options.sequential} sequential settles`);
+      log(
+        `${party.name}: ${options.sequential} sequential verifies, then ${options.concurrentVerifies} at c=${VERIFY_CONCURRENCY}, then ${options.sequential} sequential settles`,
+      );
       const verifies = await party.makePayments(options.sequential);
       const d1Origin = party.name === "ours" ? workerOrigin(party.api) : null;
-      figures[party.name].push(await sequential(chain, party.api, "verify", verifies.map((p) => paymentBody(p, party.line)), "verify", d1Origin));
+      figures[party.name].push(
+        await sequential(
+          chain,
+          party.api,
+          "verify",
+          verifies.map((p) => paymentBody(p, party.line)),
+          "verify",
+          d1Origin,
+        ),
+      );
       verifyThroughput[party.name] = await concurrentVerifyThroughput(party.api, party, options, party.name);
       const settles = await party.makePayments(options.sequential);
-      figures[party.name].push(await sequential(chain, party.api, "settle", settles.map((p) => paymentBody(p, party.line)), "settle (vault exists)", d1Origin));
+      figures[party.name].push(
+        await sequential(
+          chain,
+          party.api,
+          "settle",
+          settles.map((p) => paymentBody(p, party.line)),
+          "settle (vault exists)",
+          d1Origin,
+        ),
+      );
     }
 
-    log(`ceiling: ${options.concurrentVerifies} verifies at c=${VERIFY_CONCURRENCY} on a Worker that only forwards the simulation`);
+    log(
+      `ceiling: ${options.concurrentVerifies} verifies at c=${VERIFY_CONCURRENCY} on a Worker that only forwards the simulation`,
+    );
     const ceilingThroughput = await ceilingVerifyThroughput(chain, parties[0]!, options, cleanups);
 
-    log(`ours: ${options.sequential} just-in-time settles (each to a seller without a vault), ${options.sequential} escrow fundings`);
+    log(
+      `ours: ${options.sequential} just-in-time settles (each to a seller without a vault), ${options.sequential} escrow fundings`,
+    );
     const ourOrigin = workerOrigin(api);
-    figures.ours.push(await sequential(chain, api, "settle", await justInTimeBodies(api, chain, buyers, options.sequential), "settle, just-in-time vault", ourOrigin));
-    figures.ours.push(await sequential(chain, api, "settle", await escrowBodies(api, chain, sellerWallet, options.sequential), "settle, sla-escrow funding", ourOrigin));
+    figures.ours.push(
+      await sequential(
+        chain,
+        api,
+        "settle",
+        await justInTimeBodies(api, chain, buyers, options.sequential),
+        "settle, just-in-time vault",
+        ourOrigin,
+      ),
+    );
+    figures.ours.push(
+      await sequential(
+        chain,
+        api,
+        "settle",
+        await escrowBodies(api, chain, sellerWallet, options.sequential),
+        "settle, sla-escrow funding",
+        ourOrigin,
+      ),
+    );
     if (options.farDbLatencyMs !== options.dbLatencyMs) {
       log(`ours with D1 ${options.farDbLatencyMs} ms away: ${options.sequential} sequential settles (vault exists)`);
       figures.ours.push(await farDatabaseSettles(chain, buyers, options, cleanups, options.farDbLatencyMs));
     }
     if (options.compareD1Ledger) {
       for (const latencyMs of new Set([options.dbLatencyMs, options.farDbLatencyMs])) {
-        log(`ours with the D1 ledger, D1 ${latencyMs} ms away: ${options.sequential} sequential settles (vault exists)`);
+        log(
+          `ours with the D1 ledger, D1 ${latencyMs} ms away: ${options.sequential} sequential settles (vault exists)`,
+        );
         figures.ours.push(await farDatabaseSettles(chain, buyers, options, cleanups, latencyMs, "d1"));
       }
     }
 
     // Each verify waits its RPC round trips; with nothing serialised, c callers finish c calls per that wait.
-    const verifyCalls = (side: SideName) => Object.values(figures[side][0]!.rpcCallsByMethod).reduce((a, b) => a + b, 0);
+    const verifyCalls = (side: SideName) =>
+      Object.values(figures[side][0]!.rpcCallsByMethod).reduce((a, b) => a + b, 0);
     const roundTripMs = 2 * options.rpcLatencyMsEachWay;
     const latencyBound = {
       ours: (VERIFY_CONCURRENCY * 1000) / (Math.max(1, verifyCalls("ours")) * roundTripMs),
       reference: (VERIFY_CONCURRENCY * 1000) / (Math.max(1, verifyCalls("reference")) * roundTripMs),
     };
     const rows = report(figures, verifyThroughput, latencyBound, ceilingThroughput);
-    return { rows, table: `${formatTable(["", "ours", "reference"], rows)}\n\n${describeAllCalls(figures)}`, figures, verifyThroughput, latencyBound, ceilingThroughput };
+    return {
+      rows,
+      table: `${formatTable(["", "ours", "reference"], rows)}\n\n${describeAllCalls(figures)}`,
+      figures,
+      verifyThroughput,
+      latencyBound,
+      ceilingThroughput,
+    };
   } finally {
     for (const step of cleanups.reverse()) await step().catch(() => {});
   }
@@ -220,15 +302,28 @@ async function farDatabaseSettles(
   const line = await enrichLine(api, await activatedSeller(api, chain));
   const payments = paymentFactory(chain, buyers, line);
   const warm = await payments(Math.max(1, Math.ceil(options.warmupCalls / 2)));
-  mustSucceed("warm-up settle (far D1)", await runPhase(warm, 1, (p) => call(api, "settle", paymentBody(p, line)).then((a) => a.failure)));
+  mustSucceed(
+    "warm-up settle (far D1)",
+    await runPhase(warm, 1, (p) => call(api, "settle", paymentBody(p, line)).then((a) => a.failure)),
+  );
   const bodies = (await payments(options.sequential)).map((p) => paymentBody(p, line));
   const label = `settle (vault exists)${ledger ? ", D1 ledger" : ""}, D1 ${latencyMs} ms away`;
   return sequential(chain, api, "settle", bodies, label, worker.url);
 }
 
 /** The c=32 verify phase against bench/ceiling-worker, with fresh payments of ours' line (it checks nothing, the chain does). */
-async function ceilingVerifyThroughput(chain: string, party: RealParty, options: RealTimingOptions, cleanups: (() => Promise<void>)[]): Promise<number> {
-  const worker = await startWorker({ rpcUrl: chain, feePayerSecretKeyBase58: randomKeypair().secretKeyBase58, entrypoint: CEILING_WORKER, logLevel: "none" });
+async function ceilingVerifyThroughput(
+  chain: string,
+  party: RealParty,
+  options: RealTimingOptions,
+  cleanups: (() => Promise<void>)[],
+): Promise<number> {
+  const worker = await startWorker({
+    rpcUrl: chain,
+    feePayerSecretKeyBase58: randomKeypair().secretKeyBase58,
+    entrypoint: CEILING_WORKER,
+    logLevel: "none",
+  });
   cleanups.push(worker.stop);
   const throughput = await concurrentVerifyThroughput(worker.url, party, options, "ceiling");
   await worker.stop();
@@ -239,32 +334,61 @@ async function ceilingVerifyThroughput(chain: string, party: RealParty, options:
  * Verify req/s at c=32 with fresh payments of the party's line. A quarter as many calls at c=32 come first, unmeasured,
  * so every side is measured at its steady state (optimised code, pools and caches at that concurrency).
  */
-async function concurrentVerifyThroughput(api: string, party: RealParty, options: RealTimingOptions, label: string): Promise<number> {
+async function concurrentVerifyThroughput(
+  api: string,
+  party: RealParty,
+  options: RealTimingOptions,
+  label: string,
+): Promise<number> {
   const warmupCount = Math.ceil(options.concurrentVerifies / 4);
-  const bodies = (await party.makePayments(warmupCount + options.concurrentVerifies)).map((p) => paymentBody(p, party.line));
-  const verifyAll = (part: string[]) => runPhase(part, VERIFY_CONCURRENCY, (body) => call(api, "verify", body).then((a) => a.failure));
+  const bodies = (await party.makePayments(warmupCount + options.concurrentVerifies)).map((p) =>
+    paymentBody(p, party.line),
+  );
+  const verifyAll = (part: string[]) =>
+    runPhase(part, VERIFY_CONCURRENCY, (body) => call(api, "verify", body).then((a) => a.failure));
   mustSucceed(`warm-up at c=${VERIFY_CONCURRENCY} (${label})`, await verifyAll(bodies.slice(0, warmupCount)));
   const phase = await verifyAll(bodies.slice(warmupCount));
   mustSucceed(`verify c=${VERIFY_CONCURRENCY} (${label})`, phase);
   return phase.throughputPerSecond;
 }
 
-function report(figures: Record<SideName, SequentialFigures[]>, throughput: Record<SideName, number>, bound: Record<SideName, number>, ceiling: number): string[][] {
+function report(
+  figures: Record<SideName, SequentialFigures[]>,
+  throughput: Record<SideName, number>,
+  bound: Record<SideName, number>,
+  ceiling: number,
+): string[][] {
   const rows: string[][] = [];
   const find = (side: SideName, label: string) => figures[side].find((f) => f.label === label);
-  const cell = (f: SequentialFigures | undefined, value: (f: SequentialFigures) => string) => (f === undefined ? "-" : value(f));
+  const cell = (f: SequentialFigures | undefined, value: (f: SequentialFigures) => string) =>
+    f === undefined ? "-" : value(f);
   const labels = [...new Set([...figures.ours, ...figures.reference].map((f) => f.label))];
   for (const label of labels) {
     const ours = find("ours", label);
     const ref = find("reference", label);
-    rows.push([`${label}: p50 / p95 ms`, cell(ours, (f) => `${fmt(median(f.latenciesMs))} / ${fmt(percentile(f.latenciesMs, 95))}`), cell(ref, (f) => `${fmt(median(f.latenciesMs))} / ${fmt(percentile(f.latenciesMs, 95))}`)]);
+    rows.push([
+      `${label}: p50 / p95 ms`,
+      cell(ours, (f) => `${fmt(median(f.latenciesMs))} / ${fmt(percentile(f.latenciesMs, 95))}`),
+      cell(ref, (f) => `${fmt(median(f.latenciesMs))} / ${fmt(percentile(f.latenciesMs, 95))}`),
+    ]);
     if (label !== "verify") {
-      const after = (f: SequentialFigures) => `${fmt(median(f.afterConfirmationMs))} / ${fmt(percentile(f.afterConfirmationMs, 95))}`;
+      const after = (f: SequentialFigures) =>
+        `${fmt(median(f.afterConfirmationMs))} / ${fmt(percentile(f.afterConfirmationMs, 95))}`;
       rows.push([`${label}: answer after confirmation p50 / p95 ms`, cell(ours, after), cell(ref, after)]);
     }
-    rows.push([`${label}: RPC calls per call`, cell(ours, (f) => fmt(totalCalls(f), 2)), cell(ref, (f) => fmt(totalCalls(f), 2))]);
-    const d1 = (f: SequentialFigures) => (f.d1 ? `${fmt(f.d1.awaited, 2)} / ${fmt(f.d1.afterConfirmation, 2)} / ${fmt(f.d1.background, 2)}` : "-");
-    if (ours?.d1) rows.push([`${label}: D1 round trips per call, awaited / after confirmation / background`, d1(ours), cell(ref, d1)]);
+    rows.push([
+      `${label}: RPC calls per call`,
+      cell(ours, (f) => fmt(totalCalls(f), 2)),
+      cell(ref, (f) => fmt(totalCalls(f), 2)),
+    ]);
+    const d1 = (f: SequentialFigures) =>
+      f.d1 ? `${fmt(f.d1.awaited, 2)} / ${fmt(f.d1.afterConfirmation, 2)} / ${fmt(f.d1.background, 2)}` : "-";
+    if (ours?.d1)
+      rows.push([
+        `${label}: D1 round trips per call, awaited / after confirmation / background`,
+        d1(ours),
+        cell(ref, d1),
+      ]);
   }
   rows.push([
     `/verify req/s at c=${VERIFY_CONCURRENCY} (latency bound)`,
@@ -272,8 +396,16 @@ function report(figures: Record<SideName, SequentialFigures[]>, throughput: Reco
     `${fmt(throughput.reference)} (${fmt(bound.reference)}, ${fmt((100 * throughput.reference) / bound.reference, 0)}%)`,
   ]);
   const shareOfCeiling = (side: SideName) => `${fmt((100 * throughput[side]) / ceiling, 0)}%`;
-  rows.push([`/verify req/s at c=${VERIFY_CONCURRENCY}: a forward-only Worker (this machine's ceiling)`, `${fmt(ceiling)} (${fmt((100 * ceiling) / bound.ours, 0)}% of the bound)`, ""]);
-  rows.push([`/verify at c=${VERIFY_CONCURRENCY}: share of the ceiling`, shareOfCeiling("ours"), shareOfCeiling("reference")]);
+  rows.push([
+    `/verify req/s at c=${VERIFY_CONCURRENCY}: a forward-only Worker (this machine's ceiling)`,
+    `${fmt(ceiling)} (${fmt((100 * ceiling) / bound.ours, 0)}% of the bound)`,
+    "",
+  ]);
+  rows.push([
+    `/verify at c=${VERIFY_CONCURRENCY}: share of the ceiling`,
+    shareOfCeiling("ours"),
+    shareOfCeiling("reference"),
+  ]);
   return rows;
 }
 
@@ -302,14 +434,24 @@ interface Answer {
 async function call(api: string, kind: "verify" | "settle", body: string): Promise<Answer> {
   const response = await postJsonText(`${api}/${kind}`, body);
   const answeredAtMs = performance.timeOrigin + performance.now();
-  let answer: { isValid?: boolean; success?: boolean; transaction?: string; invalidReason?: string; errorReason?: string; invalidMessage?: string; errorMessage?: string };
+  let answer: {
+    isValid?: boolean;
+    success?: boolean;
+    transaction?: string;
+    invalidReason?: string;
+    errorReason?: string;
+    invalidMessage?: string;
+    errorMessage?: string;
+  };
   try {
     answer = JSON.parse(response.text) as typeof answer;
   } catch {
     return { failure: `HTTP ${response.status}, not JSON`, transaction: null, answeredAtMs };
   }
   const ok = kind === "verify" ? answer.isValid === true : answer.success === true;
-  const failure = ok ? null : `HTTP ${response.status} ${answer.invalidReason ?? answer.errorReason}: ${answer.invalidMessage ?? answer.errorMessage ?? ""}`;
+  const failure = ok
+    ? null
+    : `HTTP ${response.status} ${answer.invalidReason ?? answer.errorReason}: ${answer.invalidMessage ?? answer.errorMessage ?? ""}`;
   return { failure, transaction: answer.transaction ?? null, answeredAtMs };
 }
 
@@ -317,7 +459,14 @@ async function call(api: string, kind: "verify" | "settle", body: string): Promi
  * Sequential calls; each one's RPC calls are the chain's requests that arrived inside its span. With `d1Origin` (a
  * Worker running bench/delayed-d1-worker), each call's D1 round trips are read from that Worker's log too.
  */
-async function sequential(chain: string, api: string, kind: "verify" | "settle", bodies: string[], label: string, d1Origin: string | null = null): Promise<SequentialFigures> {
+async function sequential(
+  chain: string,
+  api: string,
+  kind: "verify" | "settle",
+  bodies: string[],
+  label: string,
+  d1Origin: string | null = null,
+): Promise<SequentialFigures> {
   const answers: Answer[] = [];
   const phase: PhaseResult = await runPhase(bodies, 1, async (body) => {
     const answer = await call(api, kind, body);
@@ -337,7 +486,9 @@ async function sequential(chain: string, api: string, kind: "verify" | "settle",
   let afterConfirmationMs: number[] = [];
   let confirmedAt: (number | null)[] = [];
   if (kind === "settle") {
-    confirmedAt = await chainRpc<(number | null)[]>(chain, "localnet_confirmationTimes", [answers.map((a) => a.transaction ?? "")]);
+    confirmedAt = await chainRpc<(number | null)[]>(chain, "localnet_confirmationTimes", [
+      answers.map((a) => a.transaction ?? ""),
+    ]);
     afterConfirmationMs = answers.map((a, i) => a.answeredAtMs - (confirmedAt[i] ?? Number.NaN));
   }
   const d1 = d1Origin ? await d1RoundTrips(d1Origin, phase.callSpansMs, answers, confirmedAt) : null;
@@ -349,7 +500,12 @@ async function sequential(chain: string, api: string, kind: "verify" | "settle",
  * (of those, after confirmation when it was still running once the chain confirmed), else background. Work a call
  * left running is counted until the next call starts. Both clocks are this machine's wall clock.
  */
-async function d1RoundTrips(origin: string, spans: [number, number][], answers: Answer[], confirmedAt: (number | null)[]): Promise<D1RoundTrips> {
+async function d1RoundTrips(
+  origin: string,
+  spans: [number, number][],
+  answers: Answer[],
+  confirmedAt: (number | null)[],
+): Promise<D1RoundTrips> {
   const since = Math.floor(spans[0]![0]);
   const response = await fetch(`${origin}/__bench/d1-calls?since=${since}`);
   const log = (await response.json()) as { startMs: number; endMs: number }[];
@@ -367,7 +523,11 @@ async function d1RoundTrips(origin: string, spans: [number, number][], answers: 
     }
   });
   const n = spans.length;
-  return { awaited: totals.awaited / n, afterConfirmation: totals.afterConfirmation / n, background: totals.background / n };
+  return {
+    awaited: totals.awaited / n,
+    afterConfirmation: totals.afterConfirmation / n,
+    background: totals.background / n,
+  };
 }
 
 /** One payment each to a fresh seller whose vault does not exist yet: the facilitator provisions it before sending. */
@@ -388,7 +548,16 @@ async function escrowBodies(api: string, chain: string, sellerWallet: string, co
   const enriched = await postJson(api, "/payment-required/enrich", {
     x402Version: 2,
     resource: { url: "https://seller.example/escrowed" },
-    accepts: [{ scheme: "sla-escrow", network, asset: CLUSTERS.devnet.usdcMint, amount: "250000", payTo: sellerWallet, maxTimeoutSeconds: 3_600 }],
+    accepts: [
+      {
+        scheme: "sla-escrow",
+        network,
+        asset: CLUSTERS.devnet.usdcMint,
+        amount: "250000",
+        payTo: sellerWallet,
+        maxTimeoutSeconds: 3_600,
+      },
+    ],
   });
   const line = enriched.accepts[0];
   const oracle = labelledKeypair("x402-facilitator/local/oracle").address;
@@ -396,7 +565,12 @@ async function escrowBodies(api: string, chain: string, sellerWallet: string, co
   for (let i = 0; i < count; i++) {
     const buyer = await generateKeyPairSigner();
     await fundFromFaucet(chain, buyer.address, 100_000_000, 2_000_000);
-    const built = await postJson(api, "/build-sla-escrow-payment-tx", { payer: buyer.address, accepted: line, slaHash: "ab".repeat(32), oracleAuthority: oracle });
+    const built = await postJson(api, "/build-sla-escrow-payment-tx", {
+      payer: buyer.address,
+      accepted: line,
+      slaHash: "ab".repeat(32),
+      oracleAuthority: oracle,
+    });
     const body = built.verifyBodyTemplate;
     body.paymentPayload.payload.transaction = await signBase64(built.transaction, buyer);
     bodies.push(JSON.stringify(body));

@@ -23,12 +23,16 @@ const rpcUrl = process.env.REF_RPC_URL;
 const secret = process.env.REF_FEE_PAYER_SECRET_KEY;
 if (!rpcUrl || !secret) throw new Error("REF_RPC_URL and REF_FEE_PAYER_SECRET_KEY are required");
 
-const signer = toFacilitatorSvmSigner(await createKeyPairSignerFromBytes(base58.decode(secret)), { defaultRpcUrl: rpcUrl });
+const signer = toFacilitatorSvmSigner(await createKeyPairSignerFromBytes(base58.decode(secret)), {
+  defaultRpcUrl: rpcUrl,
+});
 const facilitator = new x402Facilitator()
   .register(CLUSTERS.devnet.network as Network, new ExactSvmScheme(signer))
   .register(CLUSTERS.devnet.network as Network, new UptoSvmScheme(signer));
 
-async function readJson(request: IncomingMessage): Promise<{ paymentPayload: PaymentPayload; paymentRequirements: PaymentRequirements }> {
+async function readJson(
+  request: IncomingMessage,
+): Promise<{ paymentPayload: PaymentPayload; paymentRequirements: PaymentRequirements }> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
   return JSON.parse(Buffer.concat(chunks).toString("utf8"));
@@ -45,12 +49,16 @@ const server = createServer((request, response) => {
     return;
   }
   readJson(request)
-    .then((body): Promise<unknown> =>
-      kind === "verify" ? facilitator.verify(body.paymentPayload, body.paymentRequirements) : facilitator.settle(body.paymentPayload, body.paymentRequirements),
+    .then(
+      (body): Promise<unknown> =>
+        kind === "verify"
+          ? facilitator.verify(body.paymentPayload, body.paymentRequirements)
+          : facilitator.settle(body.paymentPayload, body.paymentRequirements),
     )
     .then(
       (result) => response.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify(result)),
-      (error: unknown) => response.writeHead(500, { "Content-Type": "application/json" }).end(JSON.stringify({ error: String(error) })),
+      (error: unknown) =>
+        response.writeHead(500, { "Content-Type": "application/json" }).end(JSON.stringify({ error: String(error) })),
     );
 });
 server.keepAliveTimeout = 60_000;

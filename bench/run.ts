@@ -5,7 +5,7 @@
  */
 import os from "node:os";
 import { DEFAULT_OPTIONS, describeSettleTimelines, runBench } from "./bench";
-import { DEFAULT_REAL_TIMING_OPTIONS, runRealTimingBench, type RealTimingOptions } from "./real-timing";
+import { DEFAULT_REAL_TIMING_OPTIONS, type RealTimingOptions, runRealTimingBench } from "./real-timing";
 
 const BENCH_DEADLINE_MS = 600_000;
 
@@ -16,14 +16,24 @@ const deadline = setTimeout(() => {
 deadline.unref();
 
 const started = performance.now();
-const load = os.loadavg().map((x) => x.toFixed(2)).join(" ");
-console.log(`bench: ${os.cpus().length} CPU(s) (${os.cpus()[0]?.model ?? "?"}), Node ${process.version}, load average ${load}`);
+const load = os
+  .loadavg()
+  .map((x) => x.toFixed(2))
+  .join(" ");
+console.log(
+  `bench: ${os.cpus().length} CPU(s) (${os.cpus()[0]?.model ?? "?"}), Node ${process.version}, load average ${load}`,
+);
 if (process.argv.includes("--real-timing")) {
   const options = realTimingOptions(process.argv);
   runRealTimingBench({ ...options, log: (line) => console.log(`bench: ${line}`) })
     .then((result) => {
       console.log(`\n${result.table}\n`);
-      console.log(`load average after: ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}; took ${((performance.now() - started) / 1000).toFixed(0)} s`);
+      console.log(
+        `load average after: ${os
+          .loadavg()
+          .map((x) => x.toFixed(2))
+          .join(" ")}; took ${((performance.now() - started) / 1000).toFixed(0)} s`,
+      );
       console.log(
         "method: the local chain confirms a transaction slot ± jitter ms after it lands and delays every RPC request and PubSub message by the latency each way; " +
           "sequential calls' RPC calls are the chain's requests inside each call's span (websocket = a PubSub connection); " +
@@ -73,9 +83,16 @@ function runLocalSpeedBench(): void {
       console.log(`\n${result.table}\n`);
       console.log(`${result.upto.table}\n`);
       console.log(`per-round /verify req/s (spread): ${result.spread}`);
-      console.log(`where a sequential /settle's time goes (median ms; "facilitator" = everything outside the chain's service time, loopback hops included):`);
+      console.log(
+        `where a sequential /settle's time goes (median ms; "facilitator" = everything outside the chain's service time, loopback hops included):`,
+      );
       console.log(describeSettleTimelines(result.settleTimelines));
-      console.log(`load average after: ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}; took ${((performance.now() - started) / 1000).toFixed(0)} s`);
+      console.log(
+        `load average after: ${os
+          .loadavg()
+          .map((x) => x.toFixed(2))
+          .join(" ")}; took ${((performance.now() - started) / 1000).toFixed(0)} s`,
+      );
       console.log(
         "method: both facilitators over HTTP on loopback, each in its own process (ours: served as npm start serves it); " +
           "every call a distinct payment from @x402/svm's client, bodies serialised before the clock starts, one keep-alive node:http client for both; " +

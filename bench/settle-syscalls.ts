@@ -7,7 +7,7 @@
  */
 import { spawn } from "node:child_process";
 import type { PaymentPayload } from "@x402/core/types";
-import { WARMUP_SETTLES, benchWorkerWithSeller, fundedBuyers, mustSucceed, paymentFactory, post } from "./bench";
+import { benchWorkerWithSeller, fundedBuyers, mustSucceed, paymentFactory, post, WARMUP_SETTLES } from "./bench";
 import { fmt, median, runPhase } from "./measure";
 import { cpuMsOf, workerdChildrenOf } from "./process-cpu";
 
@@ -23,7 +23,17 @@ async function main(): Promise<void> {
     const pids = workerdChildrenOf(process.pid);
     const settles = await makePayments(SETTLES);
     await new Promise((resolve) => setTimeout(resolve, 1500)); // the warm-up's mirrors and alarms settle first
-    const strace = spawn("strace", ["-f", "-c", "-e", "trace=fsync,fdatasync,pwrite64,openat,unlinkat", ...pids.flatMap((pid) => ["-p", String(pid)])], { stdio: ["ignore", "ignore", "pipe"] });
+    const strace = spawn(
+      "strace",
+      [
+        "-f",
+        "-c",
+        "-e",
+        "trace=fsync,fdatasync,pwrite64,openat,unlinkat",
+        ...pids.flatMap((pid) => ["-p", String(pid)]),
+      ],
+      { stdio: ["ignore", "ignore", "pipe"] },
+    );
     let report = "";
     strace.stderr.on("data", (chunk: Buffer) => (report += chunk.toString()));
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -34,7 +44,14 @@ async function main(): Promise<void> {
     mustSucceed("settle", phase);
     strace.kill("SIGINT");
     await new Promise((resolve) => strace.on("exit", resolve));
-    const calls = (name: string) => Number(report.split("\n").find((l) => l.trim().endsWith(` ${name}`))?.trim().split(/\s+/)[3] ?? 0);
+    const calls = (name: string) =>
+      Number(
+        report
+          .split("\n")
+          .find((l) => l.trim().endsWith(` ${name}`))
+          ?.trim()
+          .split(/\s+/)[3] ?? 0,
+      );
     console.log(
       `${process.env.SVC_SETTLE_LEDGER ?? "object (default)"} ledger: ${SETTLES} sequential settles, median ${fmt(median(phase.latenciesMs), 2)} ms, ` +
         `workerd CPU ${cpuBefore === null || cpuAfter === null ? "n/a" : fmt((cpuAfter - cpuBefore) / SETTLES, 2)} ms per settle (under strace), ` +

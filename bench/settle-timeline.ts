@@ -25,11 +25,16 @@ export interface SettleTimeline {
 }
 
 /** The timeline of the most common call sequence, or null when no settle could be laid over the log. */
-export function settleTimeline(callSpansMs: readonly [number, number][], chainLog: readonly ChainRequest[]): SettleTimeline | null {
+export function settleTimeline(
+  callSpansMs: readonly [number, number][],
+  chainLog: readonly ChainRequest[],
+): SettleTimeline | null {
   const bySequence = new Map<string, number[][]>();
   for (const [startMs, endMs] of callSpansMs) {
     // PubSub messages are instants inside the facilitator's own segments, not chain segments of their own.
-    const calls = chainLog.filter((request) => !request.pubsub && request.receivedAtMs >= startMs && request.finishedAtMs <= endMs);
+    const calls = chainLog.filter(
+      (request) => !request.pubsub && request.receivedAtMs >= startMs && request.finishedAtMs <= endMs,
+    );
     const durations: number[] = [];
     let previousEndMs = startMs;
     for (const call of calls) {

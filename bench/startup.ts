@@ -36,7 +36,12 @@ async function bundleSize(): Promise<{ rawKiB: number; gzipKiB: number }> {
 
 /** workerd CPU ms from spawn until the Worker answered its first request. */
 async function startupCpuMs(entrypoint?: string): Promise<number> {
-  const worker = await startWorker({ rpcUrl: UNREACHABLE_RPC, feePayerSecretKeyBase58: randomKeypair().secretKeyBase58, logLevel: "none", ...(entrypoint ? { entrypoint } : {}) });
+  const worker = await startWorker({
+    rpcUrl: UNREACHABLE_RPC,
+    feePayerSecretKeyBase58: randomKeypair().secretKeyBase58,
+    logLevel: "none",
+    ...(entrypoint ? { entrypoint } : {}),
+  });
   try {
     const cpu = cpuMsOf(workerdChildrenOf(process.pid));
     if (cpu === null) throw new Error("bench:startup reads /proc (Linux only)");
@@ -54,10 +59,14 @@ async function main(): Promise<void> {
   for (let round = 1; round <= ROUNDS; round++) {
     ours.push(await startupCpuMs());
     empty.push(await startupCpuMs(EMPTY_WORKER));
-    console.log(`round ${round}/${ROUNDS}: workerd CPU to first answer: ours ${ours.at(-1)} ms, empty Worker ${empty.at(-1)} ms`);
+    console.log(
+      `round ${round}/${ROUNDS}: workerd CPU to first answer: ours ${ours.at(-1)} ms, empty Worker ${empty.at(-1)} ms`,
+    );
   }
   const differences = ours.map((value, i) => value - empty[i]!);
-  console.log(`startup CPU of the Worker (ours - empty, median of ${ROUNDS}): ${median(differences)} ms; rounds: [${differences.join(", ")}]`);
+  console.log(
+    `startup CPU of the Worker (ours - empty, median of ${ROUNDS}): ${median(differences)} ms; rounds: [${differences.join(", ")}]`,
+  );
 }
 
 main().catch((error: unknown) => {

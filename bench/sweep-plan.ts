@@ -4,8 +4,12 @@
  * some below and some above the thresholds, with per-mint overrides. Not a test: numbers on a shared machine are noisy.
  */
 import { performance } from "node:perf_hooks";
+import {
+  maxRailsWithinBudget,
+  SWEEP_JOB_SUBREQUEST_BUDGET,
+  worstCaseSubrequests,
+} from "../src/rails/exact/sweep/budget";
 import { planSweep, type RailBalance } from "../src/rails/exact/sweep/plan";
-import { maxRailsWithinBudget, worstCaseSubrequests, SWEEP_JOB_SUBREQUEST_BUDGET } from "../src/rails/exact/sweep/budget";
 
 const RAILS = 10_000;
 const ROUNDS = 20;
@@ -27,7 +31,11 @@ function syntheticRails(count: number): RailBalance[] {
 }
 
 const rails = syntheticRails(RAILS);
-const thresholds = { minSpendableLamports: 30_000_000n, minSplRawDefault: 100_000n, minSplRawByMint: { [OTHER]: 5_000_000n } };
+const thresholds = {
+  minSpendableLamports: 30_000_000n,
+  minSplRawDefault: 100_000n,
+  minSplRawByMint: { [OTHER]: 5_000_000n },
+};
 planSweep(rails, thresholds); // warm-up
 
 const timings: number[] = [];
@@ -42,7 +50,9 @@ timings.sort((a, b) => a - b);
 const median = timings[Math.floor(timings.length / 2)]!;
 const perRun = maxRailsWithinBudget();
 console.log(`sweep plan: ${RAILS} candidate rails, ${ROUNDS} rounds (synthetic balances; noisy shared machine)`);
-console.log(`  median ${median.toFixed(2)} ms, min ${timings[0]!.toFixed(2)} ms, max ${timings.at(-1)!.toFixed(2)} ms per plan of ${RAILS}`);
+console.log(
+  `  median ${median.toFixed(2)} ms, min ${timings[0]!.toFixed(2)} ms, max ${timings.at(-1)!.toFixed(2)} ms per plan of ${RAILS}`,
+);
 console.log(`  ${((median * 1000) / RAILS).toFixed(2)} µs per rail; ${eligible} eligible`);
 console.log(
   `  one run takes at most ${perRun} rails (worst case ${worstCaseSubrequests(perRun)} of the job's ${SWEEP_JOB_SUBREQUEST_BUDGET} subrequests): ` +

@@ -12,11 +12,11 @@
 import { generateKeyPairSigner, type KeyPairSigner } from "@solana/kit";
 import type { Network, PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { UptoSvmScheme as UptoSvmClientScheme } from "@x402/svm/upto/client";
-import { CLUSTERS } from "../src/platform/config/networks";
 import { UptoSvmScheme as UptoSvmServerScheme } from "@x402/svm/upto/server";
 import { fundFromFaucet } from "../demo/chain-rpc";
-import { fmt, formatTable, median, runPhase, type PhaseResult } from "./measure";
+import { CLUSTERS } from "../src/platform/config/networks";
 import { mustSucceed, paymentBody, paymentFactory, postBody, type SideName } from "./bench";
+import { fmt, formatTable, median, type PhaseResult, runPhase } from "./measure";
 
 const DEVNET = CLUSTERS.devnet.network as Network;
 const USDC = CLUSTERS.devnet.usdcMint;
@@ -56,7 +56,12 @@ export interface UptoBenchResult {
   table: string;
 }
 
-export async function runUptoBench(chain: string, sides: [UptoSide, UptoSide], options: UptoBenchOptions, log: (line: string) => void): Promise<UptoBenchResult> {
+export async function runUptoBench(
+  chain: string,
+  sides: [UptoSide, UptoSide],
+  options: UptoBenchOptions,
+  log: (line: string) => void,
+): Promise<UptoBenchResult> {
   const seller = (await generateKeyPairSigner()).address;
   await fundFromFaucet(chain, seller, 0, 1); // the seller's token account exists, so its share is paid to it
   const voucherKey = await generateKeyPairSigner();
@@ -73,21 +78,54 @@ export async function runUptoBench(chain: string, sides: [UptoSide, UptoSide], o
       extra: { feePayer: side.feePayer, receiverAuthorizer: voucherKey.address, withdrawDelay: 900 },
     };
     // Distinct deposits by the official upto client, each opening its own channel.
-    const makeDeposits = paymentFactory(chain, side.buyers, line, (buyer, rpcUrl) => new UptoSvmClientScheme(buyer as never, { rpcUrl }) as never, RESOURCE);
+    const makeDeposits = paymentFactory(
+      chain,
+      side.buyers,
+      line,
+      (buyer, rpcUrl) => new UptoSvmClientScheme(buyer as never, { rpcUrl }) as never,
+      RESOURCE,
+    );
     // Not reported: warm both processes' upto code first, as the exact phases are warmed.
-    await uptoPhases(side, line, server, makeDeposits, { verifies: options.warmup, settles: options.warmup > 0 ? 2 : 0, warmup: 0 });
-    log(`upto (${side.name}): /verify of ${options.verifies} deposits at c=8, then ${options.settles} sequential deposit and claim settles`);
+    await uptoPhases(side, line, server, makeDeposits, {
+      verifies: options.warmup,
+      settles: options.warmup > 0 ? 2 : 0,
+      warmup: 0,
+    });
+    log(
+      `upto (${side.name}): /verify of ${options.verifies} deposits at c=8, then ${options.settles} sequential deposit and claim settles`,
+    );
     const { depositVerify, depositSettle, claimSettle } = await uptoPhases(side, line, server, makeDeposits, options);
     results[side.name] = { depositVerify, depositSettle, claimSettle };
   }
   const { ours, reference } = results;
   const ratio = (a: number, b: number) => (b > 0 && Number.isFinite(a) ? `${fmt(a / b, 2)}x` : "n/a");
-  const row = (label: string, a: number, b: number): [string, string, string, string] => [label, fmt(a), fmt(b), ratio(a, b)];
+  const row = (label: string, a: number, b: number): [string, string, string, string] => [
+    label,
+    fmt(a),
+    fmt(b),
+    ratio(a, b),
+  ];
   const rows = [
-    row("upto deposit /verify req/s, c=8", ours.depositVerify.throughputPerSecond, reference.depositVerify.throughputPerSecond),
-    row("upto deposit /verify median ms, c=8", median(ours.depositVerify.latenciesMs), median(reference.depositVerify.latenciesMs)),
-    row(`upto deposit /settle median ms (${ours.depositSettle.count} sequential)`, median(ours.depositSettle.latenciesMs), median(reference.depositSettle.latenciesMs)),
-    row(`upto claim /settle median ms (${ours.claimSettle.count} sequential)`, median(ours.claimSettle.latenciesMs), median(reference.claimSettle.latenciesMs)),
+    row(
+      "upto deposit /verify req/s, c=8",
+      ours.depositVerify.throughputPerSecond,
+      reference.depositVerify.throughputPerSecond,
+    ),
+    row(
+      "upto deposit /verify median ms, c=8",
+      median(ours.depositVerify.latenciesMs),
+      median(reference.depositVerify.latenciesMs),
+    ),
+    row(
+      `upto deposit /settle median ms (${ours.depositSettle.count} sequential)`,
+      median(ours.depositSettle.latenciesMs),
+      median(reference.depositSettle.latenciesMs),
+    ),
+    row(
+      `upto claim /settle median ms (${ours.claimSettle.count} sequential)`,
+      median(ours.claimSettle.latenciesMs),
+      median(reference.claimSettle.latenciesMs),
+    ),
   ];
   return { ours, reference, rows, table: formatTable(["upto", "ours", "reference", "ratio"], rows) };
 }
@@ -109,12 +147,10 @@ async function uptoPhases(
   mustSucceed(`upto deposit verify (${side.name})`, depositVerify);
 
   const deposits = await makeDeposits(options.settles);
-  const depositBodies = await Promise.all(deposits.map(async (payment) => paymentBody(await enriched(server, payment, line, "before-handler"), line)));
-  const depositSettle = await runPhase(
-    depositBodies,
-    1,
-    (body) => postBody(`${side.api}/settle`, "settle", body),
+  const depositBodies = await Promise.all(
+    deposits.map(async (payment) => paymentBody(await enriched(server, payment, line, "before-handler"), line)),
   );
+  const depositSettle = await runPhase(depositBodies, 1, (body) => postBody(`${side.api}/settle`, "settle", body));
   mustSucceed(`upto deposit settle (${side.name})`, depositSettle);
 
   const claimLine: PaymentRequirements = { ...line, amount: UPTO_USED_RAW.toString() };
@@ -129,7 +165,12 @@ async function uptoPhases(
 }
 
 /** The payload as the official server sends it to /settle in that phase (`type`; after the handler, its voucher too). */
-async function enriched(server: UptoSvmServerScheme, payment: PaymentPayload, requirements: PaymentRequirements, phase: "before-handler" | "after-handler"): Promise<PaymentPayload> {
+async function enriched(
+  server: UptoSvmServerScheme,
+  payment: PaymentPayload,
+  requirements: PaymentRequirements,
+  phase: "before-handler" | "after-handler",
+): Promise<PaymentPayload> {
   const added = await server.enrichSettlementPayload({ phase, paymentPayload: payment, requirements } as never);
   return { ...payment, payload: { ...payment.payload, ...added } };
 }

@@ -7,9 +7,9 @@ import {
   getBase64EncodedWireTransaction,
   getBase64Encoder,
   getTransactionDecoder,
-  signBytes,
   type KeyPairSigner,
   type SignatureBytes,
+  signBytes,
   type Transaction,
 } from "@solana/kit";
 
@@ -19,7 +19,13 @@ export interface PaidResource {
   /** The response body as text. */
   body: string;
   /** Decoded PAYMENT-RESPONSE, when the seller sent one. */
-  paymentResponse: { success: boolean; transaction: string; payer?: string; network?: string; errorReason?: string } | null;
+  paymentResponse: {
+    success: boolean;
+    transaction: string;
+    payer?: string;
+    network?: string;
+    errorReason?: string;
+  } | null;
   /** The accepts[] line the buyer chose. */
   accepted: Record<string, unknown>;
   /** The build response's notes (human guidance from the facilitator). */
@@ -50,7 +56,10 @@ export async function payWithBuildEndpoint(options: BuildEndpointBuyerOptions): 
   // 1. The unpaid request: a 402 with the PaymentRequired body (header PAYMENT-REQUIRED, or the JSON body).
   const unpaid = await fetch(options.resourceUrl, { signal: AbortSignal.timeout(timeoutMs) });
   const unpaidText = await unpaid.text();
-  if (unpaid.status !== 402) throw new BuyerFlowError(`expected 402 from ${options.resourceUrl}, got ${unpaid.status}: ${unpaidText.slice(0, 200)}`);
+  if (unpaid.status !== 402)
+    throw new BuyerFlowError(
+      `expected 402 from ${options.resourceUrl}, got ${unpaid.status}: ${unpaidText.slice(0, 200)}`,
+    );
   const paymentRequired = readPaymentRequired(unpaid.headers.get("PAYMENT-REQUIRED"), unpaidText);
   const accepted = paymentRequired.accepts.find(
     (line) => (line.scheme === "exact" || line.scheme === "v2:solana:exact") && line.network === options.network,
@@ -66,14 +75,17 @@ export async function payWithBuildEndpoint(options: BuildEndpointBuyerOptions): 
     signal: AbortSignal.timeout(timeoutMs),
   });
   const buildText = await buildResponse.text();
-  if (!buildResponse.ok) throw new BuyerFlowError(`/build-exact-payment-tx answered ${buildResponse.status}: ${buildText.slice(0, 400)}`);
+  if (!buildResponse.ok)
+    throw new BuyerFlowError(`/build-exact-payment-tx answered ${buildResponse.status}: ${buildText.slice(0, 400)}`);
   const built = JSON.parse(buildText) as {
     transaction: string;
     payerSignatureIndex: number;
     verifyBodyTemplate: { paymentPayload: { payload: { transaction: string } } };
     notes?: string[];
   };
-  log(`built: unsigned transaction (${built.transaction.length} base64 chars), payer signs at index ${built.payerSignatureIndex}`);
+  log(
+    `built: unsigned transaction (${built.transaction.length} base64 chars), payer signs at index ${built.payerSignatureIndex}`,
+  );
 
   // 3. Sign locally at payerSignatureIndex; the fee payer's slot stays empty until settle.
   const signed = await signAtIndex(built.transaction, built.payerSignatureIndex, options.buyer);
@@ -83,10 +95,15 @@ export async function payWithBuildEndpoint(options: BuildEndpointBuyerOptions): 
   // 4. The filled template goes to the seller, who settles it.
   const json = JSON.stringify(template);
   const header = options.headerEncoding === "json" ? json : Buffer.from(json, "utf8").toString("base64");
-  const paid = await fetch(options.resourceUrl, { headers: { "PAYMENT-SIGNATURE": header }, signal: AbortSignal.timeout(timeoutMs) });
+  const paid = await fetch(options.resourceUrl, {
+    headers: { "PAYMENT-SIGNATURE": header },
+    signal: AbortSignal.timeout(timeoutMs),
+  });
   const body = await paid.text();
   const responseHeader = paid.headers.get("PAYMENT-RESPONSE");
-  const paymentResponse = responseHeader ? (JSON.parse(Buffer.from(responseHeader, "base64").toString("utf8")) as PaidResource["paymentResponse"]) : null;
+  const paymentResponse = responseHeader
+    ? (JSON.parse(Buffer.from(responseHeader, "base64").toString("utf8")) as PaidResource["paymentResponse"])
+    : null;
   return { status: paid.status, body, paymentResponse, accepted, notes: built.notes ?? [] };
 }
 
@@ -95,10 +112,15 @@ export async function signAtIndex(base64Transaction: string, index: number, buye
   const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(base64Transaction));
   const signers = Object.keys(transaction.signatures);
   if (signers[index] !== buyer.address) {
-    throw new BuyerFlowError(`signature slot ${index} belongs to ${signers[index] ?? "nobody"}, not to the buyer ${buyer.address}`);
+    throw new BuyerFlowError(
+      `signature slot ${index} belongs to ${signers[index] ?? "nobody"}, not to the buyer ${buyer.address}`,
+    );
   }
   const signature = (await signBytes(buyer.keyPair.privateKey, transaction.messageBytes)) as SignatureBytes;
-  const signedTransaction: Transaction = { ...transaction, signatures: { ...transaction.signatures, [buyer.address]: signature } };
+  const signedTransaction: Transaction = {
+    ...transaction,
+    signatures: { ...transaction.signatures, [buyer.address]: signature },
+  };
   return getBase64EncodedWireTransaction(signedTransaction);
 }
 
@@ -115,7 +137,9 @@ function readPaymentRequired(header: string | null, body: string): PaymentRequir
   try {
     parsed = JSON.parse(text);
   } catch {
-    throw new BuyerFlowError(`the 402 carries no JSON PaymentRequired (${header ? "PAYMENT-REQUIRED header" : "body"} is not JSON)`);
+    throw new BuyerFlowError(
+      `the 402 carries no JSON PaymentRequired (${header ? "PAYMENT-REQUIRED header" : "body"} is not JSON)`,
+    );
   }
   const candidate = parsed as Partial<PaymentRequiredBody>;
   if (candidate.x402Version !== 2 || !Array.isArray(candidate.accepts) || typeof candidate.resource !== "object") {

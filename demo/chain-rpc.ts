@@ -18,7 +18,12 @@ export class RpcCallError extends Error {
 
 let nextId = 1;
 
-export async function chainRpc<T = unknown>(rpcUrl: string, method: string, params: unknown[] = [], timeoutMs = DEFAULT_TIMEOUT_MS): Promise<T> {
+export async function chainRpc<T = unknown>(
+  rpcUrl: string,
+  method: string,
+  params: unknown[] = [],
+  timeoutMs = DEFAULT_TIMEOUT_MS,
+): Promise<T> {
   const response = await fetch(rpcUrl, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
@@ -32,7 +37,12 @@ export async function chainRpc<T = unknown>(rpcUrl: string, method: string, para
 }
 
 /** Local faucet: SOL (requestAirdrop) and, when `usdcRaw` > 0, devnet-USDC (requestTokenAirdrop, creates the ATA). */
-export async function fundFromFaucet(rpcUrl: string, wallet: string, lamports: number, usdcRaw: bigint | number = 0): Promise<void> {
+export async function fundFromFaucet(
+  rpcUrl: string,
+  wallet: string,
+  lamports: number,
+  usdcRaw: bigint | number = 0,
+): Promise<void> {
   if (lamports > 0) await chainRpc(rpcUrl, "requestAirdrop", [wallet, lamports]);
   if (BigInt(usdcRaw) > 0n) await chainRpc(rpcUrl, "requestTokenAirdrop", [wallet, Number(usdcRaw)]);
 }
@@ -40,7 +50,10 @@ export async function fundFromFaucet(rpcUrl: string, wallet: string, lamports: n
 /** Raw token balance of a token account; null when the account does not exist. */
 export async function tokenAccountBalance(rpcUrl: string, tokenAccount: string): Promise<bigint | null> {
   try {
-    const result = await chainRpc<{ value: { amount: string } }>(rpcUrl, "getTokenAccountBalance", [tokenAccount, { commitment: "confirmed" }]);
+    const result = await chainRpc<{ value: { amount: string } }>(rpcUrl, "getTokenAccountBalance", [
+      tokenAccount,
+      { commitment: "confirmed" },
+    ]);
     return BigInt(result.value.amount);
   } catch (error) {
     if (error instanceof RpcCallError) return null;
@@ -56,6 +69,9 @@ export interface SignatureStatus {
 }
 
 export async function signatureStatus(rpcUrl: string, signature: string): Promise<SignatureStatus | null> {
-  const result = await chainRpc<{ value: (SignatureStatus | null)[] }>(rpcUrl, "getSignatureStatuses", [[signature], { searchTransactionHistory: true }]);
+  const result = await chainRpc<{ value: (SignatureStatus | null)[] }>(rpcUrl, "getSignatureStatuses", [
+    [signature],
+    { searchTransactionHistory: true },
+  ]);
   return result.value[0] ?? null;
 }

@@ -14,11 +14,18 @@
  *    buyer (/build-sla-escrow-dispute-tx) and resolved 70/30 by the adjudicator, the local demo oracle
  *    (/build-sla-escrow-resolve-split-tx): seller, buyer and adjudicator balances show the split.
  */
-import { generateKeyPairSigner, getBase64EncodedWireTransaction, getBase64Encoder, getTransactionDecoder, partiallySignTransaction, type KeyPairSigner } from "@solana/kit";
+import {
+  createKeyPairSignerFromBytes,
+  generateKeyPairSigner,
+  getBase64EncodedWireTransaction,
+  getBase64Encoder,
+  getTransactionDecoder,
+  type KeyPairSigner,
+  partiallySignTransaction,
+} from "@solana/kit";
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
-import { createKeyPairSignerFromBytes } from "@solana/kit";
-import { chainRpc, fundFromFaucet, tokenAccountBalance } from "./chain-rpc";
 import { labelledKeypair } from "../scripts/lib/keypair";
+import { chainRpc, fundFromFaucet, tokenAccountBalance } from "./chain-rpc";
 import { operatorAuthorization, postJson } from "./sweep-step";
 
 const PRICE_RAW = 2_000_000n; // 2 USDC
@@ -34,7 +41,9 @@ export interface EscrowDemoContext {
 
 export async function runEscrowDemo(ctx: EscrowDemoContext): Promise<void> {
   const { facilitatorApi, rpcUrl, log } = ctx;
-  const supported = await (await fetch(`${facilitatorApi}/supported`)).json() as { kinds: { scheme: string; extra: Record<string, any> }[] };
+  const supported = (await (await fetch(`${facilitatorApi}/supported`)).json()) as {
+    kinds: { scheme: string; extra: Record<string, any> }[];
+  };
   const kind = supported.kinds.find((k) => k.scheme === "sla-escrow");
   if (!kind) throw new Error("the facilitator does not serve the sla-escrow rail (/supported has no sla-escrow kind)");
   const oracle = String(kind.extra.oracleAuthorities[0]);
@@ -50,7 +59,16 @@ export async function runEscrowDemo(ctx: EscrowDemoContext): Promise<void> {
   const enriched = await postJson(`${facilitatorApi}/payment-required/enrich`, {
     x402Version: 2,
     resource: { url: "https://seller.example/escrowed-report" },
-    accepts: [{ scheme: "sla-escrow", network: ctx.network, asset: ctx.usdcMint, amount: PRICE_RAW.toString(), payTo: seller.address, maxTimeoutSeconds: TTL_SECONDS }],
+    accepts: [
+      {
+        scheme: "sla-escrow",
+        network: ctx.network,
+        asset: ctx.usdcMint,
+        amount: PRICE_RAW.toString(),
+        payTo: seller.address,
+        maxTimeoutSeconds: TTL_SECONDS,
+      },
+    ],
   });
   const line = enriched.accepts[0];
   log(`402 line      payTo ${line.payTo} (the Escrow PDA), seller ${line.extra.merchantWallet}, oracle ${oracle}`);
@@ -65,26 +83,53 @@ export async function runEscrowDemo(ctx: EscrowDemoContext): Promise<void> {
   body.paymentPayload.payload.transaction = await sign(built.transaction, buyer);
   const settle = await postJson(`${facilitatorApi}/settle`, body);
   if (!settle.success) throw new Error(`settle answered ${JSON.stringify(settle)}`);
-  const [escrowAta] = await findAssociatedTokenPda({ owner: line.payTo, mint: ctx.usdcMint as never, tokenProgram: TOKEN_PROGRAM_ADDRESS });
-  log(`funded        ${settle.transaction}: ${PRICE_RAW} raw USDC held by the escrow (token account ${escrowAta}); payment ${built.paymentPda}`);
+  const [escrowAta] = await findAssociatedTokenPda({
+    owner: line.payTo,
+    mint: ctx.usdcMint as never,
+    tokenProgram: TOKEN_PROGRAM_ADDRESS,
+  });
+  log(
+    `funded        ${settle.transaction}: ${PRICE_RAW} raw USDC held by the escrow (token account ${escrowAta}); payment ${built.paymentPda}`,
+  );
 
   const deliveryHash = randomHex();
-  const delivery = await postJson(`${facilitatorApi}/build-sla-escrow-submit-delivery-tx`, { seller: seller.address, mint: ctx.usdcMint, paymentUidHex: built.paymentUidHex, deliveryHash });
+  const delivery = await postJson(`${facilitatorApi}/build-sla-escrow-submit-delivery-tx`, {
+    seller: seller.address,
+    mint: ctx.usdcMint,
+    paymentUidHex: built.paymentUidHex,
+    deliveryHash,
+  });
   log(`delivered     ${await send(rpcUrl, delivery.transaction, seller)} (signed by the seller)`);
-  const approval = await postJson(`${facilitatorApi}/build-sla-escrow-approve-tx`, { buyer: buyer.address, mint: ctx.usdcMint, paymentUidHex: built.paymentUidHex, deliveryHash });
+  const approval = await postJson(`${facilitatorApi}/build-sla-escrow-approve-tx`, {
+    buyer: buyer.address,
+    mint: ctx.usdcMint,
+    paymentUidHex: built.paymentUidHex,
+    deliveryHash,
+  });
   log(`approved      ${await send(rpcUrl, approval.transaction, buyer)} (signed by the buyer)`);
 
-  const [sellerAta] = await findAssociatedTokenPda({ owner: seller.address, mint: ctx.usdcMint as never, tokenProgram: TOKEN_PROGRAM_ADDRESS });
-  const [oracleAta] = await findAssociatedTokenPda({ owner: oracle as never, mint: ctx.usdcMint as never, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+  const [sellerAta] = await findAssociatedTokenPda({
+    owner: seller.address,
+    mint: ctx.usdcMint as never,
+    tokenProgram: TOKEN_PROGRAM_ADDRESS,
+  });
+  const [oracleAta] = await findAssociatedTokenPda({
+    owner: oracle as never,
+    mint: ctx.usdcMint as never,
+    tokenProgram: TOKEN_PROGRAM_ADDRESS,
+  });
   const before = (await tokenAccountBalance(rpcUrl, sellerAta)) ?? 0n;
   const oracleBefore = (await tokenAccountBalance(rpcUrl, oracleAta)) ?? 0n;
   const keeper = await postJson(`${facilitatorApi}/escrow-keeper`, {}, operatorAuthorization());
   const released = (keeper.items as Record<string, any>[]).find((item) => item.paymentPda === built.paymentPda);
-  if (released?.outcome !== "landed" || released.action !== "release") throw new Error(`the keeper did not release the payment: ${JSON.stringify(released ?? keeper)}`);
+  if (released?.outcome !== "landed" || released.action !== "release")
+    throw new Error(`the keeper did not release the payment: ${JSON.stringify(released ?? keeper)}`);
   const after = (await tokenAccountBalance(rpcUrl, sellerAta)) ?? 0n;
   const tip = ((await tokenAccountBalance(rpcUrl, oracleAta)) ?? 0n) - oracleBefore;
   log(`released      ${released.signature} by the keeper (the facilitator paid the network fee)`);
-  log(`where it went seller +${after - before}, oracle tip +${tip} raw USDC; escrow fee ${PRICE_RAW - (after - before) - tip} raw stays with the escrow operator`);
+  log(
+    `where it went seller +${after - before}, oracle tip +${tip} raw USDC; escrow fee ${PRICE_RAW - (after - before) - tip} raw stays with the escrow operator`,
+  );
 
   await disputeAndSplit(ctx, seller, buyer);
 }
@@ -108,13 +153,38 @@ async function disputeAndSplit(ctx: EscrowDemoContext, seller: KeyPairSigner, bu
     deliveryCutoffOverride: "0",
     arbitrationWindowSeconds: "86400",
   });
-  log(`\nfunded (v2)   ${await send(rpcUrl, funding.transaction, buyer)} (signed and paid by the buyer); payment ${funding.paymentPda}`);
-  const dispute = await postJson(`${facilitatorApi}/build-sla-escrow-dispute-tx`, { buyer: buyer.address, mint: usdcMint, paymentUidHex: funding.paymentUidHex });
+  log(
+    `\nfunded (v2)   ${await send(rpcUrl, funding.transaction, buyer)} (signed and paid by the buyer); payment ${funding.paymentPda}`,
+  );
+  const dispute = await postJson(`${facilitatorApi}/build-sla-escrow-dispute-tx`, {
+    buyer: buyer.address,
+    mint: usdcMint,
+    paymentUidHex: funding.paymentUidHex,
+  });
   log(`disputed      ${await send(rpcUrl, dispute.transaction, buyer)} (signed by the buyer)`);
 
-  const ata = async (owner: string) => (await findAssociatedTokenPda({ owner: owner as never, mint: usdcMint as never, tokenProgram: TOKEN_PROGRAM_ADDRESS }))[0];
-  const parties = { seller: await ata(seller.address), buyer: await ata(buyer.address), adjudicator: await ata(adjudicator.address) };
-  const balances = async () => Object.fromEntries(await Promise.all(Object.entries(parties).map(async ([who, account]) => [who, (await tokenAccountBalance(rpcUrl, account)) ?? 0n]))) as Record<keyof typeof parties, bigint>;
+  const ata = async (owner: string) =>
+    (
+      await findAssociatedTokenPda({
+        owner: owner as never,
+        mint: usdcMint as never,
+        tokenProgram: TOKEN_PROGRAM_ADDRESS,
+      })
+    )[0];
+  const parties = {
+    seller: await ata(seller.address),
+    buyer: await ata(buyer.address),
+    adjudicator: await ata(adjudicator.address),
+  };
+  const balances = async () =>
+    Object.fromEntries(
+      await Promise.all(
+        Object.entries(parties).map(async ([who, account]) => [
+          who,
+          (await tokenAccountBalance(rpcUrl, account)) ?? 0n,
+        ]),
+      ),
+    ) as Record<keyof typeof parties, bigint>;
   const before = await balances();
   const split = await postJson(`${facilitatorApi}/build-sla-escrow-resolve-split-tx`, {
     adjudicator: adjudicator.address,
@@ -129,7 +199,9 @@ async function disputeAndSplit(ctx: EscrowDemoContext, seller: KeyPairSigner, bu
   });
   log(`split 70/30   ${await send(rpcUrl, split.transaction, adjudicator)} (signed by the adjudicator)`);
   const after = await balances();
-  log(`where it went seller +${after.seller - before.seller}, buyer +${after.buyer - before.buyer}, adjudicator tip +${after.adjudicator - before.adjudicator} raw USDC (of ${PRICE_RAW})`);
+  log(
+    `where it went seller +${after.seller - before.seller}, buyer +${after.buyer - before.buyer}, adjudicator tip +${after.adjudicator - before.adjudicator} raw USDC (of ${PRICE_RAW})`,
+  );
 }
 
 async function sign(base64: string, signer: KeyPairSigner): Promise<string> {
@@ -138,9 +210,16 @@ async function sign(base64: string, signer: KeyPairSigner): Promise<string> {
 }
 
 async function send(rpcUrl: string, base64: string, signer: KeyPairSigner): Promise<string> {
-  const signature = await chainRpc<string>(rpcUrl, "sendTransaction", [await sign(base64, signer), { encoding: "base64", preflightCommitment: "confirmed" }]);
+  const signature = await chainRpc<string>(rpcUrl, "sendTransaction", [
+    await sign(base64, signer),
+    { encoding: "base64", preflightCommitment: "confirmed" },
+  ]);
   for (let i = 0; i < 50; i++) {
-    const { value } = await chainRpc<{ value: ({ confirmationStatus?: string; err: unknown } | null)[] }>(rpcUrl, "getSignatureStatuses", [[signature]]);
+    const { value } = await chainRpc<{ value: ({ confirmationStatus?: string; err: unknown } | null)[] }>(
+      rpcUrl,
+      "getSignatureStatuses",
+      [[signature]],
+    );
     const status = value[0];
     if (status?.err) throw new Error(`${signature} failed: ${JSON.stringify(status.err)}`);
     if (status?.confirmationStatus === "confirmed" || status?.confirmationStatus === "finalized") return signature;

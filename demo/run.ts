@@ -20,12 +20,12 @@
 import { generateKeyPairSigner } from "@solana/kit";
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 import { CLUSTERS } from "../src/platform/config/networks";
-import { startSellerServer, type RunningSellerServer } from "./seller-server";
+import { activateSellerVault } from "./activate-seller";
 import { payWithBuildEndpoint } from "./build-endpoint-buyer";
 import { chainRpc, fundFromFaucet, RpcCallError, signatureStatus, tokenAccountBalance } from "./chain-rpc";
-import { createOwnTokenAccount, sweepSeller } from "./sweep-step";
-import { activateSellerVault } from "./activate-seller";
 import { runEscrowDemo } from "./escrow";
+import { type RunningSellerServer, startSellerServer } from "./seller-server";
+import { createOwnTokenAccount, sweepSeller } from "./sweep-step";
 import { runUptoDemo } from "./upto";
 
 const API_PATH = "/api/v1/facilitator";
@@ -48,7 +48,9 @@ async function main(): Promise<void> {
 
   // The facilitator and the chain must be up: fail early with a hint instead of a stack trace.
   const health = await getJson(`${facilitatorApi}/health`).catch((error: unknown) => {
-    throw new DemoError(`cannot reach the facilitator at ${facilitatorApi} (${describe(error)}). Is \`npm start\` running?`);
+    throw new DemoError(
+      `cannot reach the facilitator at ${facilitatorApi} (${describe(error)}). Is \`npm start\` running?`,
+    );
   });
   const network = String(health.network ?? "");
   const cluster = Object.values(CLUSTERS).find((c) => c.network === network);
@@ -59,12 +61,24 @@ async function main(): Promise<void> {
   console.log(`facilitator   ${facilitatorApi}  (${network}, fee payer ${String(health.feePayer ?? "?")})`);
   console.log(`solana rpc    ${rpcUrl}`);
   if (process.argv.includes("--escrow")) {
-    await runEscrowDemo({ facilitatorApi, rpcUrl, network, usdcMint: cluster.usdcMint, log: (line) => console.log(line) });
+    await runEscrowDemo({
+      facilitatorApi,
+      rpcUrl,
+      network,
+      usdcMint: cluster.usdcMint,
+      log: (line) => console.log(line),
+    });
     console.log("demo: OK");
     return;
   }
   if (process.argv.includes("--upto")) {
-    await runUptoDemo({ facilitatorApi, rpcUrl, network, usdcMint: cluster.usdcMint, log: (line) => console.log(line) });
+    await runUptoDemo({
+      facilitatorApi,
+      rpcUrl,
+      network,
+      usdcMint: cluster.usdcMint,
+      log: (line) => console.log(line),
+    });
     console.log("demo: OK");
     return;
   }
@@ -94,8 +108,13 @@ async function main(): Promise<void> {
     try {
       await fundFromFaucet(rpcUrl, buyer.address, BUYER_LAMPORTS, BUYER_USDC_RAW);
     } catch (error) {
-      if (error instanceof RpcCallError && /method not found|not supported|-32601/i.test(`${error.message} ${error.code}`)) {
-        throw new DemoError(`${rpcUrl} has no local faucet (${error.method}); the demo needs the local chain of \`npm start\``);
+      if (
+        error instanceof RpcCallError &&
+        /method not found|not supported|-32601/i.test(`${error.message} ${error.code}`)
+      ) {
+        throw new DemoError(
+          `${rpcUrl} has no local faucet (${error.method}); the demo needs the local chain of \`npm start\``,
+        );
       }
       throw error;
     }
@@ -113,22 +132,36 @@ async function main(): Promise<void> {
       throw new DemoError(`the paid request answered ${paid.status}: ${paid.body.slice(0, 400)}`);
     }
     const settlement = paid.paymentResponse;
-    if (!settlement?.success || !settlement.transaction) throw new DemoError("the seller answered 200 without a successful PAYMENT-RESPONSE");
+    if (!settlement?.success || !settlement.transaction)
+      throw new DemoError("the seller answered 200 without a successful PAYMENT-RESPONSE");
     const status = await signatureStatus(rpcUrl, settlement.transaction);
-    if (!status || status.err !== null) throw new DemoError(`settlement ${settlement.transaction} is not confirmed on chain (${JSON.stringify(status)})`);
+    if (!status || status.err !== null)
+      throw new DemoError(`settlement ${settlement.transaction} is not confirmed on chain (${JSON.stringify(status)})`);
 
-    const [vaultAta] = await findAssociatedTokenPda({ owner: line.payTo as never, mint: cluster.usdcMint as never, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+    const [vaultAta] = await findAssociatedTokenPda({
+      owner: line.payTo as never,
+      mint: cluster.usdcMint as never,
+      tokenProgram: TOKEN_PROGRAM_ADDRESS,
+    });
     const vaultBalance = await tokenAccountBalance(rpcUrl, vaultAta);
     console.log(`\nresource      ${paid.body}`);
     console.log(`settlement    ${settlement.transaction}  (${status.confirmationStatus}, slot ${status.slot})`);
-    console.log(`vault USDC    ${vaultAta} holds ${vaultBalance ?? 0n} raw units (price ${PRICE_RAW}); PAYMENT-SIGNATURE sent as ${headerEncoding}`);
+    console.log(
+      `vault USDC    ${vaultAta} holds ${vaultBalance ?? 0n} raw units (price ${PRICE_RAW}); PAYMENT-SIGNATURE sent as ${headerEncoding}`,
+    );
 
     const swept = await sweepSeller(facilitatorApi, sellerWallet.address);
-    const [sellerAta] = await findAssociatedTokenPda({ owner: sellerWallet.address, mint: cluster.usdcMint as never, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+    const [sellerAta] = await findAssociatedTokenPda({
+      owner: sellerWallet.address,
+      mint: cluster.usdcMint as never,
+      tokenProgram: TOKEN_PROGRAM_ADDRESS,
+    });
     const sellerBalance = (await tokenAccountBalance(rpcUrl, sellerAta)) ?? 0n;
     if (sellerBalance <= 0n) throw new DemoError(`the sweep ${swept.signature} left the seller's USDC account empty`);
     console.log(`sweep         ${swept.signature}  (fee payer spent ${swept.lamportsSpent} lamports)`);
-    console.log(`seller USDC   ${sellerAta} holds ${sellerBalance} raw units (price ${PRICE_RAW} minus the facilitator fee)`);
+    console.log(
+      `seller USDC   ${sellerAta} holds ${sellerBalance} raw units (price ${PRICE_RAW} minus the facilitator fee)`,
+    );
     console.log("demo: OK");
   } finally {
     await seller?.close();
@@ -152,7 +185,9 @@ function describe(error: unknown): string {
 main().then(
   () => process.exit(0),
   (error: unknown) => {
-    console.error(`\ndemo failed: ${error instanceof DemoError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    console.error(
+      `\ndemo failed: ${error instanceof DemoError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    );
     process.exit(1);
   },
 );

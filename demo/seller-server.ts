@@ -17,8 +17,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { HTTPFacilitatorClient } from "@x402/core/http";
-import { SettleError } from "@x402/core/types";
 import type { Network, PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse } from "@x402/core/types";
+import { SettleError } from "@x402/core/types";
 
 export interface SellerServerOptions {
   /** The facilitator API base, e.g. http://127.0.0.1:8787/api/v1/facilitator (no trailing slash needed). */
@@ -72,7 +72,10 @@ export async function startSellerServer(options: SellerServerOptions): Promise<R
   const facilitatorUrl = options.facilitatorUrl.replace(/\/+$/, "");
   const resourcePath = options.resourcePath ?? "/report";
   const log = options.log ?? (() => {});
-  const facilitator = new HTTPFacilitatorClient({ url: facilitatorUrl, timeoutMs: options.facilitatorTimeoutMs ?? 30_000 });
+  const facilitator = new HTTPFacilitatorClient({
+    url: facilitatorUrl,
+    timeoutMs: options.facilitatorTimeoutMs ?? 30_000,
+  });
   const settlements: SellerSettlement[] = [];
   const content = options.content ?? { report: "the paid resource", servedAt: null };
 
@@ -114,7 +117,11 @@ export async function startSellerServer(options: SellerServerOptions): Promise<R
     }
     const requirements = paymentRequired.accepts.find((line) => sameRequirements(line, decoded.payload.accepted));
     if (!requirements) {
-      sendPaymentRequired(response, paymentRequired, "the payment's accepted line is not one of this resource's accepts[] lines");
+      sendPaymentRequired(
+        response,
+        paymentRequired,
+        "the payment's accepted line is not one of this resource's accepts[] lines",
+      );
       return;
     }
 
@@ -122,7 +129,10 @@ export async function startSellerServer(options: SellerServerOptions): Promise<R
     try {
       result = await facilitator.settle(decoded.payload, requirements);
     } catch (error) {
-      const reason = error instanceof SettleError ? (error.errorReason ?? error.message) : `facilitator unreachable: ${error instanceof Error ? error.message : String(error)}`;
+      const reason =
+        error instanceof SettleError
+          ? (error.errorReason ?? error.message)
+          : `facilitator unreachable: ${error instanceof Error ? error.message : String(error)}`;
       settlements.push({ ok: false, reason });
       log(`seller: settle failed: ${error instanceof Error ? error.message : String(error)}`);
       sendPaymentRequired(response, paymentRequired, `settlement failed: ${reason}`);
@@ -193,7 +203,10 @@ async function enrich(facilitatorUrl: string, naive: PaymentRequired): Promise<P
     signal: AbortSignal.timeout(15_000),
   });
   const text = await response.text();
-  if (!response.ok) throw new Error(`POST ${facilitatorUrl}/payment-required/enrich answered ${response.status}: ${text.slice(0, 300)}`);
+  if (!response.ok)
+    throw new Error(
+      `POST ${facilitatorUrl}/payment-required/enrich answered ${response.status}: ${text.slice(0, 300)}`,
+    );
   const body = JSON.parse(text) as PaymentRequired;
   if (!Array.isArray(body.accepts) || body.accepts.length === 0) throw new Error("enrich returned no accepts[] lines");
   return body;
@@ -217,8 +230,15 @@ export function decodePaymentSignature(header: string): Decoded {
   }
   if (!isObject(json)) return { ok: false, error: "PAYMENT-SIGNATURE must decode to a JSON object" };
   const candidate = isObject(json.paymentPayload) ? json.paymentPayload : json;
-  if (!isObject(candidate.accepted) || !isObject(candidate.payload) || typeof candidate.payload.transaction !== "string") {
-    return { ok: false, error: "PAYMENT-SIGNATURE must carry paymentPayload.accepted and paymentPayload.payload.transaction" };
+  if (
+    !isObject(candidate.accepted) ||
+    !isObject(candidate.payload) ||
+    typeof candidate.payload.transaction !== "string"
+  ) {
+    return {
+      ok: false,
+      error: "PAYMENT-SIGNATURE must carry paymentPayload.accepted and paymentPayload.payload.transaction",
+    };
   }
   if (candidate.x402Version !== 2) return { ok: false, error: "only x402Version 2 payments are accepted" };
   return { ok: true, payload: candidate as unknown as PaymentPayload };
@@ -227,14 +247,17 @@ export function decodePaymentSignature(header: string): Decoded {
 /** Same line: identical JSON after the scheme alias is normalised (key order does not matter). */
 function sameRequirements(own: PaymentRequirements, given: unknown): boolean {
   if (!isObject(given)) return false;
-  const normalise = (line: Record<string, unknown>) => canonicalJson({ ...line, scheme: line.scheme === "v2:solana:exact" ? "exact" : line.scheme });
+  const normalise = (line: Record<string, unknown>) =>
+    canonicalJson({ ...line, scheme: line.scheme === "v2:solana:exact" ? "exact" : line.scheme });
   return normalise(own as unknown as Record<string, unknown>) === normalise(given);
 }
 
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
   if (isObject(value)) {
-    const keys = Object.keys(value).filter((key) => value[key] !== undefined).sort();
+    const keys = Object.keys(value)
+      .filter((key) => value[key] !== undefined)
+      .sort();
     return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key])}`).join(",")}}`;
   }
   return JSON.stringify(value);

@@ -4,22 +4,26 @@
  * its own USDC account, which a sweep pays into but never creates.)
  */
 import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import {
+  type Address,
   appendTransactionMessageInstructions,
+  type Blockhash,
   createTransactionMessage,
   getBase64EncodedWireTransaction,
+  type KeyPairSigner,
   pipe,
   setTransactionMessageFeePayerSigner,
   setTransactionMessageLifetimeUsingBlockhash,
   signTransactionMessageWithSigners,
-  type Address,
-  type Blockhash,
-  type KeyPairSigner,
 } from "@solana/kit";
-import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
+import {
+  findAssociatedTokenPda,
+  getCreateAssociatedTokenIdempotentInstruction,
+  TOKEN_PROGRAM_ADDRESS,
+} from "@solana-program/token";
 import { chainRpc, signatureStatus } from "./chain-rpc";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -35,7 +39,8 @@ export async function sweepSeller(facilitatorApi: string, sellerWallet: string):
 /** The operator's bearer header (SVC_SWEEP_CRON_TOKEN from the environment or npm start's .dev.vars). */
 export function operatorAuthorization(): Record<string, string> {
   const token = process.env.SVC_SWEEP_CRON_TOKEN ?? devVar("SVC_SWEEP_CRON_TOKEN");
-  if (!token) throw new Error("no SVC_SWEEP_CRON_TOKEN in the environment or .dev.vars: start the facilitator with `npm start`");
+  if (!token)
+    throw new Error("no SVC_SWEEP_CRON_TOKEN in the environment or .dev.vars: start the facilitator with `npm start`");
   return { Authorization: `Bearer ${token}` };
 }
 
@@ -46,8 +51,17 @@ function devVar(name: string): string | undefined {
   return match?.[1];
 }
 
-export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Record<string, any>> {
-  const response = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: JSON.stringify(body), signal: AbortSignal.timeout(60_000) });
+export async function postJson(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Record<string, any>> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", ...headers },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(60_000),
+  });
   const json = (await response.json().catch(() => ({}))) as Record<string, any>;
   if (!response.ok) throw new Error(`${url} answered ${response.status}: ${JSON.stringify(json).slice(0, 300)}`);
   return json;
@@ -55,18 +69,46 @@ export async function postJson(url: string, body: unknown, headers: Record<strin
 
 /** The seller creates its own token account for `mint` (it pays the rent; any wallet could): sweeps pay into it. */
 export async function createOwnTokenAccount(rpcUrl: string, owner: KeyPairSigner, mint: string): Promise<Address> {
-  const [ata] = await findAssociatedTokenPda({ owner: owner.address, mint: mint as Address, tokenProgram: TOKEN_PROGRAM_ADDRESS });
-  const { value } = await chainRpc<{ value: { blockhash: string; lastValidBlockHeight: number } }>(rpcUrl, "getLatestBlockhash", [{ commitment: "confirmed" }]);
+  const [ata] = await findAssociatedTokenPda({
+    owner: owner.address,
+    mint: mint as Address,
+    tokenProgram: TOKEN_PROGRAM_ADDRESS,
+  });
+  const { value } = await chainRpc<{ value: { blockhash: string; lastValidBlockHeight: number } }>(
+    rpcUrl,
+    "getLatestBlockhash",
+    [{ commitment: "confirmed" }],
+  );
   const message = pipe(
     createTransactionMessage({ version: 0 }),
     (m) => setTransactionMessageFeePayerSigner(owner, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: value.blockhash as Blockhash, lastValidBlockHeight: BigInt(value.lastValidBlockHeight) }, m),
-    (m) => appendTransactionMessageInstructions([getCreateAssociatedTokenIdempotentInstruction({ payer: owner, ata, owner: owner.address, mint: mint as Address, tokenProgram: TOKEN_PROGRAM_ADDRESS })], m),
+    (m) =>
+      setTransactionMessageLifetimeUsingBlockhash(
+        { blockhash: value.blockhash as Blockhash, lastValidBlockHeight: BigInt(value.lastValidBlockHeight) },
+        m,
+      ),
+    (m) =>
+      appendTransactionMessageInstructions(
+        [
+          getCreateAssociatedTokenIdempotentInstruction({
+            payer: owner,
+            ata,
+            owner: owner.address,
+            mint: mint as Address,
+            tokenProgram: TOKEN_PROGRAM_ADDRESS,
+          }),
+        ],
+        m,
+      ),
   );
-  const signature = await chainRpc<string>(rpcUrl, "sendTransaction", [getBase64EncodedWireTransaction(await signTransactionMessageWithSigners(message)), { encoding: "base64" }]);
+  const signature = await chainRpc<string>(rpcUrl, "sendTransaction", [
+    getBase64EncodedWireTransaction(await signTransactionMessageWithSigners(message)),
+    { encoding: "base64" },
+  ]);
   for (let i = 0; i < 50; i++) {
     const status = await signatureStatus(rpcUrl, signature);
-    if (status && status.err !== null) throw new Error(`creating the seller's token account failed: ${JSON.stringify(status.err)}`);
+    if (status && status.err !== null)
+      throw new Error(`creating the seller's token account failed: ${JSON.stringify(status.err)}`);
     if (status && (status.confirmationStatus === "confirmed" || status.confirmationStatus === "finalized")) return ata;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }

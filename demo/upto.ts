@@ -11,19 +11,20 @@
  *    route whose handler fails: the middleware cancels and the whole deposit returns.
  * Balances are read from the chain; the demo fails unless each is what it should be, to the unit.
  */
-import { serve } from "@hono/node-server";
-import { Hono } from "hono";
+
 import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
 import { generateKeyPairSigner, type KeyPairSigner } from "@solana/kit";
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 import { HTTPFacilitatorClient } from "@x402/core/http";
 import type { Network, PaymentRequirements } from "@x402/core/types";
-import { paymentMiddleware, setSettlementOverrides, x402ResourceServer } from "@x402/hono";
-import { UptoSvmScheme as UptoSvmServerScheme } from "@x402/svm/upto/server";
-import { UptoSvmScheme as UptoSvmClientScheme } from "@x402/svm/upto/client";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
-import { fundFromFaucet, tokenAccountBalance } from "./chain-rpc";
+import { paymentMiddleware, setSettlementOverrides, x402ResourceServer } from "@x402/hono";
+import { UptoSvmScheme as UptoSvmClientScheme } from "@x402/svm/upto/client";
+import { UptoSvmScheme as UptoSvmServerScheme } from "@x402/svm/upto/server";
+import { Hono } from "hono";
 import { signAtIndex } from "./build-endpoint-buyer";
+import { fundFromFaucet, tokenAccountBalance } from "./chain-rpc";
 
 const CEILING_RAW = 800_000n; // "$0.80": what the buyer deposits, the most the seller may charge
 const USED_RAW = 512_345n; // what the handler reports it used
@@ -40,16 +41,25 @@ export interface UptoDemoContext {
 export async function runUptoDemo(ctx: UptoDemoContext): Promise<void> {
   const { facilitatorApi, rpcUrl, log } = ctx;
   const network = ctx.network as Network;
-  const supported = (await (await fetch(`${facilitatorApi}/supported`)).json()) as { kinds: { scheme: string; network: string; extra: Record<string, unknown> }[] };
+  const supported = (await (await fetch(`${facilitatorApi}/supported`)).json()) as {
+    kinds: { scheme: string; network: string; extra: Record<string, unknown> }[];
+  };
   const kind = supported.kinds.find((k) => k.scheme === "upto" && k.network === network);
-  if (!kind) throw new Error("the facilitator does not serve the upto rail here (/supported has no upto kind: is the payment-channels program deployed?)");
+  if (!kind)
+    throw new Error(
+      "the facilitator does not serve the upto rail here (/supported has no upto kind: is the payment-channels program deployed?)",
+    );
   log(`upto kind     ${JSON.stringify(kind.extra)}`);
 
   const seller = await generateKeyPairSigner();
   await fundFromFaucet(rpcUrl, seller.address, 0, 1); // its USDC account exists: a share to a missing one goes to the treasury
   const voucherKey = await generateKeyPairSigner();
   const usdc = async (owner: string) => {
-    const [ata] = await findAssociatedTokenPda({ owner: owner as never, mint: ctx.usdcMint as never, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+    const [ata] = await findAssociatedTokenPda({
+      owner: owner as never,
+      mint: ctx.usdcMint as never,
+      tokenProgram: TOKEN_PROGRAM_ADDRESS,
+    });
     return (await tokenAccountBalance(rpcUrl, ata)) ?? 0n;
   };
   const expect = async (label: string, owner: string, wanted: bigint) => {
@@ -65,17 +75,30 @@ export async function runUptoDemo(ctx: UptoDemoContext): Promise<void> {
     new UptoSvmServerScheme({ receiverAuthorizerSigner: voucherKey, rpcUrl }),
   );
   const accepts = { scheme: "upto", price: "$0.80", network, payTo: seller.address };
-  app.use(paymentMiddleware({ "GET /generate": { accepts, description: "Text generation, billed by tokens" }, "GET /broken": { accepts, description: "A model that is down" } }, resourceServer));
+  app.use(
+    paymentMiddleware(
+      {
+        "GET /generate": { accepts, description: "Text generation, billed by tokens" },
+        "GET /broken": { accepts, description: "A model that is down" },
+      },
+      resourceServer,
+    ),
+  );
   app.get("/generate", (c) => {
     setSettlementOverrides(c, { amount: USED_RAW.toString() });
-    return c.json({ text: "Once upon a time…", usage: { authorizedMaxRaw: CEILING_RAW.toString(), chargedRaw: USED_RAW.toString() } });
+    return c.json({
+      text: "Once upon a time…",
+      usage: { authorizedMaxRaw: CEILING_RAW.toString(), chargedRaw: USED_RAW.toString() },
+    });
   });
   app.get("/broken", (c) => c.json({ error: "model unavailable" }, 500));
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const running = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, () => resolve(running));
   });
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  log(`seller        ${origin}  (wallet ${seller.address}, voucher key ${voucherKey.address}; ceiling ${CEILING_RAW} raw USDC)`);
+  log(
+    `seller        ${origin}  (wallet ${seller.address}, voucher key ${voucherKey.address}; ceiling ${CEILING_RAW} raw USDC)`,
+  );
 
   try {
     // 2. The official buyer; the handler used less than the ceiling.
@@ -83,7 +106,8 @@ export async function runUptoDemo(ctx: UptoDemoContext): Promise<void> {
     log(`buyer         ${buyer.address}  (official @x402/svm/upto client; ${BUYER_USDC_RAW} raw USDC, no SOL)`);
     const client = new x402Client().register(network, new UptoSvmClientScheme(buyer as never, { rpcUrl }));
     const paid = await wrapFetchWithPayment(fetch, client)(`${origin}/generate`);
-    if (paid.status !== 200) throw new Error(`GET /generate answered ${paid.status}: ${(await paid.text()).slice(0, 300)}`);
+    if (paid.status !== 200)
+      throw new Error(`GET /generate answered ${paid.status}: ${(await paid.text()).slice(0, 300)}`);
     log(`GET /generate 200 ${await paid.text()}`);
     log(`  PAYMENT-RESPONSE ${describeSettle(paid.headers.get("PAYMENT-RESPONSE"))}`);
     await expect("seller", seller.address, 1n + USED_RAW);
@@ -93,7 +117,9 @@ export async function runUptoDemo(ctx: UptoDemoContext): Promise<void> {
     const plain = await fundedBuyer(rpcUrl);
     log(`buyer         ${plain.address}  (no x402 library: builds with /build-upto-deposit-tx and signs the bytes)`);
     const challenge = await fetch(`${origin}/broken`);
-    const paymentRequired = JSON.parse(Buffer.from(challenge.headers.get("PAYMENT-REQUIRED") ?? "", "base64").toString("utf8"));
+    const paymentRequired = JSON.parse(
+      Buffer.from(challenge.headers.get("PAYMENT-REQUIRED") ?? "", "base64").toString("utf8"),
+    );
     const accepted = (paymentRequired.accepts as PaymentRequirements[]).find((line) => line.scheme === "upto");
     const built = await fetch(`${facilitatorApi}/build-upto-deposit-tx`, {
       method: "POST",
@@ -101,11 +127,14 @@ export async function runUptoDemo(ctx: UptoDemoContext): Promise<void> {
       body: JSON.stringify({ payer: plain.address, accepted, resource: paymentRequired.resource }),
     });
     const body = (await built.json()) as any;
-    if (built.status !== 200) throw new Error(`/build-upto-deposit-tx answered ${built.status}: ${JSON.stringify(body)}`);
+    if (built.status !== 200)
+      throw new Error(`/build-upto-deposit-tx answered ${built.status}: ${JSON.stringify(body)}`);
     log(`  built       channel ${body.channelId}, deposit ${body.deposit}, sign at index ${body.payerSignatureIndex}`);
     const paymentPayload = body.verifyBodyTemplate.paymentPayload;
     paymentPayload.payload.openTransaction = await signAtIndex(body.transaction, body.payerSignatureIndex, plain);
-    const failed = await fetch(`${origin}/broken`, { headers: { "PAYMENT-SIGNATURE": Buffer.from(JSON.stringify(paymentPayload)).toString("base64") } });
+    const failed = await fetch(`${origin}/broken`, {
+      headers: { "PAYMENT-SIGNATURE": Buffer.from(JSON.stringify(paymentPayload)).toString("base64") },
+    });
     log(`GET /broken   ${failed.status} ${await failed.text()}  (the handler failed: the middleware cancels)`);
     await expect("buyer", plain.address, BUYER_USDC_RAW);
     await expect("seller", seller.address, 1n + USED_RAW);
@@ -122,6 +151,10 @@ async function fundedBuyer(rpcUrl: string): Promise<KeyPairSigner> {
 
 function describeSettle(header: string | null): string {
   if (!header) return "(none)";
-  const settle = JSON.parse(Buffer.from(header, "base64").toString("utf8")) as { success?: boolean; transaction?: string; amount?: string };
+  const settle = JSON.parse(Buffer.from(header, "base64").toString("utf8")) as {
+    success?: boolean;
+    transaction?: string;
+    amount?: string;
+  };
   return `success=${settle.success} transaction=${settle.transaction}${settle.amount ? ` amount=${settle.amount}` : ""}`;
 }

@@ -6,7 +6,7 @@
  */
 import { getBase58Decoder } from "@solana/kit";
 import { invalidParams } from "./rpc-errors";
-import { TOKEN_2022_PROGRAM_ID, readMint, readTokenAccount, uiTokenAmount } from "./token-accounts";
+import { readMint, readTokenAccount, TOKEN_2022_PROGRAM_ID, uiTokenAmount } from "./token-accounts";
 
 /** Every rent-exempt account reports this since rent collection ended. */
 export const RENT_EXEMPT_RENT_EPOCH = 18_446_744_073_709_551_615n;
@@ -31,8 +31,11 @@ const base58 = getBase58Decoder();
 export function parseAccountEncoding(raw: unknown, fallback: AccountEncoding): AccountEncoding {
   if (raw === undefined || raw === null) return fallback;
   if (raw === "binary" || raw === "base58" || raw === "base64" || raw === "jsonParsed") return raw;
-  if (raw === "base64+zstd") throw invalidParams("Invalid params: base64+zstd encoding is not supported by the local chain");
-  throw invalidParams(`Invalid params: unknown variant \`${String(raw)}\`, expected one of \`binary\`, \`base58\`, \`base64\`, \`jsonParsed\`, \`base64+zstd\``);
+  if (raw === "base64+zstd")
+    throw invalidParams("Invalid params: base64+zstd encoding is not supported by the local chain");
+  throw invalidParams(
+    `Invalid params: unknown variant \`${String(raw)}\`, expected one of \`binary\`, \`base58\`, \`base64\`, \`jsonParsed\`, \`base64+zstd\``,
+  );
 }
 
 export function parseDataSlice(raw: unknown): DataSlice | undefined {

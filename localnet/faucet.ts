@@ -10,11 +10,11 @@ import {
   compileTransaction,
   createNoopSigner,
   createTransactionMessage,
+  type Instruction,
   pipe,
   setTransactionMessageFeePayer,
   setTransactionMessageLifetimeUsingBlockhash,
   blockhash as toBlockhash,
-  type Instruction,
 } from "@solana/kit";
 import { getTransferSolInstruction } from "@solana-program/system";
 import {
@@ -102,7 +102,13 @@ export async function airdropTokens(
       tokenProgram,
     }),
     getMintToCheckedInstruction(
-      { mint: address(mint), token: tokenAccount, mintAuthority: faucet, amount: amountRaw, decimals: mintInfo.decimals },
+      {
+        mint: address(mint),
+        token: tokenAccount,
+        mintAuthority: faucet,
+        amount: amountRaw,
+        decimals: mintInfo.decimals,
+      },
       { programAddress: tokenProgram },
     ),
   ]);

@@ -68,7 +68,8 @@ export function computeTransactionFee(message: ParsedMessage): bigint {
   for (const instruction of message.instructions) {
     const programId = message.staticAccountKeys[instruction.programIdIndex];
     // Precompile instructions start with their signature count.
-    if (programId !== undefined && PRECOMPILE_PROGRAMS.has(programId)) signatureCount += BigInt(instruction.data[0] ?? 0);
+    if (programId !== undefined && PRECOMPILE_PROGRAMS.has(programId))
+      signatureCount += BigInt(instruction.data[0] ?? 0);
   }
   const { unitLimit, unitPriceMicroLamports } = readComputeBudget(message);
   const priorityFee =

@@ -6,7 +6,7 @@
  * Signing is synchronous (node:crypto) so the chain can build and land its own transactions
  * (airdrops) inside one synchronous step, like every other state change.
  */
-import { createHash, createPrivateKey, createPublicKey, sign, type KeyObject } from "node:crypto";
+import { createHash, createPrivateKey, createPublicKey, type KeyObject, sign } from "node:crypto";
 import { toBase58 } from "./wire-transaction";
 
 const PKCS8_ED25519_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
@@ -25,7 +25,9 @@ const cache = new Map<string, LocalKeypair>();
 export function localKeypair(label: string): LocalKeypair {
   const cached = cache.get(label);
   if (cached) return cached;
-  const seed = createHash("sha256").update(LABEL_DOMAIN + label).digest();
+  const seed = createHash("sha256")
+    .update(LABEL_DOMAIN + label)
+    .digest();
   const privateKey: KeyObject = createPrivateKey({
     key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]),
     format: "der",

@@ -3,16 +3,16 @@
  * wall-clock driven slot/time (synced into the Clock sysvar), the 150-block blockhash window and
  * the landed-transaction ledger. Transaction processing lives in transaction-pipeline.ts.
  */
-import { address, type Address } from "@solana/kit";
+import { type Address, address } from "@solana/kit";
 import { Clock, EpochSchedule, FailedTransactionMetadata, LiteSVM, SimulatedTransactionInfo } from "litesvm";
 import type { LiteSvm as NativeLiteSvm } from "litesvm/dist/internal";
-import { BlockhashWindow, type IssuedBlockhash } from "./blockhash-window";
-import { ChainClock, SLOTS_PER_EPOCH, SLOT_DURATION_MS } from "./chain-clock";
 import type { LocalAccount } from "./account-encoding";
-import { readMint } from "./token-accounts";
+import { BlockhashWindow, type IssuedBlockhash } from "./blockhash-window";
+import { ChainClock, SLOT_DURATION_MS, SLOTS_PER_EPOCH } from "./chain-clock";
 import type { RealTiming } from "./real-timing";
+import { readMint } from "./token-accounts";
+import { DEFAULT_MAX_LEDGER_ENTRIES, type LedgerEntry, TransactionLedger } from "./transaction-ledger";
 import { decodeBase58, toBase58 } from "./wire-transaction";
-import { DEFAULT_MAX_LEDGER_ENTRIES, TransactionLedger, type LedgerEntry } from "./transaction-ledger";
 
 /** What getVersion reports and every `context.apiVersion` carries. */
 export const LOCALNET_SOLANA_CORE_VERSION = "3.0.10";
@@ -170,14 +170,21 @@ export class LocalChain {
    * Transaction and re-encodes it with freshly built codecs on every call, which cost the chain more CPU per
    * simulateTransaction than the execution itself; the native call takes the bytes as they are.
    */
-  simulateWireBytes(wireBytes: Uint8Array, messageBytes: Uint8Array): FailedTransactionMetadata | SimulatedTransactionInfo {
-    const result = isVersioned(messageBytes) ? this.native.simulateVersionedTransaction(wireBytes) : this.native.simulateLegacyTransaction(wireBytes);
+  simulateWireBytes(
+    wireBytes: Uint8Array,
+    messageBytes: Uint8Array,
+  ): FailedTransactionMetadata | SimulatedTransactionInfo {
+    const result = isVersioned(messageBytes)
+      ? this.native.simulateVersionedTransaction(wireBytes)
+      : this.native.simulateLegacyTransaction(wireBytes);
     return result instanceof FailedTransactionMetadata ? result : new SimulatedTransactionInfo(result);
   }
 
   /** Executes serialised transaction bytes (see simulateWireBytes for why not litesvm's kit-typed entry point). */
   sendWireBytes(wireBytes: Uint8Array, messageBytes: Uint8Array): ReturnType<LiteSVM["sendTransaction"]> {
-    return isVersioned(messageBytes) ? this.native.sendVersionedTransaction(wireBytes) : this.native.sendLegacyTransaction(wireBytes);
+    return isVersioned(messageBytes)
+      ? this.native.sendVersionedTransaction(wireBytes)
+      : this.native.sendLegacyTransaction(wireBytes);
   }
 
   /** Lamports only (no copy of the data: program accounts are large). */

@@ -4,9 +4,9 @@
  * getTransaction's `loadedAddresses`; litesvm resolves them again on its own when executing).
  */
 import type { LocalAccount } from "./account-encoding";
-import type { LoadedAddresses } from "./transaction-ledger";
 import type { RpcTransactionError } from "./transaction-errors";
-import { toBase58, type ParsedMessage } from "./wire-transaction";
+import type { LoadedAddresses } from "./transaction-ledger";
+import { type ParsedMessage, toBase58 } from "./wire-transaction";
 
 export const ADDRESS_LOOKUP_TABLE_PROGRAM_ID = "AddressLookupTab1e1111111111111111111111111";
 /** Serialised LookupTableMeta (type tag, deactivation slot, extension info, authority, padding). */

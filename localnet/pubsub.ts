@@ -4,13 +4,19 @@
  * methods. Served on the same port as HTTP (ws://127.0.0.1:<port>). Everything is final at once,
  * so a signature notification is sent as soon as the transaction lands, whatever the commitment.
  */
-import { encodeAccount, parseAccountEncoding, parseDataSlice, type AccountEncoding, type DataSlice } from "./account-encoding";
+import {
+  type AccountEncoding,
+  type DataSlice,
+  encodeAccount,
+  parseAccountEncoding,
+  parseDataSlice,
+} from "./account-encoding";
 import { SLOT_DURATION_MS } from "./chain-clock";
-import { parseJsonWithBigInts, stringifyJsonWithBigInts, type JsonValue } from "./json-bigint";
+import { type JsonValue, parseJsonWithBigInts, stringifyJsonWithBigInts } from "./json-bigint";
 import type { ChainEvent, LocalChain } from "./local-chain";
+import { invalidParams, methodNotFound, RPC_ERROR_CODE, RpcError } from "./rpc-errors";
+import { configParam, pubkeyParam, type RpcParams, requiredParam, signatureParam } from "./rpc-params";
 import type { LedgerEntry } from "./transaction-ledger";
-import { RpcError, RPC_ERROR_CODE, invalidParams, methodNotFound } from "./rpc-errors";
-import { configParam, pubkeyParam, requiredParam, signatureParam, type RpcParams } from "./rpc-params";
 import type { WebSocketConnection } from "./websocket-connection";
 
 type Subscription =
@@ -83,7 +89,10 @@ export class PubSubHub {
       const rpcError =
         error instanceof RpcError
           ? error
-          : new RpcError(RPC_ERROR_CODE.INTERNAL_ERROR, `Internal error: ${error instanceof Error ? error.message : String(error)}`);
+          : new RpcError(
+              RPC_ERROR_CODE.INTERNAL_ERROR,
+              `Internal error: ${error instanceof Error ? error.message : String(error)}`,
+            );
       this.reply(connection, id, undefined, rpcError);
     }
   }
@@ -113,7 +122,11 @@ export class PubSubHub {
           pubkey,
           encoding: parseAccountEncoding(config.encoding, "binary"),
           dataSlice: parseDataSlice(config.dataSlice),
-          lastSent: this.encodedAccountJson(pubkey, parseAccountEncoding(config.encoding, "binary"), parseDataSlice(config.dataSlice)),
+          lastSent: this.encodedAccountJson(
+            pubkey,
+            parseAccountEncoding(config.encoding, "binary"),
+            parseDataSlice(config.dataSlice),
+          ),
         });
         break;
       }
@@ -154,7 +167,8 @@ export class PubSubHub {
       } else if (event.type === "slot" && subscription.kind === "root") {
         this.notify(subscription, "rootNotification", event.slot);
       } else if (event.type === "transaction" && subscription.kind === "signature") {
-        if (subscription.signature === event.entry.signature) this.notifySignatureAtCommitment(subscription, event.entry);
+        if (subscription.signature === event.entry.signature)
+          this.notifySignatureAtCommitment(subscription, event.entry);
       } else if (event.type === "accounts" && subscription.kind === "account") {
         const encoded = this.encodedAccountJson(subscription.pubkey, subscription.encoding, subscription.dataSlice);
         if (encoded !== subscription.lastSent) {
@@ -173,7 +187,8 @@ export class PubSubHub {
     const waitMs = subscription.processedIsEnough ? 0 : this.chain.confirmedAtMs(entry) - Date.now();
     if (waitMs <= 0) return this.notifySignature(subscription, entry.slot, entry.err);
     const timer = setTimeout(() => {
-      if (this.subscriptions.get(subscription.id) === subscription) this.notifySignature(subscription, entry.slot, entry.err);
+      if (this.subscriptions.get(subscription.id) === subscription)
+        this.notifySignature(subscription, entry.slot, entry.err);
     }, waitMs);
     timer.unref();
   }
@@ -191,12 +206,16 @@ export class PubSubHub {
       owner: SYSTEM_PROGRAM_ID,
       executable: false,
     };
-    return stringifyJsonWithBigInts(encodeAccount(account, encoding, dataSlice, (mint) => this.chain.mintDecimals(mint)));
+    return stringifyJsonWithBigInts(
+      encodeAccount(account, encoding, dataSlice, (mint) => this.chain.mintDecimals(mint)),
+    );
   }
 
   /** Slots only advance when someone looks, so tick while anyone listens for slots. */
   private updateSlotTimer(): void {
-    const wanted = [...this.subscriptions.values()].some((subscription) => subscription.kind === "slot" || subscription.kind === "root");
+    const wanted = [...this.subscriptions.values()].some(
+      (subscription) => subscription.kind === "slot" || subscription.kind === "root",
+    );
     if (wanted && this.slotTimer === undefined) {
       this.slotTimer = setInterval(() => this.chain.sync(), SLOT_DURATION_MS / 4);
       this.slotTimer.unref();
@@ -214,7 +233,15 @@ export class PubSubHub {
 
   private reply(connection: WebSocketConnection, id: JsonValue, result: unknown, error?: RpcError): void {
     const body = error
-      ? { jsonrpc: "2.0", error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) }, id }
+      ? {
+          jsonrpc: "2.0",
+          error: {
+            code: error.code,
+            message: error.message,
+            ...(error.data === undefined ? {} : { data: error.data }),
+          },
+          id,
+        }
       : { jsonrpc: "2.0", result, id };
     connection.send(stringifyJsonWithBigInts(body));
   }

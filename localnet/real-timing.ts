@@ -39,7 +39,12 @@ export function realTimingFromEnv(env: NodeJS.ProcessEnv): RealTiming | null {
     if (!Number.isFinite(value) || value < 0 || value > 60_000) throw new Error(`invalid ${name}: ${raw}`);
     return value;
   };
-  if (![env.LOCALNET_SLOT_MS, env.LOCALNET_SLOT_JITTER_MS, env.LOCALNET_RPC_LATENCY_MS].some((v) => v !== undefined && v !== "")) return null;
+  if (
+    ![env.LOCALNET_SLOT_MS, env.LOCALNET_SLOT_JITTER_MS, env.LOCALNET_RPC_LATENCY_MS].some(
+      (v) => v !== undefined && v !== "",
+    )
+  )
+    return null;
   return {
     slotMs: read("LOCALNET_SLOT_MS", DEFAULT_REAL_TIMING.slotMs),
     jitterMs: read("LOCALNET_SLOT_JITTER_MS", DEFAULT_REAL_TIMING.jitterMs),

@@ -2,8 +2,8 @@
  * The JSON-RPC 2.0 envelope: single and batch requests, notifications, and mapping failures to
  * error objects. Method semantics live in methods/*.
  */
-import { JsonSyntaxError, parseJsonWithBigInts, stringifyJsonWithBigInts, type JsonValue } from "./json-bigint";
-import { RpcError, RPC_ERROR_CODE, methodNotFound } from "./rpc-errors";
+import { JsonSyntaxError, type JsonValue, parseJsonWithBigInts, stringifyJsonWithBigInts } from "./json-bigint";
+import { methodNotFound, RPC_ERROR_CODE, RpcError } from "./rpc-errors";
 import type { RpcParams } from "./rpc-params";
 
 export type RpcMethod = (params: RpcParams) => unknown;
@@ -40,7 +40,9 @@ export async function dispatchRpcBody(
   }
   if (Array.isArray(parsed)) {
     if (parsed.length === 0) {
-      return stringifyJsonWithBigInts(errorResponse(null, new RpcError(RPC_ERROR_CODE.INVALID_REQUEST, "Invalid request")));
+      return stringifyJsonWithBigInts(
+        errorResponse(null, new RpcError(RPC_ERROR_CODE.INVALID_REQUEST, "Invalid request")),
+      );
     }
     const responses: RpcResponse[] = [];
     // Sequential on purpose: a batch observes its own earlier effects, as on a single node.

@@ -8,24 +8,28 @@
  * the closed-source programs cannot initialise them here. Parameter values are local choices,
  * listed below as constants.
  */
-import { address, type Address } from "@solana/kit";
+import { type Address, address } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import { CLUSTERS, USDC_DECIMALS } from "../src/platform/config/networks";
-import { findUniversalSettleConfigPda } from "../src/rails/exact/program/pda";
 import { getUniversalSettleConfigEncoder } from "../src/rails/exact/program/accounts";
+import { findUniversalSettleConfigPda } from "../src/rails/exact/program/pda";
+import { getBankEncoder, getEscrowConfigEncoder, getEscrowEncoder } from "../src/rails/sla-escrow/program/accounts";
 import {
-  NATIVE_SOL_ESCROW_MINT,
   findBankPda,
   findEscrowConfigPda,
   findEscrowPda,
   findEscrowSolStoragePda,
+  NATIVE_SOL_ESCROW_MINT,
 } from "../src/rails/sla-escrow/program/pda";
-import { getBankEncoder, getEscrowConfigEncoder, getEscrowEncoder } from "../src/rails/sla-escrow/program/accounts";
-import { PAYMENT_CHANNELS_DEVNET_TREASURY_OWNER, PAYMENT_CHANNELS_PROGRAM_ID, STANDIN_PROGRAMS } from "./programs/index";
 import { FAUCET_INITIAL_LAMPORTS, faucetAddress } from "./faucet";
-import { OPERATOR_KEY_LABEL, localKeypair } from "./keys";
+import { localKeypair, OPERATOR_KEY_LABEL } from "./keys";
 import type { LocalChain } from "./local-chain";
 import { placeMint, placeRentExemptAccount, placeTokenAccount } from "./placed-accounts";
+import {
+  PAYMENT_CHANNELS_DEVNET_TREASURY_OWNER,
+  PAYMENT_CHANNELS_PROGRAM_ID,
+  STANDIN_PROGRAMS,
+} from "./programs/index";
 import { TOKEN_PROGRAM_ID } from "./token-accounts";
 
 /**
@@ -92,8 +96,18 @@ export async function seedLocalnet(chain: LocalChain): Promise<SeededAddresses> 
 
   for (const program of STANDIN_PROGRAMS) chain.addProgramFromFile(program.programId, program.soPath);
 
-  chain.setAccount(faucet, { lamports: FAUCET_INITIAL_LAMPORTS, data: new Uint8Array(), owner: SYSTEM_PROGRAM_ID, executable: false });
-  chain.setAccount(operator, { lamports: OPERATOR_INITIAL_LAMPORTS, data: new Uint8Array(), owner: SYSTEM_PROGRAM_ID, executable: false });
+  chain.setAccount(faucet, {
+    lamports: FAUCET_INITIAL_LAMPORTS,
+    data: new Uint8Array(),
+    owner: SYSTEM_PROGRAM_ID,
+    executable: false,
+  });
+  chain.setAccount(operator, {
+    lamports: OPERATOR_INITIAL_LAMPORTS,
+    data: new Uint8Array(),
+    owner: SYSTEM_PROGRAM_ID,
+    executable: false,
+  });
 
   placeMint(chain, { address: devnet.usdcMint, decimals: USDC_DECIMALS, mintAuthority: faucet });
   const operatorUsdcAccount = await associatedTokenAddress(operator, devnet.usdcMint);
@@ -125,7 +139,9 @@ export async function seedLocalnet(chain: LocalChain): Promise<SeededAddresses> 
     chain,
     bank,
     escrowProgram,
-    new Uint8Array(getBankEncoder().encode({ authority: address(operator), openAtUnixSeconds: now, feeBps: settings.bankFeeBps })),
+    new Uint8Array(
+      getBankEncoder().encode({ authority: address(operator), openAtUnixSeconds: now, feeBps: settings.bankFeeBps }),
+    ),
   );
   placeRentExemptAccount(
     chain,
@@ -149,16 +165,32 @@ export async function seedLocalnet(chain: LocalChain): Promise<SeededAddresses> 
   placeEscrow(chain, escrowProgram, solEscrow, NATIVE_SOL_ESCROW_MINT, solStorage, now, settings.sol);
 
   const usdcMint = address(devnet.usdcMint);
-  chain.setAccount(LOCAL_ORACLE_ADDRESS, { lamports: LOCAL_ORACLE_LAMPORTS, data: new Uint8Array(), owner: SYSTEM_PROGRAM_ID, executable: false });
-  placeTokenAccount(chain, { address: await associatedTokenAddress(LOCAL_ORACLE_ADDRESS, usdcMint), mint: usdcMint, owner: LOCAL_ORACLE_ADDRESS });
+  chain.setAccount(LOCAL_ORACLE_ADDRESS, {
+    lamports: LOCAL_ORACLE_LAMPORTS,
+    data: new Uint8Array(),
+    owner: SYSTEM_PROGRAM_ID,
+    executable: false,
+  });
+  placeTokenAccount(chain, {
+    address: await associatedTokenAddress(LOCAL_ORACLE_ADDRESS, usdcMint),
+    mint: usdcMint,
+    owner: LOCAL_ORACLE_ADDRESS,
+  });
   const [usdcEscrow] = await findEscrowPda(escrowProgram, usdcMint, bank);
   const usdcEscrowTokenAccount = await associatedTokenAddress(usdcEscrow, usdcMint);
   placeTokenAccount(chain, { address: usdcEscrowTokenAccount, mint: usdcMint, owner: usdcEscrow });
   placeEscrow(chain, escrowProgram, usdcEscrow, usdcMint, address(usdcEscrowTokenAccount), now, settings.usdc);
 
   // payment-channels: Distribute refuses to run unless ATA(treasury owner, mint) exists.
-  const usdcTreasuryTokenAccount = await associatedTokenAddress(PAYMENT_CHANNELS_DEVNET_TREASURY_OWNER, devnet.usdcMint);
-  placeTokenAccount(chain, { address: usdcTreasuryTokenAccount, mint: devnet.usdcMint, owner: PAYMENT_CHANNELS_DEVNET_TREASURY_OWNER });
+  const usdcTreasuryTokenAccount = await associatedTokenAddress(
+    PAYMENT_CHANNELS_DEVNET_TREASURY_OWNER,
+    devnet.usdcMint,
+  );
+  placeTokenAccount(chain, {
+    address: usdcTreasuryTokenAccount,
+    mint: devnet.usdcMint,
+    owner: PAYMENT_CHANNELS_DEVNET_TREASURY_OWNER,
+  });
 
   return {
     network: devnet.network,

@@ -7,19 +7,19 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { LocalChain } from "./local-chain";
-import { PubSubHub } from "./pubsub";
-import { RequestTiming } from "./request-timing";
-import { dispatchRpcBody, type RpcMethodTable } from "./rpc-dispatch";
-import { invalidParams } from "./rpc-errors";
-import { seedLocalnet, type SeededAddresses } from "./seed";
 import { accountMethods } from "./methods/account-methods";
 import { clusterMethods } from "./methods/cluster-methods";
 import { faucetMethods } from "./methods/faucet-methods";
 import { localnetMethods } from "./methods/localnet-methods";
 import { tokenMethods } from "./methods/token-methods";
 import { transactionMethods } from "./methods/transaction-methods";
+import { PubSubHub } from "./pubsub";
+import { oneWayDelay, type RealTiming, realTimingFromEnv } from "./real-timing";
+import { RequestTiming } from "./request-timing";
+import { dispatchRpcBody, type RpcMethodTable } from "./rpc-dispatch";
+import { invalidParams } from "./rpc-errors";
+import { type SeededAddresses, seedLocalnet } from "./seed";
 import { acceptWebSocket, type WebSocketConnection } from "./websocket-connection";
-import { oneWayDelay, realTimingFromEnv, type RealTiming } from "./real-timing";
 
 export const DEFAULT_LOCALNET_PORT = 8899;
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -118,7 +118,11 @@ export async function startLocalnet(options: StartLocalnetOptions = {}): Promise
 }
 
 /** Logs each inbound message's methods and, with real timing, delays both directions by the one-way latency. */
-function loggedWithLatency(connection: WebSocketConnection, timing: RequestTiming, realTiming: RealTiming | null): WebSocketConnection {
+function loggedWithLatency(
+  connection: WebSocketConnection,
+  timing: RequestTiming,
+  realTiming: RealTiming | null,
+): WebSocketConnection {
   const later = (work: () => void) => {
     const delay = oneWayDelay(realTiming);
     if (delay === null) work();
@@ -139,21 +143,25 @@ function loggedWithLatency(connection: WebSocketConnection, timing: RequestTimin
 function messageMethods(text: string): string[] {
   try {
     const parsed = JSON.parse(text) as unknown;
-    return (Array.isArray(parsed) ? parsed : [parsed]).map((message) => String((message as { method?: unknown } | null)?.method ?? "?"));
+    return (Array.isArray(parsed) ? parsed : [parsed]).map((message) =>
+      String((message as { method?: unknown } | null)?.method ?? "?"),
+    );
   } catch {
     return [];
   }
 }
 
 function signatureListParam(value: unknown): string[] {
-  if (!Array.isArray(value) || !value.every((item) => typeof item === "string")) throw invalidParams("Invalid params: expected an array of signatures");
+  if (!Array.isArray(value) || !value.every((item) => typeof item === "string"))
+    throw invalidParams("Invalid params: expected an array of signatures");
   return value as string[];
 }
 
 /** localnet_requestLog's optional start (epoch ms); absent = everything still logged. */
 function sinceParam(value: unknown): number {
   if (value === undefined) return 0;
-  if (typeof value !== "number" || !Number.isFinite(value)) throw invalidParams("Invalid params: sinceMs must be a number (epoch milliseconds)");
+  if (typeof value !== "number" || !Number.isFinite(value))
+    throw invalidParams("Invalid params: sinceMs must be a number (epoch milliseconds)");
   return value;
 }
 

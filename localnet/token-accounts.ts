@@ -46,7 +46,9 @@ function view(data: Uint8Array): DataView {
 }
 
 function readOptionalAddress(data: Uint8Array, offset: number): string | null {
-  return view(data).getUint32(offset, true) === 1 ? addressDecoder.decode(data.subarray(offset + 4, offset + 36)) : null;
+  return view(data).getUint32(offset, true) === 1
+    ? addressDecoder.decode(data.subarray(offset + 4, offset + 36))
+    : null;
 }
 
 /** The token account stored in `data`, or null if it is not an initialised token account. */
@@ -75,7 +77,9 @@ export function readMint(owner: string, data: Uint8Array): MintInfo | null {
   if (!isTokenProgram(owner)) return null;
   const isBaseMint = data.length === MINT_SIZE;
   const isExtendedMint =
-    owner === TOKEN_2022_PROGRAM_ID && data.length > ACCOUNT_TYPE_OFFSET && data[ACCOUNT_TYPE_OFFSET] === ACCOUNT_TYPE_MINT;
+    owner === TOKEN_2022_PROGRAM_ID &&
+    data.length > ACCOUNT_TYPE_OFFSET &&
+    data[ACCOUNT_TYPE_OFFSET] === ACCOUNT_TYPE_MINT;
   if (!isBaseMint && !isExtendedMint) return null;
   if (data[45] !== 1) return null;
   return {

@@ -9,16 +9,17 @@
  * signature and getSignatureStatuses keeps answering null, exactly like a cluster. A transaction
  * that fails while executing lands with its error and pays its fee.
  */
-import { confirmationDelayMs } from "./real-timing";
+
 import { getBase58Decoder } from "@solana/kit";
 import { FailedTransactionMetadata, type SimulatedTransactionInfo, type TransactionMetadata } from "litesvm";
+import { type AccountEncoding, encodeAccount } from "./account-encoding";
 import { snapshotAccounts } from "./account-snapshot";
-import { encodeAccount, type AccountEncoding } from "./account-encoding";
 import { computeTransactionFee } from "./fees";
 import type { LocalChain } from "./local-chain";
 import { resolveLookupTables } from "./lookup-tables";
-import { RpcError, RPC_ERROR_CODE, invalidParams } from "./rpc-errors";
-import { describeTransactionError, toRpcTransactionError, type RpcTransactionError } from "./transaction-errors";
+import { confirmationDelayMs } from "./real-timing";
+import { invalidParams, RPC_ERROR_CODE, RpcError } from "./rpc-errors";
+import { describeTransactionError, type RpcTransactionError, toRpcTransactionError } from "./transaction-errors";
 import type { InnerInstructionRecord, LedgerEntry, LoadedAddresses } from "./transaction-ledger";
 import {
   decodeBase58,
@@ -108,7 +109,8 @@ export function submitTransaction(chain: LocalChain, wire: WireTransaction, opti
     innerInstructions: outcome.innerInstructions,
     computeUnitsConsumed: outcome.unitsConsumed,
     returnData: outcome.returnData,
-    lastValidBlockHeight: chain.blockhashes.lookup(wire.message.recentBlockhash)?.lastValidBlockHeight ?? blockHeight + 150n,
+    lastValidBlockHeight:
+      chain.blockhashes.lookup(wire.message.recentBlockhash)?.lastValidBlockHeight ?? blockHeight + 150n,
   };
   chain.recordTransaction(entry);
   return wire.signature;
@@ -161,7 +163,10 @@ export function simulateTransaction(chain: LocalChain, wire: WireTransaction, op
     const latest = chain.latestBlockhash();
     // The message is the tail of the wire bytes; the blockhash sits at a known offset inside it.
     wireBytes = new Uint8Array(wire.bytes);
-    wireBytes.set(decodeBase58(latest.blockhash), wire.bytes.length - wire.messageBytes.length + wire.message.recentBlockhashOffset);
+    wireBytes.set(
+      decodeBase58(latest.blockhash),
+      wire.bytes.length - wire.messageBytes.length + wire.message.recentBlockhashOffset,
+    );
     replacementBlockhash = { blockhash: latest.blockhash, lastValidBlockHeight: latest.lastValidBlockHeight };
   }
   const lifetimeErr = options.replaceRecentBlockhash ? null : lifetimeError(chain, wire, blockHeight);
@@ -184,7 +189,12 @@ export function simulateTransaction(chain: LocalChain, wire: WireTransaction, op
     const postAccounts = new Map<string, ReturnType<LocalChain["getAccount"]>>(
       (simulated?.postAccounts() ?? []).map((account) => [
         account.address as string,
-        { lamports: account.lamports, data: account.data as Uint8Array, owner: account.programAddress, executable: account.executable },
+        {
+          lamports: account.lamports,
+          data: account.data as Uint8Array,
+          owner: account.programAddress,
+          executable: account.executable,
+        },
       ]),
     );
     accounts =
@@ -241,14 +251,18 @@ function isDurableNonceValid(chain: LocalChain, wire: WireTransaction): boolean 
   const { message } = wire;
   const first = message.instructions[0];
   if (first === undefined || message.staticAccountKeys[first.programIdIndex] !== SYSTEM_PROGRAM_ID) return false;
-  if (first.data.length < 4 || new DataView(first.data.buffer, first.data.byteOffset).getUint32(0, true) !== ADVANCE_NONCE_ACCOUNT_INSTRUCTION) {
+  if (
+    first.data.length < 4 ||
+    new DataView(first.data.buffer, first.data.byteOffset).getUint32(0, true) !== ADVANCE_NONCE_ACCOUNT_INSTRUCTION
+  ) {
     return false;
   }
   const nonceIndex = first.accountIndexes[0];
   const noncePubkey = nonceIndex === undefined ? undefined : message.staticAccountKeys[nonceIndex];
   if (noncePubkey === undefined) return false;
   const nonceAccount = chain.getAccount(noncePubkey);
-  if (!nonceAccount || nonceAccount.owner !== SYSTEM_PROGRAM_ID || nonceAccount.data.length !== NONCE_ACCOUNT_SIZE) return false;
+  if (!nonceAccount || nonceAccount.owner !== SYSTEM_PROGRAM_ID || nonceAccount.data.length !== NONCE_ACCOUNT_SIZE)
+    return false;
   return toBase58(nonceAccount.data.subarray(40, 72)) === message.recentBlockhash;
 }
 

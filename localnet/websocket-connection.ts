@@ -26,7 +26,9 @@ export function acceptWebSocket(request: IncomingMessage, socket: Duplex, head: 
     socket.end("HTTP/1.1 400 Bad Request\r\n\r\n");
     return null;
   }
-  const accept = createHash("sha1").update(key + HANDSHAKE_GUID).digest("base64");
+  const accept = createHash("sha1")
+    .update(key + HANDSHAKE_GUID)
+    .digest("base64");
   socket.write(
     `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`,
   );
@@ -97,7 +99,8 @@ export function acceptWebSocket(request: IncomingMessage, socket: Duplex, head: 
       if (buffered.length < offset + 4 + length) return;
       const mask = buffered.subarray(offset, offset + 4);
       const payload = Buffer.from(buffered.subarray(offset + 4, offset + 4 + length));
-      for (let index = 0; index < payload.length; index++) payload[index] = (payload[index] ?? 0) ^ (mask[index % 4] ?? 0);
+      for (let index = 0; index < payload.length; index++)
+        payload[index] = (payload[index] ?? 0) ^ (mask[index % 4] ?? 0);
       buffered = buffered.subarray(offset + 4 + length);
 
       switch (opcode) {

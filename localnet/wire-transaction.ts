@@ -4,9 +4,9 @@
  * for its own checks (blockhash window, duplicate signatures, fees, balances); litesvm gets the
  * original bytes.
  */
-import { createPublicKey, verify, type KeyObject } from "node:crypto";
+import { createPublicKey, type KeyObject, verify } from "node:crypto";
 import { getBase58Decoder } from "@solana/kit";
-import { RpcError, RPC_ERROR_CODE, invalidParams } from "./rpc-errors";
+import { invalidParams, RPC_ERROR_CODE, RpcError } from "./rpc-errors";
 
 /** Largest serialised transaction a node accepts (one UDP packet minus headers). */
 export const PACKET_DATA_SIZE_BYTES = 1232;
@@ -118,7 +118,8 @@ export function decodeWireString(encoded: string, encoding: "base58" | "base64")
   }
   let bytes: Uint8Array;
   if (encoding === "base64") {
-    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(encoded)) throw invalidParams(`invalid base64 encoding: ${encoded.slice(0, 16)}`);
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(encoded))
+      throw invalidParams(`invalid base64 encoding: ${encoded.slice(0, 16)}`);
     bytes = new Uint8Array(Buffer.from(encoded, "base64"));
   } else {
     try {
@@ -175,9 +176,7 @@ export function parseWireTransaction(bytes: Uint8Array): WireTransaction {
     );
   }
   if (reader.offset !== bytes.length) {
-    throw invalidParams(
-      "failed to deserialize solana_transaction::versioned::VersionedTransaction: Trailing bytes",
-    );
+    throw invalidParams("failed to deserialize solana_transaction::versioned::VersionedTransaction: Trailing bytes");
   }
   sanitize(signatures, message);
   const first = signatures[0];

@@ -19,25 +19,26 @@ import { randomBytes } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { unstable_readConfig } from "wrangler";
-import { keypairFromSeed, type LocalKeypair } from "./lib/keypair";
 import {
+  type Command,
   commandLine,
   commands,
   DEPLOY_ENVIRONMENTS,
+  type DeployEnvironment,
+  type EnvironmentNames,
   findD1Id,
   findKvId,
   GENERATED_SECRETS,
+  type GeneratedSecret,
   secretNames,
   withResourceIds,
-  type Command,
-  type DeployEnvironment,
-  type EnvironmentNames,
-  type GeneratedSecret,
 } from "./lib/deploy-plan";
+import { keypairFromSeed, type LocalKeypair } from "./lib/keypair";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const WRANGLER_TOML = path.join(ROOT, "wrangler.toml");
-const USAGE = "usage: npm run deploy:setup -- --env preview|production [--dry-run] [--fee-payer-keypair <file>] [--config <wrangler.toml>]";
+const USAGE =
+  "usage: npm run deploy:setup -- --env preview|production [--dry-run] [--fee-payer-keypair <file>] [--config <wrangler.toml>]";
 
 interface Options {
   environment: DeployEnvironment;
@@ -61,7 +62,8 @@ function parseOptions(argv: string[]): Options {
     else if (arg === "--config") config = path.resolve(argv[++i] ?? "");
     else throw new UsageError(`unknown argument ${arg}`);
   }
-  if (!DEPLOY_ENVIRONMENTS.includes(environment as DeployEnvironment)) throw new UsageError("--env must be preview or production");
+  if (!DEPLOY_ENVIRONMENTS.includes(environment as DeployEnvironment))
+    throw new UsageError("--env must be preview or production");
   return { environment: environment as DeployEnvironment, dryRun, feePayerKeypairFile, config };
 }
 
@@ -79,8 +81,22 @@ function environmentNames(environment: DeployEnvironment, configFile: string | n
   };
   const d1 = config.d1_databases.find((d) => d.binding === "DB");
   const kv = config.kv_namespaces.find((k) => k.binding === "KV");
-  if (!d1?.database_name || !kv) throw new Error(`wrangler.toml [env.${environment}] needs a DB d1_databases binding with a database_name and a KV kv_namespaces binding`);
-  return { environment, worker: config.name, d1Binding: d1.binding, d1Name: d1.database_name, kvBinding: kv.binding, kvTitle: `${d1.database_name}-kv`, config: configFile, vars: config.vars, d1Id: d1.database_id ?? null, kvId: kv.id ?? null };
+  if (!d1?.database_name || !kv)
+    throw new Error(
+      `wrangler.toml [env.${environment}] needs a DB d1_databases binding with a database_name and a KV kv_namespaces binding`,
+    );
+  return {
+    environment,
+    worker: config.name,
+    d1Binding: d1.binding,
+    d1Name: d1.database_name,
+    kvBinding: kv.binding,
+    kvTitle: `${d1.database_name}-kv`,
+    config: configFile,
+    vars: config.vars,
+    d1Id: d1.database_id ?? null,
+    kvId: kv.id ?? null,
+  };
 }
 
 /** The fee payer: read from a Solana CLI keypair file (a JSON array of 64 bytes), checked, or generated. */
@@ -89,7 +105,8 @@ function feePayerKeypair(file: string | null): LocalKeypair {
   const bytes = Uint8Array.from(JSON.parse(readFileSync(file, "utf8")) as number[]);
   if (bytes.length !== 64) throw new UsageError(`${file}: not a Solana keypair file (a JSON array of 64 bytes)`);
   const keypair = keypairFromSeed(bytes.slice(0, 32));
-  if (keypair.publicKey.some((byte, i) => byte !== bytes[32 + i])) throw new UsageError(`${file}: its public half does not match its secret half`);
+  if (keypair.publicKey.some((byte, i) => byte !== bytes[32 + i]))
+    throw new UsageError(`${file}: its public half does not match its secret half`);
   return keypair;
 }
 
@@ -99,28 +116,41 @@ function printPlan(names: EnvironmentNames, feePayerAddress: string | null): voi
     console.log(`\n${title}`);
     for (const [command, note] of lines) console.log(`   $ ${commandLine(command)}${note ? `   # ${note}` : ""}`);
   };
-  step("1. D1 database: the id in wrangler.toml when it has one (then nothing runs), else adopted by name, created when absent", [
-    [commands.listD1(names)],
-    [commands.createD1(names), "only when the list does not have it"],
-    [commands.listD1(names), "only after a create: reads the new id"],
-  ]);
-  step("2. KV namespace: the id in wrangler.toml when it has one (then nothing runs), else adopted by title, created when absent", [
-    [commands.listKv(names)],
-    [commands.createKv(names), "only when the list does not have it"],
-    [commands.listKv(names), "only after a create: reads the new id"],
-  ]);
-  console.log(`\n3. Both ids are written into [[env.${env}.d1_databases]] and [[env.${env}.kv_namespaces]] of wrangler.toml`);
+  step(
+    "1. D1 database: the id in wrangler.toml when it has one (then nothing runs), else adopted by name, created when absent",
+    [
+      [commands.listD1(names)],
+      [commands.createD1(names), "only when the list does not have it"],
+      [commands.listD1(names), "only after a create: reads the new id"],
+    ],
+  );
+  step(
+    "2. KV namespace: the id in wrangler.toml when it has one (then nothing runs), else adopted by title, created when absent",
+    [
+      [commands.listKv(names)],
+      [commands.createKv(names), "only when the list does not have it"],
+      [commands.listKv(names), "only after a create: reads the new id"],
+    ],
+  );
+  console.log(
+    `\n3. Both ids are written into [[env.${env}.d1_databases]] and [[env.${env}.kv_namespaces]] of wrangler.toml`,
+  );
   step("4. Secrets the Worker does not have yet, generated here and sent on stdin", [
     [commands.listSecrets(names), "a Worker that does not exist yet has none"],
     [commands.putSecrets(names, GENERATED_SECRETS), "only the missing ones; an existing secret is never replaced"],
   ]);
   step("5. Remote D1 migrations", [[commands.applyMigrations(names)]]);
   step("6. Deploy", [[commands.deploy(names)]]);
-  console.log(`\n7. Fund the fee payer: ${feePayerAddress ?? "its address is printed once it is generated (a fee payer the Worker already has: GET /supported, signers)"}`);
+  console.log(
+    `\n7. Fund the fee payer: ${feePayerAddress ?? "its address is printed once it is generated (a fee payer the Worker already has: GET /supported, signers)"}`,
+  );
 }
 
 /** Spawns one command, printed first; stdout is captured when the answer is read, else shown. */
-function run(command: Command, { capture = false, input }: { capture?: boolean; input?: string } = {}): { ok: boolean; stdout: string; stderr: string } {
+function run(
+  command: Command,
+  { capture = false, input }: { capture?: boolean; input?: string } = {},
+): { ok: boolean; stdout: string; stderr: string } {
   console.log(`$ ${commandLine(command)}`);
   const result = spawnSync(command.program, command.args, {
     cwd: ROOT,
@@ -137,7 +167,13 @@ function mustRun(command: Command, options: { capture?: boolean; input?: string 
   return result.stdout;
 }
 
-function adopt(kind: string, configured: string | null, list: Command, create: Command, find: (listOutput: string) => string | null): string {
+function adopt(
+  kind: string,
+  configured: string | null,
+  list: Command,
+  create: Command,
+  find: (listOutput: string) => string | null,
+): string {
   if (configured) {
     console.log(`   ${kind}: ${configured} (the id wrangler.toml has)`);
     return configured;
@@ -175,8 +211,12 @@ function setUp(options: Options): void {
     return;
   }
 
-  const d1Id = adopt("D1 database", names.d1Id, commands.listD1(names), commands.createD1(names), (out) => findD1Id(out, names.d1Name));
-  const kvId = adopt("KV namespace", names.kvId, commands.listKv(names), commands.createKv(names), (out) => findKvId(out, names.kvTitle));
+  const d1Id = adopt("D1 database", names.d1Id, commands.listD1(names), commands.createD1(names), (out) =>
+    findD1Id(out, names.d1Name),
+  );
+  const kvId = adopt("KV namespace", names.kvId, commands.listKv(names), commands.createKv(names), (out) =>
+    findKvId(out, names.kvTitle),
+  );
   const toml = readFileSync(tomlFile, "utf8");
   const updated = withResourceIds(toml, names.environment, { d1Id, kvId });
   if (updated !== toml) writeFileSync(tomlFile, updated);
@@ -184,7 +224,9 @@ function setUp(options: Options): void {
 
   const existing = existingSecrets(names);
   if (suppliedFeePayer && existing.has("FEE_PAYER_SECRET_KEY")) {
-    throw new UsageError(`${names.worker} already has FEE_PAYER_SECRET_KEY: this setup never replaces a secret (to rotate it: npx wrangler secret put FEE_PAYER_SECRET_KEY --env ${names.environment})`);
+    throw new UsageError(
+      `${names.worker} already has FEE_PAYER_SECRET_KEY: this setup never replaces a secret (to rotate it: npx wrangler secret put FEE_PAYER_SECRET_KEY --env ${names.environment})`,
+    );
   }
   const missing = GENERATED_SECRETS.filter((name) => !existing.has(name));
   let feePayerAddress: string | null = null;
@@ -201,7 +243,9 @@ function setUp(options: Options): void {
     }
     mustRun(commands.putSecrets(names, missing), { input: JSON.stringify(values) });
   }
-  console.log(`   secrets already set: ${[...existing].sort().join(", ") || "none"}; set now: ${missing.join(", ") || "none"}`);
+  console.log(
+    `   secrets already set: ${[...existing].sort().join(", ") || "none"}; set now: ${missing.join(", ") || "none"}`,
+  );
 
   mustRun(commands.applyMigrations(names));
   mustRun(commands.deploy(names));
@@ -215,12 +259,17 @@ function setUp(options: Options): void {
 }
 
 function printNotes(names: Environment): void {
-  if (names.environment === "preview") console.log("Devnet SOL: https://faucet.solana.com (the fee payer's address above).");
+  if (names.environment === "preview")
+    console.log("Devnet SOL: https://faucet.solana.com (the fee payer's address above).");
   if (!names.vars.UNIVERSAL_SETTLE_PROGRAM_ID) {
-    console.log("UNIVERSAL_SETTLE_PROGRAM_ID is not set for this environment: set it only to an id you verified (docs/deploy.md, \"UniversalSettle on mainnet\").");
+    console.log(
+      'UNIVERSAL_SETTLE_PROGRAM_ID is not set for this environment: set it only to an id you verified (docs/deploy.md, "UniversalSettle on mainnet").',
+    );
   }
   if (String(names.vars.SOLANA_RPC_URL ?? "").includes("api.mainnet-beta.solana.com")) {
-    console.log("SOLANA_RPC_URL is the public mainnet endpoint: use a private one (a secret when it carries a key: npx wrangler secret put SOLANA_RPC_URL --env production).");
+    console.log(
+      "SOLANA_RPC_URL is the public mainnet endpoint: use a private one (a secret when it carries a key: npx wrangler secret put SOLANA_RPC_URL --env production).",
+    );
   }
 }
 

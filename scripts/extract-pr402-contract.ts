@@ -27,14 +27,18 @@ function shapeOf(schema: OpenApiSchema | undefined, depth = 0): Shape {
   if (schema.type) shape.type = schema.type;
   if (schema.nullable) shape.nullable = true;
   if (schema.enum) shape.enum = schema.enum;
-  if (schema.oneOf ?? schema.anyOf) shape.oneOf = (schema.oneOf ?? schema.anyOf).map((s: OpenApiSchema) => shapeOf(s, depth + 1));
+  if (schema.oneOf ?? schema.anyOf)
+    shape.oneOf = (schema.oneOf ?? schema.anyOf).map((s: OpenApiSchema) => shapeOf(s, depth + 1));
   if (schema.properties) {
     shape.type ??= "object";
-    shape.properties = Object.fromEntries(Object.entries(schema.properties).map(([k, v]) => [k, shapeOf(v as OpenApiSchema, depth + 1)]));
+    shape.properties = Object.fromEntries(
+      Object.entries(schema.properties).map(([k, v]) => [k, shapeOf(v as OpenApiSchema, depth + 1)]),
+    );
   }
   if (schema.required) shape.required = schema.required;
   if (schema.items) shape.items = shapeOf(schema.items, depth + 1);
-  if (typeof schema.additionalProperties === "object") shape.additionalProperties = shapeOf(schema.additionalProperties, depth + 1);
+  if (typeof schema.additionalProperties === "object")
+    shape.additionalProperties = shapeOf(schema.additionalProperties, depth + 1);
   else if (schema.additionalProperties === false) shape.additionalProperties = false;
   return shape;
 }
@@ -52,7 +56,9 @@ for (const [path, item] of Object.entries<Record<string, OpenApiSchema>>(doc.pat
       method: method.toUpperCase(),
       path: path.startsWith(PREFIX) ? path.slice(PREFIX.length) : path,
       auth: op.security ? "bearer" : undefined,
-      query: params.filter((p) => p.in === "query").map((p) => ({ name: p.name, required: Boolean(p.required), ...shapeOf(p.schema) })),
+      query: params
+        .filter((p) => p.in === "query")
+        .map((p) => ({ name: p.name, required: Boolean(p.required), ...shapeOf(p.schema) })),
       path_params: params.filter((p) => p.in === "path").map((p) => p.name),
       ...(body ? { body: shapeOf(body) } : {}),
       ...(ok ? { response: shapeOf(ok) } : {}),

@@ -77,18 +77,18 @@ async function main(): Promise<void> {
     const lamports = toRawAmount(args.amount, SOL_DECIMALS);
     const signature = await rpc<string>(url, "requestAirdrop", [args.wallet, lamports.toString()]);
     const balance = await rpc<{ value: number }>(url, "getBalance", [args.wallet]);
-    console.log(`sent ${args.amount} SOL to ${args.wallet}\n  signature ${signature}\n  balance   ${balance.value} lamports`);
+    console.log(
+      `sent ${args.amount} SOL to ${args.wallet}\n  signature ${signature}\n  balance   ${balance.value} lamports`,
+    );
     return;
   }
   const mint = args.mint ?? (await rpc<{ usdcMint: string }>(url, "localnet_getInfo", [])).usdcMint;
   const supply = await rpc<{ value: { decimals: number } }>(url, "getTokenSupply", [mint]);
   const raw = toRawAmount(args.amount, supply.value.decimals);
   const signature = await rpc<string>(url, "requestTokenAirdrop", [args.wallet, raw.toString(), mint]);
-  const accounts = await rpc<{ value: { pubkey: string; account: { data: { parsed: { info: { tokenAmount: { uiAmountString: string } } } } } }[] }>(
-    url,
-    "getTokenAccountsByOwner",
-    [args.wallet, { mint }, { encoding: "jsonParsed" }],
-  );
+  const accounts = await rpc<{
+    value: { pubkey: string; account: { data: { parsed: { info: { tokenAmount: { uiAmountString: string } } } } } }[];
+  }>(url, "getTokenAccountsByOwner", [args.wallet, { mint }, { encoding: "jsonParsed" }]);
   const lines = [`minted ${args.amount} of ${mint} to ${args.wallet}`, `  signature ${signature}`];
   for (const { pubkey, account } of accounts.value) {
     lines.push(`  account   ${pubkey} balance ${account.data.parsed.info.tokenAmount.uiAmountString}`);

@@ -11,12 +11,12 @@
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { ensureDevVars } from "./lib/dev-vars";
-import { keypairFromSeed } from "./lib/keypair";
 import { base58 } from "@scure/base";
 import { startLocalnet } from "../localnet/server";
-import { applyLocalMigrations, serveWorker, waitForAnswer } from "./lib/serve-worker";
 import { startCronRunner, triggerScheduled } from "./lib/cron-runner";
+import { ensureDevVars } from "./lib/dev-vars";
+import { keypairFromSeed } from "./lib/keypair";
+import { applyLocalMigrations, serveWorker, waitForAnswer } from "./lib/serve-worker";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const WORKER_PORT = Number(process.env.PORT ?? 8787);
@@ -65,7 +65,10 @@ async function main() {
       await triggerScheduled(base, expression, scheduledTimeMs);
       console.log(`[cron] ${expression} ran (${Date.now() - startedAtMs} ms)`);
     },
-    { onError: (expression, error) => console.error(`[cron] ${expression} failed: ${error instanceof Error ? error.message : String(error)}`) },
+    {
+      onError: (expression, error) =>
+        console.error(`[cron] ${expression} failed: ${error instanceof Error ? error.message : String(error)}`),
+    },
   );
 
   let stopping = false;
@@ -90,7 +93,10 @@ openapi          ${base}/openapi.json
 guides           ${base}/seller-quick-start.md  ${base}/quickstart-buyer.md
 fee payer        ${feePayer.address}
 
-cron triggers    ${cron.nextRuns().map(({ cron: expression, atMs }) => `"${expression}" next ${new Date(atMs).toISOString()}`).join(", ")}
+cron triggers    ${cron
+    .nextRuns()
+    .map(({ cron: expression, atMs }) => `"${expression}" next ${new Date(atMs).toISOString()}`)
+    .join(", ")}
 
 try:  curl ${base}/api/v1/facilitator/health
 run a job now:   curl "${base}/cdn-cgi/handler/scheduled?cron=${encodeURIComponent(worker.crons[0] ?? "")}"

@@ -1,19 +1,19 @@
 import { Hono } from "hono";
-import { API_PREFIX, type AppEnv } from "./http/context";
-import { correlationId } from "./http/middleware/correlation-id";
-import { standardHeaders } from "./http/middleware/standard-headers";
-import { loadConfigMiddleware } from "./http/middleware/load-config";
-import { requestBodyLimit } from "./http/middleware/body-limit";
-import { onError, onNotFound } from "./http/error-handler";
-import { mountRoutes } from "./http/route-def";
 import { apiRoutes } from "./http/api-routes";
-import { paymentRoutes } from "./http/routes/payments";
-import { mountStaticRoutes } from "./http/routes/static";
-import { mountResourceIndex } from "./http/routes/resource-index";
+import { API_PREFIX, type AppEnv } from "./http/context";
+import { onError, onNotFound } from "./http/error-handler";
 import { mountMcp } from "./http/mcp/route";
-import { RAILS } from "./rails/registry";
+import { requestBodyLimit } from "./http/middleware/body-limit";
+import { correlationId } from "./http/middleware/correlation-id";
+import { loadConfigMiddleware } from "./http/middleware/load-config";
+import { standardHeaders } from "./http/middleware/standard-headers";
+import { mountRoutes } from "./http/route-def";
+import { paymentRoutes } from "./http/routes/payments";
+import { mountResourceIndex } from "./http/routes/resource-index";
+import { mountStaticRoutes } from "./http/routes/static";
+import { type ConfigOfRails, configOf } from "./platform/config/load-config";
 import type { RailModule } from "./rails/rail";
-import { configOf, type ConfigOfRails } from "./platform/config/load-config";
+import { RAILS } from "./rails/registry";
 
 /**
  * The whole HTTP surface: middleware in order, every route group, one error handler.
@@ -43,7 +43,10 @@ export function buildApp(rails: readonly RailModule[] = RAILS): Hono<AppEnv> {
   withErrorHandling(paymentApp);
 
   const fetchAny = app.fetch;
-  app.fetch = (request, env, ctx) => (request.method === "POST" && PAYMENT_PATHS.has(pathOf(request.url)) ? paymentApp.fetch(request, env, ctx) : fetchAny(request, env, ctx));
+  app.fetch = (request, env, ctx) =>
+    request.method === "POST" && PAYMENT_PATHS.has(pathOf(request.url))
+      ? paymentApp.fetch(request, env, ctx)
+      : fetchAny(request, env, ctx);
   return app;
 }
 

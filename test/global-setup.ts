@@ -1,8 +1,8 @@
 import type { TestProject } from "vitest/node";
 import { startLocalnet } from "../localnet/server";
-import { testLocalnetPort } from "./support/node/ports";
 import { TEST_FEE_PAYER } from "./support/keys";
 import { startDirectorySeller } from "./support/node/directory-seller";
+import { testLocalnetPort } from "./support/node/ports";
 import { startRpcFaultProxy } from "./support/node/rpc-fault-proxy";
 
 /**
@@ -24,7 +24,12 @@ export default async function setup(project: TestProject) {
   const directorySeller = await startDirectorySeller();
   project.provide("directorySellerOrigin", directorySeller.origin);
   return async () => {
-    for (const [name, server] of [["directory seller", directorySeller], ["RPC fault proxy", faultProxy], ["warpable local chain", warpableLocalnet], ["local chain", localnet]] as const) {
+    for (const [name, server] of [
+      ["directory seller", directorySeller],
+      ["RPC fault proxy", faultProxy],
+      ["warpable local chain", warpableLocalnet],
+      ["local chain", localnet],
+    ] as const) {
       await closeWithin(name, server.close());
     }
   };

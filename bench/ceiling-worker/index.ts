@@ -19,7 +19,10 @@ export default {
         jsonrpc: "2.0",
         id: 1,
         method: "simulateTransaction",
-        params: [body.paymentPayload.payload.transaction, { encoding: "base64", sigVerify: false, replaceRecentBlockhash: false, commitment: "confirmed" }],
+        params: [
+          body.paymentPayload.payload.transaction,
+          { encoding: "base64", sigVerify: false, replaceRecentBlockhash: false, commitment: "confirmed" },
+        ],
       }),
     });
     const answer = (await simulation.json()) as { result?: { value: { err: unknown } } };

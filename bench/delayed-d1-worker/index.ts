@@ -8,8 +8,9 @@
  * The settle ledger's Durable Object is near the request (created where its first settle arrives), so its binding is
  * not delayed; its own D1 calls (the claim written through, the mirror) are, and logged like the Worker's.
  */
-import worker from "../../src/index";
+
 import type { Env } from "../../src/env";
+import worker from "../../src/index";
 import { SettleLedgerObject as NearLedgerObject } from "../../src/settlement/settle-ledger-object";
 
 interface BenchEnv extends Env {
@@ -66,7 +67,9 @@ function delayedDatabase(db: D1Database, latencyMs: number): D1Database {
       if (property === "prepare") return (sql: string) => wrapStatement(target.prepare(sql), latencyMs, sql);
       if (property === "batch") {
         return (statements: D1PreparedStatement[]) =>
-          held(latencyMs, `batch of ${statements.length}`, () => target.batch(statements.map((s) => realStatements.get(s) ?? s)));
+          held(latencyMs, `batch of ${statements.length}`, () =>
+            target.batch(statements.map((s) => realStatements.get(s) ?? s)),
+          );
       }
       if (property === "exec") return (sql: string) => held(latencyMs, "exec", () => target.exec(sql));
       const value = Reflect.get(target, property, target);

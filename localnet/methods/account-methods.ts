@@ -1,12 +1,19 @@
 /**
  * Account reads: getAccountInfo, getMultipleAccounts, getBalance, getProgramAccounts.
  */
-import { encodeAccount, parseAccountEncoding, parseDataSlice, type LocalAccount } from "../account-encoding";
+import { encodeAccount, type LocalAccount, parseAccountEncoding, parseDataSlice } from "../account-encoding";
 import type { JsonValue } from "../json-bigint";
 import type { LocalChain } from "../local-chain";
-import { invalidParams } from "../rpc-errors";
 import type { RpcMethodTable } from "../rpc-dispatch";
-import { booleanOption, checkMinContextSlot, configParam, pubkeyParam, requiredParam, type RpcConfig } from "../rpc-params";
+import { invalidParams } from "../rpc-errors";
+import {
+  booleanOption,
+  checkMinContextSlot,
+  configParam,
+  pubkeyParam,
+  type RpcConfig,
+  requiredParam,
+} from "../rpc-params";
 import { decodeBase58 } from "../wire-transaction";
 
 const MAX_MULTIPLE_ACCOUNTS = 100;
@@ -88,7 +95,8 @@ export function parseFilters(raw: JsonValue | undefined): AccountDataFilter[] {
         memcmp.encoding === "base64"
           ? new Uint8Array(Buffer.from(memcmp.bytes, "base64"))
           : decodeBase58OrThrow(memcmp.bytes);
-      return (data) => offset + bytes.length <= data.length && bytes.every((byte, index) => data[offset + index] === byte);
+      return (data) =>
+        offset + bytes.length <= data.length && bytes.every((byte, index) => data[offset + index] === byte);
     }
     if (filter.tokenAccountState !== undefined) return (data) => data.length >= 165 && data[108] !== 0;
     throw invalidParams("Invalid params: unknown filter");

@@ -7,8 +7,8 @@ import { SLOTS_PER_EPOCH } from "../chain-clock";
 import { computeTransactionFee } from "../fees";
 import { localKeypair } from "../keys";
 import { LOCALNET_FEATURE_SET, LOCALNET_SOLANA_CORE_VERSION, type LocalChain } from "../local-chain";
-import { RpcError, invalidParams } from "../rpc-errors";
 import type { RpcMethodTable } from "../rpc-dispatch";
+import { invalidParams, RpcError } from "../rpc-errors";
 import { checkMinContextSlot, configParam, requiredParam, u64Param } from "../rpc-params";
 import { parseMessageBytes } from "../wire-transaction";
 

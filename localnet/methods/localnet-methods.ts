@@ -18,12 +18,12 @@
  *                        sinceMs (epoch ms, sub-ms precision), oldest first (served by server.ts)
  */
 import { randomBytes } from "node:crypto";
+import { faucetAddress } from "../faucet";
 import type { JsonValue } from "../json-bigint";
 import type { LocalChain } from "../local-chain";
-import { faucetAddress } from "../faucet";
 import { placeMint } from "../placed-accounts";
-import { invalidParams } from "../rpc-errors";
 import type { RpcMethodTable } from "../rpc-dispatch";
+import { invalidParams } from "../rpc-errors";
 import { pubkeyParam, requiredParam, u64Param } from "../rpc-params";
 import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from "../token-accounts";
 import { toBase58 } from "../wire-transaction";

@@ -3,15 +3,15 @@
  */
 import { encodeAccount, parseAccountEncoding, parseDataSlice } from "../account-encoding";
 import type { LocalChain } from "../local-chain";
-import { invalidParams } from "../rpc-errors";
 import type { RpcMethodTable } from "../rpc-dispatch";
+import { invalidParams } from "../rpc-errors";
 import { checkMinContextSlot, configParam, pubkeyParam, requiredParam } from "../rpc-params";
 import {
-  TOKEN_2022_PROGRAM_ID,
-  TOKEN_PROGRAM_ID,
   isTokenProgram,
   readMint,
   readTokenAccount,
+  TOKEN_2022_PROGRAM_ID,
+  TOKEN_PROGRAM_ID,
   uiTokenAmount,
 } from "../token-accounts";
 
@@ -68,7 +68,11 @@ export function tokenMethods(chain: LocalChain): RpcMethodTable {
         .flatMap((program) => chain.getProgramAccounts(program))
         .filter(({ account }) => {
           const tokenAccount = readTokenAccount(account.owner, account.data);
-          return tokenAccount !== null && tokenAccount.owner === owner && (mintFilter === undefined || tokenAccount.mint === mintFilter);
+          return (
+            tokenAccount !== null &&
+            tokenAccount.owner === owner &&
+            (mintFilter === undefined || tokenAccount.mint === mintFilter)
+          );
         })
         .map(({ pubkey, account }) => ({
           pubkey,

@@ -6,16 +6,16 @@ import { getBase58Decoder } from "@solana/kit";
 import { parseAccountEncoding } from "../account-encoding";
 import type { JsonValue } from "../json-bigint";
 import type { LocalChain } from "../local-chain";
-import { RpcError, RPC_ERROR_CODE, invalidParams } from "../rpc-errors";
 import type { RpcMethodTable } from "../rpc-dispatch";
+import { invalidParams, RPC_ERROR_CODE, RpcError } from "../rpc-errors";
 import {
   booleanOption,
   checkMinContextSlot,
   configParam,
   pubkeyParam,
+  type RpcConfig,
   requiredParam,
   signatureParam,
-  type RpcConfig,
 } from "../rpc-params";
 import type { LedgerEntry } from "../transaction-ledger";
 import {
@@ -30,7 +30,10 @@ const MAX_SIGNATURE_STATUSES = 256;
 /** Without searchTransactionHistory a node only consults its status cache (recent ~300 slots). */
 const STATUS_CACHE_SLOTS = 300n;
 const MAX_SIGNATURES_FOR_ADDRESS = 1000;
-const MEMO_PROGRAM_IDS = new Set(["MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr", "Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo"]);
+const MEMO_PROGRAM_IDS = new Set([
+  "MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr",
+  "Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo",
+]);
 
 const base58 = getBase58Decoder();
 
@@ -123,7 +126,9 @@ function decodeTransactionParam(params: readonly JsonValue[], config: RpcConfig)
   if (typeof encoded !== "string") throw invalidParams("Invalid params: transaction must be a string");
   const encoding = config.encoding ?? "base58";
   if (encoding !== "base58" && encoding !== "base64") {
-    throw invalidParams(`Invalid params: unsupported encoding: ${String(encoding)}. Supported encodings: base58, base64`);
+    throw invalidParams(
+      `Invalid params: unsupported encoding: ${String(encoding)}. Supported encodings: base58, base64`,
+    );
   }
   return parseWireTransaction(decodeWireString(encoded, encoding));
 }
@@ -175,7 +180,9 @@ function formatConfirmedTransaction(entry: LedgerEntry, config: RpcConfig) {
       transaction = [base58.decode(entry.transaction.bytes), "base58"];
       break;
     default:
-      throw invalidParams(`Invalid params: unknown variant \`${String(encoding)}\`, expected one of \`binary\`, \`base64\`, \`base58\`, \`json\`, \`jsonParsed\``);
+      throw invalidParams(
+        `Invalid params: unknown variant \`${String(encoding)}\`, expected one of \`binary\`, \`base64\`, \`base58\`, \`json\`, \`jsonParsed\``,
+      );
   }
   return {
     slot: entry.slot,

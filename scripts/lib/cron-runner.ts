@@ -38,7 +38,13 @@ export function startCronRunner(
   options: { clock?: CronClock; onError?: (cron: string, error: unknown) => void } = {},
 ): CronRunner {
   const clock = options.clock ?? SYSTEM_CLOCK;
-  const schedules = [...new Set(crons)].map((cron) => ({ cron, schedule: parseCron(cron), nextMs: 0, timer: null as unknown, running: false }));
+  const schedules = [...new Set(crons)].map((cron) => ({
+    cron,
+    schedule: parseCron(cron),
+    nextMs: 0,
+    timer: null as unknown,
+    running: false,
+  }));
   let stopped = false;
 
   const arm = (entry: (typeof schedules)[number], afterMs: number) => {

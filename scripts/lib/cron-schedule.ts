@@ -34,8 +34,11 @@ export interface CronSchedule {
 
 export function parseCron(expression: string): CronSchedule {
   const parts = expression.trim().split(/\s+/);
-  if (parts.length !== 5) throw new Error(`cron "${expression}": expected 5 fields (minute hour day-of-month month day-of-week)`);
-  const [minutes, hours, daysOfMonth, months, daysOfWeek] = parts.map((part, i) => parseField(expression, part, FIELDS[i]!));
+  if (parts.length !== 5)
+    throw new Error(`cron "${expression}": expected 5 fields (minute hour day-of-month month day-of-week)`);
+  const [minutes, hours, daysOfMonth, months, daysOfWeek] = parts.map((part, i) =>
+    parseField(expression, part, FIELDS[i]!),
+  );
   const sundays = new Set([...daysOfWeek!].map((d) => (d === 7 ? 0 : d)));
   return {
     expression,
@@ -53,7 +56,10 @@ function parseField(expression: string, text: string, field: Field): Set<number>
   const values = new Set<number>();
   for (const item of text.split(",")) {
     const match = /^(\*|\?|[A-Za-z0-9]+(?:-[A-Za-z0-9]+)?)(?:\/(\d+))?$/.exec(item);
-    if (!match) throw new Error(`cron "${expression}": "${item}" is not supported here (only numbers, names, *, ranges, steps and lists)`);
+    if (!match)
+      throw new Error(
+        `cron "${expression}": "${item}" is not supported here (only numbers, names, *, ranges, steps and lists)`,
+      );
     const step = match[2] === undefined ? 1 : Number(match[2]);
     if (step < 1) throw new Error(`cron "${expression}": step must be at least 1`);
     let low = field.min;
@@ -71,13 +77,20 @@ function parseField(expression: string, text: string, field: Field): Set<number>
 
 function valueOf(expression: string, token: string, field: Field): number {
   const named = field.names?.indexOf(token.toUpperCase()) ?? -1;
-  const value = named >= 0 ? named + (field.names === FIELDS[3]!.names ? 1 : 0) : /^\d+$/.test(token) ? Number(token) : NaN;
-  if (!Number.isInteger(value) || value < field.min || value > field.max) throw new Error(`cron "${expression}": "${token}" is out of range ${field.min}-${field.max}`);
+  const value =
+    named >= 0 ? named + (field.names === FIELDS[3]!.names ? 1 : 0) : /^\d+$/.test(token) ? Number(token) : NaN;
+  if (!Number.isInteger(value) || value < field.min || value > field.max)
+    throw new Error(`cron "${expression}": "${token}" is out of range ${field.min}-${field.max}`);
   return value;
 }
 
 export function matches(schedule: CronSchedule, at: Date): boolean {
-  return schedule.minutes.has(at.getUTCMinutes()) && schedule.hours.has(at.getUTCHours()) && schedule.months.has(at.getUTCMonth() + 1) && dayMatches(schedule, at);
+  return (
+    schedule.minutes.has(at.getUTCMinutes()) &&
+    schedule.hours.has(at.getUTCHours()) &&
+    schedule.months.has(at.getUTCMonth() + 1) &&
+    dayMatches(schedule, at)
+  );
 }
 
 /** The first whole UTC minute strictly after `afterMs` at which the schedule fires (searches up to ~5 years). */

@@ -31,14 +31,18 @@ export interface Command {
   stdin?: string;
 }
 
-const wrangler = (n: EnvironmentNames, ...args: string[]): Command => ({ program: "npx", args: ["wrangler", ...args, ...(n.config ? ["--config", n.config] : [])] });
+const wrangler = (n: EnvironmentNames, ...args: string[]): Command => ({
+  program: "npx",
+  args: ["wrangler", ...args, ...(n.config ? ["--config", n.config] : [])],
+});
 
 export const commands = {
   listD1: (n: EnvironmentNames) => wrangler(n, "d1", "list", "--json"),
   createD1: (n: EnvironmentNames) => wrangler(n, "d1", "create", n.d1Name),
   listKv: (n: EnvironmentNames) => wrangler(n, "kv", "namespace", "list"),
   createKv: (n: EnvironmentNames) => wrangler(n, "kv", "namespace", "create", n.kvTitle),
-  applyMigrations: (n: EnvironmentNames) => wrangler(n, "d1", "migrations", "apply", n.d1Binding, "--env", n.environment, "--remote"),
+  applyMigrations: (n: EnvironmentNames) =>
+    wrangler(n, "d1", "migrations", "apply", n.d1Binding, "--env", n.environment, "--remote"),
   listSecrets: (n: EnvironmentNames) => wrangler(n, "secret", "list", "--env", n.environment, "--format", "json"),
   putSecrets: (n: EnvironmentNames, names: readonly string[]) => ({
     ...wrangler(n, "secret", "bulk", "--env", n.environment),
@@ -75,7 +79,11 @@ export function secretNames(listJson: string): Set<string> {
  * wrangler.toml with the environment's D1 `database_id` and KV `id` set (replaced when present, else added under the
  * binding), and nothing else changed. Throws when the environment's tables are not found.
  */
-export function withResourceIds(toml: string, environment: DeployEnvironment, ids: { d1Id: string; kvId: string }): string {
+export function withResourceIds(
+  toml: string,
+  environment: DeployEnvironment,
+  ids: { d1Id: string; kvId: string },
+): string {
   let text = setInTable(toml, `[[env.${environment}.d1_databases]]`, "database_id", ids.d1Id, "database_name");
   text = setInTable(text, `[[env.${environment}.kv_namespaces]]`, "id", ids.kvId, "binding");
   return text;

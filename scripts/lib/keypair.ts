@@ -1,4 +1,4 @@
-import { createPrivateKey, createPublicKey, createHash, randomBytes } from "node:crypto";
+import { createHash, createPrivateKey, createPublicKey, randomBytes } from "node:crypto";
 import { base58 } from "@scure/base";
 
 /** PKCS#8 DER prefix of an Ed25519 private key; the 32-byte seed follows it. */
@@ -14,7 +14,11 @@ export interface LocalKeypair {
 
 export function keypairFromSeed(seed: Uint8Array): LocalKeypair {
   if (seed.length !== 32) throw new Error("seed must be 32 bytes");
-  const privateKey = createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, seed]), format: "der", type: "pkcs8" });
+  const privateKey = createPrivateKey({
+    key: Buffer.concat([ED25519_PKCS8_PREFIX, seed]),
+    format: "der",
+    type: "pkcs8",
+  });
   const jwk = createPublicKey(privateKey).export({ format: "jwk" });
   const publicKey = new Uint8Array(Buffer.from(jwk.x as string, "base64url"));
   const secretKey = new Uint8Array(64);

@@ -14,8 +14,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { LogLevel } from "miniflare";
-import { applyLocalMigrations, serveWorker, waitForAnswer } from "./serve-worker";
 import { freeLoopbackPort } from "./free-port";
+import { applyLocalMigrations, serveWorker, waitForAnswer } from "./serve-worker";
 
 const READY_TIMEOUT_MS = 90_000;
 
@@ -48,7 +48,13 @@ export interface RunningWorker {
   stop(): Promise<void>;
 }
 
-const LOG_LEVELS = { none: LogLevel.NONE, error: LogLevel.ERROR, warn: LogLevel.WARN, info: LogLevel.INFO, debug: LogLevel.DEBUG } as const;
+const LOG_LEVELS = {
+  none: LogLevel.NONE,
+  error: LogLevel.ERROR,
+  warn: LogLevel.WARN,
+  info: LogLevel.INFO,
+  debug: LogLevel.DEBUG,
+} as const;
 
 export async function startWorker(options: StartWorkerOptions): Promise<RunningWorker> {
   const workDir = await mkdtemp(path.join(tmpdir(), "x402-worker-"));
@@ -81,7 +87,11 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
     };
     try {
       await waitForAnswer(`${served.url}/api/v1/facilitator/health`, READY_TIMEOUT_MS);
-      return { url: served.url, inspectorUrl: inspectorPort === undefined ? null : `http://127.0.0.1:${inspectorPort}`, stop };
+      return {
+        url: served.url,
+        inspectorUrl: inspectorPort === undefined ? null : `http://127.0.0.1:${inspectorPort}`,
+        stop,
+      };
     } catch (error) {
       await stop();
       throw error;

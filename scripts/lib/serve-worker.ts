@@ -62,7 +62,10 @@ export async function serveWorker(options: ServeWorkerOptions): Promise<ServedWo
   await bundleWorker(options.bundleDir, options.entrypoint);
   const { workerOptions, configVars } = withWranglerLogLevel("warn", () => {
     const config = unstable_readConfig({ config: WRANGLER_CONFIG });
-    return { workerOptions: unstable_getMiniflareWorkerOptions(config).workerOptions, configVars: Object.keys(config.vars ?? {}) };
+    return {
+      workerOptions: unstable_getMiniflareWorkerOptions(config).workerOptions,
+      configVars: Object.keys(config.vars ?? {}),
+    };
   });
   // wrangler folds .dev.vars into these bindings; keep only wrangler.toml's [vars], the caller passes its secrets.
   const configBindings = pick(workerOptions.bindings ?? {}, configVars);
@@ -130,7 +133,11 @@ export function bundleWorker(outDir: string, entrypoint?: string): Promise<void>
 
 /** `wrangler d1 migrations apply DB --local --persist-to <root>`: the local database `serveWorker` then opens. */
 export function applyLocalMigrations(persistRoot: string): Promise<void> {
-  return runWrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", persistRoot], "applying D1 migrations", MIGRATIONS_TIMEOUT_MS);
+  return runWrangler(
+    ["d1", "migrations", "apply", "DB", "--local", "--persist-to", persistRoot],
+    "applying D1 migrations",
+    MIGRATIONS_TIMEOUT_MS,
+  );
 }
 
 /** One wrangler CLI command against wrangler.toml, non-interactive; its output is shown only if it fails. */

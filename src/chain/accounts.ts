@@ -1,7 +1,7 @@
 import type { Address } from "@solana/kit";
-import { fromBase64 } from "./bytes";
-import { rpcReadMany, type RpcInteger } from "./rpc";
 import type { Config } from "../platform/config/load-config";
+import { fromBase64 } from "./bytes";
+import { type RpcInteger, rpcReadMany } from "./rpc";
 
 export interface AccountSnapshot {
   address: Address;
@@ -23,7 +23,10 @@ export async function fetchAccounts(
   commitment: "processed" | "confirmed" | "finalized" = "confirmed",
 ): Promise<Map<Address, AccountSnapshot | null>> {
   const unique = [...new Set(addresses)];
-  const accounts = await rpcReadMany<AccountAnswer>(config, "getMultipleAccounts", unique, { encoding: "base64", commitment });
+  const accounts = await rpcReadMany<AccountAnswer>(config, "getMultipleAccounts", unique, {
+    encoding: "base64",
+    commitment,
+  });
   const result = new Map<Address, AccountSnapshot | null>();
   accounts.forEach((account, i) => {
     const address = unique[i]!;
@@ -31,7 +34,13 @@ export async function fetchAccounts(
       address,
       account === null
         ? null
-        : { address, owner: account.owner, lamports: BigInt(account.lamports), data: fromBase64(account.data[0]), executable: account.executable },
+        : {
+            address,
+            owner: account.owner,
+            lamports: BigInt(account.lamports),
+            data: fromBase64(account.data[0]),
+            executable: account.executable,
+          },
     );
   });
   return result;

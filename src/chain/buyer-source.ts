@@ -1,9 +1,9 @@
 import type { Address } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import type { Config } from "../platform/config/load-config";
-import { refused, type ErrorReason, type FacilitatorError } from "../platform/errors/catalogue";
+import { type ErrorReason, type FacilitatorError, refused } from "../platform/errors/catalogue";
 import type { AccountSnapshot } from "./accounts";
-import { parseMint, type MintInfo } from "./mint";
+import { type MintInfo, parseMint } from "./mint";
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "./token-programs";
 
 /** What every buyer-side builder reads about the asset and the buyer's source accounts, whichever rail it builds for. */
@@ -16,16 +16,25 @@ export const PAYMENT_MINT_REASONS = ["asset_not_found"] as const satisfies reado
  * mint rule (Token-2022 extensions, freeze authority): it answers the refusal with the reason that rail's /verify gives
  * the payment, so a builder never names another rail's reason.
  */
-export function readPaymentMint(account: AccountSnapshot | null, asset: Address, screen: (mint: MintInfo) => FacilitatorError | null): MintInfo {
-  if (account === null) throw refused("asset_not_found", `accepted.asset: mint ${asset} does not exist on this network`);
+export function readPaymentMint(
+  account: AccountSnapshot | null,
+  asset: Address,
+  screen: (mint: MintInfo) => FacilitatorError | null,
+): MintInfo {
+  if (account === null)
+    throw refused("asset_not_found", `accepted.asset: mint ${asset} does not exist on this network`);
   const mint = parseMint(account);
-  if (mint === null) throw refused("asset_not_found", `accepted.asset: ${asset} is not an initialized SPL Token or Token-2022 mint`);
+  if (mint === null)
+    throw refused("asset_not_found", `accepted.asset: ${asset} is not an initialized SPL Token or Token-2022 mint`);
   const screened = screen(mint);
   if (screened !== null) throw screened;
   return mint;
 }
 
-export async function sourceAtaCandidates(owner: Address, mint: Address): Promise<{ token: Address; token2022: Address }> {
+export async function sourceAtaCandidates(
+  owner: Address,
+  mint: Address,
+): Promise<{ token: Address; token2022: Address }> {
   const [[token], [token2022]] = await Promise.all([
     findAssociatedTokenPda({ owner, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS }),
     findAssociatedTokenPda({ owner, mint, tokenProgram: TOKEN_2022_PROGRAM_ADDRESS }),

@@ -29,7 +29,9 @@ export type ComputeBudgetInstruction =
 /** Reads a ComputeBudget instruction's data; wrong lengths count as "other" so the verifier refuses them. */
 export function parseComputeBudgetData(data: Uint8Array): ComputeBudgetInstruction {
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
-  if (data[0] === SET_COMPUTE_UNIT_LIMIT_DISCRIMINATOR && data.length === 5) return { kind: "setComputeUnitLimit", units: view.getUint32(1, true) };
-  if (data[0] === SET_COMPUTE_UNIT_PRICE_DISCRIMINATOR && data.length === 9) return { kind: "setComputeUnitPrice", microLamports: view.getBigUint64(1, true) };
+  if (data[0] === SET_COMPUTE_UNIT_LIMIT_DISCRIMINATOR && data.length === 5)
+    return { kind: "setComputeUnitLimit", units: view.getUint32(1, true) };
+  if (data[0] === SET_COMPUTE_UNIT_PRICE_DISCRIMINATOR && data.length === 9)
+    return { kind: "setComputeUnitPrice", microLamports: view.getBigUint64(1, true) };
   return { kind: "other", discriminator: data[0] };
 }

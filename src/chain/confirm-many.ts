@@ -12,7 +12,11 @@ const CONFIRM_POLL_INTERVAL_MS = 400;
  * Polls the statuses of many of the facilitator's own transactions (sweeps, keeper payouts) for at most `maxPolls`
  * rounds; a signature missing from the map did not land (or not yet) within them.
  */
-export async function confirmAll(config: Config, signatures: readonly string[], maxPolls: number): Promise<Map<string, LandedStatus>> {
+export async function confirmAll(
+  config: Config,
+  signatures: readonly string[],
+  maxPolls: number,
+): Promise<Map<string, LandedStatus>> {
   const resolved = new Map<string, LandedStatus>();
   for (let poll = 0; poll < maxPolls; poll++) {
     const open = signatures.filter((s) => !resolved.has(s));

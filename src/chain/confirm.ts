@@ -2,10 +2,7 @@ import type { Config } from "../platform/config/load-config";
 import { rpcReadMany } from "./rpc";
 import type { SignatureWatch } from "./signature-watch";
 
-export type ConfirmationOutcome =
-  | { kind: "confirmed" }
-  | { kind: "failed"; err: unknown }
-  | { kind: "timeout" };
+export type ConfirmationOutcome = { kind: "confirmed" } | { kind: "failed"; err: unknown } | { kind: "timeout" };
 
 /**
  * Waits between status reads when nothing is pushed: the first read goes out right after the send (the local chain
@@ -24,7 +21,12 @@ const WATCHED_DELAYS_MS = [1_000, 400];
  * `signatureSubscribe` opened before the send), the first word normally comes from the push, and a status read is
  * made only when the push is late or the watch failed; without one, getSignatureStatuses is polled.
  */
-export async function confirmSignature(config: Config, signature: string, budgetMs: number, watch: SignatureWatch | null = null): Promise<ConfirmationOutcome> {
+export async function confirmSignature(
+  config: Config,
+  signature: string,
+  budgetMs: number,
+  watch: SignatureWatch | null = null,
+): Promise<ConfirmationOutcome> {
   const deadline = Date.now() + budgetMs;
   let watching = watch !== null;
   for (let attempt = 0; ; attempt++) {
@@ -46,7 +48,11 @@ export async function confirmSignature(config: Config, signature: string, budget
 }
 
 /** One status read, including transaction history (a retried settle may ask long after landing). */
-export type SignatureStatus = { kind: "confirmed" } | { kind: "failed"; err: unknown } | { kind: "not_found" } | { kind: "processing" };
+export type SignatureStatus =
+  | { kind: "confirmed" }
+  | { kind: "failed"; err: unknown }
+  | { kind: "not_found" }
+  | { kind: "processing" };
 
 export async function signatureStatus(config: Config, signature: string): Promise<SignatureStatus> {
   const [status] = await readSignatureStatuses(config, [signature], { searchTransactionHistory: true });
@@ -61,11 +67,17 @@ export async function readSignatureStatuses(
   signatures: readonly string[],
   options: { searchTransactionHistory: boolean },
 ): Promise<SignatureStatus[]> {
-  const answers = await rpcReadMany<StatusAnswer>(config, "getSignatureStatuses", signatures, options.searchTransactionHistory ? options : undefined);
+  const answers = await rpcReadMany<StatusAnswer>(
+    config,
+    "getSignatureStatuses",
+    signatures,
+    options.searchTransactionHistory ? options : undefined,
+  );
   return answers.map((status): SignatureStatus => {
     if (!status) return { kind: "not_found" };
     if (status.err) return { kind: "failed", err: status.err };
-    if (status.confirmationStatus === "confirmed" || status.confirmationStatus === "finalized") return { kind: "confirmed" };
+    if (status.confirmationStatus === "confirmed" || status.confirmationStatus === "finalized")
+      return { kind: "confirmed" };
     return { kind: "processing" };
   });
 }

@@ -3,17 +3,17 @@ import {
   createTransactionMessage,
   getBase64EncodedWireTransaction,
   getSignatureFromTransaction,
+  type Instruction,
   pipe,
   setTransactionMessageFeePayerSigner,
   setTransactionMessageLifetimeUsingBlockhash,
   signTransactionMessageWithSigners,
-  type Instruction,
   type TransactionMessageWithBlockhashLifetime,
 } from "@solana/kit";
 import type { Config } from "../platform/config/load-config";
 import { getLatestBlockhash } from "./blockhash";
-import { sendWithPreflight } from "./send-transaction";
 import { confirmSignature } from "./confirm";
+import { sendWithPreflight } from "./send-transaction";
 import { watchSignature } from "./signature-watch";
 import { classifyTransactionError, describe } from "./transaction-errors";
 
@@ -40,7 +40,10 @@ export async function sendFacilitatorTransaction(
     }
     const outcome = await confirmSignature(config, signature, config.limits.settleConfirmTimeoutMs, watch);
     if (outcome.kind === "confirmed") return { ok: true, signature };
-    return { ok: false, message: outcome.kind === "failed" ? describe(outcome.err) : `not confirmed in time (${signature})` };
+    return {
+      ok: false,
+      message: outcome.kind === "failed" ? describe(outcome.err) : `not confirmed in time (${signature})`,
+    };
   } finally {
     watch?.close();
   }

@@ -1,5 +1,5 @@
 import type { Config } from "../platform/config/load-config";
-import { rpcCall, type RpcInteger } from "./rpc";
+import { type RpcInteger, rpcCall } from "./rpc";
 
 /** One read of the fee payer's balance, with the slot the node answered at. */
 export interface FeePayerBalanceReading {
@@ -27,7 +27,11 @@ export function lastFeePayerBalance(config: Pick<Config, "feePayer">): FeePayerB
  * else one getBalance (whose context also gives the slot, so /health needs no separate getSlot). Throws a 502
  * `FACILITATOR_UPSTREAM` when the RPC fails.
  */
-export async function readFeePayerBalance(config: Config, maxAgeMs: number, timeoutMs = config.rpcTimeoutMs): Promise<FeePayerBalanceReading> {
+export async function readFeePayerBalance(
+  config: Config,
+  maxAgeMs: number,
+  timeoutMs = config.rpcTimeoutMs,
+): Promise<FeePayerBalanceReading> {
   const last = lastFeePayerBalance(config);
   if (last && Date.now() - last.readAtMs < maxAgeMs) return last;
   const { context, value } = await rpcCall<{ context: { slot: number }; value: RpcInteger }>(

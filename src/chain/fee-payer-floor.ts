@@ -1,7 +1,7 @@
 import type { Config } from "../platform/config/load-config";
 import { log } from "../platform/observability/log";
-import { rejection, type PaymentRejection } from "../x402/payment-verdict";
-import { lastFeePayerBalance, readFeePayerBalance, type FeePayerBalanceReading } from "./fee-payer-balance";
+import { type PaymentRejection, rejection } from "../x402/payment-verdict";
+import { type FeePayerBalanceReading, lastFeePayerBalance, readFeePayerBalance } from "./fee-payer-balance";
 
 /** The reason optional spenders (sweeps, keeper payouts, just-in-time vaults) give when they stop. */
 export const FEE_PAYER_BELOW_MINIMUM = "fee_payer_below_minimum";
@@ -35,7 +35,12 @@ export async function optionalSpendingPause(config: Config, spender: string): Pr
   const minimum = config.feePayerFloors.minLamports;
   if (lamports >= minimum) return null;
   const message = `${FEE_PAYER_BELOW_MINIMUM}: the fee payer ${config.feePayer.address} holds ${lamports} lamports, below SVC_FEE_PAYER_MIN_LAMPORTS (${minimum}); ${spender} paused until it is refilled`;
-  log("warn", "optional_spending_paused", { spender, reason: FEE_PAYER_BELOW_MINIMUM, balanceLamports: lamports.toString(), minLamports: minimum.toString() });
+  log("warn", "optional_spending_paused", {
+    spender,
+    reason: FEE_PAYER_BELOW_MINIMUM,
+    balanceLamports: lamports.toString(),
+    minLamports: minimum.toString(),
+  });
   return { reason: FEE_PAYER_BELOW_MINIMUM, message, balanceLamports: lamports.toString() };
 }
 
@@ -53,7 +58,11 @@ const lastFloorRereadAtMs = new Map<string, number>();
  * cluster itself refuses a fee payer that cannot pay). Below the floor the balance is read again first (at most once
  * every FLOOR_REREAD_MIN_INTERVAL_MS per isolate), so only a balance that is truly low refuses.
  */
-export async function settleFloorRefusal(config: Config, payer: string, defer: (work: Promise<unknown>) => void): Promise<PaymentRejection | null> {
+export async function settleFloorRefusal(
+  config: Config,
+  payer: string,
+  defer: (work: Promise<unknown>) => void,
+): Promise<PaymentRejection | null> {
   let last = lastFeePayerBalance(config);
   const floor = config.feePayerFloors.settleFloorLamports;
   const nowMs = Date.now();
@@ -63,8 +72,15 @@ export async function settleFloorRefusal(config: Config, payer: string, defer: (
     defer(readFeePayerBalance(config, SETTLE_BALANCE_MAX_AGE_MS));
   }
   if (!last || last.lamports >= floor) return null;
-  log("error", "settle_refused_fee_payer_low", { reason: FEE_PAYER_BELOW_SETTLE_FLOOR, balanceLamports: last.lamports.toString(), settleFloorLamports: floor.toString() });
-  const since = last.spentSinceReadLamports > 0n ? `, less ${last.spentSinceReadLamports} lamports this facilitator's settles have put out since` : "";
+  log("error", "settle_refused_fee_payer_low", {
+    reason: FEE_PAYER_BELOW_SETTLE_FLOOR,
+    balanceLamports: last.lamports.toString(),
+    settleFloorLamports: floor.toString(),
+  });
+  const since =
+    last.spentSinceReadLamports > 0n
+      ? `, less ${last.spentSinceReadLamports} lamports this facilitator's settles have put out since`
+      : "";
   return rejection(
     FEE_PAYER_BELOW_SETTLE_FLOOR,
     `The facilitator's fee payer ${config.feePayer.address} holds ${last.lamports} lamports (its balance read at ${new Date(last.readAtMs).toISOString()}${since}), ` +
@@ -75,7 +91,11 @@ export async function settleFloorRefusal(config: Config, payer: string, defer: (
 
 function mayRereadBelowFloor(config: Config, last: FeePayerBalanceReading, nowMs: number): boolean {
   const address = config.feePayer.address;
-  if (nowMs - last.readAtMs < FLOOR_REREAD_MIN_INTERVAL_MS || nowMs - (lastFloorRereadAtMs.get(address) ?? 0) < FLOOR_REREAD_MIN_INTERVAL_MS) return false;
+  if (
+    nowMs - last.readAtMs < FLOOR_REREAD_MIN_INTERVAL_MS ||
+    nowMs - (lastFloorRereadAtMs.get(address) ?? 0) < FLOOR_REREAD_MIN_INTERVAL_MS
+  )
+    return false;
   lastFloorRereadAtMs.set(address, nowMs);
   return true;
 }

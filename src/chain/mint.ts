@@ -1,6 +1,6 @@
-import { getAddressDecoder, type Address } from "@solana/kit";
-import { TOKEN_2022_PROGRAM_ADDRESS, isTokenProgram } from "./token-programs";
+import { type Address, getAddressDecoder } from "@solana/kit";
 import type { AccountSnapshot } from "./accounts";
+import { isTokenProgram, TOKEN_2022_PROGRAM_ADDRESS } from "./token-programs";
 
 /** A mint as far as payments care: which token program owns it, its decimals, and its Token-2022 extensions. */
 export interface MintInfo {
@@ -37,7 +37,10 @@ export function parseMint(account: AccountSnapshot): MintInfo | null {
     decimals: data[DECIMALS_OFFSET]!,
     extensionTypes: [],
     defaultAccountState: null,
-    freezeAuthority: data[FREEZE_AUTHORITY_TAG_OFFSET] === 1 ? getAddressDecoder().decode(data.subarray(FREEZE_AUTHORITY_OFFSET, MINT_BASE_SIZE_BYTES)) : null,
+    freezeAuthority:
+      data[FREEZE_AUTHORITY_TAG_OFFSET] === 1
+        ? getAddressDecoder().decode(data.subarray(FREEZE_AUTHORITY_OFFSET, MINT_BASE_SIZE_BYTES))
+        : null,
   };
   if (data.length === MINT_BASE_SIZE_BYTES) return info;
   if (account.owner !== TOKEN_2022_PROGRAM_ADDRESS) return null;

@@ -1,5 +1,5 @@
 import type { Config } from "../platform/config/load-config";
-import { upstreamError, type FacilitatorError } from "../platform/errors/catalogue";
+import { type FacilitatorError, upstreamError } from "../platform/errors/catalogue";
 
 /**
  * The facilitator's one Solana JSON-RPC client: every HTTP request to the RPC node goes through `rpcAnswer` (plain
@@ -53,7 +53,9 @@ export async function rpcAnswer<T>(
     await response.body?.cancel();
     throw rpcFailure(method, `HTTP ${response.status}`);
   }
-  const body = (await (needsExactIntegers(method, params) ? readExactJson(response, method) : readJson(response, method))) as {
+  const body = (await (needsExactIntegers(method, params)
+    ? readExactJson(response, method)
+    : readJson(response, method))) as {
     result?: T;
     error?: JsonRpcError;
   } | null;
@@ -70,7 +72,13 @@ export async function rpcAnswer<T>(
  * JavaScript cost about a sixth of a /verify's CPU (profiled). A simulation that asks for `accounts` returns
  * lamports, so it is read exactly.
  */
-const SMALL_INTEGER_METHODS: ReadonlySet<string> = new Set(["simulateTransaction", "sendTransaction", "getSignatureStatuses", "getLatestBlockhash", "isBlockhashValid"]);
+const SMALL_INTEGER_METHODS: ReadonlySet<string> = new Set([
+  "simulateTransaction",
+  "sendTransaction",
+  "getSignatureStatuses",
+  "getLatestBlockhash",
+  "isBlockhashValid",
+]);
 
 function needsExactIntegers(method: string, params: readonly unknown[]): boolean {
   if (!SMALL_INTEGER_METHODS.has(method)) return true;
@@ -82,7 +90,9 @@ async function readJson(response: Response, method: string): Promise<unknown> {
   try {
     return await response.json();
   } catch (error) {
-    throw error instanceof SyntaxError ? rpcFailure(method, "malformed response", error) : transportFailure(method, error);
+    throw error instanceof SyntaxError
+      ? rpcFailure(method, "malformed response", error)
+      : transportFailure(method, error);
   }
 }
 
@@ -101,7 +111,12 @@ async function readExactJson(response: Response, method: string): Promise<unknow
 }
 
 /** One JSON-RPC call whose every failure, a JSON-RPC error included, is a 502. */
-export async function rpcCall<T>(config: RpcSettings, method: string, params: readonly unknown[], timeoutMs?: number): Promise<T> {
+export async function rpcCall<T>(
+  config: RpcSettings,
+  method: string,
+  params: readonly unknown[],
+  timeoutMs?: number,
+): Promise<T> {
   const answer = await rpcAnswer<T>(config, method, params, timeoutMs);
   if (!answer.ok) throw rpcFailure(method, answer.error);
   return answer.result;

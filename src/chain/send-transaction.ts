@@ -1,4 +1,4 @@
-import { rpcAnswer, rpcFailure, type RpcSettings } from "./rpc";
+import { type RpcSettings, rpcAnswer, rpcFailure } from "./rpc";
 
 export type SendOutcome =
   | { kind: "sent"; signature: string }
@@ -25,7 +25,8 @@ export async function sendWithPreflight(config: RpcSettings, wireBase64: string)
   }
   // Nodes report some rejections only in the message text.
   const message = answer.error.message ?? "";
-  if (/already been processed|AlreadyProcessed/i.test(message)) return { kind: "rejected", err: "AlreadyProcessed", logs: [] };
+  if (/already been processed|AlreadyProcessed/i.test(message))
+    return { kind: "rejected", err: "AlreadyProcessed", logs: [] };
   if (/blockhash not found/i.test(message)) return { kind: "rejected", err: "BlockhashNotFound", logs: [] };
   throw rpcFailure("sendTransaction", answer.error);
 }

@@ -44,9 +44,17 @@ export function watchSignature(config: Pick<Config, "pubsubUrl" | "rpcTimeoutMs"
   };
 
   const onMessage = (event: MessageEvent) => {
-    let message: { id?: unknown; result?: unknown; error?: unknown; method?: unknown; params?: { result?: { value?: unknown } } };
+    let message: {
+      id?: unknown;
+      result?: unknown;
+      error?: unknown;
+      method?: unknown;
+      params?: { result?: { value?: unknown } };
+    };
     try {
-      message = JSON.parse(typeof event.data === "string" ? event.data : new TextDecoder().decode(event.data as ArrayBuffer)) as typeof message;
+      message = JSON.parse(
+        typeof event.data === "string" ? event.data : new TextDecoder().decode(event.data as ArrayBuffer),
+      ) as typeof message;
     } catch {
       return end("malformed message");
     }
@@ -72,14 +80,23 @@ export function watchSignature(config: Pick<Config, "pubsubUrl" | "rpcTimeoutMs"
       opened.addEventListener("message", onMessage);
       opened.addEventListener("close", () => end(closed ? null : "closed by the node"));
       opened.addEventListener("error", () => end("socket error"));
-      opened.send(JSON.stringify({ jsonrpc: "2.0", id: SUBSCRIBE_REQUEST_ID, method: "signatureSubscribe", params: [signature, { commitment: "confirmed" }] }));
+      opened.send(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: SUBSCRIBE_REQUEST_ID,
+          method: "signatureSubscribe",
+          params: [signature, { commitment: "confirmed" }],
+        }),
+      );
     })
     .catch((error: unknown) => end(error instanceof Error ? error.name : "unreachable"));
 
   return {
     landed: (budgetMs) => {
       let timer: ReturnType<typeof setTimeout> | undefined;
-      const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), Math.max(0, budgetMs))));
+      const timeout = new Promise<"timeout">(
+        (resolve) => (timer = setTimeout(() => resolve("timeout"), Math.max(0, budgetMs))),
+      );
       return Promise.race([landed, timeout]).finally(() => clearTimeout(timer));
     },
     close: () => end(null),

@@ -1,6 +1,6 @@
-import { getPublicKeyFromAddress, verifySignature, type Address, type SignatureBytes } from "@solana/kit";
-import type { DecodedTransaction } from "./wire-transaction";
+import { type Address, getPublicKeyFromAddress, type SignatureBytes, verifySignature } from "@solana/kit";
 import { shareOnceFulfilled } from "../platform/cache/share-once-fulfilled";
+import type { DecodedTransaction } from "./wire-transaction";
 
 /**
  * Checks that every required signature except the fee payer's (index 0, added by the facilitator at settle)

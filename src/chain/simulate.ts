@@ -1,15 +1,19 @@
 import type { Config } from "../platform/config/load-config";
-import { rpcCall } from "./rpc";
-import type { DecodedTransaction } from "./wire-transaction";
-import { programsOf, rejectionForTransactionError, type PaymentFunds } from "./transaction-rejection";
 import type { PaymentRejection } from "../x402/payment-verdict";
+import { rpcCall } from "./rpc";
+import { type PaymentFunds, programsOf, rejectionForTransactionError } from "./transaction-rejection";
+import type { DecodedTransaction } from "./wire-transaction";
 
 /**
  * Simulates a buyer-signed payment of any rail at confirmed commitment. The fee payer has not signed yet, so
  * signature verification is off; the blockhash is not replaced, so an expired one is reported as such. The buyer's
  * own base64 goes out as it came in, unchanged.
  */
-export async function simulateSignedPayment(config: Config, tx: DecodedTransaction, funds: PaymentFunds): Promise<{ ok: true } | PaymentRejection> {
+export async function simulateSignedPayment(
+  config: Config,
+  tx: DecodedTransaction,
+  funds: PaymentFunds,
+): Promise<{ ok: true } | PaymentRejection> {
   const result = await rpcCall<{ value: { err: unknown; logs?: string[] | null } }>(config, "simulateTransaction", [
     tx.wireBase64,
     { encoding: "base64", sigVerify: false, replaceRecentBlockhash: false, commitment: "confirmed" },

@@ -1,21 +1,23 @@
 import type { Address } from "@solana/kit";
-import { refused, type ErrorReason, type FacilitatorError } from "../platform/errors/catalogue";
+import { type ErrorReason, type FacilitatorError, refused } from "../platform/errors/catalogue";
 import type { AccountSnapshot } from "./accounts";
-import { SYSTEM_PROGRAM_ADDRESS } from "./token-programs";
 import { readTokenSource } from "./token-account";
+import { SYSTEM_PROGRAM_ADDRESS } from "./token-programs";
 
 /**
  * Can the buyer pay? Pure checks over account snapshots read by the builder, so a buyer learns before
  * signing that the payment would fail on chain, and by how much it falls short.
  */
 
-
 /**
  * Rent-exempt minimum of a data-less System account (128 bytes of overhead × 6,960 lamports per byte).
  * A System transfer that leaves the sender between 0 and this fails on chain ("insufficient funds for rent").
  */
 /** What checking a payer's source account can answer. */
-export const SOURCE_FUNDS_REASONS = ["payer_account_unusable", "insufficient_funds"] as const satisfies readonly ErrorReason[];
+export const SOURCE_FUNDS_REASONS = [
+  "payer_account_unusable",
+  "insufficient_funds",
+] as const satisfies readonly ErrorReason[];
 
 export const RENT_EXEMPT_MINIMUM_EMPTY_ACCOUNT_LAMPORTS = 890_880n;
 const SOL_DECIMALS = 9;
@@ -38,13 +40,22 @@ export function checkTokenSource(options: {
   }
   const source = readTokenSource(account, options.tokenProgram);
   if (source === null) {
-    throw refused("payer_account_unusable", `The payer's ${label} token account ${options.sourceAta} is not a token account of ${options.tokenProgram}`);
+    throw refused(
+      "payer_account_unusable",
+      `The payer's ${label} token account ${options.sourceAta} is not a token account of ${options.tokenProgram}`,
+    );
   }
   if (source.state === "frozen") {
-    throw refused("payer_account_unusable", `The payer's ${label} token account ${options.sourceAta} is frozen and cannot send`);
+    throw refused(
+      "payer_account_unusable",
+      `The payer's ${label} token account ${options.sourceAta} is frozen and cannot send`,
+    );
   }
   if (source.state !== "initialized") {
-    throw refused("payer_account_unusable", `The payer's ${label} token account ${options.sourceAta} is not initialized`);
+    throw refused(
+      "payer_account_unusable",
+      `The payer's ${label} token account ${options.sourceAta} is not initialized`,
+    );
   }
   const balance = source.balance;
   if (balance < amount) throw insufficient(label, balance, amount, decimals);
@@ -57,7 +68,10 @@ export function checkSolSource(options: { account: AccountSnapshot | null; payer
   if (balance < amount) throw insufficient("SOL", balance, amount, SOL_DECIMALS);
   if (account !== null && (account.owner !== SYSTEM_PROGRAM_ADDRESS || account.data.length > 0)) {
     // The System program only debits data-less accounts it owns.
-    throw refused("payer_account_unusable", `The payer ${payer} is not a plain System wallet (owner ${account.owner}); it cannot send SOL with a System transfer`);
+    throw refused(
+      "payer_account_unusable",
+      `The payer ${payer} is not a plain System wallet (owner ${account.owner}); it cannot send SOL with a System transfer`,
+    );
   }
   const remaining = balance - amount;
   if (remaining > 0n && remaining < RENT_EXEMPT_MINIMUM_EMPTY_ACCOUNT_LAMPORTS) {
@@ -71,7 +85,13 @@ export function checkSolSource(options: { account: AccountSnapshot | null; payer
   }
 }
 
-function insufficient(label: AssetLabel, has: bigint, needs: bigint, decimals: number, detail?: string): FacilitatorError {
+function insufficient(
+  label: AssetLabel,
+  has: bigint,
+  needs: bigint,
+  decimals: number,
+  detail?: string,
+): FacilitatorError {
   const missing = needs - has;
   const message =
     `Insufficient ${label} balance: has ${formatUnits(has, decimals)}, needs ${formatUnits(needs, decimals)} ` +

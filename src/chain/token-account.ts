@@ -41,7 +41,10 @@ export function readTokenAccount(data: Uint8Array): TokenAccountFacts | null {
  * when `account` is not a token account of `tokenProgram`. Each caller words its own refusal (a builder throws a
  * 400 before the buyer signs; verify answers an x402 rejection).
  */
-export function readTokenSource(account: AccountSnapshot, tokenProgram: Address): { state: TokenAccountState; balance: bigint } | null {
+export function readTokenSource(
+  account: AccountSnapshot,
+  tokenProgram: Address,
+): { state: TokenAccountState; balance: bigint } | null {
   if (account.owner !== tokenProgram) return null;
   const token = readTokenAccount(account.data);
   return token && { state: token.state, balance: token.amount };

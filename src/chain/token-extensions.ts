@@ -100,6 +100,7 @@ const CHANNEL_REFUSAL_WHY: ReadonlyMap<number, string> = new Map([
 export function refusedChannelMintExtension(mint: MintInfo): string | null {
   const type = mint.extensionTypes.find((t) => !CHANNEL_ALLOWED_MINT_EXTENSIONS.has(t));
   if (type === undefined) return null;
-  const why = CHANNEL_REFUSAL_WHY.get(type) ?? "the payment-channels program accepts only the metadata and group extensions";
+  const why =
+    CHANNEL_REFUSAL_WHY.get(type) ?? "the payment-channels program accepts only the metadata and group extensions";
   return `Token-2022 mint ${mint.address} has the ${token2022ExtensionName(type)} extension (${why}); the payment-channels program refuses such mints, so they are not accepted for upto payments`;
 }

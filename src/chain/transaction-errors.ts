@@ -46,13 +46,20 @@ function programThatReturnedCustom1(instructionIndex: number, context: Transacti
 export function classifyTransactionError(err: unknown, context: TransactionErrorContext = {}): TransactionErrorKind {
   if (err === "BlockhashNotFound") return { kind: "blockhash_expired" };
   if (err === "AlreadyProcessed") return { kind: "already_processed" };
-  if (err === "InsufficientFundsForFee" || err === "InsufficientFundsForRent") return { kind: "fee_payer_insufficient" };
+  if (err === "InsufficientFundsForFee" || err === "InsufficientFundsForRent")
+    return { kind: "fee_payer_insufficient" };
   if (err && typeof err === "object" && "InstructionError" in err) {
     const [index, inner] = (err as { InstructionError: [number | bigint, unknown] }).InstructionError;
     const instructionIndex = Number(index);
-    if (inner && typeof inner === "object" && "Custom" in inner && Number((inner as { Custom: number | bigint }).Custom) === CUSTOM_INSUFFICIENT_FUNDS) {
+    if (
+      inner &&
+      typeof inner === "object" &&
+      "Custom" in inner &&
+      Number((inner as { Custom: number | bigint }).Custom) === CUSTOM_INSUFFICIENT_FUNDS
+    ) {
       const program = programThatReturnedCustom1(instructionIndex, context);
-      if (program !== undefined && FUNDS_PROGRAMS.has(program)) return { kind: "insufficient_funds", instructionIndex, program };
+      if (program !== undefined && FUNDS_PROGRAMS.has(program))
+        return { kind: "insufficient_funds", instructionIndex, program };
     }
     return { kind: "instruction_failed", instructionIndex, detail: describe(inner) };
   }

@@ -1,15 +1,15 @@
 import {
+  type Address,
   appendTransactionMessageInstructions,
+  type Base64EncodedWireTransaction,
+  type Blockhash,
   compileTransaction,
   createTransactionMessage,
   getBase64EncodedWireTransaction,
+  type Instruction,
   pipe,
   setTransactionMessageFeePayer,
   setTransactionMessageLifetimeUsingBlockhash,
-  type Address,
-  type Base64EncodedWireTransaction,
-  type Blockhash,
-  type Instruction,
 } from "@solana/kit";
 
 /**
@@ -28,7 +28,10 @@ export function compileUnsignedTransaction(input: {
     (m) => appendTransactionMessageInstructions(input.instructions, m),
   );
   const compiled = compileTransaction(message);
-  return { transaction: getBase64EncodedWireTransaction(compiled), signerPubkeys: Object.keys(compiled.signatures) as Address[] };
+  return {
+    transaction: getBase64EncodedWireTransaction(compiled),
+    signerPubkeys: Object.keys(compiled.signatures) as Address[],
+  };
 }
 
 /** The fields every builder's response shares (docs/wire-notes.md "Builders"). */

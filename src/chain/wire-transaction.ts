@@ -44,7 +44,10 @@ export function decodeWireTransaction(base64Transaction: string): { ok: true; tx
   const wireBytes = decodeBase64Text(base64Transaction);
   if (!wireBytes) return { ok: false, message: "transaction is not valid base64" };
   if (wireBytes.length > MAX_TRANSACTION_SIZE_BYTES) {
-    return { ok: false, message: `transaction is ${wireBytes.length} bytes; the network limit is ${MAX_TRANSACTION_SIZE_BYTES}` };
+    return {
+      ok: false,
+      message: `transaction is ${wireBytes.length} bytes; the network limit is ${MAX_TRANSACTION_SIZE_BYTES}`,
+    };
   }
   try {
     return { ok: true, tx: readTransaction(wireBytes, base64Transaction) };
@@ -87,7 +90,8 @@ class WireReader {
 
 function readTransaction(wireBytes: Uint8Array, base64Transaction: string): DecodedTransaction {
   const reader = new WireReader(wireBytes);
-  if (wireBytes.length > 0 && (wireBytes[0]! & 0x80) !== 0) throw new RangeError("transaction version 1 is not supported");
+  if (wireBytes.length > 0 && (wireBytes[0]! & 0x80) !== 0)
+    throw new RangeError("transaction version 1 is not supported");
   const signatureCount = reader.compactU16("the signature count");
   const rawSignatures: Uint8Array[] = [];
   for (let i = 0; i < signatureCount; i++) rawSignatures.push(reader.take(64, "the signatures"));
@@ -109,10 +113,14 @@ function readTransaction(wireBytes: Uint8Array, base64Transaction: string): Deco
   if (accountCount === 0) throw new RangeError("transaction has no accounts");
   const staticAccounts: Address[] = [];
   for (let i = 0; i < accountCount; i++) staticAccounts.push(reader.address("the account keys"));
-  if (new Set(staticAccounts).size !== staticAccounts.length) throw new RangeError("transaction lists an account twice");
-  if (numRequiredSignatures > accountCount) throw new RangeError("the header requires more signers than there are accounts");
+  if (new Set(staticAccounts).size !== staticAccounts.length)
+    throw new RangeError("transaction lists an account twice");
+  if (numRequiredSignatures > accountCount)
+    throw new RangeError("the header requires more signers than there are accounts");
   if (signatureCount !== numRequiredSignatures) {
-    throw new RangeError(`the transaction carries ${signatureCount} signatures; its message requires ${numRequiredSignatures}`);
+    throw new RangeError(
+      `the transaction carries ${signatureCount} signatures; its message requires ${numRequiredSignatures}`,
+    );
   }
   const recentBlockhash = encodeBase58(reader.take(32, "the recent blockhash"));
 

@@ -1,17 +1,17 @@
-import type { EndpointInfo, RouteDef } from "./route-def";
-import { discoveryRoutes } from "./routes/discovery";
-import { paymentRoutes } from "./routes/payments";
-import { settlementRoutes } from "./routes/settlements";
-import { paymentRequiredRoutes } from "./routes/payment-required";
-import { refundBuilderRoutes } from "./routes/refund-builder";
-import { sellerRoutes } from "./routes/sellers";
-import { providerRoutes } from "./routes/providers";
-import { resourceRoutes } from "./routes/resources";
-import { directoryStatsRoutes } from "./routes/directory-stats";
-import { bazaarRoutes } from "./routes/bazaar";
-import { feeQuoteRoutes } from "./routes/fee-quote";
-import { railRoutes } from "../rails/registry";
 import type { RailModule } from "../rails/rail";
+import { railRoutes } from "../rails/registry";
+import type { EndpointInfo, RouteDef } from "./route-def";
+import { bazaarRoutes } from "./routes/bazaar";
+import { directoryStatsRoutes } from "./routes/directory-stats";
+import { discoveryRoutes } from "./routes/discovery";
+import { feeQuoteRoutes } from "./routes/fee-quote";
+import { paymentRequiredRoutes } from "./routes/payment-required";
+import { paymentRoutes } from "./routes/payments";
+import { providerRoutes } from "./routes/providers";
+import { refundBuilderRoutes } from "./routes/refund-builder";
+import { resourceRoutes } from "./routes/resources";
+import { sellerRoutes } from "./routes/sellers";
+import { settlementRoutes } from "./routes/settlements";
 
 /**
  * Every route of the API, one group per URL feature (`http/routes/<feature>.ts`), the rails' own groups where their

@@ -1,18 +1,25 @@
 import type { ErrorHandler, NotFoundHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { FacilitatorError, isFacilitatorError, type ErrorCode } from "../platform/errors/catalogue";
+import { type ErrorCode, FacilitatorError, isFacilitatorError } from "../platform/errors/catalogue";
 import { log } from "../platform/observability/log";
 import type { AppContext, AppEnv } from "./context";
 
 /** The wire error body: `{ error, code, reason, correlationId }` plus any route-specific fields (docs/wire-notes.md "Error body"). */
 export function errorResponse(c: AppContext, error: FacilitatorError): Response {
-  const body = { ...error.fields, error: error.message, code: error.code, reason: error.reason, correlationId: c.get("correlationId") ?? null };
+  const body = {
+    ...error.fields,
+    error: error.message,
+    code: error.code,
+    reason: error.reason,
+    correlationId: c.get("correlationId") ?? null,
+  };
   return c.json(body, error.status, error.headers);
 }
 
 export const onError: ErrorHandler<AppEnv> = (err, c) => {
   if (isFacilitatorError(err)) {
-    if (err.status >= 500) log("error", "request_failed", { correlationId: c.get("correlationId"), code: err.code, message: err.message });
+    if (err.status >= 500)
+      log("error", "request_failed", { correlationId: c.get("correlationId"), code: err.code, message: err.message });
     return errorResponse(c, err);
   }
   if (err instanceof HTTPException) {

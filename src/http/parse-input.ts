@@ -13,14 +13,21 @@ export interface BodyOptions {
 }
 
 /** Reads a JSON body and validates it: malformed JSON, wrong types and unknown shapes all become a 400 naming the field. */
-export async function readJsonBody<S extends v.GenericSchema>(c: AppContext, schema: S, options: BodyOptions): Promise<v.InferOutput<S>> {
+export async function readJsonBody<S extends v.GenericSchema>(
+  c: AppContext,
+  schema: S,
+  options: BodyOptions,
+): Promise<v.InferOutput<S>> {
   // Operator routes read the body first: an empty one means the defaults, whatever its Content-Type.
   const early = options.emptyBodyIsDefaults ? await c.req.text() : undefined;
   if (early !== undefined && early.trim() === "") return validate(schema, {}, "body");
   if (!options.anyContentType) {
     const contentType = c.req.header("Content-Type") ?? "";
     if (contentType && !/^application\/(.+\+)?json\b/i.test(contentType) && !/^text\/plain\b/i.test(contentType)) {
-      throw new FacilitatorError("UNSUPPORTED_MEDIA_TYPE", "Request body must be JSON (Content-Type: application/json)");
+      throw new FacilitatorError(
+        "UNSUPPORTED_MEDIA_TYPE",
+        "Request body must be JSON (Content-Type: application/json)",
+      );
     }
   }
   const parsed = parseJsonText(early ?? (await c.req.text()));

@@ -1,13 +1,13 @@
 import type { Handler, Hono } from "hono";
 import type * as v from "valibot";
-import { API_PREFIX, type AppContext, type AppEnv } from "./context";
-import { clientKeyOf, enforceRateLimit, withReadRateLimit, type LimitName } from "./middleware/rate-limit";
-import { requireOperatorBearer } from "./middleware/operator-auth";
-import { isFacilitatorError, refused, type ErrorReason } from "../platform/errors/catalogue";
-import { readJsonBody, validate } from "./parse-input";
-import { parseJsonText } from "./json-text";
-import { foreignNetworkMessage, valueAt } from "../x402/network-check";
 import { SIGNED_CHALLENGE_REASONS } from "../directory/wallet-challenges/signed-challenge";
+import { type ErrorReason, isFacilitatorError, refused } from "../platform/errors/catalogue";
+import { foreignNetworkMessage, valueAt } from "../x402/network-check";
+import { API_PREFIX, type AppContext, type AppEnv } from "./context";
+import { parseJsonText } from "./json-text";
+import { requireOperatorBearer } from "./middleware/operator-auth";
+import { clientKeyOf, enforceRateLimit, type LimitName, withReadRateLimit } from "./middleware/rate-limit";
+import { readJsonBody, validate } from "./parse-input";
 
 /** What an endpoint is, for the router, `/capabilities.httpEndpoints` and `/openapi.json` alike. */
 export interface EndpointInfo {
@@ -54,7 +54,8 @@ export interface RouteInput<P extends Schema, Q extends Schema, B extends Schema
 }
 
 /** One table entry as written in `http/routes/*`: the endpoint, how its input is read, and the handler of typed input. */
-export interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema> extends Omit<EndpointInfo, "params" | "query" | "body"> {
+export interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema>
+  extends Omit<EndpointInfo, "params" | "query" | "body"> {
   params?: P;
   query?: Q;
   body?: B;
@@ -79,12 +80,19 @@ export interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema>
  * path, query, body), and the handler receives their typed output; a bad input is a 400 JSON error naming the field
  * (`parse-input.ts`). A request reads only the parts its route declares.
  */
-export function route<P extends Schema = undefined, Q extends Schema = undefined, B extends Schema = undefined>(spec: RouteSpec<P, Q, B>): RouteDef {
+export function route<P extends Schema = undefined, Q extends Schema = undefined, B extends Schema = undefined>(
+  spec: RouteSpec<P, Q, B>,
+): RouteDef {
   const { handler, limit, emptyBodyIsDefaults, anyContentType, invalidInput, reshapeBody, ...endpoint } = spec;
   const { params, query, body, auth, networkAt } = endpoint;
   // A path parameter reaches a handler only through a schema: a table that forgets one fails when it is built.
-  if (!params && endpoint.path.includes("/:")) throw new Error(`route ${endpoint.key}: ${endpoint.path} has path parameters but no params schema`);
-  const bodyOptions = { emptyBodyIsDefaults: emptyBodyIsDefaults ?? false, anyContentType: anyContentType ?? false, reshape: reshapeBody };
+  if (!params && endpoint.path.includes("/:"))
+    throw new Error(`route ${endpoint.key}: ${endpoint.path} has path parameters but no params schema`);
+  const bodyOptions = {
+    emptyBodyIsDefaults: emptyBodyIsDefaults ?? false,
+    anyContentType: anyContentType ?? false,
+    reshape: reshapeBody,
+  };
   const run: Handler<AppEnv> = async (c) => {
     if (auth === "bearer") requireOperatorBearer(c);
     if (limit) await enforceRateLimit(c, limit, clientKeyOf(c));
@@ -97,7 +105,8 @@ export function route<P extends Schema = undefined, Q extends Schema = undefined
         body: (body ? await readJsonBody(c, body, bodyOptions) : undefined) as Parsed<B>,
       };
     } catch (error) {
-      if (invalidInput && isFacilitatorError(error) && error.code === "BAD_REQUEST") return invalidInput(c, error.message, error.reason);
+      if (invalidInput && isFacilitatorError(error) && error.code === "BAD_REQUEST")
+        return invalidInput(c, error.message, error.reason);
       throw error;
     }
     return handler(c, input);
@@ -135,7 +144,12 @@ async function refuseForeignNetwork(c: AppContext, paths: readonly (readonly str
  * new GET route cannot be added without one; POST routes name their own limits (builders, verify/settle).
  */
 export function mountRoutes(app: Hono<AppEnv>, routes: readonly RouteDef[]): void {
-  for (const route of routes) app.on(route.method, API_PREFIX + route.path, route.method === "GET" ? withReadRateLimit(route.handler) : route.handler);
+  for (const route of routes)
+    app.on(
+      route.method,
+      API_PREFIX + route.path,
+      route.method === "GET" ? withReadRateLimit(route.handler) : route.handler,
+    );
 }
 
 /** Public form of a path: `{wallet}` instead of Hono's `:wallet`. */

@@ -1,7 +1,7 @@
-import { log } from "../platform/observability/log";
-import { recordJobRun, type JobRunOutcome } from "../store/job-runs";
-import type { KeeperRun } from "./keeper/run-keeper";
 import { LAMPORTS_PER_SIGNATURE } from "../chain/network-fee";
+import { log } from "../platform/observability/log";
+import { type JobRunOutcome, recordJobRun } from "../store/job-runs";
+import type { KeeperRun } from "./keeper/run-keeper";
 
 /** How one run of a job ended, for the `job_runs` row /health shows. */
 export interface JobRunSummary {
@@ -15,14 +15,28 @@ export interface JobRunSummary {
  * Runs one job and records its last run (one D1 upsert), also when it throws ("error", rethrown). A failing record
  * is logged, never turned into a failed job: the job's own effects are already done.
  */
-export async function runRecorded<R>(db: D1Database, job: string, trigger: string, run: () => Promise<R>, summarize: (result: R) => JobRunSummary): Promise<R> {
+export async function runRecorded<R>(
+  db: D1Database,
+  job: string,
+  trigger: string,
+  run: () => Promise<R>,
+  summarize: (result: R) => JobRunSummary,
+): Promise<R> {
   const startedAtMs = Date.now();
   let result: R;
   try {
     result = await run();
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
-    await record(db, { job, trigger, startedAtMs, finishedAtMs: Date.now(), outcome: "error", lamportsSpent: 0n, detail });
+    await record(db, {
+      job,
+      trigger,
+      startedAtMs,
+      finishedAtMs: Date.now(),
+      outcome: "error",
+      lamportsSpent: 0n,
+      detail,
+    });
     throw error;
   }
   await record(db, { job, trigger, startedAtMs, finishedAtMs: Date.now(), ...summarize(result) });
@@ -53,6 +67,10 @@ export function summarizeKeeperRun(run: KeeperRun<{ signature: string | null }>,
     outcome: paused ? "paused" : "ok",
     lamportsSpent: BigInt(sent) * LAMPORTS_PER_SIGNATURE,
     // Below the minimum a rail may still take the steps that return rent: say what they did.
-    detail: paused ? (sent > 0 ? `${paused.message}; steps that return rent still taken: ${counts}` : paused.message) : counts,
+    detail: paused
+      ? sent > 0
+        ? `${paused.message}; steps that return rent still taken: ${counts}`
+        : paused.message
+      : counts,
   };
 }

@@ -1,12 +1,12 @@
-import { configOf, type Config } from "../platform/config/load-config";
+import type { Env } from "../env";
+import { type Config, configOf } from "../platform/config/load-config";
 import type { WorkersPlan } from "../platform/config/workers-plan";
 import { log } from "../platform/observability/log";
-import type { Env } from "../env";
-import { railJobs } from "../rails/registry";
 import type { RailModule } from "../rails/rail";
+import { railJobs } from "../rails/registry";
+import { type JobRunSummary, runRecorded } from "./job-run";
 import { probeResourcesJob } from "./probe-resources-job";
 import { retentionJobOf } from "./retention-job";
-import { runRecorded, type JobRunSummary } from "./job-run";
 import { searchIndexMergeJob } from "./search-index-merge-job";
 
 /** Cron expressions from wrangler.toml (every environment lists the same ones). */
@@ -57,7 +57,12 @@ export interface ScheduledOutcome {
  * The jobs one invocation of `cron` runs: all of them in order on Workers Paid; on Workers Free, where one invocation
  * has 50 subrequests, one of them, in turn by the trigger's scheduled time (src/platform/config/workers-plan.ts).
  */
-export function jobsOfInvocation(jobs: readonly ScheduledJob[], cron: string, plan: WorkersPlan, scheduledTimeMs: number): readonly ScheduledJob[] {
+export function jobsOfInvocation(
+  jobs: readonly ScheduledJob[],
+  cron: string,
+  plan: WorkersPlan,
+  scheduledTimeMs: number,
+): readonly ScheduledJob[] {
   if (plan === "paid" || jobs.length <= 1) return jobs;
   const periodMs = CRON_PERIOD_MS[cron] ?? 60_000;
   return [jobs[Math.floor(scheduledTimeMs / periodMs) % jobs.length]!];
@@ -67,7 +72,12 @@ export function jobsOfInvocation(jobs: readonly ScheduledJob[], cron: string, pl
  * Dispatches a Cron Trigger to its jobs over `rails` (the scheduled handler's, src/index.ts), with their
  * configuration. One failing job is logged and does not stop the next.
  */
-export async function runScheduled(rails: readonly RailModule[], cron: string, env: Env, scheduledTimeMs: number = Date.now()): Promise<ScheduledOutcome> {
+export async function runScheduled(
+  rails: readonly RailModule[],
+  cron: string,
+  env: Env,
+  scheduledTimeMs: number = Date.now(),
+): Promise<ScheduledOutcome> {
   let config: Config;
   try {
     config = await configOf(rails).get(env);
@@ -77,7 +87,12 @@ export async function runScheduled(rails: readonly RailModule[], cron: string, e
   }
   const job = cron === SWEEP_CRON ? "sweep" : cron === PROBE_CRON ? "probe" : "unknown";
   const byCron = jobsByCron(rails);
-  const jobs = jobsOfInvocation(Object.hasOwn(byCron, cron) ? byCron[cron]! : [], cron, config.workersPlan, scheduledTimeMs);
+  const jobs = jobsOfInvocation(
+    Object.hasOwn(byCron, cron) ? byCron[cron]! : [],
+    cron,
+    config.workersPlan,
+    scheduledTimeMs,
+  );
   if (jobs.length === 0) {
     log("info", "scheduled_job_skipped", { cron, job, reason: "no job registered for this trigger" });
     return { job, ran: false };

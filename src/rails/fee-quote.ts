@@ -1,8 +1,8 @@
-import * as v from "valibot";
 import type { Address } from "@solana/kit";
+import * as v from "valibot";
+import { resolveSellerAsset, SellerAssetInput } from "../directory/sellers/seller-asset";
 import type { Config } from "../platform/config/load-config";
 import { badRequest, type ErrorReason } from "../platform/errors/catalogue";
-import { resolveSellerAsset, SellerAssetInput } from "../directory/sellers/seller-asset";
 import { Base58Address, U64String } from "../x402/schemas";
 import { quotedSchemeList, type SchemeName } from "../x402/scheme-names";
 import type { RailModule } from "./rail";
@@ -83,15 +83,31 @@ export function feeQuoteQuerySchemaOf(rails: readonly RailModule[]) {
 export type FeeQuoteQuery = v.InferOutput<ReturnType<typeof feeQuoteQuerySchemaOf>>;
 
 /** Answers a parsed query with the quote of the rail it names. */
-export async function quoteFeeAmong(rails: readonly RailModule[], config: Config, query: FeeQuoteQuery): Promise<FeeQuote> {
+export async function quoteFeeAmong(
+  rails: readonly RailModule[],
+  config: Config,
+  query: FeeQuoteQuery,
+): Promise<FeeQuote> {
   const asset = resolveSellerAsset(config, query.asset);
   const amount = BigInt(query.amount);
   if (amount === 0n) throw badRequest("amount: must be greater than 0");
   const rail = rails.find((candidate) => candidate.scheme === query.scheme && candidate.quote);
   // The query's picklist admits only quoting rails.
   if (!rail?.quote) throw badRequest(`scheme: must be ${quotedSchemeList(quotingSchemes(rails))}`);
-  const common = { network: config.network, wallet: query.wallet, asset: asset.label, mint: asset.mint, amount: amount.toString() };
-  return rail.quote.quote(config, { common, wallet: query.wallet as Address, mint: asset.mint, isNativeSol: asset.isNativeSol, amount });
+  const common = {
+    network: config.network,
+    wallet: query.wallet,
+    asset: asset.label,
+    mint: asset.mint,
+    amount: amount.toString(),
+  };
+  return rail.quote.quote(config, {
+    common,
+    wallet: query.wallet as Address,
+    mint: asset.mint,
+    isNativeSol: asset.isNativeSol,
+    amount,
+  });
 }
 
 /** What `/fee-quote` can refuse over these rails: each quoting rail's reasons, once each. */

@@ -1,18 +1,18 @@
 import type { Address } from "@solana/kit";
-import type { Config } from "../platform/config/load-config";
-import type { SettleCall, SettleOutcome } from "../settlement/settle-engine";
-import type { AcceptedRequirements, PaymentRejection } from "../x402/payment-verdict";
-import type { SchemeName } from "../x402/scheme-names";
-import type { PaymentRequiredBody, PaymentRequirements, PayloadShape, VerifySettleBody } from "../x402/schemas";
-import type { SchemeRules } from "../x402/common-checks";
 import type { RouteDef } from "../http/route-def";
 import type { ScheduledJob } from "../jobs/scheduled";
-import type { RailSwitch } from "../platform/config/rail-switches";
+import type { Config } from "../platform/config/load-config";
 import type { RailConfigSlice } from "../platform/config/rail-config";
+import type { RailSwitch } from "../platform/config/rail-switches";
 import type { ErrorReason } from "../platform/errors/catalogue";
+import type { SettleCall, SettleOutcome } from "../settlement/settle-engine";
+import type { SchemeRules } from "../x402/common-checks";
+import type { AcceptedRequirements, PaymentRejection } from "../x402/payment-verdict";
+import type { RejectionReason } from "../x402/rejection-reasons";
+import type { PayloadShape, PaymentRequiredBody, PaymentRequirements, VerifySettleBody } from "../x402/schemas";
+import type { SchemeName } from "../x402/scheme-names";
 import type { RailFeeQuote } from "./fee-quote";
 import type { RailSellerView } from "./seller-view";
-import type { RejectionReason } from "../x402/rejection-reasons";
 
 /**
  * A payment rail (x402 scheme): how `/supported` advertises it and how `/verify` and `/settle` handle its payments.
@@ -44,7 +44,13 @@ export interface Rail {
    * the outcome, records the seller's history from it and keeps `afterResponse` alive after the response.
    * `caller`: what the HTTP caller presented besides the body (its `Authorization: Bearer` token, null when none).
    */
-  settle(config: Config, body: VerifySettleBody, accepted: AcceptedRequirements, call: SettleCall, caller: RailCaller): Promise<SettleOutcome>;
+  settle(
+    config: Config,
+    body: VerifySettleBody,
+    accepted: AcceptedRequirements,
+    call: SettleCall,
+    caller: RailCaller,
+  ): Promise<SettleOutcome>;
 }
 
 /** What the caller of /settle presented besides the body, for a rail whose settles depend on who calls. */
@@ -167,6 +173,9 @@ export interface RailHealth {
   report?(config: Config, db: D1Database | undefined): Promise<Record<string, unknown>>;
   /** `programs[key]`: the rail's program, and its program-wide accounts by name. */
   /** `programId` is null where the rail's program is not configured (the rail is then off, and not read). */
-  program?: { key: string; programId(config: Config): Address | null; accounts(config: Config): Promise<Record<string, ProgramAccountProbe>> };
+  program?: {
+    key: string;
+    programId(config: Config): Address | null;
+    accounts(config: Config): Promise<Record<string, ProgramAccountProbe>>;
+  };
 }
-

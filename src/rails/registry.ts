@@ -1,15 +1,19 @@
-import { configOf, type Config } from "../platform/config/load-config";
-import type { ErrorReason } from "../platform/errors/catalogue";
-import type { RailModule, RouteSlot } from "./rail";
 import type { RouteDef } from "../http/route-def";
 import type { ScheduledJob } from "../jobs/scheduled";
-import type { PaymentRequiredBody, PayloadShape, VerifySettleBody } from "../x402/schemas";
-import { verifySettleBodySchema } from "../x402/schemas";
+import { type Config, configOf } from "../platform/config/load-config";
+import type { ErrorReason } from "../platform/errors/catalogue";
 import { checkCommonRequirementsAmong } from "../x402/common-checks";
-import type { SchemeName } from "../x402/scheme-names";
 import type { AcceptedRequirements, PaymentRejection } from "../x402/payment-verdict";
-import { CORE_REJECTION_REASONS, FEE_PAYER_BUDGET_REJECTION_REASONS, type RejectionReason } from "../x402/rejection-reasons";
+import {
+  CORE_REJECTION_REASONS,
+  FEE_PAYER_BUDGET_REJECTION_REASONS,
+  type RejectionReason,
+} from "../x402/rejection-reasons";
+import type { PayloadShape, PaymentRequiredBody, VerifySettleBody } from "../x402/schemas";
+import { verifySettleBodySchema } from "../x402/schemas";
+import type { SchemeName } from "../x402/scheme-names";
 import { exactModule } from "./exact/module";
+import type { RailModule, RouteSlot } from "./rail";
 import { slaEscrowModule } from "./sla-escrow/module";
 import { uptoModule } from "./upto/module";
 
@@ -37,7 +41,10 @@ export const getConfig = WORKER_CONFIG.get;
 export const RAIL_BY_SCHEME: ReadonlyMap<SchemeName, RailModule> = railsBySchemeOf(RAILS);
 
 /** The scheme-independent checks of /verify and /settle over the Worker's rails (x402/common-checks.ts). */
-export function checkCommonRequirements(config: Config, body: VerifySettleBody): AcceptedRequirements | PaymentRejection {
+export function checkCommonRequirements(
+  config: Config,
+  body: VerifySettleBody,
+): AcceptedRequirements | PaymentRejection {
   return checkCommonRequirementsAmong(config, body, RAIL_BY_SCHEME);
 }
 
@@ -50,7 +57,12 @@ export function enrichReasonsOf(rails: readonly RailModule[]): readonly ErrorRea
 }
 
 /** The enrich transform: every rail rewrites its own lines, in its `enrich.rank` order. */
-export async function enrichWithRails(rails: readonly RailModule[], config: Config, body: PaymentRequiredBody, correlationId?: string): Promise<PaymentRequiredBody> {
+export async function enrichWithRails(
+  rails: readonly RailModule[],
+  config: Config,
+  body: PaymentRequiredBody,
+  correlationId?: string,
+): Promise<PaymentRequiredBody> {
   let enriched = body;
   for (const rail of [...rails].filter((r) => r.enrich).sort((a, b) => a.enrich!.rank - b.enrich!.rank)) {
     enriched = await rail.enrich!.run(config, enriched, correlationId);
@@ -60,7 +72,11 @@ export async function enrichWithRails(rails: readonly RailModule[], config: Conf
 
 /** Every x402 rejection reason, the core's first, then each rail's in registry order (the OpenAPI document lists them). */
 export function rejectionReasonsOf(rails: readonly RailModule[]): readonly RejectionReason[] {
-  return [...CORE_REJECTION_REASONS, ...FEE_PAYER_BUDGET_REJECTION_REASONS, ...rails.flatMap((rail) => rail.reasons ?? [])];
+  return [
+    ...CORE_REJECTION_REASONS,
+    ...FEE_PAYER_BUDGET_REJECTION_REASONS,
+    ...rails.flatMap((rail) => rail.reasons ?? []),
+  ];
 }
 export const REJECTION_REASONS = rejectionReasonsOf(RAILS);
 

@@ -1,5 +1,5 @@
 import { getSettlementState } from "../store/settlements";
-import { rejection, type PaymentRejection } from "../x402/payment-verdict";
+import { type PaymentRejection, rejection } from "../x402/payment-verdict";
 
 /**
  * /verify's "already settled?" question, asked of the ledger only when the chain has refused the payment.
@@ -11,7 +11,11 @@ import { rejection, type PaymentRejection } from "../x402/payment-verdict";
  * the settlement. A payment still in flight may pass /verify; /settle's ledger claim is what makes delivery
  * exactly-once, and the official seller middleware settles before it sends the resource.
  */
-export async function explainChainRefusal(ledger: D1Database | undefined, messageHash: string, refusal: PaymentRejection): Promise<PaymentRejection> {
+export async function explainChainRefusal(
+  ledger: D1Database | undefined,
+  messageHash: string,
+  refusal: PaymentRejection,
+): Promise<PaymentRejection> {
   if (!ledger) return refusal;
   const row = await getSettlementState(ledger, messageHash);
   if (!row || row.state === "failed") return refusal;

@@ -7,8 +7,13 @@ import type { SettlementRow } from "../store/settlements";
  * header of the call that heard success, within the line's maxTimeoutSeconds, hears it again. Anything else
  * about an already-reported payment is a `duplicate_settlement`.
  */
-export function isSellerRetryOfReportedSuccess(row: SettlementRow, callerCorrelationId: string | null, nowMs: number): boolean {
-  if (callerCorrelationId === null || row.successCorrelationId === null || row.successReportedAtMs === null) return false;
+export function isSellerRetryOfReportedSuccess(
+  row: SettlementRow,
+  callerCorrelationId: string | null,
+  nowMs: number,
+): boolean {
+  if (callerCorrelationId === null || row.successCorrelationId === null || row.successReportedAtMs === null)
+    return false;
   if (callerCorrelationId !== row.successCorrelationId) return false;
   return nowMs <= row.successReportedAtMs + row.maxTimeoutSeconds * 1000;
 }

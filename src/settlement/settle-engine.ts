@@ -1,15 +1,25 @@
 import type { Address } from "@solana/kit";
-import type { Config } from "../platform/config/load-config";
 import { toBase64 } from "../chain/bytes";
-import type { SendOutcome } from "../chain/send-transaction";
 import type { SignatureStatus } from "../chain/confirm";
-import { rejectionForOnChainFailure, rejectionForTransactionError, type PaymentFunds } from "../chain/transaction-rejection";
-import type { SettlementRow } from "../store/settlements";
-import { isSellerRetryOfReportedSuccess } from "./repeat-settle";
-import { d1Ledger, settlePorts, type ClaimRow, type SettleLedger, type SettlePorts } from "./settle-ports";
-import { blockhashExpired, rejection, type AcceptedRequirements, type PaymentRejection, type RejectionReason } from "../x402/payment-verdict";
+import type { SendOutcome } from "../chain/send-transaction";
+import {
+  type PaymentFunds,
+  rejectionForOnChainFailure,
+  rejectionForTransactionError,
+} from "../chain/transaction-rejection";
+import type { Config } from "../platform/config/load-config";
 import { isFacilitatorError } from "../platform/errors/catalogue";
 import { log } from "../platform/observability/log";
+import type { SettlementRow } from "../store/settlements";
+import {
+  type AcceptedRequirements,
+  blockhashExpired,
+  type PaymentRejection,
+  type RejectionReason,
+  rejection,
+} from "../x402/payment-verdict";
+import { isSellerRetryOfReportedSuccess } from "./repeat-settle";
+import { type ClaimRow, d1Ledger, type SettleLedger, type SettlePorts, settlePorts } from "./settle-ports";
 
 /** How long one isolate may hold the right to (re)send a transaction before another may take over. */
 const SUBMIT_LEASE_MS = 15_000;
@@ -86,7 +96,15 @@ export function settleablePayment(
 ): SettleablePayment {
   const { accepted, messageHash, payer, merchantWallet } = verified;
   const instructionPrograms = verified.tx.instructions?.map((instruction) => instruction.programAddress);
-  return { accepted, messageHash, payer, merchantWallet, recentBlockhash: verified.tx.recentBlockhash, instructionPrograms, ...rail };
+  return {
+    accepted,
+    messageHash,
+    payer,
+    merchantWallet,
+    recentBlockhash: verified.tx.recentBlockhash,
+    instructionPrograms,
+    ...rail,
+  };
 }
 
 /** The fully signed transaction and its id (the fee payer's signature). */
@@ -119,7 +137,12 @@ export interface SettleCall {
  * calls converge on one on-chain payment. The signature (the transaction id) is returned only once the cluster
  * accepted the transaction. The success report is written before the answer (never after the response).
  */
-export function settleSignedPayment(config: Config, payment: SettleablePayment, signed: SignedPayment, call: SettleCall): Promise<SettleOutcome> {
+export function settleSignedPayment(
+  config: Config,
+  payment: SettleablePayment,
+  signed: SignedPayment,
+  call: SettleCall,
+): Promise<SettleOutcome> {
   return runSettlement(settlePorts(config, call.settleLedger), payment, signed, call);
 }
 
@@ -132,7 +155,12 @@ export function ledgerStateOf(ledger: D1Database, messageHash: string): ReturnTy
 }
 
 /** The settle state machine over its ports (the Worker's are D1 and the cluster; unit tests script fakes). */
-export async function runSettlement(ports: SettlePorts, payment: SettleablePayment, signed: SignedPayment, call: Omit<SettleCall, "ledger" | "settleLedger">): Promise<SettleOutcome> {
+export async function runSettlement(
+  ports: SettlePorts,
+  payment: SettleablePayment,
+  signed: SignedPayment,
+  call: Omit<SettleCall, "ledger" | "settleLedger">,
+): Promise<SettleOutcome> {
   const afterResponse: Promise<unknown>[] = [];
   // This call's id: its lease when it holds the right to send, and the name on the success report it writes.
   const leaseId = crypto.randomUUID();
@@ -154,7 +182,8 @@ export async function runSettlement(ports: SettlePorts, payment: SettleablePayme
   try {
     // Below the fee payer's settle floor nothing new is sent (503); a payment already in the ledger is still answered.
     const belowFloor = await ctx.chain.floorRefusal(payment.payer, ctx.defer);
-    if (belowFloor && (await ctx.ledger.state(payment.messageHash)) === undefined) return { settlement: belowFloor, afterResponse };
+    if (belowFloor && (await ctx.ledger.state(payment.messageHash)) === undefined)
+      return { settlement: belowFloor, afterResponse };
     const claimRow: ClaimRow = {
       messageHash: payment.messageHash,
       signature: signed.signature,
@@ -175,7 +204,8 @@ export async function runSettlement(ports: SettlePorts, payment: SettleablePayme
     return { settlement: await claimSendAndConfirm(ctx, claimRow, leaseId), afterResponse };
   } catch (error) {
     // No outcome reaches the route, so nobody else will watch the work already started (a balance refresh).
-    for (const work of afterResponse) work.catch((failure: unknown) => log("error", "deferred_write_failed", { error: failure }));
+    for (const work of afterResponse)
+      work.catch((failure: unknown) => log("error", "deferred_write_failed", { error: failure }));
     throw error;
   } finally {
     ctx.chain.close();
@@ -201,7 +231,10 @@ async function claimSendAndConfirm(ctx: SettleContext, claimRow: ClaimRow, lease
     // Work that must happen once and before any send (e.g. creating the vault) waits for the claim. So does a payment
     // with a payment-identifier id: a different payment under a used id must be refused before it can land.
     const claim = await ledger.claim(claimRow);
-    if (!claim.claimed) return "paymentIdTakenBy" in claim ? paymentIdConflict(claimRow.paymentId!, payment.payer) : reconcile(ctx, claim.existing, leaseId);
+    if (!claim.claimed)
+      return "paymentIdTakenBy" in claim
+        ? paymentIdConflict(claimRow.paymentId!, payment.payer)
+        : reconcile(ctx, claim.existing, leaseId);
     return submitAndConfirm(ctx);
   }
 
@@ -221,7 +254,10 @@ async function claimSendAndConfirm(ctx: SettleContext, claimRow: ClaimRow, lease
     }
     throw claim.reason;
   }
-  if (!claim.value.claimed) return "paymentIdTakenBy" in claim.value ? paymentIdConflict(claimRow.paymentId ?? "", payment.payer) : reconcile(ctx, claim.value.existing, leaseId);
+  if (!claim.value.claimed)
+    return "paymentIdTakenBy" in claim.value
+      ? paymentIdConflict(claimRow.paymentId ?? "", payment.payer)
+      : reconcile(ctx, claim.value.existing, leaseId);
   return afterSend(ctx, sent);
 }
 
@@ -244,7 +280,8 @@ async function claimAfterAnswer(ctx: SettleContext, claimRow: ClaimRow): Promise
       // the whole submit lease although this call is done; it is released the same way (another lease holder's row
       // carries another lease id and is left alone).
       const ours = claim.claimed || ("existing" in claim && claim.existing.leaseId === claimRow.leaseId);
-      if (ours) await ctx.ledger.update(claimRow.messageHash, ["submitting"], { state: "pending", leaseExpiresAtMs: null });
+      if (ours)
+        await ctx.ledger.update(claimRow.messageHash, ["submitting"], { state: "pending", leaseExpiresAtMs: null });
       return;
     } catch (error) {
       lastError = error;
@@ -279,7 +316,8 @@ async function submitAndConfirm(ctx: SettleContext): Promise<Settlement> {
 async function afterSend(ctx: SettleContext, sent: PromiseSettledResult<SendOutcome>): Promise<Settlement> {
   if (sent.status === "rejected") {
     // Dropped or unanswered: the cluster may have the transaction. Never a failure: pending, and a retry finds out.
-    if (isFacilitatorError(sent.reason)) return pending(ctx, { signatureKnownToCluster: true, cause: sent.reason.message });
+    if (isFacilitatorError(sent.reason))
+      return pending(ctx, { signatureKnownToCluster: true, cause: sent.reason.message });
     throw sent.reason;
   }
   const outcome = sent.value;
@@ -287,7 +325,10 @@ async function afterSend(ctx: SettleContext, sent: PromiseSettledResult<SendOutc
     if (outcome.err === "AlreadyProcessed") return confirmAndReport(ctx); // the same transaction landed (a concurrent send)
     if (outcome.err === "BlockhashNotFound") return expiredUnlessLanded(ctx);
     // Preflight refused it: the cluster never accepted it, so its signature stays with us.
-    return failWithoutSignature(ctx, rejectionForTransactionError(outcome.err, outcome.logs, ctx.payment.funds, ctx.payment.instructionPrograms));
+    return failWithoutSignature(
+      ctx,
+      rejectionForTransactionError(outcome.err, outcome.logs, ctx.payment.funds, ctx.payment.instructionPrograms),
+    );
   }
   return confirmAndReport(ctx);
 }
@@ -319,7 +360,8 @@ async function reconcile(ctx: SettleContext, row: SettlementRow, leaseId: string
   try {
     status = await ctx.chain.status(ctx.signature);
   } catch (error) {
-    if (isFacilitatorError(error)) return pending(ctx, { signatureKnownToCluster: row.state === "pending", cause: error.message });
+    if (isFacilitatorError(error))
+      return pending(ctx, { signatureKnownToCluster: row.state === "pending", cause: error.message });
     throw error;
   }
   if (status.kind === "confirmed") return reportConfirmed(ctx);
@@ -403,11 +445,15 @@ async function expiredUnlessLanded(ctx: SettleContext): Promise<Settlement> {
   if (status?.kind === "confirmed") return reportConfirmed(ctx);
   if (status?.kind === "failed") return failedOnChain(ctx, status.err);
   if (status?.kind === "processing") return confirmAndReport(ctx);
-  if (status === null) return pending(ctx, { signatureKnownToCluster: false, cause: "the signature status could not be read" });
+  if (status === null)
+    return pending(ctx, { signatureKnownToCluster: false, cause: "the signature status could not be read" });
   return failWithoutSignature(ctx, blockhashExpired("never_confirmed"));
 }
 
-async function pending(ctx: SettleContext, options: { signatureKnownToCluster: boolean; cause?: string }): Promise<PendingSettlement> {
+async function pending(
+  ctx: SettleContext,
+  options: { signatureKnownToCluster: boolean; cause?: string },
+): Promise<PendingSettlement> {
   if (options.signatureKnownToCluster) {
     // Release the lease: the next call may re-send at once instead of waiting for it to run out.
     await ctx.ledger
@@ -418,14 +464,23 @@ async function pending(ctx: SettleContext, options: { signatureKnownToCluster: b
 }
 
 function pendingAnswer(ctx: SettleContext, signatureKnownToCluster: boolean, cause?: string): PendingSettlement {
-  const what = signatureKnownToCluster ? `Transaction ${ctx.signature} was handed to the cluster` : "The payment is being settled by another call";
+  const what = signatureKnownToCluster
+    ? `Transaction ${ctx.signature} was handed to the cluster`
+    : "The payment is being settled by another call";
   const message = `${what} but is not confirmed yet${cause ? ` (${cause})` : ""}; call /settle again with the same body and X-Correlation-ID to find out`;
   return pendingWith(ctx, signatureKnownToCluster ? ctx.signature : undefined, message);
 }
 
 /** `settlement_pending` (HTTP 202): the signature only once the cluster has (or may have) the transaction. */
 function pendingWith(ctx: SettleContext, signature: string | undefined, message: string): PendingSettlement {
-  return { ok: false, pending: true, payer: ctx.payment.payer, ...(signature ? { signature } : {}), reason: "settlement_pending", message };
+  return {
+    ok: false,
+    pending: true,
+    payer: ctx.payment.payer,
+    ...(signature ? { signature } : {}),
+    reason: "settlement_pending",
+    message,
+  };
 }
 
 /** Executed and failed on chain: the fee was paid and the signature is public, so it is reported. */
@@ -458,7 +513,11 @@ function storedFailure(ctx: SettleContext, row: SettlementRow): Settlement {
   // The row's reason was written by recordFailure from a RejectionReason.
   const reason = (row.errorReason ?? "settlement_failed") as RejectionReason;
   return {
-    ...rejection(reason, row.errorMessage ?? "This payment failed to settle", reason === "blockhash_expired" ? { code: "BLOCKHASH_EXPIRED" } : {}),
+    ...rejection(
+      reason,
+      row.errorMessage ?? "This payment failed to settle",
+      reason === "blockhash_expired" ? { code: "BLOCKHASH_EXPIRED" } : {},
+    ),
     payer: ctx.payment.payer,
   };
 }

@@ -3,14 +3,15 @@ import type { Env } from "../env";
 import { log } from "../platform/observability/log";
 import {
   adoptProgress,
+  type ClaimInput,
   claimedRow,
   createLocalSchema,
+  deleteExpiredLocal,
   hasLocalSchema,
   insertLocal,
-  deleteExpiredLocal,
   markMirrored,
-  oldestLocalChangeMs,
   mirrorToD1,
+  oldestLocalChangeMs,
   paymentIdHolder,
   progressAhead,
   readD1Row,
@@ -25,7 +26,6 @@ import {
   updateLocal,
   writeClaimThrough,
   writeConfirmationThrough,
-  type ClaimInput,
 } from "../store/ledger-object-store";
 import type { SettlementClaim, SettlementRow, SettlementState } from "../store/settlements";
 
@@ -190,7 +190,8 @@ export class SettleLedgerObject extends DurableObject<Env> {
     const current = this.storedRow(messageHash) ?? held;
     const ahead = d1 ? progressAhead(current, d1) : null;
     if (!ahead) return current;
-    if (adoptProgress(this.storageFor(messageHash), messageHash, ahead, Date.now())) await this.afterChange(messageHash);
+    if (adoptProgress(this.storageFor(messageHash), messageHash, ahead, Date.now()))
+      await this.afterChange(messageHash);
     return this.storedRow(messageHash) ?? current;
   }
 
@@ -201,7 +202,12 @@ export class SettleLedgerObject extends DurableObject<Env> {
     return taken;
   }
 
-  async update(messageHash: string, fromStates: SettlementState[], changes: Parameters<typeof updateLocal>[3], self: string): Promise<boolean> {
+  async update(
+    messageHash: string,
+    fromStates: SettlementState[],
+    changes: Parameters<typeof updateLocal>[3],
+    self: string,
+  ): Promise<boolean> {
     await this.heldRow(messageHash, self);
     if (changes.state === "confirmed") await this.confirmationThroughIfFailed(messageHash, Date.now());
     const updated = updateLocal(this.storageFor(messageHash), messageHash, fromStates, changes, Date.now());
@@ -219,7 +225,13 @@ export class SettleLedgerObject extends DurableObject<Env> {
     if (this.storedRow(messageHash)) releaseLocal(this.sql, messageHash);
   }
 
-  async reportSuccess(messageHash: string, reporterId: string, correlationId: string | null, nowMs: number, self: string): Promise<boolean> {
+  async reportSuccess(
+    messageHash: string,
+    reporterId: string,
+    correlationId: string | null,
+    nowMs: number,
+    self: string,
+  ): Promise<boolean> {
     await this.heldRow(messageHash, self);
     const through = this.confirmationThroughIfFailed(messageHash, nowMs);
     if (through) await through;
@@ -228,7 +240,12 @@ export class SettleLedgerObject extends DurableObject<Env> {
     return won;
   }
 
-  async recordConfirmationAfterFailedReport(messageHash: string, reporterId: string, nowMs: number, self: string): Promise<void> {
+  async recordConfirmationAfterFailedReport(
+    messageHash: string,
+    reporterId: string,
+    nowMs: number,
+    self: string,
+  ): Promise<void> {
     await this.heldRow(messageHash, self);
     await this.confirmationThroughIfFailed(messageHash, nowMs);
     recordLocalConfirmationAfterFailedReport(this.storageFor(messageHash), messageHash, reporterId, nowMs);
@@ -264,7 +281,9 @@ export class SettleLedgerObject extends DurableObject<Env> {
 
   /** Before the object records a confirmation of a payment it holds as failed, D1 hears it (see the class comment). */
   private confirmationThroughIfFailed(messageHash: string, nowMs: number): Promise<void> | undefined {
-    return this.storedRow(messageHash)?.state === "failed" ? writeConfirmationThrough(this.env.DB, messageHash, nowMs) : undefined;
+    return this.storedRow(messageHash)?.state === "failed"
+      ? writeConfirmationThrough(this.env.DB, messageHash, nowMs)
+      : undefined;
   }
 
   /**
@@ -316,7 +335,12 @@ export class SettleLedgerObject extends DurableObject<Env> {
         written = await mirrorToD1(this.env.DB, local.row, local.ledgerObject);
       } catch (error) {
         this.mirrorFailures++;
-        log("warn", "settlement_mirror_failed", { messageHash, version: local.version, failures: this.mirrorFailures, error });
+        log("warn", "settlement_mirror_failed", {
+          messageHash,
+          version: local.version,
+          failures: this.mirrorFailures,
+          error,
+        });
         const retryAtMs = Date.now() + this.mirrorRetryMs();
         if ((this.alarmAtMs ?? Infinity) > retryAtMs) await this.setAlarm(retryAtMs);
         return false;

@@ -1,10 +1,10 @@
-import type { Config } from "../platform/config/load-config";
-import { sendWithPreflight, type SendOutcome } from "../chain/send-transaction";
-import { confirmSignature, signatureStatus, type ConfirmationOutcome, type SignatureStatus } from "../chain/confirm";
-import { watchSignature, type SignatureWatch } from "../chain/signature-watch";
 import { isBlockhashStillValid } from "../chain/blockhash";
-import { settleFloorRefusal } from "../chain/fee-payer-floor";
+import { type ConfirmationOutcome, confirmSignature, type SignatureStatus, signatureStatus } from "../chain/confirm";
 import { noteFeePayerSpend } from "../chain/fee-payer-balance";
+import { settleFloorRefusal } from "../chain/fee-payer-floor";
+import { type SendOutcome, sendWithPreflight } from "../chain/send-transaction";
+import { type SignatureWatch, watchSignature } from "../chain/signature-watch";
+import type { Config } from "../platform/config/load-config";
 import {
   claimSettlement,
   claimSuccessReport,
@@ -12,11 +12,11 @@ import {
   getSettlementState,
   recordConfirmationAfterFailedReport,
   releaseSettlement,
-  takeOverLease,
-  updateSettlement,
   type SettlementClaim,
   type SettlementRow,
   type SettlementState,
+  takeOverLease,
+  updateSettlement,
 } from "../store/settlements";
 import type { PaymentRejection } from "../x402/payment-verdict";
 import type { HeldElsewhere, SettleLedgerObject } from "./settle-ledger-object";
@@ -58,7 +58,10 @@ export interface SettleChain {
    * Refuses a new send while the fee payer is below its settle floor (a low reading is read again first, at most every
    * few seconds); `defer` keeps a balance refresh alive after the response.
    */
-  floorRefusal(payer: string, defer: (work: Promise<unknown>) => void): PaymentRejection | null | Promise<PaymentRejection | null>;
+  floorRefusal(
+    payer: string,
+    defer: (work: Promise<unknown>) => void,
+  ): PaymentRejection | null | Promise<PaymentRejection | null>;
   /**
    * Sends the signed bytes with preflight (opening the confirmation watch first, when configured); a send the cluster
    * took lowers the settle floor's balance reading by `feePayerOutlayLamports` (its network fee and any rent it fronts).
@@ -88,9 +91,14 @@ export interface LedgerBindings {
  * (src/settlement/settle-ledger-object.ts), or `d1`, the `settlements` table itself. `place`: where this Worker runs
  * (the request's Cloudflare location, `request.cf.colo`), which names the objects a new payment is claimed in.
  */
-export function settleLedgerOf(config: Pick<Config, "settleLedger">, env: LedgerBindings, place?: string): SettleLedger {
+export function settleLedgerOf(
+  config: Pick<Config, "settleLedger">,
+  env: LedgerBindings,
+  place?: string,
+): SettleLedger {
   if (config.settleLedger === "d1") return d1Ledger(env.DB);
-  if (!env.SETTLE_LEDGER) throw new Error("SVC_SETTLE_LEDGER=object needs the SETTLE_LEDGER Durable Object binding (wrangler.toml)");
+  if (!env.SETTLE_LEDGER)
+    throw new Error("SVC_SETTLE_LEDGER=object needs the SETTLE_LEDGER Durable Object binding (wrangler.toml)");
   return objectLedger(env.SETTLE_LEDGER, place);
 }
 
@@ -126,7 +134,10 @@ export function objectLedger(namespace: DurableObjectNamespace<SettleLedgerObjec
     const name = holders.get(messageHash)!;
     return { stub: stubOf(name), name };
   };
-  async function atHolder<T extends object>(messageHash: string, call: (stub: DurableObjectStub<SettleLedgerObject>, name: string) => Promise<T | HeldElsewhere>): Promise<T> {
+  async function atHolder<T extends object>(
+    messageHash: string,
+    call: (stub: DurableObjectStub<SettleLedgerObject>, name: string) => Promise<T | HeldElsewhere>,
+  ): Promise<T> {
     let name = holders.get(messageHash) ?? ledgerObjectName(place, messageHash);
     for (let hop = 0; hop <= MAX_HOLDER_HOPS; hop++) {
       const answer = (await call(stubOf(name), name)) as T | HeldElsewhere;
@@ -138,13 +149,18 @@ export function objectLedger(namespace: DurableObjectNamespace<SettleLedgerObjec
     }
     throw new Error(`settlement ${messageHash}: its ledger object keeps changing`);
   }
-  const lookup = (messageHash: string) => atHolder(messageHash, (stub, name) => stub.lookup(messageHash, name) as Promise<{ row: SettlementRow | undefined } | HeldElsewhere>);
+  const lookup = (messageHash: string) =>
+    atHolder(
+      messageHash,
+      (stub, name) => stub.lookup(messageHash, name) as Promise<{ row: SettlementRow | undefined } | HeldElsewhere>,
+    );
   return {
     state: async (messageHash) => {
       const { row } = await lookup(messageHash);
       return row ? { state: row.state, signature: row.signature } : undefined;
     },
-    claim: (row) => atHolder(row.messageHash, (stub, name) => stub.claim(row, name) as Promise<SettlementClaim | HeldElsewhere>),
+    claim: (row) =>
+      atHolder(row.messageHash, (stub, name) => stub.claim(row, name) as Promise<SettlementClaim | HeldElsewhere>),
     get: async (messageHash) => (await lookup(messageHash)).row,
     takeOverLease: async (messageHash, leaseId, leaseMs) => {
       const { stub, name } = await holderOf(messageHash);
@@ -174,8 +190,10 @@ export function d1Ledger(db: D1Database): SettleLedger {
     takeOverLease: (messageHash, leaseId, leaseMs) => takeOverLease(db, messageHash, leaseId, leaseMs),
     update: (messageHash, fromStates, changes) => updateSettlement(db, messageHash, fromStates, changes),
     release: (messageHash) => releaseSettlement(db, messageHash),
-    reportSuccess: (messageHash, reporterId, correlationId, nowMs) => claimSuccessReport(db, messageHash, reporterId, correlationId, nowMs),
-    recordConfirmationAfterFailedReport: (messageHash, reporterId, nowMs) => recordConfirmationAfterFailedReport(db, messageHash, reporterId, nowMs),
+    reportSuccess: (messageHash, reporterId, correlationId, nowMs) =>
+      claimSuccessReport(db, messageHash, reporterId, correlationId, nowMs),
+    recordConfirmationAfterFailedReport: (messageHash, reporterId, nowMs) =>
+      recordConfirmationAfterFailedReport(db, messageHash, reporterId, nowMs),
   };
 }
 

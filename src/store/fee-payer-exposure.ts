@@ -10,7 +10,7 @@
  * bookings can never both pass a cap. The channel row itself is the upto rail's to write (src/rails/upto/store/):
  * the rail hands its guarded INSERT in as a port (`GuardedRowWrite`), so this core file imports no rail.
  */
-import { EXPOSURE_STATES, LIVE_EXPOSURE_STATES, oneOf, type ExposureEnd, type ExposureState } from "./states";
+import { EXPOSURE_STATES, type ExposureEnd, type ExposureState, LIVE_EXPOSURE_STATES, oneOf } from "./states";
 
 /** Channel row states a settle may still void (its open may not have reached the cluster). */
 const LIVE = `('opening', 'open')`;
@@ -32,7 +32,8 @@ const SQL_INTEGER_MAX = (1n << 62n) - 1n;
 
 /** A booking's lamports as D1 binds them (a JavaScript number: far below 2^53 for any one spend). */
 export function sqlLamports(lamports: bigint): number {
-  if (lamports < 0n || lamports > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError(`lamports ${lamports} out of range`);
+  if (lamports < 0n || lamports > BigInt(Number.MAX_SAFE_INTEGER))
+    throw new RangeError(`lamports ${lamports} out of range`);
   return Number(lamports);
 }
 
@@ -130,7 +131,12 @@ export interface GuardedRowWrite {
  * trip: the conditional write, then — only when it wrote nothing (`changes()`) — what the caps saw and whose the row
  * is, to word the refusal, so a booking that passes pays for the caps' sums once.
  */
-export async function bookChannelOpenWithinCaps(d1: D1Database, open: RentRowOpen, write: GuardedRowWrite, limits: UptoOpenLimits): Promise<UptoOpenBooking> {
+export async function bookChannelOpenWithinCaps(
+  d1: D1Database,
+  open: RentRowOpen,
+  write: GuardedRowWrite,
+  limits: UptoOpenLimits,
+): Promise<UptoOpenBooking> {
   // The guard's own parameters, after the writer's: channel id, open message hash, payer, payTo, rent, opens since,
   // the total's limit (from the balance). The other caps are literals: fixed per configuration, so the text repeats.
   const at = (n: number) => `?${write.firstGuardParam + n}`;
@@ -143,20 +149,46 @@ export async function bookChannelOpenWithinCaps(d1: D1Database, open: RentRowOpe
       AND ${f.payerRent} + ${rent} <= ${literal(limits.rentPerPayerLamports)}
       AND ${f.payToRent} + ${rent} <= ${literal(limits.rentPerPayToLamports)}
       AND ${TOTAL_RENT_OUT} + ${rent} <= ${totalMax})`;
-  const binds = [open.channelId, open.openMessageHash, open.payer, open.payTo, sqlLamports(open.rentLamports), limits.opensSinceMs, sqlLimit(limits.totalRentLamports)];
-  const [written, read] = await d1.batch([write.statement({ sql: withinCaps, binds }), uptoOpenFiguresStatement(d1, open, limits.opensSinceMs, true)]);
+  const binds = [
+    open.channelId,
+    open.openMessageHash,
+    open.payer,
+    open.payTo,
+    sqlLamports(open.rentLamports),
+    limits.opensSinceMs,
+    sqlLimit(limits.totalRentLamports),
+  ];
+  const [written, read] = await d1.batch([
+    write.statement({ sql: withinCaps, binds }),
+    uptoOpenFiguresStatement(d1, open, limits.opensSinceMs, true),
+  ]);
   if ((written!.meta.changes ?? 0) > 0) return { booked: true };
   // Should the engine ever not carry changes() across a batch, the refusal still gets its figures (a rare path).
-  const row = (read!.results[0] ?? (await uptoOpenFiguresStatement(d1, open, limits.opensSinceMs, false).first())) as Record<string, number | string | null>;
+  const row = (read!.results[0] ??
+    (await uptoOpenFiguresStatement(d1, open, limits.opensSinceMs, false).first())) as Record<
+    string,
+    number | string | null
+  >;
   return { booked: false, ...uptoOpenFiguresOf(row) };
 }
 
 /** What the upto caps see for `open` (and whose the channel's row is), without writing: /verify's look at the caps. */
-export async function readUptoOpenFigures(d1: D1Database, open: Pick<RentRowOpen, "payer" | "payTo" | "channelId">, opensSinceMs: number) {
-  return uptoOpenFiguresOf((await uptoOpenFiguresStatement(d1, open, opensSinceMs, false).first()) as Record<string, number | string | null>);
+export async function readUptoOpenFigures(
+  d1: D1Database,
+  open: Pick<RentRowOpen, "payer" | "payTo" | "channelId">,
+  opensSinceMs: number,
+) {
+  return uptoOpenFiguresOf(
+    (await uptoOpenFiguresStatement(d1, open, opensSinceMs, false).first()) as Record<string, number | string | null>,
+  );
 }
 
-function uptoOpenFiguresStatement(d1: D1Database, open: Pick<RentRowOpen, "payer" | "payTo" | "channelId">, opensSinceMs: number, onlyIfUnwritten: boolean) {
+function uptoOpenFiguresStatement(
+  d1: D1Database,
+  open: Pick<RentRowOpen, "payer" | "payTo" | "channelId">,
+  opensSinceMs: number,
+  onlyIfUnwritten: boolean,
+) {
   const s = uptoFiguresSql("?1", "?2", "?4");
   return d1
     .prepare(
@@ -169,7 +201,10 @@ function uptoOpenFiguresStatement(d1: D1Database, open: Pick<RentRowOpen, "payer
     .bind(open.payer, open.payTo, open.channelId, opensSinceMs);
 }
 
-function uptoOpenFiguresOf(row: Record<string, number | string | null>): { figures: UptoOpenFigures; channel: { openMessageHash: string; liveDeposit: boolean } | null } {
+function uptoOpenFiguresOf(row: Record<string, number | string | null>): {
+  figures: UptoOpenFigures;
+  channel: { openMessageHash: string; liveDeposit: boolean } | null;
+} {
   return {
     figures: {
       payerChannels: Number(row.payerChannels),
@@ -179,7 +214,10 @@ function uptoOpenFiguresOf(row: Record<string, number | string | null>): { figur
       payToRentLamports: BigInt(row.payToRent ?? 0),
       totalRentLamports: BigInt(row.totalRent ?? 0),
     },
-    channel: row.openMessageHash === null ? null : { openMessageHash: String(row.openMessageHash), liveDeposit: Boolean(row.liveDeposit) },
+    channel:
+      row.openMessageHash === null
+        ? null
+        : { openMessageHash: String(row.openMessageHash), liveDeposit: Boolean(row.liveDeposit) },
   };
 }
 
@@ -192,7 +230,12 @@ export type UptoOpenBooking =
  * is no longer counted. Only while no call holds a live ledger row for it (a concurrent call about to send revives it
  * in recordChannelOpen) and no claim was signed. Returns whether it voided the row.
  */
-export async function voidChannelOpen(d1: D1Database, channelId: string, openMessageHash: string, nowMs: number): Promise<boolean> {
+export async function voidChannelOpen(
+  d1: D1Database,
+  channelId: string,
+  openMessageHash: string,
+  nowMs: number,
+): Promise<boolean> {
   const result = await d1
     .prepare(
       `UPDATE upto_channels SET state = 'voided', updated_at_ms = ?3
@@ -254,7 +297,11 @@ export async function bookExposureWithinCaps(
 ): Promise<{ booked: boolean; figures: ExposureFigures }> {
   const figuresSql = (payer: string, payTo: string, since: string) =>
     "sinceMs" in limits
-      ? { payer: spentSince(since, "payer", payer), payTo: spentSince(since, "pay_to", payTo), total: spentSince(since) }
+      ? {
+          payer: spentSince(since, "payer", payer),
+          payTo: spentSince(since, "pay_to", payTo),
+          total: spentSince(since),
+        }
       : { payer: rentOutFor("payer", payer), payTo: rentOutFor("pay_to", payTo), total: TOTAL_RENT_OUT };
   const [payerMax, payToMax, totalMax] =
     "sinceMs" in limits
@@ -278,7 +325,19 @@ export async function bookExposureWithinCaps(
          WHERE fee_payer_exposure.state = '${VOIDED}'`,
       )
       // ?10 is the spent window's start (bound only for a spent booking); an unbound parameter reads as NULL.
-      .bind(row.bookingId, row.rail, row.kind, row.payer, row.payTo, sqlLamports(row.lamports), row.state, nowMs, sqlLimit(totalMax), since[0] ?? null, row.feePayer),
+      .bind(
+        row.bookingId,
+        row.rail,
+        row.kind,
+        row.payer,
+        row.payTo,
+        sqlLamports(row.lamports),
+        row.state,
+        nowMs,
+        sqlLimit(totalMax),
+        since[0] ?? null,
+        row.feePayer,
+      ),
     d1
       .prepare(
         `SELECT ${seen.payer} AS payerLamports, ${seen.payTo} AS payToLamports, ${seen.total} AS totalLamports,
@@ -290,7 +349,11 @@ export async function bookExposureWithinCaps(
   const state = figures.state;
   return {
     booked: (written!.meta.changes ?? 0) > 0 || (state !== null && state !== VOIDED),
-    figures: { payerLamports: BigInt(figures.payerLamports ?? 0), payToLamports: BigInt(figures.payToLamports ?? 0), totalLamports: BigInt(figures.totalLamports ?? 0) },
+    figures: {
+      payerLamports: BigInt(figures.payerLamports ?? 0),
+      payToLamports: BigInt(figures.payToLamports ?? 0),
+      totalLamports: BigInt(figures.totalLamports ?? 0),
+    },
   };
 }
 
@@ -298,7 +361,12 @@ export async function bookExposureWithinCaps(
  * Ends a booking: `returned` (held rent came back), `spent` (held rent is gone for good: it now counts against the
  * daily caps from this moment), `voided` (the spend never happened). Only a live booking moves. Returns whether it did.
  */
-export async function settleExposureRow(d1: D1Database, bookingId: string, outcome: ExposureEnd, nowMs: number): Promise<boolean> {
+export async function settleExposureRow(
+  d1: D1Database,
+  bookingId: string,
+  outcome: ExposureEnd,
+  nowMs: number,
+): Promise<boolean> {
   const from: readonly ExposureState[] = outcome === VOIDED ? LIVE_EXPOSURE_STATES : [HELD];
   const result = await d1
     .prepare(
@@ -311,30 +379,49 @@ export async function settleExposureRow(d1: D1Database, bookingId: string, outco
 }
 
 /** What the caps of a booking for `who` see, without writing (/verify's look at them): one query. */
-export async function readExposureFigures(d1: D1Database, who: { payer: string | null; payTo: string | null }, limits: HeldLimits | SpentLimits): Promise<ExposureFigures> {
+export async function readExposureFigures(
+  d1: D1Database,
+  who: { payer: string | null; payTo: string | null },
+  limits: HeldLimits | SpentLimits,
+): Promise<ExposureFigures> {
   const spent = "sinceMs" in limits;
-  const f = spent ? { payer: spentSince("?3", "payer", "?1"), payTo: spentSince("?3", "pay_to", "?2"), total: spentSince("?3") } : { payer: rentOutFor("payer", "?1"), payTo: rentOutFor("pay_to", "?2"), total: TOTAL_RENT_OUT };
+  const f = spent
+    ? { payer: spentSince("?3", "payer", "?1"), payTo: spentSince("?3", "pay_to", "?2"), total: spentSince("?3") }
+    : { payer: rentOutFor("payer", "?1"), payTo: rentOutFor("pay_to", "?2"), total: TOTAL_RENT_OUT };
   const row = await d1
     .prepare(`SELECT ${f.payer} AS payerLamports, ${f.payTo} AS payToLamports, ${f.total} AS totalLamports`)
     .bind(who.payer, who.payTo, spent ? limits.sinceMs : 0)
     .first<Record<string, number | null>>();
-  return { payerLamports: BigInt(row?.payerLamports ?? 0), payToLamports: BigInt(row?.payToLamports ?? 0), totalLamports: BigInt(row?.totalLamports ?? 0) };
+  return {
+    payerLamports: BigInt(row?.payerLamports ?? 0),
+    payToLamports: BigInt(row?.payToLamports ?? 0),
+    totalLamports: BigInt(row?.totalLamports ?? 0),
+  };
 }
 
 /** Which of `bookingIds` are live (held or spent): one query. */
 export async function liveExposureBookings(d1: D1Database, bookingIds: readonly string[]): Promise<Set<string>> {
   if (bookingIds.length === 0) return new Set();
   const { results } = await d1
-    .prepare(`SELECT booking_id AS id FROM fee_payer_exposure WHERE ${LIVE_BOOKING} AND booking_id IN (SELECT value FROM json_each(?1))`)
+    .prepare(
+      `SELECT booking_id AS id FROM fee_payer_exposure WHERE ${LIVE_BOOKING} AND booking_id IN (SELECT value FROM json_each(?1))`,
+    )
     .bind(JSON.stringify(bookingIds))
     .all<{ id: string }>();
   return new Set(results.map((r) => r.id));
 }
 
 /** Lowers a live booking's lamports to `lamports` (never raises it). Returns whether it changed. */
-export async function trimExposureRow(d1: D1Database, bookingId: string, lamports: bigint, nowMs: number): Promise<boolean> {
+export async function trimExposureRow(
+  d1: D1Database,
+  bookingId: string,
+  lamports: bigint,
+  nowMs: number,
+): Promise<boolean> {
   const result = await d1
-    .prepare(`UPDATE fee_payer_exposure SET lamports = ?2, updated_at_ms = ?3 WHERE booking_id = ?1 AND ${LIVE_BOOKING} AND lamports > ?2`)
+    .prepare(
+      `UPDATE fee_payer_exposure SET lamports = ?2, updated_at_ms = ?3 WHERE booking_id = ?1 AND ${LIVE_BOOKING} AND lamports > ?2`,
+    )
     .bind(bookingId, sqlLamports(lamports), nowMs)
     .run();
   return (result.meta.changes ?? 0) > 0;
@@ -367,7 +454,11 @@ export interface ExposureSummary {
 export const UNRECORDED_FEE_PAYER = "unrecorded";
 
 /** One batch of small aggregates over the live rows (bounded by the caps themselves) and the last day's spent rows. */
-export async function readExposureSummary(d1: D1Database, opensSinceMs: number, spentSinceMs: number): Promise<ExposureSummary> {
+export async function readExposureSummary(
+  d1: D1Database,
+  opensSinceMs: number,
+  spentSinceMs: number,
+): Promise<ExposureSummary> {
   const since = literal(spentSinceMs); // /health: not a hot path, the statements may differ per call
   const rentRows = `SELECT payer, pay_to, rent_lamports AS lamports FROM upto_channels WHERE state IN ${RENT_OUT}
     UNION ALL SELECT payer, pay_to, lamports FROM fee_payer_exposure WHERE state = '${HELD}'`;
@@ -384,23 +475,33 @@ export async function readExposureSummary(d1: D1Database, opensSinceMs: number, 
     `SELECT fee_payer, SUM(lamports) AS lamports FROM fee_payer_exposure WHERE state = '${SPENT}' AND booked_at_ms >= ${since} GROUP BY fee_payer`,
     largest(liveChannels, "payer", "COUNT(*)"),
     largest(liveChannels, "pay_to", "COUNT(*)"),
-    largest(`SELECT payer FROM upto_channels WHERE created_at_ms >= ${literal(opensSinceMs)} AND state NOT IN ${NEVER_SENT}`, "payer", "COUNT(*)"),
+    largest(
+      `SELECT payer FROM upto_channels WHERE created_at_ms >= ${literal(opensSinceMs)} AND state NOT IN ${NEVER_SENT}`,
+      "payer",
+      "COUNT(*)",
+    ),
     largest(rentRows, "payer", "SUM(lamports)"),
     largest(rentRows, "pay_to", "SUM(lamports)"),
     largest(spentRows, "payer", "SUM(lamports)"),
     largest(spentRows, "pay_to", "SUM(lamports)"),
   ];
   const results = await d1.batch(statements.map((sql) => d1.prepare(sql)));
-  const [out, spent, outByFeePayer, spentByFeePayer, ...maxima] = results.map((r) => r.results as Record<string, number | string | null>[]);
+  const [out, spent, outByFeePayer, spentByFeePayer, ...maxima] = results.map(
+    (r) => r.results as Record<string, number | string | null>[],
+  );
   const n = (i: number) => Number(maxima[i]![0]!.n);
   const big = (i: number) => BigInt(maxima[i]![0]!.n ?? 0);
-  const sumBy = (rows: Record<string, number | string | null>[], keyOf: (r: Record<string, number | string | null>) => string) => {
+  const sumBy = (
+    rows: Record<string, number | string | null>[],
+    keyOf: (r: Record<string, number | string | null>) => string,
+  ) => {
     const sums: Record<string, bigint> = {};
     for (const r of rows) sums[keyOf(r)] = (sums[keyOf(r)] ?? 0n) + BigInt(r.lamports ?? 0);
     return sums;
   };
   const rail = (r: Record<string, number | string | null>) => String(r.rail);
-  const feePayer = (r: Record<string, number | string | null>) => (r.fee_payer === null ? UNRECORDED_FEE_PAYER : String(r.fee_payer));
+  const feePayer = (r: Record<string, number | string | null>) =>
+    r.fee_payer === null ? UNRECORDED_FEE_PAYER : String(r.fee_payer);
   return {
     rentOutByRail: sumBy(out!, rail),
     spentSinceByRail: sumBy(spent!, rail),

@@ -1,5 +1,5 @@
-import { check, integer, text, type SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { sql } from "drizzle-orm";
+import { check, integer, type SQLiteColumn, text } from "drizzle-orm/sqlite-core";
 import { KEEPER_LOOK_OUTCOMES, oneOf } from "./states";
 
 /**
@@ -22,7 +22,11 @@ export function keeperLookColumns<const Actions extends readonly [string, ...str
 }
 
 /** The CHECKs of those columns' closed sets, named after the table (migration 0015). */
-export function keeperLookChecks(tableName: string, columns: { lastAction: SQLiteColumn; lastOutcome: SQLiteColumn }, actions: readonly string[]) {
+export function keeperLookChecks(
+  tableName: string,
+  columns: { lastAction: SQLiteColumn; lastOutcome: SQLiteColumn },
+  actions: readonly string[],
+) {
   return [
     check(`${tableName}_last_action_check`, sql.raw(oneOf(columns.lastAction.name, actions))),
     check(`${tableName}_last_outcome_check`, sql.raw(oneOf(columns.lastOutcome.name, KEEPER_LOOK_OUTCOMES))),

@@ -1,6 +1,6 @@
 import { getTableName } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
-import { KEEPER_ROW_STATES, oneOf, type KeeperLookOutcome, type KeeperRowState } from "./states";
+import { KEEPER_ROW_STATES, type KeeperLookOutcome, type KeeperRowState, oneOf } from "./states";
 
 /**
  * The queue both keepers (escrow payouts, upto channel closes) work from: a run claims its due rows (one conditional
@@ -108,7 +108,13 @@ export async function claimDueRows<Row>(
   return results.at(-1)!.results as Row[];
 }
 
-export async function recordKeeperOutcomes(d1: D1Database, where: KeeperTable, claimId: string, outcomes: readonly (KeeperOutcome & { key: string })[], nowMs: number): Promise<void> {
+export async function recordKeeperOutcomes(
+  d1: D1Database,
+  where: KeeperTable,
+  claimId: string,
+  outcomes: readonly (KeeperOutcome & { key: string })[],
+  nowMs: number,
+): Promise<void> {
   if (outcomes.length === 0) return;
   const { table, keyColumn, claimColumn, claimExpiresColumn } = where;
   const update = d1.prepare(
@@ -118,11 +124,32 @@ export async function recordKeeperOutcomes(d1: D1Database, where: KeeperTable, c
        ${claimExpiresColumn} = CASE WHEN ?8 THEN ${claimExpiresColumn} ELSE NULL END
      WHERE ${keyColumn} = ?9 AND ${claimColumn} = ?10`,
   );
-  await d1.batch(outcomes.map((o) => update.bind(o.state, o.nextCheckAtMs, o.failures, o.action, o.signature, o.outcome, nowMs, o.keepClaim ? 1 : 0, o.key, claimId, o.detail)));
+  await d1.batch(
+    outcomes.map((o) =>
+      update.bind(
+        o.state,
+        o.nextCheckAtMs,
+        o.failures,
+        o.action,
+        o.signature,
+        o.outcome,
+        nowMs,
+        o.keepClaim ? 1 : 0,
+        o.key,
+        claimId,
+        o.detail,
+      ),
+    ),
+  );
 }
 
 /** Retention: deletes finished rows (closed, dropped, stuck; upto's voided opens) last touched before `beforeMs`, oldest first. */
-export async function purgeFinishedRowsBefore(d1: D1Database, where: KeeperTable, beforeMs: number, batchSize: number): Promise<number> {
+export async function purgeFinishedRowsBefore(
+  d1: D1Database,
+  where: KeeperTable,
+  beforeMs: number,
+  batchSize: number,
+): Promise<number> {
   const { table, keyColumn, finishedStates = FINISHED_STATES } = where;
   const result = await d1
     .prepare(

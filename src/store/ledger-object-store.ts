@@ -21,9 +21,28 @@ const LOCAL_INDEXES = [
 ];
 
 const COLUMNS = [
-  "message_hash", "signature", "state", "scheme", "network", "payer", "pay_to", "merchant_wallet", "asset", "amount",
-  "last_valid_block_height", "error_reason", "error_message", "lease_id", "lease_expires_at_ms", "max_timeout_seconds",
-  "confirmed_at_ms", "success_reported_at_ms", "success_correlation_id", "payment_id", "created_at_ms", "updated_at_ms",
+  "message_hash",
+  "signature",
+  "state",
+  "scheme",
+  "network",
+  "payer",
+  "pay_to",
+  "merchant_wallet",
+  "asset",
+  "amount",
+  "last_valid_block_height",
+  "error_reason",
+  "error_message",
+  "lease_id",
+  "lease_expires_at_ms",
+  "max_timeout_seconds",
+  "confirmed_at_ms",
+  "success_reported_at_ms",
+  "success_correlation_id",
+  "payment_id",
+  "created_at_ms",
+  "updated_at_ms",
 ] as const;
 
 /** The statements' column lists, built once per isolate (every settle runs them). */
@@ -33,9 +52,24 @@ const INSERT_LOCAL_SQL = `INSERT INTO settlements (${COLUMN_LIST}, version, mirr
      ON CONFLICT (message_hash) DO NOTHING`;
 const SELECT_D1_ROW_SQL = `SELECT ${COLUMN_LIST}, ledger_object FROM settlements WHERE message_hash = ? LIMIT 1`;
 
-type RawRow = Record<(typeof COLUMNS)[number], SqlStorageValue> & { version?: number; mirrored_version?: number; ledger_object?: string | null };
+type RawRow = Record<(typeof COLUMNS)[number], SqlStorageValue> & {
+  version?: number;
+  mirrored_version?: number;
+  ledger_object?: string | null;
+};
 
-export type ClaimInput = Omit<SettlementRow, "state" | "createdAtMs" | "updatedAtMs" | "errorReason" | "errorMessage" | "confirmedAtMs" | "successReportedAtMs" | "successCorrelationId" | "paymentId"> & {
+export type ClaimInput = Omit<
+  SettlementRow,
+  | "state"
+  | "createdAtMs"
+  | "updatedAtMs"
+  | "errorReason"
+  | "errorMessage"
+  | "confirmedAtMs"
+  | "successReportedAtMs"
+  | "successCorrelationId"
+  | "paymentId"
+> & {
   paymentId?: string | null;
 };
 
@@ -77,9 +111,28 @@ function toRow(raw: RawRow): SettlementRow {
 
 function values(row: SettlementRow): SqlStorageValue[] {
   return [
-    row.messageHash, row.signature, row.state, row.scheme, row.network, row.payer, row.payTo, row.merchantWallet, row.asset, row.amount,
-    row.lastValidBlockHeight, row.errorReason, row.errorMessage, row.leaseId, row.leaseExpiresAtMs, row.maxTimeoutSeconds,
-    row.confirmedAtMs, row.successReportedAtMs, row.successCorrelationId, row.paymentId, row.createdAtMs, row.updatedAtMs,
+    row.messageHash,
+    row.signature,
+    row.state,
+    row.scheme,
+    row.network,
+    row.payer,
+    row.payTo,
+    row.merchantWallet,
+    row.asset,
+    row.amount,
+    row.lastValidBlockHeight,
+    row.errorReason,
+    row.errorMessage,
+    row.leaseId,
+    row.leaseExpiresAtMs,
+    row.maxTimeoutSeconds,
+    row.confirmedAtMs,
+    row.successReportedAtMs,
+    row.successCorrelationId,
+    row.paymentId,
+    row.createdAtMs,
+    row.updatedAtMs,
   ];
 }
 
@@ -114,14 +167,22 @@ export interface LocalRow {
 export function readLocal(sql: SqlStorage, messageHash: string): LocalRow | undefined {
   const raw = sql.exec<RawRow>("SELECT * FROM settlements WHERE message_hash = ?", messageHash).toArray()[0];
   return raw
-    ? { row: toRow(raw), version: Number(raw.version), mirroredVersion: Number(raw.mirrored_version), ledgerObject: raw.ledger_object ?? null }
+    ? {
+        row: toRow(raw),
+        version: Number(raw.version),
+        mirroredVersion: Number(raw.mirrored_version),
+        ledgerObject: raw.ledger_object ?? null,
+      }
     : undefined;
 }
 
 /** The rows D1 has not caught up with, oldest change first (what the alarm mirrors). */
 export function unmirroredMessageHashes(sql: SqlStorage, limit: number): string[] {
   return sql
-    .exec<{ message_hash: string }>("SELECT message_hash FROM settlements WHERE mirrored_version < version ORDER BY updated_at_ms LIMIT ?", limit)
+    .exec<{ message_hash: string }>(
+      "SELECT message_hash FROM settlements WHERE mirrored_version < version ORDER BY updated_at_ms LIMIT ?",
+      limit,
+    )
     .toArray()
     .map((r) => r.message_hash);
 }
@@ -154,7 +215,10 @@ export function insertLocal(sql: SqlStorage, row: SettlementRow, ledgerObject: s
 
 /** store/settlements.ts releaseSettlement, on the object's row. */
 export function releaseLocal(sql: SqlStorage, messageHash: string): void {
-  sql.exec(`DELETE FROM settlements WHERE message_hash = ? AND state IN ('submitting', 'pending') AND success_reported_at_ms IS NULL`, messageHash);
+  sql.exec(
+    `DELETE FROM settlements WHERE message_hash = ? AND state IN ('submitting', 'pending') AND success_reported_at_ms IS NULL`,
+    messageHash,
+  );
 }
 
 function changed(cursor: SqlStorageCursor<Record<string, SqlStorageValue>>): boolean {
@@ -167,7 +231,9 @@ export function updateLocal(
   sql: SqlStorage,
   messageHash: string,
   fromStates: SettlementState[],
-  changes: Partial<Pick<SettlementRow, "state" | "errorReason" | "errorMessage" | "leaseId" | "leaseExpiresAtMs" | "confirmedAtMs">>,
+  changes: Partial<
+    Pick<SettlementRow, "state" | "errorReason" | "errorMessage" | "leaseId" | "leaseExpiresAtMs" | "confirmedAtMs">
+  >,
   nowMs: number,
 ): boolean {
   const names: Record<keyof typeof changes, string> = {
@@ -193,7 +259,13 @@ export function updateLocal(
 }
 
 /** store/settlements.ts takeOverLease. */
-export function takeOverLocalLease(sql: SqlStorage, messageHash: string, leaseId: string, leaseMs: number, nowMs: number): boolean {
+export function takeOverLocalLease(
+  sql: SqlStorage,
+  messageHash: string,
+  leaseId: string,
+  leaseMs: number,
+  nowMs: number,
+): boolean {
   return changed(
     sql.exec(
       `UPDATE settlements SET lease_id = ?1, lease_expires_at_ms = ?2, updated_at_ms = ?3, version = version + 1
@@ -207,7 +279,13 @@ export function takeOverLocalLease(sql: SqlStorage, messageHash: string, leaseId
 }
 
 /** store/settlements.ts claimSuccessReport: true for exactly one caller. */
-export function reportLocalSuccess(sql: SqlStorage, messageHash: string, reporterId: string, correlationId: string | null, nowMs: number): boolean {
+export function reportLocalSuccess(
+  sql: SqlStorage,
+  messageHash: string,
+  reporterId: string,
+  correlationId: string | null,
+  nowMs: number,
+): boolean {
   return changed(
     sql.exec(
       `UPDATE settlements SET state = 'confirmed', confirmed_at_ms = COALESCE(confirmed_at_ms, ?1), success_reported_at_ms = ?1,
@@ -223,7 +301,12 @@ export function reportLocalSuccess(sql: SqlStorage, messageHash: string, reporte
 }
 
 /** store/settlements.ts recordConfirmationAfterFailedReport. */
-export function recordLocalConfirmationAfterFailedReport(sql: SqlStorage, messageHash: string, reporterId: string, nowMs: number): void {
+export function recordLocalConfirmationAfterFailedReport(
+  sql: SqlStorage,
+  messageHash: string,
+  reporterId: string,
+  nowMs: number,
+): void {
   sql.exec(
     `UPDATE settlements SET state = 'confirmed', confirmed_at_ms = COALESCE(confirmed_at_ms, ?1), lease_expires_at_ms = NULL,
        error_reason = NULL, error_message = NULL, updated_at_ms = ?1, version = version + 1,
@@ -254,12 +337,23 @@ export function progressAhead(local: SettlementRow, d1: SettlementRow): Partial<
     confirmedAtMs: d1.confirmedAtMs,
     errorReason: d1.errorReason,
     errorMessage: d1.errorMessage,
-    ...(foreignReport ? { successReportedAtMs: d1.successReportedAtMs, successCorrelationId: d1.successCorrelationId, leaseId: d1.leaseId } : {}),
+    ...(foreignReport
+      ? {
+          successReportedAtMs: d1.successReportedAtMs,
+          successCorrelationId: d1.successCorrelationId,
+          leaseId: d1.leaseId,
+        }
+      : {}),
   };
 }
 
 /** Takes D1's progress (`progressAhead`) into the object's row, unless a report was recorded here meanwhile. */
-export function adoptProgress(sql: SqlStorage, messageHash: string, ahead: Partial<SettlementRow>, nowMs: number): boolean {
+export function adoptProgress(
+  sql: SqlStorage,
+  messageHash: string,
+  ahead: Partial<SettlementRow>,
+  nowMs: number,
+): boolean {
   return changed(
     sql.exec(
       `UPDATE settlements SET state = ?2, confirmed_at_ms = COALESCE(confirmed_at_ms, ?3), error_reason = ?4, error_message = ?5,
@@ -280,7 +374,11 @@ export function adoptProgress(sql: SqlStorage, messageHash: string, ahead: Parti
 }
 
 export function markMirrored(sql: SqlStorage, messageHash: string, version: number): void {
-  sql.exec("UPDATE settlements SET mirrored_version = ?1 WHERE message_hash = ?2 AND mirrored_version < ?1", version, messageHash);
+  sql.exec(
+    "UPDATE settlements SET mirrored_version = ?1 WHERE message_hash = ?2 AND mirrored_version < ?1",
+    version,
+    messageHash,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -302,18 +400,42 @@ export interface D1LedgerRow {
  * object expired). Without a conflict target, DO NOTHING also covers the (pay_to, payment_id) unique index, as in
  * store/settlements.ts.
  */
-export async function writeClaimThrough(d1: D1Database, row: SettlementRow, ledgerObject: string): Promise<{ inserted: boolean; existing: D1LedgerRow | undefined }> {
+export async function writeClaimThrough(
+  d1: D1Database,
+  row: SettlementRow,
+  ledgerObject: string,
+): Promise<{ inserted: boolean; existing: D1LedgerRow | undefined }> {
   const [inserted, found] = await d1.batch([
     d1
       .prepare(
         `INSERT INTO settlements (${D1_CLAIM_COLUMNS}, ledger_object) VALUES (?1, ?2, 'submitting', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14, ?15, ?16)
          ON CONFLICT DO NOTHING`,
       )
-      .bind(row.messageHash, row.signature, row.scheme, row.network, row.payer, row.payTo, row.merchantWallet, row.asset, row.amount, row.lastValidBlockHeight, row.leaseId, row.leaseExpiresAtMs, row.maxTimeoutSeconds, row.createdAtMs, row.paymentId, ledgerObject),
+      .bind(
+        row.messageHash,
+        row.signature,
+        row.scheme,
+        row.network,
+        row.payer,
+        row.payTo,
+        row.merchantWallet,
+        row.asset,
+        row.amount,
+        row.lastValidBlockHeight,
+        row.leaseId,
+        row.leaseExpiresAtMs,
+        row.maxTimeoutSeconds,
+        row.createdAtMs,
+        row.paymentId,
+        ledgerObject,
+      ),
     d1.prepare(SELECT_D1_ROW_SQL).bind(row.messageHash),
   ]);
   const raw = (found?.results as RawRow[] | undefined)?.[0];
-  return { inserted: (inserted?.meta.changes ?? 0) > 0, existing: raw ? { row: toRow(raw), ledgerObject: raw.ledger_object ?? null } : undefined };
+  return {
+    inserted: (inserted?.meta.changes ?? 0) > 0,
+    existing: raw ? { row: toRow(raw), ledgerObject: raw.ledger_object ?? null } : undefined,
+  };
 }
 
 /**
@@ -321,13 +443,19 @@ export async function writeClaimThrough(d1: D1Database, row: SettlementRow, ledg
  * object, which then holds it; any other is sent there.
  */
 export async function takeOverD1Row(d1: D1Database, messageHash: string, ledgerObject: string): Promise<boolean> {
-  const result = await d1.prepare("UPDATE settlements SET ledger_object = ?1 WHERE message_hash = ?2 AND ledger_object IS NULL").bind(ledgerObject, messageHash).run();
+  const result = await d1
+    .prepare("UPDATE settlements SET ledger_object = ?1 WHERE message_hash = ?2 AND ledger_object IS NULL")
+    .bind(ledgerObject, messageHash)
+    .run();
   return (result.meta.changes ?? 0) > 0;
 }
 
 /** The payment holding a payment-identifier id for a payTo (read only when a claim's insert found another row in the way). */
 export async function paymentIdHolder(d1: D1Database, payTo: string, paymentId: string): Promise<string | undefined> {
-  const holder = await d1.prepare("SELECT message_hash FROM settlements WHERE pay_to = ? AND payment_id = ? LIMIT 1").bind(payTo, paymentId).first<{ message_hash: string }>();
+  const holder = await d1
+    .prepare("SELECT message_hash FROM settlements WHERE pay_to = ? AND payment_id = ? LIMIT 1")
+    .bind(payTo, paymentId)
+    .first<{ message_hash: string }>();
   return holder?.message_hash;
 }
 
@@ -349,7 +477,10 @@ export async function readD1Row(d1: D1Database, messageHash: string): Promise<D1
  */
 export async function mirrorToD1(d1: D1Database, row: SettlementRow, ledgerObject: string | null): Promise<boolean> {
   mirrorStatement ??= mirrorSql();
-  const result = await d1.prepare(mirrorStatement).bind(...values(row), ledgerObject).run();
+  const result = await d1
+    .prepare(mirrorStatement)
+    .bind(...values(row), ledgerObject)
+    .run();
   return (result.meta.changes ?? 0) > 0;
 }
 
@@ -391,7 +522,9 @@ export async function writeConfirmationThrough(d1: D1Database, messageHash: stri
 /** store/settlements.ts releaseSettlement, on D1 (before the object lets its row go). */
 export async function releaseInD1(d1: D1Database, messageHash: string): Promise<void> {
   await d1
-    .prepare(`DELETE FROM settlements WHERE message_hash = ? AND state IN ('submitting', 'pending') AND success_reported_at_ms IS NULL`)
+    .prepare(
+      `DELETE FROM settlements WHERE message_hash = ? AND state IN ('submitting', 'pending') AND success_reported_at_ms IS NULL`,
+    )
     .bind(messageHash)
     .run();
 }

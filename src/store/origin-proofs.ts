@@ -8,9 +8,13 @@
 /** Records that `origin` named `wallet` at `nowMs`; the wallet's resources on any other origin are unlisted. */
 export async function recordOriginProof(d1: D1Database, wallet: string, origin: string, nowMs: number): Promise<void> {
   await d1.batch([
-    d1.prepare("UPDATE providers SET proven_origin = ?2, origin_proven_at_ms = ?3 WHERE wallet_pubkey = ?1").bind(wallet, origin, nowMs),
     d1
-      .prepare("UPDATE resources SET listed = 0, last_probe_ok = 0 WHERE wallet_pubkey = ?1 AND merchant_origin IS NOT ?2 AND (listed = 1 OR last_probe_ok = 1)")
+      .prepare("UPDATE providers SET proven_origin = ?2, origin_proven_at_ms = ?3 WHERE wallet_pubkey = ?1")
+      .bind(wallet, origin, nowMs),
+    d1
+      .prepare(
+        "UPDATE resources SET listed = 0, last_probe_ok = 0 WHERE wallet_pubkey = ?1 AND merchant_origin IS NOT ?2 AND (listed = 1 OR last_probe_ok = 1)",
+      )
       .bind(wallet, origin),
   ]);
 }
@@ -21,7 +25,13 @@ export async function recordOriginProof(d1: D1Database, wallet: string, origin: 
  */
 export async function revokeOriginProof(d1: D1Database, wallet: string): Promise<void> {
   await d1.batch([
-    d1.prepare("UPDATE providers SET proven_origin = NULL, origin_proven_at_ms = NULL WHERE wallet_pubkey = ?1").bind(wallet),
-    d1.prepare("UPDATE resources SET listed = 0, last_probe_ok = 0 WHERE wallet_pubkey = ?1 AND (listed = 1 OR last_probe_ok = 1)").bind(wallet),
+    d1
+      .prepare("UPDATE providers SET proven_origin = NULL, origin_proven_at_ms = NULL WHERE wallet_pubkey = ?1")
+      .bind(wallet),
+    d1
+      .prepare(
+        "UPDATE resources SET listed = 0, last_probe_ok = 0 WHERE wallet_pubkey = ?1 AND (listed = 1 OR last_probe_ok = 1)",
+      )
+      .bind(wallet),
   ]);
 }

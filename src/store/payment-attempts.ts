@@ -18,7 +18,10 @@ export async function listPaymentAttemptsForMerchant(
   limit: number,
   beforeId?: number,
 ): Promise<PaymentAttemptRow[]> {
-  const owner = or(eq(paymentAttempts.merchantWallet, merchantWallet), ...payTo.map((p) => eq(paymentAttempts.payTo, p)));
+  const owner = or(
+    eq(paymentAttempts.merchantWallet, merchantWallet),
+    ...payTo.map((p) => eq(paymentAttempts.payTo, p)),
+  );
   return database(d1)
     .select()
     .from(paymentAttempts)

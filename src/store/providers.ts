@@ -31,7 +31,13 @@ export async function getProvider(d1: D1Database, walletPubkey: string): Promise
  */
 export async function upsertVerifiedProvider(
   d1: D1Database,
-  row: { walletPubkey: string; asset: ProviderAsset; splitVaultPda: string | null; discovery: ProviderDiscovery; nowMs: number },
+  row: {
+    walletPubkey: string;
+    asset: ProviderAsset;
+    splitVaultPda: string | null;
+    discovery: ProviderDiscovery;
+    nowMs: number;
+  },
 ): Promise<ProviderRow> {
   const discovery = discoveryColumns(row.discovery);
   const written = await database(d1)
@@ -90,13 +96,20 @@ const listed = and(isNull(providers.retiredAtMs), eq(providers.listingOptIn, tru
  * Listed providers, most recently updated first (ties: wallet descending); `before` pages backwards strictly
  * after the previous page's last row, so rows sharing an `updatedAt` millisecond are neither repeated nor skipped.
  */
-export async function listListedProviders(d1: D1Database, limit: number, before?: { updatedAtMs: number; wallet?: string }): Promise<ProviderRow[]> {
+export async function listListedProviders(
+  d1: D1Database,
+  limit: number,
+  before?: { updatedAtMs: number; wallet?: string },
+): Promise<ProviderRow[]> {
   const after =
     before === undefined
       ? undefined
       : before.wallet === undefined
         ? lt(providers.updatedAtMs, before.updatedAtMs)
-        : or(lt(providers.updatedAtMs, before.updatedAtMs), and(eq(providers.updatedAtMs, before.updatedAtMs), lt(providers.walletPubkey, before.wallet)));
+        : or(
+            lt(providers.updatedAtMs, before.updatedAtMs),
+            and(eq(providers.updatedAtMs, before.updatedAtMs), lt(providers.walletPubkey, before.wallet)),
+          );
   return database(d1)
     .select()
     .from(providers)

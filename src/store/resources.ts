@@ -38,7 +38,13 @@ export interface ProbeOutcome {
  * probe history but re-evaluate the listing flag: a retired row that comes back is listed again only after a passing
  * probe, and goes back into the probe queue.
  */
-export async function upsertResource(d1: D1Database, walletPubkey: string, fields: ResourceFields, nowMs: number, maxLiveResources: number): Promise<ResourceRow | null> {
+export async function upsertResource(
+  d1: D1Database,
+  walletPubkey: string,
+  fields: ResourceFields,
+  nowMs: number,
+  maxLiveResources: number,
+): Promise<ResourceRow | null> {
   const row = await d1
     .prepare(
       `INSERT INTO resources (wallet_pubkey, resource_url, http_method, seller_resource_id, title, description, use_case, category, tags_json,
@@ -94,7 +100,9 @@ export function rawToResourceRow(raw: Record<string, unknown>): ResourceRow {
   return row as unknown as ResourceRow;
 }
 
-const RESOURCE_COLUMNS_BY_SQL_NAME = new Map(Object.entries(getTableColumns(resources)).map(([key, column]) => [column.name, { key, column }]));
+const RESOURCE_COLUMNS_BY_SQL_NAME = new Map(
+  Object.entries(getTableColumns(resources)).map(([key, column]) => [column.name, { key, column }]),
+);
 
 export async function getOwnedResource(d1: D1Database, walletPubkey: string, id: number): Promise<ResourceRow | null> {
   const rows = await database(d1)
@@ -106,7 +114,11 @@ export async function getOwnedResource(d1: D1Database, walletPubkey: string, id:
 }
 
 /** The wallet's rows for one URL (one per HTTP method), for routes addressed by `resourceUrl` instead of `id`. */
-export async function getOwnedResourcesByUrl(d1: D1Database, walletPubkey: string, resourceUrl: string): Promise<ResourceRow[]> {
+export async function getOwnedResourcesByUrl(
+  d1: D1Database,
+  walletPubkey: string,
+  resourceUrl: string,
+): Promise<ResourceRow[]> {
   return database(d1)
     .select()
     .from(resources)
@@ -138,7 +150,13 @@ export const PROBE_GIVE_UP_AFTER_MS = 7 * 24 * 3_600_000;
  * connection failure, 5xx) are tolerated, until `maxConsecutiveFailures` in a row. `last_probe_ok` is the gate
  * itself, so it always equals what the listing uses: it stays true through a tolerated transport failure.
  */
-export async function recordProbe(d1: D1Database, id: number, outcome: ProbeOutcome, nowMs: number, maxConsecutiveFailures: number): Promise<void> {
+export async function recordProbe(
+  d1: D1Database,
+  id: number,
+  outcome: ProbeOutcome,
+  nowMs: number,
+  maxConsecutiveFailures: number,
+): Promise<void> {
   await probeStatement(d1, id, outcome, nowMs, maxConsecutiveFailures).run();
 }
 
@@ -147,7 +165,13 @@ export async function recordProbe(d1: D1Database, id: number, outcome: ProbeOutc
  * schedules the next probe: PROBE_BACKOFF_BASE_MS << failures so far, at most PROBE_BACKOFF_MAX_MS, and none
  * (out of the queue) once the resource has been failing for PROBE_GIVE_UP_AFTER_MS.
  */
-export function probeStatement(d1: D1Database, id: number, outcome: ProbeOutcome, nowMs: number, maxConsecutiveFailures: number): D1PreparedStatement {
+export function probeStatement(
+  d1: D1Database,
+  id: number,
+  outcome: ProbeOutcome,
+  nowMs: number,
+  maxConsecutiveFailures: number,
+): D1PreparedStatement {
   if (outcome.ok) {
     return d1
       .prepare(
@@ -157,7 +181,14 @@ export function probeStatement(d1: D1Database, id: number, outcome: ProbeOutcome
            listed = (listing_opt_in AND retired_at_ms IS NULL)
          WHERE id = ?6`,
       )
-      .bind(nowMs, outcome.httpStatus, outcome.scheme, JSON.stringify(outcome.accepts ?? []), outcome.bazaar === undefined ? null : JSON.stringify(outcome.bazaar), id);
+      .bind(
+        nowMs,
+        outcome.httpStatus,
+        outcome.scheme,
+        JSON.stringify(outcome.accepts ?? []),
+        outcome.bazaar === undefined ? null : JSON.stringify(outcome.bazaar),
+        id,
+      );
   }
   // Tolerated: a transport failure of a passing resource, fewer than the maximum in a row. Anything else fails the gate.
   const stillPassing = outcome.transient === true ? "(last_probe_ok AND probe_failures + 1 < ?4)" : "0";
@@ -172,7 +203,16 @@ export function probeStatement(d1: D1Database, id: number, outcome: ProbeOutcome
            ELSE ?1 + min(?7 << min(probe_failures, 16), ?8) END
        WHERE id = ?5`,
     )
-    .bind(nowMs, outcome.httpStatus, (outcome.error ?? "").slice(0, 255), maxConsecutiveFailures, id, PROBE_GIVE_UP_AFTER_MS, PROBE_BACKOFF_BASE_MS, PROBE_BACKOFF_MAX_MS);
+    .bind(
+      nowMs,
+      outcome.httpStatus,
+      (outcome.error ?? "").slice(0, 255),
+      maxConsecutiveFailures,
+      id,
+      PROBE_GIVE_UP_AFTER_MS,
+      PROBE_BACKOFF_BASE_MS,
+      PROBE_BACKOFF_MAX_MS,
+    );
 }
 
 /**
@@ -198,11 +238,20 @@ export async function resourcesDueForProbe(d1: D1Database, limit: number, nowMs:
   return rows.map((row) => row.resource);
 }
 
-export async function listOwnerResources(d1: D1Database, walletPubkey: string, limit: number, beforeId?: number): Promise<ResourceRow[]> {
+export async function listOwnerResources(
+  d1: D1Database,
+  walletPubkey: string,
+  limit: number,
+  beforeId?: number,
+): Promise<ResourceRow[]> {
   return database(d1)
     .select()
     .from(resources)
-    .where(beforeId === undefined ? eq(resources.walletPubkey, walletPubkey) : and(eq(resources.walletPubkey, walletPubkey), sql`${resources.id} < ${beforeId}`))
+    .where(
+      beforeId === undefined
+        ? eq(resources.walletPubkey, walletPubkey)
+        : and(eq(resources.walletPubkey, walletPubkey), sql`${resources.id} < ${beforeId}`),
+    )
     .orderBy(desc(resources.id))
     .limit(limit);
 }

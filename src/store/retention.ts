@@ -4,16 +4,24 @@
  */
 export async function purgePaymentAttemptsBefore(d1: D1Database, beforeMs: number, batchSize: number): Promise<number> {
   const result = await d1
-    .prepare(`DELETE FROM payment_attempts WHERE id IN (SELECT id FROM payment_attempts WHERE started_at_ms < ? ORDER BY id LIMIT ?)`)
+    .prepare(
+      `DELETE FROM payment_attempts WHERE id IN (SELECT id FROM payment_attempts WHERE started_at_ms < ? ORDER BY id LIMIT ?)`,
+    )
     .bind(beforeMs, batchSize)
     .run();
   return result.meta.changes ?? 0;
 }
 
 /** A consumed challenge only has to outlive its own expiry (after that its MAC'd expiry refuses it anyway). */
-export async function purgeConsumedChallengesExpiredBefore(d1: D1Database, beforeMs: number, batchSize: number): Promise<number> {
+export async function purgeConsumedChallengesExpiredBefore(
+  d1: D1Database,
+  beforeMs: number,
+  batchSize: number,
+): Promise<number> {
   const result = await d1
-    .prepare(`DELETE FROM consumed_challenges WHERE nonce IN (SELECT nonce FROM consumed_challenges WHERE expires_at_ms < ? LIMIT ?)`)
+    .prepare(
+      `DELETE FROM consumed_challenges WHERE nonce IN (SELECT nonce FROM consumed_challenges WHERE expires_at_ms < ? LIMIT ?)`,
+    )
     .bind(beforeMs, batchSize)
     .run();
   return result.meta.changes ?? 0;

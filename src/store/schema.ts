@@ -1,5 +1,5 @@
-import { sqliteTable, text, integer, index, uniqueIndex, check } from "drizzle-orm/sqlite-core";
 import { sql } from "drizzle-orm";
+import { check, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { EXPOSURE_STATES, JOB_RUN_OUTCOMES, oneOf, PAYMENT_ATTEMPT_OUTCOMES } from "./states";
 
 /**
@@ -124,7 +124,10 @@ export const providers = sqliteTable(
     provenOrigin: text("proven_origin"),
     originProvenAtMs: integer("origin_proven_at_ms"),
   },
-  (t) => [index("providers_listing_idx").on(t.retiredAtMs, t.listingOptIn, t.updatedAtMs), index("providers_cursor_idx").on(t.updatedAtMs, t.walletPubkey)],
+  (t) => [
+    index("providers_listing_idx").on(t.retiredAtMs, t.listingOptIn, t.updatedAtMs),
+    index("providers_cursor_idx").on(t.updatedAtMs, t.walletPubkey),
+  ],
 );
 
 /** Payable resources registered by verified sellers, with their probe results. */
@@ -193,7 +196,10 @@ export const resourceTags = sqliteTable(
     updatedAtMs: integer("updated_at_ms").notNull(),
     resourceId: integer("resource_id").notNull(),
   },
-  (t) => [index("resource_tags_cursor_idx").on(t.tag, t.updatedAtMs, t.resourceId), index("resource_tags_resource_idx").on(t.resourceId)],
+  (t) => [
+    index("resource_tags_cursor_idx").on(t.tag, t.updatedAtMs, t.resourceId),
+    index("resource_tags_resource_idx").on(t.resourceId),
+  ],
 );
 
 /** When the probe job last harvested each merchant's Seller Resource Manifest (0003_resource_directory.sql). */
@@ -206,20 +212,24 @@ export const manifestHarvests = sqliteTable("manifest_harvests", {
  * The last run of each scheduled job (0006_job_runs.sql), one row per job, for /health: when, how it ended and
  * what the fee payer spent. Written by every real run, whether a Cron Trigger or an operator route started it.
  */
-export const jobRuns = sqliteTable("job_runs", {
-  /** sweep | escrow-keeper | probe | retention | search-index-merge */
-  job: text("job").primaryKey(),
-  /** "cron", "http" (operator route) or "http-cron" (GET /sweep-cron). */
-  trigger: text("trigger").notNull(),
-  startedAtMs: integer("started_at_ms").notNull(),
-  finishedAtMs: integer("finished_at_ms").notNull(),
-  /** JOB_RUN_OUTCOMES: ok | partial (some items failed) | paused (fee payer below its minimum: nothing spent) | error (the run threw). */
-  outcome: text("outcome", { enum: JOB_RUN_OUTCOMES }).notNull(),
-  /** Lamports the fee payer spent in the run (decimal string; network fees and any account rent). */
-  lamportsSpent: text("lamports_spent").notNull(),
-  /** A short summary or the error / pause reason. */
-  detail: text("detail"),
-}, (table) => [check("job_runs_outcome_check", sql.raw(oneOf(table.outcome.name, JOB_RUN_OUTCOMES)))]);
+export const jobRuns = sqliteTable(
+  "job_runs",
+  {
+    /** sweep | escrow-keeper | probe | retention | search-index-merge */
+    job: text("job").primaryKey(),
+    /** "cron", "http" (operator route) or "http-cron" (GET /sweep-cron). */
+    trigger: text("trigger").notNull(),
+    startedAtMs: integer("started_at_ms").notNull(),
+    finishedAtMs: integer("finished_at_ms").notNull(),
+    /** JOB_RUN_OUTCOMES: ok | partial (some items failed) | paused (fee payer below its minimum: nothing spent) | error (the run threw). */
+    outcome: text("outcome", { enum: JOB_RUN_OUTCOMES }).notNull(),
+    /** Lamports the fee payer spent in the run (decimal string; network fees and any account rent). */
+    lamportsSpent: text("lamports_spent").notNull(),
+    /** A short summary or the error / pause reason. */
+    detail: text("detail"),
+  },
+  (table) => [check("job_runs_outcome_check", sql.raw(oneOf(table.outcome.name, JOB_RUN_OUTCOMES)))],
+);
 
 /**
  * The fee payer's exposure budget (0011, src/chain/fee-payer-budget/): one row per lamport amount it fronts or spends beyond

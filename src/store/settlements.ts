@@ -18,7 +18,18 @@ export type SettlementClaim =
 
 export async function claimSettlement(
   d1: D1Database,
-  row: Omit<SettlementRow, "state" | "createdAtMs" | "updatedAtMs" | "errorReason" | "errorMessage" | "confirmedAtMs" | "successReportedAtMs" | "successCorrelationId" | "paymentId"> & { paymentId?: string | null },
+  row: Omit<
+    SettlementRow,
+    | "state"
+    | "createdAtMs"
+    | "updatedAtMs"
+    | "errorReason"
+    | "errorMessage"
+    | "confirmedAtMs"
+    | "successReportedAtMs"
+    | "successCorrelationId"
+    | "paymentId"
+  > & { paymentId?: string | null },
   attempt = 0,
 ): Promise<SettlementClaim> {
   const now = Date.now();
@@ -28,14 +39,34 @@ export async function claimSettlement(
   // the (pay_to, payment_id) unique index too, so no extra round trip decides who holds the id.
   const inserted = await d1
     .prepare(paymentId === null ? CLAIM_SQL : CLAIM_WITH_PAYMENT_ID_SQL)
-    .bind(row.messageHash, row.signature, row.scheme, row.network, row.payer, row.payTo, row.merchantWallet, row.asset, row.amount, row.lastValidBlockHeight, row.leaseId, row.leaseExpiresAtMs, row.maxTimeoutSeconds, now, ...(paymentId === null ? [] : [paymentId]))
+    .bind(
+      row.messageHash,
+      row.signature,
+      row.scheme,
+      row.network,
+      row.payer,
+      row.payTo,
+      row.merchantWallet,
+      row.asset,
+      row.amount,
+      row.lastValidBlockHeight,
+      row.leaseId,
+      row.leaseExpiresAtMs,
+      row.maxTimeoutSeconds,
+      now,
+      ...(paymentId === null ? [] : [paymentId]),
+    )
     .run();
   if ((inserted.meta.changes ?? 0) > 0) return { claimed: true };
   const existing = await getSettlement(d1, row.messageHash);
   if (!existing && paymentId !== null) {
     // Not this payment's row: the id may belong to another payment (read only on this rare path).
-    const holder = await d1.prepare("SELECT message_hash FROM settlements WHERE pay_to = ? AND payment_id = ? LIMIT 1").bind(row.payTo, paymentId).first<{ message_hash: string }>();
-    if (holder && holder.message_hash !== row.messageHash) return { claimed: false, paymentIdTakenBy: holder.message_hash };
+    const holder = await d1
+      .prepare("SELECT message_hash FROM settlements WHERE pay_to = ? AND payment_id = ? LIMIT 1")
+      .bind(row.payTo, paymentId)
+      .first<{ message_hash: string }>();
+    if (holder && holder.message_hash !== row.messageHash)
+      return { claimed: false, paymentIdTakenBy: holder.message_hash };
   }
   // Released in between (an attempt the cluster never accepted): claim it again.
   if (!existing) {
@@ -57,7 +88,9 @@ const CLAIM_WITH_PAYMENT_ID_SQL = `INSERT INTO settlements (${CLAIM_COLUMNS}, pa
  */
 export async function releaseSettlement(d1: D1Database, messageHash: string): Promise<void> {
   await d1
-    .prepare(`DELETE FROM settlements WHERE message_hash = ? AND state IN ('submitting', 'pending') AND success_reported_at_ms IS NULL`)
+    .prepare(
+      `DELETE FROM settlements WHERE message_hash = ? AND state IN ('submitting', 'pending') AND success_reported_at_ms IS NULL`,
+    )
     .bind(messageHash)
     .run();
 }
@@ -71,8 +104,14 @@ export async function getSettlement(d1: D1Database, messageHash: string): Promis
  * Just the state and signature of a payment's ledger row: /verify's duplicate check (when the chain refused the
  * payment). A plain prepared statement: drizzle builds the query anew on each call.
  */
-export async function getSettlementState(d1: D1Database, messageHash: string): Promise<Pick<SettlementRow, "state" | "signature"> | undefined> {
-  const row = await d1.prepare("SELECT state, signature FROM settlements WHERE message_hash = ? LIMIT 1").bind(messageHash).first<Pick<SettlementRow, "state" | "signature">>();
+export async function getSettlementState(
+  d1: D1Database,
+  messageHash: string,
+): Promise<Pick<SettlementRow, "state" | "signature"> | undefined> {
+  const row = await d1
+    .prepare("SELECT state, signature FROM settlements WHERE message_hash = ? LIMIT 1")
+    .bind(messageHash)
+    .first<Pick<SettlementRow, "state" | "signature">>();
   return row ?? undefined;
 }
 
@@ -81,7 +120,9 @@ export async function updateSettlement(
   d1: D1Database,
   messageHash: string,
   fromStates: SettlementState[],
-  changes: Partial<Pick<SettlementRow, "state" | "errorReason" | "errorMessage" | "leaseId" | "leaseExpiresAtMs" | "confirmedAtMs">>,
+  changes: Partial<
+    Pick<SettlementRow, "state" | "errorReason" | "errorMessage" | "leaseId" | "leaseExpiresAtMs" | "confirmedAtMs">
+  >,
 ): Promise<boolean> {
   const updated = await database(d1)
     .update(settlements)
@@ -92,7 +133,12 @@ export async function updateSettlement(
 }
 
 /** Takes over the submit lease of a stuck settlement when the previous holder's lease has run out. */
-export async function takeOverLease(d1: D1Database, messageHash: string, leaseId: string, leaseMs: number): Promise<boolean> {
+export async function takeOverLease(
+  d1: D1Database,
+  messageHash: string,
+  leaseId: string,
+  leaseMs: number,
+): Promise<boolean> {
   const now = Date.now();
   const result = await d1
     .prepare(
@@ -111,7 +157,13 @@ export async function takeOverLease(d1: D1Database, messageHash: string, leaseId
  * (`reporterId`, its lease id), so a call whose write committed but whose answer was lost can recognise its own
  * report afterwards (`recordConfirmationAfterFailedReport`).
  */
-export async function claimSuccessReport(d1: D1Database, messageHash: string, reporterId: string, correlationId: string | null, nowMs: number): Promise<boolean> {
+export async function claimSuccessReport(
+  d1: D1Database,
+  messageHash: string,
+  reporterId: string,
+  correlationId: string | null,
+  nowMs: number,
+): Promise<boolean> {
   const reported = await d1
     .prepare(
       `UPDATE settlements SET state = 'confirmed', confirmed_at_ms = COALESCE(confirmed_at_ms, ?1), success_reported_at_ms = ?1,
@@ -131,7 +183,12 @@ export async function claimSuccessReport(d1: D1Database, messageHash: string, re
  * success), so the report is withdrawn for the next call to win; a report with a correlation id stays for that seller's
  * retry. Idempotent.
  */
-export async function recordConfirmationAfterFailedReport(d1: D1Database, messageHash: string, reporterId: string, nowMs: number): Promise<void> {
+export async function recordConfirmationAfterFailedReport(
+  d1: D1Database,
+  messageHash: string,
+  reporterId: string,
+  nowMs: number,
+): Promise<void> {
   await d1
     .prepare(
       `UPDATE settlements SET state = 'confirmed', confirmed_at_ms = COALESCE(confirmed_at_ms, ?1), lease_expires_at_ms = NULL,
@@ -154,7 +211,11 @@ export async function getSettlementBySignature(d1: D1Database, signature: string
  * shows confirmed are recorded confirmed (not reported: the next /settle of the payment reports success once, as
  * usual), in one batch.
  */
-export async function recordFundingsConfirmed(d1: D1Database, messageHashes: readonly string[], nowMs: number): Promise<void> {
+export async function recordFundingsConfirmed(
+  d1: D1Database,
+  messageHashes: readonly string[],
+  nowMs: number,
+): Promise<void> {
   if (messageHashes.length === 0) return;
   await d1.batch(
     messageHashes.map((hash) =>

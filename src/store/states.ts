@@ -23,7 +23,17 @@ export type KeeperRowState = (typeof KEEPER_ROW_STATES)[number];
  * - refused: preflight refused the step, nothing reached the cluster (a failed attempt)
  * - failed: the step failed on chain, its fee paid (a failed attempt)
  */
-export const KEEPER_LOOK_OUTCOMES = ["landed", "unconfirmed", "waiting", "held", "gone", "dropped", "skipped", "refused", "failed"] as const;
+export const KEEPER_LOOK_OUTCOMES = [
+  "landed",
+  "unconfirmed",
+  "waiting",
+  "held",
+  "gone",
+  "dropped",
+  "skipped",
+  "refused",
+  "failed",
+] as const;
 export type KeeperLookOutcome = (typeof KEEPER_LOOK_OUTCOMES)[number];
 
 /** A watch row's last_action when the look sent no step: in every rail's set of keeper actions. */

@@ -1,4 +1,4 @@
-import { rejection, type PaymentRejection } from "./payment-verdict";
+import { type PaymentRejection, rejection } from "./payment-verdict";
 import type { PaymentPayload } from "./schemas";
 
 /**
@@ -16,14 +16,22 @@ export function paymentIdentifierOf(payload: PaymentPayload): { ok: true; id: st
   const extension = payload.extensions?.[PAYMENT_IDENTIFIER];
   if (extension === undefined) return NONE;
   const info = isObject(extension) ? extension.info : undefined;
-  if (!isObject(info)) return rejection("invalid_payload", `paymentPayload.extensions.${PAYMENT_IDENTIFIER}.info: must be an object`);
+  if (!isObject(info))
+    return rejection("invalid_payload", `paymentPayload.extensions.${PAYMENT_IDENTIFIER}.info: must be an object`);
   const id = info.id;
   if (id === undefined || id === null) {
-    if (info.required === true) return rejection("payment_identifier_required", `The server requires a ${PAYMENT_IDENTIFIER} id and the payment carries none`);
+    if (info.required === true)
+      return rejection(
+        "payment_identifier_required",
+        `The server requires a ${PAYMENT_IDENTIFIER} id and the payment carries none`,
+      );
     return NONE;
   }
   if (typeof id !== "string" || !PAYMENT_ID.test(id)) {
-    return rejection("payment_identifier_invalid", `paymentPayload.extensions.${PAYMENT_IDENTIFIER}.info.id: must be 16-128 characters of A-Z a-z 0-9 _ -`);
+    return rejection(
+      "payment_identifier_invalid",
+      `paymentPayload.extensions.${PAYMENT_IDENTIFIER}.info.id: must be 16-128 characters of A-Z a-z 0-9 _ -`,
+    );
   }
   return { ok: true, id };
 }

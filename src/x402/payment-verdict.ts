@@ -1,6 +1,6 @@
+import type { RejectionReason } from "./rejection-reasons";
 import type { PaymentRequirements } from "./schemas";
 import type { SchemeName } from "./scheme-names";
-import type { RejectionReason } from "./rejection-reasons";
 
 export type { RejectionReason } from "./rejection-reasons";
 
@@ -15,11 +15,21 @@ export interface PaymentRejection extends Refusal {
   ok: false;
   payer?: string;
   /** Wire error code; PAYMENT_INVALID unless the failure has its own (BLOCKHASH_EXPIRED, FACILITATOR_UPSTREAM …). */
-  code?: "PAYMENT_INVALID" | "BLOCKHASH_EXPIRED" | "FACILITATOR_UPSTREAM" | "SERVICE_UNAVAILABLE" | "CONFLICT" | "RATE_LIMITED";
+  code?:
+    | "PAYMENT_INVALID"
+    | "BLOCKHASH_EXPIRED"
+    | "FACILITATOR_UPSTREAM"
+    | "SERVICE_UNAVAILABLE"
+    | "CONFLICT"
+    | "RATE_LIMITED";
 }
 
 /** The reason's literal type is kept (`PaymentRejection & { reason: R }`), so a caller can say which reasons it returns. */
-export function rejection<R extends RejectionReason>(reason: R, message: string, extra: Partial<Omit<PaymentRejection, "ok" | "reason" | "message">> = {}): PaymentRejection & { reason: R } {
+export function rejection<R extends RejectionReason>(
+  reason: R,
+  message: string,
+  extra: Partial<Omit<PaymentRejection, "ok" | "reason" | "message">> = {},
+): PaymentRejection & { reason: R } {
   return { ok: false, reason, message, ...extra };
 }
 
@@ -29,8 +39,13 @@ export function rejection<R extends RejectionReason>(reason: R, message: string,
  * preflight) or for a settle that gave up on a payment that was never confirmed.
  */
 export function blockhashExpired(when: "refused" | "never_confirmed"): PaymentRejection {
-  const what = when === "refused" ? "The transaction's blockhash has expired" : "The payment was never confirmed and its blockhash has expired";
-  return rejection("blockhash_expired", `${what}; retry build: rebuild and sign the payment again`, { code: "BLOCKHASH_EXPIRED" });
+  const what =
+    when === "refused"
+      ? "The transaction's blockhash has expired"
+      : "The payment was never confirmed and its blockhash has expired";
+  return rejection("blockhash_expired", `${what}; retry build: rebuild and sign the payment again`, {
+    code: "BLOCKHASH_EXPIRED",
+  });
 }
 
 /** Requirements that passed the scheme-independent checks, with the scheme in wire form. */

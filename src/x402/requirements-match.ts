@@ -6,7 +6,11 @@ import { bareScheme } from "./scheme-names";
  * `rpcUrl` adds a fresh blockhash to each 402 and rebuilds the requirements it sends to /verify): they are not
  * payment terms, and the transaction carries its own blockhash, so they are left out of the comparison.
  */
-export const PER_REQUEST_EXTRA_FIELDS: ReadonlySet<string> = new Set(["recentBlockhash", "lastValidBlockHeight", "recentSlot"]);
+export const PER_REQUEST_EXTRA_FIELDS: ReadonlySet<string> = new Set([
+  "recentBlockhash",
+  "lastValidBlockHeight",
+  "recentSlot",
+]);
 
 /**
  * `paymentRequirements` against `paymentPayload.accepted` (docs/facilitator-spec.md §2.3), the way `@x402/core` matches them: every

@@ -1,5 +1,5 @@
-import * as v from "valibot";
 import type { Address } from "@solana/kit";
+import * as v from "valibot";
 import { isBase58Address } from "../chain/base58";
 
 /**
@@ -31,11 +31,19 @@ export function parseU64(text: string): bigint | null {
 
 export const PaymentRequirementsSchema = v.looseObject({
   scheme: v.pipe(v.string("must be a string"), v.minLength(1, "must not be empty")),
-  network: v.pipe(v.string("must be a string"), v.regex(/^[a-z0-9-]+:[A-Za-z0-9]+$/, "must have the form solana:<chain_id>")),
+  network: v.pipe(
+    v.string("must be a string"),
+    v.regex(/^[a-z0-9-]+:[A-Za-z0-9]+$/, "must have the form solana:<chain_id>"),
+  ),
   asset: Base58Address,
   amount: U64String,
   payTo: Base58Address,
-  maxTimeoutSeconds: v.pipe(v.number("must be an integer"), v.integer("must be an integer"), v.minValue(1, "must be at least 1"), v.maxValue(MAX_TIMEOUT_SECONDS, `must be at most ${MAX_TIMEOUT_SECONDS}`)),
+  maxTimeoutSeconds: v.pipe(
+    v.number("must be an integer"),
+    v.integer("must be an integer"),
+    v.minValue(1, "must be at least 1"),
+    v.maxValue(MAX_TIMEOUT_SECONDS, `must be at most ${MAX_TIMEOUT_SECONDS}`),
+  ),
   extra: v.optional(v.record(v.string(), v.unknown(), "must be an object"), {}),
 });
 export type PaymentRequirements = v.InferOutput<typeof PaymentRequirementsSchema>;
@@ -71,7 +79,10 @@ export interface PayloadShape {
 }
 
 /** The shape of a rail that settles one buyer-signed transaction (`{schemes}`: the rails that share it). */
-export const TRANSACTION_PAYLOAD_SHAPE: PayloadShape = { schema: TransactionPayloadSchema, describe: "a base64 `transaction` ({schemes})" };
+export const TRANSACTION_PAYLOAD_SHAPE: PayloadShape = {
+  schema: TransactionPayloadSchema,
+  describe: "a base64 `transaction` ({schemes})",
+};
 
 /** A payload once parsed: whatever the rail's shape holds, with its transaction under `transaction`. */
 export type ParsedPayload = { transaction: string; [key: string]: unknown };
@@ -81,14 +92,19 @@ export type ParsedPayload = { transaction: string; [key: string]: unknown };
  * `describe` of each shape: its words and the schemes that send it, e.g. "a base64 `transaction` (a, b)".
  */
 export function verifySettleBodySchema(shapes: readonly { shape: PayloadShape; schemes: readonly string[] }[]) {
-  const message = "must carry " + shapes.map(({ shape, schemes }) => shape.describe.replace("{schemes}", schemes.join(", "))).join(" or ");
+  const message =
+    "must carry " +
+    shapes.map(({ shape, schemes }) => shape.describe.replace("{schemes}", schemes.join(", "))).join(" or ");
   const moved = shapes.flatMap(({ shape }) => (shape.transactionField ? [shape.transactionField] : []));
   const PaymentPayloadSchema = v.looseObject({
     x402Version: v.literal(2, "must be 2"),
     resource: v.optional(ResourceInfoSchema),
     accepted: PaymentRequirementsSchema,
     payload: v.pipe(
-      v.union(shapes.map(({ shape }) => shape.schema), message),
+      v.union(
+        shapes.map(({ shape }) => shape.schema),
+        message,
+      ),
       // After the union, so a field error inside a rail's own shape is reported as such.
       v.transform((payload): ParsedPayload => {
         if ("transaction" in payload) return payload as ParsedPayload;
@@ -118,7 +134,11 @@ export type PaymentPayload = VerifySettleBody["paymentPayload"];
 export const PaymentRequiredSchema = v.looseObject({
   x402Version: v.literal(2, "must be 2"),
   resource: ResourceInfoSchema,
-  accepts: v.pipe(v.array(v.unknown(), "must be an array"), v.minLength(1, "must list at least one payment requirement"), v.maxLength(32, "lists too many payment requirements (max 32)")),
+  accepts: v.pipe(
+    v.array(v.unknown(), "must be an array"),
+    v.minLength(1, "must list at least one payment requirement"),
+    v.maxLength(32, "lists too many payment requirements (max 32)"),
+  ),
   error: v.optional(v.string()),
   description: v.optional(v.string()),
 });

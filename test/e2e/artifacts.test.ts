@@ -2,25 +2,26 @@
  * The served artifacts checked from outside, over real HTTP against the Worker in wrangler/workerd (the OpenAPI
  * validator needs Node: it compiles JSON Schemas with code generation, which workerd forbids).
  */
-import { describe, expect, it } from "vitest";
-import { Validator } from "@seriousme/openapi-schema-validator";
-import { withLocalWorker } from "../support/node/local-worker";
-import { fundFromFaucet, signatureStatus } from "../../demo/chain-rpc";
-import { activateSellerVault } from "../../demo/activate-seller";
-import { signAtIndex } from "../../demo/build-endpoint-buyer";
-import { CLUSTERS } from "../../src/platform/config/networks";
-import * as v from "valibot";
-import { curlToRequest, guideExamples } from "./guide-examples";
-import { ManifestSchema } from "../../src/directory/resources/manifest";
+
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Validator } from "@seriousme/openapi-schema-validator";
 import { createKeyPairSignerFromPrivateKeyBytes, generateKeyPairSigner } from "@solana/kit";
+import * as v from "valibot";
+import { describe, expect, it } from "vitest";
+import { activateSellerVault } from "../../demo/activate-seller";
+import { signAtIndex } from "../../demo/build-endpoint-buyer";
+import { fundFromFaucet, signatureStatus } from "../../demo/chain-rpc";
+import { ManifestSchema } from "../../src/directory/resources/manifest";
 import { CapabilitiesResponseSchema, SupportedResponseSchema } from "../../src/http/routes/discovery-responses";
-import { ExactBuildResponseSchema } from "../../src/rails/exact/routes/responses";
+import { SettleResponseSchema } from "../../src/http/routes/payments-responses";
 import { ResourceSearchResponseSchema } from "../../src/http/routes/resources-responses";
 import { SellerPreviewResponseSchema } from "../../src/http/routes/sellers-responses";
-import { SettleResponseSchema } from "../../src/http/routes/payments-responses";
 import { SettlementStatusResponseSchema } from "../../src/http/routes/settlements-responses";
+import { CLUSTERS } from "../../src/platform/config/networks";
+import { ExactBuildResponseSchema } from "../../src/rails/exact/routes/responses";
+import { withLocalWorker } from "../support/node/local-worker";
+import { curlToRequest, guideExamples } from "./guide-examples";
 
 const local = withLocalWorker({ feePayerLamports: 100_000_000_000 });
 const DEVNET = CLUSTERS.devnet.network;
@@ -97,9 +98,15 @@ describe("/mcp with the official MCP SDK client", () => {
       expect(bad.body).toMatchObject({ code: "BAD_REQUEST" });
       const climbing = await client.callTool({ name: "preview_seller", arguments: { wallet: ".." } });
       expect(climbing.isError).toBe(true);
-      expect(climbing.structuredContent).toMatchObject({ status: 400, body: { code: "BAD_REQUEST", reason: "invalid_request" } });
+      expect(climbing.structuredContent).toMatchObject({
+        status: 400,
+        body: { code: "BAD_REQUEST", reason: "invalid_request" },
+      });
       // An unknown tool is a JSON-RPC error (-32602), the catalogue's body in error.data (docs/wire-notes.md "MCP errors").
-      await expect(client.callTool({ name: "drain_fee_payer", arguments: {} })).rejects.toMatchObject({ code: -32602, data: { code: "NOT_FOUND", reason: "not_found" } });
+      await expect(client.callTool({ name: "drain_fee_payer", arguments: {} })).rejects.toMatchObject({
+        code: -32602,
+        data: { code: "NOT_FOUND", reason: "not_found" },
+      });
     } finally {
       await client.close();
     }
@@ -119,7 +126,17 @@ describe("/mcp with the official MCP SDK client", () => {
         body: JSON.stringify({
           x402Version: 2,
           resource: { url: "https://seller.example/report", description: "report", mimeType: "application/json" },
-          accepts: [{ scheme: "exact", network: DEVNET, asset: USDC, amount: "250000", payTo: seller.address, maxTimeoutSeconds: 60, extra: {} }],
+          accepts: [
+            {
+              scheme: "exact",
+              network: DEVNET,
+              asset: USDC,
+              amount: "250000",
+              payTo: seller.address,
+              maxTimeoutSeconds: 60,
+              extra: {},
+            },
+          ],
         }),
       })
     ).json()) as any;
@@ -131,13 +148,24 @@ describe("/mcp with the official MCP SDK client", () => {
       v.parse(SellerPreviewResponseSchema, preview.body);
       expect(preview.body.lifecycle.activated).toBe(true);
 
-      const built = await callTool(client, "build_exact_payment", { body: { payer: buyer.address, accepted, resource: enriched.resource } });
+      const built = await callTool(client, "build_exact_payment", {
+        body: { payer: buyer.address, accepted, resource: enriched.resource },
+      });
       expect(built.status).toBe(200);
       v.parse(ExactBuildResponseSchema, built.body);
       const template = built.body.verifyBodyTemplate;
-      template.paymentPayload.payload.transaction = await signAtIndex(built.body.transaction, built.body.payerSignatureIndex, buyer);
+      template.paymentPayload.payload.transaction = await signAtIndex(
+        built.body.transaction,
+        built.body.payerSignatureIndex,
+        buyer,
+      );
 
-      const unsignedSettle = await callTool(client, "settle_payment", { body: { ...built.body.verifyBodyTemplate, paymentPayload: { ...template.paymentPayload, payload: { transaction: built.body.transaction } } } });
+      const unsignedSettle = await callTool(client, "settle_payment", {
+        body: {
+          ...built.body.verifyBodyTemplate,
+          paymentPayload: { ...template.paymentPayload, payload: { transaction: built.body.transaction } },
+        },
+      });
       expect(unsignedSettle.status).toBe(400);
       expect(unsignedSettle.body.success).toBe(false);
 
@@ -212,7 +240,9 @@ describe("the guides' examples, executed against this deployment", () => {
   });
 
   it("the example runner is not vacuous: a drifted example fails", async () => {
-    const drifted = guideExamples("```sh example status=200 keys=kinds\ncurl -s " + local.worker.url + "/api/v1/facilitator/no-such-route\n```\n");
+    const drifted = guideExamples(
+      "```sh example status=200 keys=kinds\ncurl -s " + local.worker.url + "/api/v1/facilitator/no-such-route\n```\n",
+    );
     expect(drifted).toHaveLength(1);
     const example = drifted[0]!;
     if (example.kind !== "curl") throw new Error("expected a curl example");

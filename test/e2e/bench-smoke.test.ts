@@ -10,7 +10,15 @@ import { runRealTimingBench } from "../../bench/real-timing";
 
 describe("npm run bench (smoke, tiny n)", () => {
   it("prints ours, the reference and the ratios, with every verify and settle valid on both sides", async () => {
-    const result = await runBench({ verifyPayments: { c1: 2, c8: 8, c32: 8 }, rounds: 1, settles: 2, simulations: 4, buyersPerSide: 2, warmupVerifies: 8, upto: { verifies: 4, settles: 2, warmup: 2 } });
+    const result = await runBench({
+      verifyPayments: { c1: 2, c8: 8, c32: 8 },
+      rounds: 1,
+      settles: 2,
+      simulations: 4,
+      buyersPerSide: 2,
+      warmupVerifies: 8,
+      upto: { verifies: 4, settles: 2, warmup: 2 },
+    });
 
     expect(result.rows.map((row) => row[0])).toEqual([
       "/verify req/s, c=1",
@@ -54,7 +62,8 @@ describe("npm run bench (smoke, tiny n)", () => {
       expect(labels.filter((label) => label !== "facilitator")).toContain("sendTransaction");
       expect(labels[0]).toBe("facilitator");
       expect(labels.at(-1)).toBe("facilitator");
-      for (const segment of timeline!.segments.filter((s) => s.label !== "facilitator")) expect(segment.medianMs).toBeGreaterThan(0);
+      for (const segment of timeline!.segments.filter((s) => s.label !== "facilitator"))
+        expect(segment.medianMs).toBeGreaterThan(0);
     }
     expect(result.simulateCeiling.failures).toBe(0);
     expect(result.table).toContain("reference");
@@ -78,7 +87,16 @@ describe("npm run bench (smoke, tiny n)", () => {
 
 describe("npm run bench -- --real-timing (smoke, tiny n)", () => {
   it("reports settle latency, the time after confirmation and the RPC calls of each kind of call, for both sides", async () => {
-    const result = await runRealTimingBench({ slotMs: 150, jitterMs: 20, rpcLatencyMsEachWay: 5, sequential: 2, concurrentVerifies: 8, warmupCalls: 2, dbLatencyMs: 0, farDbLatencyMs: 30 });
+    const result = await runRealTimingBench({
+      slotMs: 150,
+      jitterMs: 20,
+      rpcLatencyMsEachWay: 5,
+      sequential: 2,
+      concurrentVerifies: 8,
+      warmupCalls: 2,
+      dbLatencyMs: 0,
+      farDbLatencyMs: 30,
+    });
 
     const d1Row = "D1 round trips per call, awaited / after confirmation / background";
     expect(result.rows.map((row) => row[0])).toEqual([
@@ -107,7 +125,8 @@ describe("npm run bench -- --real-timing (smoke, tiny n)", () => {
     ]);
     const [ourVerify, ourSettle] = result.figures.ours;
     const [refVerify, refSettle] = result.figures.reference;
-    for (const f of [ourVerify!, refVerify!]) expect(f.rpcCallsByMethod.simulateTransaction, f.label).toBeGreaterThan(0);
+    for (const f of [ourVerify!, refVerify!])
+      expect(f.rpcCallsByMethod.simulateTransaction, f.label).toBeGreaterThan(0);
     // Both sides sent each settle once; ours heard of the confirmation over PubSub, the reference polled.
     expect(ourSettle!.rpcCallsByMethod).toMatchObject({ sendTransaction: 1, signatureSubscribe: 1 });
     expect(refSettle!.rpcCallsByMethod.sendTransaction).toBe(1);

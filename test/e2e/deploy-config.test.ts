@@ -11,12 +11,31 @@ import { unstable_readConfig } from "wrangler";
 const ROOT = path.resolve(import.meta.dirname, "../..");
 
 function dryRunDeploy(environment: string): string {
-  const result = spawnSync(process.execPath, [path.join(ROOT, "node_modules/wrangler/bin/wrangler.js"), "deploy", "--dry-run", "--env", environment, "--outdir", path.join(ROOT, ".wrangler", `dry-run-${environment}`)], {
-    cwd: ROOT,
-    env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", NO_COLOR: "1", FORCE_COLOR: "0" },
-    encoding: "utf8",
-    timeout: 120_000,
-  });
+  const result = spawnSync(
+    process.execPath,
+    [
+      path.join(ROOT, "node_modules/wrangler/bin/wrangler.js"),
+      "deploy",
+      "--dry-run",
+      "--env",
+      environment,
+      "--outdir",
+      path.join(ROOT, ".wrangler", `dry-run-${environment}`),
+    ],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        CI: "true",
+        WRANGLER_SEND_METRICS: "false",
+        CLOUDFLARE_CF_FETCH_ENABLED: "false",
+        NO_COLOR: "1",
+        FORCE_COLOR: "0",
+      },
+      encoding: "utf8",
+      timeout: 120_000,
+    },
+  );
   expect(result.status, result.stderr).toBe(0);
   return `${result.stdout}\n${result.stderr}`;
 }
@@ -37,18 +56,24 @@ describe("wrangler deploy --dry-run", () => {
       d1_databases: { binding: string; database_name?: string; database_id?: string }[];
       kv_namespaces: { binding: string; id?: string }[];
     };
-    const read = (env?: string) => unstable_readConfig({ config: path.join(ROOT, "wrangler.toml"), ...(env ? { env } : {}) }) as unknown as Bindings;
+    const read = (env?: string) =>
+      unstable_readConfig({ config: path.join(ROOT, "wrangler.toml"), ...(env ? { env } : {}) }) as unknown as Bindings;
     const environments = [undefined, "preview", "production"].map((env) => ({ env, config: read(env) }));
     const namespaceIds = environments.flatMap(({ config }) => config.ratelimits.map((r) => r.namespace_id));
     expect(new Set(namespaceIds).size).toBe(namespaceIds.length);
-    const shape = (env?: string) => read(env).ratelimits.map(({ name, simple }) => ({ name, simple })).sort((a, b) => a.name.localeCompare(b.name));
+    const shape = (env?: string) =>
+      read(env)
+        .ratelimits.map(({ name, simple }) => ({ name, simple }))
+        .sort((a, b) => a.name.localeCompare(b.name));
     expect(shape("preview")).toEqual(shape());
     expect(shape("production")).toEqual(shape());
     // Ids are left out (npm run deploy:setup writes the operator's own), never a placeholder to replace by hand.
     for (const env of ["preview", "production"]) {
       const config = read(env);
       expect(config.d1_databases.map((d) => [d.binding, d.database_name])).toEqual([["DB", `x402-facilitator-${env}`]]);
-      expect(config.d1_databases[0]!.database_id ?? "absent").toMatch(/^(absent|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/);
+      expect(config.d1_databases[0]!.database_id ?? "absent").toMatch(
+        /^(absent|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/,
+      );
       expect(config.kv_namespaces.map((k) => k.binding)).toEqual(["KV"]);
       expect(config.kv_namespaces[0]!.id ?? "absent").toMatch(/^(absent|[0-9a-f]{32})$/);
     }

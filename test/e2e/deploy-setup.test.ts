@@ -35,18 +35,34 @@ function scratch() {
 }
 
 function setup(args: string[], { blockNetwork = false } = {}) {
-  const result = spawnSync(process.execPath, ["--import", "tsx", ...(blockNetwork ? ["--import", NO_NETWORK] : []), SCRIPT, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, PATH: `${workDir}:${process.env.PATH}`, FAKE_WRANGLER_DIR: workDir, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1" },
-    encoding: "utf8",
-    timeout: 60_000,
-  });
+  const result = spawnSync(
+    process.execPath,
+    ["--import", "tsx", ...(blockNetwork ? ["--import", NO_NETWORK] : []), SCRIPT, ...args],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        PATH: `${workDir}:${process.env.PATH}`,
+        FAKE_WRANGLER_DIR: workDir,
+        WRANGLER_SEND_METRICS: "false",
+        NO_COLOR: "1",
+      },
+      encoding: "utf8",
+      timeout: 60_000,
+    },
+  );
   return { status: result.status, output: `${result.stdout}\n${result.stderr}` };
 }
 
 const calls = (): { argv: string[]; stdin: string }[] =>
-  existsSync(path.join(workDir, "calls.jsonl")) ? readFileSync(path.join(workDir, "calls.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line)) : [];
-const printedCommands = (output: string) => output.split("\n").flatMap((line) => (line.startsWith("   $ ") ? [line.slice(5).replace(/ {3}#.*$/, "")] : []));
+  existsSync(path.join(workDir, "calls.jsonl"))
+    ? readFileSync(path.join(workDir, "calls.jsonl"), "utf8")
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line))
+    : [];
+const printedCommands = (output: string) =>
+  output.split("\n").flatMap((line) => (line.startsWith("   $ ") ? [line.slice(5).replace(/ {3}#.*$/, "")] : []));
 
 describe("npm run deploy:setup --dry-run", () => {
   for (const env of ["preview", "production"] as const) {
@@ -55,7 +71,9 @@ describe("npm run deploy:setup --dry-run", () => {
       const feePayer = labelledKeypair(`deploy-setup-test/${env}`);
       const keypairFile = path.join(workDir, "fee-payer.json");
       writeFileSync(keypairFile, JSON.stringify(Array.from(feePayer.secretKey)));
-      const { status, output } = setup(["--env", env, "--dry-run", "--fee-payer-keypair", keypairFile], { blockNetwork: true });
+      const { status, output } = setup(["--env", env, "--dry-run", "--fee-payer-keypair", keypairFile], {
+        blockNetwork: true,
+      });
       expect(status, output).toBe(0);
       expect(calls()).toEqual([]);
       expect(printedCommands(output)).toEqual([
@@ -74,7 +92,9 @@ describe("npm run deploy:setup --dry-run", () => {
       expect(output).not.toContain(feePayer.secretKeyBase58);
       expect(output).not.toContain(JSON.stringify(Array.from(feePayer.secretKey)));
       if (env === "production") expect(output).toMatch(/UNIVERSAL_SETTLE_PROGRAM_ID is not set/);
-      expect(readFileSync(path.join(workDir, "wrangler.toml"), "utf8")).toBe(readFileSync(path.join(ROOT, "wrangler.toml"), "utf8"));
+      expect(readFileSync(path.join(workDir, "wrangler.toml"), "utf8")).toBe(
+        readFileSync(path.join(ROOT, "wrangler.toml"), "utf8"),
+      );
     }, 60_000);
   }
 
@@ -108,10 +128,15 @@ describe("npm run deploy:setup (against a stand-in wrangler)", () => {
 
     // The ids wrangler answered are in the environment's tables of the config, and nowhere else.
     const state = JSON.parse(readFileSync(path.join(workDir, "state.json"), "utf8"));
-    const config = unstable_readConfig({ config: toml, env: "preview" }) as unknown as { d1_databases: { database_id?: string }[]; kv_namespaces: { id?: string }[] };
+    const config = unstable_readConfig({ config: toml, env: "preview" }) as unknown as {
+      d1_databases: { database_id?: string }[];
+      kv_namespaces: { id?: string }[];
+    };
     expect(config.d1_databases[0]!.database_id).toBe(state.d1[0].uuid);
     expect(config.kv_namespaces[0]!.id).toBe(state.kv[0].id);
-    const production = unstable_readConfig({ config: toml, env: "production" }) as unknown as { d1_databases: { database_id?: string }[] };
+    const production = unstable_readConfig({ config: toml, env: "production" }) as unknown as {
+      d1_databases: { database_id?: string }[];
+    };
     expect(production.d1_databases[0]!.database_id).toBeUndefined();
 
     // The secrets came on stdin only, are valid, and were never printed nor passed as an argument.
@@ -130,10 +155,14 @@ describe("npm run deploy:setup (against a stand-in wrangler)", () => {
     const before = calls().length;
     const second = setup(["--env", "preview", "--config", toml]);
     expect(second.status, second.output).toBe(0);
-    const again = calls().slice(before).map((c) => c.argv.slice(1, 3).join(" "));
+    const again = calls()
+      .slice(before)
+      .map((c) => c.argv.slice(1, 3).join(" "));
     expect(again).toEqual(["secret list", "d1 migrations", "deploy --env"]);
     expect(second.output).toContain("The fee payer was already set");
-    expect(JSON.parse(readFileSync(path.join(workDir, "state.json"), "utf8")).secrets["worker-preview"].FEE_PAYER_SECRET_KEY).toBe(secrets.FEE_PAYER_SECRET_KEY);
+    expect(
+      JSON.parse(readFileSync(path.join(workDir, "state.json"), "utf8")).secrets["worker-preview"].FEE_PAYER_SECRET_KEY,
+    ).toBe(secrets.FEE_PAYER_SECRET_KEY);
 
     // A keypair file for a Worker that already has a fee payer is refused before anything is sent.
     const keypairFile = path.join(workDir, "other.json");

@@ -20,9 +20,19 @@ export function guideExamples(markdown: string): (CurlExample | JsonExample)[] {
   const examples: (CurlExample | JsonExample)[] = [];
   for (const match of markdown.matchAll(/^```(\w+) ([^\n]*)\n([\s\S]*?)^```$/gm)) {
     const [, language, info, body] = match;
-    const tags = Object.fromEntries(info!.split(/\s+/).filter((t) => t.includes("=")).map((t) => t.split("=", 2) as [string, string]));
+    const tags = Object.fromEntries(
+      info!
+        .split(/\s+/)
+        .filter((t) => t.includes("="))
+        .map((t) => t.split("=", 2) as [string, string]),
+    );
     if (language === "sh" && info!.split(/\s+/)[0] === "example") {
-      examples.push({ kind: "curl", command: body!, status: Number(tags.status), keys: tags.keys ? tags.keys.split(",") : [] });
+      examples.push({
+        kind: "curl",
+        command: body!,
+        status: Number(tags.status),
+        keys: tags.keys ? tags.keys.split(",") : [],
+      });
     } else if (language === "json" && tags.example) {
       examples.push({ kind: "json", name: tags.example, text: body! });
     }

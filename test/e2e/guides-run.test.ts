@@ -5,16 +5,17 @@
  * that posts the header to /settle) are each paid by both buyers (no x402 SDK: build → sign → pay; and @x402/fetch).
  * Real: the local chain, the Worker under wrangler, the official packages, separate processes talking over HTTP.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { spawn, type ChildProcess } from "node:child_process";
+
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { createKeyPairSignerFromBytes, getBase58Encoder } from "@solana/kit";
-import { withLocalWorker } from "../support/node/local-worker";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { activateSellerVault } from "../../demo/activate-seller";
+import { fundFromFaucet } from "../../demo/chain-rpc";
 import { freeLoopbackPort } from "../../scripts/lib/free-port";
 import { randomKeypair } from "../../scripts/lib/keypair";
-import { fundFromFaucet } from "../../demo/chain-rpc";
-import { activateSellerVault } from "../../demo/activate-seller";
+import { withLocalWorker } from "../support/node/local-worker";
 
 const ROOT = path.join(import.meta.dirname, "../..");
 /** Inside the repository (git-ignored), so the scripts resolve the project's node_modules like a newcomer's project. */
@@ -46,7 +47,11 @@ function scriptFile(name: string, code: string, replacements: Record<string, str
 
 /** Starts a seller script and waits for its "listening" line. */
 async function startSeller(file: string, port: number): Promise<string> {
-  const child = spawn(TSX, [file], { cwd: ROOT, env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(TSX, [file], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port) },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   children.push(child);
   let output = "";
   await new Promise<void>((resolve, reject) => {
@@ -68,7 +73,12 @@ async function startSeller(file: string, port: number): Promise<string> {
 /** Runs a buyer script to its end; its output is what it printed. */
 function runBuyer(file: string, urlToPay: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const env = { ...process.env, URL_TO_PAY: urlToPay, BUYER_SECRET_KEY: buyer.secretKeyBase58, SOLANA_RPC_URL: local.chain.url };
+    const env = {
+      ...process.env,
+      URL_TO_PAY: urlToPay,
+      BUYER_SECRET_KEY: buyer.secretKeyBase58,
+      SOLANA_RPC_URL: local.chain.url,
+    };
     const child = spawn(TSX, [file], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
     child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -89,11 +99,19 @@ beforeAll(async () => {
   await fundFromFaucet(local.chain.url, seller.address, 1_000_000_000);
   const signer = await createKeyPairSignerFromBytes(getBase58Encoder().encode(seller.secretKeyBase58));
   await activateSellerVault({ facilitatorApi: local.api, rpcUrl: local.chain.url, seller: signer, asset: "USDC" });
-  const { payTo } = (await (await fetch(`${local.api}/sellers/${seller.address}/rails/exact`)).json()) as { payTo: string };
+  const { payTo } = (await (await fetch(`${local.api}/sellers/${seller.address}/rails/exact`)).json()) as {
+    payTo: string;
+  };
   const mine = { "<YOUR_WALLET>": seller.address, "<YOUR_VAULT>": payTo };
 
-  sellers.middleware = await startSeller(scriptFile("seller-hono", example(sellerGuide, "seller-hono"), mine), await freeLoopbackPort());
-  sellers.reference = await startSeller(scriptFile("seller-reference", example(sellerGuide, "seller-reference"), mine), await freeLoopbackPort());
+  sellers.middleware = await startSeller(
+    scriptFile("seller-hono", example(sellerGuide, "seller-hono"), mine),
+    await freeLoopbackPort(),
+  );
+  sellers.reference = await startSeller(
+    scriptFile("seller-reference", example(sellerGuide, "seller-reference"), mine),
+    await freeLoopbackPort(),
+  );
   await fundFromFaucet(local.chain.url, buyer.address, 1_000_000_000, 10_000_000);
 }, 240_000);
 
@@ -115,7 +133,10 @@ describe("the guides' code, run as written against the local stack", () => {
 
   it("the seller guide's manifest route proves the origin and lists the resource", async () => {
     const origin = new URL(sellers.middleware!).origin;
-    const manifest = (await (await fetch(`${origin}/.well-known/x402-resources.json`)).json()) as { merchantWallet: string; resources: { resourceUrl: string }[] };
+    const manifest = (await (await fetch(`${origin}/.well-known/x402-resources.json`)).json()) as {
+      merchantWallet: string;
+      resources: { resourceUrl: string }[];
+    };
     expect(manifest.merchantWallet).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
     expect(manifest.resources[0]!.resourceUrl).toBe(`${origin}/weather`);
   });

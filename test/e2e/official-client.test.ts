@@ -7,19 +7,26 @@
  * Nothing here talks to the Worker's internals: the Worker is started with scripts/lib/run-worker.ts and the
  * chain with localnet/server.ts on free loopback ports.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import { createKeyPairSignerFromPrivateKeyBytes, generateKeyPairSigner, type KeyPairSigner } from "@solana/kit";
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
-import { wrapFetchWithPayment, x402Client, decodePaymentResponseHeader } from "@x402/fetch";
-import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { HTTPFacilitatorClient } from "@x402/core/http";
-import { SettleError, VerifyError, type Network, type PaymentPayload, type PaymentRequirements } from "@x402/core/types";
-import { withLocalWorker } from "../support/node/local-worker";
-import { CLUSTERS } from "../../src/platform/config/networks";
-import { startSellerServer, type RunningSellerServer } from "../../demo/seller-server";
-import { fundFromFaucet, signatureStatus, tokenAccountBalance } from "../../demo/chain-rpc";
-import { payWithBuildEndpoint } from "../../demo/build-endpoint-buyer";
+import {
+  type Network,
+  type PaymentPayload,
+  type PaymentRequirements,
+  SettleError,
+  VerifyError,
+} from "@x402/core/types";
+import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from "@x402/fetch";
+import { ExactSvmScheme } from "@x402/svm/exact/client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { activateSellerVault } from "../../demo/activate-seller";
+import { payWithBuildEndpoint } from "../../demo/build-endpoint-buyer";
+import { fundFromFaucet, signatureStatus, tokenAccountBalance } from "../../demo/chain-rpc";
+import { type RunningSellerServer, startSellerServer } from "../../demo/seller-server";
+import { CLUSTERS } from "../../src/platform/config/networks";
+import { withLocalWorker } from "../support/node/local-worker";
 
 const DEVNET = CLUSTERS.devnet.network as Network;
 const USDC = CLUSTERS.devnet.usdcMint;
@@ -35,7 +42,12 @@ beforeAll(async () => {
   // just-in-time provisioning minimum of 1 USDC, so an unactivated seller would not be fronted a vault).
   const sellerWallet = await generateKeyPairSigner();
   await fundFromFaucet(local.chain.url, sellerWallet.address, 1_000_000_000);
-  await activateSellerVault({ facilitatorApi: local.api, rpcUrl: local.chain.url, seller: sellerWallet, asset: "USDC" });
+  await activateSellerVault({
+    facilitatorApi: local.api,
+    rpcUrl: local.chain.url,
+    seller: sellerWallet,
+    asset: "USDC",
+  });
   seller = await startSellerServer({
     facilitatorUrl: local.api,
     sellerWallet: sellerWallet.address,
@@ -62,12 +74,18 @@ function officialClient(buyer: KeyPairSigner): x402Client {
 }
 
 async function vaultAtaOf(payTo: string): Promise<string> {
-  const [ata] = await findAssociatedTokenPda({ owner: payTo as never, mint: USDC as never, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+  const [ata] = await findAssociatedTokenPda({
+    owner: payTo as never,
+    mint: USDC as never,
+    tokenProgram: TOKEN_PROGRAM_ADDRESS,
+  });
   return ata;
 }
 
 /** A fresh, signed payment for the seller's line, made by the official client (not sent anywhere yet). */
-async function officialPayment(buyer: KeyPairSigner): Promise<{ payload: PaymentPayload; requirements: PaymentRequirements }> {
+async function officialPayment(
+  buyer: KeyPairSigner,
+): Promise<{ payload: PaymentPayload; requirements: PaymentRequirements }> {
   const payload = await officialClient(buyer).createPaymentPayload(seller.paymentRequired);
   return { payload, requirements: seller.paymentRequired.accepts[0]! };
 }
@@ -90,7 +108,11 @@ describe("official x402 clients against the real Worker", () => {
     const buyer = await fundedBuyer(1_000_000);
     const line = seller.paymentRequired.accepts[0]!;
     const vaultAta = await vaultAtaOf(line.payTo);
-    const [buyerAta] = await findAssociatedTokenPda({ owner: buyer.address, mint: USDC as never, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+    const [buyerAta] = await findAssociatedTokenPda({
+      owner: buyer.address,
+      mint: USDC as never,
+      tokenProgram: TOKEN_PROGRAM_ADDRESS,
+    });
     const vaultBefore = (await tokenAccountBalance(local.chain.url, vaultAta)) ?? 0n;
 
     const fetchWithPayment = wrapFetchWithPayment(fetch, officialClient(buyer));
@@ -132,7 +154,9 @@ describe("official x402 clients against the real Worker", () => {
     const first = await fetch(seller.url, { headers: { "PAYMENT-SIGNATURE": header } });
     expect(first.status, await first.clone().text()).toBe(200);
     // The same header again, and five more at once: the seller's settle hears duplicate_settlement every time.
-    const replays = await Promise.all(Array.from({ length: 6 }, () => fetch(seller.url, { headers: { "PAYMENT-SIGNATURE": header } })));
+    const replays = await Promise.all(
+      Array.from({ length: 6 }, () => fetch(seller.url, { headers: { "PAYMENT-SIGNATURE": header } })),
+    );
     for (const replay of replays) expect(replay.status).toBe(402);
     expect(seller.settlements.at(-1)).toMatchObject({ ok: false, reason: "duplicate_settlement" });
     expect(await tokenAccountBalance(local.chain.url, vaultAta)).toBe(before + BigInt(PRICE_RAW));
@@ -203,7 +227,10 @@ describe("HTTPFacilitatorClient understands our /supported, /verify and /settle"
 
   it("verify() of a garbage transaction: could_not_be_decoded", async () => {
     const { payload, requirements } = await officialPayment(await fundedBuyer(1_000_000));
-    const garbage = { ...payload, payload: { transaction: Buffer.from("definitely not a transaction").toString("base64") } };
+    const garbage = {
+      ...payload,
+      payload: { transaction: Buffer.from("definitely not a transaction").toString("base64") },
+    };
     const error = await client.verify(garbage, requirements).then(
       () => null,
       (e: unknown) => e,
@@ -230,13 +257,19 @@ describe("HTTPFacilitatorClient understands our /supported, /verify and /settle"
   it("settle() of a tampered body (requirements ≠ accepted) throws SettleError, and nothing is sent", async () => {
     const buyer = await fundedBuyer(1_000_000);
     const { payload, requirements } = await officialPayment(buyer);
-    const error = await client.settle(payload, { ...requirements, maxTimeoutSeconds: requirements.maxTimeoutSeconds + 1 }).then(
-      () => null,
-      (e: unknown) => e,
-    );
+    const error = await client
+      .settle(payload, { ...requirements, maxTimeoutSeconds: requirements.maxTimeoutSeconds + 1 })
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(error).toBeInstanceOf(SettleError);
     expect((error as SettleError).errorReason).toBe("invalid_payload_requirements_mismatch");
-    const [buyerAta] = await findAssociatedTokenPda({ owner: buyer.address, mint: USDC as never, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+    const [buyerAta] = await findAssociatedTokenPda({
+      owner: buyer.address,
+      mint: USDC as never,
+      tokenProgram: TOKEN_PROGRAM_ADDRESS,
+    });
     expect(await tokenAccountBalance(local.chain.url, buyerAta)).toBe(1_000_000n);
   });
 
@@ -262,7 +295,13 @@ describe("the spec's buyer flow (build, sign at payerSignatureIndex, filled temp
       const buyer = await fundedBuyer(1_000_000);
       const vaultAta = await vaultAtaOf(seller.paymentRequired.accepts[0]!.payTo);
       const before = (await tokenAccountBalance(local.chain.url, vaultAta)) ?? 0n;
-      const paid = await payWithBuildEndpoint({ resourceUrl: seller.url, facilitatorApi: local.api, buyer, network: DEVNET, headerEncoding });
+      const paid = await payWithBuildEndpoint({
+        resourceUrl: seller.url,
+        facilitatorApi: local.api,
+        buyer,
+        network: DEVNET,
+        headerEncoding,
+      });
       expect(paid.status, paid.body).toBe(200);
       expect(JSON.parse(paid.body)).toEqual(RESOURCE);
       expect(paid.paymentResponse).toMatchObject({ success: true, payer: buyer.address, network: DEVNET });

@@ -5,20 +5,21 @@
  * Real: the local chain, the Worker under wrangler, the official packages. The buyer reaches the Hono seller app
  * through app.fetch in process (no socket in between); the seller reaches the facilitator over HTTP.
  */
-import { beforeAll, describe, expect, it } from "vitest";
-import { Hono } from "hono";
+
 import { createKeyPairSignerFromPrivateKeyBytes, generateKeyPairSigner, type KeyPairSigner } from "@solana/kit";
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
-import { paymentMiddleware, x402ResourceServer } from "@x402/hono";
 import { HTTPFacilitatorClient } from "@x402/core/http";
-import { ExactSvmScheme as ExactSvmServerScheme } from "@x402/svm/exact/server";
-import { ExactSvmScheme } from "@x402/svm/exact/client";
-import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import type { Network } from "@x402/core/types";
-import { withLocalWorker } from "../support/node/local-worker";
-import { CLUSTERS } from "../../src/platform/config/networks";
-import { fundFromFaucet, tokenAccountBalance } from "../../demo/chain-rpc";
+import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
+import { paymentMiddleware, x402ResourceServer } from "@x402/hono";
+import { ExactSvmScheme } from "@x402/svm/exact/client";
+import { ExactSvmScheme as ExactSvmServerScheme } from "@x402/svm/exact/server";
+import { Hono } from "hono";
+import { beforeAll, describe, expect, it } from "vitest";
 import { activateSellerVault } from "../../demo/activate-seller";
+import { fundFromFaucet, tokenAccountBalance } from "../../demo/chain-rpc";
+import { CLUSTERS } from "../../src/platform/config/networks";
+import { withLocalWorker } from "../support/node/local-worker";
 
 const DEVNET = CLUSTERS.devnet.network as Network;
 const USDC = CLUSTERS.devnet.usdcMint;
@@ -35,7 +36,9 @@ beforeAll(async () => {
   const seller = await generateKeyPairSigner();
   await fundFromFaucet(local.chain.url, seller.address, 1_000_000_000);
   await activateSellerVault({ facilitatorApi: facilitatorUrl, rpcUrl: local.chain.url, seller, asset: "USDC" });
-  const rail = (await (await fetch(`${facilitatorUrl}/sellers/${seller.address}/rails/exact`)).json()) as { payTo: string };
+  const rail = (await (await fetch(`${facilitatorUrl}/sellers/${seller.address}/rails/exact`)).json()) as {
+    payTo: string;
+  };
   vault = rail.payTo;
 
   // The official docs' Hono setup; only payTo comes from the facilitator.
@@ -44,7 +47,17 @@ beforeAll(async () => {
     DEVNET,
     new ExactSvmServerScheme({ rpcUrl: local.chain.url }),
   );
-  app.use(paymentMiddleware({ "GET /weather": { accepts: { scheme: "exact", price: "$0.25", network: DEVNET, payTo: vault }, description: "Weather" } }, resourceServer));
+  app.use(
+    paymentMiddleware(
+      {
+        "GET /weather": {
+          accepts: { scheme: "exact", price: "$0.25", network: DEVNET, payTo: vault },
+          description: "Weather",
+        },
+      },
+      resourceServer,
+    ),
+  );
   app.get("/weather", (c) => c.json(CONTENT));
   sellerFetch = ((input: RequestInfo | URL, init?: RequestInit) => app.fetch(new Request(input, init))) as typeof fetch;
 }, 120_000);
@@ -58,7 +71,11 @@ async function fundedBuyer(): Promise<KeyPairSigner> {
 describe("the official seller middleware in front of this facilitator", () => {
   it("a paid request settles into the vault once, and a replayed PAYMENT-SIGNATURE is refused", async () => {
     const buyer = await fundedBuyer();
-    const [vaultAta] = await findAssociatedTokenPda({ owner: vault as never, mint: USDC as never, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+    const [vaultAta] = await findAssociatedTokenPda({
+      owner: vault as never,
+      mint: USDC as never,
+      tokenProgram: TOKEN_PROGRAM_ADDRESS,
+    });
     const before = (await tokenAccountBalance(local.chain.url, vaultAta)) ?? 0n;
 
     // Capture the header the official buyer sends, to replay it afterwards.
@@ -68,15 +85,18 @@ describe("the official seller middleware in front of this facilitator", () => {
       paymentHeader = request.headers.get("PAYMENT-SIGNATURE") ?? paymentHeader;
       return sellerFetch(request);
     }) as typeof fetch;
-    const paid = await wrapFetchWithPayment(recordingFetch, new x402Client().register(DEVNET, new ExactSvmScheme(buyer, { rpcUrl: local.chain.url })))(
-      "http://seller.test/weather",
-    );
+    const paid = await wrapFetchWithPayment(
+      recordingFetch,
+      new x402Client().register(DEVNET, new ExactSvmScheme(buyer, { rpcUrl: local.chain.url })),
+    )("http://seller.test/weather");
     expect(paid.status, await paid.clone().text()).toBe(200);
     expect(await paid.json()).toEqual(CONTENT);
     expect(await tokenAccountBalance(local.chain.url, vaultAta)).toBe(before + 250_000n);
     expect(paymentHeader).toBeTruthy();
 
-    const replay = await sellerFetch("http://seller.test/weather", { headers: { "PAYMENT-SIGNATURE": paymentHeader! } });
+    const replay = await sellerFetch("http://seller.test/weather", {
+      headers: { "PAYMENT-SIGNATURE": paymentHeader! },
+    });
     expect(replay.status).toBe(402);
     expect(await tokenAccountBalance(local.chain.url, vaultAta)).toBe(before + 250_000n);
   });

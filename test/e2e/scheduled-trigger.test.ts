@@ -4,11 +4,11 @@
  * local chain and the local D1, and every expression the start script schedules is one wrangler.toml declares.
  */
 import { describe, expect, it } from "vitest";
-import { withLocalWorker } from "../support/node/local-worker";
-import { cronsOfConfig } from "../../scripts/lib/serve-worker";
 import { triggerScheduled } from "../../scripts/lib/cron-runner";
+import { cronsOfConfig } from "../../scripts/lib/serve-worker";
 import { jobsByCron, PROBE_CRON, SWEEP_CRON } from "../../src/jobs/scheduled";
 import { RAILS } from "../../src/rails/registry";
+import { withLocalWorker } from "../support/node/local-worker";
 
 const local = withLocalWorker({ feePayerLamports: 10_000_000_000, triggerHandlers: true, startTimeoutMs: 180_000 });
 
@@ -23,18 +23,35 @@ describe("Cron Triggers under npm start", () => {
 
   it("GET /cdn-cgi/handler/scheduled?cron= runs the trigger's jobs now, and /health shows their runs", async () => {
     const before = await health();
-    expect(before.settlementKeeper.jobs).toEqual({ sweep: null, "escrow-keeper": null, "upto-keeper": null, retention: null, "probe-resources": null, "search-index-merge": null });
+    expect(before.settlementKeeper.jobs).toEqual({
+      sweep: null,
+      "escrow-keeper": null,
+      "upto-keeper": null,
+      retention: null,
+      "probe-resources": null,
+      "search-index-merge": null,
+    });
 
-    const response = await fetch(`${local.worker.url}/cdn-cgi/handler/scheduled?cron=${encodeURIComponent(PROBE_CRON)}`);
+    const response = await fetch(
+      `${local.worker.url}/cdn-cgi/handler/scheduled?cron=${encodeURIComponent(PROBE_CRON)}`,
+    );
     expect(response.status).toBe(200);
     expect(await response.text()).toBe("ok");
     await triggerScheduled(local.worker.url, SWEEP_CRON);
 
     const after = await health();
     for (const job of ["sweep", "escrow-keeper", "upto-keeper", "retention", "probe-resources", "search-index-merge"]) {
-      expect(after.settlementKeeper.jobs[job], job).toMatchObject({ trigger: "cron", outcome: "ok", lamportsSpent: "0" });
+      expect(after.settlementKeeper.jobs[job], job).toMatchObject({
+        trigger: "cron",
+        outcome: "ok",
+        lamportsSpent: "0",
+      });
     }
     expect(Date.parse(after.settlementKeeper.jobs.sweep.at)).toBeGreaterThan(Date.now() - 60_000);
-    expect(after.settlementKeeper).toMatchObject({ vaultSweepCronConfigured: true, slaEscrowSettleCronConfigured: true, databaseConnected: true });
+    expect(after.settlementKeeper).toMatchObject({
+      vaultSweepCronConfigured: true,
+      slaEscrowSettleCronConfigured: true,
+      databaseConnected: true,
+    });
   });
 });

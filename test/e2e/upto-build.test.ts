@@ -5,30 +5,31 @@
  * keyed with this Worker's fee payer so `extra.feePayer` is the same key) verifies it with its own canonical-open
  * check, opens the channel, and claims against it with a seller voucher. Balances are read from the chain to the unit.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+import { base58 } from "@scure/base";
 import {
+  type Address,
   createKeyPairSignerFromBytes,
   createKeyPairSignerFromPrivateKeyBytes,
   generateKeyPairSigner,
   getBase64EncodedWireTransaction,
   getBase64Encoder,
   getTransactionDecoder,
-  partiallySignTransaction,
-  type Address,
   type KeyPairSigner,
+  partiallySignTransaction,
 } from "@solana/kit";
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 import { toFacilitatorSvmSigner } from "@x402/svm";
 import { UptoSvmScheme as UptoSvmFacilitatorScheme } from "@x402/svm/upto/facilitator";
-import { base58 } from "@scure/base";
 import * as v from "valibot";
-import { UptoDepositBuildResponseSchema } from "../../src/rails/upto/routes/responses";
-import { startLocalnet, type RunningLocalnet } from "../../localnet/server";
-import { startWorker, type RunningWorker } from "../../scripts/lib/run-worker";
-import { randomKeypair } from "../../scripts/lib/keypair";
-import { CLUSTERS } from "../../src/platform/config/networks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chainRpc, fundFromFaucet, tokenAccountBalance } from "../../demo/chain-rpc";
+import { type RunningLocalnet, startLocalnet } from "../../localnet/server";
+import { randomKeypair } from "../../scripts/lib/keypair";
+import { type RunningWorker, startWorker } from "../../scripts/lib/run-worker";
+import { CLUSTERS } from "../../src/platform/config/networks";
 import { CHANNEL_STATUS, decodeChannel } from "../../src/rails/upto/program/accounts";
+import { UptoDepositBuildResponseSchema } from "../../src/rails/upto/routes/responses";
 import { loadOfficialPaymentChannels } from "../programs/official-payment-channels";
 
 const DEVNET = CLUSTERS.devnet.network;
@@ -47,7 +48,9 @@ beforeAll(async () => {
   worker = await startWorker({ rpcUrl: chain.url, feePayerSecretKeyBase58: feePayer.secretKeyBase58 });
   api = `${worker.url}/api/v1/facilitator`;
   const signer = await createKeyPairSignerFromBytes(base58.decode(feePayer.secretKeyBase58));
-  official = new UptoSvmFacilitatorScheme(toFacilitatorSvmSigner(signer as never, { defaultRpcUrl: chain.url }) as never);
+  official = new UptoSvmFacilitatorScheme(
+    toFacilitatorSvmSigner(signer as never, { defaultRpcUrl: chain.url }) as never,
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -67,7 +70,11 @@ async function fundedBuyer(): Promise<KeyPairSigner> {
 }
 
 async function build(body: unknown): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${api}/build-upto-deposit-tx`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  const response = await fetch(`${api}/build-upto-deposit-tx`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
   return { status: response.status, body: await response.json() };
 }
 
@@ -87,7 +94,8 @@ describe("POST /build-upto-deposit-tx", () => {
     const seller = (await generateKeyPairSigner()).address;
     await fundFromFaucet(chain.url, seller, 0, 1);
     const voucherKey = await generateKeyPairSigner();
-    const feePayer = ((await (await fetch(`${api}/supported`)).json()) as { signers: Record<string, string[]> }).signers[DEVNET]![0]!;
+    const feePayer = ((await (await fetch(`${api}/supported`)).json()) as { signers: Record<string, string[]> })
+      .signers[DEVNET]![0]!;
     const ceiling = 1_500_000n;
     const accepted = {
       scheme: "upto",
@@ -102,7 +110,14 @@ describe("POST /build-upto-deposit-tx", () => {
     const built = await build({ payer: buyer.address, accepted, resource: { url: "https://seller.example/generate" } });
     expect(built.status, JSON.stringify(built.body)).toBe(200);
     v.parse(UptoDepositBuildResponseSchema, built.body); // the shape /openapi.json documents
-    expect(built.body).toMatchObject({ feePayer, payer: buyer.address, payerSignatureIndex: 1, deposit: ceiling.toString(), gracePeriodSeconds: 900, assetKind: "spl-token" });
+    expect(built.body).toMatchObject({
+      feePayer,
+      payer: buyer.address,
+      payerSignatureIndex: 1,
+      deposit: ceiling.toString(),
+      gracePeriodSeconds: 900,
+      assetKind: "spl-token",
+    });
     expect(built.body.signerPubkeys).toEqual([feePayer, buyer.address]);
     expect(built.body.verifyBodyTemplate.paymentPayload.payload).toMatchObject({
       channelId: built.body.channelId,
@@ -119,7 +134,10 @@ describe("POST /build-upto-deposit-tx", () => {
     const deposited = await official.settle(paymentPayload, requirements);
     expect(deposited, JSON.stringify(deposited)).toMatchObject({ success: true });
     expect(await usdcOf(buyer.address)).toBe(BUYER_USDC - ceiling);
-    const info = await chainRpc<{ value: { data: [string, string] } }>(chain.url, "getAccountInfo", [built.body.channelId, { encoding: "base64", commitment: "confirmed" }]);
+    const info = await chainRpc<{ value: { data: [string, string] } }>(chain.url, "getAccountInfo", [
+      built.body.channelId,
+      { encoding: "base64", commitment: "confirmed" },
+    ]);
     expect(decodeChannel(Buffer.from(info.value.data[0], "base64"))).toMatchObject({
       status: CHANNEL_STATUS.OPEN,
       deposit: ceiling,
@@ -137,7 +155,10 @@ describe("POST /build-upto-deposit-tx", () => {
       cumulativeAmount: used,
       expiresAt: BigInt(paymentPayload.payload.expiresAt),
     });
-    const claimed = await official.settle({ ...paymentPayload, payload: { ...paymentPayload.payload, type: "claim", voucherSignature } }, { ...requirements, amount: used.toString() });
+    const claimed = await official.settle(
+      { ...paymentPayload, payload: { ...paymentPayload.payload, type: "claim", voucherSignature } },
+      { ...requirements, amount: used.toString() },
+    );
     expect(claimed, JSON.stringify(claimed)).toMatchObject({ success: true, amount: used.toString() });
     expect(await usdcOf(seller)).toBe(1n + used);
     expect(await usdcOf(buyer.address)).toBe(BUYER_USDC - used);
@@ -147,8 +168,12 @@ describe("POST /build-upto-deposit-tx", () => {
     const buyer = await fundedBuyer();
     const seller = (await generateKeyPairSigner()).address;
     const voucherKey = await generateKeyPairSigner();
-    const feePayer = ((await (await fetch(`${api}/supported`)).json()) as { signers: Record<string, string[]> }).signers[DEVNET]![0]!;
-    const latest = await chainRpc<{ context: { slot: number }; value: { blockhash: string; lastValidBlockHeight: number } }>(chain.url, "getLatestBlockhash", [{ commitment: "confirmed" }]);
+    const feePayer = ((await (await fetch(`${api}/supported`)).json()) as { signers: Record<string, string[]> })
+      .signers[DEVNET]![0]!;
+    const latest = await chainRpc<{
+      context: { slot: number };
+      value: { blockhash: string; lastValidBlockHeight: number };
+    }>(chain.url, "getLatestBlockhash", [{ commitment: "confirmed" }]);
     const accepted = {
       scheme: "upto",
       network: DEVNET,
@@ -173,21 +198,36 @@ describe("POST /build-upto-deposit-tx", () => {
     expect(built.body.openSlot).toBe(String(latest.context.slot));
     const paymentPayload = await signPayload(built.body, buyer);
     // The official verifier checks the open slot against extra.recentSlot and the memo against extra.memo.
-    expect(await official.verify(paymentPayload, built.body.verifyBodyTemplate.paymentRequirements)).toMatchObject({ isValid: true });
+    expect(await official.verify(paymentPayload, built.body.verifyBodyTemplate.paymentRequirements)).toMatchObject({
+      isValid: true,
+    });
   });
 
   it("refuses what would fail: another facilitator's fee payer, no voucher key, a bad grace period, native SOL, short funds", async () => {
     const buyer = await fundedBuyer();
     const seller = (await generateKeyPairSigner()).address;
     const voucherKey = (await generateKeyPairSigner()).address;
-    const feePayer = ((await (await fetch(`${api}/supported`)).json()) as { signers: Record<string, string[]> }).signers[DEVNET]![0]!;
-    const line = { scheme: "upto", network: DEVNET, asset: USDC, amount: "1000", payTo: seller, maxTimeoutSeconds: 60, extra: { feePayer, receiverAuthorizer: voucherKey, withdrawDelay: 900 } };
+    const feePayer = ((await (await fetch(`${api}/supported`)).json()) as { signers: Record<string, string[]> })
+      .signers[DEVNET]![0]!;
+    const line = {
+      scheme: "upto",
+      network: DEVNET,
+      asset: USDC,
+      amount: "1000",
+      payTo: seller,
+      maxTimeoutSeconds: 60,
+      extra: { feePayer, receiverAuthorizer: voucherKey, withdrawDelay: 900 },
+    };
     const cases: [string, unknown, RegExp][] = [
       ["exact line", { ...line, scheme: "exact" }, /accepted\.scheme/],
       ["other fee payer", { ...line, extra: { ...line.extra, feePayer: seller } }, /accepted\.extra\.feePayer/],
       ["no voucher key", { ...line, extra: { feePayer, withdrawDelay: 900 } }, /receiverAuthorizer/],
       ["no fee payer", { ...line, extra: { receiverAuthorizer: voucherKey, withdrawDelay: 900 } }, /extra\.feePayer/],
-      ["grace period above the bounds in /supported", { ...line, extra: { ...line.extra, withdrawDelay: 10_000_000 } }, /withdrawDelay/],
+      [
+        "grace period above the bounds in /supported",
+        { ...line, extra: { ...line.extra, withdrawDelay: 10_000_000 } },
+        /withdrawDelay/,
+      ],
       ["longer than a channel may live here", { ...line, maxTimeoutSeconds: 1_000_000 }, /maxTimeoutSeconds/],
       ["zero grace period", { ...line, extra: { ...line.extra, withdrawDelay: 0 } }, /withdrawDelay/],
       ["native SOL", { ...line, asset: "11111111111111111111111111111111" }, /native SOL/],

@@ -15,22 +15,28 @@
  * app.fetch in process; the seller reaches the facilitator over HTTP (recorded by a subclass of the official
  * HTTPFacilitatorClient, so the claim can be replayed exactly as the seller sent it).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Hono } from "hono";
-import { createKeyPairSignerFromPrivateKeyBytes, generateKeyPairSigner, type Address, type KeyPairSigner } from "@solana/kit";
+
+import {
+  type Address,
+  createKeyPairSignerFromPrivateKeyBytes,
+  generateKeyPairSigner,
+  type KeyPairSigner,
+} from "@solana/kit";
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
-import { paymentMiddleware, setSettlementOverrides, x402ResourceServer } from "@x402/hono";
 import { HTTPFacilitatorClient } from "@x402/core/http";
 import type { Network, PaymentPayload, PaymentRequirements } from "@x402/core/types";
-import { UptoSvmScheme as UptoSvmServerScheme } from "@x402/svm/upto/server";
-import { UptoSvmScheme as UptoSvmClientScheme } from "@x402/svm/upto/client";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
-import { startLocalnet, type RunningLocalnet } from "../../localnet/server";
-import { randomKeypair } from "../../scripts/lib/keypair";
-import { CLUSTERS } from "../../src/platform/config/networks";
-import { chainRpc, fundFromFaucet, tokenAccountBalance } from "../../demo/chain-rpc";
-import { startWorker } from "../../scripts/lib/run-worker";
+import { paymentMiddleware, setSettlementOverrides, x402ResourceServer } from "@x402/hono";
+import { UptoSvmScheme as UptoSvmClientScheme } from "@x402/svm/upto/client";
+import { UptoSvmScheme as UptoSvmServerScheme } from "@x402/svm/upto/server";
+import { Hono } from "hono";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signAtIndex } from "../../demo/build-endpoint-buyer";
+import { chainRpc, fundFromFaucet, tokenAccountBalance } from "../../demo/chain-rpc";
+import { type RunningLocalnet, startLocalnet } from "../../localnet/server";
+import { randomKeypair } from "../../scripts/lib/keypair";
+import { startWorker } from "../../scripts/lib/run-worker";
+import { CLUSTERS } from "../../src/platform/config/networks";
 import { CHANNEL_STATUS, decodeChannel } from "../../src/rails/upto/program/accounts";
 
 const DEVNET = CLUSTERS.devnet.network as Network;
@@ -45,7 +51,11 @@ let facilitatorUrl: string;
 let seller: Address;
 let sellerFetch: typeof fetch;
 /** Every settle the seller's facilitator client sent, with its answer. */
-const settles: { payload: PaymentPayload; requirements: PaymentRequirements; answer: { success: boolean; errorReason?: string } }[] = [];
+const settles: {
+  payload: PaymentPayload;
+  requirements: PaymentRequirements;
+  answer: { success: boolean; errorReason?: string };
+}[] = [];
 
 /** The official client, recording each /settle it makes (the test replays them). */
 class RecordingFacilitatorClient extends HTTPFacilitatorClient {
@@ -78,8 +88,14 @@ beforeAll(async () => {
   app.use(
     paymentMiddleware(
       {
-        "GET /generate": { accepts: { scheme: "upto", price: "$0.80", network: DEVNET, payTo: seller }, description: "Text generation, billed by tokens" },
-        "GET /broken": { accepts: { scheme: "upto", price: "$0.80", network: DEVNET, payTo: seller }, description: "A handler that fails" },
+        "GET /generate": {
+          accepts: { scheme: "upto", price: "$0.80", network: DEVNET, payTo: seller },
+          description: "Text generation, billed by tokens",
+        },
+        "GET /broken": {
+          accepts: { scheme: "upto", price: "$0.80", network: DEVNET, payTo: seller },
+          description: "A handler that fails",
+        },
       },
       resourceServer,
     ),
@@ -108,7 +124,10 @@ async function usdcOf(owner: Address): Promise<bigint> {
 }
 
 async function channelStatus(channel: string): Promise<number | null> {
-  const info = await chainRpc<{ value: { data: [string, string] } | null }>(chain.url, "getAccountInfo", [channel, { encoding: "base64", commitment: "confirmed" }]);
+  const info = await chainRpc<{ value: { data: [string, string] } | null }>(chain.url, "getAccountInfo", [
+    channel,
+    { encoding: "base64", commitment: "confirmed" },
+  ]);
   return info.value === null ? null : (decodeChannel(Buffer.from(info.value.data[0], "base64"))?.status ?? null);
 }
 
@@ -130,7 +149,11 @@ async function replaySettle(recorded: (typeof settles)[number]): Promise<{ succe
   const response = await fetch(`${facilitatorUrl}/settle`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ x402Version: 2, paymentPayload: recorded.payload, paymentRequirements: recorded.requirements }),
+    body: JSON.stringify({
+      x402Version: 2,
+      paymentPayload: recorded.payload,
+      paymentRequirements: recorded.requirements,
+    }),
   });
   return (await response.json()) as { success: boolean; errorReason?: string };
 }
@@ -159,7 +182,9 @@ describe("upto through the official seller middleware and the official buyer", (
     const replayedClaim = await replaySettle(settles[1]!);
     expect(replayedClaim).toMatchObject({ success: false, errorReason: "duplicate_settlement" });
     // The deposit again through the seller (the buyer's header replayed): refused before the handler.
-    const replayedRequest = await sellerFetch("http://seller.test/generate", { headers: { "PAYMENT-SIGNATURE": header } });
+    const replayedRequest = await sellerFetch("http://seller.test/generate", {
+      headers: { "PAYMENT-SIGNATURE": header },
+    });
     expect(replayedRequest.status).toBe(402);
     expect(await usdcOf(seller)).toBe(sellerBefore + USED);
     expect(await usdcOf(buyer.address)).toBe(BUYER_USDC - USED);
@@ -189,7 +214,9 @@ describe("upto through the official seller middleware and the official buyer", (
 
     const challenge = await sellerFetch("http://seller.test/generate");
     expect(challenge.status).toBe(402);
-    const paymentRequired = JSON.parse(Buffer.from(challenge.headers.get("PAYMENT-REQUIRED")!, "base64").toString("utf8"));
+    const paymentRequired = JSON.parse(
+      Buffer.from(challenge.headers.get("PAYMENT-REQUIRED")!, "base64").toString("utf8"),
+    );
     const accepted = paymentRequired.accepts.find((line: PaymentRequirements) => line.scheme === "upto");
     const built = await fetch(`${facilitatorUrl}/build-upto-deposit-tx`, {
       method: "POST",
@@ -199,9 +226,14 @@ describe("upto through the official seller middleware and the official buyer", (
     expect(built.status).toBe(200);
     const { transaction, payerSignatureIndex, verifyBodyTemplate } = (await built.json()) as any;
     const openTransaction = await signAtIndex(transaction, payerSignatureIndex, buyer); // what a wallet does
-    const paymentPayload = { ...verifyBodyTemplate.paymentPayload, payload: { ...verifyBodyTemplate.paymentPayload.payload, openTransaction } };
+    const paymentPayload = {
+      ...verifyBodyTemplate.paymentPayload,
+      payload: { ...verifyBodyTemplate.paymentPayload.payload, openTransaction },
+    };
 
-    const paid = await sellerFetch("http://seller.test/generate", { headers: { "PAYMENT-SIGNATURE": Buffer.from(JSON.stringify(paymentPayload)).toString("base64") } });
+    const paid = await sellerFetch("http://seller.test/generate", {
+      headers: { "PAYMENT-SIGNATURE": Buffer.from(JSON.stringify(paymentPayload)).toString("base64") },
+    });
     expect(paid.status, await paid.clone().text()).toBe(200);
     expect(settles.map((s) => [s.payload.payload.type, s.requirements.amount, s.answer.success])).toEqual([
       ["deposit", CEILING.toString(), true],

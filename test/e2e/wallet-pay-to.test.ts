@@ -8,25 +8,25 @@
  * The buyers reach the Hono seller through app.fetch in process; the seller reaches the facilitator over HTTP.
  */
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Hono } from "hono";
-import { createKeyPairSignerFromBytes, type KeyPairSigner } from "@solana/kit";
-import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
-import { paymentMiddleware, x402ResourceServer } from "@x402/hono";
-import { HTTPFacilitatorClient } from "@x402/core/http";
-import { ExactSvmScheme as ExactSvmServerScheme } from "@x402/svm/exact/server";
-import { ExactSvmScheme } from "@x402/svm/exact/client";
-import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
-import type { Network } from "@x402/core/types";
-import { createX402Client } from "x402-solana/client";
 import { wrapFetch as dexterWrapFetch } from "@dexterai/x402/client";
+import { createKeyPairSignerFromBytes, type KeyPairSigner } from "@solana/kit";
 import { Keypair, VersionedTransaction } from "@solana/web3.js";
+import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
+import { HTTPFacilitatorClient } from "@x402/core/http";
+import type { Network } from "@x402/core/types";
+import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
+import { paymentMiddleware, x402ResourceServer } from "@x402/hono";
+import { ExactSvmScheme } from "@x402/svm/exact/client";
+import { ExactSvmScheme as ExactSvmServerScheme } from "@x402/svm/exact/server";
+import { Hono } from "hono";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { unstable_readConfig } from "wrangler";
-import { withLocalWorker } from "../support/node/local-worker";
-import { randomKeypair } from "../../scripts/lib/keypair";
-import { startWorker, type RunningWorker } from "../../scripts/lib/run-worker";
-import { CLUSTERS } from "../../src/platform/config/networks";
+import { createX402Client } from "x402-solana/client";
 import { fundFromFaucet, tokenAccountBalance } from "../../demo/chain-rpc";
+import { randomKeypair } from "../../scripts/lib/keypair";
+import { type RunningWorker, startWorker } from "../../scripts/lib/run-worker";
+import { CLUSTERS } from "../../src/platform/config/networks";
+import { withLocalWorker } from "../support/node/local-worker";
 
 const DEVNET = CLUSTERS.devnet.network as Network;
 const USDC = CLUSTERS.devnet.usdcMint;
@@ -43,12 +43,29 @@ beforeAll(async () => {
   seller = await createKeyPairSignerFromBytes(randomKeypair().secretKey);
   // A stock seller already holds USDC, so its token account exists (the facilitator creates none for a wallet payTo).
   await fundFromFaucet(local.chain.url, seller.address, 1_000_000_000, 1);
-  [sellerAta] = await findAssociatedTokenPda({ owner: seller.address, mint: USDC as never, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+  [sellerAta] = await findAssociatedTokenPda({
+    owner: seller.address,
+    mint: USDC as never,
+    tokenProgram: TOKEN_PROGRAM_ADDRESS,
+  });
 
   // The official docs' Hono setup, as a seller copies it: its own wallet as payTo, our URL as the facilitator.
   const app = new Hono();
-  const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: local.api })).register(DEVNET, new ExactSvmServerScheme());
-  app.use(paymentMiddleware({ "GET /weather": { accepts: { scheme: "exact", price: "$0.01", network: DEVNET, payTo: seller.address }, description: "Weather" } }, resourceServer));
+  const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: local.api })).register(
+    DEVNET,
+    new ExactSvmServerScheme(),
+  );
+  app.use(
+    paymentMiddleware(
+      {
+        "GET /weather": {
+          accepts: { scheme: "exact", price: "$0.01", network: DEVNET, payTo: seller.address },
+          description: "Weather",
+        },
+      },
+      resourceServer,
+    ),
+  );
   app.get("/weather", (c) => c.json(CONTENT));
   sellerFetch = ((input: RequestInfo | URL, init?: RequestInit) => app.fetch(new Request(input, init))) as typeof fetch;
 }, 180_000);
@@ -64,7 +81,11 @@ const sellerBalance = async () => (await tokenAccountBalance(local.chain.url, se
 const BUYERS: { library: string; pay: (buyer: Awaited<ReturnType<typeof fundedBuyer>>) => Promise<Response> }[] = [
   {
     library: "@x402/fetch + @x402/svm (official)",
-    pay: (buyer) => wrapFetchWithPayment(sellerFetch, new x402Client().register(DEVNET, new ExactSvmScheme(buyer.signer, { rpcUrl: local.chain.url })))("http://seller.test/weather"),
+    pay: (buyer) =>
+      wrapFetchWithPayment(
+        sellerFetch,
+        new x402Client().register(DEVNET, new ExactSvmScheme(buyer.signer, { rpcUrl: local.chain.url })),
+      )("http://seller.test/weather"),
   },
   {
     library: "x402-solana (client)",
@@ -87,13 +108,20 @@ const BUYERS: { library: string; pay: (buyer: Awaited<ReturnType<typeof fundedBu
   },
   {
     library: "@dexterai/x402 (client)",
-    pay: (buyer) => dexterWrapFetch(sellerFetch, { walletPrivateKey: buyer.keypair.secretKeyBase58, rpcUrls: { [DEVNET]: local.chain.url }, preferredNetwork: DEVNET })("http://seller.test/weather"),
+    pay: (buyer) =>
+      dexterWrapFetch(sellerFetch, {
+        walletPrivateKey: buyer.keypair.secretKeyBase58,
+        rpcUrls: { [DEVNET]: local.chain.url },
+        preferredNetwork: DEVNET,
+      })("http://seller.test/weather"),
   },
 ];
 
 describe("the official seller middleware with the seller's own wallet as payTo", () => {
   it("offers the wallet form in /supported", async () => {
-    const supported = (await (await fetch(`${local.api}/supported`)).json()) as { kinds: { scheme: string; extra: { payToForms: string[] } }[] };
+    const supported = (await (await fetch(`${local.api}/supported`)).json()) as {
+      kinds: { scheme: string; extra: { payToForms: string[] } }[];
+    };
     expect(supported.kinds.find((k) => k.scheme === "exact")?.extra.payToForms).toEqual(["vault", "wallet"]);
   });
 
@@ -116,7 +144,10 @@ describe("the official seller middleware with the seller's own wallet as payTo",
       header = request.headers.get("PAYMENT-SIGNATURE") ?? header;
       return sellerFetch(request);
     }) as typeof fetch;
-    const paid = await wrapFetchWithPayment(recording, new x402Client().register(DEVNET, new ExactSvmScheme(paying.signer, { rpcUrl: local.chain.url })))("http://seller.test/weather");
+    const paid = await wrapFetchWithPayment(
+      recording,
+      new x402Client().register(DEVNET, new ExactSvmScheme(paying.signer, { rpcUrl: local.chain.url })),
+    )("http://seller.test/weather");
     expect(paid.status).toBe(200);
     const after = await sellerBalance();
     const replay = await sellerFetch("http://seller.test/weather", { headers: { "PAYMENT-SIGNATURE": header! } });
@@ -130,7 +161,10 @@ describe("wrangler.toml's [env.production] without UNIVERSAL_SETTLE_PROGRAM_ID",
   afterAll(async () => production?.stop(), 60_000);
 
   it("serves /supported with the sla-escrow and upto kinds and no exact kind", async () => {
-    const vars = unstable_readConfig({ config: path.resolve(import.meta.dirname, "../../wrangler.toml"), env: "production" }).vars as Record<string, string>;
+    const vars = unstable_readConfig({
+      config: path.resolve(import.meta.dirname, "../../wrangler.toml"),
+      env: "production",
+    }).vars as Record<string, string>;
     expect(vars.UNIVERSAL_SETTLE_PROGRAM_ID ?? "").toBe("");
     const feePayer = randomKeypair();
     await fundFromFaucet(local.chain.url, feePayer.address, 1_000_000_000);
@@ -149,7 +183,10 @@ describe("wrangler.toml's [env.production] without UNIVERSAL_SETTLE_PROGRAM_ID",
       },
     });
     const api = `${production.url}/api/v1/facilitator`;
-    const supported = (await (await fetch(`${api}/supported`)).json()) as { kinds: { scheme: string }[]; notOffered: { scheme: string; payToForm?: string; reason: string }[] };
+    const supported = (await (await fetch(`${api}/supported`)).json()) as {
+      kinds: { scheme: string }[];
+      notOffered: { scheme: string; payToForm?: string; reason: string }[];
+    };
     expect(supported.kinds.map((k) => k.scheme)).toEqual(["sla-escrow", "upto"]);
     expect(supported.notOffered.map(({ scheme, payToForm, reason }) => ({ scheme, payToForm, reason }))).toEqual([
       { scheme: "exact", payToForm: "vault", reason: "rail_not_enabled" },

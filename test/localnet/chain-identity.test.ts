@@ -2,21 +2,21 @@
  * The local chain looks like devnet, carries the seeded program state, keeps u64 values exact over
  * JSON, and speaks JSON-RPC 2.0 (batches, errors) like a node.
  */
-import { address, generateKeyPairSigner, getBase58Decoder, getBase58Encoder, type Address } from "@solana/kit";
+import { type Address, address, generateKeyPairSigner, getBase58Decoder, getBase58Encoder } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { STANDIN_PROGRAMS } from "../../localnet/programs/index";
 import { CLUSTERS } from "../../src/platform/config/networks";
 import { decodeUniversalSettleConfig } from "../../src/rails/exact/program/accounts";
 import { findUniversalSettleConfigPda } from "../../src/rails/exact/program/pda";
 import { decodeBank, decodeEscrow, decodeEscrowConfig } from "../../src/rails/sla-escrow/program/accounts";
 import {
-  NATIVE_SOL_ESCROW_MINT,
   findBankPda,
   findEscrowConfigPda,
   findEscrowPda,
   findEscrowSolStoragePda,
+  NATIVE_SOL_ESCROW_MINT,
 } from "../../src/rails/sla-escrow/program/pda";
-import { STANDIN_PROGRAMS } from "../../localnet/programs/index";
 import { startTestChain, type TestChain } from "./helpers";
 
 const devnet = CLUSTERS.devnet;
@@ -92,7 +92,8 @@ describe("seeded state", () => {
     expect(mint.space).toBe(82n);
     expect(mint.bytes[44]).toBe(6);
     const parsed = await chain.raw("getAccountInfo", [devnet.usdcMint, { encoding: "jsonParsed" }]);
-    const info = (parsed.result as { value: { data: { parsed: { info: Record<string, unknown> } } } }).value.data.parsed.info;
+    const info = (parsed.result as { value: { data: { parsed: { info: Record<string, unknown> } } } }).value.data.parsed
+      .info;
     expect(info.mintAuthority).toBe(chain.localnet.seeded.faucet);
     expect(info.decimals).toBe(6);
   });
@@ -135,7 +136,10 @@ describe("seeded state", () => {
     const [solStorage] = await findEscrowSolStoragePda(program, NATIVE_SOL_ESCROW_MINT, bank, solEscrow);
     const solEscrowAccount = await accountBytes(solEscrow);
     expect(solEscrowAccount.space).toBe(128n);
-    expect(decodeEscrow(solEscrowAccount.bytes)).toMatchObject({ mint: NATIVE_SOL_ESCROW_MINT, escrowTokens: solStorage });
+    expect(decodeEscrow(solEscrowAccount.bytes)).toMatchObject({
+      mint: NATIVE_SOL_ESCROW_MINT,
+      escrowTokens: solStorage,
+    });
     const storage = await accountBytes(solStorage);
     expect(storage.lamports).toBe(await chain.rpc.getMinimumBalanceForRentExemption(0n).send());
     expect(storage.owner).toBe("11111111111111111111111111111111");
@@ -143,7 +147,11 @@ describe("seeded state", () => {
 
     const usdc = address(devnet.usdcMint);
     const [usdcEscrow] = await findEscrowPda(program, usdc, bank);
-    const [vault] = await findAssociatedTokenPda({ owner: usdcEscrow, mint: usdc, tokenProgram: address(TOKEN_PROGRAM) });
+    const [vault] = await findAssociatedTokenPda({
+      owner: usdcEscrow,
+      mint: usdc,
+      tokenProgram: address(TOKEN_PROGRAM),
+    });
     expect(decodeEscrow((await accountBytes(usdcEscrow)).bytes)).toMatchObject({ mint: usdc, escrowTokens: vault });
     const vaultAccount = await accountBytes(vault);
     expect(vaultAccount.owner).toBe(TOKEN_PROGRAM);
@@ -163,7 +171,12 @@ describe("seeded state", () => {
       "ComputeBudget111111111111111111111111111111",
       ...STANDIN_PROGRAMS.map((program) => program.programId),
     ];
-    const { value } = await chain.rpc.getMultipleAccounts(programs.map((pubkey) => address(pubkey)), { encoding: "base64" }).send();
+    const { value } = await chain.rpc
+      .getMultipleAccounts(
+        programs.map((pubkey) => address(pubkey)),
+        { encoding: "base64" },
+      )
+      .send();
     value.forEach((account, index) => {
       expect(account, programs[index]).not.toBeNull();
       expect(account?.executable, programs[index]).toBe(true);
@@ -232,7 +245,10 @@ describe("JSON-RPC envelope and account encodings", () => {
 
   it("serves base58 (legacy and tagged), base64, dataSlice and jsonParsed fallbacks", async () => {
     const pubkey = (await generateKeyPairSigner()).address;
-    await chain.raw("localnet_setAccount", [pubkey, { lamports: 1_000_000, dataBase64: Buffer.from([1, 2, 3, 4, 5]).toString("base64") }]);
+    await chain.raw("localnet_setAccount", [
+      pubkey,
+      { lamports: 1_000_000, dataBase64: Buffer.from([1, 2, 3, 4, 5]).toString("base64") },
+    ]);
     const legacy = await chain.raw("getAccountInfo", [pubkey]);
     expect((legacy.result as { value: { data: unknown } }).value.data).toBe("7bWpTW");
     const tagged = await chain.raw("getAccountInfo", [pubkey, { encoding: "base58" }]);
@@ -244,7 +260,9 @@ describe("JSON-RPC envelope and account encodings", () => {
     expect(sliced?.space).toBe(5n);
     const parsed = await chain.raw("getAccountInfo", [pubkey, { encoding: "jsonParsed" }]);
     expect((parsed.result as { value: { data: unknown } }).value.data).toEqual(["AQIDBAU=", "base64"]);
-    const missing = await chain.rpc.getAccountInfo((await generateKeyPairSigner()).address, { encoding: "base64" }).send();
+    const missing = await chain.rpc
+      .getAccountInfo((await generateKeyPairSigner()).address, { encoding: "base64" })
+      .send();
     expect(missing.value).toBeNull();
     expect(missing.context.slot).toBeGreaterThan(0n);
   });
@@ -259,7 +277,13 @@ describe("JSON-RPC envelope and account encodings", () => {
         filters: [
           { dataSize: 128n },
           // byte 0 = the Escrow account discriminator (102)
-          { memcmp: { offset: 0n, bytes: getBase58Decoder().decode(new Uint8Array([102])) as never, encoding: "base58" } },
+          {
+            memcmp: {
+              offset: 0n,
+              bytes: getBase58Decoder().decode(new Uint8Array([102])) as never,
+              encoding: "base58",
+            },
+          },
         ],
       })
       .send();

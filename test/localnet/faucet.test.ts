@@ -7,8 +7,8 @@ import { promisify } from "node:util";
 import { address, generateKeyPairSigner, signature as toSignature } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLUSTERS } from "../../src/platform/config/networks";
 import { toRawAmount } from "../../scripts/faucet";
+import { CLUSTERS } from "../../src/platform/config/networks";
 import { startTestChain, type TestChain } from "./helpers";
 
 const TOKEN_PROGRAM = address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
@@ -31,7 +31,9 @@ describe("requestAirdrop", () => {
     expect((await chain.rpc.getBalance(wallet).send()).value).toBe(2_500_000_000n);
     const status = await chain.rpc.getSignatureStatuses([signature]).send();
     expect(status.value[0]?.err).toBeNull();
-    const transaction = await chain.rpc.getTransaction(signature, { encoding: "json", maxSupportedTransactionVersion: 0 }).send();
+    const transaction = await chain.rpc
+      .getTransaction(signature, { encoding: "json", maxSupportedTransactionVersion: 0 })
+      .send();
     expect(transaction?.transaction.message.accountKeys[0]).toBe(chain.localnet.seeded.faucet);
     // Identical requests in one slot are distinct transactions, not duplicates.
     const again = await chain.rpc.requestAirdrop(wallet, 2_500_000_000n as never).send();
@@ -83,7 +85,11 @@ describe("requestTokenAirdrop", () => {
     const big = 2n ** 60n + 1n;
     const reply = await chain.raw("requestTokenAirdrop", [wallet, big, mint]);
     expect(reply.error).toBeUndefined();
-    const [tokenAccount] = await findAssociatedTokenPda({ owner: wallet, mint: address(mint), tokenProgram: TOKEN_2022_PROGRAM });
+    const [tokenAccount] = await findAssociatedTokenPda({
+      owner: wallet,
+      mint: address(mint),
+      tokenProgram: TOKEN_2022_PROGRAM,
+    });
     const balance = await chain.rpc.getTokenAccountBalance(tokenAccount).send();
     expect(balance.value.amount).toBe(big.toString());
     const account = await chain.rpc.getAccountInfo(tokenAccount, { encoding: "base64" }).send();
@@ -93,7 +99,11 @@ describe("requestTokenAirdrop", () => {
 
   it("refuses mints the faucet cannot mint", async () => {
     const wallet = (await generateKeyPairSigner()).address;
-    const nativeMint = await chain.raw("requestTokenAirdrop", [wallet, 1, "So11111111111111111111111111111111111111112"]);
+    const nativeMint = await chain.raw("requestTokenAirdrop", [
+      wallet,
+      1,
+      "So11111111111111111111111111111111111111112",
+    ]);
     expect(nativeMint.error?.code).toBe(-32602);
     const notAMint = await chain.raw("requestTokenAirdrop", [wallet, 1, wallet]);
     expect(notAMint.error?.code).toBe(-32602);

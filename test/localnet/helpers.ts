@@ -5,31 +5,34 @@
 import {
   address,
   appendTransactionMessageInstructions,
-  blockhash as toBlockhash,
   createSolanaRpc,
   createTransactionMessage,
   generateKeyPairSigner,
   getBase64EncodedWireTransaction,
   getSignatureFromTransaction,
+  type Instruction,
+  type KeyPairSigner,
   pipe,
+  type Rpc,
+  type SolanaRpcApi,
   setTransactionMessageFeePayerSigner,
   setTransactionMessageLifetimeUsingBlockhash,
   signTransactionMessageWithSigners,
-  type Instruction,
-  type KeyPairSigner,
-  type Rpc,
-  type SolanaRpcApi,
   type Transaction,
+  blockhash as toBlockhash,
 } from "@solana/kit";
 import { getTransferSolInstruction } from "@solana-program/system";
-import { parseJsonWithBigInts, stringifyJsonWithBigInts, type JsonValue } from "../../localnet/json-bigint";
-import { startLocalnet, type RunningLocalnet } from "../../localnet/server";
+import { type JsonValue, parseJsonWithBigInts, stringifyJsonWithBigInts } from "../../localnet/json-bigint";
+import { type RunningLocalnet, startLocalnet } from "../../localnet/server";
 
 export interface TestChain {
   localnet: RunningLocalnet;
   rpc: Rpc<SolanaRpcApi>;
   /** One JSON-RPC call; returns the whole response object (result or error). */
-  raw(method: string, params?: unknown[]): Promise<{ result?: JsonValue; error?: { code: number; message: string; data?: JsonValue } }>;
+  raw(
+    method: string,
+    params?: unknown[],
+  ): Promise<{ result?: JsonValue; error?: { code: number; message: string; data?: JsonValue } }>;
   /** POSTs an arbitrary body and returns the parsed reply. */
   post(body: string): Promise<JsonValue>;
 }
@@ -37,7 +40,11 @@ export interface TestChain {
 export async function startTestChain(): Promise<TestChain> {
   const localnet = await startLocalnet({ port: 0, quiet: true });
   const post = async (body: string) => {
-    const response = await fetch(localnet.url, { method: "POST", headers: { "content-type": "application/json" }, body });
+    const response = await fetch(localnet.url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    });
     return parseJsonWithBigInts(await response.text());
   };
   return {
@@ -95,7 +102,11 @@ export async function transferTransaction(
   lamports: bigint,
   lifetime: Lifetime,
 ): Promise<Transaction & { signature: string; wire: string }> {
-  return signedTransaction(from, [getTransferSolInstruction({ source: from, destination: address(to), amount: lamports })], lifetime);
+  return signedTransaction(
+    from,
+    [getTransferSolInstruction({ source: from, destination: address(to), amount: lamports })],
+    lifetime,
+  );
 }
 
 /** Sends a base64 transaction through kit; resolves to the signature or rejects with kit's error. */

@@ -7,12 +7,12 @@ import {
   createSolanaRpcSubscriptions,
   generateKeyPairSigner,
   lamports,
-  sendAndConfirmTransactionFactory,
   type RpcSubscriptions,
   type SolanaRpcSubscriptionsApi,
+  sendAndConfirmTransactionFactory,
 } from "@solana/kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { latestLifetime, startTestChain, transferTransaction, type TestChain } from "./helpers";
+import { latestLifetime, startTestChain, type TestChain, transferTransaction } from "./helpers";
 
 let chain: TestChain;
 let rpcSubscriptions: RpcSubscriptions<SolanaRpcSubscriptionsApi>;

@@ -4,28 +4,28 @@
  * simulateTransaction, and the records getSignatureStatuses / getTransaction return.
  */
 import {
+  address,
+  appendTransactionMessageInstructions,
+  compileTransaction,
+  createTransactionMessage,
+  generateKeyPairSigner,
+  getBase58Decoder,
+  getBase64EncodedWireTransaction,
+  getSignatureFromTransaction,
+  isSolanaError,
+  type KeyPairSigner,
+  pipe,
   SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE,
   SOLANA_ERROR__JSON_RPC__SERVER_ERROR_TRANSACTION_SIGNATURE_VERIFICATION_FAILURE,
   SOLANA_ERROR__TRANSACTION_ERROR__ALREADY_PROCESSED,
   SOLANA_ERROR__TRANSACTION_ERROR__BLOCKHASH_NOT_FOUND,
-  address,
-  blockhash as toBlockhash,
-  compileTransaction,
-  createTransactionMessage,
-  appendTransactionMessageInstructions,
-  generateKeyPairSigner,
-  getBase58Decoder,
-  getBase64EncodedWireTransaction,
-  isSolanaError,
-  pipe,
   setTransactionMessageFeePayer,
+  setTransactionMessageFeePayerSigner,
   setTransactionMessageLifetimeUsingBlockhash,
   setTransactionMessageLifetimeUsingDurableNonce,
-  setTransactionMessageFeePayerSigner,
   signTransactionMessageWithSigners,
-  getSignatureFromTransaction,
+  blockhash as toBlockhash,
   signature as toSignature,
-  type KeyPairSigner,
 } from "@solana/kit";
 import {
   getCreateAccountInstruction,
@@ -45,9 +45,9 @@ import {
   send,
   signedTransaction,
   startTestChain,
+  type TestChain,
   thrown,
   transferTransaction,
-  type TestChain,
 } from "./helpers";
 
 const TOKEN_PROGRAM = address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
@@ -71,7 +71,9 @@ function expectPreflightFailure(error: unknown, transactionErrorCode: number) {
 }
 
 async function statusOf(signature: string) {
-  const { value } = await chain.rpc.getSignatureStatuses([toSignature(signature)], { searchTransactionHistory: true }).send();
+  const { value } = await chain.rpc
+    .getSignatureStatuses([toSignature(signature)], { searchTransactionHistory: true })
+    .send();
   return value[0];
 }
 
@@ -103,7 +105,10 @@ describe("blockhash window", () => {
     expect((await chain.rpc.isBlockhashValid(toBlockhash(oldLifetime.blockhash)).send()).value).toBe(false);
     expect(await chain.rpc.getBlockHeight().send()).toBeGreaterThan(oldLifetime.lastValidBlockHeight);
 
-    expectPreflightFailure(await thrown(() => send(chain, expiring.wire)), SOLANA_ERROR__TRANSACTION_ERROR__BLOCKHASH_NOT_FOUND);
+    expectPreflightFailure(
+      await thrown(() => send(chain, expiring.wire)),
+      SOLANA_ERROR__TRANSACTION_ERROR__BLOCKHASH_NOT_FOUND,
+    );
     const preflight = await chain.raw("sendTransaction", [expiring.wire, { encoding: "base64" }]);
     expect(preflight.error).toMatchObject({
       code: -32002,
@@ -122,7 +127,10 @@ describe("blockhash window", () => {
   it("rejects a blockhash it never issued", async () => {
     const fake = { blockhash: getBase58Decoder().decode(new Uint8Array(32).fill(9)), lastValidBlockHeight: 0n };
     const transaction = await transferTransaction(payer, payer.address, 1n, fake);
-    expectPreflightFailure(await thrown(() => send(chain, transaction.wire)), SOLANA_ERROR__TRANSACTION_ERROR__BLOCKHASH_NOT_FOUND);
+    expectPreflightFailure(
+      await thrown(() => send(chain, transaction.wire)),
+      SOLANA_ERROR__TRANSACTION_ERROR__BLOCKHASH_NOT_FOUND,
+    );
   });
 });
 
@@ -134,7 +142,13 @@ describe("durable nonces", () => {
     const setup = await signedTransaction(
       payer,
       [
-        getCreateAccountInstruction({ payer, newAccount: nonceAccount, lamports: rent, space, programAddress: address("11111111111111111111111111111111") }),
+        getCreateAccountInstruction({
+          payer,
+          newAccount: nonceAccount,
+          lamports: rent,
+          space,
+          programAddress: address("11111111111111111111111111111111"),
+        }),
         getInitializeNonceAccountInstruction({ nonceAccount: nonceAccount.address, nonceAuthority: payer.address }),
       ],
       await latestLifetime(chain),
@@ -150,7 +164,11 @@ describe("durable nonces", () => {
       (draft) => setTransactionMessageFeePayerSigner(payer, draft),
       (draft) =>
         setTransactionMessageLifetimeUsingDurableNonce(
-          { nonce: storedNonce as never, nonceAccountAddress: nonceAccount.address, nonceAuthorityAddress: payer.address },
+          {
+            nonce: storedNonce as never,
+            nonceAccountAddress: nonceAccount.address,
+            nonceAuthorityAddress: payer.address,
+          },
           draft,
         ),
       (draft) =>
@@ -175,7 +193,10 @@ describe("duplicates", () => {
     const transaction = await transferTransaction(payer, recipient, 3_000_000n, await latestLifetime(chain));
     await send(chain, transaction.wire);
     await chain.raw("localnet_warpSlots", [20]);
-    expectPreflightFailure(await thrown(() => send(chain, transaction.wire)), SOLANA_ERROR__TRANSACTION_ERROR__ALREADY_PROCESSED);
+    expectPreflightFailure(
+      await thrown(() => send(chain, transaction.wire)),
+      SOLANA_ERROR__TRANSACTION_ERROR__ALREADY_PROCESSED,
+    );
     const simulated = await chain.rpc.simulateTransaction(transaction.wire as never, { encoding: "base64" }).send();
     expect(simulated.value.err).toBe("AlreadyProcessed");
     // skipPreflight: the node answers with the signature, nothing is executed twice.
@@ -190,7 +211,9 @@ describe("duplicates", () => {
     // The same message with the signature zeroed, as a facilitator sees a payment before it co-signs.
     const unsigned = Buffer.from(transaction.wire, "base64");
     unsigned.fill(0, 1, 65);
-    const simulated = await chain.rpc.simulateTransaction(unsigned.toString("base64") as never, { encoding: "base64" }).send();
+    const simulated = await chain.rpc
+      .simulateTransaction(unsigned.toString("base64") as never, { encoding: "base64" })
+      .send();
     expect(simulated.value.err).toBe("AlreadyProcessed");
     expect((await chain.rpc.getBalance(recipient).send()).value).toBe(2_000_000n);
   });
@@ -204,7 +227,9 @@ describe("failed transactions", () => {
 
     const preflight = await chain.raw("sendTransaction", [transaction.wire, { encoding: "base64" }]);
     expect(preflight.error?.code).toBe(-32002);
-    expect(preflight.error?.message).toBe("Transaction simulation failed: Error processing Instruction 0: custom program error: 0x1");
+    expect(preflight.error?.message).toBe(
+      "Transaction simulation failed: Error processing Instruction 0: custom program error: 0x1",
+    );
     const data = preflight.error?.data as { err: unknown; logs: string[]; unitsConsumed: bigint | number };
     expect(data.err).toEqual({ InstructionError: [0, { Custom: 1 }] });
     expect(data.logs.some((line) => line.includes("insufficient lamports"))).toBe(true);
@@ -234,7 +259,12 @@ describe("landed transactions", () => {
     await send(chain, transaction.wire);
 
     const status = await chain.rpc.getSignatureStatuses([toSignature(transaction.signature)]).send();
-    expect(status.value[0]).toMatchObject({ err: null, confirmations: null, confirmationStatus: "finalized", status: { Ok: null } });
+    expect(status.value[0]).toMatchObject({
+      err: null,
+      confirmations: null,
+      confirmationStatus: "finalized",
+      status: { Ok: null },
+    });
 
     const json = await chain.rpc
       .getTransaction(toSignature(transaction.signature), { encoding: "json", maxSupportedTransactionVersion: 0 })
@@ -242,7 +272,11 @@ describe("landed transactions", () => {
     expect(json?.version).toBe(0);
     expect(json?.blockTime).toBeGreaterThan(0n);
     expect(json?.transaction.signatures).toEqual([transaction.signature]);
-    expect(json?.transaction.message.accountKeys).toEqual([payer.address, recipient, "11111111111111111111111111111111"]);
+    expect(json?.transaction.message.accountKeys).toEqual([
+      payer.address,
+      recipient,
+      "11111111111111111111111111111111",
+    ]);
     expect(json?.meta).toMatchObject({
       err: null,
       fee: 5_000n,
@@ -264,7 +298,11 @@ describe("landed transactions", () => {
     expect(noVersion.error?.code).toBe(-32015);
     // Unknown signatures are null, not errors.
     const unknown = getBase58Decoder().decode(new Uint8Array(64).fill(3));
-    expect(await chain.rpc.getTransaction(toSignature(unknown), { encoding: "json", maxSupportedTransactionVersion: 0 }).send()).toBeNull();
+    expect(
+      await chain.rpc
+        .getTransaction(toSignature(unknown), { encoding: "json", maxSupportedTransactionVersion: 0 })
+        .send(),
+    ).toBeNull();
     expect((await chain.rpc.getSignatureStatuses([toSignature(unknown)]).send()).value).toEqual([null]);
 
     const history = await chain.rpc.getSignaturesForAddress(recipient).send();
@@ -276,12 +314,23 @@ describe("landed transactions", () => {
     const airdrop = await chain.raw("requestTokenAirdrop", [payer.address, "25000000"]);
     expect(typeof airdrop.result).toBe("string");
     const [source] = await findAssociatedTokenPda({ owner: payer.address, mint: USDC, tokenProgram: TOKEN_PROGRAM });
-    const [destination] = await findAssociatedTokenPda({ owner: receiver.address, mint: USDC, tokenProgram: TOKEN_PROGRAM });
+    const [destination] = await findAssociatedTokenPda({
+      owner: receiver.address,
+      mint: USDC,
+      tokenProgram: TOKEN_PROGRAM,
+    });
     const transaction = await signedTransaction(
       payer,
       [
         getCreateAssociatedTokenIdempotentInstruction({ payer, ata: destination, owner: receiver.address, mint: USDC }),
-        getTransferCheckedInstruction({ source, mint: USDC, destination, authority: payer, amount: 1_250_000n, decimals: 6 }),
+        getTransferCheckedInstruction({
+          source,
+          mint: USDC,
+          destination,
+          authority: payer,
+          amount: 1_250_000n,
+          decimals: 6,
+        }),
       ],
       await latestLifetime(chain),
     );
@@ -299,13 +348,19 @@ describe("landed transactions", () => {
     const keys = confirmed?.transaction.message.accountKeys ?? [];
     const post = confirmed?.meta?.postTokenBalances ?? [];
     const postOf = (account: string) => post.find((balance) => keys[Number(balance.accountIndex)] === account);
-    expect(postOf(destination)).toMatchObject({ mint: USDC, owner: receiver.address, uiTokenAmount: { amount: "1250000" } });
+    expect(postOf(destination)).toMatchObject({
+      mint: USDC,
+      owner: receiver.address,
+      uiTokenAmount: { amount: "1250000" },
+    });
     expect(postOf(source)?.uiTokenAmount.amount).toBe("23750000");
     const pre = confirmed?.meta?.preTokenBalances ?? [];
     expect(pre.find((balance) => keys[Number(balance.accountIndex)] === source)?.uiTokenAmount.amount).toBe("25000000");
     expect(pre.some((balance) => keys[Number(balance.accountIndex)] === destination)).toBe(false);
 
-    const owned = await chain.rpc.getTokenAccountsByOwner(receiver.address, { mint: USDC }, { encoding: "base64" }).send();
+    const owned = await chain.rpc
+      .getTokenAccountsByOwner(receiver.address, { mint: USDC }, { encoding: "base64" })
+      .send();
     expect(owned.value.map((entry) => entry.pubkey)).toEqual([destination]);
   });
 
@@ -320,7 +375,11 @@ describe("landed transactions", () => {
       [
         { programAddress: COMPUTE_BUDGET_PROGRAM, data: limit },
         { programAddress: COMPUTE_BUDGET_PROGRAM, data: price },
-        getTransferSolInstruction({ source: payer, destination: (await generateKeyPairSigner()).address, amount: 1_000_000n }),
+        getTransferSolInstruction({
+          source: payer,
+          destination: (await generateKeyPairSigner()).address,
+          amount: 1_000_000n,
+        }),
       ],
       await latestLifetime(chain),
     );
@@ -337,7 +396,12 @@ describe("landed transactions", () => {
   });
 
   it("accepts base58-encoded transactions (the sendTransaction default)", async () => {
-    const transaction = await transferTransaction(payer, (await generateKeyPairSigner()).address, 1_000_000n, await latestLifetime(chain));
+    const transaction = await transferTransaction(
+      payer,
+      (await generateKeyPairSigner()).address,
+      1_000_000n,
+      await latestLifetime(chain),
+    );
     const base58 = getBase58Decoder().decode(Buffer.from(transaction.wire, "base64"));
     const reply = await chain.raw("sendTransaction", [base58]);
     expect(reply.result).toBe(transaction.signature);
@@ -349,7 +413,9 @@ describe("landed transactions", () => {
     bytes[5] = (bytes[5] ?? 0) ^ 0xff; // corrupt the signature
     const tampered = bytes.toString("base64");
     const error = await thrown(() => send(chain, tampered));
-    expect(isSolanaError(error, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_TRANSACTION_SIGNATURE_VERIFICATION_FAILURE)).toBe(true);
+    expect(isSolanaError(error, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_TRANSACTION_SIGNATURE_VERIFICATION_FAILURE)).toBe(
+      true,
+    );
     const dropped = await send(chain, tampered, true);
     expect(await statusOf(dropped)).toBeNull();
   });
@@ -360,7 +426,11 @@ describe("simulateTransaction", () => {
     const message = pipe(
       createTransactionMessage({ version: 0 }),
       (draft) => setTransactionMessageFeePayer(address(feePayer), draft),
-      (draft) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: toBlockhash(lifetimeBlockhash), lastValidBlockHeight: 0n }, draft),
+      (draft) =>
+        setTransactionMessageLifetimeUsingBlockhash(
+          { blockhash: toBlockhash(lifetimeBlockhash), lastValidBlockHeight: 0n },
+          draft,
+        ),
       (draft) =>
         appendTransactionMessageInstructions(
           [getTransferSolInstruction({ source: payer, destination: address(feePayer), amount: 1_000n })],
@@ -404,7 +474,10 @@ describe("simulateTransaction", () => {
 
     const verify = await chain.raw("simulateTransaction", [wire, { encoding: "base64", sigVerify: true }]);
     expect(verify.error?.code).toBe(-32003);
-    const both = await chain.raw("simulateTransaction", [wire, { encoding: "base64", sigVerify: true, replaceRecentBlockhash: true }]);
+    const both = await chain.raw("simulateTransaction", [
+      wire,
+      { encoding: "base64", sigVerify: true, replaceRecentBlockhash: true },
+    ]);
     expect(both.error?.code).toBe(-32602);
   });
 
@@ -413,7 +486,9 @@ describe("simulateTransaction", () => {
     const broke = await generateKeyPairSigner();
     await chain.rpc.requestAirdrop(broke.address, 1_000_000n as never).send();
     const transaction = await transferTransaction(broke, payer.address, 5_000_000n, latest);
-    const result = await chain.rpc.simulateTransaction(transaction.wire as never, { encoding: "base64", sigVerify: true }).send();
+    const result = await chain.rpc
+      .simulateTransaction(transaction.wire as never, { encoding: "base64", sigVerify: true })
+      .send();
     expect(result.value.err).toEqual({ InstructionError: [0n, { Custom: 1n }] });
     expect(result.value.logs?.some((line) => line.includes("insufficient lamports"))).toBe(true);
   });
@@ -421,7 +496,10 @@ describe("simulateTransaction", () => {
 
 describe("malformed input", () => {
   it("rejects undecodable and oversized transactions with -32602", async () => {
-    const garbage = await chain.raw("sendTransaction", [Buffer.from([1, 2, 3]).toString("base64"), { encoding: "base64" }]);
+    const garbage = await chain.raw("sendTransaction", [
+      Buffer.from([1, 2, 3]).toString("base64"),
+      { encoding: "base64" },
+    ]);
     expect(garbage.error?.code).toBe(-32602);
     const huge = await chain.raw("sendTransaction", [Buffer.alloc(1300).toString("base64"), { encoding: "base64" }]);
     expect(huge.error?.code).toBe(-32602);
@@ -429,7 +507,10 @@ describe("malformed input", () => {
     const transaction = await transferTransaction(payer, payer.address, 1n, await latestLifetime(chain));
     // zero signatures although the message requires one
     const noSignatures = Uint8Array.from([0, ...transaction.messageBytes]);
-    const unsanitary = await chain.raw("sendTransaction", [Buffer.from(noSignatures).toString("base64"), { encoding: "base64" }]);
+    const unsanitary = await chain.raw("sendTransaction", [
+      Buffer.from(noSignatures).toString("base64"),
+      { encoding: "base64" },
+    ]);
     expect(unsanitary.error?.code).toBe(-32602);
   });
 });

@@ -8,13 +8,13 @@
  * the Channel account with the official decoder and simulate open + seal + distribute.
  */
 import {
+  type Address,
   address,
   generateKeyPairSigner,
   getBase64EncodedWireTransaction,
   getTransactionDecoder,
   partiallySignTransaction,
   signature as toSignature,
-  type Address,
 } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import { toFacilitatorSvmSigner } from "@x402/svm";
@@ -156,7 +156,11 @@ describe("official upto client on the local chain", () => {
       expiresAt: BigInt(created.payload.expiresAt),
     });
     const claimRequirements = { ...requirements, amount: used.toString() };
-    const claim = { x402Version: 2, accepted: requirements, payload: { ...created.payload, voucherSignature } } as never;
+    const claim = {
+      x402Version: 2,
+      accepted: requirements,
+      payload: { ...created.payload, voucherSignature },
+    } as never;
     const claimed = await facilitator.settle(claim, claimRequirements as never);
     expect(claimed, JSON.stringify(claimed)).toMatchObject({ success: true, amount: used.toString() });
     expect(await usdcBalance(seller)).toBe(1n + used);

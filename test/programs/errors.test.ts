@@ -23,12 +23,16 @@ function enumOf(headerPath: string, prefix: string): Record<string, number> {
 
 describe("stand-in error codes", () => {
   it("mirror universal-settle/errors.h", () => {
-    expect({ ...UNIVERSAL_SETTLE_STANDIN_ERROR }).toEqual(enumOf("../../localnet/programs/universal-settle/errors.h", "US_ERR_"));
+    expect({ ...UNIVERSAL_SETTLE_STANDIN_ERROR }).toEqual(
+      enumOf("../../localnet/programs/universal-settle/errors.h", "US_ERR_"),
+    );
   });
   it("mirror sla-escrow/errors.h", () => {
     expect({ ...SLA_ESCROW_STANDIN_ERROR }).toEqual(enumOf("../../localnet/programs/sla-escrow/errors.h", "SLA_ERR_"));
   });
   it("mirror payment-channels/errors.h", () => {
-    expect({ ...PAYMENT_CHANNELS_ERROR }).toEqual(enumOf("../../localnet/programs/payment-channels/errors.h", "PC_ERR_"));
+    expect({ ...PAYMENT_CHANNELS_ERROR }).toEqual(
+      enumOf("../../localnet/programs/payment-channels/errors.h", "PC_ERR_"),
+    );
   });
 });

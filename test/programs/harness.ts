@@ -4,31 +4,31 @@
  * program-owned accounts and make SPL mints and token accounts with the real Token programs.
  */
 import {
+  type AccountMeta,
   AccountRole,
+  type Address,
   address,
   appendTransactionMessageInstructions,
   createTransactionMessage,
   generateKeyPairSigner,
+  type Instruction,
+  type KeyPairSigner,
   lamports,
   pipe,
+  type ReadonlyUint8Array,
   setTransactionMessageFeePayerSigner,
   setTransactionMessageLifetimeUsingBlockhash,
   signTransactionMessageWithSigners,
-  type AccountMeta,
-  type Address,
-  type Instruction,
-  type KeyPairSigner,
-  type ReadonlyUint8Array,
   type TransactionSigner,
 } from "@solana/kit";
 import { getCreateAccountInstruction, getTransferSolInstruction } from "@solana-program/system";
 import {
-  TOKEN_PROGRAM_ADDRESS,
   findAssociatedTokenPda,
   getCreateAssociatedTokenIdempotentInstruction,
   getInitializeMint2Instruction,
   getMintSize,
   getMintToInstruction,
+  TOKEN_PROGRAM_ADDRESS,
 } from "@solana-program/token";
 import { FailedTransactionMetadata, LiteSVM } from "litesvm";
 import { STANDIN_PROGRAMS } from "../../localnet/programs/index";
@@ -74,11 +74,16 @@ export type SendResult =
 
 /** Signs with every signer found in the metas plus the fee payer, sends, and rotates the blockhash
  * (so that an identical transaction later is not a duplicate). */
-export async function send(svm: LiteSVM, feePayer: TransactionSigner, instructions: Instruction[]): Promise<SendResult> {
+export async function send(
+  svm: LiteSVM,
+  feePayer: TransactionSigner,
+  instructions: Instruction[],
+): Promise<SendResult> {
   const message = pipe(
     createTransactionMessage({ version: 0 }),
     (m) => setTransactionMessageFeePayerSigner(feePayer, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: svm.latestBlockhash(), lastValidBlockHeight: 0n }, m),
+    (m) =>
+      setTransactionMessageLifetimeUsingBlockhash({ blockhash: svm.latestBlockhash(), lastValidBlockHeight: 0n }, m),
     (m) => appendTransactionMessageInstructions(instructions, m),
   );
   const transaction = await signTransactionMessageWithSigners(message);
@@ -102,7 +107,11 @@ export async function send(svm: LiteSVM, feePayer: TransactionSigner, instructio
 }
 
 /** Sends and throws with the logs when the transaction fails. */
-export async function sendOk(svm: LiteSVM, feePayer: TransactionSigner, instructions: Instruction[]): Promise<string[]> {
+export async function sendOk(
+  svm: LiteSVM,
+  feePayer: TransactionSigner,
+  instructions: Instruction[],
+): Promise<string[]> {
   const result = await send(svm, feePayer, instructions);
   if (!result.ok) throw new Error(`transaction failed: ${result.error}\n${result.logs.join("\n")}`);
   return result.logs;
@@ -110,16 +119,16 @@ export async function sendOk(svm: LiteSVM, feePayer: TransactionSigner, instruct
 
 /** Copy of an instruction with the account at `index` given another role (to forge bad requests). */
 export function withAccountRole<T extends Instruction>(instruction: T, index: number, role: AccountRole): T {
-  const accounts = [...(instruction.accounts ?? [])].map((meta, i): AccountMeta =>
-    i === index ? { address: meta.address, role } : meta,
+  const accounts = [...(instruction.accounts ?? [])].map(
+    (meta, i): AccountMeta => (i === index ? { address: meta.address, role } : meta),
   );
   return { ...instruction, accounts };
 }
 
 /** Copy of an instruction with the account at `index` replaced by another address. */
 export function withAccount<T extends Instruction>(instruction: T, index: number, replacement: Address): T {
-  const accounts = [...(instruction.accounts ?? [])].map((meta, i): AccountMeta =>
-    i === index ? { ...meta, address: replacement } : meta,
+  const accounts = [...(instruction.accounts ?? [])].map(
+    (meta, i): AccountMeta => (i === index ? { ...meta, address: replacement } : meta),
   );
   return { ...instruction, accounts };
 }
@@ -141,7 +150,13 @@ export function ownerOf(svm: LiteSVM, account: Address): Address | null {
 
 /** Places a rent-exempt account owned by `owner` holding `data` (how the local chain seeds the
  * programs' Config / Bank / Escrow accounts). */
-export function placeAccount(svm: LiteSVM, account: Address, owner: Address, data: ReadonlyUint8Array, extraLamports = 0n): void {
+export function placeAccount(
+  svm: LiteSVM,
+  account: Address,
+  owner: Address,
+  data: ReadonlyUint8Array,
+  extraLamports = 0n,
+): void {
   svm.setAccount({
     address: account,
     programAddress: owner,
@@ -180,7 +195,10 @@ export async function createMint(
       space,
       programAddress: tokenProgram,
     }),
-    getInitializeMint2Instruction({ mint: mint.address, decimals, mintAuthority: authority.address }, { programAddress: tokenProgram }),
+    getInitializeMint2Instruction(
+      { mint: mint.address, decimals, mintAuthority: authority.address },
+      { programAddress: tokenProgram },
+    ),
   ]);
   return { mint: mint.address, authority, tokenProgram, decimals };
 }

@@ -5,7 +5,7 @@
  * (found by the functions it exports, since chunk names are content hashes), so the tests compare
  * against the code the official roles actually run, not against a copy.
  */
-import { readFileSync, readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Address, Instruction, MessagePartialSigner, TransactionSigner } from "@solana/kit";

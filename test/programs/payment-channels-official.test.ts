@@ -7,18 +7,19 @@
  */
 import {
   AccountRole,
+  type Address,
   decompileTransactionMessage,
   getBase58Encoder,
   getBase64Encoder,
   getCompiledTransactionMessageDecoder,
   getTransactionDecoder,
+  type Instruction,
   partiallySignTransaction,
   signBytes,
-  type Address,
-  type Instruction,
 } from "@solana/kit";
 import { FailedTransactionMetadata } from "litesvm";
 import { beforeAll, describe, expect, it } from "vitest";
+import { ProgramDataError } from "../../src/chain/program/program-data-error";
 import { CLUSTERS } from "../../src/platform/config/networks";
 import { CHANNEL_STATUS, decodeChannel, getChannelEncoder } from "../../src/rails/upto/program/accounts";
 import {
@@ -27,23 +28,26 @@ import {
   getReclaimInstruction,
   getSettleAndSealInstructionDataCodec,
 } from "../../src/rails/upto/program/instructions";
-import { PAYMENT_CHANNELS_PROGRAM_ADDRESS, findChannelPda, findEventAuthorityPda } from "../../src/rails/upto/program/pda";
+import {
+  findChannelPda,
+  findEventAuthorityPda,
+  PAYMENT_CHANNELS_PROGRAM_ADDRESS,
+} from "../../src/rails/upto/program/pda";
 import {
   decodeVoucherMessage,
   encodeVoucherMessage,
   getEd25519VoucherInstruction,
 } from "../../src/rails/upto/program/voucher";
-import { ProgramDataError } from "../../src/chain/program/program-data-error";
 import { dataOf, lamportsOf, sendOk, tokenBalance } from "./harness";
 import { loadOfficialPaymentChannels, type OfficialPaymentChannels } from "./official-payment-channels";
 import {
   BUYER_INITIAL_TOKENS,
+  type ChannelWorld,
   createChannelWorld,
   distributeInstruction,
   openInstruction,
   settleAndSealInstruction,
   splitsOf,
-  type ChannelWorld,
 } from "./payment-channels-world";
 
 const DEVNET = CLUSTERS.devnet.network;
@@ -125,7 +129,12 @@ describe("our payment-channels codecs = the official @x402/svm upto codecs", () 
       openSlot: open.openSlot,
       recipients: splitsOf(w),
     });
-    const ours = await openInstruction(w, { deposit: 2_500_000n, salt: open.salt, openSlot: open.openSlot, gracePeriod: decoded.gracePeriod });
+    const ours = await openInstruction(w, {
+      deposit: 2_500_000n,
+      salt: open.salt,
+      openSlot: open.openSlot,
+      gracePeriod: decoded.gracePeriod,
+    });
     expect(bytes(ours.instruction)).toEqual([...theirs.data]);
     expect(metas(ours.instruction).map((meta) => meta.address)).toEqual(theirs.accounts);
     expect(ours.opened.channel).toBe(open.channelId);
@@ -175,7 +184,10 @@ describe("our payment-channels codecs = the official @x402/svm upto codecs", () 
     expect(metas(ours)).toEqual(metas(theirs));
     expect(getDistributeInstructionDataCodec().decode(theirs.data!)).toEqual({ recipients: splitsOf(w) });
 
-    const theirReclaim = official.buildReclaimInstruction({ channelId: opened.channel, rentPayer: w.facilitator.address });
+    const theirReclaim = official.buildReclaimInstruction({
+      channelId: opened.channel,
+      rentPayer: w.facilitator.address,
+    });
     const ourReclaim = getReclaimInstruction({
       programId: PAYMENT_CHANNELS_PROGRAM_ADDRESS,
       channel: opened.channel,
@@ -216,10 +228,17 @@ describe("the official upto transactions executed against the stand-in", () => {
     const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(open.transaction));
     const signed = await partiallySignTransaction([w.facilitator.keyPair], transaction);
     const result = w.svm.sendTransaction(signed as never);
-    if (result instanceof FailedTransactionMetadata) throw new Error(`official open failed: ${String(result.err())}\n${result.meta().logs().join("\n")}`);
+    if (result instanceof FailedTransactionMetadata)
+      throw new Error(`official open failed: ${String(result.err())}\n${result.meta().logs().join("\n")}`);
     w.svm.expireBlockhash();
     const channel = decodeChannel(dataOf(w.svm, open.channelId as Address))!;
-    expect(channel).toMatchObject({ status: CHANNEL_STATUS.OPEN, deposit, payer: w.buyer.address, payee: w.facilitator.address, salt: open.salt });
+    expect(channel).toMatchObject({
+      status: CHANNEL_STATUS.OPEN,
+      deposit,
+      payer: w.buyer.address,
+      payee: w.facilitator.address,
+      salt: open.salt,
+    });
     expect(tokenBalance(w.svm, w.buyerAta)).toBe(BUYER_INITIAL_TOKENS - deposit);
 
     // The official facilitator's claim: Ed25519 voucher + settle-and-seal + distribute in one transaction.
@@ -251,7 +270,9 @@ describe("the official upto transactions executed against the stand-in", () => {
     w.svm.warpToSlot(open.openSlot + official.OPEN_SLOT_WINDOW + 1n);
     const rent = lamportsOf(w.svm, open.channelId as Address);
     const before = lamportsOf(w.svm, w.facilitator.address);
-    await sendOk(w.svm, w.facilitator, [official.buildReclaimInstruction({ channelId: open.channelId, rentPayer: w.facilitator.address })]);
+    await sendOk(w.svm, w.facilitator, [
+      official.buildReclaimInstruction({ channelId: open.channelId, rentPayer: w.facilitator.address }),
+    ]);
     expect(w.svm.getAccount(open.channelId as Address).exists).toBe(false);
     expect(lamportsOf(w.svm, w.facilitator.address)).toBe(before + rent - 5_000n);
   });

@@ -5,10 +5,10 @@
  * (the scheme's receiverAuthorizer) and the treasury ATA Distribute requires.
  * Every instruction is built with the facilitator's own client (src/chain/program/payment-channels).
  */
-import { generateKeyPairSigner, signBytes, type Address, type Instruction, type KeyPairSigner } from "@solana/kit";
+import { type Address, generateKeyPairSigner, type Instruction, type KeyPairSigner, signBytes } from "@solana/kit";
 import type { LiteSVM } from "litesvm";
 import { PAYMENT_CHANNELS_DEVNET_TREASURY_OWNER } from "../../localnet/programs/index";
-import { decodeChannel, type Channel } from "../../src/rails/upto/program/accounts";
+import { type Channel, decodeChannel } from "../../src/rails/upto/program/accounts";
 import {
   BPS_DENOMINATOR,
   getDistributeInstruction,
@@ -21,9 +21,9 @@ import {
   getWithdrawPayerInstruction,
 } from "../../src/rails/upto/program/instructions";
 import {
-  PAYMENT_CHANNELS_PROGRAM_ADDRESS,
   findChannelPda,
   findEventAuthorityPda,
+  PAYMENT_CHANNELS_PROGRAM_ADDRESS,
 } from "../../src/rails/upto/program/pda";
 import { encodeVoucherMessage, getEd25519VoucherInstruction } from "../../src/rails/upto/program/voucher";
 import {
@@ -147,7 +147,12 @@ export async function voucherInstruction(
 }
 
 export function settleAndSealInstruction(w: ChannelWorld, channel: Address, hasVoucher: boolean): Instruction {
-  return getSettleAndSealInstruction({ programId: PROGRAM_ID, payee: w.facilitator, channel, hasVoucher: hasVoucher ? 1 : 0 });
+  return getSettleAndSealInstruction({
+    programId: PROGRAM_ID,
+    payee: w.facilitator,
+    channel,
+    hasVoucher: hasVoucher ? 1 : 0,
+  });
 }
 
 export function settleInstruction(channel: Address): Instruction {

@@ -12,6 +12,7 @@ import { encodeDistributionPreimage } from "../../src/rails/upto/program/instruc
 import { advanceTime, lamportsOf, send, sendOk, tokenBalance, unixTime } from "./harness";
 import {
   BUYER_INITIAL_TOKENS,
+  type ChannelWorld,
   channelState,
   createChannelWorld,
   distributeInstruction,
@@ -23,7 +24,6 @@ import {
   settleInstruction,
   voucherInstruction,
   withdrawPayerInstruction,
-  type ChannelWorld,
 } from "./payment-channels-world";
 
 /** agave's PrecompileError::InvalidSignature, reported as InstructionError(index, Custom(2)). */
@@ -82,9 +82,15 @@ describe("payment-channels stand-in: open", () => {
   it("refuses a zero deposit, a zero grace period, a future open slot and payer = payee", async () => {
     const w = await createChannelWorld();
     const zeroDeposit = await openInstruction(w, { deposit: 0n });
-    expectCode(await send(w.svm, w.facilitator, [zeroDeposit.instruction]), PAYMENT_CHANNELS_ERROR.DepositMustBeNonZero);
+    expectCode(
+      await send(w.svm, w.facilitator, [zeroDeposit.instruction]),
+      PAYMENT_CHANNELS_ERROR.DepositMustBeNonZero,
+    );
     const zeroGrace = await openInstruction(w, { deposit: 1n, gracePeriod: 0 });
-    expectCode(await send(w.svm, w.facilitator, [zeroGrace.instruction]), PAYMENT_CHANNELS_ERROR.GracePeriodMustBeNonZero);
+    expectCode(
+      await send(w.svm, w.facilitator, [zeroGrace.instruction]),
+      PAYMENT_CHANNELS_ERROR.GracePeriodMustBeNonZero,
+    );
     const future = await openInstruction(w, { deposit: 1n, openSlot: w.svm.getClock().slot + 1n });
     expectCode(await send(w.svm, w.facilitator, [future.instruction]), PAYMENT_CHANNELS_ERROR.OpenSlotOutOfWindow);
     w.svm.warpToSlot(3_000n);
@@ -119,7 +125,10 @@ describe("payment-channels stand-in: the upto claim (settle-and-seal with a vouc
 
   it("seals without a voucher (the zero-amount cancel): everything back to the buyer", async () => {
     const { w, opened } = await openedWorld(250_000n);
-    await sendOk(w.svm, w.facilitator, [settleAndSealInstruction(w, opened.channel, false), distributeInstruction(w, opened)]);
+    await sendOk(w.svm, w.facilitator, [
+      settleAndSealInstruction(w, opened.channel, false),
+      distributeInstruction(w, opened),
+    ]);
     expect(tokenBalance(w.svm, w.buyerAta)).toBe(BUYER_INITIAL_TOKENS);
     expect(tokenBalance(w.svm, w.sellerAta)).toBe(0n);
   });
@@ -160,14 +169,24 @@ describe("payment-channels stand-in: the upto claim (settle-and-seal with a vouc
 
   it("refuses a replayed claim: the sealed channel (InvalidChannelStatus) and a non-increasing voucher (VoucherWatermarkNotMonotonic)", async () => {
     const { w, opened } = await openedWorld(1_000_000n);
-    const claim = [await voucherInstruction(opened.channel, 300_000n, w.authorizer), settleAndSealInstruction(w, opened.channel, true)];
+    const claim = [
+      await voucherInstruction(opened.channel, 300_000n, w.authorizer),
+      settleAndSealInstruction(w, opened.channel, true),
+    ];
     await sendOk(w.svm, w.facilitator, claim);
     expectCode(await send(w.svm, w.facilitator, claim), PAYMENT_CHANNELS_ERROR.InvalidChannelStatus, 1);
 
     const second = await openedWorld(1_000_000n);
-    const settle = [await voucherInstruction(second.opened.channel, 300_000n, second.w.authorizer), settleInstruction(second.opened.channel)];
+    const settle = [
+      await voucherInstruction(second.opened.channel, 300_000n, second.w.authorizer),
+      settleInstruction(second.opened.channel),
+    ];
     await sendOk(second.w.svm, second.w.facilitator, settle);
-    expectCode(await send(second.w.svm, second.w.facilitator, settle), PAYMENT_CHANNELS_ERROR.VoucherWatermarkNotMonotonic, 1);
+    expectCode(
+      await send(second.w.svm, second.w.facilitator, settle),
+      PAYMENT_CHANNELS_ERROR.VoucherWatermarkNotMonotonic,
+      1,
+    );
     expect(channelState(second.w, second.opened.channel).settled).toBe(300_000n);
   });
 
@@ -209,14 +228,29 @@ describe("payment-channels stand-in: the buyer's exit after the grace period", (
     const grace = 600;
     const { w, opened } = await openedWorld(1_000_000n, grace);
     // The facilitator settled 150,000 while the channel was open.
-    await sendOk(w.svm, w.facilitator, [await voucherInstruction(opened.channel, 150_000n, w.authorizer), settleInstruction(opened.channel)]);
+    await sendOk(w.svm, w.facilitator, [
+      await voucherInstruction(opened.channel, 150_000n, w.authorizer),
+      settleInstruction(opened.channel),
+    ]);
 
-    expectCode(await send(w.svm, w.buyer, [withdrawPayerInstruction(w, opened)]), PAYMENT_CHANNELS_ERROR.InvalidChannelStatus);
+    expectCode(
+      await send(w.svm, w.buyer, [withdrawPayerInstruction(w, opened)]),
+      PAYMENT_CHANNELS_ERROR.InvalidChannelStatus,
+    );
     await sendOk(w.svm, w.buyer, [requestCloseInstruction(w, opened.channel)]);
-    expect(channelState(w, opened.channel)).toMatchObject({ status: CHANNEL_STATUS.CLOSING, closureStartedAt: unixTime(w.svm) });
-    expectCode(await send(w.svm, w.buyer, [withdrawPayerInstruction(w, opened)]), PAYMENT_CHANNELS_ERROR.InvalidChannelStatus);
+    expect(channelState(w, opened.channel)).toMatchObject({
+      status: CHANNEL_STATUS.CLOSING,
+      closureStartedAt: unixTime(w.svm),
+    });
+    expectCode(
+      await send(w.svm, w.buyer, [withdrawPayerInstruction(w, opened)]),
+      PAYMENT_CHANNELS_ERROR.InvalidChannelStatus,
+    );
     advanceTime(w.svm, BigInt(grace - 1));
-    expectCode(await send(w.svm, w.buyer, [sealInstruction(opened.channel)]), PAYMENT_CHANNELS_ERROR.SealGracePeriodNotElapsed);
+    expectCode(
+      await send(w.svm, w.buyer, [sealInstruction(opened.channel)]),
+      PAYMENT_CHANNELS_ERROR.SealGracePeriodNotElapsed,
+    );
 
     advanceTime(w.svm, 1n);
     // The payee can no longer seal cooperatively once the grace period is over.
@@ -229,7 +263,10 @@ describe("payment-channels stand-in: the buyer's exit after the grace period", (
     expect(tokenBalance(w.svm, w.buyerAta)).toBe(BUYER_INITIAL_TOKENS - 150_000n);
     expect(tokenBalance(w.svm, opened.channelAta)).toBe(150_000n);
     expect(channelState(w, opened.channel).payerWithdrawnAt).toBe(unixTime(w.svm));
-    expectCode(await send(w.svm, w.buyer, [withdrawPayerInstruction(w, opened)]), PAYMENT_CHANNELS_ERROR.PayerAlreadyWithdrawn);
+    expectCode(
+      await send(w.svm, w.buyer, [withdrawPayerInstruction(w, opened)]),
+      PAYMENT_CHANNELS_ERROR.PayerAlreadyWithdrawn,
+    );
 
     // Distribute pays the seller what was settled and does not refund the buyer twice.
     await sendOk(w.svm, w.facilitator, [distributeInstruction(w, opened)]);
@@ -240,8 +277,14 @@ describe("payment-channels stand-in: the buyer's exit after the grace period", (
 
   it("reclaims the channel's rent for the rent payer only after the slot window", async () => {
     const { w, opened } = await openedWorld(10_000n);
-    await sendOk(w.svm, w.facilitator, [settleAndSealInstruction(w, opened.channel, false), distributeInstruction(w, opened)]);
-    expectCode(await send(w.svm, w.facilitator, [reclaimInstruction(w, opened.channel)]), PAYMENT_CHANNELS_ERROR.ChannelCloseTooEarly);
+    await sendOk(w.svm, w.facilitator, [
+      settleAndSealInstruction(w, opened.channel, false),
+      distributeInstruction(w, opened),
+    ]);
+    expectCode(
+      await send(w.svm, w.facilitator, [reclaimInstruction(w, opened.channel)]),
+      PAYMENT_CHANNELS_ERROR.ChannelCloseTooEarly,
+    );
 
     w.svm.warpToSlot(opened.openSlot + 1_501n);
     const channelRent = lamportsOf(w.svm, opened.channel);

@@ -24,7 +24,9 @@ describe("stand-in program build", () => {
       for (const name of PROGRAMS) {
         const rebuilt = readFileSync(join(out, `${name}.so`));
         const committed = readFileSync(join(PROGRAMS_DIR, "build", `${name}.so`));
-        expect(rebuilt.equals(committed), `${name}.so differs from its sources: run localnet/programs/build.sh`).toBe(true);
+        expect(rebuilt.equals(committed), `${name}.so differs from its sources: run localnet/programs/build.sh`).toBe(
+          true,
+        );
       }
     },
     180_000,

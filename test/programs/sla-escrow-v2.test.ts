@@ -7,18 +7,18 @@
  * seller_bps; the escrow fee (as on release) is taken from the seller's share only and stays in the
  * escrow; the PaymentExt is closed with its rent to the buyer.
  */
-import { getAddressDecoder, type Address, type KeyPairSigner } from "@solana/kit";
+import { type Address, getAddressDecoder, type KeyPairSigner } from "@solana/kit";
 import { beforeEach, describe, expect, it } from "vitest";
 import { SLA_ESCROW_STANDIN_ERROR as E } from "../../localnet/programs/errors";
 import { SLA_ESCROW_STANDIN_LAYOUT as LAYOUT } from "../../localnet/programs/sla-escrow-layout";
 import { PAYMENT_STATE, RESOLUTION_STATE } from "../../src/rails/sla-escrow/program/accounts";
 import {
-  MUTUAL_ACTION,
   getAcceptMutualActionInstruction,
   getDisputePaymentInstruction,
   getProposeMutualActionInstruction,
   getResolveWithSplitInstruction,
   getSubmitDeliveryInstruction,
+  MUTUAL_ACTION,
 } from "../../src/rails/sla-escrow/program/instructions";
 import {
   ataOf,
@@ -26,29 +26,29 @@ import {
   fundedSigner,
   lamportsOf,
   ownerOf,
+  type SendResult,
   send,
   sendOk,
   setUnixTime,
   tokenBalance,
-  type SendResult,
 } from "./harness";
 import {
   CONFIG_DEFAULTS,
   DELIVERY_HASH,
   FEE_BPS,
-  MIN_FEE_AMOUNT,
-  ORACLE_FEE_BPS,
-  RESOLUTION_HASH,
-  SLA_PROGRAM_ID,
   fundIx,
   fundV2Ix,
+  MIN_FEE_AMOUNT,
   newPayment,
   newSlaWorld,
+  ORACLE_FEE_BPS,
+  type PaymentSetup,
   paymentAccounts,
   payoutIx,
+  RESOLUTION_HASH,
   readEscrow,
   readPayment,
-  type PaymentSetup,
+  SLA_PROGRAM_ID,
   type SlaWorld,
   type V2Options,
 } from "./sla-world";
@@ -115,7 +115,12 @@ function deliverIx(p: PaymentSetup) {
   return getSubmitDeliveryInstruction({ ...paymentAccounts(w, p), seller: p.seller, deliveryHash: DELIVERY_HASH });
 }
 
-function resolveIx(p: PaymentSetup, sellerBps: number, adjudicator: KeyPairSigner = w.oracle, expected = DELIVERY_HASH) {
+function resolveIx(
+  p: PaymentSetup,
+  sellerBps: number,
+  adjudicator: KeyPairSigner = w.oracle,
+  expected = DELIVERY_HASH,
+) {
   const common = {
     ...extAccounts(p),
     adjudicator,
@@ -126,7 +131,8 @@ function resolveIx(p: PaymentSetup, sellerBps: number, adjudicator: KeyPairSigne
     resolutionHash: RESOLUTION_HASH,
     expectedDeliveryHash: expected,
   };
-  if (p.escrow.kind === "sol") return getResolveWithSplitInstruction({ ...common, kind: "sol", solStorage: p.escrow.funds });
+  if (p.escrow.kind === "sol")
+    return getResolveWithSplitInstruction({ ...common, kind: "sol", solStorage: p.escrow.funds });
   return adjudicatorAtaOf(p, adjudicator).then((adjudicatorAta) =>
     getResolveWithSplitInstruction({
       ...common,
@@ -154,9 +160,14 @@ describe("SLA-Escrow stand-in: FundPaymentV2", () => {
     const p = await newPayment(w, w.sol);
     const buyer0 = lamportsOf(w.svm, p.buyer.address);
     await sendOk(w.svm, w.keeper, [
-      fundV2Ix(w, p, { closureDelayOverrideSeconds: 100n, refundCooldownOverrideSeconds: 0n, deliveryCutoffOverrideSeconds: 120n }),
+      fundV2Ix(w, p, {
+        closureDelayOverrideSeconds: 100n,
+        refundCooldownOverrideSeconds: 0n,
+        deliveryCutoffOverrideSeconds: 120n,
+      }),
     ]);
-    const rent = w.svm.minimumBalanceForRentExemption(384n) + w.svm.minimumBalanceForRentExemption(BigInt(PAYMENT_EXT_SIZE));
+    const rent =
+      w.svm.minimumBalanceForRentExemption(384n) + w.svm.minimumBalanceForRentExemption(BigInt(PAYMENT_EXT_SIZE));
     expect(buyer0 - lamportsOf(w.svm, p.buyer.address)).toBe(p.amount + rent);
     expect(ownerOf(w.svm, p.paymentExt)).toBe(SLA_PROGRAM_ID);
     const ext = dataOf(w.svm, p.paymentExt);
@@ -185,9 +196,15 @@ describe("SLA-Escrow stand-in: mutual actions", () => {
     const p = await fundedV2("sol");
     const newAdjudicator = await fundedSigner(w.svm, 1n);
     const rotate = MUTUAL_ACTION.ROTATE_ADJUDICATOR;
-    expectCode(await send(w.svm, w.keeper, [acceptIx(p, p.buyer, rotate, 0n, newAdjudicator.address)]), E.NoPendingProposal);
+    expectCode(
+      await send(w.svm, w.keeper, [acceptIx(p, p.buyer, rotate, 0n, newAdjudicator.address)]),
+      E.NoPendingProposal,
+    );
     await sendOk(w.svm, w.keeper, [proposeIx(p, p.seller, rotate, 0n, newAdjudicator.address)]);
-    expectCode(await send(w.svm, w.keeper, [acceptIx(p, p.seller, rotate, 0n, newAdjudicator.address)]), E.CannotAcceptOwnProposal);
+    expectCode(
+      await send(w.svm, w.keeper, [acceptIx(p, p.seller, rotate, 0n, newAdjudicator.address)]),
+      E.CannotAcceptOwnProposal,
+    );
     expectCode(await send(w.svm, w.keeper, [acceptIx(p, p.buyer, rotate, 0n, p.buyer.address)]), E.ProposalMismatch);
     await sendOk(w.svm, w.keeper, [acceptIx(p, p.buyer, rotate, 0n, newAdjudicator.address)]);
     expect(adjudicatorOf(p)).toBe(newAdjudicator.address);
@@ -277,7 +294,11 @@ describe("SLA-Escrow stand-in: ResolveWithSplit", () => {
     expect(readEscrow(w, w.sol)).toMatchObject({ feeBalance: split.fee, tokenLiquidity: 0n });
     expect(w.svm.getAccount(p.paymentExt).exists).toBe(false);
     const payment = readPayment(w, p);
-    expect(payment).toMatchObject({ state: PAYMENT_STATE.RELEASED, resolutionState: RESOLUTION_STATE.APPROVED, resolutionReason: 3 });
+    expect(payment).toMatchObject({
+      state: PAYMENT_STATE.RELEASED,
+      resolutionState: RESOLUTION_STATE.APPROVED,
+      resolutionReason: 3,
+    });
     expect(payment.resolutionHash).toEqual(RESOLUTION_HASH);
   });
 
@@ -289,7 +310,10 @@ describe("SLA-Escrow stand-in: ResolveWithSplit", () => {
     const split = expectedResolution(p.amount, 0, 7_000_000n);
     expect(split).toEqual({ tip: 7_000_000n, fee: 0n, sellerNet: 0n, buyerShare: 993_000_000n });
     expect(lamportsOf(w.svm, p.buyer.address) - buyer0).toBe(split.buyerShare + extRent);
-    expect(readPayment(w, p)).toMatchObject({ state: PAYMENT_STATE.REFUNDED, resolutionState: RESOLUTION_STATE.REJECTED });
+    expect(readPayment(w, p)).toMatchObject({
+      state: PAYMENT_STATE.REFUNDED,
+      resolutionState: RESOLUTION_STATE.REJECTED,
+    });
   });
 
   it("splits an SPL payment, creating missing token accounts for the seller and the adjudicator", async () => {

@@ -27,35 +27,35 @@ import {
   lamportsOf,
   ownerOf,
   placeAccount,
+  type SendResult,
   send,
   sendOk,
   setUnixTime,
   tokenBalance,
   withAccount,
   withAccountRole,
-  type SendResult,
 } from "./harness";
 import {
   CONFIG_DEFAULTS,
   DEFAULT_TTL_SECONDS,
   DELIVERY_HASH,
   FEE_BPS,
-  MIN_FEE_AMOUNT,
-  ORACLE_FEE_BPS,
-  RESOLUTION_HASH,
-  SLA_PROGRAM_ID,
   fundIx,
   fundV2Ix,
   generateKeyPairSigner,
+  MIN_FEE_AMOUNT,
   newPayment,
   newSlaWorld,
   now,
+  ORACLE_FEE_BPS,
+  type PaymentSetup,
   paymentAccounts,
   payoutIx,
   placeEscrow,
+  RESOLUTION_HASH,
   readEscrow,
   readPayment,
-  type PaymentSetup,
+  SLA_PROGRAM_ID,
   type SlaWorld,
 } from "./sla-world";
 
@@ -173,7 +173,10 @@ describe("SLA-Escrow stand-in: FundPayment", () => {
     const other = await newPayment(w, w.sol);
     expectCode(await send(w.svm, w.keeper, [withAccount(fundIx(w, p), 4, other.payment)]), E.InvalidPaymentAddress);
     // keeper pays the transaction fee; the buyer's meta is left unsigned.
-    expectCode(await send(w.svm, w.keeper, [withAccountRole(fundIx(w, p), 0, AccountRole.WRITABLE)]), E.MissingSignature);
+    expectCode(
+      await send(w.svm, w.keeper, [withAccountRole(fundIx(w, p), 0, AccountRole.WRITABLE)]),
+      E.MissingSignature,
+    );
 
     // Bank-shaped and Config-shaped accounts away from their PDAs.
     const fake = (await generateKeyPairSigner()).address;
@@ -270,7 +273,10 @@ describe("SLA-Escrow stand-in: ApproveDelivery / ConfirmOracle", () => {
   it("ABI §5.8: refuses any verdict without a delivery, and after expires_at", async () => {
     const p = await funded("sol");
     for (const state of [RESOLUTION_STATE.APPROVED, RESOLUTION_STATE.REJECTED]) {
-      expectCode(await send(w.svm, w.keeper, [confirmIx(p, state, w.oracle, new Uint8Array(32))]), E.DeliveryNotSubmitted);
+      expectCode(
+        await send(w.svm, w.keeper, [confirmIx(p, state, w.oracle, new Uint8Array(32))]),
+        E.DeliveryNotSubmitted,
+      );
     }
     await sendOk(w.svm, w.keeper, [submitDeliveryIx(p)]);
     setUnixTime(w.svm, readPayment(w, p).expiresAtUnixSeconds + 1n);
@@ -309,7 +315,10 @@ describe("SLA-Escrow stand-in: ReleasePayment (ABI §5.3)", () => {
     expect(storage0 - lamportsOf(w.svm, w.sol.funds)).toBe(net + tip);
     expect(readEscrow(w, w.sol)).toMatchObject({ feeBalance: fee, tokenLiquidity: 0n });
     // closed_at is when ClosePayment becomes possible: settlement + the closure delay (docs/sla-escrow-abi.md, ABI §4.4).
-    expect(readPayment(w, p)).toMatchObject({ state: PAYMENT_STATE.RELEASED, closedAtUnixSeconds: now(w) + CONFIG_DEFAULTS.closureDelaySeconds });
+    expect(readPayment(w, p)).toMatchObject({
+      state: PAYMENT_STATE.RELEASED,
+      closedAtUnixSeconds: now(w) + CONFIG_DEFAULTS.closureDelaySeconds,
+    });
   });
 
   it("charges the minimum fee when the rate gives less", async () => {
@@ -379,7 +388,10 @@ describe("SLA-Escrow stand-in: ReleasePayment (ABI §5.3)", () => {
   it("before any outcome only the bank authority may release (admin override)", async () => {
     const p = await funded("sol");
     await sendOk(w.svm, w.keeper, [submitDeliveryIx(p)]);
-    expectCode(await send(w.svm, w.keeper, [payoutIx(w, p, "release", { caller: p.seller })]), E.ReleaseNotYetAvailable);
+    expectCode(
+      await send(w.svm, w.keeper, [payoutIx(w, p, "release", { caller: p.seller })]),
+      E.ReleaseNotYetAvailable,
+    );
     await sendOk(w.svm, w.keeper, [payoutIx(w, p, "release", { caller: w.admin })]);
     expect(readPayment(w, p).state).toBe(PAYMENT_STATE.RELEASED);
   });
@@ -390,9 +402,15 @@ describe("SLA-Escrow stand-in: ReleasePayment (ABI §5.3)", () => {
     expectCode(await send(w.svm, w.keeper, [payoutIx(w, rejected, "release")]), E.DeliveryRejected);
 
     const p = await approved("sol");
-    expectCode(await send(w.svm, w.keeper, [payoutIx(w, p, "release", { recipient: p.buyer.address })]), E.InvalidRecipient);
+    expectCode(
+      await send(w.svm, w.keeper, [payoutIx(w, p, "release", { recipient: p.buyer.address })]),
+      E.InvalidRecipient,
+    );
     const spl = await approved("spl");
-    expectCode(await send(w.svm, w.keeper, [payoutIx(w, spl, "release", { recipient: spl.buyerAta })]), E.InvalidRecipient);
+    expectCode(
+      await send(w.svm, w.keeper, [payoutIx(w, spl, "release", { recipient: spl.buyerAta })]),
+      E.InvalidRecipient,
+    );
     // The caller must sign (here someone else pays the transaction fee).
     expectCode(
       await send(w.svm, p.buyer, [withAccountRole(payoutIx(w, p, "release"), 0, AccountRole.WRITABLE)]),
@@ -428,7 +446,10 @@ describe("SLA-Escrow stand-in: RefundPayment (ABI §5.4)", () => {
     await sendOk(w.svm, w.keeper, [payoutIx(w, bySeller, "refund", { caller: bySeller.seller })]);
     const byAdmin = await funded("sol");
     await sendOk(w.svm, w.keeper, [payoutIx(w, byAdmin, "refund", { caller: w.admin })]);
-    expect([readPayment(w, bySeller).state, readPayment(w, byAdmin).state]).toEqual([PAYMENT_STATE.REFUNDED, PAYMENT_STATE.REFUNDED]);
+    expect([readPayment(w, bySeller).state, readPayment(w, byAdmin).state]).toEqual([
+      PAYMENT_STATE.REFUNDED,
+      PAYMENT_STATE.REFUNDED,
+    ]);
   });
 
   it("a rejected SPL delivery: the buyer gets amount − tip at once, the oracle its tip, the buyer's account only", async () => {
@@ -472,7 +493,11 @@ describe("SLA-Escrow stand-in: extended (v0.5) payments pay out with the Payment
     await sendOk(w.svm, w.keeper, [submitDeliveryIx(p), confirmIx(p, RESOLUTION_STATE.APPROVED)]);
     expectCode(await send(w.svm, w.keeper, [payoutIx(w, p, "release", { extended: false })]), E.NotEnoughAccounts);
     const extRent = lamportsOf(w.svm, p.paymentExt);
-    const [seller0, buyer0, oracle0] = [lamportsOf(w.svm, p.seller.address), lamportsOf(w.svm, p.buyer.address), lamportsOf(w.svm, w.oracle.address)];
+    const [seller0, buyer0, oracle0] = [
+      lamportsOf(w.svm, p.seller.address),
+      lamportsOf(w.svm, p.buyer.address),
+      lamportsOf(w.svm, w.oracle.address),
+    ];
     await sendOk(w.svm, w.keeper, [payoutIx(w, p, "release")]);
     const { tip, net } = split(p.amount, "release", true, 20_000_000n);
     expect(tip).toBe(20_000_000n);
@@ -507,7 +532,10 @@ describe("SLA-Escrow stand-in: ExtendPaymentTTL (ABI §5.6) and ClosePayment (AB
     const expiresAt = readPayment(w, p).expiresAtUnixSeconds;
     expectCode(await send(w.svm, w.keeper, [extendIx(p, 600n, p.seller)]), E.NotPaymentBuyer);
     expectCode(await send(w.svm, w.keeper, [extendIx(p, 0n)]), E.InvalidTtlExtension);
-    expectCode(await send(w.svm, w.keeper, [extendIx(p, 2_592_000n - DEFAULT_TTL_SECONDS + 1n)]), E.InvalidTtlExtension);
+    expectCode(
+      await send(w.svm, w.keeper, [extendIx(p, 2_592_000n - DEFAULT_TTL_SECONDS + 1n)]),
+      E.InvalidTtlExtension,
+    );
     await sendOk(w.svm, w.keeper, [extendIx(p, 600n)]);
     expect(readPayment(w, p).expiresAtUnixSeconds).toBe(expiresAt + 600n);
     setUnixTime(w.svm, expiresAt + 601n);

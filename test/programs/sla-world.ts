@@ -3,35 +3,35 @@
  * 6-decimal SPL mint) placed at their PDAs with the ABI layouts, the way the local chain seeds
  * them, plus builders (the facilitator's own, from src/chain/program/sla-escrow) for one payment.
  */
-import { address, generateKeyPairSigner, type Address, type KeyPairSigner } from "@solana/kit";
+import { type Address, address, generateKeyPairSigner, type KeyPairSigner } from "@solana/kit";
 import type { LiteSVM } from "litesvm";
 import { SLA_ESCROW_DEVNET_PROGRAM_ID } from "../../localnet/programs/index";
 import {
+  type Escrow,
+  type EscrowConfig,
   getBankEncoder,
   getEscrowConfigEncoder,
   getEscrowDecoder,
   getEscrowEncoder,
   getPaymentDecoder,
-  type Escrow,
-  type EscrowConfig,
 } from "../../src/rails/sla-escrow/program/accounts";
 import {
+  type FundPaymentInstructionInput,
   getFundPaymentInstruction,
   getFundPaymentV2Instruction,
   getRefundPaymentInstruction,
   getReleasePaymentInstruction,
-  type FundPaymentInstructionInput,
 } from "../../src/rails/sla-escrow/program/instructions";
+import { randomPaymentUid } from "../../src/rails/sla-escrow/program/payment-uid";
 import {
-  NATIVE_SOL_ESCROW_MINT,
   findBankPda,
   findEscrowConfigPda,
   findEscrowPda,
   findEscrowSolStoragePda,
   findPaymentExtPda,
   findPaymentPda,
+  NATIVE_SOL_ESCROW_MINT,
 } from "../../src/rails/sla-escrow/program/pda";
-import { randomPaymentUid } from "../../src/rails/sla-escrow/program/payment-uid";
 import {
   ataOf,
   createAta,
@@ -41,8 +41,8 @@ import {
   fundedSigner,
   mintTo,
   placeAccount,
-  unixTime,
   type TestMint,
+  unixTime,
 } from "./harness";
 
 export const SLA_PROGRAM_ID = address(SLA_ESCROW_DEVNET_PROGRAM_ID);
@@ -102,7 +102,12 @@ function escrowRecord(mint: Address, funds: Address, overrides: Partial<Escrow> 
 }
 
 export function placeEscrow(w: SlaWorld, setup: EscrowSetup, overrides: Partial<Escrow> = {}): void {
-  placeAccount(w.svm, setup.escrow, SLA_PROGRAM_ID, getEscrowEncoder().encode(escrowRecord(setup.mint, setup.funds, overrides)));
+  placeAccount(
+    w.svm,
+    setup.escrow,
+    SLA_PROGRAM_ID,
+    getEscrowEncoder().encode(escrowRecord(setup.mint, setup.funds, overrides)),
+  );
 }
 
 export interface SlaWorldOptions {
@@ -118,7 +123,12 @@ export async function newSlaWorld(options: SlaWorldOptions = {}): Promise<SlaWor
   const admin = await fundedSigner(svm, 1n);
   const [bank] = await findBankPda(SLA_PROGRAM_ID);
   const [config] = await findEscrowConfigPda(SLA_PROGRAM_ID);
-  placeAccount(svm, bank, SLA_PROGRAM_ID, getBankEncoder().encode({ authority: admin.address, openAtUnixSeconds: 0n, feeBps: 0 }));
+  placeAccount(
+    svm,
+    bank,
+    SLA_PROGRAM_ID,
+    getBankEncoder().encode({ authority: admin.address, openAtUnixSeconds: 0n, feeBps: 0 }),
+  );
   placeAccount(svm, config, SLA_PROGRAM_ID, getEscrowConfigEncoder().encode({ ...CONFIG_DEFAULTS, ...options.config }));
 
   const [solEscrow] = await findEscrowPda(SLA_PROGRAM_ID, NATIVE_SOL_ESCROW_MINT, bank);
@@ -173,18 +183,33 @@ export interface PaymentOptions {
 }
 
 /** A buyer (with funds), a seller and a fresh uid; nothing on chain about the payment yet. */
-export async function newPayment(w: SlaWorld, escrow: EscrowSetup, options: PaymentOptions = {}): Promise<PaymentSetup> {
+export async function newPayment(
+  w: SlaWorld,
+  escrow: EscrowSetup,
+  options: PaymentOptions = {},
+): Promise<PaymentSetup> {
   const amount = options.amount ?? (escrow.kind === "sol" ? 1_000_000_000n : 5_000_000n);
   const buyer = await fundedSigner(w.svm, 10n);
   const seller = await fundedSigner(w.svm, 1n);
   const uid = randomPaymentUid().bytes;
   const [payment] = await findPaymentPda(SLA_PROGRAM_ID, uid, w.bank);
   const [paymentExt] = await findPaymentExtPda(SLA_PROGRAM_ID, uid, w.bank);
-  const p: PaymentSetup = { escrow, uid, payment, paymentExt, buyer, seller, amount, ttlSeconds: options.ttlSeconds ?? DEFAULT_TTL_SECONDS };
+  const p: PaymentSetup = {
+    escrow,
+    uid,
+    payment,
+    paymentExt,
+    buyer,
+    seller,
+    amount,
+    ttlSeconds: options.ttlSeconds ?? DEFAULT_TTL_SECONDS,
+  };
   if (escrow.token) {
     p.buyerAta = await createAta(w.svm, escrow.token, buyer.address);
     await mintTo(w.svm, escrow.token, p.buyerAta, 100n * amount);
-    p.sellerAta = options.noSellerAta ? await ataOf(escrow.token, seller.address) : await createAta(w.svm, escrow.token, seller.address);
+    p.sellerAta = options.noSellerAta
+      ? await ataOf(escrow.token, seller.address)
+      : await createAta(w.svm, escrow.token, seller.address);
   }
   return p;
 }
@@ -271,9 +296,21 @@ export function payoutIx(w: SlaWorld, p: PaymentSetup, kind: "release" | "refund
   if (p.escrow.kind === "sol") {
     const oracleTip = tip ? { oracle: w.oracle.address } : undefined;
     if (kind === "release") {
-      return getReleasePaymentInstruction({ ...common, kind: "sol", solStorage: p.escrow.funds, seller: overrides.recipient ?? p.seller.address, oracleTip });
+      return getReleasePaymentInstruction({
+        ...common,
+        kind: "sol",
+        solStorage: p.escrow.funds,
+        seller: overrides.recipient ?? p.seller.address,
+        oracleTip,
+      });
     }
-    return getRefundPaymentInstruction({ ...common, kind: "sol", solStorage: p.escrow.funds, buyer: overrides.recipient ?? p.buyer.address, oracleTip });
+    return getRefundPaymentInstruction({
+      ...common,
+      kind: "sol",
+      solStorage: p.escrow.funds,
+      buyer: overrides.recipient ?? p.buyer.address,
+      oracleTip,
+    });
   }
   const spl = {
     ...common,
@@ -283,7 +320,12 @@ export function payoutIx(w: SlaWorld, p: PaymentSetup, kind: "release" | "refund
     tokenProgram: p.escrow.token!.tokenProgram,
     oracleTip: tip ? { oracle: w.oracle.address, oracleAta: w.oracleAta } : undefined,
   };
-  if (kind === "release") return getReleasePaymentInstruction({ ...spl, sellerAta: overrides.recipient ?? p.sellerAta!, seller: p.seller.address });
+  if (kind === "release")
+    return getReleasePaymentInstruction({
+      ...spl,
+      sellerAta: overrides.recipient ?? p.sellerAta!,
+      seller: p.seller.address,
+    });
   return getRefundPaymentInstruction({ ...spl, buyerAta: overrides.recipient ?? p.buyerAta! });
 }
 

@@ -9,11 +9,11 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { AccountRole, address, generateKeyPairSigner, type AccountSignerMeta } from "@solana/kit";
+import { AccountRole, type AccountSignerMeta, address, generateKeyPairSigner } from "@solana/kit";
 import { LiteSVM } from "litesvm";
 import { describe, expect, it } from "vitest";
 import { murmur3_32, syscallHash } from "../../localnet/programs/tools/murmur3";
-import { KNOWN_SYSCALLS, PostLinkError, linkSbfObject } from "../../localnet/programs/tools/postlink";
+import { KNOWN_SYSCALLS, linkSbfObject, PostLinkError } from "../../localnet/programs/tools/postlink";
 import { fundedSigner, lamportsOf, sendOk, setUnixTime } from "./harness";
 
 const PROGRAMS_DIR = fileURLToPath(new URL("../../localnet/programs/", import.meta.url));
@@ -42,15 +42,29 @@ describe("postlink", () => {
   function compile(source: string): Uint8Array {
     const dir = mkdtempSync(join(tmpdir(), "postlink-"));
     writeFileSync(join(dir, "p.c"), source);
-    execFileSync(CLANG, ["-target", "bpf", "-mcpu=v2", "-O2", "-ffreestanding", "-c", join(dir, "p.c"), "-o", join(dir, "p.o")]);
+    execFileSync(CLANG, [
+      "-target",
+      "bpf",
+      "-mcpu=v2",
+      "-O2",
+      "-ffreestanding",
+      "-c",
+      join(dir, "p.c"),
+      "-o",
+      join(dir, "p.o"),
+    ]);
     return readFileSync(join(dir, "p.o"));
   }
 
   it.skipIf(!hasClang)(`refuses writable globals and unknown external calls (needs ${CLANG})`, () => {
-    const writable = compile("unsigned long counter = 1;\nunsigned long entrypoint(void *in) { (void)in; return ++counter; }\n");
+    const writable = compile(
+      "unsigned long counter = 1;\nunsigned long entrypoint(void *in) { (void)in; return ++counter; }\n",
+    );
     expect(() => linkSbfObject(writable)).toThrow(/writable/);
-    const libc = compile("extern void *memcpy2(void *, const void *, unsigned long);\n" +
-      "unsigned long entrypoint(unsigned char *in) { memcpy2(in, in + 8, 8); return 0; }\n");
+    const libc = compile(
+      "extern void *memcpy2(void *, const void *, unsigned long);\n" +
+        "unsigned long entrypoint(unsigned char *in) { memcpy2(in, in + 8, 8); return 0; }\n",
+    );
     expect(() => linkSbfObject(libc)).toThrow(/memcpy2.*not a syscall/);
   });
 });

@@ -5,7 +5,7 @@
  * for sovereign vaults; a non-sovereign, unprovisioned vault withholds recovery (to the fee receiver)
  * until a Config target is reached.
  */
-import { address, generateKeyPairSigner, type Address, type KeyPairSigner } from "@solana/kit";
+import { type Address, address, generateKeyPairSigner, type KeyPairSigner } from "@solana/kit";
 import type { LiteSVM } from "litesvm";
 import { beforeEach, describe, expect, it } from "vitest";
 import { UNIVERSAL_SETTLE_STANDIN_ERROR as E } from "../../localnet/programs/errors";
@@ -17,33 +17,33 @@ import {
 } from "../../src/rails/exact/program/accounts";
 import { getCreateVaultInstruction, getSweepInstruction } from "../../src/rails/exact/program/instructions";
 import {
+  feeShardIndexOf,
   findFeeShardPda,
   findFeeShardSolStoragePda,
   findUniversalSettleConfigPda,
   findVaultPda,
   findVaultSolStoragePda,
-  feeShardIndexOf,
 } from "../../src/rails/exact/program/pda";
 import {
   AccountRole,
-  LAMPORTS_PER_SOL,
-  TOKEN_2022_PROGRAM_ADDRESS,
   createAta,
   createMint,
   createStandInChain,
   dataOf,
   fundedSigner,
+  LAMPORTS_PER_SOL,
   lamportsOf,
   mintTo,
   ownerOf,
   placeAccount,
   send,
   sendOk,
+  type TestMint,
+  TOKEN_2022_PROGRAM_ADDRESS,
   tokenBalance,
   transferSol,
   withAccount,
   withAccountRole,
-  type TestMint,
 } from "./harness";
 
 const PROGRAM_ID = address(UNIVERSAL_SETTLE_DEVNET_PROGRAM_ID);
@@ -202,7 +202,9 @@ describe("UniversalSettle stand-in: CreateVault", () => {
   it("rejects a SOL storage that is not PDA(sol_storage, vault)", async () => {
     const v = await vaultAddresses(await generateKeyPairSigner());
     const other = await vaultAddresses(await generateKeyPairSigner());
-    const result = await send(w.svm, w.facilitator, [createVaultIx(w.facilitator, { ...v, solStorage: other.solStorage })]);
+    const result = await send(w.svm, w.facilitator, [
+      createVaultIx(w.facilitator, { ...v, solStorage: other.solStorage }),
+    ]);
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.customCode).toBe(E.InvalidSolStorage);
   });
@@ -363,7 +365,9 @@ describe("UniversalSettle stand-in: Sweep SOL", () => {
     const wrongVault = await send(w.svm, w.facilitator, [withAccount(sweepSolIx(w, v, 0n), 1, fakeVault)]);
     expect(wrongVault.ok || wrongVault.customCode).toBe(E.InvalidVaultAddress);
 
-    const readonlyVault = await send(w.svm, w.facilitator, [withAccountRole(sweepSolIx(w, v, 0n), 1, AccountRole.READONLY)]);
+    const readonlyVault = await send(w.svm, w.facilitator, [
+      withAccountRole(sweepSolIx(w, v, 0n), 1, AccountRole.READONLY),
+    ]);
     expect(readonlyVault.ok || readonlyVault.customCode).toBe(E.AccountNotWritable);
 
     const unsigned = await send(w.svm, buyer, [withAccountRole(sweepSolIx(w, v, 0n), 0, AccountRole.WRITABLE)]);

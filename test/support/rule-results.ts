@@ -14,7 +14,11 @@ export function reasonOf(result: object): string {
 
 /** A kit instruction as the wire decoder reports it (program, account addresses in order, data). */
 export function decodedInstruction(ix: Instruction): DecodedInstruction {
-  return { programAddress: ix.programAddress, accounts: (ix.accounts ?? []).map((account) => account.address), data: Uint8Array.from(ix.data ?? []) };
+  return {
+    programAddress: ix.programAddress,
+    accounts: (ix.accounts ?? []).map((account) => account.address),
+    data: Uint8Array.from(ix.data ?? []),
+  };
 }
 
 /** The sentence a rule result puts on the wire next to its reason ("" when accepted). */

@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
 import { getBase58Decoder, getBase58Encoder, isAddress } from "@solana/kit";
+import { describe, expect, it } from "vitest";
 import { decodeBase58, encodeAddressAt, encodeBase58, isBase58Address } from "../../src/chain/base58";
 
 /** The hot-path base58 must read and write exactly what kit's codec does (kit is the reference here). */
@@ -57,8 +57,10 @@ describe("base58", () => {
       "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncD0", // bad character
       "",
     ];
-    for (let i = 0; i < 200; i++) samples.push(encodeBase58(randomBytes(32, i % 4)), encodeBase58(randomBytes(31 + (i % 3), 0)));
+    for (let i = 0; i < 200; i++)
+      samples.push(encodeBase58(randomBytes(32, i % 4)), encodeBase58(randomBytes(31 + (i % 3), 0)));
     // Twice: the second pass answers from the remembered set and must agree too.
-    for (let pass = 0; pass < 2; pass++) for (const text of samples) expect(isBase58Address(text), text).toBe(isAddress(text));
+    for (let pass = 0; pass < 2; pass++)
+      for (const text of samples) expect(isBase58Address(text), text).toBe(isAddress(text));
   });
 });

@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
 import { getBase64Encoder } from "@solana/kit";
+import { describe, expect, it } from "vitest";
 import { decodeBase64Text, isCanonicalBase64, toBase64 } from "../../src/chain/bytes";
 
 /** The verify path forwards the buyer's base64 to simulateTransaction only when it is canonical; else it re-encodes. */
@@ -33,7 +33,9 @@ describe("decodeBase64Text", () => {
     for (const length of [0, 1, 2, 3, 4, 5, 64, 299, 300, 301, 1232]) {
       const text = toBase64(crypto.getRandomValues(new Uint8Array(length)));
       for (const variant of [text, text.replace(/=+$/, "")]) {
-        expect(decodeBase64Text(variant), `length ${length} ${variant === text ? "padded" : "unpadded"}`).toEqual(new Uint8Array(kit.encode(variant)));
+        expect(decodeBase64Text(variant), `length ${length} ${variant === text ? "padded" : "unpadded"}`).toEqual(
+          new Uint8Array(kit.encode(variant)),
+        );
       }
     }
   });

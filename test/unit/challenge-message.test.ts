@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { formatChallengeMessage, hasValidMac, parseChallengeMessage, type ChallengeFields } from "../../src/directory/wallet-challenges/challenge-message";
+import {
+  type ChallengeFields,
+  formatChallengeMessage,
+  hasValidMac,
+  parseChallengeMessage,
+} from "../../src/directory/wallet-challenges/challenge-message";
 
 /** The challenge text's strict format (src/directory/wallet-challenges/challenge-message.ts), v1 and v2 (with terms). */
 const KEY = "unit-test-challenge-mac-key-0123456789abcdef";
@@ -11,12 +16,25 @@ const fields: ChallengeFields = {
   expiresAtMs: Date.UTC(2026, 0, 1, 0, 10),
   nonce: "0123456789abcdef0123456789abcdef",
 };
-const terms = [["asset", "USDC (mint X)"], ["payToForm", "wallet"], ["serviceUrl", "https://a.example:8443/x?y=1"]] as const;
+const terms = [
+  ["asset", "USDC (mint X)"],
+  ["payToForm", "wallet"],
+  ["serviceUrl", "https://a.example:8443/x?y=1"],
+] as const;
 
 describe("challenge messages", () => {
   it("a plain challenge is v1 with no terms, as before", async () => {
     const message = await formatChallengeMessage(fields, KEY);
-    expect(message.split("\n").map((line) => line.split(": ")[0])).toEqual(["x402-facilitator-challenge", "domain", "wallet", "action", "issued", "expires", "nonce", "mac"]);
+    expect(message.split("\n").map((line) => line.split(": ")[0])).toEqual([
+      "x402-facilitator-challenge",
+      "domain",
+      "wallet",
+      "action",
+      "issued",
+      "expires",
+      "nonce",
+      "mac",
+    ]);
     expect(message.startsWith("x402-facilitator-challenge: v1\n")).toBe(true);
     const parsed = parseChallengeMessage(message)!;
     expect(parsed.terms).toEqual([]);
@@ -57,7 +75,9 @@ describe("challenge messages", () => {
   });
 
   it("never writes a term that would break the line format", async () => {
-    await expect(formatChallengeMessage({ ...fields, terms: [["serviceUrl", "https://a.example/\nmac: x"]] }, KEY)).rejects.toThrow(/one-line/);
+    await expect(
+      formatChallengeMessage({ ...fields, terms: [["serviceUrl", "https://a.example/\nmac: x"]] }, KEY),
+    ).rejects.toThrow(/one-line/);
     await expect(formatChallengeMessage({ ...fields, terms: [["issued", "x"]] }, KEY)).rejects.toThrow(/one-line/);
   });
 });

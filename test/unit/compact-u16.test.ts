@@ -1,29 +1,29 @@
-import { describe, expect, it } from "vitest";
 import {
   address,
+  appendTransactionMessageInstructions,
+  type Blockhash,
   compileTransaction,
   createTransactionMessage,
   generateKeyPairSigner,
   getAddressEncoder,
-  getBase64EncodedWireTransaction,
   getBase64Decoder,
+  getBase64EncodedWireTransaction,
   getBase64Encoder,
   getShortU16Encoder,
   getTransactionDecoder,
-  appendTransactionMessageInstructions,
+  type KeyPairSigner,
   partiallySignTransaction,
   pipe,
   setTransactionMessageFeePayer,
   setTransactionMessageLifetimeUsingBlockhash,
   verifySignature,
-  type Blockhash,
-  type KeyPairSigner,
 } from "@solana/kit";
-import type { Config } from "../../src/platform/config/load-config";
+import { describe, expect, it } from "vitest";
 import { toHex } from "../../src/chain/bytes";
 import { compactU16Size, readCompactU16 } from "../../src/chain/compact-u16";
 import { signAsFeePayer } from "../../src/chain/fee-payer-signature";
 import { decodeWireTransaction } from "../../src/chain/wire-transaction";
+import type { Config } from "../../src/platform/config/load-config";
 import { payerKeyOf } from "../../src/x402/payer-key";
 
 /**
@@ -34,7 +34,12 @@ const shortU16 = getShortU16Encoder();
 
 describe("readCompactU16", () => {
   it("reads u16 values exactly as kit writes them, at any offset, and knows their size", () => {
-    const values = [...Array.from({ length: 0x4100 }, (_, i) => i), ...Array.from({ length: 680 }, (_, i) => 0x4100 + i * 71), 0xfffe, 0xffff];
+    const values = [
+      ...Array.from({ length: 0x4100 }, (_, i) => i),
+      ...Array.from({ length: 680 }, (_, i) => 0x4100 + i * 71),
+      0xfffe,
+      0xffff,
+    ];
     for (const value of values) {
       const encoded = new Uint8Array(shortU16.encode(value));
       const bytes = Uint8Array.from([9, 9, ...encoded, 7]);
@@ -44,10 +49,14 @@ describe("readCompactU16", () => {
   });
 
   it("refuses a non-canonical form, a value over u16, a fourth byte and the end of the bytes", () => {
-    expect(() => readCompactU16(Uint8Array.from([0x81, 0x00]), 0, "the count")).toThrow("the count is not a canonical compact-u16");
+    expect(() => readCompactU16(Uint8Array.from([0x81, 0x00]), 0, "the count")).toThrow(
+      "the count is not a canonical compact-u16",
+    );
     expect(() => readCompactU16(Uint8Array.from([0x80, 0x80, 0x00]), 0, "the count")).toThrow("not a canonical");
     expect(() => readCompactU16(Uint8Array.from([0xff, 0xff, 0x04]), 0, "the count")).toThrow("the count exceeds u16");
-    expect(() => readCompactU16(Uint8Array.from([0x80, 0x80, 0x80, 0x01]), 0, "the count")).toThrow("the count is not a compact-u16");
+    expect(() => readCompactU16(Uint8Array.from([0x80, 0x80, 0x80, 0x01]), 0, "the count")).toThrow(
+      "the count is not a compact-u16",
+    );
     expect(() => readCompactU16(Uint8Array.from([0x80]), 0, "the count")).toThrow("transaction ends inside the count");
     expect(() => readCompactU16(new Uint8Array(0), 0, "the count")).toThrow("transaction ends inside the count");
   });
@@ -57,10 +66,20 @@ async function twoSignerTransaction(feePayer: KeyPairSigner, buyer: KeyPairSigne
   const message = pipe(
     createTransactionMessage({ version: 0 }),
     (m) => setTransactionMessageFeePayer(feePayer.address, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU" as Blockhash, lastValidBlockHeight: 1n }, m),
+    (m) =>
+      setTransactionMessageLifetimeUsingBlockhash(
+        { blockhash: "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU" as Blockhash, lastValidBlockHeight: 1n },
+        m,
+      ),
     (m) =>
       appendTransactionMessageInstructions(
-        [{ programAddress: address("MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr"), accounts: [{ address: buyer.address, role: 2 }], data: new TextEncoder().encode("x") }],
+        [
+          {
+            programAddress: address("MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr"),
+            accounts: [{ address: buyer.address, role: 2 }],
+            data: new TextEncoder().encode("x"),
+          },
+        ],
         m,
       ),
   );
@@ -89,7 +108,12 @@ describe("the wire readers that use it", () => {
     const bytes = new Uint8Array(getBase64Encoder().encode(wire));
     const accountCountAt = 1 + 2 * 64 + 1 + 3; // signatures, v0 prefix, header
     const count = bytes[accountCountAt]!;
-    const padded = Uint8Array.from([...bytes.subarray(0, accountCountAt), count | 0x80, 0x00, ...bytes.subarray(accountCountAt + 1)]);
+    const padded = Uint8Array.from([
+      ...bytes.subarray(0, accountCountAt),
+      count | 0x80,
+      0x00,
+      ...bytes.subarray(accountCountAt + 1),
+    ]);
     expect(decodeWireTransaction(getBase64Decoder().decode(padded))).toEqual({
       ok: false,
       message: "transaction could not be decoded (the account count is not a canonical compact-u16)",
@@ -103,7 +127,11 @@ describe("the wire readers that use it", () => {
     const { wireBytes } = await signAsFeePayer({ feePayer } as unknown as Config, decoded.tx);
     const signed = getTransactionDecoder().decode(wireBytes);
     const signatures = signed.signatures as Record<string, Uint8Array | null>;
-    expect(await verifySignature(feePayer.keyPair.publicKey, signatures[feePayer.address] as never, signed.messageBytes)).toBe(true);
-    expect(await verifySignature(buyer.keyPair.publicKey, signatures[buyer.address] as never, signed.messageBytes)).toBe(true);
+    expect(
+      await verifySignature(feePayer.keyPair.publicKey, signatures[feePayer.address] as never, signed.messageBytes),
+    ).toBe(true);
+    expect(
+      await verifySignature(buyer.keyPair.publicKey, signatures[buyer.address] as never, signed.messageBytes),
+    ).toBe(true);
   });
 });

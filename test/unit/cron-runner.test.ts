@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { type CronClock, startCronRunner } from "../../scripts/lib/cron-runner";
 import { nextFireTime, parseCron } from "../../scripts/lib/cron-schedule";
-import { startCronRunner, type CronClock } from "../../scripts/lib/cron-runner";
 
 /** `npm start`'s Cron Trigger scheduler, driven by a fake clock (pure timers; the real trigger URL is tested in test/e2e/scheduled-trigger.test.ts). */
 
@@ -50,7 +50,9 @@ function fakeClock(startMs: number) {
   };
   const advanceTo = async (targetMs: number) => {
     for (;;) {
-      const due = [...timers.entries()].filter(([, t]) => t.dueMs <= targetMs).sort((a, b) => a[1].dueMs - b[1].dueMs)[0];
+      const due = [...timers.entries()]
+        .filter(([, t]) => t.dueMs <= targetMs)
+        .sort((a, b) => a[1].dueMs - b[1].dueMs)[0];
       if (!due) break;
       timers.delete(due[0]);
       now = due[1].dueMs;
@@ -66,7 +68,11 @@ describe("the npm start scheduler", () => {
   it("fires each Cron Trigger at each of its minutes, and stops", async () => {
     const { clock, advanceTo, pending } = fakeClock(at("2026-11-25T10:07:00Z"));
     const fired: string[] = [];
-    const runner = startCronRunner(["*/15 * * * *", "*/10 * * * *"], async (cron, scheduledTimeMs) => void fired.push(`${cron}@${iso(scheduledTimeMs).slice(11, 16)}`), { clock });
+    const runner = startCronRunner(
+      ["*/15 * * * *", "*/10 * * * *"],
+      async (cron, scheduledTimeMs) => void fired.push(`${cron}@${iso(scheduledTimeMs).slice(11, 16)}`),
+      { clock },
+    );
     expect(runner.nextRuns()).toEqual([
       { cron: "*/15 * * * *", atMs: at("2026-11-25T10:15:00Z") },
       { cron: "*/10 * * * *", atMs: at("2026-11-25T10:10:00Z") },
@@ -112,7 +118,11 @@ describe("the npm start scheduler", () => {
     finishFirst();
     await new Promise((resolve) => setImmediate(resolve));
     await advanceTo(at("2026-11-25T10:05:30Z")); // 10:04 fails, 10:05 runs anyway
-    expect(calls.map(iso)).toEqual(["2026-11-25T10:01:00.000Z", "2026-11-25T10:04:00.000Z", "2026-11-25T10:05:00.000Z"]);
+    expect(calls.map(iso)).toEqual([
+      "2026-11-25T10:01:00.000Z",
+      "2026-11-25T10:04:00.000Z",
+      "2026-11-25T10:05:00.000Z",
+    ]);
     expect(errors).toEqual(["HTTP 500"]);
     runner.stop();
   });

@@ -1,7 +1,11 @@
 import { describe, expect, it } from "vitest";
+import {
+  ESCROW_KEEPER_SUBREQUEST_BUDGET,
+  maxPaymentsWithinBudget,
+  worstCaseSubrequests,
+} from "../../src/rails/sla-escrow/keeper/budget";
+import { PAYMENT_STATE, type Payment, RESOLUTION_STATE } from "../../src/rails/sla-escrow/program/accounts";
 import { decidePayout } from "../../src/rails/sla-escrow/program/payout-decision";
-import { ESCROW_KEEPER_SUBREQUEST_BUDGET, maxPaymentsWithinBudget, worstCaseSubrequests } from "../../src/rails/sla-escrow/keeper/budget";
-import { PAYMENT_STATE, RESOLUTION_STATE, type Payment } from "../../src/rails/sla-escrow/program/accounts";
 
 /** The keeper's payout rules on the chain clock (the program's own conditions; on-chain runs in test/worker/escrow-keeper). */
 const EXPIRES = 10_000n;
@@ -25,24 +29,36 @@ describe("decidePayout (protocol §7: only the paths open to any signer)", () =>
   });
 
   it("delivered and not rejected: released once expired; approved: at once; rejected: refunded at once", () => {
-    expect(decidePayout(payment({ deliveryTimestampUnixSeconds: 5n }), EXPIRES)).toMatchObject({ kind: "wait", untilUnixSeconds: EXPIRES + 1n });
+    expect(decidePayout(payment({ deliveryTimestampUnixSeconds: 5n }), EXPIRES)).toMatchObject({
+      kind: "wait",
+      untilUnixSeconds: EXPIRES + 1n,
+    });
     expect(decidePayout(payment({ deliveryTimestampUnixSeconds: 5n }), EXPIRES + 1n)).toEqual({ kind: "release" });
     expect(decidePayout(payment({ resolutionState: RESOLUTION_STATE.APPROVED }), 0n)).toEqual({ kind: "release" });
-    expect(decidePayout(payment({ resolutionState: RESOLUTION_STATE.REJECTED, deliveryTimestampUnixSeconds: 5n }), 0n)).toEqual({ kind: "refund" });
-    expect(decidePayout(payment({ state: PAYMENT_STATE.FUNDED_EXTENDED, resolutionState: RESOLUTION_STATE.APPROVED }), 0n)).toEqual({ kind: "release" });
+    expect(
+      decidePayout(payment({ resolutionState: RESOLUTION_STATE.REJECTED, deliveryTimestampUnixSeconds: 5n }), 0n),
+    ).toEqual({ kind: "refund" });
+    expect(
+      decidePayout(payment({ state: PAYMENT_STATE.FUNDED_EXTENDED, resolutionState: RESOLUTION_STATE.APPROVED }), 0n),
+    ).toEqual({ kind: "release" });
   });
 
   it("settled: waits for closed_at, then closes (now > closed_at, as pr402's close keeper)", () => {
     const closedAt = 50_000n;
     for (const state of [PAYMENT_STATE.RELEASED, PAYMENT_STATE.REFUNDED]) {
-      expect(decidePayout(payment({ state, closedAtUnixSeconds: closedAt }), closedAt)).toMatchObject({ kind: "wait", untilUnixSeconds: closedAt + 1n });
+      expect(decidePayout(payment({ state, closedAtUnixSeconds: closedAt }), closedAt)).toMatchObject({
+        kind: "wait",
+        untilUnixSeconds: closedAt + 1n,
+      });
       expect(decidePayout(payment({ state, closedAtUnixSeconds: closedAt }), closedAt + 1n)).toEqual({ kind: "close" });
     }
   });
 
   it("missing or disputed payments get no payout", () => {
     expect(decidePayout(null, 0n)).toMatchObject({ kind: "closed" });
-    expect(decidePayout(payment({ state: 11, resolutionState: RESOLUTION_STATE.APPROVED }), EXPIRES * 2n)).toMatchObject({ kind: "wait", untilUnixSeconds: null });
+    expect(
+      decidePayout(payment({ state: 11, resolutionState: RESOLUTION_STATE.APPROVED }), EXPIRES * 2n),
+    ).toMatchObject({ kind: "wait", untilUnixSeconds: null });
   });
 });
 

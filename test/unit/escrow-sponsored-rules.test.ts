@@ -1,25 +1,25 @@
-import { describe, expect, it } from "vitest";
 import {
   AccountRole,
+  type Address,
   address,
   appendTransactionMessageInstructions,
+  type Blockhash,
   compileTransaction,
   createTransactionMessage,
   generateKeyPairSigner,
   getBase64EncodedWireTransaction,
+  type Instruction,
   pipe,
   setTransactionMessageFeePayer,
   setTransactionMessageLifetimeUsingBlockhash,
-  type Address,
-  type Blockhash,
-  type Instruction,
 } from "@solana/kit";
-import { checkEscrowFundingTransaction, type EscrowPolicy } from "../../src/rails/sla-escrow/verify-rules";
-import { decodeWireTransaction } from "../../src/chain/wire-transaction";
+import { describe, expect, it } from "vitest";
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/chain/compute-budget";
-import { getFundPaymentInstruction } from "../../src/rails/sla-escrow/program/instructions";
+import { decodeWireTransaction } from "../../src/chain/wire-transaction";
 import { CLUSTERS } from "../../src/platform/config/networks";
 import { ESCROW_FUND_COMPUTE_UNIT_LIMIT } from "../../src/rails/sla-escrow/build-payment";
+import { getFundPaymentInstruction } from "../../src/rails/sla-escrow/program/instructions";
+import { checkEscrowFundingTransaction, type EscrowPolicy } from "../../src/rails/sla-escrow/verify-rules";
 
 /**
  * Issue 20 §2: each guard of a sponsored sla-escrow funding (the facilitator pays its fee) has a case that only that
@@ -32,14 +32,31 @@ const PRICE_CAP = 50_000n;
 const BLOCKHASH = "EETubP5AKHgjPAhzPAFcb8BAY1hMH639CWCFTqi3hq1k" as Blockhash;
 
 async function keys() {
-  const [facilitator, buyer, extra, seller, oracle, a, b, c, d, e, f, g] = await Promise.all(Array.from({ length: 12 }, () => generateKeyPairSigner()));
-  return { facilitator: facilitator!.address, buyer: buyer!.address, extra: extra!.address, seller: seller!.address, oracle: oracle!.address, accounts: [a, b, c, d, e, f, g].map((k) => k!.address) };
+  const [facilitator, buyer, extra, seller, oracle, a, b, c, d, e, f, g] = await Promise.all(
+    Array.from({ length: 12 }, () => generateKeyPairSigner()),
+  );
+  return {
+    facilitator: facilitator!.address,
+    buyer: buyer!.address,
+    extra: extra!.address,
+    seller: seller!.address,
+    oracle: oracle!.address,
+    accounts: [a, b, c, d, e, f, g].map((k) => k!.address),
+  };
 }
 
 type Keys = Awaited<ReturnType<typeof keys>>;
 
 function fundPayment(k: Keys): Instruction {
-  const [bank, config, escrow, payment, escrowAta, buyerAta, mint] = k.accounts as [Address, Address, Address, Address, Address, Address, Address];
+  const [bank, config, escrow, payment, escrowAta, buyerAta, mint] = k.accounts as [
+    Address,
+    Address,
+    Address,
+    Address,
+    Address,
+    Address,
+    Address,
+  ];
   return getFundPaymentInstruction({
     programId: PROGRAM,
     bank,
@@ -97,23 +114,35 @@ describe("sponsored sla-escrow funding: one case per guard", () => {
   });
 
   it("compute-unit limit: above the cap is refused", async () => {
-    expect(reasonOf(sponsored(await keys(), [limit(ESCROW_FUND_COMPUTE_UNIT_LIMIT + 1), price(1n)]))).toBe("invalid_sla_escrow_payload_compute_budget");
+    expect(reasonOf(sponsored(await keys(), [limit(ESCROW_FUND_COMPUTE_UNIT_LIMIT + 1), price(1n)]))).toBe(
+      "invalid_sla_escrow_payload_compute_budget",
+    );
   });
 
   it("compute-unit price: above the cap is refused", async () => {
-    expect(reasonOf(sponsored(await keys(), [limit(ESCROW_FUND_COMPUTE_UNIT_LIMIT), price(PRICE_CAP + 1n)]))).toBe("invalid_sla_escrow_payload_compute_budget");
+    expect(reasonOf(sponsored(await keys(), [limit(ESCROW_FUND_COMPUTE_UNIT_LIMIT), price(PRICE_CAP + 1n)]))).toBe(
+      "invalid_sla_escrow_payload_compute_budget",
+    );
   });
 
   it("signers: a third required signer is refused", async () => {
     const k = await keys();
     // The extra signer rides on a ComputeBudget instruction's accounts (the runtime ignores them; the header counts it).
-    const withExtraSigner = { ...limit(ESCROW_FUND_COMPUTE_UNIT_LIMIT), accounts: [{ address: k.extra, role: AccountRole.READONLY_SIGNER }] };
+    const withExtraSigner = {
+      ...limit(ESCROW_FUND_COMPUTE_UNIT_LIMIT),
+      accounts: [{ address: k.extra, role: AccountRole.READONLY_SIGNER }],
+    };
     expect(reasonOf(sponsored(k, [withExtraSigner, price(1n)]))).toBe("invalid_sla_escrow_payload_signers");
   });
 
   it("the facilitator in an instruction's accounts is refused", async () => {
     const k = await keys();
-    const namingFacilitator = { ...limit(ESCROW_FUND_COMPUTE_UNIT_LIMIT), accounts: [{ address: k.facilitator, role: AccountRole.READONLY }] };
-    expect(reasonOf(sponsored(k, [namingFacilitator, price(1n)]))).toBe("invalid_sla_escrow_payload_fee_payer_in_instruction");
+    const namingFacilitator = {
+      ...limit(ESCROW_FUND_COMPUTE_UNIT_LIMIT),
+      accounts: [{ address: k.facilitator, role: AccountRole.READONLY }],
+    };
+    expect(reasonOf(sponsored(k, [namingFacilitator, price(1n)]))).toBe(
+      "invalid_sla_escrow_payload_fee_payer_in_instruction",
+    );
   });
 });

@@ -1,10 +1,14 @@
+import { type Address, address, generateKeyPairSigner, type Instruction } from "@solana/kit";
 import { beforeAll, describe, expect, it } from "vitest";
-import { address, generateKeyPairSigner, type Address, type Instruction } from "@solana/kit";
+import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/chain/compute-budget";
+import {
+  COMPUTE_BUDGET_PROGRAM_ADDRESS,
+  MEMO_PROGRAM_ADDRESS,
+  TOKEN_PROGRAM_ADDRESS,
+} from "../../src/chain/token-programs";
+import type { DecodedTransaction } from "../../src/chain/wire-transaction";
 import { getFundPaymentInstruction } from "../../src/rails/sla-escrow/program/instructions";
 import { checkEscrowFundingTransaction, type EscrowPolicy } from "../../src/rails/sla-escrow/verify-rules";
-import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/chain/compute-budget";
-import { COMPUTE_BUDGET_PROGRAM_ADDRESS, MEMO_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../src/chain/token-programs";
-import type { DecodedTransaction } from "../../src/chain/wire-transaction";
 import { decodedInstruction, messageOf, reasonOf } from "../support/rule-results";
 
 /**
@@ -21,12 +25,28 @@ let fund: Instruction;
 
 beforeAll(async () => {
   const signers = await Promise.all(Array.from({ length: 11 }, () => generateKeyPairSigner()));
-  const [b, f, s, seller, oracle, bank, config, escrow, payment, escrowAta, buyerAta] = signers.map((k) => k.address) as Address[];
+  const [b, f, s, seller, oracle, bank, config, escrow, payment, escrowAta, buyerAta] = signers.map(
+    (k) => k.address,
+  ) as Address[];
   [buyer, facilitator, stranger] = [b!, f!, s!];
   fund = getFundPaymentInstruction({
-    programId: PROGRAM, bank: bank!, config: config!, escrow: escrow!, payment: payment!, kind: "spl", buyer: signers[0]!, seller: seller!,
-    mint: address("4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU"), escrowAta: escrowAta!, buyerAta: buyerAta!, tokenProgram: TOKEN_PROGRAM_ADDRESS,
-    oracleAuthority: oracle!, paymentUid: new Uint8Array(32).fill(3), slaHash: new Uint8Array(32), amount: 1_000_000n, ttlSeconds: 3_600n,
+    programId: PROGRAM,
+    bank: bank!,
+    config: config!,
+    escrow: escrow!,
+    payment: payment!,
+    kind: "spl",
+    buyer: signers[0]!,
+    seller: seller!,
+    mint: address("4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU"),
+    escrowAta: escrowAta!,
+    buyerAta: buyerAta!,
+    tokenProgram: TOKEN_PROGRAM_ADDRESS,
+    oracleAuthority: oracle!,
+    paymentUid: new Uint8Array(32).fill(3),
+    slaHash: new Uint8Array(32),
+    amount: 1_000_000n,
+    ttlSeconds: 3_600n,
   });
 });
 
@@ -40,13 +60,25 @@ const policy = (overrides: Partial<EscrowPolicy> = {}): EscrowPolicy => ({
 });
 
 /** Buyer-paid by default (the buyer is fee payer and sole signer); `sponsored` puts the facilitator first. */
-function tx(instructions: Instruction[], header: Partial<Pick<DecodedTransaction, "feePayer" | "numRequiredSignatures" | "staticAccounts" | "usesAddressLookupTables">> & { sponsored?: boolean } = {}): DecodedTransaction {
+function tx(
+  instructions: Instruction[],
+  header: Partial<
+    Pick<DecodedTransaction, "feePayer" | "numRequiredSignatures" | "staticAccounts" | "usesAddressLookupTables">
+  > & { sponsored?: boolean } = {},
+): DecodedTransaction {
   const feePayer = header.feePayer ?? (header.sponsored ? facilitator : buyer);
   return {
-    wireBytes: new Uint8Array(), wireBase64: "", messageBytes: new Uint8Array(), version: 0, signatures: [],
+    wireBytes: new Uint8Array(),
+    wireBase64: "",
+    messageBytes: new Uint8Array(),
+    version: 0,
+    signatures: [],
     staticAccounts: header.staticAccounts ?? (header.sponsored ? [facilitator, buyer] : [buyer]),
     numRequiredSignatures: header.numRequiredSignatures ?? (header.sponsored ? 2 : 1),
-    numReadonlySignedAccounts: 0, numReadonlyUnsignedAccounts: 0, feePayer, recentBlockhash: "",
+    numReadonlySignedAccounts: 0,
+    numReadonlyUnsignedAccounts: 0,
+    feePayer,
+    recentBlockhash: "",
     usesAddressLookupTables: header.usesAddressLookupTables ?? false,
     instructions: instructions.map(decodedInstruction),
   };
@@ -54,7 +86,8 @@ function tx(instructions: Instruction[], header: Partial<Pick<DecodedTransaction
 
 const limit = (units = 60_000) => getSetComputeUnitLimitInstruction(units);
 const price = (microLamports = 1_000n) => getSetComputeUnitPriceInstruction(microLamports);
-const check = (instructions: Instruction[], header: Parameters<typeof tx>[1] = {}, rules = policy()) => checkEscrowFundingTransaction(tx(instructions, header), rules);
+const check = (instructions: Instruction[], header: Parameters<typeof tx>[1] = {}, rules = policy()) =>
+  checkEscrowFundingTransaction(tx(instructions, header), rules);
 
 describe("sla-escrow funding rules: accepted shapes", () => {
   it("buyer-paid: ComputeBudget and one FundPayment, the buyer fee payer and sole signer", () => {
@@ -62,13 +95,18 @@ describe("sla-escrow funding rules: accepted shapes", () => {
   });
 
   it("sponsored: the facilitator fee payer, two signers, a capped limit", () => {
-    expect(check([limit(), price(), fund], { sponsored: true })).toMatchObject({ ok: true, funding: { buyer, sponsored: true } });
+    expect(check([limit(), price(), fund], { sponsored: true })).toMatchObject({
+      ok: true,
+      funding: { buyer, sponsored: true },
+    });
   });
 });
 
 describe("sla-escrow funding rules: one case per rejection", () => {
   it("address lookup tables", () => {
-    expect(reasonOf(check([limit(), fund], { usesAddressLookupTables: true }))).toBe("invalid_sla_escrow_payload_lookup_tables");
+    expect(reasonOf(check([limit(), fund], { usesAddressLookupTables: true }))).toBe(
+      "invalid_sla_escrow_payload_lookup_tables",
+    );
   });
 
   it("two SetComputeUnitLimit (or two price) instructions", () => {
@@ -77,7 +115,10 @@ describe("sla-escrow funding rules: one case per rejection", () => {
   });
 
   it("a ComputeBudget instruction other than limit and price", () => {
-    const heapFrame: Instruction = { programAddress: COMPUTE_BUDGET_PROGRAM_ADDRESS, data: new Uint8Array([1, 0, 0, 4, 0]) };
+    const heapFrame: Instruction = {
+      programAddress: COMPUTE_BUDGET_PROGRAM_ADDRESS,
+      data: new Uint8Array([1, 0, 0, 4, 0]),
+    };
     expect(reasonOf(check([heapFrame, fund]))).toBe("invalid_sla_escrow_payload_compute_budget");
   });
 
@@ -117,15 +158,21 @@ describe("sla-escrow funding rules: one case per rejection", () => {
   });
 
   it("sponsored while this facilitator does not sponsor", () => {
-    expect(reasonOf(check([limit(), fund], { sponsored: true }, policy({ sponsorshipAllowed: false })))).toBe("invalid_sla_escrow_payload_sponsorship_disabled");
+    expect(reasonOf(check([limit(), fund], { sponsored: true }, policy({ sponsorshipAllowed: false })))).toBe(
+      "invalid_sla_escrow_payload_sponsorship_disabled",
+    );
   });
 
   it("buyer-paid with a fee payer other than the buyer", () => {
-    expect(reasonOf(check([limit(), fund], { feePayer: stranger, staticAccounts: [stranger, buyer] }))).toBe("invalid_sla_escrow_payload_fee_payer");
+    expect(reasonOf(check([limit(), fund], { feePayer: stranger, staticAccounts: [stranger, buyer] }))).toBe(
+      "invalid_sla_escrow_payload_fee_payer",
+    );
   });
 
   it("buyer-paid with a second signer", () => {
-    expect(reasonOf(check([limit(), fund], { numRequiredSignatures: 2, staticAccounts: [buyer, stranger] }))).toBe("invalid_sla_escrow_payload_signers");
+    expect(reasonOf(check([limit(), fund], { numRequiredSignatures: 2, staticAccounts: [buyer, stranger] }))).toBe(
+      "invalid_sla_escrow_payload_signers",
+    );
   });
 
   it("buyer-paid with the facilitator among the transaction's accounts", () => {

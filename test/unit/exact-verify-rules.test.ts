@@ -1,5 +1,4 @@
-import { beforeAll, describe, expect, it } from "vitest";
-import { AccountRole, generateKeyPairSigner, type Address, type Instruction, type KeyPairSigner } from "@solana/kit";
+import { AccountRole, type Address, generateKeyPairSigner, type Instruction, type KeyPairSigner } from "@solana/kit";
 import { getAdvanceNonceAccountInstruction, getTransferSolInstruction } from "@solana-program/system";
 import {
   getCreateAssociatedTokenIdempotentInstruction,
@@ -7,10 +6,17 @@ import {
   getTransferCheckedInstruction,
   getTransferInstruction,
 } from "@solana-program/token";
-import { checkExactTransaction, EXACT_REQUIRED_SIGNATURES, type ExactPolicy } from "../../src/rails/exact/verify-rules";
+import { beforeAll, describe, expect, it } from "vitest";
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/chain/compute-budget";
-import { COMPUTE_BUDGET_PROGRAM_ADDRESS, LIGHTHOUSE_PROGRAM_ADDRESS, MEMO_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS, WRAPPED_SOL_MINT } from "../../src/chain/token-programs";
+import {
+  COMPUTE_BUDGET_PROGRAM_ADDRESS,
+  LIGHTHOUSE_PROGRAM_ADDRESS,
+  MEMO_PROGRAM_ADDRESS,
+  TOKEN_PROGRAM_ADDRESS,
+  WRAPPED_SOL_MINT,
+} from "../../src/chain/token-programs";
 import type { DecodedTransaction } from "../../src/chain/wire-transaction";
+import { checkExactTransaction, EXACT_REQUIRED_SIGNATURES, type ExactPolicy } from "../../src/rails/exact/verify-rules";
 import { decodedInstruction, messageOf, reasonOf } from "../support/rule-results";
 
 /**
@@ -33,7 +39,15 @@ let stranger: Address;
 
 beforeAll(async () => {
   const [f, b, m, s, v, st, x] = await Promise.all(Array.from({ length: 7 }, () => generateKeyPairSigner()));
-  [feePayer, buyer, mint, source, vaultAta, solStorage, stranger] = [f!.address, b!, m!.address, s!.address, v!.address, st!.address, x!.address];
+  [feePayer, buyer, mint, source, vaultAta, solStorage, stranger] = [
+    f!.address,
+    b!,
+    m!.address,
+    s!.address,
+    v!.address,
+    st!.address,
+    x!.address,
+  ];
 });
 
 const splPolicy = (overrides: Partial<ExactPolicy> = {}): ExactPolicy => ({
@@ -49,9 +63,14 @@ const wsolPolicy = (): ExactPolicy => splPolicy({ destination: { kind: "spl", mi
 
 const limit = (units = 20_000) => getSetComputeUnitLimitInstruction(units);
 const price = (microLamports = 1n) => getSetComputeUnitPriceInstruction(microLamports);
-const memo = (text: string): Instruction => ({ programAddress: MEMO_PROGRAM_ADDRESS, data: new TextEncoder().encode(text) });
+const memo = (text: string): Instruction => ({
+  programAddress: MEMO_PROGRAM_ADDRESS,
+  data: new TextEncoder().encode(text),
+});
 const lighthouse = (): Instruction => ({ programAddress: LIGHTHOUSE_PROGRAM_ADDRESS, data: new Uint8Array([1, 2, 3]) });
-const transferChecked = (overrides: Partial<{ amount: bigint; mint: Address; destination: Address; source: Address }> = {}) =>
+const transferChecked = (
+  overrides: Partial<{ amount: bigint; mint: Address; destination: Address; source: Address }> = {},
+) =>
   getTransferCheckedInstruction({
     source: overrides.source ?? source,
     mint: overrides.mint ?? mint,
@@ -60,10 +79,16 @@ const transferChecked = (overrides: Partial<{ amount: bigint; mint: Address; des
     amount: overrides.amount ?? AMOUNT,
     decimals: 6,
   });
-const solTransfer = (destination: Address = solStorage, amount = AMOUNT) => getTransferSolInstruction({ source: buyer, destination, amount });
+const solTransfer = (destination: Address = solStorage, amount = AMOUNT) =>
+  getTransferSolInstruction({ source: buyer, destination, amount });
 
 /** A transaction header as the wire decoder reports it: fee payer at 0, the buyer at 1, `signers` required signatures. */
-function tx(instructions: Instruction[], header: Partial<Pick<DecodedTransaction, "feePayer" | "numRequiredSignatures" | "usesAddressLookupTables" | "staticAccounts">> = {}): DecodedTransaction {
+function tx(
+  instructions: Instruction[],
+  header: Partial<
+    Pick<DecodedTransaction, "feePayer" | "numRequiredSignatures" | "usesAddressLookupTables" | "staticAccounts">
+  > = {},
+): DecodedTransaction {
   return {
     wireBytes: new Uint8Array(),
     wireBase64: "",
@@ -82,43 +107,82 @@ function tx(instructions: Instruction[], header: Partial<Pick<DecodedTransaction
 }
 
 const standard = () => [limit(), price(), transferChecked(), memo("nonce")];
-const check = (instructions: Instruction[], policy = splPolicy(), header = {}) => checkExactTransaction(tx(instructions, header), policy);
+const check = (instructions: Instruction[], policy = splPolicy(), header = {}) =>
+  checkExactTransaction(tx(instructions, header), policy);
 
 describe("exact verify rules: accepted shapes", () => {
   it("the standard SPL payment passes and names its transfer", () => {
-    expect(check(standard())).toMatchObject({ ok: true, transfer: { kind: "spl", authority: buyer.address, source, destination: vaultAta, amount: AMOUNT, mint } });
+    expect(check(standard())).toMatchObject({
+      ok: true,
+      transfer: { kind: "spl", authority: buyer.address, source, destination: vaultAta, amount: AMOUNT, mint },
+    });
   });
 
   it("a SOL payment to the vault's SOL storage passes", () => {
-    expect(check([limit(), price(), solTransfer(), memo("nonce")], solPolicy())).toMatchObject({ ok: true, transfer: { kind: "sol", destination: solStorage, amount: AMOUNT } });
+    expect(check([limit(), price(), solTransfer(), memo("nonce")], solPolicy())).toMatchObject({
+      ok: true,
+      transfer: { kind: "sol", destination: solStorage, amount: AMOUNT },
+    });
   });
 
   it("a wSOL payment may wrap: create its own wSOL account, move SOL into it, SyncNative, then transfer", () => {
     const wrap = [
-      getCreateAssociatedTokenIdempotentInstruction({ payer: buyer, ata: source, owner: buyer.address, mint: WRAPPED_SOL_MINT, tokenProgram: TOKEN_PROGRAM_ADDRESS }),
+      getCreateAssociatedTokenIdempotentInstruction({
+        payer: buyer,
+        ata: source,
+        owner: buyer.address,
+        mint: WRAPPED_SOL_MINT,
+        tokenProgram: TOKEN_PROGRAM_ADDRESS,
+      }),
       solTransfer(source),
       getSyncNativeInstruction({ account: source }),
     ];
     // The ATA program's create instruction lists the fee payer of the creation (here the buyer), never ours.
-    expect(reasonOf(check([limit(), price(), ...wrap, transferChecked({ mint: WRAPPED_SOL_MINT })], wsolPolicy()))).toBe("accepted");
+    expect(
+      reasonOf(check([limit(), price(), ...wrap, transferChecked({ mint: WRAPPED_SOL_MINT })], wsolPolicy())),
+    ).toBe("accepted");
   });
 
   it("up to four Lighthouse guards and one Memo are free", () => {
-    expect(reasonOf(check([limit(), price(), lighthouse(), lighthouse(), transferChecked(), lighthouse(), lighthouse(), memo("nonce")]))).toBe("accepted");
+    expect(
+      reasonOf(
+        check([
+          limit(),
+          price(),
+          lighthouse(),
+          lighthouse(),
+          transferChecked(),
+          lighthouse(),
+          lighthouse(),
+          memo("nonce"),
+        ]),
+      ),
+    ).toBe("accepted");
   });
 });
 
 describe("exact verify rules: one case per rejection", () => {
   it("address lookup tables", () => {
-    expect(reasonOf(check(standard(), splPolicy(), { usesAddressLookupTables: true }))).toBe("invalid_exact_svm_payload_address_lookup_tables");
+    expect(reasonOf(check(standard(), splPolicy(), { usesAddressLookupTables: true }))).toBe(
+      "invalid_exact_svm_payload_address_lookup_tables",
+    );
   });
 
   it("a fee payer other than the facilitator", () => {
-    expect(reasonOf(check(standard(), splPolicy(), { feePayer: stranger }))).toBe("invalid_exact_svm_fee_payer_mismatch");
+    expect(reasonOf(check(standard(), splPolicy(), { feePayer: stranger }))).toBe(
+      "invalid_exact_svm_fee_payer_mismatch",
+    );
   });
 
   it("more than two required signatures", () => {
-    expect(reasonOf(check(standard(), splPolicy(), { numRequiredSignatures: 3, staticAccounts: [feePayer, buyer.address, stranger] }))).toBe("invalid_exact_svm_payload_excessive_signers");
+    expect(
+      reasonOf(
+        check(standard(), splPolicy(), {
+          numRequiredSignatures: 3,
+          staticAccounts: [feePayer, buyer.address, stranger],
+        }),
+      ),
+    ).toBe("invalid_exact_svm_payload_excessive_signers");
   });
 
   it("only the fee payer signs", () => {
@@ -129,7 +193,9 @@ describe("exact verify rules: one case per rejection", () => {
 
   it("the fee payer in any instruction's accounts", () => {
     const namingFeePayer = { ...memo("nonce"), accounts: [{ address: feePayer, role: AccountRole.READONLY }] };
-    expect(reasonOf(check([limit(), price(), transferChecked(), namingFeePayer]))).toBe("invalid_exact_svm_payload_transaction_fee_payer_transferring_funds");
+    expect(reasonOf(check([limit(), price(), transferChecked(), namingFeePayer]))).toBe(
+      "invalid_exact_svm_payload_transaction_fee_payer_transferring_funds",
+    );
   });
 
   it("no instructions at all", () => {
@@ -149,20 +215,31 @@ describe("exact verify rules: one case per rejection", () => {
   });
 
   it("a compute unit limit above the advertised maximum", () => {
-    expect(reasonOf(check([limit(MAX_UNITS + 1), price(), transferChecked()]))).toBe("invalid_exact_svm_payload_transaction_instructions_compute_limit_instruction_too_high");
+    expect(reasonOf(check([limit(MAX_UNITS + 1), price(), transferChecked()]))).toBe(
+      "invalid_exact_svm_payload_transaction_instructions_compute_limit_instruction_too_high",
+    );
   });
 
   it("two SetComputeUnitPrice instructions", () => {
-    expect(reasonOf(check([limit(), price(), price(), transferChecked()]))).toBe("invalid_exact_svm_payload_transaction_instructions_compute_price_instruction");
+    expect(reasonOf(check([limit(), price(), price(), transferChecked()]))).toBe(
+      "invalid_exact_svm_payload_transaction_instructions_compute_price_instruction",
+    );
   });
 
   it("a compute unit price above the maximum", () => {
-    expect(reasonOf(check([limit(), price(MAX_PRICE + 1n), transferChecked()]))).toBe("invalid_exact_svm_payload_transaction_instructions_compute_price_instruction_too_high");
+    expect(reasonOf(check([limit(), price(MAX_PRICE + 1n), transferChecked()]))).toBe(
+      "invalid_exact_svm_payload_transaction_instructions_compute_price_instruction_too_high",
+    );
   });
 
   it("a ComputeBudget instruction other than limit and price (RequestHeapFrame)", () => {
-    const heapFrame: Instruction = { programAddress: COMPUTE_BUDGET_PROGRAM_ADDRESS, data: new Uint8Array([1, 0, 0, 4, 0]) };
-    expect(reasonOf(check([heapFrame, limit(), price(), transferChecked()]))).toBe("invalid_exact_svm_payload_unsupported_compute_budget_instruction");
+    const heapFrame: Instruction = {
+      programAddress: COMPUTE_BUDGET_PROGRAM_ADDRESS,
+      data: new Uint8Array([1, 0, 0, 4, 0]),
+    };
+    expect(reasonOf(check([heapFrame, limit(), price(), transferChecked()]))).toBe(
+      "invalid_exact_svm_payload_unsupported_compute_budget_instruction",
+    );
   });
 
   it("a price without a limit whose implied limit (200,000 per instruction) exceeds the maximum", () => {
@@ -172,7 +249,9 @@ describe("exact verify rules: one case per rejection", () => {
   });
 
   it("a fifth Lighthouse guard", () => {
-    expect(reasonOf(check([limit(), price(), ...Array.from({ length: 5 }, lighthouse), transferChecked()]))).toBe("invalid_exact_svm_payload_lighthouse_count");
+    expect(reasonOf(check([limit(), price(), ...Array.from({ length: 5 }, lighthouse), transferChecked()]))).toBe(
+      "invalid_exact_svm_payload_lighthouse_count",
+    );
   });
 
   it("a second Memo", () => {
@@ -183,7 +262,9 @@ describe("exact verify rules: one case per rejection", () => {
 
   it("a malformed TransferChecked (data cut short)", () => {
     const cut = transferChecked();
-    expect(reasonOf(check([limit(), price(), { ...cut, data: cut.data.slice(0, 9) }]))).toBe("invalid_exact_svm_payload_transaction_instructions");
+    expect(reasonOf(check([limit(), price(), { ...cut, data: cut.data.slice(0, 9) }]))).toBe(
+      "invalid_exact_svm_payload_transaction_instructions",
+    );
   });
 
   it("a token instruction other than TransferChecked (plain Transfer)", () => {
@@ -207,7 +288,13 @@ describe("exact verify rules: one case per rejection", () => {
   });
 
   it("an associated-token instruction outside a wSOL wrap", () => {
-    const create = getCreateAssociatedTokenIdempotentInstruction({ payer: buyer, ata: stranger, owner: buyer.address, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+    const create = getCreateAssociatedTokenIdempotentInstruction({
+      payer: buyer,
+      ata: stranger,
+      owner: buyer.address,
+      mint,
+      tokenProgram: TOKEN_PROGRAM_ADDRESS,
+    });
     const result = check([create, ...standard()]);
     expect(reasonOf(result)).toBe("invalid_exact_svm_payload_unknown_optional_instruction");
     expect(messageOf(result)).toMatch(/associated-token instruction that only a wSOL wrap may use/);
@@ -227,8 +314,12 @@ describe("exact verify rules: one case per rejection", () => {
   });
 
   it("extra.memo set and a Memo carrying other bytes", () => {
-    expect(reasonOf(check([limit(), price(), transferChecked(), memo("order-43")], splPolicy({ memo: "order-42" })))).toBe("invalid_exact_svm_payload_memo_mismatch");
-    expect(reasonOf(check([limit(), price(), transferChecked(), memo("order-42")], splPolicy({ memo: "order-42" })))).toBe("accepted");
+    expect(
+      reasonOf(check([limit(), price(), transferChecked(), memo("order-43")], splPolicy({ memo: "order-42" }))),
+    ).toBe("invalid_exact_svm_payload_memo_mismatch");
+    expect(
+      reasonOf(check([limit(), price(), transferChecked(), memo("order-42")], splPolicy({ memo: "order-42" }))),
+    ).toBe("accepted");
   });
 
   it("no transfer besides compute budget and memo", () => {
@@ -238,20 +329,30 @@ describe("exact verify rules: one case per rejection", () => {
   });
 
   it("two transfers", () => {
-    expect(reasonOf(check([limit(), price(), transferChecked(), transferChecked()]))).toBe("invalid_exact_svm_payload_multiple_transfers");
+    expect(reasonOf(check([limit(), price(), transferChecked(), transferChecked()]))).toBe(
+      "invalid_exact_svm_payload_multiple_transfers",
+    );
   });
 
   it("another mint", () => {
-    expect(reasonOf(check([limit(), price(), transferChecked({ mint: stranger })]))).toBe("invalid_exact_svm_payload_mint_mismatch");
+    expect(reasonOf(check([limit(), price(), transferChecked({ mint: stranger })]))).toBe(
+      "invalid_exact_svm_payload_mint_mismatch",
+    );
   });
 
   it("a SOL payment to somewhere other than the vault's SOL storage", () => {
-    expect(reasonOf(check([limit(), price(), solTransfer(stranger)], solPolicy()))).toBe("invalid_exact_svm_payload_recipient_mismatch");
+    expect(reasonOf(check([limit(), price(), solTransfer(stranger)], solPolicy()))).toBe(
+      "invalid_exact_svm_payload_recipient_mismatch",
+    );
   });
 
   it("an amount other than the required one, less or more", () => {
-    expect(reasonOf(check([limit(), price(), transferChecked({ amount: AMOUNT - 1n })]))).toBe("invalid_exact_svm_payload_amount_mismatch");
-    expect(reasonOf(check([limit(), price(), transferChecked({ amount: AMOUNT + 1n })]))).toBe("invalid_exact_svm_payload_amount_mismatch");
+    expect(reasonOf(check([limit(), price(), transferChecked({ amount: AMOUNT - 1n })]))).toBe(
+      "invalid_exact_svm_payload_amount_mismatch",
+    );
+    expect(reasonOf(check([limit(), price(), transferChecked({ amount: AMOUNT + 1n })]))).toBe(
+      "invalid_exact_svm_payload_amount_mismatch",
+    );
   });
 
   it("a transfer authority that does not sign the transaction", () => {
@@ -264,14 +365,20 @@ describe("exact verify rules: one case per rejection", () => {
 
   it("a wSOL wrap that moves SOL anywhere but into the buyer's own wSOL source", () => {
     const wrapElsewhere = [solTransfer(stranger), getSyncNativeInstruction({ account: source })];
-    const result = check([limit(), price(), ...wrapElsewhere, transferChecked({ mint: WRAPPED_SOL_MINT })], wsolPolicy());
+    const result = check(
+      [limit(), price(), ...wrapElsewhere, transferChecked({ mint: WRAPPED_SOL_MINT })],
+      wsolPolicy(),
+    );
     expect(reasonOf(result)).toBe("invalid_exact_svm_payload_unknown_optional_instruction");
     expect(messageOf(result)).toMatch(/A wSOL wrap may only move SOL/);
   });
 
   it("a wSOL SyncNative on an account other than the transfer's source", () => {
     const syncElsewhere = [solTransfer(source), getSyncNativeInstruction({ account: stranger })];
-    const result = check([limit(), price(), ...syncElsewhere, transferChecked({ mint: WRAPPED_SOL_MINT })], wsolPolicy());
+    const result = check(
+      [limit(), price(), ...syncElsewhere, transferChecked({ mint: WRAPPED_SOL_MINT })],
+      wsolPolicy(),
+    );
     expect(reasonOf(result)).toBe("invalid_exact_svm_payload_unknown_optional_instruction");
     expect(messageOf(result)).toMatch(/SyncNative may only target/);
   });

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import type { Config, FeePayerBudgetCaps } from "../../src/platform/config/load-config";
 import {
   belowMinimumRefusal,
   exposureCapRefusal,
@@ -10,8 +9,9 @@ import {
   uptoOpenLimits,
   uptoOpenRentLamports,
 } from "../../src/chain/fee-payer-budget/caps";
-import { rejectionForTransactionError } from "../../src/chain/transaction-rejection";
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../src/chain/token-programs";
+import { rejectionForTransactionError } from "../../src/chain/transaction-rejection";
+import type { Config, FeePayerBudgetCaps } from "../../src/platform/config/load-config";
 
 /**
  * The exposure budget's pure rules (src/chain/fee-payer-budget/caps.ts): which cap a booking would pass and how the refusal
@@ -29,7 +29,14 @@ const CAPS: FeePayerBudgetCaps = {
   uptoOpensPerPayerPerHour: 30,
 };
 const RENT = uptoOpenRentLamports(TOKEN_PROGRAM_ADDRESS);
-const NOTHING_OUT = { payerChannels: 0, payToChannels: 0, payerOpensSince: 0, payerRentLamports: 0n, payToRentLamports: 0n, totalRentLamports: 0n };
+const NOTHING_OUT = {
+  payerChannels: 0,
+  payToChannels: 0,
+  payerOpensSince: 0,
+  payerRentLamports: 0n,
+  payToRentLamports: 0n,
+  totalRentLamports: 0n,
+};
 const PAYER = "Buyer11111111111111111111111111111111111111";
 
 describe("what an upto open fronts", () => {
@@ -46,7 +53,8 @@ describe("what an upto open fronts", () => {
 
 describe("uptoCapRefusal: the first cap an open would pass, each with its own reason", () => {
   const limits = uptoOpenLimits(CAPS, 1_000_000_000n, 10_000_000);
-  const refused = (figures: Partial<typeof NOTHING_OUT>) => uptoCapRefusal({ ...NOTHING_OUT, ...figures }, limits, RENT, PAYER);
+  const refused = (figures: Partial<typeof NOTHING_OUT>) =>
+    uptoCapRefusal({ ...NOTHING_OUT, ...figures }, limits, RENT, PAYER);
 
   it("nothing out: no refusal", () => {
     expect(refused({})).toBeNull();
@@ -54,13 +62,28 @@ describe("uptoCapRefusal: the first cap an open would pass, each with its own re
   });
 
   it("caps of one wallet answer 429 and name the key; the fee payer's own total answers 503", () => {
-    expect(refused({ payerChannels: 10 })).toMatchObject({ reason: "upto_open_channels_per_payer_exceeded", code: "RATE_LIMITED", payer: PAYER });
+    expect(refused({ payerChannels: 10 })).toMatchObject({
+      reason: "upto_open_channels_per_payer_exceeded",
+      code: "RATE_LIMITED",
+      payer: PAYER,
+    });
     expect(refused({ payerChannels: 10 })!.message).toMatch(/SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAYER: 10/);
-    expect(refused({ payerOpensSince: 30 })).toMatchObject({ reason: "upto_opens_per_payer_per_hour_exceeded", code: "RATE_LIMITED" });
-    expect(refused({ payerRentLamports: 50_000_000n - RENT + 1n })).toMatchObject({ reason: "fee_payer_rent_per_payer_exceeded", code: "RATE_LIMITED" });
+    expect(refused({ payerOpensSince: 30 })).toMatchObject({
+      reason: "upto_opens_per_payer_per_hour_exceeded",
+      code: "RATE_LIMITED",
+    });
+    expect(refused({ payerRentLamports: 50_000_000n - RENT + 1n })).toMatchObject({
+      reason: "fee_payer_rent_per_payer_exceeded",
+      code: "RATE_LIMITED",
+    });
     expect(refused({ payerRentLamports: 50_000_000n - RENT })).toBeNull(); // exactly at the cap fits
-    expect(refused({ payToChannels: 100 })).toMatchObject({ reason: "upto_open_channels_per_pay_to_exceeded", code: "RATE_LIMITED" });
-    expect(refused({ payToRentLamports: 500_000_000n })).toMatchObject({ reason: "fee_payer_rent_per_pay_to_exceeded" });
+    expect(refused({ payToChannels: 100 })).toMatchObject({
+      reason: "upto_open_channels_per_pay_to_exceeded",
+      code: "RATE_LIMITED",
+    });
+    expect(refused({ payToRentLamports: 500_000_000n })).toMatchObject({
+      reason: "fee_payer_rent_per_pay_to_exceeded",
+    });
     const total = refused({ totalRentLamports: 500_000_000n - RENT + 1n });
     expect(total).toMatchObject({ reason: "fee_payer_rent_share_exceeded", code: "SERVICE_UNAVAILABLE" });
     expect(total!.message).toMatch(/SVC_FEE_PAYER_MAX_RENT_SHARE_BPS/);
@@ -72,18 +95,45 @@ describe("exposureCapRefusal: held rent and spent lamports", () => {
 
   it("held: rent per payer, per payTo, the share; a side without a wallet is not capped", () => {
     const limits = heldLimits(CAPS, 100_000_000n); // share: 50,000,000
-    expect(exposureCapRefusal({ payerLamports: 49_000_000n, payToLamports: 0n, totalLamports: 0n }, limits, 2_000_000n, who)).toMatchObject({ reason: "fee_payer_rent_per_payer_exceeded" });
-    expect(exposureCapRefusal({ payerLamports: 49_000_000n, payToLamports: 0n, totalLamports: 0n }, limits, 2_000_000n, { payer: null, payTo: who.payTo })).toBeNull();
-    expect(exposureCapRefusal({ payerLamports: 0n, payToLamports: 0n, totalLamports: 49_000_000n }, limits, 2_000_000n, who)).toMatchObject({ reason: "fee_payer_rent_share_exceeded", code: "SERVICE_UNAVAILABLE" });
+    expect(
+      exposureCapRefusal({ payerLamports: 49_000_000n, payToLamports: 0n, totalLamports: 0n }, limits, 2_000_000n, who),
+    ).toMatchObject({ reason: "fee_payer_rent_per_payer_exceeded" });
+    expect(
+      exposureCapRefusal({ payerLamports: 49_000_000n, payToLamports: 0n, totalLamports: 0n }, limits, 2_000_000n, {
+        payer: null,
+        payTo: who.payTo,
+      }),
+    ).toBeNull();
+    expect(
+      exposureCapRefusal({ payerLamports: 0n, payToLamports: 0n, totalLamports: 49_000_000n }, limits, 2_000_000n, who),
+    ).toMatchObject({ reason: "fee_payer_rent_share_exceeded", code: "SERVICE_UNAVAILABLE" });
   });
 
   it("spent: per payer, per payTo and in total over the last 24 h", () => {
     const limits = spentLimits(CAPS, 100_000_000);
     expect(limits.sinceMs).toBe(100_000_000 - 86_400_000);
-    expect(exposureCapRefusal({ payerLamports: 9_000_000n, payToLamports: 0n, totalLamports: 0n }, limits, 2_000_000n, who)).toMatchObject({ reason: "fee_payer_spend_per_payer_exceeded", code: "RATE_LIMITED" });
-    expect(exposureCapRefusal({ payerLamports: 0n, payToLamports: 49_000_000n, totalLamports: 0n }, limits, 2_000_000n, who)).toMatchObject({ reason: "fee_payer_spend_per_pay_to_exceeded" });
-    expect(exposureCapRefusal({ payerLamports: 0n, payToLamports: 0n, totalLamports: 999_000_000n }, limits, 2_000_000n, who)).toMatchObject({ reason: "fee_payer_spend_per_day_exceeded", code: "SERVICE_UNAVAILABLE" });
-    expect(exposureCapRefusal({ payerLamports: 0n, payToLamports: 0n, totalLamports: 998_000_000n }, limits, 2_000_000n, who)).toBeNull();
+    expect(
+      exposureCapRefusal({ payerLamports: 9_000_000n, payToLamports: 0n, totalLamports: 0n }, limits, 2_000_000n, who),
+    ).toMatchObject({ reason: "fee_payer_spend_per_payer_exceeded", code: "RATE_LIMITED" });
+    expect(
+      exposureCapRefusal({ payerLamports: 0n, payToLamports: 49_000_000n, totalLamports: 0n }, limits, 2_000_000n, who),
+    ).toMatchObject({ reason: "fee_payer_spend_per_pay_to_exceeded" });
+    expect(
+      exposureCapRefusal(
+        { payerLamports: 0n, payToLamports: 0n, totalLamports: 999_000_000n },
+        limits,
+        2_000_000n,
+        who,
+      ),
+    ).toMatchObject({ reason: "fee_payer_spend_per_day_exceeded", code: "SERVICE_UNAVAILABLE" });
+    expect(
+      exposureCapRefusal(
+        { payerLamports: 0n, payToLamports: 0n, totalLamports: 998_000_000n },
+        limits,
+        2_000_000n,
+        who,
+      ),
+    ).toBeNull();
   });
 });
 
@@ -100,22 +150,40 @@ describe("belowMinimumRefusal: rent is fronted only above SVC_FEE_PAYER_MIN_LAMP
 describe("a SOL shortfall while the fee payer fronts the rent is the facilitator's, not the buyer's", () => {
   const SYSTEM = "11111111111111111111111111111111";
   const custom1 = { InstructionError: [2, { Custom: 1 }] };
-  const systemShort = [`Program ${SYSTEM} invoke [2]`, "Transfer: insufficient lamports 1000, need 2672640", `Program ${SYSTEM} failed: custom program error: 0x1`];
-  const tokenShort = [`Program ${TOKEN_PROGRAM_ADDRESS} invoke [2]`, "Program log: Error: insufficient funds", `Program ${TOKEN_PROGRAM_ADDRESS} failed: custom program error: 0x1`];
+  const systemShort = [
+    `Program ${SYSTEM} invoke [2]`,
+    "Transfer: insufficient lamports 1000, need 2672640",
+    `Program ${SYSTEM} failed: custom program error: 0x1`,
+  ];
+  const tokenShort = [
+    `Program ${TOKEN_PROGRAM_ADDRESS} invoke [2]`,
+    "Program log: Error: insufficient funds",
+    `Program ${TOKEN_PROGRAM_ADDRESS} failed: custom program error: 0x1`,
+  ];
 
   it("System ran short in an upto Open: 503 facilitator_insufficient_funds", () => {
-    expect(rejectionForTransactionError(custom1, systemShort, "token_rent_fronted")).toMatchObject({ reason: "facilitator_insufficient_funds", code: "SERVICE_UNAVAILABLE" });
+    expect(rejectionForTransactionError(custom1, systemShort, "token_rent_fronted")).toMatchObject({
+      reason: "facilitator_insufficient_funds",
+      code: "SERVICE_UNAVAILABLE",
+    });
   });
 
   it("the buyer's tokens ran short: still the buyer's insufficient_funds; a plain token payment's System shortfall too", () => {
-    expect(rejectionForTransactionError(custom1, tokenShort, "token_rent_fronted")).toMatchObject({ reason: "insufficient_funds" });
+    expect(rejectionForTransactionError(custom1, tokenShort, "token_rent_fronted")).toMatchObject({
+      reason: "insufficient_funds",
+    });
     expect(rejectionForTransactionError(custom1, systemShort, "token")).toMatchObject({ reason: "insufficient_funds" });
   });
 });
 
 describe("an operator's own job", () => {
   it("a refusal carries no payer when none is known", () => {
-    const refusal = exposureCapRefusal({ payerLamports: 0n, payToLamports: 0n, totalLamports: 2_000_000_000n }, spentLimits(CAPS, 0), 1n, { payer: null, payTo: null });
+    const refusal = exposureCapRefusal(
+      { payerLamports: 0n, payToLamports: 0n, totalLamports: 2_000_000_000n },
+      spentLimits(CAPS, 0),
+      1n,
+      { payer: null, payTo: null },
+    );
     expect(refusal).toMatchObject({ reason: "fee_payer_spend_per_day_exceeded" });
     expect(refusal).not.toHaveProperty("payer");
   });

@@ -1,6 +1,6 @@
-import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { describe, expect, it } from "vitest";
 
 /**
  * What `npm install` needs to work on a newcomer's machine, read from package.json and the lock file: the local chain's
@@ -9,9 +9,20 @@ import path from "node:path";
  * lists the unreviewed ones after every install; npm 12 skips their scripts, and workerd's and esbuild's are needed).
  */
 const root = path.join(import.meta.dirname, "../..");
-const manifest = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { engines: { node: string }; allowScripts?: Record<string, boolean> };
+const manifest = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as {
+  engines: { node: string };
+  allowScripts?: Record<string, boolean>;
+};
 const lock = JSON.parse(readFileSync(path.join(root, "package-lock.json"), "utf8")) as {
-  packages: Record<string, { version?: string; hasInstallScript?: boolean; engines?: { node?: string } | string[]; optionalDependencies?: Record<string, string> }>;
+  packages: Record<
+    string,
+    {
+      version?: string;
+      hasInstallScript?: boolean;
+      engines?: { node?: string } | string[];
+      optionalDependencies?: Record<string, string>;
+    }
+  >;
 };
 
 /** macOS on Apple silicon and Intel, Linux (glibc) on x64 and arm64. */
@@ -36,7 +47,8 @@ describe("install manifest", () => {
     for (const [key, entry] of Object.entries(lock.packages)) {
       const range = Array.isArray(entry.engines) ? undefined : entry.engines?.node;
       if (!key || !range) continue;
-      for (const node of [floor!, CI_NODE]) if (!satisfies(node, range)) refusing.push(`${key} wants node ${range} (not ${node})`);
+      for (const node of [floor!, CI_NODE])
+        if (!satisfies(node, range)) refusing.push(`${key} wants node ${range} (not ${node})`);
     }
     expect(refusing).toEqual([]);
     expect(satisfies(CI_NODE, manifest.engines.node)).toBe(true);
@@ -51,7 +63,10 @@ describe("install manifest", () => {
     expect(withScripts.has("workerd"), "the lock file records install scripts").toBe(true);
     const reviewed = Object.keys(manifest.allowScripts ?? {});
     expect([...withScripts].filter((name) => !reviewed.includes(name))).toEqual([]);
-    expect(reviewed.filter((name) => !withScripts.has(name)), "no stale entries").toEqual([]);
+    expect(
+      reviewed.filter((name) => !withScripts.has(name)),
+      "no stale entries",
+    ).toEqual([]);
   });
 
   it("reads the engines ranges npm packages use", () => {
@@ -82,7 +97,11 @@ function compare(a: Version, b: Version): number {
 function satisfies(version: string, range: string): boolean {
   const v = parse(version);
   return range.split("||").some((alternative) => {
-    const comparators = alternative.trim().replace(/(>=|>|\^)\s+/g, "$1").split(/\s+/).filter(Boolean);
+    const comparators = alternative
+      .trim()
+      .replace(/(>=|>|\^)\s+/g, "$1")
+      .split(/\s+/)
+      .filter(Boolean);
     return comparators.every((comparator) => {
       if (comparator === "*") return true;
       const [, op = "", rest = ""] = comparator.match(/^(>=|>|\^|<=|<)?(.+)$/) ?? [];

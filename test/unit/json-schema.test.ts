@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
 import * as v from "valibot";
+import { describe, expect, it } from "vitest";
 import { toJsonSchema } from "../../src/http/self-description/json-schema";
 import { VerifySettleBodySchema } from "../../src/rails/registry";
 
@@ -35,7 +35,10 @@ describe("valibot → JSON Schema (for /openapi.json)", () => {
     // and when present it must be 2.
     expect(schema.required).toEqual(["paymentPayload", "paymentRequirements"]);
     expect(schema.properties.x402Version).toEqual({ const: 2 });
-    expect(schema.properties.paymentRequirements.properties.amount).toMatchObject({ type: "string", pattern: "^\\d{1,20}$" });
+    expect(schema.properties.paymentRequirements.properties.amount).toMatchObject({
+      type: "string",
+      pattern: "^\\d{1,20}$",
+    });
     // The payload is one of the rails' shapes: a signed transaction (exact, sla-escrow) or an upto channel payload.
     const [transactionShape, uptoShape] = schema.properties.paymentPayload.properties.payload.anyOf;
     expect(transactionShape.properties.transaction.type).toBe("string");

@@ -7,7 +7,10 @@ describe("parseJsonText", () => {
 
   it("accepts nesting up to the limit and refuses one level more", () => {
     expect(parseJsonText(nested(MAX_JSON_DEPTH))).toMatchObject({ ok: true });
-    expect(parseJsonText(nested(MAX_JSON_DEPTH + 1))).toEqual({ ok: false, message: expect.stringContaining("nests deeper") });
+    expect(parseJsonText(nested(MAX_JSON_DEPTH + 1))).toEqual({
+      ok: false,
+      message: expect.stringContaining("nests deeper"),
+    });
   });
 
   it("does not count brackets inside strings, including after escaped quotes and backslashes", () => {
@@ -22,7 +25,10 @@ describe("parseJsonText", () => {
   });
 
   it("reports unterminated strings and empty bodies as errors", () => {
-    expect(parseJsonText('{"a":"unterminated')).toEqual({ ok: false, message: expect.stringContaining("not valid JSON") });
+    expect(parseJsonText('{"a":"unterminated')).toEqual({
+      ok: false,
+      message: expect.stringContaining("not valid JSON"),
+    });
     expect(parseJsonText("  ")).toEqual({ ok: false, message: expect.stringContaining("empty") });
   });
 });

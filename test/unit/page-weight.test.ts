@@ -1,11 +1,11 @@
-import { describe, expect, it } from "vitest";
 import { gzipSync } from "node:zlib";
+import { describe, expect, it } from "vitest";
+import { SWEEP_CRON } from "../../src/jobs/scheduled";
 import { CONSOLE_CSS, CONSOLE_HTML, consoleCsp } from "../../src/page/console-html";
 import { CONSOLE_JS } from "../../src/page/console-js";
 import { HOME_CSS, HOME_HTML, HOME_JS } from "../../src/page/home-html";
-import { TRANSACTION_HTML } from "../../src/page/tx-html";
 import { TRANSACTION_SCRIPT } from "../../src/page/page-scripts.generated";
-import { SWEEP_CRON } from "../../src/jobs/scheduled";
+import { TRANSACTION_HTML } from "../../src/page/tx-html";
 
 /**
  * The page-weight budget stated in docs/running-locally.md ("Seller console"): each page with its script and styles, as served
@@ -14,7 +14,11 @@ import { SWEEP_CRON } from "../../src/jobs/scheduled";
 const BUDGETS = {
   console: { files: [CONSOLE_HTML, CONSOLE_JS, CONSOLE_CSS], maxBytes: 48 * 1024, maxGzipBytes: 16 * 1024 },
   home: { files: [HOME_HTML, HOME_JS, HOME_CSS], maxBytes: 16 * 1024, maxGzipBytes: 6 * 1024 },
-  transaction: { files: [TRANSACTION_HTML, TRANSACTION_SCRIPT, CONSOLE_CSS], maxBytes: 16 * 1024, maxGzipBytes: 6 * 1024 },
+  transaction: {
+    files: [TRANSACTION_HTML, TRANSACTION_SCRIPT, CONSOLE_CSS],
+    maxBytes: 16 * 1024,
+    maxGzipBytes: 6 * 1024,
+  },
 };
 
 describe("page weight", () => {
@@ -38,7 +42,9 @@ describe("console script", () => {
   });
 
   it("CSP: connections only to the origin and the wallet RPC origin (never its path or key)", () => {
-    expect(consoleCsp("https://rpc.example.com/v1/secret-key?api-key=x")).toContain("connect-src 'self' https://rpc.example.com;");
+    expect(consoleCsp("https://rpc.example.com/v1/secret-key?api-key=x")).toContain(
+      "connect-src 'self' https://rpc.example.com;",
+    );
     expect(consoleCsp("not a url")).toContain("connect-src 'self';");
     expect(consoleCsp("ftp://rpc.example.com")).toContain("connect-src 'self';");
   });

@@ -7,7 +7,11 @@ import type { KeeperItem, KeeperReport } from "../../src/rails/sla-escrow/keeper
  * words of their detail, so a payout given up after the attempt cap still counts and a dropped funding whose words
  * say "failed" does not.
  */
-const item = (outcome: KeeperItem["outcome"], detail: string, action: KeeperItem["action"] = "release"): KeeperItem => ({
+const item = (
+  outcome: KeeperItem["outcome"],
+  detail: string,
+  action: KeeperItem["action"] = "release",
+): KeeperItem => ({
   paymentPda: `pda-${outcome}-${detail.length}`,
   decision: "release",
   action,
@@ -27,7 +31,21 @@ describe("pr402's keeper counters", () => {
       item("held", "fee_payer_below_minimum"),
       item("waiting", "delivered; the oracle may rule until expiry", "none"),
     ];
-    const report: KeeperReport = { dryRun: false, maxPaymentsPerRun: 10, scanned: items.length, released: 1, refunded: 0, closed: 0, items };
-    expect(toPr402KeeperResponse(report, {})).toMatchObject({ considered: 7, succeeded: 1, failed: 2, skipped: 4, ignored: [] });
+    const report: KeeperReport = {
+      dryRun: false,
+      maxPaymentsPerRun: 10,
+      scanned: items.length,
+      released: 1,
+      refunded: 0,
+      closed: 0,
+      items,
+    };
+    expect(toPr402KeeperResponse(report, {})).toMatchObject({
+      considered: 7,
+      succeeded: 1,
+      failed: 2,
+      skipped: 4,
+      ignored: [],
+    });
   });
 });

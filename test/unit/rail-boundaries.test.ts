@@ -47,7 +47,9 @@ function coreTableLeaks(): string[] {
   return CORE.flatMap(sourceFiles).flatMap((file) =>
     codeOf(file)
       .split("\n")
-      .flatMap((line, i) => (tables.test(line) ? [`${path.relative(SRC, file)}:${i + 1}: ${line.trim().slice(0, 120)}`] : [])),
+      .flatMap((line, i) =>
+        tables.test(line) ? [`${path.relative(SRC, file)}:${i + 1}: ${line.trim().slice(0, 120)}`] : [],
+      ),
   );
 }
 
@@ -88,11 +90,19 @@ function coreNameLeaks(): string[] {
   const names = RAIL_FOLDERS.map((name) => name.replace(/[-]/g, "\\-")).join("|");
   // A string literal that is exactly a scheme name ("upto", 'exact', `sla-escrow`), a member keyed by one
   // (exact: / "sla-escrow":), or the alias form (v2:solana:upto).
-  const patterns = [new RegExp(`["'\`](?:${names})["'\`]`), new RegExp(`(?:^|[\\s{,])(?:${names}|"(?:${names})")\\s*:(?!:)`), new RegExp(`v2:solana:(?:${names})\\b`)];
+  const patterns = [
+    new RegExp(`["'\`](?:${names})["'\`]`),
+    new RegExp(`(?:^|[\\s{,])(?:${names}|"(?:${names})")\\s*:(?!:)`),
+    new RegExp(`v2:solana:(?:${names})\\b`),
+  ];
   return CORE.flatMap(sourceFiles).flatMap((file) =>
     codeOf(file)
       .split("\n")
-      .flatMap((line, i) => (patterns.some((p) => p.test(line)) ? [`${path.relative(SRC, file)}:${i + 1}: ${line.trim().slice(0, 120)}`] : [])),
+      .flatMap((line, i) =>
+        patterns.some((p) => p.test(line))
+          ? [`${path.relative(SRC, file)}:${i + 1}: ${line.trim().slice(0, 120)}`]
+          : [],
+      ),
   );
 }
 
@@ -118,7 +128,15 @@ describe("the core/rail boundary", () => {
   });
 
   it(`${CORE_FOLDERS.join("/, ")}/ name no rail's table in code (a rail's purge is its RailModule.retention)`, () => {
-    expect(railTableNames()).toEqual(expect.arrayContaining(["escrow_watch", "upto_channels", "sponsored_funding_failures", "jit_provisions", "sweep_runs"]));
+    expect(railTableNames()).toEqual(
+      expect.arrayContaining([
+        "escrow_watch",
+        "upto_channels",
+        "sponsored_funding_failures",
+        "jit_provisions",
+        "sweep_runs",
+      ]),
+    );
     const leaks = coreTableLeaks().filter((leak) => !KNOWN_TABLE_LEAKS.some((known) => known.test(leak)));
     expect(leaks).toEqual([]);
     expect(new RegExp(`\\b(?:${railTableNames().join("|")})\\b`).test("DELETE FROM escrow_watch WHERE")).toBe(true);

@@ -1,6 +1,6 @@
-import { describe, expect, it } from "vitest";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { describe, expect, it } from "vitest";
 
 /**
  * README leads a newcomer, so what it says must work: its commands are scripts that exist (and the flags they are
@@ -14,7 +14,11 @@ const scripts = (JSON.parse(read("package.json")) as { scripts: Record<string, s
 
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens. */
 function anchorOf(heading: string): string {
-  return heading.trim().toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, "").replace(/ /g, "-");
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} _-]/gu, "")
+    .replace(/ /g, "-");
 }
 
 /** Relative links `[text](target)` of a markdown file, resolved against its folder. */
@@ -55,7 +59,12 @@ describe("README", () => {
   });
 
   it("lists environment variables the scripts it names really read", () => {
-    const readers: Record<string, string[]> = { PORT: ["scripts/start.ts"], LOCALNET_PORT: ["scripts/start.ts"], SOLANA_RPC_URL: ["scripts/start.ts", "demo/run.ts"], FACILITATOR_URL: ["demo/run.ts"] };
+    const readers: Record<string, string[]> = {
+      PORT: ["scripts/start.ts"],
+      LOCALNET_PORT: ["scripts/start.ts"],
+      SOLANA_RPC_URL: ["scripts/start.ts", "demo/run.ts"],
+      FACILITATOR_URL: ["demo/run.ts"],
+    };
     for (const [variable, files] of Object.entries(readers)) {
       expect(README, variable).toContain(`| \`${variable}\` |`);
       for (const file of files) expect(read(file), `${file} reads ${variable}`).toContain(`process.env.${variable}`);
@@ -63,7 +72,12 @@ describe("README", () => {
   });
 
   it("links only to files and headings that exist (README and the documents it indexes)", () => {
-    const documents = ["README.md", ...relativeLinks("README.md").map((l) => path.relative(ROOT, l.file)).filter((f) => f.endsWith(".md"))];
+    const documents = [
+      "README.md",
+      ...relativeLinks("README.md")
+        .map((l) => path.relative(ROOT, l.file))
+        .filter((f) => f.endsWith(".md")),
+    ];
     const broken: string[] = [];
     for (const document of new Set(documents)) {
       for (const link of relativeLinks(document)) {

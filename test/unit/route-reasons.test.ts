@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { apiRoutes } from "../../src/http/api-routes";
 import { paymentRoutes } from "../../src/http/routes/payments";
-import { createSourceProgram, scanRouteReasons, type RouteReach } from "../support/node/reason-scan";
 import { RAILS } from "../../src/rails/registry";
+import { createSourceProgram, type RouteReach, scanRouteReasons } from "../support/node/reason-scan";
 
 /**
  * Every reason a route's handler can answer is listed in its OpenAPI `x-reasons` (route-def.ts `reasons`): a static
@@ -33,7 +33,8 @@ function reachedReasons(key: string): Map<string, string[]> {
   const byReason = new Map<string, string[]>();
   for (const reach of reaches.filter((r) => r.key === key)) {
     for (const site of reach.sites) {
-      for (const reason of site.reasons) (byReason.get(reason) ?? byReason.set(reason, []).get(reason)!).push(`${site.file}:${site.line}`);
+      for (const reason of site.reasons)
+        (byReason.get(reason) ?? byReason.set(reason, []).get(reason)!).push(`${site.file}:${site.line}`);
     }
   }
   return byReason;
@@ -46,17 +47,25 @@ describe("OpenAPI x-reasons list every reason a route's handler can answer (stat
   });
 
   it("finds the throws deep in handlers (the scan is not vacuous)", () => {
-    expect([...reachedReasons("resourceRegister").keys()]).toEqual(expect.arrayContaining(["origin_not_proven", "resource_limit_reached", "forbidden", "unauthorized"]));
+    expect([...reachedReasons("resourceRegister").keys()]).toEqual(
+      expect.arrayContaining(["origin_not_proven", "resource_limit_reached", "forbidden", "unauthorized"]),
+    );
     expect([...reachedReasons("sellerRegister").keys()]).toContain("conflict");
     expect([...reachedReasons("buildUptoDepositTx").keys()]).toEqual(
-      expect.arrayContaining(["invalid_upto_svm_payload_mint_extension_not_allowed", "invalid_upto_svm_withdraw_delay_out_of_bounds", "payer_account_unusable"]),
+      expect.arrayContaining([
+        "invalid_upto_svm_payload_mint_extension_not_allowed",
+        "invalid_upto_svm_withdraw_delay_out_of_bounds",
+        "payer_account_unusable",
+      ]),
     );
     // A call through an interface reaches each implementation: /verify reaches every rail's verify.
     expect([...reachedReasons("verify").keys()].length).toBeGreaterThan(0);
   });
 
   it("reads every reason as a literal or a short union of literals (none typed as 'any reason')", () => {
-    const unbounded = reaches.flatMap((r) => r.sites.filter((s) => s.unbounded).map((s) => `${r.key}: ${s.file}:${s.line}`));
+    const unbounded = reaches.flatMap((r) =>
+      r.sites.filter((s) => s.unbounded).map((s) => `${r.key}: ${s.file}:${s.line}`),
+    );
     expect([...new Set(unbounded)]).toEqual([]);
   });
 
@@ -75,7 +84,8 @@ describe("OpenAPI x-reasons list every reason a route's handler can answer (stat
 
   it("each exemption is still reached (remove it when its throw is gone)", () => {
     for (const exemption of NEVER_ANSWERED) {
-      for (const key of exemption.keys) expect(reachedReasons(key).has(exemption.reason), `${key} ${exemption.reason}`).toBe(true);
+      for (const key of exemption.keys)
+        expect(reachedReasons(key).has(exemption.reason), `${key} ${exemption.reason}`).toBe(true);
     }
   });
 });

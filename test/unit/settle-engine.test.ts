@@ -1,11 +1,16 @@
-import { describe, expect, it } from "vitest";
 import type { Address } from "@solana/kit";
-import { runSettlement, type Settlement, type SettleablePayment, type SignedPayment } from "../../src/settlement/settle-engine";
+import { describe, expect, it } from "vitest";
+import type { ConfirmationOutcome, SignatureStatus } from "../../src/chain/confirm";
+import type { SendOutcome } from "../../src/chain/send-transaction";
+import { upstreamError } from "../../src/platform/errors/catalogue";
+import {
+  runSettlement,
+  type SettleablePayment,
+  type Settlement,
+  type SignedPayment,
+} from "../../src/settlement/settle-engine";
 import type { ClaimRow, SettleChain, SettleLedger, SettlePorts } from "../../src/settlement/settle-ports";
 import type { SettlementClaim, SettlementRow, SettlementState } from "../../src/store/settlements";
-import type { SendOutcome } from "../../src/chain/send-transaction";
-import type { ConfirmationOutcome, SignatureStatus } from "../../src/chain/confirm";
-import { upstreamError } from "../../src/platform/errors/catalogue";
 import { rejection } from "../../src/x402/payment-verdict";
 
 /**
@@ -50,7 +55,11 @@ function payment(overrides: Partial<SettleablePayment> = {}): SettleablePayment 
   } as SettleablePayment;
 }
 
-const SIGNED: SignedPayment = { wireBytes: new Uint8Array([1, 2, 3]), signature: SIGNATURE, feePayerFeeLamports: 10_000n };
+const SIGNED: SignedPayment = {
+  wireBytes: new Uint8Array([1, 2, 3]),
+  signature: SIGNATURE,
+  feePayerFeeLamports: 10_000n,
+};
 
 /**
  * In-memory `settlements` rows with the store's conditional-write rules; `failNext` makes one method throw once;
@@ -102,7 +111,12 @@ class FakeLedger implements SettleLedger {
     this.trip("takeOverLease");
     const row = this.rows.get(messageHash);
     const now = Date.now();
-    if (!row || !["submitting", "pending"].includes(row.state) || (row.leaseExpiresAtMs !== null && row.leaseExpiresAtMs >= now)) return false;
+    if (
+      !row ||
+      !["submitting", "pending"].includes(row.state) ||
+      (row.leaseExpiresAtMs !== null && row.leaseExpiresAtMs >= now)
+    )
+      return false;
     Object.assign(row, { leaseId, leaseExpiresAtMs: now + leaseMs });
     return true;
   }
@@ -116,7 +130,8 @@ class FakeLedger implements SettleLedger {
   async release(messageHash: string) {
     this.trip("release");
     const row = this.rows.get(messageHash);
-    if (row && ["submitting", "pending"].includes(row.state) && row.successReportedAtMs === null) this.rows.delete(messageHash);
+    if (row && ["submitting", "pending"].includes(row.state) && row.successReportedAtMs === null)
+      this.rows.delete(messageHash);
   }
   async reportSuccess(messageHash: string, reporterId: string, correlationId: string | null, nowMs: number) {
     this.trip("reportSuccess");
@@ -198,9 +213,16 @@ class ScriptedChain implements SettleChain {
   }
 }
 
-function settle(ledger: FakeLedger, chain: ScriptedChain, options: { payment?: SettleablePayment; correlationId?: string | null; paymentId?: string | null } = {}) {
+function settle(
+  ledger: FakeLedger,
+  chain: ScriptedChain,
+  options: { payment?: SettleablePayment; correlationId?: string | null; paymentId?: string | null } = {},
+) {
   const ports: SettlePorts = { ledger, chain };
-  return runSettlement(ports, options.payment ?? payment(), SIGNED, { callerCorrelationId: options.correlationId ?? null, paymentId: options.paymentId ?? null });
+  return runSettlement(ports, options.payment ?? payment(), SIGNED, {
+    callerCorrelationId: options.correlationId ?? null,
+    paymentId: options.paymentId ?? null,
+  });
 }
 
 describe("settle engine: a fresh payment", () => {
@@ -208,11 +230,23 @@ describe("settle engine: a fresh payment", () => {
     const ledger = new FakeLedger();
     const chain = new ScriptedChain();
     const { settlement, afterResponse } = await settle(ledger, chain, { correlationId: "seller-1" });
-    expect(settlement).toMatchObject({ ok: true, signature: SIGNATURE, payer: PAYER, alreadySettled: false, amount: "120000", merchantWallet: SELLER });
+    expect(settlement).toMatchObject({
+      ok: true,
+      signature: SIGNATURE,
+      payer: PAYER,
+      alreadySettled: false,
+      amount: "120000",
+      merchantWallet: SELLER,
+    });
     expect(chain.sends).toBe(1);
     expect(chain.closed).toBe(true);
     expect(ledger.reports).toBe(1);
-    expect(ledger.rows.get(HASH)).toMatchObject({ state: "confirmed", successCorrelationId: "seller-1", network: "solana:localnet", scheme: "exact" });
+    expect(ledger.rows.get(HASH)).toMatchObject({
+      state: "confirmed",
+      successCorrelationId: "seller-1",
+      network: "solana:localnet",
+      scheme: "exact",
+    });
     expect(afterResponse).toHaveLength(0);
   });
 
@@ -259,8 +293,13 @@ describe("settle engine: repeated calls for one payment", () => {
     const hookRuns: number[] = [];
     const withHook = payment({ onFirstConfirmation: async (nowMs) => void hookRuns.push(nowMs) });
     // The other call's report lands between this call's confirmation and its own report.
-    const chain = new ScriptedChain({ whileConfirming: () => ledger.reportSuccess(HASH, "other-lease", "other-call", Date.now()) });
-    const { settlement, afterResponse } = await settle(ledger, chain, { payment: withHook, correlationId: "this-call" });
+    const chain = new ScriptedChain({
+      whileConfirming: () => ledger.reportSuccess(HASH, "other-lease", "other-call", Date.now()),
+    });
+    const { settlement, afterResponse } = await settle(ledger, chain, {
+      payment: withHook,
+      correlationId: "this-call",
+    });
     expect(settlement).toMatchObject({ ok: false, reason: "duplicate_settlement", signature: SIGNATURE });
     expect(afterResponse).toHaveLength(0);
     expect(ledger.rows.get(HASH)).toMatchObject({ successCorrelationId: "other-call" });
@@ -275,7 +314,12 @@ describe("settle engine: repeated calls for one payment", () => {
     expect(retry.settlement).toMatchObject({ ok: true, alreadySettled: true, signature: SIGNATURE });
 
     const replay = await settle(ledger, new ScriptedChain(), { correlationId: "someone-else" });
-    expect(replay.settlement).toMatchObject({ ok: false, reason: "duplicate_settlement", signature: SIGNATURE, payer: PAYER });
+    expect(replay.settlement).toMatchObject({
+      ok: false,
+      reason: "duplicate_settlement",
+      signature: SIGNATURE,
+      payer: PAYER,
+    });
     expect((replay.settlement as { message: string }).message).toContain(`GET /settlements/${SIGNATURE}`);
 
     const anonymous = await settle(ledger, new ScriptedChain(), { correlationId: null });
@@ -296,7 +340,9 @@ describe("settle engine: repeated calls for one payment", () => {
     // Another isolate claimed it and is still within its lease.
     await ledger.claim({ ...claimRowFor(payment()), leaseId: "other", leaseExpiresAtMs: Date.now() + 15_000 });
     const chain = new ScriptedChain({ status: [{ kind: "not_found" }] });
-    const { settlement } = await settle(ledger, chain, { payment: payment({ beforeFirstSend: async () => ({ ok: true }) }) });
+    const { settlement } = await settle(ledger, chain, {
+      payment: payment({ beforeFirstSend: async () => ({ ok: true }) }),
+    });
     expect(settlement).toMatchObject({ ok: false, pending: true, reason: "settlement_pending" });
     expect(settlement).not.toHaveProperty("signature");
     expect(chain.sends).toBe(0);
@@ -307,7 +353,9 @@ describe("settle engine: repeated calls for one payment", () => {
     const ledger = new FakeLedger();
     await ledger.claim({ ...claimRowFor(payment()), leaseId: "crashed", leaseExpiresAtMs: Date.now() - 1 });
     const chain = new ScriptedChain({ status: [{ kind: "not_found" }] });
-    const { settlement } = await settle(ledger, chain, { payment: payment({ beforeFirstSend: async () => ({ ok: true }) }) });
+    const { settlement } = await settle(ledger, chain, {
+      payment: payment({ beforeFirstSend: async () => ({ ok: true }) }),
+    });
     expect(settlement).toMatchObject({ ok: true, signature: SIGNATURE });
     expect(chain.sends).toBe(1);
   });
@@ -316,7 +364,9 @@ describe("settle engine: repeated calls for one payment", () => {
     const ledger = new FakeLedger();
     await ledger.claim({ ...claimRowFor(payment()), leaseId: "crashed", leaseExpiresAtMs: Date.now() - 1 });
     const chain = new ScriptedChain({ status: [{ kind: "not_found" }], blockhashValid: false });
-    const { settlement } = await settle(ledger, chain, { payment: payment({ beforeFirstSend: async () => ({ ok: true }) }) });
+    const { settlement } = await settle(ledger, chain, {
+      payment: payment({ beforeFirstSend: async () => ({ ok: true }) }),
+    });
     expect(settlement).toMatchObject({ ok: false, reason: "blockhash_expired", code: "BLOCKHASH_EXPIRED" });
     expect(chain.sends).toBe(0);
     expect(chain.statusReads).toBe(2);
@@ -325,12 +375,17 @@ describe("settle engine: repeated calls for one payment", () => {
 
   it("reports a payment another call left pending once the chain says it confirmed", async () => {
     const ledger = new FakeLedger();
-    const first = await settle(ledger, new ScriptedChain({ confirm: [{ kind: "timeout" }] }), { correlationId: "seller-1" });
+    const first = await settle(ledger, new ScriptedChain({ confirm: [{ kind: "timeout" }] }), {
+      correlationId: "seller-1",
+    });
     expect(first.settlement).toMatchObject({ ok: false, pending: true, signature: SIGNATURE });
     expect(ledger.rows.get(HASH)).toMatchObject({ state: "pending", leaseExpiresAtMs: null });
 
     const chain = new ScriptedChain({ status: [{ kind: "confirmed" }] });
-    const second = await settle(ledger, chain, { payment: payment({ beforeFirstSend: async () => ({ ok: true }) }), correlationId: "seller-1" });
+    const second = await settle(ledger, chain, {
+      payment: payment({ beforeFirstSend: async () => ({ ok: true }) }),
+      correlationId: "seller-1",
+    });
     expect(second.settlement).toMatchObject({ ok: true, alreadySettled: false, signature: SIGNATURE });
     expect(chain.sends).toBe(0);
     expect(ledger.reports).toBe(1);
@@ -340,25 +395,43 @@ describe("settle engine: repeated calls for one payment", () => {
 describe("settle engine: refusals", () => {
   it("turns a preflight refusal into the rail-neutral reason and gives the row back (the payment may be tried again)", async () => {
     const ledger = new FakeLedger();
-    const chain = new ScriptedChain({ send: [{ kind: "rejected", err: { InstructionError: [0, { Custom: 1 }] }, logs: [] }] });
+    const chain = new ScriptedChain({
+      send: [{ kind: "rejected", err: { InstructionError: [0, { Custom: 1 }] }, logs: [] }],
+    });
     const { settlement } = await settle(ledger, chain);
-    expect(settlement).toEqual({ ok: false, reason: "insufficient_funds", message: "The buyer does not hold enough tokens for this payment", payer: PAYER });
+    expect(settlement).toEqual({
+      ok: false,
+      reason: "insufficient_funds",
+      message: "The buyer does not hold enough tokens for this payment",
+      payer: PAYER,
+    });
     expect(ledger.rows.has(HASH)).toBe(false);
 
-    const sol = await settle(new FakeLedger(), new ScriptedChain({ send: [{ kind: "rejected", err: { InstructionError: [0, { Custom: 1 }] }, logs: [] }] }), {
-      payment: payment({ funds: "sol", instructionPrograms: ["11111111111111111111111111111111"] }),
+    const sol = await settle(
+      new FakeLedger(),
+      new ScriptedChain({ send: [{ kind: "rejected", err: { InstructionError: [0, { Custom: 1 }] }, logs: [] }] }),
+      {
+        payment: payment({ funds: "sol", instructionPrograms: ["11111111111111111111111111111111"] }),
+      },
+    );
+    expect(sol.settlement).toMatchObject({
+      reason: "insufficient_funds",
+      message: "The buyer does not hold enough SOL for this payment",
     });
-    expect(sol.settlement).toMatchObject({ reason: "insufficient_funds", message: "The buyer does not hold enough SOL for this payment" });
   });
 
   it("treats BlockhashNotFound on send as expired only when the signature is nowhere, and records it as final", async () => {
     const ledger = new FakeLedger();
-    const chain = new ScriptedChain({ send: [{ kind: "rejected", err: "BlockhashNotFound", logs: [] }], status: [{ kind: "not_found" }] });
+    const chain = new ScriptedChain({
+      send: [{ kind: "rejected", err: "BlockhashNotFound", logs: [] }],
+      status: [{ kind: "not_found" }],
+    });
     const { settlement } = await settle(ledger, chain);
     expect(settlement).toEqual({
       ok: false,
       reason: "blockhash_expired",
-      message: "The payment was never confirmed and its blockhash has expired; retry build: rebuild and sign the payment again",
+      message:
+        "The payment was never confirmed and its blockhash has expired; retry build: rebuild and sign the payment again",
       code: "BLOCKHASH_EXPIRED",
       payer: PAYER,
     });
@@ -373,12 +446,18 @@ describe("settle engine: refusals", () => {
 
   it("reports a BlockhashNotFound send whose signature did land as the success it is", async () => {
     const ledger = new FakeLedger();
-    const chain = new ScriptedChain({ send: [{ kind: "rejected", err: "BlockhashNotFound", logs: [] }], status: [{ kind: "confirmed" }] });
+    const chain = new ScriptedChain({
+      send: [{ kind: "rejected", err: "BlockhashNotFound", logs: [] }],
+      status: [{ kind: "confirmed" }],
+    });
     expect((await settle(ledger, chain)).settlement).toMatchObject({ ok: true, signature: SIGNATURE });
   });
 
   it("answers pending, not expired, when the status after BlockhashNotFound cannot be read", async () => {
-    const chain = new ScriptedChain({ send: [{ kind: "rejected", err: "BlockhashNotFound", logs: [] }], status: [upstreamError("rpc down")] });
+    const chain = new ScriptedChain({
+      send: [{ kind: "rejected", err: "BlockhashNotFound", logs: [] }],
+      status: [upstreamError("rpc down")],
+    });
     const { settlement } = await settle(new FakeLedger(), chain);
     expect(settlement).toMatchObject({ ok: false, pending: true });
     expect(settlement).not.toHaveProperty("signature");
@@ -386,11 +465,15 @@ describe("settle engine: refusals", () => {
 
   it("reports an on-chain failure with its signature (the fee was paid) and records the row failed", async () => {
     const ledger = new FakeLedger();
-    const chain = new ScriptedChain({ confirm: [{ kind: "failed", err: { InstructionError: [0, { Custom: 6001 }] } }] });
+    const chain = new ScriptedChain({
+      confirm: [{ kind: "failed", err: { InstructionError: [0, { Custom: 6001 }] } }],
+    });
     const { settlement } = await settle(ledger, chain);
     // It executed (no simulation refused it): its own reason, and the message says the fee was paid.
     expect(settlement).toMatchObject({ ok: false, reason: "settlement_failed", signature: SIGNATURE, payer: PAYER });
-    expect((settlement as { message: string }).message).toMatch(/executed and failed on chain \(instruction 0 failed: .*6001.*\); its network fee was paid/);
+    expect((settlement as { message: string }).message).toMatch(
+      /executed and failed on chain \(instruction 0 failed: .*6001.*\); its network fee was paid/,
+    );
     expect(ledger.rows.get(HASH)).toMatchObject({ state: "failed", errorReason: "settlement_failed" });
   });
 
@@ -398,8 +481,16 @@ describe("settle engine: refusals", () => {
     const ledger = new FakeLedger();
     await settle(ledger, new ScriptedChain(), { paymentId: "order-42" });
     const chain = new ScriptedChain();
-    const { settlement } = await settle(ledger, chain, { payment: payment({ messageHash: "another-payment" }), paymentId: "order-42" });
-    expect(settlement).toMatchObject({ ok: false, reason: "payment_identifier_conflict", code: "CONFLICT", payer: PAYER });
+    const { settlement } = await settle(ledger, chain, {
+      payment: payment({ messageHash: "another-payment" }),
+      paymentId: "order-42",
+    });
+    expect(settlement).toMatchObject({
+      ok: false,
+      reason: "payment_identifier_conflict",
+      code: "CONFLICT",
+      payer: PAYER,
+    });
     expect(chain.sends).toBe(0);
   });
 
@@ -424,7 +515,10 @@ describe("settle engine: refusals", () => {
     await settle(ledger, new ScriptedChain(), { correlationId: "seller-1" });
     const stillLow = new ScriptedChain();
     stillLow.floor = floorRefusal;
-    expect((await settle(ledger, stillLow, { correlationId: "seller-1" })).settlement).toMatchObject({ ok: true, alreadySettled: true });
+    expect((await settle(ledger, stillLow, { correlationId: "seller-1" })).settlement).toMatchObject({
+      ok: true,
+      alreadySettled: true,
+    });
   });
 });
 
@@ -439,7 +533,11 @@ describe("settle engine: faults", () => {
     // lease, so the next call reconciles at once; no success was reported.
     await Promise.all(afterResponse);
     expect(ledger.rows.size).toBe(1);
-    expect(ledger.rows.get(HASH)).toMatchObject({ state: "pending", leaseExpiresAtMs: null, successReportedAtMs: null });
+    expect(ledger.rows.get(HASH)).toMatchObject({
+      state: "pending",
+      leaseExpiresAtMs: null,
+      successReportedAtMs: null,
+    });
   });
 
   it("writes the row after the answer on a later try when the claim fails again at first", async () => {
@@ -457,7 +555,9 @@ describe("settle engine: faults", () => {
   it("lets the database fault stand when the claim failed and the cluster refused the send", async () => {
     const ledger = new FakeLedger();
     ledger.failNext.add("claim");
-    const chain = new ScriptedChain({ send: [{ kind: "rejected", err: { InstructionError: [0, { Custom: 1 }] }, logs: [] }] });
+    const chain = new ScriptedChain({
+      send: [{ kind: "rejected", err: { InstructionError: [0, { Custom: 1 }] }, logs: [] }],
+    });
     await expect(settle(ledger, chain)).rejects.toThrow("D1 fault in claim");
     expect(chain.closed).toBe(true);
   });
@@ -480,15 +580,28 @@ describe("settle engine: a success report the ledger cannot record is never answ
     ledger.reportFault = "before-commit";
     const hookRuns: number[] = [];
     const withHook = payment({ onFirstConfirmation: async (nowMs) => void hookRuns.push(nowMs) });
-    const { settlement, afterResponse } = await settle(ledger, new ScriptedChain(), { payment: withHook, correlationId: "seller-1" });
-    expect(settlement).toMatchObject({ ok: false, pending: true, reason: "settlement_pending", signature: SIGNATURE, payer: PAYER });
+    const { settlement, afterResponse } = await settle(ledger, new ScriptedChain(), {
+      payment: withHook,
+      correlationId: "seller-1",
+    });
+    expect(settlement).toMatchObject({
+      ok: false,
+      pending: true,
+      reason: "settlement_pending",
+      signature: SIGNATURE,
+      payer: PAYER,
+    });
     expect((settlement as { message: string }).message).toContain(`Transaction ${SIGNATURE} is confirmed`);
     expect(ledger.rows.get(HASH)).toMatchObject({ state: "submitting", successReportedAtMs: null });
 
     // After the response: the row learns the confirmation (no success reported), and the rail's hook runs.
     expect(afterResponse).toHaveLength(1);
     await Promise.all(afterResponse);
-    expect(ledger.rows.get(HASH)).toMatchObject({ state: "confirmed", successReportedAtMs: null, successCorrelationId: null });
+    expect(ledger.rows.get(HASH)).toMatchObject({
+      state: "confirmed",
+      successReportedAtMs: null,
+      successCorrelationId: null,
+    });
     expect(hookRuns).toHaveLength(1);
 
     ledger.reportFault = "none";
@@ -521,22 +634,27 @@ describe("settle engine: a success report the ledger cannot record is never answ
         expect(["settlement_pending", "duplicate_settlement"]).toContain((answer as { reason: string }).reason);
       }
       const committedFor = ledger.rows.get(HASH)!.successCorrelationId;
-      if (fault === "before-commit") expect(ledger.rows.get(HASH)).toMatchObject({ state: "confirmed", successReportedAtMs: null });
+      if (fault === "before-commit")
+        expect(ledger.rows.get(HASH)).toMatchObject({ state: "confirmed", successReportedAtMs: null });
       if (fault === "after-commit" && named) expect(ids).toContain(committedFor); // one seller's write committed unheard
       // Nobody can ever hear a committed report without a correlation id: it was withdrawn after the response.
-      if (fault === "after-commit" && !named) expect(ledger.rows.get(HASH)).toMatchObject({ state: "confirmed", successReportedAtMs: null });
+      if (fault === "after-commit" && !named)
+        expect(ledger.rows.get(HASH)).toMatchObject({ state: "confirmed", successReportedAtMs: null });
 
       // The store answers again; every caller retries (same body, same X-Correlation-ID).
       ledger.reportFault = "none";
       const afterRecovery = await concurrentSettles(ledger, ids);
       const won = successesOf(afterRecovery);
       expect(won).toHaveLength(1);
-      for (const answer of afterRecovery) if (!answer.ok) expect(answer).toMatchObject({ reason: "duplicate_settlement", signature: SIGNATURE });
+      for (const answer of afterRecovery)
+        if (!answer.ok) expect(answer).toMatchObject({ reason: "duplicate_settlement", signature: SIGNATURE });
       // The seller whose lost write did commit is the one that hears it, on its own retry.
       if (fault === "after-commit" && named) expect(ids[afterRecovery.indexOf(won[0]!)]).toBe(committedFor);
 
       // And a later replay by anyone else is a duplicate.
-      const replay = await settle(ledger, new ScriptedChain({ status: [{ kind: "confirmed" }] }), { correlationId: "someone-else" });
+      const replay = await settle(ledger, new ScriptedChain({ status: [{ kind: "confirmed" }] }), {
+        correlationId: "someone-else",
+      });
       expect(replay.settlement).toMatchObject({ ok: false, reason: "duplicate_settlement" });
     });
   }
@@ -558,7 +676,11 @@ describe("settle engine: a success report the ledger cannot record is never answ
 
 /** Settles one payment from several callers at once and lets each call's after-response work finish (as waitUntil does). */
 async function concurrentSettles(ledger: FakeLedger, correlationIds: (string | null)[]) {
-  const outcomes = await Promise.all(correlationIds.map((id) => settle(ledger, new ScriptedChain({ status: [{ kind: "confirmed" }] }), { correlationId: id })));
+  const outcomes = await Promise.all(
+    correlationIds.map((id) =>
+      settle(ledger, new ScriptedChain({ status: [{ kind: "confirmed" }] }), { correlationId: id }),
+    ),
+  );
   await Promise.all(outcomes.flatMap((outcome) => outcome.afterResponse));
   return outcomes.map((outcome) => outcome.settlement);
 }

@@ -3,12 +3,16 @@
  * Synthetic spans and log entries, so every segment's expected median is known exactly.
  */
 import { describe, expect, it } from "vitest";
-import { formatTimeline, settleTimeline, type ChainRequest } from "../../bench/settle-timeline";
+import { type ChainRequest, formatTimeline, settleTimeline } from "../../bench/settle-timeline";
 
 /** A settle at `startMs` that spends 1 ms, sends (2 ms), waits `pollGapMs`, reads the status (0.5 ms), then 3 ms. */
 function settleAt(startMs: number, pollGapMs: number): { span: [number, number]; log: ChainRequest[] } {
   const send = { methods: ["sendTransaction"], receivedAtMs: startMs + 1, finishedAtMs: startMs + 3 };
-  const status = { methods: ["getSignatureStatuses"], receivedAtMs: send.finishedAtMs + pollGapMs, finishedAtMs: send.finishedAtMs + pollGapMs + 0.5 };
+  const status = {
+    methods: ["getSignatureStatuses"],
+    receivedAtMs: send.finishedAtMs + pollGapMs,
+    finishedAtMs: send.finishedAtMs + pollGapMs + 0.5,
+  };
   return { span: [startMs, status.finishedAtMs + 3], log: [send, status] };
 }
 
@@ -30,7 +34,13 @@ describe("settle timeline", () => {
     expect(timeline).not.toBeNull();
     expect(timeline!.settles).toBe(3);
     expect(timeline!.of).toBe(4);
-    expect(timeline!.segments.map((s) => s.label)).toEqual(["facilitator", "sendTransaction", "facilitator", "getSignatureStatuses", "facilitator"]);
+    expect(timeline!.segments.map((s) => s.label)).toEqual([
+      "facilitator",
+      "sendTransaction",
+      "facilitator",
+      "getSignatureStatuses",
+      "facilitator",
+    ]);
     const medians = timeline!.segments.map((s) => s.medianMs);
     expect(medians[0]).toBeCloseTo(1, 9);
     expect(medians[1]).toBeCloseTo(2, 9);

@@ -1,12 +1,27 @@
 import { describe, expect, it } from "vitest";
-import { planSweep, thresholdFor, type RailBalance } from "../../src/rails/exact/sweep/plan";
-import { maxRailsWithinBudget, SWEEP_JOB_SUBREQUEST_BUDGET, worstCaseSubrequests } from "../../src/rails/exact/sweep/budget";
-import { spendableLamports, RENT_EXEMPT_MINIMUM_EMPTY_LAMPORTS } from "../../src/rails/exact/sweep/vault-balances";
+import {
+  maxRailsWithinBudget,
+  SWEEP_JOB_SUBREQUEST_BUDGET,
+  worstCaseSubrequests,
+} from "../../src/rails/exact/sweep/budget";
+import { planSweep, type RailBalance, thresholdFor } from "../../src/rails/exact/sweep/plan";
+import { RENT_EXEMPT_MINIMUM_EMPTY_LAMPORTS, spendableLamports } from "../../src/rails/exact/sweep/vault-balances";
 
 const USDC = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU";
 const OTHER_MINT = "So11111111111111111111111111111111111111112";
-const thresholds = { minSpendableLamports: 30_000_000n, minSplRawDefault: 100_000n, minSplRawByMint: { [OTHER_MINT]: 7n } };
-const rail = (over: Partial<RailBalance>): RailBalance => ({ wallet: "w", rail: USDC, availableRaw: 0n, minFeeRaw: 10_000n, problem: null, ...over });
+const thresholds = {
+  minSpendableLamports: 30_000_000n,
+  minSplRawDefault: 100_000n,
+  minSplRawByMint: { [OTHER_MINT]: 7n },
+};
+const rail = (over: Partial<RailBalance>): RailBalance => ({
+  wallet: "w",
+  rail: USDC,
+  availableRaw: 0n,
+  minFeeRaw: 10_000n,
+  problem: null,
+  ...over,
+});
 
 describe("sweep plan (pure)", () => {
   it("maps every rail to one of the wire's (status, action) pairs", () => {
@@ -27,7 +42,14 @@ describe("sweep plan (pure)", () => {
       ["d", "skipped", "below_threshold"],
       ["e", "failed", "none"],
     ]);
-    expect(items[0]).toMatchObject({ settlementMode: "spl", splMint: USDC, availableRaw: "100000", thresholdRaw: "100000", signature: null, error: null });
+    expect(items[0]).toMatchObject({
+      settlementMode: "spl",
+      splMint: USDC,
+      availableRaw: "100000",
+      thresholdRaw: "100000",
+      signature: null,
+      error: null,
+    });
     expect(items[2]).toMatchObject({ settlementMode: "native_sol", splMint: null, thresholdRaw: "30000000" });
     expect(items[4]).toMatchObject({ availableRaw: null, error: "vault X does not exist" });
   });

@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
 import { address } from "@solana/kit";
+import { describe, expect, it } from "vitest";
 import type { MintInfo } from "../../src/chain/mint";
 import { refusedChannelMintExtension, refusedMintExtension } from "../../src/chain/token-extensions";
 

@@ -21,20 +21,35 @@ describe("classifyTransactionError: Custom(1)", () => {
       `Program ${TOKEN} failed: custom program error: 0x1`,
       `Program ${ESCROW} failed: custom program error: 0x1`,
     ];
-    expect(classifyTransactionError(custom1(2), { logs })).toEqual({ kind: "insufficient_funds", instructionIndex: 2, program: TOKEN });
+    expect(classifyTransactionError(custom1(2), { logs })).toEqual({
+      kind: "insufficient_funds",
+      instructionIndex: 2,
+      program: TOKEN,
+    });
   });
 
   it("is insufficient funds for a top-level System or Token instruction when there are no logs", () => {
-    expect(classifyTransactionError(custom1(1), { instructionPrograms: ["ComputeBudget111111111111111111111111111111", SYSTEM] })).toMatchObject({
+    expect(
+      classifyTransactionError(custom1(1), {
+        instructionPrograms: ["ComputeBudget111111111111111111111111111111", SYSTEM],
+      }),
+    ).toMatchObject({
       kind: "insufficient_funds",
     });
-    expect(classifyTransactionError(custom1(0), { instructionPrograms: [TOKEN] })).toMatchObject({ kind: "insufficient_funds" });
+    expect(classifyTransactionError(custom1(0), { instructionPrograms: [TOKEN] })).toMatchObject({
+      kind: "insufficient_funds",
+    });
   });
 
   it("is a plain instruction failure when any other program returned it (the old code called it insufficient funds)", () => {
     const logs = [`Program ${ESCROW} invoke [1]`, `Program ${ESCROW} failed: custom program error: 0x1`];
-    expect(classifyTransactionError(custom1(0), { logs })).toMatchObject({ kind: "instruction_failed", instructionIndex: 0 });
-    expect(classifyTransactionError(custom1(0), { instructionPrograms: [ESCROW] })).toMatchObject({ kind: "instruction_failed" });
+    expect(classifyTransactionError(custom1(0), { logs })).toMatchObject({
+      kind: "instruction_failed",
+      instructionIndex: 0,
+    });
+    expect(classifyTransactionError(custom1(0), { instructionPrograms: [ESCROW] })).toMatchObject({
+      kind: "instruction_failed",
+    });
     // Nothing tells which program returned it: not claimed to be a funds problem.
     expect(classifyTransactionError(custom1(0))).toMatchObject({ kind: "instruction_failed" });
   });

@@ -1,8 +1,8 @@
+import { type Address, address, getAddressEncoder } from "@solana/kit";
 import { describe, expect, it } from "vitest";
-import { address, getAddressEncoder, type Address } from "@solana/kit";
-import { CHANNEL_STATUS, type Channel } from "../../src/rails/upto/program/accounts";
 import type { AccountSnapshot } from "../../src/chain/accounts";
-import { CLOSING_CLAIM_MARGIN_SECONDS, claimShape, type ClaimFacts } from "../../src/rails/upto/claim-rules";
+import { CLOSING_CLAIM_MARGIN_SECONDS, type ClaimFacts, claimShape } from "../../src/rails/upto/claim-rules";
+import { CHANNEL_STATUS, type Channel } from "../../src/rails/upto/program/accounts";
 
 /** The upto claim's rules over one read of the chain (on-chain behaviour: test/worker/upto-claim-states.test.ts). */
 
@@ -70,18 +70,30 @@ const reasonOf = (result: ReturnType<typeof claimShape>) => ("reason" in result 
 describe("claimShape: where the program accepts the claim", () => {
   it("an open channel, a channel topped up above the ceiling, a closing channel within its grace period", () => {
     expect(claimShape(facts(), 750_000n)).toEqual({ ok: true, shape: "seal" });
-    expect(claimShape(facts({ channel: channel({ deposit: 2_500_000n }) }), 750_000n)).toEqual({ ok: true, shape: "seal" });
+    expect(claimShape(facts({ channel: channel({ deposit: 2_500_000n }) }), 750_000n)).toEqual({
+      ok: true,
+      shape: "seal",
+    });
     const closing = channel({ status: CHANNEL_STATUS.CLOSING, closureStartedAt: NOW - 100n });
     expect(claimShape(facts({ channel: closing }), 750_000n)).toEqual({ ok: true, shape: "seal" });
   });
 
   it("a closing channel whose grace period ends within the margin, a sealed or distributed one, a gone one: refused", () => {
-    const deadline = (startedAt: bigint) => channel({ status: CHANNEL_STATUS.CLOSING, closureStartedAt: startedAt, gracePeriod: 900 });
-    expect(reasonOf(claimShape(facts({ channel: deadline(NOW - 900n + CLOSING_CLAIM_MARGIN_SECONDS + 1n) }), 1n))).toBe("seal");
-    expect(reasonOf(claimShape(facts({ channel: deadline(NOW - 900n + CLOSING_CLAIM_MARGIN_SECONDS) }), 1n))).toBe("invalid_upto_svm_channel_state");
+    const deadline = (startedAt: bigint) =>
+      channel({ status: CHANNEL_STATUS.CLOSING, closureStartedAt: startedAt, gracePeriod: 900 });
+    expect(reasonOf(claimShape(facts({ channel: deadline(NOW - 900n + CLOSING_CLAIM_MARGIN_SECONDS + 1n) }), 1n))).toBe(
+      "seal",
+    );
+    expect(reasonOf(claimShape(facts({ channel: deadline(NOW - 900n + CLOSING_CLAIM_MARGIN_SECONDS) }), 1n))).toBe(
+      "invalid_upto_svm_channel_state",
+    );
     expect(reasonOf(claimShape(facts({ channel: deadline(NOW - 900n) }), 1n))).toBe("invalid_upto_svm_channel_state");
-    expect(reasonOf(claimShape(facts({ channel: channel({ status: CHANNEL_STATUS.SEALED }) }), 1n))).toBe("invalid_upto_svm_channel_state");
-    expect(reasonOf(claimShape(facts({ channel: channel({ status: CHANNEL_STATUS.DISTRIBUTED }) }), 1n))).toBe("invalid_upto_svm_channel_state");
+    expect(reasonOf(claimShape(facts({ channel: channel({ status: CHANNEL_STATUS.SEALED }) }), 1n))).toBe(
+      "invalid_upto_svm_channel_state",
+    );
+    expect(reasonOf(claimShape(facts({ channel: channel({ status: CHANNEL_STATUS.DISTRIBUTED }) }), 1n))).toBe(
+      "invalid_upto_svm_channel_state",
+    );
     expect(reasonOf(claimShape(facts({ channel: null }), 1n))).toBe("invalid_upto_svm_channel_state");
   });
 
@@ -98,7 +110,10 @@ describe("claimShape: where the program accepts the claim", () => {
       { splitPaysPayTo: false },
       { channel: channel({ settled: 750_000n }) },
     ]) {
-      expect(reasonOf(claimShape(facts(bent), 750_000n)), JSON.stringify(bent, (_, v) => (typeof v === "bigint" ? v.toString() : v))).toBe("invalid_upto_svm_channel_state");
+      expect(
+        reasonOf(claimShape(facts(bent), 750_000n)),
+        JSON.stringify(bent, (_, v) => (typeof v === "bigint" ? v.toString() : v)),
+      ).toBe("invalid_upto_svm_channel_state");
     }
     expect(reasonOf(claimShape(facts(), 2_000_001n))).toBe("invalid_upto_svm_payload_settlement_exceeds_amount");
   });
@@ -117,7 +132,9 @@ describe("claimShape: nothing goes to the program's treasury", () => {
       expect(reasonOf(claimShape(facts({ buyerAccount }), 750_000n))).toBe("settle_keeping_refund");
       expect(reasonOf(claimShape(facts({ buyerAccount }), 0n))).toBe("invalid_upto_svm_payout_account_unusable");
       const closing = channel({ status: CHANNEL_STATUS.CLOSING, closureStartedAt: NOW - 100n });
-      expect(reasonOf(claimShape(facts({ buyerAccount, channel: closing }), 750_000n))).toBe("invalid_upto_svm_payout_account_unusable");
+      expect(reasonOf(claimShape(facts({ buyerAccount, channel: closing }), 750_000n))).toBe(
+        "invalid_upto_svm_payout_account_unusable",
+      );
     }
   });
 

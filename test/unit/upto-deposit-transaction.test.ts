@@ -4,17 +4,33 @@
  * blockhash, memo and compute price, both produce the same message bytes, so a buyer of /build-upto-deposit-tx
  * signs exactly what the official client would have signed. Pure: no chain.
  */
-import { describe, expect, it } from "vitest";
-import { address, createNoopSigner, generateKeyPairSigner, getBase64Encoder, getTransactionDecoder, type Address, type Blockhash } from "@solana/kit";
-import { buildUptoDepositTransaction, channelSaltAtFirstBump, UPTO_OPEN_COMPUTE_UNIT_LIMIT } from "../../src/rails/upto/build-deposit-transaction";
-import { findChannelPda, PAYMENT_CHANNELS_PROGRAM_ADDRESS } from "../../src/rails/upto/program/pda";
+
+import {
+  type Address,
+  address,
+  type Blockhash,
+  createNoopSigner,
+  generateKeyPairSigner,
+  getBase64Encoder,
+  getTransactionDecoder,
+} from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
+import { describe, expect, it } from "vitest";
+import {
+  buildUptoDepositTransaction,
+  channelSaltAtFirstBump,
+  UPTO_OPEN_COMPUTE_UNIT_LIMIT,
+} from "../../src/rails/upto/build-deposit-transaction";
+import { findChannelPda, PAYMENT_CHANNELS_PROGRAM_ADDRESS } from "../../src/rails/upto/program/pda";
 import { loadOfficialPaymentChannels } from "../programs/official-payment-channels";
 
 const USDC = address("4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU");
 const TOKEN_PROGRAM = address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
 const TOKEN_2022_PROGRAM = address("TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb");
-const BLOCKHASH = { blockhash: "5Ue4n9vKrr3VJ9qQBkTc2L8yBnt5rMZV4Qm8Yc6ZQvXr" as Blockhash, lastValidBlockHeight: 1234n };
+const BLOCKHASH = {
+  blockhash: "5Ue4n9vKrr3VJ9qQBkTc2L8yBnt5rMZV4Qm8Yc6ZQvXr" as Blockhash,
+  lastValidBlockHeight: 1234n,
+};
 
 const messageOf = (base64: string) => getTransactionDecoder().decode(getBase64Encoder().encode(base64));
 
@@ -75,7 +91,9 @@ describe("upto deposit transaction", () => {
         memo: "a1b2c3d4e5f60718293a4b5c6d7e8f90",
       });
       expect(ours.channelId).toBe(theirs.channelId);
-      expect(Buffer.from(messageOf(ours.transaction).messageBytes).toString("hex")).toBe(Buffer.from(messageOf(theirs.transaction).messageBytes).toString("hex"));
+      expect(Buffer.from(messageOf(ours.transaction).messageBytes).toString("hex")).toBe(
+        Buffer.from(messageOf(theirs.transaction).messageBytes).toString("hex"),
+      );
       expect(ours.transaction).toBe(theirs.transaction);
       expect(ours.signerPubkeys).toEqual([facilitator.address, buyer.address]);
       expect(ours.payerSignatureIndex).toBe(1);
@@ -83,18 +101,48 @@ describe("upto deposit transaction", () => {
   }
 
   it("leaves out the price instruction at a price of 0, as the official client does", async () => {
-    const { ours, theirs } = await bothBuilds({ tokenProgram: TOKEN_PROGRAM, deposit: 5n, gracePeriodSeconds: 60, openSlot: 1n, salt: 7n, computeUnitPriceMicroLamports: 0n, memo: "m" });
+    const { ours, theirs } = await bothBuilds({
+      tokenProgram: TOKEN_PROGRAM,
+      deposit: 5n,
+      gracePeriodSeconds: 60,
+      openSlot: 1n,
+      salt: 7n,
+      computeUnitPriceMicroLamports: 0n,
+      memo: "m",
+    });
     expect(ours.transaction).toBe(theirs.transaction);
     expect(messageOf(ours.transaction).messageBytes.length).toBeLessThan(
-      messageOf((await bothBuilds({ tokenProgram: TOKEN_PROGRAM, deposit: 5n, gracePeriodSeconds: 60, openSlot: 1n, salt: 7n, computeUnitPriceMicroLamports: 1n, memo: "m" })).ours.transaction).messageBytes.length,
+      messageOf(
+        (
+          await bothBuilds({
+            tokenProgram: TOKEN_PROGRAM,
+            deposit: 5n,
+            gracePeriodSeconds: 60,
+            openSlot: 1n,
+            salt: 7n,
+            computeUnitPriceMicroLamports: 1n,
+            memo: "m",
+          })
+        ).ours.transaction,
+      ).messageBytes.length,
     );
   });
 });
 
 describe("the channel salt", () => {
   it("derives the channel and its escrow token account at the first bump, so the open's compute cost is its lowest", async () => {
-    const [payer, payee, signer] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner(), generateKeyPairSigner()]);
-    const seeds = { payer: payer.address, payee: payee.address, mint: USDC, authorizedSigner: signer.address, openSlot: 42n };
+    const [payer, payee, signer] = await Promise.all([
+      generateKeyPairSigner(),
+      generateKeyPairSigner(),
+      generateKeyPairSigner(),
+    ]);
+    const seeds = {
+      payer: payer.address,
+      payee: payee.address,
+      mint: USDC,
+      authorizedSigner: signer.address,
+      openSlot: 42n,
+    };
     for (const tokenProgram of [TOKEN_PROGRAM, TOKEN_2022_PROGRAM]) {
       const salts = new Set<bigint>();
       for (let i = 0; i < 8; i++) {

@@ -1,5 +1,5 @@
+import { type Address, address, getAddressEncoder } from "@solana/kit";
 import { describe, expect, it } from "vitest";
-import { address, getAddressEncoder, type Address } from "@solana/kit";
 import type { AccountSnapshot } from "../../src/chain/accounts";
 import { payoutAccountProblem } from "../../src/rails/upto/payout-account";
 
@@ -10,7 +10,9 @@ const MINT = address("4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU");
 const OWNER = address("CHNLxYvVA28MJP9PrFuDXccuoGXAx7jBacfLEkahyGsX");
 const OTHER = address("Cs2zdfUNonRdRGsiZUQQLdTxzxVvJZmgiX2mpLYKuEqP");
 
-function tokenAccount(options: { program?: Address; owner?: Address; state?: number; extensions?: number[] } = {}): AccountSnapshot {
+function tokenAccount(
+  options: { program?: Address; owner?: Address; state?: number; extensions?: number[] } = {},
+): AccountSnapshot {
   const extensions = options.extensions ?? [];
   const data = new Uint8Array(extensions.length ? 166 + extensions.length * 4 : 165);
   data.set(getAddressEncoder().encode(MINT), 0);
@@ -28,7 +30,9 @@ const expected = (tokenProgram: Address = TOKEN) => ({ owner: OWNER, mint: MINT,
 describe("payoutAccountProblem", () => {
   it("an initialized account of the mint owned by payTo is fine (Token-2022: with ImmutableOwner only)", () => {
     expect(payoutAccountProblem(tokenAccount(), expected())).toBeNull();
-    expect(payoutAccountProblem(tokenAccount({ program: TOKEN_2022, extensions: [7] }), expected(TOKEN_2022))).toBeNull();
+    expect(
+      payoutAccountProblem(tokenAccount({ program: TOKEN_2022, extensions: [7] }), expected(TOKEN_2022)),
+    ).toBeNull();
   });
 
   it("names what would send the share to the treasury", () => {
@@ -37,7 +41,11 @@ describe("payoutAccountProblem", () => {
     expect(payoutAccountProblem(tokenAccount({ state: 0 }), expected())).toBe("is not initialized");
     expect(payoutAccountProblem(tokenAccount({ owner: OTHER }), expected())).toMatch(/owner was reassigned/);
     expect(payoutAccountProblem(tokenAccount(), expected(TOKEN_2022))).toMatch(/not a token account of/);
-    expect(payoutAccountProblem(tokenAccount({ program: TOKEN_2022, extensions: [7, 8] }), expected(TOKEN_2022))).toMatch(/MemoTransfer extension/);
-    expect(payoutAccountProblem(tokenAccount({ program: TOKEN_2022, extensions: [11] }), expected(TOKEN_2022))).toMatch(/CpiGuard extension/);
+    expect(
+      payoutAccountProblem(tokenAccount({ program: TOKEN_2022, extensions: [7, 8] }), expected(TOKEN_2022)),
+    ).toMatch(/MemoTransfer extension/);
+    expect(payoutAccountProblem(tokenAccount({ program: TOKEN_2022, extensions: [11] }), expected(TOKEN_2022))).toMatch(
+      /CpiGuard extension/,
+    );
   });
 });

@@ -1,12 +1,12 @@
-import { describe, expect, it } from "vitest";
 import {
   address,
   appendTransactionMessageInstructions,
+  type Blockhash,
   compileTransaction,
   createTransactionMessage,
   generateKeyPairSigner,
-  getBase64EncodedWireTransaction,
   getBase64Decoder,
+  getBase64EncodedWireTransaction,
   getBase64Encoder,
   getCompiledTransactionMessageDecoder,
   getTransactionDecoder,
@@ -14,8 +14,8 @@ import {
   pipe,
   setTransactionMessageFeePayer,
   setTransactionMessageLifetimeUsingBlockhash,
-  type Blockhash,
 } from "@solana/kit";
+import { describe, expect, it } from "vitest";
 import { decodeWireTransaction } from "../../src/chain/wire-transaction";
 
 /**
@@ -33,11 +33,18 @@ async function sampleTransaction(version: "legacy" | 0): Promise<string> {
   const message = pipe(
     createTransactionMessage({ version }),
     (m) => setTransactionMessageFeePayer(feePayer.address, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU" as Blockhash, lastValidBlockHeight: 100n }, m),
+    (m) =>
+      setTransactionMessageLifetimeUsingBlockhash(
+        { blockhash: "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU" as Blockhash, lastValidBlockHeight: 100n },
+        m,
+      ),
     (m) =>
       appendTransactionMessageInstructions(
         [
-          { programAddress: address("ComputeBudget111111111111111111111111111111"), data: Uint8Array.from([2, 0x40, 0x0d, 0x03, 0]) },
+          {
+            programAddress: address("ComputeBudget111111111111111111111111111111"),
+            data: Uint8Array.from([2, 0x40, 0x0d, 0x03, 0]),
+          },
           {
             programAddress: program,
             accounts: [
@@ -74,15 +81,21 @@ function expectSameAsKit(base64: string): void {
   expect(tx.numReadonlySignedAccounts).toBe(kitMessage.header.numReadonlySignerAccounts);
   expect(tx.numReadonlyUnsignedAccounts).toBe(kitMessage.header.numReadonlyNonSignerAccounts);
   expect(tx.feePayer).toBe(kitMessage.staticAccounts[0]);
-  expect(tx.instructions.map((ix) => ({ program: ix.programAddress, accounts: ix.accounts, data: Array.from(ix.data) }))).toEqual(
+  expect(
+    tx.instructions.map((ix) => ({ program: ix.programAddress, accounts: ix.accounts, data: Array.from(ix.data) })),
+  ).toEqual(
     kitMessage.instructions.map((ix) => ({
       program: kitMessage.staticAccounts[ix.programAddressIndex],
       accounts: (ix.accountIndices ?? []).map((i) => kitMessage.staticAccounts[i]),
       data: Array.from(ix.data ?? []),
     })),
   );
-  const kitSignatures = kitMessage.staticAccounts.slice(0, kitMessage.header.numSignerAccounts).map((signer) => (kitTx.signatures as Record<string, Uint8Array | null>)[signer]);
-  expect(tx.signatures.map((s) => (s ? Array.from(s) : null))).toEqual(kitSignatures.map((s) => (s ? Array.from(s) : null)));
+  const kitSignatures = kitMessage.staticAccounts
+    .slice(0, kitMessage.header.numSignerAccounts)
+    .map((signer) => (kitTx.signatures as Record<string, Uint8Array | null>)[signer]);
+  expect(tx.signatures.map((s) => (s ? Array.from(s) : null))).toEqual(
+    kitSignatures.map((s) => (s ? Array.from(s) : null)),
+  );
   expect(tx.signatures[0]).toBeNull(); // the fee payer's slot is left empty by the buyer
   expect(tx.wireBase64).toBe(base64);
   expect(tx.usesAddressLookupTables).toBe(false);
@@ -111,23 +124,43 @@ describe("decodeWireTransaction", () => {
   it("fails when the signature count differs from the header's signer count", async () => {
     const base64 = await sampleTransaction(0);
     // Drop the second signature and lower the count: the message still requires two signers.
-    const result = decodeWireTransaction(mutate(base64, (b) => Uint8Array.from([1, ...b.subarray(1, 65), ...b.subarray(129)])));
+    const result = decodeWireTransaction(
+      mutate(base64, (b) => Uint8Array.from([1, ...b.subarray(1, 65), ...b.subarray(129)])),
+    );
     expect(result).toEqual({ ok: false, message: expect.stringContaining("requires 2") });
   });
 
   it("fails on an unsupported message version, an out-of-range index and a duplicated account key", async () => {
     const base64 = await sampleTransaction(0);
     const messageStart = 1 + 2 * 64;
-    const version = decodeWireTransaction(mutate(base64, (b) => { const c = b.slice(); c[messageStart] = 0x81; return c; }));
+    const version = decodeWireTransaction(
+      mutate(base64, (b) => {
+        const c = b.slice();
+        c[messageStart] = 0x81;
+        return c;
+      }),
+    );
     expect(version).toEqual({ ok: false, message: expect.stringContaining("version 1 is not supported") });
 
     const tx = (decodeWireTransaction(base64) as { ok: true; tx: { staticAccounts: string[] } }).tx;
     const accountsStart = messageStart + 1 + 3 + 1;
     const instructionsStart = accountsStart + tx.staticAccounts.length * 32 + 32 + 1;
-    const badIndex = decodeWireTransaction(mutate(base64, (b) => { const c = b.slice(); c[instructionsStart] = 200; return c; }));
+    const badIndex = decodeWireTransaction(
+      mutate(base64, (b) => {
+        const c = b.slice();
+        c[instructionsStart] = 200;
+        return c;
+      }),
+    );
     expect(badIndex).toEqual({ ok: false, message: expect.stringContaining("out of range") });
 
-    const duplicate = decodeWireTransaction(mutate(base64, (b) => { const c = b.slice(); c.copyWithin(accountsStart + 32 * 2, accountsStart + 32 * 3, accountsStart + 32 * 4); return c; }));
+    const duplicate = decodeWireTransaction(
+      mutate(base64, (b) => {
+        const c = b.slice();
+        c.copyWithin(accountsStart + 32 * 2, accountsStart + 32 * 3, accountsStart + 32 * 4);
+        return c;
+      }),
+    );
     expect(duplicate).toEqual({ ok: false, message: expect.stringContaining("twice") });
   });
 

@@ -1,13 +1,13 @@
-import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
 import { buildApp } from "../../src/app";
 import type { Env } from "../../src/env";
-import { CLUSTERS } from "../../src/platform/config/networks";
-import { call } from "../support/workerd/worker-http";
-import { agentToolsOf, toolRequest, ToolArgumentError } from "../../src/http/self-description/agent-tools";
 import { discoveryRoutes } from "../../src/http/routes/discovery";
 import { sellerRoutes } from "../../src/http/routes/sellers";
+import { agentToolsOf, ToolArgumentError, toolRequest } from "../../src/http/self-description/agent-tools";
+import { CLUSTERS } from "../../src/platform/config/networks";
 import { RAILS } from "../../src/rails/registry";
+import { call } from "../support/workerd/worker-http";
 
 const ORIGIN = "http://facilitator.test";
 const USDC = CLUSTERS.devnet.usdcMint;
@@ -20,14 +20,26 @@ async function artifact(path: string, overrides: Record<string, unknown> = {}) {
 
 describe("GET /agent-tools.json", () => {
   it("lists the agent tools, each mapped to a documented operation with the same input schemas", async () => {
-    const [{ status, body }, openapi] = await Promise.all([call(ORIGIN + "/agent-tools.json"), call(ORIGIN + "/openapi.json")]);
+    const [{ status, body }, openapi] = await Promise.all([
+      call(ORIGIN + "/agent-tools.json"),
+      call(ORIGIN + "/openapi.json"),
+    ]);
     expect(status).toBe(200);
     const names = body.tools.map((t: { name: string }) => t.name);
     expect(new Set(names).size).toBe(names.length);
     expect(names).toEqual(
       expect.arrayContaining([
-        "get_supported", "get_capabilities", "search_resources", "get_resource", "build_exact_payment", "build_upto_deposit",
-        "verify_payment", "settle_payment", "get_settlement_status", "preview_seller", "build_seller_provisioning",
+        "get_supported",
+        "get_capabilities",
+        "search_resources",
+        "get_resource",
+        "build_exact_payment",
+        "build_upto_deposit",
+        "verify_payment",
+        "settle_payment",
+        "get_settlement_status",
+        "preview_seller",
+        "build_seller_provisioning",
       ]),
     );
     for (const tool of body.tools) {
@@ -35,11 +47,21 @@ describe("GET /agent-tools.json", () => {
       expect(operation, tool.name).toBeDefined();
       expect(tool.inputSchema.type).toBe("object");
       expect(tool.description.length).toBeGreaterThan(20);
-      if (tool.http.body) expect(tool.inputSchema.properties.body).toEqual(operation.requestBody.content["application/json"].schema);
-      for (const param of operation.parameters ?? []) expect(tool.inputSchema.properties[param.name], `${tool.name}.${param.name}`).toEqual(param.schema.type === "string" && param.in === "path" ? { type: "string", description: `Path parameter ${param.name}` } : param.schema);
+      if (tool.http.body)
+        expect(tool.inputSchema.properties.body).toEqual(operation.requestBody.content["application/json"].schema);
+      for (const param of operation.parameters ?? [])
+        expect(tool.inputSchema.properties[param.name], `${tool.name}.${param.name}`).toEqual(
+          param.schema.type === "string" && param.in === "path"
+            ? { type: "string", description: `Path parameter ${param.name}` }
+            : param.schema,
+        );
     }
     const build = body.tools.find((t: { name: string }) => t.name === "build_exact_payment");
-    expect(build.http).toMatchObject({ method: "POST", path: "/api/v1/facilitator/build-exact-payment-tx", body: true });
+    expect(build.http).toMatchObject({
+      method: "POST",
+      path: "/api/v1/facilitator/build-exact-payment-tx",
+      body: true,
+    });
     expect(build.inputSchema.required).toEqual(["body"]);
     const upto = body.tools.find((t: { name: string }) => t.name === "build_upto_deposit");
     expect(upto.http).toMatchObject({ method: "POST", path: "/api/v1/facilitator/build-upto-deposit-tx", body: true });
@@ -78,7 +100,9 @@ describe("GET /agent-payTo-semantics.json", () => {
   });
 
   it("follows the live allowlist configuration: listed mints only, unknown ones looked up on chain", async () => {
-    const { status, body } = await artifact("/agent-payTo-semantics.json", { SVC_ALLOWED_PAYMENT_MINTS: `${USDC},${NOT_A_MINT}` });
+    const { status, body } = await artifact("/agent-payTo-semantics.json", {
+      SVC_ALLOWED_PAYMENT_MINTS: `${USDC},${NOT_A_MINT}`,
+    });
     expect(status).toBe(200);
     expect(body.mintAllowlist.enforced).toBe(true);
     expect(body.mintAllowlist.mints).toEqual([
@@ -90,7 +114,9 @@ describe("GET /agent-payTo-semantics.json", () => {
 
 describe("toolRequest (the HTTP call of an MCP tool)", () => {
   it("keeps path arguments inside the tool's own route (no climbing to another route with ..)", () => {
-    const preview = agentToolsOf([...sellerRoutes(RAILS), ...discoveryRoutes(() => [], RAILS)]).find((t) => t.name === "preview_seller")!;
+    const preview = agentToolsOf([...sellerRoutes(RAILS), ...discoveryRoutes(() => [], RAILS)]).find(
+      (t) => t.name === "preview_seller",
+    )!;
     for (const wallet of [".", ".."]) expect(() => toolRequest(preview, ORIGIN, { wallet })).toThrow(ToolArgumentError);
     for (const wallet of ["../../sweep", "%2e%2e", "a/b?c#d"]) {
       const request = toolRequest(preview, ORIGIN, { wallet });

@@ -39,7 +39,9 @@ describe("artifact headers", () => {
   }
 
   it("GET / is the page for browsers (CSP 'self') and capabilities JSON for API clients", async () => {
-    const page = await call(ORIGIN + "/", { headers: { Accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8" } });
+    const page = await call(ORIGIN + "/", {
+      headers: { Accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8" },
+    });
     expect(page.headers.get("Content-Type")).toBe("text/html; charset=utf-8");
     expect(page.headers.get("Content-Security-Policy")).toMatch(/default-src 'self'/);
     expect(page.text).toContain('<script src="/assets/home.js" defer></script>');
@@ -58,7 +60,9 @@ describe("artifact headers", () => {
     it(`GET ${path}: no inline script, CSP 'self' plus only the wallet RPC origin for connections`, async () => {
       const page = await call(ORIGIN + path);
       expect(page.headers.get("Content-Type")).toBe("text/html; charset=utf-8");
-      expect(page.headers.get("Content-Security-Policy")).toMatch(/^default-src 'self'; connect-src 'self' http:\/\/127\.0\.0\.1:\d+; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'$/);
+      expect(page.headers.get("Content-Security-Policy")).toMatch(
+        /^default-src 'self'; connect-src 'self' http:\/\/127\.0\.0\.1:\d+; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'$/,
+      );
       expect(page.text).toContain(`<script src="${script}" defer></script>`);
       expect(page.text).not.toMatch(/<script>(?!<)/);
     });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { call } from "../support/workerd/worker-http";
 import { fundedBuyer } from "../support/workerd/chain";
-import { USDC, enrichedLine, signedPaymentBody } from "../support/workerd/payment-fixtures";
+import { enrichedLine, signedPaymentBody, USDC } from "../support/workerd/payment-fixtures";
+import { call } from "../support/workerd/worker-http";
 
 /**
  * One header for either kind of seller: the spec's reference seller posts the buyer's PAYMENT-SIGNATURE as it came (a
@@ -20,7 +20,11 @@ describe("/verify and /settle take a bare v2 PaymentPayload", () => {
     expect(settled.body, JSON.stringify(settled.body)).toMatchObject({ success: true, payer: buyer.address });
     // The same payment wrapped is the same payment: reported as paid once, naming the same transaction.
     const again = await call("/settle", { method: "POST", json: wrapped });
-    expect(again.body, JSON.stringify(again.body)).toMatchObject({ success: false, errorReason: "duplicate_settlement", transaction: settled.body.transaction });
+    expect(again.body, JSON.stringify(again.body)).toMatchObject({
+      success: false,
+      errorReason: "duplicate_settlement",
+      transaction: settled.body.transaction,
+    });
   });
 
   it("judges a bare payload's own fields: a broken one is invalid_payload naming the field", async () => {
@@ -29,7 +33,11 @@ describe("/verify and /settle take a bare v2 PaymentPayload", () => {
     const bare = { ...wrapped.paymentPayload, payload: { transaction: "" } };
     const verified = await call("/verify", { method: "POST", json: bare });
     expect(verified.status).toBe(400);
-    expect(verified.body).toMatchObject({ isValid: false, invalidReason: "invalid_payload", reason: "invalid_payload" });
+    expect(verified.body).toMatchObject({
+      isValid: false,
+      invalidReason: "invalid_payload",
+      reason: "invalid_payload",
+    });
     expect(verified.body.error).toContain("paymentPayload.payload");
   });
 });

@@ -1,10 +1,10 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { callWithEnv } from "../support/workerd/worker-http";
-import { writeParameter, deleteParameter } from "../../src/store/parameters";
-import { loadConfig } from "../../src/rails/registry";
-import type { Env } from "../../src/env";
 import { labelledKeypair } from "../../scripts/lib/keypair";
+import type { Env } from "../../src/env";
+import { loadConfig } from "../../src/rails/registry";
+import { deleteParameter, writeParameter } from "../../src/store/parameters";
+import { callWithEnv } from "../support/workerd/worker-http";
 
 const baseEnv = env as unknown as Env;
 
@@ -20,25 +20,52 @@ describe("configuration", () => {
   });
 
   it("mainnet has no default UniversalSettle id (none is publicly confirmed): without one the vault form of exact is off, not the service", async () => {
-    const missing = await loadConfig({ ...baseEnv, SOLANA_CLUSTER: "mainnet", ENVIRONMENT: "preview", SVC_SLA_ESCROW_ORACLE_AUTHORITIES: "", UNIVERSAL_SETTLE_PROGRAM_ID: "" } as Env);
+    const missing = await loadConfig({
+      ...baseEnv,
+      SOLANA_CLUSTER: "mainnet",
+      ENVIRONMENT: "preview",
+      SVC_SLA_ESCROW_ORACLE_AUTHORITIES: "",
+      UNIVERSAL_SETTLE_PROGRAM_ID: "",
+    } as Env);
     expect(missing.programs.universalSettle).toBeNull();
-    expect(missing.rails.exactVault).toEqual({ enabled: false, why: expect.stringMatching(/UNIVERSAL_SETTLE_PROGRAM_ID is not set and no public source confirms a UniversalSettle program id on mainnet/) });
+    expect(missing.rails.exactVault).toEqual({
+      enabled: false,
+      why: expect.stringMatching(
+        /UNIVERSAL_SETTLE_PROGRAM_ID is not set and no public source confirms a UniversalSettle program id on mainnet/,
+      ),
+    });
     // (Outside local the demo oracle of the local vars is refused, so this preview config names none.)
-    const configured = await loadConfig({ ...baseEnv, SOLANA_CLUSTER: "mainnet", ENVIRONMENT: "preview", SVC_SLA_ESCROW_ORACLE_AUTHORITIES: "", UNIVERSAL_SETTLE_PROGRAM_ID: "u84EMHTHwMeFpT9M2tNoHi9vBNjev4jxi9CsrFAjjWf" } as Env);
+    const configured = await loadConfig({
+      ...baseEnv,
+      SOLANA_CLUSTER: "mainnet",
+      ENVIRONMENT: "preview",
+      SVC_SLA_ESCROW_ORACLE_AUTHORITIES: "",
+      UNIVERSAL_SETTLE_PROGRAM_ID: "u84EMHTHwMeFpT9M2tNoHi9vBNjev4jxi9CsrFAjjWf",
+    } as Env);
     expect(configured.programs.universalSettle).toBe("u84EMHTHwMeFpT9M2tNoHi9vBNjev4jxi9CsrFAjjWf");
     expect(configured.rails.exactVault).toEqual({ enabled: true });
     // The SLA-Escrow mainnet id is the normative ABI's; devnet's UniversalSettle id is confirmed by pr402's history.
     expect(configured.programs.slaEscrow).toBe("SEscZ6n23pVak34xipBKoGCikHUj3w6XPNyty4rHprJ");
-    expect((await loadConfig({ ...baseEnv, UNIVERSAL_SETTLE_PROGRAM_ID: "" } as Env)).programs.universalSettle).toBe("u84EMHTHwMeFpT9M2tNoHi9vBNjev4jxi9CsrFAjjWf");
+    expect((await loadConfig({ ...baseEnv, UNIVERSAL_SETTLE_PROGRAM_ID: "" } as Env)).programs.universalSettle).toBe(
+      "u84EMHTHwMeFpT9M2tNoHi9vBNjev4jxi9CsrFAjjWf",
+    );
   });
 
   it("the payment-channels treasury owner is a setting: the cluster's key by default, SVC_UPTO_TREASURY_OWNER replaces it", async () => {
     const devnet = await loadConfig({ ...baseEnv, SVC_UPTO_TREASURY_OWNER: "" } as Env);
     expect(devnet.upto.treasuryOwner).toBe("4zTeC5mVqWLruDexgU2mV66p9t5vCA9JyiZqdGDUspap");
-    const mainnet = await loadConfig({ ...baseEnv, SOLANA_CLUSTER: "mainnet", ENVIRONMENT: "preview", SVC_SLA_ESCROW_ORACLE_AUTHORITIES: "", UNIVERSAL_SETTLE_PROGRAM_ID: "u84EMHTHwMeFpT9M2tNoHi9vBNjev4jxi9CsrFAjjWf" } as Env);
+    const mainnet = await loadConfig({
+      ...baseEnv,
+      SOLANA_CLUSTER: "mainnet",
+      ENVIRONMENT: "preview",
+      SVC_SLA_ESCROW_ORACLE_AUTHORITIES: "",
+      UNIVERSAL_SETTLE_PROGRAM_ID: "u84EMHTHwMeFpT9M2tNoHi9vBNjev4jxi9CsrFAjjWf",
+    } as Env);
     expect(mainnet.upto.treasuryOwner).toBe("Cs2zdfUNonRdRGsiZUQQLdTxzxVvJZmgiX2mpLYKuEqP");
     const verified = "9hw9Py9uMGtXRNpABZjifcK1t3suwzjyri9L9QYKg6zZ";
-    expect((await loadConfig({ ...baseEnv, SVC_UPTO_TREASURY_OWNER: verified } as Env)).upto.treasuryOwner).toBe(verified);
+    expect((await loadConfig({ ...baseEnv, SVC_UPTO_TREASURY_OWNER: verified } as Env)).upto.treasuryOwner).toBe(
+      verified,
+    );
     const bad = await callWithEnv({ SVC_UPTO_TREASURY_OWNER: "not-a-key" }, "/health");
     expect(bad.status).toBe(500);
     expect(bad.body.error).toContain("SVC_UPTO_TREASURY_OWNER");
@@ -89,7 +116,11 @@ describe("configuration", () => {
 
   it("the upto voucher key and its bearer token cannot be set through the database (a rail slice's env-only keys)", async () => {
     // Both rows together would switch delegated mode on with a key the operator never put in the Worker's secrets.
-    await writeParameter(baseEnv.DB, "SVC_UPTO_RECEIVER_AUTHORIZER_SECRET_KEY", labelledKeypair("config-test/upto-authorizer-from-d1").secretKeyBase58);
+    await writeParameter(
+      baseEnv.DB,
+      "SVC_UPTO_RECEIVER_AUTHORIZER_SECRET_KEY",
+      labelledKeypair("config-test/upto-authorizer-from-d1").secretKeyBase58,
+    );
     await writeParameter(baseEnv.DB, "SVC_UPTO_DELEGATED_SETTLE_TOKEN", "token-from-the-database-0123456789");
     try {
       const config = await loadConfig(baseEnv);
@@ -112,7 +143,12 @@ describe("configuration", () => {
 
 describe("a deployment fails closed (issue 20 §5)", () => {
   // (mainnet has no default UniversalSettle id: a production config names one.)
-  const production = { ENVIRONMENT: "production", SOLANA_CLUSTER: "mainnet", SVC_SLA_ESCROW_ORACLE_AUTHORITIES: "", UNIVERSAL_SETTLE_PROGRAM_ID: "u84EMHTHwMeFpT9M2tNoHi9vBNjev4jxi9CsrFAjjWf" };
+  const production = {
+    ENVIRONMENT: "production",
+    SOLANA_CLUSTER: "mainnet",
+    SVC_SLA_ESCROW_ORACLE_AUTHORITIES: "",
+    UNIVERSAL_SETTLE_PROGRAM_ID: "u84EMHTHwMeFpT9M2tNoHi9vBNjev4jxi9CsrFAjjWf",
+  };
 
   it("requires ENVIRONMENT: without it every route answers 500 naming the key (no default to local)", async () => {
     const response = await callWithEnv({ ENVIRONMENT: undefined }, "/health");
@@ -134,11 +170,16 @@ describe("a deployment fails closed (issue 20 §5)", () => {
   it("refuses the demo oracle outside local, whichever oracle key names it, also from the database", async () => {
     const demo = "2qHwqqzYw91UPTeHJ3Kp8P5aX5my3sCTz4NkmwLv5qTF";
     for (const environment of ["production", "preview"]) {
-      const response = await callWithEnv({ ...production, ENVIRONMENT: environment, SVC_SLA_ESCROW_ORACLE_AUTHORITIES: `${demo}` }, "/supported");
+      const response = await callWithEnv(
+        { ...production, ENVIRONMENT: environment, SVC_SLA_ESCROW_ORACLE_AUTHORITIES: `${demo}` },
+        "/supported",
+      );
       expect(response.status).toBe(500);
       expect(response.body.error).toMatch(/SVC_SLA_ESCROW_ORACLE_AUTHORITIES names the local demo oracle/);
     }
-    await expect(loadConfig({ ...baseEnv, ...production, SVC_SLA_ESCROW_API_QUALITY_DEFAULT_PUBKEY: demo })).rejects.toThrow(/SVC_SLA_ESCROW_API_QUALITY_DEFAULT_PUBKEY/);
+    await expect(
+      loadConfig({ ...baseEnv, ...production, SVC_SLA_ESCROW_API_QUALITY_DEFAULT_PUBKEY: demo }),
+    ).rejects.toThrow(/SVC_SLA_ESCROW_API_QUALITY_DEFAULT_PUBKEY/);
     await writeParameter(baseEnv.DB, "SVC_SLA_ESCROW_ORACLE_AUTHORITIES", demo);
     try {
       await expect(loadConfig({ ...baseEnv, ...production })).rejects.toThrow(/demo oracle/);

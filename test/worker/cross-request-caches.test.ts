@@ -1,8 +1,8 @@
 import { env, SELF } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
+import type { Env } from "../../src/env";
 import { clearConfigCache } from "../../src/platform/config/load-config";
 import { deleteParameter, writeParameter } from "../../src/store/parameters";
-import type { Env } from "../../src/env";
 import { fundedBuyer } from "../support/workerd/chain";
 import { faultScenario } from "../support/workerd/fault-scenario";
 import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
@@ -42,7 +42,9 @@ async function answerOf(path: string, signal?: AbortSignal): Promise<{ status: n
   const abandon = new AbortController();
   const deadline = setTimeout(() => abandon.abort(), ANSWER_DEADLINE_MS);
   try {
-    const response = await SELF.fetch(API + path, { signal: signal ? AbortSignal.any([signal, abandon.signal]) : abandon.signal });
+    const response = await SELF.fetch(API + path, {
+      signal: signal ? AbortSignal.any([signal, abandon.signal]) : abandon.signal,
+    });
     return { status: response.status, body: await response.json() };
   } catch (error) {
     if (abandon.signal.aborted) return null;
@@ -123,7 +125,11 @@ describe("the warm path keeps its speed", () => {
     const verified = await f.post("/verify", body);
     expect(verified.body.isValid, JSON.stringify(verified.body)).toBe(true);
     const after = await scenario.calls();
-    const made = Object.fromEntries(Object.keys(after).map((method) => [method, after[method]! - (before[method] ?? 0)]).filter(([, n]) => n !== 0));
+    const made = Object.fromEntries(
+      Object.keys(after)
+        .map((method) => [method, after[method]! - (before[method] ?? 0)])
+        .filter(([, n]) => n !== 0),
+    );
     expect(made).toEqual({ simulateTransaction: 1 });
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { call, callWithEnv } from "../support/workerd/worker-http";
 import { TEST_FEE_PAYER } from "../support/keys";
+import { call, callWithEnv } from "../support/workerd/worker-http";
 
 const DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
 
@@ -26,7 +26,11 @@ describe("GET /health", () => {
     const { body } = await call("/health");
     expect(body.programs).toMatchObject({
       ok: true,
-      universalSettle: { programId: "u84EMHTHwMeFpT9M2tNoHi9vBNjev4jxi9CsrFAjjWf", found: true, accounts: { config: { found: true, decoded: true } } },
+      universalSettle: {
+        programId: "u84EMHTHwMeFpT9M2tNoHi9vBNjev4jxi9CsrFAjjWf",
+        found: true,
+        accounts: { config: { found: true, decoded: true } },
+      },
       slaEscrow: {
         programId: "s5zkKiy8FD9nFdAhQZoHHV3G8s4QCPzE4cR9U4Hr4ZH",
         found: true,
@@ -41,7 +45,11 @@ describe("GET /health", () => {
     expect(status).toBe(200);
     expect(body.status).toBe("warning");
     expect(body.programs.ok).toBe(false);
-    expect(body.programs.slaEscrow).toMatchObject({ programId: wrong, found: false, accounts: { bank: { found: false, decoded: false } } });
+    expect(body.programs.slaEscrow).toMatchObject({
+      programId: wrong,
+      found: false,
+      accounts: { bank: { found: false, decoded: false } },
+    });
     expect(body.programs.universalSettle).toMatchObject({ found: true });
   });
 
@@ -68,14 +76,31 @@ describe("GET /supported", () => {
 describe("GET /capabilities", () => {
   it("carries every key of wire-notes, consistent with /supported and the mounted routes", async () => {
     const [{ body }, supported] = await Promise.all([call("/capabilities"), call("/supported")]);
-    for (const key of ["schemaVersion", "x402Version", "name", "chainId", "feePayer", "supported", "features", "httpEndpoints", "agentManifest", "sellerEndpointGuide"]) {
+    for (const key of [
+      "schemaVersion",
+      "x402Version",
+      "name",
+      "chainId",
+      "feePayer",
+      "supported",
+      "features",
+      "httpEndpoints",
+      "agentManifest",
+      "sellerEndpointGuide",
+    ]) {
       expect(body, key).toHaveProperty(key);
     }
     expect(body.x402Version).toBe(2);
     expect(body.chainId).toBe(DEVNET);
     expect(body.feePayer).toBe(TEST_FEE_PAYER.address);
     expect(body.supported).toEqual(supported.body);
-    for (const flag of ["universalSettleExact", "unsignedExactPaymentTxBuild", "slaEscrow", "unsignedSlaEscrowPaymentTxBuild", "publicResourceDirectory"]) {
+    for (const flag of [
+      "universalSettleExact",
+      "unsignedExactPaymentTxBuild",
+      "slaEscrow",
+      "unsignedSlaEscrowPaymentTxBuild",
+      "publicResourceDirectory",
+    ]) {
       expect(typeof body.features[flag], flag).toBe("boolean");
     }
     // A flag is on only when its scheme is in /supported.
@@ -111,7 +136,10 @@ describe("GET /capabilities", () => {
 
 describe("served artifacts", () => {
   it("serves an OpenAPI 3.1 document listing every endpoint", async () => {
-    const [{ body: openapi }, { body: caps }] = await Promise.all([call("http://facilitator.test/openapi.json"), call("/capabilities")]);
+    const [{ body: openapi }, { body: caps }] = await Promise.all([
+      call("http://facilitator.test/openapi.json"),
+      call("/capabilities"),
+    ]);
     expect(openapi.openapi).toBe("3.1.0");
     expect(openapi.info.version).toBe("1.1.0");
     for (const endpoint of Object.values<{ method: string; path: string }>(caps.httpEndpoints)) {
@@ -127,7 +155,9 @@ describe("served artifacts", () => {
     expect(buildSchema.required).toContain("payer");
     expect(buildSchema.properties.accepted.properties.amount.pattern).toBe("^\\d{1,20}$");
     const challenge = openapi.paths["/api/v1/facilitator/sellers/{wallet}/challenge"].get;
-    expect(challenge.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual(expect.arrayContaining(["path:wallet", "query:action"]));
+    expect(challenge.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual(
+      expect.arrayContaining(["path:wallet", "query:action"]),
+    );
   });
 
   it("serves the agent docs as markdown and the payTo semantics as JSON", async () => {

@@ -1,17 +1,21 @@
 import { describe, expect, it } from "vitest";
-import { call } from "../support/workerd/worker-http";
 import { ERROR_STATUS } from "../../src/platform/errors/catalogue";
+import { call } from "../support/workerd/worker-http";
 
 const ORIGIN = "http://facilitator.test";
 
-type Operation = { parameters?: { name: string; in: string; required: boolean }[]; responses: Record<string, { "x-reasons"?: string[] }> };
+type Operation = {
+  parameters?: { name: string; in: string; required: boolean }[];
+  responses: Record<string, { "x-reasons"?: string[] }>;
+};
 
 /** The bad inputs tried on a route, first one that is refused wins: junk path parameters, a body that is not JSON, a query with every required field missing or every field junk. */
 function badRequestsFor(path: string, method: string, op: Operation): { url: string; init: RequestInit }[] {
   const params = op.parameters ?? [];
   const url = ORIGIN + path.replace(/\{[A-Za-z]+\}/g, "!not-valid!");
   const tries: { url: string; init: RequestInit }[] = [];
-  if (method === "post") tries.push({ url, init: { method: "POST", headers: { "Content-Type": "application/json" }, body: "{not json" } });
+  if (method === "post")
+    tries.push({ url, init: { method: "POST", headers: { "Content-Type": "application/json" }, body: "{not json" } });
   if (params.some((p) => p.in === "path")) tries.push({ url, init: { method: method.toUpperCase() } });
   const query = params.filter((p) => p.in === "query");
   if (query.length > 0) {
@@ -61,7 +65,13 @@ describe("one error shape on every route", () => {
       expectOneShape(`DELETE ${path}`, response.body, undefined);
     }
     expect(checked.length).toBeGreaterThan(40);
-    expect(checked).toEqual(expect.arrayContaining(["POST /api/v1/facilitator/verify", "POST /api/v1/facilitator/settle", "POST /api/v1/facilitator/build-exact-payment-tx"]));
+    expect(checked).toEqual(
+      expect.arrayContaining([
+        "POST /api/v1/facilitator/verify",
+        "POST /api/v1/facilitator/settle",
+        "POST /api/v1/facilitator/build-exact-payment-tx",
+      ]),
+    );
   });
 });
 
@@ -81,14 +91,31 @@ describe("networks are judged alike on every route", () => {
     it(`refuses a ${network} line as invalid_network on the builders, /verify and /settle`, async () => {
       const line = evmLine(network);
       for (const path of ["/build-exact-payment-tx", "/build-upto-deposit-tx", "/build-sla-escrow-payment-tx"]) {
-        const response = await call(path, { method: "POST", json: { payer, accepted: { ...line, scheme: path.includes("upto") ? "upto" : path.includes("escrow") ? "sla-escrow" : "exact" } } });
+        const response = await call(path, {
+          method: "POST",
+          json: {
+            payer,
+            accepted: {
+              ...line,
+              scheme: path.includes("upto") ? "upto" : path.includes("escrow") ? "sla-escrow" : "exact",
+            },
+          },
+        });
         expect(response.status, path).toBe(400);
         expect(response.body, path).toMatchObject({ code: "BAD_REQUEST", reason: "invalid_network" });
         expect(response.body.error, path).toContain(network);
       }
-      const paymentBody = { x402Version: 2, paymentPayload: { x402Version: 2, accepted: line, payload: { transaction: "AAAA" } }, paymentRequirements: line };
+      const paymentBody = {
+        x402Version: 2,
+        paymentPayload: { x402Version: 2, accepted: line, payload: { transaction: "AAAA" } },
+        paymentRequirements: line,
+      };
       const verify = await call("/verify", { method: "POST", json: paymentBody });
-      expect(verify.body).toMatchObject({ isValid: false, invalidReason: "invalid_network", reason: "invalid_network" });
+      expect(verify.body).toMatchObject({
+        isValid: false,
+        invalidReason: "invalid_network",
+        reason: "invalid_network",
+      });
       const settle = await call("/settle", { method: "POST", json: paymentBody });
       expect(settle.body).toMatchObject({ success: false, errorReason: "invalid_network", reason: "invalid_network" });
     });
@@ -97,7 +124,11 @@ describe("networks are judged alike on every route", () => {
   it("enrich leaves other networks' lines untouched, and says so when no line is for this facilitator", async () => {
     const onlyEvm = await call("/payment-required/enrich", {
       method: "POST",
-      json: { x402Version: 2, resource: { url: "https://seller.example/r" }, accepts: [evmLine("eip155:84532"), evmLine("base-sepolia")] },
+      json: {
+        x402Version: 2,
+        resource: { url: "https://seller.example/r" },
+        accepts: [evmLine("eip155:84532"), evmLine("base-sepolia")],
+      },
     });
     expect(onlyEvm.status).toBe(400);
     expect(onlyEvm.body).toMatchObject({ reason: "no_line_for_facilitator" });
@@ -110,7 +141,14 @@ describe("networks are judged alike on every route", () => {
       json: {
         x402Version: 2,
         resource: { url: "https://seller.example/r" },
-        accepts: [evmLine("eip155:84532"), { ...evmLine(network), asset: supported.kinds[0].extra?.usdc ?? "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU", payTo: payer }],
+        accepts: [
+          evmLine("eip155:84532"),
+          {
+            ...evmLine(network),
+            asset: supported.kinds[0].extra?.usdc ?? "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU",
+            payTo: payer,
+          },
+        ],
       },
     });
     expect(mixed.status, JSON.stringify(mixed.body)).toBe(200);

@@ -1,27 +1,37 @@
-import { describe, expect, it } from "vitest";
 import {
+  type AccountMeta,
+  AccountRole,
+  type Address,
   address,
   decompileTransactionMessage,
   getBase64Encoder,
   getCompiledTransactionMessageDecoder,
   getTransactionDecoder,
-  AccountRole,
-  type AccountMeta,
-  type Address,
   type Instruction,
 } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
-import { call, callWithEnv } from "../support/workerd/worker-http";
-import { chainRpc, fundedBuyer, latestBlockhash, sendSigned, signAndSend } from "../support/workerd/chain";
-import { USDC } from "../support/workerd/payment-fixtures";
-import { TOKEN_PROGRAM } from "../support/workerd/craft-payment";
-import { CLUSTERS } from "../../src/platform/config/networks";
-import { RATE_LIMITS } from "../../src/http/middleware/rate-limit";
-import { findBankPda, findEscrowConfigPda, findEscrowPda, findPaymentExtPda, findPaymentPda } from "../../src/rails/sla-escrow/program/pda";
-import { decodePayment, PAYMENT_STATE, RESOLUTION_STATE } from "../../src/rails/sla-escrow/program/accounts";
-import { paymentUidToHex, randomPaymentUid } from "../../src/rails/sla-escrow/program/payment-uid";
-import { getFundPaymentInstruction, getFundPaymentV2Instruction, getSubmitDeliveryInstruction } from "../../src/rails/sla-escrow/program/instructions";
+import { describe, expect, it } from "vitest";
 import { SLA_ESCROW_STANDIN_LAYOUT as LAYOUT } from "../../localnet/programs/sla-escrow-layout";
+import { RATE_LIMITS } from "../../src/http/middleware/rate-limit";
+import { CLUSTERS } from "../../src/platform/config/networks";
+import { decodePayment, PAYMENT_STATE, RESOLUTION_STATE } from "../../src/rails/sla-escrow/program/accounts";
+import {
+  getFundPaymentInstruction,
+  getFundPaymentV2Instruction,
+  getSubmitDeliveryInstruction,
+} from "../../src/rails/sla-escrow/program/instructions";
+import { paymentUidToHex, randomPaymentUid } from "../../src/rails/sla-escrow/program/payment-uid";
+import {
+  findBankPda,
+  findEscrowConfigPda,
+  findEscrowPda,
+  findPaymentExtPda,
+  findPaymentPda,
+} from "../../src/rails/sla-escrow/program/pda";
+import { chainRpc, fundedBuyer, latestBlockhash, sendSigned, signAndSend } from "../support/workerd/chain";
+import { TOKEN_PROGRAM } from "../support/workerd/craft-payment";
+import { USDC } from "../support/workerd/payment-fixtures";
+import { call, callWithEnv } from "../support/workerd/worker-http";
 
 /**
  * SLA-Escrow lifecycle builders against the stand-in program on the local chain: every lifecycle transaction is
@@ -41,10 +51,12 @@ const V2_DEFAULTS = {
 const random32 = () => crypto.getRandomValues(new Uint8Array(32));
 
 async function accountData(account: Address): Promise<Uint8Array | null> {
-  const result = await chainRpc<{ value: { data: [string, string] } | null }>("getAccountInfo", [account, { encoding: "base64", commitment: "confirmed" }]);
+  const result = await chainRpc<{ value: { data: [string, string] } | null }>("getAccountInfo", [
+    account,
+    { encoding: "base64", commitment: "confirmed" },
+  ]);
   return result.value ? Uint8Array.from(atob(result.value.data[0]), (c) => c.charCodeAt(0)) : null;
 }
-
 
 /** A USDC payment funded on chain by a fresh buyer for a fresh seller. */
 async function fundedPayment(ttlSeconds = 3_600n, version: 1 | 2 = 1) {
@@ -74,7 +86,11 @@ async function fundedPayment(ttlSeconds = 3_600n, version: 1 | 2 = 1) {
     amount: 2_000_000n,
     ttlSeconds,
   };
-  await sendSigned(buyer, [version === 1 ? getFundPaymentInstruction(fund) : getFundPaymentV2Instruction({ ...fund, ...V2_DEFAULTS, paymentExt })]);
+  await sendSigned(buyer, [
+    version === 1
+      ? getFundPaymentInstruction(fund)
+      : getFundPaymentV2Instruction({ ...fund, ...V2_DEFAULTS, paymentExt }),
+  ]);
   return { buyer, seller, accounts, paymentExt, uidHex: paymentUidToHex(uid.bytes) };
 }
 
@@ -145,7 +161,10 @@ describe("SLA-Escrow lifecycle builders", () => {
     expect(approve.body.signerPubkeys).toEqual([buyer.address]);
     const approveDecoded = decodeBuilt(approve.body.transaction);
     expect(approveDecoded.instructions[0]!.data).toEqual(Uint8Array.from([7, ...deliveryHash]));
-    expect(approveDecoded.instructions[0]!.accounts[0]).toEqual({ address: buyer.address, role: AccountRole.WRITABLE_SIGNER });
+    expect(approveDecoded.instructions[0]!.accounts[0]).toEqual({
+      address: buyer.address,
+      role: AccountRole.WRITABLE_SIGNER,
+    });
     await signAndSend(approve.body.transaction, [buyer]);
     const approved = decodePayment((await accountData(accounts.payment))!)!;
     expect(approved.resolutionState).toBe(RESOLUTION_STATE.APPROVED);
@@ -157,10 +176,21 @@ describe("SLA-Escrow lifecycle builders", () => {
     const sponsor = (await fundedBuyer(0)).address;
     const built = await call("/build-sla-escrow-submit-delivery-tx", {
       method: "POST",
-      json: { seller: seller.address, mint: USDC, paymentUidHex: uidHex, deliveryHash: hex(random32()), feePayer: sponsor },
+      json: {
+        seller: seller.address,
+        mint: USDC,
+        paymentUidHex: uidHex,
+        deliveryHash: hex(random32()),
+        feePayer: sponsor,
+      },
     });
     expect(built.status, JSON.stringify(built.body)).toBe(200);
-    expect(built.body).toMatchObject({ feePayer: sponsor, payer: seller.address, signerPubkeys: [sponsor, seller.address], payerSignatureIndex: 1 });
+    expect(built.body).toMatchObject({
+      feePayer: sponsor,
+      payer: seller.address,
+      signerPubkeys: [sponsor, seller.address],
+      payerSignatureIndex: 1,
+    });
     expect(decodeBuilt(built.body.transaction).feePayer).toBe(sponsor);
   });
 
@@ -169,23 +199,48 @@ describe("SLA-Escrow lifecycle builders", () => {
     const hash = hex(random32());
     const post = (path: string, json: unknown) => call(path, { method: "POST", json });
 
-    const wrongSigner = await post("/build-sla-escrow-submit-delivery-tx", { seller: buyer.address, mint: USDC, paymentUidHex: uidHex, deliveryHash: hash });
+    const wrongSigner = await post("/build-sla-escrow-submit-delivery-tx", {
+      seller: buyer.address,
+      mint: USDC,
+      paymentUidHex: uidHex,
+      deliveryHash: hash,
+    });
     expect(wrongSigner.status).toBe(400);
     expect(wrongSigner.body.error).toContain(`only the recorded seller ${seller.address}`);
 
-    const approveTooEarly = await post("/build-sla-escrow-approve-tx", { buyer: buyer.address, mint: USDC, paymentUidHex: uidHex, deliveryHash: hash });
+    const approveTooEarly = await post("/build-sla-escrow-approve-tx", {
+      buyer: buyer.address,
+      mint: USDC,
+      paymentUidHex: uidHex,
+      deliveryHash: hash,
+    });
     expect(approveTooEarly.status).toBe(400);
     expect(approveTooEarly.body.error).toContain("no delivery submitted");
 
-    const sellerApproves = await post("/build-sla-escrow-approve-tx", { buyer: seller.address, mint: USDC, paymentUidHex: uidHex, deliveryHash: hash });
+    const sellerApproves = await post("/build-sla-escrow-approve-tx", {
+      buyer: seller.address,
+      mint: USDC,
+      paymentUidHex: uidHex,
+      deliveryHash: hash,
+    });
     expect(sellerApproves.status).toBe(400);
     expect(sellerApproves.body.error).toContain(`only the recorded buyer ${buyer.address}`);
 
-    const unknown = await post("/build-sla-escrow-approve-tx", { buyer: buyer.address, mint: USDC, paymentUidHex: hex(random32()), deliveryHash: hash });
+    const unknown = await post("/build-sla-escrow-approve-tx", {
+      buyer: buyer.address,
+      mint: USDC,
+      paymentUidHex: hex(random32()),
+      deliveryHash: hash,
+    });
     expect(unknown.status).toBe(400);
     expect(unknown.body.error).toContain("no SLA-Escrow payment");
 
-    const badHash = await post("/build-sla-escrow-approve-tx", { buyer: buyer.address, mint: USDC, paymentUidHex: uidHex, deliveryHash: "zz" });
+    const badHash = await post("/build-sla-escrow-approve-tx", {
+      buyer: buyer.address,
+      mint: USDC,
+      paymentUidHex: uidHex,
+      deliveryHash: "zz",
+    });
     expect(badHash.status).toBe(400);
     expect(badHash.body.code).toBe("BAD_REQUEST");
   });
@@ -193,7 +248,10 @@ describe("SLA-Escrow lifecycle builders", () => {
   it("dispute: built for the buyer of a FundPaymentV2 payment and accepted by the program; refused for others", async () => {
     const { buyer, seller, accounts, paymentExt, uidHex } = await fundedPayment(3_600n, 2);
     const reason = random32();
-    const sellerTries = await call("/build-sla-escrow-dispute-tx", { method: "POST", json: { buyer: seller.address, mint: USDC, paymentUidHex: uidHex } });
+    const sellerTries = await call("/build-sla-escrow-dispute-tx", {
+      method: "POST",
+      json: { buyer: seller.address, mint: USDC, paymentUidHex: uidHex },
+    });
     expect(sellerTries.status).toBe(400);
     expect(sellerTries.body.error).toContain(`only the recorded buyer ${buyer.address}`);
 
@@ -202,7 +260,11 @@ describe("SLA-Escrow lifecycle builders", () => {
       json: { buyer: buyer.address, mint: USDC, paymentUidHex: uidHex, disputeReasonHash: hex(reason) },
     });
     expect(built.status, JSON.stringify(built.body)).toBe(200);
-    expect(built.body).toMatchObject({ signerPubkeys: [buyer.address], paymentExtPda: paymentExt, paymentPda: accounts.payment });
+    expect(built.body).toMatchObject({
+      signerPubkeys: [buyer.address],
+      paymentExtPda: paymentExt,
+      paymentPda: accounts.payment,
+    });
     expect(decodeBuilt(built.body.transaction).instructions).toEqual([
       {
         programAddress: ESCROW_PROGRAM,
@@ -221,11 +283,17 @@ describe("SLA-Escrow lifecycle builders", () => {
     expect(decodePayment((await accountData(accounts.payment))!)!.state).toBe(LAYOUT.PAYMENT_STATE_DISPUTED);
 
     // Once disputed, the payment is no longer in a funded state: a second dispute is refused by our builder.
-    const again = await call("/build-sla-escrow-dispute-tx", { method: "POST", json: { buyer: buyer.address, mint: USDC, paymentUidHex: uidHex } });
+    const again = await call("/build-sla-escrow-dispute-tx", {
+      method: "POST",
+      json: { buyer: buyer.address, mint: USDC, paymentUidHex: uidHex },
+    });
     expect(again.status).toBe(400);
 
     const v1 = await fundedPayment();
-    const noExt = await call("/build-sla-escrow-dispute-tx", { method: "POST", json: { buyer: v1.buyer.address, mint: USDC, paymentUidHex: v1.uidHex } });
+    const noExt = await call("/build-sla-escrow-dispute-tx", {
+      method: "POST",
+      json: { buyer: v1.buyer.address, mint: USDC, paymentUidHex: v1.uidHex },
+    });
     expect(noExt.status).toBe(400);
     expect(noExt.body.error).toContain("without a PaymentExt");
   });
@@ -266,7 +334,11 @@ describe("SLA-Escrow lifecycle builders", () => {
     let n = 0;
     while (answers.length < 3 * RATE_LIMITS.build.limit && !answers.some((a) => a.status === 429)) {
       const path = () => (n++ % 2 === 0 ? "/build-sla-escrow-submit-delivery-tx" : "/build-sla-escrow-approve-tx");
-      answers.push(...(await Promise.all(Array.from({ length: 16 }, () => callWithEnv({}, path(), { method: "POST", headers, body: "{}" })))));
+      answers.push(
+        ...(await Promise.all(
+          Array.from({ length: 16 }, () => callWithEnv({}, path(), { method: "POST", headers, body: "{}" })),
+        )),
+      );
     }
     const admitted = answers.filter((a) => a.status !== 429);
     expect(admitted.length).toBeGreaterThanOrEqual(RATE_LIMITS.build.limit);
@@ -278,10 +350,20 @@ describe("SLA-Escrow lifecycle builders", () => {
 
   it("the routes are listed in /capabilities httpEndpoints and /openapi.json with their request bodies", async () => {
     const [spec, caps] = await Promise.all([call("http://facilitator.test/openapi.json"), call("/capabilities")]);
-    expect(caps.body.httpEndpoints.buildSlaEscrowSubmitDeliveryTx).toEqual({ method: "POST", path: "/api/v1/facilitator/build-sla-escrow-submit-delivery-tx" });
-    expect(caps.body.httpEndpoints.buildSlaEscrowApproveTx).toEqual({ method: "POST", path: "/api/v1/facilitator/build-sla-escrow-approve-tx" });
+    expect(caps.body.httpEndpoints.buildSlaEscrowSubmitDeliveryTx).toEqual({
+      method: "POST",
+      path: "/api/v1/facilitator/build-sla-escrow-submit-delivery-tx",
+    });
+    expect(caps.body.httpEndpoints.buildSlaEscrowApproveTx).toEqual({
+      method: "POST",
+      path: "/api/v1/facilitator/build-sla-escrow-approve-tx",
+    });
     const paths = Object.keys(spec.body.paths);
-    for (const path of ["/build-sla-escrow-submit-delivery-tx", "/build-sla-escrow-approve-tx", "/build-sla-escrow-dispute-tx"]) {
+    for (const path of [
+      "/build-sla-escrow-submit-delivery-tx",
+      "/build-sla-escrow-approve-tx",
+      "/build-sla-escrow-dispute-tx",
+    ]) {
       const match = paths.find((p) => p.endsWith(path));
       expect(match, path).toBeDefined();
       expect(JSON.stringify(spec.body.paths[match!].post.requestBody)).toContain("paymentUidHex");

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
 import {
+  type Address,
   createKeyPairSignerFromPrivateKeyBytes,
   getBase58Decoder,
   getBase64EncodedWireTransaction,
@@ -8,26 +8,31 @@ import {
   getCompiledTransactionMessageDecoder,
   getCompiledTransactionMessageEncoder,
   getTransactionDecoder,
-  partiallySignTransaction,
-  type Address,
   type KeyPairSigner,
+  partiallySignTransaction,
   type Transaction,
 } from "@solana/kit";
 import { findAssociatedTokenPda, getCloseAccountInstruction, getTransferInstruction } from "@solana-program/token";
-import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
-import { chainRpc, fundedBuyer, lamportsOf, tokenBalance, signAndSend, sendSigned } from "../support/workerd/chain";
-import { DEVNET, NATIVE_SOL, RESOURCE, USDC } from "../support/workerd/payment-fixtures";
-import { TOKEN_PROGRAM } from "../support/workerd/craft-payment";
-import { ESCROW_PROGRAM, hex32, ORACLE, paymentAccount, TTL } from "../support/workerd/escrow-fixtures";
+import { describe, expect, it } from "vitest";
+import type { Env } from "../../src/env";
+import { KEEPER_MAX_ATTEMPTS, KEEPER_RETRY_BASE_MS } from "../../src/jobs/keeper/backoff";
+import { runRetention } from "../../src/jobs/retention/run-retention";
+import { loadConfig, RAILS } from "../../src/rails/registry";
 import { PAYMENT_STATE } from "../../src/rails/sla-escrow/program/accounts";
 import { getFundPaymentInstruction } from "../../src/rails/sla-escrow/program/instructions";
-import { findBankPda, findEscrowConfigPda, findEscrowPda, findPaymentPda } from "../../src/rails/sla-escrow/program/pda";
 import { randomPaymentUid } from "../../src/rails/sla-escrow/program/payment-uid";
-import { loadConfig, RAILS } from "../../src/rails/registry";
-import { runRetention } from "../../src/jobs/retention/run-retention";
-import { KEEPER_MAX_ATTEMPTS, KEEPER_RETRY_BASE_MS } from "../../src/jobs/keeper/backoff";
-import type { Env } from "../../src/env";
+import {
+  findBankPda,
+  findEscrowConfigPda,
+  findEscrowPda,
+  findPaymentPda,
+} from "../../src/rails/sla-escrow/program/pda";
+import { chainRpc, fundedBuyer, lamportsOf, sendSigned, signAndSend, tokenBalance } from "../support/workerd/chain";
+import { TOKEN_PROGRAM } from "../support/workerd/craft-payment";
+import { ESCROW_PROGRAM, hex32, ORACLE, paymentAccount, TTL } from "../support/workerd/escrow-fixtures";
 import { faultScenario } from "../support/workerd/fault-scenario";
+import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
+import { DEVNET, NATIVE_SOL, RESOURCE, USDC } from "../support/workerd/payment-fixtures";
 
 /**
  * Issue 20 §2: the escrow keeper cannot be stalled or poisoned, and the fee payer pays network fees only for payouts
@@ -44,9 +49,15 @@ const ORACLE_TIP = 20_000n;
 const RELEASE_FEE = 100_000n;
 
 interface KeeperReport {
-  items: { paymentPda: string; decision: string; action: string; signature: string | null; outcome: string; detail: string }[];
+  items: {
+    paymentPda: string;
+    decision: string;
+    action: string;
+    signature: string | null;
+    outcome: string;
+    detail: string;
+  }[];
 }
-
 
 /** A facilitator with its own fee payer, and the escrow calls of these tests through its HTTP surface. */
 async function escrowDesk(label: string, extraEnv: Record<string, unknown> = {}) {
@@ -55,22 +66,50 @@ async function escrowDesk(label: string, extraEnv: Record<string, unknown> = {})
     const enriched = await f.post("/payment-required/enrich", {
       x402Version: 2,
       resource: RESOURCE,
-      accepts: [{ scheme: "v2:solana:sla-escrow", network: DEVNET, asset, amount: amount.toString(), payTo: seller, maxTimeoutSeconds: TTL }],
+      accepts: [
+        {
+          scheme: "v2:solana:sla-escrow",
+          network: DEVNET,
+          asset,
+          amount: amount.toString(),
+          payTo: seller,
+          maxTimeoutSeconds: TTL,
+        },
+      ],
     });
     expect(enriched.status, JSON.stringify(enriched.body)).toBe(200);
     return enriched.body.accepts[0] as Record<string, any>;
   };
   const build = async (payer: Address, accepted: Record<string, any>, more: Record<string, unknown> = {}) => {
-    const built = await f.post("/build-sla-escrow-payment-tx", { payer, accepted, resource: RESOURCE, slaHash: hex32(), oracleAuthority: ORACLE, ...more });
+    const built = await f.post("/build-sla-escrow-payment-tx", {
+      payer,
+      accepted,
+      resource: RESOURCE,
+      slaHash: hex32(),
+      oracleAuthority: ORACLE,
+      ...more,
+    });
     expect(built.status, JSON.stringify(built.body)).toBe(200);
-    return built.body as { transaction: string; verifyBodyTemplate: Record<string, any>; paymentPda: Address; paymentUidHex: string };
+    return built.body as {
+      transaction: string;
+      verifyBodyTemplate: Record<string, any>;
+      paymentPda: Address;
+      paymentUidHex: string;
+    };
   };
   /** Built by the facilitator and signed by `buyer`; `rewrite` may change the unsigned transaction first. */
-  const signed = async (buyer: KeyPairSigner, accepted: Record<string, any>, more: Record<string, unknown> = {}, rewrite?: (tx: Transaction) => Transaction) => {
+  const signed = async (
+    buyer: KeyPairSigner,
+    accepted: Record<string, any>,
+    more: Record<string, unknown> = {},
+    rewrite?: (tx: Transaction) => Transaction,
+  ) => {
     const built = await build(buyer.address, accepted, more);
     const body = built.verifyBodyTemplate;
     const unsigned = getTransactionDecoder().decode(getBase64Encoder().encode(built.transaction));
-    body.paymentPayload.payload.transaction = getBase64EncodedWireTransaction(await partiallySignTransaction([buyer.keyPair], rewrite ? rewrite(unsigned) : unsigned));
+    body.paymentPayload.payload.transaction = getBase64EncodedWireTransaction(
+      await partiallySignTransaction([buyer.keyPair], rewrite ? rewrite(unsigned) : unsigned),
+    );
     return { body, built };
   };
   const keeper = async (body: Record<string, unknown> = {}) => {
@@ -95,15 +134,26 @@ type Post = (path: string, json: unknown, headers?: Record<string, string>) => P
 
 async function deliverAndApprove(post: Post, p: { buyer: KeyPairSigner; seller: KeyPairSigner; uidHex: string }) {
   const deliveryHash = hex32();
-  const delivery = await post("/build-sla-escrow-submit-delivery-tx", { seller: p.seller.address, mint: USDC, paymentUidHex: p.uidHex, deliveryHash });
+  const delivery = await post("/build-sla-escrow-submit-delivery-tx", {
+    seller: p.seller.address,
+    mint: USDC,
+    paymentUidHex: p.uidHex,
+    deliveryHash,
+  });
   expect(delivery.status, JSON.stringify(delivery.body)).toBe(200);
   await signAndSend(delivery.body.transaction, [p.seller]);
-  const approve = await post("/build-sla-escrow-approve-tx", { buyer: p.buyer.address, mint: USDC, paymentUidHex: p.uidHex, deliveryHash });
+  const approve = await post("/build-sla-escrow-approve-tx", {
+    buyer: p.buyer.address,
+    mint: USDC,
+    paymentUidHex: p.uidHex,
+    deliveryHash,
+  });
   expect(approve.status, JSON.stringify(approve.body)).toBe(200);
   await signAndSend(approve.body.transaction, [p.buyer]);
 }
 
-const ataOf = async (owner: Address) => (await findAssociatedTokenPda({ owner, mint: USDC, tokenProgram: TOKEN_PROGRAM }))[0];
+const ataOf = async (owner: Address) =>
+  (await findAssociatedTokenPda({ owner, mint: USDC, tokenProgram: TOKEN_PROGRAM }))[0];
 const itemsFor = (report: KeeperReport, payment: string) => report.items.filter((i) => i.paymentPda === payment);
 const unfundedKey = () => createKeyPairSignerFromPrivateKeyBytes(crypto.getRandomValues(new Uint8Array(32)));
 
@@ -111,7 +161,10 @@ const unfundedKey = () => createKeyPairSignerFromPrivateKeyBytes(crypto.getRando
 async function feesOf(signatures: readonly string[]): Promise<bigint> {
   let total = 0n;
   for (const signature of signatures) {
-    const tx = await chainRpc<{ meta: { fee: number } } | null>("getTransaction", [signature, { encoding: "base64", commitment: "confirmed", maxSupportedTransactionVersion: 0 }]);
+    const tx = await chainRpc<{ meta: { fee: number } } | null>("getTransaction", [
+      signature,
+      { encoding: "base64", commitment: "confirmed", maxSupportedTransactionVersion: 0 },
+    ]);
     expect(tx, `transaction ${signature}`).not.toBeNull();
     total += BigInt(tx!.meta.fee);
   }
@@ -142,7 +195,8 @@ describe("escrow keeper: stalling", () => {
       expect(settle.body.success, JSON.stringify(settle.body)).toBe(false);
       ghosts.push(built.paymentPda);
     }
-    for (const ghost of ghosts) expect(await watchRow(ghost), "a funding the cluster refused is never watched").toBeNull();
+    for (const ghost of ghosts)
+      expect(await watchRow(ghost), "a funding the cluster refused is never watched").toBeNull();
 
     const real = await d.approvedPayment();
     const sellerAta = await ataOf(real.seller.address);
@@ -150,7 +204,9 @@ describe("escrow keeper: stalling", () => {
     // A run smaller than the flood: on the old code the ghosts (watched first) took every slot.
     const run = await d.keeper({ limit: 10 });
     const released = itemsFor(run, real.payment);
-    expect(released, JSON.stringify(run.items)).toEqual([expect.objectContaining({ action: "release", outcome: "landed", detail: "released" })]);
+    expect(released, JSON.stringify(run.items)).toEqual([
+      expect.objectContaining({ action: "release", outcome: "landed", detail: "released" }),
+    ]);
     expect(await tokenBalance(sellerAta)).toBe(before + AMOUNT - ORACLE_TIP - RELEASE_FEE);
     expect(await paymentAccount(real.payment)).toMatchObject({ state: PAYMENT_STATE.RELEASED });
 
@@ -162,7 +218,10 @@ describe("escrow keeper: stalling", () => {
 
   it("a funding the cluster accepted but dropped is waited for while its blockhash lives, and dropped once it cannot land", async () => {
     const faults = await faultScenario();
-    const d = await escrowDesk("keeper-dropped-funding", { SOLANA_RPC_URL: faults.rpcUrl, SVC_SETTLE_CONFIRM_TIMEOUT_MS: "1000" });
+    const d = await escrowDesk("keeper-dropped-funding", {
+      SOLANA_RPC_URL: faults.rpcUrl,
+      SVC_SETTLE_CONFIRM_TIMEOUT_MS: "1000",
+    });
     const buyer = await fundedBuyer(5_000_000, 1_000_000_000);
     const line = await d.line(USDC, AMOUNT, (await fundedBuyer(1, 100_000_000)).address);
     await faults.setFaults({ swallowSend: true });
@@ -180,19 +239,47 @@ describe("escrow keeper: stalling", () => {
 
     await faults.setFaults({});
     const run = await d.keeper();
-    expect(itemsFor(run, live.built.paymentPda)).toEqual([expect.objectContaining({ decision: "wait", signature: null, outcome: "waiting", detail: expect.stringMatching(/not confirmed yet/) })]);
-    expect(itemsFor(run, dead.built.paymentPda)).toEqual([
-      expect.objectContaining({ decision: "dropped", signature: null, outcome: "dropped", detail: expect.stringMatching(/never landed and its blockhash expired/) }),
+    expect(itemsFor(run, live.built.paymentPda)).toEqual([
+      expect.objectContaining({
+        decision: "wait",
+        signature: null,
+        outcome: "waiting",
+        detail: expect.stringMatching(/not confirmed yet/),
+      }),
     ]);
-    expect(await watchRow(dead.built.paymentPda)).toMatchObject({ state: "dropped", last_action: "none", last_outcome: "dropped", last_detail: expect.stringMatching(/never landed and its blockhash expired/) });
-    expect(await watchRow(live.built.paymentPda)).toMatchObject({ state: "open", last_action: "none", last_outcome: "waiting", last_detail: expect.stringMatching(/not confirmed yet/) });
+    expect(itemsFor(run, dead.built.paymentPda)).toEqual([
+      expect.objectContaining({
+        decision: "dropped",
+        signature: null,
+        outcome: "dropped",
+        detail: expect.stringMatching(/never landed and its blockhash expired/),
+      }),
+    ]);
+    expect(await watchRow(dead.built.paymentPda)).toMatchObject({
+      state: "dropped",
+      last_action: "none",
+      last_outcome: "dropped",
+      last_detail: expect.stringMatching(/never landed and its blockhash expired/),
+    });
+    expect(await watchRow(live.built.paymentPda)).toMatchObject({
+      state: "open",
+      last_action: "none",
+      last_outcome: "waiting",
+      last_detail: expect.stringMatching(/not confirmed yet/),
+    });
   });
 
   it("a payment that cannot progress backs off with a doubling delay, never takes a due payment's slot, and is given up at the cap", async () => {
     const d = await escrowDesk("keeper-backoff");
     const blocked = await d.approvedPayment(false); // its seller has no USDC account: the release cannot be made
     const first = itemsFor(await d.keeper(), blocked.payment);
-    expect(first).toEqual([expect.objectContaining({ signature: null, outcome: "skipped", detail: expect.stringMatching(/recipient token account .* does not exist yet/) })]);
+    expect(first).toEqual([
+      expect.objectContaining({
+        signature: null,
+        outcome: "skipped",
+        detail: expect.stringMatching(/recipient token account .* does not exist yet/),
+      }),
+    ]);
     const afterFirst = await watchRow(blocked.payment);
     expect(afterFirst).toMatchObject({ state: "open", failures: 1, last_action: "release", last_outcome: "skipped" });
     expect(afterFirst!.next_check_at_ms - Date.now()).toBeGreaterThan(KEEPER_RETRY_BASE_MS - 60_000);
@@ -212,10 +299,24 @@ describe("escrow keeper: stalling", () => {
       expect(row!.failures).toBe(attempt);
       if (attempt < KEEPER_MAX_ATTEMPTS) {
         expect(row!.state).toBe("open");
-        expect(row!.next_check_at_ms - startedAt).toBeGreaterThanOrEqual(Math.min(KEEPER_RETRY_BASE_MS * 2 ** (attempt - 1), 86_400_000) - 1_000);
+        expect(row!.next_check_at_ms - startedAt).toBeGreaterThanOrEqual(
+          Math.min(KEEPER_RETRY_BASE_MS * 2 ** (attempt - 1), 86_400_000) - 1_000,
+        );
       } else {
-        expect(row).toMatchObject({ state: "stuck", last_action: "release", last_outcome: "skipped", last_detail: items[0]!.detail });
-        expect(items).toEqual([expect.objectContaining({ outcome: "skipped", detail: expect.stringMatching(new RegExp(`^gave up after ${KEEPER_MAX_ATTEMPTS} attempts: recipient token account`)) })]);
+        expect(row).toMatchObject({
+          state: "stuck",
+          last_action: "release",
+          last_outcome: "skipped",
+          last_detail: items[0]!.detail,
+        });
+        expect(items).toEqual([
+          expect.objectContaining({
+            outcome: "skipped",
+            detail: expect.stringMatching(
+              new RegExp(`^gave up after ${KEEPER_MAX_ATTEMPTS} attempts: recipient token account`),
+            ),
+          }),
+        ]);
       }
     }
     await makeDue(blocked.payment);
@@ -235,7 +336,9 @@ describe("escrow keeper: stalling", () => {
       ["closed-recent", "closed", now - 29 * day],
       ["open-old", "open", now - 31 * day],
     ];
-    const named = await Promise.all(rows.map(async ([name, state, at]) => ({ name, pda: (await unfundedKey()).address, state, at })));
+    const named = await Promise.all(
+      rows.map(async ([name, state, at]) => ({ name, pda: (await unfundedKey()).address, state, at })),
+    );
     for (const r of named) {
       await env.DB.prepare(
         `INSERT INTO escrow_watch (payment_pda, funding_signature, state, next_check_at_ms, created_at_ms, updated_at_ms) VALUES (?1, ?2, ?3, ?4, ?4, ?4)`,
@@ -261,7 +364,9 @@ describe("escrow keeper: poisoning", () => {
     const real = await d.signed(buyer, await d.line(USDC, AMOUNT, seller.address));
 
     // Same uid, same bank → same Payment address, but in native SOL (another mint with an escrow), by a key that owns nothing.
-    const poison = await d.signed(await unfundedKey(), await d.line(NATIVE_SOL, 50_000_000n, seller.address), { paymentUidHex: real.built.paymentUidHex });
+    const poison = await d.signed(await unfundedKey(), await d.line(NATIVE_SOL, 50_000_000n, seller.address), {
+      paymentUidHex: real.built.paymentUidHex,
+    });
     expect(poison.built.paymentPda).toBe(real.built.paymentPda);
     expect((await d.post("/settle", poison.body)).body.success).toBe(false);
     expect(await watchRow(real.built.paymentPda)).toBeNull();
@@ -271,7 +376,9 @@ describe("escrow keeper: poisoning", () => {
     const sellerAta = await ataOf(seller.address);
     const before = await tokenBalance(sellerAta);
     const run = await d.keeper();
-    expect(itemsFor(run, real.built.paymentPda), JSON.stringify(run.items)).toEqual([expect.objectContaining({ action: "release", outcome: "landed", detail: "released" })]);
+    expect(itemsFor(run, real.built.paymentPda), JSON.stringify(run.items)).toEqual([
+      expect.objectContaining({ action: "release", outcome: "landed", detail: "released" }),
+    ]);
     expect(await tokenBalance(sellerAta)).toBe(before + AMOUNT - ORACLE_TIP - RELEASE_FEE);
     expect(await paymentAccount(real.built.paymentPda)).toMatchObject({ state: PAYMENT_STATE.RELEASED, mint: USDC });
 
@@ -282,7 +389,10 @@ describe("escrow keeper: poisoning", () => {
 
   it("a funding settle answered pending is confirmed in the ledger by the keeper from the chain, then paid out; the next /settle reports it once", async () => {
     const faults = await faultScenario();
-    const d = await escrowDesk("keeper-ledger-catch-up", { SOLANA_RPC_URL: faults.rpcUrl, SVC_SETTLE_CONFIRM_TIMEOUT_MS: "1000" });
+    const d = await escrowDesk("keeper-ledger-catch-up", {
+      SOLANA_RPC_URL: faults.rpcUrl,
+      SVC_SETTLE_CONFIRM_TIMEOUT_MS: "1000",
+    });
     const buyer = await fundedBuyer(5_000_000, 1_000_000_000);
     const seller = await fundedBuyer(1, 100_000_000);
     const { body, built } = await d.signed(buyer, await d.line(USDC, AMOUNT, seller.address));
@@ -290,14 +400,22 @@ describe("escrow keeper: poisoning", () => {
     const pending = await d.post("/settle", body);
     expect(pending.status, JSON.stringify(pending.body)).toBe(202);
     await faults.setFaults({});
-    const ledgerState = () => env.DB.prepare("SELECT state FROM settlements WHERE signature = ?").bind(pending.body.transaction).first<{ state: string }>();
+    const ledgerState = () =>
+      env.DB.prepare("SELECT state FROM settlements WHERE signature = ?")
+        .bind(pending.body.transaction)
+        .first<{ state: string }>();
     expect(await ledgerState()).toMatchObject({ state: "pending" });
 
     await deliverAndApprove(d.post, { buyer, seller, uidHex: built.paymentUidHex });
     const run = await d.keeper();
-    expect(itemsFor(run, built.paymentPda)).toEqual([expect.objectContaining({ outcome: "landed", detail: "released" })]);
+    expect(itemsFor(run, built.paymentPda)).toEqual([
+      expect.objectContaining({ outcome: "landed", detail: "released" }),
+    ]);
     expect(await ledgerState()).toMatchObject({ state: "confirmed" });
-    expect((await d.post("/settle", body)).body).toMatchObject({ success: true, transaction: pending.body.transaction });
+    expect((await d.post("/settle", body)).body).toMatchObject({
+      success: true,
+      transaction: pending.body.transaction,
+    });
   });
 
   it("pays nothing for a payment its ledger does not show funded here, whatever the watch table says", async () => {
@@ -307,7 +425,11 @@ describe("escrow keeper: poisoning", () => {
     const seller = await fundedBuyer(1, 100_000_000);
     const { payment, signature } = await fundDirectly(buyer, seller.address);
     const uidHex = (await paymentAccount(payment))!.paymentUid;
-    await deliverAndApprove(d.post, { buyer, seller, uidHex: Array.from(uidHex, (b) => b.toString(16).padStart(2, "0")).join("") });
+    await deliverAndApprove(d.post, {
+      buyer,
+      seller,
+      uidHex: Array.from(uidHex, (b) => b.toString(16).padStart(2, "0")).join(""),
+    });
     // … and a watch row pointing at it that no settle of ours wrote.
     const now = Date.now();
     await env.DB.prepare(
@@ -318,7 +440,14 @@ describe("escrow keeper: poisoning", () => {
 
     const feePayerBefore = await lamportsOf(d.feePayer);
     const run = await d.keeper();
-    expect(itemsFor(run, payment)).toEqual([expect.objectContaining({ decision: "dropped", signature: null, outcome: "dropped", detail: expect.stringMatching(/not an sla-escrow settlement in this facilitator's ledger/) })]);
+    expect(itemsFor(run, payment)).toEqual([
+      expect.objectContaining({
+        decision: "dropped",
+        signature: null,
+        outcome: "dropped",
+        detail: expect.stringMatching(/not an sla-escrow settlement in this facilitator's ledger/),
+      }),
+    ]);
     expect(await lamportsOf(d.feePayer)).toBe(feePayerBefore);
     expect((await paymentAccount(payment))?.state).toBe(PAYMENT_STATE.FUNDED);
   });
@@ -346,11 +475,19 @@ describe("sponsored fundings: a buyer who empties its account after verify canno
     expect(failed.body, JSON.stringify(failed.body)).toMatchObject({ success: false });
     expect(failed.body.transaction, "executed and failed: the fee was paid").toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
     const refused = await d.post("/settle", second.body);
-    expect(refused.body, JSON.stringify(refused.body)).toMatchObject({ success: false, errorReason: "invalid_sla_escrow_payload_sponsorship_refused" });
+    expect(refused.body, JSON.stringify(refused.body)).toMatchObject({
+      success: false,
+      errorReason: "invalid_sla_escrow_payload_sponsorship_refused",
+    });
     expect(refused.body.transaction ?? "").toBe("");
-    expect((await d.post("/verify", second.body)).body).toMatchObject({ isValid: false, invalidReason: "invalid_sla_escrow_payload_sponsorship_refused" });
+    expect((await d.post("/verify", second.body)).body).toMatchObject({
+      isValid: false,
+      invalidReason: "invalid_sla_escrow_payload_sponsorship_refused",
+    });
 
-    expect(feePayerBefore - (await lamportsOf(d.feePayer)), "one failed funding's fee, no more").toBe(await feesOf([failed.body.transaction]));
+    expect(feePayerBefore - (await lamportsOf(d.feePayer)), "one failed funding's fee, no more").toBe(
+      await feesOf([failed.body.transaction]),
+    );
     await faults.setFaults({});
   });
 
@@ -377,19 +514,31 @@ describe("sponsored fundings: a buyer who empties its account after verify canno
     expect(await watchRow(first.built.paymentPda)).toMatchObject({ state: "open", sponsored_payer: buyer.address });
 
     const run = await d.keeper();
-    expect(itemsFor(run, first.built.paymentPda)).toEqual([expect.objectContaining({ decision: "dropped", signature: null, outcome: "dropped", detail: expect.stringMatching(/failed on chain/) })]);
+    expect(itemsFor(run, first.built.paymentPda)).toEqual([
+      expect.objectContaining({
+        decision: "dropped",
+        signature: null,
+        outcome: "dropped",
+        detail: expect.stringMatching(/failed on chain/),
+      }),
+    ]);
     const refused = await d.post("/settle", second.body);
-    expect(refused.body, JSON.stringify(refused.body)).toMatchObject({ success: false, errorReason: "invalid_sla_escrow_payload_sponsorship_refused" });
+    expect(refused.body, JSON.stringify(refused.body)).toMatchObject({
+      success: false,
+      errorReason: "invalid_sla_escrow_payload_sponsorship_refused",
+    });
   });
 });
 
 /** Replaces the unsigned transaction's recent blockhash. */
 function withBlockhash(tx: Transaction, blockhash: string): Transaction {
   const compiled = getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
-  const messageBytes = getCompiledTransactionMessageEncoder().encode({ ...compiled, lifetimeToken: blockhash }) as Transaction["messageBytes"];
+  const messageBytes = getCompiledTransactionMessageEncoder().encode({
+    ...compiled,
+    lifetimeToken: blockhash,
+  }) as Transaction["messageBytes"];
   return { ...tx, messageBytes };
 }
-
 
 async function drainUsdc(owner: KeyPairSigner, to: Address) {
   const source = await ataOf(owner.address);
@@ -446,7 +595,11 @@ async function closeUsdcAccount(owner: KeyPairSigner, sink: Address) {
 }
 
 /** Starts `run` and resolves once the scenario's RPC has seen one more call of `method` than before (the run reached that step). */
-async function whenCalled<T>(faults: Awaited<ReturnType<typeof faultScenario>>, method: string, run: () => Promise<T>): Promise<{ running: Promise<T> }> {
+async function whenCalled<T>(
+  faults: Awaited<ReturnType<typeof faultScenario>>,
+  method: string,
+  run: () => Promise<T>,
+): Promise<{ running: Promise<T> }> {
   const count = ((await faults.calls())[method] ?? 0) + 1;
   const running = run();
   running.catch(() => undefined);
@@ -458,7 +611,11 @@ async function whenCalled<T>(faults: Awaited<ReturnType<typeof faultScenario>>, 
 }
 
 const exposureOf = (bookingId: string) =>
-  env.DB.prepare("SELECT rail, kind, payer, pay_to AS payTo, lamports, state FROM fee_payer_exposure WHERE booking_id = ?").bind(bookingId).first<Record<string, unknown>>();
+  env.DB.prepare(
+    "SELECT rail, kind, payer, pay_to AS payTo, lamports, state FROM fee_payer_exposure WHERE booking_id = ?",
+  )
+    .bind(bookingId)
+    .first<Record<string, unknown>>();
 
 describe("the exposure budget on the escrow rail (src/chain/fee-payer-budget/)", () => {
   it("keeper payouts' fees are booked before they are signed: past SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS a payout waits with the cap's reason (not a failure), and goes once there is room", async () => {
@@ -466,22 +623,42 @@ describe("the exposure budget on the escrow rail (src/chain/fee-payer-budget/)",
     const p = await d.approvedPayment();
     const feePayerBefore = await lamportsOf(d.feePayer);
     const held = itemsFor(await d.keeper(), p.payment);
-    expect(held).toEqual([expect.objectContaining({ action: "release", signature: null, outcome: "held", detail: expect.stringMatching(/^fee_payer_spend_per_day_exceeded: .*SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS: 4999/) })]);
+    expect(held).toEqual([
+      expect.objectContaining({
+        action: "release",
+        signature: null,
+        outcome: "held",
+        detail: expect.stringMatching(
+          /^fee_payer_spend_per_day_exceeded: .*SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS: 4999/,
+        ),
+      }),
+    ]);
     expect(await paymentAccount(p.payment)).toMatchObject({ state: PAYMENT_STATE.FUNDED });
     expect(await lamportsOf(d.feePayer)).toBe(feePayerBefore);
-    const row = await env.DB.prepare("SELECT failures FROM escrow_watch WHERE payment_pda = ?").bind(p.payment).first<{ failures: number }>();
+    const row = await env.DB.prepare("SELECT failures FROM escrow_watch WHERE payment_pda = ?")
+      .bind(p.payment)
+      .first<{ failures: number }>();
     expect(row?.failures).toBe(0);
 
     d.setEnv({ SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS: "1000000000" });
     await env.DB.prepare("UPDATE escrow_watch SET next_check_at_ms = 0 WHERE payment_pda = ?").bind(p.payment).run();
-    const keeperFeesBefore = await env.DB.prepare("SELECT COALESCE(SUM(lamports), 0) AS n FROM fee_payer_exposure WHERE rail = 'sla-escrow' AND kind = 'network_fee'").first<{ n: number }>();
-    expect(itemsFor(await d.keeper(), p.payment)).toEqual([expect.objectContaining({ action: "release", outcome: "landed", detail: "released" })]);
-    const keeperFeesAfter = await env.DB.prepare("SELECT COALESCE(SUM(lamports), 0) AS n FROM fee_payer_exposure WHERE rail = 'sla-escrow' AND kind = 'network_fee'").first<{ n: number }>();
+    const keeperFeesBefore = await env.DB.prepare(
+      "SELECT COALESCE(SUM(lamports), 0) AS n FROM fee_payer_exposure WHERE rail = 'sla-escrow' AND kind = 'network_fee'",
+    ).first<{ n: number }>();
+    expect(itemsFor(await d.keeper(), p.payment)).toEqual([
+      expect.objectContaining({ action: "release", outcome: "landed", detail: "released" }),
+    ]);
+    const keeperFeesAfter = await env.DB.prepare(
+      "SELECT COALESCE(SUM(lamports), 0) AS n FROM fee_payer_exposure WHERE rail = 'sla-escrow' AND kind = 'network_fee'",
+    ).first<{ n: number }>();
     expect(keeperFeesAfter!.n - keeperFeesBefore!.n).toBeGreaterThanOrEqual(5_000);
   });
 
   it("a sponsored funding's fee is booked for the buyer and the seller before it is signed; past the seller's daily cap the next one is refused with the cap's reason and nothing is sent", async () => {
-    const d = await escrowDesk("sponsored-budget", { SVC_SLA_ESCROW_ALLOW_FACILITATOR_FEE_SPONSORSHIP: "yes", SVC_FEE_PAYER_MAX_SPEND_PER_PAY_TO_PER_DAY_LAMPORTS: "15000" });
+    const d = await escrowDesk("sponsored-budget", {
+      SVC_SLA_ESCROW_ALLOW_FACILITATOR_FEE_SPONSORSHIP: "yes",
+      SVC_FEE_PAYER_MAX_SPEND_PER_PAY_TO_PER_DAY_LAMPORTS: "15000",
+    });
     const seller = (await fundedBuyer(1, 100_000_000)).address;
     const line = await d.line(USDC, AMOUNT, seller);
     const buyer = await fundedBuyer(5_000_000, 100_000_000);
@@ -489,8 +666,14 @@ describe("the exposure budget on the escrow rail (src/chain/fee-payer-budget/)",
     const settled = await d.post("/settle", first.body);
     expect(settled.body, JSON.stringify(settled.body)).toMatchObject({ success: true });
     const fee = await feesOf([settled.body.transaction]);
-    const booked = await env.DB.prepare("SELECT rail, payer, pay_to AS payTo, lamports, state FROM fee_payer_exposure WHERE kind = 'sponsored_funding' AND payer = ?").bind(buyer.address).all();
-    expect(booked.results).toEqual([{ rail: "sla-escrow", payer: buyer.address, payTo: seller, lamports: Number(fee), state: "spent" }]);
+    const booked = await env.DB.prepare(
+      "SELECT rail, payer, pay_to AS payTo, lamports, state FROM fee_payer_exposure WHERE kind = 'sponsored_funding' AND payer = ?",
+    )
+      .bind(buyer.address)
+      .all();
+    expect(booked.results).toEqual([
+      { rail: "sla-escrow", payer: buyer.address, payTo: seller, lamports: Number(fee), state: "spent" },
+    ]);
 
     const other = await fundedBuyer(5_000_000, 100_000_000);
     const second = await d.signed(other, line, { facilitatorPaysTransactionFees: true });
@@ -514,9 +697,21 @@ describe("the exposure budget on the escrow rail (src/chain/fee-payer-budget/)",
     await closeUsdcAccount(p.seller, sink);
     const item = itemsFor(await run, p.payment);
     await faults.setFaults({});
-    expect(item).toEqual([expect.objectContaining({ action: "release", signature: null, outcome: "held", detail: expect.stringMatching(/recipient token account .* does not exist yet \(read again just before sending\)/) })]);
+    expect(item).toEqual([
+      expect.objectContaining({
+        action: "release",
+        signature: null,
+        outcome: "held",
+        detail: expect.stringMatching(
+          /recipient token account .* does not exist yet \(read again just before sending\)/,
+        ),
+      }),
+    ]);
     expect(await paymentAccount(p.payment)).toMatchObject({ state: PAYMENT_STATE.FUNDED });
-    expect((await chainRpc<{ value: unknown }>("getAccountInfo", [await ataOf(p.seller.address), { encoding: "base64" }])).value).toBeNull();
+    expect(
+      (await chainRpc<{ value: unknown }>("getAccountInfo", [await ataOf(p.seller.address), { encoding: "base64" }]))
+        .value,
+    ).toBeNull();
   });
 
   it("a token account closed in the send's own window is created by the program at the fee payer's cost: booked once for that recipient, whose next payout that day waits", async () => {
@@ -548,7 +743,14 @@ describe("the exposure budget on the escrow rail (src/chain/fee-payer-budget/)",
     expect((await d.post("/settle", body)).body).toMatchObject({ success: true });
     await deliverAndApprove(d.post, { buyer, seller: p.seller, uidHex: built.paymentUidHex });
     const waiting = itemsFor(await d.keeper(), built.paymentPda);
-    expect(waiting).toEqual([expect.objectContaining({ action: "release", signature: null, outcome: "held", detail: expect.stringMatching(/already created recipient token account .* payouts into it wait until/) })]);
+    expect(waiting).toEqual([
+      expect.objectContaining({
+        action: "release",
+        signature: null,
+        outcome: "held",
+        detail: expect.stringMatching(/already created recipient token account .* payouts into it wait until/),
+      }),
+    ]);
     expect(await paymentAccount(built.paymentPda)).toMatchObject({ state: PAYMENT_STATE.FUNDED });
   });
 });

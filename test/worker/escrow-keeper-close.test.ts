@@ -1,14 +1,14 @@
-import { afterEach, describe, expect, inject, it, vi } from "vitest";
-import { createKeyPairSignerFromPrivateKeyBytes, type Address } from "@solana/kit";
+import { type Address, createKeyPairSignerFromPrivateKeyBytes } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
-import { callWithEnv } from "../support/workerd/worker-http";
+import { afterEach, describe, expect, inject, it, vi } from "vitest";
+import { LAMPORTS_PER_SIGNATURE } from "../../src/chain/network-fee";
+import { decodePayment, PAYMENT_STATE } from "../../src/rails/sla-escrow/program/accounts";
+import { TEST_FEE_PAYER } from "../support/keys";
 import { rpcAt } from "../support/workerd/chain";
-import { DEVNET, RESOURCE, signAsBuyer, USDC } from "../support/workerd/payment-fixtures";
 import { TOKEN_PROGRAM } from "../support/workerd/craft-payment";
 import { client, hex32, ORACLE, TTL } from "../support/workerd/escrow-fixtures";
-import { TEST_FEE_PAYER } from "../support/keys";
-import { decodePayment, PAYMENT_STATE } from "../../src/rails/sla-escrow/program/accounts";
-import { LAMPORTS_PER_SIGNATURE } from "../../src/chain/network-fee";
+import { DEVNET, RESOURCE, signAsBuyer, USDC } from "../support/workerd/payment-fixtures";
+import { callWithEnv } from "../support/workerd/worker-http";
 
 /**
  * The escrow keeper sends ClosePayment itself. A payment settled through /settle is refunded after expiry and, once
@@ -49,15 +49,33 @@ afterEach(() => {
 
 async function keeperItemsFor(payment: string) {
   const report = await post("/escrow-keeper", {}, BEARER);
-  return (report.items as { paymentPda: string; decision: string; action: string; signature: string | null; outcome: string; detail: string }[]).filter((i) => i.paymentPda === payment);
+  return (
+    report.items as {
+      paymentPda: string;
+      decision: string;
+      action: string;
+      signature: string | null;
+      outcome: string;
+      detail: string;
+    }[]
+  ).filter((i) => i.paymentPda === payment);
 }
 
-const lamports = async (account: string) => BigInt((await rpc<{ value: number }>("getBalance", [account, { commitment: "confirmed" }])).value);
+const lamports = async (account: string) =>
+  BigInt((await rpc<{ value: number }>("getBalance", [account, { commitment: "confirmed" }])).value);
 async function accountOf(account: string) {
-  return (await rpc<{ value: { lamports: number; data: [string, string] } | null }>("getAccountInfo", [account, { encoding: "base64", commitment: "confirmed" }])).value;
+  return (
+    await rpc<{ value: { lamports: number; data: [string, string] } | null }>("getAccountInfo", [
+      account,
+      { encoding: "base64", commitment: "confirmed" },
+    ])
+  ).value;
 }
 async function tokenBalance(account: Address) {
-  return BigInt((await rpc<{ value: { amount: string } }>("getTokenAccountBalance", [account, { commitment: "confirmed" }])).value.amount);
+  return BigInt(
+    (await rpc<{ value: { amount: string } }>("getTokenAccountBalance", [account, { commitment: "confirmed" }])).value
+      .amount,
+  );
 }
 
 describe("escrow keeper: ClosePayment sent by the keeper", () => {
@@ -69,9 +87,24 @@ describe("escrow keeper: ClosePayment sent by the keeper", () => {
     const enriched = await post("/payment-required/enrich", {
       x402Version: 2,
       resource: RESOURCE,
-      accepts: [{ scheme: "sla-escrow", network: DEVNET, asset: USDC, amount: AMOUNT.toString(), payTo: seller, maxTimeoutSeconds: TTL }],
+      accepts: [
+        {
+          scheme: "sla-escrow",
+          network: DEVNET,
+          asset: USDC,
+          amount: AMOUNT.toString(),
+          payTo: seller,
+          maxTimeoutSeconds: TTL,
+        },
+      ],
     });
-    const built = await post("/build-sla-escrow-payment-tx", { payer: buyer.address, accepted: enriched.accepts[0], resource: RESOURCE, slaHash: hex32(), oracleAuthority: ORACLE });
+    const built = await post("/build-sla-escrow-payment-tx", {
+      payer: buyer.address,
+      accepted: enriched.accepts[0],
+      resource: RESOURCE,
+      slaHash: hex32(),
+      oracleAuthority: ORACLE,
+    });
     const body = built.verifyBodyTemplate;
     body.paymentPayload.payload.transaction = await signAsBuyer(built.transaction, buyer);
     expect(await post("/settle", body)).toMatchObject({ success: true });
@@ -80,11 +113,15 @@ describe("escrow keeper: ClosePayment sent by the keeper", () => {
     expect(await tokenBalance(buyerAta)).toBe(0n);
 
     // Not expired: nothing to do yet.
-    expect(await keeperItemsFor(payment)).toEqual([expect.objectContaining({ decision: "wait", action: "none", signature: null })]);
+    expect(await keeperItemsFor(payment)).toEqual([
+      expect.objectContaining({ decision: "wait", action: "none", signature: null }),
+    ]);
 
     // Expired without delivery: the keeper refunds, and the payment waits for its closed_at.
     await advanceBothClocks(TTL + 1);
-    expect(await keeperItemsFor(payment)).toEqual([expect.objectContaining({ action: "refund", outcome: "landed", detail: "refunded" })]);
+    expect(await keeperItemsFor(payment)).toEqual([
+      expect.objectContaining({ action: "refund", outcome: "landed", detail: "refunded" }),
+    ]);
     expect(await tokenBalance(buyerAta)).toBe(AMOUNT);
     const refunded = decodePayment(Uint8Array.from(atob((await accountOf(payment))!.data[0]), (c) => c.charCodeAt(0)));
     expect(refunded?.state).toBe(PAYMENT_STATE.REFUNDED);
@@ -99,7 +136,9 @@ describe("escrow keeper: ClosePayment sent by the keeper", () => {
     const rent = BigInt((await accountOf(payment))!.lamports);
     const [buyer0, feePayer0] = [await lamports(buyer.address), await lamports(TEST_FEE_PAYER.address)];
     const closed = await keeperItemsFor(payment);
-    expect(closed).toEqual([expect.objectContaining({ decision: "close", action: "close", outcome: "landed", detail: "closed" })]);
+    expect(closed).toEqual([
+      expect.objectContaining({ decision: "close", action: "close", outcome: "landed", detail: "closed" }),
+    ]);
     expect(closed[0]!.signature).toEqual(expect.any(String));
     expect(await accountOf(payment)).toBeNull();
     expect(await lamports(buyer.address)).toBe(buyer0 + rent);

@@ -1,17 +1,34 @@
 import { env } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
-import { createKeyPairSignerFromBytes, type Address, type Instruction } from "@solana/kit";
+import { type Address, createKeyPairSignerFromBytes, type Instruction } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
-import { call } from "../support/workerd/worker-http";
-import { chainRpc, fundedBuyer, tokenBalance, signAndSend, latestBlockhash, sendSigned } from "../support/workerd/chain";
-import { USDC } from "../support/workerd/payment-fixtures";
-import { TOKEN_PROGRAM } from "../support/workerd/craft-payment";
-import { ESCROW_PROGRAM, escrowLine, hex32, paymentAccount, post, signedEscrowBody } from "../support/workerd/escrow-fixtures";
-import { LOCAL_ORACLE } from "../support/keys";
+import { describe, expect, it } from "vitest";
 import { PAYMENT_STATE, RESOLUTION_STATE } from "../../src/rails/sla-escrow/program/accounts";
 import { getConfirmOracleInstruction } from "../../src/rails/sla-escrow/program/instructions";
+import {
+  buildClosePaymentInstruction,
+  buildPayoutInstruction,
+} from "../../src/rails/sla-escrow/program/payout-instructions";
 import { findBankPda, findEscrowConfigPda, findEscrowPda } from "../../src/rails/sla-escrow/program/pda";
-import { buildClosePaymentInstruction, buildPayoutInstruction } from "../../src/rails/sla-escrow/program/payout-instructions";
+import { LOCAL_ORACLE } from "../support/keys";
+import {
+  chainRpc,
+  fundedBuyer,
+  latestBlockhash,
+  sendSigned,
+  signAndSend,
+  tokenBalance,
+} from "../support/workerd/chain";
+import { TOKEN_PROGRAM } from "../support/workerd/craft-payment";
+import {
+  ESCROW_PROGRAM,
+  escrowLine,
+  hex32,
+  paymentAccount,
+  post,
+  signedEscrowBody,
+} from "../support/workerd/escrow-fixtures";
+import { USDC } from "../support/workerd/payment-fixtures";
+import { call } from "../support/workerd/worker-http";
 
 /**
  * The escrow keeper on the local chain with the stand-in SLA-Escrow program: payments funded and settled through
@@ -28,10 +45,21 @@ const RELEASE_FEE = 100_000n;
 async function keeper(body: Record<string, unknown> = {}) {
   const response = await call("/escrow-keeper", { method: "POST", json: body, headers: BEARER });
   expect(response.status, JSON.stringify(response.body)).toBe(200);
-  return response.body as { released: number; items: { paymentPda: string; decision: string; action: string; signature: string | null; outcome: string; detail: string }[] };
+  return response.body as {
+    released: number;
+    items: {
+      paymentPda: string;
+      decision: string;
+      action: string;
+      signature: string | null;
+      outcome: string;
+      detail: string;
+    }[];
+  };
 }
 
-const itemFor = (report: Awaited<ReturnType<typeof keeper>>, payment: string) => report.items.filter((i) => i.paymentPda === payment);
+const itemFor = (report: Awaited<ReturnType<typeof keeper>>, payment: string) =>
+  report.items.filter((i) => i.paymentPda === payment);
 
 /** A USDC escrow payment funded and settled through our builder and /settle; the seller already holds a USDC account. */
 async function settledPayment(sellerHasTokenAccount = true) {
@@ -46,10 +74,20 @@ async function settledPayment(sellerHasTokenAccount = true) {
 
 async function deliverAndApprove(p: Awaited<ReturnType<typeof settledPayment>>) {
   const deliveryHash = hex32();
-  const delivery = await post("/build-sla-escrow-submit-delivery-tx", { seller: p.seller.address, mint: USDC, paymentUidHex: p.uidHex, deliveryHash });
+  const delivery = await post("/build-sla-escrow-submit-delivery-tx", {
+    seller: p.seller.address,
+    mint: USDC,
+    paymentUidHex: p.uidHex,
+    deliveryHash,
+  });
   expect(delivery.status, JSON.stringify(delivery.body)).toBe(200);
   await signAndSend(delivery.body.transaction, [p.seller]);
-  const approve = await post("/build-sla-escrow-approve-tx", { buyer: p.buyer.address, mint: USDC, paymentUidHex: p.uidHex, deliveryHash });
+  const approve = await post("/build-sla-escrow-approve-tx", {
+    buyer: p.buyer.address,
+    mint: USDC,
+    paymentUidHex: p.uidHex,
+    deliveryHash,
+  });
   expect(approve.status, JSON.stringify(approve.body)).toBe(200);
   await signAndSend(approve.body.transaction, [p.buyer]);
 }
@@ -76,7 +114,8 @@ async function oracleVerdict(p: Awaited<ReturnType<typeof settledPayment>>, deli
   await sendSigned(oracle, [verdict]);
 }
 
-const ataOf = async (owner: Address) => (await findAssociatedTokenPda({ owner, mint: USDC, tokenProgram: TOKEN_PROGRAM }))[0];
+const ataOf = async (owner: Address) =>
+  (await findAssociatedTokenPda({ owner, mint: USDC, tokenProgram: TOKEN_PROGRAM }))[0];
 
 describe("escrow keeper", () => {
   it("refuses anonymous callers", async () => {
@@ -95,14 +134,25 @@ describe("escrow keeper", () => {
     const before = await tokenBalance(sellerAta);
     const oracleBefore = await tokenBalance(oracleAta);
     const dry = itemFor(await keeper({ dryRun: true }), p.payment);
-    expect(dry).toEqual([expect.objectContaining({ decision: "release", action: "release", signature: null, outcome: "planned", detail: "would release" })]);
+    expect(dry).toEqual([
+      expect.objectContaining({
+        decision: "release",
+        action: "release",
+        signature: null,
+        outcome: "planned",
+        detail: "would release",
+      }),
+    ]);
     expect((await paymentAccount(p.payment))?.state).toBe(PAYMENT_STATE.FUNDED);
 
     const runs = await Promise.all([keeper(), keeper()]);
-    const released = runs.flatMap((run) => itemFor(run, p.payment)).filter((i) => i.outcome === "landed" && i.action === "release");
+    const released = runs
+      .flatMap((run) => itemFor(run, p.payment))
+      .filter((i) => i.outcome === "landed" && i.action === "release");
     expect(released).toHaveLength(1);
     // The report counts what landed by value: each run's count is its released items, and one run released this one.
-    for (const run of runs) expect(run.released).toBe(run.items.filter((i) => i.outcome === "landed" && i.action === "release").length);
+    for (const run of runs)
+      expect(run.released).toBe(run.items.filter((i) => i.outcome === "landed" && i.action === "release").length);
     expect(runs.reduce((n, run) => n + run.released, 0)).toBeGreaterThanOrEqual(1);
     expect(await tokenBalance(sellerAta)).toBe(before + AMOUNT - ORACLE_TIP - RELEASE_FEE);
     expect(await tokenBalance(oracleAta)).toBe(oracleBefore + ORACLE_TIP);
@@ -115,18 +165,28 @@ describe("escrow keeper", () => {
   it("fund → deliver → the oracle approves → the keeper releases: seller, oracle tip and escrow fee to the unit", async () => {
     const p = await settledPayment();
     const deliveryHash = hex32();
-    const delivery = await post("/build-sla-escrow-submit-delivery-tx", { seller: p.seller.address, mint: USDC, paymentUidHex: p.uidHex, deliveryHash });
+    const delivery = await post("/build-sla-escrow-submit-delivery-tx", {
+      seller: p.seller.address,
+      mint: USDC,
+      paymentUidHex: p.uidHex,
+      deliveryHash,
+    });
     await signAndSend(delivery.body.transaction, [p.seller]);
     await oracleVerdict(p, deliveryHash, RESOLUTION_STATE.APPROVED);
     const sellerAta = await ataOf(p.seller.address);
     const oracleAta = await ataOf(LOCAL_ORACLE.address as Address);
     const [seller0, oracle0] = [await tokenBalance(sellerAta), await tokenBalance(oracleAta)];
 
-    expect(itemFor(await keeper(), p.payment)).toEqual([expect.objectContaining({ action: "release", outcome: "landed", detail: "released" })]);
+    expect(itemFor(await keeper(), p.payment)).toEqual([
+      expect.objectContaining({ action: "release", outcome: "landed", detail: "released" }),
+    ]);
     expect(await tokenBalance(sellerAta)).toBe(seller0 + AMOUNT - ORACLE_TIP - RELEASE_FEE);
     expect(await tokenBalance(oracleAta)).toBe(oracle0 + ORACLE_TIP);
     // The rest of the amount, the escrow fee, stays with the escrow: the Payment records the payout as released.
-    expect(await paymentAccount(p.payment)).toMatchObject({ state: PAYMENT_STATE.RELEASED, resolutionState: RESOLUTION_STATE.APPROVED });
+    expect(await paymentAccount(p.payment)).toMatchObject({
+      state: PAYMENT_STATE.RELEASED,
+      resolutionState: RESOLUTION_STATE.APPROVED,
+    });
   });
 
   it("extended (v0.5) payment, with the keeper's builders: released with the PaymentExt tail and the tip, closed after closed_at, rents to the buyer", async () => {
@@ -150,26 +210,48 @@ describe("escrow keeper", () => {
     });
     expect(funding.status, JSON.stringify(funding.body)).toBe(200);
     await signAndSend(funding.body.transaction, [buyer]);
-    const p = { buyer, seller, payment: funding.body.paymentPda as Address, uidHex: funding.body.paymentUidHex as string };
+    const p = {
+      buyer,
+      seller,
+      payment: funding.body.paymentPda as Address,
+      uidHex: funding.body.paymentUidHex as string,
+    };
     expect(await paymentAccount(p.payment)).toMatchObject({ state: PAYMENT_STATE.FUNDED_EXTENDED });
 
     const deliveryHash = hex32();
-    const delivery = await post("/build-sla-escrow-submit-delivery-tx", { seller: seller.address, mint: USDC, paymentUidHex: p.uidHex, deliveryHash });
+    const delivery = await post("/build-sla-escrow-submit-delivery-tx", {
+      seller: seller.address,
+      mint: USDC,
+      paymentUidHex: p.uidHex,
+      deliveryHash,
+    });
     await signAndSend(delivery.body.transaction, [seller]);
     await oracleVerdict(p, deliveryHash, RESOLUTION_STATE.APPROVED);
 
     const paymentExt = funding.body.paymentExtPda as string;
     const lamports = async (address: string) => (await chainRpc<{ value: number }>("getBalance", [address])).value;
-    const rent = async (address: string) => (await chainRpc<{ value: { lamports: number } | null }>("getAccountInfo", [address, { encoding: "base64" }])).value?.lamports ?? 0;
+    const rent = async (address: string) =>
+      (await chainRpc<{ value: { lamports: number } | null }>("getAccountInfo", [address, { encoding: "base64" }]))
+        .value?.lamports ?? 0;
     const sellerAta = await ataOf(seller.address);
     const oracleAta = await ataOf(LOCAL_ORACLE.address as Address);
-    const [seller0, oracle0, buyer0] = [await tokenBalance(sellerAta), await tokenBalance(oracleAta), await lamports(buyer.address)];
+    const [seller0, oracle0, buyer0] = [
+      await tokenBalance(sellerAta),
+      await tokenBalance(oracleAta),
+      await lamports(buyer.address),
+    ];
     const extRent = await rent(paymentExt);
     expect(extRent).toBeGreaterThan(0);
 
     const sendAs = (instruction: Instruction) => sendSigned(caller, [instruction], lifetime);
     let lifetime = await latestBlockhash();
-    const facts = { programId: ESCROW_PROGRAM, caller, paymentAddress: p.payment, payment: (await paymentAccount(p.payment))!, tokenProgram: TOKEN_PROGRAM };
+    const facts = {
+      programId: ESCROW_PROGRAM,
+      caller,
+      paymentAddress: p.payment,
+      payment: (await paymentAccount(p.payment))!,
+      tokenProgram: TOKEN_PROGRAM,
+    };
     await sendAs((await buildPayoutInstruction("release", facts)).instruction);
     expect(await tokenBalance(sellerAta)).toBe(seller0 + AMOUNT - ORACLE_TIP - RELEASE_FEE);
     expect(await tokenBalance(oracleAta)).toBe(oracle0 + ORACLE_TIP);
@@ -194,7 +276,12 @@ describe("escrow keeper", () => {
     const afterFunding = await tokenBalance(buyerAta);
     const oracleBefore = await tokenBalance(oracleAta);
     const deliveryHash = hex32();
-    const delivery = await post("/build-sla-escrow-submit-delivery-tx", { seller: p.seller.address, mint: USDC, paymentUidHex: p.uidHex, deliveryHash });
+    const delivery = await post("/build-sla-escrow-submit-delivery-tx", {
+      seller: p.seller.address,
+      mint: USDC,
+      paymentUidHex: p.uidHex,
+      deliveryHash,
+    });
     await signAndSend(delivery.body.transaction, [p.seller]);
 
     await oracleVerdict(p, deliveryHash, RESOLUTION_STATE.REJECTED);
@@ -211,7 +298,14 @@ describe("escrow keeper", () => {
     const p = await settledPayment(false);
     await deliverAndApprove(p);
     const run = itemFor(await keeper(), p.payment);
-    expect(run).toEqual([expect.objectContaining({ decision: "release", signature: null, outcome: "skipped", detail: expect.stringMatching(/recipient token account .* does not exist yet/) })]);
+    expect(run).toEqual([
+      expect.objectContaining({
+        decision: "release",
+        signature: null,
+        outcome: "skipped",
+        detail: expect.stringMatching(/recipient token account .* does not exist yet/),
+      }),
+    ]);
     expect((await paymentAccount(p.payment))?.state).toBe(PAYMENT_STATE.FUNDED);
   });
 });

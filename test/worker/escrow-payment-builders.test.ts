@@ -1,30 +1,41 @@
-import { describe, expect, it } from "vitest";
 import {
+  type AccountMeta,
+  AccountRole,
+  type Address,
   address,
   createKeyPairSignerFromPrivateKeyBytes,
   decompileTransactionMessage,
   getBase64Encoder,
   getCompiledTransactionMessageDecoder,
   getTransactionDecoder,
-  AccountRole,
-  type AccountMeta,
-  type Address,
   type Instruction,
   type KeyPairSigner,
 } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
-import { call, callWithEnv } from "../support/workerd/worker-http";
-import { chainRpc, fundedBuyer, tokenBalance, signAndSend } from "../support/workerd/chain";
-import { USDC } from "../support/workerd/payment-fixtures";
-import { TOKEN_PROGRAM } from "../support/workerd/craft-payment";
-import { LOCAL_ORACLE } from "../support/keys";
-import { CLUSTERS } from "../../src/platform/config/networks";
+import { describe, expect, it } from "vitest";
+import {
+  ASSOCIATED_TOKEN_PROGRAM_ADDRESS,
+  COMPUTE_BUDGET_PROGRAM_ADDRESS,
+  MEMO_PROGRAM_ADDRESS,
+  SYSTEM_PROGRAM_ADDRESS,
+} from "../../src/chain/token-programs";
 import { RATE_LIMITS } from "../../src/http/middleware/rate-limit";
+import { CLUSTERS } from "../../src/platform/config/networks";
 import { decodePayment, PAYMENT_STATE } from "../../src/rails/sla-escrow/program/accounts";
-import { fundPaymentV2Data, resolveWithSplitData } from "../support/instruction-data";
-import { findBankPda, findEscrowConfigPda, findEscrowPda, findPaymentExtPda, findPaymentPda } from "../../src/rails/sla-escrow/program/pda";
 import { parsePaymentUidHex } from "../../src/rails/sla-escrow/program/payment-uid";
-import { ASSOCIATED_TOKEN_PROGRAM_ADDRESS, COMPUTE_BUDGET_PROGRAM_ADDRESS, MEMO_PROGRAM_ADDRESS, SYSTEM_PROGRAM_ADDRESS } from "../../src/chain/token-programs";
+import {
+  findBankPda,
+  findEscrowConfigPda,
+  findEscrowPda,
+  findPaymentExtPda,
+  findPaymentPda,
+} from "../../src/rails/sla-escrow/program/pda";
+import { fundPaymentV2Data, resolveWithSplitData } from "../support/instruction-data";
+import { LOCAL_ORACLE } from "../support/keys";
+import { chainRpc, fundedBuyer, signAndSend, tokenBalance } from "../support/workerd/chain";
+import { TOKEN_PROGRAM } from "../support/workerd/craft-payment";
+import { USDC } from "../support/workerd/payment-fixtures";
+import { call, callWithEnv } from "../support/workerd/worker-http";
 
 /**
  * The SLA-Escrow payment builders (FundPaymentV2, mutual actions, ResolveWithSplit) and /build-refund-tx against the
@@ -33,7 +44,8 @@ import { ASSOCIATED_TOKEN_PROGRAM_ADDRESS, COMPUTE_BUDGET_PROGRAM_ADDRESS, MEMO_
  */
 const ESCROW_PROGRAM = address(CLUSTERS.devnet.slaEscrowProgramId);
 const ORACLE = address(LOCAL_ORACLE.address);
-const hex = (bytes: ArrayLike<number>) => Array.from(bytes as ArrayLike<number>, (b) => b.toString(16).padStart(2, "0")).join("");
+const hex = (bytes: ArrayLike<number>) =>
+  Array.from(bytes as ArrayLike<number>, (b) => b.toString(16).padStart(2, "0")).join("");
 const random32 = () => crypto.getRandomValues(new Uint8Array(32));
 const ZERO_HASH = "0".repeat(64);
 let ip = 0;
@@ -47,7 +59,10 @@ async function oracleSigner(): Promise<KeyPairSigner> {
 }
 
 async function accountData(account: Address): Promise<Uint8Array | null> {
-  const result = await chainRpc<{ value: { data: [string, string] } | null }>("getAccountInfo", [account, { encoding: "base64", commitment: "confirmed" }]);
+  const result = await chainRpc<{ value: { data: [string, string] } | null }>("getAccountInfo", [
+    account,
+    { encoding: "base64", commitment: "confirmed" },
+  ]);
   return result.value ? Uint8Array.from(atob(result.value.data[0]), (c) => c.charCodeAt(0)) : null;
 }
 /** USDC held by `owner`'s associated token account (0 when it has none). */
@@ -107,14 +122,23 @@ async function fundedV2Payment() {
   const built = await post("/build-sla-escrow-payment-v2-tx", v2Body(buyer.address, seller.address));
   expect(built.status, JSON.stringify(built.body)).toBe(200);
   await signAndSend(built.body.transaction, [buyer]);
-  return { buyer, seller, uidHex: built.body.paymentUidHex as string, addresses: await escrowAddresses(built.body.paymentUidHex) };
+  return {
+    buyer,
+    seller,
+    uidHex: built.body.paymentUidHex as string,
+    addresses: await escrowAddresses(built.body.paymentUidHex),
+  };
 }
 
 describe("/build-sla-escrow-payment-v2-tx", () => {
   it("builds FundPaymentV2 field by field; signed by the buyer alone it lands and the Payment holds the amount", async () => {
     const buyer = await fundedBuyer(10_000_000);
     const seller = await fundedBuyer(0);
-    const body = v2Body(buyer.address, seller.address, { paymentUid: "order-4711", minOracleTip: "5000", refundCooldownOverride: 120 });
+    const body = v2Body(buyer.address, seller.address, {
+      paymentUid: "order-4711",
+      minOracleTip: "5000",
+      refundCooldownOverride: 120,
+    });
     const built = await post("/build-sla-escrow-payment-v2-tx", body);
     expect(built.status, JSON.stringify(built.body)).toBe(200);
     const a = await escrowAddresses(built.body.paymentUidHex);
@@ -137,7 +161,11 @@ describe("/build-sla-escrow-payment-v2-tx", () => {
     expect(decoded.feePayer).toBe(buyer.address);
     expect(decoded.signers).toEqual([buyer.address]);
     expect(decoded.signatures).toEqual([null]);
-    expect(decoded.instructions.map((ix) => ix.programAddress)).toEqual([COMPUTE_BUDGET_PROGRAM_ADDRESS, COMPUTE_BUDGET_PROGRAM_ADDRESS, ESCROW_PROGRAM]);
+    expect(decoded.instructions.map((ix) => ix.programAddress)).toEqual([
+      COMPUTE_BUDGET_PROGRAM_ADDRESS,
+      COMPUTE_BUDGET_PROGRAM_ADDRESS,
+      ESCROW_PROGRAM,
+    ]);
     const fund = decoded.instructions[2]!;
     expect(fund.accounts).toEqual([
       { address: buyer.address, role: AccountRole.WRITABLE_SIGNER },
@@ -173,7 +201,14 @@ describe("/build-sla-escrow-payment-v2-tx", () => {
     const escrowBefore = await usdcOf(a.escrow);
     await signAndSend(built.body.transaction, [buyer]);
     const payment = await paymentState(a.payment);
-    expect(payment).toMatchObject({ buyer: buyer.address, seller: seller.address, mint: USDC, oracleAuthority: ORACLE, amount: 2_000_000n, state: PAYMENT_STATE.FUNDED_EXTENDED });
+    expect(payment).toMatchObject({
+      buyer: buyer.address,
+      seller: seller.address,
+      mint: USDC,
+      oracleAuthority: ORACLE,
+      amount: 2_000_000n,
+      state: PAYMENT_STATE.FUNDED_EXTENDED,
+    });
     expect(await usdcOf(a.escrow)).toBe(escrowBefore + 2_000_000n);
     expect(await accountData(a.paymentExt)).not.toBeNull();
 
@@ -186,11 +221,20 @@ describe("/build-sla-escrow-payment-v2-tx", () => {
   it("an explicit feePayer becomes account 0; the buyer keeps its signature slot", async () => {
     const buyer = await fundedBuyer(10_000_000);
     const sponsor = await fundedBuyer(0);
-    const built = await post("/build-sla-escrow-payment-v2-tx", v2Body(buyer.address, (await fundedBuyer(0)).address, { feePayer: sponsor.address }));
+    const built = await post(
+      "/build-sla-escrow-payment-v2-tx",
+      v2Body(buyer.address, (await fundedBuyer(0)).address, { feePayer: sponsor.address }),
+    );
     expect(built.status, JSON.stringify(built.body)).toBe(200);
-    expect(built.body).toMatchObject({ feePayer: sponsor.address, signerPubkeys: [sponsor.address, buyer.address], payerSignatureIndex: 1 });
+    expect(built.body).toMatchObject({
+      feePayer: sponsor.address,
+      signerPubkeys: [sponsor.address, buyer.address],
+      payerSignatureIndex: 1,
+    });
     await signAndSend(built.body.transaction, [sponsor, buyer]);
-    expect((await paymentState((await escrowAddresses(built.body.paymentUidHex)).payment)).state).toBe(PAYMENT_STATE.FUNDED_EXTENDED);
+    expect((await paymentState((await escrowAddresses(built.body.paymentUidHex)).payment)).state).toBe(
+      PAYMENT_STATE.FUNDED_EXTENDED,
+    );
   });
 
   it("refuses what the program or this facilitator would reject, with a reason; 501 for a mint without an escrow", async () => {
@@ -213,7 +257,10 @@ describe("/build-sla-escrow-payment-v2-tx", () => {
       expect(refused.status, JSON.stringify(change)).toBe(400);
       expect(refused.body.error, JSON.stringify(change)).toMatch(reason);
     }
-    const unknownMint = await post("/build-sla-escrow-payment-v2-tx", v2Body(buyer, seller, { mint: address("Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB") }));
+    const unknownMint = await post(
+      "/build-sla-escrow-payment-v2-tx",
+      v2Body(buyer, seller, { mint: address("Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB") }),
+    );
     expect(unknownMint.status).toBe(501);
     expect(unknownMint.body.code).toBe("NOT_IMPLEMENTED");
   });
@@ -223,9 +270,21 @@ describe("/build-sla-escrow-mutual-action-tx", () => {
   it("seller proposes a TTL extension, the buyer accepts: both built for their party and accepted by the program", async () => {
     const { buyer, seller, uidHex, addresses: a } = await fundedV2Payment();
     const expiresBefore = (await paymentState(a.payment)).expiresAtUnixSeconds;
-    const propose = await post("/build-sla-escrow-mutual-action-tx", { party: seller.address, mint: USDC, paymentUidHex: uidHex, accept: false, action: 2, value: 600 });
+    const propose = await post("/build-sla-escrow-mutual-action-tx", {
+      party: seller.address,
+      mint: USDC,
+      paymentUidHex: uidHex,
+      accept: false,
+      action: 2,
+      value: 600,
+    });
     expect(propose.status, JSON.stringify(propose.body)).toBe(200);
-    expect(propose.body).toMatchObject({ feePayer: seller.address, signerPubkeys: [seller.address], paymentExtPda: a.paymentExt, paymentPda: a.payment });
+    expect(propose.body).toMatchObject({
+      feePayer: seller.address,
+      signerPubkeys: [seller.address],
+      paymentExtPda: a.paymentExt,
+      paymentPda: a.payment,
+    });
     const proposal = decodeBuilt(propose.body.transaction).instructions;
     expect(proposal).toHaveLength(1);
     expect(proposal[0]!.accounts).toEqual([
@@ -243,7 +302,14 @@ describe("/build-sla-escrow-mutual-action-tx", () => {
     expect(proposal[0]!.data).toEqual(expected);
     await signAndSend(propose.body.transaction, [seller]);
 
-    const accept = await post("/build-sla-escrow-mutual-action-tx", { party: buyer.address, mint: USDC, paymentUidHex: uidHex, accept: true, action: 2, value: "600" });
+    const accept = await post("/build-sla-escrow-mutual-action-tx", {
+      party: buyer.address,
+      mint: USDC,
+      paymentUidHex: uidHex,
+      accept: true,
+      action: 2,
+      value: "600",
+    });
     expect(accept.status, JSON.stringify(accept.body)).toBe(200);
     const acceptance = decodeBuilt(accept.body.transaction).instructions[0]!;
     expect(acceptance.data[0]).toBe(10);
@@ -262,7 +328,10 @@ describe("/build-sla-escrow-mutual-action-tx", () => {
       [{ ...base, party: seller.address, action: 1 }, /pubkey: rotating the adjudicator/],
       [{ ...base, party: seller.address, action: 2, value: 0 }, /value: extending the TTL/],
       [{ ...base, party: seller.address, action: 3, value: 60 }, /action/],
-      [{ ...base, party: seller.address, action: 2, value: 60, paymentUidHex: hex(random32()) }, /no SLA-Escrow payment/],
+      [
+        { ...base, party: seller.address, action: 2, value: 60, paymentUidHex: hex(random32()) },
+        /no SLA-Escrow payment/,
+      ],
     ];
     for (const [json, reason] of cases) {
       const refused = await post("/build-sla-escrow-mutual-action-tx", json);
@@ -276,27 +345,54 @@ describe("/build-sla-escrow-resolve-split-tx", () => {
   it("dispute → split 60/40: built for the adjudicator, signed by it alone, settles the payment on chain", async () => {
     const oracle = await oracleSigner();
     const { buyer, seller, uidHex, addresses: a } = await fundedV2Payment();
-    const dispute = await post("/build-sla-escrow-dispute-tx", { buyer: buyer.address, mint: USDC, paymentUidHex: uidHex });
+    const dispute = await post("/build-sla-escrow-dispute-tx", {
+      buyer: buyer.address,
+      mint: USDC,
+      paymentUidHex: uidHex,
+    });
     expect(dispute.status, JSON.stringify(dispute.body)).toBe(200);
     await signAndSend(dispute.body.transaction, [buyer]);
 
-    const split = { adjudicator: oracle.address, mint: USDC, paymentUidHex: uidHex, sellerBps: 6_000, resolutionReason: 3, expectedDeliveryHash: ZERO_HASH, seller: seller.address, buyer: buyer.address };
+    const split = {
+      adjudicator: oracle.address,
+      mint: USDC,
+      paymentUidHex: uidHex,
+      sellerBps: 6_000,
+      resolutionReason: 3,
+      expectedDeliveryHash: ZERO_HASH,
+      seller: seller.address,
+      buyer: buyer.address,
+    };
     const tooMuch = await post("/build-sla-escrow-resolve-split-tx", { ...split, sellerBps: 10_001 });
     expect(tooMuch.status).toBe(400);
     expect(tooMuch.body.error).toMatch(/sellerBps.*10000/);
     const wrongBuyer = await post("/build-sla-escrow-resolve-split-tx", { ...split, buyer: seller.address });
     expect(wrongBuyer.status).toBe(400);
     expect(wrongBuyer.body.error).toMatch(/recorded buyer/);
-    const wrongHash = await post("/build-sla-escrow-resolve-split-tx", { ...split, expectedDeliveryHash: hex(random32()) });
+    const wrongHash = await post("/build-sla-escrow-resolve-split-tx", {
+      ...split,
+      expectedDeliveryHash: hex(random32()),
+    });
     expect(wrongHash.status).toBe(400);
     expect(wrongHash.body.error).toMatch(/expectedDeliveryHash: the payment's delivery hash is 0{64}/);
 
     const resolutionHash = hex(random32());
     const built = await post("/build-sla-escrow-resolve-split-tx", { ...split, resolutionHash });
     expect(built.status, JSON.stringify(built.body)).toBe(200);
-    expect(built.body).toMatchObject({ feePayer: oracle.address, payer: oracle.address, signerPubkeys: [oracle.address], payerSignatureIndex: 0, paymentExtPda: a.paymentExt });
-    const ata = (owner: Address) => findAssociatedTokenPda({ owner, mint: USDC, tokenProgram: TOKEN_PROGRAM }).then(([x]) => x);
-    const [sellerAta, buyerAta, oracleAta] = await Promise.all([ata(seller.address), ata(buyer.address), ata(oracle.address)]);
+    expect(built.body).toMatchObject({
+      feePayer: oracle.address,
+      payer: oracle.address,
+      signerPubkeys: [oracle.address],
+      payerSignatureIndex: 0,
+      paymentExtPda: a.paymentExt,
+    });
+    const ata = (owner: Address) =>
+      findAssociatedTokenPda({ owner, mint: USDC, tokenProgram: TOKEN_PROGRAM }).then(([x]) => x);
+    const [sellerAta, buyerAta, oracleAta] = await Promise.all([
+      ata(seller.address),
+      ata(buyer.address),
+      ata(oracle.address),
+    ]);
     const ix = decodeBuilt(built.body.transaction).instructions;
     expect(ix).toHaveLength(1);
     expect(ix[0]!.accounts).toEqual([
@@ -343,14 +439,35 @@ describe("/build-sla-escrow-resolve-split-tx", () => {
     const enriched = await post("/payment-required/enrich", {
       x402Version: 2,
       resource: { url: "https://seller.example/report" },
-      accepts: [{ scheme: "sla-escrow", network: CLUSTERS.devnet.network, asset: USDC, amount: "2000000", payTo: seller, maxTimeoutSeconds: 3_600 }],
+      accepts: [
+        {
+          scheme: "sla-escrow",
+          network: CLUSTERS.devnet.network,
+          asset: USDC,
+          amount: "2000000",
+          payTo: seller,
+          maxTimeoutSeconds: 3_600,
+        },
+      ],
     });
     expect(enriched.status, JSON.stringify(enriched.body)).toBe(200);
-    const built = await post("/build-sla-escrow-payment-tx", { payer: buyer.address, accepted: enriched.body.accepts[0], slaHash: hex(random32()), oracleAuthority: ORACLE });
+    const built = await post("/build-sla-escrow-payment-tx", {
+      payer: buyer.address,
+      accepted: enriched.body.accepts[0],
+      slaHash: hex(random32()),
+      oracleAuthority: ORACLE,
+    });
     expect(built.status, JSON.stringify(built.body)).toBe(200);
     await signAndSend(built.body.transaction, [buyer]);
     const refused = await post("/build-sla-escrow-resolve-split-tx", {
-      adjudicator: ORACLE, mint: USDC, paymentUidHex: built.body.paymentUidHex, sellerBps: 5_000, resolutionReason: 0, expectedDeliveryHash: ZERO_HASH, seller, buyer: buyer.address,
+      adjudicator: ORACLE,
+      mint: USDC,
+      paymentUidHex: built.body.paymentUidHex,
+      sellerBps: 5_000,
+      resolutionReason: 0,
+      expectedDeliveryHash: ZERO_HASH,
+      seller,
+      buyer: buyer.address,
     });
     expect(refused.status).toBe(400);
     expect(refused.body.error).toMatch(/without a PaymentExt/);
@@ -361,9 +478,16 @@ describe("/build-refund-tx", () => {
   it("merchant-paid: create the payer's ATA idempotently, TransferChecked, Memo; it lands and the payer is refunded", async () => {
     const merchant = await fundedBuyer(5_000_000);
     const payer = (await fundedBuyer(0)).address;
-    const built = await post("/build-refund-tx", { merchantWallet: merchant.address, payerWallet: payer, mint: USDC, amount: "1250000", memo: "refund order 4711" });
+    const built = await post("/build-refund-tx", {
+      merchantWallet: merchant.address,
+      payerWallet: payer,
+      mint: USDC,
+      amount: "1250000",
+      memo: "refund order 4711",
+    });
     expect(built.status, JSON.stringify(built.body)).toBe(200);
-    const ata = (owner: Address) => findAssociatedTokenPda({ owner, mint: USDC, tokenProgram: TOKEN_PROGRAM }).then(([x]) => x);
+    const ata = (owner: Address) =>
+      findAssociatedTokenPda({ owner, mint: USDC, tokenProgram: TOKEN_PROGRAM }).then(([x]) => x);
     const [source, destination] = await Promise.all([ata(merchant.address), ata(payer)]);
     expect(built.body).toMatchObject({
       feePayer: merchant.address,
@@ -406,7 +530,11 @@ describe("/build-refund-tx", () => {
       ],
       data: transferData,
     });
-    expect(memo).toEqual({ programAddress: MEMO_PROGRAM_ADDRESS, accounts: [], data: new TextEncoder().encode("refund order 4711") });
+    expect(memo).toEqual({
+      programAddress: MEMO_PROGRAM_ADDRESS,
+      accounts: [],
+      data: new TextEncoder().encode("refund order 4711"),
+    });
 
     await signAndSend(built.body.transaction, [merchant]);
     expect(await usdcOf(payer)).toBe(1_250_000n);
@@ -448,7 +576,10 @@ describe("escrow builders: listing and the shared build rate limit", () => {
     for (const [key, path] of Object.entries(routes)) {
       expect(caps.body.httpEndpoints[key]).toEqual({ method: "POST", path: `/api/v1/facilitator${path}` });
       expect(spec.status, JSON.stringify(spec.body)).toBe(200);
-    expect(paths.some((p) => p.endsWith(path)), path).toBe(true);
+      expect(
+        paths.some((p) => p.endsWith(path)),
+        path,
+      ).toBe(true);
     }
   });
 
@@ -467,14 +598,20 @@ describe("escrow builders: listing and the shared build rate limit", () => {
     let n = 0;
     while (answers.length < 3 * RATE_LIMITS.build.limit && !answers.some((a) => a.status === 429)) {
       const batch = Array.from({ length: 14 }, () => paths[n++ % paths.length]!);
-      const results = await Promise.all(batch.map((path) => callWithEnv({}, path, { method: "POST", headers, body: "{}" })));
+      const results = await Promise.all(
+        batch.map((path) => callWithEnv({}, path, { method: "POST", headers, body: "{}" })),
+      );
       answers.push(...results.map((r, i) => ({ ...r, path: batch[i]! })));
     }
     const admitted = answers.filter((a) => a.status !== 429);
     // Every builder spent from the same budget: each was admitted (400 for the empty body) before the limit hit.
     expect(admitted.length).toBeGreaterThanOrEqual(RATE_LIMITS.build.limit);
     expect(admitted.every((a) => a.status === 400)).toBe(true);
-    for (const path of paths) expect(admitted.some((a) => a.path === path), path).toBe(true);
+    for (const path of paths)
+      expect(
+        admitted.some((a) => a.path === path),
+        path,
+      ).toBe(true);
     const limited = answers.filter((a) => a.status === 429);
     expect(limited.length).toBeGreaterThan(0);
     for (const answer of limited) {
@@ -482,7 +619,9 @@ describe("escrow builders: listing and the shared build rate limit", () => {
       expect(Number(answer.headers.get("Retry-After"))).toBe(RATE_LIMITS.build.periodSeconds);
     }
     // After the limit, every builder is refused for this client, not only the one that crossed it.
-    const after = await Promise.all(paths.map((path) => callWithEnv({}, path, { method: "POST", headers, body: "{}" })));
+    const after = await Promise.all(
+      paths.map((path) => callWithEnv({}, path, { method: "POST", headers, body: "{}" })),
+    );
     for (const answer of after) expect(answer.status).toBe(429);
   });
 });

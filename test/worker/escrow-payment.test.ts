@@ -1,9 +1,9 @@
-import { describe, expect, it } from "vitest";
 import {
+  type Address,
   appendTransactionMessageInstructions,
-  createNoopSigner,
   compileTransaction,
   createKeyPairSignerFromPrivateKeyBytes,
+  createNoopSigner,
   createTransactionMessage,
   decompileTransactionMessage,
   generateKeyPairSigner,
@@ -11,27 +11,47 @@ import {
   getBase64Encoder,
   getCompiledTransactionMessageDecoder,
   getTransactionDecoder,
+  type Instruction,
+  type KeyPairSigner,
   partiallySignTransaction,
   pipe,
   setTransactionMessageFeePayer,
-  type Address,
-  type Instruction,
-  type KeyPairSigner,
   setTransactionMessageLifetimeUsingBlockhash,
 } from "@solana/kit";
-import { findAssociatedTokenPda } from "@solana-program/token";
 import { getTransferSolInstruction } from "@solana-program/system";
-import { call, callWithEnv } from "../support/workerd/worker-http";
-import { build, client, ESCROW_PROGRAM, escrowLine, hex32, ORACLE, paymentAccount, post, signedEscrowBody, TTL } from "../support/workerd/escrow-fixtures";
-import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
-import { chainRpc, fundedBuyer, lamportsOf, tokenBalance, latestBlockhash } from "../support/workerd/chain";
-import { DEVNET, NATIVE_SOL, RESOURCE, signAsBuyer, USDC } from "../support/workerd/payment-fixtures";
-import { bodyFor, FEE_PAYER, memo, TOKEN_PROGRAM } from "../support/workerd/craft-payment";
-import { PAYMENT_STATE } from "../../src/rails/sla-escrow/program/accounts";
-import { decodeFundPaymentInstructionData, getFundPaymentInstruction } from "../../src/rails/sla-escrow/program/instructions";
-import { findBankPda, findEscrowConfigPda, findEscrowPda, findEscrowSolStoragePda, findPaymentPda } from "../../src/rails/sla-escrow/program/pda";
-import { randomPaymentUid } from "../../src/rails/sla-escrow/program/payment-uid";
+import { findAssociatedTokenPda } from "@solana-program/token";
+import { describe, expect, it } from "vitest";
 import { getSetComputeUnitLimitInstruction } from "../../src/chain/compute-budget";
+import { PAYMENT_STATE } from "../../src/rails/sla-escrow/program/accounts";
+import {
+  decodeFundPaymentInstructionData,
+  getFundPaymentInstruction,
+} from "../../src/rails/sla-escrow/program/instructions";
+import { randomPaymentUid } from "../../src/rails/sla-escrow/program/payment-uid";
+import {
+  findBankPda,
+  findEscrowConfigPda,
+  findEscrowPda,
+  findEscrowSolStoragePda,
+  findPaymentPda,
+} from "../../src/rails/sla-escrow/program/pda";
+import { chainRpc, fundedBuyer, lamportsOf, latestBlockhash, tokenBalance } from "../support/workerd/chain";
+import { bodyFor, FEE_PAYER, memo, TOKEN_PROGRAM } from "../support/workerd/craft-payment";
+import {
+  build,
+  client,
+  ESCROW_PROGRAM,
+  escrowLine,
+  hex32,
+  ORACLE,
+  paymentAccount,
+  post,
+  signedEscrowBody,
+  TTL,
+} from "../support/workerd/escrow-fixtures";
+import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
+import { DEVNET, NATIVE_SOL, RESOURCE, signAsBuyer, USDC } from "../support/workerd/payment-fixtures";
+import { call, callWithEnv } from "../support/workerd/worker-http";
 
 /*
  * The sla-escrow rail end to end on the local chain with the stand-in SLA-Escrow program: enrich → build (our HTTP
@@ -43,7 +63,15 @@ import { getSetComputeUnitLimitInstruction } from "../../src/chain/compute-budge
 async function craftedFunding(
   line: Record<string, any>,
   buyer: KeyPairSigner,
-  overrides: Partial<{ seller: Address; amount: bigint; ttlSeconds: bigint; oracleAuthority: Address; extra: Instruction[]; feePayer: Address; signers: KeyPairSigner[] }> = {},
+  overrides: Partial<{
+    seller: Address;
+    amount: bigint;
+    ttlSeconds: bigint;
+    oracleAuthority: Address;
+    extra: Instruction[];
+    feePayer: Address;
+    signers: KeyPairSigner[];
+  }> = {},
 ) {
   const [bank] = await findBankPda(ESCROW_PROGRAM);
   const [config] = await findEscrowConfigPda(ESCROW_PROGRAM);
@@ -76,9 +104,16 @@ async function craftedFunding(
     createTransactionMessage({ version: 0 }),
     (m) => setTransactionMessageFeePayer(overrides.feePayer ?? buyer.address, m),
     (m) => setTransactionMessageLifetimeUsingBlockhash(latest, m),
-    (m) => appendTransactionMessageInstructions([getSetComputeUnitLimitInstruction(80_000), ...(overrides.extra ?? []), fund], m),
+    (m) =>
+      appendTransactionMessageInstructions(
+        [getSetComputeUnitLimitInstruction(80_000), ...(overrides.extra ?? []), fund],
+        m,
+      ),
   );
-  const signed = await partiallySignTransaction((overrides.signers ?? [buyer]).map((s) => s.keyPair), compileTransaction(message));
+  const signed = await partiallySignTransaction(
+    (overrides.signers ?? [buyer]).map((s) => s.keyPair),
+    compileTransaction(message),
+  );
   return bodyFor(line, getBase64EncodedWireTransaction(signed));
 }
 
@@ -120,7 +155,17 @@ describe("sla-escrow discovery", () => {
       json: {
         x402Version: 2,
         resource: RESOURCE,
-        accepts: [{ scheme: "sla-escrow", network: DEVNET, asset: USDC, amount: "1000000", payTo: seller, maxTimeoutSeconds: TTL, extra: { plan: "gold", feeBps: "1" } }],
+        accepts: [
+          {
+            scheme: "sla-escrow",
+            network: DEVNET,
+            asset: USDC,
+            amount: "1000000",
+            payTo: seller,
+            maxTimeoutSeconds: TTL,
+            extra: { plan: "gold", feeBps: "1" },
+          },
+        ],
       },
     });
     expect(response.status).toBe(200);
@@ -129,10 +174,20 @@ describe("sla-escrow discovery", () => {
     const line = response.body.accepts[0];
     expect(line.payTo).toBe(escrow);
     expect(line.payTo).not.toBe(seller);
-    expect(line.extra).toMatchObject({ plan: "gold", feeBps: "100", merchantWallet: seller, bankAddress: bank, escrowProgramId: ESCROW_PROGRAM, oracleAuthorities: [ORACLE] });
+    expect(line.extra).toMatchObject({
+      plan: "gold",
+      feeBps: "100",
+      merchantWallet: seller,
+      bankAddress: bank,
+      escrowProgramId: ESCROW_PROGRAM,
+      oracleAuthorities: [ORACLE],
+    });
 
     // Enriching the enriched line changes nothing; a line paying the escrow without naming the seller is refused.
-    const again = await call("/payment-required/enrich", { method: "POST", json: { x402Version: 2, resource: RESOURCE, accepts: [line] } });
+    const again = await call("/payment-required/enrich", {
+      method: "POST",
+      json: { x402Version: 2, resource: RESOURCE, accepts: [line] },
+    });
     expect(again.body.accepts[0]).toEqual(line);
     const anonymous = await call("/payment-required/enrich", {
       method: "POST",
@@ -150,14 +205,28 @@ describe("sla-escrow build → verify → settle on the local chain", () => {
     const line = await escrowLine(USDC, "1500000", seller);
     const { body, built } = await signedEscrowBody(buyer, line);
 
-    expect(built).toMatchObject({ feePayer: buyer.address, payer: buyer.address, signerPubkeys: [buyer.address], payerSignatureIndex: 0, slaFundTxNetworkFeePayer: "buyer", payTo: line.payTo, programId: ESCROW_PROGRAM });
+    expect(built).toMatchObject({
+      feePayer: buyer.address,
+      payer: buyer.address,
+      signerPubkeys: [buyer.address],
+      payerSignatureIndex: 0,
+      slaFundTxNetworkFeePayer: "buyer",
+      payTo: line.payTo,
+      programId: ESCROW_PROGRAM,
+    });
     expect(built.verifyBodyTemplate.paymentRequirements.scheme).toBe("sla-escrow");
     const decoded = getTransactionDecoder().decode(getBase64Encoder().encode(built.transaction));
     const message = decompileTransactionMessage(getCompiledTransactionMessageDecoder().decode(decoded.messageBytes));
     const fund = message.instructions.at(-1)!;
     expect(fund.programAddress).toBe(ESCROW_PROGRAM);
     const fields = decodeFundPaymentInstructionData(fund.data!)!;
-    expect(fields).toMatchObject({ seller, mint: USDC, oracleAuthority: ORACLE, amount: 1_500_000n, ttlSeconds: BigInt(TTL) });
+    expect(fields).toMatchObject({
+      seller,
+      mint: USDC,
+      oracleAuthority: ORACLE,
+      amount: 1_500_000n,
+      ttlSeconds: BigInt(TTL),
+    });
     expect(fund.accounts!.map((a) => a.address)).toContain(built.paymentPda);
 
     const verify = await post("/verify", body);
@@ -165,23 +234,45 @@ describe("sla-escrow build → verify → settle on the local chain", () => {
 
     const iso = await isolatedFacilitator("escrow-usdc");
     const feePayerBefore = await lamportsOf(iso.feePayer);
-    const buyerAta = (await findAssociatedTokenPda({ owner: buyer.address, mint: USDC, tokenProgram: TOKEN_PROGRAM }))[0];
+    const buyerAta = (
+      await findAssociatedTokenPda({ owner: buyer.address, mint: USDC, tokenProgram: TOKEN_PROGRAM })
+    )[0];
     const settle = await iso.post("/settle", body, { "X-Correlation-ID": "escrow-usdc-1" });
-    expect(settle.body, JSON.stringify(settle.body)).toMatchObject({ success: true, payer: buyer.address, network: DEVNET });
+    expect(settle.body, JSON.stringify(settle.body)).toMatchObject({
+      success: true,
+      payer: buyer.address,
+      network: DEVNET,
+    });
     expect(await tokenBalance(buyerAta)).toBe(3_500_000n);
     // Buyer-paid: the facilitator paid nothing.
     expect(await lamportsOf(iso.feePayer)).toBe(feePayerBefore);
     const payment = await paymentAccount(built.paymentPda);
-    expect(payment).toMatchObject({ buyer: buyer.address, seller, mint: USDC, oracleAuthority: ORACLE, amount: 1_500_000n, state: PAYMENT_STATE.FUNDED });
+    expect(payment).toMatchObject({
+      buyer: buyer.address,
+      seller,
+      mint: USDC,
+      oracleAuthority: ORACLE,
+      amount: 1_500_000n,
+      state: PAYMENT_STATE.FUNDED,
+    });
 
     const replay = await post("/settle", body);
     expect(replay.status).toBe(400);
-    expect(replay.body).toMatchObject({ success: false, errorReason: "duplicate_settlement", transaction: settle.body.transaction });
+    expect(replay.body).toMatchObject({
+      success: false,
+      errorReason: "duplicate_settlement",
+      transaction: settle.body.transaction,
+    });
     const reverify = await post("/verify", body);
     expect(reverify.body.invalidReason).toBe("duplicate_settlement");
     expect(reverify.body.invalidMessage).toContain(settle.body.transaction);
     const record = await call(`/settlements/${settle.body.transaction}`);
-    expect(record.body).toMatchObject({ state: "confirmed", scheme: "sla-escrow", merchantWallet: seller, payTo: line.payTo });
+    expect(record.body).toMatchObject({
+      state: "confirmed",
+      scheme: "sla-escrow",
+      merchantWallet: seller,
+      payTo: line.payTo,
+    });
   });
 
   it("SOL: funds the escrow's SOL storage; a buyer who broadcast the funding itself still gets one settle success", async () => {
@@ -193,7 +284,10 @@ describe("sla-escrow build → verify → settle on the local chain", () => {
     const [solStorage] = await findEscrowSolStoragePda(ESCROW_PROGRAM, NATIVE_SOL, bank, line.payTo);
     const storageBefore = await lamportsOf(solStorage);
 
-    await chainRpc("sendTransaction", [body.paymentPayload.payload.transaction, { encoding: "base64", preflightCommitment: "confirmed" }]);
+    await chainRpc("sendTransaction", [
+      body.paymentPayload.payload.transaction,
+      { encoding: "base64", preflightCommitment: "confirmed" },
+    ]);
     const settle = await post("/settle", body);
     expect(settle.body, JSON.stringify(settle.body)).toMatchObject({ success: true, payer: buyer.address });
     expect(await lamportsOf(solStorage)).toBe(storageBefore + 50_000_000n);
@@ -205,7 +299,10 @@ describe("sla-escrow build → verify → settle on the local chain", () => {
     const line = await escrowLine(NATIVE_SOL, "50000000", (await generateKeyPairSigner()).address);
     const { body } = await signedEscrowBody(buyer, line);
     const verified = await post("/verify", body);
-    expect(verified.body, JSON.stringify(verified.body)).toMatchObject({ isValid: false, invalidReason: "insufficient_funds" });
+    expect(verified.body, JSON.stringify(verified.body)).toMatchObject({
+      isValid: false,
+      invalidReason: "insufficient_funds",
+    });
     expect(verified.body.invalidMessage).toMatch(/enough SOL/);
   });
 
@@ -215,7 +312,8 @@ describe("sla-escrow build → verify → settle on the local chain", () => {
     const { body } = await signedEscrowBody(buyer, line);
     const results = await Promise.all(Array.from({ length: 10 }, () => post("/settle", body)));
     expect(results.filter((r) => r.body.success === true)).toHaveLength(1);
-    for (const r of results.filter((r) => r.body.success !== true)) expect(["duplicate_settlement", "settlement_pending"]).toContain(r.body.errorReason);
+    for (const r of results.filter((r) => r.body.success !== true))
+      expect(["duplicate_settlement", "settlement_pending"]).toContain(r.body.errorReason);
   });
 });
 
@@ -228,10 +326,29 @@ describe("sla-escrow builder refusals", () => {
     expect(off.body.error).toMatch(/SVC_SLA_ESCROW_ALLOW_FACILITATOR_FEE_SPONSORSHIP/);
 
     const sponsorOn = { SVC_SLA_ESCROW_ALLOW_FACILITATOR_FEE_SPONSORSHIP: "yes" };
-    const json = (body: unknown) => ({ method: "POST", body: JSON.stringify(body), headers: { "Content-Type": "application/json", ...client() } });
-    const on = await callWithEnv(sponsorOn, "/build-sla-escrow-payment-tx", json({ payer: buyer.address, accepted: line, slaHash: hex32(), oracleAuthority: ORACLE, facilitatorPaysTransactionFees: true }));
+    const json = (body: unknown) => ({
+      method: "POST",
+      body: JSON.stringify(body),
+      headers: { "Content-Type": "application/json", ...client() },
+    });
+    const on = await callWithEnv(
+      sponsorOn,
+      "/build-sla-escrow-payment-tx",
+      json({
+        payer: buyer.address,
+        accepted: line,
+        slaHash: hex32(),
+        oracleAuthority: ORACLE,
+        facilitatorPaysTransactionFees: true,
+      }),
+    );
     expect(on.status, JSON.stringify(on.body)).toBe(200);
-    expect(on.body).toMatchObject({ feePayer: FEE_PAYER, signerPubkeys: [FEE_PAYER, buyer.address], payerSignatureIndex: 1, slaFundTxNetworkFeePayer: "facilitator" });
+    expect(on.body).toMatchObject({
+      feePayer: FEE_PAYER,
+      signerPubkeys: [FEE_PAYER, buyer.address],
+      payerSignatureIndex: 1,
+      slaFundTxNetworkFeePayer: "facilitator",
+    });
     const body = on.body.verifyBodyTemplate;
     body.paymentPayload.payload.transaction = await signAsBuyer(on.body.transaction, buyer);
     // The same sponsored funding is refused by a facilitator whose switch is off …
@@ -250,7 +367,11 @@ describe("sla-escrow builder refusals", () => {
       [line, { oracleAuthority: seller }, /oracleAuthority: .* is not one of/],
       [{ ...line, maxTimeoutSeconds: 400 }, {}, /cover the delivery cutoff plus the delivery budget/],
       [{ ...line, payTo: seller }, {}, /is not the Escrow PDA/],
-      [{ ...line, extra: { ...line.extra, merchantWallet: line.payTo } }, {}, /not the Escrow PDA|must be the seller's wallet/],
+      [
+        { ...line, extra: { ...line.extra, merchantWallet: line.payTo } },
+        {},
+        /not the Escrow PDA|must be the seller's wallet/,
+      ],
       [{ ...line, extra: { ...line.extra, merchantWallet: undefined } }, {}, /beneficiary or extra.merchantWallet/],
       [{ ...line, amount: "1" }, {}, /outside the escrow's range|below the escrow's minimum fee/],
       [{ ...line, scheme: "exact" }, {}, /must be "sla-escrow"/],
@@ -277,23 +398,57 @@ describe("sla-escrow verify: one crafted transaction per rule", () => {
     await chainRpc("requestAirdrop", [stranger.address, 100_000_000]);
 
     const baseline = await craftedFunding(line, buyer);
-    expect((await post("/verify", baseline)).body, "the crafted baseline itself is valid").toMatchObject({ isValid: true });
+    expect((await post("/verify", baseline)).body, "the crafted baseline itself is valid").toMatchObject({
+      isValid: true,
+    });
 
     const cases: [Record<string, any>, string][] = [
       [await craftedFunding(line, buyer, { seller: stranger.address }), "invalid_sla_escrow_payload_seller_mismatch"],
       [await craftedFunding(line, buyer, { amount: 999_999n }), "invalid_sla_escrow_payload_amount_mismatch"],
       [await craftedFunding(line, buyer, { ttlSeconds: 7_200n }), "invalid_sla_escrow_payload_ttl_mismatch"],
       [await craftedFunding(line, buyer, { oracleAuthority: stranger.address }), "invalid_sla_escrow_payload_oracle"],
-      [await craftedFunding(line, buyer, { extra: [memo("hello")] }), "invalid_sla_escrow_payload_unexpected_instruction"],
       [
-        await craftedFunding(line, buyer, { extra: [getTransferSolInstruction({ source: createNoopSigner(iso.feePayer), destination: stranger.address, amount: 1n })] }),
+        await craftedFunding(line, buyer, { extra: [memo("hello")] }),
         "invalid_sla_escrow_payload_unexpected_instruction",
       ],
-      [await craftedFunding(line, buyer, { feePayer: iso.feePayer }), "invalid_sla_escrow_payload_sponsorship_disabled"],
-      [await craftedFunding(line, buyer, { feePayer: stranger.address, signers: [stranger, buyer] }), "invalid_sla_escrow_payload_fee_payer"],
-      [bodyFor({ ...line, payTo: seller }, baseline.paymentPayload.payload.transaction), "invalid_sla_escrow_recipient_mismatch"],
-      [bodyFor({ ...line, extra: { ...line.extra, bankAddress: stranger.address } }, baseline.paymentPayload.payload.transaction), "invalid_sla_escrow_bank_mismatch"],
-      [bodyFor({ ...line, extra: { ...line.extra, escrowProgramId: stranger.address } }, baseline.paymentPayload.payload.transaction), "invalid_sla_escrow_program_mismatch"],
+      [
+        await craftedFunding(line, buyer, {
+          extra: [
+            getTransferSolInstruction({
+              source: createNoopSigner(iso.feePayer),
+              destination: stranger.address,
+              amount: 1n,
+            }),
+          ],
+        }),
+        "invalid_sla_escrow_payload_unexpected_instruction",
+      ],
+      [
+        await craftedFunding(line, buyer, { feePayer: iso.feePayer }),
+        "invalid_sla_escrow_payload_sponsorship_disabled",
+      ],
+      [
+        await craftedFunding(line, buyer, { feePayer: stranger.address, signers: [stranger, buyer] }),
+        "invalid_sla_escrow_payload_fee_payer",
+      ],
+      [
+        bodyFor({ ...line, payTo: seller }, baseline.paymentPayload.payload.transaction),
+        "invalid_sla_escrow_recipient_mismatch",
+      ],
+      [
+        bodyFor(
+          { ...line, extra: { ...line.extra, bankAddress: stranger.address } },
+          baseline.paymentPayload.payload.transaction,
+        ),
+        "invalid_sla_escrow_bank_mismatch",
+      ],
+      [
+        bodyFor(
+          { ...line, extra: { ...line.extra, escrowProgramId: stranger.address } },
+          baseline.paymentPayload.payload.transaction,
+        ),
+        "invalid_sla_escrow_program_mismatch",
+      ],
     ];
     // An unsigned funding (the buyer's slot empty) is refused too.
     const unsigned = await craftedFunding(line, buyer, { signers: [] });

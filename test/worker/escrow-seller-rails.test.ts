@@ -1,10 +1,10 @@
-import { describe, expect, it } from "vitest";
 import { address } from "@solana/kit";
-import { call } from "../support/workerd/worker-http";
-import { DEVNET, NATIVE_SOL, RESOURCE, USDC } from "../support/workerd/payment-fixtures";
-import { fundedBuyer } from "../support/workerd/chain";
+import { describe, expect, it } from "vitest";
 import { CLUSTERS } from "../../src/platform/config/networks";
 import { findBankPda, findEscrowPda, findEscrowSolStoragePda } from "../../src/rails/sla-escrow/program/pda";
+import { fundedBuyer } from "../support/workerd/chain";
+import { DEVNET, NATIVE_SOL, RESOURCE, USDC } from "../support/workerd/payment-fixtures";
+import { call } from "../support/workerd/worker-http";
 
 /**
  * The escrow rail as a seller sees it (docs/facilitator-spec.md §2.6, §4.3; docs/wire-notes.md "Sellers"): /sellers/{w}/preview and
@@ -38,18 +38,57 @@ describe("escrow rail in seller preview and rail lookup", () => {
       beneficiary: seller,
     });
     expect(escrow.assets.USDC).toEqual({
-      asset: "USDC", mint: USDC, escrowPda: usdcEscrow, solStoragePda: expect.any(String), exists: true,
-      feeBps: 100, oracleFeeBps: 100, minFeeAmount: "100000", paused: false,
+      asset: "USDC",
+      mint: USDC,
+      escrowPda: usdcEscrow,
+      solStoragePda: expect.any(String),
+      exists: true,
+      feeBps: 100,
+      oracleFeeBps: 100,
+      minFeeAmount: "100000",
+      paused: false,
     });
-    expect(escrow.assets.SOL).toMatchObject({ asset: "SOL", mint: NATIVE_SOL, escrowPda: solEscrow, solStoragePda: solStorage, exists: true, feeBps: 100, oracleFeeBps: 100, paused: false });
+    expect(escrow.assets.SOL).toMatchObject({
+      asset: "SOL",
+      mint: NATIVE_SOL,
+      escrowPda: solEscrow,
+      solStoragePda: solStorage,
+      exists: true,
+      feeBps: 100,
+      oracleFeeBps: 100,
+      paused: false,
+    });
 
-    for (const [asset, escrowPda] of [[USDC, usdcEscrow], [NATIVE_SOL, solEscrow]] as const) {
+    for (const [asset, escrowPda] of [
+      [USDC, usdcEscrow],
+      [NATIVE_SOL, solEscrow],
+    ] as const) {
       const rail = await call(`/sellers/${seller}/rails/sla-escrow?asset=${asset}`);
       expect(rail.status, JSON.stringify(rail.body)).toBe(200);
-      expect(rail.body).toMatchObject({ scheme: "sla-escrow", payTo: escrowPda, bankPda: bank, status: "Active", assetMint: asset, beneficiary: seller });
+      expect(rail.body).toMatchObject({
+        scheme: "sla-escrow",
+        payTo: escrowPda,
+        bankPda: bank,
+        status: "Active",
+        assetMint: asset,
+        beneficiary: seller,
+      });
       const enriched = await call("/payment-required/enrich", {
         method: "POST",
-        json: { x402Version: 2, resource: RESOURCE, accepts: [{ scheme: "sla-escrow", network: DEVNET, asset, amount: "2000000", payTo: seller, maxTimeoutSeconds: 3_600 }] },
+        json: {
+          x402Version: 2,
+          resource: RESOURCE,
+          accepts: [
+            {
+              scheme: "sla-escrow",
+              network: DEVNET,
+              asset,
+              amount: "2000000",
+              payTo: seller,
+              maxTimeoutSeconds: 3_600,
+            },
+          ],
+        },
       });
       expect(enriched.status, JSON.stringify(enriched.body)).toBe(200);
       expect(enriched.body.accepts[0].payTo).toBe(rail.body.payTo);

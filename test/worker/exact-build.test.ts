@@ -1,5 +1,5 @@
-import { beforeAll, describe, expect, it } from "vitest";
 import {
+  type Address,
   address,
   createKeyPairFromBytes,
   createKeyPairSignerFromPrivateKeyBytes,
@@ -8,19 +8,19 @@ import {
   getBase64Encoder,
   getCompiledTransactionMessageDecoder,
   getTransactionDecoder,
-  partiallySignTransaction,
-  verifySignature,
-  type Address,
   type KeyPairSigner,
+  partiallySignTransaction,
   type Transaction,
+  verifySignature,
 } from "@solana/kit";
 import { findAssociatedTokenPda, getMintEncoder } from "@solana-program/token";
-import { call, callWithEnv } from "../support/workerd/worker-http";
-import { chainRpc } from "../support/workerd/chain";
-import { activatedSeller } from "../support/workerd/payment-fixtures";
-import { TEST_FEE_PAYER } from "../support/keys";
+import { beforeAll, describe, expect, it } from "vitest";
 import { CLUSTERS } from "../../src/platform/config/networks";
 import { findVaultPda, findVaultSolStoragePda } from "../../src/rails/exact/program/pda";
+import { TEST_FEE_PAYER } from "../support/keys";
+import { chainRpc } from "../support/workerd/chain";
+import { activatedSeller } from "../support/workerd/payment-fixtures";
+import { call, callWithEnv } from "../support/workerd/worker-http";
 
 /**
  * POST /build-exact-payment-tx against the Worker and the real local chain: the returned transaction is
@@ -50,18 +50,29 @@ beforeAll(async () => {
 
 /** A buyer whose key comes from a fixed test seed (sha256 of a label), as a wallet would hold it. */
 async function buyerFromSeed(label: string): Promise<KeyPairSigner> {
-  const seed = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`exact-build-test/${label}/${runId}`)));
+  const seed = new Uint8Array(
+    await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`exact-build-test/${label}/${runId}`)),
+  );
   return createKeyPairSignerFromPrivateKeyBytes(seed);
 }
 /** Keeps buyers of this run apart from any earlier run against a long-lived chain. */
 const runId = crypto.randomUUID();
 
 /** A seller and its enriched `accepts[]` line, produced by the enrich endpoint as a seller would. */
-async function enrichedLine(asset: Address, amount: string, scheme = "exact", seller?: Address): Promise<Record<string, any>> {
+async function enrichedLine(
+  asset: Address,
+  amount: string,
+  scheme = "exact",
+  seller?: Address,
+): Promise<Record<string, any>> {
   seller ??= (await generateKeyPairSigner()).address;
   const response = await call("/payment-required/enrich", {
     method: "POST",
-    json: { x402Version: 2, resource: RESOURCE, accepts: [{ scheme, network: DEVNET, asset, amount, payTo: seller, maxTimeoutSeconds: 60 }] },
+    json: {
+      x402Version: 2,
+      resource: RESOURCE,
+      accepts: [{ scheme, network: DEVNET, asset, amount, payTo: seller, maxTimeoutSeconds: 60 }],
+    },
   });
   expect(response.status).toBe(200);
   return response.body.accepts[0];
@@ -102,7 +113,10 @@ async function signAsBuyer(base64: string, buyer: KeyPairSigner): Promise<Transa
 async function landOnChain(buyerSigned: Transaction): Promise<void> {
   const feePayerKeys = await createKeyPairFromBytes(TEST_FEE_PAYER.secretKey);
   const signed = await partiallySignTransaction([feePayerKeys], buyerSigned);
-  await chainRpc("sendTransaction", [getBase64EncodedWireTransaction(signed), { encoding: "base64", preflightCommitment: "confirmed" }]);
+  await chainRpc("sendTransaction", [
+    getBase64EncodedWireTransaction(signed),
+    { encoding: "base64", preflightCommitment: "confirmed" },
+  ]);
 }
 
 async function tokenBalance(tokenAccount: Address): Promise<bigint> {
@@ -118,7 +132,13 @@ async function lamportsOf(account: Address): Promise<bigint> {
 /** A Token-2022 mint with the given extensions (TLV after the 165-byte base + account-type byte), faucet as authority. */
 async function placeToken2022Mint(extensions: { type: number; value: Uint8Array }[]): Promise<Address> {
   const mint = (await generateKeyPairSigner()).address;
-  const base = getMintEncoder().encode({ mintAuthority: faucet, supply: 0n, decimals: 6, isInitialized: true, freezeAuthority: null });
+  const base = getMintEncoder().encode({
+    mintAuthority: faucet,
+    supply: 0n,
+    decimals: 6,
+    isInitialized: true,
+    freezeAuthority: null,
+  });
   const tlvLength = extensions.reduce((sum, e) => sum + 4 + e.value.length, 0);
   const data = new Uint8Array(166 + tlvLength);
   data.set(base, 0);
@@ -130,7 +150,10 @@ async function placeToken2022Mint(extensions: { type: number; value: Uint8Array 
     data.set(value, offset + 4);
     offset += 4 + value.length;
   }
-  await chainRpc("localnet_setAccount", [mint, { lamports: 10_000_000, dataBase64: btoa(String.fromCharCode(...data)), owner: TOKEN_2022_PROGRAM }]);
+  await chainRpc("localnet_setAccount", [
+    mint,
+    { lamports: 10_000_000, dataBase64: btoa(String.fromCharCode(...data)), owner: TOKEN_2022_PROGRAM },
+  ]);
   return mint;
 }
 
@@ -159,7 +182,12 @@ describe("POST /build-exact-payment-tx: USDC", () => {
     // The verify/settle body around it: wire scheme, the line as given, the same unsigned transaction.
     expect(body.verifyBodyTemplate).toEqual({
       x402Version: 2,
-      paymentPayload: { x402Version: 2, resource: RESOURCE, accepted: line, payload: { transaction: body.transaction } },
+      paymentPayload: {
+        x402Version: 2,
+        resource: RESOURCE,
+        accepted: line,
+        payload: { transaction: body.transaction },
+      },
       paymentRequirements: line,
     });
 
@@ -173,8 +201,18 @@ describe("POST /build-exact-payment-tx: USDC", () => {
     const [sourceAta] = await findAssociatedTokenPda({ owner: buyer.address, mint: USDC, tokenProgram: TOKEN_PROGRAM });
     const [vaultAta] = await findAssociatedTokenPda({ owner: vault, mint: USDC, tokenProgram: TOKEN_PROGRAM });
     expect(body.destination).toBe(vaultAta);
-    expect(instructions.map((ix) => ix.programAddress)).toEqual([COMPUTE_BUDGET_PROGRAM, COMPUTE_BUDGET_PROGRAM, TOKEN_PROGRAM, MEMO_PROGRAM]);
-    const [limit, price, transfer, memo] = instructions as [typeof instructions[0], typeof instructions[0], typeof instructions[0], typeof instructions[0]];
+    expect(instructions.map((ix) => ix.programAddress)).toEqual([
+      COMPUTE_BUDGET_PROGRAM,
+      COMPUTE_BUDGET_PROGRAM,
+      TOKEN_PROGRAM,
+      MEMO_PROGRAM,
+    ]);
+    const [limit, price, transfer, memo] = instructions as [
+      (typeof instructions)[0],
+      (typeof instructions)[0],
+      (typeof instructions)[0],
+      (typeof instructions)[0],
+    ];
     expect(limit.data[0]).toBe(2);
     expect(u32(limit.data, 1)).toBe(20_000);
     expect(price.data[0]).toBe(3);
@@ -205,7 +243,10 @@ describe("POST /build-exact-payment-tx: USDC", () => {
     const buyer = await buyerFromSeed("usdc-twice");
     await chainRpc("requestTokenAirdrop", [buyer.address, 1_000_000]);
     const line = await enrichedLine(USDC, "10000");
-    const [first, second] = await Promise.all([build({ payer: buyer.address, accepted: line }), build({ payer: buyer.address, accepted: line })]);
+    const [first, second] = await Promise.all([
+      build({ payer: buyer.address, accepted: line }),
+      build({ payer: buyer.address, accepted: line }),
+    ]);
     expect(first.status).toBe(200);
     expect(second.status).toBe(200);
     expect(first.body.transaction).not.toBe(second.body.transaction);
@@ -261,7 +302,12 @@ describe("POST /build-exact-payment-tx: native SOL and Token-2022", () => {
     expect(response.body.destination).toBe(solStorage);
     const { accounts, instructions } = decode(response.body.transaction);
     expect(accounts[0]).toBe(TEST_FEE_PAYER.address);
-    expect(instructions.map((ix) => ix.programAddress)).toEqual([COMPUTE_BUDGET_PROGRAM, COMPUTE_BUDGET_PROGRAM, SYSTEM_PROGRAM, MEMO_PROGRAM]);
+    expect(instructions.map((ix) => ix.programAddress)).toEqual([
+      COMPUTE_BUDGET_PROGRAM,
+      COMPUTE_BUDGET_PROGRAM,
+      SYSTEM_PROGRAM,
+      MEMO_PROGRAM,
+    ]);
     expect(u32(instructions[0]!.data, 1)).toBe(10_000);
     const transfer = instructions[2]!;
     expect(u32(transfer.data, 0)).toBe(2); // System Transfer
@@ -269,7 +315,9 @@ describe("POST /build-exact-payment-tx: native SOL and Token-2022", () => {
     expect(transfer.accounts).toEqual([buyer.address, solStorage]);
 
     const signed = await signAsBuyer(response.body.transaction, buyer);
-    expect(await verifySignature(buyer.keyPair.publicKey, Object.values(signed.signatures)[1]!, signed.messageBytes)).toBe(true);
+    expect(
+      await verifySignature(buyer.keyPair.publicKey, Object.values(signed.signatures)[1]!, signed.messageBytes),
+    ).toBe(true);
     await landOnChain(signed);
     expect(await lamportsOf(solStorage)).toBe(5_000_000n);
   });
@@ -316,7 +364,11 @@ describe("POST /build-exact-payment-tx: native SOL and Token-2022", () => {
     ];
     for (const [extensions, refusal] of cases) {
       const mint = await placeToken2022Mint(extensions);
-      const response = await build({ payer: buyer.address, accepted: await enrichedLine(mint, "10000"), skipSourceBalanceCheck: true });
+      const response = await build({
+        payer: buyer.address,
+        accepted: await enrichedLine(mint, "10000"),
+        skipSourceBalanceCheck: true,
+      });
       if (refusal === null) {
         expect(response.status, JSON.stringify(response.body)).toBe(200);
       } else {
@@ -345,16 +397,28 @@ describe("POST /build-exact-payment-tx: the built transaction passes /verify onc
     const built = await build({ payer: buyer.address, accepted: line, resource: RESOURCE });
     expect(built.status).toBe(200);
     const verdict = await verifyFilledTemplate(built.body, buyer);
-    expect(verdict.body, JSON.stringify(verdict.body)).toMatchObject({ isValid: true, valid: true, payer: buyer.address });
+    expect(verdict.body, JSON.stringify(verdict.body)).toMatchObject({
+      isValid: true,
+      valid: true,
+      payer: buyer.address,
+    });
   });
 
   it("native SOL", async () => {
     const buyer = await buyerFromSeed("verify-sol");
     await chainRpc("requestAirdrop", [buyer.address, 1_000_000_000]);
-    const built = await build({ payer: buyer.address, accepted: await enrichedLine(NATIVE_SOL, "2000000", "exact", await activatedSeller(NATIVE_SOL)), resource: RESOURCE });
+    const built = await build({
+      payer: buyer.address,
+      accepted: await enrichedLine(NATIVE_SOL, "2000000", "exact", await activatedSeller(NATIVE_SOL)),
+      resource: RESOURCE,
+    });
     expect(built.status).toBe(200);
     const verdict = await verifyFilledTemplate(built.body, buyer);
-    expect(verdict.body, JSON.stringify(verdict.body)).toMatchObject({ isValid: true, valid: true, payer: buyer.address });
+    expect(verdict.body, JSON.stringify(verdict.body)).toMatchObject({
+      isValid: true,
+      valid: true,
+      payer: buyer.address,
+    });
   });
 });
 
@@ -363,11 +427,15 @@ describe("POST /build-exact-payment-tx: refusals", () => {
     const buyer = await buyerFromSeed("allowlist");
     const otherMint = await placeToken2022Mint([]);
     const line = await enrichedLine(otherMint, "10000");
-    const response = await callWithEnv({ SVC_ALLOWED_PAYMENT_MINTS: `${USDC}, ${NATIVE_SOL}` }, "/build-exact-payment-tx", {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ payer: buyer.address, accepted: line }),
-    });
+    const response = await callWithEnv(
+      { SVC_ALLOWED_PAYMENT_MINTS: `${USDC}, ${NATIVE_SOL}` },
+      "/build-exact-payment-tx",
+      {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ payer: buyer.address, accepted: line }),
+      },
+    );
     expect(response.status).toBe(400);
     expect(response.body.error).toBe(
       `Asset ${otherMint} is not supported by this facilitator. Approved assets: ${USDC}, ${NATIVE_SOL} (native SOL)`,
@@ -389,13 +457,22 @@ describe("POST /build-exact-payment-tx: refusals", () => {
       [{ payer: buyer.address, accepted: { ...line, amount: "-1" } }, /^accepted\.amount: /],
       [{ payer: buyer.address, accepted: { ...line, amount: "0" } }, /^accepted\.amount: must be greater than 0/],
       [{ payer: buyer.address, accepted: { ...line, scheme: "sla-escrow" } }, /^accepted\.scheme: /],
-      [{ payer: buyer.address, accepted: { ...line, extra: { ...line.extra, feePayer: otherWallet } } }, /^accepted\.extra\.feePayer: /],
-      [{ payer: buyer.address, accepted: { ...line, extra: extraWithoutWallet } }, /merchantWallet.*not an existing UniversalSettle vault.*enrich/],
+      [
+        { payer: buyer.address, accepted: { ...line, extra: { ...line.extra, feePayer: otherWallet } } },
+        /^accepted\.extra\.feePayer: /,
+      ],
+      [
+        { payer: buyer.address, accepted: { ...line, extra: extraWithoutWallet } },
+        /merchantWallet.*not an existing UniversalSettle vault.*enrich/,
+      ],
       [{ payer: buyer.address, accepted: { ...line, payTo: someVault } }, /^accepted\.payTo: .*not the vault PDA/],
       [{ payer: buyer.address, accepted: line, skipSourceBalanceCheck: "yes" }, /^skipSourceBalanceCheck: /],
       [{ payer: TEST_FEE_PAYER.address, accepted: line }, /^payer: /],
       [{ payer: someVault, accepted: line }, /^payer: .*off the ed25519 curve/],
-      [{ payer: buyer.address, accepted: await enrichedLine(otherWallet, "10000") }, /^accepted\.asset: .*does not exist/],
+      [
+        { payer: buyer.address, accepted: await enrichedLine(otherWallet, "10000") },
+        /^accepted\.asset: .*does not exist/,
+      ],
     ];
     for (const [json, expected] of cases) {
       const response = await build(json);
@@ -408,23 +485,47 @@ describe("POST /build-exact-payment-tx: refusals", () => {
   it("builds for an activated vault's line without extra.merchantWallet (the seller is read from the vault, as /verify does)", async () => {
     const buyer = await buyerFromSeed("vault-only");
     const seller = await activatedSeller(USDC);
-    const line = (await call("/payment-required/enrich", {
-      method: "POST",
-      json: { x402Version: 2, resource: RESOURCE, accepts: [{ scheme: "exact", network: DEVNET, asset: USDC, amount: "10000", payTo: seller, maxTimeoutSeconds: 60 }] },
-    })).body.accepts[0];
+    const line = (
+      await call("/payment-required/enrich", {
+        method: "POST",
+        json: {
+          x402Version: 2,
+          resource: RESOURCE,
+          accepts: [
+            { scheme: "exact", network: DEVNET, asset: USDC, amount: "10000", payTo: seller, maxTimeoutSeconds: 60 },
+          ],
+        },
+      })
+    ).body.accepts[0];
     const { merchantWallet: _dropped, ...extraWithoutWallet } = line.extra;
-    const response = await build({ payer: buyer.address, accepted: { ...line, extra: extraWithoutWallet }, skipSourceBalanceCheck: true });
+    const response = await build({
+      payer: buyer.address,
+      accepted: { ...line, extra: extraWithoutWallet },
+      skipSourceBalanceCheck: true,
+    });
     expect(response.status, JSON.stringify(response.body)).toBe(200);
-    expect(response.body.destination).toBe((await findAssociatedTokenPda({ owner: address(line.payTo), mint: USDC, tokenProgram: TOKEN_PROGRAM })).at(0));
+    expect(response.body.destination).toBe(
+      (await findAssociatedTokenPda({ owner: address(line.payTo), mint: USDC, tokenProgram: TOKEN_PROGRAM })).at(0),
+    );
   });
 
   it("refuses a line below the minimum payment with /verify's reason and the number", async () => {
     const buyer = await buyerFromSeed("below-minimum");
     const line = await enrichedLine(USDC, "10000");
-    const response = await build({ payer: buyer.address, accepted: { ...line, amount: "1000" }, skipSourceBalanceCheck: true });
+    const response = await build({
+      payer: buyer.address,
+      accepted: { ...line, amount: "1000" },
+      skipSourceBalanceCheck: true,
+    });
     expect(response.status).toBe(400);
-    expect(response.body).toMatchObject({ code: "BAD_REQUEST", reason: "invalid_exact_svm_payload_amount_below_minimum", minimumAmount: "10000" });
-    expect(response.body.error).toMatch(/^accepted\.amount: amount 1000 is below this facilitator's minimum of 10000 raw units/);
+    expect(response.body).toMatchObject({
+      code: "BAD_REQUEST",
+      reason: "invalid_exact_svm_payload_amount_below_minimum",
+      minimumAmount: "10000",
+    });
+    expect(response.body.error).toMatch(
+      /^accepted\.amount: amount 1000 is below this facilitator's minimum of 10000 raw units/,
+    );
   });
 
   it("answers 400 for malformed JSON", async () => {

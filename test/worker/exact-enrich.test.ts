@@ -1,11 +1,11 @@
+import { type Address, address, generateKeyPairSigner, type KeyPairSigner } from "@solana/kit";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { address, generateKeyPairSigner, type Address, type KeyPairSigner } from "@solana/kit";
-import { call, callWithEnv } from "../support/workerd/worker-http";
-import { chainRpc, sendSigned } from "../support/workerd/chain";
-import { TEST_FEE_PAYER } from "../support/keys";
 import { CLUSTERS } from "../../src/platform/config/networks";
-import { findUniversalSettleConfigPda, findVaultPda, findVaultSolStoragePda } from "../../src/rails/exact/program/pda";
 import { getCreateVaultInstruction } from "../../src/rails/exact/program/instructions";
+import { findUniversalSettleConfigPda, findVaultPda, findVaultSolStoragePda } from "../../src/rails/exact/program/pda";
+import { TEST_FEE_PAYER } from "../support/keys";
+import { chainRpc, sendSigned } from "../support/workerd/chain";
+import { call, callWithEnv } from "../support/workerd/worker-http";
 
 /** POST /payment-required/enrich against the Worker, the local chain seeded with the devnet UniversalSettle Config. */
 
@@ -19,7 +19,15 @@ async function newWallet(): Promise<Address> {
 }
 
 function naiveLine(payTo: string, overrides: Record<string, unknown> = {}) {
-  return { scheme: "exact", network: DEVNET, asset: USDC, amount: "1250000", payTo, maxTimeoutSeconds: 60, ...overrides };
+  return {
+    scheme: "exact",
+    network: DEVNET,
+    asset: USDC,
+    amount: "1250000",
+    payTo,
+    maxTimeoutSeconds: 60,
+    ...overrides,
+  };
 }
 
 function body402(accepts: unknown[]) {
@@ -38,7 +46,9 @@ async function createVault(seller: KeyPairSigner, payer: KeyPairSigner): Promise
   const [vault] = await findVaultPda(PROGRAM_ID, seller.address);
   const [solStorage] = await findVaultSolStoragePda(PROGRAM_ID, vault);
   await chainRpc("requestAirdrop", [payer.address, 1_000_000_000]);
-  await sendSigned(payer, [getCreateVaultInstruction({ programId: PROGRAM_ID, payer, vault, solStorage, seller: seller.address })]);
+  await sendSigned(payer, [
+    getCreateVaultInstruction({ programId: PROGRAM_ID, payer, vault, solStorage, seller: seller.address }),
+  ]);
   return vault;
 }
 
@@ -84,14 +94,18 @@ describe("POST /payment-required/enrich", () => {
     await createVault(sovereign, sovereign);
     await createVault(jitProvisioned, await generateKeyPairSigner());
 
-    const response = await enrich(body402([naiveLine(sovereign.address), naiveLine(jitProvisioned.address, { asset: NATIVE_SOL })]));
+    const response = await enrich(
+      body402([naiveLine(sovereign.address), naiveLine(jitProvisioned.address, { asset: NATIVE_SOL })]),
+    );
     expect(response.status).toBe(200);
     expect(response.body.accepts[0].extra.feeBps).toBe("90");
     expect(response.body.accepts[1].extra.feeBps).toBe("100");
   });
 
   it("is idempotent: enriching an enriched body changes nothing", async () => {
-    const first = await enrich(body402([naiveLine(await newWallet()), naiveLine(await newWallet(), { asset: NATIVE_SOL, amount: "5000000" })]));
+    const first = await enrich(
+      body402([naiveLine(await newWallet()), naiveLine(await newWallet(), { asset: NATIVE_SOL, amount: "5000000" })]),
+    );
     expect(first.status).toBe(200);
     const second = await enrich(first.body);
     expect(second.status).toBe(200);
@@ -102,10 +116,33 @@ describe("POST /payment-required/enrich", () => {
   it("passes lines for other networks and schemes through byte for byte", async () => {
     const wallet = await newWallet();
     const others = [
-      { scheme: "exact", network: "eip155:8453", asset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", amount: "1000", payTo: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C", maxTimeoutSeconds: 60, extra: { name: "USDC", version: "2" } },
-      { scheme: "exact", network: CLUSTERS.mainnet.network, asset: CLUSTERS.mainnet.usdcMint, amount: "1000", payTo: wallet, maxTimeoutSeconds: 60 },
+      {
+        scheme: "exact",
+        network: "eip155:8453",
+        asset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+        amount: "1000",
+        payTo: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C",
+        maxTimeoutSeconds: 60,
+        extra: { name: "USDC", version: "2" },
+      },
+      {
+        scheme: "exact",
+        network: CLUSTERS.mainnet.network,
+        asset: CLUSTERS.mainnet.usdcMint,
+        amount: "1000",
+        payTo: wallet,
+        maxTimeoutSeconds: 60,
+      },
       // sla-escrow lines of this network are enriched too (test/worker/escrow-payment.test.ts); another network's pass.
-      { scheme: "sla-escrow", network: CLUSTERS.mainnet.network, asset: USDC, amount: "1000", payTo: wallet, maxTimeoutSeconds: 60, extra: { nested: { list: [1, 2.5, "x", null, true] } } },
+      {
+        scheme: "sla-escrow",
+        network: CLUSTERS.mainnet.network,
+        asset: USDC,
+        amount: "1000",
+        payTo: wallet,
+        maxTimeoutSeconds: 60,
+        extra: { nested: { list: [1, 2.5, "x", null, true] } },
+      },
       { scheme: "upto", network: DEVNET, anything: "goes", amount: 7 },
     ];
     const input = body402([...others, naiveLine(wallet)]);
@@ -121,7 +158,12 @@ describe("POST /payment-required/enrich", () => {
     const wallet = await newWallet();
     const line = naiveLine(wallet, {
       description: "Weather for one city",
-      extra: { memo: "order-42", beneficiary: wallet, feePayer: "Stale1111111111111111111111111111111111111", feeBps: "1" },
+      extra: {
+        memo: "order-42",
+        beneficiary: wallet,
+        feePayer: "Stale1111111111111111111111111111111111111",
+        feeBps: "1",
+      },
     });
     const response = await enrich(body402([line]));
     expect(response.status).toBe(200);
@@ -166,7 +208,11 @@ describe("POST /payment-required/enrich", () => {
     const fromVault = await enrich(body402([naiveLine(vault, { extra: {} })]));
     expect(fromVault.status).toBe(200);
     expect(fromVault.body.accepts[0]).toEqual(fromWallet.body.accepts[0]);
-    expect(fromVault.body.accepts[0].extra).toMatchObject({ feePayer: TEST_FEE_PAYER.address, merchantWallet: seller.address, feeBps: "90" });
+    expect(fromVault.body.accepts[0].extra).toMatchObject({
+      feePayer: TEST_FEE_PAYER.address,
+      merchantWallet: seller.address,
+      feeBps: "90",
+    });
   });
 
   it("completes a line that already names its vault and merchantWallet but lacks this facilitator's keys", async () => {
@@ -175,11 +221,18 @@ describe("POST /payment-required/enrich", () => {
     const response = await enrich(body402([naiveLine(vault, { extra: { merchantWallet: wallet } })]));
     expect(response.status).toBe(200);
     expect(response.body.accepts[0].payTo).toBe(vault);
-    expect(response.body.accepts[0].extra).toMatchObject({ feePayer: TEST_FEE_PAYER.address, programId: PROGRAM_ID, merchantWallet: wallet, feeBps: "100" });
+    expect(response.body.accepts[0].extra).toMatchObject({
+      feePayer: TEST_FEE_PAYER.address,
+      programId: PROGRAM_ID,
+      merchantWallet: wallet,
+      feeBps: "100",
+    });
   });
 
   it("refuses a merchantWallet that disagrees with payTo, naming the field", async () => {
-    const response = await enrich(body402([naiveLine(await newWallet(), { extra: { merchantWallet: await newWallet() } })]));
+    const response = await enrich(
+      body402([naiveLine(await newWallet(), { extra: { merchantWallet: await newWallet() } })]),
+    );
     expect(response.status).toBe(400);
     expect(response.body.code).toBe("BAD_REQUEST");
     expect(response.body.error).toMatch(/^accepts\[0\]\.payTo: /);
@@ -213,7 +266,11 @@ describe("POST /payment-required/enrich", () => {
     expect(wrongVersion.status).toBe(400);
     expect(wrongVersion.body.error).toMatch(/^x402Version: /);
 
-    const malformed = await call("/payment-required/enrich", { method: "POST", headers: { "Content-Type": "application/json" }, body: "{not json" });
+    const malformed = await call("/payment-required/enrich", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: "{not json",
+    });
     expect(malformed.status).toBe(400);
     expect(malformed.body.error).toMatch(/not valid JSON/);
   });

@@ -5,12 +5,16 @@
  * caps — and, being read only, books and claims nothing. Real: workerd, local D1, the local chain.
  */
 import { env } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
 import { generateKeyPairSigner } from "@solana/kit";
-import { SPL_TOKEN_ACCOUNT_RENT_LAMPORTS, SPLIT_VAULT_RENT_LAMPORTS, VAULT_SOL_STORAGE_RENT_LAMPORTS } from "../../src/chain/fee-payer-budget/caps";
+import { describe, expect, it } from "vitest";
+import {
+  SPL_TOKEN_ACCOUNT_RENT_LAMPORTS,
+  SPLIT_VAULT_RENT_LAMPORTS,
+  VAULT_SOL_STORAGE_RENT_LAMPORTS,
+} from "../../src/chain/fee-payer-budget/caps";
+import { fundedBuyer, lamportsOf } from "../support/workerd/chain";
 import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
 import { USDC } from "../support/workerd/payment-fixtures";
-import { fundedBuyer, lamportsOf } from "../support/workerd/chain";
 
 const JIT_RENT = SPLIT_VAULT_RENT_LAMPORTS + VAULT_SOL_STORAGE_RENT_LAMPORTS + SPL_TOKEN_ACCOUNT_RENT_LAMPORTS;
 /** At least the stand-in program's provisioning recovery target (1 USDC), so a vault is worth fronting. */
@@ -21,7 +25,9 @@ const newSeller = async () => (await generateKeyPairSigner()).address;
 /** What a verify must never leave behind: a booking of the vault's rent, or a provisioning claim. */
 async function traces(vault: string, seller: string) {
   const [booking, claim] = await Promise.all([
-    env.DB.prepare("SELECT state FROM fee_payer_exposure WHERE booking_id = ?").bind(`jit_vault:${vault}:${USDC}`).first(),
+    env.DB.prepare("SELECT state FROM fee_payer_exposure WHERE booking_id = ?")
+      .bind(`jit_vault:${vault}:${USDC}`)
+      .first(),
     env.DB.prepare("SELECT 1 FROM jit_provisions WHERE seller_wallet = ?").bind(seller).first(),
   ]);
   return { booking, claim };
@@ -29,7 +35,9 @@ async function traces(vault: string, seller: string) {
 
 describe("/verify answers the just-in-time provisioning's refusals, as /settle does, and books nothing", () => {
   it("past the buyer's daily spend cap (a second vault's rent)", async () => {
-    const f = await isolatedFacilitator("jit-verify-spend", { SVC_FEE_PAYER_MAX_SPEND_PER_PAYER_PER_DAY_LAMPORTS: String(JIT_RENT + JIT_RENT / 2n) });
+    const f = await isolatedFacilitator("jit-verify-spend", {
+      SVC_FEE_PAYER_MAX_SPEND_PER_PAYER_PER_DAY_LAMPORTS: String(JIT_RENT + JIT_RENT / 2n),
+    });
     const buyer = await fundedBuyer(5_000_000);
     const firstSeller = await newSeller();
     const first = await f.signedBody(buyer, await f.line(USDC, WORTH_A_VAULT, firstSeller));
@@ -40,7 +48,11 @@ describe("/verify answers the just-in-time provisioning's refusals, as /settle d
     const secondSeller = await newSeller();
     const second = await f.signedBody(buyer, await f.line(USDC, WORTH_A_VAULT, secondSeller));
     const verified = await f.post("/verify", second);
-    expect(verified.body).toMatchObject({ isValid: false, invalidReason: "fee_payer_spend_per_payer_exceeded", payer: buyer.address });
+    expect(verified.body).toMatchObject({
+      isValid: false,
+      invalidReason: "fee_payer_spend_per_payer_exceeded",
+      payer: buyer.address,
+    });
     expect(verified.body.invalidMessage).toMatch(/SVC_FEE_PAYER_MAX_SPEND_PER_PAYER_PER_DAY_LAMPORTS/);
     expect(await traces(second.paymentRequirements.payTo, secondSeller)).toEqual({ booking: null, claim: null });
 
@@ -59,15 +71,39 @@ describe("/verify answers the just-in-time provisioning's refusals, as /settle d
     const verified = await f.post("/verify", body);
     expect(verified.body).toMatchObject({ isValid: false, invalidReason: "fee_payer_below_minimum" });
     expect(await traces(body.paymentRequirements.payTo, seller)).toEqual({ booking: null, claim: null });
-    expect((await f.post("/settle", body)).body).toMatchObject({ success: false, errorReason: "fee_payer_below_minimum" });
+    expect((await f.post("/settle", body)).body).toMatchObject({
+      success: false,
+      errorReason: "fee_payer_below_minimum",
+    });
   });
 
   it("when the fee payer is below its minimum (provisioning paused), today's cap is used, or the payment is below the vault's worth", async () => {
     const buyer = await fundedBuyer(5_000_000);
-    const cases: { label: string; env: Record<string, unknown>; feePayerLamports?: number; amount: string; message: RegExp }[] = [
-      { label: "paused", env: { SVC_FEE_PAYER_MIN_LAMPORTS: "6000000000" }, amount: WORTH_A_VAULT, message: /paused \(fee_payer_below_minimum/ },
-      { label: "cap", env: { SVC_JIT_PROVISIONING_DAILY_CAP: "0" }, amount: WORTH_A_VAULT, message: /today's just-in-time provisioning budget is used/ },
-      { label: "worth", env: {}, amount: "500000", message: /fronts a vault only for a payment of at least 1000000 raw units/ },
+    const cases: {
+      label: string;
+      env: Record<string, unknown>;
+      feePayerLamports?: number;
+      amount: string;
+      message: RegExp;
+    }[] = [
+      {
+        label: "paused",
+        env: { SVC_FEE_PAYER_MIN_LAMPORTS: "6000000000" },
+        amount: WORTH_A_VAULT,
+        message: /paused \(fee_payer_below_minimum/,
+      },
+      {
+        label: "cap",
+        env: { SVC_JIT_PROVISIONING_DAILY_CAP: "0" },
+        amount: WORTH_A_VAULT,
+        message: /today's just-in-time provisioning budget is used/,
+      },
+      {
+        label: "worth",
+        env: {},
+        amount: "500000",
+        message: /fronts a vault only for a payment of at least 1000000 raw units/,
+      },
     ];
     for (const c of cases) {
       const f = await isolatedFacilitator(`jit-verify-${c.label}`, c.env);

@@ -1,11 +1,30 @@
-import { beforeAll, describe, expect, it } from "vitest";
-import { AccountRole, address, generateKeyPairSigner, getAddressDecoder, type Address, type Blockhash, type KeyPairSigner } from "@solana/kit";
+import {
+  AccountRole,
+  type Address,
+  address,
+  type Blockhash,
+  generateKeyPairSigner,
+  getAddressDecoder,
+  type KeyPairSigner,
+} from "@solana/kit";
 import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction } from "@solana-program/token";
-import { call, callWithEnv } from "../support/workerd/worker-http";
-import { chainRpc, fundedBuyer, tokenBalance } from "../support/workerd/chain";
-import { enrichedLine, NATIVE_SOL, USDC } from "../support/workerd/payment-fixtures";
-import { FEE_PAYER, TOKEN_2022_PROGRAM, bodyFor, craftBody, memo, paymentParts, solTransferToVault, standardInstructions, transferChecked, type PaymentParts } from "../support/workerd/craft-payment";
+import { beforeAll, describe, expect, it } from "vitest";
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/chain/compute-budget";
+import { chainRpc, fundedBuyer, tokenBalance } from "../support/workerd/chain";
+import {
+  bodyFor,
+  craftBody,
+  FEE_PAYER,
+  memo,
+  type PaymentParts,
+  paymentParts,
+  solTransferToVault,
+  standardInstructions,
+  TOKEN_2022_PROGRAM,
+  transferChecked,
+} from "../support/workerd/craft-payment";
+import { enrichedLine, NATIVE_SOL, USDC } from "../support/workerd/payment-fixtures";
+import { call, callWithEnv } from "../support/workerd/worker-http";
 
 /**
  * One crafted transaction per rejection rule of the exact rail, each sent to the real /verify (and, where the
@@ -26,7 +45,12 @@ beforeAll(async () => {
 async function expectInvalid(body: Record<string, any>, reason: string | RegExp, messagePart?: RegExp) {
   const response = await call("/verify", { method: "POST", json: body });
   expect(response.status, JSON.stringify(response.body)).toBe(400);
-  expect(response.body).toMatchObject({ isValid: false, valid: false, code: expect.any(String), correlationId: expect.any(String) });
+  expect(response.body).toMatchObject({
+    isValid: false,
+    valid: false,
+    code: expect.any(String),
+    correlationId: expect.any(String),
+  });
   expect(response.body.invalidReason).toMatch(reason);
   if (messagePart) expect(response.body.invalidMessage).toMatch(messagePart);
   expect(response.body.error).toBe(response.body.invalidMessage);
@@ -44,7 +68,11 @@ describe("exact: the standard payment", () => {
 
 describe("exact: request-level rules", () => {
   it("malformed JSON → invalid_payload", async () => {
-    const response = await call("/verify", { method: "POST", body: "{not json", headers: { "Content-Type": "application/json" } });
+    const response = await call("/verify", {
+      method: "POST",
+      body: "{not json",
+      headers: { "Content-Type": "application/json" },
+    });
     expect(response.status).toBe(400);
     expect(response.body).toMatchObject({ isValid: false, invalidReason: "invalid_payload" });
     expect(response.body.invalidMessage).toMatch(/not valid JSON/);
@@ -91,11 +119,21 @@ describe("exact: request-level rules", () => {
   it("an asset outside the allowlist → the same message on build, verify and settle", async () => {
     const allowlist = { SVC_ALLOWED_PAYMENT_MINTS: "So11111111111111111111111111111111111111112" };
     const body = await craftBody(line, standardInstructions(parts), { signers: [buyer] });
-    const init = (json: unknown) => ({ method: "POST", body: JSON.stringify(json), headers: { "Content-Type": "application/json" } });
+    const init = (json: unknown) => ({
+      method: "POST",
+      body: JSON.stringify(json),
+      headers: { "Content-Type": "application/json" },
+    });
     const verify = await callWithEnv(allowlist, "/verify", init(body));
     const settle = await callWithEnv(allowlist, "/settle", init(body));
-    const build = await callWithEnv(allowlist, "/build-exact-payment-tx", init({ payer: buyer.address, accepted: line }));
-    expect(verify.body.invalidMessage).toMatch(/not supported .* Approved assets: So11111111111111111111111111111111111111112/);
+    const build = await callWithEnv(
+      allowlist,
+      "/build-exact-payment-tx",
+      init({ payer: buyer.address, accepted: line }),
+    );
+    expect(verify.body.invalidMessage).toMatch(
+      /not supported .* Approved assets: So11111111111111111111111111111111111111112/,
+    );
     expect(settle.body.errorMessage).toBe(verify.body.invalidMessage);
     expect(build.body.error).toBe(verify.body.invalidMessage);
     expect([verify.status, settle.status, build.status]).toEqual([400, 400, 400]);
@@ -114,7 +152,10 @@ describe("exact: request-level rules", () => {
 
 describe("exact: transaction rules", () => {
   it("undecodable transaction", async () => {
-    await expectInvalid(bodyFor(line, btoa("garbage that is not a transaction")), "invalid_exact_svm_payload_transaction_could_not_be_decoded");
+    await expectInvalid(
+      bodyFor(line, btoa("garbage that is not a transaction")),
+      "invalid_exact_svm_payload_transaction_could_not_be_decoded",
+    );
   });
 
   it("address lookup tables", async () => {
@@ -154,51 +195,80 @@ describe("exact: transaction rules", () => {
     const body = await craftBody(line, standardInstructions(parts), { signers: [buyer] });
     const bytes = Uint8Array.from(atob(body.paymentPayload.payload.transaction), (ch) => ch.charCodeAt(0));
     bytes[1 + 64 + 10]! ^= 0xff; // flip a byte of the buyer's signature (slot 1)
-    await expectInvalid(bodyFor(line, btoa(String.fromCharCode(...bytes))), "invalid_exact_svm_payload_signature_invalid");
+    await expectInvalid(
+      bodyFor(line, btoa(String.fromCharCode(...bytes))),
+      "invalid_exact_svm_payload_signature_invalid",
+    );
   });
 
   it("an extra required signer", async () => {
     const stranger = await generateKeyPairSigner();
-    const body = await craftBody(line, [...standardInstructions(parts), memo("co-signed", [stranger.address])], { signers: [buyer, stranger] });
+    const body = await craftBody(line, [...standardInstructions(parts), memo("co-signed", [stranger.address])], {
+      signers: [buyer, stranger],
+    });
     await expectInvalid(body, "invalid_exact_svm_payload_excessive_signers");
   });
 
   it("compute unit limit above the advertised cap", async () => {
     const ixs = standardInstructions(parts);
     ixs[0] = getSetComputeUnitLimitInstruction(1_000_000);
-    await expectInvalid(await craftBody(line, ixs, { signers: [buyer] }), "invalid_exact_svm_payload_transaction_instructions_compute_limit_instruction_too_high");
+    await expectInvalid(
+      await craftBody(line, ixs, { signers: [buyer] }),
+      "invalid_exact_svm_payload_transaction_instructions_compute_limit_instruction_too_high",
+    );
   });
 
   it("two compute unit limit instructions", async () => {
     const ixs = [getSetComputeUnitLimitInstruction(10_000), ...standardInstructions(parts)];
-    await expectInvalid(await craftBody(line, ixs, { signers: [buyer] }), "invalid_exact_svm_payload_transaction_instructions_compute_limit_instruction");
+    await expectInvalid(
+      await craftBody(line, ixs, { signers: [buyer] }),
+      "invalid_exact_svm_payload_transaction_instructions_compute_limit_instruction",
+    );
   });
 
   it("compute unit price above the cap", async () => {
     const ixs = standardInstructions(parts);
     ixs[1] = getSetComputeUnitPriceInstruction(10_000_000n);
-    await expectInvalid(await craftBody(line, ixs, { signers: [buyer] }), "invalid_exact_svm_payload_transaction_instructions_compute_price_instruction_too_high");
+    await expectInvalid(
+      await craftBody(line, ixs, { signers: [buyer] }),
+      "invalid_exact_svm_payload_transaction_instructions_compute_price_instruction_too_high",
+    );
   });
 
   it("a compute unit price without a limit, whose implied limit exceeds the cap", async () => {
     const ixs = standardInstructions(parts).slice(1); // price, transfer, memo: 2 × 200,000 implied units > 200,000
-    await expectInvalid(await craftBody(line, ixs, { signers: [buyer] }), "invalid_exact_svm_payload_transaction_instructions_compute_limit_instruction", /implied limit 400000/);
+    await expectInvalid(
+      await craftBody(line, ixs, { signers: [buyer] }),
+      "invalid_exact_svm_payload_transaction_instructions_compute_limit_instruction",
+      /implied limit 400000/,
+    );
   });
 
   it("no transfer at all", async () => {
-    await expectInvalid(await craftBody(line, [getSetComputeUnitLimitInstruction(20_000), memo("hello", [buyer.address])], { signers: [buyer] }), "invalid_exact_svm_payload_no_transfer_instruction");
+    await expectInvalid(
+      await craftBody(line, [getSetComputeUnitLimitInstruction(20_000), memo("hello", [buyer.address])], {
+        signers: [buyer],
+      }),
+      "invalid_exact_svm_payload_no_transfer_instruction",
+    );
   });
 
   it("two transfers", async () => {
     const ixs = [...standardInstructions(parts), transferChecked(parts)];
-    await expectInvalid(await craftBody(line, ixs, { signers: [buyer] }), "invalid_exact_svm_payload_multiple_transfers");
+    await expectInvalid(
+      await craftBody(line, ixs, { signers: [buyer] }),
+      "invalid_exact_svm_payload_multiple_transfers",
+    );
   });
 
   it("amount other than the required amount (less, and more)", async () => {
     for (const amount of [parts.amount - 1n, parts.amount + 1n]) {
       const ixs = standardInstructions(parts);
       ixs[2] = transferChecked(parts, { amount });
-      await expectInvalid(await craftBody(line, ixs, { signers: [buyer] }), "invalid_exact_svm_payload_amount_mismatch");
+      await expectInvalid(
+        await craftBody(line, ixs, { signers: [buyer] }),
+        "invalid_exact_svm_payload_amount_mismatch",
+      );
     }
   });
 
@@ -212,25 +282,46 @@ describe("exact: transaction rules", () => {
   it("wrong decimals", async () => {
     const ixs = standardInstructions(parts);
     ixs[2] = transferChecked(parts, { decimals: 9 });
-    await expectInvalid(await craftBody(line, ixs, { signers: [buyer] }), "invalid_exact_svm_payload_mint_mismatch", /decimals/);
+    await expectInvalid(
+      await craftBody(line, ixs, { signers: [buyer] }),
+      "invalid_exact_svm_payload_mint_mismatch",
+      /decimals/,
+    );
   });
 
   it("a destination other than the vault token account", async () => {
-    const [elsewhere] = await findAssociatedTokenPda({ owner: (await generateKeyPairSigner()).address, mint: USDC, tokenProgram: parts.tokenProgram });
+    const [elsewhere] = await findAssociatedTokenPda({
+      owner: (await generateKeyPairSigner()).address,
+      mint: USDC,
+      tokenProgram: parts.tokenProgram,
+    });
     const ixs = standardInstructions(parts);
     ixs[2] = transferChecked(parts, { destination: elsewhere });
-    await expectInvalid(await craftBody(line, ixs, { signers: [buyer] }), "invalid_exact_svm_payload_recipient_mismatch");
+    await expectInvalid(
+      await craftBody(line, ixs, { signers: [buyer] }),
+      "invalid_exact_svm_payload_recipient_mismatch",
+    );
   });
 
   it("an EXISTING token account of another owner (same mint) as destination → refused by our recipient rule on verify and settle; nothing moves", async () => {
     // A real, initialized USDC account of a stranger: the chain itself would accept this transfer (issue 32), so only
     // the rule in schemes/exact/verify.ts stands between the buyer's money and the wrong account.
     const stranger = await fundedBuyer(1_000_000);
-    const [strangerAta] = await findAssociatedTokenPda({ owner: stranger.address, mint: USDC, tokenProgram: parts.tokenProgram });
-    const account = await chainRpc<{ value: { owner: string; data: [string, string] } | null }>("getAccountInfo", [strangerAta, { encoding: "base64" }]);
+    const [strangerAta] = await findAssociatedTokenPda({
+      owner: stranger.address,
+      mint: USDC,
+      tokenProgram: parts.tokenProgram,
+    });
+    const account = await chainRpc<{ value: { owner: string; data: [string, string] } | null }>("getAccountInfo", [
+      strangerAta,
+      { encoding: "base64" },
+    ]);
     expect(account.value?.owner).toBe(parts.tokenProgram);
     const data = Uint8Array.from(atob(account.value!.data[0]), (c) => c.charCodeAt(0));
-    expect([getAddressDecoder().decode(data.subarray(0, 32)), getAddressDecoder().decode(data.subarray(32, 64))]).toEqual([USDC, stranger.address]);
+    expect([
+      getAddressDecoder().decode(data.subarray(0, 32)),
+      getAddressDecoder().decode(data.subarray(32, 64)),
+    ]).toEqual([USDC, stranger.address]);
     expect(await tokenBalance(strangerAta)).toBe(1_000_000n);
 
     const ixs = standardInstructions(parts);
@@ -240,19 +331,33 @@ describe("exact: transaction rules", () => {
     await expectInvalid(body, "invalid_exact_svm_payload_recipient_mismatch", ourRule);
     const settled = await call("/settle", { method: "POST", json: body });
     expect(settled.status, JSON.stringify(settled.body)).toBe(400);
-    expect(settled.body).toMatchObject({ success: false, errorReason: "invalid_exact_svm_payload_recipient_mismatch", transaction: "" });
+    expect(settled.body).toMatchObject({
+      success: false,
+      errorReason: "invalid_exact_svm_payload_recipient_mismatch",
+      transaction: "",
+    });
     expect(settled.body.errorMessage).toMatch(ourRule);
     expect(await tokenBalance(strangerAta)).toBe(1_000_000n);
   });
 
   it("an instruction of a program outside the allowlist", async () => {
-    const foreign = { programAddress: address("Stake11111111111111111111111111111111111111"), accounts: [], data: new Uint8Array([1]) };
-    await expectInvalid(await craftBody(line, [...standardInstructions(parts), foreign], { signers: [buyer] }), "invalid_exact_svm_payload_unknown_optional_instruction");
+    const foreign = {
+      programAddress: address("Stake11111111111111111111111111111111111111"),
+      accounts: [],
+      data: new Uint8Array([1]),
+    };
+    await expectInvalid(
+      await craftBody(line, [...standardInstructions(parts), foreign], { signers: [buyer] }),
+      "invalid_exact_svm_payload_unknown_optional_instruction",
+    );
   });
 
   it("a System transfer added to a token payment", async () => {
     const ixs = [...standardInstructions(parts), await solTransferToVault(buyer, line, 1000n)];
-    await expectInvalid(await craftBody(line, ixs, { signers: [buyer] }), "invalid_exact_svm_payload_unknown_optional_instruction");
+    await expectInvalid(
+      await craftBody(line, ixs, { signers: [buyer] }),
+      "invalid_exact_svm_payload_unknown_optional_instruction",
+    );
   });
 
   it("the fee payer inside an instruction's accounts (e.g. as the payer of an account creation)", async () => {
@@ -262,11 +367,17 @@ describe("exact: transaction rules", () => {
       owner: FEE_PAYER,
       mint: USDC,
     });
-    await expectInvalid(await craftBody(line, [...standardInstructions(parts), createForFeePayer], { signers: [buyer] }), "invalid_exact_svm_payload_transaction_fee_payer_transferring_funds");
+    await expectInvalid(
+      await craftBody(line, [...standardInstructions(parts), createForFeePayer], { signers: [buyer] }),
+      "invalid_exact_svm_payload_transaction_fee_payer_transferring_funds",
+    );
   });
 
   it("a second memo", async () => {
-    await expectInvalid(await craftBody(line, [...standardInstructions(parts), memo("again")], { signers: [buyer] }), "invalid_exact_svm_payload_memo_count");
+    await expectInvalid(
+      await craftBody(line, [...standardInstructions(parts), memo("again")], { signers: [buyer] }),
+      "invalid_exact_svm_payload_memo_count",
+    );
   });
 
   it("a Token-2022 mint with a transfer hook (and one with a permanent delegate)", async () => {
@@ -274,7 +385,11 @@ describe("exact: transaction rules", () => {
       const mint = await placeToken2022Mint(type);
       const hooked = await enrichedLine(mint, "10000", (await generateKeyPairSigner()).address); // such a mint cannot be activated
       const p = await paymentParts(buyer, hooked, TOKEN_2022_PROGRAM);
-      await expectInvalid(await craftBody(hooked, standardInstructions(p), { signers: [buyer] }), "invalid_exact_svm_payload_mint_extension_not_allowed", /TransferHook|PermanentDelegate/i);
+      await expectInvalid(
+        await craftBody(hooked, standardInstructions(p), { signers: [buyer] }),
+        "invalid_exact_svm_payload_mint_extension_not_allowed",
+        /TransferHook|PermanentDelegate/i,
+      );
     }
   });
 
@@ -290,14 +405,22 @@ describe("exact: transaction rules", () => {
     await expectInvalid(body, "blockhash_expired");
     const settle = await call("/settle", { method: "POST", json: body });
     expect(settle.status).toBe(400);
-    expect(settle.body).toMatchObject({ success: false, errorReason: "blockhash_expired", code: "BLOCKHASH_EXPIRED", transaction: expect.any(String) });
+    expect(settle.body).toMatchObject({
+      success: false,
+      errorReason: "blockhash_expired",
+      code: "BLOCKHASH_EXPIRED",
+      transaction: expect.any(String),
+    });
     expect(settle.body.errorMessage).toContain("retry build");
   });
 
   it("a SOL payment to somewhere other than the vault SOL storage", async () => {
     const solLine = await enrichedLine(NATIVE_SOL, "1000000");
     const wrong = await solTransferToVault(buyer, line, 1_000_000n); // the USDC seller's storage, not this seller's
-    await expectInvalid(await craftBody(solLine, [getSetComputeUnitLimitInstruction(20_000), wrong], { signers: [buyer] }), "invalid_exact_svm_payload_recipient_mismatch");
+    await expectInvalid(
+      await craftBody(solLine, [getSetComputeUnitLimitInstruction(20_000), wrong], { signers: [buyer] }),
+      "invalid_exact_svm_payload_recipient_mismatch",
+    );
   });
 });
 
@@ -308,12 +431,20 @@ describe("exact: faults", () => {
     const down = { SOLANA_RPC_URL: "http://127.0.0.1:9" };
     const verify = await callWithEnv(down, "/verify", init);
     expect(verify.status).toBe(502);
-    expect(verify.body).toMatchObject({ isValid: false, invalidReason: "facilitator_upstream_error", code: "FACILITATOR_UPSTREAM" });
+    expect(verify.body).toMatchObject({
+      isValid: false,
+      invalidReason: "facilitator_upstream_error",
+      code: "FACILITATOR_UPSTREAM",
+    });
     // The vault is known from earlier payments, so settle gets as far as sending; a failed send may still have
     // reached the cluster, so the answer is pending with the signature, never a failure (issue 8 item 4).
     const settle = await callWithEnv(down, "/settle", init);
     expect(settle.status).toBe(202);
-    expect(settle.body).toMatchObject({ success: false, errorReason: "settlement_pending", code: "SETTLEMENT_PENDING" });
+    expect(settle.body).toMatchObject({
+      success: false,
+      errorReason: "settlement_pending",
+      code: "SETTLEMENT_PENDING",
+    });
     expect(settle.body.transaction).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
   });
 });
@@ -327,13 +458,25 @@ async function placeToken2022Mint(extensionType: number): Promise<Address> {
   const view = new DataView(data.buffer);
   view.setUint16(166, extensionType, true);
   view.setUint16(168, 64, true);
-  await chainRpc("localnet_setAccount", [mint, { lamports: 10_000_000, dataBase64: btoa(String.fromCharCode(...data)), owner: TOKEN_2022_PROGRAM }]);
+  await chainRpc("localnet_setAccount", [
+    mint,
+    { lamports: 10_000_000, dataBase64: btoa(String.fromCharCode(...data)), owner: TOKEN_2022_PROGRAM },
+  ]);
   return mint;
 }
 
 /** Rebuilds a signed v0 transaction with one address-lookup-table entry appended to its message. */
-async function withLookupTable(base64: string, signer: KeyPairSigner): Promise<{ transaction: string; lookupBody: string }> {
-  const { getTransactionDecoder, getBase64Encoder, getBase64EncodedWireTransaction, partiallySignTransaction, getAddressEncoder } = await import("@solana/kit");
+async function withLookupTable(
+  base64: string,
+  signer: KeyPairSigner,
+): Promise<{ transaction: string; lookupBody: string }> {
+  const {
+    getTransactionDecoder,
+    getBase64Encoder,
+    getBase64EncodedWireTransaction,
+    partiallySignTransaction,
+    getAddressEncoder,
+  } = await import("@solana/kit");
   const tx = getTransactionDecoder().decode(getBase64Encoder().encode(base64));
   const message = new Uint8Array(tx.messageBytes);
   // The v0 message ends with the lookup-table count (0); replace it with one table: key, 1 writable index, 0 readonly.
@@ -347,7 +490,10 @@ async function withLookupTable(base64: string, signer: KeyPairSigner): Promise<{
   patched[o++] = 1; // one writable index
   patched[o++] = 0; // index 0
   patched[o++] = 0; // no readonly indexes
-  const rebuilt = { messageBytes: patched, signatures: Object.fromEntries(Object.keys(tx.signatures).map((k) => [k, null])) } as unknown as typeof tx;
+  const rebuilt = {
+    messageBytes: patched,
+    signatures: Object.fromEntries(Object.keys(tx.signatures).map((k) => [k, null])),
+  } as unknown as typeof tx;
   const signed = await partiallySignTransaction([signer.keyPair], rebuilt);
   return { transaction: getBase64EncodedWireTransaction(signed), lookupBody: base64 };
 }

@@ -5,15 +5,23 @@
  * real /verify or /settle of the Worker against the local chain.
  */
 import { env } from "cloudflare:test";
+import { type Address, generateKeyPairSigner, type KeyPairSigner } from "@solana/kit";
 import { beforeAll, describe, expect, it } from "vitest";
-import { generateKeyPairSigner, type Address, type KeyPairSigner } from "@solana/kit";
-import { call, callWithEnv } from "../support/workerd/worker-http";
-import { chainRpc, fundedBuyer, lamportsOf, tokenBalance } from "../support/workerd/chain";
-import { createUsdcAccount, DEVNET, NATIVE_SOL, USDC, usdcAccountOf } from "../support/workerd/payment-fixtures";
-import { FEE_PAYER, craftBody, memo, paymentParts, standardInstructions, transferChecked, type PaymentParts } from "../support/workerd/craft-payment";
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/chain/compute-budget";
 import { selectSweepCandidates } from "../../src/rails/exact/sweep/sweeps";
+import { chainRpc, fundedBuyer, lamportsOf, tokenBalance } from "../support/workerd/chain";
+import {
+  craftBody,
+  FEE_PAYER,
+  memo,
+  type PaymentParts,
+  paymentParts,
+  standardInstructions,
+  transferChecked,
+} from "../support/workerd/craft-payment";
+import { createUsdcAccount, DEVNET, NATIVE_SOL, USDC, usdcAccountOf } from "../support/workerd/payment-fixtures";
 import { signMessage } from "../support/workerd/seller-fixtures";
+import { call, callWithEnv } from "../support/workerd/worker-http";
 
 const AMOUNT = "250000";
 let seller: KeyPairSigner;
@@ -23,7 +31,15 @@ let parts: PaymentParts;
 
 /** A stock seller's line: its own wallet as payTo, the facilitator's fee payer from /supported, nothing else. */
 function walletLine(payTo: Address, asset: Address = USDC, amount = AMOUNT): Record<string, any> {
-  return { scheme: "exact", network: DEVNET, asset, amount, payTo, maxTimeoutSeconds: 60, extra: { feePayer: FEE_PAYER } };
+  return {
+    scheme: "exact",
+    network: DEVNET,
+    asset,
+    amount,
+    payTo,
+    maxTimeoutSeconds: 60,
+    extra: { feePayer: FEE_PAYER },
+  };
 }
 
 beforeAll(async () => {
@@ -62,13 +78,26 @@ describe("exact to a wallet payTo", () => {
 
     // The same settle engine: a replay is a duplicate, nothing moves twice.
     const replay = await settle(body);
-    expect(replay.body).toMatchObject({ success: false, errorReason: "duplicate_settlement", transaction: settled.body.transaction });
+    expect(replay.body).toMatchObject({
+      success: false,
+      errorReason: "duplicate_settlement",
+      transaction: settled.body.transaction,
+    });
     expect(await tokenBalance(parts.vaultAta)).toBe(sellerBefore + BigInt(AMOUNT));
 
     // The ledger names the wallet as seller and payTo; the sweep never looks for a vault of it.
-    const row = await env.DB.prepare("SELECT pay_to AS payTo, merchant_wallet AS merchantWallet, state FROM settlements WHERE signature = ?").bind(settled.body.transaction).first<any>();
+    const row = await env.DB.prepare(
+      "SELECT pay_to AS payTo, merchant_wallet AS merchantWallet, state FROM settlements WHERE signature = ?",
+    )
+      .bind(settled.body.transaction)
+      .first<any>();
     expect(row).toEqual({ payTo: seller.address, merchantWallet: seller.address, state: "confirmed" });
-    const candidates = await selectSweepCandidates(env.DB, { nowMs: Date.now(), settledSinceMs: 0, attemptedBeforeMs: Date.now(), limit: 1000 });
+    const candidates = await selectSweepCandidates(env.DB, {
+      nowMs: Date.now(),
+      settledSinceMs: 0,
+      attemptedBeforeMs: Date.now(),
+      limit: 1000,
+    });
     expect(candidates.map((c) => c.wallet)).not.toContain(seller.address);
   });
 
@@ -77,20 +106,46 @@ describe("exact to a wallet payTo", () => {
     const small = walletLine(seller.address, USDC, "9999");
     const smallParts = await paymentParts(buyer, small);
     const body = await craftBody(small, standardInstructions(smallParts), { signers: [buyer] });
-    await expectRefused(body, "invalid_exact_svm_payload_amount_below_minimum", /below this facilitator's minimum of 10000 raw units/);
+    await expectRefused(
+      body,
+      "invalid_exact_svm_payload_amount_below_minimum",
+      /below this facilitator's minimum of 10000 raw units/,
+    );
   });
 
   it("the transfer must go to payTo's associated token account for the mint (another account is refused)", async () => {
     const other = await generateKeyPairSigner();
     await chainRpc("requestAirdrop", [other.address, 1_000_000_000]);
     const elsewhere = await createUsdcAccount(other.address, other); // exists: only the rule stops this payment
-    const body = await craftBody(line, [getSetComputeUnitLimitInstruction(20_000), getSetComputeUnitPriceInstruction(1n), transferChecked(parts, { destination: elsewhere }), memo(crypto.randomUUID())], { signers: [buyer] });
-    await expectRefused(body, "invalid_exact_svm_payload_recipient_mismatch", new RegExp(`not to ${parts.vaultAta}, the token account of payTo ${seller.address}`));
+    const body = await craftBody(
+      line,
+      [
+        getSetComputeUnitLimitInstruction(20_000),
+        getSetComputeUnitPriceInstruction(1n),
+        transferChecked(parts, { destination: elsewhere }),
+        memo(crypto.randomUUID()),
+      ],
+      { signers: [buyer] },
+    );
+    await expectRefused(
+      body,
+      "invalid_exact_svm_payload_recipient_mismatch",
+      new RegExp(`not to ${parts.vaultAta}, the token account of payTo ${seller.address}`),
+    );
   });
 
   it("the amount must be exactly the requirement's (more and less are refused)", async () => {
     for (const amount of [BigInt(AMOUNT) - 1n, BigInt(AMOUNT) + 1n]) {
-      const body = await craftBody(line, [getSetComputeUnitLimitInstruction(20_000), getSetComputeUnitPriceInstruction(1n), transferChecked(parts, { amount }), memo(crypto.randomUUID())], { signers: [buyer] });
+      const body = await craftBody(
+        line,
+        [
+          getSetComputeUnitLimitInstruction(20_000),
+          getSetComputeUnitPriceInstruction(1n),
+          transferChecked(parts, { amount }),
+          memo(crypto.randomUUID()),
+        ],
+        { signers: [buyer] },
+      );
       await expectRefused(body, "invalid_exact_svm_payload_amount_mismatch");
     }
   });
@@ -107,17 +162,44 @@ describe("exact to a wallet payTo", () => {
   it("the fee payer may not be the transfer's authority or appear in any instruction", async () => {
     const feePayerSource = await usdcAccountOf(FEE_PAYER);
     const asFeePayer = { ...parts, sourceAta: feePayerSource, buyer: { address: FEE_PAYER } as KeyPairSigner };
-    const body = await craftBody(line, [getSetComputeUnitLimitInstruction(20_000), getSetComputeUnitPriceInstruction(1n), transferChecked(asFeePayer), memo(crypto.randomUUID(), [buyer.address])], { signers: [buyer] });
+    const body = await craftBody(
+      line,
+      [
+        getSetComputeUnitLimitInstruction(20_000),
+        getSetComputeUnitPriceInstruction(1n),
+        transferChecked(asFeePayer),
+        memo(crypto.randomUUID(), [buyer.address]),
+      ],
+      { signers: [buyer] },
+    );
     await expectRefused(body, "invalid_exact_svm_payload_transaction_fee_payer_transferring_funds");
   });
 
   it("compute caps hold as on the vault path", async () => {
-    const body = await craftBody(line, [getSetComputeUnitLimitInstruction(20_000), getSetComputeUnitPriceInstruction(10_000_000_000n), transferChecked(parts), memo(crypto.randomUUID())], { signers: [buyer] });
+    const body = await craftBody(
+      line,
+      [
+        getSetComputeUnitLimitInstruction(20_000),
+        getSetComputeUnitPriceInstruction(10_000_000_000n),
+        transferChecked(parts),
+        memo(crypto.randomUUID()),
+      ],
+      { signers: [buyer] },
+    );
     await expectRefused(body, "invalid_exact_svm_payload_transaction_instructions_compute_price_instruction_too_high");
   });
 
   it("the decimals must be the mint's", async () => {
-    const body = await craftBody(line, [getSetComputeUnitLimitInstruction(20_000), getSetComputeUnitPriceInstruction(1n), transferChecked(parts, { decimals: 9 }), memo(crypto.randomUUID())], { signers: [buyer] });
+    const body = await craftBody(
+      line,
+      [
+        getSetComputeUnitLimitInstruction(20_000),
+        getSetComputeUnitPriceInstruction(1n),
+        transferChecked(parts, { decimals: 9 }),
+        memo(crypto.randomUUID()),
+      ],
+      { signers: [buyer] },
+    );
     await expectRefused(body, "invalid_exact_svm_payload_mint_mismatch", /decimals/);
   });
 
@@ -139,12 +221,18 @@ describe("exact to a wallet payTo", () => {
     const settled = await settle(body);
     expect(settled.body.success, JSON.stringify(settled.body)).toBe(false);
     expect(await lamportsOf(FEE_PAYER)).toBe(feePayerBefore);
-    expect(await chainRpc("getAccountInfo", [bareParts.vaultAta, { encoding: "base64" }])).toMatchObject({ value: null });
+    expect(await chainRpc("getAccountInfo", [bareParts.vaultAta, { encoding: "base64" }])).toMatchObject({
+      value: null,
+    });
   });
 
   it("where the operator turned it off, a wallet payTo is refused before any chain read and names the setting", async () => {
     const body = await craftBody(line, standardInstructions(parts), { signers: [buyer] });
-    const refused = await callWithEnv({ SVC_EXACT_WALLET_PAYTO: "false" }, "/verify", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    const refused = await callWithEnv({ SVC_EXACT_WALLET_PAYTO: "false" }, "/verify", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
     expect(refused.status).toBe(400);
     expect(refused.body.invalidReason).toBe("invalid_exact_svm_payload_missing_merchant_wallet");
     expect(refused.body.invalidMessage).toMatch(/SVC_EXACT_WALLET_PAYTO is off/);
@@ -157,20 +245,33 @@ describe("the seller's payment history", () => {
     const settled = await settle(body);
     expect(settled.body.success, JSON.stringify(settled.body)).toBe(true);
     let entries: { payTo: string; kind: string; settlementSignature?: string }[] = [];
-    for (let attempt = 0; attempt < 20 && !entries.some((e) => e.settlementSignature === settled.body.transaction); attempt++) {
+    for (
+      let attempt = 0;
+      attempt < 20 && !entries.some((e) => e.settlementSignature === settled.body.transaction);
+      attempt++
+    ) {
       if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 100));
       const message = (await call(`/sellers/${seller.address}/challenge?action=seller:payments`)).body.message;
-      const page = await call("/seller/payments", { method: "POST", json: { wallet: seller.address, message, signature: await signMessage(seller, message), limit: 50 } });
+      const page = await call("/seller/payments", {
+        method: "POST",
+        json: { wallet: seller.address, message, signature: await signMessage(seller, message), limit: 50 },
+      });
       expect(page.status, JSON.stringify(page.body)).toBe(200);
       entries = page.body.entries;
     }
-    expect(entries).toContainEqual(expect.objectContaining({ kind: "settle", payTo: seller.address, settlementSignature: settled.body.transaction }));
+    expect(entries).toContainEqual(
+      expect.objectContaining({ kind: "settle", payTo: seller.address, settlementSignature: settled.body.transaction }),
+    );
   });
 });
 
 describe("POST /build-exact-payment-tx for a wallet payTo", () => {
   it("builds a transfer into payTo's own token account that verifies", async () => {
-    const built = await call("/build-exact-payment-tx", { method: "POST", json: { payer: buyer.address, accepted: line }, headers: { "CF-Connecting-IP": crypto.randomUUID() } });
+    const built = await call("/build-exact-payment-tx", {
+      method: "POST",
+      json: { payer: buyer.address, accepted: line },
+      headers: { "CF-Connecting-IP": crypto.randomUUID() },
+    });
     expect(built.status, JSON.stringify(built.body)).toBe(200);
     expect(built.body.destination).toBe(parts.vaultAta);
     expect(built.body.notes.join(" ")).toMatch(/seller's own token account/);

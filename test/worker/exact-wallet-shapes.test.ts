@@ -1,11 +1,18 @@
+import { AccountRole, type Address, address, type Instruction, type KeyPairSigner } from "@solana/kit";
 import { beforeAll, describe, expect, it } from "vitest";
-import { AccountRole, address, type Address, type Instruction, type KeyPairSigner } from "@solana/kit";
-import { call } from "../support/workerd/worker-http";
-import { enrichedLine, USDC } from "../support/workerd/payment-fixtures";
-import { fundedBuyer, tokenBalance } from "../support/workerd/chain";
-import { FEE_PAYER, craftBody, memo, paymentParts, transferChecked, type PaymentParts } from "../support/workerd/craft-payment";
-import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/chain/compute-budget";
 import { LIGHTHOUSE_PROGRAM_ID } from "../../localnet/programs/index";
+import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/chain/compute-budget";
+import { fundedBuyer, tokenBalance } from "../support/workerd/chain";
+import {
+  craftBody,
+  FEE_PAYER,
+  memo,
+  type PaymentParts,
+  paymentParts,
+  transferChecked,
+} from "../support/workerd/craft-payment";
+import { enrichedLine, USDC } from "../support/workerd/payment-fixtures";
+import { call } from "../support/workerd/worker-http";
 
 /**
  * Issue 23 item 7: the transaction shapes the x402 SVM exact spec allows wallets to produce, sent to the real
@@ -79,7 +86,11 @@ describe("exact: Lighthouse guard instructions (wallet protection, x402 PR #3318
 
   it("a guard that does not hold fails the payment: verify refuses it after simulation and no money moves", async () => {
     const balance = await tokenBalance(parts.sourceAta);
-    const body = await craftBody(line, [limit(), price(), transferChecked(parts), guard(parts.sourceAta, ASSERT_TOKEN_AMOUNT, OP.eq, balance)], { signers: [buyer] });
+    const body = await craftBody(
+      line,
+      [limit(), price(), transferChecked(parts), guard(parts.sourceAta, ASSERT_TOKEN_AMOUNT, OP.eq, balance)],
+      { signers: [buyer] },
+    );
     await expectVerifyInvalid(body, /simulation|transaction_failed|custom|invalid/);
     const settled = await call("/settle", { method: "POST", json: body });
     expect(settled.body.success).toBe(false);
@@ -87,7 +98,11 @@ describe("exact: Lighthouse guard instructions (wallet protection, x402 PR #3318
   });
 
   it("a guard naming the facilitator's fee payer is refused (the fee payer is in no instruction)", async () => {
-    const body = await craftBody(line, [limit(), price(), guard(FEE_PAYER, ASSERT_LAMPORTS, OP.gte, 1n), transferChecked(parts)], { signers: [buyer] });
+    const body = await craftBody(
+      line,
+      [limit(), price(), guard(FEE_PAYER, ASSERT_LAMPORTS, OP.gte, 1n), transferChecked(parts)],
+      { signers: [buyer] },
+    );
     await expectVerifyInvalid(body, "invalid_exact_svm_payload_transaction_fee_payer_transferring_funds");
   });
 
@@ -98,8 +113,20 @@ describe("exact: Lighthouse guard instructions (wallet protection, x402 PR #3318
   });
 
   it("guards do not lift the compute cap", async () => {
-    const body = await craftBody(line, [getSetComputeUnitLimitInstruction(10_000_000), price(), guard(buyer.address, ASSERT_LAMPORTS, OP.gte, 1n), transferChecked(parts)], { signers: [buyer] });
-    await expectVerifyInvalid(body, "invalid_exact_svm_payload_transaction_instructions_compute_limit_instruction_too_high");
+    const body = await craftBody(
+      line,
+      [
+        getSetComputeUnitLimitInstruction(10_000_000),
+        price(),
+        guard(buyer.address, ASSERT_LAMPORTS, OP.gte, 1n),
+        transferChecked(parts),
+      ],
+      { signers: [buyer] },
+    );
+    await expectVerifyInvalid(
+      body,
+      "invalid_exact_svm_payload_transaction_instructions_compute_limit_instruction_too_high",
+    );
   });
 });
 
@@ -108,15 +135,23 @@ describe("exact: the Memo variants of the spec", () => {
 
   it("extra.memo set and carried exactly: valid, and it settles", async () => {
     const memoLine = withMemo();
-    await expectSettles(await craftBody(memoLine, [limit(), price(), transferChecked(parts), memo("order-4711")], { signers: [buyer] }));
+    await expectSettles(
+      await craftBody(memoLine, [limit(), price(), transferChecked(parts), memo("order-4711")], { signers: [buyer] }),
+    );
   });
 
   it("extra.memo set but the Memo says something else → invalid_exact_svm_payload_memo_mismatch", async () => {
-    await expectVerifyInvalid(await craftBody(withMemo(), [limit(), price(), transferChecked(parts), memo("order-4712")], { signers: [buyer] }), "invalid_exact_svm_payload_memo_mismatch");
+    await expectVerifyInvalid(
+      await craftBody(withMemo(), [limit(), price(), transferChecked(parts), memo("order-4712")], { signers: [buyer] }),
+      "invalid_exact_svm_payload_memo_mismatch",
+    );
   });
 
   it("extra.memo set but no Memo instruction → invalid_exact_svm_payload_memo_count", async () => {
-    await expectVerifyInvalid(await craftBody(withMemo(), [limit(), price(), transferChecked(parts)], { signers: [buyer] }), "invalid_exact_svm_payload_memo_count");
+    await expectVerifyInvalid(
+      await craftBody(withMemo(), [limit(), price(), transferChecked(parts)], { signers: [buyer] }),
+      "invalid_exact_svm_payload_memo_count",
+    );
   });
 
   it("no extra.memo and no Memo at all: valid, and it settles", async () => {
@@ -124,6 +159,10 @@ describe("exact: the Memo variants of the spec", () => {
   });
 
   it("no extra.memo and the client's own nonce in a Memo: valid, and it settles", async () => {
-    await expectSettles(await craftBody(line, [limit(), price(), transferChecked(parts), memo(crypto.randomUUID().replace(/-/g, ""))], { signers: [buyer] }));
+    await expectSettles(
+      await craftBody(line, [limit(), price(), transferChecked(parts), memo(crypto.randomUUID().replace(/-/g, ""))], {
+        signers: [buyer],
+      }),
+    );
   });
 });

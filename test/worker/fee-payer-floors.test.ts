@@ -1,10 +1,17 @@
 import { env } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
 import { address, generateKeyPairSigner } from "@solana/kit";
-import { call, callWithEnv } from "../support/workerd/worker-http";
-import { activatedSeller, createUsdcAccount, enrichedLine, signedPaymentBody, USDC, usdcAccountOf } from "../support/workerd/payment-fixtures";
-import { chainRpc, fundedBuyer, lamportsOf, tokenBalance } from "../support/workerd/chain";
+import { describe, expect, it } from "vitest";
 import { TEST_FEE_PAYER } from "../support/keys";
+import { chainRpc, fundedBuyer, lamportsOf, tokenBalance } from "../support/workerd/chain";
+import {
+  activatedSeller,
+  createUsdcAccount,
+  enrichedLine,
+  signedPaymentBody,
+  USDC,
+  usdcAccountOf,
+} from "../support/workerd/payment-fixtures";
+import { call, callWithEnv } from "../support/workerd/worker-http";
 
 /**
  * Issue 20 §3 against the real local chain and D1: /health reports the fee payer's balance and the jobs' last runs;
@@ -14,12 +21,20 @@ import { TEST_FEE_PAYER } from "../support/keys";
 
 const ABOVE_ANY_BALANCE = "1000000000000000000";
 const LOW = { SVC_FEE_PAYER_MIN_LAMPORTS: ABOVE_ANY_BALANCE };
-const BELOW_FLOOR = { SVC_FEE_PAYER_MIN_LAMPORTS: ABOVE_ANY_BALANCE, SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS: ABOVE_ANY_BALANCE };
+const BELOW_FLOOR = {
+  SVC_FEE_PAYER_MIN_LAMPORTS: ABOVE_ANY_BALANCE,
+  SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS: ABOVE_ANY_BALANCE,
+};
 const BEARER = { Authorization: "Bearer test-sweep-token", "Content-Type": "application/json" };
-const post = (json: unknown, headers: Record<string, string> = { "Content-Type": "application/json" }): RequestInit => ({ method: "POST", headers, body: JSON.stringify(json) });
+const post = (
+  json: unknown,
+  headers: Record<string, string> = { "Content-Type": "application/json" },
+): RequestInit => ({ method: "POST", headers, body: JSON.stringify(json) });
 
 async function jobRun(job: string) {
-  return env.DB.prepare("SELECT trigger, outcome, lamports_spent AS lamportsSpent, detail FROM job_runs WHERE job = ?").bind(job).first<any>();
+  return env.DB.prepare("SELECT trigger, outcome, lamports_spent AS lamportsSpent, detail FROM job_runs WHERE job = ?")
+    .bind(job)
+    .first<any>();
 }
 
 describe("/health: the fee payer's balance", () => {
@@ -27,7 +42,11 @@ describe("/health: the fee payer's balance", () => {
     const ok = await callWithEnv({}, "/health");
     expect(ok.status).toBe(200);
     expect(ok.body.status).toBe("ok");
-    expect(ok.body.feePayerBalance).toMatchObject({ minLamports: "100000000", settleFloorLamports: "10000000", state: "ok" });
+    expect(ok.body.feePayerBalance).toMatchObject({
+      minLamports: "100000000",
+      settleFloorLamports: "10000000",
+      state: "ok",
+    });
     const onChain = await lamportsOf(address(TEST_FEE_PAYER.address));
     // Other test files spend from the same fee payer meanwhile: the reported balance is a recent one, never made up.
     expect(BigInt(ok.body.feePayerBalance.lamports)).toBeGreaterThan(onChain - 1_000_000_000n);
@@ -35,7 +54,11 @@ describe("/health: the fee payer's balance", () => {
     expect(ok.body.solanaSlot).toBeGreaterThan(0);
 
     const low = await callWithEnv(LOW, "/health");
-    expect(low.body).toMatchObject({ status: "degraded", solanaRpc: "connected", feePayerBalance: { state: "below_minimum", minLamports: ABOVE_ANY_BALANCE } });
+    expect(low.body).toMatchObject({
+      status: "degraded",
+      solanaRpc: "connected",
+      feePayerBalance: { state: "below_minimum", minLamports: ABOVE_ANY_BALANCE },
+    });
     const belowFloor = await callWithEnv(BELOW_FLOOR, "/health");
     expect(belowFloor.body).toMatchObject({ status: "degraded", feePayerBalance: { state: "below_settle_floor" } });
   });
@@ -52,30 +75,55 @@ describe("below SVC_FEE_PAYER_MIN_LAMPORTS the optional spenders stop", () => {
     const seller = await activatedSeller(USDC);
     await createUsdcAccount(seller, await fundedBuyer(0));
     const buyer = await fundedBuyer(5_000_000);
-    const settled = await call("/settle", { method: "POST", json: await signedPaymentBody(buyer, await enrichedLine(USDC, "1000000", seller)) });
+    const settled = await call("/settle", {
+      method: "POST",
+      json: await signedPaymentBody(buyer, await enrichedLine(USDC, "1000000", seller)),
+    });
     expect(settled.body.success, JSON.stringify(settled.body)).toBe(true);
 
     const paused = await callWithEnv(LOW, "/sweep", post({ cooldownSeconds: 0 }, BEARER));
     expect(paused.status, JSON.stringify(paused.body)).toBe(200);
     expect(paused.body.paused).toMatchObject({ reason: "fee_payer_below_minimum" });
     const item = paused.body.items.find((i: any) => i.wallet === seller);
-    expect(item).toMatchObject({ status: "skipped", action: "fee_payer_below_minimum", signature: null, lamportsSpent: "0" });
+    expect(item).toMatchObject({
+      status: "skipped",
+      action: "fee_payer_below_minimum",
+      signature: null,
+      lamportsSpent: "0",
+    });
     expect(item.error).toMatch(/^fee_payer_below_minimum: .*SVC_FEE_PAYER_MIN_LAMPORTS/);
     expect(paused.body).toMatchObject({ attempted: 0, lamportsSpent: "0" });
     expect(await tokenBalance(await usdcAccountOf(seller))).toBe(0n);
-    expect(await jobRun("sweep")).toMatchObject({ trigger: "http", outcome: "paused", lamportsSpent: "0", detail: expect.stringMatching(/fee_payer_below_minimum/) });
+    expect(await jobRun("sweep")).toMatchObject({
+      trigger: "http",
+      outcome: "paused",
+      lamportsSpent: "0",
+      detail: expect.stringMatching(/fee_payer_below_minimum/),
+    });
 
     const resumed = await call("/sweep", { method: "POST", headers: BEARER, json: { cooldownSeconds: 0 } });
-    expect(resumed.body.items.find((i: any) => i.wallet === seller)).toMatchObject({ status: "ok", lamportsSpent: "5000" });
+    expect(resumed.body.items.find((i: any) => i.wallet === seller)).toMatchObject({
+      status: "ok",
+      lamportsSpent: "5000",
+    });
     expect(await tokenBalance(await usdcAccountOf(seller))).toBeGreaterThan(0n);
     const health = await call("/health");
-    expect(health.body.settlementKeeper.jobs.sweep).toMatchObject({ trigger: "http", outcome: "ok", lamportsSpent: "5000" });
+    expect(health.body.settlementKeeper.jobs.sweep).toMatchObject({
+      trigger: "http",
+      outcome: "ok",
+      lamportsSpent: "5000",
+    });
   });
 
   it("the escrow keeper pays out nothing and says why", async () => {
     const paused = await callWithEnv(LOW, "/escrow-keeper", post({}, BEARER));
     expect(paused.status, JSON.stringify(paused.body)).toBe(200);
-    expect(paused.body).toMatchObject({ dryRun: false, scanned: 0, items: [], paused: { reason: "fee_payer_below_minimum" } });
+    expect(paused.body).toMatchObject({
+      dryRun: false,
+      scanned: 0,
+      items: [],
+      paused: { reason: "fee_payer_below_minimum" },
+    });
     expect(await jobRun("escrow-keeper")).toMatchObject({ outcome: "paused", lamportsSpent: "0" });
     // A dry run spends nothing, so it is not paused.
     const dry = await callWithEnv(LOW, "/escrow-keeper", post({ dryRun: true }, BEARER));
@@ -92,7 +140,11 @@ describe("below SVC_FEE_PAYER_MIN_LAMPORTS the optional spenders stop", () => {
     const vault = await chainRpc<any>("getAccountInfo", [line.payTo, { encoding: "base64" }]);
     expect(vault.value).toBeNull();
 
-    const paid = await callWithEnv(LOW, "/settle", post(await signedPaymentBody(buyer, await enrichedLine(USDC, "1000000"))));
+    const paid = await callWithEnv(
+      LOW,
+      "/settle",
+      post(await signedPaymentBody(buyer, await enrichedLine(USDC, "1000000"))),
+    );
     expect(paid.body, JSON.stringify(paid.body)).toMatchObject({ success: true });
   });
 });
@@ -109,11 +161,17 @@ describe("below SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS", () => {
     const body = await signedPaymentBody(buyer, await enrichedLine(USDC, "1000000"));
     const buyerAta = await usdcAccountOf(buyer.address);
     const before = await tokenBalance(buyerAta);
-    const history = async () => (await chainRpc<unknown[]>("getSignaturesForAddress", [buyerAta, { limit: 1000 }])).length;
+    const history = async () =>
+      (await chainRpc<unknown[]>("getSignaturesForAddress", [buyerAta, { limit: 1000 }])).length;
     const transactionsBefore = await history();
     const refused = await callWithEnv(BELOW_FLOOR, "/settle", post(body));
     expect(refused.status).toBe(503);
-    expect(refused.body).toMatchObject({ success: false, errorReason: "fee_payer_below_settle_floor", code: "SERVICE_UNAVAILABLE", transaction: "" });
+    expect(refused.body).toMatchObject({
+      success: false,
+      errorReason: "fee_payer_below_settle_floor",
+      code: "SERVICE_UNAVAILABLE",
+      transaction: "",
+    });
     expect(refused.body.errorMessage).toMatch(/below its settle floor/);
     expect(await history()).toBe(transactionsBefore);
     expect(await tokenBalance(buyerAta)).toBe(before);
@@ -127,15 +185,29 @@ describe("below SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS", () => {
     const buyer = await fundedBuyer(10_000_000);
     // A settle acts on the isolate's last reading (here: /health's); the floor sits 1 lamport below it.
     const reading = BigInt((await callWithEnv({}, "/health")).body.feePayerBalance.lamports);
-    const floorJustBelow = { SVC_FEE_PAYER_MIN_LAMPORTS: String(reading), SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS: String(reading - 1n) };
-    const first = await callWithEnv(floorJustBelow, "/settle", post(await signedPaymentBody(buyer, await enrichedLine(USDC, "1000000"))));
+    const floorJustBelow = {
+      SVC_FEE_PAYER_MIN_LAMPORTS: String(reading),
+      SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS: String(reading - 1n),
+    };
+    const first = await callWithEnv(
+      floorJustBelow,
+      "/settle",
+      post(await signedPaymentBody(buyer, await enrichedLine(USDC, "1000000"))),
+    );
     expect(first.body, JSON.stringify(first.body)).toMatchObject({ success: true });
     // That settle's network fee (two signatures at least) lowered the reading below the floor, with no new read.
-    const second = await callWithEnv(floorJustBelow, "/settle", post(await signedPaymentBody(buyer, await enrichedLine(USDC, "1000000"))));
+    const second = await callWithEnv(
+      floorJustBelow,
+      "/settle",
+      post(await signedPaymentBody(buyer, await enrichedLine(USDC, "1000000"))),
+    );
     expect(second.status, JSON.stringify(second.body)).toBe(503);
     expect(second.body).toMatchObject({ success: false, errorReason: "fee_payer_below_settle_floor" });
     // Lowered by exactly what the cluster charged for the first settle.
-    const landed = await chainRpc<{ meta: { fee: number } }>("getTransaction", [first.body.transaction, { encoding: "base64", commitment: "confirmed", maxSupportedTransactionVersion: 0 }]);
+    const landed = await chainRpc<{ meta: { fee: number } }>("getTransaction", [
+      first.body.transaction,
+      { encoding: "base64", commitment: "confirmed", maxSupportedTransactionVersion: 0 },
+    ]);
     expect(landed.meta.fee).toBeGreaterThanOrEqual(10_000);
     expect(second.body.errorMessage).toContain(`holds ${reading - BigInt(landed.meta.fee)} lamports`);
   });

@@ -1,12 +1,16 @@
 import { env } from "cloudflare:test";
+import { type Address, generateKeyPairSigner } from "@solana/kit";
 import { describe, expect, it } from "vitest";
-import { generateKeyPairSigner, type Address } from "@solana/kit";
-import { SPL_TOKEN_ACCOUNT_RENT_LAMPORTS, SPLIT_VAULT_RENT_LAMPORTS, VAULT_SOL_STORAGE_RENT_LAMPORTS } from "../../src/chain/fee-payer-budget/caps";
+import {
+  SPL_TOKEN_ACCOUNT_RENT_LAMPORTS,
+  SPLIT_VAULT_RENT_LAMPORTS,
+  VAULT_SOL_STORAGE_RENT_LAMPORTS,
+} from "../../src/chain/fee-payer-budget/caps";
+import { chainRpc, fundedBuyer, lamportsOf } from "../support/workerd/chain";
 import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
 import { USDC } from "../support/workerd/payment-fixtures";
-import { chainRpc, fundedBuyer, lamportsOf } from "../support/workerd/chain";
-import { callWithEnv } from "../support/workerd/worker-http";
 import { uptoBody, uptoDeposit, uptoLine } from "../support/workerd/upto-fixtures";
+import { callWithEnv } from "../support/workerd/worker-http";
 
 /**
  * Every lamport the fee payer fronts beyond a seller's network fee goes through the exposure budget
@@ -17,7 +21,11 @@ import { uptoBody, uptoDeposit, uptoLine } from "../support/workerd/upto-fixture
 const JIT_RENT = SPLIT_VAULT_RENT_LAMPORTS + VAULT_SOL_STORAGE_RENT_LAMPORTS + SPL_TOKEN_ACCOUNT_RENT_LAMPORTS;
 
 async function exposureRow(bookingId: string) {
-  return env.DB.prepare("SELECT rail, kind, payer, pay_to AS payTo, lamports, state FROM fee_payer_exposure WHERE booking_id = ?").bind(bookingId).first<Record<string, unknown>>();
+  return env.DB.prepare(
+    "SELECT rail, kind, payer, pay_to AS payTo, lamports, state FROM fee_payer_exposure WHERE booking_id = ?",
+  )
+    .bind(bookingId)
+    .first<Record<string, unknown>>();
 }
 
 async function accountExists(address: string): Promise<boolean> {
@@ -26,20 +34,33 @@ async function accountExists(address: string): Promise<boolean> {
 
 describe("just-in-time vaults are booked before the fee payer signs their creation", () => {
   it("the vault's rent is booked as spent for the buyer and the seller; past the buyer's daily cap the next vault is refused with its own reason and nothing is sent", async () => {
-    const f = await isolatedFacilitator("jit-budget", { SVC_FEE_PAYER_MAX_SPEND_PER_PAYER_PER_DAY_LAMPORTS: String(JIT_RENT + JIT_RENT / 2n) });
+    const f = await isolatedFacilitator("jit-budget", {
+      SVC_FEE_PAYER_MAX_SPEND_PER_PAYER_PER_DAY_LAMPORTS: String(JIT_RENT + JIT_RENT / 2n),
+    });
     const buyer = await fundedBuyer(5_000_000);
     const seller = (await generateKeyPairSigner()).address;
     const first = await f.line(USDC, "1000000", seller);
     const settled = await f.post("/settle", await f.signedBody(buyer, first));
     expect(settled.status, JSON.stringify(settled.body)).toBe(200);
-    expect(await exposureRow(`jit_vault:${first.payTo}:${USDC}`)).toMatchObject({ rail: "exact", kind: "rent_spent", payer: buyer.address, payTo: seller, lamports: Number(JIT_RENT), state: "spent" });
+    expect(await exposureRow(`jit_vault:${first.payTo}:${USDC}`)).toMatchObject({
+      rail: "exact",
+      kind: "rent_spent",
+      payer: buyer.address,
+      payTo: seller,
+      lamports: Number(JIT_RENT),
+      state: "spent",
+    });
 
     const second = await f.line(USDC, "1000000", (await generateKeyPairSigner()).address);
     const body = await f.signedBody(buyer, second);
     const feePayerBefore = await lamportsOf(f.feePayer);
     const refused = await f.post("/settle", body);
     expect(refused.status, JSON.stringify(refused.body)).toBe(429);
-    expect(refused.body).toMatchObject({ success: false, errorReason: "fee_payer_spend_per_payer_exceeded", transaction: "" });
+    expect(refused.body).toMatchObject({
+      success: false,
+      errorReason: "fee_payer_spend_per_payer_exceeded",
+      transaction: "",
+    });
     expect(refused.body.errorMessage).toMatch(/SVC_FEE_PAYER_MAX_SPEND_PER_PAYER_PER_DAY_LAMPORTS/);
     expect(await accountExists(second.payTo)).toBe(false);
     expect(await lamportsOf(f.feePayer)).toBe(feePayerBefore);
@@ -62,27 +83,44 @@ describe("priority fees above the base fee are booked before the payment is sent
     const buyer = await fundedBuyer(5_000_000);
     const first = await f.post("/settle", await f.signedBody(buyer, await f.line(USDC, "1000000")));
     expect(first.status, JSON.stringify(first.body)).toBe(200);
-    const booked = await env.DB.prepare("SELECT rail, pay_to AS payTo, lamports, state FROM fee_payer_exposure WHERE kind = 'priority_fee' AND payer = ?").bind(buyer.address).all();
+    const booked = await env.DB.prepare(
+      "SELECT rail, pay_to AS payTo, lamports, state FROM fee_payer_exposure WHERE kind = 'priority_fee' AND payer = ?",
+    )
+      .bind(buyer.address)
+      .all();
     expect(booked.results).toEqual([expect.objectContaining({ rail: "exact", lamports: 10_000, state: "spent" })]);
 
     const body = await f.signedBody(buyer, await f.line(USDC, "1000000"));
     // /verify says what the settle would.
-    expect((await f.post("/verify", body)).body).toMatchObject({ isValid: false, invalidReason: "fee_payer_spend_per_payer_exceeded" });
+    expect((await f.post("/verify", body)).body).toMatchObject({
+      isValid: false,
+      invalidReason: "fee_payer_spend_per_payer_exceeded",
+    });
     const feePayerBefore = await lamportsOf(f.feePayer);
     const refused = await f.post("/settle", body);
     expect(refused.status, JSON.stringify(refused.body)).toBe(429);
-    expect(refused.body).toMatchObject({ success: false, errorReason: "fee_payer_spend_per_payer_exceeded", transaction: "" });
+    expect(refused.body).toMatchObject({
+      success: false,
+      errorReason: "fee_payer_spend_per_payer_exceeded",
+      transaction: "",
+    });
     expect(await lamportsOf(f.feePayer)).toBe(feePayerBefore);
     // The refused payment is not in the ledger: the buyer may send it again once the day rolls over.
-    const ledger = await env.DB.prepare("SELECT COUNT(*) AS n FROM settlements WHERE payer = ?").bind(buyer.address).first<{ n: number }>();
+    const ledger = await env.DB.prepare("SELECT COUNT(*) AS n FROM settlements WHERE payer = ?")
+      .bind(buyer.address)
+      .first<{ n: number }>();
     expect(ledger?.n).toBe(1);
   });
 
   it("the recommended unit price books nothing (no D1 write on the common settle)", async () => {
     const f = await isolatedFacilitator("priority-none");
     const buyer = await fundedBuyer(5_000_000);
-    expect((await f.post("/settle", await f.signedBody(buyer, await f.line(USDC, "1000000")))).body).toMatchObject({ success: true });
-    const rows = await env.DB.prepare("SELECT COUNT(*) AS n FROM fee_payer_exposure WHERE payer = ?").bind(buyer.address).first<{ n: number }>();
+    expect((await f.post("/settle", await f.signedBody(buyer, await f.line(USDC, "1000000")))).body).toMatchObject({
+      success: true,
+    });
+    const rows = await env.DB.prepare("SELECT COUNT(*) AS n FROM fee_payer_exposure WHERE payer = ?")
+      .bind(buyer.address)
+      .first<{ n: number }>();
     expect(rows?.n).toBe(0);
   });
 });
@@ -92,7 +130,9 @@ describe("a stuck upto channel still holds the fee payer's rent", () => {
     const f = await isolatedFacilitator("stuck-counted", { SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAYER: "1" });
     const authorizer = await generateKeyPairSigner();
     const buyer = await fundedBuyer(5_000_000);
-    const rentBefore = BigInt((await callWithEnv(f.env, "/health")).body.feePayerExposure.rentOutLamports.byRail.upto ?? "0");
+    const rentBefore = BigInt(
+      (await callWithEnv(f.env, "/health")).body.feePayerExposure.rentOutLamports.byRail.upto ?? "0",
+    );
     // The keeper gave this buyer's earlier channel up (e.g. its escrow token account was frozen): the row is stuck.
     const stuck = `stuck-${crypto.randomUUID()}`;
     await env.DB.prepare(
@@ -109,7 +149,10 @@ describe("a stuck upto channel still holds the fee payer's rent", () => {
     const payload = await uptoDeposit(buyer, line);
     // /verify says what the settle would: the buyer's stuck channel fills its cap.
     const verified = await f.post("/verify", uptoBody(line, payload));
-    expect(verified.body, JSON.stringify(verified.body)).toMatchObject({ isValid: false, invalidReason: "upto_open_channels_per_payer_exceeded" });
+    expect(verified.body, JSON.stringify(verified.body)).toMatchObject({
+      isValid: false,
+      invalidReason: "upto_open_channels_per_payer_exceeded",
+    });
     const refused = await f.post("/settle", uptoBody(line, { ...payload, type: "deposit" }));
     expect(refused.status, JSON.stringify(refused.body)).toBe(429);
     expect(refused.body).toMatchObject({ success: false, errorReason: "upto_open_channels_per_payer_exceeded" });

@@ -1,8 +1,8 @@
-import { describe, expect, it } from "vitest";
 import { generateKeyPairSigner } from "@solana/kit";
-import { call } from "../support/workerd/worker-http";
-import { activatedSeller, DEVNET, USDC } from "../support/workerd/payment-fixtures";
+import { describe, expect, it } from "vitest";
 import { chainRpc } from "../support/workerd/chain";
+import { activatedSeller, DEVNET, USDC } from "../support/workerd/payment-fixtures";
+import { call } from "../support/workerd/worker-http";
 
 /** localnet/seed.ts values (that module is Node-only): UniversalSettle Config and the USDC Escrow. */
 const US = { feeBps: 100, discountedFeeBps: 90, minFeeAmountRaw: 10_000n, provisioningFeeRaw: 1_000_000n };
@@ -40,13 +40,25 @@ describe("GET /fee-quote", () => {
   it("exact, sovereign seller: the discounted rate, the minimum fee as a floor, nothing withheld", async () => {
     const wallet = await activatedSeller(USDC);
     const big = await quote({ wallet, asset: USDC, amount: "5000000" });
-    expect(big.body).toMatchObject({ tier: "sovereign", feeBps: US.discountedFeeBps, protocolFee: "45000", provisioningRecoveryWithheld: "0", sellerNets: "4955000" });
+    expect(big.body).toMatchObject({
+      tier: "sovereign",
+      feeBps: US.discountedFeeBps,
+      protocolFee: "45000",
+      provisioningRecoveryWithheld: "0",
+      sellerNets: "4955000",
+    });
     const small = await quote({ wallet, asset: "USDC", amount: "500000" }); // 90 bps = 4,500 < the 10,000 minimum
-    expect(small.body).toMatchObject({ protocolFee: US.minFeeAmountRaw.toString(), sellerNets: (500_000n - US.minFeeAmountRaw).toString() });
+    expect(small.body).toMatchObject({
+      protocolFee: US.minFeeAmountRaw.toString(),
+      sellerNets: (500_000n - US.minFeeAmountRaw).toString(),
+    });
     // Below the minimum payment the seller would net nothing: refused with /verify's reason and the number.
     const tiny = await quote({ wallet, asset: "USDC", amount: "4000" });
     expect(tiny.status).toBe(400);
-    expect(tiny.body).toMatchObject({ reason: "invalid_exact_svm_payload_amount_below_minimum", minimumAmount: US.minFeeAmountRaw.toString() });
+    expect(tiny.body).toMatchObject({
+      reason: "invalid_exact_svm_payload_amount_below_minimum",
+      minimumAmount: US.minFeeAmountRaw.toString(),
+    });
   });
 
   it("sla-escrow: the escrow's fee with its 10-cent minimum, and the adjudicator's tip", async () => {
@@ -69,11 +81,25 @@ describe("GET /fee-quote", () => {
     const wallet = (await generateKeyPairSigner()).address;
     const without = await quote({ wallet, asset: "USDC", amount: "512345", scheme: "upto" });
     expect(without.status, JSON.stringify(without.body)).toBe(200);
-    expect(without.body).toMatchObject({ scheme: "upto", tier: "channel", feeBps: 0, protocolFee: "0", oracleFee: "0", sellerNets: "0", rentFrontedLamports: "4711920" });
+    expect(without.body).toMatchObject({
+      scheme: "upto",
+      tier: "channel",
+      feeBps: 0,
+      protocolFee: "0",
+      oracleFee: "0",
+      sellerNets: "0",
+      rentFrontedLamports: "4711920",
+    });
     expect(without.body.notes.join(" ")).toMatch(/treasury/);
     await chainRpc("requestTokenAirdrop", [wallet, 1]);
     const withAccount = await quote({ wallet, asset: "USDC", amount: "512345", scheme: "upto" });
-    expect(withAccount.body).toMatchObject({ scheme: "upto", mint: USDC, protocolFee: "0", provisioningRecoveryWithheld: "0", sellerNets: "512345" });
+    expect(withAccount.body).toMatchObject({
+      scheme: "upto",
+      mint: USDC,
+      protocolFee: "0",
+      provisioningRecoveryWithheld: "0",
+      sellerNets: "512345",
+    });
   });
 
   it("answers a clear 400 for each bad input", async () => {

@@ -1,17 +1,25 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
-import { beforeAll, describe, expect, it } from "vitest";
-import * as v from "valibot";
 import { Hono } from "hono";
-import { RAILS, railJobs, railRoutes, railsBySchemeOf, verifySettleBodySchemaOf, enrichWithRails, loadConfig } from "../../src/rails/registry";
-import { checkCommonRequirementsAmong } from "../../src/x402/common-checks";
-import { buildSupported } from "../../src/http/self-description/supported";
-import { mountRoutes } from "../../src/http/route-def";
-import { API_PREFIX, type AppEnv } from "../../src/http/context";
-import { configOf, type Config } from "../../src/platform/config/load-config";
-import { CLUSTERS } from "../../src/platform/config/networks";
-import type { Env } from "../../src/env";
+import * as v from "valibot";
+import { beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../../src/app";
+import type { Env } from "../../src/env";
+import { API_PREFIX, type AppEnv } from "../../src/http/context";
+import { mountRoutes } from "../../src/http/route-def";
+import { buildSupported } from "../../src/http/self-description/supported";
 import { jobsByCron, PROBE_CRON, runScheduled, SWEEP_CRON } from "../../src/jobs/scheduled";
+import { type Config, configOf } from "../../src/platform/config/load-config";
+import { CLUSTERS } from "../../src/platform/config/networks";
+import {
+  enrichWithRails,
+  loadConfig,
+  RAILS,
+  railJobs,
+  railRoutes,
+  railsBySchemeOf,
+  verifySettleBodySchemaOf,
+} from "../../src/rails/registry";
+import { checkCommonRequirementsAmong } from "../../src/x402/common-checks";
 import { fourthRail, fourthTicketPurges } from "../support/fourth-rail/module";
 
 /**
@@ -27,7 +35,15 @@ beforeAll(async () => {
   config = await loadConfig(env as unknown as Env);
 });
 
-const line = () => ({ scheme: "fourth", network: config.network, asset: CLUSTERS.devnet.usdcMint, amount: "5", payTo: config.feePayer.address, maxTimeoutSeconds: 60, extra: {} });
+const line = () => ({
+  scheme: "fourth",
+  network: config.network,
+  asset: CLUSTERS.devnet.usdcMint,
+  amount: "5",
+  payTo: config.feePayer.address,
+  maxTimeoutSeconds: 60,
+  extra: {},
+});
 const body = (scheme = "fourth") => ({
   x402Version: 2,
   paymentPayload: { x402Version: 2, accepted: { ...line(), scheme }, payload: { ticket: "t-1", payer: "buyer" } },
@@ -37,7 +53,12 @@ const body = (scheme = "fourth") => ({
 describe("a fourth rail plugged in with one registry line", () => {
   it("is listed in /supported after the shipped rails, with its own extra", async () => {
     const supported = await buildSupported(await configOf(WITH_FOURTH).load(env as unknown as Env), WITH_FOURTH);
-    expect(supported.kinds.at(-1)).toEqual({ x402Version: 2, scheme: "fourth", network: config.network, extra: { feePayer: config.feePayer.address, ticketsOnly: "true", ticketFee: "7" } });
+    expect(supported.kinds.at(-1)).toEqual({
+      x402Version: 2,
+      scheme: "fourth",
+      network: config.network,
+      extra: { feePayer: config.feePayer.address, ticketsOnly: "true", ticketFee: "7" },
+    });
     expect((await buildSupported(config, RAILS)).kinds.map((k) => k.scheme)).not.toContain("fourth");
   });
 
@@ -47,23 +68,36 @@ describe("a fourth rail plugged in with one registry line", () => {
     expect(parsed.output.paymentPayload.payload.transaction).toBe("t-1");
     const shipped = v.safeParse(verifySettleBodySchemaOf(RAILS), body());
     expect(shipped.success).toBe(false);
-    const bad = v.safeParse(verifySettleBodySchemaOf(WITH_FOURTH), { ...body(), paymentPayload: { ...body().paymentPayload, payload: { nothing: 1 } } });
+    const bad = v.safeParse(verifySettleBodySchemaOf(WITH_FOURTH), {
+      ...body(),
+      paymentPayload: { ...body().paymentPayload, payload: { nothing: 1 } },
+    });
     expect(bad.issues?.[0]?.message).toMatch(/ or a fourth-rail ticket \(`ticket`\)$/);
   });
 
   it("passes the common checks under its name and its alias, and is unsupported without the line", () => {
     const parsed = v.parse(verifySettleBodySchemaOf(WITH_FOURTH), body());
-    expect(checkCommonRequirementsAmong(config, parsed, railsBySchemeOf(WITH_FOURTH))).toMatchObject({ scheme: "fourth", amount: 5n });
+    expect(checkCommonRequirementsAmong(config, parsed, railsBySchemeOf(WITH_FOURTH))).toMatchObject({
+      scheme: "fourth",
+      amount: 5n,
+    });
     const aliased = v.parse(verifySettleBodySchemaOf(WITH_FOURTH), body("v2:solana:fourth"));
-    expect(checkCommonRequirementsAmong(config, aliased, railsBySchemeOf(WITH_FOURTH))).toMatchObject({ scheme: "fourth" });
-    expect(checkCommonRequirementsAmong(config, parsed, railsBySchemeOf(RAILS))).toMatchObject({ ok: false, reason: "unsupported_scheme" });
+    expect(checkCommonRequirementsAmong(config, aliased, railsBySchemeOf(WITH_FOURTH))).toMatchObject({
+      scheme: "fourth",
+    });
+    expect(checkCommonRequirementsAmong(config, parsed, railsBySchemeOf(RAILS))).toMatchObject({
+      ok: false,
+      reason: "unsupported_scheme",
+    });
   });
 
   it("dispatches verify to it by scheme", async () => {
     const parsed = v.parse(verifySettleBodySchemaOf(WITH_FOURTH), body());
     const accepted = checkCommonRequirementsAmong(config, parsed, railsBySchemeOf(WITH_FOURTH));
     if ("ok" in accepted) throw new Error(accepted.message);
-    expect(await railsBySchemeOf(WITH_FOURTH).get("fourth")!.verify(config, parsed, accepted, { simulate: true })).toEqual({ ok: true, payer: "buyer" });
+    expect(
+      await railsBySchemeOf(WITH_FOURTH).get("fourth")!.verify(config, parsed, accepted, { simulate: true }),
+    ).toEqual({ ok: true, payer: "buyer" });
   });
 
   it("its builder route joins the route table after the shipped builders and answers over HTTP", async () => {
@@ -72,19 +106,28 @@ describe("a fourth rail plugged in with one registry line", () => {
     expect(builders.at(-1)!.key).toBe("buildFourthTicket");
     const app = new Hono<AppEnv>();
     mountRoutes(app, builders.slice(-1));
-    const response = await app.request(`${API_PREFIX}/build-fourth-ticket`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ payer: "buyer" }) }, env);
+    const response = await app.request(
+      `${API_PREFIX}/build-fourth-ticket`,
+      { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ payer: "buyer" }) },
+      env,
+    );
     expect(await response.json()).toEqual({ ticket: "ticket-for-buyer" });
   });
 
   it("its job runs on the rails' Cron trigger after the shipped rails' jobs", () => {
-    expect(railJobs(WITH_FOURTH).map((job) => job.name)).toEqual([...railJobs(RAILS).map((job) => job.name), "fourth-keeper"]);
+    expect(railJobs(WITH_FOURTH).map((job) => job.name)).toEqual([
+      ...railJobs(RAILS).map((job) => job.name),
+      "fourth-keeper",
+    ]);
   });
 
   it("enrich runs its transform on its lines, after the shipped rails' (which leave them alone)", async () => {
     const required = { x402Version: 2 as const, resource: { url: "https://example.test/r" }, accepts: [line()] };
     expect(await enrichWithRails(RAILS, config, required)).toEqual(required);
     const withFourth = await configOf(WITH_FOURTH).load(env as unknown as Env);
-    expect((await enrichWithRails(WITH_FOURTH, withFourth, required)).accepts).toEqual([{ ...line(), extra: { ticketFee: "7" } }]);
+    expect((await enrichWithRails(WITH_FOURTH, withFourth, required)).accepts).toEqual([
+      { ...line(), extra: { ticketFee: "7" } },
+    ]);
   });
 });
 
@@ -94,22 +137,36 @@ describe("a fourth rail's configuration comes with its module (no second list)",
   it("its keys join the configuration of the rails list it is in, with their defaults and validation", async () => {
     expect(configOf(WITH_FOURTH).keys).toContain("SVC_FOURTH_TICKET_FEE");
     expect(configOf(RAILS).keys).not.toContain("SVC_FOURTH_TICKET_FEE");
-    expect(((await configOf(WITH_FOURTH).load(workerEnv())) as unknown as { fourth: unknown }).fourth).toEqual({ ticketFee: 7 });
-    expect(((await configOf(WITH_FOURTH).load(workerEnv({ SVC_FOURTH_TICKET_FEE: "9" }))) as unknown as { fourth: unknown }).fourth).toEqual({ ticketFee: 9 });
-    await expect(configOf(WITH_FOURTH).load(workerEnv({ SVC_FOURTH_TICKET_FEE: "lots" }))).rejects.toThrow(/SVC_FOURTH_TICKET_FEE/);
+    expect(((await configOf(WITH_FOURTH).load(workerEnv())) as unknown as { fourth: unknown }).fourth).toEqual({
+      ticketFee: 7,
+    });
+    expect(
+      ((await configOf(WITH_FOURTH).load(workerEnv({ SVC_FOURTH_TICKET_FEE: "9" }))) as unknown as { fourth: unknown })
+        .fourth,
+    ).toEqual({ ticketFee: 9 });
+    await expect(configOf(WITH_FOURTH).load(workerEnv({ SVC_FOURTH_TICKET_FEE: "lots" }))).rejects.toThrow(
+      /SVC_FOURTH_TICKET_FEE/,
+    );
     // The Worker's own configuration neither reads nor validates the fixture's key.
     expect("fourth" in (await loadConfig(workerEnv({ SVC_FOURTH_TICKET_FEE: "lots" })))).toBe(false);
   });
 
   it("every shipped rail's keys are the Worker's: the configuration is built from RAILS' modules", () => {
-    for (const rail of RAILS) for (const key of Object.keys(rail.config?.keys ?? {})) expect(configOf(RAILS).keys).toContain(key);
+    for (const rail of RAILS)
+      for (const key of Object.keys(rail.config?.keys ?? {})) expect(configOf(RAILS).keys).toContain(key);
   });
 
   it("the app built with it reads its key: /supported shows the configured fee", async () => {
     const ctx = createExecutionContext();
-    const answer = await buildApp(WITH_FOURTH).fetch(new Request(`http://facilitator.test${API_PREFIX}/supported`), workerEnv({ SVC_FOURTH_TICKET_FEE: "11" }), ctx);
+    const answer = await buildApp(WITH_FOURTH).fetch(
+      new Request(`http://facilitator.test${API_PREFIX}/supported`),
+      workerEnv({ SVC_FOURTH_TICKET_FEE: "11" }),
+      ctx,
+    );
     await waitOnExecutionContext(ctx);
-    expect(((await answer.json()) as { kinds: { extra: Record<string, string> }[] }).kinds.at(-1)!.extra.ticketFee).toBe("11");
+    expect(
+      ((await answer.json()) as { kinds: { extra: Record<string, string> }[] }).kinds.at(-1)!.extra.ticketFee,
+    ).toBe("11");
   });
 });
 
@@ -118,7 +175,11 @@ describe("a fourth rail served by the Worker's app (buildApp with the rails list
   // the same app over RAILS (src/index.ts).
   const post = async (app: ReturnType<typeof buildApp>, path: string, json: unknown) => {
     const ctx = createExecutionContext();
-    const request = new Request(`http://facilitator.test${API_PREFIX}${path}`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(json) });
+    const request = new Request(`http://facilitator.test${API_PREFIX}${path}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(json),
+    });
     const response = await app.fetch(request, env, ctx);
     await waitOnExecutionContext(ctx);
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };
@@ -129,13 +190,21 @@ describe("a fourth rail served by the Worker's app (buildApp with the rails list
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     expect(answer.body).toMatchObject({ isValid: true, payer: "buyer" });
     // Its alias too, through the same common checks.
-    expect((await post(buildApp(WITH_FOURTH), "/verify", body("v2:solana:fourth"))).body).toMatchObject({ isValid: true, payer: "buyer" });
+    expect((await post(buildApp(WITH_FOURTH), "/verify", body("v2:solana:fourth"))).body).toMatchObject({
+      isValid: true,
+      payer: "buyer",
+    });
   });
 
   it("POST /settle dispatches to its settle and answers in the settle shape", async () => {
     const answer = await post(buildApp(WITH_FOURTH), "/settle", body());
     expect(answer.status).toBe(400);
-    expect(answer.body).toMatchObject({ success: false, errorReason: "invalid_payload", errorMessage: "the fixture rail settles nothing", network: config.network });
+    expect(answer.body).toMatchObject({
+      success: false,
+      errorReason: "invalid_payload",
+      errorMessage: "the fixture rail settles nothing",
+      network: config.network,
+    });
   });
 
   const get = async (app: ReturnType<typeof buildApp>, path: string) => {
@@ -202,15 +271,28 @@ describe("a fourth rail served by the Worker's app (buildApp with the rails list
     const withFourth = await configOf(WITH_FOURTH).load(env as unknown as Env);
     const retention = jobsByCron(WITH_FOURTH)[PROBE_CRON]!.find((job) => job.name === "retention")!;
     const outcome = (await retention.run(withFourth, env as unknown as Env)) as Record<string, number>;
-    expect(Object.keys(outcome)).toEqual(["paymentAttemptsDeleted", "challengesDeleted", "escrowWatchRowsDeleted", "sponsoredFailuresDeleted", "uptoChannelRowsDeleted", "fourthTicketsDeleted"]);
+    expect(Object.keys(outcome)).toEqual([
+      "paymentAttemptsDeleted",
+      "challengesDeleted",
+      "escrowWatchRowsDeleted",
+      "sponsoredFailuresDeleted",
+      "uptoChannelRowsDeleted",
+      "fourthTicketsDeleted",
+    ]);
     expect(fourthTicketPurges.at(-1)!.beforeMs).toBeLessThan(Date.now() - 6_000); // its cutoff, from its configured fee (7 s)
     const shipped = jobsByCron(RAILS)[PROBE_CRON]!.find((job) => job.name === "retention")!;
-    expect(Object.keys((await shipped.run(config, env as unknown as Env)) as object)).not.toContain("fourthTicketsDeleted");
+    expect(Object.keys((await shipped.run(config, env as unknown as Env)) as object)).not.toContain(
+      "fourthTicketsDeleted",
+    );
   });
 
   it("GET /supported of that app lists it; the Worker's own app (RAILS) refuses its payments", async () => {
     const ctx = createExecutionContext();
-    const supported = await buildApp(WITH_FOURTH).fetch(new Request(`http://facilitator.test${API_PREFIX}/supported`), env, ctx);
+    const supported = await buildApp(WITH_FOURTH).fetch(
+      new Request(`http://facilitator.test${API_PREFIX}/supported`),
+      env,
+      ctx,
+    );
     await waitOnExecutionContext(ctx);
     expect(((await supported.json()) as { kinds: { scheme: string }[] }).kinds.at(-1)!.scheme).toBe("fourth");
     const shipped = await post(buildApp(), "/verify", body());

@@ -21,7 +21,12 @@ describe("HTTP conventions", () => {
     const response = await call("/no-such-route", { headers: { "X-Correlation-ID": "abc-123" } });
     expect(response.headers.get("X-Correlation-ID")).toBe("abc-123");
     expect(response.status).toBe(404);
-    expect(response.body).toEqual({ error: "No route for GET /api/v1/facilitator/no-such-route", code: "NOT_FOUND", reason: "not_found", correlationId: "abc-123" });
+    expect(response.body).toEqual({
+      error: "No route for GET /api/v1/facilitator/no-such-route",
+      code: "NOT_FOUND",
+      reason: "not_found",
+      correlationId: "abc-123",
+    });
   });
 
   it("does not echo an unsafe correlation id", async () => {
@@ -38,7 +43,11 @@ describe("HTTP conventions", () => {
 
   it("refuses an oversize body with 413 JSON", async () => {
     const big = "x".repeat(70_000);
-    const response = await call("/health", { method: "POST", body: JSON.stringify({ big }), headers: { "Content-Type": "application/json" } });
+    const response = await call("/health", {
+      method: "POST",
+      body: JSON.stringify({ big }),
+      headers: { "Content-Type": "application/json" },
+    });
     expect(response.status).toBe(413);
     expect(response.body.code).toBe("PAYLOAD_TOO_LARGE");
     expect(response.body.correlationId).toEqual(expect.any(String));

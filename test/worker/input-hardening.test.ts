@@ -1,11 +1,11 @@
 import { env } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
 import { generateKeyPairSigner } from "@solana/kit";
-import { call, callWithEnv } from "../support/workerd/worker-http";
-import { USDC, enrichedLine, signedPaymentBody } from "../support/workerd/payment-fixtures";
-import { fundedBuyer } from "../support/workerd/chain";
-import { signMessage } from "../support/workerd/seller-fixtures";
+import { describe, expect, it } from "vitest";
 import { RAILS } from "../../src/rails/registry";
+import { fundedBuyer } from "../support/workerd/chain";
+import { enrichedLine, signedPaymentBody, USDC } from "../support/workerd/payment-fixtures";
+import { signMessage } from "../support/workerd/seller-fixtures";
+import { call, callWithEnv } from "../support/workerd/worker-http";
 
 /** Issue 8 item 5: smaller holes an anonymous caller or a misconfiguration could open. */
 const json = { "Content-Type": "application/json" };
@@ -16,23 +16,41 @@ describe("JSON depth is bounded once, at parse time, for every route", () => {
     const line = await enrichedLine(USDC, "100000");
     const deepExtra = `{"x402Version":2,"paymentPayload":{"x402Version":2,"accepted":${JSON.stringify(line)},"payload":{"transaction":"AAAA"}},"paymentRequirements":{"extra":${deeplyNested(30_000)}}}`;
     for (const path of ["/verify", "/settle"]) {
-      const answer = await call(path, { method: "POST", headers: { ...json, "CF-Connecting-IP": crypto.randomUUID() }, body: deepExtra });
+      const answer = await call(path, {
+        method: "POST",
+        headers: { ...json, "CF-Connecting-IP": crypto.randomUUID() },
+        body: deepExtra,
+      });
       expect(answer.status, path).toBe(400);
       expect(answer.body.invalidMessage ?? answer.body.errorMessage).toContain("deeper than 32 levels");
     }
     const deepResource = `{"payer":"${line.extra.merchantWallet}","accepted":${JSON.stringify(line)},"resource":${deeplyNested(30_000)}}`;
-    const built = await call("/build-exact-payment-tx", { method: "POST", headers: { ...json, "CF-Connecting-IP": crypto.randomUUID() }, body: deepResource });
+    const built = await call("/build-exact-payment-tx", {
+      method: "POST",
+      headers: { ...json, "CF-Connecting-IP": crypto.randomUUID() },
+      body: deepResource,
+    });
     expect(built.status).toBe(400);
     expect(built.body).toMatchObject({ code: "BAD_REQUEST", error: expect.stringContaining("deeper than 32 levels") });
-    const enrich = await call("/payment-required/enrich", { method: "POST", headers: json, body: `{"x402Version":2,"accepts":${deeplyNested(30_000)}}` });
+    const enrich = await call("/payment-required/enrich", {
+      method: "POST",
+      headers: json,
+      body: `{"x402Version":2,"accepts":${deeplyNested(30_000)}}`,
+    });
     expect(enrich.status).toBe(400);
   });
 
   it("ordinary nesting and brackets inside strings are not counted against the bound", async () => {
     const buyer = await fundedBuyer(5_000_000);
     const body = await signedPaymentBody(buyer, await enrichedLine(USDC, "100000"));
-    body.paymentPayload.resource = { url: "https://seller.example/a", description: "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[" };
-    expect((await call("/verify", { method: "POST", json: body, headers: { "CF-Connecting-IP": crypto.randomUUID() } })).status).toBe(200);
+    body.paymentPayload.resource = {
+      url: "https://seller.example/a",
+      description: "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[",
+    };
+    expect(
+      (await call("/verify", { method: "POST", json: body, headers: { "CF-Connecting-IP": crypto.randomUUID() } }))
+        .status,
+    ).toBe(200);
   });
 });
 
@@ -45,9 +63,17 @@ describe("scheme names are looked up by own keys only", () => {
       expect(rail.body.error).toContain("scheme");
     }
     const line = { ...(await enrichedLine(USDC, "100000")), scheme: "toString" };
-    const body = { x402Version: 2, paymentPayload: { x402Version: 2, accepted: line, payload: { transaction: "AAAA" } }, paymentRequirements: line };
+    const body = {
+      x402Version: 2,
+      paymentPayload: { x402Version: 2, accepted: line, payload: { transaction: "AAAA" } },
+      paymentRequirements: line,
+    };
     for (const path of ["/verify", "/settle"]) {
-      const answer = await call(path, { method: "POST", json: body, headers: { "CF-Connecting-IP": crypto.randomUUID() } });
+      const answer = await call(path, {
+        method: "POST",
+        json: body,
+        headers: { "CF-Connecting-IP": crypto.randomUUID() },
+      });
       expect(answer.status, path).toBe(400);
       expect(answer.text).not.toContain("function");
       expect(answer.text).not.toContain("[native code]");
@@ -60,7 +86,9 @@ describe("configuration: a failed read of the D1 parameters never silently rever
     // Real D1, but the parameters query of this wrapper reads a table of its own (so no other test sees the
     // parameter) and can be switched to fail, which the local D1 cannot be made to do on demand.
     const table = `parameters_${crypto.randomUUID().replaceAll("-", "")}`;
-    await env.DB.prepare(`CREATE TABLE ${table} (key text PRIMARY KEY NOT NULL, value text NOT NULL, updated_at_ms integer NOT NULL)`).run();
+    await env.DB.prepare(
+      `CREATE TABLE ${table} (key text PRIMARY KEY NOT NULL, value text NOT NULL, updated_at_ms integer NOT NULL)`,
+    ).run();
     await env.DB.prepare(`INSERT INTO ${table} VALUES ('SVC_JIT_PROVISIONING_DAILY_CAP', '0', 0)`).run();
     let failing = false;
     const db = new Proxy(env.DB, {
@@ -111,10 +139,16 @@ describe("wallet challenges", () => {
 
   it("a CHALLENGE_MAC_KEY shorter than 32 bytes disables challenges (503) instead of issuing guessable ones", async () => {
     const seller = await generateKeyPairSigner();
-    const short = await callWithEnv({ CHALLENGE_MAC_KEY: "only-31-bytes-long-mac-key-0123" }, `/sellers/${seller.address}/challenge`);
+    const short = await callWithEnv(
+      { CHALLENGE_MAC_KEY: "only-31-bytes-long-mac-key-0123" },
+      `/sellers/${seller.address}/challenge`,
+    );
     expect(short.status).toBe(503);
     expect(short.body.error).toContain("at least 32 bytes");
-    const enough = await callWithEnv({ CHALLENGE_MAC_KEY: "exactly-32-bytes-long-mac-key-01" }, `/sellers/${seller.address}/challenge`);
+    const enough = await callWithEnv(
+      { CHALLENGE_MAC_KEY: "exactly-32-bytes-long-mac-key-01" },
+      `/sellers/${seller.address}/challenge`,
+    );
     expect(enough.status).toBe(200);
   });
 });
@@ -147,7 +181,8 @@ describe("numeric fields: out-of-range numbers are a 400 naming the field, never
       case "object":
       case "loose_object":
       case "strict_object":
-        for (const [key, entry] of Object.entries(schema.entries)) numericPaths(entry, path ? `${path}.${key}` : key, out);
+        for (const [key, entry] of Object.entries(schema.entries))
+          numericPaths(entry, path ? `${path}.${key}` : key, out);
         return out;
       case "optional":
       case "nullable":
@@ -179,49 +214,211 @@ describe("numeric fields: out-of-range numbers are a 400 naming the field, never
     extra: { feePayer: wallet },
   };
   const signed = { message: "m", signature: "s" };
-  const uptoPayload = { from: wallet, maxAmount: "1", deposit: "1", channelId: wallet, authorizedSigner: wallet, openTransaction: "AAAA", openSlot: "1", expiresAt: 2, validAfter: 1, nonce: "1" };
-  const v2 = { buyer: wallet, seller: wallet, mint, amount: "1", ttlSeconds: 3600, slaHash: hex32, oracleAuthority: wallet, closureDelayOverride: 0, refundCooldownOverride: 0, deliveryCutoffOverride: 0, arbitrationWindowSeconds: 0 };
+  const uptoPayload = {
+    from: wallet,
+    maxAmount: "1",
+    deposit: "1",
+    channelId: wallet,
+    authorizedSigner: wallet,
+    openTransaction: "AAAA",
+    openSlot: "1",
+    expiresAt: 2,
+    validAfter: 1,
+    nonce: "1",
+  };
+  const v2 = {
+    buyer: wallet,
+    seller: wallet,
+    mint,
+    amount: "1",
+    ttlSeconds: 3600,
+    slaHash: hex32,
+    oracleAuthority: wallet,
+    closureDelayOverride: 0,
+    refundCooldownOverride: 0,
+    deliveryCutoffOverride: 0,
+    arbitrationWindowSeconds: 0,
+  };
   type Case = { method: "POST" | "GET"; path: string; field: string; body: (bad: number) => unknown; route?: string };
   const CASES: Case[] = [
     ...["/verify", "/settle"].flatMap((path): Case[] => [
-      { method: "POST", path, field: "paymentRequirements.maxTimeoutSeconds", body: (bad) => ({ x402Version: 2, paymentPayload: { x402Version: 2, accepted: line, payload: { transaction: "AAAA" } }, paymentRequirements: { ...line, maxTimeoutSeconds: bad } }) },
-      { method: "POST", path, field: "paymentPayload.accepted.maxTimeoutSeconds", body: (bad) => ({ x402Version: 2, paymentPayload: { x402Version: 2, accepted: { ...line, maxTimeoutSeconds: bad }, payload: { transaction: "AAAA" } }, paymentRequirements: line }) },
+      {
+        method: "POST",
+        path,
+        field: "paymentRequirements.maxTimeoutSeconds",
+        body: (bad) => ({
+          x402Version: 2,
+          paymentPayload: { x402Version: 2, accepted: line, payload: { transaction: "AAAA" } },
+          paymentRequirements: { ...line, maxTimeoutSeconds: bad },
+        }),
+      },
+      {
+        method: "POST",
+        path,
+        field: "paymentPayload.accepted.maxTimeoutSeconds",
+        body: (bad) => ({
+          x402Version: 2,
+          paymentPayload: {
+            x402Version: 2,
+            accepted: { ...line, maxTimeoutSeconds: bad },
+            payload: { transaction: "AAAA" },
+          },
+          paymentRequirements: line,
+        }),
+      },
       // The upto payload's own numbers (issue 24).
       ...(["expiresAt", "validAfter"] as const).map(
-        (field): Case => ({ method: "POST", path, field: `paymentPayload.payload.${field}`, body: (bad) => ({ x402Version: 2, paymentPayload: { x402Version: 2, accepted: { ...line, scheme: "upto" }, payload: { ...uptoPayload, [field]: bad } }, paymentRequirements: { ...line, scheme: "upto" } }) }),
+        (field): Case => ({
+          method: "POST",
+          path,
+          field: `paymentPayload.payload.${field}`,
+          body: (bad) => ({
+            x402Version: 2,
+            paymentPayload: {
+              x402Version: 2,
+              accepted: { ...line, scheme: "upto" },
+              payload: { ...uptoPayload, [field]: bad },
+            },
+            paymentRequirements: { ...line, scheme: "upto" },
+          }),
+        }),
       ),
     ]),
-    { method: "POST", path: "/build-exact-payment-tx", field: "accepted.maxTimeoutSeconds", body: (bad) => ({ payer: wallet, accepted: { ...line, maxTimeoutSeconds: bad } }) },
-    { method: "POST", path: "/build-upto-deposit-tx", field: "accepted.maxTimeoutSeconds", body: (bad) => ({ payer: wallet, accepted: { ...line, scheme: "upto", maxTimeoutSeconds: bad } }) },
-    { method: "POST", path: "/build-sla-escrow-payment-tx", field: "accepted.maxTimeoutSeconds", body: (bad) => ({ payer: wallet, accepted: { ...line, scheme: "sla-escrow", maxTimeoutSeconds: bad }, slaHash: hex32, oracleAuthority: wallet }) },
-    ...(["amount", "ttlSeconds", "closureDelayOverride", "refundCooldownOverride", "deliveryCutoffOverride", "arbitrationWindowSeconds", "minOracleTip"] as const).map(
-      (field): Case => ({ method: "POST", path: "/build-sla-escrow-payment-v2-tx", field, body: (bad) => ({ ...v2, [field]: bad }) }),
+    {
+      method: "POST",
+      path: "/build-exact-payment-tx",
+      field: "accepted.maxTimeoutSeconds",
+      body: (bad) => ({ payer: wallet, accepted: { ...line, maxTimeoutSeconds: bad } }),
+    },
+    {
+      method: "POST",
+      path: "/build-upto-deposit-tx",
+      field: "accepted.maxTimeoutSeconds",
+      body: (bad) => ({ payer: wallet, accepted: { ...line, scheme: "upto", maxTimeoutSeconds: bad } }),
+    },
+    {
+      method: "POST",
+      path: "/build-sla-escrow-payment-tx",
+      field: "accepted.maxTimeoutSeconds",
+      body: (bad) => ({
+        payer: wallet,
+        accepted: { ...line, scheme: "sla-escrow", maxTimeoutSeconds: bad },
+        slaHash: hex32,
+        oracleAuthority: wallet,
+      }),
+    },
+    ...(
+      [
+        "amount",
+        "ttlSeconds",
+        "closureDelayOverride",
+        "refundCooldownOverride",
+        "deliveryCutoffOverride",
+        "arbitrationWindowSeconds",
+        "minOracleTip",
+      ] as const
+    ).map(
+      (field): Case => ({
+        method: "POST",
+        path: "/build-sla-escrow-payment-v2-tx",
+        field,
+        body: (bad) => ({ ...v2, [field]: bad }),
+      }),
     ),
-    { method: "POST", path: "/build-sla-escrow-mutual-action-tx", field: "value", body: (bad) => ({ party: wallet, mint, paymentUidHex: hex32, accept: false, action: 2, value: bad }) },
+    {
+      method: "POST",
+      path: "/build-sla-escrow-mutual-action-tx",
+      field: "value",
+      body: (bad) => ({ party: wallet, mint, paymentUidHex: hex32, accept: false, action: 2, value: bad }),
+    },
     ...(["sellerBps", "resolutionReason"] as const).map(
-      (field): Case => ({ method: "POST", path: "/build-sla-escrow-resolve-split-tx", field, body: (bad) => ({ adjudicator: wallet, mint, paymentUidHex: hex32, sellerBps: 0, resolutionReason: 0, expectedDeliveryHash: hex32, seller: wallet, buyer: wallet, [field]: bad }) }),
+      (field): Case => ({
+        method: "POST",
+        path: "/build-sla-escrow-resolve-split-tx",
+        field,
+        body: (bad) => ({
+          adjudicator: wallet,
+          mint,
+          paymentUidHex: hex32,
+          sellerBps: 0,
+          resolutionReason: 0,
+          expectedDeliveryHash: hex32,
+          seller: wallet,
+          buyer: wallet,
+          [field]: bad,
+        }),
+      }),
     ),
-    { method: "POST", path: "/build-refund-tx", field: "amount", body: (bad) => ({ merchantWallet: wallet, payerWallet: wallet, mint, amount: bad }) },
+    {
+      method: "POST",
+      path: "/build-refund-tx",
+      field: "amount",
+      body: (bad) => ({ merchantWallet: wallet, payerWallet: wallet, mint, amount: bad }),
+    },
     { method: "POST", path: "/seller/payments", field: "limit", body: (bad) => ({ wallet, ...signed, limit: bad }) },
     { method: "POST", path: "/resources/retire", field: "id", body: (bad) => ({ wallet, ...signed, id: bad }) },
     { method: "POST", path: "/resources/probe", field: "id", body: (bad) => ({ wallet, ...signed, id: bad }) },
-    { method: "POST", path: `/sellers/${wallet}/resources`, route: "/sellers/:wallet/resources", field: "limit", body: (bad) => ({ ...signed, limit: bad }) },
-    { method: "GET", path: `/sellers/${wallet}/resources`, route: "/sellers/:wallet/resources", field: "limit", body: (bad) => ({ ...signed, limit: bad }) },
-    { method: "POST", path: `/sellers/${wallet}/register/challenge`, route: "/sellers/:wallet/register/challenge", field: "ttlSeconds", body: (bad) => ({ ttlSeconds: bad }) },
+    {
+      method: "POST",
+      path: `/sellers/${wallet}/resources`,
+      route: "/sellers/:wallet/resources",
+      field: "limit",
+      body: (bad) => ({ ...signed, limit: bad }),
+    },
+    {
+      method: "GET",
+      path: `/sellers/${wallet}/resources`,
+      route: "/sellers/:wallet/resources",
+      field: "limit",
+      body: (bad) => ({ ...signed, limit: bad }),
+    },
+    {
+      method: "POST",
+      path: `/sellers/${wallet}/register/challenge`,
+      route: "/sellers/:wallet/register/challenge",
+      field: "ttlSeconds",
+      body: (bad) => ({ ttlSeconds: bad }),
+    },
     { method: "POST", path: "/escrow-keeper", field: "limit", body: (bad) => ({ dryRun: true, limit: bad }) },
-    ...(["limit", "cooldownSeconds", "requireRecentSettleWithinSeconds"] as const).map((field): Case => ({ method: "POST", path: "/sweep", field, body: (bad) => ({ dryRun: true, [field]: bad }) })),
+    ...(["limit", "cooldownSeconds", "requireRecentSettleWithinSeconds"] as const).map(
+      (field): Case => ({ method: "POST", path: "/sweep", field, body: (bad) => ({ dryRun: true, [field]: bad }) }),
+    ),
     // pr402's routes (issue 21 §2).
     ...(["resolutionState", "resolutionReason"] as const).map(
-      (field): Case => ({ method: "POST", path: "/oracle/build-confirm", field, body: (bad) => ({ oracleAuthority: wallet, mint, paymentUidHex: hex32, deliveryHash: hex32, resolutionState: 1, resolutionReason: 0, [field]: bad }) }),
+      (field): Case => ({
+        method: "POST",
+        path: "/oracle/build-confirm",
+        field,
+        body: (bad) => ({
+          oracleAuthority: wallet,
+          mint,
+          paymentUidHex: hex32,
+          deliveryHash: hex32,
+          resolutionState: 1,
+          resolutionReason: 0,
+          [field]: bad,
+        }),
+      }),
     ),
-    ...(["limit", "cooldownSeconds", "deadlineSeconds", "lookbackSeconds"] as const).map((field): Case => ({ method: "POST", path: "/sla-escrow-settle", field, body: (bad) => ({ dryRun: true, [field]: bad }) })),
+    ...(["limit", "cooldownSeconds", "deadlineSeconds", "lookbackSeconds"] as const).map(
+      (field): Case => ({
+        method: "POST",
+        path: "/sla-escrow-settle",
+        field,
+        body: (bad) => ({ dryRun: true, [field]: bad }),
+      }),
+    ),
     { method: "POST", path: "/sla-escrow-close", field: "limit", body: (bad) => ({ dryRun: true, limit: bad }) },
   ];
   const BAD_NUMBERS = [1e308, 2 ** 64, 1.5];
 
   it("the cases cover every numeric field of every route's body and query", () => {
     const routes = apiRoutes(() => [], RAILS);
-    const found = routes.flatMap((route) => [...new Set([...numericPaths(route.body), ...numericPaths(route.query)])].map((field) => `${route.method} ${route.path} ${field}`));
+    const found = routes.flatMap((route) =>
+      [...new Set([...numericPaths(route.body), ...numericPaths(route.query)])].map(
+        (field) => `${route.method} ${route.path} ${field}`,
+      ),
+    );
     const covered = new Set(CASES.map((c) => `${c.method === "GET" ? "GET" : "POST"} ${c.route ?? c.path} ${c.field}`));
     // The GET owner list takes its limit from the query string (a string schema); its POST twin has the number.
     expect(found.filter((entry) => !covered.has(entry))).toEqual([]);
@@ -234,7 +431,10 @@ describe("numeric fields: out-of-range numbers are a 400 naming the field, never
       const body = testCase.body(bad) as Record<string, unknown>;
       const answer =
         testCase.method === "GET"
-          ? await call(`${testCase.path}?${new URLSearchParams({ message: "m", signature: "s", limit: String(bad) })}`, { headers })
+          ? await call(
+              `${testCase.path}?${new URLSearchParams({ message: "m", signature: "s", limit: String(bad) })}`,
+              { headers },
+            )
           : await call(testCase.path, { method: "POST", headers, body: JSON.stringify(body) });
       expect(answer.status, `${testCase.field} = ${bad}: ${answer.text}`).toBe(400);
       const message = String(answer.body.error ?? answer.body.invalidMessage ?? answer.body.errorMessage ?? "");

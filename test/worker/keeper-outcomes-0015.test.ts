@@ -1,9 +1,9 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { applyMigrations, databaseBefore, migrationsFrom } from "../support/workerd/migration-steps";
-import { KEEPER_LOOK_OUTCOMES, type KeeperLookOutcome } from "../../src/store/states";
 import { ESCROW_KEEPER_ACTIONS } from "../../src/rails/sla-escrow/store/states";
 import { UPTO_KEEPER_ACTIONS } from "../../src/rails/upto/store/states";
+import { KEEPER_LOOK_OUTCOMES, type KeeperLookOutcome } from "../../src/store/states";
+import { applyMigrations, databaseBefore, migrationsFrom } from "../support/workerd/migration-steps";
 
 /**
  * Migration 0015 on a database written by the schema before it: this file's database is emptied and built again from
@@ -34,11 +34,31 @@ const ESCROW_ROWS: OldRow[] = [
   ["open", "refund", "failed on chain: custom program error 0x1771", "failed"],
   ["stuck", "refund", `${GAVE_UP}failed on chain: custom program error 0x1771`, "failed"],
   ["open", "release", "fee_payer_below_minimum", "held"],
-  ["open", "release", "fee_payer_spend_per_day_exceeded: the fee payer spent 5000 lamports in the last 24 h in total (SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS: 4999)", "held"],
-  ["open", "release", "recipient token account Ata1 does not exist yet (read again just before sending); its owner Own1 must create it: the keeper pays nobody's rent", "held"],
-  ["open", "release", "a payout already created recipient token account Ata1 at the fee payer's cost today (its owner closed it just before); payouts into it wait until 2027-01-16", "held"],
+  [
+    "open",
+    "release",
+    "fee_payer_spend_per_day_exceeded: the fee payer spent 5000 lamports in the last 24 h in total (SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS: 4999)",
+    "held",
+  ],
+  [
+    "open",
+    "release",
+    "recipient token account Ata1 does not exist yet (read again just before sending); its owner Own1 must create it: the keeper pays nobody's rent",
+    "held",
+  ],
+  [
+    "open",
+    "release",
+    "a payout already created recipient token account Ata1 at the fee payer's cost today (its owner closed it just before); payouts into it wait until 2027-01-16",
+    "held",
+  ],
   ["open", "release", "recipient token account Ata1 does not exist yet; its owner must create it", "skipped"],
-  ["stuck", "release", `${GAVE_UP}recipient token account Ata1 does not exist yet; its owner must create it`, "skipped"],
+  [
+    "stuck",
+    "release",
+    `${GAVE_UP}recipient token account Ata1 does not exist yet; its owner must create it`,
+    "skipped",
+  ],
   ["open", "release", "payment escrow Esc1 is not the escrow of mint Mint1", "skipped"],
   ["open", "refund", "mint Mint1 is not a token mint on this cluster", "skipped"],
   ["open", "release", "mint Mint1 not found", "skipped"],
@@ -66,7 +86,12 @@ const UPTO_ROWS: OldRow[] = [
   ["open", "none", `deposit ${SIG} not confirmed yet`, "waiting"],
   ["open", "reclaim", "sent, not confirmed within this run", "unconfirmed"],
   ["open", "distribute", "channel Chan1 does not commit its split to PayTo1", "skipped"],
-  ["open", "seal_expired_and_distribute", "the buyer's token account Ata1 does not exist, so Distribute would send the buyer's refund of 1500000 to the program's treasury; waiting for the buyer to fix it", "skipped"],
+  [
+    "open",
+    "seal_expired_and_distribute",
+    "the buyer's token account Ata1 does not exist, so Distribute would send the buyer's refund of 1500000 to the program's treasury; waiting for the buyer to fix it",
+    "skipped",
+  ],
   ["stuck", "distribute", `${GAVE_UP}channel Chan1 does not commit its split to PayTo1`, "skipped"],
   ["open", "reclaim", "fee_payer_below_minimum", "held"],
   ["open", "distribute", "preflight refused: custom program error 0x1", "refused"],
@@ -105,7 +130,8 @@ const schemaObjectsOf = async () =>
       `SELECT type, name, tbl_name, sql FROM sqlite_master WHERE type IN ('index', 'trigger') AND tbl_name IN ('escrow_watch', 'upto_channels') AND name NOT LIKE 'sqlite_%' ORDER BY name`,
     ).all<Record<string, string>>()
   ).results;
-const rowsOf = async (table: string, key: string) => (await env.DB.prepare(`SELECT * FROM ${table} ORDER BY ${key}`).all<Record<string, unknown>>()).results;
+const rowsOf = async (table: string, key: string) =>
+  (await env.DB.prepare(`SELECT * FROM ${table} ORDER BY ${key}`).all<Record<string, unknown>>()).results;
 
 describe("migration 0015 over keeper rows written by the schema of 0014", () => {
   let before: { escrow_watch: Record<string, unknown>[]; upto_channels: Record<string, unknown>[] };
@@ -115,7 +141,10 @@ describe("migration 0015 over keeper rows written by the schema of 0014", () => 
     await databaseBefore("0015");
     for (const [i, row] of ESCROW_ROWS.entries()) await insertWatch(keyOf("watch", i), row).run();
     for (const [i, row] of UPTO_ROWS.entries()) await insertChannel(keyOf("channel", i), row).run();
-    before = { escrow_watch: await rowsOf("escrow_watch", "payment_pda"), upto_channels: await rowsOf("upto_channels", "channel_id") };
+    before = {
+      escrow_watch: await rowsOf("escrow_watch", "payment_pda"),
+      upto_channels: await rowsOf("upto_channels", "channel_id"),
+    };
     objectsBefore = await schemaObjectsOf();
     await applyMigrations(migrationsFrom("0015"));
   });
@@ -144,16 +173,18 @@ describe("migration 0015 over keeper rows written by the schema of 0014", () => 
   it("keeps the indexes of the rebuilt tables as they were (and they have no trigger)", async () => {
     const objects = await schemaObjectsOf();
     expect(objects).toEqual(objectsBefore);
-    expect(objects.map((o) => `${o.type} ${o.name}`)).toEqual([
-      "escrow_watch_due_idx",
-      "escrow_watch_purge_idx",
-      "upto_channels_due_idx",
-      "upto_channels_pay_to_idx",
-      "upto_channels_payer_idx",
-      "upto_channels_payer_opens_idx",
-      "upto_channels_purge_idx",
-      "upto_channels_rent_idx",
-    ].map((name) => `index ${name}`));
+    expect(objects.map((o) => `${o.type} ${o.name}`)).toEqual(
+      [
+        "escrow_watch_due_idx",
+        "escrow_watch_purge_idx",
+        "upto_channels_due_idx",
+        "upto_channels_pay_to_idx",
+        "upto_channels_payer_idx",
+        "upto_channels_payer_opens_idx",
+        "upto_channels_purge_idx",
+        "upto_channels_rent_idx",
+      ].map((name) => `index ${name}`),
+    );
   });
 
   it("takes every value of each closed set and refuses any other", async () => {
@@ -164,11 +195,15 @@ describe("migration 0015 over keeper rows written by the schema of 0014", () => 
     for (const action of ESCROW_KEEPER_ACTIONS) await newWatch(`new-watch-${action}`, action, "landed").run();
     for (const action of UPTO_KEEPER_ACTIONS) await newChannel(`new-channel-${action}`, action, "landed").run();
     await expect(newWatch("bad-outcome", "release", "released").run()).rejects.toThrow(/CHECK constraint failed/);
-    await expect(newWatch("bad-words", "none", "funding x not confirmed yet").run()).rejects.toThrow(/CHECK constraint failed/);
+    await expect(newWatch("bad-words", "none", "funding x not confirmed yet").run()).rejects.toThrow(
+      /CHECK constraint failed/,
+    );
     await expect(newChannel("bad-outcome", "reclaim", "reclaimed").run()).rejects.toThrow(/CHECK constraint failed/);
     // Each rail's actions only: an upto step is no escrow action, and the other way round.
     await expect(newWatch("bad-action", "reclaim", "landed").run()).rejects.toThrow(/CHECK constraint failed/);
     await expect(newChannel("bad-action", "release", "landed").run()).rejects.toThrow(/CHECK constraint failed/);
-    await expect(env.DB.prepare(`UPDATE upto_channels SET last_outcome = 'closed' WHERE channel_id = 'new-channel-landed'`).run()).rejects.toThrow(/CHECK constraint failed/);
+    await expect(
+      env.DB.prepare(`UPDATE upto_channels SET last_outcome = 'closed' WHERE channel_id = 'new-channel-landed'`).run(),
+    ).rejects.toThrow(/CHECK constraint failed/);
   });
 });

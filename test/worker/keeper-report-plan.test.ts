@@ -3,8 +3,8 @@
  * escrow keeper's run is smaller (src/platform/config/workers-plan.ts), and its report must say so, not the Paid cap.
  */
 import { describe, expect, it } from "vitest";
-import { callWithEnv } from "../support/workerd/worker-http";
 import { maxPaymentsPerRun } from "../../src/rails/sla-escrow/keeper/budget";
+import { callWithEnv } from "../support/workerd/worker-http";
 
 const BEARER = { Authorization: "Bearer test-sweep-token", "Content-Type": "application/json" };
 
@@ -12,7 +12,11 @@ describe("keeper report under the Workers plan", () => {
   it("POST /escrow-keeper reports the Free plan's cap on Workers Free and the Paid cap on Paid", async () => {
     expect(maxPaymentsPerRun("free")).toBeLessThan(maxPaymentsPerRun("paid"));
     for (const plan of ["free", "paid"] as const) {
-      const response = await callWithEnv({ SVC_WORKERS_PLAN: plan }, "/escrow-keeper", { method: "POST", headers: BEARER, body: JSON.stringify({ dryRun: true }) });
+      const response = await callWithEnv({ SVC_WORKERS_PLAN: plan }, "/escrow-keeper", {
+        method: "POST",
+        headers: BEARER,
+        body: JSON.stringify({ dryRun: true }),
+      });
       expect(response.status, JSON.stringify(response.body)).toBe(200);
       expect(response.body.maxPaymentsPerRun).toBe(maxPaymentsPerRun(plan));
     }

@@ -21,7 +21,8 @@ async function mcp(body: string) {
   return { status: response.status, body: (await response.json()) as any };
 }
 
-const callTool = (name: string, args: Record<string, unknown>) => JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name, arguments: args } });
+const callTool = (name: string, args: Record<string, unknown>) =>
+  JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name, arguments: args } });
 
 describe("/mcp errors: JSON-RPC's shape, the catalogue's body in error.data", () => {
   it("an unknown tool: JSON-RPC -32602 with the request's id and data {error, code: NOT_FOUND, reason: not_found}", async () => {
@@ -30,7 +31,11 @@ describe("/mcp errors: JSON-RPC's shape, the catalogue's body in error.data", ()
     expect(answer.body).toEqual({
       jsonrpc: "2.0",
       id: 7,
-      error: { code: -32602, message: expect.stringContaining("Unknown tool drain_fee_payer"), data: { error: expect.stringContaining("Unknown tool"), code: "NOT_FOUND", reason: "not_found" } },
+      error: {
+        code: -32602,
+        message: expect.stringContaining("Unknown tool drain_fee_payer"),
+        data: { error: expect.stringContaining("Unknown tool"), code: "NOT_FOUND", reason: "not_found" },
+      },
     });
     expect(Number.isInteger(answer.body.error.code)).toBe(true);
   });
@@ -38,7 +43,15 @@ describe("/mcp errors: JSON-RPC's shape, the catalogue's body in error.data", ()
   it("a body that is not JSON: -32700 with data reason invalid_json", async () => {
     const answer = await mcp("{not json");
     expect(answer.status).toBe(400);
-    expect(answer.body).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32700, message: expect.stringMatching(/^Parse error/), data: { code: "BAD_REQUEST", reason: "invalid_json" } } });
+    expect(answer.body).toMatchObject({
+      jsonrpc: "2.0",
+      id: null,
+      error: {
+        code: -32700,
+        message: expect.stringMatching(/^Parse error/),
+        data: { code: "BAD_REQUEST", reason: "invalid_json" },
+      },
+    });
     expect(answer.body.error.data.error).toBe(answer.body.error.message);
   });
 
@@ -46,12 +59,20 @@ describe("/mcp errors: JSON-RPC's shape, the catalogue's body in error.data", ()
     const batch = Array.from({ length: 11 }, (_, i) => ({ jsonrpc: "2.0", id: i, method: "tools/list", params: {} }));
     const answer = await mcp(JSON.stringify(batch));
     expect(answer.status).toBe(400);
-    expect(answer.body).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600, data: { code: "BAD_REQUEST", reason: "invalid_request" } } });
+    expect(answer.body).toMatchObject({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32600, data: { code: "BAD_REQUEST", reason: "invalid_request" } },
+    });
   });
 
   it("a tool whose route refuses: a tool result with isError, its body the catalogue's {error, code, reason, correlationId}", async () => {
     const answer = await mcp(callTool("get_resource", { id: "999999" }));
-    expect(answer.body).toMatchObject({ jsonrpc: "2.0", id: 7, result: { isError: true, structuredContent: { status: 404, body: { code: "NOT_FOUND", reason: "not_found" } } } });
+    expect(answer.body).toMatchObject({
+      jsonrpc: "2.0",
+      id: 7,
+      result: { isError: true, structuredContent: { status: 404, body: { code: "NOT_FOUND", reason: "not_found" } } },
+    });
     const body = answer.body.result.structuredContent.body;
     expect(Object.keys(body)).toEqual(expect.arrayContaining(["error", "code", "reason", "correlationId"]));
     expect(JSON.parse(answer.body.result.content[0].text)).toEqual(answer.body.result.structuredContent);
@@ -62,7 +83,13 @@ describe("/mcp errors: JSON-RPC's shape, the catalogue's body in error.data", ()
     expect(answer.body).toMatchObject({
       jsonrpc: "2.0",
       id: 7,
-      result: { isError: true, structuredContent: { status: 400, body: { code: "BAD_REQUEST", reason: "invalid_request", error: expect.any(String) } } },
+      result: {
+        isError: true,
+        structuredContent: {
+          status: 400,
+          body: { code: "BAD_REQUEST", reason: "invalid_request", error: expect.any(String) },
+        },
+      },
     });
   });
 });

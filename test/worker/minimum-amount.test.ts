@@ -1,9 +1,9 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import type { Env } from "../../src/env";
 import { minimumPaymentRaw } from "../../src/rails/exact/minimum-amount";
 import { getUniversalSettleFacts } from "../../src/rails/exact/program-facts";
 import { loadConfig } from "../../src/rails/registry";
-import type { Env } from "../../src/env";
 import { DEVNET, NATIVE_SOL, USDC } from "../support/workerd/payment-fixtures";
 import { call } from "../support/workerd/worker-http";
 
@@ -26,7 +26,9 @@ describe("minimum exact payment", () => {
   it("an operator floor for a mint replaces the on-chain minimum for that mint only", async () => {
     const config = await loadConfig({ ...baseEnv, SVC_MIN_PAYMENT_RAW_BY_MINT: JSON.stringify({ [USDC]: "250000" }) });
     expect(await minimumPaymentRaw(config, USDC, false)).toBe(250_000n);
-    expect(await minimumPaymentRaw(config, NATIVE_SOL, true)).toBe((await getUniversalSettleFacts(config)).onChainConfig!.minFeeAmountLamports);
+    expect(await minimumPaymentRaw(config, NATIVE_SOL, true)).toBe(
+      (await getUniversalSettleFacts(config)).onChainConfig!.minFeeAmountLamports,
+    );
   });
 
   it("with the chain unreachable: the program's documented minimums (0.01 of a 6-decimal coin, 100,000 lamports)", async () => {
@@ -53,11 +55,19 @@ describe("minimum exact payment, said before /verify", () => {
 
   it("enrich refuses an exact line below it, naming the line and the number", async () => {
     const line = { scheme: "exact", network: DEVNET, asset: USDC, payTo: seller, maxTimeoutSeconds: 60 };
-    const refused = await call("/payment-required/enrich", { method: "POST", json: { x402Version: 2, resource: { url: "https://s.example/r" }, accepts: [{ ...line, amount: "1000" }] } });
+    const refused = await call("/payment-required/enrich", {
+      method: "POST",
+      json: { x402Version: 2, resource: { url: "https://s.example/r" }, accepts: [{ ...line, amount: "1000" }] },
+    });
     expect(refused.status).toBe(400);
     expect(refused.body).toMatchObject(below);
-    expect(refused.body.error).toMatch(/^accepts\[0\]\.amount: amount 1000 is below this facilitator's minimum of 10000 raw units/);
-    const atMinimum = await call("/payment-required/enrich", { method: "POST", json: { x402Version: 2, resource: { url: "https://s.example/r" }, accepts: [{ ...line, amount: "10000" }] } });
+    expect(refused.body.error).toMatch(
+      /^accepts\[0\]\.amount: amount 1000 is below this facilitator's minimum of 10000 raw units/,
+    );
+    const atMinimum = await call("/payment-required/enrich", {
+      method: "POST",
+      json: { x402Version: 2, resource: { url: "https://s.example/r" }, accepts: [{ ...line, amount: "10000" }] },
+    });
     expect(atMinimum.status).toBe(200);
   });
 

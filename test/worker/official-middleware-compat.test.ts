@@ -1,11 +1,12 @@
-import { describe, expect, it } from "vitest";
 import { generateKeyPairSigner } from "@solana/kit";
-import { call } from "../support/workerd/worker-http";
-import { DEVNET, USDC, enrichedLine, signedPaymentBody } from "../support/workerd/payment-fixtures";
+import { describe, expect, it } from "vitest";
 import { fundedBuyer } from "../support/workerd/chain";
+import { DEVNET, enrichedLine, signedPaymentBody, USDC } from "../support/workerd/payment-fixtures";
+import { call } from "../support/workerd/worker-http";
 
 /** Issue 8 item 6: what the official seller middleware sends must verify unchanged. */
-const post = (path: string, json: unknown) => call(path, { method: "POST", json, headers: { "CF-Connecting-IP": crypto.randomUUID() } });
+const post = (path: string, json: unknown) =>
+  call(path, { method: "POST", json, headers: { "CF-Connecting-IP": crypto.randomUUID() } });
 
 describe("compatibility with the official seller middleware", () => {
   it("extra.merchantWallet may be absent: the seller is read from the vault account", async () => {
@@ -19,7 +20,10 @@ describe("compatibility with the official seller middleware", () => {
 
   it("...but a vault that does not exist yet needs it, and the rejection says so", async () => {
     const buyer = await fundedBuyer(5_000_000);
-    const body = await signedPaymentBody(buyer, await enrichedLine(USDC, "1000000", (await generateKeyPairSigner()).address));
+    const body = await signedPaymentBody(
+      buyer,
+      await enrichedLine(USDC, "1000000", (await generateKeyPairSigner()).address),
+    );
     for (const side of [body.paymentRequirements, body.paymentPayload.accepted]) delete side.extra.merchantWallet;
     const refused = await post("/verify", body);
     expect(refused.status).toBe(400);
@@ -30,8 +34,16 @@ describe("compatibility with the official seller middleware", () => {
   it("per-request blockhash fields in extra may differ between paymentRequirements and accepted", async () => {
     const buyer = await fundedBuyer(5_000_000);
     const body = await signedPaymentBody(buyer, await enrichedLine(USDC, "100000"));
-    body.paymentPayload.accepted.extra = { ...body.paymentPayload.accepted.extra, recentBlockhash: "11111111111111111111111111111111", lastValidBlockHeight: 1 };
-    body.paymentRequirements.extra = { ...body.paymentRequirements.extra, recentBlockhash: "4vJ9JU1bJJE96FWSJKvHsmmFADCg4gpZQff4P3bkLKi", lastValidBlockHeight: 99 };
+    body.paymentPayload.accepted.extra = {
+      ...body.paymentPayload.accepted.extra,
+      recentBlockhash: "11111111111111111111111111111111",
+      lastValidBlockHeight: 1,
+    };
+    body.paymentRequirements.extra = {
+      ...body.paymentRequirements.extra,
+      recentBlockhash: "4vJ9JU1bJJE96FWSJKvHsmmFADCg4gpZQff4P3bkLKi",
+      lastValidBlockHeight: 99,
+    };
     expect((await post("/verify", body)).status).toBe(200);
     body.paymentRequirements.extra = { ...body.paymentRequirements.extra, feeBps: "1" }; // a real term still counts
     expect((await post("/verify", body)).body.invalidReason).toBe("invalid_payload_requirements_mismatch");
@@ -44,7 +56,9 @@ describe("compatibility with the official seller middleware", () => {
     // The guide's seller names the facilitator and the network once, then hands them to the official middleware.
     expect(guide.text).toContain('const FACILITATOR = "http://facilitator.test/api/v1/facilitator";');
     expect(guide.text).toContain(`const NETWORK = "${DEVNET}";`);
-    expect(guide.text).toContain("new HTTPFacilitatorClient({ url: FACILITATOR })).register(NETWORK, new ExactSvmScheme())");
+    expect(guide.text).toContain(
+      "new HTTPFacilitatorClient({ url: FACILITATOR })).register(NETWORK, new ExactSvmScheme())",
+    );
     expect(guide.text).not.toContain("{{");
   });
 });

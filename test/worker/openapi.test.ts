@@ -7,7 +7,8 @@ const ORIGIN = "http://facilitator.test";
 /** `METHOD /path` of every operation documented in an OpenAPI description. */
 function documentedOperations(doc: { paths: Record<string, Record<string, unknown>> }): Set<string> {
   const ops = new Set<string>();
-  for (const [path, item] of Object.entries(doc.paths)) for (const method of Object.keys(item)) ops.add(`${method.toUpperCase()} ${path}`);
+  for (const [path, item] of Object.entries(doc.paths))
+    for (const method of Object.keys(item)) ops.add(`${method.toUpperCase()} ${path}`);
   return ops;
 }
 
@@ -33,8 +34,14 @@ describe("GET /openapi.json", () => {
     const { body } = await call(ORIGIN + "/openapi.json");
     const documented = documentedOperations(body);
     const served = servedOperations();
-    expect([...served].filter((op) => !documented.has(op)), "served but undocumented").toEqual([]);
-    expect([...documented].filter((op) => !served.has(op)), "documented but not served").toEqual([]);
+    expect(
+      [...served].filter((op) => !documented.has(op)),
+      "served but undocumented",
+    ).toEqual([]);
+    expect(
+      [...documented].filter((op) => !served.has(op)),
+      "documented but not served",
+    ).toEqual([]);
   });
 
   it("puts the bearer scheme on operator routes only, and the catalogue error body on every API operation", async () => {
@@ -45,7 +52,9 @@ describe("GET /openapi.json", () => {
     expect(body.paths["/api/v1/facilitator/verify"].post.security).toBeUndefined();
     const errorSchema = body.components.schemas.JsonError;
     expect(errorSchema.required).toEqual(["error", "code", "reason", "correlationId"]);
-    expect(errorSchema.properties.code.enum).toEqual(expect.arrayContaining(["BAD_REQUEST", "PAYMENT_INVALID", "RATE_LIMITED", "NOT_FOUND"]));
+    expect(errorSchema.properties.code.enum).toEqual(
+      expect.arrayContaining(["BAD_REQUEST", "PAYMENT_INVALID", "RATE_LIMITED", "NOT_FOUND"]),
+    );
     for (const [path, item] of Object.entries<Record<string, any>>(body.paths)) {
       if (!path.startsWith("/api/v1/facilitator/")) continue;
       for (const op of Object.values(item)) {
@@ -66,19 +75,42 @@ describe("GET /openapi.json", () => {
     expect(request.type).toBe("object");
     expect(request.required).toEqual(expect.arrayContaining(["payer"]));
     const success = build.responses["200"].content["application/json"].schema;
-    expect(success.required).toEqual(expect.arrayContaining(["transaction", "verifyBodyTemplate", "payerSignatureIndex"]));
+    expect(success.required).toEqual(
+      expect.arrayContaining(["transaction", "verifyBodyTemplate", "payerSignatureIndex"]),
+    );
     const verify = body.paths["/api/v1/facilitator/verify"].post;
-    expect(verify.requestBody.content["application/json"].schema.required).toEqual(expect.arrayContaining(["paymentPayload", "paymentRequirements"]));
+    expect(verify.requestBody.content["application/json"].schema.required).toEqual(
+      expect.arrayContaining(["paymentPayload", "paymentRequirements"]),
+    );
     const preview = body.paths["/api/v1/facilitator/sellers/{wallet}/preview"].get;
     // Path parameters are described by the route's params schema, as the query's are.
     expect(preview.parameters).toEqual([
-      { name: "wallet", in: "path", required: true, schema: { type: "string", pattern: "^[1-9A-HJ-NP-Za-km-z]{32,44}$", description: "must be a base58 Solana address (32 bytes)" } },
+      {
+        name: "wallet",
+        in: "path",
+        required: true,
+        schema: {
+          type: "string",
+          pattern: "^[1-9A-HJ-NP-Za-km-z]{32,44}$",
+          description: "must be a base58 Solana address (32 bytes)",
+        },
+      },
     ]);
     const settlement = body.paths["/api/v1/facilitator/settlements/{signature}"].get;
-    expect(settlement.parameters[0]).toMatchObject({ name: "signature", in: "path", schema: { pattern: "^[1-9A-HJ-NP-Za-km-z]{64,88}$" } });
-    for (const [path, item] of Object.entries<Record<string, { parameters?: { in: string; name: string }[] }>>(body.paths)) {
+    expect(settlement.parameters[0]).toMatchObject({
+      name: "signature",
+      in: "path",
+      schema: { pattern: "^[1-9A-HJ-NP-Za-km-z]{64,88}$" },
+    });
+    for (const [path, item] of Object.entries<Record<string, { parameters?: { in: string; name: string }[] }>>(
+      body.paths,
+    )) {
       const named = [...path.matchAll(/\{([A-Za-z]+)\}/g)].map((m) => m[1]);
-      for (const operation of Object.values(item)) expect((operation.parameters ?? []).filter((p) => p.in === "path").map((p) => p.name), path).toEqual(named);
+      for (const operation of Object.values(item))
+        expect(
+          (operation.parameters ?? []).filter((p) => p.in === "path").map((p) => p.name),
+          path,
+        ).toEqual(named);
     }
     const search = body.paths["/api/v1/facilitator/resources"].get;
     expect(search.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(["q"]));

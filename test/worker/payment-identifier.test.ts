@@ -1,9 +1,14 @@
+import {
+  appendPaymentIdentifierToExtensions,
+  declarePaymentIdentifierExtension,
+  generatePaymentId,
+  PAYMENT_IDENTIFIER,
+} from "@x402/extensions/payment-identifier";
 import { describe, expect, it } from "vitest";
-import { appendPaymentIdentifierToExtensions, declarePaymentIdentifierExtension, generatePaymentId, PAYMENT_IDENTIFIER } from "@x402/extensions/payment-identifier";
-import { call } from "../support/workerd/worker-http";
-import { enrichedLine, signedPaymentBody, USDC } from "../support/workerd/payment-fixtures";
 import { fundedBuyer, tokenBalance } from "../support/workerd/chain";
 import { paymentParts } from "../support/workerd/craft-payment";
+import { enrichedLine, signedPaymentBody, USDC } from "../support/workerd/payment-fixtures";
+import { call } from "../support/workerd/worker-http";
 
 /**
  * Issue 23 item 6: the x402 `payment-identifier` extension, with the official helpers building the payload's
@@ -47,7 +52,11 @@ describe("payment-identifier", () => {
     const second = withPaymentId(await signedPaymentBody(buyer, line), id);
     const conflict = await call("/settle", { method: "POST", json: second });
     expect(conflict.status, JSON.stringify(conflict.body)).toBe(409);
-    expect(conflict.body).toMatchObject({ success: false, errorReason: "payment_identifier_conflict", code: "CONFLICT" });
+    expect(conflict.body).toMatchObject({
+      success: false,
+      errorReason: "payment_identifier_conflict",
+      code: "CONFLICT",
+    });
     expect(await tokenBalance(parts.sourceAta)).toBe(balance);
 
     // The same payment under a fresh id settles normally.
@@ -62,14 +71,20 @@ describe("payment-identifier", () => {
     const buyer = await fundedBuyer(50_000_000);
     const id = generatePaymentId();
     for (const line of [await enrichedLine(USDC, "1000000"), await enrichedLine(USDC, "1000000")]) {
-      const response = await call("/settle", { method: "POST", json: withPaymentId(await signedPaymentBody(buyer, line), id) });
+      const response = await call("/settle", {
+        method: "POST",
+        json: withPaymentId(await signedPaymentBody(buyer, line), id),
+      });
       expect(response.status, JSON.stringify(response.body)).toBe(200);
     }
   });
 
   it("a settlement without the extension shows no paymentId", async () => {
     const buyer = await fundedBuyer(50_000_000);
-    const settled = await call("/settle", { method: "POST", json: await signedPaymentBody(buyer, await enrichedLine(USDC, "1000000")) });
+    const settled = await call("/settle", {
+      method: "POST",
+      json: await signedPaymentBody(buyer, await enrichedLine(USDC, "1000000")),
+    });
     expect(settled.status).toBe(200);
     const status = await call(`/settlements/${settled.body.transaction}`);
     expect(status.body).not.toHaveProperty("paymentId");

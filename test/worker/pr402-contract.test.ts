@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { isEnumExtension, PR402, type Shape } from "../support/workerd/pr402-shape";
 import { call } from "../support/workerd/worker-http";
-import { PR402, isEnumExtension, type Shape } from "../support/workerd/pr402-shape";
 
 /**
  * The contract test of issue 21 §2: for every operation pr402 serves (test/support/pr402-contract.json, extracted
@@ -19,13 +19,15 @@ const IGNORED_REQUEST_FIELDS: Record<string, string> = {
 
 /** Request fields we require and pr402 does not, and why (neither loses a client money; both are listed in docs/). */
 const REQUIRED_HERE: Record<string, string> = {
-  "buildExactPaymentTx.resource.url": "the verify body template carries the resource, and x402 v2's ResourceInfo requires url",
+  "buildExactPaymentTx.resource.url":
+    "the verify body template carries the resource, and x402 v2's ResourceInfo requires url",
   "buildSlaEscrowPaymentTx.resource.url": "as buildExactPaymentTx",
 };
 
 /** Response members whose type differs from pr402's on purpose, and why. */
 const TYPE_DIFFERENCES: Record<string, string> = {
-  "facilitatorSweep.items[].availableRaw": "amounts are decimal strings here (u64 exact in every JSON client); operator-only route",
+  "facilitatorSweep.items[].availableRaw":
+    "amounts are decimal strings here (u64 exact in every JSON client); operator-only route",
   "facilitatorSweep.items[].thresholdRaw": "as availableRaw",
   "facilitatorSweepCron.items[].availableRaw": "as facilitatorSweep",
   "facilitatorSweepCron.items[].thresholdRaw": "as facilitatorSweep",
@@ -35,13 +37,15 @@ const TYPE_DIFFERENCES: Record<string, string> = {
 const UNSENT_RESPONSE_FIELDS: Record<string, string> = {
   "buildExactPaymentTx.paymentUid": "exact payments have no payment uid (pr402 sends it on escrow builds only)",
   "buildSlaEscrowPaymentTx.paymentUid": "sent only when the buyer gave a string uid; paymentUidHex is always sent",
-  "facilitatorSellerRailInfo.merchantWallet": "the rail lookup names the seller as beneficiary (sla-escrow) and in payToResolveNote",
+  "facilitatorSellerRailInfo.merchantWallet":
+    "the rail lookup names the seller as beneficiary (sla-escrow) and in payToResolveNote",
   "facilitatorProvidersList.nextCursor": "always present; null on the last page (a Rust Option reads null as absent)",
   "facilitatorResourcesList.nextCursor": "always present; null on the last page",
   "facilitatorSellerPayments.nextCursor": "always present; null on the last page",
   "facilitatorVaultSnapshot.splDecimals": "always present; null without ?spl_mint",
   "facilitatorVaultSnapshot.vaultSplAta": "always present; null without ?spl_mint",
-  "facilitatorSlaEscrowSettle.budgetExhaustedRemaining": "the keeper bounds each pass by its own budget and reports what it did, not what is left",
+  "facilitatorSlaEscrowSettle.budgetExhaustedRemaining":
+    "the keeper bounds each pass by its own budget and reports what it did, not what is left",
   "facilitatorSlaEscrowSettleCron.budgetExhaustedRemaining": "as facilitatorSlaEscrowSettle",
   "facilitatorSlaEscrowClose.budgetExhaustedRemaining": "as facilitatorSlaEscrowSettle",
   "facilitatorSlaEscrowCloseCron.budgetExhaustedRemaining": "as facilitatorSlaEscrowSettle",
@@ -62,28 +66,47 @@ function ourType(schema: JsonSchema): string | "null" | undefined {
   return typeof sample === "number" ? (Number.isInteger(sample) ? "integer" : "number") : typeof sample;
 }
 
-function typeCompatible(theirs: string | undefined, ours: string | undefined, direction: "request" | "response"): boolean {
+function typeCompatible(
+  theirs: string | undefined,
+  ours: string | undefined,
+  direction: "request" | "response",
+): boolean {
   if (theirs === undefined || ours === undefined || theirs === ours) return true;
   // A request field typed integer by pr402 is accepted by our number; a response must be a whole number.
   return direction === "request" && theirs === "integer" && ours === "number";
 }
 
 /** Differences between pr402's shape and ours for one value, recursing into objects and arrays. */
-function compare(theirs: Shape, ours: JsonSchema | undefined, at: string, direction: "request" | "response", problems: string[]): void {
+function compare(
+  theirs: Shape,
+  ours: JsonSchema | undefined,
+  at: string,
+  direction: "request" | "response",
+  problems: string[],
+): void {
   if (ours === undefined) return void problems.push(`${at}: not in our schema`);
   const ourAlternatives = alternatives(ours).filter((s) => ourType(s) !== "null");
   const theirAlternatives = theirs.oneOf ?? [theirs];
   if (direction === "request") {
     // Every value pr402 lets a client send must be one we accept.
     for (const alt of theirAlternatives) {
-      if (!ourAlternatives.some((o) => typeCompatible(alt.type, ourType(o), direction))) problems.push(`${at}: pr402 sends ${alt.type}, we accept ${ourAlternatives.map(ourType).join("|")}`);
+      if (!ourAlternatives.some((o) => typeCompatible(alt.type, ourType(o), direction)))
+        problems.push(`${at}: pr402 sends ${alt.type}, we accept ${ourAlternatives.map(ourType).join("|")}`);
     }
   } else {
     // Every value we send must be one pr402's clients read.
     if (at in TYPE_DIFFERENCES) return;
     for (const o of ourAlternatives) {
-      if (!theirAlternatives.some((alt) => typeCompatible(alt.type, ourType(o), direction))) problems.push(`${at}: we send ${ourType(o)}, pr402 documents ${theirAlternatives.map((a) => a.type).join("|")}`);
-      if (theirs.enum && Array.isArray(o.enum) && o.enum.some((value: unknown) => !theirs.enum!.includes(value) && !isEnumExtension(at, value))) problems.push(`${at}: we may send ${JSON.stringify(o.enum)}, pr402 allows ${JSON.stringify(theirs.enum)}`);
+      if (!theirAlternatives.some((alt) => typeCompatible(alt.type, ourType(o), direction)))
+        problems.push(
+          `${at}: we send ${ourType(o)}, pr402 documents ${theirAlternatives.map((a) => a.type).join("|")}`,
+        );
+      if (
+        theirs.enum &&
+        Array.isArray(o.enum) &&
+        o.enum.some((value: unknown) => !theirs.enum!.includes(value) && !isEnumExtension(at, value))
+      )
+        problems.push(`${at}: we may send ${JSON.stringify(o.enum)}, pr402 allows ${JSON.stringify(theirs.enum)}`);
     }
   }
   const ourObject = ourAlternatives.find((o) => ourType(o) === "object");
@@ -97,11 +120,14 @@ function compare(theirs: Shape, ours: JsonSchema | undefined, at: string, direct
         if (!(label in listed)) problems.push(`${label}: pr402 documents it, our ${direction} schema does not`);
         continue;
       }
-      if (direction === "response" && theirRequired.includes(key) && !ourRequired.includes(key)) problems.push(`${label}: required by pr402, optional in ours`);
+      if (direction === "response" && theirRequired.includes(key) && !ourRequired.includes(key))
+        problems.push(`${label}: required by pr402, optional in ours`);
       compare(member, ourObject.properties[key], label, direction, problems);
     }
     if (direction === "request") {
-      for (const key of ourRequired) if (!theirRequired.includes(key) && !(`${at}.${key}` in REQUIRED_HERE)) problems.push(`${at}.${key}: we require it, pr402 does not`);
+      for (const key of ourRequired)
+        if (!theirRequired.includes(key) && !(`${at}.${key}` in REQUIRED_HERE))
+          problems.push(`${at}.${key}: we require it, pr402 does not`);
     }
   }
   const ourArray = ourAlternatives.find((o) => ourType(o) === "array");
@@ -124,13 +150,17 @@ describe("pr402's wire contract (test/support/pr402-contract.json)", () => {
         continue;
       }
       const params: { name: string; in: string; required?: boolean; schema?: JsonSchema }[] = ours.parameters ?? [];
-      for (const name of op.path_params) if (!params.some((p) => p.in === "path" && p.name === name)) problems.push(`${op.operationId}: path parameter ${name}`);
+      for (const name of op.path_params)
+        if (!params.some((p) => p.in === "path" && p.name === name))
+          problems.push(`${op.operationId}: path parameter ${name}`);
       for (const q of op.query) {
         const mine = params.find((p) => p.in === "query" && p.name === q.name);
         if (!mine) problems.push(`${op.operationId}: query parameter ${q.name} not accepted`);
-        else if (mine.required && !q.required) problems.push(`${op.operationId}: we require ?${q.name}, pr402 does not`);
+        else if (mine.required && !q.required)
+          problems.push(`${op.operationId}: we require ?${q.name}, pr402 does not`);
       }
-      if (op.auth === "bearer" && !ours.security) problems.push(`${op.operationId}: pr402 protects it with a bearer token, we do not`);
+      if (op.auth === "bearer" && !ours.security)
+        problems.push(`${op.operationId}: pr402 protects it with a bearer token, we do not`);
     }
     expect(problems).toEqual([]);
   });
@@ -140,7 +170,8 @@ describe("pr402's wire contract (test/support/pr402-contract.json)", () => {
     const problems: string[] = [];
     for (const op of PR402.operations) {
       if (!op.body?.properties) continue;
-      const ours = openapi.paths[PREFIX + op.path]?.[op.method.toLowerCase()]?.requestBody?.content?.["application/json"]?.schema;
+      const ours =
+        openapi.paths[PREFIX + op.path]?.[op.method.toLowerCase()]?.requestBody?.content?.["application/json"]?.schema;
       compare(op.body, ours, op.operationId, "request", problems);
     }
     expect(problems).toEqual([]);
@@ -152,7 +183,9 @@ describe("pr402's wire contract (test/support/pr402-contract.json)", () => {
     let compared = 0;
     for (const op of PR402.operations) {
       if (!op.response?.properties) continue;
-      const ours = openapi.paths[PREFIX + op.path]?.[op.method.toLowerCase()]?.responses?.["200"]?.content?.["application/json"]?.schema;
+      const ours =
+        openapi.paths[PREFIX + op.path]?.[op.method.toLowerCase()]?.responses?.["200"]?.content?.["application/json"]
+          ?.schema;
       if (!ours?.properties) {
         problems.push(`${op.operationId}: pr402 documents its success body, ours is undocumented`);
         continue;

@@ -1,11 +1,11 @@
 import { env } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
 import { generateKeyPairSigner } from "@solana/kit";
-import { type Config } from "../../src/platform/config/load-config";
-import { getConfig } from "../../src/rails/registry";
+import { describe, expect, it } from "vitest";
 import { MANIFESTS_PER_RUN, runProbeJob } from "../../src/directory/resources/probe-run";
-import { FREE_PLAN_PROBES_PER_RUN } from "../../src/platform/config/workers-plan";
 import type { Env } from "../../src/env";
+import { type Config } from "../../src/platform/config/load-config";
+import { FREE_PLAN_PROBES_PER_RUN } from "../../src/platform/config/workers-plan";
+import { getConfig } from "../../src/rails/registry";
 import { sellerOrigin, setSellerBehaviour } from "../support/workerd/directory-fixtures";
 
 const workerEnv = env as unknown as Env;
@@ -51,7 +51,11 @@ describe("probe cron", () => {
       // Subrequests: ≤ BATCH probes + ≤ MANIFESTS_PER_RUN manifest fetches (+ a few D1/KV calls).
       expect(summary.probed).toBeLessThanOrEqual(BATCH);
       expect(summary.manifests).toBeLessThanOrEqual(MANIFESTS_PER_RUN);
-      const probedThisRun = await env.DB.prepare("SELECT count(*) AS n FROM resources WHERE wallet_pubkey = ? AND last_probe_at_ms = ?").bind(wallet, nowMs).first<{ n: number }>();
+      const probedThisRun = await env.DB.prepare(
+        "SELECT count(*) AS n FROM resources WHERE wallet_pubkey = ? AND last_probe_at_ms = ?",
+      )
+        .bind(wallet, nowMs)
+        .first<{ n: number }>();
       expect(probedThisRun!.n).toBe(BATCH); // never-probed rows go first, so no row is probed twice before all are
     }
     const counts = await env.DB.prepare(
@@ -63,7 +67,9 @@ describe("probe cron", () => {
   }, 240_000);
 
   it("on Workers Free (SVC_WORKERS_PLAN=free) a run harvests one manifest and probes at most FREE_PLAN_PROBES_PER_RUN resources", async () => {
-    await env.DB.prepare("UPDATE resources SET last_probe_at_ms = 4102444800000, next_probe_at_ms = 4102444800000").run(); // only the new rows are due
+    await env.DB.prepare(
+      "UPDATE resources SET last_probe_at_ms = 4102444800000, next_probe_at_ms = 4102444800000",
+    ).run(); // only the new rows are due
     for (let i = 0; i < MANIFESTS_PER_RUN; i++) await insertResources(i === 0 ? 50 : 0, (n) => `/free-${n}`);
     const summary = await runProbeJob({ ...(await config(BATCH)), workersPlan: "free" }, workerEnv);
     expect(summary).toMatchObject({ probed: FREE_PLAN_PROBES_PER_RUN, manifests: 1 });
@@ -75,13 +81,17 @@ describe("probe cron", () => {
     const modes = ["hang", "redirect", "huge", "402"];
     const tag = crypto.randomUUID().slice(0, 8);
     for (const mode of modes) await setSellerBehaviour({ path: `/bad-${tag}-${mode}`, mode });
-    await env.DB.prepare("UPDATE resources SET last_probe_at_ms = 4102444800000, next_probe_at_ms = 4102444800000").run(); // only the new rows are due
+    await env.DB.prepare(
+      "UPDATE resources SET last_probe_at_ms = 4102444800000, next_probe_at_ms = 4102444800000",
+    ).run(); // only the new rows are due
     const wallet = await insertResources(modes.length, (i) => `/bad-${tag}-${modes[i]}`);
     const started = Date.now();
     const summary = await runProbeJob(await config(modes.length), workerEnv);
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(summary).toMatchObject({ probed: 4, passed: 1, failed: 3 });
-    const rows = await env.DB.prepare("SELECT resource_url AS url, last_probe_ok AS ok, last_probe_error AS error FROM resources WHERE wallet_pubkey = ? ORDER BY id")
+    const rows = await env.DB.prepare(
+      "SELECT resource_url AS url, last_probe_ok AS ok, last_probe_error AS error FROM resources WHERE wallet_pubkey = ? ORDER BY id",
+    )
       .bind(wallet)
       .all<{ url: string; ok: number; error: string }>();
     expect(rows.results.map((r) => r.ok)).toEqual([0, 0, 0, 1]);

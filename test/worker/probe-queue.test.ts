@@ -1,11 +1,11 @@
 import { env } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
 import { generateKeyPairSigner } from "@solana/kit";
+import { describe, expect, it } from "vitest";
+import { runProbeJob } from "../../src/directory/resources/probe-run";
+import type { Env } from "../../src/env";
 import { type Config } from "../../src/platform/config/load-config";
 import { getConfig } from "../../src/rails/registry";
-import { runProbeJob } from "../../src/directory/resources/probe-run";
 import { PROBE_GIVE_UP_AFTER_MS } from "../../src/store/resources";
-import type { Env } from "../../src/env";
 import { sellerOrigin, setSellerBehaviour } from "../support/workerd/directory-fixtures";
 
 /**
@@ -35,7 +35,10 @@ describe("probe queue", () => {
     const LIVE = 4;
     for (let i = 0; i < DEAD; i++) await setSellerBehaviour({ path: `/dead-${tag}-${i}`, mode: "404" });
     // Dead rows first by id, so never-probed order puts them ahead of the live ones.
-    const paths = [...Array.from({ length: DEAD }, (_, i) => `/dead-${tag}-${i}`), ...Array.from({ length: LIVE }, (_, i) => `/live-${tag}-${i}`)];
+    const paths = [
+      ...Array.from({ length: DEAD }, (_, i) => `/dead-${tag}-${i}`),
+      ...Array.from({ length: LIVE }, (_, i) => `/live-${tag}-${i}`),
+    ];
     await env.DB.batch(
       paths.map((path) =>
         env.DB.prepare(
@@ -46,7 +49,11 @@ describe("probe queue", () => {
     );
     const probedAt = async (nowMs: number) =>
       (
-        await env.DB.prepare("SELECT resource_url AS url FROM resources WHERE wallet_pubkey = ? AND last_probe_at_ms = ?").bind(wallet, nowMs).all<{ url: string }>()
+        await env.DB.prepare(
+          "SELECT resource_url AS url FROM resources WHERE wallet_pubkey = ? AND last_probe_at_ms = ?",
+        )
+          .bind(wallet, nowMs)
+          .all<{ url: string }>()
       ).results.map((r) => new URL(r.url).pathname);
 
     const cfg = await config(10);
@@ -63,7 +70,9 @@ describe("probe queue", () => {
     // Past the give-up time every dead row is probed once more and leaves the queue; live ones stay in it.
     let nowMs = start + PROBE_GIVE_UP_AFTER_MS + 60_000;
     for (let run = 0; run < 6; run++, nowMs += 60_000) await runProbeJob(cfg, workerEnv, nowMs);
-    const queue = await env.DB.prepare("SELECT sum(next_probe_at_ms IS NULL) AS parked, sum(listed) AS listed FROM resources WHERE wallet_pubkey = ?")
+    const queue = await env.DB.prepare(
+      "SELECT sum(next_probe_at_ms IS NULL) AS parked, sum(listed) AS listed FROM resources WHERE wallet_pubkey = ?",
+    )
       .bind(wallet)
       .first<{ parked: number; listed: number }>();
     expect(queue).toEqual({ parked: DEAD, listed: LIVE });

@@ -18,11 +18,20 @@ const insertProvider = (wallet: string, vault: string | null, retiredAtMs: numbe
   ).bind(wallet, vault, NOW, retiredAtMs);
 
 const triggers = async () =>
-  (await env.DB.prepare(`SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name`).all<Record<string, unknown>>()).results;
+  (
+    await env.DB.prepare(`SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name`).all<
+      Record<string, unknown>
+    >()
+  ).results;
 /** The resources table's triggers in creation order: the order they fire in beside each other (full-text and visibility). */
 const resourcesTriggerOrder = async () =>
-  (await env.DB.prepare(`SELECT rowid, name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'resources' ORDER BY rowid`).all<Record<string, unknown>>()).results;
-const rows = async () => (await env.DB.prepare(`SELECT * FROM providers ORDER BY wallet_pubkey`).all<Record<string, unknown>>()).results;
+  (
+    await env.DB.prepare(
+      `SELECT rowid, name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'resources' ORDER BY rowid`,
+    ).all<Record<string, unknown>>()
+  ).results;
+const rows = async () =>
+  (await env.DB.prepare(`SELECT * FROM providers ORDER BY wallet_pubkey`).all<Record<string, unknown>>()).results;
 
 describe("migration 0014 over provider rows written by the schema of 0013", () => {
   let before: Record<string, unknown>[];
@@ -47,12 +56,21 @@ describe("migration 0014 over provider rows written by the schema of 0013", () =
   });
 
   it("keeps both indexes", async () => {
-    const indexes = await env.DB.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'providers' AND name NOT LIKE 'sqlite_%' ORDER BY name`).all();
+    const indexes = await env.DB.prepare(
+      `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'providers' AND name NOT LIKE 'sqlite_%' ORDER BY name`,
+    ).all();
     expect(indexes.results.map((r) => r.name)).toEqual(["providers_cursor_idx", "providers_listing_idx"]);
   });
 
   it("keeps every trigger, word for word (the resources' visible flag follows the merchant as before)", async () => {
-    expect(triggersBefore.map((t) => t.name)).toEqual(expect.arrayContaining(["providers_visible_insert", "providers_visible_update", "providers_visible_delete", "resources_visible_insert"]));
+    expect(triggersBefore.map((t) => t.name)).toEqual(
+      expect.arrayContaining([
+        "providers_visible_insert",
+        "providers_visible_update",
+        "providers_visible_delete",
+        "resources_visible_insert",
+      ]),
+    );
     expect(await triggers()).toEqual(triggersBefore);
     // The resources' triggers are left alone (not dropped and created again), so they keep their firing order.
     expect(resourcesOrderBefore.map((t) => t.name)).toContain("resources_visible_insert");
@@ -61,7 +79,10 @@ describe("migration 0014 over provider rows written by the schema of 0013", () =
 
   it("accepts a provider without a vault; the wallet is still the key", async () => {
     await insertProvider("wallet-c", null).run();
-    expect((await rows()).find((r) => r.wallet_pubkey === "wallet-c")).toMatchObject({ split_vault_pda: null, settlement_mode: "spl" });
+    expect((await rows()).find((r) => r.wallet_pubkey === "wallet-c")).toMatchObject({
+      split_vault_pda: null,
+      settlement_mode: "spl",
+    });
     await expect(insertProvider("wallet-a", null).run()).rejects.toThrow(/UNIQUE constraint failed/);
   });
 });

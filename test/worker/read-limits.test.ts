@@ -2,8 +2,8 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../src/app";
 import type { Env } from "../../src/env";
-import { RATE_LIMITS } from "../../src/http/middleware/rate-limit";
 import { MCP_MAX_BATCH_MESSAGES } from "../../src/http/mcp/route";
+import { RATE_LIMITS } from "../../src/http/middleware/rate-limit";
 import { API, call } from "../support/workerd/worker-http";
 
 /**
@@ -66,19 +66,35 @@ describe("per-client read limit", () => {
   it("every anonymous read route answers 429 with Retry-After once a client is over the read limit; other clients are not", async () => {
     const client = `read-${crypto.randomUUID()}`;
     const fresh = `read-${crypto.randomUUID()}`;
-    for (const path of READ_ROUTES.filter((p) => !POST_READS.includes(p))) expect((await request(path, fresh)).status, path).not.toBe(429);
+    for (const path of READ_ROUTES.filter((p) => !POST_READS.includes(p)))
+      expect((await request(path, fresh)).status, path).not.toBe(429);
 
     // A window may turn over during the checks: re-spend the budget and re-check what got through, once.
     let pending = READ_ROUTES;
     for (let attempt = 0; attempt < 2 && pending.length > 0; attempt++) {
       await exhaustReads(client);
       const answers = await Promise.all(
-        pending.map(async (path) => [path, POST_READS.includes(path) ? await request(path, client, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" }) : await request(path, client)] as const),
+        pending.map(
+          async (path) =>
+            [
+              path,
+              POST_READS.includes(path)
+                ? await request(path, client, {
+                    method: "POST",
+                    headers: { "Content-Type": "application/json" },
+                    body: "{}",
+                  })
+                : await request(path, client),
+            ] as const,
+        ),
       );
       for (const [path, answer] of answers) {
         if (answer.status !== 429) continue;
         expect(answer.headers.get("Retry-After"), path).toBe(String(RATE_LIMITS.read.periodSeconds));
-        expect(answer.body, path).toMatchObject({ code: "RATE_LIMITED", retryAfterSeconds: RATE_LIMITS.read.periodSeconds });
+        expect(answer.body, path).toMatchObject({
+          code: "RATE_LIMITED",
+          retryAfterSeconds: RATE_LIMITS.read.periodSeconds,
+        });
       }
       pending = answers.filter(([, answer]) => answer.status !== 429).map(([path]) => path);
     }
@@ -107,15 +123,27 @@ describe("per-client read limit", () => {
 
 describe("/mcp: no amplification", () => {
   const mcpHeaders = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
-  const toolCall = (id: number) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "get_resource", arguments: { id: "1" } } });
+  const toolCall = (id: number) => ({
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: { name: "get_resource", arguments: { id: "1" } },
+  });
 
   it(`refuses a JSON-RPC batch of more than ${MCP_MAX_BATCH_MESSAGES} messages before running any of them`, async () => {
     const client = `mcp-${crypto.randomUUID()}`;
     const batch = Array.from({ length: 100 }, (_, i) => toolCall(i));
     const refused = await request("/mcp", client, { method: "POST", headers: mcpHeaders, body: JSON.stringify(batch) });
     expect(refused.status).toBe(400);
-    expect(refused.body).toMatchObject({ jsonrpc: "2.0", error: { code: -32600, message: expect.stringContaining(`at most ${MCP_MAX_BATCH_MESSAGES}`) } });
-    const allowed = await request("/mcp", client, { method: "POST", headers: mcpHeaders, body: JSON.stringify(batch.slice(0, MCP_MAX_BATCH_MESSAGES)) });
+    expect(refused.body).toMatchObject({
+      jsonrpc: "2.0",
+      error: { code: -32600, message: expect.stringContaining(`at most ${MCP_MAX_BATCH_MESSAGES}`) },
+    });
+    const allowed = await request("/mcp", client, {
+      method: "POST",
+      headers: mcpHeaders,
+      body: JSON.stringify(batch.slice(0, MCP_MAX_BATCH_MESSAGES)),
+    });
     expect(allowed.status).toBe(200);
     expect(allowed.body).toHaveLength(MCP_MAX_BATCH_MESSAGES);
   });
@@ -128,7 +156,11 @@ describe("/mcp: no amplification", () => {
     // Each POST is 1 read plus 10 tool calls of a GET route: the budget runs out after ~300 / 11 POSTs.
     while (limitedToolCalls === 0 && posts < 3 * Math.ceil(RATE_LIMITS.read.limit / MCP_MAX_BATCH_MESSAGES)) {
       posts++;
-      const answer = await request("/mcp", client, { method: "POST", headers: mcpHeaders, body: JSON.stringify(batch) });
+      const answer = await request("/mcp", client, {
+        method: "POST",
+        headers: mcpHeaders,
+        body: JSON.stringify(batch),
+      });
       if (answer.status === 429) break; // the POST itself is a read too
       expect(answer.status).toBe(200);
       limitedToolCalls = (answer.body as any[]).filter((m) => m.result?.structuredContent?.status === 429).length;

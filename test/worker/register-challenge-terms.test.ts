@@ -8,16 +8,24 @@
  * not a payTo form other than the default (`challenge_terms_required`).
  * Real: workerd, local D1, the local chain (both exact forms run: the local default).
  */
-import { describe, expect, it } from "vitest";
+
 import type { KeyPairSigner } from "@solana/kit";
-import { call, callWithEnv } from "../support/workerd/worker-http";
-import { fundedSeller, signMessage } from "../support/workerd/seller-fixtures";
-import { createUsdcAccount } from "../support/workerd/payment-fixtures";
+import { describe, expect, it } from "vitest";
 import { CLUSTERS } from "../../src/platform/config/networks";
+import { createUsdcAccount } from "../support/workerd/payment-fixtures";
 import { WALLET_FORM_ONLY } from "../support/workerd/production-vars";
+import { fundedSeller, signMessage } from "../support/workerd/seller-fixtures";
+import { call, callWithEnv } from "../support/workerd/worker-http";
 
 const USDC = CLUSTERS.devnet.usdcMint;
-const discovery = { serviceUrl: "https://terms-seller.example/api", displayName: "Terms seller", description: "Signed terms", tags: ["data"], serviceMetadata: { plan: { tier: "pro", b: 1 } }, listingOptIn: true };
+const discovery = {
+  serviceUrl: "https://terms-seller.example/api",
+  displayName: "Terms seller",
+  description: "Signed terms",
+  tags: ["data"],
+  serviceMetadata: { plan: { tier: "pro", b: 1 } },
+  listingOptIn: true,
+};
 const terms = { asset: "USDC", payToForm: "wallet", discovery };
 
 function issue(wallet: string, body: Record<string, unknown>) {
@@ -29,12 +37,17 @@ function register(wallet: string, body: Record<string, unknown>) {
 }
 
 /** A wallet-form seller (its USDC account on chain, so a register with the right terms writes) and its signed bound challenge. */
-async function sellerWithSignedTerms(body: Record<string, unknown> = terms): Promise<{ seller: KeyPairSigner; signed: { message: string; signature: string } }> {
+async function sellerWithSignedTerms(
+  body: Record<string, unknown> = terms,
+): Promise<{ seller: KeyPairSigner; signed: { message: string; signature: string } }> {
   const seller = await fundedSeller();
   await createUsdcAccount(seller.address, seller);
   const issued = await issue(seller.address, body);
   expect(issued.status, JSON.stringify(issued.body)).toBe(200);
-  return { seller, signed: { message: issued.body.message, signature: await signMessage(seller, issued.body.message) } };
+  return {
+    seller,
+    signed: { message: issued.body.message, signature: await signMessage(seller, issued.body.message) },
+  };
 }
 
 describe("a registration challenge issued for its terms", () => {
@@ -65,11 +78,27 @@ describe("a registration challenge issued for its terms", () => {
     expect(lines.slice(9).map((line) => line.split(": ")[0])).toEqual(["issued", "expires", "nonce", "mac"]);
 
     // The same discovery with its keys in another order is the same terms: the digest is over canonical JSON.
-    const reordered = await issue(seller.address, { asset: "USDC", payToForm: "wallet", discovery: { listingOptIn: true, serviceMetadata: { plan: { b: 1, tier: "pro" } }, tags: ["data"], description: "Signed terms", displayName: "Terms seller", serviceUrl: discovery.serviceUrl } });
+    const reordered = await issue(seller.address, {
+      asset: "USDC",
+      payToForm: "wallet",
+      discovery: {
+        listingOptIn: true,
+        serviceMetadata: { plan: { b: 1, tier: "pro" } },
+        tags: ["data"],
+        description: "Signed terms",
+        displayName: "Terms seller",
+        serviceUrl: discovery.serviceUrl,
+      },
+    });
     expect(reordered.body.terms).toEqual(issued.body.terms);
     // Defaults are resolved: no payToForm is the vault here (both forms run), "USDC" is the mint, no discovery keeps all.
     const defaults = await issue(seller.address, {});
-    expect(defaults.body.terms).toMatchObject({ asset: `USDC (mint ${USDC})`, payToForm: "vault", serviceUrl: "(unchanged)", listingOptIn: "(unchanged)" });
+    expect(defaults.body.terms).toMatchObject({
+      asset: `USDC (mint ${USDC})`,
+      payToForm: "vault",
+      serviceUrl: "(unchanged)",
+      listingOptIn: "(unchanged)",
+    });
   });
 
   it("refuses every field a relay changes after signing (401 challenge_terms_mismatch), writes nothing, and keeps the challenge for the signed body", async () => {
@@ -96,7 +125,14 @@ describe("a registration challenge issued for its terms", () => {
 
     const registered = await register(seller.address, { ...signed, ...terms });
     expect(registered.status, JSON.stringify(registered.body)).toBe(200);
-    expect(registered.body.provider).toMatchObject({ walletPubkey: seller.address, payToForm: "wallet", splMint: USDC, serviceUrl: discovery.serviceUrl, displayName: discovery.displayName, listingOptIn: true });
+    expect(registered.body.provider).toMatchObject({
+      walletPubkey: seller.address,
+      payToForm: "wallet",
+      splMint: USDC,
+      serviceUrl: discovery.serviceUrl,
+      displayName: discovery.displayName,
+      listingOptIn: true,
+    });
     expect((await register(seller.address, { ...signed, ...terms })).status).toBe(401); // used up
   });
 
@@ -114,11 +150,23 @@ describe("a registration challenge issued for its terms", () => {
     const { seller, signed } = await sellerWithSignedTerms();
     const edited = signed.message.replace("payToForm: wallet", "payToForm: vault");
     expect(edited).not.toBe(signed.message);
-    const refused = await register(seller.address, { message: edited, signature: await signMessage(seller, edited), ...terms, payToForm: "vault" });
+    const refused = await register(seller.address, {
+      message: edited,
+      signature: await signMessage(seller, edited),
+      ...terms,
+      payToForm: "vault",
+    });
     expect(refused.status, JSON.stringify(refused.body)).toBe(401);
     expect(refused.body.error).toMatch(/altered/);
-    const dropped = signed.message.split("\n").filter((line) => !line.startsWith("discovery: ")).join("\n");
-    const refusedDropped = await register(seller.address, { message: dropped, signature: await signMessage(seller, dropped), ...terms });
+    const dropped = signed.message
+      .split("\n")
+      .filter((line) => !line.startsWith("discovery: "))
+      .join("\n");
+    const refusedDropped = await register(seller.address, {
+      message: dropped,
+      signature: await signMessage(seller, dropped),
+      ...terms,
+    });
     expect(refusedDropped.status).toBe(401);
   });
 
@@ -127,7 +175,11 @@ describe("a registration challenge issued for its terms", () => {
     await createUsdcAccount(seller.address, seller);
     for (const action of ["seller:register", "seller:any"]) {
       const plain = (await call(`/sellers/${seller.address}/challenge?action=${action}`)).body.message as string;
-      const refused = await register(seller.address, { message: plain, signature: await signMessage(seller, plain), ...terms });
+      const refused = await register(seller.address, {
+        message: plain,
+        signature: await signMessage(seller, plain),
+        ...terms,
+      });
       expect(refused.status, JSON.stringify(refused.body)).toBe(401);
       expect(refused.body).toMatchObject({ code: "UNAUTHORIZED", reason: "challenge_terms_required" });
       expect(refused.body.error).toMatch(/POST \/sellers\/\{wallet\}\/register\/challenge/);
@@ -135,14 +187,19 @@ describe("a registration challenge issued for its terms", () => {
     // The default form, named or not, passes the terms check (then 409: this seller has no vault).
     const plain = (await call(`/sellers/${seller.address}/challenge?action=seller:register`)).body.message as string;
     const signature = await signMessage(seller, plain);
-    for (const body of [{ asset: "USDC", discovery }, { asset: "USDC", discovery, payToForm: "vault" }]) {
+    for (const body of [
+      { asset: "USDC", discovery },
+      { asset: "USDC", discovery, payToForm: "vault" },
+    ]) {
       const vault = await register(seller.address, { message: plain, signature, ...body });
       expect(vault.status, JSON.stringify(vault.body)).toBe(409);
     }
     // Where the wallet form is the only one (so the default), a plain challenge registers it, as pr402's clients do.
     const walletOnly = await fundedSeller();
     await createUsdcAccount(walletOnly.address, walletOnly);
-    const message = (await callWithEnv(WALLET_FORM_ONLY, `/sellers/${walletOnly.address}/challenge?action=seller:register`)).body.message as string;
+    const message = (
+      await callWithEnv(WALLET_FORM_ONLY, `/sellers/${walletOnly.address}/challenge?action=seller:register`)
+    ).body.message as string;
     const registered = await callWithEnv(WALLET_FORM_ONLY, `/sellers/${walletOnly.address}/register`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
@@ -174,11 +231,15 @@ describe("a registration challenge issued for its terms", () => {
       expect(refused.status, JSON.stringify(body)).toBe(400);
       expect(refused.body.error).toMatch(error);
     }
-    const off = await callWithEnv({ SVC_EXACT_WALLET_PAYTO: "false" }, `/sellers/${seller.address}/register/challenge`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ payToForm: "wallet" }),
-    });
+    const off = await callWithEnv(
+      { SVC_EXACT_WALLET_PAYTO: "false" },
+      `/sellers/${seller.address}/register/challenge`,
+      {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ payToForm: "wallet" }),
+      },
+    );
     expect(off.status, JSON.stringify(off.body)).toBe(503);
     expect(off.body).toMatchObject({ code: "RAIL_NOT_ENABLED", reason: "rail_not_enabled" });
   });

@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
+import {
+  sellerOrigin,
+  setSellerBehaviour,
+  signedResourceChallenge,
+  verifiedMerchant,
+} from "../support/workerd/directory-fixtures";
 import { call } from "../support/workerd/worker-http";
-import { sellerOrigin, setSellerBehaviour, signedResourceChallenge, verifiedMerchant } from "../support/workerd/directory-fixtures";
 
 /**
  * Issue 22 §2, docs/facilitator-spec.md §3.3 gate 4: a resource is listed only while `lastProbeOk` holds. A probe that reaches the seller
@@ -13,26 +18,41 @@ describe("listing gate 4", () => {
     const path = `/gate4-${crypto.randomUUID().slice(0, 8)}`;
     const registered = await call("/resources/register", {
       method: "POST",
-      json: { ...(await signedResourceChallenge(merchant, "resource:register")), resource: { resourceUrl: `${sellerOrigin()}${path}`, title: "Gate four", scheme: "exact" } },
+      json: {
+        ...(await signedResourceChallenge(merchant, "resource:register")),
+        resource: { resourceUrl: `${sellerOrigin()}${path}`, title: "Gate four", scheme: "exact" },
+      },
     });
     expect(registered.status, JSON.stringify(registered.body)).toBe(200);
     expect(registered.body.probe.ok).toBe(true);
     const id = registered.body.id as number;
-    const probe = async () => (await call("/resources/probe", { method: "POST", json: { ...(await signedResourceChallenge(merchant, "resource:probe")), id } })).body;
+    const probe = async () =>
+      (
+        await call("/resources/probe", {
+          method: "POST",
+          json: { ...(await signedResourceChallenge(merchant, "resource:probe")), id },
+        })
+      ).body;
     const ownerView = async () => {
-      const owner = await call(`/sellers/${merchant.address}/resources`, { method: "POST", json: await signedResourceChallenge(merchant, "resource:list") });
+      const owner = await call(`/sellers/${merchant.address}/resources`, {
+        method: "POST",
+        json: await signedResourceChallenge(merchant, "resource:list"),
+      });
       return owner.body.entries.find((e: { id: number }) => e.id === id);
     };
     return { path, id, probe, ownerView };
   }
 
-  it.each(["200", "404", "wrong-url", "redirect"])("a definite answer (%s) unlists at once, and lastProbeOk says so", async (mode) => {
-    const { path, id, probe, ownerView } = await listedResource();
-    await setSellerBehaviour({ path, mode });
-    expect(await probe()).toMatchObject({ ok: false, listed: false });
-    expect((await call(`/resources/${id}`)).status).toBe(404);
-    expect(await ownerView()).toMatchObject({ lastProbeOk: false, listed: false });
-  });
+  it.each(["200", "404", "wrong-url", "redirect"])(
+    "a definite answer (%s) unlists at once, and lastProbeOk says so",
+    async (mode) => {
+      const { path, id, probe, ownerView } = await listedResource();
+      await setSellerBehaviour({ path, mode });
+      expect(await probe()).toMatchObject({ ok: false, listed: false });
+      expect((await call(`/resources/${id}`)).status).toBe(404);
+      expect(await ownerView()).toMatchObject({ lastProbeOk: false, listed: false });
+    },
+  );
 
   it("transport failures (5xx) are tolerated up to the maximum, with lastProbeOk true while the resource is listed", async () => {
     const { path, id, probe, ownerView } = await listedResource();
@@ -42,7 +62,12 @@ describe("listing gate 4", () => {
       const served = await call(`/resources/${id}`);
       expect(served.status).toBe(200);
       expect(served.body.lastProbeOk).toBe(true); // what the listing uses, not the last raw result
-      expect(await ownerView()).toMatchObject({ lastProbeOk: true, listed: true, consecutiveProbeFailures: failure, lastProbeStatus: 500 });
+      expect(await ownerView()).toMatchObject({
+        lastProbeOk: true,
+        listed: true,
+        consecutiveProbeFailures: failure,
+        lastProbeStatus: 500,
+      });
     }
     expect(await probe()).toMatchObject({ ok: false, listed: false });
     expect((await call(`/resources/${id}`)).status).toBe(404);

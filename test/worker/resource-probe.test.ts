@@ -15,7 +15,10 @@ describe("the 402 probe against hostile targets (real loopback server)", () => {
   it("does not follow a redirect", async () => {
     const path = fresh("redirect");
     await setSellerBehaviour({ path, mode: "redirect" });
-    const result = await probeResource({ resourceUrl: sellerOrigin() + path, httpMethod: "GET" }, { allowLoopback: true });
+    const result = await probeResource(
+      { resourceUrl: sellerOrigin() + path, httpMethod: "GET" },
+      { allowLoopback: true },
+    );
     expect(result).toMatchObject({ ok: false, httpStatus: 302 });
     expect(result.error).toMatch(/redirects are not followed/);
     expect(await hits("/redirect-target")).toBe(0);
@@ -26,7 +29,10 @@ describe("the 402 probe against hostile targets (real loopback server)", () => {
       const path = fresh(mode);
       await setSellerBehaviour({ path, mode });
       const started = Date.now();
-      const result = await probeResource({ resourceUrl: sellerOrigin() + path, httpMethod: "GET" }, { allowLoopback: true, timeoutMs: 800 });
+      const result = await probeResource(
+        { resourceUrl: sellerOrigin() + path, httpMethod: "GET" },
+        { allowLoopback: true, timeoutMs: 800 },
+      );
       expect(Date.now() - started).toBeLessThan(3_000);
       expect(result.ok).toBe(false);
       expect(result.error).toMatch(/within 800 ms/);
@@ -37,7 +43,10 @@ describe("the 402 probe against hostile targets (real loopback server)", () => {
     const path = fresh("huge");
     await setSellerBehaviour({ path, mode: "huge" });
     const started = Date.now();
-    const result = await probeResource({ resourceUrl: sellerOrigin() + path, httpMethod: "GET" }, { allowLoopback: true });
+    const result = await probeResource(
+      { resourceUrl: sellerOrigin() + path, httpMethod: "GET" },
+      { allowLoopback: true },
+    );
     expect(Date.now() - started).toBeLessThan(4_000);
     expect(result).toMatchObject({ ok: false, httpStatus: 402 });
     expect(result.error).toMatch(/exceeds 65536 bytes/);
@@ -46,18 +55,36 @@ describe("the 402 probe against hostile targets (real loopback server)", () => {
   it("fails a 402 whose resource.url names another path, and reads the PAYMENT-REQUIRED header", async () => {
     const wrong = fresh("wrong");
     await setSellerBehaviour({ path: wrong, mode: "wrong-url" });
-    const mismatch = await probeResource({ resourceUrl: sellerOrigin() + wrong, httpMethod: "GET" }, { allowLoopback: true });
+    const mismatch = await probeResource(
+      { resourceUrl: sellerOrigin() + wrong, httpMethod: "GET" },
+      { allowLoopback: true },
+    );
     expect(mismatch.error).toMatch(/does not match/);
     const header = fresh("header");
     await setSellerBehaviour({ path: header, mode: "402-header" });
-    expect(await probeResource({ resourceUrl: sellerOrigin() + header, httpMethod: "GET" }, { allowLoopback: true })).toMatchObject({ ok: true, scheme: "exact" });
+    expect(
+      await probeResource({ resourceUrl: sellerOrigin() + header, httpMethod: "GET" }, { allowLoopback: true }),
+    ).toMatchObject({ ok: true, scheme: "exact" });
   });
 
   it("never reaches a loopback target written in another notation when loopback is not allowed", async () => {
     const port = new URL(sellerOrigin()).port;
     const path = fresh("ssrf");
-    for (const host of ["127.0.0.1", "2130706433", "0x7f.0.0.1", "0177.0.0.1", "127.1", "[::ffff:127.0.0.1]", "[::1]", "localhost", "a.localhost"]) {
-      const result = await probeResource({ resourceUrl: `http://${host}:${port}${path}`, httpMethod: "GET" }, { allowLoopback: false });
+    for (const host of [
+      "127.0.0.1",
+      "2130706433",
+      "0x7f.0.0.1",
+      "0177.0.0.1",
+      "127.1",
+      "[::ffff:127.0.0.1]",
+      "[::1]",
+      "localhost",
+      "a.localhost",
+    ]) {
+      const result = await probeResource(
+        { resourceUrl: `http://${host}:${port}${path}`, httpMethod: "GET" },
+        { allowLoopback: false },
+      );
       expect(result.ok, host).toBe(false);
       expect(result.error, host).toMatch(/^refused/);
     }
@@ -65,12 +92,23 @@ describe("the 402 probe against hostile targets (real loopback server)", () => {
   });
 
   it("loopback probing can never be switched on outside the local environment", async () => {
-    const bad = await callWithEnv({ ENVIRONMENT: "production", SOLANA_CLUSTER: "mainnet", SVC_PROBE_ALLOW_LOOPBACK: "true" }, "/health");
+    const bad = await callWithEnv(
+      { ENVIRONMENT: "production", SOLANA_CLUSTER: "mainnet", SVC_PROBE_ALLOW_LOOPBACK: "true" },
+      "/health",
+    );
     expect(bad.status).toBe(500);
     expect(JSON.stringify(bad.body)).toMatch(/SVC_PROBE_ALLOW_LOOPBACK/);
     const { getConfig } = await import("../../src/rails/registry");
     // (Outside local the demo oracle the local vars name is refused too, so the preview env names none.)
-    expect((await getConfig({ ...(env as never as object), ENVIRONMENT: "preview", SVC_SLA_ESCROW_ORACLE_AUTHORITIES: "" } as never)).probe.allowLoopback).toBe(false);
+    expect(
+      (
+        await getConfig({
+          ...(env as never as object),
+          ENVIRONMENT: "preview",
+          SVC_SLA_ESCROW_ORACLE_AUTHORITIES: "",
+        } as never)
+      ).probe.allowLoopback,
+    ).toBe(false);
     expect((await getConfig(env as never)).probe.allowLoopback).toBe(true);
   });
 });

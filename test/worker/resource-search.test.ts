@@ -1,8 +1,8 @@
 import { env } from "cloudflare:test";
-import { beforeAll, describe, expect, it } from "vitest";
 import { generateKeyPairSigner } from "@solana/kit";
-import { call } from "../support/workerd/worker-http";
+import { beforeAll, describe, expect, it } from "vitest";
 import { RANK_WINDOW } from "../../src/directory/resources/ranked-search";
+import { call } from "../support/workerd/worker-http";
 
 /**
  * Search, filters and keyset pagination over generated rows written straight into the real D1 (the listing
@@ -38,7 +38,18 @@ beforeAll(async () => {
         `INSERT INTO resources (wallet_pubkey, resource_url, http_method, title, description, category, tags_json, scheme, listing_opt_in,
            last_probe_ok, registration_verified_at_ms, updated_at_ms, listed)
          VALUES (?, ?, 'GET', ?, ?, ?, ?, ?, 1, 1, ?, ?, ?)`,
-      ).bind(wallet, `https://gen.example/${tag}/${i}`, title, description, CATEGORIES[i % 3], JSON.stringify(i % 4 === 0 ? [tag, "x"] : ["x"]), i % 5 === 0 ? "sla-escrow" : "exact", updatedAtMs, updatedAtMs, i % 7 === 6 ? 0 : 1),
+      ).bind(
+        wallet,
+        `https://gen.example/${tag}/${i}`,
+        title,
+        description,
+        CATEGORIES[i % 3],
+        JSON.stringify(i % 4 === 0 ? [tag, "x"] : ["x"]),
+        i % 5 === 0 ? "sla-escrow" : "exact",
+        updatedAtMs,
+        updatedAtMs,
+        i % 7 === 6 ? 0 : 1,
+      ),
     );
   }
   for (let i = 0; i < statements.length; i += 200) await env.DB.batch(statements.slice(i, i + 200));
@@ -48,7 +59,9 @@ async function pageAll(query: string, limit: number): Promise<{ id: number; upda
   const seen: { id: number; updatedAt: string }[] = [];
   let cursor: string | null = null;
   for (let pages = 0; pages < 1000; pages++) {
-    const response = await call(`/resources?${query}&limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+    const response = await call(
+      `/resources?${query}&limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+    );
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     seen.push(...response.body.entries);
     cursor = response.body.nextCursor;
@@ -58,12 +71,20 @@ async function pageAll(query: string, limit: number): Promise<{ id: number; upda
 }
 
 const expectedIds = async (where: string) =>
-  (await env.DB.prepare(`SELECT id FROM resources WHERE wallet_pubkey = ? AND listed = 1 AND ${where} ORDER BY updated_at_ms DESC, id DESC`).bind(wallet).all<{ id: number }>()).results.map((r) => r.id);
+  (
+    await env.DB.prepare(
+      `SELECT id FROM resources WHERE wallet_pubkey = ? AND listed = 1 AND ${where} ORDER BY updated_at_ms DESC, id DESC`,
+    )
+      .bind(wallet)
+      .all<{ id: number }>()
+  ).results.map((r) => r.id);
 
 describe("resource search over generated resources", () => {
   it("pages every listed row exactly once, newest first, ties broken by id (600 rows share one millisecond)", async () => {
     const seen = await pageAll(`tag=${tag}`, 37);
-    expect(seen.map((e) => e.id)).toEqual(await expectedIds(`EXISTS (SELECT 1 FROM json_each(tags_json) WHERE value = '${tag}')`));
+    expect(seen.map((e) => e.id)).toEqual(
+      await expectedIds(`EXISTS (SELECT 1 FROM json_each(tags_json) WHERE value = '${tag}')`),
+    );
     const all = await pageAll("category=maps", 100);
     const mine = all.filter((e) => (e as unknown as { walletPubkey: string }).walletPubkey === wallet).map((e) => e.id);
     expect(mine).toEqual(await expectedIds("category = 'maps'"));
@@ -75,7 +96,9 @@ describe("resource search over generated resources", () => {
     const ids = await expectedIds(`scheme = 'sla-escrow' AND category = 'weather' AND tags_json LIKE '%${tag}%'`);
     expect(ids.length).toBeGreaterThan(10);
     expect(seen.map((e) => e.id)).toEqual(ids);
-    const unlisted = (await env.DB.prepare("SELECT id FROM resources WHERE wallet_pubkey = ? AND listed = 0 LIMIT 1").bind(wallet).first<{ id: number }>())!.id;
+    const unlisted = (await env.DB.prepare("SELECT id FROM resources WHERE wallet_pubkey = ? AND listed = 0 LIMIT 1")
+      .bind(wallet)
+      .first<{ id: number }>())!.id;
     expect((await call(`/resources/${unlisted}`)).status).toBe(404);
   });
 
@@ -114,11 +137,16 @@ describe("resource search over generated resources", () => {
       env.DB.prepare(
         `INSERT INTO resources (wallet_pubkey, resource_url, title, description, tags_json, scheme, listing_opt_in, last_probe_ok, registration_verified_at_ms, updated_at_ms, listed)
          VALUES (?, ?, ?, ?, '[]', 'exact', 1, 1, 1, 1, 1) RETURNING id`,
-      ).bind(wallet, `https://gen.example/${word}/${title.length}/${description.length}`, title, description).first<{ id: number }>();
+      )
+        .bind(wallet, `https://gen.example/${word}/${title.length}/${description.length}`, title, description)
+        .first<{ id: number }>();
     const titled = (await insert(`Weather ${word}`, "plain"))!.id;
     const described = (await insert("Plain", `about ${word}`))!.id;
     expect(described).toBeGreaterThan(titled);
-    expect((await call(`/resources?q=${word}`)).body.entries.map((e: { id: number }) => e.id)).toEqual([titled, described]);
+    expect((await call(`/resources?q=${word}`)).body.entries.map((e: { id: number }) => e.id)).toEqual([
+      titled,
+      described,
+    ]);
   });
 
   it("clamps limit to 1..100 and rejects a forged cursor", async () => {
@@ -146,7 +174,9 @@ describe("resource search over generated resources", () => {
     const id = (await env.DB.prepare(
       `INSERT INTO resources (wallet_pubkey, resource_url, title, tags_json, scheme, listing_opt_in, last_probe_ok, registration_verified_at_ms, updated_at_ms, listed)
        VALUES (?, 'https://gen.example/retiring', 'Retiring', '[]', 'exact', 1, 1, 1, 1, 1) RETURNING id`,
-    ).bind(other).first<{ id: number }>())!.id;
+    )
+      .bind(other)
+      .first<{ id: number }>())!.id;
     expect((await call(`/resources/${id}`)).status).toBe(200);
     await env.DB.prepare("UPDATE providers SET retired_at_ms = 1 WHERE wallet_pubkey = ?").bind(other).run();
     expect((await call(`/resources/${id}`)).status).toBe(404);

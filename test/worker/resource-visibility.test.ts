@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
 import { generateKeyPairSigner } from "@solana/kit";
+import { describe, expect, it } from "vitest";
 import { call } from "../support/workerd/worker-http";
 
 /**
@@ -19,24 +19,43 @@ async function newMerchant(): Promise<string> {
   return wallet;
 }
 
-async function insertResource(wallet: string, fields: { title: string; scheme?: string; category?: string; tags?: string[]; listed?: number }): Promise<number> {
+async function insertResource(
+  wallet: string,
+  fields: { title: string; scheme?: string; category?: string; tags?: string[]; listed?: number },
+): Promise<number> {
   const row = await env.DB.prepare(
     `INSERT INTO resources (wallet_pubkey, resource_url, title, category, tags_json, scheme, listing_opt_in, last_probe_ok, registration_verified_at_ms, updated_at_ms, listed)
      VALUES (?, ?, ?, ?, ?, ?, 1, 1, 1, ?, ?) RETURNING id`,
   )
-    .bind(wallet, `https://vis.example/${crypto.randomUUID()}`, fields.title, fields.category ?? null, JSON.stringify(fields.tags ?? []), fields.scheme ?? "exact", Date.now(), fields.listed ?? 1)
+    .bind(
+      wallet,
+      `https://vis.example/${crypto.randomUUID()}`,
+      fields.title,
+      fields.category ?? null,
+      JSON.stringify(fields.tags ?? []),
+      fields.scheme ?? "exact",
+      Date.now(),
+      fields.listed ?? 1,
+    )
     .first<{ id: number }>();
   return row!.id;
 }
 
-const run = (sql: string, ...binds: unknown[]) => env.DB.prepare(sql).bind(...binds).run();
-const searchIds = async (query: string) => ((await call(`/resources?${query}`)).body.entries as { id: number }[]).map((e) => e.id);
+const run = (sql: string, ...binds: unknown[]) =>
+  env.DB.prepare(sql)
+    .bind(...binds)
+    .run();
+const searchIds = async (query: string) =>
+  ((await call(`/resources?${query}`)).body.entries as { id: number }[]).map((e) => e.id);
 const byScheme = async () => (await call("/directory/stats")).body.resources.byScheme as Record<string, number>;
 
 /** The maintained state equals a recomputation from the source tables. */
 async function expectDerivedStateConsistent(): Promise<void> {
-  const gates = "r.listed = 1 AND EXISTS (SELECT 1 FROM providers p WHERE p.wallet_pubkey = r.wallet_pubkey AND p.retired_at_ms IS NULL)";
-  const wrongVisible = await env.DB.prepare(`SELECT count(*) AS n FROM resources r WHERE r.visible IS NOT (${gates})`).first<{ n: number }>();
+  const gates =
+    "r.listed = 1 AND EXISTS (SELECT 1 FROM providers p WHERE p.wallet_pubkey = r.wallet_pubkey AND p.retired_at_ms IS NULL)";
+  const wrongVisible = await env.DB.prepare(
+    `SELECT count(*) AS n FROM resources r WHERE r.visible IS NOT (${gates})`,
+  ).first<{ n: number }>();
   expect(wrongVisible!.n).toBe(0);
   const ftsMismatch = await env.DB.prepare(
     `SELECT (SELECT count(*) FROM (SELECT rowid FROM resources_fts EXCEPT SELECT id FROM resources WHERE visible = 1))
@@ -44,12 +63,15 @@ async function expectDerivedStateConsistent(): Promise<void> {
   ).first<{ n: number }>();
   expect(ftsMismatch!.n).toBe(0);
   const tagRows = "SELECT tag, updated_at_ms, resource_id FROM resource_tags";
-  const tagRecount = "SELECT DISTINCT j.value, r.updated_at_ms, r.id FROM resources r, json_each(r.tags_json) j WHERE r.visible = 1";
+  const tagRecount =
+    "SELECT DISTINCT j.value, r.updated_at_ms, r.id FROM resources r, json_each(r.tags_json) j WHERE r.visible = 1";
   const tagMismatch = await env.DB.prepare(
     `SELECT (SELECT count(*) FROM (${tagRows} EXCEPT ${tagRecount})) + (SELECT count(*) FROM (${tagRecount} EXCEPT ${tagRows})) AS n`,
   ).first<{ n: number }>();
   expect(tagMismatch!.n).toBe(0);
-  const recount = await env.DB.prepare(`SELECT r.scheme AS scheme, count(*) AS n FROM resources r WHERE ${gates} GROUP BY r.scheme`).all<{ scheme: string; n: number }>();
+  const recount = await env.DB.prepare(
+    `SELECT r.scheme AS scheme, count(*) AS n FROM resources r WHERE ${gates} GROUP BY r.scheme`,
+  ).all<{ scheme: string; n: number }>();
   const expected = Object.fromEntries(recount.results.map((row) => [row.scheme, row.n]));
   expect(await byScheme()).toEqual(expected);
 }
@@ -145,7 +167,12 @@ describe("listing gates maintained by triggers", () => {
     const word = `cat${Date.now() % 1_000_000}`;
     // Porter stems "news" and "new" alike; "a-b" is a phrase that "a-b-c" also contains.
     const news = await insertResource(wallet, { title: `${word} one`, category: "news", tags: ["a-b"] });
-    const neu = await insertResource(wallet, { title: `${word} two`, category: "new", tags: ["a-b-c"], scheme: "sla-escrow" });
+    const neu = await insertResource(wallet, {
+      title: `${word} two`,
+      category: "new",
+      tags: ["a-b-c"],
+      scheme: "sla-escrow",
+    });
     // The indexed category token spells '-' as 'z': "a-b" and "azb" share it.
     const azb = await insertResource(wallet, { title: `${word} three`, category: "azb" });
     const aDashB = await insertResource(wallet, { title: `${word} four`, category: "a-b" });

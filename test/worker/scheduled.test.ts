@@ -1,10 +1,10 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { runScheduled, SWEEP_CRON, PROBE_CRON } from "../../src/jobs/scheduled";
-import { maxRailsPerRun } from "../../src/rails/exact/sweep/budget";
-import { callWithEnv } from "../support/workerd/worker-http";
 import type { Env } from "../../src/env";
+import { PROBE_CRON, runScheduled, SWEEP_CRON } from "../../src/jobs/scheduled";
+import { maxRailsPerRun } from "../../src/rails/exact/sweep/budget";
 import { RAILS } from "../../src/rails/registry";
+import { callWithEnv } from "../support/workerd/worker-http";
 
 describe("scheduled (Cron Triggers)", () => {
   it("maps the wrangler.toml cron expressions to their jobs", async () => {
@@ -24,12 +24,20 @@ describe("scheduled (Cron Triggers)", () => {
       ran.push(outcome.results![0]!.name);
     }
     expect(ran.sort()).toEqual(["escrow-keeper", "sweep", "upto-keeper"]);
-    expect((await runScheduled(RAILS, SWEEP_CRON, env as unknown as Env, start)).results?.map((r) => r.name)).toEqual(["sweep", "escrow-keeper", "upto-keeper"]);
+    expect((await runScheduled(RAILS, SWEEP_CRON, env as unknown as Env, start)).results?.map((r) => r.name)).toEqual([
+      "sweep",
+      "escrow-keeper",
+      "upto-keeper",
+    ]);
   });
 
   it("the operator sweep on Workers Free takes on no more rails than a Free invocation allows; a wrong plan is a config error", async () => {
     const headers = { Authorization: "Bearer test-sweep-token", "Content-Type": "application/json" };
-    const sweep = await callWithEnv({ SVC_WORKERS_PLAN: "free" }, "/sweep", { method: "POST", headers, body: JSON.stringify({ dryRun: true }) });
+    const sweep = await callWithEnv({ SVC_WORKERS_PLAN: "free" }, "/sweep", {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ dryRun: true }),
+    });
     expect(sweep.status, JSON.stringify(sweep.body)).toBe(200);
     expect(sweep.body.maxRailsPerRun).toBe(maxRailsPerRun("free"));
     expect(maxRailsPerRun("free")).toBeLessThan(maxRailsPerRun("paid"));

@@ -1,11 +1,11 @@
 import { env } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
 import { generateKeyPairSigner } from "@solana/kit";
-import { call } from "../support/workerd/worker-http";
+import { describe, expect, it } from "vitest";
 import { mergeSearchIndex } from "../../src/directory/resources/search-index-merge";
-import { searchIndexMergeJob } from "../../src/jobs/search-index-merge-job";
 import { jobsByCron, PROBE_CRON } from "../../src/jobs/scheduled";
+import { searchIndexMergeJob } from "../../src/jobs/search-index-merge-job";
 import { RAILS } from "../../src/rails/registry";
+import { call } from "../support/workerd/worker-http";
 
 /** The FTS5 merge job in the real D1: it shrinks an index churned by listing and unlisting, and loses nothing. */
 describe("search index merge job", () => {
@@ -24,11 +24,14 @@ describe("search index merge job", () => {
       const row = await env.DB.prepare(
         `INSERT INTO resources (wallet_pubkey, resource_url, title, tags_json, scheme, listing_opt_in, last_probe_ok, registration_verified_at_ms, updated_at_ms, listed)
          VALUES (?, ?, ?, '[]', 'exact', 1, 1, 1, 1, 1) RETURNING id`,
-      ).bind(wallet, `https://merge.example/${i}`, `${word} item ${i}`).first<{ id: number }>();
+      )
+        .bind(wallet, `https://merge.example/${i}`, `${word} item ${i}`)
+        .first<{ id: number }>();
       if (i % 4 === 0) kept = row!.id;
       else await env.DB.prepare("UPDATE resources SET listed = 0 WHERE id = ?").bind(row!.id).run();
     }
-    const dataRows = async () => (await env.DB.prepare("SELECT count(*) AS n FROM resources_fts_data").first<{ n: number }>())!.n;
+    const dataRows = async () =>
+      (await env.DB.prepare("SELECT count(*) AS n FROM resources_fts_data").first<{ n: number }>())!.n;
     const before = await dataRows();
     await mergeSearchIndex(env.DB);
     expect(await dataRows()).toBeLessThan(before);

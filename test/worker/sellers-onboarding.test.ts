@@ -1,9 +1,9 @@
-import { describe, expect, it } from "vitest";
 import { generateKeyPairSigner, type KeyPairSigner } from "@solana/kit";
-import { call } from "../support/workerd/worker-http";
+import { describe, expect, it } from "vitest";
+import { signAndSend } from "../support/workerd/chain";
 import { createUsdcAccount, NATIVE_SOL, PROGRAM_ID, USDC, usdcAccountOf } from "../support/workerd/payment-fixtures";
 import { fundedSeller, signMessage } from "../support/workerd/seller-fixtures";
-import { signAndSend } from "../support/workerd/chain";
+import { call } from "../support/workerd/worker-http";
 
 async function provision(seller: KeyPairSigner, asset: string) {
   const response = await call("/sellers/provision-tx", { method: "POST", json: { wallet: seller.address, asset } });
@@ -18,7 +18,12 @@ describe("seller lifecycle on the local chain", () => {
     const before = await call(`/sellers/${seller.address}/preview`);
     expect(before.status, JSON.stringify(before.body)).toBe(200);
     expect(before.body.lifecycle).toEqual({ previewed: true, activated: false, verified: false, nextStep: "activate" });
-    expect(before.body.schemes.exact).toMatchObject({ status: "NotProvisioned", isSovereign: false, provisioningStatus: null, payToKind: "splitVault" }); // pr402's name
+    expect(before.body.schemes.exact).toMatchObject({
+      status: "NotProvisioned",
+      isSovereign: false,
+      provisioningStatus: null,
+      payToKind: "splitVault",
+    }); // pr402's name
     expect(before.body.schemes["sla-escrow"].assets.SOL.escrowPda).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
     expect(before.body.schemes["sla-escrow"].bankPda).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
 
@@ -52,7 +57,12 @@ describe("seller lifecycle on the local chain", () => {
     await createUsdcAccount(seller.address, seller);
     const activated = await call(`/sellers/${seller.address}/preview`);
     expect(activated.body.lifecycle).toEqual({ previewed: true, activated: true, verified: false, nextStep: "verify" });
-    expect(activated.body.schemes.exact).toMatchObject({ status: "Sovereign", isSovereign: true, feeBps: "90", provisioningStatus: null });
+    expect(activated.body.schemes.exact).toMatchObject({
+      status: "Sovereign",
+      isSovereign: true,
+      feeBps: "90",
+      provisioningStatus: null,
+    });
 
     const again = await provision(seller, "USDC");
     expect(again).toMatchObject({ alreadyProvisioned: true, statusCode: "ALREADY_PROVISIONED" });
@@ -67,7 +77,13 @@ describe("seller lifecycle on the local chain", () => {
         message: challenge.body.message,
         signature: await signMessage(seller, challenge.body.message),
         asset: "USDC",
-        discovery: { serviceUrl: "https://seller.example", displayName: "Seller", tags: ["data", "api"], listingOptIn: true, serviceMetadata: { plan: "basic" } },
+        discovery: {
+          serviceUrl: "https://seller.example",
+          displayName: "Seller",
+          tags: ["data", "api"],
+          listingOptIn: true,
+          serviceMetadata: { plan: "basic" },
+        },
       },
     });
     expect(registered.status, JSON.stringify(registered.body)).toBe(200);
@@ -101,7 +117,10 @@ describe("seller lifecycle on the local chain", () => {
     expect(sol).toMatchObject({ statusCode: "VAULT_ONLY", assetMint: NATIVE_SOL, alreadyProvisioned: false });
     expect(sol.vaultTokenAta).toBeUndefined();
     await signAndSend(sol.transaction, [seller]);
-    expect(await provision(seller, "SOL")).toMatchObject({ statusCode: "ALREADY_PROVISIONED", alreadyProvisioned: true });
+    expect(await provision(seller, "SOL")).toMatchObject({
+      statusCode: "ALREADY_PROVISIONED",
+      alreadyProvisioned: true,
+    });
 
     const usdc = await provision(seller, USDC);
     expect(usdc).toMatchObject({ statusCode: "ATA_ONLY", asset: "USDC", alreadyProvisioned: false });
@@ -114,10 +133,18 @@ describe("seller lifecycle on the local chain", () => {
     const preview = await call(`/sellers/${seller.address}/preview`);
     const exact = await call(`/sellers/${seller.address}/rails/exact`);
     expect(exact.status).toBe(200);
-    expect(exact.body).toMatchObject({ scheme: "exact", payTo: preview.body.schemes.exact.vaultPda, programId: PROGRAM_ID });
+    expect(exact.body).toMatchObject({
+      scheme: "exact",
+      payTo: preview.body.schemes.exact.vaultPda,
+      programId: PROGRAM_ID,
+    });
     const escrow = await call(`/sellers/${seller.address}/rails/sla-escrow`);
     expect(escrow.status).toBe(200);
-    expect(escrow.body).toMatchObject({ scheme: "sla-escrow", asset: "USDC", payTo: preview.body.schemes["sla-escrow"].assets.USDC.escrowPda });
+    expect(escrow.body).toMatchObject({
+      scheme: "sla-escrow",
+      asset: "USDC",
+      payTo: preview.body.schemes["sla-escrow"].assets.USDC.escrowPda,
+    });
     const sol = await call(`/sellers/${seller.address}/rails/sla-escrow?asset=${NATIVE_SOL}`);
     expect(sol.body.payTo).toBe(preview.body.schemes["sla-escrow"].assets.SOL.escrowPda);
   });
@@ -134,8 +161,16 @@ describe("seller lifecycle on the local chain", () => {
       ["/sellers/provision-tx", { method: "POST", json: { wallet: "nope", asset: "SOL" } }, /^wallet:/],
       ["/sellers/provision-tx", { method: "POST", json: { wallet: seller.address } }, /^asset:/],
       ["/sellers/provision-tx", { method: "POST", json: { wallet: seller.address, asset: "DOGE" } }, /^asset:/],
-      ["/sellers/provision-tx", { method: "POST", json: { wallet: seller.address, asset: PROGRAM_ID } }, /^asset: .*not an initialized/],
-      ["/sellers/provision-tx", { method: "POST", json: { wallet: seller.address, asset: seller.address } }, /^asset: .*does not exist/],
+      [
+        "/sellers/provision-tx",
+        { method: "POST", json: { wallet: seller.address, asset: PROGRAM_ID } },
+        /^asset: .*not an initialized/,
+      ],
+      [
+        "/sellers/provision-tx",
+        { method: "POST", json: { wallet: seller.address, asset: seller.address } },
+        /^asset: .*does not exist/,
+      ],
       ["/sellers/provision-tx", { method: "POST", json: { wallet: PROGRAM_ID, asset: "SOL" } }, /^wallet:/],
     ];
     for (const [path, init, error] of cases) {

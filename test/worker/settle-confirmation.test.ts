@@ -1,8 +1,8 @@
 import { describe, expect, inject, it } from "vitest";
-import { USDC } from "../support/workerd/payment-fixtures";
 import { chainRpc, fundedBuyer } from "../support/workerd/chain";
-import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
 import { faultScenario } from "../support/workerd/fault-scenario";
+import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
+import { USDC } from "../support/workerd/payment-fixtures";
 
 /**
  * Issue 27 item 2: /settle hears of the confirmation from the cluster's PubSub (a signatureSubscribe opened before the
@@ -22,7 +22,11 @@ async function settleSetup(label: string, vars: Record<string, string>) {
   const before = await scenario.calls();
   const callsSince = async () => {
     const after = await scenario.calls();
-    return Object.fromEntries(Object.entries(after).map(([method, n]) => [method, n - (before[method] ?? 0)]).filter(([, n]) => n !== 0));
+    return Object.fromEntries(
+      Object.entries(after)
+        .map(([method, n]) => [method, n - (before[method] ?? 0)])
+        .filter(([, n]) => n !== 0),
+    );
   };
   return { f, body, callsSince };
 }

@@ -1,11 +1,11 @@
 import { env } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
-import { findAssociatedTokenPda, getTransferInstruction } from "@solana-program/token";
 import { address } from "@solana/kit";
-import { USDC, usdcAccountOf } from "../support/workerd/payment-fixtures";
+import { findAssociatedTokenPda, getTransferInstruction } from "@solana-program/token";
+import { describe, expect, it } from "vitest";
 import { fundedBuyer, sendAs, tokenBalance } from "../support/workerd/chain";
-import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
 import { faultScenario } from "../support/workerd/fault-scenario";
+import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
+import { USDC, usdcAccountOf } from "../support/workerd/payment-fixtures";
 import { call, callWithEnv } from "../support/workerd/worker-http";
 
 const TOKEN_PROGRAM = address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
@@ -20,11 +20,19 @@ const TOKEN_PROGRAM = address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
 /** A seller whose vault exists (one payment settled through the healthy proxy) and a buyer with funds. */
 async function sellerWithVault(label: string, ledger: "object" | "d1" = "d1") {
   const faults = await faultScenario();
-  const f = await isolatedFacilitator(label, { SOLANA_RPC_URL: faults.rpcUrl, SVC_SETTLE_CONFIRM_TIMEOUT_MS: "2000", SVC_SETTLE_LEDGER: ledger });
+  const f = await isolatedFacilitator(label, {
+    SOLANA_RPC_URL: faults.rpcUrl,
+    SVC_SETTLE_CONFIRM_TIMEOUT_MS: "2000",
+    SVC_SETTLE_LEDGER: ledger,
+  });
   const buyer = await fundedBuyer(5_000_000);
   const line = await f.line(USDC, "100000");
   expect((await f.post("/settle", await f.signedBody(buyer, line))).body.success).toBe(true);
-  const [vaultAta] = await findAssociatedTokenPda({ owner: address(line.payTo), mint: USDC, tokenProgram: TOKEN_PROGRAM });
+  const [vaultAta] = await findAssociatedTokenPda({
+    owner: address(line.payTo),
+    mint: USDC,
+    tokenProgram: TOKEN_PROGRAM,
+  });
   return { ...faults, f, buyer, line, vaultAta };
 }
 
@@ -82,7 +90,10 @@ describe("settle under RPC faults: once the cluster may have the transaction, on
 
     await s.setFaults({});
     const recovered = await s.f.post("/settle", body);
-    expect(recovered.body, JSON.stringify(recovered.body)).toMatchObject({ success: true, transaction: pending.body.transaction });
+    expect(recovered.body, JSON.stringify(recovered.body)).toMatchObject({
+      success: true,
+      transaction: pending.body.transaction,
+    });
     expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
   });
 });
@@ -131,7 +142,9 @@ function settleConcurrently(s: Awaited<ReturnType<typeof sellerWithVault>>, body
 }
 
 function settlementRow(signature: string) {
-  return env.DB.prepare("SELECT state, success_reported_at_ms, success_correlation_id FROM settlements WHERE signature = ?")
+  return env.DB.prepare(
+    "SELECT state, success_reported_at_ms, success_correlation_id FROM settlements WHERE signature = ?",
+  )
     .bind(signature)
     .first<{ state: string; success_reported_at_ms: number | null; success_correlation_id: string | null }>();
 }
@@ -167,7 +180,9 @@ describe("issue 36 §0: one success even when the ledger cannot record the succe
     const won = recovered.filter((r) => r.body.success === true);
     expect(won, JSON.stringify(recovered.map((r) => r.body))).toHaveLength(1);
     expect(won[0]!.body.transaction).toBe(signature);
-    for (const r of recovered) if (r.body.success !== true) expect(r.body).toMatchObject({ errorReason: "duplicate_settlement", transaction: signature });
+    for (const r of recovered)
+      if (r.body.success !== true)
+        expect(r.body).toMatchObject({ errorReason: "duplicate_settlement", transaction: signature });
     expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
   });
 
@@ -178,7 +193,8 @@ describe("issue 36 §0: one success even when the ledger cannot record the succe
     s.f.setEnv({ DB: fault.db });
     const whileFailing = await settleConcurrently(s, body, SELLER_IDS);
     expect(whileFailing.filter((r) => r.body.success === true)).toHaveLength(0);
-    for (const r of whileFailing) expect(["settlement_pending", "duplicate_settlement"], JSON.stringify(r.body)).toContain(r.body.errorReason);
+    for (const r of whileFailing)
+      expect(["settlement_pending", "duplicate_settlement"], JSON.stringify(r.body)).toContain(r.body.errorReason);
     const signature = whileFailing.find((r) => r.body.transaction)?.body.transaction as string;
     const committedFor = (await settlementRow(signature))?.success_correlation_id;
     expect(SELLER_IDS).toContain(committedFor);
@@ -187,9 +203,15 @@ describe("issue 36 §0: one success even when the ledger cannot record the succe
     await new Promise((resolve) => setTimeout(resolve, 300)); // the calls' ledger catch-ups run right after their responses
     // The committed report stays that seller's: anyone else, first in line, is a duplicate.
     const stranger = await s.f.post("/settle", body, { "X-Correlation-ID": `stranger-${crypto.randomUUID()}` });
-    expect(stranger.body, JSON.stringify(stranger.body)).toMatchObject({ success: false, errorReason: "duplicate_settlement" });
+    expect(stranger.body, JSON.stringify(stranger.body)).toMatchObject({
+      success: false,
+      errorReason: "duplicate_settlement",
+    });
     const anonymous = await s.f.post("/settle", body);
-    expect(anonymous.body, JSON.stringify(anonymous.body)).toMatchObject({ success: false, errorReason: "duplicate_settlement" });
+    expect(anonymous.body, JSON.stringify(anonymous.body)).toMatchObject({
+      success: false,
+      errorReason: "duplicate_settlement",
+    });
     const recovered = await settleConcurrently(s, body, SELLER_IDS);
     const won = recovered.filter((r) => r.body.success === true);
     expect(won, JSON.stringify(recovered.map((r) => r.body))).toHaveLength(1);
@@ -217,7 +239,10 @@ describe("issue 36 §0: one success even when the ledger cannot record the succe
 
     fault.heal();
     const recovered = await settleConcurrently(s, body, anonymous);
-    expect(recovered.filter((r) => r.body.success === true), JSON.stringify(recovered.map((r) => r.body))).toHaveLength(1);
+    expect(
+      recovered.filter((r) => r.body.success === true),
+      JSON.stringify(recovered.map((r) => r.body)),
+    ).toHaveLength(1);
     expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
   });
 });
@@ -288,10 +313,14 @@ describe("settle when the ledger claim commits but its answer is lost while the 
 
     // The late claim after the answer finds the row this call's own lost claim wrote; it must not stay leased.
     const deadline = Date.now() + 2_000;
-    let row = await env.DB.prepare("SELECT state, lease_expires_at_ms FROM settlements WHERE signature = ?").bind(signature).first<{ state: string; lease_expires_at_ms: number | null }>();
+    let row = await env.DB.prepare("SELECT state, lease_expires_at_ms FROM settlements WHERE signature = ?")
+      .bind(signature)
+      .first<{ state: string; lease_expires_at_ms: number | null }>();
     while (row?.state !== "pending" && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 50));
-      row = await env.DB.prepare("SELECT state, lease_expires_at_ms FROM settlements WHERE signature = ?").bind(signature).first<{ state: string; lease_expires_at_ms: number | null }>();
+      row = await env.DB.prepare("SELECT state, lease_expires_at_ms FROM settlements WHERE signature = ?")
+        .bind(signature)
+        .first<{ state: string; lease_expires_at_ms: number | null }>();
     }
     expect(row).toMatchObject({ state: "pending", lease_expires_at_ms: null });
 
@@ -307,7 +336,11 @@ describe("settle when the ledger claim commits but its answer is lost while the 
 });
 
 /** GET /settlements/{signature} through `f`'s bindings, polled until it answers other than `while` (at most ~3 s). */
-async function settlementStatus(f: { env: Record<string, unknown> }, signature: string, options: { while?: number } = {}) {
+async function settlementStatus(
+  f: { env: Record<string, unknown> },
+  signature: string,
+  options: { while?: number } = {},
+) {
   const deadline = Date.now() + 3_000;
   for (;;) {
     const answer = await callWithEnv(f.env, `/settlements/${signature}`);
@@ -327,10 +360,18 @@ describe("GET /settlements/{signature} after a settle the ledger did not follow"
     expect(claimFault.failed()).toBe(true);
     const status = await settlementStatus(s.f, first.body.transaction, { while: 404 });
     expect(status.status, JSON.stringify(status.body)).toBe(200);
-    expect(status.body).toMatchObject({ signature: first.body.transaction, state: "confirmed", payTo: s.line.payTo, amount: "100000" });
+    expect(status.body).toMatchObject({
+      signature: first.body.transaction,
+      state: "confirmed",
+      payTo: s.line.payTo,
+      amount: "100000",
+    });
     // The row the late claim wrote hands the one success to the next call, at once.
     const retry = await s.f.post("/settle", body);
-    expect(retry.body, JSON.stringify(retry.body)).toMatchObject({ success: true, transaction: first.body.transaction });
+    expect(retry.body, JSON.stringify(retry.body)).toMatchObject({
+      success: true,
+      transaction: first.body.transaction,
+    });
     expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
   });
 
@@ -343,16 +384,24 @@ describe("GET /settlements/{signature} after a settle the ledger did not follow"
     await s.setFaults({ delayMs: { sendTransaction: 1_500 }, skipPreflight: true, dropSendAnswer: true });
     const settling = s.f.post("/settle", body);
     const deadline = Date.now() + 10_000;
-    while (((await s.calls()).sendTransaction ?? 0) < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (((await s.calls()).sendTransaction ?? 0) < 2 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     const source = await usdcAccountOf(s.buyer.address);
     const held = await tokenBalance(source);
-    await sendAs(s.buyer, [getTransferInstruction({ source, destination: s.vaultAta, authority: s.buyer, amount: held })]);
+    await sendAs(s.buyer, [
+      getTransferInstruction({ source, destination: s.vaultAta, authority: s.buyer, amount: held }),
+    ]);
     const pending = await settling;
     await s.setFaults({});
     expect(pending.status, JSON.stringify(pending.body)).toBe(202);
     const status = await settlementStatus(s.f, pending.body.transaction);
     expect(status.status, JSON.stringify(status.body)).toBe(200);
-    expect(status.body).toMatchObject({ signature: pending.body.transaction, state: "failed", errorReason: "settlement_failed", settledAt: null });
+    expect(status.body).toMatchObject({
+      signature: pending.body.transaction,
+      state: "failed",
+      errorReason: "settlement_failed",
+      settledAt: null,
+    });
     // Only the buyer's own transfer moved tokens: the payment did not.
     expect(await tokenBalance(s.vaultAta)).toBe(100_000n + held);
   });

@@ -1,14 +1,14 @@
 import { env } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
-import { findAssociatedTokenPda } from "@solana-program/token";
 import { address } from "@solana/kit";
-import { USDC } from "../support/workerd/payment-fixtures";
-import { fundedBuyer, tokenBalance } from "../support/workerd/chain";
-import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
-import { faultScenario } from "../support/workerd/fault-scenario";
-import { d1Row, ledgerNamespace, messageHashOf, mirrored, objectRow } from "../support/workerd/ledger-object";
+import { findAssociatedTokenPda } from "@solana-program/token";
+import { describe, expect, it } from "vitest";
 import { objectLedger } from "../../src/settlement/settle-ports";
 import { claimSuccessReport, recordFundingsConfirmed } from "../../src/store/settlements";
+import { fundedBuyer, tokenBalance } from "../support/workerd/chain";
+import { faultScenario } from "../support/workerd/fault-scenario";
+import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
+import { d1Row, ledgerNamespace, messageHashOf, mirrored, objectRow } from "../support/workerd/ledger-object";
+import { USDC } from "../support/workerd/payment-fixtures";
 
 const TOKEN_PROGRAM = address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
 
@@ -20,11 +20,19 @@ const TOKEN_PROGRAM = address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
  */
 async function sellerWithVault(label: string) {
   const faults = faultScenario();
-  const f = await isolatedFacilitator(label, { SOLANA_RPC_URL: faults.rpcUrl, SVC_SETTLE_CONFIRM_TIMEOUT_MS: "2000", SVC_SETTLE_LEDGER: "object" });
+  const f = await isolatedFacilitator(label, {
+    SOLANA_RPC_URL: faults.rpcUrl,
+    SVC_SETTLE_CONFIRM_TIMEOUT_MS: "2000",
+    SVC_SETTLE_LEDGER: "object",
+  });
   const buyer = await fundedBuyer(5_000_000);
   const line = await f.line(USDC, "100000");
   expect((await f.post("/settle", await f.signedBody(buyer, line))).body.success).toBe(true);
-  const [vaultAta] = await findAssociatedTokenPda({ owner: address(line.payTo), mint: USDC, tokenProgram: TOKEN_PROGRAM });
+  const [vaultAta] = await findAssociatedTokenPda({
+    owner: address(line.payTo),
+    mint: USDC,
+    tokenProgram: TOKEN_PROGRAM,
+  });
   return { ...faults, f, buyer, line, vaultAta };
 }
 
@@ -43,8 +51,20 @@ async function pendingPayment(s: Seller, ledger: "object" | "d1") {
 
 const ledger = () => objectLedger(ledgerNamespace());
 const claimOf = (hash: string) => ({
-  messageHash: hash, signature: `sig-${hash}`, scheme: "exact", network: "devnet", payer: "payer", payTo: "payTo", merchantWallet: "payTo",
-  asset: "asset", amount: "1", lastValidBlockHeight: null, maxTimeoutSeconds: 60, leaseId: crypto.randomUUID(), leaseExpiresAtMs: Date.now() + 600_000, paymentId: null,
+  messageHash: hash,
+  signature: `sig-${hash}`,
+  scheme: "exact",
+  network: "devnet",
+  payer: "payer",
+  payTo: "payTo",
+  merchantWallet: "payTo",
+  asset: "asset",
+  amount: "1",
+  lastValidBlockHeight: null,
+  maxTimeoutSeconds: 60,
+  leaseId: crypto.randomUUID(),
+  leaseExpiresAtMs: Date.now() + 600_000,
+  paymentId: null,
 });
 
 describe("the keepers confirm a payment in D1 while its object holds it pending", () => {
@@ -58,7 +78,10 @@ describe("the keepers confirm a payment in D1 while its object holds it pending"
     await s.setFaults({ failMethods: ["getSignatureStatuses"] });
     const retry = await s.f.post("/settle", p.body);
     expect(retry.body, JSON.stringify(retry.body)).toMatchObject({ success: true, transaction: p.signature });
-    expect((await s.f.post("/settle", p.body)).body).toMatchObject({ success: false, errorReason: "duplicate_settlement" });
+    expect((await s.f.post("/settle", p.body)).body).toMatchObject({
+      success: false,
+      errorReason: "duplicate_settlement",
+    });
     await s.setFaults({});
     expect(await mirrored(p.hash)).toMatchObject({ state: "confirmed" });
     expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
@@ -67,10 +90,19 @@ describe("the keepers confirm a payment in D1 while its object holds it pending"
   it("a failure the object records after that (a lagging status read) never reaches D1, and the next claim takes the confirmation", async () => {
     const hash = `keeper-then-failure-${crypto.randomUUID()}`;
     expect(await ledger().claim(claimOf(hash))).toEqual({ claimed: true });
-    expect(await ledger().update(hash, ["submitting", "pending"], { state: "pending", leaseExpiresAtMs: null })).toBe(true);
+    expect(await ledger().update(hash, ["submitting", "pending"], { state: "pending", leaseExpiresAtMs: null })).toBe(
+      true,
+    );
     await mirrored(hash);
     await recordFundingsConfirmed(env.DB, [hash], Date.now());
-    expect(await ledger().update(hash, ["submitting", "pending"], { state: "failed", errorReason: "blockhash_expired", errorMessage: "expired", leaseExpiresAtMs: null })).toBe(true);
+    expect(
+      await ledger().update(hash, ["submitting", "pending"], {
+        state: "failed",
+        errorReason: "blockhash_expired",
+        errorMessage: "expired",
+        leaseExpiresAtMs: null,
+      }),
+    ).toBe(true);
     await mirrored(hash);
     expect(await d1Row(hash)).toMatchObject({ state: "confirmed" });
     const again = await ledger().claim(claimOf(hash));
@@ -90,9 +122,15 @@ describe("both ledgers serving /settle (a deploy, or a switch of SVC_SETTLE_LEDG
     expect(onD1.body, JSON.stringify(onD1.body)).toMatchObject({ success: true, transaction: p.signature });
     s.f.setEnv({ SVC_SETTLE_LEDGER: "object" });
     const onObject = await s.f.post("/settle", p.body);
-    expect(onObject.body, JSON.stringify(onObject.body)).toMatchObject({ success: false, errorReason: "duplicate_settlement" });
+    expect(onObject.body, JSON.stringify(onObject.body)).toMatchObject({
+      success: false,
+      errorReason: "duplicate_settlement",
+    });
     // The seller's own retry still hears its success; the object now holds the D1 ledger's report.
-    expect((await s.f.post("/settle", p.body, { "X-Correlation-ID": "seller-call-d1" })).body).toMatchObject({ success: true, transaction: p.signature });
+    expect((await s.f.post("/settle", p.body, { "X-Correlation-ID": "seller-call-d1" })).body).toMatchObject({
+      success: true,
+      transaction: p.signature,
+    });
     expect(await mirrored(p.hash)).toMatchObject({ state: "confirmed", success_correlation_id: "seller-call-d1" });
     expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
   });
@@ -105,21 +143,29 @@ describe("both ledgers serving /settle (a deploy, or a switch of SVC_SETTLE_LEDG
     expect(onObject.body, JSON.stringify(onObject.body)).toMatchObject({ success: true, transaction: p.signature });
     await mirrored(p.hash);
     s.f.setEnv({ SVC_SETTLE_LEDGER: "d1" });
-    expect((await s.f.post("/settle", p.body)).body).toMatchObject({ success: false, errorReason: "duplicate_settlement" });
+    expect((await s.f.post("/settle", p.body)).body).toMatchObject({
+      success: false,
+      errorReason: "duplicate_settlement",
+    });
     expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
   });
 
   it("the mirror of a later change of the object's never erases a report the D1 ledger wrote", async () => {
     const hash = `d1-report-kept-${crypto.randomUUID()}`;
     expect(await ledger().claim(claimOf(hash))).toEqual({ claimed: true });
-    expect(await ledger().update(hash, ["submitting", "pending"], { state: "pending", leaseExpiresAtMs: null })).toBe(true);
+    expect(await ledger().update(hash, ["submitting", "pending"], { state: "pending", leaseExpiresAtMs: null })).toBe(
+      true,
+    );
     await mirrored(hash);
     expect(await claimSuccessReport(env.DB, hash, "d1-ledger-call", "seller-call", Date.now())).toBe(true);
     // The object, not asked through a claim yet, changes its row (a lease taken over): its mirror keeps D1's report.
     expect(await ledger().takeOverLease(hash, "object-call", 15_000)).toBe(true);
     await mirrored(hash);
     expect(await d1Row(hash)).toMatchObject({ state: "confirmed", success_correlation_id: "seller-call" });
-    expect(await ledger().claim(claimOf(hash))).toMatchObject({ claimed: false, existing: { successCorrelationId: "seller-call" } });
+    expect(await ledger().claim(claimOf(hash))).toMatchObject({
+      claimed: false,
+      existing: { successCorrelationId: "seller-call" },
+    });
     expect(await ledger().reportSuccess(hash, "object-call", null, Date.now())).toBe(false);
   });
 });

@@ -1,15 +1,28 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
-import { findAssociatedTokenPda } from "@solana-program/token";
 import { address } from "@solana/kit";
-import { USDC } from "../support/workerd/payment-fixtures";
-import { fundedBuyer, tokenBalance } from "../support/workerd/chain";
-import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
-import { faultScenario } from "../support/workerd/fault-scenario";
-import { d1FailingOn, d1Row, failingLedger, ledgerNamespace, ledgerStub, madeUpClaim, messageHashOf, mirrored, MIRROR_SQL, objectRow, stubNamed, withObjectD1 } from "../support/workerd/ledger-object";
+import { findAssociatedTokenPda } from "@solana-program/token";
+import { describe, expect, it } from "vitest";
+import { claimDueChannels, OPENING_ROW_GRACE_MS, recordChannelOpen } from "../../src/rails/upto/store/upto-channels";
 import { LEDGER_OBJECT_RETENTION_MS } from "../../src/settlement/settle-ledger-object";
 import { ledgerObjectName, objectLedger } from "../../src/settlement/settle-ports";
-import { claimDueChannels, OPENING_ROW_GRACE_MS, recordChannelOpen } from "../../src/rails/upto/store/upto-channels";
+import { fundedBuyer, tokenBalance } from "../support/workerd/chain";
+import { faultScenario } from "../support/workerd/fault-scenario";
+import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
+import {
+  d1FailingOn,
+  d1Row,
+  failingLedger,
+  ledgerNamespace,
+  ledgerStub,
+  MIRROR_SQL,
+  madeUpClaim,
+  messageHashOf,
+  mirrored,
+  objectRow,
+  stubNamed,
+  withObjectD1,
+} from "../support/workerd/ledger-object";
+import { USDC } from "../support/workerd/payment-fixtures";
 
 const TOKEN_PROGRAM = address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
 const SIGNATURE = /^[1-9A-HJ-NP-Za-km-z]{64,88}$/;
@@ -21,11 +34,19 @@ const SIGNATURE = /^[1-9A-HJ-NP-Za-km-z]{64,88}$/;
  */
 async function sellerWithVault(label: string, ledger: "object" | "d1" = "object") {
   const faults = faultScenario();
-  const f = await isolatedFacilitator(label, { SOLANA_RPC_URL: faults.rpcUrl, SVC_SETTLE_CONFIRM_TIMEOUT_MS: "2000", SVC_SETTLE_LEDGER: ledger });
+  const f = await isolatedFacilitator(label, {
+    SOLANA_RPC_URL: faults.rpcUrl,
+    SVC_SETTLE_CONFIRM_TIMEOUT_MS: "2000",
+    SVC_SETTLE_LEDGER: ledger,
+  });
   const buyer = await fundedBuyer(5_000_000);
   const line = await f.line(USDC, "100000");
   expect((await f.post("/settle", await f.signedBody(buyer, line))).body.success).toBe(true);
-  const [vaultAta] = await findAssociatedTokenPda({ owner: address(line.payTo), mint: USDC, tokenProgram: TOKEN_PROGRAM });
+  const [vaultAta] = await findAssociatedTokenPda({
+    owner: address(line.payTo),
+    mint: USDC,
+    tokenProgram: TOKEN_PROGRAM,
+  });
   return { ...faults, f, buyer, line, vaultAta };
 }
 
@@ -62,16 +83,25 @@ describe("the settle ledger in a Durable Object: exactly once", () => {
     const answers = await settleConcurrently(s, body, IDS);
     const won = answers.filter((r) => r.body.success === true);
     expect(won, JSON.stringify(answers.map((r) => r.body))).toHaveLength(1);
-    for (const r of answers) if (r.body.success !== true) expect(["duplicate_settlement", "settlement_pending"]).toContain(r.body.errorReason);
+    for (const r of answers)
+      if (r.body.success !== true) expect(["duplicate_settlement", "settlement_pending"]).toContain(r.body.errorReason);
     expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
   });
 
   it("two facilitator instances (their own config and ports) settling one payment at once → one success", async () => {
     const s = await sellerWithVault("object-two-instances");
-    const other = await isolatedFacilitator("object-two-instances-b", { SOLANA_RPC_URL: s.rpcUrl, SVC_SETTLE_LEDGER: "object" });
+    const other = await isolatedFacilitator("object-two-instances-b", {
+      SOLANA_RPC_URL: s.rpcUrl,
+      SVC_SETTLE_LEDGER: "object",
+    });
     const body = await s.f.signedBody(s.buyer, s.line);
-    const answers = await Promise.all(IDS.map((id, i) => (i % 2 === 0 ? s.f : other).post("/settle", body, { "X-Correlation-ID": id })));
-    expect(answers.filter((r) => r.body.success === true), JSON.stringify(answers.map((r) => r.body))).toHaveLength(1);
+    const answers = await Promise.all(
+      IDS.map((id, i) => (i % 2 === 0 ? s.f : other).post("/settle", body, { "X-Correlation-ID": id })),
+    );
+    expect(
+      answers.filter((r) => r.body.success === true),
+      JSON.stringify(answers.map((r) => r.body)),
+    ).toHaveLength(1);
     expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
   });
 });
@@ -86,7 +116,10 @@ describe("the object ledger under RPC faults", () => {
     expect(dropped.body.transaction).toMatch(SIGNATURE);
     await s.setFaults({});
     const retry = await s.f.post("/settle", body);
-    expect(retry.body, JSON.stringify(retry.body)).toMatchObject({ success: true, transaction: dropped.body.transaction });
+    expect(retry.body, JSON.stringify(retry.body)).toMatchObject({
+      success: true,
+      transaction: dropped.body.transaction,
+    });
     expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
   });
 
@@ -102,7 +135,10 @@ describe("the object ledger under RPC faults", () => {
     expect(whileDown.body).toMatchObject({ errorReason: "settlement_pending", transaction: pending.body.transaction });
     await s.setFaults({});
     const recovered = await settleConcurrently(s, body, IDS.slice(0, 4));
-    expect(recovered.filter((r) => r.body.success === true), JSON.stringify(recovered.map((r) => r.body))).toHaveLength(1);
+    expect(
+      recovered.filter((r) => r.body.success === true),
+      JSON.stringify(recovered.map((r) => r.body)),
+    ).toHaveLength(1);
     expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
   });
 });
@@ -115,11 +151,15 @@ describe("the object ledger when its writes fail", () => {
     s.f.setEnv({ SETTLE_LEDGER: fault.namespace });
     const whileFailing = await settleConcurrently(s, body, IDS);
     expect(whileFailing.filter((r) => r.body.success === true)).toHaveLength(0);
-    for (const r of whileFailing) expect(r.body, JSON.stringify(r.body)).toMatchObject({ success: false, errorReason: "settlement_pending" });
+    for (const r of whileFailing)
+      expect(r.body, JSON.stringify(r.body)).toMatchObject({ success: false, errorReason: "settlement_pending" });
     expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
     fault.heal();
     const recovered = await settleConcurrently(s, body, IDS);
-    expect(recovered.filter((r) => r.body.success === true), JSON.stringify(recovered.map((r) => r.body))).toHaveLength(1);
+    expect(
+      recovered.filter((r) => r.body.success === true),
+      JSON.stringify(recovered.map((r) => r.body)),
+    ).toHaveLength(1);
     expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
   });
 
@@ -161,7 +201,9 @@ describe("the object ledger when its writes fail", () => {
     expect(await d1Row(hash)).toMatchObject({ state: "confirmed", success_reported_at_ms: null });
     // D1 as it is between the report's mirror and the withdrawal's (the withdrawal's mirror late or failing): it holds the
     // report of the object's own lease holder. Written here because the two mirrors cannot be told apart in time.
-    await env.DB.prepare("UPDATE settlements SET success_reported_at_ms = updated_at_ms WHERE message_hash = ?").bind(hash).run();
+    await env.DB.prepare("UPDATE settlements SET success_reported_at_ms = updated_at_ms WHERE message_hash = ?")
+      .bind(hash)
+      .run();
 
     const next = await s.f.post("/settle", body);
     expect(next.body, JSON.stringify(next.body)).toMatchObject({ success: true, transaction: lost.body.transaction });
@@ -179,7 +221,10 @@ describe("the object ledger when its writes fail", () => {
     expect(first.body.transaction).toMatch(SIGNATURE);
     fault.heal();
     const retry = await s.f.post("/settle", body);
-    expect(retry.body, JSON.stringify(retry.body)).toMatchObject({ success: true, transaction: first.body.transaction });
+    expect(retry.body, JSON.stringify(retry.body)).toMatchObject({
+      success: true,
+      transaction: first.body.transaction,
+    });
     expect((await s.f.post("/settle", body)).body).toMatchObject({ errorReason: "duplicate_settlement" });
     expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
   });
@@ -213,7 +258,10 @@ describe("the mirror and its repair", () => {
     expect(await runDurableObjectAlarm(await ledgerStub(hash))).toBe(true);
     const caughtUp = await objectRow(hash);
     expect(caughtUp!.mirrored_version).toBe(caughtUp!.version);
-    expect(await d1Row(hash)).toMatchObject({ state: "confirmed", success_reported_at_ms: caughtUp!.success_reported_at_ms });
+    expect(await d1Row(hash)).toMatchObject({
+      state: "confirmed",
+      success_reported_at_ms: caughtUp!.success_reported_at_ms,
+    });
     expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
   });
 
@@ -232,8 +280,13 @@ describe("the mirror and its repair", () => {
     expect(alarmAt).toBeGreaterThan(Date.now() + LEDGER_OBJECT_RETENTION_MS / 2);
     // Only this payment's row expires; rows of other payments the object holds stay (and keep the storage).
     const othersLeft = await runInDurableObject(stub, (_instance, state) => {
-      state.storage.sql.exec("UPDATE settlements SET updated_at_ms = ? WHERE message_hash = ?", Date.now() - LEDGER_OBJECT_RETENTION_MS - 1, hash);
-      return state.storage.sql.exec("SELECT COUNT(*) AS n FROM settlements WHERE message_hash <> ?", hash).one().n as number;
+      state.storage.sql.exec(
+        "UPDATE settlements SET updated_at_ms = ? WHERE message_hash = ?",
+        Date.now() - LEDGER_OBJECT_RETENTION_MS - 1,
+        hash,
+      );
+      return state.storage.sql.exec("SELECT COUNT(*) AS n FROM settlements WHERE message_hash <> ?", hash).one()
+        .n as number;
     });
     expect(await runDurableObjectAlarm(stub)).toBe(true);
     expect(await objectRow(hash)).toBeUndefined();
@@ -242,7 +295,10 @@ describe("the mirror and its repair", () => {
     else expect(alarmAfter).not.toBeNull();
 
     const replay = await s.f.post("/settle", body);
-    expect(replay.body, JSON.stringify(replay.body)).toMatchObject({ success: false, errorReason: "duplicate_settlement" });
+    expect(replay.body, JSON.stringify(replay.body)).toMatchObject({
+      success: false,
+      errorReason: "duplicate_settlement",
+    });
     expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
   });
 
@@ -260,7 +316,11 @@ describe("the mirror and its repair", () => {
     await mirrored(hashes[0]!);
     await mirrored(hashes[1]!);
     await runInDurableObject(stub, (_instance, state) => {
-      state.storage.sql.exec("UPDATE settlements SET updated_at_ms = ? WHERE message_hash = ?", Date.now() - LEDGER_OBJECT_RETENTION_MS - 1, hashes[0]);
+      state.storage.sql.exec(
+        "UPDATE settlements SET updated_at_ms = ? WHERE message_hash = ?",
+        Date.now() - LEDGER_OBJECT_RETENTION_MS - 1,
+        hashes[0],
+      );
     });
     expect(await runDurableObjectAlarm(stub)).toBe(true);
     expect(await objectRow(hashes[0]!)).toBeUndefined();
@@ -273,7 +333,11 @@ describe("the mirror and its repair", () => {
       state.storage.sql.exec("UPDATE settlements SET updated_at_ms = ?", Date.now() - LEDGER_OBJECT_RETENTION_MS - 1);
     });
     expect(await runDurableObjectAlarm(stub)).toBe(true);
-    expect(await runInDurableObject(stub, (_instance, state) => state.storage.sql.exec("SELECT name FROM sqlite_master WHERE name = 'settlements'").toArray())).toEqual([]);
+    expect(
+      await runInDurableObject(stub, (_instance, state) =>
+        state.storage.sql.exec("SELECT name FROM sqlite_master WHERE name = 'settlements'").toArray(),
+      ),
+    ).toEqual([]);
     expect(await runInDurableObject(stub, (_instance, state) => state.storage.getAlarm())).toBeNull();
   });
 });
@@ -289,7 +353,12 @@ describe("the upgrade from the D1 ledger: payments whose rows D1 has when the ob
 
     s.f.setEnv({ SVC_SETTLE_LEDGER: "object" });
     const answers = await settleConcurrently(s, body, [null, ...IDS.slice(1, 4)]);
-    for (const r of answers) expect(r.body, JSON.stringify(r.body)).toMatchObject({ success: false, errorReason: "duplicate_settlement", transaction: before.body.transaction });
+    for (const r of answers)
+      expect(r.body, JSON.stringify(r.body)).toMatchObject({
+        success: false,
+        errorReason: "duplicate_settlement",
+        transaction: before.body.transaction,
+      });
     const sellerRetry = await s.f.post("/settle", body, { "X-Correlation-ID": IDS[0]! });
     expect(sellerRetry.body).toMatchObject({ success: true, transaction: before.body.transaction });
     // The object took D1's row as it was (the first use of the object read it before claiming).
@@ -309,8 +378,12 @@ describe("the upgrade from the D1 ledger: payments whose rows D1 has when the ob
 
     s.f.setEnv({ SVC_SETTLE_LEDGER: "object" });
     const answers = await settleConcurrently(s, body, IDS);
-    expect(answers.filter((r) => r.body.success === true), JSON.stringify(answers.map((r) => r.body))).toHaveLength(1);
-    for (const r of answers) if (r.body.success !== true) expect(["duplicate_settlement", "settlement_pending"]).toContain(r.body.errorReason);
+    expect(
+      answers.filter((r) => r.body.success === true),
+      JSON.stringify(answers.map((r) => r.body)),
+    ).toHaveLength(1);
+    for (const r of answers)
+      if (r.body.success !== true) expect(["duplicate_settlement", "settlement_pending"]).toContain(r.body.errorReason);
     expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
     expect(await mirrored(hash)).toMatchObject({ state: "confirmed" });
     expect(await d1Row(hash)).toMatchObject({ state: "confirmed" });
@@ -323,7 +396,9 @@ describe("reads of a payment the object does not hold", () => {
     const ledger = objectLedger(ledgerNamespace(), place);
     const unknown = `never-settled-${crypto.randomUUID()}`;
     expect(await ledger.state(unknown)).toBeUndefined();
-    const tables = await runInDurableObject(stubNamed(ledgerObjectName(place, unknown)), (_instance, state) => state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table'").toArray());
+    const tables = await runInDurableObject(stubNamed(ledgerObjectName(place, unknown)), (_instance, state) =>
+      state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table'").toArray(),
+    );
     expect(tables.filter((t) => t.name === "settlements")).toEqual([]);
 
     const old = `d1-only-${crypto.randomUUID()}`;
@@ -351,9 +426,15 @@ describe("load: many payments, each sent twice, shuffled, all at once", () => {
     const won = answers.filter((a) => a.r.body.success === true);
     expect(won, JSON.stringify(answers.map((a) => a.r.body))).toHaveLength(N);
     expect(new Set(won.map((a) => a.line.payTo)).size).toBe(N);
-    for (const a of answers) if (a.r.body.success !== true) expect(["duplicate_settlement", "settlement_pending"]).toContain(a.r.body.errorReason);
+    for (const a of answers)
+      if (a.r.body.success !== true)
+        expect(["duplicate_settlement", "settlement_pending"]).toContain(a.r.body.errorReason);
     for (const line of lines) {
-      const [vaultAta] = await findAssociatedTokenPda({ owner: address(line.payTo), mint: USDC, tokenProgram: TOKEN_PROGRAM });
+      const [vaultAta] = await findAssociatedTokenPda({
+        owner: address(line.payTo),
+        mint: USDC,
+        tokenProgram: TOKEN_PROGRAM,
+      });
       expect(await tokenBalance(vaultAta)).toBe(100_000n);
     }
   });
@@ -363,14 +444,38 @@ describe("the upto rail's channel rows while D1 trails the object", () => {
   // Each payment in an object of its own place: the test breaks one object's D1 writes, not its neighbours'.
   const ledger = (hash: string) => objectLedger(ledgerNamespace(), `P${hash.slice(-8)}`);
   const claimOf = (hash: string, leaseExpiresAtMs: number) => ({
-    messageHash: hash, signature: `sig-${hash}`, scheme: "upto", network: "devnet", payer: "payer", payTo: "payTo", merchantWallet: "payTo",
-    asset: "asset", amount: "1", lastValidBlockHeight: null, maxTimeoutSeconds: 60, leaseId: crypto.randomUUID(), leaseExpiresAtMs, paymentId: null,
+    messageHash: hash,
+    signature: `sig-${hash}`,
+    scheme: "upto",
+    network: "devnet",
+    payer: "payer",
+    payTo: "payTo",
+    merchantWallet: "payTo",
+    asset: "asset",
+    amount: "1",
+    lastValidBlockHeight: null,
+    maxTimeoutSeconds: 60,
+    leaseId: crypto.randomUUID(),
+    leaseExpiresAtMs,
+    paymentId: null,
   });
   const openingRow = (id: string, hash: string, now: number) => ({
-    channelId: id, openMessageHash: hash, openBlockhash: "bh", payer: "payer", payTo: "payTo", asset: "asset", tokenProgram: "tp", deposit: "1",
-    expiresAt: 0, firstCheckAtMs: now + 10 * 365 * 86_400_000, rentLamports: 4_711_920n, feePayer: "feePayer",
+    channelId: id,
+    openMessageHash: hash,
+    openBlockhash: "bh",
+    payer: "payer",
+    payTo: "payTo",
+    asset: "asset",
+    tokenProgram: "tp",
+    deposit: "1",
+    expiresAt: 0,
+    firstCheckAtMs: now + 10 * 365 * 86_400_000,
+    rentLamports: 4_711_920n,
+    feePayer: "feePayer",
   });
-  const channelState = async (id: string) => (await env.DB.prepare("SELECT state FROM upto_channels WHERE channel_id = ?").bind(id).first<{ state: string }>())?.state ?? null;
+  const channelState = async (id: string) =>
+    (await env.DB.prepare("SELECT state FROM upto_channels WHERE channel_id = ?").bind(id).first<{ state: string }>())
+      ?.state ?? null;
 
   it("the D1 mirror is late: the keeper does not delete the row of an Open that landed", async () => {
     const now = Date.now();
@@ -384,7 +489,13 @@ describe("the upto rail's channel rows while D1 trails the object", () => {
     // (b) recorded failed (mirrored), then the chain shows it landed while the mirror is down: D1 hears it first.
     const revived = `late-mirror-b-${crypto.randomUUID()}`;
     expect(await ledger(revived).claim(claimOf(revived, now + 600_000))).toEqual({ claimed: true });
-    expect(await ledger(revived).update(revived, ["submitting", "pending"], { state: "failed", errorReason: "blockhash_expired", leaseExpiresAtMs: null })).toBe(true);
+    expect(
+      await ledger(revived).update(revived, ["submitting", "pending"], {
+        state: "failed",
+        errorReason: "blockhash_expired",
+        leaseExpiresAtMs: null,
+      }),
+    ).toBe(true);
     await mirrored(revived);
     expect((await d1Row(revived))?.state).toBe("failed");
     const mirrorDownB = d1FailingOn(MIRROR_SQL);
@@ -394,10 +505,13 @@ describe("the upto rail's channel rows while D1 trails the object", () => {
     // (c) the control: an Open that failed everywhere is still deleted.
     const dead = `late-mirror-c-${crypto.randomUUID()}`;
     expect(await ledger(dead).claim(claimOf(dead, now + 600_000))).toEqual({ claimed: true });
-    expect(await ledger(dead).update(dead, ["submitting", "pending"], { state: "failed", leaseExpiresAtMs: null })).toBe(true);
+    expect(
+      await ledger(dead).update(dead, ["submitting", "pending"], { state: "failed", leaseExpiresAtMs: null }),
+    ).toBe(true);
     await mirrored(dead);
 
-    for (const hash of [inFlight, revived, dead]) expect(await recordChannelOpen(env.DB, openingRow(`ch-${hash}`, hash, now), now)).toBe(true);
+    for (const hash of [inFlight, revived, dead])
+      expect(await recordChannelOpen(env.DB, openingRow(`ch-${hash}`, hash, now), now)).toBe(true);
     expect(await claimDueChannels(env.DB, crypto.randomUUID(), now + OPENING_ROW_GRACE_MS, 120_000, 10)).toEqual([]);
     expect(await channelState(`ch-${inFlight}`)).toBe("opening");
     expect(await channelState(`ch-${revived}`)).toBe("open");
@@ -405,7 +519,8 @@ describe("the upto rail's channel rows while D1 trails the object", () => {
     // Another deposit cannot take over the channel of the revived Open either.
     const takeover = { ...openingRow(`ch-${revived}`, `other-${crypto.randomUUID()}`, now) };
     expect(await recordChannelOpen(env.DB, takeover, now)).toBe(false);
-    for (const id of [inFlight, revived]) await env.DB.prepare("DELETE FROM upto_channels WHERE channel_id = ?").bind(`ch-${id}`).run();
+    for (const id of [inFlight, revived])
+      await env.DB.prepare("DELETE FROM upto_channels WHERE channel_id = ?").bind(`ch-${id}`).run();
     await patchedA.restore();
     await patchedB.restore();
   });

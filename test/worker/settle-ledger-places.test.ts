@@ -1,14 +1,21 @@
 import { env, runInDurableObject } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
-import { findAssociatedTokenPda } from "@solana-program/token";
 import { address } from "@solana/kit";
-import { USDC } from "../support/workerd/payment-fixtures";
-import { fundedBuyer, tokenBalance } from "../support/workerd/chain";
-import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
-import { holderName, ledgerNamespace, madeUpClaim, messageHashOf, mirrored, stubNamed } from "../support/workerd/ledger-object";
+import { findAssociatedTokenPda } from "@solana-program/token";
+import { describe, expect, it } from "vitest";
 import { ledgerObjectName, objectLedger } from "../../src/settlement/settle-ports";
 import { mirrorToD1 } from "../../src/store/ledger-object-store";
 import type { SettlementRow } from "../../src/store/settlements";
+import { fundedBuyer, tokenBalance } from "../support/workerd/chain";
+import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
+import {
+  holderName,
+  ledgerNamespace,
+  madeUpClaim,
+  messageHashOf,
+  mirrored,
+  stubNamed,
+} from "../support/workerd/ledger-object";
+import { USDC } from "../support/workerd/payment-fixtures";
 
 const TOKEN_PROGRAM = address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
 
@@ -23,7 +30,8 @@ const heldRows = (name: string, messageHash: string) =>
   runInDurableObject(stubNamed(name), (_instance, state) =>
     state.storage.sql.exec("SELECT name FROM sqlite_master WHERE name = 'settlements'").toArray().length === 0
       ? 0
-      : (state.storage.sql.exec("SELECT COUNT(*) AS n FROM settlements WHERE message_hash = ?", messageHash).one().n as number),
+      : (state.storage.sql.exec("SELECT COUNT(*) AS n FROM settlements WHERE message_hash = ?", messageHash).one()
+          .n as number),
   );
 
 describe("one payment claimed at several places at once", () => {
@@ -35,7 +43,9 @@ describe("one payment claimed at several places at once", () => {
     expect(claims.filter((claim) => claim.claimed)).toHaveLength(1);
     const holder = await holderName(hash);
     expect(places.map((place) => ledgerObjectName(place, hash))).toContain(holder);
-    const reports = await Promise.all(ledgers.map((ledger, i) => ledger.reportSuccess(hash, `reporter-${i}`, null, Date.now())));
+    const reports = await Promise.all(
+      ledgers.map((ledger, i) => ledger.reportSuccess(hash, `reporter-${i}`, null, Date.now())),
+    );
     expect(reports.filter(Boolean)).toHaveLength(1);
     // Only the holder stores the row (with its first change, the report); the other places' objects sent their calls there.
     for (const place of places) {
@@ -55,11 +65,15 @@ describe("one payment claimed at several places at once", () => {
     )
       .bind(hash, `sig-${hash}`)
       .run();
-    const ledgers = [unique("AMS"), unique("LHR"), unique("CDG")].map((place) => objectLedger(ledgerNamespace(), place));
+    const ledgers = [unique("AMS"), unique("LHR"), unique("CDG")].map((place) =>
+      objectLedger(ledgerNamespace(), place),
+    );
     const claims = await Promise.all(ledgers.map((ledger) => ledger.claim(claimOf(hash))));
     expect(claims.every((claim) => !claim.claimed)).toBe(true);
     expect(await holderName(hash)).toBeDefined();
-    const reports = await Promise.all(ledgers.map((ledger, i) => ledger.reportSuccess(hash, `reporter-${i}`, null, Date.now())));
+    const reports = await Promise.all(
+      ledgers.map((ledger, i) => ledger.reportSuccess(hash, `reporter-${i}`, null, Date.now())),
+    );
     expect(reports.filter(Boolean)).toHaveLength(1);
   });
 });
@@ -72,7 +86,9 @@ describe("a holder that lost its memory between the claim and the report", () =>
     expect(await ledger.claim(claimOf(hash))).toEqual({ claimed: true });
     const holder = (await holderName(hash))!;
     // The instance restarts: the claimed row it kept in memory is gone (D1 has it).
-    await runInDurableObject(stubNamed(holder), (instance) => (instance as unknown as { claimedInMemory: Map<string, unknown> }).claimedInMemory.clear());
+    await runInDurableObject(stubNamed(holder), (instance) =>
+      (instance as unknown as { claimedInMemory: Map<string, unknown> }).claimedInMemory.clear(),
+    );
     const stranger = unique("OSL/0");
     expect(await stubNamed(stranger).reportSuccess(hash, "reporter-x", null, Date.now(), stranger)).toBe(false);
     expect(await heldRows(stranger, hash)).toBe(0);
@@ -84,8 +100,16 @@ describe("a holder that lost its memory between the claim and the report", () =>
 
 describe("the mirror writes only what D1 still gives the object", () => {
   const row = (messageHash: string): SettlementRow => ({
-    ...claimOf(messageHash), state: "confirmed", errorReason: null, errorMessage: null, confirmedAtMs: 5, successReportedAtMs: 5,
-    successCorrelationId: null, paymentId: null, createdAtMs: 1, updatedAtMs: 5,
+    ...claimOf(messageHash),
+    state: "confirmed",
+    errorReason: null,
+    errorMessage: null,
+    confirmedAtMs: 5,
+    successReportedAtMs: 5,
+    successCorrelationId: null,
+    paymentId: null,
+    createdAtMs: 1,
+    updatedAtMs: 5,
   });
 
   it("a released row is not brought back; another object's row is not overwritten", async () => {
@@ -96,9 +120,13 @@ describe("the mirror writes only what D1 still gives the object", () => {
     const taken = unique("taken-") + "0".repeat(40);
     expect(await objectLedger(ledgerNamespace(), unique("FRA")).claim(claimOf(taken))).toEqual({ claimed: true });
     expect(await mirrorToD1(env.DB, row(taken), "SYD/1")).toBe(false);
-    expect(await env.DB.prepare("SELECT state FROM settlements WHERE message_hash = ?").bind(taken).first()).toEqual({ state: "submitting" });
+    expect(await env.DB.prepare("SELECT state FROM settlements WHERE message_hash = ?").bind(taken).first()).toEqual({
+      state: "submitting",
+    });
     expect(await mirrorToD1(env.DB, row(taken), (await holderName(taken))!)).toBe(true);
-    expect(await env.DB.prepare("SELECT state FROM settlements WHERE message_hash = ?").bind(taken).first()).toEqual({ state: "confirmed" });
+    expect(await env.DB.prepare("SELECT state FROM settlements WHERE message_hash = ?").bind(taken).first()).toEqual({
+      state: "confirmed",
+    });
   });
 });
 
@@ -108,14 +136,20 @@ describe("/settle of one payment arriving at several places at once", () => {
     const buyer = await fundedBuyer(5_000_000);
     const line = await f.line(USDC, "100000");
     expect((await f.post("/settle", await f.signedBody(buyer, line))).body.success).toBe(true);
-    const [vaultAta] = await findAssociatedTokenPda({ owner: address(line.payTo), mint: USDC, tokenProgram: TOKEN_PROGRAM });
+    const [vaultAta] = await findAssociatedTokenPda({
+      owner: address(line.payTo),
+      mint: USDC,
+      tokenProgram: TOKEN_PROGRAM,
+    });
     const before = await tokenBalance(vaultAta);
     const body = await f.signedBody(buyer, line);
     const places = Array.from({ length: 6 }, (_, i) => unique(`C${i}`));
     const answers = await Promise.all(places.map((place) => f.postAt(place, "/settle", body)));
     const successes = answers.filter((answer) => answer.body.success === true);
     expect(successes, JSON.stringify(answers.map((a) => a.body))).toHaveLength(1);
-    for (const answer of answers) if (answer.body.success !== true) expect(["duplicate_settlement", "settlement_pending"]).toContain(answer.body.errorReason);
+    for (const answer of answers)
+      if (answer.body.success !== true)
+        expect(["duplicate_settlement", "settlement_pending"]).toContain(answer.body.errorReason);
     expect(await tokenBalance(vaultAta)).toBe(before + 100_000n);
     const hash = await messageHashOf(successes[0]!.body.transaction);
     expect(places.map((place) => ledgerObjectName(place, hash))).toContain(await holderName(hash));

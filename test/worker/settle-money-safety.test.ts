@@ -1,11 +1,17 @@
-import { describe, expect, it } from "vitest";
-import { findAssociatedTokenPda } from "@solana-program/token";
 import { address, generateKeyPairSigner } from "@solana/kit";
-import { NATIVE_SOL, USDC, activatedSeller } from "../support/workerd/payment-fixtures";
-import { chainRpc, fundedBuyer, lamportsOf, tokenBalance } from "../support/workerd/chain";
-import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
-import { MEMO_PROGRAM, craftBody, paymentParts, standardInstructions, transferChecked } from "../support/workerd/craft-payment";
+import { findAssociatedTokenPda } from "@solana-program/token";
+import { describe, expect, it } from "vitest";
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/chain/compute-budget";
+import { chainRpc, fundedBuyer, lamportsOf, tokenBalance } from "../support/workerd/chain";
+import {
+  craftBody,
+  MEMO_PROGRAM,
+  paymentParts,
+  standardInstructions,
+  transferChecked,
+} from "../support/workerd/craft-payment";
+import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
+import { activatedSeller, NATIVE_SOL, USDC } from "../support/workerd/payment-fixtures";
 
 const TOKEN_PROGRAM = address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
 
@@ -20,11 +26,16 @@ describe("settle: the fee payer pays only for payments that land and are worth i
     for (const amount of ["0", "1", "9999"]) {
       const tiny = { ...good, amount };
       // Crafted by hand (our builder refuses 0 already): the rule must hold where the money is at stake.
-      const body = await craftBody(tiny, standardInstructions(await paymentParts(buyer, tiny)), { signers: [buyer], feePayer: f.feePayer });
+      const body = await craftBody(tiny, standardInstructions(await paymentParts(buyer, tiny)), {
+        signers: [buyer],
+        feePayer: f.feePayer,
+      });
       for (const route of ["/verify", "/settle"]) {
         const answer = await f.post(route, body);
         expect(answer.status, `${route} ${amount}`).toBe(400);
-        expect(answer.body.invalidReason ?? answer.body.errorReason).toBe("invalid_exact_svm_payload_amount_below_minimum");
+        expect(answer.body.invalidReason ?? answer.body.errorReason).toBe(
+          "invalid_exact_svm_payload_amount_below_minimum",
+        );
       }
     }
     expect(await lamportsOf(f.feePayer)).toBe(before);
@@ -33,20 +44,28 @@ describe("settle: the fee payer pays only for payments that land and are worth i
   });
 
   it("takes an operator minimum per mint from SVC_MIN_PAYMENT_RAW_BY_MINT, and the SOL minimum from min_fee_amount_sol", async () => {
-    const f = await isolatedFacilitator("min-amount-config", { SVC_MIN_PAYMENT_RAW_BY_MINT: JSON.stringify({ [USDC]: "50000" }) });
+    const f = await isolatedFacilitator("min-amount-config", {
+      SVC_MIN_PAYMENT_RAW_BY_MINT: JSON.stringify({ [USDC]: "50000" }),
+    });
     const buyer = await fundedBuyer(5_000_000);
     // Enrich and the builder refuse such a line up front (minimum-amount.test.ts), so the payment reaching /verify is
     // one signed at the minimum whose requirements were lowered afterwards: /verify judges the amount before the bytes.
     const lowered = async (asset: string, atMinimum: string, below: string) => {
       const body = await f.signedBody(buyer, await f.line(asset as typeof USDC, atMinimum));
       const requirements = { ...body.paymentRequirements, amount: below };
-      return f.post("/verify", { ...body, paymentPayload: { ...body.paymentPayload, accepted: requirements }, paymentRequirements: requirements });
+      return f.post("/verify", {
+        ...body,
+        paymentPayload: { ...body.paymentPayload, accepted: requirements },
+        paymentRequirements: requirements,
+      });
     };
     const refused = await lowered(USDC, "50000", "20000");
     expect(refused.body.invalidReason).toBe("invalid_exact_svm_payload_amount_below_minimum");
     expect(refused.body.invalidMessage).toContain("50000");
     // seeded min_fee_amount_sol = 100,000 lamports
-    expect((await lowered(NATIVE_SOL, "100000", "99999")).body.invalidReason).toBe("invalid_exact_svm_payload_amount_below_minimum");
+    expect((await lowered(NATIVE_SOL, "100000", "99999")).body.invalidReason).toBe(
+      "invalid_exact_svm_payload_amount_below_minimum",
+    );
   });
 
   it("a settle refused by preflight returns no signature, costs nothing, and the same payment may be retried", async () => {
@@ -81,7 +100,11 @@ describe("settle: the fee payer pays only for payments that land and are worth i
     const f = await isolatedFacilitator("squat");
     const seller = (await generateKeyPairSigner()).address;
     const line = await f.line(USDC, "1000000", seller); // not activated: fronted just in time
-    const [vaultAta] = await findAssociatedTokenPda({ owner: address(line.payTo), mint: USDC, tokenProgram: TOKEN_PROGRAM });
+    const [vaultAta] = await findAssociatedTokenPda({
+      owner: address(line.payTo),
+      mint: USDC,
+      tokenProgram: TOKEN_PROGRAM,
+    });
     await chainRpc("requestAirdrop", [vaultAta, 1_000_000]); // 0.001 SOL at the ATA address
 
     const provision = await f.post("/sellers/provision-tx", { wallet: seller, asset: "USDC" });
@@ -106,7 +129,9 @@ describe("settle: the fee payer pays only for payments that land and are worth i
     expect(refused.body).toMatchObject({ success: false, errorReason: "vault_not_provisioned", transaction: "" });
     expect(refused.body.errorMessage).toContain("1000000");
     expect(await lamportsOf(f.feePayer)).toBe(before);
-    expect((await chainRpc<{ value: unknown }>("getAccountInfo", [line.payTo, { encoding: "base64" }])).value).toBeNull();
+    expect(
+      (await chainRpc<{ value: unknown }>("getAccountInfo", [line.payTo, { encoding: "base64" }])).value,
+    ).toBeNull();
   });
 
   it("just in time: a payment that could not land afterwards (non-UTF-8 memo) creates no vault, spends nothing and leaves the cap alone", async () => {
@@ -118,7 +143,12 @@ describe("settle: the fee payer pays only for payments that land and are worth i
     const badMemo = { programAddress: MEMO_PROGRAM, accounts: [], data: new Uint8Array([0xff, 0xfe, 0xfd]) };
     const body = await craftBody(
       fake,
-      [getSetComputeUnitLimitInstruction(20_000), getSetComputeUnitPriceInstruction(1n), transferChecked(parts), badMemo],
+      [
+        getSetComputeUnitLimitInstruction(20_000),
+        getSetComputeUnitPriceInstruction(1n),
+        transferChecked(parts),
+        badMemo,
+      ],
       { signers: [buyer], feePayer: f.feePayer },
     );
     const before = await lamportsOf(f.feePayer);
@@ -128,9 +158,13 @@ describe("settle: the fee payer pays only for payments that land and are worth i
     expect(refused.body.transaction).toBe("");
     expect(refused.body.errorMessage).toContain("no vault was created");
     expect(await lamportsOf(f.feePayer)).toBe(before);
-    expect((await chainRpc<{ value: unknown }>("getAccountInfo", [fake.payTo, { encoding: "base64" }])).value).toBeNull();
+    expect(
+      (await chainRpc<{ value: unknown }>("getAccountInfo", [fake.payTo, { encoding: "base64" }])).value,
+    ).toBeNull();
     // Its claim was given back: nothing counts against the day's cap for it.
-    const claims = await env.DB.prepare("SELECT COUNT(*) AS n FROM jit_provisions WHERE seller_wallet = ?").bind(fake.extra.merchantWallet).first<{ n: number }>();
+    const claims = await env.DB.prepare("SELECT COUNT(*) AS n FROM jit_provisions WHERE seller_wallet = ?")
+      .bind(fake.extra.merchantWallet)
+      .first<{ n: number }>();
     expect(claims?.n).toBe(0);
 
     // A real seller is fronted as usual.

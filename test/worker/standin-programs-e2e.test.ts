@@ -1,19 +1,28 @@
-import { describe, expect, it } from "vitest";
-import { address, type Address } from "@solana/kit";
+import { type Address, address } from "@solana/kit";
 import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction } from "@solana-program/token";
-import { call } from "../support/workerd/worker-http";
-import { chainRpc, fundedBuyer, signAndSend, tokenBalance, sendSigned } from "../support/workerd/chain";
-import { enrichedLine, signedPaymentBody, USDC } from "../support/workerd/payment-fixtures";
-import { TOKEN_PROGRAM } from "../support/workerd/craft-payment";
+import { describe, expect, it } from "vitest";
 import { CLUSTERS } from "../../src/platform/config/networks";
-import { findUniversalSettleConfigPda } from "../../src/rails/exact/program/pda";
-import { decodeUniversalSettleConfig, decodeSplitVault } from "../../src/rails/exact/program/accounts";
+import { decodeSplitVault, decodeUniversalSettleConfig } from "../../src/rails/exact/program/accounts";
 import { getSweepInstruction } from "../../src/rails/exact/program/instructions";
-import { buildPayoutInstruction } from "../../src/rails/sla-escrow/program/payout-instructions";
-import { findBankPda, findEscrowConfigPda, findEscrowPda, findPaymentPda } from "../../src/rails/sla-escrow/program/pda";
+import { findUniversalSettleConfigPda } from "../../src/rails/exact/program/pda";
 import { decodePayment, PAYMENT_STATE } from "../../src/rails/sla-escrow/program/accounts";
+import {
+  getApproveDeliveryInstruction,
+  getFundPaymentInstruction,
+  getSubmitDeliveryInstruction,
+} from "../../src/rails/sla-escrow/program/instructions";
 import { randomPaymentUid } from "../../src/rails/sla-escrow/program/payment-uid";
-import { getApproveDeliveryInstruction, getFundPaymentInstruction, getSubmitDeliveryInstruction } from "../../src/rails/sla-escrow/program/instructions";
+import { buildPayoutInstruction } from "../../src/rails/sla-escrow/program/payout-instructions";
+import {
+  findBankPda,
+  findEscrowConfigPda,
+  findEscrowPda,
+  findPaymentPda,
+} from "../../src/rails/sla-escrow/program/pda";
+import { chainRpc, fundedBuyer, sendSigned, signAndSend, tokenBalance } from "../support/workerd/chain";
+import { TOKEN_PROGRAM } from "../support/workerd/craft-payment";
+import { enrichedLine, signedPaymentBody, USDC } from "../support/workerd/payment-fixtures";
+import { call } from "../support/workerd/worker-http";
 
 /**
  * The stand-in programs executing the facilitator's own instructions as real transactions on the local chain
@@ -23,16 +32,21 @@ import { getApproveDeliveryInstruction, getFundPaymentInstruction, getSubmitDeli
 const SETTLE_PROGRAM = address(CLUSTERS.devnet.universalSettleProgramId);
 const ESCROW_PROGRAM = address(CLUSTERS.devnet.slaEscrowProgramId);
 
-
 async function accountData(account: Address): Promise<Uint8Array | null> {
-  const result = await chainRpc<{ value: { data: [string, string] } | null }>("getAccountInfo", [account, { encoding: "base64" }]);
+  const result = await chainRpc<{ value: { data: [string, string] } | null }>("getAccountInfo", [
+    account,
+    { encoding: "base64" },
+  ]);
   return result.value ? Uint8Array.from(atob(result.value.data[0]), (c) => c.charCodeAt(0)) : null;
 }
 
 describe("UniversalSettle stand-in: provision → pay → sweep", () => {
   it("a seller activates with /sellers/provision-tx, is paid through /settle and swept with the fee taken", async () => {
     const seller = await fundedBuyer(0);
-    const provision = await call("/sellers/provision-tx", { method: "POST", json: { wallet: seller.address, asset: "USDC" } });
+    const provision = await call("/sellers/provision-tx", {
+      method: "POST",
+      json: { wallet: seller.address, asset: "USDC" },
+    });
     expect(provision.status, JSON.stringify(provision.body)).toBe(200);
     expect(provision.body.statusCode).toBe("VAULT_AND_ATA");
     await signAndSend(provision.body.transaction, [seller]);
@@ -51,30 +65,45 @@ describe("UniversalSettle stand-in: provision → pay → sweep", () => {
     const [configPda] = await findUniversalSettleConfigPda(SETTLE_PROGRAM);
     const config = decodeUniversalSettleConfig((await accountData(configPda))!)!;
     const [vaultAta] = await findAssociatedTokenPda({ owner: vault, mint: USDC, tokenProgram: TOKEN_PROGRAM });
-    const [sellerAta] = await findAssociatedTokenPda({ owner: seller.address, mint: USDC, tokenProgram: TOKEN_PROGRAM });
-    const [feeAta] = await findAssociatedTokenPda({ owner: config.feeDestination, mint: USDC, tokenProgram: TOKEN_PROGRAM });
+    const [sellerAta] = await findAssociatedTokenPda({
+      owner: seller.address,
+      mint: USDC,
+      tokenProgram: TOKEN_PROGRAM,
+    });
+    const [feeAta] = await findAssociatedTokenPda({
+      owner: config.feeDestination,
+      mint: USDC,
+      tokenProgram: TOKEN_PROGRAM,
+    });
     const feeBefore = await tokenBalance(feeAta).catch(() => 0n);
 
-    await sendSigned(
-      seller,
-      [
-        getCreateAssociatedTokenIdempotentInstruction({ payer: seller, ata: sellerAta, owner: seller.address, mint: USDC }),
-        getCreateAssociatedTokenIdempotentInstruction({ payer: seller, ata: feeAta, owner: config.feeDestination, mint: USDC }),
-        getSweepInstruction({
-          kind: "spl",
-          programId: SETTLE_PROGRAM,
-          payer: seller,
-          vault,
-          config: configPda,
-          vaultAta,
-          sellerAta,
-          feeReceiverAta: feeAta,
-          mint: USDC,
-          tokenProgram: TOKEN_PROGRAM,
-          amount: 0n,
-        }),
-      ],
-    );
+    await sendSigned(seller, [
+      getCreateAssociatedTokenIdempotentInstruction({
+        payer: seller,
+        ata: sellerAta,
+        owner: seller.address,
+        mint: USDC,
+      }),
+      getCreateAssociatedTokenIdempotentInstruction({
+        payer: seller,
+        ata: feeAta,
+        owner: config.feeDestination,
+        mint: USDC,
+      }),
+      getSweepInstruction({
+        kind: "spl",
+        programId: SETTLE_PROGRAM,
+        payer: seller,
+        vault,
+        config: configPda,
+        vaultAta,
+        sellerAta,
+        feeReceiverAta: feeAta,
+        mint: USDC,
+        tokenProgram: TOKEN_PROGRAM,
+        amount: 0n,
+      }),
+    ]);
     // Sovereign: 90 bps of 5 USDC = 45,000 raw (above the 1-cent minimum), no recovery withheld.
     expect(await tokenBalance(sellerAta)).toBe(4_955_000n);
     expect((await tokenBalance(feeAta)) - feeBefore).toBe(45_000n);
@@ -93,7 +122,11 @@ describe("SLA-Escrow stand-in: fund → deliver → approve → release", () => 
     const [payment] = await findPaymentPda(ESCROW_PROGRAM, uid.bytes, bank);
     const [escrowAta] = await findAssociatedTokenPda({ owner: escrow, mint: USDC, tokenProgram: TOKEN_PROGRAM });
     const [buyerAta] = await findAssociatedTokenPda({ owner: buyer.address, mint: USDC, tokenProgram: TOKEN_PROGRAM });
-    const [sellerAta] = await findAssociatedTokenPda({ owner: seller.address, mint: USDC, tokenProgram: TOKEN_PROGRAM });
+    const [sellerAta] = await findAssociatedTokenPda({
+      owner: seller.address,
+      mint: USDC,
+      tokenProgram: TOKEN_PROGRAM,
+    });
     const accounts = { programId: ESCROW_PROGRAM, bank, config, escrow, payment };
     const deliveryHash = crypto.getRandomValues(new Uint8Array(32));
     const oracle = (await fundedBuyer(0, 1_000_000)).address;
@@ -115,12 +148,22 @@ describe("SLA-Escrow stand-in: fund → deliver → approve → release", () => 
         ttlSeconds: 3_600n,
       }),
     ]);
-    expect(decodePayment((await accountData(payment))!)).toMatchObject({ amount: 2_000_000n, seller: seller.address, buyer: buyer.address });
+    expect(decodePayment((await accountData(payment))!)).toMatchObject({
+      amount: 2_000_000n,
+      seller: seller.address,
+      buyer: buyer.address,
+    });
     await sendSigned(seller, [getSubmitDeliveryInstruction({ ...accounts, seller, deliveryHash })]);
     await sendSigned(buyer, [getApproveDeliveryInstruction({ ...accounts, buyer, deliveryHash })]);
     // The ABI's SPL release: the program creates the seller's and the oracle's token accounts, paid by the caller.
     const approved = decodePayment((await accountData(payment))!)!;
-    const release = await buildPayoutInstruction("release", { programId: ESCROW_PROGRAM, caller: seller, paymentAddress: payment, payment: approved, tokenProgram: TOKEN_PROGRAM });
+    const release = await buildPayoutInstruction("release", {
+      programId: ESCROW_PROGRAM,
+      caller: seller,
+      paymentAddress: payment,
+      payment: approved,
+      tokenProgram: TOKEN_PROGRAM,
+    });
     await sendSigned(seller, [release.instruction]);
     const released = decodePayment((await accountData(payment))!)!;
     expect(released.state).toBe(PAYMENT_STATE.RELEASED);

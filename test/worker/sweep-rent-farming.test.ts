@@ -1,11 +1,19 @@
 import { env } from "cloudflare:test";
-import { beforeAll, describe, expect, inject, it } from "vitest";
 import type { Address, KeyPairSigner } from "@solana/kit";
-import { call, callWithEnv } from "../support/workerd/worker-http";
-import { chainRpc, fundedBuyer, lamportsOf, nextBlockhash, tokenBalance, signAndSend } from "../support/workerd/chain";
-import { createUsdcAccount, drainAndCloseUsdcAccount, enrichedLine, PROGRAM_ID, signedPaymentBody, USDC, usdcAccountOf } from "../support/workerd/payment-fixtures";
+import { beforeAll, describe, expect, inject, it } from "vitest";
 import { TEST_FEE_PAYER } from "../support/keys";
 import type { FaultMode } from "../support/node/rpc-fault-proxy";
+import { chainRpc, fundedBuyer, lamportsOf, nextBlockhash, signAndSend, tokenBalance } from "../support/workerd/chain";
+import {
+  createUsdcAccount,
+  drainAndCloseUsdcAccount,
+  enrichedLine,
+  PROGRAM_ID,
+  signedPaymentBody,
+  USDC,
+  usdcAccountOf,
+} from "../support/workerd/payment-fixtures";
+import { call, callWithEnv } from "../support/workerd/worker-http";
 
 /**
  * Issue 20 §1, against the real local chain and real D1: a seller cannot farm token-account rent out of sweeps, and a
@@ -27,7 +35,10 @@ async function sweepNow() {
 /** A seller that activated its own USDC vault (sovereign) and whose keys the test holds. */
 async function sovereignUsdcSeller(): Promise<KeyPairSigner> {
   const seller = await fundedBuyer(0);
-  const provision = await call("/sellers/provision-tx", { method: "POST", json: { wallet: seller.address, asset: "USDC" } });
+  const provision = await call("/sellers/provision-tx", {
+    method: "POST",
+    json: { wallet: seller.address, asset: "USDC" },
+  });
   expect(provision.status, JSON.stringify(provision.body)).toBe(200);
   await signAndSend(provision.body.transaction, [seller]);
   return seller;
@@ -35,13 +46,19 @@ async function sovereignUsdcSeller(): Promise<KeyPairSigner> {
 
 async function pay(seller: Address, amount: string): Promise<void> {
   const buyer = await fundedBuyer(5_000_000);
-  const settled = await call("/settle", { method: "POST", json: await signedPaymentBody(buyer, await enrichedLine(USDC, amount, seller)) });
+  const settled = await call("/settle", {
+    method: "POST",
+    json: await signedPaymentBody(buyer, await enrichedLine(USDC, amount, seller)),
+  });
   expect(settled.body.success, JSON.stringify(settled.body)).toBe(true);
 }
 
 /** Lamports the fee payer lost in one transaction, per the chain's record of it. */
 async function feePayerSpentIn(signature: string): Promise<bigint> {
-  const tx = await chainRpc<any>("getTransaction", [signature, { encoding: "json", maxSupportedTransactionVersion: 0, commitment: "confirmed" }]);
+  const tx = await chainRpc<any>("getTransaction", [
+    signature,
+    { encoding: "json", maxSupportedTransactionVersion: 0, commitment: "confirmed" },
+  ]);
   const index = (tx.transaction.message.accountKeys as string[]).indexOf(TEST_FEE_PAYER.address);
   return index < 0 ? 0n : BigInt(tx.meta.preBalances[index]) - BigInt(tx.meta.postBalances[index]);
 }
@@ -61,7 +78,10 @@ async function feeDestination(): Promise<Address> {
   const { findUniversalSettleConfigPda } = await import("../../src/rails/exact/program/pda");
   const { decodeUniversalSettleConfig } = await import("../../src/rails/exact/program/accounts");
   const [configPda] = await findUniversalSettleConfigPda(PROGRAM_ID);
-  const info = await chainRpc<{ value: { data: [string, string] } }>("getAccountInfo", [configPda, { encoding: "base64" }]);
+  const info = await chainRpc<{ value: { data: [string, string] } }>("getAccountInfo", [
+    configPda,
+    { encoding: "base64" },
+  ]);
   return decodeUniversalSettleConfig(Uint8Array.from(atob(info.value.data[0]), (c) => c.charCodeAt(0)))!.feeDestination;
 }
 
@@ -84,16 +104,32 @@ describe("sweeps: no rent farming", () => {
       // 1. No token account: the rail is skipped with its reason, nothing is signed, nothing is spent.
       const skipped = await sweepNow();
       const item = skipped.items.find((i: any) => i.wallet === seller.address);
-      expect(item).toMatchObject({ status: "skipped", action: "seller_token_account_missing", signature: null, lamportsSpent: "0", splMint: USDC });
+      expect(item).toMatchObject({
+        status: "skipped",
+        action: "seller_token_account_missing",
+        signature: null,
+        lamportsSpent: "0",
+        splMint: USDC,
+      });
       expect(item.error).toContain(sellerAta);
       expect(skipped.skippedSellerTokenAccountMissing).toBeGreaterThanOrEqual(1);
-      expect(await chainRpc<any>("getAccountInfo", [sellerAta, { encoding: "base64" }]).then((r) => r.value)).toBeNull();
+      expect(
+        await chainRpc<any>("getAccountInfo", [sellerAta, { encoding: "base64" }]).then((r) => r.value),
+      ).toBeNull();
 
       // The seller sees why in the vault snapshot and in its preview.
       const snapshot = await call(`/vault-snapshot?wallet=${seller.address}&spl_mint=${USDC}`);
-      expect(snapshot.body).toMatchObject({ sellerSplAta: sellerAta, sellerSplAtaExists: false, sweepBlockedReason: "seller_token_account_missing" });
+      expect(snapshot.body).toMatchObject({
+        sellerSplAta: sellerAta,
+        sellerSplAtaExists: false,
+        sweepBlockedReason: "seller_token_account_missing",
+      });
       const preview = await call(`/sellers/${seller.address}/preview`);
-      expect(preview.body.lifecycle).toMatchObject({ nextStep: "create_token_account", blockedReason: "seller_token_account_missing", sellerTokenAccount: sellerAta });
+      expect(preview.body.lifecycle).toMatchObject({
+        nextStep: "create_token_account",
+        blockedReason: "seller_token_account_missing",
+        sellerTokenAccount: sellerAta,
+      });
 
       // 2. The seller creates the account itself (its own rent): the sweep pays out and costs one network fee.
       await createUsdcAccount(seller.address, seller);
@@ -124,7 +160,10 @@ describe("sweeps: an already-processed answer", () => {
     // An RPC front that delivers each send twice: the transaction lands once, the Worker hears AlreadyProcessed.
     const scenario = `already-processed-${crypto.randomUUID()}`;
     const proxy = inject("rpcFaultProxyUrl");
-    await fetch(`${proxy}/control/${scenario}`, { method: "POST", body: JSON.stringify({ duplicateSend: true } satisfies FaultMode) });
+    await fetch(`${proxy}/control/${scenario}`, {
+      method: "POST",
+      body: JSON.stringify({ duplicateSend: true } satisfies FaultMode),
+    });
 
     const response = await callWithEnv({ SOLANA_RPC_URL: `${proxy}/s/${scenario}` }, "/sweep", {
       method: "POST",
@@ -133,10 +172,20 @@ describe("sweeps: an already-processed answer", () => {
     });
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     const item = response.body.items.find((i: any) => i.wallet === seller.address);
-    expect(item).toMatchObject({ status: "ok", action: "sweep_submitted", confirmed: true, lamportsSpent: "5000", error: expect.stringMatching(/already processed/) });
+    expect(item).toMatchObject({
+      status: "ok",
+      action: "sweep_submitted",
+      confirmed: true,
+      lamportsSpent: "5000",
+      error: expect.stringMatching(/already processed/),
+    });
     expect(await feePayerSpentIn(item.signature)).toBe(5_000n);
     expect(await tokenBalance(await usdcAccountOf(seller.address))).toBeGreaterThan(0n);
-    const row = await env.DB.prepare("SELECT last_outcome, last_signature FROM sweep_state WHERE wallet_pubkey = ? AND rail = ?").bind(seller.address, USDC).first();
+    const row = await env.DB.prepare(
+      "SELECT last_outcome, last_signature FROM sweep_state WHERE wallet_pubkey = ? AND rail = ?",
+    )
+      .bind(seller.address, USDC)
+      .first();
     expect(row).toEqual({ last_outcome: "ok", last_signature: item.signature });
   });
 });

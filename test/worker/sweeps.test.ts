@@ -1,15 +1,21 @@
 import { env } from "cloudflare:test";
-import { beforeAll, describe, expect, it } from "vitest";
-import { address, generateKeyPairSigner, type Address } from "@solana/kit";
+import { type Address, address, generateKeyPairSigner } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
-import { call, callWithEnv } from "../support/workerd/worker-http";
-import { chainRpc, fundedBuyer, lamportsOf, nextBlockhash, tokenBalance, signAndSend } from "../support/workerd/chain";
-import { createUsdcAccount, enrichedLine, NATIVE_SOL, signedPaymentBody, USDC } from "../support/workerd/payment-fixtures";
-import { TEST_FEE_PAYER } from "../support/keys";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Env } from "../../src/env";
 import { runScheduled, SWEEP_CRON } from "../../src/jobs/scheduled";
 import { clearConfigCache } from "../../src/platform/config/load-config";
-import type { Env } from "../../src/env";
 import { RAILS } from "../../src/rails/registry";
+import { TEST_FEE_PAYER } from "../support/keys";
+import { chainRpc, fundedBuyer, lamportsOf, nextBlockhash, signAndSend, tokenBalance } from "../support/workerd/chain";
+import {
+  createUsdcAccount,
+  enrichedLine,
+  NATIVE_SOL,
+  signedPaymentBody,
+  USDC,
+} from "../support/workerd/payment-fixtures";
+import { call, callWithEnv } from "../support/workerd/worker-http";
 
 /**
  * Sweeps against the local chain's stand-in UniversalSettle program: real payments settled through /settle into
@@ -34,7 +40,10 @@ async function paySeller(asset: Address, amount: string, seller: Address): Promi
 
 async function sovereignSeller(): Promise<Address> {
   const seller = await fundedBuyer(0);
-  const provision = await call("/sellers/provision-tx", { method: "POST", json: { wallet: seller.address, asset: "USDC" } });
+  const provision = await call("/sellers/provision-tx", {
+    method: "POST",
+    json: { wallet: seller.address, asset: "USDC" },
+  });
   expect(provision.status, JSON.stringify(provision.body)).toBe(200);
   await signAndSend(provision.body.transaction, [seller]);
   return seller.address;
@@ -48,7 +57,10 @@ async function usdcAta(owner: Address): Promise<Address> {
 
 /** What one transaction did to the fee payer and to one token account, from the chain's own transaction record. */
 async function transactionEffects(signature: string, tokenAccount?: Address) {
-  const tx = await chainRpc<any>("getTransaction", [signature, { encoding: "json", maxSupportedTransactionVersion: 0, commitment: "confirmed" }]);
+  const tx = await chainRpc<any>("getTransaction", [
+    signature,
+    { encoding: "json", maxSupportedTransactionVersion: 0, commitment: "confirmed" },
+  ]);
   const keys: string[] = tx.transaction.message.accountKeys;
   expect(keys[0]).toBe(TEST_FEE_PAYER.address);
   const feePayerSpent = BigInt(tx.meta.preBalances[0]) - BigInt(tx.meta.postBalances[0]);
@@ -78,8 +90,16 @@ describe("sweeps: operator auth", () => {
   it("is listed in /capabilities with its auth", async () => {
     const capabilities = (await call("/capabilities")).body;
     expect(capabilities.features.operatorSweeps).toBe(true);
-    expect(capabilities.httpEndpoints.sweep).toEqual({ method: "POST", path: "/api/v1/facilitator/sweep", auth: "bearer" });
-    expect(capabilities.httpEndpoints.sweepCron).toEqual({ method: "GET", path: "/api/v1/facilitator/sweep-cron", auth: "bearer" });
+    expect(capabilities.httpEndpoints.sweep).toEqual({
+      method: "POST",
+      path: "/api/v1/facilitator/sweep",
+      auth: "bearer",
+    });
+    expect(capabilities.httpEndpoints.sweepCron).toEqual({
+      method: "GET",
+      path: "/api/v1/facilitator/sweep-cron",
+      auth: "bearer",
+    });
     expect(capabilities.httpEndpoints.vaultSnapshot.path).toBe("/api/v1/facilitator/vault-snapshot");
   });
 
@@ -117,14 +137,50 @@ describe("sweeps: plan, dry run, real runs, cooldown, concurrency, cron", () => 
     const before = await tokenBalance(await usdcAta(sovereign.vault));
     const dry = await sweep({ dryRun: true });
     expect(dry.status, JSON.stringify(dry.body)).toBe(200);
-    expect(dry.body).toMatchObject({ dryRun: true, scanned: 5, attempted: 0, succeeded: 0, skippedBelowThreshold: 2, failed: 0, lamportsSpent: "0" });
-    expect(byWallet(dry.body.items, sovereign)).toMatchObject({ settlementMode: "spl", splMint: USDC, availableRaw: "5000000", thresholdRaw: "100000", status: "eligible", action: "dry_run", signature: null });
-    expect(byWallet(dry.body.items, jitUsdc)).toMatchObject({ availableRaw: "2000000", status: "eligible", action: "dry_run" });
-    expect(byWallet(dry.body.items, smallUsdc)).toMatchObject({ availableRaw: "50000", status: "skipped", action: "below_threshold" });
-    expect(byWallet(dry.body.items, jitSol)).toMatchObject({ settlementMode: "native_sol", splMint: null, availableRaw: "50000000", thresholdRaw: "30000000", status: "eligible" });
-    expect(byWallet(dry.body.items, smallSol)).toMatchObject({ availableRaw: "10000000", status: "skipped", action: "below_threshold" });
+    expect(dry.body).toMatchObject({
+      dryRun: true,
+      scanned: 5,
+      attempted: 0,
+      succeeded: 0,
+      skippedBelowThreshold: 2,
+      failed: 0,
+      lamportsSpent: "0",
+    });
+    expect(byWallet(dry.body.items, sovereign)).toMatchObject({
+      settlementMode: "spl",
+      splMint: USDC,
+      availableRaw: "5000000",
+      thresholdRaw: "100000",
+      status: "eligible",
+      action: "dry_run",
+      signature: null,
+    });
+    expect(byWallet(dry.body.items, jitUsdc)).toMatchObject({
+      availableRaw: "2000000",
+      status: "eligible",
+      action: "dry_run",
+    });
+    expect(byWallet(dry.body.items, smallUsdc)).toMatchObject({
+      availableRaw: "50000",
+      status: "skipped",
+      action: "below_threshold",
+    });
+    expect(byWallet(dry.body.items, jitSol)).toMatchObject({
+      settlementMode: "native_sol",
+      splMint: null,
+      availableRaw: "50000000",
+      thresholdRaw: "30000000",
+      status: "eligible",
+    });
+    expect(byWallet(dry.body.items, smallSol)).toMatchObject({
+      availableRaw: "10000000",
+      status: "skipped",
+      action: "below_threshold",
+    });
     expect(await tokenBalance(await usdcAta(sovereign.vault))).toBe(before);
-    const rows = await env.DB.prepare("SELECT (SELECT COUNT(*) FROM sweep_state) AS rails, (SELECT COUNT(*) FROM sweep_runs) AS runs").first<{ rails: number; runs: number }>();
+    const rows = await env.DB.prepare(
+      "SELECT (SELECT COUNT(*) FROM sweep_state) AS rails, (SELECT COUNT(*) FROM sweep_runs) AS runs",
+    ).first<{ rails: number; runs: number }>();
     expect(rows).toEqual({ rails: 0, runs: 0 });
   });
 
@@ -137,7 +193,8 @@ describe("sweeps: plan, dry run, real runs, cooldown, concurrency, cron", () => 
     const swept = items.filter((i) => i.status === "ok");
     expect(swept.map((i) => i.wallet).sort()).toEqual([sovereign.wallet, jitUsdc.wallet, jitSol.wallet].sort());
     expect(items.filter((i) => i.status === "failed")).toEqual([]);
-    for (const item of swept) expect(item).toMatchObject({ action: "sweep_submitted", confirmed: true, signature: expect.any(String) });
+    for (const item of swept)
+      expect(item).toMatchObject({ action: "sweep_submitted", confirmed: true, signature: expect.any(String) });
 
     // Sovereign: 90 bps of 5 USDC = 45,000; nothing withheld.
     expect(await tokenBalance(await usdcAta(sovereign.wallet))).toBe(4_955_000n);
@@ -171,7 +228,9 @@ describe("sweeps: plan, dry run, real runs, cooldown, concurrency, cron", () => 
     expect([5_000n, 5_000n + 2_039_280n]).toContain(splSpent[1]);
     // Below-threshold rails cost nothing.
     for (const item of items.filter((i) => i.status === "skipped")) expect(item.lamportsSpent).toBe("0");
-    expect(BigInt(first.body.lamportsSpent) + BigInt(second.body.lamportsSpent)).toBe(swept.reduce((s, i) => s + BigInt(i.lamportsSpent), 0n));
+    expect(BigInt(first.body.lamportsSpent) + BigInt(second.body.lamportsSpent)).toBe(
+      swept.reduce((s, i) => s + BigInt(i.lamportsSpent), 0n),
+    );
   });
 
   it("a second run inside the cooldown does nothing", async () => {
@@ -189,11 +248,21 @@ describe("sweeps: plan, dry run, real runs, cooldown, concurrency, cron", () => 
     // below, wait for the next blockhash so this run's sweep is a transaction of its own.
     await nextBlockhash();
     // A D1 parameter overrides the environment (docs/facilitator-spec.md §8): no cooldown, so the rail paid again is a candidate.
-    await env.DB.prepare("INSERT INTO parameters (key, value, updated_at_ms) VALUES ('SVC_SWEEP_CRON_COOLDOWN_SEC', '0', 0)").run();
+    await env.DB.prepare(
+      "INSERT INTO parameters (key, value, updated_at_ms) VALUES ('SVC_SWEEP_CRON_COOLDOWN_SEC', '0', 0)",
+    ).run();
     clearConfigCache();
     try {
       const outcome = await runScheduled(RAILS, SWEEP_CRON, env as unknown as Env);
-      expect(outcome).toEqual({ job: "sweep", ran: true, results: [{ name: "sweep", ok: true }, { name: "escrow-keeper", ok: true }, { name: "upto-keeper", ok: true }] });
+      expect(outcome).toEqual({
+        job: "sweep",
+        ran: true,
+        results: [
+          { name: "sweep", ok: true },
+          { name: "escrow-keeper", ok: true },
+          { name: "upto-keeper", ok: true },
+        ],
+      });
     } finally {
       await env.DB.prepare("DELETE FROM parameters WHERE key = 'SVC_SWEEP_CRON_COOLDOWN_SEC'").run();
       clearConfigCache();
@@ -205,7 +274,11 @@ describe("sweeps: plan, dry run, real runs, cooldown, concurrency, cron", () => 
     expect(run.succeeded).toBeGreaterThanOrEqual(1);
     const health = await call("/health");
     expect(health.body.lastSweepRun).toMatchObject({ trigger: "cron", outcome: "ok", succeeded: run.succeeded });
-    expect(health.body.settlementKeeper.jobs.sweep).toMatchObject({ trigger: "cron", outcome: "ok", lamportsSpent: run.lamports_spent });
+    expect(health.body.settlementKeeper.jobs.sweep).toMatchObject({
+      trigger: "cron",
+      outcome: "ok",
+      lamportsSpent: run.lamports_spent,
+    });
     expect(health.body.settlementKeeper.jobs["escrow-keeper"]).toMatchObject({ trigger: "cron", outcome: "ok" });
   });
 
@@ -226,7 +299,12 @@ describe("sweeps: plan, dry run, real runs, cooldown, concurrency, cron", () => 
       splBalanceScope: "vault_ata",
     });
     const sol = await call(`/vault-snapshot?wallet=${smallSol.wallet}`);
-    expect(sol.body).toMatchObject({ spendableLamports: 10000000, spendableLamportsDecimal: "10000000", vaultSplAta: null, splAmountRaw: 0 });
+    expect(sol.body).toMatchObject({
+      spendableLamports: 10000000,
+      spendableLamportsDecimal: "10000000",
+      vaultSplAta: null,
+      splAmountRaw: 0,
+    });
     expect((await call("/vault-snapshot?wallet=not-a-wallet")).status).toBe(400);
   });
 });
@@ -236,7 +314,10 @@ async function feeDestination(): Promise<Address> {
   const { decodeUniversalSettleConfig } = await import("../../src/rails/exact/program/accounts");
   const { PROGRAM_ID } = await import("../support/workerd/payment-fixtures");
   const [configPda] = await findUniversalSettleConfigPda(PROGRAM_ID);
-  const info = await chainRpc<{ value: { data: [string, string] } }>("getAccountInfo", [configPda, { encoding: "base64" }]);
+  const info = await chainRpc<{ value: { data: [string, string] } }>("getAccountInfo", [
+    configPda,
+    { encoding: "base64" },
+  ]);
   return decodeUniversalSettleConfig(Uint8Array.from(atob(info.value.data[0]), (c) => c.charCodeAt(0)))!.feeDestination;
 }
 
@@ -245,20 +326,33 @@ describe("sweeps: the fee payer's exposure budget (src/chain/fee-payer-budget/)"
     const seller = await paySeller(USDC, "5000000", await sovereignSeller());
     await createUsdcAccount(seller.wallet, await fundedBuyer(0));
     const run = (extraEnv: Record<string, string>) =>
-      callWithEnv(extraEnv, "/sweep", { method: "POST", headers: { ...BEARER, "Content-Type": "application/json" }, body: JSON.stringify({ cooldownSeconds: 0 }) });
+      callWithEnv(extraEnv, "/sweep", {
+        method: "POST",
+        headers: { ...BEARER, "Content-Type": "application/json" },
+        body: JSON.stringify({ cooldownSeconds: 0 }),
+      });
     const capped = await run({ SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS: "4999" });
     expect(capped.status, JSON.stringify(capped.body)).toBe(200);
     const item = capped.body.items.find((i: any) => i.wallet === seller.wallet);
-    expect(item).toMatchObject({ status: "skipped", action: "fee_payer_spend_per_day_exceeded", signature: null, lamportsSpent: "0" });
+    expect(item).toMatchObject({
+      status: "skipped",
+      action: "fee_payer_spend_per_day_exceeded",
+      signature: null,
+      lamportsSpent: "0",
+    });
     expect(item.error).toMatch(/SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS: 4999/);
     expect(await tokenBalance(await usdcAta(seller.vault))).toBe(5_000_000n);
     expect(capped.body.lamportsSpent).toBe("0");
 
-    const bookedBefore = await env.DB.prepare("SELECT COALESCE(SUM(lamports), 0) AS n FROM fee_payer_exposure WHERE rail = 'sweep' AND kind = 'network_fee' AND state = 'spent'").first<{ n: number }>();
+    const bookedBefore = await env.DB.prepare(
+      "SELECT COALESCE(SUM(lamports), 0) AS n FROM fee_payer_exposure WHERE rail = 'sweep' AND kind = 'network_fee' AND state = 'spent'",
+    ).first<{ n: number }>();
     const swept = await run({});
     const done = swept.body.items.find((i: any) => i.wallet === seller.wallet);
     expect(done).toMatchObject({ status: "ok", action: "sweep_submitted" });
-    const bookedAfter = await env.DB.prepare("SELECT COALESCE(SUM(lamports), 0) AS n FROM fee_payer_exposure WHERE rail = 'sweep' AND kind = 'network_fee' AND state = 'spent'").first<{ n: number }>();
+    const bookedAfter = await env.DB.prepare(
+      "SELECT COALESCE(SUM(lamports), 0) AS n FROM fee_payer_exposure WHERE rail = 'sweep' AND kind = 'network_fee' AND state = 'spent'",
+    ).first<{ n: number }>();
     // Exactly the fees of the sweeps this run sent (a preflight refusal would have been trimmed off).
     const sent = swept.body.items.filter((i: any) => i.signature !== null).length;
     expect(bookedAfter!.n - bookedBefore!.n).toBe(sent * 5_000);

@@ -1,8 +1,8 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { applyMigrations, databaseBefore, migrationsFrom } from "../support/workerd/migration-steps";
-import { EXPOSURE_STATES, PAYMENT_ATTEMPT_OUTCOMES } from "../../src/store/states";
 import { SWEEP_RAIL_OUTCOMES, SWEEP_RUN_OUTCOMES } from "../../src/rails/exact/store/states";
+import { EXPOSURE_STATES, PAYMENT_ATTEMPT_OUTCOMES } from "../../src/store/states";
+import { applyMigrations, databaseBefore, migrationsFrom } from "../support/workerd/migration-steps";
 
 /**
  * Migration 0013 on a database written by the schema before it: this file's database is emptied and built again from
@@ -20,18 +20,20 @@ async function rowsOf(table: string) {
 const insertAttempt = (outcome: string, id?: number) =>
   env.DB.prepare(
     `INSERT INTO payment_attempts (${id === undefined ? "" : "id, "}kind, correlation_id, outcome, reason, started_at_ms, duration_ms) VALUES (${id === undefined ? "" : `${id}, `}?1, 'corr', ?2, ?3, ?4, 5)`,
-  ).bind(outcome === "valid" || outcome === "invalid" ? "verify" : "settle", outcome, outcome === "failed" ? "transaction_failed" : null, NOW);
+  ).bind(
+    outcome === "valid" || outcome === "invalid" ? "verify" : "settle",
+    outcome,
+    outcome === "failed" ? "transaction_failed" : null,
+    NOW,
+  );
 const insertExposure = (state: string) =>
   env.DB.prepare(
     `INSERT INTO fee_payer_exposure (booking_id, rail, kind, payer, pay_to, lamports, state, booked_at_ms, updated_at_ms) VALUES (?1, 'exact', 'rent_held', 'buyer', 'seller', 2039280, ?2, ?3, ?3)`,
   ).bind(`booking-${state}`, state, NOW);
 const insertSweepState = (wallet: string, outcome: string | null) =>
-  env.DB.prepare(`INSERT INTO sweep_state (wallet_pubkey, rail, last_attempt_at_ms, last_outcome, last_error) VALUES (?1, 'SOL', ?2, ?3, ?4)`).bind(
-    wallet,
-    NOW,
-    outcome,
-    outcome === "failed" ? "blockhash not found" : null,
-  );
+  env.DB.prepare(
+    `INSERT INTO sweep_state (wallet_pubkey, rail, last_attempt_at_ms, last_outcome, last_error) VALUES (?1, 'SOL', ?2, ?3, ?4)`,
+  ).bind(wallet, NOW, outcome, outcome === "failed" ? "blockhash not found" : null);
 const insertSweepRun = (outcome: string) =>
   env.DB.prepare(
     `INSERT INTO sweep_runs (trigger, started_at_ms, finished_at_ms, outcome, scanned, attempted, succeeded, skipped, failed, lamports_spent) VALUES ('cron', ?1, ?1, ?2, 1, 1, 1, 0, 0, '5000')`,
@@ -52,7 +54,9 @@ describe("migration 0013 over rows written by the schema of 0012", () => {
     await env.DB.prepare(
       `INSERT INTO upto_channels (channel_id, open_message_hash, open_blockhash, payer, pay_to, asset, token_program, deposit, expires_at, state, next_check_at_ms, created_at_ms, updated_at_ms)
        VALUES ('channel', 'hash', 'bh', 'buyer', 'seller', 'mint', 'tp', '10', 1, 'open', ?1, ?1, ?1)`,
-    ).bind(NOW).run();
+    )
+      .bind(NOW)
+      .run();
     before = Object.fromEntries(await Promise.all(TABLES.map(async (t) => [t, await rowsOf(t)] as const)));
     await applyMigrations(migrationsFrom("0013"));
   });
@@ -62,7 +66,12 @@ describe("migration 0013 over rows written by the schema of 0012", () => {
     for (const table of TABLES) {
       const after = await rowsOf(table);
       // Later migrations run too: 0015 adds upto_channels.last_detail (null on a row no keeper looked at).
-      const added = table === "fee_payer_exposure" ? { fee_payer: null } : table === "upto_channels" ? { fee_payer: null, last_detail: null } : {};
+      const added =
+        table === "fee_payer_exposure"
+          ? { fee_payer: null }
+          : table === "upto_channels"
+            ? { fee_payer: null, last_detail: null }
+            : {};
       expect(after, table).toEqual(before[table]!.map((row) => ({ ...row, ...added })));
     }
   });
@@ -90,7 +99,9 @@ describe("migration 0013 over rows written by the schema of 0012", () => {
   it("refuses a value outside each closed set", async () => {
     await expect(insertAttempt("refused").run()).rejects.toThrow(/CHECK constraint failed/);
     await expect(insertAttempt("settled: blockhash not found").run()).rejects.toThrow(/CHECK constraint failed/);
-    await expect(env.DB.prepare(`UPDATE fee_payer_exposure SET state = 'released' WHERE booking_id = 'booking-held'`).run()).rejects.toThrow(/CHECK constraint failed/);
+    await expect(
+      env.DB.prepare(`UPDATE fee_payer_exposure SET state = 'released' WHERE booking_id = 'booking-held'`).run(),
+    ).rejects.toThrow(/CHECK constraint failed/);
     await expect(insertSweepState("wallet-bad", "error").run()).rejects.toThrow(/CHECK constraint failed/);
     await expect(insertSweepRun("skipped").run()).rejects.toThrow(/CHECK constraint failed/);
   });

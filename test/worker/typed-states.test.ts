@@ -1,9 +1,9 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { applyMigrations, databaseBefore, MIGRATIONS } from "../support/workerd/migration-steps";
-import { JOB_RUN_OUTCOMES } from "../../src/store/states";
 import { ESCROW_WATCH_STATES } from "../../src/rails/sla-escrow/store/states";
 import { UPTO_CHANNEL_STATES } from "../../src/rails/upto/store/states";
+import { JOB_RUN_OUTCOMES } from "../../src/store/states";
+import { applyMigrations, databaseBefore, MIGRATIONS } from "../support/workerd/migration-steps";
 
 /**
  * Migration 0012: the state and outcome columns take only their closed sets (src/store/states.ts), enforced by a
@@ -30,7 +30,9 @@ function insertChannel(id: string, state: string) {
 }
 
 function insertJobRun(job: string, outcome: string) {
-  return env.DB.prepare(`INSERT INTO job_runs (job, trigger, started_at_ms, finished_at_ms, outcome, lamports_spent) VALUES (?1, 'cron', ?2, ?2, ?3, '0')`)
+  return env.DB.prepare(
+    `INSERT INTO job_runs (job, trigger, started_at_ms, finished_at_ms, outcome, lamports_spent) VALUES (?1, 'cron', ?2, ?2, ?3, '0')`,
+  )
     .bind(job, NOW, outcome)
     .run();
 }
@@ -51,12 +53,26 @@ describe("typed states (migration 0012)", () => {
     for (const state of ESCROW_WATCH_STATES) await insertWatch(`watch-${state}`, state);
     for (const state of UPTO_CHANNEL_STATES) await insertChannel(`channel-${state}`, state);
     for (const outcome of JOB_RUN_OUTCOMES) await insertJobRun(`job-${outcome}`, outcome);
-    const before = await Promise.all(["escrow_watch", "upto_channels", "job_runs"].map((table) => env.DB.prepare(`SELECT * FROM ${table} ORDER BY 1`).all()));
-    expect(before.map((r) => r.results.length)).toEqual([ESCROW_WATCH_STATES.length, UPTO_CHANNEL_STATES.length, JOB_RUN_OUTCOMES.length]);
+    const before = await Promise.all(
+      ["escrow_watch", "upto_channels", "job_runs"].map((table) =>
+        env.DB.prepare(`SELECT * FROM ${table} ORDER BY 1`).all(),
+      ),
+    );
+    expect(before.map((r) => r.results.length)).toEqual([
+      ESCROW_WATCH_STATES.length,
+      UPTO_CHANNEL_STATES.length,
+      JOB_RUN_OUTCOMES.length,
+    ]);
     await applyMigrations(MIGRATIONS.filter((m) => m.name.startsWith("0012_")));
-    const after = await Promise.all(["escrow_watch", "upto_channels", "job_runs"].map((table) => env.DB.prepare(`SELECT * FROM ${table} ORDER BY 1`).all()));
+    const after = await Promise.all(
+      ["escrow_watch", "upto_channels", "job_runs"].map((table) =>
+        env.DB.prepare(`SELECT * FROM ${table} ORDER BY 1`).all(),
+      ),
+    );
     expect(after.map((r) => r.results)).toEqual(before.map((r) => r.results));
-    const indexes = await env.DB.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('escrow_watch', 'upto_channels') AND name NOT LIKE 'sqlite_%' ORDER BY name`).all();
+    const indexes = await env.DB.prepare(
+      `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('escrow_watch', 'upto_channels') AND name NOT LIKE 'sqlite_%' ORDER BY name`,
+    ).all();
     expect(indexes.results.map((r) => r.name)).toEqual([
       "escrow_watch_due_idx",
       "escrow_watch_purge_idx",

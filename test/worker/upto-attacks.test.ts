@@ -1,16 +1,23 @@
 import { env } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
-import { AccountRole, generateKeyPairSigner, type Address, type Instruction, type KeyPairSigner } from "@solana/kit";
-import { getTransferCheckedInstruction, findAssociatedTokenPda } from "@solana-program/token";
+import { AccountRole, type Address, generateKeyPairSigner, type Instruction, type KeyPairSigner } from "@solana/kit";
 import { getTransferSolInstruction } from "@solana-program/system";
+import { findAssociatedTokenPda, getTransferCheckedInstruction } from "@solana-program/token";
+import { describe, expect, it } from "vitest";
+import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/chain/compute-budget";
+import { CLUSTERS } from "../../src/platform/config/networks";
+import { chainRpc, fundedBuyer, lamportsOf, latestBlockhash, tokenBalance } from "../support/workerd/chain";
+import { MEMO_PROGRAM, TOKEN_PROGRAM } from "../support/workerd/craft-payment";
+import { faultScenario } from "../support/workerd/fault-scenario";
 import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
 import { USDC, usdcAccountOf } from "../support/workerd/payment-fixtures";
-import { chainRpc, fundedBuyer, latestBlockhash, lamportsOf, tokenBalance } from "../support/workerd/chain";
-import { MEMO_PROGRAM, TOKEN_PROGRAM } from "../support/workerd/craft-payment";
-import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/chain/compute-budget";
-import { channelAccount, uptoBody, uptoClaimBody, uptoDeposit, uptoLine, type DepositOptions } from "../support/workerd/upto-fixtures";
-import { faultScenario } from "../support/workerd/fault-scenario";
-import { CLUSTERS } from "../../src/platform/config/networks";
+import {
+  channelAccount,
+  type DepositOptions,
+  uptoBody,
+  uptoClaimBody,
+  uptoDeposit,
+  uptoLine,
+} from "../support/workerd/upto-fixtures";
 
 /**
  * The exact rail's attack tests, repeated for upto where they apply (issue 24 §6). Every deposit below is a real
@@ -33,7 +40,12 @@ async function usdcOf(owner: Address): Promise<bigint> {
 }
 
 /** Settles a bent deposit: refused with `reason` (and the message matching `message`), fee payer untouched. */
-async function expectDepositRefused(w: { facilitator: Facilitator; buyer: KeyPairSigner; line: Record<string, any> }, options: DepositOptions, reason: string, message?: RegExp) {
+async function expectDepositRefused(
+  w: { facilitator: Facilitator; buyer: KeyPairSigner; line: Record<string, any> },
+  options: DepositOptions,
+  reason: string,
+  message?: RegExp,
+) {
   const deposit = await uptoDeposit(w.buyer, w.line, options);
   const before = await lamportsOf(w.facilitator.feePayer);
   const verified = await w.facilitator.post("/verify", uptoBody(w.line, deposit));
@@ -57,7 +69,9 @@ describe("upto deposit: fee payer isolation as strict as exact", () => {
 
   it("the fee payer as the token authority: a TransferChecked out of the fee payer's account added after Open", async () => {
     const w = await world("upto-attack-authority");
-    const feePayerAta = (await findAssociatedTokenPda({ owner: w.facilitator.feePayer, mint: USDC, tokenProgram: TOKEN_PROGRAM }))[0];
+    const feePayerAta = (
+      await findAssociatedTokenPda({ owner: w.facilitator.feePayer, mint: USDC, tokenProgram: TOKEN_PROGRAM })
+    )[0];
     const drain = getTransferCheckedInstruction({
       source: feePayerAta,
       mint: USDC,
@@ -66,38 +80,88 @@ describe("upto deposit: fee payer isolation as strict as exact", () => {
       amount: 1n,
       decimals: 6,
     });
-    await expectDepositRefused(w, { instructions: (p) => [...p.computeBudget, p.open, drain] }, OPEN_TX, /fee payer appears in instruction 3 \(account 3\)/);
+    await expectDepositRefused(
+      w,
+      { instructions: (p) => [...p.computeBudget, p.open, drain] },
+      OPEN_TX,
+      /fee payer appears in instruction 3 \(account 3\)/,
+    );
   });
 
   it("the fee payer as the buyer (payload.from = the fee payer: the deposit would come out of its token account)", async () => {
     const w = await world("upto-attack-self");
     const deposit = await uptoDeposit(w.buyer, w.line);
     const before = await lamportsOf(w.facilitator.feePayer);
-    const settled = await w.facilitator.post("/settle", uptoBody(w.line, { ...deposit, type: "deposit", from: w.facilitator.feePayer }));
+    const settled = await w.facilitator.post(
+      "/settle",
+      uptoBody(w.line, { ...deposit, type: "deposit", from: w.facilitator.feePayer }),
+    );
     expect(settled.body).toMatchObject({ success: false, transaction: "" });
     expect(await lamportsOf(w.facilitator.feePayer)).toBe(before);
   });
 
   it("the fee payer in another Open slot (as the voucher key) or as a Memo account", async () => {
     const w = await world("upto-attack-slot");
-    await expectDepositRefused(w, { open: { authorizedSigner: w.facilitator.feePayer } }, OPEN_TX, /fee payer appears in instruction 2 \(account 4\)/);
-    const memo: Instruction = { programAddress: MEMO_PROGRAM, accounts: [{ address: w.facilitator.feePayer, role: AccountRole.READONLY }], data: new TextEncoder().encode("x") };
-    await expectDepositRefused(w, { instructions: (p) => [...p.computeBudget, p.open, memo] }, OPEN_TX, /fee payer appears in instruction 3/);
+    await expectDepositRefused(
+      w,
+      { open: { authorizedSigner: w.facilitator.feePayer } },
+      OPEN_TX,
+      /fee payer appears in instruction 2 \(account 4\)/,
+    );
+    const memo: Instruction = {
+      programAddress: MEMO_PROGRAM,
+      accounts: [{ address: w.facilitator.feePayer, role: AccountRole.READONLY }],
+      data: new TextEncoder().encode("x"),
+    };
+    await expectDepositRefused(
+      w,
+      { instructions: (p) => [...p.computeBudget, p.open, memo] },
+      OPEN_TX,
+      /fee payer appears in instruction 3/,
+    );
   });
 
   it("extra instructions: a SOL transfer from the fee payer, a second Memo, an instruction before Open", async () => {
     const w = await world("upto-attack-extra");
-    const sol = getTransferSolInstruction({ source: w.facilitator.feePayer as never, destination: w.buyer.address, amount: 1n });
-    await expectDepositRefused(w, { instructions: (p) => [...p.computeBudget, p.open, p.memo, sol] }, OPEN_TX, /fee payer appears in instruction 4 \(account 0\)/);
-    await expectDepositRefused(w, { instructions: (p) => [...p.computeBudget, p.open, p.memo, p.memo] }, OPEN_TX, /at most one instruction/);
-    await expectDepositRefused(w, { instructions: (p) => [...p.computeBudget, p.memo, p.open] }, OPEN_TX, /must be the payment-channels Open/);
+    const sol = getTransferSolInstruction({
+      source: w.facilitator.feePayer as never,
+      destination: w.buyer.address,
+      amount: 1n,
+    });
+    await expectDepositRefused(
+      w,
+      { instructions: (p) => [...p.computeBudget, p.open, p.memo, sol] },
+      OPEN_TX,
+      /fee payer appears in instruction 4 \(account 0\)/,
+    );
+    await expectDepositRefused(
+      w,
+      { instructions: (p) => [...p.computeBudget, p.open, p.memo, p.memo] },
+      OPEN_TX,
+      /at most one instruction/,
+    );
+    await expectDepositRefused(
+      w,
+      { instructions: (p) => [...p.computeBudget, p.memo, p.open] },
+      OPEN_TX,
+      /must be the payment-channels Open/,
+    );
   });
 
   it("an extra required signer (every signature costs the fee payer 5,000 lamports)", async () => {
     const w = await world("upto-attack-signer");
     const stranger = await generateKeyPairSigner();
-    const signedMemo: Instruction = { programAddress: MEMO_PROGRAM, accounts: [{ address: stranger.address, role: AccountRole.READONLY_SIGNER, signer: stranger } as never], data: new TextEncoder().encode("x") };
-    await expectDepositRefused(w, { instructions: (p) => [...p.computeBudget, p.open, signedMemo], signers: [stranger] }, OPEN_TX, /requires 3 signatures/);
+    const signedMemo: Instruction = {
+      programAddress: MEMO_PROGRAM,
+      accounts: [{ address: stranger.address, role: AccountRole.READONLY_SIGNER, signer: stranger } as never],
+      data: new TextEncoder().encode("x"),
+    };
+    await expectDepositRefused(
+      w,
+      { instructions: (p) => [...p.computeBudget, p.open, signedMemo], signers: [stranger] },
+      OPEN_TX,
+      /requires 3 signatures/,
+    );
   });
 
   it("a third required signer inside the Open itself (the voucher key marked a read-only signer and co-signed) is refused by the signer-count rule", async () => {
@@ -108,12 +172,20 @@ describe("upto deposit: fee payer isolation as strict as exact", () => {
     // Open's roles, the shape), so only the count of required signatures (fee payer + buyer) can refuse it.
     const coSigned = (open: Instruction): Instruction => ({
       ...open,
-      accounts: open.accounts!.map((meta, i) => (i === 4 ? ({ ...meta, role: AccountRole.READONLY_SIGNER, signer: authorizer } as never) : meta)),
+      accounts: open.accounts!.map((meta, i) =>
+        i === 4 ? ({ ...meta, role: AccountRole.READONLY_SIGNER, signer: authorizer } as never) : meta,
+      ),
     });
-    const deposit = await uptoDeposit(w.buyer, line, { instructions: (p) => [...p.computeBudget, coSigned(p.open), p.memo], signers: [authorizer] });
+    const deposit = await uptoDeposit(w.buyer, line, {
+      instructions: (p) => [...p.computeBudget, coSigned(p.open), p.memo],
+      signers: [authorizer],
+    });
     const before = await lamportsOf(w.facilitator.feePayer);
     for (const path of ["/verify", "/settle"]) {
-      const answer = await w.facilitator.post(path, uptoBody(line, path === "/settle" ? { ...deposit, type: "deposit" } : deposit));
+      const answer = await w.facilitator.post(
+        path,
+        uptoBody(line, path === "/settle" ? { ...deposit, type: "deposit" } : deposit),
+      );
       const reason = path === "/verify" ? answer.body.invalidReason : answer.body.errorReason;
       const message = path === "/verify" ? answer.body.invalidMessage : answer.body.errorMessage;
       expect(reason, JSON.stringify(answer.body)).toBe(OPEN_TX);
@@ -127,10 +199,30 @@ describe("upto deposit: fee payer isolation as strict as exact", () => {
 
   it("compute: a limit above the cap, a price above the cap, a price without a limit whose implied limit is above the cap", async () => {
     const w = await world("upto-attack-compute");
-    await expectDepositRefused(w, { instructions: (p) => [getSetComputeUnitLimitInstruction(1_400_000), p.computeBudget[1]!, p.open, p.memo] }, OPEN_TX, /compute unit limit 1400000 exceeds/);
-    await expectDepositRefused(w, { instructions: (p) => [p.computeBudget[0]!, getSetComputeUnitPriceInstruction(50_000_000n), p.open, p.memo] }, OPEN_TX, /compute unit price 50000000/);
-    await expectDepositRefused(w, { instructions: (p) => [getSetComputeUnitPriceInstruction(40_000n), p.open, p.memo] }, OPEN_TX, /implied limit/);
-    await expectDepositRefused(w, { instructions: (p) => [p.computeBudget[1]!, p.computeBudget[0]!, p.open, p.memo] }, OPEN_TX, /SetComputeUnitLimit followed by/);
+    await expectDepositRefused(
+      w,
+      { instructions: (p) => [getSetComputeUnitLimitInstruction(1_400_000), p.computeBudget[1]!, p.open, p.memo] },
+      OPEN_TX,
+      /compute unit limit 1400000 exceeds/,
+    );
+    await expectDepositRefused(
+      w,
+      { instructions: (p) => [p.computeBudget[0]!, getSetComputeUnitPriceInstruction(50_000_000n), p.open, p.memo] },
+      OPEN_TX,
+      /compute unit price 50000000/,
+    );
+    await expectDepositRefused(
+      w,
+      { instructions: (p) => [getSetComputeUnitPriceInstruction(40_000n), p.open, p.memo] },
+      OPEN_TX,
+      /implied limit/,
+    );
+    await expectDepositRefused(
+      w,
+      { instructions: (p) => [p.computeBudget[1]!, p.computeBudget[0]!, p.open, p.memo] },
+      OPEN_TX,
+      /SetComputeUnitLimit followed by/,
+    );
   });
 
   it("a fee payer other than the facilitator, a deposit other than the ceiling, a split that does not pay payTo", async () => {
@@ -138,7 +230,12 @@ describe("upto deposit: fee payer isolation as strict as exact", () => {
     const other = await generateKeyPairSigner();
     await expectDepositRefused(w, { feePayer: other.address }, OPEN_TX, /fee payer/);
     await expectDepositRefused(w, { open: { deposit: 1n } }, OPEN_TX, /deposit 1 is not the authorized ceiling/);
-    await expectDepositRefused(w, { open: { recipients: [{ recipient: w.buyer.address, bps: 10_000 }] } }, OPEN_TX, /split must pay/);
+    await expectDepositRefused(
+      w,
+      { open: { recipients: [{ recipient: w.buyer.address, bps: 10_000 }] } },
+      OPEN_TX,
+      /split must pay/,
+    );
     await expectDepositRefused(w, { open: { gracePeriod: 1 } }, OPEN_TX, /grace period 1/);
   });
 
@@ -147,31 +244,64 @@ describe("upto deposit: fee payer isolation as strict as exact", () => {
     const shortDelay = { ...w.line, extra: { ...w.line.extra, withdrawDelay: 5 } };
     const deposit = await uptoDeposit(w.buyer, shortDelay);
     const refused = await w.facilitator.post("/settle", uptoBody(shortDelay, { ...deposit, type: "deposit" }));
-    expect(refused.body).toMatchObject({ success: false, errorReason: "invalid_upto_svm_withdraw_delay_out_of_bounds" });
+    expect(refused.body).toMatchObject({
+      success: false,
+      errorReason: "invalid_upto_svm_withdraw_delay_out_of_bounds",
+    });
     const longLine = { ...w.line, maxTimeoutSeconds: 7_200 };
-    const long = await w.facilitator.post("/settle", uptoBody(longLine, { ...(await uptoDeposit(w.buyer, longLine)), type: "deposit" }));
-    expect(long.body).toMatchObject({ success: false, errorReason: "invalid_upto_svm_payload_channel_lifetime_exceeded" });
+    const long = await w.facilitator.post(
+      "/settle",
+      uptoBody(longLine, { ...(await uptoDeposit(w.buyer, longLine)), type: "deposit" }),
+    );
+    expect(long.body).toMatchObject({
+      success: false,
+      errorReason: "invalid_upto_svm_payload_channel_lifetime_exceeded",
+    });
   });
 });
 
 describe("upto deposit: the official facilitator's reasons for an open that is not the payload's", () => {
-  async function expectVerifyRefused(w: { facilitator: Facilitator; line: Record<string, any> }, payload: Record<string, any>, reason: string) {
+  async function expectVerifyRefused(
+    w: { facilitator: Facilitator; line: Record<string, any> },
+    payload: Record<string, any>,
+    reason: string,
+  ) {
     const before = await lamportsOf(w.facilitator.feePayer);
     const verified = await w.facilitator.post("/verify", uptoBody(w.line, payload));
     expect(verified.body, JSON.stringify(verified.body)).toMatchObject({ isValid: false, invalidReason: reason });
     const settled = await w.facilitator.post("/settle", uptoBody(w.line, { ...payload, type: "deposit" }));
-    expect(settled.body, JSON.stringify(settled.body)).toMatchObject({ success: false, errorReason: reason, transaction: "" });
+    expect(settled.body, JSON.stringify(settled.body)).toMatchObject({
+      success: false,
+      errorReason: reason,
+      transaction: "",
+    });
     expect(await lamportsOf(w.facilitator.feePayer)).toBe(before);
   }
 
   it("payload.channelId, payload.nonce or payload.from not the open's; channel seeds that are not u64", async () => {
     const w = await world("upto-reasons-payload");
     const deposit = await uptoDeposit(w.buyer, w.line);
-    await expectVerifyRefused(w, { ...deposit, channelId: (await generateKeyPairSigner()).address }, "invalid_upto_svm_payload_channel_id");
-    await expectVerifyRefused(w, { ...deposit, nonce: (BigInt(deposit.nonce) ^ 1n).toString() }, "invalid_upto_svm_payload_nonce");
-    await expectVerifyRefused(w, { ...deposit, from: (await generateKeyPairSigner()).address }, "invalid_upto_svm_payload_payer_mismatch");
+    await expectVerifyRefused(
+      w,
+      { ...deposit, channelId: (await generateKeyPairSigner()).address },
+      "invalid_upto_svm_payload_channel_id",
+    );
+    await expectVerifyRefused(
+      w,
+      { ...deposit, nonce: (BigInt(deposit.nonce) ^ 1n).toString() },
+      "invalid_upto_svm_payload_nonce",
+    );
+    await expectVerifyRefused(
+      w,
+      { ...deposit, from: (await generateKeyPairSigner()).address },
+      "invalid_upto_svm_payload_payer_mismatch",
+    );
     await expectVerifyRefused(w, { ...deposit, openSlot: "recent" }, "invalid_upto_svm_payload_channel_seed");
-    await expectVerifyRefused(w, { ...deposit, nonce: "18446744073709551616" }, "invalid_upto_svm_payload_channel_seed");
+    await expectVerifyRefused(
+      w,
+      { ...deposit, nonce: "18446744073709551616" },
+      "invalid_upto_svm_payload_channel_seed",
+    );
     // The untouched payload still verifies.
     expect((await w.facilitator.post("/verify", uptoBody(w.line, deposit))).body).toMatchObject({ isValid: true });
   });
@@ -190,19 +320,36 @@ describe("upto opens worth their cost (issue 32 §2)", () => {
     const built = await w.facilitator.post("/build-upto-deposit-tx", { payer: w.buyer.address, accepted: tiny });
     expect(built.status, JSON.stringify(built.body)).toBe(400);
     expect(built.body.error).toMatch(/ceiling 9999 is below this facilitator's minimum of 10000 raw units/);
-    await expectDepositRefused({ ...w, line: tiny }, {}, "invalid_upto_svm_payload_amount_below_minimum", /minimum of 10000 raw units/);
-    await expectDepositRefused({ ...w, line: { ...w.line, amount: "1" } }, {}, "invalid_upto_svm_payload_amount_below_minimum");
+    await expectDepositRefused(
+      { ...w, line: tiny },
+      {},
+      "invalid_upto_svm_payload_amount_below_minimum",
+      /minimum of 10000 raw units/,
+    );
+    await expectDepositRefused(
+      { ...w, line: { ...w.line, amount: "1" } },
+      {},
+      "invalid_upto_svm_payload_amount_below_minimum",
+    );
     const atMinimum = { ...w.line, amount: "10000" };
-    expect((await w.facilitator.post("/verify", uptoBody(atMinimum, await uptoDeposit(w.buyer, atMinimum)))).body).toMatchObject({ isValid: true });
+    expect(
+      (await w.facilitator.post("/verify", uptoBody(atMinimum, await uptoDeposit(w.buyer, atMinimum)))).body,
+    ).toMatchObject({ isValid: true });
 
-    const own = await world("upto-attack-minimum-own", { SVC_UPTO_MIN_CEILING_RAW_BY_MINT: JSON.stringify({ [USDC]: "1" }) });
+    const own = await world("upto-attack-minimum-own", {
+      SVC_UPTO_MIN_CEILING_RAW_BY_MINT: JSON.stringify({ [USDC]: "1" }),
+    });
     const one = { ...own.line, amount: "1" };
-    expect((await own.facilitator.post("/verify", uptoBody(one, await uptoDeposit(own.buyer, one)))).body).toMatchObject({ isValid: true });
+    expect(
+      (await own.facilitator.post("/verify", uptoBody(one, await uptoDeposit(own.buyer, one)))).body,
+    ).toMatchObject({ isValid: true });
   });
 
   it("open-mint mode: a mint a stranger can freeze is refused before anything is signed; a trusted freeze authority, or an allowlist, is served", async () => {
     const freezer = await generateKeyPairSigner();
-    const { mint } = await chainRpc<{ mint: Address }>("localnet_createMint", [{ decimals: 6, freezeAuthority: freezer.address }]);
+    const { mint } = await chainRpc<{ mint: Address }>("localnet_createMint", [
+      { decimals: 6, freezeAuthority: freezer.address },
+    ]);
     await chainRpc("requestTokenAirdrop", [CLUSTERS.devnet.paymentChannelsTreasuryOwner, 1, mint]); // the treasury's token account
     const w = await world("upto-attack-freeze");
     await chainRpc("requestTokenAirdrop", [w.buyer.address, 5_000_000, mint]);
@@ -213,18 +360,31 @@ describe("upto opens worth their cost (issue 32 §2)", () => {
     expect(built.body.reason).toBe("invalid_upto_svm_payload_mint_freeze_authority");
     const deposit = await uptoDeposit(w.buyer, line);
     const before = await lamportsOf(w.facilitator.feePayer);
-    expect((await w.facilitator.post("/verify", uptoBody(line, deposit))).body).toMatchObject({ isValid: false, invalidReason: "invalid_upto_svm_payload_mint_freeze_authority" });
+    expect((await w.facilitator.post("/verify", uptoBody(line, deposit))).body).toMatchObject({
+      isValid: false,
+      invalidReason: "invalid_upto_svm_payload_mint_freeze_authority",
+    });
     const settled = await w.facilitator.post("/settle", uptoBody(line, { ...deposit, type: "deposit" }));
-    expect(settled.body).toMatchObject({ success: false, errorReason: "invalid_upto_svm_payload_mint_freeze_authority", transaction: "" });
+    expect(settled.body).toMatchObject({
+      success: false,
+      errorReason: "invalid_upto_svm_payload_mint_freeze_authority",
+      transaction: "",
+    });
     expect(settled.body.errorMessage).toMatch(/SVC_UPTO_TRUSTED_FREEZE_AUTHORITIES/);
     expect(await lamportsOf(w.facilitator.feePayer)).toBe(before);
     expect(await channelAccount(deposit.channelId)).toBeNull();
 
-    for (const trust of [{ SVC_UPTO_TRUSTED_FREEZE_AUTHORITIES: freezer.address }, { SVC_ALLOWED_PAYMENT_MINTS: `${USDC} ${mint}` }]) {
+    for (const trust of [
+      { SVC_UPTO_TRUSTED_FREEZE_AUTHORITIES: freezer.address },
+      { SVC_ALLOWED_PAYMENT_MINTS: `${USDC} ${mint}` },
+    ]) {
       const trusted = await world("upto-attack-freeze-trusted", trust);
       await chainRpc("requestTokenAirdrop", [trusted.buyer.address, 5_000_000, mint]);
       const trustedLine = { ...trusted.line, asset: mint };
-      const verified = await trusted.facilitator.post("/verify", uptoBody(trustedLine, await uptoDeposit(trusted.buyer, trustedLine)));
+      const verified = await trusted.facilitator.post(
+        "/verify",
+        uptoBody(trustedLine, await uptoDeposit(trusted.buyer, trustedLine)),
+      );
       expect(verified.body, JSON.stringify(trust)).toMatchObject({ isValid: true });
     }
   });
@@ -244,13 +404,24 @@ describe("upto claim: never above the ceiling, never twice", () => {
     const before = await lamportsOf(w.facilitator.feePayer);
     const over = await uptoClaimBody(w.line, w.deposit, 2_000_001n, w.authorizer);
     const refused = await w.facilitator.post("/settle", over);
-    expect(refused.body).toMatchObject({ success: false, errorReason: "invalid_upto_svm_payload_settlement_exceeds_amount", transaction: "" });
+    expect(refused.body).toMatchObject({
+      success: false,
+      errorReason: "invalid_upto_svm_payload_settlement_exceeds_amount",
+      transaction: "",
+    });
     // Raising the ceiling in accepted and payload too: the channel's deposit is the ceiling, and the rest no longer matches it.
     const raisedLine = { ...w.line, amount: "3000000" };
-    const raised = await uptoClaimBody(raisedLine, { ...w.deposit, maxAmount: "3000000", deposit: "3000000" }, 2_500_000n, w.authorizer);
+    const raised = await uptoClaimBody(
+      raisedLine,
+      { ...w.deposit, maxAmount: "3000000", deposit: "3000000" },
+      2_500_000n,
+      w.authorizer,
+    );
     const raisedRefused = await w.facilitator.post("/settle", raised);
     expect(raisedRefused.body).toMatchObject({ success: false, transaction: "" });
-    expect(raisedRefused.body.errorReason).toMatch(/^invalid_upto_svm_(channel_state|payload_settlement_exceeds_amount)$/);
+    expect(raisedRefused.body.errorReason).toMatch(
+      /^invalid_upto_svm_(channel_state|payload_settlement_exceeds_amount)$/,
+    );
     expect(await lamportsOf(w.facilitator.feePayer)).toBe(before);
     expect(await usdcOf(w.line.payTo)).toBe(1n);
   });
@@ -269,7 +440,9 @@ describe("upto claim: never above the ceiling, never twice", () => {
     expect(successes, JSON.stringify(answers.map((a) => a.body))).toHaveLength(1);
     for (const answer of answers) {
       if (answer.body.success) continue;
-      expect(["duplicate_settlement", "settlement_pending", "invalid_upto_svm_channel_state"]).toContain(answer.body.errorReason);
+      expect(["duplicate_settlement", "settlement_pending", "invalid_upto_svm_channel_state"]).toContain(
+        answer.body.errorReason,
+      );
     }
     const paid = (await usdcOf(w.line.payTo)) - 1n;
     expect([600_000n, 1_900_000n, 1_000n]).toContain(paid);
@@ -280,7 +453,10 @@ describe("upto claim: never above the ceiling, never twice", () => {
 
   it("a claim for a different amount while the channel's first claim is still pending is refused as a duplicate; the first one's success names what payTo received", async () => {
     const faults = await faultScenario();
-    const w = await opened("upto-attack-pending-other", { SOLANA_RPC_URL: faults.rpcUrl, SVC_SETTLE_CONFIRM_TIMEOUT_MS: "1000" });
+    const w = await opened("upto-attack-pending-other", {
+      SOLANA_RPC_URL: faults.rpcUrl,
+      SVC_SETTLE_CONFIRM_TIMEOUT_MS: "1000",
+    });
     const first = await uptoClaimBody(w.line, w.deposit, 600_000n, w.authorizer);
     await faults.setFaults({ dropSendAnswer: true });
     const pending = await w.facilitator.post("/settle", first, { "X-Correlation-ID": "pending-other" });
@@ -295,7 +471,11 @@ describe("upto claim: never above the ceiling, never twice", () => {
     expect(other.body.errorMessage).toMatch(/already claimed for 600000/);
 
     const retried = await w.facilitator.post("/settle", first, { "X-Correlation-ID": "pending-other" });
-    expect(retried.body, JSON.stringify(retried.body)).toMatchObject({ success: true, amount: "600000", transaction: pending.body.transaction });
+    expect(retried.body, JSON.stringify(retried.body)).toMatchObject({
+      success: true,
+      amount: "600000",
+      transaction: pending.body.transaction,
+    });
     expect(await usdcOf(w.line.payTo)).toBe(1n + 600_000n);
     expect(await usdcOf(w.buyer.address)).toBe(5_000_000n - 600_000n);
   });
@@ -311,7 +491,11 @@ describe("upto claim: never above the ceiling, never twice", () => {
     const before = await lamportsOf(w.facilitator.feePayer);
     const refused = await w.facilitator.post("/settle", claim);
     expect(refused.status, JSON.stringify(refused.body)).toBe(400);
-    expect(refused.body).toMatchObject({ success: false, errorReason: "invalid_upto_svm_payout_account_unusable", transaction: "" });
+    expect(refused.body).toMatchObject({
+      success: false,
+      errorReason: "invalid_upto_svm_payout_account_unusable",
+      transaction: "",
+    });
     expect(refused.body.errorMessage).toMatch(/does not exist.*treasury/);
     expect(await lamportsOf(w.facilitator.feePayer)).toBe(before);
     expect(await usdcOf(w.buyer.address)).toBe(5_000_000n - 2_000_000n); // the deposit is still in the channel
@@ -328,7 +512,11 @@ describe("upto claim: never above the ceiling, never twice", () => {
     const deposit = await uptoDeposit(w.buyer, w.line);
     const before = await lamportsOf(w.facilitator.feePayer);
     const claimed = await w.facilitator.post("/settle", await uptoClaimBody(w.line, deposit, 10n, w.authorizer));
-    expect(claimed.body).toMatchObject({ success: false, errorReason: "invalid_upto_svm_channel_state", transaction: "" });
+    expect(claimed.body).toMatchObject({
+      success: false,
+      errorReason: "invalid_upto_svm_channel_state",
+      transaction: "",
+    });
     expect(await lamportsOf(w.facilitator.feePayer)).toBe(before);
   });
 });
@@ -346,7 +534,11 @@ describe("upto claim that loses the race to store the channel's claim", () => {
         return (sql: string) => {
           const statement = target.prepare(sql);
           if (!sql.includes("SET claim_message_hash")) return statement;
-          return { bind: (...values: unknown[]) => ({ run: async () => (arrived(), await opened, statement.bind(...values).run()) }) };
+          return {
+            bind: (...values: unknown[]) => ({
+              run: async () => (arrived(), await opened, statement.bind(...values).run()),
+            }),
+          };
         };
       },
     });
@@ -355,9 +547,14 @@ describe("upto claim that loses the race to store the channel's claim", () => {
 
   it("a claim for another amount that read the channel before the first claim was stored, and stores after it, is refused as a duplicate", async () => {
     const faults = await faultScenario();
-    const w = await world("upto-race-other-amount", { SOLANA_RPC_URL: faults.rpcUrl, SVC_SETTLE_CONFIRM_TIMEOUT_MS: "1000" });
+    const w = await world("upto-race-other-amount", {
+      SOLANA_RPC_URL: faults.rpcUrl,
+      SVC_SETTLE_CONFIRM_TIMEOUT_MS: "1000",
+    });
     const deposit = await uptoDeposit(w.buyer, w.line);
-    expect((await w.facilitator.post("/settle", uptoBody(w.line, { ...deposit, type: "deposit" }))).body).toMatchObject({ success: true });
+    expect((await w.facilitator.post("/settle", uptoBody(w.line, { ...deposit, type: "deposit" }))).body).toMatchObject(
+      { success: true },
+    );
 
     // B (1,900,000) has read the channel (no claim yet) and signed its own claim; it stops just before storing it.
     const gate = claimStoreGate();
@@ -395,7 +592,10 @@ describe("upto under RPC faults: a dropped send answer never settles twice", () 
     expect(droppedDeposit.body).toMatchObject({ success: false, errorReason: "settlement_pending" });
     await faults.setFaults({});
     const depositRetry = await w.facilitator.post("/settle", depositBody);
-    expect(depositRetry.body, JSON.stringify(depositRetry.body)).toMatchObject({ success: true, transaction: droppedDeposit.body.transaction });
+    expect(depositRetry.body, JSON.stringify(depositRetry.body)).toMatchObject({
+      success: true,
+      transaction: droppedDeposit.body.transaction,
+    });
     expect(await usdcOf(w.buyer.address)).toBe(3_000_000n);
 
     const claim = await uptoClaimBody(w.line, deposit, 750_000n, w.authorizer);
@@ -405,7 +605,10 @@ describe("upto under RPC faults: a dropped send answer never settles twice", () 
     expect(droppedClaim.body.transaction).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
     await faults.setFaults({});
     const claimRetry = await w.facilitator.post("/settle", claim);
-    expect(claimRetry.body, JSON.stringify(claimRetry.body)).toMatchObject({ success: true, transaction: droppedClaim.body.transaction });
+    expect(claimRetry.body, JSON.stringify(claimRetry.body)).toMatchObject({
+      success: true,
+      transaction: droppedClaim.body.transaction,
+    });
     expect(await usdcOf(w.line.payTo)).toBe(1n + 750_000n);
     expect(await usdcOf(w.buyer.address)).toBe(5_000_000n - 750_000n);
     const again = await w.facilitator.post("/settle", claim);
@@ -416,7 +619,10 @@ describe("upto under RPC faults: a dropped send answer never settles twice", () 
 describe("upto claim retried after the payment's expiry", () => {
   it("the claim that landed is still reported to the seller; a channel without a signed claim gets no new one", async () => {
     const faults = await faultScenario();
-    const w = await world("upto-claim-late-retry", { SOLANA_RPC_URL: faults.rpcUrl, SVC_SETTLE_CONFIRM_TIMEOUT_MS: "1000" });
+    const w = await world("upto-claim-late-retry", {
+      SOLANA_RPC_URL: faults.rpcUrl,
+      SVC_SETTLE_CONFIRM_TIMEOUT_MS: "1000",
+    });
     const expiresAt = Math.floor(Date.now() / 1000) + 8;
     const claimed = await uptoDeposit(w.buyer, w.line, { expiresAt });
     const unclaimed = await uptoDeposit(w.buyer, w.line, { expiresAt });
@@ -435,12 +641,19 @@ describe("upto claim retried after the payment's expiry", () => {
 
     // Past the expiry: the seller's retry of the claim that landed hears its success, the transaction that landed.
     const retry = await w.facilitator.post("/settle", claim, { "X-Correlation-ID": "late-retry" });
-    expect(retry.body, JSON.stringify(retry.body)).toMatchObject({ success: true, transaction: dropped.body.transaction });
+    expect(retry.body, JSON.stringify(retry.body)).toMatchObject({
+      success: true,
+      transaction: dropped.body.transaction,
+    });
     expect(await usdcOf(w.line.payTo)).toBe(1n + 750_000n);
     // A claim never signed before the expiry is not signed after it.
     const before = await lamportsOf(w.facilitator.feePayer);
     const tooLate = await w.facilitator.post("/settle", await uptoClaimBody(w.line, unclaimed, 20n, w.authorizer));
-    expect(tooLate.body).toMatchObject({ success: false, errorReason: "invalid_upto_svm_payload_expired", transaction: "" });
+    expect(tooLate.body).toMatchObject({
+      success: false,
+      errorReason: "invalid_upto_svm_payload_expired",
+      transaction: "",
+    });
     expect(await lamportsOf(w.facilitator.feePayer)).toBe(before);
   });
 });
@@ -448,7 +661,10 @@ describe("upto claim retried after the payment's expiry", () => {
 describe("upto claim whose blockhash expired before the cluster saw it", () => {
   /** One status read of `signature` on the local chain (null: the cluster never saw it). */
   async function statusOf(signature: string): Promise<unknown> {
-    const { value } = await chainRpc<{ value: unknown[] }>("getSignatureStatuses", [[signature], { searchTransactionHistory: true }]);
+    const { value } = await chainRpc<{ value: unknown[] }>("getSignatureStatuses", [
+      [signature],
+      { searchTransactionHistory: true },
+    ]);
     return value[0] ?? null;
   }
 
@@ -457,10 +673,17 @@ describe("upto claim whose blockhash expired before the cluster saw it", () => {
   // file's blockhashes in flight.
   it("a retry signs a fresh claim once (the stored one can never land); concurrent retries move the money once, later ones are duplicates", async () => {
     const faults = await faultScenario();
-    const facilitator = await isolatedFacilitator("upto-claim-expired", { SOLANA_RPC_URL: faults.rpcUrl, SVC_SETTLE_CONFIRM_TIMEOUT_MS: "1000" });
+    const facilitator = await isolatedFacilitator("upto-claim-expired", {
+      SOLANA_RPC_URL: faults.rpcUrl,
+      SVC_SETTLE_CONFIRM_TIMEOUT_MS: "1000",
+    });
     const authorizer = await generateKeyPairSigner();
     const buyer = await fundedBuyer(5_000_000);
-    const line = await uptoLine({ feePayer: facilitator.feePayer, authorizer: authorizer.address, maxTimeoutSeconds: 600 });
+    const line = await uptoLine({
+      feePayer: facilitator.feePayer,
+      authorizer: authorizer.address,
+      maxTimeoutSeconds: 600,
+    });
     const deposit = await uptoDeposit(buyer, line);
     const opened = await facilitator.post("/settle", uptoBody(line, { ...deposit, type: "deposit" }));
     expect(opened.body, JSON.stringify(opened.body)).toMatchObject({ success: true });
@@ -493,7 +716,9 @@ describe("upto claim whose blockhash expired before the cluster saw it", () => {
     expect(fresh).not.toBe(deadClaim);
     for (const retry of retries) {
       if (retry.body.success) continue;
-      expect(["duplicate_settlement", "settlement_pending"], JSON.stringify(retry.body)).toContain(retry.body.errorReason);
+      expect(["duplicate_settlement", "settlement_pending"], JSON.stringify(retry.body)).toContain(
+        retry.body.errorReason,
+      );
     }
     expect(await usdcOf(line.payTo)).toBe(1n + 750_000n);
     expect(await usdcOf(buyer.address)).toBe(5_000_000n - 750_000n);
@@ -507,7 +732,10 @@ describe("upto claim whose blockhash expired before the cluster saw it", () => {
 
     // Not stuck: every later retry names the one claim that landed.
     const again = await facilitator.post("/settle", claim);
-    expect(again.body, JSON.stringify(again.body)).toMatchObject({ success: false, errorReason: "duplicate_settlement" });
+    expect(again.body, JSON.stringify(again.body)).toMatchObject({
+      success: false,
+      errorReason: "duplicate_settlement",
+    });
     expect(again.body.errorMessage).toContain(fresh);
   }, 150_000);
 });

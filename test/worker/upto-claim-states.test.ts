@@ -1,14 +1,14 @@
-import { describe, expect, it } from "vitest";
-import { address, generateKeyPairSigner, type Address, type KeyPairSigner } from "@solana/kit";
+import { type Address, address, generateKeyPairSigner, type KeyPairSigner } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
+import { describe, expect, it } from "vitest";
 import { CLUSTERS } from "../../src/platform/config/networks";
-import { decodeChannel, CHANNEL_STATUS } from "../../src/rails/upto/program/accounts";
+import { CHANNEL_STATUS, decodeChannel } from "../../src/rails/upto/program/accounts";
 import { getRequestCloseInstruction, getTopUpInstruction } from "../../src/rails/upto/program/instructions";
 import { PAYMENT_CHANNELS_PROGRAM_ADDRESS } from "../../src/rails/upto/program/pda";
-import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
-import { USDC, drainAndCloseUsdcAccount, usdcAccountOf } from "../support/workerd/payment-fixtures";
 import { fundedBuyer, lamportsOf, sendAs, tokenBalance } from "../support/workerd/chain";
 import { TOKEN_PROGRAM } from "../support/workerd/craft-payment";
+import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
+import { drainAndCloseUsdcAccount, USDC, usdcAccountOf } from "../support/workerd/payment-fixtures";
 import { channelAccount, uptoBody, uptoClaimBody, uptoDeposit, uptoLine } from "../support/workerd/upto-fixtures";
 
 /**
@@ -29,11 +29,18 @@ async function treasuryBalance(): Promise<bigint> {
   return tokenBalance(ata);
 }
 
-async function opened(label: string, options: { buyerUsdc?: number; withdrawDelay?: number; env?: Record<string, unknown> } = {}) {
+async function opened(
+  label: string,
+  options: { buyerUsdc?: number; withdrawDelay?: number; env?: Record<string, unknown> } = {},
+) {
   const facilitator = await isolatedFacilitator(label, options.env ?? {});
   const authorizer = await generateKeyPairSigner();
   const buyer = await fundedBuyer(options.buyerUsdc ?? 5_000_000);
-  const line = await uptoLine({ feePayer: facilitator.feePayer, authorizer: authorizer.address, withdrawDelay: options.withdrawDelay });
+  const line = await uptoLine({
+    feePayer: facilitator.feePayer,
+    authorizer: authorizer.address,
+    withdrawDelay: options.withdrawDelay,
+  });
   const deposit = await uptoDeposit(buyer, line);
   const settled = await facilitator.post("/settle", uptoBody(line, { ...deposit, type: "deposit" }));
   expect(settled.body, JSON.stringify(settled.body)).toMatchObject({ success: true });
@@ -41,7 +48,9 @@ async function opened(label: string, options: { buyerUsdc?: number; withdrawDela
 }
 
 function requestClose(buyer: KeyPairSigner, channel: Address): Promise<string> {
-  return sendAs(buyer, [getRequestCloseInstruction({ programId: PAYMENT_CHANNELS_PROGRAM_ADDRESS, payer: buyer, channel })]);
+  return sendAs(buyer, [
+    getRequestCloseInstruction({ programId: PAYMENT_CHANNELS_PROGRAM_ADDRESS, payer: buyer, channel }),
+  ]);
 }
 
 async function channelState(channelId: Address) {
@@ -70,14 +79,33 @@ describe("upto claim after the buyer's TopUp", () => {
 
     // The top-up does not raise what the seller may charge: above the signed ceiling, refused before anything is signed.
     const over = await w.facilitator.post("/settle", await uptoClaimBody(w.line, w.deposit, 2_000_001n, w.authorizer));
-    expect(over.body).toMatchObject({ success: false, errorReason: "invalid_upto_svm_payload_settlement_exceeds_amount", transaction: "" });
+    expect(over.body).toMatchObject({
+      success: false,
+      errorReason: "invalid_upto_svm_payload_settlement_exceeds_amount",
+      transaction: "",
+    });
     // Nor does a payload that claims the topped-up deposit as its ceiling: the channel was opened for another payment.
     const raisedLine = { ...w.line, amount: "2500000" };
-    const raised = await w.facilitator.post("/settle", await uptoClaimBody(raisedLine, { ...w.deposit, maxAmount: "2500000", deposit: "2500000" }, 2_400_000n, w.authorizer));
-    expect(raised.body).toMatchObject({ success: false, errorReason: "invalid_upto_svm_channel_state", transaction: "" });
+    const raised = await w.facilitator.post(
+      "/settle",
+      await uptoClaimBody(
+        raisedLine,
+        { ...w.deposit, maxAmount: "2500000", deposit: "2500000" },
+        2_400_000n,
+        w.authorizer,
+      ),
+    );
+    expect(raised.body).toMatchObject({
+      success: false,
+      errorReason: "invalid_upto_svm_channel_state",
+      transaction: "",
+    });
     expect(await lamportsOf(w.facilitator.feePayer)).toBe(before);
 
-    const claimed = await w.facilitator.post("/settle", await uptoClaimBody(w.line, w.deposit, 1_250_000n, w.authorizer));
+    const claimed = await w.facilitator.post(
+      "/settle",
+      await uptoClaimBody(w.line, w.deposit, 1_250_000n, w.authorizer),
+    );
     expect(claimed.status, JSON.stringify(claimed.body)).toBe(200);
     expect(claimed.body).toMatchObject({ success: true, amount: "1250000" });
     expect(await usdcOf(w.line.payTo)).toBe(1n + 1_250_000n);
@@ -103,12 +131,19 @@ describe("upto claim after the buyer's RequestClose", () => {
   });
 
   it("is refused unsigned when the grace period ends too soon for the claim to land", async () => {
-    const w = await opened("upto-claim-closing-late", { withdrawDelay: 5, env: { SVC_UPTO_MIN_WITHDRAW_DELAY_SECONDS: "1" } });
+    const w = await opened("upto-claim-closing-late", {
+      withdrawDelay: 5,
+      env: { SVC_UPTO_MIN_WITHDRAW_DELAY_SECONDS: "1" },
+    });
     await requestClose(w.buyer, w.channelId);
     const before = await lamportsOf(w.facilitator.feePayer);
     const refused = await w.facilitator.post("/settle", await uptoClaimBody(w.line, w.deposit, 600_000n, w.authorizer));
     expect(refused.status, JSON.stringify(refused.body)).toBe(400);
-    expect(refused.body).toMatchObject({ success: false, errorReason: "invalid_upto_svm_channel_state", transaction: "" });
+    expect(refused.body).toMatchObject({
+      success: false,
+      errorReason: "invalid_upto_svm_channel_state",
+      transaction: "",
+    });
     expect(refused.body.errorMessage).toMatch(/asked to close .* grace period ends at/);
     expect(await lamportsOf(w.facilitator.feePayer)).toBe(before);
     expect((await channelState(w.channelId))!.status).toBe(CHANNEL_STATUS.CLOSING);
@@ -125,8 +160,14 @@ describe("upto claim when the buyer's token account cannot receive its refund", 
 
     const cancel = await w.facilitator.post("/settle", await uptoClaimBody(w.line, w.deposit, 0n, w.authorizer));
     expect(cancel.status, JSON.stringify(cancel.body)).toBe(400);
-    expect(cancel.body).toMatchObject({ success: false, errorReason: "invalid_upto_svm_payout_account_unusable", transaction: "" });
-    expect(cancel.body.errorMessage).toMatch(/buyer's token account \w+ does not exist, so Distribute would send the buyer's refund of 2000000 to the program's treasury/);
+    expect(cancel.body).toMatchObject({
+      success: false,
+      errorReason: "invalid_upto_svm_payout_account_unusable",
+      transaction: "",
+    });
+    expect(cancel.body.errorMessage).toMatch(
+      /buyer's token account \w+ does not exist, so Distribute would send the buyer's refund of 2000000 to the program's treasury/,
+    );
     expect(await lamportsOf(w.facilitator.feePayer)).toBe(before);
 
     const claimed = await w.facilitator.post("/settle", await uptoClaimBody(w.line, w.deposit, 750_000n, w.authorizer));
@@ -135,7 +176,12 @@ describe("upto claim when the buyer's token account cannot receive its refund", 
     expect(await usdcOf(w.line.payTo)).toBe(1n + 750_000n);
     expect(await treasuryBalance()).toBe(treasury);
     // The rest stays in escrow for the buyer: the channel is still open with the charge settled and paid out.
-    expect(await channelState(w.channelId)).toMatchObject({ status: CHANNEL_STATUS.OPEN, deposit: 2_000_000n, settled: 750_000n, payoutWatermark: 750_000n });
+    expect(await channelState(w.channelId)).toMatchObject({
+      status: CHANNEL_STATUS.OPEN,
+      deposit: 2_000_000n,
+      settled: 750_000n,
+      payoutWatermark: 750_000n,
+    });
     // The same claim again is the same payment.
     const again = await w.facilitator.post("/settle", await uptoClaimBody(w.line, w.deposit, 750_000n, w.authorizer));
     expect(again.body).toMatchObject({ success: false, errorReason: "duplicate_settlement" });
@@ -148,7 +194,11 @@ describe("upto claim when the buyer's token account cannot receive its refund", 
     const before = await lamportsOf(w.facilitator.feePayer);
     const refused = await w.facilitator.post("/settle", await uptoClaimBody(w.line, w.deposit, 750_000n, w.authorizer));
     expect(refused.status, JSON.stringify(refused.body)).toBe(400);
-    expect(refused.body).toMatchObject({ success: false, errorReason: "invalid_upto_svm_payout_account_unusable", transaction: "" });
+    expect(refused.body).toMatchObject({
+      success: false,
+      errorReason: "invalid_upto_svm_payout_account_unusable",
+      transaction: "",
+    });
     expect(refused.body.errorMessage).toMatch(/channel is closing/);
     expect(await lamportsOf(w.facilitator.feePayer)).toBe(before);
     expect((await channelState(w.channelId))!.status).toBe(CHANNEL_STATUS.CLOSING);

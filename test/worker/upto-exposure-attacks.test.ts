@@ -1,17 +1,22 @@
 import { env } from "cloudflare:test";
+import {
+  type Address,
+  createKeyPairSignerFromPrivateKeyBytes,
+  generateKeyPairSigner,
+  type KeyPairSigner,
+} from "@solana/kit";
 import { describe, expect, it } from "vitest";
-import { createKeyPairSignerFromPrivateKeyBytes, generateKeyPairSigner, type Address, type KeyPairSigner } from "@solana/kit";
-import { loadConfig } from "../../src/rails/registry";
-import type { Env } from "../../src/env";
 import { uptoOpenRentLamports } from "../../src/chain/fee-payer-budget/caps";
 import { TOKEN_PROGRAM_ADDRESS } from "../../src/chain/token-programs";
+import type { Env } from "../../src/env";
+import { loadConfig } from "../../src/rails/registry";
 import { runUptoKeeper } from "../../src/rails/upto/keeper/run-keeper";
+import { signWireTransaction } from "../support/sign-transaction";
+import { chainRpc, fundedBuyer, lamportsOf, tokenBalance } from "../support/workerd/chain";
 import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
 import { usdcAccountOf } from "../support/workerd/payment-fixtures";
-import { chainRpc, fundedBuyer, lamportsOf, tokenBalance } from "../support/workerd/chain";
+import { uptoBody, uptoDeposit, uptoLine } from "../support/workerd/upto-fixtures";
 import { callWithEnv } from "../support/workerd/worker-http";
-import { signWireTransaction } from "../support/sign-transaction";
-import { uptoDeposit, uptoBody, uptoLine } from "../support/workerd/upto-fixtures";
 
 /**
  * Issue 32's first two attacks, replayed end to end against the real local chain and real D1 with the facilitator's
@@ -53,22 +58,37 @@ describe("issue 32's attacks replayed: the rent float and the outage", () => {
     const facilitator = await isolatedFacilitator("upto-exposure-attack", {}, FEE_PAYER_LAMPORTS);
     const attacker = await walletWithoutSol(100);
     const voucherKey = await generateKeyPairSigner(); // the attacker's own: it could cancel at once with a zero claim
-    const lineTo = async (payTo: Address, amount: string) => uptoLine({ feePayer: facilitator.feePayer, authorizer: voucherKey.address, payTo, amount });
+    const lineTo = async (payTo: Address, amount: string) =>
+      uptoLine({ feePayer: facilitator.feePayer, authorizer: voucherKey.address, payTo, amount });
 
     // 1. The issue's 1-raw-unit deposits: the builder will not build one, and a hand-made one is refused unsigned.
-    const oneUnit = await builtDeposit(facilitator, attacker, await lineTo((await generateKeyPairSigner()).address, "1"));
+    const oneUnit = await builtDeposit(
+      facilitator,
+      attacker,
+      await lineTo((await generateKeyPairSigner()).address, "1"),
+    );
     expect(oneUnit.refused?.status).toBe(400);
     expect(oneUnit.refused?.body.error).toMatch(/below this facilitator's minimum/);
     const handMadeLine = await lineTo((await generateKeyPairSigner()).address, "1");
-    const handMade = await facilitator.post("/settle", uptoBody(handMadeLine, { ...(await uptoDeposit(attacker, handMadeLine)), type: "deposit" }));
-    expect(handMade.body).toMatchObject({ success: false, errorReason: "invalid_upto_svm_payload_amount_below_minimum" });
+    const handMade = await facilitator.post(
+      "/settle",
+      uptoBody(handMadeLine, { ...(await uptoDeposit(attacker, handMadeLine)), type: "deposit" }),
+    );
+    expect(handMade.body).toMatchObject({
+      success: false,
+      errorReason: "invalid_upto_svm_payload_amount_below_minimum",
+    });
     expect(await lamportsOf(facilitator.feePayer)).toBe(BigInt(FEE_PAYER_LAMPORTS));
 
     // 2. At the minimum ceiling instead (0.01 USDC each), 25 opens to random payTo addresses, as in the outage.
     await chainRpc("requestTokenAirdrop", [attacker.address, 250_000]);
     const answers = [];
     for (let i = 0; i < 25; i++) {
-      const d = await builtDeposit(facilitator, attacker, await lineTo((await generateKeyPairSigner()).address, "10000"));
+      const d = await builtDeposit(
+        facilitator,
+        attacker,
+        await lineTo((await generateKeyPairSigner()).address, "10000"),
+      );
       expect(d.body, JSON.stringify(d.refused?.body)).toBeDefined();
       answers.push(await facilitator.post("/settle", d.body));
     }
@@ -90,7 +110,11 @@ describe("issue 32's attacks replayed: the rent float and the outage", () => {
 
     // 3. A real buyer's 1 USDC deposit still settles (the issue: refused as the buyer's insufficient_funds).
     const buyer = await fundedBuyer(5_000_000);
-    const real = await builtDeposit(facilitator, buyer, await lineTo((await generateKeyPairSigner()).address, "1000000"));
+    const real = await builtDeposit(
+      facilitator,
+      buyer,
+      await lineTo((await generateKeyPairSigner()).address, "1000000"),
+    );
     const settled = await facilitator.post("/settle", real.body);
     expect(settled.body, JSON.stringify(settled.body)).toMatchObject({ success: true, payer: buyer.address });
     expect(await tokenBalance(await usdcAccountOf(buyer.address))).toBe(4_000_000n);
@@ -98,7 +122,10 @@ describe("issue 32's attacks replayed: the rent float and the outage", () => {
 
     // 4. The upto keeper runs (the issue: paused itself, fee_payer_below_minimum, so no rent ever came back).
     expect(await lamportsOf(facilitator.feePayer)).toBeGreaterThanOrEqual(MIN_LAMPORTS);
-    const report = await runUptoKeeper(await loadConfig({ ...(env as unknown as Env), ...facilitator.env } as Env), env.DB);
+    const report = await runUptoKeeper(
+      await loadConfig({ ...(env as unknown as Env), ...facilitator.env } as Env),
+      env.DB,
+    );
     expect(report.paused, JSON.stringify(report)).toBeUndefined();
   }, 120_000);
 });

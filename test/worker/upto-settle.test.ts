@@ -1,12 +1,19 @@
+import { type Address, generateKeyPairSigner } from "@solana/kit";
 import { describe, expect, it } from "vitest";
-import { generateKeyPairSigner, type Address } from "@solana/kit";
 import { labelledKeypair } from "../../scripts/lib/keypair";
-import { decodeChannel, CHANNEL_STATUS } from "../../src/rails/upto/program/accounts";
-import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
-import { callWithEnv } from "../support/workerd/worker-http";
-import { DEVNET, usdcAccountOf } from "../support/workerd/payment-fixtures";
+import { CHANNEL_STATUS, decodeChannel } from "../../src/rails/upto/program/accounts";
 import { fundedBuyer, lamportsOf, tokenBalance } from "../support/workerd/chain";
-import { channelAccount, signVoucher, uptoBody, uptoClaimBody, uptoDeposit, uptoLine } from "../support/workerd/upto-fixtures";
+import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
+import { DEVNET, usdcAccountOf } from "../support/workerd/payment-fixtures";
+import {
+  channelAccount,
+  signVoucher,
+  uptoBody,
+  uptoClaimBody,
+  uptoDeposit,
+  uptoLine,
+} from "../support/workerd/upto-fixtures";
+import { callWithEnv } from "../support/workerd/worker-http";
 
 /**
  * The upto rail end to end in workerd, on the local chain's payment-channels stand-in: the deposit (the buyer's
@@ -20,21 +27,35 @@ async function usdcOf(owner: Address): Promise<bigint> {
 
 describe("upto: discovery", () => {
   it("/supported lists upto with the fee payer and the facilitator's bounds; receiverAuthorizer only when it holds a key", async () => {
-    const listed = await callWithEnv({ FEE_PAYER_SECRET_KEY: labelledKeypair("upto-supported-a").secretKeyBase58 }, "/supported");
+    const listed = await callWithEnv(
+      { FEE_PAYER_SECRET_KEY: labelledKeypair("upto-supported-a").secretKeyBase58 },
+      "/supported",
+    );
     const kind = listed.body.kinds.find((k: any) => k.scheme === "upto");
     expect(kind, JSON.stringify(listed.body)).toMatchObject({
       x402Version: 2,
       network: DEVNET,
-      extra: { feePayer: labelledKeypair("upto-supported-a").address, minWithdrawDelay: "60", maxWithdrawDelay: "86400", maxChannelLifetimeSeconds: "3600" },
+      extra: {
+        feePayer: labelledKeypair("upto-supported-a").address,
+        minWithdrawDelay: "60",
+        maxWithdrawDelay: "86400",
+        maxChannelLifetimeSeconds: "3600",
+      },
     });
     expect(kind.extra).not.toHaveProperty("receiverAuthorizer");
 
     const authorizer = labelledKeypair("upto-supported-authorizer");
     const delegated = await callWithEnv(
-      { FEE_PAYER_SECRET_KEY: labelledKeypair("upto-supported-b").secretKeyBase58, SVC_UPTO_RECEIVER_AUTHORIZER_SECRET_KEY: authorizer.secretKeyBase58, SVC_UPTO_DELEGATED_SETTLE_TOKEN: "seller-token-0123456789" },
+      {
+        FEE_PAYER_SECRET_KEY: labelledKeypair("upto-supported-b").secretKeyBase58,
+        SVC_UPTO_RECEIVER_AUTHORIZER_SECRET_KEY: authorizer.secretKeyBase58,
+        SVC_UPTO_DELEGATED_SETTLE_TOKEN: "seller-token-0123456789",
+      },
       "/supported",
     );
-    expect(delegated.body.kinds.find((k: any) => k.scheme === "upto").extra).toMatchObject({ receiverAuthorizer: authorizer.address });
+    expect(delegated.body.kinds.find((k: any) => k.scheme === "upto").extra).toMatchObject({
+      receiverAuthorizer: authorizer.address,
+    });
     expect(JSON.stringify(delegated.body)).not.toContain("seller-token-0123456789");
   });
 });
@@ -58,7 +79,13 @@ describe("upto: deposit, claim, cancel", () => {
     expect(settled.body).toMatchObject({ success: true, payer: buyer.address, network: DEVNET, amount: "2000000" });
     expect(await usdcOf(buyer.address)).toBe(3_000_000n);
     const channel = decodeChannel((await channelAccount(deposit.channelId))!)!;
-    expect(channel).toMatchObject({ status: CHANNEL_STATUS.OPEN, deposit: 2_000_000n, payer: buyer.address, payee: facilitator.feePayer, rentPayer: facilitator.feePayer });
+    expect(channel).toMatchObject({
+      status: CHANNEL_STATUS.OPEN,
+      deposit: 2_000_000n,
+      payer: buyer.address,
+      payee: facilitator.feePayer,
+      rentPayer: facilitator.feePayer,
+    });
 
     const depositReplay = await facilitator.post("/settle", uptoBody(line, { ...deposit, type: "deposit" }));
     expect(depositReplay.body).toMatchObject({ success: false, errorReason: "duplicate_settlement" });
@@ -75,7 +102,11 @@ describe("upto: deposit, claim, cancel", () => {
     // The seller's body replayed (by anyone): one payment, one success.
     const replay = await facilitator.post("/settle", claim);
     expect(replay.status).toBe(400);
-    expect(replay.body).toMatchObject({ success: false, errorReason: "duplicate_settlement", transaction: claimed.body.transaction });
+    expect(replay.body).toMatchObject({
+      success: false,
+      errorReason: "duplicate_settlement",
+      transaction: claimed.body.transaction,
+    });
     // A second claim of the same channel for another amount: also the same payment.
     const other = await facilitator.post("/settle", await uptoClaimBody(line, deposit, 5n, authorizer));
     expect(other.body).toMatchObject({ success: false, errorReason: "duplicate_settlement" });
@@ -107,22 +138,36 @@ describe("upto: deposit, claim, cancel", () => {
   it("delegated mode: the facilitator signs the voucher for a claim that carries the seller's bearer token, and for nobody else", async () => {
     const authorizer = labelledKeypair(`upto-delegated/${crypto.randomUUID()}`);
     const token = `token-${crypto.randomUUID()}`;
-    const facilitator = await isolatedFacilitator("upto-delegated", { SVC_UPTO_RECEIVER_AUTHORIZER_SECRET_KEY: authorizer.secretKeyBase58, SVC_UPTO_DELEGATED_SETTLE_TOKEN: token });
+    const facilitator = await isolatedFacilitator("upto-delegated", {
+      SVC_UPTO_RECEIVER_AUTHORIZER_SECRET_KEY: authorizer.secretKeyBase58,
+      SVC_UPTO_DELEGATED_SETTLE_TOKEN: token,
+    });
     const buyer = await fundedBuyer(5_000_000);
     const line = await uptoLine({ feePayer: facilitator.feePayer, authorizer: authorizer.address as Address });
     const deposit = await uptoDeposit(buyer, line);
     const auth = { Authorization: `Bearer ${token}` };
 
     const anonymousDeposit = await facilitator.post("/settle", uptoBody(line, { ...deposit, type: "deposit" }));
-    expect(anonymousDeposit.body).toMatchObject({ success: false, errorReason: "invalid_upto_svm_delegated_settle_unauthenticated" });
+    expect(anonymousDeposit.body).toMatchObject({
+      success: false,
+      errorReason: "invalid_upto_svm_delegated_settle_unauthenticated",
+    });
     const settled = await facilitator.post("/settle", uptoBody(line, { ...deposit, type: "deposit" }), auth);
     expect(settled.body, JSON.stringify(settled.body)).toMatchObject({ success: true });
 
     // The buyer (who has the payload) tries to cancel its own payment without the seller's token: refused.
     const buyerCancel = await facilitator.post("/settle", await uptoClaimBody(line, deposit, 0n, null));
-    expect(buyerCancel.body).toMatchObject({ success: false, errorReason: "invalid_upto_svm_delegated_settle_unauthenticated" });
-    const wrongToken = await facilitator.post("/settle", await uptoClaimBody(line, deposit, 0n, null), { Authorization: "Bearer not-the-token-at-all" });
-    expect(wrongToken.body).toMatchObject({ success: false, errorReason: "invalid_upto_svm_delegated_settle_unauthenticated" });
+    expect(buyerCancel.body).toMatchObject({
+      success: false,
+      errorReason: "invalid_upto_svm_delegated_settle_unauthenticated",
+    });
+    const wrongToken = await facilitator.post("/settle", await uptoClaimBody(line, deposit, 0n, null), {
+      Authorization: "Bearer not-the-token-at-all",
+    });
+    expect(wrongToken.body).toMatchObject({
+      success: false,
+      errorReason: "invalid_upto_svm_delegated_settle_unauthenticated",
+    });
 
     const claimed = await facilitator.post("/settle", await uptoClaimBody(line, deposit, 900_000n, null), auth);
     expect(claimed.body, JSON.stringify(claimed.body)).toMatchObject({ success: true });
@@ -137,17 +182,30 @@ describe("upto: deposit, claim, cancel", () => {
     const buyer = await fundedBuyer(5_000_000);
     const line = await uptoLine({ feePayer: facilitator.feePayer, authorizer: authorizer.address });
     const deposit = await uptoDeposit(buyer, line);
-    expect((await facilitator.post("/settle", uptoBody(line, { ...deposit, type: "deposit" }))).body).toMatchObject({ success: true });
+    expect((await facilitator.post("/settle", uptoBody(line, { ...deposit, type: "deposit" }))).body).toMatchObject({
+      success: true,
+    });
     const before = await lamportsOf(facilitator.feePayer);
 
     const forged = await uptoClaimBody(line, deposit, 2_000_000n, forger);
     const refused = await facilitator.post("/settle", forged);
     expect(refused.status).toBe(400);
-    expect(refused.body).toMatchObject({ success: false, errorReason: "invalid_upto_svm_payload_voucher_signature", transaction: "" });
+    expect(refused.body).toMatchObject({
+      success: false,
+      errorReason: "invalid_upto_svm_payload_voucher_signature",
+      transaction: "",
+    });
     // A voucher of the right key for another amount does not authorize this one either.
     const swapped = await uptoClaimBody(line, deposit, 2_000_000n, authorizer);
-    swapped.paymentPayload.payload.voucherSignature = await signVoucher(authorizer, deposit.channelId, 1n, BigInt(deposit.expiresAt));
-    expect((await facilitator.post("/settle", swapped)).body).toMatchObject({ errorReason: "invalid_upto_svm_payload_voucher_signature" });
+    swapped.paymentPayload.payload.voucherSignature = await signVoucher(
+      authorizer,
+      deposit.channelId,
+      1n,
+      BigInt(deposit.expiresAt),
+    );
+    expect((await facilitator.post("/settle", swapped)).body).toMatchObject({
+      errorReason: "invalid_upto_svm_payload_voucher_signature",
+    });
     expect(await lamportsOf(facilitator.feePayer)).toBe(before);
     expect(await usdcOf(buyer.address)).toBe(3_000_000n);
   });

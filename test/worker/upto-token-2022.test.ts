@@ -1,11 +1,17 @@
+import { type Address, address, generateKeyPairSigner } from "@solana/kit";
 import { describe, expect, it } from "vitest";
-import { address, generateKeyPairSigner, type Address } from "@solana/kit";
 import { CLUSTERS } from "../../src/platform/config/networks";
-import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
 import { fundedBuyer, lamportsOf, tokenBalance } from "../support/workerd/chain";
 import { TOKEN_2022_PROGRAM } from "../support/workerd/craft-payment";
+import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
+import {
+  createToken2022Mint,
+  type MintExtension,
+  permanentDelegate,
+  transferFee,
+  transferHook,
+} from "../support/workerd/token-2022-mints";
 import { channelAccount, uptoBody, uptoClaimBody, uptoDeposit, uptoLine } from "../support/workerd/upto-fixtures";
-import { createToken2022Mint, permanentDelegate, transferFee, transferHook, type MintExtension } from "../support/workerd/token-2022-mints";
 
 /**
  * upto deposits in Token-2022 mints, each a real mint made by the Token-2022 program on the local chain. The
@@ -28,7 +34,14 @@ async function world(label: string, extensions: MintExtension[]) {
   await token.tokenAccount(TREASURY_OWNER);
   const seller = (await generateKeyPairSigner()).address;
   const sellerAccount = await token.tokenAccount(seller);
-  const line = await uptoLine({ feePayer: facilitator.feePayer, authorizer: authorizer.address, asset: token.mint, payTo: seller, amount: DEPOSIT.toString(), extra: { tokenProgram: TOKEN_2022_PROGRAM } });
+  const line = await uptoLine({
+    feePayer: facilitator.feePayer,
+    authorizer: authorizer.address,
+    asset: token.mint,
+    payTo: seller,
+    amount: DEPOSIT.toString(),
+    extra: { tokenProgram: TOKEN_2022_PROGRAM },
+  });
   return { facilitator, authorizer, buyer, buyerAccount, sellerAccount, line, mint: token.mint };
 }
 
@@ -39,32 +52,38 @@ describe("upto in Token-2022 mints: the payment-channels program's allow-list, s
     ["a transfer hook", async () => transferHook((await generateKeyPairSigner()).address)],
   ];
 
-  it.each(refused)("a mint with %s: build, verify and settle refuse it by name; no channel, no lamport moves", async (label, extension) => {
-    const ext = await extension();
-    const w = await world(`upto-t22-${ext.name}`, [ext]);
-    const reason = "invalid_upto_svm_payload_mint_extension_not_allowed";
-    const named = new RegExp(`${ext.name} extension`);
-    const before = await lamportsOf(w.facilitator.feePayer);
+  it.each(refused)(
+    "a mint with %s: build, verify and settle refuse it by name; no channel, no lamport moves",
+    async (label, extension) => {
+      const ext = await extension();
+      const w = await world(`upto-t22-${ext.name}`, [ext]);
+      const reason = "invalid_upto_svm_payload_mint_extension_not_allowed";
+      const named = new RegExp(`${ext.name} extension`);
+      const before = await lamportsOf(w.facilitator.feePayer);
 
-    const built = await w.facilitator.post("/build-upto-deposit-tx", { payer: w.buyer.address, accepted: w.line });
-    expect(built.status, JSON.stringify(built.body)).toBe(400);
-    expect(JSON.stringify(built.body)).toMatch(named);
-    // The builder names upto's own reason, the one /verify gives below (not the exact rail's).
-    expect(built.body).toMatchObject({ code: "BAD_REQUEST", reason });
+      const built = await w.facilitator.post("/build-upto-deposit-tx", { payer: w.buyer.address, accepted: w.line });
+      expect(built.status, JSON.stringify(built.body)).toBe(400);
+      expect(JSON.stringify(built.body)).toMatch(named);
+      // The builder names upto's own reason, the one /verify gives below (not the exact rail's).
+      expect(built.body).toMatchObject({ code: "BAD_REQUEST", reason });
 
-    const deposit = await uptoDeposit(w.buyer, w.line);
-    const verified = await w.facilitator.post("/verify", uptoBody(w.line, deposit));
-    expect(verified.body, `${label}: ${JSON.stringify(verified.body)}`).toMatchObject({ isValid: false, invalidReason: reason });
-    expect(verified.body.invalidMessage).toMatch(named);
-    const settled = await w.facilitator.post("/settle", uptoBody(w.line, { ...deposit, type: "deposit" }));
-    expect(settled.status, JSON.stringify(settled.body)).toBe(400);
-    expect(settled.body).toMatchObject({ success: false, errorReason: reason, transaction: "" });
-    expect(settled.body.errorMessage).toMatch(named);
+      const deposit = await uptoDeposit(w.buyer, w.line);
+      const verified = await w.facilitator.post("/verify", uptoBody(w.line, deposit));
+      expect(verified.body, `${label}: ${JSON.stringify(verified.body)}`).toMatchObject({
+        isValid: false,
+        invalidReason: reason,
+      });
+      expect(verified.body.invalidMessage).toMatch(named);
+      const settled = await w.facilitator.post("/settle", uptoBody(w.line, { ...deposit, type: "deposit" }));
+      expect(settled.status, JSON.stringify(settled.body)).toBe(400);
+      expect(settled.body).toMatchObject({ success: false, errorReason: reason, transaction: "" });
+      expect(settled.body.errorMessage).toMatch(named);
 
-    expect(await channelAccount(deposit.channelId as Address)).toBeNull();
-    expect(await lamportsOf(w.facilitator.feePayer)).toBe(before);
-    expect(await tokenBalance(w.buyerAccount)).toBe(5_000_000n);
-  });
+      expect(await channelAccount(deposit.channelId as Address)).toBeNull();
+      expect(await lamportsOf(w.facilitator.feePayer)).toBe(before);
+      expect(await tokenBalance(w.buyerAccount)).toBe(5_000_000n);
+    },
+  );
 
   it("a plain Token-2022 mint: verified, opened, claimed; the seller gets the claim, the buyer the rest", async () => {
     const w = await world("upto-t22-plain", []);

@@ -5,11 +5,11 @@
  * the fee payer's balance and the chain's own transaction record. Real: workerd, local D1, the local chain.
  */
 import { env } from "cloudflare:test";
+import { type Address, generateKeyPairSigner } from "@solana/kit";
 import { describe, expect, it } from "vitest";
-import { generateKeyPairSigner, type Address } from "@solana/kit";
+import { chainRpc, fundedBuyer, lamportsOf, tokenBalance } from "../support/workerd/chain";
 import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
 import { createUsdcAccount, DEVNET, signAsBuyer, USDC, usdcAccountOf } from "../support/workerd/payment-fixtures";
-import { chainRpc, fundedBuyer, lamportsOf, tokenBalance } from "../support/workerd/chain";
 
 type Facilitator = Awaited<ReturnType<typeof isolatedFacilitator>>;
 
@@ -23,7 +23,15 @@ async function sellerWithTokenAccount(): Promise<Address> {
 /** Pays `seller`'s own wallet through the facilitator; what the fee payer lost, the fee the chain recorded, the bookings. */
 async function payWallet(f: Facilitator, seller: Address) {
   const buyer = await fundedBuyer(5_000_000);
-  const line = { scheme: "exact", network: DEVNET, payTo: seller, asset: USDC, amount: "250000", maxTimeoutSeconds: 60, extra: { feePayer: f.feePayer } };
+  const line = {
+    scheme: "exact",
+    network: DEVNET,
+    payTo: seller,
+    asset: USDC,
+    amount: "250000",
+    maxTimeoutSeconds: 60,
+    extra: { feePayer: f.feePayer },
+  };
   const built = await f.post("/build-exact-payment-tx", { payer: buyer.address, accepted: line });
   expect(built.status, JSON.stringify(built.body)).toBe(200);
   const body = built.body.verifyBodyTemplate;
@@ -31,8 +39,15 @@ async function payWallet(f: Facilitator, seller: Address) {
   const before = await lamportsOf(f.feePayer);
   const settled = await f.post("/settle", body);
   expect(settled.body, JSON.stringify(settled.body)).toMatchObject({ success: true });
-  const record = await chainRpc<{ meta: { fee: number } }>("getTransaction", [settled.body.transaction, { encoding: "json", commitment: "confirmed", maxSupportedTransactionVersion: 0 }]);
-  const bookings = await env.DB.prepare("SELECT kind, pay_to AS payTo, lamports FROM fee_payer_exposure WHERE payer = ?").bind(buyer.address).all();
+  const record = await chainRpc<{ meta: { fee: number } }>("getTransaction", [
+    settled.body.transaction,
+    { encoding: "json", commitment: "confirmed", maxSupportedTransactionVersion: 0 },
+  ]);
+  const bookings = await env.DB.prepare(
+    "SELECT kind, pay_to AS payTo, lamports FROM fee_payer_exposure WHERE payer = ?",
+  )
+    .bind(buyer.address)
+    .all();
   return { spent: before - (await lamportsOf(f.feePayer)), fee: BigInt(record.meta.fee), bookings: bookings.results };
 }
 
@@ -50,7 +65,10 @@ describe("an exact payment to a wallet payTo costs the fee payer its network fee
 
   it("with a priority fee worth booking: booked for the buyer and the seller's wallet, as on the vault form, and still nothing beyond the fee", async () => {
     // 500,000 micro-lamports × the builder's 20,000 units = 10,000 lamports on top of the base fee.
-    const f = await isolatedFacilitator("wallet-cost-priority", { SVC_MAX_COMPUTE_UNIT_PRICE_MICRO_LAMPORTS: "500000", SVC_RECOMMENDED_COMPUTE_UNIT_PRICE_MICRO_LAMPORTS: "500000" });
+    const f = await isolatedFacilitator("wallet-cost-priority", {
+      SVC_MAX_COMPUTE_UNIT_PRICE_MICRO_LAMPORTS: "500000",
+      SVC_RECOMMENDED_COMPUTE_UNIT_PRICE_MICRO_LAMPORTS: "500000",
+    });
     const seller = await sellerWithTokenAccount();
     const { spent, fee, bookings } = await payWallet(f, seller);
     expect(fee).toBe(20_000n);

@@ -5,17 +5,18 @@
  * minimum payment's fallback without the program (src/rails/exact/minimum-amount.ts): the documented 0.01 USDC.
  * Real: workerd, local D1, the local chain (devnet program ids and stand-ins; the Worker runs as mainnet production).
  */
-import { describe, expect, it } from "vitest";
+
+import { type Address, generateKeyPairSigner } from "@solana/kit";
 import * as v from "valibot";
-import { generateKeyPairSigner, type Address } from "@solana/kit";
-import { callWithEnv } from "../support/workerd/worker-http";
+import { describe, expect, it } from "vitest";
+import { RailInfoSchema, SellerPreviewResponseSchema } from "../../src/http/routes/sellers-responses";
 import { CLUSTERS } from "../../src/platform/config/networks";
 import { TEST_FEE_PAYER } from "../support/keys";
 import { chainRpc, fundedBuyer, tokenBalance } from "../support/workerd/chain";
-import { createUsdcAccount, signAsBuyer, usdcAccountOf } from "../support/workerd/payment-fixtures";
 import { craftBody, paymentParts, standardInstructions } from "../support/workerd/craft-payment";
-import { RailInfoSchema, SellerPreviewResponseSchema } from "../../src/http/routes/sellers-responses";
+import { createUsdcAccount, signAsBuyer, usdcAccountOf } from "../support/workerd/payment-fixtures";
 import { WALLET_FORM_ONLY } from "../support/workerd/production-vars";
+import { callWithEnv } from "../support/workerd/worker-http";
 
 /** `[env.production]` without a UniversalSettle id, wallet form opted in. */
 const WALLET_ONLY = WALLET_FORM_ONLY;
@@ -27,7 +28,11 @@ const DOCUMENTED_MINIMUM = "10000";
 
 const get = (overrides: Record<string, unknown>, path: string) => callWithEnv(overrides, path);
 const post = (overrides: Record<string, unknown>, path: string, json: unknown) =>
-  callWithEnv(overrides, path, { method: "POST", headers: { "Content-Type": "application/json", "CF-Connecting-IP": crypto.randomUUID() }, body: JSON.stringify(json) });
+  callWithEnv(overrides, path, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "CF-Connecting-IP": crypto.randomUUID() },
+    body: JSON.stringify(json),
+  });
 
 async function newSeller() {
   const seller = await generateKeyPairSigner();
@@ -44,8 +49,23 @@ describe("the seller preview without a UniversalSettle program", () => {
     expect(before.status, JSON.stringify(before.body)).toBe(200);
     expect(v.safeParse(SellerPreviewResponseSchema, before.body).issues).toBeUndefined();
     expect(before.body.facilitatorInfo.universalSettleProgramId).toBeNull();
-    expect(before.body.notOffered).toEqual([{ scheme: "exact", payToForm: "vault", reason: "rail_not_enabled", why: expect.stringMatching(/UNIVERSAL_SETTLE_PROGRAM_ID is not set/) }]);
-    const line = { scheme: "exact", network: MAINNET, payTo: seller.address, asset: USDC, amount: DOCUMENTED_MINIMUM, maxTimeoutSeconds: 60, extra: { feePayer: TEST_FEE_PAYER.address, maxComputeUnitLimit: "200000", recommendedComputeUnitPrice: "1" } };
+    expect(before.body.notOffered).toEqual([
+      {
+        scheme: "exact",
+        payToForm: "vault",
+        reason: "rail_not_enabled",
+        why: expect.stringMatching(/UNIVERSAL_SETTLE_PROGRAM_ID is not set/),
+      },
+    ]);
+    const line = {
+      scheme: "exact",
+      network: MAINNET,
+      payTo: seller.address,
+      asset: USDC,
+      amount: DOCUMENTED_MINIMUM,
+      maxTimeoutSeconds: 60,
+      extra: { feePayer: TEST_FEE_PAYER.address, maxComputeUnitLimit: "200000", recommendedComputeUnitPrice: "1" },
+    };
     expect(before.body.schemes.exact).toMatchObject({
       scheme: "exact",
       payTo: seller.address,
@@ -60,7 +80,14 @@ describe("the seller preview without a UniversalSettle program", () => {
     expect(before.body.schemes.exact.vaultPda).toBeUndefined();
     // The escrow rail is there as on any deployment.
     expect(before.body.schemes["sla-escrow"]).toMatchObject({ scheme: "sla-escrow", payToKind: "escrowPda" });
-    expect(before.body.lifecycle).toEqual({ previewed: true, activated: false, verified: false, nextStep: "create_token_account", blockedReason: "seller_token_account_missing", sellerTokenAccount: ata });
+    expect(before.body.lifecycle).toEqual({
+      previewed: true,
+      activated: false,
+      verified: false,
+      nextStep: "create_token_account",
+      blockedReason: "seller_token_account_missing",
+      sellerTokenAccount: ata,
+    });
 
     // The one-rail lookup has no rail address to give (as for upto): it says payTo is the wallet itself.
     const rail = await get(WALLET_ONLY, `/sellers/${seller.address}/rails/exact`);
@@ -83,7 +110,11 @@ describe("the seller preview without a UniversalSettle program", () => {
     body.paymentPayload.payload.transaction = await signAsBuyer(built.body.transaction, buyer);
     expect((await post(WALLET_ONLY, "/verify", body)).body).toMatchObject({ isValid: true, payer: buyer.address });
     const settled = await post(WALLET_ONLY, "/settle", body);
-    expect(settled.body, JSON.stringify(settled.body)).toMatchObject({ success: true, payer: buyer.address, network: MAINNET });
+    expect(settled.body, JSON.stringify(settled.body)).toMatchObject({
+      success: true,
+      payer: buyer.address,
+      network: MAINNET,
+    });
     expect(await tokenBalance(ata)).toBe(BigInt(DOCUMENTED_MINIMUM));
   });
 
@@ -103,7 +134,11 @@ describe("the seller preview without a UniversalSettle program", () => {
     const preview = await get({}, `/sellers/${seller.address}/preview`);
     expect(preview.status, JSON.stringify(preview.body)).toBe(200);
     expect(v.safeParse(RailInfoSchema, preview.body.schemes.exact).issues).toBeUndefined();
-    expect(preview.body.schemes.exact).toMatchObject({ payToKind: "splitVault", payToForms: ["vault", "wallet"], walletPayTo: { payTo: seller.address, payToKind: "wallet", line: { payTo: seller.address } } });
+    expect(preview.body.schemes.exact).toMatchObject({
+      payToKind: "splitVault",
+      payToForms: ["vault", "wallet"],
+      walletPayTo: { payTo: seller.address, payToKind: "wallet", line: { payTo: seller.address } },
+    });
     expect(preview.body.schemes.exact.walletPayTo.line.extra.merchantWallet).toBeUndefined();
     expect(preview.body.notOffered).toEqual([]);
     expect(preview.body.lifecycle.nextStep).toBe("activate");
@@ -115,7 +150,11 @@ describe("vault provisioning without a UniversalSettle program", () => {
     const seller = await newSeller();
     const walletOnly = await post(WALLET_ONLY, "/sellers/provision-tx", { wallet: seller.address, asset: "USDC" });
     expect(walletOnly.status, JSON.stringify(walletOnly.body)).toBe(503);
-    expect(walletOnly.body).toMatchObject({ code: "RAIL_NOT_ENABLED", reason: "rail_not_enabled", payToForms: ["wallet"] });
+    expect(walletOnly.body).toMatchObject({
+      code: "RAIL_NOT_ENABLED",
+      reason: "rail_not_enabled",
+      payToForms: ["wallet"],
+    });
     expect(walletOnly.body.error).toMatch(/UNIVERSAL_SETTLE_PROGRAM_ID is not set/);
     expect(walletOnly.body.error).toContain(`put your own wallet ${seller.address} in payTo`);
     expect(walletOnly.body.error).toContain(`/sellers/${seller.address}/preview`);
@@ -136,27 +175,53 @@ describe("the minimum payment without a UniversalSettle program", () => {
     const seller = await newSeller();
     await createUsdcAccount(seller.address, seller);
     const buyer = await fundedBuyer(1_000_000);
-    const line = (amount: string) => ({ scheme: "exact", network: MAINNET, payTo: seller.address, asset: USDC, amount, maxTimeoutSeconds: 60, extra: { feePayer: TEST_FEE_PAYER.address } });
+    const line = (amount: string) => ({
+      scheme: "exact",
+      network: MAINNET,
+      payTo: seller.address,
+      asset: USDC,
+      amount,
+      maxTimeoutSeconds: 60,
+      extra: { feePayer: TEST_FEE_PAYER.address },
+    });
     const crafted = async (amount: string) => {
       const l = line(amount);
       return craftBody(l, standardInstructions(await paymentParts(buyer, l)), { signers: [buyer] });
     };
 
     const below = await post(WALLET_ONLY, "/verify", await crafted("9999"));
-    expect(below.body).toMatchObject({ isValid: false, invalidReason: "invalid_exact_svm_payload_amount_below_minimum" });
+    expect(below.body).toMatchObject({
+      isValid: false,
+      invalidReason: "invalid_exact_svm_payload_amount_below_minimum",
+    });
     expect(below.body.invalidMessage).toMatch(/minimum of 10000 raw units/);
-    expect((await post(WALLET_ONLY, "/verify", await crafted(DOCUMENTED_MINIMUM))).body).toMatchObject({ isValid: true });
+    expect((await post(WALLET_ONLY, "/verify", await crafted(DOCUMENTED_MINIMUM))).body).toMatchObject({
+      isValid: true,
+    });
 
     const built = await post(WALLET_ONLY, "/build-exact-payment-tx", { payer: buyer.address, accepted: line("9999") });
     expect(built.status).toBe(400);
-    expect(built.body).toMatchObject({ reason: "invalid_exact_svm_payload_amount_below_minimum", minimumAmount: DOCUMENTED_MINIMUM });
-    const enriched = await post(WALLET_ONLY, "/payment-required/enrich", { x402Version: 2, resource: { url: "https://seller.test/a" }, accepts: [line("9999")] });
+    expect(built.body).toMatchObject({
+      reason: "invalid_exact_svm_payload_amount_below_minimum",
+      minimumAmount: DOCUMENTED_MINIMUM,
+    });
+    const enriched = await post(WALLET_ONLY, "/payment-required/enrich", {
+      x402Version: 2,
+      resource: { url: "https://seller.test/a" },
+      accepts: [line("9999")],
+    });
     expect(enriched.status).toBe(400);
-    expect(enriched.body).toMatchObject({ reason: "invalid_exact_svm_payload_amount_below_minimum", minimumAmount: DOCUMENTED_MINIMUM });
+    expect(enriched.body).toMatchObject({
+      reason: "invalid_exact_svm_payload_amount_below_minimum",
+      minimumAmount: DOCUMENTED_MINIMUM,
+    });
 
     // The operator's floor for the mint is used instead of the documented one (here lower, so 9,999 now verifies).
     const floor = { ...WALLET_ONLY, SVC_MIN_PAYMENT_RAW_BY_MINT: JSON.stringify({ [USDC]: "5000" }) };
     expect((await post(floor, "/verify", await crafted("9999"))).body).toMatchObject({ isValid: true });
-    expect((await post(floor, "/verify", await crafted("4999"))).body).toMatchObject({ isValid: false, invalidReason: "invalid_exact_svm_payload_amount_below_minimum" });
+    expect((await post(floor, "/verify", await crafted("4999"))).body).toMatchObject({
+      isValid: false,
+      invalidReason: "invalid_exact_svm_payload_amount_below_minimum",
+    });
   });
 });

@@ -173,8 +173,10 @@ function readObject(bytes: Uint8Array): InputObject {
     throw new PostLinkError("input is not an ELF file");
   }
   if (bytes[4] !== ELFCLASS64 || bytes[5] !== ELFDATA2LSB) throw new PostLinkError("input is not 64-bit little-endian");
-  if (view.getUint16(16, true) !== ET_REL) throw new PostLinkError("input is not a relocatable object (compile with -c)");
-  if (view.getUint16(18, true) !== EM_BPF) throw new PostLinkError("input is not a BPF object (compile with -target bpf)");
+  if (view.getUint16(16, true) !== ET_REL)
+    throw new PostLinkError("input is not a relocatable object (compile with -c)");
+  if (view.getUint16(18, true) !== EM_BPF)
+    throw new PostLinkError("input is not a BPF object (compile with -target bpf)");
 
   const shoff = Number(view.getBigUint64(40, true));
   const shnum = view.getUint16(60, true);
@@ -333,11 +335,14 @@ export function linkSbfObject(input: Uint8Array): LinkResult {
 
   const symbolAddress = (sym: InputSymbol): number => {
     if (sym.sectionIndex === SHN_ABS) return sym.value;
-    if (sym.sectionIndex === SHN_COMMON) throw new PostLinkError(`common symbol ${sym.name}: writable globals are refused`);
+    if (sym.sectionIndex === SHN_COMMON)
+      throw new PostLinkError(`common symbol ${sym.name}: writable globals are refused`);
     const base = outputBase.get(sym.sectionIndex);
     if (base === undefined) {
       const section = obj.sections[sym.sectionIndex];
-      throw new PostLinkError(`symbol ${sym.name || "(section)"} lives in ${section?.name ?? "?"}, which is not linked`);
+      throw new PostLinkError(
+        `symbol ${sym.name || "(section)"} lives in ${section?.name ?? "?"}, which is not linked`,
+      );
     }
     return base + sym.value;
   };
@@ -420,13 +425,17 @@ export function linkSbfObject(input: Uint8Array): LinkResult {
 
   // A call still holding -1 without a relocation would be resolved to nothing by the loader.
   for (let at = textStart; at < textEnd; at += INSN_SIZE) {
-    if (image[at] === OPCODE_CALL && imageView.getUint32(at + 4, true) === CALL_UNRESOLVED_IMM && !resolvedCalls.has(at)) {
+    if (
+      image[at] === OPCODE_CALL &&
+      imageView.getUint32(at + 4, true) === CALL_UNRESOLVED_IMM &&
+      !resolvedCalls.has(at)
+    ) {
       throw new PostLinkError(`call at ${at} has no relocation`);
     }
     if (image[at] === OPCODE_LDDW) at += INSN_SIZE; // the second slot of lddw is not an instruction
   }
 
-  const entry = obj.symbols.find((s) => s.name === "entrypoint" && (s.info >> 4) === STB_GLOBAL);
+  const entry = obj.symbols.find((s) => s.name === "entrypoint" && s.info >> 4 === STB_GLOBAL);
   if (!entry || entry.sectionIndex === SHN_UNDEF) throw new PostLinkError("no global `entrypoint` function");
   const entryAddr = symbolAddress(entry);
 
@@ -498,23 +507,93 @@ export function linkSbfObject(input: Uint8Array): LinkResult {
   }
   const outSections: OutSection[] = [
     { name: "", type: SHT_NULL, flags: 0, addr: 0, size: 0, link: 0, info: 0, align: 0, entsize: 0 },
-    { name: ".text", type: SHT_PROGBITS, flags: SHF_ALLOC | SHF_EXECINSTR, addr: textAddr, size: text.size, link: 0, info: 0, align: text.align, entsize: 0 },
+    {
+      name: ".text",
+      type: SHT_PROGBITS,
+      flags: SHF_ALLOC | SHF_EXECINSTR,
+      addr: textAddr,
+      size: text.size,
+      link: 0,
+      info: 0,
+      align: text.align,
+      entsize: 0,
+    },
   ];
   if (hasRodata) {
-    outSections.push({ name: ".rodata", type: SHT_PROGBITS, flags: SHF_ALLOC, addr: rodataAddr, size: rodata.size, link: 0, info: 0, align: rodata.align, entsize: 0 });
+    outSections.push({
+      name: ".rodata",
+      type: SHT_PROGBITS,
+      flags: SHF_ALLOC,
+      addr: rodataAddr,
+      size: rodata.size,
+      link: 0,
+      info: 0,
+      align: rodata.align,
+      entsize: 0,
+    });
   }
   const dynsymIndex = outSections.length;
   const dynstrIndex = dynsymIndex + 1;
   outSections.push(
-    { name: ".dynsym", type: SHT_DYNSYM, flags: SHF_ALLOC, addr: dynsymAddr, size: dynsym.length, link: dynstrIndex, info: 1, align: 8, entsize: SYMBOL_SIZE },
-    { name: ".dynstr", type: SHT_STRTAB, flags: SHF_ALLOC, addr: dynstrAddr, size: dynstrBytes.length, link: 0, info: 0, align: 1, entsize: 0 },
+    {
+      name: ".dynsym",
+      type: SHT_DYNSYM,
+      flags: SHF_ALLOC,
+      addr: dynsymAddr,
+      size: dynsym.length,
+      link: dynstrIndex,
+      info: 1,
+      align: 8,
+      entsize: SYMBOL_SIZE,
+    },
+    {
+      name: ".dynstr",
+      type: SHT_STRTAB,
+      flags: SHF_ALLOC,
+      addr: dynstrAddr,
+      size: dynstrBytes.length,
+      link: 0,
+      info: 0,
+      align: 1,
+      entsize: 0,
+    },
   );
   if (dynamicRelocations.length > 0) {
-    outSections.push({ name: ".rel.dyn", type: SHT_REL, flags: SHF_ALLOC, addr: relDynAddr, size: relDyn.length, link: dynsymIndex, info: 0, align: 8, entsize: REL_SIZE });
+    outSections.push({
+      name: ".rel.dyn",
+      type: SHT_REL,
+      flags: SHF_ALLOC,
+      addr: relDynAddr,
+      size: relDyn.length,
+      link: dynsymIndex,
+      info: 0,
+      align: 8,
+      entsize: REL_SIZE,
+    });
   }
-  outSections.push({ name: ".dynamic", type: SHT_DYNAMIC, flags: SHF_ALLOC, addr: dynamicAddr, size: dynamic.length, link: dynstrIndex, info: 0, align: 8, entsize: DYN_SIZE });
+  outSections.push({
+    name: ".dynamic",
+    type: SHT_DYNAMIC,
+    flags: SHF_ALLOC,
+    addr: dynamicAddr,
+    size: dynamic.length,
+    link: dynstrIndex,
+    info: 0,
+    align: 8,
+    entsize: DYN_SIZE,
+  });
   const shstrtabIndex = outSections.length;
-  outSections.push({ name: ".shstrtab", type: SHT_STRTAB, flags: 0, addr: 0, size: 0, link: 0, info: 0, align: 1, entsize: 0 });
+  outSections.push({
+    name: ".shstrtab",
+    type: SHT_STRTAB,
+    flags: 0,
+    addr: 0,
+    size: 0,
+    link: 0,
+    info: 0,
+    align: 1,
+    entsize: 0,
+  });
   const nameOffsets = outSections.map((s) => shstrtab.add(s.name));
   const shstrtabBytes = shstrtab.bytes();
   const shstrtabOffset = dynamicEnd;

@@ -50,12 +50,31 @@
  *   exposureHealth (./report.ts): what /health shows — rent out and spent by rail, and each cap's headroom.
  */
 import type { Config } from "../../platform/config/load-config";
+import {
+  bookChannelOpenWithinCaps,
+  bookExposureWithinCaps,
+  type GuardedRowWrite,
+  type RentRowOpen,
+  readUptoOpenFigures,
+  settleExposureRow,
+  trimExposureRow,
+  voidChannelOpen,
+} from "../../store/fee-payer-exposure";
+import type { ExposureEnd } from "../../store/states";
+import { type PaymentRejection, rejection } from "../../x402/payment-verdict";
 import { readFeePayerBalance } from "../fee-payer-balance";
 import { SETTLE_BALANCE_MAX_AGE_MS } from "../fee-payer-floor";
-import { bookChannelOpenWithinCaps, bookExposureWithinCaps, readUptoOpenFigures, settleExposureRow, trimExposureRow, voidChannelOpen, type GuardedRowWrite, type RentRowOpen } from "../../store/fee-payer-exposure";
-import type { ExposureEnd } from "../../store/states";
-import { rejection, type PaymentRejection } from "../../x402/payment-verdict";
-import { belowMinimumRefusal, exposureCapRefusal, heldLimits, SPEND_WINDOW_MS, spentLimits, uptoCapRefusal, uptoOpenLimits, type ExposureKind, type ExposureRail } from "./caps";
+import {
+  belowMinimumRefusal,
+  type ExposureKind,
+  type ExposureRail,
+  exposureCapRefusal,
+  heldLimits,
+  SPEND_WINDOW_MS,
+  spentLimits,
+  uptoCapRefusal,
+  uptoOpenLimits,
+} from "./caps";
 
 export type { ExposureKind, ExposureRail } from "./caps";
 
@@ -94,7 +113,10 @@ export async function bookExposure(
     return { ok: true };
   }
   // null (a spent booking on the settle hot path without a balance reading yet): the settle floor alone guards the minimum.
-  const balance = options.balanceLamports === null && !held ? null : (options.balanceLamports ?? (await feePayerBalanceForBudget(config)));
+  const balance =
+    options.balanceLamports === null && !held
+      ? null
+      : (options.balanceLamports ?? (await feePayerBalanceForBudget(config)));
   const low = balance === null ? null : belowMinimumRefusal(config, balance, booking.lamports, booking.payer);
   if (low) return low;
   const limits = held ? heldLimits(config.feePayerBudget, balance!) : spentLimits(config.feePayerBudget, nowMs);
@@ -103,7 +125,12 @@ export async function bookExposure(
   return exposureCapRefusal(figures, limits, booking.lamports, booking) ?? unexplained(booking.bookingId);
 }
 
-export function settleExposure(db: D1Database, bookingId: string, outcome: ExposureEnd, nowMs = Date.now()): Promise<boolean> {
+export function settleExposure(
+  db: D1Database,
+  bookingId: string,
+  outcome: ExposureEnd,
+  nowMs = Date.now(),
+): Promise<boolean> {
   return settleExposureRow(db, bookingId, outcome, nowMs);
 }
 
@@ -111,19 +138,41 @@ export function settleExposure(db: D1Database, bookingId: string, outcome: Expos
  * Lowers a live booking to what was really put out (e.g. a run booked every step's fee and preflight refused some:
  * those paid nothing); 0 voids it. Never raises a booking (that would pass its caps unchecked).
  */
-export function trimExposure(db: D1Database, bookingId: string, lamports: bigint, nowMs = Date.now()): Promise<boolean> {
-  return lamports <= 0n ? settleExposureRow(db, bookingId, "voided", nowMs) : trimExposureRow(db, bookingId, lamports, nowMs);
+export function trimExposure(
+  db: D1Database,
+  bookingId: string,
+  lamports: bigint,
+  nowMs = Date.now(),
+): Promise<boolean> {
+  return lamports <= 0n
+    ? settleExposureRow(db, bookingId, "voided", nowMs)
+    : trimExposureRow(db, bookingId, lamports, nowMs);
 }
 
 const NO_LIMIT = 1n << 62n;
-const uncappedHeldLimits = () => ({ rentPerPayerLamports: NO_LIMIT, rentPerPayToLamports: NO_LIMIT, totalRentLamports: NO_LIMIT });
-const uncappedHeldLimitsAsSpent = () => ({ spendPerPayerLamports: NO_LIMIT, spendPerPayToLamports: NO_LIMIT, spendTotalLamports: NO_LIMIT });
+const uncappedHeldLimits = () => ({
+  rentPerPayerLamports: NO_LIMIT,
+  rentPerPayToLamports: NO_LIMIT,
+  totalRentLamports: NO_LIMIT,
+});
+const uncappedHeldLimitsAsSpent = () => ({
+  spendPerPayerLamports: NO_LIMIT,
+  spendPerPayToLamports: NO_LIMIT,
+  spendTotalLamports: NO_LIMIT,
+});
 
 /**
  * Books an upto channel open before the fee payer signs it: `write` (the rail's) writes the channel's row with its rent
  * if every cap holds (a retry of the same open is always ok). One D1 batch.
  */
-export async function bookUptoOpen(config: Config, db: D1Database, open: RentRowOpen, write: GuardedRowWrite, balanceLamports: bigint, nowMs = Date.now()): Promise<{ ok: true } | PaymentRejection> {
+export async function bookUptoOpen(
+  config: Config,
+  db: D1Database,
+  open: RentRowOpen,
+  write: GuardedRowWrite,
+  balanceLamports: bigint,
+  nowMs = Date.now(),
+): Promise<{ ok: true } | PaymentRejection> {
   const low = belowMinimumRefusal(config, balanceLamports, open.rentLamports, open.payer);
   if (low) return low;
   const limits = uptoOpenLimits(config.feePayerBudget, balanceLamports, nowMs);
@@ -131,7 +180,11 @@ export async function bookUptoOpen(config: Config, db: D1Database, open: RentRow
   if (booking.booked) return { ok: true };
   const { channel, figures } = booking;
   if (channel && channel.openMessageHash !== open.openMessageHash && channel.liveDeposit) {
-    return rejection("invalid_upto_svm_channel_already_open", `Channel ${open.channelId} already has a deposit in flight or settled; a deposit opens a new channel`, { payer: open.payer });
+    return rejection(
+      "invalid_upto_svm_channel_already_open",
+      `Channel ${open.channelId} already has a deposit in flight or settled; a deposit opens a new channel`,
+      { payer: open.payer },
+    );
   }
   return uptoCapRefusal(figures, limits, open.rentLamports, open.payer) ?? unexplained(`upto_open:${open.channelId}`);
 }
@@ -140,7 +193,13 @@ export async function bookUptoOpen(config: Config, db: D1Database, open: RentRow
  * /verify's look at the caps an upto open would be booked under at settle (read only, one D1 query): the refusal the
  * settle would answer, or null. An open already booked (a retry of the same deposit) is not refused.
  */
-export async function uptoOpenCapRefusal(config: Config, db: D1Database, open: RentRowOpen, balanceLamports: bigint, nowMs = Date.now()): Promise<PaymentRejection | null> {
+export async function uptoOpenCapRefusal(
+  config: Config,
+  db: D1Database,
+  open: RentRowOpen,
+  balanceLamports: bigint,
+  nowMs = Date.now(),
+): Promise<PaymentRejection | null> {
   const low = belowMinimumRefusal(config, balanceLamports, open.rentLamports, open.payer);
   if (low) return low;
   const limits = uptoOpenLimits(config.feePayerBudget, balanceLamports, nowMs);
@@ -150,7 +209,12 @@ export async function uptoOpenCapRefusal(config: Config, db: D1Database, open: R
 }
 
 /** The open did not reach the cluster (or failed there): its rent is no longer counted. Safe against a concurrent sender. */
-export function voidUptoOpen(db: D1Database, channelId: string, openMessageHash: string, nowMs = Date.now()): Promise<boolean> {
+export function voidUptoOpen(
+  db: D1Database,
+  channelId: string,
+  openMessageHash: string,
+  nowMs = Date.now(),
+): Promise<boolean> {
   return voidChannelOpen(db, channelId, openMessageHash, nowMs);
 }
 

@@ -1,9 +1,15 @@
 import type { Address } from "@solana/kit";
 import type { Config, FeePayerBudgetCaps } from "../../platform/config/load-config";
-import { TOKEN_2022_PROGRAM_ADDRESS } from "../token-programs";
-import type { ExposureFigures, HeldLimits, SpentLimits, UptoOpenFigures, UptoOpenLimits } from "../../store/fee-payer-exposure";
-import { rejection, type PaymentRejection } from "../../x402/payment-verdict";
+import type {
+  ExposureFigures,
+  HeldLimits,
+  SpentLimits,
+  UptoOpenFigures,
+  UptoOpenLimits,
+} from "../../store/fee-payer-exposure";
+import { type PaymentRejection, rejection } from "../../x402/payment-verdict";
 import type { FeePayerBudgetRejectionReason } from "../../x402/rejection-reasons";
+import { TOKEN_2022_PROGRAM_ADDRESS } from "../token-programs";
 
 /**
  * The exposure budget's rules (pure): what an upto open fronts, the limits a booking is checked against, and the
@@ -40,7 +46,9 @@ export const VAULT_SOL_STORAGE_RENT_LAMPORTS = 890_880n;
 
 /** The rent of a token account for `tokenProgram` (SPL, or a Token-2022 ATA with ImmutableOwner). */
 export function tokenAccountRentLamports(tokenProgram: Address): bigint {
-  return tokenProgram === TOKEN_2022_PROGRAM_ADDRESS ? TOKEN_2022_TOKEN_ACCOUNT_RENT_LAMPORTS : SPL_TOKEN_ACCOUNT_RENT_LAMPORTS;
+  return tokenProgram === TOKEN_2022_PROGRAM_ADDRESS
+    ? TOKEN_2022_TOKEN_ACCOUNT_RENT_LAMPORTS
+    : SPL_TOKEN_ACCOUNT_RENT_LAMPORTS;
 }
 
 /** The rent an upto Open makes the fee payer front: the channel account and its escrow token account. */
@@ -64,7 +72,12 @@ export function totalRentLimitLamports(caps: FeePayerBudgetCaps, balanceLamports
  * Fronting `lamports` must leave the fee payer at or above SVC_FEE_PAYER_MIN_LAMPORTS, the floor below which every
  * optional spender stops, so rent never starves the keepers that bring rent back, nor the exact rail's settles.
  */
-export function belowMinimumRefusal(config: Config, balanceLamports: bigint, lamports: bigint, payer: string | null): PaymentRejection | null {
+export function belowMinimumRefusal(
+  config: Config,
+  balanceLamports: bigint,
+  lamports: bigint,
+  payer: string | null,
+): PaymentRejection | null {
   const minimum = config.feePayerFloors.minLamports;
   if (balanceLamports - lamports >= minimum) return null;
   return rejection(
@@ -85,7 +98,11 @@ export function uptoOpenLimits(caps: FeePayerBudgetCaps, balanceLamports: bigint
 }
 
 export function heldLimits(caps: FeePayerBudgetCaps, balanceLamports: bigint): HeldLimits {
-  return { rentPerPayerLamports: caps.rentPerPayerLamports, rentPerPayToLamports: caps.rentPerPayToLamports, totalRentLamports: totalRentLimitLamports(caps, balanceLamports) };
+  return {
+    rentPerPayerLamports: caps.rentPerPayerLamports,
+    rentPerPayToLamports: caps.rentPerPayToLamports,
+    totalRentLamports: totalRentLimitLamports(caps, balanceLamports),
+  };
 }
 
 export function spentLimits(caps: FeePayerBudgetCaps, nowMs: number): SpentLimits {
@@ -115,23 +132,78 @@ interface Checked extends Cap {
 /** A count cap: one more (channel, open) must stay within it. */
 const count = (cap: Cap, used: number, limit: number): Checked => ({ ...cap, used, limit, exceeded: used >= limit });
 /** A lamport cap: what is out (or spent) plus this spend must stay within it. */
-const lamports = (cap: Cap, used: bigint, adding: bigint, limit: bigint): Checked => ({ ...cap, used, limit, exceeded: used + adding > limit });
+const lamports = (cap: Cap, used: bigint, adding: bigint, limit: bigint): Checked => ({
+  ...cap,
+  used,
+  limit,
+  exceeded: used + adding > limit,
+});
 
-const RENT_PER_PAYER: Cap = { reason: "fee_payer_rent_per_payer_exceeded", key: "SVC_FEE_PAYER_MAX_RENT_PER_PAYER_LAMPORTS", what: "lamports of rent the fee payer has out for this buyer wallet", perWallet: true };
-const RENT_PER_PAY_TO: Cap = { reason: "fee_payer_rent_per_pay_to_exceeded", key: "SVC_FEE_PAYER_MAX_RENT_PER_PAY_TO_LAMPORTS", what: "lamports of rent the fee payer has out for this payTo", perWallet: true };
-const RENT_SHARE: Cap = { reason: "fee_payer_rent_share_exceeded", key: "SVC_FEE_PAYER_MAX_RENT_SHARE_BPS of its balance", what: "lamports of rent the fee payer has out in total", perWallet: false };
-const SPEND_PER_PAYER: Cap = { reason: "fee_payer_spend_per_payer_exceeded", key: "SVC_FEE_PAYER_MAX_SPEND_PER_PAYER_PER_DAY_LAMPORTS", what: "lamports the fee payer spent in the last 24 h for this buyer wallet", perWallet: true };
-const SPEND_PER_PAY_TO: Cap = { reason: "fee_payer_spend_per_pay_to_exceeded", key: "SVC_FEE_PAYER_MAX_SPEND_PER_PAY_TO_PER_DAY_LAMPORTS", what: "lamports the fee payer spent in the last 24 h for this payTo", perWallet: true };
-const SPEND_PER_DAY: Cap = { reason: "fee_payer_spend_per_day_exceeded", key: "SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS", what: "lamports the fee payer spent in the last 24 h in total", perWallet: false };
-const UPTO_CHANNELS_PER_PAYER: Cap = { reason: "upto_open_channels_per_payer_exceeded", key: "SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAYER", what: "open upto channels of this buyer wallet", perWallet: true };
-const UPTO_OPENS_PER_HOUR: Cap = { reason: "upto_opens_per_payer_per_hour_exceeded", key: "SVC_UPTO_MAX_OPENS_PER_PAYER_PER_HOUR", what: "upto channel opens of this buyer wallet in the last hour", perWallet: true };
-const UPTO_CHANNELS_PER_PAY_TO: Cap = { reason: "upto_open_channels_per_pay_to_exceeded", key: "SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAY_TO", what: "open upto channels paying this payTo", perWallet: true };
+const RENT_PER_PAYER: Cap = {
+  reason: "fee_payer_rent_per_payer_exceeded",
+  key: "SVC_FEE_PAYER_MAX_RENT_PER_PAYER_LAMPORTS",
+  what: "lamports of rent the fee payer has out for this buyer wallet",
+  perWallet: true,
+};
+const RENT_PER_PAY_TO: Cap = {
+  reason: "fee_payer_rent_per_pay_to_exceeded",
+  key: "SVC_FEE_PAYER_MAX_RENT_PER_PAY_TO_LAMPORTS",
+  what: "lamports of rent the fee payer has out for this payTo",
+  perWallet: true,
+};
+const RENT_SHARE: Cap = {
+  reason: "fee_payer_rent_share_exceeded",
+  key: "SVC_FEE_PAYER_MAX_RENT_SHARE_BPS of its balance",
+  what: "lamports of rent the fee payer has out in total",
+  perWallet: false,
+};
+const SPEND_PER_PAYER: Cap = {
+  reason: "fee_payer_spend_per_payer_exceeded",
+  key: "SVC_FEE_PAYER_MAX_SPEND_PER_PAYER_PER_DAY_LAMPORTS",
+  what: "lamports the fee payer spent in the last 24 h for this buyer wallet",
+  perWallet: true,
+};
+const SPEND_PER_PAY_TO: Cap = {
+  reason: "fee_payer_spend_per_pay_to_exceeded",
+  key: "SVC_FEE_PAYER_MAX_SPEND_PER_PAY_TO_PER_DAY_LAMPORTS",
+  what: "lamports the fee payer spent in the last 24 h for this payTo",
+  perWallet: true,
+};
+const SPEND_PER_DAY: Cap = {
+  reason: "fee_payer_spend_per_day_exceeded",
+  key: "SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS",
+  what: "lamports the fee payer spent in the last 24 h in total",
+  perWallet: false,
+};
+const UPTO_CHANNELS_PER_PAYER: Cap = {
+  reason: "upto_open_channels_per_payer_exceeded",
+  key: "SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAYER",
+  what: "open upto channels of this buyer wallet",
+  perWallet: true,
+};
+const UPTO_OPENS_PER_HOUR: Cap = {
+  reason: "upto_opens_per_payer_per_hour_exceeded",
+  key: "SVC_UPTO_MAX_OPENS_PER_PAYER_PER_HOUR",
+  what: "upto channel opens of this buyer wallet in the last hour",
+  perWallet: true,
+};
+const UPTO_CHANNELS_PER_PAY_TO: Cap = {
+  reason: "upto_open_channels_per_pay_to_exceeded",
+  key: "SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAY_TO",
+  what: "open upto channels paying this payTo",
+  perWallet: true,
+};
 
 /**
  * The first cap an upto open of `rentLamports` would pass, given what the caps saw (null: none — the booking lost
  * only to a concurrent one that took the channel, or raced a cap and now fits).
  */
-export function uptoCapRefusal(figures: UptoOpenFigures, limits: UptoOpenLimits, rentLamports: bigint, payer: string): PaymentRejection | null {
+export function uptoCapRefusal(
+  figures: UptoOpenFigures,
+  limits: UptoOpenLimits,
+  rentLamports: bigint,
+  payer: string,
+): PaymentRejection | null {
   const exceeded = [
     count(UPTO_CHANNELS_PER_PAYER, figures.payerChannels, limits.channelsPerPayer),
     count(UPTO_OPENS_PER_HOUR, figures.payerOpensSince, limits.opensPerPayerSince),
@@ -140,25 +212,52 @@ export function uptoCapRefusal(figures: UptoOpenFigures, limits: UptoOpenLimits,
     lamports(RENT_PER_PAY_TO, figures.payToRentLamports, rentLamports, limits.rentPerPayToLamports),
     lamports(RENT_SHARE, figures.totalRentLamports, rentLamports, limits.totalRentLamports),
   ].find((c) => c.exceeded);
-  return exceeded ? refusalOf(exceeded, `This upto deposit's channel would have the fee payer front ${rentLamports} lamports of rent`, payer) : null;
+  return exceeded
+    ? refusalOf(
+        exceeded,
+        `This upto deposit's channel would have the fee payer front ${rentLamports} lamports of rent`,
+        payer,
+      )
+    : null;
 }
 
 /** The first cap a booking of `lamports` would pass (held: rent out; spent: the last 24 h); a side without a wallet is not capped. */
-export function exposureCapRefusal(figures: ExposureFigures, limits: HeldLimits | SpentLimits, adding: bigint, who: { payer: string | null; payTo: string | null }): PaymentRejection | null {
+export function exposureCapRefusal(
+  figures: ExposureFigures,
+  limits: HeldLimits | SpentLimits,
+  adding: bigint,
+  who: { payer: string | null; payTo: string | null },
+): PaymentRejection | null {
   const checks =
     "sinceMs" in limits
-      ? [lamports(SPEND_PER_PAYER, figures.payerLamports, adding, limits.spendPerPayerLamports), lamports(SPEND_PER_PAY_TO, figures.payToLamports, adding, limits.spendPerPayToLamports), lamports(SPEND_PER_DAY, figures.totalLamports, adding, limits.spendTotalLamports)]
-      : [lamports(RENT_PER_PAYER, figures.payerLamports, adding, limits.rentPerPayerLamports), lamports(RENT_PER_PAY_TO, figures.payToLamports, adding, limits.rentPerPayToLamports), lamports(RENT_SHARE, figures.totalLamports, adding, limits.totalRentLamports)];
+      ? [
+          lamports(SPEND_PER_PAYER, figures.payerLamports, adding, limits.spendPerPayerLamports),
+          lamports(SPEND_PER_PAY_TO, figures.payToLamports, adding, limits.spendPerPayToLamports),
+          lamports(SPEND_PER_DAY, figures.totalLamports, adding, limits.spendTotalLamports),
+        ]
+      : [
+          lamports(RENT_PER_PAYER, figures.payerLamports, adding, limits.rentPerPayerLamports),
+          lamports(RENT_PER_PAY_TO, figures.payToLamports, adding, limits.rentPerPayToLamports),
+          lamports(RENT_SHARE, figures.totalLamports, adding, limits.totalRentLamports),
+        ];
   const [payerCap, payToCap, total] = checks;
-  const exceeded = [who.payer !== null ? payerCap! : null, who.payTo !== null ? payToCap! : null, total!].find((c) => c?.exceeded);
-  return exceeded ? refusalOf(exceeded, `This would have the fee payer put out ${adding} more lamports`, who.payer) : null;
+  const exceeded = [who.payer !== null ? payerCap! : null, who.payTo !== null ? payToCap! : null, total!].find(
+    (c) => c?.exceeded,
+  );
+  return exceeded
+    ? refusalOf(exceeded, `This would have the fee payer put out ${adding} more lamports`, who.payer)
+    : null;
 }
 
 /** A cap of one wallet answers 429 (that wallet waits); a cap of the fee payer as a whole 503 (everyone waits). */
 function refusalOf(exceeded: Checked, what: string, payer: string | null): PaymentRejection {
   const when = exceeded.perWallet ? "retry once some of it is back" : "retry later";
-  return rejection(exceeded.reason, `${what}, but ${exceeded.used} ${exceeded.what} leave no room for it under this facilitator's cap (${exceeded.key}: ${exceeded.limit}); nothing was signed, ${when}.`, {
-    code: exceeded.perWallet ? "RATE_LIMITED" : "SERVICE_UNAVAILABLE",
-    ...(payer ? { payer } : {}),
-  });
+  return rejection(
+    exceeded.reason,
+    `${what}, but ${exceeded.used} ${exceeded.what} leave no room for it under this facilitator's cap (${exceeded.key}: ${exceeded.limit}); nothing was signed, ${when}.`,
+    {
+      code: exceeded.perWallet ? "RATE_LIMITED" : "SERVICE_UNAVAILABLE",
+      ...(payer ? { payer } : {}),
+    },
+  );
 }

@@ -1,5 +1,5 @@
 import type { Config } from "../../platform/config/load-config";
-import { readExposureSummary, type ExposureSummary } from "../../store/fee-payer-exposure";
+import { type ExposureSummary, readExposureSummary } from "../../store/fee-payer-exposure";
 import { OPENS_WINDOW_MS, SPEND_WINDOW_MS, totalRentLimitLamports } from "./caps";
 
 /** One cap: its limit, the largest use of it (of the tightest wallet, or in total) and what is left (decimal strings for lamports). */
@@ -30,29 +30,78 @@ export function readExposure(db: D1Database, nowMs = Date.now()): Promise<Exposu
 }
 
 /** /health's view of `summary`; the share's limit needs the balance (unknown when it could not be read). */
-export function exposureHealth(config: Config, summary: ExposureSummary, balanceLamports: bigint | null): ExposureHealth {
+export function exposureHealth(
+  config: Config,
+  summary: ExposureSummary,
+  balanceLamports: bigint | null,
+): ExposureHealth {
   const caps = config.feePayerBudget;
   const largest = summary.largest;
   const rentOut = sum(summary.rentOutByRail);
   const spent = sum(summary.spentSinceByRail);
   const view = (key: string, limit: bigint | number | null, used: bigint | number): CapView => {
     const headroom = limit === null ? null : BigInt(limit) - BigInt(used);
-    return { key, limit: limit === null ? "unknown" : String(limit), used: String(used), headroom: headroom === null ? "unknown" : String(headroom > 0n ? headroom : 0n) };
+    return {
+      key,
+      limit: limit === null ? "unknown" : String(limit),
+      used: String(used),
+      headroom: headroom === null ? "unknown" : String(headroom > 0n ? headroom : 0n),
+    };
   };
   return {
-    rentOutLamports: { total: rentOut.toString(), byRail: strings(summary.rentOutByRail), byFeePayer: strings(summary.rentOutByFeePayer) },
-    spentLast24hLamports: { total: spent.toString(), byRail: strings(summary.spentSinceByRail), byFeePayer: strings(summary.spentSinceByFeePayer) },
+    rentOutLamports: {
+      total: rentOut.toString(),
+      byRail: strings(summary.rentOutByRail),
+      byFeePayer: strings(summary.rentOutByFeePayer),
+    },
+    spentLast24hLamports: {
+      total: spent.toString(),
+      byRail: strings(summary.spentSinceByRail),
+      byFeePayer: strings(summary.spentSinceByFeePayer),
+    },
     uptoOpenChannels: summary.uptoLiveChannels,
     caps: {
-      rentShare: view(`SVC_FEE_PAYER_MAX_RENT_SHARE_BPS (${caps.rentShareBps} bps of the balance)`, balanceLamports === null ? null : totalRentLimitLamports(caps, balanceLamports), rentOut),
-      rentPerPayer: view("SVC_FEE_PAYER_MAX_RENT_PER_PAYER_LAMPORTS", caps.rentPerPayerLamports, largest.rentOfOnePayer),
-      rentPerPayTo: view("SVC_FEE_PAYER_MAX_RENT_PER_PAY_TO_LAMPORTS", caps.rentPerPayToLamports, largest.rentOfOnePayTo),
+      rentShare: view(
+        `SVC_FEE_PAYER_MAX_RENT_SHARE_BPS (${caps.rentShareBps} bps of the balance)`,
+        balanceLamports === null ? null : totalRentLimitLamports(caps, balanceLamports),
+        rentOut,
+      ),
+      rentPerPayer: view(
+        "SVC_FEE_PAYER_MAX_RENT_PER_PAYER_LAMPORTS",
+        caps.rentPerPayerLamports,
+        largest.rentOfOnePayer,
+      ),
+      rentPerPayTo: view(
+        "SVC_FEE_PAYER_MAX_RENT_PER_PAY_TO_LAMPORTS",
+        caps.rentPerPayToLamports,
+        largest.rentOfOnePayTo,
+      ),
       spendPerDay: view("SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS", caps.spendPerDayLamports, spent),
-      spendPerPayerPerDay: view("SVC_FEE_PAYER_MAX_SPEND_PER_PAYER_PER_DAY_LAMPORTS", caps.spendPerPayerPerDayLamports, largest.spentByOnePayer),
-      spendPerPayToPerDay: view("SVC_FEE_PAYER_MAX_SPEND_PER_PAY_TO_PER_DAY_LAMPORTS", caps.spendPerPayToPerDayLamports, largest.spentForOnePayTo),
-      uptoChannelsPerPayer: view("SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAYER", caps.uptoChannelsPerPayer, largest.uptoChannelsOfOnePayer),
-      uptoChannelsPerPayTo: view("SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAY_TO", caps.uptoChannelsPerPayTo, largest.uptoChannelsOfOnePayTo),
-      uptoOpensPerPayerPerHour: view("SVC_UPTO_MAX_OPENS_PER_PAYER_PER_HOUR", caps.uptoOpensPerPayerPerHour, largest.uptoOpensOfOnePayerSince),
+      spendPerPayerPerDay: view(
+        "SVC_FEE_PAYER_MAX_SPEND_PER_PAYER_PER_DAY_LAMPORTS",
+        caps.spendPerPayerPerDayLamports,
+        largest.spentByOnePayer,
+      ),
+      spendPerPayToPerDay: view(
+        "SVC_FEE_PAYER_MAX_SPEND_PER_PAY_TO_PER_DAY_LAMPORTS",
+        caps.spendPerPayToPerDayLamports,
+        largest.spentForOnePayTo,
+      ),
+      uptoChannelsPerPayer: view(
+        "SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAYER",
+        caps.uptoChannelsPerPayer,
+        largest.uptoChannelsOfOnePayer,
+      ),
+      uptoChannelsPerPayTo: view(
+        "SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAY_TO",
+        caps.uptoChannelsPerPayTo,
+        largest.uptoChannelsOfOnePayTo,
+      ),
+      uptoOpensPerPayerPerHour: view(
+        "SVC_UPTO_MAX_OPENS_PER_PAYER_PER_HOUR",
+        caps.uptoOpensPerPayerPerHour,
+        largest.uptoOpensOfOnePayerSince,
+      ),
     },
   };
 }

@@ -1,11 +1,11 @@
 import type { Config } from "../../platform/config/load-config";
+import type { SettleOutcome } from "../../settlement/settle-engine";
+import { readExposureFigures } from "../../store/fee-payer-exposure";
+import type { PaymentRejection } from "../../x402/payment-verdict";
 import { lastFeePayerBalance } from "../fee-payer-balance";
 import { LAMPORTS_PER_SIGNATURE, networkFeeOf } from "../network-fee";
 import type { DecodedTransaction } from "../wire-transaction";
-import type { SettleOutcome } from "../../settlement/settle-engine";
-import type { PaymentRejection } from "../../x402/payment-verdict";
-import { readExposureFigures } from "../../store/fee-payer-exposure";
-import { bookExposure, settleExposure, type ExposureKind, type ExposureRail } from "./budget";
+import { bookExposure, type ExposureKind, type ExposureRail, settleExposure } from "./budget";
 import { exposureCapRefusal, spentLimits } from "./caps";
 
 /**
@@ -40,14 +40,25 @@ export interface SettleSpend {
 }
 
 /** Books a settle's spend (see above). `bookingId` null: nothing needed booking. */
-export async function bookSettleSpend(config: Config, db: D1Database, spend: SettleSpend): Promise<{ ok: true; bookingId: string | null } | PaymentRejection> {
+export async function bookSettleSpend(
+  config: Config,
+  db: D1Database,
+  spend: SettleSpend,
+): Promise<{ ok: true; bookingId: string | null } | PaymentRejection> {
   const threshold = spend.kind === "priority_fee" ? PRIORITY_FEE_BOOKED_ABOVE_LAMPORTS : 0n;
   if (spend.lamports <= threshold) return { ok: true, bookingId: null };
   const bookingId = `${spend.kind}:${spend.messageHash}`;
   const booked = await bookExposure(
     config,
     db,
-    { bookingId, rail: spend.rail, kind: spend.kind, payer: spend.payer, payTo: spend.seller, lamports: spend.lamports },
+    {
+      bookingId,
+      rail: spend.rail,
+      kind: spend.kind,
+      payer: spend.payer,
+      payTo: spend.seller,
+      lamports: spend.lamports,
+    },
     { balanceLamports: lastFeePayerBalance(config)?.lamports ?? null },
   );
   return booked.ok ? { ok: true, bookingId } : booked;
@@ -67,13 +78,21 @@ export function voidUnsentSettleSpend(db: D1Database, bookingId: string | null, 
  * /verify's look at the caps `spend` would be booked under at settle (read only, one D1 query, and only when the settle
  * would book it): the refusal the settle would answer, or null. A spend already booked (a retry) is not refused.
  */
-export async function settleSpendRefusal(config: Config, db: D1Database, spend: SettleSpend, nowMs = Date.now()): Promise<PaymentRejection | null> {
+export async function settleSpendRefusal(
+  config: Config,
+  db: D1Database,
+  spend: SettleSpend,
+  nowMs = Date.now(),
+): Promise<PaymentRejection | null> {
   const threshold = spend.kind === "priority_fee" ? PRIORITY_FEE_BOOKED_ABOVE_LAMPORTS : 0n;
   if (spend.lamports <= threshold) return null;
   const limits = spentLimits(config.feePayerBudget, nowMs);
   const [figures, booked] = await Promise.all([
     readExposureFigures(db, { payer: spend.payer, payTo: spend.seller }, limits),
-    db.prepare("SELECT 1 FROM fee_payer_exposure WHERE booking_id = ? AND state IN ('held', 'spent')").bind(`${spend.kind}:${spend.messageHash}`).first(),
+    db
+      .prepare("SELECT 1 FROM fee_payer_exposure WHERE booking_id = ? AND state IN ('held', 'spent')")
+      .bind(`${spend.kind}:${spend.messageHash}`)
+      .first(),
   ]);
   if (booked) return null;
   return exposureCapRefusal(figures, limits, spend.lamports, { payer: spend.payer, payTo: spend.seller });

@@ -61,7 +61,8 @@ export function getDiscriminatedDecoder<T>(
     fixedSize,
     read(bytes, offset) {
       const length = bytes.length - offset;
-      if (!lengthFits(length, fixedSize, lengthRule)) throw new ProgramDataError(subject, "wrong_length", fixedSize, length, lengthRule);
+      if (!lengthFits(length, fixedSize, lengthRule))
+        throw new ProgramDataError(subject, "wrong_length", fixedSize, length, lengthRule);
       const actual = bytes[offset] ?? -1;
       if (actual !== discriminator) {
         throw new ProgramDataError(subject, "wrong_discriminator", discriminator, actual);

@@ -6,8 +6,8 @@
  * on overflow the oldest entry is dropped (Map keeps insertion order).
  */
 import {
-  getProgramDerivedAddress,
   type Address,
+  getProgramDerivedAddress,
   type ProgramDerivedAddress,
   type ReadonlyUint8Array,
 } from "@solana/kit";
@@ -17,9 +17,7 @@ const PDA_CACHE_MAX_ENTRIES = 2048;
 
 const cache = new Map<string, Promise<ProgramDerivedAddress>>();
 
-const HEX_BY_BYTE: readonly string[] = Array.from({ length: 256 }, (_, byte) =>
-  byte.toString(16).padStart(2, "0"),
-);
+const HEX_BY_BYTE: readonly string[] = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
 
 function cacheKey(programAddress: Address, seeds: readonly ReadonlyUint8Array[]): string {
   let key: string = programAddress;

@@ -4,8 +4,8 @@
  * TransactionSigner (then the meta carries it, so `signTransactionMessageWithSigners` can find it).
  */
 import {
-  AccountRole,
   type AccountMeta,
+  AccountRole,
   type AccountSignerMeta,
   type Address,
   type Instruction,

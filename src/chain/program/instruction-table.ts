@@ -7,14 +7,14 @@
  * goes through the Steel framing of ./discriminated-codec.ts; a variable-size body (payment-channels'
  * Borsh vectors) is read to its end and must end exactly where the data ends.
  */
-import { isFixedSize, type AccountMeta, type Address, type Codec, type ReadonlyUint8Array } from "@solana/kit";
+import { type AccountMeta, type Address, type Codec, isFixedSize, type ReadonlyUint8Array } from "@solana/kit";
 import {
-  INSTRUCTION_DISCRIMINATOR_PREFIX_SIZE_BYTES,
   createSafeDecode,
   getDiscriminatedDecoder,
   getDiscriminatedEncoder,
+  INSTRUCTION_DISCRIMINATOR_PREFIX_SIZE_BYTES,
 } from "./discriminated-codec";
-import { accountMetas, type AccountSlot, type ProgramInstruction } from "./instruction-accounts";
+import { type AccountSlot, accountMetas, type ProgramInstruction } from "./instruction-accounts";
 import { ProgramDataError } from "./program-data-error";
 
 /** Account lists per variant: "sol" / "spl" where the two differ, "only" where there is one. */
@@ -56,7 +56,11 @@ export function instructionDataCodec<TFrom, TTo extends TFrom>(
   if (isFixedSize(body)) {
     const encoder = getDiscriminatedEncoder(discriminator, prefix, body);
     const decoder = getDiscriminatedDecoder(subject, discriminator, prefix, body);
-    return { encode: (value) => encoder.encode(value), decode: (bytes) => decoder.decode(bytes), safeDecode: createSafeDecode(decoder, discriminator) };
+    return {
+      encode: (value) => encoder.encode(value),
+      decode: (bytes) => decoder.decode(bytes),
+      safeDecode: createSafeDecode(decoder, discriminator),
+    };
   }
   const decode = (bytes: ReadonlyUint8Array): TTo => {
     const actual = bytes[0] ?? -1;
@@ -110,6 +114,10 @@ export function tableBuilder<T extends Table>(table: T) {
     const layout = accounts[variant];
     if (layout === undefined) throw new TypeError(`no "${variant}" account list for ${key}`);
     const metas = accountMetas(layout, input);
-    return { programAddress: input.programId, accounts: extra.length === 0 ? metas : [...metas, ...extra], data: codec.encode(data) };
+    return {
+      programAddress: input.programId,
+      accounts: extra.length === 0 ? metas : [...metas, ...extra],
+      data: codec.encode(data),
+    };
   };
 }

@@ -1,17 +1,21 @@
+import { type Address, createNoopSigner, type Instruction, isOffCurveAddress } from "@solana/kit";
+import {
+  findAssociatedTokenPda,
+  getCreateAssociatedTokenIdempotentInstruction,
+  getTransferCheckedInstruction,
+} from "@solana-program/token";
 import * as v from "valibot";
-import { createNoopSigner, isOffCurveAddress, type Address, type Instruction } from "@solana/kit";
-import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction, getTransferCheckedInstruction } from "@solana-program/token";
 import type { Config } from "../../platform/config/load-config";
 import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../platform/config/networks";
 import { badRequest } from "../../platform/errors/catalogue";
-import { fetchAccounts } from "../accounts";
-import { parseMint } from "../mint";
-import { MEMO_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../token-programs";
-import { compileUnsignedTransaction, type UnsignedTransactionFields } from "../unsigned-transaction";
 import { assetNotAllowedMessage } from "../../x402/asset-allowlist";
 import { Base58Address } from "../../x402/schemas";
+import { fetchAccounts } from "../accounts";
 import { BLOCKHASH_LIFETIME_SECONDS, getLatestBlockhash } from "../blockhash";
+import { parseMint } from "../mint";
 import { checkTokenSource } from "../source-funds";
+import { MEMO_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../token-programs";
+import { compileUnsignedTransaction, type UnsignedTransactionFields } from "../unsigned-transaction";
 
 /**
  * `POST /build-refund-tx` (docs/facilitator-spec.md §4.2, docs/wire-notes.md "Builders"): an unsigned SPL refund from the merchant back to the
@@ -30,7 +34,10 @@ export const BuildRefundRequestSchema = v.object({
   mint: Base58Address,
   amount: v.pipe(
     v.union(
-      [v.pipe(v.string(), v.regex(/^[0-9]{1,20}$/)), v.pipe(v.number(), v.safeInteger(), v.minValue(1), v.transform(String))],
+      [
+        v.pipe(v.string(), v.regex(/^[0-9]{1,20}$/)),
+        v.pipe(v.number(), v.safeInteger(), v.minValue(1), v.transform(String)),
+      ],
       "must be a decimal string of base units or an integer ≥ 1",
     ),
     v.transform((digits: string) => BigInt(digits)),
@@ -38,7 +45,13 @@ export const BuildRefundRequestSchema = v.object({
     v.check((n: bigint) => n <= 0xffff_ffff_ffff_ffffn, "must fit in u64"),
   ),
   memo: v.optional(
-    v.pipe(v.string("must be a string"), v.check((text) => new TextEncoder().encode(text).length <= MAX_REFUND_MEMO_BYTES, `must be at most ${MAX_REFUND_MEMO_BYTES} bytes`)),
+    v.pipe(
+      v.string("must be a string"),
+      v.check(
+        (text) => new TextEncoder().encode(text).length <= MAX_REFUND_MEMO_BYTES,
+        `must be at most ${MAX_REFUND_MEMO_BYTES} bytes`,
+      ),
+    ),
   ),
 });
 export type BuildRefundRequest = v.InferOutput<typeof BuildRefundRequestSchema>;
@@ -55,32 +68,65 @@ export interface RefundBuildResponse extends UnsignedTransactionFields {
 export async function buildRefund(config: Config, request: BuildRefundRequest): Promise<RefundBuildResponse> {
   const { merchantWallet, payerWallet, mint, amount } = request;
   if (mint === NATIVE_SOL_ALLOWLIST_ADDRESS) {
-    throw badRequest("mint: /build-refund-tx builds SPL refunds; return native SOL with a plain System transfer from the merchant wallet");
+    throw badRequest(
+      "mint: /build-refund-tx builds SPL refunds; return native SOL with a plain System transfer from the merchant wallet",
+    );
   }
   const notAllowed = assetNotAllowedMessage(config, mint);
   if (notAllowed !== null) throw badRequest(notAllowed);
-  if (merchantWallet === payerWallet) throw badRequest("payerWallet: a refund goes back to the original payer, not to the merchant itself");
-  if (merchantWallet === config.feePayer.address) throw badRequest("merchantWallet: the facilitator's fee payer does not sign refunds");
-  if (isOffCurveAddress(merchantWallet)) throw badRequest(`merchantWallet: ${merchantWallet} is off the ed25519 curve (a PDA) and cannot sign`);
+  if (merchantWallet === payerWallet)
+    throw badRequest("payerWallet: a refund goes back to the original payer, not to the merchant itself");
+  if (merchantWallet === config.feePayer.address)
+    throw badRequest("merchantWallet: the facilitator's fee payer does not sign refunds");
+  if (isOffCurveAddress(merchantWallet))
+    throw badRequest(`merchantWallet: ${merchantWallet} is off the ed25519 curve (a PDA) and cannot sign`);
 
-  const ata = (owner: Address, tokenProgram: Address) => findAssociatedTokenPda({ owner, mint, tokenProgram }).then(([address]) => address);
-  const [classicSource, source2022] = await Promise.all([ata(merchantWallet, TOKEN_PROGRAM_ADDRESS), ata(merchantWallet, TOKEN_2022_PROGRAM_ADDRESS)]);
-  const [accounts, blockhash] = await Promise.all([fetchAccounts(config, [mint, classicSource, source2022]), getLatestBlockhash(config)]);
+  const ata = (owner: Address, tokenProgram: Address) =>
+    findAssociatedTokenPda({ owner, mint, tokenProgram }).then(([address]) => address);
+  const [classicSource, source2022] = await Promise.all([
+    ata(merchantWallet, TOKEN_PROGRAM_ADDRESS),
+    ata(merchantWallet, TOKEN_2022_PROGRAM_ADDRESS),
+  ]);
+  const [accounts, blockhash] = await Promise.all([
+    fetchAccounts(config, [mint, classicSource, source2022]),
+    getLatestBlockhash(config),
+  ]);
   const mintAccount = accounts.get(mint) ?? null;
   const mintInfo = mintAccount ? parseMint(mintAccount) : null;
-  if (mintInfo === null) throw badRequest(`mint: ${mint} is not an initialized SPL Token or Token-2022 mint on this cluster`);
+  if (mintInfo === null)
+    throw badRequest(`mint: ${mint} is not an initialized SPL Token or Token-2022 mint on this cluster`);
   const { tokenProgram, decimals } = mintInfo;
   const source = tokenProgram === TOKEN_2022_PROGRAM_ADDRESS ? source2022 : classicSource;
-  checkTokenSource({ account: accounts.get(source) ?? null, sourceAta: source, tokenProgram, amount, decimals, label: mint === config.mints.usdc ? "USDC" : `token ${mint}` });
+  checkTokenSource({
+    account: accounts.get(source) ?? null,
+    sourceAta: source,
+    tokenProgram,
+    amount,
+    decimals,
+    label: mint === config.mints.usdc ? "USDC" : `token ${mint}`,
+  });
   const destination = await ata(payerWallet, tokenProgram);
 
   const merchant = createNoopSigner(merchantWallet);
   const instructions: Instruction[] = [
-    getCreateAssociatedTokenIdempotentInstruction({ payer: merchant, ata: destination, owner: payerWallet, mint, tokenProgram }),
-    getTransferCheckedInstruction({ source, mint, destination, authority: merchant, amount, decimals }, { programAddress: tokenProgram }),
+    getCreateAssociatedTokenIdempotentInstruction({
+      payer: merchant,
+      ata: destination,
+      owner: payerWallet,
+      mint,
+      tokenProgram,
+    }),
+    getTransferCheckedInstruction(
+      { source, mint, destination, authority: merchant, amount, decimals },
+      { programAddress: tokenProgram },
+    ),
   ];
   if (request.memo !== undefined && request.memo.length > 0) {
-    instructions.push({ programAddress: MEMO_PROGRAM_ADDRESS, accounts: [], data: new TextEncoder().encode(request.memo) });
+    instructions.push({
+      programAddress: MEMO_PROGRAM_ADDRESS,
+      accounts: [],
+      data: new TextEncoder().encode(request.memo),
+    });
   }
   const built = compileUnsignedTransaction({ feePayer: merchantWallet, blockhash, instructions });
   return {

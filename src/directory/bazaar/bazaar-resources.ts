@@ -1,7 +1,7 @@
 import * as v from "valibot";
-import { listedResourcesPage } from "../resources/resource-search";
-import { parseJson } from "../resources/resource-entry";
 import type { ResourceRow } from "../../store/resources";
+import { parseJson } from "../resources/resource-entry";
+import { listedResourcesPage } from "../resources/resource-search";
 
 /**
  * Deepest `offset` served: D1 reads (and bills) every skipped row of an OFFSET, so a deeper page is a 400 rather than a
@@ -18,7 +18,10 @@ export const BazaarQuerySchema = v.object({
       v.string(),
       v.regex(/^\d{1,9}$/, "must be a whole number"),
       v.transform(Number),
-      v.maxValue(MAX_BAZAAR_OFFSET, `must be at most ${MAX_BAZAAR_OFFSET} (the whole directory is at /dist/resource-index.json)`),
+      v.maxValue(
+        MAX_BAZAAR_OFFSET,
+        `must be at most ${MAX_BAZAAR_OFFSET} (the whole directory is at /dist/resource-index.json)`,
+      ),
     ),
   ),
 });

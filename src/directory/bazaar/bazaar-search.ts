@@ -1,12 +1,12 @@
 import * as v from "valibot";
 import { badRequest } from "../../platform/errors/catalogue";
 import { clampPageLimit } from "../../platform/paging/page-limit";
-import { railsBySchemeOf } from "../../rails/registry";
 import type { RailModule } from "../../rails/rail";
+import { railsBySchemeOf } from "../../rails/registry";
+import { rawToResourceRow } from "../../store/resources";
 import { normalizeSchemeAmong } from "../../x402/scheme-names";
 import { queryWords, rankedSearch } from "../resources/ranked-search";
-import { rawToResourceRow } from "../../store/resources";
-import { toBazaarItem, type BazaarItem } from "./bazaar-resources";
+import { type BazaarItem, toBazaarItem } from "./bazaar-resources";
 
 /**
  * `GET /discovery/search` (x402 v2 Bazaar, `@x402/extensions` 2.27 `client.extensions.bazaar.search`): the natural
@@ -42,11 +42,20 @@ export interface BazaarSearchResponse {
 const SEARCHABLE_EXTENSIONS = new Set(["bazaar"]);
 
 /** `rails`: the app's; a `scheme` filter resolves its aliases among them. */
-export async function bazaarSearch(db: D1Database, query: BazaarSearchQuery, rails: readonly RailModule[]): Promise<BazaarSearchResponse> {
+export async function bazaarSearch(
+  db: D1Database,
+  query: BazaarSearchQuery,
+  rails: readonly RailModule[],
+): Promise<BazaarSearchResponse> {
   const limit = clampPageLimit(query.limit);
   const words = queryWords(query.query);
   if (words.length === 0) throw badRequest("query: must contain at least one letter or digit");
-  const none: BazaarSearchResponse = { x402Version: 2, resources: [], partialResults: false, pagination: { limit, cursor: null } };
+  const none: BazaarSearchResponse = {
+    x402Version: 2,
+    resources: [],
+    partialResults: false,
+    pagination: { limit, cursor: null },
+  };
 
   // Every listed resource is an http resource; a scheme or extension nothing here can have matches nothing.
   if (query.type !== undefined && query.type !== "http") return none;
@@ -61,14 +70,25 @@ export async function bazaarSearch(db: D1Database, query: BazaarSearchQuery, rai
     sql.push("r.scheme = ?");
     binds.push(scheme);
   }
-  for (const [field, value] of [["$.payTo", query.payTo], ["$.network", query.network]] as const) {
+  for (const [field, value] of [
+    ["$.payTo", query.payTo],
+    ["$.network", query.network],
+  ] as const) {
     if (value === undefined) continue;
     sql.push(`EXISTS (SELECT 1 FROM json_each(r.probe_accepts_json) a WHERE json_extract(a.value, '${field}') = ?)`);
     binds.push(value);
   }
   if (query.extensions !== undefined) sql.push("r.probe_bazaar_json IS NOT NULL");
 
-  const { raws, nextCursor } = await rankedSearch(db, words, scheme === undefined ? {} : { scheme }, sql, binds, limit, query.cursor);
+  const { raws, nextCursor } = await rankedSearch(
+    db,
+    words,
+    scheme === undefined ? {} : { scheme },
+    sql,
+    binds,
+    limit,
+    query.cursor,
+  );
   const resources = raws.map((raw) => {
     const item: BazaarSearchItem = toBazaarItem(rawToResourceRow(raw));
     const { description, bazaar } = item.metadata as { description?: string; bazaar?: unknown };

@@ -1,5 +1,5 @@
-import type { ProviderRow } from "../../store/providers";
 import { rfc3339Micros } from "../../platform/paging/page-cursor";
+import type { ProviderRow } from "../../store/providers";
 
 export interface ProviderEntry {
   walletPubkey: string;
@@ -30,7 +30,9 @@ export function toProviderEntry(row: ProviderRow): ProviderEntry {
     ...(row.displayName ? { displayName: row.displayName } : {}),
     ...(row.description ? { description: row.description } : {}),
     tags: parseJson<string[]>(row.tagsJson) ?? [],
-    ...(row.serviceMetadataJson ? { serviceMetadata: parseJson<Record<string, unknown>>(row.serviceMetadataJson) ?? {} } : {}),
+    ...(row.serviceMetadataJson
+      ? { serviceMetadata: parseJson<Record<string, unknown>>(row.serviceMetadataJson) ?? {} }
+      : {}),
     listingOptIn: row.listingOptIn,
     registrationVerifiedAt: rfc3339Micros(row.registrationVerifiedAtMs),
     updatedAt: rfc3339Micros(row.updatedAtMs),

@@ -15,13 +15,34 @@ const MANIFEST_MAX_ENTRIES = 100;
 
 export const ManifestSchema = v.pipe(
   v.object({
-    x402ResourceManifest: v.optional(v.literal(MANIFEST_FORMAT_VERSION, `must be ${MANIFEST_FORMAT_VERSION} (the manifest format version)`)),
-    schemaVersion: v.optional(v.literal(PR402_MANIFEST_SCHEMA_VERSION, `must be "${PR402_MANIFEST_SCHEMA_VERSION}" (pr402's manifest schema version)`)),
-    origin: v.optional(v.pipe(v.string("must be the merchant origin (a URL)"), v.maxLength(2048, "must be at most 2048 characters"))),
-    merchantWallet: v.optional(v.pipe(v.string("must be the merchant wallet"), v.maxLength(64, "must be at most 64 characters"))),
-    merchantWallets: v.optional(v.pipe(v.array(v.string("must be wallets"), "must be an array of wallets"), v.maxLength(MANIFEST_MAX_ENTRIES, `must have at most ${MANIFEST_MAX_ENTRIES} wallets`))),
-    facilitatorHint: v.optional(v.pipe(v.string("must be a URL"), v.maxLength(2048, "must be at most 2048 characters"))),
-    resources: v.pipe(v.array(v.unknown(), "must be an array"), v.maxLength(MANIFEST_MAX_ENTRIES, `must have at most ${MANIFEST_MAX_ENTRIES} entries`)),
+    x402ResourceManifest: v.optional(
+      v.literal(MANIFEST_FORMAT_VERSION, `must be ${MANIFEST_FORMAT_VERSION} (the manifest format version)`),
+    ),
+    schemaVersion: v.optional(
+      v.literal(
+        PR402_MANIFEST_SCHEMA_VERSION,
+        `must be "${PR402_MANIFEST_SCHEMA_VERSION}" (pr402's manifest schema version)`,
+      ),
+    ),
+    origin: v.optional(
+      v.pipe(v.string("must be the merchant origin (a URL)"), v.maxLength(2048, "must be at most 2048 characters")),
+    ),
+    merchantWallet: v.optional(
+      v.pipe(v.string("must be the merchant wallet"), v.maxLength(64, "must be at most 64 characters")),
+    ),
+    merchantWallets: v.optional(
+      v.pipe(
+        v.array(v.string("must be wallets"), "must be an array of wallets"),
+        v.maxLength(MANIFEST_MAX_ENTRIES, `must have at most ${MANIFEST_MAX_ENTRIES} wallets`),
+      ),
+    ),
+    facilitatorHint: v.optional(
+      v.pipe(v.string("must be a URL"), v.maxLength(2048, "must be at most 2048 characters")),
+    ),
+    resources: v.pipe(
+      v.array(v.unknown(), "must be an array"),
+      v.maxLength(MANIFEST_MAX_ENTRIES, `must have at most ${MANIFEST_MAX_ENTRIES} entries`),
+    ),
   }),
   v.check(
     (manifest) => manifest.x402ResourceManifest !== undefined || manifest.schemaVersion !== undefined,
@@ -42,7 +63,9 @@ export function manifestOriginMismatch(manifest: Manifest, merchantOrigin: strin
   } catch {
     return "manifest: origin is not a URL";
   }
-  return origin === merchantOrigin ? null : `manifest: origin ${manifest.origin} is not the merchant's origin ${merchantOrigin}`;
+  return origin === merchantOrigin
+    ? null
+    : `manifest: origin ${manifest.origin} is not the merchant's origin ${merchantOrigin}`;
 }
 
 /**
@@ -58,7 +81,8 @@ export function normalizeManifestEntry(entry: unknown): { ok: true; entry: unkno
     ["method", "httpMethod", method],
   ] as const) {
     if (value === undefined) continue;
-    if (out[ours] !== undefined && out[ours] !== value) return { ok: false, error: `${theirs} and ${ours} differ; give one value` };
+    if (out[ours] !== undefined && out[ours] !== value)
+      return { ok: false, error: `${theirs} and ${ours} differ; give one value` };
     out[ours] = typeof value === "string" && ours === "httpMethod" ? value.toUpperCase() : value;
   }
   return { ok: true, entry: out };

@@ -1,14 +1,20 @@
 import * as v from "valibot";
 import type { Config } from "../../platform/config/load-config";
+import { FREE_PLAN_MANIFEST_ENTRIES } from "../../platform/config/workers-plan";
 import { badRequest, FacilitatorError } from "../../platform/errors/catalogue";
 import { log } from "../../platform/observability/log";
-import { consumeChallenge, verifySignedChallenge } from "../wallet-challenges/signed-challenge";
 import { describeIssues } from "../../platform/validation/issue-message";
-import { ResourceFieldsSchema } from "./resource-inputs";
-import { assertOnMerchantOrigin, requireVerifiedMerchant, saveAndProbe, storeResource, type HarvestBody } from "./resource-registry";
+import { consumeChallenge, verifySignedChallenge } from "../wallet-challenges/signed-challenge";
+import { ManifestSchema, manifestOriginMismatch, normalizeManifestEntry } from "./manifest-format";
 import { fetchManifestDocument, MANIFEST_MAX_BYTES, MANIFEST_PATH, settleOriginProof } from "./origin-proof";
-import { manifestOriginMismatch, ManifestSchema, normalizeManifestEntry } from "./manifest-format";
-import { FREE_PLAN_MANIFEST_ENTRIES } from "../../platform/config/workers-plan";
+import { ResourceFieldsSchema } from "./resource-inputs";
+import {
+  assertOnMerchantOrigin,
+  type HarvestBody,
+  requireVerifiedMerchant,
+  saveAndProbe,
+  storeResource,
+} from "./resource-registry";
 
 export { MANIFEST_MAX_BYTES, MANIFEST_PATH };
 
@@ -47,7 +53,13 @@ export function manifestEntries(document: unknown, origin: string): unknown[] {
  * Imports a verified merchant's manifest; bad entries are reported, not fatal. The manifest must name the wallet
  * (origin proof, re-checked on every harvest: a definite answer without it revokes the proof and unlists).
  */
-export async function importManifest(config: Config, db: D1Database, wallet: string, serviceUrl: string, probesInline: number): Promise<HarvestOutcome> {
+export async function importManifest(
+  config: Config,
+  db: D1Database,
+  wallet: string,
+  serviceUrl: string,
+  probesInline: number,
+): Promise<HarvestOutcome> {
   const origin = new URL(serviceUrl).origin;
   const fetched = await fetchManifestDocument(origin, config.probe.allowLoopback);
   if (!fetched.ok && fetched.transient) throw badRequest(fetched.error);
@@ -57,7 +69,10 @@ export async function importManifest(config: Config, db: D1Database, wallet: str
   const outcome: HarvestOutcome = { manifestUrl: new URL(MANIFEST_PATH, origin).href, imported: [], rejected: [] };
   for (const [index, entry] of entries.entries()) {
     if (index >= entryLimit) {
-      outcome.rejected.push({ index, error: `resources[${index}]: beyond the ${entryLimit} entries one harvest imports` });
+      outcome.rejected.push({
+        index,
+        error: `resources[${index}]: beyond the ${entryLimit} entries one harvest imports`,
+      });
       continue;
     }
     const normalized = normalizeManifestEntry(entry);
@@ -84,13 +99,28 @@ export async function importManifest(config: Config, db: D1Database, wallet: str
       outcome.rejected.push({ index, error: error.message });
     }
   }
-  log("info", "resource_manifest_harvested", { wallet, imported: outcome.imported.length, rejected: outcome.rejected.length });
+  log("info", "resource_manifest_harvested", {
+    wallet,
+    imported: outcome.imported.length,
+    rejected: outcome.rejected.length,
+  });
   return outcome;
 }
 
 /** `POST /resources/harvest`: on-demand import, authorized by a resource:register challenge. */
-export async function harvestManifest(config: Config, db: D1Database, body: HarvestBody, domain: string): Promise<HarvestOutcome> {
-  const challenge = await verifySignedChallenge(config, { wallet: body.wallet, action: "resource:register", message: body.message, signature: body.signature, domain });
+export async function harvestManifest(
+  config: Config,
+  db: D1Database,
+  body: HarvestBody,
+  domain: string,
+): Promise<HarvestOutcome> {
+  const challenge = await verifySignedChallenge(config, {
+    wallet: body.wallet,
+    action: "resource:register",
+    message: body.message,
+    signature: body.signature,
+    domain,
+  });
   const merchant = await requireVerifiedMerchant(db, body.wallet);
   await consumeChallenge(db, challenge);
   return importManifest(config, db, body.wallet, merchant.serviceUrl, HARVEST_PROBES_INLINE);

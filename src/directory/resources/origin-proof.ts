@@ -31,20 +31,35 @@ export async function fetchManifestDocument(origin: string, allowLoopback: boole
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), PROBE_TIMEOUT_MS);
   try {
-    const response = await fetch(url.href, { redirect: "manual", signal: controller.signal, headers: { Accept: "application/json", "User-Agent": PROBE_USER_AGENT } });
+    const response = await fetch(url.href, {
+      redirect: "manual",
+      signal: controller.signal,
+      headers: { Accept: "application/json", "User-Agent": PROBE_USER_AGENT },
+    });
     if (response.status !== 200) {
       await response.body?.cancel().catch(() => undefined);
-      return { ok: false, transient: response.status >= 500, error: `manifest: ${url.href} answered HTTP ${response.status} (redirects are not followed)` };
+      return {
+        ok: false,
+        transient: response.status >= 500,
+        error: `manifest: ${url.href} answered HTTP ${response.status} (redirects are not followed)`,
+      };
     }
     const text = await readCapped(response, MANIFEST_MAX_BYTES, controller.signal);
-    if (text === null) return { ok: false, transient: false, error: `manifest: larger than ${MANIFEST_MAX_BYTES} bytes` };
+    if (text === null)
+      return { ok: false, transient: false, error: `manifest: larger than ${MANIFEST_MAX_BYTES} bytes` };
     try {
       return { ok: true, document: JSON.parse(text) };
     } catch {
       return { ok: false, transient: false, error: "manifest: not JSON" };
     }
   } catch (error) {
-    return { ok: false, transient: true, error: controller.signal.aborted ? `manifest: no answer within ${PROBE_TIMEOUT_MS} ms` : `manifest: fetch failed (${String(error)})` };
+    return {
+      ok: false,
+      transient: true,
+      error: controller.signal.aborted
+        ? `manifest: no answer within ${PROBE_TIMEOUT_MS} ms`
+        : `manifest: fetch failed (${String(error)})`,
+    };
   } finally {
     clearTimeout(timer);
   }
@@ -70,7 +85,13 @@ function notProven(origin: string, wallet: string, why: string): FacilitatorErro
  * Checks a fetched manifest against the wallet and records the outcome: proven, or (on a definite answer) revoked with
  * the wallet's resources on the origin unlisted. Throws 403 `origin_not_proven` unless proven.
  */
-export async function settleOriginProof(db: D1Database, wallet: string, origin: string, fetched: ManifestFetch, nowMs: number): Promise<unknown> {
+export async function settleOriginProof(
+  db: D1Database,
+  wallet: string,
+  origin: string,
+  fetched: ManifestFetch,
+  nowMs: number,
+): Promise<unknown> {
   if (fetched.ok && documentNamesWallet(fetched.document, wallet)) {
     await recordOriginProof(db, wallet, origin, nowMs);
     return fetched.document;
@@ -84,7 +105,13 @@ export async function settleOriginProof(db: D1Database, wallet: string, origin: 
  * Before anything on `origin` is stored or probed for this merchant: a proof on record for exactly this origin is
  * enough (re-checked at every harvest); otherwise the manifest is fetched once and checked now.
  */
-export async function ensureOriginProof(db: D1Database, merchant: ProviderRow, origin: string, allowLoopback: boolean, nowMs = Date.now()): Promise<void> {
+export async function ensureOriginProof(
+  db: D1Database,
+  merchant: ProviderRow,
+  origin: string,
+  allowLoopback: boolean,
+  nowMs = Date.now(),
+): Promise<void> {
   if (merchant.provenOrigin === origin) return;
   await settleOriginProof(db, merchant.walletPubkey, origin, await fetchManifestDocument(origin, allowLoopback), nowMs);
 }

@@ -1,11 +1,11 @@
-import type { Config } from "../../platform/config/load-config";
 import type { Env } from "../../env";
-import { log } from "../../platform/observability/log";
-import { probeResource } from "./probe";
-import { importManifest } from "./manifest";
-import { regenerateResourceIndex } from "./resource-index";
-import { probeStatement, resourcesDueForProbe } from "../../store/resources";
+import type { Config } from "../../platform/config/load-config";
 import { FREE_PLAN_PROBES_PER_RUN } from "../../platform/config/workers-plan";
+import { log } from "../../platform/observability/log";
+import { probeStatement, resourcesDueForProbe } from "../../store/resources";
+import { importManifest } from "./manifest";
+import { probeResource } from "./probe";
+import { regenerateResourceIndex } from "./resource-index";
 
 /**
  * The probe job (docs/facilitator-spec.md §3.3 gate 4). Subrequest arithmetic per run (Workers Paid: 10,000 subrequests per
@@ -36,7 +36,11 @@ export interface ProbeRunSummary {
 export async function runProbeJob(config: Config, env: Env, nowMs = Date.now()): Promise<ProbeRunSummary> {
   const free = config.workersPlan === "free";
   const manifests = await harvestDueManifests(config, env.DB, free ? 1 : MANIFESTS_PER_RUN, nowMs);
-  const due = await resourcesDueForProbe(env.DB, free ? Math.min(config.probe.cronBatchLimit, FREE_PLAN_PROBES_PER_RUN) : config.probe.cronBatchLimit, nowMs);
+  const due = await resourcesDueForProbe(
+    env.DB,
+    free ? Math.min(config.probe.cronBatchLimit, FREE_PLAN_PROBES_PER_RUN) : config.probe.cronBatchLimit,
+    nowMs,
+  );
   const statements: D1PreparedStatement[] = [];
   let passed = 0;
   let next = 0;
@@ -77,7 +81,9 @@ async function harvestDueManifests(config: Config, db: D1Database, limit: number
     }
     writes.push(
       db
-        .prepare("INSERT INTO manifest_harvests (wallet_pubkey, last_harvest_at_ms, last_error) VALUES (?1, ?2, ?3) ON CONFLICT(wallet_pubkey) DO UPDATE SET last_harvest_at_ms = ?2, last_error = ?3")
+        .prepare(
+          "INSERT INTO manifest_harvests (wallet_pubkey, last_harvest_at_ms, last_error) VALUES (?1, ?2, ?3) ON CONFLICT(wallet_pubkey) DO UPDATE SET last_harvest_at_ms = ?2, last_error = ?3",
+        )
         .bind(merchant.wallet, nowMs, error),
     );
   }

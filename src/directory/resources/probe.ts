@@ -45,7 +45,13 @@ export interface ProbeOptions {
  * seller may act on a bodiless DELETE, which is why nothing is ever sent to an origin that did not prove itself.
  */
 export async function probeResource(target: ProbeTarget, options: ProbeOptions): Promise<ProbeResult> {
-  const fail = (error: string, httpStatus: number | null = null, transient = false): ProbeResult => ({ ok: false, httpStatus, scheme: null, error, transient });
+  const fail = (error: string, httpStatus: number | null = null, transient = false): ProbeResult => ({
+    ok: false,
+    httpStatus,
+    scheme: null,
+    error,
+    transient,
+  });
   let url: URL;
   try {
     url = new URL(target.resourceUrl);
@@ -71,10 +77,20 @@ export async function probeResource(target: ProbeTarget, options: ProbeOptions):
       return fail(`expected HTTP 402, got ${response.status}${redirect}`, response.status, response.status >= 500);
     }
     const header = response.headers.get("PAYMENT-REQUIRED");
-    const text = header !== null ? decodeHeader(header) : await readCapped(response, options.maxBodyBytes ?? PROBE_MAX_BODY_BYTES, controller.signal);
+    const text =
+      header !== null
+        ? decodeHeader(header)
+        : await readCapped(response, options.maxBodyBytes ?? PROBE_MAX_BODY_BYTES, controller.signal);
     if (header !== null) await response.body?.cancel().catch(() => undefined);
-    if (text === null) return fail(header !== null ? "PAYMENT-REQUIRED header is not base64 JSON" : `402 body exceeds ${options.maxBodyBytes ?? PROBE_MAX_BODY_BYTES} bytes`, 402);
-    if (text.length > (options.maxBodyBytes ?? PROBE_MAX_BODY_BYTES)) return fail("PAYMENT-REQUIRED header is too large", 402);
+    if (text === null)
+      return fail(
+        header !== null
+          ? "PAYMENT-REQUIRED header is not base64 JSON"
+          : `402 body exceeds ${options.maxBodyBytes ?? PROBE_MAX_BODY_BYTES} bytes`,
+        402,
+      );
+    if (text.length > (options.maxBodyBytes ?? PROBE_MAX_BODY_BYTES))
+      return fail("PAYMENT-REQUIRED header is too large", 402);
     return { ...judgePaymentRequired(text, url), httpStatus: 402 };
   } catch (error) {
     if (controller.signal.aborted) return fail(`no complete answer within ${timeoutMs} ms`, null, true);
@@ -135,12 +151,18 @@ export function judgePaymentRequired(text: string, probed: URL): Omit<ProbeResul
   }
   if (!isObject(body)) return fail("402 payload is not a JSON object");
   const accepts = body.accepts;
-  if (!Array.isArray(accepts) || accepts.length === 0 || !isObject(accepts[0]) || typeof accepts[0].scheme !== "string") {
+  if (
+    !Array.isArray(accepts) ||
+    accepts.length === 0 ||
+    !isObject(accepts[0]) ||
+    typeof accepts[0].scheme !== "string"
+  ) {
     return fail("402 payload has no accepts[0].scheme");
   }
   const resource = body.resource;
   if (!isObject(resource) || typeof resource.url !== "string") return fail("402 payload has no resource.url");
-  if (!sameResource(resource.url, probed)) return fail(`402 resource.url ${resource.url} does not match the probed URL`);
+  if (!sameResource(resource.url, probed))
+    return fail(`402 resource.url ${resource.url} does not match the probed URL`);
   const extensions = body.extensions;
   const bazaar = isObject(extensions) && extensions.bazaar !== undefined ? extensions.bazaar : undefined;
   return { ok: true, scheme: accepts[0].scheme, error: null, accepts, ...(bazaar !== undefined ? { bazaar } : {}) };
@@ -150,7 +172,12 @@ export function judgePaymentRequired(text: string, probed: URL): Omit<ProbeResul
 export function sameResource(claimed: string, probed: URL): boolean {
   try {
     const url = new URL(claimed);
-    return url.protocol === probed.protocol && url.hostname === probed.hostname && url.port === probed.port && url.pathname === probed.pathname;
+    return (
+      url.protocol === probed.protocol &&
+      url.hostname === probed.hostname &&
+      url.port === probed.port &&
+      url.pathname === probed.pathname
+    );
   } catch {
     return false;
   }

@@ -44,7 +44,12 @@ export interface ExactFilters {
 
 /** Words of `q`: letters and digits only, lower case, at most 8 (no FTS syntax from the caller reaches SQLite). */
 export function queryWords(q: string): string[] {
-  return q.toLowerCase().match(/[\p{L}\p{N}]+/gu)?.slice(0, 8) ?? [];
+  return (
+    q
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu)
+      ?.slice(0, 8) ?? []
+  );
 }
 
 /**
@@ -77,7 +82,8 @@ export function parseRankCursor(cursor: string): RankPosition {
   const match = RANK_CURSOR.exec(cursor);
   const top = Number(match?.[1]);
   const offset = Number(match?.[2]);
-  if (!match || top > TOP_OF_INDEX || offset >= RANK_WINDOW) throw badRequest("cursor: must be the nextCursor of the previous page of the same search");
+  if (!match || top > TOP_OF_INDEX || offset >= RANK_WINDOW)
+    throw badRequest("cursor: must be the nextCursor of the previous page of the same search");
   return { top, offset };
 }
 
@@ -97,7 +103,9 @@ export async function rankedSearch(
 ): Promise<{ raws: Record<string, unknown>[]; nextCursor: string | null }> {
   const expression = ftsExpression(words, filters);
   // LIKE: case-insensitive without copying the text (words hold only letters and digits, never % or _).
-  const scoreSql = words.flatMap(() => COLUMN_WEIGHTS.map(([column, weight]) => `${weight} * (${column} LIKE ?)`)).join(" + ");
+  const scoreSql = words
+    .flatMap(() => COLUMN_WEIGHTS.map(([column, weight]) => `${weight} * (${column} LIKE ?)`))
+    .join(" + ");
   const scoreBinds = words.flatMap((word) => COLUMN_WEIGHTS.map(() => `%${word}%`));
   const sql = `
     WITH w AS (SELECT rowid AS id FROM resources_fts WHERE resources_fts MATCH ? AND rowid <= ? ORDER BY rowid DESC LIMIT ${RANK_WINDOW}),

@@ -1,5 +1,5 @@
-import type { ResourceRow } from "../../store/resources";
 import { rfc3339Micros } from "../../platform/paging/page-cursor";
+import type { ResourceRow } from "../../store/resources";
 
 /** Public directory record of a resource (docs/wire-notes.md "Directory", resource entry; docs/facilitator-spec.md §2.7). */
 export interface ResourceEntry {

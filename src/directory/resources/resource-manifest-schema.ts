@@ -32,7 +32,12 @@ export function buildResourceManifestSchema(origin: string) {
         type: "object",
         required: ["resourceUrl", "title", "scheme"],
         properties: {
-          id: { type: "string", minLength: 1, maxLength: 64, description: "pr402's name for sellerResourceId (pr402 requires it)" },
+          id: {
+            type: "string",
+            minLength: 1,
+            maxLength: 64,
+            description: "pr402's name for sellerResourceId (pr402 requires it)",
+          },
           sellerResourceId: { type: "string", minLength: 1, maxLength: 64 },
           method: { ...METHOD, description: "pr402's name for httpMethod (pr402 requires it)" },
           httpMethod: METHOD,

@@ -1,11 +1,11 @@
 import * as v from "valibot";
-import { LISTED_SCHEMES } from "./listed-schemes";
 import { badRequest, notFound } from "../../platform/errors/catalogue";
-import { clampPageLimit } from "../../platform/paging/page-limit";
 import { formatPageCursor, parsePageCursor } from "../../platform/paging/page-cursor";
+import { clampPageLimit } from "../../platform/paging/page-limit";
+import { type ResourceRow, rawToResourceRow } from "../../store/resources";
+import { LISTED_SCHEMES } from "./listed-schemes";
 import { queryWords, rankedSearch } from "./ranked-search";
-import { toResourceEntry, type ResourceEntry } from "./resource-entry";
-import { rawToResourceRow, type ResourceRow } from "../../store/resources";
+import { type ResourceEntry, toResourceEntry } from "./resource-entry";
 
 export const ResourcesQuerySchema = v.object({
   q: v.optional(v.pipe(v.string(), v.maxLength(200, "must be at most 200 characters"))),
@@ -32,8 +32,17 @@ export const LISTED = "r.visible = 1";
  * filter, else the index of the category or scheme filter, else the visible rows.
  */
 function listSource(query: ResourcesQuery): { from: string; order: [updatedAt: string, id: string] } {
-  if (query.tag !== undefined) return { from: "resource_tags t CROSS JOIN resources r ON r.id = t.resource_id", order: ["t.updated_at_ms", "t.resource_id"] };
-  const index = query.category !== undefined ? "resources_visible_category_idx" : query.scheme !== undefined ? "resources_visible_scheme_idx" : "resources_visible_cursor_idx";
+  if (query.tag !== undefined)
+    return {
+      from: "resource_tags t CROSS JOIN resources r ON r.id = t.resource_id",
+      order: ["t.updated_at_ms", "t.resource_id"],
+    };
+  const index =
+    query.category !== undefined
+      ? "resources_visible_category_idx"
+      : query.scheme !== undefined
+        ? "resources_visible_scheme_idx"
+        : "resources_visible_cursor_idx";
   return { from: `resources r INDEXED BY ${index}`, order: ["r.updated_at_ms", "r.id"] };
 }
 
@@ -60,7 +69,10 @@ function exactFilters(query: ResourcesQuery, tagCondition: string): { sql: strin
  * `GET /resources`: without `q`, newest first with an (updatedAt, id) cursor; with `q`, full-text matches ranked
  * in bounded windows (see ranked-search.ts) with a window position cursor. Filters are exact.
  */
-export async function searchResources(db: D1Database, query: ResourcesQuery): Promise<{ entries: ResourceEntry[]; nextCursor: string | null; notice: string }> {
+export async function searchResources(
+  db: D1Database,
+  query: ResourcesQuery,
+): Promise<{ entries: ResourceEntry[]; nextCursor: string | null; notice: string }> {
   const limit = clampPageLimit(query.limit);
   if (query.q !== undefined && query.q.trim() !== "") {
     const words = queryWords(query.q);
@@ -85,7 +97,9 @@ export async function searchResources(db: D1Database, query: ResourcesQuery): Pr
     }
   }
   const result = await db
-    .prepare(`SELECT r.* FROM ${from} WHERE ${[LISTED, ...filters].join(" AND ")} ORDER BY ${order[0]} DESC, ${order[1]} DESC LIMIT ?`)
+    .prepare(
+      `SELECT r.* FROM ${from} WHERE ${[LISTED, ...filters].join(" AND ")} ORDER BY ${order[0]} DESC, ${order[1]} DESC LIMIT ?`,
+    )
     .bind(...binds, limit)
     .all<Record<string, unknown>>();
   const rows = result.results.map(rawToResourceRow);
@@ -98,7 +112,10 @@ export async function searchResources(db: D1Database, query: ResourcesQuery): Pr
 }
 
 async function listedRows(db: D1Database, whereAndOrder: string, binds: unknown[]): Promise<ResourceRow[]> {
-  const result = await db.prepare(`SELECT r.* FROM resources r WHERE ${whereAndOrder}`).bind(...binds).all<Record<string, unknown>>();
+  const result = await db
+    .prepare(`SELECT r.* FROM resources r WHERE ${whereAndOrder}`)
+    .bind(...binds)
+    .all<Record<string, unknown>>();
   return result.results.map(rawToResourceRow);
 }
 
@@ -106,9 +123,15 @@ async function listedRows(db: D1Database, whereAndOrder: string, binds: unknown[
 const VISIBLE_TOTAL = "SELECT coalesce(sum(visible_resources), 0) AS total FROM directory_counts";
 
 /** Listed resources by offset (the Bazaar API pages by offset) and their total. */
-export async function listedResourcesPage(db: D1Database, limit: number, offset: number): Promise<{ rows: ResourceRow[]; total: number }> {
+export async function listedResourcesPage(
+  db: D1Database,
+  limit: number,
+  offset: number,
+): Promise<{ rows: ResourceRow[]; total: number }> {
   const [page, count] = await db.batch<Record<string, unknown>>([
-    db.prepare(`SELECT r.* FROM resources r WHERE ${LISTED} ORDER BY r.updated_at_ms DESC, r.id DESC LIMIT ? OFFSET ?`).bind(limit, offset),
+    db
+      .prepare(`SELECT r.* FROM resources r WHERE ${LISTED} ORDER BY r.updated_at_ms DESC, r.id DESC LIMIT ? OFFSET ?`)
+      .bind(limit, offset),
     db.prepare(VISIBLE_TOTAL),
   ]);
   return { rows: page!.results.map(rawToResourceRow), total: Number(count!.results[0]?.total ?? 0) };
@@ -116,7 +139,10 @@ export async function listedResourcesPage(db: D1Database, limit: number, offset:
 
 /** `GET /resources/{id}`: 404 unless every listing gate holds. */
 /** `{entry, notice}` as pr402's PublicResourceSingle, with the entry's fields also at the top level for our earlier clients. */
-export async function getListedResource(db: D1Database, id: number): Promise<ResourceEntry & { entry: ResourceEntry; notice: string }> {
+export async function getListedResource(
+  db: D1Database,
+  id: number,
+): Promise<ResourceEntry & { entry: ResourceEntry; notice: string }> {
   const rows = await listedRows(db, `r.id = ? AND ${LISTED}`, [id]);
   if (rows.length === 0) throw notFound(`Resource ${id} is not listed`);
   const entry = toResourceEntry(rows[0]!);
@@ -124,7 +150,15 @@ export async function getListedResource(db: D1Database, id: number): Promise<Res
 }
 
 /** `GET /directory/stats` (docs/facilitator-spec.md §2.7), counting only what the lists show. */
-export async function directoryStats(db: D1Database, network: string): Promise<{ network: string; providers: { total: number }; resources: { total: number; byScheme: Record<string, number> }; asOf: string }> {
+export async function directoryStats(
+  db: D1Database,
+  network: string,
+): Promise<{
+  network: string;
+  providers: { total: number };
+  resources: { total: number; byScheme: Record<string, number> };
+  asOf: string;
+}> {
   const [providers, schemes] = await db.batch<Record<string, unknown>>([
     db.prepare("SELECT count(*) AS total FROM providers WHERE retired_at_ms IS NULL AND listing_opt_in = 1"),
     db.prepare("SELECT scheme, visible_resources AS total FROM directory_counts WHERE visible_resources > 0"),
@@ -135,5 +169,10 @@ export async function directoryStats(db: D1Database, network: string): Promise<{
     byScheme[String(row.scheme)] = Number(row.total);
     total += Number(row.total);
   }
-  return { network, providers: { total: Number(providers!.results[0]?.total ?? 0) }, resources: { total, byScheme }, asOf: new Date().toISOString() };
+  return {
+    network,
+    providers: { total: Number(providers!.results[0]?.total ?? 0) },
+    resources: { total, byScheme },
+    asOf: new Date().toISOString(),
+  };
 }

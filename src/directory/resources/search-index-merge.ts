@@ -11,7 +11,10 @@ export const SEARCH_INDEX_MERGE_PAGES = 500;
 
 export async function mergeSearchIndex(db: D1Database, pages = SEARCH_INDEX_MERGE_PAGES): Promise<{ changes: number }> {
   // 'merge' with a positive page count works at most that many leaf pages (sqlite.org/fts5.html "The 'merge' Command").
-  const result = await db.prepare("INSERT INTO resources_fts (resources_fts, rank) VALUES ('merge', ?)").bind(pages).run();
+  const result = await db
+    .prepare("INSERT INTO resources_fts (resources_fts, rank) VALUES ('merge', ?)")
+    .bind(pages)
+    .run();
   const changes = Number(result.meta.changes ?? 0);
   log("info", "search_index_merge", { pages, changes });
   return { changes };

@@ -16,8 +16,10 @@ export type HostVerdict = { allowed: true } | { allowed: false; reason: string }
 type AddressClass = "public" | "loopback" | "private";
 
 export function judgeProbeHost(url: URL, options: { allowLoopback: boolean }): HostVerdict {
-  if (url.protocol !== "http:" && url.protocol !== "https:") return { allowed: false, reason: `scheme ${url.protocol} is not http(s)` };
-  if (url.username !== "" || url.password !== "") return { allowed: false, reason: "URLs with credentials are not probed" };
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    return { allowed: false, reason: `scheme ${url.protocol} is not http(s)` };
+  if (url.username !== "" || url.password !== "")
+    return { allowed: false, reason: "URLs with credentials are not probed" };
   // Every trailing dot: `localhost..` is still localhost to a resolver that trims them.
   const host = url.hostname.toLowerCase().replace(/\.+$/, "");
   const kind = classifyHost(host);
@@ -27,7 +29,7 @@ export function judgeProbeHost(url: URL, options: { allowLoopback: boolean }): H
 }
 
 export function classifyHost(host: string): AddressClass {
-  if (host === "" ) return "private";
+  if (host === "") return "private";
   if (host === "localhost" || host.endsWith(".localhost")) return "loopback";
   if (host.startsWith("[") && host.endsWith("]")) return classifyIpv6(host.slice(1, -1));
   const v4 = parseDottedIpv4(host);
@@ -88,10 +90,14 @@ function parseIpv6(text: string): number[] | null {
   }
   const halves = head.split("::");
   if (halves.length > 2) return null;
-  const groups = (part: string) => (part === "" ? [] : part.split(":").map((g) => (/^[0-9a-f]{1,4}$/i.test(g) ? parseInt(g, 16) : NaN)));
+  const groups = (part: string) =>
+    part === "" ? [] : part.split(":").map((g) => (/^[0-9a-f]{1,4}$/i.test(g) ? parseInt(g, 16) : NaN));
   const left = groups(halves[0]!);
   const right = halves.length === 2 ? [...groups(halves[1]!), ...tail] : [];
-  const all = halves.length === 2 ? [...left, ...new Array(8 - left.length - right.length).fill(0), ...right] : [...left, ...tail];
+  const all =
+    halves.length === 2
+      ? [...left, ...new Array(8 - left.length - right.length).fill(0), ...right]
+      : [...left, ...tail];
   if (all.length !== 8 || all.some((g) => Number.isNaN(g))) return null;
   return all;
 }

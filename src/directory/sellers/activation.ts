@@ -1,12 +1,12 @@
 import type { Address } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
-import type { Config } from "../../platform/config/load-config";
-import { badRequest } from "../../platform/errors/catalogue";
-import { classifyVaultTokenAccount } from "../../rails/exact/vault-token-account";
-import { fetchAccounts, type AccountSnapshot } from "../../chain/accounts";
+import { type AccountSnapshot, fetchAccounts } from "../../chain/accounts";
 import { parseMint } from "../../chain/mint";
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../chain/token-programs";
+import type { Config } from "../../platform/config/load-config";
+import { badRequest } from "../../platform/errors/catalogue";
 import { deriveExactAddresses, readVault } from "../../rails/exact/seller-view";
+import { classifyVaultTokenAccount } from "../../rails/exact/vault-token-account";
 import type { SellerAsset } from "./seller-asset";
 
 export interface ActivationState {
@@ -28,7 +28,10 @@ export async function readActivation(config: Config, wallet: Address, asset: Sel
     return { vaultPda: exact.vaultPda, missing: `the vault ${exact.vaultPda} does not exist on chain yet` };
   }
   if (!candidates) return { vaultPda: exact.vaultPda, missing: null };
-  return { vaultPda: exact.vaultPda, missing: tokenAccountMissing(accounts, candidates, asset, exact.vaultPda, "vault's") };
+  return {
+    vaultPda: exact.vaultPda,
+    missing: tokenAccountMissing(accounts, candidates, asset, exact.vaultPda, "vault's"),
+  };
 }
 
 /**
@@ -36,9 +39,15 @@ export async function readActivation(config: Config, wallet: Address, asset: Sel
  * associated token account for the asset, which this facilitator never creates, so registering needs it to exist.
  * Native SOL has no such form (it is paid only into a vault). Null when it exists, else what is missing.
  */
-export async function readWalletActivation(config: Config, wallet: Address, asset: SellerAsset): Promise<string | null> {
+export async function readWalletActivation(
+  config: Config,
+  wallet: Address,
+  asset: SellerAsset,
+): Promise<string | null> {
   if (asset.isNativeSol) {
-    throw badRequest("asset: the wallet payTo form is paid in a token (TransferChecked to the wallet's token account); native SOL is paid only into a vault");
+    throw badRequest(
+      "asset: the wallet payTo form is paid in a token (TransferChecked to the wallet's token account); native SOL is paid only into a vault",
+    );
   }
   const candidates = await tokenAccountCandidates(wallet, asset.mint);
   const accounts = await fetchAccounts(config, [asset.mint, ...candidates]);
@@ -47,16 +56,30 @@ export async function readWalletActivation(config: Config, wallet: Address, asse
 
 /** The owner's ATA for the mint under SPL Token and under Token-2022, in that order. */
 function tokenAccountCandidates(owner: Address, mint: Address): Promise<Address[]> {
-  return Promise.all([TOKEN_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM_ADDRESS].map(async (tokenProgram) => (await findAssociatedTokenPda({ owner, mint, tokenProgram }))[0]));
+  return Promise.all(
+    [TOKEN_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM_ADDRESS].map(
+      async (tokenProgram) => (await findAssociatedTokenPda({ owner, mint, tokenProgram }))[0],
+    ),
+  );
 }
 
-function tokenAccountMissing(accounts: ReadonlyMap<Address, AccountSnapshot | null>, candidates: Address[], asset: SellerAsset, owner: Address, whose: string): string | null {
+function tokenAccountMissing(
+  accounts: ReadonlyMap<Address, AccountSnapshot | null>,
+  candidates: Address[],
+  asset: SellerAsset,
+  owner: Address,
+  whose: string,
+): string | null {
   const mintAccount = accounts.get(asset.mint) ?? null;
   const mint = mintAccount === null ? null : parseMint(mintAccount);
-  if (mint === null) throw badRequest(`asset: ${asset.mint} is not an initialized SPL Token or Token-2022 mint on this network`);
+  if (mint === null)
+    throw badRequest(`asset: ${asset.mint} is not an initialized SPL Token or Token-2022 mint on this network`);
   const ata = mint.tokenProgram === TOKEN_2022_PROGRAM_ADDRESS ? candidates[1]! : candidates[0]!;
   // Lamports sent to the address do not make it a token account: only an initialized account of the owner counts.
-  if (classifyVaultTokenAccount(accounts.get(ata), { tokenProgram: mint.tokenProgram, mint: asset.mint, owner }) !== "ready") {
+  if (
+    classifyVaultTokenAccount(accounts.get(ata), { tokenProgram: mint.tokenProgram, mint: asset.mint, owner }) !==
+    "ready"
+  ) {
     return `the ${whose} ${asset.label} token account ${ata} does not exist on chain yet`;
   }
   return null;

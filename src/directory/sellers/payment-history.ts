@@ -1,11 +1,11 @@
 import * as v from "valibot";
 import type { Config } from "../../platform/config/load-config";
 import { badRequest } from "../../platform/errors/catalogue";
+import { rfc3339Micros } from "../../platform/paging/page-cursor";
+import { clampPageLimit } from "../../platform/paging/page-limit";
+import { deriveExactAddresses } from "../../rails/exact/seller-view";
 import { listPaymentAttemptsForMerchant, type PaymentAttemptRow } from "../../store/payment-attempts";
 import { Base58Address } from "../../x402/schemas";
-import { clampPageLimit } from "../../platform/paging/page-limit";
-import { rfc3339Micros } from "../../platform/paging/page-cursor";
-import { deriveExactAddresses } from "../../rails/exact/seller-view";
 import { SignedFields } from "../wallet-challenges/challenge-inputs";
 import { consumeChallenge, verifySignedChallenge } from "../wallet-challenges/signed-challenge";
 
@@ -13,22 +13,40 @@ export const SellerPaymentsBodySchema = v.object({
   wallet: Base58Address,
   ...SignedFields,
   limit: v.optional(v.pipe(v.number("must be an integer"), v.safeInteger("must be an integer"))),
-  cursor: v.optional(v.pipe(v.string("must be the nextCursor of the previous page"), v.regex(/^[1-9]\d{0,15}$/, "must be the nextCursor of the previous page"))),
+  cursor: v.optional(
+    v.pipe(
+      v.string("must be the nextCursor of the previous page"),
+      v.regex(/^[1-9]\d{0,15}$/, "must be the nextCursor of the previous page"),
+    ),
+  ),
 });
 
 /**
  * `POST /seller/payments`: the seller's verify/settle attempts, newest first. Owned = recorded with the wallet as
  * merchant, or paid to the wallet itself or to its vault PDA. The cursor is the last entry's id (ids only grow, so pages never shift).
  */
-export async function listSellerPayments(config: Config, db: D1Database, body: v.InferOutput<typeof SellerPaymentsBodySchema>, domain: string) {
+export async function listSellerPayments(
+  config: Config,
+  db: D1Database,
+  body: v.InferOutput<typeof SellerPaymentsBodySchema>,
+  domain: string,
+) {
   const wallet = body.wallet;
-  const challenge = await verifySignedChallenge(config, { wallet, action: "seller:payments", message: body.message, signature: body.signature, domain });
+  const challenge = await verifySignedChallenge(config, {
+    wallet,
+    action: "seller:payments",
+    message: body.message,
+    signature: body.signature,
+    domain,
+  });
   await consumeChallenge(db, challenge);
   const limit = clampPageLimit(body.limit);
   const beforeId = body.cursor === undefined ? undefined : Number(body.cursor);
-  if (beforeId !== undefined && !Number.isSafeInteger(beforeId)) throw badRequest("cursor: must be the nextCursor of the previous page");
+  if (beforeId !== undefined && !Number.isSafeInteger(beforeId))
+    throw badRequest("cursor: must be the nextCursor of the previous page");
   // Paid to the wallet itself (exact's wallet form, upto) or to its vault (none without a UniversalSettle program).
-  const vaults = config.programs.universalSettle === null ? [] : [(await deriveExactAddresses(config, wallet)).vaultPda];
+  const vaults =
+    config.programs.universalSettle === null ? [] : [(await deriveExactAddresses(config, wallet)).vaultPda];
   const rows = await listPaymentAttemptsForMerchant(db, wallet, [wallet, ...vaults], limit, beforeId);
   return {
     wallet,

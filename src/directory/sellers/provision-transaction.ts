@@ -1,11 +1,6 @@
-import { compileUnsignedTransaction } from "../../chain/unsigned-transaction";
-import {
-  createNoopSigner,
-  type Address,
-  type Blockhash,
-  type Instruction,
-} from "@solana/kit";
+import { type Address, type Blockhash, createNoopSigner, type Instruction } from "@solana/kit";
 import { getCreateAssociatedTokenIdempotentInstruction } from "@solana-program/token";
+import { compileUnsignedTransaction } from "../../chain/unsigned-transaction";
 import { getCreateVaultInstruction } from "../../rails/exact/program/instructions";
 
 /** What the activation transaction has to create; pure input, no I/O. */

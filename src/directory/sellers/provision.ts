@@ -1,20 +1,20 @@
-import * as v from "valibot";
-import { classifyVaultTokenAccount } from "../../rails/exact/vault-token-account";
-import { isOffCurveAddress, type Address } from "@solana/kit";
+import { type Address, isOffCurveAddress } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
-import type { Config } from "../../platform/config/load-config";
-import { badRequest, type FacilitatorError } from "../../platform/errors/catalogue";
-import { railNotEnabled } from "../../platform/config/rail-switches";
-import { fetchAccounts, type AccountSnapshot } from "../../chain/accounts";
-import { parseMint, type MintInfo } from "../../chain/mint";
+import * as v from "valibot";
+import { type AccountSnapshot, fetchAccounts } from "../../chain/accounts";
 import { getLatestBlockhash } from "../../chain/blockhash";
-import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../chain/token-programs";
+import { type MintInfo, parseMint } from "../../chain/mint";
 import { refusedMintExtension } from "../../chain/token-extensions";
-import { Base58Address } from "../../x402/schemas";
-import { deriveExactAddresses, readVault } from "../../rails/exact/seller-view";
-import { resolveSellerAsset, SellerAssetInput } from "./seller-asset";
-import { buildProvisionTransaction } from "./provision-transaction";
+import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../chain/token-programs";
 import { SCHEMA_VERSION } from "../../http/self-description/health";
+import type { Config } from "../../platform/config/load-config";
+import { railNotEnabled } from "../../platform/config/rail-switches";
+import { badRequest, type FacilitatorError } from "../../platform/errors/catalogue";
+import { deriveExactAddresses, readVault } from "../../rails/exact/seller-view";
+import { classifyVaultTokenAccount } from "../../rails/exact/vault-token-account";
+import { Base58Address } from "../../x402/schemas";
+import { buildProvisionTransaction } from "./provision-transaction";
+import { resolveSellerAsset, SellerAssetInput } from "./seller-asset";
 
 /** A blockhash lands within ~150 blocks: about 60 seconds (docs/facilitator-spec.md §8), the same window the payment builders quote. */
 const BLOCKHASH_LIFETIME_SECONDS = 60;
@@ -46,9 +46,15 @@ export interface ProvisionResponse {
  * Chain access: one batched read (vault, and for SPL the mint plus the vault ATA under both token programs,
  * since the owning program is only known once the mint is read) in parallel with one getLatestBlockhash.
  */
-export async function buildSellerProvisioning(config: Config, request: v.InferOutput<typeof ProvisionRequestSchema>): Promise<ProvisionResponse> {
+export async function buildSellerProvisioning(
+  config: Config,
+  request: v.InferOutput<typeof ProvisionRequestSchema>,
+): Promise<ProvisionResponse> {
   const wallet = request.wallet;
-  if (isOffCurveAddress(wallet)) throw badRequest(`wallet: ${wallet} is off the ed25519 curve (a PDA) and cannot sign; use the seller's wallet address`);
+  if (isOffCurveAddress(wallet))
+    throw badRequest(
+      `wallet: ${wallet} is off the ed25519 curve (a PDA) and cannot sign; use the seller's wallet address`,
+    );
   if (wallet === config.programs.universalSettle || wallet === config.programs.slaEscrow) {
     throw badRequest(`wallet: ${wallet} is a program id, not a seller wallet`);
   }
@@ -62,7 +68,9 @@ export async function buildSellerProvisioning(config: Config, request: v.InferOu
   const vaultExists = readVault(accounts, exact) !== null;
   const vaultAccountPresent = accounts.get(exact.vaultPda) != null;
   if (!vaultExists && vaultAccountPresent) {
-    throw badRequest(`wallet: the vault address ${exact.vaultPda} holds an account that is not a UniversalSettle vault`);
+    throw badRequest(
+      `wallet: the vault address ${exact.vaultPda} holds an account that is not a UniversalSettle vault`,
+    );
   }
 
   let vaultTokenAccount: { ata: Address; mint: Address; tokenProgram: Address } | null = null;
@@ -71,16 +79,28 @@ export async function buildSellerProvisioning(config: Config, request: v.InferOu
     const mint = readSellerMint(accounts.get(asset.mint) ?? null, asset.mint);
     const ata = mint.tokenProgram === TOKEN_2022_PROGRAM_ADDRESS ? candidates.token2022 : candidates.token;
     // Lamports sent to the ATA address do not make it a token account (the ATA program creates one over them).
-    const state = classifyVaultTokenAccount(accounts.get(ata), { tokenProgram: mint.tokenProgram, mint: asset.mint, owner: exact.vaultPda });
+    const state = classifyVaultTokenAccount(accounts.get(ata), {
+      tokenProgram: mint.tokenProgram,
+      mint: asset.mint,
+      owner: exact.vaultPda,
+    });
     if (state === "squatted") {
-      throw badRequest(`asset: the vault token account address ${ata} holds an account that is not an initialized ${asset.label} token account of the vault`);
+      throw badRequest(
+        `asset: the vault token account address ${ata} holds an account that is not an initialized ${asset.label} token account of the vault`,
+      );
     }
     ataExists = state === "ready";
     vaultTokenAccount = { ata, mint: asset.mint, tokenProgram: mint.tokenProgram };
   }
 
   const statusCode: ProvisionStatusCode =
-    vaultExists && ataExists ? "ALREADY_PROVISIONED" : vaultExists ? "ATA_ONLY" : vaultTokenAccount ? "VAULT_AND_ATA" : "VAULT_ONLY";
+    vaultExists && ataExists
+      ? "ALREADY_PROVISIONED"
+      : vaultExists
+        ? "ATA_ONLY"
+        : vaultTokenAccount
+          ? "VAULT_AND_ATA"
+          : "VAULT_ONLY";
   const base = {
     // Required in pr402's SellerProvisionTxResponse (public/openapi.json): the discovery schema version.
     schemaVersion: SCHEMA_VERSION,
@@ -140,10 +160,18 @@ function noVaultToProvision(config: Config, wallet: Address): FacilitatorError {
     ? `there is no vault to create: put your own wallet ${wallet} in payTo (the wallet payTo form of exact); ` +
       `its USDC token account must exist, and GET /sellers/${wallet}/preview shows it and the line to publish`
     : "there is no vault to create, and exact to a wallet is off too (SVC_EXACT_WALLET_PAYTO): use the sla-escrow or upto rail (GET /supported)";
-  return railNotEnabled("exact (vault payTo)", `${why}; ${instead}`, { payToForms: config.rails.exactWallet.enabled ? ["wallet"] : [] });
+  return railNotEnabled("exact (vault payTo)", `${why}; ${instead}`, {
+    payToForms: config.rails.exactWallet.enabled ? ["wallet"] : [],
+  });
 }
 
-function provisionNotes(statusCode: ProvisionStatusCode, wallet: Address, label: string, vault: Address, ata: Address | undefined): string[] {
+function provisionNotes(
+  statusCode: ProvisionStatusCode,
+  wallet: Address,
+  label: string,
+  vault: Address,
+  ata: Address | undefined,
+): string[] {
   const what =
     statusCode === "VAULT_AND_ATA"
       ? `Creates the vault ${vault} (CreateVault) and its ${label} token account ${ata} (CreateIdempotent).`

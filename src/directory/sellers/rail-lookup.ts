@@ -1,10 +1,9 @@
 import type { Address } from "@solana/kit";
 import type { Config } from "../../platform/config/load-config";
 import { badRequest } from "../../platform/errors/catalogue";
-import { quotedSchemeList } from "../../x402/scheme-names";
-import { normalizeSchemeAmong } from "../../x402/scheme-names";
-import { railsBySchemeOf } from "../../rails/registry";
 import type { RailModule } from "../../rails/rail";
+import { railsBySchemeOf } from "../../rails/registry";
+import { normalizeSchemeAmong, quotedSchemeList } from "../../x402/scheme-names";
 
 /**
  * `GET /sellers/{wallet}/rails/{scheme}` (docs/facilitator-spec.md §4.3): the one canonical payTo of a rail, with its
@@ -12,7 +11,13 @@ import type { RailModule } from "../../rails/rail";
  * which asset's address, where the rail has one per asset). Deliberately no database: this is what a seller's server
  * calls to fill `payTo`. `rails`: the app's.
  */
-export async function lookupSellerRail(rails: readonly RailModule[], config: Config, wallet: Address, scheme: string, asset: string | undefined): Promise<object> {
+export async function lookupSellerRail(
+  rails: readonly RailModule[],
+  config: Config,
+  wallet: Address,
+  scheme: string,
+  asset: string | undefined,
+): Promise<object> {
   const byScheme = railsBySchemeOf(rails);
   const rail = normalizeSchemeAmong(scheme, byScheme);
   const seller = rail === null ? undefined : byScheme.get(rail)?.seller;
@@ -22,4 +27,5 @@ export async function lookupSellerRail(rails: readonly RailModule[], config: Con
   return seller.lookup(config, wallet, asset);
 }
 
-const lookupSchemes = (rails: readonly RailModule[]) => rails.filter((rail) => rail.seller?.lookup).map((rail) => rail.scheme);
+const lookupSchemes = (rails: readonly RailModule[]) =>
+  rails.filter((rail) => rail.seller?.lookup).map((rail) => rail.scheme);

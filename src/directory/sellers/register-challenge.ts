@@ -1,10 +1,21 @@
-import * as v from "valibot";
 import type { Address } from "@solana/kit";
+import * as v from "valibot";
 import type { Config } from "../../platform/config/load-config";
-import { FacilitatorError, type ErrorReason } from "../../platform/errors/catalogue";
+import { type ErrorReason, FacilitatorError } from "../../platform/errors/catalogue";
 import type { ChallengeTerm, ParsedChallenge } from "../wallet-challenges/challenge-message";
-import { issueChallenge, MAX_CHALLENGE_TTL_SECONDS, MIN_CHALLENGE_TTL_SECONDS, type IssuedChallenge } from "../wallet-challenges/signed-challenge";
-import { defaultPayToForm, registrationTermLines, RegistrationTermsFields, resolveRegistrationTerms, type RegistrationTerms } from "./registration-terms";
+import {
+  type IssuedChallenge,
+  issueChallenge,
+  MAX_CHALLENGE_TTL_SECONDS,
+  MIN_CHALLENGE_TTL_SECONDS,
+} from "../wallet-challenges/signed-challenge";
+import {
+  defaultPayToForm,
+  type RegistrationTerms,
+  RegistrationTermsFields,
+  registrationTermLines,
+  resolveRegistrationTerms,
+} from "./registration-terms";
 
 /**
  * A registration challenge issued for the registration's terms (docs/wire-notes.md "Sellers"): the message names the
@@ -15,7 +26,10 @@ import { defaultPayToForm, registrationTermLines, RegistrationTermsFields, resol
  */
 
 /** What the register answers when the body and the challenge's terms disagree (route-def lists them on the route). */
-export const REGISTER_TERMS_REASONS = ["challenge_terms_mismatch", "challenge_terms_required"] as const satisfies readonly ErrorReason[];
+export const REGISTER_TERMS_REASONS = [
+  "challenge_terms_mismatch",
+  "challenge_terms_required",
+] as const satisfies readonly ErrorReason[];
 
 export const RegisterChallengeBodySchema = v.object({
   ...RegistrationTermsFields,
@@ -23,8 +37,14 @@ export const RegisterChallengeBodySchema = v.object({
     v.pipe(
       v.number("must be an integer number of seconds"),
       v.integer("must be an integer number of seconds"),
-      v.minValue(MIN_CHALLENGE_TTL_SECONDS, `must be between ${MIN_CHALLENGE_TTL_SECONDS} and ${MAX_CHALLENGE_TTL_SECONDS}`),
-      v.maxValue(MAX_CHALLENGE_TTL_SECONDS, `must be between ${MIN_CHALLENGE_TTL_SECONDS} and ${MAX_CHALLENGE_TTL_SECONDS}`),
+      v.minValue(
+        MIN_CHALLENGE_TTL_SECONDS,
+        `must be between ${MIN_CHALLENGE_TTL_SECONDS} and ${MAX_CHALLENGE_TTL_SECONDS}`,
+      ),
+      v.maxValue(
+        MAX_CHALLENGE_TTL_SECONDS,
+        `must be between ${MIN_CHALLENGE_TTL_SECONDS} and ${MAX_CHALLENGE_TTL_SECONDS}`,
+      ),
     ),
   ),
 });
@@ -36,9 +56,20 @@ export interface IssuedRegisterChallenge extends IssuedChallenge {
 }
 
 /** `POST /sellers/{wallet}/register/challenge`: a one-time `seller:register` challenge for exactly these terms. */
-export async function issueRegisterChallenge(config: Config, wallet: Address, body: RegisterChallengeBody, domain: string): Promise<IssuedRegisterChallenge> {
+export async function issueRegisterChallenge(
+  config: Config,
+  wallet: Address,
+  body: RegisterChallengeBody,
+  domain: string,
+): Promise<IssuedRegisterChallenge> {
   const terms = await registrationTermLines(resolveRegistrationTerms(config, body));
-  const issued = await issueChallenge(config, { wallet, action: "seller:register", domain, terms, ttlSeconds: body.ttlSeconds });
+  const issued = await issueChallenge(config, {
+    wallet,
+    action: "seller:register",
+    domain,
+    terms,
+    ttlSeconds: body.ttlSeconds,
+  });
   return { ...issued, terms: Object.fromEntries(terms) };
 }
 
@@ -50,7 +81,11 @@ function refusedTerms(reason: (typeof REGISTER_TERMS_REASONS)[number], message: 
  * The register's check that the wallet signed these terms. A challenge with terms must name exactly the body's; one
  * without (pr402's) may register only the default `payTo` form.
  */
-export async function assertChallengeCoversTerms(config: Config, challenge: ParsedChallenge, terms: RegistrationTerms): Promise<void> {
+export async function assertChallengeCoversTerms(
+  config: Config,
+  challenge: ParsedChallenge,
+  terms: RegistrationTerms,
+): Promise<void> {
   if (challenge.terms.length === 0) {
     const form = defaultPayToForm(config);
     if (terms.form !== form) {
@@ -67,6 +102,12 @@ export async function assertChallengeCoversTerms(config: Config, challenge: Pars
   if (asText(challenge.terms) === asText(wanted)) return;
   const signed = new Map(challenge.terms);
   const [key, value] = wanted.find(([k, v]) => signed.get(k) !== v) ?? ["message", "a seller registration"];
-  const what = key === "discovery" ? "the discovery fields differ from those the challenge was issued for" : `the challenge was signed for ${signed.get(key) ?? "other terms"}, the body asks for ${value}`;
-  throw refusedTerms("challenge_terms_mismatch", `${key}: ${what}; send the body the challenge was issued for, or fetch a challenge for this one`);
+  const what =
+    key === "discovery"
+      ? "the discovery fields differ from those the challenge was issued for"
+      : `the challenge was signed for ${signed.get(key) ?? "other terms"}, the body asks for ${value}`;
+  throw refusedTerms(
+    "challenge_terms_mismatch",
+    `${key}: ${what}; send the body the challenge was issued for, or fetch a challenge for this one`,
+  );
 }

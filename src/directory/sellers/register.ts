@@ -1,16 +1,16 @@
-import * as v from "valibot";
 import type { Address } from "@solana/kit";
+import * as v from "valibot";
 import type { Config } from "../../platform/config/load-config";
 import { badRequest, FacilitatorError } from "../../platform/errors/catalogue";
-import { getProvider, upsertVerifiedProvider, type ProviderAsset } from "../../store/providers";
+import { getProvider, type ProviderAsset, upsertVerifiedProvider } from "../../store/providers";
 import { Base58Address } from "../../x402/schemas";
-import { readActivation, readWalletActivation } from "./activation";
-import { toProviderEntry, type ProviderEntry } from "../providers/provider-entry";
-import type { SellerAsset } from "./seller-asset";
-import { resolveRegistrationTerms, RegistrationTermsFields, type PayToForm } from "./registration-terms";
-import { assertChallengeCoversTerms } from "./register-challenge";
+import { type ProviderEntry, toProviderEntry } from "../providers/provider-entry";
 import { SignedFields } from "../wallet-challenges/challenge-inputs";
 import { consumeChallenge, verifySignedChallenge } from "../wallet-challenges/signed-challenge";
+import { readActivation, readWalletActivation } from "./activation";
+import { assertChallengeCoversTerms } from "./register-challenge";
+import { type PayToForm, RegistrationTermsFields, resolveRegistrationTerms } from "./registration-terms";
+import type { SellerAsset } from "./seller-asset";
 
 export const RegisterBodySchema = v.object({
   wallet: v.optional(Base58Address),
@@ -27,7 +27,12 @@ export interface RegisterResponse {
 }
 
 /** The vault form checks the vault (and its token account); the wallet form the wallet's own token account. */
-async function activationOf(config: Config, wallet: Address, asset: SellerAsset, form: PayToForm): Promise<{ vaultPda: Address | null; missing: string | null }> {
+async function activationOf(
+  config: Config,
+  wallet: Address,
+  asset: SellerAsset,
+  form: PayToForm,
+): Promise<{ vaultPda: Address | null; missing: string | null }> {
   if (form === "vault") return readActivation(config, wallet, asset);
   return { vaultPda: null, missing: await readWalletActivation(config, wallet, asset) };
 }
@@ -40,7 +45,9 @@ export function assertBodyWalletMatches(pathWallet: Address, bodyWallet: Address
 }
 
 function providerAssetOf(asset: SellerAsset): ProviderAsset {
-  return asset.isNativeSol ? { settlementMode: "native_sol", splMint: null } : { settlementMode: "spl", splMint: asset.mint };
+  return asset.isNativeSol
+    ? { settlementMode: "native_sol", splMint: null }
+    : { settlementMode: "spl", splMint: asset.mint };
 }
 
 /**
@@ -49,16 +56,35 @@ function providerAssetOf(asset: SellerAsset): ProviderAsset {
  * consume the challenge (401 on replay) → write. The challenge is used up only when the write will happen,
  * so a seller who registered too early can retry with the same challenge once activation lands.
  */
-export async function registerSeller(config: Config, db: D1Database, wallet: Address, body: RegisterBody, domain: string): Promise<RegisterResponse> {
+export async function registerSeller(
+  config: Config,
+  db: D1Database,
+  wallet: Address,
+  body: RegisterBody,
+  domain: string,
+): Promise<RegisterResponse> {
   assertBodyWalletMatches(wallet, body.wallet);
   const terms = resolveRegistrationTerms(config, body);
   const { asset, form } = terms;
-  const challenge = await verifySignedChallenge(config, { wallet, action: "seller:register", message: body.message, signature: body.signature, domain });
+  const challenge = await verifySignedChallenge(config, {
+    wallet,
+    action: "seller:register",
+    message: body.message,
+    signature: body.signature,
+    domain,
+  });
   await assertChallengeCoversTerms(config, challenge, terms);
 
-  const [existing, activation] = await Promise.all([getProvider(db, wallet), activationOf(config, wallet, asset, form)]);
+  const [existing, activation] = await Promise.all([
+    getProvider(db, wallet),
+    activationOf(config, wallet, asset, form),
+  ]);
   const wanted = providerAssetOf(asset);
-  if (existing && existing.retiredAtMs === null && (existing.settlementMode !== wanted.settlementMode || existing.splMint !== wanted.splMint)) {
+  if (
+    existing &&
+    existing.retiredAtMs === null &&
+    (existing.settlementMode !== wanted.settlementMode || existing.splMint !== wanted.splMint)
+  ) {
     const registered = existing.settlementMode === "native_sol" ? "SOL" : existing.splMint;
     throw badRequest(
       `asset: wallet ${wallet} is already registered for ${registered}; one payment asset per merchant wallet ` +
@@ -79,7 +105,13 @@ export async function registerSeller(config: Config, db: D1Database, wallet: Add
   }
 
   await consumeChallenge(db, challenge);
-  const row = await upsertVerifiedProvider(db, { walletPubkey: wallet, asset: wanted, splitVaultPda: activation.vaultPda, discovery, nowMs: Date.now() });
+  const row = await upsertVerifiedProvider(db, {
+    walletPubkey: wallet,
+    asset: wanted,
+    splitVaultPda: activation.vaultPda,
+    discovery,
+    nowMs: Date.now(),
+  });
   return {
     wallet,
     verified: true,

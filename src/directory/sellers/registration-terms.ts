@@ -2,8 +2,8 @@ import * as v from "valibot";
 import type { Config } from "../../platform/config/load-config";
 import { railNotEnabled, requireUniversalSettle } from "../../platform/config/rail-switches";
 import { httpUrlSchema } from "../../platform/validation/http-url";
-import { resolveSellerAsset, SellerAssetInput, type SellerAsset } from "./seller-asset";
 import type { ChallengeTerm } from "../wallet-challenges/challenge-message";
+import { resolveSellerAsset, type SellerAsset, SellerAssetInput } from "./seller-asset";
 
 /**
  * What a seller registration decides: where the seller is paid (asset, `payTo` form) and what is published about it
@@ -22,19 +22,38 @@ const HttpUrl = httpUrlSchema(MAX_SERVICE_URL_LENGTH);
 
 const DiscoverySchema = v.object({
   serviceUrl: v.optional(HttpUrl),
-  displayName: v.optional(v.pipe(v.string("must be a string"), v.maxLength(MAX_DISPLAY_NAME_LENGTH, `must be at most ${MAX_DISPLAY_NAME_LENGTH} characters`))),
-  description: v.optional(v.pipe(v.string("must be a string"), v.maxLength(MAX_DESCRIPTION_LENGTH, `must be at most ${MAX_DESCRIPTION_LENGTH} characters`))),
+  displayName: v.optional(
+    v.pipe(
+      v.string("must be a string"),
+      v.maxLength(MAX_DISPLAY_NAME_LENGTH, `must be at most ${MAX_DISPLAY_NAME_LENGTH} characters`),
+    ),
+  ),
+  description: v.optional(
+    v.pipe(
+      v.string("must be a string"),
+      v.maxLength(MAX_DESCRIPTION_LENGTH, `must be at most ${MAX_DESCRIPTION_LENGTH} characters`),
+    ),
+  ),
   tags: v.optional(
     v.pipe(
-      v.array(v.pipe(v.string("must be a string"), v.regex(/^[a-z0-9-]{1,32}$/, "must be 1-32 characters of a-z, 0-9 and -")), "must be an array of tags"),
+      v.array(
+        v.pipe(v.string("must be a string"), v.regex(/^[a-z0-9-]{1,32}$/, "must be 1-32 characters of a-z, 0-9 and -")),
+        "must be an array of tags",
+      ),
       v.maxLength(MAX_TAGS, `must have at most ${MAX_TAGS} tags`),
     ),
   ),
   serviceMetadata: v.optional(
     v.pipe(
       // custom, not v.record: record would silently turn an array into an object with index keys.
-      v.custom<Record<string, unknown>>((value) => typeof value === "object" && value !== null && !Array.isArray(value), "must be a JSON object"),
-      v.check((value) => new TextEncoder().encode(JSON.stringify(value)).length <= MAX_SERVICE_METADATA_BYTES, `must be at most ${MAX_SERVICE_METADATA_BYTES} bytes of JSON`),
+      v.custom<Record<string, unknown>>(
+        (value) => typeof value === "object" && value !== null && !Array.isArray(value),
+        "must be a JSON object",
+      ),
+      v.check(
+        (value) => new TextEncoder().encode(JSON.stringify(value)).length <= MAX_SERVICE_METADATA_BYTES,
+        `must be at most ${MAX_SERVICE_METADATA_BYTES} bytes of JSON`,
+      ),
     ),
   ),
   listingOptIn: v.optional(v.boolean("must be true or false")),
@@ -73,10 +92,14 @@ export function defaultPayToForm(config: Config): PayToForm {
  * The terms a body asks for, resolved as the register writes them: the asset's mint (400 when unknown or not
  * allowed), the form (503 when this deployment does not run it).
  */
-export function resolveRegistrationTerms(config: Config, fields: { asset: string; payToForm?: PayToForm; discovery?: Discovery }): RegistrationTerms {
+export function resolveRegistrationTerms(
+  config: Config,
+  fields: { asset: string; payToForm?: PayToForm; discovery?: Discovery },
+): RegistrationTerms {
   const asset = resolveSellerAsset(config, fields.asset);
   const form = fields.payToForm ?? defaultPayToForm(config);
-  if (form === "wallet" && !config.rails.exactWallet.enabled) throw railNotEnabled("exact (wallet payTo)", config.rails.exactWallet.why);
+  if (form === "wallet" && !config.rails.exactWallet.enabled)
+    throw railNotEnabled("exact (wallet payTo)", config.rails.exactWallet.why);
   if (form === "vault") requireUniversalSettle(config);
   return { asset, form, discovery: fields.discovery ?? {} };
 }
@@ -89,7 +112,14 @@ export function resolveRegistrationTerms(config: Config, fields: { asset: string
 export async function registrationTermLines(terms: RegistrationTerms): Promise<ChallengeTerm[]> {
   const { serviceUrl, listingOptIn } = terms.discovery;
   return [
-    ["asset", terms.asset.isNativeSol ? "SOL (native)" : terms.asset.label === terms.asset.mint ? terms.asset.mint : `${terms.asset.label} (mint ${terms.asset.mint})`],
+    [
+      "asset",
+      terms.asset.isNativeSol
+        ? "SOL (native)"
+        : terms.asset.label === terms.asset.mint
+          ? terms.asset.mint
+          : `${terms.asset.label} (mint ${terms.asset.mint})`,
+    ],
     ["payToForm", terms.form],
     // The parsed URL's href: one line whatever the text holds, and a lookalike host shows as punycode.
     ["serviceUrl", serviceUrl === undefined ? UNCHANGED : new URL(serviceUrl).href],

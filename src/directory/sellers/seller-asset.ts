@@ -1,5 +1,5 @@
-import * as v from "valibot";
 import type { Address } from "@solana/kit";
+import * as v from "valibot";
 import type { Config } from "../../platform/config/load-config";
 import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../platform/config/networks";
 import { badRequest } from "../../platform/errors/catalogue";
@@ -15,7 +15,11 @@ export interface SellerAsset {
   isNativeSol: boolean;
 }
 
-export const SellerAssetInput = v.pipe(v.string("must be \"SOL\", \"USDC\", \"USDT\" or a base58 mint"), v.trim(), v.minLength(1, "must not be empty"));
+export const SellerAssetInput = v.pipe(
+  v.string('must be "SOL", "USDC", "USDT" or a base58 mint'),
+  v.trim(),
+  v.minLength(1, "must not be empty"),
+);
 
 /** Resolves the asset name to a mint; 400 naming `field` when unknown or not on the allowlist (same text as build/verify/settle). */
 export function resolveSellerAsset(config: Config, input: string, field = "asset"): SellerAsset {
@@ -32,7 +36,8 @@ function symbolOrMint(config: Config, input: string, field: string): SellerAsset
   }
   if (symbol === "USDC") return { label: "USDC", mint: config.mints.usdc, isNativeSol: false };
   if (symbol === "USDT") {
-    if (config.mints.usdt === null) throw badRequest(`${field}: USDT has no canonical mint on ${config.cluster}; pass the mint address instead`);
+    if (config.mints.usdt === null)
+      throw badRequest(`${field}: USDT has no canonical mint on ${config.cluster}; pass the mint address instead`);
     return { label: "USDT", mint: config.mints.usdt, isNativeSol: false };
   }
   const mint = v.safeParse(Base58Address, input);

@@ -2,6 +2,7 @@ import * as v from "valibot";
 
 /** The rails a seller preview lists (each has a per-seller payTo: a vault or an escrow). */
 export const SELLER_PREVIEW_SCHEMES = ["exact", "sla-escrow"] as const;
+
 import { Base58Address } from "../../x402/schemas";
 
 /** Request shapes of the seller routes, validated at the edge (400 naming the field). */

@@ -1,7 +1,7 @@
 import { base64urlnopad } from "@scure/base";
+import { shareOnceFulfilled } from "../../platform/cache/share-once-fulfilled";
 import type { ChallengeAction } from "./challenge-actions";
 import { isChallengeAction } from "./challenge-actions";
-import { shareOnceFulfilled } from "../../platform/cache/share-once-fulfilled";
 
 /**
  * The text a seller signs. Stateless by design: every field is in the text and the server's HMAC over the
@@ -61,7 +61,8 @@ function unmacedLines(fields: ChallengeFields): string {
   if (terms.length > MAX_CHALLENGE_TERMS) throw new Error(`a challenge carries at most ${MAX_CHALLENGE_TERMS} terms`);
   for (const [key, value] of terms) {
     // A bug, not an input error: callers pass one-line values (a URL as its parsed href, free text only as a digest).
-    if (!TERM_KEY_PATTERN.test(key) || RESERVED_KEYS.includes(key) || /[\r\n]/.test(value)) throw new Error(`challenge term ${JSON.stringify(key)} is not a one-line key: value`);
+    if (!TERM_KEY_PATTERN.test(key) || RESERVED_KEYS.includes(key) || /[\r\n]/.test(value))
+      throw new Error(`challenge term ${JSON.stringify(key)} is not a one-line key: value`);
   }
   return [
     `x402-facilitator-challenge: ${terms.length > 0 ? BOUND_CHALLENGE_VERSION : CHALLENGE_VERSION}`,
@@ -77,7 +78,9 @@ function unmacedLines(fields: ChallengeFields): string {
 
 export async function formatChallengeMessage(fields: ChallengeFields, macKey: string): Promise<string> {
   const signedPart = unmacedLines(fields);
-  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", await hmacKey(macKey), new TextEncoder().encode(signedPart)));
+  const mac = new Uint8Array(
+    await crypto.subtle.sign("HMAC", await hmacKey(macKey), new TextEncoder().encode(signedPart)),
+  );
   return `${signedPart}\nmac: ${base64urlnopad.encode(mac)}`;
 }
 
@@ -93,10 +96,17 @@ export function parseChallengeMessage(message: string): ParsedChallenge | null {
   const head = keyed.slice(0, HEAD_KEYS.length);
   const termLines = keyed.slice(HEAD_KEYS.length, HEAD_KEYS.length + termCount);
   const tail = keyed.slice(HEAD_KEYS.length + termCount);
-  if (!HEAD_KEYS.every((key, i) => head[i]?.[0] === key) || !TAIL_KEYS.every((key, i) => tail[i]?.[0] === key)) return null;
+  if (!HEAD_KEYS.every((key, i) => head[i]?.[0] === key) || !TAIL_KEYS.every((key, i) => tail[i]?.[0] === key))
+    return null;
   const terms: ChallengeTerm[] = [];
   for (const term of termLines) {
-    if (term === null || !TERM_KEY_PATTERN.test(term[0]) || RESERVED_KEYS.includes(term[0]) || terms.some(([key]) => key === term[0])) return null;
+    if (
+      term === null ||
+      !TERM_KEY_PATTERN.test(term[0]) ||
+      RESERVED_KEYS.includes(term[0]) ||
+      terms.some(([key]) => key === term[0])
+    )
+      return null;
     terms.push(term);
   }
   const [version, domain, wallet, action] = head.map((line) => line![1]) as [string, string, string, string];
@@ -106,7 +116,17 @@ export function parseChallengeMessage(message: string): ParsedChallenge | null {
   const issuedAtMs = parseIsoExact(issued);
   const expiresAtMs = parseIsoExact(expires);
   if (issuedAtMs === null || expiresAtMs === null) return null;
-  return { domain, wallet, action, terms, issuedAtMs, expiresAtMs, nonce, mac, signedPart: lines.slice(0, -1).join("\n") };
+  return {
+    domain,
+    wallet,
+    action,
+    terms,
+    issuedAtMs,
+    expiresAtMs,
+    nonce,
+    mac,
+    signedPart: lines.slice(0, -1).join("\n"),
+  };
 }
 
 /** `key: value` split at the first ": " (no key holds one; a value may). */
@@ -139,7 +159,10 @@ function hmacKey(secret: string): Promise<CryptoKey> {
   return (
     keyCache.get(secret) ??
     shareOnceFulfilled(
-      crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]),
+      crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
+        "sign",
+        "verify",
+      ]),
       (key) => keyCache.set(secret, key),
     )
   );

@@ -1,5 +1,5 @@
 import { base58, base64 } from "@scure/base";
-import { getPublicKeyFromAddress, verifySignature, type Address, type SignatureBytes } from "@solana/kit";
+import { type Address, getPublicKeyFromAddress, type SignatureBytes, verifySignature } from "@solana/kit";
 
 const ED25519_SIGNATURE_BYTES = 64;
 

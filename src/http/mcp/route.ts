@@ -1,13 +1,13 @@
 import type { Hono } from "hono";
+import { FacilitatorError } from "../../platform/errors/catalogue";
 import type { AppContext, AppEnv } from "../context";
+import { errorResponse } from "../error-handler";
+import { parseJsonText } from "../json-text";
+import { clientKeyOf, enforceRateLimit } from "../middleware/rate-limit";
 import type { EndpointInfo } from "../route-def";
 import { agentToolsOf, toolRequest } from "../self-description/agent-tools";
-import { FacilitatorError } from "../../platform/errors/catalogue";
-import { errorResponse } from "../error-handler";
-import { buildToolServer, catalogueBody, statelessTransport } from "./tool-server";
 import { STATIC_ARTIFACT_PATHS } from "../self-description/static-artifacts";
-import { enforceRateLimit, clientKeyOf } from "../middleware/rate-limit";
-import { parseJsonText } from "../json-text";
+import { buildToolServer, catalogueBody, statelessTransport } from "./tool-server";
 
 export const MCP_PATH = STATIC_ARTIFACT_PATHS.mcp;
 /**
@@ -27,7 +27,14 @@ export function mountMcp(app: Hono<AppEnv>, endpoints: () => readonly EndpointIn
   app.post(MCP_PATH, async (c) => {
     await enforceRateLimit(c, "read", clientKeyOf(c));
     const parsed = parseJsonText(await c.req.text());
-    if (!parsed.ok) return c.json(jsonRpcError(-32700, new FacilitatorError("BAD_REQUEST", `Parse error: ${parsed.message}`, { reason: "invalid_json" })), 400);
+    if (!parsed.ok)
+      return c.json(
+        jsonRpcError(
+          -32700,
+          new FacilitatorError("BAD_REQUEST", `Parse error: ${parsed.message}`, { reason: "invalid_json" }),
+        ),
+        400,
+      );
     if (Array.isArray(parsed.value) && parsed.value.length > MCP_MAX_BATCH_MESSAGES) {
       const message = `Invalid Request: a batch may hold at most ${MCP_MAX_BATCH_MESSAGES} messages (got ${parsed.value.length})`;
       return c.json(jsonRpcError(-32600, new FacilitatorError("BAD_REQUEST", message)), 400);
@@ -52,7 +59,12 @@ export function mountMcp(app: Hono<AppEnv>, endpoints: () => readonly EndpointIn
   });
   // Stateless: no server-initiated stream to open (GET) and no session to end (DELETE).
   const notAllowed = (c: AppContext) =>
-    errorResponse(c, new FacilitatorError("METHOD_NOT_ALLOWED", "This MCP endpoint is stateless: POST JSON-RPC messages", { headers: { Allow: "POST" } }));
+    errorResponse(
+      c,
+      new FacilitatorError("METHOD_NOT_ALLOWED", "This MCP endpoint is stateless: POST JSON-RPC messages", {
+        headers: { Allow: "POST" },
+      }),
+    );
   app.get(MCP_PATH, notAllowed);
   app.delete(MCP_PATH, notAllowed);
 }

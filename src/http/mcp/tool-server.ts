@@ -1,10 +1,10 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { API_VERSION } from "../context";
-import { SERVICE_NAME } from "../self-description/capabilities";
-import { ToolArgumentError, type AgentTool } from "../self-description/agent-tools";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import { FacilitatorError } from "../../platform/errors/catalogue";
+import { API_VERSION } from "../context";
+import { type AgentTool, ToolArgumentError } from "../self-description/agent-tools";
+import { SERVICE_NAME } from "../self-description/capabilities";
 
 /** Runs one tool call as the HTTP request it maps to and returns the Response (in-process, same env). */
 export type ToolInvoker = (tool: AgentTool, args: Record<string, unknown>) => Promise<Response>;
@@ -15,7 +15,10 @@ export type ToolInvoker = (tool: AgentTool, args: Record<string, unknown>) => Pr
  */
 export async function buildToolServer(tools: readonly AgentTool[], invoke: ToolInvoker): Promise<Server> {
   const { Server, CallToolRequestSchema, ListToolsRequestSchema } = await loadMcpSdk();
-  const server = new Server({ name: SERVICE_NAME, version: API_VERSION }, { capabilities: { tools: {} }, jsonSchemaValidator: NEVER_ELICITS });
+  const server = new Server(
+    { name: SERVICE_NAME, version: API_VERSION },
+    { capabilities: { tools: {} }, jsonSchemaValidator: NEVER_ELICITS },
+  );
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
@@ -25,13 +28,18 @@ export async function buildToolServer(tools: readonly AgentTool[], invoke: ToolI
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name);
     // MCP answers an unknown tool as a protocol error (JSON-RPC -32602), with the catalogue's body in error.data.
-    if (!tool) throw new JsonRpcError(JSON_RPC_INVALID_PARAMS, new FacilitatorError("NOT_FOUND", `Unknown tool ${request.params.name}: see tools/list`));
+    if (!tool)
+      throw new JsonRpcError(
+        JSON_RPC_INVALID_PARAMS,
+        new FacilitatorError("NOT_FOUND", `Unknown tool ${request.params.name}: see tools/list`),
+      );
     let response: Response;
     try {
       response = await invoke(tool, request.params.arguments ?? {});
     } catch (error) {
       // Arguments the route cannot take are the agent's to fix: a tool result with isError, like a route's 400.
-      if (error instanceof ToolArgumentError) return toolResult(400, catalogueBody(new FacilitatorError("BAD_REQUEST", error.message)));
+      if (error instanceof ToolArgumentError)
+        return toolResult(400, catalogueBody(new FacilitatorError("BAD_REQUEST", error.message)));
       throw error;
     }
     const text = await response.text();
@@ -53,7 +61,11 @@ export async function buildToolServer(tools: readonly AgentTool[], invoke: ToolI
  */
 function toolResult(status: number, body: unknown): CallToolResult {
   const result = { status, body };
-  return { content: [{ type: "text", text: JSON.stringify(result) }], structuredContent: result, isError: status >= 400 };
+  return {
+    content: [{ type: "text", text: JSON.stringify(result) }],
+    structuredContent: result,
+    isError: status >= 400,
+  };
 }
 
 /** JSON-RPC 2.0's "Invalid params", which MCP uses for an unknown tool. */
@@ -111,4 +123,3 @@ const NEVER_ELICITS: jsonSchemaValidator = {
     throw new Error("This MCP server does not elicit input");
   },
 };
-

@@ -9,11 +9,17 @@ import type { AppContext } from "../context";
 export function requireOperatorBearer(c: AppContext): void {
   const expected = c.var.config.sweepToken;
   if (!expected) {
-    throw new FacilitatorError("SERVICE_UNAVAILABLE", "Operator endpoints are disabled: this deployment has no SVC_SWEEP_CRON_TOKEN");
+    throw new FacilitatorError(
+      "SERVICE_UNAVAILABLE",
+      "Operator endpoints are disabled: this deployment has no SVC_SWEEP_CRON_TOKEN",
+    );
   }
   const presented = /^Bearer\s+(.+)$/i.exec(c.req.header("Authorization") ?? "")?.[1]?.trim() ?? "";
   if (!constantTimeEqual(presented, expected)) {
-    throw new FacilitatorError("UNAUTHORIZED", "A valid 'Authorization: Bearer <SVC_SWEEP_CRON_TOKEN>' header is required");
+    throw new FacilitatorError(
+      "UNAUTHORIZED",
+      "A valid 'Authorization: Bearer <SVC_SWEEP_CRON_TOKEN>' header is required",
+    );
   }
 }
 

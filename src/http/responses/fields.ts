@@ -19,7 +19,11 @@ export const UNSIGNED_TRANSACTION_ENTRIES = {
   transaction: v.string(),
   verifyBodyTemplate: v.looseObject({
     x402Version: v.literal(2),
-    paymentPayload: v.looseObject({ x402Version: v.literal(2), accepted: PaymentRequirementsSchema, payload: v.looseObject({ transaction: v.string() }) }),
+    paymentPayload: v.looseObject({
+      x402Version: v.literal(2),
+      accepted: PaymentRequirementsSchema,
+      payload: v.looseObject({ transaction: v.string() }),
+    }),
     paymentRequirements: PaymentRequirementsSchema,
   }),
   payerSignatureIndex: Integer,

@@ -1,7 +1,7 @@
-import { route, type RouteDef } from "../route-def";
 import { BazaarQuerySchema, bazaarResources } from "../../directory/bazaar/bazaar-resources";
 import { BazaarSearchQuerySchema, bazaarSearch } from "../../directory/bazaar/bazaar-search";
 import type { RailModule } from "../../rails/rail";
+import { type RouteDef, route } from "../route-def";
 
 /** `/discovery/*`: the x402 v2 Bazaar discovery API (the official client's `extensions.bazaar`). */
 export function bazaarRoutes(rails: readonly RailModule[]): RouteDef[] {
@@ -20,7 +20,8 @@ export function bazaarRoutes(rails: readonly RailModule[]): RouteDef[] {
       method: "GET",
       path: "/discovery/search",
       tag: "Directory",
-      summary: "x402 v2 Bazaar search: ranked full-text search of the listed resources; ?query&type&payTo&scheme&network&extensions&limit&cursor",
+      summary:
+        "x402 v2 Bazaar search: ranked full-text search of the listed resources; ?query&type&payTo&scheme&network&extensions&limit&cursor",
       query: BazaarSearchQuerySchema,
       handler: async (c, { query }) => c.json(await bazaarSearch(c.env.DB, query, rails)),
     }),

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { Integer, Instant } from "../responses/fields";
+import { Instant, Integer } from "../responses/fields";
 
 /** Success body of `/directory/stats` (routes/directory-stats.ts). */
 

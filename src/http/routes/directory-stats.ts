@@ -1,5 +1,5 @@
-import { route, type RouteDef } from "../route-def";
 import { directoryStats } from "../../directory/resources/resource-search";
+import { type RouteDef, route } from "../route-def";
 import { DirectoryStatsResponseSchema } from "./directory-stats-responses";
 
 /** `/directory/stats`: how big the public directory is (providers and resources). */

@@ -4,7 +4,14 @@ import { Address } from "../responses/fields";
 /** Success bodies of `/supported` and `/capabilities` (routes/discovery.ts). */
 
 export const SupportedResponseSchema = v.looseObject({
-  kinds: v.array(v.looseObject({ x402Version: v.literal(2), scheme: v.string(), network: v.string(), extra: v.record(v.string(), v.unknown()) })),
+  kinds: v.array(
+    v.looseObject({
+      x402Version: v.literal(2),
+      scheme: v.string(),
+      network: v.string(),
+      extra: v.record(v.string(), v.unknown()),
+    }),
+  ),
   extensions: v.array(v.string()),
   signers: v.record(v.string(), v.array(Address)),
 });

@@ -1,8 +1,8 @@
-import { route, type RouteDef, type EndpointInfo } from "../route-def";
+import type { RailModule } from "../../rails/rail";
+import { type EndpointInfo, type RouteDef, route } from "../route-def";
+import { buildCapabilities } from "../self-description/capabilities";
 import { buildHealthReport } from "../self-description/health";
 import { buildSupported } from "../self-description/supported";
-import { buildCapabilities } from "../self-description/capabilities";
-import type { RailModule } from "../../rails/rail";
 import { CapabilitiesResponseSchema, SupportedResponseSchema } from "./discovery-responses";
 
 /**
@@ -22,7 +22,11 @@ export function discoveryRoutes(endpoints: () => readonly EndpointInfo[], rails:
     route({
       key: "supported",
       response: SupportedResponseSchema,
-      agentTool: { name: "get_supported", description: "List the payment kinds (scheme, network, extra) this facilitator verifies and settles, and its fee payer." },
+      agentTool: {
+        name: "get_supported",
+        description:
+          "List the payment kinds (scheme, network, extra) this facilitator verifies and settles, and its fee payer.",
+      },
       method: "GET",
       path: "/supported",
       tag: "Discovery",
@@ -32,12 +36,17 @@ export function discoveryRoutes(endpoints: () => readonly EndpointInfo[], rails:
     route({
       key: "capabilities",
       response: CapabilitiesResponseSchema,
-      agentTool: { name: "get_capabilities", description: "Everything needed to integrate: supported kinds, feature flags, every HTTP endpoint, links to the agent artifacts." },
+      agentTool: {
+        name: "get_capabilities",
+        description:
+          "Everything needed to integrate: supported kinds, feature flags, every HTTP endpoint, links to the agent artifacts.",
+      },
       method: "GET",
       path: "/capabilities",
       tag: "Discovery",
       summary: "Everything needed to integrate: supported kinds, feature flags, endpoints, agent manifest",
-      handler: async (c) => c.json(await buildCapabilities(c.var.config, endpoints(), new URL(c.req.url).origin, rails)),
+      handler: async (c) =>
+        c.json(await buildCapabilities(c.var.config, endpoints(), new URL(c.req.url).origin, rails)),
     }),
   ];
 }

@@ -1,10 +1,10 @@
-import { publicPath, route, type RouteDef } from "../route-def";
-import type { AppContext } from "../context";
-import { PaymentRequiredSchema, type PaymentRequiredBody } from "../../x402/schemas";
-import { enrichReasonsOf, enrichWithRails } from "../../rails/registry";
-import type { RailModule } from "../../rails/rail";
-import { refused } from "../../platform/errors/catalogue";
 import type { Config } from "../../platform/config/load-config";
+import { refused } from "../../platform/errors/catalogue";
+import type { RailModule } from "../../rails/rail";
+import { enrichReasonsOf, enrichWithRails } from "../../rails/registry";
+import { type PaymentRequiredBody, PaymentRequiredSchema } from "../../x402/schemas";
+import type { AppContext } from "../context";
+import { publicPath, type RouteDef, route } from "../route-def";
 
 /**
  * The seller transform: a naive 402 body in, the same body paying this facilitator's rails out (both rails), at
@@ -18,7 +18,8 @@ export function paymentRequiredRoutes(rails: readonly RailModule[]): RouteDef[] 
       method: "GET",
       path: "/payment-required/enrich",
       tag: "Sellers",
-      summary: "What POST /payment-required/enrich does, with a request example for this deployment (pr402 serves the same GET)",
+      summary:
+        "What POST /payment-required/enrich does, with a request example for this deployment (pr402 serves the same GET)",
       handler: (c) => c.json(describeEnrich(rails, c.var.config.network, c.var.config.feePayer.address)),
     }),
     route({
@@ -26,7 +27,8 @@ export function paymentRequiredRoutes(rails: readonly RailModule[]): RouteDef[] 
       method: "POST",
       path: "/payment-required/enrich",
       tag: "Sellers",
-      summary: "Rewrite a naive 402 body: exact lines pay the seller's vault PDA, sla-escrow lines the Escrow PDA, each with this facilitator's extra",
+      summary:
+        "Rewrite a naive 402 body: exact lines pay the seller's vault PDA, sla-escrow lines the Escrow PDA, each with this facilitator's extra",
       body: PaymentRequiredSchema,
       // An anonymous read of the chain (one batched account read): under the per-client read limit like the GETs.
       limit: "read",
@@ -47,7 +49,8 @@ export function paymentRequiredRoutes(rails: readonly RailModule[]): RouteDef[] 
       method: "POST",
       path: "/accepts",
       tag: "Sellers",
-      summary: "Faremeter facilitator protocol: enrich the seller's accepts[] (same transform as /payment-required/enrich)",
+      summary:
+        "Faremeter facilitator protocol: enrich the seller's accepts[] (same transform as /payment-required/enrich)",
       body: PaymentRequiredSchema,
       limit: "read", // the same anonymous chain read as /payment-required/enrich, under the same limit
       reasons: enrichReasons,
@@ -62,7 +65,9 @@ export function paymentRequiredRoutes(rails: readonly RailModule[]): RouteDef[] 
  * `/accepts` keeps echoing (its middleware asks every facilitator it knows).
  */
 function refuseWithoutOwnLine(config: Config, body: PaymentRequiredBody): void {
-  const networks = body.accepts.map((line) => (typeof line === "object" && line !== null && "network" in line ? line.network : undefined));
+  const networks = body.accepts.map((line) =>
+    typeof line === "object" && line !== null && "network" in line ? line.network : undefined,
+  );
   if (networks.some((network) => network === undefined || network === config.network)) return;
   throw refused(
     "no_line_for_facilitator",
@@ -92,7 +97,17 @@ function describeEnrich(rails: readonly RailModule[], network: string, feePayer:
     requestExample: {
       x402Version: 2,
       resource: { url: "https://api.example.com/report", description: "One report", mimeType: "application/json" },
-      accepts: [{ scheme: enriching[0]?.scheme, network, asset: "<mint>", amount: "10000", payTo: "<your wallet>", maxTimeoutSeconds: 60, extra: {} }],
+      accepts: [
+        {
+          scheme: enriching[0]?.scheme,
+          network,
+          asset: "<mint>",
+          amount: "10000",
+          payTo: "<your wallet>",
+          maxTimeoutSeconds: 60,
+          extra: {},
+        },
+      ],
     },
   };
 }

@@ -1,24 +1,24 @@
-import { route, type RouteDef } from "../route-def";
-import type { AppContext } from "../context";
-import type { VerifySettleBody } from "../../x402/schemas";
-import { rejection, type PaymentRejection } from "../../x402/payment-verdict";
-import { railsBySchemeOf, rejectionReasonsOf, verifySettleBodySchemaOf } from "../../rails/registry";
-import type { RailModule } from "../../rails/rail";
-import { checkCommonRequirementsAmong } from "../../x402/common-checks";
-import { normalizeSchemeAmong, type SchemeName } from "../../x402/scheme-names";
-import { settledWith, type SettleOutcome } from "../../settlement/settle-engine";
-import { settleLedgerOf } from "../../settlement/settle-ports";
-import { recordPaymentAttempt, type PaymentAttempt } from "../../store/payment-attempts";
-import type { PaymentAttemptOutcome } from "../../store/states";
+import { ERROR_STATUS, type ErrorReason, isFacilitatorError } from "../../platform/errors/catalogue";
 import { log } from "../../platform/observability/log";
-import { ERROR_STATUS, isFacilitatorError, type ErrorReason } from "../../platform/errors/catalogue";
-import { asVerifySettleBody } from "../../x402/bare-payment-payload";
-import type { RejectionReason } from "../../x402/rejection-reasons";
-import { callerCorrelationIdOf } from "../middleware/correlation-id";
-import { enforceRateLimit } from "../middleware/rate-limit";
 import { recordRequestTelemetry } from "../../platform/observability/telemetry";
+import type { RailModule } from "../../rails/rail";
+import { railsBySchemeOf, rejectionReasonsOf, verifySettleBodySchemaOf } from "../../rails/registry";
+import { type SettleOutcome, settledWith } from "../../settlement/settle-engine";
+import { settleLedgerOf } from "../../settlement/settle-ports";
+import { type PaymentAttempt, recordPaymentAttempt } from "../../store/payment-attempts";
+import type { PaymentAttemptOutcome } from "../../store/states";
+import { asVerifySettleBody } from "../../x402/bare-payment-payload";
+import { checkCommonRequirementsAmong } from "../../x402/common-checks";
 import { payerKeyOf } from "../../x402/payer-key";
 import { paymentIdentifierOf } from "../../x402/payment-identifier";
+import { type PaymentRejection, rejection } from "../../x402/payment-verdict";
+import type { RejectionReason } from "../../x402/rejection-reasons";
+import type { VerifySettleBody } from "../../x402/schemas";
+import { normalizeSchemeAmong, type SchemeName } from "../../x402/scheme-names";
+import type { AppContext } from "../context";
+import { callerCorrelationIdOf } from "../middleware/correlation-id";
+import { enforceRateLimit } from "../middleware/rate-limit";
+import { type RouteDef, route } from "../route-def";
 import { SettleResponseSchema, VerifyResponseSchema } from "./payments-responses";
 
 /**
@@ -35,12 +35,17 @@ export function paymentRoutes(rails: readonly RailModule[]): RouteDef[] {
       body,
       ...input,
       response: VerifyResponseSchema,
-      agentTool: { name: "verify_payment", description: "Check a signed x402 v2 payment (paymentPayload + paymentRequirements) without moving funds. Returns isValid and, when invalid, invalidReason." },
+      agentTool: {
+        name: "verify_payment",
+        description:
+          "Check a signed x402 v2 payment (paymentPayload + paymentRequirements) without moving funds. Returns isValid and, when invalid, invalidReason.",
+      },
       method: "POST",
       path: "/verify",
       tag: "Payments",
       summary: "Verify an x402 v2 payment proof against payment requirements (no funds move)",
-      invalidInput: (c, message, reason) => answerVerify(c, served, Date.now(), rejection(paymentInputReason(reason), message)),
+      invalidInput: (c, message, reason) =>
+        answerVerify(c, served, Date.now(), rejection(paymentInputReason(reason), message)),
       handler: async (c, { body }) => answerVerify(c, served, Date.now(), await limitedPayment(c, body)),
     }),
     route({
@@ -48,12 +53,17 @@ export function paymentRoutes(rails: readonly RailModule[]): RouteDef[] {
       body,
       ...input,
       response: SettleResponseSchema,
-      agentTool: { name: "settle_payment", description: "Settle a signed x402 v2 payment: the facilitator verifies it, co-signs as fee payer and submits it. Idempotent per transaction. Returns success and the transaction signature." },
+      agentTool: {
+        name: "settle_payment",
+        description:
+          "Settle a signed x402 v2 payment: the facilitator verifies it, co-signs as fee payer and submits it. Idempotent per transaction. Returns success and the transaction signature.",
+      },
       method: "POST",
       path: "/settle",
       tag: "Payments",
       summary: "Verify, co-sign as fee payer, submit and confirm an x402 v2 payment (idempotent)",
-      invalidInput: (c, message, reason) => answerSettle(c, served, Date.now(), rejection(paymentInputReason(reason), message)),
+      invalidInput: (c, message, reason) =>
+        answerSettle(c, served, Date.now(), rejection(paymentInputReason(reason), message)),
       handler: async (c, { body }) => answerSettle(c, served, Date.now(), await limitedPayment(c, body)),
     }),
   ];
@@ -66,7 +76,11 @@ export function paymentRoutes(rails: readonly RailModule[]): RouteDef[] {
 const PAYMENT_INPUT = {
   limit: "paymentClient",
   anyContentType: true,
-  networkAt: [["paymentRequirements", "network"], ["paymentPayload", "accepted", "network"], ["accepted", "network"]],
+  networkAt: [
+    ["paymentRequirements", "network"],
+    ["paymentPayload", "accepted", "network"],
+    ["accepted", "network"],
+  ],
   reshapeBody: asVerifySettleBody,
 } as const;
 
@@ -78,11 +92,23 @@ function paymentInputReason(reason: ErrorReason): RejectionReason {
   return reason === "invalid_network" ? "invalid_network" : "invalid_payload";
 }
 
-async function answerVerify(c: AppContext, served: ServedRails, startedAtMs: number, parsed: ParsedBody): Promise<Response> {
+async function answerVerify(
+  c: AppContext,
+  served: ServedRails,
+  startedAtMs: number,
+  parsed: ParsedBody,
+): Promise<Response> {
   const correlationId = parsed.ok ? (parsed.body.correlationId ?? c.var.correlationId) : c.var.correlationId;
   const verdict = parsed.ok ? await asRejectionOnFault(verifyPayment(c, served, parsed.body)) : parsed;
   // Telemetry only: /verify writes nothing to D1, whoever calls it.
-  recordTelemetry(c, "verify", parsed.ok ? parsed.body : null, startedAtMs, verdict.ok ? "valid" : "invalid", verdict.ok ? null : verdict.reason);
+  recordTelemetry(
+    c,
+    "verify",
+    parsed.ok ? parsed.body : null,
+    startedAtMs,
+    verdict.ok ? "valid" : "invalid",
+    verdict.ok ? null : verdict.reason,
+  );
   if (verdict.ok) return c.json({ isValid: true, valid: true, payer: verdict.payer, correlationId });
   return c.json(
     {
@@ -100,10 +126,17 @@ async function answerVerify(c: AppContext, served: ServedRails, startedAtMs: num
   );
 }
 
-async function answerSettle(c: AppContext, served: ServedRails, startedAtMs: number, parsed: ParsedBody): Promise<Response> {
+async function answerSettle(
+  c: AppContext,
+  served: ServedRails,
+  startedAtMs: number,
+  parsed: ParsedBody,
+): Promise<Response> {
   const config = c.var.config;
   const correlationId = parsed.ok ? (parsed.body.correlationId ?? c.var.correlationId) : c.var.correlationId;
-  const settled = parsed.ok ? await asRejectionOnFault(settlePayment(c, served, parsed.body, parsed.paymentId)) : parsed;
+  const settled = parsed.ok
+    ? await asRejectionOnFault(settlePayment(c, served, parsed.body, parsed.paymentId))
+    : parsed;
   const { settlement: result, afterResponse } = "settlement" in settled ? settled : settledWith(settled);
   const signature = "signature" in result && result.signature ? result.signature : "";
   const outcome: PaymentAttemptOutcome = result.ok ? "settled" : "pending" in result ? "pending" : "failed";
@@ -111,7 +144,22 @@ async function answerSettle(c: AppContext, served: ServedRails, startedAtMs: num
   // The seller's payment history, from the outcome: only for a body that parsed (an anonymous junk request
   // writes nothing). The ledger's success report itself was written before this answer, by the engine.
   if (parsed.ok) {
-    runAfterResponse(c, recordPaymentAttempt(c.env.DB, settleAttempt(parsed.body, correlationId, startedAtMs, outcome, result.ok ? null : result.reason, signature || null, result.payer ?? null)), correlationId);
+    runAfterResponse(
+      c,
+      recordPaymentAttempt(
+        c.env.DB,
+        settleAttempt(
+          parsed.body,
+          correlationId,
+          startedAtMs,
+          outcome,
+          result.ok ? null : result.reason,
+          signature || null,
+          result.payer ?? null,
+        ),
+      ),
+      correlationId,
+    );
   }
   for (const work of afterResponse) runAfterResponse(c, work, correlationId);
   if (result.ok) {
@@ -163,7 +211,11 @@ async function limitedPayment(c: AppContext, body: VerifySettleBody): Promise<Pa
   return parsed;
 }
 
-async function verifyPayment(c: AppContext, served: ServedRails, body: VerifySettleBody): Promise<{ ok: true; payer: string } | PaymentRejection> {
+async function verifyPayment(
+  c: AppContext,
+  served: ServedRails,
+  body: VerifySettleBody,
+): Promise<{ ok: true; payer: string } | PaymentRejection> {
   const config = c.var.config;
   const accepted = checkCommonRequirementsAmong(config, body, served);
   if ("ok" in accepted) return accepted;
@@ -173,20 +225,35 @@ async function verifyPayment(c: AppContext, served: ServedRails, body: VerifySet
   return verdict.ok ? { ok: true, payer: verdict.payer } : verdict;
 }
 
-async function settlePayment(c: AppContext, served: ServedRails, body: VerifySettleBody, paymentId: string | null): Promise<SettleOutcome> {
+async function settlePayment(
+  c: AppContext,
+  served: ServedRails,
+  body: VerifySettleBody,
+  paymentId: string | null,
+): Promise<SettleOutcome> {
   const config = c.var.config;
   const accepted = checkCommonRequirementsAmong(config, body, served);
   if ("ok" in accepted) return settledWith(accepted);
   const rail = served.get(accepted.scheme);
   if (!rail) return settledWith(schemeNotAvailable(accepted.scheme));
-  return rail.settle(config, body, accepted, {
-    ledger: c.env.DB,
-    // The ledger objects a new payment is claimed in are this Worker's location's (Cloudflare sets `cf`, never the caller).
-    settleLedger: settleLedgerOf(config, c.env, (c.req.raw.cf as { colo?: unknown } | undefined)?.colo as string | undefined),
-    // Only the header counts as the seller's retry key: the body may come verbatim from the buyer.
-    callerCorrelationId: callerCorrelationIdOf(c.req.header("X-Correlation-ID")),
-    paymentId,
-  }, { bearerToken: bearerTokenOf(c.req.header("Authorization")) });
+  return rail.settle(
+    config,
+    body,
+    accepted,
+    {
+      ledger: c.env.DB,
+      // The ledger objects a new payment is claimed in are this Worker's location's (Cloudflare sets `cf`, never the caller).
+      settleLedger: settleLedgerOf(
+        config,
+        c.env,
+        (c.req.raw.cf as { colo?: unknown } | undefined)?.colo as string | undefined,
+      ),
+      // Only the header counts as the seller's retry key: the body may come verbatim from the buyer.
+      callerCorrelationId: callerCorrelationIdOf(c.req.header("X-Correlation-ID")),
+      paymentId,
+    },
+    { bearerToken: bearerTokenOf(c.req.header("Authorization")) },
+  );
 }
 
 /**
@@ -214,7 +281,14 @@ function schemeNotAvailable(scheme: string): PaymentRejection {
   return rejection("unsupported_scheme", `The ${scheme} rail is not available on this deployment; see /supported`);
 }
 
-function recordTelemetry(c: AppContext, route: "verify" | "settle", body: VerifySettleBody | null, startedAtMs: number, outcome: string, reason: string | null): void {
+function recordTelemetry(
+  c: AppContext,
+  route: "verify" | "settle",
+  body: VerifySettleBody | null,
+  startedAtMs: number,
+  outcome: string,
+  reason: string | null,
+): void {
   const requirements = body?.paymentRequirements;
   recordRequestTelemetry(c.env, {
     route,

@@ -26,4 +26,8 @@ export const ProvidersPageResponseSchema = v.looseObject({
 });
 
 /** pr402's PublicProviderSingle `{entry, notice}`, with the entry's members also at the top level. */
-export const ProviderSingleResponseSchema = v.looseObject({ ...ProviderEntrySchema.entries, entry: ProviderEntrySchema, notice: v.string() });
+export const ProviderSingleResponseSchema = v.looseObject({
+  ...ProviderEntrySchema.entries,
+  entry: ProviderEntrySchema,
+  notice: v.string(),
+});

@@ -1,6 +1,10 @@
-import { route, type RouteDef } from "../route-def";
+import {
+  getListedProviderEntry,
+  listProviders,
+  ProvidersQuerySchema,
+} from "../../directory/providers/provider-directory";
 import { WalletPathSchema } from "../../directory/sellers/seller-inputs";
-import { getListedProviderEntry, listProviders, ProvidersQuerySchema } from "../../directory/providers/provider-directory";
+import { type RouteDef, route } from "../route-def";
 import { ProviderSingleResponseSchema, ProvidersPageResponseSchema } from "./providers-responses";
 
 /** `/providers`: the public provider directory (docs/facilitator-spec.md §4.4), verified, opted-in sellers. */
@@ -11,7 +15,8 @@ export function providerRoutes(): RouteDef[] {
       method: "GET",
       path: "/providers",
       tag: "Directory",
-      summary: "Verified, opted-in providers (merchant origins), newest first; ?limit=1..100 (50), ?cursor=<last updatedAt>",
+      summary:
+        "Verified, opted-in providers (merchant origins), newest first; ?limit=1..100 (50), ?cursor=<last updatedAt>",
       query: ProvidersQuerySchema,
       response: ProvidersPageResponseSchema,
       handler: async (c, { query }) => c.json(await listProviders(c.env.DB, query)),
@@ -22,7 +27,8 @@ export function providerRoutes(): RouteDef[] {
       method: "GET",
       path: "/providers/:wallet",
       tag: "Directory",
-      summary: "One listed provider as {entry, notice} (its members also at the top level); 404 when not publicly listed",
+      summary:
+        "One listed provider as {entry, notice} (its members also at the top level); 404 when not publicly listed",
       params: WalletPathSchema,
       response: ProviderSingleResponseSchema,
       handler: async (c, { params }) => c.json(await getListedProviderEntry(c.env.DB, params.wallet)),

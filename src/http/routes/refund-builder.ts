@@ -1,6 +1,6 @@
-import { route, type RouteDef } from "../route-def";
-import { buildRefund, BuildRefundRequestSchema } from "../../chain/refund/build-refund";
+import { BuildRefundRequestSchema, buildRefund } from "../../chain/refund/build-refund";
 import { SOURCE_FUNDS_REASONS } from "../../chain/source-funds";
+import { type RouteDef, route } from "../route-def";
 
 /** `/build-refund-tx`: a merchant's SPL refund to the original payer, signed and paid by the merchant. */
 export function refundBuilderRoutes(): RouteDef[] {

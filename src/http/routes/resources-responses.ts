@@ -1,6 +1,6 @@
 import * as v from "valibot";
-import { Address, Integer, Instant } from "../responses/fields";
 import { LISTED_SCHEMES } from "../../directory/resources/listed-schemes";
+import { Address, Instant, Integer } from "../responses/fields";
 
 /** Success bodies of the resource directory routes (routes/resources.ts). */
 
@@ -33,4 +33,8 @@ export const ResourceSearchResponseSchema = v.looseObject({
 });
 
 /** pr402's PublicResourceSingle `{entry, notice}`; the entry's members are repeated at the top level for our earlier clients. */
-export const ResourceSingleResponseSchema = v.looseObject({ ...ResourceEntrySchema.entries, entry: ResourceEntrySchema, notice: v.string() });
+export const ResourceSingleResponseSchema = v.looseObject({
+  ...ResourceEntrySchema.entries,
+  entry: ResourceEntrySchema,
+  notice: v.string(),
+});

@@ -1,7 +1,7 @@
 import * as v from "valibot";
-import { Address, DecimalAmount, Integer, Instant } from "../responses/fields";
-import { ProviderEntrySchema } from "./providers-responses";
 import { SELLER_PREVIEW_SCHEMES } from "../../directory/sellers/seller-inputs";
+import { Address, DecimalAmount, Instant, Integer } from "../responses/fields";
+import { ProviderEntrySchema } from "./providers-responses";
 
 /** Success bodies of the seller routes (routes/sellers.ts) and of the wallet challenges the resource routes share. */
 
@@ -16,12 +16,23 @@ export const ChallengeResponseSchema = v.looseObject({
 /** A challenge issued for a registration's terms: the same, with the terms its message names. */
 export const RegisterChallengeResponseSchema = v.looseObject({
   ...ChallengeResponseSchema.entries,
-  terms: v.object({ asset: v.string(), payToForm: v.picklist(["vault", "wallet"]), serviceUrl: v.string(), listingOptIn: v.string(), discovery: v.string() }),
+  terms: v.object({
+    asset: v.string(),
+    payToForm: v.picklist(["vault", "wallet"]),
+    serviceUrl: v.string(),
+    listingOptIn: v.string(),
+    discovery: v.string(),
+  }),
 });
 
 const ProvisioningStatusSchema = v.looseObject({ asset: v.string(), recovered: DecimalAmount, total: DecimalAmount });
 
-const VaultPdaPreviewSchema = v.looseObject({ label: v.string(), mint: Address, vaultPda: Address, solStoragePda: Address });
+const VaultPdaPreviewSchema = v.looseObject({
+  label: v.string(),
+  mint: Address,
+  vaultPda: Address,
+  solStoragePda: Address,
+});
 
 /** pr402's SchemeOnboardInfo (src/facilitator.rs): one rail of the preview, and the rail lookup's body. */
 export const RailInfoSchema = v.looseObject({
@@ -55,9 +66,23 @@ const WalletRailInfoSchema = v.looseObject({
   payToResolve: v.literal("seller.wallet"),
   feeBps: v.literal("0"),
   status: v.picklist(["Active", "NotProvisioned"]),
-  tokenAccount: v.looseObject({ asset: v.string(), mint: Address, tokenProgram: Address, address: Address, exists: v.boolean() }),
+  tokenAccount: v.looseObject({
+    asset: v.string(),
+    mint: Address,
+    tokenProgram: Address,
+    address: Address,
+    exists: v.boolean(),
+  }),
   minimumAmount: DecimalAmount,
-  line: v.looseObject({ scheme: v.literal(EXACT_SCHEME), network: v.string(), payTo: Address, asset: Address, amount: DecimalAmount, maxTimeoutSeconds: Integer, extra: v.record(v.string(), v.unknown()) }),
+  line: v.looseObject({
+    scheme: v.literal(EXACT_SCHEME),
+    network: v.string(),
+    payTo: Address,
+    asset: Address,
+    amount: DecimalAmount,
+    maxTimeoutSeconds: Integer,
+    extra: v.record(v.string(), v.unknown()),
+  }),
 });
 
 const PayToForms = v.array(v.picklist(["vault", "wallet"]));
@@ -71,14 +96,25 @@ export const SellerPreviewResponseSchema = v.looseObject({
     // The vault form's block (pr402's), or the wallet form's alone where no UniversalSettle program is configured; absent with neither.
     [EXACT_SCHEME]: v.optional(
       v.union([
-        v.looseObject({ ...RailInfoSchema.entries, payToForms: PayToForms, walletPayTo: v.optional(WalletRailInfoSchema) }),
+        v.looseObject({
+          ...RailInfoSchema.entries,
+          payToForms: PayToForms,
+          walletPayTo: v.optional(WalletRailInfoSchema),
+        }),
         v.looseObject({ ...WalletRailInfoSchema.entries, payToForms: PayToForms }),
       ]),
     ),
     ...Object.fromEntries(OTHER_PREVIEW_SCHEMES.map((scheme) => [scheme, RailInfoSchema])),
   }),
   /** The rails (or exact payTo forms) this deployment does not offer, and why (as /supported's notOffered). */
-  notOffered: v.array(v.looseObject({ scheme: v.string(), payToForm: v.optional(v.string()), reason: v.literal("rail_not_enabled"), why: v.string() })),
+  notOffered: v.array(
+    v.looseObject({
+      scheme: v.string(),
+      payToForm: v.optional(v.string()),
+      reason: v.literal("rail_not_enabled"),
+      why: v.string(),
+    }),
+  ),
   lifecycle: v.looseObject({
     previewed: v.literal(true),
     activated: v.boolean(),
@@ -97,7 +133,11 @@ export const SellerRegisterResponseSchema = v.looseObject({
   note: v.string(),
 });
 
-export const SellerRetireResponseSchema = v.looseObject({ wallet: Address, retiredRowCount: Integer, note: v.optional(v.string()) });
+export const SellerRetireResponseSchema = v.looseObject({
+  wallet: Address,
+  retiredRowCount: Integer,
+  note: v.optional(v.string()),
+});
 
 export const ProvisionResponseSchema = v.looseObject({
   schemaVersion: v.string(),
@@ -132,4 +172,7 @@ const SellerPaymentEntrySchema = v.looseObject({
   createdAt: Instant,
 });
 
-export const SellerPaymentsResponseSchema = v.looseObject({ entries: v.array(SellerPaymentEntrySchema), nextCursor: v.nullable(v.string()) });
+export const SellerPaymentsResponseSchema = v.looseObject({
+  entries: v.array(SellerPaymentEntrySchema),
+  nextCursor: v.nullable(v.string()),
+});

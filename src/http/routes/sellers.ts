@@ -1,18 +1,31 @@
-import { route, type RouteDef } from "../route-def";
-import { challengeDomainOf } from "../challenge-domain";
-import { buildSellerPreview } from "../../directory/sellers/preview";
-import { lookupSellerRail } from "../../directory/sellers/rail-lookup";
-import { buildSellerProvisioning, ProvisionRequestSchema } from "../../directory/sellers/provision";
-import { CHALLENGE_ISSUE_REASONS, issueChallenge } from "../../directory/wallet-challenges/signed-challenge";
-import { registerSeller, RegisterBodySchema } from "../../directory/sellers/register";
-import { issueRegisterChallenge, REGISTER_TERMS_REASONS, RegisterChallengeBodySchema } from "../../directory/sellers/register-challenge";
-import { retireSeller, RetireBodySchema } from "../../directory/sellers/retire";
 import { listSellerPayments, SellerPaymentsBodySchema } from "../../directory/sellers/payment-history";
+import { buildSellerPreview } from "../../directory/sellers/preview";
+import { buildSellerProvisioning, ProvisionRequestSchema } from "../../directory/sellers/provision";
+import { lookupSellerRail } from "../../directory/sellers/rail-lookup";
+import { RegisterBodySchema, registerSeller } from "../../directory/sellers/register";
+import {
+  issueRegisterChallenge,
+  REGISTER_TERMS_REASONS,
+  RegisterChallengeBodySchema,
+} from "../../directory/sellers/register-challenge";
+import { RetireBodySchema, retireSeller } from "../../directory/sellers/retire";
 import { RailPathSchema, RailQuerySchema, WalletPathSchema } from "../../directory/sellers/seller-inputs";
 import { ChallengeQuerySchema } from "../../directory/wallet-challenges/challenge-inputs";
-import { ChallengeResponseSchema, ProvisionResponseSchema, RegisterChallengeResponseSchema, RailInfoSchema, SellerPaymentsResponseSchema, SellerPreviewResponseSchema, SellerRegisterResponseSchema, SellerRetireResponseSchema } from "./sellers-responses";
+import { CHALLENGE_ISSUE_REASONS, issueChallenge } from "../../directory/wallet-challenges/signed-challenge";
 import { RAIL_SWITCH_REASONS } from "../../platform/config/rail-switches";
 import type { RailModule } from "../../rails/rail";
+import { challengeDomainOf } from "../challenge-domain";
+import { type RouteDef, route } from "../route-def";
+import {
+  ChallengeResponseSchema,
+  ProvisionResponseSchema,
+  RailInfoSchema,
+  RegisterChallengeResponseSchema,
+  SellerPaymentsResponseSchema,
+  SellerPreviewResponseSchema,
+  SellerRegisterResponseSchema,
+  SellerRetireResponseSchema,
+} from "./sellers-responses";
 
 /** Seller onboarding (docs/facilitator-spec.md §4.3): preview, rail lookup, sovereign activation, wallet challenges. */
 export function sellerRoutes(rails: readonly RailModule[]): RouteDef[] {
@@ -21,11 +34,16 @@ export function sellerRoutes(rails: readonly RailModule[]): RouteDef[] {
       key: "sellerPreview",
       reasons: [...RAIL_SWITCH_REASONS],
       response: SellerPreviewResponseSchema,
-      agentTool: { name: "preview_seller", description: "Every payTo address of a seller wallet per scheme (exact vault PDA, escrow PDAs) with its on-chain state and the next onboarding step. No side effect." },
+      agentTool: {
+        name: "preview_seller",
+        description:
+          "Every payTo address of a seller wallet per scheme (exact vault PDA, escrow PDAs) with its on-chain state and the next onboarding step. No side effect.",
+      },
       method: "GET",
       path: "/sellers/:wallet/preview",
       tag: "Sellers",
-      summary: "Vault addresses, on-chain rail state and lifecycle (previewed → activated → verified) of a seller wallet",
+      summary:
+        "Vault addresses, on-chain rail state and lifecycle (previewed → activated → verified) of a seller wallet",
       params: WalletPathSchema,
       handler: async (c, { params }) => c.json(await buildSellerPreview(rails, c.var.config, c.env.DB, params.wallet)),
     }),
@@ -35,21 +53,28 @@ export function sellerRoutes(rails: readonly RailModule[]): RouteDef[] {
       method: "GET",
       path: "/sellers/:wallet/rails/:scheme",
       tag: "Sellers",
-      summary: "The canonical payTo of one rail (exact, or sla-escrow with ?asset=<mint>, USDC by default); no database",
+      summary:
+        "The canonical payTo of one rail (exact, or sla-escrow with ?asset=<mint>, USDC by default); no database",
       params: RailPathSchema,
       query: RailQuerySchema,
       response: RailInfoSchema,
-      handler: async (c, { params: { wallet, scheme }, query: { asset } }) => c.json(await lookupSellerRail(rails, c.var.config, wallet, scheme, asset)),
+      handler: async (c, { params: { wallet, scheme }, query: { asset } }) =>
+        c.json(await lookupSellerRail(rails, c.var.config, wallet, scheme, asset)),
     }),
     route({
       key: "sellerProvisionTx",
       reasons: [...RAIL_SWITCH_REASONS],
       response: ProvisionResponseSchema,
-      agentTool: { name: "build_seller_provisioning", description: "Build the seller's UNSIGNED activation transaction (vault and token account) for an asset; the seller signs and submits it." },
+      agentTool: {
+        name: "build_seller_provisioning",
+        description:
+          "Build the seller's UNSIGNED activation transaction (vault and token account) for an asset; the seller signs and submits it.",
+      },
       method: "POST",
       path: "/sellers/provision-tx",
       tag: "Sellers",
-      summary: "Unsigned sovereign activation transaction (CreateVault and/or the vault token account), signed and paid by the seller",
+      summary:
+        "Unsigned sovereign activation transaction (CreateVault and/or the vault token account), signed and paid by the seller",
       body: ProvisionRequestSchema,
       limit: "build",
       handler: async (c, { body }) => c.json(await buildSellerProvisioning(c.var.config, body)),
@@ -60,7 +85,8 @@ export function sellerRoutes(rails: readonly RailModule[]): RouteDef[] {
       method: "GET",
       path: "/sellers/:wallet/challenge",
       tag: "Sellers",
-      summary: "A one-time challenge for the wallet to sign (?action=, seller:any — every seller action, one use — when omitted; ?ttlSeconds= may shorten it)",
+      summary:
+        "A one-time challenge for the wallet to sign (?action=, seller:any — every seller action, one use — when omitted; ?ttlSeconds= may shorten it)",
       params: WalletPathSchema,
       query: ChallengeQuerySchema,
       response: ChallengeResponseSchema,
@@ -80,7 +106,8 @@ export function sellerRoutes(rails: readonly RailModule[]): RouteDef[] {
       response: RegisterChallengeResponseSchema,
       // A challenge is an HMAC (nothing stored), as cheap as the GET one, under the same limit.
       limit: "read",
-      handler: async (c, { params: { wallet }, body }) => c.json(await issueRegisterChallenge(c.var.config, wallet, body, challengeDomainOf(c))),
+      handler: async (c, { params: { wallet }, body }) =>
+        c.json(await issueRegisterChallenge(c.var.config, wallet, body, challengeDomainOf(c))),
     }),
     route({
       key: "sellerRegister",
@@ -110,7 +137,8 @@ export function sellerRoutes(rails: readonly RailModule[]): RouteDef[] {
       params: WalletPathSchema,
       body: RetireBodySchema,
       response: SellerRetireResponseSchema,
-      handler: async (c, { params: { wallet }, body }) => c.json(await retireSeller(c.var.config, c.env.DB, wallet, body, challengeDomainOf(c))),
+      handler: async (c, { params: { wallet }, body }) =>
+        c.json(await retireSeller(c.var.config, c.env.DB, wallet, body, challengeDomainOf(c))),
     }),
     route({
       key: "sellerPayments",
@@ -119,10 +147,12 @@ export function sellerRoutes(rails: readonly RailModule[]): RouteDef[] {
       path: "/seller/payments",
       tag: "Sellers",
       auth: "wallet-signature",
-      summary: "The seller's verify/settle attempts, newest first, with a signed seller:payments challenge; ?limit 1..100, cursor",
+      summary:
+        "The seller's verify/settle attempts, newest first, with a signed seller:payments challenge; ?limit 1..100, cursor",
       body: SellerPaymentsBodySchema,
       response: SellerPaymentsResponseSchema,
-      handler: async (c, { body }) => c.json(await listSellerPayments(c.var.config, c.env.DB, body, challengeDomainOf(c))),
+      handler: async (c, { body }) =>
+        c.json(await listSellerPayments(c.var.config, c.env.DB, body, challengeDomainOf(c))),
     }),
   ];
 }

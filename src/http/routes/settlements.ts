@@ -1,10 +1,10 @@
 import * as v from "valibot";
-import { route, type RouteDef } from "../route-def";
-import { notFound } from "../../platform/errors/catalogue";
-import { getSettlementBySignature, type SettlementRow } from "../../store/settlements";
 import { signatureStatus } from "../../chain/confirm";
 import { rejectionForOnChainFailure } from "../../chain/transaction-rejection";
 import type { Config } from "../../platform/config/load-config";
+import { notFound } from "../../platform/errors/catalogue";
+import { getSettlementBySignature, type SettlementRow } from "../../store/settlements";
+import { type RouteDef, route } from "../route-def";
 import { SettlementStatusResponseSchema } from "./settlements-responses";
 
 const SettlementPathSchema = v.object({
@@ -21,12 +21,16 @@ type PublicState = (typeof PUBLIC_STATE)[keyof typeof PUBLIC_STATE];
  * as final is checked with one status read: landed is `confirmed`, executed and failed is `failed` (with the reason
  * the settle would have given, its fee paid). When the RPC cannot answer, the ledger's word stands.
  */
-async function publicStateOf(config: Config, row: SettlementRow): Promise<{ state: PublicState; errorReason: string | null }> {
+async function publicStateOf(
+  config: Config,
+  row: SettlementRow,
+): Promise<{ state: PublicState; errorReason: string | null }> {
   const recorded = { state: PUBLIC_STATE[row.state], errorReason: row.errorReason };
   if (recorded.state !== "pending") return recorded;
   const onChain = await signatureStatus(config, row.signature).catch(() => null);
   if (onChain?.kind === "confirmed") return { state: "confirmed", errorReason: null };
-  if (onChain?.kind === "failed") return { state: "failed", errorReason: rejectionForOnChainFailure(onChain.err, "token").reason };
+  if (onChain?.kind === "failed")
+    return { state: "failed", errorReason: rejectionForOnChainFailure(onChain.err, "token").reason };
   return recorded;
 }
 
@@ -40,16 +44,22 @@ export function settlementRoutes(): RouteDef[] {
       key: "settlementStatus",
       reasons: ["not_found"],
       response: SettlementStatusResponseSchema,
-      agentTool: { name: "get_settlement_status", description: "State of a settlement by its transaction signature: pending, confirmed or failed, with payer, payTo, asset and amount." },
+      agentTool: {
+        name: "get_settlement_status",
+        description:
+          "State of a settlement by its transaction signature: pending, confirmed or failed, with payer, payTo, asset and amount.",
+      },
       method: "GET",
       path: "/settlements/:signature",
       tag: "Payments",
-      summary: "State of a settlement by transaction signature (pending | confirmed | failed); 404 when this facilitator never settled it",
+      summary:
+        "State of a settlement by transaction signature (pending | confirmed | failed); 404 when this facilitator never settled it",
       params: SettlementPathSchema,
       handler: async (c, { params: { signature } }) => {
         const row = await getSettlementBySignature(c.env.DB, signature);
         // A row whose transaction the cluster never accepted is not public (its signature was never returned).
-        if (!row || (row.state === "failed" && row.errorReason === "blockhash_expired")) throw notFound(`No settlement with signature ${signature}`);
+        if (!row || (row.state === "failed" && row.errorReason === "blockhash_expired"))
+          throw notFound(`No settlement with signature ${signature}`);
         const { state, errorReason } = await publicStateOf(c.var.config, row);
         // null while only the chain knows (the ledger has no time for it yet).
         const settledAtMs = row.confirmedAtMs ?? (row.state === "confirmed" ? row.updatedAtMs : null);

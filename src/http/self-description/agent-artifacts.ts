@@ -1,11 +1,11 @@
 import type { Address } from "@solana/kit";
-import type { Config } from "../../platform/config/load-config";
-import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../platform/config/networks";
-import type { EndpointInfo } from "../route-def";
 import { fetchAccounts } from "../../chain/accounts";
 import { parseMint } from "../../chain/mint";
-import { agentToolsOf } from "./agent-tools";
+import type { Config } from "../../platform/config/load-config";
+import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../platform/config/networks";
 import type { RailModule } from "../../rails/rail";
+import type { EndpointInfo } from "../route-def";
+import { agentToolsOf } from "./agent-tools";
 
 const SOL_DECIMALS = 9;
 const STABLECOIN_DECIMALS = 6;
@@ -23,31 +23,40 @@ export async function buildPayToSemantics(config: Config, rails: readonly RailMo
   return {
     schemaVersion: "1.0.0",
     network: config.network,
-    schemes: Object.fromEntries(rails.flatMap((rail) => (rail.describe?.payTo ? [[rail.scheme, rail.describe.payTo(config)]] : []))),
+    schemes: Object.fromEntries(
+      rails.flatMap((rail) => (rail.describe?.payTo ? [[rail.scheme, rail.describe.payTo(config)]] : [])),
+    ),
     rules: [
       config.rails.exactWallet.enabled
         ? "payTo is the scheme's on-chain PDA (see schemes above), or the seller's own wallet where the kind's /supported extra.payToForms lists \"wallet\"."
         : "payTo is always an on-chain PDA for the scheme, never the seller's bare wallet.",
-      "Amounts are raw base units as decimal strings (1 USDC = \"1000000\").",
+      'Amounts are raw base units as decimal strings (1 USDC = "1000000").',
     ],
     programs: { universalSettle: config.programs.universalSettle, slaEscrow: config.programs.slaEscrow },
     nativeSolAllowlistAddress: NATIVE_SOL_ALLOWLIST_ADDRESS,
     mintAllowlist: {
       enforced,
       mints: await describeMints(config, enforced ? config.allowedPaymentMints : knownMints(config)),
-      note: enforced ? "build, verify and settle reject assets outside this list" : "no allowlist configured: every mint is permitted; the known mints are listed",
+      note: enforced
+        ? "build, verify and settle reject assets outside this list"
+        : "no allowlist configured: every mint is permitted; the known mints are listed",
     },
   };
 }
 
 function knownMints(config: Config): Address[] {
-  return [config.mints.usdc, ...(config.mints.usdt ? [config.mints.usdt] : []), NATIVE_SOL_ALLOWLIST_ADDRESS as Address];
+  return [
+    config.mints.usdc,
+    ...(config.mints.usdt ? [config.mints.usdt] : []),
+    NATIVE_SOL_ALLOWLIST_ADDRESS as Address,
+  ];
 }
 
 /** Symbol and decimals of each mint: known ones from the configuration, others read from chain in one batched call. */
 async function describeMints(config: Config, mints: readonly Address[]): Promise<MintEntry[]> {
   const known = (mint: Address): MintEntry | null => {
-    if (mint === NATIVE_SOL_ALLOWLIST_ADDRESS) return { mint, symbol: "SOL", decimals: SOL_DECIMALS, kind: "native-sol" };
+    if (mint === NATIVE_SOL_ALLOWLIST_ADDRESS)
+      return { mint, symbol: "SOL", decimals: SOL_DECIMALS, kind: "native-sol" };
     if (mint === config.mints.usdc) return { mint, symbol: "USDC", decimals: STABLECOIN_DECIMALS, kind: "token" };
     if (mint === config.mints.usdt) return { mint, symbol: "USDT", decimals: STABLECOIN_DECIMALS, kind: "token" };
     return null;

@@ -1,4 +1,4 @@
-import { publicPath, type EndpointInfo } from "../route-def";
+import { type EndpointInfo, publicPath } from "../route-def";
 import { toJsonSchema } from "./json-schema";
 
 type JsonSchema = Record<string, unknown>;
@@ -30,7 +30,9 @@ export function agentToolsOf(endpoints: readonly EndpointInfo[]): AgentTool[] {
 
 function toolOf(endpoint: EndpointInfo, tool: NonNullable<EndpointInfo["agentTool"]>): AgentTool {
   const pathParams = [...endpoint.path.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1]!);
-  const query = endpoint.query ? (toJsonSchema(endpoint.query) as { properties?: Record<string, JsonSchema>; required?: string[] }) : {};
+  const query = endpoint.query
+    ? (toJsonSchema(endpoint.query) as { properties?: Record<string, JsonSchema>; required?: string[] })
+    : {};
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   for (const name of pathParams) {
@@ -48,7 +50,13 @@ function toolOf(endpoint: EndpointInfo, tool: NonNullable<EndpointInfo["agentToo
     name: tool.name,
     description: tool.description,
     inputSchema: { type: "object", properties, ...(required.length > 0 ? { required } : {}) },
-    http: { method: endpoint.method, path: publicPath(endpoint.path), pathParams, queryParams: Object.keys(query.properties ?? {}), body: hasBody },
+    http: {
+      method: endpoint.method,
+      path: publicPath(endpoint.path),
+      pathParams,
+      queryParams: Object.keys(query.properties ?? {}),
+      body: hasBody,
+    },
     ...(endpoint.auth ? { auth: endpoint.auth } : {}),
   };
 }
@@ -68,7 +76,11 @@ export function toolRequest(tool: AgentTool, origin: string, args: Record<string
     if (value !== undefined && value !== null) url.searchParams.set(name, String(value));
   }
   if (!tool.http.body) return new Request(url, { method: tool.http.method });
-  return new Request(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(args.body ?? {}) });
+  return new Request(url, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(args.body ?? {}),
+  });
 }
 
 /** A tool argument that cannot form the tool's HTTP request. */

@@ -1,12 +1,12 @@
-import type { Config } from "../../platform/config/load-config";
-import { probeDatabase } from "../../store/parameters";
-import type { RailModule } from "../../rails/rail";
-import { lastJobRuns, type JobRunRow } from "../../store/job-runs";
+import { type FeePayerBalanceReading, readFeePayerBalance } from "../../chain/fee-payer-balance";
+import { type ExposureHealth, exposureHealth, readExposure } from "../../chain/fee-payer-budget/report";
 import { redactRpcUrl } from "../../chain/rpc";
-import { readFeePayerBalance, type FeePayerBalanceReading } from "../../chain/fee-payer-balance";
 import { jobsByCron } from "../../jobs/scheduled";
-import { readProgramsHealth, type ProgramsHealth } from "./program-health";
-import { exposureHealth, readExposure, type ExposureHealth } from "../../chain/fee-payer-budget/report";
+import type { Config } from "../../platform/config/load-config";
+import type { RailModule } from "../../rails/rail";
+import { type JobRunRow, lastJobRuns } from "../../store/job-runs";
+import { probeDatabase } from "../../store/parameters";
+import { type ProgramsHealth, readProgramsHealth } from "./program-health";
 
 export const SCHEMA_VERSION = "1.2.0";
 
@@ -76,10 +76,16 @@ export interface HealthReport {
  * Live health: one getBalance (its context gives the slot) and a few small queries, in parallel; no failure is fatal
  * to the answer. `rails`: the app's; their reports, program checks and Cron jobs are the rail parts of the answer.
  */
-export async function buildHealthReport(config: Config, db: D1Database | undefined, rails: readonly RailModule[]): Promise<HealthReport> {
+export async function buildHealthReport(
+  config: Config,
+  db: D1Database | undefined,
+  rails: readonly RailModule[],
+): Promise<HealthReport> {
   const scheduledJobNames = Object.values(jobsByCron(rails)).flatMap((jobs) => jobs.map((job) => job.name));
   const [reading, database, railReports, jobRuns, programs, exposure] = await Promise.all([
-    readFeePayerBalance(config, HEALTH_READING_MAX_AGE_MS, Math.min(config.rpcTimeoutMs, HEALTH_RPC_TIMEOUT_MS)).catch(() => null),
+    readFeePayerBalance(config, HEALTH_READING_MAX_AGE_MS, Math.min(config.rpcTimeoutMs, HEALTH_RPC_TIMEOUT_MS)).catch(
+      () => null,
+    ),
     probeDatabase(db),
     Promise.all(rails.map((rail) => rail.health?.report?.(config, db) ?? Promise.resolve({}))),
     db ? lastJobRuns(db).catch(() => null) : Promise.resolve(null),
@@ -89,7 +95,12 @@ export async function buildHealthReport(config: Config, db: D1Database | undefin
   const balance = balanceView(config, reading);
   const reachable = reading !== null && database !== "error" && programs.ok !== false;
   return {
-    status: balance.state === "below_minimum" || balance.state === "below_settle_floor" ? "degraded" : reachable ? "ok" : "warning",
+    status:
+      balance.state === "below_minimum" || balance.state === "below_settle_floor"
+        ? "degraded"
+        : reachable
+          ? "ok"
+          : "warning",
     schemaVersion: SCHEMA_VERSION,
     database,
     solanaRpc: reading === null ? "error" : "connected",
@@ -106,7 +117,9 @@ export async function buildHealthReport(config: Config, db: D1Database | undefin
       vaultSweepCronConfigured: scheduledJobNames.includes("sweep"),
       slaEscrowSettleCronConfigured: scheduledJobNames.includes("escrow-keeper"),
       databaseConnected: database === "connected",
-      jobs: Object.fromEntries(scheduledJobNames.map((name) => [name, jobRunView(jobRuns?.find((row) => row.job === name))])),
+      jobs: Object.fromEntries(
+        scheduledJobNames.map((name) => [name, jobRunView(jobRuns?.find((row) => row.job === name))]),
+      ),
     },
     programs,
   };
@@ -115,8 +128,20 @@ export async function buildHealthReport(config: Config, db: D1Database | undefin
 function balanceView(config: Config, reading: FeePayerBalanceReading | null): HealthReport["feePayerBalance"] {
   const { minLamports, settleFloorLamports } = config.feePayerFloors;
   const lamports = reading?.lamports ?? null;
-  const state = lamports === null ? "unknown" : lamports < settleFloorLamports ? "below_settle_floor" : lamports < minLamports ? "below_minimum" : "ok";
-  const belowFloor = state === "below_settle_floor" ? "SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS" : state === "below_minimum" ? "SVC_FEE_PAYER_MIN_LAMPORTS" : null;
+  const state =
+    lamports === null
+      ? "unknown"
+      : lamports < settleFloorLamports
+        ? "below_settle_floor"
+        : lamports < minLamports
+          ? "below_minimum"
+          : "ok";
+  const belowFloor =
+    state === "below_settle_floor"
+      ? "SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS"
+      : state === "below_minimum"
+        ? "SVC_FEE_PAYER_MIN_LAMPORTS"
+        : null;
   return {
     lamports: lamports === null ? null : lamports.toString(),
     readAt: reading ? new Date(reading.readAtMs).toISOString() : null,

@@ -1,6 +1,6 @@
-import { API_VERSION } from "../context";
-import { publicPath, type EndpointInfo } from "../route-def";
 import { ERROR_STATUS } from "../../platform/errors/catalogue";
+import { API_VERSION } from "../context";
+import { type EndpointInfo, publicPath } from "../route-def";
 import { SERVICE_NAME } from "./capabilities";
 import { SCHEMA_VERSION } from "./health";
 import { toJsonSchema } from "./json-schema";
@@ -12,7 +12,11 @@ type Operation = Record<string, unknown>;
  * OpenAPI 3.1 description generated from the mounted route table and its valibot schemas (so it can never list a
  * route that is not served, nor drift from what the routes validate), plus the origin-level routes.
  */
-export function buildOpenApi(endpoints: readonly EndpointInfo[], origin: string, originRoutes: readonly OriginRoute[] = []) {
+export function buildOpenApi(
+  endpoints: readonly EndpointInfo[],
+  origin: string,
+  originRoutes: readonly OriginRoute[] = [],
+) {
   const paths: Record<string, Record<string, Operation>> = {};
   for (const endpoint of endpoints) {
     (paths[publicPath(endpoint.path)] ??= {})[endpoint.method.toLowerCase()] = apiOperation(endpoint);
@@ -25,7 +29,8 @@ export function buildOpenApi(endpoints: readonly EndpointInfo[], origin: string,
     info: {
       title: SERVICE_NAME,
       version: API_VERSION,
-      description: "x402 v2 payment facilitator for Solana: discovery, unsigned transaction builders, verify and settle.",
+      description:
+        "x402 v2 payment facilitator for Solana: discovery, unsigned transaction builders, verify and settle.",
       // The discovery schema version reported by /health and /capabilities (docs/facilitator-spec.md §9).
       "x-schemaVersion": SCHEMA_VERSION,
     },
@@ -48,15 +53,30 @@ function apiOperation(endpoint: EndpointInfo): Operation {
     tags: [endpoint.tag],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(endpoint.method === "POST"
-      ? { requestBody: { required: true, content: { "application/json": { schema: endpoint.body ? toJsonSchema(endpoint.body) : { type: "object" } } } } }
+      ? {
+          requestBody: {
+            required: true,
+            content: {
+              "application/json": { schema: endpoint.body ? toJsonSchema(endpoint.body) : { type: "object" } },
+            },
+          },
+        }
       : {}),
     ...(endpoint.auth === "bearer" ? { security: [{ bearerAuth: [] }] } : {}),
     ...(endpoint.auth === "wallet-signature"
       ? { "x-auth": "wallet-signature: the body carries a challenge signed by the wallet (see the onboarding guide)" }
       : {}),
     responses: {
-      "200": { description: "Success", content: { "application/json": { schema: endpoint.response ? toJsonSchema(endpoint.response) : { type: "object" } } } },
-      "4XX": errorResponse("Rejected request: `code` is one of the error catalogue, `reason` (listed in x-reasons) which mistake, `error` says what to do", endpoint.reasons),
+      "200": {
+        description: "Success",
+        content: {
+          "application/json": { schema: endpoint.response ? toJsonSchema(endpoint.response) : { type: "object" } },
+        },
+      },
+      "4XX": errorResponse(
+        "Rejected request: `code` is one of the error catalogue, `reason` (listed in x-reasons) which mistake, `error` says what to do",
+        endpoint.reasons,
+      ),
       "5XX": errorResponse("Internal, configuration or upstream (Solana RPC) failure", endpoint.reasons),
     },
   };
@@ -94,7 +114,10 @@ function queryParameters(endpoint: EndpointInfo) {
   }));
 }
 
-function propertiesOf(schema: NonNullable<EndpointInfo["query"]>): { properties?: Record<string, unknown>; required?: string[] } {
+function propertiesOf(schema: NonNullable<EndpointInfo["query"]>): {
+  properties?: Record<string, unknown>;
+  required?: string[];
+} {
   return toJsonSchema(schema) as { properties?: Record<string, unknown>; required?: string[] };
 }
 
@@ -105,8 +128,17 @@ function errorBodySchema() {
     required: ["error", "code", "reason", "correlationId"],
     properties: {
       error: { type: "string", description: "What went wrong and what to do, for a person" },
-      reason: { type: "string", description: "Stable machine-readable reason (each operation lists its own); on /verify and /settle the same as invalidReason / errorReason" },
-      code: { type: "string", description: "Catalogue code (HTTP status in parentheses)", enum: errorCodes(), "x-status": ERROR_STATUS },
+      reason: {
+        type: "string",
+        description:
+          "Stable machine-readable reason (each operation lists its own); on /verify and /settle the same as invalidReason / errorReason",
+      },
+      code: {
+        type: "string",
+        description: "Catalogue code (HTTP status in parentheses)",
+        enum: errorCodes(),
+        "x-status": ERROR_STATUS,
+      },
       correlationId: { type: ["string", "null"] },
       invalidReason: { type: "string", description: "x402 reason on /verify rejections" },
       errorReason: { type: "string", description: "x402 reason on /settle failures" },
@@ -125,6 +157,11 @@ function errorResponse(description: string, reasons: readonly string[] = []) {
   const schema =
     reasons.length === 0
       ? { $ref: "#/components/schemas/JsonError" }
-      : { allOf: [{ $ref: "#/components/schemas/JsonError" }, { type: "object", properties: { reason: { type: "string", enum: [...reasons] } } }] };
+      : {
+          allOf: [
+            { $ref: "#/components/schemas/JsonError" },
+            { type: "object", properties: { reason: { type: "string", enum: [...reasons] } } },
+          ],
+        };
   return { description, "x-reasons": [...reasons], content: { "application/json": { schema } } };
 }

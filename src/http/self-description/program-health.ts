@@ -1,6 +1,6 @@
-import type { Config } from "../../platform/config/load-config";
-import { fetchAccounts, type AccountSnapshot } from "../../chain/accounts";
+import { type AccountSnapshot, fetchAccounts } from "../../chain/accounts";
 import { endpointCache } from "../../chain/endpoint-cache";
+import type { Config } from "../../platform/config/load-config";
 import type { ProgramAccountProbe, RailHealth, RailModule } from "../../rails/rail";
 
 /**
@@ -70,18 +70,32 @@ async function readOnce(config: Config, programs: readonly ProgramOf[]): Promise
   const configured = programs.flatMap(({ part, programId }) => (programId ? [{ part, programId }] : []));
   const probes = await Promise.all(configured.map(({ part }) => part.accounts(config)));
   // One batched read: each program, then its accounts.
-  const accounts = await fetchAccounts(config, configured.flatMap(({ programId }, i) => [programId, ...Object.values(probes[i]!).map((probe) => probe.address)]));
+  const accounts = await fetchAccounts(
+    config,
+    configured.flatMap(({ programId }, i) => [programId, ...Object.values(probes[i]!).map((probe) => probe.address)]),
+  );
   const checks = configured.map(({ part, programId }, i): [string, ProgramCheck] => {
     const check = ({ address, decode }: ProgramAccountProbe): ProgramAccountCheck => {
       const account = accounts.get(address) ?? null;
       const owned = account !== null && account.owner === programId;
       return { address, found: owned, decoded: owned && decode(account.data) !== null };
     };
-    return [part.key, { programId, found: isExecutable(accounts.get(programId) ?? null), accounts: Object.fromEntries(Object.entries(probes[i]!).map(([name, probe]) => [name, check(probe)])) }];
+    return [
+      part.key,
+      {
+        programId,
+        found: isExecutable(accounts.get(programId) ?? null),
+        accounts: Object.fromEntries(Object.entries(probes[i]!).map(([name, probe]) => [name, check(probe)])),
+      },
+    ];
   });
   const ok = checks.every(([, p]) => p.found && Object.values(p.accounts).every((a) => a.decoded));
   const byKey = new Map(checks);
-  return { ok, ...Object.fromEntries(programs.map(({ part }) => [part.key, byKey.get(part.key) ?? null])), rails: config.rails };
+  return {
+    ok,
+    ...Object.fromEntries(programs.map(({ part }) => [part.key, byKey.get(part.key) ?? null])),
+    rails: config.rails,
+  };
 }
 
 function isExecutable(account: AccountSnapshot | null): boolean {

@@ -1,5 +1,5 @@
 import type { Config } from "../../platform/config/load-config";
-import { railSwitchesOf, type RailModule } from "../../rails/rail";
+import { type RailModule, railSwitchesOf } from "../../rails/rail";
 import { PAYMENT_IDENTIFIER } from "../../x402/payment-identifier";
 
 export interface SupportedKind {
@@ -38,11 +38,26 @@ export async function buildSupported(config: Config, rails: readonly RailModule[
     if (extra) kinds.push({ x402Version: 2, scheme: rail.scheme, network: config.network, extra });
     const switches = railSwitchesOf(rail, config);
     for (const { payToForm, setting } of switches) {
-      if (!setting.enabled) notOffered.push({ scheme: rail.scheme, ...(payToForm ? { payToForm } : {}), reason: "rail_not_enabled", why: setting.why });
+      if (!setting.enabled)
+        notOffered.push({
+          scheme: rail.scheme,
+          ...(payToForm ? { payToForm } : {}),
+          reason: "rail_not_enabled",
+          why: setting.why,
+        });
     }
     if (!extra && switches.some(({ setting }) => setting.enabled)) {
-      notOffered.push({ scheme: rail.scheme, reason: "program_not_available", why: `the ${rail.scheme} program or its accounts were not found on this cluster (see /health programs)` });
+      notOffered.push({
+        scheme: rail.scheme,
+        reason: "program_not_available",
+        why: `the ${rail.scheme} program or its accounts were not found on this cluster (see /health programs)`,
+      });
     }
   });
-  return { kinds, extensions: ["bazaar", PAYMENT_IDENTIFIER], signers: { [config.network]: [config.feePayer.address] }, notOffered };
+  return {
+    kinds,
+    extensions: ["bazaar", PAYMENT_IDENTIFIER],
+    signers: { [config.network]: [config.feePayer.address] },
+    notOffered,
+  };
 }

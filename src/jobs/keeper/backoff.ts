@@ -10,7 +10,9 @@ export const KEEPER_RETRY_MAX_DELAY_MS = 24 * 60 * 60_000;
 /** 10 min, 20 min, … 21 h 20 min: about 42 hours from the first failure to giving up. */
 export const KEEPER_MAX_ATTEMPTS = 8;
 
-export type AfterFailure = { state: "open"; failures: number; nextCheckAtMs: number } | { state: "stuck"; failures: number; nextCheckAtMs: number };
+export type AfterFailure =
+  | { state: "open"; failures: number; nextCheckAtMs: number }
+  | { state: "stuck"; failures: number; nextCheckAtMs: number };
 
 /** `failuresBefore` consecutive failures so far; this check failed too. */
 export function afterFailedAttempt(failuresBefore: number, nowMs: number): AfterFailure {

@@ -28,7 +28,15 @@ export function accountReads(accounts: number): number {
 /** The RPC calls above for a run of `rows` rows (rows > 0). */
 export function sharedKeeperSubrequests(rows: number): number {
   const statusReads = Math.ceil(rows / MAX_SIGNATURES_PER_STATUS_READ);
-  return accountReads(rows + 1) + 2 * statusReads + KEEPER_BLOCKHASH_CHECKS + 1 + rows + KEEPER_CONFIRM_POLLS * statusReads + KEEPER_BUDGET_QUERIES;
+  return (
+    accountReads(rows + 1) +
+    2 * statusReads +
+    KEEPER_BLOCKHASH_CHECKS +
+    1 +
+    rows +
+    KEEPER_CONFIRM_POLLS * statusReads +
+    KEEPER_BUDGET_QUERIES
+  );
 }
 
 /** The largest run whose worst case fits `budget`. */

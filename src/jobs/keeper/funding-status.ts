@@ -1,6 +1,6 @@
-import type { Config } from "../../platform/config/load-config";
 import { isBlockhashStillValid } from "../../chain/blockhash";
 import { readSignatureStatuses } from "../../chain/confirm";
+import type { Config } from "../../platform/config/load-config";
 import { KEEPER_BLOCKHASH_CHECKS } from "./budget";
 
 /**
@@ -10,7 +10,11 @@ import { KEEPER_BLOCKHASH_CHECKS } from "./budget";
  * - expired: the cluster has no trace of it and its blockhash expired, so it never will land;
  * - unknown: still in flight, or not looked at in this run (the row is looked at again soon).
  */
-export type FundingStatus = { kind: "confirmed" } | { kind: "failed"; err: unknown } | { kind: "expired" } | { kind: "unknown" };
+export type FundingStatus =
+  | { kind: "confirmed" }
+  | { kind: "failed"; err: unknown }
+  | { kind: "expired" }
+  | { kind: "unknown" };
 
 /** How long a funding without a recorded blockhash (rows from before 0007) may stay unseen before it counts as expired. */
 const LEGACY_FUNDING_GRACE_MS = 10 * 60_000;
@@ -25,13 +29,20 @@ export interface FundingToCheck {
  * Reads the statuses of the given fundings (with the transaction history, 256 per call), then asks whether the
  * blockhash of those never seen is still valid (at most KEEPER_BLOCKHASH_CHECKS distinct blockhashes a run).
  */
-export async function readFundingStatuses(config: Config, fundings: readonly FundingToCheck[], nowMs: number): Promise<Map<string, FundingStatus>> {
+export async function readFundingStatuses(
+  config: Config,
+  fundings: readonly FundingToCheck[],
+  nowMs: number,
+): Promise<Map<string, FundingStatus>> {
   const statuses = await readStatuses(config, [...new Set(fundings.map((f) => f.fundingSignature))]);
   const validity = new Map<string, boolean>();
   for (const funding of fundings) {
     if (statuses.has(funding.fundingSignature)) continue;
     if (funding.fundingBlockhash === null) {
-      statuses.set(funding.fundingSignature, nowMs - funding.createdAtMs >= LEGACY_FUNDING_GRACE_MS ? { kind: "expired" } : { kind: "unknown" });
+      statuses.set(
+        funding.fundingSignature,
+        nowMs - funding.createdAtMs >= LEGACY_FUNDING_GRACE_MS ? { kind: "expired" } : { kind: "unknown" },
+      );
       continue;
     }
     if (!validity.has(funding.fundingBlockhash)) {
@@ -41,7 +52,10 @@ export async function readFundingStatuses(config: Config, fundings: readonly Fun
       }
       validity.set(funding.fundingBlockhash, await isBlockhashStillValid(config, funding.fundingBlockhash));
     }
-    statuses.set(funding.fundingSignature, validity.get(funding.fundingBlockhash) ? { kind: "unknown" } : { kind: "expired" });
+    statuses.set(
+      funding.fundingSignature,
+      validity.get(funding.fundingBlockhash) ? { kind: "unknown" } : { kind: "expired" },
+    );
   }
   // A funding may have landed between the status read and the blockhash's expiry: look once more before giving up on it.
   const expired = [...statuses].filter(([, status]) => status.kind === "expired").map(([signature]) => signature);

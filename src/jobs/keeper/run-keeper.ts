@@ -1,17 +1,17 @@
 import type { Instruction } from "@solana/kit";
-import type { Config } from "../../platform/config/load-config";
 import { getLatestBlockhash } from "../../chain/blockhash";
 import { confirmAll } from "../../chain/confirm-many";
+import { bookExposure, type ExposureRail, trimExposure } from "../../chain/fee-payer-budget/budget";
 import { FEE_PAYER_BELOW_MINIMUM, optionalSpendingPause, type SpendingPause } from "../../chain/fee-payer-floor";
-import { LAMPORTS_PER_SIGNATURE } from "../../chain/network-fee";
 import { sendKeeperStep } from "../../chain/keeper-send";
+import { LAMPORTS_PER_SIGNATURE } from "../../chain/network-fee";
 import { describe } from "../../chain/transaction-errors";
-import { recordKeeperOutcomes, type KeeperOutcome, type KeeperTable } from "../../store/keeper-queue";
-import { NO_KEEPER_ACTION, type KeeperLookOutcome } from "../../store/states";
-import { afterFailedAttempt } from "./backoff";
-import { bookExposure, trimExposure, type ExposureRail } from "../../chain/fee-payer-budget/budget";
-import type { PaymentRejection } from "../../x402/payment-verdict";
+import type { Config } from "../../platform/config/load-config";
 import { log } from "../../platform/observability/log";
+import { type KeeperOutcome, type KeeperTable, recordKeeperOutcomes } from "../../store/keeper-queue";
+import { type KeeperLookOutcome, NO_KEEPER_ACTION } from "../../store/states";
+import type { PaymentRejection } from "../../x402/payment-verdict";
+import { afterFailedAttempt } from "./backoff";
 import { KEEPER_CLAIM_MS, KEEPER_CONFIRM_POLLS } from "./budget";
 
 /** The soonest a keeper looks at a row again when it has nothing to do with it yet. */
@@ -55,7 +55,12 @@ export interface NextLook {
  * chain, and how it reads the result. Everything else (floor pause, claim, send, confirm, back-off, one D1 batch of
  * outcomes) is the same for every rail and lives in runKeeper.
  */
-export interface KeeperRail<Row extends KeeperRow, Planned extends PlannedStep<Row>, Item, Report extends KeeperRun<Item>> {
+export interface KeeperRail<
+  Row extends KeeperRow,
+  Planned extends PlannedStep<Row>,
+  Item,
+  Report extends KeeperRun<Item>,
+> {
   /** What the fee payer would spend on, for the floor's pause message. */
   spending: string;
   /** The rail the steps' fees are booked under in the exposure budget (src/chain/fee-payer-budget/). */
@@ -83,9 +88,19 @@ export interface KeeperRail<Row extends KeeperRow, Planned extends PlannedStep<R
    * Right before the run's sends (after the blockhash): facts read again at the last moment may make steps wait (not
    * counted as failures). Returns why, per step; a rail without it sends what it planned.
    */
-  beforeSend?: (config: Config, db: D1Database, steps: readonly Planned[], nowMs: number) => Promise<Map<Planned, string>>;
+  beforeSend?: (
+    config: Config,
+    db: D1Database,
+    steps: readonly Planned[],
+    nowMs: number,
+  ) => Promise<Map<Planned, string>>;
   /** After the confirmations: what the landed steps cost beyond their fee, found out and booked (its failure is logged, never the run's). */
-  afterLanded?: (config: Config, db: D1Database, landed: readonly { planned: Planned; signature: string }[], nowMs: number) => Promise<void>;
+  afterLanded?: (
+    config: Config,
+    db: D1Database,
+    landed: readonly { planned: Planned; signature: string }[],
+    nowMs: number,
+  ) => Promise<void>;
   /** A row that is neither gated nor skipped and has nothing to send this run. */
   idle(p: Planned, nowMs: number): NextLook;
   /** A row whose step the chain confirmed. */
@@ -119,7 +134,12 @@ export interface KeeperRun<Item> {
  * claim until it expires, so no other run sends it again before the chain has answered. A dry run claims, writes and
  * sends nothing.
  */
-export async function runKeeper<Row extends KeeperRow, Planned extends PlannedStep<Row>, Item, Report extends KeeperRun<Item>>(
+export async function runKeeper<
+  Row extends KeeperRow,
+  Planned extends PlannedStep<Row>,
+  Item,
+  Report extends KeeperRun<Item>,
+>(
   config: Config,
   db: D1Database,
   rail: KeeperRail<Row, Planned, Item, Report>,
@@ -135,11 +155,18 @@ export async function runKeeper<Row extends KeeperRow, Planned extends PlannedSt
   const canPayOneFee = paused === null || BigInt(paused.balanceLamports) >= LAMPORTS_PER_SIGNATURE;
   const held = (p: Planned) => paused !== null && !(canPayOneFee && rail.returnsRent!(p));
   const claimId = crypto.randomUUID();
-  const rows = options.dryRun ? await rail.peek!(db, nowMs, limit) : await rail.claim(db, claimId, nowMs, KEEPER_CLAIM_MS, limit);
+  const rows = options.dryRun
+    ? await rail.peek!(db, nowMs, limit)
+    : await rail.claim(db, claimId, nowMs, KEEPER_CLAIM_MS, limit);
   if (rows.length === 0) return rail.report([], options.dryRun, limit);
 
   const planned = await rail.plan(config, rows, nowMs);
-  if (options.dryRun) return rail.report(planned.map((p) => dryRunItem(rail, p, nowMs)), true, limit);
+  if (options.dryRun)
+    return rail.report(
+      planned.map((p) => dryRunItem(rail, p, nowMs)),
+      true,
+      limit,
+    );
   await rail.recordFundingFacts(db, planned, nowMs);
 
   const outcomes: (KeeperOutcome & { key: string })[] = [];
@@ -150,10 +177,20 @@ export async function runKeeper<Row extends KeeperRow, Planned extends PlannedSt
     items.push(rail.item(p, outcome.signature, outcome.outcome, outcome.detail));
   };
   const wouldSend = (p: Planned) => p.instructions !== undefined && !p.skip && !p.gate;
-  const fees = await bookStepFees(config, db, rail, claimId, planned.filter((p) => wouldSend(p) && !held(p)), nowMs);
+  const fees = await bookStepFees(
+    config,
+    db,
+    rail,
+    claimId,
+    planned.filter((p) => wouldSend(p) && !held(p)),
+    nowMs,
+  );
   const sendable = (p: Planned) => wouldSend(p) && !held(p) && !fees.refusedFor(p);
   const blockhash = planned.some(sendable) ? await getLatestBlockhash(config) : null;
-  const waits = blockhash && rail.beforeSend ? await rail.beforeSend(config, db, planned.filter(sendable), nowMs) : new Map<Planned, string>();
+  const waits =
+    blockhash && rail.beforeSend
+      ? await rail.beforeSend(config, db, planned.filter(sendable), nowMs)
+      : new Map<Planned, string>();
   const sent: { planned: Planned; signature: string }[] = [];
   let heldBack = false;
   for (const p of planned) {
@@ -184,10 +221,16 @@ export async function runKeeper<Row extends KeeperRow, Planned extends PlannedSt
   }
   await fees.trimTo(sent.map((s) => s.planned));
 
-  const statuses = await confirmAll(config, sent.map((s) => s.signature), KEEPER_CONFIRM_POLLS);
+  const statuses = await confirmAll(
+    config,
+    sent.map((s) => s.signature),
+    KEEPER_CONFIRM_POLLS,
+  );
   if (rail.afterLanded) {
     const landed = sent.filter((s) => statuses.get(s.signature)?.kind === "confirmed");
-    await rail.afterLanded(config, db, landed, nowMs).catch((error: unknown) => log("error", "keeper_after_landed_failed", { spending: rail.spending, error }));
+    await rail
+      .afterLanded(config, db, landed, nowMs)
+      .catch((error: unknown) => log("error", "keeper_after_landed_failed", { spending: rail.spending, error }));
   }
   for (const { planned: p, signature } of sent) {
     const status = statuses.get(signature);
@@ -196,11 +239,20 @@ export async function runKeeper<Row extends KeeperRow, Planned extends PlannedSt
       const { result, ...look } = rail.landed(p, nowMs);
       if (result !== undefined) results.push(result);
       record(p, { ...look, outcome: "landed", failures: 0, action, signature, keepClaim: false });
-    }
-    else if (status?.kind === "failed") record(p, failedAttempt(p.row, nowMs, "failed", `failed on chain: ${describe(status.err)}`, action, signature));
+    } else if (status?.kind === "failed")
+      record(p, failedAttempt(p.row, nowMs, "failed", `failed on chain: ${describe(status.err)}`, action, signature));
     else {
       const detail = "sent, not confirmed within this run";
-      record(p, { state: "open", nextCheckAtMs: nowMs + KEEPER_CLAIM_MS, failures: p.row.failures, action, signature, outcome: "unconfirmed", detail, keepClaim: true });
+      record(p, {
+        state: "open",
+        nextCheckAtMs: nowMs + KEEPER_CLAIM_MS,
+        failures: p.row.failures,
+        action,
+        signature,
+        outcome: "unconfirmed",
+        detail,
+        keepClaim: true,
+      });
     }
   }
   await recordKeeperOutcomes(db, rail.table, claimId, outcomes, Date.now());
@@ -231,7 +283,19 @@ async function bookStepFees<Row extends KeeperRow, Planned extends PlannedStep<R
   const feeOf = (count: number) => BigInt(count) * LAMPORTS_PER_SIGNATURE;
   const booked = await Promise.all(
     groups.map((g) =>
-      bookExposure(config, db, { bookingId: g.id, rail: rail.exposureRail, kind: "network_fee", payer: null, payTo: null, lamports: feeOf(g.steps.length) }, { nowMs, uncapped: g.uncapped }),
+      bookExposure(
+        config,
+        db,
+        {
+          bookingId: g.id,
+          rail: rail.exposureRail,
+          kind: "network_fee",
+          payer: null,
+          payTo: null,
+          lamports: feeOf(g.steps.length),
+        },
+        { nowMs, uncapped: g.uncapped },
+      ),
     ),
   );
   const refusal = booked[0]!.ok ? null : (booked[0] as PaymentRejection);
@@ -248,30 +312,77 @@ async function bookStepFees<Row extends KeeperRow, Planned extends PlannedStep<R
   };
 }
 
-function withoutSend<Row extends KeeperRow, Planned extends PlannedStep<Row>>(rail: KeeperRail<Row, Planned, unknown, KeeperRun<unknown>>, p: Planned, nowMs: number): KeeperOutcome {
+function withoutSend<Row extends KeeperRow, Planned extends PlannedStep<Row>>(
+  rail: KeeperRail<Row, Planned, unknown, KeeperRun<unknown>>,
+  p: Planned,
+  nowMs: number,
+): KeeperOutcome {
   const base = { action: NO_KEEPER_ACTION, signature: null, keepClaim: false, failures: p.row.failures };
-  if (p.gate?.kind === "drop") return { ...base, state: "dropped", nextCheckAtMs: nowMs, outcome: "dropped", detail: p.gate.why };
-  if (p.gate?.kind === "wait") return { ...base, state: "open", nextCheckAtMs: nowMs + KEEPER_MIN_RECHECK_MS, outcome: "waiting", detail: p.gate.why };
+  if (p.gate?.kind === "drop")
+    return { ...base, state: "dropped", nextCheckAtMs: nowMs, outcome: "dropped", detail: p.gate.why };
+  if (p.gate?.kind === "wait")
+    return {
+      ...base,
+      state: "open",
+      nextCheckAtMs: nowMs + KEEPER_MIN_RECHECK_MS,
+      outcome: "waiting",
+      detail: p.gate.why,
+    };
   if (p.skip) return failedAttempt(p.row, nowMs, "skipped", p.skip, rail.actionOf(p), null);
   const look = rail.idle(p, nowMs);
   return { ...base, ...look, outcome: look.state === "closed" ? "gone" : "waiting" };
 }
 
 /** A step ready to send and held back this run (not the row's failure): looked at again in a minute. */
-function heldStep<Row extends KeeperRow, Planned extends PlannedStep<Row>>(rail: KeeperRail<Row, Planned, unknown, KeeperRun<unknown>>, p: Planned, nowMs: number, why: string): KeeperOutcome {
-  return { state: "open", nextCheckAtMs: nowMs + KEEPER_MIN_RECHECK_MS, failures: p.row.failures, action: rail.actionOf(p), signature: null, outcome: "held", detail: why, keepClaim: false };
+function heldStep<Row extends KeeperRow, Planned extends PlannedStep<Row>>(
+  rail: KeeperRail<Row, Planned, unknown, KeeperRun<unknown>>,
+  p: Planned,
+  nowMs: number,
+  why: string,
+): KeeperOutcome {
+  return {
+    state: "open",
+    nextCheckAtMs: nowMs + KEEPER_MIN_RECHECK_MS,
+    failures: p.row.failures,
+    action: rail.actionOf(p),
+    signature: null,
+    outcome: "held",
+    detail: why,
+    keepClaim: false,
+  };
 }
 
 /** A check that could not move the row forward: back off, and give up at the attempt cap (the row is stuck). */
-function failedAttempt(row: KeeperRow, nowMs: number, outcome: "skipped" | "refused" | "failed", why: string, action: string, signature: string | null): KeeperOutcome {
+function failedAttempt(
+  row: KeeperRow,
+  nowMs: number,
+  outcome: "skipped" | "refused" | "failed",
+  why: string,
+  action: string,
+  signature: string | null,
+): KeeperOutcome {
   const next = afterFailedAttempt(row.failures, nowMs);
   const detail = next.state === "stuck" ? `gave up after ${next.failures} attempts: ${why}` : why;
-  return { state: next.state, nextCheckAtMs: next.nextCheckAtMs, failures: next.failures, action, signature, outcome, detail, keepClaim: false };
+  return {
+    state: next.state,
+    nextCheckAtMs: next.nextCheckAtMs,
+    failures: next.failures,
+    action,
+    signature,
+    outcome,
+    detail,
+    keepClaim: false,
+  };
 }
 
 /** What a dry run reports for a row: what a real run would record, or planned for a step it would send. */
-function dryRunItem<Row extends KeeperRow, Planned extends PlannedStep<Row>, Item>(rail: KeeperRail<Row, Planned, Item, KeeperRun<Item>>, p: Planned, nowMs: number): Item {
-  if (p.instructions !== undefined && !p.skip && !p.gate) return rail.item(p, null, "planned", `would ${rail.actionOf(p)}`);
+function dryRunItem<Row extends KeeperRow, Planned extends PlannedStep<Row>, Item>(
+  rail: KeeperRail<Row, Planned, Item, KeeperRun<Item>>,
+  p: Planned,
+  nowMs: number,
+): Item {
+  if (p.instructions !== undefined && !p.skip && !p.gate)
+    return rail.item(p, null, "planned", `would ${rail.actionOf(p)}`);
   if (p.skip) return rail.item(p, null, "skipped", p.skip);
   const look = withoutSend(rail, p, nowMs);
   return rail.item(p, null, look.outcome, look.detail);

@@ -1,7 +1,7 @@
-import type { Config } from "../../platform/config/load-config";
 import type { Env } from "../../env";
-import type { RailModule } from "../../rails/rail";
+import type { Config } from "../../platform/config/load-config";
 import { log } from "../../platform/observability/log";
+import type { RailModule } from "../../rails/rail";
 import { purgeConsumedChallengesExpiredBefore, purgePaymentAttemptsBefore } from "../../store/retention";
 
 const DAY_MS = 86_400_000;
@@ -23,7 +23,12 @@ export interface RetentionOutcome {
  * what each of `rails` lists in its `retention` (its keeper's finished rows, its own records past their window), in
  * list order.
  */
-export async function runRetention(rails: readonly RailModule[], config: Config, env: Env, nowMs = Date.now()): Promise<RetentionOutcome> {
+export async function runRetention(
+  rails: readonly RailModule[],
+  config: Config,
+  env: Env,
+  nowMs = Date.now(),
+): Promise<RetentionOutcome> {
   const attemptsBefore = nowMs - config.limits.attemptRetentionDays * DAY_MS;
   const challengesBefore = nowMs - CHALLENGE_GRACE_MS;
   const outcome: RetentionOutcome = {

@@ -1,14 +1,20 @@
 /** Amounts and rates as people read them. Pure: no DOM, so the unit tests import it as it is. */
 
 /** Raw base units as a decimal amount ("10000", 6, "USDC" → "0.01 USDC"); a non-integer raw value is "unknown". */
-export function formatUnits(raw: string | bigint | number | null | undefined, decimals: number, symbol?: string): string {
+export function formatUnits(
+  raw: string | bigint | number | null | undefined,
+  decimals: number,
+  symbol?: string,
+): string {
   if (raw === null || raw === undefined || raw === "" || !/^-?[0-9]+$/.test(String(raw))) return "unknown";
   let value = BigInt(raw);
   const negative = value < 0n;
   if (negative) value = -value;
   const base = 10n ** BigInt(decimals);
   const fraction = (value % base).toString().padStart(decimals, "0").replace(/0+$/, "");
-  return (negative ? "-" : "") + (value / base).toString() + (fraction ? "." + fraction : "") + (symbol ? " " + symbol : "");
+  return (
+    (negative ? "-" : "") + (value / base).toString() + (fraction ? "." + fraction : "") + (symbol ? " " + symbol : "")
+  );
 }
 
 /** Basis points as a percentage ("90" → "0.9%"); anything that is not a number of bps is "unknown". */

@@ -3,15 +3,23 @@
  * browser wallet previews, activates and registers a seller wallet, manages its resources and watches its money.
  * Every action prints the exact HTTP call it made (console/calls.ts).
  */
-import { byId, el, errorMessage } from "./dom";
-import { parseKnownAssets } from "./known-assets";
+
 import { call, guarded, say } from "./console/calls";
 import { loadPayments, refreshBalance } from "./console/money";
-import { activate, createTokenAccount, refreshPreview, registerSeller, retireSeller, showPreviewSteps } from "./console/onboarding";
+import {
+  activate,
+  createTokenAccount,
+  refreshPreview,
+  registerSeller,
+  retireSeller,
+  showPreviewSteps,
+} from "./console/onboarding";
 import { listResources, registerResource, showManifest } from "./console/resources";
-import { state, short, type StandardWallet, type Supported } from "./console/state";
+import { type StandardWallet, type Supported, short, state } from "./console/state";
 import { applyStepStates } from "./console/steps";
 import { discoverWallets, renderWallets, showConnected } from "./console/wallet";
+import { byId, el, errorMessage } from "./dom";
+import { parseKnownAssets } from "./known-assets";
 
 /** The sweep's Cron Trigger; the Worker writes src/jobs/scheduled.ts's SWEEP_CRON here when it serves this script. */
 const SWEEP_CRON = "@@SWEEP_CRON@@";
@@ -66,7 +74,12 @@ async function loadDeployment(): Promise<void> {
   byId("pay-to-form-field").hidden = !(state.payToForms.includes("vault") && state.payToForms.includes("wallet"));
   if (health) {
     state.cluster = health.solanaNetwork ?? "devnet";
-    state.chain = health.solanaNetwork === "mainnet" ? "solana:mainnet" : health.solanaNetwork === "testnet" ? "solana:testnet" : "solana:devnet";
+    state.chain =
+      health.solanaNetwork === "mainnet"
+        ? "solana:mainnet"
+        : health.solanaNetwork === "testnet"
+          ? "solana:testnet"
+          : "solana:devnet";
     state.walletRpcUrl = health.solanaWalletRpcUrl || null;
   }
   state.assets = parseKnownAssets(semantics).map((a) => ({
@@ -79,7 +92,9 @@ async function loadDeployment(): Promise<void> {
   if (state.assets.length > 0) {
     const select = byId<HTMLSelectElement>("asset");
     const wanted = new URLSearchParams(location.search).get("asset") || "USDC";
-    select.replaceChildren(...state.assets.map((a) => el("option", { value: a.param, text: a.symbol + (a.native ? " (native)" : "") })));
+    select.replaceChildren(
+      ...state.assets.map((a) => el("option", { value: a.param, text: a.symbol + (a.native ? " (native)" : "") })),
+    );
     select.value = state.assets.some((a) => a.param === wanted) ? wanted : state.assets[0]!.param;
   }
 }
@@ -100,9 +115,13 @@ document.addEventListener("DOMContentLoaded", () => {
   byId("activate").addEventListener("click", () => guarded("activate-status", activate));
   byId("register-form").addEventListener("submit", (event) => guarded("register-status", () => registerSeller(event)));
   byId("retire").addEventListener("click", () => guarded("register-status", retireSeller));
-  byId("resource-form").addEventListener("submit", (event) => guarded("resources-status", () => registerResource(event)));
+  byId("resource-form").addEventListener("submit", (event) =>
+    guarded("resources-status", () => registerResource(event)),
+  );
   byId("resources-load").addEventListener("click", () => guarded("resources-status", listResources));
   byId("balance-refresh").addEventListener("click", () => guarded("money-status", () => refreshBalance(SWEEP_CRON)));
   byId("payments-load").addEventListener("click", () => guarded("money-status", loadPayments));
-  loadDeployment().catch((error: unknown) => say("wallet-status", "Could not read this deployment: " + errorMessage(error), "bad"));
+  loadDeployment().catch((error: unknown) =>
+    say("wallet-status", "Could not read this deployment: " + errorMessage(error), "bad"),
+  );
 });

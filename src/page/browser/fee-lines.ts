@@ -23,7 +23,10 @@ export function feeLine(kind: SupportedKind, assets: readonly KnownAsset[]): str
   const extra = kind.extra ?? {};
   switch (kind.scheme) {
     case "exact": {
-      const sol = rawAmount(extra.minFeeAmountSol) !== null ? " (" + amountIn(extra.minFeeAmountSol, "SOL", assets) + " for SOL)" : "";
+      const sol =
+        rawAmount(extra.minFeeAmountSol) !== null
+          ? " (" + amountIn(extra.minFeeAmountSol, "SOL", assets) + " for SOL)"
+          : "";
       return (
         "paid instantly into the seller's vault; " +
         rateWithFloor(extra, assets, "of each sweep to the seller", "per sweep" + sol, "a sweep") +
@@ -35,7 +38,9 @@ export function feeLine(kind: SupportedKind, assets: readonly KnownAsset[]): str
       return (
         "held in escrow until delivery; " +
         rateWithFloor(extra, assets, "of the price on release", "", "a price") +
-        "; oracle tip " + percentFromBps(stringOf(extra.oracleFeeBps)) + " when an oracle gives a verdict; the buyer pays the network fee"
+        "; oracle tip " +
+        percentFromBps(stringOf(extra.oracleFeeBps)) +
+        " when an oracle gives a verdict; the buyer pays the network fee"
       );
     case "upto":
       return (
@@ -53,7 +58,9 @@ export function feeLine(kind: SupportedKind, assets: readonly KnownAsset[]): str
  */
 function smallestPayment(extra: Record<string, unknown>, assets: readonly KnownAsset[]): string {
   const minimum = rawAmount(extra.minFeeAmount);
-  return minimum === null || minimum === 0n ? "" : "; the smallest payment is " + amountIn(minimum, "USDC", assets) + ", smaller prices are refused";
+  return minimum === null || minimum === 0n
+    ? ""
+    : "; the smallest payment is " + amountIn(minimum, "USDC", assets) + ", smaller prices are refused";
 }
 
 /**
@@ -61,13 +68,26 @@ function smallestPayment(extra: Record<string, unknown>, assets: readonly KnownA
  * minFeeAmount × 10,000 / feeBps the floor is more than the rate, so the effective fee there is higher than the rate.
  * Without a floor in the kind, the rate alone.
  */
-function rateWithFloor(extra: Record<string, unknown>, assets: readonly KnownAsset[], of: string, floorSuffix: string, subject: string): string {
+function rateWithFloor(
+  extra: Record<string, unknown>,
+  assets: readonly KnownAsset[],
+  of: string,
+  floorSuffix: string,
+  subject: string,
+): string {
   const bps = rawAmount(extra.feeBps);
   if (bps === null) return "fee unknown (ask GET /api/v1/facilitator/fee-quote)";
   const rate = percentFromBps(Number(bps));
   const minimum = rawAmount(extra.minFeeAmount);
   if (minimum === null || minimum === 0n) return "fee " + rate + " " + of;
-  const floor = "fee " + rate + " " + of + ", at least " + amountIn(minimum, "USDC", assets) + (floorSuffix ? " " + floorSuffix : "");
+  const floor =
+    "fee " +
+    rate +
+    " " +
+    of +
+    ", at least " +
+    amountIn(minimum, "USDC", assets) +
+    (floorSuffix ? " " + floorSuffix : "");
   if (bps === 0n) return floor;
   const breakEven = (minimum * 10_000n + bps - 1n) / bps;
   return floor + ": " + subject + " below " + amountIn(breakEven, "USDC", assets) + " pays more than " + rate;
@@ -79,4 +99,5 @@ function amountIn(raw: unknown, symbol: string, assets: readonly KnownAsset[]): 
   return asset ? formatUnits(value, asset.decimals, asset.symbol) : value + " base units of " + symbol;
 }
 
-const stringOf = (value: unknown): string => (typeof value === "string" || typeof value === "number" || typeof value === "bigint" ? String(value) : "");
+const stringOf = (value: unknown): string =>
+  typeof value === "string" || typeof value === "number" || typeof value === "bigint" ? String(value) : "";

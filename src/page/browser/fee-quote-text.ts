@@ -25,7 +25,8 @@ function feeText(quote: FeeQuoteAnswer, units: (raw: string | bigint) => string)
   const amount = rawAmount(quote.amount);
   const fee = rawAmount(quote.protocolFee);
   const bps = rawAmount(typeof quote.feeBps === "number" ? quote.feeBps : String(quote.feeBps));
-  if (amount === null || fee === null || bps === null || amount === 0n) return "fee " + units(quote.protocolFee) + " at " + rate;
+  if (amount === null || fee === null || bps === null || amount === 0n)
+    return "fee " + units(quote.protocolFee) + " at " + rate;
   if (fee === (amount * bps) / 10_000n) return "fee " + units(fee) + " at " + rate;
   const why = fee === amount ? "the minimum fee takes it all" : "the minimum fee, above the " + rate + " rate";
   return "fee " + units(fee) + ", " + effectivePercent(fee, amount) + " of " + units(amount) + ": " + why;

@@ -2,11 +2,12 @@
  * The script of the home page (GET /), served as /assets/home.js: live status, each scheme's fees, the directory
  * listing and a search over it.
  */
+
+import { formatUnits } from "./amounts";
 import { getJson } from "./api";
 import { byId, errorMessage, text } from "./dom";
 import { feeLine, type SupportedKind } from "./fee-lines";
-import { formatUnits } from "./amounts";
-import { findAsset, loadKnownAssets, type KnownAsset } from "./known-assets";
+import { findAsset, type KnownAsset, loadKnownAssets } from "./known-assets";
 import { formatTime } from "./time-format";
 
 interface Health {
@@ -49,7 +50,14 @@ async function showStatus(): Promise<void> {
   try {
     const health = await getJson<Health>("/health");
     status.className = health.status;
-    status.textContent = (health.status === "ok" ? "Operational" : "Degraded") + " · " + health.solanaNetwork + " · slot " + (health.solanaSlot ?? "unknown") + " · RPC " + health.solanaRpc;
+    status.textContent =
+      (health.status === "ok" ? "Operational" : "Degraded") +
+      " · " +
+      health.solanaNetwork +
+      " · slot " +
+      (health.solanaSlot ?? "unknown") +
+      " · RPC " +
+      health.solanaRpc;
   } catch (error) {
     status.className = "error";
     status.textContent = "Status unavailable: " + errorMessage(error);
@@ -59,7 +67,9 @@ async function showStatus(): Promise<void> {
 /** Raw base units in the asset's units ("10000" of USDC → "0.01 USDC"); an unknown asset stays in base units. */
 function inUnits(raw: string, mintOrSymbol: string): string {
   const asset = findAsset(assets, mintOrSymbol);
-  return asset && /^[0-9]+$/.test(raw) ? formatUnits(raw, asset.decimals, asset.symbol) : raw + " base units" + (asset ? " of " + asset.symbol : "");
+  return asset && /^[0-9]+$/.test(raw)
+    ? formatUnits(raw, asset.decimals, asset.symbol)
+    : raw + " base units" + (asset ? " of " + asset.symbol : "");
 }
 
 async function showSchemes(): Promise<void> {
@@ -70,7 +80,10 @@ async function showSchemes(): Promise<void> {
       ...supported.kinds.map((kind) => {
         const item = text("li", "");
         item.dataset.scheme = kind.scheme;
-        item.append(text("code", kind.scheme), document.createTextNode(" on " + kind.network + ": " + feeLine(kind, assets)));
+        item.append(
+          text("code", kind.scheme),
+          document.createTextNode(" on " + kind.network + ": " + feeLine(kind, assets)),
+        );
         return item;
       }),
     );
@@ -82,10 +95,19 @@ async function showSchemes(): Promise<void> {
 async function showStats(): Promise<void> {
   const stats = byId("stats");
   try {
-    const body = await getJson<{ providers: { total: number }; resources: { total: number; byScheme?: Record<string, number> } }>("/directory/stats");
-    const byScheme = Object.entries(body.resources.byScheme ?? {}).map(([scheme, n]) => n + " " + scheme).join(", ");
+    const body = await getJson<{
+      providers: { total: number };
+      resources: { total: number; byScheme?: Record<string, number> };
+    }>("/directory/stats");
+    const byScheme = Object.entries(body.resources.byScheme ?? {})
+      .map(([scheme, n]) => n + " " + scheme)
+      .join(", ");
     const plural = (n: number, noun: string) => n + " " + noun + (n === 1 ? "" : "s");
-    stats.textContent = plural(body.providers.total, "listed provider") + " · " + plural(body.resources.total, "listed resource") + (byScheme ? " (" + byScheme + ")" : "");
+    stats.textContent =
+      plural(body.providers.total, "listed provider") +
+      " · " +
+      plural(body.resources.total, "listed resource") +
+      (byScheme ? " (" + byScheme + ")" : "");
   } catch (error) {
     stats.textContent = "Directory stats unavailable: " + errorMessage(error);
   }
@@ -102,10 +124,13 @@ function priceOf(item: DiscoveryItem): string {
 async function showListing(offset: number): Promise<void> {
   const list = byId<HTMLOListElement>("listing");
   try {
-    const page = await getJson<DiscoveryPage>("/discovery/resources?" + new URLSearchParams({ type: "http", limit: String(PAGE_SIZE), offset: String(offset) }));
+    const page = await getJson<DiscoveryPage>(
+      "/discovery/resources?" + new URLSearchParams({ type: "http", limit: String(PAGE_SIZE), offset: String(offset) }),
+    );
     listingOffset = offset;
     const total = page.pagination?.total ?? 0;
-    if (page.items.length === 0) list.replaceChildren(text("li", "Nothing listed yet. Sellers: list your API from the seller console."));
+    if (page.items.length === 0)
+      list.replaceChildren(text("li", "Nothing listed yet. Sellers: list your API from the seller console."));
     else
       list.replaceChildren(
         ...page.items.map((item) => {
@@ -115,13 +140,25 @@ async function showListing(offset: number): Promise<void> {
           link.href = item.resource;
           link.rel = "nofollow noopener";
           li.append(link, document.createTextNode(" · "), text("span", priceOf(item), "price"));
-          li.append(text("div", (meta.httpMethod || "GET") + " " + item.resource + (meta.category ? " · " + meta.category : "") + " · probed " + formatTime(item.lastUpdated), "meta"));
+          li.append(
+            text(
+              "div",
+              (meta.httpMethod || "GET") +
+                " " +
+                item.resource +
+                (meta.category ? " · " + meta.category : "") +
+                " · probed " +
+                formatTime(item.lastUpdated),
+              "meta",
+            ),
+          );
           if (meta.description) li.append(text("div", meta.description));
           return li;
         }),
       );
     list.start = offset + 1;
-    byId("listing-page").textContent = total === 0 ? "" : offset + 1 + "–" + (offset + page.items.length) + " of " + total;
+    byId("listing-page").textContent =
+      total === 0 ? "" : offset + 1 + "–" + (offset + page.items.length) + " of " + total;
     byId<HTMLButtonElement>("listing-prev").disabled = offset === 0;
     byId<HTMLButtonElement>("listing-next").disabled = offset + page.items.length >= total;
   } catch (error) {
@@ -147,7 +184,19 @@ async function search(event: SubmitEvent): Promise<void> {
         const link = text("a", entry.title) as HTMLAnchorElement;
         link.href = entry.resourceUrl;
         link.rel = "nofollow noopener";
-        item.append(link, text("div", entry.httpMethod + " " + entry.resourceUrl + " · " + entry.scheme + (entry.category ? " · " + entry.category : ""), "meta"));
+        item.append(
+          link,
+          text(
+            "div",
+            entry.httpMethod +
+              " " +
+              entry.resourceUrl +
+              " · " +
+              entry.scheme +
+              (entry.category ? " · " + entry.category : ""),
+            "meta",
+          ),
+        );
         if (entry.description) item.append(text("div", entry.description));
         return item;
       }),

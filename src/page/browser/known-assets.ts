@@ -18,7 +18,12 @@ export function parseKnownAssets(body: unknown): KnownAsset[] {
     const decimals = Number(entry.decimals);
     if (typeof entry.mint !== "string" || !Number.isInteger(decimals) || decimals < 0) continue;
     const native = entry.kind === "native-sol" || entry.mint === NATIVE_SOL_MINT || entry.symbol === "SOL";
-    assets.push({ mint: entry.mint, symbol: typeof entry.symbol === "string" && entry.symbol ? entry.symbol : entry.mint, decimals, native });
+    assets.push({
+      mint: entry.mint,
+      symbol: typeof entry.symbol === "string" && entry.symbol ? entry.symbol : entry.mint,
+      decimals,
+      native,
+    });
   }
   return assets;
 }

@@ -4,10 +4,11 @@
  * wallet RPC (getTransaction, in the browser: the Worker does no work for it) and the facilitator's own record of the
  * settlement (GET /settlements/{signature}, when it settled it), and writes both in words.
  */
-import { getJson } from "./api";
+
 import { formatUnits } from "./amounts";
+import { getJson } from "./api";
 import { byId, el, errorMessage } from "./dom";
-import { findAsset, loadKnownAssets, type KnownAsset } from "./known-assets";
+import { findAsset, type KnownAsset, loadKnownAssets } from "./known-assets";
 import { formatTime } from "./time-format";
 
 const SIGNATURE = /^[1-9A-HJ-NP-Za-km-z]{64,88}$/;
@@ -35,7 +36,10 @@ interface ParsedTransaction {
   blockTime: number | null;
   transaction: {
     signatures: string[];
-    message: { accountKeys: { pubkey: string; signer: boolean; writable: boolean }[]; instructions: { programId: string }[] };
+    message: {
+      accountKeys: { pubkey: string; signer: boolean; writable: boolean }[];
+      instructions: { programId: string }[];
+    };
   };
   meta: {
     err: unknown;
@@ -63,7 +67,9 @@ const facts = (rows: [string, string][]) => rows.flatMap(([k, v]) => [el("dt", {
 
 async function programNames(): Promise<Record<string, string>> {
   const names = { ...BUILT_IN_PROGRAMS };
-  const supported = await getJson<{ kinds: { scheme: string; extra?: Record<string, unknown> | null }[] }>("/supported").catch(() => ({ kinds: [] }));
+  const supported = await getJson<{ kinds: { scheme: string; extra?: Record<string, unknown> | null }[] }>(
+    "/supported",
+  ).catch(() => ({ kinds: [] }));
   for (const kind of supported.kinds) {
     const program = kind.extra?.programId ?? kind.extra?.escrowProgramId;
     if (typeof program === "string") names[program] = kind.scheme + " program";
@@ -75,7 +81,12 @@ async function readTransaction(rpcUrl: string, signature: string): Promise<Parse
   const response = await fetch(rpcUrl, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getTransaction", params: [signature, { encoding: "jsonParsed", maxSupportedTransactionVersion: 0, commitment: "confirmed" }] }),
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "getTransaction",
+      params: [signature, { encoding: "jsonParsed", maxSupportedTransactionVersion: 0, commitment: "confirmed" }],
+    }),
   });
   const body = (await response.json()) as { result?: ParsedTransaction | null; error?: { message: string } };
   if (body.error) throw new Error("RPC getTransaction: " + body.error.message);
@@ -112,7 +123,13 @@ function showRecord(record: SettlementRecord | null, assets: readonly KnownAsset
 
 /** One balance change: the signed amount first, so a narrow screen shows it before the long account. */
 const changeRow = (delta: bigint, decimals: number, asset: string, account: string) =>
-  el("tr", {}, el("td", { text: (delta > 0n ? "+" : "") + formatUnits(delta, decimals) }), el("td", { text: asset }), el("td", { text: account }));
+  el(
+    "tr",
+    {},
+    el("td", { text: (delta > 0n ? "+" : "") + formatUnits(delta, decimals) }),
+    el("td", { text: asset }),
+    el("td", { text: account }),
+  );
 
 function showTransaction(tx: ParsedTransaction, names: Record<string, string>, assets: readonly KnownAsset[]): void {
   const keys = tx.transaction.message.accountKeys;
@@ -124,8 +141,17 @@ function showTransaction(tx: ParsedTransaction, names: Record<string, string>, a
       ["Block time", tx.blockTime === null ? "unknown" : formatTime(tx.blockTime * 1000)],
       ["Network fee", meta ? formatUnits(String(meta.fee), LAMPORTS_DECIMALS, "SOL") : "unknown"],
       ["Fee payer", keys[0]?.pubkey ?? "unknown"],
-      ["Signers", keys.filter((k) => k.signer).map((k) => k.pubkey).join(", ")],
-      ["Programs", [...new Set(tx.transaction.message.instructions.map((i) => names[i.programId] ?? i.programId))].join(", ")],
+      [
+        "Signers",
+        keys
+          .filter((k) => k.signer)
+          .map((k) => k.pubkey)
+          .join(", "),
+      ],
+      [
+        "Programs",
+        [...new Set(tx.transaction.message.instructions.map((i) => names[i.programId] ?? i.programId))].join(", "),
+      ],
     ]),
   );
   const changes: HTMLElement[] = [];
@@ -140,10 +166,19 @@ function showTransaction(tx: ParsedTransaction, names: Record<string, string>, a
       if (delta === 0n) continue;
       const symbol = findAsset(assets, post.mint)?.symbol ?? post.mint;
       const account = keys[post.accountIndex]?.pubkey ?? "?";
-      changes.push(changeRow(delta, post.uiTokenAmount.decimals, symbol, account + (post.owner ? " (owner " + post.owner + ")" : "")));
+      changes.push(
+        changeRow(
+          delta,
+          post.uiTokenAmount.decimals,
+          symbol,
+          account + (post.owner ? " (owner " + post.owner + ")" : ""),
+        ),
+      );
     }
   }
-  byId<HTMLTableElement>("changes").tBodies[0]!.replaceChildren(...(changes.length > 0 ? changes : [el("tr", {}, el("td", { colspan: "3", text: "No balance changed." }))]));
+  byId<HTMLTableElement>("changes").tBodies[0]!.replaceChildren(
+    ...(changes.length > 0 ? changes : [el("tr", {}, el("td", { colspan: "3", text: "No balance changed." }))]),
+  );
   byId("logs").textContent = (meta?.logMessages ?? []).join("\n") || "No log messages.";
 }
 
@@ -169,7 +204,10 @@ async function show(): Promise<void> {
   }
   const tx = await readTransaction(rpcUrl, signature);
   if (tx === null) {
-    byId("status").textContent = "The chain at " + new URL(rpcUrl).origin + " does not know this transaction (not confirmed yet, or another chain).";
+    byId("status").textContent =
+      "The chain at " +
+      new URL(rpcUrl).origin +
+      " does not know this transaction (not confirmed yet, or another chain).";
     return;
   }
   showTransaction(tx, names, assets);

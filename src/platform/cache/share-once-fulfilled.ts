@@ -9,6 +9,9 @@
  * that started it. Until then every other caller starts its own.
  */
 export function shareOnceFulfilled<T>(promise: Promise<T>, share: (fulfilled: Promise<T>) => void): Promise<T> {
-  promise.then(() => share(promise), () => undefined);
+  promise.then(
+    () => share(promise),
+    () => undefined,
+  );
   return promise;
 }

@@ -1,5 +1,5 @@
-import { createKeyPairSignerFromBytes, type KeyPairSigner } from "@solana/kit";
 import { base58 } from "@scure/base";
+import { createKeyPairSignerFromBytes, type KeyPairSigner } from "@solana/kit";
 
 /**
  * Turns the FEE_PAYER_SECRET_KEY secret into a signer. Accepted forms: base58 of the 64-byte secret key

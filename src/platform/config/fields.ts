@@ -1,5 +1,5 @@
-import * as v from "valibot";
 import { isAddress } from "@solana/kit";
+import * as v from "valibot";
 
 /**
  * The validations configuration keys share. Values arrive as strings (env vars, D1 `parameters` rows) and are parsed
@@ -9,7 +9,10 @@ import { isAddress } from "@solana/kit";
 
 export const trimmed = v.pipe(v.string(), v.trim());
 
-export const address = v.pipe(trimmed, v.check((s) => isAddress(s), "must be a base58 Solana address"));
+export const address = v.pipe(
+  trimmed,
+  v.check((s) => isAddress(s), "must be a base58 Solana address"),
+);
 
 export const optionalAddress = v.optional(v.union([v.literal(""), address]), "");
 

@@ -1,17 +1,17 @@
+import { type Address, address, type KeyPairSigner } from "@solana/kit";
 import * as v from "valibot";
-import { log } from "../observability/log";
-import { address, type Address, type KeyPairSigner } from "@solana/kit";
-import { CLUSTERS, type ClusterName } from "./networks";
-import { CoreConfigInputSchema, CORE_ENV_ONLY_KEYS, CORE_SECRET_KEYS, type CoreConfigInput } from "./schema";
-import { parseFeePayerSecretKey } from "./fee-payer-key";
-import { FacilitatorError } from "../errors/catalogue";
-import { ConfigError } from "./config-error";
-import type { AnyRailConfigSlice, ConfigRails, RailConfigContext, RailConfigMembersOf } from "./rail-config";
+import type { Env } from "../../env";
 // Type only: the Worker's `Config` type is the registry's rails' (a runtime import would be a cycle, the rails import nearly everything).
 import type { RAILS } from "../../rails/registry";
 import { readParameters } from "../../store/parameters";
+import { FacilitatorError } from "../errors/catalogue";
+import { log } from "../observability/log";
 import { readableIssueMessage } from "../validation/issue-message";
-import type { Env } from "../../env";
+import { ConfigError } from "./config-error";
+import { parseFeePayerSecretKey } from "./fee-payer-key";
+import { CLUSTERS, type ClusterName } from "./networks";
+import type { AnyRailConfigSlice, ConfigRails, RailConfigContext, RailConfigMembersOf } from "./rail-config";
+import { CORE_ENV_ONLY_KEYS, CORE_SECRET_KEYS, type CoreConfigInput, CoreConfigInputSchema } from "./schema";
 import type { WorkersPlan } from "./workers-plan";
 
 /** How long one isolate trusts a loaded config before re-reading the D1 `parameters` table (docs/facilitator-spec.md §8: ~60 s). */
@@ -46,7 +46,9 @@ export function configOf(rails: ConfigRails): ConfigOfRails {
   const known = configsOfRails.get(rails);
   if (known) return known;
   const slices = rails.flatMap((rail) => (rail.config ? [rail.config] : []));
-  const inputSchema = v.object(Object.assign({ ...CoreConfigInputSchema.entries }, ...slices.map((slice) => slice.keys)));
+  const inputSchema = v.object(
+    Object.assign({ ...CoreConfigInputSchema.entries }, ...slices.map((slice) => slice.keys)),
+  );
   const shape: ConfigOfRails = {
     inputSchema,
     keys: Object.keys(inputSchema.entries),
@@ -98,7 +100,12 @@ export interface CoreConfig {
     /** Operator minimums per mint (raw units); the program's minimum fee applies to unlisted mints. */
     minPaymentRawByMint: Record<string, bigint>;
   };
-  probe: { allowLoopback: boolean; maxConsecutiveFailures: number; cronBatchLimit: number; maxResourcesPerWallet: number };
+  probe: {
+    allowLoopback: boolean;
+    maxConsecutiveFailures: number;
+    cronBatchLimit: number;
+    maxResourcesPerWallet: number;
+  };
   /** Caps on what the fee payer fronts beyond sellers' network fees (src/chain/fee-payer-budget/). */
   feePayerBudget: FeePayerBudgetCaps;
 }
@@ -164,7 +171,10 @@ async function readParametersOrLastGood(d1: D1Database): Promise<Map<string, str
     const lastGood = lastGoodParameters.get(d1);
     log("error", "config_parameters_unreadable", { usingLastGood: lastGood !== undefined, error });
     if (lastGood) return lastGood;
-    throw new FacilitatorError("SERVICE_UNAVAILABLE", "Configuration parameters could not be read from the database; try again shortly");
+    throw new FacilitatorError(
+      "SERVICE_UNAVAILABLE",
+      "Configuration parameters could not be read from the database; try again shortly",
+    );
   }
 }
 
@@ -207,11 +217,20 @@ async function loadConfigOf(of: ConfigOfRails, env: Env): Promise<Config> {
     paymentChannels: address(input.PAYMENT_CHANNELS_PROGRAM_ID || cluster.paymentChannelsProgramId),
   };
   // Each rail reads its own slice, in list order (a slice's refusal names its key).
-  const context: RailConfigContext = { environment: input.ENVIRONMENT, cluster: input.SOLANA_CLUSTER, clusterDefaults: cluster, feePayer, programs };
+  const context: RailConfigContext = {
+    environment: input.ENVIRONMENT,
+    cluster: input.SOLANA_CLUSTER,
+    clusterDefaults: cluster,
+    feePayer,
+    programs,
+  };
   const railMembers: object[] = [];
   for (const slice of of.slices) railMembers.push(await slice.read(parsed.output as never, context));
   if (input.SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS > input.SVC_FEE_PAYER_MIN_LAMPORTS) {
-    throw new ConfigError("SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS", `must not exceed SVC_FEE_PAYER_MIN_LAMPORTS (${input.SVC_FEE_PAYER_MIN_LAMPORTS})`);
+    throw new ConfigError(
+      "SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS",
+      `must not exceed SVC_FEE_PAYER_MIN_LAMPORTS (${input.SVC_FEE_PAYER_MIN_LAMPORTS})`,
+    );
   }
   const core: CoreConfig = {
     environment: input.ENVIRONMENT,
@@ -229,7 +248,10 @@ async function loadConfigOf(of: ConfigOfRails, env: Env): Promise<Config> {
     programs,
     mints: { usdc: address(input.USDC_MINT || cluster.usdcMint), usdt: usdt ? address(usdt) : null },
     feePayer,
-    feePayerFloors: { minLamports: input.SVC_FEE_PAYER_MIN_LAMPORTS, settleFloorLamports: input.SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS },
+    feePayerFloors: {
+      minLamports: input.SVC_FEE_PAYER_MIN_LAMPORTS,
+      settleFloorLamports: input.SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS,
+    },
     sweepToken: input.SVC_SWEEP_CRON_TOKEN || null,
     challengeMacKey: input.CHALLENGE_MAC_KEY || null,
     allowedPaymentMints: input.SVC_ALLOWED_PAYMENT_MINTS.map((m) => address(m)),
@@ -285,7 +307,10 @@ function resolveProbeLoopback(raw: string, environment: Config["environment"]): 
   if (raw === "") return environment === "local";
   const on = raw === "true" || raw === "1" || raw === "yes";
   if (on && environment !== "local") {
-    throw new ConfigError("SVC_PROBE_ALLOW_LOOPBACK", `may only be enabled when ENVIRONMENT is "local" (it is "${environment}")`);
+    throw new ConfigError(
+      "SVC_PROBE_ALLOW_LOOPBACK",
+      `may only be enabled when ENVIRONMENT is "local" (it is "${environment}")`,
+    );
   }
   return on;
 }

@@ -1,5 +1,5 @@
-import * as v from "valibot";
 import { isAddress } from "@solana/kit";
+import * as v from "valibot";
 
 /**
  * `slaEscrowOracleProfiles[]` of /capabilities (docs/facilitator-spec.md §2.9, §8): the oracle profiles a buyer can name when funding an
@@ -16,13 +16,25 @@ export interface OracleProfile {
   registryUrl?: string;
 }
 
-const httpsUrl = v.pipe(v.string(), v.url("must be a URL"), v.check((s) => /^https?:\/\//i.test(s), "must be an http(s) URL"));
+const httpsUrl = v.pipe(
+  v.string(),
+  v.url("must be a URL"),
+  v.check((s) => /^https?:\/\//i.test(s), "must be an http(s) URL"),
+);
 
 export const OracleProfileSchema = v.strictObject({
-  profileId: v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9/._-]{0,127}$/, "must be a profile id like x402/oracles/api-quality/v1")),
+  profileId: v.pipe(
+    v.string(),
+    v.regex(/^[a-z0-9][a-z0-9/._-]{0,127}$/, "must be a profile id like x402/oracles/api-quality/v1"),
+  ),
   normativeSpecUrl: httpsUrl,
   repositoryPath: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(256))),
-  defaultOperatorPubkey: v.optional(v.pipe(v.string(), v.check((s) => isAddress(s), "must be a base58 Solana address"))),
+  defaultOperatorPubkey: v.optional(
+    v.pipe(
+      v.string(),
+      v.check((s) => isAddress(s), "must be a base58 Solana address"),
+    ),
+  ),
   registryUrl: v.optional(httpsUrl),
 });
 export const OracleProfilesSchema = v.pipe(v.array(OracleProfileSchema), v.maxLength(32, "at most 32 profiles"));

@@ -1,6 +1,6 @@
-import type * as v from "valibot";
 import type { Address, KeyPairSigner } from "@solana/kit";
-import type { ClusterName, CLUSTERS } from "./networks";
+import type * as v from "valibot";
+import type { CLUSTERS, ClusterName } from "./networks";
 
 /**
  * A rail's slice of the configuration: its keys (env var and D1 `parameters` names, with validation and default) and
@@ -32,7 +32,9 @@ export interface RailConfigContext {
 }
 
 /** Declares a slice with its types inferred. */
-export function railConfigSlice<Entries extends v.ObjectEntries, Members extends object>(slice: RailConfigSlice<Entries, Members>): RailConfigSlice<Entries, Members> {
+export function railConfigSlice<Entries extends v.ObjectEntries, Members extends object>(
+  slice: RailConfigSlice<Entries, Members>,
+): RailConfigSlice<Entries, Members> {
   return slice;
 }
 
@@ -43,7 +45,9 @@ export type AnyRailConfigSlice = RailConfigSlice<any, object>;
 export type ConfigRails = readonly { config?: AnyRailConfigSlice }[];
 
 type SliceMembersOf<R> = R extends { config?: RailConfigSlice<infer _Entries, infer Members> } ? Members : never;
-type Intersection<U> = (U extends unknown ? (members: U) => void : never) extends (members: infer I) => void ? I : never;
+type Intersection<U> = (U extends unknown ? (members: U) => void : never) extends (members: infer I) => void
+  ? I
+  : never;
 
 /** What a rails list's slices add to `Config` (load-config.ts derives it from the registry's list, by type only). */
 export type RailConfigMembersOf<Rails extends ConfigRails> = Intersection<SliceMembersOf<Rails[number]>>;

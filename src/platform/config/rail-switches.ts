@@ -1,5 +1,5 @@
 import type { Address } from "@solana/kit";
-import { FacilitatorError, type ErrorReason } from "../errors/catalogue";
+import { type ErrorReason, FacilitatorError } from "../errors/catalogue";
 
 /**
  * Which rails the configuration lets run, and why the others do not. A rail whose required setting is absent is
@@ -22,7 +22,10 @@ export function railNotEnabled(rail: string, why: string, fields: Record<string,
 }
 
 /** The UniversalSettle program id for a route that only makes sense with vaults; 503 `rail_not_enabled` when none is configured. */
-export function requireUniversalSettle(config: { programs: { universalSettle: Address | null }; rails: { exactVault: RailSwitch } }): Address {
+export function requireUniversalSettle(config: {
+  programs: { universalSettle: Address | null };
+  rails: { exactVault: RailSwitch };
+}): Address {
   const programId = config.programs.universalSettle;
   if (programId !== null) return programId;
   const exactVault = config.rails.exactVault;

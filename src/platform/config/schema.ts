@@ -1,5 +1,16 @@
 import * as v from "valibot";
-import { address, boolean, httpUrl, integer, mintList, mintThresholdMap, optionalAddress, trimmed, u64, wsOrHttpUrl } from "./fields";
+import {
+  address,
+  boolean,
+  httpUrl,
+  integer,
+  mintList,
+  mintThresholdMap,
+  optionalAddress,
+  trimmed,
+  u64,
+  wsOrHttpUrl,
+} from "./fields";
 import { WORKERS_PLANS } from "./workers-plan";
 
 /**
@@ -12,7 +23,10 @@ export const CoreConfigInputSchema = v.object({
    * Required, no default: a deployment that forgot it must not run as "local" (loopback probes, the demo oracle).
    * `npm start`, `npm run dev` and the tests pass "local" themselves (scripts/lib/local-vars.ts).
    */
-  ENVIRONMENT: v.picklist(["local", "preview", "production"], 'is required and must be "local", "preview" or "production"'),
+  ENVIRONMENT: v.picklist(
+    ["local", "preview", "production"],
+    'is required and must be "local", "preview" or "production"',
+  ),
   SOLANA_CLUSTER: v.optional(v.picklist(["devnet", "mainnet"], 'must be "devnet" or "mainnet"'), "devnet"),
   SOLANA_RPC_URL: httpUrl,
   /** RPC URL advertised to wallets in /health; defaults to SOLANA_RPC_URL. Credentials are always redacted. */
@@ -30,7 +44,10 @@ export const CoreConfigInputSchema = v.object({
   PAYMENT_CHANNELS_PROGRAM_ID: optionalAddress,
   USDC_MINT: optionalAddress,
   USDT_MINT: optionalAddress,
-  FEE_PAYER_SECRET_KEY: v.pipe(v.string("is required (a Worker secret)"), v.minLength(1, "is required (a Worker secret)")),
+  FEE_PAYER_SECRET_KEY: v.pipe(
+    v.string("is required (a Worker secret)"),
+    v.minLength(1, "is required (a Worker secret)"),
+  ),
   SVC_SWEEP_CRON_TOKEN: v.optional(v.string(), ""),
   CHALLENGE_MAC_KEY: v.optional(v.string(), ""),
   SVC_ALLOWED_PAYMENT_MINTS: mintList,
@@ -70,7 +87,11 @@ export const CoreConfigInputSchema = v.object({
   SVC_FEE_PAYER_MAX_SPEND_PER_PAY_TO_PER_DAY_LAMPORTS: u64(50_000_000n),
   /** Resource probe may reach loopback (a seller on the same machine). Empty = on in local, off elsewhere; never on outside local. */
   SVC_PROBE_ALLOW_LOOPBACK: v.optional(
-    v.pipe(trimmed, v.toLowerCase(), v.picklist(["", "true", "false", "1", "0", "yes", "no"], "must be true/false, 1/0 or yes/no")),
+    v.pipe(
+      trimmed,
+      v.toLowerCase(),
+      v.picklist(["", "true", "false", "1", "0", "yes", "no"], "must be true/false, 1/0 or yes/no"),
+    ),
     "",
   ),
   /** Consecutive failed probes after which a resource drops out of listings (until a probe passes again). */

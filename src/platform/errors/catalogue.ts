@@ -44,13 +44,16 @@ export const REQUEST_REASONS = {
   method_not_allowed: "the route exists for another HTTP method",
   unauthorized: "a credential (operator token or wallet signature) is missing or wrong",
   forbidden: "the credential is valid but does not cover this action",
-  challenge_terms_mismatch: "the wallet signed a challenge issued for other registration terms (asset, payTo form, discovery) than the body sends",
-  challenge_terms_required: "this registration needs a challenge issued for its terms (POST /sellers/{wallet}/register/challenge); a plain one does not cover it",
+  challenge_terms_mismatch:
+    "the wallet signed a challenge issued for other registration terms (asset, payTo form, discovery) than the body sends",
+  challenge_terms_required:
+    "this registration needs a challenge issued for its terms (POST /sellers/{wallet}/register/challenge); a plain one does not cover it",
   conflict: "the request conflicts with a record's current state",
   rate_limited: "too many requests from this client; wait for Retry-After",
   asset_not_found: "the mint does not exist on this network, or is not a token mint",
   payer_account_unusable: "the payer's account cannot send this payment (frozen, not initialised, not a wallet)",
-  merchant_wallet_unresolved: "the seller's wallet cannot be worked out from the line (no merchantWallet, and no activated vault at payTo)",
+  merchant_wallet_unresolved:
+    "the seller's wallet cannot be worked out from the line (no merchantWallet, and no activated vault at payTo)",
   no_line_for_facilitator: "none of the 402 body's lines is for this facilitator's network",
   rail_not_configured: "the rail is not set up on this deployment",
   resource_limit_reached: "the seller has registered as many resources as allowed",
@@ -102,7 +105,12 @@ export class FacilitatorError extends Error {
   constructor(
     code: ErrorCode,
     message: string,
-    options: { reason?: ErrorReason; fields?: Record<string, unknown>; headers?: Record<string, string>; cause?: unknown } = {},
+    options: {
+      reason?: ErrorReason;
+      fields?: Record<string, unknown>;
+      headers?: Record<string, string>;
+      cause?: unknown;
+    } = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "FacilitatorError";

@@ -50,6 +50,11 @@ export function parsePageCursor(cursor: string, tieBreakerPattern: RegExp): Page
     return { updatedAtMs: exclusiveMs };
   }
   const ms = Date.parse(time);
-  if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}000Z$/.test(time) || !Number.isFinite(ms) || !tieBreakerPattern.test(tieBreaker)) throw invalid();
+  if (
+    !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}000Z$/.test(time) ||
+    !Number.isFinite(ms) ||
+    !tieBreakerPattern.test(tieBreaker)
+  )
+    throw invalid();
   return { updatedAtMs: ms, tieBreaker };
 }

@@ -11,7 +11,12 @@ export function httpUrlSchema(maxLength: number) {
     v.check((text) => {
       try {
         const url = new URL(text);
-        return (url.protocol === "https:" || url.protocol === "http:") && url.username === "" && url.password === "" && url.hash === "";
+        return (
+          (url.protocol === "https:" || url.protocol === "http:") &&
+          url.username === "" &&
+          url.password === "" &&
+          url.hash === ""
+        );
       } catch {
         return false;
       }

@@ -1,15 +1,15 @@
-import { compileUnsignedTransaction } from "../../chain/unsigned-transaction";
 import {
-  createNoopSigner,
   type Address,
   type Base64EncodedWireTransaction,
   type Blockhash,
+  createNoopSigner,
   type Instruction,
 } from "@solana/kit";
-import { getTransferCheckedInstruction } from "@solana-program/token";
 import { getTransferSolInstruction } from "@solana-program/system";
+import { getTransferCheckedInstruction } from "@solana-program/token";
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../chain/compute-budget";
 import { MEMO_PROGRAM_ADDRESS } from "../../chain/token-programs";
+import { compileUnsignedTransaction } from "../../chain/unsigned-transaction";
 
 /**
  * The unsigned `exact` payment transaction, as a pure function of its inputs (no I/O), in exactly the shape
@@ -84,14 +84,17 @@ export function buildExactPaymentTransaction(input: ExactPaymentTransactionInput
     transferInstruction(input.payer, input.transfer),
     memoInstruction(input.memo),
   ];
-  const { transaction, signerPubkeys } = compileUnsignedTransaction({ feePayer: input.feePayer, blockhash: input.blockhash, instructions });
+  const { transaction, signerPubkeys } = compileUnsignedTransaction({
+    feePayer: input.feePayer,
+    blockhash: input.blockhash,
+    instructions,
+  });
   return {
     transaction,
     payerSignatureIndex: signerPubkeys.indexOf(input.payer),
     signerPubkeys,
   };
 }
-
 
 function transferInstruction(payer: Address, transfer: ExactTransfer): Instruction {
   // A no-op signer marks the buyer as a required signer without holding any key: the buyer signs later.

@@ -1,25 +1,30 @@
-import * as v from "valibot";
-import { isOffCurveAddress, type Address } from "@solana/kit";
+import { type Address, isOffCurveAddress } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
-import type { Config } from "../../platform/config/load-config";
-import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../platform/config/networks";
-import { badRequest, refused } from "../../platform/errors/catalogue";
-import { foreignNetworkMessage } from "../../x402/network-check";
+import * as v from "valibot";
 import { fetchAccounts } from "../../chain/accounts";
 import { BLOCKHASH_LIFETIME_SECONDS, getLatestBlockhash } from "../../chain/blockhash";
-import { TOKEN_2022_PROGRAM_ADDRESS } from "../../chain/token-programs";
-import { findVaultPda, findVaultSolStoragePda } from "./program/pda";
-import { railNotEnabled, requireUniversalSettle } from "../../platform/config/rail-switches";
-import { Base58Address, PaymentRequirementsSchema, ResourceInfoSchema, type PaymentRequirements } from "../../x402/schemas";
-import { bareScheme } from "../../x402/scheme-names";
-import { assetNotAllowedMessage } from "../../x402/asset-allowlist";
-import { buildExactPaymentTransaction, EXACT_COMPUTE_UNIT_LIMIT, type ExactTransfer } from "./build-transaction";
-import type { UnsignedTransactionFields } from "../../chain/unsigned-transaction";
-import { verifyBodyTemplate, type VerifyBodyTemplate } from "../../x402/verify-body-template";
-import { checkSolSource, checkTokenSource, formatUnits } from "../../chain/source-funds";
 import { assetLabel, randomMemoNonce, readPaymentMint, sourceAtaCandidates } from "../../chain/buyer-source";
-import { exactMintScreen } from "./payment-mint";
+import { checkSolSource, checkTokenSource, formatUnits } from "../../chain/source-funds";
+import { TOKEN_2022_PROGRAM_ADDRESS } from "../../chain/token-programs";
+import type { UnsignedTransactionFields } from "../../chain/unsigned-transaction";
+import type { Config } from "../../platform/config/load-config";
+import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../platform/config/networks";
+import { railNotEnabled, requireUniversalSettle } from "../../platform/config/rail-switches";
+import { badRequest, refused } from "../../platform/errors/catalogue";
+import { assetNotAllowedMessage } from "../../x402/asset-allowlist";
+import { foreignNetworkMessage } from "../../x402/network-check";
+import {
+  Base58Address,
+  type PaymentRequirements,
+  PaymentRequirementsSchema,
+  ResourceInfoSchema,
+} from "../../x402/schemas";
+import { bareScheme } from "../../x402/scheme-names";
+import { type VerifyBodyTemplate, verifyBodyTemplate } from "../../x402/verify-body-template";
+import { buildExactPaymentTransaction, EXACT_COMPUTE_UNIT_LIMIT, type ExactTransfer } from "./build-transaction";
 import { refuseBelowExactMinimum } from "./minimum-amount";
+import { exactMintScreen } from "./payment-mint";
+import { findVaultPda, findVaultSolStoragePda } from "./program/pda";
 import { resolveMerchantWallet } from "./vault-seller";
 
 /**
@@ -48,11 +53,20 @@ export interface ExactBuildResponse extends UnsignedTransactionFields {
   notes: string[];
 }
 
-export async function buildExactPayment(config: Config, request: BuildExactPaymentRequest): Promise<ExactBuildResponse> {
+export async function buildExactPayment(
+  config: Config,
+  request: BuildExactPaymentRequest,
+): Promise<ExactBuildResponse> {
   const { payer, accepted } = request;
   const amount = BigInt(accepted.amount);
   const payTo = await checkRequirements(config, accepted, payer, amount);
-  await refuseBelowExactMinimum(config, "accepted.amount", amount, accepted.asset, accepted.asset === NATIVE_SOL_ALLOWLIST_ADDRESS);
+  await refuseBelowExactMinimum(
+    config,
+    "accepted.amount",
+    amount,
+    accepted.asset,
+    accepted.asset === NATIVE_SOL_ALLOWLIST_ADDRESS,
+  );
 
   const asset = accepted.asset;
   const label = assetLabel(config, asset);
@@ -63,7 +77,10 @@ export async function buildExactPayment(config: Config, request: BuildExactPayme
   let blockhash: LatestBlockhash;
 
   if (asset === NATIVE_SOL_ALLOWLIST_ADDRESS) {
-    if (payTo.form === "wallet") throw badRequest("accepted.asset: a wallet payTo is paid in a token; native SOL is paid only into a seller's vault (add extra.merchantWallet, or enrich the 402 body)");
+    if (payTo.form === "wallet")
+      throw badRequest(
+        "accepted.asset: a wallet payTo is paid in a token; native SOL is paid only into a seller's vault (add extra.merchantWallet, or enrich the 402 body)",
+      );
     const vault = payTo.vault;
     const [accounts, latest, [solStorage]] = await Promise.all([
       checkSource ? fetchAccounts(config, [payer]) : null,
@@ -93,7 +110,14 @@ export async function buildExactPayment(config: Config, request: BuildExactPayme
       findAssociatedTokenPda({ owner, mint: asset, tokenProgram }),
     ]);
     if (checkSource) {
-      checkTokenSource({ account: accounts.get(source) ?? null, sourceAta: source, tokenProgram, amount, decimals: mint.decimals, label });
+      checkTokenSource({
+        account: accounts.get(source) ?? null,
+        sourceAta: source,
+        tokenProgram,
+        amount,
+        decimals: mint.decimals,
+        label,
+      });
     }
     transfer = { kind: "token", tokenProgram, mint: asset, decimals: mint.decimals, source, destination, amount };
     assetKind = tokenProgram === TOKEN_2022_PROGRAM_ADDRESS ? "token-2022" : "spl-token";
@@ -108,13 +132,22 @@ export async function buildExactPayment(config: Config, request: BuildExactPayme
     );
   }
 
-  const kindLimit = assetKind === "native-sol" ? EXACT_COMPUTE_UNIT_LIMIT.nativeSol : assetKind === "token-2022" ? EXACT_COMPUTE_UNIT_LIMIT.token2022 : EXACT_COMPUTE_UNIT_LIMIT.splToken;
+  const kindLimit =
+    assetKind === "native-sol"
+      ? EXACT_COMPUTE_UNIT_LIMIT.nativeSol
+      : assetKind === "token-2022"
+        ? EXACT_COMPUTE_UNIT_LIMIT.token2022
+        : EXACT_COMPUTE_UNIT_LIMIT.splToken;
   const computeUnitLimit = Math.min(kindLimit, config.compute.maxUnitLimit);
   const { recommendedUnitPriceMicroLamports, maxUnitPriceMicroLamports } = config.compute;
   const computeUnitPriceMicroLamports =
-    recommendedUnitPriceMicroLamports < maxUnitPriceMicroLamports ? recommendedUnitPriceMicroLamports : maxUnitPriceMicroLamports;
+    recommendedUnitPriceMicroLamports < maxUnitPriceMicroLamports
+      ? recommendedUnitPriceMicroLamports
+      : maxUnitPriceMicroLamports;
   if (computeUnitLimit < kindLimit) {
-    notes.push(`The compute unit limit is capped at this deployment's maximum of ${computeUnitLimit} (the builder's default is ${kindLimit}).`);
+    notes.push(
+      `The compute unit limit is capped at this deployment's maximum of ${computeUnitLimit} (the builder's default is ${kindLimit}).`,
+    );
   }
 
   const feePayer = config.feePayer.address;
@@ -131,12 +164,13 @@ export async function buildExactPayment(config: Config, request: BuildExactPayme
   notes.unshift(
     `Sign as ${payer} (signature index ${built.payerSignatureIndex}), put the signed base64 transaction into ` +
       "verifyBodyTemplate.paymentPayload.payload.transaction, then send verifyBodyTemplate.paymentPayload to the seller as " +
-        "base64 JSON in the PAYMENT-SIGNATURE header: official x402 middleware reads it as is, and a seller that posts the header to " +
-        "/settle is served too (/settle takes a bare PaymentPayload). " +
+      "base64 JSON in the PAYMENT-SIGNATURE header: official x402 middleware reads it as is, and a seller that posts the header to " +
+      "/settle is served too (/settle takes a bare PaymentPayload). " +
       `The fee payer ${feePayer} signs at settlement; leave its signature slot (index 0) empty.`,
     `The blockhash is valid for about ${BLOCKHASH_LIFETIME_SECONDS} seconds: sign and settle promptly. On BLOCKHASH_EXPIRED ("retry build"), build and sign again.`,
   );
-  if (!checkSource) notes.push("The payer's balance was not checked (skipSourceBalanceCheck): settlement fails if funds are short.");
+  if (!checkSource)
+    notes.push("The payer's balance was not checked (skipSourceBalanceCheck): settlement fails if funds are short.");
 
   return {
     x402Version: 2,
@@ -164,9 +198,17 @@ type BuildPayTo = { form: "vault"; vault: Address; programId: Address } | { form
  * that `payTo` is the vault PDA of `extra.merchantWallet` (a line without `merchantWallet` pays `payTo`'s own token
  * account where wallet payTo is on).
  */
-async function checkRequirements(config: Config, accepted: PaymentRequirements, payer: Address, amount: bigint): Promise<BuildPayTo> {
+async function checkRequirements(
+  config: Config,
+  accepted: PaymentRequirements,
+  payer: Address,
+  amount: bigint,
+): Promise<BuildPayTo> {
   if (bareScheme(accepted.scheme) !== "exact") {
-    throw refused("unsupported_scheme", `accepted.scheme: must be "exact" (or "v2:solana:exact") for this builder, got "${accepted.scheme}"`);
+    throw refused(
+      "unsupported_scheme",
+      `accepted.scheme: must be "exact" (or "v2:solana:exact") for this builder, got "${accepted.scheme}"`,
+    );
   }
   const foreign = foreignNetworkMessage(config, "accepted.network", accepted.network);
   if (foreign !== null) throw refused("invalid_network", foreign);
@@ -184,18 +226,26 @@ async function checkRequirements(config: Config, accepted: PaymentRequirements, 
     );
   }
   if (payer === feePayer) throw badRequest("payer: the facilitator's fee payer cannot be the buyer");
-  if (isOffCurveAddress(payer)) throw badRequest(`payer: ${payer} is off the ed25519 curve (a PDA) and cannot sign; use a wallet address`);
+  if (isOffCurveAddress(payer))
+    throw badRequest(`payer: ${payer} is off the ed25519 curve (a PDA) and cannot sign; use a wallet address`);
   const merchantWallet = extra.merchantWallet;
   const { exactVault, exactWallet } = config.rails;
   // As verify decides it (./pay-to-form.ts): without merchantWallet an on-curve payTo is a wallet, and so is any payTo once the vault form is off.
-  if ((merchantWallet === undefined || merchantWallet === null) && exactWallet.enabled && (!exactVault.enabled || !isOffCurveAddress(accepted.payTo as Address))) {
-    if (accepted.payTo === feePayer) throw badRequest("accepted.payTo: the facilitator's fee payer cannot be the seller");
+  if (
+    (merchantWallet === undefined || merchantWallet === null) &&
+    exactWallet.enabled &&
+    (!exactVault.enabled || !isOffCurveAddress(accepted.payTo as Address))
+  ) {
+    if (accepted.payTo === feePayer)
+      throw badRequest("accepted.payTo: the facilitator's fee payer cannot be the seller");
     return { form: "wallet", owner: accepted.payTo as Address };
   }
   if (!exactVault.enabled) throw railNotEnabled("exact (vault payTo)", exactVault.why);
   const programId = requireUniversalSettle(config);
   if (extra.programId !== undefined && extra.programId !== programId) {
-    throw badRequest(`accepted.extra.programId: ${String(extra.programId)} is not this facilitator's UniversalSettle program ${programId}`);
+    throw badRequest(
+      `accepted.extra.programId: ${String(extra.programId)} is not this facilitator's UniversalSettle program ${programId}`,
+    );
   }
   // The seller as /verify resolves it: extra.merchantWallet, or the seller recorded in an existing vault at payTo.
   const seller = await resolveMerchantWallet(config, accepted.payTo, merchantWallet);
@@ -214,4 +264,3 @@ async function checkRequirements(config: Config, accepted: PaymentRequirements, 
 }
 
 type LatestBlockhash = Awaited<ReturnType<typeof getLatestBlockhash>>;
-

@@ -31,36 +31,51 @@ export interface ExactConfigMembers {
 
 export const exactConfig = railConfigSlice({
   keys: {
-  SVC_JIT_PROVISIONING_DAILY_CAP: integer(0, 1_000_000, 25),
-  /** JSON map mint → smallest payment for which a vault is fronted (raw units); default: the program's recovery target. */
-  SVC_JIT_MIN_PAYMENT_RAW_BY_MINT: mintThresholdMap,
-  SVC_SWEEP_CRON_COOLDOWN_SEC: integer(0, 31_536_000, 300),
-  SVC_SWEEP_CRON_RECENT_SETTLE_WINDOW_SEC: integer(0, 31_536_000, 86_400),
-  SVC_SWEEP_CRON_BATCH_LIMIT: integer(1, 1_000, 50),
-  SVC_SWEEP_MIN_SPENDABLE_LAMPORTS: u64(30_000_000n),
-  /** Empty means the cluster default: 3 USDC on mainnet, 0.10 USDC on devnet (docs/facilitator-spec.md §8). */
-  SVC_SWEEP_MIN_SPL_RAW_DEFAULT: v.optional(v.union([v.literal(""), v.pipe(trimmed, v.regex(/^\d{1,20}$/, "must be a whole number"))]), ""),
-  SVC_SWEEP_MIN_SPL_RAW_BY_MINT: mintThresholdMap,
-  /**
-   * `exact` to the seller's own wallet (its token account for the mint), as the official facilitator settles it, beside
-   * the vault path. Empty = on in local, off elsewhere (docs/facilitator-spec.md §1 rule 1: vault only, unless the
-   * operator opts in).
-   */
-  SVC_EXACT_WALLET_PAYTO: v.optional(
-    v.pipe(trimmed, v.toLowerCase(), v.picklist(["", "true", "false", "1", "0", "yes", "no"], "must be true/false, 1/0 or yes/no")),
-    "",
-  ),
+    SVC_JIT_PROVISIONING_DAILY_CAP: integer(0, 1_000_000, 25),
+    /** JSON map mint → smallest payment for which a vault is fronted (raw units); default: the program's recovery target. */
+    SVC_JIT_MIN_PAYMENT_RAW_BY_MINT: mintThresholdMap,
+    SVC_SWEEP_CRON_COOLDOWN_SEC: integer(0, 31_536_000, 300),
+    SVC_SWEEP_CRON_RECENT_SETTLE_WINDOW_SEC: integer(0, 31_536_000, 86_400),
+    SVC_SWEEP_CRON_BATCH_LIMIT: integer(1, 1_000, 50),
+    SVC_SWEEP_MIN_SPENDABLE_LAMPORTS: u64(30_000_000n),
+    /** Empty means the cluster default: 3 USDC on mainnet, 0.10 USDC on devnet (docs/facilitator-spec.md §8). */
+    SVC_SWEEP_MIN_SPL_RAW_DEFAULT: v.optional(
+      v.union([v.literal(""), v.pipe(trimmed, v.regex(/^\d{1,20}$/, "must be a whole number"))]),
+      "",
+    ),
+    SVC_SWEEP_MIN_SPL_RAW_BY_MINT: mintThresholdMap,
+    /**
+     * `exact` to the seller's own wallet (its token account for the mint), as the official facilitator settles it, beside
+     * the vault path. Empty = on in local, off elsewhere (docs/facilitator-spec.md §1 rule 1: vault only, unless the
+     * operator opts in).
+     */
+    SVC_EXACT_WALLET_PAYTO: v.optional(
+      v.pipe(
+        trimmed,
+        v.toLowerCase(),
+        v.picklist(["", "true", "false", "1", "0", "yes", "no"], "must be true/false, 1/0 or yes/no"),
+      ),
+      "",
+    ),
   },
   read: (input, { environment, cluster, clusterDefaults, programs }): ExactConfigMembers => {
-    const exactWalletPayTo = input.SVC_EXACT_WALLET_PAYTO === "" ? environment === "local" : ["true", "1", "yes"].includes(input.SVC_EXACT_WALLET_PAYTO);
+    const exactWalletPayTo =
+      input.SVC_EXACT_WALLET_PAYTO === ""
+        ? environment === "local"
+        : ["true", "1", "yes"].includes(input.SVC_EXACT_WALLET_PAYTO);
     return {
-      limits: { jitMinPaymentRawByMint: input.SVC_JIT_MIN_PAYMENT_RAW_BY_MINT, jitProvisioningDailyCap: input.SVC_JIT_PROVISIONING_DAILY_CAP },
+      limits: {
+        jitMinPaymentRawByMint: input.SVC_JIT_MIN_PAYMENT_RAW_BY_MINT,
+        jitProvisioningDailyCap: input.SVC_JIT_PROVISIONING_DAILY_CAP,
+      },
       sweep: {
         cooldownSeconds: input.SVC_SWEEP_CRON_COOLDOWN_SEC,
         recentSettleWindowSeconds: input.SVC_SWEEP_CRON_RECENT_SETTLE_WINDOW_SEC,
         batchLimit: input.SVC_SWEEP_CRON_BATCH_LIMIT,
         minSpendableLamports: input.SVC_SWEEP_MIN_SPENDABLE_LAMPORTS,
-        minSplRawDefault: input.SVC_SWEEP_MIN_SPL_RAW_DEFAULT ? BigInt(input.SVC_SWEEP_MIN_SPL_RAW_DEFAULT) : clusterDefaults.sweepMinSplRawDefault,
+        minSplRawDefault: input.SVC_SWEEP_MIN_SPL_RAW_DEFAULT
+          ? BigInt(input.SVC_SWEEP_MIN_SPL_RAW_DEFAULT)
+          : clusterDefaults.sweepMinSplRawDefault,
         minSplRawByMint: input.SVC_SWEEP_MIN_SPL_RAW_BY_MINT,
       },
       rails: {
@@ -70,7 +85,12 @@ export const exactConfig = railConfigSlice({
               enabled: false,
               why: `UNIVERSAL_SETTLE_PROGRAM_ID is not set and no public source confirms a UniversalSettle program id on ${cluster}, so the vault form of exact is not offered`,
             },
-        exactWallet: exactWalletPayTo ? ON : { enabled: false, why: "SVC_EXACT_WALLET_PAYTO is off: this deployment settles exact only into sellers' vaults" },
+        exactWallet: exactWalletPayTo
+          ? ON
+          : {
+              enabled: false,
+              why: "SVC_EXACT_WALLET_PAYTO is off: this deployment settles exact only into sellers' vaults",
+            },
       },
     };
   },

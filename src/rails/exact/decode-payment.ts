@@ -1,7 +1,7 @@
-import type { Config } from "../../platform/config/load-config";
 import { ledgerKeyOf } from "../../chain/ledger-key";
-import { decodeWireTransaction, type DecodedTransaction } from "../../chain/wire-transaction";
-import { rejection, type AcceptedRequirements, type PaymentRejection } from "../../x402/payment-verdict";
+import { type DecodedTransaction, decodeWireTransaction } from "../../chain/wire-transaction";
+import type { Config } from "../../platform/config/load-config";
+import { type AcceptedRequirements, type PaymentRejection, rejection } from "../../x402/payment-verdict";
 import type { VerifySettleBody } from "../../x402/schemas";
 import { checkExactTransaction, type ExpectedDestination, type PaymentTransfer } from "./verify-rules";
 

@@ -1,20 +1,20 @@
+import { type Address, isAddress, isOffCurveAddress } from "@solana/kit";
 import * as v from "valibot";
-import { RAIL_SWITCH_REASONS, railNotEnabled, requireUniversalSettle } from "../../platform/config/rail-switches";
-import { isAddress, isOffCurveAddress, type Address } from "@solana/kit";
+import { fetchAccounts } from "../../chain/accounts";
 import type { Config } from "../../platform/config/load-config";
+import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../platform/config/networks";
+import { RAIL_SWITCH_REASONS, railNotEnabled, requireUniversalSettle } from "../../platform/config/rail-switches";
 import { badRequest, type ErrorReason } from "../../platform/errors/catalogue";
 import { log } from "../../platform/observability/log";
-import { fetchAccounts } from "../../chain/accounts";
-import { findVaultPda } from "./program/pda";
-import { decodeSplitVault } from "./program/accounts";
-import { PaymentRequirementsSchema, type PaymentRequiredBody } from "../../x402/schemas";
-import { bareScheme } from "../../x402/scheme-names";
 import { assetNotAllowedMessage } from "../../x402/asset-allowlist";
-import { getUniversalSettleFacts, DEFAULT_SOVEREIGN_FEE_BPS } from "./program-facts";
-import { exactRail } from "./rail";
+import { type PaymentRequiredBody, PaymentRequirementsSchema } from "../../x402/schemas";
+import { bareScheme } from "../../x402/scheme-names";
 import { EXACT_BELOW_MINIMUM_REASON, refuseBelowExactMinimum } from "./minimum-amount";
+import { decodeSplitVault } from "./program/accounts";
+import { findVaultPda } from "./program/pda";
+import { DEFAULT_SOVEREIGN_FEE_BPS, getUniversalSettleFacts } from "./program-facts";
+import { exactRail } from "./rail";
 import { walletLineExtra } from "./wallet-line";
-import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../platform/config/networks";
 
 /**
  * `POST /payment-required/enrich` for the `exact` rail: turns a seller's naive 402 body into one a buyer can
@@ -37,11 +37,13 @@ import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../platform/config/networks";
  *   disagree about who is paid and guessing either one could misdirect funds.
  */
 
-
 type JsonObject = Record<string, unknown>;
 
 /** What the exact enrich refuses a line with besides a malformed line: an amount below the minimum, a vault line when vaults are off. */
-export const EXACT_ENRICH_REASONS = [EXACT_BELOW_MINIMUM_REASON, ...RAIL_SWITCH_REASONS] as const satisfies readonly ErrorReason[];
+export const EXACT_ENRICH_REASONS = [
+  EXACT_BELOW_MINIMUM_REASON,
+  ...RAIL_SWITCH_REASONS,
+] as const satisfies readonly ErrorReason[];
 
 /** Keys of `extra` this facilitator owns on an enriched line (docs/wire-notes.md "Discovery shapes": exact `extra`). */
 const OWNED_EXTRA_KEYS = [
@@ -68,7 +70,8 @@ export async function enrichPaymentRequired(
   body: PaymentRequiredBody,
   correlationId?: string,
 ): Promise<PaymentRequiredBody> {
-  if (config.programs.universalSettle === null && config.rails.exactWallet.enabled) return await enrichWalletLines(config, body, correlationId);
+  if (config.programs.universalSettle === null && config.rails.exactWallet.enabled)
+    return await enrichWalletLines(config, body, correlationId);
   const programId = requireUniversalSettle(config);
   const planned: PlannedLine[] = [];
 
@@ -78,7 +81,13 @@ export async function enrichPaymentRequired(
     warnIfAssetNotAllowed(config, line, index, correlationId);
     // Refused here, with the number, rather than at the buyer's /verify: a line below the minimum can never be paid.
     const asset = String(line.asset);
-    await refuseBelowExactMinimum(config, `accepts[${index}].amount`, BigInt(String(line.amount)), asset, asset === NATIVE_SOL_ALLOWLIST_ADDRESS);
+    await refuseBelowExactMinimum(
+      config,
+      `accepts[${index}].amount`,
+      BigInt(String(line.amount)),
+      asset,
+      asset === NATIVE_SOL_ALLOWLIST_ADDRESS,
+    );
     const plan = await planLine(programId, line, index);
     planned.push({ index, line, ...plan });
   }
@@ -87,7 +96,10 @@ export async function enrichPaymentRequired(
   // One batched read for every vault, beside the (cached) program Config: the fee tier depends on both.
   const [extraBase, vaults] = await Promise.all([
     ownedExtra(config),
-    fetchAccounts(config, planned.map((p) => p.vault)),
+    fetchAccounts(
+      config,
+      planned.map((p) => p.vault),
+    ),
   ]);
 
   const accepts = [...body.accepts];
@@ -96,7 +108,11 @@ export async function enrichPaymentRequired(
     const onChainVault = vaultAccount && vaultAccount.owner === programId ? decodeSplitVault(vaultAccount.data) : null;
     const wallet = givenWallet ?? (await sellerOfVaultLine(programId, vault, onChainVault));
     if (wallet === null) {
-      log("info", "enrich_line_skipped", { correlationId, index, reason: "payTo is off-curve, extra.merchantWallet is absent and payTo is not an existing vault" });
+      log("info", "enrich_line_skipped", {
+        correlationId,
+        index,
+        reason: "payTo is off-curve, extra.merchantWallet is absent and payTo is not an existing vault",
+      });
       continue;
     }
     const isSovereign = onChainVault !== null && onChainVault.seller === wallet && onChainVault.isSovereign;
@@ -121,7 +137,11 @@ export async function enrichPaymentRequired(
  * gains the fee payer and compute caps a buyer needs; a line that names a vault (`extra.merchantWallet`) cannot be
  * served here (503 rail_not_enabled).
  */
-async function enrichWalletLines(config: Config, body: PaymentRequiredBody, correlationId?: string): Promise<PaymentRequiredBody> {
+async function enrichWalletLines(
+  config: Config,
+  body: PaymentRequiredBody,
+  correlationId?: string,
+): Promise<PaymentRequiredBody> {
   const accepts = [...body.accepts];
   for (const [index, raw] of body.accepts.entries()) {
     const line = ownExactLine(config, raw, index);
@@ -130,10 +150,19 @@ async function enrichWalletLines(config: Config, body: PaymentRequiredBody, corr
     const sellerExtra = isPlainObject(line.extra) ? line.extra : {};
     if (sellerExtra.merchantWallet !== undefined && sellerExtra.merchantWallet !== null) {
       const exactVault = config.rails.exactVault;
-      throw railNotEnabled("exact (vault payTo)", `accepts[${index}] names a vault (extra.merchantWallet), but ${exactVault.enabled ? "no UniversalSettle program is configured" : exactVault.why}`);
+      throw railNotEnabled(
+        "exact (vault payTo)",
+        `accepts[${index}] names a vault (extra.merchantWallet), but ${exactVault.enabled ? "no UniversalSettle program is configured" : exactVault.why}`,
+      );
     }
     // The same floor as the vault form's lines (and /verify): a line below it can never be paid.
-    await refuseBelowExactMinimum(config, `accepts[${index}].amount`, BigInt(String(line.amount)), String(line.asset), String(line.asset) === NATIVE_SOL_ALLOWLIST_ADDRESS);
+    await refuseBelowExactMinimum(
+      config,
+      `accepts[${index}].amount`,
+      BigInt(String(line.amount)),
+      String(line.asset),
+      String(line.asset) === NATIVE_SOL_ALLOWLIST_ADDRESS,
+    );
     accepts[index] = {
       ...line,
       scheme: "exact",
@@ -161,7 +190,11 @@ function ownExactLine(config: Config, raw: unknown, index: number): JsonObject |
     throw badRequest(`accepts[${index}]${path ? `.${path}` : ""}: ${issue.message}`);
   }
   const merchantWallet = isPlainObject(raw.extra) ? raw.extra.merchantWallet : undefined;
-  if (merchantWallet !== undefined && merchantWallet !== null && (typeof merchantWallet !== "string" || !isAddress(merchantWallet))) {
+  if (
+    merchantWallet !== undefined &&
+    merchantWallet !== null &&
+    (typeof merchantWallet !== "string" || !isAddress(merchantWallet))
+  ) {
     throw badRequest(`accepts[${index}].extra.merchantWallet: must be a base58 Solana address (32 bytes)`);
   }
   return raw;
@@ -191,7 +224,11 @@ async function planLine(
 }
 
 /** The seller of a vault-only line: the SplitVault's recorded seller, if that seller's vault PDA is exactly `vault`. */
-async function sellerOfVaultLine(programId: Address, vault: Address, onChainVault: ReturnType<typeof decodeSplitVault> | null): Promise<Address | null> {
+async function sellerOfVaultLine(
+  programId: Address,
+  vault: Address,
+  onChainVault: ReturnType<typeof decodeSplitVault> | null,
+): Promise<Address | null> {
   if (onChainVault === null) return null;
   const [derived] = await findVaultPda(programId, onChainVault.seller);
   return derived === vault ? onChainVault.seller : null;

@@ -1,11 +1,11 @@
+import { fetchAccounts } from "../../chain/accounts";
 import { RAIL_SWITCH_REASONS, requireUniversalSettle } from "../../platform/config/rail-switches";
 import { FacilitatorError } from "../../platform/errors/catalogue";
-import { fetchAccounts } from "../../chain/accounts";
 import { feeOf, type RailFeeQuote } from "../fee-quote";
+import { EXACT_BELOW_MINIMUM_REASON, refuseBelowExactMinimum } from "./minimum-amount";
 import { decodeSplitVault } from "./program/accounts";
 import { getUniversalSettleFacts } from "./program-facts";
 import { vaultOf } from "./vault-addresses";
-import { EXACT_BELOW_MINIMUM_REASON, refuseBelowExactMinimum } from "./minimum-amount";
 
 /**
  * The `exact` quote, from the on-chain UniversalSettle Config and the seller's vault: sovereign (activated by the
@@ -20,7 +20,11 @@ export const exactFeeQuote: RailFeeQuote = {
     const vault = await vaultOf(programId, wallet);
     const [facts, accounts] = await Promise.all([getUniversalSettleFacts(config), fetchAccounts(config, [vault])]);
     const onChain = facts.onChainConfig;
-    if (!onChain) throw new FacilitatorError("FACILITATOR_UPSTREAM", "the UniversalSettle Config account could not be read; try again");
+    if (!onChain)
+      throw new FacilitatorError(
+        "FACILITATOR_UPSTREAM",
+        "the UniversalSettle Config account could not be read; try again",
+      );
     const account = accounts.get(vault);
     const split = account && account.owner === programId ? decodeSplitVault(account.data) : null;
     const tier = split === null ? "not_activated" : split.isSovereign ? "sovereign" : "standard";

@@ -1,10 +1,17 @@
-import type { Config } from "../../platform/config/load-config";
 import { feePayerBalanceForBudget } from "../../chain/fee-payer-budget/budget";
 import { belowMinimumRefusal, exposureCapRefusal, spentLimits } from "../../chain/fee-payer-budget/caps";
+import type { Config } from "../../platform/config/load-config";
 import { liveExposureBookings, readExposureFigures } from "../../store/fee-payer-exposure";
 import type { PaymentRejection } from "../../x402/payment-verdict";
+import {
+  belowJitMinimum,
+  jitBookingId,
+  jitCapReached,
+  jitMinimumPayment,
+  jitPaused,
+  justInTimeRentLamports,
+} from "./provision-just-in-time";
 import { peekJitProvision } from "./store/jit-provisions";
-import { belowJitMinimum, jitBookingId, jitCapReached, jitMinimumPayment, jitPaused, justInTimeRentLamports } from "./provision-just-in-time";
 import type { VerifiedVaultPayment } from "./verify";
 
 /**
@@ -18,7 +25,13 @@ import type { VerifiedVaultPayment } from "./verify";
  * `priorityFeeLamports`: the priority fee the settle books first for this payment (0 when it books none), which the
  * vault's booking then finds counted.
  */
-export async function justInTimeRefusal(config: Config, db: D1Database, payment: VerifiedVaultPayment, priorityFeeLamports: bigint, nowMs = Date.now()): Promise<PaymentRejection | null> {
+export async function justInTimeRefusal(
+  config: Config,
+  db: D1Database,
+  payment: VerifiedVaultPayment,
+  priorityFeeLamports: bigint,
+  nowMs = Date.now(),
+): Promise<PaymentRejection | null> {
   const minimum = await jitMinimumPayment(config, payment.accepted.requirements.asset, payment.mint === null);
   if (payment.accepted.amount < minimum) return belowJitMinimum(payment, minimum);
 
@@ -28,7 +41,12 @@ export async function justInTimeRefusal(config: Config, db: D1Database, payment:
   const priorityBookingId = `priority_fee:${payment.messageHash}`;
   const [balance, claim, figures, live] = await Promise.all([
     feePayerBalanceForBudget(config),
-    peekJitProvision(db, { sellerWallet: payment.merchantWallet, asset: payment.accepted.requirements.asset, dailyCap: config.limits.jitProvisioningDailyCap, nowMs }),
+    peekJitProvision(db, {
+      sellerWallet: payment.merchantWallet,
+      asset: payment.accepted.requirements.asset,
+      dailyCap: config.limits.jitProvisioningDailyCap,
+      nowMs,
+    }),
     readExposureFigures(db, who, limits),
     liveExposureBookings(db, [bookingId, priorityBookingId]),
   ]);
@@ -42,6 +60,10 @@ export async function justInTimeRefusal(config: Config, db: D1Database, payment:
   if (low) return low;
   // The settle books the priority fee before the vault: unless booked already, the caps count it by the time the vault is booked.
   const first = live.has(priorityBookingId) ? 0n : priorityFeeLamports;
-  const seen = { payerLamports: figures.payerLamports + first, payToLamports: figures.payToLamports + first, totalLamports: figures.totalLamports + first };
+  const seen = {
+    payerLamports: figures.payerLamports + first,
+    payToLamports: figures.payToLamports + first,
+    totalLamports: figures.totalLamports + first,
+  };
   return exposureCapRefusal(seen, limits, rent, who);
 }

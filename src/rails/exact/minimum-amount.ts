@@ -1,6 +1,6 @@
 import type { Config } from "../../platform/config/load-config";
-import { getUniversalSettleFacts } from "./program-facts";
 import { refused } from "../../platform/errors/catalogue";
+import { getUniversalSettleFacts } from "./program-facts";
 
 /** Used only while the on-chain Config cannot be read: the program's documented minimum fees (docs/facilitator-spec.md §8). */
 const FALLBACK_MIN_FEE_RAW = 10_000n; // 1 cent of a 6-decimal stablecoin
@@ -13,10 +13,14 @@ const FALLBACK_MIN_FEE_LAMPORTS = 100_000n;
  * `min_fee_amount_sol` (SOL) applies.
  */
 export async function minimumPaymentRaw(config: Config, asset: string, isNativeSol: boolean): Promise<bigint> {
-  const configured = Object.hasOwn(config.limits.minPaymentRawByMint, asset) ? config.limits.minPaymentRawByMint[asset] : undefined;
+  const configured = Object.hasOwn(config.limits.minPaymentRawByMint, asset)
+    ? config.limits.minPaymentRawByMint[asset]
+    : undefined;
   if (configured !== undefined) return configured;
   // Without a UniversalSettle program (wallet payTo only) the documented minimum fees are the floor.
-  const { onChainConfig } = config.programs.universalSettle ? await getUniversalSettleFacts(config) : { onChainConfig: null };
+  const { onChainConfig } = config.programs.universalSettle
+    ? await getUniversalSettleFacts(config)
+    : { onChainConfig: null };
   if (isNativeSol) return onChainConfig?.minFeeAmountLamports ?? FALLBACK_MIN_FEE_LAMPORTS;
   return onChainConfig?.minFeeAmountRaw ?? FALLBACK_MIN_FEE_RAW;
 }
@@ -33,9 +37,17 @@ export function exactBelowMinimumMessage(amount: bigint, minimum: bigint, asset:
  * The refusal of an exact amount below the minimum, for the routes that answer before a payment exists (enrich, the
  * builder, `/fee-quote`): `field` names where the amount was read; `minimumAmount` carries the number.
  */
-export async function refuseBelowExactMinimum(config: Config, field: string, amount: bigint, asset: string, isNativeSol: boolean): Promise<void> {
+export async function refuseBelowExactMinimum(
+  config: Config,
+  field: string,
+  amount: bigint,
+  asset: string,
+  isNativeSol: boolean,
+): Promise<void> {
   const minimum = await minimumPaymentRaw(config, asset, isNativeSol);
   if (amount < minimum) {
-    throw refused(EXACT_BELOW_MINIMUM_REASON, `${field}: ${exactBelowMinimumMessage(amount, minimum, asset)}`, { minimumAmount: minimum.toString() });
+    throw refused(EXACT_BELOW_MINIMUM_REASON, `${field}: ${exactBelowMinimumMessage(amount, minimum, asset)}`, {
+      minimumAmount: minimum.toString(),
+    });
   }
 }

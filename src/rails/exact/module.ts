@@ -1,18 +1,18 @@
-import type { RailModule } from "../rail";
-import { exactConfig, type ExactConfigMembers } from "./config";
-import { EXACT_REJECTION_REASONS } from "./reasons";
-import { TRANSACTION_PAYLOAD_SHAPE } from "../../x402/schemas";
-import { exactRail } from "./rail";
-import { EXACT_ENRICH_REASONS, enrichPaymentRequired } from "./enrich";
-import { exactBuilderRoutes } from "./routes/exact-builders";
-import { vaultSnapshotRoutes } from "./routes/vault-snapshot";
-import { sweepRoutes } from "./routes/sweep";
-import { sweepJob } from "./sweep/sweep-job";
-import { exactHealth } from "./health";
-import { exactFeeQuote } from "./fee-quote";
-import { exactSellerView } from "./seller-view";
-import { minimumPaymentRaw } from "./minimum-amount";
 import { formatUnits } from "../../chain/source-funds";
+import { TRANSACTION_PAYLOAD_SHAPE } from "../../x402/schemas";
+import type { RailModule } from "../rail";
+import { type ExactConfigMembers, exactConfig } from "./config";
+import { EXACT_ENRICH_REASONS, enrichPaymentRequired } from "./enrich";
+import { exactFeeQuote } from "./fee-quote";
+import { exactHealth } from "./health";
+import { minimumPaymentRaw } from "./minimum-amount";
+import { exactRail } from "./rail";
+import { EXACT_REJECTION_REASONS } from "./reasons";
+import { exactBuilderRoutes } from "./routes/exact-builders";
+import { sweepRoutes } from "./routes/sweep";
+import { vaultSnapshotRoutes } from "./routes/vault-snapshot";
+import { exactSellerView } from "./seller-view";
+import { sweepJob } from "./sweep/sweep-job";
 
 const USDC_DECIMALS = 6;
 
@@ -39,18 +39,23 @@ export const exactModule: RailModule<ExactConfigMembers> = {
       return { minimumPayment: `${formatUnits(minimum, USDC_DECIMALS)} USDC (${minimum} raw units)` };
     },
     payTo: (config) => ({
-      payTo: "The seller's UniversalSettle SplitVault PDA: seeds [\"vault\", sellerWallet], program universalSettle.",
+      payTo: 'The seller\'s UniversalSettle SplitVault PDA: seeds ["vault", sellerWallet], program universalSettle.',
       splDestination: "The vault PDA's associated token account for the asset (owner = vault PDA).",
-      nativeSolDestination: "The vault's SOL storage PDA: seeds [\"sol_storage\", vaultPda].",
+      nativeSolDestination: 'The vault\'s SOL storage PDA: seeds ["sol_storage", vaultPda].',
       merchantWallet: config.rails.exactWallet.enabled
         ? "extra.merchantWallet carries the seller's own wallet on a vault line; a line without it whose payTo is a wallet pays that wallet's own token account for the asset (no vault, no protocol fee; SPL tokens only)."
         : "extra.merchantWallet carries the seller's own wallet; a bare wallet as payTo is rejected (SVC_EXACT_WALLET_PAYTO is off).",
-      payToForms: [...(config.rails.exactVault.enabled ? ["vault"] : []), ...(config.rails.exactWallet.enabled ? ["wallet"] : [])],
-      resolve: "GET /api/v1/facilitator/sellers/{wallet}/rails/exact, or POST /api/v1/facilitator/payment-required/enrich to rewrite a 402 body.",
+      payToForms: [
+        ...(config.rails.exactVault.enabled ? ["vault"] : []),
+        ...(config.rails.exactWallet.enabled ? ["wallet"] : []),
+      ],
+      resolve:
+        "GET /api/v1/facilitator/sellers/{wallet}/rails/exact, or POST /api/v1/facilitator/payment-required/enrich to rewrite a 402 body.",
     }),
     enrich: {
-      sentence: "exact lines come back paying your UniversalSettle vault PDA, with this facilitator's keys in extra (those of the exact kind in GET /supported); ",
-      payTo: { payTo: "your vault PDA (seeds \"vault\", your wallet)" },
+      sentence:
+        "exact lines come back paying your UniversalSettle vault PDA, with this facilitator's keys in extra (those of the exact kind in GET /supported); ",
+      payTo: { payTo: 'your vault PDA (seeds "vault", your wallet)' },
     },
     features: (served, routes, config) => ({
       universalSettleExact: served && config.rails.exactVault.enabled,

@@ -1,7 +1,7 @@
-import { isOffCurveAddress, type Address } from "@solana/kit";
+import { type Address, isOffCurveAddress } from "@solana/kit";
 import type { Config } from "../../platform/config/load-config";
 import type { RailSwitch } from "../../platform/config/rail-switches";
-import { rejection, type PaymentRejection } from "../../x402/payment-verdict";
+import { type PaymentRejection, rejection } from "../../x402/payment-verdict";
 import { resolveMerchantWallet } from "./vault-seller";
 
 /**
@@ -14,14 +14,21 @@ import { resolveMerchantWallet } from "./vault-seller";
  * an off-curve one is read as a vault while the vault form runs (so a vault not created yet is still named as such),
  * and is a wallet (e.g. a multisig's PDA) only where the vault form is off.
  */
-export type PayToForm = { kind: "vault"; programId: Address; merchantWallet: Address } | { kind: "wallet"; owner: Address };
+export type PayToForm =
+  | { kind: "vault"; programId: Address; merchantWallet: Address }
+  | { kind: "wallet"; owner: Address };
 
-export async function resolvePayToForm(config: Config, payTo: Address, merchantWallet: unknown): Promise<{ ok: true; form: PayToForm } | PaymentRejection> {
+export async function resolvePayToForm(
+  config: Config,
+  payTo: Address,
+  merchantWallet: unknown,
+): Promise<{ ok: true; form: PayToForm } | PaymentRejection> {
   const { exactVault, exactWallet } = config.rails;
   const programId = config.programs.universalSettle;
   const named = merchantWallet !== undefined && merchantWallet !== null;
   const offCurve = isOffCurveAddress(payTo);
-  if (!named && exactWallet.enabled && (!offCurve || programId === null)) return { ok: true, form: { kind: "wallet", owner: payTo } };
+  if (!named && exactWallet.enabled && (!offCurve || programId === null))
+    return { ok: true, form: { kind: "wallet", owner: payTo } };
   if (programId === null) {
     // A vault line, or any line with both forms off.
     const why = named ? whyOff(exactVault) : `${whyOff(exactVault)}; ${whyOff(exactWallet)}`;

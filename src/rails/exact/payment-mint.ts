@@ -1,6 +1,6 @@
-import { refusedMintExtension } from "../../chain/token-extensions";
 import type { MintInfo } from "../../chain/mint";
-import { refused, type ErrorReason, type FacilitatorError } from "../../platform/errors/catalogue";
+import { refusedMintExtension } from "../../chain/token-extensions";
+import { type ErrorReason, type FacilitatorError, refused } from "../../platform/errors/catalogue";
 import type { Refusal } from "../../x402/payment-verdict";
 import type { PaymentTransfer } from "./verify-rules";
 
@@ -11,16 +11,24 @@ import type { PaymentTransfer } from "./verify-rules";
  */
 export function mintRefusal(mint: MintInfo, transfer: PaymentTransfer): Refusal | null {
   if (mint.tokenProgram !== transfer.tokenProgram) {
-    return { reason: "invalid_exact_svm_payload_mint_mismatch", message: `The transfer uses token program ${transfer.tokenProgram}, but mint ${mint.address} belongs to ${mint.tokenProgram}` };
+    return {
+      reason: "invalid_exact_svm_payload_mint_mismatch",
+      message: `The transfer uses token program ${transfer.tokenProgram}, but mint ${mint.address} belongs to ${mint.tokenProgram}`,
+    };
   }
   if (mint.decimals !== transfer.decimals) {
-    return { reason: "invalid_exact_svm_payload_mint_mismatch", message: `The transfer states ${transfer.decimals} decimals; mint ${mint.address} has ${mint.decimals}` };
+    return {
+      reason: "invalid_exact_svm_payload_mint_mismatch",
+      message: `The transfer states ${transfer.decimals} decimals; mint ${mint.address} has ${mint.decimals}`,
+    };
   }
   const refused = refusedMintExtension(mint);
   return refused ? { reason: "invalid_exact_svm_payload_mint_extension_not_allowed", message: refused } : null;
 }
 
-export const EXACT_MINT_SCREEN_REASONS = ["invalid_exact_svm_payload_mint_extension_not_allowed"] as const satisfies readonly ErrorReason[];
+export const EXACT_MINT_SCREEN_REASONS = [
+  "invalid_exact_svm_payload_mint_extension_not_allowed",
+] as const satisfies readonly ErrorReason[];
 
 /** The exact builder's mint screen (src/chain/buyer-source.ts): a mint /verify would refuse for its extensions, refused with the same reason. */
 export function exactMintScreen(mint: MintInfo): FacilitatorError | null {

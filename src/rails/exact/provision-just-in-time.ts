@@ -1,19 +1,23 @@
-import { getCreateAssociatedTokenIdempotentInstruction } from "@solana-program/token";
-import { requireUniversalSettle } from "../../platform/config/rail-switches";
 import type { Blockhash, Instruction } from "@solana/kit";
-import type { Config } from "../../platform/config/load-config";
-import { getCreateVaultInstruction } from "./program/instructions";
-import { sendFacilitatorTransaction } from "../../chain/facilitator-transaction";
+import { getCreateAssociatedTokenIdempotentInstruction } from "@solana-program/token";
 import { fetchAccounts } from "../../chain/accounts";
-import { claimJitProvision, recordJitSignature, releaseJitProvision } from "./store/jit-provisions";
-import { log } from "../../platform/observability/log";
-import { FEE_PAYER_BELOW_MINIMUM, optionalSpendingPause } from "../../chain/fee-payer-floor";
-import { rejection, type PaymentRejection } from "../../x402/payment-verdict";
+import { sendFacilitatorTransaction } from "../../chain/facilitator-transaction";
 import { bookExposure, settleExposure } from "../../chain/fee-payer-budget/budget";
-import { SPLIT_VAULT_RENT_LAMPORTS, tokenAccountRentLamports, VAULT_SOL_STORAGE_RENT_LAMPORTS } from "../../chain/fee-payer-budget/caps";
+import {
+  SPLIT_VAULT_RENT_LAMPORTS,
+  tokenAccountRentLamports,
+  VAULT_SOL_STORAGE_RENT_LAMPORTS,
+} from "../../chain/fee-payer-budget/caps";
+import { FEE_PAYER_BELOW_MINIMUM, optionalSpendingPause } from "../../chain/fee-payer-floor";
+import type { Config } from "../../platform/config/load-config";
+import { requireUniversalSettle } from "../../platform/config/rail-switches";
+import { log } from "../../platform/observability/log";
+import { type PaymentRejection, rejection } from "../../x402/payment-verdict";
 import { rememberExists } from "./chain-cache";
+import { getCreateVaultInstruction } from "./program/instructions";
 import { getUniversalSettleFacts } from "./program-facts";
 import { simulateProvisionedPayment } from "./provisioned-payment-simulation";
+import { claimJitProvision, recordJitSignature, releaseJitProvision } from "./store/jit-provisions";
 import { vaultSolStorageOf } from "./vault-addresses";
 import type { VerifiedVaultPayment } from "./verify";
 
@@ -39,7 +43,11 @@ const FALLBACK_RECOVERY_TARGET_LAMPORTS = 10_000_000n;
  *   seller, within the daily spend caps, before the vault's transaction is signed (it never comes back to the fee
  *   payer: the program's recovery pays the operator's fee destination). A send that fails voids the booking.
  */
-export async function provisionVaultJustInTime(config: Config, db: D1Database, payment: VerifiedVaultPayment): Promise<{ ok: true } | PaymentRejection> {
+export async function provisionVaultJustInTime(
+  config: Config,
+  db: D1Database,
+  payment: VerifiedVaultPayment,
+): Promise<{ ok: true } | PaymentRejection> {
   const seller = payment.merchantWallet;
   const asset = payment.accepted.requirements.asset;
   const minimum = await jitMinimumPayment(config, asset, payment.mint === null);
@@ -66,7 +74,14 @@ export async function provisionVaultJustInTime(config: Config, db: D1Database, p
       await releaseJitProvision(db, seller, asset);
       return { ...simulated, payer: payment.payer };
     }
-    const budget = await bookExposure(config, db, { bookingId, rail: "exact", kind: "rent_spent", payer: payment.payer, payTo: seller, lamports: rentLamports });
+    const budget = await bookExposure(config, db, {
+      bookingId,
+      rail: "exact",
+      kind: "rent_spent",
+      payer: payment.payer,
+      payTo: seller,
+      lamports: rentLamports,
+    });
     if (!budget.ok) {
       await releaseJitProvision(db, seller, asset);
       return { ...budget, payer: payment.payer };
@@ -78,7 +93,11 @@ export async function provisionVaultJustInTime(config: Config, db: D1Database, p
     if (!sent.ok) {
       await Promise.all([releaseJitProvision(db, seller, asset), settleExposure(db, bookingId, "voided")]);
       log("warn", "jit_provisioning_failed", { seller, asset, vault: payment.vault, message: sent.message });
-      return rejection("vault_provisioning_failed", `Creating the seller's vault failed: ${sent.message}; retry settle`, { payer: payment.payer });
+      return rejection(
+        "vault_provisioning_failed",
+        `Creating the seller's vault failed: ${sent.message}; retry settle`,
+        { payer: payment.payer },
+      );
     }
     await recordJitSignature(db, seller, asset, sent.signature);
     log("info", "jit_provisioned", { seller, asset, vault: payment.vault, signature: sent.signature });
@@ -139,7 +158,9 @@ export function jitCapReached(payment: VerifiedVaultPayment): PaymentRejection {
 
 /** The payment that justifies fronting a vault: the program's provisioning recovery target, unless configured. */
 export async function jitMinimumPayment(config: Config, asset: string, isNativeSol: boolean): Promise<bigint> {
-  const configured = Object.hasOwn(config.limits.jitMinPaymentRawByMint, asset) ? config.limits.jitMinPaymentRawByMint[asset] : undefined;
+  const configured = Object.hasOwn(config.limits.jitMinPaymentRawByMint, asset)
+    ? config.limits.jitMinPaymentRawByMint[asset]
+    : undefined;
   if (configured !== undefined) return configured;
   const { onChainConfig } = await getUniversalSettleFacts(config);
   if (isNativeSol) return onChainConfig?.provisioningFeeLamports ?? FALLBACK_RECOVERY_TARGET_LAMPORTS;
@@ -147,7 +168,10 @@ export async function jitMinimumPayment(config: Config, asset: string, isNativeS
 }
 
 /** The vault's (and its token account's) creation, and the rent the fee payer fronts for it. */
-async function createInstructions(config: Config, payment: VerifiedVaultPayment): Promise<{ instructions: Instruction[]; rentLamports: bigint }> {
+async function createInstructions(
+  config: Config,
+  payment: VerifiedVaultPayment,
+): Promise<{ instructions: Instruction[]; rentLamports: bigint }> {
   const instructions: Instruction[] = [];
   const accounts = await fetchAccounts(config, [payment.vault]);
   const vaultExists = Boolean(accounts.get(payment.vault));
@@ -183,5 +207,9 @@ async function waitForVault(config: Config, payment: VerifiedVaultPayment): Prom
     if (accounts.get(payment.vault) && accounts.get(payment.destination)) return { ok: true };
     await new Promise((resolve) => setTimeout(resolve, 400));
   }
-  return rejection("vault_not_provisioned", `The seller's vault ${payment.vault} is still being provisioned; retry settle shortly`, { payer: payment.payer });
+  return rejection(
+    "vault_not_provisioned",
+    `The seller's vault ${payment.vault} is still being provisioned; retry settle shortly`,
+    { payer: payment.payer },
+  );
 }

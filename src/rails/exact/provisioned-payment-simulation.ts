@@ -1,22 +1,22 @@
 import {
   AccountRole,
   appendTransactionMessageInstructions,
+  type Blockhash,
   compileTransaction,
   createTransactionMessage,
   getBase64EncodedWireTransaction,
+  type Instruction,
   pipe,
   setTransactionMessageFeePayer,
   setTransactionMessageLifetimeUsingBlockhash,
-  type Blockhash,
-  type Instruction,
 } from "@solana/kit";
-import type { Config } from "../../platform/config/load-config";
-import { COMPUTE_BUDGET_PROGRAM_ADDRESS } from "../../chain/token-programs";
 import { rpcCall } from "../../chain/rpc";
-import { accountRoles, type DecodedTransaction } from "../../chain/wire-transaction";
-import { rejection, type PaymentRejection } from "../../x402/payment-verdict";
-import type { PaymentTransfer } from "./verify-rules";
+import { COMPUTE_BUDGET_PROGRAM_ADDRESS } from "../../chain/token-programs";
 import { rejectionForTransactionError } from "../../chain/transaction-rejection";
+import { accountRoles, type DecodedTransaction } from "../../chain/wire-transaction";
+import type { Config } from "../../platform/config/load-config";
+import { type PaymentRejection, rejection } from "../../x402/payment-verdict";
+import type { PaymentTransfer } from "./verify-rules";
 import { fundsOf } from "./verify-rules";
 
 /**
@@ -40,7 +40,11 @@ export async function simulateProvisionedPayment(
   const message = pipe(
     createTransactionMessage({ version: 0 }),
     (m) => setTransactionMessageFeePayer(config.feePayer.address, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: payment.tx.recentBlockhash as Blockhash, lastValidBlockHeight: 0n }, m),
+    (m) =>
+      setTransactionMessageLifetimeUsingBlockhash(
+        { blockhash: payment.tx.recentBlockhash as Blockhash, lastValidBlockHeight: 0n },
+        m,
+      ),
     (m) => appendTransactionMessageInstructions([...createInstructions, ...paymentInstructions], m),
   );
   const wire = getBase64EncodedWireTransaction(compileTransaction(message));
@@ -50,11 +54,18 @@ export async function simulateProvisionedPayment(
   ]);
   if (result.value.err === null) return { ok: true };
   const refused = rejectionForTransactionError(result.value.err, result.value.logs ?? [], fundsOf(payment.transfer));
-  return rejection(refused.reason, `The payment would not land once the seller's vault exists, so no vault was created for it: ${refused.message}`, refused.code ? { code: refused.code } : {});
+  return rejection(
+    refused.reason,
+    `The payment would not land once the seller's vault exists, so no vault was created for it: ${refused.message}`,
+    refused.code ? { code: refused.code } : {},
+  );
 }
 
 function roleOf(tx: DecodedTransaction, account: string): AccountRole {
-  const { signer, writable } = accountRoles(tx, tx.staticAccounts.indexOf(account as DecodedTransaction["staticAccounts"][number]));
+  const { signer, writable } = accountRoles(
+    tx,
+    tx.staticAccounts.indexOf(account as DecodedTransaction["staticAccounts"][number]),
+  );
   if (signer) return writable ? AccountRole.WRITABLE_SIGNER : AccountRole.READONLY_SIGNER;
   return writable ? AccountRole.WRITABLE : AccountRole.READONLY;
 }

@@ -1,10 +1,14 @@
+import {
+  PRIORITY_FEE_BOOKED_ABOVE_LAMPORTS,
+  priorityFeeOf,
+  settleSpendRefusal,
+} from "../../chain/fee-payer-budget/settle-spend";
 import type { Rail } from "../rail";
-import { getUniversalSettleFacts, DEFAULT_FEE_BPS } from "./program-facts";
-import { verifyExactPayment } from "./verify";
-import { settleExactPayment } from "./settle";
-import { walletLineExtra } from "./wallet-line";
-import { PRIORITY_FEE_BOOKED_ABOVE_LAMPORTS, priorityFeeOf, settleSpendRefusal } from "../../chain/fee-payer-budget/settle-spend";
 import { justInTimeRefusal } from "./just-in-time-refusal";
+import { DEFAULT_FEE_BPS, getUniversalSettleFacts } from "./program-facts";
+import { settleExactPayment } from "./settle";
+import { verifyExactPayment } from "./verify";
+import { walletLineExtra } from "./wallet-line";
 
 /** Default minimum fees when the Config account cannot be read: 1 cent of USDC, 0.0001 SOL. */
 const FALLBACK_MIN_FEE_RAW = 10_000n;
@@ -24,11 +28,20 @@ export const exactRail = {
   async verify(config, body, accepted, options) {
     const verified = await verifyExactPayment(config, body, accepted, options);
     if (!verified.ok || !options.ledger) return verified;
-    const spend = { rail: "exact", kind: "priority_fee", messageHash: verified.messageHash, payer: verified.payer, seller: verified.merchantWallet, lamports: priorityFeeOf(verified.tx) } as const;
+    const spend = {
+      rail: "exact",
+      kind: "priority_fee",
+      messageHash: verified.messageHash,
+      payer: verified.payer,
+      seller: verified.merchantWallet,
+      lamports: priorityFeeOf(verified.tx),
+    } as const;
     const bookedPriorityFee = spend.lamports > PRIORITY_FEE_BOOKED_ABOVE_LAMPORTS ? spend.lamports : 0n;
     const [priority, vault] = await Promise.all([
       settleSpendRefusal(config, options.ledger, spend),
-      verified.form === "vault" && verified.needsProvisioning ? justInTimeRefusal(config, options.ledger, verified, bookedPriorityFee) : null,
+      verified.form === "vault" && verified.needsProvisioning
+        ? justInTimeRefusal(config, options.ledger, verified, bookedPriorityFee)
+        : null,
     ]);
     return priority ?? vault ?? verified;
   },

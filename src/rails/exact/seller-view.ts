@@ -1,16 +1,21 @@
 import type { Address } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
-import type { Config } from "../../platform/config/load-config";
-import { railNotEnabled, requireUniversalSettle } from "../../platform/config/rail-switches";
-import { walletPreviewPart } from "./wallet-seller-view";
 import { fetchAccounts } from "../../chain/accounts";
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../chain/token-programs";
+import type { Config } from "../../platform/config/load-config";
+import { railNotEnabled, requireUniversalSettle } from "../../platform/config/rail-switches";
 import type { Accounts, RailSellerView, RailStatus } from "../seller-view";
-import { decodeSplitVault, decodeUniversalSettleConfig, type SplitVault, type UniversalSettleConfig } from "./program/accounts";
+import {
+  decodeSplitVault,
+  decodeUniversalSettleConfig,
+  type SplitVault,
+  type UniversalSettleConfig,
+} from "./program/accounts";
 import { findUniversalSettleConfigPda } from "./program/pda";
 import { DEFAULT_FEE_BPS, DEFAULT_SOVEREIGN_FEE_BPS } from "./program-facts";
-import { vaultOf, vaultSolStorageOf } from "./vault-addresses";
 import { SELLER_TOKEN_ACCOUNT_MISSING } from "./sweep/plan";
+import { vaultOf, vaultSolStorageOf } from "./vault-addresses";
+import { walletPreviewPart } from "./wallet-seller-view";
 
 /**
  * The exact rail's seller view: the seller's UniversalSettle split vault, in the preview and the rail lookup, and the
@@ -22,21 +27,33 @@ export const exactSellerView: RailSellerView = {
     const { exactVault, exactWallet } = config.rails;
     const walletPart = exactWallet.enabled ? await walletPreviewPart(config, wallet) : null;
     // Without the vault form (no UniversalSettle program) the preview shows the wallet form alone, or no exact rail.
-    if (!exactVault.enabled) return walletPart && { ...walletPart, view: (accounts) => ({ ...walletPart.view(accounts), payToForms: ["wallet"] }) };
+    if (!exactVault.enabled)
+      return (
+        walletPart && { ...walletPart, view: (accounts) => ({ ...walletPart.view(accounts), payToForms: ["wallet"] }) }
+      );
     const payToForms = ["vault", ...(walletPart ? ["wallet"] : [])];
     const exact = await deriveExactAddresses(config, wallet);
     const usdcAtas = await usdcTokenAccounts(config, wallet, exact.vaultPda);
     return {
       reads: [exact.vaultPda, exact.configPda, ...usdcAtas.vault, ...usdcAtas.seller, ...(walletPart?.reads ?? [])],
       // pr402's vault block, with the forms offered and, where it runs too, the wallet form's view.
-      view: (accounts) => ({ ...exactRailView(wallet, exact, accounts), payToForms, ...(walletPart ? { walletPayTo: walletPart.view(accounts) } : {}) }),
+      view: (accounts) => ({
+        ...exactRailView(wallet, exact, accounts),
+        payToForms,
+        ...(walletPart ? { walletPayTo: walletPart.view(accounts) } : {}),
+      }),
       lifecycle(accounts) {
         const activated = readVault(accounts, exact) !== null;
         // Sweeps never create the seller's token account (it could be closed for its rent and created again).
         const usdcRailActive = usdcAtas.vault.some((ata) => accounts.get(ata));
         const sellerUsdcAta = usdcAtas.seller.find((ata) => accounts.get(ata)) ?? null;
         const missingTokenAccount = activated && usdcRailActive && sellerUsdcAta === null;
-        return { activated, blocked: missingTokenAccount ? { blockedReason: SELLER_TOKEN_ACCOUNT_MISSING, sellerTokenAccount: usdcAtas.seller[0]! } : null };
+        return {
+          activated,
+          blocked: missingTokenAccount
+            ? { blockedReason: SELLER_TOKEN_ACCOUNT_MISSING, sellerTokenAccount: usdcAtas.seller[0]! }
+            : null,
+        };
       },
     };
   },
@@ -59,9 +76,17 @@ export async function lookupExactRail(config: Config, wallet: Address): Promise<
 }
 
 /** The vault's and the seller's USDC token account under each token program (which one USDC uses is not read here). */
-async function usdcTokenAccounts(config: Config, seller: Address, vault: Address): Promise<{ vault: Address[]; seller: Address[] }> {
+async function usdcTokenAccounts(
+  config: Config,
+  seller: Address,
+  vault: Address,
+): Promise<{ vault: Address[]; seller: Address[] }> {
   const both = (owner: Address) =>
-    Promise.all([TOKEN_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM_ADDRESS].map(async (tokenProgram) => (await findAssociatedTokenPda({ owner, mint: config.mints.usdc, tokenProgram }))[0]));
+    Promise.all(
+      [TOKEN_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM_ADDRESS].map(
+        async (tokenProgram) => (await findAssociatedTokenPda({ owner, mint: config.mints.usdc, tokenProgram }))[0],
+      ),
+    );
   const [vaultAtas, sellerAtas] = await Promise.all([both(vault), both(seller)]);
   return { vault: vaultAtas, seller: sellerAtas };
 }
@@ -76,7 +101,10 @@ export interface ExactAddresses {
 
 export async function deriveExactAddresses(config: Config, wallet: Address): Promise<ExactAddresses> {
   const programId = requireUniversalSettle(config);
-  const [vaultPda, [configPda]] = await Promise.all([vaultOf(programId, wallet), findUniversalSettleConfigPda(programId)]);
+  const [vaultPda, [configPda]] = await Promise.all([
+    vaultOf(programId, wallet),
+    findUniversalSettleConfigPda(programId),
+  ]);
   return { programId, configPda, vaultPda, solStoragePda: await vaultSolStorageOf(programId, vaultPda) };
 }
 

@@ -1,13 +1,19 @@
-import type { Config } from "../../platform/config/load-config";
+import { bookSettleSpend, priorityFeeOf, voidUnsentSettleSpend } from "../../chain/fee-payer-budget/settle-spend";
 import { signAsFeePayer } from "../../chain/fee-payer-signature";
-import { confirmJitProvision } from "./store/jit-provisions";
+import type { Config } from "../../platform/config/load-config";
+import {
+  type SettleCall,
+  type SettleOutcome,
+  settleablePayment,
+  settledWith,
+  settleSignedPayment,
+} from "../../settlement/settle-engine";
 import type { AcceptedRequirements } from "../../x402/payment-verdict";
 import type { VerifySettleBody } from "../../x402/schemas";
-import { settleSignedPayment, settleablePayment, settledWith, type SettleCall, type SettleOutcome } from "../../settlement/settle-engine";
+import { provisionVaultJustInTime } from "./provision-just-in-time";
+import { confirmJitProvision } from "./store/jit-provisions";
 import { verifyExactPayment } from "./verify";
 import { fundsOf } from "./verify-rules";
-import { provisionVaultJustInTime } from "./provision-just-in-time";
-import { bookSettleSpend, priorityFeeOf, voidUnsentSettleSpend } from "../../chain/fee-payer-budget/settle-spend";
 
 /**
  * Settles an `exact` payment exactly once: verify (no simulation: the send's preflight runs the same one), co-sign as
@@ -17,7 +23,12 @@ import { bookSettleSpend, priorityFeeOf, voidUnsentSettleSpend } from "../../cha
  * A priority fee worth booking is booked in the exposure budget before anything is sent
  * (fee-payer-budget/settle-spend.ts).
  */
-export async function settleExactPayment(config: Config, body: VerifySettleBody, accepted: AcceptedRequirements, call: SettleCall): Promise<SettleOutcome> {
+export async function settleExactPayment(
+  config: Config,
+  body: VerifySettleBody,
+  accepted: AcceptedRequirements,
+  call: SettleCall,
+): Promise<SettleOutcome> {
   const verified = await verifyExactPayment(config, body, accepted, { simulate: false });
   if (!verified.ok) return settledWith(verified);
   const db = call.ledger;
@@ -38,7 +49,8 @@ export async function settleExactPayment(config: Config, body: VerifySettleBody,
       ...(verified.form === "vault" && verified.needsProvisioning
         ? {
             beforeFirstSend: () => provisionVaultJustInTime(config, db, verified),
-            onFirstConfirmation: (nowMs: number) => confirmJitProvision(db, verified.merchantWallet, accepted.requirements.asset, nowMs),
+            onFirstConfirmation: (nowMs: number) =>
+              confirmJitProvision(db, verified.merchantWallet, accepted.requirements.asset, nowMs),
           }
         : {}),
     }),

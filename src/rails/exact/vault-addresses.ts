@@ -1,7 +1,7 @@
 import type { Address } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
-import { findVaultPda, findVaultSolStoragePda } from "./program/pda";
 import { shareOnceFulfilled } from "../../platform/cache/share-once-fulfilled";
+import { findVaultPda, findVaultSolStoragePda } from "./program/pda";
 
 /** PDA derivations are pure but cost SHA-256 rounds; memoise them per isolate (bounded, settled ones only). */
 const MAX_ENTRIES = 20_000;
@@ -31,5 +31,8 @@ export function vaultTokenAccountOf(vault: Address, mint: Address, tokenProgram:
 
 /** The associated token account of any owner (a vault, or a seller's own wallet for a wallet `payTo`). */
 export function associatedTokenAccountOf(owner: Address, mint: Address, tokenProgram: Address): Promise<Address> {
-  return remember(`ata|${owner}|${mint}|${tokenProgram}`, async () => (await findAssociatedTokenPda({ owner, mint, tokenProgram }))[0]);
+  return remember(
+    `ata|${owner}|${mint}|${tokenProgram}`,
+    async () => (await findAssociatedTokenPda({ owner, mint, tokenProgram }))[0],
+  );
 }

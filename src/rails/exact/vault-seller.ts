@@ -1,9 +1,9 @@
-import { address, type Address } from "@solana/kit";
+import { type Address, address } from "@solana/kit";
+import { fetchAccounts } from "../../chain/accounts";
 import { isBase58Address } from "../../chain/base58";
 import type { Config } from "../../platform/config/load-config";
-import { fetchAccounts } from "../../chain/accounts";
+import { type PaymentRejection, rejection } from "../../x402/payment-verdict";
 import { decodeSplitVault } from "./program/accounts";
-import { rejection, type PaymentRejection } from "../../x402/payment-verdict";
 
 /** A vault's seller never changes, so it is remembered per isolate once read from chain. */
 const MAX_ENTRIES = 20_000;
@@ -14,10 +14,18 @@ const sellersByVault = new Map<string, Address>();
  * SplitVault account at `payTo` (the official seller middleware sends only `payTo`). Only a vault that does not
  * exist yet needs `merchantWallet`, since nothing on chain names its seller.
  */
-export async function resolveMerchantWallet(config: Config, payTo: string, merchantWallet: unknown): Promise<{ ok: true; wallet: Address } | PaymentRejection> {
-  if (typeof merchantWallet === "string" && isBase58Address(merchantWallet)) return { ok: true, wallet: merchantWallet as Address };
+export async function resolveMerchantWallet(
+  config: Config,
+  payTo: string,
+  merchantWallet: unknown,
+): Promise<{ ok: true; wallet: Address } | PaymentRejection> {
+  if (typeof merchantWallet === "string" && isBase58Address(merchantWallet))
+    return { ok: true, wallet: merchantWallet as Address };
   if (merchantWallet !== undefined && merchantWallet !== null) {
-    return rejection("invalid_exact_svm_payload_missing_merchant_wallet", "extra.merchantWallet must be the seller's base58 wallet address");
+    return rejection(
+      "invalid_exact_svm_payload_missing_merchant_wallet",
+      "extra.merchantWallet must be the seller's base58 wallet address",
+    );
   }
   const known = sellersByVault.get(payTo);
   if (known) return { ok: true, wallet: known };

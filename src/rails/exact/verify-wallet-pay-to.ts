@@ -1,20 +1,20 @@
 import type { Address } from "@solana/kit";
-import type { Config } from "../../platform/config/load-config";
-import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../platform/config/networks";
-import { explainChainRefusal } from "../../settlement/already-settled";
 import { fetchAccounts } from "../../chain/accounts";
-import { parseMint, type MintInfo } from "../../chain/mint";
+import { type MintInfo, parseMint } from "../../chain/mint";
 import { verifyNonFeePayerSignatures } from "../../chain/signatures";
 import { simulateSignedPayment } from "../../chain/simulate";
 import type { DecodedTransaction } from "../../chain/wire-transaction";
-import { rejection, type AcceptedRequirements, type PaymentRejection } from "../../x402/payment-verdict";
+import type { Config } from "../../platform/config/load-config";
+import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../platform/config/networks";
+import { explainChainRefusal } from "../../settlement/already-settled";
+import { type AcceptedRequirements, type PaymentRejection, rejection } from "../../x402/payment-verdict";
 import type { VerifySettleBody } from "../../x402/schemas";
 import { cachedMint, rememberMint } from "./chain-cache";
+import { decodeExactPayment } from "./decode-payment";
+import { EXACT_BELOW_MINIMUM_REASON, exactBelowMinimumMessage, minimumPaymentRaw } from "./minimum-amount";
 import { mintRefusal } from "./payment-mint";
 import { associatedTokenAccountOf } from "./vault-addresses";
 import { fundsOf, type PaymentTransfer } from "./verify-rules";
-import { decodeExactPayment } from "./decode-payment";
-import { EXACT_BELOW_MINIMUM_REASON, exactBelowMinimumMessage, minimumPaymentRaw } from "./minimum-amount";
 
 /** A wallet-`payTo` payment that passed every rule; settle signs exactly this transaction. */
 export interface VerifiedWalletPayment {
@@ -53,12 +53,16 @@ export async function verifyWalletPayment(
   const { requirements, amount } = accepted;
   if (requirements.asset === NATIVE_SOL_ALLOWLIST_ADDRESS) {
     // The official exact scheme on Solana moves tokens only (TransferChecked); native SOL is paid into a vault.
-    return rejection("invalid_exact_svm_payload_wallet_pay_to_native_sol", "A wallet payTo is paid in a token (TransferChecked to its token account); native SOL is paid only into a seller's vault");
+    return rejection(
+      "invalid_exact_svm_payload_wallet_pay_to_native_sol",
+      "A wallet payTo is paid in a token (TransferChecked to its token account); native SOL is paid only into a seller's vault",
+    );
   }
   // The same floor as the vault form, the builder, enrich and /fee-quote: below it the fee payer would pay a network
   // fee for a payment not worth one.
   const minimum = await minimumPaymentRaw(config, requirements.asset, false);
-  if (amount < minimum) return rejection(EXACT_BELOW_MINIMUM_REASON, exactBelowMinimumMessage(amount, minimum, requirements.asset));
+  if (amount < minimum)
+    return rejection(EXACT_BELOW_MINIMUM_REASON, exactBelowMinimumMessage(amount, minimum, requirements.asset));
   const mintAddress = requirements.asset as Address;
 
   const checked = await decodeExactPayment(config, body, accepted, { kind: "spl", mint: mintAddress });
@@ -68,14 +72,22 @@ export async function verifyWalletPayment(
 
   const destination = await associatedTokenAccountOf(owner, mintAddress, transfer.tokenProgram!);
   if (transfer.destination !== destination) {
-    return rejection("invalid_exact_svm_payload_recipient_mismatch", `The transfer goes to ${transfer.destination}, not to ${destination}, the token account of payTo ${owner} for ${mintAddress}`, { payer });
+    return rejection(
+      "invalid_exact_svm_payload_recipient_mismatch",
+      `The transfer goes to ${transfer.destination}, not to ${destination}, the token account of payTo ${owner} for ${mintAddress}`,
+      { payer },
+    );
   }
 
   const signatures = await verifyNonFeePayerSignatures(tx);
   if (!signatures.ok) {
     return rejection(
-      signatures.missing ? "invalid_exact_svm_payload_missing_signature" : "invalid_exact_svm_payload_signature_invalid",
-      signatures.missing ? `The transaction is missing the signature of ${signatures.signer}` : `The signature of ${signatures.signer} does not verify`,
+      signatures.missing
+        ? "invalid_exact_svm_payload_missing_signature"
+        : "invalid_exact_svm_payload_signature_invalid",
+      signatures.missing
+        ? `The transaction is missing the signature of ${signatures.signer}`
+        : `The signature of ${signatures.signer} does not verify`,
       { payer },
     );
   }
@@ -89,11 +101,27 @@ export async function verifyWalletPayment(
   if (!mint) {
     const account = accounts?.get(mintAddress) ?? null;
     mint = account ? parseMint(account) : null;
-    if (!mint) return rejection("invalid_exact_svm_payload_mint_mismatch", `Asset ${mintAddress} is not an initialized SPL Token or Token-2022 mint`, { payer });
+    if (!mint)
+      return rejection(
+        "invalid_exact_svm_payload_mint_mismatch",
+        `Asset ${mintAddress} is not an initialized SPL Token or Token-2022 mint`,
+        { payer },
+      );
     rememberMint(mint);
   }
   const refusedMint = mintRefusal(mint, transfer);
   if (refusedMint) return rejection(refusedMint.reason, refusedMint.message, { payer });
   if (simulation && !simulation.ok) return explainChainRefusal(options.ledger, messageHash, { ...simulation, payer });
-  return { ok: true, form: "wallet", accepted, tx, messageHash, transfer, payer, merchantWallet: owner, destination, mint };
+  return {
+    ok: true,
+    form: "wallet",
+    accepted,
+    tx,
+    messageHash,
+    transfer,
+    payer,
+    merchantWallet: owner,
+    destination,
+    mint,
+  };
 }

@@ -1,27 +1,32 @@
 import type { Address } from "@solana/kit";
+import { type AccountSnapshot, fetchAccounts } from "../../chain/accounts";
 import { isBase58Address } from "../../chain/base58";
-import type { Config } from "../../platform/config/load-config";
-import { explainChainRefusal } from "../../settlement/already-settled";
-import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../platform/config/networks";
-import type { DecodedTransaction } from "../../chain/wire-transaction";
-import { verifyNonFeePayerSignatures } from "../../chain/signatures";
-import { fetchAccounts, type AccountSnapshot } from "../../chain/accounts";
-import { parseMint, type MintInfo } from "../../chain/mint";
-import { blockhashExpired, rejection, type AcceptedRequirements, type PaymentRejection } from "../../x402/payment-verdict";
-import type { VerifySettleBody } from "../../x402/schemas";
-import { type ExpectedDestination, type PaymentTransfer, fundsOf } from "./verify-rules";
-import { cachedMint, isKnownToExist, rememberExists, rememberMint } from "./chain-cache";
-import { vaultOf, vaultSolStorageOf, vaultTokenAccountOf } from "./vault-addresses";
-import { simulateSignedPayment } from "../../chain/simulate";
 import { isBlockhashStillValid } from "../../chain/blockhash";
-import { decodeSplitVault } from "./program/accounts";
+import { type MintInfo, parseMint } from "../../chain/mint";
+import { verifyNonFeePayerSignatures } from "../../chain/signatures";
+import { simulateSignedPayment } from "../../chain/simulate";
+import { readTokenSource } from "../../chain/token-account";
+import type { DecodedTransaction } from "../../chain/wire-transaction";
+import type { Config } from "../../platform/config/load-config";
+import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../platform/config/networks";
+import { explainChainRefusal } from "../../settlement/already-settled";
+import {
+  type AcceptedRequirements,
+  blockhashExpired,
+  type PaymentRejection,
+  rejection,
+} from "../../x402/payment-verdict";
+import type { VerifySettleBody } from "../../x402/schemas";
+import { cachedMint, isKnownToExist, rememberExists, rememberMint } from "./chain-cache";
 import { decodeExactPayment } from "./decode-payment";
 import { EXACT_BELOW_MINIMUM_REASON, exactBelowMinimumMessage, minimumPaymentRaw } from "./minimum-amount";
-import { classifyVaultTokenAccount } from "./vault-token-account";
 import { resolvePayToForm } from "./pay-to-form";
 import { mintRefusal } from "./payment-mint";
-import { verifyWalletPayment, type VerifiedWalletPayment } from "./verify-wallet-pay-to";
-import { readTokenSource } from "../../chain/token-account";
+import { decodeSplitVault } from "./program/accounts";
+import { vaultOf, vaultSolStorageOf, vaultTokenAccountOf } from "./vault-addresses";
+import { classifyVaultTokenAccount } from "./vault-token-account";
+import { type ExpectedDestination, fundsOf, type PaymentTransfer } from "./verify-rules";
+import { type VerifiedWalletPayment, verifyWalletPayment } from "./verify-wallet-pay-to";
 
 /** A vault payment that passed every rule; settle signs exactly this transaction. */
 export interface VerifiedVaultPayment {
@@ -58,7 +63,10 @@ export async function verifyExactPayment(
   config: Config,
   body: VerifySettleBody,
   accepted: AcceptedRequirements,
-  options: { simulate: boolean; /** /verify only: names the settlement when the chain refuses a landed payment (see explainChainRefusal). */ ledger?: D1Database },
+  options: {
+    simulate: boolean /** /verify only: names the settlement when the chain refuses a landed payment (see explainChainRefusal). */;
+    ledger?: D1Database;
+  },
 ): Promise<ExactVerification> {
   const { requirements, amount } = accepted;
   const feePayer = config.feePayer.address;
@@ -66,20 +74,26 @@ export async function verifyExactPayment(
   const advertisedFeePayer = requirements.extra.feePayer;
   if (advertisedFeePayer !== feePayer) {
     return rejection(
-      advertisedFeePayer === undefined ? "invalid_exact_svm_payload_missing_fee_payer" : "invalid_exact_svm_fee_payer_not_managed_by_facilitator",
+      advertisedFeePayer === undefined
+        ? "invalid_exact_svm_payload_missing_fee_payer"
+        : "invalid_exact_svm_fee_payer_not_managed_by_facilitator",
       advertisedFeePayer === undefined
         ? "extra.feePayer is missing; take it from /supported or enrich the 402 body"
         : `extra.feePayer ${String(advertisedFeePayer)} is not this facilitator's fee payer ${feePayer}`,
     );
   }
-  if (!isBase58Address(requirements.payTo)) return rejection("invalid_exact_svm_payload_recipient_mismatch", `payTo ${requirements.payTo} is not an address`);
+  if (!isBase58Address(requirements.payTo))
+    return rejection("invalid_exact_svm_payload_recipient_mismatch", `payTo ${requirements.payTo} is not an address`);
   const resolved = await resolvePayToForm(config, requirements.payTo as Address, requirements.extra.merchantWallet);
   if (!resolved.ok) return resolved;
   if (resolved.form.kind === "wallet") return verifyWalletPayment(config, body, accepted, resolved.form.owner, options);
   const { programId, merchantWallet } = resolved.form;
   const vault = await vaultOf(programId, merchantWallet);
   if (requirements.payTo !== vault) {
-    return rejection("invalid_exact_svm_payload_recipient_mismatch", `payTo ${requirements.payTo} is not the UniversalSettle vault ${vault} of merchant ${merchantWallet}`);
+    return rejection(
+      "invalid_exact_svm_payload_recipient_mismatch",
+      `payTo ${requirements.payTo} is not the UniversalSettle vault ${vault} of merchant ${merchantWallet}`,
+    );
   }
 
   const isNativeSol = requirements.asset === NATIVE_SOL_ALLOWLIST_ADDRESS;
@@ -99,15 +113,27 @@ export async function verifyExactPayment(
   const signatures = await verifyNonFeePayerSignatures(tx);
   if (!signatures.ok) {
     return rejection(
-      signatures.missing ? "invalid_exact_svm_payload_missing_signature" : "invalid_exact_svm_payload_signature_invalid",
-      signatures.missing ? `The transaction is missing the signature of ${signatures.signer}` : `The signature of ${signatures.signer} does not verify`,
+      signatures.missing
+        ? "invalid_exact_svm_payload_missing_signature"
+        : "invalid_exact_svm_payload_signature_invalid",
+      signatures.missing
+        ? `The transaction is missing the signature of ${signatures.signer}`
+        : `The signature of ${signatures.signer} does not verify`,
       { payer },
     );
   }
 
-  const destination = isNativeSol ? expected.kind === "sol" ? expected.solStorage : transfer.destination : await vaultTokenAccountOf(vault, requirements.asset, transfer.tokenProgram!);
+  const destination = isNativeSol
+    ? expected.kind === "sol"
+      ? expected.solStorage
+      : transfer.destination
+    : await vaultTokenAccountOf(vault, requirements.asset, transfer.tokenProgram!);
   if (transfer.destination !== destination) {
-    return rejection("invalid_exact_svm_payload_recipient_mismatch", `The transfer goes to ${transfer.destination}, not to the vault token account ${destination}`, { payer });
+    return rejection(
+      "invalid_exact_svm_payload_recipient_mismatch",
+      `The transfer goes to ${transfer.destination}, not to the vault token account ${destination}`,
+      { payer },
+    );
   }
 
   // Chain facts: one batched read of whatever is not cached, in parallel with the simulation.
@@ -126,7 +152,12 @@ export async function verifyExactPayment(
   if (mintAddress && !mint) {
     const account = accounts.get(mintAddress);
     mint = account ? parseMint(account) : null;
-    if (!mint) return rejection("invalid_exact_svm_payload_mint_mismatch", `Asset ${mintAddress} is not an initialized SPL Token or Token-2022 mint`, { payer });
+    if (!mint)
+      return rejection(
+        "invalid_exact_svm_payload_mint_mismatch",
+        `Asset ${mintAddress} is not an initialized SPL Token or Token-2022 mint`,
+        { payer },
+      );
     rememberMint(mint);
   }
   const refusedMint = mint ? mintRefusal(mint, transfer) : null;
@@ -139,13 +170,21 @@ export async function verifyExactPayment(
     if (vaultAccount) {
       const decodedVault = vaultAccount.owner === programId ? decodeSplitVault(vaultAccount.data) : null;
       if (!decodedVault || decodedVault.seller !== merchantWallet) {
-        return rejection("invalid_exact_svm_payload_recipient_mismatch", `Account ${vault} is not the UniversalSettle vault of ${merchantWallet}`, { payer });
+        return rejection(
+          "invalid_exact_svm_payload_recipient_mismatch",
+          `Account ${vault} is not the UniversalSettle vault of ${merchantWallet}`,
+          { payer },
+        );
       }
       rememberExists(vault);
     }
     let destinationReady = isNativeSol;
     if (!isNativeSol && transfer.tokenProgram) {
-      const state = classifyVaultTokenAccount(destinationAccount, { tokenProgram: transfer.tokenProgram, mint: requirements.asset, owner: vault });
+      const state = classifyVaultTokenAccount(destinationAccount, {
+        tokenProgram: transfer.tokenProgram,
+        mint: requirements.asset,
+        owner: vault,
+      });
       if (state === "squatted") {
         return rejection(
           "invalid_exact_svm_payload_vault_token_account_squatted",
@@ -163,29 +202,76 @@ export async function verifyExactPayment(
       if (funds) return { ...funds, payer };
       // The simulation fails on the missing vault, but its lifetime verdict still holds; settle, which does not
       // simulate, asks the cluster directly — a vault is never fronted for a payment that cannot land.
-      const lifetime = simulation ? lifetimeRejection(simulation) : (await isBlockhashStillValid(config, tx.recentBlockhash)) ? null : blockhashExpired("refused");
+      const lifetime = simulation
+        ? lifetimeRejection(simulation)
+        : (await isBlockhashStillValid(config, tx.recentBlockhash))
+          ? null
+          : blockhashExpired("refused");
       if (lifetime) return explainChainRefusal(options.ledger, messageHash, { ...lifetime, payer });
-      return { ok: true, form: "vault", accepted, tx, messageHash, transfer, payer, merchantWallet, vault, destination, mint, needsProvisioning, vaultExists: vaultAccount !== null };
+      return {
+        ok: true,
+        form: "vault",
+        accepted,
+        tx,
+        messageHash,
+        transfer,
+        payer,
+        merchantWallet,
+        vault,
+        destination,
+        mint,
+        needsProvisioning,
+        vaultExists: vaultAccount !== null,
+      };
     }
   }
 
   if (simulation && !simulation.ok) return explainChainRefusal(options.ledger, messageHash, { ...simulation, payer });
-  return { ok: true, form: "vault", accepted, tx, messageHash, transfer, payer, merchantWallet, vault, destination, mint, needsProvisioning, vaultExists: true };
+  return {
+    ok: true,
+    form: "vault",
+    accepted,
+    tx,
+    messageHash,
+    transfer,
+    payer,
+    merchantWallet,
+    vault,
+    destination,
+    mint,
+    needsProvisioning,
+    vaultExists: true,
+  };
 }
 
 function lifetimeRejection(simulation: { ok: true } | PaymentRejection): PaymentRejection | null {
-  return !simulation.ok && (simulation.reason === "blockhash_expired" || simulation.reason === "duplicate_settlement") ? simulation : null;
+  return !simulation.ok && (simulation.reason === "blockhash_expired" || simulation.reason === "duplicate_settlement")
+    ? simulation
+    : null;
 }
 
 /** The buyer's source can send `amount` (the token account's state and balance read as the builders read them). */
-function checkSourceFunds(source: AccountSnapshot | null, transfer: PaymentTransfer, amount: bigint): PaymentRejection | null {
+function checkSourceFunds(
+  source: AccountSnapshot | null,
+  transfer: PaymentTransfer,
+  amount: bigint,
+): PaymentRejection | null {
   if (!source) return rejection("insufficient_funds", `The buyer's source account ${transfer.source} does not exist`);
   if (transfer.kind === "sol") {
-    return source.lamports >= amount ? null : rejection("insufficient_funds", `The buyer has ${source.lamports} lamports; the payment needs ${amount}`);
+    return source.lamports >= amount
+      ? null
+      : rejection("insufficient_funds", `The buyer has ${source.lamports} lamports; the payment needs ${amount}`);
   }
   const token = transfer.tokenProgram ? readTokenSource(source, transfer.tokenProgram) : null;
-  if (token === null) return rejection("insufficient_funds", `The buyer's source ${transfer.source} is not a token account`);
-  if (token.state === "frozen") return rejection("insufficient_funds", `The buyer's token account ${transfer.source} is frozen`);
+  if (token === null)
+    return rejection("insufficient_funds", `The buyer's source ${transfer.source} is not a token account`);
+  if (token.state === "frozen")
+    return rejection("insufficient_funds", `The buyer's token account ${transfer.source} is frozen`);
   const balance = token.balance;
-  return balance >= amount ? null : rejection("insufficient_funds", `The buyer's token account holds ${balance}; the payment needs ${amount} (missing ${amount - balance})`);
+  return balance >= amount
+    ? null
+    : rejection(
+        "insufficient_funds",
+        `The buyer's token account holds ${balance}; the payment needs ${amount} (missing ${amount - balance})`,
+      );
 }

@@ -6,7 +6,11 @@ import type { Config } from "../../platform/config/load-config";
  * wallet and `extra` carries only what a buyer needs from this facilitator (the fee payer and the compute caps, as the
  * exact kind of `/supported` has them). No `merchantWallet`: with it the line would name a vault.
  */
-export function walletLineExtra(config: Config): { feePayer: Address; maxComputeUnitLimit: string; recommendedComputeUnitPrice: string } {
+export function walletLineExtra(config: Config): {
+  feePayer: Address;
+  maxComputeUnitLimit: string;
+  recommendedComputeUnitPrice: string;
+} {
   return {
     feePayer: config.feePayer.address,
     maxComputeUnitLimit: String(config.compute.maxUnitLimit),

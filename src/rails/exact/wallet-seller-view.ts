@@ -1,13 +1,13 @@
 import type { Address } from "@solana/kit";
-import type { Config } from "../../platform/config/load-config";
 import { parseMint } from "../../chain/mint";
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../chain/token-programs";
+import type { Config } from "../../platform/config/load-config";
 import type { Accounts, RailStatus, SellerPreviewPart } from "../seller-view";
-import { associatedTokenAccountOf } from "./vault-addresses";
 import { minimumPaymentRaw } from "./minimum-amount";
-import { walletPayToLine } from "./wallet-line";
-import { classifyVaultTokenAccount } from "./vault-token-account";
 import { SELLER_TOKEN_ACCOUNT_MISSING } from "./sweep/plan";
+import { associatedTokenAccountOf } from "./vault-addresses";
+import { classifyVaultTokenAccount } from "./vault-token-account";
+import { walletPayToLine } from "./wallet-line";
 
 /**
  * The `exact` rail in its wallet `payTo` form as a seller sees it (SVC_EXACT_WALLET_PAYTO, ./pay-to-form.ts): `payTo`
@@ -43,7 +43,10 @@ export interface WalletRailView {
  * The wallet form's preview part: reads the USDC mint (its token program) and the wallet's ATA under both token
  * programs; its lifecycle is the token account (no vault to activate; registering checks that same account).
  */
-export async function walletPreviewPart(config: Config, wallet: Address): Promise<SellerPreviewPart & { view(accounts: Accounts): WalletRailView }> {
+export async function walletPreviewPart(
+  config: Config,
+  wallet: Address,
+): Promise<SellerPreviewPart & { view(accounts: Accounts): WalletRailView }> {
   const mint = config.mints.usdc;
   const [token, token2022, minimum] = await Promise.all([
     associatedTokenAccountOf(wallet, mint, TOKEN_PROGRAM_ADDRESS),
@@ -58,13 +61,20 @@ export async function walletPreviewPart(config: Config, wallet: Address): Promis
       const { tokenAccount } = view(accounts);
       return {
         activated: tokenAccount.exists,
-        blocked: tokenAccount.exists ? null : { blockedReason: SELLER_TOKEN_ACCOUNT_MISSING, sellerTokenAccount: tokenAccount.address },
+        blocked: tokenAccount.exists
+          ? null
+          : { blockedReason: SELLER_TOKEN_ACCOUNT_MISSING, sellerTokenAccount: tokenAccount.address },
       };
     },
   };
 }
 
-function walletRailView(config: Config, wallet: Address, accounts: Accounts, known: { token: Address; token2022: Address; minimum: bigint }): WalletRailView {
+function walletRailView(
+  config: Config,
+  wallet: Address,
+  accounts: Accounts,
+  known: { token: Address; token2022: Address; minimum: bigint },
+): WalletRailView {
   const mint = config.mints.usdc;
   const mintAccount = accounts.get(mint) ?? null;
   // USDC's token program comes from the same batch; an unreadable mint is taken as SPL Token (the USDC of every cluster).

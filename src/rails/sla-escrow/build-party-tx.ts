@@ -1,9 +1,11 @@
+import { type Address, createNoopSigner, type Instruction } from "@solana/kit";
 import * as v from "valibot";
+import { fetchAccounts } from "../../chain/accounts";
+import { BLOCKHASH_LIFETIME_SECONDS, getLatestBlockhash } from "../../chain/blockhash";
 import { compileUnsignedTransaction, type UnsignedTransactionFields } from "../../chain/unsigned-transaction";
-import { createNoopSigner, type Address, type Instruction } from "@solana/kit";
 import type { Config } from "../../platform/config/load-config";
 import { badRequest, FacilitatorError } from "../../platform/errors/catalogue";
-import { fetchAccounts } from "../../chain/accounts";
+import { Base58Address } from "../../x402/schemas";
 import { decodePayment, PAYMENT_STATE, type Payment } from "./program/accounts";
 import {
   getApproveDeliveryInstruction,
@@ -12,8 +14,6 @@ import {
 } from "./program/instructions";
 import { parsePaymentUidHex, paymentUidToHex } from "./program/payment-uid";
 import { findBankPda, findEscrowConfigPda, findEscrowPda, findPaymentExtPda, findPaymentPda } from "./program/pda";
-import { Base58Address } from "../../x402/schemas";
-import { BLOCKHASH_LIFETIME_SECONDS, getLatestBlockhash } from "../../chain/blockhash";
 
 /**
  * Lifecycle builders for one party of a funded SLA-Escrow payment (docs/facilitator-spec.md §4.2, docs/wire-notes.md "Builders"):
@@ -84,7 +84,11 @@ export async function loadPayment(
   paymentUidHex: string,
   openStates: "funded" | "any-unsettled" = "funded",
   alsoRead: Address[] = [],
-): Promise<{ context: PaymentContext; blockhash: Awaited<ReturnType<typeof getLatestBlockhash>>; accounts: Awaited<ReturnType<typeof fetchAccounts>> }> {
+): Promise<{
+  context: PaymentContext;
+  blockhash: Awaited<ReturnType<typeof getLatestBlockhash>>;
+  accounts: Awaited<ReturnType<typeof fetchAccounts>>;
+}> {
   const programId = config.programs.slaEscrow;
   const uid = parsePaymentUidHex(paymentUidHex);
   if (uid === null) throw badRequest("paymentUidHex must be 64 hex characters");
@@ -106,16 +110,24 @@ export async function loadPayment(
   }
   const account = accounts.get(payment);
   const state = account && account.owner === programId ? decodePayment(account.data) : null;
-  if (state === null) throw badRequest(`no SLA-Escrow payment ${paymentUidHex} for mint ${mint} (expected at ${payment})`);
+  if (state === null)
+    throw badRequest(`no SLA-Escrow payment ${paymentUidHex} for mint ${mint} (expected at ${payment})`);
   if (state.mint !== mint) throw badRequest(`payment ${paymentUidHex} escrows mint ${state.mint}, not ${mint}`);
   const settled = state.state === PAYMENT_STATE.RELEASED || state.state === PAYMENT_STATE.REFUNDED;
-  const open = openStates === "any-unsettled" ? !settled : state.state === PAYMENT_STATE.FUNDED || state.state === PAYMENT_STATE.FUNDED_EXTENDED;
+  const open =
+    openStates === "any-unsettled"
+      ? !settled
+      : state.state === PAYMENT_STATE.FUNDED || state.state === PAYMENT_STATE.FUNDED_EXTENDED;
   if (!open) {
     throw badRequest(`payment ${paymentUidHex} is no longer funded (state ${state.state}): nothing left to act on`);
   }
   const ext = accounts.get(paymentExt);
   const hasPaymentExt = ext !== null && ext !== undefined && ext.owner === programId;
-  return { context: { programId, bank, config: escrowConfig, escrow, payment, paymentExt, hasPaymentExt, state }, blockhash, accounts };
+  return {
+    context: { programId, bank, config: escrowConfig, escrow, payment, paymentExt, hasPaymentExt, state },
+    blockhash,
+    accounts,
+  };
 }
 
 export function hexBytes(hex: string): Uint8Array {
@@ -149,7 +161,11 @@ export async function buildSubmitDelivery(
       `delivery is too late: the program refuses SubmitDelivery after expires_at − delivery_cutoff (${cutoff}, now ${nowUnixSeconds}) with DeliveryTooLateForOracle`,
     );
   }
-  const instruction = getSubmitDeliveryInstruction({ ...context, seller: createNoopSigner(request.seller), deliveryHash: hexBytes(request.deliveryHash) });
+  const instruction = getSubmitDeliveryInstruction({
+    ...context,
+    seller: createNoopSigner(request.seller),
+    deliveryHash: hexBytes(request.deliveryHash),
+  });
   return partyTransaction(context, request.seller, request.feePayer, instruction, blockhash, [
     `SubmitDelivery signed by the seller ${request.seller}; ${feeNote(request.feePayer)}.`,
   ]);
@@ -165,7 +181,11 @@ export async function buildApprove(
   if (state.deliveryTimestampUnixSeconds === 0n && isZero(state.deliveryHash)) {
     throw badRequest(`payment ${request.paymentUidHex} has no delivery submitted yet: nothing to approve`);
   }
-  const instruction = getApproveDeliveryInstruction({ ...context, buyer: createNoopSigner(request.buyer), deliveryHash: hexBytes(request.deliveryHash) });
+  const instruction = getApproveDeliveryInstruction({
+    ...context,
+    buyer: createNoopSigner(request.buyer),
+    deliveryHash: hexBytes(request.deliveryHash),
+  });
   return partyTransaction(context, request.buyer, request.feePayer, instruction, blockhash, [
     `ApproveDelivery signed by the buyer ${request.buyer}; ${feeNote(request.feePayer)}.`,
   ]);
@@ -179,10 +199,16 @@ export async function buildDispute(
   const { state } = context;
   requireParty(state.buyer, request.buyer, "buyer", "dispute the payment");
   if (!context.hasPaymentExt) {
-    throw badRequest(`payment ${request.paymentUidHex} was funded without a PaymentExt (FundPayment, not FundPaymentV2): it cannot be disputed`);
+    throw badRequest(
+      `payment ${request.paymentUidHex} was funded without a PaymentExt (FundPayment, not FundPaymentV2): it cannot be disputed`,
+    );
   }
   const disputeReasonHash = request.disputeReasonHash ? hexBytes(request.disputeReasonHash) : new Uint8Array(32);
-  const instruction = getDisputePaymentInstruction({ ...context, buyer: createNoopSigner(request.buyer), disputeReasonHash });
+  const instruction = getDisputePaymentInstruction({
+    ...context,
+    buyer: createNoopSigner(request.buyer),
+    disputeReasonHash,
+  });
   const built = partyTransaction(context, request.buyer, request.feePayer, instruction, blockhash, [
     `DisputePayment signed by the buyer ${request.buyer}; ${feeNote(request.feePayer)}. Release and refund stop until the adjudicator resolves the payment.`,
   ]);
@@ -198,7 +224,11 @@ export function partyTransaction(
   notes: string[],
 ): PartyBuildResponse {
   const payer = feePayer ?? signer;
-  const { transaction, signerPubkeys } = compileUnsignedTransaction({ feePayer: payer, blockhash, instructions: [instruction] });
+  const { transaction, signerPubkeys } = compileUnsignedTransaction({
+    feePayer: payer,
+    blockhash,
+    instructions: [instruction],
+  });
   return {
     x402Version: 2,
     transaction,

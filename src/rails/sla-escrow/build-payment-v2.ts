@@ -1,18 +1,31 @@
+import { type Address, createNoopSigner, isOffCurveAddress } from "@solana/kit";
 import * as v from "valibot";
-import { createNoopSigner, isOffCurveAddress, type Address } from "@solana/kit";
-import type { Config } from "../../platform/config/load-config";
-import { badRequest, FacilitatorError, refused } from "../../platform/errors/catalogue";
+import { BLOCKHASH_LIFETIME_SECONDS } from "../../chain/blockhash";
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../chain/token-programs";
 import { compileUnsignedTransaction, type UnsignedTransactionFields } from "../../chain/unsigned-transaction";
-import { getFundPaymentV2Instruction, type FundPaymentV2InstructionInput } from "./program/instructions";
-import { NATIVE_SOL_ESCROW_MINT } from "./program/pda";
-import { paymentUidToHex } from "./program/payment-uid";
+import type { Config } from "../../platform/config/load-config";
+import { badRequest, FacilitatorError, refused } from "../../platform/errors/catalogue";
 import { assetNotAllowedMessage } from "../../x402/asset-allowlist";
 import { Base58Address } from "../../x402/schemas";
-import { BLOCKHASH_LIFETIME_SECONDS } from "../../chain/blockhash";
-import { escrowFundComputeBudget, escrowFundingAccounts, freshPaymentAccounts, Hash32Hex, hexBytes } from "./build-payment";
+import {
+  escrowFundComputeBudget,
+  escrowFundingAccounts,
+  freshPaymentAccounts,
+  Hash32Hex,
+  hexBytes,
+} from "./build-payment";
 import { getSlaEscrowFacts } from "./escrow-facts";
-import { checkFundingLimits, escrowAmountLimits, isEscrowConfigured, notConfiguredMessage, type FundingTerms, type FundingViolation } from "./escrow-terms";
+import {
+  checkFundingLimits,
+  escrowAmountLimits,
+  type FundingTerms,
+  type FundingViolation,
+  isEscrowConfigured,
+  notConfiguredMessage,
+} from "./escrow-terms";
+import { type FundPaymentV2InstructionInput, getFundPaymentV2Instruction } from "./program/instructions";
+import { paymentUidToHex } from "./program/payment-uid";
+import { NATIVE_SOL_ESCROW_MINT } from "./program/pda";
 
 /**
  * `POST /build-sla-escrow-payment-v2-tx` (docs/facilitator-spec.md §4.2): an unsigned FundPaymentV2 (instruction 8) that also creates the
@@ -33,7 +46,10 @@ const U64_MAX = 0xffff_ffff_ffff_ffffn;
 export const wholeNumber = (max: bigint, what: string) =>
   v.pipe(
     v.union(
-      [v.pipe(v.number(), v.safeInteger(), v.minValue(0), v.transform(String)), v.pipe(v.string(), v.regex(/^\d{1,20}$/))],
+      [
+        v.pipe(v.number(), v.safeInteger(), v.minValue(0), v.transform(String)),
+        v.pipe(v.string(), v.regex(/^\d{1,20}$/)),
+      ],
       `must be a non-negative whole number (${what}): a JSON number up to ${Number.MAX_SAFE_INTEGER} or a decimal string`,
     ),
     v.transform((digits: string) => BigInt(digits)),
@@ -44,13 +60,20 @@ export const BuildEscrowPaymentV2RequestSchema = v.object({
   buyer: Base58Address,
   seller: Base58Address,
   mint: Base58Address,
-  amount: v.pipe(wholeNumber(U64_MAX, "base units"), v.check((n: bigint) => n >= 1n, "must be greater than 0")),
+  amount: v.pipe(
+    wholeNumber(U64_MAX, "base units"),
+    v.check((n: bigint) => n >= 1n, "must be greater than 0"),
+  ),
   ttlSeconds: wholeNumber(I64_MAX, "seconds"),
   slaHash: Hash32Hex,
   oracleAuthority: Base58Address,
-  paymentUid: v.optional(v.pipe(v.string(), v.minLength(1, "must not be empty"), v.maxLength(64, "must be at most 64 characters"))),
+  paymentUid: v.optional(
+    v.pipe(v.string(), v.minLength(1, "must not be empty"), v.maxLength(64, "must be at most 64 characters")),
+  ),
   paymentUidHex: v.optional(Hash32Hex),
-  tokenProgram: v.optional(v.picklist([TOKEN_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM_ADDRESS], "must be the SPL Token or Token-2022 program")),
+  tokenProgram: v.optional(
+    v.picklist([TOKEN_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM_ADDRESS], "must be the SPL Token or Token-2022 program"),
+  ),
   /** 0 (or absent: optional in pr402's BuildFundPaymentV2TxRequest) = the program's Config default. */
   closureDelayOverride: v.optional(wholeNumber(I64_MAX, "seconds, 0 = default"), "0"),
   refundCooldownOverride: v.optional(wholeNumber(I64_MAX, "seconds, 0 = default"), "0"),
@@ -72,28 +95,46 @@ export interface EscrowPaymentV2BuildResponse extends UnsignedTransactionFields 
   notes: string[];
 }
 
-export async function buildEscrowPaymentV2(config: Config, request: BuildEscrowPaymentV2Request): Promise<EscrowPaymentV2BuildResponse> {
+export async function buildEscrowPaymentV2(
+  config: Config,
+  request: BuildEscrowPaymentV2Request,
+): Promise<EscrowPaymentV2BuildResponse> {
   const { buyer, seller, mint, amount, ttlSeconds } = request;
   const notAllowed = assetNotAllowedMessage(config, mint);
   if (notAllowed !== null) throw badRequest(notAllowed);
   if (buyer === seller) throw badRequest("buyer: the buyer cannot be the seller of the same escrow payment");
   if (buyer === config.feePayer.address) throw badRequest("buyer: the facilitator's fee payer cannot be the buyer");
-  if (isOffCurveAddress(buyer)) throw badRequest(`buyer: ${buyer} is off the ed25519 curve (a PDA) and cannot sign; use a wallet address`);
+  if (isOffCurveAddress(buyer))
+    throw badRequest(`buyer: ${buyer} is off the ed25519 curve (a PDA) and cannot sign; use a wallet address`);
   if (!config.slaEscrow.oracleAuthorities.includes(request.oracleAuthority)) {
-    throw badRequest(`oracleAuthority: ${request.oracleAuthority} is not one of this facilitator's oracle authorities (${config.slaEscrow.oracleAuthorities.join(", ") || "none configured"})`);
+    throw badRequest(
+      `oracleAuthority: ${request.oracleAuthority} is not one of this facilitator's oracle authorities (${config.slaEscrow.oracleAuthorities.join(", ") || "none configured"})`,
+    );
   }
 
   const facts = await getSlaEscrowFacts(config, mint);
   if (!isEscrowConfigured(facts)) throw new FacilitatorError("NOT_IMPLEMENTED", notConfiguredMessage(facts, mint));
   const { programId, bank, configAddress, escrow } = facts;
-  const deliveryCutoffSeconds = request.deliveryCutoffOverride > 0n ? request.deliveryCutoffOverride : facts.escrowConfig.deliveryCutoffSeconds;
+  const deliveryCutoffSeconds =
+    request.deliveryCutoffOverride > 0n ? request.deliveryCutoffOverride : facts.escrowConfig.deliveryCutoffSeconds;
   const terms = { seller, mint, amount, ttlSeconds, deliveryCutoffSeconds };
   const violation = checkFundingLimits(facts, config, terms);
   // The reason /verify gives a line with the same terms; an amount refusal carries the escrow's limits.
-  if (violation !== null) throw refused(violation.reason, bodyMessage(violation, terms), violation.term === "amount" ? escrowAmountLimits(facts.escrowAccount) : undefined);
+  if (violation !== null)
+    throw refused(
+      violation.reason,
+      bodyMessage(violation, terms),
+      violation.term === "amount" ? escrowAmountLimits(facts.escrowAccount) : undefined,
+    );
 
   const isSol = mint === NATIVE_SOL_ESCROW_MINT;
-  const { uid, payment, paymentExt, accounts, blockhash } = await freshPaymentAccounts(config, { programId, bank, mint, isSol, request });
+  const { uid, payment, paymentExt, accounts, blockhash } = await freshPaymentAccounts(config, {
+    programId,
+    bank,
+    mint,
+    isSol,
+    request,
+  });
 
   const common = {
     programId,
@@ -115,7 +156,15 @@ export async function buildEscrowPaymentV2(config: Config, request: BuildEscrowP
     arbitrationWindowSeconds: request.arbitrationWindowSeconds,
     minOracleTip: request.minOracleTip,
   };
-  const funding = await escrowFundingAccounts({ programId, bank, escrow, mint, buyer, isSol, mintAccount: accounts.get(mint) ?? null });
+  const funding = await escrowFundingAccounts({
+    programId,
+    bank,
+    escrow,
+    mint,
+    buyer,
+    isSol,
+    mintAccount: accounts.get(mint) ?? null,
+  });
   if (funding.kind === "spl" && request.tokenProgram !== undefined && request.tokenProgram !== funding.tokenProgram) {
     throw badRequest(`tokenProgram: mint ${mint} belongs to ${funding.tokenProgram}, not ${request.tokenProgram}`);
   }

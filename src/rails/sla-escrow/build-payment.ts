@@ -1,22 +1,22 @@
-import * as v from "valibot";
-import { createNoopSigner, type Address, type Instruction } from "@solana/kit";
+import { type Address, createNoopSigner, type Instruction } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
-import type { Config } from "../../platform/config/load-config";
-import { badRequest, FacilitatorError, refused } from "../../platform/errors/catalogue";
-import { foreignNetworkMessage } from "../../x402/network-check";
+import * as v from "valibot";
 import { fetchAccounts } from "../../chain/accounts";
+import { BLOCKHASH_LIFETIME_SECONDS, getLatestBlockhash } from "../../chain/blockhash";
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../chain/compute-budget";
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../chain/token-programs";
 import { compileUnsignedTransaction, type UnsignedTransactionFields } from "../../chain/unsigned-transaction";
-import { verifyBodyTemplate, type VerifyBodyTemplate } from "../../x402/verify-body-template";
-import { getFundPaymentInstruction, type FundPaymentInstructionInput } from "./program/instructions";
-import { findEscrowSolStoragePda, findPaymentExtPda, findPaymentPda } from "./program/pda";
-import { parsePaymentUidHex, paymentUidFromString, paymentUidToHex, randomPaymentUid } from "./program/payment-uid";
+import type { Config } from "../../platform/config/load-config";
+import { badRequest, FacilitatorError, refused } from "../../platform/errors/catalogue";
 import { assetNotAllowedMessage } from "../../x402/asset-allowlist";
-import { bareScheme } from "../../x402/scheme-names";
+import { foreignNetworkMessage } from "../../x402/network-check";
 import { Base58Address, PaymentRequirementsSchema, ResourceInfoSchema } from "../../x402/schemas";
-import { BLOCKHASH_LIFETIME_SECONDS, getLatestBlockhash } from "../../chain/blockhash";
+import { bareScheme } from "../../x402/scheme-names";
+import { type VerifyBodyTemplate, verifyBodyTemplate } from "../../x402/verify-body-template";
 import { checkEscrowTerms } from "./escrow-terms";
+import { type FundPaymentInstructionInput, getFundPaymentInstruction } from "./program/instructions";
+import { parsePaymentUidHex, paymentUidFromString, paymentUidToHex, randomPaymentUid } from "./program/payment-uid";
+import { findEscrowSolStoragePda, findPaymentExtPda, findPaymentPda } from "./program/pda";
 
 /**
  * `POST /build-sla-escrow-payment-tx` (docs/facilitator-spec.md §4.2 rules 1-6, §2.4): an unsigned FundPayment for the buyer.
@@ -30,7 +30,10 @@ export const ESCROW_FUND_COMPUTE_UNIT_LIMIT = 80_000;
 /** A plain SPL Token or Token-2022 mint account without extensions (docs/facilitator-spec.md §4.2 rule 5). */
 const PLAIN_MINT_ACCOUNT_SIZE = 82;
 
-export const Hash32Hex = v.pipe(v.string("must be a string"), v.regex(/^[0-9a-fA-F]{64}$/, "must be 64 hex characters (32 bytes)"));
+export const Hash32Hex = v.pipe(
+  v.string("must be a string"),
+  v.regex(/^[0-9a-fA-F]{64}$/, "must be 64 hex characters (32 bytes)"),
+);
 
 export const BuildEscrowPaymentRequestSchema = v.looseObject({
   payer: Base58Address,
@@ -38,7 +41,13 @@ export const BuildEscrowPaymentRequestSchema = v.looseObject({
   resource: v.optional(ResourceInfoSchema),
   slaHash: Hash32Hex,
   oracleAuthority: Base58Address,
-  paymentUid: v.optional(v.pipe(v.string("must be a string"), v.minLength(1, "must not be empty"), v.maxLength(64, "must be at most 64 characters"))),
+  paymentUid: v.optional(
+    v.pipe(
+      v.string("must be a string"),
+      v.minLength(1, "must not be empty"),
+      v.maxLength(64, "must be at most 64 characters"),
+    ),
+  ),
   paymentUidHex: v.optional(Hash32Hex),
   facilitatorPaysTransactionFees: v.optional(v.boolean("must be true or false"), false),
   /** Accepted as in pr402; this builder reads no balance (the program refuses a short one), so it changes nothing. */
@@ -60,10 +69,16 @@ export interface EscrowBuildResponse extends UnsignedTransactionFields {
   notes: string[];
 }
 
-export async function buildEscrowPayment(config: Config, request: BuildEscrowPaymentRequest): Promise<EscrowBuildResponse> {
+export async function buildEscrowPayment(
+  config: Config,
+  request: BuildEscrowPaymentRequest,
+): Promise<EscrowBuildResponse> {
   const { payer, accepted } = request;
   if (bareScheme(accepted.scheme) !== "sla-escrow") {
-    throw refused("unsupported_scheme", `accepted.scheme: must be "sla-escrow" (or "v2:solana:sla-escrow") for this builder, got "${accepted.scheme}"`);
+    throw refused(
+      "unsupported_scheme",
+      `accepted.scheme: must be "sla-escrow" (or "v2:solana:sla-escrow") for this builder, got "${accepted.scheme}"`,
+    );
   }
   const foreign = foreignNetworkMessage(config, "accepted.network", accepted.network);
   if (foreign !== null) throw refused("invalid_network", foreign);
@@ -79,24 +94,35 @@ export async function buildEscrowPayment(config: Config, request: BuildEscrowPay
     );
   }
   if (accepted.extra.feePayer !== undefined && accepted.extra.feePayer !== config.feePayer.address) {
-    throw badRequest(`accepted.extra.feePayer: ${String(accepted.extra.feePayer)} is not this facilitator's fee payer ${config.feePayer.address}`);
+    throw badRequest(
+      `accepted.extra.feePayer: ${String(accepted.extra.feePayer)} is not this facilitator's fee payer ${config.feePayer.address}`,
+    );
   }
 
   const checked = await checkEscrowTerms(config, accepted, amount);
   if (!checked.ok) {
-    if (checked.notConfigured) throw new FacilitatorError("NOT_IMPLEMENTED", checked.message, { reason: checked.reason });
+    if (checked.notConfigured)
+      throw new FacilitatorError("NOT_IMPLEMENTED", checked.message, { reason: checked.reason });
     // The reason /verify would give the payment built from this line (e.g. invalid_sla_escrow_amount_below_minimum).
     throw refused(checked.reason, `accepted: ${checked.message}`, checked.amountLimits);
   }
   const { terms } = checked;
   if (!terms.oracleAuthorities.includes(request.oracleAuthority)) {
-    throw badRequest(`oracleAuthority: ${request.oracleAuthority} is not one of this line's oracle authorities (${terms.oracleAuthorities.join(", ")})`);
+    throw badRequest(
+      `oracleAuthority: ${request.oracleAuthority} is not one of this line's oracle authorities (${terms.oracleAuthorities.join(", ")})`,
+    );
   }
   if (payer === terms.seller) throw badRequest("payer: the buyer cannot be the seller of the same escrow payment");
 
   const { programId, bank, configAddress, escrow } = terms.facts;
   const mint = accepted.asset as Address;
-  const { uid, payment, paymentExt, accounts, blockhash } = await freshPaymentAccounts(config, { programId, bank, mint, isSol: terms.kind === "sol", request });
+  const { uid, payment, paymentExt, accounts, blockhash } = await freshPaymentAccounts(config, {
+    programId,
+    bank,
+    mint,
+    isSol: terms.kind === "sol",
+    request,
+  });
 
   const common = {
     programId,
@@ -114,7 +140,15 @@ export async function buildEscrowPayment(config: Config, request: BuildEscrowPay
   };
   const fund: FundPaymentInstructionInput = {
     ...common,
-    ...(await escrowFundingAccounts({ programId, bank, escrow, mint, buyer: payer, isSol: terms.kind === "sol", mintAccount: accounts.get(mint) ?? null })),
+    ...(await escrowFundingAccounts({
+      programId,
+      bank,
+      escrow,
+      mint,
+      buyer: payer,
+      isSol: terms.kind === "sol",
+      mintAccount: accounts.get(mint) ?? null,
+    })),
   };
   const instructions: Instruction[] = [...escrowFundComputeBudget(config), getFundPaymentInstruction(fund)];
   const feePayer = sponsored ? config.feePayer.address : payer;
@@ -157,7 +191,10 @@ export async function escrowFundingAccounts(input: {
   buyer: Address;
   isSol: boolean;
   mintAccount: { owner: Address; data: Uint8Array } | null;
-}): Promise<{ kind: "sol"; solStorage: Address } | { kind: "spl"; mint: Address; escrowAta: Address; buyerAta: Address; tokenProgram: Address }> {
+}): Promise<
+  | { kind: "sol"; solStorage: Address }
+  | { kind: "spl"; mint: Address; escrowAta: Address; buyerAta: Address; tokenProgram: Address }
+> {
   const { programId, bank, escrow, mint } = input;
   if (input.isSol) {
     const [solStorage] = await findEscrowSolStoragePda(programId, mint, bank, escrow);
@@ -174,7 +211,10 @@ export async function escrowFundingAccounts(input: {
 /** The compute budget of a funding transaction: the escrow limit (capped by the deployment) at the recommended price. */
 export function escrowFundComputeBudget(config: Config): Instruction[] {
   const { recommendedUnitPriceMicroLamports, maxUnitPriceMicroLamports } = config.compute;
-  const unitPrice = recommendedUnitPriceMicroLamports < maxUnitPriceMicroLamports ? recommendedUnitPriceMicroLamports : maxUnitPriceMicroLamports;
+  const unitPrice =
+    recommendedUnitPriceMicroLamports < maxUnitPriceMicroLamports
+      ? recommendedUnitPriceMicroLamports
+      : maxUnitPriceMicroLamports;
   return [
     getSetComputeUnitLimitInstruction(Math.min(ESCROW_FUND_COMPUTE_UNIT_LIMIT, config.compute.maxUnitLimit)),
     getSetComputeUnitPriceInstruction(unitPrice),
@@ -187,20 +227,37 @@ export function escrowFundComputeBudget(config: Config): Instruction[] {
  */
 export async function freshPaymentAccounts(
   config: Config,
-  input: { programId: Address; bank: Address; mint: Address; isSol: boolean; request: { paymentUid?: string; paymentUidHex?: string } },
+  input: {
+    programId: Address;
+    bank: Address;
+    mint: Address;
+    isSol: boolean;
+    request: { paymentUid?: string; paymentUidHex?: string };
+  },
 ) {
   const { programId, bank, mint } = input;
   const uid = resolvePaymentUid(input.request);
-  const [[payment], [paymentExt]] = await Promise.all([findPaymentPda(programId, uid.bytes, bank), findPaymentExtPda(programId, uid.bytes, bank)]);
-  const [accounts, blockhash] = await Promise.all([fetchAccounts(config, input.isSol ? [payment] : [payment, mint]), getLatestBlockhash(config)]);
-  if (accounts.get(payment)) throw badRequest(`paymentUid: a payment with uid ${paymentUidToHex(uid.bytes)} already exists; use a new uid`);
+  const [[payment], [paymentExt]] = await Promise.all([
+    findPaymentPda(programId, uid.bytes, bank),
+    findPaymentExtPda(programId, uid.bytes, bank),
+  ]);
+  const [accounts, blockhash] = await Promise.all([
+    fetchAccounts(config, input.isSol ? [payment] : [payment, mint]),
+    getLatestBlockhash(config),
+  ]);
+  if (accounts.get(payment))
+    throw badRequest(`paymentUid: a payment with uid ${paymentUidToHex(uid.bytes)} already exists; use a new uid`);
   return { uid, payment, paymentExt, accounts, blockhash };
 }
 
 /** `paymentUidHex`, else `paymentUid`, else a fresh random uid (returned in both forms). */
-export function resolvePaymentUid(request: { paymentUid?: string; paymentUidHex?: string }): { bytes: Uint8Array; paymentUid?: string } {
+export function resolvePaymentUid(request: { paymentUid?: string; paymentUidHex?: string }): {
+  bytes: Uint8Array;
+  paymentUid?: string;
+} {
   if (request.paymentUidHex !== undefined) {
-    if (request.paymentUid !== undefined) throw badRequest("paymentUid: give either paymentUid or paymentUidHex, not both");
+    if (request.paymentUid !== undefined)
+      throw badRequest("paymentUid: give either paymentUid or paymentUidHex, not both");
     return { bytes: parsePaymentUidHex(request.paymentUidHex.toLowerCase())! };
   }
   if (request.paymentUid !== undefined) {
@@ -219,7 +276,9 @@ export function plainMintTokenProgram(account: { owner: Address; data: Uint8Arra
     throw badRequest(`accepted.asset: ${mint} is not an SPL Token or Token-2022 mint`);
   }
   if (account.data.length !== PLAIN_MINT_ACCOUNT_SIZE) {
-    throw badRequest(`accepted.asset: mint ${mint} has extensions (${account.data.length} bytes); the escrow rail takes plain 82-byte mints only`);
+    throw badRequest(
+      `accepted.asset: mint ${mint} has extensions (${account.data.length} bytes); the escrow rail takes plain 82-byte mints only`,
+    );
   }
   return account.owner;
 }

@@ -1,18 +1,18 @@
+import { type Address, address, createNoopSigner } from "@solana/kit";
 import * as v from "valibot";
-import { address, createNoopSigner, type Address } from "@solana/kit";
+import { fetchAccounts } from "../../chain/accounts";
+import { BLOCKHASH_LIFETIME_SECONDS, getLatestBlockhash } from "../../chain/blockhash";
+import { compileUnsignedTransaction } from "../../chain/unsigned-transaction";
 import type { Config } from "../../platform/config/load-config";
 import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../platform/config/networks";
 import { badRequest, FacilitatorError } from "../../platform/errors/catalogue";
-import { fetchAccounts } from "../../chain/accounts";
-import { compileUnsignedTransaction } from "../../chain/unsigned-transaction";
-import { decodePayment, PAYMENT_STATE } from "./program/accounts";
-import { buildPayoutInstruction } from "./program/payout-instructions";
-import { parsePaymentUidHex } from "./program/payment-uid";
-import { findBankPda, findPaymentPda } from "./program/pda";
-import { decidePayout } from "./program/payout-decision";
 import { Base58Address } from "../../x402/schemas";
-import { BLOCKHASH_LIFETIME_SECONDS, getLatestBlockhash } from "../../chain/blockhash";
 import { PaymentUidHex } from "./build-party-tx";
+import { decodePayment, PAYMENT_STATE } from "./program/accounts";
+import { parsePaymentUidHex } from "./program/payment-uid";
+import { decidePayout } from "./program/payout-decision";
+import { buildPayoutInstruction } from "./program/payout-instructions";
+import { findBankPda, findPaymentPda } from "./program/pda";
 
 const CLOCK_SYSVAR = address("SysvarC1ock11111111111111111111111111111111");
 
@@ -47,21 +47,32 @@ export interface EscrowSettleBuildResponse {
   notes: string[];
 }
 
-export async function buildEscrowSettle(config: Config, request: v.InferOutput<typeof BuildEscrowSettleRequestSchema>): Promise<EscrowSettleBuildResponse> {
+export async function buildEscrowSettle(
+  config: Config,
+  request: v.InferOutput<typeof BuildEscrowSettleRequestSchema>,
+): Promise<EscrowSettleBuildResponse> {
   const programId = config.programs.slaEscrow;
   const uidHex = request.paymentUidHex.toLowerCase();
   const uid = parsePaymentUidHex(uidHex)!;
   const [bank] = await findBankPda(programId);
   const [paymentPda] = await findPaymentPda(programId, uid, bank);
-  const [accounts, blockhash] = await Promise.all([fetchAccounts(config, [paymentPda, CLOCK_SYSVAR]), getLatestBlockhash(config)]);
+  const [accounts, blockhash] = await Promise.all([
+    fetchAccounts(config, [paymentPda, CLOCK_SYSVAR]),
+    getLatestBlockhash(config),
+  ]);
   const account = accounts.get(paymentPda);
   const payment = account && account.owner === programId ? decodePayment(account.data) : null;
   if (payment === null) throw badRequest(`no SLA-Escrow payment ${uidHex} (expected at ${paymentPda})`);
   const clock = accounts.get(CLOCK_SYSVAR);
-  const chainNow = clock && clock.data.length >= 40 ? new DataView(clock.data.buffer, clock.data.byteOffset).getBigInt64(32, true) : BigInt(Math.floor(Date.now() / 1000));
+  const chainNow =
+    clock && clock.data.length >= 40
+      ? new DataView(clock.data.buffer, clock.data.byteOffset).getBigInt64(32, true)
+      : BigInt(Math.floor(Date.now() / 1000));
 
   if (payment.state === PAYMENT_STATE.RELEASED || payment.state === PAYMENT_STATE.REFUNDED) {
-    throw badRequest(`payment ${uidHex} is already settled (${payment.state === PAYMENT_STATE.RELEASED ? "released" : "refunded"}); the keeper closes it`);
+    throw badRequest(
+      `payment ${uidHex} is already settled (${payment.state === PAYMENT_STATE.RELEASED ? "released" : "refunded"}); the keeper closes it`,
+    );
   }
   const decision = decidePayout(payment, chainNow);
   if (decision.kind === "closed" || decision.kind === "close") throw badRequest(`payment ${uidHex} is already settled`);
@@ -75,11 +86,18 @@ export async function buildEscrowSettle(config: Config, request: v.InferOutput<t
   let tokenProgram: Address | null = null;
   if (payment.mint !== NATIVE_SOL_ALLOWLIST_ADDRESS) {
     const mintAccount = (await fetchAccounts(config, [payment.mint])).get(payment.mint);
-    if (!mintAccount) throw new FacilitatorError("NOT_IMPLEMENTED", `mint ${payment.mint} of payment ${uidHex} is not on this cluster`);
+    if (!mintAccount)
+      throw new FacilitatorError("NOT_IMPLEMENTED", `mint ${payment.mint} of payment ${uidHex} is not on this cluster`);
     tokenProgram = mintAccount.owner;
   }
   // The keeper's own payout builder (docs/sla-escrow-abi.md, ABI §5.3 / §5.4): exactly the accounts the program wants, tips and PaymentExt included.
-  const { instruction } = await buildPayoutInstruction(decision.kind, { programId, caller: createNoopSigner(caller), paymentAddress: paymentPda, payment, tokenProgram });
+  const { instruction } = await buildPayoutInstruction(decision.kind, {
+    programId,
+    caller: createNoopSigner(caller),
+    paymentAddress: paymentPda,
+    payment,
+    tokenProgram,
+  });
   const built = compileUnsignedTransaction({ feePayer: caller, blockhash, instructions: [instruction] });
   const action = decision.kind === "release" ? "release_payment" : "refund_payment";
   return {

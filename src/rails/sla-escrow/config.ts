@@ -1,10 +1,14 @@
+import { type Address, address } from "@solana/kit";
 import * as v from "valibot";
-import { address, type Address } from "@solana/kit";
-import { boolean, integer, mintList, optionalAddress, trimmed } from "../../platform/config/fields";
-import { railConfigSlice, type RailConfigInput } from "../../platform/config/rail-config";
 import { ConfigError } from "../../platform/config/config-error";
+import { boolean, integer, mintList, optionalAddress, trimmed } from "../../platform/config/fields";
 import { PUBLICLY_DERIVED_KEYS } from "../../platform/config/local-demo-keys";
-import { OracleProfilesSchema, type OracleProfile, type OracleProfileConfig } from "../../platform/config/oracle-profiles";
+import {
+  type OracleProfile,
+  type OracleProfileConfig,
+  OracleProfilesSchema,
+} from "../../platform/config/oracle-profiles";
+import { type RailConfigInput, railConfigSlice } from "../../platform/config/rail-config";
 import type { RailSwitch } from "../../platform/config/rail-switches";
 
 /** `SVC_SLA_ESCROW_ORACLE_PROFILES_JSON`: empty = null (the canonical profiles), else a validated profile array. */
@@ -22,7 +26,9 @@ const oracleProfilesJson = v.optional(
       }
       const result = v.safeParse(OracleProfilesSchema, parsed);
       if (!result.success) {
-        addIssue({ message: `must be a JSON array of {profileId, normativeSpecUrl, repositoryPath?, defaultOperatorPubkey?, registryUrl?}: ${result.issues[0].message}` });
+        addIssue({
+          message: `must be a JSON array of {profileId, normativeSpecUrl, repositoryPath?, defaultOperatorPubkey?, registryUrl?}: ${result.issues[0].message}`,
+        });
         return NEVER;
       }
       return result.output as OracleProfile[];
@@ -47,21 +53,21 @@ export interface SlaEscrowConfigMembers {
 
 export const slaEscrowConfig = railConfigSlice({
   keys: {
-  SVC_SLA_ESCROW_ALLOW_FACILITATOR_FEE_SPONSORSHIP: boolean(false),
-  /** Sponsored fundings of one payer that may fail on chain (fee paid by the fee payer) in 24 h before its sponsorship is refused. */
-  SVC_SLA_ESCROW_SPONSORED_FAILURES_PER_PAYER: integer(1, 1_000, 2),
-  /** Days a finished escrow-keeper watch row (closed, dropped, stuck) is kept before the scheduled purge. */
-  SVC_ESCROW_WATCH_RETENTION_DAYS: integer(1, 3_650, 30),
-  /** Oracle authorities a buyer may name in FundPayment (comma or space separated); advertised as extra.oracleAuthorities. */
-  SVC_SLA_ESCROW_ORACLE_AUTHORITIES: mintList,
-  /** Seconds a seller needs to deliver: the escrow ttl must cover the program's delivery cutoff plus this budget. */
-  SVC_SLA_ESCROW_DELIVERY_BUDGET_SECONDS: integer(0, 2_592_000, 300),
-  /** JSON array of oracle profiles for /capabilities (docs/facilitator-spec.md §2.9); replaces the canonical list when set. */
-  SVC_SLA_ESCROW_ORACLE_PROFILES_JSON: oracleProfilesJson,
-  /** Default operator hints of the canonical oracle profiles (used when the JSON key is empty). */
-  SVC_SLA_ESCROW_API_QUALITY_DEFAULT_PUBKEY: optionalAddress,
-  SVC_SLA_ESCROW_ONCHAIN_TRANSFER_DEFAULT_PUBKEY: optionalAddress,
-  SVC_SLA_ESCROW_FILE_DELIVERY_DEFAULT_PUBKEY: optionalAddress,
+    SVC_SLA_ESCROW_ALLOW_FACILITATOR_FEE_SPONSORSHIP: boolean(false),
+    /** Sponsored fundings of one payer that may fail on chain (fee paid by the fee payer) in 24 h before its sponsorship is refused. */
+    SVC_SLA_ESCROW_SPONSORED_FAILURES_PER_PAYER: integer(1, 1_000, 2),
+    /** Days a finished escrow-keeper watch row (closed, dropped, stuck) is kept before the scheduled purge. */
+    SVC_ESCROW_WATCH_RETENTION_DAYS: integer(1, 3_650, 30),
+    /** Oracle authorities a buyer may name in FundPayment (comma or space separated); advertised as extra.oracleAuthorities. */
+    SVC_SLA_ESCROW_ORACLE_AUTHORITIES: mintList,
+    /** Seconds a seller needs to deliver: the escrow ttl must cover the program's delivery cutoff plus this budget. */
+    SVC_SLA_ESCROW_DELIVERY_BUDGET_SECONDS: integer(0, 2_592_000, 300),
+    /** JSON array of oracle profiles for /capabilities (docs/facilitator-spec.md §2.9); replaces the canonical list when set. */
+    SVC_SLA_ESCROW_ORACLE_PROFILES_JSON: oracleProfilesJson,
+    /** Default operator hints of the canonical oracle profiles (used when the JSON key is empty). */
+    SVC_SLA_ESCROW_API_QUALITY_DEFAULT_PUBKEY: optionalAddress,
+    SVC_SLA_ESCROW_ONCHAIN_TRANSFER_DEFAULT_PUBKEY: optionalAddress,
+    SVC_SLA_ESCROW_FILE_DELIVERY_DEFAULT_PUBKEY: optionalAddress,
   },
   read: (input, { environment }): SlaEscrowConfigMembers => {
     if (environment !== "local") refuseLocalDemoKeys(input, environment);
@@ -99,7 +105,10 @@ function refuseLocalDemoKeys(input: RailConfigInput<typeof slaEscrowConfig.keys>
   ];
   for (const [key, values] of named) {
     if (values.some((value) => PUBLICLY_DERIVED_KEYS.has(value))) {
-      throw new ConfigError(key, `names the local demo oracle (its key is derived from a public string); it is refused when ENVIRONMENT is "${environment}"`);
+      throw new ConfigError(
+        key,
+        `names the local demo oracle (its key is derived from a public string); it is refused when ENVIRONMENT is "${environment}"`,
+      );
     }
   }
 }

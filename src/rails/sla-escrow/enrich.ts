@@ -1,8 +1,8 @@
+import { type Address, isAddress, isOffCurveAddress } from "@solana/kit";
 import * as v from "valibot";
-import { isAddress, isOffCurveAddress, type Address } from "@solana/kit";
 import type { Config } from "../../platform/config/load-config";
 import { badRequest, refused } from "../../platform/errors/catalogue";
-import { PaymentRequirementsSchema, type PaymentRequiredBody } from "../../x402/schemas";
+import { type PaymentRequiredBody, PaymentRequirementsSchema } from "../../x402/schemas";
 import { bareScheme } from "../../x402/scheme-names";
 import { escrowAddresses, getSlaEscrowFacts } from "./escrow-facts";
 import { escrowAmountLimits, escrowAmountViolation } from "./escrow-terms";
@@ -20,7 +20,8 @@ export async function enrichEscrowLines(config: Config, body: PaymentRequiredBod
   const indexes = body.accepts.flatMap((raw, index) => (isOwnEscrowLine(config, raw) ? [index] : []));
   if (indexes.length === 0) return body;
   const facilitatorExtra = await slaEscrowRail.supportedExtra(config);
-  if (facilitatorExtra === null) throw badRequest("accepts: the sla-escrow rail is not served by this facilitator on this cluster; see /supported");
+  if (facilitatorExtra === null)
+    throw badRequest("accepts: the sla-escrow rail is not served by this facilitator on this cluster; see /supported");
   const { merchantWallet: _unsetWallet, beneficiary: _unsetBeneficiary, ...ownedKeys } = facilitatorExtra;
 
   const accepts = [...body.accepts];
@@ -31,20 +32,31 @@ export async function enrichEscrowLines(config: Config, body: PaymentRequiredBod
     const sellerExtra = isPlainObject(line.extra) ? line.extra : {};
     const named = sellerOf(sellerExtra, index);
     if (line.payTo === escrow) {
-      if (named === null) throw badRequest(`accepts[${index}].extra.merchantWallet: an sla-escrow line paying the Escrow PDA must name the seller's wallet`);
+      if (named === null)
+        throw badRequest(
+          `accepts[${index}].extra.merchantWallet: an sla-escrow line paying the Escrow PDA must name the seller's wallet`,
+        );
       continue;
     }
     if (isOffCurveAddress(line.payTo as Address)) {
-      throw badRequest(`accepts[${index}].payTo: ${line.payTo} is neither the seller's wallet nor the Escrow PDA ${escrow}; send the seller wallet as payTo`);
+      throw badRequest(
+        `accepts[${index}].payTo: ${line.payTo} is neither the seller's wallet nor the Escrow PDA ${escrow}; send the seller wallet as payTo`,
+      );
     }
     if (named !== null && named !== line.payTo) {
-      throw badRequest(`accepts[${index}].payTo: ${line.payTo} differs from the seller named in extra (${named}); send one seller wallet`);
+      throw badRequest(
+        `accepts[${index}].payTo: ${line.payTo} differs from the seller named in extra (${named}); send one seller wallet`,
+      );
     }
     accepts[index] = {
       ...line,
       scheme: "sla-escrow",
       payTo: escrow,
-      extra: { ...sellerExtra, ...ownedKeys, merchantWallet: (sellerExtra.merchantWallet as string | undefined) ?? line.payTo },
+      extra: {
+        ...sellerExtra,
+        ...ownedKeys,
+        merchantWallet: (sellerExtra.merchantWallet as string | undefined) ?? line.payTo,
+      },
     };
   }
   return { ...body, accepts };
@@ -55,16 +67,30 @@ export async function enrichEscrowLines(config: Config, body: PaymentRequiredBod
  * with /verify's reason and the escrow's numbers, rather than at the buyer's /verify. An asset without an escrow on
  * this cluster is left to the builder (501), as before.
  */
-async function refuseOutOfLimits(config: Config, line: { asset: string; amount: string }, index: number): Promise<void> {
+async function refuseOutOfLimits(
+  config: Config,
+  line: { asset: string; amount: string },
+  index: number,
+): Promise<void> {
   const mint = line.asset as Address;
   const { escrowAccount } = await getSlaEscrowFacts(config, mint);
   if (escrowAccount === null) return;
   const violation = escrowAmountViolation(escrowAccount, mint, BigInt(line.amount));
-  if (violation !== null) throw refused(violation.reason, `accepts[${index}].amount: amount ${line.amount} ${violation.rule}`, escrowAmountLimits(escrowAccount));
+  if (violation !== null)
+    throw refused(
+      violation.reason,
+      `accepts[${index}].amount: amount ${line.amount} ${violation.rule}`,
+      escrowAmountLimits(escrowAccount),
+    );
 }
 
 function isOwnEscrowLine(config: Config, raw: unknown): boolean {
-  return isPlainObject(raw) && typeof raw.scheme === "string" && bareScheme(raw.scheme) === "sla-escrow" && (raw.network === undefined || raw.network === config.network);
+  return (
+    isPlainObject(raw) &&
+    typeof raw.scheme === "string" &&
+    bareScheme(raw.scheme) === "sla-escrow" &&
+    (raw.network === undefined || raw.network === config.network)
+  );
 }
 
 function validLine(raw: unknown, index: number): JsonObject & { asset: string; payTo: string; amount: string } {
@@ -82,7 +108,8 @@ function sellerOf(extra: JsonObject, index: number): string | null {
   for (const key of ["beneficiary", "merchantWallet"] as const) {
     const value = extra[key];
     if (value === undefined || value === null) continue;
-    if (typeof value !== "string" || !isAddress(value)) throw badRequest(`accepts[${index}].extra.${key}: must be a base58 Solana address`);
+    if (typeof value !== "string" || !isAddress(value))
+      throw badRequest(`accepts[${index}].extra.${key}: must be a base58 Solana address`);
     return value;
   }
   return null;

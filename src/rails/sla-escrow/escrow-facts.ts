@@ -1,9 +1,16 @@
 import type { Address } from "@solana/kit";
-import type { Config } from "../../platform/config/load-config";
 import { fetchAccounts } from "../../chain/accounts";
-import { decodeBank, decodeEscrow, decodeEscrowConfig, type Bank, type Escrow, type EscrowConfig } from "./program/accounts";
-import { findBankPda, findEscrowConfigPda, findEscrowPda } from "./program/pda";
 import { endpointCache } from "../../chain/endpoint-cache";
+import type { Config } from "../../platform/config/load-config";
+import {
+  type Bank,
+  decodeBank,
+  decodeEscrow,
+  decodeEscrowConfig,
+  type Escrow,
+  type EscrowConfig,
+} from "./program/accounts";
+import { findBankPda, findEscrowConfigPda, findEscrowPda } from "./program/pda";
 
 /** How long an isolate reuses the Bank, Config and Escrow accounts (operator settings; they change rarely). */
 const ESCROW_FACTS_CACHE_MS = 60_000;
@@ -36,7 +43,10 @@ export async function getSlaEscrowFacts(config: Config, mint: Address): Promise<
 }
 
 /** Where a payment in `mint` is paid to: the Escrow PDA of (mint, bank). No chain access. */
-export async function escrowAddresses(programId: Address, mint: Address): Promise<{ bank: Address; configAddress: Address; escrow: Address }> {
+export async function escrowAddresses(
+  programId: Address,
+  mint: Address,
+): Promise<{ bank: Address; configAddress: Address; escrow: Address }> {
   const [[bank], [configAddress]] = await Promise.all([findBankPda(programId), findEscrowConfigPda(programId)]);
   const [escrow] = await findEscrowPda(programId, mint, bank);
   return { bank, configAddress, escrow };

@@ -1,11 +1,11 @@
-import { isAddress, type Address } from "@solana/kit";
+import { type Address, isAddress } from "@solana/kit";
 import type { Config } from "../../platform/config/load-config";
 import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../platform/config/networks";
-import { MAX_PAYMENT_TTL_SECONDS, MIN_PAYMENT_TTL_SECONDS } from "./program/instructions";
-import type { PaymentRequirements } from "../../x402/schemas";
 import type { Refusal, RejectionReason } from "../../x402/payment-verdict";
-import type { Bank, Escrow, EscrowConfig } from "./program/accounts";
+import type { PaymentRequirements } from "../../x402/schemas";
 import { getSlaEscrowFacts, type SlaEscrowFacts } from "./escrow-facts";
+import type { Bank, Escrow, EscrowConfig } from "./program/accounts";
+import { MAX_PAYMENT_TTL_SECONDS, MIN_PAYMENT_TTL_SECONDS } from "./program/instructions";
 
 /**
  * The terms of an `sla-escrow` line (docs/facilitator-spec.md §2.1, docs/sla-escrow-abi.md "Verification"), checked before any transaction is read:
@@ -23,8 +23,16 @@ export interface EscrowTerms {
 }
 
 /** The reasons a funding's limits are refused with; the builders list them in their OpenAPI reasons. */
-export const ESCROW_AMOUNT_REASONS = ["invalid_sla_escrow_amount_out_of_range", "invalid_sla_escrow_amount_below_minimum"] as const satisfies readonly RejectionReason[];
-export const FUNDING_LIMIT_REASONS = ["invalid_sla_escrow_seller_is_escrow", "sla_escrow_paused", ...ESCROW_AMOUNT_REASONS, "invalid_sla_escrow_ttl"] as const satisfies readonly RejectionReason[];
+export const ESCROW_AMOUNT_REASONS = [
+  "invalid_sla_escrow_amount_out_of_range",
+  "invalid_sla_escrow_amount_below_minimum",
+] as const satisfies readonly RejectionReason[];
+export const FUNDING_LIMIT_REASONS = [
+  "invalid_sla_escrow_seller_is_escrow",
+  "sla_escrow_paused",
+  ...ESCROW_AMOUNT_REASONS,
+  "invalid_sla_escrow_ttl",
+] as const satisfies readonly RejectionReason[];
 export type FundingViolationReason = (typeof FUNDING_LIMIT_REASONS)[number];
 
 /** The reasons a line's terms are refused with. */
@@ -56,39 +64,71 @@ export async function checkEscrowTerms(
   const extra = requirements.extra;
   const programId = config.programs.slaEscrow;
   if (extra.escrowProgramId !== undefined && extra.escrowProgramId !== programId) {
-    return refuse("invalid_sla_escrow_program_mismatch", `extra.escrowProgramId ${String(extra.escrowProgramId)} is not this facilitator's SLA-Escrow program ${programId}`);
+    return refuse(
+      "invalid_sla_escrow_program_mismatch",
+      `extra.escrowProgramId ${String(extra.escrowProgramId)} is not this facilitator's SLA-Escrow program ${programId}`,
+    );
   }
   const mint = requirements.asset as Address;
   const facts = await getSlaEscrowFacts(config, mint);
-  if (!isEscrowConfigured(facts)) return { ...refuse("sla_escrow_not_configured", notConfiguredMessage(facts, mint)), notConfigured: true };
+  if (!isEscrowConfigured(facts))
+    return { ...refuse("sla_escrow_not_configured", notConfiguredMessage(facts, mint)), notConfigured: true };
   if (extra.bankAddress !== undefined && extra.bankAddress !== facts.bank) {
-    return refuse("invalid_sla_escrow_bank_mismatch", `extra.bankAddress ${String(extra.bankAddress)} is not this facilitator's bank ${facts.bank}`);
+    return refuse(
+      "invalid_sla_escrow_bank_mismatch",
+      `extra.bankAddress ${String(extra.bankAddress)} is not this facilitator's bank ${facts.bank}`,
+    );
   }
   if (requirements.payTo !== facts.escrow) {
-    return refuse("invalid_sla_escrow_recipient_mismatch", `payTo ${requirements.payTo} is not the Escrow PDA ${facts.escrow} of asset ${mint} and bank ${facts.bank}`);
+    return refuse(
+      "invalid_sla_escrow_recipient_mismatch",
+      `payTo ${requirements.payTo} is not the Escrow PDA ${facts.escrow} of asset ${mint} and bank ${facts.bank}`,
+    );
   }
 
   const named = extra.beneficiary ?? extra.merchantWallet;
   if (typeof named !== "string" || !isAddress(named)) {
-    return refuse("invalid_sla_escrow_missing_seller", "extra.beneficiary or extra.merchantWallet must name the seller's wallet (base58): it becomes FundPayment.seller");
+    return refuse(
+      "invalid_sla_escrow_missing_seller",
+      "extra.beneficiary or extra.merchantWallet must name the seller's wallet (base58): it becomes FundPayment.seller",
+    );
   }
   const ttlSeconds = BigInt(requirements.maxTimeoutSeconds);
-  const funding = { seller: named as Address, mint, amount, ttlSeconds, deliveryCutoffSeconds: facts.escrowConfig.deliveryCutoffSeconds };
+  const funding = {
+    seller: named as Address,
+    mint,
+    amount,
+    ttlSeconds,
+    deliveryCutoffSeconds: facts.escrowConfig.deliveryCutoffSeconds,
+  };
   const violation = checkFundingLimits(facts, config, funding);
   if (violation !== null) {
     const rejection = refuse(violation.reason, lineMessage(violation, funding));
-    return violation.term === "amount" ? { ...rejection, amountLimits: escrowAmountLimits(facts.escrowAccount) } : rejection;
+    return violation.term === "amount"
+      ? { ...rejection, amountLimits: escrowAmountLimits(facts.escrowAccount) }
+      : rejection;
   }
 
-  const listed = Array.isArray(extra.oracleAuthorities) ? new Set(extra.oracleAuthorities.filter((key): key is string => typeof key === "string")) : null;
+  const listed = Array.isArray(extra.oracleAuthorities)
+    ? new Set(extra.oracleAuthorities.filter((key): key is string => typeof key === "string"))
+    : null;
   const oracleAuthorities = config.slaEscrow.oracleAuthorities.filter((key) => listed === null || listed.has(key));
   if (oracleAuthorities.length === 0) {
-    return refuse("invalid_sla_escrow_oracle", "No oracle authority is both configured by this facilitator and listed in extra.oracleAuthorities; see /supported");
+    return refuse(
+      "invalid_sla_escrow_oracle",
+      "No oracle authority is both configured by this facilitator and listed in extra.oracleAuthorities; see /supported",
+    );
   }
 
   return {
     ok: true,
-    terms: { facts, seller: named as Address, kind: mint === NATIVE_SOL_ALLOWLIST_ADDRESS ? "sol" : "spl", ttlSeconds, oracleAuthorities },
+    terms: {
+      facts,
+      seller: named as Address,
+      kind: mint === NATIVE_SOL_ALLOWLIST_ADDRESS ? "sol" : "spl",
+      ttlSeconds,
+      oracleAuthorities,
+    },
   };
 }
 
@@ -97,7 +137,11 @@ function refuse(reason: EscrowTermsReason, message: string): TermsRejection {
 }
 
 /** Facts of a mint whose Bank, Config and Escrow accounts all exist. */
-export type ConfiguredEscrowFacts = SlaEscrowFacts & { bankAccount: Bank; escrowConfig: EscrowConfig; escrowAccount: Escrow };
+export type ConfiguredEscrowFacts = SlaEscrowFacts & {
+  bankAccount: Bank;
+  escrowConfig: EscrowConfig;
+  escrowAccount: Escrow;
+};
 
 export function isEscrowConfigured(facts: SlaEscrowFacts): facts is ConfiguredEscrowFacts {
   return facts.bankAccount !== null && facts.escrowConfig !== null && facts.escrowAccount !== null;
@@ -128,13 +172,22 @@ export interface FundingViolation {
 }
 
 /** The limits both funding builders and verify enforce, in the program's own order of checks. */
-export function checkFundingLimits(facts: ConfiguredEscrowFacts, config: Config, funding: FundingTerms): FundingViolation | null {
+export function checkFundingLimits(
+  facts: ConfiguredEscrowFacts,
+  config: Config,
+  funding: FundingTerms,
+): FundingViolation | null {
   const { amount, ttlSeconds } = funding;
   const escrow = facts.escrowAccount;
   if (funding.seller === facts.escrow) {
-    return { reason: "invalid_sla_escrow_seller_is_escrow", term: "seller", rule: "must be the seller's wallet, not the Escrow PDA" };
+    return {
+      reason: "invalid_sla_escrow_seller_is_escrow",
+      term: "seller",
+      rule: "must be the seller's wallet, not the Escrow PDA",
+    };
   }
-  if (escrow.paused) return { reason: "sla_escrow_paused", term: "escrow", rule: "is paused by its operator; try again later" };
+  if (escrow.paused)
+    return { reason: "sla_escrow_paused", term: "escrow", rule: "is paused by its operator; try again later" };
   const amountViolation = escrowAmountViolation(escrow, funding.mint, amount);
   if (amountViolation !== null) return amountViolation;
   const floor = funding.deliveryCutoffSeconds + BigInt(config.slaEscrow.deliveryBudgetSeconds);
@@ -153,7 +206,11 @@ export function checkFundingLimits(facts: ConfiguredEscrowFacts, config: Config,
  * worded as `checkFundingLimits` words every term. Enrich, both funding builders, `/fee-quote` and `/verify` refuse an
  * amount with this reason and rule.
  */
-export function escrowAmountViolation(escrow: Escrow, mint: Address, amount: bigint): (FundingViolation & { reason: (typeof ESCROW_AMOUNT_REASONS)[number] }) | null {
+export function escrowAmountViolation(
+  escrow: Escrow,
+  mint: Address,
+  amount: bigint,
+): (FundingViolation & { reason: (typeof ESCROW_AMOUNT_REASONS)[number] }) | null {
   if (amount < escrow.minPaymentAmount || amount > escrow.maxPaymentAmount) {
     return {
       reason: "invalid_sla_escrow_amount_out_of_range",

@@ -10,10 +10,15 @@ export const slaEscrowFeeQuote: RailFeeQuote = {
   async quote(config, { common, mint, amount }) {
     const facts = await getSlaEscrowFacts(config, mint);
     const escrow = facts.escrowAccount;
-    if (!facts.bankAccount || !escrow) throw new FacilitatorError("NOT_IMPLEMENTED", `the SLA-Escrow rail is not configured for ${mint} on this cluster`);
+    if (!facts.bankAccount || !escrow)
+      throw new FacilitatorError(
+        "NOT_IMPLEMENTED",
+        `the SLA-Escrow rail is not configured for ${mint} on this cluster`,
+      );
     // An amount the escrow refuses is refused here as /verify and the builders refuse it, with the escrow's numbers.
     const violation = escrowAmountViolation(escrow, mint, amount);
-    if (violation !== null) throw refused(violation.reason, `amount: amount ${amount} ${violation.rule}`, escrowAmountLimits(escrow));
+    if (violation !== null)
+      throw refused(violation.reason, `amount: amount ${amount} ${violation.rule}`, escrowAmountLimits(escrow));
     const protocolFee = feeOf(amount, escrow.feeBps, escrow.minFeeAmount);
     const oracleFee = bpsOf(amount, escrow.oracleFeeBps);
     return {

@@ -8,8 +8,14 @@ export const slaEscrowHealth: RailHealth = {
     key: "slaEscrow",
     programId: (config) => config.programs.slaEscrow,
     async accounts(config) {
-      const [[bank], [escrowConfig]] = await Promise.all([findBankPda(config.programs.slaEscrow), findEscrowConfigPda(config.programs.slaEscrow)]);
-      return { bank: { address: bank, decode: decodeBank }, config: { address: escrowConfig, decode: decodeEscrowConfig } };
+      const [[bank], [escrowConfig]] = await Promise.all([
+        findBankPda(config.programs.slaEscrow),
+        findEscrowConfigPda(config.programs.slaEscrow),
+      ]);
+      return {
+        bank: { address: bank, decode: decodeBank },
+        config: { address: escrowConfig, decode: decodeEscrowConfig },
+      };
     },
   },
 };

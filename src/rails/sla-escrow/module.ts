@@ -1,19 +1,19 @@
-import type { RailModule } from "../rail";
-import { slaEscrowConfig, type SlaEscrowConfigMembers } from "./config";
-import { SLA_ESCROW_REJECTION_REASONS } from "./reasons";
+import { STATIC_ARTIFACT_PATHS } from "../../http/self-description/static-artifacts";
+import { oracleProfiles } from "../../platform/config/oracle-profiles";
 import { TRANSACTION_PAYLOAD_SHAPE } from "../../x402/schemas";
-import { slaEscrowRail } from "./rail";
+import type { RailModule } from "../rail";
+import { type SlaEscrowConfigMembers, slaEscrowConfig } from "./config";
 import { enrichEscrowLines } from "./enrich";
 import { ESCROW_AMOUNT_REASONS } from "./escrow-terms";
+import { slaEscrowFeeQuote } from "./fee-quote";
+import { slaEscrowHealth } from "./health";
+import { escrowKeeperJob } from "./keeper/escrow-keeper-job";
+import { slaEscrowRail } from "./rail";
+import { SLA_ESCROW_REJECTION_REASONS } from "./reasons";
 import { escrowBuilderRoutes } from "./routes/escrow-builders";
 import { escrowKeeperRoutes } from "./routes/escrow-keeper";
-import { escrowKeeperJob } from "./keeper/escrow-keeper-job";
-import { slaEscrowHealth } from "./health";
-import { slaEscrowFeeQuote } from "./fee-quote";
 import { slaEscrowSellerView } from "./seller-view";
 import { slaEscrowRetention } from "./store/retention";
-import { oracleProfiles } from "../../platform/config/oracle-profiles";
-import { STATIC_ARTIFACT_PATHS } from "../../http/self-description/static-artifacts";
 
 /** The sla-escrow rail: the buyer funds an escrow; an oracle's decision or the clock releases it (the keeper pays out). */
 export const slaEscrowModule: RailModule<SlaEscrowConfigMembers> = {
@@ -32,12 +32,14 @@ export const slaEscrowModule: RailModule<SlaEscrowConfigMembers> = {
   seller: slaEscrowSellerView,
   describe: {
     payTo: () => ({
-      payTo: "The Escrow PDA of the facilitator's bank for the asset: seeds [\"escrow\", mint, bankPda], program slaEscrow.",
+      payTo:
+        'The Escrow PDA of the facilitator\'s bank for the asset: seeds ["escrow", mint, bankPda], program slaEscrow.',
       merchantWallet: "extra.merchantWallet carries the seller's own wallet.",
       resolve: "GET /api/v1/facilitator/sellers/{wallet}/rails/sla-escrow?asset=USDC|SOL",
     }),
     enrich: {
-      sentence: "sla-escrow lines come back paying the shared Escrow PDA of the line's asset, with the escrow keys in extra and merchantWallet = your wallet (FundPayment.seller).",
+      sentence:
+        "sla-escrow lines come back paying the shared Escrow PDA of the line's asset, with the escrow keys in extra and merchantWallet = your wallet (FundPayment.seller).",
       payTo: { payTo: "the Escrow PDA of the line's asset", sellerNamedIn: "extra.merchantWallet" },
     },
     features: (served, routes) => ({
@@ -45,7 +47,12 @@ export const slaEscrowModule: RailModule<SlaEscrowConfigMembers> = {
       unsignedSlaEscrowPaymentTxBuild: served && routes.has("buildSlaEscrowPaymentTx"),
     }),
     // docs/facilitator-spec.md §2.9: present only when the escrow rail is served.
-    capabilities: (config, artifact) => ({ slaEscrowOracleProfiles: oracleProfiles(config.slaEscrow.oracleProfiles, artifact(STATIC_ARTIFACT_PATHS.integrationGuide)) }),
+    capabilities: (config, artifact) => ({
+      slaEscrowOracleProfiles: oracleProfiles(
+        config.slaEscrow.oracleProfiles,
+        artifact(STATIC_ARTIFACT_PATHS.integrationGuide),
+      ),
+    }),
   },
   health: slaEscrowHealth,
   switches: (config) => [{ setting: config.rails.slaEscrow }],

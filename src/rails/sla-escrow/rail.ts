@@ -1,7 +1,7 @@
 import type { Config } from "../../platform/config/load-config";
 import type { Rail } from "../rail";
-import { getSlaEscrowFacts } from "./escrow-facts";
 import { ESCROW_FUND_COMPUTE_UNIT_LIMIT } from "./build-payment";
+import { getSlaEscrowFacts } from "./escrow-facts";
 import { settleEscrowPayment } from "./settle";
 import { verifyEscrowPayment } from "./verify";
 

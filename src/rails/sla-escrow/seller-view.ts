@@ -1,7 +1,7 @@
 import type { Address } from "@solana/kit";
-import type { Config } from "../../platform/config/load-config";
 import { fetchAccounts } from "../../chain/accounts";
 import { resolveSellerAsset, type SellerAsset } from "../../directory/sellers/seller-asset";
+import type { Config } from "../../platform/config/load-config";
 import type { Accounts, RailSellerView, RailStatus } from "../seller-view";
 import { decodeBank, decodeEscrow } from "./program/accounts";
 import { findBankPda, findEscrowPda, findEscrowSolStoragePda, NATIVE_SOL_ESCROW_MINT } from "./program/pda";
@@ -67,7 +67,12 @@ export async function deriveBankPda(config: Config): Promise<Address> {
 }
 
 /** The escrow of one mint under this facilitator's bank (the `sla-escrow` payTo is shared by every seller). */
-export async function deriveEscrowAddresses(config: Config, bank: Address, asset: string, mint: Address): Promise<EscrowAssetAddresses> {
+export async function deriveEscrowAddresses(
+  config: Config,
+  bank: Address,
+  asset: string,
+  mint: Address,
+): Promise<EscrowAssetAddresses> {
   const programId = config.programs.slaEscrow;
   const escrowMint = asset === "SOL" ? NATIVE_SOL_ESCROW_MINT : mint;
   const [escrowPda] = await findEscrowPda(programId, escrowMint, bank);
@@ -123,7 +128,11 @@ export interface EscrowRailView {
   beneficiary: Address;
 }
 
-export function escrowAssetView(addresses: EscrowAssetAddresses, programId: Address, accounts: Accounts): EscrowAssetView {
+export function escrowAssetView(
+  addresses: EscrowAssetAddresses,
+  programId: Address,
+  accounts: Accounts,
+): EscrowAssetView {
   const account = accounts.get(addresses.escrowPda);
   const escrow = account && account.owner === programId ? decodeEscrow(account.data) : null;
   return {

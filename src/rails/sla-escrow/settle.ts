@@ -1,16 +1,24 @@
+import { encodeBase58 } from "../../chain/base58";
+import { bookSettleSpend, voidUnsentSettleSpend } from "../../chain/fee-payer-budget/settle-spend";
+import { signAsFeePayer } from "../../chain/fee-payer-signature";
+import { networkFeeOf } from "../../chain/network-fee";
 import type { Config } from "../../platform/config/load-config";
 import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../platform/config/networks";
-import { signAsFeePayer } from "../../chain/fee-payer-signature";
-import { settleSignedPayment, settleablePayment, settledWith, type SettleCall, type SettleOutcome, type Settlement, type SignedPayment } from "../../settlement/settle-engine";
+import { log } from "../../platform/observability/log";
+import {
+  type SettleCall,
+  type Settlement,
+  type SettleOutcome,
+  type SignedPayment,
+  settleablePayment,
+  settledWith,
+  settleSignedPayment,
+} from "../../settlement/settle-engine";
 import type { AcceptedRequirements } from "../../x402/payment-verdict";
 import type { VerifySettleBody } from "../../x402/schemas";
-import { verifyEscrowPayment, type VerifiedEscrowPayment } from "./verify";
 import { watchAcceptedFunding } from "./store/escrow-watch";
 import { recordSponsoredFundingFailure } from "./store/sponsored-funding-failures";
-import { encodeBase58 } from "../../chain/base58";
-import { log } from "../../platform/observability/log";
-import { bookSettleSpend, voidUnsentSettleSpend } from "../../chain/fee-payer-budget/settle-spend";
-import { networkFeeOf } from "../../chain/network-fee";
+import { type VerifiedEscrowPayment, verifyEscrowPayment } from "./verify";
 
 /**
  * Settles an `sla-escrow` funding exactly once, on the same ledger and engine as the exact rail. A sponsored funding
@@ -20,7 +28,12 @@ import { networkFeeOf } from "../../chain/network-fee";
  * The keeper watches the payment only once the cluster accepted the funding (a failing funding never reaches its
  * queue); a sponsored funding that executed and failed counts against its payer's cap (see verify).
  */
-export async function settleEscrowPayment(config: Config, body: VerifySettleBody, accepted: AcceptedRequirements, call: SettleCall): Promise<SettleOutcome> {
+export async function settleEscrowPayment(
+  config: Config,
+  body: VerifySettleBody,
+  accepted: AcceptedRequirements,
+  call: SettleCall,
+): Promise<SettleOutcome> {
   // With the ledger, verify also refuses a sponsored funding of a payer over its failure cap (before anything is signed).
   const verified = await verifyEscrowPayment(config, body, accepted, { simulate: false, ledger: call.ledger });
   if (!verified.ok) return settledWith(verified);
@@ -47,7 +60,11 @@ export async function settleEscrowPayment(config: Config, body: VerifySettleBody
 async function signedFunding(config: Config, verified: VerifiedEscrowPayment): Promise<SignedPayment> {
   if (verified.sponsored) return signAsFeePayer(config, verified.tx);
   // Verified above: the buyer's signature is in slot 0 and it is the transaction id; the buyer pays the fee.
-  return { wireBytes: verified.tx.wireBytes, signature: encodeBase58(verified.tx.signatures[0]!), feePayerFeeLamports: 0n };
+  return {
+    wireBytes: verified.tx.wireBytes,
+    signature: encodeBase58(verified.tx.signatures[0]!),
+    feePayerFeeLamports: 0n,
+  };
 }
 
 /**
@@ -55,10 +72,16 @@ async function signedFunding(config: Config, verified: VerifiedEscrowPayment): P
  * a sponsored funding that executed and failed counts against its payer. Neither write may turn a settle's answer
  * into an error: the payment itself is on the chain (or not) whatever the database says.
  */
-async function recordFundingOutcome(db: D1Database, verified: VerifiedEscrowPayment, signature: string, settlement: Settlement): Promise<void> {
+async function recordFundingOutcome(
+  db: D1Database,
+  verified: VerifiedEscrowPayment,
+  signature: string,
+  settlement: Settlement,
+): Promise<void> {
   const pending = !settlement.ok && "pending" in settlement;
   const accepted = settlement.ok || (pending && settlement.signature !== undefined);
-  const failedOnChain = !settlement.ok && !pending && settlement.signature !== undefined && settlement.reason !== "duplicate_settlement";
+  const failedOnChain =
+    !settlement.ok && !pending && settlement.signature !== undefined && settlement.reason !== "duplicate_settlement";
   try {
     if (accepted) {
       await watchAcceptedFunding(
@@ -76,6 +99,10 @@ async function recordFundingOutcome(db: D1Database, verified: VerifiedEscrowPaym
       await recordSponsoredFundingFailure(db, { signature, payer: verified.payer }, Date.now());
     }
   } catch (error) {
-    log("error", accepted ? "escrow_watch_write_failed" : "sponsored_failure_write_failed", { signature, paymentPda: verified.paymentPda, error });
+    log("error", accepted ? "escrow_watch_write_failed" : "sponsored_failure_write_failed", {
+      signature,
+      paymentPda: verified.paymentPda,
+      error,
+    });
   }
 }

@@ -1,22 +1,22 @@
 import type { Address } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
-import type { Config } from "../../platform/config/load-config";
-import { fetchAccounts, type AccountSnapshot } from "../../chain/accounts";
+import { type AccountSnapshot, fetchAccounts } from "../../chain/accounts";
+import { ledgerKeyOf } from "../../chain/ledger-key";
 import { verifyAllSignatures, verifyNonFeePayerSignatures } from "../../chain/signatures";
-import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../chain/token-programs";
-import { decodeWireTransaction, type DecodedTransaction } from "../../chain/wire-transaction";
-import { getFundPaymentInstruction } from "./program/instructions";
-import { findEscrowSolStoragePda, findPaymentPda } from "./program/pda";
-import { explainChainRefusal } from "../../settlement/already-settled";
-import { rejection, type AcceptedRequirements, type PaymentRejection, type Refusal } from "../../x402/payment-verdict";
-import type { VerifySettleBody } from "../../x402/schemas";
-import type { PaymentFunds } from "../../chain/transaction-rejection";
 import { simulateSignedPayment } from "../../chain/simulate";
+import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../chain/token-programs";
+import type { PaymentFunds } from "../../chain/transaction-rejection";
+import { type DecodedTransaction, decodeWireTransaction } from "../../chain/wire-transaction";
+import type { Config } from "../../platform/config/load-config";
+import { explainChainRefusal } from "../../settlement/already-settled";
+import { type AcceptedRequirements, type PaymentRejection, type Refusal, rejection } from "../../x402/payment-verdict";
+import type { VerifySettleBody } from "../../x402/schemas";
 import { ESCROW_FUND_COMPUTE_UNIT_LIMIT } from "./build-payment";
 import { checkEscrowTerms } from "./escrow-terms";
-import { checkEscrowFundingTransaction } from "./verify-rules";
+import { getFundPaymentInstruction } from "./program/instructions";
+import { findEscrowSolStoragePda, findPaymentPda } from "./program/pda";
 import { countSponsoredFundingFailures, SPONSORED_FAILURE_WINDOW_MS } from "./store/sponsored-funding-failures";
-import { ledgerKeyOf } from "../../chain/ledger-key";
+import { checkEscrowFundingTransaction } from "./verify-rules";
 
 /** A funding transaction that passed every rule; settle sends exactly these bytes (co-signed when sponsored). */
 export interface VerifiedEscrowPayment {
@@ -65,9 +65,20 @@ export async function verifyEscrowPayment(
   const { data, buyer, sponsored, instruction } = shape.funding;
   const payer = buyer;
 
-  const mismatch = fundingFieldMismatch(data, { seller: terms.seller, mint: requirements.asset as Address, amount, ttlSeconds: terms.ttlSeconds, oracles: terms.oracleAuthorities });
+  const mismatch = fundingFieldMismatch(data, {
+    seller: terms.seller,
+    mint: requirements.asset as Address,
+    amount,
+    ttlSeconds: terms.ttlSeconds,
+    oracles: terms.oracleAuthorities,
+  });
   if (mismatch) return rejection(mismatch.reason, mismatch.message, { payer });
-  if (buyer === terms.seller) return rejection("invalid_sla_escrow_payload_buyer_is_seller", "The buyer cannot be the seller of its own escrow payment", { payer });
+  if (buyer === terms.seller)
+    return rejection(
+      "invalid_sla_escrow_payload_buyer_is_seller",
+      "The buyer cannot be the seller of its own escrow payment",
+      { payer },
+    );
 
   // The FundPayment's accounts must be exactly the ones our builder derives (token program: Token or Token-2022).
   const [payment] = await findPaymentPda(programId, data.paymentUid, bank);
@@ -80,23 +91,37 @@ export async function verifyEscrowPayment(
   } else {
     tokenProgram = instruction.accounts[8] ?? null;
     if (tokenProgram !== TOKEN_PROGRAM_ADDRESS && tokenProgram !== TOKEN_2022_PROGRAM_ADDRESS) {
-      return rejection("invalid_sla_escrow_payload_accounts", "The FundPayment's token program must be SPL Token or Token-2022", { payer });
+      return rejection(
+        "invalid_sla_escrow_payload_accounts",
+        "The FundPayment's token program must be SPL Token or Token-2022",
+        { payer },
+      );
     }
     const [[escrowAta], [buyerAta]] = await Promise.all([
       findAssociatedTokenPda({ owner: escrow, mint: data.mint, tokenProgram }),
       findAssociatedTokenPda({ owner: buyer, mint: data.mint, tokenProgram }),
     ]);
-    expected = accountsOf(getFundPaymentInstruction({ ...common, kind: "spl", mint: data.mint, escrowAta, buyerAta, tokenProgram }));
+    expected = accountsOf(
+      getFundPaymentInstruction({ ...common, kind: "spl", mint: data.mint, escrowAta, buyerAta, tokenProgram }),
+    );
   }
   if (expected.length !== instruction.accounts.length || expected.some((key, i) => instruction.accounts[i] !== key)) {
-    return rejection("invalid_sla_escrow_payload_accounts", `The FundPayment's accounts are not the escrow ${escrow}, bank ${bank}, payment ${payment} and token accounts this payment requires`, { payer });
+    return rejection(
+      "invalid_sla_escrow_payload_accounts",
+      `The FundPayment's accounts are not the escrow ${escrow}, bank ${bank}, payment ${payment} and token accounts this payment requires`,
+      { payer },
+    );
   }
 
   const signatures = sponsored ? await verifyNonFeePayerSignatures(tx) : await verifyAllSignatures(tx);
   if (!signatures.ok) {
     return rejection(
-      signatures.missing ? "invalid_sla_escrow_payload_missing_signature" : "invalid_sla_escrow_payload_signature_invalid",
-      signatures.missing ? `The transaction is missing the signature of ${signatures.signer}` : `The signature of ${signatures.signer} does not verify`,
+      signatures.missing
+        ? "invalid_sla_escrow_payload_missing_signature"
+        : "invalid_sla_escrow_payload_signature_invalid",
+      signatures.missing
+        ? `The transaction is missing the signature of ${signatures.signer}`
+        : `The signature of ${signatures.signer} does not verify`,
       { payer },
     );
   }
@@ -104,14 +129,20 @@ export async function verifyEscrowPayment(
   const messageHash = await ledgerKeyOf(tx.messageBytes);
   const [accounts, simulation, capped] = await Promise.all([
     tokenProgram ? fetchAccounts(config, [data.mint]) : Promise.resolve(new Map<Address, AccountSnapshot | null>()),
-    options.simulate ? simulateFunding(config, tx, sponsored, terms.kind === "sol" ? "sol" : "token") : Promise.resolve(null),
+    options.simulate
+      ? simulateFunding(config, tx, sponsored, terms.kind === "sol" ? "sol" : "token")
+      : Promise.resolve(null),
     sponsored && options.ledger ? sponsorshipRefusal(config, options.ledger, payer) : Promise.resolve(null),
   ]);
   if (capped) return capped;
   if (tokenProgram) {
     const mint = accounts.get(data.mint);
     if (!mint || mint.owner !== tokenProgram || mint.data.length !== PLAIN_MINT_ACCOUNT_SIZE) {
-      return rejection("invalid_sla_escrow_payload_mint", `Asset ${data.mint} is not a plain (82-byte) mint of token program ${tokenProgram}`, { payer });
+      return rejection(
+        "invalid_sla_escrow_payload_mint",
+        `Asset ${data.mint} is not a plain (82-byte) mint of token program ${tokenProgram}`,
+        { payer },
+      );
     }
   }
   if (simulation && !simulation.ok) return explainChainRefusal(options.ledger, messageHash, { ...simulation, payer });
@@ -128,17 +159,33 @@ function fundingFieldMismatch(
   expected: { seller: Address; mint: Address; amount: bigint; ttlSeconds: bigint; oracles: readonly Address[] },
 ): Refusal | null {
   if (data.seller !== expected.seller) {
-    return { reason: "invalid_sla_escrow_payload_seller_mismatch", message: `FundPayment.seller ${data.seller} is not the line's seller ${expected.seller} (extra.beneficiary / extra.merchantWallet)` };
+    return {
+      reason: "invalid_sla_escrow_payload_seller_mismatch",
+      message: `FundPayment.seller ${data.seller} is not the line's seller ${expected.seller} (extra.beneficiary / extra.merchantWallet)`,
+    };
   }
-  if (data.mint !== expected.mint) return { reason: "invalid_sla_escrow_payload_mint_mismatch", message: `FundPayment.mint ${data.mint} is not the asset ${expected.mint}` };
+  if (data.mint !== expected.mint)
+    return {
+      reason: "invalid_sla_escrow_payload_mint_mismatch",
+      message: `FundPayment.mint ${data.mint} is not the asset ${expected.mint}`,
+    };
   if (data.amount !== expected.amount) {
-    return { reason: "invalid_sla_escrow_payload_amount_mismatch", message: `FundPayment.amount ${data.amount} is not the required amount ${expected.amount}` };
+    return {
+      reason: "invalid_sla_escrow_payload_amount_mismatch",
+      message: `FundPayment.amount ${data.amount} is not the required amount ${expected.amount}`,
+    };
   }
   if (data.ttlSeconds !== expected.ttlSeconds) {
-    return { reason: "invalid_sla_escrow_payload_ttl_mismatch", message: `FundPayment.ttl_seconds ${data.ttlSeconds} must equal maxTimeoutSeconds ${expected.ttlSeconds}` };
+    return {
+      reason: "invalid_sla_escrow_payload_ttl_mismatch",
+      message: `FundPayment.ttl_seconds ${data.ttlSeconds} must equal maxTimeoutSeconds ${expected.ttlSeconds}`,
+    };
   }
   if (!expected.oracles.includes(data.oracleAuthority)) {
-    return { reason: "invalid_sla_escrow_payload_oracle", message: `FundPayment.oracle_authority ${data.oracleAuthority} is not one of the oracle authorities ${expected.oracles.join(", ")}` };
+    return {
+      reason: "invalid_sla_escrow_payload_oracle",
+      message: `FundPayment.oracle_authority ${data.oracleAuthority} is not one of the oracle authorities ${expected.oracles.join(", ")}`,
+    };
   }
   return null;
 }
@@ -164,7 +211,12 @@ async function sponsorshipRefusal(config: Config, db: D1Database, payer: Address
  * Simulates the funding at confirmed commitment without signature checks (the facilitator's slot may be empty).
  * A fee-payer shortfall of a buyer-paid funding is the buyer's, not the facilitator's.
  */
-async function simulateFunding(config: Config, tx: DecodedTransaction, sponsored: boolean, funds: PaymentFunds): Promise<{ ok: true } | PaymentRejection> {
+async function simulateFunding(
+  config: Config,
+  tx: DecodedTransaction,
+  sponsored: boolean,
+  funds: PaymentFunds,
+): Promise<{ ok: true } | PaymentRejection> {
   const refused = await simulateSignedPayment(config, tx, funds);
   if (refused.ok) return refused;
   if (!sponsored && refused.reason === "facilitator_insufficient_funds") {

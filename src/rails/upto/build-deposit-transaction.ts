@@ -1,10 +1,10 @@
-import { getProgramDerivedAddress, type Address, type Blockhash, type Instruction } from "@solana/kit";
+import { type Address, type Blockhash, getProgramDerivedAddress, type Instruction } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../chain/compute-budget";
 import { MEMO_PROGRAM_ADDRESS } from "../../chain/token-programs";
 import { compileUnsignedTransaction } from "../../chain/unsigned-transaction";
 import { BPS_DENOMINATOR, getOpenInstruction } from "./program/instructions";
-import { channelSeedBytes, findChannelPda, findEventAuthorityPda, type ChannelSeeds } from "./program/pda";
+import { type ChannelSeeds, channelSeedBytes, findChannelPda, findEventAuthorityPda } from "./program/pda";
 
 /**
  * The unsigned `upto` deposit (a payment-channels Open), as a pure function of its inputs, in the shape the official
@@ -70,10 +70,15 @@ export interface UptoDepositInstructions {
 }
 
 /** The deposit's instructions in order ([...computeBudget, open, memo]); `buildUptoDepositTransaction` compiles them. */
-export async function uptoDepositInstructions(input: Omit<UptoDepositTransactionInput, "blockhash">): Promise<UptoDepositInstructions> {
+export async function uptoDepositInstructions(
+  input: Omit<UptoDepositTransactionInput, "blockhash">,
+): Promise<UptoDepositInstructions> {
   const { programId, feePayer, payer, mint, tokenProgram, authorizedSigner } = input;
   const [[channel], [eventAuthority]] = await Promise.all([
-    findChannelPda({ payer, payee: feePayer, mint, authorizedSigner, salt: input.salt, openSlot: input.openSlot }, programId),
+    findChannelPda(
+      { payer, payee: feePayer, mint, authorizedSigner, salt: input.salt, openSlot: input.openSlot },
+      programId,
+    ),
     findEventAuthorityPda(programId),
   ]);
   const [[payerTokenAccount], [channelTokenAccount]] = await Promise.all([
@@ -101,16 +106,28 @@ export async function uptoDepositInstructions(input: Omit<UptoDepositTransaction
   const computeBudget: Instruction[] = [
     getSetComputeUnitLimitInstruction(input.computeUnitLimit),
     // As the official client: no price instruction at 0 (its canonical check allows either).
-    ...(input.computeUnitPriceMicroLamports > 0n ? [getSetComputeUnitPriceInstruction(input.computeUnitPriceMicroLamports)] : []),
+    ...(input.computeUnitPriceMicroLamports > 0n
+      ? [getSetComputeUnitPriceInstruction(input.computeUnitPriceMicroLamports)]
+      : []),
   ];
-  const memo: Instruction = { programAddress: MEMO_PROGRAM_ADDRESS, accounts: [], data: new TextEncoder().encode(input.memo) };
+  const memo: Instruction = {
+    programAddress: MEMO_PROGRAM_ADDRESS,
+    accounts: [],
+    data: new TextEncoder().encode(input.memo),
+  };
   return { channelId: channel, payerTokenAccount, channelTokenAccount, computeBudget, open, memo };
 }
 
-export async function buildUptoDepositTransaction(input: UptoDepositTransactionInput): Promise<BuiltUptoDepositTransaction> {
+export async function buildUptoDepositTransaction(
+  input: UptoDepositTransactionInput,
+): Promise<BuiltUptoDepositTransaction> {
   const { payer, feePayer } = input;
   const { computeBudget, open, memo, ...accounts } = await uptoDepositInstructions(input);
-  const { transaction, signerPubkeys } = compileUnsignedTransaction({ feePayer, blockhash: input.blockhash, instructions: [...computeBudget, open, memo] });
+  const { transaction, signerPubkeys } = compileUnsignedTransaction({
+    feePayer,
+    blockhash: input.blockhash,
+    instructions: [...computeBudget, open, memo],
+  });
   return { transaction, ...accounts, signerPubkeys, payerSignatureIndex: signerPubkeys.indexOf(payer) };
 }
 
@@ -128,11 +145,18 @@ const SALT_TRIES = 32;
  * costing compute units; at the first bump the open's cost is its lowest and the same for every buyer, well inside
  * the official client's limit (UPTO_OPEN_COMPUTE_UNIT_LIMIT). Any salt is valid: one that misses only costs more.
  */
-export async function channelSaltAtFirstBump(seeds: Omit<ChannelSeeds, "salt">, programId: Address, tokenProgram: Address): Promise<bigint> {
+export async function channelSaltAtFirstBump(
+  seeds: Omit<ChannelSeeds, "salt">,
+  programId: Address,
+  tokenProgram: Address,
+): Promise<bigint> {
   let salt = randomChannelSalt();
   for (let tries = 1; tries < SALT_TRIES; tries++, salt = randomChannelSalt()) {
     // Uncached: the salts tried and dropped would only crowd the isolate's PDA cache (the one kept is derived again).
-    const [channel, channelBump] = await getProgramDerivedAddress({ programAddress: programId, seeds: channelSeedBytes({ ...seeds, salt }) });
+    const [channel, channelBump] = await getProgramDerivedAddress({
+      programAddress: programId,
+      seeds: channelSeedBytes({ ...seeds, salt }),
+    });
     if (channelBump !== 255) continue;
     const [, escrowBump] = await findAssociatedTokenPda({ owner: channel, mint: seeds.mint, tokenProgram });
     if (escrowBump === 255) return salt;

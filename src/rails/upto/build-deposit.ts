@@ -1,22 +1,32 @@
-import * as v from "valibot";
-import { isOffCurveAddress, type Address, type Blockhash } from "@solana/kit";
+import { type Address, type Blockhash, isOffCurveAddress } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
+import * as v from "valibot";
+import { fetchAccounts } from "../../chain/accounts";
+import { BLOCKHASH_LIFETIME_SECONDS, getLatestBlockhash } from "../../chain/blockhash";
+import { assetLabel, randomMemoNonce, readPaymentMint, sourceAtaCandidates } from "../../chain/buyer-source";
+import { rpcCall } from "../../chain/rpc";
+import { checkTokenSource, formatUnits } from "../../chain/source-funds";
+import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../chain/token-programs";
+import type { UnsignedTransactionFields } from "../../chain/unsigned-transaction";
 import type { Config } from "../../platform/config/load-config";
 import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../platform/config/networks";
 import { badRequest, refused } from "../../platform/errors/catalogue";
-import { foreignNetworkMessage } from "../../x402/network-check";
-import { fetchAccounts } from "../../chain/accounts";
-import { rpcCall } from "../../chain/rpc";
-import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../chain/token-programs";
-import type { UnsignedTransactionFields } from "../../chain/unsigned-transaction";
 import { assetNotAllowedMessage } from "../../x402/asset-allowlist";
-import { Base58Address, PaymentRequirementsSchema, ResourceInfoSchema, U64_MAX, type PaymentRequirements } from "../../x402/schemas";
-import { BLOCKHASH_LIFETIME_SECONDS, getLatestBlockhash } from "../../chain/blockhash";
-import { assetLabel, randomMemoNonce, readPaymentMint, sourceAtaCandidates } from "../../chain/buyer-source";
-import { checkTokenSource, formatUnits } from "../../chain/source-funds";
-import { buildUptoDepositTransaction, channelSaltAtFirstBump, UPTO_OPEN_COMPUTE_UNIT_LIMIT } from "./build-deposit-transaction";
+import { foreignNetworkMessage } from "../../x402/network-check";
+import {
+  Base58Address,
+  type PaymentRequirements,
+  PaymentRequirementsSchema,
+  ResourceInfoSchema,
+  U64_MAX,
+} from "../../x402/schemas";
+import {
+  buildUptoDepositTransaction,
+  channelSaltAtFirstBump,
+  UPTO_OPEN_COMPUTE_UNIT_LIMIT,
+} from "./build-deposit-transaction";
 import { channelTermsOf } from "./channel-terms";
-import { uptoBelowMinimumMessage, uptoMintScreen, uptoMinimumCeilingRaw } from "./mint-screen";
+import { uptoBelowMinimumMessage, uptoMinimumCeilingRaw, uptoMintScreen } from "./mint-screen";
 
 /**
  * `POST /build-upto-deposit-tx`: the unsigned channel open an `upto` buyer signs (the deposit of the ceiling), with
@@ -81,27 +91,44 @@ interface UptoChannelTerms {
   validAfter: number | null;
 }
 
-export async function buildUptoDeposit(config: Config, request: BuildUptoDepositRequest): Promise<UptoDepositBuildResponse> {
+export async function buildUptoDeposit(
+  config: Config,
+  request: BuildUptoDepositRequest,
+): Promise<UptoDepositBuildResponse> {
   const { payer, accepted } = request;
   const deposit = BigInt(accepted.amount);
   const terms = checkRequirements(config, accepted, payer, deposit);
   const asset = accepted.asset;
   const checkSource = !request.skipSourceBalanceCheck;
 
-  const [candidates, treasuries] = await Promise.all([checkSource ? sourceAtaCandidates(payer, asset) : null, sourceAtaCandidates(config.upto.treasuryOwner, asset)]);
+  const [candidates, treasuries] = await Promise.all([
+    checkSource ? sourceAtaCandidates(payer, asset) : null,
+    sourceAtaCandidates(config.upto.treasuryOwner, asset),
+  ]);
   const [accounts, latest, finalizedSlot] = await Promise.all([
-    fetchAccounts(config, [asset, treasuries.token, treasuries.token2022, ...(candidates ? [candidates.token, candidates.token2022] : [])]),
+    fetchAccounts(config, [
+      asset,
+      treasuries.token,
+      treasuries.token2022,
+      ...(candidates ? [candidates.token, candidates.token2022] : []),
+    ]),
     terms.blockhashHint ?? getLatestBlockhash(config),
     terms.slotHint ?? rpcCall<number>(config, "getSlot", [{ commitment: "finalized" }]).then(BigInt),
   ]);
   const mint = readPaymentMint(accounts.get(asset) ?? null, asset, uptoMintScreen(config));
   const minimum = uptoMinimumCeilingRaw(config, mint);
   if (deposit < minimum) {
-    throw refused("invalid_upto_svm_payload_amount_below_minimum", `accepted.amount: ${uptoBelowMinimumMessage(deposit, minimum, asset)}`, { minimumAmount: minimum.toString() });
+    throw refused(
+      "invalid_upto_svm_payload_amount_below_minimum",
+      `accepted.amount: ${uptoBelowMinimumMessage(deposit, minimum, asset)}`,
+      { minimumAmount: minimum.toString() },
+    );
   }
   const tokenProgram = mint.tokenProgram;
   if (terms.tokenProgramHint !== null && terms.tokenProgramHint !== tokenProgram) {
-    throw badRequest(`accepted.extra.tokenProgram: ${terms.tokenProgramHint} is not the token program of mint ${asset} (${tokenProgram})`);
+    throw badRequest(
+      `accepted.extra.tokenProgram: ${terms.tokenProgramHint} is not the token program of mint ${asset} (${tokenProgram})`,
+    );
   }
   const treasury = tokenProgram === TOKEN_2022_PROGRAM_ADDRESS ? treasuries.token2022 : treasuries.token;
   if (!accounts.get(treasury)) {
@@ -112,17 +139,30 @@ export async function buildUptoDeposit(config: Config, request: BuildUptoDeposit
   const label = assetLabel(config, asset);
   if (checkSource) {
     const [source] = await findAssociatedTokenPda({ owner: payer, mint: asset, tokenProgram });
-    checkTokenSource({ account: accounts.get(source) ?? null, sourceAta: source, tokenProgram, amount: deposit, decimals: mint.decimals, label });
+    checkTokenSource({
+      account: accounts.get(source) ?? null,
+      sourceAta: source,
+      tokenProgram,
+      amount: deposit,
+      decimals: mint.decimals,
+      label,
+    });
   }
 
   const computeUnitLimit = Math.min(UPTO_OPEN_COMPUTE_UNIT_LIMIT, config.compute.maxUnitLimit);
   const { recommendedUnitPriceMicroLamports, maxUnitPriceMicroLamports } = config.compute;
   const computeUnitPriceMicroLamports =
-    recommendedUnitPriceMicroLamports < maxUnitPriceMicroLamports ? recommendedUnitPriceMicroLamports : maxUnitPriceMicroLamports;
+    recommendedUnitPriceMicroLamports < maxUnitPriceMicroLamports
+      ? recommendedUnitPriceMicroLamports
+      : maxUnitPriceMicroLamports;
   const feePayer = config.feePayer.address;
   const programId = config.programs.paymentChannels;
   const openSlot = finalizedSlot;
-  const salt = await channelSaltAtFirstBump({ payer, payee: feePayer, mint: asset, authorizedSigner: terms.receiverAuthorizer, openSlot }, programId, tokenProgram);
+  const salt = await channelSaltAtFirstBump(
+    { payer, payee: feePayer, mint: asset, authorizedSigner: terms.receiverAuthorizer, openSlot },
+    programId,
+    tokenProgram,
+  );
   const built = await buildUptoDepositTransaction({
     programId,
     feePayer,
@@ -166,9 +206,12 @@ export async function buildUptoDeposit(config: Config, request: BuildUptoDeposit
     `The facilitator pays the network fee and the rent of the channel and its escrow account, and gets the rent back when the channel closes.`,
   ];
   if (computeUnitLimit < UPTO_OPEN_COMPUTE_UNIT_LIMIT) {
-    notes.push(`The compute unit limit is capped at this deployment's maximum of ${computeUnitLimit} (the official client's is ${UPTO_OPEN_COMPUTE_UNIT_LIMIT}).`);
+    notes.push(
+      `The compute unit limit is capped at this deployment's maximum of ${computeUnitLimit} (the official client's is ${UPTO_OPEN_COMPUTE_UNIT_LIMIT}).`,
+    );
   }
-  if (!checkSource) notes.push("The payer's balance was not checked (skipSourceBalanceCheck): the deposit fails if funds are short.");
+  if (!checkSource)
+    notes.push("The payer's balance was not checked (skipSourceBalanceCheck): the deposit fails if funds are short.");
 
   const wireAccepted: PaymentRequirements = { ...accepted, scheme: "upto" };
   return {
@@ -176,7 +219,12 @@ export async function buildUptoDeposit(config: Config, request: BuildUptoDeposit
     transaction: built.transaction,
     verifyBodyTemplate: {
       x402Version: 2,
-      paymentPayload: { x402Version: 2, ...(request.resource ? { resource: request.resource } : {}), accepted: wireAccepted, payload },
+      paymentPayload: {
+        x402Version: 2,
+        ...(request.resource ? { resource: request.resource } : {}),
+        accepted: wireAccepted,
+        payload,
+      },
       paymentRequirements: wireAccepted,
     },
     payerSignatureIndex: built.payerSignatureIndex,
@@ -202,24 +250,41 @@ export async function buildUptoDeposit(config: Config, request: BuildUptoDeposit
  * Everything decidable from the request alone, before any chain read: the line's channel terms are read by the rail's
  * own channelTermsOf (fee payer, voucher key, grace-period bounds), so the builder refuses exactly what verify would.
  */
-function checkRequirements(config: Config, accepted: PaymentRequirements, payer: Address, deposit: bigint): UptoChannelTerms {
-  if (accepted.scheme !== "upto") throw refused("unsupported_scheme", `accepted.scheme: must be "upto" for this builder, got "${accepted.scheme}"`);
+function checkRequirements(
+  config: Config,
+  accepted: PaymentRequirements,
+  payer: Address,
+  deposit: bigint,
+): UptoChannelTerms {
+  if (accepted.scheme !== "upto")
+    throw refused("unsupported_scheme", `accepted.scheme: must be "upto" for this builder, got "${accepted.scheme}"`);
   const foreign = foreignNetworkMessage(config, "accepted.network", accepted.network);
   if (foreign !== null) throw refused("invalid_network", foreign);
-  if (accepted.asset === NATIVE_SOL_ALLOWLIST_ADDRESS) throw refused("asset_not_allowed", "accepted.asset: upto pays SPL tokens through a payment channel; native SOL is not an upto asset");
+  if (accepted.asset === NATIVE_SOL_ALLOWLIST_ADDRESS)
+    throw refused(
+      "asset_not_allowed",
+      "accepted.asset: upto pays SPL tokens through a payment channel; native SOL is not an upto asset",
+    );
   const notAllowed = assetNotAllowedMessage(config, accepted.asset);
   if (notAllowed !== null) throw refused("asset_not_allowed", notAllowed);
   if (deposit === 0n) throw badRequest("accepted.amount: the ceiling must be greater than 0");
   const lifetime = config.upto.maxChannelLifetimeSeconds;
-  if (accepted.maxTimeoutSeconds > lifetime) throw badRequest(`accepted.maxTimeoutSeconds: an upto payment may run at most ${lifetime} s here (see /supported)`);
+  if (accepted.maxTimeoutSeconds > lifetime)
+    throw badRequest(`accepted.maxTimeoutSeconds: an upto payment may run at most ${lifetime} s here (see /supported)`);
 
   const terms = channelTermsOf(config, accepted, payer);
   if ("ok" in terms) throw refused(terms.reason, `accepted.${terms.message}`);
-  if (isOffCurveAddress(terms.receiverAuthorizer)) throw badRequest(`accepted.extra.receiverAuthorizer: ${terms.receiverAuthorizer} is off the ed25519 curve and cannot sign vouchers`);
-  if (terms.withdrawDelay > U32_MAX) throw badRequest("accepted.extra.withdrawDelay: must fit the channel's u32 grace period");
-  if (accepted.payTo === config.feePayer.address) throw badRequest("accepted.payTo: the facilitator's fee payer cannot be the seller");
+  if (isOffCurveAddress(terms.receiverAuthorizer))
+    throw badRequest(
+      `accepted.extra.receiverAuthorizer: ${terms.receiverAuthorizer} is off the ed25519 curve and cannot sign vouchers`,
+    );
+  if (terms.withdrawDelay > U32_MAX)
+    throw badRequest("accepted.extra.withdrawDelay: must fit the channel's u32 grace period");
+  if (accepted.payTo === config.feePayer.address)
+    throw badRequest("accepted.payTo: the facilitator's fee payer cannot be the seller");
   if (payer === config.feePayer.address) throw badRequest("payer: the facilitator's fee payer cannot be the buyer");
-  if (isOffCurveAddress(payer)) throw badRequest(`payer: ${payer} is off the ed25519 curve (a PDA) and cannot sign; use a wallet address`);
+  if (isOffCurveAddress(payer))
+    throw badRequest(`payer: ${payer} is off the ed25519 curve (a PDA) and cannot sign; use a wallet address`);
 
   const extra = accepted.extra;
   return {
@@ -229,7 +294,8 @@ function checkRequirements(config: Config, accepted: PaymentRequirements, payer:
     blockhashHint: blockhashHint(extra.recentBlockhash, extra.lastValidBlockHeight),
     slotHint: slotHint(extra.recentSlot),
     memo: memoOf(terms.memo),
-    validAfter: typeof extra.validAfter === "number" && Number.isSafeInteger(extra.validAfter) ? extra.validAfter : null,
+    validAfter:
+      typeof extra.validAfter === "number" && Number.isSafeInteger(extra.validAfter) ? extra.validAfter : null,
   };
 }
 
@@ -243,13 +309,23 @@ function tokenProgramHint(value: Address | undefined): Address | null {
 /** The official server's per-request blockhash hint; ignored when malformed, as the official client ignores it. */
 function blockhashHint(blockhash: unknown, lastValid: unknown): UptoChannelTerms["blockhashHint"] {
   if (!v.is(Base58Address, blockhash)) return null;
-  const height = typeof lastValid === "string" && /^\d{1,20}$/.test(lastValid) ? BigInt(lastValid) : typeof lastValid === "number" && Number.isSafeInteger(lastValid) && lastValid >= 0 ? BigInt(lastValid) : 0n;
+  const height =
+    typeof lastValid === "string" && /^\d{1,20}$/.test(lastValid)
+      ? BigInt(lastValid)
+      : typeof lastValid === "number" && Number.isSafeInteger(lastValid) && lastValid >= 0
+        ? BigInt(lastValid)
+        : 0n;
   return { blockhash: blockhash as unknown as Blockhash, lastValidBlockHeight: height };
 }
 
 /** The official server's `extra.recentSlot`: the verifier checks the open slot against it, so the open must use it. */
 function slotHint(value: unknown): bigint | null {
-  const slot = typeof value === "string" && /^\d{1,20}$/.test(value) ? BigInt(value) : typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? BigInt(value) : null;
+  const slot =
+    typeof value === "string" && /^\d{1,20}$/.test(value)
+      ? BigInt(value)
+      : typeof value === "number" && Number.isSafeInteger(value) && value >= 0
+        ? BigInt(value)
+        : null;
   return slot !== null && slot <= U64_MAX ? slot : null;
 }
 
@@ -257,6 +333,7 @@ const MAX_MEMO_BYTES = 256;
 
 function memoOf(value: string | undefined): string | null {
   if (value === undefined) return null;
-  if (new TextEncoder().encode(value).length > MAX_MEMO_BYTES) throw badRequest(`accepted.extra.memo: at most ${MAX_MEMO_BYTES} bytes`);
+  if (new TextEncoder().encode(value).length > MAX_MEMO_BYTES)
+    throw badRequest(`accepted.extra.memo: at most ${MAX_MEMO_BYTES} bytes`);
   return value;
 }

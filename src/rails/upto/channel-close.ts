@@ -1,20 +1,20 @@
-import { getBase58Encoder, type Address, type Instruction } from "@solana/kit";
+import { type Address, getBase58Encoder, type Instruction } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
+import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../chain/compute-budget";
 import type { Config } from "../../platform/config/load-config";
 import type { Channel } from "./program/accounts";
-import { findEventAuthorityPda } from "./program/pda";
 import {
   BPS_DENOMINATOR,
+  type DistributionEntry,
   encodeDistributionPreimage,
   getDistributeInstruction,
   getReclaimInstruction,
   getSealInstruction,
   getSettleAndSealInstruction,
   getSettleInstruction,
-  type DistributionEntry,
 } from "./program/instructions";
+import { findEventAuthorityPda } from "./program/pda";
 import { encodeVoucherMessage, getEd25519VoucherInstruction, type Voucher } from "./program/voucher";
-import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../chain/compute-budget";
 
 /**
  * The instructions that end a channel this facilitator is payee and rent payer of, for the claim (settle) and the
@@ -33,12 +33,16 @@ export function uptoSplits(payTo: Address): readonly DistributionEntry[] {
 
 /** sha256 of the split's preimage: what Open stored in Channel.distributionHash. */
 export async function distributionHashOf(splits: readonly DistributionEntry[]): Promise<Uint8Array> {
-  return new Uint8Array(await crypto.subtle.digest("SHA-256", encodeDistributionPreimage(splits) as Uint8Array<ArrayBuffer>));
+  return new Uint8Array(
+    await crypto.subtle.digest("SHA-256", encodeDistributionPreimage(splits) as Uint8Array<ArrayBuffer>),
+  );
 }
 
 export async function channelPaysTo(channel: Channel, payTo: Address): Promise<boolean> {
   const hash = await distributionHashOf(uptoSplits(payTo));
-  return hash.length === channel.distributionHash.length && hash.every((byte, i) => byte === channel.distributionHash[i]);
+  return (
+    hash.length === channel.distributionHash.length && hash.every((byte, i) => byte === channel.distributionHash[i])
+  );
 }
 
 /** [Ed25519 voucher proof, SettleAndSeal(1)] for a charge, or [SettleAndSeal(0)] to seal at the current watermark. */
@@ -47,17 +51,33 @@ export function settleAndSealInstructions(
   channelId: Address,
   voucher: { voucher: Voucher; signer: Address; signature: Uint8Array } | null,
 ): Instruction[] {
-  const seal = getSettleAndSealInstruction({ programId: config.programs.paymentChannels, payee: config.feePayer, channel: channelId, hasVoucher: voucher ? 1 : 0 });
+  const seal = getSettleAndSealInstruction({
+    programId: config.programs.paymentChannels,
+    payee: config.feePayer,
+    channel: channelId,
+    hasVoucher: voucher ? 1 : 0,
+  });
   return voucher ? [voucherProof(voucher), seal] : [seal];
 }
 
 /** [Ed25519 voucher proof, Settle]: the charge without the seal (OPEN only); the channel stays open. */
-export function settleInstructions(config: Config, channelId: Address, voucher: { voucher: Voucher; signer: Address; signature: Uint8Array }): Instruction[] {
-  return [voucherProof(voucher), getSettleInstruction({ programId: config.programs.paymentChannels, channel: channelId })];
+export function settleInstructions(
+  config: Config,
+  channelId: Address,
+  voucher: { voucher: Voucher; signer: Address; signature: Uint8Array },
+): Instruction[] {
+  return [
+    voucherProof(voucher),
+    getSettleInstruction({ programId: config.programs.paymentChannels, channel: channelId }),
+  ];
 }
 
 function voucherProof(voucher: { voucher: Voucher; signer: Address; signature: Uint8Array }): Instruction {
-  return getEd25519VoucherInstruction({ signer: voucher.signer, signature: voucher.signature, message: encodeVoucherMessage(voucher.voucher) });
+  return getEd25519VoucherInstruction({
+    signer: voucher.signer,
+    signature: voucher.signature,
+    message: encodeVoucherMessage(voucher.voucher),
+  });
 }
 
 export function sealInstruction(config: Config, channelId: Address): Instruction {
@@ -69,11 +89,24 @@ export function reclaimInstruction(config: Config, channelId: Address, rentPayer
 }
 
 /** Distribute of the upto split, every account derived from the channel. */
-export async function distributeInstruction(config: Config, channelId: Address, channel: Channel, payTo: Address, tokenProgram: Address): Promise<Instruction> {
+export async function distributeInstruction(
+  config: Config,
+  channelId: Address,
+  channel: Channel,
+  payTo: Address,
+  tokenProgram: Address,
+): Promise<Instruction> {
   const mint = channel.mint;
   const ata = async (owner: Address) => (await findAssociatedTokenPda({ owner, mint, tokenProgram }))[0];
   const splits = uptoSplits(payTo);
-  const [channelTokenAccount, payerTokenAccount, payeeTokenAccount, treasuryTokenAccount, [eventAuthority], ...recipientTokenAccounts] = await Promise.all([
+  const [
+    channelTokenAccount,
+    payerTokenAccount,
+    payeeTokenAccount,
+    treasuryTokenAccount,
+    [eventAuthority],
+    ...recipientTokenAccounts
+  ] = await Promise.all([
     ata(channelId),
     ata(channel.payer),
     ata(channel.payee),

@@ -1,8 +1,8 @@
 import type { Address } from "@solana/kit";
-import { CHANNEL_STATUS, type Channel } from "./program/accounts";
 import type { AccountSnapshot } from "../../chain/accounts";
-import { rejection, type PaymentRejection } from "../../x402/payment-verdict";
+import { type PaymentRejection, rejection } from "../../x402/payment-verdict";
 import { payoutAccountProblem, refundRedirect } from "./payout-account";
+import { CHANNEL_STATUS, type Channel } from "./program/accounts";
 
 /**
  * Whether the facilitator signs a claim of `amount` on a channel, as pure rules over what one batched read returned:
@@ -48,29 +48,54 @@ export function claimShape(facts: ClaimFacts, amount: bigint): { ok: true; shape
   const refused = (message: string) => rejection("invalid_upto_svm_channel_state", message, { payer });
   if (!channel) return refused(`Channel ${channelId} does not exist (any more)`);
   const closing = channel.status === CHANNEL_STATUS.CLOSING;
-  if (channel.status !== CHANNEL_STATUS.OPEN && !closing) return refused(`Channel ${channelId} is not open (status ${channel.status}); it was already sealed`);
+  if (channel.status !== CHANNEL_STATUS.OPEN && !closing)
+    return refused(`Channel ${channelId} is not open (status ${channel.status}); it was already sealed`);
   if (closing) {
     const graceEnds = channel.closureStartedAt + BigInt(channel.gracePeriod);
     if (facts.chainUnixSeconds + CLOSING_CLAIM_MARGIN_SECONDS >= graceEnds) {
-      return refused(`The buyer asked to close channel ${channelId} and its grace period ends at ${graceEnds} (unix seconds, chain clock ${facts.chainUnixSeconds}); no claim can settle any more`);
+      return refused(
+        `The buyer asked to close channel ${channelId} and its grace period ends at ${graceEnds} (unix seconds, chain clock ${facts.chainUnixSeconds}); no claim can settle any more`,
+      );
     }
   }
   const fee = facts.feePayer;
-  if (channel.payee !== fee || channel.rentPayer !== fee) return refused(`Channel ${channelId} was not opened with this facilitator as payee and rent payer`);
+  if (channel.payee !== fee || channel.rentPayer !== fee)
+    return refused(`Channel ${channelId} was not opened with this facilitator as payee and rent payer`);
   if (channel.payer !== payer) return refused(`Channel ${channelId} belongs to payer ${channel.payer}, not ${payer}`);
-  if (channel.mint !== facts.mint) return refused(`Channel ${channelId} holds ${channel.mint}, not the requirement's asset ${facts.mint}`);
-  if (channel.authorizedSigner !== facts.receiverAuthorizer) return refused(`Channel ${channelId}'s voucher key is ${channel.authorizedSigner}, not extra.receiverAuthorizer`);
+  if (channel.mint !== facts.mint)
+    return refused(`Channel ${channelId} holds ${channel.mint}, not the requirement's asset ${facts.mint}`);
+  if (channel.authorizedSigner !== facts.receiverAuthorizer)
+    return refused(`Channel ${channelId}'s voucher key is ${channel.authorizedSigner}, not extra.receiverAuthorizer`);
   // The buyer may have topped the deposit up; the charge stays bound to the ceiling it signed (checked before).
-  if (channel.deposit < facts.ceiling) return refused(`Channel ${channelId} holds a deposit of ${channel.deposit}, below payload.maxAmount ${facts.ceiling}`);
-  if (channel.gracePeriod !== facts.withdrawDelay) return refused(`Channel ${channelId}'s grace period ${channel.gracePeriod} is not extra.withdrawDelay ${facts.withdrawDelay}`);
-  if (!facts.splitPaysPayTo) return refused(`Channel ${channelId} does not pay its settled amount to payTo ${facts.payTo}`);
+  if (channel.deposit < facts.ceiling)
+    return refused(
+      `Channel ${channelId} holds a deposit of ${channel.deposit}, below payload.maxAmount ${facts.ceiling}`,
+    );
+  if (channel.gracePeriod !== facts.withdrawDelay)
+    return refused(
+      `Channel ${channelId}'s grace period ${channel.gracePeriod} is not extra.withdrawDelay ${facts.withdrawDelay}`,
+    );
+  if (!facts.splitPaysPayTo)
+    return refused(`Channel ${channelId} does not pay its settled amount to payTo ${facts.payTo}`);
   if (amount > channel.deposit) {
-    return rejection("invalid_upto_svm_payload_settlement_exceeds_amount", `The charge ${amount} exceeds the channel's deposit ${channel.deposit}`, { payer });
+    return rejection(
+      "invalid_upto_svm_payload_settlement_exceeds_amount",
+      `The charge ${amount} exceeds the channel's deposit ${channel.deposit}`,
+      { payer },
+    );
   }
-  if (amount > 0n && amount <= channel.settled) return refused(`Channel ${channelId} has already settled ${channel.settled}; a voucher must raise it`);
+  if (amount > 0n && amount <= channel.settled)
+    return refused(`Channel ${channelId} has already settled ${channel.settled}; a voucher must raise it`);
 
   const unusable = (message: string) => rejection("invalid_upto_svm_payout_account_unusable", message, { payer });
-  const payout = amount > 0n ? payoutAccountProblem(facts.payToAccount.snapshot, { owner: facts.payTo, mint: facts.mint, tokenProgram: facts.tokenProgram }) : null;
+  const payout =
+    amount > 0n
+      ? payoutAccountProblem(facts.payToAccount.snapshot, {
+          owner: facts.payTo,
+          mint: facts.mint,
+          tokenProgram: facts.tokenProgram,
+        })
+      : null;
   if (payout) {
     return unusable(
       `payTo's token account ${facts.payToAccount.address} ${payout}, so the payment-channels program would pay the ${amount} claimed to its treasury instead of ${facts.payTo}; ` +

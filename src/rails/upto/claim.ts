@@ -1,19 +1,26 @@
-import { getPublicKeyFromAddress, signBytes, verifySignature, type Address, type SignatureBytes } from "@solana/kit";
+import { type Address, getPublicKeyFromAddress, type SignatureBytes, signBytes, verifySignature } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
-import type { Config } from "../../platform/config/load-config";
-import { decodeChannel } from "./program/accounts";
-import { encodeVoucherMessage, type Voucher } from "./program/voucher";
 import { fetchAccounts } from "../../chain/accounts";
 import { getLatestBlockhash } from "../../chain/blockhash";
-import { signFacilitatorTransaction } from "../../chain/facilitator-transaction";
-import { decodeWireTransaction, type DecodedTransaction } from "../../chain/wire-transaction";
-import { rejection, type PaymentRejection } from "../../x402/payment-verdict";
-import type { UptoPayload } from "./payload";
-import type { ChannelTerms } from "./channel-terms";
 import { CLOCK_SYSVAR, chainClockOf } from "../../chain/chain-clock";
-import { claimShape } from "./claim-rules";
-import { channelPaysTo, claimComputeBudget, distributeInstruction, settleAndSealInstructions, settleInstructions, signatureBytes } from "./channel-close";
+import { signFacilitatorTransaction } from "../../chain/facilitator-transaction";
 import { ledgerKeyOf } from "../../chain/ledger-key";
+import { type DecodedTransaction, decodeWireTransaction } from "../../chain/wire-transaction";
+import type { Config } from "../../platform/config/load-config";
+import { type PaymentRejection, rejection } from "../../x402/payment-verdict";
+import {
+  channelPaysTo,
+  claimComputeBudget,
+  distributeInstruction,
+  settleAndSealInstructions,
+  settleInstructions,
+  signatureBytes,
+} from "./channel-close";
+import type { ChannelTerms } from "./channel-terms";
+import { claimShape } from "./claim-rules";
+import type { UptoPayload } from "./payload";
+import { decodeChannel } from "./program/accounts";
+import { encodeVoucherMessage, type Voucher } from "./program/voucher";
 
 /**
  * The claim of an upto payment (or its zero-amount cancel): the voucher that authorizes the charge, and the one
@@ -43,29 +50,55 @@ export async function claimVoucher(
   callerCredential: string | null,
 ): Promise<ClaimVoucher | PaymentRejection> {
   const payer = payload.from;
-  const voucher: Voucher = { channelId: payload.channelId as Address, cumulativeAmount: amount, expiresAt: BigInt(payload.expiresAt) };
+  const voucher: Voucher = {
+    channelId: payload.channelId as Address,
+    cumulativeAmount: amount,
+    expiresAt: BigInt(payload.expiresAt),
+  };
   const message = encodeVoucherMessage(voucher) as Uint8Array<ArrayBuffer>;
   if (payload.voucherSignature !== undefined) {
     const signature = signatureBytes(payload.voucherSignature);
-    const valid = signature !== null && (await verifyVoucherSignature(payload.authorizedSigner as Address, signature, message));
+    const valid =
+      signature !== null && (await verifyVoucherSignature(payload.authorizedSigner as Address, signature, message));
     if (!valid) {
-      return rejection("invalid_upto_svm_payload_voucher_signature", `payload.voucherSignature is not ${payload.authorizedSigner}'s signature over the voucher for ${amount} on channel ${payload.channelId}`, { payer });
+      return rejection(
+        "invalid_upto_svm_payload_voucher_signature",
+        `payload.voucherSignature is not ${payload.authorizedSigner}'s signature over the voucher for ${amount} on channel ${payload.channelId}`,
+        { payer },
+      );
     }
     return { voucher, signer: payload.authorizedSigner as Address, signature: signature! };
   }
   const delegated = config.upto.delegated;
-  if (!delegated) return rejection("invalid_upto_svm_authorizer_not_configured", "The claim carries no voucherSignature and this facilitator holds no receiver authorizer key", { payer });
+  if (!delegated)
+    return rejection(
+      "invalid_upto_svm_authorizer_not_configured",
+      "The claim carries no voucherSignature and this facilitator holds no receiver authorizer key",
+      { payer },
+    );
   if (!terms.delegated || payload.authorizedSigner !== delegated.authorizer.address) {
-    return rejection("invalid_upto_svm_authorizer_address_mismatch", "The claim carries no voucherSignature and its authorizer is not this facilitator's", { payer });
+    return rejection(
+      "invalid_upto_svm_authorizer_address_mismatch",
+      "The claim carries no voucherSignature and its authorizer is not this facilitator's",
+      { payer },
+    );
   }
   if (!isDelegatedCaller(config, callerCredential)) {
-    return rejection("invalid_upto_svm_delegated_settle_unauthenticated", "A delegated claim needs the seller's bearer token in the Authorization header", { payer });
+    return rejection(
+      "invalid_upto_svm_delegated_settle_unauthenticated",
+      "A delegated claim needs the seller's bearer token in the Authorization header",
+      { payer },
+    );
   }
   const signature = new Uint8Array(await signBytes(delegated.authorizer.keyPair.privateKey, message));
   return { voucher, signer: delegated.authorizer.address, signature };
 }
 
-async function verifyVoucherSignature(signer: Address, signature: Uint8Array, message: Uint8Array<ArrayBuffer>): Promise<boolean> {
+async function verifyVoucherSignature(
+  signer: Address,
+  signature: Uint8Array,
+  message: Uint8Array<ArrayBuffer>,
+): Promise<boolean> {
   try {
     return await verifySignature(await getPublicKeyFromAddress(signer), signature as SignatureBytes, message);
   } catch {
@@ -142,7 +175,9 @@ export async function buildSignedClaim(
   const voucher = amount > 0n ? claim : null;
   const instructions = [
     ...claimComputeBudget(config),
-    ...(decided.shape === "seal" ? settleAndSealInstructions(config, channelId, voucher) : settleInstructions(config, channelId, claim)),
+    ...(decided.shape === "seal"
+      ? settleAndSealInstructions(config, channelId, voucher)
+      : settleInstructions(config, channelId, claim)),
     await distributeInstruction(config, channelId, channel!, payTo, tokenProgram),
   ];
   const signed = await signFacilitatorTransaction(config, latest, instructions);

@@ -1,14 +1,16 @@
-import * as v from "valibot";
 import type { Address } from "@solana/kit";
-import type { Config } from "../../platform/config/load-config";
-import { refused, type ErrorReason } from "../../platform/errors/catalogue";
+import * as v from "valibot";
 import { fetchAccounts } from "../../chain/accounts";
 import { parseMint } from "../../chain/mint";
-import { PaymentRequirementsSchema, type PaymentRequiredBody } from "../../x402/schemas";
+import type { Config } from "../../platform/config/load-config";
+import { type ErrorReason, refused } from "../../platform/errors/catalogue";
+import { type PaymentRequiredBody, PaymentRequirementsSchema } from "../../x402/schemas";
 import { bareScheme } from "../../x402/scheme-names";
 import { uptoBelowMinimumMessage, uptoMinimumCeilingRaw } from "./mint-screen";
 
-export const UPTO_ENRICH_REASONS = ["invalid_upto_svm_payload_amount_below_minimum"] as const satisfies readonly ErrorReason[];
+export const UPTO_ENRICH_REASONS = [
+  "invalid_upto_svm_payload_amount_below_minimum",
+] as const satisfies readonly ErrorReason[];
 
 /**
  * The enrich step of `upto` lines of this network: nothing to rewrite (payTo is the seller's own wallet and the
@@ -16,10 +18,14 @@ export const UPTO_ENRICH_REASONS = ["invalid_upto_svm_payload_amount_below_minim
  * here with the reason and number the deposit builder and /verify give. A line that does not parse, or whose mint
  * does not exist, is left to them (they name the field).
  */
-export async function refuseUptoLinesBelowMinimum(config: Config, body: PaymentRequiredBody): Promise<PaymentRequiredBody> {
+export async function refuseUptoLinesBelowMinimum(
+  config: Config,
+  body: PaymentRequiredBody,
+): Promise<PaymentRequiredBody> {
   const lines = body.accepts.flatMap((raw, index) => {
     const parsed = v.safeParse(PaymentRequirementsSchema, raw);
-    if (!parsed.success || bareScheme(parsed.output.scheme) !== "upto" || parsed.output.network !== config.network) return [];
+    if (!parsed.success || bareScheme(parsed.output.scheme) !== "upto" || parsed.output.network !== config.network)
+      return [];
     return [{ index, asset: parsed.output.asset as Address, amount: BigInt(parsed.output.amount) }];
   });
   if (lines.length === 0) return body;
@@ -30,7 +36,11 @@ export async function refuseUptoLinesBelowMinimum(config: Config, body: PaymentR
     if (mint === null) continue;
     const minimum = uptoMinimumCeilingRaw(config, mint);
     if (amount < minimum) {
-      throw refused("invalid_upto_svm_payload_amount_below_minimum", `accepts[${index}].amount: ${uptoBelowMinimumMessage(amount, minimum, asset)}`, { minimumAmount: minimum.toString() });
+      throw refused(
+        "invalid_upto_svm_payload_amount_below_minimum",
+        `accepts[${index}].amount: ${uptoBelowMinimumMessage(amount, minimum, asset)}`,
+        { minimumAmount: minimum.toString() },
+      );
     }
   }
   return body;

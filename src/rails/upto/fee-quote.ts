@@ -1,13 +1,12 @@
 import type { Address } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
-import type { Config } from "../../platform/config/load-config";
-import { badRequest } from "../../platform/errors/catalogue";
 import { fetchAccounts } from "../../chain/accounts";
-import { readPaymentMint, sourceAtaCandidates } from "../../chain/buyer-source";
-import type { ErrorReason } from "../../platform/errors/catalogue";
-import { PAYMENT_MINT_REASONS } from "../../chain/buyer-source";
-import type { FeeQuote, FeeQuoteRequest, RailFeeQuote } from "../fee-quote";
+import { PAYMENT_MINT_REASONS, readPaymentMint, sourceAtaCandidates } from "../../chain/buyer-source";
 import { UPTO_CHANNEL_RENT_LAMPORTS, uptoOpenRentLamports } from "../../chain/fee-payer-budget/caps";
+import type { Config } from "../../platform/config/load-config";
+import type { ErrorReason } from "../../platform/errors/catalogue";
+import { badRequest } from "../../platform/errors/catalogue";
+import type { FeeQuote, FeeQuoteRequest, RailFeeQuote } from "../fee-quote";
 import { UPTO_MINT_SCREEN_REASONS, uptoMintScreen } from "./mint-screen";
 
 /**
@@ -22,8 +21,15 @@ export const uptoFeeQuote: RailFeeQuote = {
   quote: (config, { common, wallet, mint, isNativeSol }) => quoteUpto(config, common, wallet, mint, isNativeSol),
 };
 
-async function quoteUpto(config: Config, common: FeeQuoteRequest["common"], wallet: Address, mint: Address, isNativeSol: boolean): Promise<FeeQuote> {
-  if (isNativeSol) throw badRequest("asset: upto pays SPL tokens through a payment channel; native SOL is not an upto asset");
+async function quoteUpto(
+  config: Config,
+  common: FeeQuoteRequest["common"],
+  wallet: Address,
+  mint: Address,
+  isNativeSol: boolean,
+): Promise<FeeQuote> {
+  if (isNativeSol)
+    throw badRequest("asset: upto pays SPL tokens through a payment channel; native SOL is not an upto asset");
   const candidates = await sourceAtaCandidates(wallet, mint);
   const accounts = await fetchAccounts(config, [mint, candidates.token, candidates.token2022]);
   const { tokenProgram } = readPaymentMint(accounts.get(mint) ?? null, mint, uptoMintScreen(config));

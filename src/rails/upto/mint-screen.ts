@@ -1,7 +1,7 @@
-import type { Config } from "../../platform/config/load-config";
 import type { MintInfo } from "../../chain/mint";
 import { refusedChannelMintExtension } from "../../chain/token-extensions";
-import { refused, type ErrorReason, type FacilitatorError } from "../../platform/errors/catalogue";
+import type { Config } from "../../platform/config/load-config";
+import { type ErrorReason, type FacilitatorError, refused } from "../../platform/errors/catalogue";
 
 /**
  * What makes an upto open worth the rent it makes the fee payer front (issue 32 §2), decided from the mint the deposit
@@ -36,7 +36,10 @@ export function uptoBelowMinimumMessage(ceiling: bigint, minimum: bigint, mint: 
  * — is refused unless that authority is in SVC_UPTO_TRUSTED_FREEZE_AUTHORITIES or the mint is the cluster's USDC or
  * USDT (the mints the operator named). With an allowlist the operator vouches for every mint it lists.
  */
-export function refusedFreezeAuthority(config: Config, mint: Pick<MintInfo, "address" | "freezeAuthority">): string | null {
+export function refusedFreezeAuthority(
+  config: Config,
+  mint: Pick<MintInfo, "address" | "freezeAuthority">,
+): string | null {
   const authority = mint.freezeAuthority;
   if (authority === null || config.allowedPaymentMints.length > 0) return null;
   if (mint.address === config.mints.usdc || mint.address === config.mints.usdt) return null;
@@ -47,7 +50,10 @@ export function refusedFreezeAuthority(config: Config, mint: Pick<MintInfo, "add
   );
 }
 
-export const UPTO_MINT_SCREEN_REASONS = ["invalid_upto_svm_payload_mint_extension_not_allowed", "invalid_upto_svm_payload_mint_freeze_authority"] as const satisfies readonly ErrorReason[];
+export const UPTO_MINT_SCREEN_REASONS = [
+  "invalid_upto_svm_payload_mint_extension_not_allowed",
+  "invalid_upto_svm_payload_mint_freeze_authority",
+] as const satisfies readonly ErrorReason[];
 
 /**
  * The upto builders' mint screen (src/chain/buyer-source.ts), in /verify's order and with its reasons: an extension the

@@ -1,12 +1,12 @@
 import type { RailModule } from "../rail";
-import { uptoConfig, type UptoConfigMembers } from "./config";
-import { UPTO_REJECTION_REASONS } from "./reasons";
-import { uptoRail } from "./rail";
-import { UPTO_PAYLOAD_SHAPE } from "./payload";
-import { uptoBuilderRoutes } from "./routes/upto-builders";
-import { uptoKeeperJob } from "./keeper/upto-keeper-job";
+import { type UptoConfigMembers, uptoConfig } from "./config";
 import { refuseUptoLinesBelowMinimum, UPTO_ENRICH_REASONS } from "./enrich";
 import { uptoFeeQuote } from "./fee-quote";
+import { uptoKeeperJob } from "./keeper/upto-keeper-job";
+import { UPTO_PAYLOAD_SHAPE } from "./payload";
+import { uptoRail } from "./rail";
+import { UPTO_REJECTION_REASONS } from "./reasons";
+import { uptoBuilderRoutes } from "./routes/upto-builders";
 import { uptoRetention } from "./store/retention";
 
 /** The upto rail: a payment channel opened with the ceiling; the seller claims what it used, the rest returns to the buyer. */

@@ -1,9 +1,9 @@
 import type { Address } from "@solana/kit";
 import type { AccountSnapshot } from "../../chain/accounts";
-import type { Channel } from "./program/accounts";
-import { TOKEN_2022_PROGRAM_ADDRESS } from "../../chain/token-programs";
-import { token2022ExtensionName } from "../../chain/token-extensions";
 import { readTokenAccount, TOKEN_ACCOUNT_SIZE } from "../../chain/token-account";
+import { token2022ExtensionName } from "../../chain/token-extensions";
+import { TOKEN_2022_PROGRAM_ADDRESS } from "../../chain/token-programs";
+import type { Channel } from "./program/accounts";
 
 /**
  * Would the payment-channels program pay a share into this token account? Its Distribute sends a non-zero share only
@@ -20,11 +20,17 @@ const ACCOUNT_TYPE_ACCOUNT = 2;
 const EXTENSION_IMMUTABLE_OWNER = 7;
 
 /** What keeps `account` from receiving `owner`'s share, in words ("does not exist", "is frozen", …), or null. */
-export function payoutAccountProblem(account: AccountSnapshot | null, expected: { owner: Address; mint: Address; tokenProgram: Address }): string | null {
+export function payoutAccountProblem(
+  account: AccountSnapshot | null,
+  expected: { owner: Address; mint: Address; tokenProgram: Address },
+): string | null {
   if (account === null) return "does not exist";
   const data = account.data;
   const is2022 = expected.tokenProgram === TOKEN_2022_PROGRAM_ADDRESS;
-  if (account.owner !== expected.tokenProgram || (is2022 ? data.length < TOKEN_ACCOUNT_SIZE : data.length !== TOKEN_ACCOUNT_SIZE)) {
+  if (
+    account.owner !== expected.tokenProgram ||
+    (is2022 ? data.length < TOKEN_ACCOUNT_SIZE : data.length !== TOKEN_ACCOUNT_SIZE)
+  ) {
     return `is not a token account of ${expected.tokenProgram}`;
   }
   const token = readTokenAccount(data);
@@ -45,7 +51,8 @@ function extensionProblem(data: Uint8Array): string | null {
     const length = view.getUint16(offset + 2, true);
     if (type === 0) break; // padding
     if (offset + 4 + length > data.length) return "has a malformed extension list";
-    if (type !== EXTENSION_IMMUTABLE_OWNER) return `has the ${token2022ExtensionName(type)} extension, which the program does not pay into`;
+    if (type !== EXTENSION_IMMUTABLE_OWNER)
+      return `has the ${token2022ExtensionName(type)} extension, which the program does not pay into`;
     offset += 4 + length;
   }
   return null;
@@ -71,6 +78,12 @@ export function refundRedirect(
 ): string | null {
   const refund = refundAtDistribute(channel, settled);
   if (refund === 0n) return null;
-  const problem = payoutAccountProblem(buyerAccount.snapshot, { owner: channel.payer, mint: channel.mint, tokenProgram });
-  return problem ? `the buyer's token account ${buyerAccount.address} ${problem}, so Distribute would send the buyer's refund of ${refund} to the program's treasury` : null;
+  const problem = payoutAccountProblem(buyerAccount.snapshot, {
+    owner: channel.payer,
+    mint: channel.mint,
+    tokenProgram,
+  });
+  return problem
+    ? `the buyer's token account ${buyerAccount.address} ${problem}, so Distribute would send the buyer's refund of ${refund} to the program's treasury`
+    : null;
 }

@@ -1,5 +1,5 @@
-import type { Config } from "../../platform/config/load-config";
 import { fetchAccounts } from "../../chain/accounts";
+import type { Config } from "../../platform/config/load-config";
 import type { Rail } from "../rail";
 import { OPEN_MAX_COMPUTE_UNIT_LIMIT } from "./open-rules";
 import { settleUptoPayment } from "./settle";
@@ -39,8 +39,16 @@ export const uptoRail = {
 async function isProgramDeployed(config: Config): Promise<boolean> {
   const now = Date.now();
   const cached = programCheck;
-  if (cached && cached.programId === config.programs.paymentChannels && cached.rpcUrl === config.rpcUrl && now - cached.atMs < PROGRAM_CHECK_TTL_MS) return cached.deployed;
-  const account = (await fetchAccounts(config, [config.programs.paymentChannels]).catch(() => null))?.get(config.programs.paymentChannels);
+  if (
+    cached &&
+    cached.programId === config.programs.paymentChannels &&
+    cached.rpcUrl === config.rpcUrl &&
+    now - cached.atMs < PROGRAM_CHECK_TTL_MS
+  )
+    return cached.deployed;
+  const account = (await fetchAccounts(config, [config.programs.paymentChannels]).catch(() => null))?.get(
+    config.programs.paymentChannels,
+  );
   if (account === undefined) return cached?.deployed ?? false; // the read failed: keep the last answer
   const deployed = account !== null && account.executable;
   programCheck = { programId: config.programs.paymentChannels, rpcUrl: config.rpcUrl, deployed, atMs: now };

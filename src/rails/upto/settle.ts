@@ -1,24 +1,40 @@
 import type { Address } from "@solana/kit";
-import type { Config } from "../../platform/config/load-config";
 import { encodeBase58 } from "../../chain/base58";
-import { signAsFeePayer } from "../../chain/fee-payer-signature";
-import { decodeWireTransaction } from "../../chain/wire-transaction";
-import { networkFeeOf } from "../../chain/network-fee";
-import { settleSignedPayment, settleablePayment, settledWith, type SettleCall, type SettleOutcome } from "../../settlement/settle-engine";
-import { channelOpenWrite, dropUnlandedOpen, getChannelWithDeposit, recordChannelOpen, scheduleChannelCheck, storeClaimTransaction, type ChannelOpen, type StoredClaim } from "./store/upto-channels";
 import { bookUptoOpen, feePayerBalanceForBudget, settleExposure } from "../../chain/fee-payer-budget/budget";
-import { bookSettleSpend, priorityFeeOf, voidUnsentSettleSpend } from "../../chain/fee-payer-budget/settle-spend";
 import { uptoOpenRentLamports } from "../../chain/fee-payer-budget/caps";
-import { rejection, type AcceptedRequirements, type PaymentRejection } from "../../x402/payment-verdict";
+import { bookSettleSpend, priorityFeeOf, voidUnsentSettleSpend } from "../../chain/fee-payer-budget/settle-spend";
+import { signAsFeePayer } from "../../chain/fee-payer-signature";
+import { networkFeeOf } from "../../chain/network-fee";
+import { decodeWireTransaction } from "../../chain/wire-transaction";
+import type { Config } from "../../platform/config/load-config";
+import {
+  type SettleCall,
+  type SettleOutcome,
+  settleablePayment,
+  settledWith,
+  settleSignedPayment,
+} from "../../settlement/settle-engine";
+import { type AcceptedRequirements, type PaymentRejection, rejection } from "../../x402/payment-verdict";
 import type { VerifySettleBody } from "../../x402/schemas";
-import type { UptoPayload } from "./payload";
 import type { RailCaller } from "../rail";
+import type { UptoPayload } from "./payload";
+import {
+  type ChannelOpen,
+  channelOpenWrite,
+  dropUnlandedOpen,
+  getChannelWithDeposit,
+  recordChannelOpen,
+  type StoredClaim,
+  scheduleChannelCheck,
+  storeClaimTransaction,
+} from "./store/upto-channels";
 
 /** The engine's call plus the caller's bearer token: a delegated settle must come from the facilitator's authorised caller. */
 type UptoSettleCall = SettleCall & { callerCredential: string | null };
-import { channelTermsOf, checkPayloadWindow, type ChannelTerms } from "./channel-terms";
-import { buildSignedClaim, claimVoucher, isDelegatedCaller, type ClaimVoucher } from "./claim";
-import { uptoPayloadOf, uptoSimulationRefusal, verifyUptoDeposit, type VerifiedUptoDeposit } from "./verify";
+
+import { type ChannelTerms, channelTermsOf, checkPayloadWindow } from "./channel-terms";
+import { buildSignedClaim, type ClaimVoucher, claimVoucher, isDelegatedCaller } from "./claim";
+import { uptoPayloadOf, uptoSimulationRefusal, type VerifiedUptoDeposit, verifyUptoDeposit } from "./verify";
 
 /**
  * Settles the two steps of an upto payment on the shared exactly-once engine and ledger (this file is the rail's
@@ -48,42 +64,86 @@ export async function settleUptoPayment(
   const payload = parsed.payload;
   const step = settleStep(config, accepted, payload);
   if (typeof step !== "string") return settledWith(step);
-  return step === "deposit" ? settleDeposit(config, body, accepted, payload, call) : settleClaim(config, accepted, payload, call);
+  return step === "deposit"
+    ? settleDeposit(config, body, accepted, payload, call)
+    : settleClaim(config, accepted, payload, call);
 }
 
 /** Deposit or claim, the way the official facilitator tells them apart (`type` first; older servers without it). */
-function settleStep(config: Config, accepted: AcceptedRequirements, payload: UptoPayload): "deposit" | "claim" | PaymentRejection {
+function settleStep(
+  config: Config,
+  accepted: AcceptedRequirements,
+  payload: UptoPayload,
+): "deposit" | "claim" | PaymentRejection {
   const payer = payload.from;
   if (accepted.amount > BigInt(payload.maxAmount)) {
-    return rejection("invalid_upto_svm_payload_settlement_exceeds_amount", `The charge ${accepted.amount} exceeds the authorized ceiling ${payload.maxAmount}`, { payer });
+    return rejection(
+      "invalid_upto_svm_payload_settlement_exceeds_amount",
+      `The charge ${accepted.amount} exceeds the authorized ceiling ${payload.maxAmount}`,
+      { payer },
+    );
   }
   if (payload.type) return payload.type;
-  if (config.upto.delegated && accepted.requirements.extra.receiverAuthorizer === config.upto.delegated.authorizer.address) {
-    return rejection("invalid_upto_svm_payload_type", "A delegated upto settle must say payload.type (deposit or claim)", { payer });
+  if (
+    config.upto.delegated &&
+    accepted.requirements.extra.receiverAuthorizer === config.upto.delegated.authorizer.address
+  ) {
+    return rejection(
+      "invalid_upto_svm_payload_type",
+      "A delegated upto settle must say payload.type (deposit or claim)",
+      { payer },
+    );
   }
   if (payload.voucherSignature !== undefined) return "claim";
   if (accepted.amount === BigInt(payload.maxAmount)) return "deposit";
-  return rejection("invalid_upto_svm_payload_missing_voucher", "A claim below the ceiling needs the seller's voucherSignature", { payer });
+  return rejection(
+    "invalid_upto_svm_payload_missing_voucher",
+    "A claim below the ceiling needs the seller's voucherSignature",
+    { payer },
+  );
 }
 
-async function settleDeposit(config: Config, body: VerifySettleBody, accepted: AcceptedRequirements, payload: UptoPayload, call: UptoSettleCall): Promise<SettleOutcome> {
+async function settleDeposit(
+  config: Config,
+  body: VerifySettleBody,
+  accepted: AcceptedRequirements,
+  payload: UptoPayload,
+  call: UptoSettleCall,
+): Promise<SettleOutcome> {
   const terms = channelTermsOf(config, accepted.requirements, payload.from);
   if ("ok" in terms) return settledWith(terms);
   if (terms.delegated && !isDelegatedCaller(config, call.callerCredential)) {
-    return settledWith(rejection("invalid_upto_svm_delegated_settle_unauthenticated", "A deposit for this facilitator's receiver authorizer needs the seller's bearer token in the Authorization header", { payer: payload.from }));
+    return settledWith(
+      rejection(
+        "invalid_upto_svm_delegated_settle_unauthenticated",
+        "A deposit for this facilitator's receiver authorizer needs the seller's bearer token in the Authorization header",
+        { payer: payload.from },
+      ),
+    );
   }
   // The budget's balance (the isolate's reading, or one getBalance when it is over a minute old) is read alongside verify.
   const balance = feePayerBalanceForBudget(config);
   balance.catch(() => undefined); // awaited only once the deposit verified
   // No simulation here: the send's preflight runs the same one.
-  const verified = await verifyUptoDeposit(config, body, accepted, payload, { simulate: false, ledger: call.ledger, settling: true });
+  const verified = await verifyUptoDeposit(config, body, accepted, payload, {
+    simulate: false,
+    ledger: call.ledger,
+    settling: true,
+  });
   if (!verified.ok) return settledWith(verified);
   const open = channelOpenOf(config, verified);
   // Before the fee payer signs: the channel's row and its rent are booked against the exposure budget's caps, and at
   // the same time (one D1 round trip) a priority fee worth booking; a refusal of either voids the other.
   const [booked, spend] = await Promise.all([
     bookUptoOpen(config, call.ledger, open, channelOpenWrite(call.ledger, open, Date.now()), await balance),
-    bookSettleSpend(config, call.ledger, { rail: "upto", kind: "priority_fee", messageHash: verified.messageHash, payer: verified.payer, seller: open.payTo, lamports: priorityFeeOf(verified.tx) }),
+    bookSettleSpend(config, call.ledger, {
+      rail: "upto",
+      kind: "priority_fee",
+      messageHash: verified.messageHash,
+      payer: verified.payer,
+      seller: open.payTo,
+      lamports: priorityFeeOf(verified.tx),
+    }),
   ]);
   if (!booked.ok || !spend.ok) {
     await Promise.all([
@@ -96,7 +156,13 @@ async function settleDeposit(config: Config, body: VerifySettleBody, accepted: A
   const outcome = await settleSignedPayment(
     config,
     settleablePayment(
-      { accepted, messageHash: verified.messageHash, payer: verified.payer, merchantWallet: accepted.requirements.payTo as Address, tx: verified.tx },
+      {
+        accepted,
+        messageHash: verified.messageHash,
+        payer: verified.payer,
+        merchantWallet: accepted.requirements.payTo as Address,
+        tx: verified.tx,
+      },
       // The fee payer fronts the rent, so SOL that runs short is the facilitator's, not the buyer's.
       { funds: "token_rent_fronted", beforeFirstSend: () => recordOpen(call.ledger, open) },
     ),
@@ -106,7 +172,8 @@ async function settleDeposit(config: Config, body: VerifySettleBody, accepted: A
   // Refused (a refusal path only): the row of an Open the cluster did not take goes, and with it the rent it booked,
   // so no flood of them is left behind in the keeper's queue or the budget.
   const settlement = outcome.settlement;
-  if (!settlement.ok && !("pending" in settlement)) await dropUnlandedOpen(call.ledger, open.channelId, open.openMessageHash);
+  if (!settlement.ok && !("pending" in settlement))
+    await dropUnlandedOpen(call.ledger, open.channelId, open.openMessageHash);
   return withUptoPreflightReason(voidUnsentSettleSpend(call.ledger, spend.bookingId, outcome));
 }
 
@@ -141,10 +208,19 @@ function channelOpenOf(config: Config, verified: VerifiedUptoDeposit): ChannelOp
  */
 async function recordOpen(db: D1Database, open: ChannelOpen): Promise<{ ok: true } | PaymentRejection> {
   if (await recordChannelOpen(db, open, Date.now())) return { ok: true };
-  return rejection("invalid_upto_svm_channel_already_open", `Channel ${open.channelId} already has a deposit in flight or settled; a deposit opens a new channel`, { payer: open.payer });
+  return rejection(
+    "invalid_upto_svm_channel_already_open",
+    `Channel ${open.channelId} already has a deposit in flight or settled; a deposit opens a new channel`,
+    { payer: open.payer },
+  );
 }
 
-async function settleClaim(config: Config, accepted: AcceptedRequirements, payload: UptoPayload, call: UptoSettleCall): Promise<SettleOutcome> {
+async function settleClaim(
+  config: Config,
+  accepted: AcceptedRequirements,
+  payload: UptoPayload,
+  call: UptoSettleCall,
+): Promise<SettleOutcome> {
   const payer = payload.from;
   const requirements = accepted.requirements;
   const terms = channelTermsOf(config, requirements, payer);
@@ -165,7 +241,14 @@ async function settleClaim(config: Config, accepted: AcceptedRequirements, paylo
     const outcome = await settleStoredClaim(config, accepted, payload, claim, call);
     const settlement = outcome.settlement;
     // Our own claim expired before the cluster saw it: the seller cannot rebuild it, so sign a fresh one once.
-    if (!expired && attempt === 0 && !settlement.ok && !("pending" in settlement) && settlement.reason === "blockhash_expired") continue;
+    if (
+      !expired &&
+      attempt === 0 &&
+      !settlement.ok &&
+      !("pending" in settlement) &&
+      settlement.reason === "blockhash_expired"
+    )
+      continue;
     return withUptoPreflightReason(outcome);
   }
 }
@@ -191,19 +274,38 @@ async function claimToSettle(
   const refused = (message: string) => rejection("invalid_upto_svm_channel_state", message, { payer });
   if (!found) return refused(`Channel ${payload.channelId} was not opened through this facilitator`);
   const { channel } = found;
-  if (channel.payer !== payer || channel.payTo !== line.payTo || channel.asset !== line.mint || channel.deposit !== payload.maxAmount) {
+  if (
+    channel.payer !== payer ||
+    channel.payTo !== line.payTo ||
+    channel.asset !== line.mint ||
+    channel.deposit !== payload.maxAmount
+  ) {
     return refused(`Channel ${payload.channelId} was opened for another payment`);
   }
   // D1's copy of the deposit's state may trail the ledger's by the mirror's delay: the ledger decides.
-  if (found.depositState !== "confirmed" && (await call.settleLedger.state(channel.openMessageHash))?.state !== "confirmed") return refused(`The deposit of channel ${payload.channelId} is not confirmed yet; settle the deposit first`);
+  if (
+    found.depositState !== "confirmed" &&
+    (await call.settleLedger.state(channel.openMessageHash))?.state !== "confirmed"
+  )
+    return refused(`The deposit of channel ${payload.channelId} is not confirmed yet; settle the deposit first`);
 
   const claim = channel.claim;
   if (claim && claim.amount !== amount.toString()) return otherClaim(claim, payer);
   if (claim && (await call.settleLedger.state(claim.messageHash))?.state !== "failed") return claim;
   if (noNewClaim) return noNewClaim;
-  const built = await buildSignedClaim(config, payload, terms, { ...line, tokenProgram: channel.tokenProgram as Address }, voucher);
+  const built = await buildSignedClaim(
+    config,
+    payload,
+    terms,
+    { ...line, tokenProgram: channel.tokenProgram as Address },
+    voucher,
+  );
   if ("ok" in built) return built;
-  const mine: StoredClaim = { messageHash: built.messageHash, amount: amount.toString(), transaction: built.wireBase64 };
+  const mine: StoredClaim = {
+    messageHash: built.messageHash,
+    amount: amount.toString(),
+    transaction: built.wireBase64,
+  };
   if (await storeClaimTransaction(db, payload.channelId, mine, claim?.messageHash ?? null, Date.now())) return mine;
   // A concurrent call stored its claim first: settle that one.
   const winner = (await getChannelWithDeposit(db, payload.channelId))?.channel.claim ?? null;
@@ -211,7 +313,13 @@ async function claimToSettle(
   return winner.amount === amount.toString() ? winner : otherClaim(winner, payer);
 }
 
-async function settleStoredClaim(config: Config, accepted: AcceptedRequirements, payload: UptoPayload, claim: StoredClaim, call: SettleCall): Promise<SettleOutcome> {
+async function settleStoredClaim(
+  config: Config,
+  accepted: AcceptedRequirements,
+  payload: UptoPayload,
+  claim: StoredClaim,
+  call: SettleCall,
+): Promise<SettleOutcome> {
   const decoded = decodeWireTransaction(claim.transaction);
   if (!decoded.ok) throw new Error(`stored claim of channel ${payload.channelId} does not decode: ${decoded.message}`);
   const tx = decoded.tx;
@@ -220,8 +328,17 @@ async function settleStoredClaim(config: Config, accepted: AcceptedRequirements,
   return settleSignedPayment(
     config,
     settleablePayment(
-      { accepted, messageHash: claim.messageHash, payer: payload.from as Address, merchantWallet: accepted.requirements.payTo as Address, tx },
-      { funds: "token", onFirstConfirmation: (nowMs) => scheduleChannelCheck(db, channelId, nowMs + RECLAIM_CHECK_DELAY_MS, nowMs) },
+      {
+        accepted,
+        messageHash: claim.messageHash,
+        payer: payload.from as Address,
+        merchantWallet: accepted.requirements.payTo as Address,
+        tx,
+      },
+      {
+        funds: "token",
+        onFirstConfirmation: (nowMs) => scheduleChannelCheck(db, channelId, nowMs + RECLAIM_CHECK_DELAY_MS, nowMs),
+      },
     ),
     // The facilitator built and signed the claim as its fee payer.
     { wireBytes: tx.wireBytes, signature: signatureOf(tx.signatures[0]), feePayerFeeLamports: networkFeeOf(tx) },
@@ -231,11 +348,14 @@ async function settleStoredClaim(config: Config, accepted: AcceptedRequirements,
 
 /** One claim per channel: a different amount after one was signed is a second settlement of the same payment. */
 function otherClaim(claim: StoredClaim, payer: string): PaymentRejection {
-  return rejection("duplicate_settlement", `This payment's channel was already claimed for ${claim.amount}; a channel settles once`, { payer });
+  return rejection(
+    "duplicate_settlement",
+    `This payment's channel was already claimed for ${claim.amount}; a channel settles once`,
+    { payer },
+  );
 }
 
 function signatureOf(bytes: Uint8Array | null | undefined): string {
   if (!bytes) throw new Error("stored claim is not signed by the fee payer");
   return encodeBase58(bytes);
 }
-

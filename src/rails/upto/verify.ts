@@ -1,24 +1,24 @@
-import { feePayerBalanceForBudget, uptoOpenCapRefusal } from "../../chain/fee-payer-budget/budget";
-import { uptoOpenRentLamports } from "../../chain/fee-payer-budget/caps";
 import type { Address } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
-import type { Config } from "../../platform/config/load-config";
 import { fetchAccounts } from "../../chain/accounts";
+import { feePayerBalanceForBudget, uptoOpenCapRefusal } from "../../chain/fee-payer-budget/budget";
+import { uptoOpenRentLamports } from "../../chain/fee-payer-budget/caps";
+import { ledgerKeyOf } from "../../chain/ledger-key";
 import { parseMint } from "../../chain/mint";
 import { rpcCall } from "../../chain/rpc";
-import { refusedChannelMintExtension } from "../../chain/token-extensions";
 import { verifyNonFeePayerSignatures } from "../../chain/signatures";
-import { decodeWireTransaction, type DecodedTransaction } from "../../chain/wire-transaction";
+import { simulateSignedPayment } from "../../chain/simulate";
+import { refusedChannelMintExtension } from "../../chain/token-extensions";
+import { type DecodedTransaction, decodeWireTransaction } from "../../chain/wire-transaction";
+import type { Config } from "../../platform/config/load-config";
 import { explainChainRefusal } from "../../settlement/already-settled";
 import { ledgerStateOf } from "../../settlement/settle-engine";
-import { simulateSignedPayment } from "../../chain/simulate";
-import { rejection, type AcceptedRequirements, type PaymentRejection } from "../../x402/payment-verdict";
+import { type AcceptedRequirements, type PaymentRejection, rejection } from "../../x402/payment-verdict";
 import { parseU64, type VerifySettleBody } from "../../x402/schemas";
-import { parseUptoPayload, type UptoPayload } from "./payload";
-import { channelTermsOf, checkPayloadWindow, type ChannelTerms } from "./channel-terms";
-import { checkOpenTransaction, OPEN_TRANSACTION_REASON, type VerifiedOpen } from "./open-rules";
+import { type ChannelTerms, channelTermsOf, checkPayloadWindow } from "./channel-terms";
 import { refusedFreezeAuthority, uptoBelowMinimumMessage, uptoMinimumCeilingRaw } from "./mint-screen";
-import { ledgerKeyOf } from "../../chain/ledger-key";
+import { checkOpenTransaction, OPEN_TRANSACTION_REASON, type VerifiedOpen } from "./open-rules";
+import { parseUptoPayload, type UptoPayload } from "./payload";
 
 /** Open accepts an open slot at most this many slots behind the cluster's (the program's OPEN_SLOT_WINDOW). */
 export const OPEN_SLOT_WINDOW = 1_500n;
@@ -40,7 +40,12 @@ export interface VerifiedUptoDeposit {
 /** The upto payload of a body, or the official facilitator's reason for a payload of another shape. */
 export function uptoPayloadOf(body: VerifySettleBody): { ok: true; payload: UptoPayload } | PaymentRejection {
   const payload = parseUptoPayload(body.paymentPayload.payload);
-  return payload ? { ok: true, payload } : rejection("unsupported_payload_type", "An upto payment carries a payment-channel open (payload.openTransaction and its fields), not a transaction");
+  return payload
+    ? { ok: true, payload }
+    : rejection(
+        "unsupported_payload_type",
+        "An upto payment carries a payment-channel open (payload.openTransaction and its fields), not a transaction",
+      );
 }
 
 /**
@@ -56,7 +61,12 @@ export async function verifyUptoPayment(
   const parsed = uptoPayloadOf(body);
   if (!parsed.ok) return parsed;
   const payload = parsed.payload;
-  if (payload.type !== undefined) return rejection("invalid_upto_svm_payload_type", "payload.type is set by the seller's server when it settles; /verify checks the buyer's deposit as signed", { payer: payload.from });
+  if (payload.type !== undefined)
+    return rejection(
+      "invalid_upto_svm_payload_type",
+      "payload.type is set by the seller's server when it settles; /verify checks the buyer's deposit as signed",
+      { payer: payload.from },
+    );
   // A deposit the settle would refuse under the budget's caps is refused here too (one D1 read after the checks; the
   // fee payer's balance, for the share and the minimum, is read alongside them).
   const ledger = options.ledger;
@@ -67,7 +77,13 @@ export async function verifyUptoPayment(
   const capped = await uptoOpenCapRefusal(
     config,
     ledger,
-    { payer: verified.payer, payTo: accepted.requirements.payTo, channelId: verified.channelId, openMessageHash: verified.messageHash, rentLamports: uptoOpenRentLamports(verified.open.tokenProgram) },
+    {
+      payer: verified.payer,
+      payTo: accepted.requirements.payTo,
+      channelId: verified.channelId,
+      openMessageHash: verified.messageHash,
+      rentLamports: uptoOpenRentLamports(verified.open.tokenProgram),
+    },
     await balance!,
   );
   return capped ?? { ok: true, payer: verified.payer };
@@ -90,19 +106,36 @@ export async function verifyUptoDeposit(
   const terms = channelTermsOf(config, requirements, payer);
   if ("ok" in terms) return terms;
   if (payload.voucherSignature !== undefined) {
-    return rejection("invalid_upto_svm_payload_unexpected_voucher", "A deposit carries no voucher; vouchers belong to the claim after the handler ran", { payer });
+    return rejection(
+      "invalid_upto_svm_payload_unexpected_voucher",
+      "A deposit carries no voucher; vouchers belong to the claim after the handler ran",
+      { payer },
+    );
   }
   const window = checkPayloadWindow(config, requirements, terms, payload, Math.floor(Date.now() / 1000));
   if (window) return window;
   const ceiling = BigInt(payload.maxAmount);
   if (ceiling !== accepted.amount || ceiling !== BigInt(body.paymentPayload.accepted.amount)) {
-    return rejection("invalid_upto_svm_payload_amount_mismatch", `payload.maxAmount ${payload.maxAmount} is not the requirement's amount ${accepted.amount}`, { payer });
+    return rejection(
+      "invalid_upto_svm_payload_amount_mismatch",
+      `payload.maxAmount ${payload.maxAmount} is not the requirement's amount ${accepted.amount}`,
+      { payer },
+    );
   }
-  if (BigInt(payload.deposit) !== ceiling) return rejection("invalid_upto_svm_payload_deposit_not_ceiling", `payload.deposit ${payload.deposit} must equal the ceiling ${ceiling}`, { payer });
+  if (BigInt(payload.deposit) !== ceiling)
+    return rejection(
+      "invalid_upto_svm_payload_deposit_not_ceiling",
+      `payload.deposit ${payload.deposit} must equal the ceiling ${ceiling}`,
+      { payer },
+    );
   const openSlot = parseU64(payload.openSlot);
   const salt = parseU64(payload.nonce);
   if (openSlot === null || salt === null) {
-    return rejection("invalid_upto_svm_payload_channel_seed", `payload.openSlot ${JSON.stringify(payload.openSlot)} and payload.nonce ${JSON.stringify(payload.nonce)} must be u64 decimal strings (the channel's seeds)`, { payer });
+    return rejection(
+      "invalid_upto_svm_payload_channel_seed",
+      `payload.openSlot ${JSON.stringify(payload.openSlot)} and payload.nonce ${JSON.stringify(payload.nonce)} must be u64 decimal strings (the channel's seeds)`,
+      { payer },
+    );
   }
 
   const decoded = decodeWireTransaction(payload.openTransaction);
@@ -125,18 +158,33 @@ export async function verifyUptoDeposit(
     maxComputeUnitLimit: config.compute.maxUnitLimit,
     maxComputeUnitPriceMicroLamports: config.compute.maxUnitPriceMicroLamports,
   });
-  if (!structural.ok) return rejection(structural.reason ?? OPEN_TRANSACTION_REASON, `The open transaction is not accepted: ${structural.message}`, { payer });
+  if (!structural.ok)
+    return rejection(
+      structural.reason ?? OPEN_TRANSACTION_REASON,
+      `The open transaction is not accepted: ${structural.message}`,
+      { payer },
+    );
   const open = structural.open;
   const signatures = await verifyNonFeePayerSignatures(tx);
   if (!signatures.ok) {
-    return rejection(OPEN_TRANSACTION_REASON, signatures.missing ? `The open transaction is missing the signature of ${signatures.signer}` : `The signature of ${signatures.signer} does not verify`, { payer });
+    return rejection(
+      OPEN_TRANSACTION_REASON,
+      signatures.missing
+        ? `The open transaction is missing the signature of ${signatures.signer}`
+        : `The signature of ${signatures.signer} does not verify`,
+      { payer },
+    );
   }
   const messageHash = await ledgerKeyOf(tx.messageBytes);
 
   // Chain facts: one batched account read, the slot, and (verify only) the simulation, in parallel.
   const channelId = payload.channelId as Address;
   const mint = requirements.asset as Address;
-  const [treasury] = await findAssociatedTokenPda({ owner: config.upto.treasuryOwner, mint, tokenProgram: open.tokenProgram });
+  const [treasury] = await findAssociatedTokenPda({
+    owner: config.upto.treasuryOwner,
+    mint,
+    tokenProgram: open.tokenProgram,
+  });
   const [accounts, slot, simulation] = await Promise.all([
     fetchAccounts(config, [mint, channelId, treasury]),
     rpcCall<number>(config, "getSlot", [{ commitment: "confirmed" }]).then(BigInt),
@@ -146,7 +194,11 @@ export async function verifyUptoDeposit(
   const mintAccount = accounts.get(mint);
   const mintInfo = mintAccount ? parseMint(mintAccount) : null;
   if (!mintInfo || mintInfo.tokenProgram !== open.tokenProgram) {
-    return rejection("invalid_upto_svm_payload_mint_mismatch", `Asset ${mint} is not an initialized mint of token program ${open.tokenProgram}`, { payer });
+    return rejection(
+      "invalid_upto_svm_payload_mint_mismatch",
+      `Asset ${mint} is not an initialized mint of token program ${open.tokenProgram}`,
+      { payer },
+    );
   }
   // Before anything else: the fee payer must not front a channel's rent for a mint the program or the payout refuses,
   // one whose escrow a stranger could freeze, or a ceiling worth less than the open.
@@ -157,10 +209,16 @@ export async function verifyUptoDeposit(
   const minimum = uptoMinimumCeilingRaw(config, mintInfo);
   if (ceiling < minimum) {
     const sentence = uptoBelowMinimumMessage(ceiling, minimum, mint);
-    return rejection("invalid_upto_svm_payload_amount_below_minimum", sentence[0]!.toUpperCase() + sentence.slice(1), { payer });
+    return rejection("invalid_upto_svm_payload_amount_below_minimum", sentence[0]!.toUpperCase() + sentence.slice(1), {
+      payer,
+    });
   }
   if (accounts.get(channelId)) {
-    const alreadyOpen = rejection("invalid_upto_svm_channel_already_open", `Channel ${channelId} already exists; a deposit opens a new channel`, { payer });
+    const alreadyOpen = rejection(
+      "invalid_upto_svm_channel_already_open",
+      `Channel ${channelId} already exists; a deposit opens a new channel`,
+      { payer },
+    );
     // Settle: this very deposit in the ledger is the engine's to answer (a duplicate, or a seller's retry of its success).
     const mine = options.settling && options.ledger ? await ledgerStateOf(options.ledger, messageHash) : undefined;
     if (!mine || mine.state === "failed") return explainChainRefusal(options.ledger, messageHash, alreadyOpen);
@@ -174,9 +232,14 @@ export async function verifyUptoDeposit(
     );
   }
   if (openSlot > slot || slot - openSlot > OPEN_SLOT_WINDOW) {
-    return rejection(OPEN_TRANSACTION_REASON, `payload.openSlot ${openSlot} is not within the ${OPEN_SLOT_WINDOW} slots up to the cluster's slot ${slot}`, { payer });
+    return rejection(
+      OPEN_TRANSACTION_REASON,
+      `payload.openSlot ${openSlot} is not within the ${OPEN_SLOT_WINDOW} slots up to the cluster's slot ${slot}`,
+      { payer },
+    );
   }
-  if (simulation && !simulation.ok) return explainChainRefusal(options.ledger, messageHash, { ...uptoSimulationRefusal(simulation), payer });
+  if (simulation && !simulation.ok)
+    return explainChainRefusal(options.ledger, messageHash, { ...uptoSimulationRefusal(simulation), payer });
   return { ok: true, accepted, payload, terms, tx, messageHash, open, payer: payer as Address, channelId };
 }
 
@@ -186,5 +249,7 @@ export async function verifyUptoDeposit(
  * blockhash, a duplicate) keep it.
  */
 export function uptoSimulationRefusal<T extends PaymentRejection>(refused: T): T {
-  return refused.reason === "transaction_simulation_failed" ? { ...refused, reason: "invalid_upto_svm_settlement_simulation" } : refused;
+  return refused.reason === "transaction_simulation_failed"
+    ? { ...refused, reason: "invalid_upto_svm_settlement_simulation" }
+    : refused;
 }

@@ -1,9 +1,9 @@
 import * as v from "valibot";
-import type { RailModule } from "../../../src/rails/rail";
-import type { Config } from "../../../src/platform/config/load-config";
-import { integer } from "../../../src/platform/config/fields";
-import { railConfigSlice } from "../../../src/platform/config/rail-config";
 import { route } from "../../../src/http/route-def";
+import { integer } from "../../../src/platform/config/fields";
+import type { Config } from "../../../src/platform/config/load-config";
+import { railConfigSlice } from "../../../src/platform/config/rail-config";
+import type { RailModule } from "../../../src/rails/rail";
 import { settledWith } from "../../../src/settlement/settle-engine";
 import { rejection } from "../../../src/x402/payment-verdict";
 
@@ -13,7 +13,10 @@ import { rejection } from "../../../src/x402/payment-verdict";
  * route, one job, an enrich transform, a fee quote, a /health member, a /capabilities member, a
  * seller lookup and a retention part.
  */
-const TicketPayloadSchema = v.looseObject({ ticket: v.pipe(v.string("must be a string"), v.minLength(1, "must not be empty")), payer: v.string() });
+const TicketPayloadSchema = v.looseObject({
+  ticket: v.pipe(v.string("must be a string"), v.minLength(1, "must not be empty")),
+  payer: v.string(),
+});
 
 /** Its configuration: one key, read into `config.fourth` by the app built with it (never by the Worker's). */
 export interface FourthConfigMembers {
@@ -60,14 +63,24 @@ export const fourthRail: RailModule<FourthConfigMembers> = {
       ],
     },
   ],
-  jobs: [{ name: "fourth-keeper", run: async () => ({ closed: 0 }), summarize: () => ({ outcome: "ok", lamportsSpent: 0n, detail: null }) }],
+  jobs: [
+    {
+      name: "fourth-keeper",
+      run: async () => ({ closed: 0 }),
+      summarize: () => ({ outcome: "ok", lamportsSpent: 0n, detail: null }),
+    },
+  ],
   // Its own lines gain the configured ticket fee; other lines are left alone.
   enrich: {
     rank: 4,
     reasons: [],
     run: async (config, body) => ({
       ...body,
-      accepts: body.accepts.map((line) => (isFourthLine(line) ? { ...line, extra: { ...line.extra, ticketFee: String(fourthOf(config).ticketFee) } } : line)),
+      accepts: body.accepts.map((line) =>
+        isFourthLine(line)
+          ? { ...line, extra: { ...line.extra, ticketFee: String(fourthOf(config).ticketFee) } }
+          : line,
+      ),
     }),
   },
   // A flat configured fee per payment, nothing fronted.
@@ -75,7 +88,18 @@ export const fourthRail: RailModule<FourthConfigMembers> = {
     reasons: [],
     quote: async (config, { common, amount }) => {
       const fee = BigInt(fourthOf(config).ticketFee);
-      return { scheme: "fourth", ...common, tier: "ticket", feeBps: 0, minFeeAmount: fee.toString(), protocolFee: fee.toString(), oracleFee: "0", provisioningRecoveryWithheld: "0", sellerNets: (amount - fee).toString(), notes: [] };
+      return {
+        scheme: "fourth",
+        ...common,
+        tier: "ticket",
+        feeBps: 0,
+        minFeeAmount: fee.toString(),
+        protocolFee: fee.toString(),
+        oracleFee: "0",
+        provisioningRecoveryWithheld: "0",
+        sellerNets: (amount - fee).toString(),
+        notes: [],
+      };
     },
   },
   // Its table's old rows: the fixture has no table, so its purge records the cutoff it was given and deletes nothing.

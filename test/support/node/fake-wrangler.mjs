@@ -1,8 +1,9 @@
 // A stand-in for `npx wrangler …` in test/e2e/deploy-setup.test.ts: nothing real can run there (the real commands
 // need a Cloudflare account), so this answers the few commands deploy:setup makes the way wrangler 4.84 does, keeps
 // the "account" in FAKE_WRANGLER_DIR/state.json and logs every call (argv, and what came on stdin) to calls.jsonl.
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+
 import { randomBytes, randomUUID } from "node:crypto";
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 const dir = process.env.FAKE_WRANGLER_DIR;
@@ -14,7 +15,10 @@ if (tool !== "wrangler") process.exit(127);
 const statePath = path.join(dir, "state.json");
 const state = existsSync(statePath) ? JSON.parse(readFileSync(statePath, "utf8")) : { d1: [], kv: [], secrets: {} };
 const save = () => writeFileSync(statePath, JSON.stringify(state));
-const command = args.filter((a) => !a.startsWith("--")).slice(0, 3).join(" ");
+const command = args
+  .filter((a) => !a.startsWith("--"))
+  .slice(0, 3)
+  .join(" ");
 const option = (name) => args[args.indexOf(name) + 1];
 const worker = () => `worker-${option("--env")}`;
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll } from "vitest";
-import { startLocalnet, type RunningLocalnet } from "../../../localnet/server";
-import { startWorker, type RunningWorker, type StartWorkerOptions } from "../../../scripts/lib/run-worker";
-import { randomKeypair, type LocalKeypair } from "../../../scripts/lib/keypair";
 import { fundFromFaucet } from "../../../demo/chain-rpc";
+import { type RunningLocalnet, startLocalnet } from "../../../localnet/server";
+import { type LocalKeypair, randomKeypair } from "../../../scripts/lib/keypair";
+import { type RunningWorker, type StartWorkerOptions, startWorker } from "../../../scripts/lib/run-worker";
 
 export interface LocalWorker {
   /** The local chain this file started (its own: tests may warp its clock). */
@@ -26,7 +26,11 @@ export interface LocalWorkerOptions extends Omit<StartWorkerOptions, "rpcUrl" | 
  * For an end-to-end test file: a fresh local chain, a funded fee payer and the Worker started on loopback before
  * the file's tests (`beforeAll`), stopped after them (`afterAll`). Read the fields inside hooks and tests only.
  */
-export function withLocalWorker({ feePayerLamports, startTimeoutMs = 120_000, ...workerOptions }: LocalWorkerOptions): LocalWorker {
+export function withLocalWorker({
+  feePayerLamports,
+  startTimeoutMs = 120_000,
+  ...workerOptions
+}: LocalWorkerOptions): LocalWorker {
   let started: { chain: RunningLocalnet; worker: RunningWorker; feePayer: LocalKeypair } | undefined;
   let chain: RunningLocalnet | undefined;
   let worker: RunningWorker | undefined;
@@ -34,7 +38,11 @@ export function withLocalWorker({ feePayerLamports, startTimeoutMs = 120_000, ..
     chain = await startLocalnet({ port: 0, quiet: true });
     const feePayer = randomKeypair();
     await fundFromFaucet(chain.url, feePayer.address, feePayerLamports);
-    worker = await startWorker({ ...workerOptions, rpcUrl: chain.url, feePayerSecretKeyBase58: feePayer.secretKeyBase58 });
+    worker = await startWorker({
+      ...workerOptions,
+      rpcUrl: chain.url,
+      feePayerSecretKeyBase58: feePayer.secretKeyBase58,
+    });
     started = { chain, worker, feePayer };
   }, startTimeoutMs);
   afterAll(async () => {
@@ -42,7 +50,8 @@ export function withLocalWorker({ feePayerLamports, startTimeoutMs = 120_000, ..
     await chain?.close();
   }, 60_000);
   const ready = () => {
-    if (!started) throw new Error("withLocalWorker: the local Worker is not started yet (use it inside hooks and tests)");
+    if (!started)
+      throw new Error("withLocalWorker: the local Worker is not started yet (use it inside hooks and tests)");
     return started;
   };
   return {

@@ -10,7 +10,8 @@ globalThis.fetch = (input) => refuse(`fetch ${String(input)}`);
 const connect = net.Socket.prototype.connect;
 net.Socket.prototype.connect = function (...args) {
   const options = typeof args[0] === "object" && args[0] !== null ? args[0] : { port: args[0] };
-  if (options.path === undefined && (options.port !== undefined || options.host !== undefined)) refuse(`connect ${options.host ?? ""}:${options.port ?? ""}`);
+  if (options.path === undefined && (options.port !== undefined || options.host !== undefined))
+    refuse(`connect ${options.host ?? ""}:${options.port ?? ""}`);
   return connect.apply(this, args);
 };
 dns.lookup = (hostname) => refuse(`dns ${hostname}`);

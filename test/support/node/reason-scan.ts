@@ -39,7 +39,11 @@ const TRACE = process.env.REASON_SCAN_TRACE;
 
 export function createSourceProgram(): ts.Program {
   const configPath = path.join(ROOT, "tsconfig.json");
-  const parsed = ts.getParsedCommandLineOfConfigFile(configPath, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} });
+  const parsed = ts.getParsedCommandLineOfConfigFile(
+    configPath,
+    {},
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} },
+  );
   if (!parsed) throw new Error("tsconfig.json could not be read");
   const roots = parsed.fileNames.filter((file) => path.resolve(file).startsWith(SRC + path.sep));
   return ts.createProgram({ rootNames: roots, options: parsed.options });
@@ -73,7 +77,9 @@ export function scanRouteReasons(program: ts.Program, dispatch: Record<string, r
           while (at && chain.length < 25) {
             const via = parents.get(at);
             if (via) {
-              chain.push(`${via.getText().slice(0, 30)}@${path.relative(SRC, via.getSourceFile().fileName)}:${via.getSourceFile().getLineAndCharacterOfPosition(via.getStart()).line + 1}`);
+              chain.push(
+                `${via.getText().slice(0, 30)}@${path.relative(SRC, via.getSourceFile().fileName)}:${via.getSourceFile().getLineAndCharacterOfPosition(via.getStart()).line + 1}`,
+              );
               at = via;
             }
             at = at.parent;
@@ -113,7 +119,14 @@ export function scanRouteReasons(program: ts.Program, dispatch: Record<string, r
       if (ts.isPropertyAssignment(declaration) || ts.isPropertyDeclaration(declaration)) {
         // A member holding code (a function, a reference to one, a factory's result), not a data value.
         const initializer = declaration.initializer && skipOuter(declaration.initializer);
-        if (initializer && (ts.isArrowFunction(initializer) || ts.isFunctionExpression(initializer) || ts.isIdentifier(initializer) || ts.isCallExpression(initializer))) visit(initializer);
+        if (
+          initializer &&
+          (ts.isArrowFunction(initializer) ||
+            ts.isFunctionExpression(initializer) ||
+            ts.isIdentifier(initializer) ||
+            ts.isCallExpression(initializer))
+        )
+          visit(initializer);
         return;
       }
       if (
@@ -153,7 +166,12 @@ export function scanRouteReasons(program: ts.Program, dispatch: Record<string, r
             return { file, line, reasons: values, unbounded };
           }
           const codes = literalSet(args[0]);
-          return { file, line, reasons: codes.values.map((code) => defaults[code] ?? `?${code}`), unbounded: codes.unbounded };
+          return {
+            file,
+            line,
+            reasons: codes.values.map((code) => defaults[code] ?? `?${code}`),
+            unbounded: codes.unbounded,
+          };
         }
         default:
           return null;
@@ -179,7 +197,9 @@ export function scanRouteReasons(program: ts.Program, dispatch: Record<string, r
       if (ts.isCallExpression(node) && isRouteCall(checker, node)) {
         const spec = node.arguments[0];
         if (spec && ts.isObjectLiteralExpression(spec)) {
-          const entries = ["handler", "invalidInput"].map((name) => propertyNode(spec, name)).filter((n): n is ts.Node => n !== undefined);
+          const entries = ["handler", "invalidInput"]
+            .map((name) => propertyNode(spec, name))
+            .filter((n): n is ts.Node => n !== undefined);
           for (const key of routeKeys(spec)) {
             const sites = entries.flatMap((entry) => sitesOf(entry, dispatch[key] ?? [], key));
             reaches.push({ key, file: path.relative(ROOT, file), sites });
@@ -196,7 +216,11 @@ export function scanRouteReasons(program: ts.Program, dispatch: Record<string, r
 function isRouteCall(checker: ts.TypeChecker, call: ts.CallExpression): boolean {
   const symbol = resolve(checker, call.expression);
   const declaration = symbol?.declarations?.[0];
-  return symbol?.name === "route" && declaration !== undefined && path.resolve(declaration.getSourceFile().fileName) === ROUTE_DEF;
+  return (
+    symbol?.name === "route" &&
+    declaration !== undefined &&
+    path.resolve(declaration.getSourceFile().fileName) === ROUTE_DEF
+  );
 }
 
 function resolve(checker: ts.TypeChecker, node: ts.Node): ts.Symbol | undefined {
@@ -236,9 +260,19 @@ function readDefaultReasons(program: ts.Program): Record<string, string> {
   if (!source) throw new Error("catalogue not in the program");
   const defaults: Record<string, string> = {};
   const visit = (node: ts.Node): void => {
-    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.name.text === "DEFAULT_REASON" && node.initializer && ts.isObjectLiteralExpression(node.initializer)) {
+    if (
+      ts.isVariableDeclaration(node) &&
+      ts.isIdentifier(node.name) &&
+      node.name.text === "DEFAULT_REASON" &&
+      node.initializer &&
+      ts.isObjectLiteralExpression(node.initializer)
+    ) {
       for (const property of node.initializer.properties) {
-        if (ts.isPropertyAssignment(property) && ts.isIdentifier(property.name) && ts.isStringLiteral(property.initializer)) {
+        if (
+          ts.isPropertyAssignment(property) &&
+          ts.isIdentifier(property.name) &&
+          ts.isStringLiteral(property.initializer)
+        ) {
           defaults[property.name.text] = property.initializer.text;
         }
       }
@@ -251,7 +285,8 @@ function readDefaultReasons(program: ts.Program): Record<string, string> {
 
 function skipOuter(expression: ts.Expression): ts.Expression {
   let current = expression;
-  while (ts.isAsExpression(current) || ts.isSatisfiesExpression(current) || ts.isParenthesizedExpression(current)) current = current.expression;
+  while (ts.isAsExpression(current) || ts.isSatisfiesExpression(current) || ts.isParenthesizedExpression(current))
+    current = current.expression;
   return current;
 }
 
@@ -259,7 +294,10 @@ function skipOuter(expression: ts.Expression): ts.Expression {
  * Members of src/'s object literals and classes, by the interface member they implement (an object literal's
  * contextual type, a class's `implements`), so a call through an interface reaches every implementation.
  */
-function implementationIndex(program: ts.Program, checker: ts.TypeChecker): (member: ts.Declaration) => ts.Declaration[] {
+function implementationIndex(
+  program: ts.Program,
+  checker: ts.TypeChecker,
+): (member: ts.Declaration) => ts.Declaration[] {
   let index: Map<ts.Declaration, ts.Declaration[]> | null = null;
   const build = (): Map<ts.Declaration, ts.Declaration[]> => {
     const map = new Map<ts.Declaration, ts.Declaration[]>();
@@ -278,11 +316,15 @@ function implementationIndex(program: ts.Program, checker: ts.TypeChecker): (mem
       if (!path.resolve(source.fileName).startsWith(SRC + path.sep)) continue;
       const visit = (node: ts.Node): void => {
         // A route's own spec is entered from its route alone (each route is checked on its own).
-        const isRouteSpec = ts.isCallExpression(node.parent ?? node) && ts.isIdentifier((node.parent as ts.CallExpression).expression) && ((node.parent as ts.CallExpression).expression as ts.Identifier).text === "route";
+        const isRouteSpec =
+          ts.isCallExpression(node.parent ?? node) &&
+          ts.isIdentifier((node.parent as ts.CallExpression).expression) &&
+          ((node.parent as ts.CallExpression).expression as ts.Identifier).text === "route";
         if (ts.isObjectLiteralExpression(node) && !isRouteSpec) {
           const contextual = checker.getContextualType(node);
           for (const property of node.properties) {
-            if (property.name && (ts.isIdentifier(property.name) || ts.isStringLiteral(property.name))) add(contextual, property.name.text, property);
+            if (property.name && (ts.isIdentifier(property.name) || ts.isStringLiteral(property.name)))
+              add(contextual, property.name.text, property);
           }
         }
         if (ts.isClassDeclaration(node)) {
@@ -319,15 +361,19 @@ function routeKeys(spec: ts.ObjectLiteralExpression): string[] {
   let factory: ts.Node | undefined = spec.parent;
   while (factory && !ts.isArrowFunction(factory) && !ts.isFunctionExpression(factory)) factory = factory.parent;
   const name = ts.isIdentifier(key) ? key.text : undefined;
-  const index = factory ? (factory as ts.ArrowFunction).parameters.findIndex((p) => ts.isIdentifier(p.name) && p.name.text === name) : -1;
+  const index = factory
+    ? (factory as ts.ArrowFunction).parameters.findIndex((p) => ts.isIdentifier(p.name) && p.name.text === name)
+    : -1;
   const holder = factory?.parent;
-  if (index < 0 || !holder || !ts.isVariableDeclaration(holder) || !ts.isIdentifier(holder.name)) throw new Error(`route key not a literal nor a factory parameter at ${where(spec)}`);
+  if (index < 0 || !holder || !ts.isVariableDeclaration(holder) || !ts.isIdentifier(holder.name))
+    throw new Error(`route key not a literal nor a factory parameter at ${where(spec)}`);
   const factoryName = holder.name.text;
   const keys: string[] = [];
   const visit = (node: ts.Node): void => {
     if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === factoryName) {
       const argument = node.arguments[index];
-      if (!argument || !ts.isStringLiteral(argument)) throw new Error(`${factoryName}(...) without a literal key at ${where(node)}`);
+      if (!argument || !ts.isStringLiteral(argument))
+        throw new Error(`${factoryName}(...) without a literal key at ${where(node)}`);
       keys.push(argument.text);
     }
     ts.forEachChild(node, visit);

@@ -1,19 +1,19 @@
-import { inject } from "vitest";
 import {
+  type Address,
   appendTransactionMessageInstructions,
+  type Blockhash,
   createKeyPairSignerFromPrivateKeyBytes,
   createTransactionMessage,
   getBase64EncodedWireTransaction,
   getSignatureFromTransaction,
+  type Instruction,
+  type KeyPairSigner,
   pipe,
   setTransactionMessageFeePayerSigner,
   setTransactionMessageLifetimeUsingBlockhash,
   signTransactionMessageWithSigners,
-  type Address,
-  type Blockhash,
-  type Instruction,
-  type KeyPairSigner,
 } from "@solana/kit";
+import { inject } from "vitest";
 import { MEMO_PROGRAM_ADDRESS } from "../../../src/chain/token-programs";
 import { signWireTransaction } from "../sign-transaction";
 
@@ -43,7 +43,10 @@ export async function fundedBuyer(usdcRaw = 10_000_000, lamports = 2_000_000_000
 }
 
 export async function tokenBalance(owner: Address): Promise<bigint> {
-  const result = await chainRpc<{ value: { amount: string } }>("getTokenAccountBalance", [owner, { commitment: "confirmed" }]);
+  const result = await chainRpc<{ value: { amount: string } }>("getTokenAccountBalance", [
+    owner,
+    { commitment: "confirmed" },
+  ]);
   return BigInt(result.value.amount);
 }
 
@@ -53,20 +56,32 @@ export async function lamportsOf(account: Address): Promise<bigint> {
 }
 
 export async function latestBlockhash(): Promise<{ blockhash: Blockhash; lastValidBlockHeight: bigint }> {
-  const result = await chainRpc<{ value: { blockhash: string; lastValidBlockHeight: number } }>("getLatestBlockhash", [{ commitment: "confirmed" }]);
-  return { blockhash: result.value.blockhash as Blockhash, lastValidBlockHeight: BigInt(result.value.lastValidBlockHeight) };
+  const result = await chainRpc<{ value: { blockhash: string; lastValidBlockHeight: number } }>("getLatestBlockhash", [
+    { commitment: "confirmed" },
+  ]);
+  return {
+    blockhash: result.value.blockhash as Blockhash,
+    lastValidBlockHeight: BigInt(result.value.lastValidBlockHeight),
+  };
 }
 
 /** Signs a built transaction (base64) as `signers`, as their wallets would, and sends it; returns the signature. */
 export async function signAndSend(base64: string, signers: KeyPairSigner[]): Promise<string> {
-  return chainRpc<string>("sendTransaction", [await signWireTransaction(base64, signers), { encoding: "base64", preflightCommitment: "confirmed" }]);
+  return chainRpc<string>("sendTransaction", [
+    await signWireTransaction(base64, signers),
+    { encoding: "base64", preflightCommitment: "confirmed" },
+  ]);
 }
 
 /**
  * A transaction of the test's own making: `feePayer` pays, every signer the instructions name signs, and it is sent
  * to the local chain on `lifetime` (by default the latest blockhash). Returns the signature; a refusal throws.
  */
-export async function sendSigned(feePayer: KeyPairSigner, instructions: Instruction[], lifetime?: { blockhash: Blockhash; lastValidBlockHeight: bigint }): Promise<string> {
+export async function sendSigned(
+  feePayer: KeyPairSigner,
+  instructions: Instruction[],
+  lifetime?: { blockhash: Blockhash; lastValidBlockHeight: bigint },
+): Promise<string> {
   const blockhash = lifetime ?? (await latestBlockhash());
   const message = pipe(
     createTransactionMessage({ version: 0 }),
@@ -75,13 +90,19 @@ export async function sendSigned(feePayer: KeyPairSigner, instructions: Instruct
     (m) => appendTransactionMessageInstructions(instructions, m),
   );
   const signed = await signTransactionMessageWithSigners(message);
-  await chainRpc("sendTransaction", [getBase64EncodedWireTransaction(signed), { encoding: "base64", preflightCommitment: "confirmed" }]);
+  await chainRpc("sendTransaction", [
+    getBase64EncodedWireTransaction(signed),
+    { encoding: "base64", preflightCommitment: "confirmed" },
+  ]);
   return getSignatureFromTransaction(signed);
 }
 
 /** A wallet's own transaction (it pays and signs) with a random Memo, so two identical ones in a slot are two (not AlreadyProcessed). */
 export async function sendAs(signer: KeyPairSigner, instructions: Instruction[]): Promise<string> {
-  return sendSigned(signer, [...instructions, { programAddress: MEMO_PROGRAM_ADDRESS, data: new TextEncoder().encode(crypto.randomUUID()) }]);
+  return sendSigned(signer, [
+    ...instructions,
+    { programAddress: MEMO_PROGRAM_ADDRESS, data: new TextEncoder().encode(crypto.randomUUID()) },
+  ]);
 }
 
 /**

@@ -1,26 +1,29 @@
 import {
+  AccountRole,
+  type Address,
   address,
   appendTransactionMessageInstructions,
+  type Blockhash,
   compileTransaction,
   createTransactionMessage,
   getBase64EncodedWireTransaction,
+  type Instruction,
+  type KeyPairSigner,
   partiallySignTransaction,
   pipe,
   setTransactionMessageFeePayer,
   setTransactionMessageLifetimeUsingBlockhash,
-  AccountRole,
-  type Address,
-  type Blockhash,
-  type Instruction,
-  type KeyPairSigner,
 } from "@solana/kit";
-import { findAssociatedTokenPda, getTransferCheckedInstruction } from "@solana-program/token";
 import { getTransferSolInstruction } from "@solana-program/system";
-import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../../src/chain/compute-budget";
+import { findAssociatedTokenPda, getTransferCheckedInstruction } from "@solana-program/token";
+import {
+  getSetComputeUnitLimitInstruction,
+  getSetComputeUnitPriceInstruction,
+} from "../../../src/chain/compute-budget";
+import { vaultSolStorageOf } from "../../../src/rails/exact/vault-addresses";
 import { TEST_FEE_PAYER } from "../keys";
 import { latestBlockhash } from "./chain";
 import { RESOURCE } from "./payment-fixtures";
-import { vaultSolStorageOf } from "../../../src/rails/exact/vault-addresses";
 
 /**
  * Hand-crafted payment transactions for the rejection rules: each test starts from the standard shape the
@@ -41,7 +44,11 @@ export interface PaymentParts {
   amount: bigint;
 }
 
-export async function paymentParts(buyer: KeyPairSigner, line: Record<string, any>, tokenProgram: Address = TOKEN_PROGRAM): Promise<PaymentParts> {
+export async function paymentParts(
+  buyer: KeyPairSigner,
+  line: Record<string, any>,
+  tokenProgram: Address = TOKEN_PROGRAM,
+): Promise<PaymentParts> {
   const mint = address(line.asset);
   const [sourceAta] = await findAssociatedTokenPda({ owner: buyer.address, mint, tokenProgram });
   const [vaultAta] = await findAssociatedTokenPda({ owner: address(line.payTo), mint, tokenProgram });
@@ -56,7 +63,10 @@ export function memo(text: string, accounts: Address[] = []): Instruction {
   };
 }
 
-export function transferChecked(p: PaymentParts, overrides: Partial<{ amount: bigint; destination: Address; mint: Address; decimals: number }> = {}): Instruction {
+export function transferChecked(
+  p: PaymentParts,
+  overrides: Partial<{ amount: bigint; destination: Address; mint: Address; decimals: number }> = {},
+): Instruction {
   return getTransferCheckedInstruction(
     {
       source: p.sourceAta,
@@ -70,21 +80,34 @@ export function transferChecked(p: PaymentParts, overrides: Partial<{ amount: bi
   );
 }
 
-export async function solTransferToVault(buyer: KeyPairSigner, line: Record<string, any>, lamports: bigint): Promise<Instruction> {
+export async function solTransferToVault(
+  buyer: KeyPairSigner,
+  line: Record<string, any>,
+  lamports: bigint,
+): Promise<Instruction> {
   const storage = await vaultSolStorageOf(address(line.extra.programId), address(line.payTo));
   return getTransferSolInstruction({ source: buyer, destination: storage, amount: lamports });
 }
 
 /** The standard instruction list: limit, price, transfer, memo nonce. */
 export function standardInstructions(p: PaymentParts): Instruction[] {
-  return [getSetComputeUnitLimitInstruction(20_000), getSetComputeUnitPriceInstruction(1n), transferChecked(p), memo(crypto.randomUUID())];
+  return [
+    getSetComputeUnitLimitInstruction(20_000),
+    getSetComputeUnitPriceInstruction(1n),
+    transferChecked(p),
+    memo(crypto.randomUUID()),
+  ];
 }
 
 /** Compiles, signs with the given signers (never the fee payer), and returns a verify/settle body. */
 export async function craftBody(
   line: Record<string, any>,
   instructions: Instruction[],
-  options: { signers: KeyPairSigner[]; feePayer?: Address; blockhash?: { blockhash: Blockhash; lastValidBlockHeight: bigint } },
+  options: {
+    signers: KeyPairSigner[];
+    feePayer?: Address;
+    blockhash?: { blockhash: Blockhash; lastValidBlockHeight: bigint };
+  },
 ): Promise<Record<string, any>> {
   const lifetime = options.blockhash ?? (await latestBlockhash());
   const message = pipe(
@@ -93,7 +116,10 @@ export async function craftBody(
     (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
     (m) => appendTransactionMessageInstructions(instructions, m),
   );
-  const signed = await partiallySignTransaction(options.signers.map((s) => s.keyPair), compileTransaction(message));
+  const signed = await partiallySignTransaction(
+    options.signers.map((s) => s.keyPair),
+    compileTransaction(message),
+  );
   return bodyFor(line, getBase64EncodedWireTransaction(signed));
 }
 

@@ -11,7 +11,9 @@ export function ledgerNamespace(): DurableObjectNamespace<SettleLedgerObject> {
 
 /** The object D1 names as the holder of the payment (its claim wrote the name there); undefined when none does. */
 export async function holderName(messageHash: string): Promise<string | undefined> {
-  const row = await env.DB.prepare("SELECT ledger_object FROM settlements WHERE message_hash = ?").bind(messageHash).first<{ ledger_object: string | null }>();
+  const row = await env.DB.prepare("SELECT ledger_object FROM settlements WHERE message_hash = ?")
+    .bind(messageHash)
+    .first<{ ledger_object: string | null }>();
   return row?.ledger_object ?? undefined;
 }
 
@@ -33,15 +35,28 @@ export function madeUpClaim(messageHash: string, overrides: Partial<ReturnType<t
 }
 function baseClaim(messageHash: string) {
   return {
-    messageHash, signature: `sig-${messageHash}`, scheme: "exact", network: "devnet", payer: "payer", payTo: `payTo-${messageHash}`,
-    merchantWallet: null as string | null, asset: "asset", amount: "1", lastValidBlockHeight: null, maxTimeoutSeconds: 60,
-    leaseId: crypto.randomUUID(), leaseExpiresAtMs: Date.now() + 600_000, paymentId: null,
+    messageHash,
+    signature: `sig-${messageHash}`,
+    scheme: "exact",
+    network: "devnet",
+    payer: "payer",
+    payTo: `payTo-${messageHash}`,
+    merchantWallet: null as string | null,
+    asset: "asset",
+    amount: "1",
+    lastValidBlockHeight: null,
+    maxTimeoutSeconds: 60,
+    leaseId: crypto.randomUUID(),
+    leaseExpiresAtMs: Date.now() + 600_000,
+    paymentId: null,
   };
 }
 
 /** The payment's message hash, from D1 (the claim writes its row there before the object holds it). */
 export async function messageHashOf(signature: string): Promise<string> {
-  const row = await env.DB.prepare("SELECT message_hash FROM settlements WHERE signature = ?").bind(signature).first<{ message_hash: string }>();
+  const row = await env.DB.prepare("SELECT message_hash FROM settlements WHERE signature = ?")
+    .bind(signature)
+    .first<{ message_hash: string }>();
   if (!row) throw new Error(`D1 has no settlements row for ${signature}`);
   return row.message_hash;
 }
@@ -62,14 +77,25 @@ export async function objectRow(messageHash: string): Promise<ObjectRow | undefi
   return runInDurableObject(stubNamed(name), (_instance, state) => {
     const sql = state.storage.sql;
     if (sql.exec("SELECT name FROM sqlite_master WHERE name = 'settlements'").toArray().length === 0) return undefined; // never used, or deleted
-    return sql.exec<Record<string, SqlStorageValue>>("SELECT * FROM settlements WHERE message_hash = ?", messageHash).toArray()[0] as ObjectRow | undefined;
+    return sql
+      .exec<Record<string, SqlStorageValue>>("SELECT * FROM settlements WHERE message_hash = ?", messageHash)
+      .toArray()[0] as ObjectRow | undefined;
   });
 }
 
 export function d1Row(messageHash: string) {
-  return env.DB.prepare("SELECT state, success_reported_at_ms, success_correlation_id, confirmed_at_ms FROM settlements WHERE message_hash = ?")
+  return env.DB.prepare(
+    "SELECT state, success_reported_at_ms, success_correlation_id, confirmed_at_ms FROM settlements WHERE message_hash = ?",
+  )
     .bind(messageHash)
-    .first<Pick<SettlementRow, never> & { state: string; success_reported_at_ms: number | null; success_correlation_id: string | null; confirmed_at_ms: number | null }>();
+    .first<
+      Pick<SettlementRow, never> & {
+        state: string;
+        success_reported_at_ms: number | null;
+        success_correlation_id: string | null;
+        confirmed_at_ms: number | null;
+      }
+    >();
 }
 
 /** Waits (briefly) until D1's copy caught up with the object's row. */
@@ -125,7 +151,14 @@ export function d1FailingOn(matches: (sql: string) => boolean) {
 /** The mirror's update (store/ledger-object-store.ts mirrorToD1). */
 export const MIRROR_SQL = (sql: string) => sql.startsWith("UPDATE settlements SET signature = ?2");
 
-type LedgerMethod = "claim" | "reportSuccess" | "recordConfirmationAfterFailedReport" | "update" | "takeOverLease" | "release" | "lookup";
+type LedgerMethod =
+  | "claim"
+  | "reportSuccess"
+  | "recordConfirmationAfterFailedReport"
+  | "update"
+  | "takeOverLease"
+  | "release"
+  | "lookup";
 
 /**
  * The ledger's namespace with some methods of every object failing, before the object runs them or after it ran them

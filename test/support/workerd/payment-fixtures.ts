@@ -1,11 +1,16 @@
+import { type Address, address, generateKeyPairSigner, type KeyPairSigner } from "@solana/kit";
+import {
+  findAssociatedTokenPda,
+  getCloseAccountInstruction,
+  getCreateAssociatedTokenIdempotentInstruction,
+  getTransferInstruction,
+} from "@solana-program/token";
 import { expect } from "vitest";
-import { address, generateKeyPairSigner, type Address, type KeyPairSigner } from "@solana/kit";
-import { findAssociatedTokenPda, getCloseAccountInstruction, getCreateAssociatedTokenIdempotentInstruction, getTransferInstruction } from "@solana-program/token";
-import { call } from "./worker-http";
-import { chainRpc, sendAs, signAndSend, tokenBalance } from "./chain";
-import { signWireTransaction } from "../sign-transaction";
-import { CLUSTERS } from "../../../src/platform/config/networks";
 import { TOKEN_PROGRAM_ADDRESS } from "../../../src/chain/token-programs";
+import { CLUSTERS } from "../../../src/platform/config/networks";
+import { signWireTransaction } from "../sign-transaction";
+import { chainRpc, sendAs, signAndSend, tokenBalance } from "./chain";
+import { call } from "./worker-http";
 
 /** Shared fixtures for payment tests: real sellers activated on the local chain, real enrich and build calls. */
 
@@ -37,7 +42,11 @@ export async function enrichedLine(asset: Address, amount: string, seller?: Addr
   const wallet = seller ?? (await activatedSeller(asset));
   const response = await call("/payment-required/enrich", {
     method: "POST",
-    json: { x402Version: 2, resource: RESOURCE, accepts: [{ scheme: "exact", network: DEVNET, asset, amount, payTo: wallet, maxTimeoutSeconds: 60 }] },
+    json: {
+      x402Version: 2,
+      resource: RESOURCE,
+      accepts: [{ scheme: "exact", network: DEVNET, asset, amount, payTo: wallet, maxTimeoutSeconds: 60 }],
+    },
   });
   expect(response.status).toBe(200);
   return response.body.accepts[0];
@@ -70,7 +79,15 @@ export async function usdcAccountOf(owner: Address): Promise<Address> {
 /** Creates `owner`'s USDC token account, paid by `payer` (any wallet can: docs/sweeps.md). */
 export async function createUsdcAccount(owner: Address, payer: KeyPairSigner): Promise<Address> {
   const ata = await usdcAccountOf(owner);
-  await sendAs(payer, [getCreateAssociatedTokenIdempotentInstruction({ payer, ata, owner, mint: USDC, tokenProgram: TOKEN_PROGRAM_ADDRESS })]);
+  await sendAs(payer, [
+    getCreateAssociatedTokenIdempotentInstruction({
+      payer,
+      ata,
+      owner,
+      mint: USDC,
+      tokenProgram: TOKEN_PROGRAM_ADDRESS,
+    }),
+  ]);
   return ata;
 }
 

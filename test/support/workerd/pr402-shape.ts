@@ -48,7 +48,9 @@ export const OUR_ENUM_EXTENSIONS: Record<string, { values: unknown[]; reason: st
 
 /** Whether `value` at path `at` is one of our deliberate enum extensions. */
 export function isEnumExtension(at: string, value: unknown): boolean {
-  return Object.entries(OUR_ENUM_EXTENSIONS).some(([suffix, extension]) => at.endsWith(`.${suffix}`) && extension.values.includes(value));
+  return Object.entries(OUR_ENUM_EXTENSIONS).some(
+    ([suffix, extension]) => at.endsWith(`.${suffix}`) && extension.values.includes(value),
+  );
 }
 
 /** Whether a JSON value has pr402's type (integer = a whole number). */
@@ -78,19 +80,29 @@ function hasType(value: unknown, type: string): boolean {
  */
 export function shapeProblems(value: unknown, shape: Shape, at = "$", optional = false): string[] {
   if (value === null) return shape.nullable || optional ? [] : [`${at}: null`];
-  if (shape.oneOf) return shape.oneOf.some((s) => shapeProblems(value, s, at).length === 0) ? [] : [`${at}: matches none of ${JSON.stringify(shape.oneOf)}`];
-  if (shape.type && !hasType(value, shape.type)) return [`${at}: expected ${shape.type}, got ${JSON.stringify(value)?.slice(0, 60)}`];
-  if (shape.enum && !shape.enum.includes(value) && !isEnumExtension(at, value)) return [`${at}: ${JSON.stringify(value)} not in ${JSON.stringify(shape.enum)}`];
+  if (shape.oneOf)
+    return shape.oneOf.some((s) => shapeProblems(value, s, at).length === 0)
+      ? []
+      : [`${at}: matches none of ${JSON.stringify(shape.oneOf)}`];
+  if (shape.type && !hasType(value, shape.type))
+    return [`${at}: expected ${shape.type}, got ${JSON.stringify(value)?.slice(0, 60)}`];
+  if (shape.enum && !shape.enum.includes(value) && !isEnumExtension(at, value))
+    return [`${at}: ${JSON.stringify(value)} not in ${JSON.stringify(shape.enum)}`];
   const problems: string[] = [];
-  if (Array.isArray(value) && shape.items) value.forEach((item, i) => problems.push(...shapeProblems(item, shape.items!, `${at}[${i}]`)));
+  if (Array.isArray(value) && shape.items)
+    value.forEach((item, i) => problems.push(...shapeProblems(item, shape.items!, `${at}[${i}]`)));
   if (hasType(value, "object")) {
     const record = value as Record<string, unknown>;
-    for (const key of shape.required ?? []) if (!(key in record)) problems.push(`${at}.${key}: missing (required by pr402)`);
+    for (const key of shape.required ?? [])
+      if (!(key in record)) problems.push(`${at}.${key}: missing (required by pr402)`);
     for (const [key, member] of Object.entries(shape.properties ?? {})) {
-      if (key in record) problems.push(...shapeProblems(record[key], member, `${at}.${key}`, !(shape.required ?? []).includes(key)));
+      if (key in record)
+        problems.push(...shapeProblems(record[key], member, `${at}.${key}`, !(shape.required ?? []).includes(key)));
     }
     if (typeof shape.additionalProperties === "object") {
-      for (const [key, member] of Object.entries(record)) if (!(key in (shape.properties ?? {}))) problems.push(...shapeProblems(member, shape.additionalProperties, `${at}.${key}`));
+      for (const [key, member] of Object.entries(record))
+        if (!(key in (shape.properties ?? {})))
+          problems.push(...shapeProblems(member, shape.additionalProperties, `${at}.${key}`));
     }
   }
   return problems;

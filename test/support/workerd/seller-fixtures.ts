@@ -1,4 +1,4 @@
-import { generateKeyPairSigner, getBase58Decoder, getBase64Decoder, signBytes, type KeyPairSigner } from "@solana/kit";
+import { generateKeyPairSigner, getBase58Decoder, getBase64Decoder, type KeyPairSigner, signBytes } from "@solana/kit";
 import { chainRpc } from "./chain";
 
 /** A seller wallet with SOL for fees and rent, on the real local chain. */
@@ -9,7 +9,11 @@ export async function fundedSeller(): Promise<KeyPairSigner> {
 }
 
 /** An ed25519 signature of a challenge message's UTF-8 bytes, as a wallet's signMessage produces it. */
-export async function signMessage(signer: KeyPairSigner, message: string, encoding: "base58" | "base64" = "base58"): Promise<string> {
+export async function signMessage(
+  signer: KeyPairSigner,
+  message: string,
+  encoding: "base58" | "base64" = "base58",
+): Promise<string> {
   const bytes = await signBytes(signer.keyPair.privateKey, new TextEncoder().encode(message));
   return encoding === "base58" ? getBase58Decoder().decode(bytes) : getBase64Decoder().decode(bytes);
 }

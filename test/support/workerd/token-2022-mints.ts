@@ -1,6 +1,17 @@
-import { AccountRole, generateKeyPairSigner, getAddressEncoder, type Address, type Instruction, type KeyPairSigner } from "@solana/kit";
+import {
+  AccountRole,
+  type Address,
+  generateKeyPairSigner,
+  getAddressEncoder,
+  type Instruction,
+  type KeyPairSigner,
+} from "@solana/kit";
 import { getCreateAccountInstruction } from "@solana-program/system";
-import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction, getMintToInstruction } from "@solana-program/token";
+import {
+  findAssociatedTokenPda,
+  getCreateAssociatedTokenIdempotentInstruction,
+  getMintToInstruction,
+} from "@solana-program/token";
 import { chainRpc, fundedBuyer, sendSigned } from "./chain";
 import { TOKEN_2022_PROGRAM } from "./craft-payment";
 
@@ -18,7 +29,11 @@ export interface MintExtension {
 }
 
 const addressBytes = (value: Address) => getAddressEncoder().encode(value);
-const onMint = (mint: Address, data: Uint8Array): Instruction => ({ programAddress: TOKEN_2022_PROGRAM, accounts: [{ address: mint, role: AccountRole.WRITABLE }], data });
+const onMint = (mint: Address, data: Uint8Array): Instruction => ({
+  programAddress: TOKEN_2022_PROGRAM,
+  accounts: [{ address: mint, role: AccountRole.WRITABLE }],
+  data,
+});
 
 /** TransferFeeExtension(26) / InitializeTransferFeeConfig(0): no authorities, `bps` basis points, capped at `maximum`. */
 export function transferFee(bps: number, maximum: bigint): MintExtension {
@@ -32,12 +47,20 @@ export function transferFee(bps: number, maximum: bigint): MintExtension {
 
 /** InitializePermanentDelegate(35): `delegate` may move anyone's tokens of this mint. */
 export function permanentDelegate(delegate: Address): MintExtension {
-  return { name: "PermanentDelegate", length: 32, initialize: (mint) => onMint(mint, new Uint8Array([35, ...addressBytes(delegate)])) };
+  return {
+    name: "PermanentDelegate",
+    length: 32,
+    initialize: (mint) => onMint(mint, new Uint8Array([35, ...addressBytes(delegate)])),
+  };
 }
 
 /** TransferHookExtension(36) / Initialize(0): every transfer CPIs `hookProgram` (no authority). */
 export function transferHook(hookProgram: Address): MintExtension {
-  return { name: "TransferHook", length: 64, initialize: (mint) => onMint(mint, new Uint8Array([36, 0, ...new Uint8Array(32), ...addressBytes(hookProgram)])) };
+  return {
+    name: "TransferHook",
+    length: 64,
+    initialize: (mint) => onMint(mint, new Uint8Array([36, 0, ...new Uint8Array(32), ...addressBytes(hookProgram)])),
+  };
 }
 
 export interface Token2022Mint {
@@ -59,18 +82,37 @@ export async function createToken2022Mint(extensions: MintExtension[] = []): Pro
   const lamports = await chainRpc<number>("getMinimumBalanceForRentExemption", [space]);
   const initializeMint2 = new Uint8Array([20, 6, ...addressBytes(authority.address), 0]);
   await sendSigned(authority, [
-    getCreateAccountInstruction({ payer: authority, newAccount: mintSigner, lamports: BigInt(lamports), space: BigInt(space), programAddress: TOKEN_2022_PROGRAM }),
+    getCreateAccountInstruction({
+      payer: authority,
+      newAccount: mintSigner,
+      lamports: BigInt(lamports),
+      space: BigInt(space),
+      programAddress: TOKEN_2022_PROGRAM,
+    }),
     ...extensions.map((e) => e.initialize(mint)),
     onMint(mint, initializeMint2),
   ]);
   const tokenAccount = async (owner: Address) => {
     const [ata] = await findAssociatedTokenPda({ owner, mint, tokenProgram: TOKEN_2022_PROGRAM });
-    await sendSigned(authority, [getCreateAssociatedTokenIdempotentInstruction({ payer: authority, ata, owner, mint, tokenProgram: TOKEN_2022_PROGRAM })]);
+    await sendSigned(authority, [
+      getCreateAssociatedTokenIdempotentInstruction({
+        payer: authority,
+        ata,
+        owner,
+        mint,
+        tokenProgram: TOKEN_2022_PROGRAM,
+      }),
+    ]);
     return ata;
   };
   const fund = async (owner: Address, amount: bigint) => {
     const ata = await tokenAccount(owner);
-    await sendSigned(authority, [getMintToInstruction({ mint, token: ata, mintAuthority: authority, amount }, { programAddress: TOKEN_2022_PROGRAM })]);
+    await sendSigned(authority, [
+      getMintToInstruction(
+        { mint, token: ata, mintAuthority: authority, amount },
+        { programAddress: TOKEN_2022_PROGRAM },
+      ),
+    ]);
     return ata;
   };
   return { mint, authority, fund, tokenAccount };

@@ -1,22 +1,27 @@
 import {
+  type Address,
   address,
+  type Blockhash,
   generateKeyPairSigner,
   getBase58Decoder,
-  signBytes,
-  type Address,
-  type Blockhash,
   type Instruction,
   type KeyPairSigner,
+  signBytes,
 } from "@solana/kit";
-import { PAYMENT_CHANNELS_PROGRAM_ADDRESS } from "../../../src/rails/upto/program/pda";
-import { getOpenInstructionDataCodec, type OpenInstructionData } from "../../../src/rails/upto/program/instructions";
-import { encodeVoucherMessage } from "../../../src/rails/upto/program/voucher";
-import { buildUptoDepositTransaction, channelSaltAtFirstBump, uptoDepositInstructions, type UptoDepositTransactionInput } from "../../../src/rails/upto/build-deposit-transaction";
 import { compileUnsignedTransaction } from "../../../src/chain/unsigned-transaction";
-import { DEVNET, USDC } from "./payment-fixtures";
+import {
+  buildUptoDepositTransaction,
+  channelSaltAtFirstBump,
+  type UptoDepositTransactionInput,
+  uptoDepositInstructions,
+} from "../../../src/rails/upto/build-deposit-transaction";
+import { getOpenInstructionDataCodec, type OpenInstructionData } from "../../../src/rails/upto/program/instructions";
+import { PAYMENT_CHANNELS_PROGRAM_ADDRESS } from "../../../src/rails/upto/program/pda";
+import { encodeVoucherMessage } from "../../../src/rails/upto/program/voucher";
+import { signWireTransaction } from "../sign-transaction";
 import { chainRpc } from "./chain";
 import { TOKEN_PROGRAM } from "./craft-payment";
-import { signWireTransaction } from "../sign-transaction";
+import { DEVNET, USDC } from "./payment-fixtures";
 
 /**
  * upto payments for workerd tests. The honest deposit is the facilitator's own builder's
@@ -53,7 +58,13 @@ export async function uptoLine(options: UptoLineOptions): Promise<Record<string,
     amount: options.amount ?? "2000000",
     payTo: options.payTo ?? (await uptoSeller()),
     maxTimeoutSeconds: options.maxTimeoutSeconds ?? 60,
-    extra: { feePayer: options.feePayer, receiverAuthorizer: options.authorizer, withdrawDelay: options.withdrawDelay ?? 900, tokenProgram: TOKEN_PROGRAM, ...options.extra },
+    extra: {
+      feePayer: options.feePayer,
+      receiverAuthorizer: options.authorizer,
+      withdrawDelay: options.withdrawDelay ?? 900,
+      tokenProgram: TOKEN_PROGRAM,
+      ...options.extra,
+    },
   };
 }
 
@@ -66,7 +77,9 @@ export interface OpenParts {
 }
 
 /** Changes to the honest Open: its voucher key (account 4) and fields of its data. */
-export type OpenBend = Partial<Pick<OpenInstructionData, "deposit" | "gracePeriod" | "recipients">> & { authorizedSigner?: Address };
+export type OpenBend = Partial<Pick<OpenInstructionData, "deposit" | "gracePeriod" | "recipients">> & {
+  authorizedSigner?: Address;
+};
 
 export interface DepositOptions {
   /** Rewrites the instruction list (default: [...computeBudget, open, memo]). */
@@ -82,12 +95,25 @@ export interface DepositOptions {
 }
 
 /** The buyer-signed deposit payload (the official client's fields). */
-export async function uptoDeposit(buyer: KeyPairSigner, line: Record<string, any>, options: DepositOptions = {}): Promise<Record<string, any>> {
+export async function uptoDeposit(
+  buyer: KeyPairSigner,
+  line: Record<string, any>,
+  options: DepositOptions = {},
+): Promise<Record<string, any>> {
   const feePayer = address(line.extra.feePayer);
-  const { value: latest, context } = await chainRpc<{ value: { blockhash: string; lastValidBlockHeight: number }; context: { slot: number } }>("getLatestBlockhash", [{ commitment: "confirmed" }]);
+  const { value: latest, context } = await chainRpc<{
+    value: { blockhash: string; lastValidBlockHeight: number };
+    context: { slot: number };
+  }>("getLatestBlockhash", [{ commitment: "confirmed" }]);
   const openSlot = options.openSlot ?? BigInt(context.slot);
   const salt = await channelSaltAtFirstBump(
-    { payer: buyer.address, payee: feePayer, mint: address(line.asset), authorizedSigner: address(line.extra.receiverAuthorizer), openSlot },
+    {
+      payer: buyer.address,
+      payee: feePayer,
+      mint: address(line.asset),
+      authorizedSigner: address(line.extra.receiverAuthorizer),
+      openSlot,
+    },
     PAYMENT_CHANNELS_PROGRAM_ADDRESS,
     address(line.extra.tokenProgram ?? TOKEN_PROGRAM),
   );
@@ -121,8 +147,14 @@ export async function uptoDeposit(buyer: KeyPairSigner, line: Record<string, any
     channelId = parts.channelId;
     const open = options.open ? bendOpen(parts.open, options.open) : parts.open;
     const honest: OpenParts = { computeBudget: parts.computeBudget, open, memo: parts.memo, feePayer };
-    const instructions = options.instructions ? options.instructions(honest) : [...honest.computeBudget, open, honest.memo];
-    unsigned = compileUnsignedTransaction({ feePayer: options.feePayer ?? feePayer, blockhash: input.blockhash, instructions }).transaction;
+    const instructions = options.instructions
+      ? options.instructions(honest)
+      : [...honest.computeBudget, open, honest.memo];
+    unsigned = compileUnsignedTransaction({
+      feePayer: options.feePayer ?? feePayer,
+      blockhash: input.blockhash,
+      instructions,
+    }).transaction;
   }
   const now = Math.floor(Date.now() / 1000);
   return {
@@ -143,27 +175,56 @@ export async function uptoDeposit(buyer: KeyPairSigner, line: Record<string, any
 function bendOpen(open: Instruction, bend: OpenBend): Instruction {
   const { authorizedSigner, ...fields } = bend;
   const codec = getOpenInstructionDataCodec();
-  const accounts = open.accounts!.map((meta, index) => (index === 4 && authorizedSigner ? { ...meta, address: authorizedSigner } : meta));
+  const accounts = open.accounts!.map((meta, index) =>
+    index === 4 && authorizedSigner ? { ...meta, address: authorizedSigner } : meta,
+  );
   return { ...open, accounts, data: codec.encode({ ...codec.decode(open.data!), ...fields }) };
 }
 
 /** A /verify or /settle body: what the official server sends (accepted = the line; requirements = the line, or the charge). */
-export function uptoBody(line: Record<string, any>, payload: Record<string, any>, requirements: Record<string, any> = line): Record<string, any> {
-  return { x402Version: 2, paymentPayload: { x402Version: 2, accepted: line, payload }, paymentRequirements: requirements };
+export function uptoBody(
+  line: Record<string, any>,
+  payload: Record<string, any>,
+  requirements: Record<string, any> = line,
+): Record<string, any> {
+  return {
+    x402Version: 2,
+    paymentPayload: { x402Version: 2, accepted: line, payload },
+    paymentRequirements: requirements,
+  };
 }
 
 /** The seller's server's claim of `amount` (its own voucher, as `enrichSettlementPayload` signs it). */
-export async function uptoClaimBody(line: Record<string, any>, deposit: Record<string, any>, amount: bigint, authorizer: KeyPairSigner | null): Promise<Record<string, any>> {
-  const voucherSignature = authorizer ? await signVoucher(authorizer, deposit.channelId, amount, BigInt(deposit.expiresAt)) : undefined;
-  return uptoBody(line, { ...deposit, type: "claim", ...(voucherSignature ? { voucherSignature } : {}) }, { ...line, amount: amount.toString() });
+export async function uptoClaimBody(
+  line: Record<string, any>,
+  deposit: Record<string, any>,
+  amount: bigint,
+  authorizer: KeyPairSigner | null,
+): Promise<Record<string, any>> {
+  const voucherSignature = authorizer
+    ? await signVoucher(authorizer, deposit.channelId, amount, BigInt(deposit.expiresAt))
+    : undefined;
+  return uptoBody(
+    line,
+    { ...deposit, type: "claim", ...(voucherSignature ? { voucherSignature } : {}) },
+    { ...line, amount: amount.toString() },
+  );
 }
 
-export async function signVoucher(authorizer: KeyPairSigner, channelId: Address, cumulativeAmount: bigint, expiresAt: bigint): Promise<string> {
+export async function signVoucher(
+  authorizer: KeyPairSigner,
+  channelId: Address,
+  cumulativeAmount: bigint,
+  expiresAt: bigint,
+): Promise<string> {
   const message = encodeVoucherMessage({ channelId, cumulativeAmount, expiresAt });
   return getBase58Decoder().decode(await signBytes(authorizer.keyPair.privateKey, message as Uint8Array<ArrayBuffer>));
 }
 
 export async function channelAccount(channelId: Address): Promise<Uint8Array | null> {
-  const result = await chainRpc<{ value: { data: [string, string] } | null }>("getAccountInfo", [channelId, { encoding: "base64", commitment: "confirmed" }]);
+  const result = await chainRpc<{ value: { data: [string, string] } | null }>("getAccountInfo", [
+    channelId,
+    { encoding: "base64", commitment: "confirmed" },
+  ]);
   return result.value ? Uint8Array.from(atob(result.value.data[0]), (c) => c.charCodeAt(0)) : null;
 }

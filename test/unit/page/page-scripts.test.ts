@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
 import { GENERATED_MODULE, pageScriptsModule } from "../../../scripts/build-page-scripts";
 import { CONSOLE_SCRIPT, HOME_SCRIPT, TRANSACTION_SCRIPT } from "../../../src/page/page-scripts.generated";
 
@@ -9,7 +9,10 @@ import { CONSOLE_SCRIPT, HOME_SCRIPT, TRANSACTION_SCRIPT } from "../../../src/pa
  */
 describe("src/page/page-scripts.generated.ts", () => {
   it("is what `npm run build:pages` builds from src/page/browser/ (run it after editing a browser source)", async () => {
-    expect(readFileSync(GENERATED_MODULE, "utf8") === (await pageScriptsModule()), "src/page/page-scripts.generated.ts is stale: run `npm run build:pages`").toBe(true);
+    expect(
+      readFileSync(GENERATED_MODULE, "utf8") === (await pageScriptsModule()),
+      "src/page/page-scripts.generated.ts is stale: run `npm run build:pages`",
+    ).toBe(true);
   }, 30_000);
 
   it("holds three strict, self-contained browser scripts (no module syntax left to load)", () => {

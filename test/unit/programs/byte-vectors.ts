@@ -2,9 +2,10 @@
  * Small helpers for writing expected byte layouts by hand in the program tests. They only build
  * byte arrays; the expected little-endian numbers are written out literally in each test.
  */
-import { getAddressDecoder, type Address } from "@solana/kit";
+
 import { createHash } from "node:crypto";
 import { Point } from "@noble/ed25519";
+import { type Address, getAddressDecoder } from "@solana/kit";
 
 /** 32 bytes counting up from `first` (first, first+1, …, first+31). */
 export function seq32(first: number): number[] {

@@ -2,16 +2,15 @@ import { describe, expect, it } from "vitest";
 import { ProgramDataError } from "../../../src/chain/program/program-data-error";
 import {
   BANK_ACCOUNT_SIZE,
-  ESCROW_ACCOUNT_SIZE,
-  ESCROW_CONFIG_ACCOUNT_SIZE,
-  PAYMENT_ACCOUNT_SIZE,
-  PAYMENT_BODY_SIZE_BYTES,
-  PAYMENT_STATE,
-  RESOLUTION_STATE,
+  type Bank,
   decodeBank,
   decodeEscrow,
   decodeEscrowConfig,
   decodePayment,
+  ESCROW_ACCOUNT_SIZE,
+  ESCROW_CONFIG_ACCOUNT_SIZE,
+  type Escrow,
+  type EscrowConfig,
   getBankDecoder,
   getBankEncoder,
   getEscrowConfigDecoder,
@@ -21,10 +20,11 @@ import {
   getPaymentCodec,
   getPaymentDecoder,
   getPaymentEncoder,
-  type Bank,
-  type Escrow,
-  type EscrowConfig,
+  PAYMENT_ACCOUNT_SIZE,
+  PAYMENT_BODY_SIZE_BYTES,
+  PAYMENT_STATE,
   type Payment,
+  RESOLUTION_STATE,
 } from "../../../src/rails/sla-escrow/program/accounts";
 import { NATIVE_SOL_ESCROW_MINT } from "../../../src/rails/sla-escrow/program/pda";
 import { addressFromBytes, bytes, fill32, seq32, zeros } from "./byte-vectors";
@@ -190,7 +190,7 @@ describe("SLA-Escrow account codecs", () => {
     expect(decodeEscrow(escrowBytes.subarray(0, 127))).toBeNull();
   });
 
-  it("reads accounts longer than the layout (\"at least\", as the ABI's clients do): appended fields are ignored", () => {
+  it('reads accounts longer than the layout ("at least", as the ABI\'s clients do): appended fields are ignored', () => {
     expect(decodePayment(bytes(paymentBytes, [0]))).toEqual(decodePayment(paymentBytes));
     expect(decodePayment(bytes(paymentBytes, new Array(64).fill(0xee)))).toEqual(decodePayment(paymentBytes));
     expect(decodeBank(bytes(bankBytes, [1]))).toEqual(decodeBank(bankBytes));

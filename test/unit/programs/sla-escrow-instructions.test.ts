@@ -1,12 +1,10 @@
-import { AccountRole, address, type Address } from "@solana/kit";
+import { AccountRole, type Address, address } from "@solana/kit";
 import { describe, expect, it } from "vitest";
 import { CLUSTERS } from "../../../src/platform/config/networks";
-import { NATIVE_SOL_ESCROW_MINT } from "../../../src/rails/sla-escrow/program/pda";
 import {
-  FUND_PAYMENT_INSTRUCTION_DATA_SIZE,
-  MUTUAL_ACTION,
-  SLA_ESCROW_INSTRUCTION,
   decodeFundPaymentInstructionData,
+  FUND_PAYMENT_INSTRUCTION_DATA_SIZE,
+  type FundPaymentInstructionData,
   getAcceptMutualActionInstruction,
   getApproveDeliveryInstruction,
   getClosePaymentInstruction,
@@ -20,8 +18,10 @@ import {
   getReleasePaymentInstruction,
   getResolveWithSplitInstruction,
   getSubmitDeliveryInstruction,
-  type FundPaymentInstructionData,
+  MUTUAL_ACTION,
+  SLA_ESCROW_INSTRUCTION,
 } from "../../../src/rails/sla-escrow/program/instructions";
+import { NATIVE_SOL_ESCROW_MINT } from "../../../src/rails/sla-escrow/program/pda";
 import { fundPaymentV2Data, resolveWithSplitData } from "../../support/instruction-data";
 import { addressFromBytes, bytes, fill32, seq32, zeros } from "./byte-vectors";
 
@@ -81,7 +81,15 @@ describe("FundPayment (0)", () => {
   it("encodes the 177-byte layout and decodes back", () => {
     expect(FUND_PAYMENT_INSTRUCTION_DATA_SIZE).toBe(177);
     expect(fundPaymentBytes.length).toBe(177);
-    const built = getFundPaymentInstruction({ kind: "spl", ...pdas, buyer, escrowAta, buyerAta, tokenProgram: TOKEN, ...fundPaymentData });
+    const built = getFundPaymentInstruction({
+      kind: "spl",
+      ...pdas,
+      buyer,
+      escrowAta,
+      buyerAta,
+      tokenProgram: TOKEN,
+      ...fundPaymentData,
+    });
     expect(built.data).toEqual(fundPaymentBytes);
     expect(decodeFundPaymentInstructionData(fundPaymentBytes)).toEqual(fundPaymentData);
   });
@@ -244,11 +252,38 @@ describe("FundPaymentV2 (8)", () => {
  * tip accounts). Each row is [address, role] in ABI order.
  */
 describe("ReleasePayment (1): ABI §5.3", () => {
-  const head = [[keeper, SW], [bank, R], [config, R], [escrow, W], [payment, W]] as [Address, AccountRole][];
+  const head = [
+    [keeper, SW],
+    [bank, R],
+    [config, R],
+    [escrow, W],
+    [payment, W],
+  ] as [Address, AccountRole][];
   const sol = { ...pdas, caller: keeper, kind: "sol" as const, solStorage, seller };
-  const spl = { ...pdas, caller: keeper, kind: "spl" as const, mint, escrowAta, sellerAta, seller, tokenProgram: TOKEN };
-  const solFixed = [...head, [NATIVE_SOL_ESCROW_MINT, R], [solStorage, W], [seller, W], [SYSTEM, R]] as [Address, AccountRole][];
-  const splFixed = [...head, [mint, R], [escrowAta, W], [sellerAta, W], [seller, W], [TOKEN, R], [ATA_PROGRAM, R], [SYSTEM, R]] as [Address, AccountRole][];
+  const spl = {
+    ...pdas,
+    caller: keeper,
+    kind: "spl" as const,
+    mint,
+    escrowAta,
+    sellerAta,
+    seller,
+    tokenProgram: TOKEN,
+  };
+  const solFixed = [...head, [NATIVE_SOL_ESCROW_MINT, R], [solStorage, W], [seller, W], [SYSTEM, R]] as [
+    Address,
+    AccountRole,
+  ][];
+  const splFixed = [
+    ...head,
+    [mint, R],
+    [escrowAta, W],
+    [sellerAta, W],
+    [seller, W],
+    [TOKEN, R],
+    [ATA_PROGRAM, R],
+    [SYSTEM, R],
+  ] as [Address, AccountRole][];
 
   it("data is the bare discriminator [1]", () => {
     expect(getReleasePaymentInstruction(sol).data).toEqual(Uint8Array.of(1));
@@ -258,18 +293,24 @@ describe("ReleasePayment (1): ABI §5.3", () => {
     expect(getReleasePaymentInstruction(sol).accounts).toEqual(metas(...solFixed));
   });
   it("SOL with the tip: + 9 oracle_authority (w)", () => {
-    expect(getReleasePaymentInstruction({ ...sol, oracleTip: { oracle } }).accounts).toEqual(metas(...solFixed, [oracle, W]));
+    expect(getReleasePaymentInstruction({ ...sol, oracleTip: { oracle } }).accounts).toEqual(
+      metas(...solFixed, [oracle, W]),
+    );
   });
   it("SPL, indices 0–11: … escrow_tokens (w), seller_tokens (w), seller (w), token, associated-token, System", () => {
     expect(getReleasePaymentInstruction(spl).accounts).toEqual(metas(...splFixed));
   });
   it("SPL with the tip: + 12 oracle_tokens (w), 13 oracle_authority (w)", () => {
-    expect(getReleasePaymentInstruction({ ...spl, oracleTip: { oracle, oracleAta } }).accounts).toEqual(metas(...splFixed, [oracleAta, W], [oracle, W]));
+    expect(getReleasePaymentInstruction({ ...spl, oracleTip: { oracle, oracleAta } }).accounts).toEqual(
+      metas(...splFixed, [oracleAta, W], [oracle, W]),
+    );
     expect(() => getReleasePaymentInstruction({ ...spl, oracleTip: { oracle } })).toThrow(TypeError);
   });
   it("extended payment: PaymentExt (w) and buyer (w) after the fixed list, before the tip accounts", () => {
     const extended = { paymentExt, buyer };
-    expect(getReleasePaymentInstruction({ ...sol, extended }).accounts).toEqual(metas(...solFixed, [paymentExt, W], [buyer, W]));
+    expect(getReleasePaymentInstruction({ ...sol, extended }).accounts).toEqual(
+      metas(...solFixed, [paymentExt, W], [buyer, W]),
+    );
     expect(getReleasePaymentInstruction({ ...sol, extended, oracleTip: { oracle } }).accounts).toEqual(
       metas(...solFixed, [paymentExt, W], [buyer, W], [oracle, W]),
     );
@@ -280,10 +321,19 @@ describe("ReleasePayment (1): ABI §5.3", () => {
 });
 
 describe("RefundPayment (2): ABI §5.4", () => {
-  const head = [[keeper, SW], [bank, R], [config, R], [escrow, W], [payment, W]] as [Address, AccountRole][];
+  const head = [
+    [keeper, SW],
+    [bank, R],
+    [config, R],
+    [escrow, W],
+    [payment, W],
+  ] as [Address, AccountRole][];
   const sol = { ...pdas, caller: keeper, kind: "sol" as const, solStorage, buyer };
   const spl = { ...pdas, caller: keeper, kind: "spl" as const, mint, escrowAta, buyerAta, tokenProgram: TOKEN };
-  const solFixed = [...head, [NATIVE_SOL_ESCROW_MINT, R], [solStorage, W], [buyer, W], [SYSTEM, R]] as [Address, AccountRole][];
+  const solFixed = [...head, [NATIVE_SOL_ESCROW_MINT, R], [solStorage, W], [buyer, W], [SYSTEM, R]] as [
+    Address,
+    AccountRole,
+  ][];
   const splFixed = [...head, [mint, R], [escrowAta, W], [buyerAta, W], [TOKEN, R]] as [Address, AccountRole][];
 
   it("data is the bare discriminator [2]", () => {
@@ -293,7 +343,9 @@ describe("RefundPayment (2): ABI §5.4", () => {
     expect(getRefundPaymentInstruction(sol).accounts).toEqual(metas(...solFixed));
   });
   it("SOL with the tip: + 9 oracle_authority (w)", () => {
-    expect(getRefundPaymentInstruction({ ...sol, oracleTip: { oracle } }).accounts).toEqual(metas(...solFixed, [oracle, W]));
+    expect(getRefundPaymentInstruction({ ...sol, oracleTip: { oracle } }).accounts).toEqual(
+      metas(...solFixed, [oracle, W]),
+    );
   });
   it("SPL, indices 0–8: … escrow_tokens (w), buyer_tokens (w), token program", () => {
     expect(getRefundPaymentInstruction(spl).accounts).toEqual(metas(...splFixed));
@@ -308,7 +360,9 @@ describe("RefundPayment (2): ABI §5.4", () => {
     expect(getRefundPaymentInstruction({ ...spl, extended, oracleTip: { oracle, oracleAta } }).accounts).toEqual(
       metas(...splFixed, [paymentExt, W], [buyer, W], [oracleAta, W], [oracle, W], [ATA_PROGRAM, R], [SYSTEM, R]),
     );
-    expect(getRefundPaymentInstruction({ ...sol, extended }).accounts).toEqual(metas(...solFixed, [paymentExt, W], [buyer, W]));
+    expect(getRefundPaymentInstruction({ ...sol, extended }).accounts).toEqual(
+      metas(...solFixed, [paymentExt, W], [buyer, W]),
+    );
     // The PaymentExt's rent goes to the payment's buyer, nobody else.
     expect(() => getRefundPaymentInstruction({ ...sol, extended: { paymentExt, buyer: seller } })).toThrow(RangeError);
   });

@@ -1,14 +1,20 @@
-import { address, getAddressEncoder, getProgramDerivedAddress, type Address, type ReadonlyUint8Array } from "@solana/kit";
+import {
+  type Address,
+  address,
+  getAddressEncoder,
+  getProgramDerivedAddress,
+  type ReadonlyUint8Array,
+} from "@solana/kit";
 import { describe, expect, it } from "vitest";
 import { CLUSTERS } from "../../../src/platform/config/networks";
 import {
-  NATIVE_SOL_ESCROW_MINT,
   findBankPda,
   findEscrowConfigPda,
   findEscrowPda,
   findEscrowSolStoragePda,
   findPaymentExtPda,
   findPaymentPda,
+  NATIVE_SOL_ESCROW_MINT,
 } from "../../../src/rails/sla-escrow/program/pda";
 import { addressFromBytes, independentPda, seq32, zeros } from "./byte-vectors";
 
@@ -16,7 +22,8 @@ const programId = address(CLUSTERS.devnet.slaEscrowProgramId);
 const addressEncoder = getAddressEncoder();
 const utf8 = (text: string) => new TextEncoder().encode(text);
 const raw = (value: Address) => Uint8Array.from(addressEncoder.encode(value));
-const literal = (seeds: (string | ReadonlyUint8Array)[]) => getProgramDerivedAddress({ programAddress: programId, seeds });
+const literal = (seeds: (string | ReadonlyUint8Array)[]) =>
+  getProgramDerivedAddress({ programAddress: programId, seeds });
 
 const usdc = address(CLUSTERS.devnet.usdcMint);
 const uid = Uint8Array.from(seq32(1));
@@ -29,7 +36,7 @@ describe("NATIVE_SOL_ESCROW_MINT", () => {
 });
 
 describe("SLA-Escrow PDAs", () => {
-  it("Bank = [\"bank\"], Config = [\"config\"]", async () => {
+  it('Bank = ["bank"], Config = ["config"]', async () => {
     const bank = await literal(["bank"]);
     expect(await findBankPda(programId)).toEqual(bank);
     const [bankBytes, bankBump] = independentPda(raw(programId), [utf8("bank")]);
@@ -37,7 +44,7 @@ describe("SLA-Escrow PDAs", () => {
     expect(await findEscrowConfigPda(programId)).toEqual(await literal(["config"]));
   });
 
-  it("Escrow = [\"escrow\", mint, bank], in that order", async () => {
+  it('Escrow = ["escrow", mint, bank], in that order', async () => {
     const [bank] = await findBankPda(programId);
     const expected = await literal(["escrow", raw(usdc), raw(bank)]);
     expect(await findEscrowPda(programId, usdc, bank)).toEqual(expected);
@@ -51,7 +58,7 @@ describe("SLA-Escrow PDAs", () => {
     expect(await findEscrowPda(programId, NATIVE_SOL_ESCROW_MINT, bank)).toEqual([addressFromBytes(escrowBytes), bump]);
   });
 
-  it("SOL storage = [\"sol_storage\", mint, bank, escrow]", async () => {
+  it('SOL storage = ["sol_storage", mint, bank, escrow]', async () => {
     const [bank] = await findBankPda(programId);
     const [escrow] = await findEscrowPda(programId, NATIVE_SOL_ESCROW_MINT, bank);
     expect(await findEscrowSolStoragePda(programId, NATIVE_SOL_ESCROW_MINT, bank, escrow)).toEqual(
@@ -59,7 +66,7 @@ describe("SLA-Escrow PDAs", () => {
     );
   });
 
-  it("Payment = [\"payment\", uid32, bank] and PaymentExt = [\"payment_ext\", uid32, bank]", async () => {
+  it('Payment = ["payment", uid32, bank] and PaymentExt = ["payment_ext", uid32, bank]', async () => {
     const [bank] = await findBankPda(programId);
     const payment = await literal(["payment", uid, raw(bank)]);
     const paymentExt = await literal(["payment_ext", uid, raw(bank)]);

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { ProgramDataError } from "../../../src/chain/program/program-data-error";
 import {
-  SPLIT_VAULT_ACCOUNT_SIZE,
-  UNIVERSAL_SETTLE_CONFIG_ACCOUNT_SIZE,
   decodeSplitVault,
   decodeUniversalSettleConfig,
   feeBpsForVault,
@@ -10,10 +9,11 @@ import {
   getSplitVaultEncoder,
   getUniversalSettleConfigDecoder,
   getUniversalSettleConfigEncoder,
+  SPLIT_VAULT_ACCOUNT_SIZE,
   type SplitVault,
+  UNIVERSAL_SETTLE_CONFIG_ACCOUNT_SIZE,
   type UniversalSettleConfig,
 } from "../../../src/rails/exact/program/accounts";
-import { ProgramDataError } from "../../../src/chain/program/program-data-error";
 import { addressFromBytes, bytes, seq32, zeros } from "./byte-vectors";
 
 // Hand-built from docs/universal-settle-abi.md: offsets below are absolute (header 8 + body offset).
@@ -145,7 +145,7 @@ describe("UniversalSettle Config codec", () => {
     expect(decodeUniversalSettleConfig(configBytes)).toEqual(config);
   });
 
-  it("rejects a short account or a wrong discriminator; reads a longer one (\"at least\")", () => {
+  it('rejects a short account or a wrong discriminator; reads a longer one ("at least")', () => {
     expect(decodeUniversalSettleConfig(configBytes.subarray(0, 119))).toBeNull();
     expect(decodeUniversalSettleConfig(bytes(configBytes, zeros(1)))).toEqual(config);
     expect(() => getUniversalSettleConfigDecoder().decode(configBytes.subarray(0, 112))).toThrow(

@@ -1,9 +1,13 @@
 import { AccountRole, address, createNoopSigner } from "@solana/kit";
 import { describe, expect, it } from "vitest";
-import { CLUSTERS } from "../../../src/platform/config/networks";
 import { ProgramDataError } from "../../../src/chain/program/program-data-error";
-import { UNIVERSAL_SETTLE_INSTRUCTION, getCreateVaultInstruction, getSweepInstruction } from "../../../src/rails/exact/program/instructions";
 import { ZERO_ADDRESS } from "../../../src/chain/program/zero-address";
+import { CLUSTERS } from "../../../src/platform/config/networks";
+import {
+  getCreateVaultInstruction,
+  getSweepInstruction,
+  UNIVERSAL_SETTLE_INSTRUCTION,
+} from "../../../src/rails/exact/program/instructions";
 import { createVaultData, sweepData } from "../../support/instruction-data";
 import { addressFromBytes, bytes, seq32, zeros } from "./byte-vectors";
 

@@ -1,14 +1,14 @@
 import {
+  type Address,
   address,
   getAddressEncoder,
   getProgramDerivedAddress,
-  type Address,
   type ReadonlyUint8Array,
 } from "@solana/kit";
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 import { describe, expect, it } from "vitest";
-import { CLUSTERS } from "../../../src/platform/config/networks";
 import { clearPdaCache } from "../../../src/chain/program/find-cached-pda";
+import { CLUSTERS } from "../../../src/platform/config/networks";
 import {
   feeShardIndexOf,
   findFeeShardPda,
@@ -48,36 +48,39 @@ describe("independent PDA derivation (the reference used below)", () => {
 });
 
 describe("UniversalSettle PDAs", () => {
-  it("Config = [\"config\"]", async () => {
+  it('Config = ["config"]', async () => {
     const expected = await literal(devnetProgram, ["config"]);
     expect(await findUniversalSettleConfigPda(devnetProgram)).toEqual(expected);
     const [bytes, bump] = independentPda(raw(devnetProgram), [utf8("config")]);
     expect(expected).toEqual([addressFromBytes(bytes), bump]);
   });
 
-  it("SplitVault = [\"vault\", seller]", async () => {
+  it('SplitVault = ["vault", seller]', async () => {
     const expected = await literal(devnetProgram, ["vault", raw(seller)]);
     expect(await findVaultPda(devnetProgram, seller)).toEqual(expected);
     const [bytes, bump] = independentPda(raw(devnetProgram), [utf8("vault"), Uint8Array.from(seq32(1))]);
     expect(expected).toEqual([addressFromBytes(bytes), bump]);
   });
 
-  it("vault SOL storage = [\"sol_storage\", vault]", async () => {
+  it('vault SOL storage = ["sol_storage", vault]', async () => {
     const [vault] = await findVaultPda(devnetProgram, seller);
     expect(await findVaultSolStoragePda(devnetProgram, vault)).toEqual(
       await literal(devnetProgram, ["sol_storage", raw(vault)]),
     );
   });
 
-  it("fee shard i = [\"fee_shard\", u64_le(i)]", async () => {
+  it('fee shard i = ["fee_shard", u64_le(i)]', async () => {
     const expected = await literal(devnetProgram, ["fee_shard", Uint8Array.of(3, 0, 0, 0, 0, 0, 0, 0)]);
     expect(await findFeeShardPda(devnetProgram, 3n)).toEqual(expected);
-    const big = await literal(devnetProgram, ["fee_shard", Uint8Array.of(0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01)]);
+    const big = await literal(devnetProgram, [
+      "fee_shard",
+      Uint8Array.of(0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01),
+    ]);
     expect(await findFeeShardPda(devnetProgram, 0x0102030405060708n)).toEqual(big);
     await expect(findFeeShardPda(devnetProgram, -1n)).rejects.toThrow();
   });
 
-  it("fee shard SOL storage = [\"fee_shard_sol\", shard]", async () => {
+  it('fee shard SOL storage = ["fee_shard_sol", shard]', async () => {
     const [shard] = await findFeeShardPda(devnetProgram, 0n);
     expect(await findFeeShardSolStoragePda(devnetProgram, shard)).toEqual(
       await literal(devnetProgram, ["fee_shard_sol", raw(shard)]),

@@ -48,7 +48,14 @@ export async function call<T>(section: string, method: string, path: string, bod
   return parsed as T;
 }
 
-function showCall(section: string, method: string, url: string, body: JsonBody | undefined, status: string, answer: string): void {
+function showCall(
+  section: string,
+  method: string,
+  url: string,
+  body: JsonBody | undefined,
+  status: string,
+  answer: string,
+): void {
   const box = document.getElementById(section + "-calls");
   if (!box) return;
   const quote = (s: string) => "'" + s.replaceAll("'", "'\\''") + "'";
@@ -59,9 +66,14 @@ function showCall(section: string, method: string, url: string, body: JsonBody |
   const details = el(
     "details",
     { class: "call" },
-    el("summary", { text: method + " " + (target.origin === location.origin ? target.pathname : url) + rpcMethod + " → " + status }),
+    el("summary", {
+      text: method + " " + (target.origin === location.origin ? target.pathname : url) + rpcMethod + " → " + status,
+    }),
     el("pre", { class: "curl", text: curl }),
-    el("pre", { class: "answer", text: answer.length > ANSWER_SHOWN_CHARS ? answer.slice(0, ANSWER_SHOWN_CHARS) + "…" : answer }),
+    el("pre", {
+      class: "answer",
+      text: answer.length > ANSWER_SHOWN_CHARS ? answer.slice(0, ANSWER_SHOWN_CHARS) + "…" : answer,
+    }),
   );
   box.prepend(details);
   while (box.children.length > CALLS_SHOWN_PER_SECTION) box.lastElementChild?.remove();

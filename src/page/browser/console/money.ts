@@ -1,9 +1,10 @@
 /** Step 6: the vault's balance, what the next sweep pays, recent settlements and escrow payments to deliver. */
-import { API } from "../api";
+
 import { formatUnits, rawAmount } from "../amounts";
+import { API } from "../api";
 import { byId, el } from "../dom";
 import { transactionHref } from "../explorer";
-import { sweepPaysText, type FeeQuoteAnswer } from "../fee-quote-text";
+import { type FeeQuoteAnswer, sweepPaysText } from "../fee-quote-text";
 import { formatTime } from "../time-format";
 import { call, say } from "./calls";
 import { snapshotPath } from "./onboarding";
@@ -11,7 +12,13 @@ import { assetInfo, short, state, walletAddress } from "./state";
 import { sellerChallenge } from "./wallet";
 
 /** The vault snapshot: pr402 writes amounts as JSON integers with `*Decimal` strings beside them; older answers use strings. */
-type Snapshot = Record<string, unknown> & { splitVaultPda?: string; vaultExists?: boolean; splDecimals?: number; sweepBlockedReason?: string; sellerSplAtaExists?: boolean };
+type Snapshot = Record<string, unknown> & {
+  splitVaultPda?: string;
+  vaultExists?: boolean;
+  splDecimals?: number;
+  sweepBlockedReason?: string;
+  sellerSplAtaExists?: boolean;
+};
 interface JobRun {
   at?: string;
   outcome?: string;
@@ -47,7 +54,10 @@ export function nextCronRun(expression: string, now: Date): Date | null {
 
 export async function refreshBalance(sweepCron: string): Promise<void> {
   const asset = assetInfo();
-  const [snap, health] = await Promise.all([call<Snapshot>("money", "GET", snapshotPath(asset)), call<Health>("money", "GET", "/health").catch(() => null)]);
+  const [snap, health] = await Promise.all([
+    call<Snapshot>("money", "GET", snapshotPath(asset)),
+    call<Health>("money", "GET", "/health").catch(() => null),
+  ]);
   const amount = (name: string): string | null => {
     const v = snap[name + "Decimal"] ?? snap[name];
     return v === null || v === undefined ? null : String(v);
@@ -56,7 +66,10 @@ export async function refreshBalance(sweepCron: string): Promise<void> {
   const decimals = asset.native ? 9 : (snap.splDecimals ?? asset.decimals);
   const rows: [string, string][] = [
     ["Vault", String(snap.splitVaultPda)],
-    ["Vault balance", snap.vaultExists ? formatUnits(raw ?? "0", decimals, asset.symbol) : "no vault yet (activate first)"],
+    [
+      "Vault balance",
+      snap.vaultExists ? formatUnits(raw ?? "0", decimals, asset.symbol) : "no vault yet (activate first)",
+    ],
   ];
   if (!asset.native) rows.push(["Spendable SOL in vault", formatUnits(amount("spendableLamports") ?? "0", 9, "SOL")]);
   const next = nextCronRun(sweepCron, new Date());
@@ -66,15 +79,36 @@ export async function refreshBalance(sweepCron: string): Promise<void> {
   const missing = snap.sweepBlockedReason === "seller_token_account_missing" || snap.sellerSplAtaExists === false;
   const balance = rawAmount(raw);
   if (snap.vaultExists && balance !== null && balance > 0n) {
-    const quote = await call<FeeQuoteAnswer>("money", "GET", "/fee-quote?wallet=" + walletAddress() + "&asset=" + encodeURIComponent(asset.param) + "&amount=" + raw + "&scheme=exact");
+    const quote = await call<FeeQuoteAnswer>(
+      "money",
+      "GET",
+      "/fee-quote?wallet=" +
+        walletAddress() +
+        "&asset=" +
+        encodeURIComponent(asset.param) +
+        "&amount=" +
+        raw +
+        "&scheme=exact",
+    );
     rows.push(["Next sweep pays you", sweepPaysText(quote, decimals, asset.symbol)]);
-    rows.push(["When", missing ? "not until you create your own " + asset.symbol + " token account (sweeps never create it)" : when + ", if the balance is at or above the operator's sweep threshold"]);
+    rows.push([
+      "When",
+      missing
+        ? "not until you create your own " + asset.symbol + " token account (sweeps never create it)"
+        : when + ", if the balance is at or above the operator's sweep threshold",
+    ]);
   } else {
     rows.push(["Next sweep", "nothing to pay yet"]);
   }
   const last = health?.settlementKeeper?.jobs?.sweep ?? health?.lastSweepRun;
   if (last && last.at) {
-    rows.push(["Last sweep run", formatTime(last.at) + " · " + (last.outcome || "") + (last.succeeded !== undefined ? " · " + last.succeeded + " swept" : last.detail ? " · " + last.detail : "")]);
+    rows.push([
+      "Last sweep run",
+      formatTime(last.at) +
+        " · " +
+        (last.outcome || "") +
+        (last.succeeded !== undefined ? " · " + last.succeeded + " swept" : last.detail ? " · " + last.detail : ""),
+    ]);
   }
   byId("balance").replaceChildren(...rows.flatMap(([k, v]) => [el("dt", { text: k }), el("dd", { text: v })]));
   say("money-status", "Balance read from the chain at " + formatTime(new Date()) + ".", "ok");
@@ -87,13 +121,22 @@ function decimalsOfMint(mint: string): [number, string] {
 
 /** A transaction's link: the explorer of the configured cluster, or our own view on the local chain (explorer.ts). */
 function transactionLink(signature: string): HTMLElement {
-  return el("a", { href: transactionHref(signature, { cluster: state.cluster, walletRpcUrl: state.walletRpcUrl }), target: "_blank", rel: "noopener", text: short(signature) });
+  return el("a", {
+    href: transactionHref(signature, { cluster: state.cluster, walletRpcUrl: state.walletRpcUrl }),
+    target: "_blank",
+    rel: "noopener",
+    text: short(signature),
+  });
 }
 
 export async function loadPayments(): Promise<void> {
   say("money-status", "Sign the payment-history request in your wallet…");
   const signed = await sellerChallenge("money", "seller:payments");
-  const body = await call<{ entries?: PaymentEntry[] }>("money", "POST", "/seller/payments", { wallet: walletAddress(), ...signed, limit: 25 });
+  const body = await call<{ entries?: PaymentEntry[] }>("money", "POST", "/seller/payments", {
+    wallet: walletAddress(),
+    ...signed,
+    limit: 25,
+  });
   const entries = body.entries ?? [];
   const settled = entries.filter((e) => e.kind === "settle");
   const rows =
@@ -106,7 +149,10 @@ export async function loadPayments(): Promise<void> {
             {},
             el("td", { text: formatTime(e.startedAt) }),
             el("td", { text: e.scheme ?? "" }),
-            el("td", { class: e.outcome === "settled" ? "ok" : "bad", text: e.outcome + (e.reason ? " (" + e.reason + ")" : "") }),
+            el("td", {
+              class: e.outcome === "settled" ? "ok" : "bad",
+              text: e.outcome + (e.reason ? " (" + e.reason + ")" : ""),
+            }),
             el("td", { text: e.amount ? formatUnits(e.amount, decimals, symbol) : "" }),
             el("td", { text: short(e.payer ?? "") }),
             el("td", {}, e.signature ? transactionLink(e.signature) : el("span", { text: "—" })),
@@ -122,10 +168,19 @@ export async function loadPayments(): Promise<void> {
       : escrow.map((e) => {
           const [decimals, symbol] = decimalsOfMint(e.asset);
           const due = cutoffSeconds
-            ? formatTime(Date.parse(e.startedAt ?? "") + cutoffSeconds * 1000) + " (the default cutoff; a payment may set its own)"
+            ? formatTime(Date.parse(e.startedAt ?? "") + cutoffSeconds * 1000) +
+              " (the default cutoff; a payment may set its own)"
             : "before the payment's delivery cutoff";
           return el("li", {
-            text: formatUnits(e.amount, decimals, symbol) + " from " + short(e.payer) + ": deliver, then submit delivery (POST " + API + "/build-sla-escrow-submit-delivery-tx) by " + due + ".",
+            text:
+              formatUnits(e.amount, decimals, symbol) +
+              " from " +
+              short(e.payer) +
+              ": deliver, then submit delivery (POST " +
+              API +
+              "/build-sla-escrow-submit-delivery-tx) by " +
+              due +
+              ".",
           });
         })),
   );

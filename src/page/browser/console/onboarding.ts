@@ -1,9 +1,18 @@
 /** Steps 2 to 4: the seller's rails (preview), its own token account, activation, and registration. */
-import { base58Decode, fromBase64 } from "../base58";
+
 import { percentFromBps } from "../amounts";
+import { base58Decode, fromBase64 } from "../base58";
 import { byId, el } from "../dom";
 import { call, say } from "./calls";
-import { assetInfo, chosenPayToForm, state, walletAddress, type ExactView, type Lifecycle, type Preview } from "./state";
+import {
+  assetInfo,
+  chosenPayToForm,
+  type ExactView,
+  type Lifecycle,
+  type Preview,
+  state,
+  walletAddress,
+} from "./state";
 import { confirmed, registerChallenge, rpc, sellerChallenge, sendSigned } from "./wallet";
 
 const SYSTEM_PROGRAM = "11111111111111111111111111111111";
@@ -14,9 +23,32 @@ const ATA_PROGRAM = "ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL";
  * An unsigned legacy transaction with one Associated Token Account CreateIdempotent (data [1]): the owner pays and
  * signs. Accounts: payer (signer, writable), the account (writable), owner (= payer), mint, System, Token program.
  */
-export function createTokenAccountTransaction(owner: string, account: string, mint: string, blockhash: string): Uint8Array {
+export function createTokenAccountTransaction(
+  owner: string,
+  account: string,
+  mint: string,
+  blockhash: string,
+): Uint8Array {
   const keys = [owner, account, mint, SYSTEM_PROGRAM, TOKEN_PROGRAM, ATA_PROGRAM];
-  const message = [1, 0, 4, keys.length, ...keys.flatMap(base58Decode), ...base58Decode(blockhash), 1, 5, 6, 0, 1, 0, 2, 3, 4, 1, 1];
+  const message = [
+    1,
+    0,
+    4,
+    keys.length,
+    ...keys.flatMap(base58Decode),
+    ...base58Decode(blockhash),
+    1,
+    5,
+    6,
+    0,
+    1,
+    0,
+    2,
+    3,
+    4,
+    1,
+    1,
+  ];
   return Uint8Array.from([1, ...new Array<number>(64).fill(0), ...message]);
 }
 
@@ -51,7 +83,9 @@ function tokenAccountToCreate(): { address: string; mint: string } | null {
   const lifecycle = state.preview?.lifecycle ?? {};
   const usdc = state.assets.find((a) => a.symbol === "USDC")?.mint;
   if (chosenPayToForm() === "wallet" && state.preview?.schemes?.exact?.walletPayTo) return walletTokenAccountMissing();
-  return lifecycle.nextStep === "create_token_account" && lifecycle.sellerTokenAccount && usdc ? { address: lifecycle.sellerTokenAccount, mint: usdc } : null;
+  return lifecycle.nextStep === "create_token_account" && lifecycle.sellerTokenAccount && usdc
+    ? { address: lifecycle.sellerTokenAccount, mint: usdc }
+    : null;
 }
 
 /** The next step's line and the token-account button, for the preview and the chosen form. */
@@ -64,17 +98,29 @@ export function showPreviewSteps(): void {
 }
 
 function nextStepText(step: string | undefined, lifecycle: Lifecycle): string {
-  if (!step) return lifecycle.verified ? "All set: activated and verified. Register resources (step 5) to be listed." : "";
+  if (!step)
+    return lifecycle.verified ? "All set: activated and verified. Register resources (step 5) to be listed." : "";
   return NEXT_STEP[step] ?? "Next: " + step.replaceAll("_", " ") + ".";
 }
 
 function feeTierText(exact: ExactView | null): string {
   if (!exact) return "unknown";
   const rate = percentFromBps(exact.feeBps);
-  if (exact.status === "NotProvisioned") return "Not activated. Activate for the sovereign rate; a vault the facilitator creates at your first payment pays the standard " + rate + ".";
+  if (exact.status === "NotProvisioned")
+    return (
+      "Not activated. Activate for the sovereign rate; a vault the facilitator creates at your first payment pays the standard " +
+      rate +
+      "."
+    );
   if (exact.isSovereign) return "Sovereign: " + rate + " of each payment (you activated your own vault).";
   const p = exact.provisioningStatus;
-  return "Standard: " + rate + " (the facilitator created this vault" + (p ? "; setup cost recovered so far " + p.recovered + " of " + p.total + " base units of " + p.asset : "") + ").";
+  return (
+    "Standard: " +
+    rate +
+    " (the facilitator created this vault" +
+    (p ? "; setup cost recovered so far " + p.recovered + " of " + p.total + " base units of " + p.asset : "") +
+    ")."
+  );
 }
 
 export async function refreshPreview(): Promise<void> {
@@ -92,9 +138,18 @@ export async function refreshPreview(): Promise<void> {
     ["Vault status", exact?.status],
     ["Fee tier", feeTierText(exact)],
     ["sla-escrow payTo", escrow?.payTo || escrow?.vaultPda],
-    ["Lifecycle", ["previewed", lifecycle.activated ? "activated" : "not activated", lifecycle.verified ? "verified" : "not verified"].join(" → ")],
+    [
+      "Lifecycle",
+      [
+        "previewed",
+        lifecycle.activated ? "activated" : "not activated",
+        lifecycle.verified ? "verified" : "not verified",
+      ].join(" → "),
+    ],
   ];
-  byId("preview").replaceChildren(...rows.filter((row) => row[1]).flatMap(([k, v]) => [el("dt", { text: k }), el("dd", { text: String(v) })]));
+  byId("preview").replaceChildren(
+    ...rows.filter((row) => row[1]).flatMap(([k, v]) => [el("dt", { text: k }), el("dd", { text: String(v) })]),
+  );
   showPreviewSteps();
 }
 
@@ -103,8 +158,13 @@ export async function createTokenAccount(): Promise<void> {
   const account = tokenAccountToCreate();
   if (!account) throw new Error("the preview names no token account to create");
   say("next-step", "Approve the transaction in your wallet…");
-  const latest = await rpc<{ value: { blockhash: string } }>("preview", "getLatestBlockhash", [{ commitment: "confirmed" }]);
-  const signature = await sendSigned(createTokenAccountTransaction(walletAddress(), account.address, account.mint, latest.value.blockhash), "preview");
+  const latest = await rpc<{ value: { blockhash: string } }>("preview", "getLatestBlockhash", [
+    { commitment: "confirmed" },
+  ]);
+  const signature = await sendSigned(
+    createTokenAccountTransaction(walletAddress(), account.address, account.mint, latest.value.blockhash),
+    "preview",
+  );
   say("next-step", "Sent " + signature + ". Waiting for the chain to confirm…");
   await confirmed("preview", signature);
   await refreshPreview();
@@ -117,7 +177,12 @@ export function snapshotPath(asset: { native: boolean; mint: string | null }): s
 export async function activate(): Promise<void> {
   const asset = assetInfo();
   say("activate-status", "Asking for the activation transaction…");
-  const built = await call<{ transaction?: string; alreadyProvisioned?: boolean }>("activate", "POST", "/sellers/provision-tx", { wallet: walletAddress(), asset: asset.param });
+  const built = await call<{ transaction?: string; alreadyProvisioned?: boolean }>(
+    "activate",
+    "POST",
+    "/sellers/provision-tx",
+    { wallet: walletAddress(), asset: asset.param },
+  );
   if (!built.transaction || built.alreadyProvisioned) {
     say("activate-status", "Already active for " + asset.symbol + ": nothing to sign.", "ok");
     await refreshPreview();
@@ -126,16 +191,24 @@ export async function activate(): Promise<void> {
   say("activate-status", "Approve the transaction in your wallet…");
   const signature = await sendSigned(fromBase64(built.transaction), "activate");
   say("activate-status", "Sent " + signature + ". Waiting for the chain to confirm…");
-  await confirmed("activate", signature, (seconds) => say("activate-status", "Sent " + signature + ". Waiting for the chain to confirm… " + seconds + " s"));
+  await confirmed("activate", signature, (seconds) =>
+    say("activate-status", "Sent " + signature + ". Waiting for the chain to confirm… " + seconds + " s"),
+  );
   const snap = await call<{ splitVaultPda: string }>("activate", "GET", snapshotPath(asset));
-  say("activate-status", "Activated for " + asset.symbol + ": vault " + snap.splitVaultPda + " (transaction " + signature + ").", "ok");
+  say(
+    "activate-status",
+    "Activated for " + asset.symbol + ": vault " + snap.splitVaultPda + " (transaction " + signature + ").",
+    "ok",
+  );
   await refreshPreview();
 }
 
 export async function registerSeller(event: SubmitEvent): Promise<void> {
   event.preventDefault();
   const asset = assetInfo();
-  const discovery: { listingOptIn: boolean; serviceUrl?: string; displayName?: string } = { listingOptIn: byId<HTMLInputElement>("listing-opt-in").checked };
+  const discovery: { listingOptIn: boolean; serviceUrl?: string; displayName?: string } = {
+    listingOptIn: byId<HTMLInputElement>("listing-opt-in").checked,
+  };
   const serviceUrl = byId<HTMLInputElement>("service-url").value.trim();
   const displayName = byId<HTMLInputElement>("display-name").value.trim();
   if (serviceUrl) discovery.serviceUrl = serviceUrl;
@@ -145,7 +218,10 @@ export async function registerSeller(event: SubmitEvent): Promise<void> {
   const terms = { asset: asset.param, discovery, ...(payToForm ? { payToForm } : {}) };
   say("register-status", "Sign the registration message in your wallet…");
   const signed = await registerChallenge("register", terms);
-  const body = await call<{ note?: string }>("register", "POST", "/sellers/" + walletAddress() + "/register", { ...signed, ...terms });
+  const body = await call<{ note?: string }>("register", "POST", "/sellers/" + walletAddress() + "/register", {
+    ...signed,
+    ...terms,
+  });
   say("register-status", body.note || "Registered: this wallet is a verified provider.", "ok");
   await refreshPreview();
 }

@@ -52,7 +52,11 @@ function gatesOf(entry: ResourceEntry): Gate[] {
   const lifecycle = state.preview?.lifecycle ?? {};
   const gates: Gate[] = [
     { ok: lifecycle.verified !== false, name: "Seller verified", fix: "register this wallet (step 4)" },
-    { ok: entry.listingOptIn !== false && !entry.retired, name: "Resource opted in and not retired", fix: entry.retired ? "register the resource again" : "register it again with listing on" },
+    {
+      ok: entry.listingOptIn !== false && !entry.retired,
+      name: "Resource opted in and not retired",
+      fix: entry.retired ? "register the resource again" : "register it again with listing on",
+    },
   ];
   for (const [key, value] of Object.entries(entry)) {
     if (/^origin(Proof|Verified|Proven)/i.test(key) && typeof value !== "object") {
@@ -64,12 +68,20 @@ function gatesOf(entry: ResourceEntry): Gate[] {
     }
   }
   const probe = entry.lastProbeAt
-    ? "last probe " + formatTime(entry.lastProbeAt) + (entry.lastProbeStatus ? ", HTTP " + entry.lastProbeStatus : "") + (entry.lastProbeError ? ": " + entry.lastProbeError : "")
+    ? "last probe " +
+      formatTime(entry.lastProbeAt) +
+      (entry.lastProbeStatus ? ", HTTP " + entry.lastProbeStatus : "") +
+      (entry.lastProbeError ? ": " + entry.lastProbeError : "")
     : "never probed";
   gates.push({
     ok: entry.lastProbeOk === true,
     name: "Answers a valid 402 (" + probe + ")",
-    fix: "make " + entry.httpMethod + " " + entry.resourceUrl + " answer HTTP 402 with a payment request naming that URL, then Probe now",
+    fix:
+      "make " +
+      entry.httpMethod +
+      " " +
+      entry.resourceUrl +
+      " answer HTTP 402 with a payment request naming that URL, then Probe now",
   });
   return gates;
 }
@@ -85,7 +97,10 @@ function resourceCard(entry: ResourceEntry): HTMLElement {
         ? el("p", { class: "bad", text: "Not listed. Failing gate: " + failing.name + ". To do: " + failing.fix + "." })
         : el("p", {
             class: entry.listed === false ? "bad" : "muted",
-            text: entry.listed === false ? "Not listed yet: the listing follows the next probe." : "Every gate holds: it is listed (sign and list to confirm).",
+            text:
+              entry.listed === false
+                ? "Not listed yet: the listing follows the next probe."
+                : "Every gate holds: it is listed (sign and list to confirm).",
           });
   const probeButton = el("button", { type: "button", class: "needs-wallet", text: "Probe now" });
   const retireButton = el("button", { type: "button", class: "needs-wallet secondary", text: "Retire" });
@@ -99,8 +114,15 @@ function resourceCard(entry: ResourceEntry): HTMLElement {
     "li",
     { "data-resource-id": String(entry.id) },
     el("strong", { text: "#" + entry.id + " " + (entry.title || entry.resourceUrl) }),
-    el("div", { class: "muted", text: entry.httpMethod + " " + entry.resourceUrl + " · " + entry.scheme + (entry.retired ? " · retired" : "") }),
-    el("ul", { class: "gates", "aria-label": "Listing gates" }, ...gates.map((g) => el("li", { class: g.ok ? "ok" : "bad", text: (g.ok ? "✓ " : "✗ ") + g.name }))),
+    el("div", {
+      class: "muted",
+      text: entry.httpMethod + " " + entry.resourceUrl + " · " + entry.scheme + (entry.retired ? " · retired" : ""),
+    }),
+    el(
+      "ul",
+      { class: "gates", "aria-label": "Listing gates" },
+      ...gates.map((g) => el("li", { class: g.ok ? "ok" : "bad", text: (g.ok ? "✓ " : "✗ ") + g.name })),
+    ),
     verdict,
     el("p", { class: "buttons" }, probeButton, retireButton),
   );
@@ -120,11 +142,22 @@ function upsertCard(entry: ResourceEntry): void {
 export async function listResources(): Promise<void> {
   say("resources-status", "Sign the listing request in your wallet…");
   const signed = await sellerChallenge("resources", "resource:list");
-  const body = await call<{ entries?: ResourceEntry[] }>("resources", "POST", "/sellers/" + walletAddress() + "/resources", { ...signed, limit: 50 });
+  const body = await call<{ entries?: ResourceEntry[] }>(
+    "resources",
+    "POST",
+    "/sellers/" + walletAddress() + "/resources",
+    { ...signed, limit: 50 },
+  );
   const entries = body.entries ?? [];
   byId("resources").replaceChildren();
   for (const entry of entries.slice().reverse()) upsertCard(entry);
-  say("resources-status", entries.length === 0 ? "No resources registered by this wallet yet." : entries.length + " resource(s); " + entries.filter((e) => e.listed).length + " listed.", "ok");
+  say(
+    "resources-status",
+    entries.length === 0
+      ? "No resources registered by this wallet yet."
+      : entries.length + " resource(s); " + entries.filter((e) => e.listed).length + " listed.",
+    "ok",
+  );
 }
 
 export async function registerResource(event: SubmitEvent): Promise<void> {
@@ -139,7 +172,13 @@ export async function registerResource(event: SubmitEvent): Promise<void> {
   if (description) resource.description = description;
   say("resources-status", "Sign the resource registration in your wallet…");
   const signed = await resourceChallenge("resources", "resource:register");
-  const body = await call<{ id: number; resourceUrl?: string; listingOptIn?: boolean; probe?: ProbeAnswer; note?: string }>("resources", "POST", "/resources/register", {
+  const body = await call<{
+    id: number;
+    resourceUrl?: string;
+    listingOptIn?: boolean;
+    probe?: ProbeAnswer;
+    note?: string;
+  }>("resources", "POST", "/resources/register", {
     wallet: walletAddress(),
     ...signed,
     resource,
@@ -165,8 +204,17 @@ export async function registerResource(event: SubmitEvent): Promise<void> {
 async function probeResource(entry: ResourceEntry): Promise<void> {
   say("resources-status", "Sign the probe request in your wallet…");
   const signed = await resourceChallenge("resources", "resource:probe");
-  const body = await call<ProbeAnswer>("resources", "POST", "/resources/probe", { wallet: walletAddress(), ...signed, id: entry.id });
-  const updated: ResourceEntry = { ...entry, lastProbeOk: body.ok === true, lastProbeAt: new Date().toISOString(), listed: body.listed === true };
+  const body = await call<ProbeAnswer>("resources", "POST", "/resources/probe", {
+    wallet: walletAddress(),
+    ...signed,
+    id: entry.id,
+  });
+  const updated: ResourceEntry = {
+    ...entry,
+    lastProbeOk: body.ok === true,
+    lastProbeAt: new Date().toISOString(),
+    listed: body.listed === true,
+  };
   delete updated.lastProbeStatus;
   delete updated.lastProbeError;
   if (body.httpStatus !== undefined) updated.lastProbeStatus = body.httpStatus;
@@ -174,7 +222,11 @@ async function probeResource(entry: ResourceEntry): Promise<void> {
   upsertCard(updated);
   say(
     "resources-status",
-    "Probe of #" + entry.id + ": " + (body.ok ? "HTTP 402, valid" : "failed (" + (body.error || "HTTP " + body.httpStatus) + ")") + (body.listed ? "; listed." : "; not listed."),
+    "Probe of #" +
+      entry.id +
+      ": " +
+      (body.ok ? "HTTP 402, valid" : "failed (" + (body.error || "HTTP " + body.httpStatus) + ")") +
+      (body.listed ? "; listed." : "; not listed."),
     body.ok ? "ok" : "bad",
   );
 }
@@ -182,7 +234,11 @@ async function probeResource(entry: ResourceEntry): Promise<void> {
 async function retireResource(entry: ResourceEntry): Promise<void> {
   say("resources-status", "Sign the retirement in your wallet…");
   const signed = await resourceChallenge("resources", "resource:retire");
-  const body = await call<{ note?: string }>("resources", "POST", "/resources/retire", { wallet: walletAddress(), ...signed, id: entry.id });
+  const body = await call<{ note?: string }>("resources", "POST", "/resources/retire", {
+    wallet: walletAddress(),
+    ...signed,
+    id: entry.id,
+  });
   upsertCard({ ...entry, retired: true, listed: false });
   say("resources-status", body.note || "Retired.", "ok");
 }

@@ -22,11 +22,21 @@ type SolanaSendOptions = { preflightCommitment?: string };
 export interface WalletFeatures {
   "standard:connect": { connect(): Promise<{ accounts?: readonly WalletAccount[] } | undefined> };
   "standard:disconnect": { disconnect(): Promise<void> };
-  "solana:signMessage": { signMessage(...inputs: { account: WalletAccount; message: Uint8Array }[]): Promise<{ signature: Uint8Array; signedMessage: Uint8Array }[]> };
-  "solana:signAndSendTransaction": {
-    signAndSendTransaction(...inputs: { account: WalletAccount; transaction: Uint8Array; chain: string; options?: SolanaSendOptions }[]): Promise<{ signature: Uint8Array }[]>;
+  "solana:signMessage": {
+    signMessage(
+      ...inputs: { account: WalletAccount; message: Uint8Array }[]
+    ): Promise<{ signature: Uint8Array; signedMessage: Uint8Array }[]>;
   };
-  "solana:signTransaction": { signTransaction(...inputs: { account: WalletAccount; transaction: Uint8Array; chain: string }[]): Promise<{ signedTransaction: Uint8Array }[]> };
+  "solana:signAndSendTransaction": {
+    signAndSendTransaction(
+      ...inputs: { account: WalletAccount; transaction: Uint8Array; chain: string; options?: SolanaSendOptions }[]
+    ): Promise<{ signature: Uint8Array }[]>;
+  };
+  "solana:signTransaction": {
+    signTransaction(
+      ...inputs: { account: WalletAccount; transaction: Uint8Array; chain: string }[]
+    ): Promise<{ signedTransaction: Uint8Array }[]>;
+  };
 }
 
 /** A wallet as registered by its extension: any of the features may be missing. */
@@ -102,17 +112,27 @@ export function connectedWallet(): { wallet: StandardWallet; account: WalletAcco
 /** The asset chosen in step 1. */
 export function assetInfo(): AssetChoice {
   const value = byId<HTMLSelectElement>("asset").value;
-  return state.assets.find((a) => a.param === value) ?? { param: value, symbol: value, decimals: value === "SOL" ? 9 : 6, mint: null, native: value === "SOL" };
+  return (
+    state.assets.find((a) => a.param === value) ?? {
+      param: value,
+      symbol: value,
+      decimals: value === "SOL" ? 9 : 6,
+      mint: null,
+      native: value === "SOL",
+    }
+  );
 }
 
-export const short = (addr: string | null | undefined): string => (addr && addr.length > 12 ? addr.slice(0, 4) + "…" + addr.slice(-4) : String(addr));
+export const short = (addr: string | null | undefined): string =>
+  addr && addr.length > 12 ? addr.slice(0, 4) + "…" + addr.slice(-4) : String(addr);
 
 /**
  * The `payTo` form to register: the seller's choice where both run (the vault unless the seller picks the wallet, as
  * the API's default), the only one where one runs, nothing where /supported was not read (the API then decides).
  */
 export function chosenPayToForm(): "vault" | "wallet" | undefined {
-  if (state.payToForms.includes("vault") && state.payToForms.includes("wallet")) return byId<HTMLSelectElement>("pay-to-form").value === "wallet" ? "wallet" : "vault";
+  if (state.payToForms.includes("vault") && state.payToForms.includes("wallet"))
+    return byId<HTMLSelectElement>("pay-to-form").value === "wallet" ? "wallet" : "vault";
   const [only] = state.payToForms;
   return only === "vault" || only === "wallet" ? only : undefined;
 }

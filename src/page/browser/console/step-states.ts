@@ -31,7 +31,14 @@ export const UPDATE_REGISTRATION_LABEL = "Sign and update registration";
 
 export function stepStates(lifecycle: Lifecycle | undefined, payToForm?: "vault" | "wallet"): StepStates {
   if (!lifecycle) {
-    return { activateDisabled: false, registerDisabled: false, registerLabel: REGISTER_LABEL, retireDisabled: false, activateDone: null, registerDone: null };
+    return {
+      activateDisabled: false,
+      registerDisabled: false,
+      registerLabel: REGISTER_LABEL,
+      retireDisabled: false,
+      activateDone: null,
+      registerDone: null,
+    };
   }
   const activated = lifecycle.activated === true;
   const verified = lifecycle.verified === true;

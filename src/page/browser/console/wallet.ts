@@ -9,7 +9,7 @@
 import { base58Encode, toBase64 } from "../base58";
 import { byId, el } from "../dom";
 import { call, say } from "./calls";
-import { connectedWallet, state, walletAddress, type StandardWallet } from "./state";
+import { connectedWallet, type StandardWallet, state, walletAddress } from "./state";
 
 const REQUIRED = ["standard:connect", "solana:signMessage"] as const;
 const CONFIRMATION_TIMEOUT_MS = 90_000;
@@ -18,7 +18,8 @@ const CONFIRMATION_POLL_MS = 1_000;
 export function missingFeatures(wallet: StandardWallet): string[] {
   const features = wallet.features ?? {};
   const missing: string[] = REQUIRED.filter((name) => !features[name]);
-  if (!features["solana:signAndSendTransaction"] && !features["solana:signTransaction"]) missing.push("solana:signAndSendTransaction or solana:signTransaction");
+  if (!features["solana:signAndSendTransaction"] && !features["solana:signTransaction"])
+    missing.push("solana:signAndSendTransaction or solana:signTransaction");
   return missing;
 }
 
@@ -38,7 +39,7 @@ export function discoverWallets(choose: (wallet: StandardWallet) => void): void 
   const appApi = Object.freeze({ register });
   window.addEventListener("wallet-standard:register-wallet", (event) => {
     try {
-      ((event as CustomEvent<(api: typeof appApi) => void>).detail)(appApi);
+      (event as CustomEvent<(api: typeof appApi) => void>).detail(appApi);
     } catch (error) {
       console.error(error);
     }
@@ -53,7 +54,10 @@ export function renderWallets(): void {
     ...state.wallets.map((wallet) => {
       const missing = missingFeatures(wallet);
       const ok = missing.length === 0;
-      const button = el("button", { type: "button", text: ok ? "Connect " + wallet.name : wallet.name + " (cannot be used here: lacks " + missing.join(", ") + ")" }) as HTMLButtonElement;
+      const button = el("button", {
+        type: "button",
+        text: ok ? "Connect " + wallet.name : wallet.name + " (cannot be used here: lacks " + missing.join(", ") + ")",
+      }) as HTMLButtonElement;
       button.disabled = !ok;
       button.addEventListener("click", () => onChoose(wallet));
       return el("li", {}, button);
@@ -70,7 +74,11 @@ export function renderWallets(): void {
 }
 
 /** A wallet challenge of the API, signed by the wallet: what the signed routes take as `{message, signature}`. */
-async function signChallenge(section: string, challengePath: string, terms?: Record<string, unknown>): Promise<{ message: string; signature: string }> {
+async function signChallenge(
+  section: string,
+  challengePath: string,
+  terms?: Record<string, unknown>,
+): Promise<{ message: string; signature: string }> {
   const challenge = await call<{ message: string }>(section, terms ? "POST" : "GET", challengePath, terms);
   const { wallet, account } = connectedWallet();
   const signMessage = wallet.features?.["solana:signMessage"];
@@ -79,16 +87,26 @@ async function signChallenge(section: string, challengePath: string, terms?: Rec
   if (!signed) throw new Error("the wallet returned no signature");
   return { message: challenge.message, signature: base58Encode(signed.signature) };
 }
-export const sellerChallenge = (section: string, action: string) => signChallenge(section, "/sellers/" + walletAddress() + "/challenge?action=" + encodeURIComponent(action));
+export const sellerChallenge = (section: string, action: string) =>
+  signChallenge(section, "/sellers/" + walletAddress() + "/challenge?action=" + encodeURIComponent(action));
 /** A seller:register challenge issued for these registration terms (its message names them). */
-export const registerChallenge = (section: string, terms: Record<string, unknown>) => signChallenge(section, "/sellers/" + walletAddress() + "/register/challenge", terms);
+export const registerChallenge = (section: string, terms: Record<string, unknown>) =>
+  signChallenge(section, "/sellers/" + walletAddress() + "/register/challenge", terms);
 export const resourceChallenge = (section: string, action: string) =>
-  signChallenge(section, "/resources/register/challenge?wallet=" + walletAddress() + "&action=" + encodeURIComponent(action));
+  signChallenge(
+    section,
+    "/resources/register/challenge?wallet=" + walletAddress() + "&action=" + encodeURIComponent(action),
+  );
 
 /** One JSON-RPC call to the deployment's public wallet RPC (shown like every other call). */
 export async function rpc<T>(section: string, method: string, params: unknown[]): Promise<T> {
   if (!state.walletRpcUrl) throw new Error("this deployment names no public wallet RPC URL");
-  const body = await call<{ result: T; error?: { message: string } }>(section, "POST", state.walletRpcUrl, { jsonrpc: "2.0", id: 1, method, params });
+  const body = await call<{ result: T; error?: { message: string } }>(section, "POST", state.walletRpcUrl, {
+    jsonrpc: "2.0",
+    id: 1,
+    method,
+    params,
+  });
   if (body.error) throw new Error("RPC " + method + ": " + body.error.message);
   return body.result;
 }
@@ -99,7 +117,12 @@ export async function sendSigned(transaction: Uint8Array, section: string): Prom
   const features = wallet.features ?? {};
   const signAndSend = features["solana:signAndSendTransaction"];
   if (signAndSend) {
-    const [result] = await signAndSend.signAndSendTransaction({ account, transaction, chain: state.chain, options: { preflightCommitment: "confirmed" } });
+    const [result] = await signAndSend.signAndSendTransaction({
+      account,
+      transaction,
+      chain: state.chain,
+      options: { preflightCommitment: "confirmed" },
+    });
     if (!result) throw new Error("the wallet returned no signature");
     return base58Encode(result.signature);
   }
@@ -107,7 +130,8 @@ export async function sendSigned(transaction: Uint8Array, section: string): Prom
   if (!sign) throw new Error(wallet.name + " cannot sign transactions");
   const [result] = await sign.signTransaction({ account, transaction, chain: state.chain });
   if (!result) throw new Error("the wallet returned no signed transaction");
-  if (!state.walletRpcUrl) throw new Error("this deployment names no public wallet RPC URL; use a wallet that can sign and send");
+  if (!state.walletRpcUrl)
+    throw new Error("this deployment names no public wallet RPC URL; use a wallet that can sign and send");
   const sent = await call<{ result: string; error?: { message: string } }>(section, "POST", state.walletRpcUrl, {
     jsonrpc: "2.0",
     id: 1,
@@ -127,17 +151,24 @@ interface SignatureStatus {
  * Follows a sent transaction to "confirmed" with getSignatureStatuses on the deployment's wallet RPC (the calls are
  * shown like every other); a transaction that failed on chain, or is not seen within 90 s, is an error.
  */
-export async function confirmed(section: string, signature: string, progress?: (seconds: number) => void): Promise<void> {
+export async function confirmed(
+  section: string,
+  signature: string,
+  progress?: (seconds: number) => void,
+): Promise<void> {
   const started = Date.now();
   while (Date.now() - started < CONFIRMATION_TIMEOUT_MS) {
     await new Promise((resolve) => setTimeout(resolve, CONFIRMATION_POLL_MS));
     const result = await rpc<{ value?: (SignatureStatus | null)[] }>(section, "getSignatureStatuses", [[signature]]);
     const status = result?.value?.[0];
-    if (status && status.err) throw new Error("the transaction " + signature + " failed on chain: " + JSON.stringify(status.err));
+    if (status && status.err)
+      throw new Error("the transaction " + signature + " failed on chain: " + JSON.stringify(status.err));
     if (status && (status.confirmationStatus === "confirmed" || status.confirmationStatus === "finalized")) return;
     if (progress) progress(Math.round((Date.now() - started) / 1000));
   }
-  throw new Error("not confirmed within 90 s (transaction " + signature + "); its blockhash may have expired: try again");
+  throw new Error(
+    "not confirmed within 90 s (transaction " + signature + "); its blockhash may have expired: try again",
+  );
 }
 
 /** The address line and the wallet list, after a connect or a disconnect. */

@@ -7,7 +7,11 @@
  * null instead and is the one to use on RPC data.
  */
 import {
+  type Address,
   combineCodec,
+  type FixedSizeCodec,
+  type FixedSizeDecoder,
+  type FixedSizeEncoder,
   getAddressDecoder,
   getAddressEncoder,
   getBooleanDecoder,
@@ -16,18 +20,14 @@ import {
   getI64Encoder,
   getStructDecoder,
   getStructEncoder,
+  getU8Decoder,
+  getU8Encoder,
   getU16Decoder,
   getU16Encoder,
   getU64Decoder,
   getU64Encoder,
-  getU8Decoder,
-  getU8Encoder,
   padRightDecoder,
   padRightEncoder,
-  type Address,
-  type FixedSizeCodec,
-  type FixedSizeDecoder,
-  type FixedSizeEncoder,
   type ReadonlyUint8Array,
 } from "@solana/kit";
 import {
@@ -190,8 +190,11 @@ export function getUniversalSettleConfigDecoder(): FixedSizeDecoder<UniversalSet
   return configDecoder;
 }
 /** Null unless the data has at least the 120-byte layout (later bytes ignored) with discriminator 0. */
-export const decodeUniversalSettleConfig: (data: ReadonlyUint8Array) => UniversalSettleConfig | null =
-  createSafeDecode(configDecoder, UNIVERSAL_SETTLE_ACCOUNT_DISCRIMINATOR.CONFIG, "at_least");
+export const decodeUniversalSettleConfig: (data: ReadonlyUint8Array) => UniversalSettleConfig | null = createSafeDecode(
+  configDecoder,
+  UNIVERSAL_SETTLE_ACCOUNT_DISCRIMINATOR.CONFIG,
+  "at_least",
+);
 
 /** The fee rate a vault pays: the discounted rate for sovereign vaults, else the standard one. */
 export function feeBpsForVault(config: UniversalSettleConfig, vault: SplitVault): number {

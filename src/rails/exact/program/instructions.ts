@@ -6,12 +6,12 @@
  * PDAs with ./pda.ts first.
  */
 import {
+  type Address,
   getAddressCodec,
   getBooleanCodec,
   getStructCodec,
   getU64Codec,
   padRightCodec,
-  type Address,
 } from "@solana/kit";
 import { SYSTEM_PROGRAM_ADDRESS } from "@solana-program/system";
 import type { AddressOrSigner, ProgramInstruction } from "../../../chain/program/instruction-accounts";
@@ -122,7 +122,8 @@ interface SweepSplInstructionInput extends SweepInstructionCommonInput {
 }
 
 export function getSweepInstruction(input: SweepSolInstructionInput | SweepSplInstructionInput): ProgramInstruction {
-  if (input.kind === "sol") return build("sweep", "sol", input, { mint: ZERO_ADDRESS, amount: input.amount, isSol: true });
+  if (input.kind === "sol")
+    return build("sweep", "sol", input, { mint: ZERO_ADDRESS, amount: input.amount, isSol: true });
   if (input.mint === ZERO_ADDRESS) throw new RangeError("an SPL sweep needs a real mint, not the zero address");
   return build("sweep", "spl", input, { mint: input.mint, amount: input.amount, isSol: false });
 }

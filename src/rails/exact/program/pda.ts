@@ -3,7 +3,7 @@
  * `ProgramDerivedAddress` tuple `[address, bump]`, the same convention as SLA-Escrow's pda.ts and
  * `@solana-program/token`'s `findAssociatedTokenPda`. The program id is always a parameter.
  */
-import { getAddressEncoder, getU64Encoder, type Address, type ProgramDerivedAddress } from "@solana/kit";
+import { type Address, getAddressEncoder, getU64Encoder, type ProgramDerivedAddress } from "@solana/kit";
 import { findCachedPda } from "../../../chain/program/find-cached-pda";
 
 const textEncoder = new TextEncoder();

@@ -1,11 +1,11 @@
-import { route, type RouteDef } from "../../../http/route-def";
-import type { Config } from "../../../platform/config/load-config";
-import { defaultSweepOptions, runSweep, type SweepOptions } from "../sweep/run-sweep";
+import { type RouteDef, route } from "../../../http/route-def";
 import { runRecorded } from "../../../jobs/job-run";
-import { sweepJob, summarizeSweep } from "../sweep/sweep-job";
-import { SweepBodySchema } from "../sweep/sweep-inputs";
-import { SweepResponseSchema } from "./responses";
+import type { Config } from "../../../platform/config/load-config";
 import { RAIL_SWITCH_REASONS } from "../../../platform/config/rail-switches";
+import { defaultSweepOptions, runSweep, type SweepOptions } from "../sweep/run-sweep";
+import { SweepBodySchema } from "../sweep/sweep-inputs";
+import { summarizeSweep, sweepJob } from "../sweep/sweep-job";
+import { SweepResponseSchema } from "./responses";
 
 /** A sweep started by an operator route: a real run is recorded as the job's last run (/health), a dry run is not. */
 function recordedSweep(config: Config, db: D1Database, options: SweepOptions) {
@@ -23,7 +23,8 @@ export function sweepRoutes(): RouteDef[] {
       path: "/sweep",
       tag: "Operator",
       auth: "bearer",
-      summary: "Sweep eligible split vaults to their sellers (dryRun: true lists without changing anything); empty body = configured defaults",
+      summary:
+        "Sweep eligible split vaults to their sellers (dryRun: true lists without changing anything); empty body = configured defaults",
       body: SweepBodySchema,
       emptyBodyIsDefaults: true,
       response: SweepResponseSchema,
@@ -35,7 +36,8 @@ export function sweepRoutes(): RouteDef[] {
             dryRun: body.dryRun ?? false,
             limit: body.limit ?? defaults.limit,
             cooldownSeconds: body.cooldownSeconds ?? defaults.cooldownSeconds,
-            requireRecentSettleWithinSeconds: body.requireRecentSettleWithinSeconds ?? defaults.requireRecentSettleWithinSeconds,
+            requireRecentSettleWithinSeconds:
+              body.requireRecentSettleWithinSeconds ?? defaults.requireRecentSettleWithinSeconds,
           }),
         );
       },
@@ -49,7 +51,8 @@ export function sweepRoutes(): RouteDef[] {
       auth: "bearer",
       summary: "The same sweep with the configured defaults, for schedulers that issue GET",
       response: SweepResponseSchema,
-      handler: async (c) => c.json(await recordedSweep(c.var.config, c.env.DB, defaultSweepOptions(c.var.config, "http-cron"))),
+      handler: async (c) =>
+        c.json(await recordedSweep(c.var.config, c.env.DB, defaultSweepOptions(c.var.config, "http-cron"))),
     }),
   ];
 }

@@ -1,8 +1,8 @@
-import { route, type RouteDef } from "../../../http/route-def";
+import { type RouteDef, route } from "../../../http/route-def";
+import { RAIL_SWITCH_REASONS } from "../../../platform/config/rail-switches";
 import { VaultSnapshotQuerySchema } from "../sweep/sweep-inputs";
 import { buildVaultSnapshot, integerJson } from "../sweep/vault-snapshot";
 import { VaultSnapshotResponseSchema } from "./responses";
-import { RAIL_SWITCH_REASONS } from "../../../platform/config/rail-switches";
 
 /** `/vault-snapshot`: a seller's split-vault balances (pr402's route). Public: the balances are on chain anyway. */
 export function vaultSnapshotRoutes(): RouteDef[] {

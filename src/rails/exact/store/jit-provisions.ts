@@ -38,7 +38,12 @@ export async function claimJitProvision(
 }
 
 /** The provisioning transaction was sent: the rent is spent, so the claim counts for its day from now on. */
-export async function recordJitSignature(d1: D1Database, sellerWallet: string, asset: string, signature: string): Promise<void> {
+export async function recordJitSignature(
+  d1: D1Database,
+  sellerWallet: string,
+  asset: string,
+  signature: string,
+): Promise<void> {
   await database(d1)
     .update(jitProvisions)
     .set({ signature })
@@ -46,9 +51,16 @@ export async function recordJitSignature(d1: D1Database, sellerWallet: string, a
 }
 
 /** The payment that needed the vault confirmed. */
-export async function confirmJitProvision(d1: D1Database, sellerWallet: string, asset: string, nowMs: number): Promise<void> {
+export async function confirmJitProvision(
+  d1: D1Database,
+  sellerWallet: string,
+  asset: string,
+  nowMs: number,
+): Promise<void> {
   await d1
-    .prepare("UPDATE jit_provisions SET confirmed_at_ms = COALESCE(confirmed_at_ms, ?) WHERE seller_wallet = ? AND asset = ?")
+    .prepare(
+      "UPDATE jit_provisions SET confirmed_at_ms = COALESCE(confirmed_at_ms, ?) WHERE seller_wallet = ? AND asset = ?",
+    )
     .bind(nowMs, sellerWallet, asset)
     .run();
 }
@@ -63,7 +75,10 @@ export async function releaseJitProvision(d1: D1Database, sellerWallet: string, 
 /** Vaults fronted (rent spent) on the given UTC day, for the operator's view in /health. */
 export async function countJitProvisionsOn(d1: D1Database, nowMs: number): Promise<number> {
   const day = new Date(nowMs).toISOString().slice(0, 10);
-  const row = await d1.prepare("SELECT COUNT(*) AS n FROM jit_provisions WHERE day = ? AND signature IS NOT NULL").bind(day).first<{ n: number }>();
+  const row = await d1
+    .prepare("SELECT COUNT(*) AS n FROM jit_provisions WHERE day = ? AND signature IS NOT NULL")
+    .bind(day)
+    .first<{ n: number }>();
   return row?.n ?? 0;
 }
 
@@ -72,7 +87,10 @@ export async function countJitProvisionsOn(d1: D1Database, nowMs: number): Promi
  * claim for (seller, asset) exists (settle then waits for that vault), else `cap_reached` when today's cap is used,
  * else `claimable`. One query.
  */
-export async function peekJitProvision(d1: D1Database, claim: { sellerWallet: string; asset: string; dailyCap: number; nowMs: number }): Promise<"claimable" | "already_claimed" | "cap_reached"> {
+export async function peekJitProvision(
+  d1: D1Database,
+  claim: { sellerWallet: string; asset: string; dailyCap: number; nowMs: number },
+): Promise<"claimable" | "already_claimed" | "cap_reached"> {
   const day = new Date(claim.nowMs).toISOString().slice(0, 10);
   const row = await d1
     .prepare(

@@ -1,5 +1,5 @@
-import { sqliteTable, text, integer, primaryKey, index, uniqueIndex, check } from "drizzle-orm/sqlite-core";
 import { sql } from "drizzle-orm";
+import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { oneOf } from "../../../store/states";
 import { SWEEP_RAIL_OUTCOMES, SWEEP_RUN_OUTCOMES } from "./states";
 
@@ -32,21 +32,25 @@ export const sweepState = sqliteTable(
 );
 
 /** One row per real sweep run (dry runs leave no trace), for /health and the operator. */
-export const sweepRuns = sqliteTable("sweep_runs", {
-  id: integer("id").primaryKey({ autoIncrement: true }),
-  /** "cron", "http" (POST /sweep) or "http-cron" (GET /sweep-cron). */
-  trigger: text("trigger").notNull(),
-  startedAtMs: integer("started_at_ms").notNull(),
-  finishedAtMs: integer("finished_at_ms").notNull(),
-  /** SWEEP_RUN_OUTCOMES: ok | partial (some rails failed) | paused (fee payer below its minimum: nothing sent) | error (the run stopped). */
-  outcome: text("outcome", { enum: SWEEP_RUN_OUTCOMES }).notNull(),
-  scanned: integer("scanned").notNull(),
-  attempted: integer("attempted").notNull(),
-  succeeded: integer("succeeded").notNull(),
-  skipped: integer("skipped").notNull(),
-  failed: integer("failed").notNull(),
-  lamportsSpent: text("lamports_spent").notNull(),
-}, (t) => [check("sweep_runs_outcome_check", sql.raw(oneOf(t.outcome.name, SWEEP_RUN_OUTCOMES)))]);
+export const sweepRuns = sqliteTable(
+  "sweep_runs",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    /** "cron", "http" (POST /sweep) or "http-cron" (GET /sweep-cron). */
+    trigger: text("trigger").notNull(),
+    startedAtMs: integer("started_at_ms").notNull(),
+    finishedAtMs: integer("finished_at_ms").notNull(),
+    /** SWEEP_RUN_OUTCOMES: ok | partial (some rails failed) | paused (fee payer below its minimum: nothing sent) | error (the run stopped). */
+    outcome: text("outcome", { enum: SWEEP_RUN_OUTCOMES }).notNull(),
+    scanned: integer("scanned").notNull(),
+    attempted: integer("attempted").notNull(),
+    succeeded: integer("succeeded").notNull(),
+    skipped: integer("skipped").notNull(),
+    failed: integer("failed").notNull(),
+    lamportsSpent: text("lamports_spent").notNull(),
+  },
+  (t) => [check("sweep_runs_outcome_check", sql.raw(oneOf(t.outcome.name, SWEEP_RUN_OUTCOMES)))],
+);
 
 /** Vaults the facilitator fronted (just-in-time provisioning), counted against a daily cap. */
 export const jitProvisions = sqliteTable(
@@ -65,5 +69,8 @@ export const jitProvisions = sqliteTable(
     confirmedAtMs: integer("confirmed_at_ms"),
     createdAtMs: integer("created_at_ms").notNull(),
   },
-  (t) => [uniqueIndex("jit_provisions_seller_asset_idx").on(t.sellerWallet, t.asset), index("jit_provisions_day_idx").on(t.day)],
+  (t) => [
+    uniqueIndex("jit_provisions_seller_asset_idx").on(t.sellerWallet, t.asset),
+    index("jit_provisions_day_idx").on(t.day),
+  ],
 );

@@ -23,6 +23,7 @@ export const SWEEP_JOB_SUBREQUEST_BUDGET = 200;
 export const MAX_CONFIRM_POLLS = 8;
 export const MAX_ACCOUNTS_PER_READ = 100;
 export { MAX_SIGNATURES_PER_STATUS_READ } from "../../../chain/confirm-many";
+
 import { MAX_SIGNATURES_PER_STATUS_READ } from "../../../chain/confirm-many";
 import { jobSubrequestBudget, type WorkersPlan } from "../../../platform/config/workers-plan";
 

@@ -6,7 +6,14 @@ import type { FeePayerBudgetRejectionReason } from "../../../x402/rejection-reas
 
 export type SweepStatus = "failed" | "skipped" | "eligible" | "ok";
 /** A rail the exposure budget refused to pay a sweep for carries the cap's reason (src/chain/fee-payer-budget/caps.ts). */
-export type SweepAction = "none" | "below_threshold" | typeof SELLER_TOKEN_ACCOUNT_MISSING | FeePayerBudgetRejectionReason | "dry_run" | "sweep_submitted" | "sweep_error";
+export type SweepAction =
+  | "none"
+  | "below_threshold"
+  | typeof SELLER_TOKEN_ACCOUNT_MISSING
+  | FeePayerBudgetRejectionReason
+  | "dry_run"
+  | "sweep_submitted"
+  | "sweep_error";
 
 /**
  * Why an SPL rail is skipped although its balance is above the threshold: the seller has no token account for the
@@ -49,7 +56,10 @@ export interface SweepPlanItem {
 
 /** The threshold that applies to a rail: the operator's, never below the program's minimum fee (that would fail on chain). */
 export function thresholdFor(rail: string, minFeeRaw: bigint, thresholds: SweepThresholds): bigint {
-  const configured = rail === "SOL" ? thresholds.minSpendableLamports : (thresholds.minSplRawByMint[rail] ?? thresholds.minSplRawDefault);
+  const configured =
+    rail === "SOL"
+      ? thresholds.minSpendableLamports
+      : (thresholds.minSplRawByMint[rail] ?? thresholds.minSplRawDefault);
   const floor = minFeeRaw > 0n ? minFeeRaw : 1n;
   return configured > floor ? configured : floor;
 }
@@ -70,7 +80,12 @@ export function planSweep(balances: readonly RailBalance[], thresholds: SweepThr
     }
     if (balance.availableRaw < threshold) return { ...base, status: "skipped", action: "below_threshold", error: null };
     if (balance.missingSellerTokenAccount) {
-      return { ...base, status: "skipped", action: SELLER_TOKEN_ACCOUNT_MISSING, error: sellerTokenAccountMissingMessage(balance.wallet, balance.rail, balance.missingSellerTokenAccount) };
+      return {
+        ...base,
+        status: "skipped",
+        action: SELLER_TOKEN_ACCOUNT_MISSING,
+        error: sellerTokenAccountMissingMessage(balance.wallet, balance.rail, balance.missingSellerTokenAccount),
+      };
     }
     return { ...base, status: "eligible", action: "dry_run", error: null };
   });

@@ -1,17 +1,17 @@
-import { signFacilitatorTransaction } from "../../../chain/facilitator-transaction";
-import type { Config } from "../../../platform/config/load-config";
-import { log } from "../../../platform/observability/log";
 import { getLatestBlockhash } from "../../../chain/blockhash";
+import { confirmAll } from "../../../chain/confirm-many";
+import { signFacilitatorTransaction } from "../../../chain/facilitator-transaction";
+import { bookExposure, settleExposure, trimExposure } from "../../../chain/fee-payer-budget/budget";
+import { FEE_PAYER_BELOW_MINIMUM, optionalSpendingPause, type SpendingPause } from "../../../chain/fee-payer-floor";
 import { sendWithPreflight } from "../../../chain/send-transaction";
 import { describe } from "../../../chain/transaction-errors";
-import { claimSweepRails, finishSweepRun, selectSweepCandidates, type RailKey, type RailOutcome } from "./sweeps";
+import type { Config } from "../../../platform/config/load-config";
+import { log } from "../../../platform/observability/log";
 import { MAX_CONFIRM_POLLS, maxRailsPerRun as maxRailsPerRunOnPlan } from "./budget";
-import { confirmAll } from "../../../chain/confirm-many";
 import { planSweep, SELLER_TOKEN_ACCOUNT_MISSING, type SweepPlanItem } from "./plan";
 import { buildSweepTransaction, SWEEP_NETWORK_FEE_LAMPORTS } from "./sweep-transaction";
-import { FEE_PAYER_BELOW_MINIMUM, optionalSpendingPause, type SpendingPause } from "../../../chain/fee-payer-floor";
-import { readRailAccounts, type RailAccounts } from "./vault-balances";
-import { bookExposure, settleExposure, trimExposure } from "../../../chain/fee-payer-budget/budget";
+import { claimSweepRails, finishSweepRun, type RailKey, type RailOutcome, selectSweepCandidates } from "./sweeps";
+import { type RailAccounts, readRailAccounts } from "./vault-balances";
 
 /** A run that dies mid-way holds its rails this long at most; after that another run may take them over. */
 const SWEEP_CLAIM_TTL_MS = 15 * 60_000;
@@ -79,11 +79,20 @@ export async function runSweep(config: Config, db: D1Database, options: SweepOpt
   });
   if (options.dryRun) {
     const { rails } = await readRailAccounts(config, candidates);
-    return report(true, maxRailsPerRun, planSweep(rails, config.sweep).map((item) => ({ ...item, lamportsSpent: "0" })));
+    return report(
+      true,
+      maxRailsPerRun,
+      planSweep(rails, config.sweep).map((item) => ({ ...item, lamportsSpent: "0" })),
+    );
   }
 
   const claimId = crypto.randomUUID();
-  const held = await claimSweepRails(db, candidates, { claimId, nowMs: startedAtMs, expiresAtMs: startedAtMs + SWEEP_CLAIM_TTL_MS, attemptedBeforeMs });
+  const held = await claimSweepRails(db, candidates, {
+    claimId,
+    nowMs: startedAtMs,
+    expiresAtMs: startedAtMs + SWEEP_CLAIM_TTL_MS,
+    attemptedBeforeMs,
+  });
   let items: SweepItem[];
   let paused: SpendingPause | null;
   try {
@@ -91,19 +100,28 @@ export async function runSweep(config: Config, db: D1Database, options: SweepOpt
   } catch (error) {
     // Give the rails back (their attempt time stays, so the cooldown still spaces out retries) and say so.
     const message = error instanceof Error ? error.message : String(error);
-    const outcomes = held.map((rail): RailOutcome => ({ ...rail, outcome: "failed", signature: null, error: message.slice(0, 300) }));
-    await finishSweepRun(db, claimId, outcomes, { ...runRecord(options.trigger, startedAtMs, report(false, maxRailsPerRun, [])), outcome: "error", scanned: held.length, failed: held.length });
+    const outcomes = held.map(
+      (rail): RailOutcome => ({ ...rail, outcome: "failed", signature: null, error: message.slice(0, 300) }),
+    );
+    await finishSweepRun(db, claimId, outcomes, {
+      ...runRecord(options.trigger, startedAtMs, report(false, maxRailsPerRun, [])),
+      outcome: "error",
+      scanned: held.length,
+      failed: held.length,
+    });
     log("error", "sweep_run", { trigger: options.trigger, outcome: "error", scanned: held.length, error });
     throw error;
   }
   const result = report(false, maxRailsPerRun, items, paused);
   const record = runRecord(options.trigger, startedAtMs, result);
-  const outcomes = items.map((item, i): RailOutcome => ({
-    ...held[i]!,
-    outcome: item.status === "ok" ? "ok" : item.status === "skipped" ? "skipped" : "failed",
-    signature: item.signature,
-    error: item.error,
-  }));
+  const outcomes = items.map(
+    (item, i): RailOutcome => ({
+      ...held[i]!,
+      outcome: item.status === "ok" ? "ok" : item.status === "skipped" ? "skipped" : "failed",
+      signature: item.signature,
+      error: item.error,
+    }),
+  );
   await finishSweepRun(db, claimId, outcomes, record);
   log(record.outcome === "ok" ? "info" : "warn", "sweep_run", {
     trigger: options.trigger,
@@ -121,25 +139,43 @@ export async function runSweep(config: Config, db: D1Database, options: SweepOpt
   return result;
 }
 
-async function sweepHeldRails(config: Config, db: D1Database, claimId: string, held: readonly RailKey[]): Promise<{ items: SweepItem[]; paused: SpendingPause | null }> {
+async function sweepHeldRails(
+  config: Config,
+  db: D1Database,
+  claimId: string,
+  held: readonly RailKey[],
+): Promise<{ items: SweepItem[]; paused: SpendingPause | null }> {
   if (held.length === 0) return { items: [], paused: null };
   const { program, rails } = await readRailAccounts(config, held);
   const plan = planSweep(rails, config.sweep);
-  const items: SweepItem[] = plan.map((item) => ({ ...item, action: item.status === "eligible" ? "sweep_submitted" : item.action, lamportsSpent: "0" }));
+  const items: SweepItem[] = plan.map((item) => ({
+    ...item,
+    action: item.status === "eligible" ? "sweep_submitted" : item.action,
+    lamportsSpent: "0",
+  }));
   const eligible = plan.flatMap((item, i) => (item.status === "eligible" ? [i] : []));
   if (eligible.length === 0) return { items, paused: null };
   // Sweeps are optional spending: below the fee payer's minimum balance nothing is sent (one getBalance, only when
   // there is something to send).
   const paused = await optionalSpendingPause(config, "sweeps");
   if (paused) {
-    for (const index of eligible) Object.assign(items[index]!, { status: "skipped", action: FEE_PAYER_BELOW_MINIMUM, error: paused.message });
+    for (const index of eligible)
+      Object.assign(items[index]!, { status: "skipped", action: FEE_PAYER_BELOW_MINIMUM, error: paused.message });
     return { items, paused };
   }
 
-  const transactions = new Map(eligible.map((index) => [index, buildSweepTransaction(config, program, rails[index] as RailAccounts)]));
-  const budget = await bookSweepSpending(config, db, claimId, [...transactions.values()].map((tx) => tx.lamportsIfLanded));
+  const transactions = new Map(
+    eligible.map((index) => [index, buildSweepTransaction(config, program, rails[index] as RailAccounts)]),
+  );
+  const budget = await bookSweepSpending(
+    config,
+    db,
+    claimId,
+    [...transactions.values()].map((tx) => tx.lamportsIfLanded),
+  );
   if (!budget.ok) {
-    for (const index of eligible) Object.assign(items[index]!, { status: "skipped", action: budget.reason, error: budget.message });
+    for (const index of eligible)
+      Object.assign(items[index]!, { status: "skipped", action: budget.reason, error: budget.message });
     return { items, paused: null };
   }
 
@@ -169,13 +205,21 @@ async function sweepHeldRails(config: Config, db: D1Database, claimId: string, h
     }
     if (outcome.kind === "rejected") {
       // Preflight refused it: nothing reached the chain, nothing was paid.
-      Object.assign(item, { status: "failed", action: "sweep_error", error: `simulation failed: ${describe(outcome.err)}${lastFailureLog(outcome.logs)}` });
+      Object.assign(item, {
+        status: "failed",
+        action: "sweep_error",
+        error: `simulation failed: ${describe(outcome.err)}${lastFailureLog(outcome.logs)}`,
+      });
       continue;
     }
     sent.push({ index, signature, lamportsIfLanded: tx.lamportsIfLanded, alreadyProcessed: false });
     item.signature = signature;
   }
-  const statuses = await confirmAll(config, sent.map((s) => s.signature), MAX_CONFIRM_POLLS);
+  const statuses = await confirmAll(
+    config,
+    sent.map((s) => s.signature),
+    MAX_CONFIRM_POLLS,
+  );
   for (const { index, signature, lamportsIfLanded, alreadyProcessed } of sent) {
     const item = items[index]!;
     const status = statuses.get(signature);
@@ -184,12 +228,30 @@ async function sweepHeldRails(config: Config, db: D1Database, claimId: string, h
     const spent = (lamports: bigint) => lamports.toString();
     const note = alreadyProcessed ? "already processed: an earlier send of this same transaction delivered it" : null;
     if (status?.kind === "confirmed") {
-      Object.assign(item, { status: "ok", action: "sweep_submitted", confirmed: true, error: note, lamportsSpent: spent(lamportsIfLanded) });
+      Object.assign(item, {
+        status: "ok",
+        action: "sweep_submitted",
+        confirmed: true,
+        error: note,
+        lamportsSpent: spent(lamportsIfLanded),
+      });
     } else if (status?.kind === "failed") {
       // Landed and failed: the network fee is paid, the token accounts are not created.
-      Object.assign(item, { status: "failed", action: "sweep_error", confirmed: true, error: `sweep failed on chain: ${describe(status.err)}`, lamportsSpent: spent(SWEEP_NETWORK_FEE_LAMPORTS) });
+      Object.assign(item, {
+        status: "failed",
+        action: "sweep_error",
+        confirmed: true,
+        error: `sweep failed on chain: ${describe(status.err)}`,
+        lamportsSpent: spent(SWEEP_NETWORK_FEE_LAMPORTS),
+      });
     } else {
-      Object.assign(item, { status: "ok", action: "sweep_submitted", confirmed: false, error: item.error ?? note ?? `not confirmed within this run (${signature})`, lamportsSpent: spent(lamportsIfLanded) });
+      Object.assign(item, {
+        status: "ok",
+        action: "sweep_submitted",
+        confirmed: false,
+        error: item.error ?? note ?? `not confirmed within this run (${signature})`,
+        lamportsSpent: spent(lamportsIfLanded),
+      });
     }
   }
   // The bookings keep what this run's sends really put out (a preflight refusal, or the same bytes sent earlier, paid nothing here).
@@ -208,11 +270,18 @@ async function bookSweepSpending(config: Config, db: D1Database, claimId: string
   const fees = BigInt(lamportsIfLanded.length) * SWEEP_NETWORK_FEE_LAMPORTS;
   const rent = lamportsIfLanded.reduce((sum, l) => sum + l, 0n) - fees;
   const ids = { fees: `sweep_fees:${claimId}`, rent: `sweep_rent:${claimId}` };
-  const booking = (bookingId: string, kind: "network_fee" | "rent_spent", lamports: bigint) => bookExposure(config, db, { bookingId, rail: "sweep", kind, payer: null, payTo: null, lamports });
-  const [feesBooked, rentBooked] = await Promise.all([booking(ids.fees, "network_fee", fees), booking(ids.rent, "rent_spent", rent)]);
+  const booking = (bookingId: string, kind: "network_fee" | "rent_spent", lamports: bigint) =>
+    bookExposure(config, db, { bookingId, rail: "sweep", kind, payer: null, payTo: null, lamports });
+  const [feesBooked, rentBooked] = await Promise.all([
+    booking(ids.fees, "network_fee", fees),
+    booking(ids.rent, "rent_spent", rent),
+  ]);
   const refused = !feesBooked.ok ? feesBooked : !rentBooked.ok ? rentBooked : null;
   if (refused) {
-    await Promise.all([feesBooked.ok ? settleExposure(db, ids.fees, "voided") : null, rentBooked.ok ? settleExposure(db, ids.rent, "voided") : null]);
+    await Promise.all([
+      feesBooked.ok ? settleExposure(db, ids.fees, "voided") : null,
+      rentBooked.ok ? settleExposure(db, ids.rent, "voided") : null,
+    ]);
     return refused;
   }
   return {
@@ -221,7 +290,10 @@ async function bookSweepSpending(config: Config, db: D1Database, claimId: string
     trimTo: (spent: readonly bigint[]) => {
       const feesSpent = BigInt(spent.length) * SWEEP_NETWORK_FEE_LAMPORTS;
       const rentSpent = spent.reduce((sum, l) => sum + l, 0n) - feesSpent;
-      return Promise.all([feesSpent < fees ? trimExposure(db, ids.fees, feesSpent) : null, rentSpent < rent ? trimExposure(db, ids.rent, rentSpent) : null]);
+      return Promise.all([
+        feesSpent < fees ? trimExposure(db, ids.fees, feesSpent) : null,
+        rentSpent < rent ? trimExposure(db, ids.rent, rentSpent) : null,
+      ]);
     },
   };
 }
@@ -231,7 +303,12 @@ function lastFailureLog(logs: readonly string[]): string {
   return line ? ` (${line.slice(0, 160)})` : "";
 }
 
-function report(dryRun: boolean, maxRailsPerRun: number, items: SweepItem[], paused: SpendingPause | null = null): SweepReport {
+function report(
+  dryRun: boolean,
+  maxRailsPerRun: number,
+  items: SweepItem[],
+  paused: SpendingPause | null = null,
+): SweepReport {
   const count = (status: SweepItem["status"]) => items.filter((i) => i.status === status).length;
   return {
     dryRun,

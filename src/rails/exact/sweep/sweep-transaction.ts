@@ -1,7 +1,7 @@
 import type { Instruction } from "@solana/kit";
 import { getCreateAssociatedTokenIdempotentInstruction } from "@solana-program/token";
-import type { Config } from "../../../platform/config/load-config";
 import { LAMPORTS_PER_SIGNATURE } from "../../../chain/network-fee";
+import type { Config } from "../../../platform/config/load-config";
 import { getSweepInstruction, SWEEP_ALL_AMOUNT } from "../program/instructions";
 import type { ProgramState, RailAccounts } from "./vault-balances";
 
@@ -27,18 +27,43 @@ export interface SweepTransactionPlan {
  * most once per (fee receiver, mint) and stays with the operator.
  */
 export function buildSweepTransaction(config: Config, program: ProgramState, rail: RailAccounts): SweepTransactionPlan {
-  const common = { programId: program.programId, payer: config.feePayer, vault: rail.vault, config: program.configAddress, amount: SWEEP_ALL_AMOUNT };
+  const common = {
+    programId: program.programId,
+    payer: config.feePayer,
+    vault: rail.vault,
+    config: program.configAddress,
+    amount: SWEEP_ALL_AMOUNT,
+  };
   if (rail.rail === "SOL") {
     return {
-      instructions: [getSweepInstruction({ ...common, kind: "sol", solStorage: rail.solStorage!, seller: rail.vaultState!.seller, feeReceiver: rail.feeReceiver! })],
+      instructions: [
+        getSweepInstruction({
+          ...common,
+          kind: "sol",
+          solStorage: rail.solStorage!,
+          seller: rail.vaultState!.seller,
+          feeReceiver: rail.feeReceiver!,
+        }),
+      ],
       lamportsIfLanded: SWEEP_NETWORK_FEE_LAMPORTS,
     };
   }
-  if (!rail.sellerAtaExists) throw new Error(`sweep of ${rail.wallet} ${rail.rail}: the seller's token account is missing (the plan skips such rails)`);
+  if (!rail.sellerAtaExists)
+    throw new Error(
+      `sweep of ${rail.wallet} ${rail.rail}: the seller's token account is missing (the plan skips such rails)`,
+    );
   const instructions: Instruction[] = [];
   let rent = 0n;
   if (!rail.feeReceiverExists) {
-    instructions.push(getCreateAssociatedTokenIdempotentInstruction({ payer: config.feePayer, ata: rail.feeReceiver!, owner: rail.feeReceiverOwner!, mint: rail.mint!, tokenProgram: rail.tokenProgram! }));
+    instructions.push(
+      getCreateAssociatedTokenIdempotentInstruction({
+        payer: config.feePayer,
+        ata: rail.feeReceiver!,
+        owner: rail.feeReceiverOwner!,
+        mint: rail.mint!,
+        tokenProgram: rail.tokenProgram!,
+      }),
+    );
     rent += rail.tokenProgram === TOKEN_PROGRAM ? TOKEN_ACCOUNT_RENT_LAMPORTS : TOKEN_2022_ACCOUNT_RENT_LAMPORTS;
   }
   instructions.push(

@@ -1,8 +1,8 @@
 import { desc } from "drizzle-orm";
 import { database } from "../../../store/db";
-import { sweepRuns } from "../store/tables";
 import type { JobRunOutcome } from "../../../store/states";
 import type { SweepRailOutcome } from "../store/states";
+import { sweepRuns } from "../store/tables";
 
 /**
  * Sweep bookkeeping in D1 (the only SQL of the sweep engine). Candidates come from the settle ledger
@@ -81,7 +81,9 @@ export async function claimSweepRails(
      RETURNING wallet_pubkey AS wallet, rail`,
   );
   const results = await d1.batch<RailKey>(
-    rails.map((r) => statement.bind(r.wallet, r.rail, claim.nowMs, claim.claimId, claim.expiresAtMs, claim.attemptedBeforeMs)),
+    rails.map((r) =>
+      statement.bind(r.wallet, r.rail, claim.nowMs, claim.claimId, claim.expiresAtMs, claim.attemptedBeforeMs),
+    ),
   );
   return results.flatMap((r) => r.results);
 }
@@ -106,7 +108,12 @@ export interface SweepRunRecord {
 }
 
 /** Records each held rail's outcome, releases this run's claims and appends the run summary: one D1 batch. */
-export async function finishSweepRun(d1: D1Database, claimId: string, outcomes: readonly RailOutcome[], run: SweepRunRecord): Promise<void> {
+export async function finishSweepRun(
+  d1: D1Database,
+  claimId: string,
+  outcomes: readonly RailOutcome[],
+  run: SweepRunRecord,
+): Promise<void> {
   const release = d1.prepare(
     `UPDATE sweep_state SET last_outcome = ?1, last_signature = COALESCE(?2, last_signature), last_error = ?3,
             claim_id = NULL, claim_expires_at_ms = NULL
@@ -117,8 +124,22 @@ export async function finishSweepRun(d1: D1Database, claimId: string, outcomes: 
       `INSERT INTO sweep_runs (trigger, started_at_ms, finished_at_ms, outcome, scanned, attempted, succeeded, skipped, failed, lamports_spent)
        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)`,
     )
-    .bind(run.trigger, run.startedAtMs, run.finishedAtMs, run.outcome, run.scanned, run.attempted, run.succeeded, run.skipped, run.failed, run.lamportsSpent.toString());
-  await d1.batch([...outcomes.map((o) => release.bind(o.outcome, o.signature, o.error, o.wallet, o.rail, claimId)), insertRun]);
+    .bind(
+      run.trigger,
+      run.startedAtMs,
+      run.finishedAtMs,
+      run.outcome,
+      run.scanned,
+      run.attempted,
+      run.succeeded,
+      run.skipped,
+      run.failed,
+      run.lamportsSpent.toString(),
+    );
+  await d1.batch([
+    ...outcomes.map((o) => release.bind(o.outcome, o.signature, o.error, o.wallet, o.rail, claimId)),
+    insertRun,
+  ]);
 }
 
 export type SweepRunRow = typeof sweepRuns.$inferSelect;

@@ -1,14 +1,24 @@
 import type { Address } from "@solana/kit";
-import { requireUniversalSettle } from "../../../platform/config/rail-switches";
 import { address } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
-import type { Config } from "../../../platform/config/load-config";
-import { fetchAccounts, type AccountSnapshot } from "../../../chain/accounts";
+import { type AccountSnapshot, fetchAccounts } from "../../../chain/accounts";
 import { parseMint } from "../../../chain/mint";
-import { SYSTEM_PROGRAM_ADDRESS } from "../../../chain/token-programs";
 import { readTokenAccount } from "../../../chain/token-account";
-import { findFeeShardPda, findFeeShardSolStoragePda, feeShardIndexOf, findUniversalSettleConfigPda } from "../program/pda";
-import { decodeSplitVault, decodeUniversalSettleConfig, type SplitVault, type UniversalSettleConfig } from "../program/accounts";
+import { SYSTEM_PROGRAM_ADDRESS } from "../../../chain/token-programs";
+import type { Config } from "../../../platform/config/load-config";
+import { requireUniversalSettle } from "../../../platform/config/rail-switches";
+import {
+  decodeSplitVault,
+  decodeUniversalSettleConfig,
+  type SplitVault,
+  type UniversalSettleConfig,
+} from "../program/accounts";
+import {
+  feeShardIndexOf,
+  findFeeShardPda,
+  findFeeShardSolStoragePda,
+  findUniversalSettleConfigPda,
+} from "../program/pda";
 import { vaultOf, vaultSolStorageOf } from "../vault-addresses";
 import type { RailBalance } from "./plan";
 
@@ -47,7 +57,10 @@ export interface ProgramState {
  * Reads the vaults of many rails in two rounds of getMultipleAccounts (≤ 100 keys per call): first the Config,
  * vaults, SOL storages and mints; then the token accounts, whose addresses depend on each mint's token program.
  */
-export async function readRailAccounts(config: Config, rails: readonly { wallet: string; rail: string }[]): Promise<{ program: ProgramState; rails: RailAccounts[] }> {
+export async function readRailAccounts(
+  config: Config,
+  rails: readonly { wallet: string; rail: string }[],
+): Promise<{ program: ProgramState; rails: RailAccounts[] }> {
   const programId = requireUniversalSettle(config);
   const [configAddress] = await findUniversalSettleConfigPda(programId);
   const prepared = await Promise.all(
@@ -58,9 +71,13 @@ export async function readRailAccounts(config: Config, rails: readonly { wallet:
       return { wallet, rail, seller, vault, solStorage, mint: rail === "SOL" ? null : address(rail) };
     }),
   );
-  const first = await fetchAccounts(config, [configAddress, ...prepared.flatMap((r) => [r.vault, r.solStorage ?? r.mint!])]);
+  const first = await fetchAccounts(config, [
+    configAddress,
+    ...prepared.flatMap((r) => [r.vault, r.solStorage ?? r.mint!]),
+  ]);
   const configAccount = first.get(configAddress);
-  const programConfig = configAccount && configAccount.owner === programId ? decodeUniversalSettleConfig(configAccount.data) : null;
+  const programConfig =
+    configAccount && configAccount.owner === programId ? decodeUniversalSettleConfig(configAccount.data) : null;
   const program = { programId, configAddress, config: programConfig };
 
   const withTokens = await Promise.all(
@@ -69,8 +86,10 @@ export async function readRailAccounts(config: Config, rails: readonly { wallet:
       const vaultState = vaultAccount && vaultAccount.owner === programId ? decodeSplitVault(vaultAccount.data) : null;
       const mintInfo = r.mint ? parseMintAccount(first.get(r.mint)) : null;
       const tokenProgram = mintInfo?.tokenProgram ?? null;
-      const ata = async (owner: Address) => (r.mint && tokenProgram ? (await findAssociatedTokenPda({ owner, mint: r.mint, tokenProgram }))[0] : null);
-      const feeOwner = programConfig && vaultState ? await feeReceiverOwner(program, programConfig, r.seller, r.rail === "SOL") : null;
+      const ata = async (owner: Address) =>
+        r.mint && tokenProgram ? (await findAssociatedTokenPda({ owner, mint: r.mint, tokenProgram }))[0] : null;
+      const feeOwner =
+        programConfig && vaultState ? await feeReceiverOwner(program, programConfig, r.seller, r.rail === "SOL") : null;
       return {
         ...r,
         vaultState,
@@ -83,10 +102,17 @@ export async function readRailAccounts(config: Config, rails: readonly { wallet:
       };
     }),
   );
-  const second = await fetchAccounts(config, withTokens.flatMap((r) => [r.vaultAta, r.sellerAta, r.feeAta].filter((a): a is Address => a !== null)));
+  const second = await fetchAccounts(
+    config,
+    withTokens.flatMap((r) => [r.vaultAta, r.sellerAta, r.feeAta].filter((a): a is Address => a !== null)),
+  );
 
   const accounts = withTokens.map((r): RailAccounts => {
-    const minFeeRaw = programConfig ? (r.rail === "SOL" ? programConfig.minFeeAmountLamports : programConfig.minFeeAmountRaw) : 0n;
+    const minFeeRaw = programConfig
+      ? r.rail === "SOL"
+        ? programConfig.minFeeAmountLamports
+        : programConfig.minFeeAmountRaw
+      : 0n;
     const common = {
       wallet: r.wallet,
       rail: r.rail,
@@ -110,19 +136,27 @@ export async function readRailAccounts(config: Config, rails: readonly { wallet:
     if (r.vaultState.seller !== r.seller) return unreadable(`vault ${r.vault} belongs to another seller`);
     if (r.rail === "SOL") {
       const storage = first.get(r.solStorage!);
-      if (!storage || storage.owner !== SYSTEM_PROGRAM_ADDRESS) return unreadable(`vault SOL storage ${r.solStorage} does not exist`);
+      if (!storage || storage.owner !== SYSTEM_PROGRAM_ADDRESS)
+        return unreadable(`vault SOL storage ${r.solStorage} does not exist`);
       return { ...common, availableRaw: spendableLamports(storage.lamports), problem: null };
     }
     if (!r.mintInfo) return unreadable(`${r.rail} is not a token mint`);
     const amount = tokenAmount(second.get(r.vaultAta!));
     if (amount === null) return unreadable(`vault token account ${r.vaultAta} does not exist`);
-    return { ...common, availableRaw: amount, problem: null, missingSellerTokenAccount: common.sellerAtaExists ? null : r.sellerAta };
+    return {
+      ...common,
+      availableRaw: amount,
+      problem: null,
+      missingSellerTokenAccount: common.sellerAtaExists ? null : r.sellerAta,
+    };
   });
   return { program, rails: accounts };
 }
 
 export function spendableLamports(storageLamports: bigint): bigint {
-  return storageLamports > RENT_EXEMPT_MINIMUM_EMPTY_LAMPORTS ? storageLamports - RENT_EXEMPT_MINIMUM_EMPTY_LAMPORTS : 0n;
+  return storageLamports > RENT_EXEMPT_MINIMUM_EMPTY_LAMPORTS
+    ? storageLamports - RENT_EXEMPT_MINIMUM_EMPTY_LAMPORTS
+    : 0n;
 }
 
 function parseMintAccount(account: AccountSnapshot | null | undefined) {
@@ -138,7 +172,12 @@ function tokenAmount(account: AccountSnapshot | null | undefined): bigint | null
  * Who receives the fee (docs/universal-settle-abi.md "Fee receiver"): Config.fee_destination when sharding is off; else the seller's shard
  * (its SOL storage for SOL; for SPL the shard PDA, whose ATA receives).
  */
-async function feeReceiverOwner(program: ProgramState, config: UniversalSettleConfig, seller: Address, isSol: boolean): Promise<Address> {
+async function feeReceiverOwner(
+  program: ProgramState,
+  config: UniversalSettleConfig,
+  seller: Address,
+  isSol: boolean,
+): Promise<Address> {
   if (!config.useFeeShard) return config.feeDestination;
   const [shard] = await findFeeShardPda(program.programId, feeShardIndexOf(seller, config.shardCount));
   return isSol ? (await findFeeShardSolStoragePda(program.programId, shard))[0] : shard;

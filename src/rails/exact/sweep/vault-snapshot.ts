@@ -1,11 +1,11 @@
 import type { Address } from "@solana/kit";
-import type { Config } from "../../../platform/config/load-config";
-import { badRequest } from "../../../platform/errors/catalogue";
 import { fromBase64 } from "../../../chain/bytes";
 import { rpcCall } from "../../../chain/rpc";
 import { readTokenAccount } from "../../../chain/token-account";
-import { NATIVE_SOL_ALLOWLIST_ADDRESS_STRING, readRailAccounts } from "./vault-balances";
+import type { Config } from "../../../platform/config/load-config";
+import { badRequest } from "../../../platform/errors/catalogue";
 import { SELLER_TOKEN_ACCOUNT_MISSING } from "./plan";
+import { NATIVE_SOL_ALLOWLIST_ADDRESS_STRING, readRailAccounts } from "./vault-balances";
 
 /** Where the SPL balance is read (pr402's `spl_balance_scope`): the vault's token account, or the seller's own wallet. */
 export type SplBalanceScope = "vault_ata" | "owner_wallet";
@@ -36,7 +36,6 @@ export interface VaultSnapshot {
   sweepBlockedReason: typeof SELLER_TOKEN_ACCOUNT_MISSING | null;
 }
 
-
 /** A seller's vault balances, read with the sweep engine's batched reader (docs/wire-notes.md "Operator"; pr402 vault snapshot). */
 export async function buildVaultSnapshot(
   config: Config,
@@ -54,8 +53,15 @@ export async function buildVaultSnapshot(
   ]);
   const sol = rails[0]!;
   const spl = rails[1];
-  if (spl && options.splTokenProgram !== undefined && spl.tokenProgram !== null && spl.tokenProgram !== options.splTokenProgram) {
-    throw badRequest(`spl_token_program: mint ${splMint} belongs to ${spl.tokenProgram}, not ${options.splTokenProgram}`);
+  if (
+    spl &&
+    options.splTokenProgram !== undefined &&
+    spl.tokenProgram !== null &&
+    spl.tokenProgram !== options.splTokenProgram
+  ) {
+    throw badRequest(
+      `spl_token_program: mint ${splMint} belongs to ${spl.tokenProgram}, not ${options.splTokenProgram}`,
+    );
   }
   const spendable = sol.availableRaw ?? 0n;
   const splAmount = ownerScope ? ownerBalance! : (spl?.availableRaw ?? 0n);
@@ -81,11 +87,11 @@ export async function buildVaultSnapshot(
 
 /** The seller wallet's own balance of `mint`: the sum over its token accounts (one getTokenAccountsByOwner). */
 async function ownerTokenBalance(config: Config, owner: Address, mint: Address): Promise<bigint> {
-  const { value } = await rpcCall<{ value: { account: { data: [string, "base64"] } }[] }>(config, "getTokenAccountsByOwner", [
-    owner,
-    { mint },
-    { encoding: "base64", commitment: "confirmed" },
-  ]);
+  const { value } = await rpcCall<{ value: { account: { data: [string, "base64"] } }[] }>(
+    config,
+    "getTokenAccountsByOwner",
+    [owner, { mint }, { encoding: "base64", commitment: "confirmed" }],
+  );
   let total = 0n;
   for (const { account } of value) {
     const bytes = fromBase64(account.data[0]);
@@ -96,8 +102,7 @@ async function ownerTokenBalance(config: Config, owner: Address, mint: Address):
 
 /** JSON text in which bigint members are written as integers with every digit (JSON.stringify refuses bigint). */
 export function integerJson(value: unknown): string {
-  return JSON.stringify(value, (_key, member) => (typeof member === "bigint" ? `\u0000bigint:${member}` : member)).replace(
-    /"\\u0000bigint:(\d+)"/g,
-    "$1",
-  );
+  return JSON.stringify(value, (_key, member) =>
+    typeof member === "bigint" ? `\u0000bigint:${member}` : member,
+  ).replace(/"\\u0000bigint:(\d+)"/g, "$1");
 }

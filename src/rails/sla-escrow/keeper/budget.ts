@@ -19,7 +19,15 @@ export const ESCROW_KEEPER_SUBREQUEST_BUDGET = 350;
 
 export function worstCaseSubrequests(payments: number): number {
   if (payments === 0) return 1;
-  return 4 + sharedKeeperSubrequests(payments) + accountReads(5 * payments) + accountReads(2 * payments) + payments + 1 + payments;
+  return (
+    4 +
+    sharedKeeperSubrequests(payments) +
+    accountReads(5 * payments) +
+    accountReads(2 * payments) +
+    payments +
+    1 +
+    payments
+  );
 }
 
 export function maxPaymentsWithinBudget(budget: number = ESCROW_KEEPER_SUBREQUEST_BUDGET): number {

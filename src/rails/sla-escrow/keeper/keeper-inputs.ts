@@ -4,7 +4,14 @@ import * as v from "valibot";
 export const EscrowKeeperBodySchema = v.strictObject(
   {
     dryRun: v.optional(v.boolean("must be true or false")),
-    limit: v.optional(v.pipe(v.number("must be a number"), v.integer("must be a whole number"), v.minValue(1, "must be at least 1"), v.maxValue(1_000, "must be at most 1000"))),
+    limit: v.optional(
+      v.pipe(
+        v.number("must be a number"),
+        v.integer("must be a whole number"),
+        v.minValue(1, "must be at least 1"),
+        v.maxValue(1_000, "must be at most 1000"),
+      ),
+    ),
   },
   "only dryRun and limit are accepted",
 );

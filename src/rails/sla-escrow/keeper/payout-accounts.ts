@@ -1,9 +1,9 @@
 import type { Address } from "@solana/kit";
-import type { Config } from "../../../platform/config/load-config";
-import { bookExposure } from "../../../chain/fee-payer-budget/budget";
-import { log } from "../../../platform/observability/log";
 import { fetchAccounts } from "../../../chain/accounts";
+import { bookExposure } from "../../../chain/fee-payer-budget/budget";
 import { rpcCall } from "../../../chain/rpc";
+import type { Config } from "../../../platform/config/load-config";
+import { log } from "../../../platform/observability/log";
 import { liveExposureBookings } from "../../../store/fee-payer-exposure";
 
 /**
@@ -39,23 +39,39 @@ export function payoutAccountBookingId(account: Address, nowMs: number): string 
  * Why each payout must wait now (by its index in `payouts`), from one account read and one D1 read in parallel: a
  * recipient token account missing just before the send, or one whose rent the fee payer already paid this period.
  */
-export async function payoutAccountWaits(config: Config, db: D1Database, payouts: readonly (readonly CreatableAccount[])[], nowMs: number): Promise<Map<number, string>> {
+export async function payoutAccountWaits(
+  config: Config,
+  db: D1Database,
+  payouts: readonly (readonly CreatableAccount[])[],
+  nowMs: number,
+): Promise<Map<number, string>> {
   const accounts = [...new Set(payouts.flat().map((c) => c.account))];
   const waits = new Map<number, string>();
   if (accounts.length === 0) return waits;
   const [onChain, booked] = await Promise.all([
     fetchAccounts(config, accounts),
-    liveExposureBookings(db, accounts.map((a) => payoutAccountBookingId(a, nowMs))),
+    liveExposureBookings(
+      db,
+      accounts.map((a) => payoutAccountBookingId(a, nowMs)),
+    ),
   ]);
-  const nextPeriod = new Date((Math.floor(nowMs / PAYOUT_ACCOUNT_PERIOD_MS) + 1) * PAYOUT_ACCOUNT_PERIOD_MS).toISOString();
+  const nextPeriod = new Date(
+    (Math.floor(nowMs / PAYOUT_ACCOUNT_PERIOD_MS) + 1) * PAYOUT_ACCOUNT_PERIOD_MS,
+  ).toISOString();
   payouts.forEach((creatable, i) => {
     for (const { account, owner } of creatable) {
       if (!onChain.get(account)) {
-        waits.set(i, `recipient token account ${account} does not exist yet (read again just before sending); its owner ${owner} must create it: the keeper pays nobody's rent`);
+        waits.set(
+          i,
+          `recipient token account ${account} does not exist yet (read again just before sending); its owner ${owner} must create it: the keeper pays nobody's rent`,
+        );
         return;
       }
       if (booked.has(payoutAccountBookingId(account, nowMs))) {
-        waits.set(i, `a payout already created recipient token account ${account} at the fee payer's cost today (its owner closed it just before); payouts into it wait until ${nextPeriod}`);
+        waits.set(
+          i,
+          `a payout already created recipient token account ${account} at the fee payer's cost today (its owner closed it just before); payouts into it wait until ${nextPeriod}`,
+        );
         return;
       }
     }
@@ -83,7 +99,10 @@ export async function bookPayoutAccountCreations(
     landed
       .filter((l) => l.creatable.length > 0)
       .map(async ({ signature, buyer, creatable }) => {
-        const tx = await rpcCall<TransactionBalances | null>(config, "getTransaction", [signature, { encoding: "json", commitment: "confirmed", maxSupportedTransactionVersion: 0 }]);
+        const tx = await rpcCall<TransactionBalances | null>(config, "getTransaction", [
+          signature,
+          { encoding: "json", commitment: "confirmed", maxSupportedTransactionVersion: 0 },
+        ]);
         if (!tx?.meta) return;
         const keys = tx.transaction.message.accountKeys;
         for (const { account, owner } of creatable) {
@@ -94,7 +113,14 @@ export async function bookPayoutAccountCreations(
           await bookExposure(
             config,
             db,
-            { bookingId: payoutAccountBookingId(account, nowMs), rail: "sla-escrow", kind: "rent_spent", payer: buyer, payTo: owner, lamports },
+            {
+              bookingId: payoutAccountBookingId(account, nowMs),
+              rail: "sla-escrow",
+              kind: "rent_spent",
+              payer: buyer,
+              payTo: owner,
+              lamports,
+            },
             { nowMs, uncapped: true },
           );
         }

@@ -9,10 +9,22 @@ import type { KeeperReport } from "./run-keeper";
  * so they change nothing; the response says so in `ignored`.
  */
 const Seconds = (what: string) =>
-  v.pipe(v.number(`${what} must be a number of seconds`), v.integer(`${what} must be a whole number`), v.minValue(0, `${what} must not be negative`), v.maxValue(31_536_000, `${what} must be at most one year`));
+  v.pipe(
+    v.number(`${what} must be a number of seconds`),
+    v.integer(`${what} must be a whole number`),
+    v.minValue(0, `${what} must not be negative`),
+    v.maxValue(31_536_000, `${what} must be at most one year`),
+  );
 
 export const EscrowSettleOperatorBodySchema = v.object({
-  limit: v.optional(v.pipe(v.number("must be a number"), v.integer("must be a whole number"), v.minValue(1, "must be at least 1"), v.maxValue(1_000, "must be at most 1000"))),
+  limit: v.optional(
+    v.pipe(
+      v.number("must be a number"),
+      v.integer("must be a whole number"),
+      v.minValue(1, "must be at least 1"),
+      v.maxValue(1_000, "must be at most 1000"),
+    ),
+  ),
   dryRun: v.optional(v.boolean("must be true or false")),
   cooldownSeconds: v.optional(Seconds("cooldownSeconds")),
   deadlineSeconds: v.optional(Seconds("deadlineSeconds")),
@@ -21,7 +33,14 @@ export const EscrowSettleOperatorBodySchema = v.object({
 });
 
 export const EscrowCloseOperatorBodySchema = v.object({
-  limit: v.optional(v.pipe(v.number("must be a number"), v.integer("must be a whole number"), v.minValue(1, "must be at least 1"), v.maxValue(1_000, "must be at most 1000"))),
+  limit: v.optional(
+    v.pipe(
+      v.number("must be a number"),
+      v.integer("must be a whole number"),
+      v.minValue(1, "must be at least 1"),
+      v.maxValue(1_000, "must be at most 1000"),
+    ),
+  ),
   dryRun: v.optional(v.boolean("must be true or false")),
 });
 

@@ -1,25 +1,33 @@
-import { isAddress, type Address } from "@solana/kit";
+import { type Address, isAddress } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
+import { type AccountSnapshot, fetchAccounts } from "../../../chain/accounts";
+import { CLOCK_SYSVAR, chainClockOf } from "../../../chain/chain-clock";
+import type { SpendingPause } from "../../../chain/fee-payer-floor";
+import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../../chain/token-programs";
+import { describe } from "../../../chain/transaction-errors";
+import { type FundingStatus, readFundingStatuses } from "../../../jobs/keeper/funding-status";
+import {
+  KEEPER_MIN_RECHECK_MS,
+  type KeeperGate,
+  type KeeperItemOutcome,
+  type KeeperRail,
+  type NextLook,
+  type PlannedStep,
+  runKeeper,
+} from "../../../jobs/keeper/run-keeper";
 import type { Config } from "../../../platform/config/load-config";
 import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../../platform/config/networks";
-import { fetchAccounts, type AccountSnapshot } from "../../../chain/accounts";
-import { describe } from "../../../chain/transaction-errors";
-import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../../chain/token-programs";
-import type { SpendingPause } from "../../../chain/fee-payer-floor";
-import { decodePayment, type Payment } from "../program/accounts";
-import { buildClosePaymentInstruction, buildPayoutInstruction, isOracleTipDue } from "../program/payout-instructions";
-import { decidePayout, type KeeperDecision } from "../program/payout-decision";
-import { escrowAddresses } from "../escrow-facts";
-import { claimDuePayments, ESCROW_WATCH_TABLE, peekDuePayments, type WatchedPayment } from "../store/escrow-watch";
 import { recordFundingsConfirmed } from "../../../store/settlements";
-import { recordSponsoredFundingFailures } from "../store/sponsored-funding-failures";
-import { CLOCK_SYSVAR, chainClockOf } from "../../../chain/chain-clock";
-import { readFundingStatuses, type FundingStatus } from "../../../jobs/keeper/funding-status";
-import { KEEPER_MIN_RECHECK_MS, runKeeper, type KeeperGate, type KeeperItemOutcome, type KeeperRail, type NextLook, type PlannedStep } from "../../../jobs/keeper/run-keeper";
 import { NO_KEEPER_ACTION } from "../../../store/states";
+import { escrowAddresses } from "../escrow-facts";
+import { decodePayment, type Payment } from "../program/accounts";
+import { decidePayout, type KeeperDecision } from "../program/payout-decision";
+import { buildClosePaymentInstruction, buildPayoutInstruction, isOracleTipDue } from "../program/payout-instructions";
+import { claimDuePayments, ESCROW_WATCH_TABLE, peekDuePayments, type WatchedPayment } from "../store/escrow-watch";
+import { recordSponsoredFundingFailures } from "../store/sponsored-funding-failures";
 import type { EscrowKeeperAction } from "../store/states";
 import { maxPaymentsWithinBudget } from "./budget";
-import { bookPayoutAccountCreations, payoutAccountWaits, type CreatableAccount } from "./payout-accounts";
+import { bookPayoutAccountCreations, type CreatableAccount, payoutAccountWaits } from "./payout-accounts";
 
 const RECHECK_WITHOUT_DEADLINE_MS = 60 * 60_000;
 
@@ -82,11 +90,25 @@ const ESCROW_RAIL: KeeperRail<WatchedPayment, Planned, KeeperItem, KeeperReport>
   recordFundingFacts,
   actionOf,
   beforeSend: async (config, db, steps, nowMs) => {
-    const waits = await payoutAccountWaits(config, db, steps.map((p) => p.creatable ?? []), nowMs);
+    const waits = await payoutAccountWaits(
+      config,
+      db,
+      steps.map((p) => p.creatable ?? []),
+      nowMs,
+    );
     return new Map([...waits].map(([i, why]) => [steps[i]!, why]));
   },
   afterLanded: (config, db, landed, nowMs) =>
-    bookPayoutAccountCreations(config, db, landed.map((l) => ({ signature: l.signature, buyer: l.planned.payment!.buyer, creatable: l.planned.creatable ?? [] })), nowMs),
+    bookPayoutAccountCreations(
+      config,
+      db,
+      landed.map((l) => ({
+        signature: l.signature,
+        buyer: l.planned.payment!.buyer,
+        creatable: l.planned.creatable ?? [],
+      })),
+      nowMs,
+    ),
   idle,
   landed,
   item,
@@ -105,7 +127,10 @@ export function runEscrowKeeper(config: Config, db: D1Database, options: KeeperO
  */
 async function plan(config: Config, rows: readonly WatchedPayment[], nowMs: number): Promise<Planned[]> {
   const programId = config.programs.slaEscrow;
-  const accounts = await fetchAccounts(config, [...rows.filter((r) => isAddress(r.paymentPda)).map((r) => r.paymentPda as Address), CLOCK_SYSVAR]);
+  const accounts = await fetchAccounts(config, [
+    ...rows.filter((r) => isAddress(r.paymentPda)).map((r) => r.paymentPda as Address),
+    CLOCK_SYSVAR,
+  ]);
   const chainNow = chainClockOf(accounts.get(CLOCK_SYSVAR) ?? null, nowMs).unixSeconds;
   const paymentOf = (row: WatchedPayment) => {
     const account = accounts.get(row.paymentPda as Address);
@@ -113,8 +138,11 @@ async function plan(config: Config, rows: readonly WatchedPayment[], nowMs: numb
   };
 
   // The ledger answers for most rows; the chain is asked only about fundings it does not show confirmed or failed yet.
-  const askChain = rows.filter((r) => r.ledger !== null && r.ledger.state !== "failed" && r.ledger.state !== "confirmed");
-  const fundingStatuses = askChain.length > 0 ? await readFundingStatuses(config, askChain, nowMs) : new Map<string, FundingStatus>();
+  const askChain = rows.filter(
+    (r) => r.ledger !== null && r.ledger.state !== "failed" && r.ledger.state !== "confirmed",
+  );
+  const fundingStatuses =
+    askChain.length > 0 ? await readFundingStatuses(config, askChain, nowMs) : new Map<string, FundingStatus>();
 
   const planned: Planned[] = [];
   for (const row of rows) {
@@ -136,10 +164,19 @@ async function plan(config: Config, rows: readonly WatchedPayment[], nowMs: numb
 
   for (const p of planned) {
     if (p.gate || !p.payment || p.decision.kind !== "close") continue;
-    p.instructions = [await buildClosePaymentInstruction({ programId, caller: config.feePayer, paymentAddress: p.row.paymentPda as Address, payment: p.payment })];
+    p.instructions = [
+      await buildClosePaymentInstruction({
+        programId,
+        caller: config.feePayer,
+        paymentAddress: p.row.paymentPda as Address,
+        payment: p.payment,
+      }),
+    ];
   }
 
-  const payable = planned.filter((p) => !p.gate && p.payment && (p.decision.kind === "release" || p.decision.kind === "refund"));
+  const payable = planned.filter(
+    (p) => !p.gate && p.payment && (p.decision.kind === "release" || p.decision.kind === "refund"),
+  );
   const wanted = new Set<Address>();
   const candidates = new Map<Planned, { mint: Address; atas: Map<Address, Address[]> }>();
   for (const p of payable) {
@@ -152,14 +189,17 @@ async function plan(config: Config, rows: readonly WatchedPayment[], nowMs: numb
     const owners = isOracleTipDue(payment) ? [recipient, payment.oracleAuthority] : [recipient];
     const atas = new Map<Address, Address[]>();
     for (const tokenProgram of [TOKEN_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM_ADDRESS]) {
-      const derived = await Promise.all(owners.map(async (owner) => (await findAssociatedTokenPda({ owner, mint: payment.mint, tokenProgram }))[0]));
+      const derived = await Promise.all(
+        owners.map(async (owner) => (await findAssociatedTokenPda({ owner, mint: payment.mint, tokenProgram }))[0]),
+      );
       atas.set(tokenProgram, derived);
       derived.forEach((ata) => wanted.add(ata));
     }
     wanted.add(payment.mint);
     candidates.set(p, { mint: payment.mint, atas });
   }
-  const tokenAccounts = wanted.size > 0 ? await fetchAccounts(config, [...wanted]) : new Map<Address, AccountSnapshot | null>();
+  const tokenAccounts =
+    wanted.size > 0 ? await fetchAccounts(config, [...wanted]) : new Map<Address, AccountSnapshot | null>();
 
   for (const [p, { mint, atas }] of candidates) {
     const payment = p.payment!;
@@ -185,7 +225,9 @@ async function plan(config: Config, rows: readonly WatchedPayment[], nowMs: numb
       }
       // Read again just before the send (./payout-accounts.ts); a refund's buyer account is never created (refused).
       const owners = isOracleTipDue(payment) ? [recipientOf(p), payment.oracleAuthority] : [recipientOf(p)];
-      p.creatable = owners.map((owner, i) => ({ account: payInto[i]!, owner })).filter((c) => !(p.decision.kind === "refund" && c.owner === payment.buyer));
+      p.creatable = owners
+        .map((owner, i) => ({ account: payInto[i]!, owner }))
+        .filter((c) => !(p.decision.kind === "refund" && c.owner === payment.buyer));
     }
     const payout = await buildPayoutInstruction(p.decision.kind as "release" | "refund", {
       programId,
@@ -208,15 +250,27 @@ function recipientOf(p: Planned): Address {
  * be confirmed (by the ledger, or by the chain when the ledger has not caught up). A funding that failed, or that
  * never landed and can no longer (blockhash expired), drops the row; one still in flight waits.
  */
-function fundingGate(row: WatchedPayment, status: FundingStatus | undefined): { gate: KeeperGate; sponsoredFailure: boolean } | null {
+function fundingGate(
+  row: WatchedPayment,
+  status: FundingStatus | undefined,
+): { gate: KeeperGate; sponsoredFailure: boolean } | null {
   const drop = (why: string, sponsoredFailure = false) => ({ gate: { kind: "drop" as const, why }, sponsoredFailure });
   if (!isAddress(row.paymentPda)) return drop(`${row.paymentPda} is not an account address`);
-  if (row.ledger === null || row.ledger.scheme !== "sla-escrow") return drop(`funding ${row.fundingSignature} is not an sla-escrow settlement in this facilitator's ledger`);
+  if (row.ledger === null || row.ledger.scheme !== "sla-escrow")
+    return drop(`funding ${row.fundingSignature} is not an sla-escrow settlement in this facilitator's ledger`);
   if (row.ledger.state === "failed") return drop(`funding ${row.fundingSignature} failed (settlement ledger)`);
   // Confirmed: it created the Payment account (a missing account was closed after its payout: the decision says so).
   if (row.ledger.state === "confirmed") return null;
-  if (!status || status.kind === "unknown") return { gate: { kind: "wait", why: `funding ${row.fundingSignature} not confirmed yet` }, sponsoredFailure: false };
-  if (status.kind === "failed") return drop(`funding ${row.fundingSignature} failed on chain: ${describe(status.err)}`, row.sponsoredPayer !== null);
+  if (!status || status.kind === "unknown")
+    return {
+      gate: { kind: "wait", why: `funding ${row.fundingSignature} not confirmed yet` },
+      sponsoredFailure: false,
+    };
+  if (status.kind === "failed")
+    return drop(
+      `funding ${row.fundingSignature} failed on chain: ${describe(status.err)}`,
+      row.sponsoredPayer !== null,
+    );
   if (status.kind === "expired") return drop(`funding ${row.fundingSignature} never landed and its blockhash expired`);
   return null;
 }
@@ -224,7 +278,12 @@ function fundingGate(row: WatchedPayment, status: FundingStatus | undefined): { 
 /** The Payment at the watched address must be the one the ledger settled (a uid can be funded again after a close). */
 function ledgerMismatch(row: WatchedPayment, payment: Payment): string | null {
   const ledger = row.ledger!;
-  if (payment.buyer !== ledger.payer || payment.mint !== ledger.asset || payment.seller !== ledger.merchantWallet || payment.amount.toString() !== ledger.amount) {
+  if (
+    payment.buyer !== ledger.payer ||
+    payment.mint !== ledger.asset ||
+    payment.seller !== ledger.merchantWallet ||
+    payment.amount.toString() !== ledger.amount
+  ) {
     return `the Payment account at ${row.paymentPda} is not the funding ${row.fundingSignature} settled here`;
   }
   return null;
@@ -232,9 +291,18 @@ function ledgerMismatch(row: WatchedPayment, payment: Payment): string | null {
 
 /** Ledger rows the chain showed confirmed, and failed sponsored fundings, in at most two D1 round trips. */
 async function recordFundingFacts(db: D1Database, planned: readonly Planned[], nowMs: number): Promise<void> {
-  await recordFundingsConfirmed(db, planned.filter((p) => p.ledgerCatchUp && !p.gate).map((p) => p.row.ledger!.messageHash), nowMs);
+  await recordFundingsConfirmed(
+    db,
+    planned.filter((p) => p.ledgerCatchUp && !p.gate).map((p) => p.row.ledger!.messageHash),
+    nowMs,
+  );
   const failures = planned.filter((p) => p.sponsoredFailure && p.row.sponsoredPayer);
-  if (failures.length > 0) await recordSponsoredFundingFailures(db, failures.map((p) => ({ signature: p.row.fundingSignature, payer: p.row.sponsoredPayer! })), nowMs);
+  if (failures.length > 0)
+    await recordSponsoredFundingFailures(
+      db,
+      failures.map((p) => ({ signature: p.row.fundingSignature, payer: p.row.sponsoredPayer! })),
+      nowMs,
+    );
 }
 
 /** A payment with nothing to pay out this run: closed, or looked at again at its deadline (at least a minute away). */
@@ -259,7 +327,9 @@ function landed(p: Planned, nowMs: number): NextLook {
 
 function actionOf(p: Planned): EscrowKeeperAction {
   if (p.gate) return NO_KEEPER_ACTION;
-  return p.decision.kind === "release" || p.decision.kind === "refund" || p.decision.kind === "close" ? p.decision.kind : NO_KEEPER_ACTION;
+  return p.decision.kind === "release" || p.decision.kind === "refund" || p.decision.kind === "close"
+    ? p.decision.kind
+    : NO_KEEPER_ACTION;
 }
 
 function item(p: Planned, signature: string | null, outcome: KeeperItemOutcome, detail: string): KeeperItem {

@@ -7,6 +7,10 @@
  * the escrow's mint (lamports for native SOL). Timestamps are the chain clock's unix seconds.
  */
 import {
+  type Address,
+  type FixedSizeCodec,
+  type FixedSizeDecoder,
+  type FixedSizeEncoder,
   getAddressDecoder,
   getAddressEncoder,
   getBooleanDecoder,
@@ -15,25 +19,21 @@ import {
   getI64Encoder,
   getStructDecoder,
   getStructEncoder,
+  getU8Decoder,
+  getU8Encoder,
   getU16Decoder,
   getU16Encoder,
   getU64Decoder,
   getU64Encoder,
-  getU8Decoder,
-  getU8Encoder,
   padRightDecoder,
   padRightEncoder,
-  type Address,
-  type FixedSizeCodec,
-  type FixedSizeDecoder,
-  type FixedSizeEncoder,
   type ReadonlyUint8Array,
 } from "@solana/kit";
 import { getBytes32Decoder, getBytes32Encoder } from "../../../chain/program/bytes32-codec";
 import {
   ACCOUNT_DISCRIMINATOR_PREFIX_SIZE_BYTES,
-  getDiscriminatedCodecs,
   type DiscriminatedCodecs,
+  getDiscriminatedCodecs,
 } from "../../../chain/program/discriminated-codec";
 
 /** Byte 0 of every SLA-Escrow account. */
@@ -74,7 +74,14 @@ function accountCodecs<T>(
   bodyDecoder: FixedSizeDecoder<T>,
 ): DiscriminatedCodecs<T> {
   // Accounts are read "at least": fields a newer program appends must not make the account unreadable.
-  return getDiscriminatedCodecs(subject, discriminator, ACCOUNT_DISCRIMINATOR_PREFIX_SIZE_BYTES, bodyEncoder, bodyDecoder, "at_least");
+  return getDiscriminatedCodecs(
+    subject,
+    discriminator,
+    ACCOUNT_DISCRIMINATOR_PREFIX_SIZE_BYTES,
+    bodyEncoder,
+    bodyDecoder,
+    "at_least",
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -12,23 +12,29 @@
  * constants for the verifier and builders in `schemes/` to enforce.
  */
 import {
+  type Address,
   address,
   combineCodec,
   getAddressCodec,
   getI64Codec,
   getStructCodec,
+  getU8Codec,
   getU16Codec,
   getU64Codec,
-  getU8Codec,
   getUnitCodec,
   padRightCodec,
-  type Address,
   type ReadonlyUint8Array,
 } from "@solana/kit";
 import { SYSTEM_PROGRAM_ADDRESS } from "@solana-program/system";
 import { ASSOCIATED_TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 import { getBytes32Decoder, getBytes32Encoder } from "../../../chain/program/bytes32-codec";
-import { accountMetas, type AccountSlot, type AddressOrSigner, type ProgramInstruction, type Role } from "../../../chain/program/instruction-accounts";
+import {
+  type AccountSlot,
+  type AddressOrSigner,
+  accountMetas,
+  type ProgramInstruction,
+  type Role,
+} from "../../../chain/program/instruction-accounts";
 import { instructionSpec, tableBuilder } from "../../../chain/program/instruction-table";
 import { NATIVE_SOL_ESCROW_MINT } from "./pda";
 
@@ -159,7 +165,13 @@ const PAYMENT_HEAD = <const S extends string, const SR extends Role, const ER ex
   signerRole: SR,
   escrowRole: ER,
 ) =>
-  [[signer, signerRole], ["bank", "r"], ["config", "r"], ["escrow", escrowRole], ["payment", "w"]] as const;
+  [
+    [signer, signerRole],
+    ["bank", "r"],
+    ["config", "r"],
+    ["escrow", escrowRole],
+    ["payment", "w"],
+  ] as const;
 
 /** docs/sla-escrow-abi.md, ABI §5.2. */
 const FUND_PAYMENT_ACCOUNTS = {
@@ -196,15 +208,30 @@ const RELEASE_PAYMENT_ACCOUNTS = {
 /** docs/sla-escrow-abi.md, ABI §5.4. */
 const REFUND_PAYMENT_ACCOUNTS = {
   sol: [...PAYMENT_HEAD("caller", "sw", "w"), SOL_MINT, ["solStorage", "w"], ["buyer", "w"], SYSTEM],
-  spl: [...PAYMENT_HEAD("caller", "sw", "w"), ["mint", "r"], ["escrowAta", "w"], ["buyerAta", "w"], ["tokenProgram", "r"]],
+  spl: [
+    ...PAYMENT_HEAD("caller", "sw", "w"),
+    ["mint", "r"],
+    ["escrowAta", "w"],
+    ["buyerAta", "w"],
+    ["tokenProgram", "r"],
+  ],
 } as const;
 /**
  * Optional tails of Release/Refund, in this order (pr402's encoders): an extended (state 10) payment's PaymentExt
  * and its rent recipient (the recorded buyer), then the oracle tip accounts (docs/sla-escrow-abi.md, ABI §5.3 / §5.4 optional indices).
  */
-const PAYOUT_EXTENDED_TAIL = [["paymentExt", "w"], ["buyer", "w"]] as const;
+const PAYOUT_EXTENDED_TAIL = [
+  ["paymentExt", "w"],
+  ["buyer", "w"],
+] as const;
 const ORACLE_TIP_TAILS = {
-  release: { sol: [["oracle", "w"]], spl: [["oracleAta", "w"], ["oracle", "w"]] },
+  release: {
+    sol: [["oracle", "w"]],
+    spl: [
+      ["oracleAta", "w"],
+      ["oracle", "w"],
+    ],
+  },
   refund: { sol: [["oracle", "w"]], spl: [["oracleAta", "w"], ["oracle", "w"], ATA_PROGRAM, SYSTEM] },
 } as const;
 
@@ -246,7 +273,12 @@ const RESOLVE_WITH_SPLIT_ACCOUNTS = {
 const I = SLA_ESCROW_INSTRUCTION;
 /** Every instruction, once: name, discriminator, body codec, account layouts per variant. */
 const SLA_ESCROW_INSTRUCTIONS = {
-  fundPayment: instructionSpec("FundPayment", I.FUND_PAYMENT, getStructCodec(FUND_PAYMENT_FIELDS), FUND_PAYMENT_ACCOUNTS),
+  fundPayment: instructionSpec(
+    "FundPayment",
+    I.FUND_PAYMENT,
+    getStructCodec(FUND_PAYMENT_FIELDS),
+    FUND_PAYMENT_ACCOUNTS,
+  ),
   releasePayment: instructionSpec("ReleasePayment", I.RELEASE_PAYMENT, getUnitCodec(), RELEASE_PAYMENT_ACCOUNTS),
   refundPayment: instructionSpec("RefundPayment", I.REFUND_PAYMENT, getUnitCodec(), REFUND_PAYMENT_ACCOUNTS),
   /** docs/sla-escrow-abi.md, ABI §5.5. */
@@ -254,10 +286,20 @@ const SLA_ESCROW_INSTRUCTIONS = {
     only: [["caller", "s"], ["buyer", "w"], ["bank", "r"], ["config", "r"], ["escrow", "w"], ["payment", "w"], SYSTEM],
   }),
   /** docs/sla-escrow-abi.md, ABI §5.6. */
-  extendPaymentTtl: instructionSpec("ExtendPaymentTTL", I.EXTEND_PAYMENT_TTL, getStructCodec([["additionalSeconds", getI64Codec()]]), {
-    only: [...PAYMENT_HEAD("buyer", "s", "r"), SYSTEM, RENT_SYSVAR],
-  }),
-  submitDelivery: instructionSpec("SubmitDelivery", I.SUBMIT_DELIVERY, getStructCodec(DELIVERY_HASH_FIELDS), partyAccounts("seller", "s")),
+  extendPaymentTtl: instructionSpec(
+    "ExtendPaymentTTL",
+    I.EXTEND_PAYMENT_TTL,
+    getStructCodec([["additionalSeconds", getI64Codec()]]),
+    {
+      only: [...PAYMENT_HEAD("buyer", "s", "r"), SYSTEM, RENT_SYSVAR],
+    },
+  ),
+  submitDelivery: instructionSpec(
+    "SubmitDelivery",
+    I.SUBMIT_DELIVERY,
+    getStructCodec(DELIVERY_HASH_FIELDS),
+    partyAccounts("seller", "s"),
+  ),
   confirmOracle: instructionSpec(
     "ConfirmOracle",
     I.CONFIRM_ORACLE,
@@ -269,7 +311,12 @@ const SLA_ESCROW_INSTRUCTIONS = {
     ]),
     partyAccounts("oracle", "s"),
   ),
-  approveDelivery: instructionSpec("ApproveDelivery", I.APPROVE_DELIVERY, getStructCodec(DELIVERY_HASH_FIELDS), partyAccounts("buyer", "sw")),
+  approveDelivery: instructionSpec(
+    "ApproveDelivery",
+    I.APPROVE_DELIVERY,
+    getStructCodec(DELIVERY_HASH_FIELDS),
+    partyAccounts("buyer", "sw"),
+  ),
   fundPaymentV2: instructionSpec(
     "FundPaymentV2",
     I.FUND_PAYMENT_V2,
@@ -283,9 +330,24 @@ const SLA_ESCROW_INSTRUCTIONS = {
     ]),
     FUND_PAYMENT_V2_ACCOUNTS,
   ),
-  proposeMutualAction: instructionSpec("ProposeMutualAction", I.PROPOSE_MUTUAL_ACTION, getStructCodec(MUTUAL_ACTION_FIELDS), paymentExtPartyAccounts("party")),
-  acceptMutualAction: instructionSpec("AcceptMutualAction", I.ACCEPT_MUTUAL_ACTION, getStructCodec(MUTUAL_ACTION_FIELDS), paymentExtPartyAccounts("party")),
-  disputePayment: instructionSpec("DisputePayment", I.DISPUTE_PAYMENT, getStructCodec([["disputeReasonHash", bytes32]]), paymentExtPartyAccounts("buyer")),
+  proposeMutualAction: instructionSpec(
+    "ProposeMutualAction",
+    I.PROPOSE_MUTUAL_ACTION,
+    getStructCodec(MUTUAL_ACTION_FIELDS),
+    paymentExtPartyAccounts("party"),
+  ),
+  acceptMutualAction: instructionSpec(
+    "AcceptMutualAction",
+    I.ACCEPT_MUTUAL_ACTION,
+    getStructCodec(MUTUAL_ACTION_FIELDS),
+    paymentExtPartyAccounts("party"),
+  ),
+  disputePayment: instructionSpec(
+    "DisputePayment",
+    I.DISPUTE_PAYMENT,
+    getStructCodec([["disputeReasonHash", bytes32]]),
+    paymentExtPartyAccounts("buyer"),
+  ),
   resolveWithSplit: instructionSpec(
     "ResolveWithSplit",
     I.RESOLVE_WITH_SPLIT,
@@ -396,7 +458,8 @@ function payoutTail(input: PayoutCommonInput & { kind: "sol" | "spl" }, payout: 
   const tail: AccountSlot[] = [];
   if (input.extended) tail.push(...PAYOUT_EXTENDED_TAIL);
   if (input.oracleTip) {
-    if (input.kind === "spl" && input.oracleTip.oracleAta === undefined) throw new TypeError('missing account "oracleAta"');
+    if (input.kind === "spl" && input.oracleTip.oracleAta === undefined)
+      throw new TypeError('missing account "oracleAta"');
     tail.push(...ORACLE_TIP_TAILS[payout][input.kind]);
   }
   return tail;
@@ -407,7 +470,8 @@ function withTails<T extends PayoutCommonInput>(input: T): T & Record<string, un
   const extras: Record<string, unknown> = {};
   if (input.extended) {
     const buyer = (input as { buyer?: Address }).buyer;
-    if (buyer !== undefined && buyer !== input.extended.buyer) throw new RangeError("the PaymentExt's rent goes to the payment's buyer");
+    if (buyer !== undefined && buyer !== input.extended.buyer)
+      throw new RangeError("the PaymentExt's rent goes to the payment's buyer");
     extras.paymentExt = input.extended.paymentExt;
     extras.buyer = input.extended.buyer;
   }
@@ -418,9 +482,18 @@ function withTails<T extends PayoutCommonInput>(input: T): T & Record<string, un
   return { ...input, ...extras };
 }
 
-function payout(key: "releasePayment" | "refundPayment", input: ReleasePaymentInstructionInput | RefundPaymentInstructionInput): ProgramInstruction {
+function payout(
+  key: "releasePayment" | "refundPayment",
+  input: ReleasePaymentInstructionInput | RefundPaymentInstructionInput,
+): ProgramInstruction {
   const merged = withTails(input);
-  return build(key, input.kind, merged, undefined, accountMetas(payoutTail(input, key === "releasePayment" ? "release" : "refund"), merged));
+  return build(
+    key,
+    input.kind,
+    merged,
+    undefined,
+    accountMetas(payoutTail(input, key === "releasePayment" ? "release" : "refund"), merged),
+  );
 }
 
 /** Pays the escrowed amount, less the escrow fee and any oracle tip, to Payment.seller (docs/sla-escrow-abi.md, ABI §5.3). */

@@ -9,9 +9,7 @@ import type { ReadonlyUint8Array } from "@solana/kit";
 export const PAYMENT_UID_SIZE_BYTES = 32;
 
 const LOWERCASE_HEX_64 = /^[0-9a-f]{64}$/;
-const HEX_BY_BYTE: readonly string[] = Array.from({ length: 256 }, (_, byte) =>
-  byte.toString(16).padStart(2, "0"),
-);
+const HEX_BY_BYTE: readonly string[] = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
 
 /** Exactly 64 lowercase hex chars → 32 bytes; anything else (uppercase, 0x prefix, other length) → null. */
 export function parsePaymentUidHex(hex: string): Uint8Array | null {

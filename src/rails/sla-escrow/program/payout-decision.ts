@@ -1,4 +1,4 @@
-import { PAYMENT_STATE, RESOLUTION_STATE, type Payment } from "./accounts";
+import { PAYMENT_STATE, type Payment, RESOLUTION_STATE } from "./accounts";
 
 /**
  * The payout the program lets any signer make on one escrow payment right now: what the escrow keeper does, and what
@@ -25,10 +25,18 @@ export function decidePayout(payment: Payment | null, nowUnixSeconds: bigint): K
     // pr402 closes only once now > closed_at; so do we (the protocol table reads now ≥ closed_at).
     return nowUnixSeconds > payment.closedAtUnixSeconds
       ? { kind: "close" }
-      : { kind: "wait", untilUnixSeconds: payment.closedAtUnixSeconds + 1n, why: `${settled}; its rent goes back to the buyer after closed_at` };
+      : {
+          kind: "wait",
+          untilUnixSeconds: payment.closedAtUnixSeconds + 1n,
+          why: `${settled}; its rent goes back to the buyer after closed_at`,
+        };
   }
   if (payment.state !== PAYMENT_STATE.FUNDED && payment.state !== PAYMENT_STATE.FUNDED_EXTENDED) {
-    return { kind: "wait", untilUnixSeconds: null, why: `state ${payment.state} (disputed or unknown): the adjudicator settles it` };
+    return {
+      kind: "wait",
+      untilUnixSeconds: null,
+      why: `state ${payment.state} (disputed or unknown): the adjudicator settles it`,
+    };
   }
   if (payment.resolutionState === RESOLUTION_STATE.REJECTED) return { kind: "refund" };
   if (payment.resolutionState === RESOLUTION_STATE.APPROVED) return { kind: "release" };

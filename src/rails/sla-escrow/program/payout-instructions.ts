@@ -7,9 +7,16 @@
 import type { Address } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import type { AddressOrSigner, ProgramInstruction } from "../../../chain/program/instruction-accounts";
-import { PAYMENT_STATE, RESOLUTION_STATE, type Payment } from "./accounts";
+import { PAYMENT_STATE, type Payment, RESOLUTION_STATE } from "./accounts";
 import { getClosePaymentInstruction, getRefundPaymentInstruction, getReleasePaymentInstruction } from "./instructions";
-import { NATIVE_SOL_ESCROW_MINT, findBankPda, findEscrowConfigPda, findEscrowPda, findEscrowSolStoragePda, findPaymentExtPda } from "./pda";
+import {
+  findBankPda,
+  findEscrowConfigPda,
+  findEscrowPda,
+  findEscrowSolStoragePda,
+  findPaymentExtPda,
+  NATIVE_SOL_ESCROW_MINT,
+} from "./pda";
 
 /** docs/sla-escrow-abi.md, ABI §5.3 / §5.4: the tip accounts are required iff oracle_fee_bps > 0 and a verdict was recorded. */
 export function isOracleTipDue(payment: Payment): boolean {
@@ -52,7 +59,14 @@ export async function buildPayoutInstruction(kind: "release" | "refund", facts: 
     const oracleTip = tipDue ? { oracle: payment.oracleAuthority } : undefined;
     const instruction =
       kind === "release"
-        ? getReleasePaymentInstruction({ ...base, kind: "sol", solStorage, seller: payment.seller, extended, oracleTip })
+        ? getReleasePaymentInstruction({
+            ...base,
+            kind: "sol",
+            solStorage,
+            seller: payment.seller,
+            extended,
+            oracleTip,
+          })
         : getRefundPaymentInstruction({ ...base, kind: "sol", solStorage, buyer: payment.buyer, extended, oracleTip });
     return { instruction, paysIntoTokenAccounts: [] };
   }
@@ -75,9 +89,19 @@ export async function buildPayoutInstruction(kind: "release" | "refund", facts: 
 }
 
 /** ClosePayment of a settled payment: its rent goes back to the recorded buyer (docs/sla-escrow-abi.md, ABI §5.5). */
-export async function buildClosePaymentInstruction(facts: Omit<PayoutFacts, "tokenProgram">): Promise<ProgramInstruction> {
+export async function buildClosePaymentInstruction(
+  facts: Omit<PayoutFacts, "tokenProgram">,
+): Promise<ProgramInstruction> {
   const { programId, payment } = facts;
   const [[bank], [config]] = await Promise.all([findBankPda(programId), findEscrowConfigPda(programId)]);
   const [escrow] = await findEscrowPda(programId, payment.mint, bank);
-  return getClosePaymentInstruction({ programId, bank, config, escrow, payment: facts.paymentAddress, caller: facts.caller, buyer: payment.buyer });
+  return getClosePaymentInstruction({
+    programId,
+    bank,
+    config,
+    escrow,
+    payment: facts.paymentAddress,
+    caller: facts.caller,
+    buyer: payment.buyer,
+  });
 }

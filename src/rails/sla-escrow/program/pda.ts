@@ -2,7 +2,7 @@
  * SLA-Escrow PDAs (docs/sla-escrow-abi.md "PDAs"). Every function returns kit's `ProgramDerivedAddress`
  * tuple `[address, bump]`, like UniversalSettle's pda.ts. The program id is always a parameter.
  */
-import { getAddressEncoder, type Address, type ProgramDerivedAddress, type ReadonlyUint8Array } from "@solana/kit";
+import { type Address, getAddressEncoder, type ProgramDerivedAddress, type ReadonlyUint8Array } from "@solana/kit";
 import { findCachedPda } from "../../../chain/program/find-cached-pda";
 import { ZERO_ADDRESS } from "../../../chain/program/zero-address";
 import { PAYMENT_UID_SIZE_BYTES } from "./payment-uid";

@@ -1,24 +1,29 @@
-import { route, type RouteDef } from "../../../http/route-def";
+import { type RouteDef, route } from "../../../http/route-def";
 import {
-  buildApprove,
-  buildDispute,
-  buildSubmitDelivery,
+  BuildMutualActionRequestSchema,
+  BuildResolveSplitRequestSchema,
+  buildMutualAction,
+  buildResolveSplit,
+} from "../build-dispute-steps";
+import { BuildOracleConfirmRequestSchema, buildOracleConfirm } from "../build-oracle-confirm";
+import {
   BuildApproveRequestSchema,
   BuildDisputeRequestSchema,
   BuildSubmitDeliveryRequestSchema,
+  buildApprove,
+  buildDispute,
+  buildSubmitDelivery,
 } from "../build-party-tx";
-import { buildEscrowPayment, BuildEscrowPaymentRequestSchema } from "../build-payment";
-import { buildEscrowPaymentV2, BuildEscrowPaymentV2RequestSchema } from "../build-payment-v2";
-import {
-  buildMutualAction,
-  buildResolveSplit,
-  BuildMutualActionRequestSchema,
-  BuildResolveSplitRequestSchema,
-} from "../build-dispute-steps";
-import { buildOracleConfirm, BuildOracleConfirmRequestSchema } from "../build-oracle-confirm";
-import { buildEscrowSettle, BuildEscrowSettleRequestSchema } from "../build-settle-tx";
-import { EscrowBuildResponseSchema, EscrowSettleBuildResponseSchema, EscrowV2BuildResponseSchema, PartyBuildResponseSchema } from "./responses";
+import { BuildEscrowPaymentRequestSchema, buildEscrowPayment } from "../build-payment";
+import { BuildEscrowPaymentV2RequestSchema, buildEscrowPaymentV2 } from "../build-payment-v2";
+import { BuildEscrowSettleRequestSchema, buildEscrowSettle } from "../build-settle-tx";
 import { ESCROW_TERMS_REASONS, FUNDING_LIMIT_REASONS } from "../escrow-terms";
+import {
+  EscrowBuildResponseSchema,
+  EscrowSettleBuildResponseSchema,
+  EscrowV2BuildResponseSchema,
+  PartyBuildResponseSchema,
+} from "./responses";
 
 /** The escrow builders' answer (501) on a cluster where the escrow's accounts for the mint do not exist. */
 const ESCROW_NOT_CONFIGURED = "not_implemented";
@@ -31,12 +36,24 @@ export function escrowBuilderRoutes(): RouteDef[] {
       method: "POST",
       path: "/build-sla-escrow-payment-tx",
       tag: "Tx Build",
-      summary: "Unsigned FundPayment for the buyer (buyer pays the network fee unless the operator allows sponsorship); payTo = the Escrow PDA",
+      summary:
+        "Unsigned FundPayment for the buyer (buyer pays the network fee unless the operator allows sponsorship); payTo = the Escrow PDA",
       body: BuildEscrowPaymentRequestSchema,
       response: EscrowBuildResponseSchema,
       networkAt: [["accepted", "network"]],
-      reasons: ["invalid_network", "unsupported_scheme", "asset_not_allowed", "asset_not_found", "insufficient_funds", ...ESCROW_TERMS_REASONS],
-      agentTool: { name: "build_escrow_payment", description: "Build the UNSIGNED sla-escrow FundPayment transaction for a payment requirement (payTo = the Escrow PDA). Sign it locally at payerSignatureIndex, put it in verifyBodyTemplate.paymentPayload.payload.transaction, then call settle_payment." },
+      reasons: [
+        "invalid_network",
+        "unsupported_scheme",
+        "asset_not_allowed",
+        "asset_not_found",
+        "insufficient_funds",
+        ...ESCROW_TERMS_REASONS,
+      ],
+      agentTool: {
+        name: "build_escrow_payment",
+        description:
+          "Build the UNSIGNED sla-escrow FundPayment transaction for a payment requirement (payTo = the Escrow PDA). Sign it locally at payerSignatureIndex, put it in verifyBodyTemplate.paymentPayload.payload.transaction, then call settle_payment.",
+      },
       limit: "build",
       handler: async (c, { body }) => c.json(await buildEscrowPayment(c.var.config, body)),
     }),
@@ -46,7 +63,8 @@ export function escrowBuilderRoutes(): RouteDef[] {
       method: "POST",
       path: "/build-sla-escrow-payment-v2-tx",
       tag: "Tx Build",
-      summary: "Unsigned FundPaymentV2 for the buyer: an extended payment with its PaymentExt (adjudicator, arbitration window)",
+      summary:
+        "Unsigned FundPaymentV2 for the buyer: an extended payment with its PaymentExt (adjudicator, arbitration window)",
       body: BuildEscrowPaymentV2RequestSchema,
       response: EscrowV2BuildResponseSchema,
       limit: "build",
@@ -94,7 +112,8 @@ export function escrowBuilderRoutes(): RouteDef[] {
       method: "POST",
       path: "/build-sla-escrow-mutual-action-tx",
       tag: "Tx Build",
-      summary: "Unsigned Propose/AcceptMutualAction (rotate adjudicator or extend TTL) for the recorded buyer or seller",
+      summary:
+        "Unsigned Propose/AcceptMutualAction (rotate adjudicator or extend TTL) for the recorded buyer or seller",
       body: BuildMutualActionRequestSchema,
       response: PartyBuildResponseSchema,
       limit: "build",
@@ -106,7 +125,8 @@ export function escrowBuilderRoutes(): RouteDef[] {
       method: "POST",
       path: "/build-sla-escrow-resolve-split-tx",
       tag: "Tx Build",
-      summary: "Unsigned ResolveWithSplit for the adjudicator: a bps award (≤ 10,000) that settles the payment atomically",
+      summary:
+        "Unsigned ResolveWithSplit for the adjudicator: a bps award (≤ 10,000) that settles the payment atomically",
       body: BuildResolveSplitRequestSchema,
       response: PartyBuildResponseSchema,
       limit: "build",
@@ -118,7 +138,8 @@ export function escrowBuilderRoutes(): RouteDef[] {
       method: "POST",
       path: "/oracle/build-confirm",
       tag: "Tx Build",
-      summary: "Unsigned ConfirmOracle (the verdict) for the payment's recorded oracle; paymentUid (string) or paymentUidHex",
+      summary:
+        "Unsigned ConfirmOracle (the verdict) for the payment's recorded oracle; paymentUid (string) or paymentUidHex",
       body: BuildOracleConfirmRequestSchema,
       response: PartyBuildResponseSchema,
       limit: "build",
@@ -130,7 +151,8 @@ export function escrowBuilderRoutes(): RouteDef[] {
       method: "POST",
       path: "/build-sla-escrow-settle-tx",
       tag: "Tx Build",
-      summary: "Unsigned ReleasePayment or RefundPayment the program allows now (\"settle now\"), paid and signed by feePayer, by default the payout's recipient",
+      summary:
+        'Unsigned ReleasePayment or RefundPayment the program allows now ("settle now"), paid and signed by feePayer, by default the payout\'s recipient',
       body: BuildEscrowSettleRequestSchema,
       response: EscrowSettleBuildResponseSchema,
       limit: "build",

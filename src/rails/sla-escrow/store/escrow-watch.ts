@@ -5,7 +5,7 @@
  * against the settlement ledger. A run claims its rows (one conditional UPDATE) before reading or sending anything,
  * so two runs never act on the same payment while the claim lasts.
  */
-import { claimDueRows, dueKeysSql, keeperTableOf, type KeeperTable } from "../../../store/keeper-queue";
+import { claimDueRows, dueKeysSql, type KeeperTable, keeperTableOf } from "../../../store/keeper-queue";
 import { escrowWatch } from "./tables";
 
 /** A claimed row with the settlement ledger's row of its funding (null when the ledger has none). */
@@ -54,12 +54,23 @@ export async function watchAcceptedFunding(d1: D1Database, funding: AcceptedFund
          last_outcome = NULL, last_detail = NULL, updated_at_ms = excluded.updated_at_ms
        WHERE ?6 AND escrow_watch.funding_signature <> excluded.funding_signature`,
     )
-    .bind(funding.paymentPda, funding.fundingSignature, funding.fundingBlockhash, funding.sponsoredPayer, nowMs, funding.confirmed ? 1 : 0)
+    .bind(
+      funding.paymentPda,
+      funding.fundingSignature,
+      funding.fundingBlockhash,
+      funding.sponsoredPayer,
+      nowMs,
+      funding.confirmed ? 1 : 0,
+    )
     .run();
 }
 
 /** The keeper's queue (store/keeper-queue.ts): one row per payment, keyed by its address. */
-export const ESCROW_WATCH_TABLE: KeeperTable = keeperTableOf(escrowWatch, { key: escrowWatch.paymentPda, claim: escrowWatch.claimId, claimExpires: escrowWatch.claimExpiresAtMs });
+export const ESCROW_WATCH_TABLE: KeeperTable = keeperTableOf(escrowWatch, {
+  key: escrowWatch.paymentPda,
+  claim: escrowWatch.claimId,
+  claimExpires: escrowWatch.claimExpiresAtMs,
+});
 
 const WATCH_COLUMNS = `w.payment_pda AS paymentPda, w.funding_signature AS fundingSignature, w.funding_blockhash AS fundingBlockhash,
   w.sponsored_payer AS sponsoredPayer, w.failures AS failures, w.created_at_ms AS createdAtMs,
@@ -68,26 +79,41 @@ const WATCH_COLUMNS = `w.payment_pda AS paymentPda, w.funding_signature AS fundi
 const LEDGER_JOIN = `LEFT JOIN settlements s ON s.signature = w.funding_signature`;
 const DUE_ORDER = `ORDER BY w.failures > 0, w.next_check_at_ms`;
 
-type JoinedRow = Omit<WatchedPayment, "ledger"> & { messageHash: string | null; ledgerState: string | null } & Omit<FundingLedgerRow, "messageHash" | "state">;
+type JoinedRow = Omit<WatchedPayment, "ledger"> & { messageHash: string | null; ledgerState: string | null } & Omit<
+    FundingLedgerRow,
+    "messageHash" | "state"
+  >;
 
 function toWatched(row: JoinedRow): WatchedPayment {
   const { messageHash, ledgerState, scheme, payer, asset, amount, merchantWallet, ...watch } = row;
-  const ledger = messageHash && ledgerState ? { messageHash, state: ledgerState, scheme, payer, asset, amount, merchantWallet } : null;
+  const ledger =
+    messageHash && ledgerState
+      ? { messageHash, state: ledgerState, scheme, payer, asset, amount, merchantWallet }
+      : null;
   return { ...watch, ledger };
 }
 
 /** Claims up to `limit` open, due payments not held by a live claim and returns them with their funding's ledger row (one batch). */
-export async function claimDuePayments(d1: D1Database, claimId: string, nowMs: number, claimMs: number, limit: number): Promise<WatchedPayment[]> {
+export async function claimDuePayments(
+  d1: D1Database,
+  claimId: string,
+  nowMs: number,
+  claimMs: number,
+  limit: number,
+): Promise<WatchedPayment[]> {
   const claimed = `SELECT ${WATCH_COLUMNS} FROM escrow_watch w ${LEDGER_JOIN} WHERE w.claim_id = ?1 ${DUE_ORDER}`;
-  return (await claimDueRows<JoinedRow>(d1, ESCROW_WATCH_TABLE, claimed, claimId, nowMs, claimMs, limit)).map(toWatched);
+  return (await claimDueRows<JoinedRow>(d1, ESCROW_WATCH_TABLE, claimed, claimId, nowMs, claimMs, limit)).map(
+    toWatched,
+  );
 }
 
 /** Lists open, due payments without claiming them (dry run). */
 export async function peekDuePayments(d1: D1Database, nowMs: number, limit: number): Promise<WatchedPayment[]> {
   const { results } = await d1
-    .prepare(`SELECT ${WATCH_COLUMNS} FROM escrow_watch w ${LEDGER_JOIN} WHERE w.payment_pda IN (${dueKeysSql(ESCROW_WATCH_TABLE)}) ${DUE_ORDER}`)
+    .prepare(
+      `SELECT ${WATCH_COLUMNS} FROM escrow_watch w ${LEDGER_JOIN} WHERE w.payment_pda IN (${dueKeysSql(ESCROW_WATCH_TABLE)}) ${DUE_ORDER}`,
+    )
     .bind(nowMs, limit)
     .all<JoinedRow>();
   return results.map(toWatched);
 }
-

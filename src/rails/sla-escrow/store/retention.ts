@@ -1,5 +1,5 @@
-import type { RailRetention } from "../../rail";
 import { purgeFinishedRowsBefore } from "../../../store/keeper-queue";
+import type { RailRetention } from "../../rail";
 import { ESCROW_WATCH_TABLE } from "./escrow-watch";
 import { purgeSponsoredFundingFailuresBefore, SPONSORED_FAILURE_WINDOW_MS } from "./sponsored-funding-failures";
 

@@ -8,19 +8,33 @@
 export const SPONSORED_FAILURE_WINDOW_MS = 24 * 60 * 60_000;
 
 /** Records one failed sponsored funding (idempotent on the transaction signature). */
-export async function recordSponsoredFundingFailure(d1: D1Database, failure: { signature: string; payer: string }, nowMs: number): Promise<void> {
+export async function recordSponsoredFundingFailure(
+  d1: D1Database,
+  failure: { signature: string; payer: string },
+  nowMs: number,
+): Promise<void> {
   await d1
-    .prepare(`INSERT INTO sponsored_funding_failures (signature, payer, failed_at_ms) VALUES (?1, ?2, ?3) ON CONFLICT (signature) DO NOTHING`)
+    .prepare(
+      `INSERT INTO sponsored_funding_failures (signature, payer, failed_at_ms) VALUES (?1, ?2, ?3) ON CONFLICT (signature) DO NOTHING`,
+    )
     .bind(failure.signature, failure.payer, nowMs)
     .run();
 }
 
 /** Records several failures in one D1 round trip (the keeper's run). */
-export async function recordSponsoredFundingFailures(d1: D1Database, failures: readonly { signature: string; payer: string }[], nowMs: number): Promise<void> {
+export async function recordSponsoredFundingFailures(
+  d1: D1Database,
+  failures: readonly { signature: string; payer: string }[],
+  nowMs: number,
+): Promise<void> {
   if (failures.length === 0) return;
   await d1.batch(
     failures.map((f) =>
-      d1.prepare(`INSERT INTO sponsored_funding_failures (signature, payer, failed_at_ms) VALUES (?1, ?2, ?3) ON CONFLICT (signature) DO NOTHING`).bind(f.signature, f.payer, nowMs),
+      d1
+        .prepare(
+          `INSERT INTO sponsored_funding_failures (signature, payer, failed_at_ms) VALUES (?1, ?2, ?3) ON CONFLICT (signature) DO NOTHING`,
+        )
+        .bind(f.signature, f.payer, nowMs),
     ),
   );
 }
@@ -35,9 +49,15 @@ export async function countSponsoredFundingFailures(d1: D1Database, payer: strin
 }
 
 /** Retention: the window is a day, so rows older than that only matter for the record. */
-export async function purgeSponsoredFundingFailuresBefore(d1: D1Database, beforeMs: number, batchSize: number): Promise<number> {
+export async function purgeSponsoredFundingFailuresBefore(
+  d1: D1Database,
+  beforeMs: number,
+  batchSize: number,
+): Promise<number> {
   const result = await d1
-    .prepare(`DELETE FROM sponsored_funding_failures WHERE signature IN (SELECT signature FROM sponsored_funding_failures WHERE failed_at_ms < ?1 ORDER BY failed_at_ms LIMIT ?2)`)
+    .prepare(
+      `DELETE FROM sponsored_funding_failures WHERE signature IN (SELECT signature FROM sponsored_funding_failures WHERE failed_at_ms < ?1 ORDER BY failed_at_ms LIMIT ?2)`,
+    )
     .bind(beforeMs, batchSize)
     .run();
   return result.meta.changes ?? 0;

@@ -1,7 +1,7 @@
-import { sqliteTable, text, integer, index, check } from "drizzle-orm/sqlite-core";
 import { sql } from "drizzle-orm";
-import { oneOf } from "../../../store/states";
+import { check, index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { keeperLookChecks, keeperLookColumns } from "../../../store/keeper-columns";
+import { oneOf } from "../../../store/states";
 import { ESCROW_KEEPER_ACTIONS, ESCROW_WATCH_STATES } from "./states";
 
 /**

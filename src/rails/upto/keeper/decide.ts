@@ -22,19 +22,34 @@ export type ChannelStep =
   | { kind: "closed"; why: string }
   | { kind: "wait"; untilUnixSeconds: bigint | null; untilSlot: bigint | null; why: string };
 
-export function decideChannelStep(channel: Channel | null, now: { unixSeconds: bigint; slot: bigint }, claimableUntilUnixSeconds: bigint): ChannelStep {
-  if (channel === null) return { kind: "closed", why: "the channel account is gone (distributed and deallocated, or reclaimed)" };
+export function decideChannelStep(
+  channel: Channel | null,
+  now: { unixSeconds: bigint; slot: bigint },
+  claimableUntilUnixSeconds: bigint,
+): ChannelStep {
+  if (channel === null)
+    return { kind: "closed", why: "the channel account is gone (distributed and deallocated, or reclaimed)" };
   switch (channel.status) {
     case CHANNEL_STATUS.OPEN:
       return now.unixSeconds < claimableUntilUnixSeconds
-        ? { kind: "wait", untilUnixSeconds: claimableUntilUnixSeconds, untilSlot: null, why: "a voucher may still settle it" }
+        ? {
+            kind: "wait",
+            untilUnixSeconds: claimableUntilUnixSeconds,
+            untilSlot: null,
+            why: "a voucher may still settle it",
+          }
         : { kind: "seal_and_distribute" };
     case CHANNEL_STATUS.CLOSING: {
       const deadline = channel.closureStartedAt + BigInt(channel.gracePeriod);
       if (now.unixSeconds >= deadline) return { kind: "seal_expired_and_distribute" };
       if (now.unixSeconds < claimableUntilUnixSeconds) {
         const until = claimableUntilUnixSeconds < deadline ? claimableUntilUnixSeconds : deadline;
-        return { kind: "wait", untilUnixSeconds: until, untilSlot: null, why: "closing; a voucher may still settle it" };
+        return {
+          kind: "wait",
+          untilUnixSeconds: until,
+          untilSlot: null,
+          why: "closing; a voucher may still settle it",
+        };
       }
       return { kind: "seal_and_distribute" };
     }
@@ -43,7 +58,12 @@ export function decideChannelStep(channel: Channel | null, now: { unixSeconds: b
     case CHANNEL_STATUS.DISTRIBUTED:
       return now.slot > channel.openSlot + OPEN_SLOT_WINDOW
         ? { kind: "reclaim" }
-        : { kind: "wait", untilUnixSeconds: null, untilSlot: channel.openSlot + OPEN_SLOT_WINDOW + 1n, why: "distributed; its rent comes back after the open-slot window" };
+        : {
+            kind: "wait",
+            untilUnixSeconds: null,
+            untilSlot: channel.openSlot + OPEN_SLOT_WINDOW + 1n,
+            why: "distributed; its rent comes back after the open-slot window",
+          };
     default:
       return { kind: "wait", untilUnixSeconds: null, untilSlot: null, why: `unknown channel status ${channel.status}` };
   }

@@ -7,18 +7,18 @@
  * what a rail accepts (an open channel of the expected parties) is for the rail to decide.
  */
 import {
+  type Address,
   combineCodec,
   createDecoder,
   createEncoder,
+  type FixedSizeDecoder,
+  type FixedSizeEncoder,
   getAddressCodec,
   getI64Codec,
   getStructCodec,
+  getU8Codec,
   getU32Codec,
   getU64Codec,
-  getU8Codec,
-  type Address,
-  type FixedSizeDecoder,
-  type FixedSizeEncoder,
   type ReadonlyUint8Array,
 } from "@solana/kit";
 import { getBytes32Decoder, getBytes32Encoder } from "../../../chain/program/bytes32-codec";
@@ -120,7 +120,12 @@ export function getChannelDecoder(): FixedSizeDecoder<Channel> {
       }
       const discriminator = bytes[offset] ?? -1;
       if (discriminator !== CHANNEL_ACCOUNT_DISCRIMINATOR) {
-        throw new ProgramDataError("Channel account", "wrong_discriminator", CHANNEL_ACCOUNT_DISCRIMINATOR, discriminator);
+        throw new ProgramDataError(
+          "Channel account",
+          "wrong_discriminator",
+          CHANNEL_ACCOUNT_DISCRIMINATOR,
+          discriminator,
+        );
       }
       const [value] = channelBody.read(bytes, offset + 1);
       return [value, offset + CHANNEL_ACCOUNT_SIZE_BYTES];

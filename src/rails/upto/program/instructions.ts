@@ -10,22 +10,26 @@
  * authority and the ATAs first (./pda.ts, @solana-program/token).
  */
 import {
+  type Address,
+  type Codec,
   getAddressCodec,
   getArrayCodec,
   getStructCodec,
+  getU8Codec,
   getU16Codec,
   getU32Codec,
   getU64Codec,
-  getU8Codec,
   getUnitCodec,
-  type Address,
-  type Codec,
   type ReadonlyUint8Array,
 } from "@solana/kit";
 import { SYSTEM_PROGRAM_ADDRESS } from "@solana-program/system";
 import { ASSOCIATED_TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
-import { writableAccount, type AddressOrSigner, type ProgramInstruction } from "../../../chain/program/instruction-accounts";
-import { instructionSpec, tableBuilder, type InstructionDataCodec } from "../../../chain/program/instruction-table";
+import {
+  type AddressOrSigner,
+  type ProgramInstruction,
+  writableAccount,
+} from "../../../chain/program/instruction-accounts";
+import { type InstructionDataCodec, instructionSpec, tableBuilder } from "../../../chain/program/instruction-table";
 
 export type { InstructionDataCodec } from "../../../chain/program/instruction-table";
 
@@ -141,7 +145,12 @@ const PAYMENT_CHANNELS_INSTRUCTIONS = {
   settleAndSeal: instructionSpec("SettleAndSeal", I.SETTLE_AND_SEAL, getStructCodec([["hasVoucher", getU8Codec()]]), {
     only: [["payee", "s"], ["channel", "w"], INSTRUCTIONS_SYSVAR],
   }),
-  requestClose: instructionSpec("RequestClose", I.REQUEST_CLOSE, getUnitCodec(), { only: [["payer", "s"], ["channel", "w"]] }),
+  requestClose: instructionSpec("RequestClose", I.REQUEST_CLOSE, getUnitCodec(), {
+    only: [
+      ["payer", "s"],
+      ["channel", "w"],
+    ],
+  }),
   seal: instructionSpec("Seal", I.SEAL, getUnitCodec(), { only: [["channel", "w"]] }),
   distribute: instructionSpec("Distribute", I.DISTRIBUTE, getStructCodec([["recipients", recipients]]), {
     only: [
@@ -168,7 +177,12 @@ const PAYMENT_CHANNELS_INSTRUCTIONS = {
       ["tokenProgram", "r"],
     ],
   }),
-  reclaim: instructionSpec("Reclaim", I.RECLAIM, getUnitCodec(), { only: [["channel", "w"], ["rentPayer", "w"]] }),
+  reclaim: instructionSpec("Reclaim", I.RECLAIM, getUnitCodec(), {
+    only: [
+      ["channel", "w"],
+      ["rentPayer", "w"],
+    ],
+  }),
 } as const;
 const build = tableBuilder(PAYMENT_CHANNELS_INSTRUCTIONS);
 

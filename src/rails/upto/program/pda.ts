@@ -4,10 +4,10 @@
  * program id is a parameter with the mainnet/devnet id as default.
  */
 import {
+  type Address,
   address,
   getAddressEncoder,
   getU64Encoder,
-  type Address,
   type ProgramDerivedAddress,
   type ReadonlyUint8Array,
 } from "@solana/kit";
@@ -55,6 +55,8 @@ export function channelSeedBytes(seeds: ChannelSeeds): ReadonlyUint8Array[] {
 }
 
 /** The signer of the program's self-CPI events (Open, Distribute): seeds "event_authority". */
-export function findEventAuthorityPda(programId: Address = PAYMENT_CHANNELS_PROGRAM_ADDRESS): Promise<ProgramDerivedAddress> {
+export function findEventAuthorityPda(
+  programId: Address = PAYMENT_CHANNELS_PROGRAM_ADDRESS,
+): Promise<ProgramDerivedAddress> {
   return findCachedPda(programId, [EVENT_AUTHORITY_SEED]);
 }

@@ -9,12 +9,12 @@
  * the program reads the signer and message back from the Instructions sysvar.
  */
 import {
+  type Address,
+  address,
   getAddressCodec,
   getI64Codec,
   getStructCodec,
   getU64Codec,
-  address,
-  type Address,
   type ReadonlyUint8Array,
 } from "@solana/kit";
 import type { ProgramInstruction } from "../../../chain/program/instruction-accounts";

@@ -1,10 +1,10 @@
-import { route, type RouteDef } from "../../../http/route-def";
-import { buildUptoDeposit, BuildUptoDepositRequestSchema } from "../build-deposit";
-import { UptoDepositBuildResponseSchema } from "./responses";
 import { PAYMENT_MINT_REASONS } from "../../../chain/buyer-source";
 import { SOURCE_FUNDS_REASONS } from "../../../chain/source-funds";
-import { UPTO_MINT_SCREEN_REASONS } from "../mint-screen";
+import { type RouteDef, route } from "../../../http/route-def";
+import { BuildUptoDepositRequestSchema, buildUptoDeposit } from "../build-deposit";
 import { CHANNEL_TERMS_REASONS } from "../channel-terms";
+import { UPTO_MINT_SCREEN_REASONS } from "../mint-screen";
+import { UptoDepositBuildResponseSchema } from "./responses";
 
 /** The `upto` rail's buyer transaction builder: the unsigned channel open (the deposit of the ceiling). */
 export function uptoBuilderRoutes(): RouteDef[] {
@@ -20,13 +20,20 @@ export function uptoBuilderRoutes(): RouteDef[] {
       method: "POST",
       path: "/build-upto-deposit-tx",
       tag: "Tx Build",
-      summary: "Unsigned upto deposit (payment-channel open; buyer signs, facilitator pays fees and rent) with the payment payload the official upto client sends",
+      summary:
+        "Unsigned upto deposit (payment-channel open; buyer signs, facilitator pays fees and rent) with the payment payload the official upto client sends",
       body: BuildUptoDepositRequestSchema,
       limit: "build",
       networkAt: [["accepted", "network"]],
       reasons: [
-        "invalid_network", "unsupported_scheme", "asset_not_allowed", ...PAYMENT_MINT_REASONS, ...UPTO_MINT_SCREEN_REASONS, ...SOURCE_FUNDS_REASONS,
-        ...CHANNEL_TERMS_REASONS, "invalid_upto_svm_payload_amount_below_minimum",
+        "invalid_network",
+        "unsupported_scheme",
+        "asset_not_allowed",
+        ...PAYMENT_MINT_REASONS,
+        ...UPTO_MINT_SCREEN_REASONS,
+        ...SOURCE_FUNDS_REASONS,
+        ...CHANNEL_TERMS_REASONS,
+        "invalid_upto_svm_payload_amount_below_minimum",
       ],
       handler: async (c, { body }) => c.json(await buildUptoDeposit(c.var.config, body)),
     }),

@@ -1,5 +1,5 @@
-import type { RailRetention } from "../../rail";
 import { purgeFinishedRowsBefore } from "../../../store/keeper-queue";
+import type { RailRetention } from "../../rail";
 import { UPTO_CHANNELS_TABLE } from "./upto-channels";
 
 const DAY_MS = 86_400_000;

@@ -13,5 +13,11 @@ export const UPTO_CHANNEL_STATES = ["opening", ...KEEPER_ROW_STATES, "voided"] a
 export type UptoChannelState = (typeof UPTO_CHANNEL_STATES)[number];
 
 /** upto_channels.last_action: the channel step the keeper's last look took (or would have taken: ../keeper/decide.ts), or none. */
-export const UPTO_KEEPER_ACTIONS = ["seal_and_distribute", "seal_expired_and_distribute", "distribute", "reclaim", NO_KEEPER_ACTION] as const;
+export const UPTO_KEEPER_ACTIONS = [
+  "seal_and_distribute",
+  "seal_expired_and_distribute",
+  "distribute",
+  "reclaim",
+  NO_KEEPER_ACTION,
+] as const;
 export type UptoKeeperAction = (typeof UPTO_KEEPER_ACTIONS)[number];

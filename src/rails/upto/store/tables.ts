@@ -1,7 +1,7 @@
-import { sqliteTable, text, integer, index, check } from "drizzle-orm/sqlite-core";
 import { sql } from "drizzle-orm";
-import { oneOf } from "../../../store/states";
+import { check, index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { keeperLookChecks, keeperLookColumns } from "../../../store/keeper-columns";
+import { oneOf } from "../../../store/states";
 import { UPTO_CHANNEL_STATES, UPTO_KEEPER_ACTIONS } from "./states";
 
 /**

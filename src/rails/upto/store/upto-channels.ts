@@ -8,9 +8,10 @@
  * the Open: the keeper's queue), then the keeper's `closed` (the rent is back), `dropped` or `stuck`. A row whose Open
  * never landed (its ledger row was given back or failed) is deleted: nothing of the fee payer's is out for it.
  */
-import { claimDueRows, keeperTableOf, type KeeperTable } from "../../../store/keeper-queue";
-import { uptoChannels } from "./tables";
+
 import type { GuardedRowWrite, SqlGuard } from "../../../store/fee-payer-exposure";
+import { claimDueRows, type KeeperTable, keeperTableOf } from "../../../store/keeper-queue";
+import { uptoChannels } from "./tables";
 
 export interface ChannelOpen {
   channelId: string;
@@ -62,7 +63,10 @@ export async function recordChannelOpen(d1: D1Database, open: ChannelOpen, nowMs
  * where the budget's caps (`guard`, its binds after this statement's) hold.
  */
 export function channelOpenWrite(d1: D1Database, open: ChannelOpen, nowMs: number): GuardedRowWrite {
-  return { firstGuardParam: CHANNEL_OPEN_PARAMS + 1, statement: (guard) => channelOpenStatement(d1, open, nowMs, guard) };
+  return {
+    firstGuardParam: CHANNEL_OPEN_PARAMS + 1,
+    statement: (guard) => channelOpenStatement(d1, open, nowMs, guard),
+  };
 }
 
 /** The parameters channelOpenStatement binds before its guard's. */
@@ -74,7 +78,12 @@ const CHANNEL_OPEN_PARAMS = 13;
  * call's refused send, or dropped): it is about to be sent, so its rent is out; another deposit taking the channel
  * over makes the row live for it.
  */
-export function channelOpenStatement(d1: D1Database, open: ChannelOpen, nowMs: number, guard: SqlGuard = { sql: "1", binds: [] }): D1PreparedStatement {
+export function channelOpenStatement(
+  d1: D1Database,
+  open: ChannelOpen,
+  nowMs: number,
+  guard: SqlGuard = { sql: "1", binds: [] },
+): D1PreparedStatement {
   return d1
     .prepare(
       `INSERT INTO upto_channels (channel_id, open_message_hash, open_blockhash, payer, pay_to, asset, token_program, deposit, expires_at,
@@ -89,7 +98,22 @@ export function channelOpenStatement(d1: D1Database, open: ChannelOpen, nowMs: n
           OR (upto_channels.claim_message_hash IS NULL AND NOT EXISTS (
                 SELECT 1 FROM settlements s WHERE s.message_hash = upto_channels.open_message_hash AND s.state <> 'failed'))`,
     )
-    .bind(open.channelId, open.openMessageHash, open.openBlockhash, open.payer, open.payTo, open.asset, open.tokenProgram, open.deposit, open.expiresAt, open.firstCheckAtMs, nowMs, Number(open.rentLamports), open.feePayer, ...guard.binds);
+    .bind(
+      open.channelId,
+      open.openMessageHash,
+      open.openBlockhash,
+      open.payer,
+      open.payTo,
+      open.asset,
+      open.tokenProgram,
+      open.deposit,
+      open.expiresAt,
+      open.firstCheckAtMs,
+      nowMs,
+      Number(open.rentLamports),
+      open.feePayer,
+      ...guard.binds,
+    );
 }
 
 /** The same Open sent again keeps its row as it is; any other row (another deposit, or one the keeper finished) starts over. */
@@ -109,7 +133,9 @@ const OPEN_NEVER_LANDED = `NOT EXISTS (SELECT 1 FROM settlements s WHERE s.messa
  */
 export async function dropUnlandedOpen(d1: D1Database, channelId: string, openMessageHash: string): Promise<void> {
   await d1
-    .prepare(`DELETE FROM upto_channels WHERE channel_id = ?1 AND open_message_hash = ?2 AND state = 'opening' AND ${OPEN_NEVER_LANDED}`)
+    .prepare(
+      `DELETE FROM upto_channels WHERE channel_id = ?1 AND open_message_hash = ?2 AND state = 'opening' AND ${OPEN_NEVER_LANDED}`,
+    )
     .bind(channelId, openMessageHash)
     .run();
 }
@@ -156,7 +182,10 @@ function toChannelRow(row: RawChannelRow): ChannelRow {
 }
 
 /** The channel's row with the state of its deposit's ledger row (null: no ledger row). One D1 read. */
-export async function getChannelWithDeposit(d1: D1Database, channelId: string): Promise<{ channel: ChannelRow; depositState: string | null } | null> {
+export async function getChannelWithDeposit(
+  d1: D1Database,
+  channelId: string,
+): Promise<{ channel: ChannelRow; depositState: string | null } | null> {
   const row = await d1
     .prepare(
       `SELECT c.*, s.state AS deposit_state FROM upto_channels c LEFT JOIN settlements s ON s.message_hash = c.open_message_hash WHERE c.channel_id = ?`,
@@ -171,7 +200,13 @@ export async function getChannelWithDeposit(d1: D1Database, channelId: string): 
  * dead — never landed and expired — which only it may swap out). Returns whether this call's claim is the stored one.
  * The caller saw the deposit confirmed, so an `opening` row enters the keeper's queue here.
  */
-export async function storeClaimTransaction(d1: D1Database, channelId: string, claim: StoredClaim, replacing: string | null, nowMs: number): Promise<boolean> {
+export async function storeClaimTransaction(
+  d1: D1Database,
+  channelId: string,
+  claim: StoredClaim,
+  replacing: string | null,
+  nowMs: number,
+): Promise<boolean> {
   const result = await d1
     .prepare(
       `UPDATE upto_channels SET claim_message_hash = ?1, claim_amount = ?2, claim_transaction = ?3, state = 'open', updated_at_ms = ?4
@@ -183,9 +218,16 @@ export async function storeClaimTransaction(d1: D1Database, channelId: string, c
 }
 
 /** After a confirmed claim the keeper only has the rent left to collect: look again at `atMs`. */
-export async function scheduleChannelCheck(d1: D1Database, channelId: string, atMs: number, nowMs: number): Promise<void> {
+export async function scheduleChannelCheck(
+  d1: D1Database,
+  channelId: string,
+  atMs: number,
+  nowMs: number,
+): Promise<void> {
   await d1
-    .prepare(`UPDATE upto_channels SET next_check_at_ms = ?1, updated_at_ms = ?2 WHERE channel_id = ?3 AND state = 'open' AND next_check_at_ms > ?1`)
+    .prepare(
+      `UPDATE upto_channels SET next_check_at_ms = ?1, updated_at_ms = ?2 WHERE channel_id = ?3 AND state = 'open' AND next_check_at_ms > ?1`,
+    )
     .bind(atMs, nowMs, channelId)
     .run();
 }
@@ -219,11 +261,19 @@ const DUE_COLUMNS = `c.channel_id AS channelId, c.open_blockhash AS openBlockhas
   c.token_program AS tokenProgram, c.expires_at AS expiresAt, c.failures AS failures, c.claim_message_hash AS claimMessageHash,
   s.message_hash AS ledgerHash, s.state AS ledgerState, s.signature AS ledgerSignature, s.scheme AS ledgerScheme`;
 
-type JoinedDue = Omit<DueChannel, "deposit"> & { ledgerHash: string | null; ledgerState: string | null; ledgerSignature: string | null; ledgerScheme: string | null };
+type JoinedDue = Omit<DueChannel, "deposit"> & {
+  ledgerHash: string | null;
+  ledgerState: string | null;
+  ledgerSignature: string | null;
+  ledgerScheme: string | null;
+};
 
 function toDue(row: JoinedDue): DueChannel {
   const { ledgerHash, ledgerState, ledgerSignature, ledgerScheme, ...rest } = row;
-  const deposit = ledgerHash && ledgerState && ledgerSignature && ledgerScheme ? { messageHash: ledgerHash, state: ledgerState, signature: ledgerSignature, scheme: ledgerScheme } : null;
+  const deposit =
+    ledgerHash && ledgerState && ledgerSignature && ledgerScheme
+      ? { messageHash: ledgerHash, state: ledgerState, signature: ledgerSignature, scheme: ledgerScheme }
+      : null;
   return { ...rest, deposit };
 }
 
@@ -241,14 +291,29 @@ export const OPENING_ROW_GRACE_MS = 60_000;
  * being sent by a call whose lease ran out) enters the queue; an Open that never landed is deleted. So only accepted
  * channels compete for a run's slots, and a flood of Opens refused at preflight cannot crowd out one that is due.
  */
-export async function claimDueChannels(d1: D1Database, claimId: string, nowMs: number, claimMs: number, limit: number): Promise<DueChannel[]> {
+export async function claimDueChannels(
+  d1: D1Database,
+  claimId: string,
+  nowMs: number,
+  claimMs: number,
+  limit: number,
+): Promise<DueChannel[]> {
   const claimed = `SELECT ${DUE_COLUMNS} FROM upto_channels c LEFT JOIN settlements s ON s.message_hash = c.open_message_hash WHERE c.keeper_claim_id = ?1 ORDER BY c.failures > 0, c.next_check_at_ms`;
-  const opening = (where: string) => `SELECT channel_id FROM upto_channels WHERE state = 'opening' AND ${where} LIMIT ${OPENING_ROWS_PER_RUN}`;
+  const opening = (where: string) =>
+    `SELECT channel_id FROM upto_channels WHERE state = 'opening' AND ${where} LIMIT ${OPENING_ROWS_PER_RUN}`;
   const accepted = `EXISTS (SELECT 1 FROM settlements s WHERE s.message_hash = upto_channels.open_message_hash
     AND (s.state IN ('confirmed', 'pending') OR (s.state = 'submitting' AND COALESCE(s.lease_expires_at_ms, 0) <= ?1)))`;
   const upkeep = [
-    d1.prepare(`UPDATE upto_channels SET state = 'open', updated_at_ms = ?1 WHERE channel_id IN (${opening(accepted)})`).bind(nowMs),
-    d1.prepare(`DELETE FROM upto_channels WHERE channel_id IN (${opening(`updated_at_ms <= ?1 AND ${OPEN_NEVER_LANDED}`)})`).bind(nowMs - OPENING_ROW_GRACE_MS),
+    d1
+      .prepare(`UPDATE upto_channels SET state = 'open', updated_at_ms = ?1 WHERE channel_id IN (${opening(accepted)})`)
+      .bind(nowMs),
+    d1
+      .prepare(
+        `DELETE FROM upto_channels WHERE channel_id IN (${opening(`updated_at_ms <= ?1 AND ${OPEN_NEVER_LANDED}`)})`,
+      )
+      .bind(nowMs - OPENING_ROW_GRACE_MS),
   ];
-  return (await claimDueRows<JoinedDue>(d1, UPTO_CHANNELS_TABLE, claimed, claimId, nowMs, claimMs, limit, upkeep)).map(toDue);
+  return (await claimDueRows<JoinedDue>(d1, UPTO_CHANNELS_TABLE, claimed, claimId, nowMs, claimMs, limit, upkeep)).map(
+    toDue,
+  );
 }
