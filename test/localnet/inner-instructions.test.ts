@@ -98,7 +98,7 @@ describe("simulateTransaction innerInstructions", () => {
   it("is what the official facilitator signer's simulateTransactionWithInnerInstructions returns", async () => {
     const { transaction } = await createAtaTransaction();
     const signer = toFacilitatorSvmSigner(await generateKeyPairSigner(), { defaultRpcUrl: chain.localnet.url });
-    const { innerInstructions } = await signer.simulateTransactionWithInnerInstructions(
+    const { innerInstructions } = await signer.simulateTransactionWithInnerInstructions!(
       transaction.wire,
       CLUSTERS.devnet.network,
     );
