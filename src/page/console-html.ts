@@ -140,6 +140,7 @@ input[type=url],input:not([type]){width:100%}
 .calls pre{white-space:pre-wrap;overflow-wrap:anywhere;background:color-mix(in srgb,CanvasText 6%,Canvas);padding:.5rem;border-radius:4px;margin:.3rem 0}
 footer{margin:2.5rem 0 1rem;color:var(--muted)}
 @media (max-width:30rem){body{margin:.8rem auto}.facts{grid-template-columns:1fr}.facts dd{margin-bottom:.4rem}}
+@media (max-width:40rem){#payments thead{position:absolute;left:-999px}#payments tr{display:block;border-bottom:1px solid var(--line);padding:.4rem 0}#payments td{display:flex;gap:.6rem;border:0;white-space:normal;padding:.1rem 0}#payments td[data-label]::before{content:attr(data-label);font-weight:600;min-width:6.5rem}}
 `;
 
 /**

@@ -71,7 +71,7 @@ form{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}label{flex-basis:1
 input{flex:1;min-width:12rem;padding:.4rem}button{padding:.4rem .9rem}
 #results li,.listing li{margin:.6rem 0}li,p{overflow-wrap:anywhere}.meta{color:GrayText;font-size:.9em}.price{font-weight:600}
 .cta{font-weight:600}a{color:LinkText}:focus-visible{outline:3px solid Highlight;outline-offset:2px}
-.pager{display:flex;gap:.5rem;align-items:center}
+.pager{display:flex;gap:.5rem;align-items:center}li.note{list-style:none}
 `;
 
 /** The page's script: src/page/browser/home.ts, bundled (npm run build:pages). */

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { check, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { EXPOSURE_STATES, JOB_RUN_OUTCOMES, oneOf, PAYMENT_ATTEMPT_OUTCOMES } from "./states";
+import { EXPOSURE_STATES, JOB_RUN_OUTCOMES, oneOf, PAYMENT_ATTEMPT_OUTCOMES, PAYMENT_ATTEMPT_ROLES } from "./states";
 
 /**
  * The core's D1 tables. Amounts are decimal strings (u64 does not fit SQLite's signed 64-bit integer);
@@ -85,11 +85,14 @@ export const paymentAttempts = sqliteTable(
     signature: text("signature"),
     startedAtMs: integer("started_at_ms").notNull(),
     durationMs: integer("duration_ms").notNull(),
+    /** PAYMENT_ATTEMPT_ROLES (./states.ts): a sale, or a deposit the later claim turns into one. */
+    role: text("role", { enum: PAYMENT_ATTEMPT_ROLES }),
   },
   (t) => [
     index("payment_attempts_merchant_idx").on(t.merchantWallet, t.id),
     index("payment_attempts_pay_to_idx").on(t.payTo, t.id),
     check("payment_attempts_outcome_check", sql.raw(oneOf(t.outcome.name, PAYMENT_ATTEMPT_OUTCOMES))),
+    check("payment_attempts_role_check", sql.raw(`${t.role.name} IS NULL OR ${oneOf(t.role.name, PAYMENT_ATTEMPT_ROLES)}`)),
   ],
 );
 
