@@ -92,7 +92,10 @@ export const paymentAttempts = sqliteTable(
     index("payment_attempts_merchant_idx").on(t.merchantWallet, t.id),
     index("payment_attempts_pay_to_idx").on(t.payTo, t.id),
     check("payment_attempts_outcome_check", sql.raw(oneOf(t.outcome.name, PAYMENT_ATTEMPT_OUTCOMES))),
-    check("payment_attempts_role_check", sql.raw(`${t.role.name} IS NULL OR ${oneOf(t.role.name, PAYMENT_ATTEMPT_ROLES)}`)),
+    check(
+      "payment_attempts_role_check",
+      sql.raw(`${t.role.name} IS NULL OR ${oneOf(t.role.name, PAYMENT_ATTEMPT_ROLES)}`),
+    ),
   ],
 );
 
