@@ -33,8 +33,16 @@ let mint: Address;
 let elsewhere: Address;
 
 beforeAll(async () => {
-  const keys = await Promise.all(Array.from({ length: 7 }, () => generateKeyPairSigner()));
-  [feePayer, owner, walletPda, source, destination, mint, elsewhere] = keys.map((k) => k.address) as Address[];
+  const keys = (await Promise.all(Array.from({ length: 7 }, () => generateKeyPairSigner()))).map((k) => k.address);
+  [feePayer, owner, walletPda, source, destination, mint, elsewhere] = keys as [
+    Address,
+    Address,
+    Address,
+    Address,
+    Address,
+    Address,
+    Address,
+  ];
 });
 
 const policy = (overrides: Partial<SmartWalletPolicy> = {}): SmartWalletPolicy => ({

@@ -12,8 +12,9 @@ import {
 import type { AcceptedRequirements } from "../../x402/payment-verdict";
 import type { VerifySettleBody } from "../../x402/schemas";
 import { provisionVaultJustInTime } from "./provision-just-in-time";
+import { explainMissingRecipientAccount } from "./recipient-token-account";
 import { confirmJitProvision } from "./store/jit-provisions";
-import { verifyExactPayment } from "./verify";
+import { type VerifiedExactPayment, verifyExactPayment } from "./verify";
 import { fundsOf } from "./verify-rules";
 
 /**
@@ -71,5 +72,28 @@ export async function settleExactPayment(
     signed,
     call,
   );
-  return voidUnsentSettleSpend(db, spend.bookingId, outcome);
+  return voidUnsentSettleSpend(db, spend.bookingId, await namingMissingRecipient(config, verified, outcome));
+}
+
+/**
+ * A wallet payment the preflight refused (nothing sent) whose recipient verify did not read (its mint was cached): a
+ * missing recipient token account is named, as /verify names it (./recipient-token-account.ts).
+ */
+async function namingMissingRecipient(
+  config: Config,
+  verified: VerifiedExactPayment,
+  outcome: SettleOutcome,
+): Promise<SettleOutcome> {
+  const { settlement } = outcome;
+  if (verified.form !== "wallet" || settlement.ok || settlement.reason !== "transaction_simulation_failed")
+    return outcome;
+  if ("signature" in settlement && settlement.signature !== undefined) return outcome;
+  const { destination, merchantWallet, mint } = verified;
+  const missing = await explainMissingRecipientAccount(config, {
+    address: destination,
+    owner: merchantWallet,
+    mint: mint.address,
+    tokenProgram: mint.tokenProgram,
+  });
+  return missing ? { ...outcome, settlement: { ...settlement, ...missing } } : outcome;
 }
