@@ -45,6 +45,8 @@ export interface RunningWorker {
   url: string;
   /** The inspector's origin (targets listed at /json) when `inspector` was asked for, else null. */
   inspectorUrl: string | null;
+  /** Where local D1, KV and the Durable Objects keep their files (under the temporary directory; gone after stop()). */
+  stateDir: string;
   stop(): Promise<void>;
 }
 
@@ -90,6 +92,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
       return {
         url: served.url,
         inspectorUrl: inspectorPort === undefined ? null : `http://127.0.0.1:${inspectorPort}`,
+        stateDir: persistRoot,
         stop,
       };
     } catch (error) {
