@@ -1,5 +1,6 @@
 import { bookSettleSpend, priorityFeeOf, voidUnsentSettleSpend } from "../../chain/fee-payer-budget/settle-spend";
 import { signAsFeePayer } from "../../chain/fee-payer-signature";
+import { readLandedTokenPayment } from "../../chain/landed-payment";
 import type { Config } from "../../platform/config/load-config";
 import {
   type SettleCall,
@@ -22,7 +23,9 @@ import { fundsOf } from "./verify-rules";
  * first send, and the provisioning is counted once the payment confirmed. A wallet `payTo` needs nothing fronted
  * (its token account must exist, as the official facilitator requires): the same engine sends it exactly once.
  * A priority fee worth booking is booked in the exposure budget before anything is sent
- * (fee-payer-budget/settle-spend.ts).
+ * (fee-payer-budget/settle-spend.ts); a smart-wallet payment's larger compute allowance is booked the same way. A
+ * smart-wallet payment is verified by simulation here too (the simulation is its verification) and reported paid only
+ * once the landed transaction shows the payee's account credited (chain/landed-payment.ts).
  */
 export async function settleExactPayment(
   config: Config,
@@ -47,6 +50,17 @@ export async function settleExactPayment(
     config,
     settleablePayment(verified, {
       funds: fundsOf(verified.transfer),
+      ...("smartWallet" in verified
+        ? {
+            checkLandedOutcome: (signature: string) =>
+              readLandedTokenPayment(config, signature, {
+                destination: verified.destination,
+                mint: verified.mint.address,
+                amount: verified.accepted.amount,
+                feePayer: config.feePayer.address,
+              }),
+          }
+        : {}),
       ...(verified.form === "vault" && verified.needsProvisioning
         ? {
             beforeFirstSend: () => provisionVaultJustInTime(config, db, verified),

@@ -14,6 +14,7 @@ import { decodeExactPayment } from "./decode-payment";
 import { EXACT_BELOW_MINIMUM_REASON, exactBelowMinimumMessage, minimumPaymentRaw } from "./minimum-amount";
 import { mintRefusal } from "./payment-mint";
 import { explainMissingRecipientAccount, missingRecipientAccount } from "./recipient-token-account";
+import { type VerifiedSmartWalletPayment, verifySmartWalletPayment } from "./smart-wallet/verify";
 import { associatedTokenAccountOf } from "./vault-addresses";
 import { fundsOf, type PaymentTransfer } from "./verify-rules";
 
@@ -51,7 +52,7 @@ export async function verifyWalletPayment(
   accepted: AcceptedRequirements,
   owner: Address,
   options: { simulate: boolean; ledger?: D1Database },
-): Promise<VerifiedWalletPayment | PaymentRejection> {
+): Promise<VerifiedWalletPayment | VerifiedSmartWalletPayment | PaymentRejection> {
   const { requirements, amount } = accepted;
   if (requirements.asset === NATIVE_SOL_ALLOWLIST_ADDRESS) {
     // The official exact scheme on Solana moves tokens only (TransferChecked); native SOL is paid into a vault.
@@ -69,6 +70,8 @@ export async function verifyWalletPayment(
 
   const checked = await decodeExactPayment(config, body, accepted, { kind: "spl", mint: mintAddress });
   if (!checked.ok) return checked;
+  if ("smartWallet" in checked)
+    return verifySmartWalletPayment(config, accepted, checked, { form: "wallet", owner }, options);
   const { tx, messageHash, transfer } = checked;
   const payer = transfer.authority;
 
