@@ -13,7 +13,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { LogLevel } from "miniflare";
+import { LogLevel, type Miniflare } from "miniflare";
 import { freeLoopbackPort } from "./free-port";
 import { applyLocalMigrations, serveWorker, waitForAnswer } from "./serve-worker";
 
@@ -47,6 +47,8 @@ export interface RunningWorker {
   inspectorUrl: string | null;
   /** Where local D1, KV and the Durable Objects keep their files (under the temporary directory; gone after stop()). */
   stateDir: string;
+  /** The Worker's local D1 database (binding DB), read through Miniflare: what a test checks beside the HTTP answers. */
+  database(): ReturnType<Miniflare["getD1Database"]>;
   stop(): Promise<void>;
 }
 
@@ -93,6 +95,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
         url: served.url,
         inspectorUrl: inspectorPort === undefined ? null : `http://127.0.0.1:${inspectorPort}`,
         stateDir: persistRoot,
+        database: () => served.miniflare.getD1Database("DB"),
         stop,
       };
     } catch (error) {
