@@ -50,7 +50,9 @@ export const exactRail = {
     const { exactVault, exactWallet } = config.rails;
     if (!exactVault.enabled && !exactWallet.enabled) return null;
     const payToForms = [...(exactVault.enabled ? ["vault"] : []), ...(exactWallet.enabled ? ["wallet"] : [])];
-    const common = { ...walletLineExtra(config), payToForms };
+    // As the official facilitator says it: smart-wallet buyers are verified by what their transaction does.
+    const features = config.exactSmartWallet.enabled ? { features: { smartWalletSupported: true } } : {};
+    const common = { ...walletLineExtra(config), payToForms, ...features };
     if (!exactVault.enabled) return common;
     const facts = await getUniversalSettleFacts(config);
     const onChain = facts.onChainConfig;
@@ -68,6 +70,7 @@ export const exactRail = {
       merchantWallet: null,
       beneficiary: null,
       payToForms,
+      ...features,
     };
   },
 } satisfies Rail;

@@ -1,5 +1,6 @@
 import { bookSettleSpend, priorityFeeOf, voidUnsentSettleSpend } from "../../chain/fee-payer-budget/settle-spend";
 import { signAsFeePayer } from "../../chain/fee-payer-signature";
+import { readLandedTokenPayment } from "../../chain/landed-payment";
 import type { Config } from "../../platform/config/load-config";
 import {
   type SettleCall,
@@ -11,8 +12,9 @@ import {
 import type { AcceptedRequirements } from "../../x402/payment-verdict";
 import type { VerifySettleBody } from "../../x402/schemas";
 import { provisionVaultJustInTime } from "./provision-just-in-time";
+import { explainMissingRecipientAccount } from "./recipient-token-account";
 import { confirmJitProvision } from "./store/jit-provisions";
-import { verifyExactPayment } from "./verify";
+import { type VerifiedExactPayment, verifyExactPayment } from "./verify";
 import { fundsOf } from "./verify-rules";
 
 /**
@@ -21,7 +23,9 @@ import { fundsOf } from "./verify-rules";
  * first send, and the provisioning is counted once the payment confirmed. A wallet `payTo` needs nothing fronted
  * (its token account must exist, as the official facilitator requires): the same engine sends it exactly once.
  * A priority fee worth booking is booked in the exposure budget before anything is sent
- * (fee-payer-budget/settle-spend.ts).
+ * (fee-payer-budget/settle-spend.ts); a smart-wallet payment's larger compute allowance is booked the same way. A
+ * smart-wallet payment is verified by simulation here too (the simulation is its verification) and reported paid only
+ * once the landed transaction shows the payee's account credited (chain/landed-payment.ts).
  */
 export async function settleExactPayment(
   config: Config,
@@ -46,6 +50,17 @@ export async function settleExactPayment(
     config,
     settleablePayment(verified, {
       funds: fundsOf(verified.transfer),
+      ...("smartWallet" in verified
+        ? {
+            checkLandedOutcome: (signature: string) =>
+              readLandedTokenPayment(config, signature, {
+                destination: verified.destination,
+                mint: verified.mint.address,
+                amount: verified.accepted.amount,
+                feePayer: config.feePayer.address,
+              }),
+          }
+        : {}),
       ...(verified.form === "vault" && verified.needsProvisioning
         ? {
             beforeFirstSend: () => provisionVaultJustInTime(config, db, verified),
@@ -57,5 +72,28 @@ export async function settleExactPayment(
     signed,
     call,
   );
-  return voidUnsentSettleSpend(db, spend.bookingId, outcome);
+  return voidUnsentSettleSpend(db, spend.bookingId, await namingMissingRecipient(config, verified, outcome));
+}
+
+/**
+ * A wallet payment the preflight refused (nothing sent) whose recipient verify did not read (its mint was cached): a
+ * missing recipient token account is named, as /verify names it (./recipient-token-account.ts).
+ */
+async function namingMissingRecipient(
+  config: Config,
+  verified: VerifiedExactPayment,
+  outcome: SettleOutcome,
+): Promise<SettleOutcome> {
+  const { settlement } = outcome;
+  if (verified.form !== "wallet" || settlement.ok || settlement.reason !== "transaction_simulation_failed")
+    return outcome;
+  if ("signature" in settlement && settlement.signature !== undefined) return outcome;
+  const { destination, merchantWallet, mint } = verified;
+  const missing = await explainMissingRecipientAccount(config, {
+    address: destination,
+    owner: merchantWallet,
+    mint: mint.address,
+    tokenProgram: mint.tokenProgram,
+  });
+  return missing ? { ...outcome, settlement: { ...settlement, ...missing } } : outcome;
 }
