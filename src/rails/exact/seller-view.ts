@@ -195,7 +195,7 @@ function notActivatedNote(wallet: Address, addresses: ExactAddresses): string {
     `No payTo yet: the vault ${addresses.vaultPda} of ${wallet} does not exist. Activate it: POST /api/v1/facilitator/sellers/provision-tx ` +
     `{"wallet":"${wallet}","asset":"USDC"}, sign the returned transaction with this wallet and send it to the cluster; ` +
     "this answer then gives the vault as payTo. Without activating, only 402 lines from POST /payment-required/enrich pay it " +
-    "(they name you in extra.merchantWallet, and the first payment creates the vault at the standard fee)."
+    "(they name you in extra.merchantWallet, so the facilitator may create the vault at the first payment, at the standard rate)."
   );
 }
 

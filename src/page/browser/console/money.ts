@@ -8,6 +8,7 @@ import { type FeeQuoteAnswer, sweepPaysText } from "../fee-quote-text";
 import { formatTime } from "../time-format";
 import { call, say } from "./calls";
 import { snapshotPath } from "./onboarding";
+import { salesSummary } from "./sales";
 import { assetInfo, short, state, walletAddress } from "./state";
 import { sellerChallenge } from "./wallet";
 
@@ -189,27 +190,11 @@ export async function loadPayments(): Promise<void> {
           });
         })),
   );
-  say("money-status", salesSummary(settled) + " in the latest " + entries.length + " payment attempts.", "ok");
+  const inUnits = (mint: string, raw: bigint) => formatUnits(raw, ...decimalsOfMint(mint));
+  say("money-status", salesSummary(settled, inUnits) + " in the latest " + entries.length + " payment attempts.", "ok");
 }
 
 /** A table cell that carries its column's name, shown beside the value where the table is stacked (narrow screens). */
 function cell(label: string, props: Record<string, string>, ...children: HTMLElement[]): HTMLElement {
   return el("td", { ...props, "data-label": label }, ...children);
-}
-
-/** "2 sales: 0.762345 USDC" — each sale once: deposits (held for a claim) and failed attempts are not sales. */
-export function salesSummary(settled: readonly Pick<PaymentEntry, "outcome" | "role" | "amount" | "asset">[]): string {
-  const totals = new Map<string, bigint>();
-  let count = 0;
-  for (const entry of settled) {
-    const amount = rawAmount(entry.amount);
-    if (entry.outcome !== "settled" || entry.role === "deposit" || amount === null) continue;
-    count++;
-    totals.set(entry.asset, (totals.get(entry.asset) ?? 0n) + amount);
-  }
-  const sums = [...totals].map(([mint, raw]) => {
-    const [decimals, symbol] = decimalsOfMint(mint);
-    return formatUnits(raw, decimals, symbol);
-  });
-  return count + (count === 1 ? " sale" : " sales") + (sums.length > 0 ? ": " + sums.join(" + ") : "");
 }
