@@ -31,7 +31,9 @@ describe("seller lifecycle on the local chain", () => {
     expect(railBefore.status).toBe(200);
     expect(railBefore.body).toMatchObject({ status: "NotProvisioned", payTo: null });
     expect(railBefore.body.vaultPda).toBe(before.body.schemes.exact.vaultPda);
-    expect(railBefore.body.payToResolveNote).toMatch(/^No payTo yet: the vault \S+ of \S+ does not exist\. Activate it: POST /);
+    expect(railBefore.body.payToResolveNote).toMatch(
+      /^No payTo yet: the vault \S+ of \S+ does not exist\. Activate it: POST /,
+    );
     expect(before.body.schemes["sla-escrow"].assets.SOL.escrowPda).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
     expect(before.body.schemes["sla-escrow"].bankPda).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
 
