@@ -5,8 +5,9 @@
  *      together with its database in .wrangler/state/local-chain (scripts/lib/local-state.ts; `--reset` starts over),
  *   3. D1 migrations applied to the local database,
  *   4. the fee payer topped up (local chain only),
- *   5. the Worker on http://127.0.0.1:8787: the production bundle (`wrangler deploy --dry-run`) in workerd through
- *      Miniflare, without wrangler dev's live-reload proxy (scripts/lib/serve-worker.ts; `npm run dev` has it),
+ *   5. the Worker on http://127.0.0.1:8787: the production bundle (`wrangler deploy --dry-run`) behind the local edge
+ *      (scripts/lib/local-entry/) in workerd through Miniflare, without wrangler dev's live-reload proxy
+ *      (scripts/lib/serve-worker.ts; `npm run dev` has it),
  *      answering `GET /cdn-cgi/handler/scheduled?cron=<expression>` (a job run on demand),
  *   6. each Cron Trigger of wrangler.toml run on its schedule (UTC), as Cloudflare runs them (scripts/lib/cron-runner.ts).
  */

@@ -1,7 +1,8 @@
 /**
- * Serves the Worker locally the way `npm start` does: the exact bundle `wrangler deploy` would upload (built with
- * `wrangler deploy --dry-run --outdir`), run by Miniflare in workerd with the bindings wrangler.toml declares
- * (D1, KV, Rate Limiting, Analytics Engine, [vars]) and local persistence.
+ * Serves the Worker locally the way `npm start` does: the bundle `wrangler deploy` would upload (built with
+ * `wrangler deploy --dry-run --outdir`) behind the local edge (./local-entry/index.ts: what only Cloudflare may set on a
+ * request is stripped, as a caller could forge it here), run by Miniflare in workerd with the bindings wrangler.toml
+ * declares (D1, KV, Rate Limiting, Analytics Engine, [vars]) and local persistence.
  *
  * Why not `wrangler dev`: it puts a dev-only proxy in front of the Worker (a second workerd process and a Durable
  * Object hop per request, there so the port survives live reloads): measured here with `npm run bench`, about 1.5 ms
@@ -21,6 +22,8 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const WRANGLER_CONFIG = path.join(ROOT, "wrangler.toml");
 const WRANGLER_CLI = path.join(ROOT, "node_modules/wrangler/bin/wrangler.js");
 const WORKER_NAME = "x402-solana-facilitator";
+/** wrangler.toml's `main` behind the local edge. */
+const LOCAL_ENTRY = "scripts/lib/local-entry/index.ts";
 const BUNDLE_TIMEOUT_MS = 120_000;
 const MIGRATIONS_TIMEOUT_MS = 60_000;
 
@@ -40,7 +43,7 @@ export interface ServeWorkerOptions {
   inspectorPort?: number;
   /** Miniflare's own log level (the Worker's console output is always forwarded). */
   logLevel?: LogLevel;
-  /** Another entry module instead of wrangler.toml's `main`. */
+  /** Another entry module instead of ./local-entry/index.ts (a benchmark's wrapper, which wraps that one in turn). */
   entrypoint?: string;
   /**
    * Serve through Miniflare's entry worker with `unsafeTriggerHandlers`, so `GET /cdn-cgi/handler/scheduled?cron=`
@@ -59,7 +62,7 @@ export interface ServedWorker {
 }
 
 export async function serveWorker(options: ServeWorkerOptions): Promise<ServedWorker> {
-  await bundleWorker(options.bundleDir, options.entrypoint);
+  await bundleWorker(options.bundleDir, options.entrypoint ?? LOCAL_ENTRY);
   const { workerOptions, configVars } = withWranglerLogLevel("warn", () => {
     const config = unstable_readConfig({ config: WRANGLER_CONFIG });
     return {
