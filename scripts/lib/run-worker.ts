@@ -45,6 +45,8 @@ export interface RunningWorker {
   url: string;
   /** The inspector's origin (targets listed at /json) when `inspector` was asked for, else null. */
   inspectorUrl: string | null;
+  /** Where local D1, KV and the Durable Objects keep their files (under the temporary directory; gone after stop()). */
+  stateDir: string;
   /** The Worker's local D1 database (binding DB), read through Miniflare: what a test checks beside the HTTP answers. */
   database(): ReturnType<Miniflare["getD1Database"]>;
   stop(): Promise<void>;
@@ -92,6 +94,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
       return {
         url: served.url,
         inspectorUrl: inspectorPort === undefined ? null : `http://127.0.0.1:${inspectorPort}`,
+        stateDir: persistRoot,
         database: () => served.miniflare.getD1Database("DB"),
         stop,
       };
