@@ -536,7 +536,11 @@ describe("upto claim that loses the race to store the channel's claim", () => {
           if (!sql.includes("SET claim_message_hash")) return statement;
           return {
             bind: (...values: unknown[]) => ({
-              run: async () => (arrived(), await opened, statement.bind(...values).run()),
+              run: async () => {
+                arrived();
+                await opened;
+                return statement.bind(...values).run();
+              },
             }),
           };
         };
