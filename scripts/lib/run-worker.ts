@@ -85,6 +85,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
       },
       logLevel: LOG_LEVELS[options.logLevel ?? "error"],
       onOutput: workerOutputFilter(options.logLevel ?? "error"),
+      ...(options.entrypoint ? { entrypoint: options.entrypoint } : {}),
       ...(inspectorPort === undefined ? {} : { inspectorPort }),
       ...(options.triggerHandlers ? { triggerHandlers: true } : {}),
     });

@@ -32,7 +32,7 @@ export const LOCAL_ENTRY = "scripts/lib/local-entry/index.ts";
 export interface ServeWorkerOptions {
   /** Directory for the bundle (index.js and its text modules); written anew on every start unless `bundled`. */
   bundleDir: string;
-  /** `bundleDir` already holds the bundle `bundleWorker` wrote (for the same entry module): serve it as it is. */
+  /** `bundleDir` already holds the bundle `bundleWorker` wrote for `entrypoint`: serve it as it is. */
   bundled?: boolean;
   /** Local persistence root, the same one `wrangler d1 migrations apply --local --persist-to <root>` writes under. */
   persistRoot: string;
@@ -66,7 +66,8 @@ export interface ServedWorker {
 }
 
 export async function serveWorker(options: ServeWorkerOptions): Promise<ServedWorker> {
-  if (!options.bundled) await bundleWorker(options.bundleDir, options.entrypoint ?? LOCAL_ENTRY);
+  const entrypoint = options.entrypoint ?? LOCAL_ENTRY;
+  if (!options.bundled) await bundleWorker(options.bundleDir, entrypoint);
   const { workerOptions, configVars } = withWranglerLogLevel("warn", () => {
     const config = unstable_readConfig({ config: WRANGLER_CONFIG });
     return {
@@ -83,7 +84,8 @@ export async function serveWorker(options: ServeWorkerOptions): Promise<ServedWo
         ...facilitatorOptions,
         name: WORKER_NAME,
         modules: true,
-        scriptPath: path.join(options.bundleDir, "index.js"),
+        // wrangler names the bundle after its entry file (bench/directory-search-worker.ts → directory-search-worker.js).
+        scriptPath: path.join(options.bundleDir, `${path.parse(entrypoint).name}.js`),
         modulesRoot: options.bundleDir,
         bindings: { ...configBindings, ...LOCAL_VARS, ...options.bindings },
         ...(assets ? { serviceBindings: { ...facilitatorOptions.serviceBindings, ASSETS: STATIC_FILES_WORKER } } : {}),
