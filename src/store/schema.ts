@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { check, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { EXPOSURE_STATES, JOB_RUN_OUTCOMES, oneOf, PAYMENT_ATTEMPT_OUTCOMES } from "./states";
+import { EXPOSURE_POOLS, EXPOSURE_STATES, JOB_RUN_OUTCOMES, oneOf, PAYMENT_ATTEMPT_OUTCOMES } from "./states";
 
 /**
  * The core's D1 tables. Amounts are decimal strings (u64 does not fit SQLite's signed 64-bit integer);
@@ -62,6 +62,8 @@ export const settlements = sqliteTable(
     uniqueIndex("settlements_payment_id_idx").on(t.payTo, t.paymentId).where(sql`${t.paymentId} IS NOT NULL`),
     index("settlements_signature_idx").on(t.signature),
     index("settlements_sweep_idx").on(t.scheme, t.state, t.updatedAtMs),
+    // 0017: a buyer's payments that failed on chain in the last day (the exposure budget's failure cap).
+    index("settlements_payer_idx").on(t.payer, t.state, t.updatedAtMs),
   ],
 );
 
@@ -256,11 +258,18 @@ export const feePayerExposure = sqliteTable(
     state: text("state", { enum: EXPOSURE_STATES }).notNull(),
     bookedAtMs: integer("booked_at_ms").notNull(),
     updatedAtMs: integer("updated_at_ms").notNull(),
+    /** EXPOSURE_POOLS (./states.ts): whose daily budget it comes out of (0017; rows before it: buyers or jobs by kind). */
+    pool: text("pool", { enum: EXPOSURE_POOLS }).notNull().default("jobs"),
+    /** The payment whose ledger claim booked it (0017): the booking lives and dies with that claim. */
+    settlementHash: text("settlement_hash"),
   },
   (table) => [
     index("fee_payer_exposure_payer_idx").on(table.payer, table.state, table.bookedAtMs),
     index("fee_payer_exposure_pay_to_idx").on(table.payTo, table.state, table.bookedAtMs),
     index("fee_payer_exposure_state_idx").on(table.state, table.bookedAtMs),
+    index("fee_payer_exposure_pool_idx").on(table.pool, table.state, table.bookedAtMs),
+    index("fee_payer_exposure_settlement_idx").on(table.settlementHash),
     check("fee_payer_exposure_state_check", sql.raw(oneOf(table.state.name, EXPOSURE_STATES))),
+    check("fee_payer_exposure_pool_check", sql.raw(oneOf(table.pool.name, EXPOSURE_POOLS))),
   ],
 );

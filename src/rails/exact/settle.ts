@@ -1,4 +1,4 @@
-import { bookSettleSpend, priorityFeeOf, voidUnsentSettleSpend } from "../../chain/fee-payer-budget/settle-spend";
+import { paymentSpendRider } from "../../chain/fee-payer-budget/payment-spend";
 import { signAsFeePayer } from "../../chain/fee-payer-signature";
 import type { Config } from "../../platform/config/load-config";
 import {
@@ -20,8 +20,8 @@ import { fundsOf } from "./verify-rules";
  * fee payer, then the shared settle engine. A vault that does not exist yet is provisioned just in time before the
  * first send, and the provisioning is counted once the payment confirmed. A wallet `payTo` needs nothing fronted
  * (its token account must exist, as the official facilitator requires): the same engine sends it exactly once.
- * A priority fee worth booking is booked in the exposure budget before anything is sent
- * (fee-payer-budget/settle-spend.ts).
+ * What the payment costs the fee payer (its network fee, base and priority) is booked in the exposure budget in the
+ * ledger claim's own transaction, before anything is sent (fee-payer-budget/payment-spend.ts).
  */
 export async function settleExactPayment(
   config: Config,
@@ -32,20 +32,20 @@ export async function settleExactPayment(
   const verified = await verifyExactPayment(config, body, accepted, { simulate: false });
   if (!verified.ok) return settledWith(verified);
   const db = call.ledger;
-  const spend = await bookSettleSpend(config, db, {
+  const signed = await signAsFeePayer(config, verified.tx);
+  const fee = paymentSpendRider(config, {
     rail: "exact",
-    kind: "priority_fee",
+    kind: "payment_fee",
     messageHash: verified.messageHash,
     payer: verified.payer,
     seller: verified.merchantWallet,
-    lamports: priorityFeeOf(verified.tx),
+    lamports: signed.feePayerFeeLamports,
   });
-  if (!spend.ok) return settledWith({ ...spend, payer: verified.payer });
-  const signed = await signAsFeePayer(config, verified.tx);
-  const outcome = await settleSignedPayment(
+  return settleSignedPayment(
     config,
     settleablePayment(verified, {
       funds: fundsOf(verified.transfer),
+      riders: [fee],
       ...(verified.form === "vault" && verified.needsProvisioning
         ? {
             beforeFirstSend: () => provisionVaultJustInTime(config, db, verified),
@@ -57,5 +57,4 @@ export async function settleExactPayment(
     signed,
     call,
   );
-  return voidUnsentSettleSpend(db, spend.bookingId, outcome);
 }

@@ -98,15 +98,28 @@ export function d1Row(messageHash: string) {
     >();
 }
 
-/** Waits (briefly) until D1's copy caught up with the object's row. */
+/**
+ * Waits (briefly) until D1's copy caught up with the object's row: the version D1 has, as the object knows it (noted in
+ * its storage with its next commit, and in its memory meanwhile: settle-ledger-object.ts `mirroredSince`).
+ */
 export async function mirrored(messageHash: string, timeoutMs = 3_000): Promise<ObjectRow> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const row = await objectRow(messageHash);
-    if (row && row.mirrored_version >= row.version) return row;
+    if (row && Math.max(row.mirrored_version, await mirroredInMemory(messageHash)) >= row.version) return row;
     if (Date.now() > deadline) throw new Error(`the object of ${messageHash} is not mirrored: ${JSON.stringify(row)}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** The version of the payment's row the holder object knows D1 has but has not noted in its storage yet (0: none). */
+async function mirroredInMemory(messageHash: string): Promise<number> {
+  const name = await holderName(messageHash);
+  if (!name) return 0;
+  return runInDurableObject(
+    stubNamed(name),
+    (instance) => (instance as unknown as { mirroredSince: Map<string, number> }).mirroredSince.get(messageHash) ?? 0,
+  );
 }
 
 /**

@@ -1,0 +1,102 @@
+/**
+ * What commits with a payment's ledger claim, in the claim's own D1 transaction (one batch, one round trip): the
+ * exposure budget's bookings and a rail's rows (an upto channel, its stored claim, an escrow watch). The claim's
+ * ledger row is written only when every rider took, so a booking a cap refuses claims nothing, and nothing is signed
+ * or sent for it; riders that took are undone in the same transaction when the row was not written. The statements
+ * are plain data: with the ledger's Durable Objects they travel to the object that writes the claim.
+ *
+ * Statements number their parameters from ?1; the ledger renumbers a guard it embeds in its own statement.
+ */
+
+export type SqlValue = string | number | null;
+
+export interface SqlText {
+  sql: string;
+  binds: SqlValue[];
+}
+
+/** One rider's part of the claim's commit. */
+export interface ClaimRiderSql {
+  /** Written before the ledger row (each guarded by its own caps). */
+  writes: SqlText[];
+  /** An SQL condition that holds when this rider took (its rows written now or before): the ledger row needs it. */
+  holds: SqlText;
+  /** Run after the ledger row's insert: undo what this rider wrote when the payment has no ledger row. */
+  undo: SqlText[];
+  /** Read only when the claim was refused: what the rider's caps saw (each statement's first row, or null). */
+  reads: SqlText[];
+}
+
+/** A rider and how its refusal reads in words (the settle engine's: `Refusal` is its rejection). */
+export interface ClaimRider<Refusal> extends ClaimRiderSql {
+  /** The refusal its reads show (`rows`: this rider's, in its `reads` order), or null when it was not this rider's. */
+  explain(rows: RefusalRows): Refusal | null;
+}
+
+/** The riders of one claim, merged for the ledger (numbers of each guard's parameters made consecutive). */
+export interface ClaimRiders {
+  writes: SqlText[];
+  /** Every rider's `holds`, joined: parameters numbered from ?1. */
+  guard: SqlText;
+  undo: SqlText[];
+  reads: SqlText[];
+}
+
+/** What the refusal reads returned, in the riders' order (each statement's first row, or null). */
+export type RefusalRows = (Record<string, SqlValue> | null)[];
+
+export function mergeRiders(riders: readonly ClaimRiderSql[]): ClaimRiders {
+  const binds: SqlValue[] = [];
+  const conditions: string[] = [];
+  for (const rider of riders) {
+    conditions.push(`(${renumber(rider.holds.sql, binds.length)})`);
+    binds.push(...rider.holds.binds);
+  }
+  return {
+    writes: riders.flatMap((r) => r.writes),
+    guard: { sql: conditions.length > 0 ? conditions.join(" AND ") : "1", binds },
+    undo: riders.flatMap((r) => r.undo),
+    reads: riders.flatMap((r) => r.reads),
+  };
+}
+
+/** `sql` with every `?N` raised by `offset` (our statements carry no `?` inside string literals). */
+export function renumber(sql: string, offset: number): string {
+  return offset === 0 ? sql : sql.replace(/\?(\d+)/g, (_, n: string) => `?${Number(n) + offset}`);
+}
+
+/** The statements of a claim's commit as D1 prepares them, in order: riders' writes, the row, undo, reads. */
+export function riderStatements(
+  d1: D1Database,
+  riders: ClaimRiders | undefined,
+  claimStatement: D1PreparedStatement,
+  rowRead: D1PreparedStatement,
+  messageHash: string,
+): { statements: D1PreparedStatement[]; readsFrom: number } {
+  const prepare = (s: SqlText) => d1.prepare(s.sql).bind(...s.binds);
+  const writes = riders?.writes.map(prepare) ?? [];
+  const undo = riders?.undo.map(prepare) ?? [];
+  // The guard's verdict and the riders' figures only when nothing was claimed and no row is there (a refusal).
+  const reads = riders
+    ? [riders.guard, ...riders.reads].map((s, i) =>
+        d1
+          .prepare(
+            `SELECT * FROM (${i === 0 ? `SELECT (${s.sql}) AS held` : s.sql}) WHERE NOT EXISTS (SELECT 1 FROM settlements WHERE message_hash = ?${s.binds.length + 1})`,
+          )
+          .bind(...s.binds, messageHash),
+      )
+    : [];
+  const statements = [...writes, claimStatement, ...undo, rowRead, ...reads];
+  return { statements, readsFrom: writes.length + 1 + undo.length + 1 };
+}
+
+/** The refusal reads' rows of a claim batch (empty when the claim had no riders): the guard's verdict first. */
+export function refusalRowsOf(
+  results: readonly D1Result[],
+  readsFrom: number,
+): { guardHeld: boolean | null; rows: RefusalRows } {
+  const reads = results.slice(readsFrom).map((r) => (r.results[0] as Record<string, SqlValue> | undefined) ?? null);
+  if (reads.length === 0) return { guardHeld: null, rows: [] };
+  const verdict = reads[0] ?? null;
+  return { guardHeld: verdict === null ? null : Boolean(verdict.held), rows: reads.slice(1) };
+}
