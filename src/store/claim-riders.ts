@@ -65,38 +65,54 @@ export function renumber(sql: string, offset: number): string {
   return offset === 0 ? sql : sql.replace(/\?(\d+)/g, (_, n: string) => `?${Number(n) + offset}`);
 }
 
-/** The statements of a claim's commit as D1 prepares them, in order: riders' writes, the row, undo, reads. */
+/**
+ * The statements of a claim's commit as D1 prepares them, in order: the riders' writes, the row, the guard's verdict
+ * (read before anything is undone), the undo, the row as it now is, the riders' refusal reads. The verdict and the
+ * reads return a row only when nothing was claimed and no row is there (a refusal, or an id another payment holds).
+ */
 export function riderStatements(
   d1: D1Database,
   riders: ClaimRiders | undefined,
   claimStatement: D1PreparedStatement,
   rowRead: D1PreparedStatement,
   messageHash: string,
-): { statements: D1PreparedStatement[]; readsFrom: number } {
+): { statements: D1PreparedStatement[]; rowAt: number } {
   const prepare = (s: SqlText) => d1.prepare(s.sql).bind(...s.binds);
-  const writes = riders?.writes.map(prepare) ?? [];
-  const undo = riders?.undo.map(prepare) ?? [];
-  // The guard's verdict and the riders' figures only when nothing was claimed and no row is there (a refusal).
-  const reads = riders
-    ? [riders.guard, ...riders.reads].map((s, i) =>
-        d1
-          .prepare(
-            `SELECT * FROM (${i === 0 ? `SELECT (${s.sql}) AS held` : s.sql}) WHERE NOT EXISTS (SELECT 1 FROM settlements WHERE message_hash = ?${s.binds.length + 1})`,
-          )
-          .bind(...s.binds, messageHash),
+  const unclaimed = (s: SqlText) =>
+    d1
+      .prepare(
+        `SELECT * FROM (${s.sql}) WHERE NOT EXISTS (SELECT 1 FROM settlements WHERE message_hash = ?${s.binds.length + 1})`,
       )
-    : [];
-  const statements = [...writes, claimStatement, ...undo, rowRead, ...reads];
-  return { statements, readsFrom: writes.length + 1 + undo.length + 1 };
+      .bind(...s.binds, messageHash);
+  if (!riders) return { statements: [claimStatement, rowRead], rowAt: 1 };
+  const verdict = unclaimed({ sql: `SELECT (${riders.guard.sql}) AS held`, binds: riders.guard.binds });
+  const statements = [
+    ...riders.writes.map(prepare),
+    claimStatement,
+    verdict,
+    ...riders.undo.map(prepare),
+    rowRead,
+    ...riders.reads.map(unclaimed),
+  ];
+  return { statements, rowAt: riders.writes.length + 2 + riders.undo.length };
 }
 
-/** The refusal reads' rows of a claim batch (empty when the claim had no riders): the guard's verdict first. */
+/** Where a claim batch's own statements are: the claim's insert, and the row read (riderStatements' order). */
+export function claimAt(riders: ClaimRiders | undefined): number {
+  return riders?.writes.length ?? 0;
+}
+
+/** The guard's verdict and the refusal reads' rows of a claim batch (none when the claim had no riders). */
 export function refusalRowsOf(
   results: readonly D1Result[],
-  readsFrom: number,
+  riders: ClaimRiders | undefined,
+  rowAt: number,
 ): { guardHeld: boolean | null; rows: RefusalRows } {
-  const reads = results.slice(readsFrom).map((r) => (r.results[0] as Record<string, SqlValue> | undefined) ?? null);
-  if (reads.length === 0) return { guardHeld: null, rows: [] };
-  const verdict = reads[0] ?? null;
-  return { guardHeld: verdict === null ? null : Boolean(verdict.held), rows: reads.slice(1) };
+  if (!riders) return { guardHeld: null, rows: [] };
+  const first = (r: D1Result | undefined) => (r?.results[0] as Record<string, SqlValue> | undefined) ?? null;
+  const verdict = first(results[claimAt(riders) + 1]);
+  return {
+    guardHeld: verdict === null ? null : Boolean(verdict.held),
+    rows: results.slice(rowAt + 1).map(first),
+  };
 }

@@ -4,7 +4,14 @@
  * through, the mirror of every later change, the release). The state machine is the one of store/settlements.ts; here
  * each statement runs on the object's synchronous storage, so each one is atomic with the decision it makes.
  */
-import { type ClaimRiders, type RefusalRows, refusalRowsOf, renumber, riderStatements } from "./claim-riders";
+import {
+  type ClaimRiders,
+  claimAt,
+  type RefusalRows,
+  refusalRowsOf,
+  renumber,
+  riderStatements,
+} from "./claim-riders";
 import {
   CHANGE_COLUMNS,
   type ClaimInput,
@@ -422,7 +429,7 @@ export async function writeClaimThrough(
       ledgerObject,
       ...(riders?.guard.binds ?? []),
     );
-  const { statements, readsFrom } = riderStatements(
+  const { statements, rowAt } = riderStatements(
     d1,
     riders,
     claim,
@@ -430,10 +437,10 @@ export async function writeClaimThrough(
     row.messageHash,
   );
   const results = await d1.batch(statements);
-  const raw = (results[readsFrom - 1]?.results as RawRow[] | undefined)?.[0];
-  const refusal = refusalRowsOf(results, readsFrom);
+  const raw = (results[rowAt]?.results as RawRow[] | undefined)?.[0];
+  const refusal = refusalRowsOf(results, riders, rowAt);
   return {
-    inserted: (results[riders?.writes.length ?? 0]?.meta.changes ?? 0) > 0,
+    inserted: (results[claimAt(riders)]?.meta.changes ?? 0) > 0,
     existing: raw ? { row: toRow(raw), ledgerObject: raw.ledger_object ?? null } : undefined,
     ...(refusal.guardHeld === false ? { refused: refusal.rows } : {}),
   };

@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import { type ClaimRiders, type RefusalRows, renumber, riderStatements, refusalRowsOf } from "./claim-riders";
+import { type ClaimRiders, claimAt, type RefusalRows, refusalRowsOf, renumber, riderStatements } from "./claim-riders";
 import { database } from "./db";
 import { settlements } from "./schema";
 
@@ -68,7 +68,7 @@ export async function claimSettlement(
         `INSERT INTO settlements (${CLAIM_COLUMNS}, payment_id) SELECT ${CLAIM_VALUES}, ?15 WHERE ${renumber(riders.guard.sql, 15)} ON CONFLICT DO NOTHING`,
       )
       .bind(...binds, ...riders.guard.binds);
-    const { statements, readsFrom } = riderStatements(
+    const { statements, rowAt } = riderStatements(
       d1,
       riders,
       claim,
@@ -76,10 +76,10 @@ export async function claimSettlement(
       row.messageHash,
     );
     const results = await d1.batch(statements);
-    if ((results[riders.writes.length]?.meta.changes ?? 0) > 0) return { claimed: true };
-    const existing = results[readsFrom - 1]?.results[0] as Record<string, unknown> | undefined;
+    if ((results[claimAt(riders)]?.meta.changes ?? 0) > 0) return { claimed: true };
+    const existing = results[rowAt]?.results[0] as Record<string, unknown> | undefined;
     if (existing) return { claimed: false, existing: await getSettlement(d1, row.messageHash).then((r) => r!) };
-    const refusal = refusalRowsOf(results, readsFrom);
+    const refusal = refusalRowsOf(results, riders, rowAt);
     if (refusal.guardHeld === false) return { claimed: false, refused: refusal.rows };
     return paymentIdConflict(d1, row, paymentId);
   }
