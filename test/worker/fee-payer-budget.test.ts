@@ -3,7 +3,12 @@ import { type Address, createKeyPairSignerFromBytes, generateKeyPairSigner, type
 import { getTransferSolInstruction } from "@solana-program/system";
 import { describe, expect, it } from "vitest";
 import { labelledKeypair } from "../../scripts/lib/keypair";
-import { bookExposure, type ExposureBooking, settleExposure } from "../../src/chain/fee-payer-budget/budget";
+import {
+  bookExposure,
+  type ExposureBooking,
+  settleExposure,
+  trimExposure,
+} from "../../src/chain/fee-payer-budget/budget";
 import { uptoOpenRentLamports } from "../../src/chain/fee-payer-budget/caps";
 import { TOKEN_PROGRAM_ADDRESS } from "../../src/chain/token-programs";
 import type { Env } from "../../src/env";
@@ -555,5 +560,61 @@ describe("the settle floor reads the truth", () => {
     expect(next.status, JSON.stringify(next.body)).toBe(503);
     expect(next.body).toMatchObject({ errorReason: "fee_payer_below_settle_floor" });
     expect(next.body.errorMessage).toContain(`holds ${reading - RENT - BigInt(landed.meta.fee)} lamports`);
+  });
+});
+
+describe("guards of the booking API that only a direct call reaches", () => {
+  const jobFee = (lamports: bigint): ExposureBooking => ({
+    bookingId: `test_guard:${crypto.randomUUID()}`,
+    rail: "sweep",
+    kind: "network_fee",
+    payer: null,
+    payTo: null,
+    lamports,
+  });
+  const lamportsOfBooking = async (bookingId: string) =>
+    (await env.DB.prepare("SELECT lamports, state FROM fee_payer_exposure WHERE booking_id = ?")
+      .bind(bookingId)
+      .first<{ lamports: number; state: string }>()) ?? null;
+
+  it("trimExposure only ever lowers a booking: asked to raise it, it changes nothing (a raise would pass the caps unchecked)", async () => {
+    const config = await loadConfig(env as unknown as Env);
+    const booking = jobFee(10_000n);
+    expect(await bookExposure(config, env.DB, booking, { balanceLamports: 10n ** 12n })).toEqual({ ok: true });
+    expect(await trimExposure(env.DB, booking.bookingId, 50_000n)).toBe(false);
+    expect(await lamportsOfBooking(booking.bookingId)).toEqual({ lamports: 10_000, state: "spent" });
+    expect(await trimExposure(env.DB, booking.bookingId, 4_000n)).toBe(true);
+    expect(await lamportsOfBooking(booking.bookingId)).toEqual({ lamports: 4_000, state: "spent" });
+    expect(await trimExposure(env.DB, booking.bookingId, 0n)).toBe(true); // 0 voids it
+    expect(await lamportsOfBooking(booking.bookingId)).toEqual({ lamports: 4_000, state: "voided" });
+  });
+
+  it("a live booking booked again with a larger amount keeps its amount: only a voided booking is written anew (under the caps)", async () => {
+    const config = await loadConfig(env as unknown as Env);
+    const booking = jobFee(10_000n);
+    expect(await bookExposure(config, env.DB, booking, { balanceLamports: 10n ** 12n })).toEqual({ ok: true });
+    expect(
+      await bookExposure(config, env.DB, { ...booking, lamports: 900_000n }, { balanceLamports: 10n ** 12n }),
+    ).toEqual({
+      ok: true,
+    });
+    expect(await lamportsOfBooking(booking.bookingId)).toEqual({ lamports: 10_000, state: "spent" });
+    // A voided one is booked anew, at the new amount and under the caps.
+    expect(await settleExposure(env.DB, booking.bookingId, "voided")).toBe(true);
+    expect(
+      await bookExposure(config, env.DB, { ...booking, lamports: 20_000n }, { balanceLamports: 10n ** 12n }),
+    ).toEqual({
+      ok: true,
+    });
+    expect(await lamportsOfBooking(booking.bookingId)).toEqual({ lamports: 20_000, state: "spent" });
+  });
+
+  it("a spent booking never moves to returned or spent again: only held rent ends that way (returning spent lamports would take them out of the daily caps)", async () => {
+    const config = await loadConfig(env as unknown as Env);
+    const booking = jobFee(10_000n);
+    expect(await bookExposure(config, env.DB, booking, { balanceLamports: 10n ** 12n })).toEqual({ ok: true });
+    expect(await settleExposure(env.DB, booking.bookingId, "returned")).toBe(false);
+    expect(await settleExposure(env.DB, booking.bookingId, "spent")).toBe(false);
+    expect(await lamportsOfBooking(booking.bookingId)).toEqual({ lamports: 10_000, state: "spent" });
   });
 });
