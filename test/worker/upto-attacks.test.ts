@@ -427,6 +427,34 @@ describe("upto claim: never above the ceiling, never twice", () => {
     expect(await usdcOf(w.line.payTo)).toBe(1n);
   });
 
+  it("each ceiling check refuses in its own words: the charge above accepted's amount (the common checks), above payload.maxAmount (the settle), above the channel's deposit (the claim rules, test/unit/upto-claim-rules.test.ts)", async () => {
+    const w = await opened("upto-attack-ceiling-layers");
+    const before = await lamportsOf(w.facilitator.feePayer);
+    const aboveAccepted = await w.facilitator.post(
+      "/settle",
+      await uptoClaimBody(w.line, w.deposit, 2_000_001n, w.authorizer),
+    );
+    expect(aboveAccepted.body).toMatchObject({
+      errorReason: "invalid_upto_svm_payload_settlement_exceeds_amount",
+      transaction: "",
+    });
+    expect(aboveAccepted.body.errorMessage).toBe("The charged amount 2000001 exceeds the authorized ceiling 2000000");
+    // accepted's amount raised while the payload keeps the ceiling the buyer signed: the settle's own check refuses.
+    const raisedLine = { ...w.line, amount: "3000000" };
+    const aboveSigned = await w.facilitator.post(
+      "/settle",
+      await uptoClaimBody(raisedLine, w.deposit, 2_500_000n, w.authorizer),
+    );
+    expect(aboveSigned.body).toMatchObject({
+      errorReason: "invalid_upto_svm_payload_settlement_exceeds_amount",
+      transaction: "",
+    });
+    expect(aboveSigned.body.errorMessage).toBe(
+      "The charge 2500000 exceeds payload.maxAmount 2000000, the ceiling the buyer signed",
+    );
+    expect(await lamportsOf(w.facilitator.feePayer)).toBe(before);
+  });
+
   it("concurrent claims of one channel (the same body, and other amounts): exactly one success, one transfer", async () => {
     const w = await opened("upto-attack-concurrent");
     const bodies = [

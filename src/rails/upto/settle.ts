@@ -77,10 +77,12 @@ function settleStep(
   payload: UptoPayload,
 ): "deposit" | "claim" | PaymentRejection {
   const payer = payload.from;
+  // The ceiling the buyer signed (payload.maxAmount), whatever `accepted` says; each ceiling check words its refusal
+  // its own way (the common checks: accepted's amount; claim-rules.ts: the channel's deposit on chain).
   if (accepted.amount > BigInt(payload.maxAmount)) {
     return rejection(
       "invalid_upto_svm_payload_settlement_exceeds_amount",
-      `The charge ${accepted.amount} exceeds the authorized ceiling ${payload.maxAmount}`,
+      `The charge ${accepted.amount} exceeds payload.maxAmount ${payload.maxAmount}, the ceiling the buyer signed`,
       { payer },
     );
   }
