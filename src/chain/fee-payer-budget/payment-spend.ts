@@ -110,3 +110,23 @@ export function paymentFeeOf(tx: Pick<DecodedTransaction, "numRequiredSignatures
 export function priorityFeeOf(tx: Pick<DecodedTransaction, "numRequiredSignatures" | "instructions">): bigint {
   return networkFeeOf(tx) - BigInt(tx.numRequiredSignatures) * LAMPORTS_PER_SIGNATURE;
 }
+
+/**
+ * What this facilitator's fee payer sponsors, as `/supported` publishes it for the kinds whose network fee it pays
+ * (decimal strings, lamports unless named): the priority fee it accepts at most (the compute unit price cap and what
+ * it comes to at the compute unit limit cap), and the daily caps a buyer meets — per buyer wallet, per `payTo` of a
+ * seller that has not proven who it is, per proven seller — and the buyer's payments that may fail on chain at its
+ * cost. A client reads it to know what it may send before it meets a cap.
+ */
+export function sponsorshipPolicy(config: Config) {
+  const caps = config.feePayerBudget;
+  const { maxUnitPriceMicroLamports, maxUnitLimit } = config.compute;
+  return {
+    maxComputeUnitPrice: String(maxUnitPriceMicroLamports),
+    maxPriorityFeeLamports: String((maxUnitPriceMicroLamports * BigInt(maxUnitLimit) + 999_999n) / 1_000_000n),
+    perBuyerPerDayLamports: String(caps.spendPerPayerPerDayLamports),
+    perPayToPerDayLamports: String(caps.spendPerPayToPerDayLamports),
+    perProvenSellerPerDayLamports: String(caps.provenSellerSpendPerDayLamports),
+    failedPaymentsPerBuyerPerDay: String(caps.failuresPerPayerPerDay),
+  };
+}

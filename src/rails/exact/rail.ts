@@ -1,4 +1,9 @@
-import { paymentFeeOf, paymentSpendRefusal, priorityFeeOf } from "../../chain/fee-payer-budget/payment-spend";
+import {
+  paymentFeeOf,
+  paymentSpendRefusal,
+  priorityFeeOf,
+  sponsorshipPolicy,
+} from "../../chain/fee-payer-budget/payment-spend";
 import type { Rail } from "../rail";
 import { justInTimeRefusal } from "./just-in-time-refusal";
 import { DEFAULT_FEE_BPS, getUniversalSettleFacts } from "./program-facts";
@@ -46,7 +51,8 @@ export const exactRail = {
     const { exactVault, exactWallet } = config.rails;
     if (!exactVault.enabled && !exactWallet.enabled) return null;
     const payToForms = [...(exactVault.enabled ? ["vault"] : []), ...(exactWallet.enabled ? ["wallet"] : [])];
-    const common = { ...walletLineExtra(config), payToForms };
+    // What the fee payer sponsors and its caps, for a client to read before it meets one (docs/money-rules.md).
+    const common = { ...walletLineExtra(config), payToForms, sponsorship: sponsorshipPolicy(config) };
     if (!exactVault.enabled) return common;
     const facts = await getUniversalSettleFacts(config);
     const onChain = facts.onChainConfig;
@@ -62,6 +68,7 @@ export const exactRail = {
       merchantWallet: null,
       beneficiary: null,
       payToForms,
+      sponsorship: common.sponsorship,
     };
   },
 } satisfies Rail;
