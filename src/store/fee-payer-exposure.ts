@@ -426,6 +426,8 @@ export interface ExposureSummary {
   /** Rent out per rail (upto from its channel rows, the rest from held rows). */
   rentOutByRail: Record<string, bigint>;
   spentSinceByRail: Record<string, bigint>;
+  /** Spent since, per pool (buyers, sellers, jobs). */
+  spentSinceByPool: Record<string, bigint>;
   /** The same per fee payer that fronted or spent it (UNRECORDED_FEE_PAYER: rows written before migration 0013). */
   rentOutByFeePayer: Record<string, bigint>;
   spentSinceByFeePayer: Record<string, bigint>;
@@ -436,8 +438,11 @@ export interface ExposureSummary {
     uptoOpensOfOnePayerSince: number;
     rentOfOnePayer: bigint;
     rentOfOnePayTo: bigint;
+    /** What one buyer's payments cost (both buyer pools). */
     spentByOnePayer: bigint;
+    /** What payments to one payTo of the strangers' pool cost; and to one proven seller, out of its quota. */
     spentForOnePayTo: bigint;
+    spentForOneProvenSeller: bigint;
   };
 }
 
@@ -453,7 +458,8 @@ export async function readExposureSummary(
   const since = literal(spentSinceMs); // /health: not a hot path, the statements may differ per call
   const rentRows = `SELECT payer, pay_to, rent_lamports AS lamports FROM upto_channels WHERE state IN ${RENT_OUT}
     UNION ALL SELECT payer, pay_to, lamports FROM fee_payer_exposure WHERE state = '${HELD}'`;
-  const spentRows = `SELECT payer, pay_to, lamports FROM fee_payer_exposure WHERE state = '${SPENT}' AND booked_at_ms >= ${since}`;
+  const spentIn = (pools: string) =>
+    `SELECT payer, pay_to, lamports FROM fee_payer_exposure WHERE state = '${SPENT}' AND booked_at_ms >= ${since} AND pool IN (${pools})`;
   const largest = (rows: string, column: string, measure: string) =>
     `SELECT COALESCE(MAX(n), 0) AS n FROM (SELECT ${measure} AS n FROM (${rows}) WHERE ${column} IS NOT NULL GROUP BY ${column})`;
   const liveChannels = `SELECT payer, pay_to FROM upto_channels WHERE state IN ${RENT_OUT}`;
@@ -464,6 +470,7 @@ export async function readExposureSummary(
     `SELECT fee_payer, SUM(lamports) AS lamports FROM (SELECT fee_payer, rent_lamports AS lamports FROM upto_channels WHERE state IN ${RENT_OUT}
        UNION ALL SELECT fee_payer, lamports FROM fee_payer_exposure WHERE state = '${HELD}') GROUP BY fee_payer`,
     `SELECT fee_payer, SUM(lamports) AS lamports FROM fee_payer_exposure WHERE state = '${SPENT}' AND booked_at_ms >= ${since} GROUP BY fee_payer`,
+    `SELECT pool, SUM(lamports) AS lamports FROM fee_payer_exposure WHERE state = '${SPENT}' AND booked_at_ms >= ${since} GROUP BY pool`,
     largest(liveChannels, "payer", "COUNT(*)"),
     largest(liveChannels, "pay_to", "COUNT(*)"),
     largest(
@@ -473,11 +480,12 @@ export async function readExposureSummary(
     ),
     largest(rentRows, "payer", "SUM(lamports)"),
     largest(rentRows, "pay_to", "SUM(lamports)"),
-    largest(spentRows, "payer", "SUM(lamports)"),
-    largest(spentRows, "pay_to", "SUM(lamports)"),
+    largest(spentIn("'buyers', 'sellers'"), "payer", "SUM(lamports)"),
+    largest(spentIn("'buyers'"), "pay_to", "SUM(lamports)"),
+    largest(spentIn("'sellers'"), "pay_to", "SUM(lamports)"),
   ];
   const results = await d1.batch(statements.map((sql) => d1.prepare(sql)));
-  const [out, spent, outByFeePayer, spentByFeePayer, ...maxima] = results.map(
+  const [out, spent, outByFeePayer, spentByFeePayer, spentByPool, ...maxima] = results.map(
     (r) => r.results as Record<string, number | string | null>[],
   );
   const n = (i: number) => Number(maxima[i]![0]!.n);
@@ -498,6 +506,7 @@ export async function readExposureSummary(
     spentSinceByRail: sumBy(spent!, rail),
     rentOutByFeePayer: sumBy(outByFeePayer!, feePayer),
     spentSinceByFeePayer: sumBy(spentByFeePayer!, feePayer),
+    spentSinceByPool: sumBy(spentByPool!, (r) => String(r.pool)),
     uptoLiveChannels: Number(out!.find((r) => r.rail === "upto")?.channels ?? 0),
     largest: {
       uptoChannelsOfOnePayer: n(0),
@@ -507,6 +516,7 @@ export async function readExposureSummary(
       rentOfOnePayTo: big(4),
       spentByOnePayer: big(5),
       spentForOnePayTo: big(6),
+      spentForOneProvenSeller: big(7),
     },
   };
 }

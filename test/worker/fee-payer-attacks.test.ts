@@ -33,7 +33,7 @@ import {
 } from "../support/workerd/ledger-object";
 import { DEVNET, signAsBuyer, USDC, usdcAccountOf } from "../support/workerd/payment-fixtures";
 import { uptoBody, uptoDeposit, uptoLine } from "../support/workerd/upto-fixtures";
-import { call } from "../support/workerd/worker-http";
+import { call, callWithEnv } from "../support/workerd/worker-http";
 
 type Facilitator = Awaited<ReturnType<typeof isolatedFacilitator>>;
 
@@ -248,6 +248,16 @@ describe("pools apart: strangers filling theirs stop neither the operator's jobs
     const quota = await pay();
     expect(quota.status, JSON.stringify(quota.body)).toBe(429);
     expect(quota.body).toMatchObject({ errorReason: "fee_payer_seller_quota_exceeded" });
+
+    // /health shows the pools apart, each against its own cap.
+    const health = (await callWithEnv(f.env, "/health")).body.feePayerExposure;
+    expect(BigInt(health.spentLast24hLamports.byPool.sellers)).toBeGreaterThanOrEqual(20_002n);
+    expect(health.caps.buyerSpendPerDay).toMatchObject({
+      key: "SVC_FEE_PAYER_MAX_BUYER_SPEND_PER_DAY_LAMPORTS",
+      headroom: "0",
+    });
+    expect(health.caps.spendPerProvenSellerPerDay).toMatchObject({ limit: "20002" });
+    expect(BigInt(health.caps.spendPerDay.used)).toBe(BigInt(health.spentLast24hLamports.byPool.jobs));
   });
 });
 
