@@ -11,14 +11,7 @@
  * the rail hands its guarded INSERT in as a port (`GuardedRowWrite`), so this core file imports no rail.
  */
 import type { ClaimRiderSql, SqlText, SqlValue } from "./claim-riders";
-import {
-  EXPOSURE_STATES,
-  type ExposureEnd,
-  type ExposurePool,
-  type ExposureState,
-  LIVE_EXPOSURE_STATES,
-  oneOf,
-} from "./states";
+import { EXPOSURE_STATES, type ExposureEnd, type ExposureState, LIVE_EXPOSURE_STATES, oneOf } from "./states";
 
 /** Channel row states a settle may still void (its open may not have reached the cluster). */
 const LIVE = `('opening', 'open')`;
@@ -32,8 +25,6 @@ const NEVER_SENT = `('voided', 'dropped')`;
 
 /** fee_payer_exposure states (src/store/states.ts), named once for the SQL below. */
 const [HELD, SPENT, , VOIDED] = EXPOSURE_STATES;
-/** The operator's own work: the pool of every booking made through `bookExposureWithinCaps`. */
-const JOBS: readonly ExposurePool[] = ["jobs"];
 /** A booking that counts against the caps: held or spent. */
 const LIVE_BOOKING = oneOf("state", LIVE_EXPOSURE_STATES);
 
@@ -70,16 +61,18 @@ function rentOutFor(column: "payer" | "pay_to", param: string): string {
 const TOTAL_RENT_OUT = `((SELECT COALESCE(SUM(rent_lamports), 0) FROM upto_channels WHERE state IN ${RENT_OUT})
     + (SELECT COALESCE(SUM(lamports), 0) FROM fee_payer_exposure WHERE state = '${HELD}'))`;
 
-/** Lamports of `pools` spent for good since `since` (an SQL value), by `column` = `param` (or all together without a column). */
-export function spentSince(
-  since: string,
-  pools: readonly ExposurePool[],
-  column?: "payer" | "pay_to",
-  param?: string,
-): string {
-  const whose = column ? `${column} = ${param} AND ` : "";
-  return `(SELECT COALESCE(SUM(lamports), 0) FROM fee_payer_exposure WHERE ${whose}state = '${SPENT}' AND booked_at_ms >= ${since} AND ${oneOf("pool", pools)})`;
+/**
+ * Lamports spent for good by a scope of fee_payer_spend_hours (`pool:<pool>`, `seller:<wallet>`; SQL values) since
+ * `since`, counted by the hour (the hour holding `since` whole): the triggers of migration 0017 keep the hours, so the
+ * sum reads a day's hours, never a day's bookings.
+ */
+export function spentHoursSince(since: string, scope: string): string {
+  return `(SELECT COALESCE(SUM(lamports), 0) FROM fee_payer_spend_hours WHERE scope = ${scope} AND hour_ms >= ${since} - ${since} % ${HOUR_MS})`;
 }
+
+const HOUR_MS = 3_600_000;
+/** The operator's jobs' pool, as a scope of fee_payer_spend_hours. */
+const JOBS_SCOPE = "'pool:jobs'";
 
 /** The figures the upto caps compare, for one buyer wallet (?1) and one payTo (?2). */
 export interface UptoOpenFigures {
@@ -305,7 +298,7 @@ export async function bookExposureWithinCaps(
   const spent = "sinceMs" in limits;
   const figuresSql = (payer: string, payTo: string, since: string) =>
     spent
-      ? { payer: "0", payTo: "0", total: spentSince(since, JOBS) }
+      ? { payer: "0", payTo: "0", total: spentHoursSince(since, JOBS_SCOPE) }
       : { payer: rentOutFor("payer", payer), payTo: rentOutFor("pay_to", payTo), total: TOTAL_RENT_OUT };
   // ?9 the total's limit; ?10 (spent only) the start of the day counted.
   const f = figuresSql("?4", "?5", "?10");
@@ -384,7 +377,7 @@ export async function settleExposureRow(
 /** What the operator's jobs spent since `sinceMs` (what a job's booking would see), without writing: one query. */
 export async function readJobsSpent(d1: D1Database, sinceMs: number): Promise<bigint> {
   const row = await d1
-    .prepare(`SELECT ${spentSince("?1", JOBS)} AS lamports`)
+    .prepare(`SELECT ${spentHoursSince("?1", JOBS_SCOPE)} AS lamports`)
     .bind(sinceMs)
     .first<{ lamports: number | null }>();
   return BigInt(row?.lamports ?? 0);

@@ -4,14 +4,7 @@
  * through, the mirror of every later change, the release). The state machine is the one of store/settlements.ts; here
  * each statement runs on the object's synchronous storage, so each one is atomic with the decision it makes.
  */
-import {
-  type ClaimRiders,
-  claimAt,
-  type RefusalRows,
-  refusalRowsOf,
-  renumber,
-  riderStatements,
-} from "./claim-riders";
+import { type ClaimRiders, claimAt, type RefusalRows, refusalRowsOf, renumber, riderStatements } from "./claim-riders";
 import {
   CHANGE_COLUMNS,
   type ClaimInput,

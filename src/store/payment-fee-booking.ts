@@ -5,9 +5,12 @@
  *
  * The pool is decided in the same statement: a payment to a proven seller (a registration with a proven origin, not
  * retired) comes out of that seller's own quota and the proven sellers' pool, any other out of the strangers' pool and
- * the payTo's cap; the buyer's own daily cap and its on-chain failures count across both.
+ * the payTo's cap; the buyer's own daily cap and its on-chain failures count across both. A pool's and a proven
+ * seller's spend are read by the hour (fee_payer_spend_hours, kept by triggers); a buyer's and a stranger payTo's from
+ * their own rows, which their caps keep few.
  */
 import type { ClaimRiderSql, SqlValue } from "./claim-riders";
+import { spentHoursSince } from "./fee-payer-exposure";
 import type { ExposurePool } from "./states";
 
 export interface PaymentFeeRow {
@@ -53,10 +56,11 @@ const POOL = `(CASE WHEN EXISTS (SELECT 1 FROM providers WHERE wallet_pubkey = ?
   THEN 'sellers' ELSE 'buyers' END)`;
 const SPENT_TODAY = `state = 'spent' AND booked_at_ms >= ?10`;
 const PAYER_SPENT = `(SELECT COALESCE(SUM(lamports), 0) FROM fee_payer_exposure WHERE payer = ?4 AND ${SPENT_TODAY} AND ${BUYER_POOLS})`;
-const SELLER_SPENT = (pool: string) =>
-  `(SELECT COALESCE(SUM(lamports), 0) FROM fee_payer_exposure WHERE pay_to = ?5 AND ${SPENT_TODAY} AND pool = ${pool})`;
-const POOL_SPENT = (pool: string) =>
-  `(SELECT COALESCE(SUM(lamports), 0) FROM fee_payer_exposure WHERE ${SPENT_TODAY} AND pool = ${pool})`;
+/** A payTo's spend in the strangers' pool: its own rows (its cap bounds how many). */
+const PAY_TO_SPENT = `(SELECT COALESCE(SUM(lamports), 0) FROM fee_payer_exposure WHERE pay_to = ?5 AND ${SPENT_TODAY} AND pool = 'buyers')`;
+/** A proven seller's and a whole pool's spend: by the hour (store/fee-payer-exposure.ts spentHoursSince). */
+const PROVEN_SELLER_SPENT = spentHoursSince("?10", "'seller:' || ?5");
+const POOL_SPENT = (pool: "buyers" | "sellers") => spentHoursSince("?10", `'pool:${pool}'`);
 /** The buyer's payments whose fee the fee payer paid (their booking is spent) and that executed and failed on chain. */
 const PAYER_FAILURES = `(SELECT COUNT(*) FROM settlements s JOIN fee_payer_exposure e ON e.settlement_hash = s.message_hash
   WHERE s.payer = ?4 AND s.state = 'failed' AND s.updated_at_ms >= ?10 AND COALESCE(s.error_reason, '') <> 'blockhash_expired'
@@ -75,10 +79,10 @@ function within(limits: PaymentFeeLimits): string {
   return `(${PAYER_SPENT} + ?6 <= ${literal(limits.perPayerLamports)}
     AND ${PAYER_FAILURES} < ${literal(limits.failuresPerPayer)}
     AND CASE p.pool
-      WHEN 'sellers' THEN ${SELLER_SPENT("'sellers'")} + ?6 <= ${literal(limits.perProvenSellerLamports)}
-        AND ${POOL_SPENT("'sellers'")} + ?6 <= ${literal(limits.provenSellersPoolLamports)}
-      ELSE ${SELLER_SPENT("'buyers'")} + ?6 <= ${literal(limits.perPayToLamports)}
-        AND ${POOL_SPENT("'buyers'")} + ?6 <= ${literal(limits.buyersPoolLamports)} END)`;
+      WHEN 'sellers' THEN ${PROVEN_SELLER_SPENT} + ?6 <= ${literal(limits.perProvenSellerLamports)}
+        AND ${POOL_SPENT("sellers")} + ?6 <= ${literal(limits.provenSellersPoolLamports)}
+      ELSE ${PAY_TO_SPENT} + ?6 <= ${literal(limits.perPayToLamports)}
+        AND ${POOL_SPENT("buyers")} + ?6 <= ${literal(limits.buyersPoolLamports)} END)`;
 }
 
 /**
@@ -151,8 +155,8 @@ export function paymentFeeFiguresOf(row: Record<string, SqlValue>): PaymentFeeFi
 // The figures keep the write's parameter numbers (?1 booking, ?4 payer, ?5 seller, ?10 since); SQLite leaves the others unused.
 function figuresSql(): string {
   return `SELECT p.pool AS pool, ${PAYER_SPENT} AS payerLamports, ${PAYER_FAILURES} AS payerFailures,
-    CASE p.pool WHEN 'sellers' THEN ${SELLER_SPENT("'sellers'")} ELSE ${SELLER_SPENT("'buyers'")} END AS sellerLamports,
-    CASE p.pool WHEN 'sellers' THEN ${POOL_SPENT("'sellers'")} ELSE ${POOL_SPENT("'buyers'")} END AS poolLamports,
+    CASE p.pool WHEN 'sellers' THEN ${PROVEN_SELLER_SPENT} ELSE ${PAY_TO_SPENT} END AS sellerLamports,
+    CASE p.pool WHEN 'sellers' THEN ${POOL_SPENT("sellers")} ELSE ${POOL_SPENT("buyers")} END AS poolLamports,
     (SELECT state FROM fee_payer_exposure WHERE booking_id = ?1) AS state
     FROM (SELECT ${POOL} AS pool) p`;
 }

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { check, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { EXPOSURE_POOLS, EXPOSURE_STATES, JOB_RUN_OUTCOMES, oneOf, PAYMENT_ATTEMPT_OUTCOMES } from "./states";
 
 /**
@@ -272,4 +272,19 @@ export const feePayerExposure = sqliteTable(
     check("fee_payer_exposure_state_check", sql.raw(oneOf(table.state.name, EXPOSURE_STATES))),
     check("fee_payer_exposure_pool_check", sql.raw(oneOf(table.pool.name, EXPOSURE_POOLS))),
   ],
+);
+
+/**
+ * What was spent for good per hour (0017): per pool (`pool:<pool>`) and per proven seller (`seller:<wallet>`), kept by
+ * triggers on fee_payer_exposure (migration 0017), so a cap over a whole pool or a busy seller's quota reads 24 or 25
+ * rows, never the day's bookings. A rolling day counted by the hour: its oldest hour whole.
+ */
+export const feePayerSpendHours = sqliteTable(
+  "fee_payer_spend_hours",
+  {
+    scope: text("scope").notNull(),
+    hourMs: integer("hour_ms").notNull(),
+    lamports: integer("lamports").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.scope, table.hourMs] })],
 );

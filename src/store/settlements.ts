@@ -103,11 +103,7 @@ export async function claimSettlement(
 }
 
 /** Not this payment's row: the id may belong to another payment (read only on this rare path). */
-async function paymentIdConflict(
-  d1: D1Database,
-  row: ClaimInput,
-  paymentId: string | null,
-): Promise<SettlementClaim> {
+async function paymentIdConflict(d1: D1Database, row: ClaimInput, paymentId: string | null): Promise<SettlementClaim> {
   if (paymentId !== null) {
     const holder = await d1
       .prepare("SELECT message_hash FROM settlements WHERE pay_to = ? AND payment_id = ? LIMIT 1")
