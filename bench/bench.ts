@@ -28,9 +28,11 @@ import { keypairFromSeed, randomKeypair } from "../scripts/lib/keypair";
 import { startWorker } from "../scripts/lib/run-worker";
 import { CLUSTERS } from "../src/platform/config/networks";
 import { postJsonText } from "./http-client";
+import { filesystemOf, type StateFilesystem } from "./machine";
 import { fmt, formatTable, mean, median, type PhaseResult, percentile, runPhase } from "./measure";
 import { cpuMsOf, workerdChildrenOf } from "./process-cpu";
 import { type ChainRequest, formatTimeline, type SettleTimeline, settleTimeline } from "./settle-timeline";
+import { countDiskSyscalls, diskSyncs, straceAvailable } from "./syscall-count";
 import { runUptoBench, type UptoBenchOptions, type UptoBenchResult } from "./upto-bench";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -67,6 +69,11 @@ export interface BenchOptions {
   warmupVerifies: number;
   /** The upto rail's phases (deposit verify, deposit and claim settle). */
   upto: UptoBenchOptions;
+  /**
+   * Settles per side and kind (exact; upto deposit and claim) run once more, untimed, under strace to count the disk
+   * syncs each waits for; 0 skips the pass (as does a machine without strace).
+   */
+  syncCountSettles: number;
   log?: (line: string) => void;
 }
 
@@ -78,6 +85,7 @@ export const DEFAULT_OPTIONS: BenchOptions = {
   buyersPerSide: 8,
   warmupVerifies: 400,
   upto: { verifies: 200, settles: 20, warmup: 50 },
+  syncCountSettles: 10,
 };
 
 export type SideName = "ours" | "reference";
@@ -107,6 +115,10 @@ export interface BenchResult {
   settleTimelines: Record<SideName, SettleTimeline | null>;
   /** The upto rail, both sides (its own table). */
   upto: UptoBenchResult;
+  /** Disk syncs (fsync + fdatasync) per exact /settle, counted in the untimed strace pass; null where not counted. */
+  syncsPerSettle: Record<SideName, number | null>;
+  /** Where our Worker's local state (D1, KV, the ledger's objects) was kept. */
+  stateFilesystem: StateFilesystem;
 }
 
 const CONCURRENCY = { c1: 1, c8: 8, c32: 32 } as const;
@@ -151,15 +163,31 @@ async function chainServiceTime(chain: string): Promise<number> {
   return (await chainRpc<{ totalMs: number }>(chain, "localnet_serviceTime", [])).totalMs;
 }
 
-async function chainRequestLog(chain: string, sinceMs: number): Promise<ChainRequest[]> {
+export async function chainRequestLog(chain: string, sinceMs: number): Promise<ChainRequest[]> {
   return chainRpc<ChainRequest[]>(chain, "localnet_requestLog", [sinceMs]);
 }
 
-/** The settle timelines as printed lines, one per side. */
-export function describeSettleTimelines(timelines: Record<SideName, SettleTimeline | null>): string {
+/** The settle timelines as printed lines, one per side (`kind` names the settle, e.g. "upto claim"). */
+export function describeSettleTimelines(timelines: Record<SideName, SettleTimeline | null>, kind = ""): string {
   return (Object.keys(timelines) as SideName[])
-    .map((side) => `  ${side}: ${formatTimeline(timelines[side])}`)
+    .map((side) => `  ${kind ? `${kind}, ` : ""}${side}: ${formatTimeline(timelines[side])}`)
     .join("\n");
+}
+
+/** The timeline of a sequential settle phase: its calls laid over the chain's request log since its first call. */
+export async function settleTimelineOf(chain: string, phase: PhaseResult): Promise<SettleTimeline | null> {
+  const first = phase.callSpansMs[0];
+  return first ? settleTimeline(phase.callSpansMs, await chainRequestLog(chain, first[0])) : null;
+}
+
+/**
+ * Disk syncs per call of `run` (sequential settles), with `pids` traced by strace; null when strace cannot run here
+ * or there was nothing to count.
+ */
+export async function syncsPerCall(pids: readonly number[], run: () => Promise<PhaseResult>): Promise<number | null> {
+  if (pids.length === 0 || !straceAvailable()) return null;
+  const { result, calls } = await countDiskSyscalls(pids, run);
+  return result.count === 0 ? null : diskSyncs(calls) / result.count;
 }
 
 export async function runBench(options: BenchOptions): Promise<BenchResult> {
@@ -168,7 +196,8 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
   try {
     const chain = (await startChild("bench/chain-process.ts", {}, cleanups)).url;
     log(`local chain (own process): ${chain}`);
-    const { api, reference, refFeePayer, ourFeePayer } = await startFacilitators(chain, cleanups);
+    const { api, reference, refFeePayer, ourFeePayer, stateDir } = await startFacilitators(chain, cleanups);
+    const stateFilesystem = await filesystemOf(stateDir);
     const ourPids = workerdChildrenOf(process.pid);
     log(
       `ours: the Worker as npm start serves it (its production bundle in workerd through Miniflare, local D1), ${api}`,
@@ -237,25 +266,41 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
       const phase = await measuredPhase(party, "settle", payments, 1);
       mustSucceed(`settle (${party.name})`, phase);
       results[party.name].settle = phase;
-      settleTimelines[party.name] = settleTimeline(
-        phase.callSpansMs,
-        await chainRequestLog(party.chain, phase.callSpansMs[0]![0]),
-      );
+      settleTimelines[party.name] = await settleTimelineOf(party.chain, phase);
     }
     const upto = await runUptoBench(
       chain,
       [
-        { name: "ours", api, feePayer: ourFeePayer.address, buyers: await fundedBuyers(chain, options.buyersPerSide) },
+        {
+          name: "ours",
+          api,
+          feePayer: ourFeePayer.address,
+          buyers: await fundedBuyers(chain, options.buyersPerSide),
+          pids: ourPids,
+        },
         {
           name: "reference",
           api: reference.url,
           feePayer: refFeePayer.address,
           buyers: await fundedBuyers(chain, options.buyersPerSide),
+          pids: [reference.pid],
         },
       ],
-      options.upto,
+      { ...options.upto, syncCountSettles: options.syncCountSettles },
       log,
     );
+    const syncsPerSettle = {} as Record<SideName, number | null>;
+    if (options.syncCountSettles > 0) {
+      log(`disk syncs: ${options.syncCountSettles} more sequential settles per side under strace (untimed)`);
+      for (const party of parties) {
+        const payments = await party.makePayments(options.syncCountSettles);
+        syncsPerSettle[party.name] = await syncsPerCall(party.pids(), async () => {
+          const phase = await measuredPhase(party, "settle", payments, 1);
+          mustSucceed(`settle under strace (${party.name})`, phase);
+          return phase;
+        });
+      }
+    } else for (const party of parties) syncsPerSettle[party.name] = null;
     log(`chain ceiling: ${options.simulations} simulateTransaction calls at c=8`);
     const toSimulate = await parties[0]!.makePayments(options.simulations);
     const simulateCeiling = await runPhase(toSimulate, 8, (p) => simulate(chain, p));
@@ -267,6 +312,8 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
       simulateCeiling,
       settleTimelines,
       upto,
+      syncsPerSettle,
+      stateFilesystem,
       ...report(results.ours, results.reference, simulateCeiling),
     };
   } finally {
@@ -519,7 +566,13 @@ export async function startFacilitators(chain: string, cleanups: (() => Promise<
     { REF_RPC_URL: chain, REF_FEE_PAYER_SECRET_KEY: refFeePayer.secretKeyBase58 },
     cleanups,
   );
-  return { api: `${worker.url}/api/v1/facilitator`, reference, refFeePayer, ourFeePayer };
+  return {
+    api: `${worker.url}/api/v1/facilitator`,
+    reference,
+    refFeePayer,
+    ourFeePayer,
+    stateDir: worker.stateDir,
+  };
 }
 
 /** A bench helper in its own Node process (tsx) that prints {"url"} once ready; stopped by the cleanups. */

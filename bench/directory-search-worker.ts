@@ -5,9 +5,9 @@
  * and answers with its wall time (performance.now() advances during execution in local workerd). Never deployed.
  */
 
+import worker from "../scripts/lib/local-entry/index";
 import { directoryStats, searchResources } from "../src/directory/resources/resource-search";
 import type { Env } from "../src/env";
-import worker from "../src/index";
 
 const WORDS = [
   "weather",
@@ -98,4 +98,4 @@ export default {
   },
 } satisfies ExportedHandler<Env>;
 
-export { SettleLedgerObject } from "../src/index";
+export { SettleLedgerObject } from "../scripts/lib/local-entry/index";

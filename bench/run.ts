@@ -4,7 +4,9 @@
  * and the ratios, then the per-round spread. Numbers are only as quiet as the machine: say what else was running.
  */
 import os from "node:os";
-import { DEFAULT_OPTIONS, describeSettleTimelines, runBench } from "./bench";
+import { type BenchResult, DEFAULT_OPTIONS, describeSettleTimelines, runBench, type SideName } from "./bench";
+import { describeFilesystem, loadDuringRun } from "./machine";
+import { fmt } from "./measure";
 import { DEFAULT_REAL_TIMING_OPTIONS, type RealTimingOptions, runRealTimingBench } from "./real-timing";
 
 const BENCH_DEADLINE_MS = 600_000;
@@ -16,24 +18,16 @@ const deadline = setTimeout(() => {
 deadline.unref();
 
 const started = performance.now();
-const load = os
-  .loadavg()
-  .map((x) => x.toFixed(2))
-  .join(" ");
+const load = loadDuringRun();
 console.log(
-  `bench: ${os.cpus().length} CPU(s) (${os.cpus()[0]?.model ?? "?"}), Node ${process.version}, load average ${load}`,
+  `bench: ${os.cpus().length} CPU(s) (${os.cpus()[0]?.model ?? "?"}), Node ${process.version}, load average ${load.before.map((x) => x.toFixed(2)).join(" ")}`,
 );
 if (process.argv.includes("--real-timing")) {
   const options = realTimingOptions(process.argv);
   runRealTimingBench({ ...options, log: (line) => console.log(`bench: ${line}`) })
     .then((result) => {
       console.log(`\n${result.table}\n`);
-      console.log(
-        `load average after: ${os
-          .loadavg()
-          .map((x) => x.toFixed(2))
-          .join(" ")}; took ${((performance.now() - started) / 1000).toFixed(0)} s`,
-      );
+      console.log(`${load.finish()}; took ${((performance.now() - started) / 1000).toFixed(0)} s`);
       console.log(
         "method: the local chain confirms a transaction slot ± jitter ms after it lands and delays every RPC request and PubSub message by the latency each way; " +
           "sequential calls' RPC calls are the chain's requests inside each call's span (websocket = a PubSub connection); " +
@@ -86,13 +80,12 @@ function runLocalSpeedBench(): void {
       console.log(
         `where a sequential /settle's time goes (median ms; "facilitator" = everything outside the chain's service time, loopback hops included):`,
       );
-      console.log(describeSettleTimelines(result.settleTimelines));
-      console.log(
-        `load average after: ${os
-          .loadavg()
-          .map((x) => x.toFixed(2))
-          .join(" ")}; took ${((performance.now() - started) / 1000).toFixed(0)} s`,
-      );
+      console.log(describeSettleTimelines(result.settleTimelines, "exact"));
+      console.log(describeSettleTimelines(uptoTimelines(result, "depositTimeline"), "upto deposit"));
+      console.log(describeSettleTimelines(uptoTimelines(result, "claimTimeline"), "upto claim"));
+      console.log(describeSyncs(result));
+      console.log(`our Worker's local state (D1, KV, ledger objects): ${describeFilesystem(result.stateFilesystem)}`);
+      console.log(`${load.finish()}; took ${((performance.now() - started) / 1000).toFixed(0)} s`);
       console.log(
         "method: both facilitators over HTTP on loopback, each in its own process (ours: served as npm start serves it); " +
           "every call a distinct payment from @x402/svm's client, bodies serialised before the clock starts, one keep-alive node:http client for both; " +
@@ -101,4 +94,21 @@ function runLocalSpeedBench(): void {
       process.exit(0);
     })
     .catch(fail);
+}
+
+function uptoTimelines(result: BenchResult, which: "depositTimeline" | "claimTimeline") {
+  return { ours: result.upto.ours[which], reference: result.upto.reference[which] };
+}
+
+/** The untimed strace pass: disk syncs per settle of each kind, ours / reference. */
+function describeSyncs(result: BenchResult): string {
+  const pair = (ours: number | null, reference: number | null) =>
+    `${ours === null ? "n/a" : fmt(ours, 1)} / ${reference === null ? "n/a" : fmt(reference, 1)}`;
+  const per = (side: SideName) => result.upto[side];
+  return (
+    "disk syncs (fsync + fdatasync) per settle, ours / reference, strace on each side's processes over " +
+    `${DEFAULT_OPTIONS.syncCountSettles} more sequential settles of each kind (untimed): exact ${pair(result.syncsPerSettle.ours, result.syncsPerSettle.reference)}; ` +
+    `upto deposit ${pair(per("ours").syncsPerDeposit, per("reference").syncsPerDeposit)}; ` +
+    `upto claim ${pair(per("ours").syncsPerClaim, per("reference").syncsPerClaim)}`
+  );
 }

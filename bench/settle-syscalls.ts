@@ -5,11 +5,11 @@
  *
  *   SVC_SETTLE_LEDGER=object|d1 tsx bench/settle-syscalls.ts [settles]
  */
-import { spawn } from "node:child_process";
 import type { PaymentPayload } from "@x402/core/types";
 import { benchWorkerWithSeller, fundedBuyers, mustSucceed, paymentFactory, post, WARMUP_SETTLES } from "./bench";
 import { fmt, median, runPhase } from "./measure";
 import { cpuMsOf, workerdChildrenOf } from "./process-cpu";
+import { countDiskSyscalls, diskSyncs } from "./syscall-count";
 
 const SETTLES = Number(process.argv[2] ?? 30);
 
@@ -23,39 +23,19 @@ async function main(): Promise<void> {
     const pids = workerdChildrenOf(process.pid);
     const settles = await makePayments(SETTLES);
     await new Promise((resolve) => setTimeout(resolve, 1500)); // the warm-up's mirrors and alarms settle first
-    const strace = spawn(
-      "strace",
-      [
-        "-f",
-        "-c",
-        "-e",
-        "trace=fsync,fdatasync,pwrite64,openat,unlinkat",
-        ...pids.flatMap((pid) => ["-p", String(pid)]),
-      ],
-      { stdio: ["ignore", "ignore", "pipe"] },
-    );
-    let report = "";
-    strace.stderr.on("data", (chunk: Buffer) => (report += chunk.toString()));
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    const cpuBefore = cpuMsOf(pids);
-    const phase = await runPhase(settles, 1, call);
-    await new Promise((resolve) => setTimeout(resolve, 300)); // the last settle's after-response writes
-    const cpuAfter = cpuMsOf(pids);
+    let cpuBefore: number | null = null;
+    let cpuAfter: number | null = null;
+    const { result: phase, calls } = await countDiskSyscalls(pids, async () => {
+      cpuBefore = cpuMsOf(pids);
+      const settled = await runPhase(settles, 1, call);
+      cpuAfter = cpuMsOf(pids);
+      return settled;
+    });
     mustSucceed("settle", phase);
-    strace.kill("SIGINT");
-    await new Promise((resolve) => strace.on("exit", resolve));
-    const calls = (name: string) =>
-      Number(
-        report
-          .split("\n")
-          .find((l) => l.trim().endsWith(` ${name}`))
-          ?.trim()
-          .split(/\s+/)[3] ?? 0,
-      );
     console.log(
       `${process.env.SVC_SETTLE_LEDGER ?? "object (default)"} ledger: ${SETTLES} sequential settles, median ${fmt(median(phase.latenciesMs), 2)} ms, ` +
         `workerd CPU ${cpuBefore === null || cpuAfter === null ? "n/a" : fmt((cpuAfter - cpuBefore) / SETTLES, 2)} ms per settle (under strace), ` +
-        `per settle: fsync ${fmt((calls("fsync") + calls("fdatasync")) / SETTLES, 2)}, pwrite ${fmt(calls("pwrite64") / SETTLES, 1)}, openat ${fmt(calls("openat") / SETTLES, 1)}, unlink ${fmt(calls("unlinkat") / SETTLES, 1)}`,
+        `per settle: fsync ${fmt(diskSyncs(calls) / SETTLES, 2)}, pwrite ${fmt(calls.pwrite64 / SETTLES, 1)}, openat ${fmt(calls.openat / SETTLES, 1)}, unlink ${fmt(calls.unlinkat / SETTLES, 1)}`,
     );
   } finally {
     for (const step of cleanups.reverse()) await step().catch(() => {});

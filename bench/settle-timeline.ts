@@ -32,8 +32,8 @@ export function settleTimeline(
   const bySequence = new Map<string, number[][]>();
   for (const [startMs, endMs] of callSpansMs) {
     // PubSub messages are instants inside the facilitator's own segments, not chain segments of their own.
-    const calls = chainLog.filter(
-      (request) => !request.pubsub && request.receivedAtMs >= startMs && request.finishedAtMs <= endMs,
+    const calls = chainSegments(
+      chainLog.filter((request) => !request.pubsub && request.receivedAtMs >= startMs && request.finishedAtMs <= endMs),
     );
     const durations: number[] = [];
     let previousEndMs = startMs;
@@ -42,7 +42,7 @@ export function settleTimeline(
       previousEndMs = call.finishedAtMs;
     }
     durations.push(endMs - previousEndMs);
-    const sequence = calls.map((call) => call.methods.join("+") || "?").join(" ");
+    const sequence = calls.map((call) => call.label).join(" ");
     const group = bySequence.get(sequence);
     if (group) group.push(durations);
     else bySequence.set(sequence, [durations]);
@@ -56,6 +56,31 @@ export function settleTimeline(
     of: callSpansMs.length,
     segments: labels.map((label, i) => ({ label, medianMs: median(settles.map((durations) => durations[i]!)) })),
   };
+}
+
+/** One segment of the chain's: a call, or calls in flight at the same time. */
+interface ChainSegment {
+  /** The call's methods joined with "+" (a batch); calls in flight together joined with "∥", in name order. */
+  label: string;
+  receivedAtMs: number;
+  finishedAtMs: number;
+}
+
+/**
+ * Chain calls in flight at the same time (a settle's parallel reads) as one segment from the first's arrival to the
+ * last's answer: the facilitator's own time is what lies between segments, never negative.
+ */
+function chainSegments(calls: readonly ChainRequest[]): ChainSegment[] {
+  const groups: { labels: string[]; receivedAtMs: number; finishedAtMs: number }[] = [];
+  for (const call of [...calls].sort((a, b) => a.receivedAtMs - b.receivedAtMs)) {
+    const label = call.methods.join("+") || "?";
+    const last = groups.at(-1);
+    if (last && call.receivedAtMs < last.finishedAtMs) {
+      last.labels.push(label);
+      last.finishedAtMs = Math.max(last.finishedAtMs, call.finishedAtMs);
+    } else groups.push({ labels: [label], receivedAtMs: call.receivedAtMs, finishedAtMs: call.finishedAtMs });
+  }
+  return groups.map(({ labels, ...span }) => ({ label: labels.sort().join("∥"), ...span }));
 }
 
 export function formatTimeline(timeline: SettleTimeline | null): string {

@@ -15,8 +15,17 @@ import { UptoSvmScheme as UptoSvmClientScheme } from "@x402/svm/upto/client";
 import { UptoSvmScheme as UptoSvmServerScheme } from "@x402/svm/upto/server";
 import { fundFromFaucet } from "../demo/chain-rpc";
 import { CLUSTERS } from "../src/platform/config/networks";
-import { mustSucceed, paymentBody, paymentFactory, postBody, type SideName } from "./bench";
+import {
+  mustSucceed,
+  paymentBody,
+  paymentFactory,
+  postBody,
+  type SideName,
+  settleTimelineOf,
+  syncsPerCall,
+} from "./bench";
 import { fmt, formatTable, median, type PhaseResult, runPhase } from "./measure";
+import type { SettleTimeline } from "./settle-timeline";
 
 const DEVNET = CLUSTERS.devnet.network as Network;
 const USDC = CLUSTERS.devnet.usdcMint;
@@ -32,6 +41,8 @@ export interface UptoBenchOptions {
   settles: number;
   /** Deposit verifies per side before anything is measured (and two deposit + claim settles when > 0). */
   warmup: number;
+  /** Deposit and claim settles per side run once more, untimed, under strace to count their disk syncs (0: none). */
+  syncCountSettles?: number;
 }
 
 export interface UptoSide {
@@ -41,12 +52,20 @@ export interface UptoSide {
   /** The key the side signs with as fee payer (the line's `extra.feePayer`). */
   feePayer: string;
   buyers: KeyPairSigner[];
+  /** The side's processes, traced for the disk-sync count. */
+  pids: number[];
 }
 
 export interface UptoSideResult {
   depositVerify: PhaseResult;
   depositSettle: PhaseResult;
   claimSettle: PhaseResult;
+  /** Where a sequential deposit's and claim's time goes (bench/settle-timeline.ts). */
+  depositTimeline: SettleTimeline | null;
+  claimTimeline: SettleTimeline | null;
+  /** Disk syncs per deposit and per claim settle in the untimed strace pass; null where not counted. */
+  syncsPerDeposit: number | null;
+  syncsPerClaim: number | null;
 }
 
 export interface UptoBenchResult {
@@ -85,17 +104,29 @@ export async function runUptoBench(
       (buyer, rpcUrl) => new UptoSvmClientScheme(buyer as never, { rpcUrl }) as never,
       RESOURCE,
     );
+    const phases = (counts: { verifies: number; settles: number }, around?: AroundSettles) =>
+      uptoPhases(side, line, server, makeDeposits, counts, around);
     // Not reported: warm both processes' upto code first, as the exact phases are warmed.
-    await uptoPhases(side, line, server, makeDeposits, {
-      verifies: options.warmup,
-      settles: options.warmup > 0 ? 2 : 0,
-      warmup: 0,
-    });
+    await phases({ verifies: options.warmup, settles: options.warmup > 0 ? 2 : 0 });
     log(
       `upto (${side.name}): /verify of ${options.verifies} deposits at c=8, then ${options.settles} sequential deposit and claim settles`,
     );
-    const { depositVerify, depositSettle, claimSettle } = await uptoPhases(side, line, server, makeDeposits, options);
-    results[side.name] = { depositVerify, depositSettle, claimSettle };
+    const measured = await phases(options);
+    const syncs = { deposit: null as number | null, claim: null as number | null };
+    if (options.syncCountSettles) {
+      log(`upto (${side.name}): ${options.syncCountSettles} more deposit and claim settles under strace (untimed)`);
+      await phases({ verifies: 0, settles: options.syncCountSettles }, async (kind, run) => {
+        syncs[kind] = await syncsPerCall(side.pids, run);
+        return null;
+      });
+    }
+    results[side.name] = {
+      ...measured,
+      depositTimeline: await settleTimelineOf(chain, measured.depositSettle),
+      claimTimeline: await settleTimelineOf(chain, measured.claimSettle),
+      syncsPerDeposit: syncs.deposit,
+      syncsPerClaim: syncs.claim,
+    };
   }
   const { ours, reference } = results;
   const ratio = (a: number, b: number) => (b > 0 && Number.isFinite(a) ? `${fmt(a / b, 2)}x` : "n/a");
@@ -130,14 +161,21 @@ export async function runUptoBench(
   return { ours, reference, rows, table: formatTable(["upto", "ours", "reference", "ratio"], rows) };
 }
 
-/** Deposit verifies at c = 8, then sequential deposit settles and the claims of those deposits. */
+/** Runs a settle phase (deposit or claim) inside something else, e.g. a strace count; the phase is run by `run`. */
+type AroundSettles = (kind: "deposit" | "claim", run: () => Promise<PhaseResult>) => Promise<unknown>;
+
+/**
+ * Deposit verifies at c = 8, then sequential deposit settles and the claims of those deposits; `around` wraps each
+ * settle phase.
+ */
 async function uptoPhases(
   side: UptoSide,
   line: PaymentRequirements,
   server: UptoSvmServerScheme,
   makeDeposits: (count: number) => Promise<PaymentPayload[]>,
-  options: UptoBenchOptions,
-): Promise<UptoSideResult> {
+  options: { verifies: number; settles: number },
+  around: AroundSettles = (_kind, run) => run(),
+): Promise<Pick<UptoSideResult, "depositVerify" | "depositSettle" | "claimSettle">> {
   const toVerify = await makeDeposits(options.verifies);
   const depositVerify = await runPhase(
     toVerify.map((payment) => paymentBody(payment, line)),
@@ -150,18 +188,25 @@ async function uptoPhases(
   const depositBodies = await Promise.all(
     deposits.map(async (payment) => paymentBody(await enriched(server, payment, line, "before-handler"), line)),
   );
-  const depositSettle = await runPhase(depositBodies, 1, (body) => postBody(`${side.api}/settle`, "settle", body));
-  mustSucceed(`upto deposit settle (${side.name})`, depositSettle);
+  const depositSettle = await settlePhase("deposit", depositBodies);
 
   const claimLine: PaymentRequirements = { ...line, amount: UPTO_USED_RAW.toString() };
   const claims = await Promise.all(deposits.map((payment) => enriched(server, payment, claimLine, "after-handler")));
-  const claimSettle = await runPhase(
+  const claimSettle = await settlePhase(
+    "claim",
     claims.map((payment) => paymentBody(payment, claimLine)),
-    1,
-    (body) => postBody(`${side.api}/settle`, "settle", body),
   );
-  mustSucceed(`upto claim settle (${side.name})`, claimSettle);
   return { depositVerify, depositSettle, claimSettle };
+
+  async function settlePhase(kind: "deposit" | "claim", bodies: string[]): Promise<PhaseResult> {
+    let phase: PhaseResult | undefined;
+    await around(kind, async () => {
+      phase = await runPhase(bodies, 1, (body) => postBody(`${side.api}/settle`, "settle", body));
+      mustSucceed(`upto ${kind} settle (${side.name})`, phase);
+      return phase;
+    });
+    return phase!;
+  }
 }
 
 /** The payload as the official server sends it to /settle in that phase (`type`; after the handler, its voucher too). */

@@ -52,7 +52,9 @@ export async function runUptoDemo(ctx: UptoDemoContext): Promise<void> {
   log(`upto kind     ${JSON.stringify(kind.extra)}`);
 
   const seller = await generateKeyPairSigner();
-  await fundFromFaucet(rpcUrl, seller.address, 0, 1); // its USDC account exists: a share to a missing one goes to the treasury
+  // Its USDC account must exist (a share to a missing one goes to the treasury): the faucet creates it with 1 raw unit.
+  await fundFromFaucet(rpcUrl, seller.address, 0, 1);
+  const SELLER_MADE_OF = `1 (the faucet's, to create the seller's USDC account) + ${USED_RAW} charged`;
   const voucherKey = await generateKeyPairSigner();
   const usdc = async (owner: string) => {
     const [ata] = await findAssociatedTokenPda({
@@ -62,9 +64,11 @@ export async function runUptoDemo(ctx: UptoDemoContext): Promise<void> {
     });
     return (await tokenAccountBalance(rpcUrl, ata)) ?? 0n;
   };
-  const expect = async (label: string, owner: string, wanted: bigint) => {
+  /** `made of`: what the balance is, in words, where it is not just what was paid (e.g. the seller's starting unit). */
+  const expect = async (label: string, owner: string, wanted: bigint, madeOf?: string) => {
     const actual = await usdc(owner);
-    log(`  ${label.padEnd(12)} ${actual} raw USDC${actual === wanted ? "" : `  (expected ${wanted})`}`);
+    const why = actual === wanted ? (madeOf ? ` = ${madeOf}` : "") : `  (expected ${wanted})`;
+    log(`  ${label.padEnd(12)} ${actual} raw USDC${why}`);
     if (actual !== wanted) throw new Error(`${label}: ${actual} raw USDC, expected ${wanted}`);
   };
 
@@ -110,8 +114,8 @@ export async function runUptoDemo(ctx: UptoDemoContext): Promise<void> {
       throw new Error(`GET /generate answered ${paid.status}: ${(await paid.text()).slice(0, 300)}`);
     log(`GET /generate 200 ${await paid.text()}`);
     log(`  PAYMENT-RESPONSE ${describeSettle(paid.headers.get("PAYMENT-RESPONSE"))}`);
-    await expect("seller", seller.address, 1n + USED_RAW);
-    await expect("buyer", buyer.address, BUYER_USDC_RAW - USED_RAW);
+    await expect("seller", seller.address, 1n + USED_RAW, SELLER_MADE_OF);
+    await expect("buyer", buyer.address, BUYER_USDC_RAW - USED_RAW, `${BUYER_USDC_RAW} - ${USED_RAW} charged`);
 
     // 3. A buyer without a Solana SDK, and a handler that fails: cancelled, the whole deposit returns.
     const plain = await fundedBuyer(rpcUrl);
@@ -137,7 +141,7 @@ export async function runUptoDemo(ctx: UptoDemoContext): Promise<void> {
     });
     log(`GET /broken   ${failed.status} ${await failed.text()}  (the handler failed: the middleware cancels)`);
     await expect("buyer", plain.address, BUYER_USDC_RAW);
-    await expect("seller", seller.address, 1n + USED_RAW);
+    await expect("seller", seller.address, 1n + USED_RAW, `${SELLER_MADE_OF}, nothing more`);
   } finally {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }

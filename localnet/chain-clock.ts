@@ -70,6 +70,11 @@ export class ChainClock {
     this.warpedSlots += slots;
   }
 
+  /** Seconds the unix time was moved ahead of the wall clock (kept with the chain across restarts). */
+  get warpedSecondsTotal(): bigint {
+    return this.warpedSeconds;
+  }
+
   warpSeconds(seconds: bigint): void {
     if (seconds < 0n) throw new RangeError("cannot warp backwards");
     this.warpedSeconds += seconds;

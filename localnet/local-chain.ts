@@ -31,7 +31,10 @@ export interface LocalChainOptions {
 export type ChainEvent =
   | { type: "slot"; slot: bigint }
   | { type: "transaction"; entry: LedgerEntry }
-  | { type: "accounts" };
+  /** Accounts changed; `pubkeys` names them when they were written directly (not by a transaction). */
+  | { type: "accounts"; pubkeys?: string[] }
+  /** The clock was moved on purpose (test-only warps). */
+  | { type: "warp" };
 
 export interface RpcContext {
   slot: bigint;
@@ -147,11 +150,13 @@ export class LocalChain {
   warpSlots(slots: bigint): void {
     this.clock.warpSlots(slots);
     this.sync();
+    this.emit({ type: "warp" });
   }
 
   warpSeconds(seconds: bigint): void {
     this.clock.warpSeconds(seconds);
     this.sync();
+    this.emit({ type: "warp" });
   }
 
   getAccount(pubkey: string): LocalAccount | null {
@@ -223,7 +228,7 @@ export class LocalChain {
       executable: account.executable,
       space: BigInt(account.data.length),
     });
-    this.emit({ type: "accounts" });
+    this.emit({ type: "accounts", pubkeys: [pubkey] });
   }
 
   /** Program-owned accounts (getProgramAccounts / getTokenAccountsByOwner). */

@@ -6,6 +6,8 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { ChainClock } from "./chain-clock";
+import { type PersistedChain, persistChain, readChainJournal, resumeSlotOf } from "./chain-journal";
 import { LocalChain } from "./local-chain";
 import { accountMethods } from "./methods/account-methods";
 import { clusterMethods } from "./methods/cluster-methods";
@@ -32,6 +34,11 @@ export interface StartLocalnetOptions {
   quiet?: boolean;
   /** TEST-ONLY (benchmark): slot-time confirmation and RPC latency (real-timing.ts). Default: env LOCALNET_SLOT_MS etc. */
   realTiming?: RealTiming | null;
+  /**
+   * Keep the chain in this journal file (chain-journal.ts): what an earlier run left there is replayed, and every change
+   * is appended. Absent: the chain lives in memory only and starts fresh.
+   */
+  statePath?: string;
 }
 
 export interface RunningLocalnet {
@@ -43,6 +50,8 @@ export interface RunningLocalnet {
   seeded: SeededAddresses;
   /** The chain itself, for in-process tools (tests, benchmarks). */
   chain: LocalChain;
+  /** The journal the chain is kept in (`statePath`), and what it brought back; null when in memory only. */
+  persisted: PersistedChain | null;
   close(): Promise<void>;
 }
 
@@ -52,8 +61,11 @@ export async function startLocalnet(options: StartLocalnetOptions = {}): Promise
   const log = options.quiet ? () => {} : (line: string) => console.error(`[localnet] ${line}`);
 
   const realTiming = options.realTiming === undefined ? realTimingFromEnv(process.env) : options.realTiming;
-  const chain = new LocalChain({ log, realTiming });
+  const saved = options.statePath ? readChainJournal(options.statePath) : null;
+  const clock = saved ? new ChainClock({ startSlot: resumeSlotOf(saved) }) : undefined;
+  const chain = new LocalChain({ log, realTiming, ...(clock ? { clock } : {}) });
   const seeded = await seedLocalnet(chain);
+  const persisted = options.statePath ? persistChain(chain, options.statePath, saved) : null;
   const timing = new RequestTiming();
   const methods: RpcMethodTable = {
     ...clusterMethods(chain),
@@ -108,10 +120,15 @@ export async function startLocalnet(options: StartLocalnetOptions = {}): Promise
     port: boundPort,
     seeded,
     chain,
+    persisted,
     close: () =>
       new Promise<void>((resolve, reject) => {
         pubsub.close();
-        server.close((error) => (error ? reject(error) : resolve()));
+        server.close((error) => {
+          persisted?.close();
+          if (error) reject(error);
+          else resolve();
+        });
         server.closeAllConnections();
       }),
   };

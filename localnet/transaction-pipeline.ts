@@ -17,6 +17,7 @@ import { snapshotAccounts } from "./account-snapshot";
 import { computeTransactionFee } from "./fees";
 import type { LocalChain } from "./local-chain";
 import { resolveLookupTables } from "./lookup-tables";
+import { jsonParsedInstruction } from "./parsed-instructions";
 import { confirmationDelayMs } from "./real-timing";
 import { invalidParams, RPC_ERROR_CODE, RpcError } from "./rpc-errors";
 import { describeTransactionError, type RpcTransactionError, toRpcTransactionError } from "./transaction-errors";
@@ -214,7 +215,7 @@ export function simulateTransaction(chain: LocalChain, wire: WireTransaction, op
     loadedAccountsDataSize: loadedAccountsDataSize(chain, keys.accountKeys),
     returnData: encodeReturnData(outcome.returnData),
     innerInstructions: options.innerInstructions
-      ? partiallyDecodedInnerInstructions(outcome.innerInstructions, keys.accountKeys)
+      ? jsonParsedInnerInstructions(outcome.innerInstructions, keys.accountKeys)
       : null,
     replacementBlockhash,
     fee: computeTransactionFee(wire.message),
@@ -307,19 +308,20 @@ export function encodeReturnData(returnData: { programId: string; data: Uint8Arr
 }
 
 /**
- * Inner instructions in jsonParsed's "partially decoded" form (program id and account addresses
- * spelled out, data in base58). Real nodes fully parse System/Token instructions; this local chain
- * does not, which clients accept because it is the form real nodes use for unknown programs.
+ * Inner instructions as an Agave node reports them for simulateTransaction (always parsed) and for getTransaction
+ * with `jsonParsed`: known programs parsed, the rest partially decoded (./parsed-instructions.ts).
  */
-export function partiallyDecodedInnerInstructions(records: InnerInstructionRecord[], accountKeys: readonly string[]) {
+export function jsonParsedInnerInstructions(records: InnerInstructionRecord[], accountKeys: readonly string[]) {
   return records.map((record) => ({
     index: record.index,
-    instructions: record.instructions.map((instruction) => ({
-      programId: accountKeys[instruction.programIdIndex] ?? "",
-      accounts: instruction.accounts.map((index) => accountKeys[index] ?? ""),
-      data: base58.decode(instruction.data),
-      stackHeight: instruction.stackHeight,
-    })),
+    instructions: record.instructions.map((instruction) =>
+      jsonParsedInstruction({
+        programId: accountKeys[instruction.programIdIndex] ?? "",
+        accounts: instruction.accounts.map((index) => accountKeys[index] ?? ""),
+        data: instruction.data,
+        stackHeight: instruction.stackHeight,
+      }),
+    ),
   }));
 }
 

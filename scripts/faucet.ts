@@ -5,13 +5,12 @@
  *   npm run faucet -- <wallet> <amount> --sol          SOL
  *   npm run faucet -- <wallet> <amount> --mint <mint>  any mint the local faucet can mint
  *
- * Talks to the local chain's requestAirdrop / requestTokenAirdrop at SOLANA_RPC_URL
- * (default http://127.0.0.1:8899).
+ * Talks to the local chain's requestAirdrop / requestTokenAirdrop at SOLANA_RPC_URL, else at the port `npm start` uses
+ * (LOCALNET_PORT, default 8899), and names that URL when it does not answer.
  */
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
-const DEFAULT_RPC_URL = "http://127.0.0.1:8899";
 const SOL_DECIMALS = 9;
 
 interface Arguments {
@@ -58,13 +57,28 @@ export function toRawAmount(amount: string, decimals: number): bigint {
 
 let requestId = 0;
 
+/** The local chain's URL: SOLANA_RPC_URL, else the port `npm start` gives it (LOCALNET_PORT, default 8899). */
+export function faucetRpcUrl(env: NodeJS.ProcessEnv): string {
+  return env.SOLANA_RPC_URL || `http://127.0.0.1:${env.LOCALNET_PORT || "8899"}`;
+}
+
 async function rpc<T>(url: string, method: string, params: unknown[]): Promise<T> {
-  const response = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    // Raw amounts go as decimal strings, which the local chain accepts for u64 params.
-    body: JSON.stringify({ jsonrpc: "2.0", id: ++requestId, method, params }),
-  });
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      // Raw amounts go as decimal strings, which the local chain accepts for u64 params.
+      body: JSON.stringify({ jsonrpc: "2.0", id: ++requestId, method, params }),
+    });
+  } catch (error) {
+    const cause =
+      error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
+    throw new Error(
+      `the local chain at ${url} did not answer (${cause}). Is \`npm start\` running? ` +
+        "If it runs with LOCALNET_PORT=<port>, run the faucet with the same LOCALNET_PORT (or SOLANA_RPC_URL=<its URL>).",
+    );
+  }
   const body = (await response.json()) as { result?: T; error?: { code: number; message: string } };
   if (body.error) throw new Error(`${method} failed (${body.error.code}): ${body.error.message}`);
   return body.result as T;
@@ -72,7 +86,7 @@ async function rpc<T>(url: string, method: string, params: unknown[]): Promise<T
 
 async function main(): Promise<void> {
   const args = parseArguments(process.argv.slice(2));
-  const url = process.env.SOLANA_RPC_URL || DEFAULT_RPC_URL;
+  const url = faucetRpcUrl(process.env);
   if (args.sol) {
     const lamports = toRawAmount(args.amount, SOL_DECIMALS);
     const signature = await rpc<string>(url, "requestAirdrop", [args.wallet, lamports.toString()]);

@@ -9,8 +9,8 @@
  * not delayed; its own D1 calls (the claim written through, the mirror) are, and logged like the Worker's.
  */
 
+import worker from "../../scripts/lib/local-entry/index";
 import type { Env } from "../../src/env";
-import worker from "../../src/index";
 import { SettleLedgerObject as NearLedgerObject } from "../../src/settlement/settle-ledger-object";
 
 interface BenchEnv extends Env {

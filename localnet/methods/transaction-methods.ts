@@ -6,6 +6,7 @@ import { getBase58Decoder } from "@solana/kit";
 import { parseAccountEncoding } from "../account-encoding";
 import type { JsonValue } from "../json-bigint";
 import type { LocalChain } from "../local-chain";
+import { jsonParsedInstruction } from "../parsed-instructions";
 import type { RpcMethodTable } from "../rpc-dispatch";
 import { invalidParams, RPC_ERROR_CODE, RpcError } from "../rpc-errors";
 import {
@@ -20,7 +21,7 @@ import {
 import type { LedgerEntry } from "../transaction-ledger";
 import {
   encodeReturnData,
-  partiallyDecodedInnerInstructions,
+  jsonParsedInnerInstructions,
   simulateTransaction,
   submitTransaction,
 } from "../transaction-pipeline";
@@ -195,7 +196,7 @@ function formatConfirmedTransaction(entry: LedgerEntry, config: RpcConfig) {
 
 function transactionMeta(entry: LedgerEntry, parsed: boolean) {
   const innerInstructions = parsed
-    ? partiallyDecodedInnerInstructions(entry.innerInstructions, entry.accountKeys)
+    ? jsonParsedInnerInstructions(entry.innerInstructions, entry.accountKeys)
     : entry.innerInstructions.map((record) => ({
         index: record.index,
         instructions: record.instructions.map((instruction) => ({
@@ -257,12 +258,14 @@ function jsonParsedTransaction(entry: LedgerEntry) {
     message: {
       accountKeys,
       recentBlockhash: message.recentBlockhash,
-      instructions: message.instructions.map((instruction) => ({
-        programId: entry.accountKeys[instruction.programIdIndex] ?? "",
-        accounts: instruction.accountIndexes.map((index) => entry.accountKeys[index] ?? ""),
-        data: base58.decode(instruction.data),
-        stackHeight: null,
-      })),
+      instructions: message.instructions.map((instruction) =>
+        jsonParsedInstruction({
+          programId: entry.accountKeys[instruction.programIdIndex] ?? "",
+          accounts: instruction.accountIndexes.map((index) => entry.accountKeys[index] ?? ""),
+          data: instruction.data,
+          stackHeight: null,
+        }),
+      ),
       ...(message.version === 0 ? { addressTableLookups: message.addressTableLookups } : {}),
     },
   };

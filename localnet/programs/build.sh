@@ -13,7 +13,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(cd "$HERE/../.." && pwd)"
 OUT="${1:-$HERE/build}"
 CLANG="${CLANG:-clang-19}"
-PROGRAMS=(selftest universal-settle sla-escrow payment-channels lighthouse)
+PROGRAMS=(selftest universal-settle sla-escrow payment-channels lighthouse swig squads)
 
 if ! command -v "$CLANG" >/dev/null 2>&1; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then

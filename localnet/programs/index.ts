@@ -54,9 +54,24 @@ export const LIGHTHOUSE_STANDIN: StandInProgram = {
   soPath: builtProgramPath("lighthouse"),
 };
 
+/** Swig smart wallets (v2 accounts), at the real program id; the x402 exact scheme verifies its payments by outcome. */
+export const SWIG_PROGRAM_ID = "swigypWHEksbC64pWKwah1WTeh9JXwx8H1rJHLdbQMB";
+
+export const SWIG_STANDIN: StandInProgram = { programId: SWIG_PROGRAM_ID, soPath: builtProgramPath("swig") };
+
+/** Squads Multisig v4, at the real program id; the x402 exact scheme verifies its vault payments by outcome. */
+export const SQUADS_MULTISIG_PROGRAM_ID = "SQDS4ep65T869zMMBKyuUq6aD6EgTu8psMjkvj52pCf";
+
+export const SQUADS_STANDIN: StandInProgram = {
+  programId: SQUADS_MULTISIG_PROGRAM_ID,
+  soPath: builtProgramPath("squads"),
+};
+
 export const STANDIN_PROGRAMS: StandInProgram[] = [
   UNIVERSAL_SETTLE_STANDIN,
   SLA_ESCROW_STANDIN,
   PAYMENT_CHANNELS_STANDIN,
   LIGHTHOUSE_STANDIN,
+  SWIG_STANDIN,
+  SQUADS_STANDIN,
 ];

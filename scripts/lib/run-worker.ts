@@ -13,7 +13,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { LogLevel } from "miniflare";
+import { LogLevel, type Miniflare } from "miniflare";
 import { freeLoopbackPort } from "./free-port";
 import { applyLocalMigrations, serveWorker, waitForAnswer } from "./serve-worker";
 
@@ -45,6 +45,10 @@ export interface RunningWorker {
   url: string;
   /** The inspector's origin (targets listed at /json) when `inspector` was asked for, else null. */
   inspectorUrl: string | null;
+  /** Where local D1, KV and the Durable Objects keep their files (under the temporary directory; gone after stop()). */
+  stateDir: string;
+  /** The Worker's local D1 database (binding DB), read through Miniflare: what a test checks beside the HTTP answers. */
+  database(): ReturnType<Miniflare["getD1Database"]>;
   stop(): Promise<void>;
 }
 
@@ -90,6 +94,8 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
       return {
         url: served.url,
         inspectorUrl: inspectorPort === undefined ? null : `http://127.0.0.1:${inspectorPort}`,
+        stateDir: persistRoot,
+        database: () => served.miniflare.getD1Database("DB"),
         stop,
       };
     } catch (error) {

@@ -1,7 +1,8 @@
 /**
- * Serves the Worker locally the way `npm start` does: the exact bundle `wrangler deploy` would upload (built with
- * `wrangler deploy --dry-run --outdir`), run by Miniflare in workerd with the bindings wrangler.toml declares
- * (D1, KV, Rate Limiting, Analytics Engine, [vars]) and local persistence.
+ * Serves the Worker locally the way `npm start` does: the bundle `wrangler deploy` would upload (built with
+ * `wrangler deploy --dry-run --outdir`) behind the local edge (./local-entry/index.ts: what only Cloudflare may set on a
+ * request is stripped, as a caller could forge it here), run by Miniflare in workerd with the bindings wrangler.toml
+ * declares (D1, KV, Rate Limiting, Analytics Engine, [vars]) and local persistence.
  *
  * Why not `wrangler dev`: it puts a dev-only proxy in front of the Worker (a second workerd process and a Durable
  * Object hop per request, there so the port survives live reloads): measured here with `npm run bench`, about 1.5 ms
@@ -13,7 +14,7 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { Log, LogLevel, Miniflare } from "miniflare";
+import { Log, LogLevel, Miniflare, type WorkerOptions } from "miniflare";
 import { unstable_getMiniflareWorkerOptions, unstable_readConfig } from "wrangler";
 import { LOCAL_VARS } from "./local-vars";
 
@@ -21,6 +22,9 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const WRANGLER_CONFIG = path.join(ROOT, "wrangler.toml");
 const WRANGLER_CLI = path.join(ROOT, "node_modules/wrangler/bin/wrangler.js");
 const WORKER_NAME = "x402-solana-facilitator";
+const STATIC_FILES_WORKER = "static-files";
+/** wrangler.toml's `main` behind the local edge. */
+const LOCAL_ENTRY = "scripts/lib/local-entry/index.ts";
 const BUNDLE_TIMEOUT_MS = 120_000;
 const MIGRATIONS_TIMEOUT_MS = 60_000;
 
@@ -40,7 +44,7 @@ export interface ServeWorkerOptions {
   inspectorPort?: number;
   /** Miniflare's own log level (the Worker's console output is always forwarded). */
   logLevel?: LogLevel;
-  /** Another entry module instead of wrangler.toml's `main`. */
+  /** Another entry module instead of ./local-entry/index.ts (a benchmark's wrapper, which wraps that one in turn). */
   entrypoint?: string;
   /**
    * Serve through Miniflare's entry worker with `unsafeTriggerHandlers`, so `GET /cdn-cgi/handler/scheduled?cron=`
@@ -59,7 +63,7 @@ export interface ServedWorker {
 }
 
 export async function serveWorker(options: ServeWorkerOptions): Promise<ServedWorker> {
-  await bundleWorker(options.bundleDir, options.entrypoint);
+  await bundleWorker(options.bundleDir, options.entrypoint ?? LOCAL_ENTRY);
   const { workerOptions, configVars } = withWranglerLogLevel("warn", () => {
     const config = unstable_readConfig({ config: WRANGLER_CONFIG });
     return {
@@ -69,20 +73,23 @@ export async function serveWorker(options: ServeWorkerOptions): Promise<ServedWo
   });
   // wrangler folds .dev.vars into these bindings; keep only wrangler.toml's [vars], the caller passes its secrets.
   const configBindings = pick(workerOptions.bindings ?? {}, configVars);
+  const { assets, ...facilitatorOptions } = workerOptions;
   const miniflare = new Miniflare({
     workers: [
       {
-        ...workerOptions,
+        ...facilitatorOptions,
         name: WORKER_NAME,
         modules: true,
         scriptPath: path.join(options.bundleDir, "index.js"),
         modulesRoot: options.bundleDir,
         bindings: { ...configBindings, ...LOCAL_VARS, ...options.bindings },
+        ...(assets ? { serviceBindings: { ...facilitatorOptions.serviceBindings, ASSETS: STATIC_FILES_WORKER } } : {}),
         // The Worker answers on its own socket, without Miniflare's entry worker in front (a second isolate and a
         // request copy per call, ~0.25 ms of CPU per request here). Miniflare's own port stays on a free loopback port.
         // With triggerHandlers the entry worker serves the port instead: only it answers /cdn-cgi/handler/*.
         ...(options.triggerHandlers ? {} : { unsafeDirectSockets: [{ host: options.host, port: options.port }] }),
       },
+      ...(assets ? [staticFilesWorker(assets, facilitatorOptions.compatibilityDate)] : []),
     ],
     host: options.triggerHandlers ? options.host : "127.0.0.1",
     port: options.triggerHandlers ? options.port : 0,
@@ -99,6 +106,26 @@ export async function serveWorker(options: ServeWorkerOptions): Promise<ServedWo
   const entryUrl = await miniflare.ready;
   const url = options.triggerHandlers ? entryUrl.origin : (await miniflare.unsafeGetDirectURL(WORKER_NAME)).origin;
   return { url, miniflare, crons: cronsOfConfig(), dispose: () => miniflare.dispose() };
+}
+
+/**
+ * wrangler.toml's [assets] as a Worker of their own, which the facilitator reaches through its ASSETS binding for the
+ * paths it answers from static/ (src/http/static-files.ts). Not Miniflare's assets on the facilitator itself: those put
+ * Miniflare's asset router in front of every request, which here cost 2-4x the latency of a trivial Worker and reset
+ * keep-alive connections after POSTs with a body (30-300 `fetch failed` in 1,600 POSTs, measured with Miniflare
+ * 4.20260421). The files, their types, ETags and static/_headers are the ones Cloudflare serves.
+ */
+function staticFilesWorker(
+  assets: NonNullable<WorkerOptions["assets"]>,
+  compatibilityDate: string | undefined,
+): WorkerOptions {
+  return {
+    name: STATIC_FILES_WORKER,
+    modules: true,
+    script: "export default { fetch: () => new Response(null, { status: 404 }) };",
+    ...(compatibilityDate ? { compatibilityDate } : {}),
+    assets: { ...assets, binding: undefined, routerConfig: { ...assets.routerConfig, has_user_worker: false } },
+  };
 }
 
 /** The Cron Trigger expressions wrangler.toml declares for the Worker `npm start` serves. */

@@ -13,6 +13,8 @@ export interface MintInfo {
   defaultAccountState: number | null;
   /** Who may freeze this mint's token accounts (a channel's escrow among them), or null when nobody can. */
   freezeAuthority: Address | null;
+  /** Token-2022 MintCloseAuthority: who may close the mint once its supply is 0, or null when nobody can. */
+  closeAuthority: Address | null;
 }
 
 const MINT_BASE_SIZE_BYTES = 82;
@@ -25,6 +27,9 @@ const IS_INITIALIZED_OFFSET = 45;
 const FREEZE_AUTHORITY_TAG_OFFSET = 46;
 const FREEZE_AUTHORITY_OFFSET = 50;
 export const EXTENSION_DEFAULT_ACCOUNT_STATE = 6;
+export const EXTENSION_MINT_CLOSE_AUTHORITY = 3;
+/** OptionalNonZeroPubkey: 32 bytes, all zero when the authority is none. */
+const OPTIONAL_PUBKEY_BYTES = 32;
 
 /** Parses a mint account, or returns null when the account is not an initialized mint of a token program. */
 export function parseMint(account: AccountSnapshot): MintInfo | null {
@@ -41,6 +46,7 @@ export function parseMint(account: AccountSnapshot): MintInfo | null {
       data[FREEZE_AUTHORITY_TAG_OFFSET] === 1
         ? getAddressDecoder().decode(data.subarray(FREEZE_AUTHORITY_OFFSET, MINT_BASE_SIZE_BYTES))
         : null,
+    closeAuthority: null,
   };
   if (data.length === MINT_BASE_SIZE_BYTES) return info;
   if (account.owner !== TOKEN_2022_PROGRAM_ADDRESS) return null;
@@ -56,7 +62,13 @@ export function parseMint(account: AccountSnapshot): MintInfo | null {
     if (offset + 4 + length > data.length) return null; // malformed
     info.extensionTypes.push(type);
     if (type === EXTENSION_DEFAULT_ACCOUNT_STATE && length >= 1) info.defaultAccountState = data[offset + 4]!;
+    if (type === EXTENSION_MINT_CLOSE_AUTHORITY && length >= OPTIONAL_PUBKEY_BYTES)
+      info.closeAuthority = optionalPubkey(data.subarray(offset + 4, offset + 4 + OPTIONAL_PUBKEY_BYTES));
     offset += 4 + length;
   }
   return info;
+}
+
+function optionalPubkey(bytes: Uint8Array): Address | null {
+  return bytes.some((byte) => byte !== 0) ? getAddressDecoder().decode(bytes) : null;
 }

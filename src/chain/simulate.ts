@@ -21,3 +21,30 @@ export async function simulateSignedPayment(
   if (result.value.err === null) return { ok: true };
   return rejectionForTransactionError(result.value.err, result.value.logs ?? [], funds, programsOf(tx));
 }
+
+/**
+ * The same simulation with the inner instructions the node parsed (`innerInstructions: true`): for a payment whose
+ * transfer happens inside another program, what the payment does is read from them. One RPC call.
+ */
+export async function simulateWithInnerInstructions(
+  config: Config,
+  tx: DecodedTransaction,
+  funds: PaymentFunds,
+): Promise<{ ok: true; innerInstructions: unknown } | PaymentRejection> {
+  const result = await rpcCall<{ value: { err: unknown; logs?: string[] | null; innerInstructions?: unknown } }>(
+    config,
+    "simulateTransaction",
+    [
+      tx.wireBase64,
+      {
+        encoding: "base64",
+        sigVerify: false,
+        replaceRecentBlockhash: false,
+        commitment: "confirmed",
+        innerInstructions: true,
+      },
+    ],
+  );
+  if (result.value.err === null) return { ok: true, innerInstructions: result.value.innerInstructions ?? null };
+  return rejectionForTransactionError(result.value.err, result.value.logs ?? [], funds, programsOf(tx));
+}

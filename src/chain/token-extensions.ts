@@ -1,4 +1,4 @@
-import { EXTENSION_DEFAULT_ACCOUNT_STATE, type MintInfo } from "./mint";
+import { EXTENSION_DEFAULT_ACCOUNT_STATE, EXTENSION_MINT_CLOSE_AUTHORITY, type MintInfo } from "./mint";
 
 /**
  * Which Token-2022 mints each rail accepts, decided from the mint's extension list alone (the mint account is read
@@ -73,6 +73,22 @@ export function refusedMintExtension(mint: MintInfo): string | null {
 }
 
 /**
+ * Why a mint that can be closed is refused, by both rails: once its supply is 0, its close authority can close it and
+ * create a mint again under the same address with other decimals and extensions, so nothing read of it (the exact rail
+ * caches its mint facts for minutes; a channel holds a deposit for days) stays true.
+ */
+const CLOSABLE_MINT_WHY = "it could be closed and created again under the same address with other extensions";
+
+/**
+ * `exact`: a mint whose close authority is set, or null when it has none (no extension, or the authority revoked:
+ * then nobody can ever close it). Kept apart from the deny-list because its refusal has its own reason.
+ */
+export function refusedClosableMint(mint: MintInfo): string | null {
+  if (mint.closeAuthority === null) return null;
+  return `Token-2022 mint ${mint.address} has a close authority (${mint.closeAuthority}): ${CLOSABLE_MINT_WHY}; such mints are not accepted for exact payments`;
+}
+
+/**
  * `upto`: the payment-channels program's own allow-list. Its Open refuses a Token-2022 mint carrying any extension
  * but the metadata and group ones (MetadataPointer, TokenMetadata, GroupPointer, TokenGroup, GroupMemberPointer,
  * TokenGroupMember), whatever the extension's state, and its Distribute re-checks the mint before every payout
@@ -84,7 +100,7 @@ const CHANNEL_ALLOWED_MINT_EXTENSIONS: ReadonlySet<number> = new Set([18, 19, 20
 /** Why the program refuses the extensions a payment's safety depends on most; the rest are outside its allow-list. */
 const CHANNEL_REFUSAL_WHY: ReadonlyMap<number, string> = new Map([
   [1, "a withheld transfer fee would leave the escrow holding less than the deposit the channel accounts for"],
-  [3, "the mint could be closed and recreated under the same address while channels hold it"],
+  [EXTENSION_MINT_CLOSE_AUTHORITY, `${CLOSABLE_MINT_WHY} while channels hold it`],
   [4, "the program cannot produce confidential-transfer proofs"],
   [6, "payout accounts could be born frozen, so Distribute could not pay the seller"],
   [9, "no transfer out of the escrow could ever succeed"],

@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { badRequest, FacilitatorError, refused } from "../platform/errors/catalogue";
 import { describeIssues } from "../platform/validation/issue-message";
 import type { AppContext } from "./context";
-import { parseJsonText } from "./json-text";
+import { type JsonTextResult, parseJsonText } from "./json-text";
 
 /** How a route reads its body (see `RouteSpec` in `route-def.ts`). */
 export interface BodyOptions {
@@ -12,11 +12,15 @@ export interface BodyOptions {
   reshape?: (value: unknown) => unknown;
 }
 
-/** Reads a JSON body and validates it: malformed JSON, wrong types and unknown shapes all become a 400 naming the field. */
+/**
+ * Reads a JSON body and validates it: malformed JSON, wrong types and unknown shapes all become a 400 naming the field.
+ * `parsedText`: the body's text already parsed by an earlier check of this request (route-def's network check).
+ */
 export async function readJsonBody<S extends v.GenericSchema>(
   c: AppContext,
   schema: S,
   options: BodyOptions,
+  parsedText?: JsonTextResult,
 ): Promise<v.InferOutput<S>> {
   // Operator routes read the body first: an empty one means the defaults, whatever its Content-Type.
   const early = options.emptyBodyIsDefaults ? await c.req.text() : undefined;
@@ -30,7 +34,7 @@ export async function readJsonBody<S extends v.GenericSchema>(
       );
     }
   }
-  const parsed = parseJsonText(early ?? (await c.req.text()));
+  const parsed = parsedText ?? parseJsonText(early ?? (await c.req.text()));
   if (!parsed.ok) throw refused("invalid_json", parsed.message);
   return validate(schema, options.reshape ? options.reshape(parsed.value) : parsed.value, "body");
 }

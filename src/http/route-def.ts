@@ -4,7 +4,7 @@ import { SIGNED_CHALLENGE_REASONS } from "../directory/wallet-challenges/signed-
 import { type ErrorReason, isFacilitatorError, refused } from "../platform/errors/catalogue";
 import { foreignNetworkMessage, valueAt } from "../x402/network-check";
 import { API_PREFIX, type AppContext, type AppEnv } from "./context";
-import { parseJsonText } from "./json-text";
+import { type JsonTextResult, parseJsonText } from "./json-text";
 import { requireOperatorBearer } from "./middleware/operator-auth";
 import { clientKeyOf, enforceRateLimit, type LimitName, withReadRateLimit } from "./middleware/rate-limit";
 import { readJsonBody, validate } from "./parse-input";
@@ -98,11 +98,12 @@ export function route<P extends Schema = undefined, Q extends Schema = undefined
     if (limit) await enforceRateLimit(c, limit, clientKeyOf(c));
     let input: RouteInput<P, Q, B>;
     try {
-      if (networkAt) await refuseForeignNetwork(c, networkAt);
+      // The network check reads the parsed body; the body's schema then judges that same parse (no second JSON.parse).
+      const parsedText = networkAt ? await refuseForeignNetwork(c, networkAt) : undefined;
       input = {
         params: (params ? validate(params, c.req.param(), "path") : undefined) as Parsed<P>,
         query: (query ? validate(query, c.req.query(), "query") : undefined) as Parsed<Q>,
-        body: (body ? await readJsonBody(c, body, bodyOptions) : undefined) as Parsed<B>,
+        body: (body ? await readJsonBody(c, body, bodyOptions, parsedText) : undefined) as Parsed<B>,
       };
     } catch (error) {
       if (invalidInput && isFacilitatorError(error) && error.code === "BAD_REQUEST")
@@ -128,14 +129,18 @@ function reasonsOf(spec: RouteSpec<Schema, Schema, Schema>): ErrorReason[] {
   return [...new Set(reasons)];
 }
 
-/** The network check of `networkAt`, on the raw body (a malformed body is left to the schema to name). */
-async function refuseForeignNetwork(c: AppContext, paths: readonly (readonly string[])[]): Promise<void> {
+/**
+ * The network check of `networkAt`, on the raw body (a malformed body is left to the body reader to name). Returns the
+ * parse, for the body reader.
+ */
+async function refuseForeignNetwork(c: AppContext, paths: readonly (readonly string[])[]): Promise<JsonTextResult> {
   const parsed = parseJsonText(await c.req.text());
-  if (!parsed.ok) return;
+  if (!parsed.ok) return parsed;
   for (const path of paths) {
     const message = foreignNetworkMessage(c.var.config, path.join("."), valueAt(parsed.value, path));
     if (message !== null) throw refused("invalid_network", message);
   }
+  return parsed;
 }
 
 /**

@@ -1,7 +1,9 @@
 /**
  * The seller console at GET /console: a person with a Wallet Standard browser wallet (Phantom, Solflare, Backpack, …)
- * previews, activates and registers a seller wallet, manages its resources and watches its money, with no SDK. Static
- * HTML and CSS; the script is src/page/browser/console.ts (served by src/page/console-js.ts). Every action prints the exact HTTP call it made.
+ * previews, activates and registers a seller wallet, manages its resources and watches its money, with no SDK. The
+ * HTML is served by the Worker (its CSP names the deployment's wallet RPC); the script (bundled from
+ * src/page/browser/console.ts) and static/assets/console.css are files of static/. Every action prints the exact HTTP
+ * call it made.
  */
 export const CONSOLE_HTML = `<!doctype html>
 <html lang="en">
@@ -114,32 +116,6 @@ export const CONSOLE_HTML = `<!doctype html>
 <footer><p><a href="/seller-quick-start.md">Seller quick start</a> · <a href="/onboarding_guide.md">Onboarding guide</a> · <a href="/openapi.json">OpenAPI</a></p></footer>
 </body>
 </html>
-`;
-
-export const CONSOLE_CSS = `[hidden]{display:none!important}:root{color-scheme:light dark;font-family:system-ui,sans-serif;line-height:1.5;--muted:#57606a;--ok:#116329;--bad:#a40e26;--line:#d0d7de}
-@media (prefers-color-scheme:dark){:root{--muted:#9da7b3;--ok:#4ac26b;--bad:#ff8182;--line:#444c56}}
-body{max-width:52rem;margin:1.5rem auto;padding:0 1rem}
-h1{font-size:1.6rem;margin:.2rem 0}h2{font-size:1.2rem;margin-top:2rem;border-top:1px solid var(--line);padding-top:1rem}h3{font-size:1rem}
-.crumbs{margin:0;color:var(--muted)}.skip{position:absolute;left:-999px}.skip:focus{left:1rem;top:1rem}
-a{color:LinkText}:focus-visible{outline:3px solid Highlight;outline-offset:2px}
-code,.addr{font-size:.9em}p,li,dd,summary{overflow-wrap:anywhere}
-button{padding:.5rem .9rem;min-height:2.5rem;font:inherit;cursor:pointer}button[disabled]{cursor:not-allowed}
-input,select{font:inherit;padding:.4rem;min-height:2.5rem;box-sizing:border-box;max-width:100%}
-input[type=url],input:not([type]){width:100%}
-.field{display:flex;flex-direction:column;gap:.2rem;margin:.6rem 0}.check{margin:.6rem 0}
-.row{display:flex;flex-wrap:wrap;gap:1rem}
-.buttons{display:flex;flex-wrap:wrap;gap:.5rem;padding:0;list-style:none}
-.facts{display:grid;grid-template-columns:minmax(8rem,max-content) 1fr;gap:.3rem 1rem}.facts dt{font-weight:600}.facts dd{margin:0;overflow-wrap:anywhere}
-.next{font-weight:600}
-.ok{color:var(--ok)}.bad{color:var(--bad)}.muted{color:var(--muted)}
-.cards{list-style:none;padding:0}.cards>li{border:1px solid var(--line);border-radius:6px;padding:.6rem .8rem;margin:.6rem 0}
-.gates{margin:.4rem 0;padding-left:1.2rem}.gates li{margin:.15rem 0}
-.scroll{overflow-x:auto}table{border-collapse:collapse;width:100%;font-size:.9em}th,td{text-align:left;padding:.3rem .5rem;border-bottom:1px solid var(--line);white-space:nowrap}
-.snippet{white-space:pre-wrap;overflow-wrap:anywhere;border:1px solid var(--line);padding:.5rem;border-radius:4px}
-.calls details{margin:.4rem 0;font-size:.85em}.calls summary{cursor:pointer;color:var(--muted)}
-.calls pre{white-space:pre-wrap;overflow-wrap:anywhere;background:color-mix(in srgb,CanvasText 6%,Canvas);padding:.5rem;border-radius:4px;margin:.3rem 0}
-footer{margin:2.5rem 0 1rem;color:var(--muted)}
-@media (max-width:30rem){body{margin:.8rem auto}.facts{grid-template-columns:1fr}.facts dd{margin-bottom:.4rem}}
 `;
 
 /**

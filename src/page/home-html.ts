@@ -1,8 +1,7 @@
-import { HOME_SCRIPT } from "./page-scripts.generated";
-
 /**
  * The page for people at GET / (browsers): what this facilitator is, live status, schemes and fees, and a search over
- * the public resource directory. Static HTML; the script (src/page/browser/home.ts) and styles are separate files so the CSP can be 'self' only.
+ * the public resource directory. The HTML is served by the Worker (the same path answers API clients with JSON); its
+ * script (bundled from src/page/browser/home.ts) and styles are files of static/, so the CSP can be 'self' only.
  */
 export const HOME_HTML = `<!doctype html>
 <html lang="en">
@@ -61,18 +60,3 @@ export const HOME_HTML = `<!doctype html>
 </body>
 </html>
 `;
-
-export const HOME_CSS = `:root{color-scheme:light dark;font-family:system-ui,sans-serif;line-height:1.5}
-body{max-width:46rem;margin:2rem auto;padding:0 1rem}
-h1{font-size:1.6rem;margin-bottom:.2rem}h2{font-size:1.15rem;margin-top:1.8rem}
-code{font-size:.95em}
-#status.ok::before{content:"● ";color:#1a7f37}#status.warning::before,#status.error::before{content:"● ";color:#bf8700}
-form{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}label{flex-basis:100%}
-input{flex:1;min-width:12rem;padding:.4rem}button{padding:.4rem .9rem}
-#results li,.listing li{margin:.6rem 0}li,p{overflow-wrap:anywhere}.meta{color:GrayText;font-size:.9em}.price{font-weight:600}
-.cta{font-weight:600}a{color:LinkText}:focus-visible{outline:3px solid Highlight;outline-offset:2px}
-.pager{display:flex;gap:.5rem;align-items:center}
-`;
-
-/** The page's script: src/page/browser/home.ts, bundled (npm run build:pages). */
-export const HOME_JS = HOME_SCRIPT;

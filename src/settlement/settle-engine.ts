@@ -92,6 +92,13 @@ export interface SettleablePayment {
    * after its own success report failed; so it must be idempotent.
    */
   onFirstConfirmation?: (nowMs: number) => Promise<unknown>;
+  /**
+   * Reads what the confirmed transaction did before success is reported, for a payment verified by a simulation of
+   * another program (a smart wallet: nothing guarantees the execution did what the simulation did). `paid`: report;
+   * a rejection: the payment failed though the transaction landed (recorded, never reported as paid); `unknown`: the
+   * node cannot show it yet (pending: the next call reads it again).
+   */
+  checkLandedOutcome?: (signature: string) => Promise<"paid" | "unknown" | PaymentRejection>;
 }
 
 /** One rider of the claim's commit (store/claim-riders.ts) and how its refusal reads as a payment rejection. */
@@ -102,7 +109,7 @@ export function settleablePayment(
   verified: Pick<SettleablePayment, "accepted" | "messageHash" | "payer" | "merchantWallet"> & {
     tx: { recentBlockhash: string; instructions?: readonly { programAddress: string }[] };
   },
-  rail: Pick<SettleablePayment, "funds" | "beforeFirstSend" | "onFirstConfirmation" | "riders">,
+  rail: Pick<SettleablePayment, "funds" | "beforeFirstSend" | "onFirstConfirmation" | "riders" | "checkLandedOutcome">,
 ): SettleablePayment {
   const { accepted, messageHash, payer, merchantWallet } = verified;
   const instructionPrograms = verified.tx.instructions?.map((instruction) => instruction.programAddress);
@@ -383,6 +390,20 @@ async function reconcile(ctx: SettleContext, row: SettlementRow, leaseId: string
  * the same X-Correlation-ID).
  */
 async function reportConfirmed(ctx: SettleContext): Promise<Settlement> {
+  if (ctx.payment.checkLandedOutcome) {
+    const landed = await ctx.payment.checkLandedOutcome(ctx.signature);
+    if (landed === "unknown") {
+      return pendingWith(
+        ctx,
+        ctx.signature,
+        `Transaction ${ctx.signature} is confirmed, but the node does not show what it did yet; call /settle again with the same body`,
+      );
+    }
+    if (landed !== "paid") {
+      await recordFailure(ctx, landed);
+      return { ...landed, payer: ctx.payment.payer, signature: ctx.signature };
+    }
+  }
   const nowMs = Date.now();
   let won: boolean;
   try {

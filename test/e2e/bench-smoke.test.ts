@@ -7,6 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { runBench } from "../../bench/bench";
 import { runRealTimingBench } from "../../bench/real-timing";
+import { straceAvailable } from "../../bench/syscall-count";
 
 describe("npm run bench (smoke, tiny n)", () => {
   it("prints ours, the reference and the ratios, with every verify and settle valid on both sides", async () => {
@@ -18,6 +19,7 @@ describe("npm run bench (smoke, tiny n)", () => {
       buyersPerSide: 2,
       warmupVerifies: 8,
       upto: { verifies: 4, settles: 2, warmup: 2 },
+      syncCountSettles: 2,
     });
 
     expect(result.rows.map((row) => row[0])).toEqual([
@@ -81,7 +83,25 @@ describe("npm run bench (smoke, tiny n)", () => {
     for (const side of [result.upto.ours, result.upto.reference]) {
       expect([side.depositVerify.count, side.depositSettle.count, side.claimSettle.count]).toEqual([4, 2, 2]);
       expect([side.depositVerify.failures, side.depositSettle.failures, side.claimSettle.failures]).toEqual([0, 0, 0]);
+      // Where an upto deposit's and claim's time goes, as for exact: the send among the chain's calls.
+      for (const timeline of [side.depositTimeline, side.claimTimeline]) {
+        expect(timeline).not.toBeNull();
+        expect(timeline!.segments.map((segment) => segment.label)).toContain("sendTransaction");
+      }
     }
+    // Disk syncs per settle (strace, untimed): ours keeps its ledger in SQLite files, so each settle syncs at least
+    // once; the reference keeps nothing. Without strace on the machine the figures are null, not made up.
+    const syncs = [
+      result.syncsPerSettle.ours,
+      result.upto.ours.syncsPerDeposit,
+      result.upto.ours.syncsPerClaim,
+      result.syncsPerSettle.reference,
+    ];
+    if (straceAvailable()) {
+      for (const ours of syncs.slice(0, 3)) expect(ours).toBeGreaterThanOrEqual(1);
+      expect(result.syncsPerSettle.reference).toBe(0);
+    } else for (const figure of syncs) expect(figure).toBeNull();
+    expect(result.stateFilesystem.type).not.toBe("");
   }, 240_000);
 });
 

@@ -1,7 +1,8 @@
 /**
  * wrangler.toml as `wrangler deploy` reads it. Each environment deploys without a configuration warning
  * (a top-level var an environment does not repeat is not inherited: wrangler warns, and the deployment silently lacks
- * it), and the top level names neither ENVIRONMENT nor the demo oracle, so a deploy without --env fails closed.
+ * it), and the top level names neither ENVIRONMENT nor the demo oracle, so a deploy without --env fails closed. The
+ * Worker's upload stays within the project's 300 KiB gzip budget.
  */
 import { spawnSync } from "node:child_process";
 import path from "node:path";
@@ -42,11 +43,16 @@ function dryRunDeploy(environment: string): string {
 
 describe("wrangler deploy --dry-run", () => {
   for (const environment of ["production", "preview"]) {
-    it(`--env ${environment} prints no configuration warning and sets ENVIRONMENT explicitly`, () => {
+    it(`--env ${environment} prints no configuration warning, sets ENVIRONMENT explicitly, and stays within the bundle budget`, () => {
       const output = dryRunDeploy(environment);
       expect(output).not.toMatch(/WARNING|not inherited/i);
       expect(output).toContain(`env.ENVIRONMENT ("${environment}")`);
       expect(output).not.toContain("2qHwqqzYw91UPTeHJ3Kp8P5aX5my3sCTz4NkmwLv5qTF");
+      // The pages' scripts and styles go up as static assets, not inside the Worker (docs/running-locally.md).
+      expect(output).toMatch(/Read \d+ files from the assets directory .*static/);
+      const gzipKiB = Number(/Total Upload: [\d.]+ KiB \/ gzip: ([\d.]+) KiB/.exec(output)?.[1]);
+      expect(gzipKiB).toBeGreaterThan(0);
+      expect(gzipKiB, "the Worker's upload, gzip (KiB)").toBeLessThanOrEqual(300);
     }, 150_000);
   }
 

@@ -8,6 +8,7 @@ import { address, generateKeyPairSigner, signature as toSignature } from "@solan
 import { findAssociatedTokenPda } from "@solana-program/token";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toRawAmount } from "../../scripts/faucet";
+import { freeLoopbackPort } from "../../scripts/lib/free-port";
 import { CLUSTERS } from "../../src/platform/config/networks";
 import { startTestChain, type TestChain } from "./helpers";
 
@@ -130,5 +131,24 @@ describe("npm run faucet", () => {
     const [tokenAccount] = await findAssociatedTokenPda({ owner: wallet, mint: USDC, tokenProgram: TOKEN_PROGRAM });
     expect((await chain.rpc.getTokenAccountBalance(tokenAccount).send()).value.amount).toBe("7250000");
     expect((await chain.rpc.getBalance(wallet).send()).value).toBe(1_500_000_000n);
+  });
+
+  it("finds the chain `npm start` runs on LOCALNET_PORT, and names the URL it could not reach", async () => {
+    const run = promisify(execFile);
+    const script = new URL("../../scripts/faucet.ts", import.meta.url).pathname;
+    const wallet = (await generateKeyPairSigner()).address;
+    const { SOLANA_RPC_URL: _, ...inherited } = process.env;
+    await run(process.execPath, ["--import", "tsx", script, wallet, "2", "--sol"], {
+      env: { ...inherited, LOCALNET_PORT: String(chain.localnet.port) },
+    });
+    expect((await chain.rpc.getBalance(wallet).send()).value).toBe(2_000_000_000n);
+
+    const deadPort = await freeLoopbackPort();
+    const failed = (await run(process.execPath, ["--import", "tsx", script, wallet, "1"], {
+      env: { ...inherited, LOCALNET_PORT: String(deadPort) },
+    }).catch((error: unknown) => error)) as { code?: number; stderr?: string };
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain(`the local chain at http://127.0.0.1:${deadPort} did not answer`);
+    expect(failed.stderr).toContain("LOCALNET_PORT");
   });
 });

@@ -38,7 +38,11 @@ export interface TestChain {
 }
 
 export async function startTestChain(): Promise<TestChain> {
-  const localnet = await startLocalnet({ port: 0, quiet: true });
+  return testChainOf(await startLocalnet({ port: 0, quiet: true }));
+}
+
+/** The test clients of a chain already started (e.g. with options of its own). */
+export function testChainOf(localnet: RunningLocalnet): TestChain {
   const post = async (body: string) => {
     const response = await fetch(localnet.url, {
       method: "POST",

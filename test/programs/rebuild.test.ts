@@ -13,7 +13,7 @@ import { describe, expect, it } from "vitest";
 const PROGRAMS_DIR = fileURLToPath(new URL("../../localnet/programs/", import.meta.url));
 const CLANG = process.env.CLANG ?? "clang-19";
 const hasClang = spawnSync(CLANG, ["--version"]).status === 0;
-const PROGRAMS = ["selftest", "universal-settle", "sla-escrow", "payment-channels", "lighthouse"];
+const PROGRAMS = ["selftest", "universal-settle", "sla-escrow", "payment-channels", "lighthouse", "swig", "squads"];
 
 describe("stand-in program build", () => {
   it.skipIf(!hasClang)(

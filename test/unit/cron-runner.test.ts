@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { type CronClock, startCronRunner } from "../../scripts/lib/cron-runner";
 import { nextFireTime, parseCron } from "../../scripts/lib/cron-schedule";
 
-/** `npm start`'s Cron Trigger scheduler, driven by a fake clock (pure timers; the real trigger URL is tested in test/e2e/scheduled-trigger.test.ts). */
+/** `npm start`'s Cron Trigger scheduler, driven by a fake clock (pure timers; the real trigger URL is tested in test/e2e/npm-start-serving.test.ts). */
 
 const at = (iso: string) => Date.parse(iso);
 const iso = (ms: number) => new Date(ms).toISOString();

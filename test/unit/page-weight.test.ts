@@ -1,11 +1,18 @@
+import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { SWEEP_CRON } from "../../src/jobs/scheduled";
-import { CONSOLE_CSS, CONSOLE_HTML, consoleCsp } from "../../src/page/console-html";
-import { CONSOLE_JS } from "../../src/page/console-js";
-import { HOME_CSS, HOME_HTML, HOME_JS } from "../../src/page/home-html";
-import { TRANSACTION_SCRIPT } from "../../src/page/page-scripts.generated";
+import { CONSOLE_HTML, consoleCsp } from "../../src/page/console-html";
+import { HOME_HTML } from "../../src/page/home-html";
 import { TRANSACTION_HTML } from "../../src/page/tx-html";
+
+/** A file of static/ (the pages' scripts and styles), as served. */
+const staticFile = (name: string) => readFileSync(new URL(`../../static/assets/${name}`, import.meta.url), "utf8");
+const CONSOLE_JS = staticFile("console.js");
+const CONSOLE_CSS = staticFile("console.css");
+const HOME_JS = staticFile("home.js");
+const HOME_CSS = staticFile("home.css");
+const TRANSACTION_SCRIPT = staticFile("tx.js");
 
 /**
  * The page-weight budget stated in docs/running-locally.md ("Seller console"): each page with its script and styles, as served
@@ -36,7 +43,7 @@ describe("console script", () => {
   it("is valid JavaScript (the module holds it as text) and carries the sweep schedule of the Cron Trigger", () => {
     expect(() => new Function(CONSOLE_JS)).not.toThrow();
     expect(() => new Function(HOME_JS)).not.toThrow();
-    // Bundled and minified, the constant keeps its value: the schedule, once, in place of the placeholder.
+    // Bundled and minified, the constant keeps its value: the schedule, once, written in place of the placeholder.
     expect(CONSOLE_JS.split(JSON.stringify(SWEEP_CRON)).length - 1).toBe(1);
     expect(CONSOLE_JS).not.toContain("@@");
   });

@@ -1,7 +1,11 @@
 import { address } from "@solana/kit";
 import { describe, expect, it } from "vitest";
 import type { MintInfo } from "../../src/chain/mint";
-import { refusedChannelMintExtension, refusedMintExtension } from "../../src/chain/token-extensions";
+import {
+  refusedChannelMintExtension,
+  refusedClosableMint,
+  refusedMintExtension,
+} from "../../src/chain/token-extensions";
 
 /** The two rails' Token-2022 rules over a mint's extension list (real mints on the chain: test/worker/upto-token-2022, exact-verify-rules). */
 const mint = (extensionTypes: number[], defaultAccountState: number | null = null): MintInfo => ({
@@ -11,6 +15,7 @@ const mint = (extensionTypes: number[], defaultAccountState: number | null = nul
   extensionTypes,
   defaultAccountState,
   freezeAuthority: null,
+  closeAuthority: null,
 });
 
 describe("refusedChannelMintExtension (upto: the payment-channels program's allow-list)", () => {
@@ -37,5 +42,16 @@ describe("refusedMintExtension (exact: the deny-list)", () => {
     expect(refusedMintExtension(mint([14]))).toMatch(/TransferHook extension .*exact/);
     expect(refusedMintExtension(mint([6], 2))).toMatch(/DefaultAccountState/);
     expect(refusedMintExtension(mint([3, 10, 18]))).toBeNull();
+  });
+});
+
+describe("refusedClosableMint (exact: a mint its close authority could close and create again)", () => {
+  it("refuses a set close authority by name, and accepts a mint without one (no extension, or the authority revoked)", () => {
+    const authority = address("9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM");
+    expect(refusedClosableMint({ ...mint([3]), closeAuthority: authority })).toMatch(
+      new RegExp(`close authority \\(${authority}\\).*exact payments`),
+    );
+    expect(refusedClosableMint(mint([3]))).toBeNull();
+    expect(refusedClosableMint(mint([]))).toBeNull();
   });
 });

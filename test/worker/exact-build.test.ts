@@ -331,7 +331,7 @@ describe("POST /build-exact-payment-tx: native SOL and Token-2022", () => {
   });
 
   it("builds a Token-2022 payment with the Token-2022 program id, and it lands once signed", async () => {
-    // MintCloseAuthority (type 3) is a harmless extension: the mint stays acceptable.
+    // MintCloseAuthority (type 3) with its authority revoked (all zero) is harmless: nobody can close the mint.
     const mint = await placeToken2022Mint([{ type: 3, value: new Uint8Array(32) }]);
     const buyer = await buyerFromSeed("t22-happy");
     await chainRpc("requestTokenAirdrop", [buyer.address, 3_000_000, mint]);

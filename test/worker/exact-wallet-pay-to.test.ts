@@ -17,10 +17,13 @@ import {
   type PaymentParts,
   paymentParts,
   standardInstructions,
+  TOKEN_2022_PROGRAM,
   transferChecked,
 } from "../support/workerd/craft-payment";
+import { faultScenario } from "../support/workerd/fault-scenario";
 import { createUsdcAccount, DEVNET, NATIVE_SOL, USDC, usdcAccountOf } from "../support/workerd/payment-fixtures";
 import { signMessage } from "../support/workerd/seller-fixtures";
+import { createToken2022Mint, mintCloseAuthority } from "../support/workerd/token-2022-mints";
 import { call, callWithEnv } from "../support/workerd/worker-http";
 
 const AMOUNT = "250000";
@@ -53,6 +56,14 @@ beforeAll(async () => {
 
 const verify = (body: unknown) => call("/verify", { method: "POST", json: body });
 const settle = (body: unknown) => call("/settle", { method: "POST", json: body });
+/** Each build call comes from its own client address, so the per-client rate limit never interferes. */
+const build = (json: unknown) =>
+  call("/build-exact-payment-tx", { method: "POST", json, headers: { "CF-Connecting-IP": crypto.randomUUID() } });
+const jsonPost = (body: unknown): RequestInit => ({
+  method: "POST",
+  headers: { "Content-Type": "application/json" },
+  body: JSON.stringify(body),
+});
 
 async function expectRefused(body: Record<string, any>, reason: string, message?: RegExp) {
   const response = await verify(body);
@@ -209,21 +220,66 @@ describe("exact to a wallet payTo", () => {
     await expectRefused(body, "invalid_exact_svm_payload_wallet_pay_to_native_sol");
   });
 
-  it("a seller without a token account for the mint is refused at verify and at settle; the fee payer spends nothing", async () => {
+  it("a seller without a token account for the mint is refused by name at verify, settle and the builder; the fee payer spends nothing", async () => {
+    // A payment to the stock seller puts USDC in the mint cache: verify then reads nothing before its simulation, and
+    // the refusals name the account from the one read made after the chain refused the payment.
+    expect((await verify(await craftBody(line, standardInstructions(parts), { signers: [buyer] }))).status).toBe(200);
     const bare = await generateKeyPairSigner();
     const bareLine = walletLine(bare.address);
     const bareParts = await paymentParts(buyer, bareLine);
     const body = await craftBody(bareLine, standardInstructions(bareParts), { signers: [buyer] });
-    const verified = await verify(body);
-    expect(verified.status).toBe(400);
-    expect(verified.body.isValid).toBe(false);
+    const named = new RegExp(
+      `payTo ${bare.address} has no token account for mint ${USDC}: .*${bareParts.vaultAta} does not exist`,
+    );
+    await expectRefused(body, "invalid_exact_svm_payload_recipient_token_account_missing", named);
     const feePayerBefore = await lamportsOf(FEE_PAYER);
     const settled = await settle(body);
-    expect(settled.body.success, JSON.stringify(settled.body)).toBe(false);
+    expect(settled.status, JSON.stringify(settled.body)).toBe(400);
+    expect(settled.body).toMatchObject({
+      success: false,
+      errorReason: "invalid_exact_svm_payload_recipient_token_account_missing",
+    });
+    expect(settled.body.errorMessage).toMatch(named);
     expect(await lamportsOf(FEE_PAYER)).toBe(feePayerBefore);
     expect(await chainRpc("getAccountInfo", [bareParts.vaultAta, { encoding: "base64" }])).toMatchObject({
       value: null,
     });
+    const built = await build({ payer: buyer.address, accepted: bareLine });
+    expect(built.status, JSON.stringify(built.body)).toBe(400);
+    expect(built.body.reason).toBe("invalid_exact_svm_payload_recipient_token_account_missing");
+    expect(built.body.error).toMatch(named);
+  });
+
+  it("a missing recipient token account is named from the mint's own read when the mint is not cached yet", async () => {
+    const token = await createToken2022Mint();
+    const payer = await fundedBuyer(0);
+    await token.fund(payer.address, 1_000_000n);
+    const bare = await generateKeyPairSigner();
+    const bareLine = walletLine(bare.address, token.mint, "100000");
+    const bareParts = await paymentParts(payer, bareLine, TOKEN_2022_PROGRAM);
+    const body = await craftBody(bareLine, standardInstructions(bareParts), { signers: [payer] });
+    // Through a counting proxy; a first payment warms what every verify reads once (the program's facts, USDC).
+    const scenario = faultScenario();
+    const verifyThere = (json: unknown) => callWithEnv({ SOLANA_RPC_URL: scenario.rpcUrl }, "/verify", jsonPost(json));
+    const accountReads = async () => (await scenario.calls()).getMultipleAccounts ?? 0;
+    const warm = await verifyThere(await craftBody(line, standardInstructions(parts), { signers: [buyer] }));
+    expect(warm.status, JSON.stringify(warm.body)).toBe(200);
+    const readsBefore = await accountReads();
+
+    // The first sight of this mint: one account read carries the mint and the recipient, beside the simulation.
+    const refused = await verifyThere(body);
+    expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+    expect(refused.body.invalidReason).toBe("invalid_exact_svm_payload_recipient_token_account_missing");
+    expect(refused.body.invalidMessage).toMatch(
+      new RegExp(`no token account for mint ${token.mint}: .*${bareParts.vaultAta}`),
+    );
+    expect(await accountReads()).toBe(readsBefore + 1);
+
+    // Once the seller has its token account the payment verifies, and with the mint cached nothing more is read.
+    await token.tokenAccount(bare.address);
+    const paid = await verifyThere(body);
+    expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+    expect(await accountReads()).toBe(readsBefore + 1);
   });
 
   it("where the operator turned it off, a wallet payTo is refused before any chain read and names the setting", async () => {
@@ -236,6 +292,52 @@ describe("exact to a wallet payTo", () => {
     expect(refused.status).toBe(400);
     expect(refused.body.invalidReason).toBe("invalid_exact_svm_payload_missing_merchant_wallet");
     expect(refused.body.invalidMessage).toMatch(/SVC_EXACT_WALLET_PAYTO is off/);
+  });
+});
+
+describe("exact and a Token-2022 mint its close authority could close and create again", () => {
+  it("is refused with its own reason at verify, settle (its facts cached), the builder and vault provisioning; a revoked authority is accepted", async () => {
+    const closer = await generateKeyPairSigner();
+    for (const [authority, refused] of [
+      [closer.address, true],
+      [null, false],
+    ] as const) {
+      const token = await createToken2022Mint([mintCloseAuthority(authority)]);
+      const payer = await fundedBuyer(0);
+      await token.fund(payer.address, 1_000_000n);
+      await token.tokenAccount(seller.address);
+      const tokenLine = walletLine(seller.address, token.mint, "100000");
+      const tokenParts = await paymentParts(payer, tokenLine, TOKEN_2022_PROGRAM);
+      const body = await craftBody(tokenLine, standardInstructions(tokenParts), { signers: [payer] });
+      const built = await build({ payer: payer.address, accepted: tokenLine });
+      if (!refused) {
+        expect((await verify(body)).status).toBe(200);
+        expect(built.status, JSON.stringify(built.body)).toBe(200);
+        continue;
+      }
+      const named = new RegExp(`mint ${token.mint} has a close authority \\(${closer.address}\\)`);
+      await expectRefused(body, "invalid_exact_svm_payload_mint_close_authority", named);
+      const feePayerBefore = await lamportsOf(FEE_PAYER);
+      const settled = await settle(body);
+      expect(settled.status, JSON.stringify(settled.body)).toBe(400);
+      expect(settled.body).toMatchObject({
+        success: false,
+        errorReason: "invalid_exact_svm_payload_mint_close_authority",
+      });
+      expect(settled.body.errorMessage).toMatch(named);
+      expect(await lamportsOf(FEE_PAYER)).toBe(feePayerBefore);
+      expect(await tokenBalance(tokenParts.sourceAta)).toBe(1_000_000n);
+      expect(built.status, JSON.stringify(built.body)).toBe(400);
+      expect(built.body.reason).toBe("invalid_exact_svm_payload_mint_close_authority");
+      expect(built.body.error).toMatch(named);
+      // Nor is a vault for it provisioned: the vault form would refuse its payments the same way.
+      const provision = await call("/sellers/provision-tx", {
+        method: "POST",
+        json: { wallet: seller.address, asset: token.mint },
+      });
+      expect(provision.status, JSON.stringify(provision.body)).toBe(400);
+      expect(provision.body.error).toMatch(named);
+    }
   });
 });
 

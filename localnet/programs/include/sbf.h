@@ -314,7 +314,9 @@ static inline uint64_t rent_exempt_minimum(uint64_t data_len) {
 /* ------------------------------------------------------------------------------------------------ */
 /* Program derived addresses                                                                        */
 
+#ifndef MAX_SEEDS /* a program may need more (the runtime takes 16) */
 #define MAX_SEEDS 5
+#endif
 
 /* Seeds for one PDA, including the bump when it is known. */
 typedef struct {

@@ -4,7 +4,7 @@ import * as v from "valibot";
 import { type AccountSnapshot, fetchAccounts } from "../../chain/accounts";
 import { getLatestBlockhash } from "../../chain/blockhash";
 import { type MintInfo, parseMint } from "../../chain/mint";
-import { refusedMintExtension } from "../../chain/token-extensions";
+import { refusedClosableMint, refusedMintExtension } from "../../chain/token-extensions";
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../chain/token-programs";
 import { SCHEMA_VERSION } from "../../http/self-description/health";
 import type { Config } from "../../platform/config/load-config";
@@ -190,7 +190,7 @@ function readSellerMint(account: AccountSnapshot | null, mint: Address): MintInf
   if (account === null) throw badRequest(`asset: mint ${mint} does not exist on this network`);
   const info = parseMint(account);
   if (info === null) throw badRequest(`asset: ${mint} is not an initialized SPL Token or Token-2022 mint`);
-  const refused = refusedMintExtension(info);
+  const refused = refusedMintExtension(info) ?? refusedClosableMint(info);
   if (refused !== null) throw badRequest(`asset: ${refused}`);
   return info;
 }

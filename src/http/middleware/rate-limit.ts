@@ -26,7 +26,10 @@ export const RATE_LIMITS = {
 
 export type LimitName = keyof typeof RATE_LIMITS;
 
-/** The client as Cloudflare's edge sees it; `CF-Connecting-IP` cannot be forged through the edge. Local runs have none. */
+/**
+ * The client as Cloudflare's edge sees it: the edge sets `CF-Connecting-IP` over whatever a client sends. Local serving
+ * strips a caller's (scripts/lib/local-edge.ts), so every local caller is the one client `local`.
+ */
 export function clientKeyOf(c: AppContext): string {
   return c.req.header("CF-Connecting-IP")?.trim() || "local";
 }

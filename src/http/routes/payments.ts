@@ -242,7 +242,8 @@ async function settlePayment(
     accepted,
     {
       ledger: c.env.DB,
-      // The ledger objects a new payment is claimed in are this Worker's location's (Cloudflare sets `cf`, never the caller).
+      // The ledger objects a new payment is claimed in are this Worker's location's: behind Cloudflare only its edge
+      // sets `cf`; local serving (Miniflare would take it from a caller's header) strips it (scripts/lib/local-edge.ts).
       settleLedger: settleLedgerOf(
         config,
         c.env,

@@ -5,10 +5,8 @@ import buyerGuide from "../../../docs/guides/buyer.md";
 import onboardingGuide from "../../../docs/guides/onboarding.md";
 import sellerGuide from "../../../docs/guides/seller.md";
 import { buildResourceManifestSchema } from "../../directory/resources/resource-manifest-schema";
-import { CONSOLE_CSS, CONSOLE_HTML, consoleCsp } from "../../page/console-html";
-import { CONSOLE_JS } from "../../page/console-js";
-import { HOME_CSS, HOME_HTML, HOME_JS } from "../../page/home-html";
-import { TRANSACTION_SCRIPT } from "../../page/page-scripts.generated";
+import { CONSOLE_HTML, consoleCsp } from "../../page/console-html";
+import { HOME_HTML } from "../../page/home-html";
 import { TRANSACTION_HTML } from "../../page/tx-html";
 import type { RailModule } from "../../rails/rail";
 import { artifactResponse } from "../artifact-response";
@@ -21,12 +19,13 @@ import { buildOpenApi } from "../self-description/openapi";
 import { ORIGIN_ROUTES } from "../self-description/origin-routes";
 import { buildSellerEndpointGuide } from "../self-description/seller-endpoint-guide";
 import { STATIC_ARTIFACT_PATHS } from "../self-description/static-artifacts";
+import { STATIC_FILE_CACHE, STATIC_FILE_PATHS, staticFile } from "../static-files";
 
 const SERVICE_DESC_LINK = '</openapi.json>; rel="service-desc"';
 /** The page loads nothing from elsewhere: scripts, styles and API calls are all same-origin. */
 const PAGE_CSP =
   "default-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
-const PAGE_CACHE = "public, max-age=300";
+const PAGE_CACHE = STATIC_FILE_CACHE;
 /** Artifacts change with deployments and configuration: short freshness, then an ETag revalidation. */
 const ARTIFACT_CACHE = "public, max-age=300, must-revalidate";
 
@@ -53,23 +52,17 @@ export function mountStaticRoutes(
       ? artifactResponse(c, HOME_HTML, "text/html; charset=utf-8", PAGE_CACHE, { "Content-Security-Policy": PAGE_CSP })
       : capabilities(c),
   );
-  app.get("/assets/home.js", (c) => artifactResponse(c, HOME_JS, "text/javascript; charset=utf-8", PAGE_CACHE));
-  app.get("/assets/home.css", (c) => artifactResponse(c, HOME_CSS, "text/css; charset=utf-8", PAGE_CACHE));
+  for (const path of STATIC_FILE_PATHS) app.get(path, staticFile);
   app.get("/console", (c) =>
     artifactResponse(c, CONSOLE_HTML, "text/html; charset=utf-8", PAGE_CACHE, {
       "Content-Security-Policy": consoleCsp(c.var.config.walletRpcUrl),
     }),
   );
-  app.get("/assets/console.js", (c) => artifactResponse(c, CONSOLE_JS, "text/javascript; charset=utf-8", PAGE_CACHE));
-  app.get("/assets/console.css", (c) => artifactResponse(c, CONSOLE_CSS, "text/css; charset=utf-8", PAGE_CACHE));
   // The console's view of a transaction on a chain no public explorer sees (the local chain); it reads the wallet RPC.
   app.get("/console/tx", (c) =>
     artifactResponse(c, TRANSACTION_HTML, "text/html; charset=utf-8", PAGE_CACHE, {
       "Content-Security-Policy": consoleCsp(c.var.config.walletRpcUrl),
     }),
-  );
-  app.get("/assets/tx.js", (c) =>
-    artifactResponse(c, TRANSACTION_SCRIPT, "text/javascript; charset=utf-8", PAGE_CACHE),
   );
   app.get(API_PREFIX, capabilities);
   app.get(API_PREFIX + "/", capabilities);

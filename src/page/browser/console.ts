@@ -21,7 +21,7 @@ import { discoverWallets, renderWallets, showConnected } from "./console/wallet"
 import { byId, el, errorMessage } from "./dom";
 import { parseKnownAssets } from "./known-assets";
 
-/** The sweep's Cron Trigger; the Worker writes src/jobs/scheduled.ts's SWEEP_CRON here when it serves this script. */
+/** The sweep's Cron Trigger: `npm run build:pages` writes src/jobs/scheduled.ts's SWEEP_CRON here. */
 const SWEEP_CRON = "@@SWEEP_CRON@@";
 
 async function connect(wallet: StandardWallet): Promise<void> {

@@ -25,12 +25,14 @@ import { buildExactPaymentTransaction, EXACT_COMPUTE_UNIT_LIMIT, type ExactTrans
 import { refuseBelowExactMinimum } from "./minimum-amount";
 import { exactMintScreen } from "./payment-mint";
 import { findVaultPda, findVaultSolStoragePda } from "./program/pda";
+import { missingRecipientAccount } from "./recipient-token-account";
 import { resolveMerchantWallet } from "./vault-seller";
 
 /**
  * `POST /build-exact-payment-tx` (docs/facilitator-spec.md §4.2, §2.4): an unsigned `exact` payment for the buyer to sign, with the
  * verify/settle body already filled in around it. Chain access is one batched account read (mint + buyer
- * source account, or the buyer wallet for SOL) running in parallel with one getLatestBlockhash.
+ * source account + a wallet payTo's token account, or the buyer wallet for SOL) running in parallel with one
+ * getLatestBlockhash.
  */
 
 export const BuildExactPaymentRequestSchema = v.looseObject({
@@ -96,10 +98,14 @@ export async function buildExactPayment(
         `of vault ${vault}. If the vault does not exist yet, the facilitator provisions it just in time at settlement.`,
     );
   } else {
-    // The token program is only known once the mint is read, so both candidate source accounts go in the same batch.
-    const candidates = checkSource ? await sourceAtaCandidates(payer, asset) : null;
+    // The token program is only known once the mint is read, so both candidates of each account go in the same batch:
+    // the buyer's source, and a wallet payTo's own token account (which must exist: nothing creates it).
+    const [candidates, recipients] = await Promise.all([
+      checkSource ? sourceAtaCandidates(payer, asset) : null,
+      payTo.form === "wallet" ? sourceAtaCandidates(payTo.owner, asset) : null,
+    ]);
     const [accounts, latest] = await Promise.all([
-      fetchAccounts(config, candidates ? [asset, candidates.token, candidates.token2022] : [asset]),
+      fetchAccounts(config, [asset, ...candidatesOf(candidates), ...candidatesOf(recipients)]),
       getLatestBlockhash(config),
     ]);
     const mint = readPaymentMint(accounts.get(asset) ?? null, asset, exactMintScreen);
@@ -109,6 +115,11 @@ export async function buildExactPayment(
       findAssociatedTokenPda({ owner: payer, mint: asset, tokenProgram }),
       findAssociatedTokenPda({ owner, mint: asset, tokenProgram }),
     ]);
+    if (payTo.form === "wallet") {
+      const recipient = { address: destination, owner, mint: asset, tokenProgram };
+      const missing = missingRecipientAccount(accounts.get(destination), recipient);
+      if (missing) throw refused(missing.reason, `accepted.payTo: ${missing.message}`);
+    }
     if (checkSource) {
       checkTokenSource({
         account: accounts.get(source) ?? null,
@@ -264,3 +275,7 @@ async function checkRequirements(
 }
 
 type LatestBlockhash = Awaited<ReturnType<typeof getLatestBlockhash>>;
+
+function candidatesOf(accounts: { token: Address; token2022: Address } | null): Address[] {
+  return accounts ? [accounts.token, accounts.token2022] : [];
+}

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { integer, mintThresholdMap, trimmed, u64 } from "../../platform/config/fields";
+import { boolean, integer, mintList, mintThresholdMap, trimmed, u64 } from "../../platform/config/fields";
 import { railConfigSlice } from "../../platform/config/rail-config";
 import type { RailSwitch } from "../../platform/config/rail-switches";
 
@@ -20,6 +20,17 @@ export interface ExactConfigMembers {
     minSplRawDefault: bigint;
     minSplRawByMint: Record<string, bigint>;
   };
+  /**
+   * Smart-wallet buyers (Swig, Squads…), verified by what the transaction does in a simulation (docs/money-rules.md
+   * "Smart-wallet payments"): off unless the operator turns it on, as in the official facilitator.
+   */
+  exactSmartWallet: {
+    enabled: boolean;
+    /** Programs a smart-wallet payment may call at top level (besides ComputeBudget and Memo). */
+    allowedPrograms: ReadonlySet<string>;
+    maxComputeUnits: number;
+    maxPriorityFeeMicroLamports: bigint;
+  };
   /** The two `payTo` forms, switched separately (platform/config/rail-switches.ts). */
   rails: {
     /** `payTo` = the seller's UniversalSettle vault: needs the UniversalSettle program id. */
@@ -29,8 +40,30 @@ export interface ExactConfigMembers {
   };
 }
 
+/**
+ * The official @x402/svm 2.27 exact facilitator's defaults (`DEFAULT_SMART_WALLET_ALLOWED_PROGRAMS`,
+ * `DEFAULT_SMART_WALLET_MAX_COMPUTE_UNITS`, `DEFAULT_SMART_WALLET_MAX_PRIORITY_FEE_MICROLAMPORTS`).
+ */
+export const DEFAULT_SMART_WALLET_PROGRAMS = [
+  "SQDS4ep65T869zMMBKyuUq6aD6EgTu8psMjkvj52pCf", // Squads Multisig v4
+  "SMRTzfY6DfH5ik3TKiyLFfXexV8uSG3d2UksSCYdunG", // Squads Smart Account
+  "SWiGmQedKzMz1tiTqoJCWeGDnGXfNBp2PkXLkpCAtQo", // Swig (legacy)
+  "swigypWHEksbC64pWKwah1WTeh9JXwx8H1rJHLdbQMB", // Swig v2
+  "GovER5Lthms3bLBqWub97yVrMmEogzX7xNjdXpPPCVZw", // SPL Governance
+  "CoREENxT6tW1HoK8ypY1SxRMZTcVPm7R94rH4PZNhX7d", // Metaplex Core
+  "L2TExMFKdjpN9kozasaurPirfHy9P8sbXoAN1qA3S95", // Lighthouse (wallet guard assertions)
+] as const;
+const DEFAULT_SMART_WALLET_MAX_COMPUTE_UNITS = 400_000;
+const DEFAULT_SMART_WALLET_MAX_PRIORITY_FEE_MICRO_LAMPORTS = 50_000n;
+
 export const exactConfig = railConfigSlice({
   keys: {
+    /** Smart-wallet payments verified by their simulated outcome (official: `enableSmartWalletVerification`). */
+    SVC_EXACT_SMART_WALLETS: boolean(false),
+    /** Top-level programs a smart-wallet payment may call, separated by commas; empty = the official list. */
+    SVC_EXACT_SMART_WALLET_PROGRAMS: mintList,
+    SVC_EXACT_SMART_WALLET_MAX_COMPUTE_UNITS: integer(1, 1_400_000, DEFAULT_SMART_WALLET_MAX_COMPUTE_UNITS),
+    SVC_EXACT_SMART_WALLET_MAX_PRIORITY_FEE_MICRO_LAMPORTS: u64(DEFAULT_SMART_WALLET_MAX_PRIORITY_FEE_MICRO_LAMPORTS),
     SVC_JIT_PROVISIONING_DAILY_CAP: integer(0, 1_000_000, 25),
     /** JSON map mint → smallest payment for which a vault is fronted (raw units); default: the program's recovery target. */
     SVC_JIT_MIN_PAYMENT_RAW_BY_MINT: mintThresholdMap,
@@ -79,6 +112,16 @@ export const exactConfig = railConfigSlice({
           ? BigInt(input.SVC_SWEEP_MIN_SPL_RAW_DEFAULT)
           : clusterDefaults.sweepMinSplRawDefault,
         minSplRawByMint: input.SVC_SWEEP_MIN_SPL_RAW_BY_MINT,
+      },
+      exactSmartWallet: {
+        enabled: input.SVC_EXACT_SMART_WALLETS,
+        allowedPrograms: new Set(
+          input.SVC_EXACT_SMART_WALLET_PROGRAMS.length > 0
+            ? input.SVC_EXACT_SMART_WALLET_PROGRAMS
+            : DEFAULT_SMART_WALLET_PROGRAMS,
+        ),
+        maxComputeUnits: input.SVC_EXACT_SMART_WALLET_MAX_COMPUTE_UNITS,
+        maxPriorityFeeMicroLamports: input.SVC_EXACT_SMART_WALLET_MAX_PRIORITY_FEE_MICRO_LAMPORTS,
       },
       rails: {
         exactVault: programs.universalSettle

@@ -3,6 +3,7 @@ import { type DecodedTransaction, decodeWireTransaction } from "../../chain/wire
 import type { Config } from "../../platform/config/load-config";
 import { type AcceptedRequirements, type PaymentRejection, rejection } from "../../x402/payment-verdict";
 import type { VerifySettleBody } from "../../x402/schemas";
+import { callsSmartWallet } from "./smart-wallet/rules";
 import { checkExactTransaction, type ExpectedDestination, type PaymentTransfer } from "./verify-rules";
 
 /** A payment transaction decoded and held to the exact rail's structural rules, with its ledger key. */
@@ -11,6 +12,17 @@ export interface CheckedExactTransaction {
   tx: DecodedTransaction;
   messageHash: string;
   transfer: PaymentTransfer;
+}
+
+/**
+ * A transaction the static layout refuses but that calls a smart-wallet program the operator accepts: it is judged by
+ * what it does instead (./smart-wallet/verify.ts).
+ */
+export interface SmartWalletCandidate {
+  ok: true;
+  smartWallet: true;
+  tx: DecodedTransaction;
+  messageHash: string;
 }
 
 /**
@@ -23,7 +35,7 @@ export async function decodeExactPayment(
   body: VerifySettleBody,
   accepted: AcceptedRequirements,
   destination: ExpectedDestination,
-): Promise<CheckedExactTransaction | PaymentRejection> {
+): Promise<CheckedExactTransaction | SmartWalletCandidate | PaymentRejection> {
   const { requirements, amount } = accepted;
   const decoded = decodeWireTransaction(body.paymentPayload.payload.transaction);
   if (!decoded.ok) return rejection("invalid_exact_svm_payload_transaction_could_not_be_decoded", decoded.message);
@@ -37,6 +49,11 @@ export async function decodeExactPayment(
     destination,
     memo: typeof requirements.extra.memo === "string" ? requirements.extra.memo : undefined,
   });
-  if (!structural.ok) return rejection(structural.rejection.reason, structural.rejection.message);
+  if (!structural.ok) {
+    const smartWallet = config.exactSmartWallet;
+    if (smartWallet.enabled && callsSmartWallet(tx, smartWallet.allowedPrograms))
+      return { ok: true, smartWallet: true, tx, messageHash };
+    return rejection(structural.rejection.reason, structural.rejection.message);
+  }
   return { ok: true, tx, messageHash, transfer: structural.transfer };
 }

@@ -1,4 +1,5 @@
-import { type Address, isOffCurveAddress } from "@solana/kit";
+import type { Address } from "@solana/kit";
+import { isOffCurve } from "../../chain/off-curve";
 import type { Config } from "../../platform/config/load-config";
 import type { RailSwitch } from "../../platform/config/rail-switches";
 import { type PaymentRejection, rejection } from "../../x402/payment-verdict";
@@ -26,15 +27,16 @@ export async function resolvePayToForm(
   const { exactVault, exactWallet } = config.rails;
   const programId = config.programs.universalSettle;
   const named = merchantWallet !== undefined && merchantWallet !== null;
-  const offCurve = isOffCurveAddress(payTo);
-  if (!named && exactWallet.enabled && (!offCurve || programId === null))
+  // Only an unnamed payTo needs the curve check (the costliest step of a /verify that makes it): a named line skips it.
+  const offCurve = named ? null : isOffCurve(payTo);
+  if (offCurve !== null && exactWallet.enabled && (!offCurve || programId === null))
     return { ok: true, form: { kind: "wallet", owner: payTo } };
   if (programId === null) {
     // A vault line, or any line with both forms off.
     const why = named ? whyOff(exactVault) : `${whyOff(exactVault)}; ${whyOff(exactWallet)}`;
     return rejection("rail_not_enabled", `The exact rail cannot pay this payTo on this deployment: ${why}`);
   }
-  if (!named && !offCurve) {
+  if (offCurve === false) {
     return rejection(
       "invalid_exact_svm_payload_missing_merchant_wallet",
       `payTo ${payTo} is a wallet, but ${whyOff(exactWallet)}; a vault payment needs extra.merchantWallet: enrich the 402 body with /payment-required/enrich`,

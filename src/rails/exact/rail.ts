@@ -51,8 +51,11 @@ export const exactRail = {
     const { exactVault, exactWallet } = config.rails;
     if (!exactVault.enabled && !exactWallet.enabled) return null;
     const payToForms = [...(exactVault.enabled ? ["vault"] : []), ...(exactWallet.enabled ? ["wallet"] : [])];
+    // As the official facilitator says it: smart-wallet buyers are verified by what their transaction does.
+    const features = config.exactSmartWallet.enabled ? { features: { smartWalletSupported: true } } : {};
     // What the fee payer sponsors and its caps, for a client to read before it meets one (docs/money-rules.md).
-    const common = { ...walletLineExtra(config), payToForms, sponsorship: sponsorshipPolicy(config) };
+    const sponsorship = sponsorshipPolicy(config);
+    const common = { ...walletLineExtra(config), payToForms, ...features, sponsorship };
     if (!exactVault.enabled) return common;
     const facts = await getUniversalSettleFacts(config);
     const onChain = facts.onChainConfig;
@@ -68,7 +71,8 @@ export const exactRail = {
       merchantWallet: null,
       beneficiary: null,
       payToForms,
-      sponsorship: common.sponsorship,
+      ...features,
+      sponsorship,
     };
   },
 } satisfies Rail;

@@ -1,5 +1,6 @@
 import { paymentSpendRider } from "../../chain/fee-payer-budget/payment-spend";
 import { signAsFeePayer } from "../../chain/fee-payer-signature";
+import { readLandedTokenPayment } from "../../chain/landed-payment";
 import type { Config } from "../../platform/config/load-config";
 import {
   type SettleCall,
@@ -11,8 +12,9 @@ import {
 import type { AcceptedRequirements } from "../../x402/payment-verdict";
 import type { VerifySettleBody } from "../../x402/schemas";
 import { provisionVaultJustInTime } from "./provision-just-in-time";
+import { explainMissingRecipientAccount } from "./recipient-token-account";
 import { confirmJitProvision } from "./store/jit-provisions";
-import { verifyExactPayment } from "./verify";
+import { type VerifiedExactPayment, verifyExactPayment } from "./verify";
 import { fundsOf } from "./verify-rules";
 
 /**
@@ -20,8 +22,11 @@ import { fundsOf } from "./verify-rules";
  * fee payer, then the shared settle engine. A vault that does not exist yet is provisioned just in time before the
  * first send, and the provisioning is counted once the payment confirmed. A wallet `payTo` needs nothing fronted
  * (its token account must exist, as the official facilitator requires): the same engine sends it exactly once.
- * What the payment costs the fee payer (its network fee, base and priority) is booked in the exposure budget in the
- * ledger claim's own transaction, before anything is sent (fee-payer-budget/payment-spend.ts).
+ * What the payment costs the fee payer (its network fee, base and priority; a smart-wallet payment's larger compute
+ * allowance is in the same figure) is booked in the exposure budget in the ledger claim's own transaction, before
+ * anything is sent (fee-payer-budget/payment-spend.ts). A smart-wallet payment is verified by simulation here too (the
+ * simulation is its verification) and reported paid only once the landed transaction shows the payee's account
+ * credited (chain/landed-payment.ts).
  */
 export async function settleExactPayment(
   config: Config,
@@ -41,11 +46,22 @@ export async function settleExactPayment(
     seller: verified.merchantWallet,
     lamports: signed.feePayerFeeLamports,
   });
-  return settleSignedPayment(
+  const outcome = await settleSignedPayment(
     config,
     settleablePayment(verified, {
       funds: fundsOf(verified.transfer),
       riders: [fee],
+      ...("smartWallet" in verified
+        ? {
+            checkLandedOutcome: (signature: string) =>
+              readLandedTokenPayment(config, signature, {
+                destination: verified.destination,
+                mint: verified.mint.address,
+                amount: verified.accepted.amount,
+                feePayer: config.feePayer.address,
+              }),
+          }
+        : {}),
       ...(verified.form === "vault" && verified.needsProvisioning
         ? {
             beforeFirstSend: () => provisionVaultJustInTime(config, db, verified),
@@ -57,4 +73,28 @@ export async function settleExactPayment(
     signed,
     call,
   );
+  return namingMissingRecipient(config, verified, outcome);
+}
+
+/**
+ * A wallet payment the preflight refused (nothing sent) whose recipient verify did not read (its mint was cached): a
+ * missing recipient token account is named, as /verify names it (./recipient-token-account.ts).
+ */
+async function namingMissingRecipient(
+  config: Config,
+  verified: VerifiedExactPayment,
+  outcome: SettleOutcome,
+): Promise<SettleOutcome> {
+  const { settlement } = outcome;
+  if (verified.form !== "wallet" || settlement.ok || settlement.reason !== "transaction_simulation_failed")
+    return outcome;
+  if ("signature" in settlement && settlement.signature !== undefined) return outcome;
+  const { destination, merchantWallet, mint } = verified;
+  const missing = await explainMissingRecipientAccount(config, {
+    address: destination,
+    owner: merchantWallet,
+    mint: mint.address,
+    tokenProgram: mint.tokenProgram,
+  });
+  return missing ? { ...outcome, settlement: { ...settlement, ...missing } } : outcome;
 }

@@ -13,6 +13,8 @@ import { cachedMint, rememberMint } from "./chain-cache";
 import { decodeExactPayment } from "./decode-payment";
 import { EXACT_BELOW_MINIMUM_REASON, exactBelowMinimumMessage, minimumPaymentRaw } from "./minimum-amount";
 import { mintRefusal } from "./payment-mint";
+import { explainMissingRecipientAccount, missingRecipientAccount } from "./recipient-token-account";
+import { type VerifiedSmartWalletPayment, verifySmartWalletPayment } from "./smart-wallet/verify";
 import { associatedTokenAccountOf } from "./vault-addresses";
 import { fundsOf, type PaymentTransfer } from "./verify-rules";
 
@@ -37,11 +39,12 @@ export interface VerifiedWalletPayment {
  * `exact` to the seller's own wallet, by the official `@x402/svm` exact facilitator's rules (the transfer is a
  * TransferChecked of exactly the amount, of the required mint, into the associated token account of `payTo` for that
  * mint under the transfer's token program; the facilitator's fee payer is no transfer authority; the memo matches
- * `extra.memo`; a simulation proves the rest, including that the destination account exists, which is never created
- * here) and this facilitator's own fee-payer policy on top (./verify-rules.ts: the fee payer in no instruction at
- * all, exactly two signers, compute limit and price caps, deny-by-default instructions). The fee payer fronts only
- * the network fee, so nothing is booked in the exposure budget. Chain access: the mint (cached per isolate) read
- * beside the simulation; settle skips the simulation, as its send's preflight runs the same one.
+ * `extra.memo`; a simulation proves the rest; the destination account is never created here, and a missing one is
+ * refused by name) and this facilitator's own fee-payer policy on top (./verify-rules.ts: the fee payer in no
+ * instruction at all, exactly two signers, compute limit and price caps, deny-by-default instructions). The fee payer
+ * fronts only the network fee, so nothing is booked in the exposure budget. Chain access: the mint (cached per
+ * isolate) and the recipient's token account in one read beside the simulation; settle skips the simulation, as its
+ * send's preflight runs the same one.
  */
 export async function verifyWalletPayment(
   config: Config,
@@ -49,7 +52,7 @@ export async function verifyWalletPayment(
   accepted: AcceptedRequirements,
   owner: Address,
   options: { simulate: boolean; ledger?: D1Database },
-): Promise<VerifiedWalletPayment | PaymentRejection> {
+): Promise<VerifiedWalletPayment | VerifiedSmartWalletPayment | PaymentRejection> {
   const { requirements, amount } = accepted;
   if (requirements.asset === NATIVE_SOL_ALLOWLIST_ADDRESS) {
     // The official exact scheme on Solana moves tokens only (TransferChecked); native SOL is paid into a vault.
@@ -67,6 +70,8 @@ export async function verifyWalletPayment(
 
   const checked = await decodeExactPayment(config, body, accepted, { kind: "spl", mint: mintAddress });
   if (!checked.ok) return checked;
+  if ("smartWallet" in checked)
+    return verifySmartWalletPayment(config, accepted, checked, { form: "wallet", owner }, options);
   const { tx, messageHash, transfer } = checked;
   const payer = transfer.authority;
 
@@ -92,9 +97,12 @@ export async function verifyWalletPayment(
     );
   }
 
+  // The recipient's token account rides on the mint's read; with the mint cached nothing is read, and only a payment
+  // the chain then refuses reads the recipient, to name a missing one (./recipient-token-account.ts).
+  const recipient = { address: destination, owner, mint: mintAddress, tokenProgram: transfer.tokenProgram! };
   const knownMint = cachedMint(mintAddress);
   const [accounts, simulation] = await Promise.all([
-    knownMint ? null : fetchAccounts(config, [mintAddress]),
+    knownMint ? null : fetchAccounts(config, [mintAddress, destination]),
     options.simulate ? simulateSignedPayment(config, tx, fundsOf(transfer)) : Promise.resolve(null),
   ]);
   let mint = knownMint;
@@ -111,6 +119,12 @@ export async function verifyWalletPayment(
   }
   const refusedMint = mintRefusal(mint, transfer);
   if (refusedMint) return rejection(refusedMint.reason, refusedMint.message, { payer });
+  const missing = accounts
+    ? missingRecipientAccount(accounts.get(destination), recipient)
+    : simulation?.ok === false && simulation.reason === "transaction_simulation_failed"
+      ? await explainMissingRecipientAccount(config, recipient)
+      : null;
+  if (missing) return rejection(missing.reason, missing.message, { payer });
   if (simulation && !simulation.ok) return explainChainRefusal(options.ledger, messageHash, { ...simulation, payer });
   return {
     ok: true,

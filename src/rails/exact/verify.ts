@@ -24,6 +24,7 @@ import { EXACT_BELOW_MINIMUM_REASON, exactBelowMinimumMessage, minimumPaymentRaw
 import { resolvePayToForm } from "./pay-to-form";
 import { mintRefusal } from "./payment-mint";
 import { decodeSplitVault } from "./program/accounts";
+import { type VerifiedSmartWalletPayment, verifySmartWalletPayment } from "./smart-wallet/verify";
 import { vaultOf, vaultSolStorageOf, vaultTokenAccountOf } from "./vault-addresses";
 import { classifyVaultTokenAccount } from "./vault-token-account";
 import { type ExpectedDestination, fundsOf, type PaymentTransfer } from "./verify-rules";
@@ -50,8 +51,8 @@ export interface VerifiedVaultPayment {
   vaultExists: boolean;
 }
 
-/** An `exact` payment that passed every rule of its `payTo` form (./pay-to-form.ts). */
-export type VerifiedExactPayment = VerifiedVaultPayment | VerifiedWalletPayment;
+/** An `exact` payment that passed every rule of its `payTo` form (./pay-to-form.ts), or of a smart-wallet payment. */
+export type VerifiedExactPayment = VerifiedVaultPayment | VerifiedWalletPayment | VerifiedSmartWalletPayment;
 
 export type ExactVerification = VerifiedExactPayment | PaymentRejection;
 
@@ -118,6 +119,14 @@ async function verifyEitherForm(
 
   const checked = await decodeExactPayment(config, body, accepted, expected);
   if (!checked.ok) return checked;
+  if ("smartWallet" in checked)
+    return verifySmartWalletPayment(
+      config,
+      accepted,
+      checked,
+      { form: "vault", programId, vault, merchantWallet },
+      options,
+    );
   const { tx, messageHash, transfer } = checked;
   const payer = transfer.authority;
 

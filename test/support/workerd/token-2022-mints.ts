@@ -63,6 +63,16 @@ export function transferHook(hookProgram: Address): MintExtension {
   };
 }
 
+/** InitializeMintCloseAuthority(25): `authority` may close the mint once its supply is 0; null revokes it for good. */
+export function mintCloseAuthority(authority: Address | null): MintExtension {
+  const option = authority === null ? [0] : [1, ...addressBytes(authority)];
+  return {
+    name: "MintCloseAuthority",
+    length: 32,
+    initialize: (mint) => onMint(mint, new Uint8Array([25, ...option])),
+  };
+}
+
 export interface Token2022Mint {
   mint: Address;
   authority: KeyPairSigner;

@@ -1,22 +1,24 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { GENERATED_MODULE, pageScriptsModule } from "../../../scripts/build-page-scripts";
-import { CONSOLE_SCRIPT, HOME_SCRIPT, TRANSACTION_SCRIPT } from "../../../src/page/page-scripts.generated";
+import { PAGE_SCRIPTS, pageScript } from "../../../scripts/build-page-scripts";
+
+const served = (file: string) => readFileSync(new URL(`../../../${file}`, import.meta.url), "utf8");
 
 /**
- * The pages' scripts are TypeScript (src/page/browser/), bundled into a checked-in module the Worker imports. This is
- * the check that the module is what the sources build to now, so no edit of a browser source ships unbundled.
+ * The pages' scripts are TypeScript (src/page/browser/), bundled into checked-in files of static/ (the Worker's static
+ * assets). This is the check that each file is what its source builds to now, so no edit of a browser source ships
+ * unbundled.
  */
-describe("src/page/page-scripts.generated.ts", () => {
-  it("is what `npm run build:pages` builds from src/page/browser/ (run it after editing a browser source)", async () => {
-    expect(
-      readFileSync(GENERATED_MODULE, "utf8") === (await pageScriptsModule()),
-      "src/page/page-scripts.generated.ts is stale: run `npm run build:pages`",
-    ).toBe(true);
+describe("static/assets/*.js", () => {
+  it("are what `npm run build:pages` builds from src/page/browser/ (run it after editing a browser source)", async () => {
+    for (const { entry, file } of PAGE_SCRIPTS) {
+      expect(served(file) === (await pageScript(entry)), `${file} is stale: run \`npm run build:pages\``).toBe(true);
+    }
   }, 30_000);
 
-  it("holds three strict, self-contained browser scripts (no module syntax left to load)", () => {
-    for (const script of [HOME_SCRIPT, CONSOLE_SCRIPT, TRANSACTION_SCRIPT]) {
+  it("are three strict, self-contained browser scripts (no module syntax left to load)", () => {
+    for (const { file } of PAGE_SCRIPTS) {
+      const script = served(file);
       expect(script.startsWith('"use strict";')).toBe(true);
       expect(() => new Function(script)).not.toThrow();
       expect(script).not.toMatch(/\bimport\s*[{("*]|\bexport\s/);

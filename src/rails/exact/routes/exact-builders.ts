@@ -35,6 +35,7 @@ export function exactBuilderRoutes(): RouteDef[] {
         "invalid_exact_svm_payload_amount_below_minimum",
         "invalid_exact_svm_fee_payer_mismatch",
         "invalid_exact_svm_payload_recipient_mismatch",
+        "invalid_exact_svm_payload_recipient_token_account_missing",
         "merchant_wallet_unresolved",
         ...RAIL_SWITCH_REASONS,
       ],
