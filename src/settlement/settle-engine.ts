@@ -56,6 +56,11 @@ export interface SettleOutcome {
   settlement: Settlement;
   /** Ledger catch-up after a D1 fault, a rail's first-confirmation hook, a fee-payer balance refresh. Failures are the route's to log. */
   afterResponse: Promise<unknown>[];
+  /**
+   * Set by a rail whose settle only locks the buyer's money for a charge made later (upto's deposit): the seller's
+   * payment history records it as a deposit, so that the later charge alone counts as the sale.
+   */
+  deposit?: true;
 }
 
 /** An answer that leaves no work behind (e.g. a rail's verification refused the payment). */

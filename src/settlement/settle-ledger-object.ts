@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import { log } from "../platform/observability/log";
+import type { ClaimRiders } from "../store/claim-riders";
 import {
   adoptProgress,
   type ClaimInput,
@@ -27,7 +28,6 @@ import {
   writeClaimThrough,
   writeConfirmationThrough,
 } from "../store/ledger-object-store";
-import type { ClaimRiders } from "../store/claim-riders";
 import type { SettlementChanges, SettlementClaim, SettlementRow, SettlementState } from "../store/settlements";
 
 /**

@@ -63,7 +63,7 @@ const TOTAL_RENT_OUT = `((SELECT COALESCE(SUM(rent_lamports), 0) FROM upto_chann
 
 /**
  * Lamports spent for good by a scope of fee_payer_spend_hours (`pool:<pool>`, `seller:<wallet>`; SQL values) since
- * `since`, counted by the hour (the hour holding `since` whole): the triggers of migration 0017 keep the hours, so the
+ * `since`, counted by the hour (the hour holding `since` whole): the triggers of migration 0018 keep the hours, so the
  * sum reads a day's hours, never a day's bookings.
  */
 export function spentHoursSince(since: string, scope: string): string {

@@ -1,6 +1,13 @@
 import { sql } from "drizzle-orm";
 import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { EXPOSURE_POOLS, EXPOSURE_STATES, JOB_RUN_OUTCOMES, oneOf, PAYMENT_ATTEMPT_OUTCOMES } from "./states";
+import {
+  EXPOSURE_POOLS,
+  EXPOSURE_STATES,
+  JOB_RUN_OUTCOMES,
+  oneOf,
+  PAYMENT_ATTEMPT_OUTCOMES,
+  PAYMENT_ATTEMPT_ROLES,
+} from "./states";
 
 /**
  * The core's D1 tables. Amounts are decimal strings (u64 does not fit SQLite's signed 64-bit integer);
@@ -62,7 +69,7 @@ export const settlements = sqliteTable(
     uniqueIndex("settlements_payment_id_idx").on(t.payTo, t.paymentId).where(sql`${t.paymentId} IS NOT NULL`),
     index("settlements_signature_idx").on(t.signature),
     index("settlements_sweep_idx").on(t.scheme, t.state, t.updatedAtMs),
-    // 0017: a buyer's payments that failed on chain in the last day (the exposure budget's failure cap).
+    // 0018: a buyer's payments that failed on chain in the last day (the exposure budget's failure cap).
     index("settlements_payer_idx").on(t.payer, t.state, t.updatedAtMs),
   ],
 );
@@ -87,11 +94,17 @@ export const paymentAttempts = sqliteTable(
     signature: text("signature"),
     startedAtMs: integer("started_at_ms").notNull(),
     durationMs: integer("duration_ms").notNull(),
+    /** PAYMENT_ATTEMPT_ROLES (./states.ts): a sale, or a deposit the later claim turns into one. */
+    role: text("role", { enum: PAYMENT_ATTEMPT_ROLES }),
   },
   (t) => [
     index("payment_attempts_merchant_idx").on(t.merchantWallet, t.id),
     index("payment_attempts_pay_to_idx").on(t.payTo, t.id),
     check("payment_attempts_outcome_check", sql.raw(oneOf(t.outcome.name, PAYMENT_ATTEMPT_OUTCOMES))),
+    check(
+      "payment_attempts_role_check",
+      sql.raw(`${t.role.name} IS NULL OR ${oneOf(t.role.name, PAYMENT_ATTEMPT_ROLES)}`),
+    ),
   ],
 );
 
@@ -258,9 +271,9 @@ export const feePayerExposure = sqliteTable(
     state: text("state", { enum: EXPOSURE_STATES }).notNull(),
     bookedAtMs: integer("booked_at_ms").notNull(),
     updatedAtMs: integer("updated_at_ms").notNull(),
-    /** EXPOSURE_POOLS (./states.ts): whose daily budget it comes out of (0017; rows before it: buyers or jobs by kind). */
+    /** EXPOSURE_POOLS (./states.ts): whose daily budget it comes out of (0018; rows before it: buyers or jobs by kind). */
     pool: text("pool", { enum: EXPOSURE_POOLS }).notNull().default("jobs"),
-    /** The payment whose ledger claim booked it (0017): the booking lives and dies with that claim. */
+    /** The payment whose ledger claim booked it (0018): the booking lives and dies with that claim. */
     settlementHash: text("settlement_hash"),
   },
   (table) => [
@@ -275,8 +288,8 @@ export const feePayerExposure = sqliteTable(
 );
 
 /**
- * What was spent for good per hour (0017): per pool (`pool:<pool>`) and per proven seller (`seller:<wallet>`), kept by
- * triggers on fee_payer_exposure (migration 0017), so a cap over a whole pool or a busy seller's quota reads 24 or 25
+ * What was spent for good per hour (0018): per pool (`pool:<pool>`) and per proven seller (`seller:<wallet>`), kept by
+ * triggers on fee_payer_exposure (migration 0018), so a cap over a whole pool or a busy seller's quota reads 24 or 25
  * rows, never the day's bookings. A rolling day counted by the hour: its oldest hour whole.
  */
 export const feePayerSpendHours = sqliteTable(

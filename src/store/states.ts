@@ -52,6 +52,14 @@ export const PAYMENT_ATTEMPT_OUTCOMES = ["settled", "pending", "failed", "valid"
 export type PaymentAttemptOutcome = (typeof PAYMENT_ATTEMPT_OUTCOMES)[number];
 
 /**
+ * payment_attempts.role: what a settlement is to the seller — a sale (money for the seller: an exact payment, an
+ * escrow funding, an upto claim) or a deposit (the buyer's ceiling locked for a later claim, upto's first settle: the
+ * claim after it is the sale, so the history counts each sale once). NULL on rows written before it was recorded.
+ */
+export const PAYMENT_ATTEMPT_ROLES = ["sale", "deposit"] as const;
+export type PaymentAttemptRole = (typeof PAYMENT_ATTEMPT_ROLES)[number];
+
+/**
  * fee_payer_exposure.state: held (rent out, expected back) | spent (gone for good: counts for a day) | returned (the
  * held rent came back) | voided (the spend never happened). Only held and spent count against the caps.
  */

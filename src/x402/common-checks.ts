@@ -1,7 +1,7 @@
 import type { Config } from "../platform/config/load-config";
 import { assetNotAllowedMessage } from "./asset-allowlist";
 import { type AcceptedRequirements, type PaymentRejection, type RejectionReason, rejection } from "./payment-verdict";
-import { requirementsMatch } from "./requirements-match";
+import { describeRequirementsMismatch, requirementsMatch } from "./requirements-match";
 import type { VerifySettleBody } from "./schemas";
 import { normalizeSchemeAmong, quotedSchemeList } from "./scheme-names";
 
@@ -39,7 +39,8 @@ export function checkCommonRequirementsAmong(
   if (normalizeSchemeAmong(accepted.scheme, rails) !== scheme || !requirementsMatch(required, comparable)) {
     return rejection(
       "invalid_payload_requirements_mismatch",
-      "paymentRequirements must be identical to paymentPayload.accepted",
+      `paymentRequirements must be the line the buyer paid, paymentPayload.accepted, unchanged: ${describeRequirementsMismatch(required, comparable)} ` +
+        "(only the per-request extra.recentBlockhash, lastValidBlockHeight and recentSlot may differ, and accepted may carry more extra keys)",
     );
   }
   if (charge && BigInt(required.amount) > BigInt(accepted.amount)) {

@@ -63,3 +63,25 @@ export function sameJson(a: unknown, b: unknown): boolean {
   for (const key in right) if (Object.hasOwn(right, key) && right[key] !== undefined) definedOnRight++;
   return definedOnLeft === definedOnRight;
 }
+
+/**
+ * Which term differs, in words, for the refusal of a mismatch (`requirementsMatch` said false: built only then, so
+ * the check itself stays a plain comparison). Names the first differing field and both values.
+ */
+export function describeRequirementsMismatch(required: PaymentRequirements, accepted: PaymentRequirements): string {
+  const shown = (value: unknown) => (value === undefined ? "absent" : JSON.stringify(value).slice(0, 100));
+  const differs = (field: string, mine: unknown, theirs: unknown) =>
+    `paymentRequirements.${field} is ${shown(mine)} but paymentPayload.accepted.${field} is ${shown(theirs)}`;
+  if (wireScheme(required) !== wireScheme(accepted)) return differs("scheme", required.scheme, accepted.scheme);
+  for (const key of new Set([...Object.keys(required), ...Object.keys(accepted)])) {
+    if (key === "scheme" || key === "extra") continue;
+    if (!sameJson(fieldOf(required, key), fieldOf(accepted, key)))
+      return differs(key, fieldOf(required, key), fieldOf(accepted, key));
+  }
+  for (const [key, value] of Object.entries(required.extra)) {
+    if (value === undefined || PER_REQUEST_EXTRA_FIELDS.has(key)) continue;
+    if (!Object.hasOwn(accepted.extra, key) || !sameJson(accepted.extra[key], value))
+      return differs(`extra.${key}`, value, accepted.extra[key]);
+  }
+  return "they differ";
+}

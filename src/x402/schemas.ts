@@ -24,6 +24,39 @@ export const U64String = v.pipe(
   v.check((s) => BigInt(s) <= U64_MAX, "must fit in u64"),
 );
 
+/**
+ * A payment amount: raw units of the asset (u64), as a string of digits. The message of a wrong one says what to send
+ * instead ("0.25" is a price: in USDC's 6 decimals that is "250000"); it is built only for a value that failed.
+ */
+export const RawAmountString = v.pipe(
+  v.string(rawAmountMessage),
+  v.regex(/^\d{1,20}$/, rawAmountMessage),
+  v.check((s) => BigInt(s) <= U64_MAX, "must fit in u64"),
+);
+
+function rawAmountMessage(issue: v.BaseIssue<unknown>): string {
+  const input = issue.input;
+  const price = typeof input === "number" ? String(input) : typeof input === "string" ? input.trim() : null;
+  const decimal = price === null ? null : /^(\d+)\.(\d{1,6})$/.exec(price);
+  const raw = decimal ? BigInt(decimal[1]! + decimal[2]!.padEnd(6, "0")).toString() : null;
+  return (
+    "must be the amount in the asset's raw units, as a string of digits" +
+    (raw === null
+      ? ' (e.g. "250000" for 0.25 USDC, which has 6 decimals)'
+      : `, not the price "${price}": in a 6-decimal asset such as USDC that is "${raw}"`)
+  );
+}
+
+/** A mint: its base58 address (a symbol such as "USDC" names no mint on the wire; each network has its own). */
+export const MintAddress = v.pipe(
+  v.string("must be the mint's base58 address"),
+  v.check(
+    isBase58Address,
+    "must be the mint's base58 address (32 bytes), not a symbol such as \"USDC\": this network's mints are listed in GET /agent-payTo-semantics.json (mintAllowlist)",
+  ),
+  v.transform((s) => s as Address),
+);
+
 /** A u64 decimal string as a bigint, or null (for fields whose bad form has a rail's own reason). */
 export function parseU64(text: string): bigint | null {
   return /^\d{1,20}$/.test(text) && BigInt(text) <= U64_MAX ? BigInt(text) : null;
@@ -35,8 +68,8 @@ export const PaymentRequirementsSchema = v.looseObject({
     v.string("must be a string"),
     v.regex(/^[a-z0-9-]+:[A-Za-z0-9]+$/, "must have the form solana:<chain_id>"),
   ),
-  asset: Base58Address,
-  amount: U64String,
+  asset: MintAddress,
+  amount: RawAmountString,
   payTo: Base58Address,
   maxTimeoutSeconds: v.pipe(
     v.number("must be an integer"),

@@ -67,8 +67,14 @@ describe("GET / in a browser", () => {
       .toMatch(/^Operational · devnet · slot \d+ · RPC connected$/);
     // Each scheme's fee line says what that scheme charges: the numbers are held against /fee-quote, which reads them
     // from the programs' accounts on the chain (UniversalSettle Config, the USDC Escrow, the payment-channels split).
-    const network = ((await (await fetch(`${local.api}/supported`)).json()) as { kinds: { network: string }[] })
-      .kinds[0]!.network;
+    const supportedKinds = (
+      (await (await fetch(`${local.api}/supported`)).json()) as {
+        kinds: { network: string; extra: { sovereignFeeBps?: string } }[];
+      }
+    ).kinds;
+    const network = supportedKinds[0]!.network;
+    // The rate of a vault the seller activated: the program's discounted rate, as /supported publishes it.
+    const sovereignFeeBps = Number(supportedKinds[0]!.extra.sovereignFeeBps);
     const AMOUNT = 1_000_000;
     const quote = async (scheme: string, asset = "USDC") =>
       (await (
@@ -96,7 +102,8 @@ describe("GET / in a browser", () => {
       oracleTipBps,
       upto.feeBps,
       upto.protocolFee,
-    ]).toEqual([100, "10000", "100000", 100, "100000", 100, 0, "0"]);
+      sovereignFeeBps,
+    ]).toEqual([100, "10000", "100000", 100, "100000", 100, 0, "0", 90]);
     await expect.poll(() => page.locator("#schemes li").count(), { timeout: 15_000 }).toBe(3);
     const lines = await page
       .locator("#schemes li")
@@ -104,7 +111,7 @@ describe("GET / in a browser", () => {
     expect(lines).toEqual([
       [
         "exact",
-        `exact on ${network}: paid instantly into the seller's vault; fee ${percent(exact.feeBps)} of each sweep to the seller, at least ${usdc(BigInt(exact.minFeeAmount))} per sweep (${Number(exactSol.minFeeAmount) / 1e9} SOL for SOL): a sweep below ${breakEven(exact)} pays more than ${percent(exact.feeBps)}; a lower rate for sellers who activate their own vault; the facilitator pays the network fee; the smallest payment is ${usdc(BigInt(exact.minFeeAmount))}, smaller prices are refused`,
+        `exact on ${network}: paid instantly into the seller's vault; fee ${percent(exact.feeBps)} of each sweep to the seller, at least ${usdc(BigInt(exact.minFeeAmount))} per sweep (${Number(exactSol.minFeeAmount) / 1e9} SOL for SOL): a sweep below ${breakEven(exact)} pays more than ${percent(exact.feeBps)}; ${percent(sovereignFeeBps)} for sellers who activate their own vault; the facilitator pays the network fee; the smallest payment is ${usdc(BigInt(exact.minFeeAmount))}, smaller prices are refused`,
       ],
       [
         "sla-escrow",
@@ -136,10 +143,16 @@ describe("GET / in a browser", () => {
       .poll(() => page.locator("#results li").allTextContents(), { timeout: 15_000 })
       .toEqual([expect.stringContaining("Lisbon weather forecast")]);
     expect(await page.getAttribute("#results li a", "href")).toBe(`${seller.origin}/forecast`);
+    // A search result says what it costs, as the listing does.
+    expect(await page.locator("#results li .price").allTextContents()).toEqual(["0.001 USDC (exact)"]);
 
     await page.fill("#q", "nothing-matches-this");
     await page.click("#search button");
     await expect.poll(() => page.textContent("#results"), { timeout: 15_000 }).toMatch(/No listed resource matches/);
+    // A message in a numbered list is not numbered (nor is "Nothing listed yet" in an empty directory: the same note).
+    expect(
+      await page.locator("#results li").evaluate((li) => [li.className, getComputedStyle(li).listStyleType]),
+    ).toEqual(["note", "none"]);
     expect(pageErrors).toEqual([]);
     expect(failedRequests).toEqual([]);
   }, 60_000);

@@ -6,8 +6,10 @@
  * The wallet: a real wallet extension (Phantom, Solflare, Backpack) cannot run in headless Chromium here, so the test
  * registers its own Wallet Standard wallet in the page (page.addInitScript), the way an extension's content script
  * does: it announces itself with `wallet-standard:register-wallet` and answers the page's `wallet-standard:app-ready`.
- * Its keys never enter the page: it holds a local keypair in Node and signs with it (page.exposeFunction), and its
- * signAndSendTransaction sends the signed transaction to the local chain itself, as a wallet does through its own RPC.
+ * Its keys never enter the page: it holds a local keypair in Node and signs with it (page.exposeFunction). Like Phantom
+ * it has both `solana:signTransaction` and `solana:signAndSendTransaction`; on the local chain the page must use the
+ * first and send to the local chain itself (a wallet's own RPC is the real devnet), so its signAndSendTransaction would
+ * send to the local chain too, but is expected never to be called.
  *
  * Screenshots of every step go to test-artifacts/console/ (git-ignored) for a person to look at.
  */
@@ -93,7 +95,7 @@ function testWalletScript(address: string, publicKey: number[]): string {
     const toB64 = (bytes) => { let s = ""; for (const b of bytes) s += String.fromCharCode(b); return btoa(s); };
     const fromB64 = (text) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
     const account = Object.freeze({ address: ${JSON.stringify(address)}, publicKey: new Uint8Array(${JSON.stringify(publicKey)}),
-      chains: ["solana:devnet"], features: ["solana:signAndSendTransaction", "solana:signMessage"] });
+      chains: ["solana:devnet"], features: ["solana:signAndSendTransaction", "solana:signTransaction", "solana:signMessage"] });
     const wallet = {
       version: "1.0.0", name: "Test Wallet", icon: "data:image/svg+xml;base64,PHN2Zy8+", chains: ["solana:devnet"], accounts: [],
       features: {
@@ -103,6 +105,8 @@ function testWalletScript(address: string, publicKey: number[]): string {
           ({ signedMessage: input.message, signature: fromB64(await window.__testWalletSignMessage(input.account.address, toB64(input.message))) }))) },
         "solana:signAndSendTransaction": { version: "1.0.0", supportedTransactionVersions: ["legacy", 0], signAndSendTransaction: (...inputs) => Promise.all(inputs.map(async (input) =>
           ({ signature: fromB64(await window.__testWalletSignAndSend(input.account.address, toB64(input.transaction), input.chain)) }))) },
+        "solana:signTransaction": { version: "1.0.0", supportedTransactionVersions: ["legacy", 0], signTransaction: (...inputs) => Promise.all(inputs.map(async (input) =>
+          ({ signedTransaction: fromB64(await window.__testWalletSign(input.account.address, toB64(input.transaction), input.chain)) }))) },
       },
     };
     const callback = ({ register }) => register(wallet);
@@ -146,6 +150,14 @@ async function consolePage(
       return Buffer.from(getBase58Encoder().encode(signature)).toString("base64");
     },
   );
+  await page.exposeFunction("__testWalletSign", async (who: string, transactionBase64: string, walletChain: string) => {
+    expect(who).toBe(owner.address);
+    expect(walletChain).toBe("solana:devnet");
+    const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(transactionBase64));
+    const index = Object.keys(transaction.signatures).indexOf(owner.address);
+    walletLog.push("signTransaction");
+    return signAtIndex(transactionBase64, index, owner);
+  });
   await page.addInitScript(testWalletScript(owner.address, Array.from(getBase58Encoder().encode(owner.address))));
   return { page, problems };
 }
@@ -217,7 +229,9 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
     const preview = (await (await fetch(`${local.api}/sellers/${seller.address}/preview`)).json()) as any;
     const previewText = await text(page, "#preview");
     expect(previewText).toContain(preview.schemes.exact.vaultPda);
-    expect(previewText).toMatch(/Fee tier\s+Not activated/);
+    expect(previewText).toMatch(
+      /Fee tier\s+Not activated\. Activate it yourself for 0\.9% of each sweep; a vault the facilitator creates at your first payment pays 1% of each sweep\./,
+    );
     // Step states: activation is the one step open; registering needs it (the API answers 409), nothing to retire.
     await expect
       .poll(() => stepButtons(page))
@@ -230,7 +244,7 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
     // 3. Activate: provision-tx, the wallet signs and sends on the local chain, the page follows the confirmation.
     await page.getByRole("button", { name: "Activate with my wallet" }).click();
     await expect.poll(() => text(page, "#activate-status"), { timeout: 60_000 }).toMatch(/^Activated for USDC: vault /);
-    expect(walletLog).toEqual(["signAndSendTransaction"]);
+    expect(walletLog).toEqual(["signTransaction"]); // on the local chain the page sends, never the wallet
     const snapshot = (await (
       await fetch(`${local.api}/vault-snapshot?wallet=${seller.address}&spl_mint=${USDC}`)
     ).json()) as any;
@@ -240,7 +254,9 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
     expect(activateCalls.find((call) => call.includes("provision-tx"))).toBe(
       `curl -X POST '${local.api}/sellers/provision-tx' -H 'Content-Type: application/json' --data '{"wallet":"${seller.address}","asset":"USDC"}'`,
     );
-    expect(await text(page, "#preview")).toMatch(/Fee tier\s+Sovereign: 0\.9% of each payment/);
+    expect(await text(page, "#preview")).toMatch(
+      /Fee tier\s+Sovereign: 0\.9% of each sweep \(you activated your own vault\)/,
+    );
     // Activation is done: its button stays disabled (it used to stay enabled), registering opens.
     await expect
       .poll(() => stepButtons(page))
@@ -265,7 +281,7 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
     if (asksForTokenAccount) {
       await page.getByRole("button", { name: "Create my USDC token account" }).click();
       await expect.poll(() => text(page, "#next-step"), { timeout: 60_000 }).toMatch(/^Next: verify\./);
-      expect(walletLog).toEqual(["signAndSendTransaction", "signAndSendTransaction"]);
+      expect(walletLog).toEqual(["signTransaction", "signTransaction"]);
       expect(await page.getByRole("button", { name: "Create my USDC token account" }).isHidden()).toBe(true);
     } else {
       await fundFromFaucet(local.chain.url, seller.address, 0, 1);
@@ -454,7 +470,8 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
       .locator("section", { has: page.locator("#money-heading") })
       .screenshot({ path: path.join(SHOTS, "09b-swept-money-section.png") });
 
-    expect(walletLog.filter((entry) => entry === "signAndSendTransaction")).toHaveLength(asksForTokenAccount ? 2 : 1);
+    expect(walletLog.filter((entry) => entry === "signTransaction")).toHaveLength(asksForTokenAccount ? 2 : 1);
+    expect(walletLog).not.toContain("signAndSendTransaction");
     expect(problems).toEqual([]);
   }, 240_000);
 
@@ -506,6 +523,52 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
     await shot(page, "13-wallet-form-registered");
     expect(problems).toEqual([]);
   }, 120_000);
+
+  it("on the local chain, a wallet that can only sign and send (through its own RPC, the real devnet) is told so, and nothing is sent", async () => {
+    const { page, problems } = await consolePage({ width: 1280, height: 900 });
+    await page.goto(`${local.worker.url}/console`);
+    const stranger = await createKeyPairSignerFromPrivateKeyBytes(crypto.getRandomValues(new Uint8Array(32)));
+    await page.evaluate(
+      ({ address, publicKey }) => {
+        const account = { address, publicKey: new Uint8Array(publicKey), chains: ["solana:devnet"], features: [] };
+        (window as unknown as { __sendOnlyCalls: number }).__sendOnlyCalls = 0;
+        const wallet = {
+          version: "1.0.0",
+          name: "Send-only Wallet",
+          icon: "data:image/svg+xml;base64,PHN2Zy8+",
+          chains: ["solana:devnet"],
+          accounts: [account],
+          features: {
+            "standard:connect": { version: "1.0.0", connect: async () => ({ accounts: [account] }) },
+            "solana:signMessage": { version: "1.0.0", signMessage: async () => [] },
+            "solana:signAndSendTransaction": {
+              version: "1.0.0",
+              signAndSendTransaction: async () => {
+                (window as unknown as { __sendOnlyCalls: number }).__sendOnlyCalls++;
+                return [];
+              },
+            },
+          },
+        };
+        window.dispatchEvent(
+          new CustomEvent("wallet-standard:register-wallet", {
+            detail: ({ register }: { register: (w: unknown) => void }) => register(wallet),
+          }),
+        );
+      },
+      { address: stranger.address, publicKey: Array.from(getBase58Encoder().encode(stranger.address)) },
+    );
+    await page.getByRole("button", { name: "Connect Send-only Wallet" }).click();
+    await expect.poll(() => text(page, "#next-step"), { timeout: 15_000 }).toMatch(/^Next: activate\./);
+    await page.getByRole("button", { name: "Activate with my wallet" }).click();
+    await expect
+      .poll(() => text(page, "#activate-status"), { timeout: 15_000 })
+      .toMatch(
+        /^Failed: Send-only Wallet can only sign and send through its own RPC, which is the real devnet, not this local chain \(http:\/\/127\.0\.0\.1:\d+\/?\): nothing was sent\./,
+      );
+    expect(await page.evaluate(() => (window as unknown as { __sendOnlyCalls: number }).__sendOnlyCalls)).toBe(0);
+    expect(problems).toEqual([]);
+  }, 90_000);
 
   it("works at phone width, by keyboard, with labelled controls and readable contrast", async () => {
     const { page, problems } = await consolePage({ width: 390, height: 844 });
@@ -572,6 +635,25 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
     expect(audit.nameless).toBe(0);
     expect(audit.overflow, audit.wide.join(" ")).toBeLessThanOrEqual(0); // no sideways scrolling at 390 px
     for (const [what, ratio] of Object.entries(audit.contrast)) expect(ratio, what).toBeGreaterThanOrEqual(4.5);
+    // The settlements table stacks each row at this width: every column, named, on screen (none hidden off to the right).
+    await page.getByRole("button", { name: "Sign and show recent payments" }).click();
+    await expect
+      .poll(() => page.locator("#payments tbody td[data-label]").count(), { timeout: 15_000 })
+      .toBeGreaterThan(0);
+    const cells = await page
+      .locator("#payments tbody tr")
+      .first()
+      .evaluate((row) =>
+        [...row.querySelectorAll("td")].map((td) => ({
+          label: td.dataset.label,
+          shown: getComputedStyle(td, "::before").content !== "none",
+          right: Math.round(td.getBoundingClientRect().right),
+        })),
+      );
+    expect(cells.map((cell) => [cell.label, cell.shown])).toEqual(
+      ["When", "Scheme", "Outcome", "Amount", "Payer", "Transaction"].map((label) => [label, true]),
+    );
+    for (const cell of cells) expect(cell.right, `${cell.label} ends at ${cell.right} px`).toBeLessThanOrEqual(390);
     await shot(page, "10-phone-390px");
 
     const home = await page.context().newPage();

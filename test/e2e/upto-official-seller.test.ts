@@ -20,7 +20,9 @@ import {
   type Address,
   createKeyPairSignerFromPrivateKeyBytes,
   generateKeyPairSigner,
+  getBase58Decoder,
   type KeyPairSigner,
+  signBytes,
 } from "@solana/kit";
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 import { HTTPFacilitatorClient } from "@x402/core/http";
@@ -49,6 +51,7 @@ let chain: RunningLocalnet;
 const cleanups: (() => Promise<void>)[] = [];
 let facilitatorUrl: string;
 let seller: Address;
+let sellerWallet: KeyPairSigner;
 let sellerFetch: typeof fetch;
 /** Every settle the seller's facilitator client sent, with its answer. */
 const settles: {
@@ -75,7 +78,8 @@ beforeAll(async () => {
   cleanups.push(worker.stop);
   facilitatorUrl = `${worker.url}/api/v1/facilitator`;
 
-  seller = (await generateKeyPairSigner()).address;
+  sellerWallet = await generateKeyPairSigner();
+  seller = sellerWallet.address;
   await fundFromFaucet(chain.url, seller, 0, 1); // the seller's USDC account exists (a share to a missing one goes to the treasury)
   const voucherKey = await generateKeyPairSigner();
 
@@ -145,6 +149,25 @@ async function payAsOfficialBuyer(buyer: KeyPairSigner, path: string): Promise<{
   return { response, header: header! };
 }
 
+/** The seller's own payment history (POST /seller/payments, with a signed seller:payments challenge). */
+async function sellerHistory(): Promise<{ outcome: string; amount: string; role: string | null }[]> {
+  const challenge = (await (
+    await fetch(`${facilitatorUrl}/sellers/${seller}/challenge?action=seller:payments`)
+  ).json()) as { message: string };
+  const signature = await signBytes(sellerWallet.keyPair.privateKey, new TextEncoder().encode(challenge.message));
+  const response = await fetch(`${facilitatorUrl}/seller/payments`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({
+      wallet: seller,
+      message: challenge.message,
+      signature: getBase58Decoder().decode(signature),
+    }),
+  });
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { entries: { outcome: string; amount: string; role: string | null }[] }).entries;
+}
+
 async function replaySettle(recorded: (typeof settles)[number]): Promise<{ success: boolean; errorReason?: string }> {
   const response = await fetch(`${facilitatorUrl}/settle`, {
     method: "POST",
@@ -178,6 +201,15 @@ describe("upto through the official seller middleware and the official buyer", (
     const channel = settles[0]!.payload.payload.channelId as string;
     expect([CHANNEL_STATUS.DISTRIBUTED, null]).toContain(await channelStatus(channel));
 
+    // The seller's history counts the sale once: the claim is the sale, the deposit before it only held the ceiling.
+    // (Each attempt row is written after its answer: wait for both.)
+    const settledRows = async () =>
+      (await sellerHistory()).filter((entry) => entry.outcome === "settled").map((entry) => [entry.role, entry.amount]);
+    await expect.poll(settledRows, { timeout: 10_000 }).toEqual([
+      ["sale", USED.toString()],
+      ["deposit", CEILING.toString()],
+    ]);
+
     // The claim again, byte for byte as the seller sent it: refused, nothing moves.
     const replayedClaim = await replaySettle(settles[1]!);
     expect(replayedClaim).toMatchObject({ success: false, errorReason: "duplicate_settlement" });
@@ -205,6 +237,17 @@ describe("upto through the official seller middleware and the official buyer", (
     expect(await usdcOf(seller)).toBe(sellerBefore);
     const channel = settles[0]!.payload.payload.channelId as string;
     expect([CHANNEL_STATUS.DISTRIBUTED, null]).toContain(await channelStatus(channel));
+
+    // In the history the cancel is a sale of nothing; the deposit it returned is no sale either.
+    const settledRows = async () =>
+      (await sellerHistory())
+        .filter((entry) => entry.outcome === "settled")
+        .slice(0, 2)
+        .map((entry) => [entry.role, entry.amount]);
+    await expect.poll(settledRows, { timeout: 10_000 }).toEqual([
+      ["sale", "0"],
+      ["deposit", CEILING.toString()],
+    ]);
   });
 
   it("a buyer without a Solana SDK builds its deposit through /build-upto-deposit-tx and pays the same seller", async () => {

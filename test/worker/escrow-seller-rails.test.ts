@@ -96,13 +96,14 @@ describe("escrow rail in seller preview and rail lookup", () => {
     }
   });
 
-  it("an asset without an escrow on this cluster shows as NotProvisioned, never as a seller wallet payTo", async () => {
+  it("an asset without an escrow on this cluster shows as NotProvisioned, with no payTo (nothing could be paid to it)", async () => {
     const seller = (await fundedBuyer(0)).address;
     const usdt = "Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB";
     const rail = await call(`/sellers/${seller}/rails/sla-escrow?asset=${usdt}`);
     expect(rail.status, JSON.stringify(rail.body)).toBe(200);
     expect(rail.body.status).toBe("NotProvisioned");
     expect(rail.body.escrow).toMatchObject({ exists: false, feeBps: null, oracleFeeBps: null, minFeeAmount: null });
-    expect(rail.body.payTo).not.toBe(seller);
+    expect(rail.body.payTo).toBeNull();
+    expect(rail.body.payToResolveNote).toMatch(/^No payTo: the escrow \S+ for \S+ does not exist on this cluster/);
   });
 });

@@ -72,6 +72,23 @@ async function expectRefused(body: Record<string, any>, reason: string, message?
   if (message) expect(response.body.invalidMessage).toMatch(message);
 }
 
+/** Refused with `reason` and a message naming what is wrong at /verify and at /settle; the fee payer spent nothing. */
+async function expectRefusedAtVerifyAndSettle(body: Record<string, any>, reason: string, message: RegExp) {
+  await expectRefused(body, reason, message);
+  const feePayerBefore = await lamportsOf(FEE_PAYER);
+  const settled = await settle(body);
+  expect(settled.status, JSON.stringify(settled.body)).toBe(400);
+  expect(settled.body).toMatchObject({ success: false, errorReason: reason });
+  expect(settled.body.errorMessage).toMatch(message);
+  expect(await lamportsOf(FEE_PAYER)).toBe(feePayerBefore);
+}
+
+function expectBuilderRefused(built: { status: number; body: any }, reason: string, message: RegExp) {
+  expect(built.status, JSON.stringify(built.body)).toBe(400);
+  expect(built.body.reason).toBe(reason);
+  expect(built.body.error).toMatch(message);
+}
+
 describe("exact to a wallet payTo", () => {
   it("verifies and settles into the seller's own token account exactly once; it is no sweep candidate", async () => {
     const body = await craftBody(line, standardInstructions(parts), { signers: [buyer] });
@@ -231,23 +248,12 @@ describe("exact to a wallet payTo", () => {
     const named = new RegExp(
       `payTo ${bare.address} has no token account for mint ${USDC}: .*${bareParts.vaultAta} does not exist`,
     );
-    await expectRefused(body, "invalid_exact_svm_payload_recipient_token_account_missing", named);
-    const feePayerBefore = await lamportsOf(FEE_PAYER);
-    const settled = await settle(body);
-    expect(settled.status, JSON.stringify(settled.body)).toBe(400);
-    expect(settled.body).toMatchObject({
-      success: false,
-      errorReason: "invalid_exact_svm_payload_recipient_token_account_missing",
-    });
-    expect(settled.body.errorMessage).toMatch(named);
-    expect(await lamportsOf(FEE_PAYER)).toBe(feePayerBefore);
+    await expectRefusedAtVerifyAndSettle(body, "invalid_exact_svm_payload_recipient_token_account_missing", named);
     expect(await chainRpc("getAccountInfo", [bareParts.vaultAta, { encoding: "base64" }])).toMatchObject({
       value: null,
     });
     const built = await build({ payer: buyer.address, accepted: bareLine });
-    expect(built.status, JSON.stringify(built.body)).toBe(400);
-    expect(built.body.reason).toBe("invalid_exact_svm_payload_recipient_token_account_missing");
-    expect(built.body.error).toMatch(named);
+    expectBuilderRefused(built, "invalid_exact_svm_payload_recipient_token_account_missing", named);
   });
 
   it("a missing recipient token account is named from the mint's own read when the mint is not cached yet", async () => {
@@ -316,20 +322,9 @@ describe("exact and a Token-2022 mint its close authority could close and create
         continue;
       }
       const named = new RegExp(`mint ${token.mint} has a close authority \\(${closer.address}\\)`);
-      await expectRefused(body, "invalid_exact_svm_payload_mint_close_authority", named);
-      const feePayerBefore = await lamportsOf(FEE_PAYER);
-      const settled = await settle(body);
-      expect(settled.status, JSON.stringify(settled.body)).toBe(400);
-      expect(settled.body).toMatchObject({
-        success: false,
-        errorReason: "invalid_exact_svm_payload_mint_close_authority",
-      });
-      expect(settled.body.errorMessage).toMatch(named);
-      expect(await lamportsOf(FEE_PAYER)).toBe(feePayerBefore);
+      await expectRefusedAtVerifyAndSettle(body, "invalid_exact_svm_payload_mint_close_authority", named);
       expect(await tokenBalance(tokenParts.sourceAta)).toBe(1_000_000n);
-      expect(built.status, JSON.stringify(built.body)).toBe(400);
-      expect(built.body.reason).toBe("invalid_exact_svm_payload_mint_close_authority");
-      expect(built.body.error).toMatch(named);
+      expectBuilderRefused(built, "invalid_exact_svm_payload_mint_close_authority", named);
       // Nor is a vault for it provisioned: the vault form would refuse its payments the same way.
       const provision = await call("/sellers/provision-tx", {
         method: "POST",

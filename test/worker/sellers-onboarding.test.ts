@@ -23,7 +23,17 @@ describe("seller lifecycle on the local chain", () => {
       isSovereign: false,
       provisioningStatus: null,
       payToKind: "splitVault",
+      payTo: null,
     }); // pr402's name
+    // Never a payTo that cannot be paid: before activation the rail lookup names the vault-to-be but gives no payTo,
+    // and says how to activate.
+    const railBefore = await call(`/sellers/${seller.address}/rails/exact`);
+    expect(railBefore.status).toBe(200);
+    expect(railBefore.body).toMatchObject({ status: "NotProvisioned", payTo: null });
+    expect(railBefore.body.vaultPda).toBe(before.body.schemes.exact.vaultPda);
+    expect(railBefore.body.payToResolveNote).toMatch(
+      /^No payTo yet: the vault \S+ of \S+ does not exist\. Activate it: POST /,
+    );
     expect(before.body.schemes["sla-escrow"].assets.SOL.escrowPda).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
     expect(before.body.schemes["sla-escrow"].bankPda).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
 
@@ -63,6 +73,9 @@ describe("seller lifecycle on the local chain", () => {
       feeBps: "90",
       provisioningStatus: null,
     });
+    const railAfter = await call(`/sellers/${seller.address}/rails/exact`);
+    expect(railAfter.body).toMatchObject({ status: "Sovereign", payTo: railBefore.body.vaultPda });
+    expect(railAfter.body.payToResolveNote).toContain("extra.merchantWallet is not needed");
 
     const again = await provision(seller, "USDC");
     expect(again).toMatchObject({ alreadyProvisioned: true, statusCode: "ALREADY_PROVISIONED" });
@@ -133,9 +146,11 @@ describe("seller lifecycle on the local chain", () => {
     const preview = await call(`/sellers/${seller.address}/preview`);
     const exact = await call(`/sellers/${seller.address}/rails/exact`);
     expect(exact.status).toBe(200);
+    // A seller that has not activated: the vault's address, but no payTo (nothing would settle into it).
     expect(exact.body).toMatchObject({
       scheme: "exact",
-      payTo: preview.body.schemes.exact.vaultPda,
+      vaultPda: preview.body.schemes.exact.vaultPda,
+      payTo: null,
       programId: PROGRAM_ID,
     });
     const escrow = await call(`/sellers/${seller.address}/rails/sla-escrow`);

@@ -57,8 +57,9 @@ function countedFacilitator() {
     }
     return { rpc: rpcCalls, bindings: counting.counts() };
   };
-  /** The warm verify's calls: `first` warms the app up, `second` is counted. */
-  const warmCalls = async (first: unknown, second: unknown) => {
+  /** The warm verify's calls: a first payment of `paymentBody()` warms the app up, a second one is counted. */
+  const warmCalls = async (paymentBody: () => Promise<unknown>) => {
+    const [first, second] = [await paymentBody(), await paymentBody()];
     await callsOf(first);
     return callsOf(second);
   };
@@ -77,10 +78,7 @@ describe("one warm /verify: RPC calls and store reads per rail", () => {
     const facilitator = countedFacilitator();
     const line = await enrichedLine(USDC, "250000");
     const buyer = await fundedBuyer(5_000_000);
-    const calls = await facilitator.warmCalls(
-      await signedPaymentBody(buyer, line),
-      await signedPaymentBody(buyer, line),
-    );
+    const calls = await facilitator.warmCalls(() => signedPaymentBody(buyer, line));
     expect(calls).toEqual({ rpc: { simulateTransaction: 1 }, bindings: EVERY_VERIFY });
   });
 
@@ -99,10 +97,7 @@ describe("one warm /verify: RPC calls and store reads per rail", () => {
       extra: { feePayer: FEE_PAYER },
     };
     const buyer = await fundedBuyer(5_000_000);
-    const calls = await facilitator.warmCalls(
-      await signedPaymentBody(buyer, line),
-      await signedPaymentBody(buyer, line),
-    );
+    const calls = await facilitator.warmCalls(() => signedPaymentBody(buyer, line));
     expect(calls).toEqual({ rpc: { simulateTransaction: 1 }, bindings: EVERY_VERIFY });
   });
 
@@ -110,10 +105,7 @@ describe("one warm /verify: RPC calls and store reads per rail", () => {
     const facilitator = countedFacilitator();
     const line = await escrowLine(USDC, "1500000", (await generateKeyPairSigner()).address);
     const buyer = await fundedBuyer(5_000_000, 1_000_000_000);
-    const calls = await facilitator.warmCalls(
-      (await signedEscrowBody(buyer, line)).body,
-      (await signedEscrowBody(buyer, line)).body,
-    );
+    const calls = await facilitator.warmCalls(async () => (await signedEscrowBody(buyer, line)).body);
     // The buyer pays its own network fee and is the transaction's only signer: src/x402/payer-key.ts keys no payer.
     const { "RATE_LIMIT_PAYMENT_PAYER.limit": _perPayer, ...everyBuyerPaidVerify } = EVERY_VERIFY;
     expect(calls).toEqual({
@@ -127,10 +119,7 @@ describe("one warm /verify: RPC calls and store reads per rail", () => {
     const authorizer = await generateKeyPairSigner();
     const line = await uptoLine({ feePayer: FEE_PAYER, authorizer: authorizer.address });
     const buyer = await fundedBuyer(10_000_000);
-    const calls = await facilitator.warmCalls(
-      uptoBody(line, await uptoDeposit(buyer, line)),
-      uptoBody(line, await uptoDeposit(buyer, line)),
-    );
+    const calls = await facilitator.warmCalls(async () => uptoBody(line, await uptoDeposit(buyer, line)));
     // The fee payer's balance, which the budget's share reads, is cached per isolate (src/chain/fee-payer-budget/).
     expect(calls).toEqual({
       rpc: { getMultipleAccounts: 1, getSlot: 1, simulateTransaction: 1 },

@@ -269,8 +269,12 @@ export function exposureCapRefusal(
     "sinceMs" in limits
       ? [lamports(SPEND_PER_DAY, figures.totalLamports, adding, limits.spendTotalLamports)]
       : [
-          who.payer !== null ? lamports(RENT_PER_PAYER, figures.payerLamports, adding, limits.rentPerPayerLamports) : null,
-          who.payTo !== null ? lamports(RENT_PER_PAY_TO, figures.payToLamports, adding, limits.rentPerPayToLamports) : null,
+          who.payer !== null
+            ? lamports(RENT_PER_PAYER, figures.payerLamports, adding, limits.rentPerPayerLamports)
+            : null,
+          who.payTo !== null
+            ? lamports(RENT_PER_PAY_TO, figures.payToLamports, adding, limits.rentPerPayToLamports)
+            : null,
           lamports(RENT_SHARE, figures.totalLamports, adding, limits.totalRentLamports),
         ];
   const exceeded = checks.find((c) => c?.exceeded);
@@ -302,9 +306,7 @@ export function paymentFeeRefusal(
       ? lamports(PROVEN_SELLERS_PER_DAY, figures.poolLamports, adding, limits.provenSellersPoolLamports)
       : lamports(BUYER_SPEND_PER_DAY, figures.poolLamports, adding, limits.buyersPoolLamports),
   ].find((c) => c.exceeded);
-  return exceeded
-    ? refusalOf(exceeded, `This payment would cost the fee payer ${adding} lamports`, payer)
-    : null;
+  return exceeded ? refusalOf(exceeded, `This payment would cost the fee payer ${adding} lamports`, payer) : null;
 }
 
 /** A cap of one wallet answers 429 (that wallet waits); a cap of a whole pool 503 (everyone in it waits). */

@@ -20,8 +20,16 @@ export interface ResourceEntry {
   listingOptIn: boolean;
   lastProbeOk: boolean;
   lastProbeAt?: string;
+  /** What it costs: the first line of the 402 its last passing probe saw (raw units of `asset`); absent before one. */
+  price?: ListedPrice;
   registrationVerifiedAt: string;
   updatedAt: string;
+}
+
+export interface ListedPrice {
+  scheme: string;
+  asset: string;
+  amount: string;
 }
 
 /** The owner's view adds the probe diagnostics and whether the resource is publicly listed. */
@@ -52,6 +60,7 @@ export function toResourceEntry(row: ResourceRow): ResourceEntry {
     listingOptIn: Boolean(row.listingOptIn),
     lastProbeOk: Boolean(row.lastProbeOk),
     ...(row.lastProbeAtMs !== null ? { lastProbeAt: rfc3339Micros(row.lastProbeAtMs) } : {}),
+    ...priceOf(row.probeAcceptsJson),
     registrationVerifiedAt: rfc3339Micros(row.registrationVerifiedAtMs),
     updatedAt: rfc3339Micros(row.updatedAtMs),
   };
@@ -66,6 +75,18 @@ export function toOwnedResourceEntry(row: ResourceRow): OwnedResourceEntry {
     lastProbeError: row.lastProbeError,
     consecutiveProbeFailures: row.probeFailures,
   };
+}
+
+/** The price a probe read: the first line with a scheme, an asset and an amount (v1's `maxAmountRequired` too). */
+function priceOf(acceptsJson: string | null): { price?: ListedPrice } {
+  const lines = parseJson<unknown[]>(acceptsJson);
+  for (const line of Array.isArray(lines) ? lines : []) {
+    const { scheme, asset, amount, maxAmountRequired } = (line ?? {}) as Record<string, unknown>;
+    const raw = amount ?? maxAmountRequired;
+    if (typeof scheme === "string" && typeof asset === "string" && typeof raw === "string" && /^\d{1,20}$/.test(raw))
+      return { price: { scheme, asset, amount: raw } };
+  }
+  return {};
 }
 
 export function parseJson<T>(text: string | null): T | null {

@@ -79,6 +79,7 @@ function toPaymentEntry(row: PaymentAttemptRow) {
     asset: row.asset,
     amount: row.amount,
     signature: row.signature,
+    role: row.role,
     correlationId: row.correlationId,
     startedAt: rfc3339Micros(row.startedAtMs),
     durationMs: row.durationMs,

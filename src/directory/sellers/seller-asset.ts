@@ -4,6 +4,7 @@ import type { Config } from "../../platform/config/load-config";
 import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../platform/config/networks";
 import { badRequest } from "../../platform/errors/catalogue";
 import { assetNotAllowedMessage } from "../../x402/asset-allowlist";
+import { mintOfSymbol } from "../../x402/asset-symbols";
 import { Base58Address } from "../../x402/schemas";
 
 /** A seller's settlement asset as the seller routes name it: "SOL", "USDC", "USDT" or a base58 mint. */
@@ -31,14 +32,12 @@ export function resolveSellerAsset(config: Config, input: string, field = "asset
 
 function symbolOrMint(config: Config, input: string, field: string): SellerAsset {
   const symbol = input.toUpperCase();
-  if (symbol === "SOL" || input === NATIVE_SOL_ALLOWLIST_ADDRESS) {
-    return { label: "SOL", mint: NATIVE_SOL_ALLOWLIST_ADDRESS as Address, isNativeSol: true };
-  }
-  if (symbol === "USDC") return { label: "USDC", mint: config.mints.usdc, isNativeSol: false };
-  if (symbol === "USDT") {
-    if (config.mints.usdt === null)
-      throw badRequest(`${field}: USDT has no canonical mint on ${config.cluster}; pass the mint address instead`);
-    return { label: "USDT", mint: config.mints.usdt, isNativeSol: false };
+  if (input === NATIVE_SOL_ALLOWLIST_ADDRESS) return symbolOrMint(config, "SOL", field);
+  if (symbol === "SOL" || symbol === "USDC" || symbol === "USDT") {
+    const mint = mintOfSymbol(config, symbol);
+    if (mint === null)
+      throw badRequest(`${field}: ${symbol} has no canonical mint on ${config.cluster}; pass the mint address instead`);
+    return { label: symbol, mint: mint as Address, isNativeSol: symbol === "SOL" };
   }
   const mint = v.safeParse(Base58Address, input);
   if (!mint.success) throw badRequest(`${field}: must be "SOL", "USDC", "USDT" or a base58 mint address`);

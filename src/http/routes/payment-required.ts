@@ -2,6 +2,7 @@ import type { Config } from "../../platform/config/load-config";
 import { refused } from "../../platform/errors/catalogue";
 import type { RailModule } from "../../rails/rail";
 import { enrichReasonsOf, enrichWithRails } from "../../rails/registry";
+import { withMintAddresses } from "../../x402/asset-symbols";
 import { type PaymentRequiredBody, PaymentRequiredSchema } from "../../x402/schemas";
 import type { AppContext } from "../context";
 import { publicPath, type RouteDef, route } from "../route-def";
@@ -76,8 +77,9 @@ function refuseWithoutOwnLine(config: Config, body: PaymentRequiredBody): void {
   );
 }
 
+/** Asset symbols become mints first (as the seller routes take "USDC"), then each rail enriches its own lines. */
 async function enrich(rails: readonly RailModule[], c: AppContext, body: PaymentRequiredBody) {
-  return enrichWithRails(rails, c.var.config, body, c.get("correlationId"));
+  return enrichWithRails(rails, c.var.config, withMintAddresses(c.var.config, body), c.get("correlationId"));
 }
 
 /** The self-description pr402 answers on GET (public/openapi.json facilitatorPaymentRequiredEnrichInfo), in our words. */

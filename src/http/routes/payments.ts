@@ -6,7 +6,7 @@ import { railsBySchemeOf, rejectionReasonsOf, verifySettleBodySchemaOf } from ".
 import { type SettleOutcome, settledWith } from "../../settlement/settle-engine";
 import { settleLedgerOf } from "../../settlement/settle-ports";
 import { type PaymentAttempt, recordPaymentAttempt } from "../../store/payment-attempts";
-import type { PaymentAttemptOutcome } from "../../store/states";
+import type { PaymentAttemptOutcome, PaymentAttemptRole } from "../../store/states";
 import { asVerifySettleBody } from "../../x402/bare-payment-payload";
 import { checkCommonRequirementsAmong } from "../../x402/common-checks";
 import { payerKeyOf } from "../../x402/payer-key";
@@ -156,6 +156,7 @@ async function answerSettle(
           result.ok ? null : result.reason,
           signature || null,
           result.payer ?? null,
+          "settlement" in settled && settled.deposit ? "deposit" : "sale",
         ),
       ),
       correlationId,
@@ -310,6 +311,7 @@ function settleAttempt(
   reason: string | null,
   signature: string | null,
   payer: string | null | undefined,
+  role: PaymentAttemptRole,
 ): PaymentAttempt {
   const requirements = body.paymentRequirements;
   const merchantWallet = requirements.extra.merchantWallet;
@@ -328,6 +330,7 @@ function settleAttempt(
     signature,
     startedAtMs,
     durationMs: Date.now() - startedAtMs,
+    role,
   };
 }
 

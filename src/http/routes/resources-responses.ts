@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { LISTED_SCHEMES } from "../../directory/resources/listed-schemes";
-import { Address, Instant, Integer } from "../responses/fields";
+import { Address, DecimalAmount, Instant, Integer } from "../responses/fields";
 
 /** Success bodies of the resource directory routes (routes/resources.ts). */
 
@@ -22,6 +22,8 @@ export const ResourceEntrySchema = v.looseObject({
   listingOptIn: v.boolean(),
   lastProbeOk: v.boolean(),
   lastProbeAt: v.optional(Instant),
+  /** The first line of the 402 its last passing probe saw: scheme, asset (mint) and amount in raw units. */
+  price: v.optional(v.looseObject({ scheme: v.string(), asset: v.string(), amount: DecimalAmount })),
   registrationVerifiedAt: Instant,
   updatedAt: Instant,
 });

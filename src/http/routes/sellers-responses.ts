@@ -38,7 +38,8 @@ const VaultPdaPreviewSchema = v.looseObject({
 export const RailInfoSchema = v.looseObject({
   label: v.string(),
   role: v.string(),
-  payTo: Address,
+  /** Null until the address exists on chain (a vault not yet activated, an escrow not created): never an address that cannot be paid. */
+  payTo: v.nullable(Address),
   vaultPda: Address,
   solStoragePda: Address,
   tokenPda: v.nullable(Address),
@@ -170,6 +171,11 @@ const SellerPaymentEntrySchema = v.looseObject({
   amount: v.optional(v.nullable(v.string())),
   asset: v.optional(v.nullable(v.string())),
   createdAt: Instant,
+  /**
+   * What the settlement is to the seller: `sale`, or `deposit` (a buyer's ceiling locked for a later claim, whose
+   * claim is the sale: count sales only, or one sale shows twice); null on rows recorded before roles were.
+   */
+  role: v.nullable(v.picklist(["sale", "deposit"])),
 });
 
 export const SellerPaymentsResponseSchema = v.looseObject({

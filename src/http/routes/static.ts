@@ -15,6 +15,7 @@ import { API_PREFIX } from "../context";
 import type { EndpointInfo } from "../route-def";
 import { buildAgentTools, buildPayToSemantics } from "../self-description/agent-artifacts";
 import { buildCapabilities } from "../self-description/capabilities";
+import { fillGuide } from "../self-description/guide-placeholders";
 import { buildOpenApi } from "../self-description/openapi";
 import { ORIGIN_ROUTES } from "../self-description/origin-routes";
 import { buildSellerEndpointGuide } from "../self-description/seller-endpoint-guide";
@@ -83,31 +84,12 @@ export function mountStaticRoutes(
   const markdown = (text: string) => (c: AppContext) =>
     artifactResponse(c, text, "text/markdown; charset=utf-8", ARTIFACT_CACHE);
   // Filled in for the deployment that serves it, so its examples can be pasted as they are.
-  const filled = (text: string) => async (c: AppContext) => markdown(await fillGuide(c, text, rails))(c);
+  const filled = (text: string) => async (c: AppContext) =>
+    markdown(await fillGuide(c.var.config, new URL(c.req.url).origin, text, rails))(c);
   app.get(STATIC_ARTIFACT_PATHS.integrationGuide, filled(integrationGuide));
   app.get(STATIC_ARTIFACT_PATHS.sellerQuickStart, filled(sellerGuide));
   app.get(STATIC_ARTIFACT_PATHS.onboardingGuide, filled(onboardingGuide));
   app.get(STATIC_ARTIFACT_PATHS.buyerQuickstart, filled(buyerGuide));
   // The short seller form was folded into the seller guide; its URL stays.
   app.get(STATIC_ARTIFACT_PATHS.sellerQuickstart, filled(sellerGuide));
-}
-
-/**
- * A guide as this deployment serves it: its origin, network and USDC mint, and the rails' own figures (e.g. the
- * minimum exact payment, `RailDescription.guideFigures`) read from the configuration and the chain, so the number a
- * guide states is the one /verify applies. Rails are asked only when the guide has a placeholder left.
- */
-async function fillGuide(c: AppContext, text: string, rails: readonly RailModule[]): Promise<string> {
-  const config = c.var.config;
-  let filled = text
-    .replaceAll("{{origin}}", new URL(c.req.url).origin)
-    .replaceAll("{{network}}", config.network)
-    .replaceAll("{{usdcMint}}", config.mints.usdc);
-  if (!filled.includes("{{")) return filled;
-  const figures: Record<string, string>[] = await Promise.all(
-    rails.map((rail) => rail.describe?.guideFigures?.(config) ?? {}),
-  );
-  for (const [name, value] of figures.flatMap((f) => Object.entries(f)))
-    filled = filled.replaceAll(`{{${name}}}`, value);
-  return filled;
 }

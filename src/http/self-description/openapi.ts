@@ -140,6 +140,11 @@ function errorBodySchema() {
         "x-status": ERROR_STATUS,
       },
       correlationId: { type: ["string", "null"] },
+      field: {
+        type: "string",
+        description:
+          "On invalid_request: the field the error is about, as a dot path (accepted.amount, accepts[0].payTo)",
+      },
       invalidReason: { type: "string", description: "x402 reason on /verify rejections" },
       errorReason: { type: "string", description: "x402 reason on /settle failures" },
     },

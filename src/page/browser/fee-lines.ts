@@ -1,8 +1,9 @@
 /**
  * What each scheme charges a seller, in words, from the kind /supported lists (its `extra` carries the scheme's fee
- * parameters as the programs hold them). One rule per scheme, as src/fees/ quotes it:
- * - exact: min(max(floor(price × feeBps / 10,000), minFeeAmount), price), taken at the sweep; the seller's own
- *   (sovereign) vault pays a lower rate; the facilitator pays the network fee.
+ * parameters as the programs hold them): the one wording of fees, for the home page, the console and the served guides
+ * (src/http/routes/static.ts fills `{{fees.<scheme>}}` with it). One rule per scheme, as the rails' fee quotes apply it:
+ * - exact: min(max(floor(swept × feeBps / 10,000), minFeeAmount), swept), taken at each sweep of the vault; a vault the
+ *   seller activated itself (sovereign) pays sovereignFeeBps; the facilitator pays the network fee.
  * - sla-escrow: the same shape with the escrow's feeBps and minFeeAmount, taken on release; the oracle's tip
  *   (oracleFeeBps, no floor) only when an oracle renders a verdict; the buyer pays the network fee of the funding.
  * - upto: the payment-channels program takes no fee and this facilitator adds none; the whole claimed amount goes to
@@ -27,10 +28,14 @@ export function feeLine(kind: SupportedKind, assets: readonly KnownAsset[]): str
         rawAmount(extra.minFeeAmountSol) !== null
           ? " (" + amountIn(extra.minFeeAmountSol, "SOL", assets) + " for SOL)"
           : "";
+      const sovereign = rawAmount(extra.sovereignFeeBps);
+      const ownVault = sovereign === null ? "a lower rate" : percentFromBps(Number(sovereign));
       return (
         "paid instantly into the seller's vault; " +
-        rateWithFloor(extra, assets, "of each sweep to the seller", "per sweep" + sol, "a sweep") +
-        "; a lower rate for sellers who activate their own vault; the facilitator pays the network fee" +
+        rateWithFloor(extra, assets, SWEEP + " to the seller", "per sweep" + sol, "a sweep") +
+        "; " +
+        ownVault +
+        " for sellers who activate their own vault; the facilitator pays the network fee" +
         smallestPayment(extra, assets)
       );
     }
@@ -50,6 +55,16 @@ export function feeLine(kind: SupportedKind, assets: readonly KnownAsset[]): str
     default:
       return "fees: ask GET /api/v1/facilitator/fee-quote for this scheme";
   }
+}
+
+const SWEEP = "of each sweep";
+
+/**
+ * An exact vault's rate as every page words it ("0.9% of each sweep"): the fee is taken when a sweep pays the vault's
+ * balance out to the seller, so a rate "of each payment" would be wrong wherever the minimum fee applies.
+ */
+export function sweepFeeRate(bps: string | number | null | undefined): string {
+  return percentFromBps(bps) + " " + SWEEP;
 }
 
 /**

@@ -39,6 +39,8 @@ interface SearchEntry {
   scheme: string;
   category?: string;
   description?: string;
+  /** The first line of its last passing probe's 402. */
+  price?: { scheme: string; asset: string; amount: string };
 }
 
 const PAGE_SIZE = 10;
@@ -114,12 +116,14 @@ async function showStats(): Promise<void> {
 }
 
 /** The live price of a listed resource: the first line of the 402 its last passing probe saw. */
-function priceOf(item: DiscoveryItem): string {
-  const line = (item.accepts ?? [])[0];
+function priceOf(line: PaymentLine | undefined): string {
   if (!line) return "price unknown";
   const amount = line.amount ?? line.maxAmountRequired;
   return amount === undefined ? line.scheme : inUnits(amount, line.asset) + " (" + line.scheme + ")";
 }
+
+/** A message in a numbered list (nothing found, loading, a failure): one line without a number. */
+const note = (message: string) => text("li", message, "note");
 
 async function showListing(offset: number): Promise<void> {
   const list = byId<HTMLOListElement>("listing");
@@ -130,7 +134,7 @@ async function showListing(offset: number): Promise<void> {
     listingOffset = offset;
     const total = page.pagination?.total ?? 0;
     if (page.items.length === 0)
-      list.replaceChildren(text("li", "Nothing listed yet. Sellers: list your API from the seller console."));
+      list.replaceChildren(note("Nothing listed yet. Sellers: list your API from the seller console."));
     else
       list.replaceChildren(
         ...page.items.map((item) => {
@@ -139,7 +143,7 @@ async function showListing(offset: number): Promise<void> {
           const link = text("a", meta.title || item.resource) as HTMLAnchorElement;
           link.href = item.resource;
           link.rel = "nofollow noopener";
-          li.append(link, document.createTextNode(" · "), text("span", priceOf(item), "price"));
+          li.append(link, document.createTextNode(" · "), text("span", priceOf((item.accepts ?? [])[0]), "price"));
           li.append(
             text(
               "div",
@@ -162,7 +166,7 @@ async function showListing(offset: number): Promise<void> {
     byId<HTMLButtonElement>("listing-prev").disabled = offset === 0;
     byId<HTMLButtonElement>("listing-next").disabled = offset + page.items.length >= total;
   } catch (error) {
-    list.replaceChildren(text("li", "Listing unavailable: " + errorMessage(error)));
+    list.replaceChildren(note("Listing unavailable: " + errorMessage(error)));
   }
 }
 
@@ -171,11 +175,11 @@ async function search(event: SubmitEvent): Promise<void> {
   const results = byId("results");
   const q = byId<HTMLInputElement>("q").value.trim();
   if (!q) return;
-  results.replaceChildren(text("li", "Searching…"));
+  results.replaceChildren(note("Searching…"));
   try {
     const page = await getJson<{ entries: SearchEntry[] }>("/resources?" + new URLSearchParams({ q, limit: "20" }));
     if (page.entries.length === 0) {
-      results.replaceChildren(text("li", "No listed resource matches “" + q + "”."));
+      results.replaceChildren(note("No listed resource matches “" + q + "”."));
       return;
     }
     results.replaceChildren(
@@ -186,6 +190,8 @@ async function search(event: SubmitEvent): Promise<void> {
         link.rel = "nofollow noopener";
         item.append(
           link,
+          document.createTextNode(" · "),
+          text("span", priceOf(entry.price), "price"),
           text(
             "div",
             entry.httpMethod +
@@ -202,7 +208,7 @@ async function search(event: SubmitEvent): Promise<void> {
       }),
     );
   } catch (error) {
-    results.replaceChildren(text("li", "Search failed: " + errorMessage(error)));
+    results.replaceChildren(note("Search failed: " + errorMessage(error)));
   }
 }
 

@@ -122,9 +122,17 @@ export class FacilitatorError extends Error {
   }
 }
 
+/**
+ * A 400 for a malformed request: `message` starts with the field it is about ("accepted.amount: must be …"), which
+ * the body repeats as `field`, so a program can tell the many `invalid_request` refusals apart.
+ */
 export function badRequest(message: string, fields?: Record<string, unknown>): FacilitatorError {
-  return new FacilitatorError("BAD_REQUEST", message, { fields });
+  const field = FIELD_PREFIX.exec(message)?.[1];
+  return new FacilitatorError("BAD_REQUEST", message, { fields: field ? { field, ...fields } : fields });
 }
+
+/** "accepts[0].payTo: …", "wallet: …": a dotted path (with indexes) before the first colon. */
+const FIELD_PREFIX = /^([A-Za-z_$][\w$]*(?:\[\d+\]|\.[A-Za-z_$][\w$]*)*): /;
 
 /** A 400 for a specific mistake: `reason` is what a program reads, `message` what a person reads. */
 export function refused(reason: ErrorReason, message: string, fields?: Record<string, unknown>): FacilitatorError {

@@ -6,7 +6,7 @@ import {
 } from "../../chain/fee-payer-budget/payment-spend";
 import type { Rail } from "../rail";
 import { justInTimeRefusal } from "./just-in-time-refusal";
-import { DEFAULT_FEE_BPS, getUniversalSettleFacts } from "./program-facts";
+import { DEFAULT_FEE_BPS, DEFAULT_SOVEREIGN_FEE_BPS, getUniversalSettleFacts } from "./program-facts";
 import { settleExactPayment } from "./settle";
 import { verifyExactPayment } from "./verify";
 import { walletLineExtra } from "./wallet-line";
@@ -64,6 +64,8 @@ export const exactRail = {
       programId: facts.programId,
       configAddress: facts.configAddress,
       feeBps: String(onChain?.feeBps ?? DEFAULT_FEE_BPS),
+      // The rate of a vault the seller activated itself (sovereign), so every page words both rates from one place.
+      sovereignFeeBps: String(onChain?.discountedFeeBps ?? DEFAULT_SOVEREIGN_FEE_BPS),
       minFeeAmount: String(onChain?.minFeeAmountRaw ?? FALLBACK_MIN_FEE_RAW),
       minFeeAmountSol: String(onChain?.minFeeAmountLamports ?? FALLBACK_MIN_FEE_LAMPORTS),
       maxComputeUnitLimit: common.maxComputeUnitLimit,

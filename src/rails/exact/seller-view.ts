@@ -119,7 +119,8 @@ export interface ExactRailView {
   scheme: "exact";
   label: string;
   role: string;
-  payTo: Address;
+  /** The vault, once it exists; null before (a payment to it would be refused: `payToResolveNote` says what to do). */
+  payTo: Address | null;
   programId: Address;
   vaultPda: Address;
   solStoragePda: Address;
@@ -159,7 +160,7 @@ export function exactRailView(wallet: Address, addresses: ExactAddresses, accoun
     scheme: "exact",
     label: "UniversalSettle split vault",
     role: "exact payments land in this seller's vault; sweeps pay the seller minus the facilitator fee",
-    payTo: addresses.vaultPda,
+    payTo: vault === null ? null : addresses.vaultPda,
     programId: addresses.programId,
     vaultPda: addresses.vaultPda,
     solStoragePda: addresses.solStoragePda,
@@ -172,10 +173,30 @@ export function exactRailView(wallet: Address, addresses: ExactAddresses, accoun
     provisioningStatus: vault === null ? null : provisioningStatus(vault, settleConfig),
     payToKind: "splitVault",
     payToResolve: "onboard.vaultPda",
-    payToResolveNote:
-      `payTo = the vault PDA (seeds "vault", seller wallet ${wallet}) of program ${addresses.programId}, with extra.merchantWallet = ${wallet}. ` +
-      `Native SOL lands in solStoragePda; SPL tokens land in ATA(owner = vaultPda, mint).`,
+    payToResolveNote: vault === null ? notActivatedNote(wallet, addresses) : activatedNote(wallet, addresses),
   };
+}
+
+/** What a seller with a vault publishes: the vault alone (the facilitator reads the seller from the vault account). */
+function activatedNote(wallet: Address, addresses: ExactAddresses): string {
+  return (
+    `payTo = the vault PDA ${addresses.vaultPda} (seeds "vault", seller wallet ${wallet}) of program ${addresses.programId}; ` +
+    "extra.merchantWallet is not needed (the facilitator reads the seller from the vault account). " +
+    "Native SOL lands in solStoragePda; SPL tokens land in ATA(owner = vaultPda, mint)."
+  );
+}
+
+/**
+ * Before the vault exists no payTo is given: a line paying it without naming the seller is refused at /verify
+ * (`invalid_exact_svm_payload_missing_merchant_wallet`), and the official buyer would only see a bare 402.
+ */
+function notActivatedNote(wallet: Address, addresses: ExactAddresses): string {
+  return (
+    `No payTo yet: the vault ${addresses.vaultPda} of ${wallet} does not exist. Activate it: POST /api/v1/facilitator/sellers/provision-tx ` +
+    `{"wallet":"${wallet}","asset":"USDC"}, sign the returned transaction with this wallet and send it to the cluster; ` +
+    "this answer then gives the vault as payTo. Without activating, only 402 lines from POST /payment-required/enrich pay it " +
+    "(they name you in extra.merchantWallet, so the facilitator may create the vault at the first payment, at the standard rate)."
+  );
 }
 
 /**

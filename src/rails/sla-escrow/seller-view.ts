@@ -109,7 +109,8 @@ export interface EscrowRailView {
   scheme: "sla-escrow";
   label: string;
   role: string;
-  payTo: Address;
+  /** The asset's escrow, once it exists on this cluster; null before (nothing could be paid to it). */
+  payTo: Address | null;
   programId: Address;
   bankPda: Address;
   vaultPda: Address;
@@ -162,7 +163,7 @@ export function escrowRailView(
     scheme: "sla-escrow",
     label: "SLA-Escrow escrow",
     role: "sla-escrow payments are held in the escrow until delivery is confirmed, then released to the seller",
-    payTo: primary.escrowPda,
+    payTo: primary.exists ? primary.escrowPda : null,
     programId,
     bankPda,
     vaultPda: primary.escrowPda,
@@ -175,9 +176,11 @@ export function escrowRailView(
     payToKind: "escrowPda",
     payToResolve: "discovery.vaultPda",
     vaultPdaPreviewMint: primary.mint,
-    payToResolveNote:
-      `payTo = the escrow PDA (seeds "escrow", mint, bank ${bankPda}) of program ${programId}, shared by all sellers of this facilitator; ` +
-      `the seller ${wallet} is named as extra.merchantWallet (FundPayment.seller).`,
+    payToResolveNote: primary.exists
+      ? `payTo = the escrow PDA (seeds "escrow", mint, bank ${bankPda}) of program ${programId}, shared by all sellers of this facilitator; ` +
+        `the seller ${wallet} is named as extra.merchantWallet (FundPayment.seller).`
+      : `No payTo: the escrow ${primary.escrowPda} for ${primary.asset} does not exist on this cluster (only the program's operator creates one), ` +
+        "so nothing could be paid to it; use an asset whose escrow exists (the preview's sla-escrow assets).",
     beneficiary: wallet,
   };
 }

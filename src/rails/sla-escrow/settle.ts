@@ -102,7 +102,11 @@ async function recordFundingOutcome(
   try {
     if (settlement.signature === undefined) await dropUnsentWatch(db, funding, verified.messageHash);
     else if (failedOnChain && verified.sponsored)
-      await recordSponsoredFundingFailure(db, { signature: funding.fundingSignature, payer: verified.payer }, Date.now());
+      await recordSponsoredFundingFailure(
+        db,
+        { signature: funding.fundingSignature, payer: verified.payer },
+        Date.now(),
+      );
   } catch (error) {
     log("error", failedOnChain ? "sponsored_failure_write_failed" : "escrow_watch_write_failed", {
       signature: funding.fundingSignature,

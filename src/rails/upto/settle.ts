@@ -65,9 +65,9 @@ export async function settleUptoPayment(
   const payload = parsed.payload;
   const step = settleStep(config, accepted, payload);
   if (typeof step !== "string") return settledWith(step);
-  return step === "deposit"
-    ? settleDeposit(config, body, accepted, payload, call)
-    : settleClaim(config, accepted, payload, call);
+  if (step === "claim") return settleClaim(config, accepted, payload, call);
+  // The deposit locks the ceiling; the claim after the handler is the sale (the seller's history counts it once).
+  return { ...(await settleDeposit(config, body, accepted, payload, call)), deposit: true };
 }
 
 /** Deposit or claim, the way the official facilitator tells them apart (`type` first; older servers without it). */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { effectivePercent, formatUnits, percentFromBps } from "../../../src/page/browser/amounts";
+import { salesSummary } from "../../../src/page/browser/console/sales";
 import { REGISTER_LABEL, stepStates, UPDATE_REGISTRATION_LABEL } from "../../../src/page/browser/console/step-states";
 import { isLoopbackUrl, transactionHref } from "../../../src/page/browser/explorer";
 import { sweepPaysText } from "../../../src/page/browser/fee-quote-text";
@@ -162,5 +163,20 @@ describe("one time format", () => {
     expect(formatTime(undefined)).toBe("unknown time");
     expect(formatTime(Number.NaN)).toBe("unknown time");
     expect(formatTime("yesterday")).toBe("yesterday");
+  });
+});
+
+describe("the console's sales", () => {
+  it("counts each sale once: an upto deposit, a cancel and a failed attempt are no sale", () => {
+    const usdc = (_mint: string, raw: bigint) => formatUnits(raw, 6, "USDC");
+    const history = [
+      { outcome: "settled", role: "sale" as const, amount: "512345", asset: "USDC-mint" },
+      { outcome: "settled", role: "deposit" as const, amount: "800000", asset: "USDC-mint" },
+      { outcome: "settled", role: "sale" as const, amount: "0", asset: "USDC-mint" },
+      { outcome: "failed", role: "sale" as const, amount: "250000", asset: "USDC-mint" },
+      { outcome: "settled", role: null, amount: "250000", asset: "USDC-mint" },
+    ];
+    expect(salesSummary(history, usdc)).toBe("2 sales: 0.762345 USDC");
+    expect(salesSummary([], usdc)).toBe("0 sales");
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { feeLine } from "../../../src/page/browser/fee-lines";
+import { feeLine, sweepFeeRate } from "../../../src/page/browser/fee-lines";
 import type { KnownAsset } from "../../../src/page/browser/known-assets";
 
 /** The home page's fee sentence per scheme, from the kind /supported lists (the local chain's values). */
@@ -12,19 +12,25 @@ const NETWORK = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
 describe("feeLine", () => {
   it("exact: the rate of each sweep with the program's floor in the asset's units, and where the floor outweighs the rate", () => {
     const line = feeLine(
-      { scheme: "exact", network: NETWORK, extra: { feeBps: "100", minFeeAmount: "10000", minFeeAmountSol: "100000" } },
+      {
+        scheme: "exact",
+        network: NETWORK,
+        extra: { feeBps: "100", sovereignFeeBps: "90", minFeeAmount: "10000", minFeeAmountSol: "100000" },
+      },
       ASSETS,
     );
     expect(line).toBe(
       "paid instantly into the seller's vault; fee 1% of each sweep to the seller, at least 0.01 USDC per sweep (0.0001 SOL for SOL): " +
-        "a sweep below 1 USDC pays more than 1%; a lower rate for sellers who activate their own vault; the facilitator pays the network fee; " +
+        "a sweep below 1 USDC pays more than 1%; 0.9% for sellers who activate their own vault; the facilitator pays the network fee; " +
         "the smallest payment is 0.01 USDC, smaller prices are refused",
     );
+    // The console's tier line says the rate the same way: of each sweep, never "of each payment".
+    expect(sweepFeeRate("90")).toBe("0.9% of each sweep");
     // Another program configuration gives another sentence: the numbers are read, not written in.
     expect(
       feeLine({ scheme: "exact", network: NETWORK, extra: { feeBps: "250", minFeeAmount: "50000" } }, ASSETS),
     ).toMatch(
-      /^paid instantly into the seller's vault; fee 2\.5% of each sweep to the seller, at least 0\.05 USDC per sweep: a sweep below 2 USDC pays more than 2\.5%;/,
+      /^paid instantly into the seller's vault; fee 2\.5% of each sweep to the seller, at least 0\.05 USDC per sweep: a sweep below 2 USDC pays more than 2\.5%; a lower rate for sellers who activate their own vault;/,
     );
   });
 

@@ -8,6 +8,7 @@ import { type FeeQuoteAnswer, sweepPaysText } from "../fee-quote-text";
 import { formatTime } from "../time-format";
 import { call, say } from "./calls";
 import { snapshotPath } from "./onboarding";
+import { salesSummary } from "./sales";
 import { assetInfo, short, state, walletAddress } from "./state";
 import { sellerChallenge } from "./wallet";
 
@@ -39,6 +40,8 @@ interface PaymentEntry {
   payer?: string;
   signature?: string;
   startedAt?: string;
+  /** `deposit`: a buyer's ceiling locked for a later claim (the claim is the sale); `sale`, or null on old rows. */
+  role?: "sale" | "deposit" | null;
 }
 
 /** The next run of a "*\/N * * * *" Cron Trigger after `now`, or null for any other expression. */
@@ -144,18 +147,21 @@ export async function loadPayments(): Promise<void> {
       ? [el("tr", {}, el("td", { colspan: "6", text: "No settlements yet." }))]
       : settled.map((e) => {
           const [decimals, symbol] = decimalsOfMint(e.asset);
+          const amount = e.amount ? formatUnits(e.amount, decimals, symbol) : "";
+          // A deposit only holds the buyer's ceiling: the claim after it is the sale, so its amount is not revenue.
+          const deposit = e.role === "deposit";
           return el(
             "tr",
-            {},
-            el("td", { text: formatTime(e.startedAt) }),
-            el("td", { text: e.scheme ?? "" }),
-            el("td", {
+            deposit ? { class: "muted" } : {},
+            cell("When", { text: formatTime(e.startedAt) }),
+            cell("Scheme", { text: e.scheme ?? "" }),
+            cell("Outcome", {
               class: e.outcome === "settled" ? "ok" : "bad",
-              text: e.outcome + (e.reason ? " (" + e.reason + ")" : ""),
+              text: (deposit ? "deposit " : "") + e.outcome + (e.reason ? " (" + e.reason + ")" : ""),
             }),
-            el("td", { text: e.amount ? formatUnits(e.amount, decimals, symbol) : "" }),
-            el("td", { text: short(e.payer ?? "") }),
-            el("td", {}, e.signature ? transactionLink(e.signature) : el("span", { text: "—" })),
+            cell("Amount", { text: deposit && amount ? amount + " held, not a sale (its claim is)" : amount }),
+            cell("Payer", { text: short(e.payer ?? "") }),
+            cell("Transaction", {}, e.signature ? transactionLink(e.signature) : el("span", { text: "—" })),
           );
         });
   byId<HTMLTableElement>("payments").tBodies[0]!.replaceChildren(...rows);
@@ -184,5 +190,11 @@ export async function loadPayments(): Promise<void> {
           });
         })),
   );
-  say("money-status", settled.length + " settlement(s) in the latest " + entries.length + " payment attempts.", "ok");
+  const inUnits = (mint: string, raw: bigint) => formatUnits(raw, ...decimalsOfMint(mint));
+  say("money-status", salesSummary(settled, inUnits) + " in the latest " + entries.length + " payment attempts.", "ok");
+}
+
+/** A table cell that carries its column's name, shown beside the value where the table is stacked (narrow screens). */
+function cell(label: string, props: Record<string, string>, ...children: HTMLElement[]): HTMLElement {
+  return el("td", { ...props, "data-label": label }, ...children);
 }

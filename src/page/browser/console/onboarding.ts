@@ -1,8 +1,8 @@
 /** Steps 2 to 4: the seller's rails (preview), its own token account, activation, and registration. */
 
-import { percentFromBps } from "../amounts";
 import { base58Decode, fromBase64 } from "../base58";
 import { byId, el } from "../dom";
+import { sweepFeeRate } from "../fee-lines";
 import { call, say } from "./calls";
 import {
   assetInfo,
@@ -103,16 +103,21 @@ function nextStepText(step: string | undefined, lifecycle: Lifecycle): string {
   return NEXT_STEP[step] ?? "Next: " + step.replaceAll("_", " ") + ".";
 }
 
+/** The vault's fee tier, worded as every page words the exact fee (fee-lines.ts). */
 function feeTierText(exact: ExactView | null): string {
   if (!exact) return "unknown";
-  const rate = percentFromBps(exact.feeBps);
-  if (exact.status === "NotProvisioned")
+  const rate = sweepFeeRate(exact.feeBps);
+  if (exact.status === "NotProvisioned") {
+    const sovereign = state.supported?.kinds?.find((kind) => kind.scheme === "exact")?.extra?.sovereignFeeBps;
     return (
-      "Not activated. Activate for the sovereign rate; a vault the facilitator creates at your first payment pays the standard " +
+      "Not activated. Activate it yourself for " +
+      (typeof sovereign === "string" ? sweepFeeRate(sovereign) : "the lower (sovereign) rate") +
+      "; a vault the facilitator creates at your first payment pays " +
       rate +
       "."
     );
-  if (exact.isSovereign) return "Sovereign: " + rate + " of each payment (you activated your own vault).";
+  }
+  if (exact.isSovereign) return "Sovereign: " + rate + " (you activated your own vault).";
   const p = exact.provisioningStatus;
   return (
     "Standard: " +

@@ -3,11 +3,14 @@
  * no dependency): the page listens for `wallet-standard:register-wallet` (a wallet's detail is a callback taking
  * `{register}`) and announces itself with `wallet-standard:app-ready` (detail `{register}`), so wallets that loaded
  * before or after the page are both found. It needs `standard:connect`, `solana:signMessage`, and
- * `solana:signAndSendTransaction` (preferred, the wallet sends through its own RPC) or `solana:signTransaction` (the
- * page then sends to the deployment's public wallet RPC URL from /health, which the console's CSP allows).
+ * `solana:signAndSendTransaction` (preferred on a public cluster, the wallet sends through its own RPC) or
+ * `solana:signTransaction` (the page then sends to the deployment's public wallet RPC URL from /health, which the
+ * console's CSP allows). On the local chain (that RPC on loopback) the page always sends itself: a wallet's own RPC is
+ * the real cluster of the same name, which has never seen the local chain's accounts.
  */
 import { base58Encode, toBase64 } from "../base58";
 import { byId, el } from "../dom";
+import { isLoopbackUrl } from "../explorer";
 import { call, say } from "./calls";
 import { connectedWallet, type StandardWallet, state, walletAddress } from "./state";
 
@@ -111,12 +114,16 @@ export async function rpc<T>(section: string, method: string, params: unknown[])
   return body.result;
 }
 
-/** Has the wallet sign and send a transaction (or sign it, and the page sends it to the wallet RPC); its signature. */
+/**
+ * Has the wallet sign and send a transaction (or sign it, and the page sends it to the wallet RPC); its signature.
+ * On the local chain only the page can reach the chain, so the wallet only signs.
+ */
 export async function sendSigned(transaction: Uint8Array, section: string): Promise<string> {
   const { wallet, account } = connectedWallet();
   const features = wallet.features ?? {};
+  const localChain = isLoopbackUrl(state.walletRpcUrl);
   const signAndSend = features["solana:signAndSendTransaction"];
-  if (signAndSend) {
+  if (signAndSend && !localChain) {
     const [result] = await signAndSend.signAndSendTransaction({
       account,
       transaction,
@@ -127,6 +134,15 @@ export async function sendSigned(transaction: Uint8Array, section: string): Prom
     return base58Encode(result.signature);
   }
   const sign = features["solana:signTransaction"];
+  if (!sign && localChain)
+    throw new Error(
+      wallet.name +
+        " can only sign and send through its own RPC, which is the real " +
+        state.cluster +
+        ", not this local chain (" +
+        state.walletRpcUrl +
+        "): nothing was sent. Use a wallet that lets the page send (solana:signTransaction), or a deployment on a public cluster.",
+    );
   if (!sign) throw new Error(wallet.name + " cannot sign transactions");
   const [result] = await sign.signTransaction({ account, transaction, chain: state.chain });
   if (!result) throw new Error("the wallet returned no signed transaction");

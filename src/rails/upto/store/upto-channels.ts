@@ -83,7 +83,11 @@ const CHANNEL_OPEN_PARAMS = 13;
  * call's refused send, or dropped): it is about to be sent, so its rent is out; another deposit taking the channel
  * over makes the row live for it.
  */
-export function channelOpenStatement(open: ChannelOpen, nowMs: number, guard: SqlGuard = { sql: "1", binds: [] }): SqlText {
+export function channelOpenStatement(
+  open: ChannelOpen,
+  nowMs: number,
+  guard: SqlGuard = { sql: "1", binds: [] },
+): SqlText {
   return {
     sql: `INSERT INTO upto_channels (channel_id, open_message_hash, open_blockhash, payer, pay_to, asset, token_program, deposit, expires_at,
          state, next_check_at_ms, failures, created_at_ms, updated_at_ms, rent_lamports, fee_payer)

@@ -6,7 +6,7 @@ import { loadConfig, RAILS } from "../../src/rails/registry";
 import { applyMigrations, databaseBefore, migrationsFrom } from "../support/workerd/migration-steps";
 
 /**
- * Migration 0017 over bookings written before it: each keeps its row and gets the pool its kind belonged to (a priority
+ * Migration 0018 over bookings written before it: each keeps its row and gets the pool its kind belonged to (a priority
  * fee or a sponsored funding was a buyer's payment; rent, keeper and sweep fees the operator's jobs), no settlement,
  * and the pool's CHECK refuses any other value. Real D1, the real migration files.
  */
@@ -39,9 +39,9 @@ async function hoursFromRows() {
   return results;
 }
 
-describe("migration 0017 over bookings written by the schema of 0016", () => {
+describe("migration 0018 over bookings written by the schema of 0017", () => {
   beforeAll(async () => {
-    await databaseBefore("0017");
+    await databaseBefore("0018");
     for (const [kind, rail] of KINDS)
       await env.DB.prepare(
         `INSERT INTO fee_payer_exposure (booking_id, rail, kind, payer, pay_to, lamports, state, booked_at_ms, updated_at_ms, fee_payer)
@@ -49,7 +49,7 @@ describe("migration 0017 over bookings written by the schema of 0016", () => {
       )
         .bind(`booking-${kind}`, rail, kind, NOW)
         .run();
-    await applyMigrations(migrationsFrom("0017"));
+    await applyMigrations(migrationsFrom("0018"));
   });
 
   it("every row is kept, in the pool of its kind, tied to no settlement", async () => {
