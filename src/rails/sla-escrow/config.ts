@@ -112,3 +112,10 @@ function refuseLocalDemoKeys(input: RailConfigInput<typeof slaEscrowConfig.keys>
     }
   }
 }
+
+// Joins `Config` (declaration merging: the core's configuration type names no rail).
+declare module "../../platform/config/rail-config" {
+  interface RailConfigMembersByRail {
+    "sla-escrow": SlaEscrowConfigMembers;
+  }
+}

@@ -31,6 +31,7 @@ export const slaEscrowModule: RailModule<SlaEscrowConfigMembers> = {
   quote: slaEscrowFeeQuote,
   seller: slaEscrowSellerView,
   describe: {
+    programIds: (config) => ({ slaEscrow: config.programs.slaEscrow }),
     payTo: () => ({
       payTo:
         'The Escrow PDA of the facilitator\'s bank for the asset: seeds ["escrow", mint, bankPda], program slaEscrow.',
