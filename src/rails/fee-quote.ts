@@ -52,10 +52,10 @@ export interface RailFeeQuote {
 
 const BPS_DENOMINATOR = 10_000n;
 
-/** floor(amount × bps / 10,000), as the programs compute a proportional fee. */
 /** A rails list as the fee quote reads it (each rail's scheme and quote; `RailModule` has both). */
 type QuotingRails = readonly { scheme: SchemeName; quote?: RailFeeQuote }[];
 
+/** floor(amount × bps / 10,000), as the programs compute a proportional fee. */
 export const bpsOf = (amount: bigint, bps: number) => (amount * BigInt(bps)) / BPS_DENOMINATOR;
 
 /** fee = min(max(floor(amount × bps / 10,000), minimum fee), amount). */

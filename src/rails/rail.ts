@@ -175,11 +175,6 @@ export interface ProgramAccountProbe {
 /** A rail's part of /health. */
 export interface RailHealth {
   /** Members of the report, after the fee payer's exposure (each null when its database read fails). */
-  /**
-   * pr402's `settlementKeeper` flags that name one of its jobs: flag → the job's `name`; the flag is true when that
-   * job is wired to a Cron trigger of the app.
-   */
-  jobFlags?: Readonly<Record<string, string>>;
   report?(config: Config, db: D1Database | undefined): Promise<Record<string, unknown>>;
   /** `programs[key]`: the rail's program, and its program-wide accounts by name. */
   /** `programId` is null where the rail's program is not configured (the rail is then off, and not read). */
@@ -188,4 +183,9 @@ export interface RailHealth {
     programId(config: Config): Address | null;
     accounts(config: Config): Promise<Record<string, ProgramAccountProbe>>;
   };
+  /**
+   * pr402's `settlementKeeper` flags that name one of its jobs: flag → the job's `name`; the flag is true when that
+   * job is wired to a Cron trigger of the app.
+   */
+  jobFlags?: Readonly<Record<string, string>>;
 }
