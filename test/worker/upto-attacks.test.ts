@@ -1,14 +1,14 @@
-import { env } from "cloudflare:test";
 import { AccountRole, type Address, generateKeyPairSigner, type Instruction, type KeyPairSigner } from "@solana/kit";
 import { getTransferSolInstruction } from "@solana-program/system";
 import { findAssociatedTokenPda, getTransferCheckedInstruction } from "@solana-program/token";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/chain/compute-budget";
 import { CLUSTERS } from "../../src/platform/config/networks";
-import { chainRpc, fundedBuyer, lamportsOf, latestBlockhash, tokenBalance } from "../support/workerd/chain";
+import { chainRpc, fundedBuyer, lamportsOf, latestBlockhash, tokenBalance, useChain } from "../support/workerd/chain";
 import { MEMO_PROGRAM, TOKEN_PROGRAM } from "../support/workerd/craft-payment";
 import { faultScenario } from "../support/workerd/fault-scenario";
 import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
+import { holdFirstObjectBatch } from "../support/workerd/ledger-object";
 import { USDC, usdcAccountOf } from "../support/workerd/payment-fixtures";
 import {
   channelAccount,
@@ -426,6 +426,34 @@ describe("upto claim: never above the ceiling, never twice", () => {
     expect(await usdcOf(w.line.payTo)).toBe(1n);
   });
 
+  it("each ceiling check refuses in its own words: the charge above accepted's amount (the common checks), above payload.maxAmount (the settle), above the channel's deposit (the claim rules, test/unit/upto-claim-rules.test.ts)", async () => {
+    const w = await opened("upto-attack-ceiling-layers");
+    const before = await lamportsOf(w.facilitator.feePayer);
+    const aboveAccepted = await w.facilitator.post(
+      "/settle",
+      await uptoClaimBody(w.line, w.deposit, 2_000_001n, w.authorizer),
+    );
+    expect(aboveAccepted.body).toMatchObject({
+      errorReason: "invalid_upto_svm_payload_settlement_exceeds_amount",
+      transaction: "",
+    });
+    expect(aboveAccepted.body.errorMessage).toBe("The charged amount 2000001 exceeds the authorized ceiling 2000000");
+    // accepted's amount raised while the payload keeps the ceiling the buyer signed: the settle's own check refuses.
+    const raisedLine = { ...w.line, amount: "3000000" };
+    const aboveSigned = await w.facilitator.post(
+      "/settle",
+      await uptoClaimBody(raisedLine, w.deposit, 2_500_000n, w.authorizer),
+    );
+    expect(aboveSigned.body).toMatchObject({
+      errorReason: "invalid_upto_svm_payload_settlement_exceeds_amount",
+      transaction: "",
+    });
+    expect(aboveSigned.body.errorMessage).toBe(
+      "The charge 2500000 exceeds payload.maxAmount 2000000, the ceiling the buyer signed",
+    );
+    expect(await lamportsOf(w.facilitator.feePayer)).toBe(before);
+  });
+
   it("concurrent claims of one channel (the same body, and other amounts): exactly one success, one transfer", async () => {
     const w = await opened("upto-attack-concurrent");
     const bodies = [
@@ -522,29 +550,6 @@ describe("upto claim: never above the ceiling, never twice", () => {
 });
 
 describe("upto claim that loses the race to store the channel's claim", () => {
-  /** env.DB whose statement storing a channel's claim waits until `open()`; `reached` resolves when one arrives there. */
-  function claimStoreGate() {
-    let open!: () => void;
-    let arrived!: () => void;
-    const opened = new Promise<void>((resolve) => (open = resolve));
-    const reached = new Promise<void>((resolve) => (arrived = resolve));
-    const db = new Proxy(env.DB, {
-      get(target, property) {
-        if (property !== "prepare") return Reflect.get(target, property, target);
-        return (sql: string) => {
-          const statement = target.prepare(sql);
-          if (!sql.includes("SET claim_message_hash")) return statement;
-          return {
-            bind: (...values: unknown[]) => ({
-              run: async () => (arrived(), await opened, statement.bind(...values).run()),
-            }),
-          };
-        };
-      },
-    });
-    return { db, reached, open };
-  }
-
   it("a claim for another amount that read the channel before the first claim was stored, and stores after it, is refused as a duplicate", async () => {
     const faults = await faultScenario();
     const w = await world("upto-race-other-amount", {
@@ -556,11 +561,10 @@ describe("upto claim that loses the race to store the channel's claim", () => {
       { success: true },
     );
 
-    // B (1,900,000) has read the channel (no claim yet) and signed its own claim; it stops just before storing it.
-    const gate = claimStoreGate();
-    w.facilitator.setEnv({ DB: gate.db });
+    // B (1,900,000) has read the channel (no claim yet) and signed its own claim; it stops just before its ledger claim
+    // commits, which stores it on the channel.
+    const gate = await holdFirstObjectBatch((sql) => sql.includes("SET claim_message_hash"));
     const late = w.facilitator.post("/settle", await uptoClaimBody(w.line, deposit, 1_900_000n, w.authorizer));
-    w.facilitator.setEnv({ DB: env.DB });
     await gate.reached;
     // A (600,000) stores its claim and sends it; its answer is lost, so it is still pending when B goes on.
     const first = await uptoClaimBody(w.line, deposit, 600_000n, w.authorizer);
@@ -571,6 +575,7 @@ describe("upto claim that loses the race to store the channel's claim", () => {
 
     gate.open();
     const lost = await late;
+    await gate.restore();
     expect(lost.status, JSON.stringify(lost.body)).toBe(400);
     expect(lost.body).toMatchObject({ success: false, errorReason: "duplicate_settlement", transaction: "" });
     expect(lost.body.errorMessage).toMatch(/already claimed for 600000/);
@@ -668,11 +673,17 @@ describe("upto claim whose blockhash expired before the cluster saw it", () => {
     return value[0] ?? null;
   }
 
-  // Real time: the local chain issues a slot every 400 ms and a blockhash lives 150 blocks, so the dropped claim's
-  // blockhash expires on its own after ~60 s. Warping the shared chain's slots instead would expire every other test
-  // file's blockhashes in flight.
+  // A blockhash lives 150 blocks: the dropped claim's expires when the chain's slots move past that, which takes ~60 s
+  // of real time (a slot every 400 ms) or one localnet_warpSlots. The warp runs on a chain of this test's own
+  // (test/global-setup.ts): on the shared chain it would expire other files' transactions in flight.
+  let restoreChain: () => void;
+  beforeAll(() => {
+    restoreChain = useChain(inject("slotWarpLocalnetUrl"));
+  });
+  afterAll(() => restoreChain());
+
   it("a retry signs a fresh claim once (the stored one can never land); concurrent retries move the money once, later ones are duplicates", async () => {
-    const faults = await faultScenario();
+    const faults = faultScenario(inject("slotWarpRpcFaultProxyUrl"));
     const facilitator = await isolatedFacilitator("upto-claim-expired", {
       SOLANA_RPC_URL: faults.rpcUrl,
       SVC_SETTLE_CONFIRM_TIMEOUT_MS: "1000",
@@ -700,11 +711,8 @@ describe("upto claim whose blockhash expired before the cluster saw it", () => {
 
     // The dropped claim's blockhash is at least as old as this one: once this one is invalid, so is the claim's.
     const after = await latestBlockhash();
-    const deadline = Date.now() + 90_000;
-    while ((await chainRpc<{ value: boolean }>("isBlockhashValid", [after.blockhash])).value) {
-      expect(Date.now(), "the local chain's blockhash never expired").toBeLessThan(deadline);
-      await new Promise((resolve) => setTimeout(resolve, 2_000));
-    }
+    await chainRpc("localnet_warpSlots", [200]);
+    expect((await chainRpc<{ value: boolean }>("isBlockhashValid", [after.blockhash])).value).toBe(false);
     expect(await statusOf(deadClaim)).toBeNull();
     const feeBefore = await lamportsOf(facilitator.feePayer);
 
@@ -737,5 +745,5 @@ describe("upto claim whose blockhash expired before the cluster saw it", () => {
       errorReason: "duplicate_settlement",
     });
     expect(again.body.errorMessage).toContain(fresh);
-  }, 150_000);
+  });
 });
