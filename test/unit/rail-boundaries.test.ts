@@ -88,8 +88,8 @@ function unknownLeaks(pattern: RegExp): string[] {
     .map(show);
 }
 
-const escape = (text: string) => text.replace(/[-]/g, "\\-");
-const anyOf = (names: readonly string[]) => names.map(escape).join("|");
+const escapeDash = (text: string) => text.replace(/[-]/g, "\\-");
+const anyOf = (names: readonly string[]) => names.map(escapeDash).join("|");
 
 /** The D1 tables the rails declare (`sqliteTable("<name>"` in src/rails/<scheme>/store/tables.ts). */
 function railTableNames(): string[] {
