@@ -41,7 +41,7 @@ const KNOWN_LEAKS: readonly { file: RegExp; names: RegExp }[] = [
   { file: /^chain\/fee-payer-budget\/(?:budget|caps|report)\.ts$/, names: /upto|Upto|UPTO/ },
   { file: /^x402\/rejection-reasons\.ts$/, names: /^upto_/ },
   { file: /^platform\/config\/(?:schema|load-config)\.ts$/, names: /UPTO|upto|SLA_ESCROW|slaEscrow/ },
-  { file: /^platform\/config\/(?:networks|rail-config|oracle-profiles)\.ts$/, names: /UPTO|SLA_ESCROW|slaEscrow/ },
+  { file: /^platform\/config\/(?:networks|rail-config)\.ts$/, names: /UPTO|SLA_ESCROW|slaEscrow/ },
   { file: /^directory\/sellers\/preview\.ts$/, names: /^slaEscrow/ },
   {
     file: /^directory\/(?:resources\/(?:listed-schemes|resource-manifest-schema|resource-inputs|resource-search)|sellers\/seller-inputs)\.ts$/,
