@@ -159,17 +159,19 @@ export async function getSettlement(d1: D1Database, messageHash: string): Promis
 }
 
 /**
- * Just the state and signature of a payment's ledger row: /verify's duplicate check (when the chain refused the
- * payment). A plain prepared statement: drizzle builds the query anew on each call.
+ * Just the state, signature and recorded failure of a payment's ledger row: /verify's duplicate check (when the chain
+ * refused the payment). A plain prepared statement: drizzle builds the query anew on each call.
  */
 export async function getSettlementState(
   d1: D1Database,
   messageHash: string,
-): Promise<Pick<SettlementRow, "state" | "signature"> | undefined> {
+): Promise<Pick<SettlementRow, "state" | "signature" | "errorReason" | "errorMessage"> | undefined> {
   const row = await d1
-    .prepare("SELECT state, signature FROM settlements WHERE message_hash = ? LIMIT 1")
+    .prepare(
+      "SELECT state, signature, error_reason AS errorReason, error_message AS errorMessage FROM settlements WHERE message_hash = ? LIMIT 1",
+    )
     .bind(messageHash)
-    .first<Pick<SettlementRow, "state" | "signature">>();
+    .first<Pick<SettlementRow, "state" | "signature" | "errorReason" | "errorMessage">>();
   return row ?? undefined;
 }
 

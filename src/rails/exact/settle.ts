@@ -34,7 +34,9 @@ export async function settleExactPayment(
   accepted: AcceptedRequirements,
   call: SettleCall,
 ): Promise<SettleOutcome> {
-  const verified = await verifyExactPayment(config, body, accepted, { simulate: false });
+  // The ledger answers a chain refusal of a payment that already landed: a smart-wallet payment is simulated here too,
+  // and one refuted after landing is answered with its recorded failure and signature, not as a duplicate.
+  const verified = await verifyExactPayment(config, body, accepted, { simulate: false, ledger: call.settleLedger });
   if (!verified.ok) return settledWith(verified);
   const db = call.ledger;
   const signed = await signAsFeePayer(config, verified.tx);
