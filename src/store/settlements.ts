@@ -159,19 +159,17 @@ export async function getSettlement(d1: D1Database, messageHash: string): Promis
 }
 
 /**
- * Just the state, signature and recorded failure of a payment's ledger row: /verify's duplicate check (when the chain
- * refused the payment). A plain prepared statement: drizzle builds the query anew on each call.
+ * Just the state and signature of a payment's ledger row: /verify's duplicate check (when the chain refused the
+ * payment). A plain prepared statement: drizzle builds the query anew on each call.
  */
 export async function getSettlementState(
   d1: D1Database,
   messageHash: string,
-): Promise<Pick<SettlementRow, "state" | "signature" | "errorReason" | "errorMessage"> | undefined> {
+): Promise<Pick<SettlementRow, "state" | "signature"> | undefined> {
   const row = await d1
-    .prepare(
-      "SELECT state, signature, error_reason AS errorReason, error_message AS errorMessage FROM settlements WHERE message_hash = ? LIMIT 1",
-    )
+    .prepare("SELECT state, signature FROM settlements WHERE message_hash = ? LIMIT 1")
     .bind(messageHash)
-    .first<Pick<SettlementRow, "state" | "signature" | "errorReason" | "errorMessage">>();
+    .first<Pick<SettlementRow, "state" | "signature">>();
   return row ?? undefined;
 }
 

@@ -34,9 +34,7 @@ export async function settleExactPayment(
   accepted: AcceptedRequirements,
   call: SettleCall,
 ): Promise<SettleOutcome> {
-  // The ledger answers a chain refusal of a payment that already landed: a smart-wallet payment is simulated here too,
-  // and one refuted after landing is answered with its recorded failure and signature, not as a duplicate.
-  const verified = await verifyExactPayment(config, body, accepted, { simulate: false, ledger: call.settleLedger });
+  const verified = await verifyExactPayment(config, body, accepted, { simulate: false });
   if (!verified.ok) return settledWith(verified);
   const db = call.ledger;
   const signed = await signAsFeePayer(config, verified.tx);

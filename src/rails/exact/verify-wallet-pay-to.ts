@@ -6,7 +6,7 @@ import { simulateSignedPayment } from "../../chain/simulate";
 import type { DecodedTransaction } from "../../chain/wire-transaction";
 import type { Config } from "../../platform/config/load-config";
 import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../platform/config/networks";
-import { explainChainRefusal, type SettlementLookup } from "../../settlement/already-settled";
+import { explainChainRefusal } from "../../settlement/already-settled";
 import { type AcceptedRequirements, type PaymentRejection, rejection } from "../../x402/payment-verdict";
 import type { VerifySettleBody } from "../../x402/schemas";
 import { cachedMint, rememberMint } from "./chain-cache";
@@ -51,7 +51,7 @@ export async function verifyWalletPayment(
   body: VerifySettleBody,
   accepted: AcceptedRequirements,
   owner: Address,
-  options: { simulate: boolean; ledger?: SettlementLookup },
+  options: { simulate: boolean; ledger?: D1Database },
 ): Promise<VerifiedWalletPayment | VerifiedSmartWalletPayment | PaymentRejection> {
   const { requirements, amount } = accepted;
   if (requirements.asset === NATIVE_SOL_ALLOWLIST_ADDRESS) {

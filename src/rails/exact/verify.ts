@@ -9,7 +9,7 @@ import { readTokenSource } from "../../chain/token-account";
 import type { DecodedTransaction } from "../../chain/wire-transaction";
 import type { Config } from "../../platform/config/load-config";
 import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../platform/config/networks";
-import { explainChainRefusal, type SettlementLookup } from "../../settlement/already-settled";
+import { explainChainRefusal } from "../../settlement/already-settled";
 import {
   type AcceptedRequirements,
   blockhashExpired,
@@ -66,9 +66,8 @@ export async function verifyExactPayment(
   body: VerifySettleBody,
   accepted: AcceptedRequirements,
   options: {
-    simulate: boolean;
-    /** Names the settlement when the chain refuses a landed payment (explainChainRefusal): D1 on /verify, the settle ledger on /settle. */
-    ledger?: SettlementLookup;
+    simulate: boolean /** /verify only: names the settlement when the chain refuses a landed payment (see explainChainRefusal). */;
+    ledger?: D1Database;
   },
 ): Promise<ExactVerification> {
   const verified = await verifyEitherForm(config, body, accepted, options);
@@ -79,7 +78,7 @@ async function verifyEitherForm(
   config: Config,
   body: VerifySettleBody,
   accepted: AcceptedRequirements,
-  options: { simulate: boolean; ledger?: SettlementLookup },
+  options: { simulate: boolean; ledger?: D1Database },
 ): Promise<ExactVerification> {
   const { requirements, amount } = accepted;
   const feePayer = config.feePayer.address;

@@ -6,7 +6,7 @@ import { simulateWithInnerInstructions } from "../../../chain/simulate";
 import type { DecodedTransaction } from "../../../chain/wire-transaction";
 import type { Config } from "../../../platform/config/load-config";
 import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../../platform/config/networks";
-import { explainChainRefusal, type SettlementLookup } from "../../../settlement/already-settled";
+import { explainChainRefusal } from "../../../settlement/already-settled";
 import { type AcceptedRequirements, type PaymentRejection, rejection } from "../../../x402/payment-verdict";
 import { cachedMint, isKnownToExist, rememberExists, rememberMint } from "../chain-cache";
 import type { SmartWalletCandidate } from "../decode-payment";
@@ -52,7 +52,7 @@ export async function verifySmartWalletPayment(
   accepted: AcceptedRequirements,
   candidate: SmartWalletCandidate,
   payee: SmartWalletPayee,
-  options: { ledger?: SettlementLookup },
+  options: { ledger?: D1Database },
 ): Promise<VerifiedSmartWalletPayment | PaymentRejection> {
   const { requirements, amount } = accepted;
   const { tx, messageHash } = candidate;
