@@ -63,7 +63,8 @@ export interface ServedWorker {
 }
 
 export async function serveWorker(options: ServeWorkerOptions): Promise<ServedWorker> {
-  await bundleWorker(options.bundleDir, options.entrypoint ?? LOCAL_ENTRY);
+  const entrypoint = options.entrypoint ?? LOCAL_ENTRY;
+  await bundleWorker(options.bundleDir, entrypoint);
   const { workerOptions, configVars } = withWranglerLogLevel("warn", () => {
     const config = unstable_readConfig({ config: WRANGLER_CONFIG });
     return {
@@ -80,7 +81,8 @@ export async function serveWorker(options: ServeWorkerOptions): Promise<ServedWo
         ...facilitatorOptions,
         name: WORKER_NAME,
         modules: true,
-        scriptPath: path.join(options.bundleDir, "index.js"),
+        // wrangler names the bundle after its entry file (bench/directory-search-worker.ts → directory-search-worker.js).
+        scriptPath: path.join(options.bundleDir, `${path.parse(entrypoint).name}.js`),
         modulesRoot: options.bundleDir,
         bindings: { ...configBindings, ...LOCAL_VARS, ...options.bindings },
         ...(assets ? { serviceBindings: { ...facilitatorOptions.serviceBindings, ASSETS: STATIC_FILES_WORKER } } : {}),

@@ -59,8 +59,11 @@ export interface RailCaller {
   bearerToken: string | null;
 }
 
-/** Where a rail's routes sit in the API table (http/api-routes.ts), and their order among other rails' in that place. */
-export type RouteSlot = "builders" | "sellerTools" | "operator";
+/**
+ * Where a rail's routes sit in the API table (http/api-routes.ts), and their order among other rails' in that place.
+ * `sellerOnboarding` sits inside the sellers group (http/routes/sellers.ts), after the rail lookup.
+ */
+export type RouteSlot = "builders" | "sellerOnboarding" | "sellerTools" | "operator";
 export interface RailRoutes {
   slot: RouteSlot;
   /** Order within the slot (lower first): the table's order is the OpenAPI document's and the MCP tools'. */

@@ -210,7 +210,9 @@ describe("HTTPFacilitatorClient understands our /supported, /verify and /settle"
     const verifyError = error as VerifyError;
     expect(verifyError.statusCode).toBe(400);
     expect(verifyError.invalidReason).toBe("invalid_payload_requirements_mismatch");
-    expect(verifyError.invalidMessage).toMatch(/identical/);
+    expect(verifyError.invalidMessage).toMatch(
+      /paymentRequirements\.amount is "1" but paymentPayload\.accepted\.amount is/,
+    );
   });
 
   it("verify() of a payment whose transfer amount differs from the (consistent) requirements: amount mismatch", async () => {

@@ -188,6 +188,8 @@ describe("exact in discovery", () => {
       merchantWallet: null,
       beneficiary: null,
       payToForms: ["vault", "wallet"],
+      // The fee a seller that activated its own vault pays: the Config's discounted fee.
+      sovereignFeeBps: "90",
     });
     const caps = await call("/capabilities");
     expect(caps.body.features.universalSettleExact).toBe(true);

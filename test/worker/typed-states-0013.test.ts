@@ -65,13 +65,16 @@ describe("migration 0013 over rows written by the schema of 0012", () => {
     expect(before.payment_attempts).toHaveLength(PAYMENT_ATTEMPT_OUTCOMES.length);
     for (const table of TABLES) {
       const after = await rowsOf(table);
-      // Later migrations run too: 0015 adds upto_channels.last_detail (null on a row no keeper looked at).
+      // Later migrations run too: 0015 adds upto_channels.last_detail (null on a row no keeper looked at),
+      // 0017 adds payment_attempts.role (null on a row written before it).
       const added =
         table === "fee_payer_exposure"
           ? { fee_payer: null }
           : table === "upto_channels"
             ? { fee_payer: null, last_detail: null }
-            : {};
+            : table === "payment_attempts"
+              ? { role: null }
+              : {};
       expect(after, table).toEqual(before[table]!.map((row) => ({ ...row, ...added })));
     }
   });

@@ -3,7 +3,7 @@ import type { Config } from "../../platform/config/load-config";
 import { badRequest } from "../../platform/errors/catalogue";
 import { rfc3339Micros } from "../../platform/paging/page-cursor";
 import { clampPageLimit } from "../../platform/paging/page-limit";
-import { deriveExactAddresses } from "../../rails/exact/seller-view";
+import type { RailModule } from "../../rails/rail";
 import { listPaymentAttemptsForMerchant, type PaymentAttemptRow } from "../../store/payment-attempts";
 import { Base58Address } from "../../x402/schemas";
 import { SignedFields } from "../wallet-challenges/challenge-inputs";
@@ -23,9 +23,10 @@ export const SellerPaymentsBodySchema = v.object({
 
 /**
  * `POST /seller/payments`: the seller's verify/settle attempts, newest first. Owned = recorded with the wallet as
- * merchant, or paid to the wallet itself or to its vault PDA. The cursor is the last entry's id (ids only grow, so pages never shift).
+ * merchant, or paid to the wallet itself or to an address a rail pays it at (its vault PDA). The cursor is the last entry's id (ids only grow, so pages never shift).
  */
 export async function listSellerPayments(
+  rails: readonly RailModule[],
   config: Config,
   db: D1Database,
   body: v.InferOutput<typeof SellerPaymentsBodySchema>,
@@ -44,10 +45,10 @@ export async function listSellerPayments(
   const beforeId = body.cursor === undefined ? undefined : Number(body.cursor);
   if (beforeId !== undefined && !Number.isSafeInteger(beforeId))
     throw badRequest("cursor: must be the nextCursor of the previous page");
-  // Paid to the wallet itself (exact's wallet form, upto) or to its vault (none without a UniversalSettle program).
-  const vaults =
-    config.programs.universalSettle === null ? [] : [(await deriveExactAddresses(config, wallet)).vaultPda];
-  const rows = await listPaymentAttemptsForMerchant(db, wallet, [wallet, ...vaults], limit, beforeId);
+  // Paid to the wallet itself or to an address a rail pays the seller at (its vault).
+  const railAddresses = await Promise.all(rails.map((rail) => rail.seller?.paidAddresses?.(config, wallet) ?? []));
+  const payTos = [wallet, ...railAddresses.flat()];
+  const rows = await listPaymentAttemptsForMerchant(db, wallet, payTos, limit, beforeId);
   return {
     wallet,
     entries: rows.map((row) => toPaymentEntry(row)),

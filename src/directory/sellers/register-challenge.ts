@@ -2,6 +2,8 @@ import type { Address } from "@solana/kit";
 import * as v from "valibot";
 import type { Config } from "../../platform/config/load-config";
 import { type ErrorReason, FacilitatorError } from "../../platform/errors/catalogue";
+import type { RailModule } from "../../rails/rail";
+import type { RailSellerRegistration } from "../../rails/seller-view";
 import type { ChallengeTerm, ParsedChallenge } from "../wallet-challenges/challenge-message";
 import {
   type IssuedChallenge,
@@ -15,6 +17,7 @@ import {
   RegistrationTermsFields,
   registrationTermLines,
   resolveRegistrationTerms,
+  sellerRegistrationOf,
 } from "./registration-terms";
 
 /**
@@ -57,12 +60,13 @@ export interface IssuedRegisterChallenge extends IssuedChallenge {
 
 /** `POST /sellers/{wallet}/register/challenge`: a one-time `seller:register` challenge for exactly these terms. */
 export async function issueRegisterChallenge(
+  rails: readonly RailModule[],
   config: Config,
   wallet: Address,
   body: RegisterChallengeBody,
   domain: string,
 ): Promise<IssuedRegisterChallenge> {
-  const terms = await registrationTermLines(resolveRegistrationTerms(config, body));
+  const terms = await registrationTermLines(resolveRegistrationTerms(config, sellerRegistrationOf(rails), body));
   const issued = await issueChallenge(config, {
     wallet,
     action: "seller:register",
@@ -83,11 +87,12 @@ function refusedTerms(reason: (typeof REGISTER_TERMS_REASONS)[number], message: 
  */
 export async function assertChallengeCoversTerms(
   config: Config,
+  registration: RailSellerRegistration,
   challenge: ParsedChallenge,
   terms: RegistrationTerms,
 ): Promise<void> {
   if (challenge.terms.length === 0) {
-    const form = defaultPayToForm(config);
+    const form = defaultPayToForm(config, registration);
     if (terms.form !== form) {
       throw refusedTerms(
         "challenge_terms_required",

@@ -2,14 +2,14 @@ import type { Address } from "@solana/kit";
 import * as v from "valibot";
 import type { Config } from "../../platform/config/load-config";
 import { badRequest, FacilitatorError } from "../../platform/errors/catalogue";
+import type { RailModule } from "../../rails/rail";
 import { getProvider, type ProviderAsset, upsertVerifiedProvider } from "../../store/providers";
 import { Base58Address } from "../../x402/schemas";
 import { type ProviderEntry, toProviderEntry } from "../providers/provider-entry";
 import { SignedFields } from "../wallet-challenges/challenge-inputs";
 import { consumeChallenge, verifySignedChallenge } from "../wallet-challenges/signed-challenge";
-import { readActivation, readWalletActivation } from "./activation";
 import { assertChallengeCoversTerms } from "./register-challenge";
-import { type PayToForm, RegistrationTermsFields, resolveRegistrationTerms } from "./registration-terms";
+import { RegistrationTermsFields, resolveRegistrationTerms, sellerRegistrationOf } from "./registration-terms";
 import type { SellerAsset } from "./seller-asset";
 
 export const RegisterBodySchema = v.object({
@@ -24,17 +24,6 @@ export interface RegisterResponse {
   verified: true;
   provider: ProviderEntry;
   note: string;
-}
-
-/** The vault form checks the vault (and its token account); the wallet form the wallet's own token account. */
-async function activationOf(
-  config: Config,
-  wallet: Address,
-  asset: SellerAsset,
-  form: PayToForm,
-): Promise<{ vaultPda: Address | null; missing: string | null }> {
-  if (form === "vault") return readActivation(config, wallet, asset);
-  return { vaultPda: null, missing: await readWalletActivation(config, wallet, asset) };
 }
 
 /** The path is canonical; a body `wallet` is only a cross-check (docs/facilitator-spec.md §4.3). */
@@ -57,6 +46,7 @@ function providerAssetOf(asset: SellerAsset): ProviderAsset {
  * so a seller who registered too early can retry with the same challenge once activation lands.
  */
 export async function registerSeller(
+  rails: readonly RailModule[],
   config: Config,
   db: D1Database,
   wallet: Address,
@@ -64,7 +54,8 @@ export async function registerSeller(
   domain: string,
 ): Promise<RegisterResponse> {
   assertBodyWalletMatches(wallet, body.wallet);
-  const terms = resolveRegistrationTerms(config, body);
+  const registration = sellerRegistrationOf(rails);
+  const terms = resolveRegistrationTerms(config, registration, body);
   const { asset, form } = terms;
   const challenge = await verifySignedChallenge(config, {
     wallet,
@@ -73,11 +64,11 @@ export async function registerSeller(
     signature: body.signature,
     domain,
   });
-  await assertChallengeCoversTerms(config, challenge, terms);
+  await assertChallengeCoversTerms(config, registration, challenge, terms);
 
   const [existing, activation] = await Promise.all([
     getProvider(db, wallet),
-    activationOf(config, wallet, asset, form),
+    registration.activation(config, wallet, asset, form),
   ]);
   const wanted = providerAssetOf(asset);
   if (
@@ -92,12 +83,7 @@ export async function registerSeller(
     );
   }
   if (activation.missing !== null) {
-    throw new FacilitatorError(
-      "CONFLICT",
-      form === "vault"
-        ? `Activation has not landed on chain: ${activation.missing}. Send the transaction from POST /sellers/provision-tx, wait for confirmation, then register again`
-        : `The wallet payTo form needs the token account payments land in: ${activation.missing}. Create it (the associated token account of ${wallet} for the mint; this facilitator never creates it), then register again`,
-    );
+    throw new FacilitatorError("CONFLICT", registration.notActivatedMessage(form, wallet, activation.missing));
   }
   const discovery = terms.discovery;
   if (discovery.listingOptIn === true && !discovery.serviceUrl && !existing?.serviceUrl) {

@@ -1,7 +1,9 @@
 import * as v from "valibot";
 import type { Config } from "../../platform/config/load-config";
-import { railNotEnabled, requireUniversalSettle } from "../../platform/config/rail-switches";
+import { railNotEnabled } from "../../platform/config/rail-switches";
 import { httpUrlSchema } from "../../platform/validation/http-url";
+import type { RailModule } from "../../rails/rail";
+import type { RailSellerRegistration } from "../../rails/seller-view";
 import type { ChallengeTerm } from "../wallet-challenges/challenge-message";
 import { resolveSellerAsset, type SellerAsset, SellerAssetInput } from "./seller-asset";
 
@@ -82,10 +84,16 @@ export interface RegistrationTerms {
   discovery: Discovery;
 }
 
-/** The form a registration without `payToForm` is for: the vault where it runs (as it always was), else the wallet. */
-export function defaultPayToForm(config: Config): PayToForm {
-  const { exactVault, exactWallet } = config.rails;
-  return exactVault.enabled ? "vault" : exactWallet.enabled ? "wallet" : "vault";
+/** The registration part of the first rail that registers sellers; 503 `rail_not_enabled` when none is served. */
+export function sellerRegistrationOf(rails: readonly RailModule[]): RailSellerRegistration {
+  const registration = rails.find((rail) => rail.seller?.registration)?.seller?.registration;
+  if (registration === undefined) throw railNotEnabled("seller registration", "no rail served here registers sellers");
+  return registration;
+}
+
+/** The form a registration without `payToForm` is for, as the registering rail chooses it. */
+export function defaultPayToForm(config: Config, registration: RailSellerRegistration): PayToForm {
+  return registration.defaultForm(config) as PayToForm;
 }
 
 /**
@@ -94,13 +102,12 @@ export function defaultPayToForm(config: Config): PayToForm {
  */
 export function resolveRegistrationTerms(
   config: Config,
+  registration: RailSellerRegistration,
   fields: { asset: string; payToForm?: PayToForm; discovery?: Discovery },
 ): RegistrationTerms {
   const asset = resolveSellerAsset(config, fields.asset);
-  const form = fields.payToForm ?? defaultPayToForm(config);
-  if (form === "wallet" && !config.rails.exactWallet.enabled)
-    throw railNotEnabled("exact (wallet payTo)", config.rails.exactWallet.why);
-  if (form === "vault") requireUniversalSettle(config);
+  const form = fields.payToForm ?? defaultPayToForm(config, registration);
+  registration.requireForm(config, form);
   return { asset, form, discovery: fields.discovery ?? {} };
 }
 

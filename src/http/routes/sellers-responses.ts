@@ -140,25 +140,6 @@ export const SellerRetireResponseSchema = v.looseObject({
   note: v.optional(v.string()),
 });
 
-export const ProvisionResponseSchema = v.looseObject({
-  schemaVersion: v.string(),
-  wallet: Address,
-  asset: v.string(),
-  assetMint: Address,
-  vaultPda: Address,
-  solStoragePda: Address,
-  vaultTokenAta: v.optional(Address),
-  alreadyProvisioned: v.boolean(),
-  statusCode: v.picklist(["ALREADY_PROVISIONED", "VAULT_AND_ATA", "VAULT_ONLY", "ATA_ONLY"]),
-  transaction: v.optional(v.string()),
-  recentBlockhash: v.optional(v.string()),
-  recentBlockhashExpiresAt: v.optional(Integer),
-  feePayer: Address,
-  payer: Address,
-  payerSignatureIndex: Integer,
-  notes: v.array(v.string()),
-});
-
 const SellerPaymentEntrySchema = v.looseObject({
   correlationId: v.string(),
   verifyAt: v.optional(v.nullable(Instant)),

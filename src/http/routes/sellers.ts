@@ -1,6 +1,5 @@
 import { listSellerPayments, SellerPaymentsBodySchema } from "../../directory/sellers/payment-history";
 import { buildSellerPreview } from "../../directory/sellers/preview";
-import { buildSellerProvisioning, ProvisionRequestSchema } from "../../directory/sellers/provision";
 import { lookupSellerRail } from "../../directory/sellers/rail-lookup";
 import { RegisterBodySchema, registerSeller } from "../../directory/sellers/register";
 import {
@@ -14,11 +13,11 @@ import { ChallengeQuerySchema } from "../../directory/wallet-challenges/challeng
 import { CHALLENGE_ISSUE_REASONS, issueChallenge } from "../../directory/wallet-challenges/signed-challenge";
 import { RAIL_SWITCH_REASONS } from "../../platform/config/rail-switches";
 import type { RailModule } from "../../rails/rail";
+import { railRoutes } from "../../rails/registry";
 import { challengeDomainOf } from "../challenge-domain";
 import { type RouteDef, route } from "../route-def";
 import {
   ChallengeResponseSchema,
-  ProvisionResponseSchema,
   RailInfoSchema,
   RegisterChallengeResponseSchema,
   SellerPaymentsResponseSchema,
@@ -61,24 +60,8 @@ export function sellerRoutes(rails: readonly RailModule[]): RouteDef[] {
       handler: async (c, { params: { wallet, scheme }, query: { asset } }) =>
         c.json(await lookupSellerRail(rails, c.var.config, wallet, scheme, asset)),
     }),
-    route({
-      key: "sellerProvisionTx",
-      reasons: [...RAIL_SWITCH_REASONS],
-      response: ProvisionResponseSchema,
-      agentTool: {
-        name: "build_seller_provisioning",
-        description:
-          "Build the seller's UNSIGNED activation transaction (vault and token account) for an asset; the seller signs and submits it.",
-      },
-      method: "POST",
-      path: "/sellers/provision-tx",
-      tag: "Sellers",
-      summary:
-        "Unsigned sovereign activation transaction (CreateVault and/or the vault token account), signed and paid by the seller",
-      body: ProvisionRequestSchema,
-      limit: "build",
-      handler: async (c, { body }) => c.json(await buildSellerProvisioning(c.var.config, body)),
-    }),
+    // The rails' seller activation routes (the exact rail's provisioning transaction).
+    ...railRoutes("sellerOnboarding", rails),
     route({
       key: "sellerChallenge",
       reasons: [...CHALLENGE_ISSUE_REASONS],
@@ -107,7 +90,7 @@ export function sellerRoutes(rails: readonly RailModule[]): RouteDef[] {
       // A challenge is an HMAC (nothing stored), as cheap as the GET one, under the same limit.
       limit: "read",
       handler: async (c, { params: { wallet }, body }) =>
-        c.json(await issueRegisterChallenge(c.var.config, wallet, body, challengeDomainOf(c))),
+        c.json(await issueRegisterChallenge(rails, c.var.config, wallet, body, challengeDomainOf(c))),
     }),
     route({
       key: "sellerRegister",
@@ -122,7 +105,7 @@ export function sellerRoutes(rails: readonly RailModule[]): RouteDef[] {
       params: WalletPathSchema,
       body: RegisterBodySchema,
       handler: async (c, { params: { wallet }, body }) => {
-        const registered = await registerSeller(c.var.config, c.env.DB, wallet, body, challengeDomainOf(c));
+        const registered = await registerSeller(rails, c.var.config, c.env.DB, wallet, body, challengeDomainOf(c));
         // pr402 answers register with the preview body (OnboardResponse); our verified/provider/note ride along.
         return c.json({ ...(await buildSellerPreview(rails, c.var.config, c.env.DB, wallet)), ...registered });
       },
@@ -152,7 +135,7 @@ export function sellerRoutes(rails: readonly RailModule[]): RouteDef[] {
       body: SellerPaymentsBodySchema,
       response: SellerPaymentsResponseSchema,
       handler: async (c, { body }) =>
-        c.json(await listSellerPayments(c.var.config, c.env.DB, body, challengeDomainOf(c))),
+        c.json(await listSellerPayments(rails, c.var.config, c.env.DB, body, challengeDomainOf(c))),
     }),
   ];
 }

@@ -1,4 +1,3 @@
-import type { Address } from "@solana/kit";
 import { type ErrorReason, FacilitatorError } from "../errors/catalogue";
 
 /**
@@ -19,15 +18,4 @@ export function railNotEnabled(rail: string, why: string, fields: Record<string,
     reason: "rail_not_enabled",
     fields: { rail, ...fields },
   });
-}
-
-/** The UniversalSettle program id for a route that only makes sense with vaults; 503 `rail_not_enabled` when none is configured. */
-export function requireUniversalSettle(config: {
-  programs: { universalSettle: Address | null };
-  rails: { exactVault: RailSwitch };
-}): Address {
-  const programId = config.programs.universalSettle;
-  if (programId !== null) return programId;
-  const exactVault = config.rails.exactVault;
-  throw railNotEnabled("exact (vault payTo)", exactVault.enabled ? "no UniversalSettle program id" : exactVault.why);
 }

@@ -9,7 +9,7 @@ import { TOKEN_2022_PROGRAM_ADDRESS } from "../../chain/token-programs";
 import type { UnsignedTransactionFields } from "../../chain/unsigned-transaction";
 import type { Config } from "../../platform/config/load-config";
 import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../platform/config/networks";
-import { railNotEnabled, requireUniversalSettle } from "../../platform/config/rail-switches";
+import { railNotEnabled } from "../../platform/config/rail-switches";
 import { badRequest, refused } from "../../platform/errors/catalogue";
 import { assetNotAllowedMessage } from "../../x402/asset-allowlist";
 import { foreignNetworkMessage } from "../../x402/network-check";
@@ -26,6 +26,7 @@ import { refuseBelowExactMinimum } from "./minimum-amount";
 import { exactMintScreen } from "./payment-mint";
 import { findVaultPda, findVaultSolStoragePda } from "./program/pda";
 import { missingRecipientAccount } from "./recipient-token-account";
+import { requireUniversalSettle } from "./universal-settle-program";
 import { resolveMerchantWallet } from "./vault-seller";
 
 /**

@@ -3,7 +3,7 @@ import * as v from "valibot";
 import { fetchAccounts } from "../../chain/accounts";
 import type { Config } from "../../platform/config/load-config";
 import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../platform/config/networks";
-import { RAIL_SWITCH_REASONS, railNotEnabled, requireUniversalSettle } from "../../platform/config/rail-switches";
+import { RAIL_SWITCH_REASONS, railNotEnabled } from "../../platform/config/rail-switches";
 import { badRequest, type ErrorReason } from "../../platform/errors/catalogue";
 import { log } from "../../platform/observability/log";
 import { assetNotAllowedMessage } from "../../x402/asset-allowlist";
@@ -14,6 +14,7 @@ import { decodeSplitVault } from "./program/accounts";
 import { findVaultPda } from "./program/pda";
 import { DEFAULT_SOVEREIGN_FEE_BPS, getUniversalSettleFacts } from "./program-facts";
 import { exactRail } from "./rail";
+import { requireUniversalSettle } from "./universal-settle-program";
 import { walletLineExtra } from "./wallet-line";
 
 /**

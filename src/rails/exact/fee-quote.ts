@@ -1,10 +1,11 @@
 import { fetchAccounts } from "../../chain/accounts";
-import { RAIL_SWITCH_REASONS, requireUniversalSettle } from "../../platform/config/rail-switches";
+import { RAIL_SWITCH_REASONS } from "../../platform/config/rail-switches";
 import { FacilitatorError } from "../../platform/errors/catalogue";
 import { feeOf, type RailFeeQuote } from "../fee-quote";
 import { EXACT_BELOW_MINIMUM_REASON, refuseBelowExactMinimum } from "./minimum-amount";
 import { decodeSplitVault } from "./program/accounts";
 import { getUniversalSettleFacts } from "./program-facts";
+import { requireUniversalSettle } from "./universal-settle-program";
 import { vaultOf } from "./vault-addresses";
 
 /**

@@ -1,9 +1,9 @@
-import { requireUniversalSettle } from "../../platform/config/rail-switches";
 import type { RailHealth } from "../rail";
 import { decodeUniversalSettleConfig } from "./program/accounts";
 import { findUniversalSettleConfigPda } from "./program/pda";
 import { countJitProvisionsOn } from "./store/jit-provisions";
 import { lastSweepRun } from "./sweep/sweeps";
+import { requireUniversalSettle } from "./universal-settle-program";
 
 /**
  * The exact rail's part of /health: just-in-time vault provisioning against its daily cap, the last real sweep run

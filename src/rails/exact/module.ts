@@ -9,8 +9,10 @@ import { minimumPaymentRaw } from "./minimum-amount";
 import { exactRail } from "./rail";
 import { EXACT_REJECTION_REASONS } from "./reasons";
 import { exactBuilderRoutes } from "./routes/exact-builders";
+import { sellerProvisioningRoutes } from "./routes/seller-provisioning";
 import { sweepRoutes } from "./routes/sweep";
 import { vaultSnapshotRoutes } from "./routes/vault-snapshot";
+import { exactPaidAddresses, exactSellerRegistration } from "./seller-registration";
 import { exactSellerView } from "./seller-view";
 import { sweepJob } from "./sweep/sweep-job";
 
@@ -25,13 +27,14 @@ export const exactModule: RailModule<ExactConfigMembers> = {
   enrich: { rank: 2, run: enrichPaymentRequired, reasons: EXACT_ENRICH_REASONS },
   routes: [
     { slot: "builders", rank: 1, routes: exactBuilderRoutes },
+    { slot: "sellerOnboarding", rank: 1, routes: sellerProvisioningRoutes },
     { slot: "sellerTools", rank: 1, routes: vaultSnapshotRoutes },
     { slot: "operator", rank: 2, routes: sweepRoutes },
   ],
   jobs: [sweepJob],
   reasons: EXACT_REJECTION_REASONS,
   quote: exactFeeQuote,
-  seller: exactSellerView,
+  seller: { ...exactSellerView, paidAddresses: exactPaidAddresses, registration: exactSellerRegistration },
   describe: {
     // The smallest exact payment in USDC, as /verify applies it (docs/guides/seller.md states it).
     guideFigures: async (config) => {

@@ -2,9 +2,9 @@ import type { Address } from "@solana/kit";
 import { fetchAccounts } from "../../chain/accounts";
 import { endpointCache } from "../../chain/endpoint-cache";
 import type { Config } from "../../platform/config/load-config";
-import { requireUniversalSettle } from "../../platform/config/rail-switches";
 import { decodeUniversalSettleConfig, type UniversalSettleConfig } from "./program/accounts";
 import { findUniversalSettleConfigPda } from "./program/pda";
+import { requireUniversalSettle } from "./universal-settle-program";
 
 /** How long an isolate reuses the UniversalSettle Config account (fees change rarely; quotes are advisory). */
 const PROGRAM_FACTS_CACHE_MS = 60_000;

@@ -10,7 +10,6 @@ import {
 } from "../../chain/fee-payer-budget/caps";
 import { FEE_PAYER_BELOW_MINIMUM, optionalSpendingPause } from "../../chain/fee-payer-floor";
 import type { Config } from "../../platform/config/load-config";
-import { requireUniversalSettle } from "../../platform/config/rail-switches";
 import { log } from "../../platform/observability/log";
 import { type PaymentRejection, rejection } from "../../x402/payment-verdict";
 import { rememberExists } from "./chain-cache";
@@ -18,6 +17,7 @@ import { getCreateVaultInstruction } from "./program/instructions";
 import { getUniversalSettleFacts } from "./program-facts";
 import { simulateProvisionedPayment } from "./provisioned-payment-simulation";
 import { claimJitProvision, recordJitSignature, releaseJitProvision } from "./store/jit-provisions";
+import { requireUniversalSettle } from "./universal-settle-program";
 import { vaultSolStorageOf } from "./vault-addresses";
 import type { VerifiedVaultPayment } from "./verify";
 

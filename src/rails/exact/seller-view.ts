@@ -3,7 +3,7 @@ import { findAssociatedTokenPda } from "@solana-program/token";
 import { fetchAccounts } from "../../chain/accounts";
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../chain/token-programs";
 import type { Config } from "../../platform/config/load-config";
-import { railNotEnabled, requireUniversalSettle } from "../../platform/config/rail-switches";
+import { railNotEnabled } from "../../platform/config/rail-switches";
 import type { Accounts, RailSellerView, RailStatus } from "../seller-view";
 import {
   decodeSplitVault,
@@ -14,6 +14,7 @@ import {
 import { findUniversalSettleConfigPda } from "./program/pda";
 import { DEFAULT_FEE_BPS, DEFAULT_SOVEREIGN_FEE_BPS } from "./program-facts";
 import { SELLER_TOKEN_ACCOUNT_MISSING } from "./sweep/plan";
+import { requireUniversalSettle } from "./universal-settle-program";
 import { vaultOf, vaultSolStorageOf } from "./vault-addresses";
 import { walletPreviewPart } from "./wallet-seller-view";
 

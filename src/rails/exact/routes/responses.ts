@@ -1,11 +1,30 @@
 import * as v from "valibot";
 import { Address, DecimalAmount, Integer, UNSIGNED_TRANSACTION_ENTRIES } from "../../../http/responses/fields";
 
-/** Success bodies of the exact rail's routes: the payment builder, the vault snapshot, the sweep. */
+/** Success bodies of the exact rail's routes: the payment builder, the seller's activation, the vault snapshot, the sweep. */
 
 export const ExactBuildResponseSchema = v.looseObject({
   ...UNSIGNED_TRANSACTION_ENTRIES,
   destination: Address,
+  notes: v.array(v.string()),
+});
+
+export const ProvisionResponseSchema = v.looseObject({
+  schemaVersion: v.string(),
+  wallet: Address,
+  asset: v.string(),
+  assetMint: Address,
+  vaultPda: Address,
+  solStoragePda: Address,
+  vaultTokenAta: v.optional(Address),
+  alreadyProvisioned: v.boolean(),
+  statusCode: v.picklist(["ALREADY_PROVISIONED", "VAULT_AND_ATA", "VAULT_ONLY", "ATA_ONLY"]),
+  transaction: v.optional(v.string()),
+  recentBlockhash: v.optional(v.string()),
+  recentBlockhashExpiresAt: v.optional(Integer),
+  feePayer: Address,
+  payer: Address,
+  payerSignatureIndex: Integer,
   notes: v.array(v.string()),
 });
 

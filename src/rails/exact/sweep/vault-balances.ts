@@ -6,7 +6,6 @@ import { parseMint } from "../../../chain/mint";
 import { readTokenAccount } from "../../../chain/token-account";
 import { SYSTEM_PROGRAM_ADDRESS } from "../../../chain/token-programs";
 import type { Config } from "../../../platform/config/load-config";
-import { requireUniversalSettle } from "../../../platform/config/rail-switches";
 import {
   decodeSplitVault,
   decodeUniversalSettleConfig,
@@ -19,6 +18,7 @@ import {
   findFeeShardSolStoragePda,
   findUniversalSettleConfigPda,
 } from "../program/pda";
+import { requireUniversalSettle } from "../universal-settle-program";
 import { vaultOf, vaultSolStorageOf } from "../vault-addresses";
 import type { RailBalance } from "./plan";
 

@@ -1,7 +1,7 @@
 import { type Address, type Blockhash, createNoopSigner, type Instruction } from "@solana/kit";
 import { getCreateAssociatedTokenIdempotentInstruction } from "@solana-program/token";
 import { compileUnsignedTransaction } from "../../chain/unsigned-transaction";
-import { getCreateVaultInstruction } from "../../rails/exact/program/instructions";
+import { getCreateVaultInstruction } from "./program/instructions";
 
 /** What the activation transaction has to create; pure input, no I/O. */
 export interface ProvisionPlan {

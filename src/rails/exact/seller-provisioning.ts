@@ -6,15 +6,15 @@ import { getLatestBlockhash } from "../../chain/blockhash";
 import { type MintInfo, parseMint } from "../../chain/mint";
 import { refusedClosableMint, refusedMintExtension } from "../../chain/token-extensions";
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../chain/token-programs";
+import { resolveSellerAsset, SellerAssetInput } from "../../directory/sellers/seller-asset";
 import { SCHEMA_VERSION } from "../../http/self-description/health";
 import type { Config } from "../../platform/config/load-config";
 import { railNotEnabled } from "../../platform/config/rail-switches";
 import { badRequest, type FacilitatorError } from "../../platform/errors/catalogue";
-import { deriveExactAddresses, readVault } from "../../rails/exact/seller-view";
-import { classifyVaultTokenAccount } from "../../rails/exact/vault-token-account";
 import { Base58Address } from "../../x402/schemas";
-import { buildProvisionTransaction } from "./provision-transaction";
-import { resolveSellerAsset, SellerAssetInput } from "./seller-asset";
+import { buildProvisionTransaction } from "./seller-provisioning-transaction";
+import { deriveExactAddresses, readVault } from "./seller-view";
+import { classifyVaultTokenAccount } from "./vault-token-account";
 
 /** A blockhash lands within ~150 blocks: about 60 seconds (docs/facilitator-spec.md §8), the same window the payment builders quote. */
 const BLOCKHASH_LIFETIME_SECONDS = 60;

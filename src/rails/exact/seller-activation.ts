@@ -3,11 +3,11 @@ import { findAssociatedTokenPda } from "@solana-program/token";
 import { type AccountSnapshot, fetchAccounts } from "../../chain/accounts";
 import { parseMint } from "../../chain/mint";
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../chain/token-programs";
+import type { SellerAsset } from "../../directory/sellers/seller-asset";
 import type { Config } from "../../platform/config/load-config";
 import { badRequest } from "../../platform/errors/catalogue";
-import { deriveExactAddresses, readVault } from "../../rails/exact/seller-view";
-import { classifyVaultTokenAccount } from "../../rails/exact/vault-token-account";
-import type { SellerAsset } from "./seller-asset";
+import { deriveExactAddresses, readVault } from "./seller-view";
+import { classifyVaultTokenAccount } from "./vault-token-account";
 
 export interface ActivationState {
   vaultPda: Address;
