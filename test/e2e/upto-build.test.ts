@@ -237,7 +237,7 @@ describe("POST /build-upto-deposit-tx", () => {
       ["other network", { ...line, network: CLUSTERS.mainnet.network }, /accepted\.network/],
       [
         "a payTo without a USDC account",
-        { ...line, payTo: (await generateKeyPairSigner()).address },
+        { ...line, amount: "10000", payTo: (await generateKeyPairSigner()).address }, // at the minimum ceiling
         /accepted\.payTo: payTo's token account \w+ for \w+ does not exist/,
       ],
     ];
