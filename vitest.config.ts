@@ -12,12 +12,19 @@ export default defineConfig({
         // Pure logic and Node-side tools (the local chain, the SBF post-linker): plain Node.
         test: {
           name: "node",
-          include: [
-            "test/unit/**/*.test.ts",
-            "test/localnet/**/*.test.ts",
-            "test/programs/**/*.test.ts",
-            "test/e2e/**/*.test.ts",
-          ],
+          include: ["test/unit/**/*.test.ts", "test/localnet/**/*.test.ts", "test/programs/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        // The Worker as `npm start` serves it, over HTTP, with real clients. Its bundle and migrated database are made
+        // once per run by the global setup (only when an e2e file runs); each file's Worker starts from a copy.
+        test: {
+          name: "e2e",
+          include: ["test/e2e/**/*.test.ts"],
+          globalSetup: ["./test/e2e-global-setup.ts"],
           environment: "node",
           testTimeout: 30_000,
           hookTimeout: 60_000,

@@ -6,16 +6,18 @@
  *   const worker = await startWorker({ rpcUrl, feePayerSecretKeyBase58 });
  *   fetch(`${worker.url}/api/v1/facilitator/health`) ... ; await worker.stop();
  *
- * Local D1 and KV live in a fresh temporary directory (deleted by stop()); the D1 migrations are applied to it
- * with `wrangler d1 migrations apply --local` first, the same way `npm start` prepares its database. Secrets are
- * passed as bindings; no .dev.vars file is read.
+ * Local D1 and KV live in a fresh temporary directory (deleted by stop()), a copy of a database the D1 migrations were
+ * applied to with `wrangler d1 migrations apply --local`, the way `npm start` prepares its database; the bundle and
+ * that database are made once per entry module (scripts/lib/worker-template.ts). Secrets are passed as bindings; no
+ * .dev.vars file is read.
  */
-import { mkdtemp, rm } from "node:fs/promises";
+import { cp, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { LogLevel, type Miniflare } from "miniflare";
 import { freeLoopbackPort } from "./free-port";
-import { applyLocalMigrations, serveWorker, waitForAnswer } from "./serve-worker";
+import { serveWorker, waitForAnswer } from "./serve-worker";
+import { workerTemplate } from "./worker-template";
 
 const READY_TIMEOUT_MS = 90_000;
 
@@ -61,13 +63,15 @@ const LOG_LEVELS = {
 } as const;
 
 export async function startWorker(options: StartWorkerOptions): Promise<RunningWorker> {
+  const template = await workerTemplate(options.entrypoint);
   const workDir = await mkdtemp(path.join(tmpdir(), "x402-worker-"));
   try {
     const persistRoot = path.join(workDir, "state");
-    await applyLocalMigrations(persistRoot);
+    await cp(template.stateDir, persistRoot, { recursive: true });
     const inspectorPort = options.inspector ? await freeLoopbackPort() : undefined;
     const served = await serveWorker({
-      bundleDir: path.join(workDir, "bundle"),
+      bundleDir: template.bundleDir,
+      bundled: true,
       persistRoot,
       host: "127.0.0.1",
       port: options.port ?? 0,

@@ -10,6 +10,9 @@
  * reload; `npm run dev` keeps wrangler dev for that.
  */
 import { spawn } from "node:child_process";
+import { closeSync, openSync } from "node:fs";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
@@ -24,13 +27,13 @@ const WRANGLER_CLI = path.join(ROOT, "node_modules/wrangler/bin/wrangler.js");
 const WORKER_NAME = "x402-solana-facilitator";
 const STATIC_FILES_WORKER = "static-files";
 /** wrangler.toml's `main` behind the local edge. */
-const LOCAL_ENTRY = "scripts/lib/local-entry/index.ts";
-const BUNDLE_TIMEOUT_MS = 120_000;
-const MIGRATIONS_TIMEOUT_MS = 60_000;
+export const LOCAL_ENTRY = "scripts/lib/local-entry/index.ts";
 
 export interface ServeWorkerOptions {
-  /** Directory for the bundle (index.js and its text modules); written anew on every start. */
+  /** Directory for the bundle (index.js and its text modules); written anew on every start unless `bundled`. */
   bundleDir: string;
+  /** `bundleDir` already holds the bundle `bundleWorker` wrote for `entrypoint`: serve it as it is. */
+  bundled?: boolean;
   /** Local persistence root, the same one `wrangler d1 migrations apply --local --persist-to <root>` writes under. */
   persistRoot: string;
   host: string;
@@ -64,7 +67,7 @@ export interface ServedWorker {
 
 export async function serveWorker(options: ServeWorkerOptions): Promise<ServedWorker> {
   const entrypoint = options.entrypoint ?? LOCAL_ENTRY;
-  await bundleWorker(options.bundleDir, entrypoint);
+  if (!options.bundled) await bundleWorker(options.bundleDir, entrypoint);
   const { workerOptions, configVars } = withWranglerLogLevel("warn", () => {
     const config = unstable_readConfig({ config: WRANGLER_CONFIG });
     return {
@@ -157,7 +160,7 @@ export async function waitForAnswer(url: string, timeoutMs: number): Promise<voi
 export function bundleWorker(outDir: string, entrypoint?: string): Promise<void> {
   const args = ["deploy", "--dry-run", "--outdir", outDir];
   if (entrypoint) args.push(path.resolve(ROOT, entrypoint));
-  return runWrangler(args, "bundling the Worker", BUNDLE_TIMEOUT_MS);
+  return runWrangler(args, "bundling the Worker");
 }
 
 /** `wrangler d1 migrations apply DB --local --persist-to <root>`: the local database `serveWorker` then opens. */
@@ -165,32 +168,40 @@ export function applyLocalMigrations(persistRoot: string): Promise<void> {
   return runWrangler(
     ["d1", "migrations", "apply", "DB", "--local", "--persist-to", persistRoot],
     "applying D1 migrations",
-    MIGRATIONS_TIMEOUT_MS,
   );
 }
 
-/** One wrangler CLI command against wrangler.toml, non-interactive; its output is shown only if it fails. */
-function runWrangler(args: string[], what: string, timeoutMs: number): Promise<void> {
-  return new Promise((resolve, reject) => {
+/**
+ * One wrangler CLI command against wrangler.toml, non-interactive; its output is shown only if it fails. No time limit:
+ * the command works offline and ends on its own, and how long it takes depends on the machine's load (a limit killed
+ * it on a busy machine); whoever waits bounds the wait. Its output goes to a file, not a pipe: a wrangler whose parent
+ * died writing into a closed pipe was seen spinning for hours and growing to gigabytes; writing to a file it finishes
+ * and exits. It is killed when this process exits first.
+ */
+async function runWrangler(args: string[], what: string): Promise<void> {
+  const outputDir = await mkdtemp(path.join(tmpdir(), "x402-wrangler-"));
+  const outputFile = path.join(outputDir, "output.log");
+  const output = openSync(outputFile, "w");
+  try {
     const child = spawn(process.execPath, [WRANGLER_CLI, ...args, "--config", WRANGLER_CONFIG], {
       cwd: ROOT,
       env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: ["ignore", output, output],
     });
-    let output = "";
-    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-    child.on("error", (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      if (code === 0) resolve();
-      else reject(new Error(`${what} failed (exit ${code}):\n${output}`));
-    });
-  });
+    const killChild = () => child.kill("SIGKILL");
+    process.once("exit", killChild);
+    const ended = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
+      child.once("error", reject);
+      child.once("exit", (code, signal) => resolve({ code, signal }));
+    }).finally(() => process.off("exit", killChild));
+    if (ended.code !== 0) {
+      const how = ended.signal ? `killed by ${ended.signal}` : `exit ${ended.code}`;
+      throw new Error(`${what} failed (${how}):\n${await readFile(outputFile, "utf8")}`);
+    }
+  } finally {
+    closeSync(output);
+    await rm(outputDir, { recursive: true, force: true });
+  }
 }
 
 /** wrangler's config readers announce the .dev.vars they read (and we then drop); keep them quiet. */

@@ -45,8 +45,9 @@ export async function optionalSpendingPause(config: Config, spender: string): Pr
 }
 
 /**
- * A reading below the settle floor is read again before a settle is refused, at most this often per isolate (and
- * never when the reading is younger): the operator's top-up takes effect within seconds, not at the next minute.
+ * A reading below the settle floor (or the budget's minimum) is read again before anything is refused for it, at most
+ * this often per isolate (and never when the reading is younger): the operator's top-up takes effect within seconds,
+ * not at the next minute.
  */
 export const FLOOR_REREAD_MIN_INTERVAL_MS = 5_000;
 /** When this isolate last started a floor re-read, per fee payer address (a value, never a shared promise). */
@@ -65,10 +66,12 @@ export async function settleFloorRefusal(
 ): Promise<PaymentRejection | null> {
   let last = lastFeePayerBalance(config);
   const floor = config.feePayerFloors.settleFloorLamports;
-  const nowMs = Date.now();
-  if (last && last.lamports < floor && mayRereadBelowFloor(config, last, nowMs)) {
-    last = await readFeePayerBalance(config, FLOOR_REREAD_MIN_INTERVAL_MS).catch(() => last);
-  } else if (!last || nowMs - last.readAtMs >= SETTLE_BALANCE_MAX_AGE_MS) {
+  if (last && last.lamports < floor) {
+    const read = await rereadLowBalance(config, last);
+    if (read === last && Date.now() - last.readAtMs >= SETTLE_BALANCE_MAX_AGE_MS)
+      defer(readFeePayerBalance(config, SETTLE_BALANCE_MAX_AGE_MS));
+    last = read;
+  } else if (!last || Date.now() - last.readAtMs >= SETTLE_BALANCE_MAX_AGE_MS) {
     defer(readFeePayerBalance(config, SETTLE_BALANCE_MAX_AGE_MS));
   }
   if (!last || last.lamports >= floor) return null;
@@ -89,13 +92,19 @@ export async function settleFloorRefusal(
   );
 }
 
-function mayRereadBelowFloor(config: Config, last: FeePayerBalanceReading, nowMs: number): boolean {
+/**
+ * The one way a low balance reading is checked before anything is refused for it (the settle floor, the exposure
+ * budget's minimum): read again, at most once every FLOOR_REREAD_MIN_INTERVAL_MS per isolate and never when the
+ * reading is that young, so an operator's top-up takes effect within seconds everywhere. A failing read keeps `last`.
+ */
+export async function rereadLowBalance(config: Config, last: FeePayerBalanceReading): Promise<FeePayerBalanceReading> {
   const address = config.feePayer.address;
+  const nowMs = Date.now();
   if (
     nowMs - last.readAtMs < FLOOR_REREAD_MIN_INTERVAL_MS ||
     nowMs - (lastFloorRereadAtMs.get(address) ?? 0) < FLOOR_REREAD_MIN_INTERVAL_MS
   )
-    return false;
+    return last;
   lastFloorRereadAtMs.set(address, nowMs);
-  return true;
+  return readFeePayerBalance(config, FLOOR_REREAD_MIN_INTERVAL_MS).catch(() => last);
 }

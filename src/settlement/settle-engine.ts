@@ -10,7 +10,8 @@ import {
 import type { Config } from "../platform/config/load-config";
 import { isFacilitatorError } from "../platform/errors/catalogue";
 import { log } from "../platform/observability/log";
-import type { SettlementRow } from "../store/settlements";
+import { type ClaimRider as GenericClaimRider, mergeRiders, type RefusalRows } from "../store/claim-riders";
+import type { SettlementClaim, SettlementRow } from "../store/settlements";
 import {
   type AcceptedRequirements,
   blockhashExpired,
@@ -83,6 +84,12 @@ export interface SettleablePayment {
   recentBlockhash: string;
   /** Program of each top-level instruction: tells which program returned an on-chain error. */
   instructionPrograms?: readonly string[];
+  /**
+   * What commits with the ledger claim, in its one D1 transaction (store/claim-riders.ts): the exposure budget's booking
+   * of what the fee payer pays, a rail's rows. With riders the claim comes before the send, so a rider's refusal (a
+   * cap) answers before anything is sent.
+   */
+  riders?: readonly ClaimRider[];
   /** Runs before every send by the lease holder (so it must be idempotent), e.g. just-in-time vault provisioning; a rejection gives the ledger row back. */
   beforeFirstSend?: () => Promise<{ ok: true } | PaymentRejection>;
   /**
@@ -99,12 +106,15 @@ export interface SettleablePayment {
   checkLandedOutcome?: (signature: string) => Promise<"paid" | "unknown" | PaymentRejection>;
 }
 
+/** One rider of the claim's commit (store/claim-riders.ts) and how its refusal reads as a payment rejection. */
+export type ClaimRider = GenericClaimRider<PaymentRejection>;
+
 /** What every rail's verification yields, as the engine needs it, plus the rail's own words for its funds and its hooks. */
 export function settleablePayment(
   verified: Pick<SettleablePayment, "accepted" | "messageHash" | "payer" | "merchantWallet"> & {
     tx: { recentBlockhash: string; instructions?: readonly { programAddress: string }[] };
   },
-  rail: Pick<SettleablePayment, "funds" | "beforeFirstSend" | "onFirstConfirmation" | "checkLandedOutcome">,
+  rail: Pick<SettleablePayment, "funds" | "beforeFirstSend" | "onFirstConfirmation" | "riders" | "checkLandedOutcome">,
 ): SettleablePayment {
   const { accepted, messageHash, payer, merchantWallet } = verified;
   const instructionPrograms = verified.tx.instructions?.map((instruction) => instruction.programAddress);
@@ -184,6 +194,7 @@ export async function runSettlement(
     signature: signed.signature,
     feePayerOutlayLamports: signed.feePayerFeeLamports + (signed.feePayerRentLamports ?? 0n),
     callerCorrelationId: call.callerCorrelationId,
+    claimPaymentId: call.paymentId ?? null,
     defer: (work) => {
       // Deferred work may fail before the route takes it (a balance read failing while the settle still waits on the
       // chain): marked handled now, so that is not an unhandled rejection; the route still logs the failure.
@@ -233,73 +244,61 @@ interface SettleContext extends SettlePorts {
   /** Network fee plus fronted rent: what a send lowers the settle floor's balance reading by. */
   feePayerOutlayLamports: bigint;
   callerCorrelationId: string | null;
+  /** The payment-identifier id the claim carries (null: none). */
+  claimPaymentId: string | null;
   /** Keeps work alive after the response (collected into the outcome). */
   defer: (work: Promise<unknown>) => void;
 }
 
+/**
+ * The claim comes before the send: it commits, in one D1 transaction, what must be settled before anything goes out —
+ * the budget's booking of the fee payer's outlay under its caps, a rail's rows (store/claim-riders.ts) — and a
+ * payment-identifier id (a different payment under a used id is refused before it can land); work that must happen
+ * once and before any send (e.g. creating the vault) runs after it. A claim that fails sends nothing.
+ */
 async function claimSendAndConfirm(ctx: SettleContext, claimRow: ClaimRow, leaseId: string): Promise<Settlement> {
-  const { ledger, payment } = ctx;
-  if (payment.beforeFirstSend || claimRow.paymentId != null) {
-    // Work that must happen once and before any send (e.g. creating the vault) waits for the claim. So does a payment
-    // with a payment-identifier id: a different payment under a used id must be refused before it can land.
-    const claim = await ledger.claim(claimRow);
-    if (!claim.claimed)
-      return "paymentIdTakenBy" in claim
-        ? paymentIdConflict(claimRow.paymentId!, payment.payer)
-        : reconcile(ctx, claim.existing, leaseId);
-    return submitAndConfirm(ctx);
+  const riders = ctx.payment.riders ?? [];
+  let claim: SettlementClaim;
+  try {
+    claim = await ctx.ledger.claim(claimRow, riders.length > 0 ? mergeRiders(riders) : undefined);
+  } catch (error) {
+    log("error", "settlement_claim_failed", { signature: ctx.signature, error });
+    // Nothing was sent. Should the claim have committed and only its answer been lost, this call's row (and what it
+    // booked) is given back after the answer, so a retry need not wait for the lease to run out.
+    ctx.defer(ctx.ledger.release(claimRow.messageHash, leaseId));
+    return {
+      ...rejection(
+        "settlement_ledger_unavailable",
+        "The settlement ledger could not record this payment's claim, so nothing was sent; retry /settle with the same body",
+        { code: "SERVICE_UNAVAILABLE" },
+      ),
+      payer: ctx.payment.payer,
+    };
   }
-
-  // The claim and the send overlap. This is safe because the signed bytes are fixed: a send by a caller that then
-  // loses the claim can only be the same transaction again (the cluster processes it at most once), and a payment
-  // whose row says "failed" can no longer land (its blockhash expired, or it already executed and failed). What
-  // stays sequential is the answer: success is still reported only through the ledger row.
-  // The send is dispatched first, so the cluster starts on it while the claim is written (locally, where D1 shares
-  // the Worker's thread, a claim dispatched first held the send back ~0.3 ms in a 200-settle A/B).
-  const [sent, claim] = await Promise.allSettled([send(ctx), ledger.claim(claimRow)]);
-  if (claim.status === "rejected") {
-    // No ledger row, so no success may be answered; if the cluster may have the transaction, say pending with its
-    // id (a retry claims the row and finds the landed payment), else the database fault stands.
-    if (sent.status === "rejected" || sent.value.kind === "sent" || sent.value.err === "AlreadyProcessed") {
-      ctx.defer(claimAfterAnswer(ctx, claimRow));
-      return pendingAnswer(ctx, true, "the settlement ledger could not be written");
-    }
-    throw claim.reason;
-  }
-  if (!claim.value.claimed)
-    return "paymentIdTakenBy" in claim.value
-      ? paymentIdConflict(claimRow.paymentId ?? "", payment.payer)
-      : reconcile(ctx, claim.value.existing, leaseId);
-  return afterSend(ctx, sent);
+  if (!claim.claimed) return claimRefused(ctx, claim, leaseId);
+  return submitAndConfirm(ctx);
 }
 
-/** When a claim that failed while its send was out is tried again, after the answer. */
-const LATE_CLAIM_DELAYS_MS = [0, 250, 1_000];
+/** A claim this call did not win: another call's payment (reconcile), an id taken, or a rider's refusal. */
+function claimRefused(
+  ctx: SettleContext,
+  claim: Exclude<SettlementClaim, { claimed: true }>,
+  leaseId: string,
+): Settlement | Promise<Settlement> {
+  if ("paymentIdTakenBy" in claim) return paymentIdConflict(ctx.claimPaymentId ?? "", ctx.payment.payer);
+  if ("refused" in claim) return { ...riderRefusal(ctx.payment.riders ?? [], claim.refused), payer: ctx.payment.payer };
+  return reconcile(ctx, claim.existing, leaseId);
+}
 
-/**
- * The claim failed while the send was out: the cluster may have the transaction, its signature went out in the
- * pending answer, yet the ledger has no row for it (GET /settlements/{signature} would deny it). So the row is
- * written after the answer (a few tries), pending with no lease, as a dropped send answer leaves it: the next call
- * for the payment reconciles at once, and the signature is findable. Another call claiming first changes nothing.
- */
-async function claimAfterAnswer(ctx: SettleContext, claimRow: ClaimRow): Promise<void> {
-  let lastError: unknown;
-  for (const delayMs of LATE_CLAIM_DELAYS_MS) {
-    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
-    try {
-      const claim = await ctx.ledger.claim({ ...claimRow, leaseExpiresAtMs: Date.now() + SUBMIT_LEASE_MS });
-      // The failed claim may have committed and lost its answer: the row is then this call's own, still leased for
-      // the whole submit lease although this call is done; it is released the same way (another lease holder's row
-      // carries another lease id and is left alone).
-      const ours = claim.claimed || ("existing" in claim && claim.existing.leaseId === claimRow.leaseId);
-      if (ours)
-        await ctx.ledger.update(claimRow.messageHash, ["submitting"], { state: "pending", leaseExpiresAtMs: null });
-      return;
-    } catch (error) {
-      lastError = error;
-    }
+/** The refusal of the first rider whose reads explain it (each rider's rows are its own slice of the reads). */
+function riderRefusal(riders: readonly ClaimRider[], rows: RefusalRows): PaymentRejection {
+  let at = 0;
+  for (const rider of riders) {
+    const refused = rider.explain(rows.slice(at, at + rider.reads.length));
+    if (refused) return refused;
+    at += rider.reads.length;
   }
-  log("warn", "settlement_late_claim_failed", { signature: ctx.signature, error: lastError });
+  throw new Error("settle: the ledger claim was refused by its riders, but none explains why");
 }
 
 /** The payment-identifier extension's "same id, different payload": 409, nothing sent. */
@@ -522,7 +521,7 @@ async function failedOnChain(ctx: SettleContext, err: unknown): Promise<Settleme
  */
 async function failWithoutSignature(ctx: SettleContext, refused: PaymentRejection): Promise<Settlement> {
   if (refused.reason === "blockhash_expired") await recordFailure(ctx, refused);
-  else await ctx.ledger.release(ctx.payment.messageHash);
+  else await ctx.ledger.release(ctx.payment.messageHash, ctx.leaseId);
   return { ...refused, payer: ctx.payment.payer };
 }
 
@@ -535,16 +534,23 @@ async function recordFailure(ctx: SettleContext, refused: PaymentRejection): Pro
   });
 }
 
+/**
+ * A failure the ledger recorded, answered again the same way: a payment that executed and failed on chain with its
+ * signature (its fee was paid and the transaction is public), one whose blockhash expired unseen without (it never
+ * reached the cluster).
+ */
 function storedFailure(ctx: SettleContext, row: SettlementRow): Settlement {
   // The row's reason was written by recordFailure from a RejectionReason.
   const reason = (row.errorReason ?? "settlement_failed") as RejectionReason;
+  const expiredUnseen = reason === "blockhash_expired";
   return {
     ...rejection(
       reason,
       row.errorMessage ?? "This payment failed to settle",
-      reason === "blockhash_expired" ? { code: "BLOCKHASH_EXPIRED" } : {},
+      expiredUnseen ? { code: "BLOCKHASH_EXPIRED" } : {},
     ),
     payer: ctx.payment.payer,
+    ...(expiredUnseen ? {} : { signature: row.signature }),
   };
 }
 

@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import { log } from "../platform/observability/log";
+import type { ClaimRiders } from "../store/claim-riders";
 import {
   adoptProgress,
   type ClaimInput,
@@ -27,7 +28,7 @@ import {
   writeClaimThrough,
   writeConfirmationThrough,
 } from "../store/ledger-object-store";
-import type { SettlementClaim, SettlementRow, SettlementState } from "../store/settlements";
+import type { SettlementChanges, SettlementClaim, SettlementRow, SettlementState } from "../store/settlements";
 
 /**
  * How long an object keeps a payment's row after its last change (once D1 has it): then the alarm deletes the row. D1
@@ -83,6 +84,11 @@ export class SettleLedgerObject extends DurableObject<Env> {
    * here costs the report nothing extra. Lost with the instance, a row is read back from D1 (`heldRow`).
    */
   private claimedInMemory = new Map<string, { row: SettlementRow; self: string }>();
+  /**
+   * Rows whose latest version D1 now has, not yet noted in storage: noted with the next commit (`flushMirrored`), so the
+   * mirror costs the object no commit of its own. Lost with the instance, the alarm mirrors those rows once more.
+   */
+  private mirroredSince = new Map<string, number>();
   /** The alarm as this instance last read or set it (undefined: not read yet; null: none), so a change rarely writes it. */
   private alarmAtMs: number | null | undefined;
   private get sql(): SqlStorage {
@@ -141,12 +147,12 @@ export class SettleLedgerObject extends DurableObject<Env> {
   }
 
   /** store/settlements.ts claimSettlement: exactly one caller gets `claimed`, whichever object or ledger wrote the row. */
-  async claim(input: ClaimInput, self: string): Promise<SettlementClaim | HeldElsewhere> {
+  async claim(input: ClaimInput, self: string, riders?: ClaimRiders): Promise<SettlementClaim | HeldElsewhere> {
     for (let attempt = 0; attempt < 8; attempt++) {
       const held = this.storedRow(input.messageHash);
       if (held) return { claimed: false, existing: await this.withD1Progress(held) };
       const row = claimedRow(input, Date.now());
-      const written = await writeClaimThrough(this.env.DB, row, self);
+      const written = await writeClaimThrough(this.env.DB, row, self, riders);
       // Another call of this object may have claimed or imported the row while D1 answered: the object's row wins.
       if (written.inserted) {
         // D1 has it durably; this object's copy is stored with the payment's first change (`claimedInMemory`).
@@ -162,6 +168,7 @@ export class SettleLedgerObject extends DurableObject<Env> {
         await this.expireLater();
         return { claimed: false, existing: readLocal(this.sql, input.messageHash)!.row };
       }
+      if (written.refused) return { claimed: false, refused: written.refused };
       if (row.paymentId !== null) {
         const holder = await paymentIdHolder(this.env.DB, row.payTo, row.paymentId);
         if (holder && holder !== row.messageHash) return { claimed: false, paymentIdTakenBy: holder };
@@ -190,39 +197,41 @@ export class SettleLedgerObject extends DurableObject<Env> {
     const current = this.storedRow(messageHash) ?? held;
     const ahead = d1 ? progressAhead(current, d1) : null;
     if (!ahead) return current;
-    if (adoptProgress(this.storageFor(messageHash), messageHash, ahead, Date.now()))
-      await this.afterChange(messageHash);
+    await this.change(messageHash, (sql) => adoptProgress(sql, messageHash, ahead, Date.now()));
     return this.storedRow(messageHash) ?? current;
   }
 
   async takeOverLease(messageHash: string, leaseId: string, leaseMs: number, self: string): Promise<boolean> {
     await this.heldRow(messageHash, self);
-    const taken = takeOverLocalLease(this.storageFor(messageHash), messageHash, leaseId, leaseMs, Date.now());
-    if (taken) await this.afterChange(messageHash);
-    return taken;
+    return this.change(messageHash, (sql) => takeOverLocalLease(sql, messageHash, leaseId, leaseMs, Date.now()));
   }
 
   async update(
     messageHash: string,
     fromStates: SettlementState[],
-    changes: Parameters<typeof updateLocal>[3],
+    changes: SettlementChanges,
     self: string,
   ): Promise<boolean> {
     await this.heldRow(messageHash, self);
     if (changes.state === "confirmed") await this.confirmationThroughIfFailed(messageHash, Date.now());
-    const updated = updateLocal(this.storageFor(messageHash), messageHash, fromStates, changes, Date.now());
-    if (updated) await this.afterChange(messageHash);
-    return updated;
+    return this.change(messageHash, (sql) => updateLocal(sql, messageHash, fromStates, changes, Date.now()));
   }
 
   /**
-   * D1's row goes first. The engine releases only a transaction the cluster never accepted, so D1 never lacks a
-   * payment that could still land (docs/settle-ledger-migration.md).
+   * Gives the row back (the engine does so only for a transaction the cluster never accepted): the object's copy first,
+   * and only the lease holder's (`leaseId`), so a payment another call sent and reported meanwhile keeps its row here
+   * and in D1; then D1's row of this object, and the payment's bookings with it. D1 never lacks a payment that could
+   * still land (docs/settle-ledger-migration.md): its row goes last.
    */
-  async release(messageHash: string): Promise<void> {
-    await releaseInD1(this.env.DB, messageHash);
-    this.claimedInMemory.delete(messageHash);
-    if (this.storedRow(messageHash)) releaseLocal(this.sql, messageHash);
+  async release(messageHash: string, leaseId: string, self: string): Promise<void> {
+    const claimed = this.claimedInMemory.get(messageHash);
+    if (claimed) {
+      if (claimed.row.leaseId !== leaseId) return;
+      this.claimedInMemory.delete(messageHash);
+    } else if (!(await this.heldRow(messageHash, self)) || !releaseLocal(this.sql, messageHash, leaseId)) {
+      return;
+    }
+    await releaseInD1(this.env.DB, messageHash, self);
   }
 
   async reportSuccess(
@@ -235,9 +244,7 @@ export class SettleLedgerObject extends DurableObject<Env> {
     await this.heldRow(messageHash, self);
     const through = this.confirmationThroughIfFailed(messageHash, nowMs);
     if (through) await through;
-    const won = reportLocalSuccess(this.storageFor(messageHash), messageHash, reporterId, correlationId, nowMs);
-    if (won) await this.afterChange(messageHash);
-    return won;
+    return this.change(messageHash, (sql) => reportLocalSuccess(sql, messageHash, reporterId, correlationId, nowMs));
   }
 
   async recordConfirmationAfterFailedReport(
@@ -248,8 +255,35 @@ export class SettleLedgerObject extends DurableObject<Env> {
   ): Promise<void> {
     await this.heldRow(messageHash, self);
     await this.confirmationThroughIfFailed(messageHash, nowMs);
-    recordLocalConfirmationAfterFailedReport(this.storageFor(messageHash), messageHash, reporterId, nowMs);
-    await this.afterChange(messageHash);
+    await this.change(messageHash, (sql) => {
+      recordLocalConfirmationAfterFailedReport(sql, messageHash, reporterId, nowMs);
+      return true;
+    });
+  }
+
+  /**
+   * One change of a payment's row as one storage commit (docs/scale.md): the row claimed in memory, the change itself,
+   * the alarm that retries the mirror (when it is not due soon already) and the versions D1 caught up with since the
+   * last commit are all written in one synchronous turn, with no await between them. Then the mirror, off the
+   * caller's path.
+   */
+  private async change(messageHash: string, write: (sql: SqlStorage) => boolean): Promise<boolean> {
+    const alarmAtMs = await this.currentAlarm(); // read before the turn that writes
+    const sql = this.storageFor(messageHash);
+    const changed = write(sql);
+    this.flushMirrored(sql);
+    if (!changed) return false;
+    const latestCheckMs = Date.now() + MIRROR_CHECK_MS;
+    const alarm = alarmAtMs === null || alarmAtMs > latestCheckMs ? this.setAlarm(latestCheckMs) : null;
+    if (!this.mirrorRunning) this.ctx.waitUntil(this.mirrorSerially(messageHash)); // else the running one reads again
+    await alarm;
+    return true;
+  }
+
+  /** The versions D1 caught up with, written with the object's next commit (or its alarm): never a commit of their own. */
+  private flushMirrored(sql: SqlStorage): void {
+    for (const [hash, version] of this.mirroredSince) markMirrored(sql, hash, version);
+    this.mirroredSince.clear();
   }
 
   /** The mirror's retries, then the expiry of rows; the next alarm follows the oldest row, or the storage goes. */
@@ -259,7 +293,9 @@ export class SettleLedgerObject extends DurableObject<Env> {
       await this.ctx.storage.deleteAll();
       return;
     }
+    this.flushMirrored(this.sql);
     for (const hash of unmirroredMessageHashes(this.sql, ALARM_BATCH)) await this.mirrorSerially(hash);
+    this.flushMirrored(this.sql);
     const nowMs = Date.now();
     const expired = deleteExpiredLocal(this.sql, nowMs - LEDGER_OBJECT_RETENTION_MS, ALARM_BATCH);
     const oldestMs = oldestLocalChangeMs(this.sql);
@@ -284,19 +320,6 @@ export class SettleLedgerObject extends DurableObject<Env> {
     return this.storedRow(messageHash)?.state === "failed"
       ? writeConfirmationThrough(this.env.DB, messageHash, nowMs)
       : undefined;
-  }
-
-  /**
-   * After a change: the alarm is due within MIRROR_CHECK_MS (a durable retry, should this mirror not land), then the
-   * mirror right away, off the caller's path. On an object in use the alarm is that close already, so the change
-   * writes nothing more.
-   */
-  private async afterChange(messageHash: string): Promise<void> {
-    const latestCheckMs = Date.now() + MIRROR_CHECK_MS;
-    const alarmAtMs = await this.currentAlarm();
-    if (alarmAtMs === null || alarmAtMs > latestCheckMs) await this.setAlarm(latestCheckMs);
-    if (this.mirrorRunning) return; // the running mirror reads the row again before it stops
-    this.ctx.waitUntil(this.mirrorSerially(messageHash));
   }
 
   private async currentAlarm(): Promise<number | null> {
@@ -329,7 +352,8 @@ export class SettleLedgerObject extends DurableObject<Env> {
   private async mirror(messageHash: string): Promise<boolean> {
     for (;;) {
       const local = readLocal(this.sql, messageHash);
-      if (!local || local.mirroredVersion >= local.version) return true;
+      if (!local || Math.max(local.mirroredVersion, this.mirroredSince.get(messageHash) ?? 0) >= local.version)
+        return true;
       let written: boolean;
       try {
         written = await mirrorToD1(this.env.DB, local.row, local.ledgerObject);
@@ -348,7 +372,7 @@ export class SettleLedgerObject extends DurableObject<Env> {
       this.mirrorFailures = 0;
       // D1 no longer gives the row to this object (released there, or claimed anew): nothing of it is this object's to write.
       if (!written) log("warn", "settlement_mirror_row_gone", { messageHash, version: local.version });
-      markMirrored(this.sql, messageHash, local.version);
+      this.mirroredSince.set(messageHash, local.version);
     }
   }
 }

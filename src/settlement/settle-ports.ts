@@ -5,13 +5,16 @@ import { settleFloorRefusal } from "../chain/fee-payer-floor";
 import { type SendOutcome, sendWithPreflight } from "../chain/send-transaction";
 import { type SignatureWatch, watchSignature } from "../chain/signature-watch";
 import type { Config } from "../platform/config/load-config";
+import type { ClaimRiders } from "../store/claim-riders";
 import {
+  type ClaimInput,
   claimSettlement,
   claimSuccessReport,
   getSettlement,
   getSettlementState,
   recordConfirmationAfterFailedReport,
   releaseSettlement,
+  type SettlementChanges,
   type SettlementClaim,
   type SettlementRow,
   type SettlementState,
@@ -31,18 +34,20 @@ export interface SettlePorts {
   chain: SettleChain;
 }
 
-export type ClaimRow = Parameters<typeof claimSettlement>[1];
-export type SettlementChanges = Parameters<typeof updateSettlement>[3];
+export type ClaimRow = ClaimInput;
+export type { SettlementChanges };
 
 /** The exactly-once ledger: one row per payment (keyed by message hash) decides who sends and who reports success. */
 export interface SettleLedger {
   /** State and signature only (a cheap read), or undefined when the payment has no row. */
   state(messageHash: string): Promise<Pick<SettlementRow, "state" | "signature"> | undefined>;
-  claim(row: ClaimRow): Promise<SettlementClaim>;
+  /** `riders` commit with the claim, in its transaction (store/claim-riders.ts): the budget's bookings, a rail's rows. */
+  claim(row: ClaimRow, riders?: ClaimRiders): Promise<SettlementClaim>;
   get(messageHash: string): Promise<SettlementRow | undefined>;
   takeOverLease(messageHash: string, leaseId: string, leaseMs: number): Promise<boolean>;
   update(messageHash: string, fromStates: SettlementState[], changes: SettlementChanges): Promise<boolean>;
-  release(messageHash: string): Promise<void>;
+  /** Gives back the row of a transaction the cluster never accepted: only `leaseId`'s, never a reported one. */
+  release(messageHash: string, leaseId: string): Promise<void>;
   /** Records the confirmation and claims the single success answer: true for exactly one caller (`reporterId`: the call's lease id). */
   reportSuccess(messageHash: string, reporterId: string, correlationId: string | null, nowMs: number): Promise<boolean>;
   /**
@@ -159,8 +164,11 @@ export function objectLedger(namespace: DurableObjectNamespace<SettleLedgerObjec
       const { row } = await lookup(messageHash);
       return row ? { state: row.state, signature: row.signature } : undefined;
     },
-    claim: (row) =>
-      atHolder(row.messageHash, (stub, name) => stub.claim(row, name) as Promise<SettlementClaim | HeldElsewhere>),
+    claim: (row, riders) =>
+      atHolder(
+        row.messageHash,
+        (stub, name) => stub.claim(row, name, riders) as Promise<SettlementClaim | HeldElsewhere>,
+      ),
     get: async (messageHash) => (await lookup(messageHash)).row,
     takeOverLease: async (messageHash, leaseId, leaseMs) => {
       const { stub, name } = await holderOf(messageHash);
@@ -170,7 +178,10 @@ export function objectLedger(namespace: DurableObjectNamespace<SettleLedgerObjec
       const { stub, name } = await holderOf(messageHash);
       return stub.update(messageHash, fromStates, changes, name);
     },
-    release: async (messageHash) => (await holderOf(messageHash)).stub.release(messageHash),
+    release: async (messageHash, leaseId) => {
+      const { stub, name } = await holderOf(messageHash);
+      return stub.release(messageHash, leaseId, name);
+    },
     reportSuccess: async (messageHash, reporterId, correlationId, nowMs) => {
       const { stub, name } = await holderOf(messageHash);
       return stub.reportSuccess(messageHash, reporterId, correlationId, nowMs, name);
@@ -185,11 +196,11 @@ export function objectLedger(namespace: DurableObjectNamespace<SettleLedgerObjec
 export function d1Ledger(db: D1Database): SettleLedger {
   return {
     state: (messageHash) => getSettlementState(db, messageHash),
-    claim: (row) => claimSettlement(db, row),
+    claim: (row, riders) => claimSettlement(db, row, riders),
     get: (messageHash) => getSettlement(db, messageHash),
     takeOverLease: (messageHash, leaseId, leaseMs) => takeOverLease(db, messageHash, leaseId, leaseMs),
     update: (messageHash, fromStates, changes) => updateSettlement(db, messageHash, fromStates, changes),
-    release: (messageHash) => releaseSettlement(db, messageHash),
+    release: (messageHash, leaseId) => releaseSettlement(db, messageHash, leaseId),
     reportSuccess: (messageHash, reporterId, correlationId, nowMs) =>
       claimSuccessReport(db, messageHash, reporterId, correlationId, nowMs),
     recordConfirmationAfterFailedReport: (messageHash, reporterId, nowMs) =>

@@ -10,6 +10,7 @@
  * bookings can never both pass a cap. The channel row itself is the upto rail's to write (src/rails/upto/store/):
  * the rail hands its guarded INSERT in as a port (`GuardedRowWrite`), so this core file imports no rail.
  */
+import type { ClaimRiderSql, SqlText, SqlValue } from "./claim-riders";
 import { EXPOSURE_STATES, type ExposureEnd, type ExposureState, LIVE_EXPOSURE_STATES, oneOf } from "./states";
 
 /** Channel row states a settle may still void (its open may not have reached the cluster). */
@@ -60,11 +61,18 @@ function rentOutFor(column: "payer" | "pay_to", param: string): string {
 const TOTAL_RENT_OUT = `((SELECT COALESCE(SUM(rent_lamports), 0) FROM upto_channels WHERE state IN ${RENT_OUT})
     + (SELECT COALESCE(SUM(lamports), 0) FROM fee_payer_exposure WHERE state = '${HELD}'))`;
 
-/** Lamports spent for good since `since` (an SQL value) by `column` = `param` (or in total without a column). */
-function spentSince(since: string, column?: "payer" | "pay_to", param?: string): string {
-  const whose = column ? `${column} = ${param} AND ` : "";
-  return `(SELECT COALESCE(SUM(lamports), 0) FROM fee_payer_exposure WHERE ${whose}state = '${SPENT}' AND booked_at_ms >= ${since})`;
+/**
+ * Lamports spent for good by a scope of fee_payer_spend_hours (`pool:<pool>`, `seller:<wallet>`; SQL values) since
+ * `since`, counted by the hour (the hour holding `since` whole): the triggers of migration 0018 keep the hours, so the
+ * sum reads a day's hours, never a day's bookings.
+ */
+export function spentHoursSince(since: string, scope: string): string {
+  return `(SELECT COALESCE(SUM(lamports), 0) FROM fee_payer_spend_hours WHERE scope = ${scope} AND hour_ms >= ${since} - ${since} % ${HOUR_MS})`;
 }
+
+const HOUR_MS = 3_600_000;
+/** The operator's jobs' pool, as a scope of fee_payer_spend_hours. */
+const JOBS_SCOPE = "'pool:jobs'";
 
 /** The figures the upto caps compare, for one buyer wallet (?1) and one payTo (?2). */
 export interface UptoOpenFigures {
@@ -113,7 +121,7 @@ export interface RentRowOpen {
 /** An SQL condition with its own binds, numbered from the writer's `firstGuardParam` on. */
 export interface SqlGuard {
   sql: string;
-  binds: unknown[];
+  binds: SqlValue[];
 }
 
 /**
@@ -122,21 +130,16 @@ export interface SqlGuard {
  */
 export interface GuardedRowWrite {
   firstGuardParam: number;
-  statement(guard: SqlGuard): D1PreparedStatement;
+  statement(guard: SqlGuard): SqlText;
 }
 
 /**
- * Books an upto channel open: the channel's row (with its rent) is written only if, with this open's rent added, every
- * cap still holds — or the row is already this very open's, booked before (a retry changes nothing). One batch, one round
- * trip: the conditional write, then — only when it wrote nothing (`changes()`) — what the caps saw and whose the row
- * is, to word the refusal, so a booking that passes pays for the caps' sums once.
+ * An upto channel open's booking, as a rider of the open's ledger claim (store/claim-riders.ts): the channel's row
+ * (with its rent) is written only if, with this open's rent added, every cap still holds — or the row is already this
+ * very open's, booked before (a retry changes nothing); the claim needs the row to be this open's and live; a row the
+ * claim did not get is deleted in the same transaction; and, only on a refusal, what the caps saw and whose the row is.
  */
-export async function bookChannelOpenWithinCaps(
-  d1: D1Database,
-  open: RentRowOpen,
-  write: GuardedRowWrite,
-  limits: UptoOpenLimits,
-): Promise<UptoOpenBooking> {
+export function channelOpenRiderSql(open: RentRowOpen, write: GuardedRowWrite, limits: UptoOpenLimits): ClaimRiderSql {
   // The guard's own parameters, after the writer's: channel id, open message hash, payer, payTo, rent, opens since,
   // the total's limit (from the balance). The other caps are literals: fixed per configuration, so the text repeats.
   const at = (n: number) => `?${write.firstGuardParam + n}`;
@@ -158,18 +161,21 @@ export async function bookChannelOpenWithinCaps(
     limits.opensSinceMs,
     sqlLimit(limits.totalRentLamports),
   ];
-  const [written, read] = await d1.batch([
-    write.statement({ sql: withinCaps, binds }),
-    uptoOpenFiguresStatement(d1, open, limits.opensSinceMs, true),
-  ]);
-  if ((written!.meta.changes ?? 0) > 0) return { booked: true };
-  // Should the engine ever not carry changes() across a batch, the refusal still gets its figures (a rare path).
-  const row = (read!.results[0] ??
-    (await uptoOpenFiguresStatement(d1, open, limits.opensSinceMs, false).first())) as Record<
-    string,
-    number | string | null
-  >;
-  return { booked: false, ...uptoOpenFiguresOf(row) };
+  return {
+    writes: [write.statement({ sql: withinCaps, binds })],
+    holds: {
+      sql: `EXISTS (SELECT 1 FROM upto_channels WHERE channel_id = ?1 AND open_message_hash = ?2 AND state IN ${LIVE})`,
+      binds: [open.channelId, open.openMessageHash],
+    },
+    undo: [
+      {
+        sql: `DELETE FROM upto_channels WHERE channel_id = ?1 AND open_message_hash = ?2 AND state = 'opening'
+          AND NOT EXISTS (SELECT 1 FROM settlements s WHERE s.message_hash = ?2 AND s.state <> 'failed')`,
+        binds: [open.channelId, open.openMessageHash],
+      },
+    ],
+    reads: [{ sql: uptoOpenFiguresSql(), binds: uptoOpenFiguresBinds(open, limits.opensSinceMs) }],
+  };
 }
 
 /** What the upto caps see for `open` (and whose the channel's row is), without writing: /verify's look at the caps. */
@@ -179,29 +185,27 @@ export async function readUptoOpenFigures(
   opensSinceMs: number,
 ) {
   return uptoOpenFiguresOf(
-    (await uptoOpenFiguresStatement(d1, open, opensSinceMs, false).first()) as Record<string, number | string | null>,
+    (await d1
+      .prepare(uptoOpenFiguresSql())
+      .bind(...uptoOpenFiguresBinds(open, opensSinceMs))
+      .first()) as Record<string, number | string | null>,
   );
 }
 
-function uptoOpenFiguresStatement(
-  d1: D1Database,
-  open: Pick<RentRowOpen, "payer" | "payTo" | "channelId">,
-  opensSinceMs: number,
-  onlyIfUnwritten: boolean,
-) {
+function uptoOpenFiguresSql(): string {
   const s = uptoFiguresSql("?1", "?2", "?4");
-  return d1
-    .prepare(
-      `SELECT ${s.payerChannels} AS payerChannels, ${s.payToChannels} AS payToChannels, ${s.payerOpensSince} AS payerOpensSince,
+  return `SELECT ${s.payerChannels} AS payerChannels, ${s.payToChannels} AS payToChannels, ${s.payerOpensSince} AS payerOpensSince,
          ${s.payerRent} AS payerRent, ${s.payToRent} AS payToRent, ${TOTAL_RENT_OUT} AS totalRent,
          c.open_message_hash AS openMessageHash,
          (c.claim_message_hash IS NOT NULL OR EXISTS (SELECT 1 FROM settlements s WHERE s.message_hash = c.open_message_hash AND s.state <> 'failed')) AS liveDeposit
-       FROM (SELECT 1) LEFT JOIN upto_channels c ON c.channel_id = ?3 ${onlyIfUnwritten ? "WHERE changes() = 0" : ""}`,
-    )
-    .bind(open.payer, open.payTo, open.channelId, opensSinceMs);
+       FROM (SELECT 1) LEFT JOIN upto_channels c ON c.channel_id = ?3`;
 }
 
-function uptoOpenFiguresOf(row: Record<string, number | string | null>): {
+function uptoOpenFiguresBinds(open: Pick<RentRowOpen, "payer" | "payTo" | "channelId">, opensSinceMs: number) {
+  return [open.payer, open.payTo, open.channelId, opensSinceMs];
+}
+
+export function uptoOpenFiguresOf(row: Record<string, number | string | null>): {
   figures: UptoOpenFigures;
   channel: { openMessageHash: string; liveDeposit: boolean } | null;
 } {
@@ -220,10 +224,6 @@ function uptoOpenFiguresOf(row: Record<string, number | string | null>): {
         : { openMessageHash: String(row.openMessageHash), liveDeposit: Boolean(row.liveDeposit) },
   };
 }
-
-export type UptoOpenBooking =
-  | { booked: true }
-  | { booked: false; figures: UptoOpenFigures; channel: { openMessageHash: string; liveDeposit: boolean } | null };
 
 /**
  * Voids an upto open that did not reach the cluster (refused at preflight, expired unseen, failed on chain): its rent
@@ -270,11 +270,9 @@ export interface HeldLimits {
   totalRentLamports: bigint;
 }
 
-/** The caps a spent booking is checked against (lamports spent since `sinceMs`, a rolling day). */
+/** The cap a spent booking of the operator's jobs is checked against: the jobs' pool, lamports spent since `sinceMs` (a rolling day). */
 export interface SpentLimits {
   sinceMs: number;
-  spendPerPayerLamports: bigint;
-  spendPerPayToLamports: bigint;
   spendTotalLamports: bigint;
 }
 
@@ -285,9 +283,11 @@ export interface ExposureFigures {
 }
 
 /**
- * Books one spend if its caps hold (a payer or payTo of null is not capped on that side): inserted, or revived when
- * the same booking was voided. A booking already live is kept as it is (`booked` true: the same spend books once).
- * One batch: the conditional write, then the figures the caps saw and the row's state.
+ * Books one spend of the operator's own work (pool `jobs`) if its cap holds: inserted, or revived when the same
+ * booking was voided. A booking already live is kept as it is (`booked` true: the same spend books once). A held
+ * booking (rent out) is checked against the rent caps per wallet (a payer or payTo of null is not capped on that side)
+ * and in total; a spent one against the jobs' daily pool only: its payer and payTo are recorded, never capped (no
+ * buyer's traffic can stop a job). One batch: the conditional write, then the figures the caps saw and the row's state.
  */
 export async function bookExposureWithinCaps(
   d1: D1Database,
@@ -295,30 +295,26 @@ export async function bookExposureWithinCaps(
   limits: HeldLimits | SpentLimits,
   nowMs: number,
 ): Promise<{ booked: boolean; figures: ExposureFigures }> {
+  const spent = "sinceMs" in limits;
   const figuresSql = (payer: string, payTo: string, since: string) =>
-    "sinceMs" in limits
-      ? {
-          payer: spentSince(since, "payer", payer),
-          payTo: spentSince(since, "pay_to", payTo),
-          total: spentSince(since),
-        }
+    spent
+      ? { payer: "0", payTo: "0", total: spentHoursSince(since, JOBS_SCOPE) }
       : { payer: rentOutFor("payer", payer), payTo: rentOutFor("pay_to", payTo), total: TOTAL_RENT_OUT };
-  const [payerMax, payToMax, totalMax] =
-    "sinceMs" in limits
-      ? [limits.spendPerPayerLamports, limits.spendPerPayToLamports, limits.spendTotalLamports]
-      : [limits.rentPerPayerLamports, limits.rentPerPayToLamports, limits.totalRentLamports];
   // ?9 the total's limit; ?10 (spent only) the start of the day counted.
   const f = figuresSql("?4", "?5", "?10");
-  const withinCaps = `(?4 IS NULL OR ${f.payer} + ?6 <= ${literal(payerMax)})
-    AND (?5 IS NULL OR ${f.payTo} + ?6 <= ${literal(payToMax)})
+  const withinCaps = spent
+    ? `${f.total} + ?6 <= ?9`
+    : `(?4 IS NULL OR ${f.payer} + ?6 <= ${literal(limits.rentPerPayerLamports)})
+    AND (?5 IS NULL OR ${f.payTo} + ?6 <= ${literal(limits.rentPerPayToLamports)})
     AND ${f.total} + ?6 <= ?9`;
+  const totalMax = spent ? limits.spendTotalLamports : limits.totalRentLamports;
   const seen = figuresSql("?2", "?3", "?4");
-  const since = "sinceMs" in limits ? [limits.sinceMs] : [];
+  const since = spent ? [limits.sinceMs] : [];
   const [written, read] = await d1.batch([
     d1
       .prepare(
-        `INSERT INTO fee_payer_exposure (booking_id, rail, kind, payer, pay_to, lamports, state, booked_at_ms, updated_at_ms, fee_payer)
-         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?11
+        `INSERT INTO fee_payer_exposure (booking_id, rail, kind, payer, pay_to, lamports, state, booked_at_ms, updated_at_ms, fee_payer, pool)
+         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?11, 'jobs'
          WHERE EXISTS (SELECT 1 FROM fee_payer_exposure WHERE booking_id = ?1 AND state <> '${VOIDED}') OR (${withinCaps})
          ON CONFLICT (booking_id) DO UPDATE SET state = excluded.state, lamports = excluded.lamports, booked_at_ms = excluded.booked_at_ms,
            updated_at_ms = excluded.updated_at_ms, fee_payer = excluded.fee_payer
@@ -378,25 +374,13 @@ export async function settleExposureRow(
   return (result.meta.changes ?? 0) > 0;
 }
 
-/** What the caps of a booking for `who` see, without writing (/verify's look at them): one query. */
-export async function readExposureFigures(
-  d1: D1Database,
-  who: { payer: string | null; payTo: string | null },
-  limits: HeldLimits | SpentLimits,
-): Promise<ExposureFigures> {
-  const spent = "sinceMs" in limits;
-  const f = spent
-    ? { payer: spentSince("?3", "payer", "?1"), payTo: spentSince("?3", "pay_to", "?2"), total: spentSince("?3") }
-    : { payer: rentOutFor("payer", "?1"), payTo: rentOutFor("pay_to", "?2"), total: TOTAL_RENT_OUT };
+/** What the operator's jobs spent since `sinceMs` (what a job's booking would see), without writing: one query. */
+export async function readJobsSpent(d1: D1Database, sinceMs: number): Promise<bigint> {
   const row = await d1
-    .prepare(`SELECT ${f.payer} AS payerLamports, ${f.payTo} AS payToLamports, ${f.total} AS totalLamports`)
-    .bind(who.payer, who.payTo, spent ? limits.sinceMs : 0)
-    .first<Record<string, number | null>>();
-  return {
-    payerLamports: BigInt(row?.payerLamports ?? 0),
-    payToLamports: BigInt(row?.payToLamports ?? 0),
-    totalLamports: BigInt(row?.totalLamports ?? 0),
-  };
+    .prepare(`SELECT ${spentHoursSince("?1", JOBS_SCOPE)} AS lamports`)
+    .bind(sinceMs)
+    .first<{ lamports: number | null }>();
+  return BigInt(row?.lamports ?? 0);
 }
 
 /** Which of `bookingIds` are live (held or spent): one query. */
@@ -435,6 +419,8 @@ export interface ExposureSummary {
   /** Rent out per rail (upto from its channel rows, the rest from held rows). */
   rentOutByRail: Record<string, bigint>;
   spentSinceByRail: Record<string, bigint>;
+  /** Spent since, per pool (buyers, sellers, jobs). */
+  spentSinceByPool: Record<string, bigint>;
   /** The same per fee payer that fronted or spent it (UNRECORDED_FEE_PAYER: rows written before migration 0013). */
   rentOutByFeePayer: Record<string, bigint>;
   spentSinceByFeePayer: Record<string, bigint>;
@@ -445,8 +431,11 @@ export interface ExposureSummary {
     uptoOpensOfOnePayerSince: number;
     rentOfOnePayer: bigint;
     rentOfOnePayTo: bigint;
+    /** What one buyer's payments cost (both buyer pools). */
     spentByOnePayer: bigint;
+    /** What payments to one payTo of the strangers' pool cost; and to one proven seller, out of its quota. */
     spentForOnePayTo: bigint;
+    spentForOneProvenSeller: bigint;
   };
 }
 
@@ -462,7 +451,8 @@ export async function readExposureSummary(
   const since = literal(spentSinceMs); // /health: not a hot path, the statements may differ per call
   const rentRows = `SELECT payer, pay_to, rent_lamports AS lamports FROM upto_channels WHERE state IN ${RENT_OUT}
     UNION ALL SELECT payer, pay_to, lamports FROM fee_payer_exposure WHERE state = '${HELD}'`;
-  const spentRows = `SELECT payer, pay_to, lamports FROM fee_payer_exposure WHERE state = '${SPENT}' AND booked_at_ms >= ${since}`;
+  const spentIn = (pools: string) =>
+    `SELECT payer, pay_to, lamports FROM fee_payer_exposure WHERE state = '${SPENT}' AND booked_at_ms >= ${since} AND pool IN (${pools})`;
   const largest = (rows: string, column: string, measure: string) =>
     `SELECT COALESCE(MAX(n), 0) AS n FROM (SELECT ${measure} AS n FROM (${rows}) WHERE ${column} IS NOT NULL GROUP BY ${column})`;
   const liveChannels = `SELECT payer, pay_to FROM upto_channels WHERE state IN ${RENT_OUT}`;
@@ -473,6 +463,7 @@ export async function readExposureSummary(
     `SELECT fee_payer, SUM(lamports) AS lamports FROM (SELECT fee_payer, rent_lamports AS lamports FROM upto_channels WHERE state IN ${RENT_OUT}
        UNION ALL SELECT fee_payer, lamports FROM fee_payer_exposure WHERE state = '${HELD}') GROUP BY fee_payer`,
     `SELECT fee_payer, SUM(lamports) AS lamports FROM fee_payer_exposure WHERE state = '${SPENT}' AND booked_at_ms >= ${since} GROUP BY fee_payer`,
+    `SELECT pool, SUM(lamports) AS lamports FROM fee_payer_exposure WHERE state = '${SPENT}' AND booked_at_ms >= ${since} GROUP BY pool`,
     largest(liveChannels, "payer", "COUNT(*)"),
     largest(liveChannels, "pay_to", "COUNT(*)"),
     largest(
@@ -482,11 +473,12 @@ export async function readExposureSummary(
     ),
     largest(rentRows, "payer", "SUM(lamports)"),
     largest(rentRows, "pay_to", "SUM(lamports)"),
-    largest(spentRows, "payer", "SUM(lamports)"),
-    largest(spentRows, "pay_to", "SUM(lamports)"),
+    largest(spentIn("'buyers', 'sellers'"), "payer", "SUM(lamports)"),
+    largest(spentIn("'buyers'"), "pay_to", "SUM(lamports)"),
+    largest(spentIn("'sellers'"), "pay_to", "SUM(lamports)"),
   ];
   const results = await d1.batch(statements.map((sql) => d1.prepare(sql)));
-  const [out, spent, outByFeePayer, spentByFeePayer, ...maxima] = results.map(
+  const [out, spent, outByFeePayer, spentByFeePayer, spentByPool, ...maxima] = results.map(
     (r) => r.results as Record<string, number | string | null>[],
   );
   const n = (i: number) => Number(maxima[i]![0]!.n);
@@ -507,6 +499,7 @@ export async function readExposureSummary(
     spentSinceByRail: sumBy(spent!, rail),
     rentOutByFeePayer: sumBy(outByFeePayer!, feePayer),
     spentSinceByFeePayer: sumBy(spentByFeePayer!, feePayer),
+    spentSinceByPool: sumBy(spentByPool!, (r) => String(r.pool)),
     uptoLiveChannels: Number(out!.find((r) => r.rail === "upto")?.channels ?? 0),
     largest: {
       uptoChannelsOfOnePayer: n(0),
@@ -516,6 +509,7 @@ export async function readExposureSummary(
       rentOfOnePayTo: big(4),
       spentByOnePayer: big(5),
       spentForOnePayTo: big(6),
+      spentForOneProvenSeller: big(7),
     },
   };
 }

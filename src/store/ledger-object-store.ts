@@ -4,7 +4,15 @@
  * through, the mirror of every later change, the release). The state machine is the one of store/settlements.ts; here
  * each statement runs on the object's synchronous storage, so each one is atomic with the decision it makes.
  */
-import type { SettlementRow, SettlementState } from "./settlements";
+import { type ClaimRiders, claimAt, type RefusalRows, refusalRowsOf, renumber, riderStatements } from "./claim-riders";
+import {
+  CHANGE_COLUMNS,
+  type ClaimInput,
+  type SettlementChanges,
+  type SettlementRow,
+  type SettlementState,
+  voidBookingsOfUnpaid,
+} from "./settlements";
 
 /** The row an object holds: D1's columns, plus how far D1 has caught up with it. */
 const LOCAL_TABLE = `CREATE TABLE IF NOT EXISTS settlements (
@@ -58,20 +66,7 @@ type RawRow = Record<(typeof COLUMNS)[number], SqlStorageValue> & {
   ledger_object?: string | null;
 };
 
-export type ClaimInput = Omit<
-  SettlementRow,
-  | "state"
-  | "createdAtMs"
-  | "updatedAtMs"
-  | "errorReason"
-  | "errorMessage"
-  | "confirmedAtMs"
-  | "successReportedAtMs"
-  | "successCorrelationId"
-  | "paymentId"
-> & {
-  paymentId?: string | null;
-};
+export type { ClaimInput } from "./settlements";
 
 export function createLocalSchema(sql: SqlStorage): void {
   sql.exec(LOCAL_TABLE);
@@ -213,11 +208,17 @@ export function insertLocal(sql: SqlStorage, row: SettlementRow, ledgerObject: s
   sql.exec(INSERT_LOCAL_SQL, ...values(row), ledgerObject);
 }
 
-/** store/settlements.ts releaseSettlement, on the object's row. */
-export function releaseLocal(sql: SqlStorage, messageHash: string): void {
-  sql.exec(
-    `DELETE FROM settlements WHERE message_hash = ? AND state IN ('submitting', 'pending') AND success_reported_at_ms IS NULL`,
-    messageHash,
+/**
+ * store/settlements.ts releaseSettlement, on the object's row: only the lease holder's row of a payment not reported
+ * or confirmed. Returns whether it let the row go (false: another call's lease, or the payment moved on).
+ */
+export function releaseLocal(sql: SqlStorage, messageHash: string, leaseId: string): boolean {
+  return changed(
+    sql.exec(
+      `DELETE FROM settlements WHERE message_hash = ? AND lease_id = ? AND state IN ('submitting', 'pending') AND success_reported_at_ms IS NULL`,
+      messageHash,
+      leaseId,
+    ),
   );
 }
 
@@ -231,21 +232,11 @@ export function updateLocal(
   sql: SqlStorage,
   messageHash: string,
   fromStates: SettlementState[],
-  changes: Partial<
-    Pick<SettlementRow, "state" | "errorReason" | "errorMessage" | "leaseId" | "leaseExpiresAtMs" | "confirmedAtMs">
-  >,
+  changes: SettlementChanges,
   nowMs: number,
 ): boolean {
-  const names: Record<keyof typeof changes, string> = {
-    state: "state",
-    errorReason: "error_reason",
-    errorMessage: "error_message",
-    leaseId: "lease_id",
-    leaseExpiresAtMs: "lease_expires_at_ms",
-    confirmedAtMs: "confirmed_at_ms",
-  };
-  const keys = (Object.keys(changes) as (keyof typeof changes)[]).filter((key) => changes[key] !== undefined);
-  const sets = keys.map((key) => `${names[key]} = ?`).join(", ");
+  const keys = (Object.keys(changes) as (keyof SettlementChanges)[]).filter((key) => changes[key] !== undefined);
+  const sets = keys.map((key) => `${CHANGE_COLUMNS[key]} = ?`).join(", ");
   return changed(
     sql.exec(
       `UPDATE settlements SET ${sets}${sets ? ", " : ""}updated_at_ms = ?, version = version + 1
@@ -398,43 +389,53 @@ export interface D1LedgerRow {
  * makes the row exist in D1 before the object holds it (D1 never lacks a payment the object has) and names the object
  * (`ledgerObject`), and the read finds a row D1 had already (another object's claim, the D1 ledger's row, a row this
  * object expired). Without a conflict target, DO NOTHING also covers the (pay_to, payment_id) unique index, as in
- * store/settlements.ts.
+ * store/settlements.ts. `riders` commit in the same batch (store/claim-riders.ts): the row is inserted only where every
+ * rider took, and `refused` carries their figures when one did not.
  */
 export async function writeClaimThrough(
   d1: D1Database,
   row: SettlementRow,
   ledgerObject: string,
-): Promise<{ inserted: boolean; existing: D1LedgerRow | undefined }> {
-  const [inserted, found] = await d1.batch([
-    d1
-      .prepare(
-        `INSERT INTO settlements (${D1_CLAIM_COLUMNS}, ledger_object) VALUES (?1, ?2, 'submitting', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14, ?15, ?16)
-         ON CONFLICT DO NOTHING`,
-      )
-      .bind(
-        row.messageHash,
-        row.signature,
-        row.scheme,
-        row.network,
-        row.payer,
-        row.payTo,
-        row.merchantWallet,
-        row.asset,
-        row.amount,
-        row.lastValidBlockHeight,
-        row.leaseId,
-        row.leaseExpiresAtMs,
-        row.maxTimeoutSeconds,
-        row.createdAtMs,
-        row.paymentId,
-        ledgerObject,
-      ),
+  riders?: ClaimRiders,
+): Promise<{ inserted: boolean; existing: D1LedgerRow | undefined; refused?: RefusalRows }> {
+  const claim = d1
+    .prepare(
+      `INSERT INTO settlements (${D1_CLAIM_COLUMNS}, ledger_object) SELECT ?1, ?2, 'submitting', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14, ?15, ?16
+       WHERE ${riders ? renumber(riders.guard.sql, 16) : "1"} ON CONFLICT DO NOTHING`,
+    )
+    .bind(
+      row.messageHash,
+      row.signature,
+      row.scheme,
+      row.network,
+      row.payer,
+      row.payTo,
+      row.merchantWallet,
+      row.asset,
+      row.amount,
+      row.lastValidBlockHeight,
+      row.leaseId,
+      row.leaseExpiresAtMs,
+      row.maxTimeoutSeconds,
+      row.createdAtMs,
+      row.paymentId,
+      ledgerObject,
+      ...(riders?.guard.binds ?? []),
+    );
+  const { statements, rowAt } = riderStatements(
+    d1,
+    riders,
+    claim,
     d1.prepare(SELECT_D1_ROW_SQL).bind(row.messageHash),
-  ]);
-  const raw = (found?.results as RawRow[] | undefined)?.[0];
+    row.messageHash,
+  );
+  const results = await d1.batch(statements);
+  const raw = (results[rowAt]?.results as RawRow[] | undefined)?.[0];
+  const refusal = refusalRowsOf(results, riders, rowAt);
   return {
-    inserted: (inserted?.meta.changes ?? 0) > 0,
+    inserted: (results[claimAt(riders)]?.meta.changes ?? 0) > 0,
     existing: raw ? { row: toRow(raw), ledgerObject: raw.ledger_object ?? null } : undefined,
+    ...(refusal.guardHeld === false ? { refused: refusal.rows } : {}),
   };
 }
 
@@ -477,11 +478,13 @@ export async function readD1Row(d1: D1Database, messageHash: string): Promise<D1
  */
 export async function mirrorToD1(d1: D1Database, row: SettlementRow, ledgerObject: string | null): Promise<boolean> {
   mirrorStatement ??= mirrorSql();
-  const result = await d1
-    .prepare(mirrorStatement)
-    .bind(...values(row), ledgerObject)
-    .run();
-  return (result.meta.changes ?? 0) > 0;
+  const mirror = d1.prepare(mirrorStatement).bind(...values(row), ledgerObject);
+  // A payment that ended unpaid (failed unseen, its blockhash expired) takes its bookings with it, in the same batch.
+  const [result] =
+    row.state === "failed"
+      ? await d1.batch([mirror, voidBookingsOfUnpaid(d1, row.messageHash, Date.now())])
+      : [await mirror.run()];
+  return (result?.meta.changes ?? 0) > 0;
 }
 
 /** The mirror's statement, the same for every row (built once per isolate). */
@@ -519,12 +522,17 @@ export async function writeConfirmationThrough(d1: D1Database, messageHash: stri
     .run();
 }
 
-/** store/settlements.ts releaseSettlement, on D1 (before the object lets its row go). */
-export async function releaseInD1(d1: D1Database, messageHash: string): Promise<void> {
-  await d1
-    .prepare(
-      `DELETE FROM settlements WHERE message_hash = ? AND state IN ('submitting', 'pending') AND success_reported_at_ms IS NULL`,
-    )
-    .bind(messageHash)
-    .run();
+/**
+ * store/settlements.ts releaseSettlement, on D1, after the object let its own row go under the lease: D1's row of this
+ * object (never another's), and the payment's bookings with it.
+ */
+export async function releaseInD1(d1: D1Database, messageHash: string, ledgerObject: string): Promise<void> {
+  await d1.batch([
+    d1
+      .prepare(
+        `DELETE FROM settlements WHERE message_hash = ?1 AND ledger_object = ?2 AND state IN ('submitting', 'pending') AND success_reported_at_ms IS NULL`,
+      )
+      .bind(messageHash, ledgerObject),
+    voidBookingsOfUnpaid(d1, messageHash, Date.now()),
+  ]);
 }

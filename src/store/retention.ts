@@ -26,3 +26,17 @@ export async function purgeConsumedChallengesExpiredBefore(
     .run();
   return result.meta.changes ?? 0;
 }
+
+/**
+ * The exposure budget's spend by the hour (fee_payer_spend_hours): an hour older than the caps' day counts for nothing
+ * any more (a booking is counted a day, src/chain/fee-payer-budget/caps.ts SPEND_WINDOW_MS).
+ */
+export async function purgeSpendHoursBefore(d1: D1Database, beforeMs: number, batchSize: number): Promise<number> {
+  const result = await d1
+    .prepare(
+      `DELETE FROM fee_payer_spend_hours WHERE rowid IN (SELECT rowid FROM fee_payer_spend_hours WHERE hour_ms < ? LIMIT ?)`,
+    )
+    .bind(beforeMs, batchSize)
+    .run();
+  return result.meta.changes ?? 0;
+}

@@ -1,6 +1,13 @@
 import { sql } from "drizzle-orm";
-import { check, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { EXPOSURE_STATES, JOB_RUN_OUTCOMES, oneOf, PAYMENT_ATTEMPT_OUTCOMES, PAYMENT_ATTEMPT_ROLES } from "./states";
+import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import {
+  EXPOSURE_POOLS,
+  EXPOSURE_STATES,
+  JOB_RUN_OUTCOMES,
+  oneOf,
+  PAYMENT_ATTEMPT_OUTCOMES,
+  PAYMENT_ATTEMPT_ROLES,
+} from "./states";
 
 /**
  * The core's D1 tables. Amounts are decimal strings (u64 does not fit SQLite's signed 64-bit integer);
@@ -62,6 +69,8 @@ export const settlements = sqliteTable(
     uniqueIndex("settlements_payment_id_idx").on(t.payTo, t.paymentId).where(sql`${t.paymentId} IS NOT NULL`),
     index("settlements_signature_idx").on(t.signature),
     index("settlements_sweep_idx").on(t.scheme, t.state, t.updatedAtMs),
+    // 0018: a buyer's payments that failed on chain in the last day (the exposure budget's failure cap).
+    index("settlements_payer_idx").on(t.payer, t.state, t.updatedAtMs),
   ],
 );
 
@@ -262,11 +271,33 @@ export const feePayerExposure = sqliteTable(
     state: text("state", { enum: EXPOSURE_STATES }).notNull(),
     bookedAtMs: integer("booked_at_ms").notNull(),
     updatedAtMs: integer("updated_at_ms").notNull(),
+    /** EXPOSURE_POOLS (./states.ts): whose daily budget it comes out of (0018; rows before it: buyers or jobs by kind). */
+    pool: text("pool", { enum: EXPOSURE_POOLS }).notNull().default("jobs"),
+    /** The payment whose ledger claim booked it (0018): the booking lives and dies with that claim. */
+    settlementHash: text("settlement_hash"),
   },
   (table) => [
     index("fee_payer_exposure_payer_idx").on(table.payer, table.state, table.bookedAtMs),
     index("fee_payer_exposure_pay_to_idx").on(table.payTo, table.state, table.bookedAtMs),
     index("fee_payer_exposure_state_idx").on(table.state, table.bookedAtMs),
+    index("fee_payer_exposure_pool_idx").on(table.pool, table.state, table.bookedAtMs),
+    index("fee_payer_exposure_settlement_idx").on(table.settlementHash),
     check("fee_payer_exposure_state_check", sql.raw(oneOf(table.state.name, EXPOSURE_STATES))),
+    check("fee_payer_exposure_pool_check", sql.raw(oneOf(table.pool.name, EXPOSURE_POOLS))),
   ],
+);
+
+/**
+ * What was spent for good per hour (0018): per pool (`pool:<pool>`) and per proven seller (`seller:<wallet>`), kept by
+ * triggers on fee_payer_exposure (migration 0018), so a cap over a whole pool or a busy seller's quota reads 24 or 25
+ * rows, never the day's bookings. A rolling day counted by the hour: its oldest hour whole.
+ */
+export const feePayerSpendHours = sqliteTable(
+  "fee_payer_spend_hours",
+  {
+    scope: text("scope").notNull(),
+    hourMs: integer("hour_ms").notNull(),
+    lamports: integer("lamports").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.scope, table.hourMs] })],
 );

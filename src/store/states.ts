@@ -67,6 +67,16 @@ export const EXPOSURE_STATES = ["held", "spent", "returned", "voided"] as const;
 export type ExposureState = (typeof EXPOSURE_STATES)[number];
 /** The states whose lamports are out or spent: what the caps count. */
 export const LIVE_EXPOSURE_STATES = ["held", "spent"] as const satisfies readonly ExposureState[];
+/**
+ * fee_payer_exposure.pool: whose daily budget a spend comes out of, kept apart so that no one pool can empty another.
+ * - buyers: what a stranger's payment costs the fee payer (its network fee, a sponsored funding), when the seller it pays
+ *   has not proven who it is;
+ * - sellers: the same for a payment to a proven seller (wallet-signed registration with a proven origin), out of that
+ *   seller's own daily quota;
+ * - jobs: what the operator's own work spends (sweeps, keepers, just-in-time vaults, payout token accounts).
+ */
+export const EXPOSURE_POOLS = ["buyers", "sellers", "jobs"] as const;
+export type ExposurePool = (typeof EXPOSURE_POOLS)[number];
 /** How a booking ends (settleExposure). */
 export type ExposureEnd = Exclude<ExposureState, "held">;
 

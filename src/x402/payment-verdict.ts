@@ -54,3 +54,16 @@ export interface AcceptedRequirements {
   requirements: PaymentRequirements;
   amount: bigint;
 }
+
+/**
+ * A buyer paying a seller it is (the seller's own wallet pays itself: payTo's owner, or a vault's): refused on every
+ * rail. It moves nothing anyone is owed, and every such payment would only cost the fee payer its fee.
+ */
+export function selfPaymentRefusal(payer: string, seller: string): PaymentRejection | null {
+  if (payer !== seller) return null;
+  return rejection(
+    "self_payment",
+    `The buyer ${payer} is the seller this payment pays (payTo's owner): a wallet paying itself settles nothing, so this facilitator does not co-sign it`,
+    { payer },
+  );
+}

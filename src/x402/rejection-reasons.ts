@@ -30,9 +30,11 @@ export const CORE_REJECTION_REASONS = [
   "insufficient_funds",
   "blockhash_expired",
   "duplicate_settlement",
+  "self_payment",
   "transaction_simulation_failed",
   "settlement_pending",
   "settlement_failed",
+  "settlement_ledger_unavailable",
 ] as const;
 export type CoreRejectionReason = (typeof CORE_REJECTION_REASONS)[number];
 
@@ -49,6 +51,10 @@ export const FEE_PAYER_BUDGET_REJECTION_REASONS = [
   "fee_payer_spend_per_day_exceeded",
   "fee_payer_spend_per_payer_exceeded",
   "fee_payer_spend_per_pay_to_exceeded",
+  "fee_payer_buyer_spend_per_day_exceeded",
+  "fee_payer_seller_quota_exceeded",
+  "fee_payer_proven_sellers_spend_per_day_exceeded",
+  "fee_payer_failures_per_payer_exceeded",
   "upto_open_channels_per_payer_exceeded",
   "upto_open_channels_per_pay_to_exceeded",
   "upto_opens_per_payer_per_hour_exceeded",

@@ -48,7 +48,8 @@ function setup(args: string[], { blockNetwork = false } = {}) {
         NO_COLOR: "1",
       },
       encoding: "utf8",
-      timeout: 60_000,
+      // Ends a hang only: node with tsx starting on a busy machine takes many times its quiet few seconds.
+      timeout: 300_000,
     },
   );
   return { status: result.status, output: `${result.stdout}\n${result.stderr}` };
@@ -95,7 +96,7 @@ describe("npm run deploy:setup --dry-run", () => {
       expect(readFileSync(path.join(workDir, "wrangler.toml"), "utf8")).toBe(
         readFileSync(path.join(ROOT, "wrangler.toml"), "utf8"),
       );
-    }, 60_000);
+    }, 300_000);
   }
 
   it("refuses an unknown environment and says how to call it", () => {
@@ -171,5 +172,5 @@ describe("npm run deploy:setup (against a stand-in wrangler)", () => {
     expect(third.status).toBe(1);
     expect(third.output).toContain("never replaces a secret");
     expect(calls().filter((c) => c.argv[1] === "secret" && c.argv[2] === "bulk")).toHaveLength(1);
-  }, 120_000);
+  }, 900_000);
 });

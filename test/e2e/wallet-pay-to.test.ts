@@ -2,8 +2,8 @@
  * `exact` to the seller's own wallet, end to end: a stock seller (the official `@x402/hono` middleware as the x402 docs
  * configure it, only the facilitator URL changed, its own wallet as payTo) paid by the official buyer client,
  * `x402-solana` and `@dexterai/x402` — the two libraries that refuse a vault payTo (test/e2e/client-libraries.test.ts).
- * And the operator's other end of the switch: a Worker started with wrangler.toml's `[env.production]` settings and no
- * UNIVERSAL_SETTLE_PROGRAM_ID serves the escrow and upto rails and offers no exact kind.
+ * And a mainnet deployment out of the box: a Worker started with wrangler.toml's `[env.production]` settings and no
+ * UNIVERSAL_SETTLE_PROGRAM_ID serves exact in its wallet form (with the sponsorship policy it publishes), escrow and upto.
  * Real: the local chain, the Worker under workerd (the production bundle, local D1), each library as published.
  * The buyers reach the Hono seller through app.fetch in process; the seller reaches the facilitator over HTTP.
  */
@@ -160,7 +160,7 @@ describe("wrangler.toml's [env.production] without UNIVERSAL_SETTLE_PROGRAM_ID",
   let production: RunningWorker | undefined;
   afterAll(async () => production?.stop(), 60_000);
 
-  it("serves /supported with the sla-escrow and upto kinds and no exact kind", async () => {
+  it("serves exact in its wallet form out of the box, beside the sla-escrow and upto kinds; only the vault form is not offered", async () => {
     const vars = unstable_readConfig({
       config: path.resolve(import.meta.dirname, "../../wrangler.toml"),
       env: "production",
@@ -184,13 +184,16 @@ describe("wrangler.toml's [env.production] without UNIVERSAL_SETTLE_PROGRAM_ID",
     });
     const api = `${production.url}/api/v1/facilitator`;
     const supported = (await (await fetch(`${api}/supported`)).json()) as {
-      kinds: { scheme: string }[];
+      kinds: { scheme: string; extra: Record<string, unknown> }[];
       notOffered: { scheme: string; payToForm?: string; reason: string }[];
     };
-    expect(supported.kinds.map((k) => k.scheme)).toEqual(["sla-escrow", "upto"]);
+    expect(supported.kinds.map((k) => k.scheme)).toEqual(["exact", "sla-escrow", "upto"]);
+    expect(supported.kinds[0]!.extra).toMatchObject({
+      payToForms: ["wallet"],
+      sponsorship: { perBuyerPerDayLamports: "30000000", perPayToPerDayLamports: "50000000" },
+    });
     expect(supported.notOffered.map(({ scheme, payToForm, reason }) => ({ scheme, payToForm, reason }))).toEqual([
       { scheme: "exact", payToForm: "vault", reason: "rail_not_enabled" },
-      { scheme: "exact", payToForm: "wallet", reason: "rail_not_enabled" },
     ]);
     const health = await fetch(`${api}/health`);
     expect(health.status).toBe(200);

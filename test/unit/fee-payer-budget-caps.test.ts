@@ -3,6 +3,8 @@ import {
   belowMinimumRefusal,
   exposureCapRefusal,
   heldLimits,
+  paymentFeeLimits,
+  paymentFeeRefusal,
   spentLimits,
   totalRentLimitLamports,
   uptoCapRefusal,
@@ -12,6 +14,7 @@ import {
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../src/chain/token-programs";
 import { rejectionForTransactionError } from "../../src/chain/transaction-rejection";
 import type { Config, FeePayerBudgetCaps } from "../../src/platform/config/load-config";
+import type { PaymentFeeFigures } from "../../src/store/payment-fee-booking";
 
 /**
  * The exposure budget's pure rules (src/chain/fee-payer-budget/caps.ts): which cap a booking would pass and how the refusal
@@ -22,8 +25,12 @@ const CAPS: FeePayerBudgetCaps = {
   rentPerPayToLamports: 500_000_000n,
   rentShareBps: 5_000,
   spendPerDayLamports: 1_000_000_000n,
-  spendPerPayerPerDayLamports: 10_000_000n,
+  buyerSpendPerDayLamports: 1_000_000_000n,
+  spendPerPayerPerDayLamports: 30_000_000n,
   spendPerPayToPerDayLamports: 50_000_000n,
+  provenSellerSpendPerDayLamports: 500_000_000n,
+  provenSellersSpendPerDayLamports: 2_000_000_000n,
+  failuresPerPayerPerDay: 3,
   uptoChannelsPerPayer: 10,
   uptoChannelsPerPayTo: 100,
   uptoOpensPerPayerPerHour: 30,
@@ -109,15 +116,9 @@ describe("exposureCapRefusal: held rent and spent lamports", () => {
     ).toMatchObject({ reason: "fee_payer_rent_share_exceeded", code: "SERVICE_UNAVAILABLE" });
   });
 
-  it("spent: per payer, per payTo and in total over the last 24 h", () => {
+  it("spent (the operator's jobs): their own daily pool only; a payer or payTo recorded on the booking is never capped", () => {
     const limits = spentLimits(CAPS, 100_000_000);
     expect(limits.sinceMs).toBe(100_000_000 - 86_400_000);
-    expect(
-      exposureCapRefusal({ payerLamports: 9_000_000n, payToLamports: 0n, totalLamports: 0n }, limits, 2_000_000n, who),
-    ).toMatchObject({ reason: "fee_payer_spend_per_payer_exceeded", code: "RATE_LIMITED" });
-    expect(
-      exposureCapRefusal({ payerLamports: 0n, payToLamports: 49_000_000n, totalLamports: 0n }, limits, 2_000_000n, who),
-    ).toMatchObject({ reason: "fee_payer_spend_per_pay_to_exceeded" });
     expect(
       exposureCapRefusal(
         { payerLamports: 0n, payToLamports: 0n, totalLamports: 999_000_000n },
@@ -134,6 +135,68 @@ describe("exposureCapRefusal: held rent and spent lamports", () => {
         who,
       ),
     ).toBeNull();
+    expect(
+      exposureCapRefusal(
+        { payerLamports: 10n ** 12n, payToLamports: 10n ** 12n, totalLamports: 0n },
+        limits,
+        2_000_000n,
+        who,
+      ),
+    ).toBeNull();
+  });
+});
+
+describe("paymentFeeRefusal: what a buyer's payment costs the fee payer, per pool", () => {
+  const limits = paymentFeeLimits(CAPS, 100_000_000);
+  const NOTHING: PaymentFeeFigures = {
+    pool: "buyers",
+    payerLamports: 0n,
+    sellerLamports: 0n,
+    poolLamports: 0n,
+    payerFailures: 0,
+    state: null,
+  };
+  const refused = (figures: Partial<PaymentFeeFigures>) =>
+    paymentFeeRefusal({ ...NOTHING, ...figures }, limits, 10_000n, PAYER);
+
+  it("nothing spent: no refusal; a booking already live (a retry) is never refused", () => {
+    expect(limits.sinceMs).toBe(100_000_000 - 86_400_000);
+    expect(refused({})).toBeNull();
+    expect(refused({ state: "spent", payerFailures: 99, poolLamports: 10n ** 12n })).toBeNull();
+  });
+
+  it("a stranger's seller: the buyer's cap and failures (429), the payTo's cap (429), the strangers' pool (503)", () => {
+    expect(refused({ payerFailures: 3 })).toMatchObject({
+      reason: "fee_payer_failures_per_payer_exceeded",
+      code: "RATE_LIMITED",
+    });
+    expect(refused({ payerFailures: 2 })).toBeNull();
+    expect(refused({ payerLamports: 30_000_000n - 9_999n })).toMatchObject({
+      reason: "fee_payer_spend_per_payer_exceeded",
+      code: "RATE_LIMITED",
+      payer: PAYER,
+    });
+    expect(refused({ payerLamports: 30_000_000n - 10_000n })).toBeNull(); // exactly at the cap fits
+    expect(refused({ sellerLamports: 50_000_000n })).toMatchObject({ reason: "fee_payer_spend_per_pay_to_exceeded" });
+    const pool = refused({ poolLamports: 1_000_000_000n });
+    expect(pool).toMatchObject({ reason: "fee_payer_buyer_spend_per_day_exceeded", code: "SERVICE_UNAVAILABLE" });
+    expect(pool!.message).toMatch(/SVC_FEE_PAYER_MAX_BUYER_SPEND_PER_DAY_LAMPORTS: 1000000000/);
+  });
+
+  it("a proven seller: its own quota (429) and the proven sellers' pool (503), never the strangers' caps", () => {
+    expect(refused({ pool: "sellers", sellerLamports: 50_000_000n })).toBeNull();
+    expect(refused({ pool: "sellers", sellerLamports: 500_000_000n })).toMatchObject({
+      reason: "fee_payer_seller_quota_exceeded",
+      code: "RATE_LIMITED",
+    });
+    expect(refused({ pool: "sellers", poolLamports: 2_000_000_000n })).toMatchObject({
+      reason: "fee_payer_proven_sellers_spend_per_day_exceeded",
+      code: "SERVICE_UNAVAILABLE",
+    });
+    // The buyer's own cap holds whichever seller it pays.
+    expect(refused({ pool: "sellers", payerLamports: 30_000_000n })).toMatchObject({
+      reason: "fee_payer_spend_per_payer_exceeded",
+    });
   });
 });
 

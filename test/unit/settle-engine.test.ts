@@ -4,12 +4,14 @@ import type { ConfirmationOutcome, SignatureStatus } from "../../src/chain/confi
 import type { SendOutcome } from "../../src/chain/send-transaction";
 import { upstreamError } from "../../src/platform/errors/catalogue";
 import {
+  type ClaimRider,
   runSettlement,
   type SettleablePayment,
   type Settlement,
   type SignedPayment,
 } from "../../src/settlement/settle-engine";
 import type { ClaimRow, SettleChain, SettleLedger, SettlePorts } from "../../src/settlement/settle-ports";
+import type { ClaimRiders, RefusalRows } from "../../src/store/claim-riders";
 import type { SettlementClaim, SettlementRow, SettlementState } from "../../src/store/settlements";
 import { rejection } from "../../src/x402/payment-verdict";
 
@@ -71,6 +73,12 @@ class FakeLedger implements SettleLedger {
   reports = 0;
   failNext = new Set<keyof SettleLedger>();
   reportFault: "none" | "before-commit" | "after-commit" = "none";
+  /** The claim commits and its answer is lost (once). */
+  claimAnswerLost = false;
+  /** What the riders' refusal reads return when a claim with riders is to be refused (null: the riders take). */
+  refuseRiders: RefusalRows | null = null;
+  /** Each method call in order, with the chain's sends (`events` is shared with the ScriptedChain). */
+  events: string[] = [];
 
   private trip(method: keyof SettleLedger): void {
     if (this.failNext.delete(method)) throw new Error(`D1 fault in ${method}`);
@@ -80,10 +88,12 @@ class FakeLedger implements SettleLedger {
     const row = this.rows.get(messageHash);
     return row ? { state: row.state, signature: row.signature } : undefined;
   }
-  async claim(row: ClaimRow): Promise<SettlementClaim> {
+  async claim(row: ClaimRow, riders?: ClaimRiders): Promise<SettlementClaim> {
+    this.events.push(riders ? "claim+riders" : "claim");
     this.trip("claim");
     const existing = this.rows.get(row.messageHash);
     if (existing) return { claimed: false, existing: { ...existing } };
+    if (riders && this.refuseRiders) return { claimed: false, refused: this.refuseRiders };
     if (row.paymentId) {
       const holder = [...this.rows.values()].find((r) => r.payTo === row.payTo && r.paymentId === row.paymentId);
       if (holder) return { claimed: false, paymentIdTakenBy: holder.messageHash };
@@ -100,6 +110,10 @@ class FakeLedger implements SettleLedger {
       createdAtMs: Date.now(),
       updatedAtMs: Date.now(),
     });
+    if (this.claimAnswerLost) {
+      this.claimAnswerLost = false;
+      throw new Error("D1_ERROR: network connection lost (the claim committed)");
+    }
     return { claimed: true };
   }
   async get(messageHash: string) {
@@ -127,10 +141,16 @@ class FakeLedger implements SettleLedger {
     Object.assign(row, changes);
     return true;
   }
-  async release(messageHash: string) {
+  async release(messageHash: string, leaseId: string) {
+    this.events.push("release");
     this.trip("release");
     const row = this.rows.get(messageHash);
-    if (row && ["submitting", "pending"].includes(row.state) && row.successReportedAtMs === null)
+    if (
+      row &&
+      row.leaseId === leaseId &&
+      ["submitting", "pending"].includes(row.state) &&
+      row.successReportedAtMs === null
+    )
       this.rows.delete(messageHash);
   }
   async reportSuccess(messageHash: string, reporterId: string, correlationId: string | null, nowMs: number) {
@@ -184,6 +204,8 @@ class ScriptedChain implements SettleChain {
       blockhashValid?: boolean;
       /** Runs before confirm answers: e.g. a concurrent call recording the success first. */
       whileConfirming?: () => Promise<unknown>;
+      /** Told of each send (e.g. to lay the sends among the ledger's calls). */
+      onSend?: () => void;
     } = {},
   ) {}
   private next<T>(queue: (T | Error)[] | undefined, fallback: T): Promise<T> {
@@ -195,6 +217,7 @@ class ScriptedChain implements SettleChain {
   }
   send() {
     this.sends++;
+    this.script.onSend?.();
     return this.next(this.script.send, { kind: "sent", signature: SIGNATURE } as SendOutcome);
   }
   async confirm() {
@@ -522,44 +545,116 @@ describe("settle engine: refusals", () => {
   });
 });
 
-describe("settle engine: faults", () => {
-  it("answers pending with the signature when the claim could not be written but the send went out", async () => {
-    const ledger = new FakeLedger();
-    ledger.failNext.add("claim");
-    const { settlement, afterResponse } = await settle(ledger, new ScriptedChain());
-    expect(settlement).toMatchObject({ ok: false, pending: true, signature: SIGNATURE });
-    expect((settlement as { message: string }).message).toContain("the settlement ledger could not be written");
-    // After the answer the row is written (GET /settlements/{signature} finds the signature it named): pending, with no
-    // lease, so the next call reconciles at once; no success was reported.
-    await Promise.all(afterResponse);
-    expect(ledger.rows.size).toBe(1);
-    expect(ledger.rows.get(HASH)).toMatchObject({
-      state: "pending",
-      leaseExpiresAtMs: null,
-      successReportedAtMs: null,
-    });
+describe("settle engine: the claim's commit (riders) and paid-is-paid", () => {
+  const rider = (explain: ClaimRider["explain"]): ClaimRider => ({
+    writes: [{ sql: "INSERT INTO bookings VALUES (?1)", binds: ["b"] }],
+    holds: { sql: "EXISTS (SELECT 1 FROM bookings WHERE id = ?1)", binds: ["b"] },
+    undo: [],
+    reads: [{ sql: "SELECT 1 AS seen", binds: [] }],
+    explain,
   });
 
-  it("writes the row after the answer on a later try when the claim fails again at first", async () => {
+  it("the claim, with its riders, comes before the send", async () => {
     const ledger = new FakeLedger();
+    const chain = new ScriptedChain({ onSend: () => ledger.events.push("send") });
+    const { settlement } = await settle(ledger, chain, { payment: payment({ riders: [rider(() => null)] }) });
+    expect(settlement).toMatchObject({ ok: true });
+    expect(ledger.events.slice(0, 2)).toEqual(["claim+riders", "send"]);
+  });
+
+  it("a rider's refusal (a cap) answers in the rider's words, and nothing is sent", async () => {
+    const ledger = new FakeLedger();
+    ledger.refuseRiders = [{ seen: 1 }, { figures: 2 }];
     const chain = new ScriptedChain();
-    const claim = ledger.claim.bind(ledger);
-    let failuresLeft = 2; // the claim's own, then the first late try
-    ledger.claim = (row) => (failuresLeft-- > 0 ? Promise.reject(new Error("D1 fault in claim")) : claim(row));
-    const { settlement, afterResponse } = await settle(ledger, chain);
-    expect(settlement).toMatchObject({ ok: false, pending: true, signature: SIGNATURE });
-    await Promise.all(afterResponse);
-    expect(ledger.rows.get(HASH)).toMatchObject({ state: "pending" });
+    const seen: RefusalRows[] = [];
+    const first = rider((rows) => {
+      seen.push(rows);
+      return null; // not this one's doing
+    });
+    const second = rider((rows) => {
+      seen.push(rows);
+      return rejection("fee_payer_buyer_spend_per_day_exceeded", "the strangers' pool is spent", {
+        code: "SERVICE_UNAVAILABLE",
+      });
+    });
+    const { settlement } = await settle(ledger, chain, { payment: payment({ riders: [first, second] }) });
+    expect(settlement).toEqual({
+      ok: false,
+      reason: "fee_payer_buyer_spend_per_day_exceeded",
+      message: "the strangers' pool is spent",
+      code: "SERVICE_UNAVAILABLE",
+      payer: PAYER,
+    });
+    // Each rider reads its own slice of the refusal rows.
+    expect(seen).toEqual([[{ seen: 1 }], [{ figures: 2 }]]);
+    expect(chain.sends).toBe(0);
+    expect(ledger.rows.size).toBe(0);
   });
 
-  it("lets the database fault stand when the claim failed and the cluster refused the send", async () => {
+  it("a failure the chain recorded is answered again with its signature; one that expired unseen without", async () => {
+    const failed = new FakeLedger();
+    await settle(
+      failed,
+      new ScriptedChain({ confirm: [{ kind: "failed", err: { InstructionError: [0, { Custom: 1 }] } }] }),
+    );
+    const retry = await settle(failed, new ScriptedChain());
+    expect(retry.settlement).toMatchObject({ ok: false, reason: "insufficient_funds", signature: SIGNATURE });
+
+    const expired = new FakeLedger();
+    await settle(expired, new ScriptedChain({ send: [{ kind: "rejected", err: "BlockhashNotFound", logs: [] }] }));
+    expect(expired.rows.get(HASH)).toMatchObject({ state: "failed", errorReason: "blockhash_expired" });
+    const again = await settle(expired, new ScriptedChain());
+    expect(again.settlement).toMatchObject({ ok: false, reason: "blockhash_expired" });
+    expect(again.settlement).not.toHaveProperty("signature");
+  });
+
+  it("a preflight refusal gives back only this call's row: another call's lease is left alone", async () => {
+    const ledger = new FakeLedger();
+    const preflightRefused = () =>
+      new ScriptedChain({ send: [{ kind: "rejected", err: { InstructionError: [0, { Custom: 1 }] }, logs: [] }] });
+    await settle(ledger, preflightRefused());
+    expect(ledger.rows.has(HASH)).toBe(false);
+    // A row another call holds (its lease) is not released by a call that does not hold it.
+    await ledger.claim({ ...claimRowFor(payment()), leaseId: "other", leaseExpiresAtMs: Date.now() + 15_000 });
+    await ledger.release(HASH, "not-the-holder");
+    expect(ledger.rows.get(HASH)).toMatchObject({ leaseId: "other" });
+  });
+});
+
+describe("settle engine: faults", () => {
+  it("sends nothing and answers 503 settlement_ledger_unavailable when the claim cannot be written", async () => {
     const ledger = new FakeLedger();
     ledger.failNext.add("claim");
-    const chain = new ScriptedChain({
-      send: [{ kind: "rejected", err: { InstructionError: [0, { Custom: 1 }] }, logs: [] }],
+    const chain = new ScriptedChain();
+    const { settlement, afterResponse } = await settle(ledger, chain);
+    expect(settlement).toMatchObject({
+      ok: false,
+      reason: "settlement_ledger_unavailable",
+      code: "SERVICE_UNAVAILABLE",
+      payer: PAYER,
     });
-    await expect(settle(ledger, chain)).rejects.toThrow("D1 fault in claim");
-    expect(chain.closed).toBe(true);
+    expect(settlement).not.toHaveProperty("signature");
+    expect(chain.sends).toBe(0);
+    await Promise.all(afterResponse);
+    expect(ledger.rows.size).toBe(0);
+    // A retry claims and settles the payment once.
+    expect((await settle(ledger, chain)).settlement).toMatchObject({ ok: true, signature: SIGNATURE });
+    expect(chain.sends).toBe(1);
+  });
+
+  it("a claim that committed and lost its answer: nothing sent, and its row given back after the answer so a retry need not wait for the lease", async () => {
+    const ledger = new FakeLedger();
+    ledger.claimAnswerLost = true;
+    const chain = new ScriptedChain();
+    const { settlement, afterResponse } = await settle(ledger, chain);
+    expect(settlement).toMatchObject({ ok: false, reason: "settlement_ledger_unavailable" });
+    expect(chain.sends).toBe(0);
+    expect(ledger.events).toEqual(["claim", "release"]); // the committed row goes back under this call's lease
+    expect(afterResponse).toHaveLength(1);
+    await Promise.all(afterResponse);
+    expect(ledger.rows.has(HASH)).toBe(false);
+    expect((await settle(ledger, chain)).settlement).toMatchObject({ ok: true });
+    expect(chain.sends).toBe(1);
   });
 
   it("answers pending with the signature when the send was dropped (the cluster may have it), never a failure", async () => {

@@ -116,6 +116,10 @@ describe("claimShape: where the program accepts the claim", () => {
       ).toBe("invalid_upto_svm_channel_state");
     }
     expect(reasonOf(claimShape(facts(), 2_000_001n))).toBe("invalid_upto_svm_payload_settlement_exceeds_amount");
+    // In its own words, so a worker test can tell this layer's refusal from the settle's and the common checks'.
+    expect(claimShape(facts(), 2_000_001n)).toMatchObject({
+      message: expect.stringMatching(/^The charge 2000001 exceeds the channel's deposit \d+$/),
+    });
   });
 });
 

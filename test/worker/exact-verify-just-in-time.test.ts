@@ -12,6 +12,7 @@ import {
   SPLIT_VAULT_RENT_LAMPORTS,
   VAULT_SOL_STORAGE_RENT_LAMPORTS,
 } from "../../src/chain/fee-payer-budget/caps";
+import { readJobsSpent } from "../../src/store/fee-payer-exposure";
 import { fundedBuyer, lamportsOf } from "../support/workerd/chain";
 import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
 import { USDC } from "../support/workerd/payment-fixtures";
@@ -34,9 +35,13 @@ async function traces(vault: string, seller: string) {
 }
 
 describe("/verify answers the just-in-time provisioning's refusals, as /settle does, and books nothing", () => {
-  it("past the buyer's daily spend cap (a second vault's rent)", async () => {
+  it("past the operator's jobs' daily pool (a second vault's rent), whatever the buyer's own cap", async () => {
+    // The jobs' pool leaves room for one vault more than this file's tests booked on it so far; the buyer's own cap is
+    // far below a vault's rent, and refuses nothing: a vault is the operator's job, not the buyer's spend.
+    const jobsSpent = await readJobsSpent(env.DB, Date.now() - 86_400_000);
     const f = await isolatedFacilitator("jit-verify-spend", {
-      SVC_FEE_PAYER_MAX_SPEND_PER_PAYER_PER_DAY_LAMPORTS: String(JIT_RENT + JIT_RENT / 2n),
+      SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS: String(jobsSpent + JIT_RENT + JIT_RENT / 2n),
+      SVC_FEE_PAYER_MAX_SPEND_PER_PAYER_PER_DAY_LAMPORTS: "100000",
     });
     const buyer = await fundedBuyer(5_000_000);
     const firstSeller = await newSeller();
@@ -50,15 +55,15 @@ describe("/verify answers the just-in-time provisioning's refusals, as /settle d
     const verified = await f.post("/verify", second);
     expect(verified.body).toMatchObject({
       isValid: false,
-      invalidReason: "fee_payer_spend_per_payer_exceeded",
+      invalidReason: "fee_payer_spend_per_day_exceeded",
       payer: buyer.address,
     });
-    expect(verified.body.invalidMessage).toMatch(/SVC_FEE_PAYER_MAX_SPEND_PER_PAYER_PER_DAY_LAMPORTS/);
+    expect(verified.body.invalidMessage).toMatch(/SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS/);
     expect(await traces(second.paymentRequirements.payTo, secondSeller)).toEqual({ booking: null, claim: null });
 
     const feePayerBefore = await lamportsOf(f.feePayer);
     const settled = await f.post("/settle", second);
-    expect(settled.body).toMatchObject({ success: false, errorReason: "fee_payer_spend_per_payer_exceeded" });
+    expect(settled.body).toMatchObject({ success: false, errorReason: "fee_payer_spend_per_day_exceeded" });
     expect(await lamportsOf(f.feePayer)).toBe(feePayerBefore);
   });
 

@@ -3,7 +3,12 @@ import { type Address, createKeyPairSignerFromBytes, generateKeyPairSigner, type
 import { getTransferSolInstruction } from "@solana-program/system";
 import { describe, expect, it } from "vitest";
 import { labelledKeypair } from "../../scripts/lib/keypair";
-import { bookExposure, type ExposureBooking, settleExposure } from "../../src/chain/fee-payer-budget/budget";
+import {
+  bookExposure,
+  type ExposureBooking,
+  settleExposure,
+  trimExposure,
+} from "../../src/chain/fee-payer-budget/budget";
 import { uptoOpenRentLamports } from "../../src/chain/fee-payer-budget/caps";
 import { TOKEN_PROGRAM_ADDRESS } from "../../src/chain/token-programs";
 import type { Env } from "../../src/env";
@@ -12,11 +17,12 @@ import {
   type ChannelOpen,
   channelOpenWrite,
   claimDueChannels,
-  recordChannelOpen,
   UPTO_CHANNELS_TABLE,
 } from "../../src/rails/upto/store/upto-channels";
-import { bookChannelOpenWithinCaps, voidChannelOpen } from "../../src/store/fee-payer-exposure";
+import { mergeRiders } from "../../src/store/claim-riders";
+import { channelOpenRiderSql, readJobsSpent, voidChannelOpen } from "../../src/store/fee-payer-exposure";
 import { recordKeeperOutcomes } from "../../src/store/keeper-queue";
+import { claimSettlement } from "../../src/store/settlements";
 import { chainRpc, fundedBuyer, lamportsOf, sendSigned, tokenBalance } from "../support/workerd/chain";
 import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
 import { USDC, usdcAccountOf } from "../support/workerd/payment-fixtures";
@@ -355,7 +361,7 @@ describe("every booking records the fee payer that fronted it (key rotation)", (
 });
 
 describe("a booking and the channel's own write", () => {
-  it("the settle's later row write revives an open a concurrent call voided (the sender's channel is never left uncounted)", async () => {
+  it("the channel's row and the open's ledger row are one transaction: a refused booking claims nothing, the same open books once, a live open cannot be voided", async () => {
     const open: ChannelOpen = {
       channelId: (await generateKeyPairSigner()).address,
       openMessageHash: crypto.randomUUID(),
@@ -379,31 +385,49 @@ describe("a booking and the channel's own write", () => {
       rentPerPayToLamports: RENT,
       totalRentLamports: 10n ** 15n,
     };
-    const book = (o: ChannelOpen) =>
-      bookChannelOpenWithinCaps(env.DB, o, channelOpenWrite(env.DB, o, Date.now()), limits);
-    expect((await book(open)).booked).toBe(true);
-    // Booking the same open again at its caps: still ok (a retry), and nothing counted twice.
-    expect(await book(open)).toEqual({ booked: true });
-    const other = { ...open, channelId: (await generateKeyPairSigner()).address, openMessageHash: crypto.randomUUID() };
-    expect(await book(other)).toMatchObject({
-      booked: false,
-      figures: { payerChannels: 1, payerRentLamports: RENT },
-      channel: null,
+    const claimOf = (o: ChannelOpen) => ({
+      messageHash: o.openMessageHash,
+      signature: `sig-${o.openMessageHash}`,
+      scheme: "upto",
+      network: "devnet",
+      payer: o.payer,
+      payTo: o.payTo,
+      merchantWallet: o.payTo,
+      asset: o.asset,
+      amount: o.deposit,
+      lastValidBlockHeight: null,
+      maxTimeoutSeconds: 60,
+      leaseId: crypto.randomUUID(),
+      leaseExpiresAtMs: Date.now() + 15_000,
     });
-    expect(await voidChannelOpen(env.DB, open.channelId, open.openMessageHash, Date.now())).toBe(true);
-    expect(await rowState(open.channelId)).toBe("voided");
-    expect(await recordChannelOpen(env.DB, open, Date.now())).toBe(true);
-    // Live again (counted), and in the keeper's queue once the cluster accepts the open.
+    const book = (o: ChannelOpen) =>
+      claimSettlement(
+        env.DB,
+        claimOf(o),
+        mergeRiders([channelOpenRiderSql(o, channelOpenWrite(o, Date.now()), limits)]),
+      );
+    const ledgerRow = async (hash: string) =>
+      env.DB.prepare("SELECT state FROM settlements WHERE message_hash = ?").bind(hash).first();
+    expect(await book(open)).toEqual({ claimed: true });
+    expect(await rowState(open.channelId)).toBe("opening");
+    // The same open again at its caps: the ledger row is there (a retry reconciles), nothing counted twice.
+    expect(await book(open)).toMatchObject({ claimed: false, existing: { messageHash: open.openMessageHash } });
+    const other = { ...open, channelId: (await generateKeyPairSigner()).address, openMessageHash: crypto.randomUUID() };
+    const refused = await book(other);
+    expect(refused).toMatchObject({ claimed: false, refused: [{ payerChannels: 1, payerRent: Number(RENT) }] });
+    expect(await rowState(other.channelId)).toBeNull();
+    expect(await ledgerRow(other.openMessageHash)).toBeNull();
+    // While its ledger row is live, nothing voids the open's rent.
+    expect(await voidChannelOpen(env.DB, open.channelId, open.openMessageHash, Date.now())).toBe(false);
     expect(await rowState(open.channelId)).toBe("opening");
   });
 });
 
 describe("the generic booking API (the other spenders' door)", () => {
-  it("held rent and spent lamports are capped per payer, per payTo and in total; a booking books once; a voided one may book again; concurrent bookings never both pass a cap", async () => {
+  it("held rent is capped per payer, per payTo and in total, the jobs' spending by their own pool; a booking books once; a voided one may book again; concurrent bookings never both pass a cap", async () => {
     const config = await loadConfig({
       ...(env as unknown as Env),
       SVC_FEE_PAYER_MAX_RENT_PER_PAYER_LAMPORTS: "5000000",
-      SVC_FEE_PAYER_MAX_SPEND_PER_PAY_TO_PER_DAY_LAMPORTS: "30000",
     } as Env);
     const balanceLamports = 100_000_000_000n;
     const payer = (await generateKeyPairSigner()).address;
@@ -429,6 +453,8 @@ describe("the generic booking API (the other spenders' door)", () => {
     expect(await settleExposure(env.DB, held("a", 0n).bookingId, "returned")).toBe(false); // only a live booking moves
     expect(await book(held("b", 3_000_000n))).toEqual({ ok: true });
 
+    // The operator's jobs: their own pool only (a payTo recorded on the booking is not capped); concurrent bookings
+    // never both pass it.
     const fee = (id: string): ExposureBooking => ({
       bookingId: `test_fee:${payTo}:${id}`,
       rail: "sweep",
@@ -437,13 +463,30 @@ describe("the generic booking API (the other spenders' door)", () => {
       payTo,
       lamports: 10_000n,
     });
-    const answers = await Promise.all(["1", "2", "3", "4", "5"].map((id) => book(fee(id))));
-    expect(answers.filter((a) => a.ok)).toHaveLength(3);
+    // Room for exactly three more, whatever this file's other tests booked on the jobs' pool before.
+    const before = await readJobsSpent(env.DB, Date.now() - 86_400_000);
+    const jobs = await loadConfig({
+      ...(env as unknown as Env),
+      SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS: String(before + 30_000n),
+    } as Env);
+    const answers = await Promise.all(
+      ["1", "2", "3", "4", "5"].map((id) => bookExposure(jobs, env.DB, fee(id), { balanceLamports })),
+    );
+    expect(
+      answers.filter((a) => a.ok),
+      JSON.stringify(answers),
+    ).toHaveLength(3);
     for (const refused of answers.filter((a) => !a.ok))
-      expect(refused).toMatchObject({ reason: "fee_payer_spend_per_pay_to_exceeded" });
+      expect(refused).toMatchObject({ reason: "fee_payer_spend_per_day_exceeded" });
     const booked = ["1", "2", "3", "4", "5"].filter((_, i) => answers[i]!.ok);
     expect(await settleExposure(env.DB, fee(booked[0]!).bookingId, "voided")).toBe(true);
-    expect(await book(fee(booked[0]!))).toEqual({ ok: true }); // voided: may book again, within the caps
+    expect(await bookExposure(jobs, env.DB, fee(booked[0]!), { balanceLamports })).toEqual({ ok: true }); // voided: may book again, within the caps
+    const pools = await env.DB.prepare(
+      "SELECT DISTINCT pool FROM fee_payer_exposure WHERE pay_to = ? AND rail = 'sweep'",
+    )
+      .bind(payTo)
+      .all();
+    expect(pools.results).toEqual([{ pool: "jobs" }]);
 
     // The fee payer's own totals: nothing spent beyond a zero daily cap, no rent out beyond a zero share.
     const closed = await loadConfig({
@@ -519,5 +562,61 @@ describe("the settle floor reads the truth", () => {
     expect(next.status, JSON.stringify(next.body)).toBe(503);
     expect(next.body).toMatchObject({ errorReason: "fee_payer_below_settle_floor" });
     expect(next.body.errorMessage).toContain(`holds ${reading - RENT - BigInt(landed.meta.fee)} lamports`);
+  });
+});
+
+describe("guards of the booking API that only a direct call reaches", () => {
+  const jobFee = (lamports: bigint): ExposureBooking => ({
+    bookingId: `test_guard:${crypto.randomUUID()}`,
+    rail: "sweep",
+    kind: "network_fee",
+    payer: null,
+    payTo: null,
+    lamports,
+  });
+  const lamportsOfBooking = async (bookingId: string) =>
+    (await env.DB.prepare("SELECT lamports, state FROM fee_payer_exposure WHERE booking_id = ?")
+      .bind(bookingId)
+      .first<{ lamports: number; state: string }>()) ?? null;
+
+  it("trimExposure only ever lowers a booking: asked to raise it, it changes nothing (a raise would pass the caps unchecked)", async () => {
+    const config = await loadConfig(env as unknown as Env);
+    const booking = jobFee(10_000n);
+    expect(await bookExposure(config, env.DB, booking, { balanceLamports: 10n ** 12n })).toEqual({ ok: true });
+    expect(await trimExposure(env.DB, booking.bookingId, 50_000n)).toBe(false);
+    expect(await lamportsOfBooking(booking.bookingId)).toEqual({ lamports: 10_000, state: "spent" });
+    expect(await trimExposure(env.DB, booking.bookingId, 4_000n)).toBe(true);
+    expect(await lamportsOfBooking(booking.bookingId)).toEqual({ lamports: 4_000, state: "spent" });
+    expect(await trimExposure(env.DB, booking.bookingId, 0n)).toBe(true); // 0 voids it
+    expect(await lamportsOfBooking(booking.bookingId)).toEqual({ lamports: 4_000, state: "voided" });
+  });
+
+  it("a live booking booked again with a larger amount keeps its amount: only a voided booking is written anew (under the caps)", async () => {
+    const config = await loadConfig(env as unknown as Env);
+    const booking = jobFee(10_000n);
+    expect(await bookExposure(config, env.DB, booking, { balanceLamports: 10n ** 12n })).toEqual({ ok: true });
+    expect(
+      await bookExposure(config, env.DB, { ...booking, lamports: 900_000n }, { balanceLamports: 10n ** 12n }),
+    ).toEqual({
+      ok: true,
+    });
+    expect(await lamportsOfBooking(booking.bookingId)).toEqual({ lamports: 10_000, state: "spent" });
+    // A voided one is booked anew, at the new amount and under the caps.
+    expect(await settleExposure(env.DB, booking.bookingId, "voided")).toBe(true);
+    expect(
+      await bookExposure(config, env.DB, { ...booking, lamports: 20_000n }, { balanceLamports: 10n ** 12n }),
+    ).toEqual({
+      ok: true,
+    });
+    expect(await lamportsOfBooking(booking.bookingId)).toEqual({ lamports: 20_000, state: "spent" });
+  });
+
+  it("a spent booking never moves to returned or spent again: only held rent ends that way (returning spent lamports would take them out of the daily caps)", async () => {
+    const config = await loadConfig(env as unknown as Env);
+    const booking = jobFee(10_000n);
+    expect(await bookExposure(config, env.DB, booking, { balanceLamports: 10n ** 12n })).toEqual({ ok: true });
+    expect(await settleExposure(env.DB, booking.bookingId, "returned")).toBe(false);
+    expect(await settleExposure(env.DB, booking.bookingId, "spent")).toBe(false);
+    expect(await lamportsOfBooking(booking.bookingId)).toEqual({ lamports: 10_000, state: "spent" });
   });
 });

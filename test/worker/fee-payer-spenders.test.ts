@@ -6,6 +6,7 @@ import {
   SPLIT_VAULT_RENT_LAMPORTS,
   VAULT_SOL_STORAGE_RENT_LAMPORTS,
 } from "../../src/chain/fee-payer-budget/caps";
+import { readJobsSpent } from "../../src/store/fee-payer-exposure";
 import { chainRpc, fundedBuyer, lamportsOf } from "../support/workerd/chain";
 import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
 import { USDC } from "../support/workerd/payment-fixtures";
@@ -13,16 +14,16 @@ import { uptoBody, uptoDeposit, uptoLine } from "../support/workerd/upto-fixture
 import { callWithEnv } from "../support/workerd/worker-http";
 
 /**
- * Every lamport the fee payer fronts beyond a seller's network fee goes through the exposure budget
- * (src/chain/fee-payer-budget/), on the real local chain and D1: just-in-time vaults, priority fees, sponsored escrow
- * fundings, keeper and sweep fees, and the token accounts a payout could create.
+ * Every lamport the fee payer puts out goes through the exposure budget (src/chain/fee-payer-budget/), on the real local
+ * chain and D1: a payment's network fee (base and priority), just-in-time vaults, sponsored escrow fundings, keeper
+ * and sweep fees, and the token accounts a payout could create.
  */
 
 const JIT_RENT = SPLIT_VAULT_RENT_LAMPORTS + VAULT_SOL_STORAGE_RENT_LAMPORTS + SPL_TOKEN_ACCOUNT_RENT_LAMPORTS;
 
 async function exposureRow(bookingId: string) {
   return env.DB.prepare(
-    "SELECT rail, kind, payer, pay_to AS payTo, lamports, state FROM fee_payer_exposure WHERE booking_id = ?",
+    "SELECT rail, kind, payer, pay_to AS payTo, lamports, state, pool FROM fee_payer_exposure WHERE booking_id = ?",
   )
     .bind(bookingId)
     .first<Record<string, unknown>>();
@@ -33,9 +34,10 @@ async function accountExists(address: string): Promise<boolean> {
 }
 
 describe("just-in-time vaults are booked before the fee payer signs their creation", () => {
-  it("the vault's rent is booked as spent for the buyer and the seller; past the buyer's daily cap the next vault is refused with its own reason and nothing is sent", async () => {
+  it("the vault's rent is booked as spent in the operator's jobs' pool (buyer and seller recorded, not capped); past that pool the next vault is refused with its own reason and nothing is sent", async () => {
+    const jobsSpent = await readJobsSpent(env.DB, Date.now() - 86_400_000);
     const f = await isolatedFacilitator("jit-budget", {
-      SVC_FEE_PAYER_MAX_SPEND_PER_PAYER_PER_DAY_LAMPORTS: String(JIT_RENT + JIT_RENT / 2n),
+      SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS: String(jobsSpent + JIT_RENT + JIT_RENT / 2n),
     });
     const buyer = await fundedBuyer(5_000_000);
     const seller = (await generateKeyPairSigner()).address;
@@ -49,22 +51,30 @@ describe("just-in-time vaults are booked before the fee payer signs their creati
       payTo: seller,
       lamports: Number(JIT_RENT),
       state: "spent",
+      pool: "jobs",
     });
 
     const second = await f.line(USDC, "1000000", (await generateKeyPairSigner()).address);
     const body = await f.signedBody(buyer, second);
     const feePayerBefore = await lamportsOf(f.feePayer);
     const refused = await f.post("/settle", body);
-    expect(refused.status, JSON.stringify(refused.body)).toBe(429);
+    expect(refused.status, JSON.stringify(refused.body)).toBe(503);
     expect(refused.body).toMatchObject({
       success: false,
-      errorReason: "fee_payer_spend_per_payer_exceeded",
+      errorReason: "fee_payer_spend_per_day_exceeded",
       transaction: "",
     });
-    expect(refused.body.errorMessage).toMatch(/SVC_FEE_PAYER_MAX_SPEND_PER_PAYER_PER_DAY_LAMPORTS/);
+    expect(refused.body.errorMessage).toMatch(/SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS/);
     expect(await accountExists(second.payTo)).toBe(false);
     expect(await lamportsOf(f.feePayer)).toBe(feePayerBefore);
     expect(await exposureRow(`jit_vault:${second.payTo}:${USDC}`)).toBeNull();
+    // The refused payment's own fee booking went with its ledger claim (the claim was given back).
+    const fees = await env.DB.prepare(
+      "SELECT state FROM fee_payer_exposure WHERE payer = ? AND kind = 'payment_fee' ORDER BY booked_at_ms",
+    )
+      .bind(buyer.address)
+      .all<{ state: string }>();
+    expect(fees.results.map((r) => r.state)).toEqual(["spent", "voided"]);
 
     // /health shows it by rail (the D1 of this test file is shared: at least this vault's rent).
     const health = (await callWithEnv(f.env, "/health")).body.feePayerExposure;
@@ -72,26 +82,28 @@ describe("just-in-time vaults are booked before the fee payer signs their creati
   });
 });
 
-describe("priority fees above the base fee are booked before the payment is sent", () => {
-  it("an exact payment whose unit price makes the fee payer pay 10,000 lamports of priority fee books it for the buyer and seller; past the buyer's daily cap the next one is refused and nothing is sent", async () => {
-    // 500,000 micro-lamports × the builder's 20,000 units = 10,000 lamports on top of the 5,000 base fee.
+describe("every lamport of a payment's network fee is booked, in its ledger claim, before it is sent", () => {
+  it("an exact payment whose unit price makes the fee payer pay 10,000 lamports of priority fee books its whole fee (base and priority) for the buyer and seller; past the buyer's daily cap the next one is refused and nothing is sent", async () => {
+    // 500,000 micro-lamports × the builder's 20,000 units = 10,000 lamports on top of the 10,000 base fee.
     const f = await isolatedFacilitator("priority-budget", {
       SVC_MAX_COMPUTE_UNIT_PRICE_MICRO_LAMPORTS: "500000",
       SVC_RECOMMENDED_COMPUTE_UNIT_PRICE_MICRO_LAMPORTS: "500000",
-      SVC_FEE_PAYER_MAX_SPEND_PER_PAYER_PER_DAY_LAMPORTS: "15000",
+      SVC_FEE_PAYER_MAX_SPEND_PER_PAYER_PER_DAY_LAMPORTS: "35000",
     });
     const buyer = await fundedBuyer(5_000_000);
     const first = await f.post("/settle", await f.signedBody(buyer, await f.line(USDC, "1000000")));
     expect(first.status, JSON.stringify(first.body)).toBe(200);
     const booked = await env.DB.prepare(
-      "SELECT rail, pay_to AS payTo, lamports, state FROM fee_payer_exposure WHERE kind = 'priority_fee' AND payer = ?",
+      "SELECT rail, kind, pay_to AS payTo, lamports, state, pool FROM fee_payer_exposure WHERE payer = ?",
     )
       .bind(buyer.address)
       .all();
-    expect(booked.results).toEqual([expect.objectContaining({ rail: "exact", lamports: 10_000, state: "spent" })]);
+    expect(booked.results).toEqual([
+      expect.objectContaining({ rail: "exact", kind: "payment_fee", lamports: 20_000, state: "spent", pool: "buyers" }),
+    ]);
 
     const body = await f.signedBody(buyer, await f.line(USDC, "1000000"));
-    // /verify says what the settle would.
+    // /verify says what the settle would (a priority fee this large is looked at).
     expect((await f.post("/verify", body)).body).toMatchObject({
       isValid: false,
       invalidReason: "fee_payer_spend_per_payer_exceeded",
@@ -112,16 +124,19 @@ describe("priority fees above the base fee are booked before the payment is sent
     expect(ledger?.n).toBe(1);
   });
 
-  it("the recommended unit price books nothing (no D1 write on the common settle)", async () => {
+  it("the recommended unit price: its whole fee is booked too, the base fee of its two signatures and its 1-lamport priority fee", async () => {
     const f = await isolatedFacilitator("priority-none");
     const buyer = await fundedBuyer(5_000_000);
-    expect((await f.post("/settle", await f.signedBody(buyer, await f.line(USDC, "1000000")))).body).toMatchObject({
-      success: true,
-    });
-    const rows = await env.DB.prepare("SELECT COUNT(*) AS n FROM fee_payer_exposure WHERE payer = ?")
+    const settled = await f.post("/settle", await f.signedBody(buyer, await f.line(USDC, "1000000")));
+    expect(settled.body).toMatchObject({ success: true });
+    const record = await chainRpc<{ meta: { fee: number } }>("getTransaction", [
+      settled.body.transaction,
+      { encoding: "json", commitment: "confirmed", maxSupportedTransactionVersion: 0 },
+    ]);
+    const rows = await env.DB.prepare("SELECT kind, lamports, state FROM fee_payer_exposure WHERE payer = ?")
       .bind(buyer.address)
-      .first<{ n: number }>();
-    expect(rows?.n).toBe(0);
+      .all();
+    expect(rows.results).toEqual([{ kind: "payment_fee", lamports: record.meta.fee, state: "spent" }]);
   });
 });
 

@@ -274,6 +274,7 @@ describe("a fourth rail served by the Worker's app (buildApp with the rails list
     expect(Object.keys(outcome)).toEqual([
       "paymentAttemptsDeleted",
       "challengesDeleted",
+      "spendHoursDeleted",
       "escrowWatchRowsDeleted",
       "sponsoredFailuresDeleted",
       "uptoChannelRowsDeleted",

@@ -12,11 +12,12 @@ import { callWithEnv } from "../support/workerd/worker-http";
 const SELLER = "9hw9Py9uMGtXRNpABZjifcK1t3suwzjyri9L9QYKg6zZ";
 
 describe("a deployment without a UniversalSettle program id", () => {
-  it("serves /supported with the sla-escrow and upto kinds and no exact kind, and says why", async () => {
+  it("serves exact in its wallet form out of the box (the vault form is not configured), sla-escrow and upto, and says why the vault form is not offered", async () => {
     const { status, body } = await callWithEnv(PRODUCTION_WITHOUT_UNIVERSAL_SETTLE, "/supported");
     expect(status).toBe(200);
-    expect(body.kinds.map((k: { scheme: string }) => k.scheme)).toEqual(["sla-escrow", "upto"]);
+    expect(body.kinds.map((k: { scheme: string }) => k.scheme)).toEqual(["exact", "sla-escrow", "upto"]);
     expect(body.kinds.map((k: { extra: { payToForms: string[] } }) => k.extra.payToForms)).toEqual([
+      ["wallet"],
       ["escrow"],
       ["wallet"],
     ]);
@@ -27,6 +28,15 @@ describe("a deployment without a UniversalSettle program id", () => {
         reason: "rail_not_enabled",
         why: expect.stringMatching(/UNIVERSAL_SETTLE_PROGRAM_ID is not set/),
       },
+    ]);
+    // The operator may still switch the wallet form off: then no exact kind at all, and both forms say why.
+    const off = await callWithEnv(
+      { ...PRODUCTION_WITHOUT_UNIVERSAL_SETTLE, SVC_EXACT_WALLET_PAYTO: "false" },
+      "/supported",
+    );
+    expect(off.body.kinds.map((k: { scheme: string }) => k.scheme)).toEqual(["sla-escrow", "upto"]);
+    expect(off.body.notOffered).toEqual([
+      expect.objectContaining({ scheme: "exact", payToForm: "vault" }),
       {
         scheme: "exact",
         payToForm: "wallet",
@@ -45,7 +55,7 @@ describe("a deployment without a UniversalSettle program id", () => {
       slaEscrow: { found: true },
       rails: {
         exactVault: { enabled: false, why: expect.stringMatching(/UNIVERSAL_SETTLE_PROGRAM_ID/) },
-        exactWallet: { enabled: false },
+        exactWallet: { enabled: true },
         slaEscrow: { enabled: true },
         upto: { enabled: true },
       },
@@ -54,8 +64,8 @@ describe("a deployment without a UniversalSettle program id", () => {
     expect(caps.status).toBe(200);
     expect(caps.body.features).toMatchObject({
       universalSettleExact: false,
-      exactWalletPayTo: false,
-      unsignedExactPaymentTxBuild: false,
+      exactWalletPayTo: true,
+      unsignedExactPaymentTxBuild: true,
       slaEscrow: true,
     });
   });
@@ -128,7 +138,7 @@ describe("SVC_EXACT_WALLET_PAYTO", () => {
     return body.kinds.find((k: { scheme: string }) => k.scheme === "exact")?.extra.payToForms ?? null;
   };
 
-  it("is on by default locally, off by default elsewhere, and the operator's choice either way", async () => {
+  it("is on by default locally and wherever the vault form is not configured, off by default beside the vault form, and the operator's choice either way", async () => {
     expect(await formsOf({})).toEqual(["vault", "wallet"]);
     expect(await formsOf({ SVC_EXACT_WALLET_PAYTO: "false" })).toEqual(["vault"]);
     const production = {
@@ -137,18 +147,29 @@ describe("SVC_EXACT_WALLET_PAYTO", () => {
     };
     expect(await formsOf(production)).toEqual(["vault"]);
     expect(await formsOf({ ...production, SVC_EXACT_WALLET_PAYTO: "true" })).toEqual(["vault", "wallet"]);
-    // Opted in without a UniversalSettle program: exact runs in its wallet form only, with no vault figures.
-    const { body } = await callWithEnv(
+    // Without a UniversalSettle program (by default, or opted in): exact runs in its wallet form only, with no vault
+    // figures, and publishes what its fee payer sponsors.
+    for (const overrides of [
+      PRODUCTION_WITHOUT_UNIVERSAL_SETTLE,
       { ...PRODUCTION_WITHOUT_UNIVERSAL_SETTLE, SVC_EXACT_WALLET_PAYTO: "yes" },
-      "/supported",
-    );
-    expect(body.kinds.map((k: { scheme: string }) => k.scheme)).toEqual(["exact", "sla-escrow", "upto"]);
-    expect(body.kinds[0].extra).toEqual({
-      feePayer: expect.any(String),
-      maxComputeUnitLimit: "200000",
-      recommendedComputeUnitPrice: "1",
-      payToForms: ["wallet"],
-    });
+    ]) {
+      const { body } = await callWithEnv(overrides, "/supported");
+      expect(body.kinds.map((k: { scheme: string }) => k.scheme)).toEqual(["exact", "sla-escrow", "upto"]);
+      expect(body.kinds[0].extra).toEqual({
+        feePayer: expect.any(String),
+        maxComputeUnitLimit: "200000",
+        recommendedComputeUnitPrice: "1",
+        payToForms: ["wallet"],
+        sponsorship: {
+          maxComputeUnitPrice: "50000",
+          maxPriorityFeeLamports: "10000",
+          perBuyerPerDayLamports: "30000000",
+          perPayToPerDayLamports: "50000000",
+          perProvenSellerPerDayLamports: "500000000",
+          failedPaymentsPerBuyerPerDay: "3",
+        },
+      });
+    }
   });
 
   it("with the wallet form only, enrich keeps a wallet line's payTo and adds the fee payer; a vault line is rail_not_enabled", async () => {

@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { address } from "@solana/kit";
 import { findAssociatedTokenPda, getTransferInstruction } from "@solana-program/token";
 import { describe, expect, it } from "vitest";
-import { fundedBuyer, sendAs, tokenBalance } from "../support/workerd/chain";
+import { fundedBuyer, lamportsOf, sendAs, tokenBalance } from "../support/workerd/chain";
 import { faultScenario } from "../support/workerd/fault-scenario";
 import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
 import { USDC, usdcAccountOf } from "../support/workerd/payment-fixtures";
@@ -247,22 +247,24 @@ describe("issue 36 §0: one success even when the ledger cannot record the succe
   });
 });
 
-describe("settle when the ledger claim fails while the send is already out", () => {
-  it("→ 202 settlement_pending with the signature, never success; a retry claims the row and hears the one success", async () => {
+describe("settle when the ledger claim fails: the claim comes before the send, so nothing is sent", () => {
+  it("→ 503 settlement_ledger_unavailable without a signature, the buyer's tokens and the fee payer's lamports untouched; a retry settles once", async () => {
     const s = await sellerWithVault("claim-fault");
     const body = await s.f.signedBody(s.buyer, s.line);
     // The ledger claim (the INSERT into settlements) fails once.
     const claimFault = failingOnce((sql) => /^\s*insert into "?settlements"?\s/i.test(sql), "injected claim failure");
     s.f.setEnv({ DB: claimFault.db });
+    const feePayerBefore = await lamportsOf(s.f.feePayer);
     const first = await s.f.post("/settle", body);
-    expect(first.status, JSON.stringify(first.body)).toBe(202);
-    expect(first.body).toMatchObject({ success: false, errorReason: "settlement_pending" });
-    expect(first.body.transaction).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
+    expect(first.status, JSON.stringify(first.body)).toBe(503);
+    expect(first.body).toMatchObject({ success: false, errorReason: "settlement_ledger_unavailable", transaction: "" });
     expect(claimFault.failed()).toBe(true);
+    expect(await tokenBalance(s.vaultAta)).toBe(100_000n);
+    expect(await lamportsOf(s.f.feePayer)).toBe(feePayerBefore);
 
     const retry = await s.f.post("/settle", body);
     expect(retry.status, JSON.stringify(retry.body)).toBe(200);
-    expect(retry.body).toMatchObject({ success: true, transaction: first.body.transaction });
+    expect(retry.body).toMatchObject({ success: true });
     const replay = await s.f.post("/settle", body);
     expect(replay.body).toMatchObject({ success: false, errorReason: "duplicate_settlement" });
     expect(await tokenBalance(s.vaultAta)).toBe(200_000n); // one transfer for this payment
@@ -270,65 +272,80 @@ describe("settle when the ledger claim fails while the send is already out", () 
 });
 
 /**
- * The claim's INSERT reaches the real D1 and commits, once, but its answer is lost on the way back (the caller sees a
- * fault); every other statement, and every later claim, is the real database's.
+ * The claim's batch (its riders and the INSERT into settlements) reaches the real D1 and commits, once, but its answer
+ * is lost on the way back (the caller sees a fault); every other batch, and every later claim, is the real database's.
  */
 function claimCommittedAnswerLostOnce(): { db: D1Database; lost: () => boolean } {
   let lost = false;
   const isClaim = (sql: string) => /^\s*insert into "?settlements"?\s/i.test(sql);
-  const losing = (statement: D1PreparedStatement): D1PreparedStatement =>
-    new Proxy(statement, {
-      get(target, property) {
-        if (property === "bind") return (...values: unknown[]) => losing(target.bind(...values));
-        const value: unknown = Reflect.get(target, property, target);
-        if (property !== "run" || lost) return typeof value === "function" ? value.bind(target) : value;
-        return async () => {
-          await target.run();
-          lost = true;
-          throw new Error("D1_ERROR: injected lost answer after commit");
-        };
-      },
-    });
+  const claims = new WeakSet<D1PreparedStatement>();
   const db = new Proxy(env.DB, {
     get(target, property) {
-      if (property !== "prepare") return Reflect.get(target, property, target);
-      return (sql: string) => (isClaim(sql) ? losing(target.prepare(sql)) : target.prepare(sql));
+      if (property === "prepare")
+        return (sql: string) => {
+          const statement = target.prepare(sql);
+          if (!isClaim(sql)) return statement;
+          return new Proxy(statement, {
+            get(inner, name) {
+              if (name !== "bind") return Reflect.get(inner, name, inner);
+              return (...values: unknown[]) => {
+                const bound = inner.bind(...values);
+                claims.add(bound);
+                return bound;
+              };
+            },
+          });
+        };
+      if (property === "batch")
+        return async (statements: D1PreparedStatement[]) => {
+          const results = await target.batch(statements);
+          if (!lost && statements.some((statement) => claims.has(statement))) {
+            lost = true;
+            throw new Error("D1_ERROR: injected lost answer after commit");
+          }
+          return results;
+        };
+      return Reflect.get(target, property, target);
     },
   });
   return { db, lost: () => lost };
 }
 
-describe("settle when the ledger claim commits but its answer is lost while the send never reached the cluster", () => {
-  it("the row the call did write is left as a dropped send leaves it (pending, no lease): a retry re-sends at once and hears the one success", async () => {
+describe("settle when the ledger claim commits but its answer is lost", () => {
+  it("nothing is sent, the row the call did write is given back after the answer (with what it booked): a retry settles at once and hears the one success", async () => {
     const s = await sellerWithVault("claim-answer-lost");
     const body = await s.f.signedBody(s.buyer, s.line);
     const claimFault = claimCommittedAnswerLostOnce();
     s.f.setEnv({ DB: claimFault.db });
-    await s.setFaults({ failMethods: ["sendTransaction"] }); // refused by the proxy: the cluster never sees it
     const first = await s.f.post("/settle", body);
-    expect(first.status, JSON.stringify(first.body)).toBe(202);
-    expect(first.body).toMatchObject({ success: false, errorReason: "settlement_pending" });
+    expect(first.status, JSON.stringify(first.body)).toBe(503);
+    expect(first.body).toMatchObject({ success: false, errorReason: "settlement_ledger_unavailable", transaction: "" });
     expect(claimFault.lost()).toBe(true);
-    const signature = first.body.transaction as string;
+    expect(await tokenBalance(s.vaultAta)).toBe(100_000n);
 
-    // The late claim after the answer finds the row this call's own lost claim wrote; it must not stay leased.
-    const deadline = Date.now() + 2_000;
-    let row = await env.DB.prepare("SELECT state, lease_expires_at_ms FROM settlements WHERE signature = ?")
-      .bind(signature)
-      .first<{ state: string; lease_expires_at_ms: number | null }>();
-    while (row?.state !== "pending" && Date.now() < deadline) {
+    // The release after the answer gives the committed row back, and voids the fee it booked.
+    const deadline = Date.now() + 3_000;
+    let row = await env.DB.prepare("SELECT state FROM settlements WHERE payer = ? AND state = 'submitting'")
+      .bind(s.buyer.address)
+      .first();
+    while (row && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 50));
-      row = await env.DB.prepare("SELECT state, lease_expires_at_ms FROM settlements WHERE signature = ?")
-        .bind(signature)
-        .first<{ state: string; lease_expires_at_ms: number | null }>();
+      row = await env.DB.prepare("SELECT state FROM settlements WHERE payer = ? AND state = 'submitting'")
+        .bind(s.buyer.address)
+        .first();
     }
-    expect(row).toMatchObject({ state: "pending", lease_expires_at_ms: null });
+    expect(row).toBeNull();
+    const bookings = await env.DB.prepare(
+      "SELECT state FROM fee_payer_exposure WHERE payer = ? AND kind = 'payment_fee'",
+    )
+      .bind(s.buyer.address)
+      .all<{ state: string }>();
+    expect(bookings.results.map((b) => b.state).sort()).toEqual(["spent", "voided"]); // the vault-creating settle's, and this one's
 
-    // Well inside the first call's 15 s submit lease: the retry may re-send the same bytes at once.
-    await s.setFaults({});
+    // Well inside the first call's 15 s submit lease: the retry claims afresh.
     const retry = await s.f.post("/settle", body);
     expect(retry.status, JSON.stringify(retry.body)).toBe(200);
-    expect(retry.body).toMatchObject({ success: true, transaction: signature });
+    expect(retry.body).toMatchObject({ success: true });
     const replay = await s.f.post("/settle", body);
     expect(replay.body).toMatchObject({ success: false, errorReason: "duplicate_settlement" });
     expect(await tokenBalance(s.vaultAta)).toBe(200_000n); // one transfer for this payment
@@ -350,31 +367,6 @@ async function settlementStatus(
 }
 
 describe("GET /settlements/{signature} after a settle the ledger did not follow", () => {
-  it("the claim failed while the send was out: the pending answer's signature is found (the row is written after the answer), confirmed", async () => {
-    const s = await sellerWithVault("status-after-claim-fault");
-    const body = await s.f.signedBody(s.buyer, s.line);
-    const claimFault = failingOnce((sql) => /^\s*insert into "?settlements"?\s/i.test(sql), "injected claim failure");
-    s.f.setEnv({ DB: claimFault.db });
-    const first = await s.f.post("/settle", body);
-    expect(first.status, JSON.stringify(first.body)).toBe(202);
-    expect(claimFault.failed()).toBe(true);
-    const status = await settlementStatus(s.f, first.body.transaction, { while: 404 });
-    expect(status.status, JSON.stringify(status.body)).toBe(200);
-    expect(status.body).toMatchObject({
-      signature: first.body.transaction,
-      state: "confirmed",
-      payTo: s.line.payTo,
-      amount: "100000",
-    });
-    // The row the late claim wrote hands the one success to the next call, at once.
-    const retry = await s.f.post("/settle", body);
-    expect(retry.body, JSON.stringify(retry.body)).toMatchObject({
-      success: true,
-      transaction: first.body.transaction,
-    });
-    expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
-  });
-
   it("a pending row whose transaction failed on chain shows failed (settlement_failed: it executed, no simulation), not pending", async () => {
     const s = await sellerWithVault("status-failed-on-chain");
     const body = await s.f.signedBody(s.buyer, s.line);

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { claimDueChannels, OPENING_ROW_GRACE_MS, recordChannelOpen } from "../../src/rails/upto/store/upto-channels";
 import { LEDGER_OBJECT_RETENTION_MS } from "../../src/settlement/settle-ledger-object";
 import { ledgerObjectName, objectLedger } from "../../src/settlement/settle-ports";
-import { fundedBuyer, tokenBalance } from "../support/workerd/chain";
+import { fundedBuyer, lamportsOf, tokenBalance } from "../support/workerd/chain";
 import { faultScenario } from "../support/workerd/fault-scenario";
 import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
 import {
@@ -211,23 +211,38 @@ describe("the object ledger when its writes fail", () => {
     expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
   });
 
-  it("the claim failing while the send is out → 202 with the signature, never success; a retry hears the one success", async () => {
-    const s = await sellerWithVault("object-claim-fault");
-    const body = await s.f.signedBody(s.buyer, s.line);
-    const fault = failingLedger(["claim"], "before-commit");
-    s.f.setEnv({ SETTLE_LEDGER: fault.namespace });
-    const first = await s.f.post("/settle", body);
-    expect(first.status, JSON.stringify(first.body)).toBe(202);
-    expect(first.body.transaction).toMatch(SIGNATURE);
-    fault.heal();
-    const retry = await s.f.post("/settle", body);
-    expect(retry.body, JSON.stringify(retry.body)).toMatchObject({
-      success: true,
-      transaction: first.body.transaction,
+  for (const mode of ["before-commit", "after-commit"] as const) {
+    it(`the claim failing ${mode} → 503 settlement_ledger_unavailable, nothing sent; a retry at once settles it once`, async () => {
+      const s = await sellerWithVault(`object-claim-fault-${mode}`);
+      const body = await s.f.signedBody(s.buyer, s.line);
+      const fault = failingLedger(["claim"], mode);
+      s.f.setEnv({ SETTLE_LEDGER: fault.namespace });
+      const feePayerBefore = await lamportsOf(s.f.feePayer);
+      const first = await s.f.post("/settle", body);
+      expect(first.status, JSON.stringify(first.body)).toBe(503);
+      expect(first.body).toMatchObject({
+        success: false,
+        errorReason: "settlement_ledger_unavailable",
+        transaction: "",
+      });
+      expect(await tokenBalance(s.vaultAta)).toBe(100_000n);
+      expect(await lamportsOf(s.f.feePayer)).toBe(feePayerBefore);
+      fault.heal();
+      // A claim that committed (its answer lost) is given back after the answer: the retry need not wait for its lease.
+      const deadline = Date.now() + 3_000;
+      while (
+        (await env.DB.prepare("SELECT 1 FROM settlements WHERE payer = ? AND state = 'submitting'")
+          .bind(s.buyer.address)
+          .first()) &&
+        Date.now() < deadline
+      )
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      const retry = await s.f.post("/settle", body);
+      expect(retry.body, JSON.stringify(retry.body)).toMatchObject({ success: true });
+      expect((await s.f.post("/settle", body)).body).toMatchObject({ errorReason: "duplicate_settlement" });
+      expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
     });
-    expect((await s.f.post("/settle", body)).body).toMatchObject({ errorReason: "duplicate_settlement" });
-    expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
-  });
+  }
 });
 
 describe("the mirror and its repair", () => {

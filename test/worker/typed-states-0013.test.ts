@@ -65,11 +65,12 @@ describe("migration 0013 over rows written by the schema of 0012", () => {
     expect(before.payment_attempts).toHaveLength(PAYMENT_ATTEMPT_OUTCOMES.length);
     for (const table of TABLES) {
       const after = await rowsOf(table);
-      // Later migrations run too: 0015 adds upto_channels.last_detail (null on a row no keeper looked at),
-      // 0017 adds payment_attempts.role (null on a row written before it).
+      // Later migrations run too: 0015 adds upto_channels.last_detail (null on a row no keeper looked at), 0017
+      // payment_attempts.role (null on a row written before it), 0018 the exposure's pool (a rent booking was the
+      // operator's: jobs) and the settlement a booking belongs to (none).
       const added =
         table === "fee_payer_exposure"
-          ? { fee_payer: null }
+          ? { fee_payer: null, pool: "jobs", settlement_hash: null }
           : table === "upto_channels"
             ? { fee_payer: null, last_detail: null }
             : table === "payment_attempts"
@@ -86,6 +87,8 @@ describe("migration 0013 over rows written by the schema of 0012", () => {
     expect(indexes.results.map((r) => r.name)).toEqual([
       "fee_payer_exposure_pay_to_idx",
       "fee_payer_exposure_payer_idx",
+      "fee_payer_exposure_pool_idx",
+      "fee_payer_exposure_settlement_idx",
       "fee_payer_exposure_state_idx",
       "payment_attempts_merchant_idx",
       "payment_attempts_pay_to_idx",

@@ -9,6 +9,7 @@ import { chainRpc, fundedBuyer, lamportsOf, latestBlockhash, tokenBalance } from
 import { MEMO_PROGRAM, TOKEN_PROGRAM } from "../support/workerd/craft-payment";
 import { faultScenario } from "../support/workerd/fault-scenario";
 import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
+import { holdFirstObjectBatch } from "../support/workerd/ledger-object";
 import { drainAndCloseUsdcAccount, USDC, usdcAccountOf } from "../support/workerd/payment-fixtures";
 import {
   channelAccount,
@@ -428,6 +429,34 @@ describe("upto claim: never above the ceiling, never twice", () => {
     expect(await usdcOf(w.line.payTo)).toBe(1n);
   });
 
+  it("each ceiling check refuses in its own words: the charge above accepted's amount (the common checks), above payload.maxAmount (the settle), above the channel's deposit (the claim rules, test/unit/upto-claim-rules.test.ts)", async () => {
+    const w = await opened("upto-attack-ceiling-layers");
+    const before = await lamportsOf(w.facilitator.feePayer);
+    const aboveAccepted = await w.facilitator.post(
+      "/settle",
+      await uptoClaimBody(w.line, w.deposit, 2_000_001n, w.authorizer),
+    );
+    expect(aboveAccepted.body).toMatchObject({
+      errorReason: "invalid_upto_svm_payload_settlement_exceeds_amount",
+      transaction: "",
+    });
+    expect(aboveAccepted.body.errorMessage).toBe("The charged amount 2000001 exceeds the authorized ceiling 2000000");
+    // accepted's amount raised while the payload keeps the ceiling the buyer signed: the settle's own check refuses.
+    const raisedLine = { ...w.line, amount: "3000000" };
+    const aboveSigned = await w.facilitator.post(
+      "/settle",
+      await uptoClaimBody(raisedLine, w.deposit, 2_500_000n, w.authorizer),
+    );
+    expect(aboveSigned.body).toMatchObject({
+      errorReason: "invalid_upto_svm_payload_settlement_exceeds_amount",
+      transaction: "",
+    });
+    expect(aboveSigned.body.errorMessage).toBe(
+      "The charge 2500000 exceeds payload.maxAmount 2000000, the ceiling the buyer signed",
+    );
+    expect(await lamportsOf(w.facilitator.feePayer)).toBe(before);
+  });
+
   it("concurrent claims of one channel (the same body, and other amounts): exactly one success, one transfer", async () => {
     const w = await opened("upto-attack-concurrent");
     const bodies = [
@@ -528,29 +557,6 @@ describe("upto claim: never above the ceiling, never twice", () => {
 });
 
 describe("upto claim that loses the race to store the channel's claim", () => {
-  /** env.DB whose statement storing a channel's claim waits until `open()`; `reached` resolves when one arrives there. */
-  function claimStoreGate() {
-    let open!: () => void;
-    let arrived!: () => void;
-    const opened = new Promise<void>((resolve) => (open = resolve));
-    const reached = new Promise<void>((resolve) => (arrived = resolve));
-    const db = new Proxy(env.DB, {
-      get(target, property) {
-        if (property !== "prepare") return Reflect.get(target, property, target);
-        return (sql: string) => {
-          const statement = target.prepare(sql);
-          if (!sql.includes("SET claim_message_hash")) return statement;
-          return {
-            bind: (...values: unknown[]) => ({
-              run: async () => (arrived(), await opened, statement.bind(...values).run()),
-            }),
-          };
-        };
-      },
-    });
-    return { db, reached, open };
-  }
-
   it("a claim for another amount that read the channel before the first claim was stored, and stores after it, is refused as a duplicate", async () => {
     const faults = await faultScenario();
     const w = await world("upto-race-other-amount", {
@@ -562,11 +568,10 @@ describe("upto claim that loses the race to store the channel's claim", () => {
       { success: true },
     );
 
-    // B (1,900,000) has read the channel (no claim yet) and signed its own claim; it stops just before storing it.
-    const gate = claimStoreGate();
-    w.facilitator.setEnv({ DB: gate.db });
+    // B (1,900,000) has read the channel (no claim yet) and signed its own claim; it stops just before its ledger claim
+    // commits, which stores it on the channel.
+    const gate = await holdFirstObjectBatch((sql) => sql.includes("SET claim_message_hash"));
     const late = w.facilitator.post("/settle", await uptoClaimBody(w.line, deposit, 1_900_000n, w.authorizer));
-    w.facilitator.setEnv({ DB: env.DB });
     await gate.reached;
     // A (600,000) stores its claim and sends it; its answer is lost, so it is still pending when B goes on.
     const first = await uptoClaimBody(w.line, deposit, 600_000n, w.authorizer);
@@ -577,6 +582,7 @@ describe("upto claim that loses the race to store the channel's claim", () => {
 
     gate.open();
     const lost = await late;
+    await gate.restore();
     expect(lost.status, JSON.stringify(lost.body)).toBe(400);
     expect(lost.body).toMatchObject({ success: false, errorReason: "duplicate_settlement", transaction: "" });
     expect(lost.body.errorMessage).toMatch(/already claimed for 600000/);

@@ -1,8 +1,8 @@
 /**
  * What an exact payment to a wallet `payTo` costs the fee payer (docs/money-rules.md, "the wallet payTo form"): its
- * network fee and nothing else — no rent (the seller's token account must exist; it is never created), so the only
- * booking is the one every exact payment has, a priority fee above PRIORITY_FEE_BOOKED_ABOVE_LAMPORTS. Measured from
- * the fee payer's balance and the chain's own transaction record. Real: workerd, local D1, the local chain.
+ * network fee and nothing else — no rent (the seller's token account must exist; it is never created) — and that fee,
+ * every lamport of it, is booked as every exact payment's is (`payment_fee`, buyer and seller). Measured from the fee
+ * payer's balance and the chain's own transaction record. Real: workerd, local D1, the local chain.
  */
 import { env } from "cloudflare:test";
 import { type Address, generateKeyPairSigner } from "@solana/kit";
@@ -52,18 +52,18 @@ async function payWallet(f: Facilitator, seller: Address) {
 }
 
 describe("an exact payment to a wallet payTo costs the fee payer its network fee and nothing more", () => {
-  it("at the recommended price: the base fee of its two signatures, no rent, no booking", async () => {
+  it("at the recommended price: the base fee of its two signatures and nothing else, booked to the lamport", async () => {
     const f = await isolatedFacilitator("wallet-cost");
     const seller = await sellerWithTokenAccount();
     const sellerAccount = await usdcAccountOf(seller);
     const { spent, fee, bookings } = await payWallet(f, seller);
     expect(fee).toBeLessThanOrEqual(10_001n); // 2 × 5,000 + the recommended 1 micro-lamport × the builder's units
     expect(spent).toBe(fee);
-    expect(bookings).toEqual([]);
+    expect(bookings).toEqual([{ kind: "payment_fee", payTo: seller, lamports: Number(fee) }]);
     expect(await tokenBalance(sellerAccount)).toBe(250_000n);
   });
 
-  it("with a priority fee worth booking: booked for the buyer and the seller's wallet, as on the vault form, and still nothing beyond the fee", async () => {
+  it("with a priority fee: the whole fee booked for the buyer and the seller's wallet, as on the vault form, and still nothing beyond the fee", async () => {
     // 500,000 micro-lamports × the builder's 20,000 units = 10,000 lamports on top of the base fee.
     const f = await isolatedFacilitator("wallet-cost-priority", {
       SVC_MAX_COMPUTE_UNIT_PRICE_MICRO_LAMPORTS: "500000",
@@ -73,6 +73,6 @@ describe("an exact payment to a wallet payTo costs the fee payer its network fee
     const { spent, fee, bookings } = await payWallet(f, seller);
     expect(fee).toBe(20_000n);
     expect(spent).toBe(fee);
-    expect(bookings).toEqual([{ kind: "priority_fee", payTo: seller, lamports: 10_000 }]);
+    expect(bookings).toEqual([{ kind: "payment_fee", payTo: seller, lamports: 20_000 }]);
   });
 });

@@ -50,20 +50,22 @@
  *   exposureHealth (./report.ts): what /health shows — rent out and spent by rail, and each cap's headroom.
  */
 import type { Config } from "../../platform/config/load-config";
+import type { ClaimRider } from "../../store/claim-riders";
 import {
-  bookChannelOpenWithinCaps,
   bookExposureWithinCaps,
+  channelOpenRiderSql,
   type GuardedRowWrite,
   type RentRowOpen,
   readUptoOpenFigures,
   settleExposureRow,
   trimExposureRow,
+  uptoOpenFiguresOf,
   voidChannelOpen,
 } from "../../store/fee-payer-exposure";
 import type { ExposureEnd } from "../../store/states";
 import { type PaymentRejection, rejection } from "../../x402/payment-verdict";
 import { readFeePayerBalance } from "../fee-payer-balance";
-import { SETTLE_BALANCE_MAX_AGE_MS } from "../fee-payer-floor";
+import { rereadLowBalance, SETTLE_BALANCE_MAX_AGE_MS } from "../fee-payer-floor";
 import {
   belowMinimumRefusal,
   type ExposureKind,
@@ -91,9 +93,15 @@ export interface ExposureBooking {
   lamports: bigint;
 }
 
-/** The fee payer's balance for the budget's share and minimum: the isolate's reading younger than 60 s, else one getBalance. */
-export async function feePayerBalanceForBudget(config: Config): Promise<bigint> {
-  return (await readFeePayerBalance(config, SETTLE_BALANCE_MAX_AGE_MS)).lamports;
+/**
+ * The fee payer's balance for the budget's share and minimum: the isolate's reading younger than 60 s, else one
+ * getBalance; a reading that would refuse fronting `lamports` (below SVC_FEE_PAYER_MIN_LAMPORTS after it) is read again
+ * first, the settle floor's way (`rereadLowBalance`), so a top-up counts within seconds here too.
+ */
+export async function feePayerBalanceForBudget(config: Config, lamports = 0n): Promise<bigint> {
+  const reading = await readFeePayerBalance(config, SETTLE_BALANCE_MAX_AGE_MS);
+  if (reading.lamports - lamports >= config.feePayerFloors.minLamports) return reading.lamports;
+  return (await rereadLowBalance(config, reading)).lamports;
 }
 
 export async function bookExposure(
@@ -162,31 +170,34 @@ const uncappedHeldLimitsAsSpent = () => ({
 });
 
 /**
- * Books an upto channel open before the fee payer signs it: `write` (the rail's) writes the channel's row with its rent
- * if every cap holds (a retry of the same open is always ok). One D1 batch.
+ * An upto channel open's booking, as a rider of the open's ledger claim (its one D1 transaction, before the fee payer's
+ * signature goes out): `write` (the rail's) writes the channel's row with its rent if every cap holds (a retry of the
+ * same open is always ok), and the claim is refused with the cap's reason when one would be passed. Check
+ * `belowMinimumRefusal` with the same balance first.
  */
-export async function bookUptoOpen(
+export function uptoOpenRider(
   config: Config,
-  db: D1Database,
   open: RentRowOpen,
   write: GuardedRowWrite,
   balanceLamports: bigint,
   nowMs = Date.now(),
-): Promise<{ ok: true } | PaymentRejection> {
-  const low = belowMinimumRefusal(config, balanceLamports, open.rentLamports, open.payer);
-  if (low) return low;
+): ClaimRider<PaymentRejection> {
   const limits = uptoOpenLimits(config.feePayerBudget, balanceLamports, nowMs);
-  const booking = await bookChannelOpenWithinCaps(db, open, write, limits);
-  if (booking.booked) return { ok: true };
-  const { channel, figures } = booking;
-  if (channel && channel.openMessageHash !== open.openMessageHash && channel.liveDeposit) {
-    return rejection(
-      "invalid_upto_svm_channel_already_open",
-      `Channel ${open.channelId} already has a deposit in flight or settled; a deposit opens a new channel`,
-      { payer: open.payer },
-    );
-  }
-  return uptoCapRefusal(figures, limits, open.rentLamports, open.payer) ?? unexplained(`upto_open:${open.channelId}`);
+  return {
+    ...channelOpenRiderSql(open, write, limits),
+    explain: ([row]) => {
+      if (!row) return null;
+      const { channel, figures } = uptoOpenFiguresOf(row);
+      if (channel && channel.openMessageHash !== open.openMessageHash && channel.liveDeposit) {
+        return rejection(
+          "invalid_upto_svm_channel_already_open",
+          `Channel ${open.channelId} already has a deposit in flight or settled; a deposit opens a new channel`,
+          { payer: open.payer },
+        );
+      }
+      return uptoCapRefusal(figures, limits, open.rentLamports, open.payer);
+    },
+  };
 }
 
 /**

@@ -7,6 +7,7 @@ import type {
   UptoOpenFigures,
   UptoOpenLimits,
 } from "../../store/fee-payer-exposure";
+import type { PaymentFeeFigures, PaymentFeeLimits } from "../../store/payment-fee-booking";
 import { type PaymentRejection, rejection } from "../../x402/payment-verdict";
 import type { FeePayerBudgetRejectionReason } from "../../x402/rejection-reasons";
 import { TOKEN_2022_PROGRAM_ADDRESS } from "../token-programs";
@@ -105,12 +106,21 @@ export function heldLimits(caps: FeePayerBudgetCaps, balanceLamports: bigint): H
   };
 }
 
+/** The cap of the operator's jobs' spending: their own daily pool. */
 export function spentLimits(caps: FeePayerBudgetCaps, nowMs: number): SpentLimits {
+  return { sinceMs: nowMs - SPEND_WINDOW_MS, spendTotalLamports: caps.spendPerDayLamports };
+}
+
+/** The caps of what a buyer's payment costs the fee payer (src/store/payment-fee-booking.ts). */
+export function paymentFeeLimits(caps: FeePayerBudgetCaps, nowMs: number): PaymentFeeLimits {
   return {
     sinceMs: nowMs - SPEND_WINDOW_MS,
-    spendPerPayerLamports: caps.spendPerPayerPerDayLamports,
-    spendPerPayToLamports: caps.spendPerPayToPerDayLamports,
-    spendTotalLamports: caps.spendPerDayLamports,
+    perPayerLamports: caps.spendPerPayerPerDayLamports,
+    perPayToLamports: caps.spendPerPayToPerDayLamports,
+    buyersPoolLamports: caps.buyerSpendPerDayLamports,
+    perProvenSellerLamports: caps.provenSellerSpendPerDayLamports,
+    provenSellersPoolLamports: caps.provenSellersSpendPerDayLamports,
+    failuresPerPayer: caps.failuresPerPayerPerDay,
   };
 }
 
@@ -160,19 +170,43 @@ const RENT_SHARE: Cap = {
 const SPEND_PER_PAYER: Cap = {
   reason: "fee_payer_spend_per_payer_exceeded",
   key: "SVC_FEE_PAYER_MAX_SPEND_PER_PAYER_PER_DAY_LAMPORTS",
-  what: "lamports the fee payer spent in the last 24 h for this buyer wallet",
+  what: "lamports this buyer wallet's payments cost the fee payer in the last 24 h",
   perWallet: true,
 };
 const SPEND_PER_PAY_TO: Cap = {
   reason: "fee_payer_spend_per_pay_to_exceeded",
   key: "SVC_FEE_PAYER_MAX_SPEND_PER_PAY_TO_PER_DAY_LAMPORTS",
-  what: "lamports the fee payer spent in the last 24 h for this payTo",
+  what: "lamports payments to this payTo cost the fee payer in the last 24 h (a seller that proves who it is gets a quota of its own: POST /sellers/{wallet}/register with a proven origin)",
+  perWallet: true,
+};
+const BUYER_SPEND_PER_DAY: Cap = {
+  reason: "fee_payer_buyer_spend_per_day_exceeded",
+  key: "SVC_FEE_PAYER_MAX_BUYER_SPEND_PER_DAY_LAMPORTS",
+  what: "lamports payments to sellers that have not proven who they are cost the fee payer in the last 24 h, all together",
+  perWallet: false,
+};
+const PROVEN_SELLER_QUOTA: Cap = {
+  reason: "fee_payer_seller_quota_exceeded",
+  key: "SVC_FEE_PAYER_MAX_SPEND_PER_PROVEN_SELLER_PER_DAY_LAMPORTS",
+  what: "lamports payments to this proven seller cost the fee payer in the last 24 h",
+  perWallet: true,
+};
+const PROVEN_SELLERS_PER_DAY: Cap = {
+  reason: "fee_payer_proven_sellers_spend_per_day_exceeded",
+  key: "SVC_FEE_PAYER_MAX_PROVEN_SELLERS_SPEND_PER_DAY_LAMPORTS",
+  what: "lamports payments to proven sellers cost the fee payer in the last 24 h, all together",
+  perWallet: false,
+};
+const FAILURES_PER_PAYER: Cap = {
+  reason: "fee_payer_failures_per_payer_exceeded",
+  key: "SVC_FEE_PAYER_MAX_FAILURES_PER_PAYER_PER_DAY",
+  what: "payments of this buyer wallet failed on chain in the last 24 h at the fee payer's cost",
   perWallet: true,
 };
 const SPEND_PER_DAY: Cap = {
   reason: "fee_payer_spend_per_day_exceeded",
   key: "SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS",
-  what: "lamports the fee payer spent in the last 24 h in total",
+  what: "lamports the operator's jobs (sweeps, keepers, just-in-time vaults) spent in the last 24 h",
   perWallet: false,
 };
 const UPTO_CHANNELS_PER_PAYER: Cap = {
@@ -221,7 +255,10 @@ export function uptoCapRefusal(
     : null;
 }
 
-/** The first cap a booking of `lamports` would pass (held: rent out; spent: the last 24 h); a side without a wallet is not capped. */
+/**
+ * The first cap a booking of `lamports` would pass (held: rent out, a side without a wallet not capped; spent: the
+ * operator's jobs' daily pool).
+ */
 export function exposureCapRefusal(
   figures: ExposureFigures,
   limits: HeldLimits | SpentLimits,
@@ -230,26 +267,49 @@ export function exposureCapRefusal(
 ): PaymentRejection | null {
   const checks =
     "sinceMs" in limits
-      ? [
-          lamports(SPEND_PER_PAYER, figures.payerLamports, adding, limits.spendPerPayerLamports),
-          lamports(SPEND_PER_PAY_TO, figures.payToLamports, adding, limits.spendPerPayToLamports),
-          lamports(SPEND_PER_DAY, figures.totalLamports, adding, limits.spendTotalLamports),
-        ]
+      ? [lamports(SPEND_PER_DAY, figures.totalLamports, adding, limits.spendTotalLamports)]
       : [
-          lamports(RENT_PER_PAYER, figures.payerLamports, adding, limits.rentPerPayerLamports),
-          lamports(RENT_PER_PAY_TO, figures.payToLamports, adding, limits.rentPerPayToLamports),
+          who.payer !== null
+            ? lamports(RENT_PER_PAYER, figures.payerLamports, adding, limits.rentPerPayerLamports)
+            : null,
+          who.payTo !== null
+            ? lamports(RENT_PER_PAY_TO, figures.payToLamports, adding, limits.rentPerPayToLamports)
+            : null,
           lamports(RENT_SHARE, figures.totalLamports, adding, limits.totalRentLamports),
         ];
-  const [payerCap, payToCap, total] = checks;
-  const exceeded = [who.payer !== null ? payerCap! : null, who.payTo !== null ? payToCap! : null, total!].find(
-    (c) => c?.exceeded,
-  );
+  const exceeded = checks.find((c) => c?.exceeded);
   return exceeded
     ? refusalOf(exceeded, `This would have the fee payer put out ${adding} more lamports`, who.payer)
     : null;
 }
 
-/** A cap of one wallet answers 429 (that wallet waits); a cap of the fee payer as a whole 503 (everyone waits). */
+/**
+ * The first cap a buyer's payment costing the fee payer `adding` lamports would pass, given what the caps saw (null:
+ * none — the booking is live already, a retry). Its own failures first: a buyer whose payments keep failing on chain
+ * waits whatever its spend.
+ */
+export function paymentFeeRefusal(
+  figures: PaymentFeeFigures,
+  limits: PaymentFeeLimits,
+  adding: bigint,
+  payer: string,
+): PaymentRejection | null {
+  if (figures.state === "spent" || figures.state === "held") return null;
+  const proven = figures.pool === "sellers";
+  const exceeded = [
+    count(FAILURES_PER_PAYER, figures.payerFailures, limits.failuresPerPayer),
+    lamports(SPEND_PER_PAYER, figures.payerLamports, adding, limits.perPayerLamports),
+    proven
+      ? lamports(PROVEN_SELLER_QUOTA, figures.sellerLamports, adding, limits.perProvenSellerLamports)
+      : lamports(SPEND_PER_PAY_TO, figures.sellerLamports, adding, limits.perPayToLamports),
+    proven
+      ? lamports(PROVEN_SELLERS_PER_DAY, figures.poolLamports, adding, limits.provenSellersPoolLamports)
+      : lamports(BUYER_SPEND_PER_DAY, figures.poolLamports, adding, limits.buyersPoolLamports),
+  ].find((c) => c.exceeded);
+  return exceeded ? refusalOf(exceeded, `This payment would cost the fee payer ${adding} lamports`, payer) : null;
+}
+
+/** A cap of one wallet answers 429 (that wallet waits); a cap of a whole pool 503 (everyone in it waits). */
 function refusalOf(exceeded: Checked, what: string, payer: string | null): PaymentRejection {
   const when = exceeded.perWallet ? "retry once some of it is back" : "retry later";
   return rejection(

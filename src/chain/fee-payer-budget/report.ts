@@ -17,8 +17,13 @@ export interface ExposureHealth {
    * rent may still be out; "unrecorded": rows written before the fee payer was recorded), lamports.
    */
   rentOutLamports: { total: string; byRail: Record<string, string>; byFeePayer: Record<string, string> };
-  /** Lamports spent for good in the last 24 h per rail and per fee payer. */
-  spentLast24hLamports: { total: string; byRail: Record<string, string>; byFeePayer: Record<string, string> };
+  /** Lamports spent for good in the last 24 h per rail, per pool (buyers, sellers, jobs) and per fee payer. */
+  spentLast24hLamports: {
+    total: string;
+    byRail: Record<string, string>;
+    byPool: Record<string, string>;
+    byFeePayer: Record<string, string>;
+  };
   uptoOpenChannels: number;
   /** Per-wallet caps show their tightest wallet; the totals the fee payer as a whole (the share against the balance read for /health). */
   caps: Record<string, CapView>;
@@ -57,6 +62,7 @@ export function exposureHealth(
     spentLast24hLamports: {
       total: spent.toString(),
       byRail: strings(summary.spentSinceByRail),
+      byPool: strings(summary.spentSinceByPool),
       byFeePayer: strings(summary.spentSinceByFeePayer),
     },
     uptoOpenChannels: summary.uptoLiveChannels,
@@ -76,7 +82,26 @@ export function exposureHealth(
         caps.rentPerPayToLamports,
         largest.rentOfOnePayTo,
       ),
-      spendPerDay: view("SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS", caps.spendPerDayLamports, spent),
+      spendPerDay: view(
+        "SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS",
+        caps.spendPerDayLamports,
+        summary.spentSinceByPool.jobs ?? 0n,
+      ),
+      buyerSpendPerDay: view(
+        "SVC_FEE_PAYER_MAX_BUYER_SPEND_PER_DAY_LAMPORTS",
+        caps.buyerSpendPerDayLamports,
+        summary.spentSinceByPool.buyers ?? 0n,
+      ),
+      provenSellersSpendPerDay: view(
+        "SVC_FEE_PAYER_MAX_PROVEN_SELLERS_SPEND_PER_DAY_LAMPORTS",
+        caps.provenSellersSpendPerDayLamports,
+        summary.spentSinceByPool.sellers ?? 0n,
+      ),
+      spendPerProvenSellerPerDay: view(
+        "SVC_FEE_PAYER_MAX_SPEND_PER_PROVEN_SELLER_PER_DAY_LAMPORTS",
+        caps.provenSellerSpendPerDayLamports,
+        largest.spentForOneProvenSeller,
+      ),
       spendPerPayerPerDay: view(
         "SVC_FEE_PAYER_MAX_SPEND_PER_PAYER_PER_DAY_LAMPORTS",
         caps.spendPerPayerPerDayLamports,

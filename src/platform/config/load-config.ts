@@ -116,9 +116,17 @@ export interface FeePayerBudgetCaps {
   rentPerPayToLamports: bigint;
   /** All rent out, in basis points of the fee payer's current balance. */
   rentShareBps: number;
+  /** The operator's jobs' daily pool (SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS). */
   spendPerDayLamports: bigint;
+  /** The strangers' daily pool: payments to sellers that have not proven who they are. */
+  buyerSpendPerDayLamports: bigint;
   spendPerPayerPerDayLamports: bigint;
   spendPerPayToPerDayLamports: bigint;
+  /** Each proven seller's own daily quota, and all of theirs together. */
+  provenSellerSpendPerDayLamports: bigint;
+  provenSellersSpendPerDayLamports: bigint;
+  /** A buyer's payments that failed on chain at the fee payer's cost, per rolling 24 h. */
+  failuresPerPayerPerDay: number;
   uptoChannelsPerPayer: number;
   uptoChannelsPerPayTo: number;
   uptoOpensPerPayerPerHour: number;
@@ -279,8 +287,12 @@ async function loadConfigOf(of: ConfigOfRails, env: Env): Promise<Config> {
       rentPerPayToLamports: input.SVC_FEE_PAYER_MAX_RENT_PER_PAY_TO_LAMPORTS,
       rentShareBps: input.SVC_FEE_PAYER_MAX_RENT_SHARE_BPS,
       spendPerDayLamports: input.SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS,
+      buyerSpendPerDayLamports: input.SVC_FEE_PAYER_MAX_BUYER_SPEND_PER_DAY_LAMPORTS,
       spendPerPayerPerDayLamports: input.SVC_FEE_PAYER_MAX_SPEND_PER_PAYER_PER_DAY_LAMPORTS,
       spendPerPayToPerDayLamports: input.SVC_FEE_PAYER_MAX_SPEND_PER_PAY_TO_PER_DAY_LAMPORTS,
+      provenSellerSpendPerDayLamports: input.SVC_FEE_PAYER_MAX_SPEND_PER_PROVEN_SELLER_PER_DAY_LAMPORTS,
+      provenSellersSpendPerDayLamports: input.SVC_FEE_PAYER_MAX_PROVEN_SELLERS_SPEND_PER_DAY_LAMPORTS,
+      failuresPerPayerPerDay: input.SVC_FEE_PAYER_MAX_FAILURES_PER_PAYER_PER_DAY,
       uptoChannelsPerPayer: input.SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAYER,
       uptoChannelsPerPayTo: input.SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAY_TO,
       uptoOpensPerPayerPerHour: input.SVC_UPTO_MAX_OPENS_PER_PAYER_PER_HOUR,

@@ -79,12 +79,27 @@ export const CoreConfigInputSchema = v.object({
   SVC_FEE_PAYER_MAX_RENT_PER_PAY_TO_LAMPORTS: u64(500_000_000n),
   /** All the rent the fee payer may have out, in basis points of its current balance. */
   SVC_FEE_PAYER_MAX_RENT_SHARE_BPS: integer(0, 10_000, 5_000),
-  /** Lamports the fee payer may spend for good in a rolling 24 h beyond the network fees of sellers' payments (rent left behind, sponsored fundings, keeper and sweep fees, priority fees). */
+  /**
+   * The operator's jobs' pool: lamports the fee payer may spend for good in a rolling 24 h on its own work (sweeps,
+   * keeper steps, just-in-time vaults, payout token accounts). No buyer's payment counts here, so buyer traffic can
+   * never stop a job.
+   */
   SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS: u64(1_000_000_000n),
-  /** The same, caused by one buyer wallet. */
-  SVC_FEE_PAYER_MAX_SPEND_PER_PAYER_PER_DAY_LAMPORTS: u64(10_000_000n),
-  /** The same, for one payTo (seller). */
+  /**
+   * The strangers' pool: lamports every payment to a seller that has not proven who it is may cost the fee payer in a
+   * rolling 24 h, all together (network fees, base and priority, and sponsored fundings).
+   */
+  SVC_FEE_PAYER_MAX_BUYER_SPEND_PER_DAY_LAMPORTS: u64(1_000_000_000n),
+  /** What one buyer wallet's payments may cost the fee payer in a rolling 24 h (a thousand payments at the highest fee fit). */
+  SVC_FEE_PAYER_MAX_SPEND_PER_PAYER_PER_DAY_LAMPORTS: u64(30_000_000n),
+  /** What payments to one payTo (seller) that has not proven who it is may cost the fee payer in a rolling 24 h. */
   SVC_FEE_PAYER_MAX_SPEND_PER_PAY_TO_PER_DAY_LAMPORTS: u64(50_000_000n),
+  /** A proven seller's own quota: what payments to it may cost the fee payer in a rolling 24 h, out of no stranger's pool. */
+  SVC_FEE_PAYER_MAX_SPEND_PER_PROVEN_SELLER_PER_DAY_LAMPORTS: u64(500_000_000n),
+  /** What payments to every proven seller together may cost the fee payer in a rolling 24 h. */
+  SVC_FEE_PAYER_MAX_PROVEN_SELLERS_SPEND_PER_DAY_LAMPORTS: u64(2_000_000_000n),
+  /** Payments of one buyer wallet whose fee the fee payer paid and that failed on chain, in a rolling 24 h; then it is refused. */
+  SVC_FEE_PAYER_MAX_FAILURES_PER_PAYER_PER_DAY: integer(0, 1_000_000, 3),
   /** Resource probe may reach loopback (a seller on the same machine). Empty = on in local, off elsewhere; never on outside local. */
   SVC_PROBE_ALLOW_LOOPBACK: v.optional(
     v.pipe(

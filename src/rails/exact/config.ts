@@ -79,8 +79,10 @@ export const exactConfig = railConfigSlice({
     SVC_SWEEP_MIN_SPL_RAW_BY_MINT: mintThresholdMap,
     /**
      * `exact` to the seller's own wallet (its token account for the mint), as the official facilitator settles it, beside
-     * the vault path. Empty = on in local, off elsewhere (docs/facilitator-spec.md §1 rule 1: vault only, unless the
-     * operator opts in).
+     * the vault path. Empty = on in local, and on wherever the vault form is not configured (no UniversalSettle
+     * program id): a mainnet deployment then serves `exact` out of the box, every lamport of its fee payer's spend booked
+     * and capped (docs/money-rules.md). Where the vault form runs, the wallet form is off unless the operator opts in
+     * (docs/facilitator-spec.md §1 rule 1: the vault is the seed's form).
      */
     SVC_EXACT_WALLET_PAYTO: v.optional(
       v.pipe(
@@ -94,7 +96,7 @@ export const exactConfig = railConfigSlice({
   read: (input, { environment, cluster, clusterDefaults, programs }): ExactConfigMembers => {
     const exactWalletPayTo =
       input.SVC_EXACT_WALLET_PAYTO === ""
-        ? environment === "local"
+        ? environment === "local" || !programs.universalSettle
         : ["true", "1", "yes"].includes(input.SVC_EXACT_WALLET_PAYTO);
     return {
       limits: {
@@ -132,7 +134,10 @@ export const exactConfig = railConfigSlice({
           ? ON
           : {
               enabled: false,
-              why: "SVC_EXACT_WALLET_PAYTO is off: this deployment settles exact only into sellers' vaults",
+              why:
+                input.SVC_EXACT_WALLET_PAYTO === ""
+                  ? "SVC_EXACT_WALLET_PAYTO is off (the default where the vault form runs): this deployment settles exact only into sellers' vaults"
+                  : "SVC_EXACT_WALLET_PAYTO is off: this deployment settles exact only into sellers' vaults",
             },
       },
     };

@@ -1,7 +1,7 @@
 import { feePayerBalanceForBudget } from "../../chain/fee-payer-budget/budget";
 import { belowMinimumRefusal, exposureCapRefusal, spentLimits } from "../../chain/fee-payer-budget/caps";
 import type { Config } from "../../platform/config/load-config";
-import { liveExposureBookings, readExposureFigures } from "../../store/fee-payer-exposure";
+import { liveExposureBookings, readJobsSpent } from "../../store/fee-payer-exposure";
 import type { PaymentRejection } from "../../x402/payment-verdict";
 import {
   belowJitMinimum,
@@ -18,18 +18,14 @@ import type { VerifiedVaultPayment } from "./verify";
  * /verify's look at what /settle's just-in-time provisioning (./provision-just-in-time.ts) would refuse for a payment
  * whose vault must be created first, in the settle's order: the payment worth fronting a vault for, the fee payer
  * above SVC_FEE_PAYER_MIN_LAMPORTS, today's SVC_JIT_PROVISIONING_DAILY_CAP, and the rent within the exposure budget's
- * daily spend caps and the minimum (docs/money-rules.md). Read only: it books and claims nothing. Costs the rare
- * provisioning path one balance reading (the isolate's, or one getBalance) and one D1 round trip (three reads sent
- * together). A payment whose vault rent is already booked (a retried settle's) is not refused on the caps.
- *
- * `priorityFeeLamports`: the priority fee the settle books first for this payment (0 when it books none), which the
- * vault's booking then finds counted.
+ * operator jobs' daily pool and the minimum (docs/money-rules.md). Read only: it books and claims nothing. Costs the
+ * rare provisioning path one balance reading (the isolate's, or one getBalance) and one D1 round trip (three reads
+ * sent together). A payment whose vault rent is already booked (a retried settle's) is not refused on the caps.
  */
 export async function justInTimeRefusal(
   config: Config,
   db: D1Database,
   payment: VerifiedVaultPayment,
-  priorityFeeLamports: bigint,
   nowMs = Date.now(),
 ): Promise<PaymentRejection | null> {
   const minimum = await jitMinimumPayment(config, payment.accepted.requirements.asset, payment.mint === null);
@@ -38,8 +34,7 @@ export async function justInTimeRefusal(
   const who = { payer: payment.payer, payTo: payment.merchantWallet };
   const limits = spentLimits(config.feePayerBudget, nowMs);
   const bookingId = jitBookingId(payment);
-  const priorityBookingId = `priority_fee:${payment.messageHash}`;
-  const [balance, claim, figures, live] = await Promise.all([
+  const [balance, claim, jobsSpent, live] = await Promise.all([
     feePayerBalanceForBudget(config),
     peekJitProvision(db, {
       sellerWallet: payment.merchantWallet,
@@ -47,8 +42,8 @@ export async function justInTimeRefusal(
       dailyCap: config.limits.jitProvisioningDailyCap,
       nowMs,
     }),
-    readExposureFigures(db, who, limits),
-    liveExposureBookings(db, [bookingId, priorityBookingId]),
+    readJobsSpent(db, limits.sinceMs),
+    liveExposureBookings(db, [bookingId]),
   ]);
   if (balance < config.feePayerFloors.minLamports) return jitPaused(payment);
   if (claim === "cap_reached") return jitCapReached(payment);
@@ -58,12 +53,5 @@ export async function justInTimeRefusal(
   const rent = justInTimeRentLamports(payment, payment.vaultExists);
   const low = belowMinimumRefusal(config, balance, rent, payment.payer);
   if (low) return low;
-  // The settle books the priority fee before the vault: unless booked already, the caps count it by the time the vault is booked.
-  const first = live.has(priorityBookingId) ? 0n : priorityFeeLamports;
-  const seen = {
-    payerLamports: figures.payerLamports + first,
-    payToLamports: figures.payToLamports + first,
-    totalLamports: figures.totalLamports + first,
-  };
-  return exposureCapRefusal(seen, limits, rent, who);
+  return exposureCapRefusal({ payerLamports: 0n, payToLamports: 0n, totalLamports: jobsSpent }, limits, rent, who);
 }

@@ -1,8 +1,9 @@
 import {
-  PRIORITY_FEE_BOOKED_ABOVE_LAMPORTS,
+  paymentFeeOf,
+  paymentSpendRefusal,
   priorityFeeOf,
-  settleSpendRefusal,
-} from "../../chain/fee-payer-budget/settle-spend";
+  sponsorshipPolicy,
+} from "../../chain/fee-payer-budget/payment-spend";
 import type { Rail } from "../rail";
 import { justInTimeRefusal } from "./just-in-time-refusal";
 import { DEFAULT_FEE_BPS, DEFAULT_SOVEREIGN_FEE_BPS, getUniversalSettleFacts } from "./program-facts";
@@ -22,28 +23,28 @@ const FALLBACK_MIN_FEE_LAMPORTS = 100_000n;
 export const exactRail = {
   scheme: "exact",
   /**
-   * verifyExactPayment, and (with the ledger) what the settle would book: the priority fee's caps (one D1 read, only for
-   * a fee worth booking) and, for a vault to create first, the just-in-time provisioning's limits (./just-in-time-refusal.ts).
+   * verifyExactPayment, and (with the ledger) what the settle would book: the payment's fee under the exposure budget's
+   * caps (one D1 read, only for a priority fee above the one /verify looks at) and, for a vault to create first, the
+   * just-in-time provisioning's limits (./just-in-time-refusal.ts).
    */
   async verify(config, body, accepted, options) {
     const verified = await verifyExactPayment(config, body, accepted, options);
     if (!verified.ok || !options.ledger) return verified;
     const spend = {
       rail: "exact",
-      kind: "priority_fee",
+      kind: "payment_fee",
       messageHash: verified.messageHash,
       payer: verified.payer,
       seller: verified.merchantWallet,
-      lamports: priorityFeeOf(verified.tx),
+      lamports: paymentFeeOf(verified.tx),
     } as const;
-    const bookedPriorityFee = spend.lamports > PRIORITY_FEE_BOOKED_ABOVE_LAMPORTS ? spend.lamports : 0n;
-    const [priority, vault] = await Promise.all([
-      settleSpendRefusal(config, options.ledger, spend),
+    const [fee, vault] = await Promise.all([
+      paymentSpendRefusal(config, options.ledger, spend, priorityFeeOf(verified.tx)),
       verified.form === "vault" && verified.needsProvisioning
-        ? justInTimeRefusal(config, options.ledger, verified, bookedPriorityFee)
+        ? justInTimeRefusal(config, options.ledger, verified)
         : null,
     ]);
-    return priority ?? vault ?? verified;
+    return fee ?? vault ?? verified;
   },
   settle: settleExactPayment,
   async supportedExtra(config) {
@@ -52,7 +53,9 @@ export const exactRail = {
     const payToForms = [...(exactVault.enabled ? ["vault"] : []), ...(exactWallet.enabled ? ["wallet"] : [])];
     // As the official facilitator says it: smart-wallet buyers are verified by what their transaction does.
     const features = config.exactSmartWallet.enabled ? { features: { smartWalletSupported: true } } : {};
-    const common = { ...walletLineExtra(config), payToForms, ...features };
+    // What the fee payer sponsors and its caps, for a client to read before it meets one (docs/money-rules.md).
+    const sponsorship = sponsorshipPolicy(config);
+    const common = { ...walletLineExtra(config), payToForms, ...features, sponsorship };
     if (!exactVault.enabled) return common;
     const facts = await getUniversalSettleFacts(config);
     const onChain = facts.onChainConfig;
@@ -71,6 +74,7 @@ export const exactRail = {
       beneficiary: null,
       payToForms,
       ...features,
+      sponsorship,
     };
   },
 } satisfies Rail;

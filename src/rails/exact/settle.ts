@@ -1,4 +1,4 @@
-import { bookSettleSpend, priorityFeeOf, voidUnsentSettleSpend } from "../../chain/fee-payer-budget/settle-spend";
+import { paymentSpendRider } from "../../chain/fee-payer-budget/payment-spend";
 import { signAsFeePayer } from "../../chain/fee-payer-signature";
 import { readLandedTokenPayment } from "../../chain/landed-payment";
 import type { Config } from "../../platform/config/load-config";
@@ -22,10 +22,11 @@ import { fundsOf } from "./verify-rules";
  * fee payer, then the shared settle engine. A vault that does not exist yet is provisioned just in time before the
  * first send, and the provisioning is counted once the payment confirmed. A wallet `payTo` needs nothing fronted
  * (its token account must exist, as the official facilitator requires): the same engine sends it exactly once.
- * A priority fee worth booking is booked in the exposure budget before anything is sent
- * (fee-payer-budget/settle-spend.ts); a smart-wallet payment's larger compute allowance is booked the same way. A
- * smart-wallet payment is verified by simulation here too (the simulation is its verification) and reported paid only
- * once the landed transaction shows the payee's account credited (chain/landed-payment.ts).
+ * What the payment costs the fee payer (its network fee, base and priority; a smart-wallet payment's larger compute
+ * allowance is in the same figure) is booked in the exposure budget in the ledger claim's own transaction, before
+ * anything is sent (fee-payer-budget/payment-spend.ts). A smart-wallet payment is verified by simulation here too (the
+ * simulation is its verification) and reported paid only once the landed transaction shows the payee's account
+ * credited (chain/landed-payment.ts).
  */
 export async function settleExactPayment(
   config: Config,
@@ -36,20 +37,20 @@ export async function settleExactPayment(
   const verified = await verifyExactPayment(config, body, accepted, { simulate: false });
   if (!verified.ok) return settledWith(verified);
   const db = call.ledger;
-  const spend = await bookSettleSpend(config, db, {
+  const signed = await signAsFeePayer(config, verified.tx);
+  const fee = paymentSpendRider(config, {
     rail: "exact",
-    kind: "priority_fee",
+    kind: "payment_fee",
     messageHash: verified.messageHash,
     payer: verified.payer,
     seller: verified.merchantWallet,
-    lamports: priorityFeeOf(verified.tx),
+    lamports: signed.feePayerFeeLamports,
   });
-  if (!spend.ok) return settledWith({ ...spend, payer: verified.payer });
-  const signed = await signAsFeePayer(config, verified.tx);
   const outcome = await settleSignedPayment(
     config,
     settleablePayment(verified, {
       funds: fundsOf(verified.transfer),
+      riders: [fee],
       ...("smartWallet" in verified
         ? {
             checkLandedOutcome: (signature: string) =>
@@ -72,7 +73,7 @@ export async function settleExactPayment(
     signed,
     call,
   );
-  return voidUnsentSettleSpend(db, spend.bookingId, await namingMissingRecipient(config, verified, outcome));
+  return namingMissingRecipient(config, verified, outcome);
 }
 
 /**

@@ -15,6 +15,7 @@ import {
   blockhashExpired,
   type PaymentRejection,
   rejection,
+  selfPaymentRefusal,
 } from "../../x402/payment-verdict";
 import type { VerifySettleBody } from "../../x402/schemas";
 import { cachedMint, isKnownToExist, rememberExists, rememberMint } from "./chain-cache";
@@ -68,6 +69,16 @@ export async function verifyExactPayment(
     simulate: boolean /** /verify only: names the settlement when the chain refuses a landed payment (see explainChainRefusal). */;
     ledger?: D1Database;
   },
+): Promise<ExactVerification> {
+  const verified = await verifyEitherForm(config, body, accepted, options);
+  return (verified.ok && selfPaymentRefusal(verified.payer, verified.merchantWallet)) || verified;
+}
+
+async function verifyEitherForm(
+  config: Config,
+  body: VerifySettleBody,
+  accepted: AcceptedRequirements,
+  options: { simulate: boolean; ledger?: D1Database },
 ): Promise<ExactVerification> {
   const { requirements, amount } = accepted;
   const feePayer = config.feePayer.address;

@@ -9,7 +9,13 @@ import type { PaymentFunds } from "../../chain/transaction-rejection";
 import { type DecodedTransaction, decodeWireTransaction } from "../../chain/wire-transaction";
 import type { Config } from "../../platform/config/load-config";
 import { explainChainRefusal } from "../../settlement/already-settled";
-import { type AcceptedRequirements, type PaymentRejection, type Refusal, rejection } from "../../x402/payment-verdict";
+import {
+  type AcceptedRequirements,
+  type PaymentRejection,
+  type Refusal,
+  rejection,
+  selfPaymentRefusal,
+} from "../../x402/payment-verdict";
 import type { VerifySettleBody } from "../../x402/schemas";
 import { ESCROW_FUND_COMPUTE_UNIT_LIMIT } from "./build-payment";
 import { checkEscrowTerms } from "./escrow-terms";
@@ -147,6 +153,8 @@ export async function verifyEscrowPayment(
   }
   if (simulation && !simulation.ok) return explainChainRefusal(options.ledger, messageHash, { ...simulation, payer });
 
+  const self = selfPaymentRefusal(payer, terms.seller);
+  if (self) return self;
   return { ok: true, accepted, tx, messageHash, payer, merchantWallet: terms.seller, sponsored, paymentPda: payment };
 }
 

@@ -1,13 +1,15 @@
 import type { Address } from "@solana/kit";
 import { encodeBase58 } from "../../chain/base58";
-import { bookUptoOpen, feePayerBalanceForBudget, settleExposure } from "../../chain/fee-payer-budget/budget";
-import { uptoOpenRentLamports } from "../../chain/fee-payer-budget/caps";
-import { bookSettleSpend, priorityFeeOf, voidUnsentSettleSpend } from "../../chain/fee-payer-budget/settle-spend";
+import { feePayerBalanceForBudget, uptoOpenRider } from "../../chain/fee-payer-budget/budget";
+import { belowMinimumRefusal, uptoOpenRentLamports } from "../../chain/fee-payer-budget/caps";
+import { paymentSpendRider } from "../../chain/fee-payer-budget/payment-spend";
 import { signAsFeePayer } from "../../chain/fee-payer-signature";
 import { networkFeeOf } from "../../chain/network-fee";
+import { TOKEN_2022_PROGRAM_ADDRESS } from "../../chain/token-programs";
 import { decodeWireTransaction } from "../../chain/wire-transaction";
 import type { Config } from "../../platform/config/load-config";
 import {
+  type ClaimRider,
   type SettleCall,
   type SettleOutcome,
   settleablePayment,
@@ -21,12 +23,11 @@ import type { UptoPayload } from "./payload";
 import {
   type ChannelOpen,
   channelOpenWrite,
+  claimStoreRider,
   dropUnlandedOpen,
   getChannelWithDeposit,
-  recordChannelOpen,
   type StoredClaim,
   scheduleChannelCheck,
-  storeClaimTransaction,
 } from "./store/upto-channels";
 
 /** The engine's call plus the caller's bearer token: a delegated settle must come from the facilitator's authorised caller. */
@@ -76,10 +77,12 @@ function settleStep(
   payload: UptoPayload,
 ): "deposit" | "claim" | PaymentRejection {
   const payer = payload.from;
+  // The ceiling the buyer signed (payload.maxAmount), whatever `accepted` says; each ceiling check words its refusal
+  // its own way (the common checks: accepted's amount; claim-rules.ts: the channel's deposit on chain).
   if (accepted.amount > BigInt(payload.maxAmount)) {
     return rejection(
       "invalid_upto_svm_payload_settlement_exceeds_amount",
-      `The charge ${accepted.amount} exceeds the authorized ceiling ${payload.maxAmount}`,
+      `The charge ${accepted.amount} exceeds payload.maxAmount ${payload.maxAmount}, the ceiling the buyer signed`,
       { payer },
     );
   }
@@ -122,7 +125,8 @@ async function settleDeposit(
     );
   }
   // The budget's balance (the isolate's reading, or one getBalance when it is over a minute old) is read alongside verify.
-  const balance = feePayerBalanceForBudget(config);
+  // (A low reading is read again first, for the larger of the two rents: the token program is known after verify.)
+  const balance = feePayerBalanceForBudget(config, uptoOpenRentLamports(TOKEN_2022_PROGRAM_ADDRESS));
   balance.catch(() => undefined); // awaited only once the deposit verified
   // No simulation here: the send's preflight runs the same one.
   const verified = await verifyUptoDeposit(config, body, accepted, payload, {
@@ -132,27 +136,23 @@ async function settleDeposit(
   });
   if (!verified.ok) return settledWith(verified);
   const open = channelOpenOf(config, verified);
-  // Before the fee payer signs: the channel's row and its rent are booked against the exposure budget's caps, and at
-  // the same time (one D1 round trip) a priority fee worth booking; a refusal of either voids the other.
-  const [booked, spend] = await Promise.all([
-    bookUptoOpen(config, call.ledger, open, channelOpenWrite(call.ledger, open, Date.now()), await balance),
-    bookSettleSpend(config, call.ledger, {
+  const balanceLamports = await balance;
+  const low = belowMinimumRefusal(config, balanceLamports, open.rentLamports, open.payer);
+  if (low) return settledWith(low);
+  const signed = await signAsFeePayer(config, verified.tx);
+  // The claim's one D1 transaction carries the channel's row with its rent (under the rent and channel caps) and the
+  // open's network fee (under the buyer's, the seller's and the pool's): a refusal of either claims and sends nothing.
+  const riders = [
+    uptoOpenRider(config, open, channelOpenWrite(open, Date.now()), balanceLamports),
+    paymentSpendRider(config, {
       rail: "upto",
-      kind: "priority_fee",
+      kind: "payment_fee",
       messageHash: verified.messageHash,
       payer: verified.payer,
       seller: open.payTo,
-      lamports: priorityFeeOf(verified.tx),
+      lamports: signed.feePayerFeeLamports,
     }),
-  ]);
-  if (!booked.ok || !spend.ok) {
-    await Promise.all([
-      booked.ok ? dropUnlandedOpen(call.ledger, open.channelId, open.openMessageHash) : null,
-      spend.ok && spend.bookingId ? settleExposure(call.ledger, spend.bookingId, "voided") : null,
-    ]);
-    return settledWith(!booked.ok ? booked : { ...(spend as PaymentRejection), payer: verified.payer });
-  }
-  const signed = await signAsFeePayer(config, verified.tx);
+  ];
   const outcome = await settleSignedPayment(
     config,
     settleablePayment(
@@ -164,7 +164,7 @@ async function settleDeposit(
         tx: verified.tx,
       },
       // The fee payer fronts the rent, so SOL that runs short is the facilitator's, not the buyer's.
-      { funds: "token_rent_fronted", beforeFirstSend: () => recordOpen(call.ledger, open) },
+      { funds: "token_rent_fronted", riders },
     ),
     { ...signed, feePayerRentLamports: open.rentLamports },
     call,
@@ -172,9 +172,9 @@ async function settleDeposit(
   // Refused (a refusal path only): the row of an Open the cluster did not take goes, and with it the rent it booked,
   // so no flood of them is left behind in the keeper's queue or the budget.
   const settlement = outcome.settlement;
-  if (!settlement.ok && !("pending" in settlement))
+  if (!settlement.ok && !("pending" in settlement) && settlement.signature === undefined)
     await dropUnlandedOpen(call.ledger, open.channelId, open.openMessageHash);
-  return withUptoPreflightReason(voidUnsentSettleSpend(call.ledger, spend.bookingId, outcome));
+  return withUptoPreflightReason(outcome);
 }
 
 /** A transaction the cluster's preflight refused (it has no signature yet) in the official facilitator's words. */
@@ -202,19 +202,6 @@ function channelOpenOf(config: Config, verified: VerifiedUptoDeposit): ChannelOp
   };
 }
 
-/**
- * Before each send (after the ledger claim): the channel's row is this open's and live, so the keeper can always find
- * a channel whose rent is out — also when a concurrent call voided the booking in between.
- */
-async function recordOpen(db: D1Database, open: ChannelOpen): Promise<{ ok: true } | PaymentRejection> {
-  if (await recordChannelOpen(db, open, Date.now())) return { ok: true };
-  return rejection(
-    "invalid_upto_svm_channel_already_open",
-    `Channel ${open.channelId} already has a deposit in flight or settled; a deposit opens a new channel`,
-    { payer: open.payer },
-  );
-}
-
 async function settleClaim(
   config: Config,
   accepted: AcceptedRequirements,
@@ -235,28 +222,44 @@ async function settleClaim(
   if ("ok" in voucher) return settledWith(voucher);
 
   const line = { payTo: requirements.payTo as Address, mint: requirements.asset as Address };
-  for (let attempt = 0; ; attempt++) {
-    const claim = await claimToSettle(config, call, payload, terms, accepted.amount, line, voucher, expired);
-    if ("ok" in claim) return settledWith(expired ?? claim);
-    const outcome = await settleStoredClaim(config, accepted, payload, claim, call);
+  let refreshed = false;
+  for (let tries = 0; tries < 4; tries++) {
+    const next = await claimToSettle(config, call, payload, terms, accepted.amount, line, voucher, expired);
+    if ("ok" in next) return settledWith(expired ?? next);
+    let superseded = false;
+    const outcome = await settleStoredClaim(config, accepted, payload, next, call, () => {
+      superseded = true;
+    });
+    // A concurrent call stored its claim first: settle that one (read again).
+    if (superseded) continue;
     const settlement = outcome.settlement;
     // Our own claim expired before the cluster saw it: the seller cannot rebuild it, so sign a fresh one once.
     if (
       !expired &&
-      attempt === 0 &&
+      !refreshed &&
       !settlement.ok &&
       !("pending" in settlement) &&
       settlement.reason === "blockhash_expired"
-    )
+    ) {
+      refreshed = true;
       continue;
+    }
     return withUptoPreflightReason(outcome);
   }
+  throw new Error(`upto claim of channel ${payload.channelId}: the stored claim keeps changing`);
+}
+
+/** The claim a call settles: one already stored for the channel, or a new one it stores with its ledger claim. */
+interface ClaimToSettle {
+  claim: StoredClaim;
+  /** A new claim: stored in the ledger claim's transaction, replacing this dead one (null: none was stored). */
+  store: { replacing: string | null } | null;
 }
 
 /**
  * The claim transaction this call settles: the one already signed for the channel (the same bytes for every call),
- * or — none yet, or the last one failed — a new one, stored unless a concurrent call stored its own first.
- * `noNewClaim` (the payment expired): only a claim already signed is settled, nothing new is signed.
+ * or — none yet, or the last one failed — a new one, stored with its ledger claim unless a concurrent call stored its
+ * own first. `noNewClaim` (the payment expired): only a claim already signed is settled, nothing new is signed.
  */
 async function claimToSettle(
   config: Config,
@@ -267,7 +270,7 @@ async function claimToSettle(
   line: { payTo: Address; mint: Address },
   voucher: ClaimVoucher,
   noNewClaim: PaymentRejection | null,
-): Promise<StoredClaim | PaymentRejection> {
+): Promise<ClaimToSettle | PaymentRejection> {
   const payer = payload.from;
   const db = call.ledger;
   const found = await getChannelWithDeposit(db, payload.channelId);
@@ -291,7 +294,7 @@ async function claimToSettle(
 
   const claim = channel.claim;
   if (claim && claim.amount !== amount.toString()) return otherClaim(claim, payer);
-  if (claim && (await call.settleLedger.state(claim.messageHash))?.state !== "failed") return claim;
+  if (claim && (await call.settleLedger.state(claim.messageHash))?.state !== "failed") return { claim, store: null };
   if (noNewClaim) return noNewClaim;
   const built = await buildSignedClaim(
     config,
@@ -301,30 +304,60 @@ async function claimToSettle(
     voucher,
   );
   if ("ok" in built) return built;
-  const mine: StoredClaim = {
-    messageHash: built.messageHash,
-    amount: amount.toString(),
-    transaction: built.wireBase64,
+  return {
+    claim: { messageHash: built.messageHash, amount: amount.toString(), transaction: built.wireBase64 },
+    store: { replacing: claim?.messageHash ?? null },
   };
-  if (await storeClaimTransaction(db, payload.channelId, mine, claim?.messageHash ?? null, Date.now())) return mine;
-  // A concurrent call stored its claim first: settle that one.
-  const winner = (await getChannelWithDeposit(db, payload.channelId))?.channel.claim ?? null;
-  if (!winner) return refused(`Channel ${payload.channelId} is no longer open`);
-  return winner.amount === amount.toString() ? winner : otherClaim(winner, payer);
 }
 
+/**
+ * Settles the claim on the engine. Its ledger claim carries, in one D1 transaction, a new claim's storage on the
+ * channel (`superseded` is called when another call stored its own first, and a channel no longer open refuses it:
+ * nothing was claimed or sent either way) and the
+ * claim's network fee, counted in the budget but never refused: the claim pays the seller what the buyer deposited.
+ */
 async function settleStoredClaim(
   config: Config,
   accepted: AcceptedRequirements,
   payload: UptoPayload,
-  claim: StoredClaim,
+  next: ClaimToSettle,
   call: SettleCall,
+  superseded: () => void,
 ): Promise<SettleOutcome> {
+  const { claim } = next;
   const decoded = decodeWireTransaction(claim.transaction);
   if (!decoded.ok) throw new Error(`stored claim of channel ${payload.channelId} does not decode: ${decoded.message}`);
   const tx = decoded.tx;
   const channelId = payload.channelId;
   const db = call.ledger;
+  const nowMs = Date.now();
+  const feeLamports = networkFeeOf(tx);
+  const riders: ClaimRider[] = [
+    paymentSpendRider(
+      config,
+      {
+        rail: "upto",
+        kind: "payment_fee",
+        messageHash: claim.messageHash,
+        payer: payload.from,
+        seller: accepted.requirements.payTo,
+        lamports: feeLamports,
+        capped: false,
+      },
+      nowMs,
+    ),
+  ];
+  if (next.store) {
+    riders.unshift({
+      ...claimStoreRider(channelId, claim, next.store.replacing, nowMs),
+      explain: ([stored]) => {
+        if (stored?.messageHash && stored.messageHash !== claim.messageHash) superseded();
+        return rejection("invalid_upto_svm_channel_state", `Channel ${channelId} is no longer open`, {
+          payer: payload.from,
+        });
+      },
+    });
+  }
   return settleSignedPayment(
     config,
     settleablePayment(
@@ -337,11 +370,13 @@ async function settleStoredClaim(
       },
       {
         funds: "token",
-        onFirstConfirmation: (nowMs) => scheduleChannelCheck(db, channelId, nowMs + RECLAIM_CHECK_DELAY_MS, nowMs),
+        riders,
+        onFirstConfirmation: (confirmedAtMs) =>
+          scheduleChannelCheck(db, channelId, confirmedAtMs + RECLAIM_CHECK_DELAY_MS, confirmedAtMs),
       },
     ),
     // The facilitator built and signed the claim as its fee payer.
-    { wireBytes: tx.wireBytes, signature: signatureOf(tx.signatures[0]), feePayerFeeLamports: networkFeeOf(tx) },
+    { wireBytes: tx.wireBytes, signature: signatureOf(tx.signatures[0]), feePayerFeeLamports: feeLamports },
     call,
   );
 }

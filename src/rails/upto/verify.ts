@@ -13,7 +13,12 @@ import { type DecodedTransaction, decodeWireTransaction } from "../../chain/wire
 import type { Config } from "../../platform/config/load-config";
 import { explainChainRefusal } from "../../settlement/already-settled";
 import { ledgerStateOf } from "../../settlement/settle-engine";
-import { type AcceptedRequirements, type PaymentRejection, rejection } from "../../x402/payment-verdict";
+import {
+  type AcceptedRequirements,
+  type PaymentRejection,
+  rejection,
+  selfPaymentRefusal,
+} from "../../x402/payment-verdict";
 import { parseU64, type VerifySettleBody } from "../../x402/schemas";
 import { type ChannelTerms, channelTermsOf, checkPayloadWindow } from "./channel-terms";
 import { refusedFreezeAuthority, uptoBelowMinimumMessage, uptoMinimumCeilingRaw } from "./mint-screen";
@@ -106,6 +111,8 @@ export async function verifyUptoDeposit(
   const payer = payload.from;
   const terms = channelTermsOf(config, requirements, payer);
   if ("ok" in terms) return terms;
+  const self = selfPaymentRefusal(payer, requirements.payTo);
+  if (self) return self;
   if (payload.voucherSignature !== undefined) {
     return rejection(
       "invalid_upto_svm_payload_unexpected_voucher",

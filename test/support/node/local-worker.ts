@@ -18,7 +18,7 @@ export interface LocalWorker {
 export interface LocalWorkerOptions extends Omit<StartWorkerOptions, "rpcUrl" | "feePayerSecretKeyBase58"> {
   /** Lamports the faucet gives the fee payer before the Worker starts. */
   feePayerLamports: number;
-  /** How long start-up may take (chain, bundle, migrations). */
+  /** How long start-up may take (the chain, a copy of the migrated database, workerd until it answers). */
   startTimeoutMs?: number;
 }
 
@@ -28,7 +28,7 @@ export interface LocalWorkerOptions extends Omit<StartWorkerOptions, "rpcUrl" | 
  */
 export function withLocalWorker({
   feePayerLamports,
-  startTimeoutMs = 120_000,
+  startTimeoutMs = 300_000,
   ...workerOptions
 }: LocalWorkerOptions): LocalWorker {
   let started: { chain: RunningLocalnet; worker: RunningWorker; feePayer: LocalKeypair } | undefined;

@@ -1,5 +1,6 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import type { SettleLedgerObject } from "../../../src/settlement/settle-ledger-object";
+import { LEDGER_OBJECTS_PER_PLACE } from "../../../src/settlement/settle-ports";
 import type { SettlementRow } from "../../../src/store/settlements";
 
 /** The settle ledger's namespace as the tests' Worker has it (wrangler.toml SETTLE_LEDGER). */
@@ -98,15 +99,28 @@ export function d1Row(messageHash: string) {
     >();
 }
 
-/** Waits (briefly) until D1's copy caught up with the object's row. */
+/**
+ * Waits (briefly) until D1's copy caught up with the object's row: the version D1 has, as the object knows it (noted in
+ * its storage with its next commit, and in its memory meanwhile: settle-ledger-object.ts `mirroredSince`).
+ */
 export async function mirrored(messageHash: string, timeoutMs = 3_000): Promise<ObjectRow> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const row = await objectRow(messageHash);
-    if (row && row.mirrored_version >= row.version) return row;
+    if (row && Math.max(row.mirrored_version, await mirroredInMemory(messageHash)) >= row.version) return row;
     if (Date.now() > deadline) throw new Error(`the object of ${messageHash} is not mirrored: ${JSON.stringify(row)}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** The version of the payment's row the holder object knows D1 has but has not noted in its storage yet (0: none). */
+async function mirroredInMemory(messageHash: string): Promise<number> {
+  const name = await holderName(messageHash);
+  if (!name) return 0;
+  return runInDurableObject(
+    stubNamed(name),
+    (instance) => (instance as unknown as { mirroredSince: Map<string, number> }).mirroredSince.get(messageHash) ?? 0,
+  );
 }
 
 /**
@@ -192,4 +206,71 @@ export function failingLedger(methods: LedgerMethod[], mode: "before-commit" | "
     },
   });
   return { namespace, heal: () => void (healed = true) };
+}
+
+/**
+ * Holds the first D1 batch of any of the place's ledger objects (the place of calls without a Cloudflare location:
+ * "local") in which a statement matches `matches`, until `open()`; `reached` resolves when one is held. Every other
+ * batch, and every later one, reaches the real database. For a race on a claim's commit, which the object writes.
+ */
+export async function holdFirstObjectBatch(matches: (sql: string) => boolean) {
+  let open!: () => void;
+  let arrived!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  const reached = new Promise<void>((resolve) => (arrived = resolve));
+  let holding = false;
+  // Each statement handed out, by the SQL it was prepared from and the real statement it stands for.
+  const sqlOf = new WeakMap<object, { sql: string; real: D1PreparedStatement }>();
+  const tracked = (statement: D1PreparedStatement, sql: string): D1PreparedStatement => {
+    const proxy = new Proxy(statement, {
+      get(target, property) {
+        if (property === "bind") return (...values: unknown[]) => tracked(target.bind(...values), sql);
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    sqlOf.set(proxy, { sql, real: statement });
+    return proxy;
+  };
+  const gated = (real: D1Database) =>
+    new Proxy(real, {
+      get(target, property) {
+        if (property === "prepare") return (sql: string) => tracked(target.prepare(sql), sql);
+        if (property === "batch")
+          return async (statements: D1PreparedStatement[]) => {
+            if (!holding && statements.some((s) => matches(sqlOf.get(s)?.sql ?? ""))) {
+              holding = true;
+              arrived();
+              await opened;
+            }
+            return target.batch(statements.map((s) => sqlOf.get(s)?.real ?? s));
+          };
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  const names = Array.from({ length: LEDGER_OBJECTS_PER_PLACE }, (_, shard) => `local/${shard}`);
+  const originals = await Promise.all(
+    names.map((name) =>
+      runInDurableObject(stubNamed(name), (instance) => {
+        const holder = instance as unknown as { env: Record<string, unknown> };
+        const before = holder.env.DB as D1Database;
+        holder.env = { ...holder.env, DB: gated(before) };
+        return before;
+      }),
+    ),
+  );
+  return {
+    reached,
+    open,
+    restore: () =>
+      Promise.all(
+        names.map((name, i) =>
+          runInDurableObject(stubNamed(name), (instance) => {
+            const holder = instance as unknown as { env: Record<string, unknown> };
+            holder.env = { ...holder.env, DB: originals[i] };
+          }),
+        ),
+      ),
+  };
 }

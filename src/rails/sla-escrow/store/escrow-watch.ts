@@ -5,6 +5,7 @@
  * against the settlement ledger. A run claims its rows (one conditional UPDATE) before reading or sending anything,
  * so two runs never act on the same payment while the claim lasts.
  */
+import type { ClaimRiderSql } from "../../../store/claim-riders";
 import { claimDueRows, dueKeysSql, type KeeperTable, keeperTableOf } from "../../../store/keeper-queue";
 import { escrowWatch } from "./tables";
 
@@ -35,33 +36,63 @@ export interface AcceptedFunding {
   fundingBlockhash: string;
   /** The buyer when the facilitator paid the funding's fee (sponsorship), else null. */
   sponsoredPayer: string | null;
-  /** The chain confirmed this funding (settle success), as opposed to accepted and not confirmed yet (pending). */
-  confirmed: boolean;
 }
 
 /**
- * Called by escrow settle once the cluster accepted the funding (sent, or already processed). The Payment address
- * depends on uid and bank only, so two fundings can point at one address: a confirmed funding takes the row over
- * from another one (which at most one of them can be), a merely accepted one never displaces an existing row.
+ * The watch row of a funding, written with the funding's ledger claim (a rider of its D1 transaction: no round trip of
+ * its own), so the keeper watches every funding the cluster may have, and nothing of one whose claim was refused:
+ * undone in the same transaction when the claim wrote no row, and dropped by the keeper once the ledger shows the
+ * funding never landed. The Payment address depends on uid and bank only, so two fundings can point at one address:
+ * a new funding never displaces an existing row here; the one that confirms takes the row over (`takeOverWatch`).
  */
-export async function watchAcceptedFunding(d1: D1Database, funding: AcceptedFunding, nowMs: number): Promise<void> {
+export function watchRider(funding: AcceptedFunding, messageHash: string, nowMs: number): ClaimRiderSql {
+  return {
+    writes: [
+      {
+        sql: `INSERT INTO escrow_watch (payment_pda, funding_signature, funding_blockhash, sponsored_payer, state, next_check_at_ms, failures, created_at_ms, updated_at_ms)
+          VALUES (?1, ?2, ?3, ?4, 'open', ?5, 0, ?5, ?5) ON CONFLICT (payment_pda) DO NOTHING`,
+        binds: [funding.paymentPda, funding.fundingSignature, funding.fundingBlockhash, funding.sponsoredPayer, nowMs],
+      },
+    ],
+    // The watch never holds a claim back: a row of another funding at the same address waits for this one to confirm.
+    holds: { sql: "1", binds: [] },
+    undo: [
+      {
+        sql: `DELETE FROM escrow_watch WHERE payment_pda = ?1 AND funding_signature = ?2 AND failures = 0 AND last_outcome IS NULL
+          AND NOT EXISTS (SELECT 1 FROM settlements WHERE message_hash = ?3)`,
+        binds: [funding.paymentPda, funding.fundingSignature, messageHash],
+      },
+    ],
+    reads: [],
+  };
+}
+
+/**
+ * After the funding confirmed (after the response): a row that watches another funding of the same Payment address
+ * (one that never landed: at most one of them can) is taken over by this one. Writes nothing in the common case.
+ */
+export async function takeOverWatch(d1: D1Database, funding: AcceptedFunding, nowMs: number): Promise<void> {
   await d1
     .prepare(
-      `INSERT INTO escrow_watch (payment_pda, funding_signature, funding_blockhash, sponsored_payer, state, next_check_at_ms, failures, created_at_ms, updated_at_ms)
-       VALUES (?1, ?2, ?3, ?4, 'open', ?5, 0, ?5, ?5)
-       ON CONFLICT (payment_pda) DO UPDATE SET funding_signature = excluded.funding_signature, funding_blockhash = excluded.funding_blockhash,
-         sponsored_payer = excluded.sponsored_payer, state = 'open', next_check_at_ms = excluded.next_check_at_ms, failures = 0,
-         last_outcome = NULL, last_detail = NULL, updated_at_ms = excluded.updated_at_ms
-       WHERE ?6 AND escrow_watch.funding_signature <> excluded.funding_signature`,
+      `UPDATE escrow_watch SET funding_signature = ?2, funding_blockhash = ?3, sponsored_payer = ?4, state = 'open', next_check_at_ms = ?5,
+         failures = 0, last_outcome = NULL, last_detail = NULL, updated_at_ms = ?5
+       WHERE payment_pda = ?1 AND funding_signature <> ?2`,
     )
-    .bind(
-      funding.paymentPda,
-      funding.fundingSignature,
-      funding.fundingBlockhash,
-      funding.sponsoredPayer,
-      nowMs,
-      funding.confirmed ? 1 : 0,
+    .bind(funding.paymentPda, funding.fundingSignature, funding.fundingBlockhash, funding.sponsoredPayer, nowMs)
+    .run();
+}
+
+/** A funding the cluster never accepted (refused at preflight): its watch row goes, unless the ledger holds it again. */
+export async function dropUnsentWatch(
+  d1: D1Database,
+  funding: Pick<AcceptedFunding, "paymentPda" | "fundingSignature">,
+  messageHash: string,
+): Promise<void> {
+  await d1
+    .prepare(
+      `DELETE FROM escrow_watch WHERE payment_pda = ?1 AND funding_signature = ?2 AND NOT EXISTS (SELECT 1 FROM settlements WHERE message_hash = ?3)`,
     )
+    .bind(funding.paymentPda, funding.fundingSignature, messageHash)
     .run();
 }
 

@@ -9,6 +9,7 @@
  * never landed (its ledger row was given back or failed) is deleted: nothing of the fee payer's is out for it.
  */
 
+import type { ClaimRiderSql, SqlText } from "../../../store/claim-riders";
 import type { GuardedRowWrite, SqlGuard } from "../../../store/fee-payer-exposure";
 import { claimDueRows, type KeeperTable, keeperTableOf } from "../../../store/keeper-queue";
 import { uptoChannels } from "./tables";
@@ -54,7 +55,11 @@ export interface ChannelRow extends Omit<ChannelOpen, "feePayer"> {
  * afresh (`opening`, no failures, no keeper claim).
  */
 export async function recordChannelOpen(d1: D1Database, open: ChannelOpen, nowMs: number): Promise<boolean> {
-  const written = await channelOpenStatement(d1, open, nowMs).run();
+  const { sql, binds } = channelOpenStatement(open, nowMs);
+  const written = await d1
+    .prepare(sql)
+    .bind(...binds)
+    .run();
   return (written.meta.changes ?? 0) > 0;
 }
 
@@ -62,10 +67,10 @@ export async function recordChannelOpen(d1: D1Database, open: ChannelOpen, nowMs
  * The exposure budget's port (src/store/fee-payer-exposure.ts `GuardedRowWrite`): the channel's row, written only
  * where the budget's caps (`guard`, its binds after this statement's) hold.
  */
-export function channelOpenWrite(d1: D1Database, open: ChannelOpen, nowMs: number): GuardedRowWrite {
+export function channelOpenWrite(open: ChannelOpen, nowMs: number): GuardedRowWrite {
   return {
     firstGuardParam: CHANNEL_OPEN_PARAMS + 1,
-    statement: (guard) => channelOpenStatement(d1, open, nowMs, guard),
+    statement: (guard) => channelOpenStatement(open, nowMs, guard),
   };
 }
 
@@ -79,14 +84,12 @@ const CHANNEL_OPEN_PARAMS = 13;
  * over makes the row live for it.
  */
 export function channelOpenStatement(
-  d1: D1Database,
   open: ChannelOpen,
   nowMs: number,
   guard: SqlGuard = { sql: "1", binds: [] },
-): D1PreparedStatement {
-  return d1
-    .prepare(
-      `INSERT INTO upto_channels (channel_id, open_message_hash, open_blockhash, payer, pay_to, asset, token_program, deposit, expires_at,
+): SqlText {
+  return {
+    sql: `INSERT INTO upto_channels (channel_id, open_message_hash, open_blockhash, payer, pay_to, asset, token_program, deposit, expires_at,
          state, next_check_at_ms, failures, created_at_ms, updated_at_ms, rent_lamports, fee_payer)
        SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'opening', ?10, 0, ?11, ?11, ?12, ?13 WHERE ${guard.sql}
        ON CONFLICT (channel_id) DO UPDATE SET open_message_hash = excluded.open_message_hash, open_blockhash = excluded.open_blockhash,
@@ -97,8 +100,7 @@ export function channelOpenStatement(
        WHERE upto_channels.open_message_hash = excluded.open_message_hash
           OR (upto_channels.claim_message_hash IS NULL AND NOT EXISTS (
                 SELECT 1 FROM settlements s WHERE s.message_hash = upto_channels.open_message_hash AND s.state <> 'failed'))`,
-    )
-    .bind(
+    binds: [
       open.channelId,
       open.openMessageHash,
       open.openBlockhash,
@@ -113,7 +115,8 @@ export function channelOpenStatement(
       Number(open.rentLamports),
       open.feePayer,
       ...guard.binds,
-    );
+    ],
+  };
 }
 
 /** The same Open sent again keeps its row as it is; any other row (another deposit, or one the keeper finished) starts over. */
@@ -197,24 +200,36 @@ export async function getChannelWithDeposit(
 
 /**
  * Stores the channel's claim transaction unless another call stored one first (`replacing`: the claim this call found
- * dead — never landed and expired — which only it may swap out). Returns whether this call's claim is the stored one.
- * The caller saw the deposit confirmed, so an `opening` row enters the keeper's queue here.
+ * dead — never landed and expired — which only it may swap out), as a rider of that claim's ledger claim (its one D1
+ * transaction): the ledger row is written only when the channel's stored claim is this one. The caller saw the deposit
+ * confirmed, so an `opening` row enters the keeper's queue here. `reads`: the claim the channel holds instead.
  */
-export async function storeClaimTransaction(
-  d1: D1Database,
+export function claimStoreRider(
   channelId: string,
   claim: StoredClaim,
   replacing: string | null,
   nowMs: number,
-): Promise<boolean> {
-  const result = await d1
-    .prepare(
-      `UPDATE upto_channels SET claim_message_hash = ?1, claim_amount = ?2, claim_transaction = ?3, state = 'open', updated_at_ms = ?4
-       WHERE channel_id = ?5 AND state IN ('opening', 'open') AND (claim_message_hash IS NULL OR claim_message_hash = ?6)`,
-    )
-    .bind(claim.messageHash, claim.amount, claim.transaction, nowMs, channelId, replacing)
-    .run();
-  return (result.meta.changes ?? 0) > 0;
+): ClaimRiderSql {
+  return {
+    writes: [
+      {
+        sql: `UPDATE upto_channels SET claim_message_hash = ?1, claim_amount = ?2, claim_transaction = ?3, state = 'open', updated_at_ms = ?4
+          WHERE channel_id = ?5 AND state IN ('opening', 'open') AND (claim_message_hash IS NULL OR claim_message_hash = ?6)`,
+        binds: [claim.messageHash, claim.amount, claim.transaction, nowMs, channelId, replacing],
+      },
+    ],
+    holds: {
+      sql: "EXISTS (SELECT 1 FROM upto_channels WHERE channel_id = ?1 AND claim_message_hash = ?2)",
+      binds: [channelId, claim.messageHash],
+    },
+    undo: [],
+    reads: [
+      {
+        sql: "SELECT claim_message_hash AS messageHash, claim_amount AS amount FROM upto_channels WHERE channel_id = ?1",
+        binds: [channelId],
+      },
+    ],
+  };
 }
 
 /** After a confirmed claim the keeper only has the rent left to collect: look again at `atMs`. */
