@@ -89,6 +89,7 @@ export interface RailModule<ConfigMembers extends object = object> extends Rail,
    * Its configuration keys and the members of `Config` it reads from them (`rails/<scheme>/config.ts`). `Config`'s
    * type joins the members of the registry's rails; `ConfigMembers` carries them there by type alone.
    */
+  // biome-ignore lint/suspicious/noExplicitAny: a slice is typed by its own keys, so no narrower type holds them all
   config?: RailConfigSlice<any, ConfigMembers>;
   /** `amount` of a success answer (`SettleResponse.amount` of @x402/core), for a rail whose settled amount is not fixed by the line. */
   settledAmount?(requirements: PaymentRequirements): string;

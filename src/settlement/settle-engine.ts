@@ -1,6 +1,6 @@
 import type { Address } from "@solana/kit";
 import { toBase64 } from "../chain/bytes";
-import type { SignatureStatus } from "../chain/confirm";
+import type { ConfirmationOutcome, SignatureStatus } from "../chain/confirm";
 import type { SendOutcome } from "../chain/send-transaction";
 import {
   type PaymentFunds,
@@ -346,7 +346,7 @@ async function afterSend(ctx: SettleContext, sent: PromiseSettledResult<SendOutc
 
 /** Waits for confirmation within the settle budget. Once the cluster has the transaction, only success or pending. */
 async function confirmAndReport(ctx: SettleContext): Promise<Settlement> {
-  let outcome;
+  let outcome: ConfirmationOutcome;
   try {
     outcome = await ctx.chain.confirm(ctx.signature);
   } catch (error) {

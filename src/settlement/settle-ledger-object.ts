@@ -289,7 +289,8 @@ export class SettleLedgerObject extends DurableObject<Env> {
   /** The mirror's retries, then the expiry of rows; the next alarm follows the oldest row, or the storage goes. */
   override async alarm(): Promise<void> {
     this.alarmAtMs = null; // a fired alarm is gone
-    if (!this.schemaReady && !(this.schemaReady = hasLocalSchema(this.ctx.storage.sql))) {
+    if (!this.schemaReady) this.schemaReady = hasLocalSchema(this.ctx.storage.sql);
+    if (!this.schemaReady) {
       await this.ctx.storage.deleteAll();
       return;
     }

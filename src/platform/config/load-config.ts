@@ -146,7 +146,10 @@ let cache = new WeakMap<ConfigOfRails, WeakMap<object, CacheEntry>>();
  */
 function getConfigOf(of: ConfigOfRails, env: Env): Promise<Config> {
   let entries = cache.get(of); // a load that settles after clearConfigCache() stays out of the new cache
-  if (!entries) cache.set(of, (entries = new WeakMap()));
+  if (!entries) {
+    entries = new WeakMap();
+    cache.set(of, entries);
+  }
   const hit = entries.get(env);
   if (hit && hit.expiresAtMs > Date.now()) return hit.result;
   const result = loadConfigOf(of, env);

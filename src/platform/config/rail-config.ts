@@ -39,6 +39,7 @@ export function railConfigSlice<Entries extends v.ObjectEntries, Members extends
 }
 
 /** Any rail's slice, as the loader reads it (its keys' and members' types erased). */
+// biome-ignore lint/suspicious/noExplicitAny: a slice is typed by its own keys, so no narrower type holds them all
 export type AnyRailConfigSlice = RailConfigSlice<any, object>;
 
 /** A rails list as the configuration sees it: each rail's optional slice (`RailModule.config`). */
