@@ -190,6 +190,16 @@ describe("exact in discovery", () => {
       payToForms: ["vault", "wallet"],
       // The fee a seller that activated its own vault pays: the Config's discounted fee.
       sovereignFeeBps: "90",
+      // Smart-wallet buyers are verified by outcome unless the operator turns it off (SVC_EXACT_SMART_WALLETS).
+      features: { smartWalletSupported: true },
+      sponsorship: {
+        maxComputeUnitPrice: "50000",
+        maxPriorityFeeLamports: "10000",
+        perBuyerPerDayLamports: "30000000",
+        perPayToPerDayLamports: "50000000",
+        perProvenSellerPerDayLamports: "500000000",
+        failedPaymentsPerBuyerPerDay: "3",
+      },
     });
     const caps = await call("/capabilities");
     expect(caps.body.features.universalSettleExact).toBe(true);
