@@ -2,9 +2,9 @@ import { ERROR_STATUS } from "../../platform/errors/catalogue";
 import { API_VERSION } from "../context";
 import { type EndpointInfo, publicPath } from "../route-def";
 import { SERVICE_NAME } from "./capabilities";
-import { SCHEMA_VERSION } from "./health";
 import { toJsonSchema } from "./json-schema";
 import type { OriginRoute } from "./origin-routes";
+import { SCHEMA_VERSION } from "./schema-version";
 
 type Operation = Record<string, unknown>;
 
