@@ -25,7 +25,8 @@ const RAIL_FOLDERS = readdirSync(RAILS_DIR).filter((name) => statSync(path.join(
 
 /**
  * The leaks still there, each named by file and what it names, to be moved into its rail (not a pattern to follow:
- * nothing may be added here). Every entry must still match a leak, so the list only shrinks.
+ * nothing may be added here). Every name listed must still be a leak, so the list only shrinks. A line naming two
+ * schemes shows as its first.
  * - The fee payer's exposure budget (chain/fee-payer-budget/, store/fee-payer-exposure.ts) counts a live upto
  *   channel's rent on its upto_channels row and holds upto's caps, reasons and keys: it is to take a per-rail
  *   exposure port, each rail declaring its caps and rent in its folder.
@@ -36,23 +37,94 @@ const RAIL_FOLDERS = readdirSync(RAILS_DIR).filter((name) => statSync(path.join(
  * - The pages (the console's HTML and the browser code, a client of the public API) name the schemes whose answers
  *   they render: the console's scheme picker, the fee lines per scheme, the sweep job's /health entry.
  */
-const KNOWN_LEAKS: readonly { file: RegExp; names: RegExp }[] = [
-  { file: /^store\/fee-payer-exposure\.ts$/, names: /upto|Upto/ },
-  { file: /^chain\/fee-payer-budget\/(?:budget|caps|report)\.ts$/, names: /upto|Upto|UPTO/ },
-  { file: /^x402\/rejection-reasons\.ts$/, names: /^upto_/ },
-  { file: /^platform\/config\/(?:schema|load-config)\.ts$/, names: /UPTO|upto|SLA_ESCROW|slaEscrow/ },
-  { file: /^platform\/config\/(?:networks|rail-config)\.ts$/, names: /UPTO|SLA_ESCROW|slaEscrow/ },
-  { file: /^directory\/sellers\/preview\.ts$/, names: /^slaEscrow/ },
+const KNOWN_LEAKS: readonly { file: RegExp; names: readonly string[] }[] = [
+  {
+    file: /^store\/fee-payer-exposure\.ts$/,
+    names: [
+      "UptoOpenFigures",
+      "UptoOpenLimits",
+      "readUptoOpenFigures",
+      "upto",
+      "uptoChannelsOfOnePayTo",
+      "uptoChannelsOfOnePayer",
+      "uptoFiguresSql",
+      "uptoLiveChannels",
+      "uptoOpenFiguresBinds",
+      "uptoOpenFiguresOf",
+      "uptoOpenFiguresSql",
+      "uptoOpensOfOnePayerSince",
+      "upto_channels",
+    ],
+  },
+  {
+    file: /^chain\/fee-payer-budget\/(?:budget|caps|report)\.ts$/,
+    names: [
+      "SVC_UPTO_MAX_OPENS_PER_PAYER_PER_HOUR",
+      "SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAYER",
+      "SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAY_TO",
+      "UPTO_CHANNELS_PER_PAYER",
+      "UPTO_CHANNELS_PER_PAY_TO",
+      "UPTO_CHANNEL_RENT_LAMPORTS",
+      "UPTO_OPENS_PER_HOUR",
+      "UptoOpenFigures",
+      "UptoOpenLimits",
+      "invalid_upto_svm_channel_already_open",
+      "readUptoOpenFigures",
+      "upto",
+      "uptoCapRefusal",
+      "uptoChannelsOfOnePayTo",
+      "uptoChannelsOfOnePayer",
+      "uptoChannelsPerPayTo",
+      "uptoChannelsPerPayer",
+      "uptoLiveChannels",
+      "uptoOpenCapRefusal",
+      "uptoOpenChannels",
+      "uptoOpenFiguresOf",
+      "uptoOpenLimits",
+      "uptoOpenRentLamports",
+      "uptoOpenRider",
+      "uptoOpensOfOnePayerSince",
+      "uptoOpensPerPayerPerHour",
+      "upto_open_channels_per_pay_to_exceeded",
+      "upto_open_channels_per_payer_exceeded",
+      "upto_opens_per_payer_per_hour_exceeded",
+      "voidUptoOpen",
+    ],
+  },
+  {
+    file: /^x402\/rejection-reasons\.ts$/,
+    names: [
+      "upto_open_channels_per_pay_to_exceeded",
+      "upto_open_channels_per_payer_exceeded",
+      "upto_opens_per_payer_per_hour_exceeded",
+    ],
+  },
+  {
+    file: /^platform\/config\/(?:schema|load-config)\.ts$/,
+    names: [
+      "SLA_ESCROW_PROGRAM_ID",
+      "SVC_UPTO_MAX_OPENS_PER_PAYER_PER_HOUR",
+      "SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAYER",
+      "SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAY_TO",
+      "slaEscrow",
+      "slaEscrowProgramId",
+      "uptoChannelsPerPayTo",
+      "uptoChannelsPerPayer",
+      "uptoOpensPerPayerPerHour",
+    ],
+  },
+  { file: /^platform\/config\/(?:networks|rail-config)\.ts$/, names: ["slaEscrow", "slaEscrowProgramId"] },
+  { file: /^directory\/sellers\/preview\.ts$/, names: ["slaEscrow", "slaEscrowProgramId"] },
   {
     file: /^directory\/(?:resources\/(?:listed-schemes|resource-manifest-schema|resource-inputs|resource-search)|sellers\/seller-inputs)\.ts$/,
-    names: /^(?:exact|sla-escrow)$/,
+    names: ["exact"],
   },
-  { file: /^http\/routes\/sellers-responses\.ts$/, names: /^EXACT_SCHEME$/ },
-  { file: /^jobs\/scheduled\.ts$/, names: /^sweep$/ },
-  { file: /^page\/console-html\.ts$/, names: /^(?:exact|sla-escrow)$/ },
+  { file: /^http\/routes\/sellers-responses\.ts$/, names: ["EXACT_SCHEME"] },
+  { file: /^jobs\/scheduled\.ts$/, names: ["sweep"] },
+  { file: /^page\/console-html\.ts$/, names: ["exact"] },
   {
     file: /^page\/browser\/(?:console\.ts|console\/(?:money|onboarding|state)\.ts|fee-lines\.ts)$/,
-    names: /^(?:exact|sla-escrow|upto|sweep|ExactView)$/,
+    names: ["ExactView", "exact", "sla-escrow", "sweep", "upto"],
   },
 ];
 
@@ -64,7 +136,8 @@ interface Leak {
 }
 
 const show = (leak: Leak) => `${leak.file}:${leak.line}: ${leak.name} in ${leak.code.trim().slice(0, 100)}`;
-const isKnown = (leak: Leak) => KNOWN_LEAKS.some((known) => known.file.test(leak.file) && known.names.test(leak.name));
+const isKnown = (leak: Leak) =>
+  KNOWN_LEAKS.some((known) => known.file.test(leak.file) && known.names.includes(leak.name));
 
 /** Every match of `pattern` (global, its first group or whole match the name) in the core's code, comments left out. */
 function coreLeaks(pattern: RegExp): Leak[] {
@@ -326,17 +399,17 @@ describe("the core/rail boundary", () => {
     expect(leaks).toEqual([]);
   });
 
-  it("every known leak is still there (the list only shrinks: remove an entry once its leak is gone)", () => {
+  it("every known leak is still there (the list only shrinks: remove a name once its leak is gone)", () => {
     const all = [
       ...coreLeaks(schemePattern()).map((leak) => ({ ...leak, name: firstGroup(leak) })),
       ...Object.values(CHECKS).flatMap((check) => coreLeaks(check())),
     ];
-    for (const known of KNOWN_LEAKS) {
-      expect(
-        all.some((leak) => known.file.test(leak.file) && known.names.test(leak.name)),
-        `${known.file} ${known.names}`,
-      ).toBe(true);
-    }
+    const gone = KNOWN_LEAKS.flatMap((known) =>
+      known.names
+        .filter((name) => !all.some((leak) => known.file.test(leak.file) && leak.name === name))
+        .map((name) => `${known.file} ${name}`),
+    );
+    expect(gone).toEqual([]);
   });
 
   it("the checks are not vacuous: each sees a rail's name put back into core code", () => {

@@ -192,13 +192,14 @@ describe("exact in discovery", () => {
       sovereignFeeBps: "90",
       // Smart-wallet buyers are verified by outcome unless the operator turns it off (SVC_EXACT_SMART_WALLETS).
       features: { smartWalletSupported: true },
+      // The sponsorship policy a client can read before paying (docs/money-rules.md), at the defaults.
       sponsorship: {
+        failedPaymentsPerBuyerPerDay: "3",
         maxComputeUnitPrice: "50000",
         maxPriorityFeeLamports: "10000",
         perBuyerPerDayLamports: "30000000",
         perPayToPerDayLamports: "50000000",
         perProvenSellerPerDayLamports: "500000000",
-        failedPaymentsPerBuyerPerDay: "3",
       },
     });
     const caps = await call("/capabilities");

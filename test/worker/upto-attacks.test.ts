@@ -9,7 +9,7 @@ import { MEMO_PROGRAM, TOKEN_PROGRAM } from "../support/workerd/craft-payment";
 import { faultScenario } from "../support/workerd/fault-scenario";
 import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
 import { holdFirstObjectBatch } from "../support/workerd/ledger-object";
-import { USDC, usdcAccountOf } from "../support/workerd/payment-fixtures";
+import { drainAndCloseUsdcAccount, USDC, usdcAccountOf } from "../support/workerd/payment-fixtures";
 import {
   channelAccount,
   type DepositOptions,
@@ -17,6 +17,7 @@ import {
   uptoClaimBody,
   uptoDeposit,
   uptoLine,
+  uptoSeller,
 } from "../support/workerd/upto-fixtures";
 
 /**
@@ -380,6 +381,7 @@ describe("upto opens worth their cost (issue 32 §2)", () => {
     ]) {
       const trusted = await world("upto-attack-freeze-trusted", trust);
       await chainRpc("requestTokenAirdrop", [trusted.buyer.address, 5_000_000, mint]);
+      await chainRpc("requestTokenAirdrop", [trusted.line.payTo, 1, mint]); // the seller's account for this mint
       const trustedLine = { ...trusted.line, asset: mint };
       const verified = await trusted.facilitator.post(
         "/verify",
@@ -508,13 +510,17 @@ describe("upto claim: never above the ceiling, never twice", () => {
     expect(await usdcOf(w.buyer.address)).toBe(5_000_000n - 600_000n);
   });
 
-  it("a claim whose charge the program would pay to its treasury (payTo has no token account) is refused before signing; once it exists, the claim settles", async () => {
-    const seller = (await generateKeyPairSigner()).address;
+  it("a claim whose charge the program would pay to its treasury (payTo's token account closed since the deposit) is refused before signing; once it exists again, the claim settles", async () => {
+    // The deposit needs payTo's account (a deposit no claim could pay is refused: upto-settle.test.ts); the seller
+    // closes it between the deposit and the claim.
+    const sellerWallet = await fundedBuyer(1, 1_000_000_000);
+    const seller = sellerWallet.address;
     const w = await world("upto-attack-payout");
     const line = { ...w.line, payTo: seller };
     const deposit = await uptoDeposit(w.buyer, line);
     const opened = await w.facilitator.post("/settle", uptoBody(line, { ...deposit, type: "deposit" }));
     expect(opened.body, JSON.stringify(opened.body)).toMatchObject({ success: true });
+    await drainAndCloseUsdcAccount(sellerWallet, await usdcAccountOf(await uptoSeller()));
     const claim = await uptoClaimBody(line, deposit, 750_000n, w.authorizer);
     const before = await lamportsOf(w.facilitator.feePayer);
     const refused = await w.facilitator.post("/settle", claim);
