@@ -46,7 +46,7 @@ async function main(): Promise<void> {
       payTo: seller.address,
       maxTimeoutSeconds,
     });
-    const enriched = await post(api, "/payment-required/enrich", {
+    const enriched = await post<Enriched>(api, "/payment-required/enrich", {
       x402Version: 2,
       resource: { url: "https://seller.example/x" },
       accepts: [naive("exact", 60), naive("sla-escrow", 3_600)],
@@ -55,9 +55,9 @@ async function main(): Promise<void> {
     const oracle = labelledKeypair("x402-facilitator/local/oracle").address;
 
     const rails = {
-      exact: (payer: string) => post(api, "/build-exact-payment-tx", { payer, accepted: exactLine }),
+      exact: (payer: string) => post<Built>(api, "/build-exact-payment-tx", { payer, accepted: exactLine }),
       "sla-escrow": (payer: string) =>
-        post(api, "/build-sla-escrow-payment-tx", {
+        post<Built>(api, "/build-sla-escrow-payment-tx", {
           payer,
           accepted: escrowLine,
           slaHash: "ab".repeat(32),
@@ -77,7 +77,7 @@ async function main(): Promise<void> {
         const body = built.verifyBodyTemplate;
         body.paymentPayload.payload.transaction = await sign(built.transaction, buyer);
         started = performance.now();
-        const verdict = await post(api, "/verify", body);
+        const verdict = await post<{ isValid?: boolean }>(api, "/verify", body);
         verifyMs.push(performance.now() - started);
         if (verdict.isValid !== true)
           throw new Error(`${rail} verify refused a built payment: ${JSON.stringify(verdict)}`);
@@ -98,7 +98,16 @@ async function main(): Promise<void> {
   }
 }
 
-async function post(api: string, path: string, json: unknown): Promise<any> {
+/** The parts of the facilitator's answers this bench reads. */
+interface Enriched {
+  accepts: unknown[];
+}
+interface Built {
+  transaction: string;
+  verifyBodyTemplate: { paymentPayload: { payload: { transaction: string } } };
+}
+
+async function post<Answer>(api: string, path: string, json: unknown): Promise<Answer> {
   const response = await fetch(api + path, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
@@ -107,7 +116,7 @@ async function post(api: string, path: string, json: unknown): Promise<any> {
   const body = await response.json();
   if (!response.ok && path !== "/verify")
     throw new Error(`${path} answered ${response.status}: ${JSON.stringify(body).slice(0, 300)}`);
-  return body;
+  return body as Answer;
 }
 
 async function sign(base64: string, signer: KeyPairSigner): Promise<string> {

@@ -104,7 +104,9 @@ function summarise(profile: CpuProfile): {
 } {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const selfMicros = new Map<number, number>();
-  profile.samples.forEach((id, i) => selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  for (const [i, id] of profile.samples.entries()) {
+    selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  }
   const frames = new Map<string, number>();
   let busyMicros = 0;
   for (const [id, micros] of selfMicros) {
@@ -177,9 +179,10 @@ async function main(): Promise<void> {
     let settlePhase: Awaited<ReturnType<typeof runPhase>> | undefined;
     const workerd = workerdChildrenOf(process.pid);
     const cpuBefore = cpuMsOf(workerd);
-    const settleProfile = await profiled(inspector, async () =>
-      mustSucceed("settle", (settlePhase = await runPhase(settles, 1, call("settle")))),
-    );
+    const settleProfile = await profiled(inspector, async () => {
+      settlePhase = await runPhase(settles, 1, call("settle"));
+      return mustSucceed("settle", settlePhase);
+    });
     const cpuAfter = cpuMsOf(workerd);
     const osCpu = cpuBefore === null || cpuAfter === null ? "n/a" : fmt((cpuAfter - cpuBefore) / SETTLES, 2);
     inspector.close();

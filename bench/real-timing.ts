@@ -545,7 +545,7 @@ async function justInTimeBodies(api: string, chain: string, buyers: KeyPairSigne
 /** Buyer-paid sla-escrow fundings through our builder (the buyer signs; the facilitator only sends and confirms). */
 async function escrowBodies(api: string, chain: string, sellerWallet: string, count: number): Promise<string[]> {
   const network = CLUSTERS.devnet.network;
-  const enriched = await postJson(api, "/payment-required/enrich", {
+  const enriched = await postJson<Enriched>(api, "/payment-required/enrich", {
     x402Version: 2,
     resource: { url: "https://seller.example/escrowed" },
     accepts: [
@@ -565,7 +565,7 @@ async function escrowBodies(api: string, chain: string, sellerWallet: string, co
   for (let i = 0; i < count; i++) {
     const buyer = await generateKeyPairSigner();
     await fundFromFaucet(chain, buyer.address, 100_000_000, 2_000_000);
-    const built = await postJson(api, "/build-sla-escrow-payment-tx", {
+    const built = await postJson<Built>(api, "/build-sla-escrow-payment-tx", {
       payer: buyer.address,
       accepted: line,
       slaHash: "ab".repeat(32),
@@ -578,10 +578,19 @@ async function escrowBodies(api: string, chain: string, sellerWallet: string, co
   return bodies;
 }
 
-async function postJson(api: string, path: string, json: unknown): Promise<any> {
+/** The parts of the facilitator's answers this bench reads. */
+interface Enriched {
+  accepts: unknown[];
+}
+interface Built {
+  transaction: string;
+  verifyBodyTemplate: { paymentPayload: { payload: { transaction: string } } };
+}
+
+async function postJson<Answer>(api: string, path: string, json: unknown): Promise<Answer> {
   const response = await postJsonText(api + path, JSON.stringify(json));
   if (response.status !== 200) throw new Error(`${path} answered ${response.status}: ${response.text.slice(0, 300)}`);
-  return JSON.parse(response.text);
+  return JSON.parse(response.text) as Answer;
 }
 
 async function signBase64(base64: string, signer: KeyPairSigner): Promise<string> {

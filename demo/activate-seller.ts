@@ -1,4 +1,4 @@
-import { type KeyPairSigner } from "@solana/kit";
+import type { KeyPairSigner } from "@solana/kit";
 import { signAtIndex } from "./build-endpoint-buyer";
 import { chainRpc, signatureStatus } from "./chain-rpc";
 

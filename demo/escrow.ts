@@ -26,7 +26,7 @@ import {
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 import { labelledKeypair } from "../scripts/lib/keypair";
 import { chainRpc, fundFromFaucet, tokenAccountBalance } from "./chain-rpc";
-import { operatorAuthorization, postJson } from "./sweep-step";
+import { type JsonAnswer, operatorAuthorization, postJson } from "./sweep-step";
 
 const PRICE_RAW = 2_000_000n; // 2 USDC
 const TTL_SECONDS = 3_600;
@@ -42,7 +42,7 @@ export interface EscrowDemoContext {
 export async function runEscrowDemo(ctx: EscrowDemoContext): Promise<void> {
   const { facilitatorApi, rpcUrl, log } = ctx;
   const supported = (await (await fetch(`${facilitatorApi}/supported`)).json()) as {
-    kinds: { scheme: string; extra: Record<string, any> }[];
+    kinds: { scheme: string; extra: JsonAnswer }[];
   };
   const kind = supported.kinds.find((k) => k.scheme === "sla-escrow");
   if (!kind) throw new Error("the facilitator does not serve the sla-escrow rail (/supported has no sla-escrow kind)");
@@ -121,7 +121,7 @@ export async function runEscrowDemo(ctx: EscrowDemoContext): Promise<void> {
   const before = (await tokenAccountBalance(rpcUrl, sellerAta)) ?? 0n;
   const oracleBefore = (await tokenAccountBalance(rpcUrl, oracleAta)) ?? 0n;
   const keeper = await postJson(`${facilitatorApi}/escrow-keeper`, {}, operatorAuthorization());
-  const released = (keeper.items as Record<string, any>[]).find((item) => item.paymentPda === built.paymentPda);
+  const released = (keeper.items as JsonAnswer[]).find((item) => item.paymentPda === built.paymentPda);
   if (released?.outcome !== "landed" || released.action !== "release")
     throw new Error(`the keeper did not release the payment: ${JSON.stringify(released ?? keeper)}`);
   const after = (await tokenAccountBalance(rpcUrl, sellerAta)) ?? 0n;

@@ -27,10 +27,14 @@ import { chainRpc, signatureStatus } from "./chain-rpc";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
+/** A JSON answer of the facilitator, read field by field as the demo tells it (each route's schema says its shape). */
+// biome-ignore lint/suspicious/noExplicitAny: the demo narrates answers it does not type; one alias marks them all
+export type JsonAnswer = Record<string, any>;
+
 /** POST /sweep with the operator token (SVC_SWEEP_CRON_TOKEN from the environment or npm start's .dev.vars). */
-export async function sweepSeller(facilitatorApi: string, sellerWallet: string): Promise<Record<string, any>> {
+export async function sweepSeller(facilitatorApi: string, sellerWallet: string): Promise<JsonAnswer> {
   const report = await postJson(`${facilitatorApi}/sweep`, {}, operatorAuthorization());
-  const item = (report.items as Record<string, any>[]).find((i) => i.wallet === sellerWallet);
+  const item = (report.items as JsonAnswer[]).find((i) => i.wallet === sellerWallet);
   if (!item) throw new Error(`the sweep did not include the demo seller (scanned ${report.scanned})`);
   if (item.status !== "ok") throw new Error(`the seller's sweep answered ${item.status}/${item.action}: ${item.error}`);
   return item;
@@ -51,18 +55,14 @@ function devVar(name: string): string | undefined {
   return match?.[1];
 }
 
-export async function postJson(
-  url: string,
-  body: unknown,
-  headers: Record<string, string> = {},
-): Promise<Record<string, any>> {
+export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<JsonAnswer> {
   const response = await fetch(url, {
     method: "POST",
     headers: { "Content-Type": "application/json", ...headers },
     body: JSON.stringify(body),
     signal: AbortSignal.timeout(60_000),
   });
-  const json = (await response.json().catch(() => ({}))) as Record<string, any>;
+  const json = (await response.json().catch(() => ({}))) as JsonAnswer;
   if (!response.ok) throw new Error(`${url} answered ${response.status}: ${JSON.stringify(json).slice(0, 300)}`);
   return json;
 }

@@ -25,6 +25,7 @@ import { UptoSvmScheme as UptoSvmServerScheme } from "@x402/svm/upto/server";
 import { Hono } from "hono";
 import { signAtIndex } from "./build-endpoint-buyer";
 import { fundFromFaucet, tokenAccountBalance } from "./chain-rpc";
+import type { JsonAnswer } from "./sweep-step";
 
 const CEILING_RAW = 800_000n; // "$0.80": what the buyer deposits, the most the seller may charge
 const USED_RAW = 512_345n; // what the handler reports it used
@@ -130,7 +131,7 @@ export async function runUptoDemo(ctx: UptoDemoContext): Promise<void> {
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ payer: plain.address, accepted, resource: paymentRequired.resource }),
     });
-    const body = (await built.json()) as any;
+    const body = (await built.json()) as JsonAnswer;
     if (built.status !== 200)
       throw new Error(`/build-upto-deposit-tx answered ${built.status}: ${JSON.stringify(body)}`);
     log(`  built       channel ${body.channelId}, deposit ${body.deposit}, sign at index ${body.payerSignatureIndex}`);

@@ -10,7 +10,6 @@
  * that fails while executing lands with its error and pays its fee.
  */
 
-import { getBase58Decoder } from "@solana/kit";
 import { FailedTransactionMetadata, type SimulatedTransactionInfo, type TransactionMetadata } from "litesvm";
 import { type AccountEncoding, encodeAccount } from "./account-encoding";
 import { snapshotAccounts } from "./account-snapshot";
@@ -34,8 +33,6 @@ const SYSTEM_PROGRAM_ID = "11111111111111111111111111111111";
 const ADVANCE_NONCE_ACCOUNT_INSTRUCTION = 4;
 /** Versions::Current ‖ State::Initialized ‖ authority ‖ durable nonce ‖ fee calculator. */
 const NONCE_ACCOUNT_SIZE = 80;
-
-const base58 = getBase58Decoder();
 
 /** What executing (or simulating) produced, in RPC terms. */
 interface ExecutionOutcome {

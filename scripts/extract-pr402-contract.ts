@@ -10,6 +10,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import type { Shape } from "../test/support/workerd/pr402-shape";
 
+// biome-ignore lint/suspicious/noExplicitAny: a schema of the OpenAPI document, any JSON under any key, walked by name
 type OpenApiSchema = Record<string, any>;
 
 const [sourcePath, commit] = process.argv.slice(2);

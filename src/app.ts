@@ -23,8 +23,8 @@ import { RAILS } from "./rails/registry";
  * /resources/register/challenge and /resources/:id) make Hono fall back from its RegExpRouter to the slower
  * TrieRouter for the whole app; the payment app keeps the fast one (profiled: ~10% of a /verify's CPU).
  *
- * `rails`: the rails /verify, /settle, /supported and the route table's rail slots serve; the Worker serves the
- * registry's `RAILS`, a test may add a fixture rail (the self-description's other rail-built parts read `RAILS`).
+ * `rails`: the rails every rail-built part of the app serves (/verify, /settle, the configuration, the route table's
+ * rail slots, the self-description); the Worker passes the registry's `RAILS`, a test may add a fixture rail.
  */
 export function buildApp(rails: readonly RailModule[] = RAILS): Hono<AppEnv> {
   const endpoints = () => routes;

@@ -19,10 +19,9 @@ export interface Env {
   // Plain variables (wrangler.toml [vars]); every SVC_* key may also be overridden by the D1 `parameters` table.
   [key: string]: unknown;
 
-  // Secrets: never in wrangler.toml, never logged, never in a response.
+  // The core's secrets: never in wrangler.toml, never logged, never in a response. A rail's secrets are its
+  // configuration slice's `secretKeys` (rails/<scheme>/config.ts), read through the index signature above.
   FEE_PAYER_SECRET_KEY?: string;
   SVC_SWEEP_CRON_TOKEN?: string;
   CHALLENGE_MAC_KEY?: string;
-  SVC_UPTO_RECEIVER_AUTHORIZER_SECRET_KEY?: string;
-  SVC_UPTO_DELEGATED_SETTLE_TOKEN?: string;
 }

@@ -20,6 +20,13 @@ export default async function setup(project: TestProject) {
   project.provide("warpableLocalnetUrl", warpableLocalnet.url);
   const faultProxy = await startRpcFaultProxy(localnet.url);
   project.provide("rpcFaultProxyUrl", faultProxy.url);
+  // A third chain, behind a fault proxy of its own, for the test that moves a chain's slots (localnet_warpSlots) to
+  // expire a blockhash at once: on either chain above that would expire other files' transactions in flight.
+  const slotWarpLocalnet = await startLocalnet({ port: 0, quiet: true });
+  await rpc(slotWarpLocalnet.url, "requestAirdrop", [TEST_FEE_PAYER.address, 100_000_000_000]);
+  project.provide("slotWarpLocalnetUrl", slotWarpLocalnet.url);
+  const slotWarpFaultProxy = await startRpcFaultProxy(slotWarpLocalnet.url);
+  project.provide("slotWarpRpcFaultProxyUrl", slotWarpFaultProxy.url);
   // A real seller origin on loopback for the resource directory tests (probe, manifest harvest).
   const directorySeller = await startDirectorySeller();
   project.provide("directorySellerOrigin", directorySeller.origin);
@@ -27,6 +34,8 @@ export default async function setup(project: TestProject) {
     for (const [name, server] of [
       ["directory seller", directorySeller],
       ["RPC fault proxy", faultProxy],
+      ["slot-warp RPC fault proxy", slotWarpFaultProxy],
+      ["slot-warp local chain", slotWarpLocalnet],
       ["warpable local chain", warpableLocalnet],
       ["local chain", localnet],
     ] as const) {
@@ -62,5 +71,7 @@ declare module "vitest" {
     warpableLocalnetUrl: string;
     directorySellerOrigin: string;
     rpcFaultProxyUrl: string;
+    slotWarpLocalnetUrl: string;
+    slotWarpRpcFaultProxyUrl: string;
   }
 }

@@ -66,8 +66,8 @@ function parseField(expression: string, text: string, field: Field): Set<number>
     let high = field.max;
     if (match[1] !== "*" && match[1] !== "?") {
       const [from, to] = match[1]!.split("-");
-      low = valueOf(expression, from!, field);
-      high = to === undefined ? (match[2] === undefined ? low : field.max) : valueOf(expression, to, field);
+      low = fieldValueOf(expression, from!, field);
+      high = to === undefined ? (match[2] === undefined ? low : field.max) : fieldValueOf(expression, to, field);
       if (high < low) throw new Error(`cron "${expression}": range ${match[1]} is reversed`);
     }
     for (let v = low; v <= high; v += step) values.add(v);
@@ -75,7 +75,7 @@ function parseField(expression: string, text: string, field: Field): Set<number>
   return values;
 }
 
-function valueOf(expression: string, token: string, field: Field): number {
+function fieldValueOf(expression: string, token: string, field: Field): number {
   const named = field.names?.indexOf(token.toUpperCase()) ?? -1;
   const value =
     named >= 0 ? named + (field.names === FIELDS[3]!.names ? 1 : 0) : /^\d+$/.test(token) ? Number(token) : NaN;

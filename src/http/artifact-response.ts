@@ -25,8 +25,7 @@ export async function artifactResponse(
     ...extraHeaders,
   };
   const match = c.req.header("If-None-Match");
-  if (match && match.split(",").some((tag) => tag.trim() === etag || tag.trim() === "*"))
-    return c.body(null, 304, headers);
+  if (match?.split(",").some((tag) => tag.trim() === etag || tag.trim() === "*")) return c.body(null, 304, headers);
   return c.body(body, 200, headers);
 }
 

@@ -4,9 +4,10 @@ import type { WorkersPlan } from "../platform/config/workers-plan";
 import { log } from "../platform/observability/log";
 import type { RailModule } from "../rails/rail";
 import { railJobs } from "../rails/registry";
-import { type JobRunSummary, runRecorded } from "./job-run";
+import { runRecorded } from "./job-run";
 import { probeResourcesJob } from "./probe-resources-job";
 import { retentionJobOf } from "./retention-job";
+import type { ScheduledJob } from "./scheduled-job";
 import { searchIndexMergeJob } from "./search-index-merge-job";
 
 /** Cron expressions from wrangler.toml (every environment lists the same ones). */
@@ -15,16 +16,6 @@ export const SWEEP_CRON = "*/15 * * * *";
 export const PROBE_CRON = "*/10 * * * *";
 /** How often each trigger fires: on Workers Free its invocations take its jobs in turn, one each. */
 const CRON_PERIOD_MS: Record<string, number> = { [SWEEP_CRON]: 15 * 60_000, [PROBE_CRON]: 10 * 60_000 };
-
-/**
- * One scheduled job: a name for logs and its `job_runs` row, a function that does one bounded run, and how that run
- * is summarised for /health (outcome, lamports the fee payer spent).
- */
-export interface ScheduledJob<R = any> {
-  name: string;
-  run: (config: Config, env: Env) => Promise<R>;
-  summarize: (result: R) => JobRunSummary;
-}
 
 /**
  * Jobs per Cron Trigger over a rails list (the Worker's: `RAILS`), in the order they run. Each core job is one

@@ -1,6 +1,6 @@
 import { mergeSearchIndex } from "../directory/resources/search-index-merge";
 import { spentNothing } from "./job-run";
-import type { ScheduledJob } from "./scheduled";
+import type { ScheduledJob } from "./scheduled-job";
 
 /** The Cron Trigger's bounded FTS merge (../resources/search-index-merge.ts). */
 export const searchIndexMergeJob: ScheduledJob<{ changes: number }> = {

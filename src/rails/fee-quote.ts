@@ -5,7 +5,6 @@ import type { Config } from "../platform/config/load-config";
 import { badRequest, type ErrorReason } from "../platform/errors/catalogue";
 import { Base58Address, U64String } from "../x402/schemas";
 import { quotedSchemeList, type SchemeName } from "../x402/scheme-names";
-import type { RailModule } from "./rail";
 
 /**
  * `GET /fee-quote?wallet&asset&amount&scheme`: what a payment of `amount` costs the seller and what it nets. Each rail
@@ -53,6 +52,9 @@ export interface RailFeeQuote {
 
 const BPS_DENOMINATOR = 10_000n;
 
+/** A rails list as the fee quote reads it (each rail's scheme and quote; `RailModule` has both). */
+type QuotingRails = readonly { scheme: SchemeName; quote?: RailFeeQuote }[];
+
 /** floor(amount × bps / 10,000), as the programs compute a proportional fee. */
 export const bpsOf = (amount: bigint, bps: number) => (amount * BigInt(bps)) / BPS_DENOMINATOR;
 
@@ -64,14 +66,14 @@ export function feeOf(amount: bigint, bps: number, minimum: bigint): bigint {
 }
 
 /** The rails that quote, in registry order: the first is the default `scheme`. */
-function quotingSchemes(rails: readonly RailModule[]): [SchemeName, ...SchemeName[]] {
+function quotingSchemes(rails: QuotingRails): [SchemeName, ...SchemeName[]] {
   const schemes = rails.filter((rail) => rail.quote).map((rail) => rail.scheme);
   if (schemes.length === 0) throw new Error("no rail quotes fees");
   return schemes as [SchemeName, ...SchemeName[]];
 }
 
 /** The `/fee-quote` query over `rails`' quotes. */
-export function feeQuoteQuerySchemaOf(rails: readonly RailModule[]) {
+export function feeQuoteQuerySchemaOf(rails: QuotingRails) {
   const schemes = quotingSchemes(rails);
   return v.object({
     wallet: Base58Address,
@@ -83,11 +85,7 @@ export function feeQuoteQuerySchemaOf(rails: readonly RailModule[]) {
 export type FeeQuoteQuery = v.InferOutput<ReturnType<typeof feeQuoteQuerySchemaOf>>;
 
 /** Answers a parsed query with the quote of the rail it names. */
-export async function quoteFeeAmong(
-  rails: readonly RailModule[],
-  config: Config,
-  query: FeeQuoteQuery,
-): Promise<FeeQuote> {
+export async function quoteFeeAmong(rails: QuotingRails, config: Config, query: FeeQuoteQuery): Promise<FeeQuote> {
   const asset = resolveSellerAsset(config, query.asset);
   const amount = BigInt(query.amount);
   if (amount === 0n) throw badRequest("amount: must be greater than 0");
@@ -111,6 +109,6 @@ export async function quoteFeeAmong(
 }
 
 /** What `/fee-quote` can refuse over these rails: each quoting rail's reasons, once each. */
-export function feeQuoteReasonsOf(rails: readonly RailModule[]): readonly ErrorReason[] {
+export function feeQuoteReasonsOf(rails: QuotingRails): readonly ErrorReason[] {
   return [...new Set(rails.flatMap((rail) => rail.quote?.reasons ?? []))];
 }

@@ -1,6 +1,6 @@
 import type { Address } from "@solana/kit";
 import type { RouteDef } from "../http/route-def";
-import type { ScheduledJob } from "../jobs/scheduled";
+import type { ScheduledJob } from "../jobs/scheduled-job";
 import type { Config } from "../platform/config/load-config";
 import type { RailConfigSlice } from "../platform/config/rail-config";
 import type { RailSwitch } from "../platform/config/rail-switches";
@@ -86,9 +86,10 @@ export interface RailModule<ConfigMembers extends object = object> extends Rail,
   /** The payload shape of its `/verify` and `/settle` body (rails may share one schema object). */
   payload: PayloadShape;
   /**
-   * Its configuration keys and the members of `Config` it reads from them (`rails/<scheme>/config.ts`). `Config`'s
-   * type joins the members of the registry's rails; `ConfigMembers` carries them there by type alone.
+   * Its configuration keys and the members of `Config` it reads from them (`rails/<scheme>/config.ts`, which adds
+   * those members to `Config`'s type by declaration merging, `RailConfigMembersByRail` of platform/config/rail-config.ts).
    */
+  // biome-ignore lint/suspicious/noExplicitAny: a slice is typed by its own keys, so no narrower type holds them all
   config?: RailConfigSlice<any, ConfigMembers>;
   /** `amount` of a success answer (`SettleResponse.amount` of @x402/core), for a rail whose settled amount is not fixed by the line. */
   settledAmount?(requirements: PaymentRequirements): string;
@@ -154,6 +155,8 @@ export function railSwitchesOf(rail: RailModule, config: Config): readonly RailF
 export interface RailDescription {
   /** `/agent-payTo-semantics.json` `schemes[scheme]`: how a line's payTo resolves (it may depend on the configuration). */
   payTo?(config: Config): Record<string, unknown>;
+  /** `/agent-payTo-semantics.json` `programs`: its program ids by name (null where not configured). */
+  programIds?(config: Config): Record<string, Address | null>;
   /** `GET /payment-required/enrich`: the sentence on this rail's lines, and its `schemes[scheme]` entry. */
   enrich?: { sentence: string; payTo: Record<string, string> };
   /** `/capabilities` `features` flags (`served`: the scheme is in /supported; `routes`: the mounted route keys). */
@@ -181,4 +184,9 @@ export interface RailHealth {
     programId(config: Config): Address | null;
     accounts(config: Config): Promise<Record<string, ProgramAccountProbe>>;
   };
+  /**
+   * pr402's `settlementKeeper` flags that name one of its jobs: flag → the job's `name`; the flag is true when that
+   * job is wired to a Cron trigger of the app.
+   */
+  jobFlags?: Readonly<Record<string, string>>;
 }

@@ -1,5 +1,5 @@
 import type { RouteDef } from "../http/route-def";
-import type { ScheduledJob } from "../jobs/scheduled";
+import type { ScheduledJob } from "../jobs/scheduled-job";
 import { type Config, configOf } from "../platform/config/load-config";
 import type { ErrorReason } from "../platform/errors/catalogue";
 import { checkCommonRequirementsAmong } from "../x402/common-checks";

@@ -1,6 +1,6 @@
 import type { Address } from "@solana/kit";
 import { toBase64 } from "../chain/bytes";
-import type { SignatureStatus } from "../chain/confirm";
+import type { ConfirmationOutcome, SignatureStatus } from "../chain/confirm";
 import type { SendOutcome } from "../chain/send-transaction";
 import {
   type PaymentFunds,
@@ -184,24 +184,8 @@ export async function runSettlement(
   call: Omit<SettleCall, "ledger" | "settleLedger">,
 ): Promise<SettleOutcome> {
   const afterResponse: Promise<unknown>[] = [];
-  // This call's id: its lease when it holds the right to send, and the name on the success report it writes.
-  const leaseId = crypto.randomUUID();
-  const ctx: SettleContext = {
-    ...ports,
-    payment,
-    leaseId,
-    wireBase64: toBase64(signed.wireBytes),
-    signature: signed.signature,
-    feePayerOutlayLamports: signed.feePayerFeeLamports + (signed.feePayerRentLamports ?? 0n),
-    callerCorrelationId: call.callerCorrelationId,
-    claimPaymentId: call.paymentId ?? null,
-    defer: (work) => {
-      // Deferred work may fail before the route takes it (a balance read failing while the settle still waits on the
-      // chain): marked handled now, so that is not an unhandled rejection; the route still logs the failure.
-      work.catch(() => {});
-      afterResponse.push(work);
-    },
-  };
+  const ctx = settleContext(ports, payment, signed, call, afterResponse);
+  const { leaseId } = ctx;
   try {
     // Below the fee payer's settle floor nothing new is sent (503); a payment already in the ledger is still answered.
     const belowFloor = await ctx.chain.floorRefusal(payment.payer, ctx.defer);
@@ -226,13 +210,85 @@ export async function runSettlement(
     };
     return { settlement: await claimSendAndConfirm(ctx, claimRow, leaseId), afterResponse };
   } catch (error) {
-    // No outcome reaches the route, so nobody else will watch the work already started (a balance refresh).
-    for (const work of afterResponse)
-      work.catch((failure: unknown) => log("error", "deferred_write_failed", { error: failure }));
+    watchOrphanedWork(afterResponse);
     throw error;
   } finally {
     ctx.chain.close();
   }
+}
+
+/**
+ * A payment the chain refuses to simulate because it was sent before (already processed, or its blockhash gone since):
+ * a smart-wallet payment, verified by simulating it, meets this on every call after the one that sent it. The ledger's
+ * row answers it as it answers any later call (reconcile): a stored failure with its signature, a seller's retry of
+ * the success it heard, a confirmation not reported yet. Without a row of the same terms the chain's refusal stands:
+ * nothing is claimed or sent for a payment the ledger does not hold.
+ */
+export async function answerRecordedPayment(
+  config: Config,
+  payment: Omit<SettleablePayment, "payer">,
+  signed: SignedPayment,
+  call: SettleCall,
+  chainRefusal: PaymentRejection,
+): Promise<SettleOutcome> {
+  const ports = settlePorts(config, call.settleLedger);
+  const afterResponse: Promise<unknown>[] = [];
+  try {
+    const row = await ports.ledger.get(payment.messageHash);
+    if (!row || !sameTerms(row, payment.accepted, payment.merchantWallet)) return settledWith(chainRefusal);
+    const ctx = settleContext(ports, { ...payment, payer: row.payer as Address }, signed, call, afterResponse);
+    return { settlement: await reconcile(ctx, row, ctx.leaseId), afterResponse };
+  } catch (error) {
+    watchOrphanedWork(afterResponse);
+    throw error;
+  } finally {
+    ports.chain.close();
+  }
+}
+
+/** The row was claimed for the payment these requirements describe (a repeat under other terms is not this payment). */
+function sameTerms(row: SettlementRow, accepted: AcceptedRequirements, merchantWallet: Address): boolean {
+  const { requirements } = accepted;
+  return (
+    row.scheme === accepted.scheme &&
+    row.network === requirements.network &&
+    row.payTo === requirements.payTo &&
+    row.merchantWallet === merchantWallet &&
+    row.asset === requirements.asset &&
+    row.amount === accepted.amount.toString()
+  );
+}
+
+function settleContext(
+  ports: SettlePorts,
+  payment: SettleablePayment,
+  signed: SignedPayment,
+  call: Omit<SettleCall, "ledger" | "settleLedger">,
+  afterResponse: Promise<unknown>[],
+): SettleContext {
+  return {
+    ...ports,
+    payment,
+    // This call's id: its lease when it holds the right to send, and the name on the success report it writes.
+    leaseId: crypto.randomUUID(),
+    wireBase64: toBase64(signed.wireBytes),
+    signature: signed.signature,
+    feePayerOutlayLamports: signed.feePayerFeeLamports + (signed.feePayerRentLamports ?? 0n),
+    callerCorrelationId: call.callerCorrelationId,
+    claimPaymentId: call.paymentId ?? null,
+    defer: (work) => {
+      // Deferred work may fail before the route takes it (a balance read failing while the settle still waits on the
+      // chain): marked handled now, so that is not an unhandled rejection; the route still logs the failure.
+      work.catch(() => {});
+      afterResponse.push(work);
+    },
+  };
+}
+
+/** No outcome reaches the route, so nobody else will watch the work already started (a balance refresh). */
+function watchOrphanedWork(afterResponse: Promise<unknown>[]): void {
+  for (const work of afterResponse)
+    work.catch((failure: unknown) => log("error", "deferred_write_failed", { error: failure }));
 }
 
 interface SettleContext extends SettlePorts {
@@ -346,7 +402,7 @@ async function afterSend(ctx: SettleContext, sent: PromiseSettledResult<SendOutc
 
 /** Waits for confirmation within the settle budget. Once the cluster has the transaction, only success or pending. */
 async function confirmAndReport(ctx: SettleContext): Promise<Settlement> {
-  let outcome;
+  let outcome: ConfirmationOutcome;
   try {
     outcome = await ctx.chain.confirm(ctx.signature);
   } catch (error) {
@@ -396,7 +452,13 @@ async function reconcile(ctx: SettleContext, row: SettlementRow, leaseId: string
  */
 async function reportConfirmed(ctx: SettleContext): Promise<Settlement> {
   if (ctx.payment.checkLandedOutcome) {
-    const landed = await ctx.payment.checkLandedOutcome(ctx.signature);
+    let landed: Awaited<ReturnType<NonNullable<SettleablePayment["checkLandedOutcome"]>>>;
+    try {
+      landed = await ctx.payment.checkLandedOutcome(ctx.signature);
+    } catch (error) {
+      if (isFacilitatorError(error)) return pending(ctx, { signatureKnownToCluster: true, cause: error.message });
+      throw error;
+    }
     if (landed === "unknown") {
       return pendingWith(
         ctx,

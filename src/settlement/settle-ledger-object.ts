@@ -1,5 +1,4 @@
 import { DurableObject } from "cloudflare:workers";
-import type { Env } from "../env";
 import { log } from "../platform/observability/log";
 import type { ClaimRiders } from "../store/claim-riders";
 import {
@@ -71,7 +70,12 @@ export interface HeldElsewhere {
  * - once mirrored and LEDGER_OBJECT_RETENTION_MS after its last change, the alarm deletes a row; an object holding no
  *   row deletes its storage.
  */
-export class SettleLedgerObject extends DurableObject<Env> {
+/** What the object reads of the Worker's env: the D1 ledger it mirrors to. */
+export interface SettleLedgerObjectEnv {
+  DB: D1Database;
+}
+
+export class SettleLedgerObject extends DurableObject<SettleLedgerObjectEnv> {
   /** The mirror in progress: one at a time, so an older version never lands in D1 after a newer one. */
   private mirroring: Promise<boolean> = Promise.resolve(true);
   private mirrorRunning = false;
@@ -289,7 +293,8 @@ export class SettleLedgerObject extends DurableObject<Env> {
   /** The mirror's retries, then the expiry of rows; the next alarm follows the oldest row, or the storage goes. */
   override async alarm(): Promise<void> {
     this.alarmAtMs = null; // a fired alarm is gone
-    if (!this.schemaReady && !(this.schemaReady = hasLocalSchema(this.ctx.storage.sql))) {
+    if (!this.schemaReady) this.schemaReady = hasLocalSchema(this.ctx.storage.sql);
+    if (!this.schemaReady) {
       await this.ctx.storage.deleteAll();
       return;
     }

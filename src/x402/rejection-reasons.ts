@@ -11,6 +11,7 @@ export type RejectionReason = CoreRejectionReason | FeePayerBudgetRejectionReaso
  * The rails' reasons, one key each. A rail adds its own by declaration merging, from its folder:
  * `declare module "../../x402/rejection-reasons" { interface RailRejectionReasons extends Record<ItsReason, true> {} }`.
  */
+// biome-ignore lint/suspicious/noEmptyInterface: rails add to it by declaration merging; a type alias takes none
 export interface RailRejectionReasons {}
 
 /** Reasons of the payment core and of any rail: body, common checks, payment-identifier, chain and settle outcomes. */

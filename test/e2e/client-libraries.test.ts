@@ -19,7 +19,7 @@ import { createMiddleware as faremeterMiddleware } from "@faremeter/middleware/h
 import { createPaymentHandler as faremeterSolanaHandler } from "@faremeter/payment-solana/exact";
 import { x402Client as PayaiClient, x402HTTPClient as PayaiHttpClient } from "@payai/x402/client";
 import { createKeyPairSignerFromBytes, type KeyPairSigner, type Transaction } from "@solana/kit";
-import { Keypair, VersionedTransaction } from "@solana/web3.js";
+import { Keypair, type VersionedTransaction } from "@solana/web3.js";
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 import { HTTPFacilitatorClient } from "@x402/core/http";
 import type { Network } from "@x402/core/types";

@@ -205,7 +205,7 @@ describe("the guides' code, run as written against that npm start", () => {
   }, 300_000);
 
   it("usage-based: the upto seller is paid what it used by the upto buyer, the rest back", async () => {
-    await faucet(sellerWallet, "0.000001"); // the guide: the seller's own USDC account must exist before a claim
+    await faucet(sellerWallet, "0.000001"); // the guide: the seller's own USDC account must exist before a sale
     const upto = await startSeller(
       saveAs(sellerProject, "seller-upto.ts", example(sellerGuide, "seller-upto"), { "<YOUR_WALLET>": sellerWallet }),
       "/generate",

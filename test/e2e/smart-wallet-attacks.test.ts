@@ -142,14 +142,43 @@ describe("a smart-wallet payment that executes differently from its simulation",
       expect(typeof settled.transaction).toBe("string"); // it landed: the signature is public
       expect(await balanceOf(sellerAta)).toBe(sellerBefore);
       expect(await balanceOf(decoyAta)).toBe(1n + PRICE_RAW);
-      // Never paid later either: a repeat is verified again, its simulation finds the transaction already processed.
+      // Never paid later either: a repeat (its simulation finds the transaction processed) hears the stored failure.
       const again = await post("/settle", body);
       expect(again.success).toBe(false);
-      expect(again.errorReason).toBe("duplicate_settlement");
+      expect(again.errorReason).toBe("post_settlement_transfer_not_confirmed");
+      expect(again.transaction).toBe(settled.transaction);
       expect(await balanceOf(sellerAta)).toBe(sellerBefore);
     } finally {
       await setMode({});
     }
+  }, 120_000);
+});
+
+describe("a smart-wallet payment whose landed transaction the node could not show yet", () => {
+  it("answers pending, then the repeat reads it and reports it paid once", async () => {
+    const { owner, wallet, source } = await swigBuyer();
+    const body = await paymentBody(async (transfer) =>
+      swigTransferInstructions(await loadSwig(wallet), owner, { ...transfer, source }),
+    );
+    const sellerBefore = await balanceOf(sellerAta);
+    await setMode({ failMethods: ["getTransaction"] });
+    let first: Record<string, unknown>;
+    try {
+      first = await post("/settle", body);
+    } finally {
+      await setMode({});
+    }
+    expect(first.success, JSON.stringify(first)).toBe(false);
+    expect(first.errorReason).toBe("settlement_pending");
+    expect(await balanceOf(sellerAta)).toBe(sellerBefore + PRICE_RAW); // it landed
+    // The repeat's simulation finds the transaction processed; the ledger's row answers, from the landed transaction.
+    const again = await post("/settle", body);
+    expect(again.success, JSON.stringify(again)).toBe(true);
+    expect(again.transaction).toBe(first.transaction);
+    const third = await post("/settle", body);
+    expect(third.success).toBe(false);
+    expect(third.errorReason).toBe("duplicate_settlement");
+    expect(await balanceOf(sellerAta)).toBe(sellerBefore + PRICE_RAW);
   }, 120_000);
 });
 

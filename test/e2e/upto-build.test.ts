@@ -167,6 +167,7 @@ describe("POST /build-upto-deposit-tx", () => {
   it("takes the official server's per-request hints (recentBlockhash, recentSlot, memo) as the official client does", async () => {
     const buyer = await fundedBuyer();
     const seller = (await generateKeyPairSigner()).address;
+    await fundFromFaucet(chain.url, seller, 0, 1);
     const voucherKey = await generateKeyPairSigner();
     const feePayer = ((await (await fetch(`${api}/supported`)).json()) as { signers: Record<string, string[]> })
       .signers[DEVNET]![0]!;
@@ -203,9 +204,10 @@ describe("POST /build-upto-deposit-tx", () => {
     });
   });
 
-  it("refuses what would fail: another facilitator's fee payer, no voucher key, a bad grace period, native SOL, short funds", async () => {
+  it("refuses what would fail: another facilitator's fee payer, no voucher key, a bad grace period, native SOL, short funds, a payTo no claim could pay", async () => {
     const buyer = await fundedBuyer();
     const seller = (await generateKeyPairSigner()).address;
+    await fundFromFaucet(chain.url, seller, 0, 1);
     const voucherKey = (await generateKeyPairSigner()).address;
     const feePayer = ((await (await fetch(`${api}/supported`)).json()) as { signers: Record<string, string[]> })
       .signers[DEVNET]![0]!;
@@ -233,6 +235,11 @@ describe("POST /build-upto-deposit-tx", () => {
       ["native SOL", { ...line, asset: "11111111111111111111111111111111" }, /native SOL/],
       ["more than the buyer holds", { ...line, amount: (BUYER_USDC + 1n).toString() }, /insufficient|short|balance/i],
       ["other network", { ...line, network: CLUSTERS.mainnet.network }, /accepted\.network/],
+      [
+        "a payTo without a USDC account",
+        { ...line, amount: "10000", payTo: (await generateKeyPairSigner()).address }, // at the minimum ceiling
+        /accepted\.payTo: payTo's token account \w+ for \w+ does not exist/,
+      ],
     ];
     for (const [label, accepted, reason] of cases) {
       const answer = await build({ payer: buyer.address, accepted });

@@ -10,7 +10,7 @@
 import path from "node:path";
 import { wrapFetch as dexterWrapFetch } from "@dexterai/x402/client";
 import { createKeyPairSignerFromBytes, type KeyPairSigner } from "@solana/kit";
-import { Keypair, VersionedTransaction } from "@solana/web3.js";
+import { Keypair, type VersionedTransaction } from "@solana/web3.js";
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
 import { HTTPFacilitatorClient } from "@x402/core/http";
 import type { Network } from "@x402/core/types";

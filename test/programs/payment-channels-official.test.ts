@@ -6,7 +6,7 @@
  * (Ed25519 voucher + settle-and-seal + distribute) and the official reclaim.
  */
 import {
-  AccountRole,
+  type AccountRole,
   type Address,
   decompileTransactionMessage,
   getBase58Encoder,

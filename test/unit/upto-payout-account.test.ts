@@ -20,7 +20,7 @@ function tokenAccount(
   data[108] = options.state ?? 1;
   if (extensions.length) {
     data[165] = 2; // AccountType::Account
-    extensions.forEach((type, i) => new DataView(data.buffer).setUint16(166 + i * 4, type, true)); // zero-length values
+    for (const [i, type] of extensions.entries()) new DataView(data.buffer).setUint16(166 + i * 4, type, true); // zero-length values
   }
   return { address: OTHER, owner: options.program ?? TOKEN, lamports: 2_039_280n, data, executable: false };
 }

@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { generateKeyPairSigner } from "@solana/kit";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Env } from "../../src/env";
-import { type Config } from "../../src/platform/config/load-config";
+import type { Config } from "../../src/platform/config/load-config";
 import { CLUSTERS } from "../../src/platform/config/networks";
 import { checkCommonRequirements, loadConfig } from "../../src/rails/registry";
 import type { VerifySettleBody } from "../../src/x402/schemas";

@@ -190,6 +190,15 @@ describe("exact in discovery", () => {
       payToForms: ["vault", "wallet"],
       // The fee a seller that activated its own vault pays: the Config's discounted fee.
       sovereignFeeBps: "90",
+      // The sponsorship policy a client can read before paying (docs/money-rules.md), at the defaults.
+      sponsorship: {
+        failedPaymentsPerBuyerPerDay: "3",
+        maxComputeUnitPrice: "50000",
+        maxPriorityFeeLamports: "10000",
+        perBuyerPerDayLamports: "30000000",
+        perPayToPerDayLamports: "50000000",
+        perProvenSellerPerDayLamports: "500000000",
+      },
     });
     const caps = await call("/capabilities");
     expect(caps.body.features.universalSettleExact).toBe(true);

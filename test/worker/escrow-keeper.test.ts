@@ -1,4 +1,3 @@
-import { env } from "cloudflare:test";
 import { type Address, createKeyPairSignerFromBytes, type Instruction } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import { describe, expect, it } from "vitest";

@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { type Address, address, generateKeyPairSigner } from "@solana/kit";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Env } from "../../src/env";
-import { type Config } from "../../src/platform/config/load-config";
+import type { Config } from "../../src/platform/config/load-config";
 import { loadConfig } from "../../src/rails/registry";
 import { escrowAddresses, getSlaEscrowFacts } from "../../src/rails/sla-escrow/escrow-facts";
 import { checkEscrowTerms } from "../../src/rails/sla-escrow/escrow-terms";

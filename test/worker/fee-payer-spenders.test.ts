@@ -1,5 +1,5 @@
 import { env } from "cloudflare:test";
-import { type Address, generateKeyPairSigner } from "@solana/kit";
+import { generateKeyPairSigner } from "@solana/kit";
 import { describe, expect, it } from "vitest";
 import {
   SPL_TOKEN_ACCOUNT_RENT_LAMPORTS,

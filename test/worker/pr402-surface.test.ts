@@ -1,4 +1,4 @@
-import { generateKeyPairSigner, type KeyPairSigner } from "@solana/kit";
+import type { KeyPairSigner } from "@solana/kit";
 import { beforeAll, describe, expect, it } from "vitest";
 import { TOKEN_2022_PROGRAM_ADDRESS } from "../../src/chain/token-programs";
 import { fundedBuyer } from "../support/workerd/chain";

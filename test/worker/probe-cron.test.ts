@@ -3,7 +3,7 @@ import { generateKeyPairSigner } from "@solana/kit";
 import { describe, expect, it } from "vitest";
 import { MANIFESTS_PER_RUN, runProbeJob } from "../../src/directory/resources/probe-run";
 import type { Env } from "../../src/env";
-import { type Config } from "../../src/platform/config/load-config";
+import type { Config } from "../../src/platform/config/load-config";
 import { FREE_PLAN_PROBES_PER_RUN } from "../../src/platform/config/workers-plan";
 import { getConfig } from "../../src/rails/registry";
 import { sellerOrigin, setSellerBehaviour } from "../support/workerd/directory-fixtures";

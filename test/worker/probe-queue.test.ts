@@ -3,7 +3,7 @@ import { generateKeyPairSigner } from "@solana/kit";
 import { describe, expect, it } from "vitest";
 import { runProbeJob } from "../../src/directory/resources/probe-run";
 import type { Env } from "../../src/env";
-import { type Config } from "../../src/platform/config/load-config";
+import type { Config } from "../../src/platform/config/load-config";
 import { getConfig } from "../../src/rails/registry";
 import { PROBE_GIVE_UP_AFTER_MS } from "../../src/store/resources";
 import { sellerOrigin, setSellerBehaviour } from "../support/workerd/directory-fixtures";

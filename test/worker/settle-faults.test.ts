@@ -128,7 +128,12 @@ function failingWrites(matches: (sql: string) => boolean, mode: "before-commit" 
       return (sql: string) => (matches(sql) ? failing(target.prepare(sql)) : target.prepare(sql));
     },
   });
-  return { db, heal: () => void (healed = true) };
+  return {
+    db,
+    heal: () => {
+      healed = true;
+    },
+  };
 }
 
 /** The statement that claims the one success report (store/settlements.ts claimSuccessReport). */

@@ -1,16 +1,15 @@
-import { env } from "cloudflare:test";
 import { AccountRole, type Address, generateKeyPairSigner, type Instruction, type KeyPairSigner } from "@solana/kit";
 import { getTransferSolInstruction } from "@solana-program/system";
 import { findAssociatedTokenPda, getTransferCheckedInstruction } from "@solana-program/token";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "../../src/chain/compute-budget";
 import { CLUSTERS } from "../../src/platform/config/networks";
-import { chainRpc, fundedBuyer, lamportsOf, latestBlockhash, tokenBalance } from "../support/workerd/chain";
+import { chainRpc, fundedBuyer, lamportsOf, latestBlockhash, tokenBalance, useChain } from "../support/workerd/chain";
 import { MEMO_PROGRAM, TOKEN_PROGRAM } from "../support/workerd/craft-payment";
 import { faultScenario } from "../support/workerd/fault-scenario";
 import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
 import { holdFirstObjectBatch } from "../support/workerd/ledger-object";
-import { USDC, usdcAccountOf } from "../support/workerd/payment-fixtures";
+import { drainAndCloseUsdcAccount, USDC, usdcAccountOf } from "../support/workerd/payment-fixtures";
 import {
   channelAccount,
   type DepositOptions,
@@ -18,6 +17,7 @@ import {
   uptoClaimBody,
   uptoDeposit,
   uptoLine,
+  uptoSeller,
 } from "../support/workerd/upto-fixtures";
 
 /**
@@ -381,6 +381,7 @@ describe("upto opens worth their cost (issue 32 §2)", () => {
     ]) {
       const trusted = await world("upto-attack-freeze-trusted", trust);
       await chainRpc("requestTokenAirdrop", [trusted.buyer.address, 5_000_000, mint]);
+      await chainRpc("requestTokenAirdrop", [trusted.line.payTo, 1, mint]); // the seller's account for this mint
       const trustedLine = { ...trusted.line, asset: mint };
       const verified = await trusted.facilitator.post(
         "/verify",
@@ -509,13 +510,17 @@ describe("upto claim: never above the ceiling, never twice", () => {
     expect(await usdcOf(w.buyer.address)).toBe(5_000_000n - 600_000n);
   });
 
-  it("a claim whose charge the program would pay to its treasury (payTo has no token account) is refused before signing; once it exists, the claim settles", async () => {
-    const seller = (await generateKeyPairSigner()).address;
+  it("a claim whose charge the program would pay to its treasury (payTo's token account closed since the deposit) is refused before signing; once it exists again, the claim settles", async () => {
+    // The deposit needs payTo's account (a deposit no claim could pay is refused: upto-settle.test.ts); the seller
+    // closes it between the deposit and the claim.
+    const sellerWallet = await fundedBuyer(1, 1_000_000_000);
+    const seller = sellerWallet.address;
     const w = await world("upto-attack-payout");
     const line = { ...w.line, payTo: seller };
     const deposit = await uptoDeposit(w.buyer, line);
     const opened = await w.facilitator.post("/settle", uptoBody(line, { ...deposit, type: "deposit" }));
     expect(opened.body, JSON.stringify(opened.body)).toMatchObject({ success: true });
+    await drainAndCloseUsdcAccount(sellerWallet, await usdcAccountOf(await uptoSeller()));
     const claim = await uptoClaimBody(line, deposit, 750_000n, w.authorizer);
     const before = await lamportsOf(w.facilitator.feePayer);
     const refused = await w.facilitator.post("/settle", claim);
@@ -674,11 +679,17 @@ describe("upto claim whose blockhash expired before the cluster saw it", () => {
     return value[0] ?? null;
   }
 
-  // Real time: the local chain issues a slot every 400 ms and a blockhash lives 150 blocks, so the dropped claim's
-  // blockhash expires on its own after ~60 s. Warping the shared chain's slots instead would expire every other test
-  // file's blockhashes in flight.
+  // A blockhash lives 150 blocks: the dropped claim's expires when the chain's slots move past that, which takes ~60 s
+  // of real time (a slot every 400 ms) or one localnet_warpSlots. The warp runs on a chain of this test's own
+  // (test/global-setup.ts): on the shared chain it would expire other files' transactions in flight.
+  let restoreChain: () => void;
+  beforeAll(() => {
+    restoreChain = useChain(inject("slotWarpLocalnetUrl"));
+  });
+  afterAll(() => restoreChain());
+
   it("a retry signs a fresh claim once (the stored one can never land); concurrent retries move the money once, later ones are duplicates", async () => {
-    const faults = await faultScenario();
+    const faults = faultScenario(inject("slotWarpRpcFaultProxyUrl"));
     const facilitator = await isolatedFacilitator("upto-claim-expired", {
       SOLANA_RPC_URL: faults.rpcUrl,
       SVC_SETTLE_CONFIRM_TIMEOUT_MS: "1000",
@@ -706,11 +717,8 @@ describe("upto claim whose blockhash expired before the cluster saw it", () => {
 
     // The dropped claim's blockhash is at least as old as this one: once this one is invalid, so is the claim's.
     const after = await latestBlockhash();
-    const deadline = Date.now() + 90_000;
-    while ((await chainRpc<{ value: boolean }>("isBlockhashValid", [after.blockhash])).value) {
-      expect(Date.now(), "the local chain's blockhash never expired").toBeLessThan(deadline);
-      await new Promise((resolve) => setTimeout(resolve, 2_000));
-    }
+    await chainRpc("localnet_warpSlots", [200]);
+    expect((await chainRpc<{ value: boolean }>("isBlockhashValid", [after.blockhash])).value).toBe(false);
     expect(await statusOf(deadClaim)).toBeNull();
     const feeBefore = await lamportsOf(facilitator.feePayer);
 
@@ -743,5 +751,5 @@ describe("upto claim whose blockhash expired before the cluster saw it", () => {
       errorReason: "duplicate_settlement",
     });
     expect(again.body.errorMessage).toContain(fresh);
-  }, 150_000);
+  });
 });

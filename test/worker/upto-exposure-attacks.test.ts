@@ -15,7 +15,7 @@ import { signWireTransaction } from "../support/sign-transaction";
 import { chainRpc, fundedBuyer, lamportsOf, tokenBalance } from "../support/workerd/chain";
 import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
 import { usdcAccountOf } from "../support/workerd/payment-fixtures";
-import { uptoBody, uptoDeposit, uptoLine } from "../support/workerd/upto-fixtures";
+import { uptoBody, uptoDeposit, uptoLine, uptoSeller } from "../support/workerd/upto-fixtures";
 import { callWithEnv } from "../support/workerd/worker-http";
 
 /**
@@ -80,15 +80,12 @@ describe("issue 32's attacks replayed: the rent float and the outage", () => {
     });
     expect(await lamportsOf(facilitator.feePayer)).toBe(BigInt(FEE_PAYER_LAMPORTS));
 
-    // 2. At the minimum ceiling instead (0.01 USDC each), 25 opens to random payTo addresses, as in the outage.
+    // 2. At the minimum ceiling instead (0.01 USDC each), 25 opens to random payTo addresses, as in the outage (each
+    // with its token account: a payTo without one is refused before any cap, upto-settle.test.ts).
     await chainRpc("requestTokenAirdrop", [attacker.address, 250_000]);
     const answers = [];
     for (let i = 0; i < 25; i++) {
-      const d = await builtDeposit(
-        facilitator,
-        attacker,
-        await lineTo((await generateKeyPairSigner()).address, "10000"),
-      );
+      const d = await builtDeposit(facilitator, attacker, await lineTo(await uptoSeller(), "10000"));
       expect(d.body, JSON.stringify(d.refused?.body)).toBeDefined();
       answers.push(await facilitator.post("/settle", d.body));
     }
@@ -110,11 +107,7 @@ describe("issue 32's attacks replayed: the rent float and the outage", () => {
 
     // 3. A real buyer's 1 USDC deposit still settles (the issue: refused as the buyer's insufficient_funds).
     const buyer = await fundedBuyer(5_000_000);
-    const real = await builtDeposit(
-      facilitator,
-      buyer,
-      await lineTo((await generateKeyPairSigner()).address, "1000000"),
-    );
+    const real = await builtDeposit(facilitator, buyer, await lineTo(await uptoSeller(), "1000000"));
     const settled = await facilitator.post("/settle", real.body);
     expect(settled.body, JSON.stringify(settled.body)).toMatchObject({ success: true, payer: buyer.address });
     expect(await tokenBalance(await usdcAccountOf(buyer.address))).toBe(4_000_000n);

@@ -61,6 +61,39 @@ describe("upto: discovery", () => {
 });
 
 describe("upto: deposit, claim, cancel", () => {
+  it("a deposit to a payTo without a token account for the asset is refused by the builder, /verify and /settle: nothing is locked, no rent fronted", async () => {
+    const facilitator = await isolatedFacilitator("upto-payout-missing");
+    const authorizer = await generateKeyPairSigner();
+    const buyer = await fundedBuyer(5_000_000);
+    const seller = (await generateKeyPairSigner()).address; // no USDC account: a claim could never pay it
+    const line = await uptoLine({ feePayer: facilitator.feePayer, authorizer: authorizer.address, payTo: seller });
+    const feePayerBefore = await lamportsOf(facilitator.feePayer);
+
+    const built = await facilitator.post("/build-upto-deposit-tx", { payer: buyer.address, accepted: line });
+    expect(built.status, JSON.stringify(built.body)).toBe(400);
+    expect(built.body).toMatchObject({
+      code: "BAD_REQUEST",
+      reason: "invalid_upto_svm_payout_account_unusable",
+      field: "accepted.payTo",
+    });
+    expect(built.body.error).toMatch(/^accepted\.payTo: payTo's token account \w+ for \w+ does not exist/);
+
+    const deposit = await uptoDeposit(buyer, line);
+
+    const verified = await facilitator.post("/verify", uptoBody(line, deposit));
+    expect(verified.body).toMatchObject({ isValid: false, invalidReason: "invalid_upto_svm_payout_account_unusable" });
+    expect(verified.body.error).toMatch(
+      new RegExp(
+        `^payTo's token account \\w+ for \\w+ does not exist, so no claim could pay ${seller}: the seller creates it`,
+      ),
+    );
+    const settled = await facilitator.post("/settle", uptoBody(line, { ...deposit, type: "deposit" }));
+    expect(settled.body).toMatchObject({ success: false, errorReason: "invalid_upto_svm_payout_account_unusable" });
+    expect(await channelAccount(deposit.channelId)).toBeNull();
+    expect(await usdcOf(buyer.address)).toBe(5_000_000n);
+    expect(await lamportsOf(facilitator.feePayer)).toBe(feePayerBefore);
+  });
+
   it("deposits the ceiling, claims the used part with the seller's voucher; the rest goes back to the buyer; replays are duplicates", async () => {
     const facilitator = await isolatedFacilitator("upto-claim");
     const authorizer = await generateKeyPairSigner();

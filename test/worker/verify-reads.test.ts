@@ -114,7 +114,7 @@ describe("one warm /verify: RPC calls and store reads per rail", () => {
     });
   });
 
-  it("upto deposit: mint, channel and treasury in one read, the slot, the simulation, and the exposure budget's D1 read", async () => {
+  it("upto deposit: mint, channel, treasury and payTo token accounts in one read, the slot, the simulation, and the exposure budget's D1 read", async () => {
     const facilitator = countedFacilitator();
     const authorizer = await generateKeyPairSigner();
     const line = await uptoLine({ feePayer: FEE_PAYER, authorizer: authorizer.address });

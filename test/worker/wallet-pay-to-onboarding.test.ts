@@ -6,7 +6,7 @@
  * Real: workerd, local D1, the local chain (devnet program ids and stand-ins; the Worker runs as mainnet production).
  */
 
-import { type Address, generateKeyPairSigner } from "@solana/kit";
+import { generateKeyPairSigner } from "@solana/kit";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { RailInfoSchema, SellerPreviewResponseSchema } from "../../src/http/routes/sellers-responses";

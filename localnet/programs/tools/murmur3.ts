@@ -25,17 +25,12 @@ export function murmur3_32(bytes: Uint8Array, seed = 0): number {
     h = (Math.imul(h, 5) + 0xe6546b64) >>> 0;
   }
   const tail = blocks * 4;
-  let k = 0;
-  switch (bytes.length & 3) {
-    case 3:
-      k ^= bytes[tail + 2]! << 16;
-    // falls through
-    case 2:
-      k ^= bytes[tail + 1]! << 8;
-    // falls through
-    case 1:
-      k ^= bytes[tail]!;
-      h ^= scramble(k >>> 0);
+  const rest = bytes.length & 3; // the 1 to 3 bytes after the last block, little-endian
+  if (rest > 0) {
+    let k = bytes[tail]!;
+    if (rest > 1) k ^= bytes[tail + 1]! << 8;
+    if (rest > 2) k ^= bytes[tail + 2]! << 16;
+    h ^= scramble(k >>> 0);
   }
   h = (h ^ bytes.length) >>> 0;
   h ^= h >>> 16;

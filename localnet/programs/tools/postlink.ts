@@ -58,7 +58,6 @@ const SHT_SYMTAB = 2;
 const SHT_STRTAB = 3;
 const SHT_RELA = 4;
 const SHT_DYNAMIC = 6;
-const SHT_NOBITS = 8;
 const SHT_REL = 9;
 const SHT_DYNSYM = 11;
 

@@ -95,7 +95,7 @@ export function instructionDataCodec<TFrom, TTo extends TFrom>(
   };
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each entry has its own data type
+// biome-ignore lint/suspicious/noExplicitAny: each entry has its own data type, which `tableBuilder` infers from `T`
 type Table = Record<string, InstructionSpec<any, any, AccountLayouts>>;
 
 /**

@@ -3,7 +3,7 @@ import { fetchAccounts } from "../../chain/accounts";
 import { parseMint } from "../../chain/mint";
 import type { Config } from "../../platform/config/load-config";
 import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../platform/config/networks";
-import type { RailModule } from "../../rails/rail";
+import { type RailModule, railSwitchesOf } from "../../rails/rail";
 import type { EndpointInfo } from "../route-def";
 import { agentToolsOf } from "./agent-tools";
 
@@ -27,12 +27,14 @@ export async function buildPayToSemantics(config: Config, rails: readonly RailMo
       rails.flatMap((rail) => (rail.describe?.payTo ? [[rail.scheme, rail.describe.payTo(config)]] : [])),
     ),
     rules: [
-      config.rails.exactWallet.enabled
+      rails.some((rail) =>
+        railSwitchesOf(rail, config).some((form) => form.payToForm === "wallet" && form.setting.enabled),
+      )
         ? "payTo is the scheme's on-chain PDA (see schemes above), or the seller's own wallet where the kind's /supported extra.payToForms lists \"wallet\"."
         : "payTo is always an on-chain PDA for the scheme, never the seller's bare wallet.",
       'Amounts are raw base units as decimal strings (1 USDC = "1000000").',
     ],
-    programs: { universalSettle: config.programs.universalSettle, slaEscrow: config.programs.slaEscrow },
+    programs: Object.assign({}, ...rails.map((rail) => rail.describe?.programIds?.(config) ?? {})),
     nativeSolAllowlistAddress: NATIVE_SOL_ALLOWLIST_ADDRESS,
     mintAllowlist: {
       enforced,

@@ -1,7 +1,7 @@
 import type { Config } from "../../platform/config/load-config";
 import type { RailModule } from "../../rails/rail";
 import { type EndpointInfo, publicPath } from "../route-def";
-import { SCHEMA_VERSION } from "./health";
+import { SCHEMA_VERSION } from "./schema-version";
 import { buildSellerEndpointGuide } from "./seller-endpoint-guide";
 import { STATIC_ARTIFACT_PATHS } from "./static-artifacts";
 import { buildSupported } from "./supported";
@@ -48,7 +48,6 @@ export async function buildCapabilities(
       publicResourceDirectory: keys.has("resources") && keys.has("resourceById"),
       paymentRequiredEnrich: keys.has("paymentRequiredEnrich"),
       sellerOnboarding: keys.has("sellerPreview") && keys.has("sellerProvisionTx"),
-      operatorSweeps: keys.has("sweep") && keys.has("sweepCron") && keys.has("vaultSnapshot"),
       // pr402's flags (CapabilitiesFeatures in its src/bin/facilitator.rs), all booleans.
       sellerLifecycleBlock: keys.has("sellerPreview"),
       acceptsBase64OnboardSignature: keys.has("sellerRegister"),

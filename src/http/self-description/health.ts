@@ -7,8 +7,7 @@ import type { RailModule } from "../../rails/rail";
 import { type JobRunRow, lastJobRuns } from "../../store/job-runs";
 import { probeDatabase } from "../../store/parameters";
 import { type ProgramsHealth, readProgramsHealth } from "./program-health";
-
-export const SCHEMA_VERSION = "1.2.0";
+import { SCHEMA_VERSION } from "./schema-version";
 
 /** /health reuses a slot and balance read this recently in the same isolate (a value, never a shared promise). */
 export const HEALTH_READING_MAX_AGE_MS = 1_000;
@@ -58,13 +57,13 @@ export interface HealthReport {
    */
   [railMember: string]: unknown;
   /**
-   * pr402's keeper block (same three flags), plus the last run of every scheduled job, keyed by job name (null before
-   * its first run or when the database is down). Here the jobs are Cron Triggers of this Worker, so "configured"
-   * means the job is wired to a trigger in this build.
+   * pr402's keeper block (its flags: each rail's `RailHealth.jobFlags`, e.g. the exact rail's
+   * `vaultSweepCronConfigured`, then `databaseConnected`), plus the last run of every scheduled job, keyed by job name
+   * (null before its first run or when the database is down). Here the jobs are Cron Triggers of this Worker, so
+   * "configured" means the job is wired to a trigger in this build.
    */
   settlementKeeper: {
-    vaultSweepCronConfigured: boolean;
-    slaEscrowSettleCronConfigured: boolean;
+    [jobFlag: string]: boolean | Record<string, JobRunView | null>;
     databaseConnected: boolean;
     jobs: Record<string, JobRunView | null>;
   };
@@ -114,8 +113,11 @@ export async function buildHealthReport(
     feePayerExposure: exposure && exposureHealth(config, exposure, reading?.lamports ?? null),
     ...Object.assign({}, ...railReports),
     settlementKeeper: {
-      vaultSweepCronConfigured: scheduledJobNames.includes("sweep"),
-      slaEscrowSettleCronConfigured: scheduledJobNames.includes("escrow-keeper"),
+      ...Object.fromEntries(
+        rails.flatMap((rail) =>
+          Object.entries(rail.health?.jobFlags ?? {}).map(([flag, job]) => [flag, scheduledJobNames.includes(job)]),
+        ),
+      ),
       databaseConnected: database === "connected",
       jobs: Object.fromEntries(
         scheduledJobNames.map((name) => [name, jobRunView(jobRuns?.find((row) => row.job === name))]),

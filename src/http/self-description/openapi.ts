@@ -2,9 +2,9 @@ import { ERROR_STATUS } from "../../platform/errors/catalogue";
 import { API_VERSION } from "../context";
 import { type EndpointInfo, publicPath } from "../route-def";
 import { SERVICE_NAME } from "./capabilities";
-import { SCHEMA_VERSION } from "./health";
 import { toJsonSchema } from "./json-schema";
 import type { OriginRoute } from "./origin-routes";
+import { SCHEMA_VERSION } from "./schema-version";
 
 type Operation = Record<string, unknown>;
 
@@ -18,12 +18,11 @@ export function buildOpenApi(
   originRoutes: readonly OriginRoute[] = [],
 ) {
   const paths: Record<string, Record<string, Operation>> = {};
-  for (const endpoint of endpoints) {
-    (paths[publicPath(endpoint.path)] ??= {})[endpoint.method.toLowerCase()] = apiOperation(endpoint);
-  }
-  for (const route of originRoutes) {
-    (paths[route.path] ??= {})[route.method.toLowerCase()] = originOperation(route);
-  }
+  const add = (path: string, method: string, operation: Operation) => {
+    paths[path] = { ...paths[path], [method.toLowerCase()]: operation };
+  };
+  for (const endpoint of endpoints) add(publicPath(endpoint.path), endpoint.method, apiOperation(endpoint));
+  for (const route of originRoutes) add(route.path, route.method, originOperation(route));
   return {
     openapi: "3.1.0",
     info: {

@@ -99,5 +99,5 @@ async function readOnce(config: Config, programs: readonly ProgramOf[]): Promise
 }
 
 function isExecutable(account: AccountSnapshot | null): boolean {
-  return account !== null && account.executable;
+  return account?.executable === true;
 }

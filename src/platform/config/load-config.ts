@@ -1,8 +1,6 @@
 import { type Address, address, type KeyPairSigner } from "@solana/kit";
 import * as v from "valibot";
 import type { Env } from "../../env";
-// Type only: the Worker's `Config` type is the registry's rails' (a runtime import would be a cycle, the rails import nearly everything).
-import type { RAILS } from "../../rails/registry";
 import { readParameters } from "../../store/parameters";
 import { FacilitatorError } from "../errors/catalogue";
 import { log } from "../observability/log";
@@ -10,7 +8,7 @@ import { readableIssueMessage } from "../validation/issue-message";
 import { ConfigError } from "./config-error";
 import { parseFeePayerSecretKey } from "./fee-payer-key";
 import { CLUSTERS, type ClusterName } from "./networks";
-import type { AnyRailConfigSlice, ConfigRails, RailConfigContext, RailConfigMembersOf } from "./rail-config";
+import type { AnyRailConfigSlice, ConfigRails, RailConfigContext, RailConfigMembers } from "./rail-config";
 import { CORE_ENV_ONLY_KEYS, CORE_SECRET_KEYS, type CoreConfigInput, CoreConfigInputSchema } from "./schema";
 import type { WorkersPlan } from "./workers-plan";
 
@@ -62,8 +60,8 @@ export function configOf(rails: ConfigRails): ConfigOfRails {
   return shape;
 }
 
-/** The validated configuration: the core's members and every slice's of the registry's rails. */
-export type Config = CoreConfig & RailConfigMembersOf<typeof RAILS>;
+/** The validated configuration: the core's members and those each rail's `config.ts` declares (`RailConfigMembersByRail`). */
+export type Config = CoreConfig & RailConfigMembers;
 
 export interface CoreConfig {
   environment: "local" | "preview" | "production";
@@ -146,7 +144,10 @@ let cache = new WeakMap<ConfigOfRails, WeakMap<object, CacheEntry>>();
  */
 function getConfigOf(of: ConfigOfRails, env: Env): Promise<Config> {
   let entries = cache.get(of); // a load that settles after clearConfigCache() stays out of the new cache
-  if (!entries) cache.set(of, (entries = new WeakMap()));
+  if (!entries) {
+    entries = new WeakMap();
+    cache.set(of, entries);
+  }
   const hit = entries.get(env);
   if (hit && hit.expiresAtMs > Date.now()) return hit.result;
   const result = loadConfigOf(of, env);

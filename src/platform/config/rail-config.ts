@@ -39,15 +39,24 @@ export function railConfigSlice<Entries extends v.ObjectEntries, Members extends
 }
 
 /** Any rail's slice, as the loader reads it (its keys' and members' types erased). */
+// biome-ignore lint/suspicious/noExplicitAny: a slice is typed by its own keys, so no narrower type holds them all
 export type AnyRailConfigSlice = RailConfigSlice<any, object>;
 
 /** A rails list as the configuration sees it: each rail's optional slice (`RailModule.config`). */
 export type ConfigRails = readonly { config?: AnyRailConfigSlice }[];
 
-type SliceMembersOf<R> = R extends { config?: RailConfigSlice<infer _Entries, infer Members> } ? Members : never;
 type Intersection<U> = (U extends unknown ? (members: U) => void : never) extends (members: infer I) => void
   ? I
   : never;
 
-/** What a rails list's slices add to `Config` (load-config.ts derives it from the registry's list, by type only). */
-export type RailConfigMembersOf<Rails extends ConfigRails> = Intersection<SliceMembersOf<Rails[number]>>;
+/**
+ * The members each rail adds to `Config`, one key per rail. A rail adds its own by declaration merging, from its
+ * `config.ts`: `declare module "../../platform/config/rail-config" { interface RailConfigMembersByRail { <scheme>:
+ * ItsConfigMembers } }`. So `Config` is typed without the core importing the registry or a rail (no import circle); a
+ * rail outside src/ (the test fixture) is not in it and reads its members through a cast.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: rails add their members to it by declaration merging, which a type alias cannot take
+export interface RailConfigMembersByRail {}
+
+/** What the rails' slices add to `Config` (a member object the core also has, such as `rails`, gains their fields). */
+export type RailConfigMembers = Intersection<RailConfigMembersByRail[keyof RailConfigMembersByRail]>;

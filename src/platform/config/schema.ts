@@ -1,6 +1,5 @@
 import * as v from "valibot";
 import {
-  address,
   boolean,
   httpUrl,
   integer,

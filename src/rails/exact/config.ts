@@ -143,3 +143,10 @@ export const exactConfig = railConfigSlice({
     };
   },
 });
+
+// Joins `Config` (declaration merging: the core's configuration type names no rail).
+declare module "../../platform/config/rail-config" {
+  interface RailConfigMembersByRail {
+    exact: ExactConfigMembers;
+  }
+}

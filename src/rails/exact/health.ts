@@ -2,6 +2,7 @@ import type { RailHealth } from "../rail";
 import { decodeUniversalSettleConfig } from "./program/accounts";
 import { findUniversalSettleConfigPda } from "./program/pda";
 import { countJitProvisionsOn } from "./store/jit-provisions";
+import { sweepJob } from "./sweep/sweep-job";
 import { lastSweepRun } from "./sweep/sweeps";
 import { requireUniversalSettle } from "./universal-settle-program";
 
@@ -10,6 +11,7 @@ import { requireUniversalSettle } from "./universal-settle-program";
  * (each null when the database is down or before the first one), and the UniversalSettle program with its Config.
  */
 export const exactHealth: RailHealth = {
+  jobFlags: { vaultSweepCronConfigured: sweepJob.name },
   async report(config, db) {
     const [provisionedToday, sweepRun] = await Promise.all([
       db ? countJitProvisionsOn(db, Date.now()).catch(() => null) : Promise.resolve(null),

@@ -36,6 +36,7 @@ export const exactModule: RailModule<ExactConfigMembers> = {
   quote: exactFeeQuote,
   seller: { ...exactSellerView, paidAddresses: exactPaidAddresses, registration: exactSellerRegistration },
   describe: {
+    programIds: (config) => ({ universalSettle: config.programs.universalSettle }),
     // The smallest exact payment in USDC, as /verify applies it (docs/guides/seller.md states it).
     guideFigures: async (config) => {
       const minimum = await minimumPaymentRaw(config, config.mints.usdc, false);
@@ -65,6 +66,7 @@ export const exactModule: RailModule<ExactConfigMembers> = {
       // exact to the seller's own wallet (SVC_EXACT_WALLET_PAYTO), beside or instead of the vault.
       exactWalletPayTo: served && config.rails.exactWallet.enabled,
       unsignedExactPaymentTxBuild: served && routes.has("buildExactPaymentTx"),
+      operatorSweeps: routes.has("sweep") && routes.has("sweepCron") && routes.has("vaultSnapshot"),
     }),
   },
   health: exactHealth,

@@ -7,7 +7,7 @@ import { type MintInfo, parseMint } from "../../chain/mint";
 import { refusedClosableMint, refusedMintExtension } from "../../chain/token-extensions";
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../chain/token-programs";
 import { resolveSellerAsset, SellerAssetInput } from "../../directory/sellers/seller-asset";
-import { SCHEMA_VERSION } from "../../http/self-description/health";
+import { SCHEMA_VERSION } from "../../http/self-description/schema-version";
 import type { Config } from "../../platform/config/load-config";
 import { railNotEnabled } from "../../platform/config/rail-switches";
 import { badRequest, type FacilitatorError } from "../../platform/errors/catalogue";

@@ -3,6 +3,7 @@ import { signAsFeePayer } from "../../chain/fee-payer-signature";
 import { readLandedTokenPayment } from "../../chain/landed-payment";
 import type { Config } from "../../platform/config/load-config";
 import {
+  answerRecordedPayment,
   type SettleCall,
   type SettleOutcome,
   settleablePayment,
@@ -13,6 +14,7 @@ import type { AcceptedRequirements } from "../../x402/payment-verdict";
 import type { VerifySettleBody } from "../../x402/schemas";
 import { provisionVaultJustInTime } from "./provision-just-in-time";
 import { explainMissingRecipientAccount } from "./recipient-token-account";
+import type { SmartWalletPaymentOnRecord, SmartWalletPaymentSentBefore } from "./smart-wallet/verify";
 import { confirmJitProvision } from "./store/jit-provisions";
 import { type VerifiedExactPayment, verifyExactPayment } from "./verify";
 import { fundsOf } from "./verify-rules";
@@ -35,7 +37,10 @@ export async function settleExactPayment(
   call: SettleCall,
 ): Promise<SettleOutcome> {
   const verified = await verifyExactPayment(config, body, accepted, { simulate: false });
-  if (!verified.ok) return settledWith(verified);
+  if (!verified.ok) {
+    if ("sentBefore" in verified) return answerSentBefore(config, verified, call);
+    return settledWith(verified);
+  }
   const db = call.ledger;
   const signed = await signAsFeePayer(config, verified.tx);
   const fee = paymentSpendRider(config, {
@@ -51,17 +56,7 @@ export async function settleExactPayment(
     settleablePayment(verified, {
       funds: fundsOf(verified.transfer),
       riders: [fee],
-      ...("smartWallet" in verified
-        ? {
-            checkLandedOutcome: (signature: string) =>
-              readLandedTokenPayment(config, signature, {
-                destination: verified.destination,
-                mint: verified.mint.address,
-                amount: verified.accepted.amount,
-                feePayer: config.feePayer.address,
-              }),
-          }
-        : {}),
+      ...("smartWallet" in verified ? { checkLandedOutcome: landedPaymentCheck(config, verified) } : {}),
       ...(verified.form === "vault" && verified.needsProvisioning
         ? {
             beforeFirstSend: () => provisionVaultJustInTime(config, db, verified),
@@ -74,6 +69,40 @@ export async function settleExactPayment(
     call,
   );
   return namingMissingRecipient(config, verified, outcome);
+}
+
+/**
+ * A smart-wallet payment sent before (its simulation finds it processed, or its blockhash gone): the ledger's row
+ * answers, as for any later call of a payment in the ledger — its stored failure with the signature, a seller's retry
+ * of its success, a confirmation read from the landed transaction — and nothing new is booked or sent.
+ */
+async function answerSentBefore(
+  config: Config,
+  { sentBefore, ...chainRefusal }: SmartWalletPaymentSentBefore,
+  call: SettleCall,
+): Promise<SettleOutcome> {
+  const signed = await signAsFeePayer(config, sentBefore.tx);
+  const payment = {
+    accepted: sentBefore.accepted,
+    messageHash: sentBefore.messageHash,
+    merchantWallet: sentBefore.merchantWallet,
+    funds: "token",
+    recentBlockhash: sentBefore.tx.recentBlockhash,
+    instructionPrograms: sentBefore.tx.instructions.map((instruction) => instruction.programAddress),
+    checkLandedOutcome: landedPaymentCheck(config, sentBefore),
+  } as const;
+  return answerRecordedPayment(config, payment, signed, call, chainRefusal);
+}
+
+/** A smart-wallet payment is reported paid only once the landed transaction shows the payee's account credited. */
+function landedPaymentCheck(config: Config, payment: SmartWalletPaymentOnRecord) {
+  return (signature: string) =>
+    readLandedTokenPayment(config, signature, {
+      destination: payment.destination,
+      mint: payment.mint.address,
+      amount: payment.accepted.amount,
+      feePayer: config.feePayer.address,
+    });
 }
 
 /**

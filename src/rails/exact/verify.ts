@@ -24,7 +24,11 @@ import { EXACT_BELOW_MINIMUM_REASON, exactBelowMinimumMessage, minimumPaymentRaw
 import { resolvePayToForm } from "./pay-to-form";
 import { mintRefusal } from "./payment-mint";
 import { decodeSplitVault } from "./program/accounts";
-import { type VerifiedSmartWalletPayment, verifySmartWalletPayment } from "./smart-wallet/verify";
+import {
+  type SmartWalletPaymentSentBefore,
+  type VerifiedSmartWalletPayment,
+  verifySmartWalletPayment,
+} from "./smart-wallet/verify";
 import { vaultOf, vaultSolStorageOf, vaultTokenAccountOf } from "./vault-addresses";
 import { classifyVaultTokenAccount } from "./vault-token-account";
 import { type ExpectedDestination, fundsOf, type PaymentTransfer } from "./verify-rules";
@@ -54,7 +58,8 @@ export interface VerifiedVaultPayment {
 /** An `exact` payment that passed every rule of its `payTo` form (./pay-to-form.ts), or of a smart-wallet payment. */
 export type VerifiedExactPayment = VerifiedVaultPayment | VerifiedWalletPayment | VerifiedSmartWalletPayment;
 
-export type ExactVerification = VerifiedExactPayment | PaymentRejection;
+/** A smart-wallet payment sent before is a refusal that /settle may hand to the ledger (./smart-wallet/verify.ts). */
+export type ExactVerification = VerifiedExactPayment | SmartWalletPaymentSentBefore | PaymentRejection;
 
 /**
  * Verifies an `exact` payment in order of cheapness: requirements, decode, structural rules, signatures,

@@ -172,7 +172,7 @@ export async function buildResolveSplit(
     seller: request.seller,
     buyer: request.buyer,
   };
-  let instruction;
+  let instruction: ReturnType<typeof getResolveWithSplitInstruction>;
   if (isSol) {
     const [solStorage] = await findEscrowSolStoragePda(
       context.programId,

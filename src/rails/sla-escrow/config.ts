@@ -3,13 +3,9 @@ import * as v from "valibot";
 import { ConfigError } from "../../platform/config/config-error";
 import { boolean, integer, mintList, optionalAddress, trimmed } from "../../platform/config/fields";
 import { PUBLICLY_DERIVED_KEYS } from "../../platform/config/local-demo-keys";
-import {
-  type OracleProfile,
-  type OracleProfileConfig,
-  OracleProfilesSchema,
-} from "../../platform/config/oracle-profiles";
 import { type RailConfigInput, railConfigSlice } from "../../platform/config/rail-config";
 import type { RailSwitch } from "../../platform/config/rail-switches";
+import { type OracleProfile, type OracleProfileConfig, OracleProfilesSchema } from "./oracle-profiles";
 
 /** `SVC_SLA_ESCROW_ORACLE_PROFILES_JSON`: empty = null (the canonical profiles), else a validated profile array. */
 const oracleProfilesJson = v.optional(
@@ -110,5 +106,12 @@ function refuseLocalDemoKeys(input: RailConfigInput<typeof slaEscrowConfig.keys>
         `names the local demo oracle (its key is derived from a public string); it is refused when ENVIRONMENT is "${environment}"`,
       );
     }
+  }
+}
+
+// Joins `Config` (declaration merging: the core's configuration type names no rail).
+declare module "../../platform/config/rail-config" {
+  interface RailConfigMembersByRail {
+    "sla-escrow": SlaEscrowConfigMembers;
   }
 }

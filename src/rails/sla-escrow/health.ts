@@ -1,9 +1,11 @@
 import type { RailHealth } from "../rail";
+import { escrowKeeperJob } from "./keeper/escrow-keeper-job";
 import { decodeBank, decodeEscrowConfig } from "./program/accounts";
 import { findBankPda, findEscrowConfigPda } from "./program/pda";
 
 /** The sla-escrow rail's part of /health: its program with the facilitator's Bank and the program Config. */
 export const slaEscrowHealth: RailHealth = {
+  jobFlags: { slaEscrowSettleCronConfigured: escrowKeeperJob.name },
   program: {
     key: "slaEscrow",
     programId: (config) => config.programs.slaEscrow,

@@ -1,5 +1,4 @@
 import { STATIC_ARTIFACT_PATHS } from "../../http/self-description/static-artifacts";
-import { oracleProfiles } from "../../platform/config/oracle-profiles";
 import { TRANSACTION_PAYLOAD_SHAPE } from "../../x402/schemas";
 import type { RailModule } from "../rail";
 import { type SlaEscrowConfigMembers, slaEscrowConfig } from "./config";
@@ -8,6 +7,7 @@ import { ESCROW_AMOUNT_REASONS } from "./escrow-terms";
 import { slaEscrowFeeQuote } from "./fee-quote";
 import { slaEscrowHealth } from "./health";
 import { escrowKeeperJob } from "./keeper/escrow-keeper-job";
+import { oracleProfiles } from "./oracle-profiles";
 import { slaEscrowRail } from "./rail";
 import { SLA_ESCROW_REJECTION_REASONS } from "./reasons";
 import { escrowBuilderRoutes } from "./routes/escrow-builders";
@@ -31,6 +31,7 @@ export const slaEscrowModule: RailModule<SlaEscrowConfigMembers> = {
   quote: slaEscrowFeeQuote,
   seller: slaEscrowSellerView,
   describe: {
+    programIds: (config) => ({ slaEscrow: config.programs.slaEscrow }),
     payTo: () => ({
       payTo:
         'The Escrow PDA of the facilitator\'s bank for the asset: seeds ["escrow", mint, bankPda], program slaEscrow.',

@@ -27,12 +27,13 @@ import {
 } from "./build-deposit-transaction";
 import { channelTermsOf } from "./channel-terms";
 import { uptoBelowMinimumMessage, uptoMinimumCeilingRaw, uptoMintScreen } from "./mint-screen";
+import { payoutAccountProblem, unpayablePayToMessage } from "./payout-account";
 
 /**
  * `POST /build-upto-deposit-tx`: the unsigned channel open an `upto` buyer signs (the deposit of the ceiling), with
  * the payment payload the official client would send already filled in around it, so a buyer needs no Solana SDK.
- * Chain access runs in parallel: one batched account read (mint, the treasury's and the buyer's candidate token
- * accounts), one
+ * Chain access runs in parallel: one batched account read (mint, the treasury's, payTo's and the buyer's candidate
+ * token accounts), one
  * getLatestBlockhash and one finalized getSlot, each skipped when the requirement already carries the hint the
  * official server adds (`extra.recentBlockhash` / `extra.recentSlot`), exactly as the official client skips them.
  */
@@ -101,15 +102,18 @@ export async function buildUptoDeposit(
   const asset = accepted.asset;
   const checkSource = !request.skipSourceBalanceCheck;
 
-  const [candidates, treasuries] = await Promise.all([
+  const [candidates, treasuries, payToAccounts] = await Promise.all([
     checkSource ? sourceAtaCandidates(payer, asset) : null,
     sourceAtaCandidates(config.upto.treasuryOwner, asset),
+    sourceAtaCandidates(accepted.payTo, asset),
   ]);
   const [accounts, latest, finalizedSlot] = await Promise.all([
     fetchAccounts(config, [
       asset,
       treasuries.token,
       treasuries.token2022,
+      payToAccounts.token,
+      payToAccounts.token2022,
       ...(candidates ? [candidates.token, candidates.token2022] : []),
     ]),
     terms.blockhashHint ?? getLatestBlockhash(config),
@@ -134,6 +138,19 @@ export async function buildUptoDeposit(
   if (!accounts.get(treasury)) {
     throw badRequest(
       `accepted.asset: the payment-channels treasury token account ${treasury} for ${asset} does not exist, so a channel could never be closed; this asset cannot be used for upto here`,
+    );
+  }
+  const payToAccount = tokenProgram === TOKEN_2022_PROGRAM_ADDRESS ? payToAccounts.token2022 : payToAccounts.token;
+  const payout = payoutAccountProblem(accounts.get(payToAccount) ?? null, {
+    owner: accepted.payTo,
+    mint: asset,
+    tokenProgram,
+  });
+  if (payout) {
+    throw refused(
+      "invalid_upto_svm_payout_account_unusable",
+      `accepted.payTo: ${unpayablePayToMessage(accepted.payTo, payToAccount, asset, payout)}`,
+      { field: "accepted.payTo" },
     );
   }
   const label = assetLabel(config, asset);

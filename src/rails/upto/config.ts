@@ -115,3 +115,10 @@ async function parseUptoDelegation(
   }
   return { authorizer, settleToken };
 }
+
+// Joins `Config` (declaration merging: the core's configuration type names no rail).
+declare module "../../platform/config/rail-config" {
+  interface RailConfigMembersByRail {
+    upto: UptoConfigMembers;
+  }
+}

@@ -59,6 +59,18 @@ function extensionProblem(data: Uint8Array): string | null {
 }
 
 /**
+ * Why an upto deposit to `payTo` is refused before it is built or verified: no claim could pay `payTo` through an
+ * account with this problem (the program pays such a share to its treasury, and the claim rules refuse that), so the
+ * buyer's money would only sit in the channel until the keeper refunds it, on the fee payer's rent.
+ */
+export function unpayablePayToMessage(payTo: Address, payToAccount: Address, mint: Address, problem: string): string {
+  return (
+    `payTo's token account ${payToAccount} for ${mint} ${problem}, so no claim could pay ${payTo}: the seller ` +
+    "creates it (e.g. spl-token create-account, or by receiving the token once) before selling with upto"
+  );
+}
+
+/**
  * The buyer's refund when a Distribute runs from SEALED at `settled` (the watermark after the seal):
  * `deposit − settled`, unless the buyer already withdrew it (`distribute.rs`).
  */

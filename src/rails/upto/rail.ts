@@ -50,7 +50,7 @@ async function isProgramDeployed(config: Config): Promise<boolean> {
     config.programs.paymentChannels,
   );
   if (account === undefined) return cached?.deployed ?? false; // the read failed: keep the last answer
-  const deployed = account !== null && account.executable;
+  const deployed = account?.executable === true;
   programCheck = { programId: config.programs.paymentChannels, rpcUrl: config.rpcUrl, deployed, atMs: now };
   return deployed;
 }

@@ -24,6 +24,7 @@ import { type ChannelTerms, channelTermsOf, checkPayloadWindow } from "./channel
 import { refusedFreezeAuthority, uptoBelowMinimumMessage, uptoMinimumCeilingRaw } from "./mint-screen";
 import { checkOpenTransaction, OPEN_TRANSACTION_REASON, type VerifiedOpen } from "./open-rules";
 import { parseUptoPayload, type UptoPayload } from "./payload";
+import { payoutAccountProblem, unpayablePayToMessage } from "./payout-account";
 
 /** Open accepts an open slot at most this many slots behind the cluster's (the program's OPEN_SLOT_WINDOW). */
 export const OPEN_SLOT_WINDOW = 1_500n;
@@ -97,7 +98,7 @@ export async function verifyUptoPayment(
 /**
  * Verifies an upto deposit in order of cheapness: the line's terms, the payload's window and amounts, the open
  * transaction's structure (fee payer isolation, compute caps), the buyer's signature, then one batched chain read
- * (mint, channel, treasury token account) with the cluster's slot and, when asked, a simulation of the open.
+ * (mint, channel, treasury and payTo token accounts) with the cluster's slot and, when asked, a simulation of the open.
  */
 export async function verifyUptoDeposit(
   config: Config,
@@ -187,13 +188,14 @@ export async function verifyUptoDeposit(
   // Chain facts: one batched account read, the slot, and (verify only) the simulation, in parallel.
   const channelId = payload.channelId as Address;
   const mint = requirements.asset as Address;
-  const [treasury] = await findAssociatedTokenPda({
-    owner: config.upto.treasuryOwner,
-    mint,
-    tokenProgram: open.tokenProgram,
-  });
+  const payTo = requirements.payTo as Address;
+  const [[treasury], [payToAccount]] = await Promise.all([
+    findAssociatedTokenPda({ owner: config.upto.treasuryOwner, mint, tokenProgram: open.tokenProgram }),
+    findAssociatedTokenPda({ owner: payTo, mint, tokenProgram: open.tokenProgram }),
+  ]);
   const [accounts, slot, simulation] = await Promise.all([
-    fetchAccounts(config, [mint, channelId, treasury]),
+    // payTo's token account rides on the same read: no round trip of its own.
+    fetchAccounts(config, [mint, channelId, treasury, payToAccount]),
     rpcCall<number>(config, "getSlot", [{ commitment: "confirmed" }]).then(BigInt),
     // The fee payer has not signed yet; the deposit leaves the buyer's token account.
     options.simulate ? simulateSignedPayment(config, tx, "token_rent_fronted") : Promise.resolve(null),
@@ -235,6 +237,19 @@ export async function verifyUptoDeposit(
     return rejection(
       "invalid_upto_svm_treasury_account_missing",
       `The payment-channels treasury token account ${treasury} for ${mint} does not exist, so the channel could never be closed; this asset cannot be used for upto here`,
+      { payer },
+    );
+  }
+  // Before the buyer's money is locked and the fee payer fronts the channel's rent: a channel no claim could pay out.
+  const payout = payoutAccountProblem(accounts.get(payToAccount) ?? null, {
+    owner: payTo,
+    mint,
+    tokenProgram: open.tokenProgram,
+  });
+  if (payout) {
+    return rejection(
+      "invalid_upto_svm_payout_account_unusable",
+      `${unpayablePayToMessage(payTo, payToAccount, mint, payout)}; no deposit was taken`,
       { payer },
     );
   }

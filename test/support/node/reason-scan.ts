@@ -343,7 +343,10 @@ function implementationIndex(
     }
     return map;
   };
-  return (member) => (index ??= build()).get(member) ?? [];
+  return (member) => {
+    index ??= build();
+    return index.get(member) ?? [];
+  };
 }
 
 function isModuleLevel(declaration: ts.VariableDeclaration): boolean {

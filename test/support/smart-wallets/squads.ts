@@ -14,7 +14,7 @@ import {
   type KeyPairSigner,
   type TransactionSigner,
 } from "@solana/kit";
-import { Connection, PublicKey, TransactionInstruction, TransactionMessage } from "@solana/web3.js";
+import { type Connection, PublicKey, TransactionInstruction, TransactionMessage } from "@solana/web3.js";
 import { getTransferCheckedInstruction } from "@solana-program/token";
 import * as multisig from "@sqds/multisig";
 

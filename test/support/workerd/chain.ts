@@ -17,9 +17,25 @@ import { inject } from "vitest";
 import { MEMO_PROGRAM_ADDRESS } from "../../../src/chain/token-programs";
 import { signWireTransaction } from "../sign-transaction";
 
-/** The shared local chain of the worker tests (started by test/global-setup.ts), over plain JSON-RPC. */
+let chainUrlInUse: string | null = null;
+
+/**
+ * The shared local chain of the worker tests (started by test/global-setup.ts), over plain JSON-RPC; another chain of
+ * test/global-setup.ts while a test has switched to it (`useChain`).
+ */
 export function chainRpc<T = unknown>(method: string, params: unknown[]): Promise<T> {
-  return rpcAt<T>(inject("localnetUrl"), method, params);
+  return rpcAt<T>(chainUrlInUse ?? inject("localnetUrl"), method, params);
+}
+
+/**
+ * Every helper here (and the fixtures built on them) talks to the chain at `url` until the returned function is
+ * called: for a test that needs a chain of its own (beforeAll / afterAll around it; a file's tests run one at a time).
+ */
+export function useChain(url: string): () => void {
+  chainUrlInUse = url;
+  return () => {
+    chainUrlInUse = null;
+  };
 }
 
 /** One JSON-RPC call to the chain at `url` (the shared chain, or the warpable one of test/global-setup.ts). */

@@ -110,7 +110,9 @@ function watchedD1(
  */
 function watchedStorage(real: DurableObjectStorage, by: string, watch: Watch, inMethod: () => boolean) {
   let turnOpen = false;
-  const newTurn = () => void (turnOpen = false);
+  const newTurn = () => {
+    turnOpen = false;
+  };
   const wrote = (what: string) => {
     if (turnOpen) return;
     turnOpen = true;
@@ -199,7 +201,9 @@ export async function durableCommitsOf(
         this.__inMethod--;
       }
     };
-    restore.push(async () => void (prototype[method] = original));
+    restore.push(async () => {
+      prototype[method] = original;
+    });
   }
   try {
     const response = await request({ DB: watchedD1(env.DB, "worker", watch, () => !watch.answered) });

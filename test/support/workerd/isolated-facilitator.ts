@@ -1,7 +1,7 @@
 import { address } from "@solana/kit";
 import { expect } from "vitest";
 import { labelledKeypair } from "../../../scripts/lib/keypair";
-import { chainRpc, fundedBuyer } from "./chain";
+import { chainRpc, type fundedBuyer } from "./chain";
 import { activatedSeller, DEVNET, signAsBuyer } from "./payment-fixtures";
 import { callWithEnv } from "./worker-http";
 

@@ -159,7 +159,12 @@ export function d1FailingOn(matches: (sql: string) => boolean) {
       return typeof value === "function" ? value.bind(target) : value;
     },
   });
-  return { db, heal: () => void (healed = true) };
+  return {
+    db,
+    heal: () => {
+      healed = true;
+    },
+  };
 }
 
 /** The mirror's update (store/ledger-object-store.ts mirrorToD1). */
@@ -205,7 +210,12 @@ export function failingLedger(methods: LedgerMethod[], mode: "before-commit" | "
       return typeof value === "function" ? value.bind(target) : value;
     },
   });
-  return { namespace, heal: () => void (healed = true) };
+  return {
+    namespace,
+    heal: () => {
+      healed = true;
+    },
+  };
 }
 
 /**

@@ -90,7 +90,7 @@ export function shapeProblems(value: unknown, shape: Shape, at = "$", optional =
     return [`${at}: ${JSON.stringify(value)} not in ${JSON.stringify(shape.enum)}`];
   const problems: string[] = [];
   if (Array.isArray(value) && shape.items)
-    value.forEach((item, i) => problems.push(...shapeProblems(item, shape.items!, `${at}[${i}]`)));
+    for (const [i, item] of value.entries()) problems.push(...shapeProblems(item, shape.items!, `${at}[${i}]`));
   if (hasType(value, "object")) {
     const record = value as Record<string, unknown>;
     for (const key of shape.required ?? [])

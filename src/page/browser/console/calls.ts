@@ -62,7 +62,7 @@ function showCall(
   let curl = "curl -X " + method + " " + quote(url);
   if (body !== undefined) curl += " -H 'Content-Type: application/json' --data " + quote(JSON.stringify(body));
   const target = new URL(url);
-  const rpcMethod = body && body.jsonrpc && typeof body.method === "string" ? " " + body.method : "";
+  const rpcMethod = body?.jsonrpc && typeof body.method === "string" ? " " + body.method : "";
   const details = el(
     "details",
     { class: "call" },

@@ -104,7 +104,7 @@ export async function refreshBalance(sweepCron: string): Promise<void> {
     rows.push(["Next sweep", "nothing to pay yet"]);
   }
   const last = health?.settlementKeeper?.jobs?.sweep ?? health?.lastSweepRun;
-  if (last && last.at) {
+  if (last?.at) {
     rows.push([
       "Last sweep run",
       formatTime(last.at) +

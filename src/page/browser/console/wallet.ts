@@ -177,7 +177,7 @@ export async function confirmed(
     await new Promise((resolve) => setTimeout(resolve, CONFIRMATION_POLL_MS));
     const result = await rpc<{ value?: (SignatureStatus | null)[] }>(section, "getSignatureStatuses", [[signature]]);
     const status = result?.value?.[0];
-    if (status && status.err)
+    if (status?.err)
       throw new Error("the transaction " + signature + " failed on chain: " + JSON.stringify(status.err));
     if (status && (status.confirmationStatus === "confirmed" || status.confirmationStatus === "finalized")) return;
     if (progress) progress(Math.round((Date.now() - started) / 1000));

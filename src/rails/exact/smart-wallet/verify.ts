@@ -41,6 +41,19 @@ export interface VerifiedSmartWalletPayment {
   vaultExists: true;
 }
 
+/** What settle needs of a smart-wallet payment sent before, to let the ledger answer it. */
+export type SmartWalletPaymentOnRecord = Pick<
+  VerifiedSmartWalletPayment,
+  "accepted" | "tx" | "messageHash" | "merchantWallet" | "destination" | "mint"
+>;
+
+/**
+ * At /settle, a smart-wallet payment whose simulation the chain refuses because it was sent before (already processed,
+ * or its blockhash gone since). It is the chain's refusal (a caller that does not look further answers it), carrying
+ * the payment for the ledger to answer instead when it holds it (settlement/settle-engine.ts answerRecordedPayment).
+ */
+export type SmartWalletPaymentSentBefore = PaymentRejection & { sentBefore: SmartWalletPaymentOnRecord };
+
 /**
  * Verifies a smart-wallet payment by outcome (docs/money-rules.md "Smart-wallet payments"): the rules that need no
  * chain (./rules.ts), the buyer's signature, then one simulation with inner instructions beside one batched read of
@@ -52,8 +65,8 @@ export async function verifySmartWalletPayment(
   accepted: AcceptedRequirements,
   candidate: SmartWalletCandidate,
   payee: SmartWalletPayee,
-  options: { ledger?: D1Database },
-): Promise<VerifiedSmartWalletPayment | PaymentRejection> {
+  options: { simulate: boolean; ledger?: D1Database },
+): Promise<VerifiedSmartWalletPayment | SmartWalletPaymentSentBefore | PaymentRejection> {
   const { requirements, amount } = accepted;
   const { tx, messageHash } = candidate;
   if (requirements.asset === NATIVE_SOL_ALLOWLIST_ADDRESS) {
@@ -132,10 +145,17 @@ export async function verifySmartWalletPayment(
     }
     rememberExists(payee.vault);
   }
-  if (!simulation.ok) return explainChainRefusal(options.ledger, messageHash, { ...simulation, payer: signer });
-
   const owner = payee.form === "wallet" ? payee.owner : payee.vault;
   const destination = await associatedTokenAccountOf(owner, mintAddress, mint.tokenProgram);
+  const merchantWallet = payee.form === "wallet" ? payee.owner : payee.merchantWallet;
+  if (!simulation.ok) {
+    const refusal = { ...simulation, payer: signer };
+    // /settle (whose send would otherwise be the simulation): a payment sent before is the ledger's to answer.
+    if (!options.simulate && sentBefore(refusal))
+      return { ...refusal, sentBefore: { accepted, tx, messageHash, merchantWallet, destination, mint } };
+    return explainChainRefusal(options.ledger, messageHash, refusal);
+  }
+
   const found = findSmartWalletPayment(simulation.innerInstructions, {
     feePayer: config.feePayer.address,
     mint: mintAddress,
@@ -156,10 +176,15 @@ export async function verifySmartWalletPayment(
     messageHash,
     transfer,
     payer,
-    merchantWallet: payee.form === "wallet" ? payee.owner : payee.merchantWallet,
+    merchantWallet,
     destination,
     mint,
     needsProvisioning: false,
     vaultExists: true,
   };
+}
+
+/** The chain's words for a transaction it has processed, or whose blockhash has gone since (it may have landed). */
+function sentBefore(refusal: PaymentRejection): boolean {
+  return refusal.reason === "duplicate_settlement" || refusal.reason === "blockhash_expired";
 }

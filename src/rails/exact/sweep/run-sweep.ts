@@ -3,7 +3,7 @@ import { confirmAll } from "../../../chain/confirm-many";
 import { signFacilitatorTransaction } from "../../../chain/facilitator-transaction";
 import { bookExposure, settleExposure, trimExposure } from "../../../chain/fee-payer-budget/budget";
 import { FEE_PAYER_BELOW_MINIMUM, optionalSpendingPause, type SpendingPause } from "../../../chain/fee-payer-floor";
-import { sendWithPreflight } from "../../../chain/send-transaction";
+import { type SendOutcome, sendWithPreflight } from "../../../chain/send-transaction";
 import { describe } from "../../../chain/transaction-errors";
 import type { Config } from "../../../platform/config/load-config";
 import { log } from "../../../platform/observability/log";
@@ -186,7 +186,7 @@ async function sweepHeldRails(
     const item = items[index]!;
     const tx = transactions.get(index)!;
     const { wireBase64, signature } = await signFacilitatorTransaction(config, blockhash, tx.instructions);
-    let outcome;
+    let outcome: SendOutcome;
     try {
       outcome = await sendWithPreflight(config, wireBase64);
     } catch (error) {

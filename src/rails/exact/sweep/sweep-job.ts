@@ -1,5 +1,5 @@
 import type { JobRunSummary } from "../../../jobs/job-run";
-import type { ScheduledJob } from "../../../jobs/scheduled";
+import type { ScheduledJob } from "../../../jobs/scheduled-job";
 import { defaultSweepOptions, runSweep, type SweepReport } from "./run-sweep";
 
 /** The Cron Trigger's sweep: the same engine with the configured defaults, within SWEEP_JOB_SUBREQUEST_BUDGET (../sweep/budget.ts). */

@@ -1,5 +1,5 @@
 import { type JobRunSummary, summarizeKeeperRun } from "../../../jobs/job-run";
-import type { ScheduledJob } from "../../../jobs/scheduled";
+import type { ScheduledJob } from "../../../jobs/scheduled-job";
 import { maxPaymentsPerRun } from "./budget";
 import { type KeeperReport, runEscrowKeeper } from "./run-keeper";
 

@@ -193,7 +193,7 @@ async function plan(config: Config, rows: readonly WatchedPayment[], nowMs: numb
         owners.map(async (owner) => (await findAssociatedTokenPda({ owner, mint: payment.mint, tokenProgram }))[0]),
       );
       atas.set(tokenProgram, derived);
-      derived.forEach((ata) => wanted.add(ata));
+      for (const ata of derived) wanted.add(ata);
     }
     wanted.add(payment.mint);
     candidates.set(p, { mint: payment.mint, atas });

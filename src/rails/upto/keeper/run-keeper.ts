@@ -177,7 +177,7 @@ async function plan(config: Config, rows: readonly DueChannel[], nowMs: number):
 /** Only channels whose deposit this facilitator's ledger shows confirmed (or the chain does, ahead of the ledger). */
 function depositGate(row: DueChannel, status: FundingStatus | undefined): KeeperGate | null {
   const deposit = row.deposit;
-  if (!deposit || deposit.scheme !== "upto")
+  if (deposit?.scheme !== "upto")
     return { kind: "drop", why: "no upto deposit of this channel in the settlement ledger" };
   if (deposit.state === "failed")
     return { kind: "drop", why: `deposit ${deposit.signature} failed (settlement ledger)` };

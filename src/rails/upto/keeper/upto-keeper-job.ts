@@ -1,5 +1,5 @@
 import { type JobRunSummary, summarizeKeeperRun } from "../../../jobs/job-run";
-import type { ScheduledJob } from "../../../jobs/scheduled";
+import type { ScheduledJob } from "../../../jobs/scheduled-job";
 import { jobSubrequestBudget } from "../../../platform/config/workers-plan";
 import { maxChannelsWithinBudget, UPTO_KEEPER_SUBREQUEST_BUDGET } from "./budget";
 import { runUptoKeeper, type UptoKeeperReport } from "./run-keeper";

@@ -34,6 +34,7 @@ export function uptoBuilderRoutes(): RouteDef[] {
         ...SOURCE_FUNDS_REASONS,
         ...CHANNEL_TERMS_REASONS,
         "invalid_upto_svm_payload_amount_below_minimum",
+        "invalid_upto_svm_payout_account_unusable",
       ],
       handler: async (c, { body }) => c.json(await buildUptoDeposit(c.var.config, body)),
     }),

@@ -1,0 +1,89 @@
+import { describe, expect, it } from "vitest";
+import { isChecked, longLines } from "../../scripts/check-line-length";
+import { rewrapComments } from "../../scripts/rewrap-comments";
+
+const words = (count: number, word = "word") => Array.from({ length: count }, () => word).join(" ");
+
+describe("the line-length check (scripts/check-line-length.ts)", () => {
+  it("names each line past the limit, counting characters, not bytes", () => {
+    const text = ["short", "x".repeat(121), `// ${"é".repeat(117)}`, "y".repeat(120)].join("\n");
+    expect(longLines("f.ts", text)).toEqual(["f.ts:2: 121 characters"]);
+    expect(longLines("f.ts", text, 100)).toEqual([
+      "f.ts:2: 121 characters",
+      "f.ts:3: 120 characters",
+      "f.ts:4: 120 characters",
+    ]);
+  });
+
+  it("reads the hand-written TypeScript and JavaScript of the checked folders, not snapshots or generated files", () => {
+    for (const file of ["src/app.ts", "test/unit/x.test.ts", "scripts/start.ts", "bench/run.ts", "localnet/main.ts"])
+      expect(isChecked(file), file).toBe(true);
+    for (const file of [
+      "test/worker/__surface__/openapi.json",
+      "test/worker/__surface__/x.ts",
+      "src/db.generated.ts",
+      "static/assets/console.js",
+      "demo/run.ts",
+      "test/support/pr402-contract.json",
+      "localnet/programs/sla-escrow/sla_escrow.c",
+    ])
+      expect(isChecked(file), file).toBe(false);
+  });
+});
+
+describe("the comment rewrap (scripts/rewrap-comments.ts)", () => {
+  it("refills a long JSDoc line with the rest of its paragraph, keeping indentation and markers", () => {
+    const source = [
+      "  /**",
+      `   * ${words(30)}`,
+      `   * ${words(3, "tail")}`,
+      "   *",
+      "   * next paragraph",
+      "   */",
+      "  x = 1;",
+    ];
+    const { text, leftForHand } = rewrapComments("f.ts", source.join("\n"));
+    const lines = text.split("\n");
+    expect(leftForHand).toEqual([]);
+    expect(longLines("f.ts", text)).toEqual([]);
+    expect(lines.slice(1, 3).every((line) => line.startsWith("   * "))).toBe(true);
+    expect(
+      lines
+        .slice(1, 3)
+        .join(" ")
+        .replace(/\s*\* /g, " ")
+        .trim()
+        .split(/\s+/),
+    ).toEqual([...words(30).split(" "), ...words(3, "tail").split(" ")]);
+    expect(lines.slice(3)).toEqual(["   *", "   * next paragraph", "   */", "  x = 1;"]);
+  });
+
+  it("turns a long one-line /** */ into a block and moves a long trailing // comment above its code", () => {
+    const source = [`/** ${words(28)} */`, "const a = 1;", `const b = "keep // this" + a; // ${words(24)}`].join("\n");
+    const { text } = rewrapComments("f.ts", source);
+    expect(longLines("f.ts", text)).toEqual([]);
+    expect(text.split("\n")[0]).toBe("/**");
+    const lines = text.split("\n");
+    expect(lines.at(-1)).toBe('const b = "keep // this" + a;');
+    expect(lines.at(-2)).toMatch(/^\/\/ word( word)*$/);
+  });
+
+  it("leaves strings, directives and laid-out comments alone and lists them", () => {
+    const long = `const s = "${words(30)}"; // short`;
+    const directive = `// biome-ignore lint/suspicious/noExplicitAny: ${words(20)}`;
+    const table = ` *   column:    ${words(25)}`;
+    const source = [long, directive, "/**", table, " */"].join("\n");
+    const { text, leftForHand } = rewrapComments("f.ts", source);
+    expect(text).toBe(source);
+    expect(leftForHand).toEqual([
+      "f.ts:1: code longer than 120 before its comment (split the string first)",
+      "f.ts:2: a directive",
+      "f.ts:4: laid out by hand (aligned text or a drawing)",
+    ]);
+  });
+
+  it("never touches a // inside a template literal", () => {
+    const source = `const t = \`\n${words(30)} // not a comment\n\`;`;
+    expect(rewrapComments("f.ts", source).text).toBe(source);
+  });
+});
