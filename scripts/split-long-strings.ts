@@ -11,6 +11,8 @@
  * that cannot keep its meaning, left and listed for a hand edit. The type checker has the last word: a split that
  * turns a literal type into `string` is a type error to undo by hand.
  *
+ * The pages' HTML documents are the exception: their long lines are broken in the markup (`wrapHtmlLines`).
+ *
  * Usage: `tsx scripts/split-long-strings.ts [file ...]` (with no files: every file the line check reads).
  */
 import { readFileSync, writeFileSync } from "node:fs";
@@ -156,12 +158,90 @@ export function splitLongStrings(fileName: string, source: string, max = MAX_LIN
   return { text, leftForHand };
 }
 
+/**
+ * The pages' HTML documents (src/page/*-html.ts) are templates of markup: a long line there is broken at a space
+ * between words or attributes, as one would write HTML, not split into a concatenation. The string changes only in
+ * whitespace where HTML collapses it: never inside an attribute value, inside `<pre>` content or inside `${…}`.
+ */
+export const HTML_DOCUMENT = /(?:^|\/)src\/page\/[^/]*-html\.ts$/;
+
+export function wrapHtmlLines(source: string, max = MAX_LINE_LENGTH): string {
+  const start = source.indexOf("`");
+  if (start < 0) return source;
+  const out: string[] = [];
+  let inTag = false;
+  let quote: string | null = null;
+  let inPre = false;
+  let exprDepth = 0;
+  let offset = 0;
+  for (const line of source.split("\n")) {
+    const lineStart = offset;
+    offset += line.length + 1;
+    if (lineStart + line.length < start) {
+      out.push(line);
+      continue;
+    }
+    const indent = /^\s*/.exec(line)![0];
+    let rest = line;
+    let restIndent = "";
+    const candidates: number[] = [];
+    for (let i = 0; i < line.length; i++) {
+      const at = lineStart + i;
+      if (at <= start) continue;
+      const c = line[i]!;
+      if (exprDepth > 0) {
+        if (c === "{") exprDepth++;
+        else if (c === "}") exprDepth--;
+        continue;
+      }
+      if (c === "$" && line[i + 1] === "{") {
+        exprDepth = 1;
+        i++;
+        continue;
+      }
+      if (quote) {
+        if (c === quote) quote = null;
+        continue;
+      }
+      if (inTag && (c === '"' || c === "'")) quote = c;
+      else if (c === "<") {
+        inTag = true;
+        if (/^<pre\b/i.test(line.slice(i))) inPre = true;
+        if (/^<\/pre>/i.test(line.slice(i))) inPre = false;
+      } else if (c === ">") inTag = false;
+      else if (c === " " && i > indent.length && (!inPre || inTag)) candidates.push(i);
+    }
+    // Break at the last candidate space that lets the line fit, again on what is left.
+    let cut = 0;
+    while (width(restIndent + rest) > max) {
+      const room = max - width(restIndent);
+      const fitting = candidates.filter((i) => i > cut && i - cut <= room);
+      if (fitting.length === 0) break;
+      const at = fitting.at(-1)!;
+      out.push(restIndent + line.slice(cut, at).replace(/^\s+/, restIndent === "" ? indent : ""));
+      cut = at + 1;
+      restIndent = indent;
+      rest = line.slice(cut);
+    }
+    out.push(cut === 0 ? line : restIndent + rest);
+  }
+  return out.join("\n");
+}
+
 function main(argv: string[]): number {
   const files = argv.length > 0 ? argv.map((file) => path.relative(ROOT, path.resolve(file))) : checkedFiles();
   let changed = 0;
   const left: string[] = [];
   for (const file of files) {
     const source = readFileSync(path.join(ROOT, file), "utf8");
+    if (HTML_DOCUMENT.test(file)) {
+      const wrapped = wrapHtmlLines(source);
+      if (wrapped !== source) {
+        changed++;
+        writeFileSync(path.join(ROOT, file), wrapped);
+      }
+      continue;
+    }
     const result = splitLongStrings(file, source);
     left.push(...result.leftForHand);
     if (result.text === source) continue;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { isChecked, longLines } from "../../scripts/check-line-length";
 import { rewrapComments } from "../../scripts/rewrap-comments";
-import { splitLongStrings } from "../../scripts/split-long-strings";
+import { splitLongStrings, wrapHtmlLines } from "../../scripts/split-long-strings";
 
 const words = (count: number, word = "word") => Array.from({ length: count }, () => word).join(" ");
 
@@ -118,5 +118,24 @@ describe("the string split (scripts/split-long-strings.ts)", () => {
     const { text, leftForHand } = splitLongStrings("f.ts", source);
     expect(text).toBe(source);
     expect(leftForHand).toHaveLength(3);
+  });
+});
+
+describe("the HTML documents' line breaks (scripts/split-long-strings.ts wrapHtmlLines)", () => {
+  it("breaks markup at spaces between words and attributes, never in an attribute value, <pre> content or an expression", () => {
+    const long = `  <p class="a b">${words(20)} <input placeholder="${words(8)}" \${x ? "${words(6)}" : ""}></p>`;
+    const pre = `  <pre id="p">${words(30)}</pre>`;
+    const source = ["/** page */", "export const HTML = `<!doctype html>", long, pre, "`;"].join("\n");
+    const wrapped = wrapHtmlLines(source);
+    expect(wrapped.replace(/\s+/g, " ")).toBe(source.replace(/\s+/g, " "));
+    expect(
+      wrapped
+        .split("\n")
+        .filter((line) => line.includes("<p class"))
+        .every((line) => line.length <= 120),
+    ).toBe(true);
+    expect(wrapped).toContain(`placeholder="${words(8)}"`);
+    expect(wrapped).toContain(`\${x ? "${words(6)}" : ""}`);
+    expect(wrapped).toContain(`>${words(30)}</pre>`); // the content keeps its one line
   });
 });
