@@ -122,7 +122,7 @@ describe("the string split (scripts/split-long-strings.ts)", () => {
 });
 
 describe("the HTML documents' line breaks (scripts/split-long-strings.ts wrapHtmlLines)", () => {
-  it("breaks markup at spaces between words and attributes, never in an attribute value, <pre> content or an expression", () => {
+  it("breaks markup at spaces between words and attributes, not in attribute values, <pre> text or expressions", () => {
     const long = `  <p class="a b">${words(20)} <input placeholder="${words(8)}" \${x ? "${words(6)}" : ""}></p>`;
     const pre = `  <pre id="p">${words(30)}</pre>`;
     const source = ["/** page */", "export const HTML = `<!doctype html>", long, pre, "`;"].join("\n");
