@@ -5,7 +5,8 @@
  * Real: the local chain (Swig stand-in), the Worker under workerd, @swig-wallet/kit. Between the Worker and the chain
  * runs test/support/node/rpc-fault-proxy.ts: it stands for what a real cluster can do that the local chain, which
  * simulates and executes in one step, cannot — a simulation that shows another outcome than the execution, and a
- * send whose preflight saw older state.
+ * send whose preflight saw older state. Also here: a buyer whose payments keep failing meets the per-buyer failure cap,
+ * and what one payment costs in RPC calls.
  */
 import {
   type Address,
@@ -29,6 +30,8 @@ import { type SmartWalletTransfer, smartWalletExactClient } from "../support/sma
 
 const USDC = address(CLUSTERS.devnet.usdcMint);
 const PRICE_RAW = 10_000n;
+/** The per-buyer cap on payments that failed at the fee payer's cost (each test's buyer is its own wallet). */
+const FAILURES_PER_BUYER = 2;
 
 let chain: RunningLocalnet;
 let proxy: Awaited<ReturnType<typeof startRpcFaultProxy>>;
@@ -46,7 +49,11 @@ beforeAll(async () => {
   worker = await startWorker({
     rpcUrl: `${proxy.url}/s/smart`,
     feePayerSecretKeyBase58: feePayer.secretKeyBase58,
-    vars: { SVC_EXACT_SMART_WALLETS: "true", SVC_SETTLE_CONFIRMATION: "poll" },
+    vars: {
+      SVC_EXACT_SMART_WALLETS: "true",
+      SVC_SETTLE_CONFIRMATION: "poll",
+      SVC_FEE_PAYER_MAX_FAILURES_PER_PAYER_PER_DAY: String(FAILURES_PER_BUYER),
+    },
   });
   api = `${worker.url}/api/v1/facilitator`;
   seller = randomKeypair().address as Address;
@@ -63,6 +70,17 @@ const setMode = (mode: FaultMode) =>
   fetch(`${proxy.url}/control/smart`, { method: "POST", body: JSON.stringify(mode) }).then((r) => r.text());
 const lamportsOf = async (account: string) =>
   BigInt((await chainRpc<{ value: number | string }>(chain.url, "getBalance", [account])).value);
+/** The JSON-RPC calls the Worker made while `run` ran (the proxy counts them by method). */
+async function rpcCallsOf(run: () => Promise<unknown>): Promise<Record<string, number>> {
+  const counted = async () => (await (await fetch(`${proxy.url}/control/smart`)).json()) as Record<string, number>;
+  const before = await counted();
+  await run();
+  const made: Record<string, number> = {};
+  for (const [method, count] of Object.entries(await counted())) {
+    if (count > (before[method] ?? 0)) made[method] = count - (before[method] ?? 0);
+  }
+  return made;
+}
 const balanceOf = async (account: string) => (await tokenAccountBalance(chain.url, account)) ?? 0n;
 
 async function sendOwn(payer: KeyPairSigner, instructions: Instruction[]): Promise<void> {
@@ -151,6 +169,63 @@ describe("a smart-wallet payment that executes differently from its simulation",
     } finally {
       await setMode({});
     }
+  }, 120_000);
+});
+
+describe("a smart-wallet buyer whose payments keep failing at the fee payer's cost", () => {
+  it("is refused once the per-buyer failure cap is reached: the fee payer loses exactly the booked fees, no more", async () => {
+    const { owner, wallet, source } = await swigBuyer();
+    const decoy = randomKeypair().address as Address;
+    await fundFromFaucet(chain.url, decoy, 1_000_000_000, 1);
+    const [decoyAta] = await findAssociatedTokenPda({ owner: decoy, mint: USDC, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+    const payDecoy = () =>
+      paymentBody(async (transfer) =>
+        swigTransferInstructions(await loadSwig(wallet), owner, { ...transfer, source, destination: decoyAta }),
+      );
+    const feePayerBefore = await lamportsOf(feePayer.address);
+    let chargedFees = 0n;
+    await setMode({ simulationShows: { of: decoyAta, instead: sellerAta } });
+    try {
+      for (let failure = 0; failure < FAILURES_PER_BUYER; failure++) {
+        const settled = await post("/settle", await payDecoy());
+        expect(settled.errorReason, JSON.stringify(settled)).toBe("post_settlement_transfer_not_confirmed");
+        const landed = await chainRpc<{ meta: { fee: number } }>(chain.url, "getTransaction", [
+          settled.transaction,
+          { encoding: "json", commitment: "confirmed", maxSupportedTransactionVersion: 0 },
+        ]);
+        chargedFees += BigInt(landed.meta.fee);
+      }
+      // Every lamport the failures cost is the network fee booked before each send, no more.
+      expect(await lamportsOf(feePayer.address)).toBe(feePayerBefore - chargedFees);
+      // The next payment of the same wallet is refused before anything is signed or sent.
+      const refused = await post("/settle", await payDecoy());
+      expect(refused.success).toBe(false);
+      expect(refused.errorReason, JSON.stringify(refused)).toBe("fee_payer_failures_per_payer_exceeded");
+      expect(refused.transaction ?? "").toBe("");
+      expect(await lamportsOf(feePayer.address)).toBe(feePayerBefore - chargedFees);
+    } finally {
+      await setMode({});
+    }
+  }, 120_000);
+});
+
+describe("what a smart-wallet payment costs in RPC calls (warm)", () => {
+  it("/verify: the simulation; /settle: the simulation, the send, the confirmation polls and one landed-transaction read", async () => {
+    const { owner, wallet, source } = await swigBuyer();
+    const pay = () =>
+      paymentBody(async (transfer) => swigTransferInstructions(await loadSwig(wallet), owner, { ...transfer, source }));
+    // The first payment warms the isolate up (the mint is read once and kept).
+    const warmUp = await pay();
+    expect((await post("/verify", warmUp)).isValid).toBe(true);
+    expect((await post("/settle", warmUp)).success).toBe(true);
+    const body = await pay();
+    const verify = await rpcCallsOf(async () => expect((await post("/verify", body)).isValid).toBe(true));
+    expect(verify).toEqual({ simulateTransaction: 1 });
+    const settle = await rpcCallsOf(async () => expect((await post("/settle", body)).success).toBe(true));
+    // SVC_SETTLE_CONFIRMATION=poll: how many status reads depends on when the slot lands; every other call is exact.
+    const { getSignatureStatuses: polls, ...exact } = settle;
+    expect(polls).toBeGreaterThanOrEqual(1);
+    expect(exact).toEqual({ simulateTransaction: 1, sendTransaction: 1, getTransaction: 1 });
   }, 120_000);
 });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { isChecked, longLines } from "../../scripts/check-line-length";
 import { rewrapComments } from "../../scripts/rewrap-comments";
+import { splitLongStrings } from "../../scripts/split-long-strings";
 
 const words = (count: number, word = "word") => Array.from({ length: count }, () => word).join(" ");
 
@@ -15,7 +16,7 @@ describe("the line-length check (scripts/check-line-length.ts)", () => {
     ]);
   });
 
-  it("reads the hand-written TypeScript and JavaScript of the checked folders, not snapshots or generated files", () => {
+  it("reads the hand-written TypeScript and JavaScript of the checked folders, not snapshots or generated ones", () => {
     for (const file of ["src/app.ts", "test/unit/x.test.ts", "scripts/start.ts", "bench/run.ts", "localnet/main.ts"])
       expect(isChecked(file), file).toBe(true);
     for (const file of [
@@ -85,5 +86,37 @@ describe("the comment rewrap (scripts/rewrap-comments.ts)", () => {
   it("never touches a // inside a template literal", () => {
     const source = `const t = \`\n${words(30)} // not a comment\n\`;`;
     expect(rewrapComments("f.ts", source).text).toBe(source);
+  });
+});
+
+describe("the string split (scripts/split-long-strings.ts)", () => {
+  /** The value of the one expression a snippet assigns to `x`, evaluated (the snippets are plain JavaScript). */
+  const evaluated = (source: string, scope: Record<string, unknown> = {}) =>
+    new Function(...Object.keys(scope), `${source}; return x;`)(...Object.values(scope));
+
+  it("splits a long string and template at a space into a concatenation of the same value", () => {
+    const plain = `const x = "${words(30)}";`;
+    const template = `const x = \`${words(12)} \${n} ${words(15)}\`;`;
+    for (const source of [plain, template]) {
+      const { text, leftForHand } = splitLongStrings("f.ts", source);
+      expect(leftForHand).toEqual([]);
+      expect(text).toContain(" +\n");
+      expect(longLines("f.ts", text)).toEqual([]);
+      expect(evaluated(text, { n: 7 })).toBe(evaluated(source, { n: 7 }));
+    }
+  });
+
+  it("wraps a literal in parentheses where + would bind differently", () => {
+    const source = `const x = "${words(30)}".length;`;
+    const { text } = splitLongStrings("f.ts", source);
+    expect(text.startsWith('const x = ("word')).toBe(true);
+    expect(evaluated(text)).toBe(evaluated(source));
+  });
+
+  it("leaves a literal type, an import path and an enum member alone, and lists them", () => {
+    const source = [`type T = "${words(30)}";`, `import "${words(30)}";`, `enum E { A = "${words(30)}" }`].join("\n");
+    const { text, leftForHand } = splitLongStrings("f.ts", source);
+    expect(text).toBe(source);
+    expect(leftForHand).toHaveLength(3);
   });
 });

@@ -190,6 +190,8 @@ describe("exact in discovery", () => {
       payToForms: ["vault", "wallet"],
       // The fee a seller that activated its own vault pays: the Config's discounted fee.
       sovereignFeeBps: "90",
+      // Smart-wallet buyers are verified by outcome unless the operator turns it off (SVC_EXACT_SMART_WALLETS).
+      features: { smartWalletSupported: true },
       // The sponsorship policy a client can read before paying (docs/money-rules.md), at the defaults.
       sponsorship: {
         failedPaymentsPerBuyerPerDay: "3",

@@ -160,6 +160,7 @@ describe("SVC_EXACT_WALLET_PAYTO", () => {
         maxComputeUnitLimit: "200000",
         recommendedComputeUnitPrice: "1",
         payToForms: ["wallet"],
+        features: { smartWalletSupported: true },
         sponsorship: {
           maxComputeUnitPrice: "50000",
           maxPriorityFeeLamports: "10000",
@@ -170,6 +171,16 @@ describe("SVC_EXACT_WALLET_PAYTO", () => {
         },
       });
     }
+  });
+
+  it("verifies smart-wallet buyers by default, in production too; the operator can turn it off", async () => {
+    const exactExtra = async (overrides: Record<string, string>) => {
+      const { body } = await callWithEnv(overrides, "/supported");
+      return body.kinds.find((k: { scheme: string }) => k.scheme === "exact").extra;
+    };
+    expect((await exactExtra({})).features).toEqual({ smartWalletSupported: true });
+    expect((await exactExtra(PRODUCTION_WITHOUT_UNIVERSAL_SETTLE)).features).toEqual({ smartWalletSupported: true });
+    expect((await exactExtra({ SVC_EXACT_SMART_WALLETS: "false" })).features).toBeUndefined();
   });
 
   it("with the wallet form only, enrich keeps a wallet line's payTo and adds the fee payer; a vault line is rail_not_enabled", async () => {

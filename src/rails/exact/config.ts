@@ -58,8 +58,12 @@ const DEFAULT_SMART_WALLET_MAX_PRIORITY_FEE_MICRO_LAMPORTS = 50_000n;
 
 export const exactConfig = railConfigSlice({
   keys: {
-    /** Smart-wallet payments verified by their simulated outcome (official: `enableSmartWalletVerification`). */
-    SVC_EXACT_SMART_WALLETS: boolean(false),
+    /**
+     * Smart-wallet payments verified by their simulated outcome (official: `enableSmartWalletVerification`, off there).
+     * On: every lamport such a payment can cost the fee payer is its network fee, booked before the send under the
+     * per-buyer caps (docs/money-rules.md "Smart-wallet payments").
+     */
+    SVC_EXACT_SMART_WALLETS: boolean(true),
     /** Top-level programs a smart-wallet payment may call, separated by commas; empty = the official list. */
     SVC_EXACT_SMART_WALLET_PROGRAMS: mintList,
     SVC_EXACT_SMART_WALLET_MAX_COMPUTE_UNITS: integer(1, 1_400_000, DEFAULT_SMART_WALLET_MAX_COMPUTE_UNITS),

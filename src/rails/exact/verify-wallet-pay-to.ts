@@ -1,7 +1,6 @@
 import type { Address } from "@solana/kit";
 import { fetchAccounts } from "../../chain/accounts";
 import { type MintInfo, parseMint } from "../../chain/mint";
-import { verifyNonFeePayerSignatures } from "../../chain/signatures";
 import { simulateSignedPayment } from "../../chain/simulate";
 import type { DecodedTransaction } from "../../chain/wire-transaction";
 import type { Config } from "../../platform/config/load-config";
@@ -9,6 +8,7 @@ import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../platform/config/networks";
 import { explainChainRefusal } from "../../settlement/already-settled";
 import { type AcceptedRequirements, type PaymentRejection, rejection } from "../../x402/payment-verdict";
 import type { VerifySettleBody } from "../../x402/schemas";
+import { buyerSignatureRefusal } from "./buyer-signatures";
 import { cachedMint, rememberMint } from "./chain-cache";
 import { decodeExactPayment } from "./decode-payment";
 import { EXACT_BELOW_MINIMUM_REASON, exactBelowMinimumMessage, minimumPaymentRaw } from "./minimum-amount";
@@ -84,18 +84,8 @@ export async function verifyWalletPayment(
     );
   }
 
-  const signatures = await verifyNonFeePayerSignatures(tx);
-  if (!signatures.ok) {
-    return rejection(
-      signatures.missing
-        ? "invalid_exact_svm_payload_missing_signature"
-        : "invalid_exact_svm_payload_signature_invalid",
-      signatures.missing
-        ? `The transaction is missing the signature of ${signatures.signer}`
-        : `The signature of ${signatures.signer} does not verify`,
-      { payer },
-    );
-  }
+  const badSignature = await buyerSignatureRefusal(tx, payer);
+  if (badSignature) return badSignature;
 
   // The recipient's token account rides on the mint's read; with the mint cached nothing is read, and only a payment
   // the chain then refuses reads the recipient, to name a missing one (./recipient-token-account.ts).

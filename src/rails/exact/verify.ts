@@ -3,7 +3,6 @@ import { type AccountSnapshot, fetchAccounts } from "../../chain/accounts";
 import { isBase58Address } from "../../chain/base58";
 import { isBlockhashStillValid } from "../../chain/blockhash";
 import { type MintInfo, parseMint } from "../../chain/mint";
-import { verifyNonFeePayerSignatures } from "../../chain/signatures";
 import { simulateSignedPayment } from "../../chain/simulate";
 import { readTokenSource } from "../../chain/token-account";
 import type { DecodedTransaction } from "../../chain/wire-transaction";
@@ -18,6 +17,7 @@ import {
   selfPaymentRefusal,
 } from "../../x402/payment-verdict";
 import type { VerifySettleBody } from "../../x402/schemas";
+import { buyerSignatureRefusal } from "./buyer-signatures";
 import { cachedMint, isKnownToExist, rememberExists, rememberMint } from "./chain-cache";
 import { decodeExactPayment } from "./decode-payment";
 import { EXACT_BELOW_MINIMUM_REASON, exactBelowMinimumMessage, minimumPaymentRaw } from "./minimum-amount";
@@ -135,18 +135,8 @@ async function verifyEitherForm(
   const { tx, messageHash, transfer } = checked;
   const payer = transfer.authority;
 
-  const signatures = await verifyNonFeePayerSignatures(tx);
-  if (!signatures.ok) {
-    return rejection(
-      signatures.missing
-        ? "invalid_exact_svm_payload_missing_signature"
-        : "invalid_exact_svm_payload_signature_invalid",
-      signatures.missing
-        ? `The transaction is missing the signature of ${signatures.signer}`
-        : `The signature of ${signatures.signer} does not verify`,
-      { payer },
-    );
-  }
+  const badSignature = await buyerSignatureRefusal(tx, payer);
+  if (badSignature) return badSignature;
 
   const destination = isNativeSol
     ? expected.kind === "sol"

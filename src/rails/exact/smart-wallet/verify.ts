@@ -1,13 +1,13 @@
 import type { Address } from "@solana/kit";
 import { type AccountSnapshot, fetchAccounts } from "../../../chain/accounts";
 import { type MintInfo, parseMint } from "../../../chain/mint";
-import { verifyNonFeePayerSignatures } from "../../../chain/signatures";
 import { simulateWithInnerInstructions } from "../../../chain/simulate";
 import type { DecodedTransaction } from "../../../chain/wire-transaction";
 import type { Config } from "../../../platform/config/load-config";
 import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../../../platform/config/networks";
 import { explainChainRefusal } from "../../../settlement/already-settled";
 import { type AcceptedRequirements, type PaymentRejection, rejection } from "../../../x402/payment-verdict";
+import { buyerSignatureRefusal } from "../buyer-signatures";
 import { cachedMint, isKnownToExist, rememberExists, rememberMint } from "../chain-cache";
 import type { SmartWalletCandidate } from "../decode-payment";
 import { EXACT_BELOW_MINIMUM_REASON, exactBelowMinimumMessage, minimumPaymentRaw } from "../minimum-amount";
@@ -90,18 +90,8 @@ export async function verifySmartWalletPayment(
   // The wallet's signing key, until the simulation names the wallet itself.
   const signer = tx.staticAccounts[1]!;
   if (refused) return rejection(refused.reason, refused.message, { payer: signer });
-  const signatures = await verifyNonFeePayerSignatures(tx);
-  if (!signatures.ok) {
-    return rejection(
-      signatures.missing
-        ? "invalid_exact_svm_payload_missing_signature"
-        : "invalid_exact_svm_payload_signature_invalid",
-      signatures.missing
-        ? `The transaction is missing the signature of ${signatures.signer}`
-        : `The signature of ${signatures.signer} does not verify`,
-      { payer: signer },
-    );
-  }
+  const badSignature = await buyerSignatureRefusal(tx, signer);
+  if (badSignature) return badSignature;
 
   const mintAddress = requirements.asset as Address;
   const knownMint = cachedMint(mintAddress);
