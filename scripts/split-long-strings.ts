@@ -103,6 +103,7 @@ export function splitLongStrings(fileName: string, source: string, max = MAX_LIN
   const handled = new Set<number>();
   const visit = (node: ts.Node) => {
     if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateExpression(node)) {
+      if (isHtmlDocument(node, file)) return; // wrapHtmlLines breaks its lines
       trySplit(node);
       if (ts.isTemplateExpression(node)) for (const span of node.templateSpans) visit(span.expression);
       return;
@@ -165,9 +166,35 @@ export function splitLongStrings(fileName: string, source: string, max = MAX_LIN
  */
 export const HTML_DOCUMENT = /(?:^|\/)src\/page\/[^/]*-html\.ts$/;
 
-export function wrapHtmlLines(source: string, max = MAX_LINE_LENGTH): string {
-  const start = source.indexOf("`");
-  if (start < 0) return source;
+/** A template literal that is a whole HTML document (`<!doctype html>…`). */
+function isHtmlDocument(node: ts.Node, file: ts.SourceFile): boolean {
+  return (
+    (ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateExpression(node)) &&
+    /^`\s*<!doctype html>/i.test(node.getText(file))
+  );
+}
+
+export function wrapHtmlLines(source: string, max = MAX_LINE_LENGTH, fileName = "page.ts"): string {
+  // Only the templates that are HTML documents: other strings of the file (a header value) keep every space.
+  const file = ts.createSourceFile(fileName, source, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const documents: [number, number][] = [];
+  const visit = (node: ts.Node) => {
+    if (isHtmlDocument(node, file)) documents.push([node.getStart(file), node.end]);
+    else node.forEachChild(visit);
+  };
+  visit(file);
+  return documents.reduceRight((text, [from, to]) => {
+    const wrapped = wrapHtmlDocument(text.slice(from, to), max, text.lastIndexOf("\n", from) + 1, from);
+    return text.slice(0, from) + wrapped + text.slice(to);
+  }, source);
+}
+
+/** The lines of one HTML document template (from its backtick to its closing one), each within `max` if it can be. */
+function wrapHtmlDocument(template: string, max: number, lineStartOfTemplate: number, templateStart: number): string {
+  // The template's first line shares its start with the code before the backtick: its width counts that code.
+  const lead = templateStart - lineStartOfTemplate;
+  const source = " ".repeat(lead) + template;
+  const start = lead;
   const out: string[] = [];
   let inTag = false;
   let quote: string | null = null;
@@ -225,7 +252,7 @@ export function wrapHtmlLines(source: string, max = MAX_LINE_LENGTH): string {
     }
     out.push(cut === 0 ? line : restIndent + rest);
   }
-  return out.join("\n");
+  return out.join("\n").slice(lead);
 }
 
 function main(argv: string[]): number {
@@ -234,15 +261,8 @@ function main(argv: string[]): number {
   const left: string[] = [];
   for (const file of files) {
     const source = readFileSync(path.join(ROOT, file), "utf8");
-    if (HTML_DOCUMENT.test(file)) {
-      const wrapped = wrapHtmlLines(source);
-      if (wrapped !== source) {
-        changed++;
-        writeFileSync(path.join(ROOT, file), wrapped);
-      }
-      continue;
-    }
-    const result = splitLongStrings(file, source);
+    const wrapped = HTML_DOCUMENT.test(file) ? wrapHtmlLines(source, MAX_LINE_LENGTH, file) : source;
+    const result = splitLongStrings(file, wrapped);
     left.push(...result.leftForHand);
     if (result.text === source) continue;
     changed++;

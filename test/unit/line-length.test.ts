@@ -125,7 +125,8 @@ describe("the HTML documents' line breaks (scripts/split-long-strings.ts wrapHtm
   it("breaks markup at spaces between words and attributes, not in attribute values, <pre> text or expressions", () => {
     const long = `  <p class="a b">${words(20)} <input placeholder="${words(8)}" \${x ? "${words(6)}" : ""}></p>`;
     const pre = `  <pre id="p">${words(30)}</pre>`;
-    const source = ["/** page */", "export const HTML = `<!doctype html>", long, pre, "`;"].join("\n");
+    const header = `const csp = \`${words(30)}\`;`; // not an HTML document: a header value keeps every space
+    const source = ["/** page */", "export const HTML = `<!doctype html>", long, pre, "`;", header].join("\n");
     const wrapped = wrapHtmlLines(source);
     expect(wrapped.replace(/\s+/g, " ")).toBe(source.replace(/\s+/g, " "));
     expect(
@@ -137,5 +138,6 @@ describe("the HTML documents' line breaks (scripts/split-long-strings.ts wrapHtm
     expect(wrapped).toContain(`placeholder="${words(8)}"`);
     expect(wrapped).toContain(`\${x ? "${words(6)}" : ""}`);
     expect(wrapped).toContain(`>${words(30)}</pre>`); // the content keeps its one line
+    expect(wrapped.endsWith(`\n${header}`)).toBe(true);
   });
 });
