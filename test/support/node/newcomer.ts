@@ -75,7 +75,7 @@ function environmentOf(env: Record<string, string | undefined> = {}): NodeJS.Pro
 }
 
 /** Runs a command to its end; resolves with its exit code and everything it printed. */
-export function runToEnd(run: Command, timeoutMs = 120_000): Promise<{ code: number | null; output: string }> {
+export function runToEnd(run: Command, timeoutMs = 300_000): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
     const child = spawn(run.command, run.args, { cwd: run.cwd, env: environmentOf(run.env), stdio: "pipe" });
     let output = "";
