@@ -42,9 +42,9 @@ const PRICE_RAW = 250_000n; // 0.25 USDC, under the official client's default ca
 const RESOURCE = { url: "http://127.0.0.1/bench/resource", description: "bench", mimeType: "application/json" };
 /** The throughput runs measure the facilitator, not the abuse limits. */
 /**
- * A load generator, not an attacker: rate limits off, and the fee payer's daily spend caps raised so a few funded buyers
- * can pay many times and front many just-in-time vaults (docs/money-rules.md; the caps themselves are tested elsewhere).
- * The caps are still checked on every settle: the bench pays for the booking as production does.
+ * A load generator, not an attacker: rate limits off, and the fee payer's daily spend caps raised so a few funded
+ * buyers can pay many times and front many just-in-time vaults (docs/money-rules.md; the caps themselves are tested
+ * elsewhere). The caps are still checked on every settle: the bench pays for the booking as production does.
  */
 export const BENCH_VARS = {
   SVC_RATE_LIMITS_ENABLED: "false",
@@ -249,7 +249,8 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
       const order = round % 2 === 0 ? parties : [...parties].reverse();
       for (const level of Object.keys(CONCURRENCY) as Level[]) {
         log(
-          `round ${round + 1}/${options.rounds}: /verify at c=${CONCURRENCY[level]}, ${options.verifyPayments[level]} fresh payments per side`,
+          `round ${round + 1}/${options.rounds}: /verify at ` +
+            `c=${CONCURRENCY[level]}, ${options.verifyPayments[level]} fresh payments per side`,
         );
         for (const party of order) {
           const payments = await party.makePayments(options.verifyPayments[level]);
@@ -383,7 +384,9 @@ function report(
   const spread = (Object.keys(CONCURRENCY) as Level[])
     .map(
       (level) =>
-        `c=${CONCURRENCY[level]}: ours [${ours.verify[level].map((p) => fmt(p.throughputPerSecond, 0)).join(", ")}] reference [${ref.verify[level].map((p) => fmt(p.throughputPerSecond, 0)).join(", ")}]`,
+        `c=${CONCURRENCY[level]}: ours ` +
+        `[${ours.verify[level].map((p) => fmt(p.throughputPerSecond, 0)).join(", ")}] reference ` +
+        `[${ref.verify[level].map((p) => fmt(p.throughputPerSecond, 0)).join(", ")}]`,
     )
     .join("; ");
   return { rows, table, spread };
@@ -428,7 +431,8 @@ export async function postBody(url: string, kind: "verify" | "settle", body: str
   const ok = kind === "verify" ? answer.isValid === true : answer.success === true;
   return ok
     ? null
-    : `HTTP ${response.status} ${answer.invalidReason ?? answer.errorReason}: ${answer.invalidMessage ?? answer.errorMessage ?? ""}`;
+    : `HTTP ${response.status} ${answer.invalidReason ?? answer.errorReason}: ` +
+        `${answer.invalidMessage ?? answer.errorMessage ?? ""}`;
 }
 
 async function simulate(chain: string, payment: PaymentPayload): Promise<string | null> {
@@ -453,7 +457,10 @@ export type ClientSchemeOf = (
 };
 const exactClientScheme: ClientSchemeOf = (buyer, chain) => new ExactSvmClientScheme(buyer, { rpcUrl: chain });
 
-/** Distinct payments by the official client, round-robin over the buyers (each carries a random memo nonce, or opens its own channel). */
+/**
+ * Distinct payments by the official client, round-robin over the buyers (each carries a random memo nonce, or opens its
+ * own channel).
+ */
 export function paymentFactory(
   chain: string,
   buyers: KeyPairSigner[],
@@ -614,8 +621,8 @@ export async function startChild(
 }
 
 /**
- * The diagnostics' setup (bench/settle-syscalls.ts, bench/profile.ts): a local chain, our Worker with a funded fee payer
- * of its own (`vars` over BENCH_VARS), and an activated seller's enriched exact line.
+ * The diagnostics' setup (bench/settle-syscalls.ts, bench/profile.ts): a local chain, our Worker with a funded fee
+ * payer of its own (`vars` over BENCH_VARS), and an activated seller's enriched exact line.
  */
 export async function benchWorkerWithSeller(
   cleanups: (() => Promise<void>)[],

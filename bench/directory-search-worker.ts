@@ -38,7 +38,8 @@ async function seed(env: Env, from: number, count: number): Promise<void> {
   if (from === 0) {
     statements.push(
       env.DB.prepare(
-        `INSERT OR IGNORE INTO providers (wallet_pubkey, settlement_mode, split_vault_pda, service_url, listing_opt_in, registration_verified_at_ms, updated_at_ms)
+        `INSERT OR IGNORE INTO providers (wallet_pubkey, settlement_mode, split_vault_pda, service_url, ` +
+          `listing_opt_in, registration_verified_at_ms, updated_at_ms)
          VALUES (?1, 'native_sol', ?1, 'https://bench.example', 1, 1, 1)`,
       ).bind(BENCH_WALLET),
     );
@@ -47,7 +48,8 @@ async function seed(env: Env, from: number, count: number): Promise<void> {
     const w = (k: number) => WORDS[(i * 7 + k * 13) % WORDS.length];
     statements.push(
       env.DB.prepare(
-        `INSERT INTO resources (wallet_pubkey, resource_url, title, description, use_case, category, tags_json, scheme, listing_opt_in, last_probe_ok,
+        `INSERT INTO resources (wallet_pubkey, resource_url, title, description, use_case, category, tags_json, ` +
+          `scheme, listing_opt_in, last_probe_ok,
            registration_verified_at_ms, updated_at_ms, listed)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, 1, ?, ?, ?)`,
       ).bind(

@@ -21,8 +21,10 @@ const QUERIES: [string, (i: number) => string][] = [
   ["newest page (no q)", () => "limit=50"],
   [
     "deep cursor page",
-    (i) =>
-      `limit=50&cursor=${encodeURIComponent(new Date(1_700_000_000_000 + 10_000 + i).toISOString().replace("Z", "000Z"))}~999999`,
+    (i) => {
+      const updatedAt = new Date(1_700_000_000_000 + 10_000 + i).toISOString().replace("Z", "000Z");
+      return `limit=50&cursor=${encodeURIComponent(updatedAt)}~999999`;
+    },
   ],
   ["category + scheme filter", () => "category=maps&scheme=exact&limit=50"],
   ["tag filter", () => "tag=vision&limit=50"],
@@ -42,7 +44,8 @@ const QUERIES: [string, (i: number) => string][] = [
 async function collectCursors(base: string): Promise<void> {
   let cursor: string | null = null;
   for (let page = 0; page < 30; page++) {
-    const url: string = `${base}/api/v1/facilitator/resources?q=weather&limit=20${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
+    const next = cursor ? `&cursor=${encodeURIComponent(cursor)}` : "";
+    const url: string = `${base}/api/v1/facilitator/resources?q=weather&limit=20${next}`;
     cursor = ((await (await fetch(url)).json()) as { nextCursor: string | null }).nextCursor;
     if (cursor === null) throw new Error(`common-word search ended after ${page + 1} pages`);
     commonWordCursors.push(cursor);
@@ -54,7 +57,8 @@ async function main(): Promise<void> {
     console.error("bench:search: overall deadline (15 min) reached");
     process.exit(2);
   }, 15 * 60_000);
-  const chain = await startLocalnet({ port: 0, quiet: true }); // only for the Worker's health check: search never calls RPC
+  // only for the Worker's health check: search never calls RPC
+  const chain = await startLocalnet({ port: 0, quiet: true });
   const worker = await startWorker({
     rpcUrl: chain.url,
     feePayerSecretKeyBase58: randomKeypair().secretKeyBase58,

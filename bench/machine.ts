@@ -39,7 +39,9 @@ export async function filesystemOf(path: string): Promise<StateFilesystem> {
 }
 
 export function describeFilesystem(fs: StateFilesystem): string {
-  return `${fs.path} on ${fs.type} (${fs.mountPoint})${fs.diskBacked ? ", disk-backed" : ", in memory: settles wait for no disk"}`;
+  return `${fs.path} on ${fs.type} (${fs.mountPoint})${
+    fs.diskBacked ? ", " + "disk-backed" : ", in memory: settles wait for no disk"
+  }`;
 }
 
 /** /proc/mounts writes a space in a path as \040 (and tab, newline, backslash alike). */
@@ -67,9 +69,14 @@ export function loadDuringRun(sampleEveryMs = 5_000) {
       const triple = (load: number[]) => load.map((x) => x.toFixed(2)).join(" ");
       const busy =
         highest >= 1
-          ? `; BUSY: the 1-minute load reached ${highest.toFixed(2)} on ${cores} CPU(s), other work shared the cores, so these figures are slower and noisier than a quiet run's (compare within one run only)`
+          ? `; BUSY: the 1-minute load ` +
+            `reached ${highest.toFixed(2)} on ${cores} CPU(s), other work shared the cores, so these figures are ` +
+            `slower and noisier than a quiet run's (compare within one run only)`
           : "; quiet";
-      return `load average before ${triple(before)}, highest 1-minute ${highest.toFixed(2)}, after ${triple(after)}${busy}`;
+      return (
+        `load average ` +
+        `before ${triple(before)}, highest 1-minute ${highest.toFixed(2)}, after ${triple(after)}${busy}`
+      );
     },
   };
 }

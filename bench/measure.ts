@@ -8,7 +8,9 @@ export interface PhaseResult {
   wallMs: number;
   throughputPerSecond: number;
   latenciesMs: number[];
-  /** Each call's start and end as epoch milliseconds (sub-ms precision), comparable with the local chain's request log. */
+  /**
+   * Each call's start and end as epoch milliseconds (sub-ms precision), comparable with the local chain's request log.
+   */
   callSpansMs: [number, number][];
 }
 

@@ -129,7 +129,8 @@ function summarise(profile: CpuProfile): {
 function print(label: string, calls: number, profile: CpuProfile): void {
   const { busyMs, wallMs, frames } = summarise(profile);
   console.log(
-    `\n${label}: ${calls} calls, isolate busy ${fmt(busyMs)} ms of ${fmt(wallMs)} ms wall → CPU per call ${fmt(busyMs / calls, 3)} ms`,
+    `\n${label}: ${calls} calls, isolate ` +
+      `busy ${fmt(busyMs)} ms of ${fmt(wallMs)} ms wall → CPU per call ${fmt(busyMs / calls, 3)} ms`,
   );
   console.log(
     formatTable(
@@ -193,17 +194,22 @@ async function main(): Promise<void> {
       await writeFile(path.join(saveDir, "verify.cpuprofile"), JSON.stringify(verifyProfile));
       await writeFile(path.join(saveDir, "settle.cpuprofile"), JSON.stringify(settleProfile));
       console.log(
-        `profile: wrote verify.cpuprofile and settle.cpuprofile to ${saveDir} (open them in Chrome DevTools' Performance panel)`,
+        `profile: wrote verify.cpuprofile and settle.cpuprofile ` +
+          `to ${saveDir} (open them in Chrome DevTools' Performance panel)`,
       );
     }
     print(`/verify (c=8)`, VERIFIES, verifyProfile);
     print(
-      `/settle (sequential, ${process.env.PROFILE_LEDGER ?? "object"} ledger; under the profiler: median ${fmt(median(settlePhase!.latenciesMs), 2)} ms, workerd's OS CPU per settle ${osCpu} ms)`,
+      `/settle ` +
+        `(sequential, ${process.env.PROFILE_LEDGER ?? "object"} ledger; under the profiler: ` +
+        `median ${fmt(median(settlePhase!.latenciesMs), 2)} ms, workerd's OS CPU per settle ${osCpu} ms)`,
       SETTLES,
       settleProfile,
     );
     console.log(
-      `\n(sampling every ${SAMPLING_INTERVAL_MICROS} µs in the Worker's isolate; "busy" excludes (idle); (program) and (garbage collector) are engine time)`,
+      `\n(sampling ` +
+        `every ${SAMPLING_INTERVAL_MICROS} µs in the Worker's isolate; "busy" excludes (idle); (program) and ` +
+        `(garbage collector) are engine time)`,
     );
   } finally {
     for (const step of cleanups.reverse()) await step().catch(() => {});

@@ -60,7 +60,10 @@ export interface RealTimingOptions {
   dbLatencyMs: number;
   /** A second Worker of ours with D1 this far settles too (skipped when equal to dbLatencyMs). */
   farDbLatencyMs: number;
-  /** Also settle on Workers of ours with the D1 ledger (SVC_SETTLE_LEDGER=d1) at both distances: the two ledgers in one run. */
+  /**
+   * Also settle on Workers of ours with the D1 ledger (SVC_SETTLE_LEDGER=d1) at both distances: the two ledgers in one
+   * run.
+   */
   compareD1Ledger?: boolean;
   log?: (line: string) => void;
 }
@@ -142,7 +145,9 @@ export async function runRealTimingBench(options: RealTimingOptions): Promise<Re
       )
     ).url;
     log(
-      `local chain with real timing: confirmation ${options.slotMs} ± ${options.jitterMs} ms after landing, RPC latency ${options.rpcLatencyMsEachWay} ms each way (${chain})`,
+      `local chain with real timing: ` +
+        `confirmation ${options.slotMs} ± ${options.jitterMs} ms after landing, RPC ` +
+        `latency ${options.rpcLatencyMsEachWay} ms each way (${chain})`,
     );
     const { api, reference, refFeePayer } = await startFacilitators(chain, cleanups, {
       entrypoint: DELAYED_D1_WORKER,
@@ -179,7 +184,9 @@ export async function runRealTimingBench(options: RealTimingOptions): Promise<Re
       );
 
       log(
-        `${party.name}: ${options.sequential} sequential verifies, then ${options.concurrentVerifies} at c=${VERIFY_CONCURRENCY}, then ${options.sequential} sequential settles`,
+        `${party.name}: ${options.sequential} sequential verifies, ` +
+          `then ${options.concurrentVerifies} at ` +
+          `c=${VERIFY_CONCURRENCY}, then ${options.sequential} sequential settles`,
       );
       const verifies = await party.makePayments(options.sequential);
       const d1Origin = party.name === "ours" ? workerOrigin(party.api) : null;
@@ -208,12 +215,14 @@ export async function runRealTimingBench(options: RealTimingOptions): Promise<Re
     }
 
     log(
-      `ceiling: ${options.concurrentVerifies} verifies at c=${VERIFY_CONCURRENCY} on a Worker that only forwards the simulation`,
+      `ceiling: ${options.concurrentVerifies} verifies at ` +
+        `c=${VERIFY_CONCURRENCY} on a Worker that only forwards the simulation`,
     );
     const ceilingThroughput = await ceilingVerifyThroughput(chain, parties[0]!, options, cleanups);
 
     log(
-      `ours: ${options.sequential} just-in-time settles (each to a seller without a vault), ${options.sequential} escrow fundings`,
+      `ours: ${options.sequential} just-in-time settles (each to a seller without a ` +
+        `vault), ${options.sequential} escrow fundings`,
     );
     const ourOrigin = workerOrigin(api);
     figures.ours.push(
@@ -311,7 +320,10 @@ async function farDatabaseSettles(
   return sequential(chain, api, "settle", bodies, label, worker.url);
 }
 
-/** The c=32 verify phase against bench/ceiling-worker, with fresh payments of ours' line (it checks nothing, the chain does). */
+/**
+ * The c=32 verify phase against bench/ceiling-worker, with fresh payments of ours' line (it checks nothing, the chain
+ * does).
+ */
 async function ceilingVerifyThroughput(
   chain: string,
   party: RealParty,
@@ -393,7 +405,8 @@ function report(
   rows.push([
     `/verify req/s at c=${VERIFY_CONCURRENCY} (latency bound)`,
     `${fmt(throughput.ours)} (${fmt(bound.ours)}, ${fmt((100 * throughput.ours) / bound.ours, 0)}%)`,
-    `${fmt(throughput.reference)} (${fmt(bound.reference)}, ${fmt((100 * throughput.reference) / bound.reference, 0)}%)`,
+    `${fmt(throughput.reference)} (${fmt(bound.reference)}, ` +
+      `${fmt((100 * throughput.reference) / bound.reference, 0)}%)`,
   ]);
   const shareOfCeiling = (side: SideName) => `${fmt((100 * throughput[side]) / ceiling, 0)}%`;
   rows.push([
@@ -451,7 +464,8 @@ async function call(api: string, kind: "verify" | "settle", body: string): Promi
   const ok = kind === "verify" ? answer.isValid === true : answer.success === true;
   const failure = ok
     ? null
-    : `HTTP ${response.status} ${answer.invalidReason ?? answer.errorReason}: ${answer.invalidMessage ?? answer.errorMessage ?? ""}`;
+    : `HTTP ${response.status} ${answer.invalidReason ?? answer.errorReason}: ` +
+      `${answer.invalidMessage ?? answer.errorMessage ?? ""}`;
   return { failure, transaction: answer.transaction ?? null, answeredAtMs };
 }
 

@@ -1,9 +1,9 @@
 /**
  * The official x402 reference facilitator for the benchmark: @x402/core x402Facilitator + @x402/svm ExactSvmScheme and
  * UptoSvmScheme (facilitator side) in one Node process, behind a minimal node:http server with the same /verify and
- * /settle body as ours ({x402Version, paymentPayload, paymentRequirements}) and GET /supported (what the official seller
- * middleware reads at start, so the upto e2e can run against it too). Both sides are then measured the same way: over
- * HTTP on loopback, each in its own process.
+ * /settle body as ours ({x402Version, paymentPayload, paymentRequirements}) and GET /supported (what the official
+ * seller middleware reads at start, so the upto e2e can run against it too). Both sides are then measured the same way:
+ * over HTTP on loopback, each in its own process.
  *
  * Environment: REF_RPC_URL (the chain), REF_FEE_PAYER_SECRET_KEY (64-byte keypair, base58). Prints one JSON line
  * {"url": ...} once listening; stops on SIGTERM/SIGINT or when its parent closes stdin.

@@ -20,7 +20,9 @@ deadline.unref();
 const started = performance.now();
 const load = loadDuringRun();
 console.log(
-  `bench: ${os.cpus().length} CPU(s) (${os.cpus()[0]?.model ?? "?"}), Node ${process.version}, load average ${load.before.map((x) => x.toFixed(2)).join(" ")}`,
+  `bench: ${os.cpus().length} CPU(s) ` +
+    `(${os.cpus()[0]?.model ?? "?"}), ` +
+    `Node ${process.version}, load average ${load.before.map((x) => x.toFixed(2)).join(" ")}`,
 );
 if (process.argv.includes("--real-timing")) {
   const options = realTimingOptions(process.argv);
@@ -29,9 +31,12 @@ if (process.argv.includes("--real-timing")) {
       console.log(`\n${result.table}\n`);
       console.log(`${load.finish()}; took ${((performance.now() - started) / 1000).toFixed(0)} s`);
       console.log(
-        "method: the local chain confirms a transaction slot ± jitter ms after it lands and delays every RPC request and PubSub message by the latency each way; " +
-          "sequential calls' RPC calls are the chain's requests inside each call's span (websocket = a PubSub connection); " +
-          "'after confirmation' = the client's receipt of the answer minus the chain's confirmation time; the latency bound = 32 / (RPC calls per verify × round trip).",
+        "method: the local chain confirms a transaction slot ± jitter ms after it lands and delays every RPC request " +
+          "and PubSub message by the latency each way; " +
+          "sequential calls' RPC calls are the chain's requests inside each call's span (websocket = a PubSub " +
+          "connection); " +
+          "'after confirmation' = the client's receipt of the answer minus the chain's confirmation time; the " +
+          "latency bound = 32 / (RPC calls per verify × round trip).",
       );
       process.exit(0);
     })
@@ -78,7 +83,8 @@ function runLocalSpeedBench(): void {
       console.log(`${result.upto.table}\n`);
       console.log(`per-round /verify req/s (spread): ${result.spread}`);
       console.log(
-        `where a sequential /settle's time goes (median ms; "facilitator" = everything outside the chain's service time, loopback hops included):`,
+        `where a sequential /settle's time goes (median ms; "facilitator" = everything outside the chain's service ` +
+          `time, loopback hops included):`,
       );
       console.log(describeSettleTimelines(result.settleTimelines, "exact"));
       console.log(describeSettleTimelines(uptoTimelines(result, "depositTimeline"), "upto deposit"));
@@ -87,9 +93,12 @@ function runLocalSpeedBench(): void {
       console.log(`our Worker's local state (D1, KV, ledger objects): ${describeFilesystem(result.stateFilesystem)}`);
       console.log(`${load.finish()}; took ${((performance.now() - started) / 1000).toFixed(0)} s`);
       console.log(
-        "method: both facilitators over HTTP on loopback, each in its own process (ours: served as npm start serves it); " +
-          "every call a distinct payment from @x402/svm's client, bodies serialised before the clock starts, one keep-alive node:http client for both; " +
-          "req/s = calls / wall time, median of the rounds; p99 pools the rounds; CPU = the facilitator's processes' user+system time from /proc over all rounds / calls.",
+        "method: both facilitators over HTTP on loopback, each in its own process (ours: served as npm start serves " +
+          "it); " +
+          "every call a distinct payment from @x402/svm's client, bodies serialised before the clock starts, one " +
+          "keep-alive node:http client for both; " +
+          "req/s = calls / wall time, median of the rounds; p99 pools the rounds; CPU = the facilitator's processes' " +
+          "user+system time from /proc over all rounds / calls.",
       );
       process.exit(0);
     })
@@ -107,7 +116,8 @@ function describeSyncs(result: BenchResult): string {
   const per = (side: SideName) => result.upto[side];
   return (
     "disk syncs (fsync + fdatasync) per settle, ours / reference, strace on each side's processes over " +
-    `${DEFAULT_OPTIONS.syncCountSettles} more sequential settles of each kind (untimed): exact ${pair(result.syncsPerSettle.ours, result.syncsPerSettle.reference)}; ` +
+    `${DEFAULT_OPTIONS.syncCountSettles} more sequential settles of each kind (untimed): ` +
+    `exact ${pair(result.syncsPerSettle.ours, result.syncsPerSettle.reference)}; ` +
     `upto deposit ${pair(per("ours").syncsPerDeposit, per("reference").syncsPerDeposit)}; ` +
     `upto claim ${pair(per("ours").syncsPerClaim, per("reference").syncsPerClaim)}`
   );

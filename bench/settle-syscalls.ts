@@ -33,9 +33,15 @@ async function main(): Promise<void> {
     });
     mustSucceed("settle", phase);
     console.log(
-      `${process.env.SVC_SETTLE_LEDGER ?? "object (default)"} ledger: ${SETTLES} sequential settles, median ${fmt(median(phase.latenciesMs), 2)} ms, ` +
-        `workerd CPU ${cpuBefore === null || cpuAfter === null ? "n/a" : fmt((cpuAfter - cpuBefore) / SETTLES, 2)} ms per settle (under strace), ` +
-        `per settle: fsync ${fmt(diskSyncs(calls) / SETTLES, 2)}, pwrite ${fmt(calls.pwrite64 / SETTLES, 1)}, openat ${fmt(calls.openat / SETTLES, 1)}, unlink ${fmt(calls.unlinkat / SETTLES, 1)}`,
+      `${process.env.SVC_SETTLE_LEDGER ?? "object (default)"} ledger: ${SETTLES} sequential settles, ` +
+        `median ${fmt(median(phase.latenciesMs), 2)} ms, ` +
+        `workerd ` +
+        `CPU ${cpuBefore === null || cpuAfter === null ? "n/a" : fmt((cpuAfter - cpuBefore) / SETTLES, 2)} ms per ` +
+        `settle (under strace), ` +
+        `per settle: ` +
+        `fsync ${fmt(diskSyncs(calls) / SETTLES, 2)}, ` +
+        `pwrite ${fmt(calls.pwrite64 / SETTLES, 1)}, ` +
+        `openat ${fmt(calls.openat / SETTLES, 1)}, unlink ${fmt(calls.unlinkat / SETTLES, 1)}`,
     );
   } finally {
     for (const step of cleanups.reverse()) await step().catch(() => {});

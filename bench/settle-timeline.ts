@@ -85,5 +85,6 @@ function chainSegments(calls: readonly ChainRequest[]): ChainSegment[] {
 
 export function formatTimeline(timeline: SettleTimeline | null): string {
   if (timeline === null) return "n/a";
-  return `${timeline.segments.map((segment) => `${segment.label} ${fmt(segment.medianMs, 2)}`).join(" → ")} (${timeline.settles} of ${timeline.of} settles)`;
+  const segments = timeline.segments.map((segment) => `${segment.label} ${fmt(segment.medianMs, 2)}`).join(" → ");
+  return `${segments} (${timeline.settles} of ${timeline.of} settles)`;
 }

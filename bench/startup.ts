@@ -65,7 +65,8 @@ async function main(): Promise<void> {
   }
   const differences = ours.map((value, i) => value - empty[i]!);
   console.log(
-    `startup CPU of the Worker (ours - empty, median of ${ROUNDS}): ${median(differences)} ms; rounds: [${differences.join(", ")}]`,
+    `startup CPU of the Worker (ours - empty, median ` +
+      `of ${ROUNDS}): ${median(differences)} ms; rounds: [${differences.join(", ")}]`,
   );
 }
 

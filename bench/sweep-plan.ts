@@ -51,10 +51,15 @@ const median = timings[Math.floor(timings.length / 2)]!;
 const perRun = maxRailsWithinBudget();
 console.log(`sweep plan: ${RAILS} candidate rails, ${ROUNDS} rounds (synthetic balances; noisy shared machine)`);
 console.log(
-  `  median ${median.toFixed(2)} ms, min ${timings[0]!.toFixed(2)} ms, max ${timings.at(-1)!.toFixed(2)} ms per plan of ${RAILS}`,
+  `  ` +
+    `median ${median.toFixed(2)} ms, ` +
+    `min ${timings[0]!.toFixed(2)} ms, max ${timings.at(-1)!.toFixed(2)} ms per plan of ${RAILS}`,
 );
 console.log(`  ${((median * 1000) / RAILS).toFixed(2)} µs per rail; ${eligible} eligible`);
 console.log(
-  `  one run takes at most ${perRun} rails (worst case ${worstCaseSubrequests(perRun)} of the job's ${SWEEP_JOB_SUBREQUEST_BUDGET} subrequests): ` +
-    `${Math.ceil(RAILS / perRun)} runs cover ${RAILS} rails (${((Math.ceil(RAILS / perRun) * 15) / 60).toFixed(1)} h at one run per 15 min)`,
+  `  one run takes at ` +
+    `most ${perRun} rails (worst ` +
+    `case ${worstCaseSubrequests(perRun)} of the job's ${SWEEP_JOB_SUBREQUEST_BUDGET} subrequests): ` +
+    `${Math.ceil(RAILS / perRun)} runs ` +
+    `cover ${RAILS} rails (${((Math.ceil(RAILS / perRun) * 15) / 60).toFixed(1)} h at one run per 15 min)`,
 );

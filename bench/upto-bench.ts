@@ -1,8 +1,8 @@
 /**
  * The `upto` part of `npm run bench` (issue 24, Measure): this facilitator next to the official reference facilitator
  * (which registers @x402/svm/upto/facilitator too), on the same chain, with deposits made by the official upto client
- * (@x402/svm/upto/client) and the settle payloads the official upto server adds (its enrichSettlementPayload: `type`, and
- * on the claim the voucher it signs with the seller's key).
+ * (@x402/svm/upto/client) and the settle payloads the official upto server adds (its enrichSettlementPayload: `type`,
+ * and on the claim the voucher it signs with the seller's key).
  *
  * Measured per side: the deposit's /verify at c = 8 (every call a distinct channel open, read-only), the deposit's
  * /settle (sequential, the channel opens), then the claim's /settle (sequential: seal at the used amount, distribute
@@ -109,7 +109,9 @@ export async function runUptoBench(
     // Not reported: warm both processes' upto code first, as the exact phases are warmed.
     await phases({ verifies: options.warmup, settles: options.warmup > 0 ? 2 : 0 });
     log(
-      `upto (${side.name}): /verify of ${options.verifies} deposits at c=8, then ${options.settles} sequential deposit and claim settles`,
+      `upto ` +
+        `(${side.name}): /verify ` +
+        `of ${options.verifies} deposits at c=8, then ${options.settles} sequential deposit and claim settles`,
     );
     const measured = await phases(options);
     const syncs = { deposit: null as number | null, claim: null as number | null };
@@ -209,7 +211,9 @@ async function uptoPhases(
   }
 }
 
-/** The payload as the official server sends it to /settle in that phase (`type`; after the handler, its voucher too). */
+/**
+ * The payload as the official server sends it to /settle in that phase (`type`; after the handler, its voucher too).
+ */
 async function enriched(
   server: UptoSvmServerScheme,
   payment: PaymentPayload,

@@ -34,7 +34,8 @@ export function parseAccountEncoding(raw: unknown, fallback: AccountEncoding): A
   if (raw === "base64+zstd")
     throw invalidParams("Invalid params: base64+zstd encoding is not supported by the local chain");
   throw invalidParams(
-    `Invalid params: unknown variant \`${String(raw)}\`, expected one of \`binary\`, \`base58\`, \`base64\`, \`jsonParsed\`, \`base64+zstd\``,
+    `Invalid params: unknown variant ` +
+      `\`${String(raw)}\`, expected one of \`binary\`, \`base58\`, \`base64\`, \`jsonParsed\`, \`base64+zstd\``,
   );
 }
 

@@ -47,7 +47,9 @@ export class UnreadableChainJournal extends Error {
   override name = "UnreadableChainJournal";
 }
 
-/** The journal at `path`, or null when there is none; throws UnreadableChainJournal when it is not one this code wrote. */
+/**
+ * The journal at `path`, or null when there is none; throws UnreadableChainJournal when it is not one this code wrote.
+ */
 export function readChainJournal(path: string): SavedChain | null {
   if (!existsSync(path)) return null;
   const lines = readFileSync(path, "utf8").split("\n");

@@ -128,7 +128,10 @@ export class LocalChain {
     this.emit({ type: "accounts" });
   }
 
-  /** When a landed transaction reports "confirmed": its real-timing confirmation or its fee payer's test-only lag, whichever is later. */
+  /**
+   * When a landed transaction reports "confirmed": its real-timing confirmation or its fee payer's test-only lag,
+   * whichever is later.
+   */
   confirmedAtMs(entry: LedgerEntry): number {
     const lag = this.confirmationLagMs.get(entry.accountKeys[0] ?? "");
     return lag === undefined ? entry.confirmedAtMs : Math.max(entry.confirmedAtMs, entry.landedAtMs + lag);

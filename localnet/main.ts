@@ -19,9 +19,11 @@ async function main(): Promise<void> {
     `  SLA-Escrow         program ${seeded.slaEscrow.programId}`,
     `                     bank    ${seeded.slaEscrow.bank}`,
     `                     config  ${seeded.slaEscrow.config}`,
-    `                     SOL escrow  ${seeded.slaEscrow.solEscrow.escrow} (storage ${seeded.slaEscrow.solEscrow.solStorage})`,
-    `                     USDC escrow ${seeded.slaEscrow.usdcEscrow.escrow} (vault ${seeded.slaEscrow.usdcEscrow.tokenAccount})`,
-    `  stand-in programs  ${seeded.standInPrograms.length === 0 ? "none" : seeded.standInPrograms.map((program) => program.programId).join(", ")}`,
+    `                     SOL escrow ` +
+      ` ${seeded.slaEscrow.solEscrow.escrow} (storage ${seeded.slaEscrow.solEscrow.solStorage})`,
+    `                     USDC ` +
+      `escrow ${seeded.slaEscrow.usdcEscrow.escrow} (vault ${seeded.slaEscrow.usdcEscrow.tokenAccount})`,
+    `  stand-in programs ` + ` ${seeded.standInPrograms.map((program) => program.programId).join(", ") || "none"}`,
     `faucet: npm run faucet -- <wallet> <usdc amount> | npm run faucet -- <wallet> <sol amount> --sol`,
     `LOCAL-ONLY KEYS: the faucet/operator keys are derived from public labels; never use them elsewhere.`,
   ];

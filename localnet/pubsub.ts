@@ -182,7 +182,10 @@ export class PubSubHub {
     }
   }
 
-  /** Notifies when the landed transaction reaches the subscription's commitment (at once, unless real timing or a lag holds it). */
+  /**
+   * Notifies when the landed transaction reaches the subscription's commitment (at once, unless real timing or a lag
+   * holds it).
+   */
   private notifySignatureAtCommitment(subscription: Subscription & { kind: "signature" }, entry: LedgerEntry): void {
     const waitMs = subscription.processedIsEnough ? 0 : this.chain.confirmedAtMs(entry) - Date.now();
     if (waitMs <= 0) {

@@ -48,7 +48,8 @@ export function configParam(params: RpcParams, index: number): RpcConfig {
   const commitment = value.commitment;
   if (commitment !== undefined && (typeof commitment !== "string" || !COMMITMENTS.has(commitment))) {
     throw invalidParams(
-      `Invalid params: unknown variant \`${String(commitment)}\`, expected one of \`processed\`, \`confirmed\`, \`finalized\``,
+      `Invalid params: unknown variant ` +
+        `\`${String(commitment)}\`, expected one of \`processed\`, \`confirmed\`, \`finalized\``,
     );
   }
   return value;

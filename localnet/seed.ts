@@ -35,7 +35,8 @@ import { TOKEN_PROGRAM_ID } from "./token-accounts";
 /**
  * The local escrow oracle (wrangler.toml's SVC_SLA_ESCROW_ORACLE_AUTHORITIES for local runs; its key is derived from a
  * public label, never a real key). It holds SOL and a USDC account, as an oracle that collects tips does: a payout
- * after its verdict pays its tip there (docs/sla-escrow-abi.md, ABI §5.3 / §5.4), and the keeper pays no one's token-account rent.
+ * after its verdict pays its tip there (docs/sla-escrow-abi.md, ABI §5.3 / §5.4), and the keeper pays no one's
+ * token-account rent.
  */
 export const LOCAL_ORACLE_ADDRESS = "2qHwqqzYw91UPTeHJ3Kp8P5aX5my3sCTz4NkmwLv5qTF";
 const LOCAL_ORACLE_LAMPORTS = 1_000_000_000n;
@@ -64,7 +65,8 @@ export const LOCAL_SLA_ESCROW_CONFIG = {
   deliveryCutoffSeconds: 300n, // the ABI's default
   escrowFeeBps: 100,
   escrowOracleFeeBps: 100, // docs/facilitator-spec.md §8: oracle tip 100 bps
-  usdc: { minPaymentAmount: 1_000n, maxPaymentAmount: 1_000_000_000_000n, minFeeAmount: 100_000n }, // docs/facilitator-spec.md §8: 10-cent minimum fee
+  // docs/facilitator-spec.md §8: 10-cent minimum fee
+  usdc: { minPaymentAmount: 1_000n, maxPaymentAmount: 1_000_000_000_000n, minFeeAmount: 100_000n },
   sol: { minPaymentAmount: 10_000n, maxPaymentAmount: 1_000n * LAMPORTS_PER_SOL, minFeeAmount: 100_000n },
 } as const;
 

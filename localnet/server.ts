@@ -32,11 +32,13 @@ export interface StartLocalnetOptions {
   host?: string;
   /** Suppresses the event log (dropped transactions, internal errors). */
   quiet?: boolean;
-  /** TEST-ONLY (benchmark): slot-time confirmation and RPC latency (real-timing.ts). Default: env LOCALNET_SLOT_MS etc. */
+  /**
+   * TEST-ONLY (benchmark): slot-time confirmation and RPC latency (real-timing.ts). Default: env LOCALNET_SLOT_MS etc.
+   */
   realTiming?: RealTiming | null;
   /**
-   * Keep the chain in this journal file (chain-journal.ts): what an earlier run left there is replayed, and every change
-   * is appended. Absent: the chain lives in memory only and starts fresh.
+   * Keep the chain in this journal file (chain-journal.ts): what an earlier run left there is replayed, and every
+   * change is appended. Absent: the chain lives in memory only and starts fresh.
    */
   statePath?: string;
 }
@@ -77,7 +79,8 @@ export async function startLocalnet(options: StartLocalnetOptions = {}): Promise
     // TEST-ONLY (benchmark): how long the chain itself spent answering, so a client can tell its own time apart.
     localnet_serviceTime: () => timing.serviceTime(),
     localnet_requestLog: (params) => timing.requestsSince(sinceParam(params[0])),
-    // TEST-ONLY (benchmark): when each signature reported (or will report) "confirmed", epoch ms; null if it never landed.
+    // TEST-ONLY (benchmark): when each signature reported (or will report) "confirmed", epoch ms; null if it never
+    // landed.
     localnet_confirmationTimes: (params) =>
       signatureListParam(params[0]).map((signature) => {
         const entry = chain.ledger.get(signature);

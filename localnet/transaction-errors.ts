@@ -253,9 +253,15 @@ export function describeTransactionError(error: RpcTransactionError): string {
     return `Transaction contains a duplicate instruction (${error.DuplicateInstruction}) that is not allowed`;
   }
   if ("InsufficientFundsForRent" in error) {
-    return `Transaction results in an account (${error.InsufficientFundsForRent.account_index}) with insufficient funds for rent`;
+    return (
+      `Transaction results in an account ` +
+      `(${error.InsufficientFundsForRent.account_index}) with insufficient funds for rent`
+    );
   }
-  return `Execution of the program referenced by account at index ${error.ProgramExecutionTemporarilyRestricted.account_index} is temporarily restricted.`;
+  return (
+    `Execution of the program referenced by account at ` +
+    `index ${error.ProgramExecutionTemporarilyRestricted.account_index} is temporarily restricted.`
+  );
 }
 
 function describeInstructionError(error: RpcInstructionError): string {

@@ -30,7 +30,8 @@ export function acceptWebSocket(request: IncomingMessage, socket: Duplex, head: 
     .update(key + HANDSHAKE_GUID)
     .digest("base64");
   socket.write(
-    `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`,
+    `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: ` +
+      `Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`,
   );
 
   const messageListeners: ((text: string) => void)[] = [];

@@ -113,7 +113,8 @@ export function decodeWireString(encoded: string, encoding: "base58" | "base64")
   const maxEncoded = encoding === "base58" ? MAX_BASE58_ENCODED_SIZE : MAX_BASE64_ENCODED_SIZE;
   if (encoded.length > maxEncoded) {
     throw invalidParams(
-      `${encoding} encoded solana_transaction::versioned::VersionedTransaction too large: ${encoded.length} bytes (max: encoded/raw ${maxEncoded}/${PACKET_DATA_SIZE_BYTES})`,
+      `${encoding} encoded solana_transaction::versioned::VersionedTransaction too ` +
+        `large: ${encoded.length} bytes (max: encoded/raw ${maxEncoded}/${PACKET_DATA_SIZE_BYTES})`,
     );
   }
   let bytes: Uint8Array;
@@ -130,7 +131,8 @@ export function decodeWireString(encoded: string, encoding: "base58" | "base64")
   }
   if (bytes.length > PACKET_DATA_SIZE_BYTES) {
     throw invalidParams(
-      `decoded solana_transaction::versioned::VersionedTransaction too large: ${bytes.length} bytes (max: ${PACKET_DATA_SIZE_BYTES} bytes)`,
+      `decoded solana_transaction::versioned::VersionedTransaction too ` +
+        `large: ${bytes.length} bytes (max: ${PACKET_DATA_SIZE_BYTES} bytes)`,
     );
   }
   return bytes;
@@ -212,7 +214,8 @@ function parseMessage(reader: ByteReader): ParsedMessage {
     const declared = first & 0x7f;
     if (declared !== 0) {
       throw invalidParams(
-        `failed to deserialize solana_transaction::versioned::VersionedTransaction: invalid value: integer \`${declared}\`, expected a valid transaction message version`,
+        `failed to deserialize solana_transaction::versioned::VersionedTransaction: invalid value: integer ` +
+          `\`${declared}\`, expected a valid transaction message version`,
       );
     }
     version = 0;

@@ -1,7 +1,8 @@
 /**
  * One command from a Cloudflare account to a running facilitator (docs/deploy.md):
  *
- *   npm run deploy:setup -- --env preview|production [--dry-run] [--fee-payer-keypair <solana-keygen file>] [--config <wrangler.toml>]
+ * npm run deploy:setup -- --env preview|production [--dry-run] [--fee-payer-keypair <solana-keygen file>] [--config
+ * <wrangler.toml>]
  *
  * 1. adopts the environment's D1 database and KV namespace — the ids wrangler.toml already has, else by name —
  *    creating them when absent, and writes their ids into the environment's tables of wrangler.toml;
@@ -38,7 +39,8 @@ import { keypairFromSeed, type LocalKeypair } from "./lib/keypair";
 const ROOT = path.resolve(import.meta.dirname, "..");
 const WRANGLER_TOML = path.join(ROOT, "wrangler.toml");
 const USAGE =
-  "usage: npm run deploy:setup -- --env preview|production [--dry-run] [--fee-payer-keypair <file>] [--config <wrangler.toml>]";
+  "usage: npm run deploy:setup -- --env preview|production [--dry-run] [--fee-payer-keypair <file>] [--config " +
+  "<wrangler.toml>]";
 
 interface Options {
   environment: DeployEnvironment;
@@ -83,7 +85,8 @@ function environmentNames(environment: DeployEnvironment, configFile: string | n
   const kv = config.kv_namespaces.find((k) => k.binding === "KV");
   if (!d1?.database_name || !kv)
     throw new Error(
-      `wrangler.toml [env.${environment}] needs a DB d1_databases binding with a database_name and a KV kv_namespaces binding`,
+      `wrangler.toml ` +
+        `[env.${environment}] needs a DB d1_databases binding with a database_name and a KV kv_namespaces binding`,
     );
   return {
     environment,
@@ -117,7 +120,8 @@ function printPlan(names: EnvironmentNames, feePayerAddress: string | null): voi
     for (const [command, note] of lines) console.log(`   $ ${commandLine(command)}${note ? `   # ${note}` : ""}`);
   };
   step(
-    "1. D1 database: the id in wrangler.toml when it has one (then nothing runs), else adopted by name, created when absent",
+    "1. D1 database: the id in wrangler.toml when it has one (then nothing runs), else adopted by name, created when " +
+      "absent",
     [
       [commands.listD1(names)],
       [commands.createD1(names), "only when the list does not have it"],
@@ -125,7 +129,8 @@ function printPlan(names: EnvironmentNames, feePayerAddress: string | null): voi
     ],
   );
   step(
-    "2. KV namespace: the id in wrangler.toml when it has one (then nothing runs), else adopted by title, created when absent",
+    "2. KV namespace: the id in wrangler.toml when it has one (then nothing runs), else adopted by title, created " +
+      "when absent",
     [
       [commands.listKv(names)],
       [commands.createKv(names), "only when the list does not have it"],
@@ -142,7 +147,11 @@ function printPlan(names: EnvironmentNames, feePayerAddress: string | null): voi
   step("5. Remote D1 migrations", [[commands.applyMigrations(names)]]);
   step("6. Deploy", [[commands.deploy(names)]]);
   console.log(
-    `\n7. Fund the fee payer: ${feePayerAddress ?? "its address is printed once it is generated (a fee payer the Worker already has: GET /supported, signers)"}`,
+    `\n7. Fund the fee ` +
+      `payer: ${
+        feePayerAddress ??
+        "its address is printed once it is generated (a fee payer the Worker already has: " + "GET /supported, signers)"
+      }`,
   );
 }
 
@@ -202,8 +211,13 @@ function setUp(options: Options): void {
   const tomlFile = options.config ?? WRANGLER_TOML;
   const suppliedFeePayer = options.feePayerKeypairFile === null ? null : feePayerKeypair(options.feePayerKeypairFile);
   console.log(
-    `deploy:setup --env ${names.environment}${options.dryRun ? " (dry run: no command is run and nothing is sent; a real run makes these, in order)" : ""}\n` +
-      `Worker ${names.worker} · D1 database ${names.d1Name} (binding ${names.d1Binding}) · KV namespace ${names.kvTitle} (binding ${names.kvBinding})`,
+    `deploy:setup ` +
+      `--env ${names.environment}${
+        options.dryRun ? " (dry run: no command is run and nothing is sent; a real run " + "makes these, in order)" : ""
+      }\n` +
+      `Worker ${names.worker} · D1 ` +
+      `database ${names.d1Name} (binding ${names.d1Binding}) · KV ` +
+      `namespace ${names.kvTitle} (binding ${names.kvBinding})`,
   );
   if (options.dryRun) {
     printPlan(names, suppliedFeePayer?.address ?? null);
@@ -225,7 +239,8 @@ function setUp(options: Options): void {
   const existing = existingSecrets(names);
   if (suppliedFeePayer && existing.has("FEE_PAYER_SECRET_KEY")) {
     throw new UsageError(
-      `${names.worker} already has FEE_PAYER_SECRET_KEY: this setup never replaces a secret (to rotate it: npx wrangler secret put FEE_PAYER_SECRET_KEY --env ${names.environment})`,
+      `${names.worker} already has FEE_PAYER_SECRET_KEY: this setup never replaces a secret (to rotate it: npx ` +
+        `wrangler secret put FEE_PAYER_SECRET_KEY --env ${names.environment})`,
     );
   }
   const missing = GENERATED_SECRETS.filter((name) => !existing.has(name));
@@ -252,8 +267,11 @@ function setUp(options: Options): void {
 
   console.log(
     feePayerAddress
-      ? `\nFund the fee payer ${feePayerAddress} with SOL (it pays the network fee of each valid payment; keep it above SVC_FEE_PAYER_MIN_LAMPORTS, 0.1 SOL by default).`
-      : "\nThe fee payer was already set: its address is in GET /supported (signers). Keep it funded above SVC_FEE_PAYER_MIN_LAMPORTS.",
+      ? `\nFund the fee ` +
+          `payer ${feePayerAddress} with SOL (it pays the network fee of each valid payment; keep it above ` +
+          `SVC_FEE_PAYER_MIN_LAMPORTS, 0.1 SOL by default).`
+      : "\nThe fee payer was already set: its address is in GET /supported (signers). Keep it funded above " +
+          "SVC_FEE_PAYER_MIN_LAMPORTS.",
   );
   printNotes(names);
 }
@@ -263,12 +281,14 @@ function printNotes(names: Environment): void {
     console.log("Devnet SOL: https://faucet.solana.com (the fee payer's address above).");
   if (!names.vars.UNIVERSAL_SETTLE_PROGRAM_ID) {
     console.log(
-      'UNIVERSAL_SETTLE_PROGRAM_ID is not set for this environment: set it only to an id you verified (docs/deploy.md, "UniversalSettle on mainnet").',
+      "UNIVERSAL_SETTLE_PROGRAM_ID is not set for this environment: set it only to an id you verified " +
+        '(docs/deploy.md, "UniversalSettle on mainnet").',
     );
   }
   if (String(names.vars.SOLANA_RPC_URL ?? "").includes("api.mainnet-beta.solana.com")) {
     console.log(
-      "SOLANA_RPC_URL is the public mainnet endpoint: use a private one (a secret when it carries a key: npx wrangler secret put SOLANA_RPC_URL --env production).",
+      "SOLANA_RPC_URL is the public mainnet endpoint: use a private one (a secret when it carries a key: npx " +
+        "wrangler secret put SOLANA_RPC_URL --env production).",
     );
   }
 }

@@ -76,7 +76,8 @@ async function rpc<T>(url: string, method: string, params: unknown[]): Promise<T
       error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
     throw new Error(
       `the local chain at ${url} did not answer (${cause}). Is \`npm start\` running? ` +
-        "If it runs with LOCALNET_PORT=<port>, run the faucet with the same LOCALNET_PORT (or SOLANA_RPC_URL=<its URL>).",
+        "If it runs with LOCALNET_PORT=<port>, run the faucet with the same LOCALNET_PORT (or SOLANA_RPC_URL=<its " +
+        "URL>).",
     );
   }
   const body = (await response.json()) as { result?: T; error?: { code: number; message: string } };

@@ -9,7 +9,8 @@
  *      (scripts/lib/local-entry/) in workerd through Miniflare, without wrangler dev's live-reload proxy
  *      (scripts/lib/serve-worker.ts; `npm run dev` has it),
  *      answering `GET /cdn-cgi/handler/scheduled?cron=<expression>` (a job run on demand),
- *   6. each Cron Trigger of wrangler.toml run on its schedule (UTC), as Cloudflare runs them (scripts/lib/cron-runner.ts).
+ * 6. each Cron Trigger of wrangler.toml run on its schedule (UTC), as Cloudflare runs them
+ * (scripts/lib/cron-runner.ts).
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -137,7 +138,8 @@ async function genesisHashOf(url: string): Promise<string> {
     return ["127.0.0.1", "localhost", "[::1]"].includes(new URL(url).hostname) ? `${hash}-loopback` : hash;
   } catch (error) {
     throw new Error(
-      `SOLANA_RPC_URL ${url} did not answer getGenesisHash (${error instanceof Error ? error.message : String(error)}): ` +
+      `SOLANA_RPC_URL ${url} did not answer getGenesisHash ` +
+        `(${error instanceof Error ? error.message : String(error)}): ` +
         "is it a Solana JSON-RPC URL this machine can reach?",
     );
   }

@@ -6,7 +6,9 @@ export interface Env {
   KV: KVNamespace;
   /** The settle ledger's Durable Objects (SVC_SETTLE_LEDGER=object, src/settlement/settle-ledger-object.ts). */
   SETTLE_LEDGER?: DurableObjectNamespace<SettleLedgerObject>;
-  /** The files of static/ (wrangler.toml [assets]), for the paths the Worker answers itself where no edge serves them. */
+  /**
+   * The files of static/ (wrangler.toml [assets]), for the paths the Worker answers itself where no edge serves them.
+   */
   ASSETS?: Fetcher;
   /** Workers Analytics Engine dataset for per-request telemetry (optional: absent means nothing is recorded). */
   TELEMETRY?: AnalyticsEngineDataset;

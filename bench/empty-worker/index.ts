@@ -5,5 +5,8 @@ export default {
   },
 };
 
-/** wrangler.toml binds the settle ledger's Durable Object class, so every entry bundled with it must export one; this one is never called. */
+/**
+ * wrangler.toml binds the settle ledger's Durable Object class, so every entry bundled with it must export one; this
+ * one is never called.
+ */
 export { UnusedLedgerObject as SettleLedgerObject } from "../unused-ledger-object";

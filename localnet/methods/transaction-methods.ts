@@ -162,7 +162,8 @@ function formatConfirmedTransaction(entry: LedgerEntry, config: RpcConfig) {
   if (message.version === 0 && (maxVersion === undefined || maxVersion === null)) {
     throw new RpcError(
       RPC_ERROR_CODE.UNSUPPORTED_TRANSACTION_VERSION,
-      'Transaction version (0) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": 0',
+      "Transaction version (0) is not supported by the requesting client. Please try the request again with the " +
+        'following configuration parameter: "maxSupportedTransactionVersion": 0',
     );
   }
   const encoding = config.encoding ?? "json";
@@ -182,7 +183,8 @@ function formatConfirmedTransaction(entry: LedgerEntry, config: RpcConfig) {
       break;
     default:
       throw invalidParams(
-        `Invalid params: unknown variant \`${String(encoding)}\`, expected one of \`binary\`, \`base64\`, \`base58\`, \`json\`, \`jsonParsed\``,
+        `Invalid params: unknown variant ` +
+          `\`${String(encoding)}\`, expected one of \`binary\`, \`base64\`, \`base58\`, \`json\`, \`jsonParsed\``,
       );
   }
   return {

@@ -6,7 +6,10 @@
 export const DEPLOY_ENVIRONMENTS = ["preview", "production"] as const;
 export type DeployEnvironment = (typeof DEPLOY_ENVIRONMENTS)[number];
 
-/** The Worker secrets the setup generates locally when the Worker does not have them yet (SVC_SWEEP_CRON_TOKEN is optional: docs/deploy.md). */
+/**
+ * The Worker secrets the setup generates locally when the Worker does not have them yet (SVC_SWEEP_CRON_TOKEN is
+ * optional: docs/deploy.md).
+ */
 export const GENERATED_SECRETS = ["FEE_PAYER_SECRET_KEY", "CHALLENGE_MAC_KEY"] as const;
 export type GeneratedSecret = (typeof GENERATED_SECRETS)[number];
 

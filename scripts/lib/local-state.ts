@@ -44,7 +44,12 @@ export function prepareLocalState(stateRoot: string, chain: ChainKind, options: 
       directory,
       journal,
       notice: hadState
-        ? `reset: removed ${relative} (${chain.kind === "local" ? "the local chain and its database" : "this cluster's local database"}); starting empty`
+        ? `reset: ` +
+          `removed ${relative} (${
+            chain.kind === "local" ? "the local chain and its " + "database" : "this cluster's local database"
+          }); ` +
+          `starting ` +
+          `empty`
         : null,
     };
   }
@@ -63,8 +68,10 @@ export function prepareLocalState(stateRoot: string, chain: ChainKind, options: 
         directory,
         journal,
         notice:
-          `the local chain's journal could not be read (${error.message}); it was moved to ${path.relative(process.cwd(), aside)} ` +
-          "and the local chain starts over, its database reset with it (sellers, registrations, settlements, resources)",
+          `the local chain's journal could not be read ` +
+          `(${error.message}); it was moved to ${path.relative(process.cwd(), aside)} ` +
+          "and the local chain starts over, its database reset with it (sellers, registrations, settlements, " +
+          "resources)",
       };
     }
   }

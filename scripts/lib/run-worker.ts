@@ -38,7 +38,9 @@ export interface StartWorkerOptions {
   logLevel?: "none" | "error" | "warn" | "info" | "debug";
   /** Open workerd's inspector (Chrome DevTools protocol) on a free loopback port, for `npm run profile`. */
   inspector?: boolean;
-  /** Serve as `npm start` does, answering `GET /cdn-cgi/handler/scheduled?cron=` (Miniflare's entry worker in front). */
+  /**
+   * Serve as `npm start` does, answering `GET /cdn-cgi/handler/scheduled?cron=` (Miniflare's entry worker in front).
+   */
   triggerHandlers?: boolean;
 }
 
@@ -49,7 +51,9 @@ export interface RunningWorker {
   inspectorUrl: string | null;
   /** Where local D1, KV and the Durable Objects keep their files (under the temporary directory; gone after stop()). */
   stateDir: string;
-  /** The Worker's local D1 database (binding DB), read through Miniflare: what a test checks beside the HTTP answers. */
+  /**
+   * The Worker's local D1 database (binding DB), read through Miniflare: what a test checks beside the HTTP answers.
+   */
   database(): ReturnType<Miniflare["getD1Database"]>;
   stop(): Promise<void>;
 }

@@ -1,7 +1,7 @@
 /**
  * Serves the Worker locally the way `npm start` does: the bundle `wrangler deploy` would upload (built with
- * `wrangler deploy --dry-run --outdir`) behind the local edge (./local-entry/index.ts: what only Cloudflare may set on a
- * request is stripped, as a caller could forge it here), run by Miniflare in workerd with the bindings wrangler.toml
+ * `wrangler deploy --dry-run --outdir`) behind the local edge (./local-entry/index.ts: what only Cloudflare may set on
+ * a request is stripped, as a caller could forge it here), run by Miniflare in workerd with the bindings wrangler.toml
  * declares (D1, KV, Rate Limiting, Analytics Engine, [vars]) and local persistence.
  *
  * Why not `wrangler dev`: it puts a dev-only proxy in front of the Worker (a second workerd process and a Durable
@@ -39,7 +39,10 @@ export interface ServeWorkerOptions {
   host: string;
   /** 0 picks a free port. */
   port: number;
-  /** Bindings layered over wrangler.toml's [vars] and LOCAL_VARS (plain values and secrets alike are strings); no .dev.vars is read. */
+  /**
+   * Bindings layered over wrangler.toml's [vars] and LOCAL_VARS (plain values and secrets alike are strings); no
+   * .dev.vars is read.
+   */
   bindings: Record<string, string>;
   /** Where the Worker's console output goes, line by line; default: this process's stdout/stderr. */
   onOutput?: (line: string) => void;
@@ -84,7 +87,8 @@ export async function serveWorker(options: ServeWorkerOptions): Promise<ServedWo
         ...facilitatorOptions,
         name: WORKER_NAME,
         modules: true,
-        // wrangler names the bundle after its entry file (bench/directory-search-worker.ts → directory-search-worker.js).
+        // wrangler names the bundle after its entry file (bench/directory-search-worker.ts →
+        // directory-search-worker.js).
         scriptPath: path.join(options.bundleDir, `${path.parse(entrypoint).name}.js`),
         modulesRoot: options.bundleDir,
         bindings: { ...configBindings, ...LOCAL_VARS, ...options.bindings },
@@ -138,7 +142,9 @@ export function cronsOfConfig(): string[] {
   return withWranglerLogLevel("warn", () => unstable_readConfig({ config: WRANGLER_CONFIG }).triggers?.crons ?? []);
 }
 
-/** Waits until `url` answers with a status below 500: proof that the Worker's code runs, not only that workerd listens. */
+/**
+ * Waits until `url` answers with a status below 500: proof that the Worker's code runs, not only that workerd listens.
+ */
 export async function waitForAnswer(url: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = "no answer";

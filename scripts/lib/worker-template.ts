@@ -30,7 +30,10 @@ export interface WorkerTemplate {
 const prepared = new Map<string, Promise<WorkerTemplate>>();
 let processDir: string | undefined;
 
-/** The template of `entrypoint` (default: serveWorker's, wrangler.toml's `main` behind the local edge), prepared on first use. */
+/**
+ * The template of `entrypoint` (default: serveWorker's, wrangler.toml's `main` behind the local edge), prepared on
+ * first use.
+ */
 export function workerTemplate(entrypoint?: string): Promise<WorkerTemplate> {
   const name = templateName(entrypoint);
   let template = prepared.get(name);

@@ -6,7 +6,9 @@ import type { AccountSnapshot } from "./accounts";
 import { type MintInfo, parseMint } from "./mint";
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "./token-programs";
 
-/** What every buyer-side builder reads about the asset and the buyer's source accounts, whichever rail it builds for. */
+/**
+ * What every buyer-side builder reads about the asset and the buyer's source accounts, whichever rail it builds for.
+ */
 
 /** What reading the payment's mint answers itself (the rail's screen adds its own reasons). */
 export const PAYMENT_MINT_REASONS = ["asset_not_found"] as const satisfies readonly ErrorReason[];

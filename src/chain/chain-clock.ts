@@ -2,8 +2,8 @@ import { address } from "@solana/kit";
 import type { AccountSnapshot } from "./accounts";
 
 /**
- * Read in the same getMultipleAccounts as the accounts a decision depends on, so the keepers and the upto claim decide on
- * the chain's time, never the Worker's.
+ * Read in the same getMultipleAccounts as the accounts a decision depends on, so the keepers and the upto claim decide
+ * on the chain's time, never the Worker's.
  */
 export const CLOCK_SYSVAR = address("SysvarC1ock11111111111111111111111111111111");
 
@@ -13,7 +13,9 @@ export interface ChainClock {
   slot: bigint;
 }
 
-/** Clock sysvar: slot u64 @0, epoch_start_timestamp i64, epoch u64, leader_schedule_epoch u64, unix_timestamp i64 @32. */
+/**
+ * Clock sysvar: slot u64 @0, epoch_start_timestamp i64, epoch u64, leader_schedule_epoch u64, unix_timestamp i64 @32.
+ */
 export function chainClockOf(account: AccountSnapshot | null, nowMs: number): ChainClock {
   if (!account || account.data.length < 40) return { unixSeconds: BigInt(Math.floor(nowMs / 1000)), slot: 0n };
   const view = new DataView(account.data.buffer, account.data.byteOffset, account.data.byteLength);

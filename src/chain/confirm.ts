@@ -12,7 +12,8 @@ const POLL_DELAYS_MS = [100, 150, 200, 300, 400];
 /**
  * With a PubSub watch, how long to trust the push before reading the status anyway: a cluster confirms ~400-600 ms
  * after it receives a transaction, so past this the notification was missed (a subscription registered after the
- * confirmation never fires) or the socket went quiet; then reads follow every 400 ms (a slot) while the watch listens on.
+ * confirmation never fires) or the socket went quiet; then reads follow every 400 ms (a slot) while the watch listens
+ * on.
  */
 const WATCHED_DELAYS_MS = [1_000, 400];
 
@@ -61,7 +62,10 @@ export async function signatureStatus(config: Config, signature: string): Promis
 
 type StatusAnswer = { err: unknown; confirmationStatus?: string | null } | null;
 
-/** Status reads of many signatures, batched, in their order; `searchTransactionHistory` also finds ones older than the node's recent cache. */
+/**
+ * Status reads of many signatures, batched, in their order; `searchTransactionHistory` also finds ones older than the
+ * node's recent cache.
+ */
 export async function readSignatureStatuses(
   config: Config,
   signatures: readonly string[],

@@ -34,7 +34,10 @@ export async function optionalSpendingPause(config: Config, spender: string): Pr
   const { lamports } = await readFeePayerBalance(config, JOB_BALANCE_MAX_AGE_MS);
   const minimum = config.feePayerFloors.minLamports;
   if (lamports >= minimum) return null;
-  const message = `${FEE_PAYER_BELOW_MINIMUM}: the fee payer ${config.feePayer.address} holds ${lamports} lamports, below SVC_FEE_PAYER_MIN_LAMPORTS (${minimum}); ${spender} paused until it is refilled`;
+  const message =
+    `${FEE_PAYER_BELOW_MINIMUM}: the fee ` +
+    `payer ${config.feePayer.address} holds ${lamports} lamports, below SVC_FEE_PAYER_MIN_LAMPORTS ` +
+    `(${minimum}); ${spender} paused until it is refilled`;
   log("warn", "optional_spending_paused", {
     spender,
     reason: FEE_PAYER_BELOW_MINIMUM,
@@ -86,8 +89,11 @@ export async function settleFloorRefusal(
       : "";
   return rejection(
     FEE_PAYER_BELOW_SETTLE_FLOOR,
-    `The facilitator's fee payer ${config.feePayer.address} holds ${last.lamports} lamports (its balance read at ${new Date(last.readAtMs).toISOString()}${since}), ` +
-      `below its settle floor SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS (${floor}); settlement is paused until the operator refills it. Nothing was sent; retry later.`,
+    `The facilitator's fee ` +
+      `payer ${config.feePayer.address} holds ${last.lamports} lamports (its balance read ` +
+      `at ${new Date(last.readAtMs).toISOString()}${since}), ` +
+      `below its settle floor SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS ` +
+      `(${floor}); settlement is paused until the operator refills it. Nothing was sent; retry later.`,
     { payer, code: "SERVICE_UNAVAILABLE" },
   );
 }

@@ -68,7 +68,9 @@ export async function readLandedTokenPayment(
   return rejection(
     "post_settlement_transfer_not_confirmed",
     meta.err === null
-      ? `Transaction ${signature} landed, but ${expected.destination} received ${received} of ${expected.mint}, not ${expected.amount}: the wallet program did not do at execution what its simulation did. Do not deliver`
+      ? `Transaction ${signature} landed, ` +
+          `but ${expected.destination} received ${received} of ${expected.mint}, ` +
+          `not ${expected.amount}: the wallet program did not do at execution what its simulation did. Do not deliver`
       : `Transaction ${signature} failed on chain; nothing was paid`,
   );
 }

@@ -1,6 +1,8 @@
 import { type Address, isOffCurveAddress } from "@solana/kit";
 
-/** The most addresses remembered; past it the memory starts over (a flood of distinct addresses costs only the check). */
+/**
+ * The most addresses remembered; past it the memory starts over (a flood of distinct addresses costs only the check).
+ */
 const MAX_REMEMBERED = 4096;
 const remembered = new Map<Address, boolean>();
 

@@ -20,7 +20,10 @@ export interface JsonRpcError {
   data?: unknown;
 }
 
-/** An integer the node may send beyond 2^53 (lamports): a number, or its decimal digits when it has 16 or more. Read it with BigInt(). */
+/**
+ * An integer the node may send beyond 2^53 (lamports): a number, or its decimal digits when it has 16 or more. Read it
+ * with BigInt().
+ */
 export type RpcInteger = number | string;
 
 /** The most keys one call of a batched read takes (the node refuses more). */
@@ -143,7 +146,10 @@ export async function rpcReadMany<V>(
   return values;
 }
 
-/** The 502 for a failed call (or a JSON-RPC error its caller does not handle): the method and what went wrong, never a URL. */
+/**
+ * The 502 for a failed call (or a JSON-RPC error its caller does not handle): the method and what went wrong, never a
+ * URL.
+ */
 export function rpcFailure(method: string, what: string | JsonRpcError, cause?: unknown): FacilitatorError {
   const detail = typeof what === "string" ? what : `${what.message ?? "error"} (code ${what.code ?? "?"})`;
   return upstreamError(`Solana RPC ${method} failed: ${redactUrls(detail).slice(0, 200)}`, cause);

@@ -29,7 +29,9 @@ async function verifySignaturesFrom(tx: DecodedTransaction, first: number): Prom
   return { ok: true };
 }
 
-/** Imported WebCrypto keys of recent signers (repeat buyers skip the import); bounded, safe to lose, settled ones only. */
+/**
+ * Imported WebCrypto keys of recent signers (repeat buyers skip the import); bounded, safe to lose, settled ones only.
+ */
 const MAX_CACHED_KEYS = 10_000;
 const publicKeys = new Map<string, Promise<CryptoKey>>();
 

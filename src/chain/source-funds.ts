@@ -70,14 +70,17 @@ export function checkSolSource(options: { account: AccountSnapshot | null; payer
     // The System program only debits data-less accounts it owns.
     throw refused(
       "payer_account_unusable",
-      `The payer ${payer} is not a plain System wallet (owner ${account.owner}); it cannot send SOL with a System transfer`,
+      `The ` +
+        `payer ${payer} is not a plain System wallet ` +
+        `(owner ${account.owner}); it cannot send SOL with a System transfer`,
     );
   }
   const remaining = balance - amount;
   if (remaining > 0n && remaining < RENT_EXEMPT_MINIMUM_EMPTY_ACCOUNT_LAMPORTS) {
     throw refused(
       "insufficient_funds",
-      `The payment would leave the payer with ${formatUnits(remaining, SOL_DECIMALS)} SOL (${remaining} lamports), below the ` +
+      `The payment would leave the payer ` +
+        `with ${formatUnits(remaining, SOL_DECIMALS)} SOL (${remaining} lamports), below the ` +
         `rent-exempt minimum of ${RENT_EXEMPT_MINIMUM_EMPTY_ACCOUNT_LAMPORTS} lamports; the network would reject it. ` +
         `Keep at least that much or send the whole balance`,
       { availableRaw: balance.toString(), requiredRaw: amount.toString() },

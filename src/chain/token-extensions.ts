@@ -67,7 +67,11 @@ export function refusedMintExtension(mint: MintInfo): string | null {
     const why = REFUSED_MINT_EXTENSIONS.get(type);
     if (!why) continue;
     if (type === EXTENSION_DEFAULT_ACCOUNT_STATE && mint.defaultAccountState !== ACCOUNT_STATE_FROZEN) continue;
-    return `Token-2022 mint ${mint.address} has the ${token2022ExtensionName(type)} extension (${why}); such mints are not accepted for exact payments`;
+    return (
+      `Token-2022 ` +
+      `mint ${mint.address} has ` +
+      `the ${token2022ExtensionName(type)} extension (${why}); such mints are not accepted for exact payments`
+    );
   }
   return null;
 }
@@ -85,7 +89,11 @@ const CLOSABLE_MINT_WHY = "it could be closed and created again under the same a
  */
 export function refusedClosableMint(mint: MintInfo): string | null {
   if (mint.closeAuthority === null) return null;
-  return `Token-2022 mint ${mint.address} has a close authority (${mint.closeAuthority}): ${CLOSABLE_MINT_WHY}; such mints are not accepted for exact payments`;
+  return (
+    `Token-2022 ` +
+    `mint ${mint.address} has a close authority ` +
+    `(${mint.closeAuthority}): ${CLOSABLE_MINT_WHY}; such mints are not accepted for exact payments`
+  );
 }
 
 /**
@@ -118,5 +126,10 @@ export function refusedChannelMintExtension(mint: MintInfo): string | null {
   if (type === undefined) return null;
   const why =
     CHANNEL_REFUSAL_WHY.get(type) ?? "the payment-channels program accepts only the metadata and group extensions";
-  return `Token-2022 mint ${mint.address} has the ${token2022ExtensionName(type)} extension (${why}); the payment-channels program refuses such mints, so they are not accepted for upto payments`;
+  return (
+    `Token-2022 ` +
+    `mint ${mint.address} has ` +
+    `the ${token2022ExtensionName(type)} extension ` +
+    `(${why}); the payment-channels program refuses such mints, so they are not accepted for upto payments`
+  );
 }

@@ -34,7 +34,8 @@ export function rejectionForTransactionError(
       if (funds === "token_rent_fronted" && classified.program === SYSTEM_PROGRAM_ADDRESS) {
         return rejection(
           "facilitator_insufficient_funds",
-          "The facilitator's fee payer cannot front the rent of this payment's accounts right now; nothing was charged, try again later",
+          "The facilitator's fee payer cannot front the rent of this payment's accounts right now; nothing was " +
+            "charged, try again later",
           {
             code: "SERVICE_UNAVAILABLE",
           },

@@ -7,7 +7,8 @@ const etags = new Map<string, Promise<string>>();
 
 /**
  * Answers a served artifact with its content type, a strong ETag (SHA-256 of the body; If-None-Match → 304),
- * a Cache-Control suited to it and CORS for any origin (standard-headers exposes ETag), so agents and browsers revalidate cheaply.
+ * a Cache-Control suited to it and CORS for any origin (standard-headers exposes ETag), so agents and browsers
+ * revalidate cheaply.
  */
 export async function artifactResponse(
   c: AppContext,

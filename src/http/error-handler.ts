@@ -4,7 +4,10 @@ import { type ErrorCode, FacilitatorError, isFacilitatorError } from "../platfor
 import { log } from "../platform/observability/log";
 import type { AppContext, AppEnv } from "./context";
 
-/** The wire error body: `{ error, code, reason, correlationId }` plus any route-specific fields (docs/wire-notes.md "Error body"). */
+/**
+ * The wire error body: `{ error, code, reason, correlationId }` plus any route-specific fields (docs/wire-notes.md
+ * "Error body").
+ */
 export function errorResponse(c: AppContext, error: FacilitatorError): Response {
   const body = {
     ...error.fields,

@@ -39,7 +39,9 @@ export async function readJsonBody<S extends v.GenericSchema>(
   return validate(schema, options.reshape ? options.reshape(parsed.value) : parsed.value, "body");
 }
 
-/** Validates one part of a request (`where`: path, query or body) against its schema; a 400 naming the field otherwise. */
+/**
+ * Validates one part of a request (`where`: path, query or body) against its schema; a 400 naming the field otherwise.
+ */
 export function validate<S extends v.GenericSchema>(schema: S, input: unknown, where: string): v.InferOutput<S> {
   const result = v.safeParse(schema, input, { abortPipeEarly: true });
   if (result.success) return result.output;

@@ -18,7 +18,10 @@ export interface EndpointInfo {
   path: string;
   summary: string;
   tag: string;
-  /** `bearer`: the route refuses a request without the operator token before reading it (`wallet-signature`: documented; the body's challenge is checked by the handler). */
+  /**
+   * `bearer`: the route refuses a request without the operator token before reading it (`wallet-signature`: documented;
+   * the body's challenge is checked by the handler).
+   */
   auth?: "bearer" | "wallet-signature";
   /** The schema that validates the path parameters. */
   params?: v.GenericSchema;
@@ -53,7 +56,9 @@ export interface RouteInput<P extends Schema, Q extends Schema, B extends Schema
   body: Parsed<B>;
 }
 
-/** One table entry as written in `http/routes/*`: the endpoint, how its input is read, and the handler of typed input. */
+/**
+ * One table entry as written in `http/routes/*`: the endpoint, how its input is read, and the handler of typed input.
+ */
 export interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema>
   extends Omit<EndpointInfo, "params" | "query" | "body"> {
   params?: P;
@@ -68,7 +73,10 @@ export interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema>
   emptyBodyIsDefaults?: boolean;
   /** Rewrites the parsed body before its schema judges it (`parse-input.ts`). */
   reshapeBody?: (value: unknown) => unknown;
-  /** Any Content-Type is read as JSON, as `/verify` and `/settle` always have (no x402 client that labels its body differently is turned away). */
+  /**
+   * Any Content-Type is read as JSON, as `/verify` and `/settle` always have (no x402 client that labels its body
+   * differently is turned away).
+   */
   anyContentType?: boolean;
   /** Answers an invalid input in the route's own wire shape instead of the standard 400 (`message` names the field). */
   invalidInput?: (c: AppContext, message: string, reason: ErrorReason) => Response | Promise<Response>;

@@ -58,7 +58,8 @@ export function spentNothing(detail: string | null = null): JobRunSummary {
 
 /**
  * A keeper run as /health shows it. Each step is one transaction signed by the fee payer alone without a priority fee,
- * so every step that reached the cluster (it has a signature) cost one network fee; rent it brought back is not counted.
+ * so every step that reached the cluster (it has a signature) cost one network fee; rent it brought back is not
+ * counted.
  */
 export function summarizeKeeperRun(run: KeeperRun<{ signature: string | null }>, counts: string): JobRunSummary {
   const sent = run.items.filter((item) => item.signature !== null).length;

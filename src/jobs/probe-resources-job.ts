@@ -2,7 +2,9 @@ import { type ProbeRunSummary, runProbeJob } from "../directory/resources/probe-
 import { spentNothing } from "./job-run";
 import type { ScheduledJob } from "./scheduled-job";
 
-/** The Cron Trigger's resource probe and manifest harvest, within the budget documented in ../resources/probe-run.ts. */
+/**
+ * The Cron Trigger's resource probe and manifest harvest, within the budget documented in ../resources/probe-run.ts.
+ */
 export const probeResourcesJob: ScheduledJob<ProbeRunSummary> = {
   name: "probe-resources",
   run: (config, env) => runProbeJob(config, env),

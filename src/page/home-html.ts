@@ -17,11 +17,14 @@ export const HOME_HTML = `<!doctype html>
 <body>
 <header>
   <h1>x402 Solana facilitator</h1>
-  <p>Verifies and settles <a href="https://github.com/coinbase/x402">x402 v2</a> payments on Solana for paid HTTP APIs and AI agents:
-  instant split-vault payments (<code>exact</code>), time-bound escrow with an oracle verdict (<code>sla-escrow</code>) and
+  <p>Verifies and settles <a href="https://github.com/coinbase/x402">x402 v2</a> payments on Solana for paid HTTP APIs
+  and AI agents:
+  instant split-vault payments (<code>exact</code>), time-bound escrow with an oracle verdict (<code>sla-escrow</code>)
+  and
   pay-per-use payment channels (<code>upto</code>).
   Buyers sign locally; this service never holds a buyer's key.</p>
-  <p><a class="cta" href="/console">Sell your API: open the seller console</a> (connect a browser wallet, activate, register, watch payments)</p>
+  <p><a class="cta" href="/console">Sell your API: open the seller console</a> (connect a browser wallet, activate,
+  register, watch payments)</p>
 </header>
 <main>
   <section aria-labelledby="status-heading">
@@ -36,7 +39,8 @@ export const HOME_HTML = `<!doctype html>
     <h2 id="directory-heading">Directory</h2>
     <p id="stats" aria-live="polite">Loading…</p>
     <ol id="listing" class="listing"></ol>
-    <p class="pager"><button type="button" id="listing-prev" disabled>Previous</button> <span id="listing-page"></span> <button type="button" id="listing-next" disabled>Next</button></p>
+    <p class="pager"><button type="button" id="listing-prev" disabled>Previous</button> <span id="listing-page"></span>
+    <button type="button" id="listing-next" disabled>Next</button></p>
   </section>
   <section aria-labelledby="search-heading">
     <h2 id="search-heading">Find something to pay for</h2>
@@ -50,9 +54,11 @@ export const HOME_HTML = `<!doctype html>
   <section aria-labelledby="docs-heading">
     <h2 id="docs-heading">Integrate</h2>
     <ul>
-      <li><a href="/console">Seller console</a> (browser wallet, no SDK) · <a href="/seller-quick-start.md">Seller guide</a> · <a href="/onboarding_guide.md">Onboarding guide</a></li>
+      <li><a href="/console">Seller console</a> (browser wallet, no SDK) · <a href="/seller-quick-start.md">Seller
+      guide</a> · <a href="/onboarding_guide.md">Onboarding guide</a></li>
       <li><a href="/quickstart-buyer.md">Buyer guide</a> (build, sign, pay: no SDK needed)</li>
-      <li><a href="/agent-integration.md">Agent integration</a> · <a href="/agent-tools.json">Agent tools</a> · <a href="/openapi.json">OpenAPI</a></li>
+      <li><a href="/agent-integration.md">Agent integration</a> · <a href="/agent-tools.json">Agent tools</a> · <a
+      href="/openapi.json">OpenAPI</a></li>
       <li><a href="/api/v1/facilitator/capabilities">Capabilities (JSON)</a></li>
     </ul>
   </section>

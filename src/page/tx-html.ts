@@ -27,7 +27,8 @@ export const TRANSACTION_HTML = `<!doctype html>
     <dl id="summary" class="facts"></dl>
     <h3 id="changes-heading">Balance changes</h3>
     <div class="scroll" role="region" aria-labelledby="changes-heading" tabindex="0">
-      <table id="changes"><thead><tr><th scope="col">Change</th><th scope="col">Asset</th><th scope="col">Account</th></tr></thead><tbody></tbody></table>
+      <table id="changes"><thead><tr><th scope="col">Change</th><th scope="col">Asset</th><th
+      scope="col">Account</th></tr></thead><tbody></tbody></table>
     </div>
     <h3>Program log</h3>
     <pre id="logs" class="snippet" tabindex="0" aria-label="Program log"></pre>

@@ -45,7 +45,9 @@ export interface FeeQuoteRequest {
 
 /** A rail's part of `/fee-quote`. */
 export interface RailFeeQuote {
-  /** What this rail's quote can refuse (the amounts and mints its /verify would refuse): listed on the route in OpenAPI. */
+  /**
+   * What this rail's quote can refuse (the amounts and mints its /verify would refuse): listed on the route in OpenAPI.
+   */
   reasons: readonly ErrorReason[];
   quote(config: Config, request: FeeQuoteRequest): Promise<FeeQuote>;
 }

@@ -87,11 +87,15 @@ export interface RailModule<ConfigMembers extends object = object> extends Rail,
   payload: PayloadShape;
   /**
    * Its configuration keys and the members of `Config` it reads from them (`rails/<scheme>/config.ts`, which adds
-   * those members to `Config`'s type by declaration merging, `RailConfigMembersByRail` of platform/config/rail-config.ts).
+   * those members to `Config`'s type by declaration merging, `RailConfigMembersByRail` of
+   * platform/config/rail-config.ts).
    */
   // biome-ignore lint/suspicious/noExplicitAny: a slice is typed by its own keys, so no narrower type holds them all
   config?: RailConfigSlice<any, ConfigMembers>;
-  /** `amount` of a success answer (`SettleResponse.amount` of @x402/core), for a rail whose settled amount is not fixed by the line. */
+  /**
+   * `amount` of a success answer (`SettleResponse.amount` of @x402/core), for a rail whose settled amount is not fixed
+   * by the line.
+   */
   settledAmount?(requirements: PaymentRequirements): string;
   /**
    * The seller transform (`POST /payment-required/enrich`): rewrites the body's lines of this scheme to pay through
@@ -109,7 +113,10 @@ export interface RailModule<ConfigMembers extends object = object> extends Rail,
   jobs?: readonly ScheduledJob[];
   /** Its tables' old rows the retention job purges (jobs/retention/), in registry order after the core's. */
   retention?: readonly RailRetention[];
-  /** Its own rejection reasons (`rails/<scheme>/reasons.ts`), for the list the OpenAPI document gives, in registry order. */
+  /**
+   * Its own rejection reasons (`rails/<scheme>/reasons.ts`), for the list the OpenAPI document gives, in registry
+   * order.
+   */
   reasons?: readonly RejectionReason[];
   /** Its answer to `GET /fee-quote?scheme=<scheme>` (rails/fee-quote.ts); absent: the scheme is not quoted. */
   quote?: RailFeeQuote;
@@ -151,9 +158,13 @@ export function railSwitchesOf(rail: RailModule, config: Config): readonly RailF
   return rail.switches?.(config) ?? ALWAYS_ON;
 }
 
-/** A rail's words in the self-description documents (every member optional; absent: the rail is not mentioned there). */
+/**
+ * A rail's words in the self-description documents (every member optional; absent: the rail is not mentioned there).
+ */
 export interface RailDescription {
-  /** `/agent-payTo-semantics.json` `schemes[scheme]`: how a line's payTo resolves (it may depend on the configuration). */
+  /**
+   * `/agent-payTo-semantics.json` `schemes[scheme]`: how a line's payTo resolves (it may depend on the configuration).
+   */
   payTo?(config: Config): Record<string, unknown>;
   /** `/agent-payTo-semantics.json` `programs`: its program ids by name (null where not configured). */
   programIds?(config: Config): Record<string, Address | null>;

@@ -70,7 +70,9 @@ export async function enrichWithRails(
   return enriched;
 }
 
-/** Every x402 rejection reason, the core's first, then each rail's in registry order (the OpenAPI document lists them). */
+/**
+ * Every x402 rejection reason, the core's first, then each rail's in registry order (the OpenAPI document lists them).
+ */
 export function rejectionReasonsOf(rails: readonly RailModule[]): readonly RejectionReason[] {
   return [
     ...CORE_REJECTION_REASONS,

@@ -9,13 +9,21 @@ import type { Config } from "../platform/config/load-config";
  * two routes share one shape and one set of rules. directory/sellers/ composes them over the registry's rails.
  */
 export interface RailSellerView {
-  /** `GET /sellers/{wallet}/rails/{scheme}`: the rail's one canonical payTo with its on-chain state (`asset` where the rail has one per asset). */
+  /**
+   * `GET /sellers/{wallet}/rails/{scheme}`: the rail's one canonical payTo with its on-chain state (`asset` where the
+   * rail has one per asset).
+   */
   lookup?(config: Config, wallet: Address, asset: string | undefined): Promise<object>;
   /** Why the rail has no per-seller address to look up (the lookup's 400 says it after the scheme's name). */
   noLookup?: string;
-  /** Its part of the preview: the accounts it reads (one batch with the other rails'), then its object from them; null where the rail is off here. */
+  /**
+   * Its part of the preview: the accounts it reads (one batch with the other rails'), then its object from them; null
+   * where the rail is off here.
+   */
   preview?(config: Config, wallet: Address): Promise<SellerPreviewPart | null>;
-  /** The addresses besides the seller's own wallet at which the rail pays the seller (a vault), for its payment history. */
+  /**
+   * The addresses besides the seller's own wallet at which the rail pays the seller (a vault), for its payment history.
+   */
   paidAddresses?(config: Config, wallet: Address): Promise<readonly Address[]>;
   /** How a seller registers as a verified provider paid through this rail (the first rail of the list that has one). */
   registration?: RailSellerRegistration;
@@ -49,7 +57,9 @@ export type Accounts = ReadonlyMap<Address, AccountSnapshot | null>;
 export interface SellerPreviewPart {
   reads: readonly Address[];
   view(accounts: Accounts): object;
-  /** The onboarding step its accounts decide (pr402's OnboardResponse lifecycle: the seller's vault and token account). */
+  /**
+   * The onboarding step its accounts decide (pr402's OnboardResponse lifecycle: the seller's vault and token account).
+   */
   lifecycle?(accounts: Accounts): SellerLifecycleFacts;
 }
 

@@ -54,7 +54,10 @@ export type Settlement = SettledPayment | PendingSettlement | (PaymentRejection 
 /** What a settle ends with: the answer, and the work the route keeps alive after the response (waitUntil). */
 export interface SettleOutcome {
   settlement: Settlement;
-  /** Ledger catch-up after a D1 fault, a rail's first-confirmation hook, a fee-payer balance refresh. Failures are the route's to log. */
+  /**
+   * Ledger catch-up after a D1 fault, a rail's first-confirmation hook, a fee-payer balance refresh. Failures are the
+   * route's to log.
+   */
   afterResponse: Promise<unknown>[];
   /**
    * Set by a rail whose settle only locks the buyer's money for a charge made later (upto's deposit): the seller's
@@ -85,12 +88,15 @@ export interface SettleablePayment {
   /** Program of each top-level instruction: tells which program returned an on-chain error. */
   instructionPrograms?: readonly string[];
   /**
-   * What commits with the ledger claim, in its one D1 transaction (store/claim-riders.ts): the exposure budget's booking
-   * of what the fee payer pays, a rail's rows. With riders the claim comes before the send, so a rider's refusal (a
-   * cap) answers before anything is sent.
+   * What commits with the ledger claim, in its one D1 transaction (store/claim-riders.ts): the exposure budget's
+   * booking of what the fee payer pays, a rail's rows. With riders the claim comes before the send, so a rider's
+   * refusal (a cap) answers before anything is sent.
    */
   riders?: readonly ClaimRider[];
-  /** Runs before every send by the lease holder (so it must be idempotent), e.g. just-in-time vault provisioning; a rejection gives the ledger row back. */
+  /**
+   * Runs before every send by the lease holder (so it must be idempotent), e.g. just-in-time vault provisioning; a
+   * rejection gives the ledger row back.
+   */
   beforeFirstSend?: () => Promise<{ ok: true } | PaymentRejection>;
   /**
    * Runs after the response when this call recorded the confirmation (the first one to do so), or caught the ledger up
@@ -109,7 +115,9 @@ export interface SettleablePayment {
 /** One rider of the claim's commit (store/claim-riders.ts) and how its refusal reads as a payment rejection. */
 export type ClaimRider = GenericClaimRider<PaymentRejection>;
 
-/** What every rail's verification yields, as the engine needs it, plus the rail's own words for its funds and its hooks. */
+/**
+ * What every rail's verification yields, as the engine needs it, plus the rail's own words for its funds and its hooks.
+ */
 export function settleablePayment(
   verified: Pick<SettleablePayment, "accepted" | "messageHash" | "payer" | "merchantWallet"> & {
     tx: { recentBlockhash: string; instructions?: readonly { programAddress: string }[] };
@@ -133,7 +141,9 @@ export function settleablePayment(
 export interface SignedPayment {
   wireBytes: Uint8Array;
   signature: string;
-  /** What the facilitator's fee payer pays the cluster when this lands: its network fee, or 0 when the buyer pays it. */
+  /**
+   * What the facilitator's fee payer pays the cluster when this lands: its network fee, or 0 when the buyer pays it.
+   */
   feePayerFeeLamports: bigint;
   /** Rent the fee payer fronts for accounts this transaction creates (a channel open, say), on top of the fee. */
   feePayerRentLamports?: bigint;
@@ -325,7 +335,8 @@ async function claimSendAndConfirm(ctx: SettleContext, claimRow: ClaimRow, lease
     return {
       ...rejection(
         "settlement_ledger_unavailable",
-        "The settlement ledger could not record this payment's claim, so nothing was sent; retry /settle with the same body",
+        "The settlement ledger could not record this payment's claim, so nothing was sent; retry /settle with the " +
+          "same body",
         { code: "SERVICE_UNAVAILABLE" },
       ),
       payer: ctx.payment.payer,
@@ -361,7 +372,8 @@ function riderRefusal(riders: readonly ClaimRider[], rows: RefusalRows): Payment
 function paymentIdConflict(paymentId: string, payer: Address): PaymentRejection {
   return rejection(
     "payment_identifier_conflict",
-    `payment-identifier id ${paymentId} already names a different payment to this payTo; reuse an id only to retry the same payment`,
+    `payment-identifier ` +
+      `id ${paymentId} already names a different payment to this payTo; reuse an id only to retry the same payment`,
     { code: "CONFLICT", payer },
   );
 }
@@ -389,7 +401,8 @@ async function afterSend(ctx: SettleContext, sent: PromiseSettledResult<SendOutc
   }
   const outcome = sent.value;
   if (outcome.kind === "rejected") {
-    if (outcome.err === "AlreadyProcessed") return confirmAndReport(ctx); // the same transaction landed (a concurrent send)
+    // the same transaction landed (a concurrent send)
+    if (outcome.err === "AlreadyProcessed") return confirmAndReport(ctx);
     if (outcome.err === "BlockhashNotFound") return expiredUnlessLanded(ctx);
     // Preflight refused it: the cluster never accepted it, so its signature stays with us.
     return failWithoutSignature(
@@ -463,7 +476,8 @@ async function reportConfirmed(ctx: SettleContext): Promise<Settlement> {
       return pendingWith(
         ctx,
         ctx.signature,
-        `Transaction ${ctx.signature} is confirmed, but the node does not show what it did yet; call /settle again with the same body`,
+        `Transaction ${ctx.signature} is confirmed, but the node does not show what it did yet; call /settle again ` +
+          `with the same body`,
       );
     }
     if (landed !== "paid") {
@@ -481,7 +495,9 @@ async function reportConfirmed(ctx: SettleContext): Promise<Settlement> {
     return pendingWith(
       ctx,
       ctx.signature,
-      `Transaction ${ctx.signature} is confirmed, but the settlement ledger could not record which call reports it; call /settle again with the same body and X-Correlation-ID: exactly one call hears success (GET /settlements/${ctx.signature} shows the payment meanwhile)`,
+      `Transaction ${ctx.signature} is confirmed, but the settlement ledger could not record which call reports it; ` +
+        `call /settle again with the same body and X-Correlation-ID: exactly one call hears success (GET ` +
+        `/settlements/${ctx.signature} shows the payment meanwhile)`,
     );
   }
   if (won) {
@@ -497,7 +513,9 @@ function repeatOfReportedSuccess(ctx: SettleContext, row: SettlementRow): Settle
   return {
     ...rejection(
       "duplicate_settlement",
-      `This payment was already settled (transaction ${row.signature}) and reported as paid once; a seller retrying its own call must resend the same X-Correlation-ID within maxTimeoutSeconds. Look it up with GET /settlements/${row.signature}`,
+      `This payment was already settled ` +
+        `(transaction ${row.signature}) and reported as paid once; a seller retrying its own call must resend the ` +
+        `same X-Correlation-ID within maxTimeoutSeconds. Look it up with GET /settlements/${row.signature}`,
     ),
     payer: ctx.payment.payer,
     signature: row.signature,
@@ -554,7 +572,9 @@ function pendingAnswer(ctx: SettleContext, signatureKnownToCluster: boolean, cau
   const what = signatureKnownToCluster
     ? `Transaction ${ctx.signature} was handed to the cluster`
     : "The payment is being settled by another call";
-  const message = `${what} but is not confirmed yet${cause ? ` (${cause})` : ""}; call /settle again with the same body and X-Correlation-ID to find out`;
+  const message =
+    `${what} but is not confirmed ` +
+    `yet${cause ? ` (${cause})` : ""}; call /settle again with the same body and X-Correlation-ID to find out`;
   return pendingWith(ctx, signatureKnownToCluster ? ctx.signature : undefined, message);
 }
 

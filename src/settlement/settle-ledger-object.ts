@@ -89,11 +89,13 @@ export class SettleLedgerObject extends DurableObject<SettleLedgerObjectEnv> {
    */
   private claimedInMemory = new Map<string, { row: SettlementRow; self: string }>();
   /**
-   * Rows whose latest version D1 now has, not yet noted in storage: noted with the next commit (`flushMirrored`), so the
-   * mirror costs the object no commit of its own. Lost with the instance, the alarm mirrors those rows once more.
+   * Rows whose latest version D1 now has, not yet noted in storage: noted with the next commit (`flushMirrored`), so
+   * the mirror costs the object no commit of its own. Lost with the instance, the alarm mirrors those rows once more.
    */
   private mirroredSince = new Map<string, number>();
-  /** The alarm as this instance last read or set it (undefined: not read yet; null: none), so a change rarely writes it. */
+  /**
+   * The alarm as this instance last read or set it (undefined: not read yet; null: none), so a change rarely writes it.
+   */
   private alarmAtMs: number | null | undefined;
   private get sql(): SqlStorage {
     if (!this.schemaReady) {
@@ -150,7 +152,9 @@ export class SettleLedgerObject extends DurableObject<SettleLedgerObjectEnv> {
     return { row: d1?.row };
   }
 
-  /** store/settlements.ts claimSettlement: exactly one caller gets `claimed`, whichever object or ledger wrote the row. */
+  /**
+   * store/settlements.ts claimSettlement: exactly one caller gets `claimed`, whichever object or ledger wrote the row.
+   */
   async claim(input: ClaimInput, self: string, riders?: ClaimRiders): Promise<SettlementClaim | HeldElsewhere> {
     for (let attempt = 0; attempt < 8; attempt++) {
       const held = this.storedRow(input.messageHash);
@@ -166,7 +170,8 @@ export class SettleLedgerObject extends DurableObject<SettleLedgerObjectEnv> {
       if (written.existing) {
         const { ledgerObject } = written.existing;
         if (ledgerObject !== null && ledgerObject !== self) return { heldBy: ledgerObject };
-        // The D1 ledger's row: exactly one object takes it over; if another did first, it is read again (and sent there).
+        // The D1 ledger's row: exactly one object takes it over; if another did first, it is read again (and sent
+        // there).
         if (ledgerObject === null && !(await takeOverD1Row(this.env.DB, input.messageHash, self))) continue;
         insertLocal(this.sql, written.existing.row, self);
         await this.expireLater();
@@ -284,7 +289,9 @@ export class SettleLedgerObject extends DurableObject<SettleLedgerObjectEnv> {
     return true;
   }
 
-  /** The versions D1 caught up with, written with the object's next commit (or its alarm): never a commit of their own. */
+  /**
+   * The versions D1 caught up with, written with the object's next commit (or its alarm): never a commit of their own.
+   */
   private flushMirrored(sql: SqlStorage): void {
     for (const [hash, version] of this.mirroredSince) markMirrored(sql, hash, version);
     this.mirroredSince.clear();
@@ -375,7 +382,8 @@ export class SettleLedgerObject extends DurableObject<SettleLedgerObjectEnv> {
         return false;
       }
       this.mirrorFailures = 0;
-      // D1 no longer gives the row to this object (released there, or claimed anew): nothing of it is this object's to write.
+      // D1 no longer gives the row to this object (released there, or claimed anew): nothing of it is this object's to
+      // write.
       if (!written) log("warn", "settlement_mirror_row_gone", { messageHash, version: local.version });
       this.mirroredSince.set(messageHash, local.version);
     }

@@ -41,14 +41,19 @@ export type { SettlementChanges };
 export interface SettleLedger {
   /** State and signature only (a cheap read), or undefined when the payment has no row. */
   state(messageHash: string): Promise<Pick<SettlementRow, "state" | "signature"> | undefined>;
-  /** `riders` commit with the claim, in its transaction (store/claim-riders.ts): the budget's bookings, a rail's rows. */
+  /**
+   * `riders` commit with the claim, in its transaction (store/claim-riders.ts): the budget's bookings, a rail's rows.
+   */
   claim(row: ClaimRow, riders?: ClaimRiders): Promise<SettlementClaim>;
   get(messageHash: string): Promise<SettlementRow | undefined>;
   takeOverLease(messageHash: string, leaseId: string, leaseMs: number): Promise<boolean>;
   update(messageHash: string, fromStates: SettlementState[], changes: SettlementChanges): Promise<boolean>;
   /** Gives back the row of a transaction the cluster never accepted: only `leaseId`'s, never a reported one. */
   release(messageHash: string, leaseId: string): Promise<void>;
-  /** Records the confirmation and claims the single success answer: true for exactly one caller (`reporterId`: the call's lease id). */
+  /**
+   * Records the confirmation and claims the single success answer: true for exactly one caller (`reporterId`: the
+   * call's lease id).
+   */
   reportSuccess(messageHash: string, reporterId: string, correlationId: string | null, nowMs: number): Promise<boolean>;
   /**
    * After `reportSuccess` failed: records the confirmation without reporting success, and withdraws that call's own
@@ -69,7 +74,8 @@ export interface SettleChain {
   ): PaymentRejection | null | Promise<PaymentRejection | null>;
   /**
    * Sends the signed bytes with preflight (opening the confirmation watch first, when configured); a send the cluster
-   * took lowers the settle floor's balance reading by `feePayerOutlayLamports` (its network fee and any rent it fronts).
+   * took lowers the settle floor's balance reading by `feePayerOutlayLamports` (its network fee and any rent it
+   * fronts).
    */
   send(wireBase64: string, signature: string, feePayerOutlayLamports: bigint): Promise<SendOutcome>;
   /** Waits for confirmation within the settle budget. */

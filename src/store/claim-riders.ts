@@ -81,7 +81,8 @@ export function riderStatements(
   const unclaimed = (s: SqlText) =>
     d1
       .prepare(
-        `SELECT * FROM (${s.sql}) WHERE NOT EXISTS (SELECT 1 FROM settlements WHERE message_hash = ?${s.binds.length + 1})`,
+        `SELECT * FROM ` +
+          `(${s.sql}) WHERE NOT EXISTS (SELECT 1 FROM settlements WHERE message_hash = ?${s.binds.length + 1})`,
       )
       .bind(...s.binds, messageHash);
   if (!riders) return { statements: [claimStatement, rowRead], rowAt: 1 };

@@ -1,9 +1,10 @@
 /**
- * The SQL of the fee payer's exposure budget (migration 0011; the rules are in src/chain/fee-payer-budget/). Two places hold
- * what the fee payer has out:
+ * The SQL of the fee payer's exposure budget (migration 0011; the rules are in src/chain/fee-payer-budget/). Two places
+ * hold what the fee payer has out:
  * - an upto channel's rent sits on the channel's own row (`upto_channels.rent_lamports`) and counts while the row is
- *   live (`opening` or `open`) or given up (`stuck`: the rent is still on chain): whatever ends the row (the keeper closing the channel, dropping an open that never
- *   landed, a settle voiding an open refused before it reached the cluster) returns it to the budget;
+ * live (`opening` or `open`) or given up (`stuck`: the rent is still on chain): whatever ends the row (the keeper
+ * closing the channel, dropping an open that never landed, a settle voiding an open refused before it reached the
+ * cluster) returns it to the budget;
  * - every other spend is one `fee_payer_exposure` row: `held` (rent expected back) until returned or voided, `spent`
  *   (gone for good) counted for 24 h.
  * A booking and its caps are one statement (or one batch, which D1 runs as one transaction), so two concurrent
@@ -44,7 +45,10 @@ function literal(value: bigint | number): string {
   return (n > SQL_INTEGER_MAX ? SQL_INTEGER_MAX : n < 0n ? 0n : n).toString();
 }
 
-/** A limit that changes per call (the share of the balance) as a bind; beyond 2^53 lamports (9 million SOL) it is no limit. */
+/**
+ * A limit that changes per call (the share of the balance) as a bind; beyond 2^53 lamports (9 million SOL) it is no
+ * limit.
+ */
 function sqlLimit(value: bigint): number {
   return value > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(value);
 }
@@ -54,8 +58,11 @@ function sqlLimit(value: bigint): number {
 
 /** Rent out for `column` = ?N (upto channels live + held rows), as an SQL expression. */
 function rentOutFor(column: "payer" | "pay_to", param: string): string {
-  return `((SELECT COALESCE(SUM(rent_lamports), 0) FROM upto_channels WHERE ${column} = ${param} AND state IN ${RENT_OUT})
-    + (SELECT COALESCE(SUM(lamports), 0) FROM fee_payer_exposure WHERE ${column} = ${param} AND state = '${HELD}'))`;
+  return (
+    `((SELECT COALESCE(SUM(rent_lamports), 0) FROM upto_channels ` +
+    `WHERE ${column} = ${param} AND state IN ${RENT_OUT})
+    + (SELECT COALESCE(SUM(lamports), 0) FROM fee_payer_exposure WHERE ${column} = ${param} AND state = '${HELD}'))`
+  );
 }
 
 const TOTAL_RENT_OUT = `((SELECT COALESCE(SUM(rent_lamports), 0) FROM upto_channels WHERE state IN ${RENT_OUT})
@@ -67,7 +74,10 @@ const TOTAL_RENT_OUT = `((SELECT COALESCE(SUM(rent_lamports), 0) FROM upto_chann
  * sum reads a day's hours, never a day's bookings.
  */
 export function spentHoursSince(since: string, scope: string): string {
-  return `(SELECT COALESCE(SUM(lamports), 0) FROM fee_payer_spend_hours WHERE scope = ${scope} AND hour_ms >= ${since} - ${since} % ${HOUR_MS})`;
+  return (
+    `(SELECT COALESCE(SUM(lamports), 0) FROM fee_payer_spend_hours WHERE scope ` +
+    `= ${scope} AND hour_ms >= ${since} - ${since} % ${HOUR_MS})`
+  );
 }
 
 const HOUR_MS = 3_600_000;
@@ -102,7 +112,9 @@ function uptoFiguresSql(payer: string, payTo: string, opensSince: string) {
     payerChannels: `(SELECT COUNT(*) FROM upto_channels WHERE payer = ${payer} AND state IN ${RENT_OUT})`,
     payToChannels: `(SELECT COUNT(*) FROM upto_channels WHERE pay_to = ${payTo} AND state IN ${RENT_OUT})`,
     // Opens that reached (or may have reached) the cluster: a voided or dropped one cost the fee payer nothing.
-    payerOpensSince: `(SELECT COUNT(*) FROM upto_channels WHERE payer = ${payer} AND created_at_ms >= ${opensSince} AND state NOT IN ${NEVER_SENT})`,
+    payerOpensSince:
+      `(SELECT COUNT(*) FROM upto_channels WHERE payer ` +
+      `= ${payer} AND created_at_ms >= ${opensSince} AND state NOT IN ${NEVER_SENT})`,
     payerRent: rentOutFor("payer", payer),
     payToRent: rentOutFor("pay_to", payTo),
   };
@@ -145,7 +157,9 @@ export function channelOpenRiderSql(open: RentRowOpen, write: GuardedRowWrite, l
   const at = (n: number) => `?${write.firstGuardParam + n}`;
   const [channelId, openHash, payer, payTo, rent, opensSince, totalMax] = [0, 1, 2, 3, 4, 5, 6].map(at);
   const f = uptoFiguresSql(payer!, payTo!, opensSince!);
-  const withinCaps = `EXISTS (SELECT 1 FROM upto_channels WHERE channel_id = ${channelId} AND open_message_hash = ${openHash} AND state NOT IN ${NEVER_SENT})
+  const withinCaps =
+    `EXISTS (SELECT 1 FROM upto_channels WHERE channel_id ` +
+    `= ${channelId} AND open_message_hash = ${openHash} AND state NOT IN ${NEVER_SENT})
     OR (${f.payerChannels} < ${literal(limits.channelsPerPayer)}
       AND ${f.payToChannels} < ${literal(limits.channelsPerPayTo)}
       AND ${f.payerOpensSince} < ${literal(limits.opensPerPayerSince)}
@@ -194,11 +208,15 @@ export async function readUptoOpenFigures(
 
 function uptoOpenFiguresSql(): string {
   const s = uptoFiguresSql("?1", "?2", "?4");
-  return `SELECT ${s.payerChannels} AS payerChannels, ${s.payToChannels} AS payToChannels, ${s.payerOpensSince} AS payerOpensSince,
+  return (
+    `SELECT ${s.payerChannels} AS ` +
+    `payerChannels, ${s.payToChannels} AS payToChannels, ${s.payerOpensSince} AS payerOpensSince,
          ${s.payerRent} AS payerRent, ${s.payToRent} AS payToRent, ${TOTAL_RENT_OUT} AS totalRent,
          c.open_message_hash AS openMessageHash,
-         (c.claim_message_hash IS NOT NULL OR EXISTS (SELECT 1 FROM settlements s WHERE s.message_hash = c.open_message_hash AND s.state <> 'failed')) AS liveDeposit
-       FROM (SELECT 1) LEFT JOIN upto_channels c ON c.channel_id = ?3`;
+         (c.claim_message_hash IS NOT NULL OR EXISTS (SELECT 1 FROM settlements s WHERE s.message_hash = ` +
+    `c.open_message_hash AND s.state <> 'failed')) AS liveDeposit
+       FROM (SELECT 1) LEFT JOIN upto_channels c ON c.channel_id = ?3`
+  );
 }
 
 function uptoOpenFiguresBinds(open: Pick<RentRowOpen, "payer" | "payTo" | "channelId">, opensSinceMs: number) {
@@ -270,7 +288,10 @@ export interface HeldLimits {
   totalRentLamports: bigint;
 }
 
-/** The cap a spent booking of the operator's jobs is checked against: the jobs' pool, lamports spent since `sinceMs` (a rolling day). */
+/**
+ * The cap a spent booking of the operator's jobs is checked against: the jobs' pool, lamports spent since `sinceMs` (a
+ * rolling day).
+ */
 export interface SpentLimits {
   sinceMs: number;
   spendTotalLamports: bigint;
@@ -313,10 +334,13 @@ export async function bookExposureWithinCaps(
   const [written, read] = await d1.batch([
     d1
       .prepare(
-        `INSERT INTO fee_payer_exposure (booking_id, rail, kind, payer, pay_to, lamports, state, booked_at_ms, updated_at_ms, fee_payer, pool)
+        `INSERT INTO fee_payer_exposure (booking_id, rail, kind, payer, pay_to, lamports, state, booked_at_ms, ` +
+          `updated_at_ms, fee_payer, pool)
          SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?11, 'jobs'
-         WHERE EXISTS (SELECT 1 FROM fee_payer_exposure WHERE booking_id = ?1 AND state <> '${VOIDED}') OR (${withinCaps})
-         ON CONFLICT (booking_id) DO UPDATE SET state = excluded.state, lamports = excluded.lamports, booked_at_ms = excluded.booked_at_ms,
+         WHERE EXISTS (SELECT 1 FROM fee_payer_exposure WHERE booking_id = ?1 AND state <> ` +
+          `'${VOIDED}') OR (${withinCaps})
+         ON CONFLICT (booking_id) DO UPDATE SET state = excluded.state, lamports = excluded.lamports, booked_at_ms = ` +
+          `excluded.booked_at_ms,
            updated_at_ms = excluded.updated_at_ms, fee_payer = excluded.fee_payer
          WHERE fee_payer_exposure.state = '${VOIDED}'`,
       )
@@ -366,7 +390,8 @@ export async function settleExposureRow(
   const from: readonly ExposureState[] = outcome === VOIDED ? LIVE_EXPOSURE_STATES : [HELD];
   const result = await d1
     .prepare(
-      `UPDATE fee_payer_exposure SET state = ?2, updated_at_ms = ?3, booked_at_ms = CASE WHEN ?2 = '${SPENT}' THEN ?3 ELSE booked_at_ms END
+      `UPDATE fee_payer_exposure SET state = ?2, updated_at_ms = ?3, booked_at_ms = CASE WHEN ?2 = ` +
+        `'${SPENT}' THEN ?3 ELSE booked_at_ms END
        WHERE booking_id = ?1 AND ${oneOf("state", from)}`,
     )
     .bind(bookingId, outcome, nowMs)
@@ -388,7 +413,8 @@ export async function liveExposureBookings(d1: D1Database, bookingIds: readonly 
   if (bookingIds.length === 0) return new Set();
   const { results } = await d1
     .prepare(
-      `SELECT booking_id AS id FROM fee_payer_exposure WHERE ${LIVE_BOOKING} AND booking_id IN (SELECT value FROM json_each(?1))`,
+      `SELECT booking_id AS id FROM fee_payer_exposure ` +
+        `WHERE ${LIVE_BOOKING} AND booking_id IN (SELECT value FROM json_each(?1))`,
     )
     .bind(JSON.stringify(bookingIds))
     .all<{ id: string }>();
@@ -404,7 +430,8 @@ export async function trimExposureRow(
 ): Promise<boolean> {
   const result = await d1
     .prepare(
-      `UPDATE fee_payer_exposure SET lamports = ?2, updated_at_ms = ?3 WHERE booking_id = ?1 AND ${LIVE_BOOKING} AND lamports > ?2`,
+      `UPDATE fee_payer_exposure SET lamports = ?2, updated_at_ms = ?3 WHERE booking_id = ?1 ` +
+        `AND ${LIVE_BOOKING} AND lamports > ?2`,
     )
     .bind(bookingId, sqlLamports(lamports), nowMs)
     .run();
@@ -452,18 +479,25 @@ export async function readExposureSummary(
   const rentRows = `SELECT payer, pay_to, rent_lamports AS lamports FROM upto_channels WHERE state IN ${RENT_OUT}
     UNION ALL SELECT payer, pay_to, lamports FROM fee_payer_exposure WHERE state = '${HELD}'`;
   const spentIn = (pools: string) =>
-    `SELECT payer, pay_to, lamports FROM fee_payer_exposure WHERE state = '${SPENT}' AND booked_at_ms >= ${since} AND pool IN (${pools})`;
+    `SELECT payer, pay_to, lamports FROM fee_payer_exposure WHERE state = ` +
+    `'${SPENT}' AND booked_at_ms >= ${since} AND pool IN (${pools})`;
   const largest = (rows: string, column: string, measure: string) =>
-    `SELECT COALESCE(MAX(n), 0) AS n FROM (SELECT ${measure} AS n FROM (${rows}) WHERE ${column} IS NOT NULL GROUP BY ${column})`;
+    `SELECT COALESCE(MAX(n), 0) AS n FROM ` +
+    `(SELECT ${measure} AS n FROM (${rows}) WHERE ${column} IS NOT NULL GROUP BY ${column})`;
   const liveChannels = `SELECT payer, pay_to FROM upto_channels WHERE state IN ${RENT_OUT}`;
   const statements = [
-    `SELECT 'upto' AS rail, COALESCE(SUM(rent_lamports), 0) AS lamports, COUNT(*) AS channels FROM upto_channels WHERE state IN ${RENT_OUT}
+    `SELECT 'upto' AS rail, COALESCE(SUM(rent_lamports), 0) AS lamports, COUNT(*) AS channels FROM upto_channels ` +
+      `WHERE state IN ${RENT_OUT}
      UNION ALL SELECT rail, SUM(lamports), 0 FROM fee_payer_exposure WHERE state = '${HELD}' GROUP BY rail`,
-    `SELECT rail, SUM(lamports) AS lamports FROM fee_payer_exposure WHERE state = '${SPENT}' AND booked_at_ms >= ${since} GROUP BY rail`,
-    `SELECT fee_payer, SUM(lamports) AS lamports FROM (SELECT fee_payer, rent_lamports AS lamports FROM upto_channels WHERE state IN ${RENT_OUT}
+    `SELECT rail, SUM(lamports) AS lamports FROM fee_payer_exposure WHERE state = ` +
+      `'${SPENT}' AND booked_at_ms >= ${since} GROUP BY rail`,
+    `SELECT fee_payer, SUM(lamports) AS lamports FROM (SELECT fee_payer, rent_lamports AS lamports FROM ` +
+      `upto_channels WHERE state IN ${RENT_OUT}
        UNION ALL SELECT fee_payer, lamports FROM fee_payer_exposure WHERE state = '${HELD}') GROUP BY fee_payer`,
-    `SELECT fee_payer, SUM(lamports) AS lamports FROM fee_payer_exposure WHERE state = '${SPENT}' AND booked_at_ms >= ${since} GROUP BY fee_payer`,
-    `SELECT pool, SUM(lamports) AS lamports FROM fee_payer_exposure WHERE state = '${SPENT}' AND booked_at_ms >= ${since} GROUP BY pool`,
+    `SELECT fee_payer, SUM(lamports) AS lamports FROM fee_payer_exposure WHERE state = ` +
+      `'${SPENT}' AND booked_at_ms >= ${since} GROUP BY fee_payer`,
+    `SELECT pool, SUM(lamports) AS lamports FROM fee_payer_exposure WHERE state = ` +
+      `'${SPENT}' AND booked_at_ms >= ${since} GROUP BY pool`,
     largest(liveChannels, "payer", "COUNT(*)"),
     largest(liveChannels, "pay_to", "COUNT(*)"),
     largest(

@@ -21,8 +21,10 @@ export type JobRunRow = typeof jobRuns.$inferSelect;
 export async function recordJobRun(d1: D1Database, run: JobRunRecord): Promise<void> {
   await d1
     .prepare(
-      `INSERT INTO job_runs (job, trigger, started_at_ms, finished_at_ms, outcome, lamports_spent, detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-       ON CONFLICT(job) DO UPDATE SET trigger = ?2, started_at_ms = ?3, finished_at_ms = ?4, outcome = ?5, lamports_spent = ?6, detail = ?7`,
+      `INSERT INTO job_runs (job, trigger, started_at_ms, finished_at_ms, outcome, lamports_spent, detail) VALUES ` +
+        `(?1, ?2, ?3, ?4, ?5, ?6, ?7)
+       ON CONFLICT(job) DO UPDATE SET trigger = ?2, started_at_ms = ?3, finished_at_ms = ?4, outcome = ?5, ` +
+        `lamports_spent = ?6, detail = ?7`,
     )
     .bind(
       run.job,

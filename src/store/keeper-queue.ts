@@ -70,8 +70,11 @@ const OPEN: KeeperRowState = "open";
  */
 export function dueKeysSql(where: KeeperTable): string {
   const { table, keyColumn, claimExpiresColumn } = where;
-  const due = (failures: string) => `SELECT ${keyColumn}, next_check_at_ms FROM ${table}
-      WHERE state = '${OPEN}' AND ${failures} AND next_check_at_ms <= ?1 AND (${claimExpiresColumn} IS NULL OR ${claimExpiresColumn} <= ?1)
+  const due = (failures: string) =>
+    `SELECT ${keyColumn}, next_check_at_ms FROM ${table}
+      WHERE state = ` +
+    `'${OPEN}' ` +
+    `AND ${failures} AND next_check_at_ms <= ?1 AND (${claimExpiresColumn} IS NULL OR ${claimExpiresColumn} <= ?1)
       ORDER BY next_check_at_ms LIMIT ?2`;
   return `SELECT ${keyColumn} FROM (
     SELECT ${keyColumn}, 0 AS tier, next_check_at_ms FROM (${due("failures = 0")})
@@ -82,7 +85,8 @@ export function dueKeysSql(where: KeeperTable): string {
 
 /**
  * Claims up to `limit` due rows for `claimMs` and reads them back with `selectClaimed` (?1 = the claim id), in one D1
- * round trip (a batch runs as one transaction). `before`: a rail's own upkeep of its queue, run first in the same batch.
+ * round trip (a batch runs as one transaction). `before`: a rail's own upkeep of its queue, run first in the same
+ * batch.
  */
 export async function claimDueRows<Row>(
   d1: D1Database,
@@ -100,7 +104,9 @@ export async function claimDueRows<Row>(
     d1
       .prepare(
         `UPDATE ${table} SET ${claimColumn} = ?3, ${claimExpiresColumn} = ?4, updated_at_ms = ?1
-         WHERE ${keyColumn} IN (${dueKeysSql(where)}) AND (${claimExpiresColumn} IS NULL OR ${claimExpiresColumn} <= ?1)`,
+         ` +
+          `WHERE ${keyColumn} IN ` +
+          `(${dueKeysSql(where)}) AND (${claimExpiresColumn} IS NULL OR ${claimExpiresColumn} <= ?1)`,
       )
       .bind(nowMs, limit, claimId, nowMs + claimMs),
     d1.prepare(selectClaimed).bind(claimId),
@@ -118,7 +124,8 @@ export async function recordKeeperOutcomes(
   if (outcomes.length === 0) return;
   const { table, keyColumn, claimColumn, claimExpiresColumn } = where;
   const update = d1.prepare(
-    `UPDATE ${table} SET state = ?1, next_check_at_ms = ?2, failures = ?3, last_action = ?4, last_signature = COALESCE(?5, last_signature),
+    `UPDATE ${table} SET state = ?1, next_check_at_ms = ?2, failures = ?3, last_action = ?4, last_signature = ` +
+      `COALESCE(?5, last_signature),
        last_outcome = ?6, last_detail = ?11, updated_at_ms = ?7,
        ${claimColumn} = CASE WHEN ?8 THEN ${claimColumn} ELSE NULL END,
        ${claimExpiresColumn} = CASE WHEN ?8 THEN ${claimExpiresColumn} ELSE NULL END
@@ -143,7 +150,10 @@ export async function recordKeeperOutcomes(
   );
 }
 
-/** Retention: deletes finished rows (closed, dropped, stuck; upto's voided opens) last touched before `beforeMs`, oldest first. */
+/**
+ * Retention: deletes finished rows (closed, dropped, stuck; upto's voided opens) last touched before `beforeMs`, oldest
+ * first.
+ */
 export async function purgeFinishedRowsBefore(
   d1: D1Database,
   where: KeeperTable,
@@ -154,7 +164,9 @@ export async function purgeFinishedRowsBefore(
   const result = await d1
     .prepare(
       `DELETE FROM ${table} WHERE ${keyColumn} IN (
-         SELECT ${keyColumn} FROM ${table} WHERE ${oneOf("state", finishedStates)} AND updated_at_ms < ?1 ORDER BY updated_at_ms LIMIT ?2)`,
+         ` +
+        `SELECT ${keyColumn} FROM ${table} WHERE ${oneOf("state", finishedStates)} AND updated_at_ms < ?1 ORDER BY ` +
+        `updated_at_ms LIMIT ?2)`,
     )
     .bind(beforeMs, batchSize)
     .run();

@@ -15,8 +15,10 @@ import {
 } from "./settlements";
 
 /** The row an object holds: D1's columns, plus how far D1 has caught up with it. */
-const LOCAL_TABLE = `CREATE TABLE IF NOT EXISTS settlements (
-  message_hash TEXT PRIMARY KEY, signature TEXT NOT NULL, state TEXT NOT NULL, scheme TEXT NOT NULL, network TEXT NOT NULL,
+const LOCAL_TABLE =
+  `CREATE TABLE IF NOT EXISTS settlements (
+  message_hash TEXT PRIMARY KEY, signature TEXT NOT NULL, state TEXT NOT NULL, scheme TEXT NOT NULL, network TEXT ` +
+  `NOT NULL,
   payer TEXT NOT NULL, pay_to TEXT NOT NULL, merchant_wallet TEXT, asset TEXT NOT NULL, amount TEXT NOT NULL,
   last_valid_block_height TEXT, error_reason TEXT, error_message TEXT, lease_id TEXT, lease_expires_at_ms INTEGER,
   max_timeout_seconds INTEGER NOT NULL DEFAULT 60, confirmed_at_ms INTEGER, success_reported_at_ms INTEGER,
@@ -25,7 +27,8 @@ const LOCAL_TABLE = `CREATE TABLE IF NOT EXISTS settlements (
 /** The expiry deletes rows oldest first; the mirror's retries look for rows D1 has not caught up with. */
 const LOCAL_INDEXES = [
   "CREATE INDEX IF NOT EXISTS settlements_updated_idx ON settlements (updated_at_ms)",
-  "CREATE INDEX IF NOT EXISTS settlements_unmirrored_idx ON settlements (message_hash) WHERE mirrored_version < version",
+  "CREATE INDEX IF NOT EXISTS settlements_unmirrored_idx ON settlements (message_hash) WHERE mirrored_version < " +
+    "version",
 ];
 
 const COLUMNS = [
@@ -56,7 +59,9 @@ const COLUMNS = [
 /** The statements' column lists, built once per isolate (every settle runs them). */
 const COLUMN_LIST = COLUMNS.join(", ");
 const PLACEHOLDERS = COLUMNS.map(() => "?").join(", ");
-const INSERT_LOCAL_SQL = `INSERT INTO settlements (${COLUMN_LIST}, version, mirrored_version, ledger_object) VALUES (${PLACEHOLDERS}, 1, 1, ?)
+const INSERT_LOCAL_SQL =
+  `INSERT INTO settlements ` +
+  `(${COLUMN_LIST}, version, mirrored_version, ledger_object) VALUES (${PLACEHOLDERS}, 1, 1, ?)
      ON CONFLICT (message_hash) DO NOTHING`;
 const SELECT_D1_ROW_SQL = `SELECT ${COLUMN_LIST}, ledger_object FROM settlements WHERE message_hash = ? LIMIT 1`;
 
@@ -186,7 +191,8 @@ export function unmirroredMessageHashes(sql: SqlStorage, limit: number): string[
 export function deleteExpiredLocal(sql: SqlStorage, beforeMs: number, limit: number): number {
   const cursor = sql.exec(
     `DELETE FROM settlements WHERE message_hash IN (
-       SELECT message_hash FROM settlements WHERE updated_at_ms < ? AND mirrored_version >= version ORDER BY updated_at_ms LIMIT ?)`,
+       SELECT message_hash FROM settlements WHERE updated_at_ms < ? AND mirrored_version >= version ORDER BY ` +
+      `updated_at_ms LIMIT ?)`,
     beforeMs,
     limit,
   );
@@ -215,7 +221,8 @@ export function insertLocal(sql: SqlStorage, row: SettlementRow, ledgerObject: s
 export function releaseLocal(sql: SqlStorage, messageHash: string, leaseId: string): boolean {
   return changed(
     sql.exec(
-      `DELETE FROM settlements WHERE message_hash = ? AND lease_id = ? AND state IN ('submitting', 'pending') AND success_reported_at_ms IS NULL`,
+      `DELETE FROM settlements WHERE message_hash = ? AND lease_id = ? AND state IN ('submitting', 'pending') AND ` +
+        `success_reported_at_ms IS NULL`,
       messageHash,
       leaseId,
     ),
@@ -260,7 +267,8 @@ export function takeOverLocalLease(
   return changed(
     sql.exec(
       `UPDATE settlements SET lease_id = ?1, lease_expires_at_ms = ?2, updated_at_ms = ?3, version = version + 1
-       WHERE message_hash = ?4 AND state IN ('submitting', 'pending') AND (lease_expires_at_ms IS NULL OR lease_expires_at_ms < ?3)`,
+       WHERE message_hash = ?4 AND state IN ('submitting', 'pending') AND (lease_expires_at_ms IS NULL OR ` +
+        `lease_expires_at_ms < ?3)`,
       leaseId,
       nowMs + leaseMs,
       nowMs,
@@ -279,8 +287,10 @@ export function reportLocalSuccess(
 ): boolean {
   return changed(
     sql.exec(
-      `UPDATE settlements SET state = 'confirmed', confirmed_at_ms = COALESCE(confirmed_at_ms, ?1), success_reported_at_ms = ?1,
-         success_correlation_id = ?2, lease_id = ?4, lease_expires_at_ms = NULL, error_reason = NULL, error_message = NULL,
+      `UPDATE settlements SET state = 'confirmed', confirmed_at_ms = COALESCE(confirmed_at_ms, ?1), ` +
+        `success_reported_at_ms = ?1,
+         success_correlation_id = ?2, lease_id = ?4, lease_expires_at_ms = NULL, error_reason = NULL, error_message ` +
+        `= NULL,
          updated_at_ms = ?1, version = version + 1
        WHERE message_hash = ?3 AND success_reported_at_ms IS NULL`,
       nowMs,
@@ -299,9 +309,11 @@ export function recordLocalConfirmationAfterFailedReport(
   nowMs: number,
 ): void {
   sql.exec(
-    `UPDATE settlements SET state = 'confirmed', confirmed_at_ms = COALESCE(confirmed_at_ms, ?1), lease_expires_at_ms = NULL,
+    `UPDATE settlements SET state = 'confirmed', confirmed_at_ms = COALESCE(confirmed_at_ms, ?1), ` +
+      `lease_expires_at_ms = NULL,
        error_reason = NULL, error_message = NULL, updated_at_ms = ?1, version = version + 1,
-       success_reported_at_ms = CASE WHEN lease_id = ?2 AND success_correlation_id IS NULL THEN NULL ELSE success_reported_at_ms END
+       success_reported_at_ms = CASE WHEN lease_id = ?2 AND success_correlation_id IS NULL THEN NULL ELSE ` +
+      `success_reported_at_ms END
      WHERE message_hash = ?3`,
     nowMs,
     reporterId,
@@ -309,7 +321,9 @@ export function recordLocalConfirmationAfterFailedReport(
   );
 }
 
-/** How far a payment has come: a row never moves down this order (a failed payment that landed moves up to confirmed). */
+/**
+ * How far a payment has come: a row never moves down this order (a failed payment that landed moves up to confirmed).
+ */
 const STATE_RANK: Record<SettlementState, number> = { submitting: 0, pending: 1, failed: 2, confirmed: 3 };
 
 /**
@@ -347,8 +361,10 @@ export function adoptProgress(
 ): boolean {
   return changed(
     sql.exec(
-      `UPDATE settlements SET state = ?2, confirmed_at_ms = COALESCE(confirmed_at_ms, ?3), error_reason = ?4, error_message = ?5,
-         success_reported_at_ms = ?6, success_correlation_id = ?7, lease_id = COALESCE(?8, lease_id), lease_expires_at_ms = NULL,
+      `UPDATE settlements SET state = ?2, confirmed_at_ms = COALESCE(confirmed_at_ms, ?3), error_reason = ?4, ` +
+        `error_message = ?5,
+         success_reported_at_ms = ?6, success_correlation_id = ?7, lease_id = COALESCE(?8, lease_id), ` +
+        `lease_expires_at_ms = NULL,
          updated_at_ms = ?9, version = version + 1
        WHERE message_hash = ?1 AND success_reported_at_ms IS NULL`,
       messageHash,
@@ -375,10 +391,15 @@ export function markMirrored(sql: SqlStorage, messageHash: string, version: numb
 // ---------------------------------------------------------------------------------------------------------------
 // D1: what the object writes there
 
-const D1_CLAIM_COLUMNS = `message_hash, signature, state, scheme, network, payer, pay_to, merchant_wallet, asset, amount, last_valid_block_height,
+const D1_CLAIM_COLUMNS =
+  `message_hash, signature, state, scheme, network, payer, pay_to, merchant_wallet, asset, ` +
+  `amount, last_valid_block_height,
   lease_id, lease_expires_at_ms, max_timeout_seconds, created_at_ms, updated_at_ms, payment_id`;
 
-/** D1's row of a payment, and the ledger object it names (null: the D1 ledger's row, or one from before objects named it). */
+/**
+ * D1's row of a payment, and the ledger object it names (null: the D1 ledger's row, or one from before objects named
+ * it).
+ */
 export interface D1LedgerRow {
   row: SettlementRow;
   ledgerObject: string | null;
@@ -400,7 +421,9 @@ export async function writeClaimThrough(
 ): Promise<{ inserted: boolean; existing: D1LedgerRow | undefined; refused?: RefusalRows }> {
   const claim = d1
     .prepare(
-      `INSERT INTO settlements (${D1_CLAIM_COLUMNS}, ledger_object) SELECT ?1, ?2, 'submitting', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14, ?15, ?16
+      `INSERT INTO settlements ` +
+        `(${D1_CLAIM_COLUMNS}, ledger_object) SELECT ?1, ?2, 'submitting', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ` +
+        `?12, ?13, ?14, ?14, ?15, ?16
        WHERE ${riders ? renumber(riders.guard.sql, 16) : "1"} ON CONFLICT DO NOTHING`,
     )
     .bind(
@@ -451,7 +474,10 @@ export async function takeOverD1Row(d1: D1Database, messageHash: string, ledgerO
   return (result.meta.changes ?? 0) > 0;
 }
 
-/** The payment holding a payment-identifier id for a payTo (read only when a claim's insert found another row in the way). */
+/**
+ * The payment holding a payment-identifier id for a payTo (read only when a claim's insert found another row in the
+ * way).
+ */
 export async function paymentIdHolder(d1: D1Database, payTo: string, paymentId: string): Promise<string | undefined> {
   const holder = await d1
     .prepare("SELECT message_hash FROM settlements WHERE pay_to = ? AND payment_id = ? LIMIT 1")
@@ -493,29 +519,38 @@ let mirrorStatement: string | undefined;
 function mirrorSql(): string {
   // ?1 … ?22 are the object's columns in COLUMNS order, ?23 the object's name; bare column names are D1's current row.
   const param = (column: (typeof COLUMNS)[number]) => `?${COLUMNS.indexOf(column) + 1}`;
-  const keepReport = `(success_reported_at_ms IS NOT NULL AND ${param("success_reported_at_ms")} IS NULL AND lease_id IS NOT ${param("lease_id")})`;
+  const keepReport =
+    `(success_reported_at_ms IS NOT NULL ` +
+    `AND ${param("success_reported_at_ms")} IS NULL AND lease_id IS NOT ${param("lease_id")})`;
   const keepConfirmed = `(state = 'confirmed' AND ${param("state")} <> 'confirmed')`;
   const special: Partial<Record<(typeof COLUMNS)[number], string>> = {
     state: `CASE WHEN ${keepConfirmed} THEN 'confirmed' ELSE ${param("state")} END`,
     confirmed_at_ms: `COALESCE(${param("confirmed_at_ms")}, confirmed_at_ms)`,
     error_reason: `CASE WHEN ${keepConfirmed} THEN error_reason ELSE ${param("error_reason")} END`,
     error_message: `CASE WHEN ${keepConfirmed} THEN error_message ELSE ${param("error_message")} END`,
-    success_reported_at_ms: `CASE WHEN ${keepReport} THEN success_reported_at_ms ELSE ${param("success_reported_at_ms")} END`,
-    success_correlation_id: `CASE WHEN ${keepReport} THEN success_correlation_id ELSE ${param("success_correlation_id")} END`,
+    success_reported_at_ms:
+      `CASE ` + `WHEN ${keepReport} THEN success_reported_at_ms ELSE ${param("success_reported_at_ms")} END`,
+    success_correlation_id:
+      `CASE ` + `WHEN ${keepReport} THEN success_correlation_id ELSE ${param("success_correlation_id")} END`,
     lease_id: `CASE WHEN ${keepReport} THEN lease_id ELSE ${param("lease_id")} END`,
   };
   const updates = COLUMNS.filter((c) => c !== "message_hash").map((c) => `${c} = ${special[c] ?? param(c)}`);
-  return `UPDATE settlements SET ${updates.join(", ")} WHERE message_hash = ?1 AND ledger_object IS ?${COLUMNS.length + 1}`;
+  return (
+    `UPDATE settlements ` +
+    `SET ${updates.join(", ")} WHERE message_hash = ?1 AND ledger_object IS ?${COLUMNS.length + 1}`
+  );
 }
 
 /**
  * A failed payment the chain shows confirmed after all, written to D1 before the object records it: D1 never says
- * "failed" (an Open that never landed, to the upto rail: store/upto-channels.ts) for a payment the object has confirmed.
+ * "failed" (an Open that never landed, to the upto rail: store/upto-channels.ts) for a payment the object has
+ * confirmed.
  */
 export async function writeConfirmationThrough(d1: D1Database, messageHash: string, nowMs: number): Promise<void> {
   await d1
     .prepare(
-      `UPDATE settlements SET state = 'confirmed', confirmed_at_ms = COALESCE(confirmed_at_ms, ?1), error_reason = NULL, error_message = NULL,
+      `UPDATE settlements SET state = 'confirmed', confirmed_at_ms = COALESCE(confirmed_at_ms, ?1), error_reason = ` +
+        `NULL, error_message = NULL,
          lease_expires_at_ms = NULL, updated_at_ms = ?1 WHERE message_hash = ?2 AND state = 'failed'`,
     )
     .bind(nowMs, messageHash)
@@ -530,7 +565,8 @@ export async function releaseInD1(d1: D1Database, messageHash: string, ledgerObj
   await d1.batch([
     d1
       .prepare(
-        `DELETE FROM settlements WHERE message_hash = ?1 AND ledger_object = ?2 AND state IN ('submitting', 'pending') AND success_reported_at_ms IS NULL`,
+        `DELETE FROM settlements WHERE message_hash = ?1 AND ledger_object = ?2 AND state IN ('submitting', ` +
+          `'pending') AND success_reported_at_ms IS NULL`,
       )
       .bind(messageHash, ledgerObject),
     voidBookingsOfUnpaid(d1, messageHash, Date.now()),

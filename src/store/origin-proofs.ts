@@ -1,8 +1,8 @@
 /**
- * Origin proofs (docs/directory-and-agents.md, Origin proof): which origin a seller wallet has shown it controls. Written when the wallet's Seller
- * Resource Manifest names it, cleared when a manifest fetch answers definitely without it; the probe queue joins on
- * `providers.proven_origin`, so nothing on an unproven origin is probed. A wallet proves one origin at a time (its
- * serviceUrl's): resources it left behind on another origin leave the listings.
+ * Origin proofs (docs/directory-and-agents.md, Origin proof): which origin a seller wallet has shown it controls.
+ * Written when the wallet's Seller Resource Manifest names it, cleared when a manifest fetch answers definitely without
+ * it; the probe queue joins on `providers.proven_origin`, so nothing on an unproven origin is probed. A wallet proves
+ * one origin at a time (its serviceUrl's): resources it left behind on another origin leave the listings.
  */
 
 /** Records that `origin` named `wallet` at `nowMs`; the wallet's resources on any other origin are unlisted. */
@@ -13,7 +13,8 @@ export async function recordOriginProof(d1: D1Database, wallet: string, origin: 
       .bind(wallet, origin, nowMs),
     d1
       .prepare(
-        "UPDATE resources SET listed = 0, last_probe_ok = 0 WHERE wallet_pubkey = ?1 AND merchant_origin IS NOT ?2 AND (listed = 1 OR last_probe_ok = 1)",
+        "UPDATE resources SET listed = 0, last_probe_ok = 0 WHERE wallet_pubkey = ?1 AND merchant_origin IS NOT ?2 " +
+          "AND (listed = 1 OR last_probe_ok = 1)",
       )
       .bind(wallet, origin),
   ]);
@@ -30,7 +31,8 @@ export async function revokeOriginProof(d1: D1Database, wallet: string): Promise
       .bind(wallet),
     d1
       .prepare(
-        "UPDATE resources SET listed = 0, last_probe_ok = 0 WHERE wallet_pubkey = ?1 AND (listed = 1 OR last_probe_ok = 1)",
+        "UPDATE resources SET listed = 0, last_probe_ok = 0 WHERE wallet_pubkey = ?1 AND (listed = 1 OR " +
+          "last_probe_ok = 1)",
       )
       .bind(wallet),
   ]);

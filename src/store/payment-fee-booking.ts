@@ -52,18 +52,27 @@ export interface PaymentFeeFigures {
 // Parameters: ?1 booking id, ?2 rail, ?3 kind, ?4 payer, ?5 seller, ?6 lamports, ?7 now, ?8 fee payer,
 // ?9 message hash, ?10 start of the day counted.
 const BUYER_POOLS = `pool IN ('buyers', 'sellers')`;
-const POOL = `(CASE WHEN EXISTS (SELECT 1 FROM providers WHERE wallet_pubkey = ?5 AND proven_origin IS NOT NULL AND retired_at_ms IS NULL)
+const POOL =
+  `(CASE WHEN EXISTS (SELECT 1 FROM providers WHERE wallet_pubkey = ?5 AND proven_origin IS NOT NULL AND ` +
+  `retired_at_ms IS NULL)
   THEN 'sellers' ELSE 'buyers' END)`;
 const SPENT_TODAY = `state = 'spent' AND booked_at_ms >= ?10`;
-const PAYER_SPENT = `(SELECT COALESCE(SUM(lamports), 0) FROM fee_payer_exposure WHERE payer = ?4 AND ${SPENT_TODAY} AND ${BUYER_POOLS})`;
+const PAYER_SPENT =
+  `(SELECT COALESCE(SUM(lamports), 0) FROM fee_payer_exposure WHERE payer = ?4 ` +
+  `AND ${SPENT_TODAY} AND ${BUYER_POOLS})`;
 /** A payTo's spend in the strangers' pool: its own rows (its cap bounds how many). */
-const PAY_TO_SPENT = `(SELECT COALESCE(SUM(lamports), 0) FROM fee_payer_exposure WHERE pay_to = ?5 AND ${SPENT_TODAY} AND pool = 'buyers')`;
+const PAY_TO_SPENT =
+  `(SELECT COALESCE(SUM(lamports), 0) FROM fee_payer_exposure WHERE pay_to = ?5 ` +
+  `AND ${SPENT_TODAY} AND pool = 'buyers')`;
 /** A proven seller's and a whole pool's spend: by the hour (store/fee-payer-exposure.ts spentHoursSince). */
 const PROVEN_SELLER_SPENT = spentHoursSince("?10", "'seller:' || ?5");
 const POOL_SPENT = (pool: "buyers" | "sellers") => spentHoursSince("?10", `'pool:${pool}'`);
 /** The buyer's payments whose fee the fee payer paid (their booking is spent) and that executed and failed on chain. */
-const PAYER_FAILURES = `(SELECT COUNT(*) FROM settlements s JOIN fee_payer_exposure e ON e.settlement_hash = s.message_hash
-  WHERE s.payer = ?4 AND s.state = 'failed' AND s.updated_at_ms >= ?10 AND COALESCE(s.error_reason, '') <> 'blockhash_expired'
+const PAYER_FAILURES =
+  `(SELECT COUNT(*) FROM settlements s JOIN fee_payer_exposure e ON e.settlement_hash = ` +
+  `s.message_hash
+  WHERE s.payer = ?4 AND s.state = 'failed' AND s.updated_at_ms >= ?10 AND COALESCE(s.error_reason, '') <> ` +
+  `'blockhash_expired'
     AND e.state = 'spent')`;
 const LIVE = `EXISTS (SELECT 1 FROM fee_payer_exposure WHERE booking_id = ?1 AND state <> 'voided')`;
 
@@ -106,11 +115,15 @@ export function paymentFeeRider(row: PaymentFeeRow, limits: PaymentFeeLimits | n
   return {
     writes: [
       {
-        sql: `INSERT INTO fee_payer_exposure (booking_id, rail, kind, payer, pay_to, lamports, state, booked_at_ms, updated_at_ms, fee_payer, pool, settlement_hash)
+        sql:
+          `INSERT INTO fee_payer_exposure (booking_id, rail, kind, payer, pay_to, lamports, state, booked_at_ms, ` +
+          `updated_at_ms, fee_payer, pool, settlement_hash)
           SELECT ?1, ?2, ?3, ?4, ?5, ?6, 'spent', ?7, ?7, ?8, p.pool, ?9 FROM (SELECT ${POOL} AS pool) p
           WHERE ${LIVE} OR ${limits ? within(limits) : "?10 IS NOT NULL"}
-          ON CONFLICT (booking_id) DO UPDATE SET state = 'spent', lamports = excluded.lamports, booked_at_ms = excluded.booked_at_ms,
-            updated_at_ms = excluded.updated_at_ms, fee_payer = excluded.fee_payer, pool = excluded.pool, settlement_hash = excluded.settlement_hash
+          ON CONFLICT (booking_id) DO UPDATE SET state = 'spent', lamports = excluded.lamports, booked_at_ms = ` +
+          `excluded.booked_at_ms,
+            updated_at_ms = excluded.updated_at_ms, fee_payer = excluded.fee_payer, pool = excluded.pool, ` +
+          `settlement_hash = excluded.settlement_hash
           WHERE fee_payer_exposure.state = 'voided'`,
         binds,
       },
@@ -118,8 +131,10 @@ export function paymentFeeRider(row: PaymentFeeRow, limits: PaymentFeeLimits | n
     holds: { sql: LIVE, binds: [row.bookingId] },
     undo: [
       {
-        sql: `UPDATE fee_payer_exposure SET state = 'voided', updated_at_ms = ?2
-          WHERE booking_id = ?1 AND state <> 'voided' AND NOT EXISTS (SELECT 1 FROM settlements WHERE message_hash = ?3)`,
+        sql:
+          `UPDATE fee_payer_exposure SET state = 'voided', updated_at_ms = ?2
+          WHERE booking_id = ?1 AND state <> 'voided' AND NOT EXISTS (SELECT 1 FROM settlements WHERE message_hash = ` +
+          `?3)`,
         binds: [row.bookingId, nowMs, row.messageHash],
       },
     ],
@@ -152,7 +167,8 @@ export function paymentFeeFiguresOf(row: Record<string, SqlValue>): PaymentFeeFi
   };
 }
 
-// The figures keep the write's parameter numbers (?1 booking, ?4 payer, ?5 seller, ?10 since); SQLite leaves the others unused.
+// The figures keep the write's parameter numbers (?1 booking, ?4 payer, ?5 seller, ?10 since); SQLite leaves the others
+// unused.
 function figuresSql(): string {
   return `SELECT p.pool AS pool, ${PAYER_SPENT} AS payerLamports, ${PAYER_FAILURES} AS payerFailures,
     CASE p.pool WHEN 'sellers' THEN ${PROVEN_SELLER_SPENT} ELSE ${PAY_TO_SPENT} END AS sellerLamports,

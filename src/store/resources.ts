@@ -47,15 +47,20 @@ export async function upsertResource(
 ): Promise<ResourceRow | null> {
   const row = await d1
     .prepare(
-      `INSERT INTO resources (wallet_pubkey, resource_url, http_method, seller_resource_id, title, description, use_case, category, tags_json,
-         scheme, network, intent_contract_url, merchant_origin, listing_opt_in, registration_verified_at_ms, updated_at_ms, retired_at_ms, listed, next_probe_at_ms)
+      `INSERT INTO resources (wallet_pubkey, resource_url, http_method, seller_resource_id, title, description, ` +
+        `use_case, category, tags_json,
+         scheme, network, intent_contract_url, merchant_origin, listing_opt_in, registration_verified_at_ms, ` +
+        `updated_at_ms, retired_at_ms, listed, next_probe_at_ms)
        SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?15, NULL, 0, 0
        WHERE (SELECT count(*) FROM resources WHERE wallet_pubkey = ?1 AND retired_at_ms IS NULL) < ?16
-          OR EXISTS (SELECT 1 FROM resources WHERE wallet_pubkey = ?1 AND resource_url = ?2 AND http_method = ?3 AND retired_at_ms IS NULL)
+          OR EXISTS (SELECT 1 FROM resources WHERE wallet_pubkey = ?1 AND resource_url = ?2 AND http_method = ?3 AND ` +
+        `retired_at_ms IS NULL)
        ON CONFLICT (wallet_pubkey, resource_url, http_method) DO UPDATE SET
          seller_resource_id = excluded.seller_resource_id, title = excluded.title, description = excluded.description,
-         use_case = excluded.use_case, category = excluded.category, tags_json = excluded.tags_json, scheme = excluded.scheme,
-         network = excluded.network, intent_contract_url = excluded.intent_contract_url, merchant_origin = excluded.merchant_origin,
+         use_case = excluded.use_case, category = excluded.category, tags_json = excluded.tags_json, scheme = ` +
+        `excluded.scheme,
+         network = excluded.network, intent_contract_url = excluded.intent_contract_url, merchant_origin = ` +
+        `excluded.merchant_origin,
          listing_opt_in = excluded.listing_opt_in, registration_verified_at_ms = excluded.registration_verified_at_ms,
          updated_at_ms = excluded.updated_at_ms, retired_at_ms = NULL,
          last_probe_ok = CASE WHEN resources.retired_at_ms IS NULL THEN resources.last_probe_ok ELSE 0 END,
@@ -145,10 +150,10 @@ export const PROBE_BACKOFF_MAX_MS = 24 * 3_600_000;
 export const PROBE_GIVE_UP_AFTER_MS = 7 * 24 * 3_600_000;
 
 /**
- * Stores a probe result (docs/facilitator-spec.md §3.3 gate 4). A pass lists an opted-in, live resource. A definite answer that is not a
- * valid 402 (another status, a bad 402, a refused target) unlists it at once; only transport failures (timeout,
- * connection failure, 5xx) are tolerated, until `maxConsecutiveFailures` in a row. `last_probe_ok` is the gate
- * itself, so it always equals what the listing uses: it stays true through a tolerated transport failure.
+ * Stores a probe result (docs/facilitator-spec.md §3.3 gate 4). A pass lists an opted-in, live resource. A definite
+ * answer that is not a valid 402 (another status, a bad 402, a refused target) unlists it at once; only transport
+ * failures (timeout, connection failure, 5xx) are tolerated, until `maxConsecutiveFailures` in a row. `last_probe_ok`
+ * is the gate itself, so it always equals what the listing uses: it stays true through a tolerated transport failure.
  */
 export async function recordProbe(
   d1: D1Database,
@@ -176,7 +181,8 @@ export function probeStatement(
     return d1
       .prepare(
         `UPDATE resources SET last_probe_at_ms = ?1, last_probe_ok = 1, last_probe_status = ?2, last_probe_error = NULL,
-           last_probe_scheme = ?3, probe_failures = 0, last_probe_ok_at_ms = ?1, probe_accepts_json = ?4, probe_bazaar_json = ?5,
+           last_probe_scheme = ?3, probe_failures = 0, last_probe_ok_at_ms = ?1, probe_accepts_json = ?4, ` +
+          `probe_bazaar_json = ?5,
            failing_since_ms = NULL, next_probe_at_ms = ?1,
            listed = (listing_opt_in AND retired_at_ms IS NULL)
          WHERE id = ?6`,
@@ -190,7 +196,8 @@ export function probeStatement(
         id,
       );
   }
-  // Tolerated: a transport failure of a passing resource, fewer than the maximum in a row. Anything else fails the gate.
+  // Tolerated: a transport failure of a passing resource, fewer than the maximum in a row. Anything else fails the
+  // gate.
   const stillPassing = outcome.transient === true ? "(last_probe_ok AND probe_failures + 1 < ?4)" : "0";
   return d1
     .prepare(

@@ -5,7 +5,8 @@
 export async function purgePaymentAttemptsBefore(d1: D1Database, beforeMs: number, batchSize: number): Promise<number> {
   const result = await d1
     .prepare(
-      `DELETE FROM payment_attempts WHERE id IN (SELECT id FROM payment_attempts WHERE started_at_ms < ? ORDER BY id LIMIT ?)`,
+      `DELETE FROM payment_attempts WHERE id IN (SELECT id FROM payment_attempts WHERE started_at_ms < ? ORDER BY id ` +
+        `LIMIT ?)`,
     )
     .bind(beforeMs, batchSize)
     .run();
@@ -20,7 +21,8 @@ export async function purgeConsumedChallengesExpiredBefore(
 ): Promise<number> {
   const result = await d1
     .prepare(
-      `DELETE FROM consumed_challenges WHERE nonce IN (SELECT nonce FROM consumed_challenges WHERE expires_at_ms < ? LIMIT ?)`,
+      `DELETE FROM consumed_challenges WHERE nonce IN (SELECT nonce FROM consumed_challenges WHERE expires_at_ms < ? ` +
+        `LIMIT ?)`,
     )
     .bind(beforeMs, batchSize)
     .run();
@@ -34,7 +36,8 @@ export async function purgeConsumedChallengesExpiredBefore(
 export async function purgeSpendHoursBefore(d1: D1Database, beforeMs: number, batchSize: number): Promise<number> {
   const result = await d1
     .prepare(
-      `DELETE FROM fee_payer_spend_hours WHERE rowid IN (SELECT rowid FROM fee_payer_spend_hours WHERE hour_ms < ? LIMIT ?)`,
+      `DELETE FROM fee_payer_spend_hours WHERE rowid IN (SELECT rowid FROM fee_payer_spend_hours WHERE hour_ms < ? ` +
+        `LIMIT ?)`,
     )
     .bind(beforeMs, batchSize)
     .run();

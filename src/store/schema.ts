@@ -43,7 +43,10 @@ export const settlements = sqliteTable(
     lastValidBlockHeight: text("last_valid_block_height"),
     errorReason: text("error_reason"),
     errorMessage: text("error_message"),
-    /** Holder of the submit lease: only the holder sends; others wait or reconcile. Once success is reported: the call that reported it. */
+    /**
+     * Holder of the submit lease: only the holder sends; others wait or reconcile. Once success is reported: the call
+     * that reported it.
+     */
     leaseId: text("lease_id"),
     leaseExpiresAtMs: integer("lease_expires_at_ms"),
     /** The accepted line's maxTimeoutSeconds: how long a seller may retry with its correlation id. */
@@ -236,7 +239,10 @@ export const jobRuns = sqliteTable(
     trigger: text("trigger").notNull(),
     startedAtMs: integer("started_at_ms").notNull(),
     finishedAtMs: integer("finished_at_ms").notNull(),
-    /** JOB_RUN_OUTCOMES: ok | partial (some items failed) | paused (fee payer below its minimum: nothing spent) | error (the run threw). */
+    /**
+     * JOB_RUN_OUTCOMES: ok | partial (some items failed) | paused (fee payer below its minimum: nothing spent) | error
+     * (the run threw).
+     */
     outcome: text("outcome", { enum: JOB_RUN_OUTCOMES }).notNull(),
     /** Lamports the fee payer spent in the run (decimal string; network fees and any account rent). */
     lamportsSpent: text("lamports_spent").notNull(),
@@ -247,9 +253,9 @@ export const jobRuns = sqliteTable(
 );
 
 /**
- * The fee payer's exposure budget (0011, src/chain/fee-payer-budget/): one row per lamport amount it fronts or spends beyond
- * the network fee of a seller's payment, other than an upto channel's rent (kept on the channel's own row). Held rows
- * (rent expected back) count until returned or voided; spent rows count for 24 h against the daily caps.
+ * The fee payer's exposure budget (0011, src/chain/fee-payer-budget/): one row per lamport amount it fronts or spends
+ * beyond the network fee of a seller's payment, other than an upto channel's rent (kept on the channel's own row). Held
+ * rows (rent expected back) count until returned or voided; spent rows count for 24 h against the daily caps.
  */
 export const feePayerExposure = sqliteTable(
   "fee_payer_exposure",
@@ -271,7 +277,9 @@ export const feePayerExposure = sqliteTable(
     state: text("state", { enum: EXPOSURE_STATES }).notNull(),
     bookedAtMs: integer("booked_at_ms").notNull(),
     updatedAtMs: integer("updated_at_ms").notNull(),
-    /** EXPOSURE_POOLS (./states.ts): whose daily budget it comes out of (0018; rows before it: buyers or jobs by kind). */
+    /**
+     * EXPOSURE_POOLS (./states.ts): whose daily budget it comes out of (0018; rows before it: buyers or jobs by kind).
+     */
     pool: text("pool", { enum: EXPOSURE_POOLS }).notNull().default("jobs"),
     /** The payment whose ledger claim booked it (0018): the booking lives and dies with that claim. */
     settlementHash: text("settlement_hash"),

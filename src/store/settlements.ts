@@ -3,7 +3,9 @@ import { type ClaimRiders, claimAt, type RefusalRows, refusalRowsOf, renumber, r
 import { database } from "./db";
 import { settlements } from "./schema";
 
-/** A payment's ledger row, as every ledger holds it (which ledger object holds it is the ledger objects' own business). */
+/**
+ * A payment's ledger row, as every ledger holds it (which ledger object holds it is the ledger objects' own business).
+ */
 export type SettlementRow = Omit<typeof settlements.$inferSelect, "ledgerObject">;
 export type SettlementState = SettlementRow["state"];
 
@@ -65,7 +67,9 @@ export async function claimSettlement(
   if (riders) {
     const claim = d1
       .prepare(
-        `INSERT INTO settlements (${CLAIM_COLUMNS}, payment_id) SELECT ${CLAIM_VALUES}, ?15 WHERE ${renumber(riders.guard.sql, 15)} ON CONFLICT DO NOTHING`,
+        `INSERT INTO settlements ` +
+          `(${CLAIM_COLUMNS}, payment_id) ` +
+          `SELECT ${CLAIM_VALUES}, ?15 WHERE ${renumber(riders.guard.sql, 15)} ON CONFLICT DO NOTHING`,
       )
       .bind(...binds, ...riders.guard.binds);
     const { statements, rowAt } = riderStatements(
@@ -117,11 +121,15 @@ async function paymentIdConflict(d1: D1Database, row: ClaimInput, paymentId: str
 
 const SELECT_ROW_SQL = "SELECT 1 AS present FROM settlements WHERE message_hash = ? LIMIT 1";
 
-const CLAIM_COLUMNS = `message_hash, signature, state, scheme, network, payer, pay_to, merchant_wallet, asset, amount, last_valid_block_height,
+const CLAIM_COLUMNS =
+  `message_hash, signature, state, scheme, network, payer, pay_to, merchant_wallet, asset, ` +
+  `amount, last_valid_block_height,
          lease_id, lease_expires_at_ms, max_timeout_seconds, created_at_ms, updated_at_ms`;
 const CLAIM_VALUES = `?1, ?2, 'submitting', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14`;
-const CLAIM_SQL = `INSERT INTO settlements (${CLAIM_COLUMNS}) VALUES (${CLAIM_VALUES}) ON CONFLICT (message_hash) DO NOTHING`;
-const CLAIM_WITH_PAYMENT_ID_SQL = `INSERT INTO settlements (${CLAIM_COLUMNS}, payment_id) VALUES (${CLAIM_VALUES}, ?15) ON CONFLICT DO NOTHING`;
+const CLAIM_SQL =
+  `INSERT INTO settlements ` + `(${CLAIM_COLUMNS}) VALUES (${CLAIM_VALUES}) ON CONFLICT (message_hash) DO NOTHING`;
+const CLAIM_WITH_PAYMENT_ID_SQL =
+  `INSERT INTO settlements ` + `(${CLAIM_COLUMNS}, payment_id) VALUES (${CLAIM_VALUES}, ?15) ON CONFLICT DO NOTHING`;
 
 /**
  * Gives a claimed row back when the cluster never accepted its transaction (preflight refusal, provisioning
@@ -132,7 +140,8 @@ export async function releaseSettlement(d1: D1Database, messageHash: string, lea
   await d1.batch([
     d1
       .prepare(
-        `DELETE FROM settlements WHERE message_hash = ?1 AND lease_id = ?2 AND state IN ('submitting', 'pending') AND success_reported_at_ms IS NULL`,
+        `DELETE FROM settlements WHERE message_hash = ?1 AND lease_id = ?2 AND state IN ('submitting', 'pending') ` +
+          `AND success_reported_at_ms IS NULL`,
       )
       .bind(messageHash, leaseId),
     voidBookingsOfUnpaid(d1, messageHash, Date.now()),
@@ -142,16 +151,18 @@ export async function releaseSettlement(d1: D1Database, messageHash: string, lea
 /**
  * The bookings a payment's claim made (the exposure budget's, `settlement_hash`) are voided once the payment can be
  * seen never to have been paid: its row released (the cluster never accepted it) or failed unseen with its blockhash
- * expired. Any other row — sent, pending, confirmed, failed on chain — keeps them: a fee the chain charged stays booked.
- * Runs with every write that can end a payment unpaid (the release, a failure, the ledger objects' mirror).
+ * expired. Any other row — sent, pending, confirmed, failed on chain — keeps them: a fee the chain charged stays
+ * booked. Runs with every write that can end a payment unpaid (the release, a failure, the ledger objects' mirror).
  */
 export function voidBookingsOfUnpaid(d1: D1Database, messageHash: string, nowMs: number): D1PreparedStatement {
   return d1.prepare(VOID_BOOKINGS_OF_UNPAID_SQL).bind(messageHash, nowMs);
 }
 
-const VOID_BOOKINGS_OF_UNPAID_SQL = `UPDATE fee_payer_exposure SET state = 'voided', updated_at_ms = ?2
+const VOID_BOOKINGS_OF_UNPAID_SQL =
+  `UPDATE fee_payer_exposure SET state = 'voided', updated_at_ms = ?2
   WHERE settlement_hash = ?1 AND state IN ('held', 'spent')
-    AND NOT EXISTS (SELECT 1 FROM settlements WHERE message_hash = ?1 AND NOT (state = 'failed' AND error_reason = 'blockhash_expired'))`;
+    AND NOT EXISTS (SELECT 1 FROM settlements WHERE message_hash = ?1 AND NOT (state = 'failed' AND error_reason = ` +
+  `'blockhash_expired'))`;
 
 export async function getSettlement(d1: D1Database, messageHash: string): Promise<SettlementRow | undefined> {
   const rows = await database(d1).select().from(settlements).where(eq(settlements.messageHash, messageHash)).limit(1);
@@ -222,7 +233,8 @@ export async function takeOverLease(
   const result = await d1
     .prepare(
       `UPDATE settlements SET lease_id = ?1, lease_expires_at_ms = ?2, updated_at_ms = ?3
-       WHERE message_hash = ?4 AND state IN ('submitting', 'pending') AND (lease_expires_at_ms IS NULL OR lease_expires_at_ms < ?3)`,
+       WHERE message_hash = ?4 AND state IN ('submitting', 'pending') AND (lease_expires_at_ms IS NULL OR ` +
+        `lease_expires_at_ms < ?3)`,
     )
     .bind(leaseId, now + leaseMs, now, messageHash)
     .run();
@@ -245,8 +257,10 @@ export async function claimSuccessReport(
 ): Promise<boolean> {
   const reported = await d1
     .prepare(
-      `UPDATE settlements SET state = 'confirmed', confirmed_at_ms = COALESCE(confirmed_at_ms, ?1), success_reported_at_ms = ?1,
-         success_correlation_id = ?2, lease_id = ?4, lease_expires_at_ms = NULL, error_reason = NULL, error_message = NULL, updated_at_ms = ?1
+      `UPDATE settlements SET state = 'confirmed', confirmed_at_ms = COALESCE(confirmed_at_ms, ?1), ` +
+        `success_reported_at_ms = ?1,
+         success_correlation_id = ?2, lease_id = ?4, lease_expires_at_ms = NULL, error_reason = NULL, error_message ` +
+        `= NULL, updated_at_ms = ?1
        WHERE message_hash = ?3 AND success_reported_at_ms IS NULL`,
     )
     .bind(nowMs, correlationId, messageHash, reporterId)
@@ -270,9 +284,11 @@ export async function recordConfirmationAfterFailedReport(
 ): Promise<void> {
   await d1
     .prepare(
-      `UPDATE settlements SET state = 'confirmed', confirmed_at_ms = COALESCE(confirmed_at_ms, ?1), lease_expires_at_ms = NULL,
+      `UPDATE settlements SET state = 'confirmed', confirmed_at_ms = COALESCE(confirmed_at_ms, ?1), ` +
+        `lease_expires_at_ms = NULL,
          error_reason = NULL, error_message = NULL, updated_at_ms = ?1,
-         success_reported_at_ms = CASE WHEN lease_id = ?2 AND success_correlation_id IS NULL THEN NULL ELSE success_reported_at_ms END
+         success_reported_at_ms = CASE WHEN lease_id = ?2 AND success_correlation_id IS NULL THEN NULL ELSE ` +
+        `success_reported_at_ms END
        WHERE message_hash = ?3`,
     )
     .bind(nowMs, reporterId, messageHash)
@@ -286,8 +302,8 @@ export async function getSettlementBySignature(d1: D1Database, signature: string
 }
 
 /**
- * The ledger catching up with the chain (both keepers): fundings and deposits that settle answered pending and the chain
- * shows confirmed are recorded confirmed (not reported: the next /settle of the payment reports success once, as
+ * The ledger catching up with the chain (both keepers): fundings and deposits that settle answered pending and the
+ * chain shows confirmed are recorded confirmed (not reported: the next /settle of the payment reports success once, as
  * usual), in one batch.
  */
 export async function recordFundingsConfirmed(
@@ -300,7 +316,8 @@ export async function recordFundingsConfirmed(
     messageHashes.map((hash) =>
       d1
         .prepare(
-          `UPDATE settlements SET state = 'confirmed', confirmed_at_ms = COALESCE(confirmed_at_ms, ?1), lease_expires_at_ms = NULL, updated_at_ms = ?1
+          `UPDATE settlements SET state = 'confirmed', confirmed_at_ms = COALESCE(confirmed_at_ms, ?1), ` +
+            `lease_expires_at_ms = NULL, updated_at_ms = ?1
            WHERE message_hash = ?2 AND state IN ('submitting', 'pending')`,
         )
         .bind(nowMs, hash),

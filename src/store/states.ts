@@ -39,7 +39,9 @@ export type KeeperLookOutcome = (typeof KEEPER_LOOK_OUTCOMES)[number];
 /** A watch row's last_action when the look sent no step: in every rail's set of keeper actions. */
 export const NO_KEEPER_ACTION = "none";
 
-/** job_runs.outcome: ok | partial (some items failed) | paused (fee payer below its minimum) | error (the run threw). */
+/**
+ * job_runs.outcome: ok | partial (some items failed) | paused (fee payer below its minimum) | error (the run threw).
+ */
 export const JOB_RUN_OUTCOMES = ["ok", "partial", "paused", "error"] as const;
 export type JobRunOutcome = (typeof JOB_RUN_OUTCOMES)[number];
 
@@ -69,7 +71,8 @@ export type ExposureState = (typeof EXPOSURE_STATES)[number];
 export const LIVE_EXPOSURE_STATES = ["held", "spent"] as const satisfies readonly ExposureState[];
 /**
  * fee_payer_exposure.pool: whose daily budget a spend comes out of, kept apart so that no one pool can empty another.
- * - buyers: what a stranger's payment costs the fee payer (its network fee, a sponsored funding), when the seller it pays
+ * - buyers: what a stranger's payment costs the fee payer (its network fee, a sponsored funding), when the seller it
+ *   pays
  *   has not proven who it is;
  * - sellers: the same for a payment to a proven seller (wallet-signed registration with a proven origin), out of that
  *   seller's own daily quota;

@@ -3,8 +3,8 @@ import { NATIVE_SOL_ALLOWLIST_ADDRESS } from "../platform/config/networks";
 import { log } from "../platform/observability/log";
 
 /**
- * The payment-mint allowlist (docs/facilitator-spec.md §8 `SVC_ALLOWED_PAYMENT_MINTS`). The rejection text is the same on build,
- * verify and settle (docs/facilitator-spec.md §7 rule 1), so it is produced in exactly one place.
+ * The payment-mint allowlist (docs/facilitator-spec.md §8 `SVC_ALLOWED_PAYMENT_MINTS`). The rejection text is the same
+ * on build, verify and settle (docs/facilitator-spec.md §7 rule 1), so it is produced in exactly one place.
  */
 export function assetNotAllowedMessage(config: Config, asset: string): string | null {
   const allowed = config.allowedPaymentMints;

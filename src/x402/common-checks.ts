@@ -39,8 +39,10 @@ export function checkCommonRequirementsAmong(
   if (normalizeSchemeAmong(accepted.scheme, rails) !== scheme || !requirementsMatch(required, comparable)) {
     return rejection(
       "invalid_payload_requirements_mismatch",
-      `paymentRequirements must be the line the buyer paid, paymentPayload.accepted, unchanged: ${describeRequirementsMismatch(required, comparable)} ` +
-        "(only the per-request extra.recentBlockhash, lastValidBlockHeight and recentSlot may differ, and accepted may carry more extra keys)",
+      `paymentRequirements must be the line the buyer paid, paymentPayload.accepted, ` +
+        `unchanged: ${describeRequirementsMismatch(required, comparable)} ` +
+        "(only the per-request extra.recentBlockhash, lastValidBlockHeight and recentSlot may differ, and accepted " +
+        "may carry more extra keys)",
     );
   }
   if (charge && BigInt(required.amount) > BigInt(accepted.amount)) {

@@ -8,7 +8,11 @@ import type { Config } from "../platform/config/load-config";
 export function foreignNetworkMessage(config: Config, field: string, network: unknown): string | null {
   if (typeof network !== "string" || network === config.network) return null;
   const kind = network.startsWith("solana:") ? "another Solana cluster" : "not a Solana network";
-  return `${field}: ${network} is ${kind}; this facilitator settles only on ${config.network} (see /supported). Pay that line through a facilitator of its network, or pick this network's line`;
+  return (
+    `${field}: ${network} is ${kind}; this facilitator settles only ` +
+    `on ${config.network} (see /supported). Pay that line through a facilitator of its network, or pick this ` +
+    `network's line`
+  );
 }
 
 /** The value at `path` inside a parsed JSON body, or undefined. */

@@ -2,9 +2,10 @@ import { type PaymentRejection, rejection } from "./payment-verdict";
 import type { PaymentPayload } from "./schemas";
 
 /**
- * The x402 `payment-identifier` extension (specs/extensions/payment_identifier.md; `@x402/extensions/payment-identifier`):
- * the client's idempotency id in `paymentPayload.extensions["payment-identifier"].info.id`. Settle records it with
- * the settlement and refuses a different payment under an id already used (409, as the extension specifies).
+ * The x402 `payment-identifier` extension (specs/extensions/payment_identifier.md;
+ * `@x402/extensions/payment-identifier`): the client's idempotency id in
+ * `paymentPayload.extensions["payment-identifier"].info.id`. Settle records it with the settlement and refuses a
+ * different payment under an id already used (409, as the extension specifies).
  */
 export const PAYMENT_IDENTIFIER = "payment-identifier";
 

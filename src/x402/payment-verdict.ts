@@ -4,7 +4,10 @@ import type { SchemeName } from "./scheme-names";
 
 export type { RejectionReason } from "./rejection-reasons";
 
-/** Why a payment was refused, the one shape every rule, rail and the settle engine uses: a reason from the closed list and a sentence a person understands. */
+/**
+ * Why a payment was refused, the one shape every rule, rail and the settle engine uses: a reason from the closed list
+ * and a sentence a person understands.
+ */
 export interface Refusal {
   reason: RejectionReason;
   message: string;
@@ -24,7 +27,9 @@ export interface PaymentRejection extends Refusal {
     | "RATE_LIMITED";
 }
 
-/** The reason's literal type is kept (`PaymentRejection & { reason: R }`), so a caller can say which reasons it returns. */
+/**
+ * The reason's literal type is kept (`PaymentRejection & { reason: R }`), so a caller can say which reasons it returns.
+ */
 export function rejection<R extends RejectionReason>(
   reason: R,
   message: string,
@@ -63,7 +68,9 @@ export function selfPaymentRefusal(payer: string, seller: string): PaymentReject
   if (payer !== seller) return null;
   return rejection(
     "self_payment",
-    `The buyer ${payer} is the seller this payment pays (payTo's owner): a wallet paying itself settles nothing, so this facilitator does not co-sign it`,
+    `The ` +
+      `buyer ${payer} is the seller this payment pays (payTo's owner): a wallet paying itself settles nothing, so ` +
+      `this facilitator does not co-sign it`,
     { payer },
   );
 }

@@ -9,7 +9,8 @@ export type RejectionReason = CoreRejectionReason | FeePayerBudgetRejectionReaso
 
 /**
  * The rails' reasons, one key each. A rail adds its own by declaration merging, from its folder:
- * `declare module "../../x402/rejection-reasons" { interface RailRejectionReasons extends Record<ItsReason, true> {} }`.
+ * `declare module "../../x402/rejection-reasons" { interface RailRejectionReasons extends Record<ItsReason, true> {}
+ * }`.
  */
 // biome-ignore lint/suspicious/noEmptyInterface: rails add to it by declaration merging; a type alias takes none
 export interface RailRejectionReasons {}
@@ -40,9 +41,9 @@ export const CORE_REJECTION_REASONS = [
 export type CoreRejectionReason = (typeof CORE_REJECTION_REASONS)[number];
 
 /**
- * The fee payer's exposure budget (src/chain/fee-payer-budget/): a spend beyond a seller's network fee that would pass one of
- * the operator's caps, refused before anything is signed. Never the buyer's `insufficient_funds`: the facilitator's
- * own limits (503) or the wallet's share of them (429).
+ * The fee payer's exposure budget (src/chain/fee-payer-budget/): a spend beyond a seller's network fee that would pass
+ * one of the operator's caps, refused before anything is signed. Never the buyer's `insufficient_funds`: the
+ * facilitator's own limits (503) or the wallet's share of them (429).
  */
 export const FEE_PAYER_BUDGET_REJECTION_REASONS = [
   "fee_payer_below_minimum",

@@ -13,10 +13,11 @@ export const PER_REQUEST_EXTRA_FIELDS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * `paymentRequirements` against `paymentPayload.accepted` (docs/facilitator-spec.md §2.3), the way `@x402/core` matches them: every
- * field outside `extra` identical (scheme aliases normalised), and every `extra` field of the requirements present
- * with the same value in `accepted` — except the per-request fields. `accepted` may carry more `extra` keys;
- * verification reads the requirements, never those. (`recentSlot`: the official `upto` server's slot hint, per request too.)
+ * `paymentRequirements` against `paymentPayload.accepted` (docs/facilitator-spec.md §2.3), the way `@x402/core` matches
+ * them: every field outside `extra` identical (scheme aliases normalised), and every `extra` field of the requirements
+ * present with the same value in `accepted` — except the per-request fields. `accepted` may carry more `extra` keys;
+ * verification reads the requirements, never those. (`recentSlot`: the official `upto` server's slot hint, per request
+ * too.)
  */
 export function requirementsMatch(required: PaymentRequirements, accepted: PaymentRequirements): boolean {
   if (wireScheme(required) !== wireScheme(accepted)) return false;

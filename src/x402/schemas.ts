@@ -3,8 +3,8 @@ import * as v from "valibot";
 import { isBase58Address } from "../chain/base58";
 
 /**
- * Wire schemas of x402 v2 bodies (docs/facilitator-spec.md §2.1-2.3). Objects stay open to extra keys (clients add their own),
- * but every field this service reads is checked for type and form here.
+ * Wire schemas of x402 v2 bodies (docs/facilitator-spec.md §2.1-2.3). Objects stay open to extra keys (clients add
+ * their own), but every field this service reads is checked for type and form here.
  */
 
 export const U64_MAX = 0xffff_ffff_ffff_ffffn;
@@ -52,7 +52,8 @@ export const MintAddress = v.pipe(
   v.string("must be the mint's base58 address"),
   v.check(
     isBase58Address,
-    "must be the mint's base58 address (32 bytes), not a symbol such as \"USDC\": this network's mints are listed in GET /agent-payTo-semantics.json (mintAllowlist)",
+    "must be the mint's base58 address (32 bytes), not a symbol such as \"USDC\": this network's mints are listed in " +
+      "GET /agent-payTo-semantics.json (mintAllowlist)",
   ),
   v.transform((s) => s as Address),
 );
@@ -163,7 +164,10 @@ export function verifySettleBodySchema(shapes: readonly { shape: PayloadShape; s
 export type VerifySettleBody = v.InferOutput<ReturnType<typeof verifySettleBodySchema>>;
 export type PaymentPayload = VerifySettleBody["paymentPayload"];
 
-/** A 402 body (docs/facilitator-spec.md §2.2): enrich input and output. `accepts` lines are validated individually by the enricher. */
+/**
+ * A 402 body (docs/facilitator-spec.md §2.2): enrich input and output. `accepts` lines are validated individually by
+ * the enricher.
+ */
 export const PaymentRequiredSchema = v.looseObject({
   x402Version: v.literal(2, "must be 2"),
   resource: ResourceInfoSchema,

@@ -11,7 +11,10 @@ export function bareScheme(name: string): string {
   return name.startsWith(ALIAS_PREFIX) ? name.slice(ALIAS_PREFIX.length) : name;
 }
 
-/** The canonical wire name when `schemes` serves it (a Map or Set: a caller's `constructor` resolves to nothing), else null. */
+/**
+ * The canonical wire name when `schemes` serves it (a Map or Set: a caller's `constructor` resolves to nothing), else
+ * null.
+ */
 export function normalizeSchemeAmong(name: string, schemes: { has(scheme: string): boolean }): SchemeName | null {
   const bare = bareScheme(name);
   return schemes.has(bare) ? bare : null;

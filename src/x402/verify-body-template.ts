@@ -1,6 +1,9 @@
 import type { PaymentRequirements } from "./schemas";
 
-/** The verify/settle body a builder returns around its unsigned transaction (docs/facilitator-spec.md §2.4): the buyer only signs and sends it. */
+/**
+ * The verify/settle body a builder returns around its unsigned transaction (docs/facilitator-spec.md §2.4): the buyer
+ * only signs and sends it.
+ */
 export interface VerifyBodyTemplate {
   x402Version: 2;
   paymentPayload: {
@@ -12,7 +15,9 @@ export interface VerifyBodyTemplate {
   paymentRequirements: PaymentRequirements;
 }
 
-/** The line as given, with the scheme in its wire form (docs/facilitator-spec.md §2.4, §9), on both sides of the body. */
+/**
+ * The line as given, with the scheme in its wire form (docs/facilitator-spec.md §2.4, §9), on both sides of the body.
+ */
 export function verifyBodyTemplate(
   accepted: PaymentRequirements,
   wireScheme: string,

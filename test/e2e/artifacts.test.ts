@@ -102,7 +102,8 @@ describe("/mcp with the official MCP SDK client", () => {
         status: 400,
         body: { code: "BAD_REQUEST", reason: "invalid_request" },
       });
-      // An unknown tool is a JSON-RPC error (-32602), the catalogue's body in error.data (docs/wire-notes.md "MCP errors").
+      // An unknown tool is a JSON-RPC error (-32602), the catalogue's body in error.data (docs/wire-notes.md "MCP
+      // errors").
       await expect(client.callTool({ name: "drain_fee_payer", arguments: {} })).rejects.toMatchObject({
         code: -32602,
         data: { code: "NOT_FOUND", reason: "not_found" },
@@ -112,86 +113,89 @@ describe("/mcp with the official MCP SDK client", () => {
     }
   });
 
-  it("builds an exact payment, the test signs it, and settles it through the MCP settle tool on the local chain", async () => {
-    const seller = await generateKeyPairSigner();
-    await fundFromFaucet(local.chain.url, seller.address, 1_000_000_000);
-    await activateSellerVault({ facilitatorApi: local.api, rpcUrl: local.chain.url, seller, asset: "USDC" });
-    const buyer = await createKeyPairSignerFromPrivateKeyBytes(crypto.getRandomValues(new Uint8Array(32)));
-    await fundFromFaucet(local.chain.url, buyer.address, 1_000_000_000, 1_000_000);
-    // The seller's 402 line, enriched as a seller would.
-    const enriched = (await (
-      await fetch(`${local.api}/payment-required/enrich`, {
-        method: "POST",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({
-          x402Version: 2,
-          resource: { url: "https://seller.example/report", description: "report", mimeType: "application/json" },
-          accepts: [
-            {
-              scheme: "exact",
-              network: DEVNET,
-              asset: USDC,
-              amount: "250000",
-              payTo: seller.address,
-              maxTimeoutSeconds: 60,
-              extra: {},
-            },
-          ],
-        }),
-      })
-    ).json()) as any;
-    const accepted = enriched.accepts[0];
+  it(
+    "builds an exact payment, the test signs it, and settles it through the MCP settle tool on the local " + "chain",
+    async () => {
+      const seller = await generateKeyPairSigner();
+      await fundFromFaucet(local.chain.url, seller.address, 1_000_000_000);
+      await activateSellerVault({ facilitatorApi: local.api, rpcUrl: local.chain.url, seller, asset: "USDC" });
+      const buyer = await createKeyPairSignerFromPrivateKeyBytes(crypto.getRandomValues(new Uint8Array(32)));
+      await fundFromFaucet(local.chain.url, buyer.address, 1_000_000_000, 1_000_000);
+      // The seller's 402 line, enriched as a seller would.
+      const enriched = (await (
+        await fetch(`${local.api}/payment-required/enrich`, {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({
+            x402Version: 2,
+            resource: { url: "https://seller.example/report", description: "report", mimeType: "application/json" },
+            accepts: [
+              {
+                scheme: "exact",
+                network: DEVNET,
+                asset: USDC,
+                amount: "250000",
+                payTo: seller.address,
+                maxTimeoutSeconds: 60,
+                extra: {},
+              },
+            ],
+          }),
+        })
+      ).json()) as any;
+      const accepted = enriched.accepts[0];
 
-    const client = await mcpClient();
-    try {
-      const preview = await callTool(client, "preview_seller", { wallet: seller.address });
-      v.parse(SellerPreviewResponseSchema, preview.body);
-      expect(preview.body.lifecycle.activated).toBe(true);
+      const client = await mcpClient();
+      try {
+        const preview = await callTool(client, "preview_seller", { wallet: seller.address });
+        v.parse(SellerPreviewResponseSchema, preview.body);
+        expect(preview.body.lifecycle.activated).toBe(true);
 
-      const built = await callTool(client, "build_exact_payment", {
-        body: { payer: buyer.address, accepted, resource: enriched.resource },
-      });
-      expect(built.status).toBe(200);
-      v.parse(ExactBuildResponseSchema, built.body);
-      const template = built.body.verifyBodyTemplate;
-      template.paymentPayload.payload.transaction = await signAtIndex(
-        built.body.transaction,
-        built.body.payerSignatureIndex,
-        buyer,
-      );
+        const built = await callTool(client, "build_exact_payment", {
+          body: { payer: buyer.address, accepted, resource: enriched.resource },
+        });
+        expect(built.status).toBe(200);
+        v.parse(ExactBuildResponseSchema, built.body);
+        const template = built.body.verifyBodyTemplate;
+        template.paymentPayload.payload.transaction = await signAtIndex(
+          built.body.transaction,
+          built.body.payerSignatureIndex,
+          buyer,
+        );
 
-      const unsignedSettle = await callTool(client, "settle_payment", {
-        body: {
-          ...built.body.verifyBodyTemplate,
-          paymentPayload: { ...template.paymentPayload, payload: { transaction: built.body.transaction } },
-        },
-      });
-      expect(unsignedSettle.status).toBe(400);
-      expect(unsignedSettle.body.success).toBe(false);
+        const unsignedSettle = await callTool(client, "settle_payment", {
+          body: {
+            ...built.body.verifyBodyTemplate,
+            paymentPayload: { ...template.paymentPayload, payload: { transaction: built.body.transaction } },
+          },
+        });
+        expect(unsignedSettle.status).toBe(400);
+        expect(unsignedSettle.body.success).toBe(false);
 
-      const verified = await callTool(client, "verify_payment", { body: template });
-      expect(verified.body).toMatchObject({ isValid: true, payer: buyer.address });
+        const verified = await callTool(client, "verify_payment", { body: template });
+        expect(verified.body).toMatchObject({ isValid: true, payer: buyer.address });
 
-      const settled = await callTool(client, "settle_payment", { body: template });
-      expect(settled.status).toBe(200);
-      v.parse(SettleResponseSchema, settled.body);
-      expect(settled.body).toMatchObject({ success: true, payer: buyer.address, network: DEVNET });
-      expect((await signatureStatus(local.chain.url, settled.body.transaction))?.err ?? null).toBeNull();
+        const settled = await callTool(client, "settle_payment", { body: template });
+        expect(settled.status).toBe(200);
+        v.parse(SettleResponseSchema, settled.body);
+        expect(settled.body).toMatchObject({ success: true, payer: buyer.address, network: DEVNET });
+        expect((await signatureStatus(local.chain.url, settled.body.transaction))?.err ?? null).toBeNull();
 
-      const again = await callTool(client, "settle_payment", { body: template });
-      // A replay without the seller's retry key (X-Correlation-ID) is refused, never settled twice.
-      expect(again.status).toBeGreaterThanOrEqual(400);
-      expect(again.body).toMatchObject({ success: false });
-      expect(typeof again.body.errorReason).toBe("string");
+        const again = await callTool(client, "settle_payment", { body: template });
+        // A replay without the seller's retry key (X-Correlation-ID) is refused, never settled twice.
+        expect(again.status).toBeGreaterThanOrEqual(400);
+        expect(again.body).toMatchObject({ success: false });
+        expect(typeof again.body.errorReason).toBe("string");
 
-      const status = await callTool(client, "get_settlement_status", { signature: settled.body.transaction });
-      expect(status.status).toBe(200);
-      v.parse(SettlementStatusResponseSchema, status.body);
-      expect(status.body).toMatchObject({ state: "confirmed", payer: buyer.address, amount: "250000" });
-    } finally {
-      await client.close();
-    }
-  });
+        const status = await callTool(client, "get_settlement_status", { signature: settled.body.transaction });
+        expect(status.status).toBe(200);
+        v.parse(SettlementStatusResponseSchema, status.body);
+        expect(status.body).toMatchObject({ state: "confirmed", payer: buyer.address, amount: "250000" });
+      } finally {
+        await client.close();
+      }
+    },
+  );
 
   it("refuses GET and DELETE (stateless endpoint) with a catalogue error", async () => {
     for (const method of ["GET", "DELETE"]) {

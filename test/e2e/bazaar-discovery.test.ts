@@ -52,7 +52,8 @@ describe("x402 Bazaar discovery with the official client", () => {
     expect(supported.extensions).toContain("bazaar");
   }, 120_000);
 
-  it("search (GET /discovery/search, issue 23 item 5): ranked, filtered and cursor-paged through the official client", async () => {
+  it("search (GET /discovery/search, issue 23 item 5): ranked, filtered and cursor-paged through the official " +
+    "client", async () => {
     await registerListedResource({
       api: local.api,
       chainUrl: local.chain.url,
@@ -111,7 +112,8 @@ describe("x402 Bazaar discovery with the official client", () => {
     );
     expect((await client.extensions.bazaar.search({ query: "tide", scheme: "sla-escrow" })).resources).toHaveLength(0);
     expect((await client.extensions.bazaar.search({ query: "tide", type: "mcp" })).resources).toHaveLength(0);
-    expect((await client.extensions.bazaar.search({ query: "tide", extensions: "bazaar" })).resources).toHaveLength(0); // neither 402 declares it
+    // neither 402 declares it
+    expect((await client.extensions.bazaar.search({ query: "tide", extensions: "bazaar" })).resources).toHaveLength(0);
     const quote = await client.extensions.bazaar.search({ query: "quote", extensions: "bazaar" });
     expect(quote.resources.map((r) => r.resource)).toEqual([`${seller.origin}/quote`]);
     expect(quote.resources[0]!.extensions).toHaveProperty("bazaar");

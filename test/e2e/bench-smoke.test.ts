@@ -1,8 +1,8 @@
 /**
  * Smoke test of `npm run bench` (bench/bench.ts) with a tiny n, so the benchmark cannot rot: the real Worker under
- * Miniflare as npm start serves it, the official reference facilitator in its own Node process, the local chain, official-client payments.
- * Asserts the table's shape and that both sides answered every call validly; the numbers themselves are not checked
- * (a test is no place for timing).
+ * Miniflare as npm start serves it, the official reference facilitator in its own Node process, the local chain,
+ * official-client payments. Asserts the table's shape and that both sides answered every call validly; the numbers
+ * themselves are not checked (a test is no place for timing).
  */
 import { describe, expect, it } from "vitest";
 import { runBench } from "../../bench/bench";
@@ -177,7 +177,8 @@ describe("npm run bench -- --real-timing (smoke, tiny n)", () => {
       expect(refSettle!.d1).toBeNull();
       expect(result.verifyThroughput.ours).toBeGreaterThan(0);
       expect(result.ceilingThroughput).toBeGreaterThan(0);
-      expect(result.latencyBound.ours).toBeCloseTo((32 * 1000) / (1 * 10), 5); // one simulate per verify, 10 ms round trips
+      // one simulate per verify, 10 ms round trips
+      expect(result.latencyBound.ours).toBeCloseTo((32 * 1000) / (1 * 10), 5);
       expect(result.table).toContain("RPC calls per call, by method");
     },
     BENCH_LIMIT_MS,

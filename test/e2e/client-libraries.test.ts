@@ -118,7 +118,8 @@ function faremeterWallet(signer: KeyPairSigner) {
 }
 
 describe("third-party seller libraries against this facilitator", () => {
-  it("x402-solana 2.0 X402PaymentHandler: verify and settle a payment with its own facilitator client (item 1)", async () => {
+  it("x402-solana 2.0 X402PaymentHandler: verify and settle a payment with its own facilitator client (item " +
+    "1)", async () => {
     const handler = new X402PaymentHandler({
       network: "solana-devnet",
       treasuryAddress: vault,
@@ -166,25 +167,31 @@ describe("third-party seller libraries against this facilitator", () => {
     expect(await vaultBalance()).toBe(before + PRICE_RAW);
   }, 120_000);
 
-  it("a body whose x402Version is only inside paymentPayload is a v2 body; a top-level version other than 2 is still refused", async () => {
-    const response = await fetch(`${local.api}/verify`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ x402Version: 1, paymentPayload: { x402Version: 2 }, paymentRequirements: {} }),
-    });
-    expect(response.status).toBe(400);
-    expect(((await response.json()) as { invalidReason: string; invalidMessage: string }).invalidMessage).toMatch(
-      /x402Version: must be 2/,
-    );
-  });
+  it(
+    "a body whose x402Version is only inside paymentPayload is a v2 body; a top-level version other than 2 is still " +
+      "refused",
+    async () => {
+      const response = await fetch(`${local.api}/verify`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ x402Version: 1, paymentPayload: { x402Version: 2 }, paymentRequirements: {} }),
+      });
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { invalidReason: string; invalidMessage: string }).invalidMessage).toMatch(
+        /x402Version: must be 2/,
+      );
+    },
+  );
 
-  it("@faremeter/middleware 0.22 with only the facilitator URL changed, paid by @faremeter/fetch + @faremeter/payment-solana (item 2)", async () => {
+  it("@faremeter/middleware 0.22 with only the facilitator URL changed, paid by @faremeter/fetch + " +
+    "@faremeter/payment-solana (item 2)", async () => {
     const app = new Hono();
     app.use(
       "/weather",
       await faremeterMiddleware({
         facilitatorURL: local.api,
-        // As Faremeter's docs write it, with the seller's own wallet: /accepts turns it into the vault and adds the fee payer.
+        // As Faremeter's docs write it, with the seller's own wallet: /accepts turns it into the vault and adds the fee
+        // payer.
         accepts: [x402Exact({ network: "devnet", asset: "USDC", amount: String(PRICE_RAW), payTo: seller.address })],
       }),
     );
@@ -219,7 +226,8 @@ describe("third-party seller libraries against this facilitator", () => {
 type BuyerAttempt = (buyer: Buyer) => Promise<Response>;
 
 const OFF_CURVE_NOTE =
-  "derives the destination token account with web3.js `getAssociatedTokenAddress(mint, payTo, false)`, which throws `TokenOwnerOffCurveError` for the vault PDA: the payment never reaches the facilitator";
+  "derives the destination token account with web3.js `getAssociatedTokenAddress(mint, payTo, false)`, which throws " +
+  "`TokenOwnerOffCurveError` for the vault PDA: the payment never reaches the facilitator";
 
 const BUYERS: { library: string; packages: string[]; note: string; pay: BuyerAttempt }[] = [
   {
@@ -294,7 +302,8 @@ const BUYERS: { library: string; packages: string[]; note: string; pay: BuyerAtt
 ];
 
 describe("buyer libraries paying a vault payTo (item 4: the seller guide's compatibility table)", () => {
-  it("each library either pays exactly once or fails for the documented reason; the guide's table is what was measured", async () => {
+  it("each library either pays exactly once or fails for the documented reason; the guide's table is what was " +
+    "measured", async () => {
     const rows: CompatRow[] = [];
     for (const candidate of BUYERS) {
       const buyer = await fundedBuyer();
@@ -309,7 +318,8 @@ describe("buyer libraries paying a vault payTo (item 4: the seller guide's compa
       }
       const credited = (await vaultBalance()) - before;
       const works = outcome === "paid" && credited === PRICE_RAW;
-      // A failure is documented only for the reason measured; any other failure shows up raw (and fails the comparison).
+      // A failure is documented only for the reason measured; any other failure shows up raw (and fails the
+      // comparison).
       const documented = !works && /off.?curve|TokenOwnerOffCurve/i.test(outcome);
       if (!works) expect(credited, `${candidate.library} moved money without delivering`).toBe(0n);
       rows.push({

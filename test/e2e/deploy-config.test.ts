@@ -44,7 +44,8 @@ function dryRunDeploy(environment: string): string {
 
 describe("wrangler deploy --dry-run", () => {
   for (const environment of ["production", "preview"]) {
-    it(`--env ${environment} prints no configuration warning, sets ENVIRONMENT explicitly, and stays within the bundle budget`, () => {
+    it(`--env ${environment} prints no configuration warning, sets ENVIRONMENT explicitly, and stays within the ` +
+      `bundle budget`, () => {
       const output = dryRunDeploy(environment);
       expect(output).not.toMatch(/WARNING|not inherited/i);
       expect(output).toContain(`env.ENVIRONMENT ("${environment}")`);
@@ -57,34 +58,43 @@ describe("wrangler deploy --dry-run", () => {
     }, 600_000);
   }
 
-  it("each environment has rate-limit namespaces of its own, the same bindings and limits, and no placeholder D1 or KV ids", () => {
-    type Bindings = {
-      ratelimits: { name: string; namespace_id: string; simple: unknown }[];
-      d1_databases: { binding: string; database_name?: string; database_id?: string }[];
-      kv_namespaces: { binding: string; id?: string }[];
-    };
-    const read = (env?: string) =>
-      unstable_readConfig({ config: path.join(ROOT, "wrangler.toml"), ...(env ? { env } : {}) }) as unknown as Bindings;
-    const environments = [undefined, "preview", "production"].map((env) => ({ env, config: read(env) }));
-    const namespaceIds = environments.flatMap(({ config }) => config.ratelimits.map((r) => r.namespace_id));
-    expect(new Set(namespaceIds).size).toBe(namespaceIds.length);
-    const shape = (env?: string) =>
-      read(env)
-        .ratelimits.map(({ name, simple }) => ({ name, simple }))
-        .sort((a, b) => a.name.localeCompare(b.name));
-    expect(shape("preview")).toEqual(shape());
-    expect(shape("production")).toEqual(shape());
-    // Ids are left out (npm run deploy:setup writes the operator's own), never a placeholder to replace by hand.
-    for (const env of ["preview", "production"]) {
-      const config = read(env);
-      expect(config.d1_databases.map((d) => [d.binding, d.database_name])).toEqual([["DB", `x402-facilitator-${env}`]]);
-      expect(config.d1_databases[0]!.database_id ?? "absent").toMatch(
-        /^(absent|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/,
-      );
-      expect(config.kv_namespaces.map((k) => k.binding)).toEqual(["KV"]);
-      expect(config.kv_namespaces[0]!.id ?? "absent").toMatch(/^(absent|[0-9a-f]{32})$/);
-    }
-  });
+  it(
+    "each environment has rate-limit namespaces of its own, the same bindings and limits, and no placeholder D1 or " +
+      "KV ids",
+    () => {
+      type Bindings = {
+        ratelimits: { name: string; namespace_id: string; simple: unknown }[];
+        d1_databases: { binding: string; database_name?: string; database_id?: string }[];
+        kv_namespaces: { binding: string; id?: string }[];
+      };
+      const read = (env?: string) =>
+        unstable_readConfig({
+          config: path.join(ROOT, "wrangler.toml"),
+          ...(env ? { env } : {}),
+        }) as unknown as Bindings;
+      const environments = [undefined, "preview", "production"].map((env) => ({ env, config: read(env) }));
+      const namespaceIds = environments.flatMap(({ config }) => config.ratelimits.map((r) => r.namespace_id));
+      expect(new Set(namespaceIds).size).toBe(namespaceIds.length);
+      const shape = (env?: string) =>
+        read(env)
+          .ratelimits.map(({ name, simple }) => ({ name, simple }))
+          .sort((a, b) => a.name.localeCompare(b.name));
+      expect(shape("preview")).toEqual(shape());
+      expect(shape("production")).toEqual(shape());
+      // Ids are left out (npm run deploy:setup writes the operator's own), never a placeholder to replace by hand.
+      for (const env of ["preview", "production"]) {
+        const config = read(env);
+        expect(config.d1_databases.map((d) => [d.binding, d.database_name])).toEqual([
+          ["DB", `x402-facilitator-${env}`],
+        ]);
+        expect(config.d1_databases[0]!.database_id ?? "absent").toMatch(
+          /^(absent|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/,
+        );
+        expect(config.kv_namespaces.map((k) => k.binding)).toEqual(["KV"]);
+        expect(config.kv_namespaces[0]!.id ?? "absent").toMatch(/^(absent|[0-9a-f]{32})$/);
+      }
+    },
+  );
 
   it("the top level sets neither ENVIRONMENT nor an oracle (a deploy without --env fails closed)", () => {
     const vars = unstable_readConfig({ config: path.join(ROOT, "wrangler.toml") }).vars ?? {};

@@ -85,7 +85,9 @@ describe("npm run deploy:setup --dry-run", () => {
         `npx wrangler kv namespace create x402-facilitator-${env}-kv`,
         "npx wrangler kv namespace list",
         `npx wrangler secret list --env ${env} --format json`,
-        `npx wrangler secret bulk --env ${env}   < stdin: a JSON object with FEE_PAYER_SECRET_KEY, CHALLENGE_MAC_KEY (generated here, never printed)`,
+        `npx wrangler secret bulk ` +
+          `--env ${env}   < stdin: a JSON object with FEE_PAYER_SECRET_KEY, CHALLENGE_MAC_KEY (generated here, never ` +
+          `printed)`,
         `npx wrangler d1 migrations apply DB --env ${env} --remote`,
         `npx wrangler deploy --env ${env}`,
       ]);
@@ -108,7 +110,8 @@ describe("npm run deploy:setup --dry-run", () => {
 });
 
 describe("npm run deploy:setup (against a stand-in wrangler)", () => {
-  it("creates D1 and KV, writes their ids, sets generated secrets through stdin only, migrates, deploys; a second run adopts and replaces nothing", async () => {
+  it("creates D1 and KV, writes their ids, sets generated secrets through stdin only, migrates, deploys; a second " +
+    "run adopts and replaces nothing", async () => {
     const { toml } = scratch();
     const first = setup(["--env", "preview", "--config", toml]);
     expect(first.status, first.output).toBe(0);

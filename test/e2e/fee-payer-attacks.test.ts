@@ -152,7 +152,8 @@ describe("a stranger's attacks on the fee payer, bounded", () => {
     escrowPayment = built.body.paymentPda;
   }, 180_000);
 
-  it("attack 1: twenty round trips between two wallets of one's own stop at the strangers' pool; the fee payer lost exactly what was booked, within the cap", async () => {
+  it("attack 1: twenty round trips between two wallets of one's own stop at the strangers' pool; the fee payer lost " +
+    "exactly what was booked, within the cap", async () => {
     const a = await wallet(1_000_000_000, 1_000_000n);
     const b = await wallet(1_000_000_000, 1_000_000n);
     const before = await feePayerLamports();
@@ -173,12 +174,14 @@ describe("a stranger's attacks on the fee payer, bounded", () => {
     const exposure = (await health()).feePayerExposure;
     expect(BigInt(exposure.spentLast24hLamports.byPool.buyers)).toBe(lost);
     expect(exposure.caps.buyerSpendPerDay).toMatchObject({ limit: STRANGERS_POOL.toString(), headroom: "0" });
-    // The USDC went round and came back: the attack cost the attacker no tokens, and the operator no more than the pool.
+    // The USDC went round and came back: the attack cost the attacker no tokens, and the operator no more than the
+    // pool.
     expect(await usdcOf(a.address)).toBe(1_000_000n);
     expect(await usdcOf(b.address)).toBe(1_000_000n);
   }, 180_000);
 
-  it("attack 2: with the strangers' pool spent, a stranger's payment waits (503), while a proven seller's buyer is paid at the recommended price, its vault is swept and the escrow keeper refunds", async () => {
+  it("attack 2: with the strangers' pool spent, a stranger's payment waits (503), while a proven seller's buyer is " +
+    "paid at the recommended price, its vault is swept and the escrow keeper refunds", async () => {
     const strangerSeller = await wallet(1_000_000_000, 1n);
     const honest = await wallet(2_000_000_000, 1_000_000n);
     const stranger = await pay(honest, walletLine(strangerSeller.address));

@@ -68,7 +68,9 @@ function saveAs(project: string, file: string, code: string, replacements: Recor
   return file;
 }
 
-/** `npx tsx <file>` in a project, to its end (the limit ends a hang; a loaded machine took 400 s for the whole file). */
+/**
+ * `npx tsx <file>` in a project, to its end (the limit ends a hang; a loaded machine took 400 s for the whole file).
+ */
 const tsx = (project: string, file: string, env: Record<string, string> = {}) =>
   runToEnd({ command: "npx", args: ["tsx", file], cwd: project, env }, 600_000);
 
@@ -171,13 +173,17 @@ describe("a newcomer, from a fresh clone to a paid request of their own API", ()
       loadAverageBefore: loadBefore,
       loadAverageAfter: loadavg()[0],
       measuredAt: new Date().toISOString(),
-      note: "fresh clone (tracked files) → npm start → activate.ts → seller.ts → buyer: machine time, npm install not included",
+      note:
+        "fresh clone (tracked files) → npm start → activate.ts → seller.ts → buyer: machine time, npm install " +
+        "not included",
     };
     mkdirSync(path.join(REPOSITORY, "test-artifacts"), { recursive: true });
     writeFileSync(path.join(REPOSITORY, "test-artifacts/newcomer-run.json"), `${JSON.stringify(report, null, 2)}\n`);
     console.log(
       `newcomer run: clone → first paid request in ${report.firstPaidRequestSeconds} s ` +
-        `(npm start ready after ${report.npmStartReadySeconds} s; load ${loadBefore.toFixed(2)} → ${report.loadAverageAfter!.toFixed(2)})`,
+        `(npm start ready ` +
+        `after ${report.npmStartReadySeconds} s; ` +
+        `load ${loadBefore.toFixed(2)} → ${report.loadAverageAfter!.toFixed(2)})`,
     );
   }, 900_000);
 });
@@ -215,7 +221,8 @@ describe("the guides' code, run as written against that npm start", () => {
     expect(paid.output, paid.output).toMatch(/^200 \{"text":"Once upon a time…"\} \(charged 512345 raw units; /m);
   }, 600_000);
 
-  it("refusals say why: a seller that has not activated does not start, a buyer who cannot pay hears the reason", async () => {
+  it("refusals say why: a seller that has not activated does not start, a buyer who cannot pay hears the " +
+    "reason", async () => {
     const notActivated = randomKeypair().address;
     const refused = await tsx(
       sellerProject,
@@ -246,7 +253,8 @@ describe("the guides' code, run as written against that npm start", () => {
     expect(manifest.resources[0]?.resourceUrl).toBe(`${sellerOrigin}/weather`);
   });
 
-  it("npm start again (Ctrl-C, then the same command): the chain and the database are as they were, the seller is paid again", async () => {
+  it("npm start again (Ctrl-C, then the same command): the chain and the database are as they were, the seller is " +
+    "paid again", async () => {
     await npmStart.stop();
     npmStart = await startFacilitator();
     expect(npmStart.output()).toMatch(/the chain of the last run, begun \S+, with its database: \d+ accounts/);

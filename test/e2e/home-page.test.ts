@@ -111,15 +111,32 @@ describe("GET / in a browser", () => {
     expect(lines).toEqual([
       [
         "exact",
-        `exact on ${network}: paid instantly into the seller's vault; fee ${percent(exact.feeBps)} of each sweep to the seller, at least ${usdc(BigInt(exact.minFeeAmount))} per sweep (${Number(exactSol.minFeeAmount) / 1e9} SOL for SOL): a sweep below ${breakEven(exact)} pays more than ${percent(exact.feeBps)}; ${percent(sovereignFeeBps)} for sellers who activate their own vault; the facilitator pays the network fee; the smallest payment is ${usdc(BigInt(exact.minFeeAmount))}, smaller prices are refused`,
+        `exact ` +
+          `on ${network}: paid instantly into the seller's vault; ` +
+          `fee ${percent(exact.feeBps)} of each sweep to the seller, at ` +
+          `least ${usdc(BigInt(exact.minFeeAmount))} per sweep ` +
+          `(${Number(exactSol.minFeeAmount) / 1e9} SOL for SOL): a sweep ` +
+          `below ${breakEven(exact)} pays more ` +
+          `than ${percent(exact.feeBps)}; ${percent(sovereignFeeBps)} for sellers who activate their own vault; the ` +
+          `facilitator pays the network fee; the smallest payment ` +
+          `is ${usdc(BigInt(exact.minFeeAmount))}, smaller prices are refused`,
       ],
       [
         "sla-escrow",
-        `sla-escrow on ${network}: held in escrow until delivery; fee ${percent(escrow.feeBps)} of the price on release, at least ${usdc(BigInt(escrow.minFeeAmount))}: a price below ${breakEven(escrow)} pays more than ${percent(escrow.feeBps)}; oracle tip ${percent(oracleTipBps)} when an oracle gives a verdict; the buyer pays the network fee`,
+        `sla-escrow ` +
+          `on ${network}: held in escrow until delivery; ` +
+          `fee ${percent(escrow.feeBps)} of the price on release, at ` +
+          `least ${usdc(BigInt(escrow.minFeeAmount))}: a price ` +
+          `below ${breakEven(escrow)} pays more ` +
+          `than ${percent(escrow.feeBps)}; oracle ` +
+          `tip ${percent(oracleTipBps)} when an oracle gives a verdict; the buyer pays the network fee`,
       ],
       [
         "upto",
-        `upto on ${network}: pay per use through a payment channel: the buyer deposits a ceiling, the seller claims what the request used and the rest returns to the buyer; no fee: the whole claimed amount goes to the seller's wallet; the facilitator pays the network fees and fronts the channel's rent until it closes`,
+        `upto ` +
+          `on ${network}: pay per use through a payment channel: the buyer deposits a ceiling, the seller claims ` +
+          `what the request used and the rest returns to the buyer; no fee: the whole claimed amount goes to the ` +
+          `seller's wallet; the facilitator pays the network fees and fronts the channel's rent until it closes`,
       ],
     ]);
     expect(await page.textContent("#schemes")).not.toMatch(/raw units|bps|NaN|undefined/);

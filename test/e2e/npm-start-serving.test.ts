@@ -3,7 +3,8 @@
  * of the local entry), tested from outside over HTTP:
  * - Cron Triggers: the on-demand trigger URL runs the real `scheduled` handler against the local chain and the local
  *   D1, and every expression the start script schedules is one wrangler.toml declares;
- * - the local edge (scripts/lib/local-edge.ts): what only Cloudflare may set on a request (`request.cf`, which Miniflare
+ * - the local edge (scripts/lib/local-edge.ts): what only Cloudflare may set on a request (`request.cf`, which
+ *   Miniflare
  *   takes from a caller's `MF-CF-Blob` header, and `CF-Connecting-IP`) is not the caller's to choose.
  */
 import {
@@ -85,39 +86,42 @@ async function post(path: string, json: unknown, headers: Record<string, string>
 }
 
 describe("npm start believes no caller about Cloudflare's edge", () => {
-  it("a caller's MF-CF-Blob does not choose the settle ledger object: the payment is claimed at the place `local`", async () => {
-    const seller = await generateKeyPairSigner();
-    const buyer = await generateKeyPairSigner();
-    await fundFromFaucet(local.chain.url, seller.address, 100_000_000, 1); // its own USDC account: a wallet payTo
-    await fundFromFaucet(local.chain.url, buyer.address, 100_000_000, 1_000_000n);
-    const line = {
-      scheme: "exact",
-      network: CLUSTERS.devnet.network,
-      asset: CLUSTERS.devnet.usdcMint,
-      amount: "10000",
-      payTo: seller.address,
-      maxTimeoutSeconds: 60,
-      extra: { feePayer: local.feePayer.address },
-    };
-    const built = await post("/build-exact-payment-tx", { payer: buyer.address, accepted: line }, forgedEdge());
-    expect(built.status, JSON.stringify(built.body)).toBe(200);
-    const body = built.body.verifyBodyTemplate;
-    body.paymentPayload.payload.transaction = getBase64EncodedWireTransaction(
-      await partiallySignTransaction(
-        [buyer.keyPair],
-        getTransactionDecoder().decode(getBase64Encoder().encode(built.body.transaction)),
-      ),
-    );
-    const settled = await post("/settle", body, forgedEdge());
-    expect(settled.status, JSON.stringify(settled.body)).toBe(200);
-    expect(settled.body.success).toBe(true);
+  it(
+    "a caller's MF-CF-Blob does not choose the settle ledger object: the payment is claimed at the place " + "`local`",
+    async () => {
+      const seller = await generateKeyPairSigner();
+      const buyer = await generateKeyPairSigner();
+      await fundFromFaucet(local.chain.url, seller.address, 100_000_000, 1); // its own USDC account: a wallet payTo
+      await fundFromFaucet(local.chain.url, buyer.address, 100_000_000, 1_000_000n);
+      const line = {
+        scheme: "exact",
+        network: CLUSTERS.devnet.network,
+        asset: CLUSTERS.devnet.usdcMint,
+        amount: "10000",
+        payTo: seller.address,
+        maxTimeoutSeconds: 60,
+        extra: { feePayer: local.feePayer.address },
+      };
+      const built = await post("/build-exact-payment-tx", { payer: buyer.address, accepted: line }, forgedEdge());
+      expect(built.status, JSON.stringify(built.body)).toBe(200);
+      const body = built.body.verifyBodyTemplate;
+      body.paymentPayload.payload.transaction = getBase64EncodedWireTransaction(
+        await partiallySignTransaction(
+          [buyer.keyPair],
+          getTransactionDecoder().decode(getBase64Encoder().encode(built.body.transaction)),
+        ),
+      );
+      const settled = await post("/settle", body, forgedEdge());
+      expect(settled.status, JSON.stringify(settled.body)).toBe(200);
+      expect(settled.body.success).toBe(true);
 
-    const row = await (await local.worker.database())
-      .prepare("SELECT ledger_object AS ledgerObject FROM settlements WHERE signature = ?")
-      .bind(settled.body.transaction)
-      .first<{ ledgerObject: string }>();
-    expect(row?.ledgerObject).toMatch(/^local\/\d+$/);
-  });
+      const row = await (await local.worker.database())
+        .prepare("SELECT ledger_object AS ledgerObject FROM settlements WHERE signature = ?")
+        .bind(settled.body.transaction)
+        .first<{ ledgerObject: string }>();
+      expect(row?.ledgerObject).toMatch(/^local\/\d+$/);
+    },
+  );
 
   it("a caller's CF-Connecting-IP does not pick its rate-limit bucket: every local caller is one client", async () => {
     // Each request claims another address. Twice the build limit and more, so a 429 is due even if the limiter's

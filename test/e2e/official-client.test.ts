@@ -68,7 +68,9 @@ async function fundedBuyer(usdcRaw: number): Promise<KeyPairSigner> {
   return buyer;
 }
 
-/** The official client registered for devnet, pointed at the local chain (registerExactSvmScheme has no rpcUrl option). */
+/**
+ * The official client registered for devnet, pointed at the local chain (registerExactSvmScheme has no rpcUrl option).
+ */
 function officialClient(buyer: KeyPairSigner): x402Client {
   return new x402Client().register(DEVNET, new ExactSvmScheme(buyer, { rpcUrl: local.chain.url }));
 }
@@ -91,50 +93,57 @@ async function officialPayment(
 }
 
 describe("official x402 clients against the real Worker", () => {
-  it("the seller's 402 is what the official client expects (PAYMENT-REQUIRED header, enriched vault payTo)", async () => {
-    const response = await fetch(seller.url);
-    expect(response.status).toBe(402);
-    const header = response.headers.get("PAYMENT-REQUIRED");
-    expect(header).toBeTruthy();
-    const decoded = JSON.parse(Buffer.from(header!, "base64").toString("utf8"));
-    const line = decoded.accepts[0];
-    expect(line).toMatchObject({ scheme: "exact", network: DEVNET, asset: USDC, amount: PRICE_RAW });
-    expect(line.extra.feePayer).toBe(local.feePayer.address);
-    expect(line.payTo).not.toBe(line.extra.merchantWallet);
-    expect(await response.json()).toMatchObject({ x402Version: 2, accepts: [line] });
-  });
+  it(
+    "the seller's 402 is what the official client expects (PAYMENT-REQUIRED header, enriched vault " + "payTo)",
+    async () => {
+      const response = await fetch(seller.url);
+      expect(response.status).toBe(402);
+      const header = response.headers.get("PAYMENT-REQUIRED");
+      expect(header).toBeTruthy();
+      const decoded = JSON.parse(Buffer.from(header!, "base64").toString("utf8"));
+      const line = decoded.accepts[0];
+      expect(line).toMatchObject({ scheme: "exact", network: DEVNET, asset: USDC, amount: PRICE_RAW });
+      expect(line.extra.feePayer).toBe(local.feePayer.address);
+      expect(line.payTo).not.toBe(line.extra.merchantWallet);
+      expect(await response.json()).toMatchObject({ x402Version: 2, accepts: [line] });
+    },
+  );
 
-  it("wrapFetchWithPayment pays, the seller settles through HTTPFacilitatorClient, the vault receives exactly the price", async () => {
-    const buyer = await fundedBuyer(1_000_000);
-    const line = seller.paymentRequired.accepts[0]!;
-    const vaultAta = await vaultAtaOf(line.payTo);
-    const [buyerAta] = await findAssociatedTokenPda({
-      owner: buyer.address,
-      mint: USDC as never,
-      tokenProgram: TOKEN_PROGRAM_ADDRESS,
-    });
-    const vaultBefore = (await tokenAccountBalance(local.chain.url, vaultAta)) ?? 0n;
+  it(
+    "wrapFetchWithPayment pays, the seller settles through HTTPFacilitatorClient, the vault receives exactly the " +
+      "price",
+    async () => {
+      const buyer = await fundedBuyer(1_000_000);
+      const line = seller.paymentRequired.accepts[0]!;
+      const vaultAta = await vaultAtaOf(line.payTo);
+      const [buyerAta] = await findAssociatedTokenPda({
+        owner: buyer.address,
+        mint: USDC as never,
+        tokenProgram: TOKEN_PROGRAM_ADDRESS,
+      });
+      const vaultBefore = (await tokenAccountBalance(local.chain.url, vaultAta)) ?? 0n;
 
-    const fetchWithPayment = wrapFetchWithPayment(fetch, officialClient(buyer));
-    const response = await fetchWithPayment(seller.url, { method: "GET" });
-    const text = await response.text();
-    expect(response.status, `${text} / ${JSON.stringify(seller.settlements.at(-1))}`).toBe(200);
-    expect(JSON.parse(text)).toEqual(RESOURCE);
+      const fetchWithPayment = wrapFetchWithPayment(fetch, officialClient(buyer));
+      const response = await fetchWithPayment(seller.url, { method: "GET" });
+      const text = await response.text();
+      expect(response.status, `${text} / ${JSON.stringify(seller.settlements.at(-1))}`).toBe(200);
+      expect(JSON.parse(text)).toEqual(RESOURCE);
 
-    const paymentResponse = response.headers.get("PAYMENT-RESPONSE");
-    expect(paymentResponse).toBeTruthy();
-    const settled = decodePaymentResponseHeader(paymentResponse!);
-    expect(settled).toMatchObject({ success: true, payer: buyer.address, network: DEVNET });
-    expect(settled.transaction).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,90}$/);
+      const paymentResponse = response.headers.get("PAYMENT-RESPONSE");
+      expect(paymentResponse).toBeTruthy();
+      const settled = decodePaymentResponseHeader(paymentResponse!);
+      expect(settled).toMatchObject({ success: true, payer: buyer.address, network: DEVNET });
+      expect(settled.transaction).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,90}$/);
 
-    const status = await signatureStatus(local.chain.url, settled.transaction);
-    expect(status).not.toBeNull();
-    expect(status!.err).toBeNull();
-    expect(["confirmed", "finalized"]).toContain(status!.confirmationStatus);
+      const status = await signatureStatus(local.chain.url, settled.transaction);
+      expect(status).not.toBeNull();
+      expect(status!.err).toBeNull();
+      expect(["confirmed", "finalized"]).toContain(status!.confirmationStatus);
 
-    expect(await tokenAccountBalance(local.chain.url, vaultAta)).toBe(vaultBefore + BigInt(PRICE_RAW));
-    expect(await tokenAccountBalance(local.chain.url, buyerAta)).toBe(1_000_000n - BigInt(PRICE_RAW));
-  });
+      expect(await tokenAccountBalance(local.chain.url, vaultAta)).toBe(vaultBefore + BigInt(PRICE_RAW));
+      expect(await tokenAccountBalance(local.chain.url, buyerAta)).toBe(1_000_000n - BigInt(PRICE_RAW));
+    },
+  );
 
   it("a second paid request by another buyer settles into the now-existing vault", async () => {
     const buyer = await fundedBuyer(500_000);
@@ -188,7 +197,8 @@ describe("HTTPFacilitatorClient understands our /supported, /verify and /settle"
     expect(exact!.x402Version).toBe(2);
     expect(exact!.extra?.feePayer).toBe(local.feePayer.address);
     expect(supported.signers[DEVNET]).toContain(local.feePayer.address);
-    expect(supported.extensions).toEqual(["bazaar", "payment-identifier"]); // the Bazaar discovery API (GET /discovery/resources) and payment-identifier idempotency
+    // the Bazaar discovery API (GET /discovery/resources) and payment-identifier idempotency
+    expect(supported.extensions).toEqual(["bazaar", "payment-identifier"]);
   });
 
   it("verify() of a valid official payment returns isValid true with the payer", async () => {
@@ -215,17 +225,20 @@ describe("HTTPFacilitatorClient understands our /supported, /verify and /settle"
     );
   });
 
-  it("verify() of a payment whose transfer amount differs from the (consistent) requirements: amount mismatch", async () => {
-    const buyer = await fundedBuyer(1_000_000);
-    const { payload, requirements } = await officialPayment(buyer);
-    const cheaper = { ...requirements, amount: String(BigInt(PRICE_RAW) + 1n) };
-    const error = await client.verify({ ...payload, accepted: cheaper }, cheaper).then(
-      () => null,
-      (e: unknown) => e,
-    );
-    expect(error).toBeInstanceOf(VerifyError);
-    expect((error as VerifyError).invalidReason).toBe("invalid_exact_svm_payload_amount_mismatch");
-  });
+  it(
+    "verify() of a payment whose transfer amount differs from the (consistent) requirements: amount " + "mismatch",
+    async () => {
+      const buyer = await fundedBuyer(1_000_000);
+      const { payload, requirements } = await officialPayment(buyer);
+      const cheaper = { ...requirements, amount: String(BigInt(PRICE_RAW) + 1n) };
+      const error = await client.verify({ ...payload, accepted: cheaper }, cheaper).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(VerifyError);
+      expect((error as VerifyError).invalidReason).toBe("invalid_exact_svm_payload_amount_mismatch");
+    },
+  );
 
   it("verify() of a garbage transaction: could_not_be_decoded", async () => {
     const { payload, requirements } = await officialPayment(await fundedBuyer(1_000_000));
@@ -275,40 +288,48 @@ describe("HTTPFacilitatorClient understands our /supported, /verify and /settle"
     expect(await tokenAccountBalance(local.chain.url, buyerAta)).toBe(1_000_000n);
   });
 
-  it("settle() of a valid payment succeeds once; settling it again is a duplicate_settlement naming the same transaction", async () => {
-    const buyer = await fundedBuyer(1_000_000);
-    const { payload, requirements } = await officialPayment(buyer);
-    const first = await client.settle(payload, requirements);
-    expect(first).toMatchObject({ success: true, payer: buyer.address, network: DEVNET });
-    const again = await client.settle(payload, requirements).then(
-      () => null,
-      (e: unknown) => e,
-    );
-    expect(again).toBeInstanceOf(SettleError);
-    expect(again).toMatchObject({ errorReason: "duplicate_settlement", transaction: first.transaction });
-    const status = await signatureStatus(local.chain.url, first.transaction);
-    expect(status?.err).toBeNull();
-  });
+  it(
+    "settle() of a valid payment succeeds once; settling it again is a duplicate_settlement naming the same " +
+      "transaction",
+    async () => {
+      const buyer = await fundedBuyer(1_000_000);
+      const { payload, requirements } = await officialPayment(buyer);
+      const first = await client.settle(payload, requirements);
+      expect(first).toMatchObject({ success: true, payer: buyer.address, network: DEVNET });
+      const again = await client.settle(payload, requirements).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(again).toBeInstanceOf(SettleError);
+      expect(again).toMatchObject({ errorReason: "duplicate_settlement", transaction: first.transaction });
+      const status = await signatureStatus(local.chain.url, first.transaction);
+      expect(status?.err).toBeNull();
+    },
+  );
 });
 
-describe("the spec's buyer flow (build, sign at payerSignatureIndex, filled template in PAYMENT-SIGNATURE) through the same seller", () => {
-  for (const headerEncoding of ["base64", "json"] as const) {
-    it(`settles a template sent as ${headerEncoding === "json" ? "raw JSON" : "base64 JSON"}`, async () => {
-      const buyer = await fundedBuyer(1_000_000);
-      const vaultAta = await vaultAtaOf(seller.paymentRequired.accepts[0]!.payTo);
-      const before = (await tokenAccountBalance(local.chain.url, vaultAta)) ?? 0n;
-      const paid = await payWithBuildEndpoint({
-        resourceUrl: seller.url,
-        facilitatorApi: local.api,
-        buyer,
-        network: DEVNET,
-        headerEncoding,
+describe(
+  "the spec's buyer flow (build, sign at payerSignatureIndex, filled template in PAYMENT-SIGNATURE) through " +
+    "the same seller",
+  () => {
+    for (const headerEncoding of ["base64", "json"] as const) {
+      it(`settles a template sent as ${headerEncoding === "json" ? "raw JSON" : "base64 JSON"}`, async () => {
+        const buyer = await fundedBuyer(1_000_000);
+        const vaultAta = await vaultAtaOf(seller.paymentRequired.accepts[0]!.payTo);
+        const before = (await tokenAccountBalance(local.chain.url, vaultAta)) ?? 0n;
+        const paid = await payWithBuildEndpoint({
+          resourceUrl: seller.url,
+          facilitatorApi: local.api,
+          buyer,
+          network: DEVNET,
+          headerEncoding,
+        });
+        expect(paid.status, paid.body).toBe(200);
+        expect(JSON.parse(paid.body)).toEqual(RESOURCE);
+        expect(paid.paymentResponse).toMatchObject({ success: true, payer: buyer.address, network: DEVNET });
+        expect((await signatureStatus(local.chain.url, paid.paymentResponse!.transaction))?.err).toBeNull();
+        expect(await tokenAccountBalance(local.chain.url, vaultAta)).toBe(before + BigInt(PRICE_RAW));
       });
-      expect(paid.status, paid.body).toBe(200);
-      expect(JSON.parse(paid.body)).toEqual(RESOURCE);
-      expect(paid.paymentResponse).toMatchObject({ success: true, payer: buyer.address, network: DEVNET });
-      expect((await signatureStatus(local.chain.url, paid.paymentResponse!.transaction))?.err).toBeNull();
-      expect(await tokenAccountBalance(local.chain.url, vaultAta)).toBe(before + BigInt(PRICE_RAW));
-    });
-  }
-});
+    }
+  },
+);

@@ -59,7 +59,8 @@ beforeAll(async () => {
   seller = await createKeyPairSignerFromPrivateKeyBytes(crypto.getRandomValues(new Uint8Array(32)));
   await fundFromFaucet(local.chain.url, seller.address, 1_000_000_000);
   // The seller's API: a small x402 seller on loopback that settles through this facilitator.
-  // Its origin serves the Seller Resource Manifest naming the wallet: the directory's proof that the origin is the seller's.
+  // Its origin serves the Seller Resource Manifest naming the wallet: the directory's proof that the origin is the
+  // seller's.
   sellerServer = await startSellerServer({
     facilitatorUrl: local.api,
     sellerWallet: seller.address,
@@ -91,29 +92,40 @@ afterAll(async () => {
 
 /** The page-side half of the test wallet: a Wallet Standard wallet object whose signing calls go out to Node. */
 function testWalletScript(address: string, publicKey: number[]): string {
-  return `(() => {
+  return (
+    `(() => {
     const toB64 = (bytes) => { let s = ""; for (const b of bytes) s += String.fromCharCode(b); return btoa(s); };
     const fromB64 = (text) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
-    const account = Object.freeze({ address: ${JSON.stringify(address)}, publicKey: new Uint8Array(${JSON.stringify(publicKey)}),
-      chains: ["solana:devnet"], features: ["solana:signAndSendTransaction", "solana:signTransaction", "solana:signMessage"] });
+    const account = Object.freeze({ ` +
+    `address: ${JSON.stringify(address)}, publicKey: new Uint8Array(${JSON.stringify(publicKey)}),
+      chains: ["solana:devnet"], features: ["solana:signAndSendTransaction", "solana:signTransaction", ` +
+    `"solana:signMessage"] });
     const wallet = {
-      version: "1.0.0", name: "Test Wallet", icon: "data:image/svg+xml;base64,PHN2Zy8+", chains: ["solana:devnet"], accounts: [],
+      version: "1.0.0", name: "Test Wallet", icon: "data:image/svg+xml;base64,PHN2Zy8+", chains: ["solana:devnet"], ` +
+    `accounts: [],
       features: {
-        "standard:connect": { version: "1.0.0", connect: async () => { wallet.accounts = [account]; return { accounts: [account] }; } },
+        "standard:connect": { version: "1.0.0", connect: async () => { wallet.accounts = [account]; return { ` +
+    `accounts: [account] }; } },
         "standard:events": { version: "1.0.0", on: () => () => {} },
         "solana:signMessage": { version: "1.0.0", signMessage: (...inputs) => Promise.all(inputs.map(async (input) =>
-          ({ signedMessage: input.message, signature: fromB64(await window.__testWalletSignMessage(input.account.address, toB64(input.message))) }))) },
-        "solana:signAndSendTransaction": { version: "1.0.0", supportedTransactionVersions: ["legacy", 0], signAndSendTransaction: (...inputs) => Promise.all(inputs.map(async (input) =>
-          ({ signature: fromB64(await window.__testWalletSignAndSend(input.account.address, toB64(input.transaction), input.chain)) }))) },
-        "solana:signTransaction": { version: "1.0.0", supportedTransactionVersions: ["legacy", 0], signTransaction: (...inputs) => Promise.all(inputs.map(async (input) =>
-          ({ signedTransaction: fromB64(await window.__testWalletSign(input.account.address, toB64(input.transaction), input.chain)) }))) },
+          ({ signedMessage: input.message, signature: fromB64(await ` +
+    `window.__testWalletSignMessage(input.account.address, toB64(input.message))) }))) },
+        "solana:signAndSendTransaction": { version: "1.0.0", supportedTransactionVersions: ["legacy", 0], ` +
+    `signAndSendTransaction: (...inputs) => Promise.all(inputs.map(async (input) =>
+          ({ signature: fromB64(await window.__testWalletSignAndSend(input.account.address, ` +
+    `toB64(input.transaction), input.chain)) }))) },
+        "solana:signTransaction": { version: "1.0.0", supportedTransactionVersions: ["legacy", 0], signTransaction: ` +
+    `(...inputs) => Promise.all(inputs.map(async (input) =>
+          ({ signedTransaction: fromB64(await window.__testWalletSign(input.account.address, ` +
+    `toB64(input.transaction), input.chain)) }))) },
       },
     };
     const callback = ({ register }) => register(wallet);
     // Before the page's script runs nobody listens to this; the page's app-ready announcement below registers it.
     window.dispatchEvent(new CustomEvent("wallet-standard:register-wallet", { detail: callback }));
     window.addEventListener("wallet-standard:app-ready", (event) => callback(event.detail));
-  })();`;
+  })();`
+  );
 }
 
 /** A page with the test wallet installed, failing the test on any script error, failed request or CSP violation. */
@@ -195,7 +207,8 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
       /^default-src 'self'; connect-src 'self' http:\/\/127\.0\.0\.1:\d+;/,
     );
 
-    // A second wallet registers after the page is up (the other direction of the handshake); it cannot sign transactions.
+    // A second wallet registers after the page is up (the other direction of the handshake); it cannot sign
+    // transactions.
     await page.evaluate(() => {
       const wallet = {
         version: "1.0.0",
@@ -230,7 +243,10 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
     const previewText = await text(page, "#preview");
     expect(previewText).toContain(preview.schemes.exact.vaultPda);
     expect(previewText).toMatch(
-      /Fee tier\s+Not activated\. Activate it yourself for 0\.9% of each sweep; a vault the facilitator creates at your first payment pays 1% of each sweep\./,
+      new RegExp(
+        String.raw`Fee tier\s+Not activated\. Activate it yourself for 0\.9% of each sweep; a vault the facilitator ` +
+          String.raw`creates at your first payment pays 1% of each sweep\.`,
+      ),
     );
     // Step states: activation is the one step open; registering needs it (the API answers 409), nothing to retire.
     await expect
@@ -249,10 +265,13 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
       await fetch(`${local.api}/vault-snapshot?wallet=${seller.address}&spl_mint=${USDC}`)
     ).json()) as any;
     expect(snapshot).toMatchObject({ vaultExists: true, isSovereign: true });
-    expect(String(snapshot.splAmountRawDecimal ?? snapshot.splAmountRaw)).toBe("0"); // a string today, an integer beside *Decimal in pr402's shape
+    // a string today, an integer beside *Decimal in pr402's shape
+    expect(String(snapshot.splAmountRawDecimal ?? snapshot.splAmountRaw)).toBe("0");
     const activateCalls = await page.locator("#activate-calls pre.curl").allTextContents();
     expect(activateCalls.find((call) => call.includes("provision-tx"))).toBe(
-      `curl -X POST '${local.api}/sellers/provision-tx' -H 'Content-Type: application/json' --data '{"wallet":"${seller.address}","asset":"USDC"}'`,
+      `curl -X POST ` +
+        `'${local.api}/sellers/provision-tx' -H 'Content-Type: application/json' --data ` +
+        `'{"wallet":"${seller.address}","asset":"USDC"}'`,
     );
     expect(await text(page, "#preview")).toMatch(
       /Fee tier\s+Sovereign: 0\.9% of each sweep \(you activated your own vault\)/,
@@ -264,10 +283,11 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
     expect(await text(page, "#activate-status")).toMatch(/^Activated for USDC: vault /);
     await shot(page, "03-activated");
 
-    // Sweeps pay into the seller's own USDC account and never create it (issue 20): the preview asks for it, the console
-    // builds its creation (one CreateIdempotent, blockhash from the deployment's wallet RPC), the wallet signs and sends.
-    // A build from before that change neither asks nor needs it before the sweep: the test then creates the account the
-    // way any wallet does, by receiving USDC (the local faucet sends 1 base unit), so both builds are held to the sweep.
+    // Sweeps pay into the seller's own USDC account and never create it (issue 20): the preview asks for it, the
+    // console builds its creation (one CreateIdempotent, blockhash from the deployment's wallet RPC), the wallet signs
+    // and sends. A build from before that change neither asks nor needs it before the sweep: the test then creates the
+    // account the way any wallet does, by receiving USDC (the local faucet sends 1 base unit), so both builds are held
+    // to the sweep.
     const [sellerAta] = await findAssociatedTokenPda({
       owner: seller.address,
       mint: USDC as never,
@@ -291,7 +311,8 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
     await shot(page, "03b-token-account-created");
 
     // 4. Verify (register) with a seller:register challenge issued for the registration's terms, listed with the
-    // seller's origin. Both exact payTo forms run here, so the seller chooses; the vault is preselected (the API's default).
+    // seller's origin. Both exact payTo forms run here, so the seller chooses; the vault is preselected (the API's
+    // default).
     const origin = new URL(sellerServer.url).origin;
     const formChoice = page.getByLabel("How buyers pay you (exact)");
     expect(await formChoice.isVisible()).toBe(true);
@@ -406,7 +427,11 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
     await expect.poll(() => text(page, "#balance"), { timeout: 15_000 }).toMatch(/Vault balance\s+0\.5 USDC/);
     expect(await text(page, "#balance")).toMatch(
       new RegExp(
-        `Next sweep pays you\\s+${escapeRegExp(`${nets} USDC (fee 0.01 USDC, ${effective} of 0.5 USDC: the minimum fee, above the 0.9% rate, sovereign)`)}`,
+        `Next sweep pays ` +
+          `you\\s+${escapeRegExp(
+            `${nets} USDC (fee 0.01 ` +
+              `USDC, ${effective} of 0.5 USDC: the minimum fee, above the 0.9% rate, sovereign)`,
+          )}`,
       ),
     );
     await page.getByRole("button", { name: "Sign and show recent payments" }).click();
@@ -426,7 +451,9 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
     expect(await txPage.locator("#signature").innerText()).toBe(settlement.transaction);
     expect(await txPage.locator("#summary").innerText()).toMatch(
       new RegExp(
-        `Status\\s+succeeded[\\s\\S]*Block time\\s+${TIME}[\\s\\S]*Fee payer\\s+${local.feePayer.address}[\\s\\S]*Programs\\s+Compute Budget, SPL Token, Memo$`,
+        `Status\\s+succeeded[\\s\\S]*Block ` +
+          `time\\s+${TIME}[\\s\\S]*Fee ` +
+          `payer\\s+${local.feePayer.address}[\\s\\S]*Programs\\s+Compute Budget, SPL Token, Memo$`,
       ),
     ); // the official client's transfer, by name
     // The buyer's 0.5 USDC left its token account and landed in the seller's vault (the vault's token account).
@@ -438,7 +465,8 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
     expect(changes.find((row) => row.startsWith("-0.5\tUSDC\t"))).toContain(`(owner ${buyer.address})`);
     expect(await txPage.locator("#record").innerText()).toMatch(
       new RegExp(
-        `State\\s+confirmed\\s+Scheme\\s+exact\\s+Amount\\s+0\\.5 USDC\\s+Payer\\s+${buyer.address}[\\s\\S]*Settled at\\s+${TIME}`,
+        `State\\s+confirmed\\s+Scheme\\s+exact\\s+Amount\\s+0\\.5 ` +
+          `USDC\\s+Payer\\s+${buyer.address}[\\s\\S]*Settled at\\s+${TIME}`,
       ),
     );
     await txPage.screenshot({ path: path.join(SHOTS, "08c-transaction-view.png"), fullPage: true });
@@ -475,7 +503,8 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
     expect(problems).toEqual([]);
   }, 240_000);
 
-  it("lets a seller choose the wallet payTo form: no vault, its own token account, registered with the form it signed", async () => {
+  it("lets a seller choose the wallet payTo form: no vault, its own token account, registered with the form it " +
+    "signed", async () => {
     const walletSeller = await createKeyPairSignerFromPrivateKeyBytes(crypto.getRandomValues(new Uint8Array(32)));
     await fundFromFaucet(local.chain.url, walletSeller.address, 1_000_000_000);
     const { page, problems } = await consolePage({ width: 1280, height: 900 }, walletSeller);
@@ -524,7 +553,8 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
     expect(problems).toEqual([]);
   }, 120_000);
 
-  it("on the local chain, a wallet that can only sign and send (through its own RPC, the real devnet) is told so, and nothing is sent", async () => {
+  it("on the local chain, a wallet that can only sign and send (through its own RPC, the real devnet) is told so, " +
+    "and nothing is sent", async () => {
     const { page, problems } = await consolePage({ width: 1280, height: 900 });
     await page.goto(`${local.worker.url}/console`);
     const stranger = await createKeyPairSignerFromPrivateKeyBytes(crypto.getRandomValues(new Uint8Array(32)));
@@ -564,7 +594,10 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
     await expect
       .poll(() => text(page, "#activate-status"), { timeout: 15_000 })
       .toMatch(
-        /^Failed: Send-only Wallet can only sign and send through its own RPC, which is the real devnet, not this local chain \(http:\/\/127\.0\.0\.1:\d+\/?\): nothing was sent\./,
+        new RegExp(
+          "^Failed: Send-only Wallet can only sign and send through its own RPC, which is the real devnet, " +
+            String.raw`not this local chain \(http:\/\/127\.0\.0\.1:\d+\/?\): nothing was sent\.`,
+        ),
       );
     expect(await page.evaluate(() => (window as unknown as { __sendOnlyCalls: number }).__sendOnlyCalls)).toBe(0);
     expect(problems).toEqual([]);
@@ -635,7 +668,8 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
     expect(audit.nameless).toBe(0);
     expect(audit.overflow, audit.wide.join(" ")).toBeLessThanOrEqual(0); // no sideways scrolling at 390 px
     for (const [what, ratio] of Object.entries(audit.contrast)) expect(ratio, what).toBeGreaterThanOrEqual(4.5);
-    // The settlements table stacks each row at this width: every column, named, on screen (none hidden off to the right).
+    // The settlements table stacks each row at this width: every column, named, on screen (none hidden off to the
+    // right).
     await page.getByRole("button", { name: "Sign and show recent payments" }).click();
     await expect
       .poll(() => page.locator("#payments tbody td[data-label]").count(), { timeout: 15_000 })

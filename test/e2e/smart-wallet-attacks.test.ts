@@ -173,7 +173,8 @@ describe("a smart-wallet payment that executes differently from its simulation",
 });
 
 describe("a smart-wallet buyer whose payments keep failing at the fee payer's cost", () => {
-  it("is refused once the per-buyer failure cap is reached: the fee payer loses exactly the booked fees, no more", async () => {
+  it("is refused once the per-buyer failure cap is reached: the fee payer loses exactly the booked fees, no " +
+    "more", async () => {
     const { owner, wallet, source } = await swigBuyer();
     const decoy = randomKeypair().address as Address;
     await fundFromFaucet(chain.url, decoy, 1_000_000_000, 1);
@@ -210,7 +211,8 @@ describe("a smart-wallet buyer whose payments keep failing at the fee payer's co
 });
 
 describe("what a smart-wallet payment costs in RPC calls (warm)", () => {
-  it("/verify: the simulation; /settle: the simulation, the send, the confirmation polls and one landed-transaction read", async () => {
+  it("/verify: the simulation; /settle: the simulation, the send, the confirmation polls and one landed-transaction " +
+    "read", async () => {
     const { owner, wallet, source } = await swigBuyer();
     const pay = () =>
       paymentBody(async (transfer) => swigTransferInstructions(await loadSwig(wallet), owner, { ...transfer, source }));

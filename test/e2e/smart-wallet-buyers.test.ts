@@ -161,7 +161,8 @@ describe("smart-wallet buyers and the official seller middleware", () => {
     );
   }, 180_000);
 
-  it("a Squads multisig vault pays by executing an approved vault transaction (@sqds/multisig), settled once", async () => {
+  it("a Squads multisig vault pays by executing an approved vault transaction (@sqds/multisig), settled " +
+    "once", async () => {
     const member = await fundedSigner();
     const rpcCall = (method: string, params: unknown[]) => chainRpc(local.chain.url, method, params);
     const vault = await placeMultisig(rpcCall, [member.address], 1);

@@ -164,87 +164,95 @@ describe("POST /build-upto-deposit-tx", () => {
     expect(await usdcOf(buyer.address)).toBe(BUYER_USDC - used);
   });
 
-  it("takes the official server's per-request hints (recentBlockhash, recentSlot, memo) as the official client does", async () => {
-    const buyer = await fundedBuyer();
-    const seller = (await generateKeyPairSigner()).address;
-    await fundFromFaucet(chain.url, seller, 0, 1);
-    const voucherKey = await generateKeyPairSigner();
-    const feePayer = ((await (await fetch(`${api}/supported`)).json()) as { signers: Record<string, string[]> })
-      .signers[DEVNET]![0]!;
-    const latest = await chainRpc<{
-      context: { slot: number };
-      value: { blockhash: string; lastValidBlockHeight: number };
-    }>(chain.url, "getLatestBlockhash", [{ commitment: "confirmed" }]);
-    const accepted = {
-      scheme: "upto",
-      network: DEVNET,
-      asset: USDC,
-      amount: "10000",
-      payTo: seller,
-      maxTimeoutSeconds: 60,
-      extra: {
-        feePayer,
-        receiverAuthorizer: voucherKey.address,
-        withdrawDelay: 900,
-        tokenProgram: TOKEN_PROGRAM_ADDRESS,
-        recentBlockhash: latest.value.blockhash,
-        lastValidBlockHeight: String(latest.value.lastValidBlockHeight),
-        recentSlot: String(latest.context.slot),
-        memo: "order-42",
-      },
-    };
-    const built = await build({ payer: buyer.address, accepted });
-    expect(built.status, JSON.stringify(built.body)).toBe(200);
-    expect(built.body.recentBlockhash).toBe(latest.value.blockhash);
-    expect(built.body.openSlot).toBe(String(latest.context.slot));
-    const paymentPayload = await signPayload(built.body, buyer);
-    // The official verifier checks the open slot against extra.recentSlot and the memo against extra.memo.
-    expect(await official.verify(paymentPayload, built.body.verifyBodyTemplate.paymentRequirements)).toMatchObject({
-      isValid: true,
-    });
-  });
+  it(
+    "takes the official server's per-request hints (recentBlockhash, recentSlot, memo) as the official client " +
+      "does",
+    async () => {
+      const buyer = await fundedBuyer();
+      const seller = (await generateKeyPairSigner()).address;
+      await fundFromFaucet(chain.url, seller, 0, 1);
+      const voucherKey = await generateKeyPairSigner();
+      const feePayer = ((await (await fetch(`${api}/supported`)).json()) as { signers: Record<string, string[]> })
+        .signers[DEVNET]![0]!;
+      const latest = await chainRpc<{
+        context: { slot: number };
+        value: { blockhash: string; lastValidBlockHeight: number };
+      }>(chain.url, "getLatestBlockhash", [{ commitment: "confirmed" }]);
+      const accepted = {
+        scheme: "upto",
+        network: DEVNET,
+        asset: USDC,
+        amount: "10000",
+        payTo: seller,
+        maxTimeoutSeconds: 60,
+        extra: {
+          feePayer,
+          receiverAuthorizer: voucherKey.address,
+          withdrawDelay: 900,
+          tokenProgram: TOKEN_PROGRAM_ADDRESS,
+          recentBlockhash: latest.value.blockhash,
+          lastValidBlockHeight: String(latest.value.lastValidBlockHeight),
+          recentSlot: String(latest.context.slot),
+          memo: "order-42",
+        },
+      };
+      const built = await build({ payer: buyer.address, accepted });
+      expect(built.status, JSON.stringify(built.body)).toBe(200);
+      expect(built.body.recentBlockhash).toBe(latest.value.blockhash);
+      expect(built.body.openSlot).toBe(String(latest.context.slot));
+      const paymentPayload = await signPayload(built.body, buyer);
+      // The official verifier checks the open slot against extra.recentSlot and the memo against extra.memo.
+      expect(await official.verify(paymentPayload, built.body.verifyBodyTemplate.paymentRequirements)).toMatchObject({
+        isValid: true,
+      });
+    },
+  );
 
-  it("refuses what would fail: another facilitator's fee payer, no voucher key, a bad grace period, native SOL, short funds, a payTo no claim could pay", async () => {
-    const buyer = await fundedBuyer();
-    const seller = (await generateKeyPairSigner()).address;
-    await fundFromFaucet(chain.url, seller, 0, 1);
-    const voucherKey = (await generateKeyPairSigner()).address;
-    const feePayer = ((await (await fetch(`${api}/supported`)).json()) as { signers: Record<string, string[]> })
-      .signers[DEVNET]![0]!;
-    const line = {
-      scheme: "upto",
-      network: DEVNET,
-      asset: USDC,
-      amount: "1000",
-      payTo: seller,
-      maxTimeoutSeconds: 60,
-      extra: { feePayer, receiverAuthorizer: voucherKey, withdrawDelay: 900 },
-    };
-    const cases: [string, unknown, RegExp][] = [
-      ["exact line", { ...line, scheme: "exact" }, /accepted\.scheme/],
-      ["other fee payer", { ...line, extra: { ...line.extra, feePayer: seller } }, /accepted\.extra\.feePayer/],
-      ["no voucher key", { ...line, extra: { feePayer, withdrawDelay: 900 } }, /receiverAuthorizer/],
-      ["no fee payer", { ...line, extra: { receiverAuthorizer: voucherKey, withdrawDelay: 900 } }, /extra\.feePayer/],
-      [
-        "grace period above the bounds in /supported",
-        { ...line, extra: { ...line.extra, withdrawDelay: 10_000_000 } },
-        /withdrawDelay/,
-      ],
-      ["longer than a channel may live here", { ...line, maxTimeoutSeconds: 1_000_000 }, /maxTimeoutSeconds/],
-      ["zero grace period", { ...line, extra: { ...line.extra, withdrawDelay: 0 } }, /withdrawDelay/],
-      ["native SOL", { ...line, asset: "11111111111111111111111111111111" }, /native SOL/],
-      ["more than the buyer holds", { ...line, amount: (BUYER_USDC + 1n).toString() }, /insufficient|short|balance/i],
-      ["other network", { ...line, network: CLUSTERS.mainnet.network }, /accepted\.network/],
-      [
-        "a payTo without a USDC account",
-        { ...line, amount: "10000", payTo: (await generateKeyPairSigner()).address }, // at the minimum ceiling
-        /accepted\.payTo: payTo's token account \w+ for \w+ does not exist/,
-      ],
-    ];
-    for (const [label, accepted, reason] of cases) {
-      const answer = await build({ payer: buyer.address, accepted });
-      expect(answer.status, label).toBe(400);
-      expect(JSON.stringify(answer.body), label).toMatch(reason);
-    }
-  });
+  it(
+    "refuses what would fail: another facilitator's fee payer, no voucher key, a bad grace period, native SOL, " +
+      "short funds, a payTo no claim could pay",
+    async () => {
+      const buyer = await fundedBuyer();
+      const seller = (await generateKeyPairSigner()).address;
+      await fundFromFaucet(chain.url, seller, 0, 1);
+      const voucherKey = (await generateKeyPairSigner()).address;
+      const feePayer = ((await (await fetch(`${api}/supported`)).json()) as { signers: Record<string, string[]> })
+        .signers[DEVNET]![0]!;
+      const line = {
+        scheme: "upto",
+        network: DEVNET,
+        asset: USDC,
+        amount: "1000",
+        payTo: seller,
+        maxTimeoutSeconds: 60,
+        extra: { feePayer, receiverAuthorizer: voucherKey, withdrawDelay: 900 },
+      };
+      const cases: [string, unknown, RegExp][] = [
+        ["exact line", { ...line, scheme: "exact" }, /accepted\.scheme/],
+        ["other fee payer", { ...line, extra: { ...line.extra, feePayer: seller } }, /accepted\.extra\.feePayer/],
+        ["no voucher key", { ...line, extra: { feePayer, withdrawDelay: 900 } }, /receiverAuthorizer/],
+        ["no fee payer", { ...line, extra: { receiverAuthorizer: voucherKey, withdrawDelay: 900 } }, /extra\.feePayer/],
+        [
+          "grace period above the bounds in /supported",
+          { ...line, extra: { ...line.extra, withdrawDelay: 10_000_000 } },
+          /withdrawDelay/,
+        ],
+        ["longer than a channel may live here", { ...line, maxTimeoutSeconds: 1_000_000 }, /maxTimeoutSeconds/],
+        ["zero grace period", { ...line, extra: { ...line.extra, withdrawDelay: 0 } }, /withdrawDelay/],
+        ["native SOL", { ...line, asset: "11111111111111111111111111111111" }, /native SOL/],
+        ["more than the buyer holds", { ...line, amount: (BUYER_USDC + 1n).toString() }, /insufficient|short|balance/i],
+        ["other network", { ...line, network: CLUSTERS.mainnet.network }, /accepted\.network/],
+        [
+          "a payTo without a USDC account",
+          { ...line, amount: "10000", payTo: (await generateKeyPairSigner()).address }, // at the minimum ceiling
+          /accepted\.payTo: payTo's token account \w+ for \w+ does not exist/,
+        ],
+      ];
+      for (const [label, accepted, reason] of cases) {
+        const answer = await build({ payer: buyer.address, accepted });
+        expect(answer.status, label).toBe(400);
+        expect(JSON.stringify(answer.body), label).toMatch(reason);
+      }
+    },
+  );
 });

@@ -11,9 +11,9 @@
  *   - a replayed claim is a `duplicate_settlement` and a replayed deposit is refused; neither moves anything;
  *   - every balance is read back from the chain to the unit.
  *
- * Real: the local chain, this facilitator (the Worker as npm start serves it), the official packages. The buyer reaches the Hono seller app through
- * app.fetch in process; the seller reaches the facilitator over HTTP (recorded by a subclass of the official
- * HTTPFacilitatorClient, so the claim can be replayed exactly as the seller sent it).
+ * Real: the local chain, this facilitator (the Worker as npm start serves it), the official packages. The buyer reaches
+ * the Hono seller app through app.fetch in process; the seller reaches the facilitator over HTTP (recorded by a
+ * subclass of the official HTTPFacilitatorClient, so the claim can be replayed exactly as the seller sent it).
  */
 
 import {
@@ -80,7 +80,8 @@ beforeAll(async () => {
 
   sellerWallet = await generateKeyPairSigner();
   seller = sellerWallet.address;
-  await fundFromFaucet(chain.url, seller, 0, 1); // the seller's USDC account exists (a share to a missing one goes to the treasury)
+  // the seller's USDC account exists (a share to a missing one goes to the treasury)
+  await fundFromFaucet(chain.url, seller, 0, 1);
   const voucherKey = await generateKeyPairSigner();
 
   // The official docs' setup (examples/typescript/servers/upto), with the Solana upto scheme.
@@ -250,39 +251,42 @@ describe("upto through the official seller middleware and the official buyer", (
     ]);
   });
 
-  it("a buyer without a Solana SDK builds its deposit through /build-upto-deposit-tx and pays the same seller", async () => {
-    const buyer = await fundedBuyer();
-    const sellerBefore = await usdcOf(seller);
-    settles.length = 0;
+  it(
+    "a buyer without a Solana SDK builds its deposit through /build-upto-deposit-tx and pays the same " + "seller",
+    async () => {
+      const buyer = await fundedBuyer();
+      const sellerBefore = await usdcOf(seller);
+      settles.length = 0;
 
-    const challenge = await sellerFetch("http://seller.test/generate");
-    expect(challenge.status).toBe(402);
-    const paymentRequired = JSON.parse(
-      Buffer.from(challenge.headers.get("PAYMENT-REQUIRED")!, "base64").toString("utf8"),
-    );
-    const accepted = paymentRequired.accepts.find((line: PaymentRequirements) => line.scheme === "upto");
-    const built = await fetch(`${facilitatorUrl}/build-upto-deposit-tx`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ payer: buyer.address, accepted, resource: paymentRequired.resource }),
-    });
-    expect(built.status).toBe(200);
-    const { transaction, payerSignatureIndex, verifyBodyTemplate } = (await built.json()) as any;
-    const openTransaction = await signAtIndex(transaction, payerSignatureIndex, buyer); // what a wallet does
-    const paymentPayload = {
-      ...verifyBodyTemplate.paymentPayload,
-      payload: { ...verifyBodyTemplate.paymentPayload.payload, openTransaction },
-    };
+      const challenge = await sellerFetch("http://seller.test/generate");
+      expect(challenge.status).toBe(402);
+      const paymentRequired = JSON.parse(
+        Buffer.from(challenge.headers.get("PAYMENT-REQUIRED")!, "base64").toString("utf8"),
+      );
+      const accepted = paymentRequired.accepts.find((line: PaymentRequirements) => line.scheme === "upto");
+      const built = await fetch(`${facilitatorUrl}/build-upto-deposit-tx`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ payer: buyer.address, accepted, resource: paymentRequired.resource }),
+      });
+      expect(built.status).toBe(200);
+      const { transaction, payerSignatureIndex, verifyBodyTemplate } = (await built.json()) as any;
+      const openTransaction = await signAtIndex(transaction, payerSignatureIndex, buyer); // what a wallet does
+      const paymentPayload = {
+        ...verifyBodyTemplate.paymentPayload,
+        payload: { ...verifyBodyTemplate.paymentPayload.payload, openTransaction },
+      };
 
-    const paid = await sellerFetch("http://seller.test/generate", {
-      headers: { "PAYMENT-SIGNATURE": Buffer.from(JSON.stringify(paymentPayload)).toString("base64") },
-    });
-    expect(paid.status, await paid.clone().text()).toBe(200);
-    expect(settles.map((s) => [s.payload.payload.type, s.requirements.amount, s.answer.success])).toEqual([
-      ["deposit", CEILING.toString(), true],
-      ["claim", USED.toString(), true],
-    ]);
-    expect(await usdcOf(seller)).toBe(sellerBefore + USED);
-    expect(await usdcOf(buyer.address)).toBe(BUYER_USDC - USED);
-  });
+      const paid = await sellerFetch("http://seller.test/generate", {
+        headers: { "PAYMENT-SIGNATURE": Buffer.from(JSON.stringify(paymentPayload)).toString("base64") },
+      });
+      expect(paid.status, await paid.clone().text()).toBe(200);
+      expect(settles.map((s) => [s.payload.payload.type, s.requirements.amount, s.answer.success])).toEqual([
+        ["deposit", CEILING.toString(), true],
+        ["claim", USED.toString(), true],
+      ]);
+      expect(await usdcOf(seller)).toBe(sellerBefore + USED);
+      expect(await usdcOf(buyer.address)).toBe(BUYER_USDC - USED);
+    },
+  );
 });

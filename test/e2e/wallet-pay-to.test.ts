@@ -3,8 +3,8 @@
  * configure it, only the facilitator URL changed, its own wallet as payTo) paid by the official buyer client,
  * `x402-solana` and `@dexterai/x402` — the two libraries that refuse a vault payTo (test/e2e/client-libraries.test.ts).
  * And a mainnet deployment out of the box: a Worker started with wrangler.toml's `[env.production]` settings and no
- * UNIVERSAL_SETTLE_PROGRAM_ID serves exact in its wallet form (with the sponsorship policy it publishes), escrow and upto.
- * Real: the local chain, the Worker under workerd (the production bundle, local D1), each library as published.
+ * UNIVERSAL_SETTLE_PROGRAM_ID serves exact in its wallet form (with the sponsorship policy it publishes), escrow and
+ * upto. Real: the local chain, the Worker under workerd (the production bundle, local D1), each library as published.
  * The buyers reach the Hono seller through app.fetch in process; the seller reaches the facilitator over HTTP.
  */
 import path from "node:path";
@@ -160,7 +160,8 @@ describe("wrangler.toml's [env.production] without UNIVERSAL_SETTLE_PROGRAM_ID",
   let production: RunningWorker | undefined;
   afterAll(async () => production?.stop(), 60_000);
 
-  it("serves exact in its wallet form out of the box, beside the sla-escrow and upto kinds; only the vault form is not offered", async () => {
+  it("serves exact in its wallet form out of the box, beside the sla-escrow and upto kinds; only the vault form is " +
+    "not offered", async () => {
     const vars = unstable_readConfig({
       config: path.resolve(import.meta.dirname, "../../wrangler.toml"),
       env: "production",

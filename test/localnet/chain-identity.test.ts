@@ -213,7 +213,8 @@ describe("exact u64 numbers", () => {
 
   it("accepts u64 parameters above 2^53 written as bare JSON numbers", async () => {
     const response = await chain.post(
-      `{"jsonrpc":"2.0","id":7,"method":"localnet_setAccount","params":["${holder}",{"lamports":18446744073709551615}]}`,
+      `{"jsonrpc":"2.0","id":7,"method":"localnet_setAccount",` +
+        `"params":["${holder}",{"lamports":18446744073709551615}]}`,
     );
     expect(response).toMatchObject({ result: true, id: 7 });
     expect((await chain.rpc.getBalance(holder).send()).value).toBe(U64_MAX);

@@ -204,19 +204,23 @@ describe("duplicates", () => {
     expect((await chain.rpc.getBalance(recipient).send()).value).toBe(3_000_000n);
   });
 
-  it("treats the same message under other signatures as AlreadyProcessed too (the status cache keys by message hash)", async () => {
-    const recipient = (await generateKeyPairSigner()).address;
-    const transaction = await transferTransaction(payer, recipient, 2_000_000n, await latestLifetime(chain));
-    await send(chain, transaction.wire);
-    // The same message with the signature zeroed, as a facilitator sees a payment before it co-signs.
-    const unsigned = Buffer.from(transaction.wire, "base64");
-    unsigned.fill(0, 1, 65);
-    const simulated = await chain.rpc
-      .simulateTransaction(unsigned.toString("base64") as never, { encoding: "base64" })
-      .send();
-    expect(simulated.value.err).toBe("AlreadyProcessed");
-    expect((await chain.rpc.getBalance(recipient).send()).value).toBe(2_000_000n);
-  });
+  it(
+    "treats the same message under other signatures as AlreadyProcessed too (the status cache keys by message " +
+      "hash)",
+    async () => {
+      const recipient = (await generateKeyPairSigner()).address;
+      const transaction = await transferTransaction(payer, recipient, 2_000_000n, await latestLifetime(chain));
+      await send(chain, transaction.wire);
+      // The same message with the signature zeroed, as a facilitator sees a payment before it co-signs.
+      const unsigned = Buffer.from(transaction.wire, "base64");
+      unsigned.fill(0, 1, 65);
+      const simulated = await chain.rpc
+        .simulateTransaction(unsigned.toString("base64") as never, { encoding: "base64" })
+        .send();
+      expect(simulated.value.err).toBe("AlreadyProcessed");
+      expect((await chain.rpc.getBalance(recipient).send()).value).toBe(2_000_000n);
+    },
+  );
 });
 
 describe("failed transactions", () => {

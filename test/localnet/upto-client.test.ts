@@ -117,58 +117,62 @@ describe("official upto client on the local chain", () => {
     expect(await usdcBalance(buyer.address)).toBe(5_000_000n - 1_250_000n);
   });
 
-  it("the official upto facilitator verifies, deposits and claims on the stand-in (its own channel decoder and simulation)", async () => {
-    const official = await loadOfficialPaymentChannels();
-    const buyer = await generateKeyPairSigner();
-    const seller = (await generateKeyPairSigner()).address;
-    const authorizer = await generateKeyPairSigner();
-    const facilitatorKey = await fundedSigner(chain, 1_000_000_000n);
-    await chain.raw("requestTokenAirdrop", [buyer.address, 5_000_000]);
-    await chain.raw("requestTokenAirdrop", [seller, 1]);
-    const facilitator = new UptoSvmFacilitatorScheme(
-      toFacilitatorSvmSigner(facilitatorKey as never, { defaultRpcUrl: chain.localnet.url }) as never,
-    );
+  it(
+    "the official upto facilitator verifies, deposits and claims on the stand-in (its own channel decoder and " +
+      "simulation)",
+    async () => {
+      const official = await loadOfficialPaymentChannels();
+      const buyer = await generateKeyPairSigner();
+      const seller = (await generateKeyPairSigner()).address;
+      const authorizer = await generateKeyPairSigner();
+      const facilitatorKey = await fundedSigner(chain, 1_000_000_000n);
+      await chain.raw("requestTokenAirdrop", [buyer.address, 5_000_000]);
+      await chain.raw("requestTokenAirdrop", [seller, 1]);
+      const facilitator = new UptoSvmFacilitatorScheme(
+        toFacilitatorSvmSigner(facilitatorKey as never, { defaultRpcUrl: chain.localnet.url }) as never,
+      );
 
-    const requirements = {
-      scheme: "upto",
-      network: CLUSTERS.devnet.network,
-      asset: USDC,
-      amount: "2000000",
-      payTo: seller,
-      maxTimeoutSeconds: 60,
-      extra: { feePayer: facilitatorKey.address, receiverAuthorizer: authorizer.address, withdrawDelay: 900 },
-    };
-    const client = new UptoSvmScheme(buyer as never, { rpcUrl: chain.localnet.url });
-    const created = (await client.createPaymentPayload(2, requirements as never)) as unknown as {
-      payload: { channelId: string; expiresAt: number };
-    };
-    const deposit = { x402Version: 2, accepted: requirements, payload: created.payload } as never;
+      const requirements = {
+        scheme: "upto",
+        network: CLUSTERS.devnet.network,
+        asset: USDC,
+        amount: "2000000",
+        payTo: seller,
+        maxTimeoutSeconds: 60,
+        extra: { feePayer: facilitatorKey.address, receiverAuthorizer: authorizer.address, withdrawDelay: 900 },
+      };
+      const client = new UptoSvmScheme(buyer as never, { rpcUrl: chain.localnet.url });
+      const created = (await client.createPaymentPayload(2, requirements as never)) as unknown as {
+        payload: { channelId: string; expiresAt: number };
+      };
+      const deposit = { x402Version: 2, accepted: requirements, payload: created.payload } as never;
 
-    expect(await facilitator.verify(deposit, requirements as never)).toMatchObject({ isValid: true });
-    const deposited = await facilitator.settle(deposit, requirements as never);
-    expect(deposited, JSON.stringify(deposited)).toMatchObject({ success: true });
-    expect(await usdcBalance(buyer.address)).toBe(3_000_000n);
+      expect(await facilitator.verify(deposit, requirements as never)).toMatchObject({ isValid: true });
+      const deposited = await facilitator.settle(deposit, requirements as never);
+      expect(deposited, JSON.stringify(deposited)).toMatchObject({ success: true });
+      expect(await usdcBalance(buyer.address)).toBe(3_000_000n);
 
-    const used = 640_001n;
-    const voucherSignature = await official.signVoucher(authorizer, {
-      channelId: created.payload.channelId,
-      cumulativeAmount: used,
-      expiresAt: BigInt(created.payload.expiresAt),
-    });
-    const claimRequirements = { ...requirements, amount: used.toString() };
-    const claim = {
-      x402Version: 2,
-      accepted: requirements,
-      payload: { ...created.payload, voucherSignature },
-    } as never;
-    const claimed = await facilitator.settle(claim, claimRequirements as never);
-    expect(claimed, JSON.stringify(claimed)).toMatchObject({ success: true, amount: used.toString() });
-    expect(await usdcBalance(seller)).toBe(1n + used);
-    expect(await usdcBalance(buyer.address)).toBe(5_000_000n - used);
+      const used = 640_001n;
+      const voucherSignature = await official.signVoucher(authorizer, {
+        channelId: created.payload.channelId,
+        cumulativeAmount: used,
+        expiresAt: BigInt(created.payload.expiresAt),
+      });
+      const claimRequirements = { ...requirements, amount: used.toString() };
+      const claim = {
+        x402Version: 2,
+        accepted: requirements,
+        payload: { ...created.payload, voucherSignature },
+      } as never;
+      const claimed = await facilitator.settle(claim, claimRequirements as never);
+      expect(claimed, JSON.stringify(claimed)).toMatchObject({ success: true, amount: used.toString() });
+      expect(await usdcBalance(seller)).toBe(1n + used);
+      expect(await usdcBalance(buyer.address)).toBe(5_000_000n - used);
 
-    const replayed = await facilitator.settle(claim, claimRequirements as never);
-    // The official facilitator reads the channel with its own decoder: DISTRIBUTED is not open.
-    expect(replayed).toMatchObject({ success: false, errorReason: "invalid_upto_svm_channel_state" });
-    expect(await usdcBalance(seller)).toBe(1n + used);
-  });
+      const replayed = await facilitator.settle(claim, claimRequirements as never);
+      // The official facilitator reads the channel with its own decoder: DISTRIBUTED is not open.
+      expect(replayed).toMatchObject({ success: false, errorReason: "invalid_upto_svm_channel_state" });
+      expect(await usdcBalance(seller)).toBe(1n + used);
+    },
+  );
 });

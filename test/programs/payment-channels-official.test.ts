@@ -221,89 +221,100 @@ describe("our payment-channels codecs = the official @x402/svm upto codecs", () 
 });
 
 describe("the official upto transactions executed against the stand-in", () => {
-  it("official open (buyer-signed, facilitator co-signs) → official claim → balances to the unit → official reclaim", async () => {
-    const w = await createChannelWorld();
-    const deposit = 3_000_000n;
-    const open = await officialOpen(w, deposit);
-    const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(open.transaction));
-    const signed = await partiallySignTransaction([w.facilitator.keyPair], transaction);
-    const result = w.svm.sendTransaction(signed as never);
-    if (result instanceof FailedTransactionMetadata)
-      throw new Error(`official open failed: ${String(result.err())}\n${result.meta().logs().join("\n")}`);
-    w.svm.expireBlockhash();
-    const channel = decodeChannel(dataOf(w.svm, open.channelId as Address))!;
-    expect(channel).toMatchObject({
-      status: CHANNEL_STATUS.OPEN,
-      deposit,
-      payer: w.buyer.address,
-      payee: w.facilitator.address,
-      salt: open.salt,
-    });
-    expect(tokenBalance(w.svm, w.buyerAta)).toBe(BUYER_INITIAL_TOKENS - deposit);
-
-    // The official facilitator's claim: Ed25519 voucher + settle-and-seal + distribute in one transaction.
-    const used = 1_234_567n;
-    const voucher = { channelId: open.channelId, cumulativeAmount: used, expiresAt: 0n };
-    const signatureBase58 = await official.signVoucher(w.authorizer, voucher);
-    const claim = [
-      ...official.buildSettleAndSealInstructions({
-        channelId: open.channelId,
-        payeeSigner: w.facilitator,
-        voucher: { ...voucher, authorizedSigner: w.authorizer.address, signatureBase58 },
-      }),
-      await official.buildDistributeInstruction({
-        channelId: open.channelId,
-        mint: w.mint.mint,
-        network: DEVNET,
-        payee: w.facilitator.address,
+  it(
+    "official open (buyer-signed, facilitator co-signs) → official claim → balances to the unit → official " +
+      "reclaim",
+    async () => {
+      const w = await createChannelWorld();
+      const deposit = 3_000_000n;
+      const open = await officialOpen(w, deposit);
+      const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(open.transaction));
+      const signed = await partiallySignTransaction([w.facilitator.keyPair], transaction);
+      const result = w.svm.sendTransaction(signed as never);
+      if (result instanceof FailedTransactionMetadata)
+        throw new Error(`official open failed: ${String(result.err())}\n${result.meta().logs().join("\n")}`);
+      w.svm.expireBlockhash();
+      const channel = decodeChannel(dataOf(w.svm, open.channelId as Address))!;
+      expect(channel).toMatchObject({
+        status: CHANNEL_STATUS.OPEN,
+        deposit,
         payer: w.buyer.address,
-        rentPayer: w.facilitator.address,
-        splits: splitsOf(w),
-        tokenProgram: w.mint.tokenProgram,
-      }),
-    ];
-    await sendOk(w.svm, w.facilitator, claim);
-    expect(tokenBalance(w.svm, w.sellerAta)).toBe(used);
-    expect(tokenBalance(w.svm, w.buyerAta)).toBe(BUYER_INITIAL_TOKENS - used);
-    expect(decodeChannel(dataOf(w.svm, open.channelId as Address))!.status).toBe(CHANNEL_STATUS.DISTRIBUTED);
-
-    w.svm.warpToSlot(open.openSlot + official.OPEN_SLOT_WINDOW + 1n);
-    const rent = lamportsOf(w.svm, open.channelId as Address);
-    const before = lamportsOf(w.svm, w.facilitator.address);
-    await sendOk(w.svm, w.facilitator, [
-      official.buildReclaimInstruction({ channelId: open.channelId, rentPayer: w.facilitator.address }),
-    ]);
-    expect(w.svm.getAccount(open.channelId as Address).exists).toBe(false);
-    expect(lamportsOf(w.svm, w.facilitator.address)).toBe(before + rent - 5_000n);
-  });
-
-  it("the official facilitator's zero-charge check composes: open + cancel (settle-and-seal without voucher) + distribute in one transaction", async () => {
-    const w = await createChannelWorld();
-    const { instruction, opened } = await openInstruction(w, { deposit: 50_000n });
-    await sendOk(w.svm, w.facilitator, [
-      instruction,
-      ...official.buildSettleAndSealInstructions({ channelId: opened.channel, payeeSigner: w.facilitator }),
-      await official.buildDistributeInstruction({
-        channelId: opened.channel,
-        mint: w.mint.mint,
-        network: DEVNET,
         payee: w.facilitator.address,
-        payer: w.buyer.address,
-        rentPayer: w.facilitator.address,
-        splits: splitsOf(w),
-        tokenProgram: w.mint.tokenProgram,
-      }),
-    ]);
-    expect(tokenBalance(w.svm, w.buyerAta)).toBe(BUYER_INITIAL_TOKENS);
-    expect(decodeChannel(dataOf(w.svm, opened.channel))!.status).toBe(CHANNEL_STATUS.DISTRIBUTED);
-  });
+        salt: open.salt,
+      });
+      expect(tokenBalance(w.svm, w.buyerAta)).toBe(BUYER_INITIAL_TOKENS - deposit);
 
-  it("a voucher signed with our encoder verifies under the official signature check path (same message bytes)", async () => {
-    const w = await createChannelWorld();
-    const { opened } = await openInstruction(w, { deposit: 1n });
-    const voucher = { channelId: opened.channel, cumulativeAmount: 1n, expiresAt: 0n };
-    const ours = await signBytes(w.authorizer.keyPair.privateKey, encodeVoucherMessage(voucher));
-    const theirs = getBase58Encoder().encode(await official.signVoucher(w.authorizer, voucher));
-    expect([...ours]).toEqual([...theirs]); // Ed25519 is deterministic: same key + same message
-  });
+      // The official facilitator's claim: Ed25519 voucher + settle-and-seal + distribute in one transaction.
+      const used = 1_234_567n;
+      const voucher = { channelId: open.channelId, cumulativeAmount: used, expiresAt: 0n };
+      const signatureBase58 = await official.signVoucher(w.authorizer, voucher);
+      const claim = [
+        ...official.buildSettleAndSealInstructions({
+          channelId: open.channelId,
+          payeeSigner: w.facilitator,
+          voucher: { ...voucher, authorizedSigner: w.authorizer.address, signatureBase58 },
+        }),
+        await official.buildDistributeInstruction({
+          channelId: open.channelId,
+          mint: w.mint.mint,
+          network: DEVNET,
+          payee: w.facilitator.address,
+          payer: w.buyer.address,
+          rentPayer: w.facilitator.address,
+          splits: splitsOf(w),
+          tokenProgram: w.mint.tokenProgram,
+        }),
+      ];
+      await sendOk(w.svm, w.facilitator, claim);
+      expect(tokenBalance(w.svm, w.sellerAta)).toBe(used);
+      expect(tokenBalance(w.svm, w.buyerAta)).toBe(BUYER_INITIAL_TOKENS - used);
+      expect(decodeChannel(dataOf(w.svm, open.channelId as Address))!.status).toBe(CHANNEL_STATUS.DISTRIBUTED);
+
+      w.svm.warpToSlot(open.openSlot + official.OPEN_SLOT_WINDOW + 1n);
+      const rent = lamportsOf(w.svm, open.channelId as Address);
+      const before = lamportsOf(w.svm, w.facilitator.address);
+      await sendOk(w.svm, w.facilitator, [
+        official.buildReclaimInstruction({ channelId: open.channelId, rentPayer: w.facilitator.address }),
+      ]);
+      expect(w.svm.getAccount(open.channelId as Address).exists).toBe(false);
+      expect(lamportsOf(w.svm, w.facilitator.address)).toBe(before + rent - 5_000n);
+    },
+  );
+
+  it(
+    "the official facilitator's zero-charge check composes: open + cancel (settle-and-seal without voucher) + " +
+      "distribute in one transaction",
+    async () => {
+      const w = await createChannelWorld();
+      const { instruction, opened } = await openInstruction(w, { deposit: 50_000n });
+      await sendOk(w.svm, w.facilitator, [
+        instruction,
+        ...official.buildSettleAndSealInstructions({ channelId: opened.channel, payeeSigner: w.facilitator }),
+        await official.buildDistributeInstruction({
+          channelId: opened.channel,
+          mint: w.mint.mint,
+          network: DEVNET,
+          payee: w.facilitator.address,
+          payer: w.buyer.address,
+          rentPayer: w.facilitator.address,
+          splits: splitsOf(w),
+          tokenProgram: w.mint.tokenProgram,
+        }),
+      ]);
+      expect(tokenBalance(w.svm, w.buyerAta)).toBe(BUYER_INITIAL_TOKENS);
+      expect(decodeChannel(dataOf(w.svm, opened.channel))!.status).toBe(CHANNEL_STATUS.DISTRIBUTED);
+    },
+  );
+
+  it(
+    "a voucher signed with our encoder verifies under the official signature check path (same message " + "bytes)",
+    async () => {
+      const w = await createChannelWorld();
+      const { opened } = await openInstruction(w, { deposit: 1n });
+      const voucher = { channelId: opened.channel, cumulativeAmount: 1n, expiresAt: 0n };
+      const ours = await signBytes(w.authorizer.keyPair.privateKey, encodeVoucherMessage(voucher));
+      const theirs = getBase58Encoder().encode(await official.signVoucher(w.authorizer, voucher));
+      expect([...ours]).toEqual([...theirs]); // Ed25519 is deterministic: same key + same message
+    },
+  );
 });

@@ -167,51 +167,58 @@ describe("payment-channels stand-in: the upto claim (settle-and-seal with a vouc
     expectCode(result, PAYMENT_CHANNELS_ERROR.VoucherOverDeposit, 1);
   });
 
-  it("refuses a replayed claim: the sealed channel (InvalidChannelStatus) and a non-increasing voucher (VoucherWatermarkNotMonotonic)", async () => {
-    const { w, opened } = await openedWorld(1_000_000n);
-    const claim = [
-      await voucherInstruction(opened.channel, 300_000n, w.authorizer),
-      settleAndSealInstruction(w, opened.channel, true),
-    ];
-    await sendOk(w.svm, w.facilitator, claim);
-    expectCode(await send(w.svm, w.facilitator, claim), PAYMENT_CHANNELS_ERROR.InvalidChannelStatus, 1);
-
-    const second = await openedWorld(1_000_000n);
-    const settle = [
-      await voucherInstruction(second.opened.channel, 300_000n, second.w.authorizer),
-      settleInstruction(second.opened.channel),
-    ];
-    await sendOk(second.w.svm, second.w.facilitator, settle);
-    expectCode(
-      await send(second.w.svm, second.w.facilitator, settle),
-      PAYMENT_CHANNELS_ERROR.VoucherWatermarkNotMonotonic,
-      1,
-    );
-    expect(channelState(second.w, second.opened.channel).settled).toBe(300_000n);
-  });
-
-  it("refuses a voucher for another channel, an expired one, and a settle without the Ed25519 instruction", async () => {
-    const { w, opened } = await openedWorld(1_000_000n);
-    const other = await openInstruction(w, { deposit: 1n, salt: 99n });
-    expectCode(
-      await send(w.svm, w.facilitator, [
-        await voucherInstruction(other.opened.channel, 10n, w.authorizer),
+  it(
+    "refuses a replayed claim: the sealed channel (InvalidChannelStatus) and a non-increasing voucher " +
+      "(VoucherWatermarkNotMonotonic)",
+    async () => {
+      const { w, opened } = await openedWorld(1_000_000n);
+      const claim = [
+        await voucherInstruction(opened.channel, 300_000n, w.authorizer),
         settleAndSealInstruction(w, opened.channel, true),
-      ]),
-      PAYMENT_CHANNELS_ERROR.VoucherChannelMismatch,
-    );
-    expectCode(
-      await send(w.svm, w.facilitator, [
-        await voucherInstruction(opened.channel, 10n, w.authorizer, { expiresAt: unixTime(w.svm) }),
-        settleAndSealInstruction(w, opened.channel, true),
-      ]),
-      PAYMENT_CHANNELS_ERROR.VoucherExpired,
-    );
-    expectCode(
-      await send(w.svm, w.facilitator, [settleAndSealInstruction(w, opened.channel, true)]),
-      PAYMENT_CHANNELS_ERROR.MissingEd25519Verification,
-    );
-  });
+      ];
+      await sendOk(w.svm, w.facilitator, claim);
+      expectCode(await send(w.svm, w.facilitator, claim), PAYMENT_CHANNELS_ERROR.InvalidChannelStatus, 1);
+
+      const second = await openedWorld(1_000_000n);
+      const settle = [
+        await voucherInstruction(second.opened.channel, 300_000n, second.w.authorizer),
+        settleInstruction(second.opened.channel),
+      ];
+      await sendOk(second.w.svm, second.w.facilitator, settle);
+      expectCode(
+        await send(second.w.svm, second.w.facilitator, settle),
+        PAYMENT_CHANNELS_ERROR.VoucherWatermarkNotMonotonic,
+        1,
+      );
+      expect(channelState(second.w, second.opened.channel).settled).toBe(300_000n);
+    },
+  );
+
+  it(
+    "refuses a voucher for another channel, an expired one, and a settle without the Ed25519 " + "instruction",
+    async () => {
+      const { w, opened } = await openedWorld(1_000_000n);
+      const other = await openInstruction(w, { deposit: 1n, salt: 99n });
+      expectCode(
+        await send(w.svm, w.facilitator, [
+          await voucherInstruction(other.opened.channel, 10n, w.authorizer),
+          settleAndSealInstruction(w, opened.channel, true),
+        ]),
+        PAYMENT_CHANNELS_ERROR.VoucherChannelMismatch,
+      );
+      expectCode(
+        await send(w.svm, w.facilitator, [
+          await voucherInstruction(opened.channel, 10n, w.authorizer, { expiresAt: unixTime(w.svm) }),
+          settleAndSealInstruction(w, opened.channel, true),
+        ]),
+        PAYMENT_CHANNELS_ERROR.VoucherExpired,
+      );
+      expectCode(
+        await send(w.svm, w.facilitator, [settleAndSealInstruction(w, opened.channel, true)]),
+        PAYMENT_CHANNELS_ERROR.MissingEd25519Verification,
+      );
+    },
+  );
 
   it("only the payee may seal (MissingRequiredSignature / InvalidChannelPayee)", async () => {
     const { w, opened } = await openedWorld();

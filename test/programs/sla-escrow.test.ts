@@ -302,24 +302,29 @@ describe("SLA-Escrow stand-in: ReleasePayment (ABI §5.3)", () => {
     return p;
   }
 
-  it("SOL after a verdict: the fee is on the full amount (NORMATIVE v1.1 §7.3, not on what the tip leaves); the seller gets amount − tip − fee, the oracle its tip, the fee stays in the escrow", async () => {
-    const p = await approved("sol");
-    const seller0 = lamportsOf(w.svm, p.seller.address);
-    const oracle0 = lamportsOf(w.svm, w.oracle.address);
-    const storage0 = lamportsOf(w.svm, w.sol.funds);
-    await sendOk(w.svm, w.keeper, [payoutIx(w, p, "release")]);
-    const { tip, fee, net } = split(p.amount, "release", true);
-    expect([tip, fee, net]).toEqual([5_000_000n, 10_000_000n, 985_000_000n]);
-    expect(lamportsOf(w.svm, p.seller.address) - seller0).toBe(net);
-    expect(lamportsOf(w.svm, w.oracle.address) - oracle0).toBe(tip);
-    expect(storage0 - lamportsOf(w.svm, w.sol.funds)).toBe(net + tip);
-    expect(readEscrow(w, w.sol)).toMatchObject({ feeBalance: fee, tokenLiquidity: 0n });
-    // closed_at is when ClosePayment becomes possible: settlement + the closure delay (docs/sla-escrow-abi.md, ABI §4.4).
-    expect(readPayment(w, p)).toMatchObject({
-      state: PAYMENT_STATE.RELEASED,
-      closedAtUnixSeconds: now(w) + CONFIG_DEFAULTS.closureDelaySeconds,
-    });
-  });
+  it(
+    "SOL after a verdict: the fee is on the full amount (NORMATIVE v1.1 §7.3, not on what the tip leaves); the " +
+      "seller gets amount − tip − fee, the oracle its tip, the fee stays in the escrow",
+    async () => {
+      const p = await approved("sol");
+      const seller0 = lamportsOf(w.svm, p.seller.address);
+      const oracle0 = lamportsOf(w.svm, w.oracle.address);
+      const storage0 = lamportsOf(w.svm, w.sol.funds);
+      await sendOk(w.svm, w.keeper, [payoutIx(w, p, "release")]);
+      const { tip, fee, net } = split(p.amount, "release", true);
+      expect([tip, fee, net]).toEqual([5_000_000n, 10_000_000n, 985_000_000n]);
+      expect(lamportsOf(w.svm, p.seller.address) - seller0).toBe(net);
+      expect(lamportsOf(w.svm, w.oracle.address) - oracle0).toBe(tip);
+      expect(storage0 - lamportsOf(w.svm, w.sol.funds)).toBe(net + tip);
+      expect(readEscrow(w, w.sol)).toMatchObject({ feeBalance: fee, tokenLiquidity: 0n });
+      // closed_at is when ClosePayment becomes possible: settlement + the closure delay (docs/sla-escrow-abi.md, ABI
+      // §4.4).
+      expect(readPayment(w, p)).toMatchObject({
+        state: PAYMENT_STATE.RELEASED,
+        closedAtUnixSeconds: now(w) + CONFIG_DEFAULTS.closureDelaySeconds,
+      });
+    },
+  );
 
   it("charges the minimum fee when the rate gives less", async () => {
     const p = await approved("sol", 500_000n);
@@ -329,16 +334,20 @@ describe("SLA-Escrow stand-in: ReleasePayment (ABI §5.3)", () => {
     expect(lamportsOf(w.svm, p.seller.address) - seller0).toBe(487_500n);
   });
 
-  it("where the tip and the minimum fee together exceed the amount, the fee gives way (the ABI is silent): nothing underflows", async () => {
-    const p = await approved("sol", 10_000n);
-    const seller0 = lamportsOf(w.svm, p.seller.address);
-    const oracle0 = lamportsOf(w.svm, w.oracle.address);
-    await sendOk(w.svm, w.keeper, [payoutIx(w, p, "release")]);
-    expect(split(10_000n, "release", true)).toEqual({ tip: 50n, fee: 9_950n, net: 0n });
-    expect(lamportsOf(w.svm, p.seller.address) - seller0).toBe(0n);
-    expect(lamportsOf(w.svm, w.oracle.address) - oracle0).toBe(50n);
-    expect(readEscrow(w, w.sol).feeBalance).toBe(9_950n);
-  });
+  it(
+    "where the tip and the minimum fee together exceed the amount, the fee gives way (the ABI is silent): nothing " +
+      "underflows",
+    async () => {
+      const p = await approved("sol", 10_000n);
+      const seller0 = lamportsOf(w.svm, p.seller.address);
+      const oracle0 = lamportsOf(w.svm, w.oracle.address);
+      await sendOk(w.svm, w.keeper, [payoutIx(w, p, "release")]);
+      expect(split(10_000n, "release", true)).toEqual({ tip: 50n, fee: 9_950n, net: 0n });
+      expect(lamportsOf(w.svm, p.seller.address) - seller0).toBe(0n);
+      expect(lamportsOf(w.svm, w.oracle.address) - oracle0).toBe(50n);
+      expect(readEscrow(w, w.sol).feeBalance).toBe(9_950n);
+    },
+  );
 
   it("SPL after the oracle's approval: seller and oracle token accounts paid to the unit", async () => {
     const p = await funded("spl");
@@ -434,38 +443,47 @@ describe("SLA-Escrow stand-in: RefundPayment (ABI §5.4)", () => {
     expect(readEscrow(w, w.sol)).toMatchObject({ feeBalance: 0n, tokenLiquidity: 0n });
   });
 
-  it("before any outcome it is a cancellation: the seller or the admin at once, the buyer after its cooldown", async () => {
-    const p = await funded("sol");
-    expectCode(await send(w.svm, w.keeper, [payoutIx(w, p, "refund", { caller: p.buyer })]), E.RefundNotYetAvailable);
-    setUnixTime(w.svm, readPayment(w, p).createdAtUnixSeconds + CONFIG_DEFAULTS.refundCooldownSeconds - 1n);
-    expectCode(await send(w.svm, w.keeper, [payoutIx(w, p, "refund", { caller: p.buyer })]), E.RefundNotYetAvailable);
-    setUnixTime(w.svm, readPayment(w, p).createdAtUnixSeconds + CONFIG_DEFAULTS.refundCooldownSeconds);
-    await sendOk(w.svm, w.keeper, [payoutIx(w, p, "refund", { caller: p.buyer })]);
+  it(
+    "before any outcome it is a cancellation: the seller or the admin at once, the buyer after its " + "cooldown",
+    async () => {
+      const p = await funded("sol");
+      expectCode(await send(w.svm, w.keeper, [payoutIx(w, p, "refund", { caller: p.buyer })]), E.RefundNotYetAvailable);
+      setUnixTime(w.svm, readPayment(w, p).createdAtUnixSeconds + CONFIG_DEFAULTS.refundCooldownSeconds - 1n);
+      expectCode(await send(w.svm, w.keeper, [payoutIx(w, p, "refund", { caller: p.buyer })]), E.RefundNotYetAvailable);
+      setUnixTime(w.svm, readPayment(w, p).createdAtUnixSeconds + CONFIG_DEFAULTS.refundCooldownSeconds);
+      await sendOk(w.svm, w.keeper, [payoutIx(w, p, "refund", { caller: p.buyer })]);
 
-    const bySeller = await funded("sol");
-    await sendOk(w.svm, w.keeper, [payoutIx(w, bySeller, "refund", { caller: bySeller.seller })]);
-    const byAdmin = await funded("sol");
-    await sendOk(w.svm, w.keeper, [payoutIx(w, byAdmin, "refund", { caller: w.admin })]);
-    expect([readPayment(w, bySeller).state, readPayment(w, byAdmin).state]).toEqual([
-      PAYMENT_STATE.REFUNDED,
-      PAYMENT_STATE.REFUNDED,
-    ]);
-  });
+      const bySeller = await funded("sol");
+      await sendOk(w.svm, w.keeper, [payoutIx(w, bySeller, "refund", { caller: bySeller.seller })]);
+      const byAdmin = await funded("sol");
+      await sendOk(w.svm, w.keeper, [payoutIx(w, byAdmin, "refund", { caller: w.admin })]);
+      expect([readPayment(w, bySeller).state, readPayment(w, byAdmin).state]).toEqual([
+        PAYMENT_STATE.REFUNDED,
+        PAYMENT_STATE.REFUNDED,
+      ]);
+    },
+  );
 
-  it("a rejected SPL delivery: the buyer gets amount − tip at once, the oracle its tip, the buyer's account only", async () => {
-    const p = await funded("spl");
-    await sendOk(w.svm, w.keeper, [submitDeliveryIx(p), confirmIx(p, RESOLUTION_STATE.REJECTED)]);
-    expectCode(await send(w.svm, w.keeper, [payoutIx(w, p, "refund", { recipient: p.sellerAta })]), E.InvalidRecipient);
-    expectCode(await send(w.svm, w.keeper, [payoutIx(w, p, "refund", { tip: false })]), E.NotEnoughAccounts);
-    const buyer0 = tokenBalance(w.svm, p.buyerAta!);
-    const oracle0 = tokenBalance(w.svm, w.oracleAta);
-    await sendOk(w.svm, w.keeper, [payoutIx(w, p, "refund")]);
-    const { tip, net } = split(p.amount, "refund", true);
-    expect([tip, net]).toEqual([25_000n, 4_975_000n]);
-    expect(tokenBalance(w.svm, p.buyerAta!) - buyer0).toBe(net);
-    expect(tokenBalance(w.svm, w.oracleAta) - oracle0).toBe(tip);
-    expect(tokenBalance(w.svm, w.spl.funds)).toBe(0n);
-  });
+  it(
+    "a rejected SPL delivery: the buyer gets amount − tip at once, the oracle its tip, the buyer's account " + "only",
+    async () => {
+      const p = await funded("spl");
+      await sendOk(w.svm, w.keeper, [submitDeliveryIx(p), confirmIx(p, RESOLUTION_STATE.REJECTED)]);
+      expectCode(
+        await send(w.svm, w.keeper, [payoutIx(w, p, "refund", { recipient: p.sellerAta })]),
+        E.InvalidRecipient,
+      );
+      expectCode(await send(w.svm, w.keeper, [payoutIx(w, p, "refund", { tip: false })]), E.NotEnoughAccounts);
+      const buyer0 = tokenBalance(w.svm, p.buyerAta!);
+      const oracle0 = tokenBalance(w.svm, w.oracleAta);
+      await sendOk(w.svm, w.keeper, [payoutIx(w, p, "refund")]);
+      const { tip, net } = split(p.amount, "refund", true);
+      expect([tip, net]).toEqual([25_000n, 4_975_000n]);
+      expect(tokenBalance(w.svm, p.buyerAta!) - buyer0).toBe(net);
+      expect(tokenBalance(w.svm, w.oracleAta) - oracle0).toBe(tip);
+      expect(tokenBalance(w.svm, w.spl.funds)).toBe(0n);
+    },
+  );
 
   it("a rejected SOL delivery pays the oracle wallet its tip", async () => {
     const p = await funded("sol");
@@ -487,25 +505,29 @@ describe("SLA-Escrow stand-in: RefundPayment (ABI §5.4)", () => {
 });
 
 describe("SLA-Escrow stand-in: extended (v0.5) payments pay out with the PaymentExt tail", () => {
-  it("release: PaymentExt and buyer before the tip accounts; the PaymentExt's rent goes to the buyer; min_oracle_tip applies", async () => {
-    const p = await newPayment(w, w.sol);
-    await sendOk(w.svm, w.keeper, [fundV2Ix(w, p, { minOracleTip: 20_000_000n })]);
-    await sendOk(w.svm, w.keeper, [submitDeliveryIx(p), confirmIx(p, RESOLUTION_STATE.APPROVED)]);
-    expectCode(await send(w.svm, w.keeper, [payoutIx(w, p, "release", { extended: false })]), E.NotEnoughAccounts);
-    const extRent = lamportsOf(w.svm, p.paymentExt);
-    const [seller0, buyer0, oracle0] = [
-      lamportsOf(w.svm, p.seller.address),
-      lamportsOf(w.svm, p.buyer.address),
-      lamportsOf(w.svm, w.oracle.address),
-    ];
-    await sendOk(w.svm, w.keeper, [payoutIx(w, p, "release")]);
-    const { tip, net } = split(p.amount, "release", true, 20_000_000n);
-    expect(tip).toBe(20_000_000n);
-    expect(lamportsOf(w.svm, p.seller.address) - seller0).toBe(net);
-    expect(lamportsOf(w.svm, w.oracle.address) - oracle0).toBe(tip);
-    expect(lamportsOf(w.svm, p.buyer.address) - buyer0).toBe(extRent);
-    expect(w.svm.getAccount(p.paymentExt).exists).toBe(false);
-  });
+  it(
+    "release: PaymentExt and buyer before the tip accounts; the PaymentExt's rent goes to the buyer; min_oracle_tip " +
+      "applies",
+    async () => {
+      const p = await newPayment(w, w.sol);
+      await sendOk(w.svm, w.keeper, [fundV2Ix(w, p, { minOracleTip: 20_000_000n })]);
+      await sendOk(w.svm, w.keeper, [submitDeliveryIx(p), confirmIx(p, RESOLUTION_STATE.APPROVED)]);
+      expectCode(await send(w.svm, w.keeper, [payoutIx(w, p, "release", { extended: false })]), E.NotEnoughAccounts);
+      const extRent = lamportsOf(w.svm, p.paymentExt);
+      const [seller0, buyer0, oracle0] = [
+        lamportsOf(w.svm, p.seller.address),
+        lamportsOf(w.svm, p.buyer.address),
+        lamportsOf(w.svm, w.oracle.address),
+      ];
+      await sendOk(w.svm, w.keeper, [payoutIx(w, p, "release")]);
+      const { tip, net } = split(p.amount, "release", true, 20_000_000n);
+      expect(tip).toBe(20_000_000n);
+      expect(lamportsOf(w.svm, p.seller.address) - seller0).toBe(net);
+      expect(lamportsOf(w.svm, w.oracle.address) - oracle0).toBe(tip);
+      expect(lamportsOf(w.svm, p.buyer.address) - buyer0).toBe(extRent);
+      expect(w.svm.getAccount(p.paymentExt).exists).toBe(false);
+    },
+  );
 
   it("refund (SPL, expired without delivery): the tail without tip accounts", async () => {
     const p = await newPayment(w, w.spl);

@@ -279,7 +279,9 @@ export interface PayoutOverrides {
   caller?: KeyPairSigner;
 }
 
-/** Release (to the seller) or refund (to the buyer) with the ABI's account list, tails chosen from the Payment on chain. */
+/**
+ * Release (to the seller) or refund (to the buyer) with the ABI's account list, tails chosen from the Payment on chain.
+ */
 export function payoutIx(w: SlaWorld, p: PaymentSetup, kind: "release" | "refund", overrides: PayoutOverrides = {}) {
   const onChain = readPayment(w, p);
   const tip = overrides.tip ?? (onChain.oracleFeeBps > 0 && onChain.resolutionState !== 0);

@@ -80,26 +80,30 @@ async function squadsWorld(threshold = 1) {
 }
 
 describe("Squads Multisig v4 stand-in", () => {
-  it("executes an approved vault transaction's TransferChecked, signed by the vault, in a transaction another key pays", async () => {
-    const { member, wallet, source, destination } = await squadsWorld();
-    const transfer = { source, mint: USDC, destination, amount: 1_250_000n, decimals: 6 };
-    const proposal = await proposeTransferInstructions(connection, wallet, member, transfer);
-    expect(proposal.transactionIndex).toBe(1n);
-    await send(chain, (await signedTransaction(member, proposal.instructions, await latestLifetime(chain))).wire);
+  it(
+    "executes an approved vault transaction's TransferChecked, signed by the vault, in a transaction another key " +
+      "pays",
+    async () => {
+      const { member, wallet, source, destination } = await squadsWorld();
+      const transfer = { source, mint: USDC, destination, amount: 1_250_000n, decimals: 6 };
+      const proposal = await proposeTransferInstructions(connection, wallet, member, transfer);
+      expect(proposal.transactionIndex).toBe(1n);
+      await send(chain, (await signedTransaction(member, proposal.instructions, await latestLifetime(chain))).wire);
 
-    const execute = await executeInstruction(connection, wallet, proposal.transactionIndex, member);
-    const memberLamports = (await chain.rpc.getBalance(member.address).send()).value;
-    const payment = await signedTransaction(feePayer, [execute], await latestLifetime(chain));
-    await send(chain, payment.wire);
-    expect(await tokenAmount(source)).toBe(3_750_000n);
-    expect(await tokenAmount(destination)).toBe(1_250_000n);
-    expect((await chain.rpc.getBalance(member.address).send()).value).toBe(memberLamports);
+      const execute = await executeInstruction(connection, wallet, proposal.transactionIndex, member);
+      const memberLamports = (await chain.rpc.getBalance(member.address).send()).value;
+      const payment = await signedTransaction(feePayer, [execute], await latestLifetime(chain));
+      await send(chain, payment.wire);
+      expect(await tokenAmount(source)).toBe(3_750_000n);
+      expect(await tokenAmount(destination)).toBe(1_250_000n);
+      expect((await chain.rpc.getBalance(member.address).send()).value).toBe(memberLamports);
 
-    // Executed once: the proposal is spent.
-    const again = await signedTransaction(feePayer, [execute], await latestLifetime(chain));
-    await expect(send(chain, again.wire)).rejects.toThrow();
-    expect(await tokenAmount(destination)).toBe(1_250_000n);
-  });
+      // Executed once: the proposal is spent.
+      const again = await signedTransaction(feePayer, [execute], await latestLifetime(chain));
+      await expect(send(chain, again.wire)).rejects.toThrow();
+      expect(await tokenAmount(destination)).toBe(1_250_000n);
+    },
+  );
 
   it("refuses to execute before the threshold is reached", async () => {
     const { member, wallet, source, destination } = await squadsWorld(2);

@@ -6,7 +6,9 @@ import {
   parseChallengeMessage,
 } from "../../src/directory/wallet-challenges/challenge-message";
 
-/** The challenge text's strict format (src/directory/wallet-challenges/challenge-message.ts), v1 and v2 (with terms). */
+/**
+ * The challenge text's strict format (src/directory/wallet-challenges/challenge-message.ts), v1 and v2 (with terms).
+ */
 const KEY = "unit-test-challenge-mac-key-0123456789abcdef";
 const fields: ChallengeFields = {
   domain: "facilitator.example",
@@ -59,20 +61,24 @@ describe("challenge messages", () => {
     expect(await hasValidMac(edited, KEY)).toBe(false);
   });
 
-  it("refuses a version that does not match the terms, a term named like a fixed line, a repeated term, or a line without a key", async () => {
-    const plain = await formatChallengeMessage(fields, KEY);
-    const bound = await formatChallengeMessage({ ...fields, terms }, KEY);
-    const lines = bound.split("\n");
-    const variants = [
-      plain.replace("v1", "v2"),
-      bound.replace("v2", "v1"),
-      [...lines.slice(0, 4), "nonce: 0123456789abcdef0123456789abcdef", ...lines.slice(4)].join("\n"),
-      [...lines.slice(0, 4), "asset: other", ...lines.slice(4)].join("\n"),
-      [...lines.slice(0, 4), "no key here", ...lines.slice(4)].join("\n"),
-      [...lines.slice(0, 4), "two words: x", ...lines.slice(4)].join("\n"),
-    ];
-    for (const variant of variants) expect(parseChallengeMessage(variant), variant).toBeNull();
-  });
+  it(
+    "refuses a version that does not match the terms, a term named like a fixed line, a repeated term, or a line " +
+      "without a key",
+    async () => {
+      const plain = await formatChallengeMessage(fields, KEY);
+      const bound = await formatChallengeMessage({ ...fields, terms }, KEY);
+      const lines = bound.split("\n");
+      const variants = [
+        plain.replace("v1", "v2"),
+        bound.replace("v2", "v1"),
+        [...lines.slice(0, 4), "nonce: 0123456789abcdef0123456789abcdef", ...lines.slice(4)].join("\n"),
+        [...lines.slice(0, 4), "asset: other", ...lines.slice(4)].join("\n"),
+        [...lines.slice(0, 4), "no key here", ...lines.slice(4)].join("\n"),
+        [...lines.slice(0, 4), "two words: x", ...lines.slice(4)].join("\n"),
+      ];
+      for (const variant of variants) expect(parseChallengeMessage(variant), variant).toBeNull();
+    },
+  );
 
   it("never writes a term that would break the line format", async () => {
     await expect(

@@ -92,14 +92,17 @@ const withSignatureCount = (base64: string, prefix: number[]): string => {
 };
 
 describe("the wire readers that use it", () => {
-  it("payerKeyOf names the buyer (the second account), and nothing for a non-canonical count or for garbage", async () => {
-    const [feePayer, buyer] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner()]);
-    const wire = await twoSignerTransaction(feePayer, buyer);
-    expect(payerKeyOf(wire)).toBe(toHex(new Uint8Array(getAddressEncoder().encode(buyer.address))));
-    expect(payerKeyOf(withSignatureCount(wire, [0x82, 0x00]))).toBeNull();
-    expect(payerKeyOf("not base64 at all!")).toBeNull();
-    expect(payerKeyOf(btoa("\u0002short"))).toBeNull();
-  });
+  it(
+    "payerKeyOf names the buyer (the second account), and nothing for a non-canonical count or for " + "garbage",
+    async () => {
+      const [feePayer, buyer] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner()]);
+      const wire = await twoSignerTransaction(feePayer, buyer);
+      expect(payerKeyOf(wire)).toBe(toHex(new Uint8Array(getAddressEncoder().encode(buyer.address))));
+      expect(payerKeyOf(withSignatureCount(wire, [0x82, 0x00]))).toBeNull();
+      expect(payerKeyOf("not base64 at all!")).toBeNull();
+      expect(payerKeyOf(btoa("\u0002short"))).toBeNull();
+    },
+  );
 
   it("the verify decoder refuses a non-canonical account count", async () => {
     const [feePayer, buyer] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner()]);

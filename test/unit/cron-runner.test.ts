@@ -2,7 +2,10 @@ import { describe, expect, it } from "vitest";
 import { type CronClock, startCronRunner } from "../../scripts/lib/cron-runner";
 import { nextFireTime, parseCron } from "../../scripts/lib/cron-schedule";
 
-/** `npm start`'s Cron Trigger scheduler, driven by a fake clock (pure timers; the real trigger URL is tested in test/e2e/npm-start-serving.test.ts). */
+/**
+ * `npm start`'s Cron Trigger scheduler, driven by a fake clock (pure timers; the real trigger URL is tested in
+ * test/e2e/npm-start-serving.test.ts).
+ */
 
 const at = (iso: string) => Date.parse(iso);
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -18,12 +21,14 @@ describe("cron expressions (UTC, as Cloudflare Cron Triggers)", () => {
   });
 
   it("reads ranges, lists, names and day rules", () => {
-    expect(iso(nextFireTime(parseCron("30 2 * * MON"), at("2026-11-25T10:00:00Z")))).toBe("2026-11-30T02:30:00.000Z"); // Wed → Mon
+    // Wed → Mon
+    expect(iso(nextFireTime(parseCron("30 2 * * MON"), at("2026-11-25T10:00:00Z")))).toBe("2026-11-30T02:30:00.000Z");
     expect(iso(nextFireTime(parseCron("0 9-17/4 * * *"), at("2026-11-25T10:00:00Z")))).toBe("2026-11-25T13:00:00.000Z");
     expect(iso(nextFireTime(parseCron("5,45 0 1 JAN *"), at("2026-11-25T10:00:00Z")))).toBe("2027-01-01T00:05:00.000Z");
     // Both day fields restricted: either matches (standard cron). 2026-12-01 is a Tuesday; the 13th comes later.
     expect(iso(nextFireTime(parseCron("0 0 13 * TUE"), at("2026-11-25T10:00:00Z")))).toBe("2026-12-01T00:00:00.000Z");
-    expect(iso(nextFireTime(parseCron("0 0 * * 7"), at("2026-11-25T10:00:00Z")))).toBe("2026-11-29T00:00:00.000Z"); // 7 = Sunday
+    // 7 = Sunday
+    expect(iso(nextFireTime(parseCron("0 0 * * 7"), at("2026-11-25T10:00:00Z")))).toBe("2026-11-29T00:00:00.000Z");
   });
 
   it("refuses what it does not understand instead of guessing", () => {
@@ -96,34 +101,37 @@ describe("the npm start scheduler", () => {
     expect(fired).toHaveLength(10);
   });
 
-  it("does not start a run while the previous run of the same trigger is still going, and survives a failing run", async () => {
-    const { clock, advanceTo } = fakeClock(at("2026-11-25T10:00:30Z"));
-    let finishFirst: () => void = () => {};
-    const calls: number[] = [];
-    const errors: string[] = [];
-    let call = 0;
-    const runner = startCronRunner(
-      ["* * * * *"],
-      (_cron, scheduledTimeMs) => {
-        calls.push(scheduledTimeMs);
-        call++;
-        if (call === 1) return new Promise<void>((resolve) => (finishFirst = resolve)); // a slow run
-        if (call === 2) return Promise.reject(new Error("HTTP 500"));
-        return Promise.resolve();
-      },
-      { clock, onError: (_cron, error) => errors.push((error as Error).message) },
-    );
-    await advanceTo(at("2026-11-25T10:03:30Z")); // 10:01 starts, 10:02 and 10:03 find it running
-    expect(calls.map(iso)).toEqual(["2026-11-25T10:01:00.000Z"]);
-    finishFirst();
-    await new Promise((resolve) => setImmediate(resolve));
-    await advanceTo(at("2026-11-25T10:05:30Z")); // 10:04 fails, 10:05 runs anyway
-    expect(calls.map(iso)).toEqual([
-      "2026-11-25T10:01:00.000Z",
-      "2026-11-25T10:04:00.000Z",
-      "2026-11-25T10:05:00.000Z",
-    ]);
-    expect(errors).toEqual(["HTTP 500"]);
-    runner.stop();
-  });
+  it(
+    "does not start a run while the previous run of the same trigger is still going, and survives a failing " + "run",
+    async () => {
+      const { clock, advanceTo } = fakeClock(at("2026-11-25T10:00:30Z"));
+      let finishFirst: () => void = () => {};
+      const calls: number[] = [];
+      const errors: string[] = [];
+      let call = 0;
+      const runner = startCronRunner(
+        ["* * * * *"],
+        (_cron, scheduledTimeMs) => {
+          calls.push(scheduledTimeMs);
+          call++;
+          if (call === 1) return new Promise<void>((resolve) => (finishFirst = resolve)); // a slow run
+          if (call === 2) return Promise.reject(new Error("HTTP 500"));
+          return Promise.resolve();
+        },
+        { clock, onError: (_cron, error) => errors.push((error as Error).message) },
+      );
+      await advanceTo(at("2026-11-25T10:03:30Z")); // 10:01 starts, 10:02 and 10:03 find it running
+      expect(calls.map(iso)).toEqual(["2026-11-25T10:01:00.000Z"]);
+      finishFirst();
+      await new Promise((resolve) => setImmediate(resolve));
+      await advanceTo(at("2026-11-25T10:05:30Z")); // 10:04 fails, 10:05 runs anyway
+      expect(calls.map(iso)).toEqual([
+        "2026-11-25T10:01:00.000Z",
+        "2026-11-25T10:04:00.000Z",
+        "2026-11-25T10:05:00.000Z",
+      ]);
+      expect(errors).toEqual(["HTTP 500"]);
+      runner.stop();
+    },
+  );
 });

@@ -124,7 +124,8 @@ describe("pr402's escrow funding shells", () => {
     const strangerAta = (await generateKeyPairSigner()).address;
     const cases: Instruction[][] = [
       [w.createAta(stranger, strangerAta), w.fund], // someone else's token account, rent paid by the buyer's signature
-      [getTransferSolInstruction({ source: w.buyer, destination: stranger, amount: 1n }), w.fund], // SOL out to a stranger
+      // SOL out to a stranger
+      [getTransferSolInstruction({ source: w.buyer, destination: stranger, amount: 1n }), w.fund],
       [getSyncNativeInstruction({ account: strangerAta }), w.fund],
       [w.createAta(w.escrow, w.escrowAta), w.createAta(w.escrow, w.escrowAta), w.fund],
       [w.fund, w.createAta(w.escrow, w.escrowAta)], // only ComputeBudget may follow FundPayment
@@ -144,26 +145,36 @@ describe("pr402's escrow funding shells", () => {
     );
   });
 
-  it("sponsored: the compute budget may come after FundPayment; set-up steps and duplicate budgets keep being refused", async () => {
-    const w = await world(USDC);
-    expect(verdict(checkEscrowFundingTransaction(w.tx([w.fund, ...w.budget], true), w.policy))).toBe("ok");
-    // pr402's sponsored shell as built: budget before AND after (the runtime refuses duplicate budget instructions).
-    expect(verdict(checkEscrowFundingTransaction(w.tx([...w.budget, w.fund, ...w.budget], true), w.policy))).toBe(
-      "invalid_sla_escrow_payload_compute_budget",
-    );
-    // Any set-up step in a sponsored funding: the facilitator would pay for more than the payment.
-    expect(
-      verdict(
-        checkEscrowFundingTransaction(w.tx([...w.budget, w.createAta(w.escrow, w.escrowAta), w.fund], true), w.policy),
-      ),
-    ).toBe("invalid_sla_escrow_payload_unexpected_instruction");
-    // A set-up step the facilitator pays rent for is refused before anything else: the fee payer is in an instruction.
-    const facilitatorPaysRent = w.createAta(w.escrow, w.escrowAta, w.facilitator);
-    expect(verdict(checkEscrowFundingTransaction(w.tx([facilitatorPaysRent, w.fund], true), w.policy))).not.toBe("ok");
-    expect(
-      verdict(
-        checkEscrowFundingTransaction(w.tx([w.fund, getSetComputeUnitLimitInstruction(400_000)], true), w.policy),
-      ),
-    ).toBe("invalid_sla_escrow_payload_compute_budget");
-  });
+  it(
+    "sponsored: the compute budget may come after FundPayment; set-up steps and duplicate budgets keep being " +
+      "refused",
+    async () => {
+      const w = await world(USDC);
+      expect(verdict(checkEscrowFundingTransaction(w.tx([w.fund, ...w.budget], true), w.policy))).toBe("ok");
+      // pr402's sponsored shell as built: budget before AND after (the runtime refuses duplicate budget instructions).
+      expect(verdict(checkEscrowFundingTransaction(w.tx([...w.budget, w.fund, ...w.budget], true), w.policy))).toBe(
+        "invalid_sla_escrow_payload_compute_budget",
+      );
+      // Any set-up step in a sponsored funding: the facilitator would pay for more than the payment.
+      expect(
+        verdict(
+          checkEscrowFundingTransaction(
+            w.tx([...w.budget, w.createAta(w.escrow, w.escrowAta), w.fund], true),
+            w.policy,
+          ),
+        ),
+      ).toBe("invalid_sla_escrow_payload_unexpected_instruction");
+      // A set-up step the facilitator pays rent for is refused before anything else: the fee payer is in an
+      // instruction.
+      const facilitatorPaysRent = w.createAta(w.escrow, w.escrowAta, w.facilitator);
+      expect(verdict(checkEscrowFundingTransaction(w.tx([facilitatorPaysRent, w.fund], true), w.policy))).not.toBe(
+        "ok",
+      );
+      expect(
+        verdict(
+          checkEscrowFundingTransaction(w.tx([w.fund, getSetComputeUnitLimitInstruction(400_000)], true), w.policy),
+        ),
+      ).toBe("invalid_sla_escrow_payload_compute_budget");
+    },
+  );
 });

@@ -7,7 +7,10 @@ import {
 import { PAYMENT_STATE, type Payment, RESOLUTION_STATE } from "../../src/rails/sla-escrow/program/accounts";
 import { decidePayout } from "../../src/rails/sla-escrow/program/payout-decision";
 
-/** The keeper's payout rules on the chain clock (the program's own conditions; on-chain runs in test/worker/escrow-keeper). */
+/**
+ * The keeper's payout rules on the chain clock (the program's own conditions; on-chain runs in
+ * test/worker/escrow-keeper).
+ */
 const EXPIRES = 10_000n;
 const COOLDOWN = 3_600n;
 const payment = (overrides: Partial<Payment> = {}): Payment =>
@@ -21,12 +24,16 @@ const payment = (overrides: Partial<Payment> = {}): Payment =>
   }) as Payment;
 
 describe("decidePayout (protocol §7: only the paths open to any signer)", () => {
-  it("undelivered: waits while not expired (now ≤ expires_at), refunds once expired; the buyer's cooldown is not the keeper's timer", () => {
-    expect(decidePayout(payment(), EXPIRES - 1n)).toMatchObject({ kind: "wait", untilUnixSeconds: EXPIRES + 1n });
-    expect(decidePayout(payment(), EXPIRES)).toMatchObject({ kind: "wait" });
-    expect(decidePayout(payment(), EXPIRES + 1n)).toEqual({ kind: "refund" });
-    expect(decidePayout(payment({ refundCooldownSeconds: 0n }), EXPIRES + 1n)).toEqual({ kind: "refund" });
-  });
+  it(
+    "undelivered: waits while not expired (now ≤ expires_at), refunds once expired; the buyer's cooldown is not the " +
+      "keeper's timer",
+    () => {
+      expect(decidePayout(payment(), EXPIRES - 1n)).toMatchObject({ kind: "wait", untilUnixSeconds: EXPIRES + 1n });
+      expect(decidePayout(payment(), EXPIRES)).toMatchObject({ kind: "wait" });
+      expect(decidePayout(payment(), EXPIRES + 1n)).toEqual({ kind: "refund" });
+      expect(decidePayout(payment({ refundCooldownSeconds: 0n }), EXPIRES + 1n)).toEqual({ kind: "refund" });
+    },
+  );
 
   it("delivered and not rejected: released once expired; approved: at once; rejected: refunded at once", () => {
     expect(decidePayout(payment({ deliveryTimestampUnixSeconds: 5n }), EXPIRES)).toMatchObject({

@@ -78,7 +78,9 @@ function fundPayment(k: Keys): Instruction {
   });
 }
 
-/** A sponsored funding (fee payer: the facilitator) with the given ComputeBudget instructions before the FundPayment. */
+/**
+ * A sponsored funding (fee payer: the facilitator) with the given ComputeBudget instructions before the FundPayment.
+ */
 function sponsored(k: Keys, budget: Instruction[]) {
   const message = pipe(
     createTransactionMessage({ version: 0 }),
@@ -103,11 +105,14 @@ const price = (microLamports: bigint) => getSetComputeUnitPriceInstruction(micro
 const reasonOf = (result: ReturnType<typeof sponsored>) => (result.ok ? "accepted" : result.reason);
 
 describe("sponsored sla-escrow funding: one case per guard", () => {
-  it("at the caps exactly, with two signers and the facilitator in no instruction, a sponsored funding passes", async () => {
-    const k = await keys();
-    const result = sponsored(k, [limit(ESCROW_FUND_COMPUTE_UNIT_LIMIT), price(PRICE_CAP)]);
-    expect(result).toMatchObject({ ok: true, funding: { sponsored: true, buyer: k.buyer } });
-  });
+  it(
+    "at the caps exactly, with two signers and the facilitator in no instruction, a sponsored funding " + "passes",
+    async () => {
+      const k = await keys();
+      const result = sponsored(k, [limit(ESCROW_FUND_COMPUTE_UNIT_LIMIT), price(PRICE_CAP)]);
+      expect(result).toMatchObject({ ok: true, funding: { sponsored: true, buyer: k.buyer } });
+    },
+  );
 
   it("compute-unit limit: one is required", async () => {
     expect(reasonOf(sponsored(await keys(), [price(1n)]))).toBe("invalid_sla_escrow_payload_compute_budget");
@@ -127,7 +132,8 @@ describe("sponsored sla-escrow funding: one case per guard", () => {
 
   it("signers: a third required signer is refused", async () => {
     const k = await keys();
-    // The extra signer rides on a ComputeBudget instruction's accounts (the runtime ignores them; the header counts it).
+    // The extra signer rides on a ComputeBudget instruction's accounts (the runtime ignores them; the header counts
+    // it).
     const withExtraSigner = {
       ...limit(ESCROW_FUND_COMPUTE_UNIT_LIMIT),
       accounts: [{ address: k.extra, role: AccountRole.READONLY_SIGNER }],

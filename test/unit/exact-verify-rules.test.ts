@@ -82,7 +82,9 @@ const transferChecked = (
 const solTransfer = (destination: Address = solStorage, amount = AMOUNT) =>
   getTransferSolInstruction({ source: buyer, destination, amount });
 
-/** A transaction header as the wire decoder reports it: fee payer at 0, the buyer at 1, `signers` required signatures. */
+/**
+ * A transaction header as the wire decoder reports it: fee payer at 0, the buyer at 1, `signers` required signatures.
+ */
 function tx(
   instructions: Instruction[],
   header: Partial<

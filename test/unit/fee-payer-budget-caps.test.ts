@@ -17,8 +17,9 @@ import type { Config, FeePayerBudgetCaps } from "../../src/platform/config/load-
 import type { PaymentFeeFigures } from "../../src/store/payment-fee-booking";
 
 /**
- * The exposure budget's pure rules (src/chain/fee-payer-budget/caps.ts): which cap a booking would pass and how the refusal
- * reads. The SQL that applies the same caps atomically is exercised against real D1 in test/worker/fee-payer-budget.test.ts.
+ * The exposure budget's pure rules (src/chain/fee-payer-budget/caps.ts): which cap a booking would pass and how the
+ * refusal reads. The SQL that applies the same caps atomically is exercised against real D1 in
+ * test/worker/fee-payer-budget.test.ts.
  */
 const CAPS: FeePayerBudgetCaps = {
   rentPerPayerLamports: 50_000_000n,
@@ -47,10 +48,14 @@ const NOTHING_OUT = {
 const PAYER = "Buyer11111111111111111111111111111111111111";
 
 describe("what an upto open fronts", () => {
-  it("the channel account's rent plus its escrow token account's (SPL 165 bytes, Token-2022 with ImmutableOwner 170 bytes)", () => {
-    expect(RENT).toBe(4_711_920n); // the figure issue 32 measured on the local chain
-    expect(uptoOpenRentLamports(TOKEN_2022_PROGRAM_ADDRESS)).toBe(2_672_640n + 2_074_080n);
-  });
+  it(
+    "the channel account's rent plus its escrow token account's (SPL 165 bytes, Token-2022 with ImmutableOwner 170 " +
+      "bytes)",
+    () => {
+      expect(RENT).toBe(4_711_920n); // the figure issue 32 measured on the local chain
+      expect(uptoOpenRentLamports(TOKEN_2022_PROGRAM_ADDRESS)).toBe(2_672_640n + 2_074_080n);
+    },
+  );
 
   it("the total rent limit is the share of the current balance", () => {
     expect(totalRentLimitLamports(CAPS, 1_000_000_000n)).toBe(500_000_000n);
@@ -116,34 +121,38 @@ describe("exposureCapRefusal: held rent and spent lamports", () => {
     ).toMatchObject({ reason: "fee_payer_rent_share_exceeded", code: "SERVICE_UNAVAILABLE" });
   });
 
-  it("spent (the operator's jobs): their own daily pool only; a payer or payTo recorded on the booking is never capped", () => {
-    const limits = spentLimits(CAPS, 100_000_000);
-    expect(limits.sinceMs).toBe(100_000_000 - 86_400_000);
-    expect(
-      exposureCapRefusal(
-        { payerLamports: 0n, payToLamports: 0n, totalLamports: 999_000_000n },
-        limits,
-        2_000_000n,
-        who,
-      ),
-    ).toMatchObject({ reason: "fee_payer_spend_per_day_exceeded", code: "SERVICE_UNAVAILABLE" });
-    expect(
-      exposureCapRefusal(
-        { payerLamports: 0n, payToLamports: 0n, totalLamports: 998_000_000n },
-        limits,
-        2_000_000n,
-        who,
-      ),
-    ).toBeNull();
-    expect(
-      exposureCapRefusal(
-        { payerLamports: 10n ** 12n, payToLamports: 10n ** 12n, totalLamports: 0n },
-        limits,
-        2_000_000n,
-        who,
-      ),
-    ).toBeNull();
-  });
+  it(
+    "spent (the operator's jobs): their own daily pool only; a payer or payTo recorded on the booking is never " +
+      "capped",
+    () => {
+      const limits = spentLimits(CAPS, 100_000_000);
+      expect(limits.sinceMs).toBe(100_000_000 - 86_400_000);
+      expect(
+        exposureCapRefusal(
+          { payerLamports: 0n, payToLamports: 0n, totalLamports: 999_000_000n },
+          limits,
+          2_000_000n,
+          who,
+        ),
+      ).toMatchObject({ reason: "fee_payer_spend_per_day_exceeded", code: "SERVICE_UNAVAILABLE" });
+      expect(
+        exposureCapRefusal(
+          { payerLamports: 0n, payToLamports: 0n, totalLamports: 998_000_000n },
+          limits,
+          2_000_000n,
+          who,
+        ),
+      ).toBeNull();
+      expect(
+        exposureCapRefusal(
+          { payerLamports: 10n ** 12n, payToLamports: 10n ** 12n, totalLamports: 0n },
+          limits,
+          2_000_000n,
+          who,
+        ),
+      ).toBeNull();
+    },
+  );
 });
 
 describe("paymentFeeRefusal: what a buyer's payment costs the fee payer, per pool", () => {
@@ -165,23 +174,26 @@ describe("paymentFeeRefusal: what a buyer's payment costs the fee payer, per poo
     expect(refused({ state: "spent", payerFailures: 99, poolLamports: 10n ** 12n })).toBeNull();
   });
 
-  it("a stranger's seller: the buyer's cap and failures (429), the payTo's cap (429), the strangers' pool (503)", () => {
-    expect(refused({ payerFailures: 3 })).toMatchObject({
-      reason: "fee_payer_failures_per_payer_exceeded",
-      code: "RATE_LIMITED",
-    });
-    expect(refused({ payerFailures: 2 })).toBeNull();
-    expect(refused({ payerLamports: 30_000_000n - 9_999n })).toMatchObject({
-      reason: "fee_payer_spend_per_payer_exceeded",
-      code: "RATE_LIMITED",
-      payer: PAYER,
-    });
-    expect(refused({ payerLamports: 30_000_000n - 10_000n })).toBeNull(); // exactly at the cap fits
-    expect(refused({ sellerLamports: 50_000_000n })).toMatchObject({ reason: "fee_payer_spend_per_pay_to_exceeded" });
-    const pool = refused({ poolLamports: 1_000_000_000n });
-    expect(pool).toMatchObject({ reason: "fee_payer_buyer_spend_per_day_exceeded", code: "SERVICE_UNAVAILABLE" });
-    expect(pool!.message).toMatch(/SVC_FEE_PAYER_MAX_BUYER_SPEND_PER_DAY_LAMPORTS: 1000000000/);
-  });
+  it(
+    "a stranger's seller: the buyer's cap and failures (429), the payTo's cap (429), the strangers' pool " + "(503)",
+    () => {
+      expect(refused({ payerFailures: 3 })).toMatchObject({
+        reason: "fee_payer_failures_per_payer_exceeded",
+        code: "RATE_LIMITED",
+      });
+      expect(refused({ payerFailures: 2 })).toBeNull();
+      expect(refused({ payerLamports: 30_000_000n - 9_999n })).toMatchObject({
+        reason: "fee_payer_spend_per_payer_exceeded",
+        code: "RATE_LIMITED",
+        payer: PAYER,
+      });
+      expect(refused({ payerLamports: 30_000_000n - 10_000n })).toBeNull(); // exactly at the cap fits
+      expect(refused({ sellerLamports: 50_000_000n })).toMatchObject({ reason: "fee_payer_spend_per_pay_to_exceeded" });
+      const pool = refused({ poolLamports: 1_000_000_000n });
+      expect(pool).toMatchObject({ reason: "fee_payer_buyer_spend_per_day_exceeded", code: "SERVICE_UNAVAILABLE" });
+      expect(pool!.message).toMatch(/SVC_FEE_PAYER_MAX_BUYER_SPEND_PER_DAY_LAMPORTS: 1000000000/);
+    },
+  );
 
   it("a proven seller: its own quota (429) and the proven sellers' pool (503), never the strangers' caps", () => {
     expect(refused({ pool: "sellers", sellerLamports: 50_000_000n })).toBeNull();
@@ -231,12 +243,18 @@ describe("a SOL shortfall while the fee payer fronts the rent is the facilitator
     });
   });
 
-  it("the buyer's tokens ran short: still the buyer's insufficient_funds; a plain token payment's System shortfall too", () => {
-    expect(rejectionForTransactionError(custom1, tokenShort, "token_rent_fronted")).toMatchObject({
-      reason: "insufficient_funds",
-    });
-    expect(rejectionForTransactionError(custom1, systemShort, "token")).toMatchObject({ reason: "insufficient_funds" });
-  });
+  it(
+    "the buyer's tokens ran short: still the buyer's insufficient_funds; a plain token payment's System shortfall " +
+      "too",
+    () => {
+      expect(rejectionForTransactionError(custom1, tokenShort, "token_rent_fronted")).toMatchObject({
+        reason: "insufficient_funds",
+      });
+      expect(rejectionForTransactionError(custom1, systemShort, "token")).toMatchObject({
+        reason: "insufficient_funds",
+      });
+    },
+  );
 });
 
 describe("an operator's own job", () => {

@@ -12,7 +12,10 @@ const SRC = path.join(import.meta.dirname, "../../src");
 
 type ImportGraph = ReadonlyMap<string, readonly string[]>;
 
-/** Every .ts file of `dir` (paths relative to it) and the files of `dir` it imports, `import type` and `export … from` included. */
+/**
+ * Every .ts file of `dir` (paths relative to it) and the files of `dir` it imports, `import type` and `export … from`
+ * included.
+ */
 function importGraph(dir: string): ImportGraph {
   const files = readdirSync(dir, { recursive: true, encoding: "utf8" })
     .filter((file) => file.endsWith(".ts") && !file.endsWith(".d.ts"))
@@ -31,7 +34,9 @@ function importGraph(dir: string): ImportGraph {
   );
 }
 
-/** The graph's circles: each strongly connected component of more than one file, or a file that imports itself (sorted). */
+/**
+ * The graph's circles: each strongly connected component of more than one file, or a file that imports itself (sorted).
+ */
 function circlesOf(graph: ImportGraph): string[][] {
   const index = new Map<string, number>();
   const low = new Map<string, number>();

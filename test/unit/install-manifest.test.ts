@@ -54,20 +54,24 @@ describe("install manifest", () => {
     expect(satisfies(CI_NODE, manifest.engines.node)).toBe(true);
   });
 
-  it("reviews every locked package's install script in allowScripts (name-only entries: a version bump needs no new review)", () => {
-    const withScripts = new Set(
-      Object.entries(lock.packages)
-        .filter(([key, entry]) => key && entry.hasInstallScript)
-        .map(([key]) => key.slice(key.lastIndexOf("node_modules/") + "node_modules/".length)),
-    );
-    expect(withScripts.has("workerd"), "the lock file records install scripts").toBe(true);
-    const reviewed = Object.keys(manifest.allowScripts ?? {});
-    expect([...withScripts].filter((name) => !reviewed.includes(name))).toEqual([]);
-    expect(
-      reviewed.filter((name) => !withScripts.has(name)),
-      "no stale entries",
-    ).toEqual([]);
-  });
+  it(
+    "reviews every locked package's install script in allowScripts (name-only entries: a version bump needs no new " +
+      "review)",
+    () => {
+      const withScripts = new Set(
+        Object.entries(lock.packages)
+          .filter(([key, entry]) => key && entry.hasInstallScript)
+          .map(([key]) => key.slice(key.lastIndexOf("node_modules/") + "node_modules/".length)),
+      );
+      expect(withScripts.has("workerd"), "the lock file records install scripts").toBe(true);
+      const reviewed = Object.keys(manifest.allowScripts ?? {});
+      expect([...withScripts].filter((name) => !reviewed.includes(name))).toEqual([]);
+      expect(
+        reviewed.filter((name) => !withScripts.has(name)),
+        "no stale entries",
+      ).toEqual([]);
+    },
+  );
 
   it("reads the engines ranges npm packages use", () => {
     expect(satisfies("20.19.0", "^20.19.0 || >=22.12.0")).toBe(true);
@@ -93,7 +97,9 @@ function compare(a: Version, b: Version): number {
   return 0;
 }
 
-/** The subset of npm's range grammar found in `engines.node` fields: `||`, `>=`, `>`, `^`, `N.x`, `*` and bare versions. */
+/**
+ * The subset of npm's range grammar found in `engines.node` fields: `||`, `>=`, `>`, `^`, `N.x`, `*` and bare versions.
+ */
 function satisfies(version: string, range: string): boolean {
   const v = parse(version);
   return range.split("||").some((alternative) => {

@@ -4,7 +4,10 @@ import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } 
 import { networkFeeOf } from "../../src/chain/network-fee";
 import type { DecodedInstruction } from "../../src/chain/wire-transaction";
 
-/** The settle floor lowers its balance reading by this figure after each send; the worker test holds it to the chain's own fee. */
+/**
+ * The settle floor lowers its balance reading by this figure after each send; the worker test holds it to the chain's
+ * own fee.
+ */
 const transfer: DecodedInstruction = {
   programAddress: address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"),
   accounts: [],

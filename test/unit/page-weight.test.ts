@@ -15,8 +15,8 @@ const HOME_CSS = staticFile("home.css");
 const TRANSACTION_SCRIPT = staticFile("tx.js");
 
 /**
- * The page-weight budget stated in docs/running-locally.md ("Seller console"): each page with its script and styles, as served
- * (uncompressed) and gzip-compressed (what Cloudflare's edge sends to a browser that accepts it, at the least).
+ * The page-weight budget stated in docs/running-locally.md ("Seller console"): each page with its script and styles, as
+ * served (uncompressed) and gzip-compressed (what Cloudflare's edge sends to a browser that accepts it, at the least).
  */
 const BUDGETS = {
   console: { files: [CONSOLE_HTML, CONSOLE_JS, CONSOLE_CSS], maxBytes: 48 * 1024, maxGzipBytes: 16 * 1024 },

@@ -6,10 +6,10 @@ import { describe, expect, it } from "vitest";
  * The core/rail boundary, read from the source text. The core is every folder of src/ but rails/ (the settle engine,
  * the x402 wire protocol, the HTTP layer, the chain layer, the shared store, the platform, the Cron wiring, the
  * directory and the pages) and the top files of src/. It imports no rail folder and names no rail in code: no scheme,
- * no rail's table, no rail's configuration key or `Config` member, no rail's job name, no identifier built on a scheme's
- * name. No rail folder imports another. A rail is one folder of src/rails/; the core reaches the rails only through
- * the top-level files of src/rails/ (the registry, the RailModule type, what the rails' fee quotes and seller views
- * share). Prose inside comments, route summaries and descriptions (the published API documentation) may mention a
+ * no rail's table, no rail's configuration key or `Config` member, no rail's job name, no identifier built on a
+ * scheme's name. No rail folder imports another. A rail is one folder of src/rails/; the core reaches the rails only
+ * through the top-level files of src/rails/ (the registry, the RailModule type, what the rails' fee quotes and seller
+ * views share). Prose inside comments, route summaries and descriptions (the published API documentation) may mention a
  * rail by its scheme; code may not.
  */
 const SRC = path.join(import.meta.dirname, "../../src");
@@ -32,7 +32,8 @@ const RAIL_FOLDERS = readdirSync(RAILS_DIR).filter((name) => statSync(path.join(
  *   exposure port, each rail declaring its caps and rent in its folder.
  * - `CoreConfig.programs` holds every rail's program id (with their keys and cluster defaults in
  *   platform/config/), where each rail's slice is to hold its own; the seller preview's facilitatorInfo reads them.
- * - The directory's schemes (the listed resources' and the seller preview's) are constants, to come from the rails list.
+ * - The directory's schemes (the listed resources' and the seller preview's) are constants, to come from the rails
+ *   list.
  * - The sweep's Cron trigger is labelled "sweep" in the scheduled handler's outcome (the trigger's rename is pending).
  * - The pages (the console's HTML and the browser code, a client of the public API) name the schemes whose answers
  *   they render: the console's scheme picker, the fee lines per scheme, the sweep job's /health entry.
@@ -116,7 +117,10 @@ const KNOWN_LEAKS: readonly { file: RegExp; names: readonly string[] }[] = [
   { file: /^platform\/config\/(?:networks|rail-config)\.ts$/, names: ["slaEscrow", "slaEscrowProgramId"] },
   { file: /^directory\/sellers\/preview\.ts$/, names: ["slaEscrow", "slaEscrowProgramId"] },
   {
-    file: /^directory\/(?:resources\/(?:listed-schemes|resource-manifest-schema|resource-inputs|resource-search)|sellers\/seller-inputs)\.ts$/,
+    file: new RegExp(
+      String.raw`^directory\/(?:resources\/(?:listed-schemes|resource-manifest-schema|resource-inputs|` +
+        String.raw`resource-search)|sellers\/seller-inputs)\.ts$`,
+    ),
     names: ["exact"],
   },
   { file: /^http\/routes\/sellers-responses\.ts$/, names: ["EXACT_SCHEME"] },
@@ -288,7 +292,8 @@ function coreImportLeaks(): string[] {
 function schemePattern(): RegExp {
   const names = anyOf(RAIL_FOLDERS);
   return new RegExp(
-    `["'\`](${names})["'\`]|(?:^|[\\s{,])(${names})\\s*:(?!:)|(?:^|[\\s{,])"(${names})"\\s*:(?!:)|v2:solana:(${names})\\b`,
+    `["'\`](${names})["'\`]|(?:^|[\\s{,])(${names})\\s*:(?!:)|` +
+      `(?:^|[\\s{,])"(${names})"\\s*:(?!:)|v2:solana:(${names})\\b`,
     "g",
   );
 }
@@ -325,7 +330,10 @@ const CHECKS = {
   },
 };
 
-/** Identifier leaks: the identifier contains a scheme's word at a word boundary of the identifier (not "sweeper" for "sweep"). */
+/**
+ * Identifier leaks: the identifier contains a scheme's word at a word boundary of the identifier (not "sweeper" for
+ * "sweep").
+ */
 function identifierLeaks(): string[] {
   const words = RAIL_FOLDERS.flatMap(schemeWords);
   const atBoundary = new RegExp(`(?:^|[a-z0-9_])(?:${words.join("|")})(?:$|[A-Z0-9_])|^(?:${words.join("|")})`);

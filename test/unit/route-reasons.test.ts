@@ -18,7 +18,9 @@ const NEVER_ANSWERED: { keys: string[]; reason: string; why: string }[] = [
   {
     keys: ["health", "supported", "capabilities"],
     reason: "rail_not_enabled",
-    why: "they read the UniversalSettle facts only when the vault rail is on (src/rails/exact/rail.ts, program-health.ts skip a rail without a program id)",
+    why:
+      "they read the UniversalSettle facts only when the vault rail is on (src/rails/exact/rail.ts, " +
+      "program-health.ts skip a rail without a program id)",
   },
 ];
 

@@ -91,22 +91,25 @@ describe("rpcCall: one JSON-RPC 2.0 request", () => {
     expect(typeof received[0]!.body.id).toBe("number");
   });
 
-  it("maps a JSON-RPC error to a 502 naming the method, the message and the code, with URLs in the message hidden", async () => {
-    answer = (request, response) =>
-      json(
-        200,
-        {
-          jsonrpc: "2.0",
-          id: request.body.id,
-          error: { code: -32005, message: `node behind; see ${config().rpcUrl} for status` },
-        },
-        response,
+  it(
+    "maps a JSON-RPC error to a 502 naming the method, the message and the code, with URLs in the message " + "hidden",
+    async () => {
+      answer = (request, response) =>
+        json(
+          200,
+          {
+            jsonrpc: "2.0",
+            id: request.body.id,
+            error: { code: -32005, message: `node behind; see ${config().rpcUrl} for status` },
+          },
+          response,
+        );
+      const failure = await failureOf(rpcCall(config(), "getLatestBlockhash", [{ commitment: "confirmed" }]));
+      expect(failure.message).toBe(
+        "Solana RPC getLatestBlockhash failed: node behind; see <rpc> for status (code -32005)",
       );
-    const failure = await failureOf(rpcCall(config(), "getLatestBlockhash", [{ commitment: "confirmed" }]));
-    expect(failure.message).toBe(
-      "Solana RPC getLatestBlockhash failed: node behind; see <rpc> for status (code -32005)",
-    );
-  });
+    },
+  );
 
   it("maps an HTTP error status to a 502 with the status", async () => {
     answer = (_request, response) => json(503, { error: "overloaded" }, response);
@@ -128,24 +131,28 @@ describe("rpcCall: one JSON-RPC 2.0 request", () => {
     }
   });
 
-  it("reads lamports exactly wherever an answer can hold them, a simulation that asks for accounts included", async () => {
-    const big = "18446744073709551615";
-    answer = (request, response) =>
-      json(
-        200,
-        `{"jsonrpc":"2.0","id":${request.body.id},"result":{"value":{"err":null,"accounts":[{"lamports":${big},"rentEpoch":${big}}]}}}`,
-        response,
+  it(
+    "reads lamports exactly wherever an answer can hold them, a simulation that asks for accounts " + "included",
+    async () => {
+      const big = "18446744073709551615";
+      answer = (request, response) =>
+        json(
+          200,
+          `{"jsonrpc":"2.0","id":${request.body.id},"result":{"value":{"err":null,` +
+            `"accounts":[{"lamports":${big},"rentEpoch":${big}}]}}}`,
+          response,
+        );
+      const simulated = await rpcCall<{ value: { accounts: { lamports: string; rentEpoch: string }[] } }>(
+        config(),
+        "simulateTransaction",
+        ["tx", { accounts: { addresses: ["a"] } }],
       );
-    const simulated = await rpcCall<{ value: { accounts: { lamports: string; rentEpoch: string }[] } }>(
-      config(),
-      "simulateTransaction",
-      ["tx", { accounts: { addresses: ["a"] } }],
-    );
-    expect(simulated.value.accounts[0]).toEqual({ lamports: big, rentEpoch: big });
-    answer = (request, response) =>
-      json(200, `{"jsonrpc":"2.0","id":${request.body.id},"result":{"context":{"slot":1},"value":${big}}}`, response);
-    expect((await rpcCall<{ value: string }>(config(), "getBalance", ["x"])).value).toBe(big);
-  });
+      expect(simulated.value.accounts[0]).toEqual({ lamports: big, rentEpoch: big });
+      answer = (request, response) =>
+        json(200, `{"jsonrpc":"2.0","id":${request.body.id},"result":{"context":{"slot":1},"value":${big}}}`, response);
+      expect((await rpcCall<{ value: string }>(config(), "getBalance", ["x"])).value).toBe(big);
+    },
+  );
 
   it("maps a refused connection to a 502 'unreachable'", async () => {
     const closed = createServer();
@@ -159,25 +166,28 @@ describe("rpcCall: one JSON-RPC 2.0 request", () => {
     expect(failure.message).toBe("Solana RPC getSlot failed: unreachable");
   });
 
-  it("gives up after the configured timeout when the node does not answer, and when it stalls inside the body", async () => {
-    answer = () => {}; // never answers
-    let started = performance.now();
-    const silent = await failureOf(rpcCall({ ...config(), rpcTimeoutMs: 300 }, "simulateTransaction", ["tx"]));
-    expect(silent.message).toBe("Solana RPC simulateTransaction failed: timed out");
-    expect(performance.now() - started).toBeGreaterThanOrEqual(250);
-    expect(performance.now() - started).toBeLessThan(3_000);
-
-    answer = (_request, response) => {
-      response.writeHead(200, { "Content-Type": "application/json" });
-      response.write('{"jsonrpc":"2.0","id":1,"result":'); // headers and half a body, then nothing
-    };
-    for (const method of ["simulateTransaction", "getBalance"]) {
-      started = performance.now();
-      const stalled = await failureOf(rpcCall({ ...config(), rpcTimeoutMs: 300 }, method, ["tx"]));
-      expect(stalled.message).toBe(`Solana RPC ${method} failed: timed out`);
+  it(
+    "gives up after the configured timeout when the node does not answer, and when it stalls inside the " + "body",
+    async () => {
+      answer = () => {}; // never answers
+      let started = performance.now();
+      const silent = await failureOf(rpcCall({ ...config(), rpcTimeoutMs: 300 }, "simulateTransaction", ["tx"]));
+      expect(silent.message).toBe("Solana RPC simulateTransaction failed: timed out");
+      expect(performance.now() - started).toBeGreaterThanOrEqual(250);
       expect(performance.now() - started).toBeLessThan(3_000);
-    }
-  });
+
+      answer = (_request, response) => {
+        response.writeHead(200, { "Content-Type": "application/json" });
+        response.write('{"jsonrpc":"2.0","id":1,"result":'); // headers and half a body, then nothing
+      };
+      for (const method of ["simulateTransaction", "getBalance"]) {
+        started = performance.now();
+        const stalled = await failureOf(rpcCall({ ...config(), rpcTimeoutMs: 300 }, method, ["tx"]));
+        expect(stalled.message).toBe(`Solana RPC ${method} failed: timed out`);
+        expect(performance.now() - started).toBeLessThan(3_000);
+      }
+    },
+  );
 
   it("takes a per-call timeout over the configured one", async () => {
     answer = () => {};

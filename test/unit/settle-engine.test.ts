@@ -22,9 +22,9 @@ import { rejection } from "../../src/x402/payment-verdict";
  * FAKES, on purpose: the ledger below is an in-memory stand-in for the D1 `settlements` table (it keeps the SQL's
  * rules: insert-if-absent, updates only from the given states, one success report) and the chain is a script of
  * replies. They exist so that each branch — a lost claim, a lapsed blockhash, a D1 fault after the chain confirmed
- * (also one that commits and loses its answer), an RPC that lags — can be reached on demand, which the real cluster and D1 cannot be made to do. The real-thing
- * proof stays in the worker tests (test/worker/settle*.test.ts, exact-settle, escrow-settle), which run the same
- * engine inside workerd against real D1 and a real local chain.
+ * (also one that commits and loses its answer), an RPC that lags — can be reached on demand, which the real cluster and
+ * D1 cannot be made to do. The real-thing proof stays in the worker tests (test/worker/settle*.test.ts, exact-settle,
+ * escrow-settle), which run the same engine inside workerd against real D1 and a real local chain.
  */
 
 const PAYER = "Buyer11111111111111111111111111111111111111" as Address;
@@ -287,68 +287,79 @@ describe("settle engine: a fresh payment", () => {
 });
 
 describe("settle engine: work deferred after the response", () => {
-  it("a deferred refresh that fails while the settle still waits on the chain is no unhandled rejection; the route still sees it fail", async () => {
-    const unhandled: unknown[] = [];
-    const onUnhandled = (reason: unknown) => unhandled.push(reason);
-    process.on("unhandledRejection", onUnhandled);
-    try {
-      const chain = new ScriptedChain({ whileConfirming: () => new Promise((resolve) => setTimeout(resolve, 20)) });
-      const failure = new Error("getBalance: network connection lost");
-      chain.floorRefusal = ((_payer: string, defer: (work: Promise<unknown>) => void) => {
-        defer(Promise.reject(failure));
-        return null;
-      }) as ScriptedChain["floorRefusal"];
-      const { settlement, afterResponse } = await settle(new FakeLedger(), chain);
-      expect(settlement).toMatchObject({ ok: true });
-      await new Promise((resolve) => setTimeout(resolve, 10)); // Node reports unhandled rejections after a macrotask
-      expect(unhandled).toEqual([]);
-      expect(afterResponse).toHaveLength(1);
-      await expect(afterResponse[0]).rejects.toBe(failure);
-    } finally {
-      process.off("unhandledRejection", onUnhandled);
-    }
-  });
+  it(
+    "a deferred refresh that fails while the settle still waits on the chain is no unhandled rejection; the route " +
+      "still sees it fail",
+    async () => {
+      const unhandled: unknown[] = [];
+      const onUnhandled = (reason: unknown) => unhandled.push(reason);
+      process.on("unhandledRejection", onUnhandled);
+      try {
+        const chain = new ScriptedChain({ whileConfirming: () => new Promise((resolve) => setTimeout(resolve, 20)) });
+        const failure = new Error("getBalance: network connection lost");
+        chain.floorRefusal = ((_payer: string, defer: (work: Promise<unknown>) => void) => {
+          defer(Promise.reject(failure));
+          return null;
+        }) as ScriptedChain["floorRefusal"];
+        const { settlement, afterResponse } = await settle(new FakeLedger(), chain);
+        expect(settlement).toMatchObject({ ok: true });
+        await new Promise((resolve) => setTimeout(resolve, 10)); // Node reports unhandled rejections after a macrotask
+        expect(unhandled).toEqual([]);
+        expect(afterResponse).toHaveLength(1);
+        await expect(afterResponse[0]).rejects.toBe(failure);
+      } finally {
+        process.off("unhandledRejection", onUnhandled);
+      }
+    },
+  );
 });
 
 describe("settle engine: repeated calls for one payment", () => {
-  it("when two calls both see the confirmation, only the one that records it first hears success (and runs the hook)", async () => {
-    const ledger = new FakeLedger();
-    const hookRuns: number[] = [];
-    const withHook = payment({ onFirstConfirmation: async (nowMs) => void hookRuns.push(nowMs) });
-    // The other call's report lands between this call's confirmation and its own report.
-    const chain = new ScriptedChain({
-      whileConfirming: () => ledger.reportSuccess(HASH, "other-lease", "other-call", Date.now()),
-    });
-    const { settlement, afterResponse } = await settle(ledger, chain, {
-      payment: withHook,
-      correlationId: "this-call",
-    });
-    expect(settlement).toMatchObject({ ok: false, reason: "duplicate_settlement", signature: SIGNATURE });
-    expect(afterResponse).toHaveLength(0);
-    expect(ledger.rows.get(HASH)).toMatchObject({ successCorrelationId: "other-call" });
-    expect(ledger.reports).toBe(1);
-  });
+  it(
+    "when two calls both see the confirmation, only the one that records it first hears success (and runs the " +
+      "hook)",
+    async () => {
+      const ledger = new FakeLedger();
+      const hookRuns: number[] = [];
+      const withHook = payment({ onFirstConfirmation: async (nowMs) => void hookRuns.push(nowMs) });
+      // The other call's report lands between this call's confirmation and its own report.
+      const chain = new ScriptedChain({
+        whileConfirming: () => ledger.reportSuccess(HASH, "other-lease", "other-call", Date.now()),
+      });
+      const { settlement, afterResponse } = await settle(ledger, chain, {
+        payment: withHook,
+        correlationId: "this-call",
+      });
+      expect(settlement).toMatchObject({ ok: false, reason: "duplicate_settlement", signature: SIGNATURE });
+      expect(afterResponse).toHaveLength(0);
+      expect(ledger.rows.get(HASH)).toMatchObject({ successCorrelationId: "other-call" });
+      expect(ledger.reports).toBe(1);
+    },
+  );
 
-  it("answers success again only to the seller's own retry (same X-Correlation-ID), a duplicate to anyone else", async () => {
-    const ledger = new FakeLedger();
-    await settle(ledger, new ScriptedChain(), { correlationId: "seller-1" });
+  it(
+    "answers success again only to the seller's own retry (same X-Correlation-ID), a duplicate to anyone " + "else",
+    async () => {
+      const ledger = new FakeLedger();
+      await settle(ledger, new ScriptedChain(), { correlationId: "seller-1" });
 
-    const retry = await settle(ledger, new ScriptedChain(), { correlationId: "seller-1" });
-    expect(retry.settlement).toMatchObject({ ok: true, alreadySettled: true, signature: SIGNATURE });
+      const retry = await settle(ledger, new ScriptedChain(), { correlationId: "seller-1" });
+      expect(retry.settlement).toMatchObject({ ok: true, alreadySettled: true, signature: SIGNATURE });
 
-    const replay = await settle(ledger, new ScriptedChain(), { correlationId: "someone-else" });
-    expect(replay.settlement).toMatchObject({
-      ok: false,
-      reason: "duplicate_settlement",
-      signature: SIGNATURE,
-      payer: PAYER,
-    });
-    expect((replay.settlement as { message: string }).message).toContain(`GET /settlements/${SIGNATURE}`);
+      const replay = await settle(ledger, new ScriptedChain(), { correlationId: "someone-else" });
+      expect(replay.settlement).toMatchObject({
+        ok: false,
+        reason: "duplicate_settlement",
+        signature: SIGNATURE,
+        payer: PAYER,
+      });
+      expect((replay.settlement as { message: string }).message).toContain(`GET /settlements/${SIGNATURE}`);
 
-    const anonymous = await settle(ledger, new ScriptedChain(), { correlationId: null });
-    expect(anonymous.settlement).toMatchObject({ ok: false, reason: "duplicate_settlement" });
-    expect(ledger.reports).toBe(1);
-  });
+      const anonymous = await settle(ledger, new ScriptedChain(), { correlationId: null });
+      expect(anonymous.settlement).toMatchObject({ ok: false, reason: "duplicate_settlement" });
+      expect(ledger.reports).toBe(1);
+    },
+  );
 
   it("does not repeat success to the same correlation id once maxTimeoutSeconds has passed", async () => {
     const ledger = new FakeLedger();
@@ -358,19 +369,22 @@ describe("settle engine: repeated calls for one payment", () => {
     expect(late.settlement).toMatchObject({ ok: false, reason: "duplicate_settlement" });
   });
 
-  it("hears pending, without sending, while another call holds the lease of a payment the cluster has not seen", async () => {
-    const ledger = new FakeLedger();
-    // Another isolate claimed it and is still within its lease.
-    await ledger.claim({ ...claimRowFor(payment()), leaseId: "other", leaseExpiresAtMs: Date.now() + 15_000 });
-    const chain = new ScriptedChain({ status: [{ kind: "not_found" }] });
-    const { settlement } = await settle(ledger, chain, {
-      payment: payment({ beforeFirstSend: async () => ({ ok: true }) }),
-    });
-    expect(settlement).toMatchObject({ ok: false, pending: true, reason: "settlement_pending" });
-    expect(settlement).not.toHaveProperty("signature");
-    expect(chain.sends).toBe(0);
-    expect(chain.statusReads).toBe(1);
-  });
+  it(
+    "hears pending, without sending, while another call holds the lease of a payment the cluster has not " + "seen",
+    async () => {
+      const ledger = new FakeLedger();
+      // Another isolate claimed it and is still within its lease.
+      await ledger.claim({ ...claimRowFor(payment()), leaseId: "other", leaseExpiresAtMs: Date.now() + 15_000 });
+      const chain = new ScriptedChain({ status: [{ kind: "not_found" }] });
+      const { settlement } = await settle(ledger, chain, {
+        payment: payment({ beforeFirstSend: async () => ({ ok: true }) }),
+      });
+      expect(settlement).toMatchObject({ ok: false, pending: true, reason: "settlement_pending" });
+      expect(settlement).not.toHaveProperty("signature");
+      expect(chain.sends).toBe(0);
+      expect(chain.statusReads).toBe(1);
+    },
+  );
 
   it("takes over a lapsed lease and re-sends the same bytes while the blockhash lives", async () => {
     const ledger = new FakeLedger();
@@ -416,56 +430,64 @@ describe("settle engine: repeated calls for one payment", () => {
 });
 
 describe("settle engine: refusals", () => {
-  it("turns a preflight refusal into the rail-neutral reason and gives the row back (the payment may be tried again)", async () => {
-    const ledger = new FakeLedger();
-    const chain = new ScriptedChain({
-      send: [{ kind: "rejected", err: { InstructionError: [0, { Custom: 1 }] }, logs: [] }],
-    });
-    const { settlement } = await settle(ledger, chain);
-    expect(settlement).toEqual({
-      ok: false,
-      reason: "insufficient_funds",
-      message: "The buyer does not hold enough tokens for this payment",
-      payer: PAYER,
-    });
-    expect(ledger.rows.has(HASH)).toBe(false);
+  it(
+    "turns a preflight refusal into the rail-neutral reason and gives the row back (the payment may be tried " +
+      "again)",
+    async () => {
+      const ledger = new FakeLedger();
+      const chain = new ScriptedChain({
+        send: [{ kind: "rejected", err: { InstructionError: [0, { Custom: 1 }] }, logs: [] }],
+      });
+      const { settlement } = await settle(ledger, chain);
+      expect(settlement).toEqual({
+        ok: false,
+        reason: "insufficient_funds",
+        message: "The buyer does not hold enough tokens for this payment",
+        payer: PAYER,
+      });
+      expect(ledger.rows.has(HASH)).toBe(false);
 
-    const sol = await settle(
-      new FakeLedger(),
-      new ScriptedChain({ send: [{ kind: "rejected", err: { InstructionError: [0, { Custom: 1 }] }, logs: [] }] }),
-      {
-        payment: payment({ funds: "sol", instructionPrograms: ["11111111111111111111111111111111"] }),
-      },
-    );
-    expect(sol.settlement).toMatchObject({
-      reason: "insufficient_funds",
-      message: "The buyer does not hold enough SOL for this payment",
-    });
-  });
+      const sol = await settle(
+        new FakeLedger(),
+        new ScriptedChain({ send: [{ kind: "rejected", err: { InstructionError: [0, { Custom: 1 }] }, logs: [] }] }),
+        {
+          payment: payment({ funds: "sol", instructionPrograms: ["11111111111111111111111111111111"] }),
+        },
+      );
+      expect(sol.settlement).toMatchObject({
+        reason: "insufficient_funds",
+        message: "The buyer does not hold enough SOL for this payment",
+      });
+    },
+  );
 
-  it("treats BlockhashNotFound on send as expired only when the signature is nowhere, and records it as final", async () => {
-    const ledger = new FakeLedger();
-    const chain = new ScriptedChain({
-      send: [{ kind: "rejected", err: "BlockhashNotFound", logs: [] }],
-      status: [{ kind: "not_found" }],
-    });
-    const { settlement } = await settle(ledger, chain);
-    expect(settlement).toEqual({
-      ok: false,
-      reason: "blockhash_expired",
-      message:
-        "The payment was never confirmed and its blockhash has expired; retry build: rebuild and sign the payment again",
-      code: "BLOCKHASH_EXPIRED",
-      payer: PAYER,
-    });
-    expect(ledger.rows.get(HASH)).toMatchObject({ state: "failed", errorReason: "blockhash_expired" });
+  it(
+    "treats BlockhashNotFound on send as expired only when the signature is nowhere, and records it as " + "final",
+    async () => {
+      const ledger = new FakeLedger();
+      const chain = new ScriptedChain({
+        send: [{ kind: "rejected", err: "BlockhashNotFound", logs: [] }],
+        status: [{ kind: "not_found" }],
+      });
+      const { settlement } = await settle(ledger, chain);
+      expect(settlement).toEqual({
+        ok: false,
+        reason: "blockhash_expired",
+        message:
+          "The payment was never confirmed and its blockhash has expired; retry build: rebuild and sign the payment " +
+          "again",
+        code: "BLOCKHASH_EXPIRED",
+        payer: PAYER,
+      });
+      expect(ledger.rows.get(HASH)).toMatchObject({ state: "failed", errorReason: "blockhash_expired" });
 
-    // A later call repeats the stored failure with its code, without touching the chain.
-    const again = new ScriptedChain();
-    const repeat = await settle(ledger, again);
-    expect(repeat.settlement).toMatchObject({ ok: false, reason: "blockhash_expired", code: "BLOCKHASH_EXPIRED" });
-    expect(again.statusReads).toBe(0);
-  });
+      // A later call repeats the stored failure with its code, without touching the chain.
+      const again = new ScriptedChain();
+      const repeat = await settle(ledger, again);
+      expect(repeat.settlement).toMatchObject({ ok: false, reason: "blockhash_expired", code: "BLOCKHASH_EXPIRED" });
+      expect(again.statusReads).toBe(0);
+    },
+  );
 
   it("reports a BlockhashNotFound send whose signature did land as the success it is", async () => {
     const ledger = new FakeLedger();
@@ -527,22 +549,25 @@ describe("settle engine: refusals", () => {
     expect(ledger.rows.has(HASH)).toBe(false);
   });
 
-  it("below the fee payer's settle floor sends nothing new, but still answers a payment already in the ledger", async () => {
-    const floorRefusal = rejection("fee_payer_below_settle_floor", "refill me", { code: "SERVICE_UNAVAILABLE" });
-    const ledger = new FakeLedger();
-    const low = new ScriptedChain();
-    low.floor = floorRefusal;
-    expect((await settle(ledger, low)).settlement).toBe(floorRefusal);
-    expect(low.sends).toBe(0);
+  it(
+    "below the fee payer's settle floor sends nothing new, but still answers a payment already in the " + "ledger",
+    async () => {
+      const floorRefusal = rejection("fee_payer_below_settle_floor", "refill me", { code: "SERVICE_UNAVAILABLE" });
+      const ledger = new FakeLedger();
+      const low = new ScriptedChain();
+      low.floor = floorRefusal;
+      expect((await settle(ledger, low)).settlement).toBe(floorRefusal);
+      expect(low.sends).toBe(0);
 
-    await settle(ledger, new ScriptedChain(), { correlationId: "seller-1" });
-    const stillLow = new ScriptedChain();
-    stillLow.floor = floorRefusal;
-    expect((await settle(ledger, stillLow, { correlationId: "seller-1" })).settlement).toMatchObject({
-      ok: true,
-      alreadySettled: true,
-    });
-  });
+      await settle(ledger, new ScriptedChain(), { correlationId: "seller-1" });
+      const stillLow = new ScriptedChain();
+      stillLow.floor = floorRefusal;
+      expect((await settle(ledger, stillLow, { correlationId: "seller-1" })).settlement).toMatchObject({
+        ok: true,
+        alreadySettled: true,
+      });
+    },
+  );
 });
 
 describe("settle engine: the claim's commit (riders) and paid-is-paid", () => {
@@ -642,27 +667,34 @@ describe("settle engine: faults", () => {
     expect(chain.sends).toBe(1);
   });
 
-  it("a claim that committed and lost its answer: nothing sent, and its row given back after the answer so a retry need not wait for the lease", async () => {
-    const ledger = new FakeLedger();
-    ledger.claimAnswerLost = true;
-    const chain = new ScriptedChain();
-    const { settlement, afterResponse } = await settle(ledger, chain);
-    expect(settlement).toMatchObject({ ok: false, reason: "settlement_ledger_unavailable" });
-    expect(chain.sends).toBe(0);
-    expect(ledger.events).toEqual(["claim", "release"]); // the committed row goes back under this call's lease
-    expect(afterResponse).toHaveLength(1);
-    await Promise.all(afterResponse);
-    expect(ledger.rows.has(HASH)).toBe(false);
-    expect((await settle(ledger, chain)).settlement).toMatchObject({ ok: true });
-    expect(chain.sends).toBe(1);
-  });
+  it(
+    "a claim that committed and lost its answer: nothing sent, and its row given back after the answer so a retry " +
+      "need not wait for the lease",
+    async () => {
+      const ledger = new FakeLedger();
+      ledger.claimAnswerLost = true;
+      const chain = new ScriptedChain();
+      const { settlement, afterResponse } = await settle(ledger, chain);
+      expect(settlement).toMatchObject({ ok: false, reason: "settlement_ledger_unavailable" });
+      expect(chain.sends).toBe(0);
+      expect(ledger.events).toEqual(["claim", "release"]); // the committed row goes back under this call's lease
+      expect(afterResponse).toHaveLength(1);
+      await Promise.all(afterResponse);
+      expect(ledger.rows.has(HASH)).toBe(false);
+      expect((await settle(ledger, chain)).settlement).toMatchObject({ ok: true });
+      expect(chain.sends).toBe(1);
+    },
+  );
 
-  it("answers pending with the signature when the send was dropped (the cluster may have it), never a failure", async () => {
-    const ledger = new FakeLedger();
-    const { settlement } = await settle(ledger, new ScriptedChain({ send: [upstreamError("socket hang up")] }));
-    expect(settlement).toMatchObject({ ok: false, pending: true, signature: SIGNATURE });
-    expect(ledger.rows.get(HASH)).toMatchObject({ state: "pending" });
-  });
+  it(
+    "answers pending with the signature when the send was dropped (the cluster may have it), never a " + "failure",
+    async () => {
+      const ledger = new FakeLedger();
+      const { settlement } = await settle(ledger, new ScriptedChain({ send: [upstreamError("socket hang up")] }));
+      expect(settlement).toMatchObject({ ok: false, pending: true, signature: SIGNATURE });
+      expect(ledger.rows.get(HASH)).toMatchObject({ state: "pending" });
+    },
+  );
 });
 
 describe("settle engine: a success report the ledger cannot record is never answered as success", () => {
@@ -670,42 +702,46 @@ describe("settle engine: a success report the ledger cannot record is never answ
   // lose its answer at a chosen moment: the fake ledger's `reportFault` does both (test/worker/settle-faults.test.ts
   // repeats the scenarios against the real D1 through a wrapper around the binding).
 
-  it("answers 202-pending with the signature when the report write fails; the catch-up records the confirmation and a retry hears the one success", async () => {
-    const ledger = new FakeLedger();
-    ledger.reportFault = "before-commit";
-    const hookRuns: number[] = [];
-    const withHook = payment({ onFirstConfirmation: async (nowMs) => void hookRuns.push(nowMs) });
-    const { settlement, afterResponse } = await settle(ledger, new ScriptedChain(), {
-      payment: withHook,
-      correlationId: "seller-1",
-    });
-    expect(settlement).toMatchObject({
-      ok: false,
-      pending: true,
-      reason: "settlement_pending",
-      signature: SIGNATURE,
-      payer: PAYER,
-    });
-    expect((settlement as { message: string }).message).toContain(`Transaction ${SIGNATURE} is confirmed`);
-    expect(ledger.rows.get(HASH)).toMatchObject({ state: "submitting", successReportedAtMs: null });
+  it(
+    "answers 202-pending with the signature when the report write fails; the catch-up records the confirmation and " +
+      "a retry hears the one success",
+    async () => {
+      const ledger = new FakeLedger();
+      ledger.reportFault = "before-commit";
+      const hookRuns: number[] = [];
+      const withHook = payment({ onFirstConfirmation: async (nowMs) => void hookRuns.push(nowMs) });
+      const { settlement, afterResponse } = await settle(ledger, new ScriptedChain(), {
+        payment: withHook,
+        correlationId: "seller-1",
+      });
+      expect(settlement).toMatchObject({
+        ok: false,
+        pending: true,
+        reason: "settlement_pending",
+        signature: SIGNATURE,
+        payer: PAYER,
+      });
+      expect((settlement as { message: string }).message).toContain(`Transaction ${SIGNATURE} is confirmed`);
+      expect(ledger.rows.get(HASH)).toMatchObject({ state: "submitting", successReportedAtMs: null });
 
-    // After the response: the row learns the confirmation (no success reported), and the rail's hook runs.
-    expect(afterResponse).toHaveLength(1);
-    await Promise.all(afterResponse);
-    expect(ledger.rows.get(HASH)).toMatchObject({
-      state: "confirmed",
-      successReportedAtMs: null,
-      successCorrelationId: null,
-    });
-    expect(hookRuns).toHaveLength(1);
+      // After the response: the row learns the confirmation (no success reported), and the rail's hook runs.
+      expect(afterResponse).toHaveLength(1);
+      await Promise.all(afterResponse);
+      expect(ledger.rows.get(HASH)).toMatchObject({
+        state: "confirmed",
+        successReportedAtMs: null,
+        successCorrelationId: null,
+      });
+      expect(hookRuns).toHaveLength(1);
 
-    ledger.reportFault = "none";
-    const chain = new ScriptedChain();
-    const retry = await settle(ledger, chain, { payment: withHook, correlationId: "seller-1" });
-    expect(retry.settlement).toMatchObject({ ok: true, alreadySettled: false, signature: SIGNATURE });
-    expect(chain.statusReads).toBe(0); // the row already says confirmed
-    expect(ledger.rows.get(HASH)).toMatchObject({ successCorrelationId: "seller-1" });
-  });
+      ledger.reportFault = "none";
+      const chain = new ScriptedChain();
+      const retry = await settle(ledger, chain, { payment: withHook, correlationId: "seller-1" });
+      expect(retry.settlement).toMatchObject({ ok: true, alreadySettled: false, signature: SIGNATURE });
+      expect(chain.statusReads).toBe(0); // the row already says confirmed
+      expect(ledger.rows.get(HASH)).toMatchObject({ successCorrelationId: "seller-1" });
+    },
+  );
 
   const CASES = [
     { fault: "before-commit", callers: "sellers with their own X-Correlation-ID" },
@@ -715,61 +751,72 @@ describe("settle engine: a success report the ledger cannot record is never answ
   ] as const;
 
   for (const { fault, callers } of CASES) {
-    it(`10 concurrent settles of one payment, report writes failing ${fault}, ${callers}: no success while it fails, exactly one once the store answers`, async () => {
-      const ledger = new FakeLedger();
-      ledger.reportFault = fault;
-      const named = callers.startsWith("sellers");
-      const ids = Array.from({ length: 10 }, (_, i) => (named ? `seller-call-${i}` : null));
+    it(
+      `10 concurrent settles of one payment, report writes ` +
+        `failing ${fault}, ${callers}: no success while it fails, exactly one once the store answers`,
+      async () => {
+        const ledger = new FakeLedger();
+        ledger.reportFault = fault;
+        const named = callers.startsWith("sellers");
+        const ids = Array.from({ length: 10 }, (_, i) => (named ? `seller-call-${i}` : null));
 
-      const whileFailing = await concurrentSettles(ledger, ids);
-      expect(successesOf(whileFailing)).toHaveLength(0);
-      for (const answer of whileFailing) {
-        // Pending with the signature, or (after a committed report) a duplicate naming it: never success.
-        expect(answer).toMatchObject({ ok: false, signature: SIGNATURE });
-        expect(["settlement_pending", "duplicate_settlement"]).toContain((answer as { reason: string }).reason);
-      }
-      const committedFor = ledger.rows.get(HASH)!.successCorrelationId;
-      if (fault === "before-commit")
-        expect(ledger.rows.get(HASH)).toMatchObject({ state: "confirmed", successReportedAtMs: null });
-      if (fault === "after-commit" && named) expect(ids).toContain(committedFor); // one seller's write committed unheard
-      // Nobody can ever hear a committed report without a correlation id: it was withdrawn after the response.
-      if (fault === "after-commit" && !named)
-        expect(ledger.rows.get(HASH)).toMatchObject({ state: "confirmed", successReportedAtMs: null });
+        const whileFailing = await concurrentSettles(ledger, ids);
+        expect(successesOf(whileFailing)).toHaveLength(0);
+        for (const answer of whileFailing) {
+          // Pending with the signature, or (after a committed report) a duplicate naming it: never success.
+          expect(answer).toMatchObject({ ok: false, signature: SIGNATURE });
+          expect(["settlement_pending", "duplicate_settlement"]).toContain((answer as { reason: string }).reason);
+        }
+        const committedFor = ledger.rows.get(HASH)!.successCorrelationId;
+        if (fault === "before-commit")
+          expect(ledger.rows.get(HASH)).toMatchObject({ state: "confirmed", successReportedAtMs: null });
+        // one seller's write committed unheard
+        if (fault === "after-commit" && named) expect(ids).toContain(committedFor);
+        // Nobody can ever hear a committed report without a correlation id: it was withdrawn after the response.
+        if (fault === "after-commit" && !named)
+          expect(ledger.rows.get(HASH)).toMatchObject({ state: "confirmed", successReportedAtMs: null });
 
-      // The store answers again; every caller retries (same body, same X-Correlation-ID).
-      ledger.reportFault = "none";
-      const afterRecovery = await concurrentSettles(ledger, ids);
-      const won = successesOf(afterRecovery);
-      expect(won).toHaveLength(1);
-      for (const answer of afterRecovery)
-        if (!answer.ok) expect(answer).toMatchObject({ reason: "duplicate_settlement", signature: SIGNATURE });
-      // The seller whose lost write did commit is the one that hears it, on its own retry.
-      if (fault === "after-commit" && named) expect(ids[afterRecovery.indexOf(won[0]!)]).toBe(committedFor);
+        // The store answers again; every caller retries (same body, same X-Correlation-ID).
+        ledger.reportFault = "none";
+        const afterRecovery = await concurrentSettles(ledger, ids);
+        const won = successesOf(afterRecovery);
+        expect(won).toHaveLength(1);
+        for (const answer of afterRecovery)
+          if (!answer.ok) expect(answer).toMatchObject({ reason: "duplicate_settlement", signature: SIGNATURE });
+        // The seller whose lost write did commit is the one that hears it, on its own retry.
+        if (fault === "after-commit" && named) expect(ids[afterRecovery.indexOf(won[0]!)]).toBe(committedFor);
 
-      // And a later replay by anyone else is a duplicate.
-      const replay = await settle(ledger, new ScriptedChain({ status: [{ kind: "confirmed" }] }), {
-        correlationId: "someone-else",
-      });
-      expect(replay.settlement).toMatchObject({ ok: false, reason: "duplicate_settlement" });
-    });
+        // And a later replay by anyone else is a duplicate.
+        const replay = await settle(ledger, new ScriptedChain({ status: [{ kind: "confirmed" }] }), {
+          correlationId: "someone-else",
+        });
+        expect(replay.settlement).toMatchObject({ ok: false, reason: "duplicate_settlement" });
+      },
+    );
   }
 
-  it("a seller whose committed-but-unanswered report is its own hears success on its retry, only with its own X-Correlation-ID", async () => {
-    const ledger = new FakeLedger();
-    ledger.reportFault = "after-commit";
-    const first = await settle(ledger, new ScriptedChain(), { correlationId: "seller-1" });
-    expect(first.settlement).toMatchObject({ ok: false, pending: true, signature: SIGNATURE });
-    await Promise.all(first.afterResponse);
-    expect(ledger.rows.get(HASH)).toMatchObject({ successCorrelationId: "seller-1" }); // kept for that seller's retry
-    ledger.reportFault = "none";
-    const other = await settle(ledger, new ScriptedChain(), { correlationId: null });
-    expect(other.settlement).toMatchObject({ ok: false, reason: "duplicate_settlement" });
-    const retry = await settle(ledger, new ScriptedChain(), { correlationId: "seller-1" });
-    expect(retry.settlement).toMatchObject({ ok: true, signature: SIGNATURE });
-  });
+  it(
+    "a seller whose committed-but-unanswered report is its own hears success on its retry, only with its own " +
+      "X-Correlation-ID",
+    async () => {
+      const ledger = new FakeLedger();
+      ledger.reportFault = "after-commit";
+      const first = await settle(ledger, new ScriptedChain(), { correlationId: "seller-1" });
+      expect(first.settlement).toMatchObject({ ok: false, pending: true, signature: SIGNATURE });
+      await Promise.all(first.afterResponse);
+      expect(ledger.rows.get(HASH)).toMatchObject({ successCorrelationId: "seller-1" }); // kept for that seller's retry
+      ledger.reportFault = "none";
+      const other = await settle(ledger, new ScriptedChain(), { correlationId: null });
+      expect(other.settlement).toMatchObject({ ok: false, reason: "duplicate_settlement" });
+      const retry = await settle(ledger, new ScriptedChain(), { correlationId: "seller-1" });
+      expect(retry.settlement).toMatchObject({ ok: true, signature: SIGNATURE });
+    },
+  );
 });
 
-/** Settles one payment from several callers at once and lets each call's after-response work finish (as waitUntil does). */
+/**
+ * Settles one payment from several callers at once and lets each call's after-response work finish (as waitUntil does).
+ */
 async function concurrentSettles(ledger: FakeLedger, correlationIds: (string | null)[]) {
   const outcomes = await Promise.all(
     correlationIds.map((id) =>

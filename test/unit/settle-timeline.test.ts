@@ -48,38 +48,42 @@ describe("settle timeline", () => {
     expect(medians[3]).toBeCloseTo(0.5, 9);
     expect(medians[4]).toBeCloseTo(3, 9);
     expect(formatTimeline(timeline)).toBe(
-      "facilitator 1.00 → sendTransaction 2.00 → facilitator 0.40 → getSignatureStatuses 0.50 → facilitator 3.00 (3 of 4 settles)",
+      "facilitator 1.00 → sendTransaction 2.00 → facilitator 0.40 → getSignatureStatuses 0.50 → facilitator 3.00 (3 " +
+        "of 4 settles)",
     );
   });
 
-  it("lays calls in flight together (parallel reads) as one chain segment, so no facilitator segment is negative", () => {
-    // Two settles, each reading two things at once, in either order, then sending.
-    const settle = (
-      startMs: number,
-      first: string,
-      second: string,
-    ): { span: [number, number]; log: ChainRequest[] } => ({
-      span: [startMs, startMs + 10],
-      log: [
-        { methods: [first], receivedAtMs: startMs + 1, finishedAtMs: startMs + 3 },
-        { methods: [second], receivedAtMs: startMs + 1.5, finishedAtMs: startMs + 4 },
-        { methods: ["sendTransaction"], receivedAtMs: startMs + 5, finishedAtMs: startMs + 7 },
-      ],
-    });
-    const settles = [settle(0, "getMultipleAccounts", "getSlot"), settle(100, "getSlot", "getMultipleAccounts")];
-    const timeline = settleTimeline(
-      settles.map((s) => s.span),
-      settles.flatMap((s) => s.log),
-    );
-    expect(timeline!.settles).toBe(2);
-    expect(timeline!.segments).toEqual([
-      { label: "facilitator", medianMs: 1 },
-      { label: "getMultipleAccounts∥getSlot", medianMs: 3 },
-      { label: "facilitator", medianMs: 1 },
-      { label: "sendTransaction", medianMs: 2 },
-      { label: "facilitator", medianMs: 3 },
-    ]);
-  });
+  it(
+    "lays calls in flight together (parallel reads) as one chain segment, so no facilitator segment is " + "negative",
+    () => {
+      // Two settles, each reading two things at once, in either order, then sending.
+      const settle = (
+        startMs: number,
+        first: string,
+        second: string,
+      ): { span: [number, number]; log: ChainRequest[] } => ({
+        span: [startMs, startMs + 10],
+        log: [
+          { methods: [first], receivedAtMs: startMs + 1, finishedAtMs: startMs + 3 },
+          { methods: [second], receivedAtMs: startMs + 1.5, finishedAtMs: startMs + 4 },
+          { methods: ["sendTransaction"], receivedAtMs: startMs + 5, finishedAtMs: startMs + 7 },
+        ],
+      });
+      const settles = [settle(0, "getMultipleAccounts", "getSlot"), settle(100, "getSlot", "getMultipleAccounts")];
+      const timeline = settleTimeline(
+        settles.map((s) => s.span),
+        settles.flatMap((s) => s.log),
+      );
+      expect(timeline!.settles).toBe(2);
+      expect(timeline!.segments).toEqual([
+        { label: "facilitator", medianMs: 1 },
+        { label: "getMultipleAccounts∥getSlot", medianMs: 3 },
+        { label: "facilitator", medianMs: 1 },
+        { label: "sendTransaction", medianMs: 2 },
+        { label: "facilitator", medianMs: 3 },
+      ]);
+    },
+  );
 
   it("reports a settle that made no chain call as one facilitator segment, and nothing at all as n/a", () => {
     expect(settleTimeline([[0, 2.5]], [])?.segments).toEqual([{ label: "facilitator", medianMs: 2.5 }]);

@@ -18,7 +18,9 @@ function servedPaths(dir = STATIC, prefix = ""): string[] {
   });
 }
 
-/** The header lines static/_headers gives the paths under `pattern` (Cloudflare's format: a path, then indented lines). */
+/**
+ * The header lines static/_headers gives the paths under `pattern` (Cloudflare's format: a path, then indented lines).
+ */
 function headersFor(pattern: string): Record<string, string> {
   const headers: Record<string, string> = {};
   let inBlock = false;

@@ -57,7 +57,8 @@ describe("sweep plan (pure)", () => {
   it("uses the per-mint threshold, but never one below the program's minimum fee (such a sweep fails on chain)", () => {
     expect(thresholdFor(OTHER_MINT, 0n, thresholds)).toBe(7n);
     expect(thresholdFor(OTHER_MINT, 10_000n, thresholds)).toBe(10_000n);
-    expect(thresholdFor(USDC, 0n, { ...thresholds, minSplRawDefault: 0n })).toBe(1n); // an empty vault is never eligible
+    // an empty vault is never eligible
+    expect(thresholdFor(USDC, 0n, { ...thresholds, minSplRawDefault: 0n })).toBe(1n);
     expect(planSweep([rail({ rail: OTHER_MINT, availableRaw: 9_999n })], thresholds)[0]!.status).toBe("skipped");
   });
 
@@ -77,14 +78,18 @@ describe("sweep subrequest budget", () => {
     expect(rails).toBeGreaterThanOrEqual(50); // the spec's default batch limit fits in one run
   });
 
-  it("counts the worst case as documented (8 D1 with the exposure budget's bookings and trims + 2 read rounds + fee payer balance + blockhash + sends + status polls)", () => {
-    expect(worstCaseSubrequests(0)).toBe(1);
-    // 50 rails: 8 + ceil(101/100) + ceil(150/100) + 1 + 1 + 50 + 8 × 1 = 8 + 2 + 2 + 2 + 50 + 8
-    expect(worstCaseSubrequests(50)).toBe(72);
-    expect(maxRailsWithinBudget(25)).toBe(5); // 8 + 1 + 1 + 2 + 5 + 8 = 25
-    // Workers Free (50 subrequests in all): a budget of 25 still sweeps a few rails per run.
-    expect(worstCaseSubrequests(maxRailsWithinBudget(25))).toBeLessThanOrEqual(25);
-  });
+  it(
+    "counts the worst case as documented (8 D1 with the exposure budget's bookings and trims + 2 read rounds + fee " +
+      "payer balance + blockhash + sends + status polls)",
+    () => {
+      expect(worstCaseSubrequests(0)).toBe(1);
+      // 50 rails: 8 + ceil(101/100) + ceil(150/100) + 1 + 1 + 50 + 8 × 1 = 8 + 2 + 2 + 2 + 50 + 8
+      expect(worstCaseSubrequests(50)).toBe(72);
+      expect(maxRailsWithinBudget(25)).toBe(5); // 8 + 1 + 1 + 2 + 5 + 8 = 25
+      // Workers Free (50 subrequests in all): a budget of 25 still sweeps a few rails per run.
+      expect(worstCaseSubrequests(maxRailsWithinBudget(25))).toBeLessThanOrEqual(25);
+    },
+  );
 
   it("a fleet of 10,000 rails is covered over several runs, none above the budget", () => {
     const perRun = maxRailsWithinBudget();

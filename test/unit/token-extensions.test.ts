@@ -7,7 +7,10 @@ import {
   refusedMintExtension,
 } from "../../src/chain/token-extensions";
 
-/** The two rails' Token-2022 rules over a mint's extension list (real mints on the chain: test/worker/upto-token-2022, exact-verify-rules). */
+/**
+ * The two rails' Token-2022 rules over a mint's extension list (real mints on the chain: test/worker/upto-token-2022,
+ * exact-verify-rules).
+ */
 const mint = (extensionTypes: number[], defaultAccountState: number | null = null): MintInfo => ({
   address: address("4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU"),
   tokenProgram: address("TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb"),
@@ -46,12 +49,16 @@ describe("refusedMintExtension (exact: the deny-list)", () => {
 });
 
 describe("refusedClosableMint (exact: a mint its close authority could close and create again)", () => {
-  it("refuses a set close authority by name, and accepts a mint without one (no extension, or the authority revoked)", () => {
-    const authority = address("9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM");
-    expect(refusedClosableMint({ ...mint([3]), closeAuthority: authority })).toMatch(
-      new RegExp(`close authority \\(${authority}\\).*exact payments`),
-    );
-    expect(refusedClosableMint(mint([3]))).toBeNull();
-    expect(refusedClosableMint(mint([]))).toBeNull();
-  });
+  it(
+    "refuses a set close authority by name, and accepts a mint without one (no extension, or the authority " +
+      "revoked)",
+    () => {
+      const authority = address("9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM");
+      expect(refusedClosableMint({ ...mint([3]), closeAuthority: authority })).toMatch(
+        new RegExp(`close authority \\(${authority}\\).*exact payments`),
+      );
+      expect(refusedClosableMint(mint([3]))).toBeNull();
+      expect(refusedClosableMint(mint([]))).toBeNull();
+    },
+  );
 });

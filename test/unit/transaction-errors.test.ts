@@ -41,16 +41,20 @@ describe("classifyTransactionError: Custom(1)", () => {
     });
   });
 
-  it("is a plain instruction failure when any other program returned it (the old code called it insufficient funds)", () => {
-    const logs = [`Program ${ESCROW} invoke [1]`, `Program ${ESCROW} failed: custom program error: 0x1`];
-    expect(classifyTransactionError(custom1(0), { logs })).toMatchObject({
-      kind: "instruction_failed",
-      instructionIndex: 0,
-    });
-    expect(classifyTransactionError(custom1(0), { instructionPrograms: [ESCROW] })).toMatchObject({
-      kind: "instruction_failed",
-    });
-    // Nothing tells which program returned it: not claimed to be a funds problem.
-    expect(classifyTransactionError(custom1(0))).toMatchObject({ kind: "instruction_failed" });
-  });
+  it(
+    "is a plain instruction failure when any other program returned it (the old code called it insufficient " +
+      "funds)",
+    () => {
+      const logs = [`Program ${ESCROW} invoke [1]`, `Program ${ESCROW} failed: custom program error: 0x1`];
+      expect(classifyTransactionError(custom1(0), { logs })).toMatchObject({
+        kind: "instruction_failed",
+        instructionIndex: 0,
+      });
+      expect(classifyTransactionError(custom1(0), { instructionPrograms: [ESCROW] })).toMatchObject({
+        kind: "instruction_failed",
+      });
+      // Nothing tells which program returned it: not claimed to be a funds problem.
+      expect(classifyTransactionError(custom1(0))).toMatchObject({ kind: "instruction_failed" });
+    },
+  );
 });

@@ -78,49 +78,57 @@ describe("claimShape: where the program accepts the claim", () => {
     expect(claimShape(facts({ channel: closing }), 750_000n)).toEqual({ ok: true, shape: "seal" });
   });
 
-  it("a closing channel whose grace period ends within the margin, a sealed or distributed one, a gone one: refused", () => {
-    const deadline = (startedAt: bigint) =>
-      channel({ status: CHANNEL_STATUS.CLOSING, closureStartedAt: startedAt, gracePeriod: 900 });
-    expect(reasonOf(claimShape(facts({ channel: deadline(NOW - 900n + CLOSING_CLAIM_MARGIN_SECONDS + 1n) }), 1n))).toBe(
-      "seal",
-    );
-    expect(reasonOf(claimShape(facts({ channel: deadline(NOW - 900n + CLOSING_CLAIM_MARGIN_SECONDS) }), 1n))).toBe(
-      "invalid_upto_svm_channel_state",
-    );
-    expect(reasonOf(claimShape(facts({ channel: deadline(NOW - 900n) }), 1n))).toBe("invalid_upto_svm_channel_state");
-    expect(reasonOf(claimShape(facts({ channel: channel({ status: CHANNEL_STATUS.SEALED }) }), 1n))).toBe(
-      "invalid_upto_svm_channel_state",
-    );
-    expect(reasonOf(claimShape(facts({ channel: channel({ status: CHANNEL_STATUS.DISTRIBUTED }) }), 1n))).toBe(
-      "invalid_upto_svm_channel_state",
-    );
-    expect(reasonOf(claimShape(facts({ channel: null }), 1n))).toBe("invalid_upto_svm_channel_state");
-  });
-
-  it("still the payment's channel: parties, mint, voucher key, grace period, split, a deposit at least the ceiling, a voucher above the watermark", () => {
-    const other = address("11111111111111111111111111111111");
-    for (const bent of [
-      { channel: channel({ payee: other }) },
-      { channel: channel({ rentPayer: other }) },
-      { channel: channel({ payer: other }) },
-      { channel: channel({ mint: other }) },
-      { channel: channel({ authorizedSigner: other }) },
-      { channel: channel({ gracePeriod: 60 }) },
-      { channel: channel({ deposit: 1_999_999n }) },
-      { splitPaysPayTo: false },
-      { channel: channel({ settled: 750_000n }) },
-    ]) {
+  it(
+    "a closing channel whose grace period ends within the margin, a sealed or distributed one, a gone one: " +
+      "refused",
+    () => {
+      const deadline = (startedAt: bigint) =>
+        channel({ status: CHANNEL_STATUS.CLOSING, closureStartedAt: startedAt, gracePeriod: 900 });
       expect(
-        reasonOf(claimShape(facts(bent), 750_000n)),
-        JSON.stringify(bent, (_, v) => (typeof v === "bigint" ? v.toString() : v)),
-      ).toBe("invalid_upto_svm_channel_state");
-    }
-    expect(reasonOf(claimShape(facts(), 2_000_001n))).toBe("invalid_upto_svm_payload_settlement_exceeds_amount");
-    // In its own words, so a worker test can tell this layer's refusal from the settle's and the common checks'.
-    expect(claimShape(facts(), 2_000_001n)).toMatchObject({
-      message: expect.stringMatching(/^The charge 2000001 exceeds the channel's deposit \d+$/),
-    });
-  });
+        reasonOf(claimShape(facts({ channel: deadline(NOW - 900n + CLOSING_CLAIM_MARGIN_SECONDS + 1n) }), 1n)),
+      ).toBe("seal");
+      expect(reasonOf(claimShape(facts({ channel: deadline(NOW - 900n + CLOSING_CLAIM_MARGIN_SECONDS) }), 1n))).toBe(
+        "invalid_upto_svm_channel_state",
+      );
+      expect(reasonOf(claimShape(facts({ channel: deadline(NOW - 900n) }), 1n))).toBe("invalid_upto_svm_channel_state");
+      expect(reasonOf(claimShape(facts({ channel: channel({ status: CHANNEL_STATUS.SEALED }) }), 1n))).toBe(
+        "invalid_upto_svm_channel_state",
+      );
+      expect(reasonOf(claimShape(facts({ channel: channel({ status: CHANNEL_STATUS.DISTRIBUTED }) }), 1n))).toBe(
+        "invalid_upto_svm_channel_state",
+      );
+      expect(reasonOf(claimShape(facts({ channel: null }), 1n))).toBe("invalid_upto_svm_channel_state");
+    },
+  );
+
+  it(
+    "still the payment's channel: parties, mint, voucher key, grace period, split, a deposit at least the ceiling, " +
+      "a voucher above the watermark",
+    () => {
+      const other = address("11111111111111111111111111111111");
+      for (const bent of [
+        { channel: channel({ payee: other }) },
+        { channel: channel({ rentPayer: other }) },
+        { channel: channel({ payer: other }) },
+        { channel: channel({ mint: other }) },
+        { channel: channel({ authorizedSigner: other }) },
+        { channel: channel({ gracePeriod: 60 }) },
+        { channel: channel({ deposit: 1_999_999n }) },
+        { splitPaysPayTo: false },
+        { channel: channel({ settled: 750_000n }) },
+      ]) {
+        expect(
+          reasonOf(claimShape(facts(bent), 750_000n)),
+          JSON.stringify(bent, (_, v) => (typeof v === "bigint" ? v.toString() : v)),
+        ).toBe("invalid_upto_svm_channel_state");
+      }
+      expect(reasonOf(claimShape(facts(), 2_000_001n))).toBe("invalid_upto_svm_payload_settlement_exceeds_amount");
+      // In its own words, so a worker test can tell this layer's refusal from the settle's and the common checks'.
+      expect(claimShape(facts(), 2_000_001n)).toMatchObject({
+        message: expect.stringMatching(/^The charge 2000001 exceeds the channel's deposit \d+$/),
+      });
+    },
+  );
 });
 
 describe("claimShape: nothing goes to the program's treasury", () => {
@@ -130,17 +138,21 @@ describe("claimShape: nothing goes to the program's treasury", () => {
     expect(reasonOf(claimShape(facts({ payToAccount }), 0n))).toBe("seal");
   });
 
-  it("the buyer's account cannot take its refund: an open channel is settled without the seal; a cancel or a closing channel is refused", () => {
-    for (const snapshot of [null, tokenAccount(BUYER, 2), tokenAccount(PAY_TO)]) {
-      const buyerAccount = { address: BUYER, snapshot };
-      expect(reasonOf(claimShape(facts({ buyerAccount }), 750_000n))).toBe("settle_keeping_refund");
-      expect(reasonOf(claimShape(facts({ buyerAccount }), 0n))).toBe("invalid_upto_svm_payout_account_unusable");
-      const closing = channel({ status: CHANNEL_STATUS.CLOSING, closureStartedAt: NOW - 100n });
-      expect(reasonOf(claimShape(facts({ buyerAccount, channel: closing }), 750_000n))).toBe(
-        "invalid_upto_svm_payout_account_unusable",
-      );
-    }
-  });
+  it(
+    "the buyer's account cannot take its refund: an open channel is settled without the seal; a cancel or a closing " +
+      "channel is refused",
+    () => {
+      for (const snapshot of [null, tokenAccount(BUYER, 2), tokenAccount(PAY_TO)]) {
+        const buyerAccount = { address: BUYER, snapshot };
+        expect(reasonOf(claimShape(facts({ buyerAccount }), 750_000n))).toBe("settle_keeping_refund");
+        expect(reasonOf(claimShape(facts({ buyerAccount }), 0n))).toBe("invalid_upto_svm_payout_account_unusable");
+        const closing = channel({ status: CHANNEL_STATUS.CLOSING, closureStartedAt: NOW - 100n });
+        expect(reasonOf(claimShape(facts({ buyerAccount, channel: closing }), 750_000n))).toBe(
+          "invalid_upto_svm_payout_account_unusable",
+        );
+      }
+    },
+  );
 
   it("no refund, nothing to check: the charge is the whole deposit", () => {
     expect(reasonOf(claimShape(facts({ buyerAccount: { address: BUYER, snapshot: null } }), 2_000_000n))).toBe("seal");

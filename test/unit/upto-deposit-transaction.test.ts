@@ -44,7 +44,9 @@ interface Case {
   memo: string;
 }
 
-/** The same open built by ours and by the official client (a no-op payer signer leaves its slot empty, as ours does). */
+/**
+ * The same open built by ours and by the official client (a no-op payer signer leaves its slot empty, as ours does).
+ */
 async function bothBuilds(c: Case) {
   const official = await loadOfficialPaymentChannels();
   const [buyer, facilitator, authorizer, seller] = await Promise.all([0, 1, 2, 3].map(() => generateKeyPairSigner()));
@@ -80,24 +82,28 @@ async function bothBuilds(c: Case) {
 
 describe("upto deposit transaction", () => {
   for (const tokenProgram of [TOKEN_PROGRAM, TOKEN_2022_PROGRAM]) {
-    it(`is byte for byte the official client's open (${tokenProgram === TOKEN_PROGRAM ? "SPL Token" : "Token-2022"})`, async () => {
-      const { ours, theirs, buyer, facilitator } = await bothBuilds({
-        tokenProgram,
-        deposit: 2_000_000n,
-        gracePeriodSeconds: 900,
-        openSlot: 987_654n,
-        salt: 0x0123_4567_89ab_cdefn,
-        computeUnitPriceMicroLamports: 1n, // the official client's default price
-        memo: "a1b2c3d4e5f60718293a4b5c6d7e8f90",
-      });
-      expect(ours.channelId).toBe(theirs.channelId);
-      expect(Buffer.from(messageOf(ours.transaction).messageBytes).toString("hex")).toBe(
-        Buffer.from(messageOf(theirs.transaction).messageBytes).toString("hex"),
-      );
-      expect(ours.transaction).toBe(theirs.transaction);
-      expect(ours.signerPubkeys).toEqual([facilitator.address, buyer.address]);
-      expect(ours.payerSignatureIndex).toBe(1);
-    });
+    it(
+      `is byte for byte the official client's open ` +
+        `(${tokenProgram === TOKEN_PROGRAM ? "SPL Token" : "Token-2022"})`,
+      async () => {
+        const { ours, theirs, buyer, facilitator } = await bothBuilds({
+          tokenProgram,
+          deposit: 2_000_000n,
+          gracePeriodSeconds: 900,
+          openSlot: 987_654n,
+          salt: 0x0123_4567_89ab_cdefn,
+          computeUnitPriceMicroLamports: 1n, // the official client's default price
+          memo: "a1b2c3d4e5f60718293a4b5c6d7e8f90",
+        });
+        expect(ours.channelId).toBe(theirs.channelId);
+        expect(Buffer.from(messageOf(ours.transaction).messageBytes).toString("hex")).toBe(
+          Buffer.from(messageOf(theirs.transaction).messageBytes).toString("hex"),
+        );
+        expect(ours.transaction).toBe(theirs.transaction);
+        expect(ours.signerPubkeys).toEqual([facilitator.address, buyer.address]);
+        expect(ours.payerSignatureIndex).toBe(1);
+      },
+    );
   }
 
   it("leaves out the price instruction at a price of 0, as the official client does", async () => {
@@ -130,29 +136,32 @@ describe("upto deposit transaction", () => {
 });
 
 describe("the channel salt", () => {
-  it("derives the channel and its escrow token account at the first bump, so the open's compute cost is its lowest", async () => {
-    const [payer, payee, signer] = await Promise.all([
-      generateKeyPairSigner(),
-      generateKeyPairSigner(),
-      generateKeyPairSigner(),
-    ]);
-    const seeds = {
-      payer: payer.address,
-      payee: payee.address,
-      mint: USDC,
-      authorizedSigner: signer.address,
-      openSlot: 42n,
-    };
-    for (const tokenProgram of [TOKEN_PROGRAM, TOKEN_2022_PROGRAM]) {
-      const salts = new Set<bigint>();
-      for (let i = 0; i < 8; i++) {
-        const salt = await channelSaltAtFirstBump(seeds, PAYMENT_CHANNELS_PROGRAM_ADDRESS, tokenProgram);
-        salts.add(salt);
-        const [channel, channelBump] = await findChannelPda({ ...seeds, salt }, PAYMENT_CHANNELS_PROGRAM_ADDRESS);
-        const [, escrowBump] = await findAssociatedTokenPda({ owner: channel, mint: USDC, tokenProgram });
-        expect([channelBump, escrowBump]).toEqual([255, 255]);
+  it(
+    "derives the channel and its escrow token account at the first bump, so the open's compute cost is its " + "lowest",
+    async () => {
+      const [payer, payee, signer] = await Promise.all([
+        generateKeyPairSigner(),
+        generateKeyPairSigner(),
+        generateKeyPairSigner(),
+      ]);
+      const seeds = {
+        payer: payer.address,
+        payee: payee.address,
+        mint: USDC,
+        authorizedSigner: signer.address,
+        openSlot: 42n,
+      };
+      for (const tokenProgram of [TOKEN_PROGRAM, TOKEN_2022_PROGRAM]) {
+        const salts = new Set<bigint>();
+        for (let i = 0; i < 8; i++) {
+          const salt = await channelSaltAtFirstBump(seeds, PAYMENT_CHANNELS_PROGRAM_ADDRESS, tokenProgram);
+          salts.add(salt);
+          const [channel, channelBump] = await findChannelPda({ ...seeds, salt }, PAYMENT_CHANNELS_PROGRAM_ADDRESS);
+          const [, escrowBump] = await findAssociatedTokenPda({ owner: channel, mint: USDC, tokenProgram });
+          expect([channelBump, escrowBump]).toEqual([255, 255]);
+        }
+        expect(salts.size, "still random").toBe(8);
       }
-      expect(salts.size, "still random").toBe(8);
-    }
-  });
+    },
+  );
 });

@@ -7,7 +7,9 @@ import {
 import { decideChannelStep, OPEN_SLOT_WINDOW } from "../../src/rails/upto/keeper/decide";
 import { CHANNEL_STATUS, type Channel } from "../../src/rails/upto/program/accounts";
 
-/** The upto keeper's steps on the chain clock (the program's own conditions; on-chain runs in test/worker/upto-keeper). */
+/**
+ * The upto keeper's steps on the chain clock (the program's own conditions; on-chain runs in test/worker/upto-keeper).
+ */
 const CLAIMABLE_UNTIL = 10_000n;
 const OPEN_SLOT = 500n;
 const channel = (overrides: Partial<Channel> = {}): Channel =>
@@ -29,17 +31,22 @@ describe("decideChannelStep", () => {
     expect(decideChannelStep(channel(), at(CLAIMABLE_UNTIL), CLAIMABLE_UNTIL)).toEqual({ kind: "seal_and_distribute" });
   });
 
-  it("CLOSING: the payee's seal before the grace period ends (not while a claim may land), anyone's Seal after it", () => {
-    const closing = channel({ status: CHANNEL_STATUS.CLOSING, closureStartedAt: 9_000n, gracePeriod: 2_000 });
-    expect(decideChannelStep(closing, at(9_500n), CLAIMABLE_UNTIL)).toMatchObject({
-      kind: "wait",
-      untilUnixSeconds: CLAIMABLE_UNTIL,
-    });
-    expect(decideChannelStep(closing, at(10_500n), CLAIMABLE_UNTIL)).toEqual({ kind: "seal_and_distribute" });
-    expect(decideChannelStep(closing, at(11_000n), CLAIMABLE_UNTIL)).toEqual({ kind: "seal_expired_and_distribute" });
-    const shortGrace = channel({ status: CHANNEL_STATUS.CLOSING, closureStartedAt: 9_000n, gracePeriod: 1 });
-    expect(decideChannelStep(shortGrace, at(9_001n), CLAIMABLE_UNTIL)).toEqual({ kind: "seal_expired_and_distribute" });
-  });
+  it(
+    "CLOSING: the payee's seal before the grace period ends (not while a claim may land), anyone's Seal after " + "it",
+    () => {
+      const closing = channel({ status: CHANNEL_STATUS.CLOSING, closureStartedAt: 9_000n, gracePeriod: 2_000 });
+      expect(decideChannelStep(closing, at(9_500n), CLAIMABLE_UNTIL)).toMatchObject({
+        kind: "wait",
+        untilUnixSeconds: CLAIMABLE_UNTIL,
+      });
+      expect(decideChannelStep(closing, at(10_500n), CLAIMABLE_UNTIL)).toEqual({ kind: "seal_and_distribute" });
+      expect(decideChannelStep(closing, at(11_000n), CLAIMABLE_UNTIL)).toEqual({ kind: "seal_expired_and_distribute" });
+      const shortGrace = channel({ status: CHANNEL_STATUS.CLOSING, closureStartedAt: 9_000n, gracePeriod: 1 });
+      expect(decideChannelStep(shortGrace, at(9_001n), CLAIMABLE_UNTIL)).toEqual({
+        kind: "seal_expired_and_distribute",
+      });
+    },
+  );
 
   it("SEALED: distribute; DISTRIBUTED: reclaim only after the open-slot window; gone: closed", () => {
     expect(decideChannelStep(channel({ status: CHANNEL_STATUS.SEALED }), at(0n), CLAIMABLE_UNTIL)).toEqual({

@@ -3,7 +3,10 @@ import { describe, expect, it } from "vitest";
 import type { AccountSnapshot } from "../../src/chain/accounts";
 import { payoutAccountProblem } from "../../src/rails/upto/payout-account";
 
-/** The claim's check of payTo's token account against the program's Distribute rule (on-chain: test/worker/upto-attacks). */
+/**
+ * The claim's check of payTo's token account against the program's Distribute rule (on-chain:
+ * test/worker/upto-attacks).
+ */
 const TOKEN = address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
 const TOKEN_2022 = address("TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb");
 const MINT = address("4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU");
@@ -20,7 +23,8 @@ function tokenAccount(
   data[108] = options.state ?? 1;
   if (extensions.length) {
     data[165] = 2; // AccountType::Account
-    for (const [i, type] of extensions.entries()) new DataView(data.buffer).setUint16(166 + i * 4, type, true); // zero-length values
+    // zero-length values
+    for (const [i, type] of extensions.entries()) new DataView(data.buffer).setUint16(166 + i * 4, type, true);
   }
   return { address: OTHER, owner: options.program ?? TOKEN, lamports: 2_039_280n, data, executable: false };
 }

@@ -18,7 +18,10 @@ import {
   worstCaseSubrequests as uptoWorstCase,
 } from "../../src/rails/upto/keeper/budget";
 
-/** Besides a job's own subrequests, its invocation reads the configuration (1 D1 query) and records its job_runs row (1). */
+/**
+ * Besides a job's own subrequests, its invocation reads the configuration (1 D1 query) and records its job_runs row
+ * (1).
+ */
 const INVOCATION_OVERHEAD = 2;
 
 describe("SVC_WORKERS_PLAN: the subrequests one job run may make", () => {
@@ -28,25 +31,30 @@ describe("SVC_WORKERS_PLAN: the subrequests one job run may make", () => {
     expect(jobSubrequestBudget("paid", UPTO_KEEPER_SUBREQUEST_BUDGET)).toBe(UPTO_KEEPER_SUBREQUEST_BUDGET);
   });
 
-  it("on Workers Free each job's worst case, alone in its invocation, fits the 50 subrequests and still takes on work", () => {
-    const free = [
-      { job: "sweep", rows: maxRailsPerRun("free"), worstCase: sweepWorstCase },
-      { job: "escrow keeper", rows: maxPaymentsPerRun("free"), worstCase: escrowWorstCase },
-      {
-        job: "upto keeper",
-        rows: maxChannelsWithinBudget(jobSubrequestBudget("free", UPTO_KEEPER_SUBREQUEST_BUDGET)),
-        worstCase: uptoWorstCase,
-      },
-    ];
-    for (const { job, rows, worstCase } of free) {
-      expect(rows, job).toBeGreaterThanOrEqual(1);
-      expect(worstCase(rows) + INVOCATION_OVERHEAD, job).toBeLessThanOrEqual(FREE_PLAN_SUBREQUESTS_PER_INVOCATION);
-    }
-    // Three jobs of one trigger could not share one Free invocation even with a single item each: hence one job per invocation.
-    expect(sweepWorstCase(1) + escrowWorstCase(1) + uptoWorstCase(1) + 3 * INVOCATION_OVERHEAD).toBeGreaterThan(
-      FREE_PLAN_SUBREQUESTS_PER_INVOCATION,
-    );
-  });
+  it(
+    "on Workers Free each job's worst case, alone in its invocation, fits the 50 subrequests and still takes on " +
+      "work",
+    () => {
+      const free = [
+        { job: "sweep", rows: maxRailsPerRun("free"), worstCase: sweepWorstCase },
+        { job: "escrow keeper", rows: maxPaymentsPerRun("free"), worstCase: escrowWorstCase },
+        {
+          job: "upto keeper",
+          rows: maxChannelsWithinBudget(jobSubrequestBudget("free", UPTO_KEEPER_SUBREQUEST_BUDGET)),
+          worstCase: uptoWorstCase,
+        },
+      ];
+      for (const { job, rows, worstCase } of free) {
+        expect(rows, job).toBeGreaterThanOrEqual(1);
+        expect(worstCase(rows) + INVOCATION_OVERHEAD, job).toBeLessThanOrEqual(FREE_PLAN_SUBREQUESTS_PER_INVOCATION);
+      }
+      // Three jobs of one trigger could not share one Free invocation even with a single item each: hence one job per
+      // invocation.
+      expect(sweepWorstCase(1) + escrowWorstCase(1) + uptoWorstCase(1) + 3 * INVOCATION_OVERHEAD).toBeGreaterThan(
+        FREE_PLAN_SUBREQUESTS_PER_INVOCATION,
+      );
+    },
+  );
 });
 
 describe("Cron invocations on each plan", async () => {

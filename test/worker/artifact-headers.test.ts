@@ -61,7 +61,10 @@ describe("artifact headers", () => {
       const page = await call(ORIGIN + path);
       expect(page.headers.get("Content-Type")).toBe("text/html; charset=utf-8");
       expect(page.headers.get("Content-Security-Policy")).toMatch(
-        /^default-src 'self'; connect-src 'self' http:\/\/127\.0\.0\.1:\d+; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'$/,
+        new RegExp(
+          String.raw`^default-src 'self'; connect-src 'self' http:\/\/127\.0\.0\.1:\d+; img-src 'self' data:; ` +
+            "base-uri 'none'; form-action 'self'; frame-ancestors 'none'$",
+        ),
       );
       expect(page.text).toContain(`<script src="${script}" defer></script>`);
       expect(page.text).not.toMatch(/<script>(?!<)/);

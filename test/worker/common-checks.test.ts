@@ -37,17 +37,21 @@ const body = (required: Record<string, unknown>, accepted: Record<string, unknow
   }) as unknown as VerifySettleBody;
 
 describe("common checks of verify and settle", () => {
-  it("identical requirements on a served network and an allowed asset pass, with the scheme in wire form and the amount as bigint", () => {
-    expect(checkCommonRequirements(config, body(line))).toMatchObject({
-      scheme: "exact",
-      amount: 1_000_000n,
-      requirements: { scheme: "exact", asset: USDC },
-    });
-    expect(checkCommonRequirements(config, body({ ...line, scheme: "v2:solana:exact" }))).toMatchObject({
-      scheme: "exact",
-      requirements: { scheme: "exact" },
-    });
-  });
+  it(
+    "identical requirements on a served network and an allowed asset pass, with the scheme in wire form and the " +
+      "amount as bigint",
+    () => {
+      expect(checkCommonRequirements(config, body(line))).toMatchObject({
+        scheme: "exact",
+        amount: 1_000_000n,
+        requirements: { scheme: "exact", asset: USDC },
+      });
+      expect(checkCommonRequirements(config, body({ ...line, scheme: "v2:solana:exact" }))).toMatchObject({
+        scheme: "exact",
+        requirements: { scheme: "exact" },
+      });
+    },
+  );
 
   it("an unknown scheme", () => {
     const result = checkCommonRequirements(config, body({ ...line, scheme: "stream" }));

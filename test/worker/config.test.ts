@@ -19,57 +19,68 @@ describe("configuration", () => {
     }
   });
 
-  it("mainnet has no default UniversalSettle id (none is publicly confirmed): without one the vault form of exact is off, not the service", async () => {
-    const missing = await loadConfig({
-      ...baseEnv,
-      SOLANA_CLUSTER: "mainnet",
-      ENVIRONMENT: "preview",
-      SVC_SLA_ESCROW_ORACLE_AUTHORITIES: "",
-      UNIVERSAL_SETTLE_PROGRAM_ID: "",
-    } as Env);
-    expect(missing.programs.universalSettle).toBeNull();
-    expect(missing.rails.exactVault).toEqual({
-      enabled: false,
-      why: expect.stringMatching(
-        /UNIVERSAL_SETTLE_PROGRAM_ID is not set and no public source confirms a UniversalSettle program id on mainnet/,
-      ),
-    });
-    // (Outside local the demo oracle of the local vars is refused, so this preview config names none.)
-    const configured = await loadConfig({
-      ...baseEnv,
-      SOLANA_CLUSTER: "mainnet",
-      ENVIRONMENT: "preview",
-      SVC_SLA_ESCROW_ORACLE_AUTHORITIES: "",
-      UNIVERSAL_SETTLE_PROGRAM_ID: "u84EMHTHwMeFpT9M2tNoHi9vBNjev4jxi9CsrFAjjWf",
-    } as Env);
-    expect(configured.programs.universalSettle).toBe("u84EMHTHwMeFpT9M2tNoHi9vBNjev4jxi9CsrFAjjWf");
-    expect(configured.rails.exactVault).toEqual({ enabled: true });
-    // The SLA-Escrow mainnet id is the normative ABI's; devnet's UniversalSettle id is confirmed by pr402's history.
-    expect(configured.programs.slaEscrow).toBe("SEscZ6n23pVak34xipBKoGCikHUj3w6XPNyty4rHprJ");
-    expect((await loadConfig({ ...baseEnv, UNIVERSAL_SETTLE_PROGRAM_ID: "" } as Env)).programs.universalSettle).toBe(
-      "u84EMHTHwMeFpT9M2tNoHi9vBNjev4jxi9CsrFAjjWf",
-    );
-  });
+  it(
+    "mainnet has no default UniversalSettle id (none is publicly confirmed): without one the vault form of exact is " +
+      "off, not the service",
+    async () => {
+      const missing = await loadConfig({
+        ...baseEnv,
+        SOLANA_CLUSTER: "mainnet",
+        ENVIRONMENT: "preview",
+        SVC_SLA_ESCROW_ORACLE_AUTHORITIES: "",
+        UNIVERSAL_SETTLE_PROGRAM_ID: "",
+      } as Env);
+      expect(missing.programs.universalSettle).toBeNull();
+      expect(missing.rails.exactVault).toEqual({
+        enabled: false,
+        why: expect.stringMatching(
+          new RegExp(
+            "UNIVERSAL_SETTLE_PROGRAM_ID is not set and no public source confirms a UniversalSettle " +
+              "program id on mainnet",
+          ),
+        ),
+      });
+      // (Outside local the demo oracle of the local vars is refused, so this preview config names none.)
+      const configured = await loadConfig({
+        ...baseEnv,
+        SOLANA_CLUSTER: "mainnet",
+        ENVIRONMENT: "preview",
+        SVC_SLA_ESCROW_ORACLE_AUTHORITIES: "",
+        UNIVERSAL_SETTLE_PROGRAM_ID: "u84EMHTHwMeFpT9M2tNoHi9vBNjev4jxi9CsrFAjjWf",
+      } as Env);
+      expect(configured.programs.universalSettle).toBe("u84EMHTHwMeFpT9M2tNoHi9vBNjev4jxi9CsrFAjjWf");
+      expect(configured.rails.exactVault).toEqual({ enabled: true });
+      // The SLA-Escrow mainnet id is the normative ABI's; devnet's UniversalSettle id is confirmed by pr402's history.
+      expect(configured.programs.slaEscrow).toBe("SEscZ6n23pVak34xipBKoGCikHUj3w6XPNyty4rHprJ");
+      expect((await loadConfig({ ...baseEnv, UNIVERSAL_SETTLE_PROGRAM_ID: "" } as Env)).programs.universalSettle).toBe(
+        "u84EMHTHwMeFpT9M2tNoHi9vBNjev4jxi9CsrFAjjWf",
+      );
+    },
+  );
 
-  it("the payment-channels treasury owner is a setting: the cluster's key by default, SVC_UPTO_TREASURY_OWNER replaces it", async () => {
-    const devnet = await loadConfig({ ...baseEnv, SVC_UPTO_TREASURY_OWNER: "" } as Env);
-    expect(devnet.upto.treasuryOwner).toBe("4zTeC5mVqWLruDexgU2mV66p9t5vCA9JyiZqdGDUspap");
-    const mainnet = await loadConfig({
-      ...baseEnv,
-      SOLANA_CLUSTER: "mainnet",
-      ENVIRONMENT: "preview",
-      SVC_SLA_ESCROW_ORACLE_AUTHORITIES: "",
-      UNIVERSAL_SETTLE_PROGRAM_ID: "u84EMHTHwMeFpT9M2tNoHi9vBNjev4jxi9CsrFAjjWf",
-    } as Env);
-    expect(mainnet.upto.treasuryOwner).toBe("Cs2zdfUNonRdRGsiZUQQLdTxzxVvJZmgiX2mpLYKuEqP");
-    const verified = "9hw9Py9uMGtXRNpABZjifcK1t3suwzjyri9L9QYKg6zZ";
-    expect((await loadConfig({ ...baseEnv, SVC_UPTO_TREASURY_OWNER: verified } as Env)).upto.treasuryOwner).toBe(
-      verified,
-    );
-    const bad = await callWithEnv({ SVC_UPTO_TREASURY_OWNER: "not-a-key" }, "/health");
-    expect(bad.status).toBe(500);
-    expect(bad.body.error).toContain("SVC_UPTO_TREASURY_OWNER");
-  });
+  it(
+    "the payment-channels treasury owner is a setting: the cluster's key by default, SVC_UPTO_TREASURY_OWNER " +
+      "replaces it",
+    async () => {
+      const devnet = await loadConfig({ ...baseEnv, SVC_UPTO_TREASURY_OWNER: "" } as Env);
+      expect(devnet.upto.treasuryOwner).toBe("4zTeC5mVqWLruDexgU2mV66p9t5vCA9JyiZqdGDUspap");
+      const mainnet = await loadConfig({
+        ...baseEnv,
+        SOLANA_CLUSTER: "mainnet",
+        ENVIRONMENT: "preview",
+        SVC_SLA_ESCROW_ORACLE_AUTHORITIES: "",
+        UNIVERSAL_SETTLE_PROGRAM_ID: "u84EMHTHwMeFpT9M2tNoHi9vBNjev4jxi9CsrFAjjWf",
+      } as Env);
+      expect(mainnet.upto.treasuryOwner).toBe("Cs2zdfUNonRdRGsiZUQQLdTxzxVvJZmgiX2mpLYKuEqP");
+      const verified = "9hw9Py9uMGtXRNpABZjifcK1t3suwzjyri9L9QYKg6zZ";
+      expect((await loadConfig({ ...baseEnv, SVC_UPTO_TREASURY_OWNER: verified } as Env)).upto.treasuryOwner).toBe(
+        verified,
+      );
+      const bad = await callWithEnv({ SVC_UPTO_TREASURY_OWNER: "not-a-key" }, "/health");
+      expect(bad.status).toBe(500);
+      expect(bad.body.error).toContain("SVC_UPTO_TREASURY_OWNER");
+    },
+  );
 
   it("a missing fee payer secret is named without leaking anything", async () => {
     const response = await callWithEnv({ FEE_PAYER_SECRET_KEY: undefined }, "/health");
@@ -114,22 +125,25 @@ describe("configuration", () => {
     }
   });
 
-  it("the upto voucher key and its bearer token cannot be set through the database (a rail slice's env-only keys)", async () => {
-    // Both rows together would switch delegated mode on with a key the operator never put in the Worker's secrets.
-    await writeParameter(
-      baseEnv.DB,
-      "SVC_UPTO_RECEIVER_AUTHORIZER_SECRET_KEY",
-      labelledKeypair("config-test/upto-authorizer-from-d1").secretKeyBase58,
-    );
-    await writeParameter(baseEnv.DB, "SVC_UPTO_DELEGATED_SETTLE_TOKEN", "token-from-the-database-0123456789");
-    try {
-      const config = await loadConfig(baseEnv);
-      expect(config.upto.delegated).toBeNull();
-    } finally {
-      await deleteParameter(baseEnv.DB, "SVC_UPTO_RECEIVER_AUTHORIZER_SECRET_KEY");
-      await deleteParameter(baseEnv.DB, "SVC_UPTO_DELEGATED_SETTLE_TOKEN");
-    }
-  });
+  it(
+    "the upto voucher key and its bearer token cannot be set through the database (a rail slice's env-only " + "keys)",
+    async () => {
+      // Both rows together would switch delegated mode on with a key the operator never put in the Worker's secrets.
+      await writeParameter(
+        baseEnv.DB,
+        "SVC_UPTO_RECEIVER_AUTHORIZER_SECRET_KEY",
+        labelledKeypair("config-test/upto-authorizer-from-d1").secretKeyBase58,
+      );
+      await writeParameter(baseEnv.DB, "SVC_UPTO_DELEGATED_SETTLE_TOKEN", "token-from-the-database-0123456789");
+      try {
+        const config = await loadConfig(baseEnv);
+        expect(config.upto.delegated).toBeNull();
+      } finally {
+        await deleteParameter(baseEnv.DB, "SVC_UPTO_RECEIVER_AUTHORIZER_SECRET_KEY");
+        await deleteParameter(baseEnv.DB, "SVC_UPTO_DELEGATED_SETTLE_TOKEN");
+      }
+    },
+  );
 
   it("applies defaults and cluster program ids", async () => {
     const config = await loadConfig(baseEnv);

@@ -11,11 +11,12 @@ import { API } from "../support/workerd/worker-http";
 
 /**
  * Per-isolate caches outlive requests; what they hand out must not be a promise whose I/O belongs to another request
- * (src/platform/cache/share-once-fulfilled.ts). workerd cancels a request's outstanding I/O when the request ends or its client
- * goes away; a second request awaiting a promise of that I/O then never answers (before the fix, these tests' request B
- * hung until the test gave up). Each test, through SELF (every call its own request context in the one isolate):
- * request A starts a cold read through a slow RPC (the fault proxy holds getMultipleAccounts), request B arrives while
- * it is in flight, A's client goes away. B must answer; a later request C reuses what B read (settled values are shared).
+ * (src/platform/cache/share-once-fulfilled.ts). workerd cancels a request's outstanding I/O when the request ends or
+ * its client goes away; a second request awaiting a promise of that I/O then never answers (before the fix, these
+ * tests' request B hung until the test gave up). Each test, through SELF (every call its own request context in the one
+ * isolate): request A starts a cold read through a slow RPC (the fault proxy holds getMultipleAccounts), request B
+ * arrives while it is in flight, A's client goes away. B must answer; a later request C reuses what B read (settled
+ * values are shared).
  */
 const db = (env as unknown as Env).DB;
 const HELD_MS = 1_000;
@@ -37,7 +38,9 @@ async function slowRpcWorker() {
   return { reads };
 }
 
-/** A request through the Worker's fetch handler; null when no answer came before the deadline (then it is abandoned). */
+/**
+ * A request through the Worker's fetch handler; null when no answer came before the deadline (then it is abandoned).
+ */
 async function answerOf(path: string, signal?: AbortSignal): Promise<{ status: number; body: any } | null> {
   const abandon = new AbortController();
   const deadline = setTimeout(() => abandon.abort(), ANSWER_DEADLINE_MS);
@@ -75,18 +78,21 @@ async function answerAfterAnotherRequestLeft(path: string, reads: () => Promise<
 }
 
 describe("per-isolate caches never make one request wait on another request's I/O", () => {
-  it("UniversalSettle facts (exact /fee-quote): B answers after A's client left; C reuses the facts B read", async () => {
-    const { reads } = await slowRpcWorker();
-    const path = `/fee-quote?scheme=exact&wallet=${SELLER}&asset=USDC&amount=1000000`;
-    const b = await answerAfterAnotherRequestLeft(path, reads);
-    expect(b, "request B never answered").not.toBeNull();
-    expect(b!.status, JSON.stringify(b!.body)).toBe(200);
-    expect(b!.body).toMatchObject({ scheme: "exact", feeBps: 100 });
+  it(
+    "UniversalSettle facts (exact /fee-quote): B answers after A's client left; C reuses the facts B " + "read",
+    async () => {
+      const { reads } = await slowRpcWorker();
+      const path = `/fee-quote?scheme=exact&wallet=${SELLER}&asset=USDC&amount=1000000`;
+      const b = await answerAfterAnotherRequestLeft(path, reads);
+      expect(b, "request B never answered").not.toBeNull();
+      expect(b!.status, JSON.stringify(b!.body)).toBe(200);
+      expect(b!.body).toMatchObject({ scheme: "exact", feeBps: 100 });
 
-    const before = await reads();
-    expect((await answerOf(path))!.status).toBe(200);
-    expect((await reads()) - before, "C reads only its seller's vault").toBe(1);
-  });
+      const before = await reads();
+      expect((await answerOf(path))!.status).toBe(200);
+      expect((await reads()) - before, "C reads only its seller's vault").toBe(1);
+    },
+  );
 
   it("SLA-Escrow facts (sla-escrow /fee-quote): B answers after A's client left; C reads nothing", async () => {
     const { reads } = await slowRpcWorker();

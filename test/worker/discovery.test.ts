@@ -40,7 +40,8 @@ describe("GET /health", () => {
   });
 
   it("a configured program id with no program behind it turns /health to a warning that names it", async () => {
-    const wrong = "SEscZ6n23pVak34xipBKoGCikHUj3w6XPNyty4rHprJ"; // the mainnet id: nothing there on this (devnet-like) chain
+    // the mainnet id: nothing there on this (devnet-like) chain
+    const wrong = "SEscZ6n23pVak34xipBKoGCikHUj3w6XPNyty4rHprJ";
     const { status, body } = await callWithEnv({ SLA_ESCROW_PROGRAM_ID: wrong }, "/health");
     expect(status).toBe(200);
     expect(body.status).toBe("warning");

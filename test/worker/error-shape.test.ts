@@ -9,7 +9,10 @@ type Operation = {
   responses: Record<string, { "x-reasons"?: string[] }>;
 };
 
-/** The bad inputs tried on a route, first one that is refused wins: junk path parameters, a body that is not JSON, a query with every required field missing or every field junk. */
+/**
+ * The bad inputs tried on a route, first one that is refused wins: junk path parameters, a body that is not JSON, a
+ * query with every required field missing or every field junk.
+ */
 function badRequestsFor(path: string, method: string, op: Operation): { url: string; init: RequestInit }[] {
   const params = op.parameters ?? [];
   const url = ORIGIN + path.replace(/\{[A-Za-z]+\}/g, "!not-valid!");
@@ -26,7 +29,9 @@ function badRequestsFor(path: string, method: string, op: Operation): { url: str
   return tries;
 }
 
-/** The one error body (src/http/error-handler.ts): a sentence, a catalogue code, a snake_case reason the route lists. */
+/**
+ * The one error body (src/http/error-handler.ts): a sentence, a catalogue code, a snake_case reason the route lists.
+ */
 function expectOneShape(where: string, body: any, listed: readonly string[] | undefined) {
   expect(typeof body?.error, where).toBe("string");
   expect(body.error.length, where).toBeGreaterThan(10);
@@ -57,7 +62,8 @@ describe("one error shape on every route", () => {
         else inputless.push(where);
       }
     }
-    // Routes that take no input cannot be sent a bad one: the router's own refusal (an unknown method) has the shape too.
+    // Routes that take no input cannot be sent a bad one: the router's own refusal (an unknown method) has the shape
+    // too.
     for (const where of inputless) {
       const path = where.split(" ")[1]!;
       const response = await call(ORIGIN + path, { method: "DELETE" });

@@ -245,58 +245,61 @@ describe("SLA-Escrow lifecycle builders", () => {
     expect(badHash.body.code).toBe("BAD_REQUEST");
   });
 
-  it("dispute: built for the buyer of a FundPaymentV2 payment and accepted by the program; refused for others", async () => {
-    const { buyer, seller, accounts, paymentExt, uidHex } = await fundedPayment(3_600n, 2);
-    const reason = random32();
-    const sellerTries = await call("/build-sla-escrow-dispute-tx", {
-      method: "POST",
-      json: { buyer: seller.address, mint: USDC, paymentUidHex: uidHex },
-    });
-    expect(sellerTries.status).toBe(400);
-    expect(sellerTries.body.error).toContain(`only the recorded buyer ${buyer.address}`);
+  it(
+    "dispute: built for the buyer of a FundPaymentV2 payment and accepted by the program; refused for " + "others",
+    async () => {
+      const { buyer, seller, accounts, paymentExt, uidHex } = await fundedPayment(3_600n, 2);
+      const reason = random32();
+      const sellerTries = await call("/build-sla-escrow-dispute-tx", {
+        method: "POST",
+        json: { buyer: seller.address, mint: USDC, paymentUidHex: uidHex },
+      });
+      expect(sellerTries.status).toBe(400);
+      expect(sellerTries.body.error).toContain(`only the recorded buyer ${buyer.address}`);
 
-    const built = await call("/build-sla-escrow-dispute-tx", {
-      method: "POST",
-      json: { buyer: buyer.address, mint: USDC, paymentUidHex: uidHex, disputeReasonHash: hex(reason) },
-    });
-    expect(built.status, JSON.stringify(built.body)).toBe(200);
-    expect(built.body).toMatchObject({
-      signerPubkeys: [buyer.address],
-      paymentExtPda: paymentExt,
-      paymentPda: accounts.payment,
-    });
-    expect(decodeBuilt(built.body.transaction).instructions).toEqual([
-      {
-        programAddress: ESCROW_PROGRAM,
-        accounts: [
-          { address: buyer.address, role: AccountRole.WRITABLE_SIGNER },
-          { address: accounts.bank, role: AccountRole.READONLY },
-          { address: accounts.config, role: AccountRole.READONLY },
-          { address: accounts.escrow, role: AccountRole.READONLY },
-          { address: accounts.payment, role: AccountRole.WRITABLE },
-          { address: paymentExt, role: AccountRole.WRITABLE },
-        ],
-        data: Uint8Array.from([11, ...reason]),
-      },
-    ]);
-    await signAndSend(built.body.transaction, [buyer]);
-    expect(decodePayment((await accountData(accounts.payment))!)!.state).toBe(LAYOUT.PAYMENT_STATE_DISPUTED);
+      const built = await call("/build-sla-escrow-dispute-tx", {
+        method: "POST",
+        json: { buyer: buyer.address, mint: USDC, paymentUidHex: uidHex, disputeReasonHash: hex(reason) },
+      });
+      expect(built.status, JSON.stringify(built.body)).toBe(200);
+      expect(built.body).toMatchObject({
+        signerPubkeys: [buyer.address],
+        paymentExtPda: paymentExt,
+        paymentPda: accounts.payment,
+      });
+      expect(decodeBuilt(built.body.transaction).instructions).toEqual([
+        {
+          programAddress: ESCROW_PROGRAM,
+          accounts: [
+            { address: buyer.address, role: AccountRole.WRITABLE_SIGNER },
+            { address: accounts.bank, role: AccountRole.READONLY },
+            { address: accounts.config, role: AccountRole.READONLY },
+            { address: accounts.escrow, role: AccountRole.READONLY },
+            { address: accounts.payment, role: AccountRole.WRITABLE },
+            { address: paymentExt, role: AccountRole.WRITABLE },
+          ],
+          data: Uint8Array.from([11, ...reason]),
+        },
+      ]);
+      await signAndSend(built.body.transaction, [buyer]);
+      expect(decodePayment((await accountData(accounts.payment))!)!.state).toBe(LAYOUT.PAYMENT_STATE_DISPUTED);
 
-    // Once disputed, the payment is no longer in a funded state: a second dispute is refused by our builder.
-    const again = await call("/build-sla-escrow-dispute-tx", {
-      method: "POST",
-      json: { buyer: buyer.address, mint: USDC, paymentUidHex: uidHex },
-    });
-    expect(again.status).toBe(400);
+      // Once disputed, the payment is no longer in a funded state: a second dispute is refused by our builder.
+      const again = await call("/build-sla-escrow-dispute-tx", {
+        method: "POST",
+        json: { buyer: buyer.address, mint: USDC, paymentUidHex: uidHex },
+      });
+      expect(again.status).toBe(400);
 
-    const v1 = await fundedPayment();
-    const noExt = await call("/build-sla-escrow-dispute-tx", {
-      method: "POST",
-      json: { buyer: v1.buyer.address, mint: USDC, paymentUidHex: v1.uidHex },
-    });
-    expect(noExt.status).toBe(400);
-    expect(noExt.body.error).toContain("without a PaymentExt");
-  });
+      const v1 = await fundedPayment();
+      const noExt = await call("/build-sla-escrow-dispute-tx", {
+        method: "POST",
+        json: { buyer: v1.buyer.address, mint: USDC, paymentUidHex: v1.uidHex },
+      });
+      expect(noExt.status).toBe(400);
+      expect(noExt.body.error).toContain("without a PaymentExt");
+    },
+  );
 
   it("answers 501 for a mint the rail has no escrow for on this cluster", async () => {
     const { seller, uidHex } = await fundedPayment();
@@ -310,23 +313,27 @@ describe("SLA-Escrow lifecycle builders", () => {
     expect(built.body.error).toContain("not configured");
   });
 
-  it("delivery after expires_at − delivery_cutoff: our builder refuses, and the program rejects it with DeliveryTooLateForOracle", async () => {
-    // ttl 60 s is below the Config's default 300 s cutoff: the delivery window is already closed at funding.
-    const { seller, accounts, uidHex } = await fundedPayment(60n);
-    const deliveryHash = random32();
-    const refused = await call("/build-sla-escrow-submit-delivery-tx", {
-      method: "POST",
-      json: { seller: seller.address, mint: USDC, paymentUidHex: uidHex, deliveryHash: hex(deliveryHash) },
-    });
-    expect(refused.status).toBe(400);
-    expect(refused.body.error).toContain("DeliveryTooLateForOracle");
+  it(
+    "delivery after expires_at − delivery_cutoff: our builder refuses, and the program rejects it with " +
+      "DeliveryTooLateForOracle",
+    async () => {
+      // ttl 60 s is below the Config's default 300 s cutoff: the delivery window is already closed at funding.
+      const { seller, accounts, uidHex } = await fundedPayment(60n);
+      const deliveryHash = random32();
+      const refused = await call("/build-sla-escrow-submit-delivery-tx", {
+        method: "POST",
+        json: { seller: seller.address, mint: USDC, paymentUidHex: uidHex, deliveryHash: hex(deliveryHash) },
+      });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toContain("DeliveryTooLateForOracle");
 
-    // Sent anyway (bypassing our 400), signed by the seller alone: the program's own rule refuses it.
-    const lifetime = await latestBlockhash();
-    const sent = sendSigned(seller, [getSubmitDeliveryInstruction({ ...accounts, seller, deliveryHash })], lifetime);
-    await expect(sent).rejects.toThrow(/0x1b75|7029|DeliveryTooLateForOracle/);
-    expect(decodePayment((await accountData(accounts.payment))!)!.deliveryTimestampUnixSeconds).toBe(0n);
-  });
+      // Sent anyway (bypassing our 400), signed by the seller alone: the program's own rule refuses it.
+      const lifetime = await latestBlockhash();
+      const sent = sendSigned(seller, [getSubmitDeliveryInstruction({ ...accounts, seller, deliveryHash })], lifetime);
+      await expect(sent).rejects.toThrow(/0x1b75|7029|DeliveryTooLateForOracle/);
+      expect(decodePayment((await accountData(accounts.payment))!)!.deliveryTimestampUnixSeconds).toBe(0n);
+    },
+  );
 
   it("both builders count against the build rate limit: 429 with Retry-After", async () => {
     const headers = { "Content-Type": "application/json", "CF-Connecting-IP": `escrow-${crypto.randomUUID()}` };

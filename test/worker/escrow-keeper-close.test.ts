@@ -79,7 +79,8 @@ async function tokenBalance(account: Address) {
 }
 
 describe("escrow keeper: ClosePayment sent by the keeper", () => {
-  it("refunds after expiry, waits for closed_at, then closes the payment itself: rent to the buyer, one network fee", async () => {
+  it("refunds after expiry, waits for closed_at, then closes the payment itself: rent to the buyer, one network " +
+    "fee", async () => {
     const buyer = await createKeyPairSignerFromPrivateKeyBytes(crypto.getRandomValues(new Uint8Array(32)));
     await rpc("requestAirdrop", [buyer.address, 1_000_000_000]);
     await rpc("requestTokenAirdrop", [buyer.address, Number(AMOUNT)]);

@@ -36,9 +36,15 @@ import { call } from "../support/workerd/worker-http";
  */
 const BEARER = { Authorization: "Bearer test-sweep-token" };
 const AMOUNT = 2_000_000n;
-/** A verdict exists (buyer approval or oracle ruling) and the seeded oracle_fee_bps is 100: 1% of the amount to the oracle. */
+/**
+ * A verdict exists (buyer approval or oracle ruling) and the seeded oracle_fee_bps is 100: 1% of the amount to the
+ * oracle.
+ */
 const ORACLE_TIP = 20_000n;
-/** Escrow fee on release: 100 bps of the full amount (SLA-Escrow ABI §7.3), at least the seeded 0.10 USDC minimum (docs/facilitator-spec.md §8). */
+/**
+ * Escrow fee on release: 100 bps of the full amount (SLA-Escrow ABI §7.3), at least the seeded 0.10 USDC minimum
+ * (docs/facilitator-spec.md §8).
+ */
 const RELEASE_FEE = 100_000n;
 
 async function keeper(body: Record<string, unknown> = {}) {
@@ -60,7 +66,9 @@ async function keeper(body: Record<string, unknown> = {}) {
 const itemFor = (report: Awaited<ReturnType<typeof keeper>>, payment: string) =>
   report.items.filter((i) => i.paymentPda === payment);
 
-/** A USDC escrow payment funded and settled through our builder and /settle; the seller already holds a USDC account. */
+/**
+ * A USDC escrow payment funded and settled through our builder and /settle; the seller already holds a USDC account.
+ */
 async function settledPayment(sellerHasTokenAccount = true) {
   const buyer = await fundedBuyer(5_000_000, 1_000_000_000);
   const seller = await fundedBuyer(sellerHasTokenAccount ? 1 : 0, 100_000_000);
@@ -122,73 +130,80 @@ describe("escrow keeper", () => {
     expect(response.status).toBe(401);
   });
 
-  it("fund → deliver → approve → released once by two concurrent keeper runs; a dry run before sends nothing", async () => {
-    const p = await settledPayment();
-    const waiting = itemFor(await keeper({ dryRun: true }), p.payment);
-    expect(waiting).toEqual([expect.objectContaining({ decision: "wait", action: "none", signature: null })]);
+  it(
+    "fund → deliver → approve → released once by two concurrent keeper runs; a dry run before sends " + "nothing",
+    async () => {
+      const p = await settledPayment();
+      const waiting = itemFor(await keeper({ dryRun: true }), p.payment);
+      expect(waiting).toEqual([expect.objectContaining({ decision: "wait", action: "none", signature: null })]);
 
-    await deliverAndApprove(p);
-    const sellerAta = await ataOf(p.seller.address);
-    const oracleAta = await ataOf(LOCAL_ORACLE.address as Address);
-    const before = await tokenBalance(sellerAta);
-    const oracleBefore = await tokenBalance(oracleAta);
-    const dry = itemFor(await keeper({ dryRun: true }), p.payment);
-    expect(dry).toEqual([
-      expect.objectContaining({
-        decision: "release",
-        action: "release",
-        signature: null,
-        outcome: "planned",
-        detail: "would release",
-      }),
-    ]);
-    expect((await paymentAccount(p.payment))?.state).toBe(PAYMENT_STATE.FUNDED);
+      await deliverAndApprove(p);
+      const sellerAta = await ataOf(p.seller.address);
+      const oracleAta = await ataOf(LOCAL_ORACLE.address as Address);
+      const before = await tokenBalance(sellerAta);
+      const oracleBefore = await tokenBalance(oracleAta);
+      const dry = itemFor(await keeper({ dryRun: true }), p.payment);
+      expect(dry).toEqual([
+        expect.objectContaining({
+          decision: "release",
+          action: "release",
+          signature: null,
+          outcome: "planned",
+          detail: "would release",
+        }),
+      ]);
+      expect((await paymentAccount(p.payment))?.state).toBe(PAYMENT_STATE.FUNDED);
 
-    const runs = await Promise.all([keeper(), keeper()]);
-    const released = runs
-      .flatMap((run) => itemFor(run, p.payment))
-      .filter((i) => i.outcome === "landed" && i.action === "release");
-    expect(released).toHaveLength(1);
-    // The report counts what landed by value: each run's count is its released items, and one run released this one.
-    for (const run of runs)
-      expect(run.released).toBe(run.items.filter((i) => i.outcome === "landed" && i.action === "release").length);
-    expect(runs.reduce((n, run) => n + run.released, 0)).toBeGreaterThanOrEqual(1);
-    expect(await tokenBalance(sellerAta)).toBe(before + AMOUNT - ORACLE_TIP - RELEASE_FEE);
-    expect(await tokenBalance(oracleAta)).toBe(oracleBefore + ORACLE_TIP);
-    expect(await paymentAccount(p.payment)).toMatchObject({ state: PAYMENT_STATE.RELEASED });
+      const runs = await Promise.all([keeper(), keeper()]);
+      const released = runs
+        .flatMap((run) => itemFor(run, p.payment))
+        .filter((i) => i.outcome === "landed" && i.action === "release");
+      expect(released).toHaveLength(1);
+      // The report counts what landed by value: each run's count is its released items, and one run released this one.
+      for (const run of runs)
+        expect(run.released).toBe(run.items.filter((i) => i.outcome === "landed" && i.action === "release").length);
+      expect(runs.reduce((n, run) => n + run.released, 0)).toBeGreaterThanOrEqual(1);
+      expect(await tokenBalance(sellerAta)).toBe(before + AMOUNT - ORACLE_TIP - RELEASE_FEE);
+      expect(await tokenBalance(oracleAta)).toBe(oracleBefore + ORACLE_TIP);
+      expect(await paymentAccount(p.payment)).toMatchObject({ state: PAYMENT_STATE.RELEASED });
 
-    // Settled: later runs leave it alone until its closed_at (a day away here), when they close it.
-    expect(itemFor(await keeper({ dryRun: true }), p.payment)).toEqual([]);
-  });
+      // Settled: later runs leave it alone until its closed_at (a day away here), when they close it.
+      expect(itemFor(await keeper({ dryRun: true }), p.payment)).toEqual([]);
+    },
+  );
 
-  it("fund → deliver → the oracle approves → the keeper releases: seller, oracle tip and escrow fee to the unit", async () => {
-    const p = await settledPayment();
-    const deliveryHash = hex32();
-    const delivery = await post("/build-sla-escrow-submit-delivery-tx", {
-      seller: p.seller.address,
-      mint: USDC,
-      paymentUidHex: p.uidHex,
-      deliveryHash,
-    });
-    await signAndSend(delivery.body.transaction, [p.seller]);
-    await oracleVerdict(p, deliveryHash, RESOLUTION_STATE.APPROVED);
-    const sellerAta = await ataOf(p.seller.address);
-    const oracleAta = await ataOf(LOCAL_ORACLE.address as Address);
-    const [seller0, oracle0] = [await tokenBalance(sellerAta), await tokenBalance(oracleAta)];
+  it(
+    "fund → deliver → the oracle approves → the keeper releases: seller, oracle tip and escrow fee to the " + "unit",
+    async () => {
+      const p = await settledPayment();
+      const deliveryHash = hex32();
+      const delivery = await post("/build-sla-escrow-submit-delivery-tx", {
+        seller: p.seller.address,
+        mint: USDC,
+        paymentUidHex: p.uidHex,
+        deliveryHash,
+      });
+      await signAndSend(delivery.body.transaction, [p.seller]);
+      await oracleVerdict(p, deliveryHash, RESOLUTION_STATE.APPROVED);
+      const sellerAta = await ataOf(p.seller.address);
+      const oracleAta = await ataOf(LOCAL_ORACLE.address as Address);
+      const [seller0, oracle0] = [await tokenBalance(sellerAta), await tokenBalance(oracleAta)];
 
-    expect(itemFor(await keeper(), p.payment)).toEqual([
-      expect.objectContaining({ action: "release", outcome: "landed", detail: "released" }),
-    ]);
-    expect(await tokenBalance(sellerAta)).toBe(seller0 + AMOUNT - ORACLE_TIP - RELEASE_FEE);
-    expect(await tokenBalance(oracleAta)).toBe(oracle0 + ORACLE_TIP);
-    // The rest of the amount, the escrow fee, stays with the escrow: the Payment records the payout as released.
-    expect(await paymentAccount(p.payment)).toMatchObject({
-      state: PAYMENT_STATE.RELEASED,
-      resolutionState: RESOLUTION_STATE.APPROVED,
-    });
-  });
+      expect(itemFor(await keeper(), p.payment)).toEqual([
+        expect.objectContaining({ action: "release", outcome: "landed", detail: "released" }),
+      ]);
+      expect(await tokenBalance(sellerAta)).toBe(seller0 + AMOUNT - ORACLE_TIP - RELEASE_FEE);
+      expect(await tokenBalance(oracleAta)).toBe(oracle0 + ORACLE_TIP);
+      // The rest of the amount, the escrow fee, stays with the escrow: the Payment records the payout as released.
+      expect(await paymentAccount(p.payment)).toMatchObject({
+        state: PAYMENT_STATE.RELEASED,
+        resolutionState: RESOLUTION_STATE.APPROVED,
+      });
+    },
+  );
 
-  it("extended (v0.5) payment, with the keeper's builders: released with the PaymentExt tail and the tip, closed after closed_at, rents to the buyer", async () => {
+  it("extended (v0.5) payment, with the keeper's builders: released with the PaymentExt tail and the tip, closed " +
+    "after closed_at, rents to the buyer", async () => {
     // FundPaymentV2 fundings are the buyer's own transactions (never settled through /settle), so the keeper does not
     // watch them; this runs the same payout and close builders the keeper uses, signed by a third party.
     const buyer = await fundedBuyer(5_000_000, 1_000_000_000);
@@ -268,43 +283,51 @@ describe("escrow keeper", () => {
     expect(await lamports(buyer.address)).toBe(buyer1 + paymentRent);
   }, 30_000);
 
-  it("a delivery the oracle rejects → the keeper refunds the buyer, less the oracle's tip, which the oracle receives", async () => {
-    const p = await settledPayment();
-    const buyerAta = await ataOf(p.buyer.address);
-    const oracleAta = await ataOf(LOCAL_ORACLE.address as Address);
-    const afterFunding = await tokenBalance(buyerAta);
-    const oracleBefore = await tokenBalance(oracleAta);
-    const deliveryHash = hex32();
-    const delivery = await post("/build-sla-escrow-submit-delivery-tx", {
-      seller: p.seller.address,
-      mint: USDC,
-      paymentUidHex: p.uidHex,
-      deliveryHash,
-    });
-    await signAndSend(delivery.body.transaction, [p.seller]);
+  it(
+    "a delivery the oracle rejects → the keeper refunds the buyer, less the oracle's tip, which the oracle " +
+      "receives",
+    async () => {
+      const p = await settledPayment();
+      const buyerAta = await ataOf(p.buyer.address);
+      const oracleAta = await ataOf(LOCAL_ORACLE.address as Address);
+      const afterFunding = await tokenBalance(buyerAta);
+      const oracleBefore = await tokenBalance(oracleAta);
+      const deliveryHash = hex32();
+      const delivery = await post("/build-sla-escrow-submit-delivery-tx", {
+        seller: p.seller.address,
+        mint: USDC,
+        paymentUidHex: p.uidHex,
+        deliveryHash,
+      });
+      await signAndSend(delivery.body.transaction, [p.seller]);
 
-    await oracleVerdict(p, deliveryHash, RESOLUTION_STATE.REJECTED);
-    expect((await paymentAccount(p.payment))?.resolutionState).toBe(RESOLUTION_STATE.REJECTED);
+      await oracleVerdict(p, deliveryHash, RESOLUTION_STATE.REJECTED);
+      expect((await paymentAccount(p.payment))?.resolutionState).toBe(RESOLUTION_STATE.REJECTED);
 
-    const run = itemFor(await keeper(), p.payment);
-    expect(run).toEqual([expect.objectContaining({ action: "refund", outcome: "landed", detail: "refunded" })]);
-    expect(await tokenBalance(buyerAta)).toBe(afterFunding + AMOUNT - ORACLE_TIP);
-    expect(await tokenBalance(oracleAta)).toBe(oracleBefore + ORACLE_TIP);
-    expect(await paymentAccount(p.payment)).toMatchObject({ state: PAYMENT_STATE.REFUNDED });
-  });
+      const run = itemFor(await keeper(), p.payment);
+      expect(run).toEqual([expect.objectContaining({ action: "refund", outcome: "landed", detail: "refunded" })]);
+      expect(await tokenBalance(buyerAta)).toBe(afterFunding + AMOUNT - ORACLE_TIP);
+      expect(await tokenBalance(oracleAta)).toBe(oracleBefore + ORACLE_TIP);
+      expect(await paymentAccount(p.payment)).toMatchObject({ state: PAYMENT_STATE.REFUNDED });
+    },
+  );
 
-  it("does not pay a recipient's token-account rent: a release to a seller without a USDC account waits and says why", async () => {
-    const p = await settledPayment(false);
-    await deliverAndApprove(p);
-    const run = itemFor(await keeper(), p.payment);
-    expect(run).toEqual([
-      expect.objectContaining({
-        decision: "release",
-        signature: null,
-        outcome: "skipped",
-        detail: expect.stringMatching(/recipient token account .* does not exist yet/),
-      }),
-    ]);
-    expect((await paymentAccount(p.payment))?.state).toBe(PAYMENT_STATE.FUNDED);
-  });
+  it(
+    "does not pay a recipient's token-account rent: a release to a seller without a USDC account waits and says " +
+      "why",
+    async () => {
+      const p = await settledPayment(false);
+      await deliverAndApprove(p);
+      const run = itemFor(await keeper(), p.payment);
+      expect(run).toEqual([
+        expect.objectContaining({
+          decision: "release",
+          signature: null,
+          outcome: "skipped",
+          detail: expect.stringMatching(/recipient token account .* does not exist yet/),
+        }),
+      ]);
+      expect((await paymentAccount(p.payment))?.state).toBe(PAYMENT_STATE.FUNDED);
+    },
+  );
 });

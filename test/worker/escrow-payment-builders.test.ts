@@ -131,92 +131,99 @@ async function fundedV2Payment() {
 }
 
 describe("/build-sla-escrow-payment-v2-tx", () => {
-  it("builds FundPaymentV2 field by field; signed by the buyer alone it lands and the Payment holds the amount", async () => {
-    const buyer = await fundedBuyer(10_000_000);
-    const seller = await fundedBuyer(0);
-    const body = v2Body(buyer.address, seller.address, {
-      paymentUid: "order-4711",
-      minOracleTip: "5000",
-      refundCooldownOverride: 120,
-    });
-    const built = await post("/build-sla-escrow-payment-v2-tx", body);
-    expect(built.status, JSON.stringify(built.body)).toBe(200);
-    const a = await escrowAddresses(built.body.paymentUidHex);
-    const [buyerAta] = await findAssociatedTokenPda({ owner: buyer.address, mint: USDC, tokenProgram: TOKEN_PROGRAM });
-    expect(built.body).toMatchObject({
-      feePayer: buyer.address,
-      payer: buyer.address,
-      signerPubkeys: [buyer.address],
-      payerSignatureIndex: 0,
-      payTo: a.escrow,
-      paymentUid: "order-4711",
-      paymentPda: a.payment,
-      paymentExtPda: a.paymentExt,
-      programId: ESCROW_PROGRAM,
-    });
-    // "order-4711" without dashes, ASCII, zero-padded to 32 bytes.
-    expect(built.body.paymentUidHex).toBe(hex(new TextEncoder().encode("order4711")).padEnd(64, "0"));
+  it(
+    "builds FundPaymentV2 field by field; signed by the buyer alone it lands and the Payment holds the " + "amount",
+    async () => {
+      const buyer = await fundedBuyer(10_000_000);
+      const seller = await fundedBuyer(0);
+      const body = v2Body(buyer.address, seller.address, {
+        paymentUid: "order-4711",
+        minOracleTip: "5000",
+        refundCooldownOverride: 120,
+      });
+      const built = await post("/build-sla-escrow-payment-v2-tx", body);
+      expect(built.status, JSON.stringify(built.body)).toBe(200);
+      const a = await escrowAddresses(built.body.paymentUidHex);
+      const [buyerAta] = await findAssociatedTokenPda({
+        owner: buyer.address,
+        mint: USDC,
+        tokenProgram: TOKEN_PROGRAM,
+      });
+      expect(built.body).toMatchObject({
+        feePayer: buyer.address,
+        payer: buyer.address,
+        signerPubkeys: [buyer.address],
+        payerSignatureIndex: 0,
+        payTo: a.escrow,
+        paymentUid: "order-4711",
+        paymentPda: a.payment,
+        paymentExtPda: a.paymentExt,
+        programId: ESCROW_PROGRAM,
+      });
+      // "order-4711" without dashes, ASCII, zero-padded to 32 bytes.
+      expect(built.body.paymentUidHex).toBe(hex(new TextEncoder().encode("order4711")).padEnd(64, "0"));
 
-    const decoded = decodeBuilt(built.body.transaction);
-    expect(decoded.feePayer).toBe(buyer.address);
-    expect(decoded.signers).toEqual([buyer.address]);
-    expect(decoded.signatures).toEqual([null]);
-    expect(decoded.instructions.map((ix) => ix.programAddress)).toEqual([
-      COMPUTE_BUDGET_PROGRAM_ADDRESS,
-      COMPUTE_BUDGET_PROGRAM_ADDRESS,
-      ESCROW_PROGRAM,
-    ]);
-    const fund = decoded.instructions[2]!;
-    expect(fund.accounts).toEqual([
-      { address: buyer.address, role: AccountRole.WRITABLE_SIGNER },
-      { address: a.bank, role: AccountRole.READONLY },
-      { address: a.config, role: AccountRole.READONLY },
-      { address: a.escrow, role: AccountRole.WRITABLE },
-      { address: a.payment, role: AccountRole.WRITABLE },
-      { address: USDC, role: AccountRole.READONLY },
-      { address: a.escrowAta, role: AccountRole.WRITABLE },
-      { address: buyerAta, role: AccountRole.WRITABLE },
-      { address: TOKEN_PROGRAM, role: AccountRole.READONLY },
-      { address: SYSTEM_PROGRAM_ADDRESS, role: AccountRole.READONLY },
-      { address: a.paymentExt, role: AccountRole.WRITABLE },
-    ]);
-    expect(fund.data.length).toBe(217);
-    expect(fund.data[0]).toBe(8);
-    const data = fundPaymentV2Data.safeDecode(fund.data)!;
-    expect(data).toMatchObject({
-      seller: seller.address,
-      mint: USDC,
-      oracleAuthority: ORACLE,
-      amount: 2_000_000n,
-      ttlSeconds: 3_600n,
-      closureDelayOverrideSeconds: 0n,
-      refundCooldownOverrideSeconds: 120n,
-      deliveryCutoffOverrideSeconds: 0n,
-      arbitrationWindowSeconds: 86_400n,
-      minOracleTip: 5_000n,
-    });
-    expect(hex(data.slaHash)).toBe(body.slaHash);
-    expect(hex(data.paymentUid)).toBe(built.body.paymentUidHex);
+      const decoded = decodeBuilt(built.body.transaction);
+      expect(decoded.feePayer).toBe(buyer.address);
+      expect(decoded.signers).toEqual([buyer.address]);
+      expect(decoded.signatures).toEqual([null]);
+      expect(decoded.instructions.map((ix) => ix.programAddress)).toEqual([
+        COMPUTE_BUDGET_PROGRAM_ADDRESS,
+        COMPUTE_BUDGET_PROGRAM_ADDRESS,
+        ESCROW_PROGRAM,
+      ]);
+      const fund = decoded.instructions[2]!;
+      expect(fund.accounts).toEqual([
+        { address: buyer.address, role: AccountRole.WRITABLE_SIGNER },
+        { address: a.bank, role: AccountRole.READONLY },
+        { address: a.config, role: AccountRole.READONLY },
+        { address: a.escrow, role: AccountRole.WRITABLE },
+        { address: a.payment, role: AccountRole.WRITABLE },
+        { address: USDC, role: AccountRole.READONLY },
+        { address: a.escrowAta, role: AccountRole.WRITABLE },
+        { address: buyerAta, role: AccountRole.WRITABLE },
+        { address: TOKEN_PROGRAM, role: AccountRole.READONLY },
+        { address: SYSTEM_PROGRAM_ADDRESS, role: AccountRole.READONLY },
+        { address: a.paymentExt, role: AccountRole.WRITABLE },
+      ]);
+      expect(fund.data.length).toBe(217);
+      expect(fund.data[0]).toBe(8);
+      const data = fundPaymentV2Data.safeDecode(fund.data)!;
+      expect(data).toMatchObject({
+        seller: seller.address,
+        mint: USDC,
+        oracleAuthority: ORACLE,
+        amount: 2_000_000n,
+        ttlSeconds: 3_600n,
+        closureDelayOverrideSeconds: 0n,
+        refundCooldownOverrideSeconds: 120n,
+        deliveryCutoffOverrideSeconds: 0n,
+        arbitrationWindowSeconds: 86_400n,
+        minOracleTip: 5_000n,
+      });
+      expect(hex(data.slaHash)).toBe(body.slaHash);
+      expect(hex(data.paymentUid)).toBe(built.body.paymentUidHex);
 
-    const escrowBefore = await usdcOf(a.escrow);
-    await signAndSend(built.body.transaction, [buyer]);
-    const payment = await paymentState(a.payment);
-    expect(payment).toMatchObject({
-      buyer: buyer.address,
-      seller: seller.address,
-      mint: USDC,
-      oracleAuthority: ORACLE,
-      amount: 2_000_000n,
-      state: PAYMENT_STATE.FUNDED_EXTENDED,
-    });
-    expect(await usdcOf(a.escrow)).toBe(escrowBefore + 2_000_000n);
-    expect(await accountData(a.paymentExt)).not.toBeNull();
+      const escrowBefore = await usdcOf(a.escrow);
+      await signAndSend(built.body.transaction, [buyer]);
+      const payment = await paymentState(a.payment);
+      expect(payment).toMatchObject({
+        buyer: buyer.address,
+        seller: seller.address,
+        mint: USDC,
+        oracleAuthority: ORACLE,
+        amount: 2_000_000n,
+        state: PAYMENT_STATE.FUNDED_EXTENDED,
+      });
+      expect(await usdcOf(a.escrow)).toBe(escrowBefore + 2_000_000n);
+      expect(await accountData(a.paymentExt)).not.toBeNull();
 
-    // The same uid again: refused before the buyer pays a fee.
-    const again = await post("/build-sla-escrow-payment-v2-tx", body);
-    expect(again.status).toBe(400);
-    expect(again.body.error).toMatch(/already exists/);
-  });
+      // The same uid again: refused before the buyer pays a fee.
+      const again = await post("/build-sla-escrow-payment-v2-tx", body);
+      expect(again.status).toBe(400);
+      expect(again.body.error).toMatch(/already exists/);
+    },
+  );
 
   it("an explicit feePayer becomes account 0; the buyer keeps its signature slot", async () => {
     const buyer = await fundedBuyer(10_000_000);
@@ -237,87 +244,93 @@ describe("/build-sla-escrow-payment-v2-tx", () => {
     );
   });
 
-  it("refuses what the program or this facilitator would reject, with a reason; 501 for a mint without an escrow", async () => {
-    const buyer = (await fundedBuyer(0)).address;
-    const seller = (await fundedBuyer(0)).address;
-    const cases: [Record<string, unknown>, RegExp][] = [
-      [{ oracleAuthority: seller }, /oracleAuthority: .* not one of this facilitator's oracle authorities/],
-      [{ ttlSeconds: 599 }, /ttlSeconds: 599 must lie in .* delivery budget \(600 s\)/],
-      [{ ttlSeconds: 2_592_001 }, /ttlSeconds/],
-      [{ deliveryCutoffOverride: 3_400 }, /ttlSeconds: 3600 .*\(3700 s\)/],
-      [{ seller: buyer }, /buyer cannot be the seller/],
-      [{ amount: "0" }, /amount/],
-      [{ amount: "18446744073709551616" }, /amount/],
-      [{ slaHash: "zz" }, /slaHash/],
-      [{ paymentUid: "a", paymentUidHex: ZERO_HASH }, /either paymentUid or paymentUidHex/],
-      [{ tokenProgram: "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb" }, /tokenProgram: mint .* belongs to/],
-    ];
-    for (const [change, reason] of cases) {
-      const refused = await post("/build-sla-escrow-payment-v2-tx", v2Body(buyer, seller, change));
-      expect(refused.status, JSON.stringify(change)).toBe(400);
-      expect(refused.body.error, JSON.stringify(change)).toMatch(reason);
-    }
-    const unknownMint = await post(
-      "/build-sla-escrow-payment-v2-tx",
-      v2Body(buyer, seller, { mint: address("Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB") }),
-    );
-    expect(unknownMint.status).toBe(501);
-    expect(unknownMint.body.code).toBe("NOT_IMPLEMENTED");
-  });
+  it(
+    "refuses what the program or this facilitator would reject, with a reason; 501 for a mint without an " + "escrow",
+    async () => {
+      const buyer = (await fundedBuyer(0)).address;
+      const seller = (await fundedBuyer(0)).address;
+      const cases: [Record<string, unknown>, RegExp][] = [
+        [{ oracleAuthority: seller }, /oracleAuthority: .* not one of this facilitator's oracle authorities/],
+        [{ ttlSeconds: 599 }, /ttlSeconds: 599 must lie in .* delivery budget \(600 s\)/],
+        [{ ttlSeconds: 2_592_001 }, /ttlSeconds/],
+        [{ deliveryCutoffOverride: 3_400 }, /ttlSeconds: 3600 .*\(3700 s\)/],
+        [{ seller: buyer }, /buyer cannot be the seller/],
+        [{ amount: "0" }, /amount/],
+        [{ amount: "18446744073709551616" }, /amount/],
+        [{ slaHash: "zz" }, /slaHash/],
+        [{ paymentUid: "a", paymentUidHex: ZERO_HASH }, /either paymentUid or paymentUidHex/],
+        [{ tokenProgram: "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb" }, /tokenProgram: mint .* belongs to/],
+      ];
+      for (const [change, reason] of cases) {
+        const refused = await post("/build-sla-escrow-payment-v2-tx", v2Body(buyer, seller, change));
+        expect(refused.status, JSON.stringify(change)).toBe(400);
+        expect(refused.body.error, JSON.stringify(change)).toMatch(reason);
+      }
+      const unknownMint = await post(
+        "/build-sla-escrow-payment-v2-tx",
+        v2Body(buyer, seller, { mint: address("Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB") }),
+      );
+      expect(unknownMint.status).toBe(501);
+      expect(unknownMint.body.code).toBe("NOT_IMPLEMENTED");
+    },
+  );
 });
 
 describe("/build-sla-escrow-mutual-action-tx", () => {
-  it("seller proposes a TTL extension, the buyer accepts: both built for their party and accepted by the program", async () => {
-    const { buyer, seller, uidHex, addresses: a } = await fundedV2Payment();
-    const expiresBefore = (await paymentState(a.payment)).expiresAtUnixSeconds;
-    const propose = await post("/build-sla-escrow-mutual-action-tx", {
-      party: seller.address,
-      mint: USDC,
-      paymentUidHex: uidHex,
-      accept: false,
-      action: 2,
-      value: 600,
-    });
-    expect(propose.status, JSON.stringify(propose.body)).toBe(200);
-    expect(propose.body).toMatchObject({
-      feePayer: seller.address,
-      signerPubkeys: [seller.address],
-      paymentExtPda: a.paymentExt,
-      paymentPda: a.payment,
-    });
-    const proposal = decodeBuilt(propose.body.transaction).instructions;
-    expect(proposal).toHaveLength(1);
-    expect(proposal[0]!.accounts).toEqual([
-      { address: seller.address, role: AccountRole.WRITABLE_SIGNER },
-      { address: a.bank, role: AccountRole.READONLY },
-      { address: a.config, role: AccountRole.READONLY },
-      { address: a.escrow, role: AccountRole.READONLY },
-      { address: a.payment, role: AccountRole.WRITABLE },
-      { address: a.paymentExt, role: AccountRole.WRITABLE },
-    ]);
-    // 9 ‖ action u8 ‖ 7 pad ‖ value i64 ‖ pubkey 32 (zero for a TTL extension)
-    const expected = new Uint8Array(49);
-    expected.set([9, 2]);
-    new DataView(expected.buffer).setBigInt64(9, 600n, true);
-    expect(proposal[0]!.data).toEqual(expected);
-    await signAndSend(propose.body.transaction, [seller]);
+  it(
+    "seller proposes a TTL extension, the buyer accepts: both built for their party and accepted by the " + "program",
+    async () => {
+      const { buyer, seller, uidHex, addresses: a } = await fundedV2Payment();
+      const expiresBefore = (await paymentState(a.payment)).expiresAtUnixSeconds;
+      const propose = await post("/build-sla-escrow-mutual-action-tx", {
+        party: seller.address,
+        mint: USDC,
+        paymentUidHex: uidHex,
+        accept: false,
+        action: 2,
+        value: 600,
+      });
+      expect(propose.status, JSON.stringify(propose.body)).toBe(200);
+      expect(propose.body).toMatchObject({
+        feePayer: seller.address,
+        signerPubkeys: [seller.address],
+        paymentExtPda: a.paymentExt,
+        paymentPda: a.payment,
+      });
+      const proposal = decodeBuilt(propose.body.transaction).instructions;
+      expect(proposal).toHaveLength(1);
+      expect(proposal[0]!.accounts).toEqual([
+        { address: seller.address, role: AccountRole.WRITABLE_SIGNER },
+        { address: a.bank, role: AccountRole.READONLY },
+        { address: a.config, role: AccountRole.READONLY },
+        { address: a.escrow, role: AccountRole.READONLY },
+        { address: a.payment, role: AccountRole.WRITABLE },
+        { address: a.paymentExt, role: AccountRole.WRITABLE },
+      ]);
+      // 9 ‖ action u8 ‖ 7 pad ‖ value i64 ‖ pubkey 32 (zero for a TTL extension)
+      const expected = new Uint8Array(49);
+      expected.set([9, 2]);
+      new DataView(expected.buffer).setBigInt64(9, 600n, true);
+      expect(proposal[0]!.data).toEqual(expected);
+      await signAndSend(propose.body.transaction, [seller]);
 
-    const accept = await post("/build-sla-escrow-mutual-action-tx", {
-      party: buyer.address,
-      mint: USDC,
-      paymentUidHex: uidHex,
-      accept: true,
-      action: 2,
-      value: "600",
-    });
-    expect(accept.status, JSON.stringify(accept.body)).toBe(200);
-    const acceptance = decodeBuilt(accept.body.transaction).instructions[0]!;
-    expect(acceptance.data[0]).toBe(10);
-    expect(acceptance.data.slice(1)).toEqual(expected.slice(1));
-    expect(acceptance.accounts[0]).toEqual({ address: buyer.address, role: AccountRole.WRITABLE_SIGNER });
-    await signAndSend(accept.body.transaction, [buyer]);
-    expect((await paymentState(a.payment)).expiresAtUnixSeconds).toBe(expiresBefore + 600n);
-  });
+      const accept = await post("/build-sla-escrow-mutual-action-tx", {
+        party: buyer.address,
+        mint: USDC,
+        paymentUidHex: uidHex,
+        accept: true,
+        action: 2,
+        value: "600",
+      });
+      expect(accept.status, JSON.stringify(accept.body)).toBe(200);
+      const acceptance = decodeBuilt(accept.body.transaction).instructions[0]!;
+      expect(acceptance.data[0]).toBe(10);
+      expect(acceptance.data.slice(1)).toEqual(expected.slice(1));
+      expect(acceptance.accounts[0]).toEqual({ address: buyer.address, role: AccountRole.WRITABLE_SIGNER });
+      await signAndSend(accept.body.transaction, [buyer]);
+      expect((await paymentState(a.payment)).expiresAtUnixSeconds).toBe(expiresBefore + 600n);
+    },
+  );
 
   it("refuses strangers, bad actions and payments without a PaymentExt", async () => {
     const { uidHex, seller } = await fundedV2Payment();
@@ -404,7 +417,8 @@ describe("/build-sla-escrow-resolve-split-tx", () => {
       { address: USDC, role: AccountRole.READONLY },
       { address: a.escrowAta, role: AccountRole.WRITABLE },
       { address: sellerAta, role: AccountRole.WRITABLE },
-      // pr402's encoder lists the seller and buyer wallets writable (issue 21); the buyer appears again as rent recipient.
+      // pr402's encoder lists the seller and buyer wallets writable (issue 21); the buyer appears again as rent
+      // recipient.
       { address: seller.address, role: AccountRole.WRITABLE },
       { address: buyerAta, role: AccountRole.WRITABLE },
       { address: buyer.address, role: AccountRole.WRITABLE },
@@ -475,71 +489,75 @@ describe("/build-sla-escrow-resolve-split-tx", () => {
 });
 
 describe("/build-refund-tx", () => {
-  it("merchant-paid: create the payer's ATA idempotently, TransferChecked, Memo; it lands and the payer is refunded", async () => {
-    const merchant = await fundedBuyer(5_000_000);
-    const payer = (await fundedBuyer(0)).address;
-    const built = await post("/build-refund-tx", {
-      merchantWallet: merchant.address,
-      payerWallet: payer,
-      mint: USDC,
-      amount: "1250000",
-      memo: "refund order 4711",
-    });
-    expect(built.status, JSON.stringify(built.body)).toBe(200);
-    const ata = (owner: Address) =>
-      findAssociatedTokenPda({ owner, mint: USDC, tokenProgram: TOKEN_PROGRAM }).then(([x]) => x);
-    const [source, destination] = await Promise.all([ata(merchant.address), ata(payer)]);
-    expect(built.body).toMatchObject({
-      feePayer: merchant.address,
-      payer: merchant.address,
-      signerPubkeys: [merchant.address],
-      payerSignatureIndex: 0,
-      tokenProgram: TOKEN_PROGRAM,
-      sourceTokenAccount: source,
-      destinationTokenAccount: destination,
-      amount: "1250000",
-    });
-    const decoded = decodeBuilt(built.body.transaction);
-    expect(decoded.feePayer).toBe(merchant.address);
-    expect(decoded.signers).toEqual([merchant.address]);
-    const [create, transfer, memo] = decoded.instructions;
-    expect(decoded.instructions).toHaveLength(3);
-    expect(create).toEqual({
-      programAddress: ASSOCIATED_TOKEN_PROGRAM_ADDRESS,
-      accounts: [
-        { address: merchant.address, role: AccountRole.WRITABLE_SIGNER },
-        { address: destination, role: AccountRole.WRITABLE },
-        { address: payer, role: AccountRole.READONLY },
-        { address: USDC, role: AccountRole.READONLY },
-        { address: SYSTEM_PROGRAM_ADDRESS, role: AccountRole.READONLY },
-        { address: TOKEN_PROGRAM, role: AccountRole.READONLY },
-      ],
-      data: Uint8Array.from([1]),
-    });
-    const transferData = new Uint8Array(10);
-    transferData[0] = 12; // TransferChecked
-    new DataView(transferData.buffer).setBigUint64(1, 1_250_000n, true);
-    transferData[9] = 6;
-    expect(transfer).toEqual({
-      programAddress: TOKEN_PROGRAM,
-      accounts: [
-        { address: source, role: AccountRole.WRITABLE },
-        { address: USDC, role: AccountRole.READONLY },
-        { address: destination, role: AccountRole.WRITABLE },
-        { address: merchant.address, role: AccountRole.WRITABLE_SIGNER },
-      ],
-      data: transferData,
-    });
-    expect(memo).toEqual({
-      programAddress: MEMO_PROGRAM_ADDRESS,
-      accounts: [],
-      data: new TextEncoder().encode("refund order 4711"),
-    });
+  it(
+    "merchant-paid: create the payer's ATA idempotently, TransferChecked, Memo; it lands and the payer is " +
+      "refunded",
+    async () => {
+      const merchant = await fundedBuyer(5_000_000);
+      const payer = (await fundedBuyer(0)).address;
+      const built = await post("/build-refund-tx", {
+        merchantWallet: merchant.address,
+        payerWallet: payer,
+        mint: USDC,
+        amount: "1250000",
+        memo: "refund order 4711",
+      });
+      expect(built.status, JSON.stringify(built.body)).toBe(200);
+      const ata = (owner: Address) =>
+        findAssociatedTokenPda({ owner, mint: USDC, tokenProgram: TOKEN_PROGRAM }).then(([x]) => x);
+      const [source, destination] = await Promise.all([ata(merchant.address), ata(payer)]);
+      expect(built.body).toMatchObject({
+        feePayer: merchant.address,
+        payer: merchant.address,
+        signerPubkeys: [merchant.address],
+        payerSignatureIndex: 0,
+        tokenProgram: TOKEN_PROGRAM,
+        sourceTokenAccount: source,
+        destinationTokenAccount: destination,
+        amount: "1250000",
+      });
+      const decoded = decodeBuilt(built.body.transaction);
+      expect(decoded.feePayer).toBe(merchant.address);
+      expect(decoded.signers).toEqual([merchant.address]);
+      const [create, transfer, memo] = decoded.instructions;
+      expect(decoded.instructions).toHaveLength(3);
+      expect(create).toEqual({
+        programAddress: ASSOCIATED_TOKEN_PROGRAM_ADDRESS,
+        accounts: [
+          { address: merchant.address, role: AccountRole.WRITABLE_SIGNER },
+          { address: destination, role: AccountRole.WRITABLE },
+          { address: payer, role: AccountRole.READONLY },
+          { address: USDC, role: AccountRole.READONLY },
+          { address: SYSTEM_PROGRAM_ADDRESS, role: AccountRole.READONLY },
+          { address: TOKEN_PROGRAM, role: AccountRole.READONLY },
+        ],
+        data: Uint8Array.from([1]),
+      });
+      const transferData = new Uint8Array(10);
+      transferData[0] = 12; // TransferChecked
+      new DataView(transferData.buffer).setBigUint64(1, 1_250_000n, true);
+      transferData[9] = 6;
+      expect(transfer).toEqual({
+        programAddress: TOKEN_PROGRAM,
+        accounts: [
+          { address: source, role: AccountRole.WRITABLE },
+          { address: USDC, role: AccountRole.READONLY },
+          { address: destination, role: AccountRole.WRITABLE },
+          { address: merchant.address, role: AccountRole.WRITABLE_SIGNER },
+        ],
+        data: transferData,
+      });
+      expect(memo).toEqual({
+        programAddress: MEMO_PROGRAM_ADDRESS,
+        accounts: [],
+        data: new TextEncoder().encode("refund order 4711"),
+      });
 
-    await signAndSend(built.body.transaction, [merchant]);
-    expect(await usdcOf(payer)).toBe(1_250_000n);
-    expect(await usdcOf(merchant.address)).toBe(3_750_000n);
-  });
+      await signAndSend(built.body.transaction, [merchant]);
+      expect(await usdcOf(payer)).toBe(1_250_000n);
+      expect(await usdcOf(merchant.address)).toBe(3_750_000n);
+    },
+  );
 
   it("refuses native SOL, a short balance, bad amounts and a refund to oneself", async () => {
     const merchant = (await fundedBuyer(1_000)).address;

@@ -118,181 +118,196 @@ async function craftedFunding(
 }
 
 describe("sla-escrow discovery", () => {
-  it("/supported lists the sla-escrow kind with the wire extra keys, and /capabilities turns the escrow features on", async () => {
-    const supported = await call("/supported");
-    const kind = supported.body.kinds.find((k: { scheme: string }) => k.scheme === "sla-escrow");
-    const [bank] = await findBankPda(ESCROW_PROGRAM);
-    const [config] = await findEscrowConfigPda(ESCROW_PROGRAM);
-    expect(kind).toMatchObject({
-      x402Version: 2,
-      network: DEVNET,
-      extra: {
-        feePayer: FEE_PAYER,
-        bankAddress: bank,
-        configAddress: config,
-        escrowProgramId: ESCROW_PROGRAM,
-        feeBps: "100",
-        oracleFeeBps: "100",
-        minFeeAmount: "100000",
-        oracleAuthorities: [ORACLE],
-        deliveryCutoffSeconds: "300",
-        deliveryBudgetSeconds: "300",
-        slaFundTxNetworkFeePayer: "buyer",
-        merchantWallet: null,
-        beneficiary: null,
-      },
-    });
-    expect(supported.body.kinds[0].scheme).toBe("exact");
-    const capabilities = await call("/capabilities");
-    expect(capabilities.body.features).toMatchObject({ slaEscrow: true, unsignedSlaEscrowPaymentTxBuild: true });
-    expect(capabilities.body.httpEndpoints.buildSlaEscrowPaymentTx).toMatchObject({ method: "POST" });
-  });
-
-  it("enrich points an sla-escrow line at the Escrow PDA, keeps the seller's extra and names the seller; never the wallet as payTo", async () => {
-    const seller = (await generateKeyPairSigner()).address;
-    const response = await call("/payment-required/enrich", {
-      method: "POST",
-      json: {
+  it(
+    "/supported lists the sla-escrow kind with the wire extra keys, and /capabilities turns the escrow features " +
+      "on",
+    async () => {
+      const supported = await call("/supported");
+      const kind = supported.body.kinds.find((k: { scheme: string }) => k.scheme === "sla-escrow");
+      const [bank] = await findBankPda(ESCROW_PROGRAM);
+      const [config] = await findEscrowConfigPda(ESCROW_PROGRAM);
+      expect(kind).toMatchObject({
         x402Version: 2,
-        resource: RESOURCE,
-        accepts: [
-          {
-            scheme: "sla-escrow",
-            network: DEVNET,
-            asset: USDC,
-            amount: "1000000",
-            payTo: seller,
-            maxTimeoutSeconds: TTL,
-            extra: { plan: "gold", feeBps: "1" },
-          },
-        ],
-      },
-    });
-    expect(response.status).toBe(200);
-    const [bank] = await findBankPda(ESCROW_PROGRAM);
-    const [escrow] = await findEscrowPda(ESCROW_PROGRAM, USDC, bank);
-    const line = response.body.accepts[0];
-    expect(line.payTo).toBe(escrow);
-    expect(line.payTo).not.toBe(seller);
-    expect(line.extra).toMatchObject({
-      plan: "gold",
-      feeBps: "100",
-      merchantWallet: seller,
-      bankAddress: bank,
-      escrowProgramId: ESCROW_PROGRAM,
-      oracleAuthorities: [ORACLE],
-    });
+        network: DEVNET,
+        extra: {
+          feePayer: FEE_PAYER,
+          bankAddress: bank,
+          configAddress: config,
+          escrowProgramId: ESCROW_PROGRAM,
+          feeBps: "100",
+          oracleFeeBps: "100",
+          minFeeAmount: "100000",
+          oracleAuthorities: [ORACLE],
+          deliveryCutoffSeconds: "300",
+          deliveryBudgetSeconds: "300",
+          slaFundTxNetworkFeePayer: "buyer",
+          merchantWallet: null,
+          beneficiary: null,
+        },
+      });
+      expect(supported.body.kinds[0].scheme).toBe("exact");
+      const capabilities = await call("/capabilities");
+      expect(capabilities.body.features).toMatchObject({ slaEscrow: true, unsignedSlaEscrowPaymentTxBuild: true });
+      expect(capabilities.body.httpEndpoints.buildSlaEscrowPaymentTx).toMatchObject({ method: "POST" });
+    },
+  );
 
-    // Enriching the enriched line changes nothing; a line paying the escrow without naming the seller is refused.
-    const again = await call("/payment-required/enrich", {
-      method: "POST",
-      json: { x402Version: 2, resource: RESOURCE, accepts: [line] },
-    });
-    expect(again.body.accepts[0]).toEqual(line);
-    const anonymous = await call("/payment-required/enrich", {
-      method: "POST",
-      json: { x402Version: 2, resource: RESOURCE, accepts: [{ ...line, extra: { plan: "gold" } }] },
-    });
-    expect(anonymous.status).toBe(400);
-    expect(anonymous.body.error).toMatch(/must name the seller/);
-  });
+  it(
+    "enrich points an sla-escrow line at the Escrow PDA, keeps the seller's extra and names the seller; never the " +
+      "wallet as payTo",
+    async () => {
+      const seller = (await generateKeyPairSigner()).address;
+      const response = await call("/payment-required/enrich", {
+        method: "POST",
+        json: {
+          x402Version: 2,
+          resource: RESOURCE,
+          accepts: [
+            {
+              scheme: "sla-escrow",
+              network: DEVNET,
+              asset: USDC,
+              amount: "1000000",
+              payTo: seller,
+              maxTimeoutSeconds: TTL,
+              extra: { plan: "gold", feeBps: "1" },
+            },
+          ],
+        },
+      });
+      expect(response.status).toBe(200);
+      const [bank] = await findBankPda(ESCROW_PROGRAM);
+      const [escrow] = await findEscrowPda(ESCROW_PROGRAM, USDC, bank);
+      const line = response.body.accepts[0];
+      expect(line.payTo).toBe(escrow);
+      expect(line.payTo).not.toBe(seller);
+      expect(line.extra).toMatchObject({
+        plan: "gold",
+        feeBps: "100",
+        merchantWallet: seller,
+        bankAddress: bank,
+        escrowProgramId: ESCROW_PROGRAM,
+        oracleAuthorities: [ORACLE],
+      });
+
+      // Enriching the enriched line changes nothing; a line paying the escrow without naming the seller is refused.
+      const again = await call("/payment-required/enrich", {
+        method: "POST",
+        json: { x402Version: 2, resource: RESOURCE, accepts: [line] },
+      });
+      expect(again.body.accepts[0]).toEqual(line);
+      const anonymous = await call("/payment-required/enrich", {
+        method: "POST",
+        json: { x402Version: 2, resource: RESOURCE, accepts: [{ ...line, extra: { plan: "gold" } }] },
+      });
+      expect(anonymous.status).toBe(400);
+      expect(anonymous.body.error).toMatch(/must name the seller/);
+    },
+  );
 });
 
 describe("sla-escrow build → verify → settle on the local chain", () => {
-  it("USDC: the buyer-paid FundPayment has one signer and exactly the line's fields; it verifies, settles once and escrows the amount", async () => {
-    const buyer = await fundedBuyer(5_000_000, 1_000_000_000);
-    const seller = (await generateKeyPairSigner()).address;
-    const line = await escrowLine(USDC, "1500000", seller);
-    const { body, built } = await signedEscrowBody(buyer, line);
+  it(
+    "USDC: the buyer-paid FundPayment has one signer and exactly the line's fields; it verifies, settles once and " +
+      "escrows the amount",
+    async () => {
+      const buyer = await fundedBuyer(5_000_000, 1_000_000_000);
+      const seller = (await generateKeyPairSigner()).address;
+      const line = await escrowLine(USDC, "1500000", seller);
+      const { body, built } = await signedEscrowBody(buyer, line);
 
-    expect(built).toMatchObject({
-      feePayer: buyer.address,
-      payer: buyer.address,
-      signerPubkeys: [buyer.address],
-      payerSignatureIndex: 0,
-      slaFundTxNetworkFeePayer: "buyer",
-      payTo: line.payTo,
-      programId: ESCROW_PROGRAM,
-    });
-    expect(built.verifyBodyTemplate.paymentRequirements.scheme).toBe("sla-escrow");
-    const decoded = getTransactionDecoder().decode(getBase64Encoder().encode(built.transaction));
-    const message = decompileTransactionMessage(getCompiledTransactionMessageDecoder().decode(decoded.messageBytes));
-    const fund = message.instructions.at(-1)!;
-    expect(fund.programAddress).toBe(ESCROW_PROGRAM);
-    const fields = decodeFundPaymentInstructionData(fund.data!)!;
-    expect(fields).toMatchObject({
-      seller,
-      mint: USDC,
-      oracleAuthority: ORACLE,
-      amount: 1_500_000n,
-      ttlSeconds: BigInt(TTL),
-    });
-    expect(fund.accounts!.map((a) => a.address)).toContain(built.paymentPda);
+      expect(built).toMatchObject({
+        feePayer: buyer.address,
+        payer: buyer.address,
+        signerPubkeys: [buyer.address],
+        payerSignatureIndex: 0,
+        slaFundTxNetworkFeePayer: "buyer",
+        payTo: line.payTo,
+        programId: ESCROW_PROGRAM,
+      });
+      expect(built.verifyBodyTemplate.paymentRequirements.scheme).toBe("sla-escrow");
+      const decoded = getTransactionDecoder().decode(getBase64Encoder().encode(built.transaction));
+      const message = decompileTransactionMessage(getCompiledTransactionMessageDecoder().decode(decoded.messageBytes));
+      const fund = message.instructions.at(-1)!;
+      expect(fund.programAddress).toBe(ESCROW_PROGRAM);
+      const fields = decodeFundPaymentInstructionData(fund.data!)!;
+      expect(fields).toMatchObject({
+        seller,
+        mint: USDC,
+        oracleAuthority: ORACLE,
+        amount: 1_500_000n,
+        ttlSeconds: BigInt(TTL),
+      });
+      expect(fund.accounts!.map((a) => a.address)).toContain(built.paymentPda);
 
-    const verify = await post("/verify", body);
-    expect(verify.body, JSON.stringify(verify.body)).toMatchObject({ isValid: true, payer: buyer.address });
+      const verify = await post("/verify", body);
+      expect(verify.body, JSON.stringify(verify.body)).toMatchObject({ isValid: true, payer: buyer.address });
 
-    const iso = await isolatedFacilitator("escrow-usdc");
-    const feePayerBefore = await lamportsOf(iso.feePayer);
-    const buyerAta = (
-      await findAssociatedTokenPda({ owner: buyer.address, mint: USDC, tokenProgram: TOKEN_PROGRAM })
-    )[0];
-    const settle = await iso.post("/settle", body, { "X-Correlation-ID": "escrow-usdc-1" });
-    expect(settle.body, JSON.stringify(settle.body)).toMatchObject({
-      success: true,
-      payer: buyer.address,
-      network: DEVNET,
-    });
-    expect(await tokenBalance(buyerAta)).toBe(3_500_000n);
-    // Buyer-paid: the facilitator paid nothing.
-    expect(await lamportsOf(iso.feePayer)).toBe(feePayerBefore);
-    const payment = await paymentAccount(built.paymentPda);
-    expect(payment).toMatchObject({
-      buyer: buyer.address,
-      seller,
-      mint: USDC,
-      oracleAuthority: ORACLE,
-      amount: 1_500_000n,
-      state: PAYMENT_STATE.FUNDED,
-    });
+      const iso = await isolatedFacilitator("escrow-usdc");
+      const feePayerBefore = await lamportsOf(iso.feePayer);
+      const buyerAta = (
+        await findAssociatedTokenPda({ owner: buyer.address, mint: USDC, tokenProgram: TOKEN_PROGRAM })
+      )[0];
+      const settle = await iso.post("/settle", body, { "X-Correlation-ID": "escrow-usdc-1" });
+      expect(settle.body, JSON.stringify(settle.body)).toMatchObject({
+        success: true,
+        payer: buyer.address,
+        network: DEVNET,
+      });
+      expect(await tokenBalance(buyerAta)).toBe(3_500_000n);
+      // Buyer-paid: the facilitator paid nothing.
+      expect(await lamportsOf(iso.feePayer)).toBe(feePayerBefore);
+      const payment = await paymentAccount(built.paymentPda);
+      expect(payment).toMatchObject({
+        buyer: buyer.address,
+        seller,
+        mint: USDC,
+        oracleAuthority: ORACLE,
+        amount: 1_500_000n,
+        state: PAYMENT_STATE.FUNDED,
+      });
 
-    const replay = await post("/settle", body);
-    expect(replay.status).toBe(400);
-    expect(replay.body).toMatchObject({
-      success: false,
-      errorReason: "duplicate_settlement",
-      transaction: settle.body.transaction,
-    });
-    const reverify = await post("/verify", body);
-    expect(reverify.body.invalidReason).toBe("duplicate_settlement");
-    expect(reverify.body.invalidMessage).toContain(settle.body.transaction);
-    const record = await call(`/settlements/${settle.body.transaction}`);
-    expect(record.body).toMatchObject({
-      state: "confirmed",
-      scheme: "sla-escrow",
-      merchantWallet: seller,
-      payTo: line.payTo,
-    });
-  });
+      const replay = await post("/settle", body);
+      expect(replay.status).toBe(400);
+      expect(replay.body).toMatchObject({
+        success: false,
+        errorReason: "duplicate_settlement",
+        transaction: settle.body.transaction,
+      });
+      const reverify = await post("/verify", body);
+      expect(reverify.body.invalidReason).toBe("duplicate_settlement");
+      expect(reverify.body.invalidMessage).toContain(settle.body.transaction);
+      const record = await call(`/settlements/${settle.body.transaction}`);
+      expect(record.body).toMatchObject({
+        state: "confirmed",
+        scheme: "sla-escrow",
+        merchantWallet: seller,
+        payTo: line.payTo,
+      });
+    },
+  );
 
-  it("SOL: funds the escrow's SOL storage; a buyer who broadcast the funding itself still gets one settle success", async () => {
-    const buyer = await fundedBuyer(0, 2_000_000_000);
-    const seller = (await generateKeyPairSigner()).address;
-    const line = await escrowLine(NATIVE_SOL, "50000000", seller);
-    const { body, built } = await signedEscrowBody(buyer, line);
-    const [bank] = await findBankPda(ESCROW_PROGRAM);
-    const [solStorage] = await findEscrowSolStoragePda(ESCROW_PROGRAM, NATIVE_SOL, bank, line.payTo);
-    const storageBefore = await lamportsOf(solStorage);
+  it(
+    "SOL: funds the escrow's SOL storage; a buyer who broadcast the funding itself still gets one settle " + "success",
+    async () => {
+      const buyer = await fundedBuyer(0, 2_000_000_000);
+      const seller = (await generateKeyPairSigner()).address;
+      const line = await escrowLine(NATIVE_SOL, "50000000", seller);
+      const { body, built } = await signedEscrowBody(buyer, line);
+      const [bank] = await findBankPda(ESCROW_PROGRAM);
+      const [solStorage] = await findEscrowSolStoragePda(ESCROW_PROGRAM, NATIVE_SOL, bank, line.payTo);
+      const storageBefore = await lamportsOf(solStorage);
 
-    await chainRpc("sendTransaction", [
-      body.paymentPayload.payload.transaction,
-      { encoding: "base64", preflightCommitment: "confirmed" },
-    ]);
-    const settle = await post("/settle", body);
-    expect(settle.body, JSON.stringify(settle.body)).toMatchObject({ success: true, payer: buyer.address });
-    expect(await lamportsOf(solStorage)).toBe(storageBefore + 50_000_000n);
-    expect(await paymentAccount(built.paymentPda)).toMatchObject({ amount: 50_000_000n, seller, mint: NATIVE_SOL });
-  });
+      await chainRpc("sendTransaction", [
+        body.paymentPayload.payload.transaction,
+        { encoding: "base64", preflightCommitment: "confirmed" },
+      ]);
+      const settle = await post("/settle", body);
+      expect(settle.body, JSON.stringify(settle.body)).toMatchObject({ success: true, payer: buyer.address });
+      expect(await lamportsOf(solStorage)).toBe(storageBefore + 50_000_000n);
+      expect(await paymentAccount(built.paymentPda)).toMatchObject({ amount: 50_000_000n, seller, mint: NATIVE_SOL });
+    },
+  );
 
   it("SOL: a buyer short of the amount is refused as insufficient SOL, before anything is sent", async () => {
     const buyer = await fundedBuyer(0, 20_000_000);
@@ -318,46 +333,50 @@ describe("sla-escrow build → verify → settle on the local chain", () => {
 });
 
 describe("sla-escrow builder refusals", () => {
-  it("sponsorship: refused with 400 while the operator switch is off; with it on the facilitator is fee payer and co-signs at settle", async () => {
-    const buyer = await fundedBuyer(5_000_000, 1_000_000_000);
-    const line = await escrowLine(USDC, "1000000", (await generateKeyPairSigner()).address);
-    const off = await build(buyer.address, line, { facilitatorPaysTransactionFees: true });
-    expect(off.status).toBe(400);
-    expect(off.body.error).toMatch(/SVC_SLA_ESCROW_ALLOW_FACILITATOR_FEE_SPONSORSHIP/);
+  it(
+    "sponsorship: refused with 400 while the operator switch is off; with it on the facilitator is fee payer and " +
+      "co-signs at settle",
+    async () => {
+      const buyer = await fundedBuyer(5_000_000, 1_000_000_000);
+      const line = await escrowLine(USDC, "1000000", (await generateKeyPairSigner()).address);
+      const off = await build(buyer.address, line, { facilitatorPaysTransactionFees: true });
+      expect(off.status).toBe(400);
+      expect(off.body.error).toMatch(/SVC_SLA_ESCROW_ALLOW_FACILITATOR_FEE_SPONSORSHIP/);
 
-    const sponsorOn = { SVC_SLA_ESCROW_ALLOW_FACILITATOR_FEE_SPONSORSHIP: "yes" };
-    const json = (body: unknown) => ({
-      method: "POST",
-      body: JSON.stringify(body),
-      headers: { "Content-Type": "application/json", ...client() },
-    });
-    const on = await callWithEnv(
-      sponsorOn,
-      "/build-sla-escrow-payment-tx",
-      json({
-        payer: buyer.address,
-        accepted: line,
-        slaHash: hex32(),
-        oracleAuthority: ORACLE,
-        facilitatorPaysTransactionFees: true,
-      }),
-    );
-    expect(on.status, JSON.stringify(on.body)).toBe(200);
-    expect(on.body).toMatchObject({
-      feePayer: FEE_PAYER,
-      signerPubkeys: [FEE_PAYER, buyer.address],
-      payerSignatureIndex: 1,
-      slaFundTxNetworkFeePayer: "facilitator",
-    });
-    const body = on.body.verifyBodyTemplate;
-    body.paymentPayload.payload.transaction = await signAsBuyer(on.body.transaction, buyer);
-    // The same sponsored funding is refused by a facilitator whose switch is off …
-    const refused = await post("/verify", body);
-    expect(refused.body.invalidReason).toBe("invalid_sla_escrow_payload_sponsorship_disabled");
-    // … and settled (fee payer co-signs) where it is on.
-    const settled = await callWithEnv(sponsorOn, "/settle", json(body));
-    expect(settled.body, JSON.stringify(settled.body)).toMatchObject({ success: true, payer: buyer.address });
-  });
+      const sponsorOn = { SVC_SLA_ESCROW_ALLOW_FACILITATOR_FEE_SPONSORSHIP: "yes" };
+      const json = (body: unknown) => ({
+        method: "POST",
+        body: JSON.stringify(body),
+        headers: { "Content-Type": "application/json", ...client() },
+      });
+      const on = await callWithEnv(
+        sponsorOn,
+        "/build-sla-escrow-payment-tx",
+        json({
+          payer: buyer.address,
+          accepted: line,
+          slaHash: hex32(),
+          oracleAuthority: ORACLE,
+          facilitatorPaysTransactionFees: true,
+        }),
+      );
+      expect(on.status, JSON.stringify(on.body)).toBe(200);
+      expect(on.body).toMatchObject({
+        feePayer: FEE_PAYER,
+        signerPubkeys: [FEE_PAYER, buyer.address],
+        payerSignatureIndex: 1,
+        slaFundTxNetworkFeePayer: "facilitator",
+      });
+      const body = on.body.verifyBodyTemplate;
+      body.paymentPayload.payload.transaction = await signAsBuyer(on.body.transaction, buyer);
+      // The same sponsored funding is refused by a facilitator whose switch is off …
+      const refused = await post("/verify", body);
+      expect(refused.body.invalidReason).toBe("invalid_sla_escrow_payload_sponsorship_disabled");
+      // … and settled (fee payer co-signs) where it is on.
+      const settled = await callWithEnv(sponsorOn, "/settle", json(body));
+      expect(settled.body, JSON.stringify(settled.body)).toMatchObject({ success: true, payer: buyer.address });
+    },
+  );
 
   it("refuses what the program or the rules would reject, before the buyer pays a fee", async () => {
     const buyer = await fundedBuyer(5_000_000, 1_000_000_000);

@@ -7,9 +7,10 @@ import { DEVNET, NATIVE_SOL, RESOURCE, USDC } from "../support/workerd/payment-f
 import { call } from "../support/workerd/worker-http";
 
 /**
- * The escrow rail as a seller sees it (docs/facilitator-spec.md §2.6, §4.3; docs/wire-notes.md "Sellers"): /sellers/{w}/preview and
- * /sellers/{w}/rails/sla-escrow?asset= for SOL and USDC against the seeded local escrows (docs/facilitator-spec.md §8: 100 bps, a
- * 10-cent minimum on USDC, oracle tip 100 bps), and the same payTo that enrich puts into a 402 line.
+ * The escrow rail as a seller sees it (docs/facilitator-spec.md §2.6, §4.3; docs/wire-notes.md "Sellers"):
+ * /sellers/{w}/preview and /sellers/{w}/rails/sla-escrow?asset= for SOL and USDC against the seeded local escrows
+ * (docs/facilitator-spec.md §8: 100 bps, a 10-cent minimum on USDC, oracle tip 100 bps), and the same payTo that enrich
+ * puts into a 402 line.
  */
 const ESCROW_PROGRAM = address(CLUSTERS.devnet.slaEscrowProgramId);
 
@@ -32,7 +33,8 @@ describe("escrow rail in seller preview and rail lookup", () => {
       isSovereign: false,
       provisioningStatus: null,
       payToKind: "escrowPda",
-      // pr402's SchemeOnboardInfo: feeBps is a decimal string; vaultPda is the SOL escrow (all assets in vaultPdaPreviews).
+      // pr402's SchemeOnboardInfo: feeBps is a decimal string; vaultPda is the SOL escrow (all assets in
+      // vaultPdaPreviews).
       feeBps: "100",
       vaultPda: solEscrow,
       beneficiary: seller,
@@ -96,14 +98,18 @@ describe("escrow rail in seller preview and rail lookup", () => {
     }
   });
 
-  it("an asset without an escrow on this cluster shows as NotProvisioned, with no payTo (nothing could be paid to it)", async () => {
-    const seller = (await fundedBuyer(0)).address;
-    const usdt = "Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB";
-    const rail = await call(`/sellers/${seller}/rails/sla-escrow?asset=${usdt}`);
-    expect(rail.status, JSON.stringify(rail.body)).toBe(200);
-    expect(rail.body.status).toBe("NotProvisioned");
-    expect(rail.body.escrow).toMatchObject({ exists: false, feeBps: null, oracleFeeBps: null, minFeeAmount: null });
-    expect(rail.body.payTo).toBeNull();
-    expect(rail.body.payToResolveNote).toMatch(/^No payTo: the escrow \S+ for \S+ does not exist on this cluster/);
-  });
+  it(
+    "an asset without an escrow on this cluster shows as NotProvisioned, with no payTo (nothing could be paid to " +
+      "it)",
+    async () => {
+      const seller = (await fundedBuyer(0)).address;
+      const usdt = "Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB";
+      const rail = await call(`/sellers/${seller}/rails/sla-escrow?asset=${usdt}`);
+      expect(rail.status, JSON.stringify(rail.body)).toBe(200);
+      expect(rail.body.status).toBe("NotProvisioned");
+      expect(rail.body.escrow).toMatchObject({ exists: false, feeBps: null, oracleFeeBps: null, minFeeAmount: null });
+      expect(rail.body.payTo).toBeNull();
+      expect(rail.body.payToResolveNote).toMatch(/^No payTo: the escrow \S+ for \S+ does not exist on this cluster/);
+    },
+  );
 });

@@ -52,13 +52,16 @@ const terms = (requirements: PaymentRequirements, amount = BigInt(requirements.a
   checkEscrowTerms(config, requirements, amount);
 
 describe("sla-escrow terms", () => {
-  it("a line the builder would make passes, naming the seller, the kind and the oracles this facilitator allows", async () => {
-    const result = await terms(line());
-    expect(result).toMatchObject({ ok: true, terms: { seller, kind: "spl", ttlSeconds: 3_600n } });
-    if (result.ok) expect(result.terms.oracleAuthorities).toContain(ORACLE);
-    // extra.beneficiary wins over merchantWallet: it is FundPayment's seller.
-    expect(await terms(line({}, { beneficiary: stranger }))).toMatchObject({ ok: true, terms: { seller: stranger } });
-  });
+  it(
+    "a line the builder would make passes, naming the seller, the kind and the oracles this facilitator " + "allows",
+    async () => {
+      const result = await terms(line());
+      expect(result).toMatchObject({ ok: true, terms: { seller, kind: "spl", ttlSeconds: 3_600n } });
+      if (result.ok) expect(result.terms.oracleAuthorities).toContain(ORACLE);
+      // extra.beneficiary wins over merchantWallet: it is FundPayment's seller.
+      expect(await terms(line({}, { beneficiary: stranger }))).toMatchObject({ ok: true, terms: { seller: stranger } });
+    },
+  );
 
   it("extra.escrowProgramId other than this facilitator's program", async () => {
     expect(reasonOf(await terms(line({}, { escrowProgramId: stranger })))).toBe("invalid_sla_escrow_program_mismatch");

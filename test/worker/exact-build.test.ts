@@ -129,7 +129,9 @@ async function lamportsOf(account: Address): Promise<bigint> {
   return BigInt(result.value);
 }
 
-/** A Token-2022 mint with the given extensions (TLV after the 165-byte base + account-type byte), faucet as authority. */
+/**
+ * A Token-2022 mint with the given extensions (TLV after the 165-byte base + account-type byte), faucet as authority.
+ */
 async function placeToken2022Mint(extensions: { type: number; value: Uint8Array }[]): Promise<Address> {
   const mint = (await generateKeyPairSigner()).address;
   const base = getMintEncoder().encode({
@@ -160,84 +162,92 @@ async function placeToken2022Mint(extensions: { type: number; value: Uint8Array 
 // ------------------------------------------------------------------------------------------------
 
 describe("POST /build-exact-payment-tx: USDC", () => {
-  it("builds [limit, price, TransferChecked to the vault ATA, memo] with the facilitator as fee payer, and it lands once signed", async () => {
-    const buyer = await buyerFromSeed("usdc-happy");
-    await chainRpc("requestTokenAirdrop", [buyer.address, 2_000_000]);
-    const line = await enrichedLine(USDC, "1250000");
-    const vault = address(line.payTo);
+  it(
+    "builds [limit, price, TransferChecked to the vault ATA, memo] with the facilitator as fee payer, and it lands " +
+      "once signed",
+    async () => {
+      const buyer = await buyerFromSeed("usdc-happy");
+      await chainRpc("requestTokenAirdrop", [buyer.address, 2_000_000]);
+      const line = await enrichedLine(USDC, "1250000");
+      const vault = address(line.payTo);
 
-    const response = await build({ payer: buyer.address, accepted: line, resource: RESOURCE });
-    expect(response.status, JSON.stringify(response.body)).toBe(200);
-    const body = response.body;
-    expect(body.feePayer).toBe(TEST_FEE_PAYER.address);
-    expect(body.payer).toBe(buyer.address);
-    expect(body.signerPubkeys).toEqual([TEST_FEE_PAYER.address, buyer.address]);
-    expect(body.payerSignatureIndex).toBe(1);
-    expect(body.assetKind).toBe("spl-token");
-    expect(body.notes.join(" ")).toMatch(/just in time at settlement/);
-    const nowSeconds = Math.floor(Date.now() / 1000);
-    expect(body.recentBlockhashExpiresAt).toBeGreaterThanOrEqual(nowSeconds + 55);
-    expect(body.recentBlockhashExpiresAt).toBeLessThanOrEqual(nowSeconds + 65);
+      const response = await build({ payer: buyer.address, accepted: line, resource: RESOURCE });
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      const body = response.body;
+      expect(body.feePayer).toBe(TEST_FEE_PAYER.address);
+      expect(body.payer).toBe(buyer.address);
+      expect(body.signerPubkeys).toEqual([TEST_FEE_PAYER.address, buyer.address]);
+      expect(body.payerSignatureIndex).toBe(1);
+      expect(body.assetKind).toBe("spl-token");
+      expect(body.notes.join(" ")).toMatch(/just in time at settlement/);
+      const nowSeconds = Math.floor(Date.now() / 1000);
+      expect(body.recentBlockhashExpiresAt).toBeGreaterThanOrEqual(nowSeconds + 55);
+      expect(body.recentBlockhashExpiresAt).toBeLessThanOrEqual(nowSeconds + 65);
 
-    // The verify/settle body around it: wire scheme, the line as given, the same unsigned transaction.
-    expect(body.verifyBodyTemplate).toEqual({
-      x402Version: 2,
-      paymentPayload: {
+      // The verify/settle body around it: wire scheme, the line as given, the same unsigned transaction.
+      expect(body.verifyBodyTemplate).toEqual({
         x402Version: 2,
-        resource: RESOURCE,
-        accepted: line,
-        payload: { transaction: body.transaction },
-      },
-      paymentRequirements: line,
-    });
+        paymentPayload: {
+          x402Version: 2,
+          resource: RESOURCE,
+          accepted: line,
+          payload: { transaction: body.transaction },
+        },
+        paymentRequirements: line,
+      });
 
-    const { transaction, message, accounts, instructions } = decode(body.transaction);
-    expect(accounts[0]).toBe(TEST_FEE_PAYER.address);
-    expect(message.header.numSignerAccounts).toBe(2);
-    expect(message.addressTableLookups ?? []).toEqual([]);
-    expect(message.lifetimeToken).toBe(body.recentBlockhash);
-    expect(Object.values(transaction.signatures)).toEqual([null, null]); // unsigned: both slots empty
+      const { transaction, message, accounts, instructions } = decode(body.transaction);
+      expect(accounts[0]).toBe(TEST_FEE_PAYER.address);
+      expect(message.header.numSignerAccounts).toBe(2);
+      expect(message.addressTableLookups ?? []).toEqual([]);
+      expect(message.lifetimeToken).toBe(body.recentBlockhash);
+      expect(Object.values(transaction.signatures)).toEqual([null, null]); // unsigned: both slots empty
 
-    const [sourceAta] = await findAssociatedTokenPda({ owner: buyer.address, mint: USDC, tokenProgram: TOKEN_PROGRAM });
-    const [vaultAta] = await findAssociatedTokenPda({ owner: vault, mint: USDC, tokenProgram: TOKEN_PROGRAM });
-    expect(body.destination).toBe(vaultAta);
-    expect(instructions.map((ix) => ix.programAddress)).toEqual([
-      COMPUTE_BUDGET_PROGRAM,
-      COMPUTE_BUDGET_PROGRAM,
-      TOKEN_PROGRAM,
-      MEMO_PROGRAM,
-    ]);
-    const [limit, price, transfer, memo] = instructions as [
-      (typeof instructions)[0],
-      (typeof instructions)[0],
-      (typeof instructions)[0],
-      (typeof instructions)[0],
-    ];
-    expect(limit.data[0]).toBe(2);
-    expect(u32(limit.data, 1)).toBe(20_000);
-    expect(price.data[0]).toBe(3);
-    expect(u64(price.data, 1)).toBe(1n);
-    expect(transfer.data[0]).toBe(12); // TransferChecked
-    expect(u64(transfer.data, 1)).toBe(1_250_000n);
-    expect(transfer.data[9]).toBe(6);
-    expect(transfer.accounts).toEqual([sourceAta, USDC, vaultAta, buyer.address]);
-    expect(transfer.accounts).not.toContain(TEST_FEE_PAYER.address);
-    expect(memo.accounts).toEqual([]);
-    expect(new TextDecoder().decode(memo.data)).toMatch(/^[0-9a-f]{32}$/);
+      const [sourceAta] = await findAssociatedTokenPda({
+        owner: buyer.address,
+        mint: USDC,
+        tokenProgram: TOKEN_PROGRAM,
+      });
+      const [vaultAta] = await findAssociatedTokenPda({ owner: vault, mint: USDC, tokenProgram: TOKEN_PROGRAM });
+      expect(body.destination).toBe(vaultAta);
+      expect(instructions.map((ix) => ix.programAddress)).toEqual([
+        COMPUTE_BUDGET_PROGRAM,
+        COMPUTE_BUDGET_PROGRAM,
+        TOKEN_PROGRAM,
+        MEMO_PROGRAM,
+      ]);
+      const [limit, price, transfer, memo] = instructions as [
+        (typeof instructions)[0],
+        (typeof instructions)[0],
+        (typeof instructions)[0],
+        (typeof instructions)[0],
+      ];
+      expect(limit.data[0]).toBe(2);
+      expect(u32(limit.data, 1)).toBe(20_000);
+      expect(price.data[0]).toBe(3);
+      expect(u64(price.data, 1)).toBe(1n);
+      expect(transfer.data[0]).toBe(12); // TransferChecked
+      expect(u64(transfer.data, 1)).toBe(1_250_000n);
+      expect(transfer.data[9]).toBe(6);
+      expect(transfer.accounts).toEqual([sourceAta, USDC, vaultAta, buyer.address]);
+      expect(transfer.accounts).not.toContain(TEST_FEE_PAYER.address);
+      expect(memo.accounts).toEqual([]);
+      expect(new TextDecoder().decode(memo.data)).toMatch(/^[0-9a-f]{32}$/);
 
-    // The buyer signs at payerSignatureIndex; the signature verifies over the message bytes.
-    const signed = await signAsBuyer(body.transaction, buyer);
-    const signatures = Object.values(signed.signatures);
-    expect(signatures[0]).toBeNull();
-    const buyerSignature = signatures[body.payerSignatureIndex]!;
-    expect(await verifySignature(buyer.keyPair.publicKey, buyerSignature, signed.messageBytes)).toBe(true);
+      // The buyer signs at payerSignatureIndex; the signature verifies over the message bytes.
+      const signed = await signAsBuyer(body.transaction, buyer);
+      const signatures = Object.values(signed.signatures);
+      expect(signatures[0]).toBeNull();
+      const buyerSignature = signatures[body.payerSignatureIndex]!;
+      expect(await verifySignature(buyer.keyPair.publicKey, buyerSignature, signed.messageBytes)).toBe(true);
 
-    // Settlement provisions the vault's token account first (just-in-time); emulate that, then land the payment.
-    await chainRpc("requestTokenAirdrop", [vault, 0]);
-    await landOnChain(signed);
-    expect(await tokenBalance(vaultAta)).toBe(1_250_000n);
-    expect(await tokenBalance(sourceAta)).toBe(750_000n);
-  });
+      // Settlement provisions the vault's token account first (just-in-time); emulate that, then land the payment.
+      await chainRpc("requestTokenAirdrop", [vault, 0]);
+      await landOnChain(signed);
+      expect(await tokenBalance(vaultAta)).toBe(1_250_000n);
+      expect(await tokenBalance(sourceAta)).toBe(750_000n);
+    },
+  );
 
   it("gives two identical purchases different transactions (random memo nonce)", async () => {
     const buyer = await buyerFromSeed("usdc-twice");
@@ -391,8 +401,8 @@ describe("POST /build-exact-payment-tx: the built transaction passes /verify onc
   it("USDC to a provisioned vault", async () => {
     const buyer = await buyerFromSeed("verify-usdc");
     await chainRpc("requestTokenAirdrop", [buyer.address, 1_000_000]);
-    // An activated vault: for a vault still to be created /verify answers what /settle's just-in-time provisioning would
-    // (test/worker/exact-verify-just-in-time.test.ts), and 250,000 is below the payment a vault is fronted for.
+    // An activated vault: for a vault still to be created /verify answers what /settle's just-in-time provisioning
+    // would (test/worker/exact-verify-just-in-time.test.ts), and 250,000 is below the payment a vault is fronted for.
     const line = await enrichedLine(USDC, "250000", "exact", await activatedSeller(USDC));
     const built = await build({ payer: buyer.address, accepted: line, resource: RESOURCE });
     expect(built.status).toBe(200);
@@ -482,32 +492,36 @@ describe("POST /build-exact-payment-tx: refusals", () => {
     }
   });
 
-  it("builds for an activated vault's line without extra.merchantWallet (the seller is read from the vault, as /verify does)", async () => {
-    const buyer = await buyerFromSeed("vault-only");
-    const seller = await activatedSeller(USDC);
-    const line = (
-      await call("/payment-required/enrich", {
-        method: "POST",
-        json: {
-          x402Version: 2,
-          resource: RESOURCE,
-          accepts: [
-            { scheme: "exact", network: DEVNET, asset: USDC, amount: "10000", payTo: seller, maxTimeoutSeconds: 60 },
-          ],
-        },
-      })
-    ).body.accepts[0];
-    const { merchantWallet: _dropped, ...extraWithoutWallet } = line.extra;
-    const response = await build({
-      payer: buyer.address,
-      accepted: { ...line, extra: extraWithoutWallet },
-      skipSourceBalanceCheck: true,
-    });
-    expect(response.status, JSON.stringify(response.body)).toBe(200);
-    expect(response.body.destination).toBe(
-      (await findAssociatedTokenPda({ owner: address(line.payTo), mint: USDC, tokenProgram: TOKEN_PROGRAM })).at(0),
-    );
-  });
+  it(
+    "builds for an activated vault's line without extra.merchantWallet (the seller is read from the vault, as " +
+      "/verify does)",
+    async () => {
+      const buyer = await buyerFromSeed("vault-only");
+      const seller = await activatedSeller(USDC);
+      const line = (
+        await call("/payment-required/enrich", {
+          method: "POST",
+          json: {
+            x402Version: 2,
+            resource: RESOURCE,
+            accepts: [
+              { scheme: "exact", network: DEVNET, asset: USDC, amount: "10000", payTo: seller, maxTimeoutSeconds: 60 },
+            ],
+          },
+        })
+      ).body.accepts[0];
+      const { merchantWallet: _dropped, ...extraWithoutWallet } = line.extra;
+      const response = await build({
+        payer: buyer.address,
+        accepted: { ...line, extra: extraWithoutWallet },
+        skipSourceBalanceCheck: true,
+      });
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      expect(response.body.destination).toBe(
+        (await findAssociatedTokenPda({ owner: address(line.payTo), mint: USDC, tokenProgram: TOKEN_PROGRAM })).at(0),
+      );
+    },
+  );
 
   it("refuses a line below the minimum payment with /verify's reason and the number", async () => {
     const buyer = await buyerFromSeed("below-minimum");

@@ -88,19 +88,22 @@ describe("POST /payment-required/enrich", () => {
     });
   });
 
-  it("quotes the sovereign rate for a seller whose vault exists and is sovereign, the standard rate otherwise", async () => {
-    const sovereign = await generateKeyPairSigner();
-    const jitProvisioned = await generateKeyPairSigner();
-    await createVault(sovereign, sovereign);
-    await createVault(jitProvisioned, await generateKeyPairSigner());
+  it(
+    "quotes the sovereign rate for a seller whose vault exists and is sovereign, the standard rate " + "otherwise",
+    async () => {
+      const sovereign = await generateKeyPairSigner();
+      const jitProvisioned = await generateKeyPairSigner();
+      await createVault(sovereign, sovereign);
+      await createVault(jitProvisioned, await generateKeyPairSigner());
 
-    const response = await enrich(
-      body402([naiveLine(sovereign.address), naiveLine(jitProvisioned.address, { asset: NATIVE_SOL })]),
-    );
-    expect(response.status).toBe(200);
-    expect(response.body.accepts[0].extra.feeBps).toBe("90");
-    expect(response.body.accepts[1].extra.feeBps).toBe("100");
-  });
+      const response = await enrich(
+        body402([naiveLine(sovereign.address), naiveLine(jitProvisioned.address, { asset: NATIVE_SOL })]),
+      );
+      expect(response.status).toBe(200);
+      expect(response.body.accepts[0].extra.feeBps).toBe("90");
+      expect(response.body.accepts[1].extra.feeBps).toBe("100");
+    },
+  );
 
   it("is idempotent: enriching an enriched body changes nothing", async () => {
     const first = await enrich(
@@ -201,19 +204,23 @@ describe("POST /payment-required/enrich", () => {
     expect(response.body.accepts[0]).toEqual(line);
   });
 
-  it("gives a vault-only line (payTo = an existing vault, extra {}) the same extra a wallet line gets (issue 23 item 3)", async () => {
-    const seller = await generateKeyPairSigner();
-    const vault = await createVault(seller, seller);
-    const fromWallet = await enrich(body402([naiveLine(seller.address)]));
-    const fromVault = await enrich(body402([naiveLine(vault, { extra: {} })]));
-    expect(fromVault.status).toBe(200);
-    expect(fromVault.body.accepts[0]).toEqual(fromWallet.body.accepts[0]);
-    expect(fromVault.body.accepts[0].extra).toMatchObject({
-      feePayer: TEST_FEE_PAYER.address,
-      merchantWallet: seller.address,
-      feeBps: "90",
-    });
-  });
+  it(
+    "gives a vault-only line (payTo = an existing vault, extra {}) the same extra a wallet line gets (issue 23 item " +
+      "3)",
+    async () => {
+      const seller = await generateKeyPairSigner();
+      const vault = await createVault(seller, seller);
+      const fromWallet = await enrich(body402([naiveLine(seller.address)]));
+      const fromVault = await enrich(body402([naiveLine(vault, { extra: {} })]));
+      expect(fromVault.status).toBe(200);
+      expect(fromVault.body.accepts[0]).toEqual(fromWallet.body.accepts[0]);
+      expect(fromVault.body.accepts[0].extra).toMatchObject({
+        feePayer: TEST_FEE_PAYER.address,
+        merchantWallet: seller.address,
+        feeBps: "90",
+      });
+    },
+  );
 
   it("completes a line that already names its vault and merchantWallet but lacks this facilitator's keys", async () => {
     const wallet = await newWallet();

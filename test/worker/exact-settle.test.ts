@@ -231,7 +231,8 @@ describe("exact: settlement is idempotent and never doubles a payment", () => {
     });
     const line = enriched.body.accepts[0];
     expect(line.extra.feePayer).toBe(feePayer.address);
-    expect((await post("/settle", await signedBody(line))).body.success).toBe(true); // just-in-time vault, not counted below
+    // just-in-time vault, not counted below
+    expect((await post("/settle", await signedBody(line))).body.success).toBe(true);
 
     const before = await lamportsOf(address(feePayer.address));
     const signatures: string[] = [];
@@ -243,7 +244,8 @@ describe("exact: settlement is idempotent and never doubles a payment", () => {
       const settled = await post("/settle", body);
       expect(settled.body.success).toBe(true);
       signatures.push(settled.body.transaction);
-      expect((await post("/settle", body)).body.errorReason).toBe("duplicate_settlement"); // a replay costs nothing either
+      // a replay costs nothing either
+      expect((await post("/settle", body)).body.errorReason).toBe("duplicate_settlement");
     }
     const after = await lamportsOf(address(feePayer.address));
     let fees = 0n;
@@ -261,67 +263,71 @@ describe("exact: settlement is idempotent and never doubles a payment", () => {
 });
 
 describe("exact: the audit trail", () => {
-  it("records every settle attempt with outcome, payer, amount, asset, signature and correlation id (verify writes none)", async () => {
-    const { env } = await import("cloudflare:test");
-    const buyer = await fundedBuyer(5_000_000);
-    const line = await enrichedLine(USDC, "120000");
-    const body = await signedPaymentBody(buyer, line);
-    const correlationId = `audit-${crypto.randomUUID()}`;
-    await call("/verify", { method: "POST", json: body, headers: { "X-Correlation-ID": correlationId } });
-    const settled = await call("/settle", {
-      method: "POST",
-      json: body,
-      headers: { "X-Correlation-ID": correlationId },
-    });
-    await call("/settle", {
-      method: "POST",
-      json: { ...body, paymentRequirements: { ...line, amount: "1" } },
-      headers: { "X-Correlation-ID": correlationId },
-    });
+  it(
+    "records every settle attempt with outcome, payer, amount, asset, signature and correlation id (verify writes " +
+      "none)",
+    async () => {
+      const { env } = await import("cloudflare:test");
+      const buyer = await fundedBuyer(5_000_000);
+      const line = await enrichedLine(USDC, "120000");
+      const body = await signedPaymentBody(buyer, line);
+      const correlationId = `audit-${crypto.randomUUID()}`;
+      await call("/verify", { method: "POST", json: body, headers: { "X-Correlation-ID": correlationId } });
+      const settled = await call("/settle", {
+        method: "POST",
+        json: body,
+        headers: { "X-Correlation-ID": correlationId },
+      });
+      await call("/settle", {
+        method: "POST",
+        json: { ...body, paymentRequirements: { ...line, amount: "1" } },
+        headers: { "X-Correlation-ID": correlationId },
+      });
 
-    // Attempts are written after the response (waitUntil); give the write a moment.
-    let rows: Record<string, unknown>[] = [];
-    for (let i = 0; i < 20 && rows.length < 2; i++) {
-      rows = (
-        await env.DB.prepare("SELECT * FROM payment_attempts WHERE correlation_id = ? ORDER BY id")
-          .bind(correlationId)
-          .all()
-      ).results;
-      if (rows.length < 2) await new Promise((r) => setTimeout(r, 50));
-    }
-    expect(rows.map((r) => [r.kind, r.outcome])).toEqual([
-      ["settle", "settled"],
-      ["settle", "failed"],
-    ]);
-    expect(rows[0]).toMatchObject({
-      payer: buyer.address,
-      amount: "120000",
-      asset: USDC,
-      signature: settled.body.transaction,
-      merchant_wallet: line.extra.merchantWallet,
-    });
-    expect(rows[1]).toMatchObject({ reason: "invalid_payload_requirements_mismatch" });
-    expect(Number(rows[0]!.duration_ms)).toBeGreaterThanOrEqual(0);
+      // Attempts are written after the response (waitUntil); give the write a moment.
+      let rows: Record<string, unknown>[] = [];
+      for (let i = 0; i < 20 && rows.length < 2; i++) {
+        rows = (
+          await env.DB.prepare("SELECT * FROM payment_attempts WHERE correlation_id = ? ORDER BY id")
+            .bind(correlationId)
+            .all()
+        ).results;
+        if (rows.length < 2) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(rows.map((r) => [r.kind, r.outcome])).toEqual([
+        ["settle", "settled"],
+        ["settle", "failed"],
+      ]);
+      expect(rows[0]).toMatchObject({
+        payer: buyer.address,
+        amount: "120000",
+        asset: USDC,
+        signature: settled.body.transaction,
+        merchant_wallet: line.extra.merchantWallet,
+      });
+      expect(rows[1]).toMatchObject({ reason: "invalid_payload_requirements_mismatch" });
+      expect(Number(rows[0]!.duration_ms)).toBeGreaterThanOrEqual(0);
 
-    // A replay under another correlation id is recorded as the duplicate it is; the payment keeps one "settled" row.
-    const replayId = `${correlationId}-replay`;
-    const replay = await call("/settle", { method: "POST", json: body, headers: { "X-Correlation-ID": replayId } });
-    expect(replay.body.errorReason).toBe("duplicate_settlement");
-    let replayRows: Record<string, unknown>[] = [];
-    for (let i = 0; i < 20 && replayRows.length < 1; i++) {
-      replayRows = (
-        await env.DB.prepare("SELECT * FROM payment_attempts WHERE correlation_id = ?").bind(replayId).all()
-      ).results;
-      if (replayRows.length < 1) await new Promise((r) => setTimeout(r, 50));
-    }
-    expect(replayRows.map((r) => [r.outcome, r.reason])).toEqual([["failed", "duplicate_settlement"]]);
-    const settledRows = await env.DB.prepare(
-      "SELECT count(*) AS n FROM payment_attempts WHERE signature = ? AND outcome = 'settled'",
-    )
-      .bind(settled.body.transaction)
-      .first<{ n: number }>();
-    expect(settledRows?.n).toBe(1);
-  });
+      // A replay under another correlation id is recorded as the duplicate it is; the payment keeps one "settled" row.
+      const replayId = `${correlationId}-replay`;
+      const replay = await call("/settle", { method: "POST", json: body, headers: { "X-Correlation-ID": replayId } });
+      expect(replay.body.errorReason).toBe("duplicate_settlement");
+      let replayRows: Record<string, unknown>[] = [];
+      for (let i = 0; i < 20 && replayRows.length < 1; i++) {
+        replayRows = (
+          await env.DB.prepare("SELECT * FROM payment_attempts WHERE correlation_id = ?").bind(replayId).all()
+        ).results;
+        if (replayRows.length < 1) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(replayRows.map((r) => [r.outcome, r.reason])).toEqual([["failed", "duplicate_settlement"]]);
+      const settledRows = await env.DB.prepare(
+        "SELECT count(*) AS n FROM payment_attempts WHERE signature = ? AND outcome = 'settled'",
+      )
+        .bind(settled.body.transaction)
+        .first<{ n: number }>();
+      expect(settledRows?.n).toBe(1);
+    },
+  );
 });
 
 describe("exact: just-in-time provisioning policy", () => {

@@ -82,45 +82,49 @@ describe("/verify answers the just-in-time provisioning's refusals, as /settle d
     });
   });
 
-  it("when the fee payer is below its minimum (provisioning paused), today's cap is used, or the payment is below the vault's worth", async () => {
-    const buyer = await fundedBuyer(5_000_000);
-    const cases: {
-      label: string;
-      env: Record<string, unknown>;
-      feePayerLamports?: number;
-      amount: string;
-      message: RegExp;
-    }[] = [
-      {
-        label: "paused",
-        env: { SVC_FEE_PAYER_MIN_LAMPORTS: "6000000000" },
-        amount: WORTH_A_VAULT,
-        message: /paused \(fee_payer_below_minimum/,
-      },
-      {
-        label: "cap",
-        env: { SVC_JIT_PROVISIONING_DAILY_CAP: "0" },
-        amount: WORTH_A_VAULT,
-        message: /today's just-in-time provisioning budget is used/,
-      },
-      {
-        label: "worth",
-        env: {},
-        amount: "500000",
-        message: /fronts a vault only for a payment of at least 1000000 raw units/,
-      },
-    ];
-    for (const c of cases) {
-      const f = await isolatedFacilitator(`jit-verify-${c.label}`, c.env);
-      const seller = await newSeller();
-      const body = await f.signedBody(buyer, await f.line(USDC, c.amount, seller));
-      const verified = await f.post("/verify", body);
-      expect(verified.body, c.label).toMatchObject({ isValid: false, invalidReason: "vault_not_provisioned" });
-      expect(verified.body.invalidMessage, c.label).toMatch(c.message);
-      expect(await traces(body.paymentRequirements.payTo, seller), c.label).toEqual({ booking: null, claim: null });
-      const settled = await f.post("/settle", body);
-      expect(settled.body, c.label).toMatchObject({ success: false, errorReason: "vault_not_provisioned" });
-      expect(settled.body.errorMessage, c.label).toBe(verified.body.invalidMessage);
-    }
-  });
+  it(
+    "when the fee payer is below its minimum (provisioning paused), today's cap is used, or the payment is below " +
+      "the vault's worth",
+    async () => {
+      const buyer = await fundedBuyer(5_000_000);
+      const cases: {
+        label: string;
+        env: Record<string, unknown>;
+        feePayerLamports?: number;
+        amount: string;
+        message: RegExp;
+      }[] = [
+        {
+          label: "paused",
+          env: { SVC_FEE_PAYER_MIN_LAMPORTS: "6000000000" },
+          amount: WORTH_A_VAULT,
+          message: /paused \(fee_payer_below_minimum/,
+        },
+        {
+          label: "cap",
+          env: { SVC_JIT_PROVISIONING_DAILY_CAP: "0" },
+          amount: WORTH_A_VAULT,
+          message: /today's just-in-time provisioning budget is used/,
+        },
+        {
+          label: "worth",
+          env: {},
+          amount: "500000",
+          message: /fronts a vault only for a payment of at least 1000000 raw units/,
+        },
+      ];
+      for (const c of cases) {
+        const f = await isolatedFacilitator(`jit-verify-${c.label}`, c.env);
+        const seller = await newSeller();
+        const body = await f.signedBody(buyer, await f.line(USDC, c.amount, seller));
+        const verified = await f.post("/verify", body);
+        expect(verified.body, c.label).toMatchObject({ isValid: false, invalidReason: "vault_not_provisioned" });
+        expect(verified.body.invalidMessage, c.label).toMatch(c.message);
+        expect(await traces(body.paymentRequirements.payTo, seller), c.label).toEqual({ booking: null, claim: null });
+        const settled = await f.post("/settle", body);
+        expect(settled.body, c.label).toMatchObject({ success: false, errorReason: "vault_not_provisioned" });
+        expect(settled.body.errorMessage, c.label).toBe(verified.body.invalidMessage);
+      }
+    },
+  );
 });

@@ -303,42 +303,48 @@ describe("exact: transaction rules", () => {
     );
   });
 
-  it("an EXISTING token account of another owner (same mint) as destination → refused by our recipient rule on verify and settle; nothing moves", async () => {
-    // A real, initialized USDC account of a stranger: the chain itself would accept this transfer (issue 32), so only
-    // the rule in schemes/exact/verify.ts stands between the buyer's money and the wrong account.
-    const stranger = await fundedBuyer(1_000_000);
-    const [strangerAta] = await findAssociatedTokenPda({
-      owner: stranger.address,
-      mint: USDC,
-      tokenProgram: parts.tokenProgram,
-    });
-    const account = await chainRpc<{ value: { owner: string; data: [string, string] } | null }>("getAccountInfo", [
-      strangerAta,
-      { encoding: "base64" },
-    ]);
-    expect(account.value?.owner).toBe(parts.tokenProgram);
-    const data = Uint8Array.from(atob(account.value!.data[0]), (c) => c.charCodeAt(0));
-    expect([
-      getAddressDecoder().decode(data.subarray(0, 32)),
-      getAddressDecoder().decode(data.subarray(32, 64)),
-    ]).toEqual([USDC, stranger.address]);
-    expect(await tokenBalance(strangerAta)).toBe(1_000_000n);
+  it(
+    "an EXISTING token account of another owner (same mint) as destination → refused by our recipient rule on " +
+      "verify and settle; nothing moves",
+    async () => {
+      // A real, initialized USDC account of a stranger: the chain itself would accept this transfer (issue 32), so only
+      // the rule in schemes/exact/verify.ts stands between the buyer's money and the wrong account.
+      const stranger = await fundedBuyer(1_000_000);
+      const [strangerAta] = await findAssociatedTokenPda({
+        owner: stranger.address,
+        mint: USDC,
+        tokenProgram: parts.tokenProgram,
+      });
+      const account = await chainRpc<{ value: { owner: string; data: [string, string] } | null }>("getAccountInfo", [
+        strangerAta,
+        { encoding: "base64" },
+      ]);
+      expect(account.value?.owner).toBe(parts.tokenProgram);
+      const data = Uint8Array.from(atob(account.value!.data[0]), (c) => c.charCodeAt(0));
+      expect([
+        getAddressDecoder().decode(data.subarray(0, 32)),
+        getAddressDecoder().decode(data.subarray(32, 64)),
+      ]).toEqual([USDC, stranger.address]);
+      expect(await tokenBalance(strangerAta)).toBe(1_000_000n);
 
-    const ixs = standardInstructions(parts);
-    ixs[2] = transferChecked(parts, { destination: strangerAta });
-    const body = await craftBody(line, ixs, { signers: [buyer] });
-    const ourRule = new RegExp(`The transfer goes to ${strangerAta}, not to the vault token account ${parts.vaultAta}`);
-    await expectInvalid(body, "invalid_exact_svm_payload_recipient_mismatch", ourRule);
-    const settled = await call("/settle", { method: "POST", json: body });
-    expect(settled.status, JSON.stringify(settled.body)).toBe(400);
-    expect(settled.body).toMatchObject({
-      success: false,
-      errorReason: "invalid_exact_svm_payload_recipient_mismatch",
-      transaction: "",
-    });
-    expect(settled.body.errorMessage).toMatch(ourRule);
-    expect(await tokenBalance(strangerAta)).toBe(1_000_000n);
-  });
+      const ixs = standardInstructions(parts);
+      ixs[2] = transferChecked(parts, { destination: strangerAta });
+      const body = await craftBody(line, ixs, { signers: [buyer] });
+      const ourRule = new RegExp(
+        `The transfer goes to ${strangerAta}, not to the vault token account ${parts.vaultAta}`,
+      );
+      await expectInvalid(body, "invalid_exact_svm_payload_recipient_mismatch", ourRule);
+      const settled = await call("/settle", { method: "POST", json: body });
+      expect(settled.status, JSON.stringify(settled.body)).toBe(400);
+      expect(settled.body).toMatchObject({
+        success: false,
+        errorReason: "invalid_exact_svm_payload_recipient_mismatch",
+        transaction: "",
+      });
+      expect(settled.body.errorMessage).toMatch(ourRule);
+      expect(await tokenBalance(strangerAta)).toBe(1_000_000n);
+    },
+  );
 
   it("an instruction of a program outside the allowlist", async () => {
     const foreign = {
@@ -383,7 +389,8 @@ describe("exact: transaction rules", () => {
   it("a Token-2022 mint with a transfer hook (and one with a permanent delegate)", async () => {
     for (const type of [14, 12]) {
       const mint = await placeToken2022Mint(type);
-      const hooked = await enrichedLine(mint, "10000", (await generateKeyPairSigner()).address); // such a mint cannot be activated
+      // such a mint cannot be activated
+      const hooked = await enrichedLine(mint, "10000", (await generateKeyPairSigner()).address);
       const p = await paymentParts(buyer, hooked, TOKEN_2022_PROGRAM);
       await expectInvalid(
         await craftBody(hooked, standardInstructions(p), { signers: [buyer] }),
@@ -425,28 +432,32 @@ describe("exact: transaction rules", () => {
 });
 
 describe("exact: faults", () => {
-  it("RPC unreachable → 502 in the x402 shape for verify; settle, which cannot know whether its send arrived, answers pending", async () => {
-    const body = await craftBody(line, standardInstructions(parts), { signers: [buyer] });
-    const init = { method: "POST", body: JSON.stringify(body), headers: { "Content-Type": "application/json" } };
-    const down = { SOLANA_RPC_URL: "http://127.0.0.1:9" };
-    const verify = await callWithEnv(down, "/verify", init);
-    expect(verify.status).toBe(502);
-    expect(verify.body).toMatchObject({
-      isValid: false,
-      invalidReason: "facilitator_upstream_error",
-      code: "FACILITATOR_UPSTREAM",
-    });
-    // The vault is known from earlier payments, so settle gets as far as sending; a failed send may still have
-    // reached the cluster, so the answer is pending with the signature, never a failure (issue 8 item 4).
-    const settle = await callWithEnv(down, "/settle", init);
-    expect(settle.status).toBe(202);
-    expect(settle.body).toMatchObject({
-      success: false,
-      errorReason: "settlement_pending",
-      code: "SETTLEMENT_PENDING",
-    });
-    expect(settle.body.transaction).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
-  });
+  it(
+    "RPC unreachable → 502 in the x402 shape for verify; settle, which cannot know whether its send arrived, " +
+      "answers pending",
+    async () => {
+      const body = await craftBody(line, standardInstructions(parts), { signers: [buyer] });
+      const init = { method: "POST", body: JSON.stringify(body), headers: { "Content-Type": "application/json" } };
+      const down = { SOLANA_RPC_URL: "http://127.0.0.1:9" };
+      const verify = await callWithEnv(down, "/verify", init);
+      expect(verify.status).toBe(502);
+      expect(verify.body).toMatchObject({
+        isValid: false,
+        invalidReason: "facilitator_upstream_error",
+        code: "FACILITATOR_UPSTREAM",
+      });
+      // The vault is known from earlier payments, so settle gets as far as sending; a failed send may still have
+      // reached the cluster, so the answer is pending with the signature, never a failure (issue 8 item 4).
+      const settle = await callWithEnv(down, "/settle", init);
+      expect(settle.status).toBe(202);
+      expect(settle.body).toMatchObject({
+        success: false,
+        errorReason: "settlement_pending",
+        code: "SETTLEMENT_PENDING",
+      });
+      expect(settle.body.transaction).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
+    },
+  );
 });
 
 async function placeToken2022Mint(extensionType: number): Promise<Address> {

@@ -129,17 +129,21 @@ describe("exact to a wallet payTo", () => {
     expect(candidates.map((c) => c.wallet)).not.toContain(seller.address);
   });
 
-  it("a payment below the exact minimum (the program's minimum fee by default) is refused as on the vault form", async () => {
-    // 9,999 raw: one unit under the default 0.01 USDC, so the fee payer never pays a network fee for a payment not worth one.
-    const small = walletLine(seller.address, USDC, "9999");
-    const smallParts = await paymentParts(buyer, small);
-    const body = await craftBody(small, standardInstructions(smallParts), { signers: [buyer] });
-    await expectRefused(
-      body,
-      "invalid_exact_svm_payload_amount_below_minimum",
-      /below this facilitator's minimum of 10000 raw units/,
-    );
-  });
+  it(
+    "a payment below the exact minimum (the program's minimum fee by default) is refused as on the vault " + "form",
+    async () => {
+      // 9,999 raw: one unit under the default 0.01 USDC, so the fee payer never pays a network fee for a payment not
+      // worth one.
+      const small = walletLine(seller.address, USDC, "9999");
+      const smallParts = await paymentParts(buyer, small);
+      const body = await craftBody(small, standardInstructions(smallParts), { signers: [buyer] });
+      await expectRefused(
+        body,
+        "invalid_exact_svm_payload_amount_below_minimum",
+        /below this facilitator's minimum of 10000 raw units/,
+      );
+    },
+  );
 
   it("the transfer must go to payTo's associated token account for the mint (another account is refused)", async () => {
     const other = await generateKeyPairSigner();
@@ -237,103 +241,118 @@ describe("exact to a wallet payTo", () => {
     await expectRefused(body, "invalid_exact_svm_payload_wallet_pay_to_native_sol");
   });
 
-  it("a seller without a token account for the mint is refused by name at verify, settle and the builder; the fee payer spends nothing", async () => {
-    // A payment to the stock seller puts USDC in the mint cache: verify then reads nothing before its simulation, and
-    // the refusals name the account from the one read made after the chain refused the payment.
-    expect((await verify(await craftBody(line, standardInstructions(parts), { signers: [buyer] }))).status).toBe(200);
-    const bare = await generateKeyPairSigner();
-    const bareLine = walletLine(bare.address);
-    const bareParts = await paymentParts(buyer, bareLine);
-    const body = await craftBody(bareLine, standardInstructions(bareParts), { signers: [buyer] });
-    const named = new RegExp(
-      `payTo ${bare.address} has no token account for mint ${USDC}: .*${bareParts.vaultAta} does not exist`,
-    );
-    await expectRefusedAtVerifyAndSettle(body, "invalid_exact_svm_payload_recipient_token_account_missing", named);
-    expect(await chainRpc("getAccountInfo", [bareParts.vaultAta, { encoding: "base64" }])).toMatchObject({
-      value: null,
-    });
-    const built = await build({ payer: buyer.address, accepted: bareLine });
-    expectBuilderRefused(built, "invalid_exact_svm_payload_recipient_token_account_missing", named);
-  });
+  it(
+    "a seller without a token account for the mint is refused by name at verify, settle and the builder; the fee " +
+      "payer spends nothing",
+    async () => {
+      // A payment to the stock seller puts USDC in the mint cache: verify then reads nothing before its simulation, and
+      // the refusals name the account from the one read made after the chain refused the payment.
+      expect((await verify(await craftBody(line, standardInstructions(parts), { signers: [buyer] }))).status).toBe(200);
+      const bare = await generateKeyPairSigner();
+      const bareLine = walletLine(bare.address);
+      const bareParts = await paymentParts(buyer, bareLine);
+      const body = await craftBody(bareLine, standardInstructions(bareParts), { signers: [buyer] });
+      const named = new RegExp(
+        `payTo ${bare.address} has no token account for mint ${USDC}: .*${bareParts.vaultAta} does not exist`,
+      );
+      await expectRefusedAtVerifyAndSettle(body, "invalid_exact_svm_payload_recipient_token_account_missing", named);
+      expect(await chainRpc("getAccountInfo", [bareParts.vaultAta, { encoding: "base64" }])).toMatchObject({
+        value: null,
+      });
+      const built = await build({ payer: buyer.address, accepted: bareLine });
+      expectBuilderRefused(built, "invalid_exact_svm_payload_recipient_token_account_missing", named);
+    },
+  );
 
-  it("a missing recipient token account is named from the mint's own read when the mint is not cached yet", async () => {
-    const token = await createToken2022Mint();
-    const payer = await fundedBuyer(0);
-    await token.fund(payer.address, 1_000_000n);
-    const bare = await generateKeyPairSigner();
-    const bareLine = walletLine(bare.address, token.mint, "100000");
-    const bareParts = await paymentParts(payer, bareLine, TOKEN_2022_PROGRAM);
-    const body = await craftBody(bareLine, standardInstructions(bareParts), { signers: [payer] });
-    // Through a counting proxy; a first payment warms what every verify reads once (the program's facts, USDC).
-    const scenario = faultScenario();
-    const verifyThere = (json: unknown) => callWithEnv({ SOLANA_RPC_URL: scenario.rpcUrl }, "/verify", jsonPost(json));
-    const accountReads = async () => (await scenario.calls()).getMultipleAccounts ?? 0;
-    const warm = await verifyThere(await craftBody(line, standardInstructions(parts), { signers: [buyer] }));
-    expect(warm.status, JSON.stringify(warm.body)).toBe(200);
-    const readsBefore = await accountReads();
+  it(
+    "a missing recipient token account is named from the mint's own read when the mint is not cached " + "yet",
+    async () => {
+      const token = await createToken2022Mint();
+      const payer = await fundedBuyer(0);
+      await token.fund(payer.address, 1_000_000n);
+      const bare = await generateKeyPairSigner();
+      const bareLine = walletLine(bare.address, token.mint, "100000");
+      const bareParts = await paymentParts(payer, bareLine, TOKEN_2022_PROGRAM);
+      const body = await craftBody(bareLine, standardInstructions(bareParts), { signers: [payer] });
+      // Through a counting proxy; a first payment warms what every verify reads once (the program's facts, USDC).
+      const scenario = faultScenario();
+      const verifyThere = (json: unknown) =>
+        callWithEnv({ SOLANA_RPC_URL: scenario.rpcUrl }, "/verify", jsonPost(json));
+      const accountReads = async () => (await scenario.calls()).getMultipleAccounts ?? 0;
+      const warm = await verifyThere(await craftBody(line, standardInstructions(parts), { signers: [buyer] }));
+      expect(warm.status, JSON.stringify(warm.body)).toBe(200);
+      const readsBefore = await accountReads();
 
-    // The first sight of this mint: one account read carries the mint and the recipient, beside the simulation.
-    const refused = await verifyThere(body);
-    expect(refused.status, JSON.stringify(refused.body)).toBe(400);
-    expect(refused.body.invalidReason).toBe("invalid_exact_svm_payload_recipient_token_account_missing");
-    expect(refused.body.invalidMessage).toMatch(
-      new RegExp(`no token account for mint ${token.mint}: .*${bareParts.vaultAta}`),
-    );
-    expect(await accountReads()).toBe(readsBefore + 1);
+      // The first sight of this mint: one account read carries the mint and the recipient, beside the simulation.
+      const refused = await verifyThere(body);
+      expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+      expect(refused.body.invalidReason).toBe("invalid_exact_svm_payload_recipient_token_account_missing");
+      expect(refused.body.invalidMessage).toMatch(
+        new RegExp(`no token account for mint ${token.mint}: .*${bareParts.vaultAta}`),
+      );
+      expect(await accountReads()).toBe(readsBefore + 1);
 
-    // Once the seller has its token account the payment verifies, and with the mint cached nothing more is read.
-    await token.tokenAccount(bare.address);
-    const paid = await verifyThere(body);
-    expect(paid.status, JSON.stringify(paid.body)).toBe(200);
-    expect(await accountReads()).toBe(readsBefore + 1);
-  });
+      // Once the seller has its token account the payment verifies, and with the mint cached nothing more is read.
+      await token.tokenAccount(bare.address);
+      const paid = await verifyThere(body);
+      expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+      expect(await accountReads()).toBe(readsBefore + 1);
+    },
+  );
 
-  it("where the operator turned it off, a wallet payTo is refused before any chain read and names the setting", async () => {
-    const body = await craftBody(line, standardInstructions(parts), { signers: [buyer] });
-    const refused = await callWithEnv({ SVC_EXACT_WALLET_PAYTO: "false" }, "/verify", {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    expect(refused.status).toBe(400);
-    expect(refused.body.invalidReason).toBe("invalid_exact_svm_payload_missing_merchant_wallet");
-    expect(refused.body.invalidMessage).toMatch(/SVC_EXACT_WALLET_PAYTO is off/);
-  });
+  it(
+    "where the operator turned it off, a wallet payTo is refused before any chain read and names the " + "setting",
+    async () => {
+      const body = await craftBody(line, standardInstructions(parts), { signers: [buyer] });
+      const refused = await callWithEnv({ SVC_EXACT_WALLET_PAYTO: "false" }, "/verify", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      expect(refused.status).toBe(400);
+      expect(refused.body.invalidReason).toBe("invalid_exact_svm_payload_missing_merchant_wallet");
+      expect(refused.body.invalidMessage).toMatch(/SVC_EXACT_WALLET_PAYTO is off/);
+    },
+  );
 });
 
 describe("exact and a Token-2022 mint its close authority could close and create again", () => {
-  it("is refused with its own reason at verify, settle (its facts cached), the builder and vault provisioning; a revoked authority is accepted", async () => {
-    const closer = await generateKeyPairSigner();
-    for (const [authority, refused] of [
-      [closer.address, true],
-      [null, false],
-    ] as const) {
-      const token = await createToken2022Mint([mintCloseAuthority(authority)]);
-      const payer = await fundedBuyer(0);
-      await token.fund(payer.address, 1_000_000n);
-      await token.tokenAccount(seller.address);
-      const tokenLine = walletLine(seller.address, token.mint, "100000");
-      const tokenParts = await paymentParts(payer, tokenLine, TOKEN_2022_PROGRAM);
-      const body = await craftBody(tokenLine, standardInstructions(tokenParts), { signers: [payer] });
-      const built = await build({ payer: payer.address, accepted: tokenLine });
-      if (!refused) {
-        expect((await verify(body)).status).toBe(200);
-        expect(built.status, JSON.stringify(built.body)).toBe(200);
-        continue;
+  it(
+    "is refused with its own reason at verify, settle (its facts cached), the builder and vault provisioning; a " +
+      "revoked authority is accepted",
+    async () => {
+      const closer = await generateKeyPairSigner();
+      for (const [authority, refused] of [
+        [closer.address, true],
+        [null, false],
+      ] as const) {
+        const token = await createToken2022Mint([mintCloseAuthority(authority)]);
+        const payer = await fundedBuyer(0);
+        await token.fund(payer.address, 1_000_000n);
+        await token.tokenAccount(seller.address);
+        const tokenLine = walletLine(seller.address, token.mint, "100000");
+        const tokenParts = await paymentParts(payer, tokenLine, TOKEN_2022_PROGRAM);
+        const body = await craftBody(tokenLine, standardInstructions(tokenParts), { signers: [payer] });
+        const built = await build({ payer: payer.address, accepted: tokenLine });
+        if (!refused) {
+          expect((await verify(body)).status).toBe(200);
+          expect(built.status, JSON.stringify(built.body)).toBe(200);
+          continue;
+        }
+        const named = new RegExp(`mint ${token.mint} has a close authority \\(${closer.address}\\)`);
+        await expectRefusedAtVerifyAndSettle(body, "invalid_exact_svm_payload_mint_close_authority", named);
+        expect(await tokenBalance(tokenParts.sourceAta)).toBe(1_000_000n);
+        expectBuilderRefused(built, "invalid_exact_svm_payload_mint_close_authority", named);
+        // Nor is a vault for it provisioned: the vault form would refuse its payments the same way.
+        const provision = await call("/sellers/provision-tx", {
+          method: "POST",
+          json: { wallet: seller.address, asset: token.mint },
+        });
+        expect(provision.status, JSON.stringify(provision.body)).toBe(400);
+        expect(provision.body.error).toMatch(named);
       }
-      const named = new RegExp(`mint ${token.mint} has a close authority \\(${closer.address}\\)`);
-      await expectRefusedAtVerifyAndSettle(body, "invalid_exact_svm_payload_mint_close_authority", named);
-      expect(await tokenBalance(tokenParts.sourceAta)).toBe(1_000_000n);
-      expectBuilderRefused(built, "invalid_exact_svm_payload_mint_close_authority", named);
-      // Nor is a vault for it provisioned: the vault form would refuse its payments the same way.
-      const provision = await call("/sellers/provision-tx", {
-        method: "POST",
-        json: { wallet: seller.address, asset: token.mint },
-      });
-      expect(provision.status, JSON.stringify(provision.body)).toBe(400);
-      expect(provision.body.error).toMatch(named);
-    }
-  });
+    },
+  );
 });
 
 describe("the seller's payment history", () => {

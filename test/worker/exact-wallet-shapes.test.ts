@@ -84,18 +84,21 @@ describe("exact: Lighthouse guard instructions (wallet protection, x402 PR #3318
     await expectSettles(body);
   });
 
-  it("a guard that does not hold fails the payment: verify refuses it after simulation and no money moves", async () => {
-    const balance = await tokenBalance(parts.sourceAta);
-    const body = await craftBody(
-      line,
-      [limit(), price(), transferChecked(parts), guard(parts.sourceAta, ASSERT_TOKEN_AMOUNT, OP.eq, balance)],
-      { signers: [buyer] },
-    );
-    await expectVerifyInvalid(body, /simulation|transaction_failed|custom|invalid/);
-    const settled = await call("/settle", { method: "POST", json: body });
-    expect(settled.body.success).toBe(false);
-    expect(await tokenBalance(parts.sourceAta)).toBe(balance);
-  });
+  it(
+    "a guard that does not hold fails the payment: verify refuses it after simulation and no money " + "moves",
+    async () => {
+      const balance = await tokenBalance(parts.sourceAta);
+      const body = await craftBody(
+        line,
+        [limit(), price(), transferChecked(parts), guard(parts.sourceAta, ASSERT_TOKEN_AMOUNT, OP.eq, balance)],
+        { signers: [buyer] },
+      );
+      await expectVerifyInvalid(body, /simulation|transaction_failed|custom|invalid/);
+      const settled = await call("/settle", { method: "POST", json: body });
+      expect(settled.body.success).toBe(false);
+      expect(await tokenBalance(parts.sourceAta)).toBe(balance);
+    },
+  );
 
   it("a guard naming the facilitator's fee payer is refused (the fee payer is in no instruction)", async () => {
     const body = await craftBody(

@@ -71,49 +71,52 @@ describe("/health: the fee payer's balance", () => {
 });
 
 describe("below SVC_FEE_PAYER_MIN_LAMPORTS the optional spenders stop", () => {
-  it("sweeps send nothing, each eligible rail says why, and the run is recorded as paused; above it they resume", async () => {
-    const seller = await activatedSeller(USDC);
-    await createUsdcAccount(seller, await fundedBuyer(0));
-    const buyer = await fundedBuyer(5_000_000);
-    const settled = await call("/settle", {
-      method: "POST",
-      json: await signedPaymentBody(buyer, await enrichedLine(USDC, "1000000", seller)),
-    });
-    expect(settled.body.success, JSON.stringify(settled.body)).toBe(true);
+  it(
+    "sweeps send nothing, each eligible rail says why, and the run is recorded as paused; above it they " + "resume",
+    async () => {
+      const seller = await activatedSeller(USDC);
+      await createUsdcAccount(seller, await fundedBuyer(0));
+      const buyer = await fundedBuyer(5_000_000);
+      const settled = await call("/settle", {
+        method: "POST",
+        json: await signedPaymentBody(buyer, await enrichedLine(USDC, "1000000", seller)),
+      });
+      expect(settled.body.success, JSON.stringify(settled.body)).toBe(true);
 
-    const paused = await callWithEnv(LOW, "/sweep", post({ cooldownSeconds: 0 }, BEARER));
-    expect(paused.status, JSON.stringify(paused.body)).toBe(200);
-    expect(paused.body.paused).toMatchObject({ reason: "fee_payer_below_minimum" });
-    const item = paused.body.items.find((i: any) => i.wallet === seller);
-    expect(item).toMatchObject({
-      status: "skipped",
-      action: "fee_payer_below_minimum",
-      signature: null,
-      lamportsSpent: "0",
-    });
-    expect(item.error).toMatch(/^fee_payer_below_minimum: .*SVC_FEE_PAYER_MIN_LAMPORTS/);
-    expect(paused.body).toMatchObject({ attempted: 0, lamportsSpent: "0" });
-    expect(await tokenBalance(await usdcAccountOf(seller))).toBe(0n);
-    expect(await jobRun("sweep")).toMatchObject({
-      trigger: "http",
-      outcome: "paused",
-      lamportsSpent: "0",
-      detail: expect.stringMatching(/fee_payer_below_minimum/),
-    });
+      const paused = await callWithEnv(LOW, "/sweep", post({ cooldownSeconds: 0 }, BEARER));
+      expect(paused.status, JSON.stringify(paused.body)).toBe(200);
+      expect(paused.body.paused).toMatchObject({ reason: "fee_payer_below_minimum" });
+      const item = paused.body.items.find((i: any) => i.wallet === seller);
+      expect(item).toMatchObject({
+        status: "skipped",
+        action: "fee_payer_below_minimum",
+        signature: null,
+        lamportsSpent: "0",
+      });
+      expect(item.error).toMatch(/^fee_payer_below_minimum: .*SVC_FEE_PAYER_MIN_LAMPORTS/);
+      expect(paused.body).toMatchObject({ attempted: 0, lamportsSpent: "0" });
+      expect(await tokenBalance(await usdcAccountOf(seller))).toBe(0n);
+      expect(await jobRun("sweep")).toMatchObject({
+        trigger: "http",
+        outcome: "paused",
+        lamportsSpent: "0",
+        detail: expect.stringMatching(/fee_payer_below_minimum/),
+      });
 
-    const resumed = await call("/sweep", { method: "POST", headers: BEARER, json: { cooldownSeconds: 0 } });
-    expect(resumed.body.items.find((i: any) => i.wallet === seller)).toMatchObject({
-      status: "ok",
-      lamportsSpent: "5000",
-    });
-    expect(await tokenBalance(await usdcAccountOf(seller))).toBeGreaterThan(0n);
-    const health = await call("/health");
-    expect(health.body.settlementKeeper.jobs.sweep).toMatchObject({
-      trigger: "http",
-      outcome: "ok",
-      lamportsSpent: "5000",
-    });
-  });
+      const resumed = await call("/sweep", { method: "POST", headers: BEARER, json: { cooldownSeconds: 0 } });
+      expect(resumed.body.items.find((i: any) => i.wallet === seller)).toMatchObject({
+        status: "ok",
+        lamportsSpent: "5000",
+      });
+      expect(await tokenBalance(await usdcAccountOf(seller))).toBeGreaterThan(0n);
+      const health = await call("/health");
+      expect(health.body.settlementKeeper.jobs.sweep).toMatchObject({
+        trigger: "http",
+        outcome: "ok",
+        lamportsSpent: "5000",
+      });
+    },
+  );
 
   it("the escrow keeper pays out nothing and says why", async () => {
     const paused = await callWithEnv(LOW, "/escrow-keeper", post({}, BEARER));
@@ -150,65 +153,72 @@ describe("below SVC_FEE_PAYER_MIN_LAMPORTS the optional spenders stop", () => {
 });
 
 describe("below SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS", () => {
-  it("a settle answers 503 with the reason and sends nothing; a payment already settled is still answered", async () => {
-    const buyer = await fundedBuyer(10_000_000);
-    const already = await signedPaymentBody(buyer, await enrichedLine(USDC, "1000000"));
-    const sellerRetryKey = { "Content-Type": "application/json", "X-Correlation-ID": `floor-${crypto.randomUUID()}` };
-    expect((await callWithEnv({}, "/settle", post(already, sellerRetryKey))).body.success).toBe(true);
+  it(
+    "a settle answers 503 with the reason and sends nothing; a payment already settled is still " + "answered",
+    async () => {
+      const buyer = await fundedBuyer(10_000_000);
+      const already = await signedPaymentBody(buyer, await enrichedLine(USDC, "1000000"));
+      const sellerRetryKey = { "Content-Type": "application/json", "X-Correlation-ID": `floor-${crypto.randomUUID()}` };
+      expect((await callWithEnv({}, "/settle", post(already, sellerRetryKey))).body.success).toBe(true);
 
-    // The settle path reads no balance itself: it uses the isolate's last reading (here: /health's).
-    await callWithEnv(BELOW_FLOOR, "/health");
-    const body = await signedPaymentBody(buyer, await enrichedLine(USDC, "1000000"));
-    const buyerAta = await usdcAccountOf(buyer.address);
-    const before = await tokenBalance(buyerAta);
-    const history = async () =>
-      (await chainRpc<unknown[]>("getSignaturesForAddress", [buyerAta, { limit: 1000 }])).length;
-    const transactionsBefore = await history();
-    const refused = await callWithEnv(BELOW_FLOOR, "/settle", post(body));
-    expect(refused.status).toBe(503);
-    expect(refused.body).toMatchObject({
-      success: false,
-      errorReason: "fee_payer_below_settle_floor",
-      code: "SERVICE_UNAVAILABLE",
-      transaction: "",
-    });
-    expect(refused.body.errorMessage).toMatch(/below its settle floor/);
-    expect(await history()).toBe(transactionsBefore);
-    expect(await tokenBalance(buyerAta)).toBe(before);
+      // The settle path reads no balance itself: it uses the isolate's last reading (here: /health's).
+      await callWithEnv(BELOW_FLOOR, "/health");
+      const body = await signedPaymentBody(buyer, await enrichedLine(USDC, "1000000"));
+      const buyerAta = await usdcAccountOf(buyer.address);
+      const before = await tokenBalance(buyerAta);
+      const history = async () =>
+        (await chainRpc<unknown[]>("getSignaturesForAddress", [buyerAta, { limit: 1000 }])).length;
+      const transactionsBefore = await history();
+      const refused = await callWithEnv(BELOW_FLOOR, "/settle", post(body));
+      expect(refused.status).toBe(503);
+      expect(refused.body).toMatchObject({
+        success: false,
+        errorReason: "fee_payer_below_settle_floor",
+        code: "SERVICE_UNAVAILABLE",
+        transaction: "",
+      });
+      expect(refused.body.errorMessage).toMatch(/below its settle floor/);
+      expect(await history()).toBe(transactionsBefore);
+      expect(await tokenBalance(buyerAta)).toBe(before);
 
-    // The first payment is in the ledger: the seller's retry is answered from it (success again), not refused.
-    const retry = await callWithEnv(BELOW_FLOOR, "/settle", post(already, sellerRetryKey));
-    expect(retry.body, JSON.stringify(retry.body)).toMatchObject({ success: true, alreadySettled: true });
-  });
+      // The first payment is in the ledger: the seller's retry is answered from it (success again), not refused.
+      const retry = await callWithEnv(BELOW_FLOOR, "/settle", post(already, sellerRetryKey));
+      expect(retry.body, JSON.stringify(retry.body)).toMatchObject({ success: true, alreadySettled: true });
+    },
+  );
 
-  it("counts the fees its own settles paid without reading the balance again: the next settle below the floor is refused", async () => {
-    const buyer = await fundedBuyer(10_000_000);
-    // A settle acts on the isolate's last reading (here: /health's); the floor sits 1 lamport below it.
-    const reading = BigInt((await callWithEnv({}, "/health")).body.feePayerBalance.lamports);
-    const floorJustBelow = {
-      SVC_FEE_PAYER_MIN_LAMPORTS: String(reading),
-      SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS: String(reading - 1n),
-    };
-    const first = await callWithEnv(
-      floorJustBelow,
-      "/settle",
-      post(await signedPaymentBody(buyer, await enrichedLine(USDC, "1000000"))),
-    );
-    expect(first.body, JSON.stringify(first.body)).toMatchObject({ success: true });
-    // That settle's network fee (two signatures at least) lowered the reading below the floor, with no new read.
-    const second = await callWithEnv(
-      floorJustBelow,
-      "/settle",
-      post(await signedPaymentBody(buyer, await enrichedLine(USDC, "1000000"))),
-    );
-    expect(second.status, JSON.stringify(second.body)).toBe(503);
-    expect(second.body).toMatchObject({ success: false, errorReason: "fee_payer_below_settle_floor" });
-    // Lowered by exactly what the cluster charged for the first settle.
-    const landed = await chainRpc<{ meta: { fee: number } }>("getTransaction", [
-      first.body.transaction,
-      { encoding: "base64", commitment: "confirmed", maxSupportedTransactionVersion: 0 },
-    ]);
-    expect(landed.meta.fee).toBeGreaterThanOrEqual(10_000);
-    expect(second.body.errorMessage).toContain(`holds ${reading - BigInt(landed.meta.fee)} lamports`);
-  });
+  it(
+    "counts the fees its own settles paid without reading the balance again: the next settle below the floor is " +
+      "refused",
+    async () => {
+      const buyer = await fundedBuyer(10_000_000);
+      // A settle acts on the isolate's last reading (here: /health's); the floor sits 1 lamport below it.
+      const reading = BigInt((await callWithEnv({}, "/health")).body.feePayerBalance.lamports);
+      const floorJustBelow = {
+        SVC_FEE_PAYER_MIN_LAMPORTS: String(reading),
+        SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS: String(reading - 1n),
+      };
+      const first = await callWithEnv(
+        floorJustBelow,
+        "/settle",
+        post(await signedPaymentBody(buyer, await enrichedLine(USDC, "1000000"))),
+      );
+      expect(first.body, JSON.stringify(first.body)).toMatchObject({ success: true });
+      // That settle's network fee (two signatures at least) lowered the reading below the floor, with no new read.
+      const second = await callWithEnv(
+        floorJustBelow,
+        "/settle",
+        post(await signedPaymentBody(buyer, await enrichedLine(USDC, "1000000"))),
+      );
+      expect(second.status, JSON.stringify(second.body)).toBe(503);
+      expect(second.body).toMatchObject({ success: false, errorReason: "fee_payer_below_settle_floor" });
+      // Lowered by exactly what the cluster charged for the first settle.
+      const landed = await chainRpc<{ meta: { fee: number } }>("getTransaction", [
+        first.body.transaction,
+        { encoding: "base64", commitment: "confirmed", maxSupportedTransactionVersion: 0 },
+      ]);
+      expect(landed.meta.fee).toBeGreaterThanOrEqual(10_000);
+      expect(second.body.errorMessage).toContain(`holds ${reading - BigInt(landed.meta.fee)} lamports`);
+    },
+  );
 });

@@ -31,7 +31,8 @@ async function hoursAsCounted() {
 async function hoursFromRows() {
   const { results } = await env.DB.prepare(
     `SELECT scope, hour_ms, SUM(lamports) AS lamports FROM (
-       SELECT 'pool:' || pool AS scope, booked_at_ms - booked_at_ms % 3600000 AS hour_ms, lamports FROM fee_payer_exposure WHERE state = 'spent'
+       SELECT 'pool:' || pool AS scope, booked_at_ms - booked_at_ms % 3600000 AS hour_ms, lamports FROM ` +
+      `fee_payer_exposure WHERE state = 'spent'
        UNION ALL SELECT 'seller:' || pay_to, booked_at_ms - booked_at_ms % 3600000, lamports FROM fee_payer_exposure
          WHERE state = 'spent' AND pool = 'sellers' AND pay_to IS NOT NULL)
      GROUP BY scope, hour_ms ORDER BY scope, hour_ms`,
@@ -44,7 +45,8 @@ describe("migration 0018 over bookings written by the schema of 0017", () => {
     await databaseBefore("0018");
     for (const [kind, rail] of KINDS)
       await env.DB.prepare(
-        `INSERT INTO fee_payer_exposure (booking_id, rail, kind, payer, pay_to, lamports, state, booked_at_ms, updated_at_ms, fee_payer)
+        `INSERT INTO fee_payer_exposure (booking_id, rail, kind, payer, pay_to, lamports, state, booked_at_ms, ` +
+          `updated_at_ms, fee_payer)
          VALUES (?1, ?2, ?3, 'buyer', 'seller', 10000, 'spent', ?4, ?4, 'fee-payer')`,
       )
         .bind(`booking-${kind}`, rail, kind, NOW)
@@ -54,7 +56,8 @@ describe("migration 0018 over bookings written by the schema of 0017", () => {
 
   it("every row is kept, in the pool of its kind, tied to no settlement", async () => {
     const { results } = await env.DB.prepare(
-      "SELECT booking_id, rail, kind, lamports, state, fee_payer, pool, settlement_hash FROM fee_payer_exposure ORDER BY booking_id",
+      "SELECT booking_id, rail, kind, lamports, state, fee_payer, pool, settlement_hash FROM fee_payer_exposure " +
+        "ORDER BY booking_id",
     ).all();
     expect(results).toEqual(
       [...KINDS]
@@ -72,37 +75,42 @@ describe("migration 0018 over bookings written by the schema of 0017", () => {
     );
   });
 
-  it("the hours of each pool start from the rows still spent, and follow every change of a booking, whatever statement makes it", async () => {
-    expect(await hoursAsCounted()).toEqual(await hoursFromRows());
-    const hour = NOW - (NOW % 3_600_000);
-    expect((await hoursAsCounted()).find((h) => h.scope === "pool:buyers" && h.hour_ms === hour)?.lamports).toBe(
-      20_000,
-    );
-    // Inserts, a revival, a trim, a void, a delete, a move to another pool and hour: the hours still add up.
-    const at = NOW + 5 * 3_600_000;
-    const insert = (id: string, pool: string, payTo: string, lamports: number) =>
-      env.DB.prepare(
-        `INSERT INTO fee_payer_exposure (booking_id, rail, kind, payer, pay_to, lamports, state, booked_at_ms, updated_at_ms, pool)
+  it(
+    "the hours of each pool start from the rows still spent, and follow every change of a booking, whatever " +
+      "statement makes it",
+    async () => {
+      expect(await hoursAsCounted()).toEqual(await hoursFromRows());
+      const hour = NOW - (NOW % 3_600_000);
+      expect((await hoursAsCounted()).find((h) => h.scope === "pool:buyers" && h.hour_ms === hour)?.lamports).toBe(
+        20_000,
+      );
+      // Inserts, a revival, a trim, a void, a delete, a move to another pool and hour: the hours still add up.
+      const at = NOW + 5 * 3_600_000;
+      const insert = (id: string, pool: string, payTo: string, lamports: number) =>
+        env.DB.prepare(
+          `INSERT INTO fee_payer_exposure (booking_id, rail, kind, payer, pay_to, lamports, state, booked_at_ms, ` +
+            `updated_at_ms, pool)
          VALUES (?1, 'exact', 'payment_fee', 'buyer', ?2, ?3, 'spent', ?4, ?4, ?5)`,
-      )
-        .bind(id, payTo, lamports, at, pool)
+        )
+          .bind(id, payTo, lamports, at, pool)
+          .run();
+      await insert("p1", "sellers", "proven", 10_001);
+      await insert("p2", "sellers", "proven", 10_002);
+      await insert("s1", "buyers", "stranger", 11_000);
+      await env.DB.prepare("UPDATE fee_payer_exposure SET state = 'voided' WHERE booking_id = 'p2'").run();
+      await env.DB.prepare("UPDATE fee_payer_exposure SET lamports = 9000 WHERE booking_id = 's1'").run();
+      await env.DB.prepare("UPDATE fee_payer_exposure SET state = 'spent', lamports = 7 WHERE booking_id = 'p2'").run();
+      await env.DB.prepare("UPDATE fee_payer_exposure SET booked_at_ms = ?1, pool = 'buyers' WHERE booking_id = 'p1'")
+        .bind(at + 3_600_000)
         .run();
-    await insert("p1", "sellers", "proven", 10_001);
-    await insert("p2", "sellers", "proven", 10_002);
-    await insert("s1", "buyers", "stranger", 11_000);
-    await env.DB.prepare("UPDATE fee_payer_exposure SET state = 'voided' WHERE booking_id = 'p2'").run();
-    await env.DB.prepare("UPDATE fee_payer_exposure SET lamports = 9000 WHERE booking_id = 's1'").run();
-    await env.DB.prepare("UPDATE fee_payer_exposure SET state = 'spent', lamports = 7 WHERE booking_id = 'p2'").run();
-    await env.DB.prepare("UPDATE fee_payer_exposure SET booked_at_ms = ?1, pool = 'buyers' WHERE booking_id = 'p1'")
-      .bind(at + 3_600_000)
-      .run();
-    await env.DB.prepare("DELETE FROM fee_payer_exposure WHERE booking_id = 'booking-network_fee'").run();
-    expect(await hoursAsCounted()).toEqual(await hoursFromRows());
-    expect(
-      (await hoursAsCounted()).find((h) => h.scope === "seller:proven" && h.hour_ms === at - (at % 3_600_000))
-        ?.lamports,
-    ).toBe(7);
-  });
+      await env.DB.prepare("DELETE FROM fee_payer_exposure WHERE booking_id = 'booking-network_fee'").run();
+      expect(await hoursAsCounted()).toEqual(await hoursFromRows());
+      expect(
+        (await hoursAsCounted()).find((h) => h.scope === "seller:proven" && h.hour_ms === at - (at % 3_600_000))
+          ?.lamports,
+      ).toBe(7);
+    },
+  );
 
   it("the retention run deletes hours older than two days, and keeps the caps' day", async () => {
     const now = Date.now();

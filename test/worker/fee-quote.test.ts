@@ -15,27 +15,30 @@ const ESCROW_USDC = { feeBps: 100, minFeeAmount: 100_000n };
 const quote = (query: Record<string, string>) => call(`/fee-quote?${new URLSearchParams(query)}`);
 
 describe("GET /fee-quote", () => {
-  it("exact, seller not activated: standard rate, and the setup cost the facilitator would recover is withheld", async () => {
-    const wallet = (await generateKeyPairSigner()).address;
-    const response = await quote({ wallet, asset: "USDC", amount: "3000000" });
-    expect(response.status, JSON.stringify(response.body)).toBe(200);
-    const fee = (3_000_000n * BigInt(US.feeBps)) / 10_000n; // 30,000 > the 10,000 minimum
-    const withheld = US.provisioningFeeRaw; // 1,000,000 still to recover, less than the net
-    expect(response.body).toMatchObject({
-      scheme: "exact",
-      network: DEVNET,
-      wallet,
-      asset: "USDC",
-      mint: USDC,
-      tier: "not_activated",
-      feeBps: US.feeBps,
-      minFeeAmount: US.minFeeAmountRaw.toString(),
-      protocolFee: fee.toString(),
-      oracleFee: "0",
-      provisioningRecoveryWithheld: withheld.toString(),
-      sellerNets: (3_000_000n - fee - withheld).toString(),
-    });
-  });
+  it(
+    "exact, seller not activated: standard rate, and the setup cost the facilitator would recover is " + "withheld",
+    async () => {
+      const wallet = (await generateKeyPairSigner()).address;
+      const response = await quote({ wallet, asset: "USDC", amount: "3000000" });
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      const fee = (3_000_000n * BigInt(US.feeBps)) / 10_000n; // 30,000 > the 10,000 minimum
+      const withheld = US.provisioningFeeRaw; // 1,000,000 still to recover, less than the net
+      expect(response.body).toMatchObject({
+        scheme: "exact",
+        network: DEVNET,
+        wallet,
+        asset: "USDC",
+        mint: USDC,
+        tier: "not_activated",
+        feeBps: US.feeBps,
+        minFeeAmount: US.minFeeAmountRaw.toString(),
+        protocolFee: fee.toString(),
+        oracleFee: "0",
+        provisioningRecoveryWithheld: withheld.toString(),
+        sellerNets: (3_000_000n - fee - withheld).toString(),
+      });
+    },
+  );
 
   it("exact, sovereign seller: the discounted rate, the minimum fee as a floor, nothing withheld", async () => {
     const wallet = await activatedSeller(USDC);
@@ -77,30 +80,34 @@ describe("GET /fee-quote", () => {
     expect(small.body).toMatchObject({ protocolFee: "100000", oracleFee: "20000", sellerNets: "1900000" });
   });
 
-  it("upto: no protocol fee, the seller nets the whole claim when its token account exists, nothing when it does not", async () => {
-    const wallet = (await generateKeyPairSigner()).address;
-    const without = await quote({ wallet, asset: "USDC", amount: "512345", scheme: "upto" });
-    expect(without.status, JSON.stringify(without.body)).toBe(200);
-    expect(without.body).toMatchObject({
-      scheme: "upto",
-      tier: "channel",
-      feeBps: 0,
-      protocolFee: "0",
-      oracleFee: "0",
-      sellerNets: "0",
-      rentFrontedLamports: "4711920",
-    });
-    expect(without.body.notes.join(" ")).toMatch(/treasury/);
-    await chainRpc("requestTokenAirdrop", [wallet, 1]);
-    const withAccount = await quote({ wallet, asset: "USDC", amount: "512345", scheme: "upto" });
-    expect(withAccount.body).toMatchObject({
-      scheme: "upto",
-      mint: USDC,
-      protocolFee: "0",
-      provisioningRecoveryWithheld: "0",
-      sellerNets: "512345",
-    });
-  });
+  it(
+    "upto: no protocol fee, the seller nets the whole claim when its token account exists, nothing when it does " +
+      "not",
+    async () => {
+      const wallet = (await generateKeyPairSigner()).address;
+      const without = await quote({ wallet, asset: "USDC", amount: "512345", scheme: "upto" });
+      expect(without.status, JSON.stringify(without.body)).toBe(200);
+      expect(without.body).toMatchObject({
+        scheme: "upto",
+        tier: "channel",
+        feeBps: 0,
+        protocolFee: "0",
+        oracleFee: "0",
+        sellerNets: "0",
+        rentFrontedLamports: "4711920",
+      });
+      expect(without.body.notes.join(" ")).toMatch(/treasury/);
+      await chainRpc("requestTokenAirdrop", [wallet, 1]);
+      const withAccount = await quote({ wallet, asset: "USDC", amount: "512345", scheme: "upto" });
+      expect(withAccount.body).toMatchObject({
+        scheme: "upto",
+        mint: USDC,
+        protocolFee: "0",
+        provisioningRecoveryWithheld: "0",
+        sellerNets: "512345",
+      });
+    },
+  );
 
   it("answers a clear 400 for each bad input", async () => {
     const wallet = (await generateKeyPairSigner()).address;

@@ -214,16 +214,19 @@ describe("a fourth rail served by the Worker's app (buildApp with the rails list
     return { status: response.status, body: (await response.json()) as Record<string, any> };
   };
 
-  it("GET /capabilities of that app lists it among the supported kinds, with its feature flag and its own member", async () => {
-    const { status, body } = await get(buildApp(WITH_FOURTH), "/capabilities");
-    expect(status).toBe(200);
-    expect(body.supported.kinds.at(-1).scheme).toBe("fourth");
-    expect(body.features.fourthTickets).toBe(true);
-    expect(body.fourthTicketGuide).toBe("http://facilitator.test/fourth-tickets.md");
-    const shipped = (await get(buildApp(RAILS), "/capabilities")).body;
-    expect(shipped.features).not.toHaveProperty("fourthTickets");
-    expect(shipped).not.toHaveProperty("fourthTicketGuide");
-  });
+  it(
+    "GET /capabilities of that app lists it among the supported kinds, with its feature flag and its own " + "member",
+    async () => {
+      const { status, body } = await get(buildApp(WITH_FOURTH), "/capabilities");
+      expect(status).toBe(200);
+      expect(body.supported.kinds.at(-1).scheme).toBe("fourth");
+      expect(body.features.fourthTickets).toBe(true);
+      expect(body.fourthTicketGuide).toBe("http://facilitator.test/fourth-tickets.md");
+      const shipped = (await get(buildApp(RAILS), "/capabilities")).body;
+      expect(shipped.features).not.toHaveProperty("fourthTickets");
+      expect(shipped).not.toHaveProperty("fourthTicketGuide");
+    },
+  );
 
   it("GET /health of that app carries its report and its Cron job", async () => {
     const { body } = await get(buildApp(WITH_FOURTH), "/health");
@@ -234,38 +237,59 @@ describe("a fourth rail served by the Worker's app (buildApp with the rails list
     expect(Object.keys(shipped.settlementKeeper.jobs)).not.toContain("fourth-keeper");
   });
 
-  it("GET /fee-quote?scheme=fourth of that app is its quote, from its configured fee; the Worker's app refuses the scheme", async () => {
-    const query = `/fee-quote?${new URLSearchParams({ wallet: config.feePayer.address, asset: "USDC", amount: "100", scheme: "fourth" })}`;
-    const { status, body } = await get(buildApp(WITH_FOURTH), query);
-    expect(status, JSON.stringify(body)).toBe(200);
-    expect(body).toMatchObject({ scheme: "fourth", tier: "ticket", protocolFee: "7", sellerNets: "93", amount: "100" });
-    const shipped = await get(buildApp(RAILS), query);
-    expect(shipped.status).toBe(400);
-    expect(JSON.stringify(shipped.body)).toMatch(/scheme/);
-  });
+  it(
+    "GET /fee-quote?scheme=fourth of that app is its quote, from its configured fee; the Worker's app refuses the " +
+      "scheme",
+    async () => {
+      const params = { wallet: config.feePayer.address, asset: "USDC", amount: "100", scheme: "fourth" };
+      const query = `/fee-quote?${new URLSearchParams(params)}`;
+      const { status, body } = await get(buildApp(WITH_FOURTH), query);
+      expect(status, JSON.stringify(body)).toBe(200);
+      expect(body).toMatchObject({
+        scheme: "fourth",
+        tier: "ticket",
+        protocolFee: "7",
+        sellerNets: "93",
+        amount: "100",
+      });
+      const shipped = await get(buildApp(RAILS), query);
+      expect(shipped.status).toBe(400);
+      expect(JSON.stringify(shipped.body)).toMatch(/scheme/);
+    },
+  );
 
-  it("POST /payment-required/enrich of that app runs its transform on its lines; the Worker's app leaves them alone", async () => {
-    const required = { x402Version: 2, resource: { url: "https://example.test/r" }, accepts: [line()] };
-    const enriched = await post(buildApp(WITH_FOURTH), "/payment-required/enrich", required);
-    expect(enriched.status, JSON.stringify(enriched.body)).toBe(200);
-    expect((enriched.body.accepts as { extra: Record<string, string> }[])[0]!.extra.ticketFee).toBe("7");
-    const shipped = await post(buildApp(RAILS), "/payment-required/enrich", required);
-    expect((shipped.body.accepts as { extra: Record<string, string> }[])[0]!.extra).toEqual({});
-  });
+  it(
+    "POST /payment-required/enrich of that app runs its transform on its lines; the Worker's app leaves them " +
+      "alone",
+    async () => {
+      const required = { x402Version: 2, resource: { url: "https://example.test/r" }, accepts: [line()] };
+      const enriched = await post(buildApp(WITH_FOURTH), "/payment-required/enrich", required);
+      expect(enriched.status, JSON.stringify(enriched.body)).toBe(200);
+      expect((enriched.body.accepts as { extra: Record<string, string> }[])[0]!.extra.ticketFee).toBe("7");
+      const shipped = await post(buildApp(RAILS), "/payment-required/enrich", required);
+      expect((shipped.body.accepts as { extra: Record<string, string> }[])[0]!.extra).toEqual({});
+    },
+  );
 
-  it("GET /sellers/{wallet}/rails/fourth of that app is its seller lookup; the Worker's app refuses the scheme", async () => {
-    const wallet = config.feePayer.address;
-    const { status, body } = await get(buildApp(WITH_FOURTH), `/sellers/${wallet}/rails/fourth`);
-    expect(status, JSON.stringify(body)).toBe(200);
-    expect(body).toEqual({ scheme: "fourth", payTo: wallet, ticketDesk: true });
-    expect((await get(buildApp(RAILS), `/sellers/${wallet}/rails/fourth`)).status).toBe(400);
-  });
+  it(
+    "GET /sellers/{wallet}/rails/fourth of that app is its seller lookup; the Worker's app refuses the " + "scheme",
+    async () => {
+      const wallet = config.feePayer.address;
+      const { status, body } = await get(buildApp(WITH_FOURTH), `/sellers/${wallet}/rails/fourth`);
+      expect(status, JSON.stringify(body)).toBe(200);
+      expect(body).toEqual({ scheme: "fourth", payTo: wallet, ticketDesk: true });
+      expect((await get(buildApp(RAILS), `/sellers/${wallet}/rails/fourth`)).status).toBe(400);
+    },
+  );
 
-  it("the scheduled handler over that list runs its job on the rails' trigger, after the shipped rails' jobs", async () => {
-    const outcome = await runScheduled(WITH_FOURTH, SWEEP_CRON, env as unknown as Env);
-    expect(outcome.results?.map((r) => r.name)).toEqual([...railJobs(RAILS).map((job) => job.name), "fourth-keeper"]);
-    expect(outcome.results?.at(-1)).toEqual({ name: "fourth-keeper", ok: true });
-  });
+  it(
+    "the scheduled handler over that list runs its job on the rails' trigger, after the shipped rails' " + "jobs",
+    async () => {
+      const outcome = await runScheduled(WITH_FOURTH, SWEEP_CRON, env as unknown as Env);
+      expect(outcome.results?.map((r) => r.name)).toEqual([...railJobs(RAILS).map((job) => job.name), "fourth-keeper"]);
+      expect(outcome.results?.at(-1)).toEqual({ name: "fourth-keeper", ok: true });
+    },
+  );
 
   it("the retention job over that list purges its table after the core's and the shipped rails' tables", async () => {
     const withFourth = await configOf(WITH_FOURTH).load(env as unknown as Env);
@@ -280,7 +304,8 @@ describe("a fourth rail served by the Worker's app (buildApp with the rails list
       "uptoChannelRowsDeleted",
       "fourthTicketsDeleted",
     ]);
-    expect(fourthTicketPurges.at(-1)!.beforeMs).toBeLessThan(Date.now() - 6_000); // its cutoff, from its configured fee (7 s)
+    // its cutoff, from its configured fee (7 s)
+    expect(fourthTicketPurges.at(-1)!.beforeMs).toBeLessThan(Date.now() - 6_000);
     const shipped = jobsByCron(RAILS)[PROBE_CRON]!.find((job) => job.name === "retention")!;
     expect(Object.keys((await shipped.run(config, env as unknown as Env)) as object)).not.toContain(
       "fourthTicketsDeleted",

@@ -12,33 +12,43 @@ const json = { "Content-Type": "application/json" };
 const deeplyNested = (levels: number) => "[".repeat(levels) + "]".repeat(levels);
 
 describe("JSON depth is bounded once, at parse time, for every route", () => {
-  it("a body nested 30,000 levels deep is a clean 400 on verify, settle, the builder and enrich (never a 500)", async () => {
-    const line = await enrichedLine(USDC, "100000");
-    const deepExtra = `{"x402Version":2,"paymentPayload":{"x402Version":2,"accepted":${JSON.stringify(line)},"payload":{"transaction":"AAAA"}},"paymentRequirements":{"extra":${deeplyNested(30_000)}}}`;
-    for (const path of ["/verify", "/settle"]) {
-      const answer = await call(path, {
+  it(
+    "a body nested 30,000 levels deep is a clean 400 on verify, settle, the builder and enrich (never a " + "500)",
+    async () => {
+      const line = await enrichedLine(USDC, "100000");
+      const deepExtra =
+        `{"x402Version":2,"paymentPayload":{"x402Version":2,"accepted":${JSON.stringify(line)},` +
+        `"payload":{"transaction":"AAAA"}},"paymentRequirements":{"extra":${deeplyNested(30_000)}}}`;
+      for (const path of ["/verify", "/settle"]) {
+        const answer = await call(path, {
+          method: "POST",
+          headers: { ...json, "CF-Connecting-IP": crypto.randomUUID() },
+          body: deepExtra,
+        });
+        expect(answer.status, path).toBe(400);
+        expect(answer.body.invalidMessage ?? answer.body.errorMessage).toContain("deeper than 32 levels");
+      }
+      const deepResource =
+        `{"payer":"${line.extra.merchantWallet}","accepted":${JSON.stringify(line)},` +
+        `"resource":${deeplyNested(30_000)}}`;
+      const built = await call("/build-exact-payment-tx", {
         method: "POST",
         headers: { ...json, "CF-Connecting-IP": crypto.randomUUID() },
-        body: deepExtra,
+        body: deepResource,
       });
-      expect(answer.status, path).toBe(400);
-      expect(answer.body.invalidMessage ?? answer.body.errorMessage).toContain("deeper than 32 levels");
-    }
-    const deepResource = `{"payer":"${line.extra.merchantWallet}","accepted":${JSON.stringify(line)},"resource":${deeplyNested(30_000)}}`;
-    const built = await call("/build-exact-payment-tx", {
-      method: "POST",
-      headers: { ...json, "CF-Connecting-IP": crypto.randomUUID() },
-      body: deepResource,
-    });
-    expect(built.status).toBe(400);
-    expect(built.body).toMatchObject({ code: "BAD_REQUEST", error: expect.stringContaining("deeper than 32 levels") });
-    const enrich = await call("/payment-required/enrich", {
-      method: "POST",
-      headers: json,
-      body: `{"x402Version":2,"accepts":${deeplyNested(30_000)}}`,
-    });
-    expect(enrich.status).toBe(400);
-  });
+      expect(built.status).toBe(400);
+      expect(built.body).toMatchObject({
+        code: "BAD_REQUEST",
+        error: expect.stringContaining("deeper than 32 levels"),
+      });
+      const enrich = await call("/payment-required/enrich", {
+        method: "POST",
+        headers: json,
+        body: `{"x402Version":2,"accepts":${deeplyNested(30_000)}}`,
+      });
+      expect(enrich.status).toBe(400);
+    },
+  );
 
   it("ordinary nesting and brackets inside strings are not counted against the bound", async () => {
     const buyer = await fundedBuyer(5_000_000);
@@ -137,20 +147,23 @@ describe("wallet challenges", () => {
     expect(elsewhere.body.error).toContain("issued for facilitator.test");
   });
 
-  it("a CHALLENGE_MAC_KEY shorter than 32 bytes disables challenges (503) instead of issuing guessable ones", async () => {
-    const seller = await generateKeyPairSigner();
-    const short = await callWithEnv(
-      { CHALLENGE_MAC_KEY: "only-31-bytes-long-mac-key-0123" },
-      `/sellers/${seller.address}/challenge`,
-    );
-    expect(short.status).toBe(503);
-    expect(short.body.error).toContain("at least 32 bytes");
-    const enough = await callWithEnv(
-      { CHALLENGE_MAC_KEY: "exactly-32-bytes-long-mac-key-01" },
-      `/sellers/${seller.address}/challenge`,
-    );
-    expect(enough.status).toBe(200);
-  });
+  it(
+    "a CHALLENGE_MAC_KEY shorter than 32 bytes disables challenges (503) instead of issuing guessable " + "ones",
+    async () => {
+      const seller = await generateKeyPairSigner();
+      const short = await callWithEnv(
+        { CHALLENGE_MAC_KEY: "only-31-bytes-long-mac-key-0123" },
+        `/sellers/${seller.address}/challenge`,
+      );
+      expect(short.status).toBe(503);
+      expect(short.body.error).toContain("at least 32 bytes");
+      const enough = await callWithEnv(
+        { CHALLENGE_MAC_KEY: "exactly-32-bytes-long-mac-key-01" },
+        `/sellers/${seller.address}/challenge`,
+      );
+      expect(enough.status).toBe(200);
+    },
+  );
 });
 
 describe("/health never shows the private RPC URL", () => {

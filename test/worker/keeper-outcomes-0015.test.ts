@@ -37,19 +37,22 @@ const ESCROW_ROWS: OldRow[] = [
   [
     "open",
     "release",
-    "fee_payer_spend_per_day_exceeded: the fee payer spent 5000 lamports in the last 24 h in total (SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS: 4999)",
+    "fee_payer_spend_per_day_exceeded: the fee payer spent 5000 lamports in the last 24 h in total " +
+      "(SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS: 4999)",
     "held",
   ],
   [
     "open",
     "release",
-    "recipient token account Ata1 does not exist yet (read again just before sending); its owner Own1 must create it: the keeper pays nobody's rent",
+    "recipient token account Ata1 does not exist yet (read again just before sending); its owner Own1 must create " +
+      "it: the keeper pays nobody's rent",
     "held",
   ],
   [
     "open",
     "release",
-    "a payout already created recipient token account Ata1 at the fee payer's cost today (its owner closed it just before); payouts into it wait until 2027-01-16",
+    "a payout already created recipient token account Ata1 at the fee payer's cost today (its owner closed it just " +
+      "before); payouts into it wait until 2027-01-16",
     "held",
   ],
   ["open", "release", "recipient token account Ata1 does not exist yet; its owner must create it", "skipped"],
@@ -89,7 +92,8 @@ const UPTO_ROWS: OldRow[] = [
   [
     "open",
     "seal_expired_and_distribute",
-    "the buyer's token account Ata1 does not exist, so Distribute would send the buyer's refund of 1500000 to the program's treasury; waiting for the buyer to fix it",
+    "the buyer's token account Ata1 does not exist, so Distribute would send the buyer's refund of 1500000 to the " +
+      "program's treasury; waiting for the buyer to fix it",
     "skipped",
   ],
   ["stuck", "distribute", `${GAVE_UP}channel Chan1 does not commit its split to PayTo1`, "skipped"],
@@ -104,21 +108,28 @@ const UPTO_ROWS: OldRow[] = [
 
 const insertWatch = (key: string, [state, action, words]: OldRow) =>
   env.DB.prepare(
-    `INSERT INTO escrow_watch (payment_pda, funding_signature, state, next_check_at_ms, failures, last_action, last_signature, last_outcome, created_at_ms, updated_at_ms)
+    `INSERT INTO escrow_watch (payment_pda, funding_signature, state, next_check_at_ms, failures, last_action, ` +
+      `last_signature, last_outcome, created_at_ms, updated_at_ms)
      VALUES (?1, ?2, ?3, ?4, 2, ?5, ?2, ?6, ?4, ?4)`,
   ).bind(key, SIG, state, NOW, action, words);
 const insertChannel = (key: string, [state, action, words]: OldRow) =>
   env.DB.prepare(
-    `INSERT INTO upto_channels (channel_id, open_message_hash, open_blockhash, payer, pay_to, asset, token_program, deposit, expires_at, state, next_check_at_ms, failures, last_action, last_signature, last_outcome, created_at_ms, updated_at_ms, fee_payer)
-     VALUES (?1, 'hash-' || ?1, 'bh', 'buyer', 'seller', 'mint', 'tp', '10', 1, ?2, ?3, 2, ?4, ?5, ?6, ?3, ?3, 'fee-payer')`,
+    `INSERT INTO upto_channels (channel_id, open_message_hash, open_blockhash, payer, pay_to, asset, token_program, ` +
+      `deposit, expires_at, state, next_check_at_ms, failures, last_action, last_signature, last_outcome, ` +
+      `created_at_ms, updated_at_ms, fee_payer)
+     VALUES (?1, 'hash-' || ?1, 'bh', 'buyer', 'seller', 'mint', 'tp', '10', 1, ?2, ?3, 2, ?4, ?5, ?6, ?3, ?3, ` +
+      `'fee-payer')`,
   ).bind(key, state, NOW, action, SIG, words);
 const newWatch = (key: string, action: string | null, outcome: string | null) =>
   env.DB.prepare(
-    `INSERT INTO escrow_watch (payment_pda, funding_signature, state, next_check_at_ms, last_action, last_outcome, last_detail, created_at_ms, updated_at_ms) VALUES (?1, ?2, 'open', ?3, ?4, ?5, 'words', ?3, ?3)`,
+    `INSERT INTO escrow_watch (payment_pda, funding_signature, state, next_check_at_ms, last_action, last_outcome, ` +
+      `last_detail, created_at_ms, updated_at_ms) VALUES (?1, ?2, 'open', ?3, ?4, ?5, 'words', ?3, ?3)`,
   ).bind(key, SIG, NOW, action, outcome);
 const newChannel = (key: string, action: string | null, outcome: string | null) =>
   env.DB.prepare(
-    `INSERT INTO upto_channels (channel_id, open_message_hash, open_blockhash, payer, pay_to, asset, token_program, deposit, expires_at, state, next_check_at_ms, last_action, last_outcome, last_detail, created_at_ms, updated_at_ms)
+    `INSERT INTO upto_channels (channel_id, open_message_hash, open_blockhash, payer, pay_to, asset, token_program, ` +
+      `deposit, expires_at, state, next_check_at_ms, last_action, last_outcome, last_detail, created_at_ms, ` +
+      `updated_at_ms)
      VALUES (?1, 'hash-' || ?1, 'bh', 'buyer', 'seller', 'mint', 'tp', '10', 1, 'open', ?2, ?3, ?4, 'words', ?2, ?2)`,
   ).bind(key, NOW, action, outcome);
 
@@ -127,7 +138,8 @@ const keyOf = (table: string, i: number) => `${table}-${String(i).padStart(2, "0
 const schemaObjectsOf = async () =>
   (
     await env.DB.prepare(
-      `SELECT type, name, tbl_name, sql FROM sqlite_master WHERE type IN ('index', 'trigger') AND tbl_name IN ('escrow_watch', 'upto_channels') AND name NOT LIKE 'sqlite_%' ORDER BY name`,
+      `SELECT type, name, tbl_name, sql FROM sqlite_master WHERE type IN ('index', 'trigger') AND tbl_name IN ` +
+        `('escrow_watch', 'upto_channels') AND name NOT LIKE 'sqlite_%' ORDER BY name`,
     ).all<Record<string, string>>()
   ).results;
 const rowsOf = async (table: string, key: string) =>

@@ -25,20 +25,23 @@ const callTool = (name: string, args: Record<string, unknown>) =>
   JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name, arguments: args } });
 
 describe("/mcp errors: JSON-RPC's shape, the catalogue's body in error.data", () => {
-  it("an unknown tool: JSON-RPC -32602 with the request's id and data {error, code: NOT_FOUND, reason: not_found}", async () => {
-    const answer = await mcp(callTool("drain_fee_payer", {}));
-    expect(answer.status).toBe(200);
-    expect(answer.body).toEqual({
-      jsonrpc: "2.0",
-      id: 7,
-      error: {
-        code: -32602,
-        message: expect.stringContaining("Unknown tool drain_fee_payer"),
-        data: { error: expect.stringContaining("Unknown tool"), code: "NOT_FOUND", reason: "not_found" },
-      },
-    });
-    expect(Number.isInteger(answer.body.error.code)).toBe(true);
-  });
+  it(
+    "an unknown tool: JSON-RPC -32602 with the request's id and data {error, code: NOT_FOUND, reason: " + "not_found}",
+    async () => {
+      const answer = await mcp(callTool("drain_fee_payer", {}));
+      expect(answer.status).toBe(200);
+      expect(answer.body).toEqual({
+        jsonrpc: "2.0",
+        id: 7,
+        error: {
+          code: -32602,
+          message: expect.stringContaining("Unknown tool drain_fee_payer"),
+          data: { error: expect.stringContaining("Unknown tool"), code: "NOT_FOUND", reason: "not_found" },
+        },
+      });
+      expect(Number.isInteger(answer.body.error.code)).toBe(true);
+    },
+  );
 
   it("a body that is not JSON: -32700 with data reason invalid_json", async () => {
     const answer = await mcp("{not json");
@@ -66,30 +69,38 @@ describe("/mcp errors: JSON-RPC's shape, the catalogue's body in error.data", ()
     });
   });
 
-  it("a tool whose route refuses: a tool result with isError, its body the catalogue's {error, code, reason, correlationId}", async () => {
-    const answer = await mcp(callTool("get_resource", { id: "999999" }));
-    expect(answer.body).toMatchObject({
-      jsonrpc: "2.0",
-      id: 7,
-      result: { isError: true, structuredContent: { status: 404, body: { code: "NOT_FOUND", reason: "not_found" } } },
-    });
-    const body = answer.body.result.structuredContent.body;
-    expect(Object.keys(body)).toEqual(expect.arrayContaining(["error", "code", "reason", "correlationId"]));
-    expect(JSON.parse(answer.body.result.content[0].text)).toEqual(answer.body.result.structuredContent);
-  });
+  it(
+    "a tool whose route refuses: a tool result with isError, its body the catalogue's {error, code, reason, " +
+      "correlationId}",
+    async () => {
+      const answer = await mcp(callTool("get_resource", { id: "999999" }));
+      expect(answer.body).toMatchObject({
+        jsonrpc: "2.0",
+        id: 7,
+        result: { isError: true, structuredContent: { status: 404, body: { code: "NOT_FOUND", reason: "not_found" } } },
+      });
+      const body = answer.body.result.structuredContent.body;
+      expect(Object.keys(body)).toEqual(expect.arrayContaining(["error", "code", "reason", "correlationId"]));
+      expect(JSON.parse(answer.body.result.content[0].text)).toEqual(answer.body.result.structuredContent);
+    },
+  );
 
-  it("arguments the route cannot take: a tool result with isError and the catalogue's body (reason invalid_request)", async () => {
-    const answer = await mcp(callTool("preview_seller", { wallet: ".." }));
-    expect(answer.body).toMatchObject({
-      jsonrpc: "2.0",
-      id: 7,
-      result: {
-        isError: true,
-        structuredContent: {
-          status: 400,
-          body: { code: "BAD_REQUEST", reason: "invalid_request", error: expect.any(String) },
+  it(
+    "arguments the route cannot take: a tool result with isError and the catalogue's body (reason " +
+      "invalid_request)",
+    async () => {
+      const answer = await mcp(callTool("preview_seller", { wallet: ".." }));
+      expect(answer.body).toMatchObject({
+        jsonrpc: "2.0",
+        id: 7,
+        result: {
+          isError: true,
+          structuredContent: {
+            status: 400,
+            body: { code: "BAD_REQUEST", reason: "invalid_request", error: expect.any(String) },
+          },
         },
-      },
-    });
-  });
+      });
+    },
+  );
 });

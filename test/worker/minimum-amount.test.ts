@@ -31,24 +31,31 @@ describe("minimum exact payment", () => {
     );
   });
 
-  it("with the chain unreachable: the program's documented minimums (0.01 of a 6-decimal coin, 100,000 lamports)", async () => {
-    // Every failed read is handled: a rejection left without a handler fires `unhandledrejection` once microtasks ran.
-    const unhandled: unknown[] = [];
-    const listener = (event: PromiseRejectionEvent) => unhandled.push(event.reason);
-    addEventListener("unhandledrejection", listener);
-    try {
-      const config = await loadConfig({ ...baseEnv, SOLANA_RPC_URL: "http://127.0.0.1:9" });
-      expect(await minimumPaymentRaw(config, USDC, false)).toBe(10_000n);
-      expect(await minimumPaymentRaw(config, NATIVE_SOL, true)).toBe(100_000n);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      expect(unhandled).toEqual([]);
-    } finally {
-      removeEventListener("unhandledrejection", listener);
-    }
-  });
+  it(
+    "with the chain unreachable: the program's documented minimums (0.01 of a 6-decimal coin, 100,000 " + "lamports)",
+    async () => {
+      // Every failed read is handled: a rejection left without a handler fires `unhandledrejection` once microtasks
+      // ran.
+      const unhandled: unknown[] = [];
+      const listener = (event: PromiseRejectionEvent) => unhandled.push(event.reason);
+      addEventListener("unhandledrejection", listener);
+      try {
+        const config = await loadConfig({ ...baseEnv, SOLANA_RPC_URL: "http://127.0.0.1:9" });
+        expect(await minimumPaymentRaw(config, USDC, false)).toBe(10_000n);
+        expect(await minimumPaymentRaw(config, NATIVE_SOL, true)).toBe(100_000n);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        expect(unhandled).toEqual([]);
+      } finally {
+        removeEventListener("unhandledrejection", listener);
+      }
+    },
+  );
 });
 
-/** The same minimum said up front: every route a seller or buyer meets before /verify refuses with /verify's reason and the number. */
+/**
+ * The same minimum said up front: every route a seller or buyer meets before /verify refuses with /verify's reason and
+ * the number.
+ */
 describe("minimum exact payment, said before /verify", () => {
   const seller = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin";
   const below = { reason: "invalid_exact_svm_payload_amount_below_minimum", minimumAmount: "10000" };

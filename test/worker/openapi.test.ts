@@ -22,13 +22,17 @@ function servedOperations(): Set<string> {
 }
 
 describe("GET /openapi.json", () => {
-  it("is OpenAPI 3.1 with description version 1.1.0 and the discovery schemaVersion (validated in test/e2e/artifacts.test.ts)", async () => {
-    const { status, body } = await call(ORIGIN + "/openapi.json");
-    expect(status).toBe(200);
-    expect(body.openapi).toBe("3.1.0");
-    expect(body.info.version).toBe("1.1.0");
-    expect(body.info["x-schemaVersion"]).toBe("1.2.0");
-  });
+  it(
+    "is OpenAPI 3.1 with description version 1.1.0 and the discovery schemaVersion (validated in " +
+      "test/e2e/artifacts.test.ts)",
+    async () => {
+      const { status, body } = await call(ORIGIN + "/openapi.json");
+      expect(status).toBe(200);
+      expect(body.openapi).toBe("3.1.0");
+      expect(body.info.version).toBe("1.1.0");
+      expect(body.info["x-schemaVersion"]).toBe("1.2.0");
+    },
+  );
 
   it("documents exactly the routes the app serves, both ways", async () => {
     const { body } = await call(ORIGIN + "/openapi.json");
@@ -44,29 +48,32 @@ describe("GET /openapi.json", () => {
     ).toEqual([]);
   });
 
-  it("puts the bearer scheme on operator routes only, and the catalogue error body on every API operation", async () => {
-    const { body } = await call(ORIGIN + "/openapi.json");
-    expect(body.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
-    const sweep = body.paths["/api/v1/facilitator/sweep"].post;
-    expect(sweep.security).toEqual([{ bearerAuth: [] }]);
-    expect(body.paths["/api/v1/facilitator/verify"].post.security).toBeUndefined();
-    const errorSchema = body.components.schemas.JsonError;
-    expect(errorSchema.required).toEqual(["error", "code", "reason", "correlationId"]);
-    expect(errorSchema.properties.code.enum).toEqual(
-      expect.arrayContaining(["BAD_REQUEST", "PAYMENT_INVALID", "RATE_LIMITED", "NOT_FOUND"]),
-    );
-    for (const [path, item] of Object.entries<Record<string, any>>(body.paths)) {
-      if (!path.startsWith("/api/v1/facilitator/")) continue;
-      for (const op of Object.values(item)) {
-        if (op.tags[0] === "Artifacts") continue;
-        const schema = op.responses["4XX"].content["application/json"].schema;
-        expect(schema.allOf[0].$ref).toBe("#/components/schemas/JsonError");
-        // Each operation lists its own reasons, as x-reasons and as the enum of `reason`.
-        expect(schema.allOf[1].properties.reason.enum).toEqual(op.responses["4XX"]["x-reasons"]);
-        expect(op.responses["4XX"]["x-reasons"]).toContain("internal_error");
+  it(
+    "puts the bearer scheme on operator routes only, and the catalogue error body on every API " + "operation",
+    async () => {
+      const { body } = await call(ORIGIN + "/openapi.json");
+      expect(body.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
+      const sweep = body.paths["/api/v1/facilitator/sweep"].post;
+      expect(sweep.security).toEqual([{ bearerAuth: [] }]);
+      expect(body.paths["/api/v1/facilitator/verify"].post.security).toBeUndefined();
+      const errorSchema = body.components.schemas.JsonError;
+      expect(errorSchema.required).toEqual(["error", "code", "reason", "correlationId"]);
+      expect(errorSchema.properties.code.enum).toEqual(
+        expect.arrayContaining(["BAD_REQUEST", "PAYMENT_INVALID", "RATE_LIMITED", "NOT_FOUND"]),
+      );
+      for (const [path, item] of Object.entries<Record<string, any>>(body.paths)) {
+        if (!path.startsWith("/api/v1/facilitator/")) continue;
+        for (const op of Object.values(item)) {
+          if (op.tags[0] === "Artifacts") continue;
+          const schema = op.responses["4XX"].content["application/json"].schema;
+          expect(schema.allOf[0].$ref).toBe("#/components/schemas/JsonError");
+          // Each operation lists its own reasons, as x-reasons and as the enum of `reason`.
+          expect(schema.allOf[1].properties.reason.enum).toEqual(op.responses["4XX"]["x-reasons"]);
+          expect(op.responses["4XX"]["x-reasons"]).toContain("internal_error");
+        }
       }
-    }
-  });
+    },
+  );
 
   it("generates request bodies, query and path parameters, and success bodies from the valibot schemas", async () => {
     const { body } = await call(ORIGIN + "/openapi.json");

@@ -5,9 +5,9 @@ import { deleteParameter, writeParameter } from "../../src/store/parameters";
 import { callWithEnv } from "../support/workerd/worker-http";
 
 /**
- * `slaEscrowOracleProfiles[]` in /capabilities (docs/facilitator-spec.md §2.9, §8): the canonical three with per-profile operator keys,
- * replaced whole by SVC_SLA_ESCROW_ORACLE_PROFILES_JSON, a D1 parameter before the env var, and absent when the
- * escrow rail is not served.
+ * `slaEscrowOracleProfiles[]` in /capabilities (docs/facilitator-spec.md §2.9, §8): the canonical three with
+ * per-profile operator keys, replaced whole by SVC_SLA_ESCROW_ORACLE_PROFILES_JSON, a D1 parameter before the env var,
+ * and absent when the escrow rail is not served.
  */
 const DB = (env as unknown as Env).DB;
 const API_QUALITY_OPERATOR = "2qHwqqzYw91UPTeHJ3Kp8P5aX5my3sCTz4NkmwLv5qTF";

@@ -29,43 +29,47 @@ describe("payment-identifier", () => {
     expect(response.body.extensions).toContain(PAYMENT_IDENTIFIER);
   });
 
-  it("records the id with the settlement, shows it on GET /settlements/{signature}, and refuses a different payment under it", async () => {
-    const buyer = await fundedBuyer(50_000_000);
-    const line = await enrichedLine(USDC, "1000000");
-    const parts = await paymentParts(buyer, line);
-    const id = generatePaymentId();
+  it(
+    "records the id with the settlement, shows it on GET /settlements/{signature}, and refuses a different payment " +
+      "under it",
+    async () => {
+      const buyer = await fundedBuyer(50_000_000);
+      const line = await enrichedLine(USDC, "1000000");
+      const parts = await paymentParts(buyer, line);
+      const id = generatePaymentId();
 
-    const first = withPaymentId(await signedPaymentBody(buyer, line), id);
-    const settled = await call("/settle", { method: "POST", json: first });
-    expect(settled.status, JSON.stringify(settled.body)).toBe(200);
-    expect(settled.body.success).toBe(true);
-    const status = await call(`/settlements/${settled.body.transaction}`);
-    expect(status.status).toBe(200);
-    expect(status.body).toMatchObject({ state: "confirmed", paymentId: id, payer: buyer.address });
+      const first = withPaymentId(await signedPaymentBody(buyer, line), id);
+      const settled = await call("/settle", { method: "POST", json: first });
+      expect(settled.status, JSON.stringify(settled.body)).toBe(200);
+      expect(settled.body.success).toBe(true);
+      const status = await call(`/settlements/${settled.body.transaction}`);
+      expect(status.status).toBe(200);
+      expect(status.body).toMatchObject({ state: "confirmed", paymentId: id, payer: buyer.address });
 
-    // The same payment again under the same id: the ledger's usual answer for a repeat (no conflict).
-    const repeat = await call("/settle", { method: "POST", json: first });
-    expect(repeat.body.errorReason ?? "settled").not.toBe("payment_identifier_conflict");
+      // The same payment again under the same id: the ledger's usual answer for a repeat (no conflict).
+      const repeat = await call("/settle", { method: "POST", json: first });
+      expect(repeat.body.errorReason ?? "settled").not.toBe("payment_identifier_conflict");
 
-    // A different payment (a new transaction) under the used id: 409, and nothing is sent.
-    const balance = await tokenBalance(parts.sourceAta);
-    const second = withPaymentId(await signedPaymentBody(buyer, line), id);
-    const conflict = await call("/settle", { method: "POST", json: second });
-    expect(conflict.status, JSON.stringify(conflict.body)).toBe(409);
-    expect(conflict.body).toMatchObject({
-      success: false,
-      errorReason: "payment_identifier_conflict",
-      code: "CONFLICT",
-    });
-    expect(await tokenBalance(parts.sourceAta)).toBe(balance);
+      // A different payment (a new transaction) under the used id: 409, and nothing is sent.
+      const balance = await tokenBalance(parts.sourceAta);
+      const second = withPaymentId(await signedPaymentBody(buyer, line), id);
+      const conflict = await call("/settle", { method: "POST", json: second });
+      expect(conflict.status, JSON.stringify(conflict.body)).toBe(409);
+      expect(conflict.body).toMatchObject({
+        success: false,
+        errorReason: "payment_identifier_conflict",
+        code: "CONFLICT",
+      });
+      expect(await tokenBalance(parts.sourceAta)).toBe(balance);
 
-    // The same payment under a fresh id settles normally.
-    const fresh = await call("/settle", { method: "POST", json: withPaymentId(second, generatePaymentId()) });
-    expect(fresh.status, JSON.stringify(fresh.body)).toBe(200);
-    expect(await tokenBalance(parts.sourceAta)).toBe(balance - 1_000_000n);
-    const freshStatus = await call(`/settlements/${fresh.body.transaction}`);
-    expect(freshStatus.body.paymentId).not.toBe(id);
-  });
+      // The same payment under a fresh id settles normally.
+      const fresh = await call("/settle", { method: "POST", json: withPaymentId(second, generatePaymentId()) });
+      expect(fresh.status, JSON.stringify(fresh.body)).toBe(200);
+      expect(await tokenBalance(parts.sourceAta)).toBe(balance - 1_000_000n);
+      const freshStatus = await call(`/settlements/${fresh.body.transaction}`);
+      expect(freshStatus.body.paymentId).not.toBe(id);
+    },
+  );
 
   it("the same id paying another seller is another payment's id (ids are per payTo)", async () => {
     const buyer = await fundedBuyer(50_000_000);

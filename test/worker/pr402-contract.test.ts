@@ -165,17 +165,21 @@ describe("pr402's wire contract (test/support/pr402-contract.json)", () => {
     expect(problems).toEqual([]);
   });
 
-  it("request bodies accept every field pr402 documents, with its type, and require nothing pr402 leaves optional", async () => {
-    const { body: openapi } = await call("http://facilitator.test/openapi.json");
-    const problems: string[] = [];
-    for (const op of PR402.operations) {
-      if (!op.body?.properties) continue;
-      const ours =
-        openapi.paths[PREFIX + op.path]?.[op.method.toLowerCase()]?.requestBody?.content?.["application/json"]?.schema;
-      compare(op.body, ours, op.operationId, "request", problems);
-    }
-    expect(problems).toEqual([]);
-  });
+  it(
+    "request bodies accept every field pr402 documents, with its type, and require nothing pr402 leaves " + "optional",
+    async () => {
+      const { body: openapi } = await call("http://facilitator.test/openapi.json");
+      const problems: string[] = [];
+      for (const op of PR402.operations) {
+        if (!op.body?.properties) continue;
+        const ours =
+          openapi.paths[PREFIX + op.path]?.[op.method.toLowerCase()]?.requestBody?.content?.["application/json"]
+            ?.schema;
+        compare(op.body, ours, op.operationId, "request", problems);
+      }
+      expect(problems).toEqual([]);
+    },
+  );
 
   it("success bodies carry every member pr402 requires, as required, with pr402's types", async () => {
     const { body: openapi } = await call("http://facilitator.test/openapi.json");

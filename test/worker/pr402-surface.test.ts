@@ -63,42 +63,46 @@ describe("pr402's routes and origin files", () => {
     expect(pr402ResponseProblems("facilitatorPaymentRequiredEnrichInfo", described.body)).toEqual([]);
   });
 
-  it("serves /seller-endpoint-guide.json, /x402-resources.schema.json, /quickstart-buyer.md and /quickstart-seller.md", async () => {
-    const guide = await call("http://facilitator.test/seller-endpoint-guide.json");
-    expect(guide.status).toBe(200);
-    expect(guide.body.map((step: { path: string }) => step.path)).toEqual(
-      expect.arrayContaining([
-        "/api/v1/facilitator/sellers/provision-tx",
-        "/api/v1/facilitator/sellers/{wallet}/register",
-      ]),
-    );
-    for (const step of guide.body)
-      expect(Object.keys(step)).toEqual(
-        expect.arrayContaining(["goal", "method", "path", "sideEffect", "returns", "when"]),
+  it(
+    "serves /seller-endpoint-guide.json, /x402-resources.schema.json, /quickstart-buyer.md and " +
+      "/quickstart-seller.md",
+    async () => {
+      const guide = await call("http://facilitator.test/seller-endpoint-guide.json");
+      expect(guide.status).toBe(200);
+      expect(guide.body.map((step: { path: string }) => step.path)).toEqual(
+        expect.arrayContaining([
+          "/api/v1/facilitator/sellers/provision-tx",
+          "/api/v1/facilitator/sellers/{wallet}/register",
+        ]),
       );
-    expect(guide.body).toEqual((await call("/capabilities")).body.sellerEndpointGuide);
+      for (const step of guide.body)
+        expect(Object.keys(step)).toEqual(
+          expect.arrayContaining(["goal", "method", "path", "sideEffect", "returns", "when"]),
+        );
+      expect(guide.body).toEqual((await call("/capabilities")).body.sellerEndpointGuide);
 
-    const schema = await call("http://facilitator.test/x402-resources.schema.json");
-    expect(schema.status).toBe(200);
-    expect(schema.body).toMatchObject({
-      $id: "http://facilitator.test/x402-resources.schema.json",
-      anyOf: [{ required: ["x402ResourceManifest"] }, { required: ["schemaVersion"] }],
-    });
-    expect(Object.keys(schema.body.$defs.resource.properties)).toEqual(
-      expect.arrayContaining(["id", "method", "sellerResourceId", "httpMethod"]),
-    );
-    expect((await call("/capabilities")).body.agentManifest.srmSpec).toBe(
-      "http://facilitator.test/x402-resources.schema.json",
-    );
+      const schema = await call("http://facilitator.test/x402-resources.schema.json");
+      expect(schema.status).toBe(200);
+      expect(schema.body).toMatchObject({
+        $id: "http://facilitator.test/x402-resources.schema.json",
+        anyOf: [{ required: ["x402ResourceManifest"] }, { required: ["schemaVersion"] }],
+      });
+      expect(Object.keys(schema.body.$defs.resource.properties)).toEqual(
+        expect.arrayContaining(["id", "method", "sellerResourceId", "httpMethod"]),
+      );
+      expect((await call("/capabilities")).body.agentManifest.srmSpec).toBe(
+        "http://facilitator.test/x402-resources.schema.json",
+      );
 
-    for (const path of ["/quickstart-buyer.md", "/quickstart-seller.md"]) {
-      const doc = await call(`http://facilitator.test${path}`);
-      expect(doc.status, path).toBe(200);
-      expect(doc.headers.get("Content-Type")).toContain("text/markdown");
-      expect(doc.text).toContain("http://facilitator.test/api/v1/facilitator");
-      expect(doc.text).not.toContain("{{");
-    }
-  });
+      for (const path of ["/quickstart-buyer.md", "/quickstart-seller.md"]) {
+        const doc = await call(`http://facilitator.test${path}`);
+        expect(doc.status, path).toBe(200);
+        expect(doc.headers.get("Content-Type")).toContain("text/markdown");
+        expect(doc.text).toContain("http://facilitator.test/api/v1/facilitator");
+        expect(doc.text).not.toContain("{{");
+      }
+    },
+  );
 });
 
 describe("Seller Resource Manifests in both dialects", () => {
@@ -109,129 +113,145 @@ describe("Seller Resource Manifests in both dialects", () => {
   const harvest = async () =>
     call("/resources/harvest", { method: "POST", json: await signedResourceChallenge(merchant, "resource:register") });
 
-  it("the documented manifest is read by both: pr402's rules accept it, and we import it with its id and method", async () => {
-    const path = `/both-${crypto.randomUUID().slice(0, 8)}`;
-    const guide = (await call("http://facilitator.test/agent-integration.md")).text;
-    const documented = JSON.parse(/```json example=manifest\n([\s\S]*?)```/.exec(guide)![1]!);
-    const manifest = {
-      ...documented,
-      origin: sellerOrigin(),
-      merchantWallet: merchant.address,
-      resources: [
-        {
-          ...documented.resources[0],
-          id: `both-${path.slice(6)}`,
-          resourceUrl: `${sellerOrigin()}${path}`,
-          network: undefined,
-        },
-      ],
-    };
-    expect(pr402Refusals(manifest, sellerOrigin())).toEqual([]);
-    await setSellerBehaviour({ manifest });
-    const harvested = await harvest();
-    expect(harvested.status, JSON.stringify(harvested.body)).toBe(200);
-    expect(harvested.body.rejected).toEqual([]);
-    const id = harvested.body.imported[0].id;
-    expect((await call(`/resources/${id}`)).body.entry).toMatchObject({
-      sellerResourceId: manifest.resources[0].id,
-      httpMethod: "GET",
-      resourceUrl: `${sellerOrigin()}${path}`,
-    });
-  });
-
-  it("pr402's own dialect (schemaVersion only, id and method) is imported; a conflicting spelling is rejected per entry", async () => {
-    const path = `/pr402-${crypto.randomUUID().slice(0, 8)}`;
-    const manifest = {
-      schemaVersion: "0.1.0",
-      origin: sellerOrigin(),
-      merchantWallet: merchant.address,
-      resources: [
-        { id: "p-1", title: "pr402 style", method: "POST", resourceUrl: `${sellerOrigin()}${path}`, scheme: "exact" },
-        {
-          id: "p-2",
-          title: "conflict",
-          method: "GET",
-          httpMethod: "POST",
-          resourceUrl: `${sellerOrigin()}${path}-2`,
-          scheme: "exact",
-        },
-      ],
-    };
-    expect(pr402Refusals(manifest, sellerOrigin())).toEqual([]);
-    await setSellerBehaviour({ manifest });
-    const harvested = await harvest();
-    expect(harvested.status, JSON.stringify(harvested.body)).toBe(200);
-    expect(harvested.body.imported).toHaveLength(1);
-    expect(harvested.body.rejected).toEqual([
-      { index: 1, error: expect.stringMatching(/method and httpMethod differ/) },
-    ]);
-    const owned = await call(`/sellers/${merchant.address}/resources`, {
-      method: "POST",
-      json: await signedResourceChallenge(merchant, "resource:list"),
-    });
-    expect(owned.body.entries.find((e: { id: number }) => e.id === harvested.body.imported[0].id)).toMatchObject({
-      httpMethod: "POST",
-      sellerResourceId: "p-1",
-    });
-  });
-
-  it("a manifest for another origin, or carrying no version marker, is refused whole (which wallets it names is the origin proof's)", async () => {
-    const entry = { id: "x", title: "x", method: "GET", resourceUrl: `${sellerOrigin()}/x`, scheme: "exact" };
-    await setSellerBehaviour({
-      manifest: {
-        schemaVersion: "0.1.0",
-        origin: "https://elsewhere.example",
+  it(
+    "the documented manifest is read by both: pr402's rules accept it, and we import it with its id and " + "method",
+    async () => {
+      const path = `/both-${crypto.randomUUID().slice(0, 8)}`;
+      const guide = (await call("http://facilitator.test/agent-integration.md")).text;
+      const documented = JSON.parse(/```json example=manifest\n([\s\S]*?)```/.exec(guide)![1]!);
+      const manifest = {
+        ...documented,
+        origin: sellerOrigin(),
         merchantWallet: merchant.address,
-        resources: [entry],
-      },
-    });
-    const foreign = await harvest();
-    expect(foreign.status).toBe(400);
-    expect(foreign.body.error).toMatch(/origin https:\/\/elsewhere\.example/);
-    await setSellerBehaviour({ manifest: { merchantWallet: merchant.address, resources: [entry] } });
-    const unmarked = await harvest();
-    expect(unmarked.status).toBe(400);
-    expect(unmarked.body.error).toMatch(/x402ResourceManifest|schemaVersion/);
-  });
+        resources: [
+          {
+            ...documented.resources[0],
+            id: `both-${path.slice(6)}`,
+            resourceUrl: `${sellerOrigin()}${path}`,
+            network: undefined,
+          },
+        ],
+      };
+      expect(pr402Refusals(manifest, sellerOrigin())).toEqual([]);
+      await setSellerBehaviour({ manifest });
+      const harvested = await harvest();
+      expect(harvested.status, JSON.stringify(harvested.body)).toBe(200);
+      expect(harvested.body.rejected).toEqual([]);
+      const id = harvested.body.imported[0].id;
+      expect((await call(`/resources/${id}`)).body.entry).toMatchObject({
+        sellerResourceId: manifest.resources[0].id,
+        httpMethod: "GET",
+        resourceUrl: `${sellerOrigin()}${path}`,
+      });
+    },
+  );
+
+  it(
+    "pr402's own dialect (schemaVersion only, id and method) is imported; a conflicting spelling is rejected per " +
+      "entry",
+    async () => {
+      const path = `/pr402-${crypto.randomUUID().slice(0, 8)}`;
+      const manifest = {
+        schemaVersion: "0.1.0",
+        origin: sellerOrigin(),
+        merchantWallet: merchant.address,
+        resources: [
+          { id: "p-1", title: "pr402 style", method: "POST", resourceUrl: `${sellerOrigin()}${path}`, scheme: "exact" },
+          {
+            id: "p-2",
+            title: "conflict",
+            method: "GET",
+            httpMethod: "POST",
+            resourceUrl: `${sellerOrigin()}${path}-2`,
+            scheme: "exact",
+          },
+        ],
+      };
+      expect(pr402Refusals(manifest, sellerOrigin())).toEqual([]);
+      await setSellerBehaviour({ manifest });
+      const harvested = await harvest();
+      expect(harvested.status, JSON.stringify(harvested.body)).toBe(200);
+      expect(harvested.body.imported).toHaveLength(1);
+      expect(harvested.body.rejected).toEqual([
+        { index: 1, error: expect.stringMatching(/method and httpMethod differ/) },
+      ]);
+      const owned = await call(`/sellers/${merchant.address}/resources`, {
+        method: "POST",
+        json: await signedResourceChallenge(merchant, "resource:list"),
+      });
+      expect(owned.body.entries.find((e: { id: number }) => e.id === harvested.body.imported[0].id)).toMatchObject({
+        httpMethod: "POST",
+        sellerResourceId: "p-1",
+      });
+    },
+  );
+
+  it(
+    "a manifest for another origin, or carrying no version marker, is refused whole (which wallets it names is the " +
+      "origin proof's)",
+    async () => {
+      const entry = { id: "x", title: "x", method: "GET", resourceUrl: `${sellerOrigin()}/x`, scheme: "exact" };
+      await setSellerBehaviour({
+        manifest: {
+          schemaVersion: "0.1.0",
+          origin: "https://elsewhere.example",
+          merchantWallet: merchant.address,
+          resources: [entry],
+        },
+      });
+      const foreign = await harvest();
+      expect(foreign.status).toBe(400);
+      expect(foreign.body.error).toMatch(/origin https:\/\/elsewhere\.example/);
+      await setSellerBehaviour({ manifest: { merchantWallet: merchant.address, resources: [entry] } });
+      const unmarked = await harvest();
+      expect(unmarked.status).toBe(400);
+      expect(unmarked.body.error).toMatch(/x402ResourceManifest|schemaVersion/);
+    },
+  );
 });
 
 describe("/vault-snapshot scope parameters", () => {
-  it("spl_balance_scope=owner_wallet reads the seller wallet's balance; amounts are integers; a wrong spl_token_program is 400", async () => {
-    const seller = await fundedBuyer(4_321_000);
-    const vault = await call(`/vault-snapshot?wallet=${seller.address}&spl_mint=${USDC}`);
-    expect(vault.status, JSON.stringify(vault.body)).toBe(200);
-    expect(vault.body).toMatchObject({
-      seller: seller.address,
-      splBalanceScope: "vault_ata",
-      splAmountRaw: 0,
-      splAmountRawDecimal: "0",
-      spendableLamports: 0,
-    });
-    expect(pr402ResponseProblems("facilitatorVaultSnapshot", vault.body)).toEqual([]);
-    const owner = await call(
-      `/vault-snapshot?wallet=${seller.address}&spl_mint=${USDC}&spl_balance_scope=owner_wallet&spl_token_program=${TOKEN_PROGRAM}`,
-    );
-    expect(owner.status, JSON.stringify(owner.body)).toBe(200);
-    expect(owner.body).toMatchObject({
-      splBalanceScope: "owner_wallet",
-      splAmountRaw: 4_321_000,
-      splAmountRawDecimal: "4321000",
-    });
-    // pr402's alias of the same scope.
-    expect(
-      (
-        await call(
-          `/vault-snapshot?wallet=${seller.address}&spl_mint=${USDC}&spl_balance_scope=get_token_accounts_by_owner`,
-        )
-      ).body.splBalanceScope,
-    ).toBe("owner_wallet");
-    const wrongProgram = await call(
-      `/vault-snapshot?wallet=${seller.address}&spl_mint=${USDC}&spl_token_program=${TOKEN_2022_PROGRAM_ADDRESS}`,
-    );
-    expect(wrongProgram.status).toBe(400);
-    expect(wrongProgram.body.error).toMatch(/^spl_token_program/);
-    expect((await call(`/vault-snapshot?wallet=${seller.address}&spl_balance_scope=everything`)).status).toBe(400);
-  });
+  it(
+    "spl_balance_scope=owner_wallet reads the seller wallet's balance; amounts are integers; a wrong " +
+      "spl_token_program is 400",
+    async () => {
+      const seller = await fundedBuyer(4_321_000);
+      const vault = await call(`/vault-snapshot?wallet=${seller.address}&spl_mint=${USDC}`);
+      expect(vault.status, JSON.stringify(vault.body)).toBe(200);
+      expect(vault.body).toMatchObject({
+        seller: seller.address,
+        splBalanceScope: "vault_ata",
+        splAmountRaw: 0,
+        splAmountRawDecimal: "0",
+        spendableLamports: 0,
+      });
+      expect(pr402ResponseProblems("facilitatorVaultSnapshot", vault.body)).toEqual([]);
+      const owner = await call(
+        `/vault-snapshot?wallet=${seller.address}&spl_mint=${USDC}&spl_balance_scope=owner_wallet` +
+          `&spl_token_program=${TOKEN_PROGRAM}`,
+      );
+      expect(owner.status, JSON.stringify(owner.body)).toBe(200);
+      expect(owner.body).toMatchObject({
+        splBalanceScope: "owner_wallet",
+        splAmountRaw: 4_321_000,
+        splAmountRawDecimal: "4321000",
+      });
+      // pr402's alias of the same scope.
+      expect(
+        (
+          await call(
+            `/vault-snapshot?wallet=${seller.address}&spl_mint=${USDC}&spl_balance_scope=get_token_accounts_by_owner`,
+          )
+        ).body.splBalanceScope,
+      ).toBe("owner_wallet");
+      const wrongProgram = await call(
+        `/vault-snapshot?wallet=${seller.address}&spl_mint=${USDC}&spl_token_program=${TOKEN_2022_PROGRAM_ADDRESS}`,
+      );
+      expect(wrongProgram.status).toBe(400);
+      expect(wrongProgram.body.error).toMatch(/^spl_token_program/);
+      expect((await call(`/vault-snapshot?wallet=${seller.address}&spl_balance_scope=everything`)).status).toBe(400);
+    },
+  );
 });
 
 describe("pr402's escrow operator routes, mapped onto the keeper", () => {

@@ -14,7 +14,8 @@ const BATCH = 400;
 async function insertResources(count: number, pathOf: (i: number) => string): Promise<string> {
   const wallet = (await generateKeyPairSigner()).address;
   await env.DB.prepare(
-    `INSERT INTO providers (wallet_pubkey, settlement_mode, split_vault_pda, service_url, listing_opt_in, registration_verified_at_ms, updated_at_ms, proven_origin, origin_proven_at_ms)
+    `INSERT INTO providers (wallet_pubkey, settlement_mode, split_vault_pda, service_url, listing_opt_in, ` +
+      `registration_verified_at_ms, updated_at_ms, proven_origin, origin_proven_at_ms)
      VALUES (?, 'native_sol', ?, ?, 1, 1, 1, ?, 1)`,
   )
     // A service origin where nothing listens: the job's manifest harvest finds nothing (and cannot pick up a
@@ -26,7 +27,8 @@ async function insertResources(count: number, pathOf: (i: number) => string): Pr
   for (let i = 0; i < count; i++) {
     statements.push(
       env.DB.prepare(
-        `INSERT INTO resources (wallet_pubkey, resource_url, title, tags_json, scheme, listing_opt_in, registration_verified_at_ms, updated_at_ms, merchant_origin)
+        `INSERT INTO resources (wallet_pubkey, resource_url, title, tags_json, scheme, listing_opt_in, ` +
+          `registration_verified_at_ms, updated_at_ms, merchant_origin)
          VALUES (?, ?, ?, '[]', 'exact', 1, 1, 1, ?)`,
       ).bind(wallet, `${sellerOrigin()}${pathOf(i)}`, `Cron ${i}`, sellerOrigin()),
     );
@@ -41,7 +43,8 @@ async function config(batch: number): Promise<Config> {
 }
 
 describe("probe cron", () => {
-  it("covers 10,000 resources in 25 runs of 400, oldest probe first, each run within its subrequest budget", async () => {
+  it("covers 10,000 resources in 25 runs of 400, oldest probe first, each run within its subrequest " +
+    "budget", async () => {
     const wallet = await insertResources(10_000, (i) => `/cron/${i}`);
     const cfg = await config(BATCH);
     let nowMs = Date.now();
@@ -59,14 +62,16 @@ describe("probe cron", () => {
       expect(probedThisRun!.n).toBe(BATCH); // never-probed rows go first, so no row is probed twice before all are
     }
     const counts = await env.DB.prepare(
-      "SELECT count(*) AS total, sum(last_probe_at_ms IS NOT NULL) AS probed, sum(listed) AS listed FROM resources WHERE wallet_pubkey = ?",
+      "SELECT count(*) AS total, sum(last_probe_at_ms IS NOT NULL) AS probed, sum(listed) AS listed FROM resources " +
+        "WHERE wallet_pubkey = ?",
     )
       .bind(wallet)
       .first<{ total: number; probed: number; listed: number }>();
     expect(counts).toEqual({ total: 10_000, probed: 10_000, listed: 10_000 });
   }, 240_000);
 
-  it("on Workers Free (SVC_WORKERS_PLAN=free) a run harvests one manifest and probes at most FREE_PLAN_PROBES_PER_RUN resources", async () => {
+  it("on Workers Free (SVC_WORKERS_PLAN=free) a run harvests one manifest and probes at most " +
+    "FREE_PLAN_PROBES_PER_RUN resources", async () => {
     await env.DB.prepare(
       "UPDATE resources SET last_probe_at_ms = 4102444800000, next_probe_at_ms = 4102444800000",
     ).run(); // only the new rows are due
@@ -74,7 +79,8 @@ describe("probe cron", () => {
     const summary = await runProbeJob({ ...(await config(BATCH)), workersPlan: "free" }, workerEnv);
     expect(summary).toMatchObject({ probed: FREE_PLAN_PROBES_PER_RUN, manifests: 1 });
     const paid = await runProbeJob(await config(BATCH), workerEnv);
-    expect(paid).toMatchObject({ probed: 50, manifests: MANIFESTS_PER_RUN }); // Paid: the whole due set, up to SVC_PROBE_CRON_BATCH_LIMIT
+    // Paid: the whole due set, up to SVC_PROBE_CRON_BATCH_LIMIT
+    expect(paid).toMatchObject({ probed: 50, manifests: MANIFESTS_PER_RUN });
   }, 60_000);
 
   it("a batch with a hanging, a redirecting and a huge target finishes after one probe timeout", async () => {
@@ -90,7 +96,8 @@ describe("probe cron", () => {
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(summary).toMatchObject({ probed: 4, passed: 1, failed: 3 });
     const rows = await env.DB.prepare(
-      "SELECT resource_url AS url, last_probe_ok AS ok, last_probe_error AS error FROM resources WHERE wallet_pubkey = ? ORDER BY id",
+      "SELECT resource_url AS url, last_probe_ok AS ok, last_probe_error AS error FROM resources WHERE wallet_pubkey " +
+        "= ? ORDER BY id",
     )
       .bind(wallet)
       .all<{ url: string; ok: number; error: string }>();

@@ -10,7 +10,8 @@ import { sellerOrigin, setSellerBehaviour } from "../support/workerd/directory-f
 
 /**
  * Issue 22 §1: resources that keep failing back off and leave the probe queue after PROBE_GIVE_UP_AFTER_MS (7 days),
- * so a flood of dead entries cannot take the re-probing slots of live listings. Real probes against the loopback seller.
+ * so a flood of dead entries cannot take the re-probing slots of live listings. Real probes against the loopback
+ * seller.
  */
 const workerEnv = env as unknown as Env;
 
@@ -25,7 +26,8 @@ describe("probe queue", () => {
     await env.DB.prepare("UPDATE resources SET next_probe_at_ms = NULL").run();
     const wallet = (await generateKeyPairSigner()).address;
     await env.DB.prepare(
-      `INSERT INTO providers (wallet_pubkey, settlement_mode, split_vault_pda, service_url, listing_opt_in, registration_verified_at_ms, updated_at_ms, proven_origin, origin_proven_at_ms)
+      `INSERT INTO providers (wallet_pubkey, settlement_mode, split_vault_pda, service_url, listing_opt_in, ` +
+        `registration_verified_at_ms, updated_at_ms, proven_origin, origin_proven_at_ms)
        VALUES (?, 'native_sol', ?, 'http://127.0.0.1:9', 1, 1, 1, ?, 1)`,
     )
       .bind(wallet, wallet, sellerOrigin())
@@ -42,7 +44,8 @@ describe("probe queue", () => {
     await env.DB.batch(
       paths.map((path) =>
         env.DB.prepare(
-          `INSERT INTO resources (wallet_pubkey, resource_url, title, tags_json, scheme, listing_opt_in, registration_verified_at_ms, updated_at_ms, merchant_origin)
+          `INSERT INTO resources (wallet_pubkey, resource_url, title, tags_json, scheme, listing_opt_in, ` +
+            `registration_verified_at_ms, updated_at_ms, merchant_origin)
            VALUES (?, ?, 'Queue', '[]', 'exact', 1, 1, 1, ?)`,
         ).bind(wallet, `${sellerOrigin()}${path}`, sellerOrigin()),
       ),

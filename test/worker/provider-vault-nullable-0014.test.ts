@@ -12,9 +12,11 @@ const NOW = 1_800_000_000_000;
 
 const insertProvider = (wallet: string, vault: string | null, retiredAtMs: number | null = null) =>
   env.DB.prepare(
-    `INSERT INTO providers (wallet_pubkey, settlement_mode, spl_mint, split_vault_pda, service_url, display_name, tags_json, service_metadata_json, listing_opt_in,
+    `INSERT INTO providers (wallet_pubkey, settlement_mode, spl_mint, split_vault_pda, service_url, display_name, ` +
+      `tags_json, service_metadata_json, listing_opt_in,
        registration_verified_at_ms, updated_at_ms, retired_at_ms, proven_origin, origin_proven_at_ms)
-     VALUES (?1, 'spl', 'mint', ?2, 'https://seller.example', 'Seller', '["data"]', '{"plan":"basic"}', 1, ?3, ?3, ?4, 'https://seller.example', ?3)`,
+     VALUES (?1, 'spl', 'mint', ?2, 'https://seller.example', 'Seller', '["data"]', '{"plan":"basic"}', 1, ?3, ?3, ` +
+      `?4, 'https://seller.example', ?3)`,
   ).bind(wallet, vault, NOW, retiredAtMs);
 
 const triggers = async () =>
@@ -23,7 +25,10 @@ const triggers = async () =>
       Record<string, unknown>
     >()
   ).results;
-/** The resources table's triggers in creation order: the order they fire in beside each other (full-text and visibility). */
+/**
+ * The resources table's triggers in creation order: the order they fire in beside each other (full-text and
+ * visibility).
+ */
 const resourcesTriggerOrder = async () =>
   (
     await env.DB.prepare(
@@ -60,7 +65,8 @@ describe("migration 0014 over provider rows written by the schema of 0013", () =
 
   it("keeps both indexes", async () => {
     const indexes = await env.DB.prepare(
-      `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'providers' AND name NOT LIKE 'sqlite_%' ORDER BY name`,
+      `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'providers' AND name NOT LIKE 'sqlite_%' ` +
+        `ORDER BY name`,
     ).all();
     expect(indexes.results.map((r) => r.name)).toEqual(["providers_cursor_idx", "providers_listing_idx"]);
   });

@@ -42,29 +42,33 @@ describe("sla-escrow: the escrow's amount limits, said before /verify", () => {
     expect(minimum).toBeGreaterThan(1n);
   });
 
-  it("enrich refuses a line below the minimum with /verify's reason and the escrow's numbers; at the minimum it enriches", async () => {
-    const below = minimum - 1n;
-    const line = { scheme: "sla-escrow", network: DEVNET, asset: USDC, payTo: seller, maxTimeoutSeconds: TTL };
-    const refused = await enrich([{ ...line, amount: below.toString() }]);
-    expect(refused.status, JSON.stringify(refused.body)).toBe(400);
-    const enriched = await escrowLine(USDC, minimum.toString(), seller);
-    const verifyRule = await checkEscrowTerms(
-      config,
-      { ...enriched, amount: below.toString() } as unknown as PaymentRequirements,
-      below,
-    );
-    expect(verifyRule.ok).toBe(false);
-    expect(refused.body).toMatchObject({
-      code: "BAD_REQUEST",
-      reason: (verifyRule as { reason: string }).reason,
-      minimumAmount: minimum.toString(),
-      maximumAmount: limits.maxPaymentAmount.toString(),
-    });
-    expect(refused.body.error).toMatch(new RegExp(`^accepts\\[0\\]\\.amount: amount ${below} `));
-    expect(refused.body.error).toContain(
-      minimum === limits.minFeeAmount ? `minimum fee of ${minimum}` : `[${limits.minPaymentAmount}, `,
-    );
-  });
+  it(
+    "enrich refuses a line below the minimum with /verify's reason and the escrow's numbers; at the minimum it " +
+      "enriches",
+    async () => {
+      const below = minimum - 1n;
+      const line = { scheme: "sla-escrow", network: DEVNET, asset: USDC, payTo: seller, maxTimeoutSeconds: TTL };
+      const refused = await enrich([{ ...line, amount: below.toString() }]);
+      expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+      const enriched = await escrowLine(USDC, minimum.toString(), seller);
+      const verifyRule = await checkEscrowTerms(
+        config,
+        { ...enriched, amount: below.toString() } as unknown as PaymentRequirements,
+        below,
+      );
+      expect(verifyRule.ok).toBe(false);
+      expect(refused.body).toMatchObject({
+        code: "BAD_REQUEST",
+        reason: (verifyRule as { reason: string }).reason,
+        minimumAmount: minimum.toString(),
+        maximumAmount: limits.maxPaymentAmount.toString(),
+      });
+      expect(refused.body.error).toMatch(new RegExp(`^accepts\\[0\\]\\.amount: amount ${below} `));
+      expect(refused.body.error).toContain(
+        minimum === limits.minFeeAmount ? `minimum fee of ${minimum}` : `[${limits.minPaymentAmount}, `,
+      );
+    },
+  );
 
   it("above the escrow's maximum: out of range, on enrich as on /verify", async () => {
     const above = limits.maxPaymentAmount + 1n;
@@ -85,27 +89,30 @@ describe("sla-escrow: the escrow's amount limits, said before /verify", () => {
     });
   });
 
-  it("the funding builder refuses an enriched line lowered below the minimum the same way (reason and numbers)", async () => {
-    const buyer = await fundedBuyer();
-    const line = { ...(await escrowLine(USDC, minimum.toString(), seller)), amount: (minimum - 1n).toString() };
-    const built = await build(buyer.address, line);
-    expect(built.status, JSON.stringify(built.body)).toBe(400);
-    const fromEnrich = await enrich([
-      {
-        scheme: "sla-escrow",
-        network: DEVNET,
-        asset: USDC,
-        payTo: seller,
-        maxTimeoutSeconds: TTL,
-        amount: (minimum - 1n).toString(),
-      },
-    ]);
-    expect(built.body).toMatchObject({
-      reason: fromEnrich.body.reason,
-      minimumAmount: minimum.toString(),
-      maximumAmount: limits.maxPaymentAmount.toString(),
-    });
-  });
+  it(
+    "the funding builder refuses an enriched line lowered below the minimum the same way (reason and " + "numbers)",
+    async () => {
+      const buyer = await fundedBuyer();
+      const line = { ...(await escrowLine(USDC, minimum.toString(), seller)), amount: (minimum - 1n).toString() };
+      const built = await build(buyer.address, line);
+      expect(built.status, JSON.stringify(built.body)).toBe(400);
+      const fromEnrich = await enrich([
+        {
+          scheme: "sla-escrow",
+          network: DEVNET,
+          asset: USDC,
+          payTo: seller,
+          maxTimeoutSeconds: TTL,
+          amount: (minimum - 1n).toString(),
+        },
+      ]);
+      expect(built.body).toMatchObject({
+        reason: fromEnrich.body.reason,
+        minimumAmount: minimum.toString(),
+        maximumAmount: limits.maxPaymentAmount.toString(),
+      });
+    },
+  );
 
   it("/fee-quote refuses an sla-escrow amount below the minimum the same way", async () => {
     const quote = await call(`/fee-quote?wallet=${seller}&asset=USDC&scheme=sla-escrow&amount=${minimum - 1n}`);
@@ -126,35 +133,41 @@ describe("sla-escrow: the escrow's amount limits, said before /verify", () => {
 });
 
 describe("upto: the ceiling's minimum, said before /verify", () => {
-  it("enrich refuses an upto line whose ceiling is below the minimum, with the builder's reason and number; at the minimum the line comes back as sent", async () => {
-    const floor = uptoMinimumCeilingRaw(config, { address: USDC, decimals: 6 });
-    const authorizer = (await generateKeyPairSigner()).address;
-    const line = await uptoLine({
-      feePayer: TEST_FEE_PAYER.address as Address,
-      authorizer,
-      amount: (floor - 1n).toString(),
-    });
+  it(
+    "enrich refuses an upto line whose ceiling is below the minimum, with the builder's reason and number; at the " +
+      "minimum the line comes back as sent",
+    async () => {
+      const floor = uptoMinimumCeilingRaw(config, { address: USDC, decimals: 6 });
+      const authorizer = (await generateKeyPairSigner()).address;
+      const line = await uptoLine({
+        feePayer: TEST_FEE_PAYER.address as Address,
+        authorizer,
+        amount: (floor - 1n).toString(),
+      });
 
-    const refused = await enrich([line]);
-    expect(refused.status, JSON.stringify(refused.body)).toBe(400);
-    expect(refused.body).toMatchObject({
-      code: "BAD_REQUEST",
-      reason: "invalid_upto_svm_payload_amount_below_minimum",
-      minimumAmount: floor.toString(),
-    });
-    expect(refused.body.error).toBe(
-      `accepts[0].amount: the ceiling ${floor - 1n} is below this facilitator's minimum of ${floor} raw units for ${USDC} (an open fronts a channel's rent)`,
-    );
+      const refused = await enrich([line]);
+      expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+      expect(refused.body).toMatchObject({
+        code: "BAD_REQUEST",
+        reason: "invalid_upto_svm_payload_amount_below_minimum",
+        minimumAmount: floor.toString(),
+      });
+      expect(refused.body.error).toBe(
+        `accepts[0].amount: the ` +
+          `ceiling ${floor - 1n} is below this facilitator's minimum ` +
+          `of ${floor} raw units for ${USDC} (an open fronts a channel's rent)`,
+      );
 
-    const buyer = await fundedBuyer();
-    const built = await post("/build-upto-deposit-tx", { payer: buyer.address, accepted: line });
-    expect(built.status, JSON.stringify(built.body)).toBe(400);
-    expect(built.body).toMatchObject({ reason: refused.body.reason, minimumAmount: refused.body.minimumAmount });
-    expect(built.body.error).toBe(refused.body.error.replace("accepts[0].amount", "accepted.amount"));
+      const buyer = await fundedBuyer();
+      const built = await post("/build-upto-deposit-tx", { payer: buyer.address, accepted: line });
+      expect(built.status, JSON.stringify(built.body)).toBe(400);
+      expect(built.body).toMatchObject({ reason: refused.body.reason, minimumAmount: refused.body.minimumAmount });
+      expect(built.body.error).toBe(refused.body.error.replace("accepts[0].amount", "accepted.amount"));
 
-    const atFloor = { ...line, amount: floor.toString() };
-    const passed = await enrich([atFloor]);
-    expect(passed.status, JSON.stringify(passed.body)).toBe(200);
-    expect(passed.body.accepts).toEqual([atFloor]);
-  });
+      const atFloor = { ...line, amount: floor.toString() };
+      const passed = await enrich([atFloor]);
+      expect(passed.status, JSON.stringify(passed.body)).toBe(200);
+      expect(passed.body.accepts).toEqual([atFloor]);
+    },
+  );
 });

@@ -32,31 +32,34 @@ async function burstUntilLimited(
 }
 
 describe("rate limits (Workers Rate Limiting bindings)", () => {
-  it("every builder shares the build limit per client: 16-at-a-time bursts are limited, 429 carries Retry-After", async () => {
-    const client = `198.51.100.${Math.floor(Math.random() * 250)}-${crypto.randomUUID()}`;
-    const headers = { ...json, "CF-Connecting-IP": client };
-    const limit = RATE_LIMITS.build.limit;
-    // Alternate the exact builder and seller provisioning: both count against the one build limit.
-    let n = 0;
-    const answers = await burstUntilLimited(3 * limit, 16, () =>
-      post(n++ % 2 === 0 ? "/build-exact-payment-tx" : "/sellers/provision-tx", headers, "{}"),
-    );
-    const admitted = answers.filter((a) => a.status !== 429).length;
-    expect(admitted).toBeGreaterThanOrEqual(limit);
-    expect(admitted).toBeLessThanOrEqual(2 * limit + 16); // at most one window turnover during the burst
-    const limited = answers.find((a) => a.status === 429)!;
-    expect(limited.body).toMatchObject({ code: "RATE_LIMITED", correlationId: expect.any(String) });
-    expect(Number(limited.headers.get("Retry-After"))).toBe(RATE_LIMITS.build.periodSeconds);
-    expect(limited.body.retryAfterSeconds).toBe(RATE_LIMITS.build.periodSeconds);
+  it(
+    "every builder shares the build limit per client: 16-at-a-time bursts are limited, 429 carries " + "Retry-After",
+    async () => {
+      const client = `198.51.100.${Math.floor(Math.random() * 250)}-${crypto.randomUUID()}`;
+      const headers = { ...json, "CF-Connecting-IP": client };
+      const limit = RATE_LIMITS.build.limit;
+      // Alternate the exact builder and seller provisioning: both count against the one build limit.
+      let n = 0;
+      const answers = await burstUntilLimited(3 * limit, 16, () =>
+        post(n++ % 2 === 0 ? "/build-exact-payment-tx" : "/sellers/provision-tx", headers, "{}"),
+      );
+      const admitted = answers.filter((a) => a.status !== 429).length;
+      expect(admitted).toBeGreaterThanOrEqual(limit);
+      expect(admitted).toBeLessThanOrEqual(2 * limit + 16); // at most one window turnover during the burst
+      const limited = answers.find((a) => a.status === 429)!;
+      expect(limited.body).toMatchObject({ code: "RATE_LIMITED", correlationId: expect.any(String) });
+      expect(Number(limited.headers.get("Retry-After"))).toBe(RATE_LIMITS.build.periodSeconds);
+      expect(limited.body.retryAfterSeconds).toBe(RATE_LIMITS.build.periodSeconds);
 
-    // Another client is not affected.
-    const other = await call("/build-exact-payment-tx", {
-      method: "POST",
-      headers: { ...json, "CF-Connecting-IP": crypto.randomUUID() },
-      body: "{}",
-    });
-    expect(other.status).toBe(400);
-  });
+      // Another client is not affected.
+      const other = await call("/build-exact-payment-tx", {
+        method: "POST",
+        headers: { ...json, "CF-Connecting-IP": crypto.randomUUID() },
+        body: "{}",
+      });
+      expect(other.status).toBe(400);
+    },
+  );
 
   it("/verify and /settle are limited per client address, before the body is even read", async () => {
     const headers = { ...json, "CF-Connecting-IP": `client-${crypto.randomUUID()}` };

@@ -63,43 +63,47 @@ const READ_ROUTES = [
 ];
 
 describe("per-client read limit", () => {
-  it("every anonymous read route answers 429 with Retry-After once a client is over the read limit; other clients are not", async () => {
-    const client = `read-${crypto.randomUUID()}`;
-    const fresh = `read-${crypto.randomUUID()}`;
-    for (const path of READ_ROUTES.filter((p) => !POST_READS.includes(p)))
-      expect((await request(path, fresh)).status, path).not.toBe(429);
+  it(
+    "every anonymous read route answers 429 with Retry-After once a client is over the read limit; other clients " +
+      "are not",
+    async () => {
+      const client = `read-${crypto.randomUUID()}`;
+      const fresh = `read-${crypto.randomUUID()}`;
+      for (const path of READ_ROUTES.filter((p) => !POST_READS.includes(p)))
+        expect((await request(path, fresh)).status, path).not.toBe(429);
 
-    // A window may turn over during the checks: re-spend the budget and re-check what got through, once.
-    let pending = READ_ROUTES;
-    for (let attempt = 0; attempt < 2 && pending.length > 0; attempt++) {
-      await exhaustReads(client);
-      const answers = await Promise.all(
-        pending.map(
-          async (path) =>
-            [
-              path,
-              POST_READS.includes(path)
-                ? await request(path, client, {
-                    method: "POST",
-                    headers: { "Content-Type": "application/json" },
-                    body: "{}",
-                  })
-                : await request(path, client),
-            ] as const,
-        ),
-      );
-      for (const [path, answer] of answers) {
-        if (answer.status !== 429) continue;
-        expect(answer.headers.get("Retry-After"), path).toBe(String(RATE_LIMITS.read.periodSeconds));
-        expect(answer.body, path).toMatchObject({
-          code: "RATE_LIMITED",
-          retryAfterSeconds: RATE_LIMITS.read.periodSeconds,
-        });
+      // A window may turn over during the checks: re-spend the budget and re-check what got through, once.
+      let pending = READ_ROUTES;
+      for (let attempt = 0; attempt < 2 && pending.length > 0; attempt++) {
+        await exhaustReads(client);
+        const answers = await Promise.all(
+          pending.map(
+            async (path) =>
+              [
+                path,
+                POST_READS.includes(path)
+                  ? await request(path, client, {
+                      method: "POST",
+                      headers: { "Content-Type": "application/json" },
+                      body: "{}",
+                    })
+                  : await request(path, client),
+              ] as const,
+          ),
+        );
+        for (const [path, answer] of answers) {
+          if (answer.status !== 429) continue;
+          expect(answer.headers.get("Retry-After"), path).toBe(String(RATE_LIMITS.read.periodSeconds));
+          expect(answer.body, path).toMatchObject({
+            code: "RATE_LIMITED",
+            retryAfterSeconds: RATE_LIMITS.read.periodSeconds,
+          });
+        }
+        pending = answers.filter(([, answer]) => answer.status !== 429).map(([path]) => path);
       }
-      pending = answers.filter(([, answer]) => answer.status !== 429).map(([path]) => path);
-    }
-    expect(pending).toEqual([]);
-  });
+      expect(pending).toEqual([]);
+    },
+  );
 
   it("/discovery/resources refuses an offset past the cap instead of scanning (400 naming offset)", async () => {
     const deep = await call("/discovery/resources?offset=999999999");
@@ -130,23 +134,30 @@ describe("/mcp: no amplification", () => {
     params: { name: "get_resource", arguments: { id: "1" } },
   });
 
-  it(`refuses a JSON-RPC batch of more than ${MCP_MAX_BATCH_MESSAGES} messages before running any of them`, async () => {
-    const client = `mcp-${crypto.randomUUID()}`;
-    const batch = Array.from({ length: 100 }, (_, i) => toolCall(i));
-    const refused = await request("/mcp", client, { method: "POST", headers: mcpHeaders, body: JSON.stringify(batch) });
-    expect(refused.status).toBe(400);
-    expect(refused.body).toMatchObject({
-      jsonrpc: "2.0",
-      error: { code: -32600, message: expect.stringContaining(`at most ${MCP_MAX_BATCH_MESSAGES}`) },
-    });
-    const allowed = await request("/mcp", client, {
-      method: "POST",
-      headers: mcpHeaders,
-      body: JSON.stringify(batch.slice(0, MCP_MAX_BATCH_MESSAGES)),
-    });
-    expect(allowed.status).toBe(200);
-    expect(allowed.body).toHaveLength(MCP_MAX_BATCH_MESSAGES);
-  });
+  it(
+    `refuses a JSON-RPC batch of more ` + `than ${MCP_MAX_BATCH_MESSAGES} messages before running any of them`,
+    async () => {
+      const client = `mcp-${crypto.randomUUID()}`;
+      const batch = Array.from({ length: 100 }, (_, i) => toolCall(i));
+      const refused = await request("/mcp", client, {
+        method: "POST",
+        headers: mcpHeaders,
+        body: JSON.stringify(batch),
+      });
+      expect(refused.status).toBe(400);
+      expect(refused.body).toMatchObject({
+        jsonrpc: "2.0",
+        error: { code: -32600, message: expect.stringContaining(`at most ${MCP_MAX_BATCH_MESSAGES}`) },
+      });
+      const allowed = await request("/mcp", client, {
+        method: "POST",
+        headers: mcpHeaders,
+        body: JSON.stringify(batch.slice(0, MCP_MAX_BATCH_MESSAGES)),
+      });
+      expect(allowed.status).toBe(200);
+      expect(allowed.body).toHaveLength(MCP_MAX_BATCH_MESSAGES);
+    },
+  );
 
   it("every tool call counts against its route's per-client limit, sharing the budget with HTTP", async () => {
     const client = `mcp-${crypto.randomUUID()}`;

@@ -28,7 +28,10 @@ describe("refusals that say what to send instead", () => {
     });
     expect(feePayer.body.errorReason).toBe("invalid_payload_requirements_mismatch");
     expect(feePayer.body.error).toMatch(
-      /paymentRequirements\.extra\.feePayer is "11111111111111111111111111111112" but paymentPayload\.accepted\.extra\.feePayer is "\w+"/,
+      new RegExp(
+        String.raw`paymentRequirements\.extra\.feePayer is "11111111111111111111111111111112" ` +
+          String.raw`but paymentPayload\.accepted\.extra\.feePayer is "\w+"`,
+      ),
     );
   });
 
@@ -41,34 +44,41 @@ describe("refusals that say what to send instead", () => {
     expect(built.status).toBe(400);
     expect(built.body).toMatchObject({ reason: "invalid_request", field: "accepted.amount" });
     expect(built.body.error).toBe(
-      'accepted.amount: must be the amount in the asset\'s raw units, as a string of digits, not the price "0.25": in a 6-decimal asset such as USDC that is "250000"',
+      'accepted.amount: must be the amount in the asset\'s raw units, as a string of digits, not the price "0.25": ' +
+        'in a 6-decimal asset such as USDC that is "250000"',
     );
   });
 
-  it("a symbol where a mint belongs: enrich takes it as the seller routes do, /verify says to send the mint", async () => {
-    const seller = (await fundedBuyer(0)).address;
-    const enriched = await call("/payment-required/enrich", {
-      method: "POST",
-      json: {
-        x402Version: 2,
-        resource: RESOURCE,
-        accepts: [
-          { scheme: "exact", network: DEVNET, asset: "USDC", amount: "250000", payTo: seller, maxTimeoutSeconds: 60 },
-        ],
-      },
-    });
-    expect(enriched.status, JSON.stringify(enriched.body)).toBe(200);
-    expect(enriched.body.accepts[0].asset).toBe(USDC);
+  it(
+    "a symbol where a mint belongs: enrich takes it as the seller routes do, /verify says to send the " + "mint",
+    async () => {
+      const seller = (await fundedBuyer(0)).address;
+      const enriched = await call("/payment-required/enrich", {
+        method: "POST",
+        json: {
+          x402Version: 2,
+          resource: RESOURCE,
+          accepts: [
+            { scheme: "exact", network: DEVNET, asset: "USDC", amount: "250000", payTo: seller, maxTimeoutSeconds: 60 },
+          ],
+        },
+      });
+      expect(enriched.status, JSON.stringify(enriched.body)).toBe(200);
+      expect(enriched.body.accepts[0].asset).toBe(USDC);
 
-    const body = await signedPaymentBody(await fundedBuyer(), await enrichedLine(USDC, "250000"));
-    body.paymentPayload.accepted.asset = "USDC";
-    body.paymentRequirements = body.paymentPayload.accepted;
-    const verified = await call("/verify", { method: "POST", json: body });
-    expect(verified.body.invalidReason).toBe("invalid_payload");
-    expect(verified.body.error).toMatch(
-      /^paymentPayload\.accepted\.asset: must be the mint's base58 address \(32 bytes\), not a symbol such as "USDC": .*\/agent-payTo-semantics\.json/,
-    );
-  });
+      const body = await signedPaymentBody(await fundedBuyer(), await enrichedLine(USDC, "250000"));
+      body.paymentPayload.accepted.asset = "USDC";
+      body.paymentRequirements = body.paymentPayload.accepted;
+      const verified = await call("/verify", { method: "POST", json: body });
+      expect(verified.body.invalidReason).toBe("invalid_payload");
+      expect(verified.body.error).toMatch(
+        new RegExp(
+          String.raw`^paymentPayload\.accepted\.asset: must be the mint's base58 address \(32 bytes\), ` +
+            String.raw`not a symbol such as "USDC": .*\/agent-payTo-semantics\.json`,
+        ),
+      );
+    },
+  );
 
   it("a whole 402 body where one of its lines belongs", async () => {
     const line = await enrichedLine(USDC, "250000");
@@ -80,7 +90,8 @@ describe("refusals that say what to send instead", () => {
     expect(built.status).toBe(400);
     expect(built.body).toMatchObject({ reason: "invalid_request", field: "accepted" });
     expect(built.body.error).toBe(
-      "accepted: is a whole 402 body (it has accepts[]); send one line of its accepts[] as accepted: the one whose scheme and network you pay, unchanged",
+      "accepted: is a whole 402 body (it has accepts[]); send one line of its accepts[] as accepted: the one whose " +
+        "scheme and network you pay, unchanged",
     );
   });
 });

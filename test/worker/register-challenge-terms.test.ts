@@ -36,7 +36,10 @@ function register(wallet: string, body: Record<string, unknown>) {
   return call(`/sellers/${wallet}/register`, { method: "POST", json: body });
 }
 
-/** A wallet-form seller (its USDC account on chain, so a register with the right terms writes) and its signed bound challenge. */
+/**
+ * A wallet-form seller (its USDC account on chain, so a register with the right terms writes) and its signed bound
+ * challenge.
+ */
 async function sellerWithSignedTerms(
   body: Record<string, unknown> = terms,
 ): Promise<{ seller: KeyPairSigner; signed: { message: string; signature: string } }> {
@@ -91,7 +94,8 @@ describe("a registration challenge issued for its terms", () => {
       },
     });
     expect(reordered.body.terms).toEqual(issued.body.terms);
-    // Defaults are resolved: no payToForm is the vault here (both forms run), "USDC" is the mint, no discovery keeps all.
+    // Defaults are resolved: no payToForm is the vault here (both forms run), "USDC" is the mint, no discovery keeps
+    // all.
     const defaults = await issue(seller.address, {});
     expect(defaults.body.terms).toMatchObject({
       asset: `USDC (mint ${USDC})`,
@@ -101,40 +105,44 @@ describe("a registration challenge issued for its terms", () => {
     });
   });
 
-  it("refuses every field a relay changes after signing (401 challenge_terms_mismatch), writes nothing, and keeps the challenge for the signed body", async () => {
-    const { seller, signed } = await sellerWithSignedTerms();
-    const tampered: [string, Record<string, unknown>][] = [
-      ["payToForm", { ...terms, payToForm: "vault" }],
-      ["payToForm", { asset: "USDC", discovery }], // left out: the default form (vault), not the signed one
-      ["asset", { ...terms, asset: "SOL" }],
-      ["serviceUrl", { ...terms, discovery: { ...discovery, serviceUrl: "https://relay.example/api" } }],
-      ["serviceUrl", { asset: "USDC", payToForm: "wallet" }], // no discovery at all
-      ["listingOptIn", { ...terms, discovery: { ...discovery, listingOptIn: false } }],
-      ["discovery", { ...terms, discovery: { ...discovery, displayName: "Relay's name" } }],
-      ["discovery", { ...terms, discovery: { ...discovery, description: undefined } }],
-      ["discovery", { ...terms, discovery: { ...discovery, tags: ["data", "relay"] } }],
-      ["discovery", { ...terms, discovery: { ...discovery, serviceMetadata: { plan: { tier: "free", b: 1 } } } }],
-    ];
-    for (const [field, body] of tampered) {
-      const refused = await register(seller.address, { ...signed, ...body });
-      expect(refused.status, `${field}: ${JSON.stringify(refused.body)}`).toBe(401);
-      expect(refused.body).toMatchObject({ code: "UNAUTHORIZED", reason: "challenge_terms_mismatch" });
-      expect(refused.body.error, JSON.stringify(body)).toMatch(new RegExp(`^${field}: `));
-    }
-    expect((await call(`/providers/${seller.address}`)).status).toBe(404);
+  it(
+    "refuses every field a relay changes after signing (401 challenge_terms_mismatch), writes nothing, and keeps " +
+      "the challenge for the signed body",
+    async () => {
+      const { seller, signed } = await sellerWithSignedTerms();
+      const tampered: [string, Record<string, unknown>][] = [
+        ["payToForm", { ...terms, payToForm: "vault" }],
+        ["payToForm", { asset: "USDC", discovery }], // left out: the default form (vault), not the signed one
+        ["asset", { ...terms, asset: "SOL" }],
+        ["serviceUrl", { ...terms, discovery: { ...discovery, serviceUrl: "https://relay.example/api" } }],
+        ["serviceUrl", { asset: "USDC", payToForm: "wallet" }], // no discovery at all
+        ["listingOptIn", { ...terms, discovery: { ...discovery, listingOptIn: false } }],
+        ["discovery", { ...terms, discovery: { ...discovery, displayName: "Relay's name" } }],
+        ["discovery", { ...terms, discovery: { ...discovery, description: undefined } }],
+        ["discovery", { ...terms, discovery: { ...discovery, tags: ["data", "relay"] } }],
+        ["discovery", { ...terms, discovery: { ...discovery, serviceMetadata: { plan: { tier: "free", b: 1 } } } }],
+      ];
+      for (const [field, body] of tampered) {
+        const refused = await register(seller.address, { ...signed, ...body });
+        expect(refused.status, `${field}: ${JSON.stringify(refused.body)}`).toBe(401);
+        expect(refused.body).toMatchObject({ code: "UNAUTHORIZED", reason: "challenge_terms_mismatch" });
+        expect(refused.body.error, JSON.stringify(body)).toMatch(new RegExp(`^${field}: `));
+      }
+      expect((await call(`/providers/${seller.address}`)).status).toBe(404);
 
-    const registered = await register(seller.address, { ...signed, ...terms });
-    expect(registered.status, JSON.stringify(registered.body)).toBe(200);
-    expect(registered.body.provider).toMatchObject({
-      walletPubkey: seller.address,
-      payToForm: "wallet",
-      splMint: USDC,
-      serviceUrl: discovery.serviceUrl,
-      displayName: discovery.displayName,
-      listingOptIn: true,
-    });
-    expect((await register(seller.address, { ...signed, ...terms })).status).toBe(401); // used up
-  });
+      const registered = await register(seller.address, { ...signed, ...terms });
+      expect(registered.status, JSON.stringify(registered.body)).toBe(200);
+      expect(registered.body.provider).toMatchObject({
+        walletPubkey: seller.address,
+        payToForm: "wallet",
+        splMint: USDC,
+        serviceUrl: discovery.serviceUrl,
+        displayName: discovery.displayName,
+        listingOptIn: true,
+      });
+      expect((await register(seller.address, { ...signed, ...terms })).status).toBe(401); // used up
+    },
+  );
 
   it("holds the longest service URL (2048 characters, each percent-encoded to 6 in the message)", async () => {
     const serviceUrl = "https://long.example/" + "é".repeat(2048 - "https://long.example/".length);
@@ -170,44 +178,48 @@ describe("a registration challenge issued for its terms", () => {
     expect(refusedDropped.status).toBe(401);
   });
 
-  it("a plain challenge registers pr402's body, but not a payTo form other than the default (401 challenge_terms_required)", async () => {
-    const seller = await fundedSeller();
-    await createUsdcAccount(seller.address, seller);
-    for (const action of ["seller:register", "seller:any"]) {
-      const plain = (await call(`/sellers/${seller.address}/challenge?action=${action}`)).body.message as string;
-      const refused = await register(seller.address, {
-        message: plain,
-        signature: await signMessage(seller, plain),
-        ...terms,
+  it(
+    "a plain challenge registers pr402's body, but not a payTo form other than the default (401 " +
+      "challenge_terms_required)",
+    async () => {
+      const seller = await fundedSeller();
+      await createUsdcAccount(seller.address, seller);
+      for (const action of ["seller:register", "seller:any"]) {
+        const plain = (await call(`/sellers/${seller.address}/challenge?action=${action}`)).body.message as string;
+        const refused = await register(seller.address, {
+          message: plain,
+          signature: await signMessage(seller, plain),
+          ...terms,
+        });
+        expect(refused.status, JSON.stringify(refused.body)).toBe(401);
+        expect(refused.body).toMatchObject({ code: "UNAUTHORIZED", reason: "challenge_terms_required" });
+        expect(refused.body.error).toMatch(/POST \/sellers\/\{wallet\}\/register\/challenge/);
+      }
+      // The default form, named or not, passes the terms check (then 409: this seller has no vault).
+      const plain = (await call(`/sellers/${seller.address}/challenge?action=seller:register`)).body.message as string;
+      const signature = await signMessage(seller, plain);
+      for (const body of [
+        { asset: "USDC", discovery },
+        { asset: "USDC", discovery, payToForm: "vault" },
+      ]) {
+        const vault = await register(seller.address, { message: plain, signature, ...body });
+        expect(vault.status, JSON.stringify(vault.body)).toBe(409);
+      }
+      // Where the wallet form is the only one (so the default), a plain challenge registers it, as pr402's clients do.
+      const walletOnly = await fundedSeller();
+      await createUsdcAccount(walletOnly.address, walletOnly);
+      const message = (
+        await callWithEnv(WALLET_FORM_ONLY, `/sellers/${walletOnly.address}/challenge?action=seller:register`)
+      ).body.message as string;
+      const registered = await callWithEnv(WALLET_FORM_ONLY, `/sellers/${walletOnly.address}/register`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ message, signature: await signMessage(walletOnly, message), ...terms }),
       });
-      expect(refused.status, JSON.stringify(refused.body)).toBe(401);
-      expect(refused.body).toMatchObject({ code: "UNAUTHORIZED", reason: "challenge_terms_required" });
-      expect(refused.body.error).toMatch(/POST \/sellers\/\{wallet\}\/register\/challenge/);
-    }
-    // The default form, named or not, passes the terms check (then 409: this seller has no vault).
-    const plain = (await call(`/sellers/${seller.address}/challenge?action=seller:register`)).body.message as string;
-    const signature = await signMessage(seller, plain);
-    for (const body of [
-      { asset: "USDC", discovery },
-      { asset: "USDC", discovery, payToForm: "vault" },
-    ]) {
-      const vault = await register(seller.address, { message: plain, signature, ...body });
-      expect(vault.status, JSON.stringify(vault.body)).toBe(409);
-    }
-    // Where the wallet form is the only one (so the default), a plain challenge registers it, as pr402's clients do.
-    const walletOnly = await fundedSeller();
-    await createUsdcAccount(walletOnly.address, walletOnly);
-    const message = (
-      await callWithEnv(WALLET_FORM_ONLY, `/sellers/${walletOnly.address}/challenge?action=seller:register`)
-    ).body.message as string;
-    const registered = await callWithEnv(WALLET_FORM_ONLY, `/sellers/${walletOnly.address}/register`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ message, signature: await signMessage(walletOnly, message), ...terms }),
-    });
-    expect(registered.status, JSON.stringify(registered.body)).toBe(200);
-    expect(registered.body.provider).toMatchObject({ payToForm: "wallet" });
-  });
+      expect(registered.status, JSON.stringify(registered.body)).toBe(200);
+      expect(registered.body.provider).toMatchObject({ payToForm: "wallet" });
+    },
+  );
 
   it("is refused for the other seller actions (it authorizes seller:register only)", async () => {
     const { seller, signed } = await sellerWithSignedTerms();

@@ -145,31 +145,35 @@ describe("resource registry and the listing gates", () => {
     expect(wrongAction.status).toBe(401);
   });
 
-  it("keeps a probed 402's bazaar extension and serves it through /discovery/resources; /supported advertises bazaar", async () => {
-    const path = `/bazaar-${crypto.randomUUID().slice(0, 8)}`;
-    const bazaar = {
-      info: { input: { type: "http", method: "GET" }, output: { type: "json" } },
-      schema: { type: "object" },
-    };
-    await setSellerBehaviour({ path, mode: "402-header", bazaar });
-    const registered = await register({
-      resourceUrl: `${sellerOrigin()}${path}`,
-      title: "Bazaar item",
-      scheme: "exact",
-    });
-    expect(registered.body.probe.ok, JSON.stringify(registered.body)).toBe(true);
-    let item: any;
-    for (let offset = 0; item === undefined; offset += 100) {
-      const page = await call(`/discovery/resources?type=http&limit=100&offset=${offset}`);
-      expect(page.status).toBe(200);
-      expect(page.body.x402Version).toBe(2);
-      item = page.body.items.find((i: { resource: string }) => i.resource === `${sellerOrigin()}${path}`);
-      if (page.body.items.length < 100) break;
-    }
-    expect(item).toMatchObject({ type: "http", x402Version: 2, metadata: { bazaar, id: registered.body.id } });
-    expect(item.accepts[0]).toMatchObject({ scheme: "exact", amount: "1000" });
-    expect((await call("/supported")).body.extensions).toContain("bazaar");
-  });
+  it(
+    "keeps a probed 402's bazaar extension and serves it through /discovery/resources; /supported advertises " +
+      "bazaar",
+    async () => {
+      const path = `/bazaar-${crypto.randomUUID().slice(0, 8)}`;
+      const bazaar = {
+        info: { input: { type: "http", method: "GET" }, output: { type: "json" } },
+        schema: { type: "object" },
+      };
+      await setSellerBehaviour({ path, mode: "402-header", bazaar });
+      const registered = await register({
+        resourceUrl: `${sellerOrigin()}${path}`,
+        title: "Bazaar item",
+        scheme: "exact",
+      });
+      expect(registered.body.probe.ok, JSON.stringify(registered.body)).toBe(true);
+      let item: any;
+      for (let offset = 0; item === undefined; offset += 100) {
+        const page = await call(`/discovery/resources?type=http&limit=100&offset=${offset}`);
+        expect(page.status).toBe(200);
+        expect(page.body.x402Version).toBe(2);
+        item = page.body.items.find((i: { resource: string }) => i.resource === `${sellerOrigin()}${path}`);
+        if (page.body.items.length < 100) break;
+      }
+      expect(item).toMatchObject({ type: "http", x402Version: 2, metadata: { bazaar, id: registered.body.id } });
+      expect(item.accepts[0]).toMatchObject({ scheme: "exact", amount: "1000" });
+      expect((await call("/supported")).body.extensions).toContain("bazaar");
+    },
+  );
 
   it("harvests the Seller Resource Manifest on demand; entries off the origin are rejected", async () => {
     const path = `/srm-${crypto.randomUUID().slice(0, 8)}`;
@@ -198,28 +202,32 @@ describe("resource registry and the listing gates", () => {
     expect((await call(`/resources/${harvested.body.imported[0].id}`)).status).toBe(200);
   });
 
-  it("on Workers Free (SVC_WORKERS_PLAN=free) one harvest imports at most FREE_PLAN_MANIFEST_ENTRIES entries, so it fits an invocation", async () => {
-    const tag = crypto.randomUUID().slice(0, 8);
-    const entries = Array.from({ length: FREE_PLAN_MANIFEST_ENTRIES + 2 }, (_, i) => ({
-      resourceUrl: `${sellerOrigin()}/free-${tag}-${i}`,
-      title: `Free ${i}`,
-      scheme: "exact",
-    }));
-    await setSellerBehaviour({ manifest: { x402ResourceManifest: 1, resources: entries } });
-    const harvested = await callWithEnv({ SVC_WORKERS_PLAN: "free" }, "/resources/harvest", {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(await signedResourceChallenge(merchant, "resource:register")),
-    });
-    expect(harvested.status, JSON.stringify(harvested.body)).toBe(200);
-    expect(harvested.body.imported).toHaveLength(FREE_PLAN_MANIFEST_ENTRIES);
-    expect(harvested.body.rejected).toEqual(
-      [FREE_PLAN_MANIFEST_ENTRIES, FREE_PLAN_MANIFEST_ENTRIES + 1].map((index) => ({
-        index,
-        error: expect.stringContaining(`beyond the ${FREE_PLAN_MANIFEST_ENTRIES} entries`),
-      })),
-    );
-  });
+  it(
+    "on Workers Free (SVC_WORKERS_PLAN=free) one harvest imports at most FREE_PLAN_MANIFEST_ENTRIES entries, so it " +
+      "fits an invocation",
+    async () => {
+      const tag = crypto.randomUUID().slice(0, 8);
+      const entries = Array.from({ length: FREE_PLAN_MANIFEST_ENTRIES + 2 }, (_, i) => ({
+        resourceUrl: `${sellerOrigin()}/free-${tag}-${i}`,
+        title: `Free ${i}`,
+        scheme: "exact",
+      }));
+      await setSellerBehaviour({ manifest: { x402ResourceManifest: 1, resources: entries } });
+      const harvested = await callWithEnv({ SVC_WORKERS_PLAN: "free" }, "/resources/harvest", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(await signedResourceChallenge(merchant, "resource:register")),
+      });
+      expect(harvested.status, JSON.stringify(harvested.body)).toBe(200);
+      expect(harvested.body.imported).toHaveLength(FREE_PLAN_MANIFEST_ENTRIES);
+      expect(harvested.body.rejected).toEqual(
+        [FREE_PLAN_MANIFEST_ENTRIES, FREE_PLAN_MANIFEST_ENTRIES + 1].map((index) => ({
+          index,
+          error: expect.stringContaining(`beyond the ${FREE_PLAN_MANIFEST_ENTRIES} entries`),
+        })),
+      );
+    },
+  );
 
   it("serves /dist/resource-index.json with caching headers, never with an unlisted resource", async () => {
     const path = `/index-${crypto.randomUUID().slice(0, 8)}`;

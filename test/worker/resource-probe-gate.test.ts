@@ -8,9 +8,10 @@ import {
 import { call } from "../support/workerd/worker-http";
 
 /**
- * Issue 22 §2, docs/facilitator-spec.md §3.3 gate 4: a resource is listed only while `lastProbeOk` holds. A probe that reaches the seller
- * and hears anything but a valid 402 unlists at once; only transport failures (timeout, refused, 5xx) count toward
- * SVC_PROBE_MAX_FAILURES (3 here); the served `lastProbeOk` is always what the listing uses. Real loopback seller.
+ * Issue 22 §2, docs/facilitator-spec.md §3.3 gate 4: a resource is listed only while `lastProbeOk` holds. A probe that
+ * reaches the seller and hears anything but a valid 402 unlists at once; only transport failures (timeout, refused,
+ * 5xx) count toward SVC_PROBE_MAX_FAILURES (3 here); the served `lastProbeOk` is always what the listing uses. Real
+ * loopback seller.
  */
 describe("listing gate 4", () => {
   async function listedResource() {
@@ -54,30 +55,33 @@ describe("listing gate 4", () => {
     },
   );
 
-  it("transport failures (5xx) are tolerated up to the maximum, with lastProbeOk true while the resource is listed", async () => {
-    const { path, id, probe, ownerView } = await listedResource();
-    await setSellerBehaviour({ path, mode: "500" });
-    for (let failure = 1; failure <= 2; failure++) {
-      expect(await probe()).toMatchObject({ ok: false, httpStatus: 500, listed: true });
-      const served = await call(`/resources/${id}`);
-      expect(served.status).toBe(200);
-      expect(served.body.lastProbeOk).toBe(true); // what the listing uses, not the last raw result
-      expect(await ownerView()).toMatchObject({
-        lastProbeOk: true,
-        listed: true,
-        consecutiveProbeFailures: failure,
-        lastProbeStatus: 500,
-      });
-    }
-    expect(await probe()).toMatchObject({ ok: false, listed: false });
-    expect((await call(`/resources/${id}`)).status).toBe(404);
-    expect(await ownerView()).toMatchObject({ lastProbeOk: false, listed: false, consecutiveProbeFailures: 3 });
+  it(
+    "transport failures (5xx) are tolerated up to the maximum, with lastProbeOk true while the resource is " + "listed",
+    async () => {
+      const { path, id, probe, ownerView } = await listedResource();
+      await setSellerBehaviour({ path, mode: "500" });
+      for (let failure = 1; failure <= 2; failure++) {
+        expect(await probe()).toMatchObject({ ok: false, httpStatus: 500, listed: true });
+        const served = await call(`/resources/${id}`);
+        expect(served.status).toBe(200);
+        expect(served.body.lastProbeOk).toBe(true); // what the listing uses, not the last raw result
+        expect(await ownerView()).toMatchObject({
+          lastProbeOk: true,
+          listed: true,
+          consecutiveProbeFailures: failure,
+          lastProbeStatus: 500,
+        });
+      }
+      expect(await probe()).toMatchObject({ ok: false, listed: false });
+      expect((await call(`/resources/${id}`)).status).toBe(404);
+      expect(await ownerView()).toMatchObject({ lastProbeOk: false, listed: false, consecutiveProbeFailures: 3 });
 
-    // A pass lists it again.
-    await setSellerBehaviour({ path, mode: "402" });
-    expect(await probe()).toMatchObject({ ok: true, listed: true });
-    expect(await ownerView()).toMatchObject({ lastProbeOk: true, listed: true, consecutiveProbeFailures: 0 });
-  });
+      // A pass lists it again.
+      await setSellerBehaviour({ path, mode: "402" });
+      expect(await probe()).toMatchObject({ ok: true, listed: true });
+      expect(await ownerView()).toMatchObject({ lastProbeOk: true, listed: true, consecutiveProbeFailures: 0 });
+    },
+  );
 
   it("a definite answer after tolerated transport failures unlists at once", async () => {
     const { path, id, probe } = await listedResource();

@@ -16,7 +16,8 @@ let tag: string;
 
 async function insertProvider(address: string, updatedAtMs: number, serviceUrl = "https://gen.example") {
   await env.DB.prepare(
-    `INSERT INTO providers (wallet_pubkey, settlement_mode, split_vault_pda, service_url, listing_opt_in, registration_verified_at_ms, updated_at_ms)
+    `INSERT INTO providers (wallet_pubkey, settlement_mode, split_vault_pda, service_url, listing_opt_in, ` +
+      `registration_verified_at_ms, updated_at_ms)
      VALUES (?, 'native_sol', ?, ?, 1, ?, ?)`,
   )
     .bind(address, address, serviceUrl, updatedAtMs, updatedAtMs)
@@ -35,7 +36,8 @@ beforeAll(async () => {
     const description = i % 100 === 50 ? `mentions glacier ${tag} in passing` : "plain";
     statements.push(
       env.DB.prepare(
-        `INSERT INTO resources (wallet_pubkey, resource_url, http_method, title, description, category, tags_json, scheme, listing_opt_in,
+        `INSERT INTO resources (wallet_pubkey, resource_url, http_method, title, description, category, tags_json, ` +
+          `scheme, listing_opt_in,
            last_probe_ok, registration_verified_at_ms, updated_at_ms, listed)
          VALUES (?, ?, 'GET', ?, ?, ?, ?, ?, 1, 1, ?, ?, ?)`,
       ).bind(
@@ -73,23 +75,29 @@ async function pageAll(query: string, limit: number): Promise<{ id: number; upda
 const expectedIds = async (where: string) =>
   (
     await env.DB.prepare(
-      `SELECT id FROM resources WHERE wallet_pubkey = ? AND listed = 1 AND ${where} ORDER BY updated_at_ms DESC, id DESC`,
+      `SELECT id FROM resources WHERE wallet_pubkey = ? AND listed = 1 ` +
+        `AND ${where} ORDER BY updated_at_ms DESC, id DESC`,
     )
       .bind(wallet)
       .all<{ id: number }>()
   ).results.map((r) => r.id);
 
 describe("resource search over generated resources", () => {
-  it("pages every listed row exactly once, newest first, ties broken by id (600 rows share one millisecond)", async () => {
-    const seen = await pageAll(`tag=${tag}`, 37);
-    expect(seen.map((e) => e.id)).toEqual(
-      await expectedIds(`EXISTS (SELECT 1 FROM json_each(tags_json) WHERE value = '${tag}')`),
-    );
-    const all = await pageAll("category=maps", 100);
-    const mine = all.filter((e) => (e as unknown as { walletPubkey: string }).walletPubkey === wallet).map((e) => e.id);
-    expect(mine).toEqual(await expectedIds("category = 'maps'"));
-    expect(new Set(all.map((e) => e.id)).size).toBe(all.length);
-  });
+  it(
+    "pages every listed row exactly once, newest first, ties broken by id (600 rows share one " + "millisecond)",
+    async () => {
+      const seen = await pageAll(`tag=${tag}`, 37);
+      expect(seen.map((e) => e.id)).toEqual(
+        await expectedIds(`EXISTS (SELECT 1 FROM json_each(tags_json) WHERE value = '${tag}')`),
+      );
+      const all = await pageAll("category=maps", 100);
+      const mine = all
+        .filter((e) => (e as unknown as { walletPubkey: string }).walletPubkey === wallet)
+        .map((e) => e.id);
+      expect(mine).toEqual(await expectedIds("category = 'maps'"));
+      expect(new Set(all.map((e) => e.id)).size).toBe(all.length);
+    },
+  );
 
   it("filters exactly by scheme, category and tag together; unlisted rows never appear", async () => {
     const seen = await pageAll(`tag=${tag}&scheme=sla-escrow&category=weather`, 10);
@@ -102,40 +110,48 @@ describe("resource search over generated resources", () => {
     expect((await call(`/resources/${unlisted}`)).status).toBe(404);
   });
 
-  it("ranks title matches above description matches and pages a full-text search without duplicates or gaps", async () => {
-    const seen = (await pageAll(`q=glacier%20${tag}`, 3)) as unknown as { id: number; title: string }[];
-    const expected = await expectedIds(`(title LIKE 'Glacier ${tag}%' OR description LIKE '%glacier ${tag}%')`);
-    expect(seen.map((e) => e.id).sort()).toEqual(expected.sort());
-    const firstDescriptionOnly = seen.findIndex((e) => !e.title.startsWith("Glacier"));
-    expect(firstDescriptionOnly).toBeGreaterThan(0);
-    expect(seen.slice(firstDescriptionOnly).every((e) => !e.title.startsWith("Glacier"))).toBe(true);
-    // Prefix match and FTS syntax in q are inert words, not operators.
-    expect((await call(`/resources?q=glaci%20${tag}`)).body.entries.length).toBeGreaterThan(0);
-    expect((await call(`/resources?q=${encodeURIComponent('" OR * NEAR(')}`)).status).toBe(200);
-    expect((await call(`/resources?q=${encodeURIComponent('" * (')}`)).status).toBe(400);
-    // A one-character word is the word itself, not a prefix of every word starting with it.
-    expect((await call(`/resources?q=g%20${tag}`)).body.entries).toEqual([]);
-  });
+  it(
+    "ranks title matches above description matches and pages a full-text search without duplicates or " + "gaps",
+    async () => {
+      const seen = (await pageAll(`q=glacier%20${tag}`, 3)) as unknown as { id: number; title: string }[];
+      const expected = await expectedIds(`(title LIKE 'Glacier ${tag}%' OR description LIKE '%glacier ${tag}%')`);
+      expect(seen.map((e) => e.id).sort()).toEqual(expected.sort());
+      const firstDescriptionOnly = seen.findIndex((e) => !e.title.startsWith("Glacier"));
+      expect(firstDescriptionOnly).toBeGreaterThan(0);
+      expect(seen.slice(firstDescriptionOnly).every((e) => !e.title.startsWith("Glacier"))).toBe(true);
+      // Prefix match and FTS syntax in q are inert words, not operators.
+      expect((await call(`/resources?q=glaci%20${tag}`)).body.entries.length).toBeGreaterThan(0);
+      expect((await call(`/resources?q=${encodeURIComponent('" OR * NEAR(')}`)).status).toBe(200);
+      expect((await call(`/resources?q=${encodeURIComponent('" * (')}`)).status).toBe(400);
+      // A one-character word is the word itself, not a prefix of every word starting with it.
+      expect((await call(`/resources?q=g%20${tag}`)).body.entries).toEqual([]);
+    },
+  );
 
-  it(`pages a search matching more than one rank window (${RANK_WINDOW}) without duplicates or gaps, title matches first in each`, async () => {
-    // Every "Dataset i" title matches: about a thousand listed rows, so the walk crosses window boundaries.
-    const seen = (await pageAll(`q=dataset`, 47)) as unknown as { id: number; title: string; walletPubkey: string }[];
-    const mine = seen.filter((e) => e.walletPubkey === wallet);
-    const expected = await expectedIds("title LIKE 'Dataset %'");
-    expect(expected.length).toBeGreaterThan(RANK_WINDOW);
-    expect(new Set(seen.map((e) => e.id)).size).toBe(seen.length);
-    expect(mine.map((e) => e.id).sort((a, b) => a - b)).toEqual([...expected].sort((a, b) => a - b));
-    // Inside the first window the newest ids come in rank order: equal scores, so shorter titles, then newer ids.
-    const firstPage = (await call("/resources?q=dataset&limit=5")).body.entries as { id: number; title: string }[];
-    const lengths = firstPage.map((e) => e.title.length);
-    expect(lengths).toEqual([...lengths].sort((a, b) => a - b));
-  });
+  it(
+    `pages a search matching more than one rank window ` +
+      `(${RANK_WINDOW}) without duplicates or gaps, title matches first in each`,
+    async () => {
+      // Every "Dataset i" title matches: about a thousand listed rows, so the walk crosses window boundaries.
+      const seen = (await pageAll(`q=dataset`, 47)) as unknown as { id: number; title: string; walletPubkey: string }[];
+      const mine = seen.filter((e) => e.walletPubkey === wallet);
+      const expected = await expectedIds("title LIKE 'Dataset %'");
+      expect(expected.length).toBeGreaterThan(RANK_WINDOW);
+      expect(new Set(seen.map((e) => e.id)).size).toBe(seen.length);
+      expect(mine.map((e) => e.id).sort((a, b) => a - b)).toEqual([...expected].sort((a, b) => a - b));
+      // Inside the first window the newest ids come in rank order: equal scores, so shorter titles, then newer ids.
+      const firstPage = (await call("/resources?q=dataset&limit=5")).body.entries as { id: number; title: string }[];
+      const lengths = firstPage.map((e) => e.title.length);
+      expect(lengths).toEqual([...lengths].sort((a, b) => a - b));
+    },
+  );
 
   it("ranks a title match above a newer description-only match of the same word", async () => {
     const word = `rank${Date.now() % 1_000_000}`;
     const insert = (title: string, description: string) =>
       env.DB.prepare(
-        `INSERT INTO resources (wallet_pubkey, resource_url, title, description, tags_json, scheme, listing_opt_in, last_probe_ok, registration_verified_at_ms, updated_at_ms, listed)
+        `INSERT INTO resources (wallet_pubkey, resource_url, title, description, tags_json, scheme, listing_opt_in, ` +
+          `last_probe_ok, registration_verified_at_ms, updated_at_ms, listed)
          VALUES (?, ?, ?, ?, '[]', 'exact', 1, 1, 1, 1, 1) RETURNING id`,
       )
         .bind(wallet, `https://gen.example/${word}/${title.length}/${description.length}`, title, description)
@@ -162,7 +178,8 @@ describe("resource search over generated resources", () => {
   it("counts only listed resources in /directory/stats", async () => {
     const stats = await call("/directory/stats");
     const listed = (await env.DB.prepare(
-      "SELECT count(*) AS n FROM resources r WHERE r.listed = 1 AND EXISTS (SELECT 1 FROM providers p WHERE p.wallet_pubkey = r.wallet_pubkey AND p.retired_at_ms IS NULL)",
+      "SELECT count(*) AS n FROM resources r WHERE r.listed = 1 AND EXISTS (SELECT 1 FROM providers p WHERE " +
+        "p.wallet_pubkey = r.wallet_pubkey AND p.retired_at_ms IS NULL)",
     ).first<{ n: number }>())!.n;
     expect(stats.body.resources.total).toBe(listed);
     expect(stats.body.resources.byScheme["sla-escrow"]).toBeGreaterThan(0);
@@ -172,7 +189,8 @@ describe("resource search over generated resources", () => {
     const other = (await generateKeyPairSigner()).address;
     await insertProvider(other, SAME_MS);
     const id = (await env.DB.prepare(
-      `INSERT INTO resources (wallet_pubkey, resource_url, title, tags_json, scheme, listing_opt_in, last_probe_ok, registration_verified_at_ms, updated_at_ms, listed)
+      `INSERT INTO resources (wallet_pubkey, resource_url, title, tags_json, scheme, listing_opt_in, last_probe_ok, ` +
+        `registration_verified_at_ms, updated_at_ms, listed)
        VALUES (?, 'https://gen.example/retiring', 'Retiring', '[]', 'exact', 1, 1, 1, 1, 1) RETURNING id`,
     )
       .bind(other)

@@ -14,37 +14,43 @@ describe("scheduled (Cron Triggers)", () => {
     expect(probe.job).toBe("probe");
   });
 
-  it("on Workers Free (SVC_WORKERS_PLAN=free) each invocation runs one job of its trigger, the next invocation the next one", async () => {
-    const free = { ...(env as unknown as Env), SVC_WORKERS_PLAN: "free" } as Env;
-    const start = Date.parse("2026-11-28T10:00:00Z");
-    const ran: string[] = [];
-    for (let i = 0; i < 3; i++) {
-      const outcome = await runScheduled(RAILS, SWEEP_CRON, free, start + i * 15 * 60_000);
-      expect(outcome.results).toHaveLength(1);
-      ran.push(outcome.results![0]!.name);
-    }
-    expect(ran.sort()).toEqual(["escrow-keeper", "sweep", "upto-keeper"]);
-    expect((await runScheduled(RAILS, SWEEP_CRON, env as unknown as Env, start)).results?.map((r) => r.name)).toEqual([
-      "sweep",
-      "escrow-keeper",
-      "upto-keeper",
-    ]);
-  });
+  it(
+    "on Workers Free (SVC_WORKERS_PLAN=free) each invocation runs one job of its trigger, the next invocation the " +
+      "next one",
+    async () => {
+      const free = { ...(env as unknown as Env), SVC_WORKERS_PLAN: "free" } as Env;
+      const start = Date.parse("2026-11-28T10:00:00Z");
+      const ran: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const outcome = await runScheduled(RAILS, SWEEP_CRON, free, start + i * 15 * 60_000);
+        expect(outcome.results).toHaveLength(1);
+        ran.push(outcome.results![0]!.name);
+      }
+      expect(ran.sort()).toEqual(["escrow-keeper", "sweep", "upto-keeper"]);
+      expect((await runScheduled(RAILS, SWEEP_CRON, env as unknown as Env, start)).results?.map((r) => r.name)).toEqual(
+        ["sweep", "escrow-keeper", "upto-keeper"],
+      );
+    },
+  );
 
-  it("the operator sweep on Workers Free takes on no more rails than a Free invocation allows; a wrong plan is a config error", async () => {
-    const headers = { Authorization: "Bearer test-sweep-token", "Content-Type": "application/json" };
-    const sweep = await callWithEnv({ SVC_WORKERS_PLAN: "free" }, "/sweep", {
-      method: "POST",
-      headers,
-      body: JSON.stringify({ dryRun: true }),
-    });
-    expect(sweep.status, JSON.stringify(sweep.body)).toBe(200);
-    expect(sweep.body.maxRailsPerRun).toBe(maxRailsPerRun("free"));
-    expect(maxRailsPerRun("free")).toBeLessThan(maxRailsPerRun("paid"));
-    const wrong = await callWithEnv({ SVC_WORKERS_PLAN: "bundled" }, "/health");
-    expect(wrong.status).toBe(500);
-    expect(wrong.body.error).toContain("SVC_WORKERS_PLAN");
-  });
+  it(
+    "the operator sweep on Workers Free takes on no more rails than a Free invocation allows; a wrong plan is a " +
+      "config error",
+    async () => {
+      const headers = { Authorization: "Bearer test-sweep-token", "Content-Type": "application/json" };
+      const sweep = await callWithEnv({ SVC_WORKERS_PLAN: "free" }, "/sweep", {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ dryRun: true }),
+      });
+      expect(sweep.status, JSON.stringify(sweep.body)).toBe(200);
+      expect(sweep.body.maxRailsPerRun).toBe(maxRailsPerRun("free"));
+      expect(maxRailsPerRun("free")).toBeLessThan(maxRailsPerRun("paid"));
+      const wrong = await callWithEnv({ SVC_WORKERS_PLAN: "bundled" }, "/health");
+      expect(wrong.status).toBe(500);
+      expect(wrong.body.error).toContain("SVC_WORKERS_PLAN");
+    },
+  );
 
   it("does nothing with an invalid configuration (and says so in the log)", async () => {
     const result = await runScheduled(RAILS, SWEEP_CRON, { ...(env as unknown as Env), SOLANA_RPC_URL: "not a url" });

@@ -12,7 +12,8 @@ describe("search index merge job", () => {
   it("merges the segments that single-row writes leave behind; the index stays intact and searchable", async () => {
     const wallet = (await generateKeyPairSigner()).address;
     await env.DB.prepare(
-      `INSERT INTO providers (wallet_pubkey, settlement_mode, split_vault_pda, service_url, listing_opt_in, registration_verified_at_ms, updated_at_ms)
+      `INSERT INTO providers (wallet_pubkey, settlement_mode, split_vault_pda, service_url, listing_opt_in, ` +
+        `registration_verified_at_ms, updated_at_ms)
        VALUES (?, 'native_sol', ?, 'https://merge.example', 1, 1, 1)`,
     )
       .bind(wallet, wallet)
@@ -22,7 +23,8 @@ describe("search index merge job", () => {
     // Each D1 statement is its own transaction, so each listing or unlisting flushes a small segment.
     for (let i = 0; i < 40; i++) {
       const row = await env.DB.prepare(
-        `INSERT INTO resources (wallet_pubkey, resource_url, title, tags_json, scheme, listing_opt_in, last_probe_ok, registration_verified_at_ms, updated_at_ms, listed)
+        `INSERT INTO resources (wallet_pubkey, resource_url, title, tags_json, scheme, listing_opt_in, ` +
+          `last_probe_ok, registration_verified_at_ms, updated_at_ms, listed)
          VALUES (?, ?, ?, '[]', 'exact', 1, 1, 1, 1, 1) RETURNING id`,
       )
         .bind(wallet, `https://merge.example/${i}`, `${word} item ${i}`)

@@ -46,85 +46,89 @@ describe("wallet-signed challenges", () => {
     expect(issued.body.code).toBe("SERVICE_UNAVAILABLE");
   });
 
-  it("registers once; a replay, a wrong action, a foreign signature, an edited message or an expired challenge get 401", async () => {
-    const seller = await fundedSeller();
-    await activate(seller, "SOL");
+  it(
+    "registers once; a replay, a wrong action, a foreign signature, an edited message or an expired challenge get " +
+      "401",
+    async () => {
+      const seller = await fundedSeller();
+      await activate(seller, "SOL");
 
-    // A bad signature first: it must not burn the challenge.
-    const message = await challengeFor(seller.address);
-    const stranger = await generateKeyPairSigner();
-    const foreign = await register(seller.address, {
-      message,
-      signature: await signMessage(stranger, message),
-      asset: "SOL",
-    });
-    expect(foreign.status).toBe(401);
-    expect(foreign.body.error).toMatch(/^signature:/);
+      // A bad signature first: it must not burn the challenge.
+      const message = await challengeFor(seller.address);
+      const stranger = await generateKeyPairSigner();
+      const foreign = await register(seller.address, {
+        message,
+        signature: await signMessage(stranger, message),
+        asset: "SOL",
+      });
+      expect(foreign.status).toBe(401);
+      expect(foreign.body.error).toMatch(/^signature:/);
 
-    const ok = await register(seller.address, {
-      message,
-      signature: await signMessage(seller, message, "base64"),
-      asset: "SOL",
-    });
-    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
-    expect(ok.body.provider).toMatchObject({
-      walletPubkey: seller.address,
-      settlementMode: "native_sol",
-      listingOptIn: false,
-    });
+      const ok = await register(seller.address, {
+        message,
+        signature: await signMessage(seller, message, "base64"),
+        asset: "SOL",
+      });
+      expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+      expect(ok.body.provider).toMatchObject({
+        walletPubkey: seller.address,
+        settlementMode: "native_sol",
+        listingOptIn: false,
+      });
 
-    const replay = await register(seller.address, {
-      message,
-      signature: await signMessage(seller, message),
-      asset: "SOL",
-    });
-    expect(replay.status).toBe(401);
-    expect(replay.body.error).toMatch(/already used/);
+      const replay = await register(seller.address, {
+        message,
+        signature: await signMessage(seller, message),
+        asset: "SOL",
+      });
+      expect(replay.status).toBe(401);
+      expect(replay.body.error).toMatch(/already used/);
 
-    const retireChallenge = await challengeFor(seller.address, "seller:retire");
-    const wrongAction = await register(seller.address, {
-      message: retireChallenge,
-      signature: await signMessage(seller, retireChallenge),
-      asset: "SOL",
-    });
-    expect(wrongAction.status).toBe(401);
-    expect(wrongAction.body.error).toMatch(/seller:retire/);
+      const retireChallenge = await challengeFor(seller.address, "seller:retire");
+      const wrongAction = await register(seller.address, {
+        message: retireChallenge,
+        signature: await signMessage(seller, retireChallenge),
+        asset: "SOL",
+      });
+      expect(wrongAction.status).toBe(401);
+      expect(wrongAction.body.error).toMatch(/seller:retire/);
 
-    const original = await challengeFor(seller.address, "seller:retire");
-    const edited = original.replace("action: seller:retire", "action: seller:register");
-    const forged = await register(seller.address, {
-      message: edited,
-      signature: await signMessage(seller, edited),
-      asset: "SOL",
-    });
-    expect(forged.status).toBe(401);
-    expect(forged.body.error).toMatch(/altered/);
+      const original = await challengeFor(seller.address, "seller:retire");
+      const edited = original.replace("action: seller:retire", "action: seller:register");
+      const forged = await register(seller.address, {
+        message: edited,
+        signature: await signMessage(seller, edited),
+        asset: "SOL",
+      });
+      expect(forged.status).toBe(401);
+      expect(forged.body.error).toMatch(/altered/);
 
-    const otherWallet = await challengeFor(stranger.address);
-    const foreignChallenge = await register(seller.address, {
-      message: otherWallet,
-      signature: await signMessage(seller, otherWallet),
-      asset: "SOL",
-    });
-    expect(foreignChallenge.status).toBe(401);
+      const otherWallet = await challengeFor(stranger.address);
+      const foreignChallenge = await register(seller.address, {
+        message: otherWallet,
+        signature: await signMessage(seller, otherWallet),
+        asset: "SOL",
+      });
+      expect(foreignChallenge.status).toBe(401);
 
-    const shortLived = await challengeFor(seller.address, "seller:register", "&ttlSeconds=1");
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
-    const expired = await register(seller.address, {
-      message: shortLived,
-      signature: await signMessage(seller, shortLived),
-      asset: "SOL",
-    });
-    expect(expired.status).toBe(401);
-    expect(expired.body.error).toMatch(/expired/);
+      const shortLived = await challengeFor(seller.address, "seller:register", "&ttlSeconds=1");
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      const expired = await register(seller.address, {
+        message: shortLived,
+        signature: await signMessage(seller, shortLived),
+        asset: "SOL",
+      });
+      expect(expired.status).toBe(401);
+      expect(expired.body.error).toMatch(/expired/);
 
-    const garbage = await register(seller.address, {
-      message: "hello",
-      signature: await signMessage(seller, "hello"),
-      asset: "SOL",
-    });
-    expect(garbage.status).toBe(401);
-  });
+      const garbage = await register(seller.address, {
+        message: "hello",
+        signature: await signMessage(seller, "hello"),
+        asset: "SOL",
+      });
+      expect(garbage.status).toBe(401);
+    },
+  );
 
   it("accepts seller:any for any seller action", async () => {
     const seller = await fundedSeller();
@@ -281,7 +285,8 @@ describe("provider directory", () => {
 describe("seller payment history", () => {
   it("returns the wallet's attempts, newest first, behind a seller:payments challenge", async () => {
     const seller = await generateKeyPairSigner();
-    const line = await enrichedLine(NATIVE_SOL, "100000", seller.address); // the SOL minimum payment: enrich refuses less
+    // the SOL minimum payment: enrich refuses less
+    const line = await enrichedLine(NATIVE_SOL, "100000", seller.address);
     // A settle attempt that parsed is part of the seller's history even when it fails (a /verify writes no row).
     const invalid = await call("/settle", {
       method: "POST",

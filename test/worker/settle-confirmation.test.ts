@@ -17,7 +17,8 @@ async function settleSetup(label: string, vars: Record<string, string>) {
   const f = await isolatedFacilitator(label, { SOLANA_RPC_URL: scenario.rpcUrl, ...vars });
   const buyer = await fundedBuyer(5_000_000);
   const line = await f.line(USDC, "100000");
-  expect((await f.post("/settle", await f.signedBody(buyer, line))).body.success).toBe(true); // the vault exists from here on
+  // the vault exists from here on
+  expect((await f.post("/settle", await f.signedBody(buyer, line))).body.success).toBe(true);
   const body = await f.signedBody(buyer, line);
   const before = await scenario.calls();
   const callsSince = async () => {
@@ -34,26 +35,30 @@ async function settleSetup(label: string, vars: Record<string, string>) {
 const LAG_MS = 700;
 
 describe("settle: confirmation by subscription, polling as the fallback", () => {
-  it("a confirmation that comes a slot later is pushed: one send, no status read, the answer right after it", async () => {
-    const s = await settleSetup("confirm-push", { SOLANA_WS_URL: inject("localnetUrl") });
-    await chainRpc("localnet_setConfirmationLag", [s.f.feePayer, LAG_MS]);
-    try {
-      const startedAt = Date.now();
-      const settled = await s.f.post("/settle", s.body);
-      const elapsedMs = Date.now() - startedAt;
-      expect(settled.status, JSON.stringify(settled.body)).toBe(200);
-      expect(settled.body.success).toBe(true);
-      expect(elapsedMs).toBeGreaterThanOrEqual(LAG_MS);
-      // The polls this replaces read at 100, 250, 450, 750 ms: the push answers before the poll that would find it.
-      expect(elapsedMs).toBeLessThan(LAG_MS + 400);
-      expect(await s.callsSince()).toEqual({ sendTransaction: 1 });
-    } finally {
-      await chainRpc("localnet_setConfirmationLag", [s.f.feePayer, 0]);
-    }
-  });
+  it(
+    "a confirmation that comes a slot later is pushed: one send, no status read, the answer right after " + "it",
+    async () => {
+      const s = await settleSetup("confirm-push", { SOLANA_WS_URL: inject("localnetUrl") });
+      await chainRpc("localnet_setConfirmationLag", [s.f.feePayer, LAG_MS]);
+      try {
+        const startedAt = Date.now();
+        const settled = await s.f.post("/settle", s.body);
+        const elapsedMs = Date.now() - startedAt;
+        expect(settled.status, JSON.stringify(settled.body)).toBe(200);
+        expect(settled.body.success).toBe(true);
+        expect(elapsedMs).toBeGreaterThanOrEqual(LAG_MS);
+        // The polls this replaces read at 100, 250, 450, 750 ms: the push answers before the poll that would find it.
+        expect(elapsedMs).toBeLessThan(LAG_MS + 400);
+        expect(await s.callsSince()).toEqual({ sendTransaction: 1 });
+      } finally {
+        await chainRpc("localnet_setConfirmationLag", [s.f.feePayer, 0]);
+      }
+    },
+  );
 
   it("no PubSub at the URL (upgrade refused): the same settle polls getSignatureStatuses and succeeds", async () => {
-    const s = await settleSetup("confirm-no-pubsub", {}); // the PubSub URL defaults to the RPC URL: the proxy refuses upgrades
+    // the PubSub URL defaults to the RPC URL: the proxy refuses upgrades
+    const s = await settleSetup("confirm-no-pubsub", {});
     await chainRpc("localnet_setConfirmationLag", [s.f.feePayer, LAG_MS]);
     try {
       const settled = await s.f.post("/settle", s.body);
@@ -84,7 +89,8 @@ describe("settle: confirmation by subscription, polling as the fallback", () => 
       const settled = await s.f.post("/settle", s.body);
       expect(settled.body.success, JSON.stringify(settled.body)).toBe(true);
       const calls = await s.callsSince();
-      // Pushed at 1.6 s, but the watchdog read at 1 s (still "processed") happened first; no further read after the push.
+      // Pushed at 1.6 s, but the watchdog read at 1 s (still "processed") happened first; no further read after the
+      // push.
       expect(calls.sendTransaction).toBe(1);
       expect(calls.getSignatureStatuses).toBeGreaterThanOrEqual(1);
       expect(calls.getSignatureStatuses).toBeLessThanOrEqual(2);

@@ -55,23 +55,27 @@ function failingOnce(matches: (sql: string) => boolean, message: string): { db: 
 }
 
 describe("settle under RPC faults: once the cluster may have the transaction, only success or pending", () => {
-  it("a dropped sendTransaction answer → 202 settlement_pending with the signature; a retry finds out at once", async () => {
-    const s = await sellerWithVault("drop-send");
-    const body = await s.f.signedBody(s.buyer, s.line);
-    await s.setFaults({ dropSendAnswer: true });
-    const dropped = await s.f.post("/settle", body);
-    expect(dropped.status, JSON.stringify(dropped.body)).toBe(202);
-    expect(dropped.body).toMatchObject({ success: false, errorReason: "settlement_pending" });
-    expect(dropped.body.transaction).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
+  it(
+    "a dropped sendTransaction answer → 202 settlement_pending with the signature; a retry finds out at " + "once",
+    async () => {
+      const s = await sellerWithVault("drop-send");
+      const body = await s.f.signedBody(s.buyer, s.line);
+      await s.setFaults({ dropSendAnswer: true });
+      const dropped = await s.f.post("/settle", body);
+      expect(dropped.status, JSON.stringify(dropped.body)).toBe(202);
+      expect(dropped.body).toMatchObject({ success: false, errorReason: "settlement_pending" });
+      expect(dropped.body.transaction).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
 
-    await s.setFaults({});
-    const startedAt = Date.now();
-    const retry = await s.f.post("/settle", body);
-    expect(retry.status, JSON.stringify(retry.body)).toBe(200);
-    expect(retry.body).toMatchObject({ success: true, transaction: dropped.body.transaction });
-    expect(Date.now() - startedAt).toBeLessThan(3_000); // one status call, not a lease wait plus a confirmation budget
-    expect(await tokenBalance(s.vaultAta)).toBe(200_000n); // exactly one transfer for this payment
-  });
+      await s.setFaults({});
+      const startedAt = Date.now();
+      const retry = await s.f.post("/settle", body);
+      expect(retry.status, JSON.stringify(retry.body)).toBe(200);
+      expect(retry.body).toMatchObject({ success: true, transaction: dropped.body.transaction });
+      // one status call, not a lease wait plus a confirmation budget
+      expect(Date.now() - startedAt).toBeLessThan(3_000);
+      expect(await tokenBalance(s.vaultAta)).toBe(200_000n); // exactly one transfer for this payment
+    },
+  );
 
   it("status polling that fails after the send → 202 with the signature (never a failure without one)", async () => {
     const s = await sellerWithVault("status-fail");
@@ -157,123 +161,144 @@ function settlementRow(signature: string) {
 describe("issue 36 §0: one success even when the ledger cannot record the success report", () => {
   const SELLER_IDS = Array.from({ length: 10 }, (_, i) => `seller-call-${i}-${crypto.randomUUID()}`);
 
-  it("report writes failing: 10 concurrent settles → all 202 pending, none success; /settlements says confirmed; once D1 answers exactly one retry hears success", async () => {
-    const s = await sellerWithVault("report-fault");
-    const body = await s.f.signedBody(s.buyer, s.line);
-    // Neither the report nor the catch-up after it can be written while the fault lasts.
-    const fault = failingWrites(CONFIRMATION_WRITES_SQL, "before-commit");
-    s.f.setEnv({ DB: fault.db });
-    const whileFailing = await settleConcurrently(s, body, SELLER_IDS);
-    expect(whileFailing.filter((r) => r.body.success === true)).toHaveLength(0);
-    const signature = whileFailing.find((r) => r.body.transaction)?.body.transaction as string;
-    expect(signature).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
-    for (const r of whileFailing) {
-      expect(r.status, JSON.stringify(r.body)).toBe(202);
-      expect(r.body).toMatchObject({ success: false, errorReason: "settlement_pending" });
-      if (r.body.transaction) expect(r.body.transaction).toBe(signature);
-    }
-    expect(await tokenBalance(s.vaultAta)).toBe(200_000n); // the payment landed, once
+  it(
+    "report writes failing: 10 concurrent settles → all 202 pending, none success; /settlements says confirmed; " +
+      "once D1 answers exactly one retry hears success",
+    async () => {
+      const s = await sellerWithVault("report-fault");
+      const body = await s.f.signedBody(s.buyer, s.line);
+      // Neither the report nor the catch-up after it can be written while the fault lasts.
+      const fault = failingWrites(CONFIRMATION_WRITES_SQL, "before-commit");
+      s.f.setEnv({ DB: fault.db });
+      const whileFailing = await settleConcurrently(s, body, SELLER_IDS);
+      expect(whileFailing.filter((r) => r.body.success === true)).toHaveLength(0);
+      const signature = whileFailing.find((r) => r.body.transaction)?.body.transaction as string;
+      expect(signature).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
+      for (const r of whileFailing) {
+        expect(r.status, JSON.stringify(r.body)).toBe(202);
+        expect(r.body).toMatchObject({ success: false, errorReason: "settlement_pending" });
+        if (r.body.transaction) expect(r.body.transaction).toBe(signature);
+      }
+      expect(await tokenBalance(s.vaultAta)).toBe(200_000n); // the payment landed, once
 
-    // The ledger does not know yet; /settlements tells the truth from the chain.
-    expect((await settlementRow(signature))?.state).not.toBe("confirmed");
-    const status = await call(`/settlements/${signature}`);
-    expect(status.status, JSON.stringify(status.body)).toBe(200);
-    expect(status.body).toMatchObject({ signature, state: "confirmed", amount: "100000", settledAt: null });
+      // The ledger does not know yet; /settlements tells the truth from the chain.
+      expect((await settlementRow(signature))?.state).not.toBe("confirmed");
+      const status = await call(`/settlements/${signature}`);
+      expect(status.status, JSON.stringify(status.body)).toBe(200);
+      expect(status.body).toMatchObject({ signature, state: "confirmed", amount: "100000", settledAt: null });
 
-    fault.heal();
-    const recovered = await settleConcurrently(s, body, SELLER_IDS);
-    const won = recovered.filter((r) => r.body.success === true);
-    expect(won, JSON.stringify(recovered.map((r) => r.body))).toHaveLength(1);
-    expect(won[0]!.body.transaction).toBe(signature);
-    for (const r of recovered)
-      if (r.body.success !== true)
-        expect(r.body).toMatchObject({ errorReason: "duplicate_settlement", transaction: signature });
-    expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
-  });
+      fault.heal();
+      const recovered = await settleConcurrently(s, body, SELLER_IDS);
+      const won = recovered.filter((r) => r.body.success === true);
+      expect(won, JSON.stringify(recovered.map((r) => r.body))).toHaveLength(1);
+      expect(won[0]!.body.transaction).toBe(signature);
+      for (const r of recovered)
+        if (r.body.success !== true)
+          expect(r.body).toMatchObject({ errorReason: "duplicate_settlement", transaction: signature });
+      expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
+    },
+  );
 
-  it("report writes that commit and lose their answer, sellers with X-Correlation-ID: none success while it fails; the seller whose write committed hears it on its retry, nobody else", async () => {
-    const s = await sellerWithVault("report-lost-answer");
-    const body = await s.f.signedBody(s.buyer, s.line);
-    const fault = failingWrites(SUCCESS_REPORT_SQL, "after-commit");
-    s.f.setEnv({ DB: fault.db });
-    const whileFailing = await settleConcurrently(s, body, SELLER_IDS);
-    expect(whileFailing.filter((r) => r.body.success === true)).toHaveLength(0);
-    for (const r of whileFailing)
-      expect(["settlement_pending", "duplicate_settlement"], JSON.stringify(r.body)).toContain(r.body.errorReason);
-    const signature = whileFailing.find((r) => r.body.transaction)?.body.transaction as string;
-    const committedFor = (await settlementRow(signature))?.success_correlation_id;
-    expect(SELLER_IDS).toContain(committedFor);
+  it(
+    "report writes that commit and lose their answer, sellers with X-Correlation-ID: none success while it fails; " +
+      "the seller whose write committed hears it on its retry, nobody else",
+    async () => {
+      const s = await sellerWithVault("report-lost-answer");
+      const body = await s.f.signedBody(s.buyer, s.line);
+      const fault = failingWrites(SUCCESS_REPORT_SQL, "after-commit");
+      s.f.setEnv({ DB: fault.db });
+      const whileFailing = await settleConcurrently(s, body, SELLER_IDS);
+      expect(whileFailing.filter((r) => r.body.success === true)).toHaveLength(0);
+      for (const r of whileFailing)
+        expect(["settlement_pending", "duplicate_settlement"], JSON.stringify(r.body)).toContain(r.body.errorReason);
+      const signature = whileFailing.find((r) => r.body.transaction)?.body.transaction as string;
+      const committedFor = (await settlementRow(signature))?.success_correlation_id;
+      expect(SELLER_IDS).toContain(committedFor);
 
-    fault.heal();
-    await new Promise((resolve) => setTimeout(resolve, 300)); // the calls' ledger catch-ups run right after their responses
-    // The committed report stays that seller's: anyone else, first in line, is a duplicate.
-    const stranger = await s.f.post("/settle", body, { "X-Correlation-ID": `stranger-${crypto.randomUUID()}` });
-    expect(stranger.body, JSON.stringify(stranger.body)).toMatchObject({
-      success: false,
-      errorReason: "duplicate_settlement",
-    });
-    const anonymous = await s.f.post("/settle", body);
-    expect(anonymous.body, JSON.stringify(anonymous.body)).toMatchObject({
-      success: false,
-      errorReason: "duplicate_settlement",
-    });
-    const recovered = await settleConcurrently(s, body, SELLER_IDS);
-    const won = recovered.filter((r) => r.body.success === true);
-    expect(won, JSON.stringify(recovered.map((r) => r.body))).toHaveLength(1);
-    expect(SELLER_IDS[recovered.indexOf(won[0]!)]).toBe(committedFor);
-    expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
-  });
+      fault.heal();
+      // the calls' ledger catch-ups run right after their responses
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The committed report stays that seller's: anyone else, first in line, is a duplicate.
+      const stranger = await s.f.post("/settle", body, { "X-Correlation-ID": `stranger-${crypto.randomUUID()}` });
+      expect(stranger.body, JSON.stringify(stranger.body)).toMatchObject({
+        success: false,
+        errorReason: "duplicate_settlement",
+      });
+      const anonymous = await s.f.post("/settle", body);
+      expect(anonymous.body, JSON.stringify(anonymous.body)).toMatchObject({
+        success: false,
+        errorReason: "duplicate_settlement",
+      });
+      const recovered = await settleConcurrently(s, body, SELLER_IDS);
+      const won = recovered.filter((r) => r.body.success === true);
+      expect(won, JSON.stringify(recovered.map((r) => r.body))).toHaveLength(1);
+      expect(SELLER_IDS[recovered.indexOf(won[0]!)]).toBe(committedFor);
+      expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
+    },
+  );
 
-  it("report writes that commit and lose their answer, callers without X-Correlation-ID: the unheard report is withdrawn, and once D1 answers exactly one retry hears success", async () => {
-    const s = await sellerWithVault("report-lost-anonymous");
-    const body = await s.f.signedBody(s.buyer, s.line);
-    const fault = failingWrites(SUCCESS_REPORT_SQL, "after-commit");
-    s.f.setEnv({ DB: fault.db });
-    const anonymous = SELLER_IDS.map(() => null);
-    const whileFailing = await settleConcurrently(s, body, anonymous);
-    expect(whileFailing.filter((r) => r.body.success === true)).toHaveLength(0);
-    const signature = whileFailing.find((r) => r.body.transaction)?.body.transaction as string;
+  it(
+    "report writes that commit and lose their answer, callers without X-Correlation-ID: the unheard report is " +
+      "withdrawn, and once D1 answers exactly one retry hears success",
+    async () => {
+      const s = await sellerWithVault("report-lost-anonymous");
+      const body = await s.f.signedBody(s.buyer, s.line);
+      const fault = failingWrites(SUCCESS_REPORT_SQL, "after-commit");
+      s.f.setEnv({ DB: fault.db });
+      const anonymous = SELLER_IDS.map(() => null);
+      const whileFailing = await settleConcurrently(s, body, anonymous);
+      expect(whileFailing.filter((r) => r.body.success === true)).toHaveLength(0);
+      const signature = whileFailing.find((r) => r.body.transaction)?.body.transaction as string;
 
-    // After the responses, the catch-up withdraws the report nobody can hear (no correlation id to repeat it to).
-    let row = await settlementRow(signature);
-    for (let i = 0; i < 20 && row?.success_reported_at_ms !== null; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      row = await settlementRow(signature);
-    }
-    expect(row).toMatchObject({ state: "confirmed", success_reported_at_ms: null });
+      // After the responses, the catch-up withdraws the report nobody can hear (no correlation id to repeat it to).
+      let row = await settlementRow(signature);
+      for (let i = 0; i < 20 && row?.success_reported_at_ms !== null; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        row = await settlementRow(signature);
+      }
+      expect(row).toMatchObject({ state: "confirmed", success_reported_at_ms: null });
 
-    fault.heal();
-    const recovered = await settleConcurrently(s, body, anonymous);
-    expect(
-      recovered.filter((r) => r.body.success === true),
-      JSON.stringify(recovered.map((r) => r.body)),
-    ).toHaveLength(1);
-    expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
-  });
+      fault.heal();
+      const recovered = await settleConcurrently(s, body, anonymous);
+      expect(
+        recovered.filter((r) => r.body.success === true),
+        JSON.stringify(recovered.map((r) => r.body)),
+      ).toHaveLength(1);
+      expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
+    },
+  );
 });
 
 describe("settle when the ledger claim fails: the claim comes before the send, so nothing is sent", () => {
-  it("→ 503 settlement_ledger_unavailable without a signature, the buyer's tokens and the fee payer's lamports untouched; a retry settles once", async () => {
-    const s = await sellerWithVault("claim-fault");
-    const body = await s.f.signedBody(s.buyer, s.line);
-    // The ledger claim (the INSERT into settlements) fails once.
-    const claimFault = failingOnce((sql) => /^\s*insert into "?settlements"?\s/i.test(sql), "injected claim failure");
-    s.f.setEnv({ DB: claimFault.db });
-    const feePayerBefore = await lamportsOf(s.f.feePayer);
-    const first = await s.f.post("/settle", body);
-    expect(first.status, JSON.stringify(first.body)).toBe(503);
-    expect(first.body).toMatchObject({ success: false, errorReason: "settlement_ledger_unavailable", transaction: "" });
-    expect(claimFault.failed()).toBe(true);
-    expect(await tokenBalance(s.vaultAta)).toBe(100_000n);
-    expect(await lamportsOf(s.f.feePayer)).toBe(feePayerBefore);
+  it(
+    "→ 503 settlement_ledger_unavailable without a signature, the buyer's tokens and the fee payer's lamports " +
+      "untouched; a retry settles once",
+    async () => {
+      const s = await sellerWithVault("claim-fault");
+      const body = await s.f.signedBody(s.buyer, s.line);
+      // The ledger claim (the INSERT into settlements) fails once.
+      const claimFault = failingOnce((sql) => /^\s*insert into "?settlements"?\s/i.test(sql), "injected claim failure");
+      s.f.setEnv({ DB: claimFault.db });
+      const feePayerBefore = await lamportsOf(s.f.feePayer);
+      const first = await s.f.post("/settle", body);
+      expect(first.status, JSON.stringify(first.body)).toBe(503);
+      expect(first.body).toMatchObject({
+        success: false,
+        errorReason: "settlement_ledger_unavailable",
+        transaction: "",
+      });
+      expect(claimFault.failed()).toBe(true);
+      expect(await tokenBalance(s.vaultAta)).toBe(100_000n);
+      expect(await lamportsOf(s.f.feePayer)).toBe(feePayerBefore);
 
-    const retry = await s.f.post("/settle", body);
-    expect(retry.status, JSON.stringify(retry.body)).toBe(200);
-    expect(retry.body).toMatchObject({ success: true });
-    const replay = await s.f.post("/settle", body);
-    expect(replay.body).toMatchObject({ success: false, errorReason: "duplicate_settlement" });
-    expect(await tokenBalance(s.vaultAta)).toBe(200_000n); // one transfer for this payment
-  });
+      const retry = await s.f.post("/settle", body);
+      expect(retry.status, JSON.stringify(retry.body)).toBe(200);
+      expect(retry.body).toMatchObject({ success: true });
+      const replay = await s.f.post("/settle", body);
+      expect(replay.body).toMatchObject({ success: false, errorReason: "duplicate_settlement" });
+      expect(await tokenBalance(s.vaultAta)).toBe(200_000n); // one transfer for this payment
+    },
+  );
 });
 
 /**
@@ -317,44 +342,53 @@ function claimCommittedAnswerLostOnce(): { db: D1Database; lost: () => boolean }
 }
 
 describe("settle when the ledger claim commits but its answer is lost", () => {
-  it("nothing is sent, the row the call did write is given back after the answer (with what it booked): a retry settles at once and hears the one success", async () => {
-    const s = await sellerWithVault("claim-answer-lost");
-    const body = await s.f.signedBody(s.buyer, s.line);
-    const claimFault = claimCommittedAnswerLostOnce();
-    s.f.setEnv({ DB: claimFault.db });
-    const first = await s.f.post("/settle", body);
-    expect(first.status, JSON.stringify(first.body)).toBe(503);
-    expect(first.body).toMatchObject({ success: false, errorReason: "settlement_ledger_unavailable", transaction: "" });
-    expect(claimFault.lost()).toBe(true);
-    expect(await tokenBalance(s.vaultAta)).toBe(100_000n);
+  it(
+    "nothing is sent, the row the call did write is given back after the answer (with what it booked): a retry " +
+      "settles at once and hears the one success",
+    async () => {
+      const s = await sellerWithVault("claim-answer-lost");
+      const body = await s.f.signedBody(s.buyer, s.line);
+      const claimFault = claimCommittedAnswerLostOnce();
+      s.f.setEnv({ DB: claimFault.db });
+      const first = await s.f.post("/settle", body);
+      expect(first.status, JSON.stringify(first.body)).toBe(503);
+      expect(first.body).toMatchObject({
+        success: false,
+        errorReason: "settlement_ledger_unavailable",
+        transaction: "",
+      });
+      expect(claimFault.lost()).toBe(true);
+      expect(await tokenBalance(s.vaultAta)).toBe(100_000n);
 
-    // The release after the answer gives the committed row back, and voids the fee it booked.
-    const deadline = Date.now() + 3_000;
-    let row = await env.DB.prepare("SELECT state FROM settlements WHERE payer = ? AND state = 'submitting'")
-      .bind(s.buyer.address)
-      .first();
-    while (row && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      row = await env.DB.prepare("SELECT state FROM settlements WHERE payer = ? AND state = 'submitting'")
+      // The release after the answer gives the committed row back, and voids the fee it booked.
+      const deadline = Date.now() + 3_000;
+      let row = await env.DB.prepare("SELECT state FROM settlements WHERE payer = ? AND state = 'submitting'")
         .bind(s.buyer.address)
         .first();
-    }
-    expect(row).toBeNull();
-    const bookings = await env.DB.prepare(
-      "SELECT state FROM fee_payer_exposure WHERE payer = ? AND kind = 'payment_fee'",
-    )
-      .bind(s.buyer.address)
-      .all<{ state: string }>();
-    expect(bookings.results.map((b) => b.state).sort()).toEqual(["spent", "voided"]); // the vault-creating settle's, and this one's
+      while (row && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        row = await env.DB.prepare("SELECT state FROM settlements WHERE payer = ? AND state = 'submitting'")
+          .bind(s.buyer.address)
+          .first();
+      }
+      expect(row).toBeNull();
+      const bookings = await env.DB.prepare(
+        "SELECT state FROM fee_payer_exposure WHERE payer = ? AND kind = 'payment_fee'",
+      )
+        .bind(s.buyer.address)
+        .all<{ state: string }>();
+      // the vault-creating settle's, and this one's
+      expect(bookings.results.map((b) => b.state).sort()).toEqual(["spent", "voided"]);
 
-    // Well inside the first call's 15 s submit lease: the retry claims afresh.
-    const retry = await s.f.post("/settle", body);
-    expect(retry.status, JSON.stringify(retry.body)).toBe(200);
-    expect(retry.body).toMatchObject({ success: true });
-    const replay = await s.f.post("/settle", body);
-    expect(replay.body).toMatchObject({ success: false, errorReason: "duplicate_settlement" });
-    expect(await tokenBalance(s.vaultAta)).toBe(200_000n); // one transfer for this payment
-  });
+      // Well inside the first call's 15 s submit lease: the retry claims afresh.
+      const retry = await s.f.post("/settle", body);
+      expect(retry.status, JSON.stringify(retry.body)).toBe(200);
+      expect(retry.body).toMatchObject({ success: true });
+      const replay = await s.f.post("/settle", body);
+      expect(replay.body).toMatchObject({ success: false, errorReason: "duplicate_settlement" });
+      expect(await tokenBalance(s.vaultAta)).toBe(200_000n); // one transfer for this payment
+    },
+  );
 });
 
 /** GET /settlements/{signature} through `f`'s bindings, polled until it answers other than `while` (at most ~3 s). */
@@ -372,36 +406,40 @@ async function settlementStatus(
 }
 
 describe("GET /settlements/{signature} after a settle the ledger did not follow", () => {
-  it("a pending row whose transaction failed on chain shows failed (settlement_failed: it executed, no simulation), not pending", async () => {
-    const s = await sellerWithVault("status-failed-on-chain");
-    const body = await s.f.signedBody(s.buyer, s.line);
-    // The send is held at the RPC front, then forwarded without preflight and its answer dropped: the settle answers
-    // pending. While it is held the buyer empties its token account, so the transfer executes and fails on chain
-    // (the race an RPC node's simulation cannot see; the local chain simulates and executes in one step).
-    await s.setFaults({ delayMs: { sendTransaction: 1_500 }, skipPreflight: true, dropSendAnswer: true });
-    const settling = s.f.post("/settle", body);
-    const deadline = Date.now() + 10_000;
-    while (((await s.calls()).sendTransaction ?? 0) < 2 && Date.now() < deadline)
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    const source = await usdcAccountOf(s.buyer.address);
-    const held = await tokenBalance(source);
-    await sendAs(s.buyer, [
-      getTransferInstruction({ source, destination: s.vaultAta, authority: s.buyer, amount: held }),
-    ]);
-    const pending = await settling;
-    await s.setFaults({});
-    expect(pending.status, JSON.stringify(pending.body)).toBe(202);
-    const status = await settlementStatus(s.f, pending.body.transaction);
-    expect(status.status, JSON.stringify(status.body)).toBe(200);
-    expect(status.body).toMatchObject({
-      signature: pending.body.transaction,
-      state: "failed",
-      errorReason: "settlement_failed",
-      settledAt: null,
-    });
-    // Only the buyer's own transfer moved tokens: the payment did not.
-    expect(await tokenBalance(s.vaultAta)).toBe(100_000n + held);
-  });
+  it(
+    "a pending row whose transaction failed on chain shows failed (settlement_failed: it executed, no simulation), " +
+      "not pending",
+    async () => {
+      const s = await sellerWithVault("status-failed-on-chain");
+      const body = await s.f.signedBody(s.buyer, s.line);
+      // The send is held at the RPC front, then forwarded without preflight and its answer dropped: the settle answers
+      // pending. While it is held the buyer empties its token account, so the transfer executes and fails on chain
+      // (the race an RPC node's simulation cannot see; the local chain simulates and executes in one step).
+      await s.setFaults({ delayMs: { sendTransaction: 1_500 }, skipPreflight: true, dropSendAnswer: true });
+      const settling = s.f.post("/settle", body);
+      const deadline = Date.now() + 10_000;
+      while (((await s.calls()).sendTransaction ?? 0) < 2 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      const source = await usdcAccountOf(s.buyer.address);
+      const held = await tokenBalance(source);
+      await sendAs(s.buyer, [
+        getTransferInstruction({ source, destination: s.vaultAta, authority: s.buyer, amount: held }),
+      ]);
+      const pending = await settling;
+      await s.setFaults({});
+      expect(pending.status, JSON.stringify(pending.body)).toBe(202);
+      const status = await settlementStatus(s.f, pending.body.transaction);
+      expect(status.status, JSON.stringify(status.body)).toBe(200);
+      expect(status.body).toMatchObject({
+        signature: pending.body.transaction,
+        state: "failed",
+        errorReason: "settlement_failed",
+        settledAt: null,
+      });
+      // Only the buyer's own transfer moved tokens: the payment did not.
+      expect(await tokenBalance(s.vaultAta)).toBe(100_000n + held);
+    },
+  );
 });
 
 describe("/verify of a settled payment after its blockhash expired", () => {

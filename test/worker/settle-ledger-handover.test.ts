@@ -87,68 +87,79 @@ describe("the keepers confirm a payment in D1 while its object holds it pending"
     expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
   });
 
-  it("a failure the object records after that (a lagging status read) never reaches D1, and the next claim takes the confirmation", async () => {
-    const hash = `keeper-then-failure-${crypto.randomUUID()}`;
-    expect(await ledger().claim(claimOf(hash))).toEqual({ claimed: true });
-    expect(await ledger().update(hash, ["submitting", "pending"], { state: "pending", leaseExpiresAtMs: null })).toBe(
-      true,
-    );
-    await mirrored(hash);
-    await recordFundingsConfirmed(env.DB, [hash], Date.now());
-    expect(
-      await ledger().update(hash, ["submitting", "pending"], {
-        state: "failed",
-        errorReason: "blockhash_expired",
-        errorMessage: "expired",
-        leaseExpiresAtMs: null,
-      }),
-    ).toBe(true);
-    await mirrored(hash);
-    expect(await d1Row(hash)).toMatchObject({ state: "confirmed" });
-    const again = await ledger().claim(claimOf(hash));
-    expect(again).toMatchObject({ claimed: false, existing: { state: "confirmed", errorReason: null } });
-    expect(await ledger().reportSuccess(hash, "reporter-1", null, Date.now())).toBe(true);
-    expect(await ledger().reportSuccess(hash, "reporter-2", null, Date.now())).toBe(false);
-  });
+  it(
+    "a failure the object records after that (a lagging status read) never reaches D1, and the next claim takes the " +
+      "confirmation",
+    async () => {
+      const hash = `keeper-then-failure-${crypto.randomUUID()}`;
+      expect(await ledger().claim(claimOf(hash))).toEqual({ claimed: true });
+      expect(await ledger().update(hash, ["submitting", "pending"], { state: "pending", leaseExpiresAtMs: null })).toBe(
+        true,
+      );
+      await mirrored(hash);
+      await recordFundingsConfirmed(env.DB, [hash], Date.now());
+      expect(
+        await ledger().update(hash, ["submitting", "pending"], {
+          state: "failed",
+          errorReason: "blockhash_expired",
+          errorMessage: "expired",
+          leaseExpiresAtMs: null,
+        }),
+      ).toBe(true);
+      await mirrored(hash);
+      expect(await d1Row(hash)).toMatchObject({ state: "confirmed" });
+      const again = await ledger().claim(claimOf(hash));
+      expect(again).toMatchObject({ claimed: false, existing: { state: "confirmed", errorReason: null } });
+      expect(await ledger().reportSuccess(hash, "reporter-1", null, Date.now())).toBe(true);
+      expect(await ledger().reportSuccess(hash, "reporter-2", null, Date.now())).toBe(false);
+    },
+  );
 });
 
 describe("both ledgers serving /settle (a deploy, or a switch of SVC_SETTLE_LEDGER)", () => {
-  it("claimed on the object ledger, reported on the D1 ledger: a later settle on the object ledger is a duplicate", async () => {
-    const s = await sellerWithVault("handover-object-then-d1");
-    const p = await pendingPayment(s, "object");
-    await mirrored(p.hash);
-    s.f.setEnv({ SVC_SETTLE_LEDGER: "d1" });
-    const onD1 = await s.f.post("/settle", p.body, { "X-Correlation-ID": "seller-call-d1" });
-    expect(onD1.body, JSON.stringify(onD1.body)).toMatchObject({ success: true, transaction: p.signature });
-    s.f.setEnv({ SVC_SETTLE_LEDGER: "object" });
-    const onObject = await s.f.post("/settle", p.body);
-    expect(onObject.body, JSON.stringify(onObject.body)).toMatchObject({
-      success: false,
-      errorReason: "duplicate_settlement",
-    });
-    // The seller's own retry still hears its success; the object now holds the D1 ledger's report.
-    expect((await s.f.post("/settle", p.body, { "X-Correlation-ID": "seller-call-d1" })).body).toMatchObject({
-      success: true,
-      transaction: p.signature,
-    });
-    expect(await mirrored(p.hash)).toMatchObject({ state: "confirmed", success_correlation_id: "seller-call-d1" });
-    expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
-  });
+  it(
+    "claimed on the object ledger, reported on the D1 ledger: a later settle on the object ledger is a " + "duplicate",
+    async () => {
+      const s = await sellerWithVault("handover-object-then-d1");
+      const p = await pendingPayment(s, "object");
+      await mirrored(p.hash);
+      s.f.setEnv({ SVC_SETTLE_LEDGER: "d1" });
+      const onD1 = await s.f.post("/settle", p.body, { "X-Correlation-ID": "seller-call-d1" });
+      expect(onD1.body, JSON.stringify(onD1.body)).toMatchObject({ success: true, transaction: p.signature });
+      s.f.setEnv({ SVC_SETTLE_LEDGER: "object" });
+      const onObject = await s.f.post("/settle", p.body);
+      expect(onObject.body, JSON.stringify(onObject.body)).toMatchObject({
+        success: false,
+        errorReason: "duplicate_settlement",
+      });
+      // The seller's own retry still hears its success; the object now holds the D1 ledger's report.
+      expect((await s.f.post("/settle", p.body, { "X-Correlation-ID": "seller-call-d1" })).body).toMatchObject({
+        success: true,
+        transaction: p.signature,
+      });
+      expect(await mirrored(p.hash)).toMatchObject({ state: "confirmed", success_correlation_id: "seller-call-d1" });
+      expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
+    },
+  );
 
-  it("claimed on the D1 ledger, reported on the object ledger: once mirrored, a later settle on the D1 ledger is a duplicate", async () => {
-    const s = await sellerWithVault("handover-d1-then-object");
-    const p = await pendingPayment(s, "d1");
-    s.f.setEnv({ SVC_SETTLE_LEDGER: "object" });
-    const onObject = await s.f.post("/settle", p.body);
-    expect(onObject.body, JSON.stringify(onObject.body)).toMatchObject({ success: true, transaction: p.signature });
-    await mirrored(p.hash);
-    s.f.setEnv({ SVC_SETTLE_LEDGER: "d1" });
-    expect((await s.f.post("/settle", p.body)).body).toMatchObject({
-      success: false,
-      errorReason: "duplicate_settlement",
-    });
-    expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
-  });
+  it(
+    "claimed on the D1 ledger, reported on the object ledger: once mirrored, a later settle on the D1 ledger is a " +
+      "duplicate",
+    async () => {
+      const s = await sellerWithVault("handover-d1-then-object");
+      const p = await pendingPayment(s, "d1");
+      s.f.setEnv({ SVC_SETTLE_LEDGER: "object" });
+      const onObject = await s.f.post("/settle", p.body);
+      expect(onObject.body, JSON.stringify(onObject.body)).toMatchObject({ success: true, transaction: p.signature });
+      await mirrored(p.hash);
+      s.f.setEnv({ SVC_SETTLE_LEDGER: "d1" });
+      expect((await s.f.post("/settle", p.body)).body).toMatchObject({
+        success: false,
+        errorReason: "duplicate_settlement",
+      });
+      expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
+    },
+  );
 
   it("the mirror of a later change of the object's never erases a report the D1 ledger wrote", async () => {
     const hash = `d1-report-kept-${crypto.randomUUID()}`;

@@ -123,125 +123,148 @@ describe("the object ledger under RPC faults", () => {
     expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
   });
 
-  it("status reads failing, then the RPC down → 202 with the signature each time; once it answers, one success", async () => {
-    const s = await sellerWithVault("object-status-fail");
-    const body = await s.f.signedBody(s.buyer, s.line);
-    await s.setFaults({ failMethods: ["getSignatureStatuses"] });
-    const pending = await s.f.post("/settle", body);
-    expect(pending.status, JSON.stringify(pending.body)).toBe(202);
-    expect(pending.body.transaction).toMatch(SIGNATURE);
-    await s.setFaults({ down: true });
-    const whileDown = await s.f.post("/settle", body);
-    expect(whileDown.body).toMatchObject({ errorReason: "settlement_pending", transaction: pending.body.transaction });
-    await s.setFaults({});
-    const recovered = await settleConcurrently(s, body, IDS.slice(0, 4));
-    expect(
-      recovered.filter((r) => r.body.success === true),
-      JSON.stringify(recovered.map((r) => r.body)),
-    ).toHaveLength(1);
-    expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
-  });
+  it(
+    "status reads failing, then the RPC down → 202 with the signature each time; once it answers, one " + "success",
+    async () => {
+      const s = await sellerWithVault("object-status-fail");
+      const body = await s.f.signedBody(s.buyer, s.line);
+      await s.setFaults({ failMethods: ["getSignatureStatuses"] });
+      const pending = await s.f.post("/settle", body);
+      expect(pending.status, JSON.stringify(pending.body)).toBe(202);
+      expect(pending.body.transaction).toMatch(SIGNATURE);
+      await s.setFaults({ down: true });
+      const whileDown = await s.f.post("/settle", body);
+      expect(whileDown.body).toMatchObject({
+        errorReason: "settlement_pending",
+        transaction: pending.body.transaction,
+      });
+      await s.setFaults({});
+      const recovered = await settleConcurrently(s, body, IDS.slice(0, 4));
+      expect(
+        recovered.filter((r) => r.body.success === true),
+        JSON.stringify(recovered.map((r) => r.body)),
+      ).toHaveLength(1);
+      expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
+    },
+  );
 });
 
 describe("the object ledger when its writes fail", () => {
-  it("success reports failing: 10 concurrent settles → all 202 pending, none success; healed → exactly one success", async () => {
-    const s = await sellerWithVault("object-report-fault");
-    const body = await s.f.signedBody(s.buyer, s.line);
-    const fault = failingLedger(["reportSuccess", "recordConfirmationAfterFailedReport"], "before-commit");
-    s.f.setEnv({ SETTLE_LEDGER: fault.namespace });
-    const whileFailing = await settleConcurrently(s, body, IDS);
-    expect(whileFailing.filter((r) => r.body.success === true)).toHaveLength(0);
-    for (const r of whileFailing)
-      expect(r.body, JSON.stringify(r.body)).toMatchObject({ success: false, errorReason: "settlement_pending" });
-    expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
-    fault.heal();
-    const recovered = await settleConcurrently(s, body, IDS);
-    expect(
-      recovered.filter((r) => r.body.success === true),
-      JSON.stringify(recovered.map((r) => r.body)),
-    ).toHaveLength(1);
-    expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
-  });
-
-  it("reports that commit and lose their answer: none success while it fails; only the seller whose report committed hears it", async () => {
-    const s = await sellerWithVault("object-report-lost");
-    const body = await s.f.signedBody(s.buyer, s.line);
-    const fault = failingLedger(["reportSuccess"], "after-commit");
-    s.f.setEnv({ SETTLE_LEDGER: fault.namespace });
-    const whileFailing = await settleConcurrently(s, body, IDS);
-    expect(whileFailing.filter((r) => r.body.success === true)).toHaveLength(0);
-    const signature = whileFailing.find((r) => r.body.transaction)?.body.transaction as string;
-    const committedFor = (await objectRow(await messageHashOf(signature)))?.success_correlation_id;
-    expect(IDS).toContain(committedFor);
-    fault.heal();
-    await new Promise((resolve) => setTimeout(resolve, 300)); // the catch-ups after the responses
-    const stranger = await s.f.post("/settle", body, { "X-Correlation-ID": `stranger-${crypto.randomUUID()}` });
-    expect(stranger.body).toMatchObject({ success: false, errorReason: "duplicate_settlement" });
-    const recovered = await settleConcurrently(s, body, IDS);
-    const won = recovered.filter((r) => r.body.success === true);
-    expect(won, JSON.stringify(recovered.map((r) => r.body))).toHaveLength(1);
-    expect(IDS[recovered.indexOf(won[0]!)]).toBe(committedFor);
-    expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
-  });
-
-  it("a report withdrawn after its answer was lost is not taken back from D1 while D1 still holds it: the next caller hears the one success", async () => {
-    const s = await sellerWithVault("object-withdrawn-report");
-    const body = await s.f.signedBody(s.buyer, s.line);
-    const fault = failingLedger(["reportSuccess"], "after-commit");
-    s.f.setEnv({ SETTLE_LEDGER: fault.namespace });
-    const lost = await s.f.post("/settle", body); // no X-Correlation-ID: nobody can claim the report later
-    expect(lost.status, JSON.stringify(lost.body)).toBe(202);
-    fault.heal();
-    await new Promise((resolve) => setTimeout(resolve, 300)); // the catch-up after the response withdraws the report
-    const hash = await messageHashOf(lost.body.transaction);
-    const withdrawn = await mirrored(hash);
-    expect(withdrawn).toMatchObject({ state: "confirmed", success_reported_at_ms: null });
-    // The withdrawal's mirror erases the report the report's mirror put in D1 (the same lease holder's), else D1 (after the
-    // object's retention, or the D1 ledger) would call the payment reported although nobody heard it.
-    expect(await d1Row(hash)).toMatchObject({ state: "confirmed", success_reported_at_ms: null });
-    // D1 as it is between the report's mirror and the withdrawal's (the withdrawal's mirror late or failing): it holds the
-    // report of the object's own lease holder. Written here because the two mirrors cannot be told apart in time.
-    await env.DB.prepare("UPDATE settlements SET success_reported_at_ms = updated_at_ms WHERE message_hash = ?")
-      .bind(hash)
-      .run();
-
-    const next = await s.f.post("/settle", body);
-    expect(next.body, JSON.stringify(next.body)).toMatchObject({ success: true, transaction: lost.body.transaction });
-    expect((await s.f.post("/settle", body)).body).toMatchObject({ errorReason: "duplicate_settlement" });
-    expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
-  });
-
-  for (const mode of ["before-commit", "after-commit"] as const) {
-    it(`the claim failing ${mode} → 503 settlement_ledger_unavailable, nothing sent; a retry at once settles it once`, async () => {
-      const s = await sellerWithVault(`object-claim-fault-${mode}`);
+  it(
+    "success reports failing: 10 concurrent settles → all 202 pending, none success; healed → exactly one " + "success",
+    async () => {
+      const s = await sellerWithVault("object-report-fault");
       const body = await s.f.signedBody(s.buyer, s.line);
-      const fault = failingLedger(["claim"], mode);
+      const fault = failingLedger(["reportSuccess", "recordConfirmationAfterFailedReport"], "before-commit");
       s.f.setEnv({ SETTLE_LEDGER: fault.namespace });
-      const feePayerBefore = await lamportsOf(s.f.feePayer);
-      const first = await s.f.post("/settle", body);
-      expect(first.status, JSON.stringify(first.body)).toBe(503);
-      expect(first.body).toMatchObject({
-        success: false,
-        errorReason: "settlement_ledger_unavailable",
-        transaction: "",
-      });
-      expect(await tokenBalance(s.vaultAta)).toBe(100_000n);
-      expect(await lamportsOf(s.f.feePayer)).toBe(feePayerBefore);
+      const whileFailing = await settleConcurrently(s, body, IDS);
+      expect(whileFailing.filter((r) => r.body.success === true)).toHaveLength(0);
+      for (const r of whileFailing)
+        expect(r.body, JSON.stringify(r.body)).toMatchObject({ success: false, errorReason: "settlement_pending" });
+      expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
       fault.heal();
-      // A claim that committed (its answer lost) is given back after the answer: the retry need not wait for its lease.
-      const deadline = Date.now() + 3_000;
-      while (
-        (await env.DB.prepare("SELECT 1 FROM settlements WHERE payer = ? AND state = 'submitting'")
-          .bind(s.buyer.address)
-          .first()) &&
-        Date.now() < deadline
-      )
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      const retry = await s.f.post("/settle", body);
-      expect(retry.body, JSON.stringify(retry.body)).toMatchObject({ success: true });
+      const recovered = await settleConcurrently(s, body, IDS);
+      expect(
+        recovered.filter((r) => r.body.success === true),
+        JSON.stringify(recovered.map((r) => r.body)),
+      ).toHaveLength(1);
+      expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
+    },
+  );
+
+  it(
+    "reports that commit and lose their answer: none success while it fails; only the seller whose report committed " +
+      "hears it",
+    async () => {
+      const s = await sellerWithVault("object-report-lost");
+      const body = await s.f.signedBody(s.buyer, s.line);
+      const fault = failingLedger(["reportSuccess"], "after-commit");
+      s.f.setEnv({ SETTLE_LEDGER: fault.namespace });
+      const whileFailing = await settleConcurrently(s, body, IDS);
+      expect(whileFailing.filter((r) => r.body.success === true)).toHaveLength(0);
+      const signature = whileFailing.find((r) => r.body.transaction)?.body.transaction as string;
+      const committedFor = (await objectRow(await messageHashOf(signature)))?.success_correlation_id;
+      expect(IDS).toContain(committedFor);
+      fault.heal();
+      await new Promise((resolve) => setTimeout(resolve, 300)); // the catch-ups after the responses
+      const stranger = await s.f.post("/settle", body, { "X-Correlation-ID": `stranger-${crypto.randomUUID()}` });
+      expect(stranger.body).toMatchObject({ success: false, errorReason: "duplicate_settlement" });
+      const recovered = await settleConcurrently(s, body, IDS);
+      const won = recovered.filter((r) => r.body.success === true);
+      expect(won, JSON.stringify(recovered.map((r) => r.body))).toHaveLength(1);
+      expect(IDS[recovered.indexOf(won[0]!)]).toBe(committedFor);
+      expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
+    },
+  );
+
+  it(
+    "a report withdrawn after its answer was lost is not taken back from D1 while D1 still holds it: the next " +
+      "caller hears the one success",
+    async () => {
+      const s = await sellerWithVault("object-withdrawn-report");
+      const body = await s.f.signedBody(s.buyer, s.line);
+      const fault = failingLedger(["reportSuccess"], "after-commit");
+      s.f.setEnv({ SETTLE_LEDGER: fault.namespace });
+      const lost = await s.f.post("/settle", body); // no X-Correlation-ID: nobody can claim the report later
+      expect(lost.status, JSON.stringify(lost.body)).toBe(202);
+      fault.heal();
+      await new Promise((resolve) => setTimeout(resolve, 300)); // the catch-up after the response withdraws the report
+      const hash = await messageHashOf(lost.body.transaction);
+      const withdrawn = await mirrored(hash);
+      expect(withdrawn).toMatchObject({ state: "confirmed", success_reported_at_ms: null });
+      // The withdrawal's mirror erases the report the report's mirror put in D1 (the same lease holder's), else D1
+      // (after the object's retention, or the D1 ledger) would call the payment reported although nobody heard it.
+      expect(await d1Row(hash)).toMatchObject({ state: "confirmed", success_reported_at_ms: null });
+      // D1 as it is between the report's mirror and the withdrawal's (the withdrawal's mirror late or failing): it
+      // holds the report of the object's own lease holder. Written here because the two mirrors cannot be told apart in
+      // time.
+      await env.DB.prepare("UPDATE settlements SET success_reported_at_ms = updated_at_ms WHERE message_hash = ?")
+        .bind(hash)
+        .run();
+
+      const next = await s.f.post("/settle", body);
+      expect(next.body, JSON.stringify(next.body)).toMatchObject({ success: true, transaction: lost.body.transaction });
       expect((await s.f.post("/settle", body)).body).toMatchObject({ errorReason: "duplicate_settlement" });
       expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
-    });
+    },
+  );
+
+  for (const mode of ["before-commit", "after-commit"] as const) {
+    it(
+      `the claim ` +
+        `failing ${mode} → 503 settlement_ledger_unavailable, nothing sent; a retry at once settles it once`,
+      async () => {
+        const s = await sellerWithVault(`object-claim-fault-${mode}`);
+        const body = await s.f.signedBody(s.buyer, s.line);
+        const fault = failingLedger(["claim"], mode);
+        s.f.setEnv({ SETTLE_LEDGER: fault.namespace });
+        const feePayerBefore = await lamportsOf(s.f.feePayer);
+        const first = await s.f.post("/settle", body);
+        expect(first.status, JSON.stringify(first.body)).toBe(503);
+        expect(first.body).toMatchObject({
+          success: false,
+          errorReason: "settlement_ledger_unavailable",
+          transaction: "",
+        });
+        expect(await tokenBalance(s.vaultAta)).toBe(100_000n);
+        expect(await lamportsOf(s.f.feePayer)).toBe(feePayerBefore);
+        fault.heal();
+        // A claim that committed (its answer lost) is given back after the answer: the retry need not wait for its
+        // lease.
+        const deadline = Date.now() + 3_000;
+        while (
+          (await env.DB.prepare("SELECT 1 FROM settlements WHERE payer = ? AND state = 'submitting'")
+            .bind(s.buyer.address)
+            .first()) &&
+          Date.now() < deadline
+        )
+          await new Promise((resolve) => setTimeout(resolve, 25));
+        const retry = await s.f.post("/settle", body);
+        expect(retry.body, JSON.stringify(retry.body)).toMatchObject({ success: true });
+        expect((await s.f.post("/settle", body)).body).toMatchObject({ errorReason: "duplicate_settlement" });
+        expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
+      },
+    );
   }
 });
 
@@ -280,42 +303,46 @@ describe("the mirror and its repair", () => {
     expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
   });
 
-  it("a row past its retention is deleted by the alarm; the object deletes its storage once it holds none; a later settle is still a duplicate (D1's row)", async () => {
-    const s = await sellerWithVault("object-retention");
-    const body = await s.f.signedBody(s.buyer, s.line);
-    const settled = await s.f.post("/settle", body);
-    expect(settled.body.success).toBe(true);
-    const hash = await messageHashOf(settled.body.transaction);
-    await mirrored(hash);
-    const stub = await ledgerStub(hash);
-    // Not expired yet: the alarm keeps the row and sets itself for the expiry.
-    expect(await runDurableObjectAlarm(stub)).toBe(true);
-    expect(await objectRow(hash)).toBeDefined();
-    const alarmAt = await runInDurableObject(stub, (_instance, state) => state.storage.getAlarm());
-    expect(alarmAt).toBeGreaterThan(Date.now() + LEDGER_OBJECT_RETENTION_MS / 2);
-    // Only this payment's row expires; rows of other payments the object holds stay (and keep the storage).
-    const othersLeft = await runInDurableObject(stub, (_instance, state) => {
-      state.storage.sql.exec(
-        "UPDATE settlements SET updated_at_ms = ? WHERE message_hash = ?",
-        Date.now() - LEDGER_OBJECT_RETENTION_MS - 1,
-        hash,
-      );
-      return state.storage.sql.exec("SELECT COUNT(*) AS n FROM settlements WHERE message_hash <> ?", hash).one()
-        .n as number;
-    });
-    expect(await runDurableObjectAlarm(stub)).toBe(true);
-    expect(await objectRow(hash)).toBeUndefined();
-    const alarmAfter = await runInDurableObject(stub, (_instance, state) => state.storage.getAlarm());
-    if (othersLeft === 0) expect(alarmAfter).toBeNull();
-    else expect(alarmAfter).not.toBeNull();
+  it(
+    "a row past its retention is deleted by the alarm; the object deletes its storage once it holds none; a later " +
+      "settle is still a duplicate (D1's row)",
+    async () => {
+      const s = await sellerWithVault("object-retention");
+      const body = await s.f.signedBody(s.buyer, s.line);
+      const settled = await s.f.post("/settle", body);
+      expect(settled.body.success).toBe(true);
+      const hash = await messageHashOf(settled.body.transaction);
+      await mirrored(hash);
+      const stub = await ledgerStub(hash);
+      // Not expired yet: the alarm keeps the row and sets itself for the expiry.
+      expect(await runDurableObjectAlarm(stub)).toBe(true);
+      expect(await objectRow(hash)).toBeDefined();
+      const alarmAt = await runInDurableObject(stub, (_instance, state) => state.storage.getAlarm());
+      expect(alarmAt).toBeGreaterThan(Date.now() + LEDGER_OBJECT_RETENTION_MS / 2);
+      // Only this payment's row expires; rows of other payments the object holds stay (and keep the storage).
+      const othersLeft = await runInDurableObject(stub, (_instance, state) => {
+        state.storage.sql.exec(
+          "UPDATE settlements SET updated_at_ms = ? WHERE message_hash = ?",
+          Date.now() - LEDGER_OBJECT_RETENTION_MS - 1,
+          hash,
+        );
+        return state.storage.sql.exec("SELECT COUNT(*) AS n FROM settlements WHERE message_hash <> ?", hash).one()
+          .n as number;
+      });
+      expect(await runDurableObjectAlarm(stub)).toBe(true);
+      expect(await objectRow(hash)).toBeUndefined();
+      const alarmAfter = await runInDurableObject(stub, (_instance, state) => state.storage.getAlarm());
+      if (othersLeft === 0) expect(alarmAfter).toBeNull();
+      else expect(alarmAfter).not.toBeNull();
 
-    const replay = await s.f.post("/settle", body);
-    expect(replay.body, JSON.stringify(replay.body)).toMatchObject({
-      success: false,
-      errorReason: "duplicate_settlement",
-    });
-    expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
-  });
+      const replay = await s.f.post("/settle", body);
+      expect(replay.body, JSON.stringify(replay.body)).toMatchObject({
+        success: false,
+        errorReason: "duplicate_settlement",
+      });
+      expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
+    },
+  );
 
   it("an object's expiry deletes each row in its turn, and the storage with the last one", async () => {
     const place = `EXP${crypto.randomUUID().slice(0, 8)}`;
@@ -358,51 +385,60 @@ describe("the mirror and its repair", () => {
 });
 
 describe("the upgrade from the D1 ledger: payments whose rows D1 has when the object ledger deploys", () => {
-  it("a payment the D1 ledger reported: a retry is a duplicate (the seller's own retry still hears success); nothing is paid twice", async () => {
-    const s = await sellerWithVault("upgrade-reported", "d1");
-    const body = await s.f.signedBody(s.buyer, s.line);
-    const before = await s.f.post("/settle", body, { "X-Correlation-ID": IDS[0]! });
-    expect(before.body.success, JSON.stringify(before.body)).toBe(true);
-    const hash = await messageHashOf(before.body.transaction);
-    expect(await objectRow(hash)).toBeUndefined(); // the D1 ledger never touched the object
+  it(
+    "a payment the D1 ledger reported: a retry is a duplicate (the seller's own retry still hears success); nothing " +
+      "is paid twice",
+    async () => {
+      const s = await sellerWithVault("upgrade-reported", "d1");
+      const body = await s.f.signedBody(s.buyer, s.line);
+      const before = await s.f.post("/settle", body, { "X-Correlation-ID": IDS[0]! });
+      expect(before.body.success, JSON.stringify(before.body)).toBe(true);
+      const hash = await messageHashOf(before.body.transaction);
+      expect(await objectRow(hash)).toBeUndefined(); // the D1 ledger never touched the object
 
-    s.f.setEnv({ SVC_SETTLE_LEDGER: "object" });
-    const answers = await settleConcurrently(s, body, [null, ...IDS.slice(1, 4)]);
-    for (const r of answers)
-      expect(r.body, JSON.stringify(r.body)).toMatchObject({
-        success: false,
-        errorReason: "duplicate_settlement",
-        transaction: before.body.transaction,
-      });
-    const sellerRetry = await s.f.post("/settle", body, { "X-Correlation-ID": IDS[0]! });
-    expect(sellerRetry.body).toMatchObject({ success: true, transaction: before.body.transaction });
-    // The object took D1's row as it was (the first use of the object read it before claiming).
-    expect(await objectRow(hash)).toMatchObject({ state: "confirmed", success_correlation_id: IDS[0] });
-    expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
-  });
+      s.f.setEnv({ SVC_SETTLE_LEDGER: "object" });
+      const answers = await settleConcurrently(s, body, [null, ...IDS.slice(1, 4)]);
+      for (const r of answers)
+        expect(r.body, JSON.stringify(r.body)).toMatchObject({
+          success: false,
+          errorReason: "duplicate_settlement",
+          transaction: before.body.transaction,
+        });
+      const sellerRetry = await s.f.post("/settle", body, { "X-Correlation-ID": IDS[0]! });
+      expect(sellerRetry.body).toMatchObject({ success: true, transaction: before.body.transaction });
+      // The object took D1's row as it was (the first use of the object read it before claiming).
+      expect(await objectRow(hash)).toMatchObject({ state: "confirmed", success_correlation_id: IDS[0] });
+      expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
+    },
+  );
 
-  it("a payment the D1 ledger left pending (its send's answer lost): after the switch exactly one retry hears success", async () => {
-    const s = await sellerWithVault("upgrade-pending", "d1");
-    const body = await s.f.signedBody(s.buyer, s.line);
-    await s.setFaults({ dropSendAnswer: true });
-    const dropped = await s.f.post("/settle", body);
-    expect(dropped.status, JSON.stringify(dropped.body)).toBe(202);
-    await s.setFaults({});
-    const hash = await messageHashOf(dropped.body.transaction);
-    expect((await d1Row(hash))?.state).toBe("pending");
+  it(
+    "a payment the D1 ledger left pending (its send's answer lost): after the switch exactly one retry hears " +
+      "success",
+    async () => {
+      const s = await sellerWithVault("upgrade-pending", "d1");
+      const body = await s.f.signedBody(s.buyer, s.line);
+      await s.setFaults({ dropSendAnswer: true });
+      const dropped = await s.f.post("/settle", body);
+      expect(dropped.status, JSON.stringify(dropped.body)).toBe(202);
+      await s.setFaults({});
+      const hash = await messageHashOf(dropped.body.transaction);
+      expect((await d1Row(hash))?.state).toBe("pending");
 
-    s.f.setEnv({ SVC_SETTLE_LEDGER: "object" });
-    const answers = await settleConcurrently(s, body, IDS);
-    expect(
-      answers.filter((r) => r.body.success === true),
-      JSON.stringify(answers.map((r) => r.body)),
-    ).toHaveLength(1);
-    for (const r of answers)
-      if (r.body.success !== true) expect(["duplicate_settlement", "settlement_pending"]).toContain(r.body.errorReason);
-    expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
-    expect(await mirrored(hash)).toMatchObject({ state: "confirmed" });
-    expect(await d1Row(hash)).toMatchObject({ state: "confirmed" });
-  });
+      s.f.setEnv({ SVC_SETTLE_LEDGER: "object" });
+      const answers = await settleConcurrently(s, body, IDS);
+      expect(
+        answers.filter((r) => r.body.success === true),
+        JSON.stringify(answers.map((r) => r.body)),
+      ).toHaveLength(1);
+      for (const r of answers)
+        if (r.body.success !== true)
+          expect(["duplicate_settlement", "settlement_pending"]).toContain(r.body.errorReason);
+      expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
+      expect(await mirrored(hash)).toMatchObject({ state: "confirmed" });
+      expect(await d1Row(hash)).toMatchObject({ state: "confirmed" });
+    },
+  );
 });
 
 describe("reads of a payment the object does not hold", () => {
@@ -418,7 +454,8 @@ describe("reads of a payment the object does not hold", () => {
 
     const old = `d1-only-${crypto.randomUUID()}`;
     await env.DB.prepare(
-      `INSERT INTO settlements (message_hash, signature, state, scheme, network, payer, pay_to, asset, amount, created_at_ms, updated_at_ms)
+      `INSERT INTO settlements (message_hash, signature, state, scheme, network, payer, pay_to, asset, amount, ` +
+        `created_at_ms, updated_at_ms)
        VALUES (?1, ?2, 'confirmed', 'exact', 'devnet', 'payer', 'payTo', 'asset', '1', 1, 1)`,
     )
       .bind(old, `sig-${old}`)

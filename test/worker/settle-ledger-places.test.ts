@@ -47,7 +47,8 @@ describe("one payment claimed at several places at once", () => {
       ledgers.map((ledger, i) => ledger.reportSuccess(hash, `reporter-${i}`, null, Date.now())),
     );
     expect(reports.filter(Boolean)).toHaveLength(1);
-    // Only the holder stores the row (with its first change, the report); the other places' objects sent their calls there.
+    // Only the holder stores the row (with its first change, the report); the other places' objects sent their calls
+    // there.
     for (const place of places) {
       const name = ledgerObjectName(place, hash);
       expect(await heldRows(name, hash)).toBe(name === holder ? 1 : 0);
@@ -60,7 +61,8 @@ describe("one payment claimed at several places at once", () => {
   it("a row the D1 ledger wrote is taken over by exactly one object", async () => {
     const hash = unique("d1-row-") + "0".repeat(40);
     await env.DB.prepare(
-      `INSERT INTO settlements (message_hash, signature, state, scheme, network, payer, pay_to, asset, amount, lease_id, created_at_ms, updated_at_ms)
+      `INSERT INTO settlements (message_hash, signature, state, scheme, network, payer, pay_to, asset, amount, ` +
+        `lease_id, created_at_ms, updated_at_ms)
        VALUES (?1, ?2, 'pending', 'exact', 'devnet', 'payer', 'payTo', 'asset', '1', 'd1-lease', 1, 1)`,
     )
       .bind(hash, `sig-${hash}`)
@@ -79,23 +81,26 @@ describe("one payment claimed at several places at once", () => {
 });
 
 describe("a holder that lost its memory between the claim and the report", () => {
-  it("reads the row back from D1 (which names it) and reports once; an object D1 does not name takes nothing", async () => {
-    const hash = unique("restart-") + "0".repeat(40);
-    const place = unique("MAD");
-    const ledger = objectLedger(ledgerNamespace(), place);
-    expect(await ledger.claim(claimOf(hash))).toEqual({ claimed: true });
-    const holder = (await holderName(hash))!;
-    // The instance restarts: the claimed row it kept in memory is gone (D1 has it).
-    await runInDurableObject(stubNamed(holder), (instance) =>
-      (instance as unknown as { claimedInMemory: Map<string, unknown> }).claimedInMemory.clear(),
-    );
-    const stranger = unique("OSL/0");
-    expect(await stubNamed(stranger).reportSuccess(hash, "reporter-x", null, Date.now(), stranger)).toBe(false);
-    expect(await heldRows(stranger, hash)).toBe(0);
-    expect(await ledger.reportSuccess(hash, "reporter-1", null, Date.now())).toBe(true);
-    expect(await heldRows(holder, hash)).toBe(1);
-    expect(await ledger.reportSuccess(hash, "reporter-2", null, Date.now())).toBe(false);
-  });
+  it(
+    "reads the row back from D1 (which names it) and reports once; an object D1 does not name takes " + "nothing",
+    async () => {
+      const hash = unique("restart-") + "0".repeat(40);
+      const place = unique("MAD");
+      const ledger = objectLedger(ledgerNamespace(), place);
+      expect(await ledger.claim(claimOf(hash))).toEqual({ claimed: true });
+      const holder = (await holderName(hash))!;
+      // The instance restarts: the claimed row it kept in memory is gone (D1 has it).
+      await runInDurableObject(stubNamed(holder), (instance) =>
+        (instance as unknown as { claimedInMemory: Map<string, unknown> }).claimedInMemory.clear(),
+      );
+      const stranger = unique("OSL/0");
+      expect(await stubNamed(stranger).reportSuccess(hash, "reporter-x", null, Date.now(), stranger)).toBe(false);
+      expect(await heldRows(stranger, hash)).toBe(0);
+      expect(await ledger.reportSuccess(hash, "reporter-1", null, Date.now())).toBe(true);
+      expect(await heldRows(holder, hash)).toBe(1);
+      expect(await ledger.reportSuccess(hash, "reporter-2", null, Date.now())).toBe(false);
+    },
+  );
 });
 
 describe("the mirror writes only what D1 still gives the object", () => {

@@ -41,74 +41,77 @@ async function accountData(account: Address): Promise<Uint8Array | null> {
 }
 
 describe("UniversalSettle stand-in: provision → pay → sweep", () => {
-  it("a seller activates with /sellers/provision-tx, is paid through /settle and swept with the fee taken", async () => {
-    const seller = await fundedBuyer(0);
-    const provision = await call("/sellers/provision-tx", {
-      method: "POST",
-      json: { wallet: seller.address, asset: "USDC" },
-    });
-    expect(provision.status, JSON.stringify(provision.body)).toBe(200);
-    expect(provision.body.statusCode).toBe("VAULT_AND_ATA");
-    await signAndSend(provision.body.transaction, [seller]);
+  it(
+    "a seller activates with /sellers/provision-tx, is paid through /settle and swept with the fee " + "taken",
+    async () => {
+      const seller = await fundedBuyer(0);
+      const provision = await call("/sellers/provision-tx", {
+        method: "POST",
+        json: { wallet: seller.address, asset: "USDC" },
+      });
+      expect(provision.status, JSON.stringify(provision.body)).toBe(200);
+      expect(provision.body.statusCode).toBe("VAULT_AND_ATA");
+      await signAndSend(provision.body.transaction, [seller]);
 
-    const vault = address(provision.body.vaultPda);
-    const vaultState = decodeSplitVault((await accountData(vault))!);
-    expect(vaultState).toMatchObject({ seller: seller.address, isSovereign: true });
+      const vault = address(provision.body.vaultPda);
+      const vaultState = decodeSplitVault((await accountData(vault))!);
+      expect(vaultState).toMatchObject({ seller: seller.address, isSovereign: true });
 
-    const buyer = await fundedBuyer(10_000_000);
-    const line = await enrichedLine(USDC, "5000000", seller.address);
-    expect(line.payTo).toBe(vault);
-    expect(line.extra.feeBps).toBe("90");
-    const settled = await call("/settle", { method: "POST", json: await signedPaymentBody(buyer, line) });
-    expect(settled.body.success, JSON.stringify(settled.body)).toBe(true);
+      const buyer = await fundedBuyer(10_000_000);
+      const line = await enrichedLine(USDC, "5000000", seller.address);
+      expect(line.payTo).toBe(vault);
+      expect(line.extra.feeBps).toBe("90");
+      const settled = await call("/settle", { method: "POST", json: await signedPaymentBody(buyer, line) });
+      expect(settled.body.success, JSON.stringify(settled.body)).toBe(true);
 
-    const [configPda] = await findUniversalSettleConfigPda(SETTLE_PROGRAM);
-    const config = decodeUniversalSettleConfig((await accountData(configPda))!)!;
-    const [vaultAta] = await findAssociatedTokenPda({ owner: vault, mint: USDC, tokenProgram: TOKEN_PROGRAM });
-    const [sellerAta] = await findAssociatedTokenPda({
-      owner: seller.address,
-      mint: USDC,
-      tokenProgram: TOKEN_PROGRAM,
-    });
-    const [feeAta] = await findAssociatedTokenPda({
-      owner: config.feeDestination,
-      mint: USDC,
-      tokenProgram: TOKEN_PROGRAM,
-    });
-    const feeBefore = await tokenBalance(feeAta).catch(() => 0n);
-
-    await sendSigned(seller, [
-      getCreateAssociatedTokenIdempotentInstruction({
-        payer: seller,
-        ata: sellerAta,
+      const [configPda] = await findUniversalSettleConfigPda(SETTLE_PROGRAM);
+      const config = decodeUniversalSettleConfig((await accountData(configPda))!)!;
+      const [vaultAta] = await findAssociatedTokenPda({ owner: vault, mint: USDC, tokenProgram: TOKEN_PROGRAM });
+      const [sellerAta] = await findAssociatedTokenPda({
         owner: seller.address,
         mint: USDC,
-      }),
-      getCreateAssociatedTokenIdempotentInstruction({
-        payer: seller,
-        ata: feeAta,
+        tokenProgram: TOKEN_PROGRAM,
+      });
+      const [feeAta] = await findAssociatedTokenPda({
         owner: config.feeDestination,
         mint: USDC,
-      }),
-      getSweepInstruction({
-        kind: "spl",
-        programId: SETTLE_PROGRAM,
-        payer: seller,
-        vault,
-        config: configPda,
-        vaultAta,
-        sellerAta,
-        feeReceiverAta: feeAta,
-        mint: USDC,
         tokenProgram: TOKEN_PROGRAM,
-        amount: 0n,
-      }),
-    ]);
-    // Sovereign: 90 bps of 5 USDC = 45,000 raw (above the 1-cent minimum), no recovery withheld.
-    expect(await tokenBalance(sellerAta)).toBe(4_955_000n);
-    expect((await tokenBalance(feeAta)) - feeBefore).toBe(45_000n);
-    expect(await tokenBalance(vaultAta)).toBe(0n);
-  });
+      });
+      const feeBefore = await tokenBalance(feeAta).catch(() => 0n);
+
+      await sendSigned(seller, [
+        getCreateAssociatedTokenIdempotentInstruction({
+          payer: seller,
+          ata: sellerAta,
+          owner: seller.address,
+          mint: USDC,
+        }),
+        getCreateAssociatedTokenIdempotentInstruction({
+          payer: seller,
+          ata: feeAta,
+          owner: config.feeDestination,
+          mint: USDC,
+        }),
+        getSweepInstruction({
+          kind: "spl",
+          programId: SETTLE_PROGRAM,
+          payer: seller,
+          vault,
+          config: configPda,
+          vaultAta,
+          sellerAta,
+          feeReceiverAta: feeAta,
+          mint: USDC,
+          tokenProgram: TOKEN_PROGRAM,
+          amount: 0n,
+        }),
+      ]);
+      // Sovereign: 90 bps of 5 USDC = 45,000 raw (above the 1-cent minimum), no recovery withheld.
+      expect(await tokenBalance(sellerAta)).toBe(4_955_000n);
+      expect((await tokenBalance(feeAta)) - feeBefore).toBe(45_000n);
+      expect(await tokenBalance(vaultAta)).toBe(0n);
+    },
+  );
 });
 
 describe("SLA-Escrow stand-in: fund → deliver → approve → release", () => {
@@ -168,7 +171,8 @@ describe("SLA-Escrow stand-in: fund → deliver → approve → release", () => 
     const released = decodePayment((await accountData(payment))!)!;
     expect(released.state).toBe(PAYMENT_STATE.RELEASED);
     // A verdict exists and oracle_fee_bps = 100: the oracle's tip is 1% of 2 USDC = 20,000 raw; the escrow fee on the
-    // remaining 1,980,000 is 19,800 raw by rate, below the seeded 10-cent (100,000 raw) minimum of docs/facilitator-spec.md §8.
+    // remaining 1,980,000 is 19,800 raw by rate, below the seeded 10-cent (100,000 raw) minimum of
+    // docs/facilitator-spec.md §8.
     const [oracleAta] = await findAssociatedTokenPda({ owner: oracle, mint: USDC, tokenProgram: TOKEN_PROGRAM });
     expect(await tokenBalance(sellerAta)).toBe(1_880_000n);
     expect(await tokenBalance(oracleAta)).toBe(20_000n);

@@ -25,7 +25,8 @@ import { call, callWithEnv } from "../support/workerd/worker-http";
 const BEARER = { Authorization: "Bearer test-sweep-token" };
 
 async function sweepNow() {
-  // With no cooldown, a sweep of "everything" on the previous round's blockhash would be that round's transaction again.
+  // With no cooldown, a sweep of "everything" on the previous round's blockhash would be that round's transaction
+  // again.
   await nextBlockhash();
   const response = await call("/sweep", { method: "POST", headers: BEARER, json: { cooldownSeconds: 0 } });
   expect(response.status, JSON.stringify(response.body)).toBe(200);
@@ -93,63 +94,72 @@ describe("sweeps: no rent farming", () => {
     await createUsdcAccount(await feeDestination(), helper);
   }, 60_000);
 
-  it("the create-close loop of the issue earns the seller nothing and costs the fee payer at most one network fee per sweep", async () => {
-    const seller = await sovereignUsdcSeller();
-    const sellerAta = await usdcAccountOf(seller.address);
-    const sellerLamportsBefore = await lamportsOf(seller.address);
-    const sweepSignatures: string[] = [];
+  it(
+    "the create-close loop of the issue earns the seller nothing and costs the fee payer at most one network fee " +
+      "per sweep",
+    async () => {
+      const seller = await sovereignUsdcSeller();
+      const sellerAta = await usdcAccountOf(seller.address);
+      const sellerLamportsBefore = await lamportsOf(seller.address);
+      const sweepSignatures: string[] = [];
 
-    for (let round = 0; round < 2; round++) {
-      await pay(seller.address, "1000000"); // above the 0.10 USDC threshold
-      // 1. No token account: the rail is skipped with its reason, nothing is signed, nothing is spent.
-      const skipped = await sweepNow();
-      const item = skipped.items.find((i: any) => i.wallet === seller.address);
-      expect(item).toMatchObject({
-        status: "skipped",
-        action: "seller_token_account_missing",
-        signature: null,
-        lamportsSpent: "0",
-        splMint: USDC,
-      });
-      expect(item.error).toContain(sellerAta);
-      expect(skipped.skippedSellerTokenAccountMissing).toBeGreaterThanOrEqual(1);
-      expect(
-        await chainRpc<any>("getAccountInfo", [sellerAta, { encoding: "base64" }]).then((r) => r.value),
-      ).toBeNull();
+      for (let round = 0; round < 2; round++) {
+        await pay(seller.address, "1000000"); // above the 0.10 USDC threshold
+        // 1. No token account: the rail is skipped with its reason, nothing is signed, nothing is spent.
+        const skipped = await sweepNow();
+        const item = skipped.items.find((i: any) => i.wallet === seller.address);
+        expect(item).toMatchObject({
+          status: "skipped",
+          action: "seller_token_account_missing",
+          signature: null,
+          lamportsSpent: "0",
+          splMint: USDC,
+        });
+        expect(item.error).toContain(sellerAta);
+        expect(skipped.skippedSellerTokenAccountMissing).toBeGreaterThanOrEqual(1);
+        expect(
+          await chainRpc<any>("getAccountInfo", [sellerAta, { encoding: "base64" }]).then((r) => r.value),
+        ).toBeNull();
 
-      // The seller sees why in the vault snapshot and in its preview.
-      const snapshot = await call(`/vault-snapshot?wallet=${seller.address}&spl_mint=${USDC}`);
-      expect(snapshot.body).toMatchObject({
-        sellerSplAta: sellerAta,
-        sellerSplAtaExists: false,
-        sweepBlockedReason: "seller_token_account_missing",
-      });
-      const preview = await call(`/sellers/${seller.address}/preview`);
-      expect(preview.body.lifecycle).toMatchObject({
-        nextStep: "create_token_account",
-        blockedReason: "seller_token_account_missing",
-        sellerTokenAccount: sellerAta,
-      });
+        // The seller sees why in the vault snapshot and in its preview.
+        const snapshot = await call(`/vault-snapshot?wallet=${seller.address}&spl_mint=${USDC}`);
+        expect(snapshot.body).toMatchObject({
+          sellerSplAta: sellerAta,
+          sellerSplAtaExists: false,
+          sweepBlockedReason: "seller_token_account_missing",
+        });
+        const preview = await call(`/sellers/${seller.address}/preview`);
+        expect(preview.body.lifecycle).toMatchObject({
+          nextStep: "create_token_account",
+          blockedReason: "seller_token_account_missing",
+          sellerTokenAccount: sellerAta,
+        });
 
-      // 2. The seller creates the account itself (its own rent): the sweep pays out and costs one network fee.
-      await createUsdcAccount(seller.address, seller);
-      const swept = (await sweepNow()).items.find((i: any) => i.wallet === seller.address);
-      expect(swept).toMatchObject({ status: "ok", action: "sweep_submitted", confirmed: true, lamportsSpent: "5000" });
-      expect(await feePayerSpentIn(swept.signature)).toBe(5_000n);
-      sweepSignatures.push(swept.signature);
-      expect(await tokenBalance(sellerAta)).toBeGreaterThan(0n);
+        // 2. The seller creates the account itself (its own rent): the sweep pays out and costs one network fee.
+        await createUsdcAccount(seller.address, seller);
+        const swept = (await sweepNow()).items.find((i: any) => i.wallet === seller.address);
+        expect(swept).toMatchObject({
+          status: "ok",
+          action: "sweep_submitted",
+          confirmed: true,
+          lamportsSpent: "5000",
+        });
+        expect(await feePayerSpentIn(swept.signature)).toBe(5_000n);
+        sweepSignatures.push(swept.signature);
+        expect(await tokenBalance(sellerAta)).toBeGreaterThan(0n);
 
-      // 3. It empties and closes the account to take the rent back, and tries again.
-      await drainAndCloseUsdcAccount(seller, await usdcAccountOf(helper.address));
-    }
+        // 3. It empties and closes the account to take the rent back, and tries again.
+        await drainAndCloseUsdcAccount(seller, await usdcAccountOf(helper.address));
+      }
 
-    // Over the whole loop the fee payer paid for nothing on the seller's token account but the two sweeps' fees…
-    const spent = await feePayerSpendingOn(sellerAta);
-    expect([...spent.keys()].sort()).toEqual([...sweepSignatures].sort());
-    expect([...spent.values()]).toEqual([5_000n, 5_000n]);
-    // …and the seller got no lamports out of it (it paid its own rent back to itself, and its own fees).
-    expect(await lamportsOf(seller.address)).toBeLessThanOrEqual(sellerLamportsBefore);
-  });
+      // Over the whole loop the fee payer paid for nothing on the seller's token account but the two sweeps' fees…
+      const spent = await feePayerSpendingOn(sellerAta);
+      expect([...spent.keys()].sort()).toEqual([...sweepSignatures].sort());
+      expect([...spent.values()]).toEqual([5_000n, 5_000n]);
+      // …and the seller got no lamports out of it (it paid its own rent back to itself, and its own fees).
+      expect(await lamportsOf(seller.address)).toBeLessThanOrEqual(sellerLamportsBefore);
+    },
+  );
 });
 
 describe("sweeps: an already-processed answer", () => {

@@ -184,54 +184,57 @@ describe("sweeps: plan, dry run, real runs, cooldown, concurrency, cron", () => 
     expect(rows).toEqual({ rails: 0, runs: 0 });
   });
 
-  it("two concurrent real runs sweep each eligible rail exactly once; sellers get balance − fee (− recovery)", async () => {
-    // cooldownSeconds 0: only the D1 claim stands between the two runs.
-    const [first, second] = await Promise.all([sweep({ cooldownSeconds: 0 }), sweep({ cooldownSeconds: 0 })]);
-    expect(first.status, JSON.stringify(first.body)).toBe(200);
-    expect(second.status, JSON.stringify(second.body)).toBe(200);
-    const items = [...first.body.items, ...second.body.items];
-    const swept = items.filter((i) => i.status === "ok");
-    expect(swept.map((i) => i.wallet).sort()).toEqual([sovereign.wallet, jitUsdc.wallet, jitSol.wallet].sort());
-    expect(items.filter((i) => i.status === "failed")).toEqual([]);
-    for (const item of swept)
-      expect(item).toMatchObject({ action: "sweep_submitted", confirmed: true, signature: expect.any(String) });
+  it(
+    "two concurrent real runs sweep each eligible rail exactly once; sellers get balance − fee (− " + "recovery)",
+    async () => {
+      // cooldownSeconds 0: only the D1 claim stands between the two runs.
+      const [first, second] = await Promise.all([sweep({ cooldownSeconds: 0 }), sweep({ cooldownSeconds: 0 })]);
+      expect(first.status, JSON.stringify(first.body)).toBe(200);
+      expect(second.status, JSON.stringify(second.body)).toBe(200);
+      const items = [...first.body.items, ...second.body.items];
+      const swept = items.filter((i) => i.status === "ok");
+      expect(swept.map((i) => i.wallet).sort()).toEqual([sovereign.wallet, jitUsdc.wallet, jitSol.wallet].sort());
+      expect(items.filter((i) => i.status === "failed")).toEqual([]);
+      for (const item of swept)
+        expect(item).toMatchObject({ action: "sweep_submitted", confirmed: true, signature: expect.any(String) });
 
-    // Sovereign: 90 bps of 5 USDC = 45,000; nothing withheld.
-    expect(await tokenBalance(await usdcAta(sovereign.wallet))).toBe(4_955_000n);
-    expect(await tokenBalance(await usdcAta(sovereign.vault))).toBe(0n);
-    // Fronted vault: 100 bps of 2 USDC = 20,000, and the 1,000,000 raw provisioning recovery is withheld.
-    expect(await tokenBalance(await usdcAta(jitUsdc.wallet))).toBe(980_000n);
-    // SOL, fronted: 100 bps of 0.05 SOL = 500,000, recovery 10,000,000 lamports withheld.
-    expect(await lamportsOf(jitSol.wallet)).toBe(39_500_000n);
-    // Below threshold: untouched.
-    expect(await tokenBalance(await usdcAta(smallUsdc.vault))).toBe(50_000n);
+      // Sovereign: 90 bps of 5 USDC = 45,000; nothing withheld.
+      expect(await tokenBalance(await usdcAta(sovereign.wallet))).toBe(4_955_000n);
+      expect(await tokenBalance(await usdcAta(sovereign.vault))).toBe(0n);
+      // Fronted vault: 100 bps of 2 USDC = 20,000, and the 1,000,000 raw provisioning recovery is withheld.
+      expect(await tokenBalance(await usdcAta(jitUsdc.wallet))).toBe(980_000n);
+      // SOL, fronted: 100 bps of 0.05 SOL = 500,000, recovery 10,000,000 lamports withheld.
+      expect(await lamportsOf(jitSol.wallet)).toBe(39_500_000n);
+      // Below threshold: untouched.
+      expect(await tokenBalance(await usdcAta(smallUsdc.vault))).toBe(50_000n);
 
-    // The fee receiver's token account received fee (+ recovery) in each USDC sweep, per the chain's own record.
-    const feeOwner = await feeDestination();
-    const feeAta = await usdcAta(feeOwner);
-    const sovereignItem = byWallet(swept, sovereign);
-    const jitItem = byWallet(swept, jitUsdc);
-    expect((await transactionEffects(sovereignItem.signature, feeAta)).tokenDelta).toBe(45_000n);
-    expect((await transactionEffects(jitItem.signature, feeAta)).tokenDelta).toBe(1_020_000n);
+      // The fee receiver's token account received fee (+ recovery) in each USDC sweep, per the chain's own record.
+      const feeOwner = await feeDestination();
+      const feeAta = await usdcAta(feeOwner);
+      const sovereignItem = byWallet(swept, sovereign);
+      const jitItem = byWallet(swept, jitUsdc);
+      expect((await transactionEffects(sovereignItem.signature, feeAta)).tokenDelta).toBe(45_000n);
+      expect((await transactionEffects(jitItem.signature, feeAta)).tokenDelta).toBe(1_020_000n);
 
-    // What the fee payer spent per sweep is exactly what the run reports: the network fee plus the seller's new ATA.
-    for (const item of swept) {
-      const effects = await transactionEffects(item.signature);
-      expect(effects.err).toBeNull();
-      expect(effects.feePayerSpent.toString()).toBe(item.lamportsSpent);
-    }
-    expect(byWallet(swept, jitSol).lamportsSpent).toBe("5000");
-    // No seller token account is ever paid for: a USDC sweep costs the network fee, plus the operator's own fee token
-    // account the first time one is missing (one per fee receiver and mint, which no seller can close).
-    const splSpent = [sovereignItem, jitItem].map((i) => BigInt(i.lamportsSpent)).sort();
-    expect(splSpent[0]).toBe(5_000n);
-    expect([5_000n, 5_000n + 2_039_280n]).toContain(splSpent[1]);
-    // Below-threshold rails cost nothing.
-    for (const item of items.filter((i) => i.status === "skipped")) expect(item.lamportsSpent).toBe("0");
-    expect(BigInt(first.body.lamportsSpent) + BigInt(second.body.lamportsSpent)).toBe(
-      swept.reduce((s, i) => s + BigInt(i.lamportsSpent), 0n),
-    );
-  });
+      // What the fee payer spent per sweep is exactly what the run reports: the network fee plus the seller's new ATA.
+      for (const item of swept) {
+        const effects = await transactionEffects(item.signature);
+        expect(effects.err).toBeNull();
+        expect(effects.feePayerSpent.toString()).toBe(item.lamportsSpent);
+      }
+      expect(byWallet(swept, jitSol).lamportsSpent).toBe("5000");
+      // No seller token account is ever paid for: a USDC sweep costs the network fee, plus the operator's own fee token
+      // account the first time one is missing (one per fee receiver and mint, which no seller can close).
+      const splSpent = [sovereignItem, jitItem].map((i) => BigInt(i.lamportsSpent)).sort();
+      expect(splSpent[0]).toBe(5_000n);
+      expect([5_000n, 5_000n + 2_039_280n]).toContain(splSpent[1]);
+      // Below-threshold rails cost nothing.
+      for (const item of items.filter((i) => i.status === "skipped")) expect(item.lamportsSpent).toBe("0");
+      expect(BigInt(first.body.lamportsSpent) + BigInt(second.body.lamportsSpent)).toBe(
+        swept.reduce((s, i) => s + BigInt(i.lamportsSpent), 0n),
+      );
+    },
+  );
 
   it("a second run inside the cooldown does nothing", async () => {
     const again = await sweep({});
@@ -247,7 +250,8 @@ describe("sweeps: plan, dry run, real runs, cooldown, concurrency, cron", () => 
     // (AlreadyProcessed: nothing new moves). Production cooldowns (300 s) outlast a blockhash; with the cooldown at 0
     // below, wait for the next blockhash so this run's sweep is a transaction of its own.
     await nextBlockhash();
-    // A D1 parameter overrides the environment (docs/facilitator-spec.md §8): no cooldown, so the rail paid again is a candidate.
+    // A D1 parameter overrides the environment (docs/facilitator-spec.md §8): no cooldown, so the rail paid again is a
+    // candidate.
     await env.DB.prepare(
       "INSERT INTO parameters (key, value, updated_at_ms) VALUES ('SVC_SWEEP_CRON_COOLDOWN_SEC', '0', 0)",
     ).run();
@@ -322,39 +326,47 @@ async function feeDestination(): Promise<Address> {
 }
 
 describe("sweeps: the fee payer's exposure budget (src/chain/fee-payer-budget/)", () => {
-  it("a run's fees are booked on the sweep rail before any is signed: past SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS each rail is skipped with the cap's reason and nothing is sent; within it the fees are booked", async () => {
-    const seller = await paySeller(USDC, "5000000", await sovereignSeller());
-    await createUsdcAccount(seller.wallet, await fundedBuyer(0));
-    const run = (extraEnv: Record<string, string>) =>
-      callWithEnv(extraEnv, "/sweep", {
-        method: "POST",
-        headers: { ...BEARER, "Content-Type": "application/json" },
-        body: JSON.stringify({ cooldownSeconds: 0 }),
+  it(
+    "a run's fees are booked on the sweep rail before any is signed: past SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS " +
+      "each rail is skipped with the cap's reason and nothing is sent; within it the fees are booked",
+    async () => {
+      const seller = await paySeller(USDC, "5000000", await sovereignSeller());
+      await createUsdcAccount(seller.wallet, await fundedBuyer(0));
+      const run = (extraEnv: Record<string, string>) =>
+        callWithEnv(extraEnv, "/sweep", {
+          method: "POST",
+          headers: { ...BEARER, "Content-Type": "application/json" },
+          body: JSON.stringify({ cooldownSeconds: 0 }),
+        });
+      const capped = await run({ SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS: "4999" });
+      expect(capped.status, JSON.stringify(capped.body)).toBe(200);
+      const item = capped.body.items.find((i: any) => i.wallet === seller.wallet);
+      expect(item).toMatchObject({
+        status: "skipped",
+        action: "fee_payer_spend_per_day_exceeded",
+        signature: null,
+        lamportsSpent: "0",
       });
-    const capped = await run({ SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS: "4999" });
-    expect(capped.status, JSON.stringify(capped.body)).toBe(200);
-    const item = capped.body.items.find((i: any) => i.wallet === seller.wallet);
-    expect(item).toMatchObject({
-      status: "skipped",
-      action: "fee_payer_spend_per_day_exceeded",
-      signature: null,
-      lamportsSpent: "0",
-    });
-    expect(item.error).toMatch(/SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS: 4999/);
-    expect(await tokenBalance(await usdcAta(seller.vault))).toBe(5_000_000n);
-    expect(capped.body.lamportsSpent).toBe("0");
+      expect(item.error).toMatch(/SVC_FEE_PAYER_MAX_SPEND_PER_DAY_LAMPORTS: 4999/);
+      expect(await tokenBalance(await usdcAta(seller.vault))).toBe(5_000_000n);
+      expect(capped.body.lamportsSpent).toBe("0");
 
-    const bookedBefore = await env.DB.prepare(
-      "SELECT COALESCE(SUM(lamports), 0) AS n FROM fee_payer_exposure WHERE rail = 'sweep' AND kind = 'network_fee' AND state = 'spent'",
-    ).first<{ n: number }>();
-    const swept = await run({});
-    const done = swept.body.items.find((i: any) => i.wallet === seller.wallet);
-    expect(done).toMatchObject({ status: "ok", action: "sweep_submitted" });
-    const bookedAfter = await env.DB.prepare(
-      "SELECT COALESCE(SUM(lamports), 0) AS n FROM fee_payer_exposure WHERE rail = 'sweep' AND kind = 'network_fee' AND state = 'spent'",
-    ).first<{ n: number }>();
-    // Exactly the fees of the sweeps this run sent (a preflight refusal would have been trimmed off).
-    const sent = swept.body.items.filter((i: any) => i.signature !== null).length;
-    expect(bookedAfter!.n - bookedBefore!.n).toBe(sent * 5_000);
-  });
+      const bookedBefore = await env.DB.prepare(
+        "SELECT COALESCE(SUM(lamports), 0) AS n FROM fee_payer_exposure WHERE rail = 'sweep' AND kind = " +
+          "'network_fee' " +
+          "AND state = 'spent'",
+      ).first<{ n: number }>();
+      const swept = await run({});
+      const done = swept.body.items.find((i: any) => i.wallet === seller.wallet);
+      expect(done).toMatchObject({ status: "ok", action: "sweep_submitted" });
+      const bookedAfter = await env.DB.prepare(
+        "SELECT COALESCE(SUM(lamports), 0) AS n FROM fee_payer_exposure WHERE rail = 'sweep' AND kind = " +
+          "'network_fee' " +
+          "AND state = 'spent'",
+      ).first<{ n: number }>();
+      // Exactly the fees of the sweeps this run sent (a preflight refusal would have been trimmed off).
+      const sent = swept.body.items.filter((i: any) => i.signature !== null).length;
+      expect(bookedAfter!.n - bookedBefore!.n).toBe(sent * 5_000);
+    },
+  );
 });

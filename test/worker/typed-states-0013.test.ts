@@ -19,7 +19,9 @@ async function rowsOf(table: string) {
 
 const insertAttempt = (outcome: string, id?: number) =>
   env.DB.prepare(
-    `INSERT INTO payment_attempts (${id === undefined ? "" : "id, "}kind, correlation_id, outcome, reason, started_at_ms, duration_ms) VALUES (${id === undefined ? "" : `${id}, `}?1, 'corr', ?2, ?3, ?4, 5)`,
+    `INSERT INTO payment_attempts ` +
+      `(${id === undefined ? "" : "id, "}kind, correlation_id, outcome, reason, started_at_ms, duration_ms) VALUES ` +
+      `(${id === undefined ? "" : `${id}, `}?1, 'corr', ?2, ?3, ?4, 5)`,
   ).bind(
     outcome === "valid" || outcome === "invalid" ? "verify" : "settle",
     outcome,
@@ -28,15 +30,18 @@ const insertAttempt = (outcome: string, id?: number) =>
   );
 const insertExposure = (state: string) =>
   env.DB.prepare(
-    `INSERT INTO fee_payer_exposure (booking_id, rail, kind, payer, pay_to, lamports, state, booked_at_ms, updated_at_ms) VALUES (?1, 'exact', 'rent_held', 'buyer', 'seller', 2039280, ?2, ?3, ?3)`,
+    `INSERT INTO fee_payer_exposure (booking_id, rail, kind, payer, pay_to, lamports, state, booked_at_ms, ` +
+      `updated_at_ms) VALUES (?1, 'exact', 'rent_held', 'buyer', 'seller', 2039280, ?2, ?3, ?3)`,
   ).bind(`booking-${state}`, state, NOW);
 const insertSweepState = (wallet: string, outcome: string | null) =>
   env.DB.prepare(
-    `INSERT INTO sweep_state (wallet_pubkey, rail, last_attempt_at_ms, last_outcome, last_error) VALUES (?1, 'SOL', ?2, ?3, ?4)`,
+    `INSERT INTO sweep_state (wallet_pubkey, rail, last_attempt_at_ms, last_outcome, last_error) VALUES (?1, 'SOL', ` +
+      `?2, ?3, ?4)`,
   ).bind(wallet, NOW, outcome, outcome === "failed" ? "blockhash not found" : null);
 const insertSweepRun = (outcome: string) =>
   env.DB.prepare(
-    `INSERT INTO sweep_runs (trigger, started_at_ms, finished_at_ms, outcome, scanned, attempted, succeeded, skipped, failed, lamports_spent) VALUES ('cron', ?1, ?1, ?2, 1, 1, 1, 0, 0, '5000')`,
+    `INSERT INTO sweep_runs (trigger, started_at_ms, finished_at_ms, outcome, scanned, attempted, succeeded, ` +
+      `skipped, failed, lamports_spent) VALUES ('cron', ?1, ?1, ?2, 1, 1, 1, 0, 0, '5000')`,
   ).bind(NOW, outcome);
 
 describe("migration 0013 over rows written by the schema of 0012", () => {
@@ -52,7 +57,8 @@ describe("migration 0013 over rows written by the schema of 0012", () => {
     for (const outcome of [...SWEEP_RAIL_OUTCOMES, null]) await insertSweepState(`wallet-${outcome}`, outcome).run();
     for (const outcome of SWEEP_RUN_OUTCOMES) await insertSweepRun(outcome).run();
     await env.DB.prepare(
-      `INSERT INTO upto_channels (channel_id, open_message_hash, open_blockhash, payer, pay_to, asset, token_program, deposit, expires_at, state, next_check_at_ms, created_at_ms, updated_at_ms)
+      `INSERT INTO upto_channels (channel_id, open_message_hash, open_blockhash, payer, pay_to, asset, ` +
+        `token_program, deposit, expires_at, state, next_check_at_ms, created_at_ms, updated_at_ms)
        VALUES ('channel', 'hash', 'bh', 'buyer', 'seller', 'mint', 'tp', '10', 1, 'open', ?1, ?1, ?1)`,
     )
       .bind(NOW)
@@ -82,7 +88,8 @@ describe("migration 0013 over rows written by the schema of 0012", () => {
 
   it("keeps the indexes of the rebuilt tables", async () => {
     const indexes = await env.DB.prepare(
-      `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('payment_attempts', 'fee_payer_exposure', 'sweep_state') AND name NOT LIKE 'sqlite_%' ORDER BY name`,
+      `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('payment_attempts', ` +
+        `'fee_payer_exposure', 'sweep_state') AND name NOT LIKE 'sqlite_%' ORDER BY name`,
     ).all();
     expect(indexes.results.map((r) => r.name)).toEqual([
       "fee_payer_exposure_pay_to_idx",

@@ -14,7 +14,8 @@ const NOW = 1_800_000_000_000;
 
 function insertWatch(pda: string, state: string) {
   return env.DB.prepare(
-    `INSERT INTO escrow_watch (payment_pda, funding_signature, state, next_check_at_ms, created_at_ms, updated_at_ms) VALUES (?1, 'sig', ?2, ?3, ?3, ?3)`,
+    `INSERT INTO escrow_watch (payment_pda, funding_signature, state, next_check_at_ms, created_at_ms, ` +
+      `updated_at_ms) VALUES (?1, 'sig', ?2, ?3, ?3, ?3)`,
   )
     .bind(pda, state, NOW)
     .run();
@@ -22,7 +23,8 @@ function insertWatch(pda: string, state: string) {
 
 function insertChannel(id: string, state: string) {
   return env.DB.prepare(
-    `INSERT INTO upto_channels (channel_id, open_message_hash, open_blockhash, payer, pay_to, asset, token_program, deposit, expires_at, state, next_check_at_ms, created_at_ms, updated_at_ms)
+    `INSERT INTO upto_channels (channel_id, open_message_hash, open_blockhash, payer, pay_to, asset, token_program, ` +
+      `deposit, expires_at, state, next_check_at_ms, created_at_ms, updated_at_ms)
      VALUES (?1, 'hash-' || ?1, 'bh', 'payer', 'payTo', 'mint', 'tp', '10', 1, ?2, ?3, ?3, ?3)`,
   )
     .bind(id, state, NOW)
@@ -31,7 +33,8 @@ function insertChannel(id: string, state: string) {
 
 function insertJobRun(job: string, outcome: string) {
   return env.DB.prepare(
-    `INSERT INTO job_runs (job, trigger, started_at_ms, finished_at_ms, outcome, lamports_spent) VALUES (?1, 'cron', ?2, ?2, ?3, '0')`,
+    `INSERT INTO job_runs (job, trigger, started_at_ms, finished_at_ms, outcome, lamports_spent) VALUES (?1, 'cron', ` +
+      `?2, ?2, ?3, '0')`,
   )
     .bind(job, NOW, outcome)
     .run();
@@ -71,7 +74,8 @@ describe("typed states (migration 0012)", () => {
     );
     expect(after.map((r) => r.results)).toEqual(before.map((r) => r.results));
     const indexes = await env.DB.prepare(
-      `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('escrow_watch', 'upto_channels') AND name NOT LIKE 'sqlite_%' ORDER BY name`,
+      `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('escrow_watch', 'upto_channels') AND ` +
+        `name NOT LIKE 'sqlite_%' ORDER BY name`,
     ).all();
     expect(indexes.results.map((r) => r.name)).toEqual([
       "escrow_watch_due_idx",

@@ -54,7 +54,8 @@ async function walletWithoutSol(usdcRaw: number): Promise<KeyPairSigner> {
 }
 
 describe("issue 32's attacks replayed: the rent float and the outage", () => {
-  it("the attacker's opens stop at its caps, the fee payer's rent out stays under them, a real buyer's deposit settles and the upto keeper runs", async () => {
+  it("the attacker's opens stop at its caps, the fee payer's rent out stays under them, a real buyer's deposit " +
+    "settles and the upto keeper runs", async () => {
     const facilitator = await isolatedFacilitator("upto-exposure-attack", {}, FEE_PAYER_LAMPORTS);
     const attacker = await walletWithoutSol(100);
     const voucherKey = await generateKeyPairSigner(); // the attacker's own: it could cancel at once with a zero claim
@@ -90,7 +91,8 @@ describe("issue 32's attacks replayed: the rent float and the outage", () => {
       answers.push(await facilitator.post("/settle", d.body));
     }
     const opened = answers.filter((a) => a.body.success === true);
-    expect(opened, JSON.stringify(answers.map((a) => a.body.errorReason ?? "ok"))).toHaveLength(10); // SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAYER
+    // SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAYER
+    expect(opened, JSON.stringify(answers.map((a) => a.body.errorReason ?? "ok"))).toHaveLength(10);
     for (const refused of answers.filter((a) => a.body.success !== true)) {
       expect(refused.status).toBe(429);
       expect(refused.body).toMatchObject({ errorReason: "upto_open_channels_per_payer_exceeded", transaction: "" });

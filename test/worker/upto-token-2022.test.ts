@@ -45,58 +45,67 @@ async function world(label: string, extensions: MintExtension[]) {
   return { facilitator, authorizer, buyer, buyerAccount, sellerAccount, line, mint: token.mint };
 }
 
-describe("upto in Token-2022 mints: the payment-channels program's allow-list, screened before the fee payer signs", () => {
-  const refused: [string, () => Promise<MintExtension>][] = [
-    ["a transfer fee (1%)", async () => transferFee(100, 1_000_000n)],
-    ["a permanent delegate", async () => permanentDelegate((await generateKeyPairSigner()).address)],
-    ["a transfer hook", async () => transferHook((await generateKeyPairSigner()).address)],
-  ];
+describe(
+  "upto in Token-2022 mints: the payment-channels program's allow-list, screened before the fee payer " + "signs",
+  () => {
+    const refused: [string, () => Promise<MintExtension>][] = [
+      ["a transfer fee (1%)", async () => transferFee(100, 1_000_000n)],
+      ["a permanent delegate", async () => permanentDelegate((await generateKeyPairSigner()).address)],
+      ["a transfer hook", async () => transferHook((await generateKeyPairSigner()).address)],
+    ];
 
-  it.each(refused)(
-    "a mint with %s: build, verify and settle refuse it by name; no channel, no lamport moves",
-    async (label, extension) => {
-      const ext = await extension();
-      const w = await world(`upto-t22-${ext.name}`, [ext]);
-      const reason = "invalid_upto_svm_payload_mint_extension_not_allowed";
-      const named = new RegExp(`${ext.name} extension`);
-      const before = await lamportsOf(w.facilitator.feePayer);
+    it.each(refused)(
+      "a mint with %s: build, verify and settle refuse it by name; no channel, no lamport moves",
+      async (label, extension) => {
+        const ext = await extension();
+        const w = await world(`upto-t22-${ext.name}`, [ext]);
+        const reason = "invalid_upto_svm_payload_mint_extension_not_allowed";
+        const named = new RegExp(`${ext.name} extension`);
+        const before = await lamportsOf(w.facilitator.feePayer);
 
-      const built = await w.facilitator.post("/build-upto-deposit-tx", { payer: w.buyer.address, accepted: w.line });
-      expect(built.status, JSON.stringify(built.body)).toBe(400);
-      expect(JSON.stringify(built.body)).toMatch(named);
-      // The builder names upto's own reason, the one /verify gives below (not the exact rail's).
-      expect(built.body).toMatchObject({ code: "BAD_REQUEST", reason });
+        const built = await w.facilitator.post("/build-upto-deposit-tx", { payer: w.buyer.address, accepted: w.line });
+        expect(built.status, JSON.stringify(built.body)).toBe(400);
+        expect(JSON.stringify(built.body)).toMatch(named);
+        // The builder names upto's own reason, the one /verify gives below (not the exact rail's).
+        expect(built.body).toMatchObject({ code: "BAD_REQUEST", reason });
 
-      const deposit = await uptoDeposit(w.buyer, w.line);
-      const verified = await w.facilitator.post("/verify", uptoBody(w.line, deposit));
-      expect(verified.body, `${label}: ${JSON.stringify(verified.body)}`).toMatchObject({
-        isValid: false,
-        invalidReason: reason,
-      });
-      expect(verified.body.invalidMessage).toMatch(named);
-      const settled = await w.facilitator.post("/settle", uptoBody(w.line, { ...deposit, type: "deposit" }));
-      expect(settled.status, JSON.stringify(settled.body)).toBe(400);
-      expect(settled.body).toMatchObject({ success: false, errorReason: reason, transaction: "" });
-      expect(settled.body.errorMessage).toMatch(named);
+        const deposit = await uptoDeposit(w.buyer, w.line);
+        const verified = await w.facilitator.post("/verify", uptoBody(w.line, deposit));
+        expect(verified.body, `${label}: ${JSON.stringify(verified.body)}`).toMatchObject({
+          isValid: false,
+          invalidReason: reason,
+        });
+        expect(verified.body.invalidMessage).toMatch(named);
+        const settled = await w.facilitator.post("/settle", uptoBody(w.line, { ...deposit, type: "deposit" }));
+        expect(settled.status, JSON.stringify(settled.body)).toBe(400);
+        expect(settled.body).toMatchObject({ success: false, errorReason: reason, transaction: "" });
+        expect(settled.body.errorMessage).toMatch(named);
 
-      expect(await channelAccount(deposit.channelId as Address)).toBeNull();
-      expect(await lamportsOf(w.facilitator.feePayer)).toBe(before);
-      expect(await tokenBalance(w.buyerAccount)).toBe(5_000_000n);
-    },
-  );
+        expect(await channelAccount(deposit.channelId as Address)).toBeNull();
+        expect(await lamportsOf(w.facilitator.feePayer)).toBe(before);
+        expect(await tokenBalance(w.buyerAccount)).toBe(5_000_000n);
+      },
+    );
 
-  it("a plain Token-2022 mint: verified, opened, claimed; the seller gets the claim, the buyer the rest", async () => {
-    const w = await world("upto-t22-plain", []);
-    const deposit = await uptoDeposit(w.buyer, w.line);
-    const verified = await w.facilitator.post("/verify", uptoBody(w.line, deposit));
-    expect(verified.body, JSON.stringify(verified.body)).toMatchObject({ isValid: true, payer: w.buyer.address });
-    const opened = await w.facilitator.post("/settle", uptoBody(w.line, { ...deposit, type: "deposit" }));
-    expect(opened.body, JSON.stringify(opened.body)).toMatchObject({ success: true });
-    expect(await tokenBalance(w.buyerAccount)).toBe(5_000_000n - DEPOSIT);
+    it(
+      "a plain Token-2022 mint: verified, opened, claimed; the seller gets the claim, the buyer the " + "rest",
+      async () => {
+        const w = await world("upto-t22-plain", []);
+        const deposit = await uptoDeposit(w.buyer, w.line);
+        const verified = await w.facilitator.post("/verify", uptoBody(w.line, deposit));
+        expect(verified.body, JSON.stringify(verified.body)).toMatchObject({ isValid: true, payer: w.buyer.address });
+        const opened = await w.facilitator.post("/settle", uptoBody(w.line, { ...deposit, type: "deposit" }));
+        expect(opened.body, JSON.stringify(opened.body)).toMatchObject({ success: true });
+        expect(await tokenBalance(w.buyerAccount)).toBe(5_000_000n - DEPOSIT);
 
-    const claimed = await w.facilitator.post("/settle", await uptoClaimBody(w.line, deposit, 750_000n, w.authorizer));
-    expect(claimed.body, JSON.stringify(claimed.body)).toMatchObject({ success: true });
-    expect(await tokenBalance(w.sellerAccount)).toBe(750_000n);
-    expect(await tokenBalance(w.buyerAccount)).toBe(5_000_000n - 750_000n);
-  });
-});
+        const claimed = await w.facilitator.post(
+          "/settle",
+          await uptoClaimBody(w.line, deposit, 750_000n, w.authorizer),
+        );
+        expect(claimed.body, JSON.stringify(claimed.body)).toMatchObject({ success: true });
+        expect(await tokenBalance(w.sellerAccount)).toBe(750_000n);
+        expect(await tokenBalance(w.buyerAccount)).toBe(5_000_000n - 750_000n);
+      },
+    );
+  },
+);

@@ -12,8 +12,8 @@ import { uptoBody, uptoDeposit, uptoLine } from "../support/workerd/upto-fixture
 import { API } from "../support/workerd/worker-http";
 
 /**
- * What one `/verify` costs outside the isolate, per rail: its JSON-RPC calls (counted by the RPC fault proxy in front of
- * the real local chain, which forwards everything) and its calls on the Worker's bindings (D1 statements, KV, the
+ * What one `/verify` costs outside the isolate, per rail: its JSON-RPC calls (counted by the RPC fault proxy in front
+ * of the real local chain, which forwards everything) and its calls on the Worker's bindings (D1 statements, KV, the
  * settle ledger's objects, rate limiters, Analytics Engine; test/support/workerd/counting-bindings.ts). These are the
  * round trips and reads of the hot path: each one added is latency and, on Cloudflare, a billed operation on every
  * verify, so the counts are exact and a change that adds one must change this test and say why.
@@ -74,13 +74,16 @@ const EVERY_VERIFY = {
 };
 
 describe("one warm /verify: RPC calls and store reads per rail", () => {
-  it("exact, vault form: the simulation, nothing else (the mint and the vault are known from the first verify)", async () => {
-    const facilitator = countedFacilitator();
-    const line = await enrichedLine(USDC, "250000");
-    const buyer = await fundedBuyer(5_000_000);
-    const calls = await facilitator.warmCalls(() => signedPaymentBody(buyer, line));
-    expect(calls).toEqual({ rpc: { simulateTransaction: 1 }, bindings: EVERY_VERIFY });
-  });
+  it(
+    "exact, vault form: the simulation, nothing else (the mint and the vault are known from the first " + "verify)",
+    async () => {
+      const facilitator = countedFacilitator();
+      const line = await enrichedLine(USDC, "250000");
+      const buyer = await fundedBuyer(5_000_000);
+      const calls = await facilitator.warmCalls(() => signedPaymentBody(buyer, line));
+      expect(calls).toEqual({ rpc: { simulateTransaction: 1 }, bindings: EVERY_VERIFY });
+    },
+  );
 
   it("exact, wallet form: the simulation, nothing else", async () => {
     const facilitator = countedFacilitator();
@@ -114,16 +117,20 @@ describe("one warm /verify: RPC calls and store reads per rail", () => {
     });
   });
 
-  it("upto deposit: mint, channel, treasury and payTo token accounts in one read, the slot, the simulation, and the exposure budget's D1 read", async () => {
-    const facilitator = countedFacilitator();
-    const authorizer = await generateKeyPairSigner();
-    const line = await uptoLine({ feePayer: FEE_PAYER, authorizer: authorizer.address });
-    const buyer = await fundedBuyer(10_000_000);
-    const calls = await facilitator.warmCalls(async () => uptoBody(line, await uptoDeposit(buyer, line)));
-    // The fee payer's balance, which the budget's share reads, is cached per isolate (src/chain/fee-payer-budget/).
-    expect(calls).toEqual({
-      rpc: { getMultipleAccounts: 1, getSlot: 1, simulateTransaction: 1 },
-      bindings: { ...EVERY_VERIFY, "DB.first": 1 },
-    });
-  });
+  it(
+    "upto deposit: mint, channel, treasury and payTo token accounts in one read, the slot, the simulation, and the " +
+      "exposure budget's D1 read",
+    async () => {
+      const facilitator = countedFacilitator();
+      const authorizer = await generateKeyPairSigner();
+      const line = await uptoLine({ feePayer: FEE_PAYER, authorizer: authorizer.address });
+      const buyer = await fundedBuyer(10_000_000);
+      const calls = await facilitator.warmCalls(async () => uptoBody(line, await uptoDeposit(buyer, line)));
+      // The fee payer's balance, which the budget's share reads, is cached per isolate (src/chain/fee-payer-budget/).
+      expect(calls).toEqual({
+        rpc: { getMultipleAccounts: 1, getSlot: 1, simulateTransaction: 1 },
+        bindings: { ...EVERY_VERIFY, "DB.first": 1 },
+      });
+    },
+  );
 });

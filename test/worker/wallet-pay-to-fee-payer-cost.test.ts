@@ -20,7 +20,10 @@ async function sellerWithTokenAccount(): Promise<Address> {
   return seller.address;
 }
 
-/** Pays `seller`'s own wallet through the facilitator; what the fee payer lost, the fee the chain recorded, the bookings. */
+/**
+ * Pays `seller`'s own wallet through the facilitator; what the fee payer lost, the fee the chain recorded, the
+ * bookings.
+ */
 async function payWallet(f: Facilitator, seller: Address) {
   const buyer = await fundedBuyer(5_000_000);
   const line = {
@@ -52,27 +55,34 @@ async function payWallet(f: Facilitator, seller: Address) {
 }
 
 describe("an exact payment to a wallet payTo costs the fee payer its network fee and nothing more", () => {
-  it("at the recommended price: the base fee of its two signatures and nothing else, booked to the lamport", async () => {
-    const f = await isolatedFacilitator("wallet-cost");
-    const seller = await sellerWithTokenAccount();
-    const sellerAccount = await usdcAccountOf(seller);
-    const { spent, fee, bookings } = await payWallet(f, seller);
-    expect(fee).toBeLessThanOrEqual(10_001n); // 2 × 5,000 + the recommended 1 micro-lamport × the builder's units
-    expect(spent).toBe(fee);
-    expect(bookings).toEqual([{ kind: "payment_fee", payTo: seller, lamports: Number(fee) }]);
-    expect(await tokenBalance(sellerAccount)).toBe(250_000n);
-  });
+  it(
+    "at the recommended price: the base fee of its two signatures and nothing else, booked to the " + "lamport",
+    async () => {
+      const f = await isolatedFacilitator("wallet-cost");
+      const seller = await sellerWithTokenAccount();
+      const sellerAccount = await usdcAccountOf(seller);
+      const { spent, fee, bookings } = await payWallet(f, seller);
+      expect(fee).toBeLessThanOrEqual(10_001n); // 2 × 5,000 + the recommended 1 micro-lamport × the builder's units
+      expect(spent).toBe(fee);
+      expect(bookings).toEqual([{ kind: "payment_fee", payTo: seller, lamports: Number(fee) }]);
+      expect(await tokenBalance(sellerAccount)).toBe(250_000n);
+    },
+  );
 
-  it("with a priority fee: the whole fee booked for the buyer and the seller's wallet, as on the vault form, and still nothing beyond the fee", async () => {
-    // 500,000 micro-lamports × the builder's 20,000 units = 10,000 lamports on top of the base fee.
-    const f = await isolatedFacilitator("wallet-cost-priority", {
-      SVC_MAX_COMPUTE_UNIT_PRICE_MICRO_LAMPORTS: "500000",
-      SVC_RECOMMENDED_COMPUTE_UNIT_PRICE_MICRO_LAMPORTS: "500000",
-    });
-    const seller = await sellerWithTokenAccount();
-    const { spent, fee, bookings } = await payWallet(f, seller);
-    expect(fee).toBe(20_000n);
-    expect(spent).toBe(fee);
-    expect(bookings).toEqual([{ kind: "payment_fee", payTo: seller, lamports: 20_000 }]);
-  });
+  it(
+    "with a priority fee: the whole fee booked for the buyer and the seller's wallet, as on the vault form, and " +
+      "still nothing beyond the fee",
+    async () => {
+      // 500,000 micro-lamports × the builder's 20,000 units = 10,000 lamports on top of the base fee.
+      const f = await isolatedFacilitator("wallet-cost-priority", {
+        SVC_MAX_COMPUTE_UNIT_PRICE_MICRO_LAMPORTS: "500000",
+        SVC_RECOMMENDED_COMPUTE_UNIT_PRICE_MICRO_LAMPORTS: "500000",
+      });
+      const seller = await sellerWithTokenAccount();
+      const { spent, fee, bookings } = await payWallet(f, seller);
+      expect(fee).toBe(20_000n);
+      expect(spent).toBe(fee);
+      expect(bookings).toEqual([{ kind: "payment_fee", payTo: seller, lamports: 20_000 }]);
+    },
+  );
 });

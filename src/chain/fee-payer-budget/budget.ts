@@ -6,7 +6,8 @@
  * (x402/rejection-reasons.ts `FeePayerBudgetRejectionReason`): 429 for a cap of one wallet, 503 for the fee payer's.
  *
  * Two families of spend:
- * - held (`rent_held`): rent fronted and expected back. Counted while out against SVC_FEE_PAYER_MAX_RENT_PER_PAYER_LAMPORTS,
+ * - held (`rent_held`): rent fronted and expected back. Counted while out against
+ *   SVC_FEE_PAYER_MAX_RENT_PER_PAYER_LAMPORTS,
  *   SVC_FEE_PAYER_MAX_RENT_PER_PAY_TO_LAMPORTS and SVC_FEE_PAYER_MAX_RENT_SHARE_BPS of the fee payer's current balance.
  * - spent (`rent_spent`, `sponsored_funding`, `network_fee`, `priority_fee`): gone for good. Counted for a rolling 24 h
  *   against SVC_FEE_PAYER_MAX_SPEND_PER_PAYER_PER_DAY_LAMPORTS, SVC_FEE_PAYER_MAX_SPEND_PER_PAY_TO_PER_DAY_LAMPORTS and
@@ -20,14 +21,14 @@
  *     The balance the share and the minimum are computed from: the isolate's reading when younger than 60 s (no RPC),
  *     else one getBalance. Start it early (in parallel with other reads) and pass the result on.
  *
- *   bookExposure(config, db, booking, { balanceLamports?, nowMs?, uncapped? }): Promise<{ ok: true } | PaymentRejection>
- *     (balanceLamports null, spent bookings only: no reading at hand, the minimum is left to the settle floor — no RPC)
- *     booking = { bookingId, rail, kind, payer, payTo, lamports } (ExposureBooking below). Call it BEFORE signing the
- *     transaction that spends. `bookingId` is the spend's own stable key (e.g. `jit_vault:<vault>`,
- *     `payout_ata:<owner>:<mint>:<UTC day>`): booking it again is a no-op that answers ok, so a retry never counts twice
- *     and "at most once per recipient per period" is a key with the period in it. `payer`/`payTo` null: not capped on
- *     that side (an operator's own job has neither). `uncapped`: counted but never refused, for the fee of a keeper step
- *     that returns rent (it brings back far more than it costs; refusing it would starve the fee payer of its refill).
+ * bookExposure(config, db, booking, { balanceLamports?, nowMs?, uncapped? }): Promise<{ ok: true } | PaymentRejection>
+ * (balanceLamports null, spent bookings only: no reading at hand, the minimum is left to the settle floor — no RPC)
+ * booking = { bookingId, rail, kind, payer, payTo, lamports } (ExposureBooking below). Call it BEFORE signing the
+ * transaction that spends. `bookingId` is the spend's own stable key (e.g. `jit_vault:<vault>`,
+ * `payout_ata:<owner>:<mint>:<UTC day>`): booking it again is a no-op that answers ok, so a retry never counts twice
+ * and "at most once per recipient per period" is a key with the period in it. `payer`/`payTo` null: not capped on that
+ * side (an operator's own job has neither). `uncapped`: counted but never refused, for the fee of a keeper step that
+ * returns rent (it brings back far more than it costs; refusing it would starve the fee payer of its refill).
  *
  *   trimExposure(db, bookingId, lamports)
  *     Lowers a live booking to what was really spent (a run's steps refused at preflight paid nothing); 0 voids it.
@@ -120,7 +121,8 @@ export async function bookExposure(
     await bookExposureWithinCaps(db, row, limits, nowMs);
     return { ok: true };
   }
-  // null (a spent booking on the settle hot path without a balance reading yet): the settle floor alone guards the minimum.
+  // null (a spent booking on the settle hot path without a balance reading yet): the settle floor alone guards the
+  // minimum.
   const balance =
     options.balanceLamports === null && !held
       ? null
@@ -219,7 +221,10 @@ export async function uptoOpenCapRefusal(
   return uptoCapRefusal(figures, limits, open.rentLamports, open.payer);
 }
 
-/** The open did not reach the cluster (or failed there): its rent is no longer counted. Safe against a concurrent sender. */
+/**
+ * The open did not reach the cluster (or failed there): its rent is no longer counted. Safe against a concurrent
+ * sender.
+ */
 export function voidUptoOpen(
   db: D1Database,
   channelId: string,

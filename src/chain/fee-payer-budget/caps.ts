@@ -83,7 +83,10 @@ export function belowMinimumRefusal(
   if (balanceLamports - lamports >= minimum) return null;
   return rejection(
     "fee_payer_below_minimum",
-    `The facilitator's fee payer holds ${balanceLamports} lamports; fronting ${lamports} more would take it below SVC_FEE_PAYER_MIN_LAMPORTS (${minimum}). Nothing was signed; retry later.`,
+    `The facilitator's fee payer ` +
+      `holds ${balanceLamports} lamports; ` +
+      `fronting ${lamports} more would take it below SVC_FEE_PAYER_MIN_LAMPORTS ` +
+      `(${minimum}). Nothing was signed; retry later.`,
     { code: "SERVICE_UNAVAILABLE", ...(payer ? { payer } : {}) },
   );
 }
@@ -124,7 +127,10 @@ export function paymentFeeLimits(caps: FeePayerBudgetCaps, nowMs: number): Payme
   };
 }
 
-/** One cap as a refusal words it: its reason, its key, what it counts, and whether it is one wallet's (429) or the fee payer's (503). */
+/**
+ * One cap as a refusal words it: its reason, its key, what it counts, and whether it is one wallet's (429) or the fee
+ * payer's (503).
+ */
 interface Cap {
   reason: FeePayerBudgetRejectionReason;
   key: string;
@@ -176,13 +182,17 @@ const SPEND_PER_PAYER: Cap = {
 const SPEND_PER_PAY_TO: Cap = {
   reason: "fee_payer_spend_per_pay_to_exceeded",
   key: "SVC_FEE_PAYER_MAX_SPEND_PER_PAY_TO_PER_DAY_LAMPORTS",
-  what: "lamports payments to this payTo cost the fee payer in the last 24 h (a seller that proves who it is gets a quota of its own: POST /sellers/{wallet}/register with a proven origin)",
+  what:
+    "lamports payments to this payTo cost the fee payer in the last 24 h (a seller that proves who it is gets a " +
+    "quota of its own: POST /sellers/{wallet}/register with a proven origin)",
   perWallet: true,
 };
 const BUYER_SPEND_PER_DAY: Cap = {
   reason: "fee_payer_buyer_spend_per_day_exceeded",
   key: "SVC_FEE_PAYER_MAX_BUYER_SPEND_PER_DAY_LAMPORTS",
-  what: "lamports payments to sellers that have not proven who they are cost the fee payer in the last 24 h, all together",
+  what:
+    "lamports payments to sellers that have not proven who they are cost the fee payer in the last 24 h, all " +
+    "together",
   perWallet: false,
 };
 const PROVEN_SELLER_QUOTA: Cap = {
@@ -314,7 +324,9 @@ function refusalOf(exceeded: Checked, what: string, payer: string | null): Payme
   const when = exceeded.perWallet ? "retry once some of it is back" : "retry later";
   return rejection(
     exceeded.reason,
-    `${what}, but ${exceeded.used} ${exceeded.what} leave no room for it under this facilitator's cap (${exceeded.key}: ${exceeded.limit}); nothing was signed, ${when}.`,
+    `${what}, ` +
+      `but ${exceeded.used} ${exceeded.what} leave no room for it under this facilitator's cap ` +
+      `(${exceeded.key}: ${exceeded.limit}); nothing was signed, ${when}.`,
     {
       code: exceeded.perWallet ? "RATE_LIMITED" : "SERVICE_UNAVAILABLE",
       ...(payer ? { payer } : {}),

@@ -2,7 +2,10 @@ import type { Config } from "../../platform/config/load-config";
 import { type ExposureSummary, readExposureSummary } from "../../store/fee-payer-exposure";
 import { OPENS_WINDOW_MS, SPEND_WINDOW_MS, totalRentLimitLamports } from "./caps";
 
-/** One cap: its limit, the largest use of it (of the tightest wallet, or in total) and what is left (decimal strings for lamports). */
+/**
+ * One cap: its limit, the largest use of it (of the tightest wallet, or in total) and what is left (decimal strings for
+ * lamports).
+ */
 export interface CapView {
   key: string;
   limit: string;
@@ -10,7 +13,10 @@ export interface CapView {
   headroom: string;
 }
 
-/** /health's `feePayerExposure`: what the fee payer has out and has spent beyond sellers' network fees, and each cap's headroom. */
+/**
+ * /health's `feePayerExposure`: what the fee payer has out and has spent beyond sellers' network fees, and each cap's
+ * headroom.
+ */
 export interface ExposureHealth {
   /**
    * Rent out (fronted, expected back) per rail and per fee payer that fronted it (with key rotation, an old key's
@@ -25,7 +31,10 @@ export interface ExposureHealth {
     byFeePayer: Record<string, string>;
   };
   uptoOpenChannels: number;
-  /** Per-wallet caps show their tightest wallet; the totals the fee payer as a whole (the share against the balance read for /health). */
+  /**
+   * Per-wallet caps show their tightest wallet; the totals the fee payer as a whole (the share against the balance read
+   * for /health).
+   */
   caps: Record<string, CapView>;
 }
 

@@ -18,10 +18,10 @@ import { MEMO_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS
 import { compileUnsignedTransaction, type UnsignedTransactionFields } from "../unsigned-transaction";
 
 /**
- * `POST /build-refund-tx` (docs/facilitator-spec.md §4.2, docs/wire-notes.md "Builders"): an unsigned SPL refund from the merchant back to the
- * original payer. The merchant is the fee payer and the only signer; the facilitator signs nothing. Instructions:
- * create the payer's ATA (idempotent, the merchant pays its rent), TransferChecked, and an optional Memo.
- * Chain access: one batched read (mint + the merchant's token account under both token programs) next to
+ * `POST /build-refund-tx` (docs/facilitator-spec.md §4.2, docs/wire-notes.md "Builders"): an unsigned SPL refund from
+ * the merchant back to the original payer. The merchant is the fee payer and the only signer; the facilitator signs
+ * nothing. Instructions: create the payer's ATA (idempotent, the merchant pays its rent), TransferChecked, and an
+ * optional Memo. Chain access: one batched read (mint + the merchant's token account under both token programs) next to
  * getLatestBlockhash, so a short balance is a 400 before the merchant pays a fee to learn it.
  */
 
@@ -69,7 +69,8 @@ export async function buildRefund(config: Config, request: BuildRefundRequest): 
   const { merchantWallet, payerWallet, mint, amount } = request;
   if (mint === NATIVE_SOL_ALLOWLIST_ADDRESS) {
     throw badRequest(
-      "mint: /build-refund-tx builds SPL refunds; return native SOL with a plain System transfer from the merchant wallet",
+      "mint: /build-refund-tx builds SPL refunds; return native SOL with a plain System transfer from the merchant " +
+        "wallet",
     );
   }
   const notAllowed = assetNotAllowedMessage(config, mint);
@@ -144,7 +145,9 @@ export async function buildRefund(config: Config, request: BuildRefundRequest): 
     destinationTokenAccount: destination,
     amount: amount.toString(),
     notes: [
-      `Sign as the merchant ${merchantWallet} (signature index 0): you pay the network fee and, if ${payerWallet} has no token account yet, its rent.`,
+      `Sign as the ` +
+        `merchant ${merchantWallet} (signature index 0): you pay the network fee and, ` +
+        `if ${payerWallet} has no token account yet, its rent.`,
       `Refunds ${amount} raw units from ${source} to ${destination} (owner ${payerWallet}) with TransferChecked.`,
       `The blockhash is valid for about ${BLOCKHASH_LIFETIME_SECONDS} seconds: sign and send promptly.`,
     ],

@@ -17,7 +17,10 @@ export const PROVIDERS_NOTICE =
   "Verified sellers that opted in to listing. Verification proves wallet control and an activated vault only; " +
   "the facilitator does not vet the advertised service. Pricing authority is each seller's live HTTP 402.";
 
-/** `GET /providers` (docs/facilitator-spec.md §4.4): verified, opted-in, not retired; newest `updatedAt` first; cursor = last `updatedAt`~wallet. */
+/**
+ * `GET /providers` (docs/facilitator-spec.md §4.4): verified, opted-in, not retired; newest `updatedAt` first; cursor =
+ * last `updatedAt`~wallet.
+ */
 export async function listProviders(
   db: D1Database,
   query: v.InferOutput<typeof ProvidersQuerySchema>,

@@ -6,8 +6,9 @@ import * as v from "valibot";
  * - pr402's (public/x402-resources.schema.json): `{ "schemaVersion": "0.1.0", "origin", "merchantWallet",
  *   "resources": [ {id, title, method, resourceUrl, scheme, ...} ] }`.
  * A manifest carrying both version markers and both spellings of each entry is read the same by both services.
- * The manifest must name the harvesting wallet (`merchantWallet`, or `merchantWallets`: the origin proof, origin-proof.ts);
- * pr402's `origin`, when present, must be the merchant's origin, or the manifest is refused as a whole.
+ * The manifest must name the harvesting wallet (`merchantWallet`, or `merchantWallets`: the origin proof,
+ * origin-proof.ts); pr402's `origin`, when present, must be the merchant's origin, or the manifest is refused as a
+ * whole.
  */
 export const PR402_MANIFEST_SCHEMA_VERSION = "0.1.0";
 export const MANIFEST_FORMAT_VERSION = 1;

@@ -20,13 +20,17 @@ export { MANIFEST_MAX_BYTES, MANIFEST_PATH };
 
 /**
  * Seller Resource Manifest (SRM), served by the seller at `{origin}/.well-known/x402-resources.json`:
- *   { "x402ResourceManifest": 1, "merchantWallet": "<wallet>", "resources": [ <resource fields as in POST /resources/register> ] }
- * At most 100 resources, 256 KiB. It must name the harvesting wallet (the origin proof, src/directory/resources/origin-proof.ts).
- * Every resource must be on the same origin; each is still subject to the per-wallet cap, the probe and the listing
- * gates. Documented in docs/guides/agent-integration.md#seller-resource-manifest.
+ * { "x402ResourceManifest": 1, "merchantWallet": "<wallet>", "resources": [ <resource fields as in POST
+ * /resources/register> ] } At most 100 resources, 256 KiB. It must name the harvesting wallet (the origin proof,
+ * src/directory/resources/origin-proof.ts). Every resource must be on the same origin; each is still subject to the
+ * per-wallet cap, the probe and the listing gates. Documented in
+ * docs/guides/agent-integration.md#seller-resource-manifest.
  */
 export const MANIFEST_MAX_RESOURCES = 100;
-/** Entries one harvest imports at most (each is one D1 write; FREE_PLAN_MANIFEST_ENTRIES on Workers Free); the rest are reported as rejected. */
+/**
+ * Entries one harvest imports at most (each is one D1 write; FREE_PLAN_MANIFEST_ENTRIES on Workers Free); the rest are
+ * reported as rejected.
+ */
 export const MANIFEST_ENTRIES_PER_HARVEST = 100;
 /** Resources probed during an on-demand harvest; the rest are never-probed rows the probe cron takes first. */
 export const HARVEST_PROBES_INLINE = 10;

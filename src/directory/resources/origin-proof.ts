@@ -5,10 +5,11 @@ import { PROBE_TIMEOUT_MS, PROBE_USER_AGENT, readCapped } from "./probe";
 import { judgeProbeHost } from "./ssrf-guard";
 
 /**
- * Proof that a seller controls the origin it names (docs/directory-and-agents.md). The origin's Seller Resource Manifest
- * (`{origin}/.well-known/x402-resources.json`) must name the seller's wallet, as `merchantWallet` (pr402's format) or
- * in `merchantWallets` (several sellers on one origin). Only someone who controls the origin can put that document
- * there, and it binds the origin to a wallet without any state of ours to hand out (RFC 8615 well-known location).
+ * Proof that a seller controls the origin it names (docs/directory-and-agents.md). The origin's Seller Resource
+ * Manifest (`{origin}/.well-known/x402-resources.json`) must name the seller's wallet, as `merchantWallet` (pr402's
+ * format) or in `merchantWallets` (several sellers on one origin). Only someone who controls the origin can put that
+ * document there, and it binds the origin to a wallet without any state of ours to hand out (RFC 8615 well-known
+ * location).
  *
  * Until a wallet has proven an origin, the only request the facilitator sends there is this one GET of the
  * well-known document: no resource on it is stored, probed or listed. The proof is recorded in D1, re-checked on
@@ -65,7 +66,10 @@ export async function fetchManifestDocument(origin: string, allowLoopback: boole
   }
 }
 
-/** Whether a manifest document names `wallet` (`merchantWallet`, or one of `merchantWallets`; the 256 KiB cap bounds the list). */
+/**
+ * Whether a manifest document names `wallet` (`merchantWallet`, or one of `merchantWallets`; the 256 KiB cap bounds the
+ * list).
+ */
 export function documentNamesWallet(document: unknown, wallet: string): boolean {
   if (typeof document !== "object" || document === null || Array.isArray(document)) return false;
   const { merchantWallet, merchantWallets } = document as Record<string, unknown>;
@@ -76,7 +80,11 @@ export function documentNamesWallet(document: unknown, wallet: string): boolean 
 function notProven(origin: string, wallet: string, why: string): FacilitatorError {
   return new FacilitatorError(
     "FORBIDDEN",
-    `origin ${origin} has not proven that wallet ${wallet} may list resources on it (${why}): serve ${origin}${MANIFEST_PATH} naming the wallet in "merchantWallet" (or "merchantWallets"); see /onboarding_guide.md#prove-your-origin`,
+    `origin ${origin} has not proven that ` +
+      `wallet ${wallet} may list resources on it ` +
+      `(${why}): ` +
+      `serve ${origin}${MANIFEST_PATH} naming the wallet in "merchantWallet" (or "merchantWallets"); see ` +
+      `/onboarding_guide.md#prove-your-origin`,
     { reason: "origin_not_proven" },
   );
 }

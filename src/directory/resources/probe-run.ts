@@ -8,12 +8,13 @@ import { probeResource } from "./probe";
 import { regenerateResourceIndex } from "./resource-index";
 
 /**
- * The probe job (docs/facilitator-spec.md §3.3 gate 4). Subrequest arithmetic per run (Workers Paid: 10,000 subrequests per
- * invocation, formerly 1,000; Free: 50, where SVC_WORKERS_PLAN=free gives the job an invocation of its own, one
+ * The probe job (docs/facilitator-spec.md §3.3 gate 4). Subrequest arithmetic per run (Workers Paid: 10,000 subrequests
+ * per invocation, formerly 1,000; Free: 50, where SVC_WORKERS_PLAN=free gives the job an invocation of its own, one
  * manifest and at most FREE_PLAN_PROBES_PER_RUN probes, src/platform/config/workers-plan.ts):
  *   manifests:  MANIFESTS_PER_RUN (3) fetches (each re-checks the origin proof: 1 D1 write) + at most
  *               MANIFEST_ENTRIES_PER_HARVEST (100) upserts each (inline probes: 0, harvested rows are probed below)
- *   probes:     SVC_PROBE_CRON_BATCH_LIMIT (default 400) fetches, PROBE_CONCURRENCY (6, the simultaneous-connection cap) at a time
+ *   probes:     SVC_PROBE_CRON_BATCH_LIMIT (default 400) fetches, PROBE_CONCURRENCY (6, the simultaneous-connection
+ *               cap) at a time
  *   D1 and KV:  1 select + ceil(400 / 100) write batches + 1 index select + 1 KV put + 2 harvest bookkeeping queries
  * ≤ 3 + 3 + 300 + 400 + 9 ≈ 715 subrequests, under the 1,000 of the older paid limit. Wall time is bounded by the 5 s
  * probe timeout: at worst ceil(400 / 6) × 5 s ≈ 335 s, inside a Cron Trigger's 15 minutes. Coverage: every 10 minutes
@@ -82,7 +83,8 @@ async function harvestDueManifests(config: Config, db: D1Database, limit: number
     writes.push(
       db
         .prepare(
-          "INSERT INTO manifest_harvests (wallet_pubkey, last_harvest_at_ms, last_error) VALUES (?1, ?2, ?3) ON CONFLICT(wallet_pubkey) DO UPDATE SET last_harvest_at_ms = ?2, last_error = ?3",
+          "INSERT INTO manifest_harvests (wallet_pubkey, last_harvest_at_ms, last_error) VALUES (?1, ?2, ?3) ON " +
+            "CONFLICT(wallet_pubkey) DO UPDATE SET last_harvest_at_ms = ?2, last_error = ?3",
         )
         .bind(merchant.wallet, nowMs, error),
     );

@@ -34,9 +34,9 @@ export interface ProbeOptions {
 }
 
 /**
- * One 402 probe (docs/facilitator-spec.md §3.3 gate 4): the stored URL with its method and no body, no redirects followed, a
- * deadline over the whole exchange (headers and body) and a body size cap, after the SSRF guard passed. Callers
- * probe only resources on an origin whose owner proved it (src/directory/resources/origin-proof.ts).
+ * One 402 probe (docs/facilitator-spec.md §3.3 gate 4): the stored URL with its method and no body, no redirects
+ * followed, a deadline over the whole exchange (headers and body) and a body size cap, after the SSRF guard passed.
+ * Callers probe only resources on an origin whose owner proved it (src/directory/resources/origin-proof.ts).
  *
  * A POST, PUT, PATCH or DELETE resource is probed with its own method: x402 middleware matches the route by method
  * and answers 402 before any handler runs (the request carries no payment and no body), so the seller's own

@@ -107,8 +107,10 @@ export async function rankedSearch(
     .flatMap(() => COLUMN_WEIGHTS.map(([column, weight]) => `${weight} * (${column} LIKE ?)`))
     .join(" + ");
   const scoreBinds = words.flatMap((word) => COLUMN_WEIGHTS.map(() => `%${word}%`));
-  const sql = `
-    WITH w AS (SELECT rowid AS id FROM resources_fts WHERE resources_fts MATCH ? AND rowid <= ? ORDER BY rowid DESC LIMIT ${RANK_WINDOW}),
+  const sql =
+    `
+    WITH w AS (SELECT rowid AS id FROM resources_fts WHERE resources_fts MATCH ? AND rowid <= ? ORDER BY rowid DESC ` +
+    `LIMIT ${RANK_WINDOW}),
     b AS (SELECT count(*) AS window_rows, min(id) AS window_bottom FROM w),
     ranked AS (
       SELECT r.id AS id, ${scoreSql} AS score, length(r.title) AS title_length

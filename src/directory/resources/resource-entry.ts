@@ -1,7 +1,10 @@
 import { rfc3339Micros } from "../../platform/paging/page-cursor";
 import type { ResourceRow } from "../../store/resources";
 
-/** Public directory record of a resource (docs/wire-notes.md "Directory", resource entry; docs/facilitator-spec.md §2.7). */
+/**
+ * Public directory record of a resource (docs/wire-notes.md "Directory", resource entry; docs/facilitator-spec.md
+ * §2.7).
+ */
 export interface ResourceEntry {
   id: number;
   walletPubkey: string;

@@ -2,7 +2,8 @@ import { MANIFEST_FORMAT_VERSION, PR402_MANIFEST_SCHEMA_VERSION } from "./manife
 
 /**
  * `/x402-resources.schema.json`: JSON Schema (2020-12) of the Seller Resource Manifest as this facilitator reads it
- * (src/directory/resources/manifest-format.ts), covering both dialects: ours and pr402's. Entries name id and method either way.
+ * (src/directory/resources/manifest-format.ts), covering both dialects: ours and pr402's. Entries name id and method
+ * either way.
  */
 const SLUG = { type: "string", pattern: "^[a-z0-9-]{1,32}$" };
 const METHOD = { type: "string", enum: ["GET", "POST", "PUT", "PATCH", "DELETE"] };
@@ -13,8 +14,11 @@ export function buildResourceManifestSchema(origin: string) {
     $id: `${origin}/x402-resources.schema.json`,
     title: "Seller Resource Manifest ({origin}/.well-known/x402-resources.json)",
     description:
-      `Read by this facilitator when it carries "x402ResourceManifest": ${MANIFEST_FORMAT_VERSION} or "schemaVersion": "${PR402_MANIFEST_SCHEMA_VERSION}" (pr402's dialect). ` +
-      "A manifest with both markers, origin, merchantWallet, and entries with id and method is read the same by pr402. " +
+      `Read by this facilitator when it carries ` +
+      `"x402ResourceManifest": ${MANIFEST_FORMAT_VERSION} or "schemaVersion": ` +
+      `"${PR402_MANIFEST_SCHEMA_VERSION}" (pr402's dialect). ` +
+      "A manifest with both markers, origin, merchantWallet, and entries with id and method is read the same by " +
+      "pr402. " +
       "origin and merchantWallet, when present, must be the verified merchant's.",
     type: "object",
     required: ["resources"],

@@ -47,10 +47,15 @@ async function authorize<T>(
   return checked;
 }
 
-/** What acting on a resource of a merchant can answer: not a verified merchant (or no serviceUrl), origin not proven. */
+/**
+ * What acting on a resource of a merchant can answer: not a verified merchant (or no serviceUrl), origin not proven.
+ */
 export const RESOURCE_OWNER_REASONS = ["forbidden", "origin_not_proven"] as const satisfies readonly ErrorReason[];
 
-/** Gate 1 of docs/facilitator-spec.md §3.3: registering needs a verified (registered, not retired) merchant with a service origin. */
+/**
+ * Gate 1 of docs/facilitator-spec.md §3.3: registering needs a verified (registered, not retired) merchant with a
+ * service origin.
+ */
 export async function requireVerifiedMerchant(
   db: D1Database,
   wallet: Address,
@@ -119,7 +124,9 @@ export function toResourceFields(fields: ResourceFieldsInput, merchantOrigin: st
   };
 }
 
-/** Stores a resource of a verified merchant (same URL and method = update) within the per-wallet cap (409 beyond it). */
+/**
+ * Stores a resource of a verified merchant (same URL and method = update) within the per-wallet cap (409 beyond it).
+ */
 export async function storeResource(
   config: Config,
   db: D1Database,
@@ -132,7 +139,8 @@ export async function storeResource(
   if (row === null) {
     throw new FacilitatorError(
       "CONFLICT",
-      `wallet ${wallet} already has ${cap} live resources (SVC_MAX_RESOURCES_PER_WALLET): retire one first (POST /resources/retire)`,
+      `wallet ${wallet} already ` +
+        `has ${cap} live resources (SVC_MAX_RESOURCES_PER_WALLET): retire one first (POST /resources/retire)`,
       {
         reason: "resource_limit_reached",
         fields: { limit: cap },
@@ -178,7 +186,8 @@ export async function registerResource(
       ? row.listingOptIn
         ? "Registered and probed: the resource is publicly listed."
         : "Registered and probed; not listed because listingOptIn is false."
-      : `Registered, but the 402 probe failed (${probe.error}); the resource is listed once a probe passes (POST /resources/probe or the hourly probe job).`,
+      : `Registered, but the 402 probe failed ` +
+        `(${probe.error}); the resource is listed once a probe passes (POST /resources/probe or the hourly probe job).`,
   };
 }
 
@@ -218,7 +227,9 @@ export async function probeOwnedResource(
     const origin = new URL(owned.resourceUrl).origin;
     if (owned.merchantOrigin !== origin || new URL(merchant.serviceUrl).origin !== origin) {
       throw badRequest(
-        `id: resource ${owned.id} is not on the merchant's current origin ${new URL(merchant.serviceUrl).origin}; register it there again`,
+        `id: ` +
+          `resource ${owned.id} is not on the merchant's current ` +
+          `origin ${new URL(merchant.serviceUrl).origin}; register it there again`,
       );
     }
     await ensureOriginProof(db, merchant, origin, config.probe.allowLoopback);
@@ -249,7 +260,8 @@ async function findOwnedResource(
     );
   if (rows.length > 1) {
     throw badRequest(
-      `resourceUrl: ${url} is registered under ${rows.map((r) => r.httpMethod).join(", ")}; add httpMethod or give the id`,
+      `resourceUrl: ${url} is registered ` +
+        `under ${rows.map((r) => r.httpMethod).join(", ")}; add httpMethod or give the id`,
     );
   }
   return rows[0]!;

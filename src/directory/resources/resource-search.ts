@@ -22,8 +22,8 @@ export const RESOURCES_NOTICE =
   "pricing authority is each resource's live HTTP 402.";
 
 /**
- * docs/facilitator-spec.md §3.3: all four gates (verified merchant not retired, signed registration, opted in and live, passing
- * probe), as the `visible` column that triggers keep from `listed` and `providers` (0005_search_rank.sql).
+ * docs/facilitator-spec.md §3.3: all four gates (verified merchant not retired, signed registration, opted in and live,
+ * passing probe), as the `visible` column that triggers keep from `listed` and `providers` (0005_search_rank.sql).
  */
 export const LISTED = "r.visible = 1";
 
@@ -98,7 +98,8 @@ export async function searchResources(
   }
   const result = await db
     .prepare(
-      `SELECT r.* FROM ${from} WHERE ${[LISTED, ...filters].join(" AND ")} ORDER BY ${order[0]} DESC, ${order[1]} DESC LIMIT ?`,
+      `SELECT r.* ` +
+        `FROM ${from} WHERE ${[LISTED, ...filters].join(" AND ")} ORDER BY ${order[0]} DESC, ${order[1]} DESC LIMIT ?`,
     )
     .bind(...binds, limit)
     .all<Record<string, unknown>>();
@@ -138,7 +139,10 @@ export async function listedResourcesPage(
 }
 
 /** `GET /resources/{id}`: 404 unless every listing gate holds. */
-/** `{entry, notice}` as pr402's PublicResourceSingle, with the entry's fields also at the top level for our earlier clients. */
+/**
+ * `{entry, notice}` as pr402's PublicResourceSingle, with the entry's fields also at the top level for our earlier
+ * clients.
+ */
 export async function getListedResource(
   db: D1Database,
   id: number,

@@ -8,8 +8,8 @@
  * (developers.cloudflare.com/workers/platform/known-issues): subrequests go only to URLs with host names, not to IP
  * addresses directly ("Fetch to IP addresses"); custom ports are ignored in favour of the scheme's default port
  * ("Custom ports"); names are resolved by Cloudflare's DNS resolver ("Fetch API in CNAME setup"). None of that holds
- * under `wrangler dev`, Miniflare or the tests, so this guard stands on its own; docs/directory-and-agents.md "What Cloudflare itself
- * prevents" has the rest.
+ * under `wrangler dev`, Miniflare or the tests, so this guard stands on its own; docs/directory-and-agents.md "What
+ * Cloudflare itself prevents" has the rest.
  */
 export type HostVerdict = { allowed: true } | { allowed: false; reason: string };
 
@@ -110,7 +110,8 @@ function classifyIpv6(text: string): AddressClass {
   if (zeroPrefix(7) && g[7] === 1) return "loopback"; // ::1
   if (zeroPrefix(8)) return "private"; // ::
   if (zeroPrefix(5) && g[5] === 0xffff) return embeddedV4(g[6]!, g[7]!); // ::ffff:a.b.c.d (mapped)
-  if (zeroPrefix(4) && g[4] === 0xffff && g[5] === 0) return embeddedV4(g[6]!, g[7]!); // ::ffff:0:a.b.c.d (IPv4-translated, RFC 2765)
+  // ::ffff:0:a.b.c.d (IPv4-translated, RFC 2765)
+  if (zeroPrefix(4) && g[4] === 0xffff && g[5] === 0) return embeddedV4(g[6]!, g[7]!);
   if (zeroPrefix(6)) return embeddedV4(g[6]!, g[7]!); // ::a.b.c.d (compatible, deprecated)
   if (g[0] === 0x64 && g[1] === 0xff9b) return embeddedV4(g[6]!, g[7]!); // NAT64
   if (g[0] === 0x2002) return embeddedV4(g[1]!, g[2]!); // 6to4

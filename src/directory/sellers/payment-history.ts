@@ -23,7 +23,8 @@ export const SellerPaymentsBodySchema = v.object({
 
 /**
  * `POST /seller/payments`: the seller's verify/settle attempts, newest first. Owned = recorded with the wallet as
- * merchant, or paid to the wallet itself or to an address a rail pays it at (its vault PDA). The cursor is the last entry's id (ids only grow, so pages never shift).
+ * merchant, or paid to the wallet itself or to an address a rail pays it at (its vault PDA). The cursor is the last
+ * entry's id (ids only grow, so pages never shift).
  */
 export async function listSellerPayments(
   rails: readonly RailModule[],

@@ -54,8 +54,8 @@ export async function buildSellerPreview(
     getProvider(db, wallet),
   ]);
 
-  // pr402's lifecycle is the onboarding of the rail whose accounts decide it (the seller's own vault, or its token account).
-  // No such rail runs here (both exact forms off): nothing to activate, so no next step.
+  // pr402's lifecycle is the onboarding of the rail whose accounts decide it (the seller's own vault, or its token
+  // account). No such rail runs here (both exact forms off): nothing to activate, so no next step.
   const facts = parts.find((part) => part.lifecycle)?.lifecycle?.(accounts) ?? null;
   const verified = provider !== null && provider.retiredAtMs === null;
   const nextStep = !facts

@@ -23,9 +23,9 @@ import {
 /**
  * A registration challenge issued for the registration's terms (docs/wire-notes.md "Sellers"): the message names the
  * asset, the `payTo` form and the listing, and carries a digest of the discovery fields, so the wallet's signature
- * covers them. The register then takes only a body with the same terms. A challenge from GET /sellers/{wallet}/challenge
- * binds no terms (pr402's clients fetch that one): it still registers pr402's body (asset, discovery), but not a
- * `payToForm` other than the default, which is this facilitator's own field.
+ * covers them. The register then takes only a body with the same terms. A challenge from GET
+ * /sellers/{wallet}/challenge binds no terms (pr402's clients fetch that one): it still registers pr402's body (asset,
+ * discovery), but not a `payToForm` other than the default, which is this facilitator's own field.
  */
 
 /** What the register answers when the body and the challenge's terms disagree (route-def lists them on the route). */
@@ -96,8 +96,11 @@ export async function assertChallengeCoversTerms(
     if (terms.form !== form) {
       throw refusedTerms(
         "challenge_terms_required",
-        `payToForm: registering the ${terms.form} form here (the default is ${form}) needs a challenge issued for the registration's terms: ` +
-          "POST /sellers/{wallet}/register/challenge with the same asset, payToForm and discovery, sign its message, then register",
+        `payToForm: registering ` +
+          `the ${terms.form} form here (the default ` +
+          `is ${form}) needs a challenge issued for the registration's terms: ` +
+          "POST /sellers/{wallet}/register/challenge with the same asset, payToForm and discovery, sign its message, " +
+          "then register",
       );
     }
     return;

@@ -40,10 +40,10 @@ function providerAssetOf(asset: SellerAsset): ProviderAsset {
 }
 
 /**
- * `POST /sellers/{wallet}/register` (docs/facilitator-spec.md §3.1, §3.4): turns an activated seller into a verified provider.
- * Order: validation (400) → signed challenge and its terms (401) → registry rule (400) and activation on chain (409) →
- * consume the challenge (401 on replay) → write. The challenge is used up only when the write will happen,
- * so a seller who registered too early can retry with the same challenge once activation lands.
+ * `POST /sellers/{wallet}/register` (docs/facilitator-spec.md §3.1, §3.4): turns an activated seller into a verified
+ * provider. Order: validation (400) → signed challenge and its terms (401) → registry rule (400) and activation on
+ * chain (409) → consume the challenge (401 on replay) → write. The challenge is used up only when the write will
+ * happen, so a seller who registered too early can retry with the same challenge once activation lands.
  */
 export async function registerSeller(
   rails: readonly RailModule[],
@@ -104,6 +104,7 @@ export async function registerSeller(
     provider: toProviderEntry(row),
     note: row.listingOptIn
       ? "Verified and listed in GET /providers."
-      : "Verified. Not listed in GET /providers: send discovery.listingOptIn = true (with discovery.serviceUrl) to be listed.",
+      : "Verified. Not listed in GET /providers: send discovery.listingOptIn = true (with discovery.serviceUrl) to " +
+        "be listed.",
   };
 }

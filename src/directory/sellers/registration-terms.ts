@@ -10,7 +10,8 @@ import { resolveSellerAsset, type SellerAsset, SellerAssetInput } from "./seller
 /**
  * What a seller registration decides: where the seller is paid (asset, `payTo` form) and what is published about it
  * (`discovery`). A registration challenge can be issued for these terms (POST /sellers/{wallet}/register/challenge), so
- * the wallet signs them and nobody who relays the signed challenge can register other ones (docs/wire-notes.md "Sellers").
+ * the wallet signs them and nobody who relays the signed challenge can register other ones (docs/wire-notes.md
+ * "Sellers").
  */
 
 /** Seller field limits (docs/wire-notes.md "Sellers"). */
@@ -67,7 +68,10 @@ export type PayToForm = (typeof PAY_TO_FORMS)[number];
 
 /** The body fields that are the registration's terms, shared by the register body and the challenge request. */
 export const RegistrationTermsFields = {
-  /** Optional, USDC by default, as in pr402 (OnboardSubmitBody; default_onboard_registration_asset in src/bin/handlers/onboard.rs). */
+  /**
+   * Optional, USDC by default, as in pr402 (OnboardSubmitBody; default_onboard_registration_asset in
+   * src/bin/handlers/onboard.rs).
+   */
   asset: v.optional(SellerAssetInput, "USDC"),
   discovery: v.optional(DiscoverySchema),
   /**
@@ -137,7 +141,9 @@ export async function registrationTermLines(terms: RegistrationTerms): Promise<C
 
 const UNCHANGED = "(unchanged)";
 
-/** JSON with object keys sorted at every depth, built as text (no object is rebuilt, so a "__proto__" key stays data). */
+/**
+ * JSON with object keys sorted at every depth, built as text (no object is rebuilt, so a "__proto__" key stays data).
+ */
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
   if (typeof value === "object" && value !== null) {

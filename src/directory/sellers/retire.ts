@@ -41,7 +41,8 @@ export async function retireSeller(
     retiredRowCount,
     note:
       retiredRowCount > 0
-        ? "Registration retired: the wallet is no longer a verified provider and is not listed. The vault stays on chain and keeps accepting payments; register again to return."
+        ? "Registration retired: the wallet is no longer a verified provider and is not listed. The vault stays on " +
+          "chain and keeps accepting payments; register again to return."
         : "Nothing to retire: the wallet has no active registration.",
   };
 }

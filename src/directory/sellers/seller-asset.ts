@@ -22,7 +22,10 @@ export const SellerAssetInput = v.pipe(
   v.minLength(1, "must not be empty"),
 );
 
-/** Resolves the asset name to a mint; 400 naming `field` when unknown or not on the allowlist (same text as build/verify/settle). */
+/**
+ * Resolves the asset name to a mint; 400 naming `field` when unknown or not on the allowlist (same text as
+ * build/verify/settle).
+ */
 export function resolveSellerAsset(config: Config, input: string, field = "asset"): SellerAsset {
   const asset = symbolOrMint(config, input, field);
   const notAllowed = assetNotAllowedMessage(config, asset.mint);

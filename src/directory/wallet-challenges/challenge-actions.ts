@@ -16,7 +16,10 @@ export const CHALLENGE_ACTIONS = [
 
 export type ChallengeAction = (typeof CHALLENGE_ACTIONS)[number];
 
-/** pr402's default when `action` is omitted (public/openapi.json, facilitatorSellerChallenge): still one-time and wallet-bound. */
+/**
+ * pr402's default when `action` is omitted (public/openapi.json, facilitatorSellerChallenge): still one-time and
+ * wallet-bound.
+ */
 export const DEFAULT_CHALLENGE_ACTION: ChallengeAction = "seller:any";
 /** The same for GET /resources/register/challenge (pr402: facilitatorResourceChallenge). */
 export const DEFAULT_RESOURCE_CHALLENGE_ACTION = "resource:any" satisfies ChallengeAction;

@@ -38,7 +38,9 @@ export interface ChallengeFields {
   domain: string;
   wallet: string;
   action: ChallengeAction;
-  /** What the challenge is issued for (a `v2` message); empty or absent: a `v1` challenge that binds no request body. */
+  /**
+   * What the challenge is issued for (a `v2` message); empty or absent: a `v1` challenge that binds no request body.
+   */
   terms?: readonly ChallengeTerm[];
   issuedAtMs: number;
   expiresAtMs: number;
@@ -153,7 +155,10 @@ function parseIsoExact(text: string): number | null {
   return ms;
 }
 
-/** The imported MAC key, remembered per isolate once imported (settled promises only: src/platform/cache/share-once-fulfilled.ts). */
+/**
+ * The imported MAC key, remembered per isolate once imported (settled promises only:
+ * src/platform/cache/share-once-fulfilled.ts).
+ */
 const keyCache = new Map<string, Promise<CryptoKey>>();
 function hmacKey(secret: string): Promise<CryptoKey> {
   return (

@@ -36,7 +36,9 @@ export function mountMcp(app: Hono<AppEnv>, endpoints: () => readonly EndpointIn
         400,
       );
     if (Array.isArray(parsed.value) && parsed.value.length > MCP_MAX_BATCH_MESSAGES) {
-      const message = `Invalid Request: a batch may hold at most ${MCP_MAX_BATCH_MESSAGES} messages (got ${parsed.value.length})`;
+      const message =
+        `Invalid Request: a batch may hold at ` +
+        `most ${MCP_MAX_BATCH_MESSAGES} messages (got ${parsed.value.length})`;
       return c.json(jsonRpcError(-32600, new FacilitatorError("BAD_REQUEST", message)), 400);
     }
     const origin = new URL(c.req.url).origin;
@@ -69,12 +71,16 @@ export function mountMcp(app: Hono<AppEnv>, endpoints: () => readonly EndpointIn
   app.delete(MCP_PATH, notAllowed);
 }
 
-/** JSON-RPC 2.0's error response; `data` is the catalogue's `{error, code, reason}` (docs/wire-notes.md "MCP errors"). */
+/**
+ * JSON-RPC 2.0's error response; `data` is the catalogue's `{error, code, reason}` (docs/wire-notes.md "MCP errors").
+ */
 function jsonRpcError(code: number, error: FacilitatorError) {
   return { jsonrpc: "2.0", error: { code, message: error.message, data: catalogueBody(error) }, id: null };
 }
 
-/** The caller's execution context (waitUntil for telemetry), absent when the app is driven by `app.request` in tests. */
+/**
+ * The caller's execution context (waitUntil for telemetry), absent when the app is driven by `app.request` in tests.
+ */
 function executionContextOf(c: AppContext): ExecutionContext | undefined {
   try {
     return c.executionCtx;

@@ -117,7 +117,9 @@ export async function statelessTransport() {
   return new StreamableHttpTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
 }
 
-/** The SDK validates elicitation answers with this; the server never elicits (and ajv is not bundled, see no-ajv.ts). */
+/**
+ * The SDK validates elicitation answers with this; the server never elicits (and ajv is not bundled, see no-ajv.ts).
+ */
 const NEVER_ELICITS: jsonSchemaValidator = {
   getValidator: () => {
     throw new Error("This MCP server does not elicit input");

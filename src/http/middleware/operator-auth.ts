@@ -23,7 +23,9 @@ export function requireOperatorBearer(c: AppContext): void {
   }
 }
 
-/** Compares in time that depends only on the lengths, so response timing does not reveal how much of a guess matched. */
+/**
+ * Compares in time that depends only on the lengths, so response timing does not reveal how much of a guess matched.
+ */
 export function constantTimeEqual(a: string, b: string): boolean {
   const left = new TextEncoder().encode(a);
   const right = new TextEncoder().encode(b);

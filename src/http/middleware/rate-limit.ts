@@ -53,7 +53,8 @@ export async function enforceRateLimit(c: AppContext, name: LimitName, key: stri
   const retryAfterSeconds = spec.periodSeconds;
   throw new FacilitatorError(
     "RATE_LIMITED",
-    `Rate limit exceeded: at most about ${spec.limit} ${spec.what} requests per ${spec.periodSeconds} s; retry after ${retryAfterSeconds} s`,
+    `Rate limit exceeded: at most ` +
+      `about ${spec.limit} ${spec.what} requests per ${spec.periodSeconds} s; retry after ${retryAfterSeconds} s`,
     { headers: { "Retry-After": String(retryAfterSeconds) }, fields: { retryAfterSeconds, limit: spec.limit } },
   );
 }

@@ -9,7 +9,10 @@ export const CORS_HEADERS: Record<string, string> = {
   "Access-Control-Expose-Headers": "X-Correlation-ID, X-API-Version, PAYMENT-RESPONSE, Retry-After, ETag",
 };
 
-/** CORS on every response, `OPTIONS` preflight answered with 204 before any other work (docs/wire-notes.md "Headers and CORS"). */
+/**
+ * CORS on every response, `OPTIONS` preflight answered with 204 before any other work (docs/wire-notes.md "Headers and
+ * CORS").
+ */
 export const standardHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (c.req.method === "OPTIONS") {
     return new Response(null, {

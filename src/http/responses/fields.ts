@@ -13,7 +13,10 @@ export const Integer = v.pipe(v.number(), v.integer());
 /** RFC 3339 instant (pr402 documents these as `format: date-time`). */
 export const Instant = v.string();
 
-/** What every payment builder answers: UnsignedTransactionFields (src/chain/unsigned-transaction.ts) and the verify body template. */
+/**
+ * What every payment builder answers: UnsignedTransactionFields (src/chain/unsigned-transaction.ts) and the verify body
+ * template.
+ */
 export const UNSIGNED_TRANSACTION_ENTRIES = {
   x402Version: v.literal(2),
   transaction: v.string(),

@@ -21,7 +21,8 @@ export function bazaarRoutes(rails: readonly RailModule[]): RouteDef[] {
       path: "/discovery/search",
       tag: "Directory",
       summary:
-        "x402 v2 Bazaar search: ranked full-text search of the listed resources; ?query&type&payTo&scheme&network&extensions&limit&cursor",
+        "x402 v2 Bazaar search: ranked full-text search of the listed resources; " +
+        "?query&type&payTo&scheme&network&extensions&limit&cursor",
       query: BazaarSearchQuerySchema,
       handler: async (c, { query }) => c.json(await bazaarSearch(c.env.DB, query, rails)),
     }),

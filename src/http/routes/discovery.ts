@@ -39,7 +39,8 @@ export function discoveryRoutes(endpoints: () => readonly EndpointInfo[], rails:
       agentTool: {
         name: "get_capabilities",
         description:
-          "Everything needed to integrate: supported kinds, feature flags, every HTTP endpoint, links to the agent artifacts.",
+          "Everything needed to integrate: supported kinds, feature flags, every HTTP endpoint, links to the agent " +
+          "artifacts.",
       },
       method: "GET",
       path: "/capabilities",

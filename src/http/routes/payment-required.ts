@@ -20,7 +20,8 @@ export function paymentRequiredRoutes(rails: readonly RailModule[]): RouteDef[] 
       path: "/payment-required/enrich",
       tag: "Sellers",
       summary:
-        "What POST /payment-required/enrich does, with a request example for this deployment (pr402 serves the same GET)",
+        "What POST /payment-required/enrich does, with a request example for this deployment (pr402 serves the same " +
+        "GET)",
       handler: (c) => c.json(describeEnrich(rails, c.var.config.network, c.var.config.feePayer.address)),
     }),
     route({
@@ -29,7 +30,8 @@ export function paymentRequiredRoutes(rails: readonly RailModule[]): RouteDef[] 
       path: "/payment-required/enrich",
       tag: "Sellers",
       summary:
-        "Rewrite a naive 402 body: exact lines pay the seller's vault PDA, sla-escrow lines the Escrow PDA, each with this facilitator's extra",
+        "Rewrite a naive 402 body: exact lines pay the seller's vault PDA, sla-escrow lines the Escrow PDA, each " +
+        "with this facilitator's extra",
       body: PaymentRequiredSchema,
       // An anonymous read of the chain (one batched account read): under the per-client read limit like the GETs.
       limit: "read",
@@ -72,7 +74,9 @@ function refuseWithoutOwnLine(config: Config, body: PaymentRequiredBody): void {
   if (networks.some((network) => network === undefined || network === config.network)) return;
   throw refused(
     "no_line_for_facilitator",
-    `accepts: no line is for ${config.network}, the only network this facilitator serves (lines for ${[...new Set(networks.map(String))].join(", ")}); ` +
+    `accepts: no line is ` +
+      `for ${config.network}, the only network this facilitator serves (lines ` +
+      `for ${[...new Set(networks.map(String))].join(", ")}); ` +
       `add a line with network "${config.network}" and your Solana wallet as payTo`,
   );
 }
@@ -82,7 +86,9 @@ async function enrich(rails: readonly RailModule[], c: AppContext, body: Payment
   return enrichWithRails(rails, c.var.config, withMintAddresses(c.var.config, body), c.get("correlationId"));
 }
 
-/** The self-description pr402 answers on GET (public/openapi.json facilitatorPaymentRequiredEnrichInfo), in our words. */
+/**
+ * The self-description pr402 answers on GET (public/openapi.json facilitatorPaymentRequiredEnrichInfo), in our words.
+ */
 function describeEnrich(rails: readonly RailModule[], network: string, feePayer: string) {
   const enriching = rails.filter((rail) => rail.describe?.enrich);
   return {
@@ -93,7 +99,8 @@ function describeEnrich(rails: readonly RailModule[], network: string, feePayer:
     description:
       "Send the PaymentRequired body your server would answer with HTTP 402, with your own wallet as payTo. " +
       enriching.map((rail) => rail.describe!.enrich!.sentence).join("") +
-      " A line below its rail's minimum payment is refused with the reason /verify would give and the number (minimumAmount).",
+      " A line below its rail's minimum payment is refused with the reason /verify would give and the number " +
+      "(minimumAmount).",
     schemes: Object.fromEntries(enriching.map((rail) => [rail.scheme, rail.describe!.enrich!.payTo])),
     feePayer,
     requestExample: {

@@ -17,7 +17,10 @@ export const SettleResponseSchema = v.looseObject({
   transaction: v.string(),
   network: v.string(),
   alreadySettled: v.optional(v.boolean()),
-  /** The amount settled in atomic units, from a rail whose settled amount the line does not fix (`RailModule.settledAmount`), as the official facilitator answers. */
+  /**
+   * The amount settled in atomic units, from a rail whose settled amount the line does not fix
+   * (`RailModule.settledAmount`), as the official facilitator answers.
+   */
   amount: v.optional(DecimalAmount),
   errorReason: v.optional(v.string()),
   correlationId: v.string(),

@@ -38,7 +38,8 @@ export function paymentRoutes(rails: readonly RailModule[]): RouteDef[] {
       agentTool: {
         name: "verify_payment",
         description:
-          "Check a signed x402 v2 payment (paymentPayload + paymentRequirements) without moving funds. Returns isValid and, when invalid, invalidReason.",
+          "Check a signed x402 v2 payment (paymentPayload + paymentRequirements) without moving funds. Returns " +
+          "isValid and, when invalid, invalidReason.",
       },
       method: "POST",
       path: "/verify",
@@ -56,7 +57,8 @@ export function paymentRoutes(rails: readonly RailModule[]): RouteDef[] {
       agentTool: {
         name: "settle_payment",
         description:
-          "Settle a signed x402 v2 payment: the facilitator verifies it, co-signs as fee payer and submits it. Idempotent per transaction. Returns success and the transaction signature.",
+          "Settle a signed x402 v2 payment: the facilitator verifies it, co-signs as fee payer and submits it. " +
+          "Idempotent per transaction. Returns success and the transaction signature.",
       },
       method: "POST",
       path: "/settle",
@@ -87,7 +89,10 @@ const PAYMENT_INPUT = {
 /** The rails /verify and /settle dispatch to, by their wire name. */
 type ServedRails = ReadonlyMap<SchemeName, RailModule>;
 
-/** A body refused before it parses: a foreign network keeps its reason (as on every route), any other flaw is x402's `invalid_payload`. */
+/**
+ * A body refused before it parses: a foreign network keeps its reason (as on every route), any other flaw is x402's
+ * `invalid_payload`.
+ */
 function paymentInputReason(reason: ErrorReason): RejectionReason {
   return reason === "invalid_network" ? "invalid_network" : "invalid_payload";
 }
@@ -244,7 +249,8 @@ async function settlePayment(
     {
       ledger: c.env.DB,
       // The ledger objects a new payment is claimed in are this Worker's location's: behind Cloudflare only its edge
-      // sets `cf`; local serving (Miniflare would take it from a caller's header) strips it (scripts/lib/local-edge.ts).
+      // sets `cf`; local serving (Miniflare would take it from a caller's header) strips it
+      // (scripts/lib/local-edge.ts).
       settleLedger: settleLedgerOf(
         config,
         c.env,

@@ -4,7 +4,10 @@ import type { AppEnv } from "../context";
 import { withReadRateLimit } from "../middleware/rate-limit";
 import { STATIC_ARTIFACT_PATHS } from "../self-description/static-artifacts";
 
-/** `/dist/resource-index.json` (docs/facilitator-spec.md §1 rule 4): the probe job's KV snapshot, re-checked against the listing gates. */
+/**
+ * `/dist/resource-index.json` (docs/facilitator-spec.md §1 rule 4): the probe job's KV snapshot, re-checked against the
+ * listing gates.
+ */
 export function mountResourceIndex(app: Hono<AppEnv>): void {
   app.get(
     STATIC_ARTIFACT_PATHS.resourceIndex,

@@ -34,7 +34,10 @@ export const ResourceSearchResponseSchema = v.looseObject({
   notice: v.string(),
 });
 
-/** pr402's PublicResourceSingle `{entry, notice}`; the entry's members are repeated at the top level for our earlier clients. */
+/**
+ * pr402's PublicResourceSingle `{entry, notice}`; the entry's members are repeated at the top level for our earlier
+ * clients.
+ */
 export const ResourceSingleResponseSchema = v.looseObject({
   ...ResourceEntrySchema.entries,
   entry: ResourceEntrySchema,

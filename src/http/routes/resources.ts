@@ -22,7 +22,10 @@ import { type RouteDef, route } from "../route-def";
 import { ResourceSearchResponseSchema, ResourceSingleResponseSchema } from "./resources-responses";
 import { ChallengeResponseSchema } from "./sellers-responses";
 
-/** `/resources`: the public resource directory (docs/facilitator-spec.md §4.4), its registry, and each wallet's own list (`/sellers/{wallet}/resources`). */
+/**
+ * `/resources`: the public resource directory (docs/facilitator-spec.md §4.4), its registry, and each wallet's own list
+ * (`/sellers/{wallet}/resources`).
+ */
 export function resourceRoutes(): RouteDef[] {
   return [
     route({
@@ -47,7 +50,8 @@ export function resourceRoutes(): RouteDef[] {
       path: "/resources/register/challenge",
       tag: "Directory",
       summary:
-        "A one-time challenge for ?wallet to sign; ?action=resource:register|retire|probe|list, resource:any (every resource action, one use) when omitted",
+        "A one-time challenge for ?wallet to sign; ?action=resource:register|retire|probe|list, resource:any (every " +
+        "resource action, one use) when omitted",
       query: ResourceChallengeQuerySchema,
       response: ChallengeResponseSchema,
       handler: async (c, { query: { wallet, action } }) =>
@@ -65,7 +69,8 @@ export function resourceRoutes(): RouteDef[] {
       path: "/resources/:id",
       tag: "Directory",
       summary:
-        "One listed resource by numeric id as {entry, notice} (its members also at the top level); 404 unless every listing gate holds",
+        "One listed resource by numeric id as {entry, notice} (its members also at the top level); 404 unless every " +
+        "listing gate holds",
       params: ResourceIdPathSchema,
       handler: async (c, { params }) => c.json(await getListedResource(c.env.DB, params.id)),
     }),
@@ -77,7 +82,8 @@ export function resourceRoutes(): RouteDef[] {
       tag: "Directory",
       auth: "wallet-signature",
       summary:
-        "Register (or update) a resource on the verified merchant's origin with a resource:register challenge; probed at once",
+        "Register (or update) a resource on the verified merchant's origin with a resource:register challenge; " +
+        "probed at once",
       body: ResourceRegisterBodySchema,
       handler: async (c, { body }) =>
         c.json(await registerResource(c.var.config, c.env.DB, body, challengeDomainOf(c))),
@@ -90,7 +96,8 @@ export function resourceRoutes(): RouteDef[] {
       tag: "Directory",
       auth: "wallet-signature",
       summary:
-        "Retire one of the wallet's resources, named by id or resourceUrl (resource:retire challenge); it leaves every listing",
+        "Retire one of the wallet's resources, named by id or resourceUrl (resource:retire challenge); it leaves " +
+        "every listing",
       body: ResourceIdBodySchema,
       handler: async (c, { body }) =>
         c.json(await retireOwnedResource(c.var.config, c.env.DB, body, challengeDomainOf(c))),
@@ -116,7 +123,8 @@ export function resourceRoutes(): RouteDef[] {
       tag: "Directory",
       auth: "wallet-signature",
       summary:
-        "Import the merchant's Seller Resource Manifest ({origin}/.well-known/x402-resources.json) with a resource:register challenge",
+        "Import the merchant's Seller Resource Manifest ({origin}/.well-known/x402-resources.json) with a " +
+        "resource:register challenge",
       body: ResourceHarvestBodySchema,
       handler: async (c, { body }) => c.json(await harvestManifest(c.var.config, c.env.DB, body, challengeDomainOf(c))),
     }),
@@ -139,7 +147,8 @@ export function resourceRoutes(): RouteDef[] {
       tag: "Directory",
       auth: "wallet-signature",
       summary:
-        "The wallet's own resources with probe diagnostics; body {message, signature, limit?, cursor?} of a resource:list challenge",
+        "The wallet's own resources with probe diagnostics; body {message, signature, limit?, cursor?} of a " +
+        "resource:list challenge",
       params: WalletPathSchema,
       body: OwnerResourcesSchema,
       handler: async (c, { params, body }) =>

@@ -38,7 +38,10 @@ const VaultPdaPreviewSchema = v.looseObject({
 export const RailInfoSchema = v.looseObject({
   label: v.string(),
   role: v.string(),
-  /** Null until the address exists on chain (a vault not yet activated, an escrow not created): never an address that cannot be paid. */
+  /**
+   * Null until the address exists on chain (a vault not yet activated, an escrow not created): never an address that
+   * cannot be paid.
+   */
   payTo: v.nullable(Address),
   vaultPda: Address,
   solStoragePda: Address,
@@ -57,7 +60,9 @@ export const RailInfoSchema = v.looseObject({
 /** The preview's rails, named by the directory (http/ names no scheme itself: test/unit/rail-boundaries.test.ts). */
 const [EXACT_SCHEME, ...OTHER_PREVIEW_SCHEMES] = SELLER_PREVIEW_SCHEMES;
 
-/** The exact rail in its wallet `payTo` form (src/rails/exact/wallet-seller-view.ts): payTo is the seller's own wallet. */
+/**
+ * The exact rail in its wallet `payTo` form (src/rails/exact/wallet-seller-view.ts): payTo is the seller's own wallet.
+ */
 const WalletRailInfoSchema = v.looseObject({
   scheme: v.literal(EXACT_SCHEME),
   label: v.string(),
@@ -94,7 +99,8 @@ export const SellerPreviewResponseSchema = v.looseObject({
   facilitator: v.string(),
   facilitatorInfo: v.looseObject({ feePayer: Address, network: v.string() }),
   schemes: v.looseObject({
-    // The vault form's block (pr402's), or the wallet form's alone where no UniversalSettle program is configured; absent with neither.
+    // The vault form's block (pr402's), or the wallet form's alone where no UniversalSettle program is configured;
+    // absent with neither.
     [EXACT_SCHEME]: v.optional(
       v.union([
         v.looseObject({

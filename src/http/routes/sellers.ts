@@ -36,7 +36,8 @@ export function sellerRoutes(rails: readonly RailModule[]): RouteDef[] {
       agentTool: {
         name: "preview_seller",
         description:
-          "Every payTo address of a seller wallet per scheme (exact vault PDA, escrow PDAs) with its on-chain state and the next onboarding step. No side effect.",
+          "Every payTo address of a seller wallet per scheme (exact vault PDA, escrow PDAs) with its on-chain state " +
+          "and the next onboarding step. No side effect.",
       },
       method: "GET",
       path: "/sellers/:wallet/preview",
@@ -69,7 +70,8 @@ export function sellerRoutes(rails: readonly RailModule[]): RouteDef[] {
       path: "/sellers/:wallet/challenge",
       tag: "Sellers",
       summary:
-        "A one-time challenge for the wallet to sign (?action=, seller:any — every seller action, one use — when omitted; ?ttlSeconds= may shorten it)",
+        "A one-time challenge for the wallet to sign (?action=, seller:any — every seller action, one use — when " +
+        "omitted; ?ttlSeconds= may shorten it)",
       params: WalletPathSchema,
       query: ChallengeQuerySchema,
       response: ChallengeResponseSchema,
@@ -83,7 +85,9 @@ export function sellerRoutes(rails: readonly RailModule[]): RouteDef[] {
       path: "/sellers/:wallet/register/challenge",
       tag: "Sellers",
       summary:
-        "A one-time seller:register challenge issued for the registration's terms (asset, payToForm, discovery): the message names them, so the wallet's signature covers them and the register takes only a body with the same terms",
+        "A one-time seller:register challenge issued for the registration's terms (asset, payToForm, discovery): the " +
+        "message names them, so the wallet's signature covers them and the register takes only a body with the same " +
+        "terms",
       params: WalletPathSchema,
       body: RegisterChallengeBodySchema,
       response: RegisterChallengeResponseSchema,
@@ -100,7 +104,9 @@ export function sellerRoutes(rails: readonly RailModule[]): RouteDef[] {
       tag: "Sellers",
       auth: "wallet-signature",
       summary:
-        "Become a verified provider with a signed seller:register challenge (from POST …/register/challenge for these terms; a plain GET …/challenge one registers only the default payToForm); answers the preview body plus the provider entry; 409 until activation has landed on chain",
+        "Become a verified provider with a signed seller:register challenge (from POST …/register/challenge for " +
+        "these terms; a plain GET …/challenge one registers only the default payToForm); answers the preview body " +
+        "plus the provider entry; 409 until activation has landed on chain",
       response: SellerRegisterResponseSchema,
       params: WalletPathSchema,
       body: RegisterBodySchema,
@@ -131,7 +137,8 @@ export function sellerRoutes(rails: readonly RailModule[]): RouteDef[] {
       tag: "Sellers",
       auth: "wallet-signature",
       summary:
-        "The seller's verify/settle attempts, newest first, with a signed seller:payments challenge; ?limit 1..100, cursor",
+        "The seller's verify/settle attempts, newest first, with a signed seller:payments challenge; ?limit 1..100, " +
+        "cursor",
       body: SellerPaymentsBodySchema,
       response: SellerPaymentsResponseSchema,
       handler: async (c, { body }) =>

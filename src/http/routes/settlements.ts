@@ -47,13 +47,15 @@ export function settlementRoutes(): RouteDef[] {
       agentTool: {
         name: "get_settlement_status",
         description:
-          "State of a settlement by its transaction signature: pending, confirmed or failed, with payer, payTo, asset and amount.",
+          "State of a settlement by its transaction signature: pending, confirmed or failed, with payer, payTo, " +
+          "asset and amount.",
       },
       method: "GET",
       path: "/settlements/:signature",
       tag: "Payments",
       summary:
-        "State of a settlement by transaction signature (pending | confirmed | failed); 404 when this facilitator never settled it",
+        "State of a settlement by transaction signature (pending | confirmed | failed); 404 when this facilitator " +
+        "never settled it",
       params: SettlementPathSchema,
       handler: async (c, { params: { signature } }) => {
         const row = await getSettlementBySignature(c.env.DB, signature);

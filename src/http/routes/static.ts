@@ -37,7 +37,10 @@ function prefersHtml(accept: string | undefined): boolean {
   return html !== -1 && (json === -1 || html < json);
 }
 
-/** Origin-level artifacts (docs/facilitator-spec.md §1 rule 4) and the two roots that answer with capabilities; `rails`: the app's. */
+/**
+ * Origin-level artifacts (docs/facilitator-spec.md §1 rule 4) and the two roots that answer with capabilities; `rails`:
+ * the app's.
+ */
 export function mountStaticRoutes(
   app: Hono<AppEnv>,
   endpoints: () => readonly EndpointInfo[],

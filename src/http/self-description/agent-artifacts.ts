@@ -17,7 +17,10 @@ interface MintEntry {
   kind: "native-sol" | "token";
 }
 
-/** `/agent-payTo-semantics.json`: how `payTo` is resolved per scheme, and the live mint allowlist with symbols and decimals. */
+/**
+ * `/agent-payTo-semantics.json`: how `payTo` is resolved per scheme, and the live mint allowlist with symbols and
+ * decimals.
+ */
 export async function buildPayToSemantics(config: Config, rails: readonly RailModule[]) {
   const enforced = config.allowedPaymentMints.length > 0;
   return {
@@ -30,7 +33,8 @@ export async function buildPayToSemantics(config: Config, rails: readonly RailMo
       rails.some((rail) =>
         railSwitchesOf(rail, config).some((form) => form.payToForm === "wallet" && form.setting.enabled),
       )
-        ? "payTo is the scheme's on-chain PDA (see schemes above), or the seller's own wallet where the kind's /supported extra.payToForms lists \"wallet\"."
+        ? "payTo is the scheme's on-chain PDA (see schemes above), or the seller's own wallet where the kind's " +
+          '/supported extra.payToForms lists "wallet".'
         : "payTo is always an on-chain PDA for the scheme, never the seller's bare wallet.",
       'Amounts are raw base units as decimal strings (1 USDC = "1000000").',
     ],

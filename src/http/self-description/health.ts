@@ -44,12 +44,18 @@ export interface HealthReport {
     readAt: string | null;
     minLamports: string;
     settleFloorLamports: string;
-    /** below_minimum: sweeps, keeper payouts, just-in-time vaults and rent fronting are paused; below_settle_floor: settles answer 503 too. */
+    /**
+     * below_minimum: sweeps, keeper payouts, just-in-time vaults and rent fronting are paused; below_settle_floor:
+     * settles answer 503 too.
+     */
     state: "ok" | "below_minimum" | "below_settle_floor" | "unknown";
     /** The floor the balance is below (its configuration key), or null. */
     belowFloor: "SVC_FEE_PAYER_MIN_LAMPORTS" | "SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS" | null;
   };
-  /** The exposure budget (src/chain/fee-payer-budget/): rent out and lamports spent beyond sellers' network fees, by rail, and each cap's headroom (null when the database is down). */
+  /**
+   * The exposure budget (src/chain/fee-payer-budget/): rent out and lamports spent beyond sellers' network fees, by
+   * rail, and each cap's headroom (null when the database is down).
+   */
   feePayerExposure: ExposureHealth | null;
   /**
    * Then each rail's own members (`RailHealth.report`, in registry order): e.g. the exact rail's just-in-time

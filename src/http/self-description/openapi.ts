@@ -73,7 +73,8 @@ function apiOperation(endpoint: EndpointInfo): Operation {
         },
       },
       "4XX": errorResponse(
-        "Rejected request: `code` is one of the error catalogue, `reason` (listed in x-reasons) which mistake, `error` says what to do",
+        "Rejected request: `code` is one of the error catalogue, `reason` (listed in x-reasons) which mistake, " +
+          "`error` says what to do",
         endpoint.reasons,
       ),
       "5XX": errorResponse("Internal, configuration or upstream (Solana RPC) failure", endpoint.reasons),
@@ -130,7 +131,8 @@ function errorBodySchema() {
       reason: {
         type: "string",
         description:
-          "Stable machine-readable reason (each operation lists its own); on /verify and /settle the same as invalidReason / errorReason",
+          "Stable machine-readable reason (each operation lists its own); on /verify and /settle the same as " +
+          "invalidReason / errorReason",
       },
       code: {
         type: "string",
@@ -156,7 +158,10 @@ function errorCodes(): string[] {
   return [...Object.keys(ERROR_STATUS), "SETTLEMENT_PENDING"];
 }
 
-/** An error response; `reasons`: the route's own list (src/http/route-def.ts), as `x-reasons` and as the enum of `reason`. */
+/**
+ * An error response; `reasons`: the route's own list (src/http/route-def.ts), as `x-reasons` and as the enum of
+ * `reason`.
+ */
 function errorResponse(description: string, reasons: readonly string[] = []) {
   const schema =
     reasons.length === 0

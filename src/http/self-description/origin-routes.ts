@@ -62,7 +62,8 @@ export const ORIGIN_ROUTES: readonly OriginRoute[] = [
     path: "/console/tx",
     operationId: "transactionView",
     summary:
-      "A read-only view of one transaction (?signature=), read from the wallet RPC in the browser: the console's link on the local chain",
+      "A read-only view of one transaction (?signature=), read from the wallet RPC in the browser: the console's " +
+      "link on the local chain",
     contentType: "text/html",
   },
   {

@@ -9,7 +9,8 @@ import { MAX_SIGNATURES_PER_STATUS_READ } from "../../chain/confirm-many";
  *        funding statuses (rows the ledger does not show confirmed or failed) 2 × ceil(N / 256)
  *        + isBlockhashValid of fundings never seen                                           ≤ KEEPER_BLOCKHASH_CHECKS
  *        getLatestBlockhash 1 + sendTransaction N + getSignatureStatuses ≤ KEEPER_CONFIRM_POLLS × ceil(N / 256)
- *   D1:  the steps' fees booked in the exposure budget (two bookings at once) 2 + their trim to the steps really sent ≤ 2
+ *   D1:  the steps' fees booked in the exposure budget (two bookings at once) 2
+ *        + their trim to the steps really sent ≤ 2
  *                                                                                            = KEEPER_BUDGET_QUERIES
  */
 export const KEEPER_BUDGET_QUERIES = 4;

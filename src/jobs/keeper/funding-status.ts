@@ -16,7 +16,9 @@ export type FundingStatus =
   | { kind: "expired" }
   | { kind: "unknown" };
 
-/** How long a funding without a recorded blockhash (rows from before 0007) may stay unseen before it counts as expired. */
+/**
+ * How long a funding without a recorded blockhash (rows from before 0007) may stay unseen before it counts as expired.
+ */
 const LEGACY_FUNDING_GRACE_MS = 10 * 60_000;
 
 export interface FundingToCheck {
@@ -57,7 +59,8 @@ export async function readFundingStatuses(
       validity.get(funding.fundingBlockhash) ? { kind: "unknown" } : { kind: "expired" },
     );
   }
-  // A funding may have landed between the status read and the blockhash's expiry: look once more before giving up on it.
+  // A funding may have landed between the status read and the blockhash's expiry: look once more before giving up on
+  // it.
   const expired = [...statuses].filter(([, status]) => status.kind === "expired").map(([signature]) => signature);
   for (const [signature, status] of await readStatuses(config, expired)) statuses.set(signature, status);
   return statuses;

@@ -94,7 +94,10 @@ export interface KeeperRail<
     steps: readonly Planned[],
     nowMs: number,
   ) => Promise<Map<Planned, string>>;
-  /** After the confirmations: what the landed steps cost beyond their fee, found out and booked (its failure is logged, never the run's). */
+  /**
+   * After the confirmations: what the landed steps cost beyond their fee, found out and booked (its failure is logged,
+   * never the run's).
+   */
   afterLanded?: (
     config: Config,
     db: D1Database,

@@ -9,7 +9,10 @@ import {
 } from "../../store/retention";
 
 const DAY_MS = 86_400_000;
-/** Rows per DELETE and DELETEs per table per run: at most 5 × 10 D1 queries, 100,000 rows per table a day at the hourly trigger. */
+/**
+ * Rows per DELETE and DELETEs per table per run: at most 5 × 10 D1 queries, 100,000 rows per table a day at the hourly
+ * trigger.
+ */
 export const RETENTION_BATCH_SIZE = 500;
 export const RETENTION_MAX_BATCHES = 10;
 /** Consumed challenges are kept a day past their expiry (they are worthless after it; the margin covers clock skew). */
@@ -18,7 +21,9 @@ const CHALLENGE_GRACE_MS = DAY_MS;
 /** The exposure budget's hours are kept two days: a cap counts one. */
 const SPEND_HOURS_KEPT_MS = 2 * DAY_MS;
 
-/** Rows deleted per table: the core's three, then each rail's (`RailRetention.outcome`, e.g. `escrowWatchRowsDeleted`). */
+/**
+ * Rows deleted per table: the core's three, then each rail's (`RailRetention.outcome`, e.g. `escrowWatchRowsDeleted`).
+ */
 export interface RetentionOutcome {
   paymentAttemptsDeleted: number;
   challengesDeleted: number;

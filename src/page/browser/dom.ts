@@ -17,7 +17,9 @@ export function text(tag: string, value: string, className?: string): HTMLElemen
 
 type Child = Node | string | null | undefined;
 
-/** An element from attributes (`class` and `text` are special) and children; null and undefined children are skipped. */
+/**
+ * An element from attributes (`class` and `text` are special) and children; null and undefined children are skipped.
+ */
 export function el(tag: string, props: Record<string, string> = {}, ...children: Child[]): HTMLElement {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(props)) {

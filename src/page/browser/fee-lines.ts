@@ -1,7 +1,8 @@
 /**
  * What each scheme charges a seller, in words, from the kind /supported lists (its `extra` carries the scheme's fee
  * parameters as the programs hold them): the one wording of fees, for the home page, the console and the served guides
- * (src/http/routes/static.ts fills `{{fees.<scheme>}}` with it). One rule per scheme, as the rails' fee quotes apply it:
+ * (src/http/routes/static.ts fills `{{fees.<scheme>}}` with it). One rule per scheme, as the rails' fee quotes apply
+ * it:
  * - exact: min(max(floor(swept × feeBps / 10,000), minFeeAmount), swept), taken at each sweep of the vault; a vault the
  *   seller activated itself (sovereign) pays sovereignFeeBps; the facilitator pays the network fee.
  * - sla-escrow: the same shape with the escrow's feeBps and minFeeAmount, taken on release; the oracle's tip
@@ -49,8 +50,10 @@ export function feeLine(kind: SupportedKind, assets: readonly KnownAsset[]): str
       );
     case "upto":
       return (
-        "pay per use through a payment channel: the buyer deposits a ceiling, the seller claims what the request used and the rest returns to the buyer; " +
-        "no fee: the whole claimed amount goes to the seller's wallet; the facilitator pays the network fees and fronts the channel's rent until it closes"
+        "pay per use through a payment channel: the buyer deposits a ceiling, the seller claims what the request " +
+        "used and the rest returns to the buyer; " +
+        "no fee: the whole claimed amount goes to the seller's wallet; the facilitator pays the network fees and " +
+        "fronts the channel's rent until it closes"
       );
     default:
       return "fees: ask GET /api/v1/facilitator/fee-quote for this scheme";

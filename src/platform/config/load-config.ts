@@ -12,7 +12,10 @@ import type { AnyRailConfigSlice, ConfigRails, RailConfigContext, RailConfigMemb
 import { CORE_ENV_ONLY_KEYS, CORE_SECRET_KEYS, type CoreConfigInput, CoreConfigInputSchema } from "./schema";
 import type { WorkersPlan } from "./workers-plan";
 
-/** How long one isolate trusts a loaded config before re-reading the D1 `parameters` table (docs/facilitator-spec.md §8: ~60 s). */
+/**
+ * How long one isolate trusts a loaded config before re-reading the D1 `parameters` table (docs/facilitator-spec.md §8:
+ * ~60 s).
+ */
 export const CONFIG_CACHE_SECONDS = 60;
 
 export { ConfigError } from "./config-error";
@@ -20,13 +23,16 @@ export { ConfigError } from "./config-error";
 /**
  * What a rails list's configuration is: every key with its validation and default, the core's (schema.ts) then each
  * rail's slice (`RailModule.config`, `rails/<scheme>/config.ts`) in list order; keys are the names of the env vars and
- * of the D1 `parameters` rows that override them. The Worker's is the registry's (`configOf(RAILS)` in rails/registry.ts);
- * the app and the scheduled handler build theirs from the rails they are given.
+ * of the D1 `parameters` rows that override them. The Worker's is the registry's (`configOf(RAILS)` in
+ * rails/registry.ts); the app and the scheduled handler build theirs from the rails they are given.
  */
 export interface ConfigOfRails {
   inputSchema: v.ObjectSchema<v.ObjectEntries, undefined>;
   keys: readonly string[];
-  /** Keys that only ever come from the Worker's own env (secrets, and the environment that decides what is allowed), never from the database. */
+  /**
+   * Keys that only ever come from the Worker's own env (secrets, and the environment that decides what is allowed),
+   * never from the database.
+   */
   envOnlyKeys: ReadonlySet<string>;
   /** Keys that are Worker secrets: the D1 `parameters` table may override them but they are never echoed. */
   secretKeys: ReadonlySet<string>;
@@ -60,7 +66,10 @@ export function configOf(rails: ConfigRails): ConfigOfRails {
   return shape;
 }
 
-/** The validated configuration: the core's members and those each rail's `config.ts` declares (`RailConfigMembersByRail`). */
+/**
+ * The validated configuration: the core's members and those each rail's `config.ts` declares
+ * (`RailConfigMembersByRail`).
+ */
 export type Config = CoreConfig & RailConfigMembers;
 
 export interface CoreConfig {
@@ -71,7 +80,9 @@ export interface CoreConfig {
   rpcUrl: string;
   walletRpcUrl: string;
   rpcTimeoutMs: number;
-  /** PubSub endpoint in the http(s) form a Worker's fetch upgrades to a WebSocket (may carry credentials: never shown). */
+  /**
+   * PubSub endpoint in the http(s) form a Worker's fetch upgrades to a WebSocket (may carry credentials: never shown).
+   */
   pubsubUrl: string;
   settleConfirmation: "subscribe" | "poll";
   /** Where the settle ledger lives (src/settlement/settle-ports.ts `settleLedgerOf`). */
@@ -82,7 +93,10 @@ export interface CoreConfig {
   programs: { universalSettle: Address | null; slaEscrow: Address; paymentChannels: Address };
   mints: { usdc: Address; usdt: Address | null };
   feePayer: KeyPairSigner;
-  /** The fee payer's balance floors (lamports): below `minLamports` optional spending stops, below `settleFloorLamports` settles too. */
+  /**
+   * The fee payer's balance floors (lamports): below `minLamports` optional spending stops, below `settleFloorLamports`
+   * settles too.
+   */
   feePayerFloors: { minLamports: bigint; settleFloorLamports: bigint };
   sweepToken: string | null;
   challengeMacKey: string | null;
@@ -131,7 +145,10 @@ export interface FeePayerBudgetCaps {
 }
 
 interface CacheEntry {
-  /** Always settled: a load in flight reads D1 for the request that started it (src/platform/cache/share-once-fulfilled.ts). */
+  /**
+   * Always settled: a load in flight reads D1 for the request that started it
+   * (src/platform/cache/share-once-fulfilled.ts).
+   */
   result: Promise<Config>;
   expiresAtMs: number;
 }
@@ -302,7 +319,9 @@ async function loadConfigOf(of: ConfigOfRails, env: Env): Promise<Config> {
   return railMembers.reduce<Record<string, unknown>>(withMembers, { ...core }) as unknown as Config;
 }
 
-/** A rail slice's members added to the configuration: a member object the configuration already has gains its fields. */
+/**
+ * A rail slice's members added to the configuration: a member object the configuration already has gains its fields.
+ */
 function withMembers(config: Record<string, unknown>, members: object): Record<string, unknown> {
   for (const [key, value] of Object.entries(members)) {
     const existing = config[key];

@@ -16,7 +16,9 @@ export interface ClusterDefaults {
    * (UNIVERSAL_SETTLE_PROGRAM_ID), so a production deployment never ships an unverified program id.
    */
   universalSettleProgramId: string | null;
-  /** Both SLA-Escrow ids are the normative ABI's "Deployed program addresses" (docs/sla-escrow-abi.md "Program ids"). */
+  /**
+   * Both SLA-Escrow ids are the normative ABI's "Deployed program addresses" (docs/sla-escrow-abi.md "Program ids").
+   */
   slaEscrowProgramId: string;
   usdcMint: string;
   /** Devnet has no canonical USDT. */

@@ -55,7 +55,7 @@ type Intersection<U> = (U extends unknown ? (members: U) => void : never) extend
  * ItsConfigMembers } }`. So `Config` is typed without the core importing the registry or a rail (no import circle); a
  * rail outside src/ (the test fixture) is not in it and reads its members through a cast.
  */
-// biome-ignore lint/suspicious/noEmptyInterface: rails add their members to it by declaration merging, which a type alias cannot take
+// biome-ignore lint/suspicious/noEmptyInterface: rails add to it by declaration merging; a type alias takes none
 export interface RailConfigMembersByRail {}
 
 /** What the rails' slices add to `Config` (a member object the core also has, such as `rails`, gains their fields). */

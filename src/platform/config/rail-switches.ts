@@ -12,7 +12,10 @@ export type RailSwitch = { enabled: true } | { enabled: false; why: string };
 /** What a route that needs a switched rail can answer. */
 export const RAIL_SWITCH_REASONS = ["rail_not_enabled"] as const satisfies readonly ErrorReason[];
 
-/** The refusal of a route or builder that needs a rail this deployment does not run (503: an operator's choice, not the caller's mistake). */
+/**
+ * The refusal of a route or builder that needs a rail this deployment does not run (503: an operator's choice, not the
+ * caller's mistake).
+ */
 export function railNotEnabled(rail: string, why: string, fields: Record<string, unknown> = {}): FacilitatorError {
   return new FacilitatorError("RAIL_NOT_ENABLED", `The ${rail} rail is not enabled on this deployment: ${why}`, {
     reason: "rail_not_enabled",

@@ -31,7 +31,10 @@ export const CoreConfigInputSchema = v.object({
   /** RPC URL advertised to wallets in /health; defaults to SOLANA_RPC_URL. Credentials are always redacted. */
   SOLANA_WALLET_RPC_URL: v.optional(v.union([v.literal(""), httpUrl]), ""),
   SVC_RPC_TIMEOUT_MS: integer(100, 60_000, 8_000),
-  /** The cluster's PubSub (WebSocket) endpoint, ws(s):// or http(s)://; empty = the RPC URL's host (providers serve both there). */
+  /**
+   * The cluster's PubSub (WebSocket) endpoint, ws(s):// or http(s)://; empty = the RPC URL's host (providers serve both
+   * there).
+   */
   SOLANA_WS_URL: v.optional(v.union([v.literal(""), wsOrHttpUrl]), ""),
   /** How /settle learns of a confirmation: a signatureSubscribe opened before the send, or status polling only. */
   SVC_SETTLE_CONFIRMATION: v.optional(v.picklist(["subscribe", "poll"], 'must be "subscribe" or "poll"'), "subscribe"),
@@ -60,9 +63,15 @@ export const CoreConfigInputSchema = v.object({
   SVC_CHALLENGE_TTL_SECONDS: integer(1, 3_600, 600),
   /** Days a settle attempt row (the seller's payment history) is kept before the scheduled purge. */
   SVC_ATTEMPT_RETENTION_DAYS: integer(1, 3_650, 90),
-  /** JSON map mint → smallest payment (raw units) verify and settle accept; unlisted mints use the program's minimum fee. */
+  /**
+   * JSON map mint → smallest payment (raw units) verify and settle accept; unlisted mints use the program's minimum
+   * fee.
+   */
   SVC_MIN_PAYMENT_RAW_BY_MINT: mintThresholdMap,
-  /** Below this fee payer balance /health says "degraded" and the optional spenders stop (sweeps, keeper payouts, just-in-time vaults). */
+  /**
+   * Below this fee payer balance /health says "degraded" and the optional spenders stop (sweeps, keeper payouts,
+   * just-in-time vaults).
+   */
   SVC_FEE_PAYER_MIN_LAMPORTS: u64(100_000_000n),
   /** Below this fee payer balance settles answer 503 (it must not exceed SVC_FEE_PAYER_MIN_LAMPORTS). */
   SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS: u64(10_000_000n),
@@ -89,17 +98,29 @@ export const CoreConfigInputSchema = v.object({
    * rolling 24 h, all together (network fees, base and priority, and sponsored fundings).
    */
   SVC_FEE_PAYER_MAX_BUYER_SPEND_PER_DAY_LAMPORTS: u64(1_000_000_000n),
-  /** What one buyer wallet's payments may cost the fee payer in a rolling 24 h (a thousand payments at the highest fee fit). */
+  /**
+   * What one buyer wallet's payments may cost the fee payer in a rolling 24 h (a thousand payments at the highest fee
+   * fit).
+   */
   SVC_FEE_PAYER_MAX_SPEND_PER_PAYER_PER_DAY_LAMPORTS: u64(30_000_000n),
   /** What payments to one payTo (seller) that has not proven who it is may cost the fee payer in a rolling 24 h. */
   SVC_FEE_PAYER_MAX_SPEND_PER_PAY_TO_PER_DAY_LAMPORTS: u64(50_000_000n),
-  /** A proven seller's own quota: what payments to it may cost the fee payer in a rolling 24 h, out of no stranger's pool. */
+  /**
+   * A proven seller's own quota: what payments to it may cost the fee payer in a rolling 24 h, out of no stranger's
+   * pool.
+   */
   SVC_FEE_PAYER_MAX_SPEND_PER_PROVEN_SELLER_PER_DAY_LAMPORTS: u64(500_000_000n),
   /** What payments to every proven seller together may cost the fee payer in a rolling 24 h. */
   SVC_FEE_PAYER_MAX_PROVEN_SELLERS_SPEND_PER_DAY_LAMPORTS: u64(2_000_000_000n),
-  /** Payments of one buyer wallet whose fee the fee payer paid and that failed on chain, in a rolling 24 h; then it is refused. */
+  /**
+   * Payments of one buyer wallet whose fee the fee payer paid and that failed on chain, in a rolling 24 h; then it is
+   * refused.
+   */
   SVC_FEE_PAYER_MAX_FAILURES_PER_PAYER_PER_DAY: integer(0, 1_000_000, 3),
-  /** Resource probe may reach loopback (a seller on the same machine). Empty = on in local, off elsewhere; never on outside local. */
+  /**
+   * Resource probe may reach loopback (a seller on the same machine). Empty = on in local, off elsewhere; never on
+   * outside local.
+   */
   SVC_PROBE_ALLOW_LOOPBACK: v.optional(
     v.pipe(
       trimmed,
@@ -114,13 +135,19 @@ export const CoreConfigInputSchema = v.object({
   SVC_MAX_RESOURCES_PER_WALLET: integer(1, 10_000, 100),
   /** Resources the probe cron re-probes per run (each is one subrequest; see src/directory/resources/probe-run.ts). */
   SVC_PROBE_CRON_BATCH_LIMIT: integer(1, 900, 400),
-  /** The Cloudflare Workers plan: "free" runs one job per Cron invocation within 50 subrequests (src/platform/config/workers-plan.ts). */
+  /**
+   * The Cloudflare Workers plan: "free" runs one job per Cron invocation within 50 subrequests
+   * (src/platform/config/workers-plan.ts).
+   */
   SVC_WORKERS_PLAN: v.optional(v.picklist(WORKERS_PLANS, 'must be "paid" or "free"'), "paid"),
 });
 
 export type CoreConfigInput = v.InferOutput<typeof CoreConfigInputSchema>;
 
-/** Core keys only ever read from the Worker's own env (secrets, and the environment that decides what is allowed), never from the database. */
+/**
+ * Core keys only ever read from the Worker's own env (secrets, and the environment that decides what is allowed), never
+ * from the database.
+ */
 export const CORE_ENV_ONLY_KEYS = ["FEE_PAYER_SECRET_KEY", "CHALLENGE_MAC_KEY", "ENVIRONMENT"] as const;
 
 /** Core keys that are Worker secrets: the D1 `parameters` table may override them but they are never echoed. */

@@ -12,7 +12,9 @@ export const WORKERS_PLANS = ["paid", "free"] as const;
 export type WorkersPlan = (typeof WORKERS_PLANS)[number];
 
 export const FREE_PLAN_SUBREQUESTS_PER_INVOCATION = 50;
-/** What a job may use on Free: the invocation's 50 less the config read (1 D1 query), its job_runs row (1) and a margin. */
+/**
+ * What a job may use on Free: the invocation's 50 less the config read (1 D1 query), its job_runs row (1) and a margin.
+ */
 export const FREE_PLAN_JOB_SUBREQUEST_BUDGET = FREE_PLAN_SUBREQUESTS_PER_INVOCATION - 5;
 
 /**

@@ -24,7 +24,10 @@ export const ERROR_STATUS = {
   BAD_GATEWAY: 502,
   FACILITATOR_UPSTREAM: 502,
   SERVICE_UNAVAILABLE: 503,
-  /** A rail (or one `payTo` form of it) this deployment's configuration leaves off (src/platform/config/rail-switches.ts). */
+  /**
+   * A rail (or one `payTo` form of it) this deployment's configuration leaves off
+   * (src/platform/config/rail-switches.ts).
+   */
   RAIL_NOT_ENABLED: 503,
 } as const;
 
@@ -45,9 +48,11 @@ export const REQUEST_REASONS = {
   unauthorized: "a credential (operator token or wallet signature) is missing or wrong",
   forbidden: "the credential is valid but does not cover this action",
   challenge_terms_mismatch:
-    "the wallet signed a challenge issued for other registration terms (asset, payTo form, discovery) than the body sends",
+    "the wallet signed a challenge issued for other registration terms (asset, payTo form, discovery) than the body " +
+    "sends",
   challenge_terms_required:
-    "this registration needs a challenge issued for its terms (POST /sellers/{wallet}/register/challenge); a plain one does not cover it",
+    "this registration needs a challenge issued for its terms (POST /sellers/{wallet}/register/challenge); a plain " +
+    "one does not cover it",
   conflict: "the request conflicts with a record's current state",
   rate_limited: "too many requests from this client; wait for Retry-After",
   asset_not_found: "the mint does not exist on this network, or is not a token mint",

@@ -1,8 +1,8 @@
 import { badRequest } from "../errors/catalogue";
 
 /**
- * RFC 3339 with microseconds and Z (docs/wire-notes.md "Directory"): the time format of list records and of their cursors.
- * Stored times are milliseconds, so µs are 000.
+ * RFC 3339 with microseconds and Z (docs/wire-notes.md "Directory"): the time format of list records and of their
+ * cursors. Stored times are milliseconds, so µs are 000.
  */
 export function rfc3339Micros(ms: number): string {
   return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");

@@ -30,8 +30,8 @@ import { requireUniversalSettle } from "./universal-settle-program";
 import { resolveMerchantWallet } from "./vault-seller";
 
 /**
- * `POST /build-exact-payment-tx` (docs/facilitator-spec.md §4.2, §2.4): an unsigned `exact` payment for the buyer to sign, with the
- * verify/settle body already filled in around it. Chain access is one batched account read (mint + buyer
+ * `POST /build-exact-payment-tx` (docs/facilitator-spec.md §4.2, §2.4): an unsigned `exact` payment for the buyer to
+ * sign, with the verify/settle body already filled in around it. Chain access is one batched account read (mint + buyer
  * source account + a wallet payTo's token account, or the buyer wallet for SOL) running in parallel with one
  * getLatestBlockhash.
  */
@@ -82,7 +82,8 @@ export async function buildExactPayment(
   if (asset === NATIVE_SOL_ALLOWLIST_ADDRESS) {
     if (payTo.form === "wallet")
       throw badRequest(
-        "accepted.asset: a wallet payTo is paid in a token; native SOL is paid only into a seller's vault (add extra.merchantWallet, or enrich the 402 body)",
+        "accepted.asset: a wallet payTo is paid in a token; native SOL is paid only into a seller's vault (add " +
+          "extra.merchantWallet, or enrich the 402 body)",
       );
     const vault = payTo.vault;
     const [accounts, latest, [solStorage]] = await Promise.all([
@@ -95,7 +96,8 @@ export async function buildExactPayment(
     assetKind = "native-sol";
     blockhash = latest;
     notes.push(
-      `Pays ${amount} lamports (${formatUnits(amount, 9)} SOL) from ${payer} to the vault SOL storage PDA ${solStorage} ` +
+      `Pays ${amount} lamports ` +
+        `(${formatUnits(amount, 9)} SOL) from ${payer} to the vault SOL storage PDA ${solStorage} ` +
         `of vault ${vault}. If the vault does not exist yet, the facilitator provisions it just in time at settlement.`,
     );
   } else {
@@ -136,11 +138,16 @@ export async function buildExactPayment(
     blockhash = latest;
     notes.push(
       payTo.form === "vault"
-        ? `Pays ${amount} raw units (${formatUnits(amount, mint.decimals)} ${label}) with TransferChecked from the payer's token ` +
-            `account ${source} to the vault token account ${destination} (owner: vault PDA ${owner}). If the vault or its token ` +
+        ? `Pays ${amount} raw units ` +
+            `(${formatUnits(amount, mint.decimals)} ${label}) with TransferChecked from the payer's token ` +
+            `account ${source} to the vault token ` +
+            `account ${destination} (owner: vault PDA ${owner}). If the vault or its token ` +
             "account does not exist yet, the facilitator provisions them just in time at settlement."
-        : `Pays ${amount} raw units (${formatUnits(amount, mint.decimals)} ${label}) with TransferChecked from the payer's token ` +
-            `account ${source} to the seller's own token account ${destination} (owner: ${owner}). That account must exist: the facilitator creates nothing for a wallet payTo.`,
+        : `Pays ${amount} raw units ` +
+            `(${formatUnits(amount, mint.decimals)} ${label}) with TransferChecked from the payer's token ` +
+            `account ${source} to the seller's own token ` +
+            `account ${destination} (owner: ${owner}). That account must exist: the facilitator creates nothing for ` +
+            `a wallet payTo.`,
     );
   }
 
@@ -158,7 +165,8 @@ export async function buildExactPayment(
       : maxUnitPriceMicroLamports;
   if (computeUnitLimit < kindLimit) {
     notes.push(
-      `The compute unit limit is capped at this deployment's maximum of ${computeUnitLimit} (the builder's default is ${kindLimit}).`,
+      `The compute unit limit is capped at this deployment's maximum ` +
+        `of ${computeUnitLimit} (the builder's default is ${kindLimit}).`,
     );
   }
 
@@ -175,11 +183,15 @@ export async function buildExactPayment(
 
   notes.unshift(
     `Sign as ${payer} (signature index ${built.payerSignatureIndex}), put the signed base64 transaction into ` +
-      "verifyBodyTemplate.paymentPayload.payload.transaction, then send verifyBodyTemplate.paymentPayload to the seller as " +
-      "base64 JSON in the PAYMENT-SIGNATURE header: official x402 middleware reads it as is, and a seller that posts the header to " +
+      "verifyBodyTemplate.paymentPayload.payload.transaction, then send verifyBodyTemplate.paymentPayload to the " +
+      "seller as " +
+      "base64 JSON in the PAYMENT-SIGNATURE header: official x402 middleware reads it as is, and a seller that posts " +
+      "the header to " +
       "/settle is served too (/settle takes a bare PaymentPayload). " +
       `The fee payer ${feePayer} signs at settlement; leave its signature slot (index 0) empty.`,
-    `The blockhash is valid for about ${BLOCKHASH_LIFETIME_SECONDS} seconds: sign and settle promptly. On BLOCKHASH_EXPIRED ("retry build"), build and sign again.`,
+    `The blockhash is valid for ` +
+      `about ${BLOCKHASH_LIFETIME_SECONDS} seconds: sign and settle promptly. On BLOCKHASH_EXPIRED ("retry build"), ` +
+      `build and sign again.`,
   );
   if (!checkSource)
     notes.push("The payer's balance was not checked (skipSourceBalanceCheck): settlement fails if funds are short.");
@@ -234,7 +246,8 @@ async function checkRequirements(
     throw refused(
       "invalid_exact_svm_fee_payer_mismatch",
       `accepted.extra.feePayer: ${String(extra.feePayer)} is not this facilitator's fee payer ${feePayer}; ` +
-        "the 402 body was made for another facilitator (or is stale): enrich it again with POST /payment-required/enrich",
+        "the 402 body was made for another facilitator (or is stale): enrich it again with POST " +
+        "/payment-required/enrich",
     );
   }
   if (payer === feePayer) throw badRequest("payer: the facilitator's fee payer cannot be the buyer");
@@ -242,7 +255,8 @@ async function checkRequirements(
     throw badRequest(`payer: ${payer} is off the ed25519 curve (a PDA) and cannot sign; use a wallet address`);
   const merchantWallet = extra.merchantWallet;
   const { exactVault, exactWallet } = config.rails;
-  // As verify decides it (./pay-to-form.ts): without merchantWallet an on-curve payTo is a wallet, and so is any payTo once the vault form is off.
+  // As verify decides it (./pay-to-form.ts): without merchantWallet an on-curve payTo is a wallet, and so is any payTo
+  // once the vault form is off.
   if (
     (merchantWallet === undefined || merchantWallet === null) &&
     exactWallet.enabled &&
@@ -256,7 +270,8 @@ async function checkRequirements(
   const programId = requireUniversalSettle(config);
   if (extra.programId !== undefined && extra.programId !== programId) {
     throw badRequest(
-      `accepted.extra.programId: ${String(extra.programId)} is not this facilitator's UniversalSettle program ${programId}`,
+      `accepted.extra.programId: ${String(extra.programId)} is not this facilitator's UniversalSettle ` +
+        `program ${programId}`,
     );
   }
   // The seller as /verify resolves it: extra.merchantWallet, or the seller recorded in an existing vault at payTo.

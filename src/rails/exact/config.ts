@@ -8,7 +8,9 @@ const ON: RailSwitch = { enabled: true };
 /** The exact rail's configuration: just-in-time vaults, the sweep, and which `payTo` forms run. */
 export interface ExactConfigMembers {
   limits: {
-    /** Smallest payment per mint for which a vault is fronted; the program's recovery target applies to unlisted mints. */
+    /**
+     * Smallest payment per mint for which a vault is fronted; the program's recovery target applies to unlisted mints.
+     */
     jitMinPaymentRawByMint: Record<string, bigint>;
     jitProvisioningDailyCap: number;
   };
@@ -35,7 +37,9 @@ export interface ExactConfigMembers {
   rails: {
     /** `payTo` = the seller's UniversalSettle vault: needs the UniversalSettle program id. */
     exactVault: RailSwitch;
-    /** `payTo` = the seller's own wallet (its associated token account receives the transfer): SVC_EXACT_WALLET_PAYTO. */
+    /**
+     * `payTo` = the seller's own wallet (its associated token account receives the transfer): SVC_EXACT_WALLET_PAYTO.
+     */
     exactWallet: RailSwitch;
   };
 }
@@ -69,7 +73,10 @@ export const exactConfig = railConfigSlice({
     SVC_EXACT_SMART_WALLET_MAX_COMPUTE_UNITS: integer(1, 1_400_000, DEFAULT_SMART_WALLET_MAX_COMPUTE_UNITS),
     SVC_EXACT_SMART_WALLET_MAX_PRIORITY_FEE_MICRO_LAMPORTS: u64(DEFAULT_SMART_WALLET_MAX_PRIORITY_FEE_MICRO_LAMPORTS),
     SVC_JIT_PROVISIONING_DAILY_CAP: integer(0, 1_000_000, 25),
-    /** JSON map mint → smallest payment for which a vault is fronted (raw units); default: the program's recovery target. */
+    /**
+     * JSON map mint → smallest payment for which a vault is fronted (raw units); default: the program's recovery
+     * target.
+     */
     SVC_JIT_MIN_PAYMENT_RAW_BY_MINT: mintThresholdMap,
     SVC_SWEEP_CRON_COOLDOWN_SEC: integer(0, 31_536_000, 300),
     SVC_SWEEP_CRON_RECENT_SETTLE_WINDOW_SEC: integer(0, 31_536_000, 86_400),
@@ -82,11 +89,11 @@ export const exactConfig = railConfigSlice({
     ),
     SVC_SWEEP_MIN_SPL_RAW_BY_MINT: mintThresholdMap,
     /**
-     * `exact` to the seller's own wallet (its token account for the mint), as the official facilitator settles it, beside
-     * the vault path. Empty = on in local, and on wherever the vault form is not configured (no UniversalSettle
-     * program id): a mainnet deployment then serves `exact` out of the box, every lamport of its fee payer's spend booked
-     * and capped (docs/money-rules.md). Where the vault form runs, the wallet form is off unless the operator opts in
-     * (docs/facilitator-spec.md §1 rule 1: the vault is the seed's form).
+     * `exact` to the seller's own wallet (its token account for the mint), as the official facilitator settles it,
+     * beside the vault path. Empty = on in local, and on wherever the vault form is not configured (no UniversalSettle
+     * program id): a mainnet deployment then serves `exact` out of the box, every lamport of its fee payer's spend
+     * booked and capped (docs/money-rules.md). Where the vault form runs, the wallet form is off unless the operator
+     * opts in (docs/facilitator-spec.md §1 rule 1: the vault is the seed's form).
      */
     SVC_EXACT_WALLET_PAYTO: v.optional(
       v.pipe(
@@ -132,7 +139,9 @@ export const exactConfig = railConfigSlice({
           ? ON
           : {
               enabled: false,
-              why: `UNIVERSAL_SETTLE_PROGRAM_ID is not set and no public source confirms a UniversalSettle program id on ${cluster}, so the vault form of exact is not offered`,
+              why:
+                `UNIVERSAL_SETTLE_PROGRAM_ID is not set and no public source confirms a UniversalSettle program ` +
+                `id on ${cluster}, so the vault form of exact is not offered`,
             },
         exactWallet: exactWalletPayTo
           ? ON
@@ -140,7 +149,8 @@ export const exactConfig = railConfigSlice({
               enabled: false,
               why:
                 input.SVC_EXACT_WALLET_PAYTO === ""
-                  ? "SVC_EXACT_WALLET_PAYTO is off (the default where the vault form runs): this deployment settles exact only into sellers' vaults"
+                  ? "SVC_EXACT_WALLET_PAYTO is off (the default where the vault form runs): this deployment settles " +
+                    "exact only into sellers' vaults"
                   : "SVC_EXACT_WALLET_PAYTO is off: this deployment settles exact only into sellers' vaults",
             },
       },

@@ -19,8 +19,8 @@ import { walletLineExtra } from "./wallet-line";
 
 /**
  * `POST /payment-required/enrich` for the `exact` rail: turns a seller's naive 402 body into one a buyer can
- * pay through this facilitator (docs/facilitator-spec.md §1 "402 publishing", §4.3). A read-only JSON transform: it reads the
- * chain only to quote the seller's fee tier, and writes nothing.
+ * pay through this facilitator (docs/facilitator-spec.md §1 "402 publishing", §4.3). A read-only JSON transform: it
+ * reads the chain only to quote the seller's fee tier, and writes nothing.
  *
  * Per `accepts[i]` line:
  * - another network, or a scheme other than `exact` (or its alias): returned as given, untouched.
@@ -40,7 +40,10 @@ import { walletLineExtra } from "./wallet-line";
 
 type JsonObject = Record<string, unknown>;
 
-/** What the exact enrich refuses a line with besides a malformed line: an amount below the minimum, a vault line when vaults are off. */
+/**
+ * What the exact enrich refuses a line with besides a malformed line: an amount below the minimum, a vault line when
+ * vaults are off.
+ */
 export const EXACT_ENRICH_REASONS = [
   EXACT_BELOW_MINIMUM_REASON,
   ...RAIL_SWITCH_REASONS,
@@ -58,7 +61,9 @@ const OWNED_EXTRA_KEYS = [
   "recommendedComputeUnitPrice",
 ] as const;
 
-/** A line to rewrite: where it is and whose vault it pays (wallet null: a vault-only line, the seller read from chain). */
+/**
+ * A line to rewrite: where it is and whose vault it pays (wallet null: a vault-only line, the seller read from chain).
+ */
 interface PlannedLine {
   index: number;
   line: JsonObject;
@@ -153,7 +158,8 @@ async function enrichWalletLines(
       const exactVault = config.rails.exactVault;
       throw railNotEnabled(
         "exact (vault payTo)",
-        `accepts[${index}] names a vault (extra.merchantWallet), but ${exactVault.enabled ? "no UniversalSettle program is configured" : exactVault.why}`,
+        `accepts[${index}] names a vault (extra.merchantWallet), ` +
+          `but ${exactVault.enabled ? "no UniversalSettle program is configured" : exactVault.why}`,
       );
     }
     // The same floor as the vault form's lines (and /verify): a line below it can never be paid.
@@ -247,7 +253,10 @@ async function ownedExtra(config: Config): Promise<{ extra: Record<string, unkno
   return { extra, sovereignFeeBps };
 }
 
-/** docs/facilitator-spec.md §4.3: with an allowlist configured, an `exact` line for an unlisted asset is logged, never refused here. */
+/**
+ * docs/facilitator-spec.md §4.3: with an allowlist configured, an `exact` line for an unlisted asset is logged, never
+ * refused here.
+ */
 function warnIfAssetNotAllowed(config: Config, line: JsonObject, index: number, correlationId?: string): void {
   const message = assetNotAllowedMessage(config, String(line.asset));
   if (message !== null) log("warn", "enrich_asset_not_allowed", { correlationId, index, asset: line.asset, message });

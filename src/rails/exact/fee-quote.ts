@@ -45,7 +45,8 @@ export const exactFeeQuote: RailFeeQuote = {
       tier === "sovereign"
         ? "The seller activated its own vault: the discounted (sovereign) rate applies and nothing is withheld."
         : tier === "not_activated"
-          ? "The vault does not exist yet: the facilitator provisions it at the first large enough payment and recovers the setup cost from revenue. Activate it with POST /sellers/provision-tx for the sovereign rate."
+          ? "The vault does not exist yet: the facilitator provisions it at the first large enough payment and " +
+            "recovers the setup cost from revenue. Activate it with POST /sellers/provision-tx for the sovereign rate."
           : "The facilitator provisioned this vault: the standard rate applies until the setup cost is recovered.",
     ];
     return {

@@ -2,7 +2,10 @@ import type { Config } from "../../platform/config/load-config";
 import { refused } from "../../platform/errors/catalogue";
 import { getUniversalSettleFacts } from "./program-facts";
 
-/** Used only while the on-chain Config cannot be read: the program's documented minimum fees (docs/facilitator-spec.md §8). */
+/**
+ * Used only while the on-chain Config cannot be read: the program's documented minimum fees (docs/facilitator-spec.md
+ * §8).
+ */
 const FALLBACK_MIN_FEE_RAW = 10_000n; // 1 cent of a 6-decimal stablecoin
 const FALLBACK_MIN_FEE_LAMPORTS = 100_000n;
 
@@ -30,7 +33,10 @@ export const EXACT_BELOW_MINIMUM_REASON = "invalid_exact_svm_payload_amount_belo
 
 /** The sentence of that refusal, the same on enrich, the builder, `/fee-quote` and `/verify`. */
 export function exactBelowMinimumMessage(amount: bigint, minimum: bigint, asset: string): string {
-  return `amount ${amount} is below this facilitator's minimum of ${minimum} raw units for ${asset} (below the program's minimum fee the seller would receive nothing)`;
+  return (
+    `amount ${amount} is below this facilitator's minimum ` +
+    `of ${minimum} raw units for ${asset} (below the program's minimum fee the seller would receive nothing)`
+  );
 }
 
 /**

@@ -47,18 +47,22 @@ export const exactModule: RailModule<ExactConfigMembers> = {
       splDestination: "The vault PDA's associated token account for the asset (owner = vault PDA).",
       nativeSolDestination: 'The vault\'s SOL storage PDA: seeds ["sol_storage", vaultPda].',
       merchantWallet: config.rails.exactWallet.enabled
-        ? "extra.merchantWallet carries the seller's own wallet on a vault line; a line without it whose payTo is a wallet pays that wallet's own token account for the asset (no vault, no protocol fee; SPL tokens only)."
-        : "extra.merchantWallet carries the seller's own wallet; a bare wallet as payTo is rejected (SVC_EXACT_WALLET_PAYTO is off).",
+        ? "extra.merchantWallet carries the seller's own wallet on a vault line; a line without it whose payTo is a " +
+          "wallet pays that wallet's own token account for the asset (no vault, no protocol fee; SPL tokens only)."
+        : "extra.merchantWallet carries the seller's own wallet; a bare wallet as payTo is rejected " +
+          "(SVC_EXACT_WALLET_PAYTO is off).",
       payToForms: [
         ...(config.rails.exactVault.enabled ? ["vault"] : []),
         ...(config.rails.exactWallet.enabled ? ["wallet"] : []),
       ],
       resolve:
-        "GET /api/v1/facilitator/sellers/{wallet}/rails/exact, or POST /api/v1/facilitator/payment-required/enrich to rewrite a 402 body.",
+        "GET /api/v1/facilitator/sellers/{wallet}/rails/exact, or POST /api/v1/facilitator/payment-required/enrich " +
+        "to rewrite a 402 body.",
     }),
     enrich: {
       sentence:
-        "exact lines come back paying your UniversalSettle vault PDA, with this facilitator's keys in extra (those of the exact kind in GET /supported); ",
+        "exact lines come back paying your UniversalSettle vault PDA, with this facilitator's keys in extra (those " +
+        "of the exact kind in GET /supported); ",
       payTo: { payTo: 'your vault PDA (seeds "vault", your wallet)' },
     },
     features: (served, routes, config) => ({

@@ -39,7 +39,9 @@ export async function resolvePayToForm(
   if (offCurve === false) {
     return rejection(
       "invalid_exact_svm_payload_missing_merchant_wallet",
-      `payTo ${payTo} is a wallet, but ${whyOff(exactWallet)}; a vault payment needs extra.merchantWallet: enrich the 402 body with /payment-required/enrich`,
+      `payTo ${payTo} is a wallet, ` +
+        `but ${whyOff(exactWallet)}; a vault payment needs extra.merchantWallet: enrich the 402 body with ` +
+        `/payment-required/enrich`,
     );
   }
   const seller = await resolveMerchantWallet(config, payTo, merchantWallet);

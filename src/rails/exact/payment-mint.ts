@@ -13,7 +13,9 @@ export function mintRefusal(mint: MintInfo, transfer: PaymentTransfer): Refusal 
   if (mint.tokenProgram !== transfer.tokenProgram) {
     return {
       reason: "invalid_exact_svm_payload_mint_mismatch",
-      message: `The transfer uses token program ${transfer.tokenProgram}, but mint ${mint.address} belongs to ${mint.tokenProgram}`,
+      message:
+        `The transfer uses token ` +
+        `program ${transfer.tokenProgram}, but mint ${mint.address} belongs to ${mint.tokenProgram}`,
     };
   }
   if (mint.decimals !== transfer.decimals) {

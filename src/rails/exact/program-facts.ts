@@ -23,8 +23,9 @@ export const DEFAULT_SOVEREIGN_FEE_BPS = 90;
 const cache = endpointCache<UniversalSettleFacts>(PROGRAM_FACTS_CACHE_MS);
 
 /**
- * The UniversalSettle program id, Config PDA and on-chain Config (503 `rail_not_enabled` without a program id), cached per isolate for a minute once read. Requests
- * that miss at the same time each read the chain (one getMultipleAccounts each) rather than wait on another's read.
+ * The UniversalSettle program id, Config PDA and on-chain Config (503 `rail_not_enabled` without a program id), cached
+ * per isolate for a minute once read. Requests that miss at the same time each read the chain (one getMultipleAccounts
+ * each) rather than wait on another's read.
  */
 export async function getUniversalSettleFacts(config: Config): Promise<UniversalSettleFacts> {
   const programId = requireUniversalSettle(config);

@@ -25,15 +25,17 @@ import type { VerifiedVaultPayment } from "./verify";
 const WAIT_FOR_OTHER_PROVISIONER_MS = 10_000;
 /** A claim whose holder vanished before spending anything may be taken again after this long. */
 const JIT_CLAIM_TTL_MS = 120_000;
-/** Used only while the on-chain Config cannot be read: the documented recovery targets (docs/facilitator-spec.md §3.2). */
+/**
+ * Used only while the on-chain Config cannot be read: the documented recovery targets (docs/facilitator-spec.md §3.2).
+ */
 const FALLBACK_RECOVERY_TARGET_RAW = 1_000_000n;
 const FALLBACK_RECOVERY_TARGET_LAMPORTS = 10_000_000n;
 
 /**
- * Just-in-time provisioning (docs/facilitator-spec.md §3.1 row 3, §3.2): when a fully verified payment targets a vault (or vault
- * token account) that does not exist yet, the facilitator creates it in a transaction of its own, paying the
- * rent; the program recovers that cost from the seller's revenue at sweep time. The facilitator fronts a vault
- * only when it is worth it and can work:
+ * Just-in-time provisioning (docs/facilitator-spec.md §3.1 row 3, §3.2): when a fully verified payment targets a vault
+ * (or vault token account) that does not exist yet, the facilitator creates it in a transaction of its own, paying the
+ * rent; the program recovers that cost from the seller's revenue at sweep time. The facilitator fronts a vault only
+ * when it is worth it and can work:
  * - the payment is at least the program's provisioning recovery target (`SVC_JIT_MIN_PAYMENT_RAW_BY_MINT`
  *   overrides it per mint), so the revenue that repays the rent exists;
  * - a claim within SVC_JIT_PROVISIONING_DAILY_CAP is taken atomically in D1;
@@ -131,11 +133,14 @@ export function justInTimeRentLamports(payment: Pick<VerifiedVaultPayment, "mint
   return vault + (payment.mint ? tokenAccountRentLamports(payment.mint.tokenProgram) : 0n);
 }
 
-// The refusals of a vault this facilitator will not front, the same from /verify (./just-in-time-refusal.ts) and /settle.
+// The refusals of a vault this facilitator will not front, the same from /verify (./just-in-time-refusal.ts) and
+// /settle.
 export function belowJitMinimum(payment: VerifiedVaultPayment, minimum: bigint): PaymentRejection {
   return rejection(
     "vault_not_provisioned",
-    `The seller's vault ${payment.vault} is not activated, and this facilitator fronts a vault only for a payment of at least ${minimum} raw units; the seller can activate it with POST /sellers/provision-tx`,
+    `The seller's ` +
+      `vault ${payment.vault} is not activated, and this facilitator fronts a vault only for a payment of at ` +
+      `least ${minimum} raw units; the seller can activate it with POST /sellers/provision-tx`,
     { payer: payment.payer },
   );
 }
@@ -143,7 +148,10 @@ export function belowJitMinimum(payment: VerifiedVaultPayment, minimum: bigint):
 export function jitPaused(payment: VerifiedVaultPayment): PaymentRejection {
   return rejection(
     "vault_not_provisioned",
-    `The seller's vault ${payment.vault} is not activated and just-in-time provisioning is paused (${FEE_PAYER_BELOW_MINIMUM}: the facilitator's fee payer is below its minimum balance); the seller can activate it with POST /sellers/provision-tx`,
+    `The seller's ` +
+      `vault ${payment.vault} is not activated and just-in-time provisioning is paused ` +
+      `(${FEE_PAYER_BELOW_MINIMUM}: the facilitator's fee payer is below its minimum balance); the seller can ` +
+      `activate it with POST /sellers/provision-tx`,
     { payer: payment.payer },
   );
 }
@@ -151,7 +159,9 @@ export function jitPaused(payment: VerifiedVaultPayment): PaymentRejection {
 export function jitCapReached(payment: VerifiedVaultPayment): PaymentRejection {
   return rejection(
     "vault_not_provisioned",
-    `The seller's vault ${payment.vault} is not activated and today's just-in-time provisioning budget is used; the seller can activate it with POST /sellers/provision-tx`,
+    `The seller's ` +
+      `vault ${payment.vault} is not activated and today's just-in-time provisioning budget is used; the seller can ` +
+      `activate it with POST /sellers/provision-tx`,
     { payer: payment.payer },
   );
 }

@@ -32,15 +32,16 @@ export function missingRecipientAccount(
     reason: "invalid_exact_svm_payload_recipient_token_account_missing",
     message:
       `payTo ${recipient.owner} has no token account for mint ${recipient.mint}: its associated token account ` +
-      `${recipient.address} does not exist, and the facilitator creates none for a wallet payTo; the seller must create ` +
+      `${recipient.address} does not exist, and the facilitator creates none for a wallet payTo; the seller must ` +
+      `create ` +
       "it before it can be paid",
   };
 }
 
 /**
  * After the chain refused a payment (simulation, preflight) whose recipient was not read before: one read of the
- * recipient's token account, so a missing one is named. Only failed payments pay for it; a successful one reads nothing.
- * When that read fails, null: the chain's refusal is answered as it was.
+ * recipient's token account, so a missing one is named. Only failed payments pay for it; a successful one reads
+ * nothing. When that read fails, null: the chain's refusal is answered as it was.
  */
 export async function explainMissingRecipientAccount(
   config: Config,

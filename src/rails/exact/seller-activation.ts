@@ -16,9 +16,9 @@ export interface ActivationState {
 }
 
 /**
- * Whether the seller's rail for `asset` exists on chain (docs/facilitator-spec.md §3.1: register needs activation to have landed):
- * the vault, and for SPL also the vault's token account. One batched read; both token-program ATA candidates
- * go in it because the owning program is only known once the mint is read.
+ * Whether the seller's rail for `asset` exists on chain (docs/facilitator-spec.md §3.1: register needs activation to
+ * have landed): the vault, and for SPL also the vault's token account. One batched read; both token-program ATA
+ * candidates go in it because the owning program is only known once the mint is read.
  */
 export async function readActivation(config: Config, wallet: Address, asset: SellerAsset): Promise<ActivationState> {
   const exact = await deriveExactAddresses(config, wallet);
@@ -46,7 +46,8 @@ export async function readWalletActivation(
 ): Promise<string | null> {
   if (asset.isNativeSol) {
     throw badRequest(
-      "asset: the wallet payTo form is paid in a token (TransferChecked to the wallet's token account); native SOL is paid only into a vault",
+      "asset: the wallet payTo form is paid in a token (TransferChecked to the wallet's token account); native SOL " +
+        "is paid only into a vault",
     );
   }
   const candidates = await tokenAccountCandidates(wallet, asset.mint);

@@ -16,7 +16,10 @@ import { buildProvisionTransaction } from "./seller-provisioning-transaction";
 import { deriveExactAddresses, readVault } from "./seller-view";
 import { classifyVaultTokenAccount } from "./vault-token-account";
 
-/** A blockhash lands within ~150 blocks: about 60 seconds (docs/facilitator-spec.md §8), the same window the payment builders quote. */
+/**
+ * A blockhash lands within ~150 blocks: about 60 seconds (docs/facilitator-spec.md §8), the same window the payment
+ * builders quote.
+ */
 const BLOCKHASH_LIFETIME_SECONDS = 60;
 
 export const ProvisionRequestSchema = v.object({ wallet: Base58Address, asset: SellerAssetInput });
@@ -42,9 +45,9 @@ export interface ProvisionResponse {
 }
 
 /**
- * `POST /sellers/provision-tx` (docs/facilitator-spec.md §2.5, §3.1): the seller's own activation transaction (sovereign tier).
- * Chain access: one batched read (vault, and for SPL the mint plus the vault ATA under both token programs,
- * since the owning program is only known once the mint is read) in parallel with one getLatestBlockhash.
+ * `POST /sellers/provision-tx` (docs/facilitator-spec.md §2.5, §3.1): the seller's own activation transaction
+ * (sovereign tier). Chain access: one batched read (vault, and for SPL the mint plus the vault ATA under both token
+ * programs, since the owning program is only known once the mint is read) in parallel with one getLatestBlockhash.
  */
 export async function buildSellerProvisioning(
   config: Config,
@@ -86,7 +89,8 @@ export async function buildSellerProvisioning(
     });
     if (state === "squatted") {
       throw badRequest(
-        `asset: the vault token account address ${ata} holds an account that is not an initialized ${asset.label} token account of the vault`,
+        `asset: the vault token account ` +
+          `address ${ata} holds an account that is not an initialized ${asset.label} token account of the vault`,
       );
     }
     ataExists = state === "ready";
@@ -121,10 +125,16 @@ export async function buildSellerProvisioning(
       alreadyProvisioned: true,
       statusCode,
       notes: [
-        `The vault ${exact.vaultPda}${vaultTokenAccount ? ` and its ${asset.label} token account ${vaultTokenAccount.ata}` : ""} already exist: nothing to send.`,
+        `The ` +
+          `vault ${exact.vaultPda}${
+            vaultTokenAccount ? ` and ` + `its ${asset.label} token account ${vaultTokenAccount.ata}` : ""
+          } already ` +
+          `exist: ` +
+          `nothing to send.`,
         vault?.isSovereign
           ? "The vault is sovereign (created by the seller): the discounted fee rate applies."
-          : "The vault was created by the facilitator (just-in-time provisioning): the standard fee rate applies and its setup cost is recovered from revenue.",
+          : "The vault was created by the facilitator (just-in-time provisioning): the standard fee rate applies and " +
+            "its setup cost is recovered from revenue.",
       ],
     };
   }
@@ -159,7 +169,8 @@ function noVaultToProvision(config: Config, wallet: Address): FacilitatorError {
   const instead = config.rails.exactWallet.enabled
     ? `there is no vault to create: put your own wallet ${wallet} in payTo (the wallet payTo form of exact); ` +
       `its USDC token account must exist, and GET /sellers/${wallet}/preview shows it and the line to publish`
-    : "there is no vault to create, and exact to a wallet is off too (SVC_EXACT_WALLET_PAYTO): use the sla-escrow or upto rail (GET /supported)";
+    : "there is no vault to create, and exact to a wallet is off too (SVC_EXACT_WALLET_PAYTO): use the sla-escrow or " +
+      "upto rail (GET /supported)";
   return railNotEnabled("exact (vault payTo)", `${why}; ${instead}`, {
     payToForms: config.rails.exactWallet.enabled ? ["wallet"] : [],
   });
@@ -176,7 +187,8 @@ function provisionNotes(
     statusCode === "VAULT_AND_ATA"
       ? `Creates the vault ${vault} (CreateVault) and its ${label} token account ${ata} (CreateIdempotent).`
       : statusCode === "VAULT_ONLY"
-        ? `Creates the vault ${vault} (CreateVault); native SOL lands in its SOL storage PDA, no token account is needed.`
+        ? `Creates the ` +
+          `vault ${vault} (CreateVault); native SOL lands in its SOL storage PDA, no token account is needed.`
         : `The vault ${vault} exists; creates its ${label} token account ${ata} (CreateIdempotent).`;
   return [
     what,

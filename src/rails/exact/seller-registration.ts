@@ -28,8 +28,12 @@ export const exactSellerRegistration: RailSellerRegistration = {
   },
   notActivatedMessage: (form, wallet, missing) =>
     form === "vault"
-      ? `Activation has not landed on chain: ${missing}. Send the transaction from POST /sellers/provision-tx, wait for confirmation, then register again`
-      : `The wallet payTo form needs the token account payments land in: ${missing}. Create it (the associated token account of ${wallet} for the mint; this facilitator never creates it), then register again`,
+      ? `Activation has not landed on ` +
+        `chain: ${missing}. Send the transaction from POST /sellers/provision-tx, wait for confirmation, then ` +
+        `register again`
+      : `The wallet payTo form needs the token account payments land ` +
+        `in: ${missing}. Create it (the associated token account ` +
+        `of ${wallet} for the mint; this facilitator never creates it), then register again`,
 };
 
 /** The seller's vault, where payments to its vault form land (none without a UniversalSettle program). */

@@ -67,7 +67,8 @@ export async function lookupExactRail(config: Config, wallet: Address): Promise<
   if (!exactVault.enabled && exactWallet.enabled) {
     throw railNotEnabled(
       "exact (vault payTo)",
-      `${exactVault.why}; exact here pays the seller's own wallet, so payTo is ${wallet} itself (no rail address to look up): GET /sellers/${wallet}/preview shows the line to publish`,
+      `${exactVault.why}; exact here pays the seller's own wallet, so payTo ` +
+        `is ${wallet} itself (no rail address to look up): GET /sellers/${wallet}/preview shows the line to publish`,
       { payToForms: ["wallet"] },
     );
   }
@@ -109,7 +110,9 @@ export async function deriveExactAddresses(config: Config, wallet: Address): Pro
   return { programId, configPda, vaultPda, solStoragePda: await vaultSolStorageOf(programId, vaultPda) };
 }
 
-/** Recovery of a facilitator-fronted vault's setup cost (docs/facilitator-spec.md §3.2); amounts are decimal strings. */
+/**
+ * Recovery of a facilitator-fronted vault's setup cost (docs/facilitator-spec.md §3.2); amounts are decimal strings.
+ */
 export interface ProvisioningStatus {
   asset: "SOL" | "SPL";
   recovered: string;
@@ -181,7 +184,8 @@ export function exactRailView(wallet: Address, addresses: ExactAddresses, accoun
 /** What a seller with a vault publishes: the vault alone (the facilitator reads the seller from the vault account). */
 function activatedNote(wallet: Address, addresses: ExactAddresses): string {
   return (
-    `payTo = the vault PDA ${addresses.vaultPda} (seeds "vault", seller wallet ${wallet}) of program ${addresses.programId}; ` +
+    `payTo = the vault ` +
+    `PDA ${addresses.vaultPda} (seeds "vault", seller wallet ${wallet}) of program ${addresses.programId}; ` +
     "extra.merchantWallet is not needed (the facilitator reads the seller from the vault account). " +
     "Native SOL lands in solStoragePda; SPL tokens land in ATA(owner = vaultPda, mint)."
   );
@@ -193,16 +197,22 @@ function activatedNote(wallet: Address, addresses: ExactAddresses): string {
  */
 function notActivatedNote(wallet: Address, addresses: ExactAddresses): string {
   return (
-    `No payTo yet: the vault ${addresses.vaultPda} of ${wallet} does not exist. Activate it: POST /api/v1/facilitator/sellers/provision-tx ` +
-    `{"wallet":"${wallet}","asset":"USDC"}, sign the returned transaction with this wallet and send it to the cluster; ` +
-    "this answer then gives the vault as payTo. Without activating, only 402 lines from POST /payment-required/enrich pay it " +
-    "(they name you in extra.merchantWallet, so the facilitator may create the vault at the first payment, at the standard rate)."
+    `No payTo yet: the ` +
+    `vault ${addresses.vaultPda} of ${wallet} does not exist. Activate it: POST ` +
+    `/api/v1/facilitator/sellers/provision-tx ` +
+    `{"wallet":"${wallet}","asset":"USDC"}, sign the returned transaction with this wallet and send it to the ` +
+    `cluster; ` +
+    "this answer then gives the vault as payTo. Without activating, only 402 lines from POST " +
+    "/payment-required/enrich pay it " +
+    "(they name you in extra.merchantWallet, so the facilitator may create the vault at the first payment, at the " +
+    "standard rate)."
   );
 }
 
 /**
  * Null when nothing is owed: sovereign vaults never recover, provisioned ones are done. Otherwise the rail
- * (SOL or SPL) that is closer to its target, since reaching either target completes recovery (docs/facilitator-spec.md §3.2).
+ * (SOL or SPL) that is closer to its target, since reaching either target completes recovery (docs/facilitator-spec.md
+ * §3.2).
  */
 function provisioningStatus(vault: SplitVault, settleConfig: UniversalSettleConfig | null): ProvisioningStatus | null {
   if (vault.isSovereign || vault.isProvisioned) return null;

@@ -1,7 +1,10 @@
 import type { Address } from "@solana/kit";
 import { type RailSwitch, railNotEnabled } from "../../platform/config/rail-switches";
 
-/** The UniversalSettle program id for a route that only makes sense with vaults; 503 `rail_not_enabled` when none is configured. */
+/**
+ * The UniversalSettle program id for a route that only makes sense with vaults; 503 `rail_not_enabled` when none is
+ * configured.
+ */
 export function requireUniversalSettle(config: {
   programs: { universalSettle: Address | null };
   rails: { exactVault: RailSwitch };

@@ -34,8 +34,10 @@ export async function resolveMerchantWallet(
   if (!decoded) {
     return rejection(
       "invalid_exact_svm_payload_missing_merchant_wallet",
-      `payTo ${payTo} is not an existing UniversalSettle vault (a seller that has not activated it?), so nothing names its seller: ` +
-        "the seller activates the vault (POST /sellers/provision-tx, then GET /sellers/{wallet}/rails/exact gives the payTo), " +
+      `payTo ${payTo} is not an existing UniversalSettle vault (a seller that has not activated it?), so nothing ` +
+        `names its seller: ` +
+        "the seller activates the vault (POST /sellers/provision-tx, then GET /sellers/{wallet}/rails/exact gives " +
+        "the payTo), " +
         "or the 402 line carries extra.merchantWallet (POST /payment-required/enrich adds it)",
     );
   }

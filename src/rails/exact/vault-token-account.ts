@@ -3,7 +3,9 @@ import type { AccountSnapshot } from "../../chain/accounts";
 import { readTokenAccount } from "../../chain/token-account";
 
 const SYSTEM_PROGRAM = "11111111111111111111111111111111";
-/** SPL token account layout: mint @0, owner @32, amount @64, state u8 @108 (0 uninitialized, 1 initialized, 2 frozen). */
+/**
+ * SPL token account layout: mint @0, owner @32, amount @64, state u8 @108 (0 uninitialized, 1 initialized, 2 frozen).
+ */
 
 export type VaultTokenAccountState = "ready" | "missing" | "squatted";
 

@@ -95,7 +95,9 @@ export function checkExactTransaction(
   if (tx.numRequiredSignatures > EXACT_REQUIRED_SIGNATURES) {
     return reject(
       "invalid_exact_svm_payload_excessive_signers",
-      `The transaction requires ${tx.numRequiredSignatures} signatures; an exact payment has exactly ${EXACT_REQUIRED_SIGNATURES} (fee payer and buyer)`,
+      `The transaction ` +
+        `requires ${tx.numRequiredSignatures} signatures; an exact payment has ` +
+        `exactly ${EXACT_REQUIRED_SIGNATURES} (fee payer and buyer)`,
     );
   }
   if (tx.numRequiredSignatures < EXACT_REQUIRED_SIGNATURES) {
@@ -260,7 +262,8 @@ function checkMemo(memos: DecodedInstruction[], expected: string | undefined): R
   if (memos.length !== 1) {
     return {
       reason: "invalid_exact_svm_payload_memo_count",
-      message: `extra.memo is set, so the payment needs exactly one Memo instruction carrying it; found ${memos.length}`,
+      message:
+        `extra.memo is set, so the payment needs exactly one Memo instruction carrying it; ` + `found ${memos.length}`,
     };
   }
   const actual = memos[0]!.data;
@@ -302,7 +305,10 @@ function checkComputeBudget(instructions: DecodedInstruction[], policy: ExactPol
       if (parsed.microLamports > policy.maxComputeUnitPriceMicroLamports) {
         return {
           reason: "invalid_exact_svm_payload_transaction_instructions_compute_price_instruction_too_high",
-          message: `Compute unit price ${parsed.microLamports} micro-lamports exceeds the maximum ${policy.maxComputeUnitPriceMicroLamports}`,
+          message:
+            `Compute unit ` +
+            `price ${parsed.microLamports} micro-lamports exceeds the ` +
+            `maximum ${policy.maxComputeUnitPriceMicroLamports}`,
         };
       }
     } else {
@@ -324,7 +330,9 @@ function checkComputeBudget(instructions: DecodedInstruction[], policy: ExactPol
     if (implied > policy.maxComputeUnitLimit) {
       return {
         reason: "invalid_exact_svm_payload_transaction_instructions_compute_limit_instruction",
-        message: `A compute unit price is set without a SetComputeUnitLimit; the implied limit ${implied} exceeds the advertised maximum ${policy.maxComputeUnitLimit}`,
+        message:
+          `A compute unit price is set without a SetComputeUnitLimit; the implied ` +
+          `limit ${implied} exceeds the advertised maximum ${policy.maxComputeUnitLimit}`,
       };
     }
   }
@@ -334,7 +342,10 @@ function checkComputeBudget(instructions: DecodedInstruction[], policy: ExactPol
 const DEFAULT_UNITS_PER_INSTRUCTION = 200_000;
 const MAX_TRANSACTION_COMPUTE_UNITS = 1_400_000;
 
-/** TransferChecked: `[12] ‖ amount u64 ‖ decimals u8`; accounts source, mint, destination, authority (+ multisig signers). */
+/**
+ * TransferChecked: `[12] ‖ amount u64 ‖ decimals u8`; accounts source, mint, destination, authority (+ multisig
+ * signers).
+ */
 function parseTransferChecked(ix: DecodedInstruction): PaymentTransfer | null {
   if (ix.data.length !== 10 || ix.accounts.length !== 4) return null;
   const [source, mint, destination, authority] = ix.accounts as [Address, Address, Address, Address];

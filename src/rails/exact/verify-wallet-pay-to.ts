@@ -58,7 +58,8 @@ export async function verifyWalletPayment(
     // The official exact scheme on Solana moves tokens only (TransferChecked); native SOL is paid into a vault.
     return rejection(
       "invalid_exact_svm_payload_wallet_pay_to_native_sol",
-      "A wallet payTo is paid in a token (TransferChecked to its token account); native SOL is paid only into a seller's vault",
+      "A wallet payTo is paid in a token (TransferChecked to its token account); native SOL is paid only into a " +
+        "seller's vault",
     );
   }
   // The same floor as the vault form, the builder, enrich and /fee-quote: below it the fee payer would pay a network
@@ -79,7 +80,8 @@ export async function verifyWalletPayment(
   if (transfer.destination !== destination) {
     return rejection(
       "invalid_exact_svm_payload_recipient_mismatch",
-      `The transfer goes to ${transfer.destination}, not to ${destination}, the token account of payTo ${owner} for ${mintAddress}`,
+      `The transfer goes ` +
+        `to ${transfer.destination}, not to ${destination}, the token account of payTo ${owner} for ${mintAddress}`,
       { payer },
     );
   }

@@ -71,7 +71,8 @@ export async function verifyExactPayment(
   body: VerifySettleBody,
   accepted: AcceptedRequirements,
   options: {
-    simulate: boolean /** /verify only: names the settlement when the chain refuses a landed payment (see explainChainRefusal). */;
+    simulate: boolean;
+    /** /verify only: names the settlement when the chain refuses a landed payment (see explainChainRefusal). */
     ledger?: D1Database;
   },
 ): Promise<ExactVerification> {
@@ -203,7 +204,9 @@ async function verifyEitherForm(
       if (state === "squatted") {
         return rejection(
           "invalid_exact_svm_payload_vault_token_account_squatted",
-          `The vault token account address ${destination} holds an account that is not an initialized ${requirements.asset} token account of vault ${vault}; the payment cannot land there`,
+          `The vault token account ` +
+            `address ${destination} holds an account that is not an ` +
+            `initialized ${requirements.asset} token account of vault ${vault}; the payment cannot land there`,
           { payer },
         );
       }

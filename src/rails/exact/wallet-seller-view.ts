@@ -77,7 +77,8 @@ function walletRailView(
 ): WalletRailView {
   const mint = config.mints.usdc;
   const mintAccount = accounts.get(mint) ?? null;
-  // USDC's token program comes from the same batch; an unreadable mint is taken as SPL Token (the USDC of every cluster).
+  // USDC's token program comes from the same batch; an unreadable mint is taken as SPL Token (the USDC of every
+  // cluster).
   const tokenProgram = (mintAccount && parseMint(mintAccount)?.tokenProgram) || TOKEN_PROGRAM_ADDRESS;
   const address = tokenProgram === TOKEN_2022_PROGRAM_ADDRESS ? known.token2022 : known.token;
   // Ready only as an initialized account of that mint and wallet (lamports sent to the address do not make one).
@@ -85,14 +86,17 @@ function walletRailView(
   return {
     scheme: "exact",
     label: "Seller's own wallet",
-    role: "exact payments are transferred straight into the seller's own token account for the asset (standard x402 exact); no vault, no sweep, no facilitator fee",
+    role:
+      "exact payments are transferred straight into the seller's own token account for the asset (standard x402 " +
+      "exact); no vault, no sweep, no facilitator fee",
     payTo: wallet,
     payToKind: "wallet",
     payToResolve: "seller.wallet",
     payToResolveNote:
       `payTo = the seller wallet ${wallet} itself, with no extra.merchantWallet (that would name a vault). ` +
       `Tokens land in ATA(owner = ${wallet}, mint), which must already exist: this facilitator never creates it. ` +
-      "Native SOL cannot be paid to a wallet payTo. Put extra from GET /supported's exact kind (feePayer, compute caps) in the line, as `line` shows.",
+      "Native SOL cannot be paid to a wallet payTo. Put extra from GET /supported's exact kind (feePayer, compute " +
+      "caps) in the line, as `line` shows.",
     feeBps: "0",
     status: exists ? "Active" : "NotProvisioned",
     isSovereign: false,

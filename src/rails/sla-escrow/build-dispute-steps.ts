@@ -27,10 +27,10 @@ import {
 import { findEscrowSolStoragePda, NATIVE_SOL_ESCROW_MINT } from "./program/pda";
 
 /**
- * The two-party and adjudicator steps of a FundPaymentV2 payment (docs/facilitator-spec.md §4.2, docs/wire-notes.md "Builders"):
- * `/build-sla-escrow-mutual-action-tx` (Propose 9 / Accept 10, the buyer or the seller) and
- * `/build-sla-escrow-resolve-split-tx` (ResolveWithSplit 12, the adjudicator). Same shape as the party builders:
- * one batched read next to getLatestBlockhash, refusals before the signer pays a fee to learn them.
+ * The two-party and adjudicator steps of a FundPaymentV2 payment (docs/facilitator-spec.md §4.2, docs/wire-notes.md
+ * "Builders"): `/build-sla-escrow-mutual-action-tx` (Propose 9 / Accept 10, the buyer or the seller) and
+ * `/build-sla-escrow-resolve-split-tx` (ResolveWithSplit 12, the adjudicator). Same shape as the party builders: one
+ * batched read next to getLatestBlockhash, refusals before the signer pays a fee to learn them.
  */
 
 export const BuildMutualActionRequestSchema = v.object({
@@ -102,12 +102,14 @@ export async function buildMutualAction(
   const role = request.party === state.buyer ? "buyer" : request.party === state.seller ? "seller" : null;
   if (role === null) {
     throw badRequest(
-      `only the recorded buyer ${state.buyer} or seller ${state.seller} may propose or accept a mutual action, not ${request.party}`,
+      `only the recorded ` +
+        `buyer ${state.buyer} or seller ${state.seller} may propose or accept a mutual action, not ${request.party}`,
     );
   }
   if (!context.hasPaymentExt) {
     throw badRequest(
-      `payment ${request.paymentUidHex} was funded without a PaymentExt (FundPayment, not FundPaymentV2): it has no mutual actions`,
+      `payment ${request.paymentUidHex} was funded without a PaymentExt (FundPayment, not FundPaymentV2): it has no ` +
+        `mutual actions`,
     );
   }
   const data = {
@@ -125,8 +127,13 @@ export async function buildMutualAction(
       : `extend the TTL by ${value} s`;
   return partyTransaction(context, request.party, request.feePayer, instruction, blockhash, [
     request.accept
-      ? `AcceptMutualAction (${what}) signed by the ${role} ${request.party}: the other party must have proposed exactly this; ${feeNote(request.feePayer)}.`
-      : `ProposeMutualAction (${what}) signed by the ${role} ${request.party}: it takes effect when the other party accepts the same data; ${feeNote(request.feePayer)}.`,
+      ? `AcceptMutualAction ` +
+        `(${what}) signed by ` +
+        `the ${role} ${request.party}: the other party must have proposed exactly this; ${feeNote(request.feePayer)}.`
+      : `ProposeMutualAction ` +
+        `(${what}) signed by ` +
+        `the ${role} ${request.party}: it takes effect when the other party accepts the same ` +
+        `data; ${feeNote(request.feePayer)}.`,
   ]);
 }
 
@@ -150,12 +157,14 @@ export async function buildResolveSplit(
     throw badRequest(`seller: the payment's recorded seller is ${state.seller}, not ${request.seller}`);
   if (!context.hasPaymentExt) {
     throw badRequest(
-      `payment ${request.paymentUidHex} was funded without a PaymentExt (FundPayment, not FundPaymentV2): it has no adjudicator to split it`,
+      `payment ${request.paymentUidHex} was funded without a PaymentExt (FundPayment, not FundPaymentV2): it has no ` +
+        `adjudicator to split it`,
     );
   }
   if (toHex(state.deliveryHash) !== request.expectedDeliveryHash.toLowerCase()) {
     throw badRequest(
-      `expectedDeliveryHash: the payment's delivery hash is ${toHex(state.deliveryHash)}; the program refuses a split against any other`,
+      `expectedDeliveryHash: the payment's delivery hash ` +
+        `is ${toHex(state.deliveryHash)}; the program refuses a split against any other`,
     );
   }
   // The adjudicator itself lives in PaymentExt, whose layout the ABI leaves open: the program checks it.
@@ -210,7 +219,10 @@ export async function buildResolveSplit(
     });
   }
   return partyTransaction(context, request.adjudicator, request.feePayer, instruction, blockhash, [
-    `ResolveWithSplit signed by the adjudicator ${request.adjudicator}: ${request.sellerBps} bps of the payment (after the adjudicator's tip) to the seller, the rest to the buyer, settled atomically; ${feeNote(request.feePayer)}.`,
-    "The program checks the signer against PaymentExt.adjudicator (the oracle unless the parties rotated it); a mismatch fails on chain.",
+    `ResolveWithSplit signed by the ` +
+      `adjudicator ${request.adjudicator}: ${request.sellerBps} bps of the payment (after the adjudicator's tip) to ` +
+      `the seller, the rest to the buyer, settled atomically; ${feeNote(request.feePayer)}.`,
+    "The program checks the signer against PaymentExt.adjudicator (the oracle unless the parties rotated it); a " +
+      "mismatch fails on chain.",
   ]);
 }

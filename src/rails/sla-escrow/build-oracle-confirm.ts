@@ -58,7 +58,9 @@ export async function buildOracleConfirm(
 ): Promise<PartyBuildResponse> {
   if (request.resolutionState !== RESOLUTION_STATE.APPROVED && request.resolutionState !== RESOLUTION_STATE.REJECTED) {
     throw badRequest(
-      `resolutionState: must be ${RESOLUTION_STATE.APPROVED} (approved) or ${RESOLUTION_STATE.REJECTED} (rejected), got ${request.resolutionState}`,
+      `resolutionState: must ` +
+        `be ${RESOLUTION_STATE.APPROVED} (approved) ` +
+        `or ${RESOLUTION_STATE.REJECTED} (rejected), got ${request.resolutionState}`,
     );
   }
   if (request.paymentUid === undefined && request.paymentUidHex === undefined)
@@ -85,7 +87,9 @@ export async function buildOracleConfirm(
   });
   const verdict = request.resolutionState === RESOLUTION_STATE.APPROVED ? "approves" : "rejects";
   return partyTransaction(context, request.oracleAuthority, request.feePayer, instruction, blockhash, [
-    `ConfirmOracle signed by the oracle ${request.oracleAuthority}: it ${verdict} the delivery of payment ${uidHex}; ${feeNote(request.feePayer)}.`,
+    `ConfirmOracle signed by the ` +
+      `oracle ${request.oracleAuthority}: ` +
+      `it ${verdict} the delivery of payment ${uidHex}; ${feeNote(request.feePayer)}.`,
     "After the verdict the keeper releases (approved) or refunds (rejected) the payment.",
   ]);
 }

@@ -16,10 +16,10 @@ import { parsePaymentUidHex, paymentUidToHex } from "./program/payment-uid";
 import { findBankPda, findEscrowConfigPda, findEscrowPda, findPaymentExtPda, findPaymentPda } from "./program/pda";
 
 /**
- * Lifecycle builders for one party of a funded SLA-Escrow payment (docs/facilitator-spec.md §4.2, docs/wire-notes.md "Builders"):
- * `/build-sla-escrow-submit-delivery-tx` (the seller), `/build-sla-escrow-approve-tx` and
- * `/build-sla-escrow-dispute-tx` (the buyer).
- * The transaction is signed only by that party, who is also the fee payer unless `feePayer` names another wallet.
+ * Lifecycle builders for one party of a funded SLA-Escrow payment (docs/facilitator-spec.md §4.2, docs/wire-notes.md
+ * "Builders"): `/build-sla-escrow-submit-delivery-tx` (the seller), `/build-sla-escrow-approve-tx` and
+ * `/build-sla-escrow-dispute-tx` (the buyer). The transaction is signed only by that party, who is also the fee payer
+ * unless `feePayer` names another wallet.
  *
  * One batched read (Bank, Escrow, Payment) runs in parallel with getLatestBlockhash. The rail counts as
  * configured when the program's Bank and the mint's Escrow account exist on the cluster; otherwise 501.
@@ -105,7 +105,8 @@ export async function loadPayment(
   if (!accounts.get(bank) || !accounts.get(escrow)) {
     throw new FacilitatorError(
       "NOT_IMPLEMENTED",
-      `the SLA-Escrow rail is not configured for mint ${mint} on this cluster (program ${programId}: bank or escrow account missing)`,
+      `the SLA-Escrow rail is not configured for ` +
+        `mint ${mint} on this cluster (program ${programId}: bank or escrow account missing)`,
     );
   }
   const account = accounts.get(payment);
@@ -158,7 +159,8 @@ export async function buildSubmitDelivery(
   const cutoff = state.expiresAtUnixSeconds - state.deliveryCutoffSeconds;
   if (nowUnixSeconds > cutoff) {
     throw badRequest(
-      `delivery is too late: the program refuses SubmitDelivery after expires_at − delivery_cutoff (${cutoff}, now ${nowUnixSeconds}) with DeliveryTooLateForOracle`,
+      `delivery is too late: the program refuses SubmitDelivery after expires_at − delivery_cutoff ` +
+        `(${cutoff}, now ${nowUnixSeconds}) with DeliveryTooLateForOracle`,
     );
   }
   const instruction = getSubmitDeliveryInstruction({
@@ -200,7 +202,8 @@ export async function buildDispute(
   requireParty(state.buyer, request.buyer, "buyer", "dispute the payment");
   if (!context.hasPaymentExt) {
     throw badRequest(
-      `payment ${request.paymentUidHex} was funded without a PaymentExt (FundPayment, not FundPaymentV2): it cannot be disputed`,
+      `payment ${request.paymentUidHex} was funded without a PaymentExt (FundPayment, not FundPaymentV2): it cannot ` +
+        `be disputed`,
     );
   }
   const disputeReasonHash = request.disputeReasonHash ? hexBytes(request.disputeReasonHash) : new Uint8Array(32);
@@ -210,7 +213,9 @@ export async function buildDispute(
     disputeReasonHash,
   });
   const built = partyTransaction(context, request.buyer, request.feePayer, instruction, blockhash, [
-    `DisputePayment signed by the buyer ${request.buyer}; ${feeNote(request.feePayer)}. Release and refund stop until the adjudicator resolves the payment.`,
+    `DisputePayment signed by the ` +
+      `buyer ${request.buyer}; ${feeNote(request.feePayer)}. Release and refund stop until the adjudicator resolves ` +
+      `the payment.`,
   ]);
   return built;
 }

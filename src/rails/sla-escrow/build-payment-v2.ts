@@ -28,12 +28,12 @@ import { paymentUidToHex } from "./program/payment-uid";
 import { NATIVE_SOL_ESCROW_MINT } from "./program/pda";
 
 /**
- * `POST /build-sla-escrow-payment-v2-tx` (docs/facilitator-spec.md §4.2): an unsigned FundPaymentV2 (instruction 8) that also creates the
- * payment's PaymentExt (adjudicator, arbitration window, mutual actions). The body names the terms directly
- * (docs/wire-notes.md "Builders"), not an `accepts[]` line. Signed by the buyer, who pays the fee unless `feePayer` names
- * another wallet. Chain access: the cached escrow facts, then one batched read (Payment PDA, mint) next to
- * getLatestBlockhash. Whatever the program or this facilitator's escrow would refuse is a 400 first: the escrow's
- * limits are escrow-terms.ts's `checkFundingLimits`, the same rules an `accepts[]` line is held to.
+ * `POST /build-sla-escrow-payment-v2-tx` (docs/facilitator-spec.md §4.2): an unsigned FundPaymentV2 (instruction 8)
+ * that also creates the payment's PaymentExt (adjudicator, arbitration window, mutual actions). The body names the
+ * terms directly (docs/wire-notes.md "Builders"), not an `accepts[]` line. Signed by the buyer, who pays the fee unless
+ * `feePayer` names another wallet. Chain access: the cached escrow facts, then one batched read (Payment PDA, mint)
+ * next to getLatestBlockhash. Whatever the program or this facilitator's escrow would refuse is a 400 first: the
+ * escrow's limits are escrow-terms.ts's `checkFundingLimits`, the same rules an `accepts[]` line is held to.
  */
 
 const I64_MAX = 0x7fff_ffff_ffff_ffffn;
@@ -50,7 +50,8 @@ export const wholeNumber = (max: bigint, what: string) =>
         v.pipe(v.number(), v.safeInteger(), v.minValue(0), v.transform(String)),
         v.pipe(v.string(), v.regex(/^\d{1,20}$/)),
       ],
-      `must be a non-negative whole number (${what}): a JSON number up to ${Number.MAX_SAFE_INTEGER} or a decimal string`,
+      `must be a non-negative whole number ` +
+        `(${what}): a JSON number up to ${Number.MAX_SAFE_INTEGER} or a decimal string`,
     ),
     v.transform((digits: string) => BigInt(digits)),
     v.check((n: bigint) => n <= max, `must be at most ${max}`),
@@ -108,7 +109,8 @@ export async function buildEscrowPaymentV2(
     throw badRequest(`buyer: ${buyer} is off the ed25519 curve (a PDA) and cannot sign; use a wallet address`);
   if (!config.slaEscrow.oracleAuthorities.includes(request.oracleAuthority)) {
     throw badRequest(
-      `oracleAuthority: ${request.oracleAuthority} is not one of this facilitator's oracle authorities (${config.slaEscrow.oracleAuthorities.join(", ") || "none configured"})`,
+      `oracleAuthority: ${request.oracleAuthority} is not one of this facilitator's oracle authorities ` +
+        `(${config.slaEscrow.oracleAuthorities.join(", ") || "none configured"})`,
     );
   }
 
@@ -194,8 +196,17 @@ export async function buildEscrowPaymentV2(
     paymentExtPda: paymentExt,
     programId,
     notes: [
-      `Sign as ${buyer} (signature index ${payerSignatureIndex}); ${feePayer === buyer ? "you are the fee payer" : `${feePayer} pays the fee and signs too`}.`,
-      `FundPaymentV2 holds ${amount} raw units in the escrow ${escrow} for ${ttlSeconds} s and creates the PaymentExt ${paymentExt}: the oracle ${request.oracleAuthority} is the first adjudicator; disputes stay open until expiry + ${request.arbitrationWindowSeconds} s.`,
+      `Sign ` +
+        `as ${buyer} (signature ` +
+        `index ${payerSignatureIndex}); ${
+          feePayer === buyer ? "you are the fee " + "payer" : `${feePayer} pays the fee and signs too`
+        }.`,
+      `FundPaymentV2 ` +
+        `holds ${amount} raw units in the ` +
+        `escrow ${escrow} for ${ttlSeconds} s and creates the ` +
+        `PaymentExt ${paymentExt}: the ` +
+        `oracle ${request.oracleAuthority} is the first adjudicator; disputes stay open until expiry ` +
+        `+ ${request.arbitrationWindowSeconds} s.`,
       `The blockhash is valid for about ${BLOCKHASH_LIFETIME_SECONDS} seconds: sign and send promptly.`,
     ],
   };

@@ -19,13 +19,16 @@ import { parsePaymentUidHex, paymentUidFromString, paymentUidToHex, randomPaymen
 import { findEscrowSolStoragePda, findPaymentExtPda, findPaymentPda } from "./program/pda";
 
 /**
- * `POST /build-sla-escrow-payment-tx` (docs/facilitator-spec.md §4.2 rules 1-6, §2.4): an unsigned FundPayment for the buyer.
- * By default the buyer is the fee payer and the only signer. With `facilitatorPaysTransactionFees` (only when the
- * operator switch allows it) the facilitator is fee payer and co-signs at settle, like the exact rail.
- * Chain access: the cached escrow facts, then one batched read (mint, Payment PDA) next to getLatestBlockhash.
+ * `POST /build-sla-escrow-payment-tx` (docs/facilitator-spec.md §4.2 rules 1-6, §2.4): an unsigned FundPayment for the
+ * buyer. By default the buyer is the fee payer and the only signer. With `facilitatorPaysTransactionFees` (only when
+ * the operator switch allows it) the facilitator is fee payer and co-signs at settle, like the exact rail. Chain
+ * access: the cached escrow facts, then one batched read (mint, Payment PDA) next to getLatestBlockhash.
  */
 
-/** FundPayment measured at ~25k CU on the stand-in; the verifier's ceiling for sponsored funding is 80k (docs/sla-escrow-abi.md "Verification"). */
+/**
+ * FundPayment measured at ~25k CU on the stand-in; the verifier's ceiling for sponsored funding is 80k
+ * (docs/sla-escrow-abi.md "Verification").
+ */
 export const ESCROW_FUND_COMPUTE_UNIT_LIMIT = 80_000;
 /** A plain SPL Token or Token-2022 mint account without extensions (docs/facilitator-spec.md §4.2 rule 5). */
 const PLAIN_MINT_ACCOUNT_SIZE = 82;
@@ -90,12 +93,14 @@ export async function buildEscrowPayment(
   if (sponsored && !config.slaEscrow.allowFacilitatorFeeSponsorship) {
     throw badRequest(
       "facilitatorPaysTransactionFees: this facilitator does not pay network fees for escrow funding " +
-        "(operator switch SVC_SLA_ESCROW_ALLOW_FACILITATOR_FEE_SPONSORSHIP is off); omit it and pay the fee as the buyer",
+        "(operator switch SVC_SLA_ESCROW_ALLOW_FACILITATOR_FEE_SPONSORSHIP is off); omit it and pay the fee as the " +
+        "buyer",
     );
   }
   if (accepted.extra.feePayer !== undefined && accepted.extra.feePayer !== config.feePayer.address) {
     throw badRequest(
-      `accepted.extra.feePayer: ${String(accepted.extra.feePayer)} is not this facilitator's fee payer ${config.feePayer.address}`,
+      `accepted.extra.feePayer: ${String(accepted.extra.feePayer)} is not this facilitator's fee ` +
+        `payer ${config.feePayer.address}`,
     );
   }
 
@@ -109,7 +114,8 @@ export async function buildEscrowPayment(
   const { terms } = checked;
   if (!terms.oracleAuthorities.includes(request.oracleAuthority)) {
     throw badRequest(
-      `oracleAuthority: ${request.oracleAuthority} is not one of this line's oracle authorities (${terms.oracleAuthorities.join(", ")})`,
+      `oracleAuthority: ${request.oracleAuthority} is not one of this line's oracle authorities ` +
+        `(${terms.oracleAuthorities.join(", ")})`,
     );
   }
   if (payer === terms.seller) throw badRequest("payer: the buyer cannot be the seller of the same escrow payment");
@@ -174,9 +180,18 @@ export async function buildEscrowPayment(
     programId,
     notes: [
       sponsored
-        ? `Sign as ${payer} (signature index ${payerSignatureIndex}); the facilitator ${feePayer} signs as fee payer at settle: leave index 0 empty.`
-        : `Sign as ${payer}: you are the fee payer and the only signer. Put the signed transaction into verifyBodyTemplate.paymentPayload.payload.transaction and send the template to the seller.`,
-      `FundPayment holds ${amount} raw units in the escrow ${escrow} for ${terms.ttlSeconds} s; the seller ${terms.seller} must submit delivery before the cutoff, and the oracle ${request.oracleAuthority} or the buyer's approval decides the release.`,
+        ? `Sign ` +
+          `as ${payer} (signature ` +
+          `index ${payerSignatureIndex}); the ` +
+          `facilitator ${feePayer} signs as fee payer at settle: leave index 0 empty.`
+        : `Sign ` +
+          `as ${payer}: you are the fee payer and the only signer. Put the signed transaction into ` +
+          `verifyBodyTemplate.paymentPayload.payload.transaction and send the template to the seller.`,
+      `FundPayment ` +
+        `holds ${amount} raw units in the ` +
+        `escrow ${escrow} for ${terms.ttlSeconds} s; the ` +
+        `seller ${terms.seller} must submit delivery before the cutoff, and the ` +
+        `oracle ${request.oracleAuthority} or the buyer's approval decides the release.`,
       `The blockhash is valid for about ${BLOCKHASH_LIFETIME_SECONDS} seconds: sign and settle promptly.`,
     ],
   };
@@ -208,7 +223,9 @@ export async function escrowFundingAccounts(input: {
   return { kind: "spl", mint, escrowAta, buyerAta, tokenProgram };
 }
 
-/** The compute budget of a funding transaction: the escrow limit (capped by the deployment) at the recommended price. */
+/**
+ * The compute budget of a funding transaction: the escrow limit (capped by the deployment) at the recommended price.
+ */
 export function escrowFundComputeBudget(config: Config): Instruction[] {
   const { recommendedUnitPriceMicroLamports, maxUnitPriceMicroLamports } = config.compute;
   const unitPrice =
@@ -277,7 +294,8 @@ export function plainMintTokenProgram(account: { owner: Address; data: Uint8Arra
   }
   if (account.data.length !== PLAIN_MINT_ACCOUNT_SIZE) {
     throw badRequest(
-      `accepted.asset: mint ${mint} has extensions (${account.data.length} bytes); the escrow rail takes plain 82-byte mints only`,
+      `accepted.asset: ` +
+        `mint ${mint} has extensions (${account.data.length} bytes); the escrow rail takes plain 82-byte mints only`,
     );
   }
   return account.owner;

@@ -71,7 +71,8 @@ export async function buildEscrowSettle(
 
   if (payment.state === PAYMENT_STATE.RELEASED || payment.state === PAYMENT_STATE.REFUNDED) {
     throw badRequest(
-      `payment ${uidHex} is already settled (${payment.state === PAYMENT_STATE.RELEASED ? "released" : "refunded"}); the keeper closes it`,
+      `payment ${uidHex} is already settled ` +
+        `(${payment.state === PAYMENT_STATE.RELEASED ? "released" : "refunded"}); the keeper closes it`,
     );
   }
   const decision = decidePayout(payment, chainNow);
@@ -90,7 +91,8 @@ export async function buildEscrowSettle(
       throw new FacilitatorError("NOT_IMPLEMENTED", `mint ${payment.mint} of payment ${uidHex} is not on this cluster`);
     tokenProgram = mintAccount.owner;
   }
-  // The keeper's own payout builder (docs/sla-escrow-abi.md, ABI §5.3 / §5.4): exactly the accounts the program wants, tips and PaymentExt included.
+  // The keeper's own payout builder (docs/sla-escrow-abi.md, ABI §5.3 / §5.4): exactly the accounts the program wants,
+  // tips and PaymentExt included.
   const { instruction } = await buildPayoutInstruction(decision.kind, {
     programId,
     caller: createNoopSigner(caller),
@@ -114,8 +116,14 @@ export async function buildEscrowSettle(
     recentBlockhash: blockhash.blockhash,
     recentBlockhashExpiresAt: Math.floor(Date.now() / 1000) + BLOCKHASH_LIFETIME_SECONDS,
     notes: [
-      `${decision.kind === "release" ? "ReleasePayment pays the seller" : "RefundPayment returns the escrow to the buyer"} ${recipient}.`,
-      `Sign as ${caller} (the fee payer) and send it yourself; this facilitator does not sign or pay for it. The keeper does the same on its own schedule.`,
+      `${
+        decision.kind === "release"
+          ? "ReleasePayment pays the " + "seller"
+          : "RefundPayment returns the escrow to the buyer"
+      } ${recipient}.`,
+      `Sign ` +
+        `as ${caller} (the fee payer) and send it yourself; this facilitator does not sign or pay for it. The keeper ` +
+        `does the same on its own schedule.`,
     ],
   };
 }

@@ -23,7 +23,9 @@ const oracleProfilesJson = v.optional(
       const result = v.safeParse(OracleProfilesSchema, parsed);
       if (!result.success) {
         addIssue({
-          message: `must be a JSON array of {profileId, normativeSpecUrl, repositoryPath?, defaultOperatorPubkey?, registryUrl?}: ${result.issues[0].message}`,
+          message:
+            `must be a JSON array of {profileId, normativeSpecUrl, repositoryPath?, defaultOperatorPubkey?, ` +
+            `registryUrl?}: ${result.issues[0].message}`,
         });
         return NEVER;
       }
@@ -50,15 +52,24 @@ export interface SlaEscrowConfigMembers {
 export const slaEscrowConfig = railConfigSlice({
   keys: {
     SVC_SLA_ESCROW_ALLOW_FACILITATOR_FEE_SPONSORSHIP: boolean(false),
-    /** Sponsored fundings of one payer that may fail on chain (fee paid by the fee payer) in 24 h before its sponsorship is refused. */
+    /**
+     * Sponsored fundings of one payer that may fail on chain (fee paid by the fee payer) in 24 h before its sponsorship
+     * is refused.
+     */
     SVC_SLA_ESCROW_SPONSORED_FAILURES_PER_PAYER: integer(1, 1_000, 2),
     /** Days a finished escrow-keeper watch row (closed, dropped, stuck) is kept before the scheduled purge. */
     SVC_ESCROW_WATCH_RETENTION_DAYS: integer(1, 3_650, 30),
-    /** Oracle authorities a buyer may name in FundPayment (comma or space separated); advertised as extra.oracleAuthorities. */
+    /**
+     * Oracle authorities a buyer may name in FundPayment (comma or space separated); advertised as
+     * extra.oracleAuthorities.
+     */
     SVC_SLA_ESCROW_ORACLE_AUTHORITIES: mintList,
     /** Seconds a seller needs to deliver: the escrow ttl must cover the program's delivery cutoff plus this budget. */
     SVC_SLA_ESCROW_DELIVERY_BUDGET_SECONDS: integer(0, 2_592_000, 300),
-    /** JSON array of oracle profiles for /capabilities (docs/facilitator-spec.md §2.9); replaces the canonical list when set. */
+    /**
+     * JSON array of oracle profiles for /capabilities (docs/facilitator-spec.md §2.9); replaces the canonical list when
+     * set.
+     */
     SVC_SLA_ESCROW_ORACLE_PROFILES_JSON: oracleProfilesJson,
     /** Default operator hints of the canonical oracle profiles (used when the JSON key is empty). */
     SVC_SLA_ESCROW_API_QUALITY_DEFAULT_PUBKEY: optionalAddress,
@@ -103,7 +114,8 @@ function refuseLocalDemoKeys(input: RailConfigInput<typeof slaEscrowConfig.keys>
     if (values.some((value) => PUBLICLY_DERIVED_KEYS.has(value))) {
       throw new ConfigError(
         key,
-        `names the local demo oracle (its key is derived from a public string); it is refused when ENVIRONMENT is "${environment}"`,
+        `names the local demo oracle (its key is derived from a public string); it is refused when ENVIRONMENT is ` +
+          `"${environment}"`,
       );
     }
   }

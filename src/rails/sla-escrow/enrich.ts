@@ -11,10 +11,11 @@ import { slaEscrowRail } from "./rail";
 type JsonObject = Record<string, unknown>;
 
 /**
- * The enrich transform for `sla-escrow` lines of this network (docs/facilitator-spec.md §2.1, §4.3): `payTo` becomes the Escrow PDA of
- * (asset, bank) and `extra` gains this facilitator's keys, with the seller's own keys kept and the seller named in
- * `merchantWallet` (a given `beneficiary` stays). A seller wallet never becomes the payTo: money for an escrow line
- * goes to the escrow, and FundPayment names the seller. Lines already paying the Escrow PDA are returned as given.
+ * The enrich transform for `sla-escrow` lines of this network (docs/facilitator-spec.md §2.1, §4.3): `payTo` becomes
+ * the Escrow PDA of (asset, bank) and `extra` gains this facilitator's keys, with the seller's own keys kept and the
+ * seller named in `merchantWallet` (a given `beneficiary` stays). A seller wallet never becomes the payTo: money for an
+ * escrow line goes to the escrow, and FundPayment names the seller. Lines already paying the Escrow PDA are returned as
+ * given.
  */
 export async function enrichEscrowLines(config: Config, body: PaymentRequiredBody): Promise<PaymentRequiredBody> {
   const indexes = body.accepts.flatMap((raw, index) => (isOwnEscrowLine(config, raw) ? [index] : []));
@@ -34,18 +35,21 @@ export async function enrichEscrowLines(config: Config, body: PaymentRequiredBod
     if (line.payTo === escrow) {
       if (named === null)
         throw badRequest(
-          `accepts[${index}].extra.merchantWallet: an sla-escrow line paying the Escrow PDA must name the seller's wallet`,
+          `accepts[${index}].extra.merchantWallet: an sla-escrow line paying the Escrow PDA must name the seller's ` +
+            `wallet`,
         );
       continue;
     }
     if (isOffCurveAddress(line.payTo as Address)) {
       throw badRequest(
-        `accepts[${index}].payTo: ${line.payTo} is neither the seller's wallet nor the Escrow PDA ${escrow}; send the seller wallet as payTo`,
+        `accepts[${index}].payTo: ${line.payTo} is neither the seller's wallet nor the Escrow ` +
+          `PDA ${escrow}; send the seller wallet as payTo`,
       );
     }
     if (named !== null && named !== line.payTo) {
       throw badRequest(
-        `accepts[${index}].payTo: ${line.payTo} differs from the seller named in extra (${named}); send one seller wallet`,
+        `accepts[${index}].payTo: ${line.payTo} differs from the seller named in extra ` +
+          `(${named}); send one seller wallet`,
       );
     }
     accepts[index] = {

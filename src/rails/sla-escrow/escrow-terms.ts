@@ -8,8 +8,9 @@ import type { Bank, Escrow, EscrowConfig } from "./program/accounts";
 import { MAX_PAYMENT_TTL_SECONDS, MIN_PAYMENT_TTL_SECONDS } from "./program/instructions";
 
 /**
- * The terms of an `sla-escrow` line (docs/facilitator-spec.md §2.1, docs/sla-escrow-abi.md "Verification"), checked before any transaction is read:
- * the builder refuses a line that breaks them, and verify refuses a payment made against one.
+ * The terms of an `sla-escrow` line (docs/facilitator-spec.md §2.1, docs/sla-escrow-abi.md "Verification"), checked
+ * before any transaction is read: the builder refuses a line that breaks them, and verify refuses a payment made
+ * against one.
  */
 export interface EscrowTerms {
   facts: SlaEscrowFacts;
@@ -18,7 +19,9 @@ export interface EscrowTerms {
   /** SOL or an SPL mint (native SOL uses the all-zero address, which is also the allowlist's SOL address). */
   kind: "sol" | "spl";
   ttlSeconds: bigint;
-  /** Oracles the buyer may name: this facilitator's list, narrowed by the line's `extra.oracleAuthorities` when given. */
+  /**
+   * Oracles the buyer may name: this facilitator's list, narrowed by the line's `extra.oracleAuthorities` when given.
+   */
   oracleAuthorities: Address[];
 }
 
@@ -66,7 +69,8 @@ export async function checkEscrowTerms(
   if (extra.escrowProgramId !== undefined && extra.escrowProgramId !== programId) {
     return refuse(
       "invalid_sla_escrow_program_mismatch",
-      `extra.escrowProgramId ${String(extra.escrowProgramId)} is not this facilitator's SLA-Escrow program ${programId}`,
+      `extra.escrowProgramId ${String(extra.escrowProgramId)} is not this facilitator's SLA-Escrow ` +
+        `program ${programId}`,
     );
   }
   const mint = requirements.asset as Address;
@@ -116,7 +120,8 @@ export async function checkEscrowTerms(
   if (oracleAuthorities.length === 0) {
     return refuse(
       "invalid_sla_escrow_oracle",
-      "No oracle authority is both configured by this facilitator and listed in extra.oracleAuthorities; see /supported",
+      "No oracle authority is both configured by this facilitator and listed in extra.oracleAuthorities; see " +
+        "/supported",
     );
   }
 
@@ -148,7 +153,10 @@ export function isEscrowConfigured(facts: SlaEscrowFacts): facts is ConfiguredEs
 }
 
 export function notConfiguredMessage(facts: SlaEscrowFacts, mint: Address): string {
-  return `The SLA-Escrow rail is not configured for asset ${mint} on this cluster (program ${facts.programId}: bank, config or escrow account missing)`;
+  return (
+    `The SLA-Escrow rail is not configured for ` +
+    `asset ${mint} on this cluster (program ${facts.programId}: bank, config or escrow account missing)`
+  );
 }
 
 /** What one funding (FundPayment or FundPaymentV2) asks of the escrow. */
@@ -195,7 +203,10 @@ export function checkFundingLimits(
     return {
       reason: "invalid_sla_escrow_ttl",
       term: "ttl",
-      rule: `must lie in [${MIN_PAYMENT_TTL_SECONDS}, ${MAX_PAYMENT_TTL_SECONDS}] and cover the delivery cutoff plus the delivery budget (${floor} s)`,
+      rule:
+        `must lie in ` +
+        `[${MIN_PAYMENT_TTL_SECONDS}, ${MAX_PAYMENT_TTL_SECONDS}] and cover the delivery cutoff plus the delivery ` +
+        `budget (${floor} s)`,
     };
   }
   return null;
@@ -215,7 +226,9 @@ export function escrowAmountViolation(
     return {
       reason: "invalid_sla_escrow_amount_out_of_range",
       term: "amount",
-      rule: `is outside the escrow's range [${escrow.minPaymentAmount}, ${escrow.maxPaymentAmount}] raw units for ${mint}`,
+      rule:
+        `is outside the escrow's range ` +
+        `[${escrow.minPaymentAmount}, ${escrow.maxPaymentAmount}] raw units for ${mint}`,
     };
   }
   if (amount < escrow.minFeeAmount) {

@@ -32,8 +32,11 @@ export const slaEscrowFeeQuote: RailFeeQuote = {
       provisioningRecoveryWithheld: "0",
       sellerNets: (amount - protocolFee).toString(),
       notes: [
-        "The escrow fee is taken on the full amount when the payment is released to the seller (SLA-Escrow ABI §7.3); a refund returns the amount to the buyer without it.",
-        `When an oracle renders a verdict (approval or rejection), its tip of ${escrow.oracleFeeBps} bps (oracleFee) is paid from the escrowed amount on the release or refund: sellerNets less oracleFee then.`,
+        "The escrow fee is taken on the full amount when the payment is released to the seller (SLA-Escrow ABI " +
+          "§7.3); a refund returns the amount to the buyer without it.",
+        `When an oracle renders a verdict (approval or rejection), its tip ` +
+          `of ${escrow.oracleFeeBps} bps (oracleFee) is paid from the escrowed amount on the release or refund: ` +
+          `sellerNets less oracleFee then.`,
       ],
     };
   },

@@ -20,7 +20,9 @@ const SYSTEM_TRANSFER_DATA_BYTES = 12;
 const TOKEN_SYNC_NATIVE = 17;
 const RENT_SYSVAR = "SysvarRent111111111111111111111111111111111";
 
-/** FundPayment (SPL) account positions: buyer, bank, config, escrow, payment, mint, escrowAta, buyerAta, tokenProgram. */
+/**
+ * FundPayment (SPL) account positions: buyer, bank, config, escrow, payment, mint, escrowAta, buyerAta, tokenProgram.
+ */
 const FUND = { buyer: 0, escrow: 3, mint: 5, escrowAta: 6, buyerAta: 7, tokenProgram: 8 } as const;
 
 export function isFundingPreparation(instruction: DecodedInstruction): boolean {
@@ -45,7 +47,10 @@ export function checkFundingPreparations(
   for (const { index, instruction } of preparations) {
     const kind = preparationKind(instruction, funding, { isSpl, buyer, mint, wrapsSol });
     if (kind === null)
-      return `Instruction ${index} (${instruction.programAddress}) is not a set-up step of this FundPayment (escrow token account, or wrapping SOL into the buyer's wSOL account)`;
+      return (
+        `Instruction ${index} (${instruction.programAddress}) is not a set-up step of this FundPayment (escrow ` +
+        `token account, or wrapping SOL into the buyer's wSOL account)`
+      );
     if (seen.has(kind)) return `Instruction ${index}: ${kind} appears twice`;
     seen.add(kind);
   }
@@ -78,7 +83,8 @@ function preparationKind(
       ? "the SOL transfer into the buyer's wSOL account"
       : null;
   }
-  // SPL Token SyncNative on the buyer's wSOL account (pr402 passes the account alone; some clients add the Rent sysvar).
+  // SPL Token SyncNative on the buyer's wSOL account (pr402 passes the account alone; some clients add the Rent
+  // sysvar).
   const accountsOk = ix.accounts.length === 1 || (ix.accounts.length === 2 && k1 === RENT_SYSVAR);
   return ix.data.length === 1 && ix.data[0] === TOKEN_SYNC_NATIVE && accountsOk && k0 === f[FUND.buyerAta]
     ? "the wSOL SyncNative"

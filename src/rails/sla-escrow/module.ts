@@ -15,7 +15,9 @@ import { escrowKeeperRoutes } from "./routes/escrow-keeper";
 import { slaEscrowSellerView } from "./seller-view";
 import { slaEscrowRetention } from "./store/retention";
 
-/** The sla-escrow rail: the buyer funds an escrow; an oracle's decision or the clock releases it (the keeper pays out). */
+/**
+ * The sla-escrow rail: the buyer funds an escrow; an oracle's decision or the clock releases it (the keeper pays out).
+ */
 export const slaEscrowModule: RailModule<SlaEscrowConfigMembers> = {
   ...slaEscrowRail,
   config: slaEscrowConfig,
@@ -40,7 +42,8 @@ export const slaEscrowModule: RailModule<SlaEscrowConfigMembers> = {
     }),
     enrich: {
       sentence:
-        "sla-escrow lines come back paying the shared Escrow PDA of the line's asset, with the escrow keys in extra and merchantWallet = your wallet (FundPayment.seller).",
+        "sla-escrow lines come back paying the shared Escrow PDA of the line's asset, with the escrow keys in extra " +
+        "and merchantWallet = your wallet (FundPayment.seller).",
       payTo: { payTo: "the Escrow PDA of the line's asset", sellerNamedIn: "extra.merchantWallet" },
     },
     features: (served, routes) => ({

@@ -2,10 +2,10 @@ import { isAddress } from "@solana/kit";
 import * as v from "valibot";
 
 /**
- * `slaEscrowOracleProfiles[]` of /capabilities (docs/facilitator-spec.md §2.9, §8): the oracle profiles a buyer can name when funding an
- * escrow. `SVC_SLA_ESCROW_ORACLE_PROFILES_JSON` (an array of profiles) replaces the list whole; otherwise the three
- * canonical profiles are listed with the per-profile default operator keys. The pubkey is only a hint: FundPayment's
- * oracleAuthority is what binds (and must be one of extra.oracleAuthorities).
+ * `slaEscrowOracleProfiles[]` of /capabilities (docs/facilitator-spec.md §2.9, §8): the oracle profiles a buyer can
+ * name when funding an escrow. `SVC_SLA_ESCROW_ORACLE_PROFILES_JSON` (an array of profiles) replaces the list whole;
+ * otherwise the three canonical profiles are listed with the per-profile default operator keys. The pubkey is only a
+ * hint: FundPayment's oracleAuthority is what binds (and must be one of extra.oracleAuthorities).
  */
 
 export interface OracleProfile {

@@ -24,8 +24,9 @@ export const slaEscrowSellerView: RailSellerView = {
       view(accounts) {
         const sol = escrowAssetView(solEscrow, escrowProgram, accounts);
         const usdc = escrowAssetView(usdcEscrow, escrowProgram, accounts);
-        // As pr402's preview: vaultPda (and its storage) is the SOL escrow, every asset's escrow is in vaultPdaPreviews;
-        // payTo stays the USDC escrow, the asset most sellers price in (payToResolve says to look it up per asset).
+        // As pr402's preview: vaultPda (and its storage) is the SOL escrow, every asset's escrow is in
+        // vaultPdaPreviews; payTo stays the USDC escrow, the asset most sellers price in (payToResolve says to look it
+        // up per asset).
         return {
           ...escrowRailView(wallet, escrowProgram, bankPda, sol, accounts),
           payTo: usdc.escrowPda,
@@ -149,7 +150,9 @@ export function escrowAssetView(
   };
 }
 
-/** The escrow rail for one asset: payTo is that asset's escrow PDA; the seller is named in FundPayment, not in payTo. */
+/**
+ * The escrow rail for one asset: payTo is that asset's escrow PDA; the seller is named in FundPayment, not in payTo.
+ */
 export function escrowRailView(
   wallet: Address,
   programId: Address,
@@ -177,9 +180,12 @@ export function escrowRailView(
     payToResolve: "discovery.vaultPda",
     vaultPdaPreviewMint: primary.mint,
     payToResolveNote: primary.exists
-      ? `payTo = the escrow PDA (seeds "escrow", mint, bank ${bankPda}) of program ${programId}, shared by all sellers of this facilitator; ` +
+      ? `payTo = the escrow PDA (seeds "escrow", mint, ` +
+        `bank ${bankPda}) of program ${programId}, shared by all sellers of this facilitator; ` +
         `the seller ${wallet} is named as extra.merchantWallet (FundPayment.seller).`
-      : `No payTo: the escrow ${primary.escrowPda} for ${primary.asset} does not exist on this cluster (only the program's operator creates one), ` +
+      : `No payTo: the ` +
+        `escrow ${primary.escrowPda} for ${primary.asset} does not exist on this cluster (only the program's ` +
+        `operator creates one), ` +
         "so nothing could be paid to it; use an asset whose escrow exists (the preview's sla-escrow assets).",
     beneficiary: wallet,
   };

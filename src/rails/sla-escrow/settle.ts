@@ -36,7 +36,8 @@ export async function settleEscrowPayment(
   accepted: AcceptedRequirements,
   call: SettleCall,
 ): Promise<SettleOutcome> {
-  // With the ledger, verify also refuses a sponsored funding of a payer over its failure cap (before anything is signed).
+  // With the ledger, verify also refuses a sponsored funding of a payer over its failure cap (before anything is
+  // signed).
   const verified = await verifyEscrowPayment(config, body, accepted, { simulate: false, ledger: call.ledger });
   if (!verified.ok) return settledWith(verified);
   const signed = await signedFunding(config, verified);
@@ -48,7 +49,8 @@ export async function settleEscrowPayment(
   };
   // The watch never refuses a claim.
   const riders: ClaimRider[] = [{ ...watchRider(funding, verified.messageHash, Date.now()), explain: () => null }];
-  // A sponsored funding's whole fee is the fee payer's gift: booked with the claim, under the buyer's and seller's caps.
+  // A sponsored funding's whole fee is the fee payer's gift: booked with the claim, under the buyer's and seller's
+  // caps.
   if (verified.sponsored)
     riders.push(
       paymentSpendRider(config, {

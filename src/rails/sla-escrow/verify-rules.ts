@@ -12,9 +12,9 @@ import {
 } from "./program/instructions";
 
 /**
- * The fee-payer policy of the `sla-escrow` rail as pure rules over a decoded transaction (docs/sla-escrow-abi.md "Verification"):
- * ComputeBudget instructions (before or after) and exactly one FundPayment; a buyer-paid funding may also hold
- * pr402's set-up steps before it (funding-preparation.ts). The buyer pays the fee alone, or (sponsorship) the
+ * The fee-payer policy of the `sla-escrow` rail as pure rules over a decoded transaction (docs/sla-escrow-abi.md
+ * "Verification"): ComputeBudget instructions (before or after) and exactly one FundPayment; a buyer-paid funding may
+ * also hold pr402's set-up steps before it (funding-preparation.ts). The buyer pays the fee alone, or (sponsorship) the
  * facilitator is fee payer at index 0 and appears nowhere else.
  */
 
@@ -78,7 +78,8 @@ export function checkEscrowFundingTransaction(tx: DecodedTransaction, policy: Es
     if (instruction.programAddress !== policy.programId) {
       return fail(
         "invalid_sla_escrow_payload_unexpected_instruction",
-        `Instruction ${index} calls ${instruction.programAddress}; an escrow payment holds only ComputeBudget and one FundPayment`,
+        `Instruction ${index} calls ${instruction.programAddress}; an escrow payment holds only ComputeBudget and ` +
+          `one FundPayment`,
       );
     }
     if (
@@ -142,7 +143,9 @@ export function checkEscrowFundingTransaction(tx: DecodedTransaction, policy: Es
     if (unitPrice !== null && unitPrice > policy.maxComputeUnitPriceMicroLamports) {
       return fail(
         "invalid_sla_escrow_payload_compute_budget",
-        `The compute unit price ${unitPrice} is above this facilitator's cap of ${policy.maxComputeUnitPriceMicroLamports} micro-lamports`,
+        `The compute unit ` +
+          `price ${unitPrice} is above this facilitator's cap ` +
+          `of ${policy.maxComputeUnitPriceMicroLamports} micro-lamports`,
       );
     }
   } else {

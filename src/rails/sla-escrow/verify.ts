@@ -40,10 +40,11 @@ export interface VerifiedEscrowPayment {
 const PLAIN_MINT_ACCOUNT_SIZE = 82;
 
 /**
- * Verifies an `sla-escrow` payment (docs/facilitator-spec.md §2.1, docs/sla-escrow-abi.md "Verification"): the line's terms, the transaction's shape, the
- * FundPayment's fields and accounts against what our builder would produce, signatures, then one batched chain read,
- * and (verify only) a simulation in parallel; the ledger is read only when the chain refuses (explainChainRefusal), and
- * for a sponsored funding, in parallel too, to count its payer's failed sponsored fundings (sponsorshipRefusal).
+ * Verifies an `sla-escrow` payment (docs/facilitator-spec.md §2.1, docs/sla-escrow-abi.md "Verification"): the line's
+ * terms, the transaction's shape, the FundPayment's fields and accounts against what our builder would produce,
+ * signatures, then one batched chain read, and (verify only) a simulation in parallel; the ledger is read only when the
+ * chain refuses (explainChainRefusal), and for a sponsored funding, in parallel too, to count its payer's failed
+ * sponsored fundings (sponsorshipRefusal).
  */
 export async function verifyEscrowPayment(
   config: Config,
@@ -114,7 +115,8 @@ export async function verifyEscrowPayment(
   if (expected.length !== instruction.accounts.length || expected.some((key, i) => instruction.accounts[i] !== key)) {
     return rejection(
       "invalid_sla_escrow_payload_accounts",
-      `The FundPayment's accounts are not the escrow ${escrow}, bank ${bank}, payment ${payment} and token accounts this payment requires`,
+      `The FundPayment's accounts are not the ` +
+        `escrow ${escrow}, bank ${bank}, payment ${payment} and token accounts this payment requires`,
       { payer },
     );
   }
@@ -169,7 +171,9 @@ function fundingFieldMismatch(
   if (data.seller !== expected.seller) {
     return {
       reason: "invalid_sla_escrow_payload_seller_mismatch",
-      message: `FundPayment.seller ${data.seller} is not the line's seller ${expected.seller} (extra.beneficiary / extra.merchantWallet)`,
+      message:
+        `FundPayment.seller ${data.seller} is not the line's ` +
+        `seller ${expected.seller} (extra.beneficiary / extra.merchantWallet)`,
     };
   }
   if (data.mint !== expected.mint)
@@ -192,7 +196,9 @@ function fundingFieldMismatch(
   if (!expected.oracles.includes(data.oracleAuthority)) {
     return {
       reason: "invalid_sla_escrow_payload_oracle",
-      message: `FundPayment.oracle_authority ${data.oracleAuthority} is not one of the oracle authorities ${expected.oracles.join(", ")}`,
+      message:
+        `FundPayment.oracle_authority ${data.oracleAuthority} is not one of the oracle ` +
+        `authorities ${expected.oracles.join(", ")}`,
     };
   }
   return null;
@@ -210,7 +216,10 @@ async function sponsorshipRefusal(config: Config, db: D1Database, payer: Address
   if (failures < cap) return null;
   return rejection(
     "invalid_sla_escrow_payload_sponsorship_refused",
-    `${failures} sponsored fundings of ${payer} failed on chain in the last 24 hours (cap ${cap}); this facilitator pays no more network fees for it for now: build the funding without facilitatorPaysTransactionFees and pay the fee as the buyer`,
+    `${failures} sponsored fundings ` +
+      `of ${payer} failed on chain in the last 24 hours ` +
+      `(cap ${cap}); this facilitator pays no more network fees for it for now: build the funding without ` +
+      `facilitatorPaysTransactionFees and pay the fee as the buyer`,
     { payer },
   );
 }

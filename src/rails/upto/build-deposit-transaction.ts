@@ -45,7 +45,10 @@ export interface UptoDepositTransactionInput {
   computeUnitLimit: number;
   computeUnitPriceMicroLamports: bigint;
   blockhash: { blockhash: Blockhash; lastValidBlockHeight: bigint };
-  /** Memo text after the open: the requirement's `extra.memo`, else a random 16-byte hex nonce (the official client's rule). */
+  /**
+   * Memo text after the open: the requirement's `extra.memo`, else a random 16-byte hex nonce (the official client's
+   * rule).
+   */
   memo: string;
 }
 
@@ -69,7 +72,9 @@ export interface UptoDepositInstructions {
   memo: Instruction;
 }
 
-/** The deposit's instructions in order ([...computeBudget, open, memo]); `buildUptoDepositTransaction` compiles them. */
+/**
+ * The deposit's instructions in order ([...computeBudget, open, memo]); `buildUptoDepositTransaction` compiles them.
+ */
 export async function uptoDepositInstructions(
   input: Omit<UptoDepositTransactionInput, "blockhash">,
 ): Promise<UptoDepositInstructions> {

@@ -81,7 +81,10 @@ export interface UptoDepositBuildResponse extends UnsignedTransactionFields {
 
 const U32_MAX = 0xffff_ffff;
 
-/** What the builder takes from `accepted.extra`, checked (the official client's resolveUptoSvmPaymentChannelConfig and hints). */
+/**
+ * What the builder takes from `accepted.extra`, checked (the official client's resolveUptoSvmPaymentChannelConfig and
+ * hints).
+ */
 interface UptoChannelTerms {
   receiverAuthorizer: Address;
   withdrawDelaySeconds: number;
@@ -131,13 +134,16 @@ export async function buildUptoDeposit(
   const tokenProgram = mint.tokenProgram;
   if (terms.tokenProgramHint !== null && terms.tokenProgramHint !== tokenProgram) {
     throw badRequest(
-      `accepted.extra.tokenProgram: ${terms.tokenProgramHint} is not the token program of mint ${asset} (${tokenProgram})`,
+      `accepted.extra.tokenProgram: ${terms.tokenProgramHint} is not the token program of ` +
+        `mint ${asset} (${tokenProgram})`,
     );
   }
   const treasury = tokenProgram === TOKEN_2022_PROGRAM_ADDRESS ? treasuries.token2022 : treasuries.token;
   if (!accounts.get(treasury)) {
     throw badRequest(
-      `accepted.asset: the payment-channels treasury token account ${treasury} for ${asset} does not exist, so a channel could never be closed; this asset cannot be used for upto here`,
+      `accepted.asset: the payment-channels treasury token ` +
+        `account ${treasury} for ${asset} does not exist, so a channel could never be closed; this asset cannot be ` +
+        `used for upto here`,
     );
   }
   const payToAccount = tokenProgram === TOKEN_2022_PROGRAM_ADDRESS ? payToAccounts.token2022 : payToAccounts.token;
@@ -213,18 +219,28 @@ export async function buildUptoDeposit(
   };
   const notes = [
     `Sign as ${payer} (signature index ${built.payerSignatureIndex}), put the signed base64 transaction into ` +
-      "verifyBodyTemplate.paymentPayload.payload.openTransaction and send verifyBodyTemplate.paymentPayload to the seller " +
-      `(header PAYMENT-SIGNATURE). The fee payer ${feePayer} signs at settlement; leave its signature slot (index 0) empty.`,
-    `The blockhash is valid for about ${BLOCKHASH_LIFETIME_SECONDS} seconds and the open slot for 1,500 slots: sign and pay promptly; otherwise build again.`,
-    `Opens payment channel ${built.channelId} with a deposit of ${deposit} raw units (${formatUnits(deposit, mint.decimals)} ${label}), ` +
-      `the most the seller can charge, moved from ${built.payerTokenAccount} into the channel's escrow ${built.channelTokenAccount}. ` +
-      `After the request the seller claims what it used (paid to ${accepted.payTo}) and the rest returns to ${payer}; ` +
+      "verifyBodyTemplate.paymentPayload.payload.openTransaction and send verifyBodyTemplate.paymentPayload to the " +
+      "seller " +
+      `(header PAYMENT-SIGNATURE). The fee ` +
+      `payer ${feePayer} signs at settlement; leave its signature slot (index 0) empty.`,
+    `The blockhash is valid for ` +
+      `about ${BLOCKHASH_LIFETIME_SECONDS} seconds and the open slot for 1,500 slots: sign and pay promptly; ` +
+      `otherwise build again.`,
+    `Opens payment ` +
+      `channel ${built.channelId} with a deposit ` +
+      `of ${deposit} raw units (${formatUnits(deposit, mint.decimals)} ${label}), ` +
+      `the most the seller can charge, moved ` +
+      `from ${built.payerTokenAccount} into the channel's escrow ${built.channelTokenAccount}. ` +
+      `After the request the seller claims what it used (paid ` +
+      `to ${accepted.payTo}) and the rest returns to ${payer}; ` +
       `if nothing is claimed, the deposit returns after the grace period of ${terms.withdrawDelaySeconds} s.`,
-    `The facilitator pays the network fee and the rent of the channel and its escrow account, and gets the rent back when the channel closes.`,
+    `The facilitator pays the network fee and the rent of the channel and its escrow account, and gets the rent back ` +
+      `when the channel closes.`,
   ];
   if (computeUnitLimit < UPTO_OPEN_COMPUTE_UNIT_LIMIT) {
     notes.push(
-      `The compute unit limit is capped at this deployment's maximum of ${computeUnitLimit} (the official client's is ${UPTO_OPEN_COMPUTE_UNIT_LIMIT}).`,
+      `The compute unit limit is capped at this deployment's maximum ` +
+        `of ${computeUnitLimit} (the official client's is ${UPTO_OPEN_COMPUTE_UNIT_LIMIT}).`,
     );
   }
   if (!checkSource)
@@ -293,7 +309,8 @@ function checkRequirements(
   if ("ok" in terms) throw refused(terms.reason, `accepted.${terms.message}`);
   if (isOffCurveAddress(terms.receiverAuthorizer))
     throw badRequest(
-      `accepted.extra.receiverAuthorizer: ${terms.receiverAuthorizer} is off the ed25519 curve and cannot sign vouchers`,
+      `accepted.extra.receiverAuthorizer: ${terms.receiverAuthorizer} is off the ed25519 curve and cannot sign ` +
+        `vouchers`,
     );
   if (terms.withdrawDelay > U32_MAX)
     throw badRequest("accepted.extra.withdrawDelay: must fit the channel's u32 grace period");

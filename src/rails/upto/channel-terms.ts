@@ -102,7 +102,8 @@ export function checkPayloadWindow(
   if (payload.authorizedSigner !== terms.receiverAuthorizer) {
     return rejection(
       "invalid_upto_svm_payload_receiver_authorizer",
-      `payload.authorizedSigner ${payload.authorizedSigner} is not extra.receiverAuthorizer ${terms.receiverAuthorizer}`,
+      `payload.authorizedSigner ${payload.authorizedSigner} is not ` +
+        `extra.receiverAuthorizer ${terms.receiverAuthorizer}`,
       { payer },
     );
   }

@@ -16,8 +16,8 @@ import { CHANNEL_STATUS, type Channel } from "./program/accounts";
 export const CLOSING_CLAIM_MARGIN_SECONDS = 10n;
 
 /**
- * How the claim is built. `seal`: [voucher proof, SettleAndSeal, Distribute] — the charge to payTo, the rest back to the
- * buyer, the escrow's rent to the fee payer. `settle_keeping_refund`: the buyer's token account cannot receive its
+ * How the claim is built. `seal`: [voucher proof, SettleAndSeal, Distribute] — the charge to payTo, the rest back to
+ * the buyer, the escrow's rent to the fee payer. `settle_keeping_refund`: the buyer's token account cannot receive its
  * refund, so [voucher proof, Settle, Distribute] pays payTo now and leaves the channel open with the refund in escrow;
  * the keeper seals and refunds once the buyer's account can receive it.
  */
@@ -54,7 +54,9 @@ export function claimShape(facts: ClaimFacts, amount: bigint): { ok: true; shape
     const graceEnds = channel.closureStartedAt + BigInt(channel.gracePeriod);
     if (facts.chainUnixSeconds + CLOSING_CLAIM_MARGIN_SECONDS >= graceEnds) {
       return refused(
-        `The buyer asked to close channel ${channelId} and its grace period ends at ${graceEnds} (unix seconds, chain clock ${facts.chainUnixSeconds}); no claim can settle any more`,
+        `The buyer asked to close ` +
+          `channel ${channelId} and its grace period ends ` +
+          `at ${graceEnds} (unix seconds, chain clock ${facts.chainUnixSeconds}); no claim can settle any more`,
       );
     }
   }
@@ -98,7 +100,9 @@ export function claimShape(facts: ClaimFacts, amount: bigint): { ok: true; shape
       : null;
   if (payout) {
     return unusable(
-      `payTo's token account ${facts.payToAccount.address} ${payout}, so the payment-channels program would pay the ${amount} claimed to its treasury instead of ${facts.payTo}; ` +
+      `payTo's token ` +
+        `account ${facts.payToAccount.address} ${payout}, so the payment-channels program would pay ` +
+        `the ${amount} claimed to its treasury instead of ${facts.payTo}; ` +
         "fix the account (create it, thaw it) and claim again before the payment expires",
     );
   }
@@ -108,7 +112,10 @@ export function claimShape(facts: ClaimFacts, amount: bigint): { ok: true; shape
   // Settle (without the seal) is the program's only way to pay the charge and keep the refund: OPEN channels only.
   if (amount > 0n && !closing) return { ok: true, shape: "settle_keeping_refund" };
   return unusable(
-    `${redirect}; ${amount > 0n ? "the channel is closing, so the charge cannot be paid without sealing it" : "a cancel only returns the deposit"}: ` +
-      "the buyer must fix the account (create it, thaw it) first; the keeper refunds it once it can",
+    `${redirect}; ${
+      amount > 0n
+        ? "the channel is closing, so the charge cannot be paid without sealing " + "it"
+        : "a cancel only returns the deposit"
+    }: ` + "the buyer must fix the account (create it, thaw it) first; the keeper refunds it once it can",
   );
 }

@@ -25,9 +25,9 @@ import { encodeVoucherMessage, type Voucher } from "./program/voucher";
 /**
  * The claim of an upto payment (or its zero-amount cancel): the voucher that authorizes the charge, and the one
  * transaction the facilitator signs for it — [compute budget, Ed25519 voucher proof, SettleAndSeal, Distribute], or,
- * when the buyer's token account cannot receive its refund, [compute budget, proof, Settle, Distribute] (claim-rules.ts).
- * The facilitator builds this transaction itself, so its fee payer appears only as payee (the signer SettleAndSeal
- * requires) and rent payer (which receives the escrow's rent back).
+ * when the buyer's token account cannot receive its refund, [compute budget, proof, Settle, Distribute]
+ * (claim-rules.ts). The facilitator builds this transaction itself, so its fee payer appears only as payee (the signer
+ * SettleAndSeal requires) and rent payer (which receives the escrow's rent back).
  */
 
 export interface ClaimVoucher {
@@ -63,7 +63,8 @@ export async function claimVoucher(
     if (!valid) {
       return rejection(
         "invalid_upto_svm_payload_voucher_signature",
-        `payload.voucherSignature is not ${payload.authorizedSigner}'s signature over the voucher for ${amount} on channel ${payload.channelId}`,
+        `payload.voucherSignature is ` +
+          `not ${payload.authorizedSigner}'s signature over the voucher for ${amount} on channel ${payload.channelId}`,
         { payer },
       );
     }

@@ -32,21 +32,29 @@ export const uptoConfig = railConfigSlice({
      * (advertised as extra.receiverAuthorizer), in the FEE_PAYER_SECRET_KEY forms. Empty = sellers sign their own.
      */
     SVC_UPTO_RECEIVER_AUTHORIZER_SECRET_KEY: v.optional(v.string(), ""),
-    /** Bearer token a seller's server must send (Authorization header) on delegated deposits and claims; required with the key. */
+    /**
+     * Bearer token a seller's server must send (Authorization header) on delegated deposits and claims; required with
+     * the key.
+     */
     SVC_UPTO_DELEGATED_SETTLE_TOKEN: v.optional(v.string(), ""),
     /** Bounds of a channel's grace period (`extra.withdrawDelay`, seconds), advertised in /supported. */
     SVC_UPTO_MIN_WITHDRAW_DELAY_SECONDS: integer(1, 31_536_000, 60),
     SVC_UPTO_MAX_WITHDRAW_DELAY_SECONDS: integer(1, 31_536_000, 86_400),
     /**
      * Owner of the payment-channels treasury token accounts (a build-time constant of the deployed program, which
-     * Distribute checks). Empty = the cluster default in src/platform/config/networks.ts, which says where each value comes from.
+     * Distribute checks). Empty = the cluster default in src/platform/config/networks.ts, which says where each value
+     * comes from.
      */
     SVC_UPTO_TREASURY_OWNER: optionalAddress,
-    /** Longest `maxTimeoutSeconds` (and voucher expiry) of an upto payment: how long a channel's rent may be out at most before the keeper may close it. */
+    /**
+     * Longest `maxTimeoutSeconds` (and voucher expiry) of an upto payment: how long a channel's rent may be out at most
+     * before the keeper may close it.
+     */
     SVC_UPTO_MAX_CHANNEL_LIFETIME_SECONDS: integer(60, 31_536_000, 3_600),
     /**
-     * JSON map mint → smallest upto ceiling (raw units). Unlisted mints: SVC_MIN_PAYMENT_RAW_BY_MINT's entry for the mint
-     * when larger, else 0.01 of a whole token (10^(decimals − 2) raw, the exact rail's documented minimum for a 6-decimal coin).
+     * JSON map mint → smallest upto ceiling (raw units). Unlisted mints: SVC_MIN_PAYMENT_RAW_BY_MINT's entry for the
+     * mint when larger, else 0.01 of a whole token (10^(decimals − 2) raw, the exact rail's documented minimum for a
+     * 6-decimal coin).
      */
     SVC_UPTO_MIN_CEILING_RAW_BY_MINT: mintThresholdMap,
     /**

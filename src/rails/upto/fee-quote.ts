@@ -38,14 +38,18 @@ async function quoteUpto(
   const account = accounts.get(sellerTokenAccount) ?? null;
   const receives = account !== null && account.owner === tokenProgram;
   const notes = [
-    "amount is what the seller claims after the request (at most the ceiling the buyer deposited); the rest of the deposit returns to the buyer.",
-    "The payment-channels program takes no protocol fee and this facilitator adds none: the whole claimed amount goes to payTo.",
-    `The facilitator pays the network fees and fronts the rent of the channel (${UPTO_CHANNEL_RENT_LAMPORTS} lamports) and of its escrow token account ` +
+    "amount is what the seller claims after the request (at most the ceiling the buyer deposited); the rest of the " +
+      "deposit returns to the buyer.",
+    "The payment-channels program takes no protocol fee and this facilitator adds none: the whole claimed amount " +
+      "goes to payTo.",
+    `The facilitator pays the network fees and fronts the rent of the channel ` +
+      `(${UPTO_CHANNEL_RENT_LAMPORTS} lamports) and of its escrow token account ` +
       `(${escrowRent} lamports); the rent returns to it when the channel closes.`,
   ];
   if (!receives) {
     notes.push(
-      `The seller has no token account for this mint yet (${sellerTokenAccount}): the program pays a share whose account is missing to its treasury, ` +
+      `The seller has no token account for this mint yet ` +
+        `(${sellerTokenAccount}): the program pays a share whose account is missing to its treasury, ` +
         "so create it before the first claim.",
     );
   }

@@ -27,14 +27,18 @@ export function uptoMinimumCeilingRaw(config: Config, mint: Pick<MintInfo, "addr
 
 /** The sentence of a ceiling below the minimum, the same on enrich, the deposit builder and /verify. */
 export function uptoBelowMinimumMessage(ceiling: bigint, minimum: bigint, mint: string): string {
-  return `the ceiling ${ceiling} is below this facilitator's minimum of ${minimum} raw units for ${mint} (an open fronts a channel's rent)`;
+  return (
+    `the ` +
+    `ceiling ${ceiling} is below this facilitator's minimum ` +
+    `of ${minimum} raw units for ${mint} (an open fronts a channel's rent)`
+  );
 }
 
 /**
  * Open-mint mode (no SVC_ALLOWED_PAYMENT_MINTS, meant for local and devnet): a mint whose freeze authority could freeze
- * a channel's escrow token account — the keeper's Distribute would then fail for good and the channel's rent stay locked
- * — is refused unless that authority is in SVC_UPTO_TRUSTED_FREEZE_AUTHORITIES or the mint is the cluster's USDC or
- * USDT (the mints the operator named). With an allowlist the operator vouches for every mint it lists.
+ * a channel's escrow token account — the keeper's Distribute would then fail for good and the channel's rent stay
+ * locked — is refused unless that authority is in SVC_UPTO_TRUSTED_FREEZE_AUTHORITIES or the mint is the cluster's USDC
+ * or USDT (the mints the operator named). With an allowlist the operator vouches for every mint it lists.
  */
 export function refusedFreezeAuthority(
   config: Config,
@@ -45,8 +49,10 @@ export function refusedFreezeAuthority(
   if (mint.address === config.mints.usdc || mint.address === config.mints.usdt) return null;
   if (config.upto.trustedFreezeAuthorities.includes(authority)) return null;
   return (
-    `Mint ${mint.address} has a freeze authority (${authority}) this facilitator does not trust: it could freeze a channel's escrow ` +
-    "token account, so the channel could never be closed and the rent the facilitator fronts for it would be lost (operators: SVC_UPTO_TRUSTED_FREEZE_AUTHORITIES)"
+    `Mint ${mint.address} has a freeze authority ` +
+    `(${authority}) this facilitator does not trust: it could freeze a channel's escrow ` +
+    "token account, so the channel could never be closed and the rent the facilitator fronts for it would be lost " +
+    "(operators: SVC_UPTO_TRUSTED_FREEZE_AUTHORITIES)"
   );
 }
 

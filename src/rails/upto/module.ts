@@ -9,7 +9,10 @@ import { UPTO_REJECTION_REASONS } from "./reasons";
 import { uptoBuilderRoutes } from "./routes/upto-builders";
 import { uptoRetention } from "./store/retention";
 
-/** The upto rail: a payment channel opened with the ceiling; the seller claims what it used, the rest returns to the buyer. */
+/**
+ * The upto rail: a payment channel opened with the ceiling; the seller claims what it used, the rest returns to the
+ * buyer.
+ */
 export const uptoModule: RailModule<UptoConfigMembers> = {
   ...uptoRail,
   config: uptoConfig,

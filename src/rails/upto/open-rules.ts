@@ -89,7 +89,9 @@ export async function checkOpenTransaction(tx: DecodedTransaction, policy: OpenP
   if (policy.payer === policy.feePayer) return fail("the buyer (payload.from) must not be the facilitator's fee payer");
   if (tx.numRequiredSignatures !== OPEN_REQUIRED_SIGNATURES || tx.numReadonlySignedAccounts !== 0) {
     return fail(
-      `the transaction requires ${tx.numRequiredSignatures} signatures; an upto deposit has exactly ${OPEN_REQUIRED_SIGNATURES} writable signers (fee payer and buyer)`,
+      `the transaction ` +
+        `requires ${tx.numRequiredSignatures} signatures; an upto deposit has ` +
+        `exactly ${OPEN_REQUIRED_SIGNATURES} writable signers (fee payer and buyer)`,
     );
   }
   if (tx.staticAccounts[1] !== policy.payer)
@@ -125,7 +127,8 @@ export async function checkOpenTransaction(tx: DecodedTransaction, policy: OpenP
   const open = instructions[index];
   if (!open || open.programAddress !== policy.programId || open.data[0] !== PAYMENT_CHANNELS_INSTRUCTION.OPEN) {
     return fail(
-      `instruction ${index} must be the payment-channels Open (program ${policy.programId}) after the ComputeBudget prefix`,
+      `instruction ${index} must be the payment-channels Open ` +
+        `(program ${policy.programId}) after the ComputeBudget prefix`,
     );
   }
   // The fee payer: account 0 (the fee), and inside Open only as rent payer and payee. Nowhere else.
@@ -134,7 +137,8 @@ export async function checkOpenTransaction(tx: DecodedTransaction, policy: OpenP
     for (const [slot, account] of ix.accounts.entries()) {
       if (account === policy.feePayer && !(ix === open && (slot === 1 || slot === 2))) {
         return fail(
-          `the facilitator fee payer appears in instruction ${i} (account ${slot}); it may only pay the fee and be the channel's rent payer and payee`,
+          `the facilitator fee payer appears in ` +
+            `instruction ${i} (account ${slot}); it may only pay the fee and be the channel's rent payer and payee`,
         );
       }
     }
@@ -158,7 +162,8 @@ export async function checkOpenTransaction(tx: DecodedTransaction, policy: OpenP
     );
     if (implied > maxLimit)
       return fail(
-        `a compute unit price is set without a SetComputeUnitLimit; the implied limit ${implied} exceeds the maximum ${maxLimit}`,
+        `a compute unit price is set without a SetComputeUnitLimit; the implied ` +
+          `limit ${implied} exceeds the maximum ${maxLimit}`,
       );
   }
 
@@ -272,7 +277,8 @@ async function checkOpenInstruction(
     );
   if (!splitsMatch)
     return fail(
-      `the Open split must pay all (${BPS_DENOMINATOR} bps) of the settled amount to payTo ${policy.splits[0]?.recipient}`,
+      `the Open split must pay all ` +
+        `(${BPS_DENOMINATOR} bps) of the settled amount to payTo ${policy.splits[0]?.recipient}`,
     );
   // A sound open that is not the payload's: the official facilitator's own reasons.
   if (channel !== policy.channelId)

@@ -96,6 +96,8 @@ export function refundRedirect(
     tokenProgram,
   });
   return problem
-    ? `the buyer's token account ${buyerAccount.address} ${problem}, so Distribute would send the buyer's refund of ${refund} to the program's treasury`
+    ? `the buyer's token ` +
+        `account ${buyerAccount.address} ${problem}, so Distribute would send the buyer's refund ` +
+        `of ${refund} to the program's treasury`
     : null;
 }

@@ -10,10 +10,11 @@ const PROGRAM_CHECK_TTL_MS = 10 * 60_000;
 let programCheck: { programId: string; rpcUrl: string; deployed: boolean; atMs: number } | null = null;
 
 /**
- * The `upto` rail (docs/payment-channels.md, "How the facilitator serves upto"): usage-based payments through the payment-channels program. Served where the program is
- * deployed. `extra` carries what the official `@x402/svm/upto/server` reads — `feePayer` (the channel's fee payer,
- * rent payer and payee) and, when this facilitator holds a voucher key for sellers that delegate, `receiverAuthorizer`
- * — plus this facilitator's bounds on the grace period and lifetime of a channel and its compute caps for the open.
+ * The `upto` rail (docs/payment-channels.md, "How the facilitator serves upto"): usage-based payments through the
+ * payment-channels program. Served where the program is deployed. `extra` carries what the official
+ * `@x402/svm/upto/server` reads — `feePayer` (the channel's fee payer, rent payer and payee) and, when this facilitator
+ * holds a voucher key for sellers that delegate, `receiverAuthorizer` — plus this facilitator's bounds on the grace
+ * period and lifetime of a channel and its compute caps for the open.
  */
 export const uptoRail = {
   scheme: "upto",

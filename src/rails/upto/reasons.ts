@@ -1,6 +1,7 @@
 /**
  * The `upto` rail's rejection reasons: the official @x402/svm upto facilitator's where it has one (wire compatibility
- * with the official server), ours for what it does not check (withdraw-delay bounds, the treasury account, the minimum).
+ * with the official server), ours for what it does not check (withdraw-delay bounds, the treasury account, the
+ * minimum).
  */
 export const UPTO_REJECTION_REASONS = [
   "unsupported_payload_type",

@@ -30,7 +30,10 @@ import {
   scheduleChannelCheck,
 } from "./store/upto-channels";
 
-/** The engine's call plus the caller's bearer token: a delegated settle must come from the facilitator's authorised caller. */
+/**
+ * The engine's call plus the caller's bearer token: a delegated settle must come from the facilitator's authorised
+ * caller.
+ */
 type UptoSettleCall = SettleCall & { callerCredential: string | null };
 
 import { type ChannelTerms, channelTermsOf, checkPayloadWindow } from "./channel-terms";
@@ -119,13 +122,15 @@ async function settleDeposit(
     return settledWith(
       rejection(
         "invalid_upto_svm_delegated_settle_unauthenticated",
-        "A deposit for this facilitator's receiver authorizer needs the seller's bearer token in the Authorization header",
+        "A deposit for this facilitator's receiver authorizer needs the seller's bearer token in the Authorization " +
+          "header",
         { payer: payload.from },
       ),
     );
   }
-  // The budget's balance (the isolate's reading, or one getBalance when it is over a minute old) is read alongside verify.
-  // (A low reading is read again first, for the larger of the two rents: the token program is known after verify.)
+  // The budget's balance (the isolate's reading, or one getBalance when it is over a minute old) is read alongside
+  // verify. (A low reading is read again first, for the larger of the two rents: the token program is known after
+  // verify.)
   const balance = feePayerBalanceForBudget(config, uptoOpenRentLamports(TOKEN_2022_PROGRAM_ADDRESS));
   balance.catch(() => undefined); // awaited only once the deposit verified
   // No simulation here: the send's preflight runs the same one.

@@ -141,7 +141,8 @@ export async function verifyUptoDeposit(
   if (openSlot === null || salt === null) {
     return rejection(
       "invalid_upto_svm_payload_channel_seed",
-      `payload.openSlot ${JSON.stringify(payload.openSlot)} and payload.nonce ${JSON.stringify(payload.nonce)} must be u64 decimal strings (the channel's seeds)`,
+      `payload.openSlot ${JSON.stringify(payload.openSlot)} and ` +
+        `payload.nonce ${JSON.stringify(payload.nonce)} must be u64 decimal strings (the channel's seeds)`,
       { payer },
     );
   }
@@ -228,7 +229,8 @@ export async function verifyUptoDeposit(
       `Channel ${channelId} already exists; a deposit opens a new channel`,
       { payer },
     );
-    // Settle: this very deposit in the ledger is the engine's to answer (a duplicate, or a seller's retry of its success).
+    // Settle: this very deposit in the ledger is the engine's to answer (a duplicate, or a seller's retry of its
+    // success).
     const mine = options.settling && options.ledger ? await ledgerStateOf(options.ledger, messageHash) : undefined;
     if (!mine || mine.state === "failed") return explainChainRefusal(options.ledger, messageHash, alreadyOpen);
     return { ok: true, accepted, payload, terms, tx, messageHash, open, payer: payer as Address, channelId };
@@ -236,7 +238,9 @@ export async function verifyUptoDeposit(
   if (!accounts.get(treasury)) {
     return rejection(
       "invalid_upto_svm_treasury_account_missing",
-      `The payment-channels treasury token account ${treasury} for ${mint} does not exist, so the channel could never be closed; this asset cannot be used for upto here`,
+      `The payment-channels treasury token ` +
+        `account ${treasury} for ${mint} does not exist, so the channel could never be closed; this asset cannot be ` +
+        `used for upto here`,
       { payer },
     );
   }
@@ -267,8 +271,8 @@ export async function verifyUptoDeposit(
 
 /**
  * A transaction the cluster refused in simulation or preflight, as the official facilitator names it for upto
- * (`invalid_upto_svm_settlement_simulation`); the refusals with a reason of their own (the buyer's shortfall, an expired
- * blockhash, a duplicate) keep it.
+ * (`invalid_upto_svm_settlement_simulation`); the refusals with a reason of their own (the buyer's shortfall, an
+ * expired blockhash, a duplicate) keep it.
  */
 export function uptoSimulationRefusal<T extends PaymentRejection>(refused: T): T {
   return refused.reason === "transaction_simulation_failed"

@@ -19,7 +19,9 @@ export interface ThrowSite {
   file: string;
   line: number;
   reasons: string[];
-  /** The reason argument's type is not a short union of literals (e.g. the whole ErrorReason type): name it narrower. */
+  /**
+   * The reason argument's type is not a short union of literals (e.g. the whole ErrorReason type): name it narrower.
+   */
   unbounded: boolean;
 }
 
@@ -77,9 +79,9 @@ export function scanRouteReasons(program: ts.Program, dispatch: Record<string, r
           while (at && chain.length < 25) {
             const via = parents.get(at);
             if (via) {
-              chain.push(
-                `${via.getText().slice(0, 30)}@${path.relative(SRC, via.getSourceFile().fileName)}:${via.getSourceFile().getLineAndCharacterOfPosition(via.getStart()).line + 1}`,
-              );
+              const viaFile = via.getSourceFile();
+              const line = viaFile.getLineAndCharacterOfPosition(via.getStart()).line + 1;
+              chain.push(`${via.getText().slice(0, 30)}@${path.relative(SRC, viaFile.fileName)}:${line}`);
               at = via;
             }
             at = at.parent;

@@ -113,7 +113,10 @@ export async function sendSigned(
   return getSignatureFromTransaction(signed);
 }
 
-/** A wallet's own transaction (it pays and signs) with a random Memo, so two identical ones in a slot are two (not AlreadyProcessed). */
+/**
+ * A wallet's own transaction (it pays and signs) with a random Memo, so two identical ones in a slot are two (not
+ * AlreadyProcessed).
+ */
 export async function sendAs(signer: KeyPairSigner, instructions: Instruction[]): Promise<string> {
   return sendSigned(signer, [
     ...instructions,

@@ -55,7 +55,8 @@ export async function verifiedMerchant(
     discovery: { serviceUrl, listingOptIn: true },
     ...(payToForm === "wallet" ? { payToForm } : {}),
   };
-  // The vault (default) form signs a plain challenge, as pr402's clients do; the wallet form needs one issued for its terms.
+  // The vault (default) form signs a plain challenge, as pr402's clients do; the wallet form needs one issued for its
+  // terms.
   const challenge =
     payToForm === "wallet"
       ? await call(`/sellers/${seller.address}/register/challenge`, { method: "POST", json: terms })

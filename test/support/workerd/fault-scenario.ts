@@ -2,9 +2,9 @@ import { expect, inject } from "vitest";
 import type { FaultMode } from "../node/rpc-fault-proxy";
 
 /**
- * A scenario of its own on the RPC fault proxy in front of the shared local chain (test/support/node/rpc-fault-proxy.ts),
- * or on another proxy of test/global-setup.ts (`base`): point a facilitator's SOLANA_RPC_URL at `rpcUrl`, switch
- * faults on with `setFaults`, read the calls it saw with `calls`.
+ * A scenario of its own on the RPC fault proxy in front of the shared local chain
+ * (test/support/node/rpc-fault-proxy.ts), or on another proxy of test/global-setup.ts (`base`): point a facilitator's
+ * SOLANA_RPC_URL at `rpcUrl`, switch faults on with `setFaults`, read the calls it saw with `calls`.
  */
 export function faultScenario(base: string = inject("rpcFaultProxyUrl")) {
   const id = crypto.randomUUID();

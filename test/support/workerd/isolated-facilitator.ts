@@ -19,7 +19,10 @@ export async function isolatedFacilitator(
   const feePayer = labelledKeypair(`${label}/${crypto.randomUUID()}`);
   if (feePayerLamports > 0) await chainRpc("requestAirdrop", [feePayer.address, feePayerLamports]);
   const env: Record<string, unknown> = { FEE_PAYER_SECRET_KEY: feePayer.secretKeyBase58, ...extraEnv };
-  /** A POST as the Worker receives it; `colo`: as the Worker at that Cloudflare location does (`request.cf.colo`, which only Cloudflare sets). */
+  /**
+   * A POST as the Worker receives it; `colo`: as the Worker at that Cloudflare location does (`request.cf.colo`, which
+   * only Cloudflare sets).
+   */
   const postFrom = (colo: string | undefined, path: string, json: unknown, headers: Record<string, string> = {}) =>
     callWithEnv(env, path, {
       method: "POST",

@@ -77,7 +77,8 @@ export async function objectRow(messageHash: string): Promise<ObjectRow | undefi
   if (!name) return undefined; // no object ever held it (the D1 ledger's row, or none)
   return runInDurableObject(stubNamed(name), (_instance, state) => {
     const sql = state.storage.sql;
-    if (sql.exec("SELECT name FROM sqlite_master WHERE name = 'settlements'").toArray().length === 0) return undefined; // never used, or deleted
+    // never used, or deleted
+    if (sql.exec("SELECT name FROM sqlite_master WHERE name = 'settlements'").toArray().length === 0) return undefined;
     return sql
       .exec<Record<string, SqlStorageValue>>("SELECT * FROM settlements WHERE message_hash = ?", messageHash)
       .toArray()[0] as ObjectRow | undefined;
@@ -86,7 +87,8 @@ export async function objectRow(messageHash: string): Promise<ObjectRow | undefi
 
 export function d1Row(messageHash: string) {
   return env.DB.prepare(
-    "SELECT state, success_reported_at_ms, success_correlation_id, confirmed_at_ms FROM settlements WHERE message_hash = ?",
+    "SELECT state, success_reported_at_ms, success_correlation_id, confirmed_at_ms FROM settlements WHERE " +
+      "message_hash = ?",
   )
     .bind(messageHash)
     .first<

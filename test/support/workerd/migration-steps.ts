@@ -20,7 +20,8 @@ export async function databaseBefore(number: string): Promise<void> {
   // Virtual (full-text) tables first: they drop their shadow tables with them.
   for (const virtual of [true, false]) {
     const { results } = await env.DB.prepare(
-      `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name <> 'd1_migrations' AND (sql LIKE 'CREATE VIRTUAL TABLE%') = ?1`,
+      `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' ` +
+        `AND name <> 'd1_migrations' AND (sql LIKE 'CREATE VIRTUAL TABLE%') = ?1`,
     )
       .bind(virtual ? 1 : 0)
       .all<{ name: string }>();

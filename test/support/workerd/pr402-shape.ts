@@ -42,7 +42,8 @@ export const OUR_ENUM_EXTENSIONS: Record<string, { values: unknown[]; reason: st
   "lifecycle.nextStep": {
     values: ["create_token_account"],
     reason:
-      "issue 20: sweeps never create the seller's token account, so the preview names that step; pr402's SellerLifecycle.next_step is an Option<String> (src/facilitator.rs), so its client decodes it",
+      "issue 20: sweeps never create the seller's token account, so the preview names that step; pr402's " +
+      "SellerLifecycle.next_step is an Option<String> (src/facilitator.rs), so its client decodes it",
   },
 };
 

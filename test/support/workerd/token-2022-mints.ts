@@ -35,7 +35,9 @@ const onMint = (mint: Address, data: Uint8Array): Instruction => ({
   data,
 });
 
-/** TransferFeeExtension(26) / InitializeTransferFeeConfig(0): no authorities, `bps` basis points, capped at `maximum`. */
+/**
+ * TransferFeeExtension(26) / InitializeTransferFeeConfig(0): no authorities, `bps` basis points, capped at `maximum`.
+ */
 export function transferFee(bps: number, maximum: bigint): MintExtension {
   const data = new Uint8Array(2 + 1 + 1 + 2 + 8);
   const view = new DataView(data.buffer);

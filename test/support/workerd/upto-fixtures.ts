@@ -171,7 +171,10 @@ export async function uptoDeposit(
   };
 }
 
-/** The builder's Open with its voucher key swapped or its data fields rewritten (the channel address stays the honest one). */
+/**
+ * The builder's Open with its voucher key swapped or its data fields rewritten (the channel address stays the honest
+ * one).
+ */
 function bendOpen(open: Instruction, bend: OpenBend): Instruction {
   const { authorizedSigner, ...fields } = bend;
   const codec = getOpenInstructionDataCodec();
@@ -181,7 +184,10 @@ function bendOpen(open: Instruction, bend: OpenBend): Instruction {
   return { ...open, accounts, data: codec.encode({ ...codec.decode(open.data!), ...fields }) };
 }
 
-/** A /verify or /settle body: what the official server sends (accepted = the line; requirements = the line, or the charge). */
+/**
+ * A /verify or /settle body: what the official server sends (accepted = the line; requirements = the line, or the
+ * charge).
+ */
 export function uptoBody(
   line: Record<string, any>,
   payload: Record<string, any>,

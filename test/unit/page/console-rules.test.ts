@@ -40,17 +40,21 @@ describe("console step states", () => {
     });
   });
 
-  it("the wallet payTo form needs no vault: registering stays open before activation (the API answers 409 until its token account exists)", () => {
-    expect(stepStates({ activated: false, verified: false, nextStep: "activate" }, "wallet")).toMatchObject({
-      activateDisabled: false,
-      registerDisabled: false,
-      registerLabel: REGISTER_LABEL,
-      retireDisabled: true,
-    });
-    expect(stepStates({ activated: false, verified: false, nextStep: "activate" }, "vault")).toMatchObject({
-      registerDisabled: true,
-    });
-  });
+  it(
+    "the wallet payTo form needs no vault: registering stays open before activation (the API answers 409 until its " +
+      "token account exists)",
+    () => {
+      expect(stepStates({ activated: false, verified: false, nextStep: "activate" }, "wallet")).toMatchObject({
+        activateDisabled: false,
+        registerDisabled: false,
+        registerLabel: REGISTER_LABEL,
+        retireDisabled: true,
+      });
+      expect(stepStates({ activated: false, verified: false, nextStep: "activate" }, "vault")).toMatchObject({
+        registerDisabled: true,
+      });
+    },
+  );
 
   it("without a preview every step stays available (the API says what is missing)", () => {
     expect(stepStates(undefined)).toMatchObject({
@@ -104,7 +108,8 @@ describe("what the next sweep pays, with the effective rate", () => {
         "USDC",
       ),
     ).toBe(
-      "0 USDC (fee 0.01 USDC, 2% of 0.5 USDC: the minimum fee, above the 1% rate; 0.49 USDC withheld toward the vault's setup cost, not_activated)",
+      "0 USDC (fee 0.01 USDC, 2% of 0.5 USDC: the minimum fee, above the 1% rate; 0.49 USDC withheld toward the " +
+        "vault's setup cost, not_activated)",
     );
   });
 

@@ -10,7 +10,8 @@ const served = (file: string) => readFileSync(new URL(`../../../${file}`, import
  * unbundled.
  */
 describe("static/assets/*.js", () => {
-  it("are what `npm run build:pages` builds from src/page/browser/ (run it after editing a browser source)", async () => {
+  it("are what `npm run build:pages` builds from src/page/browser/ (run it after editing a browser " +
+    "source)", async () => {
     for (const { entry, file } of PAGE_SCRIPTS) {
       expect(served(file) === (await pageScript(entry)), `${file} is stale: run \`npm run build:pages\``).toBe(true);
     }

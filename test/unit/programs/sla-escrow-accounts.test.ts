@@ -190,14 +190,17 @@ describe("SLA-Escrow account codecs", () => {
     expect(decodeEscrow(escrowBytes.subarray(0, 127))).toBeNull();
   });
 
-  it('reads accounts longer than the layout ("at least", as the ABI\'s clients do): appended fields are ignored', () => {
-    expect(decodePayment(bytes(paymentBytes, [0]))).toEqual(decodePayment(paymentBytes));
-    expect(decodePayment(bytes(paymentBytes, new Array(64).fill(0xee)))).toEqual(decodePayment(paymentBytes));
-    expect(decodeBank(bytes(bankBytes, [1]))).toEqual(decodeBank(bankBytes));
-    expect(decodeEscrowConfig(bytes(escrowConfigBytes, [0]))).toEqual(decodeEscrowConfig(escrowConfigBytes));
-    expect(decodeEscrow(bytes(escrowBytes, [7, 7]))).toEqual(decodeEscrow(escrowBytes));
-    expect(decodeEscrow(bytes(escrowBytes, [7, 7]))).not.toBeNull();
-  });
+  it(
+    'reads accounts longer than the layout ("at least", as the ABI\'s clients do): appended fields are ' + "ignored",
+    () => {
+      expect(decodePayment(bytes(paymentBytes, [0]))).toEqual(decodePayment(paymentBytes));
+      expect(decodePayment(bytes(paymentBytes, new Array(64).fill(0xee)))).toEqual(decodePayment(paymentBytes));
+      expect(decodeBank(bytes(bankBytes, [1]))).toEqual(decodeBank(bankBytes));
+      expect(decodeEscrowConfig(bytes(escrowConfigBytes, [0]))).toEqual(decodeEscrowConfig(escrowConfigBytes));
+      expect(decodeEscrow(bytes(escrowBytes, [7, 7]))).toEqual(decodeEscrow(escrowBytes));
+      expect(decodeEscrow(bytes(escrowBytes, [7, 7]))).not.toBeNull();
+    },
+  );
 
   it("rejects wrong discriminators", () => {
     const wrong = escrowBytes.slice();

@@ -247,9 +247,9 @@ describe("FundPaymentV2 (8)", () => {
 });
 
 /*
- * ReleasePayment / RefundPayment: the ABI's tables (docs/sla-escrow-abi.md, ABI §5.3 / §5.4), index by index, for every path: SOL and SPL, with
- * and without the oracle tip accounts, and with the extended-payment tail (pr402: PaymentExt and buyer, before the
- * tip accounts). Each row is [address, role] in ABI order.
+ * ReleasePayment / RefundPayment: the ABI's tables (docs/sla-escrow-abi.md, ABI §5.3 / §5.4), index by index, for every
+ * path: SOL and SPL, with and without the oracle tip accounts, and with the extended-payment tail (pr402: PaymentExt
+ * and buyer, before the tip accounts). Each row is [address, role] in ABI order.
  */
 describe("ReleasePayment (1): ABI §5.3", () => {
   const head = [
@@ -289,9 +289,13 @@ describe("ReleasePayment (1): ABI §5.3", () => {
     expect(getReleasePaymentInstruction(sol).data).toEqual(Uint8Array.of(1));
     expect(getReleasePaymentInstruction(spl).data).toEqual(Uint8Array.of(1));
   });
-  it("SOL, indices 0–8: caller (w,s), bank, config, escrow (w), payment (w), mint, sol_storage (w), seller (w), System", () => {
-    expect(getReleasePaymentInstruction(sol).accounts).toEqual(metas(...solFixed));
-  });
+  it(
+    "SOL, indices 0–8: caller (w,s), bank, config, escrow (w), payment (w), mint, sol_storage (w), seller (w), " +
+      "System",
+    () => {
+      expect(getReleasePaymentInstruction(sol).accounts).toEqual(metas(...solFixed));
+    },
+  );
   it("SOL with the tip: + 9 oracle_authority (w)", () => {
     expect(getReleasePaymentInstruction({ ...sol, oracleTip: { oracle } }).accounts).toEqual(
       metas(...solFixed, [oracle, W]),
@@ -379,13 +383,17 @@ describe("ClosePayment (3): ABI §5.5", () => {
 });
 
 describe("ExtendPaymentTTL (4): ABI §5.6", () => {
-  it("[4] ‖ additional_seconds i64 (9 bytes); 7 accounts: buyer (s), bank, config, escrow, payment (w), System, Rent sysvar", () => {
-    const instruction = getExtendPaymentTtlInstruction({ ...pdas, buyer, additionalSeconds: 3_600n });
-    expect(instruction.data).toEqual(Uint8Array.of(4, 0x10, 0x0e, 0, 0, 0, 0, 0, 0));
-    expect(instruction.accounts).toEqual(
-      metas([buyer, S], [bank, R], [config, R], [escrow, R], [payment, W], [SYSTEM, R], [RENT_SYSVAR, R]),
-    );
-  });
+  it(
+    "[4] ‖ additional_seconds i64 (9 bytes); 7 accounts: buyer (s), bank, config, escrow, payment (w), System, Rent " +
+      "sysvar",
+    () => {
+      const instruction = getExtendPaymentTtlInstruction({ ...pdas, buyer, additionalSeconds: 3_600n });
+      expect(instruction.data).toEqual(Uint8Array.of(4, 0x10, 0x0e, 0, 0, 0, 0, 0, 0));
+      expect(instruction.accounts).toEqual(
+        metas([buyer, S], [bank, R], [config, R], [escrow, R], [payment, W], [SYSTEM, R], [RENT_SYSVAR, R]),
+      );
+    },
+  );
 });
 
 describe("SubmitDelivery (5): ABI §5.7 / ApproveDelivery (7): pr402", () => {

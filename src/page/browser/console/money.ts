@@ -12,7 +12,10 @@ import { salesSummary } from "./sales";
 import { assetInfo, short, state, walletAddress } from "./state";
 import { sellerChallenge } from "./wallet";
 
-/** The vault snapshot: pr402 writes amounts as JSON integers with `*Decimal` strings beside them; older answers use strings. */
+/**
+ * The vault snapshot: pr402 writes amounts as JSON integers with `*Decimal` strings beside them; older answers use
+ * strings.
+ */
 type Snapshot = Record<string, unknown> & {
   splitVaultPda?: string;
   vaultExists?: boolean;

@@ -56,11 +56,14 @@ const NEXT_STEP: Record<string, string> = {
   activate: "Next: activate. Create your vault with your own wallet (step 3) for the sovereign fee rate.",
   verify: "Next: verify. Sign the registration (step 4) so buyers and the directory know this wallet.",
   create_token_account:
-    "Next: create your own USDC token account (button below). Sweeps pay into it and never create it for you; any wallet creates it when you receive USDC once.",
+    "Next: create your own USDC token account (button below). Sweeps pay into it and never create it for you; any " +
+    "wallet creates it when you receive USDC once.",
   create_wallet_token_account:
-    "Next: create your own USDC token account (button below). With the wallet form buyers pay straight into it, and nothing creates it for you.",
+    "Next: create your own USDC token account (button below). With the wallet form buyers pay straight into it, and " +
+    "nothing creates it for you.",
   seller_token_account_missing:
-    "Next: create your own token account for this asset. Sweeps pay into it and never create it for you; any wallet creates it when you receive the token once.",
+    "Next: create your own token account for this asset. Sweeps pay into it and never create it for you; any wallet " +
+    "creates it when you receive the token once.",
 };
 
 /**
@@ -219,7 +222,8 @@ export async function registerSeller(event: SubmitEvent): Promise<void> {
   if (serviceUrl) discovery.serviceUrl = serviceUrl;
   if (displayName) discovery.displayName = displayName;
   const payToForm = chosenPayToForm();
-  // The challenge is issued for exactly these terms and names them, so the signature covers them (no relay can swap them).
+  // The challenge is issued for exactly these terms and names them, so the signature covers them (no relay can swap
+  // them).
   const terms = { asset: asset.param, discovery, ...(payToForm ? { payToForm } : {}) };
   say("register-status", "Sign the registration message in your wallet…");
   const signed = await registerChallenge("register", terms);

@@ -28,7 +28,9 @@ interface ProbeAnswer {
   listed?: boolean;
 }
 
-/** The Seller Resource Manifest that proves the origin belongs to this wallet (onboarding guide, "prove your origin"). */
+/**
+ * The Seller Resource Manifest that proves the origin belongs to this wallet (onboarding guide, "prove your origin").
+ */
 export function showManifest(): void {
   let origin = "https://your-api.example";
   try {

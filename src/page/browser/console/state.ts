@@ -55,7 +55,9 @@ export interface AssetChoice {
   native: boolean;
 }
 
-/** The wallet `payTo` form's view in the preview, where it runs beside the vault: the token account payments land in. */
+/**
+ * The wallet `payTo` form's view in the preview, where it runs beside the vault: the token account payments land in.
+ */
 export interface WalletPayToView {
   tokenAccount?: { address: string; mint: string; exists: boolean };
 }

@@ -70,7 +70,8 @@ export function renderWallets(): void {
     say(
       "wallet-status",
       state.wallets.length === 0
-        ? "No Wallet Standard wallet found. Install or unlock a Solana wallet extension (Phantom, Solflare, Backpack…) and reload."
+        ? "No Wallet Standard wallet found. Install or unlock a Solana wallet extension (Phantom, Solflare, " +
+            "Backpack…) and reload."
         : "Choose a wallet to connect.",
     );
   }
@@ -141,7 +142,8 @@ export async function sendSigned(transaction: Uint8Array, section: string): Prom
         state.cluster +
         ", not this local chain (" +
         state.walletRpcUrl +
-        "): nothing was sent. Use a wallet that lets the page send (solana:signTransaction), or a deployment on a public cluster.",
+        "): nothing was sent. Use a wallet that lets the page send (solana:signTransaction), or a deployment on a " +
+        "public cluster.",
     );
   if (!sign) throw new Error(wallet.name + " cannot sign transactions");
   const [result] = await sign.signTransaction({ account, transaction, chain: state.chain });

@@ -15,7 +15,9 @@ export function exactBuilderRoutes(): RouteDef[] {
       agentTool: {
         name: "build_exact_payment",
         description:
-          "Build the UNSIGNED exact payment transaction for a payment requirement. Sign it locally with the payer key (the facilitator never holds it) at payerSignatureIndex, put it in verifyBodyTemplate.paymentPayload.payload.transaction, then call settle_payment.",
+          "Build the UNSIGNED exact payment transaction for a payment requirement. Sign it locally with the payer " +
+          "key (the facilitator never holds it) at payerSignatureIndex, put it in " +
+          "verifyBodyTemplate.paymentPayload.payload.transaction, then call settle_payment.",
       },
       method: "POST",
       path: "/build-exact-payment-tx",

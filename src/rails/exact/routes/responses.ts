@@ -1,7 +1,10 @@
 import * as v from "valibot";
 import { Address, DecimalAmount, Integer, UNSIGNED_TRANSACTION_ENTRIES } from "../../../http/responses/fields";
 
-/** Success bodies of the exact rail's routes: the payment builder, the seller's activation, the vault snapshot, the sweep. */
+/**
+ * Success bodies of the exact rail's routes: the payment builder, the seller's activation, the vault snapshot, the
+ * sweep.
+ */
 
 export const ExactBuildResponseSchema = v.looseObject({
   ...UNSIGNED_TRANSACTION_ENTRIES,

@@ -13,13 +13,15 @@ export function sellerProvisioningRoutes(): RouteDef[] {
       agentTool: {
         name: "build_seller_provisioning",
         description:
-          "Build the seller's UNSIGNED activation transaction (vault and token account) for an asset; the seller signs and submits it.",
+          "Build the seller's UNSIGNED activation transaction (vault and token account) for an asset; the seller " +
+          "signs and submits it.",
       },
       method: "POST",
       path: "/sellers/provision-tx",
       tag: "Sellers",
       summary:
-        "Unsigned sovereign activation transaction (CreateVault and/or the vault token account), signed and paid by the seller",
+        "Unsigned sovereign activation transaction (CreateVault and/or the vault token account), signed and paid by " +
+        "the seller",
       body: ProvisionRequestSchema,
       limit: "build",
       handler: async (c, { body }) => c.json(await buildSellerProvisioning(c.var.config, body)),

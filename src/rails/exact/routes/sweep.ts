@@ -24,7 +24,8 @@ export function sweepRoutes(): RouteDef[] {
       tag: "Operator",
       auth: "bearer",
       summary:
-        "Sweep eligible split vaults to their sellers (dryRun: true lists without changing anything); empty body = configured defaults",
+        "Sweep eligible split vaults to their sellers (dryRun: true lists without changing anything); empty body = " +
+        "configured defaults",
       body: SweepBodySchema,
       emptyBodyIsDefaults: true,
       response: SweepResponseSchema,

@@ -54,7 +54,8 @@ export function checkSmartWalletTransaction(tx: DecodedTransaction, policy: Smar
   if (tx.usesAddressLookupTables) {
     return refuse(
       "invalid_exact_svm_payload_address_lookup_tables",
-      "Transactions that load accounts from address lookup tables are not accepted; a lookup table can hide the fee payer among an instruction's accounts",
+      "Transactions that load accounts from address lookup tables are not accepted; a lookup table can hide the fee " +
+        "payer among an instruction's accounts",
     );
   }
   if (tx.feePayer !== policy.feePayer) {
@@ -68,7 +69,10 @@ export function checkSmartWalletTransaction(tx: DecodedTransaction, policy: Smar
       tx.numRequiredSignatures > EXACT_REQUIRED_SIGNATURES
         ? "invalid_exact_svm_payload_excessive_signers"
         : "invalid_exact_svm_payload_missing_signer",
-      `The transaction requires ${tx.numRequiredSignatures} signatures; a smart-wallet payment has exactly ${EXACT_REQUIRED_SIGNATURES} (the fee payer and the wallet's signing key), since every other one costs the fee payer a signature fee`,
+      `The transaction ` +
+        `requires ${tx.numRequiredSignatures} signatures; a smart-wallet payment has ` +
+        `exactly ${EXACT_REQUIRED_SIGNATURES} (the fee payer and the wallet's signing key), since every other one ` +
+        `costs the fee payer a signature fee`,
     );
   }
   const first = tx.instructions[0];
@@ -82,7 +86,8 @@ export function checkSmartWalletTransaction(tx: DecodedTransaction, policy: Smar
     if (ix.programAddress === policy.feePayer || ix.accounts.includes(policy.feePayer)) {
       return refuse(
         "invalid_exact_svm_smart_wallet_fee_payer_not_isolated",
-        `The facilitator fee payer appears in an instruction of program ${ix.programAddress}; it may only pay the network fee`,
+        `The facilitator fee payer appears in an instruction of ` +
+          `program ${ix.programAddress}; it may only pay the network fee`,
       );
     }
     if (!isFreeTopLevel(ix.programAddress) && !policy.allowedPrograms.has(ix.programAddress)) {
@@ -122,7 +127,9 @@ function checkComputeBudget(instructions: DecodedInstruction[], policy: SmartWal
       if (parsed.microLamports > policy.maxPriorityFeeMicroLamports) {
         return refuse(
           "invalid_exact_svm_smart_wallet_priority_fee_too_high",
-          `Compute unit price ${parsed.microLamports} micro-lamports exceeds the smart-wallet maximum ${policy.maxPriorityFeeMicroLamports}`,
+          `Compute unit ` +
+            `price ${parsed.microLamports} micro-lamports exceeds the smart-wallet ` +
+            `maximum ${policy.maxPriorityFeeMicroLamports}`,
         );
       }
     } else if (ix.data[0] === 2 || ix.data[0] === 3) {
@@ -145,7 +152,8 @@ function checkComputeBudget(instructions: DecodedInstruction[], policy: SmartWal
     if (implied > policy.maxComputeUnits) {
       return refuse(
         "invalid_exact_svm_smart_wallet_compute_units_too_high",
-        `A compute unit price without a SetComputeUnitLimit implies ${implied} units, above the smart-wallet maximum ${policy.maxComputeUnits}`,
+        `A compute unit price without a SetComputeUnitLimit ` +
+          `implies ${implied} units, above the smart-wallet maximum ${policy.maxComputeUnits}`,
       );
     }
   }
@@ -252,7 +260,8 @@ export function findSmartWalletPayment(
           ? refuse("invalid_exact_svm_smart_wallet_no_transfer_in_simulation", "The simulation moves no tokens")
           : refuse(
               "invalid_exact_svm_smart_wallet_transfer_mismatch",
-              `No TransferChecked in the simulation moves exactly ${expected.amount} of ${expected.mint} into ${expected.destination}`,
+              `No TransferChecked in the simulation moves ` +
+                `exactly ${expected.amount} of ${expected.mint} into ${expected.destination}`,
             ),
     };
   }
@@ -270,7 +279,8 @@ export function findSmartWalletPayment(
       ok: false,
       rejection: refuse(
         "invalid_exact_svm_smart_wallet_destination_touched",
-        `An inner instruction takes from, closes, freezes or re-delegates the payee's token account ${expected.destination}`,
+        `An inner instruction takes from, closes, freezes or re-delegates the payee's token ` +
+          `account ${expected.destination}`,
       ),
     };
   }
@@ -327,7 +337,10 @@ const SUBJECT_FIRST_TYPES = new Set([
   "closeAccount",
   "freezeAccount",
 ]);
-/** Their discriminators: Transfer 3, Approve 4, SetAuthority 6, Burn 8, CloseAccount 9, FreezeAccount 10, TransferChecked 12, ApproveChecked 13, BurnChecked 15. */
+/**
+ * Their discriminators: Transfer 3, Approve 4, SetAuthority 6, Burn 8, CloseAccount 9, FreezeAccount 10,
+ * TransferChecked 12, ApproveChecked 13, BurnChecked 15.
+ */
 const SUBJECT_FIRST_DISCRIMINATORS = new Set([3, 4, 6, 8, 9, 10, 12, 13, 15]);
 
 function tokenEffectOf(ix: SimulatedInstruction): TokenEffect | null {

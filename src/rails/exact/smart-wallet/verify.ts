@@ -17,7 +17,9 @@ import { associatedTokenAccountOf } from "../vault-addresses";
 import type { PaymentTransfer } from "../verify-rules";
 import { checkSmartWalletTransaction, findSmartWalletPayment } from "./rules";
 
-/** Who receives a smart-wallet payment: a seller's own wallet, or a seller's UniversalSettle vault (which must exist). */
+/**
+ * Who receives a smart-wallet payment: a seller's own wallet, or a seller's UniversalSettle vault (which must exist).
+ */
 export type SmartWalletPayee =
   | { form: "wallet"; owner: Address }
   | { form: "vault"; programId: Address; vault: Address; merchantWallet: Address };
@@ -72,7 +74,8 @@ export async function verifySmartWalletPayment(
   if (requirements.asset === NATIVE_SOL_ALLOWLIST_ADDRESS) {
     return rejection(
       "invalid_exact_svm_smart_wallet_native_sol",
-      "A smart-wallet payment moves a token (a TransferChecked inside the wallet program); native SOL is not accepted from smart wallets",
+      "A smart-wallet payment moves a token (a TransferChecked inside the wallet program); native SOL is not " +
+        "accepted from smart wallets",
     );
   }
   const minimum = await minimumPaymentRaw(config, requirements.asset, false);
@@ -122,7 +125,8 @@ export async function verifySmartWalletPayment(
     if (!vaultAccount) {
       return rejection(
         "vault_not_provisioned",
-        `The seller's vault ${payee.vault} does not exist yet; a smart-wallet payment is accepted only into an existing vault`,
+        `The seller's ` +
+          `vault ${payee.vault} does not exist yet; a smart-wallet payment is accepted only into an existing vault`,
         { payer: signer },
       );
     }

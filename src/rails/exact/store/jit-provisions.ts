@@ -20,7 +20,8 @@ export async function claimJitProvision(
     .prepare(
       `INSERT INTO jit_provisions (day, seller_wallet, asset, created_at_ms, claim_expires_at_ms)
        SELECT ?1, ?2, ?3, ?4, ?6
-       WHERE (SELECT COUNT(*) FROM jit_provisions WHERE day = ?1 AND (signature IS NOT NULL OR claim_expires_at_ms > ?4)) < ?5
+       WHERE (SELECT COUNT(*) FROM jit_provisions WHERE day = ?1 AND (signature IS NOT NULL OR claim_expires_at_ms > ` +
+        `?4)) < ?5
        ON CONFLICT (seller_wallet, asset) DO UPDATE SET day = ?1, created_at_ms = ?4, claim_expires_at_ms = ?6
        WHERE jit_provisions.signature IS NULL AND jit_provisions.claim_expires_at_ms <= ?4`,
     )
@@ -94,8 +95,10 @@ export async function peekJitProvision(
   const day = new Date(claim.nowMs).toISOString().slice(0, 10);
   const row = await d1
     .prepare(
-      `SELECT (SELECT COUNT(*) FROM jit_provisions WHERE day = ?1 AND (signature IS NOT NULL OR claim_expires_at_ms > ?2)) AS used,
-         (SELECT COUNT(*) FROM jit_provisions WHERE seller_wallet = ?3 AND asset = ?4 AND (signature IS NOT NULL OR claim_expires_at_ms > ?2)) AS mine`,
+      `SELECT (SELECT COUNT(*) FROM jit_provisions WHERE day = ?1 AND (signature IS NOT NULL OR claim_expires_at_ms ` +
+        `> ?2)) AS used,
+         (SELECT COUNT(*) FROM jit_provisions WHERE seller_wallet = ?3 AND asset = ?4 AND (signature IS NOT NULL OR ` +
+        `claim_expires_at_ms > ?2)) AS mine`,
     )
     .bind(day, claim.nowMs, claim.sellerWallet, claim.asset)
     .first<{ used: number; mine: number }>();

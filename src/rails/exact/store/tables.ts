@@ -40,7 +40,10 @@ export const sweepRuns = sqliteTable(
     trigger: text("trigger").notNull(),
     startedAtMs: integer("started_at_ms").notNull(),
     finishedAtMs: integer("finished_at_ms").notNull(),
-    /** SWEEP_RUN_OUTCOMES: ok | partial (some rails failed) | paused (fee payer below its minimum: nothing sent) | error (the run stopped). */
+    /**
+     * SWEEP_RUN_OUTCOMES: ok | partial (some rails failed) | paused (fee payer below its minimum: nothing sent) | error
+     * (the run stopped).
+     */
     outcome: text("outcome", { enum: SWEEP_RUN_OUTCOMES }).notNull(),
     scanned: integer("scanned").notNull(),
     attempted: integer("attempted").notNull(),

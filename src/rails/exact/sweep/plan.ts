@@ -5,7 +5,9 @@
 import type { FeePayerBudgetRejectionReason } from "../../../x402/rejection-reasons";
 
 export type SweepStatus = "failed" | "skipped" | "eligible" | "ok";
-/** A rail the exposure budget refused to pay a sweep for carries the cap's reason (src/chain/fee-payer-budget/caps.ts). */
+/**
+ * A rail the exposure budget refused to pay a sweep for carries the cap's reason (src/chain/fee-payer-budget/caps.ts).
+ */
 export type SweepAction =
   | "none"
   | "below_threshold"
@@ -54,7 +56,10 @@ export interface SweepPlanItem {
   error: string | null;
 }
 
-/** The threshold that applies to a rail: the operator's, never below the program's minimum fee (that would fail on chain). */
+/**
+ * The threshold that applies to a rail: the operator's, never below the program's minimum fee (that would fail on
+ * chain).
+ */
 export function thresholdFor(rail: string, minFeeRaw: bigint, thresholds: SweepThresholds): bigint {
   const configured =
     rail === "SOL"
@@ -93,5 +98,9 @@ export function planSweep(balances: readonly RailBalance[], thresholds: SweepThr
 
 /** What the seller reads in the /sweep item and the logs: which account is missing and who creates it. */
 export function sellerTokenAccountMissingMessage(wallet: string, mint: string, ata: string): string {
-  return `${SELLER_TOKEN_ACCOUNT_MISSING}: the seller ${wallet} has no token account for ${mint} (${ata}); the seller creates it (any wallet can), and the next run sweeps`;
+  return (
+    `${SELLER_TOKEN_ACCOUNT_MISSING}: the ` +
+    `seller ${wallet} has no token account ` +
+    `for ${mint} (${ata}); the seller creates it (any wallet can), and the next run sweeps`
+  );
 }

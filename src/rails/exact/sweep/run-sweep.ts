@@ -49,7 +49,10 @@ export interface SweepReport {
   items: SweepItem[];
 }
 
-/** The configured defaults (docs/facilitator-spec.md §8), as POST /sweep with an empty body, GET /sweep-cron and the Cron Trigger use them. */
+/**
+ * The configured defaults (docs/facilitator-spec.md §8), as POST /sweep with an empty body, GET /sweep-cron and the
+ * Cron Trigger use them.
+ */
 export function defaultSweepOptions(config: Config, trigger: string): SweepOptions {
   return {
     dryRun: false,
@@ -254,15 +257,16 @@ async function sweepHeldRails(
       });
     }
   }
-  // The bookings keep what this run's sends really put out (a preflight refusal, or the same bytes sent earlier, paid nothing here).
+  // The bookings keep what this run's sends really put out (a preflight refusal, or the same bytes sent earlier, paid
+  // nothing here).
   await budget.trimTo(sent.filter((s) => !s.alreadyProcessed).map((s) => BigInt(items[s.index]!.lamportsSpent)));
   return { items, paused: null };
 }
 
 /**
  * Books the run's sweeps in the exposure budget before any is signed, on the `sweep` rail against the daily spend caps
- * (an operator's job: no buyer wallet or payTo of its own): their network fees, and the rent of the fee receiver's token
- * accounts they create. Both bookings at once, one D1 round trip; a refusal of either voids the other and the run
+ * (an operator's job: no buyer wallet or payTo of its own): their network fees, and the rent of the fee receiver's
+ * token accounts they create. Both bookings at once, one D1 round trip; a refusal of either voids the other and the run
  * sends nothing (each rail is skipped with the cap's reason). After the sends, one more round trip trims them to what
  * was really spent, only when less.
  */

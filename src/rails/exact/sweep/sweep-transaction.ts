@@ -7,7 +7,9 @@ import type { ProgramState, RailAccounts } from "./vault-balances";
 
 /** Network fee of a sweep: one signature (the fee payer), no priority fee. */
 export const SWEEP_NETWORK_FEE_LAMPORTS = LAMPORTS_PER_SIGNATURE;
-/** Rent-exempt minimum of a token account: (128 + 165 bytes) × 6,960; Token-2022 ATAs carry ImmutableOwner (+5 bytes). */
+/**
+ * Rent-exempt minimum of a token account: (128 + 165 bytes) × 6,960; Token-2022 ATAs carry ImmutableOwner (+5 bytes).
+ */
 const TOKEN_ACCOUNT_RENT_LAMPORTS = 2_039_280n;
 const TOKEN_2022_ACCOUNT_RENT_LAMPORTS = 2_074_080n;
 const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";

@@ -74,10 +74,13 @@ export async function claimSweepRails(
 ): Promise<RailKey[]> {
   if (rails.length === 0) return [];
   const statement = d1.prepare(
-    `INSERT INTO sweep_state (wallet_pubkey, rail, last_attempt_at_ms, claim_id, claim_expires_at_ms) VALUES (?1, ?2, ?3, ?4, ?5)
+    `INSERT INTO sweep_state (wallet_pubkey, rail, last_attempt_at_ms, claim_id, claim_expires_at_ms) VALUES (?1, ` +
+      `?2, ?3, ?4, ?5)
      ON CONFLICT (wallet_pubkey, rail) DO UPDATE SET
-       last_attempt_at_ms = excluded.last_attempt_at_ms, claim_id = excluded.claim_id, claim_expires_at_ms = excluded.claim_expires_at_ms
-     WHERE sweep_state.last_attempt_at_ms <= ?6 AND (sweep_state.claim_expires_at_ms IS NULL OR sweep_state.claim_expires_at_ms < ?3)
+       last_attempt_at_ms = excluded.last_attempt_at_ms, claim_id = excluded.claim_id, claim_expires_at_ms = ` +
+      `excluded.claim_expires_at_ms
+     WHERE sweep_state.last_attempt_at_ms <= ?6 AND (sweep_state.claim_expires_at_ms IS NULL OR ` +
+      `sweep_state.claim_expires_at_ms < ?3)
      RETURNING wallet_pubkey AS wallet, rail`,
   );
   const results = await d1.batch<RailKey>(
@@ -121,7 +124,8 @@ export async function finishSweepRun(
   );
   const insertRun = d1
     .prepare(
-      `INSERT INTO sweep_runs (trigger, started_at_ms, finished_at_ms, outcome, scanned, attempted, succeeded, skipped, failed, lamports_spent)
+      `INSERT INTO sweep_runs (trigger, started_at_ms, finished_at_ms, outcome, scanned, attempted, succeeded, ` +
+        `skipped, failed, lamports_spent)
        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)`,
     )
     .bind(

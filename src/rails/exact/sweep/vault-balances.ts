@@ -169,8 +169,8 @@ function tokenAmount(account: AccountSnapshot | null | undefined): bigint | null
 }
 
 /**
- * Who receives the fee (docs/universal-settle-abi.md "Fee receiver"): Config.fee_destination when sharding is off; else the seller's shard
- * (its SOL storage for SOL; for SPL the shard PDA, whose ATA receives).
+ * Who receives the fee (docs/universal-settle-abi.md "Fee receiver"): Config.fee_destination when sharding is off; else
+ * the seller's shard (its SOL storage for SOL; for SPL the shard PDA, whose ATA receives).
  */
 async function feeReceiverOwner(
   program: ProgramState,

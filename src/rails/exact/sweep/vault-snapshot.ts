@@ -7,7 +7,9 @@ import { badRequest } from "../../../platform/errors/catalogue";
 import { SELLER_TOKEN_ACCOUNT_MISSING } from "./plan";
 import { NATIVE_SOL_ALLOWLIST_ADDRESS_STRING, readRailAccounts } from "./vault-balances";
 
-/** Where the SPL balance is read (pr402's `spl_balance_scope`): the vault's token account, or the seller's own wallet. */
+/**
+ * Where the SPL balance is read (pr402's `spl_balance_scope`): the vault's token account, or the seller's own wallet.
+ */
 export type SplBalanceScope = "vault_ata" | "owner_wallet";
 
 /**
@@ -32,11 +34,16 @@ export interface VaultSnapshot {
   /** With ?spl_mint=: the seller's own token account for the mint, which sweeps pay into (never create). */
   sellerSplAta: string | null;
   sellerSplAtaExists: boolean | null;
-  /** Why a sweep of the SPL rail would be skipped for want of an account (`seller_token_account_missing`), else null. */
+  /**
+   * Why a sweep of the SPL rail would be skipped for want of an account (`seller_token_account_missing`), else null.
+   */
   sweepBlockedReason: typeof SELLER_TOKEN_ACCOUNT_MISSING | null;
 }
 
-/** A seller's vault balances, read with the sweep engine's batched reader (docs/wire-notes.md "Operator"; pr402 vault snapshot). */
+/**
+ * A seller's vault balances, read with the sweep engine's batched reader (docs/wire-notes.md "Operator"; pr402 vault
+ * snapshot).
+ */
 export async function buildVaultSnapshot(
   config: Config,
   wallet: Address,

@@ -5,7 +5,8 @@ import { jobSubrequestBudget, type WorkersPlan } from "../../../platform/config/
  * Subrequest arithmetic of one escrow keeper run. It shares the SWEEP_CRON invocation with the sweep
  * (SWEEP_JOB_SUBREQUEST_BUDGET = 200): 200 + 350 = 550 fits the 1,000 of the oldest paid plan (350: the payout
  * re-checks and the reads that find a token account a payout created keep a run above 100 payments). On Workers Free
- * (SVC_WORKERS_PLAN=free) a run has an invocation of its own and FREE_PLAN_JOB_SUBREQUEST_BUDGET (src/platform/config/workers-plan.ts).
+ * (SVC_WORKERS_PLAN=free) a run has an invocation of its own and FREE_PLAN_JOB_SUBREQUEST_BUDGET
+ * (src/platform/config/workers-plan.ts).
  *
  * Worst case for N payments: what every keeper run makes (../keeper/budget.ts), plus
  *   D1: claim with the ledger rows 1 + ledger catch-up 1 + failed sponsored fundings 1 + outcomes 1 (batches) = 4

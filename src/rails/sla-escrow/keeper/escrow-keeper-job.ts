@@ -3,7 +3,10 @@ import type { ScheduledJob } from "../../../jobs/scheduled-job";
 import { maxPaymentsPerRun } from "./budget";
 import { type KeeperReport, runEscrowKeeper } from "./run-keeper";
 
-/** The Cron Trigger's escrow keeper: releases and refunds what the program allows, within its own budget (../escrow-keeper/budget.ts). */
+/**
+ * The Cron Trigger's escrow keeper: releases and refunds what the program allows, within its own budget
+ * (../escrow-keeper/budget.ts).
+ */
 export const escrowKeeperJob: ScheduledJob<KeeperReport> = {
   name: "escrow-keeper",
   run: (config, env) =>

@@ -32,7 +32,8 @@ export interface CreatableAccount {
 
 /** The booking of a creation paid in `period` (the UTC day of `nowMs`). */
 export function payoutAccountBookingId(account: Address, nowMs: number): string {
-  return `payout_token_account:${account}:${new Date(Math.floor(nowMs / PAYOUT_ACCOUNT_PERIOD_MS) * PAYOUT_ACCOUNT_PERIOD_MS).toISOString().slice(0, 10)}`;
+  const periodStartMs = Math.floor(nowMs / PAYOUT_ACCOUNT_PERIOD_MS) * PAYOUT_ACCOUNT_PERIOD_MS;
+  return `payout_token_account:${account}:${new Date(periodStartMs).toISOString().slice(0, 10)}`;
 }
 
 /**
@@ -63,14 +64,18 @@ export async function payoutAccountWaits(
       if (!onChain.get(account)) {
         waits.set(
           i,
-          `recipient token account ${account} does not exist yet (read again just before sending); its owner ${owner} must create it: the keeper pays nobody's rent`,
+          `recipient token ` +
+            `account ${account} does not exist yet (read again just before sending); its ` +
+            `owner ${owner} must create it: the keeper pays nobody's rent`,
         );
         return;
       }
       if (booked.has(payoutAccountBookingId(account, nowMs))) {
         waits.set(
           i,
-          `a payout already created recipient token account ${account} at the fee payer's cost today (its owner closed it just before); payouts into it wait until ${nextPeriod}`,
+          `a payout already created recipient token ` +
+            `account ${account} at the fee payer's cost today (its owner closed it just before); payouts into it ` +
+            `wait until ${nextPeriod}`,
         );
         return;
       }

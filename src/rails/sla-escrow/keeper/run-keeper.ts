@@ -115,7 +115,10 @@ const ESCROW_RAIL: KeeperRail<WatchedPayment, Planned, KeeperItem, KeeperReport>
   report,
 };
 
-/** One escrow keeper run (Cron Trigger, POST /escrow-keeper, pr402's operator routes). A dry run claims, writes and sends nothing. */
+/**
+ * One escrow keeper run (Cron Trigger, POST /escrow-keeper, pr402's operator routes). A dry run claims, writes and
+ * sends nothing.
+ */
 export function runEscrowKeeper(config: Config, db: D1Database, options: KeeperOptions): Promise<KeeperReport> {
   return runKeeper(config, db, ESCROW_RAIL, options);
 }

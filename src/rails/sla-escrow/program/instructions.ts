@@ -191,7 +191,10 @@ const FUND_PAYMENT_V2_ACCOUNTS = {
   spl: [...FUND_PAYMENT_ACCOUNTS.spl, ["paymentExt", "w"]],
 } as const;
 
-/** docs/sla-escrow-abi.md, ABI §5.3: the caller pays the network fee (and the seller's token account when the program creates it). */
+/**
+ * docs/sla-escrow-abi.md, ABI §5.3: the caller pays the network fee (and the seller's token account when the program
+ * creates it).
+ */
 const RELEASE_PAYMENT_ACCOUNTS = {
   sol: [...PAYMENT_HEAD("caller", "sw", "w"), SOL_MINT, ["solStorage", "w"], ["seller", "w"], SYSTEM],
   spl: [
@@ -218,7 +221,8 @@ const REFUND_PAYMENT_ACCOUNTS = {
 } as const;
 /**
  * Optional tails of Release/Refund, in this order (pr402's encoders): an extended (state 10) payment's PaymentExt
- * and its rent recipient (the recorded buyer), then the oracle tip accounts (docs/sla-escrow-abi.md, ABI §5.3 / §5.4 optional indices).
+ * and its rent recipient (the recorded buyer), then the oracle tip accounts (docs/sla-escrow-abi.md, ABI §5.3 / §5.4
+ * optional indices).
  */
 const PAYOUT_EXTENDED_TAIL = [
   ["paymentExt", "w"],
@@ -235,7 +239,10 @@ const ORACLE_TIP_TAILS = {
   refund: { sol: [["oracle", "w"]], spl: [["oracleAta", "w"], ["oracle", "w"], ATA_PROGRAM, SYSTEM] },
 } as const;
 
-/** docs/sla-escrow-abi.md, ABI §5.7 (SubmitDelivery) and §5.8 (ConfirmOracle): the signer is not writable; pr402 lists ApproveDelivery alike. */
+/**
+ * docs/sla-escrow-abi.md, ABI §5.7 (SubmitDelivery) and §5.8 (ConfirmOracle): the signer is not writable; pr402 lists
+ * ApproveDelivery alike.
+ */
 const partyAccounts = <const P extends string, const R extends Role>(party: P, role: R) =>
   ({ only: PAYMENT_HEAD(party, role, "r") }) as const;
 const paymentExtPartyAccounts = <const P extends string>(party: P) =>
@@ -496,7 +503,10 @@ function payout(
   );
 }
 
-/** Pays the escrowed amount, less the escrow fee and any oracle tip, to Payment.seller (docs/sla-escrow-abi.md, ABI §5.3). */
+/**
+ * Pays the escrowed amount, less the escrow fee and any oracle tip, to Payment.seller (docs/sla-escrow-abi.md, ABI
+ * §5.3).
+ */
 export function getReleasePaymentInstruction(input: ReleasePaymentInstructionInput): ProgramInstruction {
   return payout("releasePayment", input);
 }

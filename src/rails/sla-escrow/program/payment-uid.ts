@@ -66,7 +66,13 @@ export function randomPaymentUid(): GeneratedPaymentUid {
   random[8] = ((random[8] ?? 0) & 0x3f) | 0x80; // RFC 4122 variant
   let digits = "";
   for (const byte of random) digits += HEX_BY_BYTE[byte];
-  const paymentUid = `${digits.slice(0, 8)}-${digits.slice(8, 12)}-${digits.slice(12, 16)}-${digits.slice(16, 20)}-${digits.slice(20)}`;
+  const paymentUid = [
+    digits.slice(0, 8),
+    digits.slice(8, 12),
+    digits.slice(12, 16),
+    digits.slice(16, 20),
+    digits.slice(20),
+  ].join("-");
   const bytes = new TextEncoder().encode(digits); // 32 ASCII bytes, exactly what paymentUidFromString yields
   return { paymentUid, paymentUidHex: paymentUidToHex(bytes), bytes };
 }

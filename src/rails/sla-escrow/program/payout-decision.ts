@@ -48,6 +48,7 @@ export function decidePayout(payment: Payment | null, nowUnixSeconds: bigint): K
     untilUnixSeconds: payment.expiresAtUnixSeconds + 1n,
     why: delivered
       ? "delivered; the oracle may rule until expiry"
-      : "no delivery yet; anyone may refund it once expired (before that, only the buyer after its cooldown, the seller or the admin)",
+      : "no delivery yet; anyone may refund it once expired (before that, only the buyer after its cooldown, the " +
+        "seller or the admin)",
   };
 }

@@ -1,8 +1,9 @@
 /**
  * Release / Refund / Close of one decoded Payment, with exactly the accounts the program wants for that payment:
  * the fixed list of its kind (SOL or SPL), the PaymentExt tail of an extended payment (state 10), and the oracle's
- * tip accounts when a tip is due (docs/sla-escrow-abi.md "Instructions we build", optional tails). Every address is derived from the Payment
- * account itself, never from a caller, since the program pays only the recorded seller, buyer and oracle.
+ * tip accounts when a tip is due (docs/sla-escrow-abi.md "Instructions we build", optional tails). Every address is
+ * derived from the Payment account itself, never from a caller, since the program pays only the recorded seller, buyer
+ * and oracle.
  */
 import type { Address } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
@@ -18,7 +19,10 @@ import {
   NATIVE_SOL_ESCROW_MINT,
 } from "./pda";
 
-/** docs/sla-escrow-abi.md, ABI §5.3 / §5.4: the tip accounts are required iff oracle_fee_bps > 0 and a verdict was recorded. */
+/**
+ * docs/sla-escrow-abi.md, ABI §5.3 / §5.4: the tip accounts are required iff oracle_fee_bps > 0 and a verdict was
+ * recorded.
+ */
 export function isOracleTipDue(payment: Payment): boolean {
   return payment.oracleFeeBps > 0 && payment.resolutionState !== RESOLUTION_STATE.PENDING;
 }

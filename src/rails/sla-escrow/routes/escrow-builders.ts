@@ -28,7 +28,10 @@ import {
 /** The escrow builders' answer (501) on a cluster where the escrow's accounts for the mint do not exist. */
 const ESCROW_NOT_CONFIGURED = "not_implemented";
 
-/** The `sla-escrow` rail's transaction builders: funding for the buyer, then lifecycle steps each signed only by the party the program names (the oracle's verdict included). */
+/**
+ * The `sla-escrow` rail's transaction builders: funding for the buyer, then lifecycle steps each signed only by the
+ * party the program names (the oracle's verdict included).
+ */
 export function escrowBuilderRoutes(): RouteDef[] {
   return [
     route({
@@ -37,7 +40,8 @@ export function escrowBuilderRoutes(): RouteDef[] {
       path: "/build-sla-escrow-payment-tx",
       tag: "Tx Build",
       summary:
-        "Unsigned FundPayment for the buyer (buyer pays the network fee unless the operator allows sponsorship); payTo = the Escrow PDA",
+        "Unsigned FundPayment for the buyer (buyer pays the network fee unless the operator allows sponsorship); " +
+        "payTo = the Escrow PDA",
       body: BuildEscrowPaymentRequestSchema,
       response: EscrowBuildResponseSchema,
       networkAt: [["accepted", "network"]],
@@ -52,7 +56,9 @@ export function escrowBuilderRoutes(): RouteDef[] {
       agentTool: {
         name: "build_escrow_payment",
         description:
-          "Build the UNSIGNED sla-escrow FundPayment transaction for a payment requirement (payTo = the Escrow PDA). Sign it locally at payerSignatureIndex, put it in verifyBodyTemplate.paymentPayload.payload.transaction, then call settle_payment.",
+          "Build the UNSIGNED sla-escrow FundPayment transaction for a payment requirement (payTo = the Escrow PDA). " +
+          "Sign it locally at payerSignatureIndex, put it in verifyBodyTemplate.paymentPayload.payload.transaction, " +
+          "then call settle_payment.",
       },
       limit: "build",
       handler: async (c, { body }) => c.json(await buildEscrowPayment(c.var.config, body)),
@@ -64,7 +70,8 @@ export function escrowBuilderRoutes(): RouteDef[] {
       path: "/build-sla-escrow-payment-v2-tx",
       tag: "Tx Build",
       summary:
-        "Unsigned FundPaymentV2 for the buyer: an extended payment with its PaymentExt (adjudicator, arbitration window)",
+        "Unsigned FundPaymentV2 for the buyer: an extended payment with its PaymentExt (adjudicator, arbitration " +
+        "window)",
       body: BuildEscrowPaymentV2RequestSchema,
       response: EscrowV2BuildResponseSchema,
       limit: "build",
@@ -152,7 +159,8 @@ export function escrowBuilderRoutes(): RouteDef[] {
       path: "/build-sla-escrow-settle-tx",
       tag: "Tx Build",
       summary:
-        'Unsigned ReleasePayment or RefundPayment the program allows now ("settle now"), paid and signed by feePayer, by default the payout\'s recipient',
+        'Unsigned ReleasePayment or RefundPayment the program allows now ("settle now"), paid and signed by ' +
+        "feePayer, by default the payout's recipient",
       body: BuildEscrowSettleRequestSchema,
       response: EscrowSettleBuildResponseSchema,
       limit: "build",

@@ -12,7 +12,10 @@ import {
 import { runEscrowKeeper } from "../keeper/run-keeper";
 import { KeeperPassResponseSchema } from "./responses";
 
-/** The escrow keeper behind the operator bearer (docs/facilitator-spec.md §4.5): our trigger and pr402's route names for the same pass. */
+/**
+ * The escrow keeper behind the operator bearer (docs/facilitator-spec.md §4.5): our trigger and pr402's route names for
+ * the same pass.
+ */
 export function escrowKeeperRoutes(): RouteDef[] {
   return [
     route({
@@ -22,7 +25,8 @@ export function escrowKeeperRoutes(): RouteDef[] {
       tag: "Operator",
       auth: "bearer",
       summary:
-        "Release or refund the sla-escrow payments whose verdict or expiry the program allows (dryRun: true lists without sending)",
+        "Release or refund the sla-escrow payments whose verdict or expiry the program allows (dryRun: true lists " +
+        "without sending)",
       body: EscrowKeeperBodySchema,
       emptyBodyIsDefaults: true,
       handler: async (c, { body }) => {
@@ -39,7 +43,10 @@ export function escrowKeeperRoutes(): RouteDef[] {
   ];
 }
 
-/** The caller's limit, never beyond what one run may take on under the Workers plan (src/platform/config/workers-plan.ts). */
+/**
+ * The caller's limit, never beyond what one run may take on under the Workers plan
+ * (src/platform/config/workers-plan.ts).
+ */
 function keeperLimit(c: AppContext, body: { limit?: number }): number {
   return Math.min(body.limit ?? Number.MAX_SAFE_INTEGER, maxPaymentsPerRun(c.var.config.workersPlan));
 }
@@ -89,7 +96,8 @@ function pr402KeeperRoutes(): RouteDef[] {
       "slaEscrowSettle",
       "/sla-escrow-settle",
       EscrowSettleOperatorBodySchema,
-      "pr402's escrow settle route: one keeper pass (release/refund what the program allows); pr402's scan-steering fields are accepted and listed in `ignored`",
+      "pr402's escrow settle route: one keeper pass (release/refund what the program allows); pr402's scan-steering " +
+        "fields are accepted and listed in `ignored`",
     ),
     cron(
       "slaEscrowSettleCron",
@@ -100,7 +108,8 @@ function pr402KeeperRoutes(): RouteDef[] {
       "slaEscrowClose",
       "/sla-escrow-close",
       EscrowCloseOperatorBodySchema,
-      "pr402's escrow close route: the same keeper pass, which also closes settled payments past closed_at (rent to the buyer)",
+      "pr402's escrow close route: the same keeper pass, which also closes settled payments past closed_at (rent to " +
+        "the buyer)",
     ),
     cron(
       "slaEscrowCloseCron",

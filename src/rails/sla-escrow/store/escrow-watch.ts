@@ -49,7 +49,9 @@ export function watchRider(funding: AcceptedFunding, messageHash: string, nowMs:
   return {
     writes: [
       {
-        sql: `INSERT INTO escrow_watch (payment_pda, funding_signature, funding_blockhash, sponsored_payer, state, next_check_at_ms, failures, created_at_ms, updated_at_ms)
+        sql:
+          `INSERT INTO escrow_watch (payment_pda, funding_signature, funding_blockhash, sponsored_payer, state, ` +
+          `next_check_at_ms, failures, created_at_ms, updated_at_ms)
           VALUES (?1, ?2, ?3, ?4, 'open', ?5, 0, ?5, ?5) ON CONFLICT (payment_pda) DO NOTHING`,
         binds: [funding.paymentPda, funding.fundingSignature, funding.fundingBlockhash, funding.sponsoredPayer, nowMs],
       },
@@ -58,7 +60,9 @@ export function watchRider(funding: AcceptedFunding, messageHash: string, nowMs:
     holds: { sql: "1", binds: [] },
     undo: [
       {
-        sql: `DELETE FROM escrow_watch WHERE payment_pda = ?1 AND funding_signature = ?2 AND failures = 0 AND last_outcome IS NULL
+        sql:
+          `DELETE FROM escrow_watch WHERE payment_pda = ?1 AND funding_signature = ?2 AND failures = 0 AND ` +
+          `last_outcome IS NULL
           AND NOT EXISTS (SELECT 1 FROM settlements WHERE message_hash = ?3)`,
         binds: [funding.paymentPda, funding.fundingSignature, messageHash],
       },
@@ -74,7 +78,8 @@ export function watchRider(funding: AcceptedFunding, messageHash: string, nowMs:
 export async function takeOverWatch(d1: D1Database, funding: AcceptedFunding, nowMs: number): Promise<void> {
   await d1
     .prepare(
-      `UPDATE escrow_watch SET funding_signature = ?2, funding_blockhash = ?3, sponsored_payer = ?4, state = 'open', next_check_at_ms = ?5,
+      `UPDATE escrow_watch SET funding_signature = ?2, funding_blockhash = ?3, sponsored_payer = ?4, state = 'open', ` +
+        `next_check_at_ms = ?5,
          failures = 0, last_outcome = NULL, last_detail = NULL, updated_at_ms = ?5
        WHERE payment_pda = ?1 AND funding_signature <> ?2`,
     )
@@ -82,7 +87,9 @@ export async function takeOverWatch(d1: D1Database, funding: AcceptedFunding, no
     .run();
 }
 
-/** A funding the cluster never accepted (refused at preflight): its watch row goes, unless the ledger holds it again. */
+/**
+ * A funding the cluster never accepted (refused at preflight): its watch row goes, unless the ledger holds it again.
+ */
 export async function dropUnsentWatch(
   d1: D1Database,
   funding: Pick<AcceptedFunding, "paymentPda" | "fundingSignature">,
@@ -90,7 +97,8 @@ export async function dropUnsentWatch(
 ): Promise<void> {
   await d1
     .prepare(
-      `DELETE FROM escrow_watch WHERE payment_pda = ?1 AND funding_signature = ?2 AND NOT EXISTS (SELECT 1 FROM settlements WHERE message_hash = ?3)`,
+      `DELETE FROM escrow_watch WHERE payment_pda = ?1 AND funding_signature = ?2 AND NOT EXISTS (SELECT 1 FROM ` +
+        `settlements WHERE message_hash = ?3)`,
     )
     .bind(funding.paymentPda, funding.fundingSignature, messageHash)
     .run();
@@ -103,9 +111,12 @@ export const ESCROW_WATCH_TABLE: KeeperTable = keeperTableOf(escrowWatch, {
   claimExpires: escrowWatch.claimExpiresAtMs,
 });
 
-const WATCH_COLUMNS = `w.payment_pda AS paymentPda, w.funding_signature AS fundingSignature, w.funding_blockhash AS fundingBlockhash,
+const WATCH_COLUMNS =
+  `w.payment_pda AS paymentPda, w.funding_signature AS fundingSignature, w.funding_blockhash AS ` +
+  `fundingBlockhash,
   w.sponsored_payer AS sponsoredPayer, w.failures AS failures, w.created_at_ms AS createdAtMs,
-  s.message_hash AS messageHash, s.state AS ledgerState, s.scheme AS scheme, s.payer AS payer, s.asset AS asset, s.amount AS amount,
+  s.message_hash AS messageHash, s.state AS ledgerState, s.scheme AS scheme, s.payer AS payer, s.asset AS asset, ` +
+  `s.amount AS amount,
   s.merchant_wallet AS merchantWallet`;
 const LEDGER_JOIN = `LEFT JOIN settlements s ON s.signature = w.funding_signature`;
 const DUE_ORDER = `ORDER BY w.failures > 0, w.next_check_at_ms`;
@@ -124,7 +135,10 @@ function toWatched(row: JoinedRow): WatchedPayment {
   return { ...watch, ledger };
 }
 
-/** Claims up to `limit` open, due payments not held by a live claim and returns them with their funding's ledger row (one batch). */
+/**
+ * Claims up to `limit` open, due payments not held by a live claim and returns them with their funding's ledger row
+ * (one batch).
+ */
 export async function claimDuePayments(
   d1: D1Database,
   claimId: string,
@@ -142,7 +156,8 @@ export async function claimDuePayments(
 export async function peekDuePayments(d1: D1Database, nowMs: number, limit: number): Promise<WatchedPayment[]> {
   const { results } = await d1
     .prepare(
-      `SELECT ${WATCH_COLUMNS} FROM escrow_watch w ${LEDGER_JOIN} WHERE w.payment_pda IN (${dueKeysSql(ESCROW_WATCH_TABLE)}) ${DUE_ORDER}`,
+      `SELECT ${WATCH_COLUMNS} FROM escrow_watch ` +
+        `w ${LEDGER_JOIN} WHERE w.payment_pda IN (${dueKeysSql(ESCROW_WATCH_TABLE)}) ${DUE_ORDER}`,
     )
     .bind(nowMs, limit)
     .all<JoinedRow>();

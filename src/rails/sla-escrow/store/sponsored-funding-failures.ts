@@ -4,7 +4,10 @@
  * the fee payer pay again and again.
  */
 
-/** The window over which failed sponsored fundings of one payer are counted (SVC_SLA_ESCROW_SPONSORED_FAILURES_PER_PAYER). */
+/**
+ * The window over which failed sponsored fundings of one payer are counted
+ * (SVC_SLA_ESCROW_SPONSORED_FAILURES_PER_PAYER).
+ */
 export const SPONSORED_FAILURE_WINDOW_MS = 24 * 60 * 60_000;
 
 /** Records one failed sponsored funding (idempotent on the transaction signature). */
@@ -15,7 +18,8 @@ export async function recordSponsoredFundingFailure(
 ): Promise<void> {
   await d1
     .prepare(
-      `INSERT INTO sponsored_funding_failures (signature, payer, failed_at_ms) VALUES (?1, ?2, ?3) ON CONFLICT (signature) DO NOTHING`,
+      `INSERT INTO sponsored_funding_failures (signature, payer, failed_at_ms) VALUES (?1, ?2, ?3) ON CONFLICT ` +
+        `(signature) DO NOTHING`,
     )
     .bind(failure.signature, failure.payer, nowMs)
     .run();
@@ -32,7 +36,8 @@ export async function recordSponsoredFundingFailures(
     failures.map((f) =>
       d1
         .prepare(
-          `INSERT INTO sponsored_funding_failures (signature, payer, failed_at_ms) VALUES (?1, ?2, ?3) ON CONFLICT (signature) DO NOTHING`,
+          `INSERT INTO sponsored_funding_failures (signature, payer, failed_at_ms) VALUES (?1, ?2, ?3) ON CONFLICT ` +
+            `(signature) DO NOTHING`,
         )
         .bind(f.signature, f.payer, nowMs),
     ),
@@ -56,7 +61,8 @@ export async function purgeSponsoredFundingFailuresBefore(
 ): Promise<number> {
   const result = await d1
     .prepare(
-      `DELETE FROM sponsored_funding_failures WHERE signature IN (SELECT signature FROM sponsored_funding_failures WHERE failed_at_ms < ?1 ORDER BY failed_at_ms LIMIT ?2)`,
+      `DELETE FROM sponsored_funding_failures WHERE signature IN (SELECT signature FROM sponsored_funding_failures ` +
+        `WHERE failed_at_ms < ?1 ORDER BY failed_at_ms LIMIT ?2)`,
     )
     .bind(beforeMs, batchSize)
     .run();

@@ -5,8 +5,8 @@ import { oneOf } from "../../../store/states";
 import { ESCROW_KEEPER_ACTIONS, ESCROW_WATCH_STATES } from "./states";
 
 /**
- * The sla-escrow rail's D1 tables, with the same conventions as src/store/schema.ts (decimal-string amounts, unix ms times).
- * drizzle.config.ts generates the migrations from that file and every rail's tables.ts.
+ * The sla-escrow rail's D1 tables, with the same conventions as src/store/schema.ts (decimal-string amounts, unix ms
+ * times). drizzle.config.ts generates the migrations from that file and every rail's tables.ts.
  */
 
 /**

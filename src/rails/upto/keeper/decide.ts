@@ -1,6 +1,8 @@
 import { CHANNEL_STATUS, type Channel } from "../program/accounts";
 
-/** Open accepts `open_slot` up to this many slots back; Reclaim (and the deallocating Distribute) wait for it to pass. */
+/**
+ * Open accepts `open_slot` up to this many slots back; Reclaim (and the deallocating Distribute) wait for it to pass.
+ */
 export const OPEN_SLOT_WINDOW = 1_500n;
 
 /**

@@ -64,7 +64,10 @@ interface Planned extends PlannedStep<DueChannel> {
   buyerAccount: { address: Address; snapshot: AccountSnapshot | null };
 }
 
-/** Steps that hand rent back to the fee payer (the escrow token account's, the channel account's): 5,000 lamports for ~2 M. */
+/**
+ * Steps that hand rent back to the fee payer (the escrow token account's, the channel account's): 5,000 lamports for ~2
+ * M.
+ */
 const RENT_RETURNING_STEPS: ReadonlySet<ChannelStep["kind"]> = new Set([
   "seal_and_distribute",
   "seal_expired_and_distribute",
@@ -260,7 +263,10 @@ function item(p: Planned, signature: string | null, outcome: KeeperItemOutcome, 
   };
 }
 
-/** What a landed channel step did (closed: sealed and distributed; reclaimed: its rent is back): the set the report counts. */
+/**
+ * What a landed channel step did (closed: sealed and distributed; reclaimed: its rent is back): the set the report
+ * counts.
+ */
 type UptoKeeperResult = "closed" | "reclaimed";
 
 function report(

@@ -4,7 +4,10 @@ import { jobSubrequestBudget } from "../../../platform/config/workers-plan";
 import { maxChannelsWithinBudget, UPTO_KEEPER_SUBREQUEST_BUDGET } from "./budget";
 import { runUptoKeeper, type UptoKeeperReport } from "./run-keeper";
 
-/** The Cron Trigger's upto keeper: closes channels no voucher can settle any more and reclaims their rent (../upto-keeper/). */
+/**
+ * The Cron Trigger's upto keeper: closes channels no voucher can settle any more and reclaims their rent
+ * (../upto-keeper/).
+ */
 export const uptoKeeperJob: ScheduledJob<UptoKeeperReport> = {
   name: "upto-keeper",
   run: (config, env) =>

@@ -33,7 +33,10 @@ export interface ChannelSeeds {
   openSlot: bigint;
 }
 
-/** The channel (the voucher's `channel_id`): seeds "channel", payer, payee, mint, authorized signer, salt LE, open slot LE. */
+/**
+ * The channel (the voucher's `channel_id`): seeds "channel", payer, payee, mint, authorized signer, salt LE, open slot
+ * LE.
+ */
 export function findChannelPda(
   seeds: ChannelSeeds,
   programId: Address = PAYMENT_CHANNELS_PROGRAM_ADDRESS,

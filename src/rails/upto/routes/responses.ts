@@ -4,7 +4,10 @@ import { PaymentRequirementsSchema } from "../../../x402/schemas";
 
 /** Success body of the upto rail's deposit builder. */
 
-/** The upto deposit builder: the same unsigned-transaction fields, but the payload is the official client's UptoSvmPayload. */
+/**
+ * The upto deposit builder: the same unsigned-transaction fields, but the payload is the official client's
+ * UptoSvmPayload.
+ */
 export const UptoDepositBuildResponseSchema = v.looseObject({
   ...UNSIGNED_TRANSACTION_ENTRIES,
   verifyBodyTemplate: v.looseObject({

@@ -15,13 +15,17 @@ export function uptoBuilderRoutes(): RouteDef[] {
       agentTool: {
         name: "build_upto_deposit",
         description:
-          "Build the UNSIGNED upto deposit (a payment-channel open of the ceiling `accepted.amount`) for an upto payment requirement. Sign it locally with the payer key at payerSignatureIndex, put it in verifyBodyTemplate.paymentPayload.payload.openTransaction and send that paymentPayload to the seller; the seller claims what it used and the rest returns to the payer.",
+          "Build the UNSIGNED upto deposit (a payment-channel open of the ceiling `accepted.amount`) for an upto " +
+          "payment requirement. Sign it locally with the payer key at payerSignatureIndex, put it in " +
+          "verifyBodyTemplate.paymentPayload.payload.openTransaction and send that paymentPayload to the seller; the " +
+          "seller claims what it used and the rest returns to the payer.",
       },
       method: "POST",
       path: "/build-upto-deposit-tx",
       tag: "Tx Build",
       summary:
-        "Unsigned upto deposit (payment-channel open; buyer signs, facilitator pays fees and rent) with the payment payload the official upto client sends",
+        "Unsigned upto deposit (payment-channel open; buyer signs, facilitator pays fees and rent) with the payment " +
+        "payload the official upto client sends",
       body: BuildUptoDepositRequestSchema,
       limit: "build",
       networkAt: [["accepted", "network"]],

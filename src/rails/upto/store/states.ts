@@ -12,7 +12,10 @@ import { KEEPER_ROW_STATES, NO_KEEPER_ACTION } from "../../../store/states";
 export const UPTO_CHANNEL_STATES = ["opening", ...KEEPER_ROW_STATES, "voided"] as const;
 export type UptoChannelState = (typeof UPTO_CHANNEL_STATES)[number];
 
-/** upto_channels.last_action: the channel step the keeper's last look took (or would have taken: ../keeper/decide.ts), or none. */
+/**
+ * upto_channels.last_action: the channel step the keeper's last look took (or would have taken: ../keeper/decide.ts),
+ * or none.
+ */
 export const UPTO_KEEPER_ACTIONS = [
   "seal_and_distribute",
   "seal_expired_and_distribute",

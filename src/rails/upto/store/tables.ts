@@ -24,13 +24,16 @@ export const uptoChannels = sqliteTable(
     deposit: text("deposit").notNull(),
     /** The payload's expiresAt (unix seconds): no voucher settles after it. */
     expiresAt: integer("expires_at").notNull(),
-    /** The one claim (or cancel) transaction signed for this channel: its ledger key, amount and signed bytes (base64). */
+    /**
+     * The one claim (or cancel) transaction signed for this channel: its ledger key, amount and signed bytes (base64).
+     */
     claimMessageHash: text("claim_message_hash"),
     claimAmount: text("claim_amount"),
     claimTransaction: text("claim_transaction"),
     /**
      * Lamports the fee payer fronts as rent for the channel and its escrow token account, back when the channel closes.
-     * The exposure budget (src/chain/fee-payer-budget/) counts it while the row is live. Rows older than 0011 get the SPL figure.
+     * The exposure budget (src/chain/fee-payer-budget/) counts it while the row is live. Rows older than 0011 get the
+     * SPL figure.
      */
     rentLamports: integer("rent_lamports").notNull().default(4_711_920),
     /** The fee payer that fronted the rent (0013; null on rows written before: the key of that time). */

@@ -27,7 +27,10 @@ export interface ChannelOpen {
   expiresAt: number;
   /** When the keeper first looks at the channel. */
   firstCheckAtMs: number;
-  /** The rent the fee payer fronts for the channel and its escrow token account (the exposure budget counts it while the row is live). */
+  /**
+   * The rent the fee payer fronts for the channel and its escrow token account (the exposure budget counts it while the
+   * row is live).
+   */
   rentLamports: bigint;
   /** The fee payer that fronts it (with key rotation, one of several). */
   feePayer: string;
@@ -79,9 +82,9 @@ const CHANNEL_OPEN_PARAMS = 13;
 
 /**
  * recordChannelOpen's statement. `guard`: an SQL condition that must hold for the row to be written; its binds are
- * numbered from ?14 on. Written again before a send, the same open revives a row ended as never sent (voided by a concurrent
- * call's refused send, or dropped): it is about to be sent, so its rent is out; another deposit taking the channel
- * over makes the row live for it.
+ * numbered from ?14 on. Written again before a send, the same open revives a row ended as never sent (voided by a
+ * concurrent call's refused send, or dropped): it is about to be sent, so its rent is out; another deposit taking the
+ * channel over makes the row live for it.
  */
 export function channelOpenStatement(
   open: ChannelOpen,
@@ -89,17 +92,23 @@ export function channelOpenStatement(
   guard: SqlGuard = { sql: "1", binds: [] },
 ): SqlText {
   return {
-    sql: `INSERT INTO upto_channels (channel_id, open_message_hash, open_blockhash, payer, pay_to, asset, token_program, deposit, expires_at,
+    sql:
+      `INSERT INTO upto_channels (channel_id, open_message_hash, open_blockhash, payer, pay_to, asset, ` +
+      `token_program, deposit, expires_at,
          state, next_check_at_ms, failures, created_at_ms, updated_at_ms, rent_lamports, fee_payer)
        SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'opening', ?10, 0, ?11, ?11, ?12, ?13 WHERE ${guard.sql}
-       ON CONFLICT (channel_id) DO UPDATE SET open_message_hash = excluded.open_message_hash, open_blockhash = excluded.open_blockhash,
-         payer = excluded.payer, pay_to = excluded.pay_to, asset = excluded.asset, token_program = excluded.token_program,
-         deposit = excluded.deposit, expires_at = excluded.expires_at, next_check_at_ms = excluded.next_check_at_ms, updated_at_ms = excluded.updated_at_ms,
+       ON CONFLICT (channel_id) DO UPDATE SET open_message_hash = excluded.open_message_hash, open_blockhash = ` +
+      `excluded.open_blockhash,
+         payer = excluded.payer, pay_to = excluded.pay_to, asset = excluded.asset, token_program = ` +
+      `excluded.token_program,
+         deposit = excluded.deposit, expires_at = excluded.expires_at, next_check_at_ms = excluded.next_check_at_ms, ` +
+      `updated_at_ms = excluded.updated_at_ms,
          rent_lamports = excluded.rent_lamports, fee_payer = excluded.fee_payer,
          ${RESTART_UNLESS_SAME_LIVE_OPEN}
        WHERE upto_channels.open_message_hash = excluded.open_message_hash
           OR (upto_channels.claim_message_hash IS NULL AND NOT EXISTS (
-                SELECT 1 FROM settlements s WHERE s.message_hash = upto_channels.open_message_hash AND s.state <> 'failed'))`,
+                SELECT 1 FROM settlements s WHERE s.message_hash = upto_channels.open_message_hash AND s.state <> ` +
+      `'failed'))`,
     binds: [
       open.channelId,
       open.openMessageHash,
@@ -119,15 +128,23 @@ export function channelOpenStatement(
   };
 }
 
-/** The same Open sent again keeps its row as it is; any other row (another deposit, or one the keeper finished) starts over. */
-const SAME_LIVE_OPEN = `upto_channels.open_message_hash = excluded.open_message_hash AND upto_channels.state IN ('opening', 'open')`;
-const RESTART_UNLESS_SAME_LIVE_OPEN = `state = CASE WHEN ${SAME_LIVE_OPEN} THEN upto_channels.state ELSE 'opening' END,
+/**
+ * The same Open sent again keeps its row as it is; any other row (another deposit, or one the keeper finished) starts
+ * over.
+ */
+const SAME_LIVE_OPEN =
+  `upto_channels.open_message_hash = excluded.open_message_hash AND upto_channels.state IN ` + `('opening', 'open')`;
+const RESTART_UNLESS_SAME_LIVE_OPEN =
+  `state = CASE WHEN ${SAME_LIVE_OPEN} THEN upto_channels.state ELSE 'opening' END,
          failures = CASE WHEN ${SAME_LIVE_OPEN} THEN upto_channels.failures ELSE 0 END,
          keeper_claim_id = CASE WHEN ${SAME_LIVE_OPEN} THEN upto_channels.keeper_claim_id ELSE NULL END,
-         keeper_claim_expires_at_ms = CASE WHEN ${SAME_LIVE_OPEN} THEN upto_channels.keeper_claim_expires_at_ms ELSE NULL END`;
+         keeper_claim_expires_at_ms = CASE ` +
+  `WHEN ${SAME_LIVE_OPEN} THEN upto_channels.keeper_claim_expires_at_ms ELSE NULL END`;
 
 /** The deposit's ledger row says the Open can no longer land, or never reached the cluster (given back). */
-const OPEN_NEVER_LANDED = `NOT EXISTS (SELECT 1 FROM settlements s WHERE s.message_hash = upto_channels.open_message_hash AND s.state <> 'failed')`;
+const OPEN_NEVER_LANDED =
+  `NOT EXISTS (SELECT 1 FROM settlements s WHERE s.message_hash = ` +
+  `upto_channels.open_message_hash AND s.state <> 'failed')`;
 
 /**
  * Deletes the row of an Open the cluster did not accept (the settle engine gave its ledger row back, or recorded it
@@ -137,7 +154,8 @@ const OPEN_NEVER_LANDED = `NOT EXISTS (SELECT 1 FROM settlements s WHERE s.messa
 export async function dropUnlandedOpen(d1: D1Database, channelId: string, openMessageHash: string): Promise<void> {
   await d1
     .prepare(
-      `DELETE FROM upto_channels WHERE channel_id = ?1 AND open_message_hash = ?2 AND state = 'opening' AND ${OPEN_NEVER_LANDED}`,
+      `DELETE FROM upto_channels WHERE channel_id = ?1 AND open_message_hash = ?2 AND state = 'opening' ` +
+        `AND ${OPEN_NEVER_LANDED}`,
     )
     .bind(channelId, openMessageHash)
     .run();
@@ -191,7 +209,8 @@ export async function getChannelWithDeposit(
 ): Promise<{ channel: ChannelRow; depositState: string | null } | null> {
   const row = await d1
     .prepare(
-      `SELECT c.*, s.state AS deposit_state FROM upto_channels c LEFT JOIN settlements s ON s.message_hash = c.open_message_hash WHERE c.channel_id = ?`,
+      `SELECT c.*, s.state AS deposit_state FROM upto_channels c LEFT JOIN settlements s ON s.message_hash = ` +
+        `c.open_message_hash WHERE c.channel_id = ?`,
     )
     .bind(channelId)
     .first<RawChannelRow & { deposit_state: string | null }>();
@@ -213,8 +232,11 @@ export function claimStoreRider(
   return {
     writes: [
       {
-        sql: `UPDATE upto_channels SET claim_message_hash = ?1, claim_amount = ?2, claim_transaction = ?3, state = 'open', updated_at_ms = ?4
-          WHERE channel_id = ?5 AND state IN ('opening', 'open') AND (claim_message_hash IS NULL OR claim_message_hash = ?6)`,
+        sql:
+          `UPDATE upto_channels SET claim_message_hash = ?1, claim_amount = ?2, claim_transaction = ?3, state = ` +
+          `'open', updated_at_ms = ?4
+          WHERE channel_id = ?5 AND state IN ('opening', 'open') AND (claim_message_hash IS NULL OR ` +
+          `claim_message_hash = ?6)`,
         binds: [claim.messageHash, claim.amount, claim.transaction, nowMs, channelId, replacing],
       },
     ],
@@ -225,7 +247,9 @@ export function claimStoreRider(
     undo: [],
     reads: [
       {
-        sql: "SELECT claim_message_hash AS messageHash, claim_amount AS amount FROM upto_channels WHERE channel_id = ?1",
+        sql:
+          "SELECT claim_message_hash AS messageHash, claim_amount AS amount FROM upto_channels WHERE channel_id = " +
+          "?1",
         binds: [channelId],
       },
     ],
@@ -241,7 +265,8 @@ export async function scheduleChannelCheck(
 ): Promise<void> {
   await d1
     .prepare(
-      `UPDATE upto_channels SET next_check_at_ms = ?1, updated_at_ms = ?2 WHERE channel_id = ?3 AND state = 'open' AND next_check_at_ms > ?1`,
+      `UPDATE upto_channels SET next_check_at_ms = ?1, updated_at_ms = ?2 WHERE channel_id = ?3 AND state = 'open' ` +
+        `AND next_check_at_ms > ?1`,
     )
     .bind(atMs, nowMs, channelId)
     .run();
@@ -265,15 +290,21 @@ export interface DueChannel {
 }
 
 /** The keeper's queue (store/keeper-queue.ts): one row per channel. */
-/** A `stuck` channel still holds the fee payer's rent on chain: retention keeps its row, so the exposure budget counts it. */
+/**
+ * A `stuck` channel still holds the fee payer's rent on chain: retention keeps its row, so the exposure budget counts
+ * it.
+ */
 export const UPTO_CHANNELS_TABLE: KeeperTable = keeperTableOf(
   uptoChannels,
   { key: uptoChannels.channelId, claim: uptoChannels.keeperClaimId, claimExpires: uptoChannels.keeperClaimExpiresAtMs },
   { finishedStates: ["closed", "dropped", "voided"] },
 );
 
-const DUE_COLUMNS = `c.channel_id AS channelId, c.open_blockhash AS openBlockhash, c.payer AS payer, c.pay_to AS payTo, c.asset AS asset,
-  c.token_program AS tokenProgram, c.expires_at AS expiresAt, c.failures AS failures, c.claim_message_hash AS claimMessageHash,
+const DUE_COLUMNS =
+  `c.channel_id AS channelId, c.open_blockhash AS openBlockhash, c.payer AS payer, c.pay_to AS ` +
+  `payTo, c.asset AS asset,
+  c.token_program AS tokenProgram, c.expires_at AS expiresAt, c.failures AS failures, c.claim_message_hash AS ` +
+  `claimMessageHash,
   s.message_hash AS ledgerHash, s.state AS ledgerState, s.signature AS ledgerSignature, s.scheme AS ledgerScheme`;
 
 type JoinedDue = Omit<DueChannel, "deposit"> & {
@@ -313,11 +344,15 @@ export async function claimDueChannels(
   claimMs: number,
   limit: number,
 ): Promise<DueChannel[]> {
-  const claimed = `SELECT ${DUE_COLUMNS} FROM upto_channels c LEFT JOIN settlements s ON s.message_hash = c.open_message_hash WHERE c.keeper_claim_id = ?1 ORDER BY c.failures > 0, c.next_check_at_ms`;
+  const claimed =
+    `SELECT ${DUE_COLUMNS} FROM upto_channels c LEFT JOIN settlements s ON s.message_hash = ` +
+    `c.open_message_hash WHERE c.keeper_claim_id = ?1 ORDER BY c.failures > 0, c.next_check_at_ms`;
   const opening = (where: string) =>
     `SELECT channel_id FROM upto_channels WHERE state = 'opening' AND ${where} LIMIT ${OPENING_ROWS_PER_RUN}`;
-  const accepted = `EXISTS (SELECT 1 FROM settlements s WHERE s.message_hash = upto_channels.open_message_hash
-    AND (s.state IN ('confirmed', 'pending') OR (s.state = 'submitting' AND COALESCE(s.lease_expires_at_ms, 0) <= ?1)))`;
+  const accepted =
+    `EXISTS (SELECT 1 FROM settlements s WHERE s.message_hash = upto_channels.open_message_hash
+    AND (s.state IN ('confirmed', 'pending') OR (s.state = 'submitting' AND COALESCE(s.lease_expires_at_ms, 0) <= ` +
+    `?1)))`;
   const upkeep = [
     d1
       .prepare(`UPDATE upto_channels SET state = 'open', updated_at_ms = ?1 WHERE channel_id IN (${opening(accepted)})`)
