@@ -60,14 +60,13 @@ export interface RailCaller {
 }
 
 /**
- * Where a rail's routes sit in the API table (http/api-routes.ts), and their order among other rails' in that place.
- * `sellerOnboarding` sits inside the sellers group (http/routes/sellers.ts), after the rail lookup.
+ * Where a rail's routes sit in the API table (http/api-routes.ts); their order among other rails' in that place is
+ * the registry's `ROUTE_ORDER`. `sellerOnboarding` sits inside the sellers group (http/routes/sellers.ts), after the
+ * rail lookup.
  */
 export type RouteSlot = "builders" | "sellerOnboarding" | "sellerTools" | "operator";
 export interface RailRoutes {
   slot: RouteSlot;
-  /** Order within the slot (lower first): the table's order is the OpenAPI document's and the MCP tools'. */
-  rank: number;
   routes: () => RouteDef[];
 }
 
@@ -99,10 +98,9 @@ export interface RailModule<ConfigMembers extends object = object> extends Rail,
   settledAmount?(requirements: PaymentRequirements): string;
   /**
    * The seller transform (`POST /payment-required/enrich`): rewrites the body's lines of this scheme to pay through
-   * this facilitator, leaving other lines alone. `rank`: rails enrich in this order (lower first).
+   * this facilitator, leaving other lines alone. Rails enrich in the registry's `ENRICH_ORDER`.
    */
   enrich?: {
-    rank: number;
     run(config: Config, body: PaymentRequiredBody, correlationId?: string): Promise<PaymentRequiredBody>;
     /** What `run` can refuse a line with (besides a malformed line): listed in the enrich routes' OpenAPI reasons. */
     reasons: readonly ErrorReason[];

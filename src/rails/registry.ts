@@ -25,6 +25,34 @@ import { uptoModule } from "./upto/module";
 export const RAILS = [exactModule, slaEscrowModule, uptoModule] as const satisfies readonly RailModule[];
 
 /**
+ * The order of the rails' route groups in each slot of the API table, which is the OpenAPI document's and the MCP
+ * tools' order: the plain transfer's builders first. A rail not listed here (a test's fixture) comes after these, in
+ * the order of the list it was served in.
+ */
+const ROUTE_ORDER: Record<RouteSlot, readonly RailModule[]> = {
+  builders: [exactModule, uptoModule, slaEscrowModule],
+  sellerOnboarding: [exactModule],
+  sellerTools: [exactModule],
+  operator: [slaEscrowModule, exactModule],
+};
+
+/**
+ * The order in which rails rewrite a payment-required body (each its own lines): the escrow lines first, so exact,
+ * which leaves other schemes' lines as they are, sees them as the escrow rail wrote them. A rail not listed here comes
+ * after these, in list order.
+ */
+const ENRICH_ORDER: readonly RailModule[] = [slaEscrowModule, exactModule, uptoModule];
+
+/** `rails` in the order of `order`; a rail `order` does not name keeps its place after those it does (stable). */
+function inOrder<T extends RailModule>(rails: readonly T[], order: readonly RailModule[]): T[] {
+  const position = (rail: RailModule) => {
+    const at = order.indexOf(rail);
+    return at < 0 ? order.length : at;
+  };
+  return [...rails].sort((a, b) => position(a) - position(b));
+}
+
+/**
  * The Worker's configuration, from its rails' slices: `loadConfig` validates env and D1 parameters afresh,
  * `getConfig` caches per isolate (what the app's middleware and the scheduled handler read for `RAILS`).
  */
@@ -56,7 +84,7 @@ export function enrichReasonsOf(rails: readonly RailModule[]): readonly ErrorRea
   return [...new Set(rails.flatMap((rail) => rail.enrich?.reasons ?? []))];
 }
 
-/** The enrich transform: every rail rewrites its own lines, in its `enrich.rank` order. */
+/** The enrich transform: every rail rewrites its own lines, in `ENRICH_ORDER`. */
 export async function enrichWithRails(
   rails: readonly RailModule[],
   config: Config,
@@ -64,7 +92,7 @@ export async function enrichWithRails(
   correlationId?: string,
 ): Promise<PaymentRequiredBody> {
   let enriched = body;
-  for (const rail of [...rails].filter((r) => r.enrich).sort((a, b) => a.enrich!.rank - b.enrich!.rank)) {
+  for (const rail of inOrder(rails, ENRICH_ORDER).filter((r) => r.enrich)) {
     enriched = await rail.enrich!.run(config, enriched, correlationId);
   }
   return enriched;
@@ -82,11 +110,10 @@ export function rejectionReasonsOf(rails: readonly RailModule[]): readonly Rejec
 }
 export const REJECTION_REASONS = rejectionReasonsOf(RAILS);
 
-/** The rails' routes of one slot of the API table, in their rank order. */
+/** The rails' routes of one slot of the API table, in `ROUTE_ORDER`. */
 export function railRoutes(slot: RouteSlot, rails: readonly RailModule[]): RouteDef[] {
-  return rails
+  return inOrder(rails, ROUTE_ORDER[slot])
     .flatMap((rail) => (rail.routes ?? []).filter((group) => group.slot === slot))
-    .sort((a, b) => a.rank - b.rank)
     .flatMap((group) => group.routes());
 }
 

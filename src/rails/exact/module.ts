@@ -23,13 +23,13 @@ export const exactModule: RailModule<ExactConfigMembers> = {
   ...exactRail,
   config: exactConfig,
   payload: TRANSACTION_PAYLOAD_SHAPE,
-  // After the escrow lines: its own lines only, the others left as the escrow rail wrote them.
-  enrich: { rank: 2, run: enrichPaymentRequired, reasons: EXACT_ENRICH_REASONS },
+  // Its own lines only, the others left as the escrow rail wrote them (rails/registry.ts: ENRICH_ORDER).
+  enrich: { run: enrichPaymentRequired, reasons: EXACT_ENRICH_REASONS },
   routes: [
-    { slot: "builders", rank: 1, routes: exactBuilderRoutes },
-    { slot: "sellerOnboarding", rank: 1, routes: sellerProvisioningRoutes },
-    { slot: "sellerTools", rank: 1, routes: vaultSnapshotRoutes },
-    { slot: "operator", rank: 2, routes: sweepRoutes },
+    { slot: "builders", routes: exactBuilderRoutes },
+    { slot: "sellerOnboarding", routes: sellerProvisioningRoutes },
+    { slot: "sellerTools", routes: vaultSnapshotRoutes },
+    { slot: "operator", routes: sweepRoutes },
   ],
   jobs: [sweepJob],
   reasons: EXACT_REJECTION_REASONS,

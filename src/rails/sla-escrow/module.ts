@@ -22,10 +22,10 @@ export const slaEscrowModule: RailModule<SlaEscrowConfigMembers> = {
   ...slaEscrowRail,
   config: slaEscrowConfig,
   payload: TRANSACTION_PAYLOAD_SHAPE,
-  enrich: { rank: 1, run: (config, body) => enrichEscrowLines(config, body), reasons: ESCROW_AMOUNT_REASONS },
+  enrich: { run: (config, body) => enrichEscrowLines(config, body), reasons: ESCROW_AMOUNT_REASONS },
   routes: [
-    { slot: "builders", rank: 3, routes: escrowBuilderRoutes },
-    { slot: "operator", rank: 1, routes: escrowKeeperRoutes },
+    { slot: "builders", routes: escrowBuilderRoutes },
+    { slot: "operator", routes: escrowKeeperRoutes },
   ],
   jobs: [escrowKeeperJob],
   retention: slaEscrowRetention,

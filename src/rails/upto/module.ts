@@ -23,8 +23,8 @@ export const uptoModule: RailModule<UptoConfigMembers> = {
   // which the rail held to the payload.
   settledAmount: (requirements) => requirements.amount,
   // Nothing to rewrite; a ceiling below the minimum is refused at enrich as the builder and /verify refuse it.
-  enrich: { rank: 3, run: (config, body) => refuseUptoLinesBelowMinimum(config, body), reasons: UPTO_ENRICH_REASONS },
-  routes: [{ slot: "builders", rank: 2, routes: uptoBuilderRoutes }],
+  enrich: { run: (config, body) => refuseUptoLinesBelowMinimum(config, body), reasons: UPTO_ENRICH_REASONS },
+  routes: [{ slot: "builders", routes: uptoBuilderRoutes }],
   jobs: [uptoKeeperJob],
   retention: uptoRetention,
   reasons: UPTO_REJECTION_REASONS,

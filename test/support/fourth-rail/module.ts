@@ -49,7 +49,6 @@ export const fourthRail: RailModule<FourthConfigMembers> = {
   routes: [
     {
       slot: "builders",
-      rank: 4,
       routes: () => [
         route({
           key: "buildFourthTicket",
@@ -72,7 +71,6 @@ export const fourthRail: RailModule<FourthConfigMembers> = {
   ],
   // Its own lines gain the configured ticket fee; other lines are left alone.
   enrich: {
-    rank: 4,
     reasons: [],
     run: async (config, body) => ({
       ...body,
