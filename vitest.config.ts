@@ -46,7 +46,7 @@ export default defineConfig({
                 ...LOCAL_VARS,
                 SOLANA_RPC_URL: `http://127.0.0.1:${await testLocalnetPort()}`,
                 FEE_PAYER_SECRET_KEY: TEST_FEE_PAYER.secretKeyBase58,
-                SVC_SWEEP_CRON_TOKEN: "test-sweep-token",
+                SVC_OPERATOR_TOKEN: "test-operator-token",
                 CHALLENGE_MAC_KEY: "test-challenge-mac-key-0123456789abcdef",
                 TEST_MIGRATIONS: await readD1Migrations(path.join(import.meta.dirname, "migrations")),
               },

@@ -31,7 +31,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 // biome-ignore lint/suspicious/noExplicitAny: the demo narrates answers it does not type; one alias marks them all
 export type JsonAnswer = Record<string, any>;
 
-/** POST /sweep with the operator token (SVC_SWEEP_CRON_TOKEN from the environment or npm start's .dev.vars). */
+/** POST /sweep with the operator token (SVC_OPERATOR_TOKEN from the environment or npm start's .dev.vars). */
 export async function sweepSeller(facilitatorApi: string, sellerWallet: string): Promise<JsonAnswer> {
   const report = await postJson(`${facilitatorApi}/sweep`, {}, operatorAuthorization());
   const item = (report.items as JsonAnswer[]).find((i) => i.wallet === sellerWallet);
@@ -40,11 +40,16 @@ export async function sweepSeller(facilitatorApi: string, sellerWallet: string):
   return item;
 }
 
-/** The operator's bearer header (SVC_SWEEP_CRON_TOKEN from the environment or npm start's .dev.vars). */
+/** The operator's bearer header (SVC_OPERATOR_TOKEN from the environment or npm start's .dev.vars). */
 export function operatorAuthorization(): Record<string, string> {
-  const token = process.env.SVC_SWEEP_CRON_TOKEN ?? devVar("SVC_SWEEP_CRON_TOKEN");
+  // SVC_SWEEP_CRON_TOKEN: the token's former name, which a .dev.vars written before the rename still holds.
+  const token =
+    process.env.SVC_OPERATOR_TOKEN ??
+    process.env.SVC_SWEEP_CRON_TOKEN ??
+    devVar("SVC_OPERATOR_TOKEN") ??
+    devVar("SVC_SWEEP_CRON_TOKEN");
   if (!token)
-    throw new Error("no SVC_SWEEP_CRON_TOKEN in the environment or .dev.vars: start the facilitator with `npm start`");
+    throw new Error("no SVC_OPERATOR_TOKEN in the environment or .dev.vars: start the facilitator with `npm start`");
   return { Authorization: `Bearer ${token}` };
 }
 

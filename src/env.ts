@@ -24,6 +24,9 @@ export interface Env {
   // The core's secrets: never in wrangler.toml, never logged, never in a response. A rail's secrets are its
   // configuration slice's `secretKeys` (rails/<scheme>/config.ts), read through the index signature above.
   FEE_PAYER_SECRET_KEY?: string;
+  /** The operator routes' bearer token (src/http/middleware/operator-auth.ts). */
+  SVC_OPERATOR_TOKEN?: string;
+  /** Deprecated: SVC_OPERATOR_TOKEN's former name, still read when SVC_OPERATOR_TOKEN is unset. */
   SVC_SWEEP_CRON_TOKEN?: string;
   CHALLENGE_MAC_KEY?: string;
 }

@@ -7,7 +7,7 @@ export const DEPLOY_ENVIRONMENTS = ["preview", "production"] as const;
 export type DeployEnvironment = (typeof DEPLOY_ENVIRONMENTS)[number];
 
 /**
- * The Worker secrets the setup generates locally when the Worker does not have them yet (SVC_SWEEP_CRON_TOKEN is
+ * The Worker secrets the setup generates locally when the Worker does not have them yet (SVC_OPERATOR_TOKEN is
  * optional: docs/deploy.md).
  */
 export const GENERATED_SECRETS = ["FEE_PAYER_SECRET_KEY", "CHALLENGE_MAC_KEY"] as const;

@@ -4,7 +4,8 @@ import { randomKeypair } from "./keypair";
 
 /**
  * Local secrets for `wrangler dev`, kept in the git-ignored `.dev.vars`. Created on first start with a fresh fee
- * payer key, sweep token and challenge MAC key; later starts reuse them, so the local fee payer keeps its address.
+ * payer key, operator token and challenge MAC key; later starts reuse them, so the local fee payer keeps its address.
+ * A `.dev.vars` from before the token's rename keeps its SVC_SWEEP_CRON_TOKEN, which the Worker still reads.
  */
 export function ensureDevVars(path: string): Record<string, string> {
   const vars = existsSync(path) ? parseDevVars(readFileSync(path, "utf8")) : {};
@@ -13,8 +14,8 @@ export function ensureDevVars(path: string): Record<string, string> {
     vars.FEE_PAYER_SECRET_KEY = randomKeypair().secretKeyBase58;
     changed = true;
   }
-  if (!vars.SVC_SWEEP_CRON_TOKEN) {
-    vars.SVC_SWEEP_CRON_TOKEN = randomBytes(24).toString("base64url");
+  if (!vars.SVC_OPERATOR_TOKEN && !vars.SVC_SWEEP_CRON_TOKEN) {
+    vars.SVC_OPERATOR_TOKEN = randomBytes(24).toString("base64url");
     changed = true;
   }
   if (!vars.CHALLENGE_MAC_KEY) {

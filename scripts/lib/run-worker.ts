@@ -82,7 +82,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
       bindings: {
         SOLANA_RPC_URL: options.rpcUrl,
         FEE_PAYER_SECRET_KEY: options.feePayerSecretKeyBase58,
-        SVC_SWEEP_CRON_TOKEN: "run-worker-sweep-token",
+        SVC_OPERATOR_TOKEN: "run-worker-operator-token",
         CHALLENGE_MAC_KEY: "run-worker-challenge-mac-key-0123456789",
         ...options.vars,
         ...options.secrets,

@@ -73,7 +73,7 @@ describe("escrow keeper on the chain clock", () => {
     const afterFunding = (await tokenAccountBalance(local.chain.url, buyerAta))!;
 
     const keeper = async (dryRun: boolean) => {
-      const report = await post("/escrow-keeper", { dryRun }, { Authorization: "Bearer run-worker-sweep-token" });
+      const report = await post("/escrow-keeper", { dryRun }, { Authorization: "Bearer run-worker-operator-token" });
       return (report.items as any[]).filter((item) => item.paymentPda === built.paymentPda);
     };
     // Not expired yet (now ≤ expires_at): a third party may not cancel, so the keeper waits.

@@ -36,7 +36,7 @@ const SOL = "11111111111111111111111111111111";
 /** 50,000 µL × the builder's 20,000 units: a 1,000-lamport priority fee on the 10,000-lamport base fee. */
 const FEE = 11_000n;
 const STRANGERS_POOL = 10n * FEE;
-const OPERATOR = { Authorization: "Bearer run-worker-sweep-token" };
+const OPERATOR = { Authorization: "Bearer run-worker-operator-token" };
 const ESCROW_TTL_SECONDS = 600;
 
 const local = withLocalWorker({

@@ -42,7 +42,7 @@ const DEVNET = CLUSTERS.devnet.network as Network;
 const USDC = CLUSTERS.devnet.usdcMint;
 /** 0.5 USDC: under the official client's default spend cap of $1 per payment. */
 const PRICE_RAW = "500000";
-const SWEEP_TOKEN = "run-worker-sweep-token"; // scripts/lib/run-worker.ts
+const OPERATOR_TOKEN = "run-worker-operator-token"; // scripts/lib/run-worker.ts
 
 const local = withLocalWorker({ feePayerLamports: 50_000_000_000 });
 let sellerServer: RunningSellerServer;
@@ -481,7 +481,7 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
     // An operator sweep (POST /sweep with the token) pays the vault out into the seller's USDC account.
     const sweep = await fetch(`${local.api}/sweep`, {
       method: "POST",
-      headers: { Authorization: `Bearer ${SWEEP_TOKEN}`, "Content-Type": "application/json" },
+      headers: { Authorization: `Bearer ${OPERATOR_TOKEN}`, "Content-Type": "application/json" },
       body: "{}",
     });
     const swept = (await sweep.json()) as any;

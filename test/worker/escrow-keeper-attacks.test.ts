@@ -41,7 +41,7 @@ import { DEVNET, NATIVE_SOL, RESOURCE, USDC } from "../support/workerd/payment-f
  * these tests make it do. Where a test needs the network to misbehave (a dropped transaction, a state change between
  * preflight and execution), a proxy in front of the real chain does it (test/support/node/rpc-fault-proxy.ts).
  */
-const BEARER = { Authorization: "Bearer test-sweep-token" };
+const BEARER = { Authorization: "Bearer test-operator-token" };
 const AMOUNT = 2_000_000n;
 /**
  * The buyer's approval is a verdict: the oracle's tip, 1% (seeded oracle_fee_bps 100), comes first

@@ -19,7 +19,7 @@ import { callWithEnv } from "../support/workerd/worker-http";
  */
 const CLOSURE_DELAY_SECONDS = 86_400;
 const AMOUNT = 1_500_000n;
-const BEARER = { Authorization: "Bearer test-sweep-token" };
+const BEARER = { Authorization: "Bearer test-operator-token" };
 const chainUrl = () => inject("warpableLocalnetUrl");
 const rpc = <T>(method: string, params: unknown[]) => rpcAt<T>(chainUrl(), method, params);
 

@@ -34,7 +34,7 @@ import { call } from "../support/workerd/worker-http";
  * our HTTP surface are watched, then released or refunded by POST /escrow-keeper (the Cron Trigger runs the same
  * engine) exactly once, paid by the facilitator as keeper.
  */
-const BEARER = { Authorization: "Bearer test-sweep-token" };
+const BEARER = { Authorization: "Bearer test-operator-token" };
 const AMOUNT = 2_000_000n;
 /**
  * A verdict exists (buyer approval or oracle ruling) and the seeded oracle_fee_bps is 100: 1% of the amount to the

@@ -25,7 +25,7 @@ const BELOW_FLOOR = {
   SVC_FEE_PAYER_MIN_LAMPORTS: ABOVE_ANY_BALANCE,
   SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS: ABOVE_ANY_BALANCE,
 };
-const BEARER = { Authorization: "Bearer test-sweep-token", "Content-Type": "application/json" };
+const BEARER = { Authorization: "Bearer test-operator-token", "Content-Type": "application/json" };
 const post = (
   json: unknown,
   headers: Record<string, string> = { "Content-Type": "application/json" },

@@ -440,7 +440,7 @@ describe("numeric fields: out-of-range numbers are a 400 naming the field, never
 
   it.each(CASES.map((c) => [`${c.method} ${c.path} ${c.field}`, c] as const))("%s", async (_, testCase) => {
     for (const bad of BAD_NUMBERS) {
-      const headers = { ...json, "CF-Connecting-IP": crypto.randomUUID(), Authorization: "Bearer test-sweep-token" };
+      const headers = { ...json, "CF-Connecting-IP": crypto.randomUUID(), Authorization: "Bearer test-operator-token" };
       const body = testCase.body(bad) as Record<string, unknown>;
       const answer =
         testCase.method === "GET"

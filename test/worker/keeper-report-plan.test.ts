@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { maxPaymentsPerRun } from "../../src/rails/sla-escrow/keeper/budget";
 import { callWithEnv } from "../support/workerd/worker-http";
 
-const BEARER = { Authorization: "Bearer test-sweep-token", "Content-Type": "application/json" };
+const BEARER = { Authorization: "Bearer test-operator-token", "Content-Type": "application/json" };
 
 describe("keeper report under the Workers plan", () => {
   it("POST /escrow-keeper reports the Free plan's cap on Workers Free and the Paid cap on Paid", async () => {

@@ -18,7 +18,7 @@ import { call } from "../support/workerd/worker-http";
  * routes we did not serve before, its origin files, its manifest dialect, vault-snapshot scopes and the escrow operator
  * routes mapped onto our keeper.
  */
-const BEARER = { Authorization: "Bearer test-sweep-token" };
+const BEARER = { Authorization: "Bearer test-operator-token" };
 
 /**
  * What pr402 accepts as a Seller Resource Manifest: the constraints of its public/x402-resources.schema.json and the

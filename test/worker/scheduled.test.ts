@@ -37,7 +37,7 @@ describe("scheduled (Cron Triggers)", () => {
     "the operator sweep on Workers Free takes on no more rails than a Free invocation allows; a wrong plan is a " +
       "config error",
     async () => {
-      const headers = { Authorization: "Bearer test-sweep-token", "Content-Type": "application/json" };
+      const headers = { Authorization: "Bearer test-operator-token", "Content-Type": "application/json" };
       const sweep = await callWithEnv({ SVC_WORKERS_PLAN: "free" }, "/sweep", {
         method: "POST",
         headers,

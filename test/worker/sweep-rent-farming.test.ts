@@ -22,7 +22,7 @@ import { call, callWithEnv } from "../support/workerd/worker-http";
  * would not say who spent what).
  */
 
-const BEARER = { Authorization: "Bearer test-sweep-token" };
+const BEARER = { Authorization: "Bearer test-operator-token" };
 
 async function sweepNow() {
   // With no cooldown, a sweep of "everything" on the previous round's blockhash would be that round's transaction

@@ -11,7 +11,7 @@ import { call, callWithEnv } from "../support/workerd/worker-http";
  * local chain, which the engine must report as (failed, none) without sending anything). The balances are still
  * read from the real chain, in batches.
  */
-const BEARER = { Authorization: "Bearer test-sweep-token" };
+const BEARER = { Authorization: "Bearer test-operator-token" };
 const FLEET = 250;
 
 describe("sweeps: a fleet larger than one run", () => {

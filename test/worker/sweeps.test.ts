@@ -23,7 +23,7 @@ import { call, callWithEnv } from "../support/workerd/worker-http";
  */
 
 const TOKEN_PROGRAM = address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
-const BEARER = { Authorization: "Bearer test-sweep-token" };
+const BEARER = { Authorization: "Bearer test-operator-token" };
 
 interface Seller {
   wallet: Address;
@@ -79,12 +79,30 @@ const sweep = (json?: unknown, headers: Record<string, string> = BEARER) =>
 describe("sweeps: operator auth", () => {
   it("refuses a missing or wrong bearer token (401) and answers 503 when no token is configured", async () => {
     expect((await sweep({ dryRun: true }, {})).status).toBe(401);
-    const wrong = await sweep({ dryRun: true }, { Authorization: "Bearer test-sweep-tokeX" });
+    const wrong = await sweep({ dryRun: true }, { Authorization: "Bearer test-operator-tokeX" });
     expect(wrong.status).toBe(401);
     expect(wrong.body.code).toBe("UNAUTHORIZED");
     expect((await call("/sweep-cron", { headers: { Authorization: "Bearer nope" } })).status).toBe(401);
-    const unconfigured = await callWithEnv({ SVC_SWEEP_CRON_TOKEN: "" }, "/sweep", { method: "POST", headers: BEARER });
+    const unconfigured = await callWithEnv({ SVC_OPERATOR_TOKEN: "", SVC_SWEEP_CRON_TOKEN: "" }, "/sweep", {
+      method: "POST",
+      headers: BEARER,
+    });
     expect(unconfigured.status).toBe(503);
+  });
+
+  it("still takes the token under its former name SVC_SWEEP_CRON_TOKEN (a deployed secret keeps working); SVC_OPERATOR_TOKEN wins when both are set", async () => {
+    const dryRun = (headers: Record<string, string>) => ({
+      method: "POST",
+      headers: { ...headers, "Content-Type": "application/json" },
+      body: JSON.stringify({ dryRun: true }),
+    });
+    const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
+    const formerOnly = { SVC_OPERATOR_TOKEN: "", SVC_SWEEP_CRON_TOKEN: "former-name-token" };
+    expect((await callWithEnv(formerOnly, "/sweep", dryRun(bearer("former-name-token")))).status).toBe(200);
+    expect((await callWithEnv(formerOnly, "/sweep", dryRun(bearer("test-operator-token")))).status).toBe(401);
+    const both = { SVC_OPERATOR_TOKEN: "new-name-token", SVC_SWEEP_CRON_TOKEN: "former-name-token" };
+    expect((await callWithEnv(both, "/sweep", dryRun(bearer("new-name-token")))).status).toBe(200);
+    expect((await callWithEnv(both, "/sweep", dryRun(bearer("former-name-token")))).status).toBe(401);
   });
 
   it("is listed in /capabilities with its auth", async () => {

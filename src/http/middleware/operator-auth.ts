@@ -3,7 +3,8 @@ import type { AppContext } from "../context";
 
 /**
  * Bearer auth of the operator routes (`/sweep`, `/sweep-cron`, the escrow keeper trigger): docs/facilitator-spec.md §5.
- * The token is `SVC_SWEEP_CRON_TOKEN` (a D1 parameter overrides the secret). No token configured → 503, so an
+ * The token is `SVC_OPERATOR_TOKEN`, or its former name `SVC_SWEEP_CRON_TOKEN` (a D1 parameter overrides the secret;
+ * platform/config/load-config.ts `operatorToken`). No token configured → 503, so an
  * unconfigured deployment never runs operator jobs for anyone; a missing or wrong token → 401.
  */
 export function requireOperatorBearer(c: AppContext): void {
@@ -11,14 +12,14 @@ export function requireOperatorBearer(c: AppContext): void {
   if (!expected) {
     throw new FacilitatorError(
       "SERVICE_UNAVAILABLE",
-      "Operator endpoints are disabled: this deployment has no SVC_SWEEP_CRON_TOKEN",
+      "Operator endpoints are disabled: this deployment has no SVC_OPERATOR_TOKEN",
     );
   }
   const presented = /^Bearer\s+(.+)$/i.exec(c.req.header("Authorization") ?? "")?.[1]?.trim() ?? "";
   if (!constantTimeEqual(presented, expected)) {
     throw new FacilitatorError(
       "UNAUTHORIZED",
-      "A valid 'Authorization: Bearer <SVC_SWEEP_CRON_TOKEN>' header is required",
+      "A valid 'Authorization: Bearer <SVC_OPERATOR_TOKEN>' header is required",
     );
   }
 }

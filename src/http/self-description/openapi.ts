@@ -37,7 +37,7 @@ export function buildOpenApi(
     paths,
     components: {
       securitySchemes: {
-        bearerAuth: { type: "http", scheme: "bearer", description: "Operator token (SVC_SWEEP_CRON_TOKEN)" },
+        bearerAuth: { type: "http", scheme: "bearer", description: "Operator token (SVC_OPERATOR_TOKEN)" },
       },
       schemas: { JsonError: errorBodySchema() },
     },

@@ -50,6 +50,8 @@ export const CoreConfigInputSchema = v.object({
     v.string("is required (a Worker secret)"),
     v.minLength(1, "is required (a Worker secret)"),
   ),
+  SVC_OPERATOR_TOKEN: v.optional(v.string(), ""),
+  // Deprecated: SVC_OPERATOR_TOKEN's former name, read when SVC_OPERATOR_TOKEN is unset (docs/configuration.md).
   SVC_SWEEP_CRON_TOKEN: v.optional(v.string(), ""),
   CHALLENGE_MAC_KEY: v.optional(v.string(), ""),
   SVC_ALLOWED_PAYMENT_MINTS: mintList,
@@ -151,4 +153,9 @@ export type CoreConfigInput = v.InferOutput<typeof CoreConfigInputSchema>;
 export const CORE_ENV_ONLY_KEYS = ["FEE_PAYER_SECRET_KEY", "CHALLENGE_MAC_KEY", "ENVIRONMENT"] as const;
 
 /** Core keys that are Worker secrets: the D1 `parameters` table may override them but they are never echoed. */
-export const CORE_SECRET_KEYS = ["FEE_PAYER_SECRET_KEY", "SVC_SWEEP_CRON_TOKEN", "CHALLENGE_MAC_KEY"] as const;
+export const CORE_SECRET_KEYS = [
+  "FEE_PAYER_SECRET_KEY",
+  "SVC_OPERATOR_TOKEN",
+  "SVC_SWEEP_CRON_TOKEN",
+  "CHALLENGE_MAC_KEY",
+] as const;
