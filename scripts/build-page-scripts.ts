@@ -15,7 +15,7 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { SWEEP_CRON } from "../src/jobs/scheduled";
+import { RAIL_JOBS_CRON } from "../src/jobs/scheduled";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -48,7 +48,7 @@ export async function pageScript(entry: string): Promise<string> {
   });
   const [output] = result.outputFiles;
   if (!output) throw new Error(`esbuild wrote nothing for ${entry}`);
-  return output.text.replaceAll(SWEEP_CRON_PLACEHOLDER, SWEEP_CRON);
+  return output.text.replaceAll(SWEEP_CRON_PLACEHOLDER, RAIL_JOBS_CRON);
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

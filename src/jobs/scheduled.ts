@@ -10,12 +10,18 @@ import { retentionJobOf } from "./retention-job";
 import type { ScheduledJob } from "./scheduled-job";
 import { searchIndexMergeJob } from "./search-index-merge-job";
 
-/** Cron expressions from wrangler.toml (every environment lists the same ones). */
-export const SWEEP_CRON = "*/15 * * * *";
-/** Every 10 minutes: with SVC_PROBE_CRON_BATCH_LIMIT=400, 10,000 resources are re-probed every 25 runs (~4 h). */
-export const PROBE_CRON = "*/10 * * * *";
+/*
+ * The Cron expressions of wrangler.toml (every environment lists the same ones), each named after what it runs.
+ */
+/** Every 15 minutes: the rails' jobs (`railJobs`: the sweep, the escrow keeper, the upto keeper). */
+export const RAIL_JOBS_CRON = "*/15 * * * *";
+/**
+ * Every 10 minutes: the core's jobs (retention, the resource probe, the search index merge). With
+ * SVC_PROBE_CRON_BATCH_LIMIT=400, 10,000 resources are re-probed every 25 runs (~4 h).
+ */
+export const CORE_JOBS_CRON = "*/10 * * * *";
 /** How often each trigger fires: on Workers Free its invocations take its jobs in turn, one each. */
-const CRON_PERIOD_MS: Record<string, number> = { [SWEEP_CRON]: 15 * 60_000, [PROBE_CRON]: 10 * 60_000 };
+const CRON_PERIOD_MS: Record<string, number> = { [RAIL_JOBS_CRON]: 15 * 60_000, [CORE_JOBS_CRON]: 10 * 60_000 };
 
 /**
  * Jobs per Cron Trigger over a rails list (the Worker's: `RAILS`), in the order they run. Each core job is one
@@ -28,8 +34,8 @@ export function jobsByCron(rails: readonly RailModule[]): Record<string, readonl
   if (!jobs) {
     jobs = {
       // The rails' own jobs (sweep, keepers), in list order.
-      [SWEEP_CRON]: railJobs(rails),
-      [PROBE_CRON]: [retentionJobOf(rails), probeResourcesJob, searchIndexMergeJob],
+      [RAIL_JOBS_CRON]: railJobs(rails),
+      [CORE_JOBS_CRON]: [retentionJobOf(rails), probeResourcesJob, searchIndexMergeJob],
     };
     jobsOfRails.set(rails, jobs);
   }
@@ -76,7 +82,7 @@ export async function runScheduled(
     log("error", "scheduled_config_invalid", { cron, error });
     return { job: "none", ran: false };
   }
-  const job = cron === SWEEP_CRON ? "sweep" : cron === PROBE_CRON ? "probe" : "unknown";
+  const job = cron === RAIL_JOBS_CRON ? "sweep" : cron === CORE_JOBS_CRON ? "probe" : "unknown";
   const byCron = jobsByCron(rails);
   const jobs = jobsOfInvocation(
     Object.hasOwn(byCron, cron) ? byCron[cron]! : [],

@@ -35,7 +35,7 @@ export interface Rail {
     config: Config,
     body: VerifySettleBody,
     accepted: AcceptedRequirements,
-    options: { simulate: boolean; ledger?: D1Database },
+    options: { simulate: boolean; db?: D1Database },
   ): Promise<{ ok: true; payer: string } | PaymentRejection>;
   /**
    * Verify again (no trust in an earlier /verify; the send's preflight is the simulation), sign what the facilitator

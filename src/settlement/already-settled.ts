@@ -12,12 +12,12 @@ import { type PaymentRejection, rejection } from "../x402/payment-verdict";
  * exactly-once, and the official seller middleware settles before it sends the resource.
  */
 export async function explainChainRefusal(
-  ledger: D1Database | undefined,
+  db: D1Database | undefined,
   messageHash: string,
   refusal: PaymentRejection,
 ): Promise<PaymentRejection> {
-  if (!ledger) return refusal;
-  const row = await getSettlementState(ledger, messageHash);
+  if (!db) return refusal;
+  const row = await getSettlementState(db, messageHash);
   if (!row || row.state === "failed") return refusal;
   return rejection(
     "duplicate_settlement",

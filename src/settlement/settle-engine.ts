@@ -152,7 +152,7 @@ export interface SignedPayment {
 /** What the caller of /settle brings besides the body. */
 export interface SettleCall {
   /** D1: the rails' own tables (and the settlements table when SVC_SETTLE_LEDGER=d1). */
-  ledger: D1Database;
+  db: D1Database;
   /** The exactly-once ledger the engine runs on (settle-ports.ts `settleLedgerOf`). */
   settleLedger: SettleLedger;
   /** The caller's own X-Correlation-ID header (null when absent): the only key to hearing success twice. */
@@ -182,8 +182,8 @@ export function settleSignedPayment(
  * The ledger's state and signature of one payment (undefined: no row), read through the engine's ledger port: how a
  * rail asks whether a payment is already the engine's (in flight or settled) before it builds or answers anew.
  */
-export function ledgerStateOf(ledger: D1Database, messageHash: string): ReturnType<SettlePorts["ledger"]["state"]> {
-  return d1Ledger(ledger).state(messageHash);
+export function ledgerStateOf(db: D1Database, messageHash: string): ReturnType<SettlePorts["ledger"]["state"]> {
+  return d1Ledger(db).state(messageHash);
 }
 
 /** The settle state machine over its ports (the Worker's are D1 and the cluster; unit tests script fakes). */
@@ -191,7 +191,7 @@ export async function runSettlement(
   ports: SettlePorts,
   payment: SettleablePayment,
   signed: SignedPayment,
-  call: Omit<SettleCall, "ledger" | "settleLedger">,
+  call: Omit<SettleCall, "db" | "settleLedger">,
 ): Promise<SettleOutcome> {
   const afterResponse: Promise<unknown>[] = [];
   const ctx = settleContext(ports, payment, signed, call, afterResponse);
@@ -273,7 +273,7 @@ function settleContext(
   ports: SettlePorts,
   payment: SettleablePayment,
   signed: SignedPayment,
-  call: Omit<SettleCall, "ledger" | "settleLedger">,
+  call: Omit<SettleCall, "db" | "settleLedger">,
   afterResponse: Promise<unknown>[],
 ): SettleContext {
   return {

@@ -19,7 +19,7 @@ import { fundFromFaucet } from "../../demo/chain-rpc";
 import { triggerScheduled } from "../../scripts/lib/cron-runner";
 import { cronsOfConfig } from "../../scripts/lib/serve-worker";
 import { RATE_LIMITS } from "../../src/http/middleware/rate-limit";
-import { jobsByCron, PROBE_CRON, SWEEP_CRON } from "../../src/jobs/scheduled";
+import { CORE_JOBS_CRON, jobsByCron, RAIL_JOBS_CRON } from "../../src/jobs/scheduled";
 import { CLUSTERS } from "../../src/platform/config/networks";
 import { RAILS } from "../../src/rails/registry";
 import { withLocalWorker } from "../support/node/local-worker";
@@ -31,7 +31,7 @@ const health = async () => (await (await fetch(`${local.worker.url}/api/v1/facil
 describe("Cron Triggers under npm start", () => {
   it("schedules exactly wrangler.toml's crons, each of which has jobs", () => {
     const crons = cronsOfConfig();
-    expect(crons.sort()).toEqual([PROBE_CRON, SWEEP_CRON].sort());
+    expect(crons.sort()).toEqual([CORE_JOBS_CRON, RAIL_JOBS_CRON].sort());
     for (const cron of crons) expect(jobsByCron(RAILS)[cron]?.length).toBeGreaterThan(0);
   });
 
@@ -47,11 +47,11 @@ describe("Cron Triggers under npm start", () => {
     });
 
     const response = await fetch(
-      `${local.worker.url}/cdn-cgi/handler/scheduled?cron=${encodeURIComponent(PROBE_CRON)}`,
+      `${local.worker.url}/cdn-cgi/handler/scheduled?cron=${encodeURIComponent(CORE_JOBS_CRON)}`,
     );
     expect(response.status).toBe(200);
     expect(await response.text()).toBe("ok");
-    await triggerScheduled(local.worker.url, SWEEP_CRON);
+    await triggerScheduled(local.worker.url, RAIL_JOBS_CRON);
 
     const after = await health();
     for (const job of ["sweep", "escrow-keeper", "upto-keeper", "retention", "probe-resources", "search-index-merge"]) {

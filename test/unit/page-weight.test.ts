@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { SWEEP_CRON } from "../../src/jobs/scheduled";
+import { RAIL_JOBS_CRON } from "../../src/jobs/scheduled";
 import { CONSOLE_HTML, consoleCsp } from "../../src/page/console-html";
 import { HOME_HTML } from "../../src/page/home-html";
 import { TRANSACTION_HTML } from "../../src/page/tx-html";
@@ -44,7 +44,7 @@ describe("console script", () => {
     expect(() => new Function(CONSOLE_JS)).not.toThrow();
     expect(() => new Function(HOME_JS)).not.toThrow();
     // Bundled and minified, the constant keeps its value: the schedule, once, written in place of the placeholder.
-    expect(CONSOLE_JS.split(JSON.stringify(SWEEP_CRON)).length - 1).toBe(1);
+    expect(CONSOLE_JS.split(JSON.stringify(RAIL_JOBS_CRON)).length - 1).toBe(1);
     expect(CONSOLE_JS).not.toContain("@@");
   });
 

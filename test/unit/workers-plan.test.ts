@@ -58,14 +58,14 @@ describe("SVC_WORKERS_PLAN: the subrequests one job run may make", () => {
 });
 
 describe("Cron invocations on each plan", async () => {
-  const { jobsOfInvocation, jobsByCron, SWEEP_CRON, PROBE_CRON } = await import("../../src/jobs/scheduled");
+  const { jobsOfInvocation, jobsByCron, RAIL_JOBS_CRON, CORE_JOBS_CRON } = await import("../../src/jobs/scheduled");
   const { RAILS } = await import("../../src/rails/registry");
   const JOBS_BY_CRON = jobsByCron(RAILS);
   const names = (cron: string, plan: "paid" | "free", atMs: number) =>
     jobsOfInvocation(JOBS_BY_CRON[cron]!, cron, plan, atMs).map((j) => j.name);
 
   it("Workers Paid runs every job of the trigger in each invocation", () => {
-    expect(names(SWEEP_CRON, "paid", Date.parse("2026-11-28T10:15:00Z"))).toEqual([
+    expect(names(RAIL_JOBS_CRON, "paid", Date.parse("2026-11-28T10:15:00Z"))).toEqual([
       "sweep",
       "escrow-keeper",
       "upto-keeper",
@@ -74,8 +74,8 @@ describe("Cron invocations on each plan", async () => {
 
   it("Workers Free runs one job per invocation, each in turn at consecutive trigger times", () => {
     for (const [cron, periodMs] of [
-      [SWEEP_CRON, 15 * 60_000],
-      [PROBE_CRON, 10 * 60_000],
+      [RAIL_JOBS_CRON, 15 * 60_000],
+      [CORE_JOBS_CRON, 10 * 60_000],
     ] as const) {
       const all = JOBS_BY_CRON[cron]!.map((j) => j.name);
       const start = Date.parse("2026-11-28T10:00:00Z");

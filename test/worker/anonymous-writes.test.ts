@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { Env } from "../../src/env";
-import { PROBE_CRON, runScheduled } from "../../src/jobs/scheduled";
+import { CORE_JOBS_CRON, runScheduled } from "../../src/jobs/scheduled";
 import { RAILS } from "../../src/rails/registry";
 import { fundedBuyer } from "../support/workerd/chain";
 import { enrichedLine, signedPaymentBody, USDC } from "../support/workerd/payment-fixtures";
@@ -83,7 +83,7 @@ describe("anonymous callers cannot fill the database", () => {
       await insertChallenge(now - 2 * 86_400_000, `${tag}-expired`);
       await insertChallenge(now + 600_000, `${tag}-live`);
 
-      const outcome = await runScheduled(RAILS, PROBE_CRON, env as unknown as Env);
+      const outcome = await runScheduled(RAILS, CORE_JOBS_CRON, env as unknown as Env);
       expect(outcome.results).toContainEqual({ name: "retention", ok: true });
 
       const attempts = (

@@ -7,7 +7,7 @@ import type { Env } from "../../src/env";
 import { API_PREFIX, type AppEnv } from "../../src/http/context";
 import { mountRoutes } from "../../src/http/route-def";
 import { buildSupported } from "../../src/http/self-description/supported";
-import { jobsByCron, PROBE_CRON, runScheduled, SWEEP_CRON } from "../../src/jobs/scheduled";
+import { CORE_JOBS_CRON, jobsByCron, RAIL_JOBS_CRON, runScheduled } from "../../src/jobs/scheduled";
 import { type Config, configOf } from "../../src/platform/config/load-config";
 import { CLUSTERS } from "../../src/platform/config/networks";
 import {
@@ -285,7 +285,7 @@ describe("a fourth rail served by the Worker's app (buildApp with the rails list
   it(
     "the scheduled handler over that list runs its job on the rails' trigger, after the shipped rails' " + "jobs",
     async () => {
-      const outcome = await runScheduled(WITH_FOURTH, SWEEP_CRON, env as unknown as Env);
+      const outcome = await runScheduled(WITH_FOURTH, RAIL_JOBS_CRON, env as unknown as Env);
       expect(outcome.results?.map((r) => r.name)).toEqual([...railJobs(RAILS).map((job) => job.name), "fourth-keeper"]);
       expect(outcome.results?.at(-1)).toEqual({ name: "fourth-keeper", ok: true });
     },
@@ -293,7 +293,7 @@ describe("a fourth rail served by the Worker's app (buildApp with the rails list
 
   it("the retention job over that list purges its table after the core's and the shipped rails' tables", async () => {
     const withFourth = await configOf(WITH_FOURTH).load(env as unknown as Env);
-    const retention = jobsByCron(WITH_FOURTH)[PROBE_CRON]!.find((job) => job.name === "retention")!;
+    const retention = jobsByCron(WITH_FOURTH)[CORE_JOBS_CRON]!.find((job) => job.name === "retention")!;
     const outcome = (await retention.run(withFourth, env as unknown as Env)) as Record<string, number>;
     expect(Object.keys(outcome)).toEqual([
       "paymentAttemptsDeleted",
@@ -306,7 +306,7 @@ describe("a fourth rail served by the Worker's app (buildApp with the rails list
     ]);
     // its cutoff, from its configured fee (7 s)
     expect(fourthTicketPurges.at(-1)!.beforeMs).toBeLessThan(Date.now() - 6_000);
-    const shipped = jobsByCron(RAILS)[PROBE_CRON]!.find((job) => job.name === "retention")!;
+    const shipped = jobsByCron(RAILS)[CORE_JOBS_CRON]!.find((job) => job.name === "retention")!;
     expect(Object.keys((await shipped.run(config, env as unknown as Env)) as object)).not.toContain(
       "fourthTicketsDeleted",
     );

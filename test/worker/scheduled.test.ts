@@ -1,15 +1,15 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { Env } from "../../src/env";
-import { PROBE_CRON, runScheduled, SWEEP_CRON } from "../../src/jobs/scheduled";
+import { CORE_JOBS_CRON, RAIL_JOBS_CRON, runScheduled } from "../../src/jobs/scheduled";
 import { maxRailsPerRun } from "../../src/rails/exact/sweep/budget";
 import { RAILS } from "../../src/rails/registry";
 import { callWithEnv } from "../support/workerd/worker-http";
 
 describe("scheduled (Cron Triggers)", () => {
   it("maps the wrangler.toml cron expressions to their jobs", async () => {
-    const sweep = await runScheduled(RAILS, SWEEP_CRON, env as unknown as Env);
-    const probe = await runScheduled(RAILS, PROBE_CRON, env as unknown as Env);
+    const sweep = await runScheduled(RAILS, RAIL_JOBS_CRON, env as unknown as Env);
+    const probe = await runScheduled(RAILS, CORE_JOBS_CRON, env as unknown as Env);
     expect(sweep.job).toBe("sweep");
     expect(probe.job).toBe("probe");
   });
@@ -22,14 +22,14 @@ describe("scheduled (Cron Triggers)", () => {
       const start = Date.parse("2026-11-28T10:00:00Z");
       const ran: string[] = [];
       for (let i = 0; i < 3; i++) {
-        const outcome = await runScheduled(RAILS, SWEEP_CRON, free, start + i * 15 * 60_000);
+        const outcome = await runScheduled(RAILS, RAIL_JOBS_CRON, free, start + i * 15 * 60_000);
         expect(outcome.results).toHaveLength(1);
         ran.push(outcome.results![0]!.name);
       }
       expect(ran.sort()).toEqual(["escrow-keeper", "sweep", "upto-keeper"]);
-      expect((await runScheduled(RAILS, SWEEP_CRON, env as unknown as Env, start)).results?.map((r) => r.name)).toEqual(
-        ["sweep", "escrow-keeper", "upto-keeper"],
-      );
+      expect(
+        (await runScheduled(RAILS, RAIL_JOBS_CRON, env as unknown as Env, start)).results?.map((r) => r.name),
+      ).toEqual(["sweep", "escrow-keeper", "upto-keeper"]);
     },
   );
 
@@ -53,7 +53,10 @@ describe("scheduled (Cron Triggers)", () => {
   );
 
   it("does nothing with an invalid configuration (and says so in the log)", async () => {
-    const result = await runScheduled(RAILS, SWEEP_CRON, { ...(env as unknown as Env), SOLANA_RPC_URL: "not a url" });
+    const result = await runScheduled(RAILS, RAIL_JOBS_CRON, {
+      ...(env as unknown as Env),
+      SOLANA_RPC_URL: "not a url",
+    });
     expect(result).toEqual({ job: "none", ran: false });
   });
 
@@ -61,7 +64,7 @@ describe("scheduled (Cron Triggers)", () => {
     const toml = await import("../../wrangler.toml?raw").then((m) => m.default as string).catch(() => null);
     if (toml === null) return expect.fail("wrangler.toml could not be read");
     const crons = /\[triggers\]\s*\n(?:#.*\n)*crons = \[(.*)\]/.exec(toml)?.[1];
-    expect(crons).toContain(`"${SWEEP_CRON}"`);
-    expect(crons).toContain(`"${PROBE_CRON}"`);
+    expect(crons).toContain(`"${RAIL_JOBS_CRON}"`);
+    expect(crons).toContain(`"${CORE_JOBS_CRON}"`);
   });
 });

@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { generateKeyPairSigner } from "@solana/kit";
 import { describe, expect, it } from "vitest";
 import { mergeSearchIndex } from "../../src/directory/resources/search-index-merge";
-import { jobsByCron, PROBE_CRON } from "../../src/jobs/scheduled";
+import { CORE_JOBS_CRON, jobsByCron } from "../../src/jobs/scheduled";
 import { searchIndexMergeJob } from "../../src/jobs/search-index-merge-job";
 import { RAILS } from "../../src/rails/registry";
 import { call } from "../support/workerd/worker-http";
@@ -44,7 +44,7 @@ describe("search index merge job", () => {
   });
 
   it("runs on the probe trigger after the probe job", () => {
-    const jobs = jobsByCron(RAILS)[PROBE_CRON]!.map((job) => job.name);
+    const jobs = jobsByCron(RAILS)[CORE_JOBS_CRON]!.map((job) => job.name);
     expect(jobs).toContain(searchIndexMergeJob.name);
     expect(jobs.indexOf(searchIndexMergeJob.name)).toBeGreaterThan(jobs.indexOf("probe-resources"));
   });

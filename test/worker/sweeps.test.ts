@@ -3,7 +3,7 @@ import { type Address, address, generateKeyPairSigner } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Env } from "../../src/env";
-import { runScheduled, SWEEP_CRON } from "../../src/jobs/scheduled";
+import { RAIL_JOBS_CRON, runScheduled } from "../../src/jobs/scheduled";
 import { clearConfigCache } from "../../src/platform/config/load-config";
 import { RAILS } from "../../src/rails/registry";
 import { TEST_FEE_PAYER } from "../support/keys";
@@ -90,20 +90,24 @@ describe("sweeps: operator auth", () => {
     expect(unconfigured.status).toBe(503);
   });
 
-  it("still takes the token under its former name SVC_SWEEP_CRON_TOKEN (a deployed secret keeps working); SVC_OPERATOR_TOKEN wins when both are set", async () => {
-    const dryRun = (headers: Record<string, string>) => ({
-      method: "POST",
-      headers: { ...headers, "Content-Type": "application/json" },
-      body: JSON.stringify({ dryRun: true }),
-    });
-    const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
-    const formerOnly = { SVC_OPERATOR_TOKEN: "", SVC_SWEEP_CRON_TOKEN: "former-name-token" };
-    expect((await callWithEnv(formerOnly, "/sweep", dryRun(bearer("former-name-token")))).status).toBe(200);
-    expect((await callWithEnv(formerOnly, "/sweep", dryRun(bearer("test-operator-token")))).status).toBe(401);
-    const both = { SVC_OPERATOR_TOKEN: "new-name-token", SVC_SWEEP_CRON_TOKEN: "former-name-token" };
-    expect((await callWithEnv(both, "/sweep", dryRun(bearer("new-name-token")))).status).toBe(200);
-    expect((await callWithEnv(both, "/sweep", dryRun(bearer("former-name-token")))).status).toBe(401);
-  });
+  it(
+    "still takes the token under its former name SVC_SWEEP_CRON_TOKEN (a deployed secret keeps working); " +
+      "SVC_OPERATOR_TOKEN wins when both are set",
+    async () => {
+      const dryRun = (headers: Record<string, string>) => ({
+        method: "POST",
+        headers: { ...headers, "Content-Type": "application/json" },
+        body: JSON.stringify({ dryRun: true }),
+      });
+      const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
+      const formerOnly = { SVC_OPERATOR_TOKEN: "", SVC_SWEEP_CRON_TOKEN: "former-name-token" };
+      expect((await callWithEnv(formerOnly, "/sweep", dryRun(bearer("former-name-token")))).status).toBe(200);
+      expect((await callWithEnv(formerOnly, "/sweep", dryRun(bearer("test-operator-token")))).status).toBe(401);
+      const both = { SVC_OPERATOR_TOKEN: "new-name-token", SVC_SWEEP_CRON_TOKEN: "former-name-token" };
+      expect((await callWithEnv(both, "/sweep", dryRun(bearer("new-name-token")))).status).toBe(200);
+      expect((await callWithEnv(both, "/sweep", dryRun(bearer("former-name-token")))).status).toBe(401);
+    },
+  );
 
   it("is listed in /capabilities with its auth", async () => {
     const capabilities = (await call("/capabilities")).body;
@@ -275,7 +279,7 @@ describe("sweeps: plan, dry run, real runs, cooldown, concurrency, cron", () => 
     ).run();
     clearConfigCache();
     try {
-      const outcome = await runScheduled(RAILS, SWEEP_CRON, env as unknown as Env);
+      const outcome = await runScheduled(RAILS, RAIL_JOBS_CRON, env as unknown as Env);
       expect(outcome).toEqual({
         job: "sweep",
         ran: true,

@@ -8,7 +8,7 @@ import type { AppContext } from "../context";
  * unconfigured deployment never runs operator jobs for anyone; a missing or wrong token → 401.
  */
 export function requireOperatorBearer(c: AppContext): void {
-  const expected = c.var.config.sweepToken;
+  const expected = c.var.config.operatorToken;
   if (!expected) {
     throw new FacilitatorError(
       "SERVICE_UNAVAILABLE",

@@ -227,7 +227,7 @@ async function verifyPayment(
   if ("ok" in accepted) return accepted;
   const rail = served.get(accepted.scheme);
   if (!rail) return schemeNotAvailable(accepted.scheme);
-  const verdict = await rail.verify(config, body, accepted, { simulate: true, ledger: c.env.DB });
+  const verdict = await rail.verify(config, body, accepted, { simulate: true, db: c.env.DB });
   return verdict.ok ? { ok: true, payer: verdict.payer } : verdict;
 }
 
@@ -247,7 +247,7 @@ async function settlePayment(
     body,
     accepted,
     {
-      ledger: c.env.DB,
+      db: c.env.DB,
       // The ledger objects a new payment is claimed in are this Worker's location's: behind Cloudflare only its edge
       // sets `cf`; local serving (Miniflare would take it from a caller's header) strips it
       // (scripts/lib/local-edge.ts).

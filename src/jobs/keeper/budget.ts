@@ -2,7 +2,7 @@ import { MAX_SIGNATURES_PER_STATUS_READ } from "../../chain/confirm-many";
 
 /**
  * The subrequest arithmetic every keeper run shares; each rail's budget.ts adds its own D1 round trips and reads and
- * names its share of the Cron invocation (they run one after the other on SWEEP_CRON with the sweep).
+ * names its share of the Cron invocation (they run one after the other on RAIL_JOBS_CRON with the sweep).
  *
  * Every keeper run of N rows (each sent, every poll needed) makes at most:
  *   RPC: the rows' accounts + the Clock sysvar                                               → ceil((N + 1) / 100)

@@ -21,7 +21,7 @@ import { discoverWallets, renderWallets, showConnected } from "./console/wallet"
 import { byId, el, errorMessage } from "./dom";
 import { parseKnownAssets } from "./known-assets";
 
-/** The sweep's Cron Trigger: `npm run build:pages` writes src/jobs/scheduled.ts's SWEEP_CRON here. */
+/** The sweep's Cron Trigger: `npm run build:pages` writes src/jobs/scheduled.ts's RAIL_JOBS_CRON here. */
 const SWEEP_CRON = "@@SWEEP_CRON@@";
 
 async function connect(wallet: StandardWallet): Promise<void> {

@@ -99,7 +99,7 @@ export interface CoreConfig {
    */
   feePayerFloors: { minLamports: bigint; settleFloorLamports: bigint };
   /** The operator routes' bearer token: SVC_OPERATOR_TOKEN, else its deprecated former name SVC_SWEEP_CRON_TOKEN. */
-  sweepToken: string | null;
+  operatorToken: string | null;
   challengeMacKey: string | null;
   /** Empty = every mint is permitted (docs/facilitator-spec.md §8). */
   allowedPaymentMints: Address[];
@@ -279,7 +279,7 @@ async function loadConfigOf(of: ConfigOfRails, env: Env): Promise<Config> {
       minLamports: input.SVC_FEE_PAYER_MIN_LAMPORTS,
       settleFloorLamports: input.SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS,
     },
-    sweepToken: input.SVC_OPERATOR_TOKEN || input.SVC_SWEEP_CRON_TOKEN || null,
+    operatorToken: input.SVC_OPERATOR_TOKEN || input.SVC_SWEEP_CRON_TOKEN || null,
     challengeMacKey: input.CHALLENGE_MAC_KEY || null,
     allowedPaymentMints: input.SVC_ALLOWED_PAYMENT_MINTS.map((m) => address(m)),
     compute: {

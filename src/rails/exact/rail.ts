@@ -29,7 +29,7 @@ export const exactRail = {
    */
   async verify(config, body, accepted, options) {
     const verified = await verifyExactPayment(config, body, accepted, options);
-    if (!verified.ok || !options.ledger) return verified;
+    if (!verified.ok || !options.db) return verified;
     const spend = {
       rail: "exact",
       kind: "payment_fee",
@@ -39,10 +39,8 @@ export const exactRail = {
       lamports: paymentFeeOf(verified.tx),
     } as const;
     const [fee, vault] = await Promise.all([
-      paymentSpendRefusal(config, options.ledger, spend, priorityFeeOf(verified.tx)),
-      verified.form === "vault" && verified.needsProvisioning
-        ? justInTimeRefusal(config, options.ledger, verified)
-        : null,
+      paymentSpendRefusal(config, options.db, spend, priorityFeeOf(verified.tx)),
+      verified.form === "vault" && verified.needsProvisioning ? justInTimeRefusal(config, options.db, verified) : null,
     ]);
     return fee ?? vault ?? verified;
   },

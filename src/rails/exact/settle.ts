@@ -41,7 +41,7 @@ export async function settleExactPayment(
     if ("sentBefore" in verified) return answerSentBefore(config, verified, call);
     return settledWith(verified);
   }
-  const db = call.ledger;
+  const db = call.db;
   const signed = await signAsFeePayer(config, verified.tx);
   const fee = paymentSpendRider(config, {
     rail: "exact",

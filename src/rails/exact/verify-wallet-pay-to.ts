@@ -51,7 +51,7 @@ export async function verifyWalletPayment(
   body: VerifySettleBody,
   accepted: AcceptedRequirements,
   owner: Address,
-  options: { simulate: boolean; ledger?: D1Database },
+  options: { simulate: boolean; db?: D1Database },
 ): Promise<VerifiedWalletPayment | VerifiedSmartWalletPayment | PaymentRejection> {
   const { requirements, amount } = accepted;
   if (requirements.asset === NATIVE_SOL_ALLOWLIST_ADDRESS) {
@@ -117,7 +117,7 @@ export async function verifyWalletPayment(
       ? await explainMissingRecipientAccount(config, recipient)
       : null;
   if (missing) return rejection(missing.reason, missing.message, { payer });
-  if (simulation && !simulation.ok) return explainChainRefusal(options.ledger, messageHash, { ...simulation, payer });
+  if (simulation && !simulation.ok) return explainChainRefusal(options.db, messageHash, { ...simulation, payer });
   return {
     ok: true,
     form: "wallet",

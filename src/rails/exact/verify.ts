@@ -73,7 +73,7 @@ export async function verifyExactPayment(
   options: {
     simulate: boolean;
     /** /verify only: names the settlement when the chain refuses a landed payment (see explainChainRefusal). */
-    ledger?: D1Database;
+    db?: D1Database;
   },
 ): Promise<ExactVerification> {
   const verified = await verifyEitherForm(config, body, accepted, options);
@@ -84,7 +84,7 @@ async function verifyEitherForm(
   config: Config,
   body: VerifySettleBody,
   accepted: AcceptedRequirements,
-  options: { simulate: boolean; ledger?: D1Database },
+  options: { simulate: boolean; db?: D1Database },
 ): Promise<ExactVerification> {
   const { requirements, amount } = accepted;
   const feePayer = config.feePayer.address;
@@ -225,7 +225,7 @@ async function verifyEitherForm(
         : (await isBlockhashStillValid(config, tx.recentBlockhash))
           ? null
           : blockhashExpired("refused");
-      if (lifetime) return explainChainRefusal(options.ledger, messageHash, { ...lifetime, payer });
+      if (lifetime) return explainChainRefusal(options.db, messageHash, { ...lifetime, payer });
       return {
         ok: true,
         form: "vault",
@@ -244,7 +244,7 @@ async function verifyEitherForm(
     }
   }
 
-  if (simulation && !simulation.ok) return explainChainRefusal(options.ledger, messageHash, { ...simulation, payer });
+  if (simulation && !simulation.ok) return explainChainRefusal(options.db, messageHash, { ...simulation, payer });
   return {
     ok: true,
     form: "vault",

@@ -38,7 +38,7 @@ export async function settleEscrowPayment(
 ): Promise<SettleOutcome> {
   // With the ledger, verify also refuses a sponsored funding of a payer over its failure cap (before anything is
   // signed).
-  const verified = await verifyEscrowPayment(config, body, accepted, { simulate: false, ledger: call.ledger });
+  const verified = await verifyEscrowPayment(config, body, accepted, { simulate: false, db: call.db });
   if (!verified.ok) return settledWith(verified);
   const signed = await signedFunding(config, verified);
   const funding: AcceptedFunding = {
@@ -69,12 +69,12 @@ export async function settleEscrowPayment(
     settleablePayment(verified, {
       funds,
       riders,
-      onFirstConfirmation: (nowMs) => takeOverWatch(call.ledger, funding, nowMs),
+      onFirstConfirmation: (nowMs) => takeOverWatch(call.db, funding, nowMs),
     }),
     signed,
     call,
   );
-  await recordFundingOutcome(call.ledger, verified, funding, outcome.settlement);
+  await recordFundingOutcome(call.db, verified, funding, outcome.settlement);
   return outcome;
 }
 

@@ -50,7 +50,7 @@ export async function verifyEscrowPayment(
   config: Config,
   body: VerifySettleBody,
   accepted: AcceptedRequirements,
-  options: { simulate: boolean; ledger?: D1Database },
+  options: { simulate: boolean; db?: D1Database },
 ): Promise<VerifiedEscrowPayment | PaymentRejection> {
   const { requirements, amount } = accepted;
   const checked = await checkEscrowTerms(config, requirements, amount);
@@ -140,7 +140,7 @@ export async function verifyEscrowPayment(
     options.simulate
       ? simulateFunding(config, tx, sponsored, terms.kind === "sol" ? "sol" : "token")
       : Promise.resolve(null),
-    sponsored && options.ledger ? sponsorshipRefusal(config, options.ledger, payer) : Promise.resolve(null),
+    sponsored && options.db ? sponsorshipRefusal(config, options.db, payer) : Promise.resolve(null),
   ]);
   if (capped) return capped;
   if (tokenProgram) {
@@ -153,7 +153,7 @@ export async function verifyEscrowPayment(
       );
     }
   }
-  if (simulation && !simulation.ok) return explainChainRefusal(options.ledger, messageHash, { ...simulation, payer });
+  if (simulation && !simulation.ok) return explainChainRefusal(options.db, messageHash, { ...simulation, payer });
 
   const self = selfPaymentRefusal(payer, terms.seller);
   if (self) return self;

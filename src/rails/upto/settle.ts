@@ -136,7 +136,7 @@ async function settleDeposit(
   // No simulation here: the send's preflight runs the same one.
   const verified = await verifyUptoDeposit(config, body, accepted, payload, {
     simulate: false,
-    ledger: call.ledger,
+    db: call.db,
     settling: true,
   });
   if (!verified.ok) return settledWith(verified);
@@ -178,7 +178,7 @@ async function settleDeposit(
   // so no flood of them is left behind in the keeper's queue or the budget.
   const settlement = outcome.settlement;
   if (!settlement.ok && !("pending" in settlement) && settlement.signature === undefined)
-    await dropUnlandedOpen(call.ledger, open.channelId, open.openMessageHash);
+    await dropUnlandedOpen(call.db, open.channelId, open.openMessageHash);
   return withUptoPreflightReason(outcome);
 }
 
@@ -277,7 +277,7 @@ async function claimToSettle(
   noNewClaim: PaymentRejection | null,
 ): Promise<ClaimToSettle | PaymentRejection> {
   const payer = payload.from;
-  const db = call.ledger;
+  const db = call.db;
   const found = await getChannelWithDeposit(db, payload.channelId);
   const refused = (message: string) => rejection("invalid_upto_svm_channel_state", message, { payer });
   if (!found) return refused(`Channel ${payload.channelId} was not opened through this facilitator`);
@@ -334,7 +334,7 @@ async function settleStoredClaim(
   if (!decoded.ok) throw new Error(`stored claim of channel ${payload.channelId} does not decode: ${decoded.message}`);
   const tx = decoded.tx;
   const channelId = payload.channelId;
-  const db = call.ledger;
+  const db = call.db;
   const nowMs = Date.now();
   const feeLamports = networkFeeOf(tx);
   const riders: ClaimRider[] = [

@@ -62,7 +62,7 @@ export async function verifyUptoPayment(
   config: Config,
   body: VerifySettleBody,
   accepted: AcceptedRequirements,
-  options: { simulate: boolean; ledger?: D1Database },
+  options: { simulate: boolean; db?: D1Database },
 ): Promise<{ ok: true; payer: string } | PaymentRejection> {
   const parsed = uptoPayloadOf(body);
   if (!parsed.ok) return parsed;
@@ -75,14 +75,14 @@ export async function verifyUptoPayment(
     );
   // A deposit the settle would refuse under the budget's caps is refused here too (one D1 read after the checks; the
   // fee payer's balance, for the share and the minimum, is read alongside them).
-  const ledger = options.ledger;
-  const balance = ledger ? feePayerBalanceForBudget(config) : null;
+  const db = options.db;
+  const balance = db ? feePayerBalanceForBudget(config) : null;
   balance?.catch(() => undefined);
   const verified = await verifyUptoDeposit(config, body, accepted, payload, options);
-  if (!verified.ok || !ledger) return verified.ok ? { ok: true, payer: verified.payer } : verified;
+  if (!verified.ok || !db) return verified.ok ? { ok: true, payer: verified.payer } : verified;
   const capped = await uptoOpenCapRefusal(
     config,
-    ledger,
+    db,
     {
       payer: verified.payer,
       payTo: accepted.requirements.payTo,
@@ -105,7 +105,7 @@ export async function verifyUptoDeposit(
   body: VerifySettleBody,
   accepted: AcceptedRequirements,
   payload: UptoPayload,
-  options: { simulate: boolean; ledger?: D1Database; settling?: boolean },
+  options: { simulate: boolean; db?: D1Database; settling?: boolean },
 ): Promise<VerifiedUptoDeposit | PaymentRejection> {
   const requirements = accepted.requirements;
   const payer = payload.from;
@@ -231,8 +231,8 @@ export async function verifyUptoDeposit(
     );
     // Settle: this very deposit in the ledger is the engine's to answer (a duplicate, or a seller's retry of its
     // success).
-    const mine = options.settling && options.ledger ? await ledgerStateOf(options.ledger, messageHash) : undefined;
-    if (!mine || mine.state === "failed") return explainChainRefusal(options.ledger, messageHash, alreadyOpen);
+    const mine = options.settling && options.db ? await ledgerStateOf(options.db, messageHash) : undefined;
+    if (!mine || mine.state === "failed") return explainChainRefusal(options.db, messageHash, alreadyOpen);
     return { ok: true, accepted, payload, terms, tx, messageHash, open, payer: payer as Address, channelId };
   }
   if (!accounts.get(treasury)) {
@@ -265,7 +265,7 @@ export async function verifyUptoDeposit(
     );
   }
   if (simulation && !simulation.ok)
-    return explainChainRefusal(options.ledger, messageHash, { ...uptoSimulationRefusal(simulation), payer });
+    return explainChainRefusal(options.db, messageHash, { ...uptoSimulationRefusal(simulation), payer });
   return { ok: true, accepted, payload, terms, tx, messageHash, open, payer: payer as Address, channelId };
 }
 

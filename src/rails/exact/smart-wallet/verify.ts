@@ -67,7 +67,7 @@ export async function verifySmartWalletPayment(
   accepted: AcceptedRequirements,
   candidate: SmartWalletCandidate,
   payee: SmartWalletPayee,
-  options: { simulate: boolean; ledger?: D1Database },
+  options: { simulate: boolean; db?: D1Database },
 ): Promise<VerifiedSmartWalletPayment | SmartWalletPaymentSentBefore | PaymentRejection> {
   const { requirements, amount } = accepted;
   const { tx, messageHash } = candidate;
@@ -147,7 +147,7 @@ export async function verifySmartWalletPayment(
     // /settle (whose send would otherwise be the simulation): a payment sent before is the ledger's to answer.
     if (!options.simulate && sentBefore(refusal))
       return { ...refusal, sentBefore: { accepted, tx, messageHash, merchantWallet, destination, mint } };
-    return explainChainRefusal(options.ledger, messageHash, refusal);
+    return explainChainRefusal(options.db, messageHash, refusal);
   }
 
   const found = findSmartWalletPayment(simulation.innerInstructions, {

@@ -2,7 +2,7 @@ import { accountReads, largestRunWithin, sharedKeeperSubrequests } from "../../.
 import { jobSubrequestBudget, type WorkersPlan } from "../../../platform/config/workers-plan";
 
 /**
- * Subrequest arithmetic of one escrow keeper run. It shares the SWEEP_CRON invocation with the sweep
+ * Subrequest arithmetic of one escrow keeper run. It shares the RAIL_JOBS_CRON invocation with the sweep
  * (SWEEP_JOB_SUBREQUEST_BUDGET = 200): 200 + 350 = 550 fits the 1,000 of the oldest paid plan (350: the payout
  * re-checks and the reads that find a token account a payout created keep a run above 100 payments). On Workers Free
  * (SVC_WORKERS_PLAN=free) a run has an invocation of its own and FREE_PLAN_JOB_SUBREQUEST_BUDGET

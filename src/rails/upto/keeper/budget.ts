@@ -1,7 +1,7 @@
 import { accountReads, largestRunWithin, sharedKeeperSubrequests } from "../../../jobs/keeper/budget";
 
 /**
- * Subrequest arithmetic of one upto keeper run. It shares the SWEEP_CRON invocation with the sweep (200) and the
+ * Subrequest arithmetic of one upto keeper run. It shares the RAIL_JOBS_CRON invocation with the sweep (200) and the
  * escrow keeper (350): 200 + 350 + 100 = 650 fits the 1,000 of the oldest paid plan; a Workers Free deployment
  * (50 in all) must lower all three.
  *
