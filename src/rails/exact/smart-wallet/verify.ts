@@ -10,7 +10,6 @@ import { type AcceptedRequirements, type PaymentRejection, rejection } from "../
 import { buyerSignatureRefusal } from "../buyer-signatures";
 import { cachedMint, isKnownToExist, rememberExists, rememberMint } from "../chain-cache";
 import type { SmartWalletCandidate } from "../decode-payment";
-import { EXACT_BELOW_MINIMUM_REASON, exactBelowMinimumMessage, minimumPaymentRaw } from "../minimum-amount";
 import { mintRefusal } from "../payment-mint";
 import { decodeSplitVault } from "../program/accounts";
 import { associatedTokenAccountOf } from "../vault-addresses";
@@ -78,9 +77,7 @@ export async function verifySmartWalletPayment(
         "accepted from smart wallets",
     );
   }
-  const minimum = await minimumPaymentRaw(config, requirements.asset, false);
-  if (amount < minimum)
-    return rejection(EXACT_BELOW_MINIMUM_REASON, exactBelowMinimumMessage(amount, minimum, requirements.asset));
+  // The minimum payment was checked by the caller (verify.ts, verify-wallet-pay-to.ts) before decoding.
 
   const policy = config.exactSmartWallet;
   const refused = checkSmartWalletTransaction(tx, {
