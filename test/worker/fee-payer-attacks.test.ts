@@ -190,6 +190,29 @@ describe("paying oneself", () => {
       expect(await lamportsOf(f.feePayer)).toBe(feePayerBefore);
     },
   );
+
+  it("an upto buyer opening a channel to its own wallet is refused (self_payment) at /verify and /settle", async () => {
+    const f = await isolatedFacilitator("attack-self-payment-upto");
+    const authorizer = await generateKeyPairSigner();
+    const buyer = await fundedBuyer(5_000_000);
+    const line = await uptoLine({
+      feePayer: f.feePayer,
+      authorizer: authorizer.address,
+      amount: "1000000",
+      payTo: buyer.address,
+    });
+    const deposit = await uptoDeposit(buyer, line);
+    const feePayerBefore = await lamportsOf(f.feePayer);
+    // /verify checks the deposit as the buyer signed it; the seller's server marks it a deposit when it settles.
+    const verified = await f.post("/verify", uptoBody(line, deposit));
+    expect(verified.body, JSON.stringify(verified.body)).toMatchObject({
+      isValid: false,
+      invalidReason: "self_payment",
+    });
+    const settled = await f.post("/settle", uptoBody(line, { ...deposit, type: "deposit" }));
+    expect(settled.body, JSON.stringify(settled.body)).toMatchObject({ success: false, errorReason: "self_payment" });
+    expect(await lamportsOf(f.feePayer)).toBe(feePayerBefore);
+  });
 });
 
 /** A seller that proved who it is: a wallet-signed registration and an origin whose manifest names the wallet. */
