@@ -19,12 +19,13 @@ import { startLocalnet } from "../localnet/server";
 import { startCronRunner, triggerScheduled } from "./lib/cron-runner";
 import { ensureDevVars } from "./lib/dev-vars";
 import { keypairFromSeed } from "./lib/keypair";
+import { localnetPort, workerPort } from "./lib/local-ports";
 import { type ChainKind, prepareLocalState } from "./lib/local-state";
 import { applyLocalMigrations, serveWorker, waitForAnswer } from "./lib/serve-worker";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const WORKER_PORT = Number(process.env.PORT ?? 8787);
-const LOCALNET_PORT = Number(process.env.LOCALNET_PORT ?? 8899);
+const WORKER_PORT = workerPort();
+const LOCALNET_PORT = localnetPort();
 const FEE_PAYER_FUNDING_LAMPORTS = 100_000_000_000; // 100 SOL of local play money
 const RESET = process.argv.slice(2).includes("--reset");
 
