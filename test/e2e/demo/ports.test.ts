@@ -1,12 +1,12 @@
 /**
  * `npm run demo` finds the facilitator where `npm start` serves it by the same two variables (README's table): given
- * only PORT and LOCALNET_PORT, it pays through the Worker on PORT and funds its wallets from the chain on LOCALNET_PORT,
- * end to end (activation, payment, sweep), with no FACILITATOR_URL or SOLANA_RPC_URL. A port that is not a port is
- * refused by name, without a stack trace.
+ * only PORT and LOCALNET_PORT, it pays through the Worker on PORT and funds its wallets from the chain on
+ * LOCALNET_PORT, end to end (activation, payment, sweep), with no FACILITATOR_URL or SOLANA_RPC_URL. A port that is not
+ * a port is refused by name, without a stack trace.
  */
 import { describe, expect, it } from "vitest";
-import { withLocalWorker } from "../support/node/local-worker";
-import { REPOSITORY, runToEnd } from "../support/node/newcomer";
+import { withLocalWorker } from "../../support/node/local-worker";
+import { REPOSITORY, runToEnd } from "../../support/node/newcomer";
 
 const local = withLocalWorker({ feePayerLamports: 10_000_000_000 });
 
