@@ -3,7 +3,6 @@ import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
 import { LOCAL_VARS } from "./scripts/lib/local-vars";
-import SlowProjectsFirst from "./test/slow-projects-first";
 import { TEST_FEE_PAYER } from "./test/support/keys";
 import { testLocalnetPort } from "./test/support/node/ports";
 
@@ -13,7 +12,6 @@ export default defineConfig({
     // after the previous one although most of them wait on workerd, the local chain or a child process. Two files at
     // a time overlap those waits; the worker files share the global setup's chains and are written for it.
     maxWorkers: Math.max(2, availableParallelism() - 1),
-    sequence: { sequencer: SlowProjectsFirst },
     projects: [
       {
         // Pure logic and Node-side tools (the local chain, the SBF post-linker): plain Node.
