@@ -41,7 +41,7 @@ const walletLine = (payTo: string, feePayer: string) => ({
   extra: { feePayer },
 });
 
-describe("a repeat of a settled exact payment past its blockhash: the ledger's row answers, in both payTo forms", () => {
+describe("a repeat of a settled exact payment past its blockhash: the ledger's row answers, in either form", () => {
   const forms = {
     // A seller that never activated: the first payment's settle creates its vault (just in time).
     "vault (created just in time)": async (s: Awaited<ReturnType<typeof facilitatorBehindProxy>>) =>
