@@ -132,7 +132,7 @@ export interface CoreConfig {
   railRentRows: readonly RailRentRows[];
 }
 
-/** The operator's caps of the exposure budget (keys SVC_FEE_PAYER_MAX_*, docs/money-rules.md); a rail's own: its slice. */
+/** The operator's caps of the exposure budget (SVC_FEE_PAYER_MAX_*, docs/money-rules.md); a rail's: its slice. */
 export interface FeePayerBudgetCaps {
   rentPerPayerLamports: bigint;
   rentPerPayToLamports: bigint;

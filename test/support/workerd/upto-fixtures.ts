@@ -26,8 +26,8 @@ import { DEVNET, USDC } from "./payment-fixtures";
 /**
  * upto payments for workerd tests. The honest deposit is the facilitator's own builder's
  * (`buildUptoDepositTransaction`, byte-for-byte the official client's `buildOpenPaymentChannelTransaction`, see
- * test/unit/upto-deposit-transaction.test.ts) with the official client's compute price of 1 micro-lamport, signed by
- * the buyer only. The attack tests bend that honest output: its instruction list, its Open's accounts and data, the
+ * test/unit/rails/upto/deposit-transaction.test.ts) with the official client's compute price of 1 micro-lamport, signed
+ * by the buyer only. The attack tests bend that honest output: its instruction list, its Open's accounts and data, the
  * message's fee payer, extra signers. The official client itself runs against the same facilitator in the e2e test.
  */
 

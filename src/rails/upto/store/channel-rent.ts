@@ -45,7 +45,7 @@ export interface ChannelOpenFigures {
   totalRentLamports: bigint;
 }
 
-/** The caps a channel open is booked under (lamports; `totalRentLamports` already turned from a share into lamports). */
+/** The caps a channel open is booked under (lamports; `totalRentLamports` turned from a share into lamports). */
 export interface ChannelOpenLimits {
   channelsPerPayer: number;
   channelsPerPayTo: number;
