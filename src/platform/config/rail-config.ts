@@ -1,5 +1,6 @@
 import type { Address, KeyPairSigner } from "@solana/kit";
 import type * as v from "valibot";
+import type { RailRentRows } from "../../store/rail-rent-rows";
 import type { CLUSTERS, ClusterName } from "./networks";
 
 /**
@@ -42,8 +43,11 @@ export function railConfigSlice<Entries extends v.ObjectEntries, Members extends
 // biome-ignore lint/suspicious/noExplicitAny: a slice is typed by its own keys, so no narrower type holds them all
 export type AnyRailConfigSlice = RailConfigSlice<any, object>;
 
-/** A rails list as the configuration sees it: each rail's optional slice (`RailModule.config`). */
-export type ConfigRails = readonly { config?: AnyRailConfigSlice }[];
+/**
+ * A rails list as the configuration sees it: each rail's optional slice (`RailModule.config`) and where it keeps rent
+ * the fee payer fronted (`RailModule.exposure.rentRows`).
+ */
+export type ConfigRails = readonly { config?: AnyRailConfigSlice; exposure?: { rentRows?: RailRentRows } }[];
 
 type Intersection<U> = (U extends unknown ? (members: U) => void : never) extends (members: infer I) => void
   ? I

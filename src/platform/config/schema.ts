@@ -77,12 +77,6 @@ export const CoreConfigInputSchema = v.object({
   SVC_FEE_PAYER_MIN_LAMPORTS: u64(100_000_000n),
   /** Below this fee payer balance settles answer 503 (it must not exceed SVC_FEE_PAYER_MIN_LAMPORTS). */
   SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS: u64(10_000_000n),
-  /** Live upto channels (their rent out) one buyer wallet may have at once. */
-  SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAYER: integer(0, 1_000_000, 10),
-  /** Live upto channels paying one payTo at once. */
-  SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAY_TO: integer(0, 1_000_000, 100),
-  /** upto channel opens one buyer wallet may make in a rolling hour (opens refused before the send do not count). */
-  SVC_UPTO_MAX_OPENS_PER_PAYER_PER_HOUR: integer(0, 1_000_000, 30),
   /** Rent the fee payer may have out (fronted, expected back) for one buyer wallet, every rail together. */
   SVC_FEE_PAYER_MAX_RENT_PER_PAYER_LAMPORTS: u64(50_000_000n),
   /** Rent the fee payer may have out for one payTo (seller), every rail together. */

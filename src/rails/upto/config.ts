@@ -20,9 +20,18 @@ export interface UptoConfigMembers {
     minCeilingRawByMint: Record<string, bigint>;
     /** Open-mint mode: freeze authorities an upto mint may have. */
     trustedFreezeAuthorities: Address[];
+    /** The channel caps of the fee payer's exposure budget (src/rails/upto/channel-rent-caps.ts). */
+    openCaps: ChannelOpenCaps;
   };
   // Its program has a publicly confirmed id on every cluster (src/platform/config/networks.ts): always configured.
   rails: { upto: RailSwitch };
+}
+
+/** How many channels (their rent out) and opens the fee payer fronts per buyer wallet and per payTo. */
+export interface ChannelOpenCaps {
+  channelsPerPayer: number;
+  channelsPerPayTo: number;
+  opensPerPayerPerHour: number;
 }
 
 export const uptoConfig = railConfigSlice({
@@ -62,6 +71,12 @@ export const uptoConfig = railConfigSlice({
      * (except the cluster's USDC/USDT, named by USDC_MINT/USDT_MINT) could freeze a channel's escrow and lock its rent.
      */
     SVC_UPTO_TRUSTED_FREEZE_AUTHORITIES: mintList,
+    /** Live upto channels (their rent out) one buyer wallet may have at once. */
+    SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAYER: integer(0, 1_000_000, 10),
+    /** Live upto channels paying one payTo at once. */
+    SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAY_TO: integer(0, 1_000_000, 100),
+    /** upto channel opens one buyer wallet may make in a rolling hour (opens refused before the send do not count). */
+    SVC_UPTO_MAX_OPENS_PER_PAYER_PER_HOUR: integer(0, 1_000_000, 30),
   },
   envOnlyKeys: ["SVC_UPTO_RECEIVER_AUTHORIZER_SECRET_KEY", "SVC_UPTO_DELEGATED_SETTLE_TOKEN"],
   secretKeys: ["SVC_UPTO_RECEIVER_AUTHORIZER_SECRET_KEY", "SVC_UPTO_DELEGATED_SETTLE_TOKEN"],
@@ -82,6 +97,11 @@ export const uptoConfig = railConfigSlice({
         maxChannelLifetimeSeconds: input.SVC_UPTO_MAX_CHANNEL_LIFETIME_SECONDS,
         minCeilingRawByMint: input.SVC_UPTO_MIN_CEILING_RAW_BY_MINT,
         trustedFreezeAuthorities: input.SVC_UPTO_TRUSTED_FREEZE_AUTHORITIES.map((key) => address(key)),
+        openCaps: {
+          channelsPerPayer: input.SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAYER,
+          channelsPerPayTo: input.SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAY_TO,
+          opensPerPayerPerHour: input.SVC_UPTO_MAX_OPENS_PER_PAYER_PER_HOUR,
+        },
       },
       rails: { upto: { enabled: true } },
     };

@@ -27,9 +27,6 @@ const RAIL_FOLDERS = readdirSync(RAILS_DIR).filter((name) => statSync(path.join(
  * The leaks still there, each named by file and what it names, to be moved into its rail (not a pattern to follow:
  * nothing may be added here). Every name listed must still be a leak, so the list only shrinks. A line naming two
  * schemes shows as its first.
- * - The fee payer's exposure budget (chain/fee-payer-budget/, store/fee-payer-exposure.ts) counts a live upto
- *   channel's rent on its upto_channels row and holds upto's caps, reasons and keys: it is to take a per-rail
- *   exposure port, each rail declaring its caps and rent in its folder.
  * - `CoreConfig.programs` holds every rail's program id (with their keys and cluster defaults in
  *   platform/config/), where each rail's slice is to hold its own; the seller preview's facilitatorInfo reads them.
  * - The directory's schemes (the listed resources' and the seller preview's) are constants, to come from the rails
@@ -40,79 +37,8 @@ const RAIL_FOLDERS = readdirSync(RAILS_DIR).filter((name) => statSync(path.join(
  */
 const KNOWN_LEAKS: readonly { file: RegExp; names: readonly string[] }[] = [
   {
-    file: /^store\/fee-payer-exposure\.ts$/,
-    names: [
-      "UptoOpenFigures",
-      "UptoOpenLimits",
-      "readUptoOpenFigures",
-      "upto",
-      "uptoChannelsOfOnePayTo",
-      "uptoChannelsOfOnePayer",
-      "uptoFiguresSql",
-      "uptoLiveChannels",
-      "uptoOpenFiguresBinds",
-      "uptoOpenFiguresOf",
-      "uptoOpenFiguresSql",
-      "uptoOpensOfOnePayerSince",
-      "upto_channels",
-    ],
-  },
-  {
-    file: /^chain\/fee-payer-budget\/(?:budget|caps|report)\.ts$/,
-    names: [
-      "SVC_UPTO_MAX_OPENS_PER_PAYER_PER_HOUR",
-      "SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAYER",
-      "SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAY_TO",
-      "UPTO_CHANNELS_PER_PAYER",
-      "UPTO_CHANNELS_PER_PAY_TO",
-      "UPTO_CHANNEL_RENT_LAMPORTS",
-      "UPTO_OPENS_PER_HOUR",
-      "UptoOpenFigures",
-      "UptoOpenLimits",
-      "invalid_upto_svm_channel_already_open",
-      "readUptoOpenFigures",
-      "upto",
-      "uptoCapRefusal",
-      "uptoChannelsOfOnePayTo",
-      "uptoChannelsOfOnePayer",
-      "uptoChannelsPerPayTo",
-      "uptoChannelsPerPayer",
-      "uptoLiveChannels",
-      "uptoOpenCapRefusal",
-      "uptoOpenChannels",
-      "uptoOpenFiguresOf",
-      "uptoOpenLimits",
-      "uptoOpenRentLamports",
-      "uptoOpenRider",
-      "uptoOpensOfOnePayerSince",
-      "uptoOpensPerPayerPerHour",
-      "upto_open_channels_per_pay_to_exceeded",
-      "upto_open_channels_per_payer_exceeded",
-      "upto_opens_per_payer_per_hour_exceeded",
-      "voidUptoOpen",
-    ],
-  },
-  {
-    file: /^x402\/rejection-reasons\.ts$/,
-    names: [
-      "upto_open_channels_per_pay_to_exceeded",
-      "upto_open_channels_per_payer_exceeded",
-      "upto_opens_per_payer_per_hour_exceeded",
-    ],
-  },
-  {
     file: /^platform\/config\/(?:schema|load-config)\.ts$/,
-    names: [
-      "SLA_ESCROW_PROGRAM_ID",
-      "SVC_UPTO_MAX_OPENS_PER_PAYER_PER_HOUR",
-      "SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAYER",
-      "SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAY_TO",
-      "slaEscrow",
-      "slaEscrowProgramId",
-      "uptoChannelsPerPayTo",
-      "uptoChannelsPerPayer",
-      "uptoOpensPerPayerPerHour",
-    ],
+    names: ["SLA_ESCROW_PROGRAM_ID", "slaEscrow", "slaEscrowProgramId"],
   },
   { file: /^platform\/config\/(?:networks|rail-config)\.ts$/, names: ["slaEscrow", "slaEscrowProgramId"] },
   { file: /^directory\/sellers\/preview\.ts$/, names: ["slaEscrow", "slaEscrowProgramId"] },

@@ -14,6 +14,7 @@ describe("the rails' parts as the registry composes them", () => {
     const owners: [string, readonly string[]][] = [
       ["core", CORE_REJECTION_REASONS],
       ["budget", FEE_PAYER_BUDGET_REJECTION_REASONS],
+      ...RAILS.map((rail): [string, readonly string[]] => [`${rail.scheme}'s caps`, rail.exposure?.reasons ?? []]),
       ...RAILS.map((rail): [string, readonly string[]] => [rail.scheme, rail.reasons ?? []]),
     ];
     const repeats = owners.flatMap(([owner, reasons]) =>

@@ -7,17 +7,17 @@ import {
   paymentFeeRefusal,
   spentLimits,
   totalRentLimitLamports,
-  uptoCapRefusal,
-  uptoOpenLimits,
-  uptoOpenRentLamports,
 } from "../../../../src/chain/fee-payer-budget/caps";
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from "../../../../src/chain/token-programs";
 import { rejectionForTransactionError } from "../../../../src/chain/transaction-rejection";
 import type { Config, FeePayerBudgetCaps } from "../../../../src/platform/config/load-config";
+import { uptoCapRefusal, uptoOpenLimits, uptoOpenRentLamports } from "../../../../src/rails/upto/channel-rent-caps";
+import type { ChannelOpenCaps } from "../../../../src/rails/upto/config";
 import type { PaymentFeeFigures } from "../../../../src/store/payment-fee-booking";
 
 /**
- * The exposure budget's pure rules (src/chain/fee-payer-budget/caps.ts): which cap a booking would pass and how the
+ * The exposure budget's pure rules (src/chain/fee-payer-budget/caps.ts, the upto rail's channel caps in
+ * src/rails/upto/channel-rent-caps.ts): which cap a booking would pass and how the
  * refusal reads. The SQL that applies the same caps atomically is exercised against real D1 in
  * test/worker/chain/fee-payer-budget/upto-open-bookings.test.ts.
  */
@@ -32,10 +32,8 @@ const CAPS: FeePayerBudgetCaps = {
   provenSellerSpendPerDayLamports: 500_000_000n,
   provenSellersSpendPerDayLamports: 2_000_000_000n,
   failuresPerPayerPerDay: 3,
-  uptoChannelsPerPayer: 10,
-  uptoChannelsPerPayTo: 100,
-  uptoOpensPerPayerPerHour: 30,
 };
+const OPEN_CAPS: ChannelOpenCaps = { channelsPerPayer: 10, channelsPerPayTo: 100, opensPerPayerPerHour: 30 };
 const RENT = uptoOpenRentLamports(TOKEN_PROGRAM_ADDRESS);
 const NOTHING_OUT = {
   payerChannels: 0,
@@ -64,7 +62,7 @@ describe("what an upto open fronts", () => {
 });
 
 describe("uptoCapRefusal: the first cap an open would pass, each with its own reason", () => {
-  const limits = uptoOpenLimits(CAPS, 1_000_000_000n, 10_000_000);
+  const limits = uptoOpenLimits(CAPS, OPEN_CAPS, 1_000_000_000n, 10_000_000);
   const refused = (figures: Partial<typeof NOTHING_OUT>) =>
     uptoCapRefusal({ ...NOTHING_OUT, ...figures }, limits, RENT, PAYER);
 

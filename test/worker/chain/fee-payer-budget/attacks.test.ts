@@ -16,9 +16,9 @@ import {
   getSetComputeUnitPriceInstruction,
 } from "../../../../src/chain/compute-budget";
 import { bookExposure } from "../../../../src/chain/fee-payer-budget/budget";
-import { uptoOpenRentLamports } from "../../../../src/chain/fee-payer-budget/caps";
 import type { Env } from "../../../../src/env";
 import { loadConfig } from "../../../../src/rails/registry";
+import { uptoOpenRentLamports } from "../../../../src/rails/upto/channel-rent-caps";
 import { objectLedger } from "../../../../src/settlement/settle-ports";
 import { chainRpc, fundedBuyer, lamportsOf, sendAs, tokenBalance } from "../../../support/workerd/chain";
 import { craftBody, memo, paymentParts, transferChecked } from "../../../support/workerd/craft-payment";

@@ -9,10 +9,11 @@ import {
   settleExposure,
   trimExposure,
 } from "../../../../src/chain/fee-payer-budget/budget";
-import { uptoOpenRentLamports } from "../../../../src/chain/fee-payer-budget/caps";
 import { TOKEN_PROGRAM_ADDRESS } from "../../../../src/chain/token-programs";
 import type { Env } from "../../../../src/env";
 import { loadConfig } from "../../../../src/rails/registry";
+import { uptoOpenRentLamports } from "../../../../src/rails/upto/channel-rent-caps";
+import { CHANNEL_RENT_ROWS, channelOpenRiderSql, voidChannelOpen } from "../../../../src/rails/upto/store/channel-rent";
 import {
   type ChannelOpen,
   channelOpenWrite,
@@ -20,7 +21,7 @@ import {
   UPTO_CHANNELS_TABLE,
 } from "../../../../src/rails/upto/store/upto-channels";
 import { mergeRiders } from "../../../../src/store/claim-riders";
-import { channelOpenRiderSql, readJobsSpent, voidChannelOpen } from "../../../../src/store/fee-payer-exposure";
+import { readJobsSpent } from "../../../../src/store/fee-payer-exposure";
 import { recordKeeperOutcomes } from "../../../../src/store/keeper-queue";
 import { claimSettlement } from "../../../../src/store/settlements";
 import { chainRpc, fundedBuyer, lamportsOf, sendSigned, tokenBalance } from "../../../support/workerd/chain";
@@ -437,7 +438,7 @@ describe("a booking and the channel's own write", () => {
         claimSettlement(
           env.DB,
           claimOf(o),
-          mergeRiders([channelOpenRiderSql(o, channelOpenWrite(o, Date.now()), limits)]),
+          mergeRiders([channelOpenRiderSql(o, channelOpenWrite(o, Date.now()), limits, [CHANNEL_RENT_ROWS])]),
         );
       const ledgerRow = async (hash: string) =>
         env.DB.prepare("SELECT state FROM settlements WHERE message_hash = ?").bind(hash).first();

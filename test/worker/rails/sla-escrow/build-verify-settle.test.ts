@@ -408,6 +408,41 @@ describe("sla-escrow builder refusals", () => {
 });
 
 describe("sla-escrow verify: one crafted transaction per rule", () => {
+  it(
+    "a seller's own wallet funding its escrow, sponsored, is refused (self_payment) at /verify and /settle: " +
+      "nothing sent, the fee payer untouched",
+    async () => {
+      // The builder refuses a buyer that is the seller, so the funding is hand-made: what a client could send anyway.
+      const iso = await isolatedFacilitator("escrow-self-payment", {
+        SVC_SLA_ESCROW_ALLOW_FACILITATOR_FEE_SPONSORSHIP: "yes",
+      });
+      const seller = await fundedBuyer(5_000_000, 1_000_000_000);
+      const line = await escrowLine(USDC, "1000000", seller.address);
+      const own = await craftedFunding(line, seller, { feePayer: iso.feePayer });
+      const sellerAta = (
+        await findAssociatedTokenPda({ owner: seller.address, mint: USDC, tokenProgram: TOKEN_PROGRAM })
+      )[0];
+      const feePayerBefore = await lamportsOf(iso.feePayer);
+
+      const verify = await iso.post("/verify", own);
+      expect(verify.body, JSON.stringify(verify.body)).toMatchObject({
+        isValid: false,
+        invalidReason: "self_payment",
+        payer: seller.address,
+      });
+      const settle = await iso.post("/settle", own);
+      expect(settle.body, JSON.stringify(settle.body)).toMatchObject({ success: false, errorReason: "self_payment" });
+      expect(settle.body.transaction ?? "").toBe("");
+      expect(await lamportsOf(iso.feePayer)).toBe(feePayerBefore);
+      expect(await tokenBalance(sellerAta)).toBe(5_000_000n);
+
+      // The same funding from another buyer (the seller's line unchanged) is a payment the facilitator co-signs.
+      const buyer = await fundedBuyer(5_000_000, 1_000_000_000);
+      const other = await iso.post("/verify", await craftedFunding(line, buyer, { feePayer: iso.feePayer }));
+      expect(other.body, JSON.stringify(other.body)).toMatchObject({ isValid: true, payer: buyer.address });
+    },
+  );
+
   it("refuses each broken funding with its own reason, at no cost to the facilitator", async () => {
     const iso = await isolatedFacilitator("escrow-verify-rules");
     const buyer = await fundedBuyer(5_000_000, 1_000_000_000);

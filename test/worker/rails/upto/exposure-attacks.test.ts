@@ -6,10 +6,10 @@ import {
   type KeyPairSigner,
 } from "@solana/kit";
 import { describe, expect, it } from "vitest";
-import { uptoOpenRentLamports } from "../../../../src/chain/fee-payer-budget/caps";
 import { TOKEN_PROGRAM_ADDRESS } from "../../../../src/chain/token-programs";
 import type { Env } from "../../../../src/env";
 import { loadConfig } from "../../../../src/rails/registry";
+import { uptoOpenRentLamports } from "../../../../src/rails/upto/channel-rent-caps";
 import { runUptoKeeper } from "../../../../src/rails/upto/keeper/run-keeper";
 import { signWireTransaction } from "../../../support/sign-transaction";
 import { chainRpc, fundedBuyer, lamportsOf, tokenBalance } from "../../../support/workerd/chain";
