@@ -25,7 +25,9 @@ export async function sellerWithVault(label: string, ledger: "object" | "d1") {
 
 export type VaultSeller = Awaited<ReturnType<typeof sellerWithVault>>;
 
-/** Concurrent settles of one body, one per id, each caller with its own X-Correlation-ID (none where the id is null). */
+/**
+ * Concurrent settles of one body, one per id, each caller with its own X-Correlation-ID (none where the id is null).
+ */
 export function settleConcurrently(s: VaultSeller, body: unknown, ids: (string | null)[]) {
   return Promise.all(ids.map((id) => s.f.post("/settle", body, id === null ? {} : { "X-Correlation-ID": id })));
 }
