@@ -13,8 +13,8 @@ import { labelledKeypair } from "../../../../scripts/lib/keypair";
 import type { Env } from "../../../../src/env";
 import { KEEPER_RETRY_BASE_MS } from "../../../../src/jobs/keeper/backoff";
 import { runRetention } from "../../../../src/jobs/retention/run-retention";
-import { CLUSTERS } from "../../../../src/platform/config/networks";
 import { loadConfig, RAILS } from "../../../../src/rails/registry";
+import { UPTO_CLUSTER_DEFAULTS } from "../../../../src/rails/upto/cluster-defaults";
 import { runUptoKeeper } from "../../../../src/rails/upto/keeper/run-keeper";
 import { CHANNEL_STATUS, decodeChannel } from "../../../../src/rails/upto/program/accounts";
 import { getRequestCloseInstruction } from "../../../../src/rails/upto/program/instructions";
@@ -365,7 +365,7 @@ describe(
       return tokenBalance(
         (
           await findAssociatedTokenPda({
-            owner: address(CLUSTERS.devnet.paymentChannelsTreasuryOwner),
+            owner: address(UPTO_CLUSTER_DEFAULTS.devnet.treasuryOwner),
             mint: USDC,
             tokenProgram: TOKEN_PROGRAM,
           })
