@@ -12,8 +12,8 @@ import { labelledKeypair } from "../../../../scripts/lib/keypair";
 import type { Env } from "../../../../src/env";
 import { KEEPER_RETRY_BASE_MS } from "../../../../src/jobs/keeper/backoff";
 import { runRetention } from "../../../../src/jobs/retention/run-retention";
-import { CLUSTERS } from "../../../../src/platform/config/networks";
 import { loadConfig, RAILS } from "../../../../src/rails/registry";
+import { UPTO_CLUSTER_DEFAULTS } from "../../../../src/rails/upto/cluster-defaults";
 import { runUptoKeeper } from "../../../../src/rails/upto/keeper/run-keeper";
 import { CHANNEL_STATUS, decodeChannel } from "../../../../src/rails/upto/program/accounts";
 import { getRequestCloseInstruction } from "../../../../src/rails/upto/program/instructions";
@@ -309,7 +309,7 @@ describe(
   "upto keeper: the buyer's refund never goes to the treasury, and the rent comes back even below the fee " +
     "payer's minimum (issue 32 §3)",
   () => {
-    const treasuryUsdc = () => usdcOf(address(CLUSTERS.devnet.paymentChannelsTreasuryOwner));
+    const treasuryUsdc = () => usdcOf(address(UPTO_CLUSTER_DEFAULTS.devnet.treasuryOwner));
 
     it(
       "the buyer's token account is closed: the keeper sends nothing, records why and backs off; once the buyer " +
