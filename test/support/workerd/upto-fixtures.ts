@@ -234,3 +234,24 @@ export async function channelAccount(channelId: Address): Promise<Uint8Array | n
   ]);
   return result.value ? Uint8Array.from(atob(result.value.data[0]), (c) => c.charCodeAt(0)) : null;
 }
+
+/**
+ * The channel row of a made-up deposit (no chain behind it), for the channel table's own bookkeeping: the keeper's
+ * claims, the opening grace, a row written again. The rent is a real channel account's.
+ */
+export function madeUpChannelRow(channelId: string, openMessageHash: string, firstCheckAtMs: number) {
+  return {
+    channelId,
+    openMessageHash,
+    openBlockhash: "bh",
+    payer: "payer",
+    payTo: "payTo",
+    asset: "asset",
+    tokenProgram: "tp",
+    deposit: "1",
+    expiresAt: 0,
+    firstCheckAtMs,
+    rentLamports: 4_711_920n,
+    feePayer: "feePayer",
+  };
+}

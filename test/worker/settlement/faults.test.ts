@@ -1,14 +1,10 @@
 import { env } from "cloudflare:test";
-import { address } from "@solana/kit";
-import { findAssociatedTokenPda, getTransferInstruction } from "@solana-program/token";
+import { getTransferInstruction } from "@solana-program/token";
 import { describe, expect, it } from "vitest";
-import { fundedBuyer, lamportsOf, sendAs, tokenBalance } from "../../support/workerd/chain";
-import { faultScenario } from "../../support/workerd/fault-scenario";
-import { isolatedFacilitator } from "../../support/workerd/isolated-facilitator";
-import { USDC, usdcAccountOf } from "../../support/workerd/payment-fixtures";
+import { lamportsOf, sendAs, tokenBalance } from "../../support/workerd/chain";
+import { usdcAccountOf } from "../../support/workerd/payment-fixtures";
+import { sellerWithVault, settleConcurrently } from "../../support/workerd/vault-seller";
 import { call, callWithEnv } from "../../support/workerd/worker-http";
-
-const TOKEN_PROGRAM = address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
 
 /**
  * Issue 8 item 4: honest answers under RPC and database faults. The RPC faults come from a real proxy in front
@@ -16,25 +12,6 @@ const TOKEN_PROGRAM = address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
  * D1 ledger (SVC_SETTLE_LEDGER=d1), whose writes the wrappers below can fail; the same scenarios against the
  * Durable Object ledger are in ledger-object.test.ts.
  */
-
-/** A seller whose vault exists (one payment settled through the healthy proxy) and a buyer with funds. */
-async function sellerWithVault(label: string, ledger: "object" | "d1" = "d1") {
-  const faults = await faultScenario();
-  const f = await isolatedFacilitator(label, {
-    SOLANA_RPC_URL: faults.rpcUrl,
-    SVC_SETTLE_CONFIRM_TIMEOUT_MS: "2000",
-    SVC_SETTLE_LEDGER: ledger,
-  });
-  const buyer = await fundedBuyer(5_000_000);
-  const line = await f.line(USDC, "100000");
-  expect((await f.post("/settle", await f.signedBody(buyer, line))).body.success).toBe(true);
-  const [vaultAta] = await findAssociatedTokenPda({
-    owner: address(line.payTo),
-    mint: USDC,
-    tokenProgram: TOKEN_PROGRAM,
-  });
-  return { ...faults, f, buyer, line, vaultAta };
-}
 
 /**
  * workerd's local D1 cannot be made to fail on demand, so a thin wrapper in front of the real binding fails the first
@@ -58,7 +35,7 @@ describe("settle under RPC faults: once the cluster may have the transaction, on
   it(
     "a dropped sendTransaction answer → 202 settlement_pending with the signature; a retry finds out at " + "once",
     async () => {
-      const s = await sellerWithVault("drop-send");
+      const s = await sellerWithVault("drop-send", "d1");
       const body = await s.f.signedBody(s.buyer, s.line);
       await s.setFaults({ dropSendAnswer: true });
       const dropped = await s.f.post("/settle", body);
@@ -78,7 +55,7 @@ describe("settle under RPC faults: once the cluster may have the transaction, on
   );
 
   it("status polling that fails after the send → 202 with the signature (never a failure without one)", async () => {
-    const s = await sellerWithVault("status-fail");
+    const s = await sellerWithVault("status-fail", "d1");
     const body = await s.f.signedBody(s.buyer, s.line);
     await s.setFaults({ failMethods: ["getSignatureStatuses"] });
     const pending = await s.f.post("/settle", body);
@@ -145,11 +122,6 @@ const SUCCESS_REPORT_SQL = (sql: string) => sql.includes("success_reported_at_ms
 /** That statement and the ledger catch-up after a failed report: every write that would record the confirmation. */
 const CONFIRMATION_WRITES_SQL = (sql: string) => /^\s*UPDATE settlements SET state = 'confirmed'/.test(sql);
 
-/** 10 concurrent settles of one body, each caller with its own X-Correlation-ID (or none when `ids` holds nulls). */
-function settleConcurrently(s: Awaited<ReturnType<typeof sellerWithVault>>, body: unknown, ids: (string | null)[]) {
-  return Promise.all(ids.map((id) => s.f.post("/settle", body, id === null ? {} : { "X-Correlation-ID": id })));
-}
-
 function settlementRow(signature: string) {
   return env.DB.prepare(
     "SELECT state, success_reported_at_ms, success_correlation_id FROM settlements WHERE signature = ?",
@@ -165,7 +137,7 @@ describe("issue 36 §0: one success even when the ledger cannot record the succe
     "report writes failing: 10 concurrent settles → all 202 pending, none success; /settlements says confirmed; " +
       "once D1 answers exactly one retry hears success",
     async () => {
-      const s = await sellerWithVault("report-fault");
+      const s = await sellerWithVault("report-fault", "d1");
       const body = await s.f.signedBody(s.buyer, s.line);
       // Neither the report nor the catch-up after it can be written while the fault lasts.
       const fault = failingWrites(CONFIRMATION_WRITES_SQL, "before-commit");
@@ -203,7 +175,7 @@ describe("issue 36 §0: one success even when the ledger cannot record the succe
     "report writes that commit and lose their answer, sellers with X-Correlation-ID: none success while it fails; " +
       "the seller whose write committed hears it on its retry, nobody else",
     async () => {
-      const s = await sellerWithVault("report-lost-answer");
+      const s = await sellerWithVault("report-lost-answer", "d1");
       const body = await s.f.signedBody(s.buyer, s.line);
       const fault = failingWrites(SUCCESS_REPORT_SQL, "after-commit");
       s.f.setEnv({ DB: fault.db });
@@ -241,7 +213,7 @@ describe("issue 36 §0: one success even when the ledger cannot record the succe
     "report writes that commit and lose their answer, callers without X-Correlation-ID: the unheard report is " +
       "withdrawn, and once D1 answers exactly one retry hears success",
     async () => {
-      const s = await sellerWithVault("report-lost-anonymous");
+      const s = await sellerWithVault("report-lost-anonymous", "d1");
       const body = await s.f.signedBody(s.buyer, s.line);
       const fault = failingWrites(SUCCESS_REPORT_SQL, "after-commit");
       s.f.setEnv({ DB: fault.db });
@@ -274,7 +246,7 @@ describe("settle when the ledger claim fails: the claim comes before the send, s
     "→ 503 settlement_ledger_unavailable without a signature, the buyer's tokens and the fee payer's lamports " +
       "untouched; a retry settles once",
     async () => {
-      const s = await sellerWithVault("claim-fault");
+      const s = await sellerWithVault("claim-fault", "d1");
       const body = await s.f.signedBody(s.buyer, s.line);
       // The ledger claim (the INSERT into settlements) fails once.
       const claimFault = failingOnce((sql) => /^\s*insert into "?settlements"?\s/i.test(sql), "injected claim failure");
@@ -346,7 +318,7 @@ describe("settle when the ledger claim commits but its answer is lost", () => {
     "nothing is sent, the row the call did write is given back after the answer (with what it booked): a retry " +
       "settles at once and hears the one success",
     async () => {
-      const s = await sellerWithVault("claim-answer-lost");
+      const s = await sellerWithVault("claim-answer-lost", "d1");
       const body = await s.f.signedBody(s.buyer, s.line);
       const claimFault = claimCommittedAnswerLostOnce();
       s.f.setEnv({ DB: claimFault.db });
@@ -410,7 +382,7 @@ describe("GET /settlements/{signature} after a settle the ledger did not follow"
     "a pending row whose transaction failed on chain shows failed (settlement_failed: it executed, no simulation), " +
       "not pending",
     async () => {
-      const s = await sellerWithVault("status-failed-on-chain");
+      const s = await sellerWithVault("status-failed-on-chain", "d1");
       const body = await s.f.signedBody(s.buyer, s.line);
       // The send is held at the RPC front, then forwarded without preflight and its answer dropped: the settle answers
       // pending. While it is held the buyer empties its token account, so the transfer executes and fails on chain
@@ -446,7 +418,7 @@ describe("/verify of a settled payment after its blockhash expired", () => {
   // The shared test chain cannot be moved ~150 blocks forward without expiring other files' payments, so the proxy
   // answers simulateTransaction as the cluster does by then (BlockhashNotFound); everything else is the real chain.
   it("is still duplicate_settlement naming the settlement; an unsettled payment is blockhash_expired", async () => {
-    const s = await sellerWithVault("verify-after-expiry");
+    const s = await sellerWithVault("verify-after-expiry", "d1");
     const settledBody = await s.f.signedBody(s.buyer, s.line);
     const settled = await s.f.post("/settle", settledBody);
     expect(settled.body.success, JSON.stringify(settled.body)).toBe(true);

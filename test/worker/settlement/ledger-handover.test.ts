@@ -1,16 +1,17 @@
 import { env } from "cloudflare:test";
-import { address } from "@solana/kit";
-import { findAssociatedTokenPda } from "@solana-program/token";
 import { describe, expect, it } from "vitest";
 import { objectLedger } from "../../../src/settlement/settle-ports";
 import { claimSuccessReport, recordFundingsConfirmed } from "../../../src/store/settlements";
-import { fundedBuyer, tokenBalance } from "../../support/workerd/chain";
-import { faultScenario } from "../../support/workerd/fault-scenario";
-import { isolatedFacilitator } from "../../support/workerd/isolated-facilitator";
-import { d1Row, ledgerNamespace, messageHashOf, mirrored, objectRow } from "../../support/workerd/ledger-object";
-import { USDC } from "../../support/workerd/payment-fixtures";
-
-const TOKEN_PROGRAM = address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
+import { tokenBalance } from "../../support/workerd/chain";
+import {
+  d1Row,
+  ledgerNamespace,
+  madeUpClaim,
+  messageHashOf,
+  mirrored,
+  objectRow,
+} from "../../support/workerd/ledger-object";
+import { sellerWithVault, type VaultSeller } from "../../support/workerd/vault-seller";
 
 /**
  * What the object ledger does with what D1 learned without it: the keepers' confirmations
@@ -18,28 +19,9 @@ const TOKEN_PROGRAM = address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
  * both ledgers serve /settle (a deploy or a switch of SVC_SETTLE_LEDGER; docs/settle-ledger-migration.md). Real
  * objects, real D1, the real local chain behind the RPC fault proxy.
  */
-async function sellerWithVault(label: string) {
-  const faults = faultScenario();
-  const f = await isolatedFacilitator(label, {
-    SOLANA_RPC_URL: faults.rpcUrl,
-    SVC_SETTLE_CONFIRM_TIMEOUT_MS: "2000",
-    SVC_SETTLE_LEDGER: "object",
-  });
-  const buyer = await fundedBuyer(5_000_000);
-  const line = await f.line(USDC, "100000");
-  expect((await f.post("/settle", await f.signedBody(buyer, line))).body.success).toBe(true);
-  const [vaultAta] = await findAssociatedTokenPda({
-    owner: address(line.payTo),
-    mint: USDC,
-    tokenProgram: TOKEN_PROGRAM,
-  });
-  return { ...faults, f, buyer, line, vaultAta };
-}
-
-type Seller = Awaited<ReturnType<typeof sellerWithVault>>;
 
 /** A payment whose first settle lost its send answer: claimed, sent, pending in the ledger of `ledger`. */
-async function pendingPayment(s: Seller, ledger: "object" | "d1") {
+async function pendingPayment(s: VaultSeller, ledger: "object" | "d1") {
   s.f.setEnv({ SVC_SETTLE_LEDGER: ledger });
   const body = await s.f.signedBody(s.buyer, s.line);
   await s.setFaults({ dropSendAnswer: true });
@@ -50,26 +32,11 @@ async function pendingPayment(s: Seller, ledger: "object" | "d1") {
 }
 
 const ledger = () => objectLedger(ledgerNamespace());
-const claimOf = (hash: string) => ({
-  messageHash: hash,
-  signature: `sig-${hash}`,
-  scheme: "exact",
-  network: "devnet",
-  payer: "payer",
-  payTo: "payTo",
-  merchantWallet: "payTo",
-  asset: "asset",
-  amount: "1",
-  lastValidBlockHeight: null,
-  maxTimeoutSeconds: 60,
-  leaseId: crypto.randomUUID(),
-  leaseExpiresAtMs: Date.now() + 600_000,
-  paymentId: null,
-});
+const claimOf = (hash: string) => madeUpClaim(hash, { payTo: "payTo", merchantWallet: "payTo" });
 
 describe("the keepers confirm a payment in D1 while its object holds it pending", () => {
   it("the next settle takes the confirmation from D1 (no status read needed) and hears the one success", async () => {
-    const s = await sellerWithVault("handover-keeper-pending");
+    const s = await sellerWithVault("handover-keeper-pending", "object");
     const p = await pendingPayment(s, "object");
     expect(await mirrored(p.hash)).toMatchObject({ state: "pending" });
     await recordFundingsConfirmed(env.DB, [p.hash], Date.now());
@@ -120,7 +87,7 @@ describe("both ledgers serving /settle (a deploy, or a switch of SVC_SETTLE_LEDG
   it(
     "claimed on the object ledger, reported on the D1 ledger: a later settle on the object ledger is a " + "duplicate",
     async () => {
-      const s = await sellerWithVault("handover-object-then-d1");
+      const s = await sellerWithVault("handover-object-then-d1", "object");
       const p = await pendingPayment(s, "object");
       await mirrored(p.hash);
       s.f.setEnv({ SVC_SETTLE_LEDGER: "d1" });
@@ -146,7 +113,7 @@ describe("both ledgers serving /settle (a deploy, or a switch of SVC_SETTLE_LEDG
     "claimed on the D1 ledger, reported on the object ledger: once mirrored, a later settle on the D1 ledger is a " +
       "duplicate",
     async () => {
-      const s = await sellerWithVault("handover-d1-then-object");
+      const s = await sellerWithVault("handover-d1-then-object", "object");
       const p = await pendingPayment(s, "d1");
       s.f.setEnv({ SVC_SETTLE_LEDGER: "object" });
       const onObject = await s.f.post("/settle", p.body);

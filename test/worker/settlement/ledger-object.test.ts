@@ -1,6 +1,5 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { address } from "@solana/kit";
-import { findAssociatedTokenPda } from "@solana-program/token";
 import { describe, expect, it } from "vitest";
 import { claimDueChannels, OPENING_ROW_GRACE_MS, recordChannelOpen } from "../../../src/rails/upto/store/upto-channels";
 import { LEDGER_OBJECT_RETENTION_MS } from "../../../src/settlement/settle-ledger-object";
@@ -22,9 +21,10 @@ import {
   stubNamed,
   withObjectD1,
 } from "../../support/workerd/ledger-object";
-import { USDC } from "../../support/workerd/payment-fixtures";
+import { USDC, usdcAccountOf } from "../../support/workerd/payment-fixtures";
+import { madeUpChannelRow } from "../../support/workerd/upto-fixtures";
+import { sellerWithVault, settleConcurrently } from "../../support/workerd/vault-seller";
 
-const TOKEN_PROGRAM = address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
 const SIGNATURE = /^[1-9A-HJ-NP-Za-km-z]{64,88}$/;
 
 /**
@@ -32,35 +32,12 @@ const SIGNATURE = /^[1-9A-HJ-NP-Za-km-z]{64,88}$/;
  * the same faults, D1 kept as the mirror, and payments whose rows D1 had before the upgrade. Real objects (Miniflare's
  * SQLite-backed Durable Objects), real D1, the real local chain behind the RPC fault proxy.
  */
-async function sellerWithVault(label: string, ledger: "object" | "d1" = "object") {
-  const faults = faultScenario();
-  const f = await isolatedFacilitator(label, {
-    SOLANA_RPC_URL: faults.rpcUrl,
-    SVC_SETTLE_CONFIRM_TIMEOUT_MS: "2000",
-    SVC_SETTLE_LEDGER: ledger,
-  });
-  const buyer = await fundedBuyer(5_000_000);
-  const line = await f.line(USDC, "100000");
-  expect((await f.post("/settle", await f.signedBody(buyer, line))).body.success).toBe(true);
-  const [vaultAta] = await findAssociatedTokenPda({
-    owner: address(line.payTo),
-    mint: USDC,
-    tokenProgram: TOKEN_PROGRAM,
-  });
-  return { ...faults, f, buyer, line, vaultAta };
-}
-
-type Seller = Awaited<ReturnType<typeof sellerWithVault>>;
-
-function settleConcurrently(s: Seller, body: unknown, ids: (string | null)[]) {
-  return Promise.all(ids.map((id) => s.f.post("/settle", body, id === null ? {} : { "X-Correlation-ID": id })));
-}
 
 const IDS = Array.from({ length: 10 }, (_, i) => `seller-call-${i}-${crypto.randomUUID()}`);
 
 describe("the settle ledger in a Durable Object: exactly once", () => {
   it("claims through D1, reports in the object, mirrors to D1 after the answer; a replay is a duplicate", async () => {
-    const s = await sellerWithVault("object-basic");
+    const s = await sellerWithVault("object-basic", "object");
     const body = await s.f.signedBody(s.buyer, s.line);
     const settled = await s.f.post("/settle", body, { "X-Correlation-ID": IDS[0]! });
     expect(settled.status, JSON.stringify(settled.body)).toBe(200);
@@ -78,7 +55,7 @@ describe("the settle ledger in a Durable Object: exactly once", () => {
   });
 
   it("10 concurrent settles of one payment → exactly one success, one transfer", async () => {
-    const s = await sellerWithVault("object-concurrent");
+    const s = await sellerWithVault("object-concurrent", "object");
     const body = await s.f.signedBody(s.buyer, s.line);
     const answers = await settleConcurrently(s, body, IDS);
     const won = answers.filter((r) => r.body.success === true);
@@ -89,7 +66,7 @@ describe("the settle ledger in a Durable Object: exactly once", () => {
   });
 
   it("two facilitator instances (their own config and ports) settling one payment at once → one success", async () => {
-    const s = await sellerWithVault("object-two-instances");
+    const s = await sellerWithVault("object-two-instances", "object");
     const other = await isolatedFacilitator("object-two-instances-b", {
       SOLANA_RPC_URL: s.rpcUrl,
       SVC_SETTLE_LEDGER: "object",
@@ -108,7 +85,7 @@ describe("the settle ledger in a Durable Object: exactly once", () => {
 
 describe("the object ledger under RPC faults", () => {
   it("a dropped sendTransaction answer → 202 with the signature; a retry hears the one success", async () => {
-    const s = await sellerWithVault("object-drop-send");
+    const s = await sellerWithVault("object-drop-send", "object");
     const body = await s.f.signedBody(s.buyer, s.line);
     await s.setFaults({ dropSendAnswer: true });
     const dropped = await s.f.post("/settle", body);
@@ -126,7 +103,7 @@ describe("the object ledger under RPC faults", () => {
   it(
     "status reads failing, then the RPC down → 202 with the signature each time; once it answers, one " + "success",
     async () => {
-      const s = await sellerWithVault("object-status-fail");
+      const s = await sellerWithVault("object-status-fail", "object");
       const body = await s.f.signedBody(s.buyer, s.line);
       await s.setFaults({ failMethods: ["getSignatureStatuses"] });
       const pending = await s.f.post("/settle", body);
@@ -153,7 +130,7 @@ describe("the object ledger when its writes fail", () => {
   it(
     "success reports failing: 10 concurrent settles → all 202 pending, none success; healed → exactly one " + "success",
     async () => {
-      const s = await sellerWithVault("object-report-fault");
+      const s = await sellerWithVault("object-report-fault", "object");
       const body = await s.f.signedBody(s.buyer, s.line);
       const fault = failingLedger(["reportSuccess", "recordConfirmationAfterFailedReport"], "before-commit");
       s.f.setEnv({ SETTLE_LEDGER: fault.namespace });
@@ -176,7 +153,7 @@ describe("the object ledger when its writes fail", () => {
     "reports that commit and lose their answer: none success while it fails; only the seller whose report committed " +
       "hears it",
     async () => {
-      const s = await sellerWithVault("object-report-lost");
+      const s = await sellerWithVault("object-report-lost", "object");
       const body = await s.f.signedBody(s.buyer, s.line);
       const fault = failingLedger(["reportSuccess"], "after-commit");
       s.f.setEnv({ SETTLE_LEDGER: fault.namespace });
@@ -201,7 +178,7 @@ describe("the object ledger when its writes fail", () => {
     "a report withdrawn after its answer was lost is not taken back from D1 while D1 still holds it: the next " +
       "caller hears the one success",
     async () => {
-      const s = await sellerWithVault("object-withdrawn-report");
+      const s = await sellerWithVault("object-withdrawn-report", "object");
       const body = await s.f.signedBody(s.buyer, s.line);
       const fault = failingLedger(["reportSuccess"], "after-commit");
       s.f.setEnv({ SETTLE_LEDGER: fault.namespace });
@@ -234,7 +211,7 @@ describe("the object ledger when its writes fail", () => {
       `the claim ` +
         `failing ${mode} → 503 settlement_ledger_unavailable, nothing sent; a retry at once settles it once`,
       async () => {
-        const s = await sellerWithVault(`object-claim-fault-${mode}`);
+        const s = await sellerWithVault(`object-claim-fault-${mode}`, "object");
         const body = await s.f.signedBody(s.buyer, s.line);
         const fault = failingLedger(["claim"], mode);
         s.f.setEnv({ SETTLE_LEDGER: fault.namespace });
@@ -270,7 +247,7 @@ describe("the object ledger when its writes fail", () => {
 
 describe("the mirror and its repair", () => {
   it("a mirror write that fails leaves the object unmirrored; its alarm writes D1 once D1 answers", async () => {
-    const s = await sellerWithVault("object-mirror-repair");
+    const s = await sellerWithVault("object-mirror-repair", "object");
     const body = await s.f.signedBody(s.buyer, s.line);
     // First settle under a dropped send answer: the row exists (claimed) and is pending.
     await s.setFaults({ dropSendAnswer: true });
@@ -307,7 +284,7 @@ describe("the mirror and its repair", () => {
     "a row past its retention is deleted by the alarm; the object deletes its storage once it holds none; a later " +
       "settle is still a duplicate (D1's row)",
     async () => {
-      const s = await sellerWithVault("object-retention");
+      const s = await sellerWithVault("object-retention", "object");
       const body = await s.f.signedBody(s.buyer, s.line);
       const settled = await s.f.post("/settle", body);
       expect(settled.body.success).toBe(true);
@@ -488,12 +465,7 @@ describe("load: many payments, each sent twice, shuffled, all at once", () => {
       if (a.r.body.success !== true)
         expect(["duplicate_settlement", "settlement_pending"]).toContain(a.r.body.errorReason);
     for (const line of lines) {
-      const [vaultAta] = await findAssociatedTokenPda({
-        owner: address(line.payTo),
-        mint: USDC,
-        tokenProgram: TOKEN_PROGRAM,
-      });
-      expect(await tokenBalance(vaultAta)).toBe(100_000n);
+      expect(await tokenBalance(await usdcAccountOf(address(line.payTo)))).toBe(100_000n);
     }
   });
 });
@@ -501,36 +473,10 @@ describe("load: many payments, each sent twice, shuffled, all at once", () => {
 describe("the upto rail's channel rows while D1 trails the object", () => {
   // Each payment in an object of its own place: the test breaks one object's D1 writes, not its neighbours'.
   const ledger = (hash: string) => objectLedger(ledgerNamespace(), `P${hash.slice(-8)}`);
-  const claimOf = (hash: string, leaseExpiresAtMs: number) => ({
-    messageHash: hash,
-    signature: `sig-${hash}`,
-    scheme: "upto",
-    network: "devnet",
-    payer: "payer",
-    payTo: "payTo",
-    merchantWallet: "payTo",
-    asset: "asset",
-    amount: "1",
-    lastValidBlockHeight: null,
-    maxTimeoutSeconds: 60,
-    leaseId: crypto.randomUUID(),
-    leaseExpiresAtMs,
-    paymentId: null,
-  });
-  const openingRow = (id: string, hash: string, now: number) => ({
-    channelId: id,
-    openMessageHash: hash,
-    openBlockhash: "bh",
-    payer: "payer",
-    payTo: "payTo",
-    asset: "asset",
-    tokenProgram: "tp",
-    deposit: "1",
-    expiresAt: 0,
-    firstCheckAtMs: now + 10 * 365 * 86_400_000,
-    rentLamports: 4_711_920n,
-    feePayer: "feePayer",
-  });
+  const claimOf = (hash: string, leaseExpiresAtMs: number) =>
+    madeUpClaim(hash, { scheme: "upto", payTo: "payTo", merchantWallet: "payTo", leaseExpiresAtMs });
+  /** Not due for years: only the opening grace decides what happens to it. */
+  const openingRow = (id: string, hash: string, now: number) => madeUpChannelRow(id, hash, now + 10 * 365 * 86_400_000);
   const channelState = async (id: string) =>
     (await env.DB.prepare("SELECT state FROM upto_channels WHERE channel_id = ?").bind(id).first<{ state: string }>())
       ?.state ?? null;

@@ -1,6 +1,5 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { address } from "@solana/kit";
-import { findAssociatedTokenPda } from "@solana-program/token";
 import { describe, expect, it } from "vitest";
 import { ledgerObjectName, objectLedger } from "../../../src/settlement/settle-ports";
 import { mirrorToD1 } from "../../../src/store/ledger-object-store";
@@ -15,9 +14,7 @@ import {
   mirrored,
   stubNamed,
 } from "../../support/workerd/ledger-object";
-import { USDC } from "../../support/workerd/payment-fixtures";
-
-const TOKEN_PROGRAM = address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
+import { USDC, usdcAccountOf } from "../../support/workerd/payment-fixtures";
 
 /**
  * The ledger objects are named after the place a payment is first settled at (the Worker's Cloudflare location) and
@@ -141,11 +138,7 @@ describe("/settle of one payment arriving at several places at once", () => {
     const buyer = await fundedBuyer(5_000_000);
     const line = await f.line(USDC, "100000");
     expect((await f.post("/settle", await f.signedBody(buyer, line))).body.success).toBe(true);
-    const [vaultAta] = await findAssociatedTokenPda({
-      owner: address(line.payTo),
-      mint: USDC,
-      tokenProgram: TOKEN_PROGRAM,
-    });
+    const vaultAta = await usdcAccountOf(address(line.payTo));
     const before = await tokenBalance(vaultAta);
     const body = await f.signedBody(buyer, line);
     const places = Array.from({ length: 6 }, (_, i) => unique(`C${i}`));

@@ -12,7 +12,7 @@ import {
   partiallySignTransaction,
   type Transaction,
 } from "@solana/kit";
-import { findAssociatedTokenPda, getCloseAccountInstruction, getTransferInstruction } from "@solana-program/token";
+import { getCloseAccountInstruction, getTransferInstruction } from "@solana-program/token";
 import { describe, expect, it } from "vitest";
 import type { Env } from "../../../../src/env";
 import { KEEPER_MAX_ATTEMPTS, KEEPER_RETRY_BASE_MS } from "../../../../src/jobs/keeper/backoff";
@@ -27,19 +27,21 @@ import {
   findEscrowPda,
   findPaymentPda,
 } from "../../../../src/rails/sla-escrow/program/pda";
-import {
-  chainRpc,
-  fundedBuyer,
-  lamportsOf,
-  sendSigned,
-  signAndSend,
-  tokenBalance,
-} from "../../../support/workerd/chain";
+import { chainRpc, fundedBuyer, lamportsOf, sendSigned, tokenBalance } from "../../../support/workerd/chain";
 import { TOKEN_PROGRAM } from "../../../support/workerd/craft-payment";
 import { ESCROW_PROGRAM, hex32, ORACLE, paymentAccount, TTL } from "../../../support/workerd/escrow-fixtures";
+import {
+  deliverAndApprove,
+  itemsFor,
+  type KeeperReport,
+  OPERATOR_AUTH,
+  ORACLE_TIP,
+  PAYMENT_AMOUNT,
+  RELEASE_FEE,
+} from "../../../support/workerd/escrow-keeper";
 import { faultScenario } from "../../../support/workerd/fault-scenario";
 import { isolatedFacilitator } from "../../../support/workerd/isolated-facilitator";
-import { DEVNET, NATIVE_SOL, RESOURCE, USDC } from "../../../support/workerd/payment-fixtures";
+import { DEVNET, NATIVE_SOL, RESOURCE, USDC, usdcAccountOf } from "../../../support/workerd/payment-fixtures";
 
 /**
  * Issue 20 §2: the escrow keeper cannot be stalled or poisoned, and the fee payer pays network fees only for payouts
@@ -48,29 +50,6 @@ import { DEVNET, NATIVE_SOL, RESOURCE, USDC } from "../../../support/workerd/pay
  * these tests make it do. Where a test needs the network to misbehave (a dropped transaction, a state change between
  * preflight and execution), a proxy in front of the real chain does it (test/support/node/rpc-fault-proxy.ts).
  */
-const BEARER = { Authorization: "Bearer test-operator-token" };
-const AMOUNT = 2_000_000n;
-/**
- * The buyer's approval is a verdict: the oracle's tip, 1% (seeded oracle_fee_bps 100), comes first
- * (docs/sla-escrow-abi.md, ABI §5.3).
- */
-const ORACLE_TIP = 20_000n;
-/**
- * Escrow fee on release: 100 bps of the full amount (SLA-Escrow ABI §7.3), at least the seeded 0.10 USDC minimum
- * (docs/facilitator-spec.md §8).
- */
-const RELEASE_FEE = 100_000n;
-
-interface KeeperReport {
-  items: {
-    paymentPda: string;
-    decision: string;
-    action: string;
-    signature: string | null;
-    outcome: string;
-    detail: string;
-  }[];
-}
 
 /** A facilitator with its own fee payer, and the escrow calls of these tests through its HTTP surface. */
 async function escrowDesk(label: string, extraEnv: Record<string, unknown> = {}) {
@@ -126,7 +105,7 @@ async function escrowDesk(label: string, extraEnv: Record<string, unknown> = {})
     return { body, built };
   };
   const keeper = async (body: Record<string, unknown> = {}) => {
-    const response = await f.post("/escrow-keeper", body, BEARER);
+    const response = await f.post("/escrow-keeper", body, OPERATOR_AUTH);
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     return response.body as KeeperReport;
   };
@@ -134,40 +113,15 @@ async function escrowDesk(label: string, extraEnv: Record<string, unknown> = {})
   const approvedPayment = async (sellerHasTokenAccount = true) => {
     const buyer = await fundedBuyer(5_000_000, 1_000_000_000);
     const seller = await fundedBuyer(sellerHasTokenAccount ? 1 : 0, 100_000_000);
-    const { body, built } = await signed(buyer, await line(USDC, AMOUNT, seller.address));
+    const { body, built } = await signed(buyer, await line(USDC, PAYMENT_AMOUNT, seller.address));
     const settle = await f.post("/settle", body);
     expect(settle.body, JSON.stringify(settle.body)).toMatchObject({ success: true });
-    await deliverAndApprove(f.post, { buyer, seller, uidHex: built.paymentUidHex });
+    await deliverAndApprove({ buyer, seller, uidHex: built.paymentUidHex }, f.post);
     return { buyer, seller, payment: built.paymentPda };
   };
   return { ...f, line, build, signed, keeper, approvedPayment };
 }
 
-type Post = (path: string, json: unknown, headers?: Record<string, string>) => Promise<{ status: number; body: any }>;
-
-async function deliverAndApprove(post: Post, p: { buyer: KeyPairSigner; seller: KeyPairSigner; uidHex: string }) {
-  const deliveryHash = hex32();
-  const delivery = await post("/build-sla-escrow-submit-delivery-tx", {
-    seller: p.seller.address,
-    mint: USDC,
-    paymentUidHex: p.uidHex,
-    deliveryHash,
-  });
-  expect(delivery.status, JSON.stringify(delivery.body)).toBe(200);
-  await signAndSend(delivery.body.transaction, [p.seller]);
-  const approve = await post("/build-sla-escrow-approve-tx", {
-    buyer: p.buyer.address,
-    mint: USDC,
-    paymentUidHex: p.uidHex,
-    deliveryHash,
-  });
-  expect(approve.status, JSON.stringify(approve.body)).toBe(200);
-  await signAndSend(approve.body.transaction, [p.buyer]);
-}
-
-const ataOf = async (owner: Address) =>
-  (await findAssociatedTokenPda({ owner, mint: USDC, tokenProgram: TOKEN_PROGRAM }))[0];
-const itemsFor = (report: KeeperReport, payment: string) => report.items.filter((i) => i.paymentPda === payment);
 const unfundedKey = () => createKeyPairSignerFromPrivateKeyBytes(crypto.getRandomValues(new Uint8Array(32)));
 
 /** The network fee the chain charged for each transaction (what its fee payer paid). */
@@ -204,7 +158,7 @@ describe("escrow keeper: stalling", () => {
       // Fundings that pass /settle's checks but can never land (their signers own nothing).
       const ghosts: string[] = [];
       const seller = await fundedBuyer(1, 100_000_000);
-      const line = await d.line(USDC, AMOUNT, seller.address);
+      const line = await d.line(USDC, PAYMENT_AMOUNT, seller.address);
       for (let i = 0; i < 12; i++) {
         const { body, built } = await d.signed(await unfundedKey(), line);
         const settle = await d.post("/settle", body);
@@ -215,7 +169,7 @@ describe("escrow keeper: stalling", () => {
         expect(await watchRow(ghost), "a funding the cluster refused is never watched").toBeNull();
 
       const real = await d.approvedPayment();
-      const sellerAta = await ataOf(real.seller.address);
+      const sellerAta = await usdcAccountOf(real.seller.address);
       const before = await tokenBalance(sellerAta);
       // A run smaller than the flood: on the old code the ghosts (watched first) took every slot.
       const run = await d.keeper({ limit: 10 });
@@ -223,7 +177,7 @@ describe("escrow keeper: stalling", () => {
       expect(released, JSON.stringify(run.items)).toEqual([
         expect.objectContaining({ action: "release", outcome: "landed", detail: "released" }),
       ]);
-      expect(await tokenBalance(sellerAta)).toBe(before + AMOUNT - ORACLE_TIP - RELEASE_FEE);
+      expect(await tokenBalance(sellerAta)).toBe(before + PAYMENT_AMOUNT - ORACLE_TIP - RELEASE_FEE);
       expect(await paymentAccount(real.payment)).toMatchObject({ state: PAYMENT_STATE.RELEASED });
 
       // The fee payer's spend over the whole attack: the network fee of the one payout, nothing else.
@@ -243,7 +197,7 @@ describe("escrow keeper: stalling", () => {
         SVC_SETTLE_CONFIRM_TIMEOUT_MS: "1000",
       });
       const buyer = await fundedBuyer(5_000_000, 1_000_000_000);
-      const line = await d.line(USDC, AMOUNT, (await fundedBuyer(1, 100_000_000)).address);
+      const line = await d.line(USDC, PAYMENT_AMOUNT, (await fundedBuyer(1, 100_000_000)).address);
       await faults.setFaults({ swallowSend: true });
 
       // A blockhash that is still valid: the funding may yet land, so the keeper waits.
@@ -390,7 +344,7 @@ describe("escrow keeper: poisoning", () => {
       const feePayerBefore = await lamportsOf(d.feePayer);
       const buyer = await fundedBuyer(5_000_000, 1_000_000_000);
       const seller = await fundedBuyer(1, 100_000_000);
-      const real = await d.signed(buyer, await d.line(USDC, AMOUNT, seller.address));
+      const real = await d.signed(buyer, await d.line(USDC, PAYMENT_AMOUNT, seller.address));
 
       // Same uid, same bank → same Payment address, but in native SOL (another mint with an escrow), by a key that owns
       // nothing.
@@ -402,14 +356,14 @@ describe("escrow keeper: poisoning", () => {
       expect(await watchRow(real.built.paymentPda)).toBeNull();
 
       expect((await d.post("/settle", real.body)).body).toMatchObject({ success: true });
-      await deliverAndApprove(d.post, { buyer, seller, uidHex: real.built.paymentUidHex });
-      const sellerAta = await ataOf(seller.address);
+      await deliverAndApprove({ buyer, seller, uidHex: real.built.paymentUidHex }, d.post);
+      const sellerAta = await usdcAccountOf(seller.address);
       const before = await tokenBalance(sellerAta);
       const run = await d.keeper();
       expect(itemsFor(run, real.built.paymentPda), JSON.stringify(run.items)).toEqual([
         expect.objectContaining({ action: "release", outcome: "landed", detail: "released" }),
       ]);
-      expect(await tokenBalance(sellerAta)).toBe(before + AMOUNT - ORACLE_TIP - RELEASE_FEE);
+      expect(await tokenBalance(sellerAta)).toBe(before + PAYMENT_AMOUNT - ORACLE_TIP - RELEASE_FEE);
       expect(await paymentAccount(real.built.paymentPda)).toMatchObject({ state: PAYMENT_STATE.RELEASED, mint: USDC });
 
       const payouts = run.items.filter((i) => i.signature !== null).map((i) => i.signature!);
@@ -429,7 +383,7 @@ describe("escrow keeper: poisoning", () => {
       });
       const buyer = await fundedBuyer(5_000_000, 1_000_000_000);
       const seller = await fundedBuyer(1, 100_000_000);
-      const { body, built } = await d.signed(buyer, await d.line(USDC, AMOUNT, seller.address));
+      const { body, built } = await d.signed(buyer, await d.line(USDC, PAYMENT_AMOUNT, seller.address));
       await faults.setFaults({ failMethods: ["getSignatureStatuses"] });
       const pending = await d.post("/settle", body);
       expect(pending.status, JSON.stringify(pending.body)).toBe(202);
@@ -440,7 +394,7 @@ describe("escrow keeper: poisoning", () => {
           .first<{ state: string }>();
       expect(await ledgerState()).toMatchObject({ state: "pending" });
 
-      await deliverAndApprove(d.post, { buyer, seller, uidHex: built.paymentUidHex });
+      await deliverAndApprove({ buyer, seller, uidHex: built.paymentUidHex }, d.post);
       const run = await d.keeper();
       expect(itemsFor(run, built.paymentPda)).toEqual([
         expect.objectContaining({ outcome: "landed", detail: "released" }),
@@ -460,11 +414,14 @@ describe("escrow keeper: poisoning", () => {
     const seller = await fundedBuyer(1, 100_000_000);
     const { payment, signature } = await fundDirectly(buyer, seller.address);
     const uidHex = (await paymentAccount(payment))!.paymentUid;
-    await deliverAndApprove(d.post, {
-      buyer,
-      seller,
-      uidHex: Array.from(uidHex, (b) => b.toString(16).padStart(2, "0")).join(""),
-    });
+    await deliverAndApprove(
+      {
+        buyer,
+        seller,
+        uidHex: Array.from(uidHex, (b) => b.toString(16).padStart(2, "0")).join(""),
+      },
+      d.post,
+    );
     // … and a watch row pointing at it that no settle of ours wrote.
     const now = Date.now();
     await env.DB.prepare(
@@ -492,25 +449,33 @@ describe("escrow keeper: poisoning", () => {
 describe(
   "sponsored fundings: a buyer who empties its account after verify cannot make the fee payer pay again and " + "again",
   () => {
+    /**
+     * A facilitator that sponsors fundings and lets a payer fail one, its RPC behind a fault scenario of its own; a
+     * buyer who signed two sponsored fundings and then emptied its token account.
+     */
+    async function twoSponsoredFundingsThenEmpty(label: string, extraEnv: Record<string, unknown> = {}) {
+      const faults = faultScenario();
+      const d = await escrowDesk(label, {
+        SOLANA_RPC_URL: faults.rpcUrl,
+        SVC_SLA_ESCROW_ALLOW_FACILITATOR_FEE_SPONSORSHIP: "yes",
+        SVC_SLA_ESCROW_SPONSORED_FAILURES_PER_PAYER: "1",
+        ...extraEnv,
+      });
+      const buyer = await fundedBuyer(5_000_000, 100_000_000);
+      const sink = await fundedBuyer(1, 100_000_000);
+      const line = await d.line(USDC, PAYMENT_AMOUNT, (await fundedBuyer(1, 100_000_000)).address);
+      const first = await d.signed(buyer, line, { facilitatorPaysTransactionFees: true });
+      const second = await d.signed(buyer, line, { facilitatorPaysTransactionFees: true });
+      await drainUsdc(buyer, sink.address);
+      return { faults, d, buyer, first, second };
+    }
+
     it(
       "after SVC_SLA_ESCROW_SPONSORED_FAILURES_PER_PAYER failed sponsored fundings, the payer's next one is refused " +
         "before anything is signed",
       async () => {
-        const faults = await faultScenario();
-        const d = await escrowDesk("sponsored-cap", {
-          SOLANA_RPC_URL: faults.rpcUrl,
-          SVC_SLA_ESCROW_ALLOW_FACILITATOR_FEE_SPONSORSHIP: "yes",
-          SVC_SLA_ESCROW_SPONSORED_FAILURES_PER_PAYER: "1",
-        });
-        const buyer = await fundedBuyer(5_000_000, 100_000_000);
-        const sink = await fundedBuyer(1, 100_000_000);
-        const line = await d.line(USDC, AMOUNT, (await fundedBuyer(1, 100_000_000)).address);
-        const first = await d.signed(buyer, line, { facilitatorPaysTransactionFees: true });
-        const second = await d.signed(buyer, line, { facilitatorPaysTransactionFees: true });
-
-        // The buyer empties its token account after signing; the cluster executes the funding anyway (no preflight in
-        // between).
-        await drainUsdc(buyer, sink.address);
+        const { faults, d, first, second } = await twoSponsoredFundingsThenEmpty("sponsored-cap");
+        // The cluster executes the funding anyway (no preflight in between).
         await faults.setFaults({ skipPreflight: true });
         const feePayerBefore = await lamportsOf(d.feePayer);
         const failed = await d.post("/settle", first.body);
@@ -540,19 +505,9 @@ describe(
       "a failed sponsored funding that settle could only answer pending is counted by the keeper, so the cap " +
         "holds",
       async () => {
-        const faults = await faultScenario();
-        const d = await escrowDesk("sponsored-cap-pending", {
-          SOLANA_RPC_URL: faults.rpcUrl,
-          SVC_SLA_ESCROW_ALLOW_FACILITATOR_FEE_SPONSORSHIP: "yes",
-          SVC_SLA_ESCROW_SPONSORED_FAILURES_PER_PAYER: "1",
+        const { faults, d, buyer, first, second } = await twoSponsoredFundingsThenEmpty("sponsored-cap-pending", {
           SVC_SETTLE_CONFIRM_TIMEOUT_MS: "1000",
         });
-        const buyer = await fundedBuyer(5_000_000, 100_000_000);
-        const sink = await fundedBuyer(1, 100_000_000);
-        const line = await d.line(USDC, AMOUNT, (await fundedBuyer(1, 100_000_000)).address);
-        const first = await d.signed(buyer, line, { facilitatorPaysTransactionFees: true });
-        const second = await d.signed(buyer, line, { facilitatorPaysTransactionFees: true });
-        await drainUsdc(buyer, sink.address);
 
         // Executed and failed, but settle cannot read its status: it answers pending, and the keeper watches the
         // funding.
@@ -592,9 +547,11 @@ function withBlockhash(tx: Transaction, blockhash: string): Transaction {
 }
 
 async function drainUsdc(owner: KeyPairSigner, to: Address) {
-  const source = await ataOf(owner.address);
+  const source = await usdcAccountOf(owner.address);
   const amount = await tokenBalance(source);
-  await sendSigned(owner, [getTransferInstruction({ source, destination: await ataOf(to), authority: owner, amount })]);
+  await sendSigned(owner, [
+    getTransferInstruction({ source, destination: await usdcAccountOf(to), authority: owner, amount }),
+  ]);
   expect(await tokenBalance(source)).toBe(0n);
 }
 
@@ -615,13 +572,13 @@ async function fundDirectly(buyer: KeyPairSigner, seller: Address) {
     buyer,
     seller,
     mint: USDC,
-    escrowAta: await ataOf(escrow),
-    buyerAta: await ataOf(buyer.address),
+    escrowAta: await usdcAccountOf(escrow),
+    buyerAta: await usdcAccountOf(buyer.address),
     tokenProgram: TOKEN_PROGRAM,
     oracleAuthority: ORACLE,
     paymentUid: uid.bytes,
     slaHash: crypto.getRandomValues(new Uint8Array(32)),
-    amount: AMOUNT,
+    amount: PAYMENT_AMOUNT,
     ttlSeconds: BigInt(TTL),
   });
   const signature = await sendSigned(buyer, [fund]);
@@ -631,12 +588,12 @@ async function fundDirectly(buyer: KeyPairSigner, seller: Address) {
 
 /** A token account to empty the seller's USDC account into (made ahead: closing must be quick). */
 async function sinkAccount() {
-  return ataOf((await fundedBuyer(1, 10_000_000)).address);
+  return usdcAccountOf((await fundedBuyer(1, 10_000_000)).address);
 }
 
 /** The seller empties its USDC account into `sink` and closes it, signing alone. */
 async function closeUsdcAccount(owner: KeyPairSigner, sink: Address) {
-  const source = await ataOf(owner.address);
+  const source = await usdcAccountOf(owner.address);
   const amount = await tokenBalance(source);
   await sendSigned(owner, [
     ...(amount > 0n ? [getTransferInstruction({ source, destination: sink, authority: owner, amount })] : []),
@@ -723,7 +680,7 @@ describe("the exposure budget on the escrow rail (src/chain/fee-payer-budget/)",
         SVC_FEE_PAYER_MAX_SPEND_PER_PAY_TO_PER_DAY_LAMPORTS: "15000",
       });
       const seller = (await fundedBuyer(1, 100_000_000)).address;
-      const line = await d.line(USDC, AMOUNT, seller);
+      const line = await d.line(USDC, PAYMENT_AMOUNT, seller);
       const buyer = await fundedBuyer(5_000_000, 100_000_000);
       const first = await d.signed(buyer, line, { facilitatorPaysTransactionFees: true });
       const settled = await d.post("/settle", first.body);
@@ -779,8 +736,12 @@ describe("the exposure budget on the escrow rail (src/chain/fee-payer-budget/)",
       ]);
       expect(await paymentAccount(p.payment)).toMatchObject({ state: PAYMENT_STATE.FUNDED });
       expect(
-        (await chainRpc<{ value: unknown }>("getAccountInfo", [await ataOf(p.seller.address), { encoding: "base64" }]))
-          .value,
+        (
+          await chainRpc<{ value: unknown }>("getAccountInfo", [
+            await usdcAccountOf(p.seller.address),
+            { encoding: "base64" },
+          ])
+        ).value,
       ).toBeNull();
     },
   );
@@ -792,7 +753,7 @@ describe("the exposure budget on the escrow rail (src/chain/fee-payer-budget/)",
       const faults = await faultScenario();
       const d = await escrowDesk("payout-race", { SOLANA_RPC_URL: faults.rpcUrl });
       const p = await d.approvedPayment();
-      const sellerAta = await ataOf(p.seller.address);
+      const sellerAta = await usdcAccountOf(p.seller.address);
       // The send reaches the chain 1.5 s after the keeper's last look: the seller closes its account in between.
       const sink = await sinkAccount();
       await faults.setFaults({ delayMs: { sendTransaction: 1_500 } });
@@ -813,9 +774,9 @@ describe("the exposure budget on the escrow rail (src/chain/fee-payer-budget/)",
 
       // A second payment to the same seller, the same day: its payout waits, whatever the account's state.
       const buyer = await fundedBuyer(5_000_000, 1_000_000_000);
-      const { body, built } = await d.signed(buyer, await d.line(USDC, AMOUNT, p.seller.address));
+      const { body, built } = await d.signed(buyer, await d.line(USDC, PAYMENT_AMOUNT, p.seller.address));
       expect((await d.post("/settle", body)).body).toMatchObject({ success: true });
-      await deliverAndApprove(d.post, { buyer, seller: p.seller, uidHex: built.paymentUidHex });
+      await deliverAndApprove({ buyer, seller: p.seller, uidHex: built.paymentUidHex }, d.post);
       const waiting = itemsFor(await d.keeper(), built.paymentPda);
       expect(waiting).toEqual([
         expect.objectContaining({

@@ -7,6 +7,7 @@ import { TEST_FEE_PAYER } from "../../../support/keys";
 import { rpcAt } from "../../../support/workerd/chain";
 import { TOKEN_PROGRAM } from "../../../support/workerd/craft-payment";
 import { client, hex32, ORACLE, TTL } from "../../../support/workerd/escrow-fixtures";
+import { itemsFor, type KeeperReport, OPERATOR_AUTH } from "../../../support/workerd/escrow-keeper";
 import { DEVNET, RESOURCE, signAsBuyer, USDC } from "../../../support/workerd/payment-fixtures";
 import { callWithEnv } from "../../../support/workerd/worker-http";
 
@@ -19,7 +20,6 @@ import { callWithEnv } from "../../../support/workerd/worker-http";
  */
 const CLOSURE_DELAY_SECONDS = 86_400;
 const AMOUNT = 1_500_000n;
-const BEARER = { Authorization: "Bearer test-operator-token" };
 const chainUrl = () => inject("warpableLocalnetUrl");
 const rpc = <T>(method: string, params: unknown[]) => rpcAt<T>(chainUrl(), method, params);
 
@@ -48,17 +48,7 @@ afterEach(() => {
 });
 
 async function keeperItemsFor(payment: string) {
-  const report = await post("/escrow-keeper", {}, BEARER);
-  return (
-    report.items as {
-      paymentPda: string;
-      decision: string;
-      action: string;
-      signature: string | null;
-      outcome: string;
-      detail: string;
-    }[]
-  ).filter((i) => i.paymentPda === payment);
+  return itemsFor((await post("/escrow-keeper", {}, OPERATOR_AUTH)) as KeeperReport, payment);
 }
 
 const lamports = async (account: string) =>

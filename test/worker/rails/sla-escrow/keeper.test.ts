@@ -1,5 +1,4 @@
 import { type Address, createKeyPairSignerFromBytes, type Instruction } from "@solana/kit";
-import { findAssociatedTokenPda } from "@solana-program/token";
 import { describe, expect, it } from "vitest";
 import { PAYMENT_STATE, RESOLUTION_STATE } from "../../../../src/rails/sla-escrow/program/accounts";
 import { getConfirmOracleInstruction } from "../../../../src/rails/sla-escrow/program/instructions";
@@ -26,7 +25,16 @@ import {
   post,
   signedEscrowBody,
 } from "../../../support/workerd/escrow-fixtures";
-import { USDC } from "../../../support/workerd/payment-fixtures";
+import {
+  deliverAndApprove,
+  itemsFor,
+  type KeeperReport,
+  OPERATOR_AUTH,
+  ORACLE_TIP,
+  PAYMENT_AMOUNT,
+  RELEASE_FEE,
+} from "../../../support/workerd/escrow-keeper";
+import { USDC, usdcAccountOf } from "../../../support/workerd/payment-fixtures";
 import { call } from "../../../support/workerd/worker-http";
 
 /**
@@ -34,37 +42,12 @@ import { call } from "../../../support/workerd/worker-http";
  * our HTTP surface are watched, then released or refunded by POST /escrow-keeper (the Cron Trigger runs the same
  * engine) exactly once, paid by the facilitator as keeper.
  */
-const BEARER = { Authorization: "Bearer test-operator-token" };
-const AMOUNT = 2_000_000n;
-/**
- * A verdict exists (buyer approval or oracle ruling) and the seeded oracle_fee_bps is 100: 1% of the amount to the
- * oracle.
- */
-const ORACLE_TIP = 20_000n;
-/**
- * Escrow fee on release: 100 bps of the full amount (SLA-Escrow ABI §7.3), at least the seeded 0.10 USDC minimum
- * (docs/facilitator-spec.md §8).
- */
-const RELEASE_FEE = 100_000n;
 
 async function keeper(body: Record<string, unknown> = {}) {
-  const response = await call("/escrow-keeper", { method: "POST", json: body, headers: BEARER });
+  const response = await call("/escrow-keeper", { method: "POST", json: body, headers: OPERATOR_AUTH });
   expect(response.status, JSON.stringify(response.body)).toBe(200);
-  return response.body as {
-    released: number;
-    items: {
-      paymentPda: string;
-      decision: string;
-      action: string;
-      signature: string | null;
-      outcome: string;
-      detail: string;
-    }[];
-  };
+  return response.body as KeeperReport;
 }
-
-const itemFor = (report: Awaited<ReturnType<typeof keeper>>, payment: string) =>
-  report.items.filter((i) => i.paymentPda === payment);
 
 /**
  * A USDC escrow payment funded and settled through our builder and /settle; the seller already holds a USDC account.
@@ -72,31 +55,11 @@ const itemFor = (report: Awaited<ReturnType<typeof keeper>>, payment: string) =>
 async function settledPayment(sellerHasTokenAccount = true) {
   const buyer = await fundedBuyer(5_000_000, 1_000_000_000);
   const seller = await fundedBuyer(sellerHasTokenAccount ? 1 : 0, 100_000_000);
-  const line = await escrowLine(USDC, AMOUNT.toString(), seller.address);
+  const line = await escrowLine(USDC, PAYMENT_AMOUNT.toString(), seller.address);
   const { body, built } = await signedEscrowBody(buyer, line);
   const settle = await post("/settle", body);
   expect(settle.body, JSON.stringify(settle.body)).toMatchObject({ success: true });
   return { buyer, seller, payment: built.paymentPda as Address, uidHex: built.paymentUidHex as string };
-}
-
-async function deliverAndApprove(p: Awaited<ReturnType<typeof settledPayment>>) {
-  const deliveryHash = hex32();
-  const delivery = await post("/build-sla-escrow-submit-delivery-tx", {
-    seller: p.seller.address,
-    mint: USDC,
-    paymentUidHex: p.uidHex,
-    deliveryHash,
-  });
-  expect(delivery.status, JSON.stringify(delivery.body)).toBe(200);
-  await signAndSend(delivery.body.transaction, [p.seller]);
-  const approve = await post("/build-sla-escrow-approve-tx", {
-    buyer: p.buyer.address,
-    mint: USDC,
-    paymentUidHex: p.uidHex,
-    deliveryHash,
-  });
-  expect(approve.status, JSON.stringify(approve.body)).toBe(200);
-  await signAndSend(approve.body.transaction, [p.buyer]);
 }
 
 /** The local oracle signs ConfirmOracle (it pays its own network fee), naming the submitted delivery. */
@@ -121,9 +84,6 @@ async function oracleVerdict(p: Awaited<ReturnType<typeof settledPayment>>, deli
   await sendSigned(oracle, [verdict]);
 }
 
-const ataOf = async (owner: Address) =>
-  (await findAssociatedTokenPda({ owner, mint: USDC, tokenProgram: TOKEN_PROGRAM }))[0];
-
 describe("escrow keeper", () => {
   it("refuses anonymous callers", async () => {
     const response = await call("/escrow-keeper", { method: "POST", json: { dryRun: true } });
@@ -134,15 +94,15 @@ describe("escrow keeper", () => {
     "fund → deliver → approve → released once by two concurrent keeper runs; a dry run before sends " + "nothing",
     async () => {
       const p = await settledPayment();
-      const waiting = itemFor(await keeper({ dryRun: true }), p.payment);
+      const waiting = itemsFor(await keeper({ dryRun: true }), p.payment);
       expect(waiting).toEqual([expect.objectContaining({ decision: "wait", action: "none", signature: null })]);
 
       await deliverAndApprove(p);
-      const sellerAta = await ataOf(p.seller.address);
-      const oracleAta = await ataOf(LOCAL_ORACLE.address as Address);
+      const sellerAta = await usdcAccountOf(p.seller.address);
+      const oracleAta = await usdcAccountOf(LOCAL_ORACLE.address as Address);
       const before = await tokenBalance(sellerAta);
       const oracleBefore = await tokenBalance(oracleAta);
-      const dry = itemFor(await keeper({ dryRun: true }), p.payment);
+      const dry = itemsFor(await keeper({ dryRun: true }), p.payment);
       expect(dry).toEqual([
         expect.objectContaining({
           decision: "release",
@@ -156,19 +116,19 @@ describe("escrow keeper", () => {
 
       const runs = await Promise.all([keeper(), keeper()]);
       const released = runs
-        .flatMap((run) => itemFor(run, p.payment))
+        .flatMap((run) => itemsFor(run, p.payment))
         .filter((i) => i.outcome === "landed" && i.action === "release");
       expect(released).toHaveLength(1);
       // The report counts what landed by value: each run's count is its released items, and one run released this one.
       for (const run of runs)
         expect(run.released).toBe(run.items.filter((i) => i.outcome === "landed" && i.action === "release").length);
       expect(runs.reduce((n, run) => n + run.released, 0)).toBeGreaterThanOrEqual(1);
-      expect(await tokenBalance(sellerAta)).toBe(before + AMOUNT - ORACLE_TIP - RELEASE_FEE);
+      expect(await tokenBalance(sellerAta)).toBe(before + PAYMENT_AMOUNT - ORACLE_TIP - RELEASE_FEE);
       expect(await tokenBalance(oracleAta)).toBe(oracleBefore + ORACLE_TIP);
       expect(await paymentAccount(p.payment)).toMatchObject({ state: PAYMENT_STATE.RELEASED });
 
       // Settled: later runs leave it alone until its closed_at (a day away here), when they close it.
-      expect(itemFor(await keeper({ dryRun: true }), p.payment)).toEqual([]);
+      expect(itemsFor(await keeper({ dryRun: true }), p.payment)).toEqual([]);
     },
   );
 
@@ -185,14 +145,14 @@ describe("escrow keeper", () => {
       });
       await signAndSend(delivery.body.transaction, [p.seller]);
       await oracleVerdict(p, deliveryHash, RESOLUTION_STATE.APPROVED);
-      const sellerAta = await ataOf(p.seller.address);
-      const oracleAta = await ataOf(LOCAL_ORACLE.address as Address);
+      const sellerAta = await usdcAccountOf(p.seller.address);
+      const oracleAta = await usdcAccountOf(LOCAL_ORACLE.address as Address);
       const [seller0, oracle0] = [await tokenBalance(sellerAta), await tokenBalance(oracleAta)];
 
-      expect(itemFor(await keeper(), p.payment)).toEqual([
+      expect(itemsFor(await keeper(), p.payment)).toEqual([
         expect.objectContaining({ action: "release", outcome: "landed", detail: "released" }),
       ]);
-      expect(await tokenBalance(sellerAta)).toBe(seller0 + AMOUNT - ORACLE_TIP - RELEASE_FEE);
+      expect(await tokenBalance(sellerAta)).toBe(seller0 + PAYMENT_AMOUNT - ORACLE_TIP - RELEASE_FEE);
       expect(await tokenBalance(oracleAta)).toBe(oracle0 + ORACLE_TIP);
       // The rest of the amount, the escrow fee, stays with the escrow: the Payment records the payout as released.
       expect(await paymentAccount(p.payment)).toMatchObject({
@@ -213,7 +173,7 @@ describe("escrow keeper", () => {
       buyer: buyer.address,
       seller: seller.address,
       mint: USDC,
-      amount: AMOUNT.toString(),
+      amount: PAYMENT_AMOUNT.toString(),
       ttlSeconds: "3600",
       slaHash: hex32(),
       oracleAuthority: LOCAL_ORACLE.address,
@@ -247,8 +207,8 @@ describe("escrow keeper", () => {
     const rent = async (address: string) =>
       (await chainRpc<{ value: { lamports: number } | null }>("getAccountInfo", [address, { encoding: "base64" }]))
         .value?.lamports ?? 0;
-    const sellerAta = await ataOf(seller.address);
-    const oracleAta = await ataOf(LOCAL_ORACLE.address as Address);
+    const sellerAta = await usdcAccountOf(seller.address);
+    const oracleAta = await usdcAccountOf(LOCAL_ORACLE.address as Address);
     const [seller0, oracle0, buyer0] = [
       await tokenBalance(sellerAta),
       await tokenBalance(oracleAta),
@@ -267,7 +227,7 @@ describe("escrow keeper", () => {
       tokenProgram: TOKEN_PROGRAM,
     };
     await sendAs((await buildPayoutInstruction("release", facts)).instruction);
-    expect(await tokenBalance(sellerAta)).toBe(seller0 + AMOUNT - ORACLE_TIP - RELEASE_FEE);
+    expect(await tokenBalance(sellerAta)).toBe(seller0 + PAYMENT_AMOUNT - ORACLE_TIP - RELEASE_FEE);
     expect(await tokenBalance(oracleAta)).toBe(oracle0 + ORACLE_TIP);
     expect(await paymentAccount(p.payment)).toMatchObject({ state: PAYMENT_STATE.RELEASED });
     expect(await rent(paymentExt)).toBe(0);
@@ -288,8 +248,8 @@ describe("escrow keeper", () => {
       "receives",
     async () => {
       const p = await settledPayment();
-      const buyerAta = await ataOf(p.buyer.address);
-      const oracleAta = await ataOf(LOCAL_ORACLE.address as Address);
+      const buyerAta = await usdcAccountOf(p.buyer.address);
+      const oracleAta = await usdcAccountOf(LOCAL_ORACLE.address as Address);
       const afterFunding = await tokenBalance(buyerAta);
       const oracleBefore = await tokenBalance(oracleAta);
       const deliveryHash = hex32();
@@ -304,9 +264,9 @@ describe("escrow keeper", () => {
       await oracleVerdict(p, deliveryHash, RESOLUTION_STATE.REJECTED);
       expect((await paymentAccount(p.payment))?.resolutionState).toBe(RESOLUTION_STATE.REJECTED);
 
-      const run = itemFor(await keeper(), p.payment);
+      const run = itemsFor(await keeper(), p.payment);
       expect(run).toEqual([expect.objectContaining({ action: "refund", outcome: "landed", detail: "refunded" })]);
-      expect(await tokenBalance(buyerAta)).toBe(afterFunding + AMOUNT - ORACLE_TIP);
+      expect(await tokenBalance(buyerAta)).toBe(afterFunding + PAYMENT_AMOUNT - ORACLE_TIP);
       expect(await tokenBalance(oracleAta)).toBe(oracleBefore + ORACLE_TIP);
       expect(await paymentAccount(p.payment)).toMatchObject({ state: PAYMENT_STATE.REFUNDED });
     },
@@ -318,7 +278,7 @@ describe("escrow keeper", () => {
     async () => {
       const p = await settledPayment(false);
       await deliverAndApprove(p);
-      const run = itemFor(await keeper(), p.payment);
+      const run = itemsFor(await keeper(), p.payment);
       expect(run).toEqual([
         expect.objectContaining({
           decision: "release",

@@ -1,14 +1,4 @@
-import {
-  type AccountMeta,
-  AccountRole,
-  type Address,
-  address,
-  decompileTransactionMessage,
-  getBase64Encoder,
-  getCompiledTransactionMessageDecoder,
-  getTransactionDecoder,
-  type Instruction,
-} from "@solana/kit";
+import { AccountRole, address } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import { describe, expect, it } from "vitest";
 import { SLA_ESCROW_STANDIN_LAYOUT as LAYOUT } from "../../../../localnet/programs/sla-escrow-layout";
@@ -28,7 +18,8 @@ import {
   findPaymentExtPda,
   findPaymentPda,
 } from "../../../../src/rails/sla-escrow/program/pda";
-import { chainRpc, fundedBuyer, latestBlockhash, sendSigned, signAndSend } from "../../../support/workerd/chain";
+import { decodeBuiltTransaction } from "../../../support/decode-transaction";
+import { accountData, fundedBuyer, latestBlockhash, sendSigned, signAndSend } from "../../../support/workerd/chain";
 import { TOKEN_PROGRAM } from "../../../support/workerd/craft-payment";
 import { USDC } from "../../../support/workerd/payment-fixtures";
 import { call, callWithEnv } from "../../../support/workerd/worker-http";
@@ -49,14 +40,6 @@ const V2_DEFAULTS = {
   minOracleTip: 0n,
 };
 const random32 = () => crypto.getRandomValues(new Uint8Array(32));
-
-async function accountData(account: Address): Promise<Uint8Array | null> {
-  const result = await chainRpc<{ value: { data: [string, string] } | null }>("getAccountInfo", [
-    account,
-    { encoding: "base64", commitment: "confirmed" },
-  ]);
-  return result.value ? Uint8Array.from(atob(result.value.data[0]), (c) => c.charCodeAt(0)) : null;
-}
 
 /** A USDC payment funded on chain by a fresh buyer for a fresh seller. */
 async function fundedPayment(ttlSeconds = 3_600n, version: 1 | 2 = 1) {
@@ -94,22 +77,6 @@ async function fundedPayment(ttlSeconds = 3_600n, version: 1 | 2 = 1) {
   return { buyer, seller, accounts, paymentExt, uidHex: paymentUidToHex(uid.bytes) };
 }
 
-/** The builder's wire transaction decoded back to its message: fee payer, signers and instructions with roles. */
-function decodeBuilt(base64: string) {
-  const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(base64));
-  const compiled = getCompiledTransactionMessageDecoder().decode(transaction.messageBytes);
-  const message = decompileTransactionMessage(compiled);
-  return {
-    signatures: transaction.signatures,
-    feePayer: message.feePayer.address,
-    instructions: (message.instructions as readonly Instruction[]).map((ix) => ({
-      programAddress: ix.programAddress,
-      accounts: (ix.accounts ?? []).map((a) => ({ address: a.address, role: (a as AccountMeta).role })),
-      data: Uint8Array.from(ix.data ?? []),
-    })),
-  };
-}
-
 describe("SLA-Escrow lifecycle builders", () => {
   it("fund → submit delivery → approve, each built by our HTTP builder and signed only by its party", async () => {
     const { buyer, seller, accounts, uidHex } = await fundedPayment();
@@ -131,10 +98,10 @@ describe("SLA-Escrow lifecycle builders", () => {
       recentBlockhash: expect.any(String),
       recentBlockhashExpiresAt: expect.any(Number),
     });
-    const decoded = decodeBuilt(delivery.body.transaction);
+    const decoded = decodeBuiltTransaction(delivery.body.transaction);
     expect(decoded.feePayer).toBe(seller.address);
-    expect(Object.keys(decoded.signatures)).toEqual([seller.address]);
-    expect(Object.values(decoded.signatures)).toEqual([null]);
+    expect(decoded.signers).toEqual([seller.address]);
+    expect(decoded.signatures).toEqual([null]);
     expect(decoded.instructions).toEqual([
       {
         programAddress: ESCROW_PROGRAM,
@@ -159,7 +126,7 @@ describe("SLA-Escrow lifecycle builders", () => {
     });
     expect(approve.status, JSON.stringify(approve.body)).toBe(200);
     expect(approve.body.signerPubkeys).toEqual([buyer.address]);
-    const approveDecoded = decodeBuilt(approve.body.transaction);
+    const approveDecoded = decodeBuiltTransaction(approve.body.transaction);
     expect(approveDecoded.instructions[0]!.data).toEqual(Uint8Array.from([7, ...deliveryHash]));
     expect(approveDecoded.instructions[0]!.accounts[0]).toEqual({
       address: buyer.address,
@@ -191,7 +158,7 @@ describe("SLA-Escrow lifecycle builders", () => {
       signerPubkeys: [sponsor, seller.address],
       payerSignatureIndex: 1,
     });
-    expect(decodeBuilt(built.body.transaction).feePayer).toBe(sponsor);
+    expect(decodeBuiltTransaction(built.body.transaction).feePayer).toBe(sponsor);
   });
 
   it("refuses what the program would reject, saying why", async () => {
@@ -267,7 +234,7 @@ describe("SLA-Escrow lifecycle builders", () => {
         paymentExtPda: paymentExt,
         paymentPda: accounts.payment,
       });
-      expect(decodeBuilt(built.body.transaction).instructions).toEqual([
+      expect(decodeBuiltTransaction(built.body.transaction).instructions).toEqual([
         {
           programAddress: ESCROW_PROGRAM,
           accounts: [

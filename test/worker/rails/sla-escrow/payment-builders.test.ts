@@ -1,14 +1,8 @@
 import {
-  type AccountMeta,
   AccountRole,
   type Address,
   address,
   createKeyPairSignerFromPrivateKeyBytes,
-  decompileTransactionMessage,
-  getBase64Encoder,
-  getCompiledTransactionMessageDecoder,
-  getTransactionDecoder,
-  type Instruction,
   type KeyPairSigner,
 } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
@@ -30,9 +24,10 @@ import {
   findPaymentExtPda,
   findPaymentPda,
 } from "../../../../src/rails/sla-escrow/program/pda";
+import { decodeBuiltTransaction } from "../../../support/decode-transaction";
 import { fundPaymentV2Data, resolveWithSplitData } from "../../../support/instruction-data";
 import { LOCAL_ORACLE } from "../../../support/keys";
-import { chainRpc, fundedBuyer, signAndSend, tokenBalance } from "../../../support/workerd/chain";
+import { accountData, chainRpc, fundedBuyer, signAndSend, tokenBalance } from "../../../support/workerd/chain";
 import { TOKEN_PROGRAM } from "../../../support/workerd/craft-payment";
 import { USDC } from "../../../support/workerd/payment-fixtures";
 import { call, callWithEnv } from "../../../support/workerd/worker-http";
@@ -52,40 +47,27 @@ let ip = 0;
 const client = () => ({ "CF-Connecting-IP": `10.88.${Math.floor(ip / 250)}.${ip++ % 250}` });
 const post = (path: string, json: unknown) => call(path, { method: "POST", json, headers: client() });
 
+/** Each body, sent to `route`, is refused with 400 and an error that names its reason. */
+async function expectRefusals(route: string, cases: [Record<string, unknown>, RegExp][]) {
+  for (const [json, reason] of cases) {
+    const refused = await post(route, json);
+    expect(refused.status, JSON.stringify(json)).toBe(400);
+    expect(refused.body.error, JSON.stringify(json)).toMatch(reason);
+  }
+}
+
 async function oracleSigner(): Promise<KeyPairSigner> {
   const signer = await createKeyPairSignerFromPrivateKeyBytes(LOCAL_ORACLE.secretKey.slice(0, 32));
   await chainRpc("requestAirdrop", [signer.address, 1_000_000_000]);
   return signer;
 }
 
-async function accountData(account: Address): Promise<Uint8Array | null> {
-  const result = await chainRpc<{ value: { data: [string, string] } | null }>("getAccountInfo", [
-    account,
-    { encoding: "base64", commitment: "confirmed" },
-  ]);
-  return result.value ? Uint8Array.from(atob(result.value.data[0]), (c) => c.charCodeAt(0)) : null;
-}
 /** USDC held by `owner`'s associated token account (0 when it has none). */
 async function usdcOf(owner: Address): Promise<bigint> {
   const [ata] = await findAssociatedTokenPda({ owner, mint: USDC, tokenProgram: TOKEN_PROGRAM });
   return (await accountData(ata)) === null ? 0n : tokenBalance(ata);
 }
 const paymentState = async (payment: Address) => decodePayment((await accountData(payment))!)!;
-
-function decodeBuilt(base64: string) {
-  const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(base64));
-  const message = decompileTransactionMessage(getCompiledTransactionMessageDecoder().decode(transaction.messageBytes));
-  return {
-    signers: Object.keys(transaction.signatures),
-    signatures: Object.values(transaction.signatures),
-    feePayer: message.feePayer.address,
-    instructions: (message.instructions as readonly Instruction[]).map((ix) => ({
-      programAddress: ix.programAddress,
-      accounts: (ix.accounts ?? []).map((a) => ({ address: a.address, role: (a as AccountMeta).role })),
-      data: Uint8Array.from(ix.data ?? []),
-    })),
-  };
-}
 
 async function escrowAddresses(uidHex: string) {
   const uid = parsePaymentUidHex(uidHex)!;
@@ -163,7 +145,7 @@ describe("/build-sla-escrow-payment-v2-tx", () => {
       // "order-4711" without dashes, ASCII, zero-padded to 32 bytes.
       expect(built.body.paymentUidHex).toBe(hex(new TextEncoder().encode("order4711")).padEnd(64, "0"));
 
-      const decoded = decodeBuilt(built.body.transaction);
+      const decoded = decodeBuiltTransaction(built.body.transaction);
       expect(decoded.feePayer).toBe(buyer.address);
       expect(decoded.signers).toEqual([buyer.address]);
       expect(decoded.signatures).toEqual([null]);
@@ -261,11 +243,10 @@ describe("/build-sla-escrow-payment-v2-tx", () => {
         [{ paymentUid: "a", paymentUidHex: ZERO_HASH }, /either paymentUid or paymentUidHex/],
         [{ tokenProgram: "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb" }, /tokenProgram: mint .* belongs to/],
       ];
-      for (const [change, reason] of cases) {
-        const refused = await post("/build-sla-escrow-payment-v2-tx", v2Body(buyer, seller, change));
-        expect(refused.status, JSON.stringify(change)).toBe(400);
-        expect(refused.body.error, JSON.stringify(change)).toMatch(reason);
-      }
+      await expectRefusals(
+        "/build-sla-escrow-payment-v2-tx",
+        cases.map(([change, reason]) => [v2Body(buyer, seller, change), reason]),
+      );
       const unknownMint = await post(
         "/build-sla-escrow-payment-v2-tx",
         v2Body(buyer, seller, { mint: address("Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB") }),
@@ -297,7 +278,7 @@ describe("/build-sla-escrow-mutual-action-tx", () => {
         paymentExtPda: a.paymentExt,
         paymentPda: a.payment,
       });
-      const proposal = decodeBuilt(propose.body.transaction).instructions;
+      const proposal = decodeBuiltTransaction(propose.body.transaction).instructions;
       expect(proposal).toHaveLength(1);
       expect(proposal[0]!.accounts).toEqual([
         { address: seller.address, role: AccountRole.WRITABLE_SIGNER },
@@ -323,7 +304,7 @@ describe("/build-sla-escrow-mutual-action-tx", () => {
         value: "600",
       });
       expect(accept.status, JSON.stringify(accept.body)).toBe(200);
-      const acceptance = decodeBuilt(accept.body.transaction).instructions[0]!;
+      const acceptance = decodeBuiltTransaction(accept.body.transaction).instructions[0]!;
       expect(acceptance.data[0]).toBe(10);
       expect(acceptance.data.slice(1)).toEqual(expected.slice(1));
       expect(acceptance.accounts[0]).toEqual({ address: buyer.address, role: AccountRole.WRITABLE_SIGNER });
@@ -346,11 +327,7 @@ describe("/build-sla-escrow-mutual-action-tx", () => {
         /no SLA-Escrow payment/,
       ],
     ];
-    for (const [json, reason] of cases) {
-      const refused = await post("/build-sla-escrow-mutual-action-tx", json);
-      expect(refused.status, JSON.stringify(json)).toBe(400);
-      expect(refused.body.error, JSON.stringify(json)).toMatch(reason);
-    }
+    await expectRefusals("/build-sla-escrow-mutual-action-tx", cases);
   });
 });
 
@@ -406,7 +383,7 @@ describe("/build-sla-escrow-resolve-split-tx", () => {
       ata(buyer.address),
       ata(oracle.address),
     ]);
-    const ix = decodeBuilt(built.body.transaction).instructions;
+    const ix = decodeBuiltTransaction(built.body.transaction).instructions;
     expect(ix).toHaveLength(1);
     expect(ix[0]!.accounts).toEqual([
       { address: oracle.address, role: AccountRole.WRITABLE_SIGNER },
@@ -516,7 +493,7 @@ describe("/build-refund-tx", () => {
         destinationTokenAccount: destination,
         amount: "1250000",
       });
-      const decoded = decodeBuilt(built.body.transaction);
+      const decoded = decodeBuiltTransaction(built.body.transaction);
       expect(decoded.feePayer).toBe(merchant.address);
       expect(decoded.signers).toEqual([merchant.address]);
       const [create, transfer, memo] = decoded.instructions;
@@ -572,11 +549,7 @@ describe("/build-refund-tx", () => {
       [{ ...base, memo: "x".repeat(257) }, /memo/],
       [{ ...base, merchantWallet: undefined }, /merchantWallet/],
     ];
-    for (const [json, reason] of cases) {
-      const refused = await post("/build-refund-tx", json);
-      expect(refused.status, JSON.stringify(json)).toBe(400);
-      expect(refused.body.error, JSON.stringify(json)).toMatch(reason);
-    }
+    await expectRefusals("/build-refund-tx", cases);
   });
 });
 

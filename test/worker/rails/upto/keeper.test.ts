@@ -27,7 +27,13 @@ import {
 import { chainRpc, fundedBuyer, lamportsOf, sendAs, sendSigned, tokenBalance } from "../../../support/workerd/chain";
 import { TOKEN_PROGRAM } from "../../../support/workerd/craft-payment";
 import { drainAndCloseUsdcAccount, USDC, usdcAccountOf } from "../../../support/workerd/payment-fixtures";
-import { channelAccount, uptoBody, uptoDeposit, uptoLine } from "../../../support/workerd/upto-fixtures";
+import {
+  channelAccount,
+  madeUpChannelRow,
+  uptoBody,
+  uptoDeposit,
+  uptoLine,
+} from "../../../support/workerd/upto-fixtures";
 import { callWithEnv } from "../../../support/workerd/worker-http";
 
 /**
@@ -228,20 +234,7 @@ describe("upto keeper: a channel never strands funds", () => {
             .run();
         }
         // Not due for years: the run settles the `opening` rows without claiming them.
-        const row = {
-          channelId: id,
-          openMessageHash: `hash-${id}`,
-          openBlockhash: "bh",
-          payer: "payer",
-          payTo: "payTo",
-          asset: "asset",
-          tokenProgram: "tp",
-          deposit: "1",
-          expiresAt: 0,
-          firstCheckAtMs: now + 10 * 365 * 86_400_000,
-          rentLamports: 4_711_920n,
-          feePayer: "feePayer",
-        };
+        const row = madeUpChannelRow(id, `hash-${id}`, now + 10 * 365 * 86_400_000);
         expect(await recordChannelOpen(env.DB, row, now)).toBe(true);
         expect(await channelRow(id)).toMatchObject({ state: "opening" });
       }
@@ -263,20 +256,7 @@ describe("upto keeper: a channel never strands funds", () => {
     async () => {
       const now = Date.now();
       const id = `restart-${crypto.randomUUID()}`;
-      const row = {
-        channelId: id,
-        openMessageHash: `hash-${id}`,
-        openBlockhash: "bh",
-        payer: "payer",
-        payTo: "payTo",
-        asset: "asset",
-        tokenProgram: "tp",
-        deposit: "1",
-        expiresAt: 0,
-        firstCheckAtMs: now,
-        rentLamports: 4_711_920n,
-        feePayer: "feePayer",
-      };
+      const row = madeUpChannelRow(id, `hash-${id}`, now);
       expect(await recordChannelOpen(env.DB, row, now)).toBe(true);
       await env.DB.prepare(
         "UPDATE upto_channels SET state = 'dropped', failures = 3, keeper_claim_id = 'old-run', " +
