@@ -1,10 +1,12 @@
 /**
- * The per-buyer cap on payments that fail on chain at the fee payer's cost (SVC_FEE_PAYER_MAX_FAILURES_PER_PAYER_PER_DAY)
- * holds against a burst: payments of one buyer that pass every check but fail when executed, sent one right after
- * the other's answer and all at once, cost the fee payer at most the cap's number of fees. Each payment's transfer
- * fails on chain because the buyer emptied its token account after signing, and the RPC front skips preflight (the
- * race a cluster's preflight cannot see; the local chain simulates and executes in one step). Real: workerd, D1, the
- * ledger objects (the default ledger), the local chain; the RPC front is the fault proxy.
+ * The per-buyer cap on payments that fail on chain at the fee payer's cost
+ * (SVC_FEE_PAYER_MAX_FAILURES_PER_PAYER_PER_DAY) holds against a burst: payments of one buyer that pass every check
+ * but fail when executed, sent one right after the other's answer and all at once, cost the fee payer at most the
+ * cap's number of fees. Each payment's transfer fails on chain because the buyer emptied its token account after
+ * signing, and the RPC front skips preflight (the race a cluster's preflight cannot see; the local chain simulates and
+ * executes in one step). A buyer whose payments succeed: one after the other it is never refused; at most the cap's
+ * number of its payments are in flight at once. Real: workerd, D1, the ledger objects (the default ledger), the local
+ * chain; the RPC front is the fault proxy.
  */
 import { type Address, generateKeyPairSigner, type KeyPairSigner } from "@solana/kit";
 import { getTransferInstruction } from "@solana-program/token";
