@@ -93,8 +93,6 @@ export interface CoreConfig {
   settleLedger: "object" | "d1";
   /** Bounds the subrequests of each job run (src/platform/config/workers-plan.ts). */
   workersPlan: WorkersPlan;
-  /** `universalSettle` is null where none is configured: the vault form of `exact` is then off (`rails`). */
-  programs: { universalSettle: Address | null; slaEscrow: Address; paymentChannels: Address };
   mints: { usdc: Address; usdt: Address | null };
   feePayer: KeyPairSigner;
   /**
@@ -241,21 +239,11 @@ async function loadConfigOf(of: ConfigOfRails, env: Env): Promise<Config> {
 
   const usdt = input.USDT_MINT || cluster.usdtMint;
   const allowLoopback = resolveProbeLoopback(input.SVC_PROBE_ALLOW_LOOPBACK, input.ENVIRONMENT);
-  // Absent (no public source confirms one on this cluster): the vault rail is off, everything else serves.
-  const universalSettleProgramId = input.UNIVERSAL_SETTLE_PROGRAM_ID || cluster.universalSettleProgramId;
-  const universalSettle = universalSettleProgramId ? address(universalSettleProgramId) : null;
-  const programs = {
-    universalSettle,
-    slaEscrow: address(input.SLA_ESCROW_PROGRAM_ID || cluster.slaEscrowProgramId),
-    paymentChannels: address(input.PAYMENT_CHANNELS_PROGRAM_ID || cluster.paymentChannelsProgramId),
-  };
   // Each rail reads its own slice, in list order (a slice's refusal names its key).
   const context: RailConfigContext = {
     environment: input.ENVIRONMENT,
     cluster: input.SOLANA_CLUSTER,
-    clusterDefaults: cluster,
     feePayer,
-    programs,
   };
   const railMembers: object[] = [];
   for (const slice of of.slices) railMembers.push(await slice.read(parsed.output as never, context));
@@ -278,7 +266,6 @@ async function loadConfigOf(of: ConfigOfRails, env: Env): Promise<Config> {
     settleConfirmation: input.SVC_SETTLE_CONFIRMATION,
     settleLedger: input.SVC_SETTLE_LEDGER,
     workersPlan: input.SVC_WORKERS_PLAN,
-    programs,
     mints: { usdc: address(input.USDC_MINT || cluster.usdcMint), usdt: usdt ? address(usdt) : null },
     feePayer,
     feePayerFloors: {

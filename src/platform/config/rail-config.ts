@@ -1,7 +1,7 @@
-import type { Address, KeyPairSigner } from "@solana/kit";
+import type { KeyPairSigner } from "@solana/kit";
 import type * as v from "valibot";
 import type { RailRentRows } from "../../store/rail-rent-rows";
-import type { CLUSTERS, ClusterName } from "./networks";
+import type { ClusterName } from "./networks";
 
 /**
  * A rail's slice of the configuration: its keys (env var and D1 `parameters` names, with validation and default) and
@@ -25,11 +25,9 @@ export type RailConfigInput<Entries extends v.ObjectEntries> = v.InferOutput<v.O
 /** What a slice may read of the core's configuration. */
 export interface RailConfigContext {
   environment: "local" | "preview" | "production";
+  /** The cluster (a rail keeps its own public defaults per cluster in its folder). */
   cluster: ClusterName;
-  /** The cluster's public defaults (src/platform/config/networks.ts). */
-  clusterDefaults: (typeof CLUSTERS)[ClusterName];
   feePayer: KeyPairSigner;
-  programs: { universalSettle: Address | null; slaEscrow: Address; paymentChannels: Address };
 }
 
 /** Declares a slice with its types inferred. */

@@ -40,10 +40,7 @@ export const CoreConfigInputSchema = v.object({
   SVC_SETTLE_CONFIRMATION: v.optional(v.picklist(["subscribe", "poll"], 'must be "subscribe" or "poll"'), "subscribe"),
   /** Where the exactly-once settle ledger lives: Durable Objects of the place that settles, or D1 (docs/scale.md). */
   SVC_SETTLE_LEDGER: v.optional(v.picklist(["object", "d1"], 'must be "object" or "d1"'), "object"),
-  // Program ids and mints: empty means "the cluster default" (src/platform/config/networks.ts).
-  UNIVERSAL_SETTLE_PROGRAM_ID: optionalAddress,
-  SLA_ESCROW_PROGRAM_ID: optionalAddress,
-  PAYMENT_CHANNELS_PROGRAM_ID: optionalAddress,
+  // Mints: empty means "the cluster default" (src/platform/config/networks.ts); each rail's program id is its slice's.
   USDC_MINT: optionalAddress,
   USDT_MINT: optionalAddress,
   FEE_PAYER_SECRET_KEY: v.pipe(

@@ -5,6 +5,7 @@ import { parseFeePayerSecretKey } from "../../platform/config/fee-payer-key";
 import { integer, mintList, mintThresholdMap, optionalAddress } from "../../platform/config/fields";
 import { type RailConfigInput, railConfigSlice } from "../../platform/config/rail-config";
 import type { RailSwitch } from "../../platform/config/rail-switches";
+import { UPTO_CLUSTER_DEFAULTS } from "./cluster-defaults";
 
 /** The upto rail's configuration: delegated vouchers, channel bounds, mint screening. */
 export interface UptoConfigMembers {
@@ -23,7 +24,9 @@ export interface UptoConfigMembers {
     /** The channel caps of the fee payer's exposure budget (src/rails/upto/channel-rent-caps.ts). */
     openCaps: ChannelOpenCaps;
   };
-  // Its program has a publicly confirmed id on every cluster (src/platform/config/networks.ts): always configured.
+  /** The payment-channels program (PAYMENT_CHANNELS_PROGRAM_ID, else the cluster's, ./cluster-defaults.ts). */
+  programs: { paymentChannels: Address };
+  // Its program has a publicly confirmed id on every cluster (./cluster-defaults.ts): always configured.
   rails: { upto: RailSwitch };
 }
 
@@ -36,6 +39,8 @@ export interface ChannelOpenCaps {
 
 export const uptoConfig = railConfigSlice({
   keys: {
+    /** Empty: the cluster's program (./cluster-defaults.ts). */
+    PAYMENT_CHANNELS_PROGRAM_ID: optionalAddress,
     /**
      * `upto` delegated mode: the key that signs vouchers for sellers that let the facilitator authorize their claims
      * (advertised as extra.receiverAuthorizer), in the FEE_PAYER_SECRET_KEY forms. Empty = sellers sign their own.
@@ -51,8 +56,8 @@ export const uptoConfig = railConfigSlice({
     SVC_UPTO_MAX_WITHDRAW_DELAY_SECONDS: integer(1, 31_536_000, 86_400),
     /**
      * Owner of the payment-channels treasury token accounts (a build-time constant of the deployed program, which
-     * Distribute checks). Empty = the cluster default in src/platform/config/networks.ts, which says where each value
-     * comes from.
+     * Distribute checks). Empty = the cluster default in ./cluster-defaults.ts, which says where each value comes
+     * from.
      */
     SVC_UPTO_TREASURY_OWNER: optionalAddress,
     /**
@@ -80,7 +85,7 @@ export const uptoConfig = railConfigSlice({
   },
   envOnlyKeys: ["SVC_UPTO_RECEIVER_AUTHORIZER_SECRET_KEY", "SVC_UPTO_DELEGATED_SETTLE_TOKEN"],
   secretKeys: ["SVC_UPTO_RECEIVER_AUTHORIZER_SECRET_KEY", "SVC_UPTO_DELEGATED_SETTLE_TOKEN"],
-  read: async (input, { clusterDefaults, feePayer }): Promise<UptoConfigMembers> => {
+  read: async (input, { cluster, feePayer }): Promise<UptoConfigMembers> => {
     const delegated = await parseUptoDelegation(input, feePayer);
     if (input.SVC_UPTO_MIN_WITHDRAW_DELAY_SECONDS > input.SVC_UPTO_MAX_WITHDRAW_DELAY_SECONDS) {
       throw new ConfigError(
@@ -90,7 +95,7 @@ export const uptoConfig = railConfigSlice({
     }
     return {
       upto: {
-        treasuryOwner: address(input.SVC_UPTO_TREASURY_OWNER || clusterDefaults.paymentChannelsTreasuryOwner),
+        treasuryOwner: address(input.SVC_UPTO_TREASURY_OWNER || UPTO_CLUSTER_DEFAULTS[cluster].treasuryOwner),
         delegated,
         minWithdrawDelaySeconds: input.SVC_UPTO_MIN_WITHDRAW_DELAY_SECONDS,
         maxWithdrawDelaySeconds: input.SVC_UPTO_MAX_WITHDRAW_DELAY_SECONDS,
@@ -102,6 +107,9 @@ export const uptoConfig = railConfigSlice({
           channelsPerPayTo: input.SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAY_TO,
           opensPerPayerPerHour: input.SVC_UPTO_MAX_OPENS_PER_PAYER_PER_HOUR,
         },
+      },
+      programs: {
+        paymentChannels: address(input.PAYMENT_CHANNELS_PROGRAM_ID || UPTO_CLUSTER_DEFAULTS[cluster].programId),
       },
       rails: { upto: { enabled: true } },
     };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { classifyTransactionError } from "../../../src/chain/transaction-errors";
-import { CLUSTERS } from "../../../src/platform/config/networks";
+import { SLA_ESCROW_CLUSTER_DEFAULTS } from "../../../src/rails/sla-escrow/cluster-defaults";
 
 /**
  * Issue 21: `Custom(1)` is "insufficient funds" only when the SPL Token programs or System returned it. The log
@@ -9,7 +9,7 @@ import { CLUSTERS } from "../../../src/platform/config/networks";
  */
 const TOKEN = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
 const SYSTEM = "11111111111111111111111111111111";
-const ESCROW = CLUSTERS.devnet.slaEscrowProgramId;
+const ESCROW = SLA_ESCROW_CLUSTER_DEFAULTS.devnet.programId;
 const custom1 = (index: number) => ({ InstructionError: [index, { Custom: 1 }] });
 
 describe("classifyTransactionError: Custom(1)", () => {

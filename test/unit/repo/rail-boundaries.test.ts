@@ -27,8 +27,6 @@ const RAIL_FOLDERS = readdirSync(RAILS_DIR).filter((name) => statSync(path.join(
  * The leaks still there, each named by file and what it names, to be moved into its rail (not a pattern to follow:
  * nothing may be added here). Every name listed must still be a leak, so the list only shrinks. A line naming two
  * schemes shows as its first.
- * - `CoreConfig.programs` holds every rail's program id (with their keys and cluster defaults in
- *   platform/config/), where each rail's slice is to hold its own; the seller preview's facilitatorInfo reads them.
  * - The directory's schemes (the listed resources' and the seller preview's) are constants, to come from the rails
  *   list.
  * - The sweep's Cron trigger is labelled "sweep" in the scheduled handler's outcome (the trigger's rename is pending).
@@ -36,12 +34,6 @@ const RAIL_FOLDERS = readdirSync(RAILS_DIR).filter((name) => statSync(path.join(
  *   they render: the console's scheme picker, the fee lines per scheme, the sweep job's /health entry.
  */
 const KNOWN_LEAKS: readonly { file: RegExp; names: readonly string[] }[] = [
-  {
-    file: /^platform\/config\/(?:schema|load-config)\.ts$/,
-    names: ["SLA_ESCROW_PROGRAM_ID", "slaEscrow", "slaEscrowProgramId"],
-  },
-  { file: /^platform\/config\/(?:networks|rail-config)\.ts$/, names: ["slaEscrow", "slaEscrowProgramId"] },
-  { file: /^directory\/sellers\/preview\.ts$/, names: ["slaEscrow", "slaEscrowProgramId"] },
   {
     file: new RegExp(
       String.raw`^directory\/(?:resources\/(?:listed-schemes|resource-manifest-schema|resource-inputs|` +

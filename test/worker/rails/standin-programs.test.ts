@@ -1,10 +1,11 @@
 import { type Address, address } from "@solana/kit";
 import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction } from "@solana-program/token";
 import { describe, expect, it } from "vitest";
-import { CLUSTERS } from "../../../src/platform/config/networks";
+import { EXACT_CLUSTER_DEFAULTS } from "../../../src/rails/exact/cluster-defaults";
 import { decodeSplitVault, decodeUniversalSettleConfig } from "../../../src/rails/exact/program/accounts";
 import { getSweepInstruction } from "../../../src/rails/exact/program/instructions";
 import { findUniversalSettleConfigPda } from "../../../src/rails/exact/program/pda";
+import { SLA_ESCROW_CLUSTER_DEFAULTS } from "../../../src/rails/sla-escrow/cluster-defaults";
 import { decodePayment, PAYMENT_STATE } from "../../../src/rails/sla-escrow/program/accounts";
 import {
   getApproveDeliveryInstruction,
@@ -29,8 +30,8 @@ import { call } from "../../support/workerd/worker-http";
  * (issue: local stand-ins). Everything goes over JSON-RPC, as against a cluster.
  */
 
-const SETTLE_PROGRAM = address(CLUSTERS.devnet.universalSettleProgramId);
-const ESCROW_PROGRAM = address(CLUSTERS.devnet.slaEscrowProgramId);
+const SETTLE_PROGRAM = address(EXACT_CLUSTER_DEFAULTS.devnet.universalSettleProgramId);
+const ESCROW_PROGRAM = address(SLA_ESCROW_CLUSTER_DEFAULTS.devnet.programId);
 
 async function accountData(account: Address): Promise<Uint8Array | null> {
   const result = await chainRpc<{ value: { data: [string, string] } | null }>("getAccountInfo", [

@@ -27,6 +27,7 @@ import { fundFromFaucet, tokenAccountBalance } from "../../../../demo/chain-rpc"
 import { randomKeypair } from "../../../../scripts/lib/keypair";
 import { type RunningWorker, startWorker } from "../../../../scripts/lib/run-worker";
 import { CLUSTERS } from "../../../../src/platform/config/networks";
+import { SLA_ESCROW_CLUSTER_DEFAULTS } from "../../../../src/rails/sla-escrow/cluster-defaults";
 import { withLocalWorker } from "../../../support/node/local-worker";
 
 const DEVNET = CLUSTERS.devnet.network as Network;
@@ -176,7 +177,7 @@ describe("wrangler.toml's [env.production] without UNIVERSAL_SETTLE_PROGRAM_ID",
       vars: {
         ...vars,
         // The operator's own ids, here the local chain's (it impersonates devnet); no demo oracle outside local.
-        SLA_ESCROW_PROGRAM_ID: CLUSTERS.devnet.slaEscrowProgramId,
+        SLA_ESCROW_PROGRAM_ID: SLA_ESCROW_CLUSTER_DEFAULTS.devnet.programId,
         USDC_MINT: USDC,
         USDT_MINT: "",
         SVC_ALLOWED_PAYMENT_MINTS: USDC,

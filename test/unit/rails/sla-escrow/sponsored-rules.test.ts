@@ -19,8 +19,8 @@ import {
   getSetComputeUnitPriceInstruction,
 } from "../../../../src/chain/compute-budget";
 import { decodeWireTransaction } from "../../../../src/chain/wire-transaction";
-import { CLUSTERS } from "../../../../src/platform/config/networks";
 import { ESCROW_FUND_COMPUTE_UNIT_LIMIT } from "../../../../src/rails/sla-escrow/build-payment";
+import { SLA_ESCROW_CLUSTER_DEFAULTS } from "../../../../src/rails/sla-escrow/cluster-defaults";
 import { getFundPaymentInstruction } from "../../../../src/rails/sla-escrow/program/instructions";
 import { checkEscrowFundingTransaction, type EscrowPolicy } from "../../../../src/rails/sla-escrow/verify-rules";
 
@@ -30,7 +30,7 @@ import { checkEscrowFundingTransaction, type EscrowPolicy } from "../../../../sr
  * compiled by kit and decoded by the same wire decoder /verify and /settle use; only signatures are left empty
  * (the rules do not read them).
  */
-const PROGRAM = address(CLUSTERS.devnet.slaEscrowProgramId);
+const PROGRAM = address(SLA_ESCROW_CLUSTER_DEFAULTS.devnet.programId);
 const PRICE_CAP = 50_000n;
 const BLOCKHASH = "EETubP5AKHgjPAhzPAFcb8BAY1hMH639CWCFTqi3hq1k" as Blockhash;
 

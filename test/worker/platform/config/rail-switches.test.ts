@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { CLUSTERS } from "../../../../src/platform/config/networks";
+import { EXACT_CLUSTER_DEFAULTS } from "../../../../src/rails/exact/cluster-defaults";
 import { TEST_FEE_PAYER } from "../../../support/keys";
 import { PRODUCTION_WITHOUT_UNIVERSAL_SETTLE } from "../../../support/workerd/production-vars";
 import { callWithEnv } from "../../../support/workerd/worker-http";
@@ -154,7 +155,7 @@ describe("SVC_EXACT_WALLET_PAYTO", () => {
       expect(await formsOf({ SVC_EXACT_WALLET_PAYTO: "false" })).toEqual(["vault"]);
       const production = {
         ...PRODUCTION_WITHOUT_UNIVERSAL_SETTLE,
-        UNIVERSAL_SETTLE_PROGRAM_ID: CLUSTERS.devnet.universalSettleProgramId,
+        UNIVERSAL_SETTLE_PROGRAM_ID: EXACT_CLUSTER_DEFAULTS.devnet.universalSettleProgramId,
       };
       expect(await formsOf(production)).toEqual(["vault"]);
       expect(await formsOf({ ...production, SVC_EXACT_WALLET_PAYTO: "true" })).toEqual(["vault", "wallet"]);

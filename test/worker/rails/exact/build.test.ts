@@ -16,6 +16,7 @@ import {
 import { findAssociatedTokenPda, getMintEncoder } from "@solana-program/token";
 import { beforeAll, describe, expect, it } from "vitest";
 import { CLUSTERS } from "../../../../src/platform/config/networks";
+import { EXACT_CLUSTER_DEFAULTS } from "../../../../src/rails/exact/cluster-defaults";
 import { findVaultPda, findVaultSolStoragePda } from "../../../../src/rails/exact/program/pda";
 import { TEST_FEE_PAYER } from "../../../support/keys";
 import { chainRpc } from "../../../support/workerd/chain";
@@ -28,7 +29,7 @@ import { call, callWithEnv } from "../../../support/workerd/worker-http";
  */
 
 const DEVNET = CLUSTERS.devnet.network;
-const PROGRAM_ID = address(CLUSTERS.devnet.universalSettleProgramId);
+const PROGRAM_ID = address(EXACT_CLUSTER_DEFAULTS.devnet.universalSettleProgramId);
 const USDC = address(CLUSTERS.devnet.usdcMint);
 const NATIVE_SOL = address("11111111111111111111111111111111");
 const TOKEN_PROGRAM = address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");

@@ -1,6 +1,7 @@
 import { type Address, address, generateKeyPairSigner, type KeyPairSigner } from "@solana/kit";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { CLUSTERS } from "../../../../src/platform/config/networks";
+import { EXACT_CLUSTER_DEFAULTS } from "../../../../src/rails/exact/cluster-defaults";
 import { getCreateVaultInstruction } from "../../../../src/rails/exact/program/instructions";
 import {
   findUniversalSettleConfigPda,
@@ -14,7 +15,7 @@ import { call, callWithEnv } from "../../../support/workerd/worker-http";
 /** POST /payment-required/enrich against the Worker, the local chain seeded with the devnet UniversalSettle Config. */
 
 const DEVNET = CLUSTERS.devnet.network;
-const PROGRAM_ID = address(CLUSTERS.devnet.universalSettleProgramId);
+const PROGRAM_ID = address(EXACT_CLUSTER_DEFAULTS.devnet.universalSettleProgramId);
 const USDC = CLUSTERS.devnet.usdcMint;
 const NATIVE_SOL = "11111111111111111111111111111111";
 

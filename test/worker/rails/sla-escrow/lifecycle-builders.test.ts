@@ -3,7 +3,7 @@ import { findAssociatedTokenPda } from "@solana-program/token";
 import { describe, expect, it } from "vitest";
 import { SLA_ESCROW_STANDIN_LAYOUT as LAYOUT } from "../../../../localnet/programs/sla-escrow-layout";
 import { RATE_LIMITS } from "../../../../src/http/middleware/rate-limit";
-import { CLUSTERS } from "../../../../src/platform/config/networks";
+import { SLA_ESCROW_CLUSTER_DEFAULTS } from "../../../../src/rails/sla-escrow/cluster-defaults";
 import { decodePayment, PAYMENT_STATE, RESOLUTION_STATE } from "../../../../src/rails/sla-escrow/program/accounts";
 import {
   getFundPaymentInstruction,
@@ -29,7 +29,7 @@ import { call, callWithEnv } from "../../../support/workerd/worker-http";
  * built by our HTTP builder and signed only by the party the program names. Funding still uses the instruction
  * builder directly (the /build-sla-escrow-payment-tx builder is not part of this branch yet).
  */
-const ESCROW_PROGRAM = address(CLUSTERS.devnet.slaEscrowProgramId);
+const ESCROW_PROGRAM = address(SLA_ESCROW_CLUSTER_DEFAULTS.devnet.programId);
 const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 /** The stand-in's Config defaults (0 = no override) and a one-day arbitration window. */
 const V2_DEFAULTS = {

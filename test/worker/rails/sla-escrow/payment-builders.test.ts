@@ -15,6 +15,7 @@ import {
 } from "../../../../src/chain/token-programs";
 import { RATE_LIMITS } from "../../../../src/http/middleware/rate-limit";
 import { CLUSTERS } from "../../../../src/platform/config/networks";
+import { SLA_ESCROW_CLUSTER_DEFAULTS } from "../../../../src/rails/sla-escrow/cluster-defaults";
 import { decodePayment, PAYMENT_STATE } from "../../../../src/rails/sla-escrow/program/accounts";
 import { parsePaymentUidHex } from "../../../../src/rails/sla-escrow/program/payment-uid";
 import {
@@ -37,7 +38,7 @@ import { call, callWithEnv } from "../../../support/workerd/worker-http";
  * stand-in program on the local chain: each built transaction is decoded field by field, signed only by the party the
  * spec names, and sent; the chain's accounts show the effect.
  */
-const ESCROW_PROGRAM = address(CLUSTERS.devnet.slaEscrowProgramId);
+const ESCROW_PROGRAM = address(SLA_ESCROW_CLUSTER_DEFAULTS.devnet.programId);
 const ORACLE = address(LOCAL_ORACLE.address);
 const hex = (bytes: ArrayLike<number>) =>
   Array.from(bytes as ArrayLike<number>, (b) => b.toString(16).padStart(2, "0")).join("");

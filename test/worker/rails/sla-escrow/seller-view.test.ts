@@ -1,6 +1,6 @@
 import { address } from "@solana/kit";
 import { describe, expect, it } from "vitest";
-import { CLUSTERS } from "../../../../src/platform/config/networks";
+import { SLA_ESCROW_CLUSTER_DEFAULTS } from "../../../../src/rails/sla-escrow/cluster-defaults";
 import { findBankPda, findEscrowPda, findEscrowSolStoragePda } from "../../../../src/rails/sla-escrow/program/pda";
 import { fundedBuyer } from "../../../support/workerd/chain";
 import { DEVNET, NATIVE_SOL, RESOURCE, USDC } from "../../../support/workerd/payment-fixtures";
@@ -12,7 +12,7 @@ import { call } from "../../../support/workerd/worker-http";
  * (docs/facilitator-spec.md §8: 100 bps, a 10-cent minimum on USDC, oracle tip 100 bps), and the same payTo that enrich
  * puts into a 402 line.
  */
-const ESCROW_PROGRAM = address(CLUSTERS.devnet.slaEscrowProgramId);
+const ESCROW_PROGRAM = address(SLA_ESCROW_CLUSTER_DEFAULTS.devnet.programId);
 
 describe("escrow rail in seller preview and rail lookup", () => {
   it("preview shows the SOL and USDC escrows with their on-chain terms; rails and enrich agree on payTo", async () => {

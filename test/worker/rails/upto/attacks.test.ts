@@ -6,7 +6,7 @@ import {
   getSetComputeUnitLimitInstruction,
   getSetComputeUnitPriceInstruction,
 } from "../../../../src/chain/compute-budget";
-import { CLUSTERS } from "../../../../src/platform/config/networks";
+import { UPTO_CLUSTER_DEFAULTS } from "../../../../src/rails/upto/cluster-defaults";
 import {
   chainRpc,
   fundedBuyer,
@@ -393,7 +393,7 @@ describe("upto opens worth their cost (issue 32 §2)", () => {
         { decimals: 6, freezeAuthority: freezer.address },
       ]);
       // the treasury's token account
-      await chainRpc("requestTokenAirdrop", [CLUSTERS.devnet.paymentChannelsTreasuryOwner, 1, mint]);
+      await chainRpc("requestTokenAirdrop", [UPTO_CLUSTER_DEFAULTS.devnet.treasuryOwner, 1, mint]);
       const w = await world("upto-attack-freeze");
       await chainRpc("requestTokenAirdrop", [w.buyer.address, 5_000_000, mint]);
       const line = { ...w.line, asset: mint };

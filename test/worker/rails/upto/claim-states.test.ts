@@ -1,7 +1,7 @@
 import { type Address, address, generateKeyPairSigner, type KeyPairSigner } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import { describe, expect, it } from "vitest";
-import { CLUSTERS } from "../../../../src/platform/config/networks";
+import { UPTO_CLUSTER_DEFAULTS } from "../../../../src/rails/upto/cluster-defaults";
 import { CHANNEL_STATUS, decodeChannel } from "../../../../src/rails/upto/program/accounts";
 import { getRequestCloseInstruction, getTopUpInstruction } from "../../../../src/rails/upto/program/instructions";
 import { PAYMENT_CHANNELS_PROGRAM_ADDRESS } from "../../../../src/rails/upto/program/pda";
@@ -22,7 +22,7 @@ async function usdcOf(owner: Address): Promise<bigint> {
   return tokenBalance(await usdcAccountOf(owner));
 }
 
-const TREASURY_OWNER = address(CLUSTERS.devnet.paymentChannelsTreasuryOwner);
+const TREASURY_OWNER = address(UPTO_CLUSTER_DEFAULTS.devnet.treasuryOwner);
 
 async function treasuryBalance(): Promise<bigint> {
   const [ata] = await findAssociatedTokenPda({ owner: TREASURY_OWNER, mint: USDC, tokenProgram: TOKEN_PROGRAM });

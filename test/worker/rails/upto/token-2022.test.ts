@@ -1,6 +1,6 @@
 import { type Address, address, generateKeyPairSigner } from "@solana/kit";
 import { describe, expect, it } from "vitest";
-import { CLUSTERS } from "../../../../src/platform/config/networks";
+import { UPTO_CLUSTER_DEFAULTS } from "../../../../src/rails/upto/cluster-defaults";
 import { fundedBuyer, lamportsOf, tokenBalance } from "../../../support/workerd/chain";
 import { TOKEN_2022_PROGRAM } from "../../../support/workerd/craft-payment";
 import { isolatedFacilitator } from "../../../support/workerd/isolated-facilitator";
@@ -21,7 +21,7 @@ import { channelAccount, uptoBody, uptoClaimBody, uptoDeposit, uptoLine } from "
  * signs anything or fronts the channel's rent. A plain Token-2022 mint opens, claims and pays out like USDC.
  */
 
-const TREASURY_OWNER = address(CLUSTERS.devnet.paymentChannelsTreasuryOwner);
+const TREASURY_OWNER = address(UPTO_CLUSTER_DEFAULTS.devnet.treasuryOwner);
 const DEPOSIT = 2_000_000n;
 
 async function world(label: string, extensions: MintExtension[]) {

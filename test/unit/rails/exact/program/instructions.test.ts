@@ -2,7 +2,7 @@ import { AccountRole, address, createNoopSigner } from "@solana/kit";
 import { describe, expect, it } from "vitest";
 import { ProgramDataError } from "../../../../../src/chain/program/program-data-error";
 import { ZERO_ADDRESS } from "../../../../../src/chain/program/zero-address";
-import { CLUSTERS } from "../../../../../src/platform/config/networks";
+import { EXACT_CLUSTER_DEFAULTS } from "../../../../../src/rails/exact/cluster-defaults";
 import {
   getCreateVaultInstruction,
   getSweepInstruction,
@@ -16,7 +16,7 @@ import { addressFromBytes, bytes, seq32, zeros } from "../../byte-vectors";
  * below is written out by hand from that document, and the builders must produce exactly them.
  */
 
-const programId = address(CLUSTERS.devnet.universalSettleProgramId);
+const programId = address(EXACT_CLUSTER_DEFAULTS.devnet.universalSettleProgramId);
 const SYSTEM = "11111111111111111111111111111111";
 const TOKEN = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
 

@@ -9,6 +9,7 @@ import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/t
 import { describe, expect, it } from "vitest";
 import { clearPdaCache } from "../../../../../src/chain/program/find-cached-pda";
 import { CLUSTERS } from "../../../../../src/platform/config/networks";
+import { EXACT_CLUSTER_DEFAULTS } from "../../../../../src/rails/exact/cluster-defaults";
 import {
   feeShardIndexOf,
   findFeeShardPda,
@@ -19,7 +20,7 @@ import {
 } from "../../../../../src/rails/exact/program/pda";
 import { addressFromBytes, independentPda, seq32 } from "../../byte-vectors";
 
-const devnetProgram = address(CLUSTERS.devnet.universalSettleProgramId);
+const devnetProgram = address(EXACT_CLUSTER_DEFAULTS.devnet.universalSettleProgramId);
 /** Any other deployment (the mainnet id is an operator setting, see src/platform/config/networks.ts). */
 const otherProgram = addressFromBytes(seq32(200));
 const addressEncoder = getAddressEncoder();

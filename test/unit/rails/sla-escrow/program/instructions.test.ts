@@ -1,6 +1,6 @@
 import { AccountRole, type Address, address } from "@solana/kit";
 import { describe, expect, it } from "vitest";
-import { CLUSTERS } from "../../../../../src/platform/config/networks";
+import { SLA_ESCROW_CLUSTER_DEFAULTS } from "../../../../../src/rails/sla-escrow/cluster-defaults";
 import {
   decodeFundPaymentInstructionData,
   FUND_PAYMENT_INSTRUCTION_DATA_SIZE,
@@ -25,7 +25,7 @@ import { NATIVE_SOL_ESCROW_MINT } from "../../../../../src/rails/sla-escrow/prog
 import { fundPaymentV2Data, resolveWithSplitData } from "../../../../support/instruction-data";
 import { addressFromBytes, bytes, fill32, seq32, zeros } from "../../byte-vectors";
 
-const programId = address(CLUSTERS.devnet.slaEscrowProgramId);
+const programId = address(SLA_ESCROW_CLUSTER_DEFAULTS.devnet.programId);
 const SYSTEM = address("11111111111111111111111111111111");
 const TOKEN = address("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
 const ATA_PROGRAM = address("ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL");

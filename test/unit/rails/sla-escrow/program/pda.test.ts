@@ -7,6 +7,7 @@ import {
 } from "@solana/kit";
 import { describe, expect, it } from "vitest";
 import { CLUSTERS } from "../../../../../src/platform/config/networks";
+import { SLA_ESCROW_CLUSTER_DEFAULTS } from "../../../../../src/rails/sla-escrow/cluster-defaults";
 import {
   findBankPda,
   findEscrowConfigPda,
@@ -18,7 +19,7 @@ import {
 } from "../../../../../src/rails/sla-escrow/program/pda";
 import { addressFromBytes, independentPda, seq32, zeros } from "../../byte-vectors";
 
-const programId = address(CLUSTERS.devnet.slaEscrowProgramId);
+const programId = address(SLA_ESCROW_CLUSTER_DEFAULTS.devnet.programId);
 const addressEncoder = getAddressEncoder();
 const utf8 = (text: string) => new TextEncoder().encode(text);
 const raw = (value: Address) => Uint8Array.from(addressEncoder.encode(value));
@@ -85,7 +86,7 @@ describe("SLA-Escrow PDAs", () => {
 
   it("depends on the program id", async () => {
     const [devnetBank] = await findBankPda(programId);
-    const [mainnetBank] = await findBankPda(address(CLUSTERS.mainnet.slaEscrowProgramId));
+    const [mainnetBank] = await findBankPda(address(SLA_ESCROW_CLUSTER_DEFAULTS.mainnet.programId));
     expect(devnetBank).not.toBe(mainnetBank);
   });
 });
