@@ -289,7 +289,7 @@ describe("sweeps: plan, dry run, real runs, cooldown, concurrency, cron", () => 
     try {
       const outcome = await runScheduled(RAILS, RAIL_JOBS_CRON, env as unknown as Env);
       expect(outcome).toEqual({
-        job: "sweep",
+        job: "sweep+escrow-keeper+upto-keeper",
         ran: true,
         results: [
           { name: "sweep", ok: true },
