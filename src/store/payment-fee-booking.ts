@@ -35,6 +35,8 @@ export interface PaymentFeeLimits {
   perProvenSellerLamports: bigint;
   provenSellersPoolLamports: bigint;
   failuresPerPayer: number;
+  /** A buyer's unresolved payments that do not count toward `failuresPerPayer` (honest concurrency). */
+  inFlightPerPayer: number;
 }
 
 /** What the caps saw, per the refusal read (or /verify's look). */
@@ -44,7 +46,7 @@ export interface PaymentFeeFigures {
   /** The seller's spend in its pool: a proven seller's quota, else the payTo's cap. */
   sellerLamports: bigint;
   poolLamports: bigint;
-  /** Its payments failed on chain at the fee payer's cost today, and those still unresolved (PAYER_FAILURES). */
+  /** Its payments failed on chain at the fee payer's cost today, and its unresolved ones beyond the allowance. */
   payerFailures: number;
   /** The booking's own state when it exists (a retry finds its booking live). */
   state: string | null;
@@ -74,18 +76,25 @@ const POOL_SPENT = (pool: "buyers" | "sellers") => spentHoursSince("?10", `'pool
  */
 export const UNRESOLVED_COUNTS_FOR_MS = 120_000;
 /**
- * The buyer's payments whose fee the fee payer pays (their booking is spent) that executed and failed on chain, and
- * those claimed in the last UNRESOLVED_COUNTS_FOR_MS that have not resolved yet: each of those may still fail, and
- * counting them is what holds the cap against a burst sent at once (every claim of the burst comes before any of its
- * failures is known). With the ledger objects D1 learns a resolution right after the answer (the mirror), so a payment
- * that just confirmed may count for those milliseconds.
+ * The buyer's failures as its cap counts them: its payments whose fee the fee payer pays (their booking is spent) that
+ * executed and failed on chain, plus those claimed in the last UNRESOLVED_COUNTS_FOR_MS that have not resolved yet,
+ * beyond the first `inFlight` of them. Each unresolved payment may still fail, and every claim of a burst sent at once
+ * comes before any of its failures is known: counting the unresolved ones beyond an allowance bounds what such a burst
+ * can cost (cap + allowance fees) while a buyer's honest concurrent payments are not refused. With the ledger objects
+ * D1 learns a resolution right after the answer (the mirror), so a payment that just confirmed may count for those
+ * milliseconds.
  */
-const PAYER_FAILURES =
-  `(SELECT COUNT(*) FROM settlements s JOIN fee_payer_exposure e ON e.settlement_hash = ` +
-  `s.message_hash
-  WHERE s.payer = ?4 AND e.state = 'spent' AND (
-    (s.state = 'failed' AND s.updated_at_ms >= ?10 AND COALESCE(s.error_reason, '') <> 'blockhash_expired')
-    OR (s.state IN ('submitting', 'pending') AND s.updated_at_ms >= ?7 - ${UNRESOLVED_COUNTS_FOR_MS})))`;
+function payerFailures(inFlight: number): string {
+  const paidFor = `FROM settlements s JOIN fee_payer_exposure e ON e.settlement_hash = s.message_hash
+    WHERE s.payer = ?4 AND e.state = 'spent'`;
+  const failed =
+    `(SELECT COUNT(*) ${paidFor} AND s.state = 'failed' AND s.updated_at_ms >= ?10 ` +
+    `AND COALESCE(s.error_reason, '') <> 'blockhash_expired')`;
+  const unresolved =
+    `(SELECT COUNT(*) ${paidFor} AND s.state IN ('submitting', 'pending') ` +
+    `AND s.updated_at_ms >= ?7 - ${UNRESOLVED_COUNTS_FOR_MS})`;
+  return `(${failed} + MAX(0, ${unresolved} - ${literal(inFlight)}))`;
+}
 const LIVE = `EXISTS (SELECT 1 FROM fee_payer_exposure WHERE booking_id = ?1 AND state <> 'voided')`;
 
 /** SQLite integers are signed 64-bit: a cap above this (an operator's "no cap") is this. */
@@ -98,7 +107,7 @@ function literal(value: bigint | number): string {
 
 function within(limits: PaymentFeeLimits): string {
   return `(${PAYER_SPENT} + ?6 <= ${literal(limits.perPayerLamports)}
-    AND ${PAYER_FAILURES} < ${literal(limits.failuresPerPayer)}
+    AND ${payerFailures(limits.inFlightPerPayer)} < ${literal(limits.failuresPerPayer)}
     AND CASE p.pool
       WHEN 'sellers' THEN ${PROVEN_SELLER_SPENT} + ?6 <= ${literal(limits.perProvenSellerLamports)}
         AND ${POOL_SPENT("sellers")} + ?6 <= ${literal(limits.provenSellersPoolLamports)}
@@ -150,7 +159,9 @@ export function paymentFeeRider(row: PaymentFeeRow, limits: PaymentFeeLimits | n
         binds: [row.bookingId, nowMs, row.messageHash],
       },
     ],
-    reads: [{ sql: figuresSql(), binds: figuresBinds(row, limits?.sinceMs ?? nowMs, nowMs) }],
+    reads: [
+      { sql: figuresSql(limits?.inFlightPerPayer ?? 0), binds: figuresBinds(row, limits?.sinceMs ?? nowMs, nowMs) },
+    ],
   };
 }
 
@@ -158,12 +169,12 @@ export function paymentFeeRider(row: PaymentFeeRow, limits: PaymentFeeLimits | n
 export async function readPaymentFeeFigures(
   d1: D1Database,
   row: Pick<PaymentFeeRow, "bookingId" | "payer" | "seller">,
-  sinceMs: number,
+  limits: Pick<PaymentFeeLimits, "sinceMs" | "inFlightPerPayer">,
   nowMs = Date.now(),
 ): Promise<PaymentFeeFigures> {
   const read = await d1
-    .prepare(figuresSql())
-    .bind(...figuresBinds(row, sinceMs, nowMs))
+    .prepare(figuresSql(limits.inFlightPerPayer))
+    .bind(...figuresBinds(row, limits.sinceMs, nowMs))
     .first<Record<string, SqlValue>>();
   return paymentFeeFiguresOf(read ?? {});
 }
@@ -182,8 +193,8 @@ export function paymentFeeFiguresOf(row: Record<string, SqlValue>): PaymentFeeFi
 
 // The figures keep the write's parameter numbers (?1 booking, ?4 payer, ?5 seller, ?7 now, ?10 since); SQLite leaves
 // the others unused.
-function figuresSql(): string {
-  return `SELECT p.pool AS pool, ${PAYER_SPENT} AS payerLamports, ${PAYER_FAILURES} AS payerFailures,
+function figuresSql(inFlightPerPayer: number): string {
+  return `SELECT p.pool AS pool, ${PAYER_SPENT} AS payerLamports, ${payerFailures(inFlightPerPayer)} AS payerFailures,
     CASE p.pool WHEN 'sellers' THEN ${PROVEN_SELLER_SPENT} ELSE ${PAY_TO_SPENT} END AS sellerLamports,
     CASE p.pool WHEN 'sellers' THEN ${POOL_SPENT("sellers")} ELSE ${POOL_SPENT("buyers")} END AS poolLamports,
     (SELECT state FROM fee_payer_exposure WHERE booking_id = ?1) AS state

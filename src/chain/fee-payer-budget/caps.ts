@@ -100,6 +100,7 @@ export function paymentFeeLimits(caps: FeePayerBudgetCaps, nowMs: number): Payme
     perProvenSellerLamports: caps.provenSellerSpendPerDayLamports,
     provenSellersPoolLamports: caps.provenSellersSpendPerDayLamports,
     failuresPerPayer: caps.failuresPerPayerPerDay,
+    inFlightPerPayer: caps.inFlightPaymentsPerPayer,
   };
 }
 
@@ -192,8 +193,8 @@ const FAILURES_PER_PAYER: Cap = {
   reason: "fee_payer_failures_per_payer_exceeded",
   key: "SVC_FEE_PAYER_MAX_FAILURES_PER_PAYER_PER_DAY",
   what:
-    "payments of this buyer wallet failed on chain in the last 24 h at the fee payer's cost or are still being " +
-    "settled (each may yet fail)",
+    "payments of this buyer wallet failed on chain in the last 24 h at the fee payer's cost, or are still being " +
+    "settled beyond SVC_FEE_PAYER_IN_FLIGHT_PAYMENTS_PER_PAYER at once (each may yet fail)",
   perWallet: true,
 };
 const SPEND_PER_DAY: Cap = {

@@ -147,6 +147,8 @@ export interface FeePayerBudgetCaps {
   provenSellersSpendPerDayLamports: bigint;
   /** A buyer's payments that failed on chain at the fee payer's cost, per rolling 24 h. */
   failuresPerPayerPerDay: number;
+  /** A buyer's payments that may be unresolved at once before the others count toward its failure cap. */
+  inFlightPaymentsPerPayer: number;
 }
 
 interface CacheEntry {
@@ -305,6 +307,7 @@ async function loadConfigOf(of: ConfigOfRails, env: Env): Promise<Config> {
       provenSellerSpendPerDayLamports: input.SVC_FEE_PAYER_MAX_SPEND_PER_PROVEN_SELLER_PER_DAY_LAMPORTS,
       provenSellersSpendPerDayLamports: input.SVC_FEE_PAYER_MAX_PROVEN_SELLERS_SPEND_PER_DAY_LAMPORTS,
       failuresPerPayerPerDay: input.SVC_FEE_PAYER_MAX_FAILURES_PER_PAYER_PER_DAY,
+      inFlightPaymentsPerPayer: input.SVC_FEE_PAYER_IN_FLIGHT_PAYMENTS_PER_PAYER,
     },
     railRentRows: of.railRentRows,
   };

@@ -111,6 +111,11 @@ export const CoreConfigInputSchema = v.object({
    */
   SVC_FEE_PAYER_MAX_FAILURES_PER_PAYER_PER_DAY: integer(0, 1_000_000, 3),
   /**
+   * Payments of one buyer wallet that may be claimed and unresolved at once before the others count toward its failure
+   * cap: a burst that all fails costs the fee payer at most the cap plus this many fees.
+   */
+  SVC_FEE_PAYER_IN_FLIGHT_PAYMENTS_PER_PAYER: integer(0, 10_000, 16),
+  /**
    * Resource probe may reach loopback (a seller on the same machine). Empty = on in local, off elsewhere; never on
    * outside local.
    */

@@ -32,6 +32,7 @@ const CAPS: FeePayerBudgetCaps = {
   provenSellerSpendPerDayLamports: 500_000_000n,
   provenSellersSpendPerDayLamports: 2_000_000_000n,
   failuresPerPayerPerDay: 3,
+  inFlightPaymentsPerPayer: 16,
 };
 const OPEN_CAPS: ChannelOpenCaps = { channelsPerPayer: 10, channelsPerPayTo: 100, opensPerPayerPerHour: 30 };
 const RENT = uptoOpenRentLamports(TOKEN_PROGRAM_ADDRESS);

@@ -2,11 +2,13 @@
  * The per-buyer cap on payments that fail on chain at the fee payer's cost
  * (SVC_FEE_PAYER_MAX_FAILURES_PER_PAYER_PER_DAY) holds against a burst: payments of one buyer that pass every check
  * but fail when executed, sent one right after the other's answer and all at once, cost the fee payer at most the
- * cap's number of fees. Each payment's transfer fails on chain because the buyer emptied its token account after
- * signing, and the RPC front skips preflight (the race a cluster's preflight cannot see; the local chain simulates and
- * executes in one step). A buyer whose payments succeed: one after the other it is never refused; at most the cap's
- * number of its payments are in flight at once. Real: workerd, D1, the ledger objects (the default ledger), the local
- * chain; the RPC front is the fault proxy.
+ * cap's number of fees, plus the unresolved payments the allowance lets through at once
+ * (SVC_FEE_PAYER_IN_FLIGHT_PAYMENTS_PER_PAYER). Each payment's transfer fails on chain because the buyer emptied its
+ * token account after signing, and the RPC front skips preflight (the race a cluster's preflight cannot see; the local
+ * chain simulates and executes in one step). A buyer whose payments succeed: one after the other it is never refused;
+ * all at once, under the default allowance, neither; with no allowance at most the cap's number of them are in flight
+ * at once. Real: workerd, D1, the ledger objects (the default ledger), the local chain; the RPC front is the fault
+ * proxy.
  */
 import { type Address, generateKeyPairSigner, type KeyPairSigner } from "@solana/kit";
 import { getTransferInstruction } from "@solana-program/token";
@@ -26,12 +28,16 @@ const BURST = 6;
 
 type Facilitator = Awaited<ReturnType<typeof isolatedFacilitator>>;
 
-/** A facilitator of its own behind a fault scenario of its own (faults off until set), with a failure cap of CAP. */
-async function facilitatorBehindProxy(label: string) {
+/**
+ * A facilitator of its own behind a fault scenario of its own (faults off until set), with a failure cap of CAP and
+ * `inFlight` unresolved payments per buyer let through beyond it (undefined: the default).
+ */
+async function facilitatorBehindProxy(label: string, inFlight?: number) {
   const faults = faultScenario();
   const f = await isolatedFacilitator(label, {
     SOLANA_RPC_URL: faults.rpcUrl,
     SVC_FEE_PAYER_MAX_FAILURES_PER_PAYER_PER_DAY: String(CAP),
+    ...(inFlight === undefined ? {} : { SVC_FEE_PAYER_IN_FLIGHT_PAYMENTS_PER_PAYER: String(inFlight) }),
   });
   return { f, faults };
 }
@@ -100,7 +106,7 @@ function tally(answers: { status: number; body: Record<string, any> }[]) {
 
 describe("the per-buyer failure cap and a buyer whose payments succeed", () => {
   it(`one after the other, ${3 * CAP} payments all settle: a confirmed payment frees its place at once`, async () => {
-    const { f } = await facilitatorBehindProxy("failure-cap-honest");
+    const { f } = await facilitatorBehindProxy("failure-cap-honest", 0);
     const buyer = await fundedBuyer(1_000_000);
     const bodies = await payments(f, buyer, await walletSeller(), 3 * CAP);
     for (const body of bodies) {
@@ -109,8 +115,16 @@ describe("the per-buyer failure cap and a buyer whose payments succeed", () => {
     }
   });
 
-  it(`all at once, ${CAP} are in flight and settle; the others are refused unsent, to be sent again`, async () => {
-    const { f } = await facilitatorBehindProxy("failure-cap-in-flight");
+  it(`all at once, under the default allowance, ${3 * CAP} payments all settle`, async () => {
+    const { f } = await facilitatorBehindProxy("failure-cap-concurrent");
+    const buyer = await fundedBuyer(1_000_000);
+    const bodies = await payments(f, buyer, await walletSeller(), 3 * CAP);
+    const answers = await Promise.all(bodies.map((body) => f.post("/settle", body)));
+    for (const answer of answers) expect(answer.body, JSON.stringify(answer.body)).toMatchObject({ success: true });
+  });
+
+  it(`all at once with no allowance, ${CAP} are in flight and settle; the others are refused unsent`, async () => {
+    const { f } = await facilitatorBehindProxy("failure-cap-in-flight", 0);
     const buyer = await fundedBuyer(1_000_000);
     const bodies = await payments(f, buyer, await walletSeller(), 2 * CAP);
     const answers = await Promise.all(bodies.map((body) => f.post("/settle", body)));
@@ -131,9 +145,15 @@ describe("the per-buyer failure cap and a buyer whose payments succeed", () => {
 });
 
 describe("the per-buyer failure cap against a burst of payments that fail on chain", () => {
-  for (const mode of ["one after the other", "all at once"] as const) {
-    it(`${mode}: at most ${CAP} are sent and fail at the fee payer's cost; the rest are refused unsent`, async () => {
-      const { f, faults } = await facilitatorBehindProxy(`failure-burst-${mode.split(" ")[0]}`);
+  const cases = [
+    { mode: "one after the other", inFlight: 0, most: CAP },
+    { mode: "all at once", inFlight: 0, most: CAP },
+    { mode: "all at once", inFlight: 2, most: CAP + 2 },
+  ] as const;
+  for (const { mode, inFlight, most } of cases) {
+    const title = `${mode}, ${inFlight} let through in flight: at most ${most} are sent and fail at the fee payer's`;
+    it(`${title} cost; the rest are refused unsent`, async () => {
+      const { f, faults } = await facilitatorBehindProxy(`failure-burst-${mode.split(" ")[0]}-${inFlight}`, inFlight);
       const seller = await walletSeller();
       const buyer = await fundedBuyer(1_000_000);
       const bodies = await payments(f, buyer, seller, BURST);
@@ -147,11 +167,11 @@ describe("the per-buyer failure cap against a burst of payments that fail on cha
 
       const { failedOnChain, refused, reasons } = tally(answers);
       const paid = feePayerBefore - (await lamportsOf(f.feePayer));
-      expect(failedOnChain, JSON.stringify(reasons)).toBeLessThanOrEqual(CAP);
+      expect(failedOnChain, JSON.stringify(reasons)).toBeLessThanOrEqual(most);
       expect(failedOnChain + refused, JSON.stringify(reasons)).toBe(BURST);
       // Each failed payment cost its network fee: two signatures (the fee payer's, the buyer's) and 1,000 of priority.
       expect(paid).toBe(BigInt(failedOnChain) * 11_000n);
-      expect(paid).toBeLessThanOrEqual(BigInt(CAP) * 11_000n);
+      expect(paid).toBeLessThanOrEqual(BigInt(most) * 11_000n);
     });
   }
 });
