@@ -3,7 +3,7 @@ import { address } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import { describe, expect, it } from "vitest";
 import { claimDueChannels, OPENING_ROW_GRACE_MS, recordChannelOpen } from "../../src/rails/upto/store/upto-channels";
-import { LEDGER_OBJECT_RETENTION_MS } from "../../src/settlement/settle-ledger-object";
+import { LEDGER_OBJECT_RETENTION_MS, type SettleLedgerObject } from "../../src/settlement/settle-ledger-object";
 import { ledgerObjectName, objectLedger } from "../../src/settlement/settle-ports";
 import { fundedBuyer, lamportsOf, tokenBalance } from "../support/workerd/chain";
 import { faultScenario } from "../support/workerd/fault-scenario";
@@ -11,6 +11,7 @@ import { isolatedFacilitator } from "../support/workerd/isolated-facilitator";
 import {
   d1FailingOn,
   d1Row,
+  d1Watching,
   failingLedger,
   ledgerNamespace,
   ledgerStub,
@@ -268,6 +269,27 @@ describe("the object ledger when its writes fail", () => {
   }
 });
 
+/**
+ * Three made-up payments claimed in one object of a new place (their hashes share the first byte: the same shard), and
+ * their success reports made in one moment: started together inside the object, none waiting for another.
+ */
+async function claimedInOneObject(label: string) {
+  const place = `${label}${crypto.randomUUID().slice(0, 8)}`;
+  const ledger = objectLedger(ledgerNamespace(), place);
+  const hashes = [0, 1, 2].map(() => `00${crypto.randomUUID().replaceAll("-", "")}${"0".repeat(30)}`);
+  for (const hash of hashes) expect(await ledger.claim(madeUpClaim(hash))).toEqual({ claimed: true });
+  const name = ledgerObjectName(place, hashes[0]!);
+  const reportAllAtOnce = async () => {
+    const reported = await runInDurableObject(stubNamed(name), (instance) =>
+      Promise.all(
+        hashes.map((hash) => (instance as SettleLedgerObject).reportSuccess(hash, "reporter", null, Date.now(), name)),
+      ),
+    );
+    expect(reported).toEqual(hashes.map(() => true));
+  };
+  return { ledger, hashes, reportAllAtOnce };
+}
+
 describe("the mirror and its repair", () => {
   it("a mirror write that fails leaves the object unmirrored; its alarm writes D1 once D1 answers", async () => {
     const s = await sellerWithVault("object-mirror-repair");
@@ -343,6 +365,45 @@ describe("the mirror and its repair", () => {
       expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
     },
   );
+
+  it("the changes of one moment reach D1 in one mirror transaction, the mirror waiting a moment for them", async () => {
+    const { ledger, hashes, reportAllAtOnce } = await claimedInOneObject("MIRB");
+    const mirrorWrites: string[] = [];
+    const patched = await withObjectD1(
+      hashes[0]!,
+      d1Watching((kind, sqls) => {
+        const mirrors = sqls.filter(MIRROR_SQL).length;
+        if (mirrors > 0) mirrorWrites.push(`${kind} of ${mirrors}`);
+      }),
+    );
+    await reportAllAtOnce();
+    for (const hash of hashes) await mirrored(hash);
+    await patched.restore();
+    expect(mirrorWrites).toEqual([`batch of ${hashes.length}`]);
+    for (const hash of hashes) {
+      expect(await d1Row(hash)).toMatchObject({ state: "confirmed" });
+      expect(await ledger.state(hash)).toMatchObject({ state: "confirmed" });
+    }
+  });
+
+  it("a mirror transaction D1 refuses is written again row by row: one row D1 refuses holds back no other", async () => {
+    const { hashes, reportAllAtOnce } = await claimedInOneObject("MIRF");
+    const mirrorWrites: string[] = [];
+    const patched = await withObjectD1(
+      hashes[0]!,
+      d1Watching((kind, sqls) => {
+        const mirrors = sqls.filter(MIRROR_SQL).length;
+        if (mirrors === 0) return;
+        mirrorWrites.push(`${kind} of ${mirrors}`);
+        if (kind === "batch") throw new Error("D1_ERROR: injected failure of the mirror's transaction");
+      }),
+    );
+    await reportAllAtOnce();
+    for (const hash of hashes) await mirrored(hash);
+    await patched.restore();
+    expect(mirrorWrites).toEqual([`batch of ${hashes.length}`, ...hashes.map(() => "run of 1")]);
+    for (const hash of hashes) expect(await d1Row(hash)).toMatchObject({ state: "confirmed" });
+  });
 
   it("an object's expiry deletes each row in its turn, and the storage with the last one", async () => {
     const place = `EXP${crypto.randomUUID().slice(0, 8)}`;
