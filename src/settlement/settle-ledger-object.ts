@@ -71,9 +71,10 @@ export interface HeldElsewhere {
  *   place, runs on the one object that holds it. A row no object holds (the D1 ledger's) is taken over by exactly one;
  * - a payment settled again before its success was reported reads D1's row first and takes what D1 learned without the
  *   object (the keepers' confirmations, the D1 ledger's report during a switch of ledgers);
- * - every later change is mirrored right after it, off the caller's path, into D1's row only while D1 still names this
- *   object; a row whose mirror did not land keeps `mirrored_version < version`, and the alarm (never later than
- *   MIRROR_CHECK_MS after a change) writes it, with backoff while D1 refuses;
+ * - every later change is mirrored off the caller's path, MIRROR_BATCH_WAIT_MS after it together with the changes of
+ *   that moment (one D1 transaction for them all), into D1's row only while D1 still names this object; a row whose
+ *   mirror did not land keeps `mirrored_version < version`, and the alarm (never later than MIRROR_CHECK_MS after a
+ *   change) writes it, with backoff while D1 refuses;
  * - a failed payment that turns out confirmed is written to D1 first, so D1 never calls an Open failed that landed;
  * - once mirrored and LEDGER_OBJECT_RETENTION_MS after its last change, the alarm deletes a row; an object holding no
  *   row deletes its storage.

@@ -386,7 +386,7 @@ describe("the mirror and its repair", () => {
     }
   });
 
-  it("a mirror transaction D1 refuses is written again row by row: one row D1 refuses holds back no other", async () => {
+  it("a mirror transaction D1 refuses is written again row by row: a row D1 refuses holds back no other", async () => {
     const { hashes, reportAllAtOnce } = await claimedInOneObject("MIRF");
     const mirrorWrites: string[] = [];
     const patched = await withObjectD1(
