@@ -1,8 +1,9 @@
 /**
  * `npm run demo`: one paid request, end to end, against a running `npm start`.
  *
- *   FACILITATOR_URL   default http://127.0.0.1:8787 (origin, or the full .../api/v1/facilitator base)
- *   SOLANA_RPC_URL    default http://127.0.0.1:8899 (must be the local chain: the buyer funds itself from its faucet)
+ *   PORT, LOCALNET_PORT  where `npm start` serves, read as it reads them (scripts/lib/local-ports.ts): 8787, 8899
+ *   FACILITATOR_URL   default http://127.0.0.1:$PORT (origin, or the full .../api/v1/facilitator base)
+ *   SOLANA_RPC_URL    default http://127.0.0.1:$LOCALNET_PORT (the local chain: the buyer funds itself from its faucet)
  *   DEMO_HEADER=json  send PAYMENT-SIGNATURE as raw JSON instead of base64 JSON
  *
  * 1. a fresh seller activates its vault (POST /sellers/provision-tx, signed with its wallet, funded from the faucet)
@@ -19,6 +20,7 @@
  */
 import { generateKeyPairSigner } from "@solana/kit";
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from "@solana-program/token";
+import { localnetUrl, workerOrigin } from "../scripts/lib/local-ports";
 import { CLUSTERS } from "../src/platform/config/networks";
 import { activateSellerVault } from "./activate-seller";
 import { payWithBuildEndpoint } from "./build-endpoint-buyer";
@@ -42,21 +44,24 @@ function facilitatorApiBase(raw: string): string {
 }
 
 async function main(): Promise<void> {
-  const facilitatorApi = facilitatorApiBase(process.env.FACILITATOR_URL ?? "http://127.0.0.1:8787");
-  const rpcUrl = (process.env.SOLANA_RPC_URL ?? "http://127.0.0.1:8899").replace(/\/+$/, "");
+  const { facilitatorApi, rpcUrl } = demoTargets();
   const headerEncoding = process.env.DEMO_HEADER === "json" ? "json" : "base64";
 
   // The facilitator and the chain must be up: fail early with a hint instead of a stack trace.
   const health = await getJson(`${facilitatorApi}/health`).catch((error: unknown) => {
     throw new DemoError(
-      `cannot reach the facilitator at ${facilitatorApi} (${describe(error)}). Is \`npm start\` running?`,
+      `cannot reach the facilitator at ${facilitatorApi} (${describe(error)}). Is \`npm start\` running ` +
+        "(with the same PORT, or FACILITATOR_URL set to where it runs)?",
     );
   });
   const network = String(health.network ?? "");
   const cluster = Object.values(CLUSTERS).find((c) => c.network === network);
   if (!cluster) throw new DemoError(`the facilitator reports network "${network}", which this demo does not know`);
   await chainRpc(rpcUrl, "getHealth", [], 5_000).catch((error: unknown) => {
-    throw new DemoError(`cannot reach the Solana RPC at ${rpcUrl} (${describe(error)}). Is \`npm start\` running?`);
+    throw new DemoError(
+      `cannot reach the Solana RPC at ${rpcUrl} (${describe(error)}). Is \`npm start\` running ` +
+        "(with the same LOCALNET_PORT, or SOLANA_RPC_URL set to its local chain)?",
+    );
   });
   console.log(`facilitator   ${facilitatorApi}  (${network}, fee payer ${String(health.feePayer ?? "?")})`);
   console.log(`solana rpc    ${rpcUrl}`);
@@ -165,6 +170,18 @@ async function main(): Promise<void> {
     console.log("demo: OK");
   } finally {
     await seller?.close();
+  }
+}
+
+/** The facilitator and chain to use: FACILITATOR_URL and SOLANA_RPC_URL, else where `npm start` serves them. */
+function demoTargets(): { facilitatorApi: string; rpcUrl: string } {
+  try {
+    return {
+      facilitatorApi: facilitatorApiBase(process.env.FACILITATOR_URL || workerOrigin()),
+      rpcUrl: (process.env.SOLANA_RPC_URL || localnetUrl()).replace(/\/+$/, ""),
+    };
+  } catch (error) {
+    throw new DemoError(error instanceof Error ? error.message : String(error));
   }
 }
 

@@ -11,8 +11,10 @@
 import { type Address, address } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import { CLUSTERS, USDC_DECIMALS } from "../src/platform/config/networks";
+import { EXACT_CLUSTER_DEFAULTS } from "../src/rails/exact/cluster-defaults";
 import { getUniversalSettleConfigEncoder } from "../src/rails/exact/program/accounts";
 import { findUniversalSettleConfigPda } from "../src/rails/exact/program/pda";
+import { SLA_ESCROW_CLUSTER_DEFAULTS } from "../src/rails/sla-escrow/cluster-defaults";
 import { getBankEncoder, getEscrowConfigEncoder, getEscrowEncoder } from "../src/rails/sla-escrow/program/accounts";
 import {
   findBankPda,
@@ -116,7 +118,7 @@ export async function seedLocalnet(chain: LocalChain): Promise<SeededAddresses> 
   placeTokenAccount(chain, { address: operatorUsdcAccount, mint: devnet.usdcMint, owner: operator });
 
   // UniversalSettle
-  const universalSettleProgram = address(devnet.universalSettleProgramId);
+  const universalSettleProgram = address(EXACT_CLUSTER_DEFAULTS.devnet.universalSettleProgramId);
   const [universalSettleConfig] = await findUniversalSettleConfigPda(universalSettleProgram);
   placeRentExemptAccount(
     chain,
@@ -133,7 +135,7 @@ export async function seedLocalnet(chain: LocalChain): Promise<SeededAddresses> 
   );
 
   // SLA-Escrow
-  const escrowProgram = address(devnet.slaEscrowProgramId);
+  const escrowProgram = address(SLA_ESCROW_CLUSTER_DEFAULTS.devnet.programId);
   const settings = LOCAL_SLA_ESCROW_CONFIG;
   const [bank] = await findBankPda(escrowProgram);
   const [escrowConfig] = await findEscrowConfigPda(escrowProgram);

@@ -12,8 +12,9 @@
  * 3. applies the remote D1 migrations, then deploys;
  * 4. prints the fee payer's address to fund.
  *
- * --dry-run runs nothing and sends nothing: it prints the exact commands, in order (test/e2e/deploy-setup.test.ts).
- * Every command is `npx wrangler …` with the operator's own wrangler login (or CLOUDFLARE_API_TOKEN).
+ * --dry-run runs nothing and sends nothing: it prints the exact commands, in order
+ * (test/e2e/scripts/deploy-setup.test.ts). Every command is `npx wrangler …` with the operator's own wrangler login (or
+ * CLOUDFLARE_API_TOKEN).
  */
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";

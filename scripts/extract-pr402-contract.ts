@@ -1,6 +1,6 @@
 /**
  * Extracts the wire contract of pr402 (field names, required fields, types) from its public/openapi.json into
- * test/support/pr402-contract.json, which test/worker/pr402-contract.test.ts compares with this service.
+ * test/support/pr402-contract.json, which test/worker/http/pr402/contract.test.ts compares with this service.
  *
  *   git -C <pr402 mirror> show HEAD:public/openapi.json > /tmp/pr402-openapi.json
  *   npx tsx scripts/extract-pr402-contract.ts /tmp/pr402-openapi.json <pr402 commit>

@@ -19,16 +19,17 @@ import { startLocalnet } from "../localnet/server";
 import { startCronRunner, triggerScheduled } from "./lib/cron-runner";
 import { ensureDevVars } from "./lib/dev-vars";
 import { keypairFromSeed } from "./lib/keypair";
+import { localnetPort, workerPort } from "./lib/local-ports";
 import { type ChainKind, prepareLocalState } from "./lib/local-state";
 import { applyLocalMigrations, serveWorker, waitForAnswer } from "./lib/serve-worker";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const WORKER_PORT = Number(process.env.PORT ?? 8787);
-const LOCALNET_PORT = Number(process.env.LOCALNET_PORT ?? 8899);
 const FEE_PAYER_FUNDING_LAMPORTS = 100_000_000_000; // 100 SOL of local play money
 const RESET = process.argv.slice(2).includes("--reset");
 
 async function main() {
+  const portOfWorker = workerPort();
+  const portOfChain = localnetPort();
   const vars = ensureDevVars(path.join(ROOT, ".dev.vars"));
   const feePayer = keypairFromSeed(base58.decode(vars.FEE_PAYER_SECRET_KEY!).slice(0, 32));
 
@@ -38,10 +39,10 @@ async function main() {
     : { kind: "local" };
   const state = prepareLocalState(path.join(ROOT, ".wrangler", "state"), chainKind, { reset: RESET });
   if (state.notice) console.log(`note: ${state.notice}`);
-  let rpcUrl = externalRpc ?? `http://127.0.0.1:${LOCALNET_PORT}`;
+  let rpcUrl = externalRpc ?? `http://127.0.0.1:${portOfChain}`;
   let closeLocalnet = async () => {};
   if (!externalRpc) {
-    const localnet = await startLocalnet({ port: LOCALNET_PORT, quiet: true, statePath: state.journal! });
+    const localnet = await startLocalnet({ port: portOfChain, quiet: true, statePath: state.journal! });
     rpcUrl = localnet.url;
     closeLocalnet = localnet.close;
     await topUp(rpcUrl, feePayer.address, FEE_PAYER_FUNDING_LAMPORTS);
@@ -68,7 +69,7 @@ async function main() {
     bundleDir: path.join(ROOT, ".wrangler", "start-bundle"),
     persistRoot,
     host: "127.0.0.1",
-    port: WORKER_PORT,
+    port: portOfWorker,
     bindings,
     triggerHandlers: true,
     onOutput: (line) => {
@@ -76,7 +77,7 @@ async function main() {
     },
   });
 
-  const base = `http://127.0.0.1:${WORKER_PORT}`;
+  const base = `http://127.0.0.1:${portOfWorker}`;
   const cron = startCronRunner(
     worker.crons,
     async (expression, scheduledTimeMs) => {

@@ -37,7 +37,7 @@ export const MAX_TRANSACTION_SIZE_BYTES = 1232;
 /**
  * Decodes a base64 wire transaction strictly: trailing bytes, bad indices, a signature count that differs from the
  * header's or unknown versions are failures. Hand-written over the wire format (legacy and v0 messages) because
- * kit's generic codecs cost a large share of /verify's CPU; test/unit/wire-transaction.test.ts holds it to kit's
+ * kit's generic codecs cost a large share of /verify's CPU; test/unit/chain/wire-transaction.test.ts holds it to kit's
  * reading of the same bytes.
  */
 export function decodeWireTransaction(base64Transaction: string): { ok: true; tx: DecodedTransaction } | DecodeFailure {

@@ -5,7 +5,7 @@ import type { AppContext } from "./context";
  * The files of static/ (wrangler.toml [assets]: the pages' scripts and styles, built or written, never generated per
  * request). Cloudflare answers these paths from the files before the Worker runs; the Worker answers them only where
  * nothing stands in front of it (local serving binds ASSETS to the same files, scripts/lib/serve-worker.ts), from the
- * same files with their static/_headers. test/unit/static-files.test.ts holds this list to the directory.
+ * same files with their static/_headers. test/unit/http/static-files.test.ts holds this list to the directory.
  */
 export const STATIC_FILE_PATHS = [
   "/assets/home.js",

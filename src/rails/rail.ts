@@ -1,4 +1,5 @@
 import type { Address } from "@solana/kit";
+import type { RailExposure } from "../chain/fee-payer-budget/rail-exposure";
 import type { RouteDef } from "../http/route-def";
 import type { ScheduledJob } from "../jobs/scheduled-job";
 import type { Config } from "../platform/config/load-config";
@@ -124,6 +125,11 @@ export interface RailModule<ConfigMembers extends object = object> extends Rail,
   describe?: RailDescription;
   /** What it adds to /health. */
   health?: RailHealth;
+  /**
+   * Its part in the fee payer's exposure budget: rent it fronts on rows of its own, its caps' reasons and /health
+   * figures (chain/fee-payer-budget/rail-exposure.ts).
+   */
+  exposure?: RailExposure;
   /**
    * Whether the configuration lets it run (per `payTo` form where it has several), and why not
    * (platform/config/rail-switches.ts). Absent: always on.

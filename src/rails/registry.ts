@@ -99,12 +99,14 @@ export async function enrichWithRails(
 }
 
 /**
- * Every x402 rejection reason, the core's first, then each rail's in registry order (the OpenAPI document lists them).
+ * Every x402 rejection reason, the core's first, then the exposure budget's (its own, then the rails' caps'), then
+ * each rail's in registry order (the OpenAPI document lists them).
  */
 export function rejectionReasonsOf(rails: readonly RailModule[]): readonly RejectionReason[] {
   return [
     ...CORE_REJECTION_REASONS,
     ...FEE_PAYER_BUDGET_REJECTION_REASONS,
+    ...rails.flatMap((rail) => rail.exposure?.reasons ?? []),
     ...rails.flatMap((rail) => rail.reasons ?? []),
   ];
 }

@@ -42,7 +42,8 @@ export type CoreRejectionReason = (typeof CORE_REJECTION_REASONS)[number];
 
 /**
  * The fee payer's exposure budget (src/chain/fee-payer-budget/): a spend beyond a seller's network fee that would pass
- * one of the operator's caps, refused before anything is signed. Never the buyer's `insufficient_funds`: the
+ * one of the operator's caps, refused before anything is signed (a rail's own caps' reasons are the rail's, listed
+ * after these: `RailExposure.reasons`). Never the buyer's `insufficient_funds`: the
  * facilitator's own limits (503) or the wallet's share of them (429).
  */
 export const FEE_PAYER_BUDGET_REJECTION_REASONS = [
@@ -57,8 +58,5 @@ export const FEE_PAYER_BUDGET_REJECTION_REASONS = [
   "fee_payer_seller_quota_exceeded",
   "fee_payer_proven_sellers_spend_per_day_exceeded",
   "fee_payer_failures_per_payer_exceeded",
-  "upto_open_channels_per_payer_exceeded",
-  "upto_open_channels_per_pay_to_exceeded",
-  "upto_opens_per_payer_per_hour_exceeded",
 ] as const;
 export type FeePayerBudgetRejectionReason = (typeof FEE_PAYER_BUDGET_REJECTION_REASONS)[number];

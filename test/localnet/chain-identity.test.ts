@@ -7,8 +7,10 @@ import { findAssociatedTokenPda } from "@solana-program/token";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STANDIN_PROGRAMS } from "../../localnet/programs/index";
 import { CLUSTERS } from "../../src/platform/config/networks";
+import { EXACT_CLUSTER_DEFAULTS } from "../../src/rails/exact/cluster-defaults";
 import { decodeUniversalSettleConfig } from "../../src/rails/exact/program/accounts";
 import { findUniversalSettleConfigPda } from "../../src/rails/exact/program/pda";
+import { SLA_ESCROW_CLUSTER_DEFAULTS } from "../../src/rails/sla-escrow/cluster-defaults";
 import { decodeBank, decodeEscrow, decodeEscrowConfig } from "../../src/rails/sla-escrow/program/accounts";
 import {
   findBankPda,
@@ -99,10 +101,12 @@ describe("seeded state", () => {
   });
 
   it("has the UniversalSettle Config at its devnet PDA with the documented layout", async () => {
-    const [configAddress] = await findUniversalSettleConfigPda(address(devnet.universalSettleProgramId));
+    const [configAddress] = await findUniversalSettleConfigPda(
+      address(EXACT_CLUSTER_DEFAULTS.devnet.universalSettleProgramId),
+    );
     expect(configAddress).toBe(chain.localnet.seeded.universalSettle.config);
     const account = await accountBytes(configAddress);
-    expect(account.owner).toBe(devnet.universalSettleProgramId);
+    expect(account.owner).toBe(EXACT_CLUSTER_DEFAULTS.devnet.universalSettleProgramId);
     expect(account.space).toBe(120n);
     expect(account.bytes[0]).toBe(0);
     const config = decodeUniversalSettleConfig(account.bytes);
@@ -121,7 +125,7 @@ describe("seeded state", () => {
   });
 
   it("has the SLA-Escrow Bank, Config and the SOL and USDC escrows at their devnet PDAs", async () => {
-    const program = address(devnet.slaEscrowProgramId);
+    const program = address(SLA_ESCROW_CLUSTER_DEFAULTS.devnet.programId);
     const [bank] = await findBankPda(program);
     const [config] = await findEscrowConfigPda(program);
     const bankAccount = await accountBytes(bank);
@@ -269,7 +273,7 @@ describe("JSON-RPC envelope and account encodings", () => {
   });
 
   it("filters getProgramAccounts by dataSize and memcmp", async () => {
-    const program = devnet.slaEscrowProgramId;
+    const program = SLA_ESCROW_CLUSTER_DEFAULTS.devnet.programId;
     const all = await chain.rpc.getProgramAccounts(address(program), { encoding: "base64" }).send();
     expect(all.length).toBeGreaterThanOrEqual(4); // bank, config, 2 escrows
     const escrows = await chain.rpc

@@ -1,9 +1,10 @@
 /**
  * The fee payer's exposure budget (issue 32 §1): every lamport the fee payer puts out beyond the network fee of a
  * payment it settles for a seller is booked here — per buyer wallet (`payer`), per `payTo`/seller and in total —
- * against the operator's caps (config `feePayerBudget`, keys SVC_FEE_PAYER_MAX_* and SVC_UPTO_MAX_*, README
+ * against the operator's caps (config `feePayerBudget`, keys SVC_FEE_PAYER_MAX_*, and a rail's own caps, README
  * "Money rules"). A spend that would pass a cap is refused, before anything is signed, with its own reason
- * (x402/rejection-reasons.ts `FeePayerBudgetRejectionReason`): 429 for a cap of one wallet, 503 for the fee payer's.
+ * (x402/rejection-reasons.ts `FeePayerBudgetRejectionReason`, or the rail's): 429 for a cap of one wallet, 503 for
+ * the fee payer's.
  *
  * Two families of spend:
  * - held (`rent_held`): rent fronted and expected back. Counted while out against
@@ -38,33 +39,17 @@
  *     (held rent came back, e.g. the account was closed to the fee payer), "spent" (held rent is lost for good: it
  *     then counts against the daily caps from that moment). Only a live booking moves; returns whether it did.
  *
- *   uptoOpenCapRefusal(config, db, open, balanceLamports): /verify's read-only look at the same caps (one D1 query).
- *
- *   bookUptoOpen(config, db, open, write, balanceLamports) / voidUptoOpen(db, channelId, openMessageHash)
- *     The upto rail's channel opens, whose rent is booked on the channel's own row (`upto_channels.rent_lamports`: the
- *     booking is the row's first write, one D1 batch; `write` is the rail's guarded INSERT of that row, a port, so the
- *     budget imports no rail) and counted while that row is live (`opening`/`open`): the
- *     keeper closing or dropping the row returns it, nothing else to call; a settle whose open never reached the
- *     cluster voids it. Its own caps on top: SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAYER, _PER_PAY_TO and
- *     SVC_UPTO_MAX_OPENS_PER_PAYER_PER_HOUR.
+ *   Rent a rail keeps on its own rows (`RailRentRows`, each rail's `exposure` port, which `config.railRentRows` lists
+ *   for the rails the configuration was built over) counts in every held booking's caps; such a rail books its rows
+ *   under the same caps itself (with `heldLimits`, `belowMinimumRefusal` and store/fee-payer-exposure.ts'
+ *   `rentOutFor`), one D1 batch with the row's first write.
  *
  *   exposureHealth (./report.ts): what /health shows — rent out and spent by rail, and each cap's headroom.
  */
 import type { Config } from "../../platform/config/load-config";
-import type { ClaimRider } from "../../store/claim-riders";
-import {
-  bookExposureWithinCaps,
-  channelOpenRiderSql,
-  type GuardedRowWrite,
-  type RentRowOpen,
-  readUptoOpenFigures,
-  settleExposureRow,
-  trimExposureRow,
-  uptoOpenFiguresOf,
-  voidChannelOpen,
-} from "../../store/fee-payer-exposure";
+import { bookExposureWithinCaps, settleExposureRow, trimExposureRow } from "../../store/fee-payer-exposure";
 import type { ExposureEnd } from "../../store/states";
-import { type PaymentRejection, rejection } from "../../x402/payment-verdict";
+import type { PaymentRejection } from "../../x402/payment-verdict";
 import { readFeePayerBalance } from "../fee-payer-balance";
 import { rereadLowBalance, SETTLE_BALANCE_MAX_AGE_MS } from "../fee-payer-floor";
 import {
@@ -75,13 +60,11 @@ import {
   heldLimits,
   SPEND_WINDOW_MS,
   spentLimits,
-  uptoCapRefusal,
-  uptoOpenLimits,
 } from "./caps";
 
 export type { ExposureKind, ExposureRail } from "./caps";
 
-/** One spend to book (any rail but an upto channel's rent). */
+/** One spend to book (any but rent a rail keeps on its own rows). */
 export interface ExposureBooking {
   /** The spend's own stable key: the same key books once. */
   bookingId: string;
@@ -118,7 +101,7 @@ export async function bookExposure(
   if (options.uncapped) {
     // Counted, never refused: a step that brings the fee payer back more than it costs (see bookExposure's doc).
     const limits = held ? uncappedHeldLimits() : { ...uncappedHeldLimitsAsSpent(), sinceMs: nowMs - SPEND_WINDOW_MS };
-    await bookExposureWithinCaps(db, row, limits, nowMs);
+    await bookExposureWithinCaps(db, row, limits, nowMs, config.railRentRows);
     return { ok: true };
   }
   // null (a spent booking on the settle hot path without a balance reading yet): the settle floor alone guards the
@@ -130,7 +113,7 @@ export async function bookExposure(
   const low = balance === null ? null : belowMinimumRefusal(config, balance, booking.lamports, booking.payer);
   if (low) return low;
   const limits = held ? heldLimits(config.feePayerBudget, balance!) : spentLimits(config.feePayerBudget, nowMs);
-  const { booked, figures } = await bookExposureWithinCaps(db, row, limits, nowMs);
+  const { booked, figures } = await bookExposureWithinCaps(db, row, limits, nowMs, config.railRentRows);
   if (booked) return { ok: true };
   return exposureCapRefusal(figures, limits, booking.lamports, booking) ?? unexplained(booking.bookingId);
 }
@@ -170,69 +153,6 @@ const uncappedHeldLimitsAsSpent = () => ({
   spendPerPayToLamports: NO_LIMIT,
   spendTotalLamports: NO_LIMIT,
 });
-
-/**
- * An upto channel open's booking, as a rider of the open's ledger claim (its one D1 transaction, before the fee payer's
- * signature goes out): `write` (the rail's) writes the channel's row with its rent if every cap holds (a retry of the
- * same open is always ok), and the claim is refused with the cap's reason when one would be passed. Check
- * `belowMinimumRefusal` with the same balance first.
- */
-export function uptoOpenRider(
-  config: Config,
-  open: RentRowOpen,
-  write: GuardedRowWrite,
-  balanceLamports: bigint,
-  nowMs = Date.now(),
-): ClaimRider<PaymentRejection> {
-  const limits = uptoOpenLimits(config.feePayerBudget, balanceLamports, nowMs);
-  return {
-    ...channelOpenRiderSql(open, write, limits),
-    explain: ([row]) => {
-      if (!row) return null;
-      const { channel, figures } = uptoOpenFiguresOf(row);
-      if (channel && channel.openMessageHash !== open.openMessageHash && channel.liveDeposit) {
-        return rejection(
-          "invalid_upto_svm_channel_already_open",
-          `Channel ${open.channelId} already has a deposit in flight or settled; a deposit opens a new channel`,
-          { payer: open.payer },
-        );
-      }
-      return uptoCapRefusal(figures, limits, open.rentLamports, open.payer);
-    },
-  };
-}
-
-/**
- * /verify's look at the caps an upto open would be booked under at settle (read only, one D1 query): the refusal the
- * settle would answer, or null. An open already booked (a retry of the same deposit) is not refused.
- */
-export async function uptoOpenCapRefusal(
-  config: Config,
-  db: D1Database,
-  open: RentRowOpen,
-  balanceLamports: bigint,
-  nowMs = Date.now(),
-): Promise<PaymentRejection | null> {
-  const low = belowMinimumRefusal(config, balanceLamports, open.rentLamports, open.payer);
-  if (low) return low;
-  const limits = uptoOpenLimits(config.feePayerBudget, balanceLamports, nowMs);
-  const { figures, channel } = await readUptoOpenFigures(db, open, limits.opensSinceMs);
-  if (channel?.openMessageHash === open.openMessageHash) return null;
-  return uptoCapRefusal(figures, limits, open.rentLamports, open.payer);
-}
-
-/**
- * The open did not reach the cluster (or failed there): its rent is no longer counted. Safe against a concurrent
- * sender.
- */
-export function voidUptoOpen(
-  db: D1Database,
-  channelId: string,
-  openMessageHash: string,
-  nowMs = Date.now(),
-): Promise<boolean> {
-  return voidChannelOpen(db, channelId, openMessageHash, nowMs);
-}
 
 /**
  * A refused write whose figures pass every cap: the write and the figures are one transaction, so this is a bug, not

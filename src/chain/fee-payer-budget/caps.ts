@@ -1,20 +1,15 @@
 import type { Address } from "@solana/kit";
 import type { Config, FeePayerBudgetCaps } from "../../platform/config/load-config";
-import type {
-  ExposureFigures,
-  HeldLimits,
-  SpentLimits,
-  UptoOpenFigures,
-  UptoOpenLimits,
-} from "../../store/fee-payer-exposure";
+import type { ExposureFigures, HeldLimits, SpentLimits } from "../../store/fee-payer-exposure";
 import type { PaymentFeeFigures, PaymentFeeLimits } from "../../store/payment-fee-booking";
 import { type PaymentRejection, rejection } from "../../x402/payment-verdict";
-import type { FeePayerBudgetRejectionReason } from "../../x402/rejection-reasons";
+import type { RejectionReason } from "../../x402/rejection-reasons";
 import { TOKEN_2022_PROGRAM_ADDRESS } from "../token-programs";
 
 /**
- * The exposure budget's rules (pure): what an upto open fronts, the limits a booking is checked against, and the
- * refusal that names the cap a booking would pass. The SQL that applies them is src/store/fee-payer-exposure.ts.
+ * The exposure budget's rules (pure): the rent of common accounts, the limits a booking is checked against, and the
+ * refusal that names the cap a booking would pass (a rail with caps of its own words them with `Cap` and `refusalOf`
+ * too). The SQL that applies them is src/store/fee-payer-exposure.ts.
  */
 
 /** What the fee payer puts out. `rent_held` is counted while out; the others count against the daily caps. */
@@ -33,9 +28,7 @@ export type ExposureKind =
 /** What a spend serves, the label of its bookings: a rail's scheme name, or "sweep" for the sweep job. */
 export type ExposureRail = string;
 
-/** Rent-exempt lamports, (128 + size) × 6,960: the Channel account (256 bytes) and its escrow token account. */
-export const UPTO_CHANNEL_RENT_LAMPORTS = 2_672_640n;
-/** An SPL Token account (165 bytes). */
+/** Rent-exempt lamports are (128 + size) × 6,960. An SPL Token account (165 bytes). */
 export const SPL_TOKEN_ACCOUNT_RENT_LAMPORTS = 2_039_280n;
 /** A Token-2022 associated token account (170 bytes: the ImmutableOwner extension the ATA program adds). */
 export const TOKEN_2022_TOKEN_ACCOUNT_RENT_LAMPORTS = 2_074_080n;
@@ -52,13 +45,6 @@ export function tokenAccountRentLamports(tokenProgram: Address): bigint {
     : SPL_TOKEN_ACCOUNT_RENT_LAMPORTS;
 }
 
-/** The rent an upto Open makes the fee payer front: the channel account and its escrow token account. */
-export function uptoOpenRentLamports(tokenProgram: Address): bigint {
-  return UPTO_CHANNEL_RENT_LAMPORTS + tokenAccountRentLamports(tokenProgram);
-}
-
-/** The window of SVC_UPTO_MAX_OPENS_PER_PAYER_PER_HOUR. */
-export const OPENS_WINDOW_MS = 3_600_000;
 /** The window of the daily spend caps. */
 export const SPEND_WINDOW_MS = 86_400_000;
 
@@ -91,16 +77,6 @@ export function belowMinimumRefusal(
   );
 }
 
-export function uptoOpenLimits(caps: FeePayerBudgetCaps, balanceLamports: bigint, nowMs: number): UptoOpenLimits {
-  return {
-    channelsPerPayer: caps.uptoChannelsPerPayer,
-    channelsPerPayTo: caps.uptoChannelsPerPayTo,
-    opensPerPayerSince: caps.uptoOpensPerPayerPerHour,
-    opensSinceMs: nowMs - OPENS_WINDOW_MS,
-    ...heldLimits(caps, balanceLamports),
-  };
-}
-
 export function heldLimits(caps: FeePayerBudgetCaps, balanceLamports: bigint): HeldLimits {
   return {
     rentPerPayerLamports: caps.rentPerPayerLamports,
@@ -131,43 +107,48 @@ export function paymentFeeLimits(caps: FeePayerBudgetCaps, nowMs: number): Payme
  * One cap as a refusal words it: its reason, its key, what it counts, and whether it is one wallet's (429) or the fee
  * payer's (503).
  */
-interface Cap {
-  reason: FeePayerBudgetRejectionReason;
+export interface Cap {
+  reason: RejectionReason;
   key: string;
   what: string;
   perWallet: boolean;
 }
 
 /** A cap checked: what it saw, its limit, and whether one more would pass it. */
-interface Checked extends Cap {
+export interface Checked extends Cap {
   used: bigint | number;
   limit: bigint | number;
   exceeded: boolean;
 }
 
 /** A count cap: one more (channel, open) must stay within it. */
-const count = (cap: Cap, used: number, limit: number): Checked => ({ ...cap, used, limit, exceeded: used >= limit });
+export const countCheck = (cap: Cap, used: number, limit: number): Checked => ({
+  ...cap,
+  used,
+  limit,
+  exceeded: used >= limit,
+});
 /** A lamport cap: what is out (or spent) plus this spend must stay within it. */
-const lamports = (cap: Cap, used: bigint, adding: bigint, limit: bigint): Checked => ({
+export const lamportCheck = (cap: Cap, used: bigint, adding: bigint, limit: bigint): Checked => ({
   ...cap,
   used,
   limit,
   exceeded: used + adding > limit,
 });
 
-const RENT_PER_PAYER: Cap = {
+export const RENT_PER_PAYER: Cap = {
   reason: "fee_payer_rent_per_payer_exceeded",
   key: "SVC_FEE_PAYER_MAX_RENT_PER_PAYER_LAMPORTS",
   what: "lamports of rent the fee payer has out for this buyer wallet",
   perWallet: true,
 };
-const RENT_PER_PAY_TO: Cap = {
+export const RENT_PER_PAY_TO: Cap = {
   reason: "fee_payer_rent_per_pay_to_exceeded",
   key: "SVC_FEE_PAYER_MAX_RENT_PER_PAY_TO_LAMPORTS",
   what: "lamports of rent the fee payer has out for this payTo",
   perWallet: true,
 };
-const RENT_SHARE: Cap = {
+export const RENT_SHARE: Cap = {
   reason: "fee_payer_rent_share_exceeded",
   key: "SVC_FEE_PAYER_MAX_RENT_SHARE_BPS of its balance",
   what: "lamports of rent the fee payer has out in total",
@@ -219,52 +200,6 @@ const SPEND_PER_DAY: Cap = {
   what: "lamports the operator's jobs (sweeps, keepers, just-in-time vaults) spent in the last 24 h",
   perWallet: false,
 };
-const UPTO_CHANNELS_PER_PAYER: Cap = {
-  reason: "upto_open_channels_per_payer_exceeded",
-  key: "SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAYER",
-  what: "open upto channels of this buyer wallet",
-  perWallet: true,
-};
-const UPTO_OPENS_PER_HOUR: Cap = {
-  reason: "upto_opens_per_payer_per_hour_exceeded",
-  key: "SVC_UPTO_MAX_OPENS_PER_PAYER_PER_HOUR",
-  what: "upto channel opens of this buyer wallet in the last hour",
-  perWallet: true,
-};
-const UPTO_CHANNELS_PER_PAY_TO: Cap = {
-  reason: "upto_open_channels_per_pay_to_exceeded",
-  key: "SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAY_TO",
-  what: "open upto channels paying this payTo",
-  perWallet: true,
-};
-
-/**
- * The first cap an upto open of `rentLamports` would pass, given what the caps saw (null: none — the booking lost
- * only to a concurrent one that took the channel, or raced a cap and now fits).
- */
-export function uptoCapRefusal(
-  figures: UptoOpenFigures,
-  limits: UptoOpenLimits,
-  rentLamports: bigint,
-  payer: string,
-): PaymentRejection | null {
-  const exceeded = [
-    count(UPTO_CHANNELS_PER_PAYER, figures.payerChannels, limits.channelsPerPayer),
-    count(UPTO_OPENS_PER_HOUR, figures.payerOpensSince, limits.opensPerPayerSince),
-    lamports(RENT_PER_PAYER, figures.payerRentLamports, rentLamports, limits.rentPerPayerLamports),
-    count(UPTO_CHANNELS_PER_PAY_TO, figures.payToChannels, limits.channelsPerPayTo),
-    lamports(RENT_PER_PAY_TO, figures.payToRentLamports, rentLamports, limits.rentPerPayToLamports),
-    lamports(RENT_SHARE, figures.totalRentLamports, rentLamports, limits.totalRentLamports),
-  ].find((c) => c.exceeded);
-  return exceeded
-    ? refusalOf(
-        exceeded,
-        `This upto deposit's channel would have the fee payer front ${rentLamports} lamports of rent`,
-        payer,
-      )
-    : null;
-}
-
 /**
  * The first cap a booking of `lamports` would pass (held: rent out, a side without a wallet not capped; spent: the
  * operator's jobs' daily pool).
@@ -277,15 +212,15 @@ export function exposureCapRefusal(
 ): PaymentRejection | null {
   const checks =
     "sinceMs" in limits
-      ? [lamports(SPEND_PER_DAY, figures.totalLamports, adding, limits.spendTotalLamports)]
+      ? [lamportCheck(SPEND_PER_DAY, figures.totalLamports, adding, limits.spendTotalLamports)]
       : [
           who.payer !== null
-            ? lamports(RENT_PER_PAYER, figures.payerLamports, adding, limits.rentPerPayerLamports)
+            ? lamportCheck(RENT_PER_PAYER, figures.payerLamports, adding, limits.rentPerPayerLamports)
             : null,
           who.payTo !== null
-            ? lamports(RENT_PER_PAY_TO, figures.payToLamports, adding, limits.rentPerPayToLamports)
+            ? lamportCheck(RENT_PER_PAY_TO, figures.payToLamports, adding, limits.rentPerPayToLamports)
             : null,
-          lamports(RENT_SHARE, figures.totalLamports, adding, limits.totalRentLamports),
+          lamportCheck(RENT_SHARE, figures.totalLamports, adding, limits.totalRentLamports),
         ];
   const exceeded = checks.find((c) => c?.exceeded);
   return exceeded
@@ -307,20 +242,20 @@ export function paymentFeeRefusal(
   if (figures.state === "spent" || figures.state === "held") return null;
   const proven = figures.pool === "sellers";
   const exceeded = [
-    count(FAILURES_PER_PAYER, figures.payerFailures, limits.failuresPerPayer),
-    lamports(SPEND_PER_PAYER, figures.payerLamports, adding, limits.perPayerLamports),
+    countCheck(FAILURES_PER_PAYER, figures.payerFailures, limits.failuresPerPayer),
+    lamportCheck(SPEND_PER_PAYER, figures.payerLamports, adding, limits.perPayerLamports),
     proven
-      ? lamports(PROVEN_SELLER_QUOTA, figures.sellerLamports, adding, limits.perProvenSellerLamports)
-      : lamports(SPEND_PER_PAY_TO, figures.sellerLamports, adding, limits.perPayToLamports),
+      ? lamportCheck(PROVEN_SELLER_QUOTA, figures.sellerLamports, adding, limits.perProvenSellerLamports)
+      : lamportCheck(SPEND_PER_PAY_TO, figures.sellerLamports, adding, limits.perPayToLamports),
     proven
-      ? lamports(PROVEN_SELLERS_PER_DAY, figures.poolLamports, adding, limits.provenSellersPoolLamports)
-      : lamports(BUYER_SPEND_PER_DAY, figures.poolLamports, adding, limits.buyersPoolLamports),
+      ? lamportCheck(PROVEN_SELLERS_PER_DAY, figures.poolLamports, adding, limits.provenSellersPoolLamports)
+      : lamportCheck(BUYER_SPEND_PER_DAY, figures.poolLamports, adding, limits.buyersPoolLamports),
   ].find((c) => c.exceeded);
   return exceeded ? refusalOf(exceeded, `This payment would cost the fee payer ${adding} lamports`, payer) : null;
 }
 
 /** A cap of one wallet answers 429 (that wallet waits); a cap of a whole pool 503 (everyone in it waits). */
-function refusalOf(exceeded: Checked, what: string, payer: string | null): PaymentRejection {
+export function refusalOf(exceeded: Checked, what: string, payer: string | null): PaymentRejection {
   const when = exceeded.perWallet ? "retry once some of it is back" : "retry later";
   return rejection(
     exceeded.reason,

@@ -1,6 +1,7 @@
 import type { Config } from "../../platform/config/load-config";
 import { type ExposureSummary, readExposureSummary } from "../../store/fee-payer-exposure";
-import { OPENS_WINDOW_MS, SPEND_WINDOW_MS, totalRentLimitLamports } from "./caps";
+import { SPEND_WINDOW_MS, totalRentLimitLamports } from "./caps";
+import type { RailExposure } from "./rail-exposure";
 
 /**
  * One cap: its limit, the largest use of it (of the tightest wallet, or in total) and what is left (decimal strings for
@@ -30,7 +31,8 @@ export interface ExposureHealth {
     byPool: Record<string, string>;
     byFeePayer: Record<string, string>;
   };
-  uptoOpenChannels: number;
+  /** Then each rail's own members (`RailExposureHealth.report`), e.g. its live accounts holding rent. */
+  [railMember: string]: unknown;
   /**
    * Per-wallet caps show their tightest wallet; the totals the fee payer as a whole (the share against the balance read
    * for /health).
@@ -38,9 +40,18 @@ export interface ExposureHealth {
   caps: Record<string, CapView>;
 }
 
-/** What is out and spent, from one D1 batch of small aggregates over the live rows and the last day's spent rows. */
-export function readExposure(db: D1Database, nowMs = Date.now()): Promise<ExposureSummary> {
-  return readExposureSummary(db, nowMs - OPENS_WINDOW_MS, nowMs - SPEND_WINDOW_MS);
+/**
+ * What is out and spent, from one D1 batch of small aggregates over the live rows and the last day's spent rows, with
+ * each rail's own figures (`rails`: the app's rails' exposure ports).
+ */
+export function readExposure(
+  config: Config,
+  db: D1Database,
+  rails: readonly RailExposure[],
+  nowMs = Date.now(),
+): Promise<ExposureSummary> {
+  const railFigures = rails.flatMap((rail) => (rail.health ? [rail.health.figuresSql(nowMs)] : []));
+  return readExposureSummary(db, config.railRentRows, nowMs - SPEND_WINDOW_MS, railFigures);
 }
 
 /** /health's view of `summary`; the share's limit needs the balance (unknown when it could not be read). */
@@ -48,6 +59,7 @@ export function exposureHealth(
   config: Config,
   summary: ExposureSummary,
   balanceLamports: bigint | null,
+  rails: readonly RailExposure[],
 ): ExposureHealth {
   const caps = config.feePayerBudget;
   const largest = summary.largest;
@@ -62,6 +74,10 @@ export function exposureHealth(
       headroom: headroom === null ? "unknown" : String(headroom > 0n ? headroom : 0n),
     };
   };
+  // The same rails in the same order as readExposure's, so each reads its own row.
+  const railReports = rails
+    .flatMap((rail) => (rail.health ? [rail.health] : []))
+    .map((health, i) => health.report(config, summary.railFigures[i] ?? {}));
   return {
     rentOutLamports: {
       total: rentOut.toString(),
@@ -74,7 +90,7 @@ export function exposureHealth(
       byPool: strings(summary.spentSinceByPool),
       byFeePayer: strings(summary.spentSinceByFeePayer),
     },
-    uptoOpenChannels: summary.uptoLiveChannels,
+    ...Object.assign({}, ...railReports.map((report) => report.members)),
     caps: {
       rentShare: view(
         `SVC_FEE_PAYER_MAX_RENT_SHARE_BPS (${caps.rentShareBps} bps of the balance)`,
@@ -121,20 +137,10 @@ export function exposureHealth(
         caps.spendPerPayToPerDayLamports,
         largest.spentForOnePayTo,
       ),
-      uptoChannelsPerPayer: view(
-        "SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAYER",
-        caps.uptoChannelsPerPayer,
-        largest.uptoChannelsOfOnePayer,
-      ),
-      uptoChannelsPerPayTo: view(
-        "SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAY_TO",
-        caps.uptoChannelsPerPayTo,
-        largest.uptoChannelsOfOnePayTo,
-      ),
-      uptoOpensPerPayerPerHour: view(
-        "SVC_UPTO_MAX_OPENS_PER_PAYER_PER_HOUR",
-        caps.uptoOpensPerPayerPerHour,
-        largest.uptoOpensOfOnePayerSince,
+      ...Object.fromEntries(
+        railReports.flatMap((report) =>
+          Object.entries(report.caps).map(([name, cap]) => [name, view(cap.key, cap.limit, cap.used)]),
+        ),
       ),
     },
   };

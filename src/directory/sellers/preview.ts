@@ -9,12 +9,8 @@ export interface SellerPreview {
   wallet: Address;
   /** pr402's OnboardResponse.facilitator is a string (its name); the details moved to facilitatorInfo. */
   facilitator: string;
-  facilitatorInfo: {
-    feePayer: Address;
-    network: string;
-    universalSettleProgramId: Address | null;
-    slaEscrowProgramId: Address;
-  };
+  /** Then each rail's program ids (`RailDescription.programIds`) as `<name>ProgramId`, in registry order. */
+  facilitatorInfo: { feePayer: Address; network: string; [programId: string]: Address | string | null };
   /** Each previewing rail's object (`RailModule.seller.preview`), by scheme, in registry order. */
   schemes: Record<string, object>;
   /** The rails (or payTo forms) this deployment does not offer, and why (as /supported's notOffered). */
@@ -74,8 +70,11 @@ export async function buildSellerPreview(
     facilitatorInfo: {
       feePayer: config.feePayer.address,
       network: config.network,
-      universalSettleProgramId: config.programs.universalSettle,
-      slaEscrowProgramId: config.programs.slaEscrow,
+      ...Object.fromEntries(
+        rails.flatMap((rail) =>
+          Object.entries(rail.describe?.programIds?.(config) ?? {}).map(([name, id]) => [`${name}ProgramId`, id]),
+        ),
+      ),
     },
     schemes: Object.fromEntries(previewing.map(({ scheme, part }) => [scheme, part.view(accounts)])),
     notOffered: rails.flatMap((rail) =>

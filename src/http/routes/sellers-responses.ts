@@ -57,7 +57,9 @@ export const RailInfoSchema = v.looseObject({
   vaultPdaPreviews: v.optional(v.array(VaultPdaPreviewSchema)),
 });
 
-/** The preview's rails, named by the directory (http/ names no scheme itself: test/unit/rail-boundaries.test.ts). */
+/**
+ * The preview's rails, named by the directory (http/ names no scheme itself: test/unit/repo/rail-boundaries.test.ts).
+ */
 const [EXACT_SCHEME, ...OTHER_PREVIEW_SCHEMES] = SELLER_PREVIEW_SCHEMES;
 
 /**

@@ -86,6 +86,7 @@ export async function buildHealthReport(
   db: D1Database | undefined,
   rails: readonly RailModule[],
 ): Promise<HealthReport> {
+  const exposures = rails.flatMap((rail) => (rail.exposure ? [rail.exposure] : []));
   const scheduledJobNames = Object.values(jobsByCron(rails)).flatMap((jobs) => jobs.map((job) => job.name));
   const [reading, database, railReports, jobRuns, programs, exposure] = await Promise.all([
     readFeePayerBalance(config, HEALTH_READING_MAX_AGE_MS, Math.min(config.rpcTimeoutMs, HEALTH_RPC_TIMEOUT_MS)).catch(
@@ -95,7 +96,7 @@ export async function buildHealthReport(
     Promise.all(rails.map((rail) => rail.health?.report?.(config, db) ?? Promise.resolve({}))),
     db ? lastJobRuns(db).catch(() => null) : Promise.resolve(null),
     readProgramsHealth(config, rails),
-    db ? readExposure(db).catch(() => null) : Promise.resolve(null),
+    db ? readExposure(config, db, exposures).catch(() => null) : Promise.resolve(null),
   ]);
   const balance = balanceView(config, reading);
   const reachable = reading !== null && database !== "error" && programs.ok !== false;
@@ -116,7 +117,7 @@ export async function buildHealthReport(
     solanaWalletRpcUrl: redactRpcUrl(config.walletRpcUrl),
     feePayer: config.feePayer.address,
     feePayerBalance: balance,
-    feePayerExposure: exposure && exposureHealth(config, exposure, reading?.lamports ?? null),
+    feePayerExposure: exposure && exposureHealth(config, exposure, reading?.lamports ?? null, exposures),
     ...Object.assign({}, ...railReports),
     settlementKeeper: {
       ...Object.fromEntries(

@@ -2,8 +2,8 @@
  * The rule for per-isolate caches of promises: hand other requests only a settled promise. A promise still waiting on
  * I/O (an RPC read, a D1 query) belongs to the request that started it: workerd cancels that I/O when the request ends
  * or its client goes away, and another request awaiting the promise then waits forever
- * (test/worker/cross-request-caches.test.ts). A settled promise is safe to share: awaiting it queues the continuation
- * in the awaiting request's own context.
+ * (test/worker/platform/cache/cross-request-caches.test.ts). A settled promise is safe to share: awaiting it queues the
+ * continuation in the awaiting request's own context.
  *
  * Calls `share` once `promise` has fulfilled (a rejection is never remembered) and returns `promise` for the caller
  * that started it. Until then every other caller starts its own.

@@ -2,6 +2,7 @@ import { type Address, address, type KeyPairSigner } from "@solana/kit";
 import * as v from "valibot";
 import type { Env } from "../../env";
 import { readParameters } from "../../store/parameters";
+import type { RailRentRows } from "../../store/rail-rent-rows";
 import { FacilitatorError } from "../errors/catalogue";
 import { log } from "../observability/log";
 import { readableIssueMessage } from "../validation/issue-message";
@@ -37,6 +38,8 @@ export interface ConfigOfRails {
   /** Keys that are Worker secrets: the D1 `parameters` table may override them but they are never echoed. */
   secretKeys: ReadonlySet<string>;
   slices: readonly AnyRailConfigSlice[];
+  /** The rails' rent rows (`RailModule.exposure.rentRows`), in list order: `Config.railRentRows`. */
+  railRentRows: readonly RailRentRows[];
   /** Validates env and D1 parameters into a `Config`, uncached. */
   load(env: Env): Promise<Config>;
   /** The validated config for this request, cached per isolate (`getConfigOf` below). */
@@ -59,6 +62,7 @@ export function configOf(rails: ConfigRails): ConfigOfRails {
     envOnlyKeys: new Set<string>([...CORE_ENV_ONLY_KEYS, ...slices.flatMap((slice) => slice.envOnlyKeys ?? [])]),
     secretKeys: new Set<string>([...CORE_SECRET_KEYS, ...slices.flatMap((slice) => slice.secretKeys ?? [])]),
     slices,
+    railRentRows: rails.flatMap((rail) => (rail.exposure?.rentRows ? [rail.exposure.rentRows] : [])),
     load: (env) => loadConfigOf(shape, env),
     get: (env) => getConfigOf(shape, env),
   };
@@ -89,8 +93,6 @@ export interface CoreConfig {
   settleLedger: "object" | "d1";
   /** Bounds the subrequests of each job run (src/platform/config/workers-plan.ts). */
   workersPlan: WorkersPlan;
-  /** `universalSettle` is null where none is configured: the vault form of `exact` is then off (`rails`). */
-  programs: { universalSettle: Address | null; slaEscrow: Address; paymentChannels: Address };
   mints: { usdc: Address; usdt: Address | null };
   feePayer: KeyPairSigner;
   /**
@@ -121,9 +123,14 @@ export interface CoreConfig {
   };
   /** Caps on what the fee payer fronts beyond sellers' network fees (src/chain/fee-payer-budget/). */
   feePayerBudget: FeePayerBudgetCaps;
+  /**
+   * Where the rails keep rent the fee payer fronted on their own rows (each rail's `exposure.rentRows`): every held
+   * booking's caps count them, whichever rail or job books.
+   */
+  railRentRows: readonly RailRentRows[];
 }
 
-/** The operator's caps of the exposure budget (keys SVC_FEE_PAYER_MAX_* and SVC_UPTO_MAX_*; docs/money-rules.md). */
+/** The operator's caps of the exposure budget (SVC_FEE_PAYER_MAX_*, docs/money-rules.md); a rail's: its slice. */
 export interface FeePayerBudgetCaps {
   rentPerPayerLamports: bigint;
   rentPerPayToLamports: bigint;
@@ -140,9 +147,6 @@ export interface FeePayerBudgetCaps {
   provenSellersSpendPerDayLamports: bigint;
   /** A buyer's payments that failed on chain at the fee payer's cost, per rolling 24 h. */
   failuresPerPayerPerDay: number;
-  uptoChannelsPerPayer: number;
-  uptoChannelsPerPayTo: number;
-  uptoOpensPerPayerPerHour: number;
 }
 
 interface CacheEntry {
@@ -235,21 +239,11 @@ async function loadConfigOf(of: ConfigOfRails, env: Env): Promise<Config> {
 
   const usdt = input.USDT_MINT || cluster.usdtMint;
   const allowLoopback = resolveProbeLoopback(input.SVC_PROBE_ALLOW_LOOPBACK, input.ENVIRONMENT);
-  // Absent (no public source confirms one on this cluster): the vault rail is off, everything else serves.
-  const universalSettleProgramId = input.UNIVERSAL_SETTLE_PROGRAM_ID || cluster.universalSettleProgramId;
-  const universalSettle = universalSettleProgramId ? address(universalSettleProgramId) : null;
-  const programs = {
-    universalSettle,
-    slaEscrow: address(input.SLA_ESCROW_PROGRAM_ID || cluster.slaEscrowProgramId),
-    paymentChannels: address(input.PAYMENT_CHANNELS_PROGRAM_ID || cluster.paymentChannelsProgramId),
-  };
   // Each rail reads its own slice, in list order (a slice's refusal names its key).
   const context: RailConfigContext = {
     environment: input.ENVIRONMENT,
     cluster: input.SOLANA_CLUSTER,
-    clusterDefaults: cluster,
     feePayer,
-    programs,
   };
   const railMembers: object[] = [];
   for (const slice of of.slices) railMembers.push(await slice.read(parsed.output as never, context));
@@ -272,7 +266,6 @@ async function loadConfigOf(of: ConfigOfRails, env: Env): Promise<Config> {
     settleConfirmation: input.SVC_SETTLE_CONFIRMATION,
     settleLedger: input.SVC_SETTLE_LEDGER,
     workersPlan: input.SVC_WORKERS_PLAN,
-    programs,
     mints: { usdc: address(input.USDC_MINT || cluster.usdcMint), usdt: usdt ? address(usdt) : null },
     feePayer,
     feePayerFloors: {
@@ -312,10 +305,8 @@ async function loadConfigOf(of: ConfigOfRails, env: Env): Promise<Config> {
       provenSellerSpendPerDayLamports: input.SVC_FEE_PAYER_MAX_SPEND_PER_PROVEN_SELLER_PER_DAY_LAMPORTS,
       provenSellersSpendPerDayLamports: input.SVC_FEE_PAYER_MAX_PROVEN_SELLERS_SPEND_PER_DAY_LAMPORTS,
       failuresPerPayerPerDay: input.SVC_FEE_PAYER_MAX_FAILURES_PER_PAYER_PER_DAY,
-      uptoChannelsPerPayer: input.SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAYER,
-      uptoChannelsPerPayTo: input.SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAY_TO,
-      uptoOpensPerPayerPerHour: input.SVC_UPTO_MAX_OPENS_PER_PAYER_PER_HOUR,
     },
+    railRentRows: of.railRentRows,
   };
   return railMembers.reduce<Record<string, unknown>>(withMembers, { ...core }) as unknown as Config;
 }

@@ -1,6 +1,7 @@
-import type { Address, KeyPairSigner } from "@solana/kit";
+import type { KeyPairSigner } from "@solana/kit";
 import type * as v from "valibot";
-import type { CLUSTERS, ClusterName } from "./networks";
+import type { RailRentRows } from "../../store/rail-rent-rows";
+import type { ClusterName } from "./networks";
 
 /**
  * A rail's slice of the configuration: its keys (env var and D1 `parameters` names, with validation and default) and
@@ -24,11 +25,9 @@ export type RailConfigInput<Entries extends v.ObjectEntries> = v.InferOutput<v.O
 /** What a slice may read of the core's configuration. */
 export interface RailConfigContext {
   environment: "local" | "preview" | "production";
+  /** The cluster (a rail keeps its own public defaults per cluster in its folder). */
   cluster: ClusterName;
-  /** The cluster's public defaults (src/platform/config/networks.ts). */
-  clusterDefaults: (typeof CLUSTERS)[ClusterName];
   feePayer: KeyPairSigner;
-  programs: { universalSettle: Address | null; slaEscrow: Address; paymentChannels: Address };
 }
 
 /** Declares a slice with its types inferred. */
@@ -42,8 +41,11 @@ export function railConfigSlice<Entries extends v.ObjectEntries, Members extends
 // biome-ignore lint/suspicious/noExplicitAny: a slice is typed by its own keys, so no narrower type holds them all
 export type AnyRailConfigSlice = RailConfigSlice<any, object>;
 
-/** A rails list as the configuration sees it: each rail's optional slice (`RailModule.config`). */
-export type ConfigRails = readonly { config?: AnyRailConfigSlice }[];
+/**
+ * A rails list as the configuration sees it: each rail's optional slice (`RailModule.config`) and where it keeps rent
+ * the fee payer fronted (`RailModule.exposure.rentRows`).
+ */
+export type ConfigRails = readonly { config?: AnyRailConfigSlice; exposure?: { rentRows?: RailRentRows } }[];
 
 type Intersection<U> = (U extends unknown ? (members: U) => void : never) extends (members: infer I) => void
   ? I

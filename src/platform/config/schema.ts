@@ -40,10 +40,7 @@ export const CoreConfigInputSchema = v.object({
   SVC_SETTLE_CONFIRMATION: v.optional(v.picklist(["subscribe", "poll"], 'must be "subscribe" or "poll"'), "subscribe"),
   /** Where the exactly-once settle ledger lives: Durable Objects of the place that settles, or D1 (docs/scale.md). */
   SVC_SETTLE_LEDGER: v.optional(v.picklist(["object", "d1"], 'must be "object" or "d1"'), "object"),
-  // Program ids and mints: empty means "the cluster default" (src/platform/config/networks.ts).
-  UNIVERSAL_SETTLE_PROGRAM_ID: optionalAddress,
-  SLA_ESCROW_PROGRAM_ID: optionalAddress,
-  PAYMENT_CHANNELS_PROGRAM_ID: optionalAddress,
+  // Mints: empty means "the cluster default" (src/platform/config/networks.ts); each rail's program id is its slice's.
   USDC_MINT: optionalAddress,
   USDT_MINT: optionalAddress,
   FEE_PAYER_SECRET_KEY: v.pipe(
@@ -77,12 +74,6 @@ export const CoreConfigInputSchema = v.object({
   SVC_FEE_PAYER_MIN_LAMPORTS: u64(100_000_000n),
   /** Below this fee payer balance settles answer 503 (it must not exceed SVC_FEE_PAYER_MIN_LAMPORTS). */
   SVC_FEE_PAYER_SETTLE_FLOOR_LAMPORTS: u64(10_000_000n),
-  /** Live upto channels (their rent out) one buyer wallet may have at once. */
-  SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAYER: integer(0, 1_000_000, 10),
-  /** Live upto channels paying one payTo at once. */
-  SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAY_TO: integer(0, 1_000_000, 100),
-  /** upto channel opens one buyer wallet may make in a rolling hour (opens refused before the send do not count). */
-  SVC_UPTO_MAX_OPENS_PER_PAYER_PER_HOUR: integer(0, 1_000_000, 30),
   /** Rent the fee payer may have out (fronted, expected back) for one buyer wallet, every rail together. */
   SVC_FEE_PAYER_MAX_RENT_PER_PAYER_LAMPORTS: u64(50_000_000n),
   /** Rent the fee payer may have out for one payTo (seller), every rail together. */

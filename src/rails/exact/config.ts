@@ -1,7 +1,17 @@
+import { type Address, address } from "@solana/kit";
 import * as v from "valibot";
-import { boolean, integer, mintList, mintThresholdMap, trimmed, u64 } from "../../platform/config/fields";
+import {
+  boolean,
+  integer,
+  mintList,
+  mintThresholdMap,
+  optionalAddress,
+  trimmed,
+  u64,
+} from "../../platform/config/fields";
 import { railConfigSlice } from "../../platform/config/rail-config";
 import type { RailSwitch } from "../../platform/config/rail-switches";
+import { EXACT_CLUSTER_DEFAULTS } from "./cluster-defaults";
 
 const ON: RailSwitch = { enabled: true };
 
@@ -33,6 +43,11 @@ export interface ExactConfigMembers {
     maxComputeUnits: number;
     maxPriorityFeeMicroLamports: bigint;
   };
+  /**
+   * The UniversalSettle program (UNIVERSAL_SETTLE_PROGRAM_ID, else the cluster's, ./cluster-defaults.ts); null where
+   * none is configured: the vault form is then off (`rails`).
+   */
+  programs: { universalSettle: Address | null };
   /** The two `payTo` forms, switched separately (platform/config/rail-switches.ts). */
   rails: {
     /** `payTo` = the seller's UniversalSettle vault: needs the UniversalSettle program id. */
@@ -62,6 +77,8 @@ const DEFAULT_SMART_WALLET_MAX_PRIORITY_FEE_MICRO_LAMPORTS = 50_000n;
 
 export const exactConfig = railConfigSlice({
   keys: {
+    /** Empty: the cluster's program, where a public source confirms one (./cluster-defaults.ts). */
+    UNIVERSAL_SETTLE_PROGRAM_ID: optionalAddress,
     /**
      * Smart-wallet payments verified by their simulated outcome (official: `enableSmartWalletVerification`, off there).
      * On: every lamport such a payment can cost the fee payer is its network fee, booked before the send under the
@@ -104,10 +121,13 @@ export const exactConfig = railConfigSlice({
       "",
     ),
   },
-  read: (input, { environment, cluster, clusterDefaults, programs }): ExactConfigMembers => {
+  read: (input, { environment, cluster }): ExactConfigMembers => {
+    // Absent (no public source confirms one on this cluster): the vault form is off, everything else serves.
+    const programId = input.UNIVERSAL_SETTLE_PROGRAM_ID || EXACT_CLUSTER_DEFAULTS[cluster].universalSettleProgramId;
+    const universalSettle = programId ? address(programId) : null;
     const exactWalletPayTo =
       input.SVC_EXACT_WALLET_PAYTO === ""
-        ? environment === "local" || !programs.universalSettle
+        ? environment === "local" || !universalSettle
         : ["true", "1", "yes"].includes(input.SVC_EXACT_WALLET_PAYTO);
     return {
       limits: {
@@ -121,7 +141,7 @@ export const exactConfig = railConfigSlice({
         minSpendableLamports: input.SVC_SWEEP_MIN_SPENDABLE_LAMPORTS,
         minSplRawDefault: input.SVC_SWEEP_MIN_SPL_RAW_DEFAULT
           ? BigInt(input.SVC_SWEEP_MIN_SPL_RAW_DEFAULT)
-          : clusterDefaults.sweepMinSplRawDefault,
+          : EXACT_CLUSTER_DEFAULTS[cluster].sweepMinSplRawDefault,
         minSplRawByMint: input.SVC_SWEEP_MIN_SPL_RAW_BY_MINT,
       },
       exactSmartWallet: {
@@ -134,8 +154,9 @@ export const exactConfig = railConfigSlice({
         maxComputeUnits: input.SVC_EXACT_SMART_WALLET_MAX_COMPUTE_UNITS,
         maxPriorityFeeMicroLamports: input.SVC_EXACT_SMART_WALLET_MAX_PRIORITY_FEE_MICRO_LAMPORTS,
       },
+      programs: { universalSettle },
       rails: {
-        exactVault: programs.universalSettle
+        exactVault: universalSettle
           ? ON
           : {
               enabled: false,

@@ -5,6 +5,7 @@ import { boolean, integer, mintList, optionalAddress, trimmed } from "../../plat
 import { PUBLICLY_DERIVED_KEYS } from "../../platform/config/local-demo-keys";
 import { type RailConfigInput, railConfigSlice } from "../../platform/config/rail-config";
 import type { RailSwitch } from "../../platform/config/rail-switches";
+import { SLA_ESCROW_CLUSTER_DEFAULTS } from "./cluster-defaults";
 import { type OracleProfile, type OracleProfileConfig, OracleProfilesSchema } from "./oracle-profiles";
 
 /** `SVC_SLA_ESCROW_ORACLE_PROFILES_JSON`: empty = null (the canonical profiles), else a validated profile array. */
@@ -45,12 +46,16 @@ export interface SlaEscrowConfigMembers {
     deliveryBudgetSeconds: number;
     oracleProfiles: OracleProfileConfig;
   };
-  // Its program has a publicly confirmed id on every cluster (src/platform/config/networks.ts): always configured.
+  /** The SLA-Escrow program (SLA_ESCROW_PROGRAM_ID, else the cluster's, ./cluster-defaults.ts). */
+  programs: { slaEscrow: Address };
+  // Its program has a publicly confirmed id on every cluster (./cluster-defaults.ts): always configured.
   rails: { slaEscrow: RailSwitch };
 }
 
 export const slaEscrowConfig = railConfigSlice({
   keys: {
+    /** Empty: the cluster's program (./cluster-defaults.ts). */
+    SLA_ESCROW_PROGRAM_ID: optionalAddress,
     SVC_SLA_ESCROW_ALLOW_FACILITATOR_FEE_SPONSORSHIP: boolean(false),
     /**
      * Sponsored fundings of one payer that may fail on chain (fee paid by the fee payer) in 24 h before its sponsorship
@@ -76,7 +81,7 @@ export const slaEscrowConfig = railConfigSlice({
     SVC_SLA_ESCROW_ONCHAIN_TRANSFER_DEFAULT_PUBKEY: optionalAddress,
     SVC_SLA_ESCROW_FILE_DELIVERY_DEFAULT_PUBKEY: optionalAddress,
   },
-  read: (input, { environment }): SlaEscrowConfigMembers => {
+  read: (input, { environment, cluster }): SlaEscrowConfigMembers => {
     if (environment !== "local") refuseLocalDemoKeys(input, environment);
     return {
       slaEscrow: {
@@ -94,6 +99,7 @@ export const slaEscrowConfig = railConfigSlice({
           },
         },
       },
+      programs: { slaEscrow: address(input.SLA_ESCROW_PROGRAM_ID || SLA_ESCROW_CLUSTER_DEFAULTS[cluster].programId) },
       rails: { slaEscrow: { enabled: true } },
     };
   },

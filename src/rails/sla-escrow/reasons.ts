@@ -29,7 +29,6 @@ export const SLA_ESCROW_REJECTION_REASONS = [
   "invalid_sla_escrow_payload_amount_mismatch",
   "invalid_sla_escrow_payload_ttl_mismatch",
   "invalid_sla_escrow_payload_oracle",
-  "invalid_sla_escrow_payload_buyer_is_seller",
   "invalid_sla_escrow_payload_missing_signature",
   "invalid_sla_escrow_payload_signature_invalid",
 ] as const;

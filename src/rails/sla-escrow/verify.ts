@@ -80,12 +80,9 @@ export async function verifyEscrowPayment(
     oracles: terms.oracleAuthorities,
   });
   if (mismatch) return rejection(mismatch.reason, mismatch.message, { payer });
-  if (buyer === terms.seller)
-    return rejection(
-      "invalid_sla_escrow_payload_buyer_is_seller",
-      "The buyer cannot be the seller of its own escrow payment",
-      { payer },
-    );
+  // The seller's own wallet funding its escrow: refused as on every rail, before anything is read or signed.
+  const self = selfPaymentRefusal(payer, terms.seller);
+  if (self) return self;
 
   // The FundPayment's accounts must be exactly the ones our builder derives (token program: Token or Token-2022).
   const [payment] = await findPaymentPda(programId, data.paymentUid, bank);
@@ -154,9 +151,6 @@ export async function verifyEscrowPayment(
     }
   }
   if (simulation && !simulation.ok) return explainChainRefusal(options.db, messageHash, { ...simulation, payer });
-
-  const self = selfPaymentRefusal(payer, terms.seller);
-  if (self) return self;
   return { ok: true, accepted, tx, messageHash, payer, merchantWallet: terms.seller, sponsored, paymentPda: payment };
 }
 

@@ -5,6 +5,7 @@ import { parseFeePayerSecretKey } from "../../platform/config/fee-payer-key";
 import { integer, mintList, mintThresholdMap, optionalAddress } from "../../platform/config/fields";
 import { type RailConfigInput, railConfigSlice } from "../../platform/config/rail-config";
 import type { RailSwitch } from "../../platform/config/rail-switches";
+import { UPTO_CLUSTER_DEFAULTS } from "./cluster-defaults";
 
 /** The upto rail's configuration: delegated vouchers, channel bounds, mint screening. */
 export interface UptoConfigMembers {
@@ -20,13 +21,26 @@ export interface UptoConfigMembers {
     minCeilingRawByMint: Record<string, bigint>;
     /** Open-mint mode: freeze authorities an upto mint may have. */
     trustedFreezeAuthorities: Address[];
+    /** The channel caps of the fee payer's exposure budget (src/rails/upto/channel-rent-caps.ts). */
+    openCaps: ChannelOpenCaps;
   };
-  // Its program has a publicly confirmed id on every cluster (src/platform/config/networks.ts): always configured.
+  /** The payment-channels program (PAYMENT_CHANNELS_PROGRAM_ID, else the cluster's, ./cluster-defaults.ts). */
+  programs: { paymentChannels: Address };
+  // Its program has a publicly confirmed id on every cluster (./cluster-defaults.ts): always configured.
   rails: { upto: RailSwitch };
+}
+
+/** How many channels (their rent out) and opens the fee payer fronts per buyer wallet and per payTo. */
+export interface ChannelOpenCaps {
+  channelsPerPayer: number;
+  channelsPerPayTo: number;
+  opensPerPayerPerHour: number;
 }
 
 export const uptoConfig = railConfigSlice({
   keys: {
+    /** Empty: the cluster's program (./cluster-defaults.ts). */
+    PAYMENT_CHANNELS_PROGRAM_ID: optionalAddress,
     /**
      * `upto` delegated mode: the key that signs vouchers for sellers that let the facilitator authorize their claims
      * (advertised as extra.receiverAuthorizer), in the FEE_PAYER_SECRET_KEY forms. Empty = sellers sign their own.
@@ -42,8 +56,8 @@ export const uptoConfig = railConfigSlice({
     SVC_UPTO_MAX_WITHDRAW_DELAY_SECONDS: integer(1, 31_536_000, 86_400),
     /**
      * Owner of the payment-channels treasury token accounts (a build-time constant of the deployed program, which
-     * Distribute checks). Empty = the cluster default in src/platform/config/networks.ts, which says where each value
-     * comes from.
+     * Distribute checks). Empty = the cluster default in ./cluster-defaults.ts, which says where each value comes
+     * from.
      */
     SVC_UPTO_TREASURY_OWNER: optionalAddress,
     /**
@@ -62,10 +76,16 @@ export const uptoConfig = railConfigSlice({
      * (except the cluster's USDC/USDT, named by USDC_MINT/USDT_MINT) could freeze a channel's escrow and lock its rent.
      */
     SVC_UPTO_TRUSTED_FREEZE_AUTHORITIES: mintList,
+    /** Live upto channels (their rent out) one buyer wallet may have at once. */
+    SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAYER: integer(0, 1_000_000, 10),
+    /** Live upto channels paying one payTo at once. */
+    SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAY_TO: integer(0, 1_000_000, 100),
+    /** upto channel opens one buyer wallet may make in a rolling hour (opens refused before the send do not count). */
+    SVC_UPTO_MAX_OPENS_PER_PAYER_PER_HOUR: integer(0, 1_000_000, 30),
   },
   envOnlyKeys: ["SVC_UPTO_RECEIVER_AUTHORIZER_SECRET_KEY", "SVC_UPTO_DELEGATED_SETTLE_TOKEN"],
   secretKeys: ["SVC_UPTO_RECEIVER_AUTHORIZER_SECRET_KEY", "SVC_UPTO_DELEGATED_SETTLE_TOKEN"],
-  read: async (input, { clusterDefaults, feePayer }): Promise<UptoConfigMembers> => {
+  read: async (input, { cluster, feePayer }): Promise<UptoConfigMembers> => {
     const delegated = await parseUptoDelegation(input, feePayer);
     if (input.SVC_UPTO_MIN_WITHDRAW_DELAY_SECONDS > input.SVC_UPTO_MAX_WITHDRAW_DELAY_SECONDS) {
       throw new ConfigError(
@@ -75,13 +95,21 @@ export const uptoConfig = railConfigSlice({
     }
     return {
       upto: {
-        treasuryOwner: address(input.SVC_UPTO_TREASURY_OWNER || clusterDefaults.paymentChannelsTreasuryOwner),
+        treasuryOwner: address(input.SVC_UPTO_TREASURY_OWNER || UPTO_CLUSTER_DEFAULTS[cluster].treasuryOwner),
         delegated,
         minWithdrawDelaySeconds: input.SVC_UPTO_MIN_WITHDRAW_DELAY_SECONDS,
         maxWithdrawDelaySeconds: input.SVC_UPTO_MAX_WITHDRAW_DELAY_SECONDS,
         maxChannelLifetimeSeconds: input.SVC_UPTO_MAX_CHANNEL_LIFETIME_SECONDS,
         minCeilingRawByMint: input.SVC_UPTO_MIN_CEILING_RAW_BY_MINT,
         trustedFreezeAuthorities: input.SVC_UPTO_TRUSTED_FREEZE_AUTHORITIES.map((key) => address(key)),
+        openCaps: {
+          channelsPerPayer: input.SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAYER,
+          channelsPerPayTo: input.SVC_UPTO_MAX_OPEN_CHANNELS_PER_PAY_TO,
+          opensPerPayerPerHour: input.SVC_UPTO_MAX_OPENS_PER_PAYER_PER_HOUR,
+        },
+      },
+      programs: {
+        paymentChannels: address(input.PAYMENT_CHANNELS_PROGRAM_ID || UPTO_CLUSTER_DEFAULTS[cluster].programId),
       },
       rails: { upto: { enabled: true } },
     };

@@ -2,11 +2,11 @@ import type { Address } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import { fetchAccounts } from "../../chain/accounts";
 import { PAYMENT_MINT_REASONS, readPaymentMint, sourceAtaCandidates } from "../../chain/buyer-source";
-import { UPTO_CHANNEL_RENT_LAMPORTS, uptoOpenRentLamports } from "../../chain/fee-payer-budget/caps";
 import type { Config } from "../../platform/config/load-config";
 import type { ErrorReason } from "../../platform/errors/catalogue";
 import { badRequest } from "../../platform/errors/catalogue";
 import type { FeeQuote, FeeQuoteRequest, RailFeeQuote } from "../fee-quote";
+import { UPTO_CHANNEL_RENT_LAMPORTS, uptoOpenRentLamports } from "./channel-rent-caps";
 import { UPTO_MINT_SCREEN_REASONS, uptoMintScreen } from "./mint-screen";
 
 /**

@@ -1,6 +1,7 @@
 import type { RailModule } from "../rail";
 import { type UptoConfigMembers, uptoConfig } from "./config";
 import { refuseUptoLinesBelowMinimum, UPTO_ENRICH_REASONS } from "./enrich";
+import { uptoExposure } from "./exposure";
 import { uptoFeeQuote } from "./fee-quote";
 import { uptoKeeperJob } from "./keeper/upto-keeper-job";
 import { UPTO_PAYLOAD_SHAPE } from "./payload";
@@ -28,6 +29,7 @@ export const uptoModule: RailModule<UptoConfigMembers> = {
   jobs: [uptoKeeperJob],
   retention: uptoRetention,
   reasons: UPTO_REJECTION_REASONS,
+  exposure: uptoExposure,
   quote: uptoFeeQuote,
   // An upto channel pays its split to the seller's own wallet: there is no vault or escrow address to look up.
   seller: { noLookup: "has no per-seller rail address; its payTo is the seller's own wallet" },

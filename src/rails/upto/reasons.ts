@@ -38,7 +38,18 @@ export const UPTO_REJECTION_REASONS = [
   "invalid_upto_svm_payout_account_unusable",
   "invalid_upto_svm_treasury_account_missing",
 ] as const;
-export type UptoRejectionReason = (typeof UPTO_REJECTION_REASONS)[number];
+/**
+ * The refusals of its channel caps in the fee payer's exposure budget (./channel-rent-caps.ts): the OpenAPI document
+ * lists them after the budget's own (`RailExposure.reasons`).
+ */
+export const UPTO_BUDGET_REJECTION_REASONS = [
+  "upto_open_channels_per_payer_exceeded",
+  "upto_open_channels_per_pay_to_exceeded",
+  "upto_opens_per_payer_per_hour_exceeded",
+] as const;
+export type UptoRejectionReason =
+  | (typeof UPTO_REJECTION_REASONS)[number]
+  | (typeof UPTO_BUDGET_REJECTION_REASONS)[number];
 
 // Joins the closed set of x402/rejection-reasons.ts (declaration merging: the core lists no rail's reasons).
 declare module "../../x402/rejection-reasons" {

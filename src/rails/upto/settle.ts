@@ -1,7 +1,7 @@
 import type { Address } from "@solana/kit";
 import { encodeBase58 } from "../../chain/base58";
-import { feePayerBalanceForBudget, uptoOpenRider } from "../../chain/fee-payer-budget/budget";
-import { belowMinimumRefusal, uptoOpenRentLamports } from "../../chain/fee-payer-budget/caps";
+import { feePayerBalanceForBudget } from "../../chain/fee-payer-budget/budget";
+import { belowMinimumRefusal } from "../../chain/fee-payer-budget/caps";
 import { paymentSpendRider } from "../../chain/fee-payer-budget/payment-spend";
 import { signAsFeePayer } from "../../chain/fee-payer-signature";
 import { networkFeeOf } from "../../chain/network-fee";
@@ -36,6 +36,8 @@ import {
  */
 type UptoSettleCall = SettleCall & { callerCredential: string | null };
 
+import { uptoOpenRider } from "./channel-rent-budget";
+import { uptoOpenRentLamports } from "./channel-rent-caps";
 import { type ChannelTerms, channelTermsOf, checkPayloadWindow } from "./channel-terms";
 import { buildSignedClaim, type ClaimVoucher, claimVoucher, isDelegatedCaller } from "./claim";
 import { uptoPayloadOf, uptoSimulationRefusal, type VerifiedUptoDeposit, verifyUptoDeposit } from "./verify";

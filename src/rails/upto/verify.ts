@@ -1,8 +1,7 @@
 import type { Address } from "@solana/kit";
 import { findAssociatedTokenPda } from "@solana-program/token";
 import { fetchAccounts } from "../../chain/accounts";
-import { feePayerBalanceForBudget, uptoOpenCapRefusal } from "../../chain/fee-payer-budget/budget";
-import { uptoOpenRentLamports } from "../../chain/fee-payer-budget/caps";
+import { feePayerBalanceForBudget } from "../../chain/fee-payer-budget/budget";
 import { ledgerKeyOf } from "../../chain/ledger-key";
 import { parseMint } from "../../chain/mint";
 import { rpcCall } from "../../chain/rpc";
@@ -20,6 +19,8 @@ import {
   selfPaymentRefusal,
 } from "../../x402/payment-verdict";
 import { parseU64, type VerifySettleBody } from "../../x402/schemas";
+import { uptoOpenCapRefusal } from "./channel-rent-budget";
+import { uptoOpenRentLamports } from "./channel-rent-caps";
 import { type ChannelTerms, channelTermsOf, checkPayloadWindow } from "./channel-terms";
 import { refusedFreezeAuthority, uptoBelowMinimumMessage, uptoMinimumCeilingRaw } from "./mint-screen";
 import { checkOpenTransaction, OPEN_TRANSACTION_REASON, type VerifiedOpen } from "./open-rules";

@@ -1,6 +1,7 @@
-// A stand-in for `npx wrangler …` in test/e2e/deploy-setup.test.ts: nothing real can run there (the real commands
-// need a Cloudflare account), so this answers the few commands deploy:setup makes the way wrangler 4.84 does, keeps
-// the "account" in FAKE_WRANGLER_DIR/state.json and logs every call (argv, and what came on stdin) to calls.jsonl.
+// A stand-in for `npx wrangler …` in test/e2e/scripts/deploy-setup.test.ts: nothing real can run there (the real
+// commands need a Cloudflare account), so this answers the few commands deploy:setup makes the way wrangler 4.84 does,
+// keeps the "account" in FAKE_WRANGLER_DIR/state.json and logs every call (argv, and what came on stdin) to
+// calls.jsonl.
 
 import { randomBytes, randomUUID } from "node:crypto";
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";

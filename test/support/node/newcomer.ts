@@ -1,5 +1,5 @@
 /**
- * A newcomer's machine for the end-to-end run of the README and the guides (test/e2e/guides-run.test.ts): a fresh
+ * A newcomer's machine for the end-to-end run of the README and the guides (test/e2e/docs/guides-run.test.ts): a fresh
  * clone of this repository, projects of their own for the guides' code, and the commands they type, run as child
  * processes (a long-running one is waited for until it prints its ready line, and stopped like Ctrl-C stops it).
  */

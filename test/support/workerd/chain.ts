@@ -66,6 +66,15 @@ export async function tokenBalance(owner: Address): Promise<bigint> {
   return BigInt(result.value.amount);
 }
 
+/** The account's data as the chain has it (confirmed), or null when the account does not exist. */
+export async function accountData(account: Address): Promise<Uint8Array | null> {
+  const result = await chainRpc<{ value: { data: [string, string] } | null }>("getAccountInfo", [
+    account,
+    { encoding: "base64", commitment: "confirmed" },
+  ]);
+  return result.value ? Uint8Array.from(atob(result.value.data[0]), (c) => c.charCodeAt(0)) : null;
+}
+
 export async function lamportsOf(account: Address): Promise<bigint> {
   const result = await chainRpc<{ value: number | string }>("getBalance", [account, { commitment: "confirmed" }]);
   return BigInt(result.value);

@@ -1,6 +1,6 @@
 import { type Address, address, type KeyPairSigner } from "@solana/kit";
 import { expect } from "vitest";
-import { CLUSTERS } from "../../../src/platform/config/networks";
+import { SLA_ESCROW_CLUSTER_DEFAULTS } from "../../../src/rails/sla-escrow/cluster-defaults";
 import { decodePayment } from "../../../src/rails/sla-escrow/program/accounts";
 import { LOCAL_ORACLE } from "../keys";
 import { chainRpc } from "./chain";
@@ -8,7 +8,7 @@ import { DEVNET, RESOURCE, signAsBuyer } from "./payment-fixtures";
 import { call } from "./worker-http";
 
 /** sla-escrow payments through the HTTP surface: enrich a naive line, build, sign as the buyer. */
-export const ESCROW_PROGRAM = address(CLUSTERS.devnet.slaEscrowProgramId);
+export const ESCROW_PROGRAM = address(SLA_ESCROW_CLUSTER_DEFAULTS.devnet.programId);
 export const ORACLE = address(LOCAL_ORACLE.address);
 export const TTL = 3_600;
 export const hex32 = () =>

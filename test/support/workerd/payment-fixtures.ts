@@ -8,6 +8,7 @@ import {
 import { expect } from "vitest";
 import { TOKEN_PROGRAM_ADDRESS } from "../../../src/chain/token-programs";
 import { CLUSTERS } from "../../../src/platform/config/networks";
+import { EXACT_CLUSTER_DEFAULTS } from "../../../src/rails/exact/cluster-defaults";
 import { signWireTransaction } from "../sign-transaction";
 import { chainRpc, sendAs, signAndSend, tokenBalance } from "./chain";
 import { call } from "./worker-http";
@@ -17,7 +18,7 @@ import { call } from "./worker-http";
 export const DEVNET = CLUSTERS.devnet.network;
 export const USDC = address(CLUSTERS.devnet.usdcMint);
 export const NATIVE_SOL = address("11111111111111111111111111111111");
-export const PROGRAM_ID = address(CLUSTERS.devnet.universalSettleProgramId);
+export const PROGRAM_ID = address(EXACT_CLUSTER_DEFAULTS.devnet.universalSettleProgramId);
 export const RESOURCE = { url: "https://seller.example/report", mimeType: "application/json" };
 
 /**

@@ -1,4 +1,5 @@
 import { CLUSTERS } from "../../../src/platform/config/networks";
+import { SLA_ESCROW_CLUSTER_DEFAULTS } from "../../../src/rails/sla-escrow/cluster-defaults";
 
 /**
  * `[env.production]` as an operator runs it without a UniversalSettle program id: mainnet, no demo oracle, and the
@@ -10,7 +11,7 @@ export const PRODUCTION_WITHOUT_UNIVERSAL_SETTLE = {
   SOLANA_CLUSTER: "mainnet",
   SVC_SLA_ESCROW_ORACLE_AUTHORITIES: "",
   UNIVERSAL_SETTLE_PROGRAM_ID: "",
-  SLA_ESCROW_PROGRAM_ID: CLUSTERS.devnet.slaEscrowProgramId,
+  SLA_ESCROW_PROGRAM_ID: SLA_ESCROW_CLUSTER_DEFAULTS.devnet.programId,
   USDC_MINT: CLUSTERS.devnet.usdcMint,
   USDT_MINT: "",
   SVC_ALLOWED_PAYMENT_MINTS: "",

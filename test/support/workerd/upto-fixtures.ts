@@ -26,8 +26,8 @@ import { DEVNET, USDC } from "./payment-fixtures";
 /**
  * upto payments for workerd tests. The honest deposit is the facilitator's own builder's
  * (`buildUptoDepositTransaction`, byte-for-byte the official client's `buildOpenPaymentChannelTransaction`, see
- * test/unit/upto-deposit-transaction.test.ts) with the official client's compute price of 1 micro-lamport, signed by
- * the buyer only. The attack tests bend that honest output: its instruction list, its Open's accounts and data, the
+ * test/unit/rails/upto/deposit-transaction.test.ts) with the official client's compute price of 1 micro-lamport, signed
+ * by the buyer only. The attack tests bend that honest output: its instruction list, its Open's accounts and data, the
  * message's fee payer, extra signers. The official client itself runs against the same facilitator in the e2e test.
  */
 
@@ -233,4 +233,25 @@ export async function channelAccount(channelId: Address): Promise<Uint8Array | n
     { encoding: "base64", commitment: "confirmed" },
   ]);
   return result.value ? Uint8Array.from(atob(result.value.data[0]), (c) => c.charCodeAt(0)) : null;
+}
+
+/**
+ * The channel row of a made-up deposit (no chain behind it), for the channel table's own bookkeeping: the keeper's
+ * claims, the opening grace, a row written again. The rent is a real channel account's.
+ */
+export function madeUpChannelRow(channelId: string, openMessageHash: string, firstCheckAtMs: number) {
+  return {
+    channelId,
+    openMessageHash,
+    openBlockhash: "bh",
+    payer: "payer",
+    payTo: "payTo",
+    asset: "asset",
+    tokenProgram: "tp",
+    deposit: "1",
+    expiresAt: 0,
+    firstCheckAtMs,
+    rentLamports: 4_711_920n,
+    feePayer: "feePayer",
+  };
 }

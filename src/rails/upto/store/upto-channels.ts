@@ -10,8 +10,8 @@
  */
 
 import type { ClaimRiderSql, SqlText } from "../../../store/claim-riders";
-import type { GuardedRowWrite, SqlGuard } from "../../../store/fee-payer-exposure";
 import { claimDueRows, type KeeperTable, keeperTableOf } from "../../../store/keeper-queue";
+import type { GuardedRowWrite, SqlGuard } from "./channel-rent";
 import { uptoChannels } from "./tables";
 
 export interface ChannelOpen {
