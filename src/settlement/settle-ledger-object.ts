@@ -38,11 +38,6 @@ import type { SettlementChanges, SettlementClaim, SettlementRow, SettlementState
 export const LEDGER_OBJECT_RETENTION_MS = 60 * 60 * 1000;
 /** The latest the alarm looks at a change the mirror right after it may not have written to D1 (the isolate died). */
 export const MIRROR_CHECK_MS = 10_000;
-/**
- * How long a change's mirror waits, so that the changes of the next moments (the other payments this object holds)
- * reach D1 in the same transaction: one D1 write for the settles of that window instead of one per settle.
- */
-export const MIRROR_BATCH_WAIT_MS = 50;
 /** Rows one mirror transaction writes at most. */
 const MIRROR_BATCH_ROWS = 50;
 /** When the mirror is tried again after D1 refused it, doubling up to MIRROR_RETRY_MAX_MS. */
@@ -71,10 +66,10 @@ export interface HeldElsewhere {
  *   place, runs on the one object that holds it. A row no object holds (the D1 ledger's) is taken over by exactly one;
  * - a payment settled again before its success was reported reads D1's row first and takes what D1 learned without the
  *   object (the keepers' confirmations, the D1 ledger's report during a switch of ledgers);
- * - every later change is mirrored off the caller's path, MIRROR_BATCH_WAIT_MS after it together with the changes of
- *   that moment (one D1 transaction for them all), into D1's row only while D1 still names this object; a row whose
- *   mirror did not land keeps `mirrored_version < version`, and the alarm (never later than MIRROR_CHECK_MS after a
- *   change) writes it, with backoff while D1 refuses;
+ * - every later change is mirrored right after it, off the caller's path (the changes made while a mirror is in flight
+ *   go to D1 together in the next one, one transaction), into D1's row only while D1 still names this object; a row
+ *   whose mirror did not land keeps `mirrored_version < version`, and the alarm (never later than MIRROR_CHECK_MS after
+ *   a change) writes it, with backoff while D1 refuses;
  * - a failed payment that turns out confirmed is written to D1 first, so D1 never calls an Open failed that landed;
  * - once mirrored and LEDGER_OBJECT_RETENTION_MS after its last change, the alarm deletes a row; an object holding no
  *   row deletes its storage.
@@ -89,7 +84,7 @@ export class SettleLedgerObject extends DurableObject<SettleLedgerObjectEnv> {
   private mirroring: Promise<unknown> = Promise.resolve();
   /** Rows changed since the last mirror was started: the next one's. Lost with the instance, the alarm mirrors them. */
   private toMirror = new Set<string>();
-  /** A mirror is waiting out MIRROR_BATCH_WAIT_MS: changes meanwhile join it. */
+  /** A mirror is queued and has not started: changes meanwhile join it. */
   private mirrorDue = false;
   private mirrorFailures = 0;
   /** The table exists (created on first use, and again after the retention's deleteAll dropped it). */
@@ -361,20 +356,21 @@ export class SettleLedgerObject extends DurableObject<SettleLedgerObjectEnv> {
   }
 
   /**
-   * The mirror of a change, after the answer: it waits MIRROR_BATCH_WAIT_MS, then writes every row changed meanwhile in
-   * one D1 transaction.
+   * The mirror of a change, after the answer: it starts once the mirror in flight (if any) is done, and then writes
+   * every row changed until it started, in one D1 transaction.
    */
   private mirrorSoon(messageHash: string): void {
     this.toMirror.add(messageHash);
     if (this.mirrorDue) return;
     this.mirrorDue = true;
-    const due = new Promise((resolve) => setTimeout(resolve, MIRROR_BATCH_WAIT_MS)).then(() => {
+    const run = this.mirroring.then(() => {
       this.mirrorDue = false;
       const hashes = [...this.toMirror];
       this.toMirror.clear();
-      return this.mirrorSerially(hashes);
+      return this.mirrorRows(hashes);
     });
-    this.ctx.waitUntil(due);
+    this.mirroring = run;
+    this.ctx.waitUntil(run);
   }
 
   /** Mirrors the rows after the mirror in progress; false when D1 could not be written (the alarm comes sooner). */

@@ -171,9 +171,9 @@ export function d1FailingOn(matches: (sql: string) => boolean) {
 
 /**
  * The real D1, telling `onCall` the SQL of every call's statements (a statement's `run`, or a `batch`) before it goes
- * on; `onCall` may throw to fail the call before it reaches the database.
+ * on; `onCall` may throw to fail the call before it reaches the database, or hold it until its promise settles.
  */
-export function d1Watching(onCall: (kind: "run" | "batch", sqls: string[]) => void): D1Database {
+export function d1Watching(onCall: (kind: "run" | "batch", sqls: string[]) => void | Promise<void>): D1Database {
   const realOf = new WeakMap<object, { statement: D1PreparedStatement; sql: string }>();
   const tracked = (statement: D1PreparedStatement, sql: string): D1PreparedStatement => {
     const proxy = new Proxy(statement, {
@@ -181,7 +181,7 @@ export function d1Watching(onCall: (kind: "run" | "batch", sqls: string[]) => vo
         if (property === "bind") return (...values: unknown[]) => tracked(target.bind(...values), sql);
         if (property === "run")
           return async () => {
-            onCall("run", [sql]);
+            await onCall("run", [sql]);
             return target.run();
           };
         const value: unknown = Reflect.get(target, property, target);
@@ -197,7 +197,7 @@ export function d1Watching(onCall: (kind: "run" | "batch", sqls: string[]) => vo
       if (property === "batch")
         return async (statements: D1PreparedStatement[]) => {
           const real = statements.map((statement) => realOf.get(statement)!);
-          onCall(
+          await onCall(
             "batch",
             real.map((r) => r.sql),
           );

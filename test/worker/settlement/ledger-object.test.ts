@@ -2,7 +2,7 @@ import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test"
 import { address } from "@solana/kit";
 import { describe, expect, it } from "vitest";
 import { claimDueChannels, OPENING_ROW_GRACE_MS, recordChannelOpen } from "../../../src/rails/upto/store/upto-channels";
-import { LEDGER_OBJECT_RETENTION_MS, type SettleLedgerObject } from "../../../src/settlement/settle-ledger-object";
+import { LEDGER_OBJECT_RETENTION_MS } from "../../../src/settlement/settle-ledger-object";
 import { ledgerObjectName, objectLedger } from "../../../src/settlement/settle-ports";
 import { fundedBuyer, lamportsOf, tokenBalance } from "../../support/workerd/chain";
 import { faultScenario } from "../../support/workerd/fault-scenario";
@@ -247,24 +247,35 @@ describe("the object ledger when its writes fail", () => {
 });
 
 /**
- * Three made-up payments claimed in one object of a new place (their hashes share the first byte: the same shard), and
- * their success reports made in one moment: started together inside the object, none waiting for another.
+ * Three made-up payments claimed in one object of a new place (their hashes share the first byte: the same shard). The
+ * first one's success is reported and its mirror held in its D1 call (`holdFirstMirror`, for the object's D1); the two
+ * others are reported while it is held, then it is let go.
  */
-async function claimedInOneObject(label: string) {
+async function reportedWhileAMirrorIsInFlight(label: string, onMirror: (kind: "run" | "batch", rows: number) => void) {
   const place = `${label}${crypto.randomUUID().slice(0, 8)}`;
   const ledger = objectLedger(ledgerNamespace(), place);
   const hashes = [0, 1, 2].map(() => `00${crypto.randomUUID().replaceAll("-", "")}${"0".repeat(30)}`);
   for (const hash of hashes) expect(await ledger.claim(madeUpClaim(hash))).toEqual({ claimed: true });
-  const name = ledgerObjectName(place, hashes[0]!);
-  const reportAllAtOnce = async () => {
-    const reported = await runInDurableObject(stubNamed(name), (instance) =>
-      Promise.all(
-        hashes.map((hash) => (instance as SettleLedgerObject).reportSuccess(hash, "reporter", null, Date.now(), name)),
-      ),
-    );
-    expect(reported).toEqual(hashes.map(() => true));
-  };
-  return { ledger, hashes, reportAllAtOnce };
+  let letGo!: () => void;
+  const held = new Promise<void>((resolve) => (letGo = resolve));
+  let first = true;
+  const patched = await withObjectD1(
+    hashes[0]!,
+    d1Watching(async (kind, sqls) => {
+      const mirrors = sqls.filter(MIRROR_SQL).length;
+      if (mirrors === 0) return;
+      const holding = first;
+      first = false;
+      onMirror(kind, mirrors);
+      if (holding) await held;
+    }),
+  );
+  expect(await ledger.reportSuccess(hashes[0]!, "reporter", null, Date.now())).toBe(true);
+  for (const hash of hashes.slice(1)) expect(await ledger.reportSuccess(hash, "reporter", null, Date.now())).toBe(true);
+  letGo();
+  for (const hash of hashes) await mirrored(hash);
+  await patched.restore();
+  return { ledger, hashes };
 }
 
 describe("the mirror and its repair", () => {
@@ -343,20 +354,12 @@ describe("the mirror and its repair", () => {
     },
   );
 
-  it("the changes of one moment reach D1 in one mirror transaction, the mirror waiting a moment for them", async () => {
-    const { ledger, hashes, reportAllAtOnce } = await claimedInOneObject("MIRB");
+  it("the changes made while a mirror is in flight reach D1 together, in the next mirror's transaction", async () => {
     const mirrorWrites: string[] = [];
-    const patched = await withObjectD1(
-      hashes[0]!,
-      d1Watching((kind, sqls) => {
-        const mirrors = sqls.filter(MIRROR_SQL).length;
-        if (mirrors > 0) mirrorWrites.push(`${kind} of ${mirrors}`);
-      }),
+    const { ledger, hashes } = await reportedWhileAMirrorIsInFlight("MIRB", (kind, rows) =>
+      mirrorWrites.push(`${kind} of ${rows}`),
     );
-    await reportAllAtOnce();
-    for (const hash of hashes) await mirrored(hash);
-    await patched.restore();
-    expect(mirrorWrites).toEqual([`batch of ${hashes.length}`]);
+    expect(mirrorWrites).toEqual(["run of 1", "batch of 2"]);
     for (const hash of hashes) {
       expect(await d1Row(hash)).toMatchObject({ state: "confirmed" });
       expect(await ledger.state(hash)).toMatchObject({ state: "confirmed" });
@@ -364,21 +367,12 @@ describe("the mirror and its repair", () => {
   });
 
   it("a mirror transaction D1 refuses is written again row by row: a row D1 refuses holds back no other", async () => {
-    const { hashes, reportAllAtOnce } = await claimedInOneObject("MIRF");
     const mirrorWrites: string[] = [];
-    const patched = await withObjectD1(
-      hashes[0]!,
-      d1Watching((kind, sqls) => {
-        const mirrors = sqls.filter(MIRROR_SQL).length;
-        if (mirrors === 0) return;
-        mirrorWrites.push(`${kind} of ${mirrors}`);
-        if (kind === "batch") throw new Error("D1_ERROR: injected failure of the mirror's transaction");
-      }),
-    );
-    await reportAllAtOnce();
-    for (const hash of hashes) await mirrored(hash);
-    await patched.restore();
-    expect(mirrorWrites).toEqual([`batch of ${hashes.length}`, ...hashes.map(() => "run of 1")]);
+    const { hashes } = await reportedWhileAMirrorIsInFlight("MIRF", (kind, rows) => {
+      mirrorWrites.push(`${kind} of ${rows}`);
+      if (kind === "batch") throw new Error("D1_ERROR: injected failure of the mirror's transaction");
+    });
+    expect(mirrorWrites).toEqual(["run of 1", "batch of 2", "run of 1", "run of 1"]);
     for (const hash of hashes) expect(await d1Row(hash)).toMatchObject({ state: "confirmed" });
   });
 
