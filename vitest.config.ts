@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
@@ -7,6 +8,10 @@ import { testLocalnetPort } from "./test/support/node/ports";
 
 export default defineConfig({
   test: {
+    // Vitest's default, one worker fewer than the cores, is a single worker on a 2-core machine: every file would run
+    // after the previous one although most of them wait on workerd, the local chain or a child process. Two files at
+    // a time overlap those waits; the worker files share the global setup's chains and are written for it.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
       {
         // Pure logic and Node-side tools (the local chain, the SBF post-linker): plain Node.

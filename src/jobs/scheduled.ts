@@ -44,6 +44,7 @@ export function jobsByCron(rails: readonly RailModule[]): Record<string, readonl
 const jobsOfRails = new WeakMap<readonly RailModule[], Record<string, readonly ScheduledJob[]>>();
 
 export interface ScheduledOutcome {
+  /** The trigger's jobs by name, joined with "+" ("unknown": a trigger with none; "none": the configuration failed). */
   job: string;
   ran: boolean;
   /** Per job: whether it finished without throwing. */
@@ -82,14 +83,10 @@ export async function runScheduled(
     log("error", "scheduled_config_invalid", { cron, error });
     return { job: "none", ran: false };
   }
-  const job = cron === RAIL_JOBS_CRON ? "sweep" : cron === CORE_JOBS_CRON ? "probe" : "unknown";
   const byCron = jobsByCron(rails);
-  const jobs = jobsOfInvocation(
-    Object.hasOwn(byCron, cron) ? byCron[cron]! : [],
-    cron,
-    config.workersPlan,
-    scheduledTimeMs,
-  );
+  const triggerJobs = Object.hasOwn(byCron, cron) ? byCron[cron]! : [];
+  const job = triggerJobs.length > 0 ? triggerJobs.map((scheduled) => scheduled.name).join("+") : "unknown";
+  const jobs = jobsOfInvocation(triggerJobs, cron, config.workersPlan, scheduledTimeMs);
   if (jobs.length === 0) {
     log("info", "scheduled_job_skipped", { cron, job, reason: "no job registered for this trigger" });
     return { job, ran: false };

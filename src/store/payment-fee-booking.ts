@@ -44,6 +44,7 @@ export interface PaymentFeeFigures {
   /** The seller's spend in its pool: a proven seller's quota, else the payTo's cap. */
   sellerLamports: bigint;
   poolLamports: bigint;
+  /** Its payments failed on chain at the fee payer's cost today, and those still unresolved (PAYER_FAILURES). */
   payerFailures: number;
   /** The booking's own state when it exists (a retry finds its booking live). */
   state: string | null;
@@ -67,13 +68,24 @@ const PAY_TO_SPENT =
 /** A proven seller's and a whole pool's spend: by the hour (store/fee-payer-exposure.ts spentHoursSince). */
 const PROVEN_SELLER_SPENT = spentHoursSince("?10", "'seller:' || ?5");
 const POOL_SPENT = (pool: "buyers" | "sellers") => spentHoursSince("?10", `'pool:${pool}'`);
-/** The buyer's payments whose fee the fee payer paid (their booking is spent) and that executed and failed on chain. */
+/**
+ * How long a claimed payment that has not resolved yet counts as one that may fail: a blockhash lives ~150 blocks
+ * (60–90 s), so by then the payment has landed or never will, and a settle has answered it (or its caller went away).
+ */
+export const UNRESOLVED_COUNTS_FOR_MS = 120_000;
+/**
+ * The buyer's payments whose fee the fee payer pays (their booking is spent) that executed and failed on chain, and
+ * those claimed in the last UNRESOLVED_COUNTS_FOR_MS that have not resolved yet: each of those may still fail, and
+ * counting them is what holds the cap against a burst sent at once (every claim of the burst comes before any of its
+ * failures is known). With the ledger objects D1 learns a resolution right after the answer (the mirror), so a payment
+ * that just confirmed may count for those milliseconds.
+ */
 const PAYER_FAILURES =
   `(SELECT COUNT(*) FROM settlements s JOIN fee_payer_exposure e ON e.settlement_hash = ` +
   `s.message_hash
-  WHERE s.payer = ?4 AND s.state = 'failed' AND s.updated_at_ms >= ?10 AND COALESCE(s.error_reason, '') <> ` +
-  `'blockhash_expired'
-    AND e.state = 'spent')`;
+  WHERE s.payer = ?4 AND e.state = 'spent' AND (
+    (s.state = 'failed' AND s.updated_at_ms >= ?10 AND COALESCE(s.error_reason, '') <> 'blockhash_expired')
+    OR (s.state IN ('submitting', 'pending') AND s.updated_at_ms >= ?7 - ${UNRESOLVED_COUNTS_FOR_MS})))`;
 const LIVE = `EXISTS (SELECT 1 FROM fee_payer_exposure WHERE booking_id = ?1 AND state <> 'voided')`;
 
 /** SQLite integers are signed 64-bit: a cap above this (an operator's "no cap") is this. */
@@ -138,7 +150,7 @@ export function paymentFeeRider(row: PaymentFeeRow, limits: PaymentFeeLimits | n
         binds: [row.bookingId, nowMs, row.messageHash],
       },
     ],
-    reads: [{ sql: figuresSql(), binds: figuresBinds(row, limits?.sinceMs ?? nowMs) }],
+    reads: [{ sql: figuresSql(), binds: figuresBinds(row, limits?.sinceMs ?? nowMs, nowMs) }],
   };
 }
 
@@ -147,10 +159,11 @@ export async function readPaymentFeeFigures(
   d1: D1Database,
   row: Pick<PaymentFeeRow, "bookingId" | "payer" | "seller">,
   sinceMs: number,
+  nowMs = Date.now(),
 ): Promise<PaymentFeeFigures> {
   const read = await d1
     .prepare(figuresSql())
-    .bind(...figuresBinds(row, sinceMs))
+    .bind(...figuresBinds(row, sinceMs, nowMs))
     .first<Record<string, SqlValue>>();
   return paymentFeeFiguresOf(read ?? {});
 }
@@ -167,8 +180,8 @@ export function paymentFeeFiguresOf(row: Record<string, SqlValue>): PaymentFeeFi
   };
 }
 
-// The figures keep the write's parameter numbers (?1 booking, ?4 payer, ?5 seller, ?10 since); SQLite leaves the others
-// unused.
+// The figures keep the write's parameter numbers (?1 booking, ?4 payer, ?5 seller, ?7 now, ?10 since); SQLite leaves
+// the others unused.
 function figuresSql(): string {
   return `SELECT p.pool AS pool, ${PAYER_SPENT} AS payerLamports, ${PAYER_FAILURES} AS payerFailures,
     CASE p.pool WHEN 'sellers' THEN ${PROVEN_SELLER_SPENT} ELSE ${PAY_TO_SPENT} END AS sellerLamports,
@@ -177,8 +190,12 @@ function figuresSql(): string {
     FROM (SELECT ${POOL} AS pool) p`;
 }
 
-function figuresBinds(row: Pick<PaymentFeeRow, "bookingId" | "payer" | "seller">, sinceMs: number): SqlValue[] {
-  return [row.bookingId, null, null, row.payer, row.seller, null, null, null, null, sinceMs];
+function figuresBinds(
+  row: Pick<PaymentFeeRow, "bookingId" | "payer" | "seller">,
+  sinceMs: number,
+  nowMs: number,
+): SqlValue[] {
+  return [row.bookingId, null, null, row.payer, row.seller, null, nowMs, null, null, sinceMs];
 }
 
 /** A booking's lamports as D1 binds them (a JavaScript number: far below 2^53 for any one payment). */

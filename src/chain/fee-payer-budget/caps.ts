@@ -191,7 +191,9 @@ const PROVEN_SELLERS_PER_DAY: Cap = {
 const FAILURES_PER_PAYER: Cap = {
   reason: "fee_payer_failures_per_payer_exceeded",
   key: "SVC_FEE_PAYER_MAX_FAILURES_PER_PAYER_PER_DAY",
-  what: "payments of this buyer wallet failed on chain in the last 24 h at the fee payer's cost",
+  what:
+    "payments of this buyer wallet failed on chain in the last 24 h at the fee payer's cost or are still being " +
+    "settled (each may yet fail)",
   perWallet: true,
 };
 const SPEND_PER_DAY: Cap = {

@@ -16,7 +16,9 @@ import { paymentFeeLimits, paymentFeeRefusal } from "./caps";
  * The pool is the seller's: a proven seller's payments come out of its own daily quota (and the proven sellers'
  * pool), every other payment out of the strangers' pool and the payTo's cap. The operator's jobs have their own pool
  * (./budget.ts), which no payment touches. A buyer whose payments failed on chain at the fee payer's cost
- * (SVC_FEE_PAYER_MAX_FAILURES_PER_PAYER_PER_DAY) is refused until a day has passed.
+ * (SVC_FEE_PAYER_MAX_FAILURES_PER_PAYER_PER_DAY) is refused until a day has passed; its payments still unresolved
+ * count as failures until they resolve, so a burst sent at once cannot pass the cap either (at most that many of a
+ * buyer's payments are in flight at once).
  *
  * The booking lives with the claim: voided only with it (the cluster never accepted the transaction, or its blockhash
  * expired unseen: store/settlements.ts `voidBookingsOfUnpaid`), never because of what a later call answers. A fee the
@@ -90,6 +92,7 @@ export async function paymentSpendRefusal(
     db,
     { bookingId: bookingIdOf(spend), payer: spend.payer, seller: spend.seller },
     limits.sinceMs,
+    nowMs,
   );
   return paymentFeeRefusal(figures, limits, spend.lamports, spend.payer);
 }

@@ -9,6 +9,8 @@ import { expect } from "vitest";
 import { TOKEN_PROGRAM_ADDRESS } from "../../../src/chain/token-programs";
 import { CLUSTERS } from "../../../src/platform/config/networks";
 import { EXACT_CLUSTER_DEFAULTS } from "../../../src/rails/exact/cluster-defaults";
+import { decodeUniversalSettleConfig } from "../../../src/rails/exact/program/accounts";
+import { findUniversalSettleConfigPda } from "../../../src/rails/exact/program/pda";
 import { signWireTransaction } from "../sign-transaction";
 import { chainRpc, sendAs, signAndSend, tokenBalance } from "./chain";
 import { call } from "./worker-http";
@@ -100,4 +102,14 @@ export async function drainAndCloseUsdcAccount(owner: KeyPairSigner, sink: Addre
     ...(amount > 0n ? [getTransferInstruction({ source: ata, destination: sink, authority: owner, amount })] : []),
     getCloseAccountInstruction({ account: ata, destination: owner.address, owner }),
   ]);
+}
+
+/** The operator's fee wallet that sweeps pay into, as the local chain's UniversalSettle Config names it. */
+export async function feeDestination(): Promise<Address> {
+  const [configPda] = await findUniversalSettleConfigPda(PROGRAM_ID);
+  const info = await chainRpc<{ value: { data: [string, string] } }>("getAccountInfo", [
+    configPda,
+    { encoding: "base64" },
+  ]);
+  return decodeUniversalSettleConfig(Uint8Array.from(atob(info.value.data[0]), (c) => c.charCodeAt(0)))!.feeDestination;
 }

@@ -10,8 +10,9 @@ describe("scheduled (Cron Triggers)", () => {
   it("maps the wrangler.toml cron expressions to their jobs", async () => {
     const sweep = await runScheduled(RAILS, RAIL_JOBS_CRON, env as unknown as Env);
     const probe = await runScheduled(RAILS, CORE_JOBS_CRON, env as unknown as Env);
-    expect(sweep.job).toBe("sweep");
-    expect(probe.job).toBe("probe");
+    expect(sweep.job).toBe("sweep+escrow-keeper+upto-keeper");
+    expect(probe.job).toBe("retention+probe-resources+search-index-merge");
+    expect((await runScheduled(RAILS, "0 0 1 1 *", env as unknown as Env)).job).toBe("unknown");
   });
 
   it(
@@ -61,7 +62,7 @@ describe("scheduled (Cron Triggers)", () => {
   });
 
   it("keeps its cron expressions in sync with wrangler.toml", async () => {
-    const toml = await import("../../wrangler.toml?raw").then((m) => m.default as string).catch(() => null);
+    const toml = await import("../../../wrangler.toml?raw").then((m) => m.default as string).catch(() => null);
     if (toml === null) return expect.fail("wrangler.toml could not be read");
     const crons = /\[triggers\]\s*\n(?:#.*\n)*crons = \[(.*)\]/.exec(toml)?.[1];
     expect(crons).toContain(`"${RAIL_JOBS_CRON}"`);

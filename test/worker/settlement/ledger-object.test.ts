@@ -500,7 +500,13 @@ describe("load: many payments, each sent twice, shuffled, all at once", () => {
   it("N payments × 2 concurrent settles → exactly N successes, each payTo paid once", async () => {
     const N = 12;
     const faults = faultScenario();
-    const f = await isolatedFacilitator("object-load", { SOLANA_RPC_URL: faults.rpcUrl, SVC_SETTLE_LEDGER: "object" });
+    // One buyer's N payments all in flight at once: its failure cap counts payments in flight (each may yet fail), so
+    // it is N here; what this test is about is the ledger's exactly-once under load.
+    const f = await isolatedFacilitator("object-load", {
+      SOLANA_RPC_URL: faults.rpcUrl,
+      SVC_SETTLE_LEDGER: "object",
+      SVC_FEE_PAYER_MAX_FAILURES_PER_PAYER_PER_DAY: String(N),
+    });
     const buyer = await fundedBuyer(N * 100_000 + 1_000_000);
     const lines = await Promise.all(Array.from({ length: N }, () => f.line(USDC, "100000")));
     const bodies = [];

@@ -7,7 +7,6 @@ import {
   getBase58Encoder,
 } from "@solana/kit";
 import { getTransferSolInstruction } from "@solana-program/system";
-import { findAssociatedTokenPda } from "@solana-program/token";
 import { describe, expect, it } from "vitest";
 import { labelledKeypair } from "../../../../scripts/lib/keypair";
 import type { Env } from "../../../../src/env";
@@ -26,7 +25,7 @@ import {
 } from "../../../../src/rails/upto/store/upto-channels";
 import { chainRpc, fundedBuyer, lamportsOf, sendAs, sendSigned, tokenBalance } from "../../../support/workerd/chain";
 import { TOKEN_PROGRAM } from "../../../support/workerd/craft-payment";
-import { drainAndCloseUsdcAccount, USDC, usdcAccountOf } from "../../../support/workerd/payment-fixtures";
+import { drainAndCloseUsdcAccount, usdcAccountOf } from "../../../support/workerd/payment-fixtures";
 import {
   channelAccount,
   madeUpChannelRow,
@@ -89,44 +88,50 @@ async function channelRow(channelId: string) {
     .first<Record<string, string>>();
 }
 
+/**
+ * A facilitator whose fee payer the test holds and a 1 s grace period; a buyer with `buyerUsdc` who deposited 1.5 USDC
+ * into a channel the seller never claims from, then asked to close it; the grace period has passed.
+ */
+async function closingChannel(label: string, extraEnv: Record<string, unknown> = {}, buyerUsdc = 1_500_000) {
+  const { feePayer, facilitatorEnv, post } = await keeperFacilitator(label, {
+    SVC_UPTO_MIN_WITHDRAW_DELAY_SECONDS: "1",
+    ...extraEnv,
+  });
+  const authorizer = await generateKeyPairSigner();
+  const buyer = await fundedBuyer(buyerUsdc);
+  const line = await uptoLine({
+    feePayer: feePayer.address as Address,
+    authorizer: authorizer.address,
+    withdrawDelay: 1,
+    amount: "1500000",
+  });
+  const deposit = await uptoDeposit(buyer, line);
+  const settled = await post("/settle", uptoBody(line, { ...deposit, type: "deposit" }));
+  expect(settled.body, JSON.stringify(settled.body)).toMatchObject({ success: true });
+  await sendAs(buyer, [
+    getRequestCloseInstruction({
+      programId: PAYMENT_CHANNELS_PROGRAM_ADDRESS,
+      payer: buyer,
+      channel: deposit.channelId,
+    }),
+  ]);
+  await new Promise((resolve) => setTimeout(resolve, 2_100));
+  const escrowRent = await lamportsOf(await usdcAccountOf(deposit.channelId));
+  return { feePayer, facilitatorEnv, buyer, line, deposit, escrowRent };
+}
+
 describe("upto keeper: a channel never strands funds", () => {
   it(
     "the buyer asked to close and the grace period passed: the keeper seals and distributes — the whole deposit " +
       "back to the buyer, the escrow rent back to the fee payer, one network fee",
     async () => {
-      const { feePayer, facilitatorEnv, post } = await keeperFacilitator("upto-keeper-close", {
-        SVC_UPTO_MIN_WITHDRAW_DELAY_SECONDS: "1",
-      });
-      const authorizer = await generateKeyPairSigner();
-      const buyer = await fundedBuyer(5_000_000);
-      const line = await uptoLine({
-        feePayer: feePayer.address as Address,
-        authorizer: authorizer.address,
-        withdrawDelay: 1,
-        amount: "1500000",
-      });
-      const deposit = await uptoDeposit(buyer, line);
-      const settled = await post("/settle", uptoBody(line, { ...deposit, type: "deposit" }));
-      expect(settled.body, JSON.stringify(settled.body)).toMatchObject({ success: true });
+      const { feePayer, facilitatorEnv, buyer, line, deposit, escrowRent } = await closingChannel(
+        "upto-keeper-close",
+        {},
+        5_000_000,
+      );
       expect(await tokenBalance(await usdcAccountOf(buyer.address))).toBe(3_500_000n);
-
-      // The seller never claims; the buyer starts the grace period itself.
-      await sendAs(buyer, [
-        getRequestCloseInstruction({
-          programId: PAYMENT_CHANNELS_PROGRAM_ADDRESS,
-          payer: buyer,
-          channel: deposit.channelId,
-        }),
-      ]);
       expect(decodeChannel((await channelAccount(deposit.channelId))!)!.status).toBe(CHANNEL_STATUS.CLOSING);
-      await new Promise((resolve) => setTimeout(resolve, 2_100));
-
-      const [escrowAta] = await findAssociatedTokenPda({
-        owner: deposit.channelId,
-        mint: USDC,
-        tokenProgram: TOKEN_PROGRAM,
-      });
-      const escrowRent = await lamportsOf(escrowAta);
       const before = await lamportsOf(feePayer.address as Address);
       await makeDue(deposit.channelId);
       const report = await runUptoKeeper(await keeperConfig(facilitatorEnv), env.DB);
@@ -304,54 +309,7 @@ describe(
   "upto keeper: the buyer's refund never goes to the treasury, and the rent comes back even below the fee " +
     "payer's minimum (issue 32 §3)",
   () => {
-    /**
-     * A facilitator whose fee payer the test holds, a 1 s grace period, and a buyer who deposited everything it has.
-     */
-    async function closingChannel(label: string, extraEnv: Record<string, unknown> = {}) {
-      const { feePayer, facilitatorEnv, post } = await keeperFacilitator(label, {
-        SVC_UPTO_MIN_WITHDRAW_DELAY_SECONDS: "1",
-        ...extraEnv,
-      });
-      const authorizer = await generateKeyPairSigner();
-      const buyer = await fundedBuyer(1_500_000);
-      const line = await uptoLine({
-        feePayer: feePayer.address as Address,
-        authorizer: authorizer.address,
-        withdrawDelay: 1,
-        amount: "1500000",
-      });
-      const deposit = await uptoDeposit(buyer, line);
-      expect((await post("/settle", uptoBody(line, { ...deposit, type: "deposit" }))).body).toMatchObject({
-        success: true,
-      });
-      // The seller never claims; the buyer starts the grace period, which passes.
-      await sendAs(buyer, [
-        getRequestCloseInstruction({
-          programId: PAYMENT_CHANNELS_PROGRAM_ADDRESS,
-          payer: buyer,
-          channel: deposit.channelId,
-        }),
-      ]);
-      await new Promise((resolve) => setTimeout(resolve, 2_100));
-      const [escrowAta] = await findAssociatedTokenPda({
-        owner: deposit.channelId,
-        mint: USDC,
-        tokenProgram: TOKEN_PROGRAM,
-      });
-      return { feePayer, facilitatorEnv, buyer, line, deposit, escrowRent: await lamportsOf(escrowAta) };
-    }
-
-    async function treasuryUsdc(): Promise<bigint> {
-      return tokenBalance(
-        (
-          await findAssociatedTokenPda({
-            owner: address(UPTO_CLUSTER_DEFAULTS.devnet.treasuryOwner),
-            mint: USDC,
-            tokenProgram: TOKEN_PROGRAM,
-          })
-        )[0],
-      );
-    }
+    const treasuryUsdc = () => usdcOf(address(UPTO_CLUSTER_DEFAULTS.devnet.treasuryOwner));
 
     it(
       "the buyer's token account is closed: the keeper sends nothing, records why and backs off; once the buyer " +

@@ -15,7 +15,7 @@ import {
   createUsdcAccount,
   drainAndCloseUsdcAccount,
   enrichedLine,
-  PROGRAM_ID,
+  feeDestination,
   signedPaymentBody,
   USDC,
   usdcAccountOf,
@@ -80,17 +80,6 @@ async function feePayerSpendingOn(account: Address): Promise<Map<string, bigint>
     if (lamports !== 0n) spent.set(signature, lamports);
   }
   return spent;
-}
-
-async function feeDestination(): Promise<Address> {
-  const { findUniversalSettleConfigPda } = await import("../../../../../src/rails/exact/program/pda");
-  const { decodeUniversalSettleConfig } = await import("../../../../../src/rails/exact/program/accounts");
-  const [configPda] = await findUniversalSettleConfigPda(PROGRAM_ID);
-  const info = await chainRpc<{ value: { data: [string, string] } }>("getAccountInfo", [
-    configPda,
-    { encoding: "base64" },
-  ]);
-  return decodeUniversalSettleConfig(Uint8Array.from(atob(info.value.data[0]), (c) => c.charCodeAt(0)))!.feeDestination;
 }
 
 describe("sweeps: no rent farming", () => {

@@ -18,6 +18,7 @@ import {
 import {
   createUsdcAccount,
   enrichedLine,
+  feeDestination,
   NATIVE_SOL,
   signedPaymentBody,
   USDC,
@@ -288,7 +289,7 @@ describe("sweeps: plan, dry run, real runs, cooldown, concurrency, cron", () => 
     try {
       const outcome = await runScheduled(RAILS, RAIL_JOBS_CRON, env as unknown as Env);
       expect(outcome).toEqual({
-        job: "sweep",
+        job: "sweep+escrow-keeper+upto-keeper",
         ran: true,
         results: [
           { name: "sweep", ok: true },
@@ -341,18 +342,6 @@ describe("sweeps: plan, dry run, real runs, cooldown, concurrency, cron", () => 
     expect((await call("/vault-snapshot?wallet=not-a-wallet")).status).toBe(400);
   });
 });
-
-async function feeDestination(): Promise<Address> {
-  const { findUniversalSettleConfigPda } = await import("../../../../../src/rails/exact/program/pda");
-  const { decodeUniversalSettleConfig } = await import("../../../../../src/rails/exact/program/accounts");
-  const { PROGRAM_ID } = await import("../../../../support/workerd/payment-fixtures");
-  const [configPda] = await findUniversalSettleConfigPda(PROGRAM_ID);
-  const info = await chainRpc<{ value: { data: [string, string] } }>("getAccountInfo", [
-    configPda,
-    { encoding: "base64" },
-  ]);
-  return decodeUniversalSettleConfig(Uint8Array.from(atob(info.value.data[0]), (c) => c.charCodeAt(0)))!.feeDestination;
-}
 
 describe("sweeps: the fee payer's exposure budget (src/chain/fee-payer-budget/)", () => {
   it(
