@@ -9,8 +9,9 @@ import {
   deleteExpiredLocal,
   hasLocalSchema,
   insertLocal,
+  type LocalRow,
   markMirrored,
-  mirrorToD1,
+  mirrorRowsToD1,
   oldestLocalChangeMs,
   paymentIdHolder,
   progressAhead,
@@ -37,6 +38,8 @@ import type { SettlementChanges, SettlementClaim, SettlementRow, SettlementState
 export const LEDGER_OBJECT_RETENTION_MS = 60 * 60 * 1000;
 /** The latest the alarm looks at a change the mirror right after it may not have written to D1 (the isolate died). */
 export const MIRROR_CHECK_MS = 10_000;
+/** Rows one mirror transaction writes at most. */
+const MIRROR_BATCH_ROWS = 50;
 /** When the mirror is tried again after D1 refused it, doubling up to MIRROR_RETRY_MAX_MS. */
 export const MIRROR_RETRY_FIRST_MS = 1_000;
 const MIRROR_RETRY_MAX_MS = 5 * 60 * 1000;
@@ -63,9 +66,10 @@ export interface HeldElsewhere {
  *   place, runs on the one object that holds it. A row no object holds (the D1 ledger's) is taken over by exactly one;
  * - a payment settled again before its success was reported reads D1's row first and takes what D1 learned without the
  *   object (the keepers' confirmations, the D1 ledger's report during a switch of ledgers);
- * - every later change is mirrored right after it, off the caller's path, into D1's row only while D1 still names this
- *   object; a row whose mirror did not land keeps `mirrored_version < version`, and the alarm (never later than
- *   MIRROR_CHECK_MS after a change) writes it, with backoff while D1 refuses;
+ * - every later change is mirrored right after it, off the caller's path (the changes made while a mirror is in flight
+ *   go to D1 together in the next one, one transaction), into D1's row only while D1 still names this object; a row
+ *   whose mirror did not land keeps `mirrored_version < version`, and the alarm (never later than MIRROR_CHECK_MS after
+ *   a change) writes it, with backoff while D1 refuses;
  * - a failed payment that turns out confirmed is written to D1 first, so D1 never calls an Open failed that landed;
  * - once mirrored and LEDGER_OBJECT_RETENTION_MS after its last change, the alarm deletes a row; an object holding no
  *   row deletes its storage.
@@ -77,8 +81,11 @@ export interface SettleLedgerObjectEnv {
 
 export class SettleLedgerObject extends DurableObject<SettleLedgerObjectEnv> {
   /** The mirror in progress: one at a time, so an older version never lands in D1 after a newer one. */
-  private mirroring: Promise<boolean> = Promise.resolve(true);
-  private mirrorRunning = false;
+  private mirroring: Promise<unknown> = Promise.resolve();
+  /** Rows changed since the last mirror was started: the next one's. Lost with the instance, the alarm mirrors them. */
+  private toMirror = new Set<string>();
+  /** A mirror is queued and has not started: changes meanwhile join it. */
+  private mirrorDue = false;
   private mirrorFailures = 0;
   /** The table exists (created on first use, and again after the retention's deleteAll dropped it). */
   private schemaReady = false;
@@ -284,7 +291,7 @@ export class SettleLedgerObject extends DurableObject<SettleLedgerObjectEnv> {
     if (!changed) return false;
     const latestCheckMs = Date.now() + MIRROR_CHECK_MS;
     const alarm = alarmAtMs === null || alarmAtMs > latestCheckMs ? this.setAlarm(latestCheckMs) : null;
-    if (!this.mirrorRunning) this.ctx.waitUntil(this.mirrorSerially(messageHash)); // else the running one reads again
+    this.mirrorSoon(messageHash);
     await alarm;
     return true;
   }
@@ -306,7 +313,7 @@ export class SettleLedgerObject extends DurableObject<SettleLedgerObjectEnv> {
       return;
     }
     this.flushMirrored(this.sql);
-    for (const hash of unmirroredMessageHashes(this.sql, ALARM_BATCH)) await this.mirrorSerially(hash);
+    await this.mirrorSerially(unmirroredMessageHashes(this.sql, ALARM_BATCH));
     this.flushMirrored(this.sql);
     const nowMs = Date.now();
     const expired = deleteExpiredLocal(this.sql, nowMs - LEDGER_OBJECT_RETENTION_MS, ALARM_BATCH);
@@ -348,44 +355,75 @@ export class SettleLedgerObject extends DurableObject<SettleLedgerObjectEnv> {
     return Math.min(MIRROR_RETRY_FIRST_MS * 2 ** Math.max(0, this.mirrorFailures - 1), MIRROR_RETRY_MAX_MS);
   }
 
-  private mirrorSerially(messageHash: string): Promise<boolean> {
-    this.mirroring = this.mirroring.then(async () => {
-      this.mirrorRunning = true;
-      try {
-        return await this.mirror(messageHash);
-      } finally {
-        this.mirrorRunning = false;
-      }
+  /**
+   * The mirror of a change, after the answer: it starts once the mirror in flight (if any) is done, and then writes
+   * every row changed until it started, in one D1 transaction.
+   */
+  private mirrorSoon(messageHash: string): void {
+    this.toMirror.add(messageHash);
+    if (this.mirrorDue) return;
+    this.mirrorDue = true;
+    const run = this.mirroring.then(() => {
+      this.mirrorDue = false;
+      const hashes = [...this.toMirror];
+      this.toMirror.clear();
+      return this.mirrorRows(hashes);
     });
-    return this.mirroring;
+    this.mirroring = run;
+    this.ctx.waitUntil(run);
   }
 
-  /** Mirrors the row until D1 has its latest version; false when D1 could not be written (the alarm comes sooner). */
-  private async mirror(messageHash: string): Promise<boolean> {
-    for (;;) {
-      const local = readLocal(this.sql, messageHash);
-      if (!local || Math.max(local.mirroredVersion, this.mirroredSince.get(messageHash) ?? 0) >= local.version)
-        return true;
-      let written: boolean;
-      try {
-        written = await mirrorToD1(this.env.DB, local.row, local.ledgerObject);
-      } catch (error) {
-        this.mirrorFailures++;
-        log("warn", "settlement_mirror_failed", {
-          messageHash,
-          version: local.version,
-          failures: this.mirrorFailures,
-          error,
-        });
-        const retryAtMs = Date.now() + this.mirrorRetryMs();
-        if ((this.alarmAtMs ?? Infinity) > retryAtMs) await this.setAlarm(retryAtMs);
-        return false;
+  /** Mirrors the rows after the mirror in progress; false when D1 could not be written (the alarm comes sooner). */
+  private mirrorSerially(hashes: readonly string[]): Promise<boolean> {
+    const run = this.mirroring.then(() => this.mirrorRows(hashes));
+    this.mirroring = run;
+    return run;
+  }
+
+  /** Writes to D1 the rows whose latest version D1 lacks, MIRROR_BATCH_ROWS to a transaction, read when it starts. */
+  private async mirrorRows(hashes: readonly string[]): Promise<boolean> {
+    let allWritten = true;
+    for (let at = 0; at < hashes.length; at += MIRROR_BATCH_ROWS) {
+      const due = hashes.slice(at, at + MIRROR_BATCH_ROWS).flatMap((hash) => {
+        const local = readLocal(this.sql, hash);
+        const mirrored = Math.max(local?.mirroredVersion ?? 0, this.mirroredSince.get(hash) ?? 0);
+        return local && mirrored < local.version ? [local] : [];
+      });
+      if (due.length > 0 && !(await this.writeMirror(due))) allWritten = false;
+    }
+    return allWritten;
+  }
+
+  private async writeMirror(due: readonly LocalRow[]): Promise<boolean> {
+    let written: boolean[];
+    try {
+      written = await mirrorRowsToD1(this.env.DB, due);
+    } catch (error) {
+      // A row D1 refuses must not hold back the others: a refused batch is written again row by row.
+      if (due.length > 1) {
+        let allWritten = true;
+        for (const local of due) if (!(await this.writeMirror([local]))) allWritten = false;
+        return allWritten;
       }
-      this.mirrorFailures = 0;
+      this.mirrorFailures++;
+      log("warn", "settlement_mirror_failed", {
+        messageHash: due[0]!.row.messageHash,
+        version: due[0]!.version,
+        failures: this.mirrorFailures,
+        error,
+      });
+      const retryAtMs = Date.now() + this.mirrorRetryMs();
+      if ((this.alarmAtMs ?? Infinity) > retryAtMs) await this.setAlarm(retryAtMs);
+      return false;
+    }
+    this.mirrorFailures = 0;
+    for (const [i, local] of due.entries()) {
       // D1 no longer gives the row to this object (released there, or claimed anew): nothing of it is this object's to
       // write.
-      if (!written) log("warn", "settlement_mirror_row_gone", { messageHash, version: local.version });
-      this.mirroredSince.set(messageHash, local.version);
+      if (!written[i])
+        log("warn", "settlement_mirror_row_gone", { messageHash: local.row.messageHash, version: local.version });
+      this.mirroredSince.set(local.row.messageHash, local.version);
     }
+    return true;
   }
 }

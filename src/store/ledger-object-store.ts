@@ -503,14 +503,30 @@ export async function readD1Row(d1: D1Database, messageHash: string): Promise<D1
  * when D1 had no such row to update.
  */
 export async function mirrorToD1(d1: D1Database, row: SettlementRow, ledgerObject: string | null): Promise<boolean> {
+  const [written] = await mirrorRowsToD1(d1, [{ row, ledgerObject }]);
+  return written!;
+}
+
+/**
+ * `mirrorToD1` of several rows in one D1 transaction (one round trip, one commit): whether each row was written, in
+ * order. All or none: a batch D1 refuses writes no row.
+ */
+export async function mirrorRowsToD1(
+  d1: D1Database,
+  rows: readonly { row: SettlementRow; ledgerObject: string | null }[],
+): Promise<boolean[]> {
   mirrorStatement ??= mirrorSql();
-  const mirror = d1.prepare(mirrorStatement).bind(...values(row), ledgerObject);
-  // A payment that ended unpaid (failed unseen, its blockhash expired) takes its bookings with it, in the same batch.
-  const [result] =
-    row.state === "failed"
-      ? await d1.batch([mirror, voidBookingsOfUnpaid(d1, row.messageHash, Date.now())])
-      : [await mirror.run()];
-  return (result?.meta.changes ?? 0) > 0;
+  const nowMs = Date.now();
+  const statements: D1PreparedStatement[] = [];
+  const mirrorAt: number[] = [];
+  for (const { row, ledgerObject } of rows) {
+    mirrorAt.push(statements.length);
+    statements.push(d1.prepare(mirrorStatement).bind(...values(row), ledgerObject));
+    // A payment that ended unpaid (failed unseen, its blockhash expired) takes its bookings with it, in the same batch.
+    if (row.state === "failed") statements.push(voidBookingsOfUnpaid(d1, row.messageHash, nowMs));
+  }
+  const results = statements.length === 1 ? [await statements[0]!.run()] : await d1.batch(statements);
+  return mirrorAt.map((at) => (results[at]?.meta.changes ?? 0) > 0);
 }
 
 /** The mirror's statement, the same for every row (built once per isolate). */

@@ -110,6 +110,8 @@ export interface CoreConfig {
     maxRequestBodyBytes: number;
     rateLimitsEnabled: boolean;
     attemptRetentionDays: number;
+    /** Days a keeper's finished row is kept (every keeper's table, store/keeper-queue.ts). */
+    keeperRowRetentionDays: number;
     settleConfirmTimeoutMs: number;
     challengeTtlSeconds: number;
     /** Operator minimums per mint (raw units); the program's minimum fee applies to unlisted mints. */
@@ -286,6 +288,7 @@ async function loadConfigOf(of: ConfigOfRails, env: Env): Promise<Config> {
       maxRequestBodyBytes: input.SVC_MAX_REQUEST_BODY_BYTES,
       rateLimitsEnabled: input.SVC_RATE_LIMITS_ENABLED,
       attemptRetentionDays: input.SVC_ATTEMPT_RETENTION_DAYS,
+      keeperRowRetentionDays: input.SVC_ESCROW_WATCH_RETENTION_DAYS,
       settleConfirmTimeoutMs: input.SVC_SETTLE_CONFIRM_TIMEOUT_MS,
       challengeTtlSeconds: input.SVC_CHALLENGE_TTL_SECONDS,
       minPaymentRawByMint: input.SVC_MIN_PAYMENT_RAW_BY_MINT,

@@ -63,6 +63,11 @@ export const CoreConfigInputSchema = v.object({
   /** Days a settle attempt row (the seller's payment history) is kept before the scheduled purge. */
   SVC_ATTEMPT_RETENTION_DAYS: integer(1, 3_650, 90),
   /**
+   * Days a keeper's finished row (closed, dropped, stuck; store/keeper-queue.ts, every keeper's table) is kept before
+   * the scheduled purge. Its name is from when the escrow keeper was the only one.
+   */
+  SVC_ESCROW_WATCH_RETENTION_DAYS: integer(1, 3_650, 30),
+  /**
    * JSON map mint → smallest payment (raw units) verify and settle accept; unlisted mints use the program's minimum
    * fee.
    */

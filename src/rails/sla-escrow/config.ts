@@ -41,7 +41,6 @@ export interface SlaEscrowConfigMembers {
   slaEscrow: {
     allowFacilitatorFeeSponsorship: boolean;
     sponsoredFailuresPerPayer: number;
-    watchRetentionDays: number;
     oracleAuthorities: Address[];
     deliveryBudgetSeconds: number;
     oracleProfiles: OracleProfileConfig;
@@ -62,8 +61,6 @@ export const slaEscrowConfig = railConfigSlice({
      * is refused.
      */
     SVC_SLA_ESCROW_SPONSORED_FAILURES_PER_PAYER: integer(1, 1_000, 2),
-    /** Days a finished escrow-keeper watch row (closed, dropped, stuck) is kept before the scheduled purge. */
-    SVC_ESCROW_WATCH_RETENTION_DAYS: integer(1, 3_650, 30),
     /**
      * Oracle authorities a buyer may name in FundPayment (comma or space separated); advertised as
      * extra.oracleAuthorities.
@@ -87,7 +84,6 @@ export const slaEscrowConfig = railConfigSlice({
       slaEscrow: {
         allowFacilitatorFeeSponsorship: input.SVC_SLA_ESCROW_ALLOW_FACILITATOR_FEE_SPONSORSHIP,
         sponsoredFailuresPerPayer: input.SVC_SLA_ESCROW_SPONSORED_FAILURES_PER_PAYER,
-        watchRetentionDays: input.SVC_ESCROW_WATCH_RETENTION_DAYS,
         oracleAuthorities: input.SVC_SLA_ESCROW_ORACLE_AUTHORITIES.map((key) => address(key)),
         deliveryBudgetSeconds: input.SVC_SLA_ESCROW_DELIVERY_BUDGET_SECONDS,
         oracleProfiles: {

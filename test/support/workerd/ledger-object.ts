@@ -169,7 +169,47 @@ export function d1FailingOn(matches: (sql: string) => boolean) {
   };
 }
 
-/** The mirror's update (store/ledger-object-store.ts mirrorToD1). */
+/**
+ * The real D1, telling `onCall` the SQL of every call's statements (a statement's `run`, or a `batch`) before it goes
+ * on; `onCall` may throw to fail the call before it reaches the database, or hold it until its promise settles.
+ */
+export function d1Watching(onCall: (kind: "run" | "batch", sqls: string[]) => void | Promise<void>): D1Database {
+  const realOf = new WeakMap<object, { statement: D1PreparedStatement; sql: string }>();
+  const tracked = (statement: D1PreparedStatement, sql: string): D1PreparedStatement => {
+    const proxy = new Proxy(statement, {
+      get(target, property) {
+        if (property === "bind") return (...values: unknown[]) => tracked(target.bind(...values), sql);
+        if (property === "run")
+          return async () => {
+            await onCall("run", [sql]);
+            return target.run();
+          };
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    realOf.set(proxy, { statement, sql });
+    return proxy;
+  };
+  return new Proxy(env.DB, {
+    get(target, property) {
+      if (property === "prepare") return (sql: string) => tracked(target.prepare(sql), sql);
+      if (property === "batch")
+        return async (statements: D1PreparedStatement[]) => {
+          const real = statements.map((statement) => realOf.get(statement)!);
+          await onCall(
+            "batch",
+            real.map((r) => r.sql),
+          );
+          return target.batch(real.map((r) => r.statement));
+        };
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+/** The mirror's update (store/ledger-object-store.ts mirrorRowsToD1). */
 export const MIRROR_SQL = (sql: string) => sql.startsWith("UPDATE settlements SET signature = ?2");
 
 type LedgerMethod =

@@ -273,7 +273,11 @@ describe("the core/rail boundary", () => {
       ]),
     );
     expect(railConfigKeys()).toEqual(
-      expect.arrayContaining(["SVC_EXACT_WALLET_PAYTO", "SVC_ESCROW_WATCH_RETENTION_DAYS", "SVC_UPTO_TREASURY_OWNER"]),
+      expect.arrayContaining([
+        "SVC_EXACT_WALLET_PAYTO",
+        "SVC_SLA_ESCROW_SPONSORED_FAILURES_PER_PAYER",
+        "SVC_UPTO_TREASURY_OWNER",
+      ]),
     );
     expect(railConfigMembers()).toEqual(
       expect.arrayContaining(["exactVault", "exactWallet", "jitProvisioningDailyCap", "sweep", "slaEscrow", "upto"]),

@@ -10,6 +10,7 @@ import { isolatedFacilitator } from "../../support/workerd/isolated-facilitator"
 import {
   d1FailingOn,
   d1Row,
+  d1Watching,
   failingLedger,
   ledgerNamespace,
   ledgerStub,
@@ -245,6 +246,38 @@ describe("the object ledger when its writes fail", () => {
   }
 });
 
+/**
+ * Three made-up payments claimed in one object of a new place (their hashes share the first byte: the same shard). The
+ * first one's success is reported and its mirror held in its D1 call (`holdFirstMirror`, for the object's D1); the two
+ * others are reported while it is held, then it is let go.
+ */
+async function reportedWhileAMirrorIsInFlight(label: string, onMirror: (kind: "run" | "batch", rows: number) => void) {
+  const place = `${label}${crypto.randomUUID().slice(0, 8)}`;
+  const ledger = objectLedger(ledgerNamespace(), place);
+  const hashes = [0, 1, 2].map(() => `00${crypto.randomUUID().replaceAll("-", "")}${"0".repeat(30)}`);
+  for (const hash of hashes) expect(await ledger.claim(madeUpClaim(hash))).toEqual({ claimed: true });
+  let letGo!: () => void;
+  const held = new Promise<void>((resolve) => (letGo = resolve));
+  let first = true;
+  const patched = await withObjectD1(
+    hashes[0]!,
+    d1Watching(async (kind, sqls) => {
+      const mirrors = sqls.filter(MIRROR_SQL).length;
+      if (mirrors === 0) return;
+      const holding = first;
+      first = false;
+      onMirror(kind, mirrors);
+      if (holding) await held;
+    }),
+  );
+  expect(await ledger.reportSuccess(hashes[0]!, "reporter", null, Date.now())).toBe(true);
+  for (const hash of hashes.slice(1)) expect(await ledger.reportSuccess(hash, "reporter", null, Date.now())).toBe(true);
+  letGo();
+  for (const hash of hashes) await mirrored(hash);
+  await patched.restore();
+  return { ledger, hashes };
+}
+
 describe("the mirror and its repair", () => {
   it("a mirror write that fails leaves the object unmirrored; its alarm writes D1 once D1 answers", async () => {
     const s = await sellerWithVault("object-mirror-repair", "object");
@@ -320,6 +353,28 @@ describe("the mirror and its repair", () => {
       expect(await tokenBalance(s.vaultAta)).toBe(200_000n);
     },
   );
+
+  it("the changes made while a mirror is in flight reach D1 together, in the next mirror's transaction", async () => {
+    const mirrorWrites: string[] = [];
+    const { ledger, hashes } = await reportedWhileAMirrorIsInFlight("MIRB", (kind, rows) =>
+      mirrorWrites.push(`${kind} of ${rows}`),
+    );
+    expect(mirrorWrites).toEqual(["run of 1", "batch of 2"]);
+    for (const hash of hashes) {
+      expect(await d1Row(hash)).toMatchObject({ state: "confirmed" });
+      expect(await ledger.state(hash)).toMatchObject({ state: "confirmed" });
+    }
+  });
+
+  it("a mirror transaction D1 refuses is written again row by row: a row D1 refuses holds back no other", async () => {
+    const mirrorWrites: string[] = [];
+    const { hashes } = await reportedWhileAMirrorIsInFlight("MIRF", (kind, rows) => {
+      mirrorWrites.push(`${kind} of ${rows}`);
+      if (kind === "batch") throw new Error("D1_ERROR: injected failure of the mirror's transaction");
+    });
+    expect(mirrorWrites).toEqual(["run of 1", "batch of 2", "run of 1", "run of 1"]);
+    for (const hash of hashes) expect(await d1Row(hash)).toMatchObject({ state: "confirmed" });
+  });
 
   it("an object's expiry deletes each row in its turn, and the storage with the last one", async () => {
     const place = `EXP${crypto.randomUUID().slice(0, 8)}`;

@@ -10,7 +10,7 @@ export const slaEscrowRetention: readonly RailRetention[] = [
   {
     // The keeper's finished rows (closed, dropped, stuck) older than SVC_ESCROW_WATCH_RETENTION_DAYS.
     outcome: "escrowWatchRowsDeleted",
-    before: (config, nowMs) => nowMs - config.slaEscrow.watchRetentionDays * DAY_MS,
+    before: (config, nowMs) => nowMs - config.limits.keeperRowRetentionDays * DAY_MS,
     purge: (db, beforeMs, batchSize) => purgeFinishedRowsBefore(db, ESCROW_WATCH_TABLE, beforeMs, batchSize),
   },
   {

@@ -7,10 +7,9 @@ const DAY_MS = 86_400_000;
 /** What the retention job purges of this rail's tables. */
 export const uptoRetention: readonly RailRetention[] = [
   {
-    // The keeper's finished channel rows (closed, dropped, stuck). Their age limit is the one key both keepers' rows
-    // share, SVC_ESCROW_WATCH_RETENTION_DAYS, which the sla-escrow slice reads (a type error here if that slice goes).
+    // The keeper's finished channel rows (closed, dropped, stuck), after the core's keeper row retention.
     outcome: "uptoChannelRowsDeleted",
-    before: (config, nowMs) => nowMs - config.slaEscrow.watchRetentionDays * DAY_MS,
+    before: (config, nowMs) => nowMs - config.limits.keeperRowRetentionDays * DAY_MS,
     purge: (db, beforeMs, batchSize) => purgeFinishedRowsBefore(db, UPTO_CHANNELS_TABLE, beforeMs, batchSize),
   },
 ];

@@ -307,7 +307,7 @@ describe("escrow keeper: stalling", () => {
     const day = 86_400_000;
     const now = Date.now();
     const config = await loadConfig(env as unknown as Env);
-    expect(config.slaEscrow.watchRetentionDays).toBe(30);
+    expect(config.limits.keeperRowRetentionDays).toBe(30);
     const rows: [string, string, number][] = [
       ["closed-old", "closed", now - 31 * day],
       ["dropped-old", "dropped", now - 31 * day],
