@@ -273,9 +273,10 @@ describe("the seller console in a browser, with a Wallet Standard wallet", () =>
         `'${local.api}/sellers/provision-tx' -H 'Content-Type: application/json' --data ` +
         `'{"wallet":"${seller.address}","asset":"USDC"}'`,
     );
-    expect(await text(page, "#preview")).toMatch(
-      /Fee tier\s+Sovereign: 0\.9% of each sweep \(you activated your own vault\)/,
-    );
+    // The page says "Activated" first, then fetches the preview again: wait for that fetch, not for a fixed time.
+    await expect
+      .poll(() => text(page, "#preview"), { timeout: 15_000 })
+      .toMatch(/Fee tier\s+Sovereign: 0\.9% of each sweep \(you activated your own vault\)/);
     // Activation is done: its button stays disabled (it used to stay enabled), registering opens.
     await expect
       .poll(() => stepButtons(page))
