@@ -37,7 +37,7 @@ import { CLUSTERS } from "../../../src/platform/config/networks";
 import { withLocalWorker } from "../../support/node/local-worker";
 
 const CHROMIUM = "/usr/bin/chromium";
-const SHOTS = path.resolve(import.meta.dirname, "../../test-artifacts/console");
+const SHOTS = path.resolve(import.meta.dirname, "../../../test-artifacts/console");
 const DEVNET = CLUSTERS.devnet.network as Network;
 const USDC = CLUSTERS.devnet.usdcMint;
 /** 0.5 USDC: under the official client's default spend cap of $1 per payment. */
