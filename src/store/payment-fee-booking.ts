@@ -85,15 +85,13 @@ export const UNRESOLVED_COUNTS_FOR_MS = 120_000;
  * milliseconds.
  */
 function payerFailures(inFlight: number): string {
-  const paidFor = `FROM settlements s JOIN fee_payer_exposure e ON e.settlement_hash = s.message_hash
-    WHERE s.payer = ?4 AND e.state = 'spent'`;
   const failed =
-    `(SELECT COUNT(*) ${paidFor} AND s.state = 'failed' AND s.updated_at_ms >= ?10 ` +
-    `AND COALESCE(s.error_reason, '') <> 'blockhash_expired')`;
-  const unresolved =
-    `(SELECT COUNT(*) ${paidFor} AND s.state IN ('submitting', 'pending') ` +
-    `AND s.updated_at_ms >= ?7 - ${UNRESOLVED_COUNTS_FOR_MS})`;
-  return `(${failed} + MAX(0, ${unresolved} - ${literal(inFlight)}))`;
+    `s.state = 'failed' AND s.updated_at_ms >= ?10 ` + `AND COALESCE(s.error_reason, '') <> 'blockhash_expired'`;
+  const unresolved = `s.state IN ('submitting', 'pending') AND s.updated_at_ms >= ?7 - ${UNRESOLVED_COUNTS_FOR_MS}`;
+  // One pass over the buyer's paid-for rows counts both kinds.
+  return `(SELECT COALESCE(SUM(${failed}), 0) + MAX(0, COALESCE(SUM(${unresolved}), 0) - ${literal(inFlight)})
+    FROM settlements s JOIN fee_payer_exposure e ON e.settlement_hash = s.message_hash
+    WHERE s.payer = ?4 AND e.state = 'spent' AND ((${failed}) OR (${unresolved})))`;
 }
 const LIVE = `EXISTS (SELECT 1 FROM fee_payer_exposure WHERE booking_id = ?1 AND state <> 'voided')`;
 
